@@ -1,0 +1,22 @@
+// Bundles src/ into dist/ with esbuild: ESM, code splitting, so each verb is its own lazily loaded chunk.
+import { build } from 'esbuild';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+// Extra entry points are separate programs (the simulated kv member runs as its own process).
+const entries = { cli: 'src/cli.ts', 'kv-member': 'src/kv/member/main.ts' };
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await build({
+  entryPoints: Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(file))),
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  chunkNames: 'chunks/[name]-[hash]',
+  logLevel: 'warning',
+  define: { __OPSCTL_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
+});

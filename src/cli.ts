@@ -1,0 +1,98 @@
+import { CommanderError } from 'commander';
+import { Context, type ContextOverrides } from './context.js';
+import { ExitCode } from './core/exit-codes.js';
+import { isOpsError, type OpsError } from './core/errors.js';
+import { buildProgram } from './program.js';
+
+/**
+ * Runs opsctl with `argv` (without node and script) and returns the exit code. Never calls
+ * process.exit, so tests run it in-process with their own streams and environment.
+ */
+export async function main(argv: string[], overrides: ContextOverrides = {}, ctxOut?: (ctx: Context) => void): Promise<number> {
+  const ctx = new Context(overrides);
+  ctxOut?.(ctx);
+  const program = buildProgram(ctx);
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (s) => ctx.io.stdout.write(s),
+    writeErr: (s) => ctx.io.stderr.write(s),
+    outputError: (s, write) => write(ctx.io.colorErr.red(s)),
+  });
+  for (const cmd of allCommands(program)) {
+    cmd.exitOverride();
+    cmd.configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+      outputError: (s, write) => write(ctx.io.colorErr.red(s)),
+    });
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ctx.exitCode ?? ExitCode.ok;
+  } catch (err) {
+    return reportError(ctx, err);
+  } finally {
+    await ctx.cleanup();
+  }
+}
+
+function allCommands(cmd: import('commander').Command): import('commander').Command[] {
+  return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+/** The one top-level error handler: a message, a hint, the right exit code; JSON on stderr with --json. */
+export function reportError(ctx: Context, err: unknown): number {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
+    if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+    // commander already printed the message
+    if (ctx.jsonOutput) ctx.io.err(JSON.stringify({ error: { code: 'usage', message: err.message.replace(/^error: /, '') } }));
+    return ExitCode.usage;
+  }
+  if (isOpsError(err)) {
+    printError(ctx, err);
+    return err.exitCode;
+  }
+  const e = err as Error;
+  if (ctx.jsonOutput) ctx.io.err(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(err) } }));
+  else {
+    ctx.io.err(`${ctx.io.colorErr.red('X')} unexpected error: ${e?.message ?? String(err)}`);
+    ctx.io.err(ctx.debugEnabled ? String(e?.stack) : 'run again with --debug for details, and please report it');
+  }
+  return ExitCode.failure;
+}
+
+function printError(ctx: Context, err: OpsError): void {
+  if (ctx.jsonOutput) {
+    ctx.io.err(JSON.stringify({ error: err.toJSON() }));
+    return;
+  }
+  ctx.io.err(`${ctx.io.colorErr.red('X')} ${err.message}`);
+  if (err.hint) ctx.io.err(`  ${err.hint}`);
+  if (ctx.debugEnabled && err.cause) ctx.io.err(String((err.cause as Error)?.stack ?? err.cause));
+}
+
+/** The process entry point (bin/opsctl.js): signals, exit code, and a guard against a hung event loop. */
+export async function run(): Promise<void> {
+  let ctx: Context | undefined;
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (ctx && ctx.handlesInterrupt && interrupts === 1) {
+      ctx.io.err(`\n${signal === 'SIGINT' ? 'Interrupted' : 'Terminated'}: stopping at the next safe point (press Ctrl-C again to quit now)`);
+      ctx.abort.abort(signal);
+      return;
+    }
+    void (ctx?.cleanup() ?? Promise.resolve()).finally(() => process.exit(ExitCode.interrupted));
+    setTimeout(() => process.exit(ExitCode.interrupted), 1500).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(ExitCode.ok);
+  });
+  const code = await main(process.argv.slice(2), {}, (c) => (ctx = c));
+  process.exitCode = code;
+  // Everything has been closed; if a stray handle keeps the loop alive, do not hang a script.
+  setTimeout(() => process.exit(code), 3000).unref();
+}

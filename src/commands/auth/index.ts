@@ -1,0 +1,17 @@
+import { Option, type Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, lazyAction } from '../action.js';
+
+export function register(program: Command, ctx: Context): void {
+  const auth = program.command('auth').description('credentials: store a tracker token, show sign-in status, print tokens');
+  examples(
+    auth
+      .command('login')
+      .description('store a credential for a service; the tracker token is read from stdin with --with-token')
+      .addOption(new Option('--service <service>', 'the service the token is for').choices(['tracker']).default('tracker'))
+      .option('--with-token', 'read the token from standard input')
+      .action(lazyAction(ctx, () => import('./login.js'), (_args, o) => ({ service: o.service, withToken: Boolean(o.withToken) }))),
+    'opsctl auth login --service tracker --with-token < token.txt',
+    'echo "$TRACKER_TOKEN" | opsctl auth login --service tracker --with-token --profile work',
+  );
+}

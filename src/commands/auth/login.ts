@@ -1,0 +1,28 @@
+import type { Context } from '../../context.js';
+import { UsageError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+
+export interface AuthLoginOptions {
+  service: 'tracker';
+  withToken: boolean;
+}
+
+/** Stores a tracker API token (read from stdin, never from argv, so it stays out of shell history). */
+export async function run(opts: AuthLoginOptions, ctx: Context): Promise<CommandResult> {
+  if (!opts.withToken) {
+    throw new UsageError('the tracker token is read from standard input', {
+      hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (OAuth sign-in is opsctl login)',
+    });
+  }
+  if (ctx.io.isStdinTTY) ctx.io.err('Paste the token, then press Enter and Ctrl-D:');
+  const token = (await ctx.io.readStdin()).trim();
+  if (!token) throw new UsageError('no token on standard input', { field: 'token', hint: 'pipe the token in: opsctl auth login --service tracker --with-token < token.txt' });
+  if (/\s/.test(token)) throw new UsageError('the token contains white space; give exactly one token', { field: 'token' });
+  const profile = await ctx.profileName();
+  await (await ctx.credentials()).update(profile, (c) => ({ ...c, tracker: { token } }));
+  return {
+    data: { service: opts.service, profile, stored: (await ctx.credentials()).path },
+    message: `stored the ${opts.service} token for profile ${profile}`,
+    text: '',
+  };
+}

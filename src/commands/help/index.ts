@@ -1,0 +1,13 @@
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, lazyAction } from '../action.js';
+
+export function register(program: Command, ctx: Context): void {
+  const cmd = program
+    .command('help [topic...]')
+    .description('show help for a command, or a topic: exit-codes, environment')
+    .action(
+      lazyAction(ctx, () => import('./topic.js'), (args) => ({ topic: (args[0] as unknown as string[]) ?? [], program })),
+    );
+  examples(cmd, 'opsctl help exit-codes', 'opsctl help tracker labels');
+}

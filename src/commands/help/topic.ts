@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../core/errors.js';
+import { exitCodeHelp } from '../../core/exit-codes.js';
+import type { CommandResult } from '../../core/output.js';
+
+export interface HelpOptions {
+  topic: string[];
+  program: Command;
+}
+
+const ENVIRONMENT: Array<[string, string]> = [
+  ['OPSCTL_CONFIG_DIR', 'move the config, credentials and data directories (tests, CI)'],
+  ['OPSCTL_PROFILE', 'the profile to use when --profile is not given'],
+  ['OPSCTL_<SERVICE>_URL', 'endpoint of a service (AUTH, API, TRACKER, LABELS); beats the profile'],
+  ['OPSCTL_TRACKER_TOKEN', 'tracker API token; beats the stored one'],
+  ['OPSCTL_ACCESS_TOKEN', 'OAuth access token for the api and labels services; beats the stored one'],
+  ['OPSCTL_TRACKER_RATE_LIMIT', 'client-side pacing of tracker requests, e.g. 200/1m (the default)'],
+  ['OPSCTL_HTTP_TIMEOUT_MS', 'per-request timeout (default 30000)'],
+  ['OPSCTL_DEBUG=1', 'same as --debug'],
+  ['NO_COLOR, FORCE_COLOR', 'turn colour off, or force it on when piped'],
+  ['CI', 'when set: no prompts, no browser, no spinners'],
+];
+
+export async function run(opts: HelpOptions, ctx: Context): Promise<CommandResult> {
+  const [first] = opts.topic;
+  if (first === 'exit-codes') {
+    return {
+      data: exitCodeHelp.map(([code, name, meaning]) => ({ code, name, meaning })),
+      columns: [{ key: 'code' }, { key: 'name' }, { key: 'meaning' }],
+    };
+  }
+  if (first === 'environment') {
+    return { data: ENVIRONMENT.map(([name, meaning]) => ({ name, meaning })), columns: [{ key: 'name' }, { key: 'meaning' }] };
+  }
+  let cmd = opts.program;
+  for (const word of opts.topic) {
+    const next = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) throw new UsageError(`no help topic or command "${opts.topic.join(' ')}"`, { hint: 'topics: exit-codes, environment; or a command such as "tracker labels"' });
+    cmd = next;
+  }
+  ctx.io.out(cmd.helpInformation());
+  return {};
+}

@@ -1,0 +1,30 @@
+import { Option, type Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, lazyAction } from '../action.js';
+
+export function register(program: Command, ctx: Context): void {
+  const mock = program.command('mock').description('the mocked services, standalone');
+  examples(
+    mock
+      .command('serve')
+      .description('serve every mocked service on one origin until SIGINT/SIGTERM, then save state and exit 0')
+      .option('--port <port>', 'port to listen on (0: any free port)', '0')
+      .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .addOption(new Option('--state <file>', 'keep state in this JSON file (default: opsctl data dir)').conflicts('memory'))
+      .option('--memory', 'keep state in memory only')
+      .option('--test', 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests')
+      .option('--tracker-rate-limit <rate>', 'tracker limit as requests/window', '200/1m')
+      .action(
+        lazyAction(ctx, () => import('./serve.js'), (_a, o) => ({
+          port: o.port,
+          host: o.host,
+          state: o.state,
+          memory: Boolean(o.memory),
+          test: Boolean(o.test),
+          trackerRateLimit: o.trackerRateLimit,
+        })),
+      ),
+    'opsctl mock serve --port 8080',
+    'opsctl mock serve --memory --test --json',
+  );
+}

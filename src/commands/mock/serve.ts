@@ -1,0 +1,51 @@
+import { join } from 'node:path';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+import { parseRate } from '../../core/pacer.js';
+
+export interface ServeOptions {
+  port: string;
+  host: string;
+  state?: string;
+  memory: boolean;
+  test: boolean;
+  trackerRateLimit: string;
+}
+
+/** Serves the mocks until SIGINT/SIGTERM; prints each service's URL and the tracker token it accepts. */
+export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResult> {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 0..65535 (0 picks a free port)' });
+  const rate = parseRate(opts.trackerRateLimit);
+  if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
+  const state = opts.memory ? 'memory' : (opts.state ?? join(ctx.paths.data, 'mock-state.json'));
+  const { createMockServer } = await import('../../mock/server.js');
+  const server = await createMockServer({ port, host: opts.host, state, test: opts.test, options: { tracker: { rateLimit: rate } } });
+  ctx.handlesInterrupt = true;
+  await server.service('tracker');
+  const token = await server.store.read((s) => s.tracker.token as string);
+  const info = {
+    url: server.url,
+    services: server.urls,
+    tracker_token: token,
+    state: opts.memory ? 'memory' : state,
+    test_knobs: opts.test,
+  };
+  if (ctx.jsonOutput) ctx.io.out(JSON.stringify(info));
+  else {
+    ctx.io.out(`opsctl mock listening on ${server.url}`);
+    for (const [service, url] of Object.entries(server.urls)) ctx.io.out(`  ${service.padEnd(8)} ${url}`);
+    ctx.io.out(`  tracker token: ${token}`);
+    ctx.io.out(`  state: ${info.state}${opts.test ? '  (test knobs on)' : ''}`);
+    ctx.io.err(`Use it with: OPSCTL_TRACKER_URL=${server.url} OPSCTL_TRACKER_TOKEN=<token> opsctl tracker labels list. Ctrl-C stops.`);
+  }
+  const signal = ctx.abort.signal;
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await server.close();
+  ctx.io.err(`state saved${opts.memory ? ' (memory: discarded)' : ` to ${state}`}; bye`);
+  return {};
+}

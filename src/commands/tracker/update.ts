@@ -1,0 +1,26 @@
+import type { Context } from '../../context.js';
+import { UsageError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+import { buildBody, flagName, parseId, readDataFlag } from '../../tracker/input.js';
+import { resource, trackerClient } from './shared.js';
+
+export interface UpdateOptions {
+  resource: string;
+  id: string;
+  flags: Record<string, unknown>;
+}
+
+export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandResult> {
+  const spec = resource(opts.resource);
+  const id = parseId(spec, opts.id);
+  const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
+  const body = buildBody(spec, 'update', opts.flags, data);
+  if (Object.keys(body).length === 0) {
+    const flags = Object.entries(spec.fields)
+      .filter(([, f]) => !f.in || f.in.includes('update'))
+      .map(([n]) => flagName(n));
+    throw new UsageError('nothing to update', { hint: `pass at least one of ${flags.join(', ')} or --data` });
+  }
+  const updated = await (await trackerClient(ctx)).update(spec, id, body);
+  return { data: updated, message: `updated ${spec.singular} ${id}` };
+}

@@ -1,0 +1,295 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Dispatcher } from 'undici';
+import type { CredentialStore } from './config/credentials.js';
+import { resolvePaths, type OpsctlPaths } from './config/paths.js';
+import type { ConfigStore, Profile } from './config/profiles.js';
+import { EMBEDDED_PROFILE, endpointEnvVar, type Service } from './config/services.js';
+import { AuthError, UsageError } from './core/errors.js';
+import type { HttpClient } from './core/http.js';
+import { IOStreams } from './core/io.js';
+import type { MockServer } from './mock/server.js';
+
+/** The global flags every command accepts. */
+export interface GlobalOptions {
+  json?: boolean | string;
+  /** false when --no-input was given. */
+  input?: boolean;
+  yes?: boolean;
+  debug?: boolean;
+  profile?: string;
+}
+
+export interface Prompter {
+  /** Asks yes/no. With --yes: true. Without a terminal: fails naming `flag`. */
+  confirm(message: string, opts?: { flag?: string; default?: boolean }): Promise<boolean>;
+  /** Asks for text. Without a terminal: the default, or fails naming `flag`. */
+  input(message: string, opts: { flag: string; default?: string }): Promise<string>;
+}
+
+export interface ContextOverrides {
+  env?: NodeJS.ProcessEnv;
+  io?: IOStreams;
+  /** undici dispatcher for every HTTP client (tests: a MockAgent). */
+  dispatcher?: Dispatcher;
+  prompter?: Prompter;
+  /** Opens a URL in the system browser; returns false when it could not. */
+  openBrowser?: (url: string) => Promise<boolean>;
+  now?: () => number;
+  cwd?: string;
+}
+
+export interface Endpoint {
+  url: string;
+  /** Served by the in-process embedded mock. */
+  embedded: boolean;
+  /** Where the URL came from, for `auth status` and error messages. */
+  source: 'env' | 'profile' | 'embedded';
+}
+
+/**
+ * Everything a verb needs, created lazily so that a command pays only for what it uses
+ * (`--version` loads none of it).
+ */
+export class Context {
+  readonly env: NodeJS.ProcessEnv;
+  readonly io: IOStreams;
+  readonly paths: OpsctlPaths;
+  readonly now: () => number;
+  readonly cwd: string;
+  globals: GlobalOptions = {};
+  /** Aborted on Ctrl-C / SIGTERM; long-running verbs watch it and stop at a safe point. */
+  readonly abort = new AbortController();
+  /** Set by a verb that watches `abort.signal`; otherwise Ctrl-C exits at once with 130. */
+  handlesInterrupt = false;
+  /** A non-error exit code a verb asks for (e.g. 3 for a partial result it rendered itself). */
+  exitCode?: number;
+  private readonly overrides: ContextOverrides;
+  private configStore?: ConfigStore;
+  private credentialStore?: CredentialStore;
+  private embeddedServer?: Promise<MockServer>;
+  private clients = new Map<Service, Promise<HttpClient>>();
+  private cleanups: Array<() => Promise<void> | void> = [];
+
+  constructor(overrides: ContextOverrides = {}) {
+    this.overrides = overrides;
+    this.env = overrides.env ?? process.env;
+    this.io = overrides.io ?? new IOStreams({ env: this.env });
+    this.paths = resolvePaths(this.env);
+    this.now = overrides.now ?? Date.now;
+    this.cwd = overrides.cwd ?? process.cwd();
+  }
+
+  get debugEnabled(): boolean {
+    return Boolean(this.globals.debug) || this.env.OPSCTL_DEBUG === '1';
+  }
+
+  get jsonOutput(): boolean {
+    return this.globals.json !== undefined && this.globals.json !== false;
+  }
+
+  get noInput(): boolean {
+    return this.globals.input === false;
+  }
+
+  debug(line: string): void {
+    if (this.debugEnabled) this.io.err(this.io.colorErr.dim(`debug ${line}`));
+  }
+
+  /** Register something to close when the command ends (servers, pools). */
+  onCleanup(fn: () => Promise<void> | void): void {
+    this.cleanups.push(fn);
+  }
+
+  async cleanup(): Promise<void> {
+    const fns = this.cleanups.splice(0).reverse();
+    for (const fn of fns) {
+      try {
+        await fn();
+      } catch (err) {
+        this.debug(`cleanup failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  async config(): Promise<ConfigStore> {
+    if (!this.configStore) {
+      const { ConfigStore } = await import('./config/profiles.js');
+      this.configStore = new ConfigStore(this.paths.config);
+    }
+    return this.configStore;
+  }
+
+  async credentials(): Promise<CredentialStore> {
+    if (!this.credentialStore) {
+      const { CredentialStore } = await import('./config/credentials.js');
+      this.credentialStore = new CredentialStore(this.paths.config);
+    }
+    return this.credentialStore;
+  }
+
+  async profileName(): Promise<string> {
+    return (await this.config()).activeProfile(this.globals.profile, this.env);
+  }
+
+  async profile(): Promise<Profile> {
+    return (await this.config()).profile(await this.profileName());
+  }
+
+  /** A service's endpoint: OPSCTL_<SERVICE>_URL, then the profile, then (embedded profile only) the embedded mock. */
+  async endpoint(service: Service): Promise<Endpoint> {
+    const fromEnv = this.env[endpointEnvVar(service)];
+    if (fromEnv) return { url: fromEnv.replace(/\/+$/, ''), embedded: false, source: 'env' };
+    const name = await this.profileName();
+    const configured = (await this.profile())[service];
+    if (configured) return { url: configured.replace(/\/+$/, ''), embedded: false, source: 'profile' };
+    if (name === EMBEDDED_PROFILE) {
+      const server = await this.embedded();
+      return { url: server.url, embedded: true, source: 'embedded' };
+    }
+    throw new UsageError(`profile "${name}" has no ${service} endpoint`, {
+      code: 'no_endpoint',
+      hint: `run: opsctl config set ${service} https://… --profile ${name}   (or set ${endpointEnvVar(service)})`,
+    });
+  }
+
+  /** The in-process mock of every service, with its state in opsctl's data directory. Started once. */
+  embedded(): Promise<MockServer> {
+    this.embeddedServer ??= (async () => {
+      const statePath = this.env.OPSCTL_MOCK_STATE ?? join(this.paths.data, 'mock-state.json');
+      const { createMockServer } = await import('./mock/server.js');
+      const server = await createMockServer({ state: statePath, port: 0, host: '127.0.0.1' });
+      this.onCleanup(() => server.close());
+      const marker = join(this.paths.data, '.embedded-notice');
+      if (!existsSync(marker) || this.debugEnabled) {
+        this.io.info(
+          this.io.colorErr.dim(
+            `Using the embedded mock services (state: ${statePath}). To use a real service: opsctl config set <service> URL --profile NAME, or set OPSCTL_<SERVICE>_URL.`,
+          ),
+        );
+        await mkdir(this.paths.data, { recursive: true });
+        await writeFile(marker, `${new Date(this.now()).toISOString()}\n`).catch(() => undefined);
+      }
+      return server;
+    })();
+    return this.embeddedServer;
+  }
+
+  /** The HTTP client of a service, with its endpoint, credentials and pacing. One per service per command. */
+  http(service: Service): Promise<HttpClient> {
+    let p = this.clients.get(service);
+    if (!p) {
+      p = this.createClient(service);
+      this.clients.set(service, p);
+    }
+    return p;
+  }
+
+  private async createClient(service: Service): Promise<HttpClient> {
+    const endpoint = await this.endpoint(service);
+    const [{ HttpClient, closeDefaultDispatcher }, { Pacer, parseRate }] = await Promise.all([
+      import('./core/http.js'),
+      import('./core/pacer.js'),
+    ]);
+    if (!this.overrides.dispatcher) this.onCleanup(() => closeDefaultDispatcher());
+    let pacer;
+    if (service === 'tracker') {
+      const spec = this.env.OPSCTL_TRACKER_RATE_LIMIT ?? (await this.profile()).tracker_rate_limit ?? '200/1m';
+      const rate = parseRate(spec);
+      if (!rate) throw new UsageError(`tracker rate limit "${spec}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
+      pacer = new Pacer({ ...rate, onWait: (ms) => this.debug(`[tracker] pacing: waiting ${ms} ms to stay under ${spec}`) });
+    }
+    return new HttpClient({
+      service,
+      baseUrl: endpoint.url,
+      dispatcher: this.overrides.dispatcher,
+      pacer,
+      debug: this.debugEnabled ? (line) => this.debug(line) : undefined,
+      timeoutMs: Number(this.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
+      credentials: () => this.serviceCredentials(service, endpoint),
+    });
+  }
+
+  /** The credentials a request to `service` carries. Environment tokens beat stored ones (CI). */
+  private async serviceCredentials(service: Service, endpoint: Endpoint): Promise<{ headers: Record<string, string> }> {
+    if (service === 'tracker') return { headers: { 'Tracker-Token': await this.trackerToken(endpoint) } };
+    if (service === 'api' || service === 'labels') return { headers: { Authorization: `Bearer ${await this.accessToken()}` } };
+    return { headers: {} };
+  }
+
+  async trackerToken(endpoint?: Endpoint): Promise<string> {
+    if (this.env.OPSCTL_TRACKER_TOKEN) return this.env.OPSCTL_TRACKER_TOKEN;
+    const stored = (await (await this.credentials()).get(await this.profileName())).tracker?.token;
+    if (stored) return stored;
+    const ep = endpoint ?? (await this.endpoint('tracker'));
+    if (ep.embedded) {
+      const server = await this.embedded();
+      await server.service('tracker');
+      return server.store.read((s) => s.tracker.token as string);
+    }
+    throw new AuthError('no tracker token', {
+      hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)',
+    });
+  }
+
+  /**
+   * A valid OAuth access token for the api and labels services: OPSCTL_ACCESS_TOKEN, else the stored
+   * token of `opsctl login` (refreshed when it is about to expire).
+   */
+  async accessToken(): Promise<string> {
+    if (this.env.OPSCTL_ACCESS_TOKEN) return this.env.OPSCTL_ACCESS_TOKEN;
+    const stored = (await (await this.credentials()).get(await this.profileName())).oauth;
+    if (stored?.access_token) return stored.access_token;
+    throw new AuthError('not signed in', { hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+  }
+
+  async prompter(): Promise<Prompter> {
+    if (this.overrides.prompter) return this.overrides.prompter;
+    const canPrompt = this.io.canPrompt(this.noInput);
+    const yes = Boolean(this.globals.yes);
+    return {
+      confirm: async (message, opts = {}) => {
+        if (yes) return true;
+        if (!canPrompt) {
+          if (opts.default !== undefined && !opts.flag) return opts.default;
+          throw new UsageError(`${message.replace(/\?$/, '')}: confirmation needed`, {
+            code: 'confirmation_required',
+            hint: `pass ${opts.flag ?? '--yes'} to confirm without a prompt`,
+          });
+        }
+        const { confirm } = await import('@inquirer/prompts');
+        return confirm({ message, default: opts.default ?? false }, { input: this.io.stdin, output: this.io.stderr });
+      },
+      input: async (message, opts) => {
+        if (!canPrompt) {
+          if (opts.default !== undefined) return opts.default;
+          throw new UsageError(`${message}: a value is needed`, { hint: `pass ${opts.flag}` });
+        }
+        const { input } = await import('@inquirer/prompts');
+        return input({ message, default: opts.default }, { input: this.io.stdin, output: this.io.stderr });
+      },
+    };
+  }
+
+  /** Opens a URL in the system browser. Never throws: false means "could not", and the caller prints the URL. */
+  async openBrowser(url: string): Promise<boolean> {
+    if (this.overrides.openBrowser) return this.overrides.openBrowser(url);
+    try {
+      const { default: open } = await import('open');
+      const child = await open(url, { wait: false });
+      return await new Promise<boolean>((resolve) => {
+        child.once('error', () => resolve(false));
+        child.once('spawn', () => resolve(true));
+        setTimeout(() => resolve(true), 500).unref();
+      });
+    } catch {
+      return false;
+    }
+  }
+
+  /** execa, loaded on first use. */
+  async exec(): Promise<typeof import('execa').execa> {
+    return (await import('execa')).execa;
+  }
+}

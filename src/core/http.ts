@@ -1,0 +1,288 @@
+import { Agent, FormData, request, type Dispatcher } from 'undici';
+import { ApiError, NetworkError, UsageError } from './errors.js';
+import type { Pacer } from './pacer.js';
+import { isLoopbackHost, redactBody, redactHeaders, redactUrl } from './redact.js';
+
+export type Query = Record<string, string | number | boolean | undefined | null | Array<string | number>>;
+
+export interface RequestOptions {
+  method?: Dispatcher.HttpMethod;
+  /** Appended to the base URL (which may carry a path prefix). An absolute URL is used as it is. */
+  path: string;
+  query?: Query;
+  /** JSON body. */
+  json?: unknown;
+  /** application/x-www-form-urlencoded body. */
+  form?: Record<string, string | undefined>;
+  /** multipart/form-data body. */
+  formData?: FormData;
+  headers?: Record<string, string>;
+  /** Send credentials (default true). */
+  auth?: boolean;
+  /** Do not throw on these statuses; return them. */
+  okStatuses?: number[];
+  /** Follow up to 5 redirects (307/308 keep method and body). */
+  followRedirects?: boolean;
+}
+
+export interface HttpResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  data: T;
+  url: string;
+}
+
+/** Credentials for a request: headers and/or query parameters. */
+export interface Credentials {
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+export interface HttpClientOptions {
+  service: string;
+  baseUrl: string;
+  credentials?: () => Promise<Credentials | undefined>;
+  dispatcher?: Dispatcher;
+  pacer?: Pacer;
+  /** Attempts in all, including the first. */
+  maxAttempts?: number;
+  timeoutMs?: number;
+  debug?: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  /** Longest wait we accept from Retry-After before giving up (ms). */
+  maxRetryAfterMs?: number;
+  userAgent?: string;
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+const RETRY_STATUSES = new Set([500, 502, 503, 504]);
+const BASE_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 8_000;
+
+let sharedAgent: Agent | undefined;
+/** One keep-alive agent per process; undici keeps a connection pool per origin inside it. */
+export function defaultDispatcher(): Agent {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
+  return sharedAgent;
+}
+export async function closeDefaultDispatcher(): Promise<void> {
+  const a = sharedAgent;
+  sharedAgent = undefined;
+  await a?.close();
+}
+
+/**
+ * The one HTTP client of opsctl: keep-alive pools, timeouts, retries with backoff and full jitter
+ * (idempotent methods on network errors and 5xx; every method on 429, which the server did not
+ * process), pacing under a rate limit, Retry-After, redacted --debug logs, and no credentials over
+ * plain HTTP except to loopback.
+ */
+export class HttpClient {
+  readonly service: string;
+  readonly baseUrl: string;
+  private readonly opts: HttpClientOptions;
+  /** Requests actually put on the wire (retries included). Useful for `apply` summaries and tests. */
+  sent = 0;
+
+  constructor(opts: HttpClientOptions) {
+    this.opts = opts;
+    this.service = opts.service;
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+  }
+
+  get pacer(): Pacer | undefined {
+    return this.opts.pacer;
+  }
+
+  get<T = unknown>(path: string, query?: Query): Promise<T> {
+    return this.request<T>({ method: 'GET', path, query }).then((r) => r.data);
+  }
+  post<T = unknown>(path: string, json?: unknown, query?: Query): Promise<T> {
+    return this.request<T>({ method: 'POST', path, json, query }).then((r) => r.data);
+  }
+  put<T = unknown>(path: string, json?: unknown): Promise<T> {
+    return this.request<T>({ method: 'PUT', path, json }).then((r) => r.data);
+  }
+  patch<T = unknown>(path: string, json?: unknown, query?: Query): Promise<T> {
+    return this.request<T>({ method: 'PATCH', path, json, query }).then((r) => r.data);
+  }
+  delete<T = unknown>(path: string, query?: Query): Promise<T> {
+    return this.request<T>({ method: 'DELETE', path, query }).then((r) => r.data);
+  }
+
+  url(path: string, query?: Query): URL {
+    const u = /^https?:\/\//.test(path) ? new URL(path) : new URL(this.baseUrl + (path.startsWith('/') ? path : `/${path}`));
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v === undefined || v === null) continue;
+      if (Array.isArray(v)) v.forEach((item) => u.searchParams.append(k, String(item)));
+      else u.searchParams.set(k, String(v));
+    }
+    return u;
+  }
+
+  async request<T = unknown>(req: RequestOptions): Promise<HttpResponse<T>> {
+    const method = req.method ?? 'GET';
+    let url = this.url(req.path, req.query);
+    const creds = req.auth === false ? undefined : await this.opts.credentials?.();
+    const hasCreds = Boolean(creds && (Object.keys(creds.headers ?? {}).length || Object.keys(creds.query ?? {}).length));
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.opts.userAgent ?? 'opsctl',
+      ...(req.headers ?? {}),
+      ...(creds?.headers ?? {}),
+    };
+    for (const [k, v] of Object.entries(creds?.query ?? {})) url.searchParams.set(k, v);
+    let body: string | FormData | undefined;
+    if (req.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.json);
+    } else if (req.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(req.form)) if (v !== undefined) params.set(k, v);
+      body = params.toString();
+    } else if (req.formData) {
+      body = req.formData;
+    }
+
+    const maxAttempts = this.opts.maxAttempts ?? 4;
+    let redirects = 0;
+    for (let attempt = 1; ; attempt++) {
+      if (hasCreds) assertSafeTransport(url, this.service);
+      const release = this.opts.pacer ? await this.opts.pacer.acquire() : () => undefined;
+      const started = Date.now();
+      this.debug(`> ${method} ${redactUrl(url.toString())}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+      this.debug(`> headers ${JSON.stringify(redactHeaders(headers))}`);
+      if (typeof body === 'string') this.debug(`> body ${truncate(JSON.stringify(redactBody(tryJson(body))))}`);
+      let res: Dispatcher.ResponseData;
+      try {
+        this.sent++;
+        res = await request(url, {
+          method,
+          headers,
+          body,
+          dispatcher: this.opts.dispatcher ?? defaultDispatcher(),
+          headersTimeout: this.opts.timeoutMs ?? 30_000,
+          bodyTimeout: this.opts.timeoutMs ?? 30_000,
+        });
+      } catch (err) {
+        release();
+        const msg = (err as Error).message;
+        this.debug(`< network error after ${Date.now() - started} ms: ${msg}`);
+        if (IDEMPOTENT.has(method) && attempt < maxAttempts) {
+          await this.backoff(attempt);
+          continue;
+        }
+        throw new NetworkError(`${this.service}: ${method} ${redactUrl(url.toString())} failed: ${msg}`, {
+          hint: `check that the ${this.service} endpoint is reachable (opsctl config get ${this.service})`,
+          cause: err,
+        });
+      }
+      const raw = await res.body.text();
+      release();
+      this.debug(`< ${res.statusCode} (${Date.now() - started} ms)`);
+      const data = parseBody(raw, res.headers['content-type']);
+
+      if (req.followRedirects && [301, 302, 303, 307, 308].includes(res.statusCode) && res.headers.location && redirects < 5) {
+        redirects++;
+        url = new URL(String(res.headers.location), url);
+        attempt--;
+        continue;
+      }
+      if (res.statusCode === 429 && attempt < maxAttempts) {
+        const wait = retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt);
+        if (wait <= (this.opts.maxRetryAfterMs ?? 120_000)) {
+          this.opts.pacer?.pause(wait);
+          this.debug(`< 429: waiting ${wait} ms before retrying`);
+          await this.sleep(wait);
+          continue;
+        }
+      }
+      if (RETRY_STATUSES.has(res.statusCode) && IDEMPOTENT.has(method) && attempt < maxAttempts) {
+        const wait = retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt);
+        await this.sleep(Math.min(wait, MAX_BACKOFF_MS));
+        continue;
+      }
+      if (res.statusCode >= 400 && !req.okStatuses?.includes(res.statusCode)) {
+        throw new ApiError(this.service, res.statusCode, serverMessage(data, res.statusCode), data);
+      }
+      return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString() };
+    }
+  }
+
+  private debug(line: string): void {
+    this.opts.debug?.(`[${this.service}] ${line}`);
+  }
+
+  private backoffMs(attempt: number): number {
+    const cap = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempt - 1));
+    return Math.round((this.opts.random ?? Math.random)() * cap);
+  }
+
+  private backoff(attempt: number): Promise<void> {
+    return this.sleep(this.backoffMs(attempt));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return (this.opts.sleep ?? ((t) => new Promise((r) => setTimeout(r, t))))(ms);
+  }
+}
+
+/** Credentials go over HTTPS, or over plain HTTP only to a loopback address. */
+export function assertSafeTransport(url: URL, service: string): void {
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
+  throw new UsageError(`refusing to send ${service} credentials over plain HTTP to ${url.host}`, {
+    code: 'insecure_transport',
+    hint: `use an https:// endpoint (opsctl config set ${service} https://…), or a loopback address for a local mock`,
+  });
+}
+
+/** Retry-After: delta-seconds or an HTTP date. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.ceil(Number(v) * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function parseBody(raw: string, contentType: string | string[] | undefined): unknown {
+  if (raw === '') return undefined;
+  const ct = String(contentType ?? '');
+  if (ct.includes('json') || /^[[{]/.test(raw.trimStart())) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+/** The server's own message, whichever service's error shape it uses. */
+export function serverMessage(body: unknown, status: number): string {
+  if (body && typeof body === 'object') {
+    const b = body as Record<string, any>;
+    if (b.error && typeof b.error === 'object' && typeof b.error.message === 'string') {
+      return b.error.status ? `${b.error.status}: ${b.error.message}` : b.error.message;
+    }
+    if (typeof b.error === 'string') return b.error_description ? `${b.error}: ${b.error_description}` : b.error;
+    if (typeof b.message === 'string') return b.message;
+  }
+  if (typeof body === 'string' && body.trim()) return truncate(body.trim());
+  return `request failed with status ${status}`;
+}
+
+function tryJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
+
+function truncate(s: string, n = 500): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}

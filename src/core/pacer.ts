@@ -1,0 +1,82 @@
+/**
+ * Keeps a client under a server's rate limit ("N requests per window") so it never sees a 429.
+ *
+ * A sliding-window log. A slot is taken when a request starts and stamped when its response arrives:
+ * the server received the request no later than that stamp, so waiting until stamp + window before
+ * reusing the slot keeps us under the limit whatever the latency. A 429's Retry-After pauses everyone.
+ */
+export interface PacerOptions {
+  limit: number;
+  windowMs: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Told when a request must wait, with how long (for progress output). */
+  onWait?: (ms: number) => void;
+}
+
+export class Pacer {
+  readonly limit: number;
+  readonly windowMs: number;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly onWait?: (ms: number) => void;
+  /** Completion stamps; `null` while in flight. */
+  private slots: Array<{ at: number | null }> = [];
+  private pausedUntil = 0;
+  private waiters: Array<() => void> = [];
+
+  constructor(opts: PacerOptions) {
+    if (!(opts.limit > 0) || !(opts.windowMs > 0)) throw new Error('pacer: limit and window must be positive');
+    this.limit = opts.limit;
+    this.windowMs = opts.windowMs;
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.onWait = opts.onWait;
+  }
+
+  /** Wait for a slot; call the returned function when the response has arrived (or the request failed). */
+  async acquire(): Promise<() => void> {
+    for (;;) {
+      const now = this.now();
+      if (now < this.pausedUntil) {
+        const ms = this.pausedUntil - now;
+        this.onWait?.(ms);
+        await this.sleep(ms);
+        continue;
+      }
+      this.slots = this.slots.filter((s) => s.at === null || s.at > now - this.windowMs);
+      if (this.slots.length < this.limit) {
+        const slot: { at: number | null } = { at: null };
+        this.slots.push(slot);
+        let released = false;
+        return () => {
+          if (released) return;
+          released = true;
+          slot.at = this.now();
+          this.waiters.splice(0).forEach((w) => w());
+        };
+      }
+      const done = this.slots.filter((s) => s.at !== null).map((s) => s.at as number);
+      if (done.length > 0) {
+        const ms = Math.max(1, Math.min(...done) + this.windowMs - now + 1);
+        this.onWait?.(ms);
+        await this.sleep(ms);
+      } else {
+        await new Promise<void>((resolve) => this.waiters.push(resolve));
+      }
+    }
+  }
+
+  /** A server said "retry after": nobody sends before then. */
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms);
+  }
+}
+
+/** Parses "200/1m", "100/30s", "5/500ms". */
+export function parseRate(spec: string): { limit: number; windowMs: number } | undefined {
+  const m = /^(\d+)\/(\d+)(ms|s|m)$/.exec(spec.trim());
+  if (!m) return undefined;
+  const unit = m[3] === 'ms' ? 1 : m[3] === 's' ? 1000 : 60_000;
+  return { limit: Number(m[1]), windowMs: Number(m[2]) * unit };
+}

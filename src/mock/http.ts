@@ -1,0 +1,48 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** A request as a mock handler sees it: parsed URL, path params, and a parsed body. */
+export interface MockRequest {
+  method: string;
+  url: URL;
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON, a form object, or undefined. Multipart bodies are parsed by the handler from rawBody. */
+  body: unknown;
+  rawBody: Buffer;
+  contentType: string;
+  /** Filled in by the service's authenticate step. */
+  auth?: unknown;
+}
+
+export interface MockReply {
+  status: number;
+  json?: unknown;
+  html?: string;
+  text?: string;
+  headers?: Record<string, string>;
+}
+
+/** Thrown by handlers; the service's `errorReply` turns it into that service's own error shape. */
+export class MockError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const reply = {
+  json: (status: number, json: unknown, headers?: Record<string, string>): MockReply => ({ status, json, headers }),
+  ok: (json: unknown): MockReply => ({ status: 200, json }),
+  created: (json: unknown): MockReply => ({ status: 201, json }),
+  noContent: (): MockReply => ({ status: 204 }),
+  html: (status: number, html: string, headers?: Record<string, string>): MockReply => ({ status, html, headers }),
+  redirect: (location: string, status = 302): MockReply => ({ status, headers: { location } }),
+};
+
+export type Handler = (req: MockRequest) => MockReply | Promise<MockReply>;

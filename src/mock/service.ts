@@ -1,0 +1,70 @@
+import type { Handler, MockError, MockReply, MockRequest } from './http.js';
+import type { MockState, Store } from './store.js';
+
+export const SERVICE_NAMES = ['tracker', 'oauth', 'api', 'labels'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** A find-my-way path (`:param`, `*`); a literal colon is written `::`. */
+  path: string;
+  handler: Handler;
+}
+
+/** Options per service; each service reads its own key. */
+export interface MockServiceOptions {
+  tracker?: { rateLimit?: { limit: number; windowMs: number }; token?: string; [k: string]: unknown };
+  oauth?: Record<string, unknown>;
+  api?: Record<string, unknown>;
+  labels?: Record<string, unknown>;
+}
+
+export interface ServiceContext {
+  store: Store;
+  now(): number;
+  options: MockServiceOptions;
+  /** The same server's other services (loaded on demand), e.g. labels asks oauth to check a bearer token. */
+  service(name: ServiceName): Promise<ServiceInstance>;
+}
+
+export interface ServiceInstance {
+  routes: Route[];
+  /** Runs before the handler; throws a MockError (401/403) to refuse. */
+  authenticate?(req: MockRequest, route: Route): void | Promise<void>;
+  /** The service's own error shape. */
+  errorReply(err: MockError): MockReply;
+  /** Rate limit: requests per window, counted per key (e.g. the token). */
+  rateLimit?: { limit: number; windowMs: number; key(req: MockRequest): string };
+  /** Anything the service offers its siblings. */
+  [extra: string]: unknown;
+}
+
+export interface ServiceModule {
+  name: ServiceName;
+  /** Fills in this service's slice of a new or older state; returns true when it changed anything. */
+  initState(state: MockState, options: MockServiceOptions): boolean;
+  create(ctx: ServiceContext): ServiceInstance | Promise<ServiceInstance>;
+}
+
+/**
+ * Which service owns which path prefix. All services share one origin, each at the root paths its real
+ * counterpart uses, so they never collide; a module is imported only when its first request arrives.
+ */
+export const SERVICE_PREFIXES: ReadonlyArray<[string, ServiceName]> = [
+  ['/api/v3/', 'tracker'],
+  ['/o/oauth2/', 'oauth'],
+  ['/token', 'oauth'],
+  ['/revoke', 'oauth'],
+  ['/tokeninfo', 'oauth'],
+  ['/.well-known/', 'oauth'],
+  ['/oauth2/', 'oauth'],
+  ['/media/', 'api'],
+  ['/v2beta/', 'labels'],
+];
+
+/** Each service module, imported lazily (one line per service). */
+export const SERVICE_LOADERS: Partial<Record<ServiceName, () => Promise<ServiceModule>>> = {
+  tracker: () => import('./services/tracker/index.js').then((m) => m.default),
+};
+
+export type { Handler };

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { validateBody, type FieldSpec } from '../../../tracker/fields.js';
+import type { ResourceSpec } from '../../../tracker/resources.js';
+import { MockError, type MockReply, type MockRequest } from '../../http.js';
+import type { MockState } from '../../store.js';
+
+export const API = '/api/v3';
+export const APP_URL = 'https://app.tracker.example/workspace';
+
+/** The tracker's slice of the mock state. */
+export interface TrackerState {
+  token: string;
+  seq: number;
+  workspaceId: string;
+  labels: any[];
+  [collection: string]: any;
+}
+
+export function tracker(state: MockState): TrackerState {
+  return state.tracker as TrackerState;
+}
+
+export function nextId(t: TrackerState): number {
+  t.seq += 1;
+  return t.seq;
+}
+
+export function nowIso(now: number): string {
+  return new Date(now).toISOString();
+}
+
+/** The tracker's error shape: `{message, error, errors?}` with the seed's statuses. */
+export function errorReply(err: MockError): MockReply {
+  return { status: err.status, json: { message: err.message, error: err.code, ...err.extra } };
+}
+
+/**
+ * Validates a body against the resource table. Schema mismatch → 400; a string over its limit → 413
+ * (the seed's "other 4xx"), each naming the field.
+ */
+export function validate(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: unknown): Record<string, any> {
+  const problems = validateBody(fields, mode, body);
+  if (problems.length > 0) {
+    const errors = Object.fromEntries(problems.map((p) => [p.field, p.message]));
+    const tooLong = problems.every((p) => p.kind === 'too_long');
+    const summary = problems.map((p) => `${p.field} ${p.message}`).join('; ');
+    throw tooLong
+      ? new MockError(413, 'string_too_long', `a string exceeded its length limit: ${summary}`, { errors })
+      : new MockError(400, 'schema_mismatch', `schema mismatch: ${summary}`, { errors });
+  }
+  return body as Record<string, any>;
+}
+
+export function intParam(req: MockRequest, name: string): number {
+  const raw = req.params[name];
+  if (!/^\d{1,15}$/.test(raw ?? '')) throw new MockError(400, 'schema_mismatch', `schema mismatch: ${name} must be an integer`);
+  return Number(raw);
+}
+
+export function uuidParam(req: MockRequest, name: string): string {
+  const raw = req.params[name] ?? '';
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw)) {
+    throw new MockError(400, 'schema_mismatch', `schema mismatch: ${name} must be a uuid`);
+  }
+  return raw.toLowerCase();
+}
+
+export function boolQuery(req: MockRequest, name: string): boolean | undefined {
+  const v = req.query.get(name);
+  if (v === null) return undefined;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new MockError(400, 'schema_mismatch', `schema mismatch: query parameter ${name} must be true or false`);
+}
+
+export function notFound(spec: Pick<ResourceSpec, 'singular'>, id: number | string): MockError {
+  return new MockError(404, 'not_found', `${spec.singular} ${id} does not exist`);
+}
+
+export function find<T extends { id: number | string }>(list: T[], id: number | string, spec: Pick<ResourceSpec, 'singular'>): T {
+  const item = list.find((x) => x.id === id);
+  if (!item) throw notFound(spec, id);
+  return item;
+}
+
+export function newGlobalId(): string {
+  return randomUUID();
+}

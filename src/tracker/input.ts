@@ -1,0 +1,125 @@
+import { readFile } from 'node:fs/promises';
+import { UsageError, ValidationError } from '../core/errors.js';
+import { COLOR_HINT, validateBody, type FieldSpec } from './fields.js';
+import type { ResourceSpec } from './resources.js';
+
+/** `external_id` → `--external-id`. */
+export function flagName(field: string): string {
+  return `--${field.replace(/_/g, '-')}`;
+}
+
+/** commander's camelCase attribute for a field's flag. */
+export function flagAttr(field: string): string {
+  return field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
+/** Converts one flag's text into the field's JSON value, or fails naming the flag. */
+export function coerceFlag(field: string, spec: FieldSpec, raw: unknown): unknown {
+  const flag = flagName(field);
+  if (typeof raw === 'boolean') return raw;
+  const text = String(raw);
+  if (spec.nullable && text === 'null') return null;
+  switch (spec.type) {
+    case 'int': {
+      if (!/^-?\d+$/.test(text)) throw new ValidationError(flag, `"${text}" is not an integer`);
+      return Number(text);
+    }
+    case 'bool':
+      if (text === 'true') return true;
+      if (text === 'false') return false;
+      throw new ValidationError(flag, `"${text}" is not true or false`);
+    case 'int[]':
+      return splitList(text).map((v) => {
+        if (!/^-?\d+$/.test(v)) throw new ValidationError(flag, `"${v}" is not an integer`, 'give a comma-separated list, e.g. 1,2,3');
+        return Number(v);
+      });
+    case 'uuid[]':
+    case 'string[]':
+      return splitList(text);
+    case 'json':
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new ValidationError(flag, 'is not valid JSON');
+      }
+    default:
+      return text;
+  }
+}
+
+function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Reads `--data @file.json`, `--data -` (stdin) or inline JSON into an object. */
+export async function readDataFlag(value: string | undefined, readStdin: () => Promise<string>, cwd: string): Promise<Record<string, unknown>> {
+  if (value === undefined) return {};
+  let text: string;
+  if (value === '-') text = await readStdin();
+  else if (value.startsWith('@')) {
+    const path = value.slice(1);
+    try {
+      text = await readFile(path.startsWith('/') ? path : `${cwd}/${path}`, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--data: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'data' });
+    }
+  } else text = value;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--data: not valid JSON (${(err as Error).message})`, { field: 'data', hint: 'give @file.json, - for stdin, or a JSON object' });
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--data: must be a JSON object', { field: 'data' });
+  return parsed as Record<string, unknown>;
+}
+
+/** Builds a create or update body from flags (and --data), then validates it against the table. */
+export function buildBody(spec: ResourceSpec, mode: 'create' | 'update', flags: Record<string, unknown>, data: Record<string, unknown> = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...data };
+  for (const [field, fspec] of Object.entries(spec.fields)) {
+    if (fspec.in && !fspec.in.includes(mode)) continue;
+    const raw = flags[flagAttr(field)];
+    if (raw === undefined) continue;
+    body[field] = coerceFlag(field, fspec, raw);
+  }
+  assertValid(spec.fields, mode, body, spec.singular);
+  return body;
+}
+
+/** Rejects what the contract forbids before anything is sent, naming the field (as its flag). */
+export function assertValid(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: Record<string, unknown>, what: string): void {
+  const problems = validateBody(fields, mode, body);
+  if (problems.length === 0) return;
+  const p = problems[0];
+  const top = p.field.split('.')[0];
+  const fspec = fields[top];
+  const flag = fspec ? flagName(top) : p.field;
+  const hint =
+    p.kind === 'required'
+      ? `pass ${flag} to ${mode} a ${what}`
+      : p.kind === 'unknown'
+        ? `${what} ${mode} accepts: ${Object.entries(fields).filter(([, s]) => !s.in || s.in.includes(mode)).map(([n]) => n).join(', ')}`
+        : fspec?.type === 'color'
+          ? COLOR_HINT
+          : fspec?.max
+            ? `shorten it to ${fspec.max} characters or fewer`
+            : undefined;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
+  throw new ValidationError(flag, `${p.message}${more}`, hint);
+}
+
+/** Parses an id argument of a resource: an integer or a uuid, as the table says. */
+export function parseId(spec: ResourceSpec, raw: string): string | number {
+  if (spec.idType === 'int') {
+    if (!/^\d{1,15}$/.test(raw)) throw new ValidationError(`${spec.singular} id`, `"${raw}" is not an integer id`, `see: opsctl tracker ${spec.name} list`);
+    return Number(raw);
+  }
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw)) {
+    throw new ValidationError(`${spec.singular} id`, `"${raw}" is not a uuid`, `see: opsctl tracker ${spec.name} list`);
+  }
+  return raw;
+}
