@@ -268,8 +268,9 @@ export function serverMessage(body: unknown, status: number): string {
     if (b.error && typeof b.error === 'object' && typeof b.error.message === 'string') {
       return b.error.status ? `${b.error.status}: ${b.error.message}` : b.error.message;
     }
-    if (typeof b.error === 'string') return b.error_description ? `${b.error}: ${b.error_description}` : b.error;
+    if (typeof b.error === 'string' && typeof b.error_description === 'string') return `${b.error}: ${b.error_description}`;
     if (typeof b.message === 'string') return b.message;
+    if (typeof b.error === 'string') return b.error;
   }
   if (typeof body === 'string' && body.trim()) return truncate(body.trim());
   return `request failed with status ${status}`;

@@ -1,0 +1,9 @@
+import { execa, type Options } from 'execa';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/opsctl.js', import.meta.url));
+
+/** Runs the built binary (end-to-end tests). Never rejects: look at exitCode. */
+export function runBin(args: string[], opts: Options = {}) {
+  return execa(process.execPath, [BIN, ...args], { reject: false, env: { NO_COLOR: '1', ...opts.env }, ...opts, extendEnv: true });
+}
