@@ -1,30 +1,31 @@
-import Conf from 'conf';
-import { z } from 'zod';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Conf from 'conf';
 import { UsageError, ValidationError } from '../core/errors.js';
-import { EMBEDDED_PROFILE, SERVICES } from './services.js';
+import { EMBEDDED_PROFILE } from './services.js';
 
 /**
  * Profiles: an endpoint per service plus OAuth client settings, stored with `conf` in config.json.
  * Keys are flat per profile so `opsctl config set tracker https://…` reads naturally.
+ *
+ * Reads parse config.json directly (conf's format is plain JSON) because conf's import pulls in a
+ * JSON-schema compiler that would cost every command ~20 ms; writes go through conf.
  */
-const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://api.example.com' });
+type Kind = 'url' | 'text' | 'rate';
 
-/** Every key a profile may hold, with its validation. Later features add theirs here. */
+/** Every key a profile may hold. Later features add theirs here. */
 export const PROFILE_KEYS = {
-  auth: { schema: url, help: 'authorization server base URL (serves /o/oauth2/v2/auth)' },
-  token_url: { schema: url, help: 'token endpoint (default: <auth>/token)' },
-  revoke_url: { schema: url, help: 'revocation endpoint (default: <auth>/revoke)' },
-  api: { schema: url, help: 'data API base URL' },
-  tracker: { schema: url, help: 'work-tracker base URL (serves /api/v3)' },
-  labels: { schema: url, help: 'label service base URL (serves /v2beta)' },
-  client_id: { schema: z.string().min(1), help: 'OAuth client id' },
-  client_secret: { schema: z.string().min(1), help: 'OAuth client secret (installed apps: not confidential)' },
-  scopes: { schema: z.string().min(1), help: 'default scopes for opsctl login, space-separated' },
-  tracker_rate_limit: {
-    schema: z.string().regex(/^\d+\/\d+(ms|s|m)$/, 'must look like 200/1m (requests per window)'),
-    help: 'client-side pacing for the tracker, e.g. 200/1m',
-  },
-} as const satisfies Record<string, { schema: z.ZodType; help: string }>;
+  auth: { kind: 'url', help: 'authorization server base URL (serves /o/oauth2/v2/auth)' },
+  token_url: { kind: 'url', help: 'token endpoint (default: <auth>/token)' },
+  revoke_url: { kind: 'url', help: 'revocation endpoint (default: <auth>/revoke)' },
+  api: { kind: 'url', help: 'data API base URL' },
+  tracker: { kind: 'url', help: 'work-tracker base URL (serves /api/v3)' },
+  labels: { kind: 'url', help: 'label service base URL (serves /v2beta)' },
+  client_id: { kind: 'text', help: 'OAuth client id' },
+  client_secret: { kind: 'text', help: 'OAuth client secret (installed apps: not confidential)' },
+  scopes: { kind: 'text', help: 'default scopes for opsctl login, space-separated' },
+  tracker_rate_limit: { kind: 'rate', help: 'client-side pacing for the tracker, e.g. 200/1m' },
+} as const satisfies Record<string, { kind: Kind; help: string }>;
 
 export type ProfileKey = keyof typeof PROFILE_KEYS;
 export type Profile = Partial<Record<ProfileKey, string>>;
@@ -37,65 +38,100 @@ interface ConfigShape {
 const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/i;
 
 export class ConfigStore {
-  private readonly conf: Conf<ConfigShape>;
+  readonly path: string;
+  private cache?: ConfigShape;
+  private confInstance?: Conf<ConfigShape>;
 
-  constructor(dir: string) {
-    this.conf = new Conf<ConfigShape>({
-      projectName: 'opsctl',
-      projectSuffix: '',
-      cwd: dir,
-      configName: 'config',
-      defaults: { profiles: {} },
-    });
+  constructor(private readonly dir: string) {
+    this.path = join(dir, 'config.json');
   }
 
-  get path(): string {
-    return this.conf.path;
+  private data(): ConfigShape {
+    if (!this.cache) {
+      try {
+        const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as Partial<ConfigShape>;
+        this.cache = { ...parsed, profiles: parsed.profiles ?? {} };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+          throw new UsageError(`cannot read ${this.path}: ${(err as Error).message}`, { hint: 'fix or remove the file' });
+        }
+        this.cache = { profiles: {} };
+      }
+    }
+    return this.cache;
+  }
+
+  private async conf(): Promise<Conf<ConfigShape>> {
+    if (!this.confInstance) {
+      const { default: ConfClass } = await import('conf');
+      this.confInstance = new ConfClass<ConfigShape>({
+        projectName: 'opsctl',
+        projectSuffix: '',
+        cwd: this.dir,
+        configName: 'config',
+        defaults: { profiles: {} },
+      });
+    }
+    this.cache = undefined;
+    return this.confInstance;
   }
 
   /** The active profile: --profile, then OPSCTL_PROFILE, then the stored default, then `embedded`. */
   activeProfile(flag?: string, env: NodeJS.ProcessEnv = {}): string {
-    const name = flag ?? env.OPSCTL_PROFILE ?? this.conf.get('profile') ?? EMBEDDED_PROFILE;
+    const name = flag ?? env.OPSCTL_PROFILE ?? this.data().profile ?? EMBEDDED_PROFILE;
     if (!PROFILE_NAME.test(name)) throw new ValidationError('--profile', `"${name}" is not a valid profile name`, 'use letters, digits, - and _');
     return name;
   }
 
   profile(name: string): Profile {
-    return { ...(this.conf.get('profiles')[name] ?? {}) };
+    return { ...(this.data().profiles[name] ?? {}) };
   }
 
   profiles(): Record<string, Profile> {
-    return this.conf.get('profiles');
+    return this.data().profiles;
   }
 
   get(profile: string, key: string): string | undefined {
-    if (key === 'profile') return this.conf.get('profile');
+    if (key === 'profile') return this.data().profile;
     assertKey(key);
     return this.profile(profile)[key];
   }
 
-  set(profile: string, key: string, value: string): void {
+  async set(profile: string, key: string, value: string): Promise<void> {
     if (key === 'profile') {
       if (!PROFILE_NAME.test(value)) throw new ValidationError('profile', `"${value}" is not a valid profile name`, 'use letters, digits, - and _');
-      this.conf.set('profile', value);
+      (await this.conf()).set('profile', value);
       return;
     }
     assertKey(key);
-    const parsed = PROFILE_KEYS[key].schema.safeParse(value);
-    if (!parsed.success) throw new ValidationError(key, parsed.error.issues[0]?.message ?? 'invalid value');
-    const profiles = this.conf.get('profiles');
+    const problem = checkValue(PROFILE_KEYS[key].kind, value);
+    if (problem) throw new ValidationError(key, problem);
+    const conf = await this.conf();
+    const profiles = conf.get('profiles');
     profiles[profile] = { ...(profiles[profile] ?? {}), [key]: value };
-    this.conf.set('profiles', profiles);
+    conf.set('profiles', profiles);
   }
 
-  unset(profile: string, key: string): void {
-    if (key === 'profile') return this.conf.delete('profile');
+  async unset(profile: string, key: string): Promise<void> {
+    const conf = await this.conf();
+    if (key === 'profile') return conf.delete('profile');
     assertKey(key);
-    const profiles = this.conf.get('profiles');
+    const profiles = conf.get('profiles');
     if (profiles[profile]) {
       delete profiles[profile][key];
-      this.conf.set('profiles', profiles);
+      conf.set('profiles', profiles);
     }
+  }
+}
+
+function checkValue(kind: Kind, value: string): string | undefined {
+  if (kind === 'text') return value.trim() ? undefined : 'must not be empty';
+  if (kind === 'rate') return /^\d+\/\d+(ms|s|m)$/.test(value) ? undefined : 'must look like 200/1m (requests per window)';
+  try {
+    const u = new URL(value);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? undefined : 'must be an http(s) URL, e.g. https://api.example.com';
+  } catch {
+    return 'must be an http(s) URL, e.g. https://api.example.com';
   }
 }
 
@@ -107,5 +143,3 @@ function assertKey(key: string): asserts key is ProfileKey {
     });
   }
 }
-
-export const ENDPOINT_KEYS = SERVICES;

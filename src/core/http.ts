@@ -1,4 +1,5 @@
-import { Agent, FormData, request, type Dispatcher } from 'undici';
+import type { Dispatcher, FormData } from 'undici';
+import { Agent, request } from './undici-lite.js';
 import { ApiError, NetworkError, UsageError } from './errors.js';
 import type { Pacer } from './pacer.js';
 import { isLoopbackHost, redactBody, redactHeaders, redactUrl } from './redact.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError, ValidationError } from '../core/errors.js';
-import { COLOR_HINT, validateBody, type FieldSpec } from './fields.js';
+import { COLOR_HINT, type FieldSpec } from './fields.js';
 import type { ResourceSpec } from './resources.js';
 
 /** `external_id` → `--external-id`. */
@@ -78,7 +78,12 @@ export async function readDataFlag(value: string | undefined, readStdin: () => P
 }
 
 /** Builds a create or update body from flags (and --data), then validates it against the table. */
-export function buildBody(spec: ResourceSpec, mode: 'create' | 'update', flags: Record<string, unknown>, data: Record<string, unknown> = {}): Record<string, unknown> {
+export async function buildBody(
+  spec: ResourceSpec,
+  mode: 'create' | 'update',
+  flags: Record<string, unknown>,
+  data: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const body: Record<string, unknown> = { ...data };
   for (const [field, fspec] of Object.entries(spec.fields)) {
     if (fspec.in && !fspec.in.includes(mode)) continue;
@@ -86,12 +91,13 @@ export function buildBody(spec: ResourceSpec, mode: 'create' | 'update', flags: 
     if (raw === undefined) continue;
     body[field] = coerceFlag(field, fspec, raw);
   }
-  assertValid(spec.fields, mode, body, spec.singular);
+  await assertValid(spec.fields, mode, body, spec.singular);
   return body;
 }
 
 /** Rejects what the contract forbids before anything is sent, naming the field (as its flag). */
-export function assertValid(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: Record<string, unknown>, what: string): void {
+export async function assertValid(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: Record<string, unknown>, what: string): Promise<void> {
+  const { validateBody } = await import('./validate.js');
   const problems = validateBody(fields, mode, body);
   if (problems.length === 0) return;
   const p = problems[0];

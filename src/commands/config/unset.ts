@@ -3,6 +3,6 @@ import type { CommandResult } from '../../core/output.js';
 
 export async function run(opts: { key: string }, ctx: Context): Promise<CommandResult> {
   const profile = await ctx.profileName();
-  (await ctx.config()).unset(profile, opts.key);
+  await (await ctx.config()).unset(profile, opts.key);
   return { message: `removed ${opts.key} from profile ${profile}` };
 }

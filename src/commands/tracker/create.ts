@@ -11,7 +11,7 @@ export interface CreateOptions {
 export async function run(opts: CreateOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
   const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
-  const body = buildBody(spec, 'create', opts.flags, data);
+  const body = await buildBody(spec, 'create', opts.flags, data);
   const created = await (await trackerClient(ctx)).create(spec, body);
   return { data: created, message: `created ${spec.singular} ${created?.id ?? ''}`.trim() };
 }

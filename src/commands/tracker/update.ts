@@ -14,7 +14,7 @@ export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandRes
   const spec = resource(opts.resource);
   const id = parseId(spec, opts.id);
   const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
-  const body = buildBody(spec, 'update', opts.flags, data);
+  const body = await buildBody(spec, 'update', opts.flags, data);
   if (Object.keys(body).length === 0) {
     const flags = Object.entries(spec.fields)
       .filter(([, f]) => !f.in || f.in.includes('update'))

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { validateBody, type FieldSpec } from '../../../tracker/fields.js';
+import type { FieldSpec } from '../../../tracker/fields.js';
 import type { ResourceSpec } from '../../../tracker/resources.js';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { MockState } from '../../store.js';
@@ -38,7 +38,8 @@ export function errorReply(err: MockError): MockReply {
  * Validates a body against the resource table. Schema mismatch → 400; a string over its limit → 413
  * (the seed's "other 4xx"), each naming the field.
  */
-export function validate(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: unknown): Record<string, any> {
+export async function validate(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: unknown): Promise<Record<string, any>> {
+  const { validateBody } = await import('../../../tracker/validate.js');
   const problems = validateBody(fields, mode, body);
   if (problems.length > 0) {
     const errors = Object.fromEntries(problems.map((p) => [p.field, p.message]));

@@ -87,7 +87,7 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/labels`,
       handler: async (req) => {
-        const body = validate(spec.fields, 'create', req.body);
+        const body = await validate(spec.fields, 'create', req.body);
         const label = await store.write((s) => {
           const t = tracker(s);
           assertUniqueName(t, body.name);
@@ -125,7 +125,7 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/labels/:id`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const body = validate(spec.fields, 'update', req.body);
+        const body = await validate(spec.fields, 'update', req.body);
         return reply.ok(
           await store.write((s) => {
             const t = tracker(s);

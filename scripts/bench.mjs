@@ -1,0 +1,51 @@
+// npm run bench: the performance budgets of DESIGN.md, printed as ratios against `node -e 0`
+// (medians of interleaved runs, CPU time) and peak memory. Each feature adds a module in
+// scripts/bench/*.bench.mjs exporting `default async function (report, harness)`.
+import { readdirSync } from 'node:fs';
+import * as harness from './bench/harness.mjs';
+
+const { BIN, interleaved, Report, tempDir, measure } = harness;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
+const report = new Report();
+
+console.log(`opsctl bench: ${rounds} interleaved rounds, CPU time (user+system) medians; node ${process.version}\n`);
+
+// An embedded state with a few labels, so `tracker labels list` does real work.
+const dir = tempDir();
+const env = { OPSCTL_CONFIG_DIR: dir };
+for (const name of ['bug', 'feature', 'chore']) {
+  const r = await measure([BIN, 'tracker', 'labels', 'create', '--name', name], { env });
+  if (r.code !== 0) throw new Error(`setup failed: ${r.stderr}`);
+}
+
+const results = await interleaved(
+  [
+    { name: 'node -e 0', args: ['-e', '0'] },
+    { name: 'opsctl --version', args: [BIN, '--version'], env },
+    { name: 'opsctl --help', args: [BIN, '--help'], env },
+    { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
+  ],
+  rounds,
+);
+const base = results['node -e 0'].cpuMs;
+console.log(`baseline: node -e 0 = ${base.toFixed(1)} ms CPU\n`);
+const ratio = (name) => results[name].cpuMs / base;
+for (const [name, budget] of [
+  ['opsctl --version', 1.5],
+  ['opsctl --help', 1.5],
+  ['opsctl tracker labels list (embedded)', 3],
+]) {
+  const r = ratio(name);
+  report.row(`${name}: CPU vs node -e 0`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} ms)`, `<= ${budget}x`, r <= budget);
+}
+const peak = Math.max(...Object.entries(results).filter(([n]) => n !== 'node -e 0').map(([, v]) => v.maxRssMb));
+report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 MB', peak < 100);
+
+for (const file of readdirSync(new URL('./bench/', import.meta.url)).filter((f) => f.endsWith('.bench.mjs')).sort()) {
+  console.log(`\n-- ${file}`);
+  const mod = await import(new URL(`./bench/${file}`, import.meta.url));
+  await mod.default(report, harness);
+}
+
+console.log(`\n${report.rows.length - report.failed.length}/${report.rows.length} budgets met`);
+process.exitCode = report.failed.length ? 1 : 0;

@@ -1,0 +1,25 @@
+/**
+ * The two pieces of undici opsctl uses, imported from their own modules: undici's index eagerly loads
+ * every feature (fetch, websockets, caches, mocks), which costs ~50 ms of start-up on every command.
+ * Any undici Dispatcher works with `request`, including a test's MockAgent.
+ */
+// @ts-expect-error undici ships no declarations for its internal modules; typed below
+import AgentImpl from 'undici/lib/dispatcher/agent.js';
+// @ts-expect-error see above
+import requestImpl from 'undici/lib/api/api-request.js';
+import type { Agent as AgentType, Dispatcher } from 'undici';
+
+export const Agent = AgentImpl as typeof AgentType;
+export type Agent = AgentType;
+
+export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher };
+
+/** undici's `request(url, options)`: one request through the given dispatcher. */
+export function request(url: URL, opts: RequestOptions): Promise<Dispatcher.ResponseData> {
+  const { dispatcher, ...rest } = opts;
+  return (requestImpl as (this: Dispatcher, o: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>).call(dispatcher, {
+    ...rest,
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+  });
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { COLOR_PATTERN, UUID_PATTERN, type FieldProblem, type FieldSpec } from './fields.js';
+
+/**
+ * zod validation of request bodies from the resource table, shared by the CLI (before sending) and
+ * the mock (on receipt). Loaded only by verbs that send a body, so reads never pay for zod.
+ */
+
+/** Schemas of nested `json` fields, by the name a FieldSpec gives in `schema`. */
+export const JSON_SCHEMAS: Record<string, z.ZodType> = {};
+
+/** The zod schema of one field (without nullability). */
+export function fieldSchema(spec: FieldSpec): z.ZodType {
+  switch (spec.type) {
+    case 'string': {
+      let s = z.string({ error: 'must be a string' });
+      if (spec.min !== undefined) s = s.min(spec.min, { error: `must be at least ${spec.min} characters` });
+      if (spec.max !== undefined) s = s.max(spec.max, { error: (iss) => `must be at most ${spec.max} characters (got ${String((iss.input as string).length)})` });
+      return s;
+    }
+    case 'int': {
+      let n = z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' });
+      if (spec.min !== undefined) n = n.min(spec.min, { error: `must be at least ${spec.min}` });
+      if (spec.maxValue !== undefined) n = n.max(spec.maxValue, { error: `must be at most ${spec.maxValue}` });
+      return n;
+    }
+    case 'bool':
+      return z.boolean({ error: 'must be true or false' });
+    case 'color':
+      return z.string({ error: 'must be a string' }).regex(COLOR_PATTERN, { error: 'is not a hex colour ("#" and 6 hex digits)' });
+    case 'uuid':
+      return z.string({ error: 'must be a uuid' }).regex(UUID_PATTERN, { error: 'must be a uuid (36 characters, 8-4-4-4-12 hex)' });
+    case 'datetime':
+      return z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' });
+    case 'date':
+      return z.string().regex(/^\d{4}-\d{2}-\d{2}/, { error: 'must be a date, e.g. 2026-01-31' });
+    case 'enum': {
+      const values = spec.values ?? [];
+      return z.string({ error: `must be one of: ${values.join(', ')}` }).refine((v) => values.includes(v), { error: `must be one of: ${values.join(', ')}` });
+    }
+    case 'int[]':
+      return z.array(z.number().int(), { error: 'must be a list of integers' });
+    case 'uuid[]':
+      return z.array(z.string().regex(UUID_PATTERN, { error: 'must be a uuid' }), { error: 'must be a list of uuids' });
+    case 'string[]':
+      return z.array(spec.max ? z.string().max(spec.max) : z.string(), { error: 'must be a list of strings' });
+    case 'json':
+      return (spec.schema && JSON_SCHEMAS[spec.schema]) || z.unknown();
+  }
+}
+
+
+/**
+ * Validates a request body against the fields accepted for `mode`. Returns the problems found (empty
+ * when valid). Unknown fields are problems too: the contract's schemas allow no additional properties.
+ */
+export function validateBody(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: unknown): FieldProblem[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return [{ field: 'body', message: 'must be a JSON object', kind: 'invalid' }];
+  }
+  const problems: FieldProblem[] = [];
+  const rec = body as Record<string, unknown>;
+  for (const [name, spec] of Object.entries(fields)) {
+    if (spec.in && !spec.in.includes(mode)) continue;
+    const value = rec[name];
+    if (value === undefined) {
+      if (mode === 'create' && spec.required) problems.push({ field: name, message: 'is required', kind: 'required' });
+      continue;
+    }
+    if (value === null) {
+      if (!spec.nullable) problems.push({ field: name, message: 'cannot be null', kind: 'invalid' });
+      continue;
+    }
+    const parsed = fieldSchema(spec).safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const tooLong = issue?.code === 'too_big' && typeof value === 'string';
+      const path = issue?.path?.length ? `${name}.${issue.path.join('.')}` : name;
+      problems.push({ field: path, message: issue?.message ?? 'is invalid', kind: tooLong ? 'too_long' : 'invalid' });
+    }
+  }
+  for (const name of Object.keys(rec)) {
+    const spec = fields[name];
+    if (!spec || (spec.in && !spec.in.includes(mode))) {
+      problems.push({ field: name, message: `is not a field of this ${mode} request`, kind: 'unknown' });
+    }
+  }
+  return problems;
+}
