@@ -1,7 +1,5 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
-import writeFileAtomic from 'write-file-atomic';
 
 /** The whole mock state: one slice per service, each owned by that service's module. */
 export type MockState = Record<string, any>;
@@ -114,6 +112,8 @@ export class FileStore implements Store {
 
   private async locked<T>(fn: (state: MockState) => T): Promise<T> {
     await mkdir(dirname(this.path), { recursive: true });
+    // Loaded on the first write only: a read-only command never pays for them.
+    const [{ default: lockfile }, { default: writeFileAtomic }] = await Promise.all([import('proper-lockfile'), import('write-file-atomic')]);
     const release = await lockfile.lock(this.path, {
       realpath: false,
       stale: 10_000,
