@@ -5,6 +5,8 @@ export interface CompletionNode {
   name: string;
   description: string;
   flags: Array<{ flag: string; takesValue: boolean; choices?: string[]; description: string }>;
+  /** Values of a positional argument with fixed choices (e.g. `completion <shell>`). */
+  values: string[];
   children: CompletionNode[];
 }
 
@@ -22,7 +24,8 @@ export function completionTree(cmd: Command, inherited: CompletionNode['flags'] 
   const children = cmd.commands
     .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden)
     .map((c) => completionTree(c, cmd.parent ? inherited : own));
-  return { name: cmd.name(), description: cmd.description(), flags: cmd.parent ? flags : own, children };
+  const values = cmd.registeredArguments.flatMap((a) => a.argChoices ?? []);
+  return { name: cmd.name(), description: cmd.description(), flags: cmd.parent ? flags : own, values, children };
 }
 
 interface PathEntry {
@@ -30,9 +33,9 @@ interface PathEntry {
   node: CompletionNode;
 }
 
-function paths(node: CompletionNode, prefix = ''): PathEntry[] {
-  const path = prefix ? `${prefix} ${node.name}` : '';
-  return [{ path, node }, ...node.children.flatMap((c) => paths(c, path))];
+/** Every command with its path below the root ('' for the root itself, 'tracker labels' …). */
+function paths(node: CompletionNode, path = ''): PathEntry[] {
+  return [{ path, node }, ...node.children.flatMap((c) => paths(c, path ? `${path} ${c.name}` : c.name))];
 }
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -40,7 +43,7 @@ const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export function bashScript(root: CompletionNode): string {
   const cases = paths(root)
     .map(({ path, node }) => {
-      const words = [...node.children.map((c) => c.name), ...node.flags.map((f) => f.flag)].join(' ');
+      const words = [...node.children.map((c) => c.name), ...node.values, ...node.flags.map((f) => f.flag)].join(' ');
       return `    ${q(path.trim())}) words=${q(words)} ;;`;
     })
     .join('\n');
@@ -79,6 +82,7 @@ export function zshScript(root: CompletionNode): string {
     .map(({ path, node }) => {
       const items = [
         ...node.children.map((c) => `${c.name}:${c.description.replace(/:/g, '\\:')}`),
+        ...node.values.map((v) => `${v}:${v}`),
         ...node.flags.map((f) => `${f.flag}:${f.description.replace(/:/g, '\\:')}`),
       ];
       return `    ${q(path.trim())}) items=(${items.map(q).join(' ')}) ;;`;
@@ -112,6 +116,7 @@ export function fishScript(root: CompletionNode): string {
   for (const { path, node } of paths(root)) {
     const words = path.trim() ? path.trim().split(' ') : [];
     const cond = words.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${words[words.length - 1]}`;
+    for (const value of node.values) lines.push(`complete -c opsctl -n ${q(cond)} -a ${q(value)}`);
     for (const child of node.children) {
       lines.push(`complete -c opsctl -n ${q(cond)} -a ${q(child.name)} -d ${q(child.description.slice(0, 80))}`);
     }

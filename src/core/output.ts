@@ -38,7 +38,8 @@ export function render(io: IOStreams, result: CommandResult, opts: RenderOptions
   if (result.text !== undefined) {
     if (result.text) io.out(result.text);
   } else if (result.data !== undefined && result.data !== null) {
-    io.out(formatHuman(io, result.data, result.columns));
+    const text = formatHuman(io, result.data, result.columns);
+    if (text) io.out(text);
   }
   if (result.message) io.success(result.message);
 }

@@ -69,7 +69,14 @@ export class FileStore implements Store {
 
   private readonly inits: StateInit[] = [];
 
-  constructor(readonly path: string) {}
+  /**
+   * @param staleMs how old a lock may get before it is taken over (its holder crashed); proper-lockfile
+   * refreshes a live lock well within this.
+   */
+  constructor(
+    readonly path: string,
+    private readonly staleMs = 10_000,
+  ) {}
 
   async addInit(init: StateInit): Promise<void> {
     this.inits.push(init);
@@ -116,8 +123,8 @@ export class FileStore implements Store {
     const [{ default: lockfile }, { default: writeFileAtomic }] = await Promise.all([import('proper-lockfile'), import('write-file-atomic')]);
     const release = await lockfile.lock(this.path, {
       realpath: false,
-      stale: 10_000,
-      update: 2_000,
+      stale: this.staleMs,
+      update: Math.max(1_000, Math.floor(this.staleMs / 5)),
       retries: { retries: 400, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
     });
     try {

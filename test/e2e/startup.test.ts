@@ -1,0 +1,53 @@
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/bin.js';
+import { tempConfigDir } from '../helpers/cli.js';
+
+const HOOKS = fileURLToPath(new URL('../helpers/record-modules.mjs', import.meta.url));
+
+/** The packages bundled into the chunks a run of the binary loaded (from each chunk's source map). */
+async function loadedPackages(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Set<string>> {
+  const r = await execa(process.execPath, ['--import', HOOKS, BIN, ...args], { env: { ...env, OPSCTL_RECORD_MODULES: '1' }, reject: false });
+  const files = String(r.stderr)
+    .split('\n')
+    .filter((l) => l.startsWith('loaded '))
+    .map((l) => fileURLToPath(l.slice('loaded '.length)))
+    .filter((f) => f.includes('/dist/'));
+  const packages = new Set<string>();
+  for (const file of files) {
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    for (const src of map.sources) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
+      if (m) packages.add(m[1]);
+    }
+  }
+  return packages;
+}
+
+const HEAVY = ['undici', 'conf', 'ora', 'execa', '@inquirer/prompts', '@inquirer/core', 'open', 'zod', 'yaml', 'playwright-core'];
+
+describe('start-up stays cheap', () => {
+  it('opsctl --version loads none of undici, conf, ora, execa, @inquirer/prompts, open', async () => {
+    const pkgs = await loadedPackages(['--version']);
+    expect(pkgs.has('commander')).toBe(true);
+    for (const heavy of HEAVY) expect(pkgs.has(heavy), heavy).toBe(false);
+  });
+
+  it('opsctl --help loads none of them either', async () => {
+    const pkgs = await loadedPackages(['--help']);
+    for (const heavy of HEAVY) expect(pkgs.has(heavy), heavy).toBe(false);
+  });
+
+  it('a read against the embedded mock loads undici but not zod, conf, ora, execa or prompts', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const pkgs = await loadedPackages(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir });
+      expect(pkgs.has('undici')).toBe(true);
+      for (const heavy of ['zod', 'conf', 'ora', 'execa', '@inquirer/prompts', 'open']) expect(pkgs.has(heavy), heavy).toBe(false);
+    } finally {
+      cfg.cleanup();
+    }
+  });
+});

@@ -1,0 +1,156 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
+import { Context } from '../../src/context.js';
+import { buildProgram } from '../../src/program.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { startMock } from '../helpers/mock.js';
+
+let cfg: ReturnType<typeof tempConfigDir>;
+beforeEach(() => {
+  cfg = tempConfigDir();
+});
+afterEach(() => cfg.cleanup());
+const env = () => ({ OPSCTL_CONFIG_DIR: cfg.dir });
+
+describe('config', () => {
+  it('sets, gets, lists and unsets profile settings', async () => {
+    expect((await runCli(['config', 'set', 'tracker', 'https://tracker.example', '--profile', 'work'], { env: env() })).code).toBe(0);
+    const got = await runCli(['config', 'get', 'tracker', '--profile', 'work'], { env: env() });
+    expect(got.stdout.trim()).toBe('https://tracker.example');
+    expect((await runCli(['config', 'set', 'profile', 'work'], { env: env() })).code).toBe(0);
+    const list = await runCli(['config', 'list', '--json'], { env: env() });
+    expect(list.json()).toContainEqual({ profile: 'work', active: true, key: 'tracker', value: 'https://tracker.example' });
+    expect((await runCli(['config', 'unset', 'tracker'], { env: env() })).code).toBe(0);
+    expect((await runCli(['config', 'get', 'tracker'], { env: env() })).code).toBe(1);
+  });
+
+  it('rejects unknown keys and bad values, naming them', async () => {
+    const bad = await runCli(['config', 'set', 'trackr', 'x'], { env: env() });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown config key "trackr"');
+    expect(bad.stderr).toContain('known keys: profile, auth');
+    const url = await runCli(['config', 'set', 'tracker', 'not a url'], { env: env() });
+    expect(url.code).toBe(2);
+    expect(url.stderr).toContain('tracker: must be an http(s) URL');
+  });
+
+  it('fails with the fix when a named profile lacks an endpoint', async () => {
+    const r = await runCli(['tracker', 'labels', 'list', '--profile', 'work'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('profile "work" has no tracker endpoint');
+    expect(r.stderr).toContain('opsctl config set tracker https://… --profile work');
+  });
+});
+
+describe('auth login --with-token', () => {
+  it('stores the tracker token from stdin in a 0600 file inside a 0700 directory, and uses it', async () => {
+    const mock = await startMock({ services: ['tracker'] });
+    try {
+      await runCli(['config', 'set', 'tracker', mock.url, '--profile', 'ci'], { env: env() });
+      const login = await runCli(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'ci'], { env: env(), stdin: `${mock.trackerToken}\n` });
+      expect(login.code).toBe(0);
+      expect(login.stdout + login.stderr).not.toContain(mock.trackerToken);
+      const file = join(cfg.dir, 'credentials.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(cfg.dir).mode & 0o777).toBe(0o700);
+      const list = await runCli(['tracker', 'labels', 'list', '--profile', 'ci', '--json'], { env: env() });
+      expect(list.code).toBe(0);
+      expect(list.json()).toEqual([]);
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('refuses an empty token', async () => {
+    const r = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env: env(), stdin: '\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no token on standard input');
+  });
+
+  it('lets OPSCTL_TRACKER_TOKEN beat the stored token', async () => {
+    const mock = await startMock({ services: ['tracker'] });
+    try {
+      await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env: env(), stdin: 'stale-token' });
+      const e = { ...env(), OPSCTL_TRACKER_URL: mock.url };
+      expect((await runCli(['tracker', 'labels', 'list'], { env: e })).code).toBe(4);
+      expect((await runCli(['tracker', 'labels', 'list'], { env: { ...e, OPSCTL_TRACKER_TOKEN: mock.trackerToken } })).code).toBe(0);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe('the embedded default', () => {
+  it('starts the mock in-process, provisions its own token, keeps state across commands, and says so once', async () => {
+    const first = await runCli(['tracker', 'labels', 'create', '--name', 'embedded-1'], { env: env() });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain('Using the embedded mock services');
+    const second = await runCli(['tracker', 'labels', 'list', '--json', 'name'], { env: env() });
+    expect(second.json()).toEqual([{ name: 'embedded-1' }]);
+    expect(second.stderr).not.toContain('Using the embedded mock services');
+  });
+});
+
+describe('help', () => {
+  function leaves(cmd: Command, path: string[] = []): string[][] {
+    if (cmd.commands.length === 0) return [path];
+    return cmd.commands.flatMap((c) => leaves(c, [...path, c.name()]));
+  }
+
+  it('shows an example in the --help of every command', async () => {
+    const program = buildProgram(new Context({ env: env() }));
+    const paths = leaves(program);
+    expect(paths.length).toBeGreaterThan(10);
+    for (const path of paths) {
+      const r = await runCli([...path, '--help'], { env: env() });
+      expect(r.code, path.join(' ')).toBe(0);
+      expect(r.stdout, `opsctl ${path.join(' ')} --help`).toContain('Examples:');
+      expect(r.stdout).toContain('$ opsctl');
+    }
+  });
+
+  it('documents the exit codes', async () => {
+    const r = await runCli(['help', 'exit-codes', '--json'], { env: env() });
+    expect(r.json().map((x: { code: number }) => x.code)).toEqual([0, 1, 2, 3, 4, 130]);
+  });
+
+  it('exits 2 on an unknown command or flag, with a suggestion', async () => {
+    const r = await runCli(['tracker', 'lables', 'list'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Did you mean labels?');
+    const f = await runCli(['tracker', 'labels', 'list', '--nope'], { env: env() });
+    expect(f.code).toBe(2);
+  });
+
+  it('accepts global flags after the subcommand', async () => {
+    const r = await runCli(['tracker', 'labels', 'list', '--json', '--no-input', '--yes', '--profile', 'embedded'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual([]);
+  });
+});
+
+describe('delete confirmation', () => {
+  it('fails without a terminal unless --yes, naming the flag', async () => {
+    await runCli(['tracker', 'labels', 'create', '--name', 'keep-me'], { env: env() });
+    const r = await runCli(['tracker', 'labels', 'delete', '1'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('pass --yes to confirm without a prompt');
+    const yes = await runCli(['tracker', 'labels', 'delete', '1', '--yes'], { env: env() });
+    expect(yes.code).toBe(0);
+  });
+
+  it('asks on a terminal and deletes nothing when the answer is no', async () => {
+    await runCli(['tracker', 'labels', 'create', '--name', 'keep-me'], { env: env() });
+    const asked: string[] = [];
+    const r = await runCli(['tracker', 'labels', 'delete', '1'], {
+      env: env(),
+      tty: true,
+      prompter: { confirm: async (m) => (asked.push(m), false), input: async () => '' },
+    });
+    expect(r.code).toBe(0);
+    expect(asked).toEqual(['Delete label 1?']);
+    expect((await runCli(['tracker', 'labels', 'get', '1'], { env: env() })).code).toBe(0);
+  });
+});

@@ -1,0 +1,166 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MockAgent } from 'undici';
+import { ApiError, NetworkError, UsageError } from '../../src/core/errors.js';
+import { HttpClient, retryAfterMs } from '../../src/core/http.js';
+import { Pacer } from '../../src/core/pacer.js';
+
+const ORIGIN = 'https://tracker.example';
+let agent: MockAgent;
+let sleeps: number[];
+let logs: string[];
+
+beforeEach(() => {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  sleeps = [];
+  logs = [];
+});
+afterEach(async () => {
+  // Strict stubs: every interceptor must have been used.
+  agent.assertNoPendingInterceptors();
+  await agent.close();
+});
+
+function client(extra: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) {
+  return new HttpClient({
+    service: 'tracker',
+    baseUrl: ORIGIN,
+    dispatcher: agent,
+    credentials: async () => ({ headers: { 'Tracker-Token': 'secret-token-123' } }),
+    sleep: async (ms) => void sleeps.push(ms),
+    random: () => 0.5,
+    debug: (line) => logs.push(line),
+    ...extra,
+  });
+}
+
+describe('HttpClient retries', () => {
+  it('retries an idempotent GET on 503 with backoff and jitter, then succeeds', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/api/v3/labels', method: 'GET' }).reply(503, { message: 'busy' }).times(2);
+    pool.intercept({ path: '/api/v3/labels', method: 'GET' }).reply(200, [{ id: 1 }], { headers: { 'content-type': 'application/json' } });
+    const c = client();
+    expect(await c.get('/api/v3/labels')).toEqual([{ id: 1 }]);
+    expect(c.sent).toBe(3);
+    expect(sleeps).toEqual([125, 250]); // full jitter: random(0.5) × 250·2^n
+  });
+
+  it('does not retry a POST on 503 (it may have been processed)', async () => {
+    agent.get(ORIGIN).intercept({ path: '/api/v3/labels', method: 'POST' }).reply(503, { message: 'busy' });
+    const err = await client().post('/api/v3/labels', { name: 'x' }).catch((e: any) => e as any);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(503);
+    expect(err.message).toBe('tracker: HTTP 503: busy');
+  });
+
+  it('retries every method on 429, waiting Retry-After seconds, and pauses the pacer', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/api/v3/labels', method: 'POST' }).reply(429, { message: 'slow down' }, { headers: { 'retry-after': '7' } });
+    pool.intercept({ path: '/api/v3/labels', method: 'POST' }).reply(201, { id: 9 }, { headers: { 'content-type': 'application/json' } });
+    let now = 1_000;
+    const pacer = new Pacer({ limit: 200, windowMs: 60_000, now: () => now, sleep: async (ms) => void (now += ms) });
+    const c = client({ pacer });
+    expect(await c.post('/api/v3/labels', { name: 'x' })).toEqual({ id: 9 });
+    expect(sleeps).toEqual([7000]);
+    expect(c.sent).toBe(2);
+  });
+
+  it('retries a GET on a network error and reports a NetworkError when it persists', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/x', method: 'GET' }).replyWithError(new Error('ECONNRESET')).times(4);
+    const err = await client().get('/x').catch((e: any) => e as any);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(sleeps).toHaveLength(3);
+  });
+
+  it('turns an error status into an ApiError with the server message, in each service shape', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/a', method: 'GET' }).reply(404, { message: 'label 9 does not exist' });
+    pool.intercept({ path: '/b', method: 'GET' }).reply(400, { error: 'invalid_grant', error_description: 'code already used' });
+    pool.intercept({ path: '/c', method: 'GET' }).reply(403, { error: { code: 403, message: 'read-only scope', status: 'PERMISSION_DENIED' } });
+    const c = client();
+    await expect(c.get('/a')).rejects.toMatchObject({ status: 404, message: 'tracker: HTTP 404: label 9 does not exist' });
+    await expect(c.get('/b')).rejects.toMatchObject({ status: 400, message: 'tracker: HTTP 400: invalid_grant: code already used' });
+    await expect(c.get('/c')).rejects.toMatchObject({ status: 403, message: 'tracker: HTTP 403: PERMISSION_DENIED: read-only scope' });
+  });
+
+  it('maps 401 to the auth exit code', async () => {
+    agent.get(ORIGIN).intercept({ path: '/x', method: 'GET' }).reply(401, { message: 'invalid Tracker-Token' });
+    const err = await client().get('/x').catch((e: any) => e as any);
+    expect(err.exitCode).toBe(4);
+  });
+});
+
+describe('HttpClient safety', () => {
+  it('redacts Tracker-Token, Authorization and token parameters in debug logs', async () => {
+    agent.get(ORIGIN).intercept({ path: /\/x.*/, method: 'POST' }).reply(200, {});
+    const c = client({ credentials: async () => ({ headers: { 'Tracker-Token': 'secret-token-123', Authorization: 'Bearer abc.def' } }) });
+    await c.request({ method: 'POST', path: '/x', query: { token: 'secret-token-123', q: 'ok' }, form: { refresh_token: 'r-secret', client_id: 'cid' } });
+    const text = logs.join('\n');
+    expect(text).not.toContain('secret-token-123');
+    expect(text).not.toContain('abc.def');
+    expect(text).not.toContain('r-secret');
+    expect(text).toContain('[redacted]');
+    expect(text).toContain('client_id=cid');
+  });
+
+  it('refuses to send credentials over plain HTTP to a non-loopback host, before any request', async () => {
+    const c = new HttpClient({ service: 'tracker', baseUrl: 'http://tracker.example', dispatcher: agent, credentials: async () => ({ headers: { 'Tracker-Token': 't' } }) });
+    const err = await c.get('/api/v3/labels').catch((e: any) => e as any);
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toContain('refusing to send tracker credentials over plain HTTP to tracker.example');
+    expect(c.sent).toBe(0);
+  });
+
+  it('allows plain HTTP to loopback addresses', async () => {
+    for (const host of ['http://127.0.0.1:9', 'http://localhost:9', 'http://[::1]:9']) {
+      agent.get(host).intercept({ path: '/ok', method: 'GET' }).reply(200, { ok: true });
+      const c = new HttpClient({ service: 'tracker', baseUrl: host, dispatcher: agent, credentials: async () => ({ headers: { 'Tracker-Token': 't' } }) });
+      expect(await c.get('/ok')).toEqual({ ok: true });
+    }
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('reads delta-seconds and HTTP dates', () => {
+    expect(retryAfterMs('3')).toBe(3000);
+    expect(retryAfterMs('0.5')).toBe(500);
+    expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(retryAfterMs('soon')).toBeUndefined();
+    expect(retryAfterMs(undefined)).toBeUndefined();
+  });
+});
+
+describe('Pacer', () => {
+  it('never lets more than `limit` requests complete within one window', async () => {
+    let now = 0;
+    const pacer = new Pacer({ limit: 3, windowMs: 1000, now: () => now, sleep: async (ms) => void (now += ms) });
+    const starts: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const release = await pacer.acquire();
+      starts.push(now);
+      now += 10; // the request takes 10 ms
+      release();
+    }
+    // 3 at once, then each slot frees 1 s after its response arrived
+    expect(starts).toEqual([0, 10, 20, 1011, 1021, 1031, 2022]);
+    for (let i = 3; i < starts.length; i++) expect(starts[i] - (starts[i - 3] + 10)).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('holds concurrent callers while every slot is in flight', async () => {
+    let now = 0;
+    const pacer = new Pacer({ limit: 1, windowMs: 100, now: () => now, sleep: async (ms) => void (now += ms) });
+    const first = await pacer.acquire();
+    let second = false;
+    const p = pacer.acquire().then((r) => {
+      second = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(second).toBe(false);
+    first();
+    (await p)();
+    expect(second).toBe(true);
+    expect(now).toBeGreaterThanOrEqual(100);
+  });
+});
