@@ -6,13 +6,31 @@ import { register as registerConfig } from './commands/config/index.js';
 import { register as registerDemo } from './commands/demo/index.js';
 import { register as registerHelp } from './commands/help/index.js';
 import { register as registerMock } from './commands/mock/index.js';
+import { NOUN_SUMMARIES, type NounName } from './commands/nouns.js';
 import { register as registerTracker } from './commands/tracker/index.js';
 
 declare const __OPSCTL_VERSION__: string;
 export const VERSION = typeof __OPSCTL_VERSION__ === 'string' ? __OPSCTL_VERSION__ : '0.0.0-dev';
 
-/** The commander tree. Only commander and each noun's register() are imported here: verbs load lazily. */
-export function buildProgram(ctx: Context): Command {
+type Register = (program: Command, ctx: Context) => void;
+
+/** Every top-level command and the function that builds its subtree (order = order in --help). */
+const NOUNS: ReadonlyArray<[NounName, Register]> = [
+  ['auth', registerAuth],
+  ['tracker', registerTracker],
+  ['config', registerConfig],
+  ['mock', registerMock],
+  ['demo', registerDemo],
+  ['completion', registerCompletion],
+  ['help', registerHelp],
+];
+
+/**
+ * The commander tree. Only commander and each noun's register() are imported here: verbs load lazily.
+ * With `argv`, only the noun it names is built in full (others are one-line placeholders for --help);
+ * without it (completions, tests), or for `help`/`completion`, the whole tree is built.
+ */
+export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
   const program = new Command('opsctl');
   program
     .description('One CLI for operators: OAuth sign-in, work-tracker and label scripting, and safe rolling kv (etcd) upgrades.')
@@ -40,12 +58,11 @@ With no configuration every command uses the embedded mock services (profile "em
     ctx.globals = program.opts();
   });
 
-  registerAuth(program, ctx);
-  registerTracker(program, ctx);
-  registerConfig(program, ctx);
-  registerMock(program, ctx);
-  registerDemo(program, ctx);
-  registerCompletion(program, ctx);
-  registerHelp(program, ctx);
+  const wanted = argv?.find((word) => NOUNS.some(([name]) => name === word));
+  const everything = !argv || wanted === 'help' || wanted === 'completion';
+  for (const [name, register] of NOUNS) {
+    if (everything || name === wanted) register(program, ctx);
+    else program.command(name).description(NOUN_SUMMARIES[name]);
+  }
   return program;
 }

@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, lazyAction } from '../action.js';
+import { NOUN_SUMMARIES } from '../nouns.js';
 
 export function register(program: Command, ctx: Context): void {
-  const auth = program.command('auth').description('credentials: store a tracker token, show sign-in status, print tokens');
+  const auth = program.command('auth').description(NOUN_SUMMARIES.auth);
   examples(
     auth
       .command('login')

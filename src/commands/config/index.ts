@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, lazyAction } from '../action.js';
+import { NOUN_SUMMARIES } from '../nouns.js';
 
 export function register(program: Command, ctx: Context): void {
-  const config = program.command('config').description('read and change profiles: an endpoint per service, OAuth client settings');
+  const config = program.command('config').description(NOUN_SUMMARIES.config);
   examples(
     config.command('get <key>').description('print one setting of the active profile (or "profile", the default profile)')
       .action(lazyAction(ctx, () => import('./get.js'), ([key]) => ({ key }))),

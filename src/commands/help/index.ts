@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, lazyAction } from '../action.js';
+import { NOUN_SUMMARIES } from '../nouns.js';
 
 export function register(program: Command, ctx: Context): void {
   const cmd = program
     .command('help [topic...]')
-    .description('show help for a command, or a topic: exit-codes, environment')
+    .description(NOUN_SUMMARIES.help)
     .action(
       lazyAction(ctx, () => import('./topic.js'), (args) => ({ topic: (args[0] as unknown as string[]) ?? [], program })),
     );

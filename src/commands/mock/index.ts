@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, lazyAction } from '../action.js';
+import { NOUN_SUMMARIES } from '../nouns.js';
 
 export function register(program: Command, ctx: Context): void {
-  const mock = program.command('mock').description('the mocked services, standalone');
+  const mock = program.command('mock').description(NOUN_SUMMARIES.mock);
   examples(
     mock
       .command('serve')

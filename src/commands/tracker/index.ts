@@ -3,12 +3,13 @@ import type { Context } from '../../context.js';
 import type { FieldSpec } from '../../tracker/fields.js';
 import { RESOURCES, type ResourceSpec } from '../../tracker/resources.js';
 import { examples, lazyAction } from '../action.js';
+import { NOUN_SUMMARIES } from '../nouns.js';
 
 /** `opsctl tracker <resource> <verb>`, generated from the resource table. */
 export function register(program: Command, ctx: Context): void {
   const tracker = program
     .command('tracker')
-    .description('script the work tracker (REST API v3): labels and more');
+    .description(NOUN_SUMMARIES.tracker);
   examples(tracker, 'opsctl tracker labels list', 'opsctl tracker labels create --name bug --color "#ff0000"');
   for (const spec of RESOURCES) registerResource(tracker, spec, ctx);
 }

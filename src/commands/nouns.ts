@@ -1,0 +1,16 @@
+/**
+ * One line per top-level command. The root --help lists these without building the nouns' subtrees:
+ * only the noun a command line names is registered in full (see program.ts), which keeps start-up flat
+ * as the tree grows.
+ */
+export const NOUN_SUMMARIES = {
+  auth: 'credentials: store a tracker token, show sign-in status, print tokens',
+  tracker: 'script the work tracker (REST API v3): labels and more',
+  config: 'read and change profiles: an endpoint per service, OAuth client settings',
+  mock: 'the mocked services, standalone',
+  demo: 'a non-interactive tour of every job, against a fresh temporary embedded state',
+  completion: 'print a shell completion script, generated from the command tree',
+  help: 'show help for a command, or a topic: exit-codes, environment',
+} as const;
+
+export type NounName = keyof typeof NOUN_SUMMARIES;
