@@ -1,10 +1,13 @@
 import { Command, Option } from 'commander';
 import type { Context } from './context.js';
+import { register as registerApi } from './commands/api/index.js';
 import { register as registerAuth } from './commands/auth/index.js';
 import { register as registerCompletion } from './commands/completion/index.js';
 import { register as registerConfig } from './commands/config/index.js';
 import { register as registerDemo } from './commands/demo/index.js';
 import { register as registerHelp } from './commands/help/index.js';
+import { register as registerLogin } from './commands/login/index.js';
+import { register as registerLogout } from './commands/logout/index.js';
 import { register as registerMock } from './commands/mock/index.js';
 import { register as registerTracker } from './commands/tracker/index.js';
 
@@ -40,7 +43,10 @@ With no configuration every command uses the embedded mock services (profile "em
     ctx.globals = program.opts();
   });
 
+  registerLogin(program, ctx);
+  registerLogout(program, ctx);
   registerAuth(program, ctx);
+  registerApi(program, ctx);
   registerTracker(program, ctx);
   registerConfig(program, ctx);
   registerMock(program, ctx);

@@ -17,3 +17,13 @@ ${bodyHtml}
 </body></html>
 `;
 }
+
+/** The page the loopback listener shows the browser: success or the error, every value escaped. */
+export function resultPage(ok: boolean, title: string, lines: string[]): string {
+  return htmlPage(
+    `opsctl: ${title}`,
+    `<h1 class="${ok ? 'ok' : 'err'}" id="result" data-ok="${ok}">${escapeHtml(title)}</h1>
+${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
+<p class="muted">You can close this window and return to the terminal.</p>`,
+  );
+}

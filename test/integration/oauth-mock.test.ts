@@ -79,7 +79,8 @@ describe('token endpoint', () => {
   });
 
   it('wrong verifier, missing verifier, other redirect URI → invalid_grant', async () => {
-    for (const extra of [{ code_verifier: createVerifier() }, { code_verifier: '' }, { redirect_uri: 'http://127.0.0.1:1/' }]) {
+    const extras: Record<string, string>[] = [{ code_verifier: createVerifier() }, { code_verifier: "" }, { redirect_uri: "http://127.0.0.1:1/" }];
+    for (const extra of extras) {
       const { code, verifier } = await codeFor();
       const r = await exchange(code, verifier, extra);
       expect(r.status).toBe(400);

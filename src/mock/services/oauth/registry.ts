@@ -3,8 +3,10 @@
  * known scopes, and the redirect-URI rules of each client type.
  */
 
-/** The scope identifier prefix ({scope_base} in the seed). */
-export const SCOPE_BASE = 'https://www.googleapis.com/auth';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../../auth/defaults.js';
+import { SCOPE_BASE } from '../../../auth/scopes.js';
+
+export { SCOPE_BASE };
 
 /** Identity scopes: they ask for an id_token and are granted with sign-in (not granular). */
 export const IDENTITY_SCOPES = ['openid', 'email', 'profile'];
@@ -66,10 +68,7 @@ export interface MockUser {
 
 export const DELETED_CLIENT_RESTORE_MS = 30 * 24 * 3600 * 1000;
 
-/** The desktop client opsctl uses against the embedded mock when the profile names none. */
-export const DEFAULT_CLIENT_ID = 'opsctl-desktop.apps.mock';
-/** Installed apps cannot keep a secret; this one is public (as for any desktop app). */
-export const DEFAULT_CLIENT_SECRET = 'mock-desktop-secret-not-confidential';
+export { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET };
 
 export function seedClients(now: number): OAuthClient[] {
   const day = 24 * 3600 * 1000;
