@@ -221,3 +221,33 @@ describe('authorization endpoint errors on the right channel', () => {
     expect(r.page).toContain('&#60;script&#62;');
   });
 });
+
+describe('client registry from a file', () => {
+  it('merges clients and users from YAML; a deleted client restores within 30 days', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-clients-'));
+    const file = join(dir, 'clients.yaml');
+    writeFileSync(file, `clients:\n  - client_id: my-app.apps.mock\n    client_secret: s3cret\n    name: My app\n    type: desktop\n  - client_id: gone.apps.mock\n    name: Gone\n    type: desktop\n    deleted_at: "${new Date(Date.now() - 86_400_000).toISOString()}"\nusers:\n  - sub: "999"\n    email: zoe@example.com\n    name: Zoe\n`);
+    const m = await startMock({ services: ['oauth'], options: { oauth: { clientsFile: file } } });
+    try {
+      const verifier = createVerifier();
+      const u = `${m.url}/o/oauth2/v2/auth?client_id=my-app.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email&code_challenge=${challengeS256(verifier)}&code_challenge_method=S256&login_hint=zoe@example.com`;
+      const b = await playBrowser(u);
+      const code = new URL(b.location!).searchParams.get('code')!;
+      const tok = await postForm(`${m.url}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: 'my-app.apps.mock', client_secret: 's3cret' });
+      expect(tok.status).toBe(200);
+      expect(JSON.parse(Buffer.from(tok.json.id_token.split('.')[1], 'base64url').toString()).email).toBe('zoe@example.com');
+      const gone = await playBrowser(`${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`);
+      expect(gone.page).toContain('deleted_client');
+      const oauthSvc = (await m.service('oauth')) as unknown as { restoreClient(id: string): Promise<string | undefined> };
+      expect(await oauthSvc.restoreClient('gone.apps.mock')).toBeUndefined();
+      const back = await playBrowser(`${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`);
+      expect(back.pageStatus).toBe(200);
+    } finally {
+      await m.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -11,8 +11,10 @@ import { oauth } from './tokens.js';
 export async function readRegistryFile(path: string): Promise<{ clients: OAuthClient[]; users: MockUser[] }> {
   const text = readFileSync(path, 'utf8');
   let doc: unknown;
-  if (/\.ya?ml$/i.test(path)) doc = (await import('yaml')).parse(text);
-  else doc = JSON.parse(text);
+  if (/\.ya?ml$/i.test(path)) {
+    const yaml = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+    doc = (yaml.parse ?? yaml.default!.parse)(text);
+  } else doc = JSON.parse(text);
   const obj = (Array.isArray(doc) ? { clients: doc } : (doc ?? {})) as { clients?: OAuthClient[]; users?: MockUser[] };
   const clients = obj.clients ?? [];
   for (const c of clients) {
