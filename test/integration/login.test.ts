@@ -143,8 +143,9 @@ describe('opsctl login with the test playing the browser', () => {
   });
 
   it('times out: exit 4, nothing stored', async () => {
-    const r = await runCli(['login', '--timeout', '300ms'], { env, openBrowser: async () => true });
+    const r = await runCli(['login', '--timeout', '300ms'], { env, openBrowser: async () => false });
     expect(r.code).toBe(4);
+    expect(r.stderr).toContain('could not open a browser');
     expect(r.stderr).toMatch(/timed out/);
     expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
   });
