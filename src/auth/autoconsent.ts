@@ -1,4 +1,8 @@
-import { request } from 'undici';
+import { defaultDispatcher } from '../core/http.js';
+import { request as lite } from '../core/undici-lite.js';
+
+const request = (url: string | URL, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}) =>
+  lite(new URL(url), { method: opts.method ?? 'GET', headers: opts.headers, body: opts.body, dispatcher: defaultDispatcher() });
 
 /**
  * For `opsctl demo` and tests only, against the local mock authorization server: does what the user's
