@@ -94,12 +94,10 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');
     } else {
       ctx.io.err(`Not opening a browser (${decision.reason}). Open the URL above on any machine with a browser.`);
-      if (!opts.browser) {
-        ctx.io.err(
-          `The browser will be sent to ${listener.redirectUri}. If that browser is on another machine, the page will fail to load: copy its full address and paste it here, then press Enter.`,
-        );
-        cleanups.push(readPastedUrls(ctx, (line) => listener.accept(line)));
-      }
+      ctx.io.err(
+        `The browser will be sent to ${listener.redirectUri}. If that browser is on another machine, the page will fail to load: copy its full address and paste it here, then press Enter.`,
+      );
+      cleanups.push(readPastedUrls(ctx, (line) => listener.accept(line)));
     }
     ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
     const callback = await waitFor(ctx, listener.result, opts.timeoutMs);

@@ -263,3 +263,24 @@ describe('tokens over time', () => {
     expect(t.stderr).toContain('opsctl login');
   });
 });
+
+describe('opsctl api', () => {
+  it('sends -f as the query for GET and as a JSON body otherwise; --service picks endpoint and credentials', async () => {
+    const tm = await startMock({ services: ['tracker'] });
+    const tenv = { ...env, OPSCTL_TRACKER_URL: tm.url, OPSCTL_TRACKER_TOKEN: tm.trackerToken };
+    const created = await runCli(['api', '/api/v3/labels', '--service', 'tracker', '-X', 'POST', '-f', 'name=from-api', '-f', 'color=#00ff00'], { env: tenv });
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ name: 'from-api', color: '#00ff00' });
+    const listed = await runCli(['api', '/api/v3/labels', '--service', 'tracker', '--json'], { env: tenv });
+    expect(listed.json().map((l: { name: string }) => l.name)).toContain('from-api');
+    await tm.close();
+  });
+
+  it('refuses bad input before sending (exit 2)', async () => {
+    expect((await cli('api', '/media/v3/channels', '-f', 'novalue')).code).toBe(2);
+    expect((await cli('api', 'media/v3/channels')).code).toBe(2);
+    const r = await cli('api', '/media/v3/channels', '--input', 'x.json');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--input');
+  });
+});
