@@ -127,7 +127,13 @@ async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { 
     throw err;
   }
   const creds = await ctx.credentials();
+  const previous = (await creds.get(settings.profile)).oauth;
   await creds.update(settings.profile, (c) => ({ ...c, oauth: tokens }));
+  // The sign-in this one replaces: withdraw its grant so refresh tokens do not pile up toward the server's cap.
+  if (previous?.refresh_token && previous.refresh_token !== tokens.refresh_token && (previous.token_url ?? settings.tokenUrl) === settings.tokenUrl) {
+    const { revokeToken } = await import('./token-client.js');
+    await revokeToken(ctx, settings, previous.refresh_token).catch((err: Error) => ctx.debug(`[auth] revoking the previous sign-in failed: ${err.message}`));
+  }
   const granted = (tokens.scope ?? '').split(/\s+/).filter(Boolean);
   const missing = missingScopes(p.scopes, granted);
   cb.respond({

@@ -264,6 +264,25 @@ describe('tokens over time', () => {
   });
 });
 
+describe('profiles and real servers', () => {
+  it('--profile keeps the tokens per profile; a new sign-in revokes the one it replaces', async () => {
+    expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser() })).code).toBe(0);
+    const first = creds().work.oauth;
+    expect(creds().embedded).toBeUndefined();
+    expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser({ email: 'bob@example.com' }) })).code).toBe(0);
+    expect(creds().work.oauth.account).toBe('bob@example.com');
+    const old = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    expect(old.json.error).toBe('invalid_grant');
+  });
+
+  it('a real (non-loopback) server without a client_id: exit 2 naming client_id, before any request', async () => {
+    const r = await runCli(['login'], { env: { ...env, OPSCTL_AUTH_URL: 'https://accounts.example.invalid' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('client_id');
+    expect(r.stderr).toContain('opsctl config set client_id');
+  });
+});
+
 describe('opsctl api', () => {
   it('sends -f as the query for GET and as a JSON body otherwise; --service picks endpoint and credentials', async () => {
     const tm = await startMock({ services: ['tracker'] });
