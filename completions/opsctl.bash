@@ -10,6 +10,9 @@ _opsctl() {
   done
   case "$path|$prev" in
     'auth login|--service') COMPREPLY=( $(compgen -W 'tracker' -- "$cur") ); return ;;
+    'api|--method') COMPREPLY=( $(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur") ); return ;;
+    'api|-X') COMPREPLY=( $(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur") ); return ;;
+    'api|--service') COMPREPLY=( $(compgen -W 'api labels tracker' -- "$cur") ); return ;;
   esac
   _opsctl_words "$path"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
@@ -17,9 +20,14 @@ _opsctl() {
 _opsctl_has() { local words=""; _opsctl_words "$1"; [[ -n "$words" ]]; }
 _opsctl_words() {
   case "$1" in
-    '') words='auth tracker config mock demo completion help --version -V --json --no-input --yes -y --debug --profile' ;;
-    'auth') words='login --version -V --json --no-input --yes -y --debug --profile' ;;
+    '') words='login logout auth api tracker config mock demo completion help --version -V --json --no-input --yes -y --debug --profile' ;;
+    'login') words='--scopes --login-hint --no-browser --timeout --port --consent-as --version -V --json --no-input --yes -y --debug --profile' ;;
+    'logout') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'auth') words='login status token --version -V --json --no-input --yes -y --debug --profile' ;;
     'auth login') words='--service --with-token --version -V --json --no-input --yes -y --debug --profile' ;;
+    'auth status') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'auth token') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'api') words='--method -X --field -f --input --service --version -V --json --no-input --yes -y --debug --profile' ;;
     'tracker') words='labels --version -V --json --no-input --yes -y --debug --profile' ;;
     'tracker labels') words='list get create update delete --version -V --json --no-input --yes -y --debug --profile' ;;
     'tracker labels list') words='--slim --no-slim --version -V --json --no-input --yes -y --debug --profile' ;;
@@ -33,7 +41,7 @@ _opsctl_words() {
     'config unset') words='--version -V --json --no-input --yes -y --debug --profile' ;;
     'config list') words='--version -V --json --no-input --yes -y --debug --profile' ;;
     'mock') words='serve --version -V --json --no-input --yes -y --debug --profile' ;;
-    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --version -V --json --no-input --yes -y --debug --profile' ;;
+    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --version -V --json --no-input --yes -y --debug --profile' ;;
     'demo') words='--keep --version -V --json --no-input --yes -y --debug --profile' ;;
     'completion') words='bash zsh fish --version -V --json --no-input --yes -y --debug --profile' ;;
     'help') words='--version -V --json --no-input --yes -y --debug --profile' ;;

@@ -235,13 +235,13 @@ export class Context {
 
   /**
    * A valid OAuth access token for the api and labels services: OPSCTL_ACCESS_TOKEN, else the stored
-   * token of `opsctl login` (refreshed when it is about to expire).
+   * token of `opsctl login`, refreshed first when less than 5 minutes remain (once for concurrent
+   * callers); `invalid_grant` on refresh is an AuthError (exit 4) saying to run `opsctl login`.
    */
   async accessToken(): Promise<string> {
     if (this.env.OPSCTL_ACCESS_TOKEN) return this.env.OPSCTL_ACCESS_TOKEN;
-    const stored = (await (await this.credentials()).get(await this.profileName())).oauth;
-    if (stored?.access_token) return stored.access_token;
-    throw new AuthError('not signed in', { hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+    const { freshAccessToken } = await import('./auth/session.js');
+    return (await freshAccessToken(this)).access_token;
   }
 
   async prompter(): Promise<Prompter> {

@@ -1,10 +1,13 @@
 import { Command, Option } from 'commander';
 import type { Context } from './context.js';
+import { register as registerApi } from './commands/api/index.js';
 import { register as registerAuth } from './commands/auth/index.js';
 import { register as registerCompletion } from './commands/completion/index.js';
 import { register as registerConfig } from './commands/config/index.js';
 import { register as registerDemo } from './commands/demo/index.js';
 import { register as registerHelp } from './commands/help/index.js';
+import { register as registerLogin } from './commands/login/index.js';
+import { register as registerLogout } from './commands/logout/index.js';
 import { register as registerMock } from './commands/mock/index.js';
 import { NOUN_SUMMARIES, type NounName } from './commands/nouns.js';
 import { register as registerTracker } from './commands/tracker/index.js';
@@ -16,7 +19,10 @@ type Register = (program: Command, ctx: Context) => void;
 
 /** Every top-level command and the function that builds its subtree (order = order in --help). */
 const NOUNS: ReadonlyArray<[NounName, Register]> = [
+  ['login', registerLogin],
+  ['logout', registerLogout],
   ['auth', registerAuth],
+  ['api', registerApi],
   ['tracker', registerTracker],
   ['config', registerConfig],
   ['mock', registerMock],

@@ -4,7 +4,10 @@
  * as the tree grows.
  */
 export const NOUN_SUMMARIES = {
-  auth: 'credentials: store a tracker token, show sign-in status, print tokens',
+  login: 'sign in with OAuth 2.0 (PKCE, loopback redirect, system browser) and store the tokens',
+  logout: 'revoke the stored OAuth tokens on the server and remove them locally',
+  api: 'make an authenticated request to a service and print the JSON answer (like gh api)',
+  auth: 'credentials: sign-in status, access tokens for scripts, a stored tracker token',
   tracker: 'script the work tracker (REST API v3): labels and more',
   config: 'read and change profiles: an endpoint per service, OAuth client settings',
   mock: 'the mocked services, standalone',

@@ -15,6 +15,9 @@ export interface OAuthTokens {
   refresh_expires_at?: number;
   account?: string;
   obtained_at?: number;
+  /** The client and token endpoint the tokens were issued through (refresh and revoke use them). */
+  client_id?: string;
+  token_url?: string;
 }
 
 export interface ProfileCredentials {

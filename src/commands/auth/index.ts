@@ -15,4 +15,19 @@ export function register(program: Command, ctx: Context): void {
     'opsctl auth login --service tracker --with-token < token.txt',
     'echo "$TRACKER_TOKEN" | opsctl auth login --service tracker --with-token --profile work',
   );
+  examples(
+    auth
+      .command('status')
+      .description('show the signed-in account, granted and missing scopes, token expiry and where the token comes from (exit 4 if not signed in)')
+      .action(lazyAction(ctx, () => import('./status.js'), () => ({}))),
+    'opsctl auth status',
+    'opsctl auth status --json',
+  );
+  examples(
+    auth
+      .command('token')
+      .description('print a valid OAuth access token for scripts (refreshed first when less than 5 minutes remain)')
+      .action(lazyAction(ctx, () => import('./token.js'), () => ({}))),
+    'curl -H "Authorization: Bearer $(opsctl auth token)" "$API/media/v3/channels?part=id&mine=true"',
+  );
 }

@@ -15,6 +15,8 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['OPSCTL_<SERVICE>_URL', 'endpoint of a service (AUTH, API, TRACKER, LABELS); beats the profile'],
   ['OPSCTL_TRACKER_TOKEN', 'tracker API token; beats the stored one'],
   ['OPSCTL_ACCESS_TOKEN', 'OAuth access token for the api and labels services; beats the stored one'],
+  ['OPSCTL_TOKEN_URL, OPSCTL_REVOKE_URL', 'OAuth token and revocation endpoints; beat the profile (default: <auth>/token, <auth>/revoke)'],
+  ['OPSCTL_CLIENT_ID, OPSCTL_CLIENT_SECRET', 'OAuth client for opsctl login; beat the profile'],
   ['OPSCTL_TRACKER_RATE_LIMIT', 'client-side pacing of tracker requests, e.g. 200/1m (the default)'],
   ['OPSCTL_HTTP_TIMEOUT_MS', 'per-request timeout (default 30000)'],
   ['OPSCTL_DEBUG=1', 'same as --debug'],

@@ -15,6 +15,10 @@ export function register(program: Command, ctx: Context): void {
       .option('--memory', 'keep state in memory only')
       .option('--test', 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests')
       .option('--tracker-rate-limit <rate>', 'tracker limit as requests/window', '200/1m')
+      .option('--oauth-clients <file>', 'merge OAuth clients and users from this JSON or YAML file into the registry')
+      .option('--access-token-ttl <seconds>', 'OAuth access-token lifetime', '3600')
+      .option('--refresh-token-ttl <seconds>', 'make every grant time-based: refresh tokens expire after this many seconds')
+      .option('--refresh-token-limit <n>', 'live refresh tokens per client and user; the oldest stop working beyond it', '100')
       .action(
         lazyAction(ctx, () => import('./serve.js'), (_a, o) => ({
           port: o.port,
@@ -23,9 +27,14 @@ export function register(program: Command, ctx: Context): void {
           memory: Boolean(o.memory),
           test: Boolean(o.test),
           trackerRateLimit: o.trackerRateLimit,
+          oauthClients: o.oauthClients,
+          accessTokenTtl: o.accessTokenTtl,
+          refreshTokenTtl: o.refreshTokenTtl,
+          refreshTokenLimit: o.refreshTokenLimit,
         })),
       ),
     'opsctl mock serve --port 8080',
     'opsctl mock serve --memory --test --json',
+    'opsctl mock serve --access-token-ttl 60 --refresh-token-ttl 600 --oauth-clients clients.yaml',
   );
 }

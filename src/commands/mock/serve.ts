@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { parseRate } from '../../core/pacer.js';
+import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
 
 export interface ServeOptions {
   port: string;
@@ -11,6 +12,17 @@ export interface ServeOptions {
   memory: boolean;
   test: boolean;
   trackerRateLimit: string;
+  oauthClients?: string;
+  accessTokenTtl?: string;
+  refreshTokenTtl?: string;
+  refreshTokenLimit?: string;
+}
+
+function positive(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag}: "${value}" is not a positive whole number`, { field: flag.slice(2) });
+  return n;
 }
 
 /** Serves the mocks until SIGINT/SIGTERM; prints each service's URL and the tracker token it accepts. */
@@ -21,7 +33,20 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
   if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
   const state = opts.memory ? 'memory' : (opts.state ?? join(ctx.paths.data, 'mock-state.json'));
   const { createMockServer } = await import('../../mock/server.js');
-  const server = await createMockServer({ port, host: opts.host, state, test: opts.test, options: { tracker: { rateLimit: rate } } });
+  const oauth = {
+    accessTokenTtlSeconds: positive('--access-token-ttl', opts.accessTokenTtl),
+    refreshTokenTtlSeconds: positive('--refresh-token-ttl', opts.refreshTokenTtl),
+    refreshTokenLimit: positive('--refresh-token-limit', opts.refreshTokenLimit),
+    clientsFile: opts.oauthClients,
+  };
+  if (opts.oauthClients) {
+    const { readRegistryFile } = await import('../../mock/services/oauth/index.js');
+    await readRegistryFile(opts.oauthClients).catch((err: Error) => {
+      throw new UsageError(`--oauth-clients: ${err.message}`, { field: 'oauth-clients', hint: 'give a JSON or YAML file with {clients: [...], users: [...]}' });
+    });
+  }
+  const server = await createMockServer({ port, host: opts.host, state, test: opts.test, options: { tracker: { rateLimit: rate }, oauth } });
+  if (opts.oauthClients) await server.service('oauth');
   ctx.handlesInterrupt = true;
   await server.service('tracker');
   const token = await server.store.read((s) => s.tracker.token as string);
@@ -29,6 +54,7 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     url: server.url,
     services: server.urls,
     tracker_token: token,
+    oauth_client_id: DEFAULT_CLIENT_ID,
     state: opts.memory ? 'memory' : state,
     test_knobs: opts.test,
   };
@@ -39,6 +65,7 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     ctx.io.out(`  tracker token: ${token}`);
     ctx.io.out(`  state: ${info.state}${opts.test ? '  (test knobs on)' : ''}`);
     ctx.io.err(`Use it with: OPSCTL_TRACKER_URL=${server.url} OPSCTL_TRACKER_TOKEN=<token> opsctl tracker labels list. Ctrl-C stops.`);
+    ctx.io.err(`Sign in to its OAuth server with: OPSCTL_AUTH_URL=${server.url} OPSCTL_API_URL=${server.url} opsctl login   (client ${DEFAULT_CLIENT_ID})`);
   }
   const signal = ctx.abort.signal;
   await new Promise<void>((resolve) => {

@@ -19,15 +19,114 @@ export interface AccessTokenRecord {
   refresh_token?: string;
 }
 
+/** A refresh token: one grant of a user to a client. */
+export interface RefreshTokenRecord {
+  token: string;
+  client_id: string;
+  sub: string;
+  email: string;
+  scopes: string[];
+  issued_at: number;
+  /** Time-based access only: epoch ms; null means "until revoked". */
+  expires_at: number | null;
+  revoked: boolean;
+  /** Why it stopped working: `revoked`, `limit` (too many refresh tokens), `code_replay`. */
+  revoked_reason?: string;
+}
+
+/** An authorization code: single-use, short-lived, bound to client, redirect URI and challenge. */
+export interface CodeRecord {
+  code: string;
+  client_id: string;
+  redirect_uri: string;
+  sub: string;
+  email: string;
+  scopes: string[];
+  code_challenge?: string;
+  code_challenge_method?: 'S256' | 'plain';
+  nonce?: string;
+  /** Seconds of time-based access the user chose (absent: until revoked). */
+  access_seconds?: number;
+  expires_at: number;
+  used: boolean;
+  /** Tokens issued from this code (revoked if the code is replayed). */
+  refresh_token?: string;
+}
+
 export interface OAuthSlice {
   accessTokens: Record<string, AccessTokenRecord>;
+  refreshTokens: Record<string, RefreshTokenRecord>;
+  codes: Record<string, CodeRecord>;
   [key: string]: any;
 }
 
 export function oauth(state: MockState): OAuthSlice {
   state.oauth ??= { accessTokens: {} };
   state.oauth.accessTokens ??= {};
+  state.oauth.refreshTokens ??= {};
+  state.oauth.codes ??= {};
   return state.oauth as OAuthSlice;
+}
+
+export type RefreshCheck = { ok: true; record: RefreshTokenRecord } | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' };
+
+export function checkRefreshToken(state: MockState, token: string | undefined, now: number): RefreshCheck {
+  if (!token) return { ok: false, reason: 'missing' };
+  const record = (state.oauth?.refreshTokens as Record<string, RefreshTokenRecord> | undefined)?.[token];
+  if (!record) return { ok: false, reason: 'unknown' };
+  if (record.revoked) return { ok: false, reason: 'revoked' };
+  if (record.expires_at !== null && record.expires_at <= now) return { ok: false, reason: 'expired' };
+  return { ok: true, record };
+}
+
+/** Issues a refresh token. The caller enforces the per-client/user cap with `enforceRefreshLimit`. */
+export function mintRefreshToken(
+  state: MockState,
+  fields: Omit<RefreshTokenRecord, 'token' | 'revoked' | 'issued_at' | 'expires_at'> & { ttlSeconds?: number },
+  now: number,
+): RefreshTokenRecord {
+  const { ttlSeconds, ...rest } = fields;
+  const record: RefreshTokenRecord = {
+    ...rest,
+    token: `1//${randomBytes(32).toString('base64url')}`,
+    issued_at: now,
+    expires_at: ttlSeconds ? now + ttlSeconds * 1000 : null,
+    revoked: false,
+  };
+  oauth(state).refreshTokens[record.token] = record;
+  return record;
+}
+
+/**
+ * The cap on refresh tokens: at most `perClient` live tokens per client/user pair and `perUser` per user
+ * across all clients; the oldest beyond the cap stop working. Returns the tokens it retired.
+ */
+export function enforceRefreshLimit(state: MockState, sub: string, clientId: string, perClient: number, perUser: number, now: number): string[] {
+  const live = Object.values(oauth(state).refreshTokens)
+    .filter((r) => r.sub === sub && !r.revoked && (r.expires_at === null || r.expires_at > now))
+    .sort((a, b) => a.issued_at - b.issued_at || (a.token < b.token ? -1 : 1));
+  const retired: string[] = [];
+  const retire = (r: RefreshTokenRecord) => {
+    if (r.revoked) return;
+    revokeGrant(state, r.token, 'limit');
+    retired.push(r.token);
+  };
+  const mine = live.filter((r) => r.client_id === clientId);
+  for (const r of mine.slice(0, Math.max(0, mine.length - perClient))) retire(r);
+  const left = live.filter((r) => !r.revoked);
+  for (const r of left.slice(0, Math.max(0, left.length - perUser))) retire(r);
+  return retired;
+}
+
+/** Revokes a refresh token and every access token issued with it. */
+export function revokeGrant(state: MockState, refreshToken: string, reason = 'revoked'): void {
+  const slice = oauth(state);
+  const rt = slice.refreshTokens[refreshToken];
+  if (rt) {
+    rt.revoked = true;
+    rt.revoked_reason ??= reason;
+  }
+  for (const at of Object.values(slice.accessTokens)) if (at.refresh_token === refreshToken) at.revoked = true;
 }
 
 export type TokenCheck =

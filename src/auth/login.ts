@@ -1,0 +1,201 @@
+import { createInterface } from 'node:readline';
+import type { Context } from '../context.js';
+import { AuthError, InterruptedError, UsageError } from '../core/errors.js';
+import { startListener, type Callback } from './listener.js';
+import { createPkce, createState } from './pkce.js';
+import { missingScopes } from './scopes.js';
+import { storedTokens, toStored } from './session.js';
+import { oauthSettings, type OAuthSettings } from './settings.js';
+import { exchangeCode } from './token-client.js';
+
+export interface LoginOptions {
+  scopes?: string[];
+  loginHint?: string;
+  /** false with --no-browser. */
+  browser: boolean;
+  timeoutMs: number;
+  port?: number;
+  /** Demo/test only, local mock only: submit the consent form over HTTP as this account instead of a browser. */
+  consentAs?: string;
+}
+
+export interface LoginOutcome {
+  account?: string;
+  profile: string;
+  scopes: string[];
+  missing: string[];
+  expiresAt?: number;
+  refreshExpiresAt?: number;
+  storedIn: string;
+  authServer: string;
+}
+
+/** Whether to launch a browser: not with --no-browser, in CI, over SSH, or on Linux without a display. */
+export function browserDecision(env: NodeJS.ProcessEnv, browserFlag: boolean, platform: NodeJS.Platform = process.platform): { open: boolean; reason?: string } {
+  if (!browserFlag) return { open: false, reason: '--no-browser' };
+  if (env.CI) return { open: false, reason: 'CI is set' };
+  if (env.SSH_CONNECTION) return { open: false, reason: 'this is an SSH session' };
+  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return { open: false, reason: 'there is no display (DISPLAY/WAYLAND_DISPLAY unset)' };
+  return { open: true };
+}
+
+/** "5m", "30s", "1h", "90" (seconds) → milliseconds. */
+export function parseTimeout(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return n > 0 ? n : undefined;
+}
+
+export function buildAuthorizeUrl(settings: OAuthSettings, p: { redirectUri: string; scopes: string[]; challenge: string; state: string; loginHint?: string }): string {
+  const url = new URL(settings.authorizeUrl);
+  const q = url.searchParams;
+  q.set('client_id', settings.clientId);
+  q.set('redirect_uri', p.redirectUri);
+  q.set('response_type', 'code');
+  q.set('scope', p.scopes.join(' '));
+  q.set('code_challenge', p.challenge);
+  q.set('code_challenge_method', 'S256');
+  q.set('state', p.state);
+  q.set('access_type', 'offline');
+  if (p.loginHint) q.set('login_hint', p.loginHint);
+  return url.toString();
+}
+
+/**
+ * Installed-app sign-in (RFC 8252 + RFC 7636): PKCE S256, a random state, a one-shot loopback listener,
+ * the system browser (or the printed URL, or a pasted redirect), the code exchange, and the tokens
+ * stored 0600. Nothing is stored unless the whole flow succeeds.
+ */
+export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutcome> {
+  const settings = await oauthSettings(ctx);
+  const scopes = opts.scopes?.length ? opts.scopes : settings.defaultScopes;
+  if (opts.consentAs && !settings.local) {
+    throw new UsageError('--consent-as only works against a local mock authorization server', { field: 'consent-as', hint: 'sign in with a browser instead' });
+  }
+  const pkce = createPkce();
+  const state = createState();
+  const listener = await startListener({
+    port: opts.port,
+    state,
+    onWrongState: () => ctx.io.warn('ignored a sign-in response with the wrong state (stale tab or forged request); still waiting'),
+  });
+  const url = buildAuthorizeUrl(settings, { redirectUri: listener.redirectUri, scopes, challenge: pkce.challenge, state, loginHint: opts.loginHint });
+  const cleanups: Array<() => void> = [() => void listener.close()];
+  try {
+    ctx.io.err(`Sign in at ${new URL(settings.authUrl).host} in your browser. Open this URL if no browser appears:\n\n  ${url}\n`);
+    const decision = browserDecision(ctx.env, opts.browser && !opts.consentAs);
+    if (opts.consentAs) {
+      ctx.io.err(`(no browser: opsctl submits the mock's consent form itself as ${opts.consentAs}, granting every requested scope)`);
+      const { submitConsent } = await import('./autoconsent.js');
+      void submitConsent(url, opts.consentAs).catch((err: Error) => ctx.io.warn(`--consent-as: ${err.message}`));
+    } else if (decision.open) {
+      const opened = await ctx.openBrowser(url);
+      if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');
+    } else {
+      ctx.io.err(`Not opening a browser (${decision.reason}). Open the URL above on any machine with a browser.`);
+      ctx.io.err(
+        `The browser will be sent to ${listener.redirectUri}. If that browser is on another machine, the page will fail to load: copy its full address and paste it here, then press Enter.`,
+      );
+      cleanups.push(readPastedUrls(ctx, (line) => listener.accept(line)));
+    }
+    ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
+    const callback = await waitFor(ctx, listener.result, opts.timeoutMs);
+    return await finish(ctx, settings, callback, { verifier: pkce.verifier, redirectUri: listener.redirectUri, scopes });
+  } finally {
+    for (const fn of cleanups) fn();
+    await listener.close();
+  }
+}
+
+async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { verifier: string; redirectUri: string; scopes: string[] }): Promise<LoginOutcome> {
+  const { params } = cb;
+  if (params.error) {
+    const denied = params.error === 'access_denied';
+    cb.respond({ ok: false, title: denied ? 'Access denied' : `Sign-in failed: ${params.error}`, lines: [params.error_description ?? params.error, 'Nothing was stored.'] });
+    throw new AuthError(denied ? 'access was denied in the browser; nothing was stored' : `the authorization server refused: ${params.error}${params.error_description ? ` (${params.error_description})` : ''}`, {
+      code: params.error,
+      hint: denied ? 'run opsctl login again and choose Allow' : 'run opsctl login again; check the client settings (opsctl config get client_id) if it keeps failing',
+    });
+  }
+  let tokens;
+  try {
+    const res = await exchangeCode(ctx, settings, params.code as string, p.verifier, p.redirectUri);
+    tokens = toStored(res, ctx.now(), {}, settings, p.scopes);
+  } catch (err) {
+    cb.respond({ ok: false, title: 'Sign-in failed', lines: [(err as Error).message, 'Return to the terminal for details.'] });
+    throw err;
+  }
+  const creds = await ctx.credentials();
+  const previous = (await creds.get(settings.profile)).oauth;
+  await creds.update(settings.profile, (c) => ({ ...c, oauth: tokens }));
+  // The sign-in this one replaces: withdraw its grant so refresh tokens do not pile up toward the server's cap.
+  if (previous?.refresh_token && previous.refresh_token !== tokens.refresh_token && (previous.token_url ?? settings.tokenUrl) === settings.tokenUrl) {
+    const { revokeToken } = await import('./token-client.js');
+    await revokeToken(ctx, settings, previous.refresh_token).catch((err: Error) => ctx.debug(`[auth] revoking the previous sign-in failed: ${err.message}`));
+  }
+  const granted = (tokens.scope ?? '').split(/\s+/).filter(Boolean);
+  const missing = missingScopes(p.scopes, granted);
+  cb.respond({
+    ok: true,
+    title: 'Signed in to opsctl',
+    lines: [`Signed in${tokens.account ? ` as ${tokens.account}` : ''}.`, ...(missing.length ? [`Not granted: ${missing.join(' ')}`] : [])],
+  });
+  return {
+    account: tokens.account,
+    profile: settings.profile,
+    scopes: granted,
+    missing,
+    expiresAt: tokens.expires_at,
+    refreshExpiresAt: tokens.refresh_expires_at,
+    storedIn: creds.path,
+    authServer: settings.authUrl,
+  };
+}
+
+function waitFor<T>(ctx: Context, result: Promise<T>, timeoutMs: number): Promise<T> {
+  ctx.handlesInterrupt = true;
+  return new Promise<T>((resolve, reject) => {
+    const signal = ctx.abort.signal;
+    const onAbort = () => done(() => reject(new InterruptedError('sign-in interrupted; nothing was stored')));
+    const timer = setTimeout(
+      () =>
+        done(() =>
+          reject(
+            new AuthError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for the browser; nothing was stored`, {
+              code: 'timeout',
+              hint: 'run opsctl login again (give more time with --timeout 10m; on a remote machine use --no-browser and paste the redirected URL)',
+            }),
+          ),
+        ),
+      timeoutMs,
+    );
+    function done(fn: () => void) {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      fn();
+    }
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    result.then(
+      (v) => done(() => resolve(v)),
+      (e) => done(() => reject(e)),
+    );
+  });
+}
+
+/** Reads pasted redirect URLs from stdin (remote/SSH sign-in); returns a stop function. */
+function readPastedUrls(ctx: Context, accept: (line: string) => string | undefined): () => void {
+  const rl = createInterface({ input: ctx.io.stdin, terminal: false });
+  rl.on('line', (line) => {
+    if (!line.trim()) return;
+    const problem = accept(line);
+    if (problem) ctx.io.warn(`${problem}; paste again, or wait for the browser`);
+  });
+  rl.on('error', () => undefined);
+  return () => rl.close();
+}
+
+export async function alreadySignedIn(ctx: Context): Promise<string | undefined> {
+  return (await storedTokens(ctx))?.account;
+}

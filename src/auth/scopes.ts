@@ -1,0 +1,30 @@
+/** The scope identifier prefix ({scope_base} in the seed); short names like `media.readonly` expand to it. */
+export const SCOPE_BASE = 'https://www.googleapis.com/auth';
+
+/** What `opsctl login` asks for when neither --scopes nor the profile's `scopes` says otherwise. */
+export const DEFAULT_SCOPES = ['openid', 'email', `${SCOPE_BASE}/media.readonly`, `${SCOPE_BASE}/drive.labels`];
+
+const BARE = new Set(['openid', 'email', 'profile']);
+
+/** `media.readonly` → `https://www.googleapis.com/auth/media.readonly`; full URIs and identity scopes stay. */
+export function expandScope(scope: string): string {
+  if (BARE.has(scope) || scope.includes(':') || scope.includes('/')) return scope;
+  return `${SCOPE_BASE}/${scope}`;
+}
+
+/** Splits `--scopes` values (space- or comma-separated, repeatable), expands and de-duplicates them. */
+export function parseScopes(values: string[] | string | undefined): string[] {
+  const list = (Array.isArray(values) ? values : values ? [values] : []).flatMap((v) => v.split(/[\s,]+/)).filter(Boolean);
+  return [...new Set(list.map(expandScope))];
+}
+
+/** The requested scopes the server did not grant. */
+export function missingScopes(requested: string[], granted: string[]): string[] {
+  const g = new Set(granted);
+  return requested.filter((s) => !g.has(s));
+}
+
+/** Short display form: drop the common prefix. */
+export function shortScope(scope: string): string {
+  return scope.startsWith(`${SCOPE_BASE}/`) ? scope.slice(SCOPE_BASE.length + 1) : scope;
+}

@@ -1,0 +1,87 @@
+import type { OAuthTokens } from '../config/credentials.js';
+import type { Context } from '../context.js';
+import { AuthError, NetworkError } from '../core/errors.js';
+import { oauthSettings, type OAuthSettings } from './settings.js';
+import { idTokenClaims, INVALID_GRANT_REASONS, refreshAccessToken, type TokenResponse } from './token-client.js';
+
+/** Refresh when less than this remains. */
+export const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+
+/** Refreshes in flight, per credential file and profile: concurrent callers in one process share one. */
+const inflight = new Map<string, Promise<OAuthTokens>>();
+
+/** Turns a token response into what the credential file keeps. */
+export function toStored(res: TokenResponse, now: number, prev: Partial<OAuthTokens>, settings: OAuthSettings, requested?: string[]): OAuthTokens {
+  const claims = idTokenClaims(res.id_token);
+  const account = (claims?.email as string | undefined) ?? prev.account ?? (claims?.sub as string | undefined);
+  return {
+    access_token: res.access_token,
+    refresh_token: res.refresh_token ?? prev.refresh_token,
+    token_type: 'Bearer',
+    // RFC 6749 §5.1: no scope in the answer means the requested scope was granted.
+    scope: res.scope ?? prev.scope ?? requested?.join(' '),
+    requested_scope: requested ? requested.join(' ') : prev.requested_scope,
+    id_token: res.id_token ?? prev.id_token,
+    expires_at: typeof res.expires_in === 'number' ? now + res.expires_in * 1000 : undefined,
+    refresh_expires_at:
+      typeof res.refresh_token_expires_in === 'number' ? now + res.refresh_token_expires_in * 1000 : res.refresh_token ? undefined : prev.refresh_expires_at,
+    account,
+    obtained_at: now,
+    client_id: settings.clientId,
+    token_url: settings.tokenUrl,
+  };
+}
+
+export async function storedTokens(ctx: Context): Promise<OAuthTokens | undefined> {
+  return (await (await ctx.credentials()).get(await ctx.profileName())).oauth;
+}
+
+/**
+ * A valid access token from the credential file, refreshed first when less than 5 minutes remain.
+ * Concurrent callers in one process wait for the same refresh.
+ */
+export async function freshAccessToken(ctx: Context, opts: { force?: boolean } = {}): Promise<OAuthTokens> {
+  const stored = await storedTokens(ctx);
+  if (!stored?.access_token) throw new AuthError('not signed in', { hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+  const now = ctx.now();
+  const fresh = stored.expires_at === undefined || stored.expires_at - now > REFRESH_MARGIN_MS;
+  if (fresh && !opts.force) return stored;
+  if (!stored.refresh_token) {
+    if (stored.expires_at !== undefined && stored.expires_at > now) return stored;
+    throw new AuthError('the access token has expired and there is no refresh token', { hint: 'run: opsctl login' });
+  }
+  if (stored.refresh_expires_at !== undefined && stored.refresh_expires_at <= now) {
+    throw new AuthError('your time-based access has ended: the refresh token expired', { code: 'invalid_grant', hint: `run: opsctl login   (${INVALID_GRANT_REASONS})` });
+  }
+  const profile = await ctx.profileName();
+  const key = `${(await ctx.credentials()).path}\0${profile}`;
+  let p = inflight.get(key);
+  if (!p) {
+    p = (async () => {
+      const settings = await oauthSettings(ctx);
+      if (stored.client_id) settings.clientId = stored.client_id;
+      if (stored.token_url) settings.tokenUrl = stored.token_url;
+      ctx.debug(`[auth] refreshing the access token (${stored.expires_at === undefined ? 'forced' : `${Math.round((stored.expires_at - now) / 1000)} s left`})`);
+      const res = await refreshAccessToken(ctx, settings, stored.refresh_token as string);
+      const next = toStored(res, ctx.now(), stored, settings);
+      next.requested_scope = stored.requested_scope;
+      await (await ctx.credentials()).update(profile, (c) => ({ ...c, oauth: next }));
+      return next;
+    })();
+    inflight.set(key, p);
+    p.then(
+      () => inflight.delete(key),
+      () => inflight.delete(key),
+    );
+  }
+  try {
+    return await p;
+  } catch (err) {
+    // The server could not be reached but the token still works for a while: use it.
+    if (err instanceof NetworkError && stored.expires_at !== undefined && stored.expires_at > ctx.now()) {
+      ctx.io.warn(`could not refresh the access token (${err.message}); using the current one, which expires in ${Math.round((stored.expires_at - ctx.now()) / 1000)} s`);
+      return stored;
+    }
+    throw err;
+  }
+}

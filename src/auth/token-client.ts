@@ -1,0 +1,117 @@
+import type { Context } from '../context.js';
+import { AuthError, OpsError } from '../core/errors.js';
+import { assertSafeTransport } from '../core/http.js';
+import type { OAuthSettings } from './settings.js';
+
+/** A token endpoint response (RFC 6749 §5.1 plus the seed's fields). */
+export interface TokenResponse {
+  access_token: string;
+  expires_in?: number;
+  refresh_token?: string;
+  refresh_token_expires_in?: number;
+  scope?: string;
+  token_type: string;
+  id_token?: string;
+}
+
+/** An OAuth error answer from the token or revocation endpoint. */
+export class OAuthError extends OpsError {
+  constructor(
+    readonly error: string,
+    readonly description: string | undefined,
+    readonly status: number,
+    hint?: string,
+  ) {
+    super(`${error}${description ? `: ${description}` : ''}`, status === 400 || status === 401 ? 4 : 1, { code: error, hint });
+  }
+}
+
+/** Why a refresh token stops working (the seed's reasons for `invalid_grant`). */
+export const INVALID_GRANT_REASONS =
+  'the refresh token expired (time-based access), you or an administrator revoked access, the account was deleted or disabled, or newer sign-ins retired it (too many refresh tokens)';
+
+async function post(ctx: Context, url: string, form: Record<string, string | undefined>): Promise<{ status: number; data: any }> {
+  assertSafeTransport(new URL(url), 'auth');
+  const http = await ctx.http('auth');
+  const res = await http.request<any>({ method: 'POST', path: url, form, auth: false, okStatuses: [400, 401, 403] });
+  return { status: res.status, data: res.data };
+}
+
+function oauthFailure(status: number, data: any, what: string): OAuthError {
+  const error = typeof data?.error === 'string' ? data.error : `http_${status}`;
+  const description = typeof data?.error_description === 'string' ? data.error_description : typeof data === 'string' ? data.slice(0, 200) : undefined;
+  return new OAuthError(error, description ?? `${what} failed with HTTP ${status}`, status);
+}
+
+function checkTokenResponse(data: any, settings: OAuthSettings): TokenResponse {
+  if (!data || typeof data.access_token !== 'string' || !data.access_token) {
+    throw new OpsError(`the token endpoint ${settings.tokenUrl} answered without an access_token`, 1, { hint: 'check the token_url setting (opsctl config get token_url)' });
+  }
+  if (typeof data.token_type !== 'string' || data.token_type.toLowerCase() !== 'bearer') {
+    throw new OpsError(`the token endpoint returned token_type "${data.token_type}", not Bearer`, 1);
+  }
+  return data as TokenResponse;
+}
+
+export async function exchangeCode(ctx: Context, settings: OAuthSettings, code: string, verifier: string, redirectUri: string): Promise<TokenResponse> {
+  const { status, data } = await post(ctx, settings.tokenUrl, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: redirectUri,
+    client_id: settings.clientId,
+    client_secret: settings.clientSecret,
+  });
+  if (status >= 400) {
+    const err = oauthFailure(status, data, 'the code exchange');
+    throw new AuthError(`sign-in failed at the token endpoint: ${err.message}`, {
+      code: err.error,
+      hint: err.error === 'invalid_client' ? 'check client_id and client_secret (opsctl config get client_id)' : 'run opsctl login again',
+    });
+  }
+  return checkTokenResponse(data, settings);
+}
+
+/** Refreshes; `invalid_grant` becomes an AuthError telling the user to sign in again. */
+export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, refreshToken: string): Promise<TokenResponse> {
+  const { status, data } = await post(ctx, settings.tokenUrl, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: settings.clientId,
+    client_secret: settings.clientSecret,
+  });
+  if (status >= 400) {
+    const err = oauthFailure(status, data, 'the refresh');
+    if (err.error === 'invalid_grant') {
+      throw new AuthError(`your sign-in is no longer valid (invalid_grant: ${err.description})`, {
+        code: 'invalid_grant',
+        hint: `run: opsctl login   (a refresh fails like this when ${INVALID_GRANT_REASONS})`,
+      });
+    }
+    throw new AuthError(`refreshing the access token failed: ${err.message}`, {
+      code: err.error,
+      hint: err.error === 'invalid_client' ? 'check client_id and client_secret (opsctl config get client_id), then run opsctl login' : 'run: opsctl login',
+    });
+  }
+  return checkTokenResponse(data, settings);
+}
+
+export type RevokeOutcome = 'revoked' | 'already_revoked';
+
+/** RFC 7009 revocation; the seed's 400 `invalid_token` means the token was already revoked or expired. */
+export async function revokeToken(ctx: Context, settings: OAuthSettings, token: string): Promise<RevokeOutcome> {
+  const { status, data } = await post(ctx, settings.revokeUrl, { token });
+  if (status === 200) return 'revoked';
+  if (status === 400 && data?.error === 'invalid_token') return 'already_revoked';
+  throw oauthFailure(status, data, 'revocation');
+}
+
+/** The claims of an ID token, read without verifying the signature (it came straight from the token endpoint over TLS). */
+export function idTokenClaims(idToken: string | undefined): Record<string, unknown> | undefined {
+  if (!idToken) return undefined;
+  try {
+    return JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}

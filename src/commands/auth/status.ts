@@ -1,0 +1,99 @@
+import type { Context } from '../../context.js';
+import { AuthError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+
+/**
+ * `opsctl auth status`: the account, granted and missing scopes, token expiries, where the token
+ * comes from and where it is stored. Exit 4 when not signed in.
+ */
+export async function run(_opts: Record<string, never>, ctx: Context): Promise<CommandResult> {
+  const [{ storedTokens }, { missingScopes, shortScope }] = await Promise.all([import('../../auth/session.js'), import('../../auth/scopes.js')]);
+  const profile = await ctx.profileName();
+  const creds = await ctx.credentials();
+  const now = ctx.now();
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  const inSeconds = (ms: number | undefined) => (ms === undefined ? null : Math.round((ms - now) / 1000));
+
+  if (ctx.env.OPSCTL_ACCESS_TOKEN) {
+    const info = await tokenInfo(ctx, ctx.env.OPSCTL_ACCESS_TOKEN);
+    const scopes = typeof info?.scope === 'string' ? info.scope.split(' ') : null;
+    const expiresAt = info?.exp ? Number(info.exp) * 1000 : undefined;
+    const data = {
+      signed_in: true,
+      profile,
+      source: 'environment',
+      source_detail: 'OPSCTL_ACCESS_TOKEN',
+      stored_in: null,
+      account: (info?.email as string | undefined) ?? (info?.sub as string | undefined) ?? null,
+      scopes,
+      missing_scopes: [],
+      access_token_expires_at: iso(expiresAt),
+      access_token_expires_in: inSeconds(expiresAt),
+      refresh_token: false,
+      refresh_token_expires_at: null,
+    };
+    const lines = [
+      `source:    environment (OPSCTL_ACCESS_TOKEN; it beats stored tokens and is never refreshed)`,
+      `account:   ${data.account ?? 'unknown (the server has no tokeninfo for it)'}`,
+      `granted:   ${scopes ? scopes.map(shortScope).join(' ') : 'unknown'}`,
+      `expires:   ${data.access_token_expires_at ?? 'unknown'}`,
+    ];
+    return { data, text: lines.join('\n') };
+  }
+
+  const stored = await storedTokens(ctx);
+  if (!stored) throw new AuthError(`not signed in (profile ${profile})`, { code: 'not_signed_in', hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+  if (stored.refresh_expires_at !== undefined && stored.refresh_expires_at <= now) {
+    throw new AuthError(`the sign-in of ${stored.account ?? 'this profile'} has ended: its time-based access expired at ${iso(stored.refresh_expires_at)}`, {
+      code: 'invalid_grant',
+      hint: 'run: opsctl login',
+    });
+  }
+  const granted = (stored.scope ?? '').split(/\s+/).filter(Boolean);
+  const requested = (stored.requested_scope ?? '').split(/\s+/).filter(Boolean);
+  const missing = missingScopes(requested, granted);
+  const data = {
+    signed_in: true,
+    profile,
+    source: 'file',
+    source_detail: creds.path,
+    stored_in: creds.path,
+    account: stored.account ?? null,
+    scopes: granted,
+    missing_scopes: missing,
+    access_token_expires_at: iso(stored.expires_at),
+    access_token_expires_in: inSeconds(stored.expires_at),
+    refresh_token: Boolean(stored.refresh_token),
+    refresh_token_expires_at: iso(stored.refresh_expires_at),
+    client_id: stored.client_id ?? null,
+  };
+  const expiry =
+    stored.expires_at === undefined
+      ? 'unknown'
+      : stored.expires_at <= now
+        ? `expired at ${iso(stored.expires_at)} (refreshed on next use)`
+        : `${iso(stored.expires_at)} (in ${inSeconds(stored.expires_at)} s; refreshed automatically)`;
+  const lines = [
+    `account:   ${stored.account ?? 'unknown (sign in with the email scope to see it)'}`,
+    `profile:   ${profile}`,
+    `granted:   ${granted.map(shortScope).join(' ') || '(none)'}`,
+    `missing:   ${missing.length ? missing.map(shortScope).join(' ') : '(none)'}`,
+    `access:    ${expiry}`,
+    `refresh:   ${stored.refresh_token ? (stored.refresh_expires_at ? `time-based, until ${iso(stored.refresh_expires_at)}` : 'until revoked') : 'none (sign in again when the access token expires)'}`,
+    `source:    file`,
+    `stored in: ${creds.path}`,
+  ];
+  return { data, text: lines.join('\n') };
+}
+
+/** Asks the authorization server's tokeninfo about an environment token; undefined when it cannot. */
+async function tokenInfo(ctx: Context, token: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const http = await ctx.http('auth');
+    const res = await http.request<Record<string, unknown>>({ path: '/tokeninfo', query: { access_token: token }, auth: false, okStatuses: [400, 401, 404] });
+    return res.status === 200 ? res.data : undefined;
+  } catch (err) {
+    ctx.debug(`tokeninfo failed: ${(err as Error).message}`);
+    return undefined;
+  }
+}

@@ -1,0 +1,56 @@
+import type { Context } from '../../context.js';
+import { UsageError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+
+export interface LoginCommandOptions {
+  scopes?: string[];
+  loginHint?: string;
+  browser: boolean;
+  timeout: string;
+  port?: string;
+  consentAs?: string;
+}
+
+/** `opsctl login`: signs in, stores the tokens, says who you are and what you may do. */
+export async function run(opts: LoginCommandOptions, ctx: Context): Promise<CommandResult> {
+  const [{ login, parseTimeout }, { parseScopes, shortScope }] = await Promise.all([import('../../auth/login.js'), import('../../auth/scopes.js')]);
+  const timeoutMs = parseTimeout(opts.timeout);
+  if (!timeoutMs) throw new UsageError(`--timeout: "${opts.timeout}" is not a duration`, { field: 'timeout', hint: 'write it like 90s, 5m or 1h' });
+  let port: number | undefined;
+  if (opts.port !== undefined) {
+    port = Number(opts.port);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 1024..65535, or leave --port out for a free port' });
+  }
+  const scopes = opts.scopes ? parseScopes(opts.scopes) : undefined;
+  if (opts.scopes && !scopes?.length) throw new UsageError('--scopes: give at least one scope', { field: 'scopes' });
+  if (opts.loginHint !== undefined && !opts.loginHint.trim()) throw new UsageError('--login-hint: give an e-mail address or account id', { field: 'login-hint' });
+  if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set: it will still take precedence over the tokens stored by this sign-in');
+
+  const out = await login(ctx, { scopes, loginHint: opts.loginHint, browser: opts.browser, timeoutMs, port, consentAs: opts.consentAs });
+  if (out.missing.length) {
+    ctx.io.warn(`not granted: ${out.missing.map(shortScope).join(', ')}. Commands that need ${out.missing.length === 1 ? 'it' : 'them'} will fail; run opsctl login again to grant ${out.missing.length === 1 ? 'it' : 'them'}.`);
+  }
+  const expires = out.expiresAt ? new Date(out.expiresAt).toISOString() : 'unknown';
+  const lines = [
+    `account:   ${out.account ?? 'unknown (request the email scope to see it)'}`,
+    `profile:   ${out.profile}`,
+    `granted:   ${out.scopes.map(shortScope).join(' ') || '(none)'}`,
+    ...(out.missing.length ? [`missing:   ${out.missing.map(shortScope).join(' ')}`] : []),
+    `expires:   ${expires} (refreshed automatically)`,
+    `stored in: ${out.storedIn}`,
+  ];
+  return {
+    data: {
+      account: out.account ?? null,
+      profile: out.profile,
+      scopes: out.scopes,
+      missing_scopes: out.missing,
+      access_token_expires_at: out.expiresAt ? new Date(out.expiresAt).toISOString() : null,
+      refresh_token_expires_at: out.refreshExpiresAt ? new Date(out.refreshExpiresAt).toISOString() : null,
+      stored_in: out.storedIn,
+      auth_server: out.authServer,
+    },
+    text: lines.join('\n'),
+    message: `Signed in${out.account ? ` as ${out.account}` : ''}`,
+  };
+}

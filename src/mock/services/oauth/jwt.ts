@@ -1,0 +1,34 @@
+import { createPrivateKey, generateKeyPairSync, randomBytes, sign, type JsonWebKey } from 'node:crypto';
+import type { MockState } from '../../store.js';
+
+/** The mock's ID-token signing key (RS256), kept in the state so every process signs with the same key. */
+export interface SigningKey {
+  kid: string;
+  private_pem: string;
+  public_jwk: JsonWebKey;
+}
+
+export function signingKey(state: MockState): SigningKey {
+  if (state.oauth.signing) return state.oauth.signing as SigningKey;
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const key: SigningKey = {
+    kid: randomBytes(8).toString('hex'),
+    private_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    public_jwk: publicKey.export({ format: 'jwk' }),
+  };
+  state.oauth.signing = key;
+  return key;
+}
+
+/** The JWKS document (`/oauth2/v3/certs`). */
+export function jwks(key: SigningKey | undefined): { keys: JsonWebKey[] } {
+  return { keys: key ? [{ ...key.public_jwk, kid: key.kid, use: 'sig', alg: 'RS256' }] : [] };
+}
+
+export function signJwt(key: SigningKey, claims: Record<string, unknown>): string {
+  const header = { alg: 'RS256', kid: key.kid, typ: 'JWT' };
+  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const input = `${enc(header)}.${enc(claims)}`;
+  const signature = sign('sha256', Buffer.from(input), createPrivateKey(key.private_pem)).toString('base64url');
+  return `${input}.${signature}`;
+}

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPE_BASE } from '../../src/auth/scopes.js';
+import { runBin } from '../helpers/bin.js';
+import { requireProgram } from '../helpers/e2e.js';
+import { startMock } from '../helpers/mock.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = requireProgram('chromium', CHROMIUM);
+
+describe.skipIf(!haveChromium)('opsctl login in real Chromium (built binary, --no-browser)', () => {
+  let mock: Awaited<ReturnType<typeof startMock>>;
+  let dir: string;
+  let profileDir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    mock = await startMock({ services: ['oauth', 'api'] });
+    dir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-login-'));
+    profileDir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-chromium-'));
+    env = { OPSCTL_CONFIG_DIR: join(dir, 'config'), OPSCTL_AUTH_URL: mock.url, OPSCTL_API_URL: mock.url };
+  });
+  afterAll(async () => {
+    await mock?.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(profileDir, { recursive: true, force: true });
+  });
+
+  it('signs in granting a subset, then status, the 0600 file, api, logout, and api fails with exit 4', async () => {
+    const { chromium } = await import('playwright-core');
+    const child = runBin(['login', '--no-browser', '--scopes', 'openid', 'email', 'media.readonly', 'media.upload', '--timeout', '2m'], { env });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on('data', (c: Buffer) => {
+        stderr += c.toString();
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)/.exec(stderr);
+        if (m) resolve(m[1]);
+      });
+      void child.then((r) => reject(new Error(`login exited ${r.exitCode} before printing a URL: ${stderr}`)));
+    });
+
+    const browser = await chromium.launchPersistentContext(profileDir, {
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = browser.pages()[0] ?? (await browser.newPage());
+      await page.goto(url);
+      await page.locator('input[data-email="alice@example.com"]').check();
+      await page.locator(`input[data-scope="${SCOPE_BASE}/media.upload"]`).uncheck();
+      await Promise.all([page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/\?code=/), page.locator('#allow').click()]);
+      await page.locator('#result').waitFor({ timeout: 15_000 });
+      expect(await page.locator('#result').textContent()).toBe('Signed in to opsctl');
+      expect(await page.locator('#result').getAttribute('data-ok')).toBe('true');
+    } finally {
+      await browser.close();
+    }
+
+    const done = await child;
+    expect(done.exitCode, done.stderr as string).toBe(0);
+    expect(done.stdout).toContain('alice@example.com');
+    expect(done.stderr).toMatch(/not granted: media\.upload/);
+
+    const status = await runBin(['auth', 'status', '--json'], { env });
+    expect(status.exitCode).toBe(0);
+    const s = JSON.parse(status.stdout as string);
+    expect(s).toMatchObject({ account: 'alice@example.com', source: 'file', missing_scopes: [`${SCOPE_BASE}/media.upload`] });
+    expect(statSync(s.stored_in).mode & 0o777).toBe(0o600);
+
+    const api = await runBin(['api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true'], { env });
+    expect(api.exitCode).toBe(0);
+    expect(JSON.parse(api.stdout as string).items[0].snippet.title).toBe("alice's channel");
+
+    const out = await runBin(['logout'], { env });
+    expect(out.exitCode).toBe(0);
+    const after = await runBin(['api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true'], { env });
+    expect(after.exitCode).toBe(4);
+  });
+});

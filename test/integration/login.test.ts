@@ -1,0 +1,305 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import { Context } from '../../src/context.js';
+import { IOStreams } from '../../src/core/io.js';
+import { SCOPE_BASE } from '../../src/auth/scopes.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { startMock } from '../helpers/mock.js';
+import { followRedirect, playBrowser, postForm, type ConsentChoice } from '../helpers/oauth-browser.js';
+
+const READ = `${SCOPE_BASE}/media.readonly`;
+const UPLOAD = `${SCOPE_BASE}/media.upload`;
+let mock: Awaited<ReturnType<typeof startMock>>;
+let clockOffset = 0;
+let cfg: ReturnType<typeof tempConfigDir>;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  mock = await startMock({ services: ['oauth', 'api'], now: () => Date.now() + clockOffset });
+});
+afterAll(async () => {
+  await mock.close();
+});
+beforeEach(() => {
+  cfg = tempConfigDir();
+  clockOffset = 0;
+  // DISPLAY makes login "open a browser": the test's openBrowser plays the user over HTTP.
+  env = { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_AUTH_URL: mock.url, OPSCTL_API_URL: mock.url, DISPLAY: ':99' };
+});
+afterEach(() => cfg.cleanup());
+
+/** A browser that consents as told and follows the redirect to the listener; records what it saw. */
+function browser(choice: ConsentChoice = {}, seen: { page?: string; status?: number; url?: string } = {}) {
+  return async (url: string) => {
+    seen.url = url;
+    void (async () => {
+      const r = await playBrowser(url, choice);
+      if (!r.location) return;
+      const back = await followRedirect(r.location);
+      seen.page = back.body;
+      seen.status = back.status;
+    })();
+    return true;
+  };
+}
+
+/** Polls for a condition (no fixed sleeps). */
+async function until<T>(fn: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const login = (args: string[], choice: ConsentChoice = {}, seen = {}) => runCli(['login', ...args], { env, openBrowser: browser(choice, seen) });
+const cli = (...argv: string[]) => runCli(argv, { env });
+const creds = () => JSON.parse(readFileSync(join(cfg.dir, 'credentials.json'), 'utf8'));
+
+describe('opsctl login with the test playing the browser', () => {
+  it('all scopes granted: stores tokens 0600 in a 0700 dir, prints account and scopes; status, token, api work', async () => {
+    const seen: { page?: string; status?: number; url?: string } = {};
+    const r = await login(['--scopes', 'openid', 'email', 'media.readonly', '--login-hint', 'bob@example.com'], {}, seen);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('http://127.0.0.1:');
+    expect(r.stderr).toContain('/o/oauth2/v2/auth?');
+    expect(r.stdout).toContain('account:   bob@example.com');
+    expect(r.stdout).toContain('media.readonly');
+    expect(r.stderr).not.toContain('not granted');
+    const u = new URL(seen.url!);
+    expect(u.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(u.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(u.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    await until(() => seen.page);
+    expect(seen.status).toBe(200);
+    expect(seen.page).toContain('Signed in to opsctl');
+
+    const file = join(cfg.dir, 'credentials.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(cfg.dir).mode & 0o777).toBe(0o700);
+    expect(creds().embedded.oauth).toMatchObject({ account: 'bob@example.com', client_id: DEFAULT_CLIENT_ID });
+    expect(r.stdout + r.stderr).not.toContain(creds().embedded.oauth.access_token);
+
+    const status = await cli('auth', 'status', '--json');
+    expect(status.code).toBe(0);
+    expect(status.json()).toMatchObject({ account: 'bob@example.com', source: 'file', missing_scopes: [], scopes: ['openid', 'email', READ], refresh_token: true, stored_in: file });
+    const token = await cli('auth', 'token');
+    expect(token.stdout.trim()).toBe(creds().embedded.oauth.access_token);
+    const api = await cli('api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true');
+    expect(api.code).toBe(0);
+    expect(JSON.parse(api.stdout).items[0].snippet.title).toBe("bob's channel");
+  });
+
+  it('a subset granted: warns naming the missing scope; auth status shows it; the API says 403 without it', async () => {
+    const r = await login(['--scopes', 'openid', 'email', 'media.upload', 'media.readonly'], { scopes: [UPLOAD] });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/not granted: media\.readonly/);
+    const status = await cli('auth', 'status', '--json');
+    expect(status.json().missing_scopes).toEqual([READ]);
+    const text = await cli('auth', 'status');
+    expect(text.stdout).toMatch(/missing:\s+media\.readonly/);
+    const api = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
+    expect(api.code).toBe(1);
+    expect(api.stderr).toContain('HTTP 403');
+    expect(JSON.parse(api.stdout).error.status).toBe('PERMISSION_DENIED');
+  });
+
+  it('denied: exit 4, nothing stored, the browser sees an error page', async () => {
+    const seen: { page?: string } = {};
+    const r = await login([], { action: 'deny' }, seen);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('access was denied');
+    expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
+    await until(() => seen.page);
+    expect(seen.page).toContain('Access denied');
+    expect((await cli('auth', 'status')).code).toBe(4);
+  });
+
+  it('a callback with the wrong state is refused and the login carries on', async () => {
+    let wrongPage = '';
+    const r = await runCli(['login'], {
+      env,
+      openBrowser: async (url) => {
+        void (async () => {
+          const redirect = new URL(url).searchParams.get('redirect_uri')!;
+          const forged = await followRedirect(`${redirect}?code=forged&state=not-the-state`);
+          wrongPage = `${forged.status} ${forged.body}`;
+          const real = await playBrowser(url);
+          await followRedirect(real.location!);
+        })();
+        return true;
+      },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(wrongPage).toMatch(/^400 /);
+    expect(r.stderr).toContain('wrong state');
+  });
+
+  it('times out: exit 4, nothing stored', async () => {
+    const r = await runCli(['login', '--timeout', '300ms'], { env, openBrowser: async () => false });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('could not open a browser');
+    expect(r.stderr).toMatch(/timed out/);
+    expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
+  });
+
+  it('--port in use: exit 2 naming --port', async () => {
+    const busy = createServer();
+    await new Promise<void>((res) => busy.listen(0, '127.0.0.1', () => res()));
+    const port = (busy.address() as { port: number }).port;
+    const r = await runCli(['login', '--port', String(port)], { env });
+    busy.close();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--port: port ${port}`);
+  });
+
+  it('--no-browser: prints the URL, never opens a browser, and accepts the redirected URL pasted back', async () => {
+    const stdin = new PassThrough();
+    const stderr = new PassThrough();
+    const stdout = new PassThrough();
+    let err = '';
+    let opened = false;
+    stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /(http:\/\/\S+\/o\/oauth2\/v2\/auth\?\S+)/.exec(err);
+      if (m && !err.includes('#pasted')) {
+        err += '#pasted';
+        void playBrowser(m[1]).then((b) => stdin.write(`garbage\n${b.location}\n`));
+      }
+    });
+    stdout.resume();
+    const io = new IOStreams({ stdin, stdout, stderr, env: { ...env, NO_COLOR: '1' }, stdinTTY: true, stdoutTTY: false, stderrTTY: false });
+    const code = await main(['login', '--no-browser'], { env: { ...env, NO_COLOR: '1' }, io, openBrowser: async () => (opened = true) });
+    expect(code, err).toBe(0);
+    expect(opened).toBe(false);
+    expect(err).toContain('paste it here');
+    expect(err).toContain('that is not a URL');
+    expect(creds().embedded.oauth.account).toBe('alice@example.com');
+  });
+});
+
+describe('tokens over time', () => {
+  it('refreshes when less than 5 minutes remain, once for concurrent callers', async () => {
+    await mock.close();
+    mock = await startMock({ services: ['oauth', 'api'], now: () => Date.now() + clockOffset, options: { oauth: { accessTokenTtlSeconds: 120 } } });
+    env.OPSCTL_AUTH_URL = env.OPSCTL_API_URL = mock.url;
+    expect((await login([])).code).toBe(0);
+    const before = creds().embedded.oauth.access_token;
+    mock.requests.length = 0;
+    const ctx = new Context({ env, io: new IOStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env }) });
+    const tokens = await Promise.all([ctx.accessToken(), ctx.accessToken(), ctx.accessToken()]);
+    await ctx.cleanup();
+    expect(new Set(tokens).size).toBe(1);
+    expect(tokens[0]).not.toBe(before);
+    expect(mock.requests.filter((r) => r.path === '/token')).toHaveLength(1);
+    expect(creds().embedded.oauth.access_token).toBe(tokens[0]);
+    // The refreshed token works on the API.
+    expect((await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true')).code).toBe(0);
+  });
+
+  it('an expired refresh token: auth token exits 4 telling to run opsctl login', async () => {
+    await mock.close();
+    mock = await startMock({ services: ['oauth', 'api'], now: () => Date.now() + clockOffset, options: { oauth: { accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 600 } } });
+    env.OPSCTL_AUTH_URL = env.OPSCTL_API_URL = mock.url;
+    expect((await login([])).code).toBe(0);
+    expect((await cli('auth', 'status', '--json')).json().refresh_token_expires_at).toBeTruthy();
+    clockOffset = 700_000; // the server's clock passes the refresh token's expiry
+    const r = await cli('auth', 'token');
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('invalid_grant');
+    expect(r.stderr).toContain('run: opsctl login');
+    expect(r.stderr).toMatch(/revoked access/);
+  });
+
+  it('logout revokes on the server (the refresh token stops working), removes the tokens, and api then exits 4', async () => {
+    expect((await login([])).code).toBe(0);
+    const saved = creds().embedded.oauth;
+    const out = await cli('logout');
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain('revoked on the server');
+    expect(creds().embedded?.oauth).toBeUndefined();
+    const refresh = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: saved.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    expect(refresh.json.error).toBe('invalid_grant');
+    const api = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
+    expect(api.code).toBe(4);
+    // Logging out again is harmless.
+    expect((await cli('logout')).code).toBe(0);
+  });
+
+  it('logout when the server already revoked the grant (400 invalid_token) still forgets locally', async () => {
+    expect((await login([])).code).toBe(0);
+    const saved = creds().embedded.oauth;
+    await postForm(`${mock.url}/revoke`, { token: saved.refresh_token });
+    const out = await cli('logout');
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain('already revoked');
+    expect(creds().embedded?.oauth).toBeUndefined();
+  });
+
+  it('OPSCTL_ACCESS_TOKEN beats stored tokens', async () => {
+    expect((await login([], { email: 'bob@example.com' })).code).toBe(0);
+    const other = await playBrowser(`${mock.url}/o/oauth2/v2/auth?client_id=${DEFAULT_CLIENT_ID}&redirect_uri=http://127.0.0.1:9/&response_type=code&scope=${encodeURIComponent(`email ${READ}`)}`, { email: 'alice@example.com' });
+    const code = new URL(other.location!).searchParams.get('code')!;
+    const tok = await postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:9/', client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    env.OPSCTL_ACCESS_TOKEN = tok.json.access_token;
+    const status = await cli('auth', 'status', '--json');
+    expect(status.json()).toMatchObject({ source: 'environment', account: 'alice@example.com' });
+    const api = await cli('api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true');
+    expect(JSON.parse(api.stdout).items[0].snippet.title).toBe("alice's channel");
+    expect((await cli('auth', 'token')).stdout.trim()).toBe(tok.json.access_token);
+  });
+
+  it('not signed in: auth status and auth token exit 4', async () => {
+    expect((await cli('auth', 'status')).code).toBe(4);
+    const t = await cli('auth', 'token');
+    expect(t.code).toBe(4);
+    expect(t.stderr).toContain('opsctl login');
+  });
+});
+
+describe('profiles and real servers', () => {
+  it('--profile keeps the tokens per profile; a new sign-in revokes the one it replaces', async () => {
+    expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser() })).code).toBe(0);
+    const first = creds().work.oauth;
+    expect(creds().embedded).toBeUndefined();
+    expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser({ email: 'bob@example.com' }) })).code).toBe(0);
+    expect(creds().work.oauth.account).toBe('bob@example.com');
+    const old = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    expect(old.json.error).toBe('invalid_grant');
+  });
+
+  it('a real (non-loopback) server without a client_id: exit 2 naming client_id, before any request', async () => {
+    const r = await runCli(['login'], { env: { ...env, OPSCTL_AUTH_URL: 'https://accounts.example.invalid' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('client_id');
+    expect(r.stderr).toContain('opsctl config set client_id');
+  });
+});
+
+describe('opsctl api', () => {
+  it('sends -f as the query for GET and as a JSON body otherwise; --service picks endpoint and credentials', async () => {
+    const tm = await startMock({ services: ['tracker'] });
+    const tenv = { ...env, OPSCTL_TRACKER_URL: tm.url, OPSCTL_TRACKER_TOKEN: tm.trackerToken };
+    const created = await runCli(['api', '/api/v3/labels', '--service', 'tracker', '-X', 'POST', '-f', 'name=from-api', '-f', 'color=#00ff00'], { env: tenv });
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ name: 'from-api', color: '#00ff00' });
+    const listed = await runCli(['api', '/api/v3/labels', '--service', 'tracker', '--json'], { env: tenv });
+    expect(listed.json().map((l: { name: string }) => l.name)).toContain('from-api');
+    await tm.close();
+  });
+
+  it('refuses bad input before sending (exit 2)', async () => {
+    expect((await cli('api', '/media/v3/channels', '-f', 'novalue')).code).toBe(2);
+    expect((await cli('api', 'media/v3/channels')).code).toBe(2);
+    const r = await cli('api', '/media/v3/channels', '--input', 'x.json');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--input');
+  });
+});
