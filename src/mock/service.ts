@@ -65,6 +65,7 @@ export const SERVICE_PREFIXES: ReadonlyArray<[string, ServiceName]> = [
 /** Each service module, imported lazily (one line per service). */
 export const SERVICE_LOADERS: Partial<Record<ServiceName, () => Promise<ServiceModule>>> = {
   tracker: () => import('./services/tracker/index.js').then((m) => m.default),
+  labels: () => import('./services/labels/index.js').then((m) => m.default),
 };
 
 export type { Handler };
