@@ -5,6 +5,7 @@ import { register as registerCompletion } from './commands/completion/index.js';
 import { register as registerConfig } from './commands/config/index.js';
 import { register as registerDemo } from './commands/demo/index.js';
 import { register as registerHelp } from './commands/help/index.js';
+import { register as registerLabels } from './commands/labels/index.js';
 import { register as registerMock } from './commands/mock/index.js';
 import { register as registerTracker } from './commands/tracker/index.js';
 
@@ -42,6 +43,7 @@ With no configuration every command uses the embedded mock services (profile "em
 
   registerAuth(program, ctx);
   registerTracker(program, ctx);
+  registerLabels(program, ctx);
   registerConfig(program, ctx);
   registerMock(program, ctx);
   registerDemo(program, ctx);
