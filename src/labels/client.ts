@@ -1,11 +1,44 @@
+import { ApiError } from '../core/errors.js';
 import type { HttpClient, Query } from '../core/http.js';
 import type { Label, LabelLimits, LabelPermission, DeltaRequest, DeltaResponse } from './types.js';
 
 export const API = '/v2beta';
 
-/** The label-management API v2beta over the shared HTTP layer. */
+/** What to do next after an error of the label service, by status and Google status. */
+export function hintFor(err: ApiError): string | undefined {
+  const status = (err.body as { error?: { status?: string } } | undefined)?.error?.status;
+  if (err.status === 401) return 'sign in: opsctl login   (or set OPSCTL_ACCESS_TOKEN to a valid access token)';
+  if (err.status === 403) return 'sign in with the https://www.googleapis.com/auth/drive.labels scope, or ask an editor of the label for the EDITOR role';
+  if (err.status === 404) return 'check the id or name: opsctl labels list';
+  if (status === 'FAILED_PRECONDITION') return "the label's state or revision does not allow this now: look at it with opsctl labels get ID, then retry";
+  if (err.status === 400) return 'the server named the field it refused; fix it and retry';
+  return undefined;
+}
+
+/** The label-management API v2beta over the shared HTTP layer; errors carry a hint saying what to do next. */
 export class LabelsClient {
-  constructor(readonly http: HttpClient) {}
+  readonly http: HttpClient;
+
+  constructor(http: HttpClient) {
+    const wrap =
+      <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        try {
+          return await fn(...args);
+        } catch (err) {
+          if (err instanceof ApiError && !err.hint) {
+            throw new ApiError(err.service, err.status, err.message.replace(/^[^:]+: HTTP \d+: /, ''), err.body, { hint: hintFor(err), cause: err });
+          }
+          throw err;
+        }
+      };
+    this.http = Object.assign(Object.create(http) as HttpClient, {
+      get: wrap(http.get.bind(http)),
+      post: wrap(http.post.bind(http)),
+      patch: wrap(http.patch.bind(http)),
+      delete: wrap(http.delete.bind(http)),
+    });
+  }
 
   /** Every page of a list (pageSize 200). */
   private async all<T>(path: string, key: string, query: Query = {}, limit = Infinity): Promise<T[]> {

@@ -87,8 +87,9 @@ export async function parseLabelFile(text: string, source: string): Promise<Desi
   try {
     if (/^\s*[{[]/.test(text)) raw = JSON.parse(text);
     else {
-      const { parse } = await import('yaml');
-      raw = parse(text);
+      // yaml is CommonJS when bundled: its exports may sit on `default`
+      const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+      raw = (mod.parse ?? mod.default!.parse)(text);
     }
   } catch (err) {
     throw new ValidationError(source, `is not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);

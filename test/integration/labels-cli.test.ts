@@ -221,6 +221,7 @@ describe('ids, auth and errors', () => {
     const none = await runCli(['labels', 'list'], { env: { ...env, OPSCTL_ACCESS_TOKEN: 'ya29.nope' } });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('UNAUTHENTICATED');
+    expect(none.stderr).toContain('sign in: opsctl login');
     const unset = await runCli(['labels', 'list'], { env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_LABELS_URL: mock.url } });
     expect(unset.code).toBe(4);
     expect(unset.stderr).toContain('opsctl login');
