@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { request } from 'undici';
 import { startMock } from '../helpers/mock.js';
 import { LABEL_SCOPES, labelsApi, mintToken, type Api } from '../helpers/labels.js';
 
@@ -374,6 +375,40 @@ describe('validation errors', () => {
     expectError(await api('GET', `/v2beta/labels/${label.id}@published`), 404, 'NOT_FOUND', /no published revision/);
     const bad = await mock.store.read((s) => s.labels.labels.length);
     expect(bad).toBe(1);
+  });
+});
+
+describe('robustness', () => {
+  it('never answers 500 to a malformed request', async () => {
+    const label = await create('Fuzz', { fields: [{ id: 'sel', properties: { displayName: 'Sel' }, selectionOptions: { choices: [{ id: 'a', properties: { displayName: 'A' } }] } }] });
+    const id = label.id;
+    const bodies: unknown[] = [null, [], 'text', 7, true, {}, { requests: 'x' }, { requests: [null] }, { requests: [5] }, { requests: [{ createField: 5 }] },
+      { requests: [{ createField: { field: { properties: 'x', textOptions: 1 } } }] }, { requests: [{ updateSelectionChoiceProperties: { fieldId: 'sel', id: 'a', properties: null } }] },
+      { requests: [{ updateFieldType: { id: 'sel', selectionOptions: { choices: 'x' } } }] }, { requests: [{ disableField: { id: 'sel', disabledPolicy: 'x' } }] },
+      { labelType: 'SHARED', properties: { title: 5 } }, { labelType: 'SHARED', properties: { title: 'x' }, fields: 'x' }, { labelType: 'SHARED', properties: { title: 'x' }, fields: [null] },
+      { copyMode: 5 }, { enabledAppSettings: { enabledApps: [null, 5] } }, { enabledAppSettings: 'x' }, { writeControl: [] }, { writeControl: { requiredRevisionId: 5 } },
+      { requests: [{ parent: 5, labelPermission: null }] }, { requests: [{ name: 5 }] }, { role: ['READER'], email: {} }, { disabledPolicy: { hideInSearch: 'yes' } }];
+    const targets: Array<[string, string]> = [
+      ['POST', '/v2beta/labels'], ['POST', `/v2beta/labels/${id}:delta`], ['POST', `/v2beta/labels/${id}:publish`], ['POST', `/v2beta/labels/${id}:disable`],
+      ['POST', `/v2beta/labels/${id}:enable`], ['POST', `/v2beta/labels/${id}:updateLabelCopyMode`], ['POST', `/v2beta/labels/${id}:updateLabelEnabledAppSettings`],
+      ['POST', `/v2beta/labels/${id}/permissions`], ['PATCH', `/v2beta/labels/${id}/permissions`], ['POST', `/v2beta/labels/${id}/permissions:batchUpdate`],
+      ['POST', `/v2beta/labels/${id}/permissions:batchDelete`], ['POST', `/v2beta/labels/${id}/revisions/1/permissions:batchUpdate`],
+    ];
+    for (const [method, path] of targets) {
+      for (const b of bodies) {
+        const r = await api(method, path, b);
+        expect({ method, path, b, status: r.status }).toMatchObject({ status: expect.any(Number) });
+        expect(r.status, `${method} ${path} ${JSON.stringify(b)} → ${JSON.stringify(r.body)}`).toBeLessThan(500);
+        if (r.status >= 400) expect(r.body.error).toMatchObject({ code: r.status, status: expect.any(String), message: expect.any(String) });
+      }
+    }
+    for (const path of ['/v2beta/labels/%ZZ', '/v2beta/labels/a/b/c', '/v2beta/labels/x@', '/v2beta/users/me/capabilities?customer=bad%20id', '/v2beta/labels?customer=x']) {
+      const r = await api('GET', path);
+      expect(r.status, path).toBeLessThan(500);
+    }
+    const bad = await request(`${mock.url}/v2beta/labels`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{not json' });
+    expect(bad.statusCode).toBe(400);
+    expect(((await bad.body.json()) as any).error.status).toBe('INVALID_ARGUMENT');
   });
 });
 
