@@ -18,6 +18,8 @@ export function hintFor(err: ApiError): string | undefined {
 /** The label-management API v2beta over the shared HTTP layer; errors carry a hint saying what to do next. */
 export class LabelsClient {
   readonly http: HttpClient;
+  /** Send `useAdminAccess` (query parameter or body field, as each method defines it). */
+  admin = false;
 
   constructor(http: HttpClient) {
     const wrap =
@@ -40,6 +42,13 @@ export class LabelsClient {
     });
   }
 
+  private q(query: Query = {}): Query {
+    return this.admin ? { ...query, useAdminAccess: true } : query;
+  }
+  private b<T extends Record<string, unknown>>(body: T): T {
+    return this.admin ? { ...body, useAdminAccess: true } : body;
+  }
+
   /** Every page of a list (pageSize 200). */
   private async all<T>(path: string, key: string, query: Query = {}, limit = Infinity): Promise<T[]> {
     const out: T[] = [];
@@ -52,54 +61,55 @@ export class LabelsClient {
     return out;
   }
 
-  list(query: { view?: string; publishedOnly?: boolean; minimumRole?: string; useAdminAccess?: boolean } = {}, limit?: number): Promise<Label[]> {
-    return this.all<Label>(`${API}/labels`, 'labels', { view: 'LABEL_VIEW_FULL', ...query }, limit);
+  list(query: { view?: string; publishedOnly?: boolean; minimumRole?: string } = {}, limit?: number): Promise<Label[]> {
+    return this.all<Label>(`${API}/labels`, 'labels', this.q({ view: 'LABEL_VIEW_FULL', ...query }), limit);
   }
   get(name: string, view = 'LABEL_VIEW_FULL'): Promise<Label> {
-    return this.http.get<Label>(`${API}/${name}`, { view });
+    return this.http.get<Label>(`${API}/${name}`, this.q({ view }));
   }
-  create(body: Record<string, unknown>, useAdminAccess = false): Promise<Label> {
-    return this.http.post<Label>(`${API}/labels`, body, useAdminAccess ? { useAdminAccess: true } : undefined);
+  create(body: Record<string, unknown>): Promise<Label> {
+    return this.http.post<Label>(`${API}/labels`, body, this.q());
   }
   async delete(name: string, requiredRevisionId?: string): Promise<void> {
-    await this.http.delete(`${API}/${name}`, requiredRevisionId ? { 'writeControl.requiredRevisionId': requiredRevisionId } : undefined);
+    await this.http.delete(`${API}/${name}`, this.q(requiredRevisionId ? { 'writeControl.requiredRevisionId': requiredRevisionId } : {}));
   }
   delta(name: string, requests: DeltaRequest[], requiredRevisionId?: string): Promise<DeltaResponse> {
-    return this.http.post<DeltaResponse>(`${API}/${name}:delta`, {
+    return this.http.post<DeltaResponse>(`${API}/${name}:delta`, this.b({
       requests,
       view: 'LABEL_VIEW_FULL',
       ...(requiredRevisionId ? { writeControl: { requiredRevisionId } } : {}),
-    });
+    }));
   }
   lifecycle(name: string, verb: 'publish' | 'disable' | 'enable', body: Record<string, unknown> = {}): Promise<Label> {
-    return this.http.post<Label>(`${API}/${name}:${verb}`, body);
+    return this.http.post<Label>(`${API}/${name}:${verb}`, this.b(body));
   }
   copyMode(name: string, copyMode: string): Promise<Label> {
-    return this.http.post<Label>(`${API}/${name}:updateLabelCopyMode`, { copyMode, view: 'LABEL_VIEW_FULL' });
+    return this.http.post<Label>(`${API}/${name}:updateLabelCopyMode`, this.b({ copyMode, view: 'LABEL_VIEW_FULL' }));
   }
   enabledApps(name: string, apps: string[]): Promise<Label> {
-    return this.http.post<Label>(`${API}/${name}:updateLabelEnabledAppSettings`, {
+    return this.http.post<Label>(`${API}/${name}:updateLabelEnabledAppSettings`, this.b({
       enabledAppSettings: { enabledApps: apps.map((app) => ({ app })) },
       view: 'LABEL_VIEW_FULL',
-    });
+    }));
   }
   permissions(parent: string): Promise<LabelPermission[]> {
-    return this.all<LabelPermission>(`${API}/${parent}/permissions`, 'labelPermissions');
+    return this.all<LabelPermission>(`${API}/${parent}/permissions`, 'labelPermissions', this.q());
   }
   createPermission(parent: string, p: LabelPermission): Promise<LabelPermission> {
-    return this.http.post<LabelPermission>(`${API}/${parent}/permissions`, p);
+    return this.http.post<LabelPermission>(`${API}/${parent}/permissions`, p, this.q());
   }
   async deletePermission(name: string): Promise<void> {
-    await this.http.delete(`${API}/${name}`);
+    await this.http.delete(`${API}/${name}`, this.q());
   }
   async batchUpdatePermissions(parent: string, perms: LabelPermission[]): Promise<LabelPermission[]> {
-    const r = await this.http.post<{ permissions?: LabelPermission[] }>(`${API}/${parent}/permissions:batchUpdate`, {
-      requests: perms.map((labelPermission) => ({ parent, labelPermission })),
-    });
+    const r = await this.http.post<{ permissions?: LabelPermission[] }>(
+      `${API}/${parent}/permissions:batchUpdate`,
+      this.b({ requests: perms.map((labelPermission) => ({ parent, labelPermission })) }),
+    );
     return r.permissions ?? [];
   }
   async batchDeletePermissions(parent: string, names: string[]): Promise<void> {
-    await this.http.post(`${API}/${parent}/permissions:batchDelete`, { requests: names.map((name) => ({ name })) });
+    await this.http.post(`${API}/${parent}/permissions:batchDelete`, this.b({ requests: names.map((name) => ({ name })) }));
   }
   locks(parent: string): Promise<Array<Record<string, unknown>>> {
     return this.all(`${API}/${parent}/locks`, 'labelLocks');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
-import { mintToken } from '../helpers/labels.js';
+import { LABEL_SCOPES, mintToken } from '../helpers/labels.js';
 
 let mock: Awaited<ReturnType<typeof startMock>>;
 let cfg: ReturnType<typeof tempConfigDir>;
@@ -186,5 +186,23 @@ describe('labels apply', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('2 labels you edit are titled "Twin"');
     expect(r.stderr).toContain('add `id: <label id>`');
+  });
+
+  it('manages an ADMIN label with useAdminAccess and an admin scope', async () => {
+    const admin = await mintToken(mock, { email: 'root@example.com', scopes: [LABEL_SCOPES.admin] });
+    const adminEnv = { ...env, OPSCTL_ACCESS_TOKEN: admin };
+    const f = file('admin.yaml', 'title: Legal hold\nlabelType: ADMIN\nfields:\n  - {name: Case, type: text}\npermissions:\n  - {email: counsel@example.com, role: READER}\n');
+    const first = await runCli(['labels', 'apply', '-f', f, '--publish'], { env: adminEnv });
+    expect(first.code).toBe(0);
+    expect(mock.requests.filter((r) => r.method !== 'GET').every((r) => r.status === 200)).toBe(true);
+    expect(mock.requests.find((r) => r.method === 'POST' && r.path === '/v2beta/labels')?.query).toContain('useAdminAccess=true');
+    mock.requests.length = 0;
+    const again = await runCli(['labels', 'apply', '-f', f, '--publish'], { env: adminEnv });
+    expect(again.stdout).toContain('nothing to send');
+    expect(writes()).toEqual([]);
+    // without an admin scope the same file is refused by the service (403), with a hint
+    const plain = await runCli(['labels', 'apply', '-f', f], { env });
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('PERMISSION_DENIED');
   });
 });

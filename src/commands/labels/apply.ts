@@ -82,6 +82,8 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const source = opts.file === '-' ? 'stdin' : opts.file;
   const desired = await parseLabelFile(await readSource(opts, ctx), source);
   const client = await labelsClient(ctx);
+  // admin labels are read and changed with useAdminAccess (and an admin scope)
+  client.admin = desired.labelType === 'ADMIN';
   const [limits, current] = await Promise.all([client.limits(), findCurrent(client, desired, source)]);
   const problems = limitProblems(desired, current, limits);
   if (problems.length) {
@@ -107,7 +109,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   let label = current;
   try {
     if (plan.create) {
-      label = await client.create(plan.create, desired.labelType === 'ADMIN');
+      label = await client.create(plan.create);
       done.push(`created labels/${label.id}`);
     } else if (plan.requests.length) {
       const res = await client.delta(`labels/${label!.id}`, plan.requests, label!.revisionId);

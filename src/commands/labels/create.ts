@@ -13,9 +13,8 @@ export interface CreateOptions {
 export async function run(opts: CreateOptions, ctx: Context): Promise<CommandResult> {
   if (!opts.title.trim()) throw new ValidationError('--title', 'must not be empty');
   const admin = opts.type === 'admin';
-  const label = await (await labelsClient(ctx)).create(
-    { labelType: admin ? 'ADMIN' : 'SHARED', properties: { title: opts.title, ...(opts.description ? { description: opts.description } : {}) } },
-    admin,
-  );
+  const client = await labelsClient(ctx);
+  client.admin = admin;
+  const label = await client.create({ labelType: admin ? 'ADMIN' : 'SHARED', properties: { title: opts.title, ...(opts.description ? { description: opts.description } : {}) } });
   return { data: label, columns: LABEL_RECORD, message: `created labels/${label.id} (draft, revision ${label.revisionId}); publish it with: opsctl labels publish ${label.id}` };
 }

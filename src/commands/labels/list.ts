@@ -18,9 +18,7 @@ export async function run(opts: ListOptions, ctx: Context): Promise<CommandResul
     if (!Number.isInteger(limit) || limit < 1) throw new ValidationError('--limit', `"${opts.limit}" is not a positive whole number`);
   }
   const client = await labelsClient(ctx);
-  const labels = await client.list(
-    { publishedOnly: opts.publishedOnly || undefined, minimumRole: opts.minimumRole, useAdminAccess: opts.admin || undefined },
-    limit,
-  );
+  client.admin = opts.admin;
+  const labels = await client.list({ publishedOnly: opts.publishedOnly || undefined, minimumRole: opts.minimumRole }, limit);
   return { data: labels.slice(0, limit), columns: LABEL_COLUMNS };
 }
