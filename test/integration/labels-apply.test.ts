@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Agent, type Dispatcher } from 'undici';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
 import { LABEL_SCOPES, mintToken } from '../helpers/labels.js';
@@ -204,5 +205,37 @@ describe('labels apply', () => {
     const plain = await runCli(['labels', 'apply', '-f', f], { env });
     expect(plain.code).toBe(1);
     expect(plain.stderr).toContain('PERMISSION_DENIED');
+  });
+
+  it('a concurrent change between plan and write is refused by requiredRevisionId, and nothing is half-applied', async () => {
+    await apply('-f', file('a.yaml', 'title: Race\nfields:\n  - {name: A, type: text}\n'));
+    // another writer changes the label after apply read it: a dispatcher that runs that change just before our :delta goes out
+    class RacingAgent extends Agent {
+      raced = false;
+      override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+        if (!this.raced && String(opts.path).includes(':delta')) {
+          this.raced = true;
+          const id = /labels\/(\w+):delta/.exec(String(opts.path))![1];
+          const token = String(env.OPSCTL_ACCESS_TOKEN);
+          void fetch(`${mock.url}/v2beta/labels/${id}:delta`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ requests: [{ updateLabel: { properties: { title: 'Race', description: 'someone else' }, updateMask: 'description' } }] }),
+          }).then(() => super.dispatch(opts, handler));
+          return true;
+        }
+        return super.dispatch(opts, handler);
+      }
+    }
+    const agent = new RacingAgent();
+    const r = await runCli(['labels', 'apply', '-f', file('b.yaml', 'title: Race\nfields:\n  - {name: B, type: text}\n')], { env, dispatcher: agent });
+    await agent.close();
+    expect(agent.raced).toBe(true);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('FAILED_PRECONDITION');
+    expect(r.stderr).toContain('is not the latest revision');
+    const label = (await runCli(['labels', 'list', '--json'], { env })).json()[0];
+    expect(label.properties.description).toBe('someone else');
+    expect(label.fields.map((f: any) => f.properties.displayName)).toEqual(['A']);
   });
 });
