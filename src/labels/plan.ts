@@ -126,7 +126,7 @@ function match<T extends { id: string; properties?: { displayName?: string } }>(
   return found;
 }
 
-function retire(kind: 'field' | 'choice', x: Field | Choice, fieldId: string | undefined, label: string, out: Plan, fieldName?: string): void {
+function retire(kind: 'field' | 'choice', x: Field | Choice, fieldId: string | undefined, out: Plan, fieldName?: string): void {
   const where = kind === 'choice' ? ` of "${fieldName}"` : '';
   const id = kind === 'field' ? { id: x.id } : { fieldId, id: x.id };
   if (isDraft(x)) {
@@ -136,7 +136,6 @@ function retire(kind: 'field' | 'choice', x: Field | Choice, fieldId: string | u
     out.requests.push(kind === 'field' ? { disableField: { ...id, disabledPolicy: {} } } : { disableSelectionChoice: { ...id, disabledPolicy: {} } });
     out.changes.push(`- ${kind} "${x.properties?.displayName}"${where} (published: disable)`);
   }
-  void label;
 }
 
 function planChoices(field: Field, wanted: DesiredField, out: Plan): void {
@@ -144,7 +143,7 @@ function planChoices(field: Field, wanted: DesiredField, out: Plan): void {
   const taken = new Set<string>();
   const wantedChoices = wanted.choices ?? [];
   const matched = wantedChoices.map((c) => match(current, c, taken));
-  for (const c of current) if (!taken.has(c.id)) retire('choice', c, field.id, '', out, wanted.name);
+  for (const c of current) if (!taken.has(c.id)) retire('choice', c, field.id, out, wanted.name);
   const order = orderPlan(
     current.filter((c) => taken.has(c.id)).map((c) => c.id),
     matched.map((m) => ({ existingId: m?.id })),
@@ -216,7 +215,7 @@ function planFields(current: Label, desired: DesiredLabel, out: Plan): void {
   const fields = current.fields ?? [];
   const taken = new Set<string>();
   const matched = desired.fields.map((f) => match(fields, f, taken));
-  for (const f of fields) if (!taken.has(f.id)) retire('field', f, undefined, '', out);
+  for (const f of fields) if (!taken.has(f.id)) retire('field', f, undefined, out);
   const order = orderPlan(
     fields.filter((f) => taken.has(f.id)).map((f) => f.id),
     matched.map((m) => ({ existingId: m?.id })),

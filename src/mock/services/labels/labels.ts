@@ -28,7 +28,6 @@ import {
   assertNotLocked,
   assertRevision,
   editableLabel,
-  findLabel,
   hasUnpublishedChanges,
   latest,
   newLife,
@@ -312,4 +311,3 @@ export async function getCapabilities(req: MockRequest, user: string): Promise<M
   });
 }
 
-export { findLabel };
