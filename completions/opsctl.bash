@@ -13,6 +13,10 @@ _opsctl() {
     'api|--method') COMPREPLY=( $(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur") ); return ;;
     'api|-X') COMPREPLY=( $(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur") ); return ;;
     'api|--service') COMPREPLY=( $(compgen -W 'api labels tracker' -- "$cur") ); return ;;
+    'labels list|--minimum-role') COMPREPLY=( $(compgen -W 'READER APPLIER ORGANIZER EDITOR' -- "$cur") ); return ;;
+    'labels create|--type') COMPREPLY=( $(compgen -W 'shared admin' -- "$cur") ); return ;;
+    'labels fields add|--type') COMPREPLY=( $(compgen -W 'text integer date selection user' -- "$cur") ); return ;;
+    'labels fields add|--date-format') COMPREPLY=( $(compgen -W 'LONG_DATE SHORT_DATE' -- "$cur") ); return ;;
   esac
   _opsctl_words "$path"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
@@ -20,7 +24,7 @@ _opsctl() {
 _opsctl_has() { local words=""; _opsctl_words "$1"; [[ -n "$words" ]]; }
 _opsctl_words() {
   case "$1" in
-    '') words='login logout auth api tracker config mock demo completion help --version -V --json --no-input --yes -y --debug --profile' ;;
+    '') words='login logout auth api tracker labels config mock demo completion help --version -V --json --no-input --yes -y --debug --profile' ;;
     'login') words='--scopes --login-hint --no-browser --timeout --port --consent-as --version -V --json --no-input --yes -y --debug --profile' ;;
     'logout') words='--version -V --json --no-input --yes -y --debug --profile' ;;
     'auth') words='login status token --version -V --json --no-input --yes -y --debug --profile' ;;
@@ -35,6 +39,37 @@ _opsctl_words() {
     'tracker labels create') words='--name --description --color --external-id --data --version -V --json --no-input --yes -y --debug --profile' ;;
     'tracker labels update') words='--name --description --color --archived --no-archived --data --version -V --json --no-input --yes -y --debug --profile' ;;
     'tracker labels delete') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels') words='list get create publish enable disable delete copy-mode apps fields choices permissions locks limits capabilities apply --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels list') words='--published-only --minimum-role --admin --limit --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels get') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels create') words='--title --description --type --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels publish') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels enable') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels disable') words='--hide-in-search --show-in-apply --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels delete') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels copy-mode') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels apps') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels fields') words='add update enable disable delete --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels fields add') words='--name --type --required --choices --list --date-format --before --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels fields update') words='--name --required --no-required --before --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels fields enable') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels fields disable') words='--hide-in-search --show-in-apply --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels fields delete') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels choices') words='add update enable disable delete --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels choices add') words='--name --description --before --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels choices update') words='--name --description --before --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels choices enable') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels choices disable') words='--hide-in-search --show-in-apply --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels choices delete') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels permissions') words='list add remove set --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels permissions list') words='--revision --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels permissions add') words='--revision --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels permissions remove') words='--revision --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels permissions set') words='--revision --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels locks') words='--revision --version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels limits') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels capabilities') words='--version -V --json --no-input --yes -y --debug --profile' ;;
+    'labels apply') words='--file -f --dry-run --publish --version -V --json --no-input --yes -y --debug --profile' ;;
     'config') words='get set unset list --version -V --json --no-input --yes -y --debug --profile' ;;
     'config get') words='--version -V --json --no-input --yes -y --debug --profile' ;;
     'config set') words='--version -V --json --no-input --yes -y --debug --profile' ;;

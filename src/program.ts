@@ -8,6 +8,7 @@ import { register as registerDemo } from './commands/demo/index.js';
 import { register as registerHelp } from './commands/help/index.js';
 import { register as registerLogin } from './commands/login/index.js';
 import { register as registerLogout } from './commands/logout/index.js';
+import { register as registerLabels } from './commands/labels/index.js';
 import { register as registerMock } from './commands/mock/index.js';
 import { NOUN_SUMMARIES, type NounName } from './commands/nouns.js';
 import { register as registerTracker } from './commands/tracker/index.js';
@@ -24,6 +25,7 @@ const NOUNS: ReadonlyArray<[NounName, Register]> = [
   ['auth', registerAuth],
   ['api', registerApi],
   ['tracker', registerTracker],
+  ['labels', registerLabels],
   ['config', registerConfig],
   ['mock', registerMock],
   ['demo', registerDemo],

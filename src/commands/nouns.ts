@@ -9,6 +9,7 @@ export const NOUN_SUMMARIES = {
   api: 'make an authenticated request to a service and print the JSON answer (like gh api)',
   auth: 'credentials: sign-in status, access tokens for scripts, a stored tracker token',
   tracker: 'script the work tracker (REST API v3): labels and more',
+  labels: 'manage labels of the label-management service: drafts, publishing, fields, permissions, apply -f',
   config: 'read and change profiles: an endpoint per service, OAuth client settings',
   mock: 'the mocked services, standalone',
   demo: 'a non-interactive tour of every job, against a fresh temporary embedded state',

@@ -67,6 +67,7 @@ export const SERVICE_LOADERS: Partial<Record<ServiceName, () => Promise<ServiceM
   tracker: () => import('./services/tracker/index.js').then((m) => m.default),
   oauth: () => import('./services/oauth/index.js').then((m) => m.default),
   api: () => import('./services/api/index.js').then((m) => m.default),
+  labels: () => import('./services/labels/index.js').then((m) => m.default),
 };
 
 export type { Handler };

@@ -14,6 +14,24 @@ export interface DemoSection {
   steps: DemoStep[];
 }
 
+/** The label file the label-service section applies (the README shows the same format). */
+export const DEMO_LABEL_FILE = `title: Sensitivity
+description: How secret a document is
+fields:
+  - name: Level
+    type: selection
+    required: true
+    choices: [Public, Internal, {name: Confidential, description: Need-to-know only}]
+  - name: Review date
+    type: date
+  - name: Owners
+    type: user
+    list: 3
+permissions:
+  - {audience: audiences/default, role: APPLIER}
+  - {email: auditor@example.com, role: READER}
+`;
+
 /** The tour, one section per job. Each feature adds its own section here. */
 export const DEMO_SECTIONS: DemoSection[] = [
   {
@@ -34,6 +52,28 @@ export const DEMO_SECTIONS: DemoSection[] = [
       { title: 'sign in as alice (the hidden --consent-as plays the browser against the local mock only)', argv: ['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'media.readonly', 'drive.labels'] },
       { title: 'who am I, what may I do, where is the token', argv: ['auth', 'status'] },
       { title: 'call the data API with the stored token', argv: ['api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true'] },
+    ],
+  },
+  {
+    // Needs the signed-in user of the section above (same config dir, scope drive.labels).
+    job: 'label service: a label schema kept in a file, applied and published',
+    steps: [
+      { title: 'what may I do? (users/me/capabilities)', argv: ['labels', 'capabilities'] },
+      { title: 'the structural limits a file must respect', argv: ['labels', 'limits'] },
+      { title: 'plan the label file without sending anything', argv: ['labels', 'apply', '-f', '-', '--dry-run'], stdin: DEMO_LABEL_FILE },
+      { title: 'apply it and publish: 1 create + 1 permission batch + 1 publish', argv: ['labels', 'apply', '-f', '-', '--publish'], stdin: DEMO_LABEL_FILE },
+      { title: 'apply again: idempotent, nothing to send', argv: ['labels', 'apply', '-f', '-', '--publish'], stdin: DEMO_LABEL_FILE },
+      { title: 'list labels: id, title, state, revision, unpublished changes, fields, type', argv: ['labels', 'list'], capture: (out, v) => void (v.labelsId = out.split('	')[0]) },
+      { title: 'add a choice: a new draft revision waits to be published', argv: (v) => ['labels', 'choices', 'add', v.labelsId, 'Level', '--name', 'Secret'] },
+      { title: 'publish it', argv: (v) => ['labels', 'publish', v.labelsId] },
+      { title: 'show the label', argv: (v) => ['labels', 'get', v.labelsId] },
+      { title: 'who may use it', argv: (v) => ['labels', 'permissions', 'list', v.labelsId] },
+      { title: 'a published label cannot be deleted (disable it first; exit 1)', argv: (v) => ['labels', 'delete', v.labelsId, '--yes'], expect: [1] },
+    ],
+  },
+  {
+    job: 'sign out',
+    steps: [
       { title: 'sign out: revoke on the server, forget locally', argv: ['logout'] },
       { title: 'the API now needs a sign-in again (exit 4)', argv: ['api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true'], expect: [4] },
     ],

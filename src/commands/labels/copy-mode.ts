@@ -1,0 +1,17 @@
+import type { Context } from '../../context.js';
+import { ValidationError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+import { labelName } from '../../labels/names.js';
+import { labelsClient, writableRef } from './shared.js';
+
+export const COPY_MODES = ['DO_NOT_COPY', 'ALWAYS_COPY', 'COPY_APPLIABLE'];
+
+export async function run(opts: { label: string; mode: string }, ctx: Context): Promise<CommandResult> {
+  const mode = opts.mode.toUpperCase().replace(/-/g, '_');
+  if (!COPY_MODES.includes(mode)) {
+    throw new ValidationError('mode', `"${opts.mode}" is not a copy mode`, 'use do-not-copy, always-copy or copy-appliable');
+  }
+  const name = labelName(writableRef(opts.label));
+  const label = await (await labelsClient(ctx)).copyMode(name, mode);
+  return { data: label, text: '', message: `${name}: copy mode ${label.appliedLabelPolicy?.copyMode} (takes effect now; not revisioned)` };
+}

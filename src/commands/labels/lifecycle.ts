@@ -1,0 +1,23 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { LABEL_COLUMNS, statusLine } from '../../labels/format.js';
+import { labelName } from '../../labels/names.js';
+import { labelsClient, writableRef } from './shared.js';
+
+export interface LifecycleOptions {
+  label: string;
+  verb: 'publish' | 'disable' | 'enable';
+  hideInSearch?: boolean;
+  showInApply?: boolean;
+}
+
+/** publish / disable / enable, guarded by the revision just read (a concurrent change is refused, not overwritten). */
+export async function run(opts: LifecycleOptions, ctx: Context): Promise<CommandResult> {
+  const name = labelName(writableRef(opts.label));
+  const client = await labelsClient(ctx);
+  const current = await client.get(name);
+  const body: Record<string, unknown> = { writeControl: { requiredRevisionId: current.revisionId } };
+  if (opts.verb === 'disable') body.disabledPolicy = { hideInSearch: Boolean(opts.hideInSearch), showInApply: Boolean(opts.showInApply) };
+  const label = await client.lifecycle(name, opts.verb, body);
+  return { data: label, columns: LABEL_COLUMNS.slice(0, 5), text: '', message: `${opts.verb}${opts.verb.endsWith('e') ? 'd' : 'ed'} ${statusLine(label)}` };
+}

@@ -1,0 +1,123 @@
+import { ApiError } from '../core/errors.js';
+import type { HttpClient, Query } from '../core/http.js';
+import type { Label, LabelLimits, LabelPermission, DeltaRequest, DeltaResponse } from './types.js';
+
+export const API = '/v2beta';
+
+/** What to do next after an error of the label service, by status and Google status. */
+export function hintFor(err: ApiError): string | undefined {
+  const status = (err.body as { error?: { status?: string } } | undefined)?.error?.status;
+  if (err.status === 401) return 'sign in: opsctl login   (or set OPSCTL_ACCESS_TOKEN to a valid access token)';
+  if (err.status === 403) return 'sign in with the https://www.googleapis.com/auth/drive.labels scope, or ask an editor of the label for the EDITOR role';
+  if (err.status === 404) return 'check the id or name: opsctl labels list';
+  if (status === 'FAILED_PRECONDITION') return "the label's state or revision does not allow this now: look at it with opsctl labels get ID, then retry";
+  if (err.status === 400) return 'the server named the field it refused; fix it and retry';
+  return undefined;
+}
+
+/** The label-management API v2beta over the shared HTTP layer; errors carry a hint saying what to do next. */
+export class LabelsClient {
+  readonly http: HttpClient;
+  /** Send `useAdminAccess` (query parameter or body field, as each method defines it). */
+  admin = false;
+
+  constructor(http: HttpClient) {
+    const wrap =
+      <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        try {
+          return await fn(...args);
+        } catch (err) {
+          if (err instanceof ApiError && !err.hint) {
+            throw new ApiError(err.service, err.status, err.message.replace(/^[^:]+: HTTP \d+: /, ''), err.body, { hint: hintFor(err), cause: err });
+          }
+          throw err;
+        }
+      };
+    this.http = Object.assign(Object.create(http) as HttpClient, {
+      get: wrap(http.get.bind(http)),
+      post: wrap(http.post.bind(http)),
+      patch: wrap(http.patch.bind(http)),
+      delete: wrap(http.delete.bind(http)),
+    });
+  }
+
+  private q(query: Query = {}): Query {
+    return this.admin ? { ...query, useAdminAccess: true } : query;
+  }
+  private b<T extends Record<string, unknown>>(body: T): T {
+    return this.admin ? { ...body, useAdminAccess: true } : body;
+  }
+
+  /** Every page of a list (pageSize 200). */
+  private async all<T>(path: string, key: string, query: Query = {}, limit = Infinity): Promise<T[]> {
+    const out: T[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await this.http.get<Record<string, any>>(path, { ...query, pageSize: Math.min(200, limit - out.length), pageToken });
+      out.push(...((page[key] as T[] | undefined) ?? []));
+      pageToken = page.nextPageToken;
+    } while (pageToken && out.length < limit);
+    return out;
+  }
+
+  list(query: { view?: string; publishedOnly?: boolean; minimumRole?: string } = {}, limit?: number): Promise<Label[]> {
+    return this.all<Label>(`${API}/labels`, 'labels', this.q({ view: 'LABEL_VIEW_FULL', ...query }), limit);
+  }
+  get(name: string, view = 'LABEL_VIEW_FULL'): Promise<Label> {
+    return this.http.get<Label>(`${API}/${name}`, this.q({ view }));
+  }
+  create(body: Record<string, unknown>): Promise<Label> {
+    return this.http.post<Label>(`${API}/labels`, body, this.q());
+  }
+  async delete(name: string, requiredRevisionId?: string): Promise<void> {
+    await this.http.delete(`${API}/${name}`, this.q(requiredRevisionId ? { 'writeControl.requiredRevisionId': requiredRevisionId } : {}));
+  }
+  delta(name: string, requests: DeltaRequest[], requiredRevisionId?: string): Promise<DeltaResponse> {
+    return this.http.post<DeltaResponse>(`${API}/${name}:delta`, this.b({
+      requests,
+      view: 'LABEL_VIEW_FULL',
+      ...(requiredRevisionId ? { writeControl: { requiredRevisionId } } : {}),
+    }));
+  }
+  lifecycle(name: string, verb: 'publish' | 'disable' | 'enable', body: Record<string, unknown> = {}): Promise<Label> {
+    return this.http.post<Label>(`${API}/${name}:${verb}`, this.b(body));
+  }
+  copyMode(name: string, copyMode: string): Promise<Label> {
+    return this.http.post<Label>(`${API}/${name}:updateLabelCopyMode`, this.b({ copyMode, view: 'LABEL_VIEW_FULL' }));
+  }
+  enabledApps(name: string, apps: string[]): Promise<Label> {
+    return this.http.post<Label>(`${API}/${name}:updateLabelEnabledAppSettings`, this.b({
+      enabledAppSettings: { enabledApps: apps.map((app) => ({ app })) },
+      view: 'LABEL_VIEW_FULL',
+    }));
+  }
+  permissions(parent: string): Promise<LabelPermission[]> {
+    return this.all<LabelPermission>(`${API}/${parent}/permissions`, 'labelPermissions', this.q());
+  }
+  createPermission(parent: string, p: LabelPermission): Promise<LabelPermission> {
+    return this.http.post<LabelPermission>(`${API}/${parent}/permissions`, p, this.q());
+  }
+  async deletePermission(name: string): Promise<void> {
+    await this.http.delete(`${API}/${name}`, this.q());
+  }
+  async batchUpdatePermissions(parent: string, perms: LabelPermission[]): Promise<LabelPermission[]> {
+    const r = await this.http.post<{ permissions?: LabelPermission[] }>(
+      `${API}/${parent}/permissions:batchUpdate`,
+      this.b({ requests: perms.map((labelPermission) => ({ parent, labelPermission })) }),
+    );
+    return r.permissions ?? [];
+  }
+  async batchDeletePermissions(parent: string, names: string[]): Promise<void> {
+    await this.http.post(`${API}/${parent}/permissions:batchDelete`, this.b({ requests: names.map((name) => ({ name })) }));
+  }
+  locks(parent: string): Promise<Array<Record<string, unknown>>> {
+    return this.all(`${API}/${parent}/locks`, 'labelLocks');
+  }
+  limits(): Promise<LabelLimits> {
+    return this.http.get<LabelLimits>(`${API}/limits/label`, { name: 'limits/label' });
+  }
+  capabilities(): Promise<Record<string, unknown>> {
+    return this.http.get(`${API}/users/me/capabilities`);
+  }
+}

@@ -1,0 +1,78 @@
+/** The parts of the v2beta resources opsctl reads (the discovery document has the rest). */
+export interface Lifecycle {
+  state?: 'UNPUBLISHED_DRAFT' | 'PUBLISHED' | 'DISABLED' | 'DELETED' | 'STATE_UNSPECIFIED';
+  hasUnpublishedChanges?: boolean;
+  disabledPolicy?: { hideInSearch?: boolean; showInApply?: boolean };
+}
+
+export interface Choice {
+  id: string;
+  properties?: { displayName?: string; description?: string; badgeConfig?: unknown };
+  lifecycle?: Lifecycle;
+}
+
+export interface Field {
+  id: string;
+  properties?: { displayName?: string; required?: boolean };
+  lifecycle?: Lifecycle;
+  textOptions?: Record<string, unknown>;
+  integerOptions?: Record<string, unknown>;
+  dateOptions?: { dateFormatType?: string };
+  userOptions?: { listOptions?: { maxEntries?: number } };
+  selectionOptions?: { listOptions?: { maxEntries?: number }; choices?: Choice[] };
+}
+
+export interface Label {
+  name: string;
+  id: string;
+  revisionId: string;
+  labelType?: string;
+  properties?: { title?: string; description?: string };
+  lifecycle?: Lifecycle;
+  appliedLabelPolicy?: { copyMode?: string };
+  enabledAppSettings?: { enabledApps?: Array<{ app?: string }> };
+  fields?: Field[];
+  [key: string]: unknown;
+}
+
+export interface LabelPermission {
+  name?: string;
+  role?: string;
+  email?: string;
+  audience?: string;
+  group?: string;
+  person?: string;
+}
+
+export type DeltaRequest = Record<string, Record<string, unknown>>;
+
+export interface DeltaResponse {
+  responses?: Array<Record<string, any>>;
+  updatedLabel?: Label;
+}
+
+export interface LabelLimits {
+  maxTitleLength?: number;
+  maxDescriptionLength?: number;
+  maxFields?: number;
+  fieldLimits?: {
+    maxIdLength?: number;
+    maxDisplayNameLength?: number;
+    maxDescriptionLength?: number;
+    selectionLimits?: { maxChoices?: number; maxDisplayNameLength?: number; maxIdLength?: number; listLimits?: { maxEntries?: number } };
+    userLimits?: { listLimits?: { maxEntries?: number } };
+  };
+  [key: string]: unknown;
+}
+
+export const FIELD_TYPES = ['text', 'integer', 'date', 'selection', 'user'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export function fieldType(f: Field): FieldType | undefined {
+  if (f.selectionOptions) return 'selection';
+  if (f.textOptions) return 'text';
+  if (f.integerOptions) return 'integer';
+  if (f.dateOptions) return 'date';
+  if (f.userOptions) return 'user';
+  return undefined;
+}

@@ -1,0 +1,90 @@
+import { MockError, type MockRequest } from '../../http.js';
+import type { Route, ServiceModule } from '../../service.js';
+import { bearerToken, checkAccessToken } from '../oauth/tokens.js';
+import { API, READ_SCOPES, SCOPES, WRITE_SCOPES, errorReply, limitsFrom, type Caller } from './common.js';
+import { createLabel, deleteLabel, getCapabilities, getLabel, getLimits, labelVerb, listLabels, listLocks, type Env } from './labels.js';
+import { allowedMethods, parseLabelPath } from './paths.js';
+import { batchDelete, batchUpdate, deletePermission, listPermissions, upsertPermission } from './permissions.js';
+
+/**
+ * The label-management service (Drive Labels API v2beta shape): labels with draft revisions,
+ * publishing, disable/enable, permissions, locks, limits and capabilities. Callers need a bearer
+ * token from the mock authorization server (state.oauth.accessTokens) with a label scope.
+ */
+const labelsService: ServiceModule = {
+  name: 'labels',
+  initState(state) {
+    if (state.labels) return false;
+    state.labels = { labels: [] };
+    return true;
+  },
+  create(ctx) {
+    const env: Env = { ctx, limits: limitsFrom(ctx.options) };
+    const dispatch = (req: MockRequest) => {
+      const p = parseLabelPath(req.params['*'] ?? '');
+      if (!p) throw new MockError(404, 'NOT_FOUND', `no such resource: ${req.path}`);
+      if (!allowedMethods(p).includes(req.method)) {
+        throw new MockError(405, 'UNIMPLEMENTED', `${req.method} is not supported on ${req.path} (use ${allowedMethods(p).join(' or ')})`);
+      }
+      switch (p.kind) {
+        case 'label':
+          return req.method === 'GET' ? getLabel(req, env, p.id, p.rev) : deleteLabel(req, env, p.id, p.rev);
+        case 'verb':
+          return labelVerb(req, env, p.id, p.verb);
+        case 'permissions':
+          if (p.batch === 'batchUpdate') return batchUpdate(req, env, p.id, p.rev);
+          if (p.batch === 'batchDelete') return batchDelete(req, env, p.id, p.rev);
+          return req.method === 'GET' ? listPermissions(req, env, p.id, p.rev) : upsertPermission(req, env, p.id, p.rev);
+        case 'permission':
+          return deletePermission(req, env, p.id, p.rev, p.permissionId);
+        case 'locks':
+          return listLocks(req, env, p.id, p.rev);
+      }
+    };
+    const routes: Route[] = [
+      { method: 'GET', path: `${API}/labels`, handler: (req) => listLabels(req, env) },
+      { method: 'POST', path: `${API}/labels`, handler: (req) => createLabel(req, env) },
+      ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({ method, path: `${API}/labels/*`, handler: dispatch })),
+      { method: 'GET', path: `${API}/limits/label`, handler: (req) => getLimits(req, env) },
+      { method: 'GET', path: `${API}/users/:user/capabilities`, handler: (req) => getCapabilities(req, req.params.user) },
+    ];
+    return {
+      routes,
+      errorReply,
+      async authenticate(req, route) {
+        const token = bearerToken(req.headers, req.query);
+        const check = await ctx.store.read((s) => checkAccessToken(s, token, ctx.now()));
+        if (!check.ok) {
+          throw new MockError(
+            401,
+            'UNAUTHENTICATED',
+            check.reason === 'missing'
+              ? 'Request is missing required authentication credential. Expected OAuth 2 access token (Authorization: Bearer …).'
+              : `Request had invalid authentication credentials: the access token is ${check.reason}. Sign in again.`,
+          );
+        }
+        const scopes = check.record.scopes;
+        const write = route.method !== 'GET';
+        const needed = write ? WRITE_SCOPES : READ_SCOPES;
+        if (!scopes.some((s) => needed.includes(s))) {
+          throw new MockError(
+            403,
+            'PERMISSION_DENIED',
+            `Request had insufficient authentication scopes: ${write ? 'a change needs' : 'reading needs'} one of ${needed.join(', ')}`,
+          );
+        }
+        const who: Caller = {
+          token: check.record,
+          person: `people/${check.record.sub}`,
+          email: check.record.email,
+          admin: scopes.includes(SCOPES.admin) || scopes.includes(SCOPES.adminReadonly),
+          adminWrite: scopes.includes(SCOPES.admin),
+          canWrite: scopes.some((s) => WRITE_SCOPES.includes(s)),
+        };
+        req.auth = who;
+      },
+    };
+  },
+};
+
+export default labelsService;

@@ -1,0 +1,57 @@
+/**
+ * The label API's resource paths (`/v2beta/labels/{id}[@rev][:verb]`, `.../permissions[:batchX]`,
+ * `.../revisions/{rev}/permissions/{pid}`, …). find-my-way treats `:` as a parameter marker, so every
+ * `/v2beta/labels/*` request is routed here and the suffix is parsed in this one function.
+ */
+
+export const LABEL_VERBS = ['delta', 'publish', 'disable', 'enable', 'updateLabelCopyMode', 'updateLabelEnabledAppSettings'] as const;
+export type LabelVerb = (typeof LABEL_VERBS)[number];
+
+export type LabelPath =
+  /** `labels/ID` or `labels/ID@REV|latest|published` */
+  | { kind: 'label'; id: string; rev?: string }
+  | { kind: 'verb'; id: string; verb: LabelVerb }
+  /** `labels/ID[/revisions/REV]/permissions[:batchUpdate|:batchDelete]` */
+  | { kind: 'permissions'; id: string; rev?: string; batch?: 'batchUpdate' | 'batchDelete' }
+  | { kind: 'permission'; id: string; rev?: string; permissionId: string }
+  | { kind: 'locks'; id: string; rev?: string };
+
+const ID = '([A-Za-z0-9_-]+)';
+const REV = '([A-Za-z0-9]+)';
+
+/** Parses what follows `/v2beta/labels/`; undefined when it is no label-API path. */
+export function parseLabelPath(suffix: string): LabelPath | undefined {
+  let s: string;
+  try {
+    s = decodeURIComponent(suffix);
+  } catch {
+    return undefined;
+  }
+  let m = new RegExp(`^${ID}(?:@${REV})?$`).exec(s);
+  if (m) return { kind: 'label', id: m[1], ...(m[2] ? { rev: m[2] } : {}) };
+  m = new RegExp(`^${ID}(?:@latest)?:([A-Za-z]+)$`).exec(s);
+  if (m) return (LABEL_VERBS as readonly string[]).includes(m[2]) ? { kind: 'verb', id: m[1], verb: m[2] as LabelVerb } : undefined;
+  m = new RegExp(`^${ID}(?:/revisions/${REV})?/permissions(?::(batchUpdate|batchDelete))?$`).exec(s);
+  if (m) return { kind: 'permissions', id: m[1], ...(m[2] ? { rev: m[2] } : {}), ...(m[3] ? { batch: m[3] as 'batchUpdate' | 'batchDelete' } : {}) };
+  m = new RegExp(`^${ID}(?:/revisions/${REV})?/permissions/([A-Za-z0-9_.@-]+)$`).exec(s);
+  if (m) return { kind: 'permission', id: m[1], ...(m[2] ? { rev: m[2] } : {}), permissionId: m[3] };
+  m = new RegExp(`^${ID}(?:/revisions/${REV})?/locks$`).exec(s);
+  if (m) return { kind: 'locks', id: m[1], ...(m[2] ? { rev: m[2] } : {}) };
+  return undefined;
+}
+
+/** Which HTTP method each path kind accepts. */
+export function allowedMethods(p: LabelPath): string[] {
+  switch (p.kind) {
+    case 'label':
+      return ['GET', 'DELETE'];
+    case 'verb':
+      return ['POST'];
+    case 'permissions':
+      return p.batch ? ['POST'] : ['GET', 'POST', 'PATCH'];
+    case 'permission':
+      return ['DELETE'];
+    case 'locks':
+      return ['GET'];
+  }
+}
