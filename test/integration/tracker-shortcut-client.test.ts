@@ -22,7 +22,7 @@ describe('@shortcut/client against the mock', () => {
     const { data: label, status } = await sc.createLabel({ name: 'sc-label', color: '#aabbcc', description: 'from the official client' });
     expect(status).toBe(201);
     expect(label).toMatchObject({ name: 'sc-label', color: '#aabbcc', archived: false, entity_type: 'label' });
-    expect(typeof label.stats.num_stories_total).toBe('number');
+    expect(typeof label.stats?.num_stories_total).toBe('number');
     expect((await sc.getLabel(label.id)).data.name).toBe('sc-label');
     expect((await sc.updateLabel(label.id, { archived: true, color: null as unknown as string })).data).toMatchObject({ archived: true, color: null });
     expect((await sc.listLabels()).data.map((l) => l.id)).toContain(label.id);

@@ -41,12 +41,14 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   const uploaded: unknown[] = [];
   const batches = Math.ceil(parts.length / FILES_PER_REQUEST);
   const progress = batches > 1 ? await ctx.io.progress(`uploading ${parts.length} files in ${batches} requests`) : undefined;
+  // the FormData of the undici that sends it (Node's global one belongs to its bundled copy)
+  const { FormData } = await import('undici');
   for (let b = 0; b < batches; b++) {
     const form = new FormData();
     if (opts.story !== undefined) form.append('story_id', opts.story);
     parts.slice(b * FILES_PER_REQUEST, (b + 1) * FILES_PER_REQUEST).forEach((p, i) => form.append(`file${i}`, new Blob([new Uint8Array(p.data)], { type: p.type }), p.name));
     try {
-      const res = await http.request<unknown[]>({ method: 'POST', path: `${API_PREFIX}${spec.path}`, formData: form as never });
+      const res = await http.request<unknown[]>({ method: 'POST', path: `${API_PREFIX}${spec.path}`, formData: form });
       uploaded.push(...res.data);
     } catch (err) {
       if (uploaded.length === 0) throw err;
