@@ -28,4 +28,28 @@ export const DEMO_SECTIONS: DemoSection[] = [
       { title: 'delete it', argv: (v) => ['tracker', 'labels', 'delete', v.labelId, '--yes'] },
     ],
   },
+  {
+    job: 'tracker: declarative apply, epics with comments, and search',
+    steps: [
+      {
+        title: 'plan a labels file without writing (--dry-run, the file on stdin)',
+        argv: ['tracker', 'labels', 'apply', '-f', '-', '--dry-run'],
+        stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
+      },
+      {
+        title: 'apply it: 1 list + only the writes the plan needs',
+        argv: ['tracker', 'labels', 'apply', '-f', '-'],
+        stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
+      },
+      {
+        title: 'apply it again: nothing to do',
+        argv: ['tracker', 'labels', 'apply', '-f', '-'],
+        stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
+      },
+      { title: 'create an epic', argv: ['tracker', 'epics', 'create', '--name', 'Demo launch', '--state', 'in progress', '--json', 'id,name,state'], capture: (out, v) => void (v.epicId = String(JSON.parse(out).id)) },
+      { title: 'comment on it', argv: (v) => ['tracker', 'epics', 'comment-add', v.epicId, '--text', 'Kick-off on Monday', '--json', 'id,text'] },
+      { title: 'create a story in the epic', argv: (v) => ['tracker', 'stories', 'create', '--name', 'Demo launch checklist', '--epic-id', v.epicId, '--estimate', '2', '--json', 'id,name,epic_id'] },
+      { title: 'search stories and epics', argv: ['tracker', 'search', 'all', '--query', 'demo launch', '--json', 'stories,epics'] },
+    ],
+  },
 ];

@@ -102,7 +102,9 @@ async function parseText(text: string, file: string): Promise<unknown> {
       // fall through to YAML, which reports positions
     }
   }
-  const { parse } = await import('yaml');
+  // yaml is CommonJS under Node: the bundle may hand back its exports as `default`
+  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+  const parse = mod.parse ?? mod.default!.parse;
   try {
     return parse(text);
   } catch (err) {
