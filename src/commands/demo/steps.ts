@@ -49,7 +49,8 @@ export const DEMO_SECTIONS: DemoSection[] = [
       { title: 'create an epic', argv: ['tracker', 'epics', 'create', '--name', 'Demo launch', '--state', 'in progress', '--json', 'id,name,state'], capture: (out, v) => void (v.epicId = String(JSON.parse(out).id)) },
       { title: 'comment on it', argv: (v) => ['tracker', 'epics', 'comment-add', v.epicId, '--text', 'Kick-off on Monday', '--json', 'id,text'] },
       { title: 'create a story in the epic', argv: (v) => ['tracker', 'stories', 'create', '--name', 'Demo launch checklist', '--epic-id', v.epicId, '--estimate', '2', '--json', 'id,name,epic_id'] },
-      { title: 'search stories and epics', argv: ['tracker', 'search', 'all', '--query', 'demo launch', '--json', 'stories,epics'] },
+      { title: 'search stories (every page with --all)', argv: ['tracker', 'search', 'stories', '--query', 'demo launch', '--all', '--json', 'id,name,epic_id'] },
+      { title: 'search epics', argv: ['tracker', 'search', 'epics', '--query', 'demo', '--json', 'id,name,state'] },
     ],
   },
 ];

@@ -52,7 +52,9 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   }
 
   const progress = await ctx.io.progress(`applying ${todo.length} change(s) to ${spec.name}`);
-  const outcome = await runWrites(client, spec, todo, { onStep: (n, total) => progress.update(`applied ${n}/${total}`) });
+  // about ten progress lines however long the run (a spinner on a TTY shows every step)
+  const every = ctx.io.isStderrTTY ? 1 : Math.max(1, Math.ceil(todo.length / 10));
+  const outcome = await runWrites(client, spec, todo, { onStep: (n, total) => (n % every === 0 || n === total) && progress.update(`applied ${n}/${total}`) });
   const summary = {
     planned: todo.length,
     applied: outcome.applied.length,
