@@ -134,7 +134,7 @@ export function epicRoutes(ctx: ServiceContext): Route[] {
       if (body.labels !== undefined) epic.label_ids = ensureLabels(t, body.labels, at);
       move(t.epics, epic, body, 'epic');
     },
-    present: (t, e, list, req) => presentEpic(t, e, list, list && req ? (boolQuery(req, 'includes_description') ?? true) : true),
+    present: (t, e, list, req) => presentEpic(t, e, list, list && req ? (boolQuery(req, 'includes_description') ?? false) : true),
     beforeDelete(t, epic) {
       for (const s of t.stories) if (s.epic_id === epic.id) s.epic_id = null;
       t.epicComments = t.epicComments.filter((c: any) => c.epic_id !== epic.id);
