@@ -16,12 +16,28 @@ export function register(program: Command, ctx: Context): void {
     'opsctl tracker epics create --name "Q3 launch"',
     'opsctl tracker search stories --query login --all',
   );
-  for (const spec of RESOURCES) registerResource(tracker, spec, ctx);
+  // Each resource's verbs are built when that resource is dispatched (a tracker command builds one
+  // resource, not all 21), or all of them before any other command that may walk the tree (completion, help).
+  const fills = new Map<string, () => void>();
+  for (const spec of RESOURCES) {
+    const verbs = [...spec.verbs, ...(spec.extras ?? []).map((e) => e.name)];
+    const noun = tracker.command(spec.name).description(spec.description ?? `${spec.name}: ${verbs.join(', ')}`);
+    let filled = false;
+    fills.set(spec.name, () => {
+      if (filled) return;
+      filled = true;
+      registerVerbs(noun, spec, ctx);
+    });
+  }
+  const fillAll = () => fills.forEach((fill) => fill());
+  tracker.hook('preSubcommand', (_t, sub) => fills.get(sub.name())?.());
+  program.hook('preSubcommand', (_p, sub) => {
+    if (sub !== tracker) fillAll();
+  });
 }
 
-function registerResource(tracker: Command, spec: ResourceSpec, ctx: Context): void {
-  const verbs = [...spec.verbs, ...(spec.extras ?? []).map((e) => e.name)];
-  const noun = tracker.command(spec.name).description(spec.description ?? `${spec.name}: ${verbs.join(', ')}`);
+/** The verbs of one resource: CRUD from `verbs`, the rest from `extras`. */
+export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): void {
   const ex = (verb: keyof NonNullable<ResourceSpec['examples']>, fallback: string) => spec.examples?.[verb] ?? fallback;
   const resource = spec.name;
 
