@@ -41,8 +41,11 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   const uploaded: unknown[] = [];
   const batches = Math.ceil(parts.length / FILES_PER_REQUEST);
   const progress = batches > 1 ? await ctx.io.progress(`uploading ${parts.length} files in ${batches} requests`) : undefined;
-  // the FormData of the undici that sends it (Node's global one belongs to its bundled copy)
-  const { FormData } = await import('undici');
+  // the FormData of the undici that sends it (Node's global one belongs to Node's own copy of undici);
+  // its own module, as undici-lite does, and CommonJS: the bundle may hand the exports back as `default`
+  // @ts-expect-error undici ships no declarations for its internal modules
+  const mod = await import('undici/lib/web/fetch/formdata.js');
+  const FormData = (mod.FormData ?? mod.default.FormData) as typeof import('undici').FormData;
   for (let b = 0; b < batches; b++) {
     const form = new FormData();
     if (opts.story !== undefined) form.append('story_id', opts.story);
@@ -60,6 +63,6 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
     }
     progress?.update(`uploaded ${uploaded.length}/${parts.length}`);
   }
-  progress?.succeed(`uploaded ${uploaded.length} files`);
+  progress?.stop();
   return { data: uploaded, columns: columns(spec.columns), message: `uploaded ${uploaded.length} file${uploaded.length === 1 ? '' : 's'}` };
 }
