@@ -128,6 +128,9 @@ describe('tracker labels apply', () => {
     const unknown = await runCli(['tracker', 'labels', 'apply', '-f', file('u.yaml', '- name: x\n  colour: "#ffffff"\n')], { env });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown field "colour"');
+    const bare = await runCli(['tracker', 'labels', 'apply', '-f', file('bare.yaml', 'labels:\n  - name: x\n    color: #ff0000\n')], { env });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('bare.yaml:3: unquoted colour');
     const missing = await runCli(['tracker', 'labels', 'apply', '-f', join(cfg.dir, 'nope.yaml')], { env });
     expect(missing.code).toBe(2);
     expect(mock.requests).toHaveLength(0);

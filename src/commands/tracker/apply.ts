@@ -97,6 +97,12 @@ async function readSource(file: string, ctx: Context): Promise<string> {
 
 /** JSON when it looks like JSON, else YAML (a superset of JSON anyway). */
 async function parseText(text: string, file: string): Promise<unknown> {
+  // in YAML an unquoted #rrggbb starts a comment: the colour would silently become null (cleared)
+  const bare = /^[ \t]*(?:-[ \t]+)?color:[ \t]*#.*$/m.exec(text);
+  if (bare) {
+    const line = text.slice(0, bare.index).split('\n').length;
+    throw new UsageError(`${label(file)}:${line}: unquoted colour "${bare[0].trim()}" is a YAML comment, not a value`, { field: 'file', hint: 'quote it: color: "#d73a4a"' });
+  }
   if (/^\s*[[{]/.test(text) && /\.json$|^-$/.test(file)) {
     try {
       return JSON.parse(text);

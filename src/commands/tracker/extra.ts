@@ -25,7 +25,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   (extra.args ?? []).forEach((arg, i) => {
     const raw = String(opts.args[i] ?? '');
     const ok = arg.type === 'int' ? /^\d{1,15}$/.test(raw) : UUID.test(raw);
-    if (!ok) throw new ValidationError(`<${arg.name.replace(/_/g, '-')}>`, `"${raw}" is not ${arg.type === 'int' ? 'an integer id' : 'a uuid'}`, `see: opsctl tracker ${spec.name} --help`);
+    if (!ok) throw new ValidationError(`<${(arg.name === 'id' ? `${spec.singular}-id` : arg.name).replace(/[_ ]/g, '-')}>`, `"${raw}" is not ${arg.type === 'int' ? 'an integer id' : 'a uuid'}`, `see: opsctl tracker ${spec.name} --help`);
     path = path.replace(`{${arg.name}}`, encodeURIComponent(raw));
   });
   const query: Record<string, string | number | boolean | string[]> = {};

@@ -92,7 +92,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
     return;
   }
-  const args = (extra.args ?? []).map((a) => `<${a.name.replace(/_/g, '-')}>`).join(' ');
+  const args = (extra.args ?? []).map((a) => `<${(a.name === 'id' ? `${spec.singular}-id` : a.name).replace(/[_ ]/g, '-')}>`).join(' ');
   const cmd = noun.command(args ? `${verb} ${args}` : verb).description(extra.description);
   for (const [name, f] of Object.entries(extra.query ?? {})) addFieldOption(cmd, name, f, 'list');
   if (extra.body) addBodyOptions(cmd, extra.body, 'create');
