@@ -16,7 +16,8 @@ import { register as registerTracker } from './commands/tracker/index.js';
 declare const __OPSCTL_VERSION__: string;
 export const VERSION = typeof __OPSCTL_VERSION__ === 'string' ? __OPSCTL_VERSION__ : '0.0.0-dev';
 
-type Register = (program: Command, ctx: Context) => void;
+/** Builds a noun's subtree; `wholeTree` asks for every level at once (help, completion, tests). */
+type Register = (program: Command, ctx: Context, wholeTree: boolean) => void;
 
 /** Every top-level command and the function that builds its subtree (order = order in --help). */
 const NOUNS: ReadonlyArray<[NounName, Register]> = [
@@ -69,7 +70,7 @@ With no configuration every command uses the embedded mock services (profile "em
   const wanted = argv?.find((word) => NOUNS.some(([name]) => name === word));
   const everything = !argv || wanted === 'help' || wanted === 'completion';
   for (const [name, register] of NOUNS) {
-    if (everything || name === wanted) register(program, ctx);
+    if (everything || name === wanted) register(program, ctx, everything);
     else program.command(name).description(NOUN_SUMMARIES[name]);
   }
   return program;

@@ -8,7 +8,7 @@ export const NOUN_SUMMARIES = {
   logout: 'revoke the stored OAuth tokens on the server and remove them locally',
   api: 'make an authenticated request to a service and print the JSON answer (like gh api)',
   auth: 'credentials: sign-in status, access tokens for scripts, a stored tracker token',
-  tracker: 'script the work tracker (REST API v3): labels and more',
+  tracker: 'script the work tracker (REST API v3): every resource, apply files, search',
   labels: 'manage labels of the label-management service: drafts, publishing, fields, permissions, apply -f',
   config: 'read and change profiles: an endpoint per service, OAuth client settings',
   mock: 'the mocked services, standalone',

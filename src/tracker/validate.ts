@@ -7,7 +7,53 @@ import { COLOR_PATTERN, UUID_PATTERN, type FieldProblem, type FieldSpec } from '
  */
 
 /** Schemas of nested `json` fields, by the name a FieldSpec gives in `schema`. */
-export const JSON_SCHEMAS: Record<string, z.ZodType> = {};
+const colorSchema = z.string().regex(COLOR_PATTERN, { error: 'is not a hex colour ("#" and 6 hex digits)' });
+const uuidSchema = z.string().regex(UUID_PATTERN, { error: 'must be a uuid' });
+const labelParams = z.array(
+  z.strictObject({
+    name: z.string().min(1).max(128),
+    color: colorSchema.optional(),
+    description: z.string().max(1024).optional(),
+    external_id: z.string().max(128).optional(),
+  }),
+  { error: 'must be a list of {name, color, description, external_id}' },
+);
+const storyContents = z.strictObject({
+  name: z.string().max(512).optional(),
+  description: z.string().max(100_000).optional(),
+  story_type: z.enum(['feature', 'chore', 'bug']).optional(),
+  custom_fields: z.array(z.strictObject({ field_id: uuidSchema, value: z.string().optional(), value_id: uuidSchema })).optional(),
+  deadline: z.iso.datetime({ offset: true }).nullable().optional(),
+  epic_id: z.number().int().nullable().optional(),
+  estimate: z.number().int().nullable().optional(),
+  external_links: z.array(z.string().max(2048)).optional(),
+  file_ids: z.array(z.number().int()).optional(),
+  linked_file_ids: z.array(z.number().int()).optional(),
+  follower_ids: z.array(uuidSchema).optional(),
+  owner_ids: z.array(uuidSchema).optional(),
+  group_id: uuidSchema.nullable().optional(),
+  iteration_id: z.number().int().nullable().optional(),
+  project_id: z.number().int().nullable().optional(),
+  workflow_state_id: z.number().int().optional(),
+  labels: labelParams.optional(),
+  tasks: z
+    .array(z.strictObject({ description: z.string().max(2048), complete: z.boolean().optional(), external_id: z.string().max(128).optional(), owner_ids: z.array(uuidSchema).optional() }))
+    .optional(),
+});
+
+export const JSON_SCHEMAS: Record<string, z.ZodType> = {
+  labelParams,
+  categoryParams: z.array(
+    z.strictObject({ name: z.string().min(1).max(128), color: colorSchema.optional(), external_id: z.string().max(128).optional() }),
+    { error: 'must be a list of {name, color, external_id}' },
+  ),
+  customFieldValues: z.array(
+    z.strictObject({ id: uuidSchema.optional(), value: z.string().min(1).max(63).optional(), color_key: z.string().max(63).nullable().optional(), enabled: z.boolean().optional() }),
+    { error: 'must be a list of {id, value, color_key, enabled}' },
+  ),
+  storyContents,
+  keyResultValue: z.strictObject({ numeric_value: z.string().max(64).optional(), boolean_value: z.boolean().optional() }, { error: 'must be {numeric_value} or {boolean_value}' }),
+};
 
 /** The zod schema of one field (without nullability). */
 export function fieldSchema(spec: FieldSpec): z.ZodType {
@@ -74,7 +120,7 @@ export function validateBody(fields: Record<string, FieldSpec>, mode: 'create' |
     const parsed = fieldSchema(spec).safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const tooLong = issue?.code === 'too_big' && typeof value === 'string';
+      const tooLong = issue?.code === 'too_big' && (typeof value === 'string' || (issue as { origin?: string }).origin === 'string');
       const path = issue?.path?.length ? `${name}.${issue.path.join('.')}` : name;
       problems.push({ field: path, message: issue?.message ?? 'is invalid', kind: tooLong ? 'too_long' : 'invalid' });
     }

@@ -47,6 +47,31 @@ export const DEMO_SECTIONS: DemoSection[] = [
     ],
   },
   {
+    job: 'tracker: declarative apply, epics with comments, and search',
+    steps: [
+      {
+        title: 'plan a labels file without writing (--dry-run, the file on stdin)',
+        argv: ['tracker', 'labels', 'apply', '-f', '-', '--dry-run'],
+        stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
+      },
+      {
+        title: 'apply it: 1 list + only the writes the plan needs',
+        argv: ['tracker', 'labels', 'apply', '-f', '-'],
+        stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
+      },
+      {
+        title: 'apply it again: nothing to do',
+        argv: ['tracker', 'labels', 'apply', '-f', '-'],
+        stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
+      },
+      { title: 'create an epic', argv: ['tracker', 'epics', 'create', '--name', 'Demo launch', '--state', 'in progress', '--json', 'id,name,state'], capture: (out, v) => void (v.epicId = String(JSON.parse(out).id)) },
+      { title: 'comment on it', argv: (v) => ['tracker', 'epics', 'comment-add', v.epicId, '--text', 'Kick-off on Monday', '--json', 'id,text'] },
+      { title: 'create a story in the epic', argv: (v) => ['tracker', 'stories', 'create', '--name', 'Demo launch checklist', '--epic-id', v.epicId, '--estimate', '2', '--json', 'id,name,epic_id'] },
+      { title: 'search stories (every page with --all)', argv: ['tracker', 'search', 'stories', '--query', 'demo launch', '--all', '--json', 'id,name,epic_id'] },
+      { title: 'search epics', argv: ['tracker', 'search', 'epics', '--query', 'demo', '--json', 'id,name,state'] },
+    ],
+  },
+  {
     job: 'sign in with OAuth 2.0 + PKCE (no browser in the demo: opsctl submits the mock consent form itself over HTTP)',
     steps: [
       { title: 'sign in as alice (the hidden --consent-as plays the browser against the local mock only)', argv: ['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'media.readonly', 'drive.labels'] },
@@ -63,7 +88,7 @@ export const DEMO_SECTIONS: DemoSection[] = [
       { title: 'plan the label file without sending anything', argv: ['labels', 'apply', '-f', '-', '--dry-run'], stdin: DEMO_LABEL_FILE },
       { title: 'apply it and publish: 1 create + 1 permission batch + 1 publish', argv: ['labels', 'apply', '-f', '-', '--publish'], stdin: DEMO_LABEL_FILE },
       { title: 'apply again: idempotent, nothing to send', argv: ['labels', 'apply', '-f', '-', '--publish'], stdin: DEMO_LABEL_FILE },
-      { title: 'list labels: id, title, state, revision, unpublished changes, fields, type', argv: ['labels', 'list'], capture: (out, v) => void (v.labelsId = out.split('	')[0]) },
+      { title: 'list labels: id, title, state, revision, unpublished changes, fields, type', argv: ['labels', 'list'], capture: (out, v) => void (v.labelsId = out.split('\t')[0]) },
       { title: 'add a choice: a new draft revision waits to be published', argv: (v) => ['labels', 'choices', 'add', v.labelsId, 'Level', '--name', 'Secret'] },
       { title: 'publish it', argv: (v) => ['labels', 'publish', v.labelsId] },
       { title: 'show the label', argv: (v) => ['labels', 'get', v.labelsId] },

@@ -1,27 +1,48 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { FieldSpec } from '../../tracker/fields.js';
-import { RESOURCES, type ResourceSpec } from '../../tracker/resources.js';
+import { RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
 import { examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
 
 /** `opsctl tracker <resource> <verb>`, generated from the resource table. */
-export function register(program: Command, ctx: Context): void {
+export function register(program: Command, ctx: Context, wholeTree = false): void {
   const tracker = program
     .command('tracker')
     .description(NOUN_SUMMARIES.tracker);
-  examples(tracker, 'opsctl tracker labels list', 'opsctl tracker labels create --name bug --color "#ff0000"');
-  for (const spec of RESOURCES) registerResource(tracker, spec, ctx);
+  examples(
+    tracker,
+    'opsctl tracker labels list',
+    'opsctl tracker labels apply -f labels.yaml --dry-run',
+    'opsctl tracker epics create --name "Q3 launch"',
+    'opsctl tracker search stories --query login --all',
+  );
+  // Each resource's verbs are built when that resource is dispatched (a tracker command builds one
+  // resource, not all 21), or all of them at once when the whole tree is wanted (completion, help).
+  const fills = new Map<string, () => void>();
+  for (const spec of RESOURCES) {
+    const verbs = [...spec.verbs, ...(spec.extras ?? []).map((e) => e.name)];
+    const noun = tracker.command(spec.name).description(spec.description ?? `${spec.name}: ${verbs.join(', ')}`);
+    let filled = false;
+    fills.set(spec.name, () => {
+      if (filled) return;
+      filled = true;
+      registerVerbs(noun, spec, ctx);
+    });
+  }
+  tracker.hook('preSubcommand', (_t, sub) => fills.get(sub.name())?.());
+  if (wholeTree) fills.forEach((fill) => fill());
 }
 
-function registerResource(tracker: Command, spec: ResourceSpec, ctx: Context): void {
-  const noun = tracker.command(spec.name).description(`${spec.name}: ${spec.verbs.join(', ')}`);
+/** The verbs of one resource: CRUD from `verbs`, the rest from `extras`. */
+export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): void {
   const ex = (verb: keyof NonNullable<ResourceSpec['examples']>, fallback: string) => spec.examples?.[verb] ?? fallback;
   const resource = spec.name;
 
   if (spec.verbs.includes('list')) {
     const cmd = noun.command('list').alias('ls').description(`list ${spec.name}`);
     for (const [name, f] of Object.entries(spec.listQuery ?? {})) addFieldOption(cmd, name, f, 'list');
+    addPagingOptions(cmd);
     cmd.action(lazyAction(ctx, () => import('./list.js'), (_a, o) => ({ resource, flags: o })));
     examples(cmd, ex('list', `opsctl tracker ${spec.name} list`));
   }
@@ -32,15 +53,13 @@ function registerResource(tracker: Command, spec: ResourceSpec, ctx: Context): v
   }
   if (spec.verbs.includes('create')) {
     const cmd = noun.command('create').description(`create a ${spec.singular}`);
-    for (const [name, f] of Object.entries(spec.fields)) if (!f.in || f.in.includes('create')) addFieldOption(cmd, name, f, 'create');
-    cmd.option('--data <json|@file|->', 'the request body as JSON (flags override its fields)');
+    addBodyOptions(cmd, spec.fields, 'create');
     cmd.action(lazyAction(ctx, () => import('./create.js'), (_a, o) => ({ resource, flags: o })));
-    examples(cmd, ex('create', `opsctl tracker ${spec.name} create --data @${spec.singular}.json`));
+    examples(cmd, ex('create', `opsctl tracker ${spec.name} create --data @${spec.singular.replace(/ /g, '-')}.json`));
   }
   if (spec.verbs.includes('update')) {
     const cmd = noun.command('update <id>').description(`change a ${spec.singular} (only the fields given)`);
-    for (const [name, f] of Object.entries(spec.fields)) if (!f.in || f.in.includes('update')) addFieldOption(cmd, name, f, 'update');
-    cmd.option('--data <json|@file|->', 'the request body as JSON (flags override its fields)');
+    addBodyOptions(cmd, spec.fields, 'update');
     cmd.action(lazyAction(ctx, () => import('./update.js'), ([id], o) => ({ resource, id, flags: o })));
     examples(cmd, ex('update', `opsctl tracker ${spec.name} update ID --data @changes.json`));
   }
@@ -49,6 +68,45 @@ function registerResource(tracker: Command, spec: ResourceSpec, ctx: Context): v
     cmd.action(lazyAction(ctx, () => import('./delete.js'), ([id]) => ({ resource, id })));
     examples(cmd, ex('delete', `opsctl tracker ${spec.name} delete ID --yes`));
   }
+  for (const extra of spec.extras ?? []) registerExtra(noun, spec, extra, ctx);
+}
+
+function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx: Context): void {
+  const resource = spec.name;
+  const verb = extra.name;
+  if (extra.handler === 'upload') {
+    const cmd = noun.command('upload <files...>').description(extra.description);
+    cmd.option('--story <id>', 'attach the files to this story');
+    cmd.action(lazyAction(ctx, () => import('./upload.js'), ([files], o) => ({ files: files as unknown as string[], story: o.story as string | undefined })));
+    if (extra.example) examples(cmd, extra.example);
+    return;
+  }
+  if (extra.handler === 'apply') {
+    const cmd = noun.command('apply').description(extra.description);
+    cmd.requiredOption('-f, --file <path|->', 'the desired state: a YAML or JSON file (- reads stdin)');
+    cmd.option('--dry-run', 'print the plan and stop');
+    cmd.option('--prune', `delete ${spec.name} that the file does not list`);
+    cmd.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ resource, file: o.file as string, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune) })));
+    if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
+    return;
+  }
+  const args = (extra.args ?? []).map((a) => `<${(a.name === 'id' ? `${spec.singular}-id` : a.name).replace(/[_ ]/g, '-')}>`).join(' ');
+  const cmd = noun.command(args ? `${verb} ${args}` : verb).description(extra.description);
+  for (const [name, f] of Object.entries(extra.query ?? {})) addFieldOption(cmd, name, f, 'list');
+  if (extra.body) addBodyOptions(cmd, extra.body, 'create');
+  if (extra.paging || extra.result === 'list') addPagingOptions(cmd);
+  cmd.action(lazyAction(ctx, () => import('./extra.js'), (a, o) => ({ resource, verb, args: a, flags: o })));
+  examples(cmd, extra.example ?? `opsctl tracker ${spec.name} ${verb}${(extra.args ?? []).map((a) => ` ${a.type === 'uuid' ? 'UUID' : 'ID'}`).join('')}`);
+}
+
+function addPagingOptions(cmd: Command): void {
+  cmd.option('--all', 'fetch every page');
+  cmd.option('--limit <n>', 'stop after n records (says so when more exist)');
+}
+
+function addBodyOptions(cmd: Command, fields: Record<string, FieldSpec>, mode: 'create' | 'update'): void {
+  for (const [name, f] of Object.entries(fields)) if (!f.in || f.in.includes(mode)) addFieldOption(cmd, name, f, mode);
+  cmd.option('--data <json|@file|->', 'the request body as JSON (flags override its fields)');
 }
 
 /** A typed flag for a scalar field: `--name <text>`, `--archived/--no-archived`, `--label-ids <1,2>`. */

@@ -1,7 +1,8 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { coerceFlag, flagAttr } from '../../tracker/input.js';
-import { columns, resource, trackerClient } from './shared.js';
+import { fetchList, moreNotice } from '../../tracker/paging.js';
+import { columns, pageFlags, resource, trackerClient } from './shared.js';
 
 export interface ListOptions {
   resource: string;
@@ -10,12 +11,14 @@ export interface ListOptions {
 
 export async function run(opts: ListOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
+  const paging = pageFlags(opts.flags);
   const query: Record<string, string | number | boolean> = {};
   for (const [name, f] of Object.entries(spec.listQuery ?? {})) {
     const raw = opts.flags[flagAttr(name)];
     if (raw !== undefined) query[name] = coerceFlag(name, f, raw) as string | number | boolean;
   }
   const client = await trackerClient(ctx);
-  const items = await client.list(spec, query);
-  return { data: items, columns: columns(spec) };
+  const got = await fetchList(client.http, client.path(spec), query, undefined, paging);
+  if (got.more) ctx.io.warn(moreNotice(got.items.length, spec.name, got.total));
+  return { data: got.items, columns: columns(spec.columns) };
 }

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { UsageError } from '../../core/errors.js';
+import { UsageError, ValidationError } from '../../core/errors.js';
 import type { Column } from '../../core/output.js';
 import { TrackerClient } from '../../tracker/client.js';
 import { resourceByName, type ResourceSpec } from '../../tracker/resources.js';
@@ -14,6 +14,16 @@ export function resource(name: string): ResourceSpec {
   return spec;
 }
 
-export function columns(spec: ResourceSpec): Column[] {
-  return spec.columns.map((key) => ({ key }));
+/** Table columns; `a.b` reads a nested field. */
+export function columns(keys: readonly string[]): Column[] {
+  return keys.map((key) => (key.includes('.') ? { key, get: (row: any) => key.split('.').reduce((v, k) => v?.[k], row) } : { key }));
+}
+
+/** `--all` / `--limit N` from commander's options. */
+export function pageFlags(flags: Record<string, unknown>): { all: boolean; limit?: number } {
+  const raw = flags.limit;
+  if (raw === undefined) return { all: Boolean(flags.all) };
+  if (!/^\d+$/.test(String(raw)) || Number(raw) < 1) throw new ValidationError('--limit', `"${String(raw)}" is not a positive integer`, 'give a number such as --limit 50, or --all');
+  if (flags.all) throw new UsageError('--all and --limit cannot be used together', { hint: 'use --all for everything, or --limit N for at most N records' });
+  return { all: false, limit: Number(raw) };
 }

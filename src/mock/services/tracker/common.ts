@@ -87,3 +87,34 @@ export function find<T extends { id: number | string }>(list: T[], id: number | 
 export function newGlobalId(): string {
   return randomUUID();
 }
+
+/** A reference to a record that does not exist, inside a body: 422 naming the field. */
+export function unprocessable(message: string, field?: string): MockError {
+  return new MockError(422, 'unprocessable', message, field ? { errors: { [field]: message } } : {});
+}
+
+/** Copies the keys present in `body` (null included: it unsets) onto `item`. */
+export function assign(item: Record<string, any>, body: Record<string, any>, keys: readonly string[]): void {
+  for (const key of keys) if (body[key] !== undefined) item[key] = body[key];
+}
+
+/** Moves `item` before or after another record of `list` by renumbering `position`. */
+export function move(list: any[], item: any, body: { before_id?: number | string; after_id?: number | string }, what: string): void {
+  const target = body.before_id ?? body.after_id;
+  if (target === undefined) return;
+  const sorted = [...list].sort((a, b) => a.position - b.position).filter((x) => x !== item);
+  const at = sorted.findIndex((x) => x.id === target);
+  if (at < 0) throw unprocessable(`${body.before_id !== undefined ? 'before_id' : 'after_id'}: ${what} ${target} does not exist`, body.before_id !== undefined ? 'before_id' : 'after_id');
+  sorted.splice(body.before_id !== undefined ? at : at + 1, 0, item);
+  sorted.forEach((x, i) => (x.position = i + 1));
+}
+
+/** Query parameter as an integer within bounds (400 otherwise). */
+export function intQuery(req: MockRequest, name: string, dflt: number, min: number, max: number): number {
+  const raw = req.query.get(name);
+  if (raw === null || raw === '') return dflt;
+  if (!/^-?\d+$/.test(raw)) throw new MockError(400, 'schema_mismatch', `schema mismatch: query parameter ${name} must be an integer`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new MockError(400, 'schema_mismatch', `schema mismatch: query parameter ${name} must be between ${min} and ${max} (got ${n})`);
+  return n;
+}

@@ -1,8 +1,17 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { MockError, type MockRequest } from '../../http.js';
 import type { ServiceModule } from '../../service.js';
 import { errorReply } from './common.js';
+import { epicCommentRoutes } from './epic-comments.js';
+import { epicRoutes } from './epics.js';
+import { fileRoutes } from './files.js';
+import { groupRoutes } from './groups.js';
+import { iterationProjectRoutes } from './iterations.js';
 import { labelRoutes } from './labels.js';
+import { miscRoutes } from './misc.js';
+import { planningRoutes } from './objectives.js';
+import { searchRoutes } from './search.js';
+import { initTracker } from './state.js';
+import { storyRoutes } from './stories.js';
 
 export const DEFAULT_RATE_LIMIT = { limit: 200, windowMs: 60_000 };
 
@@ -15,20 +24,22 @@ export function requestToken(req: MockRequest): string | undefined {
 
 const trackerService: ServiceModule = {
   name: 'tracker',
-  initState(state, options) {
-    if (state.tracker) return false;
-    state.tracker = {
-      token: options.tracker?.token ?? `trk_${randomBytes(18).toString('base64url')}`,
-      seq: 0,
-      workspaceId: randomUUID(),
-      labels: [],
-    };
-    return true;
-  },
+  initState: initTracker,
   async create(ctx) {
     const rate = ctx.options.tracker?.rateLimit ?? DEFAULT_RATE_LIMIT;
     return {
-      routes: [...labelRoutes(ctx)],
+      routes: [
+        ...labelRoutes(ctx),
+        ...planningRoutes(ctx),
+        ...miscRoutes(ctx),
+        ...epicRoutes(ctx),
+        ...epicCommentRoutes(ctx),
+        ...fileRoutes(ctx),
+        ...groupRoutes(ctx),
+        ...iterationProjectRoutes(ctx),
+        ...storyRoutes(ctx),
+        ...searchRoutes(ctx),
+      ],
       errorReply,
       async authenticate(req) {
         const token = requestToken(req);

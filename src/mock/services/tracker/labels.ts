@@ -1,6 +1,9 @@
 import { labels as spec } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
+import { presentEpic } from './epics.js';
+import { phase as storyPhase } from './stats.js';
+import { storyList } from './stories.js';
 import { API, APP_URL, boolQuery, find, intParam, newGlobalId, nextId, nowIso, tracker, validate, type TrackerState } from './common.js';
 
 const STAT_KEYS = [
@@ -32,7 +35,7 @@ export function labelStats(t: TrackerState, labelId: number): Record<(typeof STA
   const stories = (t.stories ?? []).filter((s: any) => s.label_ids?.includes(labelId));
   for (const s of stories) {
     const points = typeof s.estimate === 'number' ? s.estimate : 0;
-    const phase: string = s.phase ?? (s.completed ? 'done' : s.started ? 'started' : 'unstarted');
+    const phase: string = storyPhase(s);
     stats.num_stories_total++;
     stats.num_points_total += points;
     if (s.estimate === null || s.estimate === undefined) stats.num_stories_unestimated++;
@@ -72,9 +75,51 @@ function assertUniqueName(t: TrackerState, name: string, exceptId?: number): voi
   if (clash) throw new MockError(422, 'unprocessable', `a label named "${name}" already exists (id ${clash.id})`, { errors: { name: 'is already used' } });
 }
 
+/** Label ids for `labels: [{name, color, …}]` params: existing labels by name, new ones created. */
+export function ensureLabels(t: TrackerState, params: Array<Record<string, any>>, at: string): number[] {
+  const ids: number[] = [];
+  for (const p of params) {
+    let label = t.labels.find((l) => l.name.toLowerCase() === String(p.name).toLowerCase());
+    if (!label) {
+      const id = nextId(t);
+      label = {
+        id, name: p.name, description: p.description ?? null, color: p.color ?? null, external_id: p.external_id ?? null, archived: false,
+        app_url: `${APP_URL}/label/${id}`, entity_type: 'label', global_id: newGlobalId(), created_at: at, updated_at: at,
+      };
+      t.labels.push(label);
+    }
+    if (!ids.includes(label.id)) ids.push(label.id);
+  }
+  return ids;
+}
+
 export function labelRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
   return [
+    {
+      method: 'GET',
+      path: `${API}/labels/:id/epics`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        return reply.ok(await store.read((s) => {
+          const t = tracker(s);
+          find(t.labels, id, spec);
+          return t.epics.filter((e: any) => e.label_ids.includes(id)).map((e: any) => presentEpic(t, e, true));
+        }));
+      },
+    },
+    {
+      method: 'GET',
+      path: `${API}/labels/:id/stories`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        return reply.ok(await store.read((s) => {
+          const t = tracker(s);
+          find(t.labels, id, spec);
+          return storyList(t, req, (st) => st.label_ids.includes(id));
+        }));
+      },
+    },
     {
       method: 'GET',
       path: `${API}/labels`,
@@ -149,7 +194,7 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
           const t = tracker(s);
           find(t.labels, id, spec);
           t.labels = t.labels.filter((l) => l.id !== id);
-          for (const coll of ['stories', 'epics']) {
+          for (const coll of ['stories', 'epics', 'iterations']) {
             for (const item of t[coll] ?? []) {
               if (Array.isArray(item.label_ids)) item.label_ids = item.label_ids.filter((x: number) => x !== id);
             }

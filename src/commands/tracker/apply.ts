@@ -1,0 +1,123 @@
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import type { Context } from '../../context.js';
+import { OpsError, PartialError, UsageError } from '../../core/errors.js';
+import { formatTable, type CommandResult } from '../../core/output.js';
+import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
+import { runWrites } from '../../tracker/apply-run.js';
+import { assertValid } from '../../tracker/input.js';
+import type { FieldSpec } from '../../tracker/fields.js';
+import { columns, resource, trackerClient } from './shared.js';
+
+export interface ApplyOptions {
+  resource: string;
+  file: string;
+  dryRun: boolean;
+  prune: boolean;
+}
+
+/** `opsctl tracker labels apply -f FILE`: plan from 1 list, print, then exactly the writes the plan needs. */
+export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResult> {
+  const spec = resource(opts.resource);
+  const key = spec.applyKey ?? 'name';
+  const fields = spec.applyFields ?? [key];
+  const createOnly = Object.entries(spec.fields).filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create').map(([n]) => n);
+  const allowed = [...fields, ...createOnly];
+
+  const text = await readSource(opts.file, ctx);
+  const data = await parseText(text, opts.file);
+  const found = desiredItems(data, spec.name, key, allowed);
+  if ('problem' in found) throw new UsageError(`${label(opts.file)}: ${found.problem}`, { field: 'file', hint: `see: opsctl tracker ${spec.name} apply --help` });
+  // every record is checked against the contract before anything is sent
+  const merged: Record<string, FieldSpec> = Object.fromEntries(allowed.map((f) => [f, { ...spec.fields[f], in: undefined }]));
+  for (const [i, item] of found.items.entries()) {
+    try {
+      await assertValid(merged, 'create', item, spec.singular);
+    } catch (err) {
+      throw new UsageError(`${label(opts.file)}: ${spec.name}[${i + 1}] (${String(item[key])}): ${(err as Error).message.replace(/^--([\w-]+)/, (_m, f: string) => f.replace(/-/g, '_'))}`, { field: 'file', hint: (err as OpsError).hint });
+    }
+  }
+
+  const client = await trackerClient(ctx);
+  const current = await client.list<Record<string, any>>(spec);
+  const plan = planApply(current, found.items, { key, fields, createOnly, prune: opts.prune });
+  const todo = writes(plan);
+  if (!ctx.jsonOutput) printPlan(ctx, plan, spec.name);
+  if (opts.dryRun || todo.length === 0) {
+    return {
+      data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: opts.dryRun, applied: 0 },
+      text: '',
+      message: todo.length === 0 ? `${spec.name} already match ${label(opts.file)}: nothing to do` : `dry run: ${todo.length} write(s) planned, none made`,
+    };
+  }
+
+  const progress = await ctx.io.progress(`applying ${todo.length} change(s) to ${spec.name}`);
+  // about ten progress lines however long the run (a spinner on a TTY shows every step)
+  const every = ctx.io.isStderrTTY ? 1 : Math.max(1, Math.ceil(todo.length / 10));
+  const outcome = await runWrites(client, spec, todo, { onStep: (n, total) => (n % every === 0 || n === total) && progress.update(`applied ${n}/${total}`) });
+  const summary = {
+    planned: todo.length,
+    applied: outcome.applied.length,
+    failed: outcome.failed.map((f) => ({ action: f.step.action, [key]: f.step.key, status: f.status, error: f.message })),
+    skipped: outcome.skipped.map((s) => ({ action: s.action, [key]: s.key })),
+  };
+  if (outcome.failed.length === 0 && outcome.skipped.length === 0) {
+    progress.succeed(`applied ${todo.length} change(s) to ${spec.name}`);
+    return { data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: todo.length }, text: '' };
+  }
+  progress.fail(`${outcome.failed.length} of ${todo.length} change(s) failed`);
+  const lines = outcome.failed.map((f) => `  ${f.step.action} ${f.step.key}: ${f.message}`).join('\n');
+  const message = `apply ${label(opts.file)}: ${outcome.applied.length} of ${todo.length} change(s) applied, ${outcome.failed.length} failed${outcome.skipped.length ? `, ${outcome.skipped.length} skipped` : ''}:\n${lines}`;
+  const hint = 'fix the failed records (or wait and retry); running the same apply again makes only the remaining changes';
+  if (outcome.applied.length === 0) throw new OpsError(message, 1, { code: 'apply_failed', hint });
+  throw new PartialError(message, { hint, summary });
+}
+
+function printPlan(ctx: Context, plan: Plan, what: string): void {
+  const rows = plan.steps
+    .filter((s) => s.action !== 'unchanged' || plan.steps.length <= 50)
+    .map((s: PlanStep) => ({ action: s.action, name: s.key, id: s.id ?? '', changes: s.changes.map((c) => `${c}=${JSON.stringify(s.body?.[c] ?? null)}`).join(' ') }));
+  if (rows.length) ctx.io.out(formatTable(ctx.io, rows, columns(['action', 'name', 'id', 'changes'])));
+  const c = plan.counts;
+  ctx.io.err(
+    `plan for ${what}: ${c.create} to create, ${c.update} to update, ${c.archive} to archive, ${c.delete} to delete, ${c.unchanged} unchanged` +
+      (plan.unlisted.length ? `; ${plan.unlisted.length} not in the file left alone (--prune deletes them)` : ''),
+  );
+}
+
+async function readSource(file: string, ctx: Context): Promise<string> {
+  if (file === '-') return ctx.io.readStdin();
+  const path = isAbsolute(file) ? file : join(ctx.cwd, file);
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'file', hint: 'give the path of a YAML or JSON file, or - for stdin' });
+  }
+}
+
+/** JSON when it looks like JSON, else YAML (a superset of JSON anyway). */
+async function parseText(text: string, file: string): Promise<unknown> {
+  // in YAML an unquoted #rrggbb starts a comment: the colour would silently become null (cleared)
+  const bare = /^[ \t]*(?:-[ \t]+)?color:[ \t]*#.*$/m.exec(text);
+  if (bare) {
+    const line = text.slice(0, bare.index).split('\n').length;
+    throw new UsageError(`${label(file)}:${line}: unquoted colour "${bare[0].trim()}" is a YAML comment, not a value`, { field: 'file', hint: 'quote it: color: "#d73a4a"' });
+  }
+  if (/^\s*[[{]/.test(text) && /\.json$|^-$/.test(file)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // fall through to YAML, which reports positions
+    }
+  }
+  // yaml is CommonJS under Node: the bundle may hand back its exports as `default`
+  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+  const parse = mod.parse ?? mod.default!.parse;
+  try {
+    return parse(text);
+  } catch (err) {
+    throw new UsageError(`${label(file)}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`, { field: 'file' });
+  }
+}
+
+const label = (file: string) => (file === '-' ? 'stdin' : file);

@@ -1,0 +1,80 @@
+import type { Context } from '../../context.js';
+import { UsageError, ValidationError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+import { API_PREFIX } from '../../tracker/client.js';
+import { assertValid, coerceFlag, flagAttr, flagName, readDataFlag } from '../../tracker/input.js';
+import { fetchList, moreNotice } from '../../tracker/paging.js';
+import { extraByName } from '../../tracker/resources.js';
+import { columns, pageFlags, resource, trackerClient } from './shared.js';
+
+export interface ExtraOptions {
+  resource: string;
+  verb: string;
+  args: string[];
+  flags: Record<string, unknown>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Any verb of the table beyond CRUD: fills the path from the arguments, sends query or body, pages lists. */
+export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResult> {
+  const spec = resource(opts.resource);
+  const extra = extraByName(spec, opts.verb);
+  if (!extra) throw new UsageError(`unknown verb "${opts.verb}" for tracker ${spec.name}`);
+  let path = extra.path;
+  (extra.args ?? []).forEach((arg, i) => {
+    const raw = String(opts.args[i] ?? '');
+    const ok = arg.type === 'int' ? /^\d{1,15}$/.test(raw) : UUID.test(raw);
+    if (!ok) throw new ValidationError(`<${(arg.name === 'id' ? `${spec.singular}-id` : arg.name).replace(/[_ ]/g, '-')}>`, `"${raw}" is not ${arg.type === 'int' ? 'an integer id' : 'a uuid'}`, `see: opsctl tracker ${spec.name} --help`);
+    path = path.replace(`{${arg.name}}`, encodeURIComponent(raw));
+  });
+  const query: Record<string, string | number | boolean | string[]> = {};
+  for (const [name, f] of Object.entries(extra.query ?? {})) {
+    const raw = opts.flags[flagAttr(name)];
+    if (raw === undefined) {
+      if (f.required) throw new ValidationError(flagName(name), 'is required', `pass ${flagName(name)} <${f.type}>`);
+      continue;
+    }
+    const value = coerceFlag(name, f, raw) as string | number | boolean | string[];
+    if (typeof value === 'string' && f.max !== undefined && value.length > f.max) throw new ValidationError(flagName(name), `must be at most ${f.max} characters (got ${value.length})`);
+    if (typeof value === 'number' && ((f.min !== undefined && value < f.min) || (f.maxValue !== undefined && value > f.maxValue))) {
+      throw new ValidationError(flagName(name), `must be between ${f.min ?? '-∞'} and ${f.maxValue ?? '∞'} (got ${value})`);
+    }
+    query[name] = value;
+  }
+  const client = await trackerClient(ctx);
+  const http = client.http;
+  const full = `${API_PREFIX}${path}`;
+
+  if (extra.method === 'GET' && extra.result === 'list') {
+    const paging = pageFlags(opts.flags);
+    const progress = paging.all ? await ctx.io.progress(`fetching ${spec.name} ${extra.name}`) : undefined;
+    const got = await fetchList(http, full, query, extra.paging, {
+      ...paging,
+      onPage: (n, total) => progress?.update(`fetched ${n}${total !== undefined ? ` of ${total}` : ''}`),
+    });
+    progress?.stop();
+    if (got.more) ctx.io.warn(moreNotice(got.items.length, `${spec.name} ${extra.name}`.trim(), got.total));
+    return { data: got.items, columns: extra.columns ? columns(extra.columns) : undefined };
+  }
+
+  if (extra.confirm) {
+    const ok = await (await ctx.prompter()).confirm(`${extra.description} (${opts.args.join(' ')})?`, { flag: '--yes' });
+    if (!ok) return { message: 'nothing changed' };
+  }
+  let body: Record<string, unknown> | undefined;
+  if (extra.body) {
+    const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
+    body = { ...data };
+    for (const [field, f] of Object.entries(extra.body)) {
+      const raw = opts.flags[flagAttr(field)];
+      if (raw !== undefined) body[field] = coerceFlag(field, f, raw);
+    }
+    await assertValid(extra.body, 'create', body, spec.singular);
+  }
+  const res = await http.request({ method: extra.method, path: full, query, json: body ?? (extra.method === 'GET' ? undefined : {}) });
+  if (extra.result === 'none' || res.status === 204) {
+    return { data: { ok: true, verb: extra.name, args: opts.args }, text: '', message: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}: done` };
+  }
+  return { data: res.data };
+}

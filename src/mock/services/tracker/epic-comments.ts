@@ -1,0 +1,157 @@
+import { epics, health as healthSpec } from '../../../tracker/resources.js';
+import { reply } from '../../http.js';
+import type { Route, ServiceContext } from '../../service.js';
+import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type TrackerState } from './common.js';
+import { currentHealth } from './epics.js';
+
+const commentSpec = { singular: 'comment' };
+const bodyOf = (name: string) => epics.extras!.find((e) => e.name === name)!.body!;
+
+/** The comments of an epic under `parentId` (null: top level), each with its replies nested. */
+export function commentTree(t: TrackerState, epicId: number, parentId: number | null): any[] {
+  return t.epicComments
+    .filter((c: any) => c.epic_id === epicId && c.parent_id === parentId)
+    .map((c: any) => presentComment(t, c));
+}
+
+function presentComment(t: TrackerState, c: any): any {
+  const { epic_id: _e, parent_id: _p, ...rest } = c;
+  return { ...rest, comments: commentTree(t, c.epic_id, c.id) };
+}
+
+function findComment(t: TrackerState, epicId: number, id: number): any {
+  find(t.epics, epicId, epics);
+  return find(t.epicComments.filter((c: any) => c.epic_id === epicId), id, commentSpec);
+}
+
+export function epicCommentRoutes(ctx: ServiceContext): Route[] {
+  const { store } = ctx;
+  const create = async (epicId: number, parentId: number | null, raw: unknown) => {
+    const body = await validate(bodyOf('comment-add'), 'create', raw);
+    return store.write((s) => {
+      const t = tracker(s);
+      if (parentId === null) find(t.epics, epicId, epics);
+      else findComment(t, epicId, parentId);
+      const at = nowIso(ctx.now());
+      const id = nextId(t);
+      const c = {
+        id, epic_id: epicId, parent_id: parentId, app_url: `${APP_URL}/epic/${epicId}#comment-${id}`, author_id: body.author_id ?? t.ownerId,
+        text: body.text, external_id: body.external_id ?? null, deleted: false, entity_type: 'threaded-comment',
+        group_mention_ids: [], member_mention_ids: [], mention_ids: [], created_at: body.created_at ?? at, updated_at: body.updated_at ?? at,
+      };
+      t.epicComments.push(c);
+      return presentComment(t, c);
+    });
+  };
+  return [
+    {
+      method: 'GET',
+      path: `${API}/epics/:id/comments`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        return reply.ok(await store.read((s) => {
+          const t = tracker(s);
+          find(t.epics, id, epics);
+          return commentTree(t, id, null);
+        }));
+      },
+    },
+    { method: 'POST', path: `${API}/epics/:id/comments`, handler: async (req) => reply.created(await create(intParam(req, 'id'), null, req.body)) },
+    {
+      method: 'GET',
+      path: `${API}/epics/:id/comments/:cid`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        return reply.ok(await store.read((s) => presentComment(tracker(s), findComment(tracker(s), id, cid))));
+      },
+    },
+    { method: 'POST', path: `${API}/epics/:id/comments/:cid`, handler: async (req) => reply.created(await create(intParam(req, 'id'), intParam(req, 'cid'), req.body)) },
+    {
+      method: 'PUT',
+      path: `${API}/epics/:id/comments/:cid`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        const body = await validate(bodyOf('comment-update'), 'create', req.body);
+        return reply.ok(await store.write((s) => {
+          const c = findComment(tracker(s), id, cid);
+          c.text = body.text;
+          c.updated_at = nowIso(ctx.now());
+          return presentComment(tracker(s), c);
+        }));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${API}/epics/:id/comments/:cid`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        await store.write((s) => {
+          const t = tracker(s);
+          findComment(t, id, cid);
+          const gone = new Set<number>([cid]);
+          let grew = true;
+          while (grew) {
+            grew = false;
+            for (const c of t.epicComments) if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) (gone.add(c.id), (grew = true));
+          }
+          t.epicComments = t.epicComments.filter((c: any) => !gone.has(c.id));
+        });
+        return reply.noContent();
+      },
+    },
+    {
+      method: 'GET',
+      path: `${API}/epics/:id/health`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        return reply.ok(await store.read((s) => {
+          find(tracker(s).epics, id, epics);
+          return currentHealth(tracker(s), id);
+        }));
+      },
+    },
+    {
+      method: 'POST',
+      path: `${API}/epics/:id/health`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        const body = await validate(bodyOf('health-set'), 'create', req.body);
+        return reply.created(await store.write((s) => {
+          const t = tracker(s);
+          find(t.epics, id, epics);
+          const at = nowIso(ctx.now());
+          const h = { id: newGlobalId(), author_id: t.ownerId, epic_id: id, objective_id: null, status: body.status, text: body.text ?? null, entity_type: 'health', created_at: at, updated_at: at };
+          t.health.push(h);
+          return { ...h };
+        }));
+      },
+    },
+    {
+      method: 'GET',
+      path: `${API}/epics/:id/health-history`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        return reply.ok(await store.read((s) => {
+          const t = tracker(s);
+          find(t.epics, id, epics);
+          return t.health.filter((h: any) => h.epic_id === id).reverse().map((h: any) => ({ ...h }));
+        }));
+      },
+    },
+    {
+      method: 'PUT',
+      path: `${API}/health/:id`,
+      handler: async (req) => {
+        const id = uuidParam(req, 'id');
+        const body = await validate(healthSpec.fields, 'update', req.body ?? {});
+        return reply.ok(await store.write((s) => {
+          const h: any = find(tracker(s).health, id, healthSpec);
+          if (body.status !== undefined) h.status = body.status;
+          if (body.text !== undefined) h.text = body.text;
+          h.updated_at = nowIso(ctx.now());
+          return { ...h };
+        }));
+      },
+    },
+  ];
+}

@@ -1,0 +1,29 @@
+import { STORY_STATES } from './state.js';
+import type { TrackerState } from './common.js';
+
+/** A story's phase for stats: the type of its workflow state. */
+export function phase(story: any): 'backlog' | 'unstarted' | 'started' | 'done' {
+  return (STORY_STATES.find((s) => s.id === story.workflow_state_id)?.type ?? 'unstarted') as 'backlog' | 'unstarted' | 'started' | 'done';
+}
+
+/** Point and story counts of a set of stories, in the names the epic and iteration stats use. */
+export function storyCounts(stories: any[]): Record<string, number> {
+  const c = {
+    num_points: 0, num_points_backlog: 0, num_points_done: 0, num_points_started: 0, num_points_unstarted: 0,
+    num_stories_backlog: 0, num_stories_done: 0, num_stories_started: 0, num_stories_total: 0, num_stories_unestimated: 0, num_stories_unstarted: 0,
+  };
+  for (const s of stories) {
+    const p = typeof s.estimate === 'number' ? s.estimate : 0;
+    const ph = phase(s);
+    c.num_points += p;
+    c.num_stories_total++;
+    if (typeof s.estimate !== 'number') c.num_stories_unestimated++;
+    c[`num_points_${ph}` as keyof typeof c] += p;
+    c[`num_stories_${ph}` as keyof typeof c]++;
+  }
+  return c;
+}
+
+export function storiesWhere(t: TrackerState, pred: (s: any) => boolean): any[] {
+  return (t.stories ?? []).filter(pred);
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { desiredItems, planApply, writes } from '../../src/tracker/apply.js';
+
+const opts = { key: 'name', fields: ['name', 'description', 'color', 'archived'], createOnly: ['external_id'], prune: false };
+const current = [
+  { id: 1, name: 'bug', color: '#FF0000', description: 'broken', archived: false },
+  { id: 2, name: 'feature', color: '#00ff00', description: null, archived: false },
+  { id: 3, name: 'old', color: null, description: null, archived: false },
+];
+
+describe('planApply', () => {
+  it('plans create, update, archive and unchanged; leaves unlisted records alone without --prune', () => {
+    const plan = planApply(
+      current,
+      [
+        { name: 'bug', color: '#ff0000' },
+        { name: 'feature', description: 'new things' },
+        { name: 'docs', color: '#0000ff', external_id: 'd1' },
+        { name: 'OLD', archived: true },
+      ],
+      opts,
+    );
+    expect(plan.steps.map((s) => [s.action, s.key, s.id])).toEqual([
+      ['unchanged', 'bug', 1],
+      ['update', 'feature', 2],
+      ['create', 'docs', undefined],
+      ['archive', 'OLD', 3],
+    ]);
+    expect(plan.steps[1].body).toEqual({ description: 'new things' });
+    expect(plan.steps[2].body).toEqual({ name: 'docs', color: '#0000ff', external_id: 'd1' });
+    expect(plan.steps[3].body).toEqual({ name: 'OLD', archived: true });
+    expect(plan.counts).toEqual({ create: 1, update: 1, archive: 1, delete: 0, unchanged: 1 });
+    expect(plan.unlisted).toEqual([]);
+  });
+
+  it('compares colours case-insensitively and ignores fields the file leaves out', () => {
+    const plan = planApply(current, [{ name: 'bug', color: '#ff0000' }, { name: 'feature' }, { name: 'old' }], opts);
+    expect(writes(plan)).toEqual([]);
+  });
+
+  it('clears a field set to null in the file', () => {
+    const plan = planApply(current, [{ name: 'bug', color: null }], opts);
+    expect(plan.steps[0]).toMatchObject({ action: 'update', body: { color: null } });
+  });
+
+  it('deletes unlisted records with prune, and lists them without', () => {
+    expect(planApply(current, [{ name: 'bug' }], opts).unlisted).toEqual(['feature', 'old']);
+    const pruned = planApply(current, [{ name: 'bug' }], { ...opts, prune: true });
+    expect(writes(pruned).map((s) => [s.action, s.id])).toEqual([['delete', 2], ['delete', 3]]);
+  });
+
+  it('creates an archived record in two steps and restores one with archived: false', () => {
+    const plan = planApply([{ ...current[0], archived: true }], [{ name: 'bug', archived: false }, { name: 'new', archived: true }], opts);
+    expect(writes(plan).map((s) => [s.action, s.key, s.body])).toEqual([
+      ['create', 'new', { name: 'new' }],
+      ['update', 'bug', { archived: false }],
+      ['archive', 'new', { archived: true }],
+    ]);
+  });
+
+  it('orders writes: creates, updates, archives, deletes', () => {
+    const plan = planApply(current, [{ name: 'old', archived: true }, { name: 'feature', color: '#123456' }, { name: 'z' }], { ...opts, prune: true });
+    expect(writes(plan).map((s) => s.action)).toEqual(['create', 'update', 'archive', 'delete']);
+  });
+});
+
+describe('desiredItems', () => {
+  const allowed = ['name', 'color', 'description', 'archived'];
+  it('accepts a list or a mapping with the resource key', () => {
+    expect(desiredItems([{ name: 'a' }], 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }] });
+    expect(desiredItems({ labels: [{ name: 'a' }] }, 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }] });
+  });
+  it('names the item and the problem', () => {
+    expect(desiredItems({ other: [] }, 'labels', 'name', allowed)).toEqual({ problem: 'expected a list of labels, or a mapping with a "labels:" list' });
+    expect(desiredItems([{ color: '#fff' }], 'labels', 'name', allowed)).toEqual({ problem: 'labels[1]: "name" is required' });
+    expect(desiredItems([{ name: 'a', colour: 'x' }], 'labels', 'name', allowed)).toMatchObject({ problem: expect.stringContaining('labels[1] (a): unknown field "colour"') });
+    expect(desiredItems([{ name: 'a' }, { name: 'A' }], 'labels', 'name', allowed)).toMatchObject({ problem: 'labels[2]: name "A" is listed twice (also labels[1])' });
+  });
+});
