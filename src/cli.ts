@@ -11,7 +11,7 @@ import { buildProgram } from './program.js';
 export async function main(argv: string[], overrides: ContextOverrides = {}, ctxOut?: (ctx: Context) => void): Promise<number> {
   const ctx = new Context(overrides);
   ctxOut?.(ctx);
-  const program = buildProgram(ctx, argv);
+  const program = await buildProgram(ctx, argv);
   program.exitOverride();
   program.configureOutput({
     writeOut: (s) => ctx.io.stdout.write(s),

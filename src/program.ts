@@ -1,45 +1,39 @@
 import { Command, Option } from 'commander';
 import type { Context } from './context.js';
-import { register as registerApi } from './commands/api/index.js';
-import { register as registerAuth } from './commands/auth/index.js';
-import { register as registerCompletion } from './commands/completion/index.js';
-import { register as registerConfig } from './commands/config/index.js';
-import { register as registerDemo } from './commands/demo/index.js';
-import { register as registerHelp } from './commands/help/index.js';
-import { register as registerLogin } from './commands/login/index.js';
-import { register as registerLogout } from './commands/logout/index.js';
-import { register as registerLabels } from './commands/labels/index.js';
-import { register as registerMock } from './commands/mock/index.js';
 import { NOUN_SUMMARIES, type NounName } from './commands/nouns.js';
-import { register as registerTracker } from './commands/tracker/index.js';
 
 declare const __OPSCTL_VERSION__: string;
 export const VERSION = typeof __OPSCTL_VERSION__ === 'string' ? __OPSCTL_VERSION__ : '0.0.0-dev';
 
-/** Builds a noun's subtree; `wholeTree` asks for every level at once (help, completion, tests). */
-type Register = (program: Command, ctx: Context, wholeTree: boolean) => void;
+/** A noun's module: `register` builds its subtree; `wholeTree` asks for every level at once (help, completion). */
+interface NounModule {
+  register(program: Command, ctx: Context, wholeTree: boolean): void;
+}
 
-/** Every top-level command and the function that builds its subtree (order = order in --help). */
-const NOUNS: ReadonlyArray<[NounName, Register]> = [
-  ['login', registerLogin],
-  ['logout', registerLogout],
-  ['auth', registerAuth],
-  ['api', registerApi],
-  ['tracker', registerTracker],
-  ['labels', registerLabels],
-  ['config', registerConfig],
-  ['mock', registerMock],
-  ['demo', registerDemo],
-  ['completion', registerCompletion],
-  ['help', registerHelp],
+/**
+ * Every top-level command (order = order in --help) and its register() module, imported only when the
+ * command line names that noun: `--version` and `--help` load commander and this file, nothing else.
+ */
+const NOUNS: ReadonlyArray<[NounName, () => Promise<NounModule>]> = [
+  ['login', () => import('./commands/login/index.js')],
+  ['logout', () => import('./commands/logout/index.js')],
+  ['auth', () => import('./commands/auth/index.js')],
+  ['api', () => import('./commands/api/index.js')],
+  ['tracker', () => import('./commands/tracker/index.js')],
+  ['labels', () => import('./commands/labels/index.js')],
+  ['config', () => import('./commands/config/index.js')],
+  ['mock', () => import('./commands/mock/index.js')],
+  ['demo', () => import('./commands/demo/index.js')],
+  ['completion', () => import('./commands/completion/index.js')],
+  ['help', () => import('./commands/help/index.js')],
 ];
 
 /**
- * The commander tree. Only commander and each noun's register() are imported here: verbs load lazily.
- * With `argv`, only the noun it names is built in full (others are one-line placeholders for --help);
- * without it (completions, tests), or for `help`/`completion`, the whole tree is built.
+ * The commander tree; verbs load lazily. With `argv`, only the noun it names is built in full (the
+ * others are one-line placeholders for --help); without it (completions, tests), or for `help` and
+ * `completion`, the whole tree is built.
  */
-export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
+export async function buildProgram(ctx: Context, argv?: readonly string[]): Promise<Command> {
   const program = new Command('opsctl');
   program
     .description('One CLI for operators: OAuth sign-in, work-tracker and label scripting, and safe rolling kv (etcd) upgrades.')
@@ -69,8 +63,8 @@ With no configuration every command uses the embedded mock services (profile "em
 
   const wanted = argv?.find((word) => NOUNS.some(([name]) => name === word));
   const everything = !argv || wanted === 'help' || wanted === 'completion';
-  for (const [name, register] of NOUNS) {
-    if (everything || name === wanted) register(program, ctx, everything);
+  for (const [name, load] of NOUNS) {
+    if (everything || name === wanted) (await load()).register(program, ctx, everything);
     else program.command(name).description(NOUN_SUMMARIES[name]);
   }
   return program;

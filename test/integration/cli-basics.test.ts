@@ -100,7 +100,7 @@ describe('help', () => {
   }
 
   it('shows an example in the --help of every command', async () => {
-    const program = buildProgram(new Context({ env: env() }));
+    const program = await buildProgram(new Context({ env: env() }));
     const paths = leaves(program);
     expect(paths.length).toBeGreaterThan(10);
     for (const path of paths) {
