@@ -7,6 +7,7 @@ import { register as registerDemo } from './commands/demo/index.js';
 import { register as registerHelp } from './commands/help/index.js';
 import { register as registerMock } from './commands/mock/index.js';
 import { register as registerTracker } from './commands/tracker/index.js';
+import { register as registerKv } from './commands/kv/index.js';
 
 declare const __OPSCTL_VERSION__: string;
 export const VERSION = typeof __OPSCTL_VERSION__ === 'string' ? __OPSCTL_VERSION__ : '0.0.0-dev';
@@ -42,6 +43,7 @@ With no configuration every command uses the embedded mock services (profile "em
 
   registerAuth(program, ctx);
   registerTracker(program, ctx);
+  registerKv(program, ctx);
   registerConfig(program, ctx);
   registerMock(program, ctx);
   registerDemo(program, ctx);
