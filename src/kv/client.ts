@@ -1,4 +1,5 @@
 import { NetworkError, OpsError } from '../core/errors.js';
+import { simpleRequest, type SimpleResponse } from './http.js';
 import {
   parseAlarms,
   parseHealth,
@@ -20,6 +21,8 @@ export interface KvClientOptions {
   timeoutMs?: number;
   debug?: (line: string) => void;
 }
+
+const PREFIX_CACHE = new Map<string, string>();
 
 /** A server-side gateway error (gRPC status in JSON), e.g. "request is too large". */
 export class GatewayError extends OpsError {
@@ -44,6 +47,8 @@ export class GatewayError extends OpsError {
  */
 export class KvClient {
   private prefix?: string;
+  /** The status answer that discovery got: the next status() uses it instead of asking again. */
+  private discoveredStatus?: string;
   readonly timeoutMs: number;
 
   constructor(
@@ -53,21 +58,20 @@ export class KvClient {
     this.timeoutMs = opts.timeoutMs ?? 5000;
   }
 
-  private async fetch(path: string, init: RequestInit = {}): Promise<{ status: number; text: string; url: string }> {
+  private async fetch(path: string, init: { method?: string; body?: string; headers?: Record<string, string>; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<{ status: number; text: string; url: string }> {
     const url = `${this.endpoint}${path}`;
-    let res: Response;
+    let res: SimpleResponse;
     try {
-      res = await fetch(url, { redirect: 'follow', ...init, signal: init.signal ?? AbortSignal.timeout(this.timeoutMs) });
+      res = await simpleRequest(url, { method: init.method, body: init.body, signal: init.signal, timeoutMs: init.timeoutMs ?? this.timeoutMs });
     } catch (err) {
-      const cause = (err as any)?.cause?.code ?? (err as Error).name;
-      throw new NetworkError(`${this.endpoint}: no answer (${cause === 'TimeoutError' ? `timed out after ${this.timeoutMs} ms` : cause})`, {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).name;
+      throw new NetworkError(`${this.endpoint}: no answer (${code === 'ETIMEDOUT' ? `timed out after ${init.timeoutMs ?? this.timeoutMs} ms` : code})`, {
         hint: 'check that the member runs and that --endpoints lists its client URL',
         cause: err,
       });
     }
-    const text = await res.text();
     this.opts.debug?.(`[kv] ${init.method ?? 'GET'} ${url} → ${res.status}${res.redirected ? ` (via ${res.url})` : ''}`);
-    return { status: res.status, text, url: res.url };
+    return res;
   }
 
   async health(): Promise<HealthResult> {
@@ -81,17 +85,27 @@ export class KvClient {
     return parseVersion(r.text);
   }
 
-  /** The gateway prefix this member serves, found by trying the newest first. */
+  /**
+   * The gateway prefix this member serves, found by trying the newest first and remembered per
+   * endpoint for the life of the process (a 404 later forgets it: the member was up- or downgraded).
+   */
   async gatewayPrefix(): Promise<string> {
+    this.prefix ??= PREFIX_CACHE.get(this.endpoint);
     if (this.prefix) return this.prefix;
-    for (const p of GATEWAY_PREFIXES) {
-      const r = await this.fetch(`${p}/maintenance/status`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
-      if (r.status === 200) {
-        // A redirect (3.3 sends /v3alpha to /v3beta) tells the real prefix.
-        this.prefix = new URL(r.url).pathname.replace(/\/maintenance\/status$/, '');
-        return this.prefix;
-      }
+    // All three at once (a read-only call), the newest that answers wins: one round trip, not three.
+    const tries = await Promise.all(
+      GATEWAY_PREFIXES.map((p) => this.fetch(`${p}/maintenance/status`, { method: 'POST', body: '{}' }).catch((err: unknown) => err as Error)),
+    );
+    const hit = tries.find((r): r is { status: number; text: string; url: string } => !(r instanceof Error) && r.status === 200);
+    if (hit) {
+      // A redirect (3.3 sends /v3alpha to /v3beta) tells the real prefix.
+      this.discoveredStatus = hit.text;
+      this.prefix = new URL(hit.url).pathname.replace(/\/maintenance\/status$/, '');
+      PREFIX_CACHE.set(this.endpoint, this.prefix);
+      return this.prefix;
     }
+    const failure = tries.find((r) => r instanceof Error);
+    if (failure) throw failure;
     throw new OpsError(`${this.endpoint}: no v3 JSON gateway answered (${GATEWAY_PREFIXES.join(', ')})`, 1, {
       hint: 'etcd 3.2 or later serves the gateway on its client URL; check the endpoint',
     });
@@ -99,7 +113,13 @@ export class KvClient {
 
   async gateway(path: string, body: unknown, signal?: AbortSignal): Promise<string> {
     const prefix = await this.gatewayPrefix();
-    const r = await this.fetch(`${prefix}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, signal });
+    let r = await this.fetch(`${prefix}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
+    if (r.status === 404) {
+      // The member now runs another version: find its prefix again.
+      PREFIX_CACHE.delete(this.endpoint);
+      this.prefix = undefined;
+      r = await this.fetch(`${await this.gatewayPrefix()}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
+    }
     if (r.status !== 200) {
       let msg = r.text.trim().slice(0, 200);
       try {
@@ -114,7 +134,10 @@ export class KvClient {
   }
 
   async status(): Promise<StatusResult> {
-    return parseStatus(await this.gateway('/maintenance/status', {}));
+    await this.gatewayPrefix();
+    const fresh = this.discoveredStatus;
+    this.discoveredStatus = undefined;
+    return parseStatus(fresh ?? (await this.gateway('/maintenance/status', {})));
   }
 
   async members(): Promise<MemberListEntry[]> {
@@ -155,7 +178,7 @@ export class KvClient {
   /** The snapshot stream of /maintenance/snapshot: the db file with its SHA-256 trailer. */
   async snapshot(timeoutMs: number): Promise<Buffer> {
     const prefix = await this.gatewayPrefix();
-    const text = (await this.fetch(`${prefix}/maintenance/snapshot`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })).text;
+    const text = (await this.fetch(`${prefix}/maintenance/snapshot`, { method: 'POST', body: '{}', timeoutMs })).text;
     const parts: Buffer[] = [];
     for (const line of splitJsonStream(text)) {
       const msg = JSON.parse(line);

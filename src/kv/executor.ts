@@ -99,9 +99,13 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   const started = o.now();
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   let unlock: (() => Promise<void>) | undefined;
+  // The lock and the first look at the cluster at the same time (looking changes nothing).
+  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  first.catch(() => undefined);
   if (!o.dryRun) unlock = await acquireLock(file, o);
+  o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);
   try {
-    return await execute(o, file, started);
+    return await execute(o, file, started, first);
   } finally {
     await unlock?.().catch(() => undefined);
   }
@@ -146,7 +150,7 @@ function pidExists(pid: number): boolean {
   }
 }
 
-async function execute(o: UpgradeOptions, file: string, started: number): Promise<UpgradeReport> {
+async function execute(o: UpgradeOptions, file: string, started: number, first: ReturnType<typeof observeCluster>): Promise<UpgradeReport> {
   const t = o.timeouts;
   const obsOpts = { timeoutMs: t.requestMs, debug: o.debug };
   let journal = safeRead(file);
@@ -161,7 +165,7 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
 
   // ---- pre-flight --------------------------------------------------------------------------
   const pre = o.reporter.begin(`pre-flight: checking ${o.cluster.members.length} members`);
-  const obs = await observeCluster(o.cluster.members, obsOpts);
+  const obs = await first;
   const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });
   if (!result.ok) {
     pre.fail('pre-flight: refused');
@@ -169,6 +173,7 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
   }
   pre.done(`pre-flight: ${o.cluster.members.length} members healthy, one leader, cluster version ${result.plan.clusterVersion}, no alarms`);
   const plan = result.plan;
+  o.debug?.(`[kv] pre-flight done after ${o.now() - started} ms`);
   const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const planText = journal ? `Resuming the upgrade to ${journal.target} recorded in ${file}` : describePlan(plan, settleText);
   const upgrading = plan.members.filter((m) => m.action !== 'skip');
@@ -200,7 +205,7 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
     delete journal.halt;
   }
   const j = journal;
-  const save = () => writeJournal(file, j, o.now());
+  const save = (durable = true) => writeJournal(file, j, o.now(), durable);
   await save();
 
   const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
@@ -242,7 +247,9 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
     step.status = 'running';
     step.startedAt = new Date(o.now()).toISOString();
     delete step.error;
-    await save();
+    // Before a member is changed the journal says so, fsync'd. The other steps are re-runnable and
+    // idempotent: only their results are written (atomically), which halves the journal writes.
+    if (step.kind === 'stop' || step.kind === 'start') await save(true);
     const t0 = o.now();
     try {
       const detail = await fn(p);
@@ -251,7 +258,9 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
       step.status = 'done';
       step.detail = detail;
       step.finishedAt = new Date(o.now()).toISOString();
-      await save();
+      // Results are flushed when a member is back (wait-healthy) or done (settle), and with the
+      // next fsync'd write; a crash before that only re-runs a re-runnable step.
+      if (step.kind === 'wait-healthy' || step.kind === 'settle' || !step.member) await save(false);
       p.done(`${label}${detail ? `: ${detail}` : ''} (${fmtMs(step.ms)})`);
       return detail;
     } catch (err) {
@@ -285,9 +294,10 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
       if (st('snapshot').status !== 'done' && !stopped) {
         try {
           await runStep(st('snapshot'), `${m.name}: snapshot + verify`, false, async () => {
-            const healthy = (await new KvClient(ms.endpoint, { timeoutMs: t.requestMs }).health()).healthy ? ms : await pickHealthy(o.cluster.members, t.requestMs);
-            const c = new KvClient(healthy.endpoint, { timeoutMs: t.requestMs });
-            const before = (await c.status()).revision;
+            const own = new KvClient(ms.endpoint, { timeoutMs: t.requestMs });
+            const [h, st0] = await Promise.all([own.health(), own.status().catch(() => undefined)]);
+            const healthy = h.healthy && st0 ? ms : await pickHealthy(o.cluster.members, t.requestMs);
+            const before = healthy === ms ? st0!.revision : (await new KvClient(healthy.endpoint, { timeoutMs: t.requestMs }).status()).revision;
             const useEtcdctl = o.snapshotVia === 'etcdctl' || (o.snapshotVia === 'auto' && real && Boolean(etcdctl));
             const snap = await saveSnapshot({
               endpoint: healthy.endpoint,
@@ -307,7 +317,7 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
       if (st('stop').status !== 'done') {
         if (o.signal.aborted && st('stop').status === 'pending') await interrupted();
         try {
-          await runStep(st('stop'), `${m.name}: stop`, false, async () => {
+          await runStep(st('stop'), `${m.name}: stop`, true, async () => {
             await driver.stop(ms);
             return undefined;
           });
@@ -319,7 +329,7 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
         try {
           await runStep(st('wait-stopped'), `${m.name}: wait until the process is gone`, true, async () => {
             try {
-              await waitFor(async () => ((await driver.isRunning(ms)) ? undefined : true), { timeoutMs: t.stopMs, pollMs: Math.min(t.pollMs, 100), what: `${m.name} process exit` });
+              await waitFor(async () => ((await driver.isRunning(ms)) ? undefined : true), { timeoutMs: t.stopMs, pollMs: Math.min(t.pollMs, 20), what: `${m.name} process exit` });
               return 'process gone';
             } catch (err) {
               if (!driver.kill) throw err;
@@ -335,7 +345,7 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
       }
       if (st('start').status !== 'done') {
         try {
-          await runStep(st('start'), `${m.name}: start ${o.to}`, false, async () => {
+          await runStep(st('start'), `${m.name}: start ${o.to}`, true, async () => {
             const tg = targetOf(ms);
             if (await driver.isRunning(ms)) return 'already running';
             await driver.start(ms, tg);
@@ -348,32 +358,36 @@ async function execute(o: UpgradeOptions, file: string, started: number): Promis
       if (st('wait-healthy').status !== 'done') {
         try {
           await runStep(st('wait-healthy'), `${m.name}: wait until it and the cluster are healthy and it caught up`, true, async (p) => {
-            const c = new KvClient(ms.endpoint, { timeoutMs: t.requestMs });
-            const wopts = { timeoutMs: t.healthyMs, pollMs: t.pollMs, now: o.now };
-            await waitFor(async () => {
+            let mark: { rev: bigint; name: string } | undefined;
+            // One observation of every member per poll: the member healthy on the target, every
+            // member healthy, one leader, and the member's revision caught up with the leader's.
+            const done = await waitFor(async () => {
               if (!(await driver.isRunning(ms))) throw new Error(`${m.name}'s process exited (see its log)`);
-              const h = await c.health();
-              p.update(`${m.name}: waiting for health (${h.detail})`);
-              return h.healthy ? true : undefined;
-            }, { ...wopts, what: `${m.name} healthy` });
-            const v = await c.version();
-            if (minor(v.server) !== o.to) throw new Error(`${m.name} runs ${v.server}, not ${o.to}`);
-            await waitFor(async () => {
-              const h = await clusterHealthy();
-              p.update(`${m.name}: waiting for the cluster (${h.sick.map((s) => `${s.name}: ${s.healthDetail}`).join('; ') || 'healthy'})`);
-              if (!h.ok) return undefined;
-              leaderId = h.all.members.find((x) => x.leaderId)?.leaderId ?? leaderId;
-              return true;
-            }, { ...wopts, what: 'cluster healthy' });
-            const now = await observeCluster(o.cluster.members, obsOpts);
-            const leaderName = obsByLeader(leaderId, now);
-            const leader = o.cluster.members.find((x) => x.name === leaderName) ?? ms;
-            const leaderRev = (await new KvClient(leader.endpoint, { timeoutMs: t.requestMs }).status()).revision;
-            const rev = await waitFor(async () => {
-              const r = (await c.status()).revision;
-              return BigInt(r) >= BigInt(leaderRev) ? r : undefined;
-            }, { ...wopts, what: `${m.name} caught up with the leader's revision ${leaderRev}` });
-            return `${v.server}, cluster healthy, revision ${rev} ≥ leader's ${leaderRev}`;
+              const all = await observeCluster(o.cluster.members, obsOpts);
+              const me = all.members.find((x) => x.name === m.name)!;
+              const sick = all.members.filter((x) => !x.healthy);
+              if (sick.length) {
+                p.update(`${m.name}: waiting for ${sick.map((x) => `${x.name} (${x.healthDetail})`).join(', ')}`);
+                return undefined;
+              }
+              if (minor(me.serverVersion) !== o.to) throw new Error(`${m.name} runs ${me.serverVersion}, not ${o.to}`);
+              const leaders = new Set(all.members.map((x) => x.leaderId));
+              const leader = all.members.find((x) => x.id === me.leaderId);
+              if (leaders.size !== 1 || !leader) {
+                p.update(`${m.name}: waiting for the members to agree on a leader`);
+                return undefined;
+              }
+              leaderId = leader.id;
+              // Caught up: at least the leader's revision as sampled when all was first healthy
+              // (under constant writes the leader is always a little ahead of "now").
+              mark ??= { rev: BigInt(leader.revision ?? '0'), name: leader.name };
+              if (BigInt(me.revision ?? '0') < mark.rev) {
+                p.update(`${m.name}: catching up (revision ${me.revision} of ${mark.rev})`);
+                return undefined;
+              }
+              return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}`;
+            }, { timeoutMs: t.healthyMs, pollMs: t.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${o.to}` });
+            return done;
           });
         } catch (err) {
           return await halt(st('wait-healthy'), `${m.name} did not become healthy on ${o.to}: ${(err as Error).message}`);

@@ -89,11 +89,16 @@ export function readJournal(file: string): Journal | undefined {
   return j;
 }
 
-/** Atomic write (temp file + rename, fsync): a crash leaves the old or the new journal, never half of one. */
-export async function writeJournal(file: string, j: Journal, now: number): Promise<void> {
+/**
+ * Atomic write (temp file + rename): a crash of opsctl leaves the old or the new journal, never half
+ * of one. `durable` also fsyncs (≈10 ms on a slow disk), which the executor asks for before every
+ * change to a member and for the final status, so even a machine crash cannot lose the record of a
+ * member being stopped or started.
+ */
+export async function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
   j.updatedAt = new Date(now).toISOString();
   await mkdir(dirname(file), { recursive: true });
-  await writeFileAtomic(file, `${JSON.stringify(j, null, 2)}\n`);
+  await writeFileAtomic(file, `${JSON.stringify(j, null, 2)}\n`, { fsync: durable });
 }
 
 /** Whether a journal is unfinished business: a re-run resumes it. */

@@ -11,32 +11,41 @@ export interface ObserveOptions {
 export async function observeMember(m: MemberSpec, opts: ObserveOptions): Promise<MemberObservation & { real?: boolean }> {
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
   const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
-  try {
-    const h = await c.health();
-    obs.reachable = true;
-    obs.healthy = h.healthy;
-    obs.healthDetail = h.detail;
-    const v = await c.version();
-    obs.serverVersion = v.server;
-    obs.real = v.real;
-    obs.clusterVersion = v.cluster === 'not_decided' ? undefined : v.cluster;
-    const s = await c.status();
-    obs.id = s.memberId;
-    obs.leaderId = s.leaderId;
-    obs.revision = s.revision;
-  } catch (err) {
-    obs.error = (err as Error).message;
-    if (obs.reachable) obs.healthy = false;
+  // The three reads in parallel: pre-flight and every health wait pay one round trip, not three.
+  const [h, v, st] = await Promise.allSettled([c.health(), c.version(), c.status()]);
+  if (h.status === 'rejected') {
+    obs.error = (h.reason as Error).message;
+    return obs;
+  }
+  obs.reachable = true;
+  obs.healthy = h.value.healthy;
+  obs.healthDetail = h.value.detail;
+  if (v.status === 'fulfilled') {
+    obs.serverVersion = v.value.server;
+    obs.real = v.value.real;
+    obs.clusterVersion = v.value.cluster === 'not_decided' ? undefined : v.value.cluster;
+  }
+  if (st.status === 'fulfilled') {
+    obs.id = st.value.memberId;
+    obs.leaderId = st.value.leaderId;
+    obs.revision = st.value.revision;
+  }
+  const failed = [v, st].find((x) => x.status === 'rejected') as PromiseRejectedResult | undefined;
+  if (failed) {
+    obs.error = (failed.reason as Error).message;
+    obs.healthy = false;
   }
   return obs;
 }
 
 /** Every member, in parallel, plus the alarms one reachable member reports. */
 export async function observeCluster(members: MemberSpec[], opts: ObserveOptions): Promise<ClusterObservation & { members: Array<MemberObservation & { real?: boolean }> }> {
-  const obs = await Promise.all(members.map((m) => observeMember(m, opts)));
-  let alarms: ClusterObservation['alarms'] = [];
+  // Alarms are asked of the first member at the same time; another one is asked only if that failed.
+  const first = members[0] ? new KvClient(members[0].endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).alarms().catch(() => undefined) : Promise.resolve(undefined);
+  const [obs, early] = await Promise.all([Promise.all(members.map((m) => observeMember(m, opts))), first]);
+  let alarms: ClusterObservation['alarms'] = early ?? [];
   const any = obs.find((o) => o.reachable && o.healthy);
-  if (any) {
+  if (!early && any) {
     try {
       alarms = await new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).alarms();
     } catch (err) {

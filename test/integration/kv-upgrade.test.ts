@@ -135,7 +135,8 @@ describe('kv upgrade on a simulated sandbox', () => {
     sink.resume();
     const io = new IOStreams({ stdout: sink, stderr: sink, stdin: new PassThrough(), env: { NO_COLOR: '1' }, stdoutTTY: false, stderrTTY: false, stdinTTY: false });
     const running = main(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
-    await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'settle' && s.status === 'running'), 30_000, 'the first settle');
+    // The first member is back and healthy: the run is now in its 30 s settle.
+    await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
     ctx!.abort.abort('SIGINT');
     expect(await running).toBe(130);
     const j = sb.journal();
@@ -151,12 +152,12 @@ describe('kv upgrade on a simulated sandbox', () => {
 
   it('opsctl killed mid-upgrade (SIGKILL): the re-run resumes where it stopped and finishes', async () => {
     const child = runBin(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '30s'], { env: sb.env });
-    await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'settle' && s.status === 'running'), 30_000, 'the first settle');
+    await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
     child.kill('SIGKILL');
     await child;
     const before = sb.journal();
     expect(before.status).toBe('running'); // it never got to say otherwise
-    const first = before.steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
+    const first = before.steps.find((s: any) => s.kind === 'wait-healthy' && s.status === 'done').member;
 
     const r = await runBin(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '0s', '--json'], { env: sb.env });
     expect(r.exitCode, String(r.stderr)).toBe(0);

@@ -53,11 +53,13 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
             const c = new KvClient(m.endpoint, { timeoutMs: 1000 });
             const h = await c.health();
             const v = await c.version();
-            return h.healthy && v.cluster !== 'not_decided';
+            const s = await c.status();
+            return h.healthy && v.cluster !== 'not_decided' ? s.leaderId : undefined;
           }),
         );
         p.update(`waiting for ${states.filter((s) => !s).length} of ${n} members to be healthy`);
-        return states.every(Boolean) ? true : undefined;
+        // Every member healthy, the cluster version decided, and one leader agreed by all.
+        return states.every(Boolean) && new Set(states).size === 1 ? true : undefined;
       },
       { timeoutMs: duration(opts.timeout, '--timeout', 60_000), pollMs: 100, what: 'sandbox healthy' },
     );

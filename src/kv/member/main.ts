@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { simpleRequest } from '../http.js';
 
 const VERSIONS: Record<string, string> = { '3.2': '3.2.32', '3.3': '3.3.27' };
 
@@ -151,15 +152,9 @@ const ping = (): PingInfo => ({ name, id: memberId, version: minorVersion, revis
 
 // ---- HTTP plumbing ---------------------------------------------------------------------------
 async function peerCall(url: string, path: string, body?: unknown, timeoutMs = heartbeatMs * 3): Promise<any> {
-  const res = await fetch(`${url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: body === undefined ? undefined : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const text = await res.text();
-  if (!res.ok) throw Object.assign(new Error(text), { status: res.status, body: text });
-  return JSON.parse(text);
+  const res = await simpleRequest(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body), timeoutMs });
+  if (res.status !== 200) throw Object.assign(new Error(res.text), { status: res.status, body: res.text });
+  return JSON.parse(res.text);
 }
 
 function readBody(req: IncomingMessage, limit = Infinity): Promise<{ text: string; size: number; tooLarge: boolean }> {
@@ -376,8 +371,13 @@ async function tick(): Promise<void> {
       if (leader) log('W', `lost quorum (${reachableCount()}/${clusterSize} members reachable): no leader`);
       leader = '';
     } else if (leader === name) {
-      const rival = live.find((p) => p.info!.leader === p.name && p.info!.term > term);
-      if (rival) leader = rival.name;
+      // One leader per term: a rival with a higher term, or the same term and a lower name, wins.
+      const rival = live.find((p) => p.info!.leader === p.name && (p.info!.term > term || (p.info!.term === term && p.name < name)));
+      if (rival) {
+        log('I', `raft.node: ${memberId} stepped down: ${rival.info!.id} leads at term ${rival.info!.term}`);
+        leader = rival.name;
+        term = rival.info!.term;
+      }
     } else {
       const current = live.find((p) => p.name === leader && p.info!.leader === p.name);
       if (!current) {
