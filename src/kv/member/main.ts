@@ -341,6 +341,11 @@ const peerServer = createServer((req, res) => {
 let ticking = false;
 async function tick(): Promise<void> {
   if (ticking) return;
+  if (!existsSync(dataDir)) {
+    // The sandbox was removed under us (e.g. a demo cleaned up its temp dir): do not linger.
+    log('W', `data dir ${dataDir} is gone: exiting`);
+    process.exit(1);
+  }
   ticking = true;
   try {
     await Promise.all(
