@@ -16,7 +16,7 @@ export default async function kvBench(report, { BIN, tempDir }) {
     try {
       const up = run('kv', 'sandbox', 'up', '--members', '3', '--kv-version', '3.2');
       if (up.status !== 0) throw new Error(`sandbox up failed: ${up.stderr}`);
-      const res = run('kv', 'upgrade', '--to', '3.3', '--settle', 'auto', '--poll-interval', '50ms', '--json');
+      const res = run('kv', 'upgrade', '--to', '3.3', '--settle', 'auto', '--poll-interval', '25ms', '--json');
       if (res.status !== 0) throw new Error(`kv upgrade exited ${res.status}: ${res.stderr}`);
       last = JSON.parse(res.stdout).totals;
       ratios.push(last.overheadMs / last.imposedMs);

@@ -62,7 +62,8 @@ export class KvClient {
     const url = `${this.endpoint}${path}`;
     let res: SimpleResponse;
     try {
-      res = await simpleRequest(url, { method: init.method, body: init.body, signal: init.signal, timeoutMs: init.timeoutMs ?? this.timeoutMs });
+      // Everything but a put only reads.
+      res = await simpleRequest(url, { method: init.method, body: init.body, signal: init.signal, timeoutMs: init.timeoutMs ?? this.timeoutMs, idempotent: !path.endsWith('/kv/put') });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).name;
       throw new NetworkError(`${this.endpoint}: no answer (${code === 'ETIMEDOUT' ? `timed out after ${init.timeoutMs ?? this.timeoutMs} ms` : code})`, {

@@ -24,7 +24,7 @@ afterEach(async () => {
 /** Lays out n members and starts the chosen ones (by index) on `version`. */
 async function cluster(n: number, version: string, start = [...Array(n).keys()], extra: string[] = []) {
   dir = mkdtempSync(join(tmpdir(), 'kv-member-'));
-  const ms = [];
+  const ms: Array<{ name: string; client: number; peer: number; data: string }> = [];
   for (let i = 0; i < n; i++) ms.push({ name: `m${i + 1}`, client: await freePort(), peer: await freePort(), data: join(dir, `m${i + 1}`) });
   const initial = ms.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(',');
   const run = (i: number, v = version, more: string[] = extra) => {
