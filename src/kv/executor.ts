@@ -441,9 +441,17 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     if (fhStep.status !== 'done') {
       try {
         await runStep(fhStep, 'cluster: final health pass', false, async () => {
-          const h = await clusterHealthy();
-          if (!h.ok) throw new Error(`unhealthy: ${h.sick.map((s) => `${s.name} (${s.healthDetail})`).join(', ')}`);
-          return `${h.all.members.length} members healthy`;
+          const hs = await Promise.all(
+            o.cluster.members.map((m) =>
+              new KvClient(m.endpoint, { timeoutMs: t.requestMs }).health().then(
+                (h) => ({ name: m.name, ...h }),
+                (err: Error) => ({ name: m.name, healthy: false, detail: err.message }),
+              ),
+            ),
+          );
+          const sick = hs.filter((h) => !h.healthy);
+          if (sick.length) throw new Error(`unhealthy: ${sick.map((s) => `${s.name} (${s.detail})`).join(', ')}`);
+          return `${hs.length} members healthy`;
         });
       } catch (err) {
         return await halt(fhStep, (err as Error).message);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { KvClient } from './client.js';
 import { parseJsonSafe } from './parse.js';
@@ -47,8 +47,8 @@ function etcdctlEnv(): Record<string, string> {
 export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResult> {
   await mkdir(dirname(opts.file), { recursive: true });
   const part = `${opts.file}.part`;
-  await rm(part, { force: true });
   let via: SnapshotResult['via'];
+  let data: Buffer;
   if (opts.etcdctl) {
     via = 'etcdctl';
     const host = new URL(opts.endpoint).host;
@@ -60,12 +60,12 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
       stdin: 'ignore',
     });
     if (r.exitCode !== 0) throw new SnapshotError(`etcdctl snapshot save failed (exit ${r.exitCode}): ${String(r.stderr).trim().split('\n').pop()}`);
+    data = await readFile(part);
   } else {
     via = 'gateway';
-    const data = await new KvClient(opts.endpoint, { timeoutMs: opts.timeoutMs }).snapshot(opts.timeoutMs);
+    data = await new KvClient(opts.endpoint, { timeoutMs: opts.timeoutMs }).snapshot(opts.timeoutMs);
     await writeFile(part, data);
   }
-  const data = await readFile(part);
   try {
     verifyTrailer(data);
   } catch (err) {
