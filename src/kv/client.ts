@@ -83,7 +83,14 @@ export class KvClient {
   async version(): Promise<VersionResult> {
     const r = await this.fetch('/version');
     if (r.status !== 200) throw new OpsError(`${this.endpoint}/version: HTTP ${r.status}`, 1, { hint: 'is this an etcd client URL?' });
-    return parseVersion(r.text);
+    const v = parseVersion(r.text);
+    // The server version tells the gateway prefix (3.2 /v3alpha, 3.3 /v3beta, 3.4+ /v3): a guess
+    // that spares the discovery round trip; a 404 later makes gateway() discover it for real.
+    if (!PREFIX_CACHE.has(this.endpoint)) {
+      const [maj, min] = v.server.split('.').map(Number);
+      if (maj === 3 && min >= 2) PREFIX_CACHE.set(this.endpoint, min === 2 ? '/v3alpha' : min === 3 ? '/v3beta' : '/v3');
+    }
+    return v;
   }
 
   /**

@@ -11,8 +11,9 @@ export interface ObserveOptions {
 export async function observeMember(m: MemberSpec, opts: ObserveOptions): Promise<MemberObservation & { real?: boolean }> {
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
   const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
-  // The three reads in parallel: pre-flight and every health wait pay one round trip, not three.
-  const [h, v, st] = await Promise.allSettled([c.health(), c.version(), c.status()]);
+  // /health and /version in parallel, then the status (its gateway prefix known from the version).
+  const [h, v] = await Promise.allSettled([c.health(), c.version()]);
+  const [st] = await Promise.allSettled([h.status === 'fulfilled' ? c.status() : Promise.reject(h.reason)]);
   if (h.status === 'rejected') {
     obs.error = (h.reason as Error).message;
     return obs;
@@ -40,9 +41,14 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions): Promis
 
 /** Every member, in parallel, plus the alarms one reachable member reports. */
 export async function observeCluster(members: MemberSpec[], opts: ObserveOptions): Promise<ClusterObservation & { members: Array<MemberObservation & { real?: boolean }> }> {
-  // Alarms are asked of the first member at the same time; another one is asked only if that failed.
-  const first = members[0] ? new KvClient(members[0].endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).alarms().catch(() => undefined) : Promise.resolve(undefined);
-  const [obs, early] = await Promise.all([Promise.all(members.map((m) => observeMember(m, opts))), first]);
+  // Alarms are asked of the first member as soon as it was observed.
+  const each = members.map((m) => observeMember(m, opts));
+  const [obs, early] = await Promise.all([
+    Promise.all(each),
+    each.length > 0
+      ? each[0].then((o) => (o.healthy ? new KvClient(o.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).alarms() : undefined)).catch(() => undefined)
+      : Promise.resolve(undefined),
+  ]);
   let alarms: ClusterObservation['alarms'] = early ?? [];
   const any = obs.find((o) => o.reachable && o.healthy);
   if (!early && any) {
