@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../src/cli.js';
 import type { Context } from '../../src/context.js';
@@ -168,5 +168,70 @@ describe('kv upgrade on a simulated sandbox', () => {
     expect(starts[0].startedAt).toBe(before.steps.find((s: any) => s.id === `${first}/start`).startedAt);
     for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
     expect(existsSync(join(sb.dir, 'data', 'kv', 'journals'))).toBe(true);
+  });
+});
+
+describe('kv upgrade through the command driver (templates, no shell)', () => {
+  const KVCTL = new URL('../fixtures/kvctl.mjs', import.meta.url).pathname;
+
+  it('with --endpoints and --stop-cmd/--start-cmd/--running-cmd', async () => {
+    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    // Without a --v2-size-cmd the v2 data size is unknown and --settle auto would wait 2 minutes.
+    const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
+    const noDriver = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, ...FAST);
+    expect(noDriver.code).toBe(2);
+    expect(noDriver.stderr).toMatch(/no way to stop and start members/);
+    const r = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().status).toBe('done');
+    for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
+  });
+
+  it('with a cluster file (YAML); a halt prints the roll-back command for that file', async () => {
+    const file = join(sb.dir, 'cluster.yaml');
+    const q = (s: string) => JSON.stringify(s);
+    const lines = [
+      'members:',
+      ...sb.spec().members.map((m) => `  - { name: ${m.name}, endpoint: ${m.endpoint}, host: 127.0.0.1 }`),
+      'driver:',
+      '  type: command',
+      `  stop: ${q(`"${process.execPath}" ${KVCTL} stop {name}`)}`,
+      `  start: ${q(`"${process.execPath}" ${KVCTL} start {name} {version}`)}`,
+      `  running: ${q(`"${process.execPath}" ${KVCTL} running {name}`)}`,
+    ];
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    sb.fault({ neverHealthyOn: '3.3' });
+    const r = await sb.kv('upgrade', '--to', '3.3', '--cluster', file, ...FAST, '--healthy-timeout', '2s');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/did not become healthy on 3.3/);
+    expect(/Roll back with: +(.*)/.exec(r.stderr)![1]).toBe(`opsctl kv rollback --cluster ${file}`);
+    expect((await versions()).filter((v) => v.server.startsWith('3.3'))).toHaveLength(1);
+    const rb = await sb.kv('rollback', '--cluster', file, ...FAST);
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(rb.stderr).toMatch(/rolled back kv\d → 3.2/);
+    for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
+  });
+});
+
+describe('kv upgrade: more refusals', () => {
+  it('refuses while an alarm is raised', async () => {
+    sb.fault({ alarm: 'NOSPACE' });
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/alarm NOSPACE raised on member \d+/);
+  });
+
+  it('refuses a second upgrade of the same cluster while one runs', async () => {
+    const sink = new PassThrough();
+    sink.resume();
+    let ctx: Context | undefined;
+    const io = new IOStreams({ stdout: sink, stderr: sink, stdin: new PassThrough(), env: { NO_COLOR: '1' }, stdoutTTY: false, stderrTTY: false, stdinTTY: false });
+    const running = main(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
+    await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
+    const second = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/another kv upgrade of this cluster is running \(pid \d+/);
+    ctx!.abort.abort('SIGINT');
+    expect(await running).toBe(130);
   });
 });

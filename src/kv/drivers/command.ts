@@ -45,6 +45,8 @@ export class CommandDriver implements MemberDriver {
   constructor(
     private readonly t: CommandTemplates,
     private readonly exec: Exec,
+    /** The environment of the commands (opsctl's own: ssh agents, PATH). */
+    private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly timeoutMs = 60_000,
   ) {}
 
@@ -54,7 +56,7 @@ export class CommandDriver implements MemberDriver {
 
   private async run(template: string, m: MemberSpec, target?: MemberTarget, reject = true) {
     const [file, ...args] = renderTemplate(template, this.vars(m, target));
-    return this.exec(file, args, { reject, timeout: this.timeoutMs, stdin: 'ignore' });
+    return this.exec(file, args, { reject, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
   }
 
   async stop(m: MemberSpec): Promise<void> {
