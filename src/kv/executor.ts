@@ -207,7 +207,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   }
   const j = journal;
   const save = (durable = true) => writeJournal(file, j, o.now(), durable);
-  await save();
+  await save(false);
   o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
 
   const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
@@ -249,8 +249,8 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     step.status = 'running';
     step.startedAt = new Date(o.now()).toISOString();
     delete step.error;
-    // Before a member is changed the journal says so (an atomic write; fsync only at the start and
-    // the end of a run: an fsync costs 3-10 ms on a busy disk, more than the rest of a step). The
+    // Before a member is changed the journal says so (an atomic write; fsync only at the end of a
+    // run: an fsync costs 3-10 ms on a busy disk, more than the rest of a step). The
     // other steps are re-runnable and idempotent: only their results are written. If an OS crash
     // loses the last writes, a re-run finds a member down that the journal does not know of and
     // the pre-flight refuses rather than guess.

@@ -93,7 +93,7 @@ export function readJournal(file: string): Journal | undefined {
 /**
  * Atomic write (temp file + rename): a crash of opsctl leaves the old or the new journal, never half
  * of one. `durable` also fsyncs (3-10 ms on a busy disk), which the executor asks for when a run
- * starts and when it ends (done, halted, interrupted).
+ * ends (done, halted, interrupted).
  */
 export async function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
   const t0 = performance.now();

@@ -8,11 +8,12 @@ export interface ObserveOptions {
 }
 
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
-export async function observeMember(m: MemberSpec, opts: ObserveOptions): Promise<MemberObservation & { real?: boolean }> {
+export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
   const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
   // /health and /version in parallel, then the status (its gateway prefix known from the version).
   const [h, v] = await Promise.allSettled([c.health(), c.version()]);
+  if (h.status === 'fulfilled' && h.value.healthy) alsoAsk?.(c);
   const [st] = await Promise.allSettled([h.status === 'fulfilled' ? c.status() : Promise.reject(h.reason)]);
   if (h.status === 'rejected') {
     obs.error = (h.reason as Error).message;
@@ -42,13 +43,12 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions): Promis
 /** Every member, in parallel, plus the alarms one reachable member reports. */
 export async function observeCluster(members: MemberSpec[], opts: ObserveOptions): Promise<ClusterObservation & { members: Array<MemberObservation & { real?: boolean }> }> {
   // Alarms are asked of the first member as soon as it was observed.
-  const each = members.map((m) => observeMember(m, opts));
-  const [obs, early] = await Promise.all([
-    Promise.all(each),
-    each.length > 0
-      ? each[0].then((o) => (o.healthy ? new KvClient(o.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).alarms() : undefined)).catch(() => undefined)
-      : Promise.resolve(undefined),
-  ]);
+  // The alarm list is asked of the first member as soon as it answered healthy, with its status.
+  let asked: Promise<ClusterObservation['alarms'] | undefined> = Promise.resolve(undefined);
+  const obs = await Promise.all(
+    members.map((m, i) => observeMember(m, opts, i === 0 ? (c) => void (asked = c.alarms().catch(() => undefined)) : undefined)),
+  );
+  const early = await asked;
   let alarms: ClusterObservation['alarms'] = early ?? [];
   const any = obs.find((o) => o.reachable && o.healthy);
   if (!early && any) {
