@@ -348,6 +348,22 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
           return await halt(st('wait-stopped'), `${m.name} is still running: ${(err as Error).message}`);
         }
       }
+      if (st('backup-data').status !== 'done' && st('backup-data').status !== 'skipped') {
+        if (!driver.backupDataDir) {
+          st('backup-data').status = 'skipped';
+          st('backup-data').detail = `the ${driver.type} driver cannot copy data dirs: back them up on the hosts (the v3 snapshot is taken)`;
+        } else {
+          try {
+            await runStep(st('backup-data'), `${m.name}: back up the data dir`, false, async () => {
+              const dest = join(o.dataDir, 'kv', 'backups', o.cluster.key, `${j.id}-${m.name}`);
+              const bytes = await driver.backupDataDir!(ms, dest);
+              return `${bytes} bytes copied to ${dest}`;
+            });
+          } catch (err) {
+            return await halt(st('backup-data'), `copying ${m.name}'s data dir failed (the member is stopped: start it again or resume): ${(err as Error).message}`);
+          }
+        }
+      }
       if (st('start').status !== 'done') {
         try {
           await runStep(st('start'), `${m.name}: start ${o.to}`, true, async () => {

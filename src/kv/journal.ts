@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import writeFileAtomic from 'write-file-atomic';
-import type { FinalKind, MemberPlan, StepKind, UpgradePlan } from './types.js';
+import { MEMBER_STEPS, type FinalKind, type MemberPlan, type StepKind, type UpgradePlan } from './types.js';
 
 export type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
 
@@ -58,7 +58,7 @@ export function newJournal(key: string, plan: UpgradePlan, previous: Journal['pr
   const steps: JournalStep[] = [];
   for (const m of plan.members) {
     if (m.action === 'skip') continue;
-    for (const kind of ['snapshot', 'stop', 'wait-stopped', 'start', 'wait-healthy', 'settle'] as StepKind[]) {
+    for (const kind of MEMBER_STEPS) {
       steps.push({ id: `${m.name}/${kind}`, member: m.name, kind, status: 'pending' });
     }
   }

@@ -93,7 +93,7 @@ export function describePlan(plan: UpgradePlan, settle: string): string {
     }
     n++;
     lines.push(`  ${n}. ${m.name} (${m.endpoint})${m.wasLeader ? ' [leader, last]' : ''}: ${m.reason}`);
-    lines.push(`       snapshot + verify → stop → wait until gone → start ${plan.target} → wait healthy + caught up → settle ${settle}`);
+    lines.push(`       snapshot + verify → stop → wait until gone → back up the data dir → start ${plan.target} → wait healthy + caught up → settle ${settle}`);
   }
   lines.push(`  then: wait for the cluster version to reach ${plan.target}, final health pass`);
   return lines.join('\n');

@@ -51,8 +51,8 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
   let data: Buffer;
   if (opts.etcdctl) {
     via = 'etcdctl';
-    const host = new URL(opts.endpoint).host;
-    const r = await opts.exec(opts.etcdctl, ['--endpoints', host, '--dial-timeout', '5s', '--command-timeout', `${Math.ceil(opts.timeoutMs / 1000)}s`, 'snapshot', 'save', part], {
+    // Exactly one endpoint: etcdctl must not fail over to another member mid-snapshot.
+    const r = await opts.exec(opts.etcdctl, ['--endpoints', opts.endpoint, '--dial-timeout', '5s', '--command-timeout', `${Math.ceil(opts.timeoutMs / 1000)}s`, 'snapshot', 'save', part], {
       env: etcdctlEnv(),
       extendEnv: false,
       timeout: opts.timeoutMs + 5000,

@@ -22,7 +22,7 @@ export interface ClusterObservation {
   alarms: Array<{ memberId: string; alarm: string }>;
 }
 
-export type StepKind = 'snapshot' | 'stop' | 'wait-stopped' | 'start' | 'wait-healthy' | 'settle';
+export type StepKind = 'snapshot' | 'stop' | 'wait-stopped' | 'backup-data' | 'start' | 'wait-healthy' | 'settle';
 export type FinalKind = 'wait-cluster-version' | 'final-health';
 
 export interface MemberPlan {
@@ -43,4 +43,4 @@ export interface UpgradePlan {
   clusterVersion: string;
 }
 
-export const MEMBER_STEPS: StepKind[] = ['snapshot', 'stop', 'wait-stopped', 'start', 'wait-healthy', 'settle'];
+export const MEMBER_STEPS: StepKind[] = ['snapshot', 'stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy', 'settle'];

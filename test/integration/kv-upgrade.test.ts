@@ -47,6 +47,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     const startOrder = report.steps.filter((s: any) => s.kind === 'start').map((s: any) => s.member);
     expect(startOrder[2]).toBe(leader);
     expect(report.snapshots).toHaveLength(3);
+    expect(report.steps.filter((s: any) => s.kind === 'backup-data').every((s: any) => /bytes copied to/.test(s.detail))).toBe(true);
     expect(report.totals.imposedMs).toBeGreaterThan(0);
     for (const s of report.steps) expect(typeof s.ms).toBe('number');
 
@@ -142,7 +143,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     const j = sb.journal();
     expect(j.status).toBe('interrupted');
     expect(j.steps.filter((s: any) => s.status === 'running')).toHaveLength(0);
-    expect(j.steps.filter((s: any) => s.status === 'done').map((s: any) => s.kind)).toEqual(['snapshot', 'stop', 'wait-stopped', 'start', 'wait-healthy']);
+    expect(j.steps.filter((s: any) => s.status === 'done').map((s: any) => s.kind)).toEqual(['snapshot', 'stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy']);
 
     const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--settle', '0s', '--json');
     expect(r.code, r.stderr).toBe(0);
@@ -184,6 +185,7 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     const r = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s', '--json');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().status).toBe('done');
+    expect(r.json().steps.filter((s: any) => s.kind === 'backup-data').every((s: any) => s.status === 'skipped')).toBe(true);
     for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
   });
 

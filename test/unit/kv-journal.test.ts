@@ -26,8 +26,8 @@ describe('kv journal', () => {
   it('has every step of every member to upgrade, in plan order, then the final checks', () => {
     const j = newJournal('k', plan, {}, { allowSameVersion: false, now: 0 });
     expect(j.steps.map((s) => s.id)).toEqual([
-      'm2/snapshot', 'm2/stop', 'm2/wait-stopped', 'm2/start', 'm2/wait-healthy', 'm2/settle',
-      'm1/snapshot', 'm1/stop', 'm1/wait-stopped', 'm1/start', 'm1/wait-healthy', 'm1/settle',
+      'm2/snapshot', 'm2/stop', 'm2/wait-stopped', 'm2/backup-data', 'm2/start', 'm2/wait-healthy', 'm2/settle',
+      'm1/snapshot', 'm1/stop', 'm1/wait-stopped', 'm1/backup-data', 'm1/start', 'm1/wait-healthy', 'm1/settle',
       'cluster/wait-cluster-version', 'cluster/final-health',
     ]);
     expect(j.steps.every((s) => s.status === 'pending')).toBe(true);
@@ -40,14 +40,14 @@ describe('kv journal', () => {
     await writeJournal(file, j, 1000);
     expect(readdirSync(join(dir, 'j'))).toEqual(['x.json']); // no temp file left behind
     const back = readJournal(file)!;
-    expect(back.steps).toHaveLength(14);
+    expect(back.steps).toHaveLength(16);
     expect(isResumable(back)).toBe(true);
     expect(memberInFlight(back)).toBeUndefined();
     back.steps[0].status = 'done';
     back.steps[1].status = 'done';
     back.steps[2].status = 'running';
     expect(memberInFlight(back)).toBe('m2');
-    back.steps[3].status = 'done';
+    back.steps[4].status = 'done';
     expect(startedMembers(back)).toEqual(['m2']);
   });
 

@@ -19,6 +19,8 @@ export interface MemberDriver {
   kill?(m: MemberSpec): Promise<void>;
   /** Bytes of v2 data, when the driver can tell (for --settle auto). */
   v2DataBytes?(m: MemberSpec): Promise<number | undefined>;
+  /** Copies a stopped member's data dir to `dest` (the seed: back up every data dir); returns bytes. */
+  backupDataDir?(m: MemberSpec, dest: string): Promise<number>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
 }

@@ -1,5 +1,5 @@
 import { closeSync, existsSync, openSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemberSpec, SandboxSpec } from '../cluster.js';
@@ -18,6 +18,15 @@ export function memberProgram(env: NodeJS.ProcessEnv = process.env): string {
   const found = candidates.find((c) => existsSync(c));
   if (!found) throw new Error(`the simulated kv member program is missing (looked for ${candidates.join(', ')}): run npm run build`);
   return found;
+}
+
+function dirBytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    n += e.isDirectory() ? dirBytes(p) : statSync(p).size;
+  }
+  return n;
 }
 
 /** The PID in a member's PID file, if the file exists. */
@@ -91,6 +100,13 @@ export class LocalDriver implements MemberDriver {
     return readdirSync(dir)
       .filter((f) => f.endsWith('.snap'))
       .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+  }
+
+  async backupDataDir(m: MemberSpec, dest: string): Promise<number> {
+    const src = this.spec(m).dataDir!;
+    await rm(dest, { recursive: true, force: true });
+    await cp(src, dest, { recursive: true });
+    return dirBytes(dest);
   }
 
   /** The argv that starts a member on `target`. */

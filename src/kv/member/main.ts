@@ -439,6 +439,7 @@ function listen(server: Server, url: URL): Promise<void> {
 await listen(peerServer, peerUrl).catch((err) => fail(`listen on peer URL ${peerUrl.href}: ${(err as Error).message}`));
 await listen(clientServer, clientUrl).catch((err) => fail(`listen on client URL ${clientUrl.href}: ${(err as Error).message}`));
 log('I', `kvserver ${serverVersion} started (member ${memberId}, data dir ${dataDir}); serving client requests on ${clientUrl.href}, gateway ${prefix}`);
+log('I', `published {Name:${name} ClientURLs:[${st.clients[name]}]} to cluster ${clusterId}`);
 const timer = setInterval(() => void tick(), heartbeatMs);
 void tick();
 
