@@ -218,6 +218,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   const targetOf = (m: MemberSpec): MemberTarget => ({ version: o.to, binDir: o.targetBin ?? j.target_bin ?? driver.current(m)?.binDir });
   let leaderId = obs.members.find((m) => m.leaderId)?.leaderId;
 
+  const ranNow = new Set<string>();
   const halt = async (step: JournalStep, reason: string): Promise<UpgradeReport> => {
     step.status = 'failed';
     step.error = reason;
@@ -232,7 +233,8 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     journal: file,
     steps: j.steps,
     snapshots: j.snapshots,
-    totals: totals(j.steps, o.now() - started),
+    // This run's time against this run's waits (a resumed run's journal also holds earlier steps).
+    totals: totals(j.steps.filter((st) => ranNow.has(st.id)), o.now() - started),
     halt: j.halt,
   });
   const interrupted = async (): Promise<never> => {
@@ -246,6 +248,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   /** Runs one journalled step, timing it; `imposed` says whether its time is the cluster's own wait. */
   const runStep = async (step: JournalStep, label: string, imposed: boolean, fn: (p: { update(t: string): void }) => Promise<string | undefined>): Promise<string | undefined> => {
     const p = o.reporter.begin(label);
+    ranNow.add(step.id);
     step.status = 'running';
     step.startedAt = new Date(o.now()).toISOString();
     delete step.error;
