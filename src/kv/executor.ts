@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { InterruptedError, OpsError } from '../core/errors.js';
 import type { ClusterSpec, MemberSpec } from './cluster.js';
-import { KvClient } from './client.js';
 import type { MemberDriver, MemberTarget } from './drivers/driver.js';
 import {
   isResumable,
@@ -18,14 +17,24 @@ import {
 import { observeCluster } from './observe.js';
 import { minor } from './parse.js';
 import { describePlan, nextMember, planUpgrade } from './planner.js';
-import { findEtcdctl, saveSnapshot } from './snapshot.js';
+import { findEtcdctl } from './snapshot.js';
+import {
+  backupStep,
+  finalHealthStep,
+  settleStep,
+  snapshotStep,
+  startStep,
+  waitBackStep,
+  waitClusterVersionStep,
+  waitGoneStep,
+  type StepEnv,
+} from './steps.js';
 import type { UpgradePlan } from './types.js';
-import { sleep, waitFor, WaitAborted } from './wait.js';
+import { sleep, WaitAborted } from './wait.js';
 
 type Exec = typeof import('execa').execa;
 
-export const V2_SETTLE_THRESHOLD = 50 * 1000 * 1000;
-export const V2_SETTLE_MS = 120_000;
+export { V2_SETTLE_MS, V2_SETTLE_THRESHOLD } from './steps.js';
 
 export interface Timeouts {
   /** One HTTP request to a member. */
@@ -214,6 +223,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   if (o.snapshotVia === 'etcdctl' && !etcdctl) throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
   const real = obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
 
+  const env: StepEnv = { o, driver, journal: j, etcdctl, real };
   const spec = (name: string) => o.cluster.members.find((m) => m.name === name)!;
   const targetOf = (m: MemberSpec): MemberTarget => ({ version: o.to, binDir: o.targetBin ?? j.target_bin ?? driver.current(m)?.binDir });
   let leaderId = obs.members.find((m) => m.leaderId)?.leaderId;
@@ -283,12 +293,6 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     }
   };
 
-  const clusterHealthy = async () => {
-    const all = await observeCluster(o.cluster.members, obsOpts);
-    const sick = all.members.filter((m) => !m.healthy);
-    return { ok: sick.length === 0, sick, all };
-  };
-
   // ---- per member ----------------------------------------------------------------------------
   const pendingMembers = () => j.members.filter((m) => j.steps.some((s) => s.member === m.name && s.status !== 'done' && s.status !== 'skipped'));
   try {
@@ -301,23 +305,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
 
       if (st('snapshot').status !== 'done' && !stopped) {
         try {
-          await runStep(st('snapshot'), `${m.name}: snapshot + verify`, false, async () => {
-            const own = new KvClient(ms.endpoint, { timeoutMs: t.requestMs });
-            const [h, st0] = await Promise.all([own.health(), own.status().catch(() => undefined)]);
-            const healthy = h.healthy && st0 ? ms : await pickHealthy(o.cluster.members, t.requestMs);
-            const before = healthy === ms ? st0!.revision : (await new KvClient(healthy.endpoint, { timeoutMs: t.requestMs }).status()).revision;
-            const useEtcdctl = o.snapshotVia === 'etcdctl' || (o.snapshotVia === 'auto' && real && Boolean(etcdctl));
-            const snap = await saveSnapshot({
-              endpoint: healthy.endpoint,
-              file: join(o.dataDir, 'kv', 'snapshots', o.cluster.key, `${j.id}-${m.name}.db`),
-              timeoutMs: t.snapshotMs,
-              etcdctl: useEtcdctl ? etcdctl : undefined,
-              exec: o.exec,
-              minRevision: before,
-            });
-            j.snapshots.push({ member: m.name, file: snap.file, revision: snap.revision, bytes: snap.bytes });
-            return `${snap.bytes} bytes from ${healthy.name} via ${snap.via}, SHA-256 ok, revision ${snap.revision} ≥ ${before}`;
-          });
+          await runStep(st('snapshot'), `${m.name}: snapshot + verify`, false, () => snapshotStep(env, ms));
         } catch (err) {
           return await halt(st('snapshot'), `snapshot of ${m.name} failed before the member was stopped: ${(err as Error).message}`);
         }
@@ -335,18 +323,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       }
       if (st('wait-stopped').status !== 'done') {
         try {
-          await runStep(st('wait-stopped'), `${m.name}: wait until the process is gone`, true, async () => {
-            try {
-              await waitFor(async () => ((await driver.isRunning(ms)) ? undefined : true), { timeoutMs: t.stopMs, pollMs: Math.min(t.pollMs, 10), what: `${m.name} process exit` });
-              return 'process gone';
-            } catch (err) {
-              if (!driver.kill) throw err;
-              o.reporter.note(`${m.name} did not stop within ${t.stopMs} ms: killing it`);
-              await driver.kill(ms);
-              await waitFor(async () => ((await driver.isRunning(ms)) ? undefined : true), { timeoutMs: 10_000, pollMs: 100, what: `${m.name} process exit after SIGKILL` });
-              return 'process killed after the stop timeout';
-            }
-          });
+          await runStep(st('wait-stopped'), `${m.name}: wait until the process is gone`, true, () => waitGoneStep(env, ms));
         } catch (err) {
           return await halt(st('wait-stopped'), `${m.name} is still running: ${(err as Error).message}`);
         }
@@ -357,11 +334,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
           st('backup-data').detail = `the ${driver.type} driver cannot copy data dirs: back them up on the hosts (the v3 snapshot is taken)`;
         } else {
           try {
-            await runStep(st('backup-data'), `${m.name}: back up the data dir`, false, async () => {
-              const dest = join(o.dataDir, 'kv', 'backups', o.cluster.key, `${j.id}-${m.name}`);
-              const bytes = await driver.backupDataDir!(ms, dest);
-              return `${bytes} bytes copied to ${dest}`;
-            });
+            await runStep(st('backup-data'), `${m.name}: back up the data dir`, false, () => backupStep(env, ms));
           } catch (err) {
             return await halt(st('backup-data'), `copying ${m.name}'s data dir failed (the member is stopped: start it again or resume): ${(err as Error).message}`);
           }
@@ -369,70 +342,23 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       }
       if (st('start').status !== 'done') {
         try {
-          await runStep(st('start'), `${m.name}: start ${o.to}`, true, async () => {
-            const tg = targetOf(ms);
-            if (await driver.isRunning(ms)) return 'already running';
-            await driver.start(ms, tg);
-            return tg.binDir ? `${tg.binDir}/etcd` : `version ${tg.version}`;
-          });
+          await runStep(st('start'), `${m.name}: start ${o.to}`, true, () => startStep(env, ms, targetOf(ms)));
         } catch (err) {
           return await halt(st('start'), `starting ${m.name} on ${o.to} failed: ${(err as Error).message}`);
         }
       }
       if (st('wait-healthy').status !== 'done') {
         try {
-          await runStep(st('wait-healthy'), `${m.name}: wait until it and the cluster are healthy and it caught up`, true, async (p) => {
-            let mark: { rev: bigint; name: string } | undefined;
-            // One observation of every member per poll: the member healthy on the target, every
-            // member healthy, one leader, and the member's revision caught up with the leader's.
-            const done = await waitFor(async () => {
-              if (!(await driver.isRunning(ms))) throw new Error(`${m.name}'s process exited (see its log)`);
-              const all = await observeCluster(o.cluster.members, obsOpts);
-              const me = all.members.find((x) => x.name === m.name)!;
-              const sick = all.members.filter((x) => !x.healthy);
-              if (sick.length) {
-                p.update(`${m.name}: waiting for ${sick.map((x) => `${x.name} (${x.healthDetail})`).join(', ')}`);
-                return undefined;
-              }
-              if (minor(me.serverVersion) !== o.to) throw new Error(`${m.name} runs ${me.serverVersion}, not ${o.to}`);
-              const leaders = new Set(all.members.map((x) => x.leaderId));
-              const leader = all.members.find((x) => x.id === me.leaderId);
-              if (leaders.size !== 1 || !leader) {
-                p.update(`${m.name}: waiting for the members to agree on a leader`);
-                return undefined;
-              }
-              leaderId = leader.id;
-              // Caught up: at least the leader's revision as sampled when all was first healthy
-              // (under constant writes the leader is always a little ahead of "now").
-              mark ??= { rev: BigInt(leader.revision ?? '0'), name: leader.name };
-              if (BigInt(me.revision ?? '0') < mark.rev) {
-                p.update(`${m.name}: catching up (revision ${me.revision} of ${mark.rev})`);
-                return undefined;
-              }
-              return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}`;
-            }, { timeoutMs: t.healthyMs, pollMs: t.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${o.to}` });
-            return done;
-          });
+          await runStep(st('wait-healthy'), `${m.name}: wait until it and the cluster are healthy and it caught up`, true, (p) =>
+            waitBackStep(env, ms, p, (id) => (leaderId = id)),
+          );
         } catch (err) {
           return await halt(st('wait-healthy'), `${m.name} did not become healthy on ${o.to}: ${(err as Error).message}`);
         }
       }
       if (st('settle').status !== 'done') {
         try {
-          await runStep(st('settle'), `${m.name}: settle`, true, async () => {
-            let ms2 = typeof o.settle === 'number' ? o.settle : 0;
-            let why = typeof o.settle === 'number' ? 'as asked' : 'v2 data under 50 MB';
-            if (o.settle === 'auto') {
-              const bytes = await driver.v2DataBytes?.(ms);
-              if (bytes === undefined || bytes > V2_SETTLE_THRESHOLD) {
-                ms2 = V2_SETTLE_MS;
-                why = bytes === undefined ? 'v2 data size unknown: assuming over 50 MB' : `v2 data is ${bytes} bytes (> 50 MB)`;
-              }
-            }
-            await sleep(ms2, o.signal);
-            if (o.signal.aborted) throw new WaitAborted('settle');
-            return `${fmtMs(ms2)} (${why})`;
-          });
+          await runStep(st('settle'), `${m.name}: settle`, true, () => settleStep(env, ms, fmtMs));
         } catch (err) {
           if (err instanceof WaitAborted) await interrupted();
           return await halt(st('settle'), (err as Error).message);
@@ -446,32 +372,14 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     if (o.signal.aborted) await interrupted();
     if (cvStep.status !== 'done') {
       try {
-        await runStep(cvStep, `cluster: wait for the cluster version to reach ${o.to}`, true, async () => {
-          const v = await waitFor(async () => {
-            const vs = await Promise.all(o.cluster.members.map((m) => new KvClient(m.endpoint, { timeoutMs: t.requestMs }).version()));
-            return vs.every((x) => minor(x.cluster) === o.to) ? vs[0].cluster : undefined;
-          }, { timeoutMs: t.clusterVersionMs, pollMs: t.pollMs, what: `cluster version ${o.to}`, now: o.now });
-          return `cluster version ${v}${plan.source !== o.to ? ` (updated from ${plan.source}: downgrade is no longer possible)` : ''}`;
-        });
+        await runStep(cvStep, `cluster: wait for the cluster version to reach ${o.to}`, true, () => waitClusterVersionStep(env, plan.source));
       } catch (err) {
         return await halt(cvStep, (err as Error).message);
       }
     }
     if (fhStep.status !== 'done') {
       try {
-        await runStep(fhStep, 'cluster: final health pass', false, async () => {
-          const hs = await Promise.all(
-            o.cluster.members.map((m) =>
-              new KvClient(m.endpoint, { timeoutMs: t.requestMs }).health().then(
-                (h) => ({ name: m.name, ...h }),
-                (err: Error) => ({ name: m.name, healthy: false, detail: err.message }),
-              ),
-            ),
-          );
-          const sick = hs.filter((h) => !h.healthy);
-          if (sick.length) throw new Error(`unhealthy: ${sick.map((s) => `${s.name} (${s.detail})`).join(', ')}`);
-          return `${hs.length} members healthy`;
-        });
+        await runStep(fhStep, 'cluster: final health pass', false, () => finalHealthStep(env));
       } catch (err) {
         return await halt(fhStep, (err as Error).message);
       }
@@ -488,17 +396,6 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
 
 function obsByLeader(leaderId: string | undefined, obs: { members: Array<{ id: string; name: string }> }): string | undefined {
   return obs.members.find((m) => m.id === leaderId)?.name;
-}
-
-async function pickHealthy(members: MemberSpec[], timeoutMs: number): Promise<MemberSpec> {
-  for (const m of members) {
-    try {
-      if ((await new KvClient(m.endpoint, { timeoutMs }).health()).healthy) return m;
-    } catch {
-      /* next */
-    }
-  }
-  throw new Error('no healthy member to take a snapshot from');
 }
 
 export function totals(steps: JournalStep[], wallMs: number): UpgradeReport['totals'] {
