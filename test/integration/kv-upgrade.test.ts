@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../src/cli.js';
 import type { Context } from '../../src/context.js';
@@ -188,6 +188,26 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().status).toBe('done');
     expect(r.json().steps.filter((s: any) => s.kind === 'backup-data').every((s: any) => s.status === 'skipped')).toBe(true);
+    for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
+  });
+
+  it('a start that fails halts with the member down (exit 3); the re-run resumes at the start and finishes', async () => {
+    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
+    const argv = ['upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s'];
+    writeFileSync(join(sb.dir, 'FAIL-START'), '');
+    const r = await sb.kv(...argv);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/starting kv\d on 3.3 failed: .*FAIL-START is set/);
+    expect(r.stderr).toMatch(/Roll back with: +opsctl kv rollback --endpoints/);
+    const health = (await sb.kv('health', '--json')).json<Array<{ healthy: boolean }>>();
+    expect(health.filter((h) => !h.healthy)).toHaveLength(1); // one member down, never two
+    expect(health.filter((h) => h.healthy)).toHaveLength(2);
+
+    rmSync(join(sb.dir, 'FAIL-START'));
+    const again = await sb.kv(...argv, '--json');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'done', resumed: true });
     for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
   });
 

@@ -56,7 +56,13 @@ export class CommandDriver implements MemberDriver {
 
   private async run(template: string, m: MemberSpec, target?: MemberTarget, reject = true) {
     const [file, ...args] = renderTemplate(template, this.vars(m, target));
-    return this.exec(file, args, { reject, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
+    const r = await this.exec(file, args, { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
+    if (reject && r.exitCode !== 0) {
+      const why = r.timedOut ? `timed out after ${this.timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`;
+      const last = String(r.stderr ?? '').trim().split('\n').pop();
+      throw new Error(`\`${[file, ...args].join(' ')}\` failed (${why})${last ? `: ${last}` : ''}`);
+    }
+    return r;
   }
 
   async stop(m: MemberSpec): Promise<void> {
