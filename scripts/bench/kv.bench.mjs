@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
 export default async function kvBench(report, { BIN, tempDir }) {
-  const rounds = Number(process.env.BENCH_KV_ROUNDS ?? 5);
+  const rounds = Number(process.env.BENCH_KV_ROUNDS ?? 7);
   const ratios = [];
   let last;
   for (let r = 0; r < rounds; r++) {
