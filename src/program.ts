@@ -21,6 +21,7 @@ const NOUNS: ReadonlyArray<[NounName, () => Promise<NounModule>]> = [
   ['api', () => import('./commands/api/index.js')],
   ['tracker', () => import('./commands/tracker/index.js')],
   ['labels', () => import('./commands/labels/index.js')],
+  ['kv', () => import('./commands/kv/index.js')],
   ['config', () => import('./commands/config/index.js')],
   ['mock', () => import('./commands/mock/index.js')],
   ['demo', () => import('./commands/demo/index.js')],
@@ -34,10 +35,13 @@ const NOUNS: ReadonlyArray<[NounName, () => Promise<NounModule>]> = [
  * `completion`, the whole tree is built.
  */
 export async function buildProgram(ctx: Context, argv?: readonly string[]): Promise<Command> {
+  const wanted = argv?.find((word) => NOUNS.some(([name]) => name === word));
   const program = new Command('opsctl');
+  program.description('One CLI for operators: OAuth sign-in, work-tracker and label scripting, and safe rolling kv (etcd) upgrades.');
+  // `-V, --version` belongs to opsctl only before a command word: after one it is that command's own
+  // flag (`opsctl kv sandbox up --version 3.2`), since commander would otherwise take it anywhere.
+  if (!wanted) program.version(VERSION, '-V, --version', 'print the version');
   program
-    .description('One CLI for operators: OAuth sign-in, work-tracker and label scripting, and safe rolling kv (etcd) upgrades.')
-    .version(VERSION, '-V, --version', 'print the version')
     .addOption(new Option('--json [fields]', 'print JSON (optionally only these comma-separated fields)'))
     .option('--no-input', 'never prompt; fail instead, naming the flag that answers')
     .option('-y, --yes', 'answer yes to confirmations')
@@ -61,7 +65,6 @@ With no configuration every command uses the embedded mock services (profile "em
     ctx.globals = program.opts();
   });
 
-  const wanted = argv?.find((word) => NOUNS.some(([name]) => name === word));
   const everything = !argv || wanted === 'help' || wanted === 'completion';
   for (const [name, load] of NOUNS) {
     if (everything || name === wanted) (await load()).register(program, ctx, everything);

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { UsageError } from '../../core/errors.js';
+import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
+import { normalizeEndpoint } from './shared.js';
+
+const Member = z.object({
+  name: z.string().min(1),
+  endpoint: z.string().min(1),
+  host: z.string().min(1).optional(),
+});
+const File = z.object({
+  members: z.array(Member).min(1),
+  driver: z
+    .object({
+      type: z.literal('command'),
+      stop: z.string().min(1),
+      start: z.string().min(1),
+      running: z.string().min(1),
+      v2Size: z.string().min(1).optional(),
+    })
+    .optional(),
+});
+
+/**
+ * A cluster file (YAML or JSON):
+ *   members: [{name, endpoint, host?}]
+ *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …}
+ */
+export async function parseClusterFile(text: string, path: string): Promise<{ members: MemberSpec[]; driver?: ClusterSpec['driver'] }> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    const { parse } = await import('yaml');
+    try {
+      raw = parse(text);
+    } catch (err) {
+      throw new UsageError(`--cluster ${path}: neither JSON nor YAML: ${(err as Error).message}`, { field: '--cluster' });
+    }
+  }
+  const r = File.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new UsageError(`--cluster ${path}: ${issue.path.join('.') || '(top)'}: ${issue.message}`, {
+      field: '--cluster',
+      hint: 'a cluster file has members: [{name, endpoint, host}] and optionally driver: {type: command, stop, start, running}',
+    });
+  }
+  return {
+    members: r.data.members.map((m) => ({ ...m, endpoint: normalizeEndpoint(m.endpoint, `--cluster ${path}: members.endpoint`) })),
+    driver: r.data.driver,
+  };
+}

@@ -1,0 +1,30 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { KvClient } from '../../kv/client.js';
+import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+
+export type HealthOptions = ClusterFlags;
+
+/** `kv health`: each member's /health (lenient), one row per member; exit 1 when any is unhealthy. */
+export async function run(opts: HealthOptions, ctx: Context): Promise<CommandResult> {
+  const { cluster } = await resolveCluster(ctx, opts);
+  const t = timeouts(opts);
+  const rows = await Promise.all(
+    cluster.members.map(async (m) => {
+      const t0 = performance.now();
+      try {
+        const h = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: (l) => ctx.debug(l) }).health();
+        return { name: m.name, endpoint: m.endpoint, healthy: h.healthy, detail: h.detail, took_ms: Math.round(performance.now() - t0) };
+      } catch (err) {
+        return { name: m.name, endpoint: m.endpoint, healthy: false, detail: (err as Error).message, took_ms: Math.round(performance.now() - t0) };
+      }
+    }),
+  );
+  const sick = rows.filter((r) => !r.healthy);
+  return {
+    data: rows,
+    columns: [{ key: 'name' }, { key: 'endpoint' }, { key: 'healthy' }, { key: 'detail' }, { key: 'took_ms', header: 'took' }],
+    exitCode: sick.length ? 1 : 0,
+    message: sick.length ? undefined : `${rows.length} members healthy`,
+  };
+}

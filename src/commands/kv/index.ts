@@ -1,0 +1,93 @@
+import { Option, type Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, lazyAction } from '../action.js';
+import { NOUN_SUMMARIES } from '../nouns.js';
+
+/** Flags that find the cluster (every kv verb but sandbox). */
+function clusterOptions(cmd: Command, withDriver = false): Command {
+  cmd
+    .option('--endpoints <urls>', 'client URLs, comma-separated (default: the sandbox)')
+    .option('--cluster <file>', 'a cluster file (YAML or JSON): members and a driver')
+    .option('--request-timeout <duration>', 'timeout of one request to a member', '3s');
+  if (withDriver) {
+    cmd
+      .option('--stop-cmd <template>', 'with --endpoints: stops a member, e.g. "ssh {host} sudo systemctl stop etcd"')
+      .option('--start-cmd <template>', 'with --endpoints: starts a member on {version}/{bin}')
+      .option('--running-cmd <template>', "with --endpoints: exits 0 while the member's process exists")
+      .option('--v2-size-cmd <template>', 'with --endpoints: prints the bytes of v2 data (for --settle auto)')
+      .option('--stop-timeout <duration>', 'how long a stopping member may take', '60s')
+      .option('--healthy-timeout <duration>', 'how long a started member may take to be healthy and caught up', '2m')
+      .option('--poll-interval <duration>', 'between health polls', '250ms');
+  }
+  return cmd;
+}
+
+/** `opsctl kv …`: health, versions, snapshots, gateway put/get, the sandbox, and the rolling upgrade. */
+export function register(program: Command, ctx: Context): void {
+  const kv = program.command('kv').description(NOUN_SUMMARIES.kv);
+  examples(kv, 'opsctl kv sandbox up --members 3 --version 3.2', 'opsctl kv upgrade --to 3.3 --dry-run', 'opsctl kv upgrade --to 3.3', 'opsctl kv health --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379');
+
+  const pass = (o: Record<string, any>) => o;
+  const upgrade = clusterOptions(kv.command('upgrade').description('roll the cluster to a new minor version, one member at a time (journalled, resumable)'), true)
+    .requiredOption('--to <minor>', 'the target minor version, e.g. 3.3')
+    .option('--dry-run', 'print the plan and stop')
+    .option('--settle <auto|duration>', 'wait after each member: auto = 2m when v2 data > 50 MB, else none', 'auto')
+    .option('--allow-same-version', 'a rolling restart when the members already run --to')
+    .option('--target-bin <dir>', 'real etcd: the directory with the new etcd binary')
+    .option('--snapshot-via <how>', 'auto | etcdctl | gateway', 'auto')
+    .option('--etcdctl <path>', 'the etcdctl to use for snapshots')
+    .option('--cluster-version-timeout <duration>', 'how long the cluster version may take to reach --to', '2m')
+    .option('--snapshot-timeout <duration>', 'timeout of one snapshot', '2m')
+    .action(lazyAction(ctx, () => import('./upgrade.js'), (_a, o) => pass(o) as any));
+  examples(upgrade, 'opsctl kv upgrade --to 3.3 --dry-run', 'opsctl kv upgrade --to 3.3 --json', 'opsctl kv upgrade --to 3.3 --cluster prod.yaml --settle 2m');
+
+  const rollback = clusterOptions(kv.command('rollback').description('restart upgraded members on their previous version (only while the cluster version has not moved)'), true);
+  rollback.action(lazyAction(ctx, () => import('./rollback.js'), (_a, o) => pass(o) as any));
+  examples(rollback, 'opsctl kv rollback', 'opsctl kv rollback --cluster prod.yaml --json');
+  const health = clusterOptions(kv.command('health').description('/health of every member'));
+  health.action(lazyAction(ctx, () => import('./health.js'), (_a, o) => pass(o) as any));
+  examples(health, 'opsctl kv health', 'opsctl kv health --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --json');
+  const version = clusterOptions(kv.command('version').description('server and cluster version of every member'));
+  version.action(lazyAction(ctx, () => import('./version.js'), (_a, o) => pass(o) as any));
+  examples(version, 'opsctl kv version', 'opsctl kv version --json');
+  const status = clusterOptions(kv.command('status').description('id, versions, leader, revision and health of every member'));
+  status.action(lazyAction(ctx, () => import('./status.js'), (_a, o) => pass(o) as any));
+  examples(status, 'opsctl kv status', 'opsctl kv status --json id,leader,revision');
+  const put = clusterOptions(kv.command('put <key> <value>').description('write a key through the JSON gateway'));
+  put.action(lazyAction(ctx, () => import('./put.js'), ([key, value], o) => ({ ...o, key, value }) as any));
+  examples(put, 'opsctl kv put config/mode maintenance');
+  const get = clusterOptions(kv.command('get <key>').description('read a key through the JSON gateway'));
+  get.action(lazyAction(ctx, () => import('./get.js'), ([key], o) => ({ ...o, key }) as any));
+  examples(get, 'opsctl kv get config/mode', 'opsctl kv get config/mode --json');
+
+  const snapshot = kv.command('snapshot').description('v3 snapshots');
+  const save = clusterOptions(snapshot.command('save <file>').description('save a verified snapshot from one member'))
+    .option('--endpoint <url>', 'the member to take it from (default: the first healthy one)')
+    .option('--via <how>', 'auto | etcdctl | gateway', 'auto')
+    .option('--etcdctl <path>', 'the etcdctl to use')
+    .option('--snapshot-timeout <duration>', 'timeout', '2m')
+    .action(lazyAction(ctx, () => import('./snapshot-save.js'), ([file], o) => ({ ...o, file }) as any));
+  examples(save, 'opsctl kv snapshot save backup.db');
+
+  const sandbox = kv.command('sandbox').description('a local cluster on loopback, the default cluster of the kv commands');
+  const up = sandbox
+    .command('up')
+    .description('start a local cluster (simulated 3.2/3.3 members, or real etcd from --etcd-bin)')
+    .option('--members <n>', 'how many members', '3')
+    .option('--version <minor>', 'simulated members: 3.2 or 3.3 (default 3.2)')
+    .addOption(new Option('--kv-version <minor>', 'the same as --version').hideHelp())
+    .option('--etcd-bin <dir>', 'run real etcd from this directory instead')
+    .option('--heartbeat <duration>', 'heartbeat interval of the members')
+    .option('--timeout <duration>', 'how long the members may take to be healthy', '60s')
+    .action(lazyAction(ctx, () => import('./sandbox-up.js'), (_a, o) => ({ ...o, version: o.version ?? o.kvVersion }) as any));
+  examples(up, 'opsctl kv sandbox up --members 3 --version 3.2', 'opsctl kv sandbox up --etcd-bin /usr/bin');
+  const sbStatus = sandbox.command('status').description('PIDs, health and versions of the sandbox members');
+  sbStatus.action(lazyAction(ctx, () => import('./sandbox-status.js'), () => ({})));
+  examples(sbStatus, 'opsctl kv sandbox status', 'opsctl kv sandbox status --json');
+  const down = sandbox
+    .command('down')
+    .description('stop the sandbox members (by PID) and remove their data')
+    .option('--keep', 'keep the data dirs')
+    .action(lazyAction(ctx, () => import('./sandbox-down.js'), (_a, o) => pass(o) as any));
+  examples(down, 'opsctl kv sandbox down', 'opsctl kv sandbox down --keep');
+}

@@ -1,0 +1,31 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { NetworkError } from '../../core/errors.js';
+import { GatewayError, KvClient } from '../../kv/client.js';
+import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+
+export interface PutOptions extends ClusterFlags {
+  key: string;
+  value: string;
+}
+
+/**
+ * `kv put KEY VALUE` through the JSON gateway (base64 {key, value}; 3.3 /v3beta, 3.2 /v3alpha,
+ * redirects followed). Tries the members in turn; a server-side refusal (e.g. "request is too
+ * large") is final.
+ */
+export async function run(opts: PutOptions, ctx: Context): Promise<CommandResult> {
+  const { cluster } = await resolveCluster(ctx, opts);
+  const t = timeouts(opts);
+  let last: unknown;
+  for (const m of cluster.members) {
+    try {
+      const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: (l) => ctx.debug(l) }).put(opts.key, opts.value);
+      return { data: { key: opts.key, revision: r.revision, member: m.name }, message: `put ${opts.key} (revision ${r.revision}) via ${m.name}`, text: '' };
+    } catch (err) {
+      if (err instanceof GatewayError && err.status < 500) throw err;
+      last = err;
+    }
+  }
+  throw new NetworkError(`no member accepted the write: ${(last as Error)?.message}`, { hint: 'check the cluster with: opsctl kv health' });
+}

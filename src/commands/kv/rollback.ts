@@ -1,0 +1,19 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { UsageError } from '../../core/errors.js';
+import { runRollback } from '../../kv/rollback.js';
+import { reporter, resolveCluster, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+
+export interface RollbackOptions extends ClusterFlags, TimeoutFlags {}
+
+/** `kv rollback`: upgraded members back on their old version while the cluster version has not moved. */
+export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandResult> {
+  const { cluster, driver } = await resolveCluster(ctx, opts);
+  if (!driver) throw new UsageError('no way to stop and start members', { hint: 'use the sandbox, a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd' });
+  const r = await runRollback({ cluster, driver, dataDir: ctx.paths.data, timeouts: timeouts(opts), now: ctx.now, reporter: await reporter(ctx) });
+  return {
+    data: r,
+    text: '',
+    message: r.status === 'nothing-to-do' ? 'no member runs the target version: nothing to roll back' : `rolled back ${r.members.map((m) => `${m.name} → ${m.to}`).join(', ')}; the cluster is healthy`,
+  };
+}

@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { OpsError, UsageError } from '../../core/errors.js';
+import { KvClient } from '../../kv/client.js';
+import { minor } from '../../kv/parse.js';
+import { createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox } from '../../kv/sandbox.js';
+import { waitFor } from '../../kv/wait.js';
+import { duration } from './shared.js';
+
+export interface SandboxUpOptions {
+  members: string;
+  version?: string;
+  etcdBin?: string;
+  heartbeat?: string;
+  timeout?: string;
+}
+
+/** `kv sandbox up`: a local cluster on loopback (simulated members, or real etcd from --etcd-bin). */
+export async function run(opts: SandboxUpOptions, ctx: Context): Promise<CommandResult> {
+  const n = Number(opts.members);
+  if (!Number.isInteger(n) || n < 1 || n > 7) throw new UsageError(`--members: "${opts.members}" must be a whole number from 1 to 7`, { field: '--members' });
+  if (opts.version && opts.etcdBin) throw new UsageError('--version and --etcd-bin: give one of them', { hint: 'real binaries report their own version' });
+  const exec = await ctx.exec();
+  let version = opts.version ?? '3.2';
+  let etcdBin: string | undefined;
+  if (opts.etcdBin) {
+    etcdBin = resolve(ctx.cwd, opts.etcdBin);
+    if (!existsSync(join(etcdBin, 'etcd'))) throw new UsageError(`--etcd-bin: ${etcdBin}/etcd does not exist`, { field: '--etcd-bin', hint: 'give the directory holding the etcd binary, e.g. /usr/bin' });
+    const r = await exec(join(etcdBin, 'etcd'), ['--version'], { reject: false, timeout: 10_000 });
+    version = minor(/Version:\s*(\S+)/.exec(String(r.stdout))?.[1]) ?? 'unknown';
+  } else if (!['3.2', '3.3'].includes(version)) {
+    throw new UsageError(`--version: simulated members run 3.2 or 3.3, not "${version}"`, { field: '--version', hint: 'for other versions run real binaries with --etcd-bin DIR' });
+  }
+  const existing = loadSandbox(ctx.paths.data);
+  if (existing) {
+    if (liveMembers(existing).length > 0) {
+      throw new OpsError('a kv sandbox is already running', 1, { code: 'sandbox_exists', hint: 'see it with: opsctl kv sandbox status   (or remove it: opsctl kv sandbox down)' });
+    }
+    await removeSandbox(ctx.paths.data);
+  }
+  const heartbeatMs = duration(opts.heartbeat, '--heartbeat', etcdBin ? 50 : 100);
+  const spec = await createSandbox(ctx.paths.data, { members: n, version, etcdBin, heartbeatMs });
+  const driver = localDriver(ctx.paths.data, spec, exec, ctx.env);
+  const p = await ctx.io.progress(`starting ${n} ${etcdBin ? `etcd ${version}` : `simulated kv ${version}`} members`);
+  await Promise.all(spec.members.map((m) => driver.start(m, { version, binDir: etcdBin })));
+  try {
+    await waitFor(
+      async () => {
+        const states = await Promise.all(
+          spec.members.map(async (m) => {
+            const c = new KvClient(m.endpoint, { timeoutMs: 1000 });
+            const h = await c.health();
+            const v = await c.version();
+            const s = await c.status();
+            return h.healthy && v.cluster !== 'not_decided' ? s.leaderId : undefined;
+          }),
+        );
+        p.update(`waiting for ${states.filter((s) => !s).length} of ${n} members to be healthy`);
+        // Every member healthy, the cluster version decided, and one leader agreed by all.
+        return states.every(Boolean) && new Set(states).size === 1 ? true : undefined;
+      },
+      { timeoutMs: duration(opts.timeout, '--timeout', 60_000), pollMs: 100, what: 'sandbox healthy' },
+    );
+  } catch (err) {
+    p.fail('the sandbox did not become healthy');
+    throw new OpsError(`kv sandbox: ${(err as Error).message}`, 1, { hint: `see the member logs under ${spec.dir}, then: opsctl kv sandbox down` });
+  }
+  p.succeed(`sandbox up: ${n} members, ${etcdBin ? `etcd ${version} from ${etcdBin}` : `simulated kv ${version}`}; the kv commands use it by default`);
+  return {
+    data: { dir: spec.dir, kind: spec.kind, members: spec.members.map((m) => ({ name: m.name, endpoint: m.endpoint, peer: m.peerUrl, dataDir: m.dataDir })) },
+    columns: undefined,
+    text: spec.members.map((m) => `${m.name}\t${m.endpoint}\t${m.dataDir}`).join('\n'),
+  };
+}

@@ -1,0 +1,147 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../core/errors.js';
+import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
+import { CommandDriver } from '../../kv/drivers/command.js';
+import type { MemberDriver } from '../../kv/drivers/driver.js';
+import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../kv/executor.js';
+import { clusterKey } from '../../kv/journal.js';
+import { parseDuration } from '../../kv/parse.js';
+import { loadSandbox, localDriver, sandboxCluster } from '../../kv/sandbox.js';
+
+/** The flags every kv verb takes to find its cluster. */
+export interface ClusterFlags {
+  endpoints?: string;
+  cluster?: string;
+  stopCmd?: string;
+  startCmd?: string;
+  runningCmd?: string;
+  v2SizeCmd?: string;
+  requestTimeout?: string;
+}
+
+/** "127.0.0.1:2379" → "http://127.0.0.1:2379"; the URL is checked. */
+export function normalizeEndpoint(e: string, flag = '--endpoints'): string {
+  const s = e.trim().replace(/\/+$/, '');
+  const url = /^[a-z]+:\/\//i.test(s) ? s : `http://${s}`;
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new UsageError(`${flag}: "${e}" is not a client URL`, { field: flag, hint: 'write it as http://HOST:PORT (comma-separated for several)' });
+  }
+  return url;
+}
+
+/**
+ * The cluster of a kv verb: --cluster FILE (YAML or JSON), --endpoints, or the sandbox that
+ * `opsctl kv sandbox up` remembered. The driver comes from the file, the --*-cmd templates, or
+ * (sandbox) the local driver.
+ */
+export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ cluster: ClusterSpec; driver?: MemberDriver; selector: string[] }> {
+  const exec = await ctx.exec();
+  if (f.cluster && f.endpoints) throw new UsageError('--cluster and --endpoints: give one of them', { hint: 'the cluster file lists the endpoints' });
+  if (f.cluster) {
+    const path = resolve(ctx.cwd, f.cluster);
+    const text = await readFile(path, 'utf8').catch((err) => {
+      throw new UsageError(`--cluster: cannot read ${path}: ${(err as Error).message}`, { field: '--cluster' });
+    });
+    const { parseClusterFile } = await import('./cluster-file.js');
+    const parsed = await parseClusterFile(text, path);
+    const cluster: ClusterSpec = { source: 'file', key: clusterKey(parsed.members.map((m) => m.endpoint)), members: parsed.members, driver: parsed.driver };
+    const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env) : undefined;
+    return { cluster, driver, selector: ['--cluster', f.cluster] };
+  }
+  if (f.endpoints) {
+    const eps = f.endpoints.split(',').filter(Boolean).map((e) => normalizeEndpoint(e));
+    const members: MemberSpec[] = eps.map((e) => ({ name: new URL(e).host, endpoint: e }));
+    await nameMembers(members, ctx);
+    const selector = ['--endpoints', f.endpoints];
+    let driver: MemberDriver | undefined;
+    const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
+    if (t.stop || t.start || t.running) {
+      for (const [k, v] of Object.entries(t)) if (!v) throw new UsageError(`--${k}-cmd is missing`, { field: `--${k}-cmd`, hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"' });
+      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd }, exec, ctx.env);
+      selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
+      if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
+    }
+    return { cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? { type: 'command', ...t } as ClusterSpec['driver'] : undefined }, driver, selector };
+  }
+  const sandbox = loadSandbox(ctx.paths.data);
+  if (!sandbox) {
+    throw new UsageError('no kv cluster given', {
+      code: 'no_cluster',
+      hint: 'pass --endpoints http://HOST:2379,… or --cluster FILE, or start a local one: opsctl kv sandbox up',
+    });
+  }
+  return { cluster: sandboxCluster(sandbox), driver: localDriver(ctx.paths.data, sandbox, exec, ctx.env), selector: [] };
+}
+
+/** Names from the member list when a member answers (else host:port stays). */
+async function nameMembers(members: MemberSpec[], ctx: Context): Promise<void> {
+  const { KvClient } = await import('../../kv/client.js');
+  for (const m of members) {
+    try {
+      const list = await new KvClient(m.endpoint, { timeoutMs: 2000 }).members();
+      for (const x of members) {
+        const hit = list.find((l) => l.clientUrls.some((u) => u.replace(/\/+$/, '') === x.endpoint));
+        if (hit?.name) x.name = hit.name;
+      }
+      return;
+    } catch (err) {
+      ctx.debug(`member list from ${m.endpoint} failed: ${(err as Error).message}`);
+    }
+  }
+}
+
+export function duration(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new UsageError(`${flag}: "${value}" is not a duration`, { field: flag, hint: 'write it as 500ms, 30s, 2m' });
+  return ms;
+}
+
+export interface TimeoutFlags {
+  requestTimeout?: string;
+  stopTimeout?: string;
+  healthyTimeout?: string;
+  clusterVersionTimeout?: string;
+  snapshotTimeout?: string;
+  pollInterval?: string;
+}
+
+export function timeouts(f: TimeoutFlags): Timeouts {
+  const d = DEFAULT_TIMEOUTS;
+  return {
+    requestMs: duration(f.requestTimeout, '--request-timeout', d.requestMs),
+    stopMs: duration(f.stopTimeout, '--stop-timeout', d.stopMs),
+    healthyMs: duration(f.healthyTimeout, '--healthy-timeout', d.healthyMs),
+    clusterVersionMs: duration(f.clusterVersionTimeout, '--cluster-version-timeout', d.clusterVersionMs),
+    snapshotMs: duration(f.snapshotTimeout, '--snapshot-timeout', d.snapshotMs),
+    pollMs: duration(f.pollInterval, '--poll-interval', d.pollMs),
+  };
+}
+
+/** Steps on stderr: an ora spinner per step on a TTY, one line per step when piped. */
+export async function reporter(ctx: Context): Promise<StepReporter> {
+  const io = ctx.io;
+  const tty = io.isStderrTTY && !ctx.env.CI;
+  const ora = tty ? (await import('ora')).default : undefined;
+  return {
+    note: (text) => io.err(text),
+    begin(text) {
+      if (ora) {
+        const s = ora({ text, stream: io.stderr as NodeJS.WritableStream, isEnabled: true }).start();
+        return { update: (t) => void (s.text = t), done: (t) => void s.succeed(t), fail: (t) => void s.fail(t) };
+      }
+      io.err(`… ${text}`);
+      return { update: () => undefined, done: (t) => io.err(`✓ ${t}`), fail: (t) => io.err(`✗ ${t}`) };
+    },
+  };
+}
+
+/** A command line, quoted for a POSIX shell (for the printed roll-back command). */
+export function shellLine(argv: string[]): string {
+  return argv.map((s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)).join(' ');
+}

@@ -1,0 +1,23 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { KvClient } from '../../kv/client.js';
+import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+
+export type VersionOptions = ClusterFlags;
+
+/** `kv version`: server and cluster version of each member (kvserver/kvcluster or etcdserver/etcdcluster). */
+export async function run(opts: VersionOptions, ctx: Context): Promise<CommandResult> {
+  const { cluster } = await resolveCluster(ctx, opts);
+  const t = timeouts(opts);
+  const rows = await Promise.all(
+    cluster.members.map(async (m) => {
+      try {
+        const v = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: (l) => ctx.debug(l) }).version();
+        return { name: m.name, endpoint: m.endpoint, server: v.server, cluster: v.cluster, error: null };
+      } catch (err) {
+        return { name: m.name, endpoint: m.endpoint, server: null, cluster: null, error: (err as Error).message };
+      }
+    }),
+  );
+  return { data: rows, columns: [{ key: 'name' }, { key: 'endpoint' }, { key: 'server' }, { key: 'cluster' }, { key: 'error' }], exitCode: rows.some((r) => r.error) ? 1 : 0 };
+}

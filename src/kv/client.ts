@@ -1,0 +1,206 @@
+import { NetworkError, OpsError } from '../core/errors.js';
+import { simpleRequest, type SimpleResponse } from './http.js';
+import {
+  parseAlarms,
+  parseHealth,
+  parseJsonSafe,
+  parseMemberList,
+  parseStatus,
+  parseVersion,
+  type AlarmEntry,
+  type HealthResult,
+  type MemberListEntry,
+  type StatusResult,
+  type VersionResult,
+} from './parse.js';
+
+/** The gateway prefixes, newest first: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2). */
+export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'] as const;
+
+export interface KvClientOptions {
+  timeoutMs?: number;
+  debug?: (line: string) => void;
+}
+
+const PREFIX_CACHE = new Map<string, string>();
+
+/** A server-side gateway error (gRPC status in JSON), e.g. "request is too large". */
+export class GatewayError extends OpsError {
+  constructor(
+    readonly endpoint: string,
+    readonly status: number,
+    readonly serverMessage: string,
+  ) {
+    const tooLarge = /request is too large/i.test(serverMessage);
+    super(`${endpoint}: ${tooLarge ? 'request is too large' : serverMessage} (HTTP ${status})`, 1, {
+      code: tooLarge ? 'request_too_large' : 'kv_gateway',
+      hint: tooLarge
+        ? 'the value exceeds the server limit (--max-request-bytes, default 1.5 MiB): store a smaller value or raise the limit on every member'
+        : 'check the member with: opsctl kv health',
+    });
+  }
+}
+
+/**
+ * HTTP to one member's client URL: /health, /version and the v3 JSON gateway, discovering which
+ * gateway prefix the member serves (3.4 /v3, 3.3 /v3beta, 3.2 /v3alpha).
+ */
+export class KvClient {
+  private prefix?: string;
+  /** The status answer that discovery got: the next status() uses it instead of asking again. */
+  private discoveredStatus?: string;
+  readonly timeoutMs: number;
+
+  constructor(
+    readonly endpoint: string,
+    private readonly opts: KvClientOptions = {},
+  ) {
+    this.timeoutMs = opts.timeoutMs ?? 5000;
+  }
+
+  private async fetch(path: string, init: { method?: string; body?: string; headers?: Record<string, string>; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<{ status: number; text: string; url: string }> {
+    const url = `${this.endpoint}${path}`;
+    let res: SimpleResponse;
+    try {
+      // Everything but a put only reads.
+      res = await simpleRequest(url, { method: init.method, body: init.body, signal: init.signal, timeoutMs: init.timeoutMs ?? this.timeoutMs, idempotent: !path.endsWith('/kv/put') });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).name;
+      throw new NetworkError(`${this.endpoint}: no answer (${code === 'ETIMEDOUT' ? `timed out after ${init.timeoutMs ?? this.timeoutMs} ms` : code})`, {
+        hint: 'check that the member runs and that --endpoints lists its client URL',
+        cause: err,
+      });
+    }
+    this.opts.debug?.(`[kv] ${init.method ?? 'GET'} ${url} → ${res.status}${res.redirected ? ` (via ${res.url})` : ''}`);
+    return res;
+  }
+
+  async health(): Promise<HealthResult> {
+    const r = await this.fetch('/health');
+    return parseHealth(r.status, r.text);
+  }
+
+  async version(): Promise<VersionResult> {
+    const r = await this.fetch('/version');
+    if (r.status !== 200) throw new OpsError(`${this.endpoint}/version: HTTP ${r.status}`, 1, { hint: 'is this an etcd client URL?' });
+    const v = parseVersion(r.text);
+    // The server version tells the gateway prefix (3.2 /v3alpha, 3.3 /v3beta, 3.4+ /v3): a guess
+    // that spares the discovery round trip; a 404 later makes gateway() discover it for real.
+    if (!PREFIX_CACHE.has(this.endpoint)) {
+      const [maj, min] = v.server.split('.').map(Number);
+      if (maj === 3 && min >= 2) PREFIX_CACHE.set(this.endpoint, min === 2 ? '/v3alpha' : min === 3 ? '/v3beta' : '/v3');
+    }
+    return v;
+  }
+
+  /**
+   * The gateway prefix this member serves, found by trying the newest first and remembered per
+   * endpoint for the life of the process (a 404 later forgets it: the member was up- or downgraded).
+   */
+  async gatewayPrefix(): Promise<string> {
+    this.prefix ??= PREFIX_CACHE.get(this.endpoint);
+    if (this.prefix) return this.prefix;
+    // All three at once (a read-only call), the newest that answers wins: one round trip, not three.
+    const tries = await Promise.all(
+      GATEWAY_PREFIXES.map((p) => this.fetch(`${p}/maintenance/status`, { method: 'POST', body: '{}' }).catch((err: unknown) => err as Error)),
+    );
+    const hit = tries.find((r): r is { status: number; text: string; url: string } => !(r instanceof Error) && r.status === 200);
+    if (hit) {
+      // A redirect (3.3 sends /v3alpha to /v3beta) tells the real prefix.
+      this.discoveredStatus = hit.text;
+      this.prefix = new URL(hit.url).pathname.replace(/\/maintenance\/status$/, '');
+      PREFIX_CACHE.set(this.endpoint, this.prefix);
+      return this.prefix;
+    }
+    const failure = tries.find((r) => r instanceof Error);
+    if (failure) throw failure;
+    throw new OpsError(`${this.endpoint}: no v3 JSON gateway answered (${GATEWAY_PREFIXES.join(', ')})`, 1, {
+      hint: 'etcd 3.2 or later serves the gateway on its client URL; check the endpoint',
+    });
+  }
+
+  async gateway(path: string, body: unknown, signal?: AbortSignal): Promise<string> {
+    const prefix = await this.gatewayPrefix();
+    let r = await this.fetch(`${prefix}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
+    if (r.status === 404) {
+      // The member now runs another version: find its prefix again.
+      PREFIX_CACHE.delete(this.endpoint);
+      this.prefix = undefined;
+      r = await this.fetch(`${await this.gatewayPrefix()}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
+    }
+    if (r.status !== 200) {
+      let msg = r.text.trim().slice(0, 200);
+      try {
+        const e = JSON.parse(r.text);
+        msg = e.message ?? e.error ?? msg;
+      } catch {
+        /* plain text */
+      }
+      throw new GatewayError(this.endpoint, r.status, msg);
+    }
+    return r.text;
+  }
+
+  async status(): Promise<StatusResult> {
+    await this.gatewayPrefix();
+    const fresh = this.discoveredStatus;
+    this.discoveredStatus = undefined;
+    return parseStatus(fresh ?? (await this.gateway('/maintenance/status', {})));
+  }
+
+  async members(): Promise<MemberListEntry[]> {
+    return parseMemberList(await this.gateway('/cluster/member/list', {}));
+  }
+
+  async alarms(): Promise<AlarmEntry[]> {
+    return parseAlarms(await this.gateway('/maintenance/alarm', { action: 'GET' }));
+  }
+
+  async put(key: string, value: string | Buffer): Promise<{ revision: string }> {
+    const body = { key: Buffer.from(key).toString('base64'), value: Buffer.from(value).toString('base64') };
+    const r = parseJsonSafe(await this.gateway('/kv/put', body));
+    return { revision: String(r.header?.revision ?? '') };
+  }
+
+  async get(key: string): Promise<{ key: string; value: string; modRevision: string; version: string } | undefined> {
+    const r = parseJsonSafe(await this.gateway('/kv/range', { key: Buffer.from(key).toString('base64') }));
+    const kv = r.kvs?.[0];
+    if (!kv) return undefined;
+    return {
+      key,
+      value: Buffer.from(kv.value ?? '', 'base64').toString('utf8'),
+      modRevision: String(kv.mod_revision ?? kv.modRevision ?? ''),
+      version: String(kv.version ?? ''),
+    };
+  }
+
+  /** Every key under a prefix (range end = prefix + 1). */
+  async list(prefixKey: string): Promise<Array<{ key: string; value: string }>> {
+    const start = Buffer.from(prefixKey);
+    const end = Buffer.from(start);
+    end[end.length - 1]++;
+    const r = parseJsonSafe(await this.gateway('/kv/range', { key: start.toString('base64'), range_end: end.toString('base64') }));
+    return (r.kvs ?? []).map((kv: any) => ({ key: Buffer.from(kv.key, 'base64').toString(), value: Buffer.from(kv.value ?? '', 'base64').toString() }));
+  }
+
+  /** The snapshot stream of /maintenance/snapshot: the db file with its SHA-256 trailer. */
+  async snapshot(timeoutMs: number): Promise<Buffer> {
+    const prefix = await this.gatewayPrefix();
+    const text = (await this.fetch(`${prefix}/maintenance/snapshot`, { method: 'POST', body: '{}', timeoutMs })).text;
+    const parts: Buffer[] = [];
+    for (const line of splitJsonStream(text)) {
+      const msg = JSON.parse(line);
+      if (msg.error) throw new OpsError(`${this.endpoint}: snapshot failed: ${msg.error.message ?? JSON.stringify(msg.error)}`);
+      parts.push(Buffer.from(msg.result?.blob ?? '', 'base64'));
+    }
+    return Buffer.concat(parts);
+  }
+}
+
+/** grpc-gateway streams one JSON object per message (newline-separated). */
+function splitJsonStream(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,46 @@
+/** Where the members are and how to control them: the sandbox, a cluster file, or --endpoints. */
+export interface MemberSpec {
+  name: string;
+  /** Client URL, e.g. http://127.0.0.1:2379 */
+  endpoint: string;
+  /** For the command driver: substituted as {host}. */
+  host?: string;
+  /** Local driver. */
+  peerUrl?: string;
+  dataDir?: string;
+  pidFile?: string;
+  logFile?: string;
+  /** Simulated member: the minor version it runs ("3.2"). */
+  version?: string;
+  /** Real etcd: the directory holding the `etcd` binary it runs. */
+  binDir?: string;
+}
+
+export interface CommandTemplates {
+  stop: string;
+  start: string;
+  /** Exit 0 while the member's process exists (e.g. `ssh {host} systemctl is-active --quiet etcd`). */
+  running: string;
+  /** Optional: prints the size in bytes of the member's v2 data (for --settle auto). */
+  v2Size?: string;
+}
+
+export interface ClusterSpec {
+  /** Where it came from, for messages. */
+  source: 'sandbox' | 'file' | 'endpoints';
+  /** A stable key for journals and snapshots. */
+  key: string;
+  members: MemberSpec[];
+  driver?: { type: 'local' } | ({ type: 'command' } & CommandTemplates);
+  /** Sandbox only. */
+  sandbox?: SandboxSpec;
+}
+
+export interface SandboxSpec {
+  kind: 'sim' | 'etcd';
+  dir: string;
+  token: string;
+  heartbeatMs: number;
+  members: MemberSpec[];
+  createdAt: string;
+}

@@ -1,0 +1,92 @@
+import type { CommandTemplates, MemberSpec } from '../cluster.js';
+import type { MemberDriver, MemberTarget } from './driver.js';
+
+type Exec = typeof import('execa').execa;
+
+/**
+ * Splits a template into argv tokens (whitespace separates; single or double quotes group) and
+ * substitutes {host}, {name}, {endpoint}, {version}, {bin} inside each token. No shell is involved,
+ * so a value can never inject a command.
+ */
+export function renderTemplate(template: string, vars: Record<string, string | undefined>): string[] {
+  const tokens: string[] = [];
+  let cur = '';
+  let quote: string | undefined;
+  let has = false;
+  for (const c of template) {
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else cur += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has || cur) tokens.push(cur);
+      cur = '';
+      has = false;
+    } else cur += c;
+  }
+  if (quote) throw new Error(`unbalanced quote in template: ${template}`);
+  if (has || cur) tokens.push(cur);
+  return tokens.map((t) =>
+    t.replace(/\{(\w+)\}/g, (whole, k: string) => {
+      const v = vars[k];
+      if (v === undefined) throw new Error(`template ${template}: no value for {${k}}`);
+      return v;
+    }),
+  );
+}
+
+/** Real hosts: templates such as `ssh {host} sudo systemctl stop etcd`, run with execa (no shell). */
+export class CommandDriver implements MemberDriver {
+  readonly type = 'command';
+  private readonly versions = new Map<string, MemberTarget>();
+
+  constructor(
+    private readonly t: CommandTemplates,
+    private readonly exec: Exec,
+    /** The environment of the commands (opsctl's own: ssh agents, PATH). */
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly timeoutMs = 60_000,
+  ) {}
+
+  private vars(m: MemberSpec, target?: MemberTarget) {
+    return { host: m.host ?? new URL(m.endpoint).hostname, name: m.name, endpoint: m.endpoint, version: target?.version ?? '', bin: target?.binDir ?? '' };
+  }
+
+  private async run(template: string, m: MemberSpec, target?: MemberTarget, reject = true) {
+    const [file, ...args] = renderTemplate(template, this.vars(m, target));
+    const r = await this.exec(file, args, { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
+    if (reject && r.exitCode !== 0) {
+      const why = r.timedOut ? `timed out after ${this.timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`;
+      const last = String(r.stderr ?? '').trim().split('\n').pop();
+      throw new Error(`\`${[file, ...args].join(' ')}\` failed (${why})${last ? `: ${last}` : ''}`);
+    }
+    return r;
+  }
+
+  async stop(m: MemberSpec): Promise<void> {
+    await this.run(this.t.stop, m);
+  }
+
+  async isRunning(m: MemberSpec): Promise<boolean> {
+    const r = await this.run(this.t.running, m, undefined, false);
+    return r.exitCode === 0;
+  }
+
+  async start(m: MemberSpec, target: MemberTarget): Promise<void> {
+    await this.run(this.t.start, m, target);
+    this.versions.set(m.name, target);
+  }
+
+  async v2DataBytes(m: MemberSpec): Promise<number | undefined> {
+    if (!this.t.v2Size) return undefined;
+    const r = await this.run(this.t.v2Size, m);
+    const n = Number(String(r.stdout).trim().split(/\s+/)[0]);
+    return Number.isFinite(n) ? n : undefined;
+  }
+
+  current(m: MemberSpec): MemberTarget | undefined {
+    return this.versions.get(m.name);
+  }
+}

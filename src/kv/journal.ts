@@ -1,0 +1,144 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import writeFileAtomic from 'write-file-atomic';
+import { MEMBER_STEPS, type FinalKind, type MemberPlan, type StepKind, type UpgradePlan } from './types.js';
+
+export type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+
+export interface JournalStep {
+  id: string;
+  member?: string;
+  kind: StepKind | FinalKind;
+  status: StepStatus;
+  startedAt?: string;
+  finishedAt?: string;
+  ms?: number;
+  /** The part of `ms` the cluster itself imposed (a process stopping, a member becoming healthy, settling). */
+  imposedMs?: number;
+  detail?: string;
+  error?: string;
+}
+
+export interface Journal {
+  version: 1;
+  id: string;
+  cluster: string;
+  source: string;
+  target: string;
+  allowSameVersion: boolean;
+  status: 'running' | 'halted' | 'interrupted' | 'done' | 'rolled-back';
+  createdAt: string;
+  updatedAt: string;
+  owner: { pid: number; host: string };
+  /** The plan as first computed (member order may adapt to where the leader is). */
+  members: MemberPlan[];
+  /** Per member: what it ran before (for roll-back). */
+  previous: Record<string, { version: string; binDir?: string }>;
+  target_bin?: string;
+  steps: JournalStep[];
+  snapshots: Array<{ member: string; file: string; revision: string; bytes: number }>;
+  halt?: { step: string; reason: string; rollback: string };
+}
+
+/** A stable key for a cluster: its sorted endpoints, hashed. */
+export function clusterKey(endpoints: string[]): string {
+  return createHash('sha256').update([...endpoints].sort().join(',')).digest('hex').slice(0, 12);
+}
+
+export function journalPath(dataDir: string, key: string): string {
+  return join(dataDir, 'kv', 'journals', `${key}.json`);
+}
+
+export function newJournal(key: string, plan: UpgradePlan, previous: Journal['previous'], opts: { allowSameVersion: boolean; targetBin?: string; now: number }): Journal {
+  const now = new Date(opts.now).toISOString();
+  const steps: JournalStep[] = [];
+  for (const m of plan.members) {
+    if (m.action === 'skip') continue;
+    for (const kind of MEMBER_STEPS) {
+      steps.push({ id: `${m.name}/${kind}`, member: m.name, kind, status: 'pending' });
+    }
+  }
+  steps.push({ id: 'cluster/wait-cluster-version', kind: 'wait-cluster-version', status: 'pending' });
+  steps.push({ id: 'cluster/final-health', kind: 'final-health', status: 'pending' });
+  return {
+    version: 1,
+    id: `${new Date(opts.now).toISOString().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
+    cluster: key,
+    source: plan.source,
+    target: plan.target,
+    allowSameVersion: opts.allowSameVersion,
+    status: 'running',
+    createdAt: now,
+    updatedAt: now,
+    owner: { pid: process.pid, host: hostname() },
+    members: plan.members,
+    previous,
+    target_bin: opts.targetBin,
+    steps,
+    snapshots: [],
+  };
+}
+
+export function readJournal(file: string): Journal | undefined {
+  if (!existsSync(file)) return undefined;
+  const j = JSON.parse(readFileSync(file, 'utf8')) as Journal;
+  if (j.version !== 1 || !Array.isArray(j.steps)) throw new Error(`${file} is not an opsctl kv journal`);
+  return j;
+}
+
+/**
+ * Atomic write (temp file + rename): a crash of opsctl leaves the old or the new journal, never half
+ * of one. `durable` also fsyncs (3-10 ms on a busy disk), which the executor asks for when a run
+ * ends (done, halted, interrupted).
+ */
+export async function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
+  const t0 = performance.now();
+  j.updatedAt = new Date(now).toISOString();
+  await mkdir(dirname(file), { recursive: true });
+  const text = `${JSON.stringify(j, null, 2)}\n`;
+  if (durable) await writeFileAtomic(file, text, { fsync: true });
+  else {
+    // The per-step path: the same temp-file-and-rename, without write-file-atomic's per-write
+    // bookkeeping (exit handlers, ownership), which triples the cost of a step's write.
+    const tmp = `${file}.${process.pid}.tmp`;
+    await writeFile(tmp, text);
+    await rename(tmp, file);
+  }
+  journalStats.writes++;
+  journalStats.ms += performance.now() - t0;
+}
+
+/** How many journal writes a run made and how long they took (for --debug). */
+export const journalStats = { writes: 0, ms: 0 };
+
+/** Whether a journal is unfinished business: a re-run resumes it. */
+export function isResumable(j: Journal | undefined): j is Journal {
+  return Boolean(j && (j.status === 'running' || j.status === 'halted' || j.status === 'interrupted'));
+}
+
+/** Members whose start step ran (they may run the target now). */
+export function startedMembers(j: Journal): string[] {
+  return [...new Set(j.steps.filter((s) => s.kind === 'start' && s.status !== 'pending').map((s) => s.member!))];
+}
+
+/** The member an interrupted run left between "stop" and a finished "start", if any. */
+export function memberInFlight(j: Journal): string | undefined {
+  const byMember = new Map<string, JournalStep[]>();
+  for (const s of j.steps) if (s.member) byMember.set(s.member, [...(byMember.get(s.member) ?? []), s]);
+  for (const [name, steps] of byMember) {
+    const stop = steps.find((s) => s.kind === 'stop')!;
+    const start = steps.find((s) => s.kind === 'start')!;
+    if (stop.status !== 'pending' && start.status !== 'done') return name;
+  }
+  return undefined;
+}
+
+/** The upgrade lock: one upgrade per cluster at a time, across processes (proper-lockfile). */
+export async function lockJournal(file: string, staleMs: number): Promise<() => Promise<void>> {
+  await mkdir(dirname(file), { recursive: true });
+  return lockfile.lock(file, { realpath: false, stale: staleMs, update: Math.max(1000, Math.floor(staleMs / 3)), lockfilePath: `${file}.lock` });
+}

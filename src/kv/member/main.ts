@@ -1,0 +1,457 @@
+/**
+ * The simulated kv member: a small, honest stand-in for an etcd 3.2 / 3.3 server process, used by
+ * `opsctl kv sandbox` when no real binaries are given. Not Raft: the leader is the reachable member
+ * every member agrees on, writes go to the leader and are acknowledged once a majority stored them,
+ * followers copy the leader's state when they fall behind. What it reproduces is what an upgrade
+ * sees: /health bodies per version (503 without quorum), /version (kvserver/kvcluster; the cluster
+ * version is the lowest of the members, raised only when all are reachable, never lowered), the
+ * gateway (3.2 /v3alpha; 3.3 /v3beta and /v3alpha → /v3beta redirects), --max-request-bytes, a
+ * snapshot stream with a SHA-256 trailer, leader changes, the seed's log lines, and 3.3 refusing a
+ * numeric auto-compaction-retention in its config file.
+ *
+ * Test knob: a file FAULT.json in the data dir ({"neverHealthyOn":"3.3"}, {"corruptSnapshot":true},
+ * {"alarm":"NOSPACE"}) is read on each request.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { simpleRequest } from '../http.js';
+
+const VERSIONS: Record<string, string> = { '3.2': '3.2.32', '3.3': '3.3.27' };
+
+interface Kv {
+  value: string;
+  create_revision: number;
+  mod_revision: number;
+  version: number;
+}
+interface Persisted {
+  revision: number;
+  kvs: Record<string, Kv>;
+  clusterVersion: string;
+  clients: Record<string, string>;
+}
+interface Peer {
+  name: string;
+  peerUrl: string;
+  reachable: boolean;
+  info?: PingInfo;
+  seenHigher?: boolean;
+}
+interface PingInfo {
+  name: string;
+  id: string;
+  version: string;
+  revision: number;
+  leader: string;
+  term: number;
+  clusterVersion: string;
+  clientUrl: string;
+}
+
+const { values: args } = parseArgs({
+  options: {
+    name: { type: 'string' },
+    'data-dir': { type: 'string' },
+    'listen-client-urls': { type: 'string' },
+    'listen-peer-urls': { type: 'string' },
+    'initial-cluster': { type: 'string' },
+    'initial-cluster-token': { type: 'string', default: 'kv-cluster' },
+    'max-request-bytes': { type: 'string', default: String(1.5 * 1024 * 1024) },
+    'config-file': { type: 'string' },
+    'kv-version': { type: 'string', default: '3.2' },
+    'heartbeat-interval': { type: 'string', default: '100' },
+  },
+  strict: false,
+});
+
+const name = String(args.name ?? 'default');
+const dataDir = String(args['data-dir'] ?? `${name}.kv`);
+const minorVersion = String(args['kv-version']);
+const serverVersion = VERSIONS[minorVersion] ?? `${minorVersion}.0`;
+const clientUrl = new URL(String(args['listen-client-urls'] ?? 'http://127.0.0.1:2379').split(',')[0]);
+const peerUrl = new URL(String(args['listen-peer-urls'] ?? 'http://127.0.0.1:2380').split(',')[0]);
+const heartbeatMs = Number(args['heartbeat-interval']);
+const maxRequestBytes = Number(args['max-request-bytes']);
+const token = String(args['initial-cluster-token']);
+const clusterId = idOf(`cluster:${token}`);
+const memberId = idOf(`${token}:${name}`);
+const prefix = minorVersion === '3.2' ? '/v3alpha' : '/v3beta';
+
+function idOf(s: string): string {
+  // uint64 ids above 2^53, as real etcd's are: a test of precision for every client.
+  return (BigInt(`0x${createHash('sha256').update(s).digest('hex').slice(0, 16)}`) | (1n << 63n)).toString();
+}
+
+function log(level: 'I' | 'W' | 'E' | 'N', msg: string): void {
+  const ts = new Date().toISOString().replace('T', ' ').replace('Z', '');
+  process.stderr.write(`${ts} ${level} | kvserver: ${name}: ${msg}\n`);
+}
+
+function fail(msg: string): never {
+  log('E', msg);
+  process.exit(1);
+}
+
+// ---- config file: 3.3 made auto-compaction-retention a string --------------------------------
+if (args['config-file']) {
+  const text = readFileSync(String(args['config-file']), 'utf8');
+  const m = /^\s*auto-compaction-retention\s*:\s*(.+?)\s*$/m.exec(text);
+  if (m && minorVersion !== '3.2' && /^-?\d+(\.\d+)?$/.test(m[1])) {
+    fail(`error loading config file "${args['config-file']}": auto-compaction-retention must be a string in ${minorVersion} (write "${m[1]}" or "${m[1]}h"), got the number ${m[1]}`);
+  }
+}
+
+// ---- state ---------------------------------------------------------------------------------
+mkdirSync(join(dataDir, 'member'), { recursive: true });
+const stateFile = join(dataDir, 'member', 'kv.json');
+const peers: Peer[] = String(args['initial-cluster'] ?? `${name}=${peerUrl.href}`)
+  .split(',')
+  .map((e) => e.split('='))
+  .filter(([n]) => n !== name)
+  .map(([n, u]) => ({ name: n, peerUrl: u.replace(/\/$/, ''), reachable: true }));
+const clusterSize = peers.length + 1;
+const quorum = Math.floor(clusterSize / 2) + 1;
+
+let st: Persisted = existsSync(stateFile)
+  ? JSON.parse(readFileSync(stateFile, 'utf8'))
+  : { revision: 1, kvs: {}, clusterVersion: '', clients: {} };
+if (st.clusterVersion && cmp(st.clusterVersion, minorVersion) > 0) {
+  fail(`cluster cannot be downgraded (current version: ${serverVersion} is lower than determined cluster version: ${st.clusterVersion})`);
+}
+let leader = '';
+let term = 0;
+st.clients[name] = clientUrl.href.replace(/\/$/, '');
+
+function persist(): void {
+  const tmp = `${stateFile}.tmp`;
+  writeFileSync(tmp, JSON.stringify(st));
+  renameSync(tmp, stateFile);
+}
+persist();
+
+function cmp(a: string, b: string): number {
+  const [a1, a2] = a.split('.').map(Number);
+  const [b1, b2] = b.split('.').map(Number);
+  return a1 - b1 || a2 - b2;
+}
+
+function fault(): { neverHealthyOn?: string; corruptSnapshot?: boolean; alarm?: string } {
+  try {
+    return JSON.parse(readFileSync(join(dataDir, 'FAULT.json'), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+const reachableCount = () => 1 + peers.filter((p) => p.reachable).length;
+const hasQuorum = () => reachableCount() >= quorum;
+const ping = (): PingInfo => ({ name, id: memberId, version: minorVersion, revision: st.revision, leader, term, clusterVersion: st.clusterVersion, clientUrl: st.clients[name] });
+
+// ---- HTTP plumbing ---------------------------------------------------------------------------
+async function peerCall(url: string, path: string, body?: unknown, timeoutMs = heartbeatMs * 3): Promise<any> {
+  const res = await simpleRequest(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body), timeoutMs });
+  if (res.status !== 200) throw Object.assign(new Error(res.text), { status: res.status, body: res.text });
+  return JSON.parse(res.text);
+}
+
+function readBody(req: IncomingMessage, limit = Infinity): Promise<{ text: string; size: number; tooLarge: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= limit) chunks.push(c);
+    });
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), size, tooLarge: size > limit }));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, raw = false): void {
+  const text = raw ? String(body) : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const grpcError = (res: ServerResponse, status: number, code: number, message: string) =>
+  send(res, status, { error: message, message, code });
+
+const header = () => ({ cluster_id: clusterId, member_id: memberId, revision: String(st.revision), raft_term: String(term) });
+
+// ---- writes: the leader applies and replicates to a majority -----------------------------------
+let writeChain: Promise<unknown> = Promise.resolve();
+function leaderPut(key: string, value: string): Promise<number> {
+  const run = async () => {
+    if (leader !== name || !hasQuorum()) throw Object.assign(new Error('kvserver: no leader'), { code: 14 });
+    const prev = st.kvs[key];
+    const rev = st.revision + 1;
+    st.kvs[key] = { value, create_revision: prev?.create_revision ?? rev, mod_revision: rev, version: (prev?.version ?? 0) + 1 };
+    st.revision = rev;
+    persist();
+    const acks = await Promise.all(
+      peers.filter((p) => p.reachable).map((p) =>
+        peerCall(p.peerUrl, '/peer/append', { leader: name, term, revision: rev, key, kv: st.kvs[key] })
+          .then(() => true)
+          .catch(() => false),
+      ),
+    );
+    if (1 + acks.filter(Boolean).length < quorum) throw Object.assign(new Error('kvserver: request timed out'), { code: 14 });
+    return rev;
+  };
+  const p = writeChain.then(run, run);
+  writeChain = p.catch(() => undefined);
+  return p;
+}
+
+async function syncFromLeader(): Promise<void> {
+  const lp = peers.find((p) => p.name === leader);
+  if (!lp) return;
+  const full = await peerCall(lp.peerUrl, '/peer/state', undefined, 2000);
+  st = { ...full, clients: { ...st.clients, ...full.clients } };
+  persist();
+}
+
+// ---- the client server -----------------------------------------------------------------------
+function health(res: ServerResponse): void {
+  const ok = leader !== '' && hasQuorum() && fault().neverHealthyOn !== minorVersion;
+  const v = ok ? 'true' : 'false';
+  // 3.2 wrote `{"health": "true"}`; 3.3 final `{"health":"true"}`.
+  send(res, ok ? 200 : 503, minorVersion === '3.2' ? `{"health": "${v}"}` : `{"health":"${v}"}`, true);
+}
+
+async function gateway(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  const body = await readBody(req, maxRequestBytes);
+  if (body.tooLarge) return grpcError(res, 400, 3, 'kvserver: request is too large');
+  let input: any = {};
+  try {
+    input = body.text ? JSON.parse(body.text) : {};
+  } catch {
+    return grpcError(res, 400, 3, 'invalid JSON body');
+  }
+  switch (path) {
+    case '/kv/put': {
+      if (typeof input.key !== 'string' || !input.key) return grpcError(res, 400, 3, 'kvserver: key is not provided');
+      try {
+        if (leader === name) await leaderPut(input.key, String(input.value ?? ''));
+        else {
+          const lp = peers.find((p) => p.name === leader && p.reachable);
+          if (!lp || !hasQuorum()) return grpcError(res, 503, 14, 'kvserver: no leader');
+          await peerCall(lp.peerUrl, '/peer/put', { key: input.key, value: String(input.value ?? '') }, 3000);
+          if (st.revision < Number(lp.info?.revision ?? 0)) await syncFromLeader().catch(() => undefined);
+        }
+        return send(res, 200, { header: header() });
+      } catch (err) {
+        return grpcError(res, 503, 14, (err as Error).message.startsWith('kvserver') ? (err as Error).message : 'kvserver: request timed out');
+      }
+    }
+    case '/kv/range': {
+      const key = String(input.key ?? '');
+      const end = input.range_end ? Buffer.from(String(input.range_end), 'base64') : undefined;
+      const k0 = Buffer.from(key, 'base64');
+      const kvs = Object.entries(st.kvs)
+        .filter(([k]) => {
+          const kb = Buffer.from(k, 'base64');
+          if (!end) return kb.equals(k0);
+          return Buffer.compare(kb, k0) >= 0 && (end.length === 1 && end[0] === 0 ? true : Buffer.compare(kb, end) < 0);
+        })
+        .sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'base64'), Buffer.from(b, 'base64')))
+        .map(([k, v]) => ({ key: k, value: v.value, create_revision: String(v.create_revision), mod_revision: String(v.mod_revision), version: String(v.version) }));
+      return send(res, 200, { header: header(), kvs, count: String(kvs.length) });
+    }
+    case '/maintenance/status': {
+      const leaderId = leader === name ? memberId : (peers.find((p) => p.name === leader)?.info?.id ?? '0');
+      return send(res, 200, { header: header(), version: serverVersion, dbSize: String(Buffer.byteLength(JSON.stringify(st.kvs))), leader: leaderId, raftIndex: String(st.revision), raftTerm: String(term) });
+    }
+    case '/maintenance/alarm': {
+      const a = fault().alarm;
+      return send(res, 200, { header: header(), ...(a ? { alarms: [{ memberID: memberId, alarm: a }] } : {}) });
+    }
+    case '/cluster/member/list': {
+      const members = [
+        { ID: memberId, name, peerURLs: [peerUrl.href.replace(/\/$/, '')], clientURLs: [st.clients[name]] },
+        ...peers.map((p) => ({ ID: p.info?.id ?? idOf(`${token}:${p.name}`), name: p.name, peerURLs: [p.peerUrl], clientURLs: st.clients[p.name] ? [st.clients[p.name]] : [] })),
+      ];
+      return send(res, 200, { header: header(), members });
+    }
+    case '/maintenance/snapshot': {
+      // The file: the state as JSON, padded to a 512-byte boundary, then its SHA-256 (as etcd's db + trailer).
+      const payload = Buffer.from(JSON.stringify({ kvsnapshot: 1, member: name, revision: st.revision, clusterVersion: st.clusterVersion, kvs: st.kvs }));
+      const padded = Buffer.concat([payload, Buffer.alloc((512 - (payload.length % 512)) % 512, 0x20)]);
+      const sum = createHash('sha256').update(padded).digest();
+      if (fault().corruptSnapshot) padded[0] ^= 0xff;
+      const file = Buffer.concat([padded, sum]);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (let i = 0; i < file.length; i += 32 * 1024) {
+        res.write(`${JSON.stringify({ result: { blob: file.subarray(i, i + 32 * 1024).toString('base64'), remaining_bytes: String(Math.max(0, file.length - i - 32 * 1024)) } })}\n`);
+      }
+      return void res.end();
+    }
+    default:
+      return grpcError(res, 404, 5, `unknown gateway path ${path}`);
+  }
+}
+
+const clientServer = createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://x');
+  const p = url.pathname;
+  const done = (err: unknown) => {
+    if (!res.headersSent) grpcError(res, 500, 13, (err as Error).message);
+  };
+  if (p === '/health') return health(res);
+  if (p === '/version') return send(res, 200, { kvserver: serverVersion, kvcluster: st.clusterVersion ? `${st.clusterVersion}.0` : 'not_decided' });
+  if (minorVersion !== '3.2' && p.startsWith('/v3alpha/')) {
+    res.writeHead(308, { location: `/v3beta/${p.slice('/v3alpha/'.length)}${url.search}` });
+    return void res.end();
+  }
+  if (p.startsWith(`${prefix}/`) && req.method === 'POST') return void gateway(req, res, p.slice(prefix.length)).catch(done);
+  return send(res, 404, `404 page not found\n`, true);
+});
+
+// ---- the peer server -----------------------------------------------------------------------
+const peerServer = createServer((req, res) => {
+  const p = new URL(req.url ?? '/', 'http://x').pathname;
+  void (async () => {
+    if (p === '/peer/ping') return send(res, 200, ping());
+    if (p === '/peer/state') return send(res, 200, st);
+    const body = JSON.parse((await readBody(req)).text || '{}');
+    if (p === '/peer/append') {
+      if (body.term >= term) {
+        term = body.term;
+        leader = body.leader;
+      }
+      if (body.revision === st.revision + 1) {
+        st.kvs[body.key] = body.kv;
+        st.revision = body.revision;
+        persist();
+      } else if (body.revision > st.revision) await syncFromLeader();
+      return send(res, 200, { revision: st.revision });
+    }
+    if (p === '/peer/put') {
+      const rev = await leaderPut(body.key, body.value);
+      return send(res, 200, { revision: rev });
+    }
+    return send(res, 404, { error: 'not found' });
+  })().catch((err) => send(res, 503, { error: (err as Error).message }));
+});
+
+// ---- heartbeat: reachability, leader, catch-up, cluster version ------------------------------
+let ticking = false;
+async function tick(): Promise<void> {
+  if (ticking) return;
+  if (!existsSync(dataDir)) {
+    // The sandbox was removed under us (e.g. a demo cleaned up its temp dir): do not linger.
+    log('W', `data dir ${dataDir} is gone: exiting`);
+    process.exit(1);
+  }
+  ticking = true;
+  try {
+    await Promise.all(
+      peers.map(async (p) => {
+        try {
+          const info: PingInfo = await peerCall(p.peerUrl, '/peer/ping');
+          if (!p.reachable) log('I', `peer ${p.name} became active`);
+          p.reachable = true;
+          p.info = info;
+          if (info.clientUrl && st.clients[p.name] !== info.clientUrl) st.clients[p.name] = info.clientUrl;
+          if (cmp(info.version, minorVersion) > 0 && !p.seenHigher) {
+            p.seenHigher = true;
+            log('W', `the local member version ${serverVersion} is not up to date: member ${p.name} has a higher version ${info.version}`);
+          }
+        } catch {
+          if (p.reachable) {
+            log('W', `lost the TCP streaming connection with peer ${p.name} (stream MsgApp v2 reader)`);
+            log('W', `peer ${p.name} became inactive (message send to peer failed)`);
+          }
+          p.reachable = false;
+          p.seenHigher = false;
+        }
+      }),
+    );
+    const live = peers.filter((p) => p.reachable && p.info);
+    const maxTerm = Math.max(term, ...live.map((p) => p.info!.term));
+    if (!hasQuorum()) {
+      if (leader) log('W', `lost quorum (${reachableCount()}/${clusterSize} members reachable): no leader`);
+      leader = '';
+    } else if (leader === name) {
+      // One leader per term: a rival with a higher term, or the same term and a lower name, wins.
+      const rival = live.find((p) => p.info!.leader === p.name && (p.info!.term > term || (p.info!.term === term && p.name < name)));
+      if (rival) {
+        log('I', `raft.node: ${memberId} stepped down: ${rival.info!.id} leads at term ${rival.info!.term}`);
+        leader = rival.name;
+        term = rival.info!.term;
+      }
+    } else {
+      const current = live.find((p) => p.name === leader && p.info!.leader === p.name);
+      if (!current) {
+        const claimed = live.filter((p) => p.info!.leader === p.name).sort((a, b) => b.info!.term - a.info!.term)[0];
+        if (claimed) {
+          if (leader !== claimed.name) log('I', `raft.node: ${memberId} elected leader ${claimed.info!.id} at term ${claimed.info!.term}`);
+          leader = claimed.name;
+          term = claimed.info!.term;
+        } else {
+          const best = [{ name, revision: st.revision }, ...live.map((p) => ({ name: p.name, revision: p.info!.revision }))].sort(
+            (a, b) => b.revision - a.revision || a.name.localeCompare(b.name),
+          )[0];
+          if (best.name === name) {
+            if (leader) log('I', `${name} is starting a new election at term ${maxTerm}`);
+            term = maxTerm + 1;
+            leader = name;
+            log('I', `raft.node: ${memberId} elected leader ${memberId} at term ${term}`);
+          } else leader = '';
+        }
+      }
+    }
+    const lp = live.find((p) => p.name === leader);
+    if (lp && lp.info!.revision > st.revision) await syncFromLeader().catch(() => undefined);
+    if (lp && lp.info!.clusterVersion && (!st.clusterVersion || cmp(lp.info!.clusterVersion, st.clusterVersion) > 0)) {
+      if (st.clusterVersion) log('N', `updated the cluster version from ${st.clusterVersion} to ${lp.info!.clusterVersion}`);
+      else log('N', `set the initial cluster version to ${lp.info!.clusterVersion}`);
+      st.clusterVersion = lp.info!.clusterVersion;
+      persist();
+    }
+    if (leader === name && live.length === peers.length) {
+      // The cluster version is the lowest of the members, raised only when every member is reachable.
+      const lowest = [minorVersion, ...live.map((p) => p.info!.version)].sort(cmp)[0];
+      if (!st.clusterVersion || cmp(lowest, st.clusterVersion) > 0) {
+        if (st.clusterVersion) {
+          log('N', `updated the cluster version from ${st.clusterVersion} to ${lowest}`);
+          log('I', `enabled capabilities for version ${lowest}`);
+        } else log('N', `set the initial cluster version to ${lowest}`);
+        st.clusterVersion = lowest;
+        persist();
+      }
+    }
+  } finally {
+    ticking = false;
+  }
+}
+
+function listen(server: Server, url: URL): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(url.port), url.hostname, () => resolve());
+  });
+}
+
+await listen(peerServer, peerUrl).catch((err) => fail(`listen on peer URL ${peerUrl.href}: ${(err as Error).message}`));
+await listen(clientServer, clientUrl).catch((err) => fail(`listen on client URL ${clientUrl.href}: ${(err as Error).message}`));
+log('I', `kvserver ${serverVersion} started (member ${memberId}, data dir ${dataDir}); serving client requests on ${clientUrl.href}, gateway ${prefix}`);
+log('I', `published {Name:${name} ClientURLs:[${st.clients[name]}]} to cluster ${clusterId}`);
+const timer = setInterval(() => void tick(), heartbeatMs);
+void tick();
+
+function shutdown(signal: string): void {
+  log('N', `received ${signal} signal, shutting down...`);
+  clearInterval(timer);
+  persist();
+  clientServer.close();
+  peerServer.close();
+  clientServer.closeAllConnections();
+  peerServer.closeAllConnections();
+  setTimeout(() => process.exit(0), 20).unref();
+}
+process.on('SIGTERM', () => shutdown('terminated'));
+process.on('SIGINT', () => shutdown('interrupt'));

@@ -1,0 +1,62 @@
+import type { MemberSpec } from './cluster.js';
+import { KvClient } from './client.js';
+import type { ClusterObservation, MemberObservation } from './types.js';
+
+export interface ObserveOptions {
+  timeoutMs: number;
+  debug?: (line: string) => void;
+}
+
+/** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
+export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
+  const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
+  const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
+  // /health and /version in parallel, then the status (its gateway prefix known from the version).
+  const [h, v] = await Promise.allSettled([c.health(), c.version()]);
+  if (h.status === 'fulfilled' && h.value.healthy) alsoAsk?.(c);
+  const [st] = await Promise.allSettled([h.status === 'fulfilled' ? c.status() : Promise.reject(h.reason)]);
+  if (h.status === 'rejected') {
+    obs.error = (h.reason as Error).message;
+    return obs;
+  }
+  obs.reachable = true;
+  obs.healthy = h.value.healthy;
+  obs.healthDetail = h.value.detail;
+  if (v.status === 'fulfilled') {
+    obs.serverVersion = v.value.server;
+    obs.real = v.value.real;
+    obs.clusterVersion = v.value.cluster === 'not_decided' ? undefined : v.value.cluster;
+  }
+  if (st.status === 'fulfilled') {
+    obs.id = st.value.memberId;
+    obs.leaderId = st.value.leaderId;
+    obs.revision = st.value.revision;
+  }
+  const failed = [v, st].find((x) => x.status === 'rejected') as PromiseRejectedResult | undefined;
+  if (failed) {
+    obs.error = (failed.reason as Error).message;
+    obs.healthy = false;
+  }
+  return obs;
+}
+
+/** Every member, in parallel, plus the alarms one reachable member reports. */
+export async function observeCluster(members: MemberSpec[], opts: ObserveOptions): Promise<ClusterObservation & { members: Array<MemberObservation & { real?: boolean }> }> {
+  // Alarms are asked of the first member as soon as it was observed.
+  // The alarm list is asked of the first member as soon as it answered healthy, with its status.
+  let asked: Promise<ClusterObservation['alarms'] | undefined> = Promise.resolve(undefined);
+  const obs = await Promise.all(
+    members.map((m, i) => observeMember(m, opts, i === 0 ? (c) => void (asked = c.alarms().catch(() => undefined)) : undefined)),
+  );
+  const early = await asked;
+  let alarms: ClusterObservation['alarms'] = early ?? [];
+  const any = obs.find((o) => o.reachable && o.healthy);
+  if (!early && any) {
+    try {
+      alarms = await new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).alarms();
+    } catch (err) {
+      alarms = [{ memberId: any.id, alarm: `unknown (alarm list failed: ${(err as Error).message})` }];
+    }
+  }
+  return { members: obs, alarms };
+}

@@ -1,0 +1,190 @@
+/**
+ * Pure parsers for what etcd (and the simulated `kv` member) answers: lenient /health bodies,
+ * /version with either naming, gateway JSON whose uint64 ids must never lose precision.
+ */
+
+/**
+ * JSON.parse that keeps every integer too large for a double exact, as a decimal string.
+ * etcd's gateway sends uint64 as strings, but etcdctl's `-w json` prints them as bare numbers.
+ */
+export function parseJsonSafe(text: string): any {
+  // Quote bare integers of 16+ digits that stand as values (after ':' or '[' or ',' outside strings).
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === '\\') {
+        out += text[++i] ?? '';
+      } else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') {
+      inString = true;
+      out += c;
+      continue;
+    }
+    if (c === '-' || (c >= '0' && c <= '9')) {
+      let j = i;
+      while (j < text.length && /[-+0-9.eE]/.test(text[j])) j++;
+      const num = text.slice(i, j);
+      out += /^-?\d{16,}$/.test(num) && !Number.isSafeInteger(Number(num)) ? `"${num}"` : num;
+      i = j - 1;
+      continue;
+    }
+    out += c;
+  }
+  return JSON.parse(out);
+}
+
+/** A uint64 id as a canonical decimal string (accepts strings, safe numbers, bigint, hex "0x…"). */
+export function idString(v: unknown): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v)) throw new Error(`member id ${v} lost precision: parse it with parseJsonSafe`);
+    return String(v);
+  }
+  const s = String(v).trim();
+  if (/^0x[0-9a-f]+$/i.test(s)) return BigInt(s).toString();
+  if (/^[0-9a-f]{16}$/i.test(s) && /[a-f]/i.test(s)) return BigInt(`0x${s}`).toString();
+  if (/^\d+$/.test(s)) return BigInt(s).toString();
+  throw new Error(`"${s}" is not a member id`);
+}
+
+/** The id as etcdctl prints it (hex, 16 digits). */
+export function idHex(id: string): string {
+  return BigInt(id).toString(16).padStart(16, '0');
+}
+
+export interface HealthResult {
+  healthy: boolean;
+  /** What the member said, for messages. */
+  detail: string;
+}
+
+/**
+ * /health, leniently: 200 with `"health":"true"` or `"health":true` (3.2 writes `{"health": "true"}`,
+ * 3.3 `{"health":"true"}`, the 3.3 release candidates `{"health":true,"errors":[]}`, 3.4+
+ * `{"health":"true","reason":""}`). 503 (or anything else) is unhealthy.
+ */
+export function parseHealth(status: number, body: string): HealthResult {
+  let parsed: any;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { healthy: false, detail: `HTTP ${status}: not JSON: ${body.slice(0, 80)}` };
+  }
+  const h = parsed?.health;
+  const says = h === true || (typeof h === 'string' && h.trim().toLowerCase() === 'true');
+  const why = [parsed?.reason, ...(Array.isArray(parsed?.errors) ? parsed.errors : [])].filter((x) => typeof x === 'string' && x).join('; ');
+  if (status === 200 && says) return { healthy: true, detail: 'healthy' };
+  return { healthy: false, detail: `HTTP ${status}: health=${JSON.stringify(h)}${why ? ` (${why})` : ''}` };
+}
+
+export interface VersionResult {
+  server: string;
+  cluster: string;
+  /** Real etcd (etcdserver/etcdcluster) rather than the seed's kv names. */
+  real: boolean;
+}
+
+/** /version: the seed's `kvserver`/`kvcluster` or real etcd's `etcdserver`/`etcdcluster`. */
+export function parseVersion(body: string): VersionResult {
+  const v = JSON.parse(body);
+  const server = v.kvserver ?? v.etcdserver;
+  const cluster = v.kvcluster ?? v.etcdcluster;
+  if (typeof server !== 'string') throw new Error(`/version has neither kvserver nor etcdserver: ${body.slice(0, 120)}`);
+  return { server, cluster: typeof cluster === 'string' ? cluster : 'not_decided', real: v.etcdserver !== undefined };
+}
+
+/** "3.2.32" → "3.2"; undefined when it is not a version. */
+export function minor(version: string | undefined): string | undefined {
+  const m = /^v?(\d+)\.(\d+)/.exec(version ?? '');
+  return m ? `${m[1]}.${m[2]}` : undefined;
+}
+
+/** The minor before `target` ("3.3" → "3.2"). */
+export function previousMinor(target: string): string {
+  const m = /^(\d+)\.(\d+)$/.exec(target);
+  if (!m) throw new Error(`"${target}" is not a minor version like 3.3`);
+  if (Number(m[2]) === 0) throw new Error(`${target} has no previous minor`);
+  return `${m[1]}.${Number(m[2]) - 1}`;
+}
+
+export function compareMinor(a: string, b: string): number {
+  const [a1, a2] = a.split('.').map(Number);
+  const [b1, b2] = b.split('.').map(Number);
+  return a1 - b1 || a2 - b2;
+}
+
+/** Read a field by either of its JSON spellings (the gateway mixes snake_case and camelCase). */
+export function field(obj: any, ...names: string[]): any {
+  for (const n of names) if (obj && obj[n] !== undefined) return obj[n];
+  return undefined;
+}
+
+export interface StatusResult {
+  memberId: string;
+  leaderId?: string;
+  revision: string;
+  raftIndex?: string;
+  raftTerm?: string;
+  version?: string;
+  dbSize?: number;
+}
+
+/** /v3/maintenance/status (gateway) or one `etcdctl endpoint status -w json` entry's Status. */
+export function parseStatus(body: string | object): StatusResult {
+  const s: any = typeof body === 'string' ? parseJsonSafe(body) : body;
+  const h = s.header ?? {};
+  return {
+    memberId: idString(field(h, 'member_id', 'memberId')) ?? '',
+    leaderId: idString(field(s, 'leader')),
+    revision: String(field(h, 'revision') ?? '0'),
+    raftIndex: field(s, 'raftIndex', 'raft_index') === undefined ? undefined : String(field(s, 'raftIndex', 'raft_index')),
+    raftTerm: field(s, 'raftTerm', 'raft_term') === undefined ? undefined : String(field(s, 'raftTerm', 'raft_term')),
+    version: field(s, 'version'),
+    dbSize: field(s, 'dbSize', 'db_size') === undefined ? undefined : Number(field(s, 'dbSize', 'db_size')),
+  };
+}
+
+export interface MemberListEntry {
+  id: string;
+  name: string;
+  peerUrls: string[];
+  clientUrls: string[];
+}
+
+export function parseMemberList(body: string): MemberListEntry[] {
+  const s = parseJsonSafe(body);
+  return (s.members ?? []).map((m: any) => ({
+    id: idString(field(m, 'ID', 'id')) ?? '',
+    name: m.name ?? '',
+    peerUrls: field(m, 'peerURLs', 'peer_urls', 'peerUrls') ?? [],
+    clientUrls: field(m, 'clientURLs', 'client_urls', 'clientUrls') ?? [],
+  }));
+}
+
+export interface AlarmEntry {
+  memberId: string;
+  alarm: string;
+}
+
+export function parseAlarms(body: string): AlarmEntry[] {
+  const s = parseJsonSafe(body);
+  return (s.alarms ?? []).map((a: any) => ({
+    memberId: idString(field(a, 'memberID', 'member_id', 'memberId')) ?? '',
+    alarm: String(a.alarm ?? 'NONE'),
+  })).filter((a: AlarmEntry) => a.alarm !== 'NONE');
+}
+
+/** A duration such as 500ms, 2s, 2m, 1h, or plain milliseconds. */
+export function parseDuration(s: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 'ms';
+  return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit]!);
+}

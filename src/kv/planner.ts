@@ -1,0 +1,100 @@
+import { compareMinor, minor, previousMinor } from './parse.js';
+import type { ClusterObservation, MemberPlan, UpgradePlan } from './types.js';
+
+export interface PlanOptions {
+  to: string;
+  /** Restart every member on the same version (a rolling restart, e.g. real etcd 3.4 → 3.4). */
+  allowSameVersion?: boolean;
+  /** A member that may be down because an interrupted upgrade stopped it (resume). */
+  mayBeDown?: string;
+}
+
+export type PlanResult = { ok: true; plan: UpgradePlan } | { ok: false; reasons: string[] };
+
+/**
+ * The pure planner: cluster state → the ordered plan, or every reason to refuse. Refuses unless
+ * every member is reachable and healthy, exactly one leader is agreed, every server is at the source
+ * minor or already at the target, the cluster version is at the source minor and no alarm is raised.
+ */
+export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanResult {
+  const target = opts.to;
+  const same = Boolean(opts.allowSameVersion);
+  let source: string;
+  try {
+    source = same ? target : previousMinor(target);
+  } catch (err) {
+    return { ok: false, reasons: [`--to ${target}: ${(err as Error).message}`] };
+  }
+  const reasons: string[] = [];
+  if (state.members.length === 0) reasons.push('no members found');
+  const present = state.members.filter((m) => !(opts.mayBeDown === m.name && !m.reachable));
+  for (const m of state.members) {
+    if (m.name === opts.mayBeDown && !m.reachable) continue;
+    if (!m.reachable) reasons.push(`member ${m.name} (${m.endpoint}) is not reachable: ${m.error ?? 'no answer'}`);
+    else if (!m.healthy) reasons.push(`member ${m.name} (${m.endpoint}) is not healthy: ${m.healthDetail}`);
+  }
+  const quorum = Math.floor(state.members.length / 2) + 1;
+  if (opts.mayBeDown && present.filter((m) => m.healthy).length < quorum) reasons.push(`fewer than ${quorum} healthy members: no quorum`);
+
+  const leaders = new Set(present.filter((m) => m.reachable && m.leaderId && m.leaderId !== '0').map((m) => m.leaderId!));
+  const leaderId = leaders.size === 1 ? [...leaders][0] : undefined;
+  if (present.some((m) => m.reachable) && leaders.size === 0) reasons.push('no member reports a leader');
+  if (leaders.size > 1) reasons.push(`members disagree on the leader (${[...leaders].join(', ')}): wait for the election to settle`);
+  if (leaderId && !state.members.some((m) => m.id === leaderId)) reasons.push(`the leader ${leaderId} is not one of the members given: pass every member`);
+
+  for (const m of present.filter((x) => x.reachable)) {
+    const v = minor(m.serverVersion);
+    if (!v) reasons.push(`member ${m.name} reports no server version`);
+    else if (v !== source && v !== target) {
+      reasons.push(`member ${m.name} runs ${m.serverVersion}: an upgrade to ${target} must start from ${source}${compareMinor(v, source) < 0 ? ` (upgrade to ${source} first)` : ''}`);
+    }
+  }
+  const clusterVersions = new Set(present.filter((m) => m.reachable && m.clusterVersion).map((m) => minor(m.clusterVersion) ?? m.clusterVersion!));
+  const clusterVersion = clusterVersions.size === 1 ? [...clusterVersions][0] : undefined;
+  const allAtTarget = present.every((m) => minor(m.serverVersion) === target);
+  if (clusterVersions.size > 1) reasons.push(`members disagree on the cluster version (${[...clusterVersions].join(', ')})`);
+  else if (clusterVersion !== source && !(clusterVersion === target && allAtTarget && !same)) {
+    reasons.push(`the cluster version is ${clusterVersion ?? 'not decided'}, not ${source}`);
+  }
+  for (const a of state.alarms) reasons.push(`alarm ${a.alarm} raised on member ${a.memberId}: disarm it first (etcdctl alarm disarm)`);
+  if (reasons.length > 0) return { ok: false, reasons };
+
+  const members: MemberPlan[] = state.members.map((m) => {
+    const at = minor(m.serverVersion) ?? source;
+    const wasLeader = m.id === leaderId;
+    if (same) return { name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.serverVersion ?? '?', action: 'restart', reason: 'rolling restart on the same version', wasLeader };
+    if (at === target) return { name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.serverVersion ?? '?', action: 'skip', reason: `already at ${target}`, wasLeader };
+    return { name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.serverVersion ?? source, action: 'upgrade', reason: `${at} → ${target}`, wasLeader };
+  });
+  return { ok: true, plan: { source, target, members: orderMembers(members), clusterVersion: clusterVersion ?? source } };
+}
+
+/** Followers first (in name order), the leader last; skipped members stay listed where they fall. */
+export function orderMembers<T extends { name: string; wasLeader: boolean }>(members: T[]): T[] {
+  return [...members].sort((a, b) => Number(a.wasLeader) - Number(b.wasLeader) || a.name.localeCompare(b.name));
+}
+
+/**
+ * Which pending member to handle next: never the current leader while another pending member
+ * remains (leadership can move during an upgrade), otherwise the first in plan order.
+ */
+export function nextMember<T extends { name: string; id: string }>(pending: T[], currentLeaderId: string | undefined): T | undefined {
+  return pending.find((m) => m.id !== currentLeaderId) ?? pending[0];
+}
+
+/** A human rendering of the plan. */
+export function describePlan(plan: UpgradePlan, settle: string): string {
+  const lines = [`Plan: ${plan.source === plan.target ? `rolling restart on ${plan.target}` : `upgrade ${plan.source} → ${plan.target}`}, one member at a time (cluster version ${plan.clusterVersion})`];
+  let n = 0;
+  for (const m of plan.members) {
+    if (m.action === 'skip') {
+      lines.push(`  -  ${m.name} (${m.endpoint}): skip, ${m.reason}`);
+      continue;
+    }
+    n++;
+    lines.push(`  ${n}. ${m.name} (${m.endpoint})${m.wasLeader ? ' [leader, last]' : ''}: ${m.reason}`);
+    lines.push(`       snapshot + verify → stop → wait until gone → back up the data dir → start ${plan.target} → wait healthy + caught up → settle ${settle}`);
+  }
+  lines.push(`  then: wait for the cluster version to reach ${plan.target}, final health pass`);
+  return lines.join('\n');
+}

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { KvClient } from './client.js';
+import { parseJsonSafe } from './parse.js';
+
+type Exec = typeof import('execa').execa;
+
+export interface SnapshotResult {
+  file: string;
+  bytes: number;
+  /** The store revision the snapshot holds. */
+  revision: string;
+  via: 'etcdctl' | 'gateway';
+}
+
+export interface SnapshotOptions {
+  endpoint: string;
+  file: string;
+  timeoutMs: number;
+  /** Path of etcdctl to use, or undefined for the HTTP gateway. */
+  etcdctl?: string;
+  exec: Exec;
+  /** The revision sampled before: the snapshot must hold at least this one. */
+  minRevision?: string;
+}
+
+export class SnapshotError extends Error {}
+
+/** etcdctl, if installed where we look (flag, PATH's usual places). */
+export function findEtcdctl(explicit?: string): string | undefined {
+  for (const p of [explicit, '/usr/bin/etcdctl', '/usr/local/bin/etcdctl']) if (p && existsSync(p)) return p;
+  return undefined;
+}
+
+/** etcdctl runs with a clean environment (no stray ETCDCTL_* settings), API 3, one endpoint. */
+function etcdctlEnv(): Record<string, string> {
+  return { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' };
+}
+
+/**
+ * Saves a snapshot from one member and verifies it: the trailing SHA-256 over the rest of the file
+ * (etcd appends it to the db; the simulated member does the same), and the revision it holds is at
+ * least the one sampled before. Writes to FILE.part and renames only once verified.
+ */
+export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResult> {
+  await mkdir(dirname(opts.file), { recursive: true });
+  const part = `${opts.file}.part`;
+  let via: SnapshotResult['via'];
+  let data: Buffer;
+  if (opts.etcdctl) {
+    via = 'etcdctl';
+    // Exactly one endpoint: etcdctl must not fail over to another member mid-snapshot.
+    const r = await opts.exec(opts.etcdctl, ['--endpoints', opts.endpoint, '--dial-timeout', '5s', '--command-timeout', `${Math.ceil(opts.timeoutMs / 1000)}s`, 'snapshot', 'save', part], {
+      env: etcdctlEnv(),
+      extendEnv: false,
+      timeout: opts.timeoutMs + 5000,
+      reject: false,
+      stdin: 'ignore',
+    });
+    if (r.exitCode !== 0) throw new SnapshotError(`etcdctl snapshot save failed (exit ${r.exitCode}): ${String(r.stderr).trim().split('\n').pop()}`);
+    data = await readFile(part);
+  } else {
+    via = 'gateway';
+    data = await new KvClient(opts.endpoint, { timeoutMs: opts.timeoutMs }).snapshot(opts.timeoutMs);
+    await writeFile(part, data);
+  }
+  try {
+    verifyTrailer(data);
+  } catch (err) {
+    throw new SnapshotError(`snapshot from ${opts.endpoint} is corrupt: ${(err as Error).message} (kept as ${part})`);
+  }
+  const revision = await snapshotRevision(part, data, opts);
+  if (opts.minRevision !== undefined && BigInt(revision) < BigInt(opts.minRevision)) {
+    throw new SnapshotError(`snapshot from ${opts.endpoint} holds revision ${revision}, older than the revision ${opts.minRevision} sampled before it`);
+  }
+  await rename(part, opts.file);
+  return { file: opts.file, bytes: data.length, revision, via };
+}
+
+/** The last 32 bytes are the SHA-256 of everything before them. */
+export function verifyTrailer(data: Buffer): void {
+  if (data.length <= 32) throw new Error(`only ${data.length} bytes`);
+  const body = data.subarray(0, data.length - 32);
+  const want = data.subarray(data.length - 32);
+  const got = createHash('sha256').update(body).digest();
+  if (!got.equals(want)) throw new Error(`SHA-256 trailer mismatch (file says ${want.toString('hex').slice(0, 12)}…, content hashes to ${got.toString('hex').slice(0, 12)}…)`);
+}
+
+async function snapshotRevision(part: string, data: Buffer, opts: SnapshotOptions): Promise<string> {
+  // The simulated member's file: JSON state, padding, trailer.
+  if (data.subarray(0, 14).toString() === '{"kvsnapshot":') {
+    const text = data.subarray(0, data.length - 32).toString().trimEnd();
+    return String(parseJsonSafe(text).revision);
+  }
+  const etcdctl = opts.etcdctl ?? findEtcdctl();
+  if (!etcdctl) throw new SnapshotError('cannot read the revision of an etcd snapshot without etcdctl: install etcd-client (Debian) or pass --etcdctl PATH');
+  const r = await opts.exec(etcdctl, ['snapshot', 'status', part, '-w', 'json'], { env: etcdctlEnv(), extendEnv: false, timeout: opts.timeoutMs, reject: false, stdin: 'ignore' });
+  if (r.exitCode !== 0) throw new SnapshotError(`etcdctl snapshot status failed: ${String(r.stderr).trim().split('\n').pop()}`);
+  return String(parseJsonSafe(String(r.stdout)).revision);
+}

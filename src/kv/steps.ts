@@ -1,0 +1,166 @@
+import { join } from 'node:path';
+import type { MemberSpec } from './cluster.js';
+import { KvClient } from './client.js';
+import type { MemberDriver, MemberTarget } from './drivers/driver.js';
+import type { UpgradeOptions } from './executor.js';
+import type { Journal } from './journal.js';
+import { observeCluster } from './observe.js';
+import { minor } from './parse.js';
+import { saveSnapshot } from './snapshot.js';
+import { sleep, waitFor, WaitAborted } from './wait.js';
+
+export const V2_SETTLE_THRESHOLD = 50 * 1000 * 1000;
+export const V2_SETTLE_MS = 120_000;
+
+/** What every step body needs. Each returns the detail line for the journal and the report. */
+export interface StepEnv {
+  o: UpgradeOptions;
+  driver: MemberDriver;
+  journal: Journal;
+  /** etcdctl to use for snapshots of real etcd, if any. */
+  etcdctl?: string;
+  real: boolean;
+}
+
+const client = (env: StepEnv, endpoint: string) => new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug });
+
+/** A snapshot from the member itself when healthy (else another healthy one), verified. */
+export async function snapshotStep(env: StepEnv, m: MemberSpec): Promise<string> {
+  const { o, journal: j } = env;
+  const own = client(env, m.endpoint);
+  const [h, st0] = await Promise.all([own.health(), own.status().catch(() => undefined)]);
+  const from = h.healthy && st0 ? m : await pickHealthy(env, o.cluster.members);
+  const before = from === m ? st0!.revision : (await client(env, from.endpoint).status()).revision;
+  const useEtcdctl = o.snapshotVia === 'etcdctl' || (o.snapshotVia === 'auto' && env.real && Boolean(env.etcdctl));
+  const snap = await saveSnapshot({
+    endpoint: from.endpoint,
+    file: join(o.dataDir, 'kv', 'snapshots', o.cluster.key, `${j.id}-${m.name}.db`),
+    timeoutMs: o.timeouts.snapshotMs,
+    etcdctl: useEtcdctl ? env.etcdctl : undefined,
+    exec: o.exec,
+    minRevision: before,
+  });
+  j.snapshots.push({ member: m.name, file: snap.file, revision: snap.revision, bytes: snap.bytes });
+  return `${snap.bytes} bytes from ${from.name} via ${snap.via}, SHA-256 ok, revision ${snap.revision} ≥ ${before}`;
+}
+
+async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberSpec> {
+  for (const m of members) {
+    if (await client(env, m.endpoint).health().then((h) => h.healthy, () => false)) return m;
+  }
+  throw new Error('no healthy member to take a snapshot from');
+}
+
+/** Until the process is gone (not only its port); SIGKILL after the stop timeout where possible. */
+export async function waitGoneStep(env: StepEnv, m: MemberSpec): Promise<string> {
+  const { o, driver } = env;
+  const t = o.timeouts;
+  const gone = async () => ((await driver.isRunning(m)) ? undefined : true);
+  try {
+    // Checking a process is cheap: poll often, so the wait measured is the member's own.
+    await waitFor(gone, { timeoutMs: t.stopMs, pollMs: Math.min(t.pollMs, 10), what: `${m.name} process exit` });
+    return 'process gone';
+  } catch (err) {
+    if (!driver.kill) throw err;
+    o.reporter.note(`${m.name} did not stop within ${t.stopMs} ms: killing it`);
+    await driver.kill(m);
+    await waitFor(gone, { timeoutMs: 10_000, pollMs: 100, what: `${m.name} process exit after SIGKILL` });
+    return 'process killed after the stop timeout';
+  }
+}
+
+/** A copy of the stopped member's data dir (the seed: back up every data dir; snapshots hold only v3 data). */
+export async function backupStep(env: StepEnv, m: MemberSpec): Promise<string> {
+  const dest = join(env.o.dataDir, 'kv', 'backups', env.o.cluster.key, `${env.journal.id}-${m.name}`);
+  const bytes = await env.driver.backupDataDir!(m, dest);
+  return `${bytes} bytes copied to ${dest}`;
+}
+
+export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarget): Promise<string> {
+  if (await env.driver.isRunning(m)) return 'already running';
+  await env.driver.start(m, target);
+  return target.binDir ? `${target.binDir}/etcd` : `version ${target.version}`;
+}
+
+/**
+ * One observation of every member per poll until: the member is healthy on the target, every member
+ * is healthy, all agree on one leader, and the member's revision reached the leader's revision as
+ * sampled when all was first healthy (under constant writes the leader is always a little ahead).
+ */
+export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void): Promise<string> {
+  const { o, driver } = env;
+  let mark: { rev: bigint; name: string } | undefined;
+  return waitFor(
+    async () => {
+      if (!(await driver.isRunning(m))) throw new Error(`${m.name}'s process exited (see its log)`);
+      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+      const me = all.members.find((x) => x.name === m.name)!;
+      const sick = all.members.filter((x) => !x.healthy);
+      if (sick.length) {
+        p.update(`${m.name}: waiting for ${sick.map((x) => `${x.name} (${x.healthDetail})`).join(', ')}`);
+        return undefined;
+      }
+      if (minor(me.serverVersion) !== o.to) throw new Error(`${m.name} runs ${me.serverVersion}, not ${o.to}`);
+      const leaders = new Set(all.members.map((x) => x.leaderId));
+      const leader = all.members.find((x) => x.id === me.leaderId);
+      if (leaders.size !== 1 || !leader) {
+        p.update(`${m.name}: waiting for the members to agree on a leader`);
+        return undefined;
+      }
+      onLeader(leader.id);
+      mark ??= { rev: BigInt(leader.revision ?? '0'), name: leader.name };
+      if (BigInt(me.revision ?? '0') < mark.rev) {
+        p.update(`${m.name}: catching up (revision ${me.revision} of ${mark.rev})`);
+        return undefined;
+      }
+      return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}`;
+    },
+    { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${o.to}` },
+  );
+}
+
+/** --settle: a duration, or auto (2 minutes when the member's v2 data exceeds 50 MB, or is unknown). */
+export async function settleStep(env: StepEnv, m: MemberSpec, fmt: (ms: number) => string): Promise<string> {
+  const { o, driver } = env;
+  let ms = typeof o.settle === 'number' ? o.settle : 0;
+  let why = typeof o.settle === 'number' ? 'as asked' : 'v2 data under 50 MB';
+  if (o.settle === 'auto') {
+    const bytes = await driver.v2DataBytes?.(m);
+    if (bytes === undefined || bytes > V2_SETTLE_THRESHOLD) {
+      ms = V2_SETTLE_MS;
+      why = bytes === undefined ? 'v2 data size unknown: assuming over 50 MB' : `v2 data is ${bytes} bytes (> 50 MB)`;
+    }
+  }
+  await sleep(ms, o.signal);
+  if (o.signal.aborted) throw new WaitAborted('settle');
+  return `${fmt(ms)} (${why})`;
+}
+
+/** Until every member reports the target cluster version (the members log the update). */
+export async function waitClusterVersionStep(env: StepEnv, source: string): Promise<string> {
+  const { o } = env;
+  const v = await waitFor(
+    async () => {
+      const vs = await Promise.all(o.cluster.members.map((m) => client(env, m.endpoint).version()));
+      return vs.every((x) => minor(x.cluster) === o.to) ? vs[0].cluster : undefined;
+    },
+    { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, what: `cluster version ${o.to}`, now: o.now },
+  );
+  return `cluster version ${v}${source !== o.to ? ` (updated from ${source}: downgrade is no longer possible)` : ''}`;
+}
+
+export async function finalHealthStep(env: StepEnv): Promise<string> {
+  const hs = await Promise.all(
+    env.o.cluster.members.map((m) =>
+      client(env, m.endpoint)
+        .health()
+        .then(
+          (h) => ({ name: m.name, ...h }),
+          (err: Error) => ({ name: m.name, healthy: false, detail: err.message }),
+        ),
+    ),
+  );
+  const sick = hs.filter((h) => !h.healthy);
+  if (sick.length) throw new Error(`unhealthy: ${sick.map((s) => `${s.name} (${s.detail})`).join(', ')}`);
+  return `${hs.length} members healthy`;
+}

@@ -1,0 +1,46 @@
+/** What opsctl observed of one member, and the cluster as a whole (input of the planner). */
+export interface MemberObservation {
+  name: string;
+  /** uint64 as a decimal string. */
+  id: string;
+  endpoint: string;
+  reachable: boolean;
+  healthy: boolean;
+  healthDetail: string;
+  serverVersion?: string;
+  clusterVersion?: string;
+  /** The leader this member reports (uint64 string). */
+  leaderId?: string;
+  revision?: string;
+  error?: string;
+  /** Real etcd (answers etcdserver/etcdcluster). */
+  real?: boolean;
+}
+
+export interface ClusterObservation {
+  members: MemberObservation[];
+  alarms: Array<{ memberId: string; alarm: string }>;
+}
+
+export type StepKind = 'snapshot' | 'stop' | 'wait-stopped' | 'backup-data' | 'start' | 'wait-healthy' | 'settle';
+export type FinalKind = 'wait-cluster-version' | 'final-health';
+
+export interface MemberPlan {
+  name: string;
+  id: string;
+  endpoint: string;
+  fromVersion: string;
+  action: 'upgrade' | 'restart' | 'skip';
+  reason: string;
+  wasLeader: boolean;
+}
+
+export interface UpgradePlan {
+  source: string;
+  target: string;
+  /** In the order they will be handled: followers first, the leader last. */
+  members: MemberPlan[];
+  clusterVersion: string;
+}
+
+export const MEMBER_STEPS: StepKind[] = ['snapshot', 'stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy', 'settle'];

@@ -1,0 +1,41 @@
+/** Polls `check` every `pollMs` until it returns a value (not undefined), or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined>,
+  opts: { timeoutMs: number; pollMs: number; what: string; signal?: AbortSignal; now?: () => number },
+): Promise<T> {
+  const now = opts.now ?? Date.now;
+  const deadline = now() + opts.timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (opts.signal?.aborted) throw new WaitAborted(opts.what);
+    if (now() >= deadline) throw new WaitTimeout(`${opts.what}: not reached after ${opts.timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    await sleep(opts.pollMs, opts.signal);
+  }
+}
+
+export class WaitTimeout extends Error {}
+export class WaitAborted extends Error {
+  constructor(what: string) {
+    super(`${what}: interrupted`);
+  }
+}
+
+/** setTimeout as a promise that an abort signal ends early (without throwing). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,46 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, tempConfigDir } from './cli.js';
+
+/** A temp OPSCTL_CONFIG_DIR with a kv sandbox helper; `down()` stops only the members it started. */
+export function kvSandbox() {
+  const { dir, cleanup } = tempConfigDir('opsctl-kv-');
+  const env = { OPSCTL_CONFIG_DIR: dir };
+  const kv = (...argv: string[]) => runCli(['kv', ...argv], { env });
+  const sandboxFile = join(dir, 'data', 'kv', 'sandbox', 'sandbox.json');
+  const spec = () => JSON.parse(readFileSync(sandboxFile, 'utf8')) as { members: Array<{ name: string; endpoint: string; dataDir: string; pidFile: string; logFile: string }> };
+  return {
+    dir,
+    env,
+    kv,
+    spec,
+    /** The journal of the sandbox cluster (there is one cluster per sandbox). */
+    journal(): any {
+      const jdir = join(dir, 'data', 'kv', 'journals');
+      if (!existsSync(jdir)) return undefined;
+      const f = readdirSync(jdir).find((x: string) => x.endsWith('.json'));
+      return f ? JSON.parse(readFileSync(join(jdir, f), 'utf8')) : undefined;
+    },
+    fault(f: object) {
+      for (const m of spec().members) writeFileSync(join(m.dataDir, 'FAULT.json'), JSON.stringify(f));
+    },
+    logs(): string {
+      return spec().members.map((m) => readFileSync(m.logFile, 'utf8')).join('');
+    },
+    async down() {
+      if (existsSync(sandboxFile)) await kv('sandbox', 'down');
+      cleanup();
+    },
+  };
+}
+
+/** Polls until `check` is truthy (generous timeout; never a fixed sleep). */
+export async function until<T>(check: () => T | Promise<T>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,115 @@
+import { execa, type ResultPromise } from 'execa';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KvClient } from '../../src/kv/client.js';
+import { freePort } from '../../src/kv/sandbox.js';
+import { verifyTrailer } from '../../src/kv/snapshot.js';
+import { until } from '../helpers/kv.js';
+
+const MEMBER = fileURLToPath(new URL('../../dist/kv-member.js', import.meta.url));
+const started: ResultPromise[] = [];
+let dir: string;
+
+afterEach(async () => {
+  for (const p of started.splice(0)) {
+    if (p.exitCode === null && p.pid) process.kill(p.pid, 'SIGTERM');
+    await p.catch(() => undefined);
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Lays out n members and starts the chosen ones (by index) on `version`. */
+async function cluster(n: number, version: string, start = [...Array(n).keys()], extra: string[] = []) {
+  dir = mkdtempSync(join(tmpdir(), 'kv-member-'));
+  const ms: Array<{ name: string; client: number; peer: number; data: string }> = [];
+  for (let i = 0; i < n; i++) ms.push({ name: `m${i + 1}`, client: await freePort(), peer: await freePort(), data: join(dir, `m${i + 1}`) });
+  const initial = ms.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(',');
+  const run = (i: number, v = version, more: string[] = extra) => {
+    const m = ms[i];
+    const p = execa(process.execPath, [MEMBER, '--kv-version', v, '--name', m.name, '--data-dir', m.data, '--listen-client-urls', `http://127.0.0.1:${m.client}`, '--listen-peer-urls', `http://127.0.0.1:${m.peer}`, '--initial-cluster', initial, '--heartbeat-interval', '50', ...more], { reject: false, all: true });
+    started.push(p);
+    return p;
+  };
+  const procs = start.map((i) => run(i));
+  const url = (i: number) => `http://127.0.0.1:${ms[i].client}`;
+  return { ms, run, procs, url };
+}
+
+const raw = async (url: string, init?: RequestInit) => {
+  const r = await fetch(url, init);
+  return { status: r.status, text: await r.text(), url: r.url };
+};
+
+describe('the simulated kv member', () => {
+  it('3.2: health body with a space, 503 without quorum; /v3alpha gateway; snapshot with a SHA-256 trailer', async () => {
+    const c = await cluster(3, '3.2', [0]);
+    await until(() => raw(`${c.url(0)}/health`).catch(() => undefined), 10_000, 'member up');
+    expect(await raw(`${c.url(0)}/health`)).toMatchObject({ status: 503, text: '{"health": "false"}' });
+    c.procs.push(c.run(1));
+    await until(async () => (await raw(`${c.url(0)}/health`)).status === 200, 10_000, 'quorum');
+    expect((await raw(`${c.url(0)}/health`)).text).toBe('{"health": "true"}');
+    expect(JSON.parse((await raw(`${c.url(0)}/version`)).text)).toMatchObject({ kvserver: '3.2.32' });
+    expect((await raw(`${c.url(0)}/v3beta/kv/range`, { method: 'POST', body: '{}' })).status).toBe(404);
+    const k = new KvClient(c.url(1));
+    expect(await k.gatewayPrefix()).toBe('/v3alpha');
+    await k.put('a', 'b');
+    expect((await new KvClient(c.url(0)).get('a'))?.value).toBe('b');
+    const snap = await new KvClient(c.url(0)).snapshot(5000);
+    expect(snap.length % 512).toBe(32);
+    expect(() => verifyTrailer(snap)).not.toThrow();
+  });
+
+  it('3.3: string health body, /v3alpha redirects to /v3beta, writes over --max-request-bytes are "request is too large"', async () => {
+    const c = await cluster(1, '3.3', [0], ['--max-request-bytes', '1024']);
+    await until(async () => (await raw(`${c.url(0)}/health`).catch(() => ({ status: 0 }))).status === 200, 10_000, 'healthy');
+    expect((await raw(`${c.url(0)}/health`)).text).toBe('{"health":"true"}');
+    const body = JSON.stringify({ key: Buffer.from('k').toString('base64'), value: Buffer.from('v').toString('base64') });
+    const r = await raw(`${c.url(0)}/v3alpha/kv/put`, { method: 'POST', body });
+    expect(r.status).toBe(200);
+    expect(r.url).toBe(`${c.url(0)}/v3beta/kv/put`);
+    await expect(new KvClient(c.url(0)).put('big', 'x'.repeat(2000))).rejects.toThrow(/request is too large/);
+  });
+
+  it('the leader moves when the leader stops; the cluster version is raised only when all are reachable', async () => {
+    const c = await cluster(3, '3.2');
+    const leaderOf = async (i: number) => (await new KvClient(c.url(i)).status()).leaderId;
+    await until(async () => {
+      const ls = await Promise.all([0, 1, 2].map((i) => leaderOf(i).catch(() => undefined)));
+      return ls[0] && ls[0] !== '0' && ls.every((l) => l === ls[0]);
+    }, 10_000, 'one leader');
+    const ids = await Promise.all([0, 1, 2].map(async (i) => (await new KvClient(c.url(i)).status()).memberId));
+    const leader = ids.indexOf((await leaderOf(0))!);
+    process.kill(c.procs[leader].pid!, 'SIGTERM');
+    await c.procs[leader];
+    const others = [0, 1, 2].filter((i) => i !== leader);
+    await until(async () => {
+      const l = await leaderOf(others[0]).catch(() => undefined);
+      return l && l !== ids[leader] && l !== '0' ? l : undefined;
+    }, 10_000, 'a new leader');
+    // Restart the old leader as 3.3: cluster stays 3.2 until... all three are reachable and 3.3.
+    c.procs[leader] = c.run(leader, '3.3');
+    await until(async () => (await raw(`${c.url(leader)}/health`).catch(() => ({ status: 0 }))).status === 200, 10_000, 'back');
+    expect(JSON.parse((await raw(`${c.url(leader)}/version`)).text).kvcluster).toBe('3.2.0');
+  });
+
+  it('3.3 refuses a numeric auto-compaction-retention in its config file; a quoted one is fine; 3.2 cannot restart once the cluster is 3.3', async () => {
+    const c = await cluster(1, '3.3', []);
+    const conf = join(dir, 'conf.yml');
+    writeFileSync(conf, 'auto-compaction-mode: periodic\nauto-compaction-retention: 24\n');
+    const bad = await c.run(0, '3.3', ['--config-file', conf]);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.all).toMatch(/auto-compaction-retention must be a string in 3.3/);
+    writeFileSync(conf, 'auto-compaction-mode: periodic\nauto-compaction-retention: "24h"\n');
+    const ok = c.run(0, '3.3', ['--config-file', conf]);
+    await until(async () => (await raw(`${c.url(0)}/version`).catch(() => undefined))?.text.includes('3.3.0'), 10_000, 'cluster version 3.3');
+    process.kill(ok.pid!, 'SIGTERM');
+    await ok;
+    mkdirSync(c.ms[0].data, { recursive: true });
+    const old = await c.run(0, '3.2', []);
+    expect(old.exitCode).toBe(1);
+    expect(old.all).toMatch(/cluster cannot be downgraded/);
+  });
+});

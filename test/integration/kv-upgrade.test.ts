@@ -1,0 +1,261 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../../src/cli.js';
+import type { Context } from '../../src/context.js';
+import { IOStreams } from '../../src/core/io.js';
+import { PassThrough } from 'node:stream';
+import { runBin } from '../helpers/bin.js';
+import { kvSandbox, until } from '../helpers/kv.js';
+
+// Fast but never speed-dependent: short polls, generous timeouts.
+const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s'];
+
+let sb: ReturnType<typeof kvSandbox>;
+beforeEach(async () => {
+  sb = kvSandbox();
+  const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
+  expect(up.code, up.stderr).toBe(0);
+});
+afterEach(async () => {
+  await sb.down();
+});
+
+async function versions() {
+  const r = await sb.kv('version', '--json');
+  return r.json<Array<{ name: string; server: string; cluster: string }>>();
+}
+
+describe('kv upgrade on a simulated sandbox', () => {
+  it('upgrades 3.2 → 3.3 one member at a time, leader last; data written before is readable after', async () => {
+    for (let i = 0; i < 10; i++) expect((await sb.kv('put', `k${i}`, `value ${i}`)).code).toBe(0);
+    const status = (await sb.kv('status', '--json')).json<Array<{ name: string; leader: boolean; id: string }>>();
+    const leader = status.find((s) => s.leader)!.name;
+    expect(status.every((s) => /^\d{19,20}$/.test(s.id))).toBe(true); // uint64 ids, exact
+
+    const dry = await sb.kv('upgrade', '--to', '3.3', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/Plan: upgrade 3.2 → 3.3/);
+    expect(dry.stdout).toMatch(new RegExp(`3\\. ${leader} .*\\[leader, last\\]`));
+    expect(sb.journal()).toBeUndefined();
+
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const report = r.json();
+    expect(report.status).toBe('done');
+    expect(report.steps.every((s: any) => s.status === 'done')).toBe(true);
+    const startOrder = report.steps.filter((s: any) => s.kind === 'start').map((s: any) => s.member);
+    expect(startOrder[2]).toBe(leader);
+    expect(report.snapshots).toHaveLength(3);
+    expect(report.steps.filter((s: any) => s.kind === 'backup-data').every((s: any) => /bytes copied to/.test(s.detail))).toBe(true);
+    expect(report.totals.imposedMs).toBeGreaterThan(0);
+    for (const s of report.steps) expect(typeof s.ms).toBe('number');
+
+    for (const v of await versions()) {
+      expect(v.server).toMatch(/^3\.3\./);
+      expect(v.cluster).toBe('3.3.0');
+    }
+    expect(sb.logs()).toContain('updated the cluster version from 3.2 to 3.3');
+    expect(sb.logs()).toMatch(/is not up to date: member kv\d has a higher version 3.3/);
+    expect(sb.logs()).toMatch(/lost the TCP streaming connection with peer/);
+    for (let i = 0; i < 10; i++) {
+      const g = await sb.kv('get', `k${i}`);
+      expect(g.stdout.trim()).toBe(`value ${i}`);
+    }
+
+    // 3.3 serves /v3beta and redirects /v3alpha there.
+    const ep = sb.spec().members[0].endpoint;
+    const res = await fetch(`${ep}/v3alpha/kv/put`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('a').toString('base64'), value: Buffer.from('b').toString('base64') }) });
+    expect(res.status).toBe(200);
+    expect(res.redirected && res.url).toBe(`${ep}/v3beta/kv/put`);
+
+    // A value over --max-request-bytes (1.5 MiB) is refused by the server, clearly.
+    const big = await sb.kv('put', 'big', 'x'.repeat(1.6 * 1024 * 1024));
+    expect(big.code).toBe(1);
+    expect(big.stderr).toMatch(/request is too large/);
+
+    // Once the cluster version moved, roll-back refuses; a second upgrade has nothing to do.
+    const rb = await sb.kv('rollback', ...FAST);
+    expect(rb.code).toBe(1);
+    expect(rb.stderr).toMatch(/downgrade is no longer possible/);
+    const again = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/nothing to do/);
+  });
+
+  it('refuses an unhealthy cluster before any change (exit 1)', async () => {
+    const m = sb.spec().members[1];
+    const pid = Number(readFileSync(m.pidFile, 'utf8'));
+    process.kill(pid, 'SIGTERM');
+    await until(async () => (await sb.kv('health')).code === 1, 20_000, 'a member down');
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/refused before any change/);
+    expect(r.stderr).toMatch(new RegExp(`member ${m.name} .* not reachable`));
+    expect(sb.journal()).toBeUndefined();
+    for (const v of (await versions()).filter((x) => x.server)) expect(v.server).toMatch(/^3\.2\./);
+  });
+
+  it('halts before the stop when the snapshot is corrupt (exit 3)', async () => {
+    sb.fault({ corruptSnapshot: true });
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/snapshot of kv\d failed before the member was stopped: .*corrupt.*SHA-256 trailer mismatch/);
+    expect(r.stderr).toMatch(/Roll back with: +opsctl kv rollback/);
+    const j = sb.journal();
+    expect(j.status).toBe('halted');
+    expect(j.steps[0]).toMatchObject({ kind: 'snapshot', status: 'failed' });
+    expect(j.steps[1]).toMatchObject({ kind: 'stop', status: 'pending' });
+    const st = (await sb.kv('sandbox', 'status', '--json')).json<Array<{ running: boolean; healthy: boolean; server: string }>>();
+    expect(st.every((m) => m.running && m.healthy && m.server.startsWith('3.2'))).toBe(true);
+  });
+
+  it('halts when the new member never becomes healthy (exit 3, cluster mixed), and roll-back works', async () => {
+    sb.fault({ neverHealthyOn: '3.3' });
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--healthy-timeout', '2s');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/did not become healthy on 3.3/);
+    const rollbackLine = /Roll back with: +(.*)/.exec(r.stderr)![1];
+    expect(rollbackLine).toBe('opsctl kv rollback');
+    const mixed = await versions();
+    expect(mixed.filter((v) => v.server.startsWith('3.3'))).toHaveLength(1);
+    expect(mixed.filter((v) => v.server.startsWith('3.2'))).toHaveLength(2);
+    expect(mixed.every((v) => v.cluster === '3.2.0')).toBe(true);
+
+    const rb = await sb.kv('rollback', ...FAST);
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(rb.stderr).toMatch(/rolled back kv\d → 3.2/);
+    for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
+    expect((await sb.kv('health')).code).toBe(0);
+    expect(sb.journal().status).toBe('rolled-back');
+  });
+
+  it('Ctrl-C stops at a safe point (exit 130, journal consistent); the re-run resumes and finishes', async () => {
+    let ctx: Context | undefined;
+    const sink = new PassThrough();
+    sink.resume();
+    const io = new IOStreams({ stdout: sink, stderr: sink, stdin: new PassThrough(), env: { NO_COLOR: '1' }, stdoutTTY: false, stderrTTY: false, stdinTTY: false });
+    const running = main(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
+    // The first member is back and healthy: the run is now in its 30 s settle.
+    await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
+    ctx!.abort.abort('SIGINT');
+    expect(await running).toBe(130);
+    const j = sb.journal();
+    expect(j.status).toBe('interrupted');
+    expect(j.steps.filter((s: any) => s.status === 'running')).toHaveLength(0);
+    expect(j.steps.filter((s: any) => s.status === 'done').map((s: any) => s.kind)).toEqual(['snapshot', 'stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy']);
+
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--settle', '0s', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ status: 'done', resumed: true });
+    // Timings are this run's: its waits never exceed its own wall time.
+    expect(r.json().totals.imposedMs).toBeLessThanOrEqual(r.json().totals.ms);
+    for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
+  });
+
+  it('opsctl killed mid-upgrade (SIGKILL): the re-run resumes where it stopped and finishes', async () => {
+    const child = runBin(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '30s'], { env: sb.env });
+    await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
+    child.kill('SIGKILL');
+    await child;
+    const before = sb.journal();
+    expect(before.status).toBe('running'); // it never got to say otherwise
+    const first = before.steps.find((s: any) => s.kind === 'wait-healthy' && s.status === 'done').member;
+
+    const r = await runBin(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '0s', '--json'], { env: sb.env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const report = JSON.parse(String(r.stdout));
+    expect(report).toMatchObject({ status: 'done', resumed: true });
+    // The member upgraded before the kill was not upgraded again.
+    const starts = report.steps.filter((s: any) => s.kind === 'start' && s.member === first);
+    expect(starts[0].startedAt).toBe(before.steps.find((s: any) => s.id === `${first}/start`).startedAt);
+    for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
+    expect(existsSync(join(sb.dir, 'data', 'kv', 'journals'))).toBe(true);
+  });
+});
+
+describe('kv upgrade through the command driver (templates, no shell)', () => {
+  const KVCTL = new URL('../fixtures/kvctl.mjs', import.meta.url).pathname;
+
+  it('with --endpoints and --stop-cmd/--start-cmd/--running-cmd', async () => {
+    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    // Without a --v2-size-cmd the v2 data size is unknown and --settle auto would wait 2 minutes.
+    const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
+    const noDriver = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, ...FAST);
+    expect(noDriver.code).toBe(2);
+    expect(noDriver.stderr).toMatch(/no way to stop and start members/);
+    const r = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().status).toBe('done');
+    expect(r.json().steps.filter((s: any) => s.kind === 'backup-data').every((s: any) => s.status === 'skipped')).toBe(true);
+    for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
+  });
+
+  it('a start that fails halts with the member down (exit 3); the re-run resumes at the start and finishes', async () => {
+    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
+    const argv = ['upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s'];
+    writeFileSync(join(sb.dir, 'FAIL-START'), '');
+    const r = await sb.kv(...argv);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/starting kv\d on 3.3 failed: .*FAIL-START is set/);
+    expect(r.stderr).toMatch(/Roll back with: +opsctl kv rollback --endpoints/);
+    const health = (await sb.kv('health', '--json')).json<Array<{ healthy: boolean }>>();
+    expect(health.filter((h) => !h.healthy)).toHaveLength(1); // one member down, never two
+    expect(health.filter((h) => h.healthy)).toHaveLength(2);
+
+    rmSync(join(sb.dir, 'FAIL-START'));
+    const again = await sb.kv(...argv, '--json');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'done', resumed: true });
+    for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
+  });
+
+  it('with a cluster file (YAML); a halt prints the roll-back command for that file', async () => {
+    const file = join(sb.dir, 'cluster.yaml');
+    const q = (s: string) => JSON.stringify(s);
+    const lines = [
+      'members:',
+      ...sb.spec().members.map((m) => `  - { name: ${m.name}, endpoint: ${m.endpoint}, host: 127.0.0.1 }`),
+      'driver:',
+      '  type: command',
+      `  stop: ${q(`"${process.execPath}" ${KVCTL} stop {name}`)}`,
+      `  start: ${q(`"${process.execPath}" ${KVCTL} start {name} {version}`)}`,
+      `  running: ${q(`"${process.execPath}" ${KVCTL} running {name}`)}`,
+    ];
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    sb.fault({ neverHealthyOn: '3.3' });
+    const r = await sb.kv('upgrade', '--to', '3.3', '--cluster', file, ...FAST, '--healthy-timeout', '2s');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/did not become healthy on 3.3/);
+    expect(/Roll back with: +(.*)/.exec(r.stderr)![1]).toBe(`opsctl kv rollback --cluster ${file}`);
+    expect((await versions()).filter((v) => v.server.startsWith('3.3'))).toHaveLength(1);
+    const rb = await sb.kv('rollback', '--cluster', file, ...FAST);
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(rb.stderr).toMatch(/rolled back kv\d → 3.2/);
+    for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
+  });
+});
+
+describe('kv upgrade: more refusals', () => {
+  it('refuses while an alarm is raised', async () => {
+    sb.fault({ alarm: 'NOSPACE' });
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/alarm NOSPACE raised on member \d+/);
+  });
+
+  it('refuses a second upgrade of the same cluster while one runs', async () => {
+    const sink = new PassThrough();
+    sink.resume();
+    let ctx: Context | undefined;
+    const io = new IOStreams({ stdout: sink, stderr: sink, stdin: new PassThrough(), env: { NO_COLOR: '1' }, stdoutTTY: false, stderrTTY: false, stdinTTY: false });
+    const running = main(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
+    await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
+    const second = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/another kv upgrade of this cluster is running \(pid \d+/);
+    ctx!.abort.abort('SIGINT');
+    expect(await running).toBe(130);
+  });
+});
