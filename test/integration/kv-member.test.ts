@@ -50,6 +50,8 @@ describe('the simulated kv member', () => {
     expect(await raw(`${c.url(0)}/health`)).toMatchObject({ status: 503, text: '{"health": "false"}' });
     c.procs.push(c.run(1));
     await until(async () => (await raw(`${c.url(0)}/health`)).status === 200, 10_000, 'quorum');
+    // Each member learns of the leader on its own heartbeat: wait for the second one too.
+    await until(async () => (await raw(`${c.url(1)}/health`).catch(() => ({ status: 0 }))).status === 200, 10_000, 'second member healthy');
     expect((await raw(`${c.url(0)}/health`)).text).toBe('{"health": "true"}');
     expect(JSON.parse((await raw(`${c.url(0)}/version`)).text)).toMatchObject({ kvserver: '3.2.32' });
     expect((await raw(`${c.url(0)}/v3beta/kv/range`, { method: 'POST', body: '{}' })).status).toBe(404);
