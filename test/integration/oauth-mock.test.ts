@@ -98,6 +98,19 @@ describe('token endpoint', () => {
     expect((await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', client_id: 'nobody' })).status).toBe(401);
   });
 
+  it('HTTP Basic client authentication; a malformed Basic header is 401 invalid_client, never a 500', async () => {
+    const { code, verifier } = await codeFor();
+    const basic = (text: string) => ({ authorization: `Basic ${Buffer.from(text).toString('base64')}` });
+    const ok = await postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT }, basic(`${DEFAULT_CLIENT_ID}:${DEFAULT_CLIENT_SECRET}`));
+    expect(ok.status).toBe(200);
+    for (const bad of [`${DEFAULT_CLIENT_ID}:%E0%A4%A`, 'no-colon-here']) {
+      const r = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: ok.json.refresh_token }, basic(bad));
+      expect(r.status, JSON.stringify(r.json)).toBe(401);
+      expect(r.json.error).toBe('invalid_client');
+      expect(r.json.error_description).toMatch(/Basic/);
+    }
+  });
+
   it('mobile clients refresh without a secret', async () => {
     const verifier = createVerifier();
     const page = await playBrowser(authUrl({ client_id: 'mobile-b.apps.mock', code_challenge: challengeS256(verifier), code_challenge_method: 'S256', redirect_uri: 'com.example.mobileb:/oauth2redirect' }));
