@@ -295,6 +295,50 @@ describe('opsctl api', () => {
     await tm.close();
   });
 
+  it('a full URL must be on the service\'s own origin: the token is never sent elsewhere (exit 2)', async () => {
+    expect((await login([])).code).toBe(0);
+    let hits = 0;
+    const other = createServer((socket) => {
+      hits++;
+      socket.destroy();
+    });
+    await new Promise<void>((res) => other.listen(0, '127.0.0.1', () => res()));
+    const port = (other.address() as { port: number }).port;
+    try {
+      const r = await cli('api', `http://127.0.0.1:${port}/media/v3/channels`, '-f', 'part=id', '-f', 'mine=true');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('path:');
+      expect(r.stderr).toContain('--service');
+      expect(hits).toBe(0);
+      const same = await cli('api', `${mock.url}/media/v3/channels`, '-f', 'part=id', '-f', 'mine=true');
+      expect(same.code, same.stderr).toBe(0);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('a 401 for a stored token refreshes once and retries; a revoked sign-in exits 4 saying to run opsctl login', async () => {
+    expect((await login([])).code).toBe(0);
+    const saved = creds().embedded.oauth;
+    // The server forgets the access token (as after a clock skew); the refresh token still works.
+    await mock.store.write((s) => void delete (s.oauth.accessTokens as Record<string, unknown>)[saved.access_token]);
+    const retried = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(JSON.parse(retried.stdout).items).toHaveLength(1);
+    expect(creds().embedded.oauth.access_token).not.toBe(saved.access_token);
+    // Revoked elsewhere (the account's security page): the refresh fails too.
+    await postForm(`${mock.url}/revoke`, { token: creds().embedded.oauth.access_token });
+    const revoked = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
+    expect(revoked.code).toBe(4);
+    expect(revoked.stderr).toContain('invalid_grant');
+    expect(revoked.stderr).toContain('run: opsctl login');
+    // An environment token the server refuses: exit 4, no refresh, a hint about the variable.
+    const bad = await runCli(['api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true'], { env: { ...env, OPSCTL_ACCESS_TOKEN: 'ya29.not-a-token' } });
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toContain('OPSCTL_ACCESS_TOKEN');
+    expect(JSON.parse(bad.stdout).error.status).toBe('UNAUTHENTICATED');
+  });
+
   it('refuses bad input before sending (exit 2)', async () => {
     expect((await cli('api', '/media/v3/channels', '-f', 'novalue')).code).toBe(2);
     expect((await cli('api', 'media/v3/channels')).code).toBe(2);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import { ApiError, UsageError } from '../../core/errors.js';
+import { ApiError, AuthError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 
 export interface ApiOptions {
@@ -15,6 +15,17 @@ export interface ApiOptions {
 export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult> {
   if (!opts.path.startsWith('/') && !/^https?:\/\//.test(opts.path)) {
     throw new UsageError(`path: "${opts.path}" must start with / (e.g. /media/v3/channels)`, { field: 'path' });
+  }
+  if (/^https?:\/\//.test(opts.path)) {
+    // A full URL must stay on the service's own origin: the request carries that service's credentials.
+    const base = new URL((await ctx.endpoint(opts.service)).url);
+    const target = new URL(opts.path);
+    if (target.origin !== base.origin) {
+      throw new UsageError(`path: ${target.origin} is not the ${opts.service} service (${base.origin}); opsctl api sends its credentials only there`, {
+        field: 'path',
+        hint: `give a path like /media/v3/channels, or pick the service the URL belongs to with --service`,
+      });
+    }
   }
   const params: Record<string, string> = {};
   for (const f of opts.fields) {
@@ -41,11 +52,35 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
   } else if (bodyMethod && opts.fields.length) json = params;
 
   const http = await ctx.http(opts.service);
+  const send = () => http.request({ method: opts.method, path: opts.path, query: bodyMethod ? undefined : params, json });
   try {
-    const res = await http.request({ method: opts.method, path: opts.path, query: bodyMethod ? undefined : params, json });
+    let res;
+    try {
+      res = await send();
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 401 && opts.service !== 'tracker' && !ctx.env.OPSCTL_ACCESS_TOKEN)) throw err;
+      // The server refused a stored token that looked valid (revoked elsewhere, clock skew): refresh once and retry.
+      // A refresh that fails with invalid_grant is an AuthError (exit 4) saying to run opsctl login.
+      const { freshAccessToken } = await import('../../auth/session.js');
+      ctx.debug('[api] 401 with the stored access token: refreshing it and retrying once');
+      await freshAccessToken(ctx, { force: true });
+      res = await send();
+    }
     return { data: res.data ?? null, text: res.data === undefined ? '' : JSON.stringify(res.data, null, 2) };
   } catch (err) {
     if (err instanceof ApiError && err.body !== undefined && !ctx.jsonOutput) ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
+    if (err instanceof ApiError && err.status === 401) {
+      throw new AuthError(err.message, {
+        code: 'unauthenticated',
+        cause: err,
+        hint:
+          opts.service === 'tracker'
+            ? 'check the tracker token: opsctl auth login --service tracker --with-token < token.txt   (or OPSCTL_TRACKER_TOKEN)'
+            : ctx.env.OPSCTL_ACCESS_TOKEN
+              ? 'the server refused OPSCTL_ACCESS_TOKEN: get a new token, or unset it to use the sign-in of opsctl login'
+              : 'run: opsctl login',
+      });
+    }
     throw err;
   }
 }
