@@ -65,8 +65,18 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean } =
       const res = await refreshAccessToken(ctx, settings, stored.refresh_token as string);
       const next = toStored(res, ctx.now(), stored, settings);
       next.requested_scope = stored.requested_scope;
-      await (await ctx.credentials()).update(profile, (c) => ({ ...c, oauth: next }));
-      return next;
+      // Another process may have signed out, signed in or stored a rotated refresh token while this refresh
+      // was on the wire: never overwrite that; use what is stored now instead.
+      let other: OAuthTokens | undefined | null = null;
+      await (await ctx.credentials()).update(profile, (c) => {
+        if (c.oauth?.refresh_token === stored.refresh_token) return { ...c, oauth: next };
+        other = c.oauth;
+        return c;
+      });
+      if (other === null) return next;
+      if (!other) throw new AuthError('signed out while opsctl was refreshing the access token (opsctl logout ran meanwhile)', { hint: 'run: opsctl login' });
+      ctx.debug('[auth] the stored sign-in changed during the refresh; using the stored one');
+      return other;
     })();
     inflight.set(key, p);
     p.then(

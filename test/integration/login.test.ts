@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { Context } from '../../src/context.js';
@@ -202,6 +204,64 @@ describe('tokens over time', () => {
     expect(creds().embedded.oauth.access_token).toBe(tokens[0]);
     // The refreshed token works on the API.
     expect((await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true')).code).toBe(0);
+  });
+
+  it('a refresh never overwrites a logout or a new sign-in that another process made meanwhile', async () => {
+    await mock.close();
+    mock = await startMock({ services: ['oauth', 'api'], now: () => Date.now() + clockOffset, options: { oauth: { accessTokenTtlSeconds: 120 } } });
+    // A token endpoint that refreshes at once but holds the answer until the test lets it through.
+    let release!: () => void;
+    let gate = Promise.resolve();
+    let held = 0;
+    const proxy = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', async () => {
+        const out = await postForm(`${mock.url}/token`, Object.fromEntries(new URLSearchParams(body)));
+        if (body.includes('grant_type=refresh_token')) {
+          held++;
+          await gate;
+        }
+        res.writeHead(out.status, { 'content-type': 'application/json' }).end(JSON.stringify(out.json));
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    const own = new Agent();
+    try {
+      env = { ...env, OPSCTL_AUTH_URL: mock.url, OPSCTL_API_URL: mock.url, OPSCTL_TOKEN_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}/token` };
+      const hold = () => {
+        gate = new Promise<void>((r) => (release = r));
+        held = 0;
+      };
+
+      expect((await login([])).code).toBe(0);
+      hold();
+      const refreshing = cli('auth', 'token');
+      await until(() => held === 1);
+      // "Another process": its own connection pool (one process's shutdown waits for its own requests only).
+      expect((await runCli(['logout'], { env, dispatcher: own })).code).toBe(0);
+      release();
+      const r = await refreshing;
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain('signed out while');
+      expect(creds().embedded?.oauth).toBeUndefined();
+
+      expect((await login([])).code).toBe(0);
+      hold();
+      const again = cli('auth', 'token');
+      await until(() => held === 1);
+      expect((await runCli(['login'], { env, dispatcher: own, openBrowser: browser({ email: 'bob@example.com' }) })).code).toBe(0);
+      const bobs = creds().embedded.oauth.access_token;
+      release();
+      const t = await again;
+      expect(t.code, t.stderr).toBe(0);
+      expect(t.stdout.trim()).toBe(bobs);
+      expect(creds().embedded.oauth).toMatchObject({ account: 'bob@example.com', access_token: bobs });
+    } finally {
+      release?.();
+      proxy.close();
+      await own.close();
+    }
   });
 
   it('an expired refresh token: auth token exits 4 telling to run opsctl login', async () => {
