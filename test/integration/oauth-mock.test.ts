@@ -222,6 +222,12 @@ describe('authorization endpoint errors on the right channel', () => {
   it('login_hint preselects the account; granular consent grants a subset; trusted clients all-or-nothing', async () => {
     const r = await playBrowser(authUrl({ scope: `openid ${READ} ${UPLOAD}`, login_hint: 'bob@example.com' }), { scopes: [READ] });
     expect(r.page).toMatch(/data-email="bob@example.com" checked/);
+    // Granular consent: one checkbox per non-identity scope, none ticked for the user.
+    expect(r.page.match(/type="checkbox" name="scope"[^>]*>/g)).toHaveLength(2);
+    expect(r.page).not.toMatch(/type="checkbox"[^>]* checked/);
+    // Allow with nothing ticked grants the identity scopes only.
+    const none = await playBrowser(authUrl({ scope: `openid ${READ}` }), { scopes: [] });
+    expect(new URL(none.location!).searchParams.get('scope')).toBe('openid');
     expect(new URL(r.location!).searchParams.get('scope')).toBe(`openid ${READ}`);
     const trusted = await playBrowser(authUrl({ client_id: 'trusted-desktop.apps.mock', scope: `${READ} ${UPLOAD}` }), { scopes: [] });
     expect(trusted.page).not.toContain('type="checkbox"');

@@ -83,7 +83,7 @@ function hintedUser(list: MockUser[], hint: string | undefined): MockUser | unde
   return list.find((u) => u.email.toLowerCase() === h || u.sub === hint);
 }
 
-/** The sign-in and consent page: pick an account, tick the scopes to grant (granular unless trusted), Allow or Deny. */
+/** The sign-in and consent page: pick an account, tick the scopes to grant (granular unless trusted; unticked at first, as on the real screen), Allow or Deny. */
 export function consentPage(client: OAuthClient, request: PendingRequest, list: MockUser[], problem?: string): MockReply {
   const selected = hintedUser(list, request.login_hint) ?? list[0];
   const accounts = list
@@ -99,10 +99,11 @@ export function consentPage(client: OAuthClient, request: PendingRequest, list: 
         .map((s) => `<li>${escapeHtml(KNOWN_SCOPES[s])} <code>${escapeHtml(s)}</code></li>`)
         .join('')}</ul>`
     : `${identity.length ? `<p>Signing in shares: ${identity.map((s) => escapeHtml(KNOWN_SCOPES[s])).join('; ')}.</p>` : ''}
+${granular.length ? '<p id="choose">Tick what you allow (granular consent: nothing is ticked for you).</p>' : ''}
 ${granular
   .map(
     (s, i) =>
-      `<label><input type="checkbox" name="scope" value="${escapeHtml(s)}" id="scope-${i}" data-scope="${escapeHtml(s)}" checked> ${escapeHtml(KNOWN_SCOPES[s])} <code>${escapeHtml(s)}</code></label>`,
+      `<label><input type="checkbox" name="scope" value="${escapeHtml(s)}" id="scope-${i}" data-scope="${escapeHtml(s)}"> ${escapeHtml(KNOWN_SCOPES[s])} <code>${escapeHtml(s)}</code></label>`,
   )
   .join('\n')}`;
   const body = `<h1>Sign in to continue to ${escapeHtml(client.name)}</h1>
