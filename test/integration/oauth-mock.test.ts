@@ -260,8 +260,14 @@ describe('client registry from a file', () => {
       expect(JSON.parse(Buffer.from(tok.json.id_token.split('.')[1], 'base64url').toString()).email).toBe('zoe@example.com');
       const gone = await playBrowser(`${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`);
       expect(gone.page).toContain('deleted_client');
-      const oauthSvc = (await m.service('oauth')) as unknown as { restoreClient(id: string): Promise<string | undefined> };
-      expect(await oauthSvc.restoreClient('gone.apps.mock')).toBeUndefined();
+      // The developer console's restore, over HTTP.
+      const restore = (id: string) => request(`${m.url}/oauth2/mock/clients/${id}/restore`, { method: 'POST' }).then(async (res) => ({ status: res.statusCode, json: (await res.body.json()) as any }));
+      expect(await restore('gone.apps.mock')).toEqual({ status: 200, json: { client_id: 'gone.apps.mock', restored: true } });
+      expect((await restore('gone.apps.mock')).json.error).toBe('invalid_request');
+      expect((await restore('nobody.apps.mock')).status).toBe(404);
+      const old = await restore('deleted-long-ago.apps.mock');
+      expect(old).toMatchObject({ status: 400, json: { error: 'deleted_client' } });
+      expect(old.json.error_description).toContain('30 days');
       const back = await playBrowser(`${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`);
       expect(back.pageStatus).toBe(200);
     } finally {
