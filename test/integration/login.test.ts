@@ -316,6 +316,22 @@ describe('tokens over time', () => {
     expect((await cli('auth', 'token')).stdout.trim()).toBe(tok.json.access_token);
   });
 
+  it('auth status with an OPSCTL_ACCESS_TOKEN the server rejects: exit 4 naming the variable; tokeninfo is asked on the token host', async () => {
+    const bad = await runCli(['auth', 'status', '--json'], { env: { ...env, OPSCTL_ACCESS_TOKEN: 'ya29.revoked-or-made-up' } });
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toContain('OPSCTL_ACCESS_TOKEN');
+    expect(bad.stderr).toContain('invalid_token');
+    // Google serves tokeninfo on the token endpoint's host, not on the authorization host.
+    expect((await login([])).code).toBe(0);
+    mock.requests.length = 0;
+    const good = await runCli(['auth', 'status', '--json'], {
+      env: { ...env, OPSCTL_AUTH_URL: 'http://127.0.0.1:9', OPSCTL_TOKEN_URL: `${mock.url}/token`, OPSCTL_ACCESS_TOKEN: creds().embedded.oauth.access_token },
+    });
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.json()).toMatchObject({ source: 'environment', account: 'alice@example.com' });
+    expect(mock.requests.some((r) => r.path === '/tokeninfo')).toBe(true);
+  });
+
   it('not signed in: auth status and auth token exit 4', async () => {
     expect((await cli('auth', 'status')).code).toBe(4);
     const t = await cli('auth', 'token');
