@@ -110,6 +110,7 @@ describe('opsctl login with the test playing the browser', () => {
     const api = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
     expect(api.code).toBe(1);
     expect(api.stderr).toContain('HTTP 403');
+    expect(api.stderr).toContain('opsctl login --scopes');
     expect(JSON.parse(api.stdout).error.status).toBe('PERMISSION_DENIED');
   });
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import { ApiError, AuthError, UsageError } from '../../core/errors.js';
+import { ApiError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 
 export interface ApiOptions {
@@ -70,17 +70,24 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
   } catch (err) {
     if (err instanceof ApiError && err.body !== undefined && !ctx.jsonOutput) ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
     if (err instanceof ApiError && err.status === 401) {
-      throw new AuthError(err.message, {
-        code: 'unauthenticated',
-        cause: err,
-        hint:
-          opts.service === 'tracker'
-            ? 'check the tracker token: opsctl auth login --service tracker --with-token < token.txt   (or OPSCTL_TRACKER_TOKEN)'
-            : ctx.env.OPSCTL_ACCESS_TOKEN
-              ? 'the server refused OPSCTL_ACCESS_TOKEN: get a new token, or unset it to use the sign-in of opsctl login'
-              : 'run: opsctl login',
-      });
+      throw withHint(
+        err,
+        opts.service === 'tracker'
+          ? 'check the tracker token: opsctl auth login --service tracker --with-token < token.txt   (or OPSCTL_TRACKER_TOKEN)'
+          : ctx.env.OPSCTL_ACCESS_TOKEN
+            ? 'the server refused OPSCTL_ACCESS_TOKEN: get a new token, or unset it to use the sign-in of opsctl login'
+            : 'run: opsctl login',
+      );
+    }
+    if (err instanceof ApiError && err.status === 403 && opts.service !== 'tracker') {
+      throw withHint(err, 'the token may lack a scope this call needs: see the missing scopes in opsctl auth status, then grant them with opsctl login --scopes …');
     }
     throw err;
   }
+}
+
+/** The same API error (status, body, exit code) with a hint saying what to do next. */
+function withHint(err: ApiError, hint: string): ApiError {
+  const serverMessage = err.message.replace(/^.*?: HTTP \d+: /, '');
+  return new ApiError(err.service, err.status, serverMessage, err.body, { code: err.code, hint, cause: err });
 }
