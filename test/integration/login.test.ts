@@ -419,6 +419,12 @@ describe('opsctl api', () => {
   it('refuses bad input before sending (exit 2)', async () => {
     expect((await cli('api', '/media/v3/channels', '-f', 'novalue')).code).toBe(2);
     expect((await cli('api', 'media/v3/channels')).code).toBe(2);
+    for (const argv of [['--scopes', ''], ['--login-hint', ' '], ['--timeout', 'soon'], ['--port', '70000']]) {
+      const bad = await cli('login', ...argv);
+      expect(bad.code, argv.join(' ')).toBe(2);
+      expect(bad.stderr).toContain(argv[0]);
+      expect(bad.stderr.trim().split('\n').length, 'a hint under the error').toBeGreaterThan(1);
+    }
     const r = await cli('api', '/media/v3/channels', '--input', 'x.json');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--input');
