@@ -187,6 +187,9 @@ describe('authorization endpoint errors on the right channel', () => {
     [{ client_id: 'deleted-long-ago.apps.mock' }, 'deleted_client'],
     [{ response_type: undefined }, 'invalid_request'],
     [{ scope: undefined }, 'invalid_request'],
+    [{ code_challenge: 'too-short', code_challenge_method: 'S256' }, 'invalid_grant'],
+    [{ code_challenge_method: 'S256' }, 'invalid_grant'],
+    [{ code_challenge: 'x'.repeat(43), code_challenge_method: 'S512' }, 'invalid_request'],
   ])('%o → %s page, no redirect', async (params, code) => {
     const r = await page(params);
     expect(r.status).toBeGreaterThanOrEqual(400);

@@ -47,12 +47,13 @@ async function authorize(ctx: ServiceContext, req: MockRequest): Promise<MockRep
 
   const challenge = q.get('code_challenge') ?? undefined;
   const methodParam = q.get('code_challenge_method') ?? undefined;
-  if (methodParam && !challenge) return errorPage(400, 'invalid_request', 'code_challenge_method was given without code_challenge');
+  // The seed's table: invalid_grant "with PKCE: code_challenge invalid or missing".
+  if (methodParam && !challenge) return errorPage(400, 'invalid_grant', 'Missing code_challenge: code_challenge_method was given without it');
   if (methodParam && methodParam !== 'S256' && methodParam !== 'plain') {
     return errorPage(400, 'invalid_request', `Unsupported code_challenge_method "${methodParam}": use S256 (recommended) or plain`);
   }
   if (challenge && !CHALLENGE.test(challenge)) {
-    return errorPage(400, 'invalid_request', 'Invalid code_challenge: 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+    return errorPage(400, 'invalid_grant', 'Invalid code_challenge: 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
   }
 
   const request: PendingRequest = {
