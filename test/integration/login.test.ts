@@ -153,6 +153,29 @@ describe('opsctl login with the test playing the browser', () => {
     expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
   });
 
+  it('Ctrl-C while waiting: exit 130, the listener is closed, nothing stored', async () => {
+    let ctx: Context | undefined;
+    let redirect = '';
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const io = new IOStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr, env: { ...env, NO_COLOR: '1' } });
+    const run = main(['login'], {
+      env: { ...env, NO_COLOR: '1' },
+      io,
+      openBrowser: async (url) => {
+        redirect = new URL(url).searchParams.get('redirect_uri')!;
+        return true;
+      },
+    }, (c) => (ctx = c));
+    await until(() => err.includes('Waiting for the browser'));
+    ctx!.abort.abort();
+    expect(await run).toBe(130);
+    expect(err).toContain('nothing was stored');
+    await expect(followRedirect(`${redirect}?code=late&state=x`)).rejects.toThrow();
+    expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
+  });
+
   it('--port in use: exit 2 naming --port', async () => {
     const busy = createServer();
     await new Promise<void>((res) => busy.listen(0, '127.0.0.1', () => res()));
