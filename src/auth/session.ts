@@ -28,7 +28,8 @@ export function toStored(res: TokenResponse, now: number, prev: Partial<OAuthTok
     account,
     obtained_at: now,
     client_id: settings.clientId,
-    token_url: settings.tokenUrl,
+    // The embedded mock's URL dies with the process that signed in: not worth keeping.
+    token_url: settings.embedded ? undefined : settings.tokenUrl,
   };
 }
 
@@ -60,7 +61,9 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean } =
     p = (async () => {
       const settings = await oauthSettings(ctx);
       if (stored.client_id) settings.clientId = stored.client_id;
-      if (stored.token_url) settings.tokenUrl = stored.token_url;
+      // Refresh where the tokens came from, unless that is a local mock: the embedded one listens on a new
+      // port in every process (and `mock serve` may restart on another), so the current setting is right.
+      if (stored.token_url && !settings.local) settings.tokenUrl = stored.token_url;
       ctx.debug(`[auth] refreshing the access token (${stored.expires_at === undefined ? 'forced' : `${Math.round((stored.expires_at - now) / 1000)} s left`})`);
       const res = await refreshAccessToken(ctx, settings, stored.refresh_token as string);
       const next = toStored(res, ctx.now(), stored, settings);

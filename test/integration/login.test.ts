@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -286,6 +286,27 @@ describe('tokens over time', () => {
       proxy.close();
       await own.close();
     }
+  });
+
+  it('the embedded mock (a new port in every process): a later process refreshes, and a new sign-in revokes the old one', async () => {
+    const embeddedEnv = { OPSCTL_CONFIG_DIR: cfg.dir, DISPLAY: ':99' };
+    const signIn = () => runCli(['login'], { env: embeddedEnv, openBrowser: browser() });
+    expect((await signIn()).code).toBe(0);
+    const first = creds().embedded.oauth;
+    // Make the access token due for a refresh in the next process.
+    const file = join(cfg.dir, 'credentials.json');
+    const all = creds();
+    all.embedded.oauth.expires_at = Date.now() + 60_000;
+    writeFileSync(file, JSON.stringify(all));
+    const t = await runCli(['auth', 'token'], { env: embeddedEnv });
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stderr).not.toContain('could not refresh');
+    expect(t.stdout.trim()).not.toBe(first.access_token);
+    expect(creds().embedded.oauth.access_token).toBe(t.stdout.trim());
+    // Signing in again withdraws the grant it replaces, on the embedded server too.
+    expect((await signIn()).code).toBe(0);
+    const state = JSON.parse(readFileSync(join(cfg.dir, 'data', 'mock-state.json'), 'utf8'));
+    expect(state.oauth.refreshTokens[first.refresh_token].revoked).toBe(true);
   });
 
   it('an expired refresh token: auth token exits 4 telling to run opsctl login', async () => {

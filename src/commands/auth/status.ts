@@ -47,13 +47,23 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
     return { data, text: lines.join('\n') };
   }
 
-  const stored = await storedTokens(ctx);
+  let stored = await storedTokens(ctx);
   if (!stored) throw new AuthError(`not signed in (profile ${profile})`, { code: 'not_signed_in', hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
   if (stored.refresh_expires_at !== undefined && stored.refresh_expires_at <= now) {
     throw new AuthError(`the sign-in of ${stored.account ?? 'this profile'} has ended: its time-based access expired at ${iso(stored.refresh_expires_at)}`, {
       code: 'invalid_grant',
       hint: 'run: opsctl login',
     });
+  }
+  // A grant revoked elsewhere (security page, admin) looks fine locally: ask the server about the access
+  // token, and when it refuses it, a refresh tells whether the sign-in survives (invalid_grant → exit 4).
+  if (stored.access_token && (stored.expires_at === undefined || stored.expires_at > now)) {
+    const { rejected } = await tokenInfo(ctx, stored.access_token);
+    if (rejected) {
+      ctx.debug(`[auth] the server refused the stored access token (${rejected}); trying a refresh`);
+      const { freshAccessToken } = await import('../../auth/session.js');
+      stored = await freshAccessToken(ctx, { force: true });
+    }
   }
   const granted = (stored.scope ?? '').split(/\s+/).filter(Boolean);
   const requested = (stored.requested_scope ?? '').split(/\s+/).filter(Boolean);
