@@ -361,6 +361,22 @@ describe('tokens over time', () => {
     expect((await cli('auth', 'token')).stdout.trim()).toBe(tok.json.access_token);
   });
 
+  it('auth status asks the server: a grant revoked elsewhere exits 4; a refused access token with a live grant is refreshed', async () => {
+    expect((await login([])).code).toBe(0);
+    const saved = creds().embedded.oauth;
+    await mock.store.write((s) => void delete (s.oauth.accessTokens as Record<string, unknown>)[saved.access_token]);
+    const ok = await cli('auth', 'status', '--json');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.json()).toMatchObject({ account: 'alice@example.com', source: 'file' });
+    expect(creds().embedded.oauth.access_token).not.toBe(saved.access_token);
+    // Revoked at the account's security page: the refresh token goes too.
+    expect((await postForm(`${mock.url}/revoke`, { token: saved.refresh_token })).status).toBe(200);
+    const gone = await cli('auth', 'status');
+    expect(gone.code).toBe(4);
+    expect(gone.stderr).toContain('invalid_grant');
+    expect(gone.stderr).toContain('run: opsctl login');
+  });
+
   it('auth status with an OPSCTL_ACCESS_TOKEN the server rejects: exit 4 naming the variable; tokeninfo is asked on the token host', async () => {
     const bad = await runCli(['auth', 'status', '--json'], { env: { ...env, OPSCTL_ACCESS_TOKEN: 'ya29.revoked-or-made-up' } });
     expect(bad.code).toBe(4);

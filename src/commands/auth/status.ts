@@ -57,8 +57,10 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
   }
   // A grant revoked elsewhere (security page, admin) looks fine locally: ask the server about the access
   // token, and when it refuses it, a refresh tells whether the sign-in survives (invalid_grant → exit 4).
-  if (stored.access_token && (stored.expires_at === undefined || stored.expires_at > now)) {
-    const { rejected } = await tokenInfo(ctx, stored.access_token);
+  // (Not against the embedded mock, which only opsctl itself changes: status stays cheap there.)
+  const remote = Boolean(ctx.env.OPSCTL_AUTH_URL ?? (await ctx.profile()).auth);
+  if (remote && stored.access_token && (stored.expires_at === undefined || stored.expires_at > now)) {
+    const { rejected } = await tokenInfo(ctx, stored.access_token, stored.token_url);
     if (rejected) {
       ctx.debug(`[auth] the server refused the stored access token (${rejected}); trying a refresh`);
       const { freshAccessToken } = await import('../../auth/session.js');
@@ -107,9 +109,9 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
  * at oauth2.googleapis.com/tokeninfo), else the authorization server's. `rejected` when the server
  * says the token is invalid; `info` undefined when it cannot tell (no such endpoint, unreachable).
  */
-async function tokenInfo(ctx: Context, token: string): Promise<{ info?: Record<string, unknown>; rejected?: string }> {
+async function tokenInfo(ctx: Context, token: string, issuedBy?: string): Promise<{ info?: Record<string, unknown>; rejected?: string }> {
   try {
-    const tokenUrl = ctx.env.OPSCTL_TOKEN_URL ?? (await ctx.profile()).token_url;
+    const tokenUrl = issuedBy ?? ctx.env.OPSCTL_TOKEN_URL ?? (await ctx.profile()).token_url;
     const path = tokenUrl ? new URL('/tokeninfo', tokenUrl).toString() : '/tokeninfo';
     const http = await ctx.http('auth');
     // The token rides in the query: never over plain HTTP to anything but loopback (then: cannot tell).
