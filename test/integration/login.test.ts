@@ -153,6 +153,17 @@ describe('opsctl login with the test playing the browser', () => {
     expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
   });
 
+  it('--consent-as (demo, local mock only) signs in without a browser; a consent it cannot give ends the wait at once (exit 2)', async () => {
+    const ok = await cli('login', '--consent-as', 'bob@example.com');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain('opsctl submits the mock\'s consent form itself');
+    expect(creds().embedded.oauth.account).toBe('bob@example.com');
+    const bad = await cli('login', '--consent-as', 'nobody@example.com', '--timeout', '10m');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--consent-as: no consent form for nobody@example.com');
+    expect(creds().embedded.oauth.account).toBe('bob@example.com');
+  });
+
   it('Ctrl-C while waiting: exit 130, the listener is closed, nothing stored', async () => {
     let ctx: Context | undefined;
     let redirect = '';
