@@ -423,6 +423,19 @@ describe('profiles and real servers', () => {
     expect(old.json.error).toBe('invalid_grant');
   });
 
+  it('a wrong client secret: the exchange fails with invalid_client, exit 4 naming the settings, the browser is told, nothing stored', async () => {
+    const seen: { page?: string; status?: number } = {};
+    const r = await runCli(['login'], { env: { ...env, OPSCTL_CLIENT_ID: DEFAULT_CLIENT_ID, OPSCTL_CLIENT_SECRET: 'sekrit-7f3a' }, openBrowser: browser({}, seen) });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('invalid_client');
+    expect(r.stderr).toContain('client_secret');
+    expect(r.stderr).not.toContain('sekrit-7f3a');
+    await until(() => seen.page);
+    expect(seen.status).toBe(400);
+    expect(seen.page).toContain('Sign-in failed');
+    expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
+  });
+
   it('a real (non-loopback) server without a client_id: exit 2 naming client_id, before any request', async () => {
     const r = await runCli(['login'], { env: { ...env, OPSCTL_AUTH_URL: 'https://accounts.example.invalid' } });
     expect(r.code).toBe(2);
