@@ -359,6 +359,19 @@ describe('tokens over time', () => {
     expect(creds().embedded?.oauth).toBeUndefined();
   });
 
+  it('logout when the server cannot be reached still forgets locally, and says so with exit 3', async () => {
+    expect((await login([])).code).toBe(0);
+    const closed = createServer();
+    await new Promise<void>((res) => closed.listen(0, '127.0.0.1', () => res()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((res) => closed.close(() => res()));
+    const out = await runCli(['logout', '--json'], { env: { ...env, OPSCTL_REVOKE_URL: `http://127.0.0.1:${port}/revoke` } });
+    expect(out.code).toBe(3);
+    expect(out.json()).toMatchObject({ revoked: false, removed: true });
+    expect(out.stderr).toContain('could not revoke');
+    expect(creds().embedded?.oauth).toBeUndefined();
+  });
+
   it('OPSCTL_ACCESS_TOKEN beats stored tokens', async () => {
     expect((await login([], { email: 'bob@example.com' })).code).toBe(0);
     const other = await playBrowser(`${mock.url}/o/oauth2/v2/auth?client_id=${DEFAULT_CLIENT_ID}&redirect_uri=http://127.0.0.1:9/&response_type=code&scope=${encodeURIComponent(`email ${READ}`)}`, { email: 'alice@example.com' });
