@@ -82,13 +82,20 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
   });
   const url = buildAuthorizeUrl(settings, { redirectUri: listener.redirectUri, scopes, challenge: pkce.challenge, state, loginHint: opts.loginHint });
   const cleanups: Array<() => void> = [() => void listener.close()];
+  let consentFailed: Promise<never> | undefined;
   try {
     ctx.io.err(`Sign in at ${new URL(settings.authUrl).host} in your browser. Open this URL if no browser appears:\n\n  ${url}\n`);
     const decision = browserDecision(ctx.env, opts.browser && !opts.consentAs);
     if (opts.consentAs) {
       ctx.io.err(`(no browser: opsctl submits the mock's consent form itself as ${opts.consentAs}, granting every requested scope)`);
       const { submitConsent } = await import('./autoconsent.js');
-      void submitConsent(url, opts.consentAs).catch((err: Error) => ctx.io.warn(`--consent-as: ${err.message}`));
+      // Nobody else will answer: a consent that fails ends the wait at once (no 5-minute hang).
+      consentFailed = submitConsent(url, opts.consentAs).then(
+        () => new Promise<never>(() => undefined),
+        (err: Error) => {
+          throw new UsageError(`--consent-as: ${err.message}`, { field: 'consent-as', hint: 'use a seeded account such as alice@example.com' });
+        },
+      );
     } else if (decision.open) {
       const opened = await ctx.openBrowser(url);
       if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');
@@ -100,7 +107,7 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       cleanups.push(readPastedUrls(ctx, (line) => listener.accept(line)));
     }
     ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
-    const callback = await waitFor(ctx, listener.result, opts.timeoutMs);
+    const callback = await waitFor(ctx, consentFailed ? Promise.race([listener.result, consentFailed]) : listener.result, opts.timeoutMs);
     return await finish(ctx, settings, callback, { verifier: pkce.verifier, redirectUri: listener.redirectUri, scopes });
   } finally {
     for (const fn of cleanups) fn();

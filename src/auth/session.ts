@@ -28,7 +28,8 @@ export function toStored(res: TokenResponse, now: number, prev: Partial<OAuthTok
     account,
     obtained_at: now,
     client_id: settings.clientId,
-    token_url: settings.tokenUrl,
+    // The embedded mock's URL dies with the process that signed in: not worth keeping.
+    token_url: settings.embedded ? undefined : settings.tokenUrl,
   };
 }
 
@@ -60,13 +61,25 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean } =
     p = (async () => {
       const settings = await oauthSettings(ctx);
       if (stored.client_id) settings.clientId = stored.client_id;
-      if (stored.token_url) settings.tokenUrl = stored.token_url;
+      // Refresh where the tokens came from, unless that is a local mock: the embedded one listens on a new
+      // port in every process (and `mock serve` may restart on another), so the current setting is right.
+      if (stored.token_url && !settings.local) settings.tokenUrl = stored.token_url;
       ctx.debug(`[auth] refreshing the access token (${stored.expires_at === undefined ? 'forced' : `${Math.round((stored.expires_at - now) / 1000)} s left`})`);
       const res = await refreshAccessToken(ctx, settings, stored.refresh_token as string);
       const next = toStored(res, ctx.now(), stored, settings);
       next.requested_scope = stored.requested_scope;
-      await (await ctx.credentials()).update(profile, (c) => ({ ...c, oauth: next }));
-      return next;
+      // Another process may have signed out, signed in or stored a rotated refresh token while this refresh
+      // was on the wire: never overwrite that; use what is stored now instead.
+      let other: OAuthTokens | undefined | null = null;
+      await (await ctx.credentials()).update(profile, (c) => {
+        if (c.oauth?.refresh_token === stored.refresh_token) return { ...c, oauth: next };
+        other = c.oauth;
+        return c;
+      });
+      if (other === null) return next;
+      if (!other) throw new AuthError('signed out while opsctl was refreshing the access token (opsctl logout ran meanwhile)', { hint: 'run: opsctl login' });
+      ctx.debug('[auth] the stored sign-in changed during the refresh; using the stored one');
+      return other;
     })();
     inflight.set(key, p);
     p.then(

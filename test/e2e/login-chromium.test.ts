@@ -49,7 +49,9 @@ describe.skipIf(!haveChromium)('opsctl login in real Chromium (built binary, --n
       const page = browser.pages()[0] ?? (await browser.newPage());
       await page.goto(url);
       await page.locator('input[data-email="alice@example.com"]').check();
-      await page.locator(`input[data-scope="${SCOPE_BASE}/media.upload"]`).uncheck();
+      // Granular consent starts with nothing ticked: the user ticks media.readonly and leaves media.upload.
+      expect(await page.locator(`input[data-scope="${SCOPE_BASE}/media.upload"]`).isChecked()).toBe(false);
+      await page.locator(`input[data-scope="${SCOPE_BASE}/media.readonly"]`).check();
       await Promise.all([page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/\?code=/), page.locator('#allow').click()]);
       await page.locator('#result').waitFor({ timeout: 15_000 });
       expect(await page.locator('#result').textContent()).toBe('Signed in to opsctl');

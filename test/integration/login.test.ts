@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { Context } from '../../src/context.js';
@@ -108,6 +110,7 @@ describe('opsctl login with the test playing the browser', () => {
     const api = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
     expect(api.code).toBe(1);
     expect(api.stderr).toContain('HTTP 403');
+    expect(api.stderr).toContain('opsctl login --scopes');
     expect(JSON.parse(api.stdout).error.status).toBe('PERMISSION_DENIED');
   });
 
@@ -147,6 +150,40 @@ describe('opsctl login with the test playing the browser', () => {
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('could not open a browser');
     expect(r.stderr).toMatch(/timed out/);
+    expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
+  });
+
+  it('--consent-as (demo, local mock only) signs in without a browser; a consent it cannot give ends the wait at once (exit 2)', async () => {
+    const ok = await cli('login', '--consent-as', 'bob@example.com');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain('opsctl submits the mock\'s consent form itself');
+    expect(creds().embedded.oauth.account).toBe('bob@example.com');
+    const bad = await cli('login', '--consent-as', 'nobody@example.com', '--timeout', '10m');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--consent-as: no consent form for nobody@example.com');
+    expect(creds().embedded.oauth.account).toBe('bob@example.com');
+  });
+
+  it('Ctrl-C while waiting: exit 130, the listener is closed, nothing stored', async () => {
+    let ctx: Context | undefined;
+    let redirect = '';
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const io = new IOStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr, env: { ...env, NO_COLOR: '1' } });
+    const run = main(['login'], {
+      env: { ...env, NO_COLOR: '1' },
+      io,
+      openBrowser: async (url) => {
+        redirect = new URL(url).searchParams.get('redirect_uri')!;
+        return true;
+      },
+    }, (c) => (ctx = c));
+    await until(() => err.includes('Waiting for the browser'));
+    ctx!.abort.abort();
+    expect(await run).toBe(130);
+    expect(err).toContain('nothing was stored');
+    await expect(followRedirect(`${redirect}?code=late&state=x`)).rejects.toThrow();
     expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
   });
 
@@ -204,6 +241,85 @@ describe('tokens over time', () => {
     expect((await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true')).code).toBe(0);
   });
 
+  it('a refresh never overwrites a logout or a new sign-in that another process made meanwhile', async () => {
+    await mock.close();
+    mock = await startMock({ services: ['oauth', 'api'], now: () => Date.now() + clockOffset, options: { oauth: { accessTokenTtlSeconds: 120 } } });
+    // A token endpoint that refreshes at once but holds the answer until the test lets it through.
+    let release!: () => void;
+    let gate = Promise.resolve();
+    let held = 0;
+    const proxy = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', async () => {
+        const out = await postForm(`${mock.url}/token`, Object.fromEntries(new URLSearchParams(body)));
+        if (body.includes('grant_type=refresh_token')) {
+          held++;
+          await gate;
+        }
+        res.writeHead(out.status, { 'content-type': 'application/json' }).end(JSON.stringify(out.json));
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    const own = new Agent();
+    try {
+      env = { ...env, OPSCTL_AUTH_URL: mock.url, OPSCTL_API_URL: mock.url, OPSCTL_TOKEN_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}/token` };
+      const hold = () => {
+        gate = new Promise<void>((r) => (release = r));
+        held = 0;
+      };
+
+      expect((await login([])).code).toBe(0);
+      hold();
+      const refreshing = cli('auth', 'token');
+      await until(() => held === 1);
+      // "Another process": its own connection pool (one process's shutdown waits for its own requests only).
+      expect((await runCli(['logout'], { env, dispatcher: own })).code).toBe(0);
+      release();
+      const r = await refreshing;
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain('signed out while');
+      expect(creds().embedded?.oauth).toBeUndefined();
+
+      expect((await login([])).code).toBe(0);
+      hold();
+      const again = cli('auth', 'token');
+      await until(() => held === 1);
+      expect((await runCli(['login'], { env, dispatcher: own, openBrowser: browser({ email: 'bob@example.com' }) })).code).toBe(0);
+      const bobs = creds().embedded.oauth.access_token;
+      release();
+      const t = await again;
+      expect(t.code, t.stderr).toBe(0);
+      expect(t.stdout.trim()).toBe(bobs);
+      expect(creds().embedded.oauth).toMatchObject({ account: 'bob@example.com', access_token: bobs });
+    } finally {
+      release?.();
+      proxy.close();
+      await own.close();
+    }
+  });
+
+  it('the embedded mock (a new port in every process): a later process refreshes, and a new sign-in revokes the old one', async () => {
+    const embeddedEnv = { OPSCTL_CONFIG_DIR: cfg.dir, DISPLAY: ':99' };
+    const signIn = () => runCli(['login'], { env: embeddedEnv, openBrowser: browser() });
+    expect((await signIn()).code).toBe(0);
+    const first = creds().embedded.oauth;
+    // Make the access token due for a refresh in the next process.
+    const file = join(cfg.dir, 'credentials.json');
+    const all = creds();
+    all.embedded.oauth.expires_at = Date.now() + 60_000;
+    writeFileSync(file, JSON.stringify(all));
+    const t = await runCli(['auth', 'token'], { env: embeddedEnv });
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stderr).not.toContain('could not refresh');
+    expect(t.stdout.trim()).not.toBe(first.access_token);
+    expect(creds().embedded.oauth.access_token).toBe(t.stdout.trim());
+    // Signing in again withdraws the grant it replaces, on the embedded server too.
+    expect((await signIn()).code).toBe(0);
+    const state = JSON.parse(readFileSync(join(cfg.dir, 'data', 'mock-state.json'), 'utf8'));
+    expect(state.oauth.refreshTokens[first.refresh_token].revoked).toBe(true);
+  });
+
   it('an expired refresh token: auth token exits 4 telling to run opsctl login', async () => {
     await mock.close();
     mock = await startMock({ services: ['oauth', 'api'], now: () => Date.now() + clockOffset, options: { oauth: { accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 600 } } });
@@ -243,6 +359,19 @@ describe('tokens over time', () => {
     expect(creds().embedded?.oauth).toBeUndefined();
   });
 
+  it('logout when the server cannot be reached still forgets locally, and says so with exit 3', async () => {
+    expect((await login([])).code).toBe(0);
+    const closed = createServer();
+    await new Promise<void>((res) => closed.listen(0, '127.0.0.1', () => res()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((res) => closed.close(() => res()));
+    const out = await runCli(['logout', '--json'], { env: { ...env, OPSCTL_REVOKE_URL: `http://127.0.0.1:${port}/revoke` } });
+    expect(out.code).toBe(3);
+    expect(out.json()).toMatchObject({ revoked: false, removed: true });
+    expect(out.stderr).toContain('could not revoke');
+    expect(creds().embedded?.oauth).toBeUndefined();
+  });
+
   it('OPSCTL_ACCESS_TOKEN beats stored tokens', async () => {
     expect((await login([], { email: 'bob@example.com' })).code).toBe(0);
     const other = await playBrowser(`${mock.url}/o/oauth2/v2/auth?client_id=${DEFAULT_CLIENT_ID}&redirect_uri=http://127.0.0.1:9/&response_type=code&scope=${encodeURIComponent(`email ${READ}`)}`, { email: 'alice@example.com' });
@@ -254,6 +383,38 @@ describe('tokens over time', () => {
     const api = await cli('api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true');
     expect(JSON.parse(api.stdout).items[0].snippet.title).toBe("alice's channel");
     expect((await cli('auth', 'token')).stdout.trim()).toBe(tok.json.access_token);
+  });
+
+  it('auth status asks the server: a grant revoked elsewhere exits 4; a refused access token with a live grant is refreshed', async () => {
+    expect((await login([])).code).toBe(0);
+    const saved = creds().embedded.oauth;
+    await mock.store.write((s) => void delete (s.oauth.accessTokens as Record<string, unknown>)[saved.access_token]);
+    const ok = await cli('auth', 'status', '--json');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.json()).toMatchObject({ account: 'alice@example.com', source: 'file' });
+    expect(creds().embedded.oauth.access_token).not.toBe(saved.access_token);
+    // Revoked at the account's security page: the refresh token goes too.
+    expect((await postForm(`${mock.url}/revoke`, { token: saved.refresh_token })).status).toBe(200);
+    const gone = await cli('auth', 'status');
+    expect(gone.code).toBe(4);
+    expect(gone.stderr).toContain('invalid_grant');
+    expect(gone.stderr).toContain('run: opsctl login');
+  });
+
+  it('auth status with an OPSCTL_ACCESS_TOKEN the server rejects: exit 4 naming the variable; tokeninfo is asked on the token host', async () => {
+    const bad = await runCli(['auth', 'status', '--json'], { env: { ...env, OPSCTL_ACCESS_TOKEN: 'ya29.revoked-or-made-up' } });
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toContain('OPSCTL_ACCESS_TOKEN');
+    expect(bad.stderr).toContain('invalid_token');
+    // Google serves tokeninfo on the token endpoint's host, not on the authorization host.
+    expect((await login([])).code).toBe(0);
+    mock.requests.length = 0;
+    const good = await runCli(['auth', 'status', '--json'], {
+      env: { ...env, OPSCTL_AUTH_URL: 'http://127.0.0.1:9', OPSCTL_TOKEN_URL: `${mock.url}/token`, OPSCTL_ACCESS_TOKEN: creds().embedded.oauth.access_token },
+    });
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.json()).toMatchObject({ source: 'environment', account: 'alice@example.com' });
+    expect(mock.requests.some((r) => r.path === '/tokeninfo')).toBe(true);
   });
 
   it('not signed in: auth status and auth token exit 4', async () => {
@@ -273,6 +434,19 @@ describe('profiles and real servers', () => {
     expect(creds().work.oauth.account).toBe('bob@example.com');
     const old = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
     expect(old.json.error).toBe('invalid_grant');
+  });
+
+  it('a wrong client secret: the exchange fails with invalid_client, exit 4 naming the settings, the browser is told, nothing stored', async () => {
+    const seen: { page?: string; status?: number } = {};
+    const r = await runCli(['login'], { env: { ...env, OPSCTL_CLIENT_ID: DEFAULT_CLIENT_ID, OPSCTL_CLIENT_SECRET: 'sekrit-7f3a' }, openBrowser: browser({}, seen) });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('invalid_client');
+    expect(r.stderr).toContain('client_secret');
+    expect(r.stderr).not.toContain('sekrit-7f3a');
+    await until(() => seen.page);
+    expect(seen.status).toBe(400);
+    expect(seen.page).toContain('Sign-in failed');
+    expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
   });
 
   it('a real (non-loopback) server without a client_id: exit 2 naming client_id, before any request', async () => {
@@ -295,9 +469,59 @@ describe('opsctl api', () => {
     await tm.close();
   });
 
+  it('a full URL must be on the service\'s own origin: the token is never sent elsewhere (exit 2)', async () => {
+    expect((await login([])).code).toBe(0);
+    let hits = 0;
+    const other = createServer((socket) => {
+      hits++;
+      socket.destroy();
+    });
+    await new Promise<void>((res) => other.listen(0, '127.0.0.1', () => res()));
+    const port = (other.address() as { port: number }).port;
+    try {
+      const r = await cli('api', `http://127.0.0.1:${port}/media/v3/channels`, '-f', 'part=id', '-f', 'mine=true');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('path:');
+      expect(r.stderr).toContain('--service');
+      expect(hits).toBe(0);
+      const same = await cli('api', `${mock.url}/media/v3/channels`, '-f', 'part=id', '-f', 'mine=true');
+      expect(same.code, same.stderr).toBe(0);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('a 401 for a stored token refreshes once and retries; a revoked sign-in exits 4 saying to run opsctl login', async () => {
+    expect((await login([])).code).toBe(0);
+    const saved = creds().embedded.oauth;
+    // The server forgets the access token (as after a clock skew); the refresh token still works.
+    await mock.store.write((s) => void delete (s.oauth.accessTokens as Record<string, unknown>)[saved.access_token]);
+    const retried = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(JSON.parse(retried.stdout).items).toHaveLength(1);
+    expect(creds().embedded.oauth.access_token).not.toBe(saved.access_token);
+    // Revoked elsewhere (the account's security page): the refresh fails too.
+    await postForm(`${mock.url}/revoke`, { token: creds().embedded.oauth.access_token });
+    const revoked = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
+    expect(revoked.code).toBe(4);
+    expect(revoked.stderr).toContain('invalid_grant');
+    expect(revoked.stderr).toContain('run: opsctl login');
+    // An environment token the server refuses: exit 4, no refresh, a hint about the variable.
+    const bad = await runCli(['api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true'], { env: { ...env, OPSCTL_ACCESS_TOKEN: 'ya29.not-a-token' } });
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toContain('OPSCTL_ACCESS_TOKEN');
+    expect(JSON.parse(bad.stdout).error.status).toBe('UNAUTHENTICATED');
+  });
+
   it('refuses bad input before sending (exit 2)', async () => {
     expect((await cli('api', '/media/v3/channels', '-f', 'novalue')).code).toBe(2);
     expect((await cli('api', 'media/v3/channels')).code).toBe(2);
+    for (const argv of [['--scopes', ''], ['--login-hint', ' '], ['--timeout', 'soon'], ['--port', '70000']]) {
+      const bad = await cli('login', ...argv);
+      expect(bad.code, argv.join(' ')).toBe(2);
+      expect(bad.stderr).toContain(argv[0]);
+      expect(bad.stderr.trim().split('\n').length, 'a hint under the error').toBeGreaterThan(1);
+    }
     const r = await cli('api', '/media/v3/channels', '--input', 'x.json');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--input');

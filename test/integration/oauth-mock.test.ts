@@ -98,6 +98,19 @@ describe('token endpoint', () => {
     expect((await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', client_id: 'nobody' })).status).toBe(401);
   });
 
+  it('HTTP Basic client authentication; a malformed Basic header is 401 invalid_client, never a 500', async () => {
+    const { code, verifier } = await codeFor();
+    const basic = (text: string) => ({ authorization: `Basic ${Buffer.from(text).toString('base64')}` });
+    const ok = await postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT }, basic(`${DEFAULT_CLIENT_ID}:${DEFAULT_CLIENT_SECRET}`));
+    expect(ok.status).toBe(200);
+    for (const bad of [`${DEFAULT_CLIENT_ID}:%E0%A4%A`, 'no-colon-here']) {
+      const r = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: ok.json.refresh_token }, basic(bad));
+      expect(r.status, JSON.stringify(r.json)).toBe(401);
+      expect(r.json.error).toBe('invalid_client');
+      expect(r.json.error_description).toMatch(/Basic/);
+    }
+  });
+
   it('mobile clients refresh without a secret', async () => {
     const verifier = createVerifier();
     const page = await playBrowser(authUrl({ client_id: 'mobile-b.apps.mock', code_challenge: challengeS256(verifier), code_challenge_method: 'S256', redirect_uri: 'com.example.mobileb:/oauth2redirect' }));
@@ -174,6 +187,9 @@ describe('authorization endpoint errors on the right channel', () => {
     [{ client_id: 'deleted-long-ago.apps.mock' }, 'deleted_client'],
     [{ response_type: undefined }, 'invalid_request'],
     [{ scope: undefined }, 'invalid_request'],
+    [{ code_challenge: 'too-short', code_challenge_method: 'S256' }, 'invalid_grant'],
+    [{ code_challenge_method: 'S256' }, 'invalid_grant'],
+    [{ code_challenge: 'x'.repeat(43), code_challenge_method: 'S512' }, 'invalid_request'],
   ])('%o → %s page, no redirect', async (params, code) => {
     const r = await page(params);
     expect(r.status).toBeGreaterThanOrEqual(400);
@@ -209,6 +225,12 @@ describe('authorization endpoint errors on the right channel', () => {
   it('login_hint preselects the account; granular consent grants a subset; trusted clients all-or-nothing', async () => {
     const r = await playBrowser(authUrl({ scope: `openid ${READ} ${UPLOAD}`, login_hint: 'bob@example.com' }), { scopes: [READ] });
     expect(r.page).toMatch(/data-email="bob@example.com" checked/);
+    // Granular consent: one checkbox per non-identity scope, none ticked for the user.
+    expect(r.page.match(/type="checkbox" name="scope"[^>]*>/g)).toHaveLength(2);
+    expect(r.page).not.toMatch(/type="checkbox"[^>]* checked/);
+    // Allow with nothing ticked grants the identity scopes only.
+    const none = await playBrowser(authUrl({ scope: `openid ${READ}` }), { scopes: [] });
+    expect(new URL(none.location!).searchParams.get('scope')).toBe('openid');
     expect(new URL(r.location!).searchParams.get('scope')).toBe(`openid ${READ}`);
     const trusted = await playBrowser(authUrl({ client_id: 'trusted-desktop.apps.mock', scope: `${READ} ${UPLOAD}` }), { scopes: [] });
     expect(trusted.page).not.toContain('type="checkbox"');
@@ -241,8 +263,14 @@ describe('client registry from a file', () => {
       expect(JSON.parse(Buffer.from(tok.json.id_token.split('.')[1], 'base64url').toString()).email).toBe('zoe@example.com');
       const gone = await playBrowser(`${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`);
       expect(gone.page).toContain('deleted_client');
-      const oauthSvc = (await m.service('oauth')) as unknown as { restoreClient(id: string): Promise<string | undefined> };
-      expect(await oauthSvc.restoreClient('gone.apps.mock')).toBeUndefined();
+      // The developer console's restore, over HTTP.
+      const restore = (id: string) => request(`${m.url}/oauth2/mock/clients/${id}/restore`, { method: 'POST' }).then(async (res) => ({ status: res.statusCode, json: (await res.body.json()) as any }));
+      expect(await restore('gone.apps.mock')).toEqual({ status: 200, json: { client_id: 'gone.apps.mock', restored: true } });
+      expect((await restore('gone.apps.mock')).json.error).toBe('invalid_request');
+      expect((await restore('nobody.apps.mock')).status).toBe(404);
+      const old = await restore('deleted-long-ago.apps.mock');
+      expect(old).toMatchObject({ status: 400, json: { error: 'deleted_client' } });
+      expect(old.json.error_description).toContain('30 days');
       const back = await playBrowser(`${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`);
       expect(back.pageStatus).toBe(200);
     } finally {

@@ -16,6 +16,17 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
   if (!opts.path.startsWith('/') && !/^https?:\/\//.test(opts.path)) {
     throw new UsageError(`path: "${opts.path}" must start with / (e.g. /media/v3/channels)`, { field: 'path' });
   }
+  if (/^https?:\/\//.test(opts.path)) {
+    // A full URL must stay on the service's own origin: the request carries that service's credentials.
+    const base = new URL((await ctx.endpoint(opts.service)).url);
+    const target = new URL(opts.path);
+    if (target.origin !== base.origin) {
+      throw new UsageError(`path: ${target.origin} is not the ${opts.service} service (${base.origin}); opsctl api sends its credentials only there`, {
+        field: 'path',
+        hint: `give a path like /media/v3/channels, or pick the service the URL belongs to with --service`,
+      });
+    }
+  }
   const params: Record<string, string> = {};
   for (const f of opts.fields) {
     const eq = f.indexOf('=');
@@ -41,11 +52,42 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
   } else if (bodyMethod && opts.fields.length) json = params;
 
   const http = await ctx.http(opts.service);
+  const send = () => http.request({ method: opts.method, path: opts.path, query: bodyMethod ? undefined : params, json });
   try {
-    const res = await http.request({ method: opts.method, path: opts.path, query: bodyMethod ? undefined : params, json });
+    let res;
+    try {
+      res = await send();
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 401 && opts.service !== 'tracker' && !ctx.env.OPSCTL_ACCESS_TOKEN)) throw err;
+      // The server refused a stored token that looked valid (revoked elsewhere, clock skew): refresh once and retry.
+      // A refresh that fails with invalid_grant is an AuthError (exit 4) saying to run opsctl login.
+      const { freshAccessToken } = await import('../../auth/session.js');
+      ctx.debug('[api] 401 with the stored access token: refreshing it and retrying once');
+      await freshAccessToken(ctx, { force: true });
+      res = await send();
+    }
     return { data: res.data ?? null, text: res.data === undefined ? '' : JSON.stringify(res.data, null, 2) };
   } catch (err) {
     if (err instanceof ApiError && err.body !== undefined && !ctx.jsonOutput) ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
+    if (err instanceof ApiError && err.status === 401) {
+      throw withHint(
+        err,
+        opts.service === 'tracker'
+          ? 'check the tracker token: opsctl auth login --service tracker --with-token < token.txt   (or OPSCTL_TRACKER_TOKEN)'
+          : ctx.env.OPSCTL_ACCESS_TOKEN
+            ? 'the server refused OPSCTL_ACCESS_TOKEN: get a new token, or unset it to use the sign-in of opsctl login'
+            : 'run: opsctl login',
+      );
+    }
+    if (err instanceof ApiError && err.status === 403 && opts.service !== 'tracker') {
+      throw withHint(err, 'the token may lack a scope this call needs: see the missing scopes in opsctl auth status, then grant them with opsctl login --scopes …');
+    }
     throw err;
   }
+}
+
+/** The same API error (status, body, exit code) with a hint saying what to do next. */
+function withHint(err: ApiError, hint: string): ApiError {
+  const serverMessage = err.message.replace(/^.*?: HTTP \d+: /, '');
+  return new ApiError(err.service, err.status, serverMessage, err.body, { code: err.code, hint, cause: err });
 }

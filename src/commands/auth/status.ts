@@ -15,7 +15,13 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
   const inSeconds = (ms: number | undefined) => (ms === undefined ? null : Math.round((ms - now) / 1000));
 
   if (ctx.env.OPSCTL_ACCESS_TOKEN) {
-    const info = await tokenInfo(ctx, ctx.env.OPSCTL_ACCESS_TOKEN);
+    const { info, rejected } = await tokenInfo(ctx, ctx.env.OPSCTL_ACCESS_TOKEN);
+    if (rejected) {
+      throw new AuthError(`the server does not accept OPSCTL_ACCESS_TOKEN (${rejected})`, {
+        code: 'invalid_token',
+        hint: 'get a new access token for OPSCTL_ACCESS_TOKEN, or unset it to use the sign-in of opsctl login',
+      });
+    }
     const scopes = typeof info?.scope === 'string' ? info.scope.split(' ') : null;
     const expiresAt = info?.exp ? Number(info.exp) * 1000 : undefined;
     const data = {
@@ -41,13 +47,25 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
     return { data, text: lines.join('\n') };
   }
 
-  const stored = await storedTokens(ctx);
+  let stored = await storedTokens(ctx);
   if (!stored) throw new AuthError(`not signed in (profile ${profile})`, { code: 'not_signed_in', hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
   if (stored.refresh_expires_at !== undefined && stored.refresh_expires_at <= now) {
     throw new AuthError(`the sign-in of ${stored.account ?? 'this profile'} has ended: its time-based access expired at ${iso(stored.refresh_expires_at)}`, {
       code: 'invalid_grant',
       hint: 'run: opsctl login',
     });
+  }
+  // A grant revoked elsewhere (security page, admin) looks fine locally: ask the server about the access
+  // token, and when it refuses it, a refresh tells whether the sign-in survives (invalid_grant → exit 4).
+  // (Not against the embedded mock, which only opsctl itself changes: status stays cheap there.)
+  const remote = Boolean(ctx.env.OPSCTL_AUTH_URL ?? (await ctx.profile()).auth);
+  if (remote && stored.access_token && (stored.expires_at === undefined || stored.expires_at > now)) {
+    const { rejected } = await tokenInfo(ctx, stored.access_token, stored.token_url);
+    if (rejected) {
+      ctx.debug(`[auth] the server refused the stored access token (${rejected}); trying a refresh`);
+      const { freshAccessToken } = await import('../../auth/session.js');
+      stored = await freshAccessToken(ctx, { force: true });
+    }
   }
   const granted = (stored.scope ?? '').split(/\s+/).filter(Boolean);
   const requested = (stored.requested_scope ?? '').split(/\s+/).filter(Boolean);
@@ -86,14 +104,26 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
   return { data, text: lines.join('\n') };
 }
 
-/** Asks the authorization server's tokeninfo about an environment token; undefined when it cannot. */
-async function tokenInfo(ctx: Context, token: string): Promise<Record<string, unknown> | undefined> {
+/**
+ * Asks the tokeninfo endpoint about an environment token: on the token endpoint's host (Google serves it
+ * at oauth2.googleapis.com/tokeninfo), else the authorization server's. `rejected` when the server
+ * says the token is invalid; `info` undefined when it cannot tell (no such endpoint, unreachable).
+ */
+async function tokenInfo(ctx: Context, token: string, issuedBy?: string): Promise<{ info?: Record<string, unknown>; rejected?: string }> {
   try {
+    const tokenUrl = issuedBy ?? ctx.env.OPSCTL_TOKEN_URL ?? (await ctx.profile()).token_url;
+    const path = tokenUrl ? new URL('/tokeninfo', tokenUrl).toString() : '/tokeninfo';
     const http = await ctx.http('auth');
-    const res = await http.request<Record<string, unknown>>({ path: '/tokeninfo', query: { access_token: token }, auth: false, okStatuses: [400, 401, 404] });
-    return res.status === 200 ? res.data : undefined;
+    // The token rides in the query: never over plain HTTP to anything but loopback (then: cannot tell).
+    const { assertSafeTransport } = await import('../../core/http.js');
+    assertSafeTransport(http.url(path), 'auth');
+    const res = await http.request<Record<string, unknown>>({ path, query: { access_token: token }, auth: false, okStatuses: [400, 401, 404] });
+    if (res.status === 200) return { info: res.data };
+    const error = typeof res.data?.error === 'string' ? res.data.error : undefined;
+    if ((res.status === 400 || res.status === 401) && error) return { rejected: `${error}${typeof res.data?.error_description === 'string' ? `: ${res.data.error_description}` : ''}` };
+    return {};
   } catch (err) {
     ctx.debug(`tokeninfo failed: ${(err as Error).message}`);
-    return undefined;
+    return {};
   }
 }

@@ -22,8 +22,8 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 1024..65535, or leave --port out for a free port' });
   }
   const scopes = opts.scopes ? parseScopes(opts.scopes) : undefined;
-  if (opts.scopes && !scopes?.length) throw new UsageError('--scopes: give at least one scope', { field: 'scopes' });
-  if (opts.loginHint !== undefined && !opts.loginHint.trim()) throw new UsageError('--login-hint: give an e-mail address or account id', { field: 'login-hint' });
+  if (opts.scopes && !scopes?.length) throw new UsageError('--scopes: give at least one scope', { field: 'scopes', hint: 'e.g. --scopes openid email media.readonly, or leave --scopes out for the profile\'s scopes' });
+  if (opts.loginHint !== undefined && !opts.loginHint.trim()) throw new UsageError('--login-hint: give an e-mail address or account id', { field: 'login-hint', hint: 'e.g. --login-hint alice@example.com, or leave it out to choose on the sign-in page' });
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set: it will still take precedence over the tokens stored by this sign-in');
 
   const out = await login(ctx, { scopes, loginHint: opts.loginHint, browser: opts.browser, timeoutMs, port, consentAs: opts.consentAs });

@@ -47,12 +47,13 @@ async function authorize(ctx: ServiceContext, req: MockRequest): Promise<MockRep
 
   const challenge = q.get('code_challenge') ?? undefined;
   const methodParam = q.get('code_challenge_method') ?? undefined;
-  if (methodParam && !challenge) return errorPage(400, 'invalid_request', 'code_challenge_method was given without code_challenge');
+  // The seed's table: invalid_grant "with PKCE: code_challenge invalid or missing".
+  if (methodParam && !challenge) return errorPage(400, 'invalid_grant', 'Missing code_challenge: code_challenge_method was given without it');
   if (methodParam && methodParam !== 'S256' && methodParam !== 'plain') {
     return errorPage(400, 'invalid_request', `Unsupported code_challenge_method "${methodParam}": use S256 (recommended) or plain`);
   }
   if (challenge && !CHALLENGE.test(challenge)) {
-    return errorPage(400, 'invalid_request', 'Invalid code_challenge: 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+    return errorPage(400, 'invalid_grant', 'Invalid code_challenge: 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
   }
 
   const request: PendingRequest = {
@@ -83,7 +84,7 @@ function hintedUser(list: MockUser[], hint: string | undefined): MockUser | unde
   return list.find((u) => u.email.toLowerCase() === h || u.sub === hint);
 }
 
-/** The sign-in and consent page: pick an account, tick the scopes to grant (granular unless trusted), Allow or Deny. */
+/** The sign-in and consent page: pick an account, tick the scopes to grant (granular unless trusted; unticked at first, as on the real screen), Allow or Deny. */
 export function consentPage(client: OAuthClient, request: PendingRequest, list: MockUser[], problem?: string): MockReply {
   const selected = hintedUser(list, request.login_hint) ?? list[0];
   const accounts = list
@@ -99,10 +100,11 @@ export function consentPage(client: OAuthClient, request: PendingRequest, list: 
         .map((s) => `<li>${escapeHtml(KNOWN_SCOPES[s])} <code>${escapeHtml(s)}</code></li>`)
         .join('')}</ul>`
     : `${identity.length ? `<p>Signing in shares: ${identity.map((s) => escapeHtml(KNOWN_SCOPES[s])).join('; ')}.</p>` : ''}
+${granular.length ? '<p id="choose">Tick what you allow (granular consent: nothing is ticked for you).</p>' : ''}
 ${granular
   .map(
     (s, i) =>
-      `<label><input type="checkbox" name="scope" value="${escapeHtml(s)}" id="scope-${i}" data-scope="${escapeHtml(s)}" checked> ${escapeHtml(KNOWN_SCOPES[s])} <code>${escapeHtml(s)}</code></label>`,
+      `<label><input type="checkbox" name="scope" value="${escapeHtml(s)}" id="scope-${i}" data-scope="${escapeHtml(s)}"> ${escapeHtml(KNOWN_SCOPES[s])} <code>${escapeHtml(s)}</code></label>`,
   )
   .join('\n')}`;
   const body = `<h1>Sign in to continue to ${escapeHtml(client.name)}</h1>

@@ -6,6 +6,10 @@ import { errorReply, oauthOptions, type OAuthMockOptions } from './common.js';
 import { clientProblem, restoreClient, seedClients, seedUsers, type MockUser, type OAuthClient } from './registry.js';
 import { tokenRoutes } from './token.js';
 import { oauth } from './tokens.js';
+import { MockError } from '../../http.js';
+
+/** POST here restores a deleted client within 30 days (what the developer console's restore button does). */
+export const RESTORE_PATH = '/oauth2/mock/clients/:client_id/restore';
 
 /** Reads a registry file (JSON or YAML): `{clients: [...], users: [...]}` or a list of clients. */
 export async function readRegistryFile(path: string): Promise<{ clients: OAuthClient[]; users: MockUser[] }> {
@@ -59,15 +63,32 @@ const oauthService: ServiceModule = {
       const file = await readRegistryFile(opts.clientsFile);
       await ctx.store.write((s) => merge(s, file.clients, file.users));
     }
+    const restore = (clientId: string) =>
+      ctx.store.write((s) => {
+        const c = oauth(s).clients[clientId] as OAuthClient | undefined;
+        return c ? restoreClient(c, ctx.now()) : `${clientId} is unknown`;
+      });
     return {
-      routes: [...authorizeRoutes(ctx), ...tokenRoutes(ctx)],
+      routes: [
+        ...authorizeRoutes(ctx),
+        ...tokenRoutes(ctx),
+        {
+          // The developer console's "restore" of a deleted client (not part of the OAuth API; within 30 days).
+          method: 'POST',
+          path: RESTORE_PATH,
+          handler: async (req) => {
+            const clientId = req.params.client_id ?? '';
+            const problem = await restore(clientId);
+            if (!problem) return { status: 200, json: { client_id: clientId, restored: true } };
+            if (problem.endsWith('is unknown')) throw new MockError(404, 'not_found', `The OAuth client ${clientId} does not exist.`);
+            if (problem.endsWith('is not deleted')) throw new MockError(400, 'invalid_request', `The OAuth client ${clientId} is not deleted: nothing to restore.`);
+            throw new MockError(400, 'deleted_client', `The OAuth client ${clientId} was deleted more than 30 days ago and can no longer be restored.`);
+          },
+        },
+      ],
       errorReply,
       /** Restores a deleted client (the developer console's "restore", within 30 days). */
-      restoreClient: (clientId: string) =>
-        ctx.store.write((s) => {
-          const c = oauth(s).clients[clientId] as OAuthClient | undefined;
-          return c ? restoreClient(c, ctx.now()) : `${clientId} is unknown`;
-        }),
+      restoreClient: restore,
     };
   },
 };

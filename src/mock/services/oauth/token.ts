@@ -59,9 +59,17 @@ function clientCredentials(req: MockRequest, form: URLSearchParams): { id?: stri
   const auth = String(req.headers.authorization ?? '');
   const basic = /^Basic\s+(\S+)$/i.exec(auth);
   if (basic) {
-    const [id, secret] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
-    const dec = (s: string | undefined) => (s === undefined ? undefined : decodeURIComponent(s.replace(/\+/g, ' ')));
-    return { id: dec(id), secret: dec(secret) };
+    const text = Buffer.from(basic[1], 'base64').toString('utf8');
+    const colon = text.indexOf(':');
+    if (colon < 0) throw oauthError(401, 'invalid_client', 'HTTP Basic client authentication needs client_id:client_secret.');
+    const dec = (s: string) => {
+      try {
+        return decodeURIComponent(s.replace(/\+/g, ' '));
+      } catch {
+        throw oauthError(401, 'invalid_client', 'HTTP Basic client credentials must be form-urlencoded (RFC 6749 §2.3.1); this one has a malformed % escape.');
+      }
+    };
+    return { id: dec(text.slice(0, colon)), secret: dec(text.slice(colon + 1)) };
   }
   return { id: form.get('client_id') ?? undefined, secret: form.get('client_secret') ?? undefined };
 }
