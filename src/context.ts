@@ -159,7 +159,13 @@ export class Context {
     this.embeddedServer ??= (async () => {
       const statePath = this.env.OPSCTL_MOCK_STATE ?? join(this.paths.data, 'mock-state.json');
       const { createMockServer } = await import('./mock/server.js');
-      const server = await createMockServer({ state: statePath, port: 0, host: '127.0.0.1' });
+      const clientsFile = this.env.OPSCTL_MOCK_OAUTH_CLIENTS;
+      const server = await createMockServer({
+        state: statePath,
+        port: 0,
+        host: '127.0.0.1',
+        options: clientsFile ? { oauth: { clientsFile } } : undefined,
+      });
       this.onCleanup(() => server.close());
       const marker = join(this.paths.data, '.embedded-notice');
       if (!existsSync(marker) || this.debugEnabled) {

@@ -154,3 +154,18 @@ describe('delete confirmation', () => {
     expect((await runCli(['tracker', 'labels', 'get', '1'], { env: env() })).code).toBe(0);
   });
 });
+
+describe('the embedded authorization server with a clients file', () => {
+  it('loads OPSCTL_MOCK_OAUTH_CLIENTS, so a profile can sign in with its own client and user', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const file = join(cfg.dir, 'clients.yaml');
+    writeFileSync(file, 'clients:\n  - client_id: team-app.apps.mock\n    client_secret: s3cret\n    name: Team app\n    type: desktop\nusers:\n  - sub: "4242"\n    email: zoe@example.com\n    name: Zoe\n');
+    const e = { ...env(), OPSCTL_MOCK_OAUTH_CLIENTS: file };
+    expect((await runCli(['config', 'set', 'client_id', 'team-app.apps.mock'], { env: e })).code).toBe(0);
+    expect((await runCli(['config', 'set', 'client_secret', 's3cret'], { env: e })).code).toBe(0);
+    const login = await runCli(['login', '--consent-as', 'zoe@example.com', '--scopes', 'openid', 'email'], { env: e });
+    expect(login.code, login.stderr).toBe(0);
+    const status = await runCli(['auth', 'status', '--json'], { env: e });
+    expect(status.json()).toMatchObject({ account: 'zoe@example.com' });
+  });
+});

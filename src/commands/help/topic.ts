@@ -19,6 +19,8 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['OPSCTL_CLIENT_ID, OPSCTL_CLIENT_SECRET', 'OAuth client for opsctl login; beat the profile'],
   ['OPSCTL_TRACKER_RATE_LIMIT', 'client-side pacing of tracker requests, e.g. 200/1m (the default)'],
   ['OPSCTL_HTTP_TIMEOUT_MS', 'per-request timeout (default 30000)'],
+  ['OPSCTL_MOCK_OAUTH_CLIENTS', 'a clients file (JSON or YAML) for the embedded mock authorization server'],
+  ['OPSCTL_MOCK_STATE', 'the state file of the embedded mock (default: mock-state.json in the data dir)'],
   ['OPSCTL_DEBUG=1', 'same as --debug'],
   ['NO_COLOR, FORCE_COLOR', 'turn colour off, or force it on when piped'],
   ['CI', 'when set: no prompts, no browser, no spinners'],
