@@ -50,18 +50,27 @@ export class CredentialStore {
     return (await this.read())[profile] ?? {};
   }
 
-  /** Read-modify-write of one profile's credentials. */
+  /**
+   * Read-modify-write of one profile's credentials, under a cross-process lock so that two commands
+   * (a refresh here, a login or logout there) never lose each other's change.
+   */
   async update(profile: string, fn: (current: ProfileCredentials) => ProfileCredentials): Promise<void> {
-    const all = await this.read();
-    const next = fn({ ...(all[profile] ?? {}) });
-    if (Object.keys(next).length === 0) delete all[profile];
-    else all[profile] = next;
-    await this.write(all);
-  }
-
-  private async write(all: CredentialFile): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await chmod(this.dir, 0o700);
-    await writeFileAtomic(this.path, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
+    const { default: lockfile } = await import('proper-lockfile');
+    const release = await lockfile.lock(this.path, {
+      realpath: false,
+      stale: 10_000,
+      retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
+    });
+    try {
+      const all = await this.read();
+      const next = fn({ ...(all[profile] ?? {}) });
+      if (Object.keys(next).length === 0) delete all[profile];
+      else all[profile] = next;
+      await writeFileAtomic(this.path, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
+    } finally {
+      await release();
+    }
   }
 }

@@ -99,3 +99,17 @@ describe('MemoryStore', () => {
     expect(await store.read((s) => s.items)).toEqual([1]);
   });
 });
+
+describe('CredentialStore', () => {
+  it('loses no update when two processes change different profiles at once', async () => {
+    const script = await bundleScript(`
+      import { CredentialStore } from './src/config/credentials.ts';
+      const [dir, who] = process.argv.slice(2);
+      const store = new CredentialStore(dir);
+      for (let i = 0; i < 30; i++) await store.update(who + i, () => ({ tracker: { token: who + '-' + i } }));
+    `);
+    await Promise.all([execa(process.execPath, [script, dir, 'a']), execa(process.execPath, [script, dir, 'b'])]);
+    const all = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'));
+    expect(Object.keys(all)).toHaveLength(60);
+  }, 60_000);
+});
