@@ -208,6 +208,47 @@ describe('permissions from the command line', () => {
   });
 });
 
+describe('admin labels from the command line', () => {
+  it('--admin reads and changes an ADMIN label with useAdminAccess; without it the refusal says to add --admin', async () => {
+    const root = await mintToken(mock, { email: 'root@example.com', scopes: [LABEL_SCOPES.admin] });
+    const adminEnv = { ...env, OPSCTL_ACCESS_TOKEN: root };
+    const as = (...argv: string[]) => runCli(argv, { env: adminEnv });
+    const created = await as('labels', 'create', '--title', 'Legal hold', '--type', 'admin', '--json');
+    expect(created.code).toBe(0);
+    const id = created.json().id as string;
+
+    const refused = await as('labels', 'fields', 'add', id, '--name', 'Case', '--type', 'text');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('PERMISSION_DENIED');
+    expect(refused.stderr).toContain('add --admin');
+
+    mock.requests.length = 0;
+    const steps: string[][] = [
+      ['labels', 'get', id, '--admin'],
+      ['labels', 'fields', 'add', id, '--name', 'Case', '--type', 'selection', '--choices', 'Open,Closed', '--admin'],
+      ['labels', 'choices', 'update', id, 'Case', 'Open', '--name', 'Active', '--admin'],
+      ['labels', 'publish', id, '--admin'],
+      ['labels', 'copy-mode', id, 'always-copy', '--admin'],
+      ['labels', 'apps', id, 'drive', '--admin'],
+      ['labels', 'permissions', 'add', id, 'counsel@example.com=READER', '--admin'],
+      ['labels', 'permissions', 'list', id, '--admin'],
+      ['labels', 'disable', id, '--admin'],
+      ['labels', 'enable', id, '--admin'],
+      ['labels', 'disable', id, '--admin'],
+      ['labels', 'delete', id, '--yes', '--admin'],
+    ];
+    for (const argv of steps) {
+      const r = await as(...argv);
+      expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    expect(mock.requests.every((r) => r.status === 200)).toBe(true);
+    // every request but the body-carrying verbs says useAdminAccess=true in its query; the verbs carry it in the body
+    const verbs = /:(delta|publish|disable|enable|updateLabelCopyMode|updateLabelEnabledAppSettings)$/;
+    expect(mock.requests.filter((r) => !verbs.test(r.path)).every((r) => r.query.includes('useAdminAccess=true'))).toBe(true);
+    expect((await as('labels', 'list', '--admin')).stdout).toBe('');
+  });
+});
+
 describe('ids, auth and errors', () => {
   it('refuses a malformed id before sending, and a write to a revision name', async () => {
     const r = await cli('labels', 'get', 'labels/a b');

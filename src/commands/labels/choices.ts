@@ -16,12 +16,13 @@ export interface ChoiceOptions {
   before?: string;
   hideInSearch?: boolean;
   showInApply?: boolean;
+  admin?: boolean;
 }
 
 /** `labels choices add|update|enable|disable|delete`: one `:delta` request, guarded by the revision just read. */
 export async function run(opts: ChoiceOptions, ctx: Context): Promise<CommandResult> {
   const name = labelName(writableRef(opts.label));
-  const client = await labelsClient(ctx);
+  const client = await labelsClient(ctx, opts.admin);
   const label = await client.get(name);
   const field = findField(label, opts.field);
   if (!field.selectionOptions) throw new ValidationError('field', `field "${field.properties?.displayName}" is not a selection field`);

@@ -19,12 +19,13 @@ export interface FieldOptions {
   before?: string;
   hideInSearch?: boolean;
   showInApply?: boolean;
+  admin?: boolean;
 }
 
 /** `labels fields add|update|enable|disable|delete`: one `:delta` request, guarded by the revision just read. */
 export async function run(opts: FieldOptions, ctx: Context): Promise<CommandResult> {
   const name = labelName(writableRef(opts.label));
-  const client = await labelsClient(ctx);
+  const client = await labelsClient(ctx, opts.admin);
   const label = await client.get(name);
   let request: DeltaRequest;
   let what: string;

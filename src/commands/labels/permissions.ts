@@ -10,6 +10,7 @@ export interface PermissionOptions {
   label: string;
   revision?: string;
   grants: string[];
+  admin?: boolean;
 }
 
 const COLUMNS = [{ key: 'principal', get: (p: LabelPermission) => p.email ?? p.audience ?? p.group ?? p.person }, { key: 'role' }, { key: 'name' }];
@@ -33,7 +34,7 @@ export async function run(opts: PermissionOptions, ctx: Context): Promise<Comman
   const ref = parseLabelRef(opts.label);
   const parent = parentName(ref.id, opts.revision ?? (ref.rev && ref.rev !== 'latest' ? ref.rev : undefined));
   const grants = opts.verb === 'add' || opts.verb === 'set' ? uniqueGrants(opts.grants) : [];
-  const client = await labelsClient(ctx);
+  const client = await labelsClient(ctx, opts.admin);
 
   if (opts.verb === 'list') return { data: await client.permissions(parent), columns: COLUMNS };
 

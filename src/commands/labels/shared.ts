@@ -4,8 +4,11 @@ import { LabelsClient } from '../../labels/client.js';
 import { parseLabelRef, type LabelRef } from '../../labels/names.js';
 import type { Choice, Field, Label } from '../../labels/types.js';
 
-export async function labelsClient(ctx: Context): Promise<LabelsClient> {
-  return new LabelsClient(await ctx.http('labels'));
+/** A client of the label service; `admin` sends useAdminAccess (the `--admin` flag). */
+export async function labelsClient(ctx: Context, admin = false): Promise<LabelsClient> {
+  const client = new LabelsClient(await ctx.http('labels'));
+  client.admin = admin;
+  return client;
 }
 
 /** A label reference for a write: the label itself (a revision suffix other than @latest is refused). */
