@@ -246,6 +246,15 @@ describe('list, paging, limits, capabilities, locks', () => {
     const locks = await api('GET', `/v2beta/labels/${label.id}/revisions/1/locks`);
     expect(locks.body.labelLocks).toEqual([expect.objectContaining({ name: `labels/${label.id}/revisions/1/locks/k1`, fieldId: 'f', state: 'ACTIVE' })]);
     expectError(await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ updateField: { id: 'f', properties: { displayName: 'G' } } }] }), 400, 'FAILED_PRECONDITION', /locked/);
+    // locks page by 100 unless pageSize says otherwise
+    await mock.store.write((s) => {
+      for (let i = 2; i <= 150; i++) s.labels.labels[0].locks.push({ id: `k${i}`, state: 'ACTIVE', createTime: new Date().toISOString() });
+    });
+    const first = (await api('GET', `/v2beta/labels/${label.id}/locks`)).body;
+    expect(first.labelLocks).toHaveLength(100);
+    const rest = (await api('GET', `/v2beta/labels/${label.id}/locks?pageToken=${first.nextPageToken}`)).body;
+    expect(rest.labelLocks).toHaveLength(50);
+    expect(rest.nextPageToken).toBeUndefined();
   });
 });
 

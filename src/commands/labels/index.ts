@@ -81,7 +81,7 @@ export function register(program: Command, ctx: Context): void {
 
   const limits = labels.command('limits').description('the structural limits of a label (limits/label)');
   limits.action(lazyAction(ctx, () => import('./limits.js'), () => ({})));
-  examples(limits, 'opsctl labels limits', 'opsctl labels limits --json maxFieldsPerLabel');
+  examples(limits, 'opsctl labels limits', 'opsctl labels limits --json maxFields,fieldLimits');
   const caps = labels.command('capabilities').description('what you may do with labels (users/me/capabilities)');
   caps.action(lazyAction(ctx, () => import('./capabilities.js'), () => ({})));
   examples(caps, 'opsctl labels capabilities', 'opsctl labels capabilities --json');
@@ -91,8 +91,9 @@ export function register(program: Command, ctx: Context): void {
     .description('make a label match a file (YAML or JSON): title, description, fields, choices, permissions')
     .requiredOption('-f, --file <path>', 'the label file ("-" reads stdin)')
     .option('--dry-run', 'show the plan and send nothing')
-    .option('--publish', 'publish the result when it has unpublished changes');
-  apply.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ file: o.file, dryRun: Boolean(o.dryRun), publish: Boolean(o.publish) })));
+    .option('--publish', 'publish the result when it has unpublished changes')
+    .option('--admin', `${ADMIN_HELP} (on by itself for labelType: ADMIN)`);
+  apply.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ file: o.file, dryRun: Boolean(o.dryRun), publish: Boolean(o.publish), admin: Boolean(o.admin) })));
   examples(apply, 'opsctl labels apply -f sensitivity.yaml --dry-run', 'opsctl labels apply -f sensitivity.yaml --publish');
 }
 

@@ -292,7 +292,8 @@ export async function listLocks(req: MockRequest, env: Env, id: string, rev: str
       capabilities: { canViewPolicy: editor },
     }));
   });
-  const { page, next } = paginate(items, req, `locks:${id}:${rev ?? ''}`);
+  // locks page by 100 by default (discovery: "Default: 100. Max: 200")
+  const { page, next } = paginate(items, req, `locks:${id}:${rev ?? ''}`, 100);
   return reply.ok({ labelLocks: page, ...(next ? { nextPageToken: next } : {}) });
 }
 
