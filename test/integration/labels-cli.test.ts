@@ -195,6 +195,21 @@ describe('permissions from the command line', () => {
     expect((await cli('labels', 'permissions', 'list', id, '--json')).json()).toEqual([]);
   });
 
+  it('set: a removal that fails after the grants went through exits 3 and says what was done; a re-run finishes it', async () => {
+    const id = (await cli('labels', 'create', '--title', 'P', '--json')).json().id;
+    expect((await cli('labels', 'permissions', 'add', id, 'bob@example.com=READER', 'carol@example.com=READER')).code).toBe(0);
+    mock.inject({ service: 'labels', method: 'POST', path: `/v2beta/labels/${id}/permissions:batchDelete`, status: 400, message: 'injected refusal' });
+    const r = await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('granted or changed 2, then removing 1 failed');
+    expect(r.stderr).toContain('run the same set again');
+    mock.requests.length = 0;
+    expect((await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER')).code).toBe(0);
+    expect(writes().map((w) => w.path.split('/').pop())).toEqual(['permissions:batchDelete']);
+    const after = (await cli('labels', 'permissions', 'list', id, '--json')).json();
+    expect(after.map((p: any) => `${p.email}=${p.role}`)).toEqual(['bob@example.com=EDITOR', 'dan@example.com=READER']);
+  });
+
   it('rejects bad grants before sending', async () => {
     const id = (await cli('labels', 'create', '--title', 'P', '--json')).json().id;
     mock.requests.length = 0;

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { ValidationError } from '../../core/errors.js';
+import { PartialError, ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { parentName, parseGrant, parseLabelRef, parsePrincipal, principalKey, type Grant } from '../../labels/names.js';
 import type { LabelPermission } from '../../labels/types.js';
@@ -65,7 +65,18 @@ export async function run(opts: PermissionOptions, ctx: Context): Promise<Comman
   const wanted = new Set(grants.map(principalKey));
   const removals = [...byKey.entries()].filter(([k]) => !wanted.has(k)).map(([, p]) => p.name!);
   if (upserts.length) await client.batchUpdatePermissions(parent, upserts);
-  if (removals.length) await client.batchDeletePermissions(parent, removals);
+  if (removals.length) {
+    try {
+      await client.batchDeletePermissions(parent, removals);
+    } catch (err) {
+      if (!upserts.length) throw err;
+      throw new PartialError(`${parent}: granted or changed ${upserts.length}, then removing ${removals.length} failed: ${(err as Error).message}`, {
+        hint: 'fix the cause and run the same set again: it sends only what is still different',
+        summary: { granted: upserts.map((g) => `${principalKey(g)}=${g.role}`), notRemoved: removals },
+        cause: err,
+      });
+    }
+  }
   const after = upserts.length || removals.length ? await client.permissions(parent) : current;
   return {
     data: after,
