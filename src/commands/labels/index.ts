@@ -99,7 +99,6 @@ export function register(program: Command, ctx: Context): void {
 
 function registerFields(labels: Command, ctx: Context): void {
   const fields = labels.command('fields').description('change the fields of a label (each change is a new draft revision)');
-  const load = () => import('./fields.js');
   const add = admin(fields.command(`add ${LABEL_ARG}`))
     .description('add a field')
     .requiredOption('--name <text>', 'the display name')
@@ -109,7 +108,7 @@ function registerFields(labels: Command, ctx: Context): void {
     .option('--list [maxEntries]', 'a selection or user field that holds a list')
     .addOption(new Option('--date-format <format>', 'date display').choices(['LONG_DATE', 'SHORT_DATE']))
     .option('--before <field>', 'insert before this field (id or name)');
-  add.action(lazyAction(ctx, load, ([label], o) => ({ verb: 'add' as const, label, ...o })));
+  add.action(lazyAction(ctx, () => import('./fields-add.js'), ([label], o) => ({ label, ...o })));
   examples(add, 'opsctl labels fields add 0a1b2c --name Level --type selection --choices Low,High');
   const update = admin(fields.command(`update ${LABEL_ARG} <field>`))
     .description('rename, (un)require or move a field')
@@ -117,55 +116,55 @@ function registerFields(labels: Command, ctx: Context): void {
     .option('--required', 'mark it required')
     .option('--no-required', 'mark it optional')
     .option('--before <field>', 'move before this field ("" moves it to the end)');
-  update.action(lazyAction(ctx, load, ([label, field], o) => ({ verb: 'update' as const, label, field, ...o })));
+  update.action(lazyAction(ctx, () => import('./fields-update.js'), ([label, field], o) => ({ label, field, ...o })));
   examples(update, 'opsctl labels fields update 0a1b2c Level --name Sensitivity --required');
+  const fieldVerbs = { enable: () => import('./fields-enable.js'), disable: () => import('./fields-disable.js'), delete: () => import('./fields-delete.js') };
   for (const v of ['enable', 'disable', 'delete'] as const) {
     const cmd = admin(fields.command(`${v} ${LABEL_ARG} <field>`)).description(`${v} a field${v === 'delete' ? ' (a published one must be disabled first)' : ''}`);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
-    cmd.action(lazyAction(ctx, load, ([label, field], o) => ({ verb: v, label, field, ...o })));
+    cmd.action(lazyAction(ctx, fieldVerbs[v], ([label, field], o) => ({ label, field, ...o })));
     examples(cmd, `opsctl labels fields ${v} 0a1b2c Level`);
   }
 }
 
 function registerChoices(labels: Command, ctx: Context): void {
   const choices = labels.command('choices').description('change the choices of a selection field');
-  const load = () => import('./choices.js');
   const add = admin(choices.command(`add ${LABEL_ARG} <field>`))
     .description('add a choice')
     .requiredOption('--name <text>', 'the display name')
     .option('--description <text>', 'a description')
     .option('--before <choice>', 'insert before this choice (id or name)');
-  add.action(lazyAction(ctx, load, ([label, field], o) => ({ verb: 'add' as const, label, field, ...o })));
+  add.action(lazyAction(ctx, () => import('./choices-add.js'), ([label, field], o) => ({ label, field, ...o })));
   examples(add, 'opsctl labels choices add 0a1b2c Level --name Medium --before High');
   const update = admin(choices.command(`update ${LABEL_ARG} <field> <choice>`))
     .description('rename, describe or move a choice')
     .option('--name <text>', 'the new display name')
     .option('--description <text>', 'the description ("" clears it)')
     .option('--before <choice>', 'move before this choice ("" moves it to the end)');
-  update.action(lazyAction(ctx, load, ([label, field, choice], o) => ({ verb: 'update' as const, label, field, choice, ...o })));
+  update.action(lazyAction(ctx, () => import('./choices-update.js'), ([label, field, choice], o) => ({ label, field, choice, ...o })));
   examples(update, 'opsctl labels choices update 0a1b2c Level Low --name Minor');
+  const choiceVerbs = { enable: () => import('./choices-enable.js'), disable: () => import('./choices-disable.js'), delete: () => import('./choices-delete.js') };
   for (const v of ['enable', 'disable', 'delete'] as const) {
     const cmd = admin(choices.command(`${v} ${LABEL_ARG} <field> <choice>`)).description(`${v} a choice${v === 'delete' ? ' (a published one must be disabled first)' : ''}`);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
-    cmd.action(lazyAction(ctx, load, ([label, field, choice], o) => ({ verb: v, label, field, choice, ...o })));
+    cmd.action(lazyAction(ctx, choiceVerbs[v], ([label, field, choice], o) => ({ label, field, choice, ...o })));
     examples(cmd, `opsctl labels choices ${v} 0a1b2c Level Low`);
   }
 }
 
 function registerPermissions(labels: Command, ctx: Context): void {
   const perms = labels.command('permissions').alias('perms').description('who may read, apply, organise or edit a label (or a revision with --revision)');
-  const load = () => import('./permissions.js');
   const rev = (c: Command) => admin(c.option('--revision <rev>', 'act on this revision of the label'));
   const list = rev(perms.command(`list ${LABEL_ARG}`).description('list permissions'));
-  list.action(lazyAction(ctx, load, ([label], o) => ({ verb: 'list' as const, label, revision: o.revision, admin: Boolean(o.admin), grants: [] })));
+  list.action(lazyAction(ctx, () => import('./permissions-list.js'), ([label], o) => ({ label, revision: o.revision, admin: Boolean(o.admin) })));
   examples(list, 'opsctl labels permissions list 0a1b2c', 'opsctl labels permissions list 0a1b2c --revision 3 --json');
   const add = rev(perms.command(`add ${LABEL_ARG} <grants...>`).description('grant PRINCIPAL=ROLE (several at once: one :batchUpdate)'));
-  add.action(lazyAction(ctx, load, ([label, grants], o) => ({ verb: 'add' as const, label, revision: o.revision, admin: Boolean(o.admin), grants: grants as unknown as string[] })));
+  add.action(lazyAction(ctx, () => import('./permissions-add.js'), ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants: grants as unknown as string[] })));
   examples(add, 'opsctl labels permissions add 0a1b2c bob@example.com=READER', 'opsctl labels permissions add 0a1b2c carol@example.com=EDITOR audiences/default=APPLIER');
   const remove = rev(perms.command(`remove ${LABEL_ARG} <principals...>`).description('revoke by email, audience or permission name (several: one :batchDelete)'));
-  remove.action(lazyAction(ctx, load, ([label, grants], o) => ({ verb: 'remove' as const, label, revision: o.revision, admin: Boolean(o.admin), grants: grants as unknown as string[] })));
+  remove.action(lazyAction(ctx, () => import('./permissions-remove.js'), ([label, principals], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), principals: principals as unknown as string[] })));
   examples(remove, 'opsctl labels permissions remove 0a1b2c bob@example.com');
   const set = rev(perms.command(`set ${LABEL_ARG} [grants...]`).description('make the permissions exactly these PRINCIPAL=ROLE grants (one :batchUpdate + one :batchDelete)'));
-  set.action(lazyAction(ctx, load, ([label, grants], o) => ({ verb: 'set' as const, label, revision: o.revision, admin: Boolean(o.admin), grants: (grants as unknown as string[]) ?? [] })));
+  set.action(lazyAction(ctx, () => import('./permissions-set.js'), ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants: (grants as unknown as string[]) ?? [] })));
   examples(set, 'opsctl labels permissions set 0a1b2c bob@example.com=READER audiences/default=APPLIER');
 }
