@@ -210,6 +210,18 @@ describe('permissions from the command line', () => {
     expect(after.map((p: any) => `${p.email}=${p.role}`)).toEqual(['bob@example.com=EDITOR', 'dan@example.com=READER']);
   });
 
+  it('set with no grants removes everything only when confirmed (--yes without a terminal)', async () => {
+    const id = (await cli('labels', 'create', '--title', 'P', '--json')).json().id;
+    expect((await cli('labels', 'permissions', 'add', id, 'bob@example.com=READER')).code).toBe(0);
+    mock.requests.length = 0;
+    const refused = await cli('labels', 'permissions', 'set', id);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--yes');
+    expect(writes()).toEqual([]);
+    expect((await cli('labels', 'permissions', 'set', id, '--yes')).code).toBe(0);
+    expect(writes().map((w) => w.path.split('/').pop())).toEqual(['permissions:batchDelete']);
+  });
+
   it('rejects bad grants before sending', async () => {
     const id = (await cli('labels', 'create', '--title', 'P', '--json')).json().id;
     mock.requests.length = 0;

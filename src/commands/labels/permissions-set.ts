@@ -14,6 +14,11 @@ export async function run(opts: PermissionTarget & { grants: string[] }, ctx: Co
   const upserts = grants.filter((g) => byKey.get(principalKey(g))?.role !== g.role);
   const wanted = new Set(grants.map(principalKey));
   const removals = [...byKey.entries()].filter(([k]) => !wanted.has(k)).map(([, p]) => p.name!);
+  if (!grants.length && removals.length) {
+    // `set` with no grants removes every permission: ask first (in CI: --yes)
+    const ok = await (await ctx.prompter()).confirm(`Remove all ${removals.length} permission${removals.length === 1 ? '' : 's'} of ${parent}?`, { flag: '--yes' });
+    if (!ok) return { message: 'nothing removed' };
+  }
   if (upserts.length) await client.batchUpdatePermissions(parent, upserts);
   if (removals.length) {
     try {
