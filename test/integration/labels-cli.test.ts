@@ -301,3 +301,24 @@ describe('ids, auth and errors', () => {
     expect(w.stderr).toContain('PERMISSION_DENIED');
   });
 });
+
+describe('the token of opsctl login', () => {
+  it('is sent to the label service and refreshed first when it is about to expire', async () => {
+    const own = await startMock({ services: ['oauth', 'labels'], options: { oauth: { accessTokenTtlSeconds: 120 } } });
+    const dir = tempConfigDir();
+    try {
+      const loginEnv = { OPSCTL_CONFIG_DIR: dir.dir, OPSCTL_AUTH_URL: own.url, OPSCTL_LABELS_URL: own.url };
+      const login = await runCli(['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'drive.labels'], { env: loginEnv });
+      expect(login.code, login.stderr).toBe(0);
+      own.requests.length = 0;
+      // 120 s of life is under the 5-minute margin: the next command refreshes, then calls the service
+      const r = await runCli(['labels', 'create', '--title', 'Fresh', '--json'], { env: loginEnv });
+      expect(r.code, r.stderr).toBe(0);
+      expect(own.requests.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual(['POST /token 200', 'POST /v2beta/labels 200']);
+      expect(r.json().creator.person).toMatch(/^people\//);
+    } finally {
+      dir.cleanup();
+      await own.close();
+    }
+  });
+});
