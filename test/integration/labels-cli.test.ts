@@ -273,6 +273,11 @@ describe('admin labels from the command line', () => {
     const verbs = /:(delta|publish|disable|enable|updateLabelCopyMode|updateLabelEnabledAppSettings)$/;
     expect(mock.requests.filter((r) => !verbs.test(r.path)).every((r) => r.query.includes('useAdminAccess=true'))).toBe(true);
     expect((await as('labels', 'list', '--admin')).stdout).toBe('');
+    // without the admin scope, --admin (or --type admin) is refused with the way to get the scope
+    const plain = await cli('labels', 'create', '--title', 'Nope', '--type', 'admin');
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('opsctl login --scopes openid email drive.labels drive.admin.labels');
+    expect(plain.stderr).not.toContain('add --admin');
   });
 });
 
