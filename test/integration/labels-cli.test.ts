@@ -190,6 +190,8 @@ describe('permissions from the command line', () => {
     expect(writes().at(-1)?.path).toBe(`/v2beta/labels/${id}/revisions/1/permissions:batchUpdate`);
     const revList = await cli('labels', 'permissions', 'list', `labels/${id}@1`, '--json');
     expect(revList.json().map((p: any) => p.name)).toEqual([`labels/${id}/revisions/1/permissions/5`, `labels/${id}/revisions/1/permissions/6`]);
+    // the revision's own resource name works too
+    expect((await cli('labels', 'permissions', 'list', `labels/${id}/revisions/1`, '--json')).json()).toHaveLength(2);
     r = await cli('labels', 'permissions', 'remove', id, '--revision', '1', 'erin@example.com', 'fay@example.com');
     expect(writes().at(-1)?.path).toBe(`/v2beta/labels/${id}/revisions/1/permissions:batchDelete`);
     expect((await cli('labels', 'permissions', 'list', id, '--json')).json()).toEqual([]);

@@ -158,6 +158,8 @@ describe('names and the apply file', () => {
     expect(parseLabelRef('abc')).toEqual({ id: 'abc' });
     expect(parseLabelRef('labels/abc@published')).toEqual({ id: 'abc', rev: 'published' });
     expect(labelName(parseLabelRef('abc@12'))).toBe('labels/abc@12');
+    expect(parseLabelRef('labels/abc/revisions/7')).toEqual({ id: 'abc', rev: '7' });
+    expect(() => parseLabelRef('labels/abc/revisions/')).toThrow(/not a label id/);
     expect(() => parseLabelRef('labels/')).toThrow(/not a label id/);
     expect(parseGrant('Bob@Example.com=editor')).toEqual({ email: 'bob@example.com', role: 'EDITOR' });
     expect(() => parseGrant('bob@example.com=owner')).toThrow(/role/);

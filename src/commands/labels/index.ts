@@ -8,7 +8,7 @@ const LABEL_ARG = '<label>';
 const ADMIN_HELP = 'use admin access (useAdminAccess; needs the drive.admin.labels scope): the way to read or change an ADMIN label';
 /** `--admin` on a verb that acts on one label. */
 const admin = (c: Command): Command => c.option('--admin', ADMIN_HELP);
-const LABEL_HELP = 'ids are bare (0a1b2c) or names (labels/0a1b2c, labels/0a1b2c@published, labels/0a1b2c@3)';
+const LABEL_HELP = 'ids are bare (0a1b2c) or names (labels/0a1b2c, labels/0a1b2c@published, labels/0a1b2c@3, labels/0a1b2c/revisions/3)';
 
 /** `opsctl labels …`: the label-management service (Drive Labels API v2beta shape). */
 export function register(program: Command, ctx: Context): void {
