@@ -8,6 +8,12 @@ export const API = '/v2beta';
 export function hintFor(err: ApiError): string | undefined {
   const status = (err.body as { error?: { status?: string } } | undefined)?.error?.status;
   if (err.status === 401) return 'sign in: opsctl login   (or set OPSCTL_ACCESS_TOKEN to a valid access token)';
+  if (err.status === 403 && /needs the scope|admin scope/i.test(err.message) && !/useAdminAccess=true and/.test(err.message)) {
+    return 'sign in with the admin scope: opsctl login --scopes openid email drive.labels drive.admin.labels';
+  }
+  if (err.status === 403 && /useAdminAccess|admin label/i.test(err.message)) {
+    return 'add --admin (useAdminAccess; it needs the drive.admin.labels scope: opsctl login --scopes openid email drive.labels drive.admin.labels)';
+  }
   if (err.status === 403) return 'sign in with the https://www.googleapis.com/auth/drive.labels scope, or ask an editor of the label for the EDITOR role';
   if (err.status === 404) return 'check the id or name: opsctl labels list';
   if (status === 'FAILED_PRECONDITION') return "the label's state or revision does not allow this now: look at it with opsctl labels get ID, then retry";

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import { FIELD_TYPES } from './types.js';
 import { ROLES } from './names.js';
@@ -20,43 +19,148 @@ import { ROLES } from './names.js';
  *     - {email: bob@example.com, role: READER}
  *     - {audience: audiences/default, role: APPLIER}
  */
-const choice = z.union([
-  z.string().min(1),
-  z.strictObject({ id: z.string().regex(/^[A-Za-z0-9_]+$/, 'must match [A-Za-z0-9_]+').optional(), name: z.string().min(1), description: z.string().optional() }),
-]);
+/*
+ * The file is checked by the small typed checker below rather than by zod: `labels apply` has a
+ * start-up budget (3x \`node -e 0\` CPU, see scripts/bench/labels.bench.mjs) and loading zod's bundled
+ * chunk alone costs about 25 ms of it. Each problem is one line `path: what is wrong`.
+ */
+type Issues = string[];
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : typeof v);
+const at = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
 
-const field = z
-  .strictObject({
-    id: z.string().regex(/^[A-Za-z0-9]+$/, 'must match [A-Za-z0-9]+').optional(),
-    name: z.string().min(1),
-    type: z.enum(FIELD_TYPES),
-    required: z.boolean().optional(),
-    list: z.union([z.boolean(), z.number().int().positive()]).optional(),
-    dateFormat: z.enum(['LONG_DATE', 'SHORT_DATE']).optional(),
-    choices: z.array(choice).optional(),
-  })
-  .superRefine((f, ctx) => {
-    if (f.choices && f.type !== 'selection') ctx.addIssue({ code: 'custom', path: ['choices'], message: `only a selection field has choices (this one is ${f.type})` });
-    if (f.list !== undefined && f.type !== 'selection' && f.type !== 'user') ctx.addIssue({ code: 'custom', path: ['list'], message: 'only selection and user fields can hold a list' });
-    if (f.dateFormat && f.type !== 'date') ctx.addIssue({ code: 'custom', path: ['dateFormat'], message: 'only a date field has a dateFormat' });
-  });
+/** A mapping with only `keys`; reports unknown keys. */
+function mapping(v: unknown, path: string, keys: readonly string[], issues: Issues): Obj | undefined {
+  if (!isObj(v)) {
+    issues.push(`${path || '(top level)'}: expected a mapping, got ${kind(v)}`);
+    return undefined;
+  }
+  for (const k of Object.keys(v)) if (!keys.includes(k)) issues.push(`${path || '(top level)'}: unknown key "${k}" (known: ${keys.join(', ')})`);
+  return v;
+}
 
-const permission = z
-  .strictObject({
-    email: z.email().optional(),
-    audience: z.string().regex(/^audiences\/[A-Za-z0-9_-]+$/, 'must look like audiences/default').optional(),
-    role: z.enum(ROLES),
-  })
-  .refine((p) => Boolean(p.email) !== Boolean(p.audience), { message: 'give exactly one of email or audience' });
+function text(o: Obj, key: string, path: string, issues: Issues, opts: { required?: boolean; nonEmpty?: boolean; pattern?: RegExp; message?: string } = {}): string | undefined {
+  const v = o[key];
+  if (v === undefined) {
+    if (opts.required) issues.push(`${at(path, key)}: required`);
+    return undefined;
+  }
+  if (typeof v !== 'string') issues.push(`${at(path, key)}: expected text, got ${kind(v)}`);
+  else if (opts.nonEmpty && !v) issues.push(`${at(path, key)}: must not be empty`);
+  else if (opts.pattern && !opts.pattern.test(v)) issues.push(`${at(path, key)}: ${opts.message}`);
+  else return v;
+  return undefined;
+}
 
-export const labelFileSchema = z.strictObject({
-  id: z.string().regex(/^(?:labels\/)?[A-Za-z0-9_-]+$/, 'must be a label id or labels/ID').optional(),
-  title: z.string().min(1),
-  description: z.string().optional(),
-  labelType: z.enum(['SHARED', 'ADMIN']).optional(),
-  fields: z.array(field).optional(),
-  permissions: z.array(permission).optional(),
-});
+function oneOf<T extends string>(o: Obj, key: string, path: string, allowed: readonly T[], issues: Issues, required = false): T | undefined {
+  const v = o[key];
+  if (v === undefined) {
+    if (required) issues.push(`${at(path, key)}: required (one of ${allowed.join(', ')})`);
+    return undefined;
+  }
+  if (typeof v === 'string' && (allowed as readonly string[]).includes(v)) return v as T;
+  issues.push(`${at(path, key)}: ${JSON.stringify(v)} is not one of ${allowed.join(', ')}`);
+  return undefined;
+}
+
+function list(o: Obj, key: string, path: string, issues: Issues): unknown[] | undefined {
+  const v = o[key];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v)) {
+    issues.push(`${at(path, key)}: expected a list, got ${kind(v)}`);
+    return undefined;
+  }
+  return v;
+}
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const FIELD_KEYS = ['id', 'name', 'type', 'required', 'list', 'dateFormat', 'choices'] as const;
+const CHOICE_KEYS = ['id', 'name', 'description'] as const;
+const PERMISSION_KEYS = ['email', 'audience', 'role'] as const;
+const LABEL_KEYS = ['id', 'title', 'description', 'labelType', 'fields', 'permissions'] as const;
+
+function checkChoice(v: unknown, path: string, issues: Issues): DesiredChoice | undefined {
+  if (typeof v === 'string') {
+    if (v) return { name: v };
+    issues.push(`${path}: must not be empty`);
+    return undefined;
+  }
+  if (!isObj(v)) {
+    issues.push(`${path}: must be a choice name, or {name, description?, id?}`);
+    return undefined;
+  }
+  const o = mapping(v, path, CHOICE_KEYS, issues)!;
+  const id = text(o, 'id', path, issues, { pattern: /^[A-Za-z0-9_]+$/, message: 'must match [A-Za-z0-9_]+' });
+  const name = text(o, 'name', path, issues, { required: true, nonEmpty: true });
+  const description = text(o, 'description', path, issues);
+  return name === undefined ? undefined : { ...(id !== undefined ? { id } : {}), name, ...(description !== undefined ? { description } : {}) };
+}
+
+function checkField(v: unknown, path: string, issues: Issues): DesiredField | undefined {
+  const o = mapping(v, path, FIELD_KEYS, issues);
+  if (!o) return undefined;
+  const id = text(o, 'id', path, issues, { pattern: /^[A-Za-z0-9]+$/, message: 'must match [A-Za-z0-9]+' });
+  const name = text(o, 'name', path, issues, { required: true, nonEmpty: true });
+  const type = oneOf(o, 'type', path, FIELD_TYPES, issues, true);
+  const out: DesiredField = { ...(id !== undefined ? { id } : {}), name: name ?? '', type: type ?? 'text' };
+  if (o.required !== undefined) {
+    if (typeof o.required === 'boolean') out.required = o.required;
+    else issues.push(`${at(path, 'required')}: expected true or false, got ${kind(o.required)}`);
+  }
+  if (o.list !== undefined) {
+    if (typeof o.list === 'boolean' || (Number.isInteger(o.list) && (o.list as number) > 0)) out.list = o.list as boolean | number;
+    else issues.push(`${at(path, 'list')}: must be true, false or a whole number of entries (1 or more)`);
+    if (type && type !== 'selection' && type !== 'user') issues.push(`${at(path, 'list')}: only selection and user fields can hold a list`);
+  }
+  const dateFormat = oneOf(o, 'dateFormat', path, ['LONG_DATE', 'SHORT_DATE'] as const, issues);
+  if (dateFormat) out.dateFormat = dateFormat;
+  if (o.dateFormat !== undefined && type && type !== 'date') issues.push(`${at(path, 'dateFormat')}: only a date field has a dateFormat`);
+  const choices = list(o, 'choices', path, issues);
+  if (choices) {
+    if (type && type !== 'selection') issues.push(`${at(path, 'choices')}: only a selection field has choices (this one is ${type})`);
+    out.choices = choices.map((c, j) => checkChoice(c, at(at(path, 'choices'), j), issues)).filter((c): c is DesiredChoice => Boolean(c));
+  }
+  return name !== undefined && type !== undefined ? out : undefined;
+}
+
+type DesiredPermission = NonNullable<DesiredLabel['permissions']>[number];
+
+function checkPermission(v: unknown, path: string, issues: Issues): DesiredPermission | undefined {
+  const o = mapping(v, path, PERMISSION_KEYS, issues);
+  if (!o) return undefined;
+  const email = text(o, 'email', path, issues, { pattern: EMAIL, message: 'is not an email address' });
+  const audience = text(o, 'audience', path, issues, { pattern: /^audiences\/[A-Za-z0-9_-]+$/, message: 'must look like audiences/default' });
+  const role = oneOf(o, 'role', path, ROLES, issues, true);
+  if ((o.email === undefined) === (o.audience === undefined)) issues.push(`${path}: give exactly one of email or audience`);
+  if (!role || (email === undefined && audience === undefined)) return undefined;
+  return email !== undefined ? { email, role } : { audience, role };
+}
+
+/** Checks the parsed file; returns the label and the problems, each as `path: message`. */
+function checkLabel(raw: unknown): { label?: DesiredLabel; issues: Issues } {
+  const issues: Issues = [];
+  const o = mapping(raw, '', LABEL_KEYS, issues);
+  if (!o) return { issues };
+  const id = text(o, 'id', '', issues, { pattern: /^(?:labels\/)?[A-Za-z0-9_-]+$/, message: 'must be a label id or labels/ID' });
+  const title = text(o, 'title', '', issues, { required: true, nonEmpty: true });
+  const description = text(o, 'description', '', issues);
+  const labelType = oneOf(o, 'labelType', '', ['SHARED', 'ADMIN'] as const, issues);
+  const fields = (list(o, 'fields', '', issues) ?? []).map((f, i) => checkField(f, `fields.${i}`, issues));
+  const perms = list(o, 'permissions', '', issues)?.map((p, i) => checkPermission(p, `permissions.${i}`, issues));
+  if (issues.length) return { issues };
+  return {
+    issues,
+    label: {
+      ...(id !== undefined ? { id } : {}),
+      title: title!,
+      ...(description !== undefined ? { description } : {}),
+      ...(labelType ? { labelType } : {}),
+      fields: fields as DesiredField[],
+      ...(perms ? { permissions: perms as DesiredPermission[] } : {}),
+    },
+  };
+}
 
 export interface DesiredChoice {
   id?: string;
@@ -94,12 +198,12 @@ export async function parseLabelFile(text: string, source: string): Promise<Desi
   } catch (err) {
     throw new ValidationError(source, `is not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  const result = labelFileSchema.safeParse(raw);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
-    throw new ValidationError(source, `does not describe a label:\n  ${lines.join('\n  ')}`, 'see `opsctl labels apply --help` or the README section "Label service" for the file format');
+  if (raw === undefined || raw === null) throw new ValidationError(source, 'is empty', 'write at least `title: <the label title>`');
+  const result = checkLabel(raw);
+  if (!result.label) {
+    throw new ValidationError(source, `does not describe a label:\n  ${result.issues.join('\n  ')}`, 'see `opsctl labels apply --help` or the README section "Label service" for the file format');
   }
-  const d = result.data;
+  const d = result.label;
   const problems: string[] = [];
   const seen = new Set<string>();
   d.fields?.forEach((f, i) => {
@@ -107,7 +211,7 @@ export async function parseLabelFile(text: string, source: string): Promise<Desi
     seen.add(f.name);
     const names = new Set<string>();
     f.choices?.forEach((c, j) => {
-      const n = typeof c === 'string' ? c : c.name;
+      const n = c.name;
       if (names.has(n)) problems.push(`fields.${i}.choices.${j}: "${n}" is listed twice`);
       names.add(n);
     });
@@ -124,10 +228,7 @@ export async function parseLabelFile(text: string, source: string): Promise<Desi
     title: d.title,
     ...(d.description !== undefined ? { description: d.description } : {}),
     ...(d.labelType ? { labelType: d.labelType } : {}),
-    fields: (d.fields ?? []).map((f): DesiredField => {
-      const { choices, ...rest } = f;
-      return { ...rest, ...(choices ? { choices: choices.map((c) => (typeof c === 'string' ? { name: c } : c)) } : {}) };
-    }),
+    fields: d.fields,
     ...(d.permissions ? { permissions: d.permissions.map((p) => (p.email ? { email: p.email.toLowerCase(), role: p.role } : { audience: p.audience, role: p.role })) } : {}),
   };
 }

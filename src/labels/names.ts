@@ -1,19 +1,20 @@
 import { ValidationError } from '../core/errors.js';
 
-/** A label reference: a bare id, `labels/ID`, or either with `@latest`, `@published` or `@REVISION`. */
+/** A label reference: a bare id, `labels/ID`, or either with `@latest`, `@published` or `@REVISION`; also a revision name `labels/ID/revisions/REV`. */
 export interface LabelRef {
   id: string;
   rev?: string;
 }
 
-const REF = /^(?:labels\/)?([A-Za-z0-9_-]+)(?:@([A-Za-z0-9]+))?$/;
+const REF = /^(?:labels\/)?([A-Za-z0-9_-]+)(?:@([A-Za-z0-9]+)|\/revisions\/([A-Za-z0-9]+))?$/;
 
 export function parseLabelRef(input: string, field = 'label'): LabelRef {
   const m = REF.exec(input.trim());
   if (!m) {
     throw new ValidationError(field, `"${input}" is not a label id or name`, 'give the id (e.g. 0a1b2c) or the name labels/ID, optionally with @latest, @published or @REVISION');
   }
-  return { id: m[1], ...(m[2] ? { rev: m[2] } : {}) };
+  const rev = m[2] ?? m[3];
+  return { id: m[1], ...(rev ? { rev } : {}) };
 }
 
 /** `labels/ID` or `labels/ID@REV`. */

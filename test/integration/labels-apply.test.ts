@@ -207,6 +207,35 @@ describe('labels apply', () => {
     expect(plain.stderr).toContain('PERMISSION_DENIED');
   });
 
+  it('changes an ADMIN label found by id with admin access, without labelType in the file', async () => {
+    const admin = await mintToken(mock, { email: 'root@example.com', scopes: [LABEL_SCOPES.admin] });
+    const adminEnv = { ...env, OPSCTL_ACCESS_TOKEN: admin };
+    const created = await runCli(['labels', 'create', '--title', 'Hold', '--type', 'admin', '--json'], { env: adminEnv });
+    const id = created.json().id as string;
+    mock.requests.length = 0;
+    const r = await runCli(['labels', 'apply', '-f', file('hold.yaml', `id: ${id}\ntitle: Hold\nfields:\n  - {name: Case, type: text}\n`), '--publish'], { env: adminEnv });
+    expect(r.code, r.stderr).toBe(0);
+    expect(writes()).toEqual(['POST /v2beta/labels/ID:delta', 'POST /v2beta/labels/ID:publish']);
+    // the service refuses a non-admin write to an ADMIN label (403), so these passed with useAdminAccess
+    expect(mock.requests.map((q) => q.status)).toEqual([200, 200, 200, 200]);
+  });
+
+  it('refuses --publish on a disabled label before sending anything', async () => {
+    const f = file('d.yaml', 'title: Dormant\nfields:\n  - {name: A, type: text}\n');
+    expect((await apply('-f', f, '--publish')).code).toBe(0);
+    const id = (await runCli(['labels', 'list', '--json', 'id'], { env })).json()[0].id as string;
+    expect((await runCli(['labels', 'disable', id], { env })).code).toBe(0);
+    mock.requests.length = 0;
+    const r = await apply('-f', file('d2.yaml', 'title: Dormant\nfields:\n  - {name: A, type: text}\n  - {name: B, type: text}\n'), '--publish');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is disabled: a disabled label cannot be published');
+    expect(r.stderr).toContain(`opsctl labels enable ${id}`);
+    expect(writes()).toEqual([]);
+    // without --publish the change is sent as a draft of the disabled label
+    expect((await apply('-f', file('d3.yaml', 'title: Dormant\nfields:\n  - {name: A, type: text}\n  - {name: B, type: text}\n'))).code).toBe(0);
+    expect(writes()).toEqual(['POST /v2beta/labels/ID:delta']);
+  });
+
   it('a concurrent change between plan and write is refused by requiredRevisionId, and nothing is half-applied', async () => {
     await apply('-f', file('a.yaml', 'title: Race\nfields:\n  - {name: A, type: text}\n'));
     // another writer changes the label after apply read it: a dispatcher that runs that change just before our :delta goes out

@@ -190,9 +190,38 @@ describe('permissions from the command line', () => {
     expect(writes().at(-1)?.path).toBe(`/v2beta/labels/${id}/revisions/1/permissions:batchUpdate`);
     const revList = await cli('labels', 'permissions', 'list', `labels/${id}@1`, '--json');
     expect(revList.json().map((p: any) => p.name)).toEqual([`labels/${id}/revisions/1/permissions/5`, `labels/${id}/revisions/1/permissions/6`]);
+    // the revision's own resource name works too
+    expect((await cli('labels', 'permissions', 'list', `labels/${id}/revisions/1`, '--json')).json()).toHaveLength(2);
     r = await cli('labels', 'permissions', 'remove', id, '--revision', '1', 'erin@example.com', 'fay@example.com');
     expect(writes().at(-1)?.path).toBe(`/v2beta/labels/${id}/revisions/1/permissions:batchDelete`);
     expect((await cli('labels', 'permissions', 'list', id, '--json')).json()).toEqual([]);
+  });
+
+  it('set: a removal that fails after the grants went through exits 3 and says what was done; a re-run finishes it', async () => {
+    const id = (await cli('labels', 'create', '--title', 'P', '--json')).json().id;
+    expect((await cli('labels', 'permissions', 'add', id, 'bob@example.com=READER', 'carol@example.com=READER')).code).toBe(0);
+    mock.inject({ service: 'labels', method: 'POST', path: `/v2beta/labels/${id}/permissions:batchDelete`, status: 400, message: 'injected refusal' });
+    const r = await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('granted or changed 2, then removing 1 failed');
+    expect(r.stderr).toContain('run the same set again');
+    mock.requests.length = 0;
+    expect((await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER')).code).toBe(0);
+    expect(writes().map((w) => w.path.split('/').pop())).toEqual(['permissions:batchDelete']);
+    const after = (await cli('labels', 'permissions', 'list', id, '--json')).json();
+    expect(after.map((p: any) => `${p.email}=${p.role}`)).toEqual(['bob@example.com=EDITOR', 'dan@example.com=READER']);
+  });
+
+  it('set with no grants removes everything only when confirmed (--yes without a terminal)', async () => {
+    const id = (await cli('labels', 'create', '--title', 'P', '--json')).json().id;
+    expect((await cli('labels', 'permissions', 'add', id, 'bob@example.com=READER')).code).toBe(0);
+    mock.requests.length = 0;
+    const refused = await cli('labels', 'permissions', 'set', id);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--yes');
+    expect(writes()).toEqual([]);
+    expect((await cli('labels', 'permissions', 'set', id, '--yes')).code).toBe(0);
+    expect(writes().map((w) => w.path.split('/').pop())).toEqual(['permissions:batchDelete']);
   });
 
   it('rejects bad grants before sending', async () => {
@@ -205,6 +234,52 @@ describe('permissions from the command line', () => {
     expect((await cli('labels', 'permissions', 'add', id, 'a@example.com=READER', 'A@example.com=EDITOR')).stderr).toContain('given twice');
     expect((await cli('labels', 'permissions', 'list', id, '--revision', 'x-y')).code).toBe(2);
     expect(mock.requests).toHaveLength(0);
+  });
+});
+
+describe('admin labels from the command line', () => {
+  it('--admin reads and changes an ADMIN label with useAdminAccess; without it the refusal says to add --admin', async () => {
+    const root = await mintToken(mock, { email: 'root@example.com', scopes: [LABEL_SCOPES.admin] });
+    const adminEnv = { ...env, OPSCTL_ACCESS_TOKEN: root };
+    const as = (...argv: string[]) => runCli(argv, { env: adminEnv });
+    const created = await as('labels', 'create', '--title', 'Legal hold', '--type', 'admin', '--json');
+    expect(created.code).toBe(0);
+    const id = created.json().id as string;
+
+    const refused = await as('labels', 'fields', 'add', id, '--name', 'Case', '--type', 'text');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('PERMISSION_DENIED');
+    expect(refused.stderr).toContain('add --admin');
+
+    mock.requests.length = 0;
+    const steps: string[][] = [
+      ['labels', 'get', id, '--admin'],
+      ['labels', 'fields', 'add', id, '--name', 'Case', '--type', 'selection', '--choices', 'Open,Closed', '--admin'],
+      ['labels', 'choices', 'update', id, 'Case', 'Open', '--name', 'Active', '--admin'],
+      ['labels', 'publish', id, '--admin'],
+      ['labels', 'copy-mode', id, 'always-copy', '--admin'],
+      ['labels', 'apps', id, 'drive', '--admin'],
+      ['labels', 'permissions', 'add', id, 'counsel@example.com=READER', '--admin'],
+      ['labels', 'permissions', 'list', id, '--admin'],
+      ['labels', 'disable', id, '--admin'],
+      ['labels', 'enable', id, '--admin'],
+      ['labels', 'disable', id, '--admin'],
+      ['labels', 'delete', id, '--yes', '--admin'],
+    ];
+    for (const argv of steps) {
+      const r = await as(...argv);
+      expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    expect(mock.requests.every((r) => r.status === 200)).toBe(true);
+    // every request but the body-carrying verbs says useAdminAccess=true in its query; the verbs carry it in the body
+    const verbs = /:(delta|publish|disable|enable|updateLabelCopyMode|updateLabelEnabledAppSettings)$/;
+    expect(mock.requests.filter((r) => !verbs.test(r.path)).every((r) => r.query.includes('useAdminAccess=true'))).toBe(true);
+    expect((await as('labels', 'list', '--admin')).stdout).toBe('');
+    // without the admin scope, --admin (or --type admin) is refused with the way to get the scope
+    const plain = await cli('labels', 'create', '--title', 'Nope', '--type', 'admin');
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('opsctl login --scopes openid email drive.labels drive.admin.labels');
+    expect(plain.stderr).not.toContain('add --admin');
   });
 });
 
@@ -231,5 +306,26 @@ describe('ids, auth and errors', () => {
     const w = await runCli(['labels', 'create', '--title', 'x'], { env: roEnv });
     expect(w.code).toBe(1);
     expect(w.stderr).toContain('PERMISSION_DENIED');
+  });
+});
+
+describe('the token of opsctl login', () => {
+  it('is sent to the label service and refreshed first when it is about to expire', async () => {
+    const own = await startMock({ services: ['oauth', 'labels'], options: { oauth: { accessTokenTtlSeconds: 120 } } });
+    const dir = tempConfigDir();
+    try {
+      const loginEnv = { OPSCTL_CONFIG_DIR: dir.dir, OPSCTL_AUTH_URL: own.url, OPSCTL_LABELS_URL: own.url };
+      const login = await runCli(['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'drive.labels'], { env: loginEnv });
+      expect(login.code, login.stderr).toBe(0);
+      own.requests.length = 0;
+      // 120 s of life is under the 5-minute margin: the next command refreshes, then calls the service
+      const r = await runCli(['labels', 'create', '--title', 'Fresh', '--json'], { env: loginEnv });
+      expect(r.code, r.stderr).toBe(0);
+      expect(own.requests.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual(['POST /token 200', 'POST /v2beta/labels 200']);
+      expect(r.json().creator.person).toMatch(/^people\//);
+    } finally {
+      dir.cleanup();
+      await own.close();
+    }
   });
 });

@@ -246,6 +246,15 @@ describe('list, paging, limits, capabilities, locks', () => {
     const locks = await api('GET', `/v2beta/labels/${label.id}/revisions/1/locks`);
     expect(locks.body.labelLocks).toEqual([expect.objectContaining({ name: `labels/${label.id}/revisions/1/locks/k1`, fieldId: 'f', state: 'ACTIVE' })]);
     expectError(await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ updateField: { id: 'f', properties: { displayName: 'G' } } }] }), 400, 'FAILED_PRECONDITION', /locked/);
+    // locks page by 100 unless pageSize says otherwise
+    await mock.store.write((s) => {
+      for (let i = 2; i <= 150; i++) s.labels.labels[0].locks.push({ id: `k${i}`, state: 'ACTIVE', createTime: new Date().toISOString() });
+    });
+    const first = (await api('GET', `/v2beta/labels/${label.id}/locks`)).body;
+    expect(first.labelLocks).toHaveLength(100);
+    const rest = (await api('GET', `/v2beta/labels/${label.id}/locks?pageToken=${first.nextPageToken}`)).body;
+    expect(rest.labelLocks).toHaveLength(50);
+    expect(rest.nextPageToken).toBeUndefined();
   });
 });
 
@@ -315,13 +324,27 @@ describe('permissions', () => {
     expect((await api('GET', base)).body).toEqual({ labelPermissions: [] });
   });
 
-  it('lets a user with a permission see the label and an editor change it; others get 404/403', async () => {
+  it('lets a user with a permission see the published label (drafts stay hidden) and an editor change it; others get 404/403', async () => {
     const label = await create();
     const bobToken = await mintToken(mock, { email: 'bob@example.com' });
     expectError(await api('GET', `/v2beta/labels/${label.id}`, undefined, bobToken), 404, 'NOT_FOUND');
     expect((await api('GET', '/v2beta/labels', undefined, bobToken)).body).toEqual({ labels: [] });
     await api('POST', `/v2beta/labels/${label.id}/permissions`, { email: 'bob@example.com', role: 'READER' });
+    // a draft is visible to its editors only
+    expectError(await api('GET', `/v2beta/labels/${label.id}`, undefined, bobToken), 404, 'NOT_FOUND');
+    expect((await api('GET', '/v2beta/labels', undefined, bobToken)).body).toEqual({ labels: [] });
+    await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ createField: { field: { properties: { displayName: 'Level' }, textOptions: {} } } }] });
+    expect((await api('POST', `/v2beta/labels/${label.id}:publish`, {})).body.revisionId).toBe('3');
     expect((await api('GET', `/v2beta/labels/${label.id}`, undefined, bobToken)).status).toBe(200);
+    // published: a reader sees the published revision, not the draft changes made after it
+    await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ updateLabel: { properties: { title: 'Draft title' }, updateMask: 'title' } }] });
+    for (const path of [`/v2beta/labels/${label.id}?view=LABEL_VIEW_FULL`, `/v2beta/labels/${label.id}@latest`, '/v2beta/labels?view=LABEL_VIEW_FULL']) {
+      const body = (await api('GET', path, undefined, bobToken)).body;
+      const seen = body.labels ? body.labels[0] : body;
+      expect(seen).toMatchObject({ revisionId: '3', properties: { title: 'Sensitivity' } });
+    }
+    expectError(await api('GET', `/v2beta/labels/${label.id}@4`, undefined, bobToken), 404, 'NOT_FOUND');
+    expect((await api('GET', `/v2beta/labels/${label.id}`)).body).toMatchObject({ revisionId: '4', properties: { title: 'Draft title' } });
     expect((await api('GET', '/v2beta/labels?minimumRole=EDITOR', undefined, bobToken)).body.labels).toHaveLength(0);
     expectError(await api('POST', `/v2beta/labels/${label.id}:publish`, {}, bobToken), 403, 'PERMISSION_DENIED', /not an editor/);
     await api('POST', `/v2beta/labels/${label.id}/permissions`, { email: 'bob@example.com', role: 'EDITOR' });

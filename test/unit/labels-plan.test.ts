@@ -158,6 +158,8 @@ describe('names and the apply file', () => {
     expect(parseLabelRef('abc')).toEqual({ id: 'abc' });
     expect(parseLabelRef('labels/abc@published')).toEqual({ id: 'abc', rev: 'published' });
     expect(labelName(parseLabelRef('abc@12'))).toBe('labels/abc@12');
+    expect(parseLabelRef('labels/abc/revisions/7')).toEqual({ id: 'abc', rev: '7' });
+    expect(() => parseLabelRef('labels/abc/revisions/')).toThrow(/not a label id/);
     expect(() => parseLabelRef('labels/')).toThrow(/not a label id/);
     expect(parseGrant('Bob@Example.com=editor')).toEqual({ email: 'bob@example.com', role: 'EDITOR' });
     expect(() => parseGrant('bob@example.com=owner')).toThrow(/role/);
@@ -173,6 +175,26 @@ describe('names and the apply file', () => {
     await expect(parseLabelFile('title: T\nfields:\n  - {name: A, type: text}\n  - {name: A, type: text}\n', 'f.yaml')).rejects.toThrow(/used by two fields/);
     await expect(parseLabelFile('title: [', 'f.yaml')).rejects.toThrow(/not valid YAML/);
     await expect(parseLabelFile('title: T\npermissions: [{email: a@b.co, audience: audiences/default, role: READER}]\n', 'f.yaml')).rejects.toThrow(/exactly one of email or audience/);
+    // every problem at once, each with its path; no zod in the way (start-up budget)
+    const err = await parseLabelFile(
+      'title: T\nextra: 1\nfields:\n  - {name: S, type: selection, list: 2.5, choices: [{name: 5}, ok, {nom: x}]}\n  - 7\npermissions: [{email: notmail, role: X}]\n',
+      'f.yaml',
+    ).catch((e: Error) => e.message);
+    expect(String(err).split('\n').slice(1).map((l) => l.trim())).toEqual([
+      '(top level): unknown key "extra" (known: id, title, description, labelType, fields, permissions)',
+      'fields.0.list: must be true, false or a whole number of entries (1 or more)',
+      'fields.0.choices.0.name: expected text, got number',
+      'fields.0.choices.2: unknown key "nom" (known: id, name, description)',
+      'fields.0.choices.2.name: required',
+      'fields.1: expected a mapping, got number',
+      'permissions.0.email: is not an email address',
+      'permissions.0.role: "X" is not one of READER, APPLIER, ORGANIZER, EDITOR',
+    ]);
+    await expect(parseLabelFile('', 'f.yaml')).rejects.toThrow(/f.yaml: is empty/);
+    await expect(parseLabelFile('title: T\nfields: [{name: N, type: user, list: 3}, {name: D, type: date, dateFormat: SHORT_DATE}]\n', 'f.yaml')).resolves.toEqual({
+      title: 'T',
+      fields: [{ name: 'N', type: 'user', list: 3 }, { name: 'D', type: 'date', dateFormat: 'SHORT_DATE' }],
+    });
   });
 });
 

@@ -14,6 +14,8 @@ export interface ApplyOptions {
   file: string;
   dryRun: boolean;
   publish: boolean;
+  /** Send useAdminAccess (also on when the file or the label says ADMIN). */
+  admin?: boolean;
 }
 
 async function readSource(opts: ApplyOptions, ctx: Context): Promise<string> {
@@ -83,8 +85,10 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const desired = await parseLabelFile(await readSource(opts, ctx), source);
   const client = await labelsClient(ctx);
   // admin labels are read and changed with useAdminAccess (and an admin scope)
-  client.admin = desired.labelType === 'ADMIN';
+  client.admin = Boolean(opts.admin) || desired.labelType === 'ADMIN';
   const [limits, current] = await Promise.all([client.limits(), findCurrent(client, desired, source)]);
+  // an ADMIN label found by id is changed with admin access too (the file need not repeat its type)
+  if (current?.labelType === 'ADMIN') client.admin = true;
   const problems = limitProblems(desired, current, limits);
   if (problems.length) {
     throw new ValidationError(source, `breaks limits/label:\n  ${problems.join('\n  ')}`, 'shorten the file (see: opsctl labels limits); nothing was sent');
@@ -98,6 +102,9 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     throw err;
   }
   const publish = opts.publish && Boolean(plan.create || plan.requests.length || current?.lifecycle?.hasUnpublishedChanges);
+  if (publish && current?.lifecycle?.state === 'DISABLED') {
+    throw new ValidationError('--publish', `labels/${current.id} is disabled: a disabled label cannot be published`, `enable it first (opsctl labels enable ${current.id}), or apply without --publish; nothing was sent`);
+  }
   const text = planText(current, desired, plan, publish);
   const summary = { label: current ? `labels/${current.id}` : undefined, create: plan.create, requests: plan.requests, grant: plan.grant, revoke: plan.revoke.map((p) => p.name), publish, writes: planWrites(plan) + (publish ? 1 : 0) };
 

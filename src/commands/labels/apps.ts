@@ -6,12 +6,12 @@ import { labelsClient, writableRef } from './shared.js';
 
 const APPS = ['DRIVE', 'GMAIL'];
 
-export async function run(opts: { label: string; apps: string[] }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: { label: string; apps: string[]; admin?: boolean }, ctx: Context): Promise<CommandResult> {
   const apps = [...new Set(opts.apps.map((a) => a.toUpperCase()))];
   const bad = apps.filter((a) => !APPS.includes(a));
   if (bad.length) throw new ValidationError('apps', `unknown app${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, 'use drive and/or gmail');
   const name = labelName(writableRef(opts.label));
-  const label = await (await labelsClient(ctx)).enabledApps(name, apps);
+  const label = await (await labelsClient(ctx, opts.admin)).enabledApps(name, apps);
   const now = (label.enabledAppSettings?.enabledApps ?? []).map((a) => a.app).join(', ') || 'none';
   return { data: label, text: '', message: `${name}: enabled apps ${now}` };
 }

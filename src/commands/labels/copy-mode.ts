@@ -6,12 +6,12 @@ import { labelsClient, writableRef } from './shared.js';
 
 export const COPY_MODES = ['DO_NOT_COPY', 'ALWAYS_COPY', 'COPY_APPLIABLE'];
 
-export async function run(opts: { label: string; mode: string }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: { label: string; mode: string; admin?: boolean }, ctx: Context): Promise<CommandResult> {
   const mode = opts.mode.toUpperCase().replace(/-/g, '_');
   if (!COPY_MODES.includes(mode)) {
     throw new ValidationError('mode', `"${opts.mode}" is not a copy mode`, 'use do-not-copy, always-copy or copy-appliable');
   }
   const name = labelName(writableRef(opts.label));
-  const label = await (await labelsClient(ctx)).copyMode(name, mode);
+  const label = await (await labelsClient(ctx, opts.admin)).copyMode(name, mode);
   return { data: label, text: '', message: `${name}: copy mode ${label.appliedLabelPolicy?.copyMode} (takes effect now; not revisioned)` };
 }

@@ -3,9 +3,9 @@ import type { CommandResult } from '../../core/output.js';
 import { labelName } from '../../labels/names.js';
 import { labelsClient, writableRef } from './shared.js';
 
-export async function run(opts: { label: string }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: { label: string; admin?: boolean }, ctx: Context): Promise<CommandResult> {
   const name = labelName(writableRef(opts.label));
-  const client = await labelsClient(ctx);
+  const client = await labelsClient(ctx, opts.admin);
   const current = await client.get(name);
   const ok = await (await ctx.prompter()).confirm(
     `Delete ${name} ("${current.properties?.title}") and its metadata on every item?`,

@@ -4,7 +4,7 @@ import { LABEL_RECORD } from '../../labels/format.js';
 import { labelName, parseLabelRef } from '../../labels/names.js';
 import { labelsClient } from './shared.js';
 
-export async function run(opts: { label: string }, ctx: Context): Promise<CommandResult> {
-  const label = await (await labelsClient(ctx)).get(labelName(parseLabelRef(opts.label)));
+export async function run(opts: { label: string; admin?: boolean }, ctx: Context): Promise<CommandResult> {
+  const label = await (await labelsClient(ctx, opts.admin)).get(labelName(parseLabelRef(opts.label)));
   return { data: label, columns: LABEL_RECORD };
 }

@@ -5,7 +5,10 @@ import { NOUN_SUMMARIES } from '../nouns.js';
 
 const ROLE_CHOICES = ['READER', 'APPLIER', 'ORGANIZER', 'EDITOR'];
 const LABEL_ARG = '<label>';
-const LABEL_HELP = 'ids are bare (0a1b2c) or names (labels/0a1b2c, labels/0a1b2c@published, labels/0a1b2c@3)';
+const ADMIN_HELP = 'use admin access (useAdminAccess; needs the drive.admin.labels scope): the way to read or change an ADMIN label';
+/** `--admin` on a verb that acts on one label. */
+const admin = (c: Command): Command => c.option('--admin', ADMIN_HELP);
+const LABEL_HELP = 'ids are bare (0a1b2c) or names (labels/0a1b2c, labels/0a1b2c@published, labels/0a1b2c@3, labels/0a1b2c/revisions/3)';
 
 /** `opsctl labels …`: the label-management service (Drive Labels API v2beta shape). */
 export function register(program: Command, ctx: Context): void {
@@ -26,8 +29,8 @@ export function register(program: Command, ctx: Context): void {
   list.action(lazyAction(ctx, () => import('./list.js'), (_a, o) => ({ publishedOnly: Boolean(o.publishedOnly), minimumRole: o.minimumRole, admin: Boolean(o.admin), limit: o.limit })));
   examples(list, 'opsctl labels list --published-only', 'opsctl labels list --json id,properties');
 
-  const get = labels.command(`get ${LABEL_ARG}`).description('show a label (latest revision unless the name says @published or @REV)');
-  get.action(lazyAction(ctx, () => import('./get.js'), ([label]) => ({ label })));
+  const get = admin(labels.command(`get ${LABEL_ARG}`).description('show a label (latest revision unless the name says @published or @REV)'));
+  get.action(lazyAction(ctx, () => import('./get.js'), ([label], o) => ({ label, admin: Boolean(o.admin) })));
   examples(get, 'opsctl labels get 0a1b2c', 'opsctl labels get labels/0a1b2c@published --json');
 
   const create = labels
@@ -43,32 +46,29 @@ export function register(program: Command, ctx: Context): void {
     ['publish', 'publish the draft changes (a new published revision; older drafts are deleted)'],
     ['enable', 'enable a disabled label (back to its published state)'],
   ] as const) {
-    const cmd = labels.command(`${name} ${LABEL_ARG}`).description(desc);
-    cmd.action(lazyAction(ctx, () => import('./lifecycle.js'), ([label]) => ({ label, verb: name })));
+    const cmd = admin(labels.command(`${name} ${LABEL_ARG}`).description(desc));
+    cmd.action(lazyAction(ctx, () => import('./lifecycle.js'), ([label], o) => ({ label, verb: name, admin: Boolean(o.admin) })));
     examples(cmd, `opsctl labels ${name} 0a1b2c`);
   }
-  const disable = labels
-    .command(`disable ${LABEL_ARG}`)
+  const disable = admin(labels.command(`disable ${LABEL_ARG}`))
     .description('disable a published label')
     .option('--hide-in-search', 'hide the disabled label in the search menu')
     .option('--show-in-apply', 'keep showing it (unselectable) in the apply menu');
-  disable.action(lazyAction(ctx, () => import('./lifecycle.js'), ([label], o) => ({ label, verb: 'disable' as const, hideInSearch: Boolean(o.hideInSearch), showInApply: Boolean(o.showInApply) })));
+  disable.action(lazyAction(ctx, () => import('./lifecycle.js'), ([label], o) => ({ label, verb: 'disable' as const, hideInSearch: Boolean(o.hideInSearch), showInApply: Boolean(o.showInApply), admin: Boolean(o.admin) })));
   examples(disable, 'opsctl labels disable 0a1b2c --hide-in-search');
 
-  const del = labels.command(`delete ${LABEL_ARG}`).alias('rm').description('delete a draft or disabled label (asks first unless --yes)');
-  del.action(lazyAction(ctx, () => import('./delete.js'), ([label]) => ({ label })));
+  const del = admin(labels.command(`delete ${LABEL_ARG}`).alias('rm').description('delete a draft or disabled label (asks first unless --yes)'));
+  del.action(lazyAction(ctx, () => import('./delete.js'), ([label], o) => ({ label, admin: Boolean(o.admin) })));
   examples(del, 'opsctl labels delete 0a1b2c --yes');
 
-  const copy = labels
-    .command(`copy-mode ${LABEL_ARG} <mode>`)
-    .description('how the label is copied with a Drive item: do-not-copy | always-copy | copy-appliable (not revisioned)');
-  copy.action(lazyAction(ctx, () => import('./copy-mode.js'), ([label, mode]) => ({ label, mode })));
+  const copy = admin(
+    labels.command(`copy-mode ${LABEL_ARG} <mode>`).description('how the label is copied with a Drive item: do-not-copy | always-copy | copy-appliable (not revisioned)'),
+  );
+  copy.action(lazyAction(ctx, () => import('./copy-mode.js'), ([label, mode], o) => ({ label, mode, admin: Boolean(o.admin) })));
   examples(copy, 'opsctl labels copy-mode 0a1b2c always-copy');
 
-  const apps = labels
-    .command(`apps ${LABEL_ARG} [apps...]`)
-    .description('the apps where the label can be used: drive, gmail (none given: no apps)');
-  apps.action(lazyAction(ctx, () => import('./apps.js'), ([label, list]) => ({ label, apps: (list as unknown as string[]) ?? [] })));
+  const apps = admin(labels.command(`apps ${LABEL_ARG} [apps...]`).description('the apps where the label can be used: drive, gmail (none given: no apps)'));
+  apps.action(lazyAction(ctx, () => import('./apps.js'), ([label, list], o) => ({ label, apps: (list as unknown as string[]) ?? [], admin: Boolean(o.admin) })));
   examples(apps, 'opsctl labels apps 0a1b2c drive gmail');
 
   registerFields(labels, ctx);
@@ -81,7 +81,7 @@ export function register(program: Command, ctx: Context): void {
 
   const limits = labels.command('limits').description('the structural limits of a label (limits/label)');
   limits.action(lazyAction(ctx, () => import('./limits.js'), () => ({})));
-  examples(limits, 'opsctl labels limits', 'opsctl labels limits --json maxFieldsPerLabel');
+  examples(limits, 'opsctl labels limits', 'opsctl labels limits --json maxFields,fieldLimits');
   const caps = labels.command('capabilities').description('what you may do with labels (users/me/capabilities)');
   caps.action(lazyAction(ctx, () => import('./capabilities.js'), () => ({})));
   examples(caps, 'opsctl labels capabilities', 'opsctl labels capabilities --json');
@@ -91,16 +91,15 @@ export function register(program: Command, ctx: Context): void {
     .description('make a label match a file (YAML or JSON): title, description, fields, choices, permissions')
     .requiredOption('-f, --file <path>', 'the label file ("-" reads stdin)')
     .option('--dry-run', 'show the plan and send nothing')
-    .option('--publish', 'publish the result when it has unpublished changes');
-  apply.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ file: o.file, dryRun: Boolean(o.dryRun), publish: Boolean(o.publish) })));
+    .option('--publish', 'publish the result when it has unpublished changes')
+    .option('--admin', `${ADMIN_HELP} (on by itself for labelType: ADMIN)`);
+  apply.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ file: o.file, dryRun: Boolean(o.dryRun), publish: Boolean(o.publish), admin: Boolean(o.admin) })));
   examples(apply, 'opsctl labels apply -f sensitivity.yaml --dry-run', 'opsctl labels apply -f sensitivity.yaml --publish');
 }
 
 function registerFields(labels: Command, ctx: Context): void {
   const fields = labels.command('fields').description('change the fields of a label (each change is a new draft revision)');
-  const load = () => import('./fields.js');
-  const add = fields
-    .command(`add ${LABEL_ARG}`)
+  const add = admin(fields.command(`add ${LABEL_ARG}`))
     .description('add a field')
     .requiredOption('--name <text>', 'the display name')
     .addOption(new Option('--type <type>', 'field type').choices(['text', 'integer', 'date', 'selection', 'user']).makeOptionMandatory())
@@ -109,66 +108,63 @@ function registerFields(labels: Command, ctx: Context): void {
     .option('--list [maxEntries]', 'a selection or user field that holds a list')
     .addOption(new Option('--date-format <format>', 'date display').choices(['LONG_DATE', 'SHORT_DATE']))
     .option('--before <field>', 'insert before this field (id or name)');
-  add.action(lazyAction(ctx, load, ([label], o) => ({ verb: 'add' as const, label, ...o })));
+  add.action(lazyAction(ctx, () => import('./fields-add.js'), ([label], o) => ({ label, ...o })));
   examples(add, 'opsctl labels fields add 0a1b2c --name Level --type selection --choices Low,High');
-  const update = fields
-    .command(`update ${LABEL_ARG} <field>`)
+  const update = admin(fields.command(`update ${LABEL_ARG} <field>`))
     .description('rename, (un)require or move a field')
     .option('--name <text>', 'the new display name')
     .option('--required', 'mark it required')
     .option('--no-required', 'mark it optional')
     .option('--before <field>', 'move before this field ("" moves it to the end)');
-  update.action(lazyAction(ctx, load, ([label, field], o) => ({ verb: 'update' as const, label, field, ...o })));
+  update.action(lazyAction(ctx, () => import('./fields-update.js'), ([label, field], o) => ({ label, field, ...o })));
   examples(update, 'opsctl labels fields update 0a1b2c Level --name Sensitivity --required');
+  const fieldVerbs = { enable: () => import('./fields-enable.js'), disable: () => import('./fields-disable.js'), delete: () => import('./fields-delete.js') };
   for (const v of ['enable', 'disable', 'delete'] as const) {
-    const cmd = fields.command(`${v} ${LABEL_ARG} <field>`).description(`${v} a field${v === 'delete' ? ' (a published one must be disabled first)' : ''}`);
+    const cmd = admin(fields.command(`${v} ${LABEL_ARG} <field>`)).description(`${v} a field${v === 'delete' ? ' (a published one must be disabled first)' : ''}`);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
-    cmd.action(lazyAction(ctx, load, ([label, field], o) => ({ verb: v, label, field, ...o })));
+    cmd.action(lazyAction(ctx, fieldVerbs[v], ([label, field], o) => ({ label, field, ...o })));
     examples(cmd, `opsctl labels fields ${v} 0a1b2c Level`);
   }
 }
 
 function registerChoices(labels: Command, ctx: Context): void {
   const choices = labels.command('choices').description('change the choices of a selection field');
-  const load = () => import('./choices.js');
-  const add = choices
-    .command(`add ${LABEL_ARG} <field>`)
+  const add = admin(choices.command(`add ${LABEL_ARG} <field>`))
     .description('add a choice')
     .requiredOption('--name <text>', 'the display name')
     .option('--description <text>', 'a description')
     .option('--before <choice>', 'insert before this choice (id or name)');
-  add.action(lazyAction(ctx, load, ([label, field], o) => ({ verb: 'add' as const, label, field, ...o })));
+  add.action(lazyAction(ctx, () => import('./choices-add.js'), ([label, field], o) => ({ label, field, ...o })));
   examples(add, 'opsctl labels choices add 0a1b2c Level --name Medium --before High');
-  const update = choices
-    .command(`update ${LABEL_ARG} <field> <choice>`)
+  const update = admin(choices.command(`update ${LABEL_ARG} <field> <choice>`))
     .description('rename, describe or move a choice')
     .option('--name <text>', 'the new display name')
     .option('--description <text>', 'the description ("" clears it)')
     .option('--before <choice>', 'move before this choice ("" moves it to the end)');
-  update.action(lazyAction(ctx, load, ([label, field, choice], o) => ({ verb: 'update' as const, label, field, choice, ...o })));
+  update.action(lazyAction(ctx, () => import('./choices-update.js'), ([label, field, choice], o) => ({ label, field, choice, ...o })));
   examples(update, 'opsctl labels choices update 0a1b2c Level Low --name Minor');
+  const choiceVerbs = { enable: () => import('./choices-enable.js'), disable: () => import('./choices-disable.js'), delete: () => import('./choices-delete.js') };
   for (const v of ['enable', 'disable', 'delete'] as const) {
-    const cmd = choices.command(`${v} ${LABEL_ARG} <field> <choice>`).description(`${v} a choice${v === 'delete' ? ' (a published one must be disabled first)' : ''}`);
+    const cmd = admin(choices.command(`${v} ${LABEL_ARG} <field> <choice>`)).description(`${v} a choice${v === 'delete' ? ' (a published one must be disabled first)' : ''}`);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
-    cmd.action(lazyAction(ctx, load, ([label, field, choice], o) => ({ verb: v, label, field, choice, ...o })));
+    cmd.action(lazyAction(ctx, choiceVerbs[v], ([label, field, choice], o) => ({ label, field, choice, ...o })));
     examples(cmd, `opsctl labels choices ${v} 0a1b2c Level Low`);
   }
 }
 
 function registerPermissions(labels: Command, ctx: Context): void {
   const perms = labels.command('permissions').alias('perms').description('who may read, apply, organise or edit a label (or a revision with --revision)');
-  const load = () => import('./permissions.js');
-  const rev = (c: Command) => c.option('--revision <rev>', 'act on this revision of the label');
+  const rev = (c: Command) => admin(c.option('--revision <rev>', 'act on this revision of the label'));
   const list = rev(perms.command(`list ${LABEL_ARG}`).description('list permissions'));
-  list.action(lazyAction(ctx, load, ([label], o) => ({ verb: 'list' as const, label, revision: o.revision, grants: [] })));
+  list.action(lazyAction(ctx, () => import('./permissions-list.js'), ([label], o) => ({ label, revision: o.revision, admin: Boolean(o.admin) })));
   examples(list, 'opsctl labels permissions list 0a1b2c', 'opsctl labels permissions list 0a1b2c --revision 3 --json');
   const add = rev(perms.command(`add ${LABEL_ARG} <grants...>`).description('grant PRINCIPAL=ROLE (several at once: one :batchUpdate)'));
-  add.action(lazyAction(ctx, load, ([label, grants], o) => ({ verb: 'add' as const, label, revision: o.revision, grants: grants as unknown as string[] })));
+  add.action(lazyAction(ctx, () => import('./permissions-add.js'), ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants: grants as unknown as string[] })));
   examples(add, 'opsctl labels permissions add 0a1b2c bob@example.com=READER', 'opsctl labels permissions add 0a1b2c carol@example.com=EDITOR audiences/default=APPLIER');
   const remove = rev(perms.command(`remove ${LABEL_ARG} <principals...>`).description('revoke by email, audience or permission name (several: one :batchDelete)'));
-  remove.action(lazyAction(ctx, load, ([label, grants], o) => ({ verb: 'remove' as const, label, revision: o.revision, grants: grants as unknown as string[] })));
+  remove.action(lazyAction(ctx, () => import('./permissions-remove.js'), ([label, principals], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), principals: principals as unknown as string[] })));
   examples(remove, 'opsctl labels permissions remove 0a1b2c bob@example.com');
   const set = rev(perms.command(`set ${LABEL_ARG} [grants...]`).description('make the permissions exactly these PRINCIPAL=ROLE grants (one :batchUpdate + one :batchDelete)'));
-  set.action(lazyAction(ctx, load, ([label, grants], o) => ({ verb: 'set' as const, label, revision: o.revision, grants: (grants as unknown as string[]) ?? [] })));
+  set.action(lazyAction(ctx, () => import('./permissions-set.js'), ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants: (grants as unknown as string[]) ?? [] })));
   examples(set, 'opsctl labels permissions set 0a1b2c bob@example.com=READER audiences/default=APPLIER');
 }

@@ -1,11 +1,14 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import { LabelsClient } from '../../labels/client.js';
-import { parseLabelRef, type LabelRef } from '../../labels/names.js';
-import type { Choice, Field, Label } from '../../labels/types.js';
+import { parentName, parseGrant, parseLabelRef, principalKey, type Grant, type LabelRef } from '../../labels/names.js';
+import type { Choice, Field, Label, LabelPermission } from '../../labels/types.js';
 
-export async function labelsClient(ctx: Context): Promise<LabelsClient> {
-  return new LabelsClient(await ctx.http('labels'));
+/** A client of the label service; `admin` sends useAdminAccess (the `--admin` flag). */
+export async function labelsClient(ctx: Context, admin = false): Promise<LabelsClient> {
+  const client = new LabelsClient(await ctx.http('labels'));
+  client.admin = admin;
+  return client;
 }
 
 /** A label reference for a write: the label itself (a revision suffix other than @latest is refused). */
@@ -27,6 +30,13 @@ export function findField(label: Label, input: string): Field {
   return f;
 }
 
+/** A selection field of a label by id or display name. */
+export function selectionField(label: Label, input: string): Field {
+  const f = findField(label, input);
+  if (!f.selectionOptions) throw new ValidationError('field', `field "${f.properties?.displayName}" is not a selection field`, 'choices belong to selection fields');
+  return f;
+}
+
 export function findChoice(field: Field, input: string): Choice {
   if (!field.selectionOptions) throw new ValidationError('field', `field "${field.properties?.displayName}" is not a selection field`);
   const list = field.selectionOptions.choices ?? [];
@@ -36,4 +46,31 @@ export function findChoice(field: Field, input: string): Choice {
     throw new ValidationError('choice', `field "${field.properties?.displayName}" has no choice "${input}"`, `choices: ${known}`);
   }
   return c;
+}
+
+/** What the permission verbs are given: a label (or `labels/ID@REV`), `--revision`, `--admin`. */
+export interface PermissionTarget {
+  label: string;
+  revision?: string;
+  admin?: boolean;
+}
+
+/** The parent of a permission verb: the label, or one of its revisions (`--revision` or a name with `@REV`). */
+export function permissionParent(opts: PermissionTarget): { id: string; parent: string } {
+  const ref = parseLabelRef(opts.label);
+  return { id: ref.id, parent: parentName(ref.id, opts.revision ?? (ref.rev && ref.rev !== 'latest' ? ref.rev : undefined)) };
+}
+
+export const PERMISSION_COLUMNS = [{ key: 'principal', get: (p: LabelPermission) => p.email ?? p.audience ?? p.group ?? p.person }, { key: 'role' }, { key: 'name' }];
+
+/** PRINCIPAL=ROLE grants, each principal once. */
+export function uniqueGrants(inputs: string[]): Grant[] {
+  const grants = inputs.map((g) => parseGrant(g));
+  const seen = new Set<string>();
+  for (const g of grants) {
+    const key = principalKey(g);
+    if (seen.has(key)) throw new ValidationError('grant', `${key} is given twice`, 'give each principal once');
+    seen.add(key);
+  }
+  return grants;
 }

@@ -34,10 +34,11 @@ import {
   present,
   publishContent,
   published,
-  resolveRevision,
   roleOf,
   roleRank,
+  seesDrafts,
   visibleLabel,
+  visibleRevision,
 } from './model.js';
 import type { LabelVerb } from './paths.js';
 
@@ -132,12 +133,15 @@ export async function listLabels(req: MockRequest, env: Env): Promise<MockReply>
     const out: Array<Record<string, unknown>> = [];
     for (const label of slice(s).labels) {
       if (!adminAccess && roleRank(roleOf(label, who)) < min) continue;
+      const pub = published(label);
       if (publishedOnly) {
-        const pub = published(label);
         if (!pub) continue;
         out.push(present(label, pub, { view, who, adminAccess, revisionInName: true }));
-      } else {
+      } else if (seesDrafts(label, who, adminAccess)) {
         out.push(present(label, latest(label), { view, who, adminAccess }));
+      } else if (pub) {
+        // readers, appliers and organisers see the published revision; a never-published label is hidden from them
+        out.push(present(label, pub, { view, who, adminAccess }));
       }
     }
     return out;
@@ -154,7 +158,7 @@ export async function getLabel(req: MockRequest, env: Env, id: string, rev: stri
   return reply.ok(
     await env.ctx.store.read((s) => {
       const label = visibleLabel(s, id, who, adminAccess);
-      return present(label, resolveRevision(label, rev), { view, who, adminAccess, revisionInName: rev !== undefined });
+      return present(label, visibleRevision(label, rev, who, adminAccess), { view, who, adminAccess, revisionInName: rev !== undefined });
     }),
   );
 }
@@ -274,8 +278,9 @@ export async function labelVerb(req: MockRequest, env: Env, id: string, verb: La
 export async function listLocks(req: MockRequest, env: Env, id: string, rev: string | undefined): Promise<MockReply> {
   const who = caller(req);
   const items = await env.ctx.store.read((s) => {
-    const label = visibleLabel(s, id, who, adminQuery(req));
-    const parent = rev ? `labels/${id}/revisions/${resolveRevision(label, rev).revisionId}` : `labels/${id}`;
+    const adminAccess = adminQuery(req);
+    const label = visibleLabel(s, id, who, adminAccess);
+    const parent = rev ? `labels/${id}/revisions/${visibleRevision(label, rev, who, adminAccess).revisionId}` : `labels/${id}`;
     const editor = roleOf(label, who) === 'EDITOR';
     return label.locks.map((l) => ({
       name: `${parent}/locks/${l.id}`,
@@ -287,7 +292,8 @@ export async function listLocks(req: MockRequest, env: Env, id: string, rev: str
       capabilities: { canViewPolicy: editor },
     }));
   });
-  const { page, next } = paginate(items, req, `locks:${id}:${rev ?? ''}`);
+  // locks page by 100 by default (discovery: "Default: 100. Max: 200")
+  const { page, next } = paginate(items, req, `locks:${id}:${rev ?? ''}`, 100);
   return reply.ok({ labelLocks: page, ...(next ? { nextPageToken: next } : {}) });
 }
 

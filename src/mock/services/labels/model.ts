@@ -64,11 +64,29 @@ export function roleOf(label: StoredLabel, who: Caller): Role | undefined {
   return best;
 }
 
-/** Finds a label the caller may see (404 otherwise, so that names do not leak). */
+/** Editors (and admins with useAdminAccess) see drafts; everyone else sees published revisions only. */
+export function seesDrafts(label: StoredLabel, who: Caller, adminAccess: boolean): boolean {
+  return adminAccess || roleOf(label, who) === 'EDITOR';
+}
+
+/**
+ * Finds a label the caller may see (404 otherwise, so that names do not leak). A label that was never
+ * published is visible to its editors only: "users can't view the label" while it is a draft.
+ */
 export function visibleLabel(state: MockState, id: string, who: Caller, adminAccess: boolean): StoredLabel {
   const label = findLabel(state, id);
-  if (!adminAccess && !roleOf(label, who)) throw notFound(`label labels/${id} does not exist`);
+  if (!adminAccess && (!roleOf(label, who) || (!seesDrafts(label, who, adminAccess) && !published(label)))) {
+    throw notFound(`label labels/${id} does not exist`);
+  }
   return label;
+}
+
+/** The revision a reader asks for: for a non-editor, `labels/ID` and `@latest` mean the published revision, and drafts do not exist. */
+export function visibleRevision(label: StoredLabel, rev: string | undefined, who: Caller, adminAccess: boolean): Revision {
+  if (seesDrafts(label, who, adminAccess)) return resolveRevision(label, rev);
+  const r = !rev || rev === 'latest' ? published(label) : resolveRevision(label, rev);
+  if (!r?.published) throw notFound(`label labels/${label.id} has no revision ${rev} (older drafts are deleted when a revision is published)`);
+  return r;
 }
 
 /** A label the caller may change: an editor, or an admin with `useAdminAccess`. Disabled-label writes are allowed. */

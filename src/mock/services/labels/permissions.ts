@@ -1,6 +1,6 @@
 import { reply, type MockReply, type MockRequest } from '../../http.js';
 import { ROLES, body, boolParam, caller, enumParam, invalid, notFound, paginate, type StoredLabel, type StoredPermission } from './common.js';
-import { assertAdminAccess, editableLabel, resolveRevision, visibleLabel } from './model.js';
+import { assertAdminAccess, editableLabel, visibleLabel, visibleRevision } from './model.js';
 import type { Env } from './labels.js';
 import type { MockState } from '../../store.js';
 
@@ -19,7 +19,7 @@ function show(parent: string, p: StoredPermission): Record<string, unknown> {
 function parentLabel(s: MockState, id: string, rev: string | undefined, req: MockRequest, adminAccess: boolean, write: boolean): { label: StoredLabel; parent: string } {
   const who = caller(req);
   const label = write ? editableLabel(s, id, who, adminAccess) : visibleLabel(s, id, who, adminAccess);
-  const revisionId = rev ? resolveRevision(label, rev).revisionId : undefined;
+  const revisionId = rev ? visibleRevision(label, rev, who, adminAccess).revisionId : undefined;
   return { label, parent: parentName(id, revisionId) };
 }
 

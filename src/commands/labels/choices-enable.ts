@@ -1,0 +1,16 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { oneDelta, type OneLabelOptions } from './delta.js';
+import { findChoice, selectionField } from './shared.js';
+
+/** `labels choices enable`: one `enableSelectionChoice` request. */
+export async function run(opts: OneLabelOptions & { field: string; choice: string }, ctx: Context): Promise<CommandResult> {
+  return oneDelta(opts, ctx, (label) => {
+    const field = selectionField(label, opts.field);
+    const choice = findChoice(field, opts.choice);
+    return {
+      request: { enableSelectionChoice: { fieldId: field.id, id: choice.id } },
+      what: `enabled choice "${choice.properties?.displayName}" of "${field.properties?.displayName}"`,
+    };
+  });
+}

@@ -1,0 +1,38 @@
+import type { Context } from '../../context.js';
+import { ValidationError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+import { oneDelta, type OneLabelOptions } from './delta.js';
+import { findChoice, selectionField } from './shared.js';
+
+export interface ChoiceUpdateOptions extends OneLabelOptions {
+  field: string;
+  choice: string;
+  name?: string;
+  description?: string;
+  before?: string;
+}
+
+/** `labels choices update`: one `updateSelectionChoiceProperties` request with the mask of what was given. */
+export async function run(opts: ChoiceUpdateOptions, ctx: Context): Promise<CommandResult> {
+  return oneDelta(opts, ctx, (label) => {
+    const field = selectionField(label, opts.field);
+    const choice = findChoice(field, opts.choice);
+    const cname = choice.properties?.displayName;
+    const mask: string[] = [];
+    const properties: Record<string, unknown> = { displayName: opts.name ?? cname };
+    if (opts.name !== undefined) mask.push('displayName');
+    if (opts.description !== undefined) {
+      mask.push('description');
+      if (opts.description) properties.description = opts.description;
+    }
+    if (opts.before !== undefined) {
+      mask.push('insertBeforeChoice');
+      properties.insertBeforeChoice = opts.before === '' ? '' : findChoice(field, opts.before).id;
+    }
+    if (!mask.length) throw new ValidationError('choice', 'nothing to change', 'give --name, --description or --before');
+    return {
+      request: { updateSelectionChoiceProperties: { fieldId: field.id, id: choice.id, properties, updateMask: mask.join(',') } },
+      what: `updated choice "${cname}" of "${field.properties?.displayName}" (${mask.join(', ')})`,
+    };
+  });
+}

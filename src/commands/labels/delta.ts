@@ -1,0 +1,26 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { statusLine } from '../../labels/format.js';
+import { labelName } from '../../labels/names.js';
+import type { DeltaRequest, Label } from '../../labels/types.js';
+import { labelsClient, writableRef } from './shared.js';
+
+/** What every field and choice verb is given: the label, and `--admin`. */
+export interface OneLabelOptions {
+  label: string;
+  admin?: boolean;
+}
+
+/**
+ * The skeleton of the field and choice verbs: read the label, build one `:delta` request from it,
+ * send it guarded by the revision just read (a concurrent change is refused, not overwritten).
+ */
+export async function oneDelta(opts: OneLabelOptions, ctx: Context, build: (label: Label) => { request: DeltaRequest; what: string }): Promise<CommandResult> {
+  const name = labelName(writableRef(opts.label));
+  const client = await labelsClient(ctx, opts.admin);
+  const label = await client.get(name);
+  const { request, what } = build(label);
+  const res = await client.delta(name, [request], label.revisionId);
+  const updated = res.updatedLabel ?? (await client.get(name));
+  return { data: res, text: '', message: `${what}; ${statusLine(updated)}` };
+}

@@ -1,0 +1,13 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { principalKey } from '../../labels/names.js';
+import { labelsClient, permissionParent, PERMISSION_COLUMNS, uniqueGrants, type PermissionTarget } from './shared.js';
+
+/** `labels permissions add`: one grant is a create (an upsert by principal), several are one `:batchUpdate`. */
+export async function run(opts: PermissionTarget & { grants: string[] }, ctx: Context): Promise<CommandResult> {
+  const { parent } = permissionParent(opts);
+  const grants = uniqueGrants(opts.grants);
+  const client = await labelsClient(ctx, opts.admin);
+  const out = grants.length === 1 ? [await client.createPermission(parent, grants[0])] : await client.batchUpdatePermissions(parent, grants);
+  return { data: out, columns: PERMISSION_COLUMNS, message: `${parent}: granted ${grants.map((g) => `${principalKey(g)}=${g.role}`).join(', ')}` };
+}

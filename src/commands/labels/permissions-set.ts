@@ -1,0 +1,41 @@
+import type { Context } from '../../context.js';
+import { PartialError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+import { principalKey } from '../../labels/names.js';
+import { labelsClient, permissionParent, PERMISSION_COLUMNS, uniqueGrants, type PermissionTarget } from './shared.js';
+
+/** `labels permissions set`: exactly these grants; one `:batchUpdate` for new and changed, one `:batchDelete` for the rest. */
+export async function run(opts: PermissionTarget & { grants: string[] }, ctx: Context): Promise<CommandResult> {
+  const { parent } = permissionParent(opts);
+  const grants = uniqueGrants(opts.grants);
+  const client = await labelsClient(ctx, opts.admin);
+  const current = await client.permissions(parent);
+  const byKey = new Map(current.filter((p) => p.email || p.audience).map((p) => [principalKey(p), p]));
+  const upserts = grants.filter((g) => byKey.get(principalKey(g))?.role !== g.role);
+  const wanted = new Set(grants.map(principalKey));
+  const removals = [...byKey.entries()].filter(([k]) => !wanted.has(k)).map(([, p]) => p.name!);
+  if (!grants.length && removals.length) {
+    // `set` with no grants removes every permission: ask first (in CI: --yes)
+    const ok = await (await ctx.prompter()).confirm(`Remove all ${removals.length} permission${removals.length === 1 ? '' : 's'} of ${parent}?`, { flag: '--yes' });
+    if (!ok) return { message: 'nothing removed' };
+  }
+  if (upserts.length) await client.batchUpdatePermissions(parent, upserts);
+  if (removals.length) {
+    try {
+      await client.batchDeletePermissions(parent, removals);
+    } catch (err) {
+      if (!upserts.length) throw err;
+      throw new PartialError(`${parent}: granted or changed ${upserts.length}, then removing ${removals.length} failed: ${(err as Error).message}`, {
+        hint: 'fix the cause and run the same set again: it sends only what is still different',
+        summary: { granted: upserts.map((g) => `${principalKey(g)}=${g.role}`), notRemoved: removals },
+        cause: err,
+      });
+    }
+  }
+  const after = upserts.length || removals.length ? await client.permissions(parent) : current;
+  return {
+    data: after,
+    columns: PERMISSION_COLUMNS,
+    message: upserts.length || removals.length ? `${parent}: ${upserts.length} granted or changed, ${removals.length} removed` : `${parent}: already as given (nothing sent)`,
+  };
+}
