@@ -4,8 +4,9 @@ import type { Column } from '../../core/output.js';
 import { TrackerClient } from '../../tracker/client.js';
 import { resourceByName, type ResourceSpec } from '../../tracker/resources.js';
 
-export async function trackerClient(ctx: Context): Promise<TrackerClient> {
-  return new TrackerClient(await ctx.http('tracker'));
+/** The tracker client; its errors carry a hint naming the resource's commands. */
+export async function trackerClient(ctx: Context, resource?: string): Promise<TrackerClient> {
+  return new TrackerClient(await ctx.http('tracker'), resource);
 }
 
 export function resource(name: string): ResourceSpec {
