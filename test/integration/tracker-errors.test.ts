@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { useTrackerMock } from '../helpers/tracker.js';
+
+const t = useTrackerMock((tracker) => {
+  tracker.labels = [];
+  tracker.webhooks = [];
+});
+
+describe('server refusals tell the user what to do next', () => {
+  it('404 names the list command of the resource', async () => {
+    const r = await t.cli('tracker', 'epics', 'get', '987654');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('HTTP 404');
+    expect(r.stderr).toContain('opsctl tracker epics list');
+  });
+
+  it('422 (duplicate name) carries a hint; --json errors carry status and hint', async () => {
+    expect((await t.cli('tracker', 'labels', 'create', '--name', 'dup')).code).toBe(0);
+    const r = await t.cli('tracker', 'labels', 'create', '--name', 'dup', '--json');
+    expect(r.code).toBe(1);
+    const err = JSON.parse(r.stderr).error;
+    expect(err).toMatchObject({ status: 422, code: 'http_422', service: 'tracker' });
+    expect(err.message).toContain('already exists');
+    expect(err.hint).toContain('opsctl tracker labels');
+  });
+
+  it('403 DisabledFeatureError says the feature is off', async () => {
+    await t.mock.store.write((s) => void (s.tracker.features.documents = false));
+    try {
+      const r = await t.cli('tracker', 'documents', 'list');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('HTTP 403');
+      expect(r.stderr).toMatch(/feature is turned off/);
+    } finally {
+      await t.mock.store.write((s) => void (s.tracker.features.documents = true));
+    }
+  });
+
+  it('401 exits 4 and says how to give a token', async () => {
+    const { runCli } = await import('../helpers/cli.js');
+    const r = await runCli(['tracker', 'labels', 'list'], { env: { ...t.env, OPSCTL_TRACKER_TOKEN: 'wrong' } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('OPSCTL_TRACKER_TOKEN');
+    expect(r.stderr).not.toContain(t.mock.trackerToken);
+  });
+});
+
+describe('webhooks create (204, no body)', () => {
+  it('reports the new id from Location, and get works with it', async () => {
+    const r = await t.cli('tracker', 'webhooks', 'create', '--webhook-url', 'https://ci.example/hook', '--secret', 'shh', '--json');
+    expect(r.code).toBe(0);
+    const created = r.json();
+    const stored = await t.mock.store.read((s) => s.tracker.webhooks.at(-1).id);
+    expect(created).toEqual({ id: stored, created: true });
+    const got = await t.json('tracker', 'webhooks', 'get', String(created.id));
+    expect(got).toMatchObject({ id: stored, webhook_url: 'https://ci.example/hook', has_secret: true });
+    expect(JSON.stringify(got)).not.toContain('shh');
+
+    const plain = await t.cli('tracker', 'webhooks', 'create', '--webhook-url', 'https://ci.example/two');
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toMatch(/created webhook integration \d+ \(opsctl tracker webhooks get \d+\)/);
+  });
+});
