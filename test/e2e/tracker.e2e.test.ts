@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBin } from '../helpers/bin.js';
+import { ShortcutClient } from '@shortcut/client';
+import { execa } from 'execa';
+import { BIN, runBin } from '../helpers/bin.js';
 import { startMock } from '../helpers/mock.js';
 
 /** The built binary (bundled dependencies: yaml, undici's FormData) against a mock on port 0. */
@@ -50,5 +52,49 @@ describe('opsctl tracker (built binary)', () => {
     const r = await runBin(['tracker', 'search', 'stories', '--query', 'e2e needle', '--page-size', '2', '--all', '--json', 'name'], { env });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(String(r.stdout)).map((s: any) => s.name)).toEqual(['e2e needle 0', 'e2e needle 1', 'e2e needle 2']);
+  });
+});
+
+describe('@shortcut/client against `opsctl mock serve` (the built binary)', () => {
+  it('creates, reads, updates and deletes through the served mock, and uploads a file', async () => {
+    const serveDir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-serve-'));
+    const serve = execa(process.execPath, [BIN, 'mock', 'serve', '--memory', '--port', '0'], {
+      env: { NO_COLOR: '1', OPSCTL_CONFIG_DIR: serveDir },
+      reject: false,
+    });
+    let out = '';
+    serve.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    try {
+      // wait for the condition (the URL and token printed), not for a fixed time
+      const started = Date.now();
+      while (!/tracker token: \S+/.test(out)) {
+        if (serve.exitCode !== null || Date.now() - started > 30_000) throw new Error(`mock serve did not start: ${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const url = /tracker\s+(http:\/\/\S+)/.exec(out)![1];
+      const token = /tracker token: (\S+)/.exec(out)![1];
+      const sc = new ShortcutClient(token, { baseURL: url, headers: { 'Tracker-Token': token } });
+
+      const { data: label, status } = await sc.createLabel({ name: 'served', color: '#112233' });
+      expect(status).toBe(201);
+      expect((await sc.getLabel(label.id)).data).toMatchObject({ name: 'served', color: '#112233', entity_type: 'label' });
+      expect((await sc.updateLabel(label.id, { name: 'served-2' })).data.name).toBe('served-2');
+      expect((await sc.deleteLabel(label.id)).status).toBe(204);
+      const { data: epic } = await sc.createEpic({ name: 'served epic' });
+      const { data: comment } = await sc.createEpicComment(epic.id, { text: 'hi' });
+      expect((await sc.listEpicComments(epic.id)).data.map((c) => c.id)).toEqual([comment.id]);
+      const { data: files } = await sc.uploadFiles({ file0: new File(['served bytes'], 'served.txt', { type: 'text/plain' }) });
+      expect(files[0]).toMatchObject({ name: 'served.txt', size: 12 });
+      // the CLI sees what the independent client made
+      const r = await runBin(['tracker', 'files', 'get', String(files[0].id), '--json', 'name'], {
+        env: { OPSCTL_CONFIG_DIR: serveDir, OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_TOKEN: token },
+      });
+      expect(r.exitCode).toBe(0);
+      expect(JSON.parse(String(r.stdout))).toEqual({ name: 'served.txt' });
+    } finally {
+      serve.kill('SIGTERM');
+      await serve;
+      rmSync(serveDir, { recursive: true, force: true });
+    }
   });
 });
