@@ -5,23 +5,24 @@ import type { ResourceSpec } from './resources.js';
 export const API_PREFIX = '/api/v3';
 
 /** What to do next after an error of the tracker, by status and the server's error name. */
-export function hintFor(err: ApiError, resource?: string): string | undefined {
+export function hintFor(err: ApiError, resource?: ResourceSpec): string | undefined {
   const name = (err.body as { error?: string } | undefined)?.error;
-  const noun = resource ? `opsctl tracker ${resource}` : 'opsctl tracker <resource>';
+  const noun = resource ? `opsctl tracker ${resource.name}` : 'opsctl tracker <resource>';
+  const lookup = !resource || resource.verbs.includes('list') ? `${noun} list` : `${noun} --help`;
   if (err.status === 401) return 'set OPSCTL_TRACKER_TOKEN to a valid API token, or run: opsctl auth login --service tracker --with-token < token.txt';
   if (name === 'DisabledFeatureError') return 'the feature is turned off for this workspace: turn it on in the workspace settings, then retry';
   if (name === 'UnusableEntitlementError') return "the workspace's plan has no room left for this: archive an unused one or upgrade the plan, then retry";
   if (err.status === 403) return 'the token is not allowed to do this: use a token of a member with the right role';
-  if (err.status === 404) return `check the id: ${noun} list`;
+  if (err.status === 404) return `check the id: ${lookup}`;
   if (err.status === 409) return `the record changed meanwhile: read it again (${noun} get ID) and retry with its current values`;
   if (err.status === 400 || err.status === 413) return `the server named the field it refused; fix it and retry (see: ${noun} --help)`;
-  if (err.status === 422) return `the server said what stands in the way; look at the current state (${noun} get ID or list), fix that, and retry`;
+  if (err.status === 422) return `the server said what stands in the way; look at the current state (${lookup}), fix that, and retry`;
   if (err.status === 429) return 'the request limit (200 a minute) was still exceeded after retries: wait a minute and run again';
   return undefined;
 }
 
 /** Gives every ApiError of `http` a hint (when it has none), without changing anything else. */
-export function withHints(http: HttpClient, resource?: string): HttpClient {
+export function withHints(http: HttpClient, resource?: ResourceSpec): HttpClient {
   const request = http.request.bind(http);
   return Object.assign(Object.create(http) as HttpClient, {
     request: async (...args: Parameters<HttpClient['request']>) => {
@@ -41,7 +42,7 @@ export function withHints(http: HttpClient, resource?: string): HttpClient {
 export class TrackerClient {
   readonly http: HttpClient;
 
-  constructor(http: HttpClient, resource?: string) {
+  constructor(http: HttpClient, resource?: ResourceSpec) {
     this.http = withHints(http, resource);
   }
 

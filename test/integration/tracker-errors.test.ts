@@ -14,6 +14,13 @@ describe('server refusals tell the user what to do next', () => {
     expect(r.stderr).toContain('opsctl tracker epics list');
   });
 
+  it('404 of a resource without a list verb points at its help, not a missing command', async () => {
+    const r = await t.cli('tracker', 'key-results', 'get', '00000000-0000-0000-0000-000000000000');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('opsctl tracker key-results --help');
+    expect(r.stderr).not.toContain('key-results list');
+  });
+
   it('422 (duplicate name) carries a hint; --json errors carry status and hint', async () => {
     expect((await t.cli('tracker', 'labels', 'create', '--name', 'dup')).code).toBe(0);
     const r = await t.cli('tracker', 'labels', 'create', '--name', 'dup', '--json');

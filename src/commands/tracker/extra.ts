@@ -42,7 +42,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
     }
     query[name] = value;
   }
-  const client = await trackerClient(ctx, spec.name);
+  const client = await trackerClient(ctx, spec);
   const http = client.http;
   const full = `${API_PREFIX}${path}`;
 

@@ -5,7 +5,7 @@ import { TrackerClient } from '../../tracker/client.js';
 import { resourceByName, type ResourceSpec } from '../../tracker/resources.js';
 
 /** The tracker client; its errors carry a hint naming the resource's commands. */
-export async function trackerClient(ctx: Context, resource?: string): Promise<TrackerClient> {
+export async function trackerClient(ctx: Context, resource?: ResourceSpec): Promise<TrackerClient> {
   return new TrackerClient(await ctx.http('tracker'), resource);
 }
 

@@ -37,7 +37,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
       }
     }),
   );
-  const http = (await trackerClient(ctx, 'files')).http;
+  const http = (await trackerClient(ctx, spec)).http;
   const uploaded: unknown[] = [];
   const batches = Math.ceil(parts.length / FILES_PER_REQUEST);
   const progress = batches > 1 ? await ctx.io.progress(`uploading ${parts.length} files in ${batches} requests`) : undefined;
