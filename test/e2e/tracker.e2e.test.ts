@@ -98,3 +98,32 @@ describe('@shortcut/client against `opsctl mock serve` (the built binary)', () =
     }
   });
 });
+
+describe('apply interrupted (SIGINT to the built binary)', () => {
+  it('stops taking writes, exits 130 with what was made, and a re-run finishes exactly the rest', async () => {
+    await mock.store.write((s) => void (s.tracker.labels = []));
+    const f = join(dir, 'interrupt.yaml');
+    writeFileSync(f, `labels:\n${Array.from({ length: 8 }, (_, i) => `  - name: int-${i}\n`).join('')}`);
+    mock.requests.length = 0;
+    const posts = () => mock.requests.filter((r) => r.method === 'POST' && r.path === '/api/v3/labels').length;
+    // a client-side limit of 3 a minute: 1 list + 2 writes, then the pacer holds the rest
+    const child = runBin(['tracker', 'labels', 'apply', '-f', f], { env: { ...env, OPSCTL_TRACKER_RATE_LIMIT: '3/1m' } });
+    const started = Date.now();
+    while (posts() < 2) {
+      if (child.exitCode !== null || Date.now() - started > 30_000) throw new Error(`apply did not make its first writes: ${String((await child).stderr)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode).toBe(130);
+    expect(String(r.stderr)).toMatch(/interrupted: 2 of 8 change\(s\) applied, 0 failed, \d+ in flight \(may or may not have been made\), \d+ not started; run the same apply again/);
+    expect(posts()).toBe(2);
+
+    mock.requests.length = 0;
+    const again = await runBin(['tracker', 'labels', 'apply', '-f', f], { env });
+    expect(again.exitCode).toBe(0);
+    expect(posts()).toBe(6);
+    const names = await mock.store.read((s) => s.tracker.labels.map((l: any) => l.name).sort());
+    expect(names).toEqual(Array.from({ length: 8 }, (_, i) => `int-${i}`));
+  });
+});
