@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { useTrackerMock } from '../helpers/tracker.js';
 
 const t = useTrackerMock((tracker) => {
@@ -44,7 +47,6 @@ describe('server refusals tell the user what to do next', () => {
   });
 
   it('401 exits 4 and says how to give a token', async () => {
-    const { runCli } = await import('../helpers/cli.js');
     const r = await runCli(['tracker', 'labels', 'list'], { env: { ...t.env, OPSCTL_TRACKER_TOKEN: 'wrong' } });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('OPSCTL_TRACKER_TOKEN');
@@ -67,5 +69,40 @@ describe('webhooks create (204, no body)', () => {
     expect(plain.code).toBe(0);
     expect(plain.stdout).toBe('');
     expect(plain.stderr).toMatch(/created webhook integration \d+ \(opsctl tracker webhooks get \d+\)/);
+  });
+});
+
+describe('files upload that fails part-way', () => {
+  it('exits 3, names what was uploaded and the exact files to upload again', async () => {
+    // a server whose second upload request is refused (the mock cannot be told to fail the second one)
+    let n = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        n++;
+        res.setHeader('content-type', 'application/json');
+        if (n === 1) {
+          res.statusCode = 201;
+          res.end(JSON.stringify([1, 2, 3, 4].map((id) => ({ id, name: `f${id - 1}.txt`, size: 1, content_type: 'text/plain' }))));
+        } else {
+          res.statusCode = 422;
+          res.end(JSON.stringify({ message: 'storage is full', error: 'unprocessable' }));
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const paths = Array.from({ length: 6 }, (_, i) => t.file(`f${i}.txt`, 'x'));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await runCli(['tracker', 'files', 'upload', ...paths, '--json'], { env: { ...t.env, OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_TOKEN: 'tok' } });
+      expect(r.code).toBe(3);
+      expect(n).toBe(2);
+      const err = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
+      expect(err.message).toContain('uploaded 4 of 6 files, then: tracker: HTTP 422: storage is full');
+      expect(err.hint).toBe(`upload the rest again: ${paths.slice(4).join(' ')}`);
+      expect(err.summary.uploaded).toHaveLength(4);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
