@@ -3,7 +3,7 @@ import { UsageError, ValidationError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
 import { assertValid, coerceFlag, flagAttr, flagName, readDataFlag } from '../../tracker/input.js';
-import { fetchList, moreNotice } from '../../tracker/paging.js';
+import { cappedNotice, fetchList, moreNotice } from '../../tracker/paging.js';
 import { extraByName } from '../../tracker/resources.js';
 import { columns, pageFlags, resource, trackerClient } from './shared.js';
 
@@ -54,7 +54,9 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
       onPage: (n, total) => progress?.update(`fetched ${n}${total !== undefined ? ` of ${total}` : ''}`),
     });
     progress?.stop();
-    if (got.more) ctx.io.warn(moreNotice(got.items.length, `${spec.name} ${extra.name}`.trim(), got.total));
+    const what = `${spec.name} ${extra.name}`.trim();
+    if (got.capped) ctx.io.warn(cappedNotice(got.items.length, what, got.total));
+    else if (got.more) ctx.io.warn(moreNotice(got.items.length, what, got.total));
     return { data: got.items, columns: extra.columns ? columns(extra.columns) : undefined };
   }
 
