@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ShortcutClient } from '@shortcut/client';
@@ -125,5 +127,48 @@ describe('apply interrupted (SIGINT to the built binary)', () => {
     expect(posts()).toBe(6);
     const names = await mock.store.read((s) => s.tracker.labels.map((l: any) => l.name).sort());
     expect(names).toEqual(Array.from({ length: 8 }, (_, i) => `int-${i}`));
+  });
+});
+
+describe('files upload interrupted (SIGINT to the built binary)', () => {
+  it('exits 130 at once, naming what was uploaded and the files to upload again', async () => {
+    // a server that answers the first batch and holds the second open, so the interrupt lands mid-batch
+    let n = 0;
+    let second: () => void = () => undefined;
+    const secondArrived = new Promise<void>((r) => (second = r));
+    const held: Array<import('node:http').ServerResponse> = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        n++;
+        if (n === 1) {
+          res.writeHead(201, { 'content-type': 'application/json' });
+          res.end(JSON.stringify([1, 2, 3, 4].map((id) => ({ id, name: `i${id - 1}.txt`, size: 1 }))));
+        } else {
+          held.push(res);
+          second();
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const files = Array.from({ length: 6 }, (_, i) => {
+        const p = join(dir, `i${i}.txt`);
+        writeFileSync(p, 'x');
+        return p;
+      });
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const child = runBin(['tracker', 'files', 'upload', ...files], { env: { ...env, OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_TOKEN: 'tok' } });
+      await secondArrived;
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode).toBe(130);
+      expect(String(r.stderr)).toContain(`upload interrupted: 4 of 6 files uploaded; upload the rest again (the batch in flight may or may not have arrived: look with opsctl tracker files list): ${files.slice(4).join(' ')}`);
+      expect(n).toBe(2);
+    } finally {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });

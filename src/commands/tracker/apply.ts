@@ -7,7 +7,7 @@ import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../..
 import { runWrites } from '../../tracker/apply-run.js';
 import { assertValid } from '../../tracker/input.js';
 import type { FieldSpec } from '../../tracker/fields.js';
-import { columns, resource, trackerClient } from './shared.js';
+import { columns, handleInterrupts, resource, trackerClient } from './shared.js';
 
 export interface ApplyOptions {
   resource: string;
@@ -55,9 +55,9 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   // about ten progress lines however long the run (a spinner on a TTY shows every step)
   const every = ctx.io.isStderrTTY ? 1 : Math.max(1, Math.ceil(todo.length / 10));
   // Ctrl-C (or a CI timeout's SIGTERM) stops taking new writes and reports what was made
-  ctx.handlesInterrupt = true;
+  const signal = await handleInterrupts(ctx);
   const outcome = await runWrites(client, spec, todo, {
-    signal: ctx.abort.signal,
+    signal,
     onStep: (n, total) => (n % every === 0 || n === total) && progress.update(`applied ${n}/${total}`),
   });
   if (outcome.interrupted) {

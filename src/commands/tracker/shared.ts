@@ -28,3 +28,14 @@ export function pageFlags(flags: Record<string, unknown>): { all: boolean; limit
   if (flags.all) throw new UsageError('--all and --limit cannot be used together', { hint: 'use --all for everything, or --limit N for at most N records' });
   return { all: false, limit: Number(raw) };
 }
+
+/**
+ * Takes over Ctrl-C/SIGTERM for a long verb (it watches `ctx.abort.signal`) and makes sure a request
+ * still in flight at the interrupt does not hold the connection pool's close, and so the exit.
+ */
+export async function handleInterrupts(ctx: Context): Promise<AbortSignal> {
+  ctx.handlesInterrupt = true;
+  const { defaultDispatcher } = await import('../../core/http.js');
+  ctx.onCleanup(() => (ctx.abort.signal.aborted ? defaultDispatcher().destroy() : undefined));
+  return ctx.abort.signal;
+}
