@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { useTrackerMock } from '../helpers/tracker.js';
+import { trackerCall, useTrackerMock } from '../helpers/tracker.js';
 
 const t = useTrackerMock((tracker) => {
   tracker.labels = [];
@@ -104,5 +104,21 @@ describe('files upload that fails part-way', () => {
     } finally {
       await new Promise((r) => server.close(r));
     }
+  });
+});
+
+describe('iteration dates', () => {
+  it('a day that does not exist is refused before sending, and by the mock with 400', async () => {
+    for (const bad of ['2026-13-01', '2026-02-30', '2026-01-01junk']) {
+      const r = await t.cli('tracker', 'iterations', 'create', '--name', 'x', '--start-date', bad, '--end-date', '2026-12-31');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--start-date: must be a date, e.g. 2026-01-31');
+    }
+    expect(t.mock.requests).toHaveLength(0);
+    const direct = await trackerCall(t.mock)('POST', '/iterations', { name: 'x', start_date: '2026-13-01', end_date: '2026-12-31' });
+    expect(direct.status).toBe(400);
+    expect(direct.body.message).toContain('start_date');
+    const ok = await t.json('tracker', 'iterations', 'create', '--name', 'leap', '--start-date', '2028-02-29', '--end-date', '2028-03-10');
+    expect(ok).toMatchObject({ start_date: '2028-02-29', end_date: '2028-03-10' });
   });
 });
