@@ -494,6 +494,7 @@ export const stories: ResourceSpec = {
     project_id: int('project id (null detaches)', { nullable: true }),
     group_id: uuid('group id (null detaches)', { nullable: true }),
     labels: json('labelParams', 'labels [{name, color, …}]; created when missing (--data)'),
+    custom_fields: json('storyCustomFields', 'custom field values [{field_id, value_id}]; only enabled fields (--data)'),
     owner_ids: uuids('owner member ids'),
     follower_ids: uuids('follower member ids'),
     requested_by_id: uuid('requesting member id'),

@@ -52,6 +52,10 @@ export const JSON_SCHEMAS: Record<string, z.ZodType> = {
     { error: 'must be a list of {id, value, color_key, enabled}' },
   ),
   storyContents,
+  storyCustomFields: z.array(
+    z.strictObject({ field_id: uuidSchema, value_id: uuidSchema, value: z.string().max(63).optional() }),
+    { error: 'must be a list of {field_id, value_id, value}' },
+  ),
   keyResultValue: z.strictObject({ numeric_value: z.string().max(64).optional(), boolean_value: z.boolean().optional() }, { error: 'must be {numeric_value} or {boolean_value}' }),
 };
 

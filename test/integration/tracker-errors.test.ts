@@ -122,3 +122,38 @@ describe('iteration dates', () => {
     expect(ok).toMatchObject({ start_date: '2028-02-29', end_date: '2028-03-10' });
   });
 });
+
+describe('story custom fields', () => {
+  it('applies a value of an enabled field; a disabled field, an unknown field or a foreign value is 422 and nothing is written', async () => {
+    const fields = await t.mock.store.read((s) => s.tracker.customFields.map((f: any) => ({ id: f.id, name: f.name, enabled: f.enabled, values: f.values.map((v: any) => v.id) })));
+    const on = fields.find((f: any) => f.enabled)!;
+    const off = fields.find((f: any) => !f.enabled)!;
+    const data = (items: unknown) => JSON.stringify({ name: 'with fields', custom_fields: items });
+
+    const story = await t.json('tracker', 'stories', 'create', '--data', data([{ field_id: on.id, value_id: on.values[0] }]));
+    expect(story.custom_fields).toEqual([{ field_id: on.id, value_id: on.values[0], value: expect.any(String) }]);
+    const storiesBefore = await t.mock.store.read((s) => s.tracker.stories.length);
+
+    const disabled = await t.cli('tracker', 'stories', 'create', '--data', data([{ field_id: off.id, value_id: off.values[0] }]));
+    expect(disabled.code).toBe(1);
+    expect(disabled.stderr).toContain(`HTTP 422: custom_fields: custom field "${off.name}" is disabled; only enabled fields can be applied to stories`);
+    const foreign = await t.cli('tracker', 'stories', 'update', String(story.id), '--data', JSON.stringify({ custom_fields: [{ field_id: on.id, value_id: off.values[0] }] }));
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toContain(`is not a value of custom field "${on.name}"`);
+    const unknown = await t.cli('tracker', 'stories', 'create', '--data', data([{ field_id: '00000000-0000-4000-8000-000000000000', value_id: on.values[0] }]));
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('does not exist');
+    const malformed = await t.cli('tracker', 'stories', 'create', '--data', data([{ field_id: 'x' }]));
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('--data custom_fields.0.field_id: must be a uuid');
+
+    expect(await t.mock.store.read((s) => s.tracker.stories.length)).toBe(storiesBefore);
+    expect((await t.json('tracker', 'stories', 'get', String(story.id))).custom_fields[0].value_id).toBe(on.values[0]);
+
+    // enabling the field makes it applicable
+    await t.json('tracker', 'custom-fields', 'update', off.id, '--enabled');
+    const now = await t.json('tracker', 'stories', 'update', String(story.id), '--data', JSON.stringify({ custom_fields: [{ field_id: off.id, value_id: off.values[0] }] }));
+    expect(now.custom_fields.map((c: any) => c.field_id)).toEqual([off.id]);
+    await t.json('tracker', 'custom-fields', 'update', off.id, '--no-enabled');
+  });
+});
