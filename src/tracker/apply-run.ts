@@ -14,6 +14,8 @@ export interface ApplyOutcome {
   failed: StepFailure[];
   /** Steps not attempted because the one they depend on failed. */
   skipped: PlanStep[];
+  /** Set when the signal stopped the run: steps started but unfinished (their write may or may not have been made). */
+  interrupted?: { inFlight: number; notStarted: number };
 }
 
 /**
@@ -24,7 +26,7 @@ export async function runWrites(
   client: TrackerClient,
   spec: ResourceSpec,
   steps: PlanStep[],
-  opts: { concurrency?: number; onStep?: (done: number, total: number) => void } = {},
+  opts: { concurrency?: number; onStep?: (done: number, total: number) => void; signal?: AbortSignal } = {},
 ): Promise<ApplyOutcome> {
   const out: ApplyOutcome = { applied: [], failed: [], skipped: [] };
   const created = new Map<string, number | string>();
@@ -32,11 +34,14 @@ export async function runWrites(
   // archive-after-create steps wait for their create, so creates run first as their own phase
   const phases = [steps.filter((s) => s.action === 'create'), steps.filter((s) => s.action !== 'create')];
   let done = 0;
+  let started = 0;
+  const stopped = () => opts.signal?.aborted === true;
   for (const phase of phases) {
     let next = 0;
     const worker = async () => {
-      while (next < phase.length) {
+      while (next < phase.length && !stopped()) {
         const step = phase[next++];
+        started++;
         const id = step.id ?? created.get(step.key);
         if (step.action !== 'create' && id === undefined) {
           out.skipped.push(step);
@@ -58,7 +63,20 @@ export async function runWrites(
         opts.onStep?.(++done, steps.length);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 4, phase.length) }, worker));
+    const workers = Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 4, phase.length) }, worker));
+    // on an interrupt, answer at once with what is known rather than waiting out the pacer
+    await (opts.signal ? Promise.race([workers, abortedPromise(opts.signal)]) : workers);
+    if (stopped()) {
+      const finished = out.applied.length + out.failed.length + out.skipped.length;
+      return { ...out, applied: [...out.applied], interrupted: { inFlight: started - finished, notStarted: steps.length - started } };
+    }
   }
   return out;
+}
+
+function abortedPromise(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }

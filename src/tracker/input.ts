@@ -103,7 +103,8 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
   const p = problems[0];
   const top = p.field.split('.')[0];
   const fspec = fields[top];
-  const flag = fspec ? flagName(top) : p.field;
+  // a nested (json) field has no flag of its own: it came in --data
+  const flag = fspec ? (fspec.type === 'json' ? `--data ${p.field}` : flagName(top)) : p.field;
   const hint =
     p.kind === 'required'
       ? `pass ${flag} to ${mode} a ${what}`

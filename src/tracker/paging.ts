@@ -15,6 +15,8 @@ export interface Fetched {
   /** True when the server has more than was fetched: the caller must say so. */
   more: boolean;
   total?: number;
+  /** True when every page was followed but the server stopped before `total` (a search returns at most 1000). */
+  capped?: boolean;
 }
 
 /**
@@ -65,7 +67,11 @@ export async function fetchList(http: HttpClient, path: string, query: Query, pa
   for (;;) {
     items.push(...got.data);
     opts.onPage?.(items.length, got.total);
-    if (!got.next) return finish(items, limit, items.length < got.total, got.total);
+    if (!got.next) {
+      const out = finish(items, limit, items.length < got.total, got.total);
+      // no next page although total says more: the server caps what it hands out, and --all cannot help
+      return items.length < got.total && items.length < limit ? { ...out, capped: true } : out;
+    }
     if (!wantAll || items.length >= limit) return finish(items, limit, true, got.total);
     got = await http.get(got.next);
   }
@@ -74,6 +80,11 @@ export async function fetchList(http: HttpClient, path: string, query: Query, pa
 function finish(items: unknown[], limit: number, more: boolean, total?: number): Fetched {
   if (items.length > limit) return { items: items.slice(0, limit), more: true, total };
   return { items, more, total };
+}
+
+/** The line a list prints when the server itself stopped handing out records (a search's cap). */
+export function cappedNotice(shown: number, what: string, total?: number): string {
+  return `showing ${shown}${total !== undefined ? ` of ${total}` : ''} ${what}: the service returns no more for one search; narrow --query to reach the rest`;
 }
 
 /** The line a list prints when it stopped before the end. */

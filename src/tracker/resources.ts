@@ -29,8 +29,8 @@ export interface ExtraVerb {
   args?: readonly ArgSpec[];
   query?: Record<string, FieldSpec>;
   body?: Record<string, FieldSpec>;
-  /** What the answer is: a list (table), one record, or nothing (204). */
-  result: 'list' | 'one' | 'none';
+  /** What the answer is: a list (table), one record, named groups of `{data, next, total}` (search), or nothing (204). */
+  result: 'list' | 'one' | 'groups' | 'none';
   columns?: string[];
   paging?: Paging;
   /** Ask before doing it (unless --yes). */
@@ -494,6 +494,7 @@ export const stories: ResourceSpec = {
     project_id: int('project id (null detaches)', { nullable: true }),
     group_id: uuid('group id (null detaches)', { nullable: true }),
     labels: json('labelParams', 'labels [{name, color, …}]; created when missing (--data)'),
+    custom_fields: json('storyCustomFields', 'custom field values [{field_id, value_id}]; only enabled fields (--data)'),
     owner_ids: uuids('owner member ids'),
     follower_ids: uuids('follower member ids'),
     requested_by_id: uuid('requesting member id'),
@@ -538,7 +539,7 @@ export const search: ResourceSpec = {
   columns: [],
   verbs: [],
   extras: [
-    { name: 'all', description: 'search epics, iterations, milestones and stories at once (one page of each)', method: 'GET', path: '/search', query: { ...searchQuery, entity_types: { type: 'string[]', help: 'story, epic, iteration, milestone, objective' } }, result: 'one' },
+    { name: 'all', description: 'search epics, iterations, milestones and stories at once (one page of each)', method: 'GET', path: '/search', query: { ...searchQuery, entity_types: { type: 'string[]', help: 'story, epic, iteration, milestone, objective' } }, result: 'groups' },
     searchVerb('stories', 'stories', storyColumns),
     searchVerb('epics', 'epics', epicColumns),
     searchVerb('iterations', 'iterations', ['id', 'name', 'status', 'start_date', 'end_date']),

@@ -52,6 +52,10 @@ export const JSON_SCHEMAS: Record<string, z.ZodType> = {
     { error: 'must be a list of {id, value, color_key, enabled}' },
   ),
   storyContents,
+  storyCustomFields: z.array(
+    z.strictObject({ field_id: uuidSchema, value_id: uuidSchema, value: z.string().max(63).optional() }),
+    { error: 'must be a list of {field_id, value_id, value}' },
+  ),
   keyResultValue: z.strictObject({ numeric_value: z.string().max(64).optional(), boolean_value: z.boolean().optional() }, { error: 'must be {numeric_value} or {boolean_value}' }),
 };
 
@@ -79,7 +83,8 @@ export function fieldSchema(spec: FieldSpec): z.ZodType {
     case 'datetime':
       return z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' });
     case 'date':
-      return z.string().regex(/^\d{4}-\d{2}-\d{2}/, { error: 'must be a date, e.g. 2026-01-31' });
+      // a real calendar day (2026-13-01 and 2026-02-30 are refused), optionally with a time after it
+      return z.string().refine(isCalendarDate, { error: 'must be a date, e.g. 2026-01-31' });
     case 'enum': {
       const values = spec.values ?? [];
       return z.string({ error: `must be one of: ${values.join(', ')}` }).refine((v) => values.includes(v), { error: `must be one of: ${values.join(', ')}` });
@@ -132,4 +137,12 @@ export function validateBody(fields: Record<string, FieldSpec>, mode: 'create' |
     }
   }
   return problems;
+}
+
+/** `YYYY-MM-DD` (optionally followed by `T…`) naming a day that exists. */
+function isCalendarDate(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T.*)?$/.exec(text);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }

@@ -1,37 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startMock, trackerEnv } from '../helpers/mock.js';
+import { runCli } from '../helpers/cli.js';
+import { useTrackerMock } from '../helpers/tracker.js';
 
-let mock: Awaited<ReturnType<typeof startMock>>;
-let cfg: ReturnType<typeof tempConfigDir>;
-let env: NodeJS.ProcessEnv;
+const t = useTrackerMock((tracker) => {
+  tracker.labels = [];
+  tracker.categories = [];
+});
 
-beforeAll(async () => {
-  mock = await startMock({ services: ['tracker'] });
-});
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(async () => {
-  cfg = tempConfigDir();
-  env = trackerEnv(mock, cfg.dir);
-  await mock.store.write((s) => {
-    s.tracker.labels = [];
-    s.tracker.categories = [];
-  });
-  mock.requests.length = 0;
-});
-afterEach(() => cfg.cleanup());
-
-const writesOf = () => mock.requests.filter((r) => r.method !== 'GET');
-const listsOf = () => mock.requests.filter((r) => r.method === 'GET');
-const file = (name: string, text: string) => {
-  const p = join(cfg.dir, name);
-  writeFileSync(p, text);
-  return p;
-};
+const writesOf = t.writes;
+const listsOf = () => t.mock.requests.filter((r) => r.method === 'GET');
+const file = t.file;
 
 const YAML = `labels:
   - name: bug
@@ -46,109 +25,109 @@ const YAML = `labels:
 describe('tracker labels apply', () => {
   it('plans, applies with exactly 1 list + k writes, and a second run makes no writes', async () => {
     const f = file('labels.yaml', YAML);
-    const dry = await runCli(['tracker', 'labels', 'apply', '-f', f, '--dry-run'], { env });
+    const dry = await runCli(['tracker', 'labels', 'apply', '-f', f, '--dry-run'], { env: t.env });
     expect(dry.code).toBe(0);
     expect(dry.stdout.trim().split('\n').map((l) => l.split('\t').slice(0, 2).join(' '))).toEqual(['create bug', 'create feature', 'create wontfix', 'archive wontfix']);
     expect(dry.stderr).toContain('plan for labels: 3 to create, 0 to update, 1 to archive, 0 to delete, 0 unchanged');
     expect(writesOf()).toHaveLength(0);
     expect(listsOf()).toHaveLength(1);
 
-    mock.requests.length = 0;
-    const first = await runCli(['tracker', 'labels', 'apply', '-f', f], { env });
+    t.mock.requests.length = 0;
+    const first = await runCli(['tracker', 'labels', 'apply', '-f', f], { env: t.env });
     expect(first.code).toBe(0);
     expect(listsOf()).toHaveLength(1);
     expect(writesOf()).toHaveLength(4);
-    const labels = await mock.store.read((s) => s.tracker.labels);
+    const labels = await t.mock.store.read((s) => s.tracker.labels);
     expect(labels.map((l: any) => [l.name, l.color, l.archived])).toEqual([['bug', '#d73a4a', false], ['feature', '#0e8a16', false], ['wontfix', null, true]]);
 
-    mock.requests.length = 0;
-    const second = await runCli(['tracker', 'labels', 'apply', '-f', f], { env });
+    t.mock.requests.length = 0;
+    const second = await runCli(['tracker', 'labels', 'apply', '-f', f], { env: t.env });
     expect(second.code).toBe(0);
     expect(second.stderr).toContain('nothing to do');
     expect(writesOf()).toHaveLength(0);
-    expect(mock.requests).toHaveLength(1);
+    expect(t.mock.requests).toHaveLength(1);
   });
 
   it('updates only what changed, leaves unlisted labels alone, and deletes them with --prune', async () => {
-    await runCli(['tracker', 'labels', 'apply', '-f', file('a.yaml', YAML)], { env });
-    await runCli(['tracker', 'labels', 'create', '--name', 'stray'], { env });
-    mock.requests.length = 0;
+    await runCli(['tracker', 'labels', 'apply', '-f', file('a.yaml', YAML)], { env: t.env });
+    await runCli(['tracker', 'labels', 'create', '--name', 'stray'], { env: t.env });
+    t.mock.requests.length = 0;
     const changed = file('b.yaml', YAML.replace('#0e8a16', '#123456'));
-    const r = await runCli(['tracker', 'labels', 'apply', '-f', changed, '--json'], { env });
+    const r = await runCli(['tracker', 'labels', 'apply', '-f', changed, '--json'], { env: t.env });
     expect(r.code).toBe(0);
     const out = r.json();
     expect(out.counts).toEqual({ create: 0, update: 1, archive: 0, delete: 0, unchanged: 2 });
     expect(out.unlisted).toEqual(['stray']);
     expect(writesOf().map((w) => w.method)).toEqual(['PUT']);
 
-    mock.requests.length = 0;
-    const pruned = await runCli(['tracker', 'labels', 'apply', '-f', changed, '--prune'], { env });
+    t.mock.requests.length = 0;
+    const pruned = await runCli(['tracker', 'labels', 'apply', '-f', changed, '--prune'], { env: t.env });
     expect(pruned.code).toBe(0);
     expect(writesOf().map((w) => w.method)).toEqual(['DELETE']);
-    expect((await mock.store.read((s) => s.tracker.labels)).map((l: any) => l.name)).not.toContain('stray');
+    expect((await t.mock.store.read((s) => s.tracker.labels)).map((l: any) => l.name)).not.toContain('stray');
   });
 
   it('reads JSON from stdin with -f -', async () => {
-    const r = await runCli(['tracker', 'labels', 'apply', '-f', '-'], { env, stdin: JSON.stringify([{ name: 'from-stdin', color: '#000000' }]) });
+    const r = await runCli(['tracker', 'labels', 'apply', '-f', '-'], { env: t.env, stdin: JSON.stringify([{ name: 'from-stdin', color: '#000000' }]) });
     expect(r.code).toBe(0);
-    expect((await mock.store.read((s) => s.tracker.labels)).map((l: any) => l.name)).toEqual(['from-stdin']);
+    expect((await t.mock.store.read((s) => s.tracker.labels)).map((l: any) => l.name)).toEqual(['from-stdin']);
   });
 
   it('exits 3 with a summary when only part applied, and a re-run finishes the job', async () => {
     const f = file('labels.yaml', YAML);
-    mock.inject({ method: 'POST', path: '/api/v3/labels', status: 422, times: 1, message: 'injected refusal' });
-    const r = await runCli(['tracker', 'labels', 'apply', '-f', f], { env });
+    t.mock.inject({ method: 'POST', path: '/api/v3/labels', status: 422, times: 1, message: 'injected refusal' });
+    const r = await runCli(['tracker', 'labels', 'apply', '-f', f], { env: t.env });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/applied, 1 failed/);
     expect(r.stderr).toContain('injected refusal');
-    mock.requests.length = 0;
-    const again = await runCli(['tracker', 'labels', 'apply', '-f', f], { env });
+    t.mock.requests.length = 0;
+    const again = await runCli(['tracker', 'labels', 'apply', '-f', f], { env: t.env });
     expect(again.code).toBe(0);
     expect(writesOf().length).toBeGreaterThanOrEqual(1);
-    mock.requests.length = 0;
-    expect((await runCli(['tracker', 'labels', 'apply', '-f', f], { env })).code).toBe(0);
+    t.mock.requests.length = 0;
+    expect((await runCli(['tracker', 'labels', 'apply', '-f', f], { env: t.env })).code).toBe(0);
     expect(writesOf()).toHaveLength(0);
   });
 
   it('reports the summary as JSON on stderr with --json', async () => {
-    mock.inject({ method: 'POST', path: '/api/v3/labels', status: 422, times: 1 });
-    const r = await runCli(['tracker', 'labels', 'apply', '-f', file('l.yaml', YAML), '--json'], { env });
+    t.mock.inject({ method: 'POST', path: '/api/v3/labels', status: 422, times: 1 });
+    const r = await runCli(['tracker', 'labels', 'apply', '-f', file('l.yaml', YAML), '--json'], { env: t.env });
     expect(r.code).toBe(3);
     const err = JSON.parse(r.stderr.slice(r.stderr.indexOf('{')));
     expect(err.error).toMatchObject({ code: 'partial', summary: { planned: 4, failed: [expect.objectContaining({ action: 'create', status: 422 })] } });
   });
 
   it('rejects a bad file before any request, naming the item and field', async () => {
-    const bad = await runCli(['tracker', 'labels', 'apply', '-f', file('bad.yaml', 'labels:\n  - name: x\n    color: red\n')], { env });
+    const bad = await runCli(['tracker', 'labels', 'apply', '-f', file('bad.yaml', 'labels:\n  - name: x\n    color: red\n')], { env: t.env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('labels[1] (x): color');
-    const dup = await runCli(['tracker', 'labels', 'apply', '-f', file('dup.yaml', 'labels:\n  - name: x\n  - name: X\n')], { env });
+    const dup = await runCli(['tracker', 'labels', 'apply', '-f', file('dup.yaml', 'labels:\n  - name: x\n  - name: X\n')], { env: t.env });
     expect(dup.code).toBe(2);
     expect(dup.stderr).toContain('listed twice');
-    const unknown = await runCli(['tracker', 'labels', 'apply', '-f', file('u.yaml', '- name: x\n  colour: "#ffffff"\n')], { env });
+    const unknown = await runCli(['tracker', 'labels', 'apply', '-f', file('u.yaml', '- name: x\n  colour: "#ffffff"\n')], { env: t.env });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown field "colour"');
-    const bare = await runCli(['tracker', 'labels', 'apply', '-f', file('bare.yaml', 'labels:\n  - name: x\n    color: #ff0000\n')], { env });
+    const bare = await runCli(['tracker', 'labels', 'apply', '-f', file('bare.yaml', 'labels:\n  - name: x\n    color: #ff0000\n')], { env: t.env });
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('bare.yaml:3: unquoted colour');
-    const missing = await runCli(['tracker', 'labels', 'apply', '-f', join(cfg.dir, 'nope.yaml')], { env });
+    const missing = await runCli(['tracker', 'labels', 'apply', '-f', join(t.dir, 'nope.yaml')], { env: t.env });
     expect(missing.code).toBe(2);
-    expect(mock.requests).toHaveLength(0);
+    expect(t.mock.requests).toHaveLength(0);
   });
 });
 
 describe('tracker categories apply', () => {
   it('creates, then updates and prunes categories', async () => {
     const f = file('c.yaml', 'categories:\n  - name: Infra\n    color: "#336699"\n  - name: Growth\n');
-    expect((await runCli(['tracker', 'categories', 'apply', '-f', f], { env })).code).toBe(0);
+    expect((await runCli(['tracker', 'categories', 'apply', '-f', f], { env: t.env })).code).toBe(0);
     expect(writesOf()).toHaveLength(2);
-    mock.requests.length = 0;
+    t.mock.requests.length = 0;
     const g = file('d.yaml', 'categories:\n  - name: Infra\n    color: "#000000"\n');
-    const r = await runCli(['tracker', 'categories', 'apply', '-f', g, '--prune'], { env });
+    const r = await runCli(['tracker', 'categories', 'apply', '-f', g, '--prune'], { env: t.env });
     expect(r.code).toBe(0);
     expect(writesOf().map((w) => w.method)).toEqual(['PUT', 'DELETE']);
-    mock.requests.length = 0;
-    expect((await runCli(['tracker', 'categories', 'apply', '-f', g, '--prune'], { env })).code).toBe(0);
+    t.mock.requests.length = 0;
+    expect((await runCli(['tracker', 'categories', 'apply', '-f', g, '--prune'], { env: t.env })).code).toBe(0);
     expect(writesOf()).toHaveLength(0);
   });
 });

@@ -1,32 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startMock, trackerEnv } from '../helpers/mock.js';
+import { runCli } from '../helpers/cli.js';
+import { useTrackerMock } from '../helpers/tracker.js';
 
-let mock: Awaited<ReturnType<typeof startMock>>;
-let cfg: ReturnType<typeof tempConfigDir>;
-let env: NodeJS.ProcessEnv;
+const t = useTrackerMock();
 
-beforeAll(async () => {
-  mock = await startMock({ services: ['tracker'] });
-});
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(() => {
-  cfg = tempConfigDir();
-  env = trackerEnv(mock, cfg.dir);
-  mock.requests.length = 0;
-});
-afterEach(() => cfg.cleanup());
-
-const cli = (...argv: string[]) => runCli(argv, { env });
-const json = async (...argv: string[]) => {
-  const r = await cli(...argv, '--json');
-  if (r.code !== 0) throw new Error(`${argv.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return r.json();
-};
+const cli = t.cli;
+const json = t.json;
 
 describe('every resource through the CLI', () => {
   it('epics: create with typed flags, comments and replies, health, paginated --all/--limit, delete', async () => {
@@ -51,7 +32,7 @@ describe('every resource through the CLI', () => {
     const first = await cli('tracker', 'epics', 'paginated', '--json', 'id');
     expect(first.json()).toHaveLength(10);
     expect(first.stderr).toMatch(/showing 10 of 13 .*pass --all/);
-    mock.requests.length = 0;
+    t.mock.requests.length = 0;
     const all = await cli('tracker', 'epics', 'paginated', '--all', '--json', 'id');
     expect(all.json()).toHaveLength(13);
     expect(all.stderr).not.toContain('more exist');
@@ -93,10 +74,10 @@ describe('every resource through the CLI', () => {
     expect(conflict.code).toBe(1);
     expect(conflict.stderr).toMatch(/HTTP 409/);
     await json('tracker', 'documents', 'create', '--title', 'Doc', '--content', 'body');
-    await mock.store.write((s) => void (s.tracker.features.documents = false));
+    await t.mock.store.write((s) => void (s.tracker.features.documents = false));
     const off = await cli('tracker', 'documents', 'list');
     expect(off.stderr).toMatch(/HTTP 403: documents are turned off/);
-    await mock.store.write((s) => void (s.tracker.features.documents = true));
+    await t.mock.store.write((s) => void (s.tracker.features.documents = true));
     const tpl = await json('tracker', 'entity-templates', 'create', '--data', '{"name":"T","story_contents":{"story_type":"chore"}}');
     expect(tpl.story_contents.story_type).toBe('chore');
     expect((await cli('tracker', 'entity-templates', 'disable')).code).toBe(0);
@@ -105,11 +86,11 @@ describe('every resource through the CLI', () => {
     expect((await json('tracker', 'members', 'me')).mention_name).toBe('owner');
     expect((await json('tracker', 'repositories', 'list')).length).toBe(2);
     expect((await json('tracker', 'epic-workflow', 'get')).epic_states).toHaveLength(3);
-    const kr = (await mock.store.read((s) => s.tracker.keyResults))[0];
+    const kr = (await t.mock.store.read((s) => s.tracker.keyResults))[0];
     expect((await json('tracker', 'key-results', 'update', kr.id, '--data', '{"observed_value":{"boolean_value":true}}')).progress).toBe(100);
     const hook = await cli('tracker', 'webhooks', 'create', '--webhook-url', 'https://ci.example/hook', '--secret', 'shh');
     expect(hook.code).toBe(0);
-    const hookId = await mock.store.read((s) => s.tracker.webhooks.at(-1).id);
+    const hookId = await t.mock.store.read((s) => s.tracker.webhooks.at(-1).id);
     expect((await json('tracker', 'webhooks', 'get', String(hookId))).webhook_url).toBe('https://ci.example/hook');
   });
 
@@ -145,19 +126,19 @@ describe('every resource through the CLI', () => {
   it('files upload: 4 per request, batched beyond that, attached to a story', async () => {
     const s = await json('tracker', 'stories', 'create', '--name', 'with uploads');
     const paths = Array.from({ length: 6 }, (_, i) => {
-      const p = join(cfg.dir, `f${i}.txt`);
+      const p = join(t.dir, `f${i}.txt`);
       writeFileSync(p, 'x'.repeat(i + 1));
       return p;
     });
-    mock.requests.length = 0;
+    t.mock.requests.length = 0;
     const up = await cli('tracker', 'files', 'upload', ...paths, '--story', String(s.id), '--json');
     expect(up.code).toBe(0);
     expect(up.json().map((f: any) => [f.name, f.size])).toEqual(paths.map((_, i) => [`f${i}.txt`, i + 1]));
-    expect(mock.requests.filter((r) => r.method === 'POST' && r.path === '/api/v3/files')).toHaveLength(2);
+    expect(t.mock.requests.filter((r) => r.method === 'POST' && r.path === '/api/v3/files')).toHaveLength(2);
     expect((await json('tracker', 'stories', 'get', String(s.id))).file_ids).toHaveLength(6);
     const id = up.json()[0].id;
     expect((await json('tracker', 'files', 'update', String(id), '--name', 'renamed.txt')).size).toBe(1);
-    const missing = await cli('tracker', 'files', 'upload', join(cfg.dir, 'nope.txt'));
+    const missing = await cli('tracker', 'files', 'upload', join(t.dir, 'nope.txt'));
     expect(missing.code).toBe(2);
   });
 

@@ -1,29 +1,14 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startMock, trackerEnv } from '../helpers/mock.js';
+import { runCli } from '../helpers/cli.js';
+import { startMock } from '../helpers/mock.js';
+import { useTrackerMock } from '../helpers/tracker.js';
 
-let mock: Awaited<ReturnType<typeof startMock>>;
-let cfg: ReturnType<typeof tempConfigDir>;
-let env: NodeJS.ProcessEnv;
+const t = useTrackerMock((tracker) => {
+  tracker.labels = [];
+});
 
-beforeAll(async () => {
-  mock = await startMock({ services: ['tracker'] });
-});
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(async () => {
-  cfg = tempConfigDir();
-  env = trackerEnv(mock, cfg.dir);
-  await mock.store.write((s) => {
-    s.tracker.labels = [];
-  });
-  mock.requests.length = 0;
-});
-afterEach(() => cfg.cleanup());
-
-const cli = (...argv: string[]) => runCli(argv, { env });
+const cli = t.cli;
 
 describe('tracker labels CRUD against the mock over HTTP', () => {
   it('creates, reads, lists, updates and deletes a label with every field', async () => {
@@ -58,7 +43,7 @@ describe('tracker labels CRUD against the mock over HTTP', () => {
 
   it('prints an aligned table with a header on a TTY', async () => {
     await cli('tracker', 'labels', 'create', '--name', 'alpha', '--color', '#00ff00');
-    const r = await runCli(['tracker', 'labels', 'list'], { env, tty: true });
+    const r = await runCli(['tracker', 'labels', 'list'], { env: t.env, tty: true });
     const [header, row] = r.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID\s+NAME\s+COLOR\s+ARCHIVED\s+DESCRIPTION$/);
     expect(row).toMatch(/^\d+\s+alpha\s+#00ff00\s+false$/);
@@ -70,21 +55,21 @@ describe('rejections', () => {
     const r = await cli('tracker', 'labels', 'create', '--name', 'x', '--color', 'red');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--color');
-    expect(mock.requests).toHaveLength(0);
+    expect(t.mock.requests).toHaveLength(0);
   });
 
   it('refuses a 129-character name before sending', async () => {
     const r = await cli('tracker', 'labels', 'create', '--name', 'n'.repeat(129));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--name: must be at most 128 characters (got 129)');
-    expect(mock.requests).toHaveLength(0);
+    expect(t.mock.requests).toHaveLength(0);
   });
 
   it('refuses a missing name before sending', async () => {
     const r = await cli('tracker', 'labels', 'create', '--color', '#123456');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--name: is required');
-    expect(mock.requests).toHaveLength(0);
+    expect(t.mock.requests).toHaveLength(0);
   });
 
   it('reports an unknown id as 404 from the server', async () => {
@@ -96,7 +81,7 @@ describe('rejections', () => {
   it('refuses a non-integer id before sending', async () => {
     const r = await cli('tracker', 'labels', 'get', 'abc');
     expect(r.code).toBe(2);
-    expect(mock.requests).toHaveLength(0);
+    expect(t.mock.requests).toHaveLength(0);
   });
 
   it('reports a duplicate name as 422', async () => {
@@ -107,10 +92,10 @@ describe('rejections', () => {
   });
 
   it('exits 4 without a token, and the server says 401', async () => {
-    const r = await runCli(['tracker', 'labels', 'list'], { env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_TRACKER_URL: mock.url } });
+    const r = await runCli(['tracker', 'labels', 'list'], { env: { OPSCTL_CONFIG_DIR: t.dir, OPSCTL_TRACKER_URL: t.mock.url } });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('no tracker token');
-    const bad = await runCli(['tracker', 'labels', 'list'], { env: { ...env, OPSCTL_TRACKER_TOKEN: 'wrong' } });
+    const bad = await runCli(['tracker', 'labels', 'list'], { env: { ...t.env, OPSCTL_TRACKER_TOKEN: 'wrong' } });
     expect(bad.code).toBe(4);
     expect(bad.stderr).toContain('HTTP 401');
   });
@@ -124,9 +109,9 @@ describe('rejections', () => {
 
 describe('the mock tracker itself', () => {
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    request(`${mock.url}/api/v3${path}`, {
+    request(`${t.mock.url}/api/v3${path}`, {
       method: method as 'GET',
-      headers: { 'content-type': 'application/json', 'tracker-token': mock.trackerToken, ...headers },
+      headers: { 'content-type': 'application/json', 'tracker-token': t.mock.trackerToken, ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     }).then(async (r) => ({ status: r.statusCode, body: await r.body.json().catch(() => undefined) as any, headers: r.headers }));
 
@@ -149,10 +134,10 @@ describe('the mock tracker itself', () => {
   });
 
   it('accepts the deprecated token query parameter and refuses a missing token with 401', async () => {
-    const r = await request(`${mock.url}/api/v3/labels?token=${mock.trackerToken}`);
+    const r = await request(`${t.mock.url}/api/v3/labels?token=${t.mock.trackerToken}`);
     expect(r.statusCode).toBe(200);
     await r.body.dump();
-    const none = await request(`${mock.url}/api/v3/labels`);
+    const none = await request(`${t.mock.url}/api/v3/labels`);
     expect(none.statusCode).toBe(401);
     expect(await none.body.json()).toMatchObject({ message: 'missing Tracker-Token header' });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../src/core/http.js';
-import { fetchList, moreNotice } from '../../src/tracker/paging.js';
+import { cappedNotice, fetchList, moreNotice } from '../../src/tracker/paging.js';
 
 /** A fake HttpClient.get over `n` records, paged the three ways the tracker pages. */
 function fake(n: number) {
@@ -69,6 +69,22 @@ describe('fetchList', () => {
     const first = await fetchList(fake(60).http, '/next', { query: 'x' }, { kind: 'next', max: 250 });
     expect(first).toMatchObject({ more: true, total: 60 });
     expect(first.items).toHaveLength(25);
+  });
+
+  it('next links: a server that stops before total (a capped search) is reported as capped, not as "pass --all"', async () => {
+    const f = fake(60);
+    const get = f.http.get.bind(f.http);
+    // the server hands out 40 of its 60 results, then no next link
+    (f.http as any).get = async (path: string, query?: Record<string, unknown>) => {
+      const page = (await get(path, query as any)) as { data: unknown[]; next: string | null; total: number };
+      return page.next && Number(new URL(page.next, 'http://x').searchParams.get('o')) >= 40 ? { ...page, next: null } : page;
+    };
+    const all = await fetchList(f.http, '/next', { query: 'x' }, { kind: 'next', max: 20 }, { all: true });
+    expect(all).toMatchObject({ more: true, capped: true, total: 60 });
+    expect(all.items).toHaveLength(40);
+    const done = await fetchList(fake(60).http, '/next', { query: 'x' }, { kind: 'next', max: 250 }, { all: true });
+    expect(done.capped).toBeUndefined();
+    expect(cappedNotice(1000, 'stories', 1500)).toContain('narrow --query');
   });
 
   it('says what it shows and how to get the rest', () => {

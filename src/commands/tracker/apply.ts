@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { Context } from '../../context.js';
-import { OpsError, PartialError, UsageError } from '../../core/errors.js';
+import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
 import { runWrites } from '../../tracker/apply-run.js';
 import { assertValid } from '../../tracker/input.js';
 import type { FieldSpec } from '../../tracker/fields.js';
-import { columns, resource, trackerClient } from './shared.js';
+import { columns, handleInterrupts, resource, trackerClient } from './shared.js';
 
 export interface ApplyOptions {
   resource: string;
@@ -38,7 +38,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     }
   }
 
-  const client = await trackerClient(ctx);
+  const client = await trackerClient(ctx, spec);
   const current = await client.list<Record<string, any>>(spec);
   const plan = planApply(current, found.items, { key, fields, createOnly, prune: opts.prune });
   const todo = writes(plan);
@@ -54,7 +54,20 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const progress = await ctx.io.progress(`applying ${todo.length} change(s) to ${spec.name}`);
   // about ten progress lines however long the run (a spinner on a TTY shows every step)
   const every = ctx.io.isStderrTTY ? 1 : Math.max(1, Math.ceil(todo.length / 10));
-  const outcome = await runWrites(client, spec, todo, { onStep: (n, total) => (n % every === 0 || n === total) && progress.update(`applied ${n}/${total}`) });
+  // Ctrl-C (or a CI timeout's SIGTERM) stops taking new writes and reports what was made
+  const signal = await handleInterrupts(ctx);
+  const outcome = await runWrites(client, spec, todo, {
+    signal,
+    onStep: (n, total) => (n % every === 0 || n === total) && progress.update(`applied ${n}/${total}`),
+  });
+  if (outcome.interrupted) {
+    progress.fail(`interrupted after ${outcome.applied.length} of ${todo.length} change(s)`);
+    const { inFlight, notStarted } = outcome.interrupted;
+    throw new InterruptedError(
+      `apply ${label(opts.file)} interrupted: ${outcome.applied.length} of ${todo.length} change(s) applied, ${outcome.failed.length} failed, ` +
+        `${inFlight} in flight (may or may not have been made), ${notStarted} not started; run the same apply again to finish`,
+    );
+  }
   const summary = {
     planned: todo.length,
     applied: outcome.applied.length,

@@ -12,6 +12,21 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<CommandRes
   const spec = resource(opts.resource);
   const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
   const body = await buildBody(spec, 'create', opts.flags, data);
-  const created = await (await trackerClient(ctx)).create(spec, body);
-  return { data: created, message: `created ${spec.singular} ${created?.id ?? ''}`.trim() };
+  const client = await trackerClient(ctx, spec);
+  const res = await client.http.request<any>({ method: 'POST', path: client.path(spec), json: body });
+  if (res.status === 204 || res.data === undefined || res.data === null || res.data === '') {
+    // created with no body (the webhook integration): the id comes from Location when the server sends one
+    const location = [res.headers.location].flat()[0];
+    const id = location ? decodeURIComponent(location.split('?')[0].split('/').pop() ?? '') : undefined;
+    if (id) {
+      const typed = spec.idType === 'int' && /^\d+$/.test(id) ? Number(id) : id;
+      return { data: { id: typed, created: true }, text: '', message: `created ${spec.singular} ${id} (opsctl tracker ${spec.name} get ${id})` };
+    }
+    return {
+      data: { id: null, created: true },
+      text: '',
+      message: `created ${spec.singular}; the server does not return its id (find it in the workspace's integration settings)`,
+    };
+  }
+  return { data: res.data, message: `created ${spec.singular} ${res.data?.id ?? ''}`.trim() };
 }

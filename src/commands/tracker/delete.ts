@@ -8,6 +8,6 @@ export async function run(opts: { resource: string; id: string }, ctx: Context):
   const id = parseId(spec, opts.id);
   const ok = await (await ctx.prompter()).confirm(`Delete ${spec.singular} ${id}?`, { flag: '--yes' });
   if (!ok) return { message: 'nothing deleted' };
-  await (await trackerClient(ctx)).delete(spec, id);
+  await (await trackerClient(ctx, spec)).delete(spec, id);
   return { data: { id, deleted: true }, message: `deleted ${spec.singular} ${id}`, text: '' };
 }

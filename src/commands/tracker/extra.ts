@@ -1,9 +1,9 @@
 import type { Context } from '../../context.js';
 import { UsageError, ValidationError } from '../../core/errors.js';
-import type { CommandResult } from '../../core/output.js';
+import { formatTable, type CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
 import { assertValid, coerceFlag, flagAttr, flagName, readDataFlag } from '../../tracker/input.js';
-import { fetchList, moreNotice } from '../../tracker/paging.js';
+import { cappedNotice, fetchList, moreNotice } from '../../tracker/paging.js';
 import { extraByName } from '../../tracker/resources.js';
 import { columns, pageFlags, resource, trackerClient } from './shared.js';
 
@@ -42,7 +42,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
     }
     query[name] = value;
   }
-  const client = await trackerClient(ctx);
+  const client = await trackerClient(ctx, spec);
   const http = client.http;
   const full = `${API_PREFIX}${path}`;
 
@@ -54,7 +54,9 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
       onPage: (n, total) => progress?.update(`fetched ${n}${total !== undefined ? ` of ${total}` : ''}`),
     });
     progress?.stop();
-    if (got.more) ctx.io.warn(moreNotice(got.items.length, `${spec.name} ${extra.name}`.trim(), got.total));
+    const what = `${spec.name} ${extra.name}`.trim();
+    if (got.capped) ctx.io.warn(cappedNotice(got.items.length, what, got.total));
+    else if (got.more) ctx.io.warn(moreNotice(got.items.length, what, got.total));
     return { data: got.items, columns: extra.columns ? columns(extra.columns) : undefined };
   }
 
@@ -73,8 +75,27 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
     await assertValid(extra.body, 'create', body, spec.singular);
   }
   const res = await http.request({ method: extra.method, path: full, query, json: body ?? (extra.method === 'GET' ? undefined : {}) });
+  if (extra.result === 'groups') return groups(res.data as Record<string, Group>, query, ctx);
   if (extra.result === 'none' || res.status === 204) {
     return { data: { ok: true, verb: extra.name, args: opts.args }, text: '', message: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}: done` };
   }
   return { data: res.data };
+}
+
+interface Group {
+  data: Array<Record<string, unknown>>;
+  next: string | null;
+  total: number;
+}
+
+/** `search all`: one page of each kind. Piped or on a TTY, a table of kind/id/name; every group cut short is named on stderr. */
+function groups(data: Record<string, Group>, query: Record<string, unknown>, ctx: Context): CommandResult {
+  const rows: Array<Record<string, unknown>> = [];
+  for (const [kind, group] of Object.entries(data ?? {})) {
+    for (const item of group?.data ?? []) rows.push({ kind, id: item.id, name: item.name });
+    if (group && (group.next || group.data.length < group.total)) {
+      ctx.io.warn(`showing ${group.data.length} of ${group.total} ${kind}; more exist: opsctl tracker search ${kind} --query ${JSON.stringify(String(query.query))} --all`);
+    }
+  }
+  return { data, text: rows.length ? formatTable(ctx.io, rows, columns(['kind', 'id', 'name'])) : '' };
 }

@@ -17,7 +17,7 @@ export async function run(opts: ListOptions, ctx: Context): Promise<CommandResul
     const raw = opts.flags[flagAttr(name)];
     if (raw !== undefined) query[name] = coerceFlag(name, f, raw) as string | number | boolean;
   }
-  const client = await trackerClient(ctx);
+  const client = await trackerClient(ctx, spec);
   const got = await fetchList(client.http, client.path(spec), query, undefined, paging);
   if (got.more) ctx.io.warn(moreNotice(got.items.length, spec.name, got.total));
   return { data: got.items, columns: columns(spec.columns) };

@@ -4,8 +4,9 @@ import type { Column } from '../../core/output.js';
 import { TrackerClient } from '../../tracker/client.js';
 import { resourceByName, type ResourceSpec } from '../../tracker/resources.js';
 
-export async function trackerClient(ctx: Context): Promise<TrackerClient> {
-  return new TrackerClient(await ctx.http('tracker'));
+/** The tracker client; its errors carry a hint naming the resource's commands. */
+export async function trackerClient(ctx: Context, resource?: ResourceSpec): Promise<TrackerClient> {
+  return new TrackerClient(await ctx.http('tracker'), resource);
 }
 
 export function resource(name: string): ResourceSpec {
@@ -26,4 +27,15 @@ export function pageFlags(flags: Record<string, unknown>): { all: boolean; limit
   if (!/^\d+$/.test(String(raw)) || Number(raw) < 1) throw new ValidationError('--limit', `"${String(raw)}" is not a positive integer`, 'give a number such as --limit 50, or --all');
   if (flags.all) throw new UsageError('--all and --limit cannot be used together', { hint: 'use --all for everything, or --limit N for at most N records' });
   return { all: false, limit: Number(raw) };
+}
+
+/**
+ * Takes over Ctrl-C/SIGTERM for a long verb (it watches `ctx.abort.signal`) and makes sure a request
+ * still in flight at the interrupt does not hold the connection pool's close, and so the exit.
+ */
+export async function handleInterrupts(ctx: Context): Promise<AbortSignal> {
+  ctx.handlesInterrupt = true;
+  const { defaultDispatcher } = await import('../../core/http.js');
+  ctx.onCleanup(() => (ctx.abort.signal.aborted ? defaultDispatcher().destroy() : undefined));
+  return ctx.abort.signal;
 }

@@ -21,6 +21,6 @@ export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandRes
       .map(([n]) => flagName(n));
     throw new UsageError('nothing to update', { hint: `pass at least one of ${flags.join(', ')} or --data` });
   }
-  const updated = await (await trackerClient(ctx)).update(spec, id, body);
+  const updated = await (await trackerClient(ctx, spec)).update(spec, id, body);
   return { data: updated, message: `updated ${spec.singular} ${id}` };
 }

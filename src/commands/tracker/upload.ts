@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 import type { Context } from '../../context.js';
-import { PartialError, UsageError, ValidationError } from '../../core/errors.js';
+import { InterruptedError, PartialError, UsageError, ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
 import { files as spec } from '../../tracker/resources.js';
-import { columns, trackerClient } from './shared.js';
+import { columns, handleInterrupts, trackerClient } from './shared.js';
 
 export interface UploadOptions {
   files: string[];
@@ -37,7 +37,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
       }
     }),
   );
-  const http = (await trackerClient(ctx)).http;
+  const http = (await trackerClient(ctx, spec)).http;
   const uploaded: unknown[] = [];
   const batches = Math.ceil(parts.length / FILES_PER_REQUEST);
   const progress = batches > 1 ? await ctx.io.progress(`uploading ${parts.length} files in ${batches} requests`) : undefined;
@@ -46,15 +46,27 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   // @ts-expect-error undici ships no declarations for its internal modules
   const mod = await import('undici/lib/web/fetch/formdata.js');
   const FormData = (mod.FormData ?? mod.default.FormData) as typeof import('undici').FormData;
+  // Ctrl-C (or SIGTERM) between or during batches: report what is uploaded and what to upload again
+  const signal = await handleInterrupts(ctx);
+  const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
+  const interrupted = (b: number, inFlight: boolean) => {
+    progress?.fail();
+    return new InterruptedError(
+      `upload interrupted: ${uploaded.length} of ${parts.length} files uploaded` +
+        (b * FILES_PER_REQUEST < parts.length ? `; upload the rest again${inFlight ? ' (the batch in flight may or may not have arrived: look with opsctl tracker files list)' : ''}: ${opts.files.slice(b * FILES_PER_REQUEST).join(' ')}` : ''),
+    );
+  };
   for (let b = 0; b < batches; b++) {
+    if (signal.aborted) throw interrupted(b, false);
     const form = new FormData();
     if (opts.story !== undefined) form.append('story_id', opts.story);
     parts.slice(b * FILES_PER_REQUEST, (b + 1) * FILES_PER_REQUEST).forEach((p, i) => form.append(`file${i}`, new Blob([new Uint8Array(p.data)], { type: p.type }), p.name));
     try {
-      const res = await http.request<unknown[]>({ method: 'POST', path: `${API_PREFIX}${spec.path}`, formData: form });
+      const res = await Promise.race([http.request<unknown[]>({ method: 'POST', path: `${API_PREFIX}${spec.path}`, formData: form }), aborted]);
+      if (res === 'aborted') throw interrupted(b, true);
       uploaded.push(...res.data);
     } catch (err) {
-      if (uploaded.length === 0) throw err;
+      if (uploaded.length === 0 || err instanceof InterruptedError) throw err;
       progress?.fail();
       throw new PartialError(`uploaded ${uploaded.length} of ${parts.length} files, then: ${(err as Error).message}`, {
         hint: `upload the rest again: ${opts.files.slice(b * FILES_PER_REQUEST).join(' ')}`,

@@ -71,7 +71,8 @@ export function crudRoutes(ctx: ServiceContext, def: CrudDef): Route[] {
           def.after?.(t, record);
           return present(t, record, false);
         });
-        return def.createdNoContent ? reply.noContent() : reply.created(out);
+        // no body, as the contract says; Location (standard HTTP, harmless to clients that ignore it) names the new record
+        return def.createdNoContent ? { status: 204, headers: { location: `${base}/${encodeURIComponent(String(out.id))}` } } : reply.created(out);
       },
     });
   }

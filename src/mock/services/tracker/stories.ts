@@ -47,6 +47,24 @@ function checkRefs(t: TrackerState, body: Record<string, any>): void {
   }
 }
 
+/**
+ * A story's custom field values: each names a field of the workspace and one of its values, and only
+ * enabled fields can be applied to stories (the seed's rule); anything else is unprocessable.
+ */
+function customValues(t: TrackerState, items: Array<{ field_id: string; value_id: string }>): Array<Record<string, unknown>> {
+  const seen = new Set<string>();
+  return items.map(({ field_id, value_id }) => {
+    const field = t.customFields.find((f: any) => f.id === field_id);
+    if (!field) throw unprocessable(`custom_fields: custom field ${field_id} does not exist`, 'custom_fields');
+    if (!field.enabled) throw unprocessable(`custom_fields: custom field "${field.name}" is disabled; only enabled fields can be applied to stories (enable it first)`, 'custom_fields');
+    if (seen.has(field_id)) throw unprocessable(`custom_fields: custom field "${field.name}" is given twice`, 'custom_fields');
+    seen.add(field_id);
+    const value = field.values.find((v: any) => v.id === value_id);
+    if (!value) throw unprocessable(`custom_fields: ${value_id} is not a value of custom field "${field.name}"`, 'custom_fields');
+    return { field_id, value_id, value: value.value };
+  });
+}
+
 /** Files and linked files list the stories they are attached to. */
 function linkFiles(t: TrackerState, story: any): void {
   for (const [coll, field] of [['files', 'file_ids'], ['linkedFiles', 'linked_file_ids']] as const) {
@@ -73,7 +91,7 @@ export function storyRoutes(ctx: ServiceContext): Route[] {
         group_id: body.group_id ?? null, label_ids: ensureLabels(t, body.labels ?? [], at), owner_ids: body.owner_ids ?? [], follower_ids: body.follower_ids ?? [],
         requested_by_id: body.requested_by_id ?? t.ownerId, external_id: body.external_id ?? null, external_links: body.external_links ?? [],
         file_ids: body.file_ids ?? [], linked_file_ids: body.linked_file_ids ?? [], deadline: body.deadline ?? null,
-        comment_ids: [], task_ids: [], story_links: [], custom_fields: [], previous_iteration_ids: [], mention_ids: [], member_mention_ids: [], group_mention_ids: [],
+        comment_ids: [], task_ids: [], story_links: [], custom_fields: customValues(t, body.custom_fields ?? []), previous_iteration_ids: [], mention_ids: [], member_mention_ids: [], group_mention_ids: [],
         position: t.stories.length + 1, moved_at: at, started_at: null, completed_at: null, started_at_override: null, completed_at_override: null,
         cycle_time: null, lead_time: null, num_tasks_completed: 0, story_template_id: null,
       };
@@ -83,6 +101,7 @@ export function storyRoutes(ctx: ServiceContext): Route[] {
       checkRefs(t, body);
       for (const k of [...SIMPLE, 'epic_id', 'iteration_id', 'project_id', 'group_id', 'workflow_state_id'] as const) if (body[k] !== undefined) item[k] = body[k];
       if (body.labels !== undefined) item.label_ids = ensureLabels(t, body.labels, at);
+      if (body.custom_fields !== undefined) item.custom_fields = customValues(t, body.custom_fields);
       if (body.workflow_state_id !== undefined) item.moved_at = at;
     },
     present: (t, s) => presentStory(t, s),
