@@ -204,7 +204,19 @@ export class Context {
       const spec = this.env.OPSCTL_TRACKER_RATE_LIMIT ?? (await this.profile()).tracker_rate_limit ?? '200/1m';
       const rate = parseRate(spec);
       if (!rate) throw new UsageError(`tracker rate limit "${spec}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
-      pacer = new Pacer({ ...rate, onWait: (ms) => this.debug(`[tracker] pacing: waiting ${ms} ms to stay under ${spec}`) });
+      let lastNotice = 0;
+      pacer = new Pacer({
+        ...rate,
+        signal: this.abort.signal,
+        onWait: (ms) => {
+          this.debug(`[tracker] pacing: waiting ${ms} ms to stay under ${spec}`);
+          // Long waits are worth a line on stderr (at most one every 10 s), so a paced run never looks hung.
+          if (ms >= 2_000 && this.now() - lastNotice >= 10_000) {
+            lastNotice = this.now();
+            this.io.info(this.io.colorErr.dim(`rate limit: waiting ${Math.ceil(ms / 1000)} s to stay under ${spec} requests`));
+          }
+        },
+      });
     }
     return new HttpClient({
       service,
@@ -212,6 +224,7 @@ export class Context {
       dispatcher: this.overrides.dispatcher,
       pacer,
       debug: this.debugEnabled ? (line) => this.debug(line) : undefined,
+      signal: this.abort.signal,
       timeoutMs: Number(this.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
       credentials: () => this.serviceCredentials(service, endpoint),
     });

@@ -1,4 +1,5 @@
 import type { Dispatcher, FormData } from 'undici';
+import { sleep as abortableSleep } from './sleep.js';
 import { Agent, request } from './undici-lite.js';
 import { ApiError, NetworkError, UsageError } from './errors.js';
 import type { Pacer } from './pacer.js';
@@ -53,6 +54,8 @@ export interface HttpClientOptions {
   random?: () => number;
   /** Longest wait we accept from Retry-After before giving up (ms). */
   maxRetryAfterMs?: number;
+  /** Aborts backoff and Retry-After waits (Ctrl-C). */
+  signal?: AbortSignal;
   userAgent?: string;
 }
 
@@ -226,7 +229,7 @@ export class HttpClient {
   }
 
   private sleep(ms: number): Promise<void> {
-    return (this.opts.sleep ?? ((t) => new Promise((r) => setTimeout(r, t))))(ms);
+    return (this.opts.sleep ?? ((t) => abortableSleep(t, this.opts.signal)))(ms);
   }
 }
 

@@ -1,3 +1,6 @@
+import { InterruptedError } from './errors.js';
+import { sleep as abortableSleep } from './sleep.js';
+
 /**
  * Keeps a client under a server's rate limit ("N requests per window") so it never sees a 429.
  *
@@ -12,6 +15,8 @@ export interface PacerOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told when a request must wait, with how long (for progress output). */
   onWait?: (ms: number) => void;
+  /** Aborts waits (Ctrl-C): acquire() then fails with InterruptedError. */
+  signal?: AbortSignal;
 }
 
 export class Pacer {
@@ -24,14 +29,16 @@ export class Pacer {
   private slots: Array<{ at: number | null }> = [];
   private pausedUntil = 0;
   private waiters: Array<() => void> = [];
+  private readonly signal?: AbortSignal;
 
   constructor(opts: PacerOptions) {
     if (!(opts.limit > 0) || !(opts.windowMs > 0)) throw new Error('pacer: limit and window must be positive');
     this.limit = opts.limit;
     this.windowMs = opts.windowMs;
     this.now = opts.now ?? Date.now;
-    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.sleep = opts.sleep ?? ((ms) => abortableSleep(ms, opts.signal));
     this.onWait = opts.onWait;
+    this.signal = opts.signal;
   }
 
   /** Wait for a slot; call the returned function when the response has arrived (or the request failed). */
@@ -62,8 +69,12 @@ export class Pacer {
         this.onWait?.(ms);
         await this.sleep(ms);
       } else {
-        await new Promise<void>((resolve) => this.waiters.push(resolve));
+        await new Promise<void>((resolve) => {
+          this.waiters.push(resolve);
+          this.signal?.addEventListener('abort', () => resolve(), { once: true });
+        });
       }
+      if (this.signal?.aborted) throw new InterruptedError();
     }
   }
 

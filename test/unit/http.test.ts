@@ -163,4 +163,15 @@ describe('Pacer', () => {
     expect(second).toBe(true);
     expect(now).toBeGreaterThanOrEqual(100);
   });
+
+  it('stops waiting at once when interrupted (Ctrl-C), with InterruptedError', async () => {
+    const abort = new AbortController();
+    const pacer = new Pacer({ limit: 1, windowMs: 60_000, signal: abort.signal });
+    (await pacer.acquire())();
+    const waiting = pacer.acquire();
+    setTimeout(() => abort.abort(), 10);
+    await expect(waiting).rejects.toMatchObject({ exitCode: 130 });
+    const inflight = new Pacer({ limit: 1, windowMs: 60_000, signal: abort.signal });
+    await expect(inflight.acquire()).resolves.toBeTypeOf('function');
+  });
 });

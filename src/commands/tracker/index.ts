@@ -52,19 +52,19 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     examples(cmd, ex('get', `opsctl tracker ${spec.name} get ID`));
   }
   if (spec.verbs.includes('create')) {
-    const cmd = noun.command('create').description(`create a ${spec.singular}`);
+    const cmd = noun.command('create').description(`create ${withArticle(spec.singular)}`);
     addBodyOptions(cmd, spec.fields, 'create');
     cmd.action(lazyAction(ctx, () => import('./create.js'), (_a, o) => ({ resource, flags: o })));
     examples(cmd, ex('create', `opsctl tracker ${spec.name} create --data @${spec.singular.replace(/ /g, '-')}.json`));
   }
   if (spec.verbs.includes('update')) {
-    const cmd = noun.command('update <id>').description(`change a ${spec.singular} (only the fields given)`);
+    const cmd = noun.command('update <id>').description(`change ${withArticle(spec.singular)} (only the fields given)`);
     addBodyOptions(cmd, spec.fields, 'update');
     cmd.action(lazyAction(ctx, () => import('./update.js'), ([id], o) => ({ resource, id, flags: o })));
     examples(cmd, ex('update', `opsctl tracker ${spec.name} update ID --data @changes.json`));
   }
   if (spec.verbs.includes('delete')) {
-    const cmd = noun.command('delete <id>').alias('rm').description(`delete a ${spec.singular} (asks first unless --yes)`);
+    const cmd = noun.command('delete <id>').alias('rm').description(`delete ${withArticle(spec.singular)} (asks first unless --yes)`);
     cmd.action(lazyAction(ctx, () => import('./delete.js'), ([id]) => ({ resource, id })));
     examples(cmd, ex('delete', `opsctl tracker ${spec.name} delete ID --yes`));
   }
@@ -123,4 +123,9 @@ function addFieldOption(cmd: Command, name: string, f: FieldSpec, mode: 'create'
   const opt = new Option(`${flag} <${placeholder}>`, help);
   if (f.type === 'enum' && f.values) opt.choices([...f.values, ...(f.nullable ? ['null'] : [])]);
   cmd.addOption(opt);
+}
+
+/** "a label", "an epic". */
+function withArticle(noun: string): string {
+  return `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 }
