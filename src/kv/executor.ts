@@ -21,6 +21,7 @@ import { findEtcdctl } from './snapshot.js';
 import {
   backupStep,
   finalHealthStep,
+  gateBeforeStop,
   settleStep,
   snapshotStep,
   startStep,
@@ -229,8 +230,8 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   let leaderId = obs.members.find((m) => m.leaderId)?.leaderId;
 
   const ranNow = new Set<string>();
-  const halt = async (step: JournalStep, reason: string): Promise<UpgradeReport> => {
-    step.status = 'failed';
+  const halt = async (step: JournalStep, reason: string, status: JournalStep['status'] = 'failed'): Promise<UpgradeReport> => {
+    step.status = status;
     step.error = reason;
     j.status = 'halted';
     j.halt = { step: step.id, reason, rollback: o.rollbackCommand };
@@ -312,6 +313,13 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       }
       if (st('stop').status !== 'done') {
         if (o.signal.aborted && st('stop').status === 'pending') await interrupted();
+        if (st('stop').status === 'pending') {
+          try {
+            await gateBeforeStop(env, ms);
+          } catch (err) {
+            return await halt(st('stop'), `${(err as Error).message}; nothing was changed: fix the cluster, then resume with the same command`, 'pending');
+          }
+        }
         try {
           await runStep(st('stop'), `${m.name}: stop`, true, async () => {
             await driver.stop(ms);

@@ -7,7 +7,7 @@ import type { Journal } from './journal.js';
 import { observeCluster } from './observe.js';
 import { minor } from './parse.js';
 import { saveSnapshot } from './snapshot.js';
-import { sleep, waitFor, WaitAborted } from './wait.js';
+import { sleep, waitFor, WaitAborted, WaitFatal } from './wait.js';
 
 export const V2_SETTLE_THRESHOLD = 50 * 1000 * 1000;
 export const V2_SETTLE_MS = 120_000;
@@ -51,6 +51,21 @@ async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberS
   throw new Error('no healthy member to take a snapshot from');
 }
 
+/**
+ * Right before a member is stopped: every member answers healthy and all agree on one leader.
+ * Anything else means stopping would take a second member down (or go on past a sick one), so the
+ * run halts with nothing changed. One parallel pass, a few milliseconds.
+ */
+export async function gateBeforeStop(env: StepEnv, m: MemberSpec): Promise<void> {
+  const { o } = env;
+  const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  const sick = all.members.filter((x) => !x.healthy);
+  if (sick.length) throw new Error(`not stopping ${m.name}: ${sick.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`);
+  const leaders = new Set(all.members.map((x) => x.leaderId ?? ''));
+  if (leaders.size !== 1 || leaders.has('') || leaders.has('0')) throw new Error(`not stopping ${m.name}: the members do not agree on one leader`);
+  if (all.alarms.length) throw new Error(`not stopping ${m.name}: alarm ${all.alarms.map((a) => a.alarm).join(', ')} raised`);
+}
+
 /** Until the process is gone (not only its port); SIGKILL after the stop timeout where possible. */
 export async function waitGoneStep(env: StepEnv, m: MemberSpec): Promise<string> {
   const { o, driver } = env;
@@ -58,10 +73,10 @@ export async function waitGoneStep(env: StepEnv, m: MemberSpec): Promise<string>
   const gone = async () => ((await driver.isRunning(m)) ? undefined : true);
   try {
     // Checking a process is cheap: poll often, so the wait measured is the member's own.
-    await waitFor(gone, { timeoutMs: t.stopMs, pollMs: Math.min(t.pollMs, 10), what: `${m.name} process exit` });
+    await waitFor(gone, { timeoutMs: t.stopMs, pollMs: Math.min(t.pollMs, 10), what: `${m.name} process exit`, signal: o.signal });
     return 'process gone';
   } catch (err) {
-    if (!driver.kill) throw err;
+    if (err instanceof WaitAborted || !driver.kill) throw err;
     o.reporter.note(`${m.name} did not stop within ${t.stopMs} ms: killing it`);
     await driver.kill(m);
     await waitFor(gone, { timeoutMs: 10_000, pollMs: 100, what: `${m.name} process exit after SIGKILL` });
@@ -90,9 +105,16 @@ export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarge
 export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void): Promise<string> {
   const { o, driver } = env;
   let mark: { rev: bigint; name: string } | undefined;
+  let notRunning = 0;
   return waitFor(
     async () => {
-      if (!(await driver.isRunning(m))) throw new Error(`${m.name}'s process exited (see its log)`);
+      // Gone on three polls in a row (a service manager may be between two states once): waiting
+      // longer cannot help, halt now rather than after the healthy timeout.
+      if (!(await driver.isRunning(m))) {
+        if (++notRunning >= 3) throw new WaitFatal(`${m.name}'s process exited after its start (see its log)`);
+        return undefined;
+      }
+      notRunning = 0;
       const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
       const me = all.members.find((x) => x.name === m.name)!;
       const sick = all.members.filter((x) => !x.healthy);
@@ -100,7 +122,7 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         p.update(`${m.name}: waiting for ${sick.map((x) => `${x.name} (${x.healthDetail})`).join(', ')}`);
         return undefined;
       }
-      if (minor(me.serverVersion) !== o.to) throw new Error(`${m.name} runs ${me.serverVersion}, not ${o.to}`);
+      if (me.serverVersion && minor(me.serverVersion) !== o.to) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${o.to}: check what the start command starts`);
       const leaders = new Set(all.members.map((x) => x.leaderId));
       const leader = all.members.find((x) => x.id === me.leaderId);
       if (leaders.size !== 1 || !leader) {
@@ -115,7 +137,7 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
       }
       return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}`;
     },
-    { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${o.to}` },
+    { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${o.to}`, signal: o.signal },
   );
 }
 
@@ -144,7 +166,7 @@ export async function waitClusterVersionStep(env: StepEnv, source: string): Prom
       const vs = await Promise.all(o.cluster.members.map((m) => client(env, m.endpoint).version()));
       return vs.every((x) => minor(x.cluster) === o.to) ? vs[0].cluster : undefined;
     },
-    { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, what: `cluster version ${o.to}`, now: o.now },
+    { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, what: `cluster version ${o.to}`, now: o.now, signal: o.signal },
   );
   return `cluster version ${v}${source !== o.to ? ` (updated from ${source}: downgrade is no longer possible)` : ''}`;
 }

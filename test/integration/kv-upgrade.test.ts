@@ -211,6 +211,48 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
   });
 
+  it('a member falling sick between two members: halts before the next stop (exit 3), nothing else changed; resumes once healthy', async () => {
+    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
+    // --settle auto runs the v2-size command after each member is back; with SICKEN it makes the
+    // two members still on 3.2 unhealthy, right before the next member would be stopped.
+    const argv = ['upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--v2-size-cmd', tpl('v2size'), ...FAST, '--settle', 'auto'];
+    writeFileSync(join(sb.dir, 'SICKEN'), '');
+    const r = await sb.kv(...argv);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/not stopping kv\d: kv\d is not healthy .*nothing was changed/);
+    const j = sb.journal();
+    const second = j.members.find((m: any) => j.steps.some((s: any) => s.member === m.name && s.kind === 'stop' && s.status === 'pending' && s.error))!.name;
+    expect(j.steps.filter((s: any) => s.member === second).map((s: any) => s.status)).toEqual(['done', 'pending', 'pending', 'pending', 'pending', 'pending', 'pending']);
+    const vs = await versions();
+    expect(vs.filter((v) => v.server.startsWith('3.3'))).toHaveLength(1);
+    expect(vs.filter((v) => v.server.startsWith('3.2'))).toHaveLength(2); // every member still runs: never two down
+
+    rmSync(join(sb.dir, 'SICKEN'));
+    for (const m of sb.spec().members) rmSync(join(m.dataDir, 'FAULT.json'), { force: true });
+    const again = await sb.kv(...argv, '--json');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'done', resumed: true });
+    for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
+  });
+
+  it('a member that exits right after its start (3.3 refuses a numeric auto-compaction-retention) halts at once, not after the healthy timeout; roll-back restarts it on 3.2', async () => {
+    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
+    const drv = ['--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running')];
+    writeFileSync(join(sb.dir, 'CONFIG-FILE'), 'auto-compaction-mode: periodic\nauto-compaction-retention: 24\n');
+    // The healthy timeout is far beyond the test's own timeout: only a halt at once passes.
+    const r = await sb.kv('upgrade', '--to', '3.3', ...drv, ...FAST, '--healthy-timeout', '10m', '--settle', '0s');
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/kv\d did not become healthy on 3.3: kv\d's process exited after its start/);
+    expect(sb.logs()).toMatch(/auto-compaction-retention must be a string in 3.3/);
+    expect(r.stderr).toMatch(/Roll back with: +opsctl kv rollback --endpoints/);
+    const rb = await sb.kv('rollback', ...drv, ...FAST);
+    expect(rb.code, rb.stderr).toBe(0);
+    for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
+    expect((await sb.kv('health')).code).toBe(0);
+  });
+
   it('with a cluster file (YAML); a halt prints the roll-back command for that file', async () => {
     const file = join(sb.dir, 'cluster.yaml');
     const q = (s: string) => JSON.stringify(s);
