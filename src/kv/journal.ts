@@ -30,7 +30,7 @@ export interface Journal {
   source: string;
   target: string;
   allowSameVersion: boolean;
-  status: 'running' | 'halted' | 'interrupted' | 'done' | 'rolled-back';
+  status: 'running' | 'halted' | 'interrupted' | 'done' | 'rolling-back' | 'rolled-back';
   createdAt: string;
   updatedAt: string;
   owner: { pid: number; host: string };
@@ -42,6 +42,8 @@ export interface Journal {
   steps: JournalStep[];
   snapshots: Array<{ member: string; file: string; revision: string; bytes: number }>;
   halt?: { step: string; reason: string; rollback: string };
+  /** Roll-back progress: each member as it is brought back (written after each one). */
+  rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
 }
 
 /** A stable key for a cluster: its sorted endpoints, hashed. */
@@ -123,6 +125,11 @@ export function isResumable(j: Journal | undefined): j is Journal {
 /** Members whose start step ran (they may run the target now). */
 export function startedMembers(j: Journal): string[] {
   return [...new Set(j.steps.filter((s) => s.kind === 'start' && s.status !== 'pending').map((s) => s.member!))];
+}
+
+/** Members the upgrade stopped (they may be down, or run the target now). */
+export function touchedMembers(j: Journal): string[] {
+  return [...new Set(j.steps.filter((s) => s.kind === 'stop' && s.status !== 'pending').map((s) => s.member!))];
 }
 
 /** The member an interrupted run left between "stop" and a finished "start", if any. */

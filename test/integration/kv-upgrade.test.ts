@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../src/cli.js';
 import type { Context } from '../../src/context.js';
 import { IOStreams } from '../../src/core/io.js';
+import { clusterKey } from '../../src/kv/journal.js';
 import { PassThrough } from 'node:stream';
 import { runBin } from '../helpers/bin.js';
 import { kvSandbox, until } from '../helpers/kv.js';
@@ -128,6 +129,28 @@ describe('kv upgrade on a simulated sandbox', () => {
     for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
     expect((await sb.kv('health')).code).toBe(0);
     expect(sb.journal().status).toBe('rolled-back');
+  });
+
+  it('a halt with a member stopped but not started (its data-dir backup failed): roll-back starts it again on 3.2 and journals each member', async () => {
+    // The backup destination cannot be created: a file sits where its directory should be.
+    const key = clusterKey(sb.spec().members.map((m) => m.endpoint));
+    mkdirSync(join(sb.dir, 'data', 'kv', 'backups'), { recursive: true });
+    writeFileSync(join(sb.dir, 'data', 'kv', 'backups', key), 'in the way');
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/copying kv\d's data dir failed \(the member is stopped/);
+    const health = (await sb.kv('health', '--json')).json<Array<{ healthy: boolean }>>();
+    expect(health.filter((h) => !h.healthy)).toHaveLength(1);
+
+    const rb = await sb.kv('rollback', ...FAST, '--json');
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(rb.json().members).toHaveLength(1);
+    expect(rb.json().members[0]).toMatchObject({ to: '3.2' });
+    expect((await sb.kv('health')).code).toBe(0);
+    for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
+    const j = sb.journal();
+    expect(j.status).toBe('rolled-back');
+    expect(j.rollback).toEqual([expect.objectContaining({ member: rb.json().members[0].name, to: '3.2' })]);
   });
 
   it('Ctrl-C stops at a safe point (exit 130, journal consistent); the re-run resumes and finishes', async () => {
