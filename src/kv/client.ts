@@ -86,9 +86,15 @@ export class KvClient {
     const v = parseVersion(r.text);
     // The server version tells the gateway prefix (3.2 /v3alpha, 3.3 /v3beta, 3.4+ /v3): a guess
     // that spares the discovery round trip; a 404 later makes gateway() discover it for real.
-    if (!PREFIX_CACHE.has(this.endpoint)) {
-      const [maj, min] = v.server.split('.').map(Number);
-      if (maj === 3 && min >= 2) PREFIX_CACHE.set(this.endpoint, min === 2 ? '/v3alpha' : min === 3 ? '/v3beta' : '/v3');
+    // Refreshed on every answer: a member restarted on another version (an upgrade) serves another
+    // prefix, and a stale one costs a redirect (3.3 sends /v3alpha to /v3beta) on every request.
+    const [maj, min] = v.server.split('.').map(Number);
+    if (maj === 3 && min >= 2) {
+      const guess = min === 2 ? '/v3alpha' : min === 3 ? '/v3beta' : '/v3';
+      if (PREFIX_CACHE.get(this.endpoint) !== guess) {
+        PREFIX_CACHE.set(this.endpoint, guess);
+        this.prefix = undefined;
+      }
     }
     return v;
   }

@@ -164,7 +164,16 @@ function pidExists(pid: number): boolean {
 async function execute(o: UpgradeOptions, file: string, started: number, first: ReturnType<typeof observeCluster>): Promise<UpgradeReport> {
   const t = o.timeouts;
   const obsOpts = { timeoutMs: t.requestMs, debug: o.debug };
-  let journal = safeRead(file);
+  let journal: Journal | undefined;
+  try {
+    journal = readJournal(file);
+  } catch (err) {
+    // Never start afresh over an unreadable record: it may be all that says which members moved.
+    throw new OpsError(`the upgrade journal ${file} cannot be read: ${(err as Error).message}`, 1, {
+      code: 'journal_unreadable',
+      hint: `check the cluster with opsctl kv status; if no upgrade is half-done, move the file aside (mv ${file} ${file}.bad) and run again`,
+    });
+  }
   const resuming = isResumable(journal);
   if (resuming && (journal!.target !== o.to || journal!.allowSameVersion !== o.allowSameVersion)) {
     throw new OpsError(`an unfinished upgrade to ${journal!.target} of this cluster is recorded in ${file}`, 1, {
@@ -263,12 +272,11 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     step.status = 'running';
     step.startedAt = new Date(o.now()).toISOString();
     delete step.error;
-    // Before a member is changed the journal says so (an atomic write; fsync only at the end of a
-    // run: an fsync costs 3-10 ms on a busy disk, more than the rest of a step). The
-    // other steps are re-runnable and idempotent: only their results are written. If an OS crash
-    // loses the last writes, a re-run finds a member down that the journal does not know of and
-    // the pre-flight refuses rather than guess.
-    if (step.kind === 'stop' || step.kind === 'start') await save(false);
+    // Before a member is changed the journal says so, durably (data and directory synced: about a
+    // millisecond): after an OS crash the re-run knows which member it may find down, and
+    // resumes there. The other steps are re-runnable and idempotent: only their results are
+    // written, without a sync (an OS crash loses at most a re-run of one of them).
+    if (step.kind === 'stop' || step.kind === 'start') await save(true);
     const t0 = o.now();
     try {
       const detail = await fn(p);

@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import writeFileAtomic from 'write-file-atomic';
 import { MEMBER_STEPS, type FinalKind, type MemberPlan, type StepKind, type UpgradePlan } from './types.js';
 
 export type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
@@ -94,20 +93,35 @@ export function readJournal(file: string): Journal | undefined {
 
 /**
  * Atomic write (temp file + rename): a crash of opsctl leaves the old or the new journal, never half
- * of one. `durable` also fsyncs (3-10 ms on a busy disk), which the executor asks for when a run
- * ends (done, halted, interrupted).
+ * of one. `durable` also makes it survive an OS crash or power loss: the temp file's data is synced
+ * before the rename and the directory after it (without that, a filesystem may persist the rename
+ * but not the data: an empty journal). The executor asks for it before every member-changing step
+ * (stop, start: the write-ahead record a resume depends on) and when a run ends; the other steps
+ * are re-runnable, so their results may ride along with the next durable write.
  */
 export async function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
   const t0 = performance.now();
   j.updatedAt = new Date(now).toISOString();
   await mkdir(dirname(file), { recursive: true });
   const text = `${JSON.stringify(j, null, 2)}\n`;
-  if (durable) await writeFileAtomic(file, text, { fsync: true });
-  else {
-    // The per-step path: the same temp-file-and-rename, without write-file-atomic's per-write
-    // bookkeeping (exit handlers, ownership), which triples the cost of a step's write.
-    const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, text);
+  const tmp = `${file}.${process.pid}.tmp`;
+  if (durable) {
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(text);
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+    const dir = await open(dirname(file), 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+  } else {
+    await writeFile(tmp, text, { mode: 0o600 });
     await rename(tmp, file);
   }
   journalStats.writes++;

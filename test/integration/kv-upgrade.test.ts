@@ -40,8 +40,11 @@ describe('kv upgrade on a simulated sandbox', () => {
     expect(dry.stdout).toMatch(new RegExp(`3\\. ${leader} .*\\[leader, last\\]`));
     expect(sb.journal()).toBeUndefined();
 
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--json');
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--json', '--debug');
     expect(r.code, r.stderr).toBe(0);
+    // Each upgraded member is asked on its new gateway prefix, never through a /v3alpha redirect.
+    expect(r.stderr).toMatch(/v3beta\/maintenance\/status → 200/);
+    expect(r.stderr).not.toMatch(/\(via http/);
     const report = r.json();
     expect(report.status).toBe('done');
     expect(report.steps.every((s: any) => s.status === 'done')).toBe(true);
@@ -303,6 +306,19 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
 });
 
 describe('kv upgrade: more refusals', () => {
+  it('refuses to start afresh over an unreadable journal (it may be all that says which members moved)', async () => {
+    const key = clusterKey(sb.spec().members.map((m) => m.endpoint));
+    const file = join(sb.dir, 'data', 'kv', 'journals', `${key}.json`);
+    mkdirSync(join(sb.dir, 'data', 'kv', 'journals'), { recursive: true });
+    writeFileSync(file, '{"version": 1, "steps": [');
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the upgrade journal .* cannot be read/);
+    expect(r.stderr).toMatch(/move the file aside \(mv /);
+    expect(readFileSync(file, 'utf8')).toBe('{"version": 1, "steps": [');
+    for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
+  });
+
   it('refuses while an alarm is raised', async () => {
     sb.fault({ alarm: 'NOSPACE' });
     const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
