@@ -51,6 +51,9 @@ export interface Timeouts {
   pollMs: number;
 }
 
+/** How old the health gate's look at the cluster may be when a member is stopped. */
+const GATE_FRESH_MS = 1000;
+
 export const DEFAULT_TIMEOUTS: Timeouts = { requestMs: 3000, stopMs: 60_000, healthyMs: 120_000, clusterVersionMs: 120_000, snapshotMs: 120_000, pollMs: 250 };
 
 /** Shows progress of one step (a spinner on a TTY, a line per step when piped). */
@@ -272,11 +275,11 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     step.status = 'running';
     step.startedAt = new Date(o.now()).toISOString();
     delete step.error;
-    // Before a member is changed the journal says so, durably (data and directory synced: about a
-    // millisecond): after an OS crash the re-run knows which member it may find down, and
-    // resumes there. The other steps are re-runnable and idempotent: only their results are
-    // written, without a sync (an OS crash loses at most a re-run of one of them).
-    if (step.kind === 'stop' || step.kind === 'start') await save(true);
+    // Before a member is changed the journal says so. Before a stop durably (data and directory
+    // synced): after an OS crash the re-run knows which member it may find down, and resumes
+    // there. A lost "start" record only re-runs a start that finds the member running. The other
+    // steps are re-runnable and idempotent: only their results are written, without a sync.
+    if (step.kind === 'stop' || step.kind === 'start') await save(step.kind === 'stop');
     const t0 = o.now();
     try {
       const detail = await fn(p);
@@ -312,21 +315,32 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       const stopped = st('stop').status !== 'pending';
       if (!stopped && o.signal.aborted) await interrupted();
 
-      if (st('snapshot').status !== 'done' && !stopped) {
+      // The health gate: every member healthy, one leader, no alarm, looked at right before the
+      // member is touched (shared with the snapshot step, and looked at again before the stop if
+      // the snapshot took long).
+      let gated: { at: number; obs: Awaited<ReturnType<typeof gateBeforeStop>> } | undefined;
+      const gate = async (step: JournalStep): Promise<UpgradeReport | undefined> => {
         try {
-          await runStep(st('snapshot'), `${m.name}: snapshot + verify`, false, () => snapshotStep(env, ms));
+          gated = { at: o.now(), obs: await gateBeforeStop(env, ms) };
+          return undefined;
+        } catch (err) {
+          return await halt(step, `${(err as Error).message}; nothing was changed: fix the cluster, then resume with the same command`, 'pending');
+        }
+      };
+      if (st('snapshot').status !== 'done' && !stopped) {
+        const refused = await gate(st('snapshot'));
+        if (refused) return refused;
+        try {
+          await runStep(st('snapshot'), `${m.name}: snapshot + verify`, false, () => snapshotStep(env, ms, gated?.obs));
         } catch (err) {
           return await halt(st('snapshot'), `snapshot of ${m.name} failed before the member was stopped: ${(err as Error).message}`);
         }
       }
       if (st('stop').status !== 'done') {
         if (o.signal.aborted && st('stop').status === 'pending') await interrupted();
-        if (st('stop').status === 'pending') {
-          try {
-            await gateBeforeStop(env, ms);
-          } catch (err) {
-            return await halt(st('stop'), `${(err as Error).message}; nothing was changed: fix the cluster, then resume with the same command`, 'pending');
-          }
+        if (st('stop').status === 'pending' && (!gated || o.now() - gated.at > GATE_FRESH_MS)) {
+          const refused = await gate(st('stop'));
+          if (refused) return refused;
         }
         try {
           await runStep(st('stop'), `${m.name}: stop`, true, async () => {

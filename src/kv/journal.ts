@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, open, rename, writeFile } from 'node:fs/promises';
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -97,32 +97,39 @@ export function readJournal(file: string): Journal | undefined {
  * before the rename and the directory after it (without that, a filesystem may persist the rename
  * but not the data: an empty journal). The executor asks for it before every member-changing step
  * (stop, start: the write-ahead record a resume depends on) and when a run ends; the other steps
- * are re-runnable, so their results may ride along with the next durable write.
+ * are re-runnable, so their results may ride along with the next durable write. Only the record
+ * before a stop needs it: a lost "start" record re-runs a start that finds the member running.
  */
 export async function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
   const t0 = performance.now();
   j.updatedAt = new Date(now).toISOString();
-  await mkdir(dirname(file), { recursive: true });
+  const dir = dirname(file);
   const text = `${JSON.stringify(j, null, 2)}\n`;
   const tmp = `${file}.${process.pid}.tmp`;
+  // Synchronous on purpose: a few small syscalls in a row, nothing else runs meanwhile, and each
+  // trip through the libuv thread pool costs more than the write itself on a busy machine.
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'w', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dir, { recursive: true });
+    fd = openSync(tmp, 'w', 0o600);
+  }
+  try {
+    writeSync(fd, text);
+    if (durable) fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
   if (durable) {
-    const fh = await open(tmp, 'w', 0o600);
+    const d = openSync(dir, 'r');
     try {
-      await fh.writeFile(text);
-      await fh.datasync();
+      fsyncSync(d);
     } finally {
-      await fh.close();
+      closeSync(d);
     }
-    await rename(tmp, file);
-    const dir = await open(dirname(file), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  } else {
-    await writeFile(tmp, text, { mode: 0o600 });
-    await rename(tmp, file);
   }
   journalStats.writes++;
   journalStats.ms += performance.now() - t0;

@@ -6,6 +6,7 @@ import type { UpgradeOptions } from './executor.js';
 import type { Journal } from './journal.js';
 import { observeCluster } from './observe.js';
 import { minor } from './parse.js';
+import type { ClusterObservation } from './types.js';
 import { saveSnapshot } from './snapshot.js';
 import { sleep, waitFor, WaitAborted, WaitFatal } from './wait.js';
 
@@ -25,12 +26,16 @@ export interface StepEnv {
 const client = (env: StepEnv, endpoint: string) => new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug });
 
 /** A snapshot from the member itself when healthy (else another healthy one), verified. */
-export async function snapshotStep(env: StepEnv, m: MemberSpec): Promise<string> {
+export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterObservation): Promise<string> {
   const { o, journal: j } = env;
-  const own = client(env, m.endpoint);
-  const [h, st0] = await Promise.all([own.health(), own.status().catch(() => undefined)]);
-  const from = h.healthy && st0 ? m : await pickHealthy(env, o.cluster.members);
-  const before = from === m ? st0!.revision : (await client(env, from.endpoint).status()).revision;
+  let own = seen?.members.find((x) => x.name === m.name && x.healthy && x.revision !== undefined)?.revision;
+  if (own === undefined) {
+    const c = client(env, m.endpoint);
+    const [h, st0] = await Promise.all([c.health(), c.status().catch(() => undefined)]);
+    if (h.healthy && st0) own = st0.revision;
+  }
+  const from = own !== undefined ? m : await pickHealthy(env, o.cluster.members);
+  const before = own ?? (await client(env, from.endpoint).status()).revision;
   const useEtcdctl = o.snapshotVia === 'etcdctl' || (o.snapshotVia === 'auto' && env.real && Boolean(env.etcdctl));
   const snap = await saveSnapshot({
     endpoint: from.endpoint,
@@ -56,7 +61,7 @@ async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberS
  * Anything else means stopping would take a second member down (or go on past a sick one), so the
  * run halts with nothing changed. One parallel pass, a few milliseconds.
  */
-export async function gateBeforeStop(env: StepEnv, m: MemberSpec): Promise<void> {
+export async function gateBeforeStop(env: StepEnv, m: MemberSpec): Promise<ClusterObservation> {
   const { o } = env;
   const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
   const sick = all.members.filter((x) => !x.healthy);
@@ -64,6 +69,7 @@ export async function gateBeforeStop(env: StepEnv, m: MemberSpec): Promise<void>
   const leaders = new Set(all.members.map((x) => x.leaderId ?? ''));
   if (leaders.size !== 1 || leaders.has('') || leaders.has('0')) throw new Error(`not stopping ${m.name}: the members do not agree on one leader`);
   if (all.alarms.length) throw new Error(`not stopping ${m.name}: alarm ${all.alarms.map((a) => a.alarm).join(', ')} raised`);
+  return all;
 }
 
 /** Until the process is gone (not only its port); SIGKILL after the stop timeout where possible. */

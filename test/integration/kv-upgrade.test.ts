@@ -248,8 +248,8 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/not stopping kv\d: kv\d is not healthy .*nothing was changed/);
     const j = sb.journal();
-    const second = j.members.find((m: any) => j.steps.some((s: any) => s.member === m.name && s.kind === 'stop' && s.status === 'pending' && s.error))!.name;
-    expect(j.steps.filter((s: any) => s.member === second).map((s: any) => s.status)).toEqual(['done', 'pending', 'pending', 'pending', 'pending', 'pending', 'pending']);
+    const second = j.members.find((m: any) => j.steps.some((s: any) => s.member === m.name && s.status === 'pending' && s.error))!.name;
+    expect(j.steps.filter((s: any) => s.member === second).every((s: any) => s.status === 'pending')).toBe(true);
     const vs = await versions();
     expect(vs.filter((v) => v.server.startsWith('3.3'))).toHaveLength(1);
     expect(vs.filter((v) => v.server.startsWith('3.2'))).toHaveLength(2); // every member still runs: never two down
