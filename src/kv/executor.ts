@@ -236,7 +236,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   if (o.snapshotVia === 'etcdctl' && !etcdctl) throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
   const real = obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
 
-  const env: StepEnv = { o, driver, journal: j, etcdctl, real };
+  const env: StepEnv = { o, driver, journal: j, etcdctl, real, checkpoint: () => save(false) };
   const spec = (name: string) => o.cluster.members.find((m) => m.name === name)!;
   const targetOf = (m: MemberSpec): MemberTarget => ({ version: o.to, binDir: o.targetBin ?? j.target_bin ?? driver.current(m)?.binDir });
   let leaderId = obs.members.find((m) => m.leaderId)?.leaderId;
@@ -288,9 +288,10 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       step.status = 'done';
       step.detail = detail;
       step.finishedAt = new Date(o.now()).toISOString();
-      // Results are flushed when a member is back (wait-healthy) or done (settle), and with the
-      // next fsync'd write; a crash before that only re-runs a re-runnable step.
-      if (step.kind === 'wait-healthy' || step.kind === 'settle' || !step.member) await save(false);
+      // Results are written when a member is done (settle: a settle that waits writes first that
+      // the member is back), before the next member-changing step, and at the end; a crash before
+      // that only re-runs a re-runnable step (a wait, a health pass).
+      if (step.kind === 'settle') await save(false);
       p.done(`${label}${detail ? `: ${detail}` : ''} (${fmtMs(step.ms)})`);
       return detail;
     } catch (err) {

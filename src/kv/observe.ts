@@ -5,6 +5,8 @@ import type { ClusterObservation, MemberObservation } from './types.js';
 export interface ObserveOptions {
   timeoutMs: number;
   debug?: (line: string) => void;
+  /** Ask for the alarm list too (default yes; a health poll does not need it). */
+  alarms?: boolean;
 }
 
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
@@ -46,8 +48,9 @@ export async function observeCluster(members: MemberSpec[], opts: ObserveOptions
   // The alarm list is asked of the first member as soon as it answered healthy, with its status.
   let asked: Promise<ClusterObservation['alarms'] | undefined> = Promise.resolve(undefined);
   const obs = await Promise.all(
-    members.map((m, i) => observeMember(m, opts, i === 0 ? (c) => void (asked = c.alarms().catch(() => undefined)) : undefined)),
+    members.map((m, i) => observeMember(m, opts, i === 0 && opts.alarms !== false ? (c) => void (asked = c.alarms().catch(() => undefined)) : undefined)),
   );
+  if (opts.alarms === false) return { members: obs, alarms: [] };
   const early = await asked;
   let alarms: ClusterObservation['alarms'] = early ?? [];
   const any = obs.find((o) => o.reachable && o.healthy);

@@ -21,6 +21,8 @@ export interface StepEnv {
   /** etcdctl to use for snapshots of real etcd, if any. */
   etcdctl?: string;
   real: boolean;
+  /** Writes the journal as it stands (before a long wait, so a crash in it resumes after it). */
+  checkpoint: () => Promise<void>;
 }
 
 const client = (env: StepEnv, endpoint: string) => new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug });
@@ -121,7 +123,16 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         return undefined;
       }
       notRunning = 0;
-      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+      // The member itself first (one request a poll, a small share of a busy machine's CPU, which
+      // the starting member needs); the whole cluster once it answers healthy.
+      if (!mark) {
+        const own = await client(env, m.endpoint).health().catch((err: Error) => ({ healthy: false, detail: err.message }));
+        if (!own.healthy) {
+          p.update(`${m.name}: waiting for it to answer healthy (${own.detail})`);
+          return undefined;
+        }
+      }
+      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, alarms: false });
       const me = all.members.find((x) => x.name === m.name)!;
       const sick = all.members.filter((x) => !x.healthy);
       if (sick.length) {
@@ -159,6 +170,7 @@ export async function settleStep(env: StepEnv, m: MemberSpec, fmt: (ms: number) 
       why = bytes === undefined ? 'v2 data size unknown: assuming over 50 MB' : `v2 data is ${bytes} bytes (> 50 MB)`;
     }
   }
+  if (ms > 0) await env.checkpoint();
   await sleep(ms, o.signal);
   if (o.signal.aborted) throw new WaitAborted('settle');
   return `${fmt(ms)} (${why})`;
