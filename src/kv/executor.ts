@@ -362,7 +362,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       if (st('backup-data').status !== 'done' && st('backup-data').status !== 'skipped') {
         if (!driver.backupDataDir) {
           st('backup-data').status = 'skipped';
-          st('backup-data').detail = `the ${driver.type} driver cannot copy data dirs: back them up on the hosts (the v3 snapshot is taken)`;
+          st('backup-data').detail = `no backup command: back the data dirs up on the hosts (give --backup-cmd or driver.backup to have opsctl do it; the v3 snapshot is taken)`;
         } else {
           try {
             await runStep(st('backup-data'), `${m.name}: back up the data dir`, false, () => backupStep(env, ms));

@@ -95,8 +95,7 @@ export async function waitGoneStep(env: StepEnv, m: MemberSpec): Promise<string>
 /** A copy of the stopped member's data dir (the seed: back up every data dir; snapshots hold only v3 data). */
 export async function backupStep(env: StepEnv, m: MemberSpec): Promise<string> {
   const dest = join(env.o.dataDir, 'kv', 'backups', env.o.cluster.key, `${env.journal.id}-${m.name}`);
-  const bytes = await env.driver.backupDataDir!(m, dest);
-  return `${bytes} bytes copied to ${dest}`;
+  return env.driver.backupDataDir!(m, dest, env.journal.id);
 }
 
 export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarget): Promise<string> {

@@ -210,10 +210,15 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     const noDriver = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, ...FAST);
     expect(noDriver.code).toBe(2);
     expect(noDriver.stderr).toMatch(/no way to stop and start members/);
-    const r = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s', '--json');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--backup-cmd', tpl('backup', ' {run}'), ...FAST, '--settle', '0s', '--json');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().status).toBe('done');
-    expect(r.json().steps.filter((s: any) => s.kind === 'backup-data').every((s: any) => s.status === 'skipped')).toBe(true);
+    // The backup template ran on each stopped member ({run} = the journal id).
+    const backups = r.json().steps.filter((s: any) => s.kind === 'backup-data');
+    expect(backups.map((s: any) => s.status)).toEqual(['done', 'done', 'done']);
+    const run = sb.journal().id;
+    for (const m of sb.spec().members) expect(existsSync(join(`${m.dataDir}.bak-${run}`, 'member', 'kv.json'))).toBe(true);
+    expect(backups[0].detail).toMatch(/kvctl.mjs backup kv\d \S+` done: copied to /);
     for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
   });
 
@@ -225,6 +230,7 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     const r = await sb.kv(...argv);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/starting kv\d on 3.3 failed: .*FAIL-START is set/);
+    expect(sb.journal().steps.find((s: any) => s.kind === 'backup-data').detail).toMatch(/no backup command: .*--backup-cmd/);
     expect(r.stderr).toMatch(/Roll back with: +opsctl kv rollback --endpoints/);
     const health = (await sb.kv('health', '--json')).json<Array<{ healthy: boolean }>>();
     expect(health.filter((h) => !h.healthy)).toHaveLength(1); // one member down, never two

@@ -102,13 +102,13 @@ export class LocalDriver implements MemberDriver {
       .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
   }
 
-  async backupDataDir(m: MemberSpec, dest: string): Promise<number> {
+  async backupDataDir(m: MemberSpec, dest: string): Promise<string> {
     const src = this.spec(m).dataDir!;
     // Synchronous copy: the member is stopped and nothing else runs meanwhile; fs.promises.cp
     // makes a thread-pool round trip per file and per stat, several times slower for a small dir.
     rmSync(dest, { recursive: true, force: true });
     cpSync(src, dest, { recursive: true });
-    return dirBytes(dest);
+    return `${dirBytes(dest)} bytes copied to ${dest}`;
   }
 
   /** The argv that starts a member on `target`. */
