@@ -30,7 +30,7 @@ import {
   waitGoneStep,
   type StepEnv,
 } from './steps.js';
-import type { UpgradePlan } from './types.js';
+import type { ClusterObservation, UpgradePlan } from './types.js';
 import { sleep, WaitAborted } from './wait.js';
 
 type Exec = typeof import('execa').execa;
@@ -189,6 +189,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   // ---- pre-flight --------------------------------------------------------------------------
   const pre = o.reporter.begin(`pre-flight: checking ${o.cluster.members.length} members`);
   const obs = await first;
+  const observedAt = o.now();
   const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });
   if (!result.ok) {
     pre.fail('pre-flight: refused');
@@ -242,6 +243,9 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   let leaderId = obs.members.find((m) => m.leaderId)?.leaderId;
 
   const ranNow = new Set<string>();
+  // The latest full look at the cluster (the pre-flight's, or the one that ended a member's wait
+  // until healthy) serves as the next member's health gate while it is fresh.
+  let lastLook: { at: number; obs: ClusterObservation } | undefined = { at: observedAt, obs };
   const halt = async (step: JournalStep, reason: string, status: JournalStep['status'] = 'failed'): Promise<UpgradeReport> => {
     step.status = status;
     step.error = reason;
@@ -321,8 +325,10 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       // the snapshot took long).
       let gated: { at: number; obs: Awaited<ReturnType<typeof gateBeforeStop>> } | undefined;
       const gate = async (step: JournalStep): Promise<UpgradeReport | undefined> => {
+        const reuse = lastLook && o.now() - lastLook.at <= GATE_FRESH_MS ? lastLook : undefined;
+        lastLook = undefined;
         try {
-          gated = { at: o.now(), obs: await gateBeforeStop(env, ms) };
+          gated = { at: reuse?.at ?? o.now(), obs: await gateBeforeStop(env, ms, reuse?.obs) };
           return undefined;
         } catch (err) {
           return await halt(step, `${(err as Error).message}; nothing was changed: fix the cluster, then resume with the same command`, 'pending');
@@ -381,7 +387,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       if (st('wait-healthy').status !== 'done') {
         try {
           await runStep(st('wait-healthy'), `${m.name}: wait until it and the cluster are healthy and it caught up`, true, (p) =>
-            waitBackStep(env, ms, p, (id) => (leaderId = id)),
+            waitBackStep(env, ms, p, (id) => (leaderId = id), (all) => (lastLook = { at: o.now(), obs: all })),
           );
         } catch (err) {
           return await halt(st('wait-healthy'), `${m.name} did not become healthy on ${o.to}: ${(err as Error).message}`);

@@ -63,9 +63,9 @@ async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberS
  * Anything else means stopping would take a second member down (or go on past a sick one), so the
  * run halts with nothing changed. One parallel pass, a few milliseconds.
  */
-export async function gateBeforeStop(env: StepEnv, m: MemberSpec): Promise<ClusterObservation> {
+export async function gateBeforeStop(env: StepEnv, m: MemberSpec, seen?: ClusterObservation): Promise<ClusterObservation> {
   const { o } = env;
-  const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  const all = seen ?? (await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug }));
   const sick = all.members.filter((x) => !x.healthy);
   if (sick.length) throw new Error(`not stopping ${m.name}: ${sick.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`);
   const leaders = new Set(all.members.map((x) => x.leaderId ?? ''));
@@ -110,7 +110,7 @@ export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarge
  * is healthy, all agree on one leader, and the member's revision reached the leader's revision as
  * sampled when all was first healthy (under constant writes the leader is always a little ahead).
  */
-export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void): Promise<string> {
+export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void, onDone?: (all: ClusterObservation) => void): Promise<string> {
   const { o, driver } = env;
   let mark: { rev: bigint; name: string } | undefined;
   let notRunning = 0;
@@ -132,7 +132,8 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
           return undefined;
         }
       }
-      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, alarms: false });
+      // With the alarm list: the look that ends this wait can serve as the next member's gate.
+      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
       const me = all.members.find((x) => x.name === m.name)!;
       const sick = all.members.filter((x) => !x.healthy);
       if (sick.length) {
@@ -152,6 +153,7 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         p.update(`${m.name}: catching up (revision ${me.revision} of ${mark.rev})`);
         return undefined;
       }
+      onDone?.(all);
       return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}`;
     },
     // Not ended by Ctrl-C either: an interrupted run leaves the member back and healthy.
