@@ -75,6 +75,11 @@ export class KvClient {
     return res;
   }
 
+  /** Whether the gateway prefix is known already (a status call then needs no version first). */
+  knowsPrefix(): boolean {
+    return Boolean(this.prefix ?? PREFIX_CACHE.get(this.endpoint));
+  }
+
   async health(): Promise<HealthResult> {
     const r = await this.fetch('/health');
     return parseHealth(r.status, r.text);
@@ -133,6 +138,14 @@ export class KvClient {
       PREFIX_CACHE.delete(this.endpoint);
       this.prefix = undefined;
       r = await this.fetch(`${await this.gatewayPrefix()}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
+    }
+    if (r.status === 200 && !r.url.endsWith(`${prefix}${path}`)) {
+      // Redirected (3.3 sends /v3alpha to /v3beta): remember where, so the next call goes there.
+      const real = new URL(r.url).pathname.slice(0, -path.length);
+      if (real) {
+        PREFIX_CACHE.set(this.endpoint, real);
+        this.prefix = real;
+      }
     }
     if (r.status !== 200) {
       let msg = r.text.trim().slice(0, 200);

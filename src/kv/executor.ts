@@ -243,8 +243,8 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   let leaderId = obs.members.find((m) => m.leaderId)?.leaderId;
 
   const ranNow = new Set<string>();
-  // The latest full look at the cluster (the pre-flight's, or the one that ended a member's wait
-  // until healthy) serves as the next member's health gate while it is fresh.
+  // The pre-flight's look at the cluster serves as the first member's health gate while it is
+  // fresh (nothing ran in between). Later gates look again: a settle comes before them.
   let lastLook: { at: number; obs: ClusterObservation } | undefined = { at: observedAt, obs };
   const halt = async (step: JournalStep, reason: string, status: JournalStep['status'] = 'failed'): Promise<UpgradeReport> => {
     step.status = status;
@@ -274,6 +274,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
 
   /** Runs one journalled step, timing it; `imposed` says whether its time is the cluster's own wait. */
   const runStep = async (step: JournalStep, label: string, imposed: boolean, fn: (p: { update(t: string): void }) => Promise<string | undefined>): Promise<string | undefined> => {
+    lastLook = undefined; // a step ran: the pre-flight's look is no longer the cluster as it is
     const p = o.reporter.begin(label);
     ranNow.add(step.id);
     step.status = 'running';
@@ -387,7 +388,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       if (st('wait-healthy').status !== 'done') {
         try {
           await runStep(st('wait-healthy'), `${m.name}: wait until it and the cluster are healthy and it caught up`, true, (p) =>
-            waitBackStep(env, ms, p, (id) => (leaderId = id), (all) => (lastLook = { at: o.now(), obs: all })),
+            waitBackStep(env, ms, p, (id) => (leaderId = id)),
           );
         } catch (err) {
           return await halt(st('wait-healthy'), `${m.name} did not become healthy on ${o.to}: ${(err as Error).message}`);

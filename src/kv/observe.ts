@@ -13,10 +13,15 @@ export interface ObserveOptions {
 export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
   const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
-  // /health and /version in parallel, then the status (its gateway prefix known from the version).
+  // /health, /version and the status in parallel when the gateway prefix is known (one round
+  // trip); the first time, the status after the version (which tells the prefix).
+  const known = c.knowsPrefix();
+  const early = known ? c.status() : undefined;
+  early?.catch(() => undefined);
+  if (known) alsoAsk?.(c);
   const [h, v] = await Promise.allSettled([c.health(), c.version()]);
-  if (h.status === 'fulfilled' && h.value.healthy) alsoAsk?.(c);
-  const [st] = await Promise.allSettled([h.status === 'fulfilled' ? c.status() : Promise.reject(h.reason)]);
+  if (!known && h.status === 'fulfilled' && h.value.healthy) alsoAsk?.(c);
+  const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason) : (early ?? c.status())]);
   if (h.status === 'rejected') {
     obs.error = (h.reason as Error).message;
     return obs;

@@ -110,7 +110,7 @@ export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarge
  * is healthy, all agree on one leader, and the member's revision reached the leader's revision as
  * sampled when all was first healthy (under constant writes the leader is always a little ahead).
  */
-export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void, onDone?: (all: ClusterObservation) => void): Promise<string> {
+export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void): Promise<string> {
   const { o, driver } = env;
   let mark: { rev: bigint; name: string } | undefined;
   let notRunning = 0;
@@ -132,8 +132,8 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
           return undefined;
         }
       }
-      // With the alarm list: the look that ends this wait can serve as the next member's gate.
-      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+      // (Never reused as the next member's gate: a settle, and its v2-size command, come between.)
+      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, alarms: false });
       const me = all.members.find((x) => x.name === m.name)!;
       const sick = all.members.filter((x) => !x.healthy);
       if (sick.length) {
@@ -153,7 +153,6 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         p.update(`${m.name}: catching up (revision ${me.revision} of ${mark.rev})`);
         return undefined;
       }
-      onDone?.(all);
       return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}`;
     },
     // Not ended by Ctrl-C either: an interrupted run leaves the member back and healthy.
