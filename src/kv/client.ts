@@ -75,11 +75,6 @@ export class KvClient {
     return res;
   }
 
-  /** Whether the gateway prefix is known already (a status call then needs no version first). */
-  knowsPrefix(): boolean {
-    return Boolean(this.prefix ?? PREFIX_CACHE.get(this.endpoint));
-  }
-
   async health(): Promise<HealthResult> {
     const r = await this.fetch('/health');
     return parseHealth(r.status, r.text);
@@ -111,6 +106,14 @@ export class KvClient {
   async gatewayPrefix(): Promise<string> {
     this.prefix ??= PREFIX_CACHE.get(this.endpoint);
     if (this.prefix) return this.prefix;
+    // One discovery per client, however many calls wait for it.
+    this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
+    return this.discovering;
+  }
+
+  private discovering?: Promise<string>;
+
+  private async discover(): Promise<string> {
     // All three at once (a read-only call), the newest that answers wins: one round trip, not three.
     const tries = await Promise.all(
       GATEWAY_PREFIXES.map((p) => this.fetch(`${p}/maintenance/status`, { method: 'POST', body: '{}' }).catch((err: unknown) => err as Error)),

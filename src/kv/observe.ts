@@ -13,15 +13,13 @@ export interface ObserveOptions {
 export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
   const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
-  // /health, /version and the status in parallel when the gateway prefix is known (one round
-  // trip); the first time, the status after the version (which tells the prefix).
-  const known = c.knowsPrefix();
-  const early = known ? c.status() : undefined;
-  early?.catch(() => undefined);
-  if (known) alsoAsk?.(c);
+  // /health, /version and the status (with the alarm list, if asked) in one round trip; the first
+  // time the status also finds the gateway prefix (all three tried at once).
+  const early = c.status();
+  early.catch(() => undefined);
+  alsoAsk?.(c);
   const [h, v] = await Promise.allSettled([c.health(), c.version()]);
-  if (!known && h.status === 'fulfilled' && h.value.healthy) alsoAsk?.(c);
-  const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason) : (early ?? c.status())]);
+  const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason) : early]);
   if (h.status === 'rejected') {
     obs.error = (h.reason as Error).message;
     return obs;
