@@ -332,7 +332,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
           gated = { at: reuse?.at ?? o.now(), obs: await gateBeforeStop(env, ms, reuse?.obs) };
           return undefined;
         } catch (err) {
-          return await halt(step, `${(err as Error).message}; nothing was changed: fix the cluster, then resume with the same command`, 'pending');
+          return await halt(step, `${(err as Error).message}; ${ms.name} was not touched: fix the cluster, then resume with the same command`, 'pending');
         }
       };
       if (st('snapshot').status !== 'done' && !stopped) {

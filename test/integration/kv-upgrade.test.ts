@@ -253,7 +253,7 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     writeFileSync(join(sb.dir, 'SICKEN'), '');
     const r = await sb.kv(...argv);
     expect(r.code, r.stderr).toBe(3);
-    expect(r.stderr).toMatch(/not stopping kv\d: kv\d is not healthy .*nothing was changed/);
+    expect(r.stderr).toMatch(/not stopping (kv\d): kv\d is not healthy .*; \1 was not touched/);
     const j = sb.journal();
     const second = j.members.find((m: any) => j.steps.some((s: any) => s.member === m.name && s.status === 'pending' && s.error))!.name;
     expect(j.steps.filter((s: any) => s.member === second).every((s: any) => s.status === 'pending')).toBe(true);
