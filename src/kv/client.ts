@@ -86,9 +86,15 @@ export class KvClient {
     const v = parseVersion(r.text);
     // The server version tells the gateway prefix (3.2 /v3alpha, 3.3 /v3beta, 3.4+ /v3): a guess
     // that spares the discovery round trip; a 404 later makes gateway() discover it for real.
-    if (!PREFIX_CACHE.has(this.endpoint)) {
-      const [maj, min] = v.server.split('.').map(Number);
-      if (maj === 3 && min >= 2) PREFIX_CACHE.set(this.endpoint, min === 2 ? '/v3alpha' : min === 3 ? '/v3beta' : '/v3');
+    // Refreshed on every answer: a member restarted on another version (an upgrade) serves another
+    // prefix, and a stale one costs a redirect (3.3 sends /v3alpha to /v3beta) on every request.
+    const [maj, min] = v.server.split('.').map(Number);
+    if (maj === 3 && min >= 2) {
+      const guess = min === 2 ? '/v3alpha' : min === 3 ? '/v3beta' : '/v3';
+      if (PREFIX_CACHE.get(this.endpoint) !== guess) {
+        PREFIX_CACHE.set(this.endpoint, guess);
+        this.prefix = undefined;
+      }
     }
     return v;
   }
@@ -100,6 +106,14 @@ export class KvClient {
   async gatewayPrefix(): Promise<string> {
     this.prefix ??= PREFIX_CACHE.get(this.endpoint);
     if (this.prefix) return this.prefix;
+    // One discovery per client, however many calls wait for it.
+    this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
+    return this.discovering;
+  }
+
+  private discovering?: Promise<string>;
+
+  private async discover(): Promise<string> {
     // All three at once (a read-only call), the newest that answers wins: one round trip, not three.
     const tries = await Promise.all(
       GATEWAY_PREFIXES.map((p) => this.fetch(`${p}/maintenance/status`, { method: 'POST', body: '{}' }).catch((err: unknown) => err as Error)),
@@ -127,6 +141,14 @@ export class KvClient {
       PREFIX_CACHE.delete(this.endpoint);
       this.prefix = undefined;
       r = await this.fetch(`${await this.gatewayPrefix()}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
+    }
+    if (r.status === 200 && !r.url.endsWith(`${prefix}${path}`)) {
+      // Redirected (3.3 sends /v3alpha to /v3beta): remember where, so the next call goes there.
+      const real = new URL(r.url).pathname.slice(0, -path.length);
+      if (real) {
+        PREFIX_CACHE.set(this.endpoint, real);
+        this.prefix = real;
+      }
     }
     if (r.status !== 200) {
       let msg = r.text.trim().slice(0, 200);

@@ -23,6 +23,11 @@ export interface CommandTemplates {
   running: string;
   /** Optional: prints the size in bytes of the member's v2 data (for --settle auto). */
   v2Size?: string;
+  /**
+   * Optional: backs up the stopped member's data dir on its host, e.g.
+   * `ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}` ({run}: the upgrade's journal id).
+   */
+  backup?: string;
 }
 
 export interface ClusterSpec {

@@ -21,6 +21,7 @@ import { findEtcdctl } from './snapshot.js';
 import {
   backupStep,
   finalHealthStep,
+  gateBeforeStop,
   settleStep,
   snapshotStep,
   startStep,
@@ -29,7 +30,7 @@ import {
   waitGoneStep,
   type StepEnv,
 } from './steps.js';
-import type { UpgradePlan } from './types.js';
+import type { ClusterObservation, UpgradePlan } from './types.js';
 import { sleep, WaitAborted } from './wait.js';
 
 type Exec = typeof import('execa').execa;
@@ -49,6 +50,9 @@ export interface Timeouts {
   /** Between polls. */
   pollMs: number;
 }
+
+/** How old the health gate's look at the cluster may be when a member is stopped. */
+const GATE_FRESH_MS = 1000;
 
 export const DEFAULT_TIMEOUTS: Timeouts = { requestMs: 3000, stopMs: 60_000, healthyMs: 120_000, clusterVersionMs: 120_000, snapshotMs: 120_000, pollMs: 250 };
 
@@ -163,7 +167,16 @@ function pidExists(pid: number): boolean {
 async function execute(o: UpgradeOptions, file: string, started: number, first: ReturnType<typeof observeCluster>): Promise<UpgradeReport> {
   const t = o.timeouts;
   const obsOpts = { timeoutMs: t.requestMs, debug: o.debug };
-  let journal = safeRead(file);
+  let journal: Journal | undefined;
+  try {
+    journal = readJournal(file);
+  } catch (err) {
+    // Never start afresh over an unreadable record: it may be all that says which members moved.
+    throw new OpsError(`the upgrade journal ${file} cannot be read: ${(err as Error).message}`, 1, {
+      code: 'journal_unreadable',
+      hint: `check the cluster with opsctl kv status; if no upgrade is half-done, move the file aside (mv ${file} ${file}.bad) and run again`,
+    });
+  }
   const resuming = isResumable(journal);
   if (resuming && (journal!.target !== o.to || journal!.allowSameVersion !== o.allowSameVersion)) {
     throw new OpsError(`an unfinished upgrade to ${journal!.target} of this cluster is recorded in ${file}`, 1, {
@@ -176,6 +189,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   // ---- pre-flight --------------------------------------------------------------------------
   const pre = o.reporter.begin(`pre-flight: checking ${o.cluster.members.length} members`);
   const obs = await first;
+  const observedAt = o.now();
   const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });
   if (!result.ok) {
     pre.fail('pre-flight: refused');
@@ -223,14 +237,17 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   if (o.snapshotVia === 'etcdctl' && !etcdctl) throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
   const real = obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
 
-  const env: StepEnv = { o, driver, journal: j, etcdctl, real };
+  const env: StepEnv = { o, driver, journal: j, etcdctl, real, checkpoint: () => save(false) };
   const spec = (name: string) => o.cluster.members.find((m) => m.name === name)!;
   const targetOf = (m: MemberSpec): MemberTarget => ({ version: o.to, binDir: o.targetBin ?? j.target_bin ?? driver.current(m)?.binDir });
   let leaderId = obs.members.find((m) => m.leaderId)?.leaderId;
 
   const ranNow = new Set<string>();
-  const halt = async (step: JournalStep, reason: string): Promise<UpgradeReport> => {
-    step.status = 'failed';
+  // The pre-flight's look at the cluster serves as the first member's health gate while it is
+  // fresh (nothing ran in between). Later gates look again: a settle comes before them.
+  let lastLook: { at: number; obs: ClusterObservation } | undefined = { at: observedAt, obs };
+  const halt = async (step: JournalStep, reason: string, status: JournalStep['status'] = 'failed'): Promise<UpgradeReport> => {
+    step.status = status;
     step.error = reason;
     j.status = 'halted';
     j.halt = { step: step.id, reason, rollback: o.rollbackCommand };
@@ -257,17 +274,17 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
 
   /** Runs one journalled step, timing it; `imposed` says whether its time is the cluster's own wait. */
   const runStep = async (step: JournalStep, label: string, imposed: boolean, fn: (p: { update(t: string): void }) => Promise<string | undefined>): Promise<string | undefined> => {
+    lastLook = undefined; // a step ran: the pre-flight's look is no longer the cluster as it is
     const p = o.reporter.begin(label);
     ranNow.add(step.id);
     step.status = 'running';
     step.startedAt = new Date(o.now()).toISOString();
     delete step.error;
-    // Before a member is changed the journal says so (an atomic write; fsync only at the end of a
-    // run: an fsync costs 3-10 ms on a busy disk, more than the rest of a step). The
-    // other steps are re-runnable and idempotent: only their results are written. If an OS crash
-    // loses the last writes, a re-run finds a member down that the journal does not know of and
-    // the pre-flight refuses rather than guess.
-    if (step.kind === 'stop' || step.kind === 'start') await save(false);
+    // Before a member is changed the journal says so. Before a stop durably (data and directory
+    // synced): after an OS crash the re-run knows which member it may find down, and resumes
+    // there. A lost "start" record only re-runs a start that finds the member running. The other
+    // steps are re-runnable and idempotent: only their results are written, without a sync.
+    if (step.kind === 'stop' || step.kind === 'start') await save(step.kind === 'stop');
     const t0 = o.now();
     try {
       const detail = await fn(p);
@@ -276,9 +293,10 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       step.status = 'done';
       step.detail = detail;
       step.finishedAt = new Date(o.now()).toISOString();
-      // Results are flushed when a member is back (wait-healthy) or done (settle), and with the
-      // next fsync'd write; a crash before that only re-runs a re-runnable step.
-      if (step.kind === 'wait-healthy' || step.kind === 'settle' || !step.member) await save(false);
+      // Results are written when a member is done (settle: a settle that waits writes first that
+      // the member is back), before the next member-changing step, and at the end; a crash before
+      // that only re-runs a re-runnable step (a wait, a health pass).
+      if (step.kind === 'settle') await save(false);
       p.done(`${label}${detail ? `: ${detail}` : ''} (${fmtMs(step.ms)})`);
       return detail;
     } catch (err) {
@@ -303,15 +321,35 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       const stopped = st('stop').status !== 'pending';
       if (!stopped && o.signal.aborted) await interrupted();
 
-      if (st('snapshot').status !== 'done' && !stopped) {
+      // The health gate: every member healthy, one leader, no alarm, looked at right before the
+      // member is touched (shared with the snapshot step, and looked at again before the stop if
+      // the snapshot took long).
+      let gated: { at: number; obs: Awaited<ReturnType<typeof gateBeforeStop>> } | undefined;
+      const gate = async (step: JournalStep): Promise<UpgradeReport | undefined> => {
+        const reuse = lastLook && o.now() - lastLook.at <= GATE_FRESH_MS ? lastLook : undefined;
+        lastLook = undefined;
         try {
-          await runStep(st('snapshot'), `${m.name}: snapshot + verify`, false, () => snapshotStep(env, ms));
+          gated = { at: reuse?.at ?? o.now(), obs: await gateBeforeStop(env, ms, reuse?.obs) };
+          return undefined;
+        } catch (err) {
+          return await halt(step, `${(err as Error).message}; ${ms.name} was not touched: fix the cluster, then resume with the same command`, 'pending');
+        }
+      };
+      if (st('snapshot').status !== 'done' && !stopped) {
+        const refused = await gate(st('snapshot'));
+        if (refused) return refused;
+        try {
+          await runStep(st('snapshot'), `${m.name}: snapshot + verify`, false, () => snapshotStep(env, ms, gated?.obs));
         } catch (err) {
           return await halt(st('snapshot'), `snapshot of ${m.name} failed before the member was stopped: ${(err as Error).message}`);
         }
       }
       if (st('stop').status !== 'done') {
         if (o.signal.aborted && st('stop').status === 'pending') await interrupted();
+        if (st('stop').status === 'pending' && (!gated || o.now() - gated.at > GATE_FRESH_MS)) {
+          const refused = await gate(st('stop'));
+          if (refused) return refused;
+        }
         try {
           await runStep(st('stop'), `${m.name}: stop`, true, async () => {
             await driver.stop(ms);
@@ -331,7 +369,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       if (st('backup-data').status !== 'done' && st('backup-data').status !== 'skipped') {
         if (!driver.backupDataDir) {
           st('backup-data').status = 'skipped';
-          st('backup-data').detail = `the ${driver.type} driver cannot copy data dirs: back them up on the hosts (the v3 snapshot is taken)`;
+          st('backup-data').detail = `no backup command: back the data dirs up on the hosts (give --backup-cmd or driver.backup to have opsctl do it; the v3 snapshot is taken)`;
         } else {
           try {
             await runStep(st('backup-data'), `${m.name}: back up the data dir`, false, () => backupStep(env, ms));

@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import writeFileAtomic from 'write-file-atomic';
 import { MEMBER_STEPS, type FinalKind, type MemberPlan, type StepKind, type UpgradePlan } from './types.js';
 
 export type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
@@ -30,7 +29,7 @@ export interface Journal {
   source: string;
   target: string;
   allowSameVersion: boolean;
-  status: 'running' | 'halted' | 'interrupted' | 'done' | 'rolled-back';
+  status: 'running' | 'halted' | 'interrupted' | 'done' | 'rolling-back' | 'rolled-back';
   createdAt: string;
   updatedAt: string;
   owner: { pid: number; host: string };
@@ -42,6 +41,8 @@ export interface Journal {
   steps: JournalStep[];
   snapshots: Array<{ member: string; file: string; revision: string; bytes: number }>;
   halt?: { step: string; reason: string; rollback: string };
+  /** Roll-back progress: each member as it is brought back (written after each one). */
+  rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
 }
 
 /** A stable key for a cluster: its sorted endpoints, hashed. */
@@ -92,21 +93,43 @@ export function readJournal(file: string): Journal | undefined {
 
 /**
  * Atomic write (temp file + rename): a crash of opsctl leaves the old or the new journal, never half
- * of one. `durable` also fsyncs (3-10 ms on a busy disk), which the executor asks for when a run
- * ends (done, halted, interrupted).
+ * of one. `durable` also makes it survive an OS crash or power loss: the temp file's data is synced
+ * before the rename and the directory after it (without that, a filesystem may persist the rename
+ * but not the data: an empty journal). The executor asks for it before every member-changing step
+ * (stop, start: the write-ahead record a resume depends on) and when a run ends; the other steps
+ * are re-runnable, so their results may ride along with the next durable write. Only the record
+ * before a stop needs it: a lost "start" record re-runs a start that finds the member running.
  */
 export async function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
   const t0 = performance.now();
   j.updatedAt = new Date(now).toISOString();
-  await mkdir(dirname(file), { recursive: true });
+  const dir = dirname(file);
   const text = `${JSON.stringify(j, null, 2)}\n`;
-  if (durable) await writeFileAtomic(file, text, { fsync: true });
-  else {
-    // The per-step path: the same temp-file-and-rename, without write-file-atomic's per-write
-    // bookkeeping (exit handlers, ownership), which triples the cost of a step's write.
-    const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, text);
-    await rename(tmp, file);
+  const tmp = `${file}.${process.pid}.tmp`;
+  // Synchronous on purpose: a few small syscalls in a row, nothing else runs meanwhile, and each
+  // trip through the libuv thread pool costs more than the write itself on a busy machine.
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'w', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dir, { recursive: true });
+    fd = openSync(tmp, 'w', 0o600);
+  }
+  try {
+    writeSync(fd, text);
+    if (durable) fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+  if (durable) {
+    const d = openSync(dir, 'r');
+    try {
+      fsyncSync(d);
+    } finally {
+      closeSync(d);
+    }
   }
   journalStats.writes++;
   journalStats.ms += performance.now() - t0;
@@ -123,6 +146,11 @@ export function isResumable(j: Journal | undefined): j is Journal {
 /** Members whose start step ran (they may run the target now). */
 export function startedMembers(j: Journal): string[] {
   return [...new Set(j.steps.filter((s) => s.kind === 'start' && s.status !== 'pending').map((s) => s.member!))];
+}
+
+/** Members the upgrade stopped (they may be down, or run the target now). */
+export function touchedMembers(j: Journal): string[] {
+  return [...new Set(j.steps.filter((s) => s.kind === 'stop' && s.status !== 'pending').map((s) => s.member!))];
 }
 
 /** The member an interrupted run left between "stop" and a finished "start", if any. */

@@ -5,16 +5,21 @@ import type { ClusterObservation, MemberObservation } from './types.js';
 export interface ObserveOptions {
   timeoutMs: number;
   debug?: (line: string) => void;
+  /** Ask for the alarm list too (default yes; a health poll does not need it). */
+  alarms?: boolean;
 }
 
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
 export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
   const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
-  // /health and /version in parallel, then the status (its gateway prefix known from the version).
+  // /health, /version and the status (with the alarm list, if asked) in one round trip; the first
+  // time the status also finds the gateway prefix (all three tried at once).
+  const early = c.status();
+  early.catch(() => undefined);
+  alsoAsk?.(c);
   const [h, v] = await Promise.allSettled([c.health(), c.version()]);
-  if (h.status === 'fulfilled' && h.value.healthy) alsoAsk?.(c);
-  const [st] = await Promise.allSettled([h.status === 'fulfilled' ? c.status() : Promise.reject(h.reason)]);
+  const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason) : early]);
   if (h.status === 'rejected') {
     obs.error = (h.reason as Error).message;
     return obs;
@@ -46,8 +51,9 @@ export async function observeCluster(members: MemberSpec[], opts: ObserveOptions
   // The alarm list is asked of the first member as soon as it answered healthy, with its status.
   let asked: Promise<ClusterObservation['alarms'] | undefined> = Promise.resolve(undefined);
   const obs = await Promise.all(
-    members.map((m, i) => observeMember(m, opts, i === 0 ? (c) => void (asked = c.alarms().catch(() => undefined)) : undefined)),
+    members.map((m, i) => observeMember(m, opts, i === 0 && opts.alarms !== false ? (c) => void (asked = c.alarms().catch(() => undefined)) : undefined)),
   );
+  if (opts.alarms === false) return { members: obs, alarms: [] };
   const early = await asked;
   let alarms: ClusterObservation['alarms'] = early ?? [];
   const any = obs.find((o) => o.reachable && o.healthy);

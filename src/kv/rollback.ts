@@ -1,13 +1,12 @@
 import { join } from 'node:path';
-import { OpsError } from '../core/errors.js';
-import type { ClusterSpec } from './cluster.js';
-import { KvClient } from './client.js';
+import { InterruptedError, OpsError } from '../core/errors.js';
+import type { ClusterSpec, MemberSpec } from './cluster.js';
 import type { MemberDriver } from './drivers/driver.js';
-import { lockJournal, readJournal, startedMembers, writeJournal } from './journal.js';
+import { lockJournal, readJournal, touchedMembers, writeJournal } from './journal.js';
 import { observeCluster } from './observe.js';
 import { minor } from './parse.js';
 import type { StepReporter, Timeouts } from './executor.js';
-import { waitFor } from './wait.js';
+import { waitFor, WaitFatal } from './wait.js';
 
 export interface RollbackOptions {
   cluster: ClusterSpec;
@@ -16,6 +15,7 @@ export interface RollbackOptions {
   timeouts: Timeouts;
   now: () => number;
   reporter: StepReporter;
+  signal?: AbortSignal;
   lockStaleMs?: number;
 }
 
@@ -26,21 +26,26 @@ export interface RollbackReport {
 }
 
 /**
- * Restarts every member the recorded upgrade moved to the target back on its previous version,
- * one at a time (each must be healthy before the next). Only while some member still runs the
- * source version: once the cluster version moved to the target, a downgrade is impossible.
+ * Restarts every member the recorded upgrade stopped, and every member found on the target, back on
+ * its previous version, one at a time: the down or sick ones first, and a healthy one only while
+ * every other member is healthy (never two down). Each must be healthy, with the whole cluster,
+ * before the next. Only while the cluster version has not moved to the target: after that a
+ * downgrade is impossible. Progress is journalled after each member; a re-run picks up from what it
+ * observes.
  */
 export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   const j = readJournal(file);
   if (!j) throw new OpsError(`no kv upgrade is recorded for this cluster (${file})`, 1, { code: 'no_journal', hint: 'roll-back undoes an upgrade opsctl started; there is none here' });
-  if (j.source === j.target) throw new OpsError('the recorded run was a rolling restart on the same version: nothing to roll back', 1);
+  if (j.source === j.target) throw new OpsError('the recorded run was a rolling restart on the same version: nothing to roll back', 1, { hint: 'if a member is down, start it on its version by hand or resume the restart with the same kv upgrade command' });
   const unlock = await lockJournal(file, o.lockStaleMs ?? 4000).catch((err) => {
     throw new OpsError(`another kv upgrade or roll-back of this cluster is running: ${(err as Error).message}`, 1, { code: 'locked', hint: 'wait for it to finish' });
   });
+  const out: RollbackReport['members'] = [];
   try {
     const t = o.timeouts;
-    const obs = await observeCluster(o.cluster.members, { timeoutMs: t.requestMs });
+    const look = () => observeCluster(o.cluster.members, { timeoutMs: t.requestMs });
+    const obs = await look();
     const cluster = obs.members.find((m) => m.clusterVersion)?.clusterVersion;
     if (minor(cluster) === j.target) {
       throw new OpsError(`the cluster version is already ${cluster}: a downgrade is no longer possible`, 1, {
@@ -48,31 +53,55 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
         hint: `restore from the snapshots taken before each member (${j.snapshots.map((s) => s.file).join(', ') || 'none recorded'}) into a new cluster if you must go back`,
       });
     }
-    const moved = startedMembers(j).filter((name) => {
-      const ob = obs.members.find((m) => m.name === name);
-      return !ob?.reachable || minor(ob.serverVersion) === j.target || j.steps.some((s) => s.member === name && s.kind === 'start' && s.status !== 'done');
+    const touched = new Set(touchedMembers(j));
+    // Whatever the journal says, a member seen on the target goes back too (the journal may be older
+    // than the cluster: an earlier run, a crash before a write).
+    const todo = o.cluster.members.filter((m) => {
+      const ob = obs.members.find((x) => x.name === m.name);
+      if (ob?.reachable && ob.serverVersion) return minor(ob.serverVersion) === j.target;
+      return touched.has(m.name) || !ob?.reachable;
     });
-    const out: RollbackReport['members'] = [];
-    for (const name of moved.reverse()) {
-      const m = o.cluster.members.find((x) => x.name === name)!;
-      const prev = j.previous[name];
-      const p = o.reporter.begin(`${name}: back to ${prev.version}`);
+    // The down and sick ones first: bringing them back never lowers the number of healthy members.
+    const healthyNow = (name: string) => obs.members.find((x) => x.name === name)?.healthy ?? false;
+    todo.sort((a, b) => Number(healthyNow(a.name)) - Number(healthyNow(b.name)));
+    j.status = 'rolling-back';
+    j.rollback ??= [];
+    await writeJournal(file, j, o.now());
+
+    for (const m of todo) {
+      if (o.signal?.aborted) {
+        throw Object.assign(new InterruptedError(`kv rollback interrupted between members (${out.map((x) => x.name).join(', ') || 'none'} done)`), {
+          hint: 'run opsctl kv rollback again to finish: it picks up from what it sees',
+        });
+      }
+      // Back to the source version (a journal started mid-way may record the target as "previous").
+      const rec = j.previous[m.name];
+      const prev = rec?.version === j.source ? rec : { version: j.source };
+      const now = await look();
+      const others = now.members.filter((x) => x.name !== m.name && !x.healthy);
+      const me = now.members.find((x) => x.name === m.name);
+      if (me?.healthy && others.length) {
+        throw new OpsError(`not stopping ${m.name}: ${others.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`, out.length ? 3 : 1, {
+          code: 'rollback_unsafe',
+          hint: `stopping ${m.name} now would take a second member down: bring ${others.map((x) => x.name).join(', ')} back first, then run opsctl kv rollback again`,
+        });
+      }
+      const p = o.reporter.begin(`${m.name}: back to ${prev.version}`);
       const t0 = o.now();
-      await o.driver.stop(m);
-      await waitFor(async () => ((await o.driver.isRunning(m)) ? undefined : true), { timeoutMs: t.stopMs, pollMs: Math.min(100, t.pollMs), what: `${name} process exit` }).catch(async (err) => {
-        if (!o.driver.kill) throw err;
-        await o.driver.kill(m);
-      });
-      await o.driver.start(m, prev);
-      const c = new KvClient(m.endpoint, { timeoutMs: t.requestMs });
-      await waitFor(async () => ((await c.health()).healthy ? true : undefined), { timeoutMs: t.healthyMs, pollMs: t.pollMs, what: `${name} healthy on ${prev.version}` });
-      await waitFor(async () => {
-        const all = await observeCluster(o.cluster.members, { timeoutMs: t.requestMs });
-        return all.members.every((x) => x.healthy) ? true : undefined;
-      }, { timeoutMs: t.healthyMs, pollMs: t.pollMs, what: 'cluster healthy' });
+      try {
+        await bringBack(o, m, prev);
+      } catch (err) {
+        p.fail(`${m.name}: ${(err as Error).message}`);
+        throw new OpsError(`roll-back of ${m.name} to ${prev.version} failed: ${(err as Error).message}`, out.length ? 3 : 1, {
+          code: 'rollback_failed',
+          hint: `see ${m.name}'s log; fix it, then run opsctl kv rollback again (${out.length} member(s) already back)`,
+        });
+      }
       const ms = o.now() - t0;
-      p.done(`${name}: back on ${prev.version}, cluster healthy`);
-      out.push({ name, from: j.target, to: prev.version, ms });
+      p.done(`${m.name}: back on ${prev.version}, cluster healthy`);
+      out.push({ name: m.name, from: j.target, to: prev.version, ms });
+      j.rollback.push({ member: m.name, to: prev.version, at: new Date(o.now()).toISOString(), ms });
+      await writeJournal(file, j, o.now());
     }
     j.status = 'rolled-back';
     for (const s of j.steps) if (s.status === 'running' || s.status === 'failed') s.status = 'pending';
@@ -81,4 +110,33 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
   } finally {
     await unlock().catch(() => undefined);
   }
+}
+
+async function bringBack(o: RollbackOptions, m: MemberSpec, prev: { version: string; binDir?: string }): Promise<void> {
+  const t = o.timeouts;
+  const running = () => o.driver.isRunning(m);
+  if (await running()) {
+    await o.driver.stop(m);
+    await waitFor(async () => ((await running()) ? undefined : true), { timeoutMs: t.stopMs, pollMs: Math.min(100, t.pollMs), what: `${m.name} process exit` }).catch(async (err) => {
+      if (!o.driver.kill) throw err;
+      await o.driver.kill(m);
+      await waitFor(async () => ((await running()) ? undefined : true), { timeoutMs: 10_000, pollMs: 100, what: `${m.name} process exit after SIGKILL` });
+    });
+  }
+  await o.driver.start(m, prev);
+  let gone = 0;
+  await waitFor(
+    async () => {
+      if (!(await running())) {
+        if (++gone >= 3) throw new WaitFatal(`${m.name}'s process exited after its start on ${prev.version}`);
+        return undefined;
+      }
+      gone = 0;
+      const all = await observeCluster(o.cluster.members, { timeoutMs: t.requestMs });
+      const me = all.members.find((x) => x.name === m.name);
+      if (me?.serverVersion && minor(me.serverVersion) !== prev.version) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${prev.version}`);
+      return all.members.every((x) => x.healthy) ? true : undefined;
+    },
+    { timeoutMs: t.healthyMs, pollMs: t.pollMs, what: `${m.name} and the cluster healthy on ${prev.version}` },
+  );
 }

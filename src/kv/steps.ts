@@ -6,8 +6,9 @@ import type { UpgradeOptions } from './executor.js';
 import type { Journal } from './journal.js';
 import { observeCluster } from './observe.js';
 import { minor } from './parse.js';
+import type { ClusterObservation } from './types.js';
 import { saveSnapshot } from './snapshot.js';
-import { sleep, waitFor, WaitAborted } from './wait.js';
+import { sleep, waitFor, WaitAborted, WaitFatal } from './wait.js';
 
 export const V2_SETTLE_THRESHOLD = 50 * 1000 * 1000;
 export const V2_SETTLE_MS = 120_000;
@@ -20,17 +21,23 @@ export interface StepEnv {
   /** etcdctl to use for snapshots of real etcd, if any. */
   etcdctl?: string;
   real: boolean;
+  /** Writes the journal as it stands (before a long wait, so a crash in it resumes after it). */
+  checkpoint: () => Promise<void>;
 }
 
 const client = (env: StepEnv, endpoint: string) => new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug });
 
 /** A snapshot from the member itself when healthy (else another healthy one), verified. */
-export async function snapshotStep(env: StepEnv, m: MemberSpec): Promise<string> {
+export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterObservation): Promise<string> {
   const { o, journal: j } = env;
-  const own = client(env, m.endpoint);
-  const [h, st0] = await Promise.all([own.health(), own.status().catch(() => undefined)]);
-  const from = h.healthy && st0 ? m : await pickHealthy(env, o.cluster.members);
-  const before = from === m ? st0!.revision : (await client(env, from.endpoint).status()).revision;
+  let own = seen?.members.find((x) => x.name === m.name && x.healthy && x.revision !== undefined)?.revision;
+  if (own === undefined) {
+    const c = client(env, m.endpoint);
+    const [h, st0] = await Promise.all([c.health(), c.status().catch(() => undefined)]);
+    if (h.healthy && st0) own = st0.revision;
+  }
+  const from = own !== undefined ? m : await pickHealthy(env, o.cluster.members);
+  const before = own ?? (await client(env, from.endpoint).status()).revision;
   const useEtcdctl = o.snapshotVia === 'etcdctl' || (o.snapshotVia === 'auto' && env.real && Boolean(env.etcdctl));
   const snap = await saveSnapshot({
     endpoint: from.endpoint,
@@ -51,6 +58,22 @@ async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberS
   throw new Error('no healthy member to take a snapshot from');
 }
 
+/**
+ * Right before a member is stopped: every member answers healthy and all agree on one leader.
+ * Anything else means stopping would take a second member down (or go on past a sick one), so the
+ * run halts with nothing changed. One parallel pass, a few milliseconds.
+ */
+export async function gateBeforeStop(env: StepEnv, m: MemberSpec, seen?: ClusterObservation): Promise<ClusterObservation> {
+  const { o } = env;
+  const all = seen ?? (await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug }));
+  const sick = all.members.filter((x) => !x.healthy);
+  if (sick.length) throw new Error(`not stopping ${m.name}: ${sick.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`);
+  const leaders = new Set(all.members.map((x) => x.leaderId ?? ''));
+  if (leaders.size !== 1 || leaders.has('') || leaders.has('0')) throw new Error(`not stopping ${m.name}: the members do not agree on one leader`);
+  if (all.alarms.length) throw new Error(`not stopping ${m.name}: alarm ${all.alarms.map((a) => a.alarm).join(', ')} raised`);
+  return all;
+}
+
 /** Until the process is gone (not only its port); SIGKILL after the stop timeout where possible. */
 export async function waitGoneStep(env: StepEnv, m: MemberSpec): Promise<string> {
   const { o, driver } = env;
@@ -58,6 +81,7 @@ export async function waitGoneStep(env: StepEnv, m: MemberSpec): Promise<string>
   const gone = async () => ((await driver.isRunning(m)) ? undefined : true);
   try {
     // Checking a process is cheap: poll often, so the wait measured is the member's own.
+    // Not ended by Ctrl-C: the safe point is after the member is back (never between a stop and its start).
     await waitFor(gone, { timeoutMs: t.stopMs, pollMs: Math.min(t.pollMs, 10), what: `${m.name} process exit` });
     return 'process gone';
   } catch (err) {
@@ -72,8 +96,7 @@ export async function waitGoneStep(env: StepEnv, m: MemberSpec): Promise<string>
 /** A copy of the stopped member's data dir (the seed: back up every data dir; snapshots hold only v3 data). */
 export async function backupStep(env: StepEnv, m: MemberSpec): Promise<string> {
   const dest = join(env.o.dataDir, 'kv', 'backups', env.o.cluster.key, `${env.journal.id}-${m.name}`);
-  const bytes = await env.driver.backupDataDir!(m, dest);
-  return `${bytes} bytes copied to ${dest}`;
+  return env.driver.backupDataDir!(m, dest, env.journal.id);
 }
 
 export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarget): Promise<string> {
@@ -90,17 +113,34 @@ export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarge
 export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void): Promise<string> {
   const { o, driver } = env;
   let mark: { rev: bigint; name: string } | undefined;
+  let notRunning = 0;
   return waitFor(
     async () => {
-      if (!(await driver.isRunning(m))) throw new Error(`${m.name}'s process exited (see its log)`);
-      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+      // Gone on three polls in a row (a service manager may be between two states once): waiting
+      // longer cannot help, halt now rather than after the healthy timeout.
+      if (!(await driver.isRunning(m))) {
+        if (++notRunning >= 3) throw new WaitFatal(`${m.name}'s process exited after its start (see its log)`);
+        return undefined;
+      }
+      notRunning = 0;
+      // The member itself first (one request a poll, a small share of a busy machine's CPU, which
+      // the starting member needs); the whole cluster once it answers healthy.
+      if (!mark) {
+        const own = await client(env, m.endpoint).health().catch((err: Error) => ({ healthy: false, detail: err.message }));
+        if (!own.healthy) {
+          p.update(`${m.name}: waiting for it to answer healthy (${own.detail})`);
+          return undefined;
+        }
+      }
+      // (Never reused as the next member's gate: a settle, and its v2-size command, come between.)
+      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, alarms: false });
       const me = all.members.find((x) => x.name === m.name)!;
       const sick = all.members.filter((x) => !x.healthy);
       if (sick.length) {
         p.update(`${m.name}: waiting for ${sick.map((x) => `${x.name} (${x.healthDetail})`).join(', ')}`);
         return undefined;
       }
-      if (minor(me.serverVersion) !== o.to) throw new Error(`${m.name} runs ${me.serverVersion}, not ${o.to}`);
+      if (me.serverVersion && minor(me.serverVersion) !== o.to) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${o.to}: check what the start command starts`);
       const leaders = new Set(all.members.map((x) => x.leaderId));
       const leader = all.members.find((x) => x.id === me.leaderId);
       if (leaders.size !== 1 || !leader) {
@@ -115,6 +155,7 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
       }
       return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}`;
     },
+    // Not ended by Ctrl-C either: an interrupted run leaves the member back and healthy.
     { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${o.to}` },
   );
 }
@@ -131,6 +172,7 @@ export async function settleStep(env: StepEnv, m: MemberSpec, fmt: (ms: number) 
       why = bytes === undefined ? 'v2 data size unknown: assuming over 50 MB' : `v2 data is ${bytes} bytes (> 50 MB)`;
     }
   }
+  if (ms > 0) await env.checkpoint();
   await sleep(ms, o.signal);
   if (o.signal.aborted) throw new WaitAborted('settle');
   return `${fmt(ms)} (${why})`;
@@ -144,7 +186,7 @@ export async function waitClusterVersionStep(env: StepEnv, source: string): Prom
       const vs = await Promise.all(o.cluster.members.map((m) => client(env, m.endpoint).version()));
       return vs.every((x) => minor(x.cluster) === o.to) ? vs[0].cluster : undefined;
     },
-    { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, what: `cluster version ${o.to}`, now: o.now },
+    { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, what: `cluster version ${o.to}`, now: o.now, signal: o.signal },
   );
   return `cluster version ${v}${source !== o.to ? ` (updated from ${source}: downgrade is no longer possible)` : ''}`;
 }

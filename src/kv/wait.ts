@@ -11,6 +11,7 @@ export async function waitFor<T>(
       const v = await check();
       if (v !== undefined) return v;
     } catch (err) {
+      if (err instanceof WaitFatal) throw err;
       last = err;
     }
     if (opts.signal?.aborted) throw new WaitAborted(opts.what);
@@ -20,6 +21,8 @@ export async function waitFor<T>(
 }
 
 export class WaitTimeout extends Error {}
+/** Thrown by a check when waiting longer cannot help (the process exited, the wrong version runs). */
+export class WaitFatal extends Error {}
 export class WaitAborted extends Error {
   constructor(what: string) {
     super(`${what}: interrupted`);

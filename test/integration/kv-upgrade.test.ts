@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../src/cli.js';
 import type { Context } from '../../src/context.js';
 import { IOStreams } from '../../src/core/io.js';
+import { clusterKey } from '../../src/kv/journal.js';
 import { PassThrough } from 'node:stream';
 import { runBin } from '../helpers/bin.js';
 import { kvSandbox, until } from '../helpers/kv.js';
@@ -39,8 +40,12 @@ describe('kv upgrade on a simulated sandbox', () => {
     expect(dry.stdout).toMatch(new RegExp(`3\\. ${leader} .*\\[leader, last\\]`));
     expect(sb.journal()).toBeUndefined();
 
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--json');
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--json', '--debug');
     expect(r.code, r.stderr).toBe(0);
+    // Each upgraded member is asked on its new gateway prefix: at most one /v3alpha redirect each
+    // (the first look after its restart), not one on every request.
+    expect(r.stderr).toMatch(/v3beta\/maintenance\/status → 200/);
+    expect((r.stderr.match(/\(via http/g) ?? []).length).toBeLessThanOrEqual(3);
     const report = r.json();
     expect(report.status).toBe('done');
     expect(report.steps.every((s: any) => s.status === 'done')).toBe(true);
@@ -130,6 +135,28 @@ describe('kv upgrade on a simulated sandbox', () => {
     expect(sb.journal().status).toBe('rolled-back');
   });
 
+  it('a halt with a member stopped but not started (its data-dir backup failed): roll-back starts it again on 3.2 and journals each member', async () => {
+    // The backup destination cannot be created: a file sits where its directory should be.
+    const key = clusterKey(sb.spec().members.map((m) => m.endpoint));
+    mkdirSync(join(sb.dir, 'data', 'kv', 'backups'), { recursive: true });
+    writeFileSync(join(sb.dir, 'data', 'kv', 'backups', key), 'in the way');
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/copying kv\d's data dir failed \(the member is stopped/);
+    const health = (await sb.kv('health', '--json')).json<Array<{ healthy: boolean }>>();
+    expect(health.filter((h) => !h.healthy)).toHaveLength(1);
+
+    const rb = await sb.kv('rollback', ...FAST, '--json');
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(rb.json().members).toHaveLength(1);
+    expect(rb.json().members[0]).toMatchObject({ to: '3.2' });
+    expect((await sb.kv('health')).code).toBe(0);
+    for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
+    const j = sb.journal();
+    expect(j.status).toBe('rolled-back');
+    expect(j.rollback).toEqual([expect.objectContaining({ member: rb.json().members[0].name, to: '3.2' })]);
+  });
+
   it('Ctrl-C stops at a safe point (exit 130, journal consistent); the re-run resumes and finishes', async () => {
     let ctx: Context | undefined;
     const sink = new PassThrough();
@@ -184,10 +211,15 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     const noDriver = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, ...FAST);
     expect(noDriver.code).toBe(2);
     expect(noDriver.stderr).toMatch(/no way to stop and start members/);
-    const r = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s', '--json');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--backup-cmd', tpl('backup', ' {run}'), ...FAST, '--settle', '0s', '--json');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().status).toBe('done');
-    expect(r.json().steps.filter((s: any) => s.kind === 'backup-data').every((s: any) => s.status === 'skipped')).toBe(true);
+    // The backup template ran on each stopped member ({run} = the journal id).
+    const backups = r.json().steps.filter((s: any) => s.kind === 'backup-data');
+    expect(backups.map((s: any) => s.status)).toEqual(['done', 'done', 'done']);
+    const run = sb.journal().id;
+    for (const m of sb.spec().members) expect(existsSync(join(`${m.dataDir}.bak-${run}`, 'member', 'kv.json'))).toBe(true);
+    expect(backups[0].detail).toMatch(/kvctl.mjs backup kv\d \S+` done: copied to /);
     for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
   });
 
@@ -199,6 +231,7 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     const r = await sb.kv(...argv);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/starting kv\d on 3.3 failed: .*FAIL-START is set/);
+    expect(sb.journal().steps.find((s: any) => s.kind === 'backup-data').detail).toMatch(/no backup command: .*--backup-cmd/);
     expect(r.stderr).toMatch(/Roll back with: +opsctl kv rollback --endpoints/);
     const health = (await sb.kv('health', '--json')).json<Array<{ healthy: boolean }>>();
     expect(health.filter((h) => !h.healthy)).toHaveLength(1); // one member down, never two
@@ -209,6 +242,48 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.json()).toMatchObject({ status: 'done', resumed: true });
     for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
+  });
+
+  it('a member falling sick between two members: halts before the next stop (exit 3), nothing else changed; resumes once healthy', async () => {
+    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
+    // --settle auto runs the v2-size command after each member is back; with SICKEN it makes the
+    // two members still on 3.2 unhealthy, right before the next member would be stopped.
+    const argv = ['upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--v2-size-cmd', tpl('v2size'), ...FAST, '--settle', 'auto'];
+    writeFileSync(join(sb.dir, 'SICKEN'), '');
+    const r = await sb.kv(...argv);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/not stopping (kv\d): kv\d is not healthy .*; \1 was not touched/);
+    const j = sb.journal();
+    const second = j.members.find((m: any) => j.steps.some((s: any) => s.member === m.name && s.status === 'pending' && s.error))!.name;
+    expect(j.steps.filter((s: any) => s.member === second).every((s: any) => s.status === 'pending')).toBe(true);
+    const vs = await versions();
+    expect(vs.filter((v) => v.server.startsWith('3.3'))).toHaveLength(1);
+    expect(vs.filter((v) => v.server.startsWith('3.2'))).toHaveLength(2); // every member still runs: never two down
+
+    rmSync(join(sb.dir, 'SICKEN'));
+    for (const m of sb.spec().members) rmSync(join(m.dataDir, 'FAULT.json'), { force: true });
+    const again = await sb.kv(...argv, '--json');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'done', resumed: true });
+    for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
+  });
+
+  it('a member that exits right after its start (3.3 refuses a numeric auto-compaction-retention) halts at once, not after the healthy timeout; roll-back restarts it on 3.2', async () => {
+    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
+    const drv = ['--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running')];
+    writeFileSync(join(sb.dir, 'CONFIG-FILE'), 'auto-compaction-mode: periodic\nauto-compaction-retention: 24\n');
+    // The healthy timeout is far beyond the test's own timeout: only a halt at once passes.
+    const r = await sb.kv('upgrade', '--to', '3.3', ...drv, ...FAST, '--healthy-timeout', '10m', '--settle', '0s');
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/kv\d did not become healthy on 3.3: kv\d's process exited after its start/);
+    expect(sb.logs()).toMatch(/auto-compaction-retention must be a string in 3.3/);
+    expect(r.stderr).toMatch(/Roll back with: +opsctl kv rollback --endpoints/);
+    const rb = await sb.kv('rollback', ...drv, ...FAST);
+    expect(rb.code, rb.stderr).toBe(0);
+    for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
+    expect((await sb.kv('health')).code).toBe(0);
   });
 
   it('with a cluster file (YAML); a halt prints the roll-back command for that file', async () => {
@@ -238,6 +313,19 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
 });
 
 describe('kv upgrade: more refusals', () => {
+  it('refuses to start afresh over an unreadable journal (it may be all that says which members moved)', async () => {
+    const key = clusterKey(sb.spec().members.map((m) => m.endpoint));
+    const file = join(sb.dir, 'data', 'kv', 'journals', `${key}.json`);
+    mkdirSync(join(sb.dir, 'data', 'kv', 'journals'), { recursive: true });
+    writeFileSync(file, '{"version": 1, "steps": [');
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the upgrade journal .* cannot be read/);
+    expect(r.stderr).toMatch(/move the file aside \(mv /);
+    expect(readFileSync(file, 'utf8')).toBe('{"version": 1, "steps": [');
+    for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
+  });
+
   it('refuses while an alarm is raised', async () => {
     sb.fault({ alarm: 'NOSPACE' });
     const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);

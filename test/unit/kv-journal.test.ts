@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderTemplate } from '../../src/kv/drivers/command.js';
-import { clusterKey, isResumable, lockJournal, memberInFlight, newJournal, readJournal, startedMembers, writeJournal } from '../../src/kv/journal.js';
+import { clusterKey, isResumable, lockJournal, memberInFlight, newJournal, readJournal, startedMembers, touchedMembers, writeJournal } from '../../src/kv/journal.js';
 import type { UpgradePlan } from '../../src/kv/types.js';
 import { verifyTrailer } from '../../src/kv/snapshot.js';
 import { createHash } from 'node:crypto';
@@ -49,6 +49,10 @@ describe('kv journal', () => {
     expect(memberInFlight(back)).toBe('m2');
     back.steps[4].status = 'done';
     expect(startedMembers(back)).toEqual(['m2']);
+    // Roll-back also brings back a member that was stopped and never started.
+    back.steps[4].status = 'pending';
+    expect(startedMembers(back)).toEqual([]);
+    expect(touchedMembers(back)).toEqual(['m2']);
   });
 
   it('the lock lets one upgrade in at a time', async () => {

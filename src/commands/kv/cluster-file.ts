@@ -17,6 +17,7 @@ const File = z.object({
       start: z.string().min(1),
       running: z.string().min(1),
       v2Size: z.string().min(1).optional(),
+      backup: z.string().min(1).optional(),
     })
     .optional(),
 });
@@ -24,7 +25,7 @@ const File = z.object({
 /**
  * A cluster file (YAML or JSON):
  *   members: [{name, endpoint, host?}]
- *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …}
+ *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …}
  */
 export async function parseClusterFile(text: string, path: string): Promise<{ members: MemberSpec[]; driver?: ClusterSpec['driver'] }> {
   let raw: unknown;

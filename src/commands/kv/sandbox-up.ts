@@ -57,7 +57,8 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
             return h.healthy && v.cluster !== 'not_decided' ? s.leaderId : undefined;
           }),
         );
-        p.update(`waiting for ${states.filter((s) => !s).length} of ${n} members to be healthy`);
+        const waiting = states.filter((s) => !s).length;
+        p.update(waiting ? `waiting for ${waiting} of ${n} members to be healthy` : 'waiting for the members to agree on a leader');
         // Every member healthy, the cluster version decided, and one leader agreed by all.
         return states.every(Boolean) && new Set(states).size === 1 ? true : undefined;
       },

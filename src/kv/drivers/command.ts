@@ -5,7 +5,7 @@ type Exec = typeof import('execa').execa;
 
 /**
  * Splits a template into argv tokens (whitespace separates; single or double quotes group) and
- * substitutes {host}, {name}, {endpoint}, {version}, {bin} inside each token. No shell is involved,
+ * substitutes {host}, {name}, {endpoint}, {version}, {bin} (and {run} in the backup template) inside each token. No shell is involved,
  * so a value can never inject a command.
  */
 export function renderTemplate(template: string, vars: Record<string, string | undefined>): string[] {
@@ -42,20 +42,32 @@ export class CommandDriver implements MemberDriver {
   readonly type = 'command';
   private readonly versions = new Map<string, MemberTarget>();
 
+  /** Present only when a backup template is given (the executor then runs it after each stop). */
+  readonly backupDataDir?: (m: MemberSpec, dest: string, run: string) => Promise<string>;
+
   constructor(
     private readonly t: CommandTemplates,
     private readonly exec: Exec,
     /** The environment of the commands (opsctl's own: ssh agents, PATH). */
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly timeoutMs = 60_000,
-  ) {}
-
-  private vars(m: MemberSpec, target?: MemberTarget) {
-    return { host: m.host ?? new URL(m.endpoint).hostname, name: m.name, endpoint: m.endpoint, version: target?.version ?? '', bin: target?.binDir ?? '' };
+  ) {
+    const backup = t.backup;
+    if (backup) {
+      this.backupDataDir = async (m, _dest, run) => {
+        const r = await this.run(backup, m, undefined, true, { run });
+        const out = String(r.stdout ?? '').trim().split('\n').pop();
+        return `\`${renderTemplate(backup, this.vars(m, undefined, { run })).join(' ')}\` done${out ? `: ${out.slice(0, 120)}` : ''}`;
+      };
+    }
   }
 
-  private async run(template: string, m: MemberSpec, target?: MemberTarget, reject = true) {
-    const [file, ...args] = renderTemplate(template, this.vars(m, target));
+  private vars(m: MemberSpec, target?: MemberTarget, extra: Record<string, string> = {}) {
+    return { host: m.host ?? new URL(m.endpoint).hostname, name: m.name, endpoint: m.endpoint, version: target?.version ?? '', bin: target?.binDir ?? '', ...extra };
+  }
+
+  private async run(template: string, m: MemberSpec, target?: MemberTarget, reject = true, extra: Record<string, string> = {}) {
+    const [file, ...args] = renderTemplate(template, this.vars(m, target, extra));
     const r = await this.exec(file, args, { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
     if (reject && r.exitCode !== 0) {
       const why = r.timedOut ? `timed out after ${this.timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`;

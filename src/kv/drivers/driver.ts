@@ -19,8 +19,11 @@ export interface MemberDriver {
   kill?(m: MemberSpec): Promise<void>;
   /** Bytes of v2 data, when the driver can tell (for --settle auto). */
   v2DataBytes?(m: MemberSpec): Promise<number | undefined>;
-  /** Copies a stopped member's data dir to `dest` (the seed: back up every data dir); returns bytes. */
-  backupDataDir?(m: MemberSpec, dest: string): Promise<number>;
+  /**
+   * Backs up a stopped member's data dir (the seed: back up every data dir): the local driver copies
+   * it to `dest`, the command driver runs its backup template with {run}. Returns the journal detail.
+   */
+  backupDataDir?(m: MemberSpec, dest: string, run: string): Promise<string>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
 }

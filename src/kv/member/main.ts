@@ -37,6 +37,8 @@ interface Peer {
   name: string;
   peerUrl: string;
   reachable: boolean;
+  /** When a ping last succeeded (ms, monotonic). */
+  lastSeen: number;
   info?: PingInfo;
   seenHigher?: boolean;
 }
@@ -63,6 +65,7 @@ const { values: args } = parseArgs({
     'config-file': { type: 'string' },
     'kv-version': { type: 'string', default: '3.2' },
     'heartbeat-interval': { type: 'string', default: '100' },
+    'election-timeout': { type: 'string' },
   },
   strict: false,
 });
@@ -74,6 +77,14 @@ const serverVersion = VERSIONS[minorVersion] ?? `${minorVersion}.0`;
 const clientUrl = new URL(String(args['listen-client-urls'] ?? 'http://127.0.0.1:2379').split(',')[0]);
 const peerUrl = new URL(String(args['listen-peer-urls'] ?? 'http://127.0.0.1:2380').split(',')[0]);
 const heartbeatMs = Number(args['heartbeat-interval']);
+// As etcd: a peer that stops answering is given up (and a leader without a quorum steps down) only
+// after an election timeout, 10 heartbeats by default. A member that is merely slow for a moment
+// (a GC pause, a stalled disk, a busy CPU) must not cost the cluster its leader. A refused
+// connection is different: nothing listens there any more, the process is gone.
+const electionMs = Number(args['election-timeout'] ?? heartbeatMs * 10);
+const pingTimeoutMs = Math.max(heartbeatMs * 2, Math.floor(electionMs / 2));
+// A write waits for a quorum this long (etcd: the request timeout) before it fails.
+const commitTimeoutMs = Math.max(2000, electionMs * 2);
 const maxRequestBytes = Number(args['max-request-bytes']);
 const token = String(args['initial-cluster-token']);
 const clusterId = idOf(`cluster:${token}`);
@@ -111,7 +122,7 @@ const peers: Peer[] = String(args['initial-cluster'] ?? `${name}=${peerUrl.href}
   .split(',')
   .map((e) => e.split('='))
   .filter(([n]) => n !== name)
-  .map(([n, u]) => ({ name: n, peerUrl: u.replace(/\/$/, ''), reachable: true }));
+  .map(([n, u]) => ({ name: n, peerUrl: u.replace(/\/$/, ''), reachable: true, lastSeen: performance.now() }));
 const clusterSize = peers.length + 1;
 const quorum = Math.floor(clusterSize / 2) + 1;
 
@@ -151,8 +162,8 @@ const hasQuorum = () => reachableCount() >= quorum;
 const ping = (): PingInfo => ({ name, id: memberId, version: minorVersion, revision: st.revision, leader, term, clusterVersion: st.clusterVersion, clientUrl: st.clients[name] });
 
 // ---- HTTP plumbing ---------------------------------------------------------------------------
-async function peerCall(url: string, path: string, body?: unknown, timeoutMs = heartbeatMs * 3): Promise<any> {
-  const res = await simpleRequest(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body), timeoutMs });
+async function peerCall(url: string, path: string, body?: unknown, timeoutMs = pingTimeoutMs): Promise<any> {
+  const res = await simpleRequest(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body), timeoutMs, idempotent: body === undefined });
   if (res.status !== 200) throw Object.assign(new Error(res.text), { status: res.status, body: res.text });
   return JSON.parse(res.text);
 }
@@ -191,14 +202,27 @@ function leaderPut(key: string, value: string): Promise<number> {
     st.kvs[key] = { value, create_revision: prev?.create_revision ?? rev, mod_revision: rev, version: (prev?.version ?? 0) + 1 };
     st.revision = rev;
     persist();
-    const acks = await Promise.all(
-      peers.filter((p) => p.reachable).map((p) =>
-        peerCall(p.peerUrl, '/peer/append', { leader: name, term, revision: rev, key, kv: st.kvs[key] })
-          .then(() => true)
-          .catch(() => false),
-      ),
-    );
-    if (1 + acks.filter(Boolean).length < quorum) throw Object.assign(new Error('kvserver: request timed out'), { code: 14 });
+    // Committed once a majority (the leader included) stored it, as Raft does: a slow follower does
+    // not hold the write up; it gets the entry when its append lands, or catches up on its next tick.
+    const entry = { leader: name, term, revision: rev, key, kv: st.kvs[key] };
+    const targets = peers.filter((p) => p.reachable);
+    const committed = await new Promise<boolean>((resolve) => {
+      let acks = 1;
+      let failed = 0;
+      if (acks >= quorum) return resolve(true);
+      for (const p of targets) {
+        peerCall(p.peerUrl, '/peer/append', entry, commitTimeoutMs).then(
+          () => {
+            if (++acks >= quorum) resolve(true);
+          },
+          () => {
+            if (targets.length - ++failed + 1 < quorum) resolve(false);
+          },
+        );
+      }
+      if (targets.length + 1 < quorum) resolve(false);
+    });
+    if (!committed) throw Object.assign(new Error('kvserver: request timed out'), { code: 14 });
     return rev;
   };
   const p = writeChain.then(run, run);
@@ -354,13 +378,17 @@ async function tick(): Promise<void> {
           const info: PingInfo = await peerCall(p.peerUrl, '/peer/ping');
           if (!p.reachable) log('I', `peer ${p.name} became active`);
           p.reachable = true;
+          p.lastSeen = performance.now();
           p.info = info;
           if (info.clientUrl && st.clients[p.name] !== info.clientUrl) st.clients[p.name] = info.clientUrl;
           if (cmp(info.version, minorVersion) > 0 && !p.seenHigher) {
             p.seenHigher = true;
             log('W', `the local member version ${serverVersion} is not up to date: member ${p.name} has a higher version ${info.version}`);
           }
-        } catch {
+        } catch (err) {
+          const gone = (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+          // Not answering for a moment is not being gone: keep the peer until an election timeout passed.
+          if (!gone && performance.now() - p.lastSeen < electionMs) return;
           if (p.reachable) {
             log('W', `lost the TCP streaming connection with peer ${p.name} (stream MsgApp v2 reader)`);
             log('W', `peer ${p.name} became inactive (message send to peer failed)`);
