@@ -13,12 +13,17 @@ export interface ObserveOptions {
 export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
   const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
-  // /health, /version and the status (with the alarm list, if asked) in one round trip; the first
-  // time the status also finds the gateway prefix (all three tried at once).
-  const early = c.status();
+  // /health and /version at once; the status (and the alarm list, if asked) as soon as the version
+  // answered, since the server version names the gateway prefix: one status request instead of a
+  // discovery that tries all three prefixes (a member that answers no version still gets discovery).
+  const version = c.version();
+  const early = version.then(
+    () => c.status(),
+    () => c.status(),
+  );
   early.catch(() => undefined);
-  alsoAsk?.(c);
-  const [h, v] = await Promise.allSettled([c.health(), c.version()]);
+  if (alsoAsk) void version.then(() => alsoAsk(c), () => alsoAsk(c));
+  const [h, v] = await Promise.allSettled([c.health(), version]);
   const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason) : early]);
   if (h.status === 'rejected') {
     obs.error = (h.reason as Error).message;
