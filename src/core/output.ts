@@ -120,10 +120,24 @@ export function formatTable(io: IOStreams, rows: unknown[], columns: Column[]): 
 }
 
 function formatRecord(io: IOStreams, record: Record<string, unknown>, columns?: Column[]): string {
-  const cols: Column[] = columns ?? Object.keys(record).map((key) => ({ key }));
+  const cols: Column[] = columns ?? recordColumns(record);
   if (!io.isStdoutTTY) return cols.map((c) => `${c.header ?? c.key}\t${cellOf(record, c)}`).join('\n');
   const width = Math.max(...cols.map((c) => (c.header ?? c.key).length));
   return cols.map((c) => `${io.color.bold((c.header ?? c.key).padEnd(width))}  ${cellOf(record, c)}`).join('\n');
+}
+
+/**
+ * The rows of a record's key/value view: nested plain objects become dotted keys (`stats.num_epics`),
+ * so a person (or `grep`) sees each value on its own line rather than a JSON blob.
+ */
+function recordColumns(record: Record<string, unknown>, prefix = ''): Column[] {
+  return Object.entries(record).flatMap(([key, value]): Column[] => {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
+      return recordColumns(value as Record<string, unknown>, path);
+    }
+    return [{ key: path, get: (row: Record<string, unknown>) => path.split('.').reduce<any>((v, k) => v?.[k], row) }];
+  });
 }
 
 function truncate(s: string, max: number): string {

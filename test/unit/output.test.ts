@@ -85,3 +85,11 @@ describe('render', () => {
     expect(pipe.out()).toBe('');
   });
 });
+
+describe('record view', () => {
+  it('shows nested objects as dotted keys, one value per line', () => {
+    const t = io(false);
+    render(t.streams, { data: { id: 7, name: 'bug', stats: { num_epics: 2, num_stories_total: 5 }, tags: ['a'] } }, {});
+    expect(t.out()).toBe('id\t7\nname\tbug\nstats.num_epics\t2\nstats.num_stories_total\t5\ntags\ta\n');
+  });
+});

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { buildBody, readDataFlag } from '../../tracker/input.js';
-import { resource, trackerClient } from './shared.js';
+import { columns, resource, trackerClient } from './shared.js';
 
 export interface CreateOptions {
   resource: string;
@@ -28,5 +28,6 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<CommandRes
       message: `created ${spec.singular}; the server does not return its id (find it in the workspace's integration settings)`,
     };
   }
-  return { data: res.data, message: `created ${spec.singular} ${res.data?.id ?? ''}`.trim() };
+  // A person sees the list columns of what was made (the full record with --json or `get`).
+  return { data: res.data, columns: columns(spec.columns), message: `created ${spec.singular} ${res.data?.id ?? ''}`.trim() };
 }

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { buildBody, flagName, parseId, readDataFlag } from '../../tracker/input.js';
-import { resource, trackerClient } from './shared.js';
+import { columns, resource, trackerClient } from './shared.js';
 
 export interface UpdateOptions {
   resource: string;
@@ -22,5 +22,5 @@ export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandRes
     throw new UsageError('nothing to update', { hint: `pass at least one of ${flags.join(', ')} or --data` });
   }
   const updated = await (await trackerClient(ctx, spec)).update(spec, id, body);
-  return { data: updated, message: `updated ${spec.singular} ${id}` };
+  return { data: updated, columns: columns(spec.columns), message: `updated ${spec.singular} ${id}` };
 }
