@@ -69,9 +69,13 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   return { ok: true, plan: { source, target, members: orderMembers(members), clusterVersion: clusterVersion ?? source } };
 }
 
-/** Followers first (in name order), the leader last; skipped members stay listed where they fall. */
+/**
+ * Followers first (in name order), the leader last; skipped members stay listed where they fall.
+ * Names compare by code unit, not localeCompare: the first localeCompare of a process loads ICU's
+ * collator, ~6 ms of the pre-flight, for member names that are plain identifiers anyway.
+ */
 export function orderMembers<T extends { name: string; wasLeader: boolean }>(members: T[]): T[] {
-  return [...members].sort((a, b) => Number(a.wasLeader) - Number(b.wasLeader) || a.name.localeCompare(b.name));
+  return [...members].sort((a, b) => Number(a.wasLeader) - Number(b.wasLeader) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**
