@@ -9,16 +9,6 @@
  * snapshot stream with a SHA-256 trailer, leader changes, the seed's log lines, and 3.3 refusing a
  * numeric auto-compaction-retention in its config file.
  *
- * Joining after a (re)start, as etcd/raft does it (not instantly): a started member that finds a
- * leader already elected does not take it from its own look at the peers; it learns it from the
- * leader's next heartbeat (the leader's periodic message to every peer, raft's AppendEntries, every
- * --heartbeat-interval, 100 ms by default as etcd), or from the leader's next append, whichever comes
- * first. (If none arrives within an election timeout it takes the leader it sees, as a follower
- * would start an election then.) Then it publishes its attributes (name, client URLs) through the
- * leader, committed on a majority (the seed: "published {Name:… ClientURLs:[…]} to cluster …"), and
- * only then answers /health "true": etcd's /health needs a leader and the member's own proposals to
- * go through raft. A fresh cluster elects a leader the same way (best revision, then name).
- *
  * Test knob: a file FAULT.json in the data dir ({"neverHealthyOn":"3.3"}, {"corruptSnapshot":true},
  * {"alarm":"NOSPACE"}) is read on each request.
  */
@@ -144,12 +134,6 @@ if (st.clusterVersion && cmp(st.clusterVersion, minorVersion) > 0) {
 }
 let leader = '';
 let term = 0;
-/** Whether this process heard from a leader (a heartbeat or an append) since it started. */
-let heardLeader = false;
-const startedAt = performance.now();
-/** Whether this member's attributes were committed through the leader since it started. */
-let published = false;
-let publishing = false;
 st.clients[name] = clientUrl.href.replace(/\/$/, '');
 
 function persist(): void {
@@ -221,77 +205,29 @@ function leaderPut(key: string, value: string): Promise<number> {
     // Committed once a majority (the leader included) stored it, as Raft does: a slow follower does
     // not hold the write up; it gets the entry when its append lands, or catches up on its next tick.
     const entry = { leader: name, term, revision: rev, key, kv: st.kvs[key] };
-    const committed = await replicate('/peer/append', entry, peers.filter((p) => p.reachable));
+    const targets = peers.filter((p) => p.reachable);
+    const committed = await new Promise<boolean>((resolve) => {
+      let acks = 1;
+      let failed = 0;
+      if (acks >= quorum) return resolve(true);
+      for (const p of targets) {
+        peerCall(p.peerUrl, '/peer/append', entry, commitTimeoutMs).then(
+          () => {
+            if (++acks >= quorum) resolve(true);
+          },
+          () => {
+            if (targets.length - ++failed + 1 < quorum) resolve(false);
+          },
+        );
+      }
+      if (targets.length + 1 < quorum) resolve(false);
+    });
     if (!committed) throw Object.assign(new Error('kvserver: request timed out'), { code: 14 });
     return rev;
   };
   const p = writeChain.then(run, run);
   writeChain = p.catch(() => undefined);
   return p;
-}
-
-/** Sends an entry to the targets; true once a majority (the leader included) stored it. */
-function replicate(path: string, entry: unknown, targets: Peer[]): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    let acks = 1;
-    let failed = 0;
-    if (acks >= quorum) return resolve(true);
-    for (const p of targets) {
-      peerCall(p.peerUrl, path, entry, commitTimeoutMs).then(
-        () => {
-          if (++acks >= quorum) resolve(true);
-        },
-        () => {
-          if (targets.length - ++failed + 1 < quorum) resolve(false);
-        },
-      );
-    }
-    if (targets.length + 1 < quorum) resolve(false);
-  });
-}
-
-/** The leader commits a member's attributes (its client URL) on a majority, as etcd's publish. */
-async function leaderPublish(member: string, url: string): Promise<void> {
-  if (leader !== name || !hasQuorum()) throw Object.assign(new Error('kvserver: no leader'), { code: 14 });
-  st.clients[member] = url;
-  persist();
-  const targets = peers.filter((p) => p.reachable || p.name === member);
-  if (!(await replicate('/peer/attrs', { leader: name, term, member, clientUrl: url }, targets))) {
-    throw Object.assign(new Error('kvserver: request timed out'), { code: 14 });
-  }
-}
-
-/** After a (re)start, once a leader is known: publish this member's attributes through it. */
-async function publish(): Promise<void> {
-  if (published || publishing || !leader) return;
-  publishing = true;
-  try {
-    if (leader === name) await leaderPublish(name, st.clients[name]);
-    else {
-      const lp = peers.find((p) => p.name === leader);
-      if (!lp) return;
-      await peerCall(lp.peerUrl, '/peer/publish', { member: name, clientUrl: st.clients[name] }, commitTimeoutMs);
-    }
-    published = true;
-    log('I', `published {Name:${name} ClientURLs:[${st.clients[name]}]} to cluster ${clusterId}`);
-  } catch {
-    // No leader for now (an election, a lost quorum): the next heartbeat tries again.
-  } finally {
-    publishing = false;
-  }
-}
-
-/** A message from a leader (heartbeat, append, attributes): follow it if its term is current. */
-function fromLeader(from: unknown, t: unknown): void {
-  const lt = Number(t);
-  if (typeof from !== 'string' || !from || from === name || !Number.isFinite(lt)) return;
-  if (lt > term || (lt === term && leader !== name)) {
-    if (leader !== from) log('I', `raft.node: ${memberId} elected leader ${peers.find((p) => p.name === from)?.info?.id ?? idOf(`${token}:${from}`)} at term ${lt}`);
-    term = lt;
-    leader = from;
-    heardLeader = true;
-    void publish();
-  }
 }
 
 async function syncFromLeader(): Promise<void> {
@@ -304,7 +240,7 @@ async function syncFromLeader(): Promise<void> {
 
 // ---- the client server -----------------------------------------------------------------------
 function health(res: ServerResponse): void {
-  const ok = leader !== '' && published && hasQuorum() && fault().neverHealthyOn !== minorVersion;
+  const ok = leader !== '' && hasQuorum() && fault().neverHealthyOn !== minorVersion;
   const v = ok ? 'true' : 'false';
   // 3.2 wrote `{"health": "true"}`; 3.3 final `{"health":"true"}`.
   send(res, ok ? 200 : 503, minorVersion === '3.2' ? `{"health": "${v}"}` : `{"health":"${v}"}`, true);
@@ -400,22 +336,15 @@ const clientServer = createServer((req, res) => {
 
 // ---- the peer server -----------------------------------------------------------------------
 const peerServer = createServer((req, res) => {
-  const u = new URL(req.url ?? '/', 'http://x');
-  const p = u.pathname;
+  const p = new URL(req.url ?? '/', 'http://x').pathname;
   void (async () => {
-    if (p === '/peer/ping') {
-      // The leader's ping is its heartbeat (it names itself and its term).
-      if (u.searchParams.has('leader')) fromLeader(u.searchParams.get('leader'), u.searchParams.get('term'));
-      return send(res, 200, ping());
-    }
+    if (p === '/peer/ping') return send(res, 200, ping());
     if (p === '/peer/state') return send(res, 200, st);
     const body = JSON.parse((await readBody(req)).text || '{}');
     if (p === '/peer/append') {
       if (body.term >= term) {
-        if (body.leader !== name) heardLeader = true;
         term = body.term;
         leader = body.leader;
-        void publish();
       }
       if (body.revision === st.revision + 1) {
         st.kvs[body.key] = body.kv;
@@ -423,16 +352,6 @@ const peerServer = createServer((req, res) => {
         persist();
       } else if (body.revision > st.revision) await syncFromLeader();
       return send(res, 200, { revision: st.revision });
-    }
-    if (p === '/peer/attrs') {
-      fromLeader(body.leader, body.term);
-      if (typeof body.member === 'string' && typeof body.clientUrl === 'string') st.clients[body.member] = body.clientUrl;
-      persist();
-      return send(res, 200, { ok: true });
-    }
-    if (p === '/peer/publish') {
-      await leaderPublish(String(body.member), String(body.clientUrl));
-      return send(res, 200, { ok: true });
     }
     if (p === '/peer/put') {
       const rev = await leaderPut(body.key, body.value);
@@ -456,8 +375,7 @@ async function tick(): Promise<void> {
     await Promise.all(
       peers.map(async (p) => {
         try {
-          // A leader's ping is its heartbeat: it names the leader and its term.
-          const info: PingInfo = await peerCall(p.peerUrl, leader === name ? `/peer/ping?leader=${encodeURIComponent(name)}&term=${term}` : '/peer/ping');
+          const info: PingInfo = await peerCall(p.peerUrl, '/peer/ping');
           if (!p.reachable) log('I', `peer ${p.name} became active`);
           p.reachable = true;
           p.lastSeen = performance.now();
@@ -497,11 +415,7 @@ async function tick(): Promise<void> {
       const current = live.find((p) => p.name === leader && p.info!.leader === p.name);
       if (!current) {
         const claimed = live.filter((p) => p.info!.leader === p.name).sort((a, b) => b.info!.term - a.info!.term)[0];
-        if (claimed && !heardLeader && performance.now() - startedAt < electionMs) {
-          // Just (re)started and a leader exists: wait for its heartbeat rather than taking it from
-          // our own look (raft: a follower learns the leader from its AppendEntries).
-          leader = '';
-        } else if (claimed) {
+        if (claimed) {
           if (leader !== claimed.name) log('I', `raft.node: ${memberId} elected leader ${claimed.info!.id} at term ${claimed.info!.term}`);
           leader = claimed.name;
           term = claimed.info!.term;
@@ -526,7 +440,6 @@ async function tick(): Promise<void> {
       st.clusterVersion = lp.info!.clusterVersion;
       persist();
     }
-    if (leader && !published) void publish();
     if (leader === name && live.length === peers.length) {
       // The cluster version is the lowest of the members, raised only when every member is reachable.
       const lowest = [minorVersion, ...live.map((p) => p.info!.version)].sort(cmp)[0];
@@ -554,6 +467,7 @@ function listen(server: Server, url: URL): Promise<void> {
 await listen(peerServer, peerUrl).catch((err) => fail(`listen on peer URL ${peerUrl.href}: ${(err as Error).message}`));
 await listen(clientServer, clientUrl).catch((err) => fail(`listen on client URL ${clientUrl.href}: ${(err as Error).message}`));
 log('I', `kvserver ${serverVersion} started (member ${memberId}, data dir ${dataDir}); serving client requests on ${clientUrl.href}, gateway ${prefix}`);
+log('I', `published {Name:${name} ClientURLs:[${st.clients[name]}]} to cluster ${clusterId}`);
 const timer = setInterval(() => void tick(), heartbeatMs);
 void tick();
 
