@@ -113,11 +113,6 @@ export class KvClient {
 
   private discovering?: Promise<string>;
 
-  /** Whether this member's gateway prefix is already known (from an earlier answer in this process). */
-  knowsPrefix(): boolean {
-    return Boolean(this.prefix ?? PREFIX_CACHE.get(this.endpoint));
-  }
-
   private async discover(): Promise<string> {
     // All three at once (a read-only call), the newest that answers wins: one round trip, not three.
     const tries = await Promise.all(
