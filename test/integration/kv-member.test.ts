@@ -29,7 +29,7 @@ async function cluster(n: number, version: string, start = [...Array(n).keys()],
   const initial = ms.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(',');
   const run = (i: number, v = version, more: string[] = extra) => {
     const m = ms[i];
-    const p = execa(process.execPath, [MEMBER, '--kv-version', v, '--name', m.name, '--data-dir', m.data, '--listen-client-urls', `http://127.0.0.1:${m.client}`, '--listen-peer-urls', `http://127.0.0.1:${m.peer}`, '--initial-cluster', initial, '--heartbeat-interval', '50', ...more], { reject: false, all: true });
+    const p = execa(process.execPath, [MEMBER, '--kv-version', v, '--name', m.name, '--data-dir', m.data, '--listen-client-urls', `http://127.0.0.1:${m.client}`, '--listen-peer-urls', `http://127.0.0.1:${m.peer}`, '--initial-cluster', initial, '--heartbeat-interval', '100', ...more], { reject: false, all: true });
     started.push(p);
     return p;
   };
