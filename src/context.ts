@@ -198,7 +198,7 @@ export class Context {
       import('./core/http.js'),
       import('./core/pacer.js'),
     ]);
-    if (!this.overrides.dispatcher) this.onCleanup(() => closeDefaultDispatcher());
+    if (!this.overrides.dispatcher) this.onCleanup(() => closeDefaultDispatcher(this.abort.signal.aborted));
     let pacer;
     if (service === 'tracker') {
       const spec = this.env.OPSCTL_TRACKER_RATE_LIMIT ?? (await this.profile()).tracker_rate_limit ?? '200/1m';

@@ -70,10 +70,14 @@ export function defaultDispatcher(): Agent {
   sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
   return sharedAgent;
 }
-export async function closeDefaultDispatcher(): Promise<void> {
+/**
+ * Closes the shared agent at the end of a command. After an interrupt it destroys it instead, so a
+ * request still in flight does not hold the close, and so the exit.
+ */
+export async function closeDefaultDispatcher(interrupted = false): Promise<void> {
   const a = sharedAgent;
   sharedAgent = undefined;
-  await a?.close();
+  await (interrupted ? a?.destroy() : a?.close());
 }
 
 /**

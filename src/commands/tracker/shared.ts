@@ -30,12 +30,10 @@ export function pageFlags(flags: Record<string, unknown>): { all: boolean; limit
 }
 
 /**
- * Takes over Ctrl-C/SIGTERM for a long verb (it watches `ctx.abort.signal`) and makes sure a request
- * still in flight at the interrupt does not hold the connection pool's close, and so the exit.
+ * Takes over Ctrl-C/SIGTERM for a long verb (it watches `ctx.abort.signal`); the context's cleanup
+ * destroys the connection pool after an interrupt, so a request in flight does not hold the exit.
  */
 export async function handleInterrupts(ctx: Context): Promise<AbortSignal> {
   ctx.handlesInterrupt = true;
-  const { defaultDispatcher } = await import('../../core/http.js');
-  ctx.onCleanup(() => (ctx.abort.signal.aborted ? defaultDispatcher().destroy() : undefined));
   return ctx.abort.signal;
 }
