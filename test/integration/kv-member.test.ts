@@ -103,6 +103,36 @@ describe('the simulated kv member', () => {
     expect(cv).toBe('3.2.0');
   });
 
+  it('a restarted member knows the leader, and answers healthy, only once the leader itself reached it (as etcd/raft)', async () => {
+    const c = await cluster(3, '3.2');
+    const status = (i: number) => new KvClient(c.url(i)).status();
+    await until(async () => {
+      const ls = await Promise.all([0, 1, 2].map((i) => status(i).then((s) => s.leaderId, () => undefined)));
+      return ls[0] && ls[0] !== '0' && ls.every((l) => l === ls[0]);
+    }, 10_000, 'one leader');
+    const ids = await Promise.all([0, 1, 2].map(async (i) => (await status(i)).memberId));
+    const leader = ids.indexOf((await status(0)).leaderId);
+    const follower = [0, 1, 2].find((i) => i !== leader)!;
+    // The leader's heartbeats stop naming it; no write is made, so no append reaches anyone either.
+    writeFileSync(join(c.ms[leader].data, 'FAULT.json'), JSON.stringify({ muteHeartbeats: true }));
+    process.kill(c.procs[follower].pid!, 'SIGTERM');
+    await c.procs[follower];
+    let log = '';
+    c.procs[follower] = c.run(follower);
+    c.procs[follower].all!.on('data', (b: Buffer) => (log += b.toString()));
+    // Its own look at the peers already shows who claims to lead...
+    await until(() => /elected leader/.test(log), 10_000, 'the restarted member to see the claimed leader');
+    // ...but that is not hearing from the leader: no leader known, not healthy, nothing published.
+    expect(await raw(`${c.url(follower)}/health`)).toMatchObject({ status: 503, text: '{"health": "false"}' });
+    expect((await status(follower)).leaderId).toBe('0');
+    expect(log).not.toMatch(/published \{Name:/);
+    // The leader's next heartbeat names it: the member knows its leader, publishes itself, is healthy.
+    rmSync(join(c.ms[leader].data, 'FAULT.json'));
+    await until(async () => (await raw(`${c.url(follower)}/health`)).status === 200, 10_000, 'healthy after a heartbeat');
+    expect((await status(follower)).leaderId).toBe(ids[leader]);
+    await until(() => /published \{Name:m\d ClientURLs:\[http:\/\/127\.0\.0\.1:\d+\]\} to cluster \d+/.test(log), 10_000, 'the published line');
+  });
+
   it('a member that stalls for less than an election timeout costs the cluster nothing: no leader change, writes through it succeed', async () => {
     // The CI flake: a member busy for a moment (GC, a stalled disk, a loaded CPU) missed a heartbeat,
     // the leader gave it up at once, lost its quorum and answered "no leader". etcd waits an election

@@ -9,8 +9,17 @@
  * snapshot stream with a SHA-256 trailer, leader changes, the seed's log lines, and 3.3 refusing a
  * numeric auto-compaction-retention in its config file.
  *
+ * A member knows its leader, and answers /health "true", only once the leader itself reached it:
+ * a heartbeat (the leader's ping every --heartbeat-interval names the leader) or an append, as in
+ * etcd/raft, where a (re)started follower learns the leader from the leader's next message, then
+ * publishes its attributes through it ("published {Name:… ClientURLs:[…]} to cluster …"), and
+ * where /health needs a leader and a proposal committed through it. Its own look at the peers
+ * (which one claims to lead) is not enough. So a restarted member turns healthy up to one heartbeat
+ * after it listens, not at once.
+ *
  * Test knob: a file FAULT.json in the data dir ({"neverHealthyOn":"3.3"}, {"corruptSnapshot":true},
- * {"alarm":"NOSPACE"}) is read on each request.
+ * {"alarm":"NOSPACE"}, {"muteHeartbeats":true} on a leader: its pings stop naming it) is read on
+ * each request and each heartbeat.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -134,6 +143,9 @@ if (st.clusterVersion && cmp(st.clusterVersion, minorVersion) > 0) {
 }
 let leader = '';
 let term = 0;
+/** The leader whose heartbeat or append last reached this process (it learns the leader from it). */
+let heardFrom = '';
+let published = false;
 st.clients[name] = clientUrl.href.replace(/\/$/, '');
 
 function persist(): void {
@@ -149,7 +161,7 @@ function cmp(a: string, b: string): number {
   return a1 - b1 || a2 - b2;
 }
 
-function fault(): { neverHealthyOn?: string; corruptSnapshot?: boolean; alarm?: string } {
+function fault(): { neverHealthyOn?: string; corruptSnapshot?: boolean; alarm?: string; muteHeartbeats?: boolean } {
   try {
     return JSON.parse(readFileSync(join(dataDir, 'FAULT.json'), 'utf8'));
   } catch {
@@ -238,9 +250,28 @@ async function syncFromLeader(): Promise<void> {
   persist();
 }
 
+/** The leader as this member knows it: itself, or the one it agrees on and has heard from. */
+function knownLeader(): string {
+  return leader !== '' && (leader === name || heardFrom === leader) ? leader : '';
+}
+
+/** A heartbeat or an append from a member that leads: this member now knows the leader. */
+function heard(from: string): void {
+  if (!from || from === name) return;
+  heardFrom = from;
+  notePublished();
+}
+
+/** The seed's line, once per process: the member published itself through the leader it knows. */
+function notePublished(): void {
+  if (published || !knownLeader()) return;
+  published = true;
+  log('I', `published {Name:${name} ClientURLs:[${st.clients[name]}]} to cluster ${clusterId}`);
+}
+
 // ---- the client server -----------------------------------------------------------------------
 function health(res: ServerResponse): void {
-  const ok = leader !== '' && hasQuorum() && fault().neverHealthyOn !== minorVersion;
+  const ok = knownLeader() !== '' && hasQuorum() && fault().neverHealthyOn !== minorVersion;
   const v = ok ? 'true' : 'false';
   // 3.2 wrote `{"health": "true"}`; 3.3 final `{"health":"true"}`.
   send(res, ok ? 200 : 503, minorVersion === '3.2' ? `{"health": "${v}"}` : `{"health":"${v}"}`, true);
@@ -286,7 +317,8 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
       return send(res, 200, { header: header(), kvs, count: String(kvs.length) });
     }
     case '/maintenance/status': {
-      const leaderId = leader === name ? memberId : (peers.find((p) => p.name === leader)?.info?.id ?? '0');
+      const known = knownLeader();
+      const leaderId = known === name ? memberId : (peers.find((p) => p.name === known)?.info?.id ?? '0');
       return send(res, 200, { header: header(), version: serverVersion, dbSize: String(Buffer.byteLength(JSON.stringify(st.kvs))), leader: leaderId, raftIndex: String(st.revision), raftTerm: String(term) });
     }
     case '/maintenance/alarm': {
@@ -336,15 +368,22 @@ const clientServer = createServer((req, res) => {
 
 // ---- the peer server -----------------------------------------------------------------------
 const peerServer = createServer((req, res) => {
-  const p = new URL(req.url ?? '/', 'http://x').pathname;
+  const u = new URL(req.url ?? '/', 'http://x');
+  const p = u.pathname;
   void (async () => {
-    if (p === '/peer/ping') return send(res, 200, ping());
+    if (p === '/peer/ping') {
+      // A leader's ping is its heartbeat: it names the leader.
+      const from = u.searchParams.get('leader');
+      if (from) heard(from);
+      return send(res, 200, ping());
+    }
     if (p === '/peer/state') return send(res, 200, st);
     const body = JSON.parse((await readBody(req)).text || '{}');
     if (p === '/peer/append') {
       if (body.term >= term) {
         term = body.term;
         leader = body.leader;
+        heard(body.leader);
       }
       if (body.revision === st.revision + 1) {
         st.kvs[body.key] = body.kv;
@@ -372,10 +411,12 @@ async function tick(): Promise<void> {
   }
   ticking = true;
   try {
+    // The leader's ping is its heartbeat (it names itself); a follower's only asks.
+    const beat = leader === name && !fault().muteHeartbeats ? `/peer/ping?leader=${encodeURIComponent(name)}` : '/peer/ping';
     await Promise.all(
       peers.map(async (p) => {
         try {
-          const info: PingInfo = await peerCall(p.peerUrl, '/peer/ping');
+          const info: PingInfo = await peerCall(p.peerUrl, beat);
           if (!p.reachable) log('I', `peer ${p.name} became active`);
           p.reachable = true;
           p.lastSeen = performance.now();
@@ -432,6 +473,7 @@ async function tick(): Promise<void> {
         }
       }
     }
+    notePublished();
     const lp = live.find((p) => p.name === leader);
     if (lp && lp.info!.revision > st.revision) await syncFromLeader().catch(() => undefined);
     if (lp && lp.info!.clusterVersion && (!st.clusterVersion || cmp(lp.info!.clusterVersion, st.clusterVersion) > 0)) {
@@ -467,7 +509,6 @@ function listen(server: Server, url: URL): Promise<void> {
 await listen(peerServer, peerUrl).catch((err) => fail(`listen on peer URL ${peerUrl.href}: ${(err as Error).message}`));
 await listen(clientServer, clientUrl).catch((err) => fail(`listen on client URL ${clientUrl.href}: ${(err as Error).message}`));
 log('I', `kvserver ${serverVersion} started (member ${memberId}, data dir ${dataDir}); serving client requests on ${clientUrl.href}, gateway ${prefix}`);
-log('I', `published {Name:${name} ClientURLs:[${st.clients[name]}]} to cluster ${clusterId}`);
 const timer = setInterval(() => void tick(), heartbeatMs);
 void tick();
 
