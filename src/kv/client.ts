@@ -113,6 +113,11 @@ export class KvClient {
 
   private discovering?: Promise<string>;
 
+  /** Whether this member's gateway prefix is already known (from an earlier answer in this process). */
+  knowsPrefix(): boolean {
+    return Boolean(this.prefix ?? PREFIX_CACHE.get(this.endpoint));
+  }
+
   private async discover(): Promise<string> {
     // All three at once (a read-only call), the newest that answers wins: one round trip, not three.
     const tries = await Promise.all(
@@ -137,10 +142,13 @@ export class KvClient {
     const prefix = await this.gatewayPrefix();
     let r = await this.fetch(`${prefix}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
     if (r.status === 404) {
-      // The member now runs another version: find its prefix again.
+      // The member now runs another version: find its prefix again (the status answer the discovery
+      // got is not kept: this call asks its own path, and a later status() must not read an old one).
       PREFIX_CACHE.delete(this.endpoint);
       this.prefix = undefined;
-      r = await this.fetch(`${await this.gatewayPrefix()}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
+      const again = await this.gatewayPrefix();
+      this.discoveredStatus = undefined;
+      r = await this.fetch(`${again}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
     }
     if (r.status === 200 && !r.url.endsWith(`${prefix}${path}`)) {
       // Redirected (3.3 sends /v3alpha to /v3beta): remember where, so the next call goes there.

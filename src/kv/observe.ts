@@ -13,16 +13,26 @@ export interface ObserveOptions {
 export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
   const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
-  // /health and /version at once; the status (and the alarm list, if asked) as soon as the version
-  // answered, since the server version names the gateway prefix: one status request instead of a
-  // discovery that tries all three prefixes (a member that answers no version still gets discovery).
+  // The first time (no gateway prefix known for this endpoint yet): /health and /version at once,
+  // then the status (and the alarm list, if asked) as soon as the version answered, since the server
+  // version names the prefix: one status request instead of a discovery that tries all three (a
+  // member that answers no version still gets discovery). Once the prefix is known (every later
+  // look: the health gates, the polls), all at once: one round trip. A member restarted on another
+  // version since answers the old prefix with a redirect (3.3 sends /v3alpha to /v3beta, which the
+  // client then remembers) or a 404 (3.2 has no /v3beta: the client discovers the prefix again).
   const version = c.version();
-  const early = version.then(
-    () => c.status(),
-    () => c.status(),
-  );
+  const known = c.knowsPrefix();
+  const early = known
+    ? c.status()
+    : version.then(
+        () => c.status(),
+        () => c.status(),
+      );
   early.catch(() => undefined);
-  if (alsoAsk) void version.then(() => alsoAsk(c), () => alsoAsk(c));
+  if (alsoAsk) {
+    if (known) alsoAsk(c);
+    else void version.then(() => alsoAsk(c), () => alsoAsk(c));
+  }
   const [h, v] = await Promise.allSettled([c.health(), version]);
   const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason) : early]);
   if (h.status === 'rejected') {

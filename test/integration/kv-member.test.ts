@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KvClient } from '../../src/kv/client.js';
+import { observeMember } from '../../src/kv/observe.js';
 import { freePort } from '../../src/kv/sandbox.js';
 import { verifyTrailer } from '../../src/kv/snapshot.js';
 import { until } from '../helpers/kv.js';
@@ -131,6 +132,43 @@ describe('the simulated kv member', () => {
     await until(async () => (await raw(`${c.url(follower)}/health`)).status === 200, 10_000, 'healthy after a heartbeat');
     expect((await status(follower)).leaderId).toBe(ids[leader]);
     await until(() => /published \{Name:m\d ClientURLs:\[http:\/\/127\.0\.0\.1:\d+\]\} to cluster \d+/.test(log), 10_000, 'the published line');
+  });
+
+  it('a look at a member that went back from 3.3 to 3.2 (a roll-back) finds its gateway again: the remembered /v3beta answers 404, the prefix is discovered anew', async () => {
+    const c = await cluster(3, '3.2');
+    const spec = { name: 'm1', endpoint: c.url(0) };
+    const healthy = async () => (await observeMember(spec, { timeoutMs: 3000 })).healthy || undefined;
+    await until(healthy, 10_000, 'm1 healthy on 3.2');
+    const restart = async (v: string) => {
+      process.kill(c.procs[0].pid!, 'SIGTERM');
+      await c.procs[0];
+      c.procs[0] = c.run(0, v);
+      // Asked without the kv client, which would learn the new prefix from the version.
+      await until(async () => {
+        const h = await raw(`${c.url(0)}/health`).catch(() => ({ status: 0, text: '' }));
+        return h.status === 200 && JSON.parse((await raw(`${c.url(0)}/version`)).text).kvserver.startsWith(v);
+      }, 10_000, `m1 healthy on ${v}`);
+    };
+    await restart('3.3');
+    const seen: string[] = [];
+    const look = () => observeMember(spec, { timeoutMs: 3000, debug: (l) => seen.push(l) });
+    // Up from 3.2: the remembered /v3alpha is redirected once, then /v3beta is asked directly.
+    expect((await look()).serverVersion).toBe('3.3.27');
+    expect(seen.filter((l) => l.includes('/maintenance/status'))).toEqual([expect.stringMatching(/\/v3alpha\/maintenance\/status → 200 \(via .*\/v3beta\/maintenance\/status\)$/)]);
+    seen.length = 0;
+    expect((await look()).healthy).toBe(true);
+    expect(seen.filter((l) => l.includes('/maintenance/status'))).toEqual([expect.stringMatching(/POST .*\/v3beta\/maintenance\/status → 200$/)]);
+    await restart('3.2');
+    seen.length = 0;
+    const back = await look();
+    expect(back).toMatchObject({ reachable: true, healthy: true, serverVersion: '3.2.32' });
+    expect(back.id).toMatch(/^\d{19,20}$/);
+    expect(back.leaderId).toMatch(/^\d{19,20}$/);
+    expect(seen.some((l) => /\/v3beta\/maintenance\/status → 404/.test(l))).toBe(true);
+    // Remembered now: the next look is one round trip on /v3alpha, without a discovery.
+    seen.length = 0;
+    expect((await look()).healthy).toBe(true);
+    expect(seen.filter((l) => l.includes('/maintenance/status'))).toEqual([expect.stringMatching(/\/v3alpha\/maintenance\/status → 200$/)]);
   });
 
   it('a member that stalls for less than an election timeout costs the cluster nothing: no leader change, writes through it succeed', async () => {
