@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -37,15 +37,43 @@ export function localDriver(dataDir: string, spec: SandboxSpec, exec: Exec, env:
   return new LocalDriver(spec, exec, (s) => saveSandbox(dataDir, s), env);
 }
 
-/** A free TCP port on 127.0.0.1 (the OS picks; a small race is acceptable for a sandbox). */
-export function freePort(): Promise<number> {
+/**
+ * A free TCP port on 127.0.0.1 for a sandbox member. A member keeps its port across restarts (an
+ * upgrade stops it and starts it again on the same URLs), so the port is picked below the kernel's
+ * ephemeral range: the one a stopped member frees is then never handed to another program's outgoing
+ * connection or port-0 listener before the member binds it again. Falls back to a port the OS picks.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (let i = 0; low > FIXED_PORTS_FROM + 1000 && i < 20; i++) {
+    const port = FIXED_PORTS_FROM + randomInt(low - FIXED_PORTS_FROM);
+    if ((await bindable(port)) !== undefined) return port;
+  }
+  return (await bindable(0))!;
+}
+
+const FIXED_PORTS_FROM = 10_000;
+
+/** The low end of the kernel's ephemeral port range (Linux), else the IANA one. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 0) return low;
+  } catch {
+    // not Linux
+  }
+  return 49_152;
+}
+
+/** Binds the port on 127.0.0.1 and frees it again: the port bound, or undefined when it is taken. */
+function bindable(port: number): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
+    srv.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(undefined) : reject(err)));
+    srv.listen(port, '127.0.0.1', () => {
+      const bound = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(bound));
     });
   });
 }
