@@ -47,7 +47,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     now: ctx.now,
     reporter: await reporter(ctx),
     rollbackCommand,
-    debug: (l) => ctx.debug(l),
+    debug: ctx.debugEnabled ? (l) => ctx.debug(l) : undefined,
   });
   return render(report, ctx);
 }
