@@ -112,7 +112,7 @@ describe('the simulated kv member', () => {
       return ls[0] && ls[0] !== '0' && ls.every((l) => l === ls[0]);
     }, 10_000, 'one leader');
     const ids = await Promise.all([0, 1, 2].map(async (i) => (await status(i)).memberId));
-    const leader = ids.indexOf((await status(0)).leaderId);
+    const leader = ids.indexOf((await status(0)).leaderId!);
     const follower = [0, 1, 2].find((i) => i !== leader)!;
     // The leader's heartbeats stop naming it; no write is made, so no append reaches anyone either.
     writeFileSync(join(c.ms[leader].data, 'FAULT.json'), JSON.stringify({ muteHeartbeats: true }));
