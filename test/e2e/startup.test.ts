@@ -9,7 +9,14 @@ const HOOKS = fileURLToPath(new URL('../helpers/record-modules.mjs', import.meta
 
 /** The packages bundled into the chunks a run of the binary loaded (from each chunk's source map). */
 async function loadedPackages(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Set<string>> {
+  return (await loaded(args, env)).packages;
+}
+
+/** The packages bundled into the chunks a run loaded, and the Node built-in modules it loaded. */
+async function loaded(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ packages: Set<string>; builtins: Set<string> }> {
   const r = await execa(process.execPath, ['--import', HOOKS, BIN, ...args], { env: { ...env, OPSCTL_RECORD_MODULES: '1' }, reject: false });
+  const builtinsLine = String(r.stderr).split('\n').find((l) => l.startsWith('builtins '));
+  const builtins = new Set<string>(builtinsLine ? JSON.parse(builtinsLine.slice('builtins '.length)) : []);
   const files = String(r.stderr)
     .split('\n')
     .filter((l) => l.startsWith('loaded '))
@@ -23,7 +30,7 @@ async function loadedPackages(args: string[], env: NodeJS.ProcessEnv = {}): Prom
       if (m) packages.add(m[1]);
     }
   }
-  return packages;
+  return { packages, builtins };
 }
 
 const HEAVY = ['undici', 'conf', 'ora', 'execa', '@inquirer/prompts', '@inquirer/core', 'open', 'zod', 'yaml', 'playwright-core'];
@@ -40,12 +47,15 @@ describe('start-up stays cheap', () => {
     for (const heavy of HEAVY) expect(pkgs.has(heavy), heavy).toBe(false);
   });
 
-  it('a read against the embedded mock loads undici but not zod, conf, ora, execa or prompts', async () => {
+  it('a read against the embedded mock loads undici but not zod, conf, ora, execa, prompts or node:http2', async () => {
     const cfg = tempConfigDir();
     try {
-      const pkgs = await loadedPackages(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir });
+      const { packages: pkgs, builtins } = await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir });
       expect(pkgs.has('undici')).toBe(true);
       for (const heavy of ['zod', 'conf', 'ora', 'execa', '@inquirer/prompts', 'open']) expect(pkgs.has(heavy), heavy).toBe(false);
+      // undici's HTTP/2 client is stubbed out of the bundle (opsctl never negotiates h2): no node:http2.
+      expect(builtins.has('http')).toBe(true);
+      expect(builtins.has('http2')).toBe(false);
     } finally {
       cfg.cleanup();
     }

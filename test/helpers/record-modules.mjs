@@ -1,4 +1,5 @@
-// `node --import` this to have every ESM module the process loads reported on stderr ("loaded <url>").
+// `node --import` this to have every ESM module the process loads reported on stderr ("loaded <url>"),
+// and at exit the Node built-in modules it loaded ("builtins <json array>").
 import { register } from 'node:module';
 
 if (process.env.OPSCTL_RECORD_MODULES) {
@@ -11,4 +12,8 @@ if (process.env.OPSCTL_RECORD_MODULES) {
       }
     `)}`,
   );
+  process.on('exit', () => {
+    const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+    process.stderr.write(`builtins ${JSON.stringify(builtins)}\n`);
+  });
 }
