@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import type { Context } from '../context.js';
 import { AuthError, InterruptedError, UsageError } from '../core/errors.js';
 import { startListener, type Callback } from './listener.js';
@@ -104,7 +103,7 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       ctx.io.err(
         `The browser will be sent to ${listener.redirectUri}. If that browser is on another machine, the page will fail to load: copy its full address and paste it here, then press Enter.`,
       );
-      cleanups.push(readPastedUrls(ctx, (line) => listener.accept(line)));
+      cleanups.push(await readPastedUrls(ctx, (line) => listener.accept(line)));
     }
     ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
     const callback = await waitFor(ctx, consentFailed ? Promise.race([listener.result, consentFailed]) : listener.result, opts.timeoutMs);
@@ -192,7 +191,9 @@ function waitFor<T>(ctx: Context, result: Promise<T>, timeoutMs: number): Promis
 }
 
 /** Reads pasted redirect URLs from stdin (remote/SSH sign-in); returns a stop function. */
-function readPastedUrls(ctx: Context, accept: (line: string) => string | undefined): () => void {
+async function readPastedUrls(ctx: Context, accept: (line: string) => string | undefined): Promise<() => void> {
+  // node:readline only on this path: a sign-in through a browser never reads stdin.
+  const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: ctx.io.stdin, terminal: false });
   rl.on('line', (line) => {
     if (!line.trim()) return;
