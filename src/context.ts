@@ -97,6 +97,11 @@ export class Context {
     if (this.debugEnabled) this.io.err(this.io.colorErr.dim(`debug ${line}`));
   }
 
+  /** A writer of debug lines with --debug, else undefined: callers then build no lines at all. */
+  get debugSink(): ((line: string) => void) | undefined {
+    return this.debugEnabled ? (line) => this.debug(line) : undefined;
+  }
+
   /** Register something to close when the command ends (servers, pools). */
   onCleanup(fn: () => Promise<void> | void): void {
     this.cleanups.push(fn);
@@ -223,7 +228,7 @@ export class Context {
       baseUrl: endpoint.url,
       dispatcher: this.overrides.dispatcher,
       pacer,
-      debug: this.debugEnabled ? (line) => this.debug(line) : undefined,
+      debug: this.debugSink,
       signal: this.abort.signal,
       timeoutMs: Number(this.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
       credentials: () => this.serviceCredentials(service, endpoint),

@@ -15,7 +15,7 @@ export async function run(opts: GetOptions, ctx: Context): Promise<CommandResult
   let last: unknown;
   for (const m of cluster.members) {
     try {
-      const kv = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: (l) => ctx.debug(l) }).get(opts.key);
+      const kv = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).get(opts.key);
       if (!kv) throw new OpsError(`key "${opts.key}" not found`, 1, { code: 'not_found', hint: 'write it with: opsctl kv put KEY VALUE' });
       return { data: kv, text: kv.value };
     } catch (err) {

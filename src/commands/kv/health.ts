@@ -13,7 +13,7 @@ export async function run(opts: HealthOptions, ctx: Context): Promise<CommandRes
     cluster.members.map(async (m) => {
       const t0 = performance.now();
       try {
-        const h = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: (l) => ctx.debug(l) }).health();
+        const h = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).health();
         return { name: m.name, endpoint: m.endpoint, healthy: h.healthy, detail: h.detail, took_ms: Math.round(performance.now() - t0) };
       } catch (err) {
         return { name: m.name, endpoint: m.endpoint, healthy: false, detail: (err as Error).message, took_ms: Math.round(performance.now() - t0) };

@@ -20,7 +20,7 @@ export async function run(opts: PutOptions, ctx: Context): Promise<CommandResult
   let last: unknown;
   for (const m of cluster.members) {
     try {
-      const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: (l) => ctx.debug(l) }).put(opts.key, opts.value);
+      const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).put(opts.key, opts.value);
       return { data: { key: opts.key, revision: r.revision, member: m.name }, message: `put ${opts.key} (revision ${r.revision}) via ${m.name}`, text: '' };
     } catch (err) {
       if (err instanceof GatewayError && err.status < 500) throw err;

@@ -34,7 +34,7 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     }
     if (!endpoint) throw new OpsError('no healthy member to take a snapshot from', 1, { hint: 'check with: opsctl kv health' });
   }
-  const c = new KvClient(endpoint, { timeoutMs: t.requestMs, debug: (l) => ctx.debug(l) });
+  const c = new KvClient(endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink });
   const real = (await c.version()).real;
   const etcdctl = opts.via === 'gateway' ? undefined : findEtcdctl(opts.etcdctl);
   if (opts.via === 'etcdctl' && !etcdctl) throw new UsageError('--via etcdctl: etcdctl not found', { hint: 'install etcd-client or pass --etcdctl PATH' });

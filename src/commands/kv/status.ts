@@ -9,7 +9,7 @@ export type StatusOptions = ClusterFlags;
 export async function run(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
   const { cluster } = await resolveCluster(ctx, opts);
   const t = timeouts(opts);
-  const obs = await observeCluster(cluster.members, { timeoutMs: t.requestMs, debug: (l) => ctx.debug(l) });
+  const obs = await observeCluster(cluster.members, { timeoutMs: t.requestMs, debug: ctx.debugSink });
   const rows = obs.members.map((m) => ({
     name: m.name,
     endpoint: m.endpoint,

@@ -47,7 +47,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     now: ctx.now,
     reporter: await reporter(ctx),
     rollbackCommand,
-    debug: ctx.debugEnabled ? (l) => ctx.debug(l) : undefined,
+    debug: ctx.debugSink,
   });
   return render(report, ctx);
 }

@@ -12,7 +12,7 @@ export async function run(opts: VersionOptions, ctx: Context): Promise<CommandRe
   const rows = await Promise.all(
     cluster.members.map(async (m) => {
       try {
-        const v = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: (l) => ctx.debug(l) }).version();
+        const v = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).version();
         return { name: m.name, endpoint: m.endpoint, server: v.server, cluster: v.cluster, error: null };
       } catch (err) {
         return { name: m.name, endpoint: m.endpoint, server: null, cluster: null, error: (err as Error).message };
