@@ -224,7 +224,7 @@ _opsctl_words() {
     'kv put') words='--endpoints --cluster --request-timeout --json --no-input --yes -y --debug --profile' ;;
     'kv get') words='--endpoints --cluster --request-timeout --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot') words='save --json --no-input --yes -y --debug --profile' ;;
-    'kv snapshot save') words='--endpoints --cluster --request-timeout --endpoint --via --etcdctl --snapshot-timeout --json --no-input --yes -y --debug --profile' ;;
+    'kv snapshot save') words='--endpoints --cluster --request-timeout --endpoint --via --etcdctl --snapshot-timeout --force --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox') words='up status down --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox up') words='--members --version --kv-version --etcd-bin --heartbeat --timeout --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox status') words='--json --no-input --yes -y --debug --profile' ;;

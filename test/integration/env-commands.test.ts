@@ -193,3 +193,29 @@ describe('an endpoint that drops the first connections', () => {
     expect(r.stderr).toContain('retrying (attempt 3 of 4)');
   });
 });
+
+describe('signing in to the local mock without any browser', () => {
+  it('--consent-as is a visible, documented option of login', async () => {
+    const r = await runCli(['login', '--help'], { env });
+    expect(r.code).toBe(0);
+    const help = r.stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('--consent-as <email>');
+    expect(help).toContain('LOCAL MOCK only');
+    expect(help).toContain('opsctl login --consent-as alice@example.com');
+  });
+
+  it('a login with no browser against the embedded mock points to --consent-as', async () => {
+    const r = await runCli(['login', '--no-browser', '--timeout', '1s'], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('opsctl login --consent-as alice@example.com');
+  });
+
+  it('--consent-as signs in to the embedded mock, and is refused (exit 2, nothing sent) for a server that is not local', async () => {
+    const ok = await runCli(['login', '--consent-as', 'alice@example.com'], { env });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout + ok.stderr).toContain('alice@example.com');
+    const far = await runCli(['login', '--consent-as', 'alice@example.com'], { env: { ...env, OPSCTL_AUTH_URL: 'https://auth.example.com', OPSCTL_CLIENT_ID: 'x' } });
+    expect(far.code).toBe(2);
+    expect(far.stderr).toContain('--consent-as only works against a local mock');
+  });
+});
