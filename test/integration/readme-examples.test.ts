@@ -157,7 +157,7 @@ for (const block of blocks) {
   describe(`README line ${block.line} (${block.heading})`, () => {
     const cwd = mkdtempSync(join(tmpdir(), 'opsctl-readme-'));
     temps.push(cwd);
-    const env = {
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
       PATH: `${shim}:${process.env.PATH}`,
       OPSCTL_CONFIG_DIR: join(cwd, '.opsctl'),
