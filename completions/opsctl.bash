@@ -45,7 +45,7 @@ _opsctl_has() { local words=""; _opsctl_words "$1"; [[ -n "$words" ]]; }
 _opsctl_words() {
   case "$1" in
     '') words='login logout auth api tracker labels kv config mock demo completion help --json --no-input --yes -y --debug --profile' ;;
-    'login') words='--scopes --login-hint --no-browser --timeout --port --consent-as --json --no-input --yes -y --debug --profile' ;;
+    'login') words='--scopes --login-hint --no-browser --timeout --port --json --no-input --yes -y --debug --profile' ;;
     'logout') words='--json --no-input --yes -y --debug --profile' ;;
     'auth') words='login status token --json --no-input --yes -y --debug --profile' ;;
     'auth login') words='--service --with-token --json --no-input --yes -y --debug --profile' ;;
@@ -226,7 +226,7 @@ _opsctl_words() {
     'kv snapshot') words='save --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot save') words='--endpoints --cluster --request-timeout --endpoint --via --etcdctl --snapshot-timeout --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox') words='up status down --json --no-input --yes -y --debug --profile' ;;
-    'kv sandbox up') words='--members --version --kv-version --etcd-bin --heartbeat --timeout --json --no-input --yes -y --debug --profile' ;;
+    'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox status') words='--json --no-input --yes -y --debug --profile' ;;
     'kv sandbox down') words='--keep --json --no-input --yes -y --debug --profile' ;;
     'config') words='get set unset list --json --no-input --yes -y --debug --profile' ;;

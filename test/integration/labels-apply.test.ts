@@ -223,7 +223,7 @@ describe('labels apply', () => {
   it('refuses --publish on a disabled label before sending anything', async () => {
     const f = file('d.yaml', 'title: Dormant\nfields:\n  - {name: A, type: text}\n');
     expect((await apply('-f', f, '--publish')).code).toBe(0);
-    const id = (await runCli(['labels', 'list', '--json', 'id'], { env })).json()[0].id as string;
+    const id = (await runCli(['labels', 'list', '--json=id'], { env })).json()[0].id as string;
     expect((await runCli(['labels', 'disable', id], { env })).code).toBe(0);
     mock.requests.length = 0;
     const r = await apply('-f', file('d2.yaml', 'title: Dormant\nfields:\n  - {name: A, type: text}\n  - {name: B, type: text}\n'), '--publish');

@@ -146,10 +146,10 @@ describe('opsctl labels: the lifecycle from the command line', () => {
         });
       }
     });
-    const all = await cli('labels', 'list', '--json', 'id');
+    const all = await cli('labels', 'list', '--json=id');
     expect(all.json()).toHaveLength(205);
     expect(mock.requests.filter((r) => r.path === '/v2beta/labels')).toHaveLength(2);
-    expect((await cli('labels', 'list', '--limit', '3', '--json', 'id')).json()).toHaveLength(3);
+    expect((await cli('labels', 'list', '--limit', '3', '--json=id')).json()).toHaveLength(3);
     expect((await cli('labels', 'list', '--published-only', '--json')).json()).toEqual([]);
     expect((await cli('labels', 'list', '--limit', 'x')).code).toBe(2);
   });

@@ -27,7 +27,7 @@ export function register(program: Command, ctx: Context): void {
     .option('--admin', 'use admin access (useAdminAccess): every label of the organisation')
     .option('--limit <n>', 'stop after this many labels');
   list.action(lazyAction(ctx, () => import('./list.js'), (_a, o) => ({ publishedOnly: Boolean(o.publishedOnly), minimumRole: o.minimumRole, admin: Boolean(o.admin), limit: o.limit })));
-  examples(list, 'opsctl labels list --published-only', 'opsctl labels list --json id,properties');
+  examples(list, 'opsctl labels list --published-only', 'opsctl labels list --json=id,properties');
 
   const get = admin(labels.command(`get ${LABEL_ARG}`).description('show a label (latest revision unless the name says @published or @REV)'));
   get.action(lazyAction(ctx, () => import('./get.js'), ([label], o) => ({ label, admin: Boolean(o.admin) })));
@@ -81,7 +81,7 @@ export function register(program: Command, ctx: Context): void {
 
   const limits = labels.command('limits').description('the structural limits of a label (limits/label)');
   limits.action(lazyAction(ctx, () => import('./limits.js'), () => ({})));
-  examples(limits, 'opsctl labels limits', 'opsctl labels limits --json maxFields,fieldLimits');
+  examples(limits, 'opsctl labels limits', 'opsctl labels limits --json=maxFields,fieldLimits');
   const caps = labels.command('capabilities').description('what you may do with labels (users/me/capabilities)');
   caps.action(lazyAction(ctx, () => import('./capabilities.js'), () => ({})));
   examples(caps, 'opsctl labels capabilities', 'opsctl labels capabilities --json');
