@@ -87,7 +87,7 @@ describe('the embedded default', () => {
     const first = await runCli(['tracker', 'labels', 'create', '--name', 'embedded-1'], { env: env() });
     expect(first.code).toBe(0);
     expect(first.stderr).toContain('Using the embedded mock services');
-    const second = await runCli(['tracker', 'labels', 'list', '--json', 'name'], { env: env() });
+    const second = await runCli(['tracker', 'labels', 'list', '--json=name'], { env: env() });
     expect(second.json()).toEqual([{ name: 'embedded-1' }]);
     expect(second.stderr).not.toContain('Using the embedded mock services');
   });
