@@ -3,7 +3,7 @@ import { UsageError } from '../core/errors.js';
 import { isLoopbackHost } from '../core/redact.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './defaults.js';
 import type { ProviderMetadata } from './discovery.js';
-import { DEFAULT_SCOPES, parseScopes } from './scopes.js';
+import { DEFAULT_ISSUER_SCOPES, DEFAULT_SCOPES, parseScopes } from './scopes.js';
 
 /** Where and as whom opsctl signs in: endpoints from the profile, the provider's metadata (issuer) or the embedded mock. */
 export interface OAuthSettings {
@@ -92,7 +92,7 @@ export async function oauthSettings(ctx: Context): Promise<OAuthSettings> {
     jwksUri: byHand(ctx, profile, 'jwks_uri') ?? metadata?.jwks_uri,
     clientId,
     clientSecret,
-    defaultScopes: profile.scopes ? parseScopes(profile.scopes) : DEFAULT_SCOPES,
+    defaultScopes: profile.scopes ? parseScopes(profile.scopes, { expand: !issuer }) : issuer ? DEFAULT_ISSUER_SCOPES : DEFAULT_SCOPES,
     local,
     embedded,
   };
