@@ -156,6 +156,11 @@ export class Context {
     const name = await this.profileName();
     const configured = (await this.profile())[service];
     if (configured) return { url: configured.replace(/\/+$/, ''), embedded: false, source: 'profile' };
+    // A profile that names an issuer signs in there (its endpoints come from the provider's metadata).
+    if (service === 'auth') {
+      const issuer = this.env.OPSCTL_ISSUER ?? (await this.profile()).issuer;
+      if (issuer) return { url: issuer.replace(/\/+$/, ''), embedded: false, source: this.env.OPSCTL_ISSUER ? 'env' : 'profile' };
+    }
     if (name === EMBEDDED_PROFILE) {
       const server = await this.embedded();
       return { url: server.url, embedded: true, source: 'embedded' };
