@@ -6,7 +6,7 @@ import type { CredentialStore } from './config/credentials.js';
 import { resolvePaths, type OpsctlPaths } from './config/paths.js';
 import type { ConfigStore, Profile } from './config/profiles.js';
 import { EMBEDDED_PROFILE, endpointEnvVar, type Service } from './config/services.js';
-import { AuthError, UsageError } from './core/errors.js';
+import { AuthError, InterruptedError, UsageError } from './core/errors.js';
 import type { HttpClient } from './core/http.js';
 import { IOStreams } from './core/io.js';
 import type { MockServer } from './mock/server.js';
@@ -26,6 +26,13 @@ export interface Prompter {
   confirm(message: string, opts?: { flag?: string; default?: boolean }): Promise<boolean>;
   /** Asks for text. Without a terminal: the default, or fails naming `flag`. */
   input(message: string, opts: { flag: string; default?: string }): Promise<string>;
+}
+
+/** Where an @inquirer prompt reads and writes, and what cancels it. */
+interface PromptContext {
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  signal?: AbortSignal;
 }
 
 export interface ContextOverrides {
@@ -149,6 +156,11 @@ export class Context {
     const name = await this.profileName();
     const configured = (await this.profile())[service];
     if (configured) return { url: configured.replace(/\/+$/, ''), embedded: false, source: 'profile' };
+    // A profile that names an issuer signs in there (its endpoints come from the provider's metadata).
+    if (service === 'auth') {
+      const issuer = this.env.OPSCTL_ISSUER ?? (await this.profile()).issuer;
+      if (issuer) return { url: issuer.replace(/\/+$/, ''), embedded: false, source: this.env.OPSCTL_ISSUER ? 'env' : 'profile' };
+    }
     if (name === EMBEDDED_PROFILE) {
       const server = await this.embedded();
       return { url: server.url, embedded: true, source: 'embedded' };
@@ -286,6 +298,18 @@ export class Context {
     if (this.overrides.prompter) return this.overrides.prompter;
     const canPrompt = this.io.canPrompt(this.noInput);
     const yes = Boolean(this.globals.yes);
+    // A prompt reads keys in raw mode, so Ctrl-C reaches it as a key, not a signal: @inquirer then
+    // rejects with ExitPromptError (a SIGTERM aborts it through the signal). Both are an interrupt: 130.
+    const ask = async <C, T>(prompt: (config: C, context?: PromptContext) => Promise<T>, config: C): Promise<T> => {
+      this.io.endProgress();
+      try {
+        return await prompt(config, { input: this.io.stdin, output: this.io.stderr, signal: this.abort.signal });
+      } catch (err) {
+        const name = (err as Error)?.name;
+        if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError('interrupted');
+        throw err;
+      }
+    };
     return {
       confirm: async (message, opts = {}) => {
         if (yes) return true;
@@ -297,7 +321,7 @@ export class Context {
           });
         }
         const { confirm } = await import('@inquirer/prompts');
-        return confirm({ message, default: opts.default ?? false }, { input: this.io.stdin, output: this.io.stderr });
+        return ask(confirm, { message: this.io.safeErr(message), default: opts.default ?? false });
       },
       input: async (message, opts) => {
         if (!canPrompt) {
@@ -305,7 +329,7 @@ export class Context {
           throw new UsageError(`${message}: a value is needed`, { hint: `pass ${opts.flag}` });
         }
         const { input } = await import('@inquirer/prompts');
-        return input({ message, default: opts.default }, { input: this.io.stdin, output: this.io.stderr });
+        return ask(input, { message: this.io.safeErr(message), default: opts.default });
       },
     };
   }

@@ -16,9 +16,13 @@ type Kind = 'url' | 'text' | 'rate';
 
 /** Every key a profile may hold. Later features add theirs here. */
 export const PROFILE_KEYS = {
-  auth: { kind: 'url', help: 'authorization server base URL (serves /o/oauth2/v2/auth)' },
-  token_url: { kind: 'url', help: 'token endpoint (default: <auth>/token)' },
-  revoke_url: { kind: 'url', help: 'revocation endpoint (default: <auth>/revoke)' },
+  issuer: { kind: 'url', help: 'OpenID Connect / OAuth 2.0 issuer: endpoints come from its metadata (any provider)' },
+  auth: { kind: 'url', help: 'authorization server base URL, Google-shaped (serves /o/oauth2/v2/auth); not needed with issuer' },
+  authorize_url: { kind: 'url', help: 'authorization endpoint (default: from the issuer, else <auth>/o/oauth2/v2/auth)' },
+  token_url: { kind: 'url', help: 'token endpoint (default: from the issuer, else <auth>/token)' },
+  revoke_url: { kind: 'url', help: 'revocation endpoint (default: from the issuer, else <auth>/revoke)' },
+  userinfo_url: { kind: 'url', help: 'userinfo endpoint (default: from the issuer)' },
+  jwks_uri: { kind: 'url', help: 'the key set that signs ID tokens (default: from the issuer\'s metadata)' },
   api: { kind: 'url', help: 'data API base URL' },
   tracker: { kind: 'url', help: 'work-tracker base URL (serves /api/v3)' },
   labels: { kind: 'url', help: 'label service base URL (serves /v2beta)' },

@@ -76,7 +76,7 @@ describe('mock-state.json of the wrong shape is refused, naming the file and the
     const s = await validState();
     delete s.tracker.stories;
     writeFileSync(statePath, JSON.stringify(s));
-    const r = await runCli(['tracker', 'labels', 'list', '--json', 'name'], { env });
+    const r = await runCli(['tracker', 'labels', 'list', '--json=name'], { env });
     expect(r.code).toBe(0);
     expect(r.json()).toEqual([{ name: 'bug' }]);
     const after = JSON.parse(readFileSync(statePath, 'utf8'));
@@ -107,7 +107,7 @@ describe('credentials.json with garbage or the wrong shape', () => {
       expect(store.code).toBe(4);
       expect(store.stderr).toContain(path);
       // The embedded tracker does not need the file: it works, with a warning naming it.
-      const list = await runCli(['tracker', 'labels', 'list', '--json', 'name'], { env });
+      const list = await runCli(['tracker', 'labels', 'list', '--json=name'], { env });
       expect(list.code).toBe(0);
       expect(list.json()).toEqual([{ name: 'bug' }]);
       expect(list.stderr).toContain(path);
