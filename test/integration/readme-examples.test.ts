@@ -48,15 +48,15 @@ const json = async (run: Run, cmd: string) => JSON.parse((await run(cmd)).stdout
  */
 const SUBSTITUTIONS: Array<{ from: RegExp; to: (run: Run, m: RegExpMatchArray) => Promise<string>; why: string }> = [
   {
-    from: /^opsctl tracker epics (comment-add) 12 /,
-    to: async (run, m) => `opsctl tracker epics ${m[1]} ${(await json(run, 'opsctl tracker epics list --json id')).at(-1).id} `,
-    why: 'epic 12: the epic the line before created',
+    from: /^opsctl tracker epics (comment-add|delete) 12 /,
+    to: async (run, m) => `opsctl tracker epics ${m[1]} ${(await json(run, 'opsctl tracker epics list --json=id')).at(-1).id} `,
+    why: 'epic 12: the epic created before (by the README line above, or by SETUP)',
   },
   {
     from: /^opsctl tracker epics reply 12 40 /,
     to: async (run) => {
-      const epic = (await json(run, 'opsctl tracker epics list --json id')).at(-1).id;
-      const comment = (await json(run, `opsctl tracker epics comments ${epic} --json id`)).at(-1).id;
+      const epic = (await json(run, 'opsctl tracker epics list --json=id')).at(-1).id;
+      const comment = (await json(run, `opsctl tracker epics comments ${epic} --json=id`)).at(-1).id;
       return `opsctl tracker epics reply ${epic} ${comment} `;
     },
     why: 'epic 12 and its comment 40: the ones the lines before created',
@@ -71,8 +71,18 @@ const SUBSTITUTIONS: Array<{ from: RegExp; to: (run: Run, m: RegExpMatchArray) =
   },
   {
     from: /--story 57$/,
-    to: async (run) => `--story ${(await json(run, 'opsctl tracker stories create --name "README example story" --json id')).id}`,
+    to: async (run) => `--story ${(await json(run, 'opsctl tracker stories create --name "README example story" --json=id')).id}`,
     why: 'story 57: a story created for the upload',
+  },
+  {
+    from: /^opsctl labels permissions remove 0a1b2c /,
+    to: async (run) => {
+      const label = (await json(run, 'opsctl labels create --title "README example" --json=id')).id;
+      const add = await run(`opsctl labels permissions add ${label} bob@example.com=READER`);
+      if (add.exitCode !== 0) throw new Error(add.stderr);
+      return `opsctl labels permissions remove ${label} `;
+    },
+    why: 'label 0a1b2c: a label created here, with bob@example.com granted a role to remove',
   },
   {
     from: /^opsctl login --scopes (.*)$/,
@@ -88,6 +98,10 @@ const EMBEDDED_OPSCTL: Record<string, string> = {
 
 /** Steps a block needs first that its own text leaves to the reader, and why. */
 const SETUP: Record<string, { cmds: string[]; why: string }> = {
+  'opsctl tracker epics delete 12 --dry-run        # dry run: would delete epic 12: - epic 12 "Q3 launch"': {
+    cmds: ['opsctl tracker epics create --name "Q3 launch"', 'opsctl login --consent-as alice@example.com'],
+    why: 'the epic to delete, and a sign-in for the label service (the "Login" section)',
+  },
   'opsctl labels apply -f sensitivity.yaml --dry-run    # print the plan, send nothing': {
     cmds: ['opsctl login --consent-as alice@example.com'],
     why: 'the label service needs a sign-in with drive.labels (the "Login" section)',
