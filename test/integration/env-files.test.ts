@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockFile } from '../../src/config/lock.js';
@@ -62,6 +62,17 @@ describe('mock-state.json of the wrong shape is refused, naming the file and the
       expect(readFileSync(statePath, 'utf8')).toBe(content);
     });
   }
+
+  it('once the user moves it aside, the next command starts a fresh state; the moved file is kept as it was', async () => {
+    await validState();
+    writeFileSync(statePath, '{"tracker":5}');
+    expect((await runCli(['tracker', 'labels', 'list'], { env })).code).toBe(1);
+    renameSync(statePath, `${statePath}.bad`);
+    const r = await runCli(['tracker', 'labels', 'list', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toEqual([]);
+    expect(readFileSync(`${statePath}.bad`, 'utf8')).toBe('{"tracker":5}');
+  });
 
   it('the built binary refuses it the same way (one message, exit 1) and leaves the file alone', async () => {
     mkdirSync(join(dir, 'data'), { recursive: true });
