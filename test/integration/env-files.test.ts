@@ -186,6 +186,19 @@ describe('directories', () => {
     expect(statSync(join(base, 'data', 'mock-state.json')).mode & 0o777).toBe(0o600);
   });
 
+  it('a kv sandbox started first, under umask 000, also creates the data directory 0700 (built binary)', async () => {
+    const base = join(dir, 'fresh-kv');
+    const sh = (args: string) =>
+      execa('sh', ['-c', `umask 000; exec "${process.execPath}" bin/opsctl.js ${args}`], { reject: false, env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' } });
+    const up = await sh('kv sandbox up --members 1');
+    try {
+      expect(up.exitCode, String(up.stderr)).toBe(0);
+      for (const d of [base, join(base, 'data'), join(base, 'data', 'kv'), join(base, 'data', 'kv', 'sandbox')]) expect(statSync(d).mode & 0o777, d).toBe(0o700);
+    } finally {
+      await sh('kv sandbox down');
+    }
+  });
+
   it('a config dir that cannot be created (simulated: its path runs under a regular file, ENOTDIR) names it and OPSCTL_CONFIG_DIR', async () => {
     writeFileSync(join(dir, 'afile'), '');
     const bad = join(dir, 'afile', 'opsctl');
