@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireProgram } from '../helpers/e2e.js';
-import { kvSandbox } from '../helpers/kv.js';
+import { runBin } from '../helpers/bin.js';
+import { kvSandbox, until } from '../helpers/kv.js';
 import { PtySession, SCRIPT, type PtyOptions } from '../helpers/pty.js';
 import { useTrackerMock } from '../helpers/tracker.js';
 
@@ -114,6 +115,21 @@ describe.runIf(hasScript)('on a real terminal: tracker', () => {
     const after = run.text.slice(run.text.indexOf('interrupted: '));
     expect(after).not.toMatch(/\d+\/6 done|rate limit: waiting|… /);
     expect(run.text).not.toContain('unexpected error');
+  }, 120_000);
+
+  it('SIGTERM (e.g. a CI timeout) during the pacing wait: the same safe stop and counts, worded as a termination, no "press Ctrl-C"', async () => {
+    const file = join(t.dir, 'labels.yaml');
+    writeFileSync(file, Array.from({ length: 4 }, (_, i) => `- name: termed-${i}\n`).join(''));
+    const child = runBin(['tracker', 'labels', 'apply', '-f', file], { env: { ...env, OPSCTL_TRACKER_RATE_LIMIT: '2/30s' } });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    await until(() => stderr.includes('rate limit: waiting'), 60_000, 'the pacing notice');
+    child.kill('SIGTERM');
+    const r = await child;
+    expect(r.exitCode).toBe(130);
+    expect(stderr).toContain('terminated (SIGTERM): stopping at the next safe point');
+    expect(stderr).not.toContain('Ctrl-C');
+    expect(stderr).toMatch(/interrupted: \d+ of 4 change\(s\) applied/);
   }, 120_000);
 
   it('Ctrl-C at a confirmation prompt exits 130 with "interrupted", and nothing is deleted', async () => {
