@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { Context, type ContextOverrides } from './context.js';
 import { ExitCode } from './core/exit-codes.js';
 import { isOpsError, type OpsError } from './core/errors.js';
-import { buildProgram } from './program.js';
+import { buildProgram, splitJsonFlag } from './program.js';
 
 /**
  * Runs opsctl with `argv` (without node and script) and returns the exit code. Never calls
@@ -11,27 +11,29 @@ import { buildProgram } from './program.js';
 export async function main(argv: string[], overrides: ContextOverrides = {}, ctxOut?: (ctx: Context) => void): Promise<number> {
   const ctx = new Context(overrides);
   ctxOut?.(ctx);
-  const program = await buildProgram(ctx, argv);
-  program.exitOverride();
-  program.configureOutput({
-    writeOut: (s) => ctx.io.stdout.write(s),
-    writeErr: (s) => ctx.io.stderr.write(s),
-    outputError: (s, write) => write(ctx.io.colorErr.red(s)),
-  });
-  for (const cmd of allCommands(program)) {
+  const split = splitJsonFlag(argv);
+  // A parse error happens before any action sets ctx.globals: with --json anywhere in argv it is
+  // rendered as {"error":…} instead of commander's text.
+  if (split.json) ctx.globals = { json: true };
+  const program = await buildProgram(ctx, split.argv);
+  const output = {
+    writeOut: (s: string) => ctx.io.stdout.write(s),
+    writeErr: (s: string) => ctx.io.stderr.write(s),
+    outputError: (s: string, write: (s: string) => void) => {
+      if (!split.json) write(ctx.io.colorErr.red(s));
+    },
+  };
+  for (const cmd of [program, ...allCommands(program)]) {
     cmd.exitOverride();
-    cmd.configureOutput({
-      writeOut: (s) => ctx.io.stdout.write(s),
-      writeErr: (s) => ctx.io.stderr.write(s),
-      outputError: (s, write) => write(ctx.io.colorErr.red(s)),
-    });
+    cmd.configureOutput(output);
   }
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(split.argv, { from: 'user' });
     return ctx.exitCode ?? ExitCode.ok;
   } catch (err) {
     // a spinner or counter still running stops here: nothing of it may follow the error or summary
     ctx.io.endProgress();
+    if (err instanceof CommanderError) return reportParseError(ctx, err, argv);
     return reportError(ctx, err);
   } finally {
     ctx.io.endProgress();
@@ -41,6 +43,30 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
 
 function allCommands(cmd: import('commander').Command): import('commander').Command[] {
   return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+/**
+ * A commander parse error (unknown option or command, missing or excess argument): exit 2. Commander
+ * printed its text already unless --json was given; then it is `{"error":{code,message,hint?}}` on
+ * stderr. A field list written as a separate word after --json gets a hint to attach it.
+ */
+function reportParseError(ctx: Context, err: CommanderError, argv: readonly string[]): number {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
+  if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+  const at = argv.indexOf('--json');
+  const next = at >= 0 ? argv[at + 1] : undefined;
+  const hint =
+    next !== undefined &&
+    /^[A-Za-z_][\w.]*(,[A-Za-z_][\w.]*)*$/.test(next) &&
+    (err.code === 'commander.excessArguments' || next.includes(','))
+      ? `--json takes no separate value; to pick fields attach them: --json=${next}`
+      : undefined;
+  const message = err.message.replace(/^error: /, '');
+  if (ctx.jsonOutput) {
+    const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    ctx.io.err(JSON.stringify({ error: { code: 'usage', reason: code, message, ...(hint ? { hint } : {}) } }));
+  } else if (hint) ctx.io.err(`  ${hint}`);
+  return ExitCode.usage;
 }
 
 /** The one top-level error handler: a message, a hint, the right exit code; JSON on stderr with --json. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { CredentialStore } from './config/credentials.js';
@@ -156,6 +156,11 @@ export class Context {
     const name = await this.profileName();
     const configured = (await this.profile())[service];
     if (configured) return { url: configured.replace(/\/+$/, ''), embedded: false, source: 'profile' };
+    // A profile that names an issuer signs in there (its endpoints come from the provider's metadata).
+    if (service === 'auth') {
+      const issuer = this.env.OPSCTL_ISSUER ?? (await this.profile()).issuer;
+      if (issuer) return { url: issuer.replace(/\/+$/, ''), embedded: false, source: this.env.OPSCTL_ISSUER ? 'env' : 'profile' };
+    }
     if (name === EMBEDDED_PROFILE) {
       const server = await this.embedded();
       return { url: server.url, embedded: true, source: 'embedded' };
@@ -179,6 +184,8 @@ export class Context {
         options: clientsFile ? { oauth: { clientsFile } } : undefined,
       });
       this.onCleanup(() => server.close());
+      // A state file of the wrong shape is refused here, once, before any request meets it.
+      await server.store.read(() => undefined);
       const marker = join(this.paths.data, '.embedded-notice');
       if (!existsSync(marker) || this.debugEnabled) {
         this.io.info(
@@ -186,8 +193,9 @@ export class Context {
             `Using the embedded mock services (state: ${statePath}). To use a real service: opsctl config set <service> URL --profile NAME, or set OPSCTL_<SERVICE>_URL.`,
           ),
         );
-        await mkdir(this.paths.data, { recursive: true });
-        await writeFile(marker, `${new Date(this.now()).toISOString()}\n`).catch(() => undefined);
+        const { ensurePrivateDir } = await import('./config/paths.js');
+        await ensurePrivateDir(this.paths.data);
+        await writeFile(marker, `${new Date(this.now()).toISOString()}\n`, { mode: 0o600 }).catch(() => undefined);
       }
       return server;
     })();
@@ -251,10 +259,20 @@ export class Context {
 
   async trackerToken(endpoint?: Endpoint): Promise<string> {
     if (this.env.OPSCTL_TRACKER_TOKEN) return this.env.OPSCTL_TRACKER_TOKEN;
-    const stored = (await (await this.credentials()).get(await this.profileName())).tracker?.token;
+    let stored: string | undefined;
+    let unreadable: unknown;
+    try {
+      stored = (await (await this.credentials()).get(await this.profileName())).tracker?.token;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'credentials_file') throw err;
+      unreadable = err;
+    }
     if (stored) return stored;
     const ep = endpoint ?? (await this.endpoint('tracker'));
+    if (unreadable && !ep.embedded) throw unreadable;
     if (ep.embedded) {
+      // The embedded tracker provisions its own token: a broken credential file does not stop it.
+      if (unreadable) this.io.warn(`${(unreadable as Error).message}; using the embedded tracker's own token`);
       const server = await this.embedded();
       await server.service('tracker');
       return server.store.read((s) => s.tracker.token as string);

@@ -36,7 +36,7 @@ function valueKind(long: string | undefined, flags: string): ValueKind | undefin
 }
 
 export function completionTree(cmd: Command, inherited: CompletionFlag[] = []): CompletionNode {
-  const own = cmd.options.flatMap((o) => {
+  const own = cmd.options.filter((o) => !o.hidden).flatMap((o) => {
     const names = [o.long, o.short].filter((n): n is string => Boolean(n));
     const kind = o.required || o.optional ? valueKind(o.long, o.flags) : undefined;
     return names.map((flag) => ({

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { Context } from '../../context.js';
+import { confirmDestructive } from '../../core/confirm.js';
 import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
@@ -43,6 +44,17 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const plan = planApply(current, found.items, { key, fields, createOnly, prune: opts.prune });
   const todo = writes(plan);
   if (!ctx.jsonOutput) printPlan(ctx, plan, spec.name);
+  const deletes = plan.steps.filter((s) => s.action === 'delete');
+  if (deletes.length && !opts.dryRun) {
+    // --prune deletes: the one confirmation rule (the plan above already listed them)
+    const decision = await confirmDestructive(ctx, {
+      action: `delete ${deletes.length} ${spec.name} not in ${label(opts.file)} (--prune)`,
+      items: deletes.map((s) => `${spec.singular} ${s.id ?? ''} "${s.key}"`),
+    });
+    if (decision !== 'proceed') {
+      return { data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: 0, declined: true }, text: '', message: 'nothing changed' };
+    }
+  }
   if (opts.dryRun || todo.length === 0) {
     return {
       data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: opts.dryRun, applied: 0 },
