@@ -86,7 +86,7 @@ _opsctl_has() { local words="" files=""; _opsctl_words "$1"; [[ -n "$words" ]]; 
 _opsctl_words() {
   case "$1" in
     '') words='login logout auth api tracker labels kv config mock demo completion help --json --no-input --yes -y --debug --profile' ;;
-    'login') words='--scopes --login-hint --no-browser --timeout --port --json --no-input --yes -y --debug --profile' ;;
+    'login') words='--scopes --login-hint --no-browser --timeout --port --consent-as --json --no-input --yes -y --debug --profile' ;;
     'logout') words='--json --no-input --yes -y --debug --profile' ;;
     'auth') words='login status token --json --no-input --yes -y --debug --profile' ;;
     'auth login') words='--service --with-token --json --no-input --yes -y --debug --profile' ;;
@@ -265,7 +265,7 @@ _opsctl_words() {
     'kv put') words='--endpoints --cluster --request-timeout --json --no-input --yes -y --debug --profile' ;;
     'kv get') words='--endpoints --cluster --request-timeout --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot') words='save --json --no-input --yes -y --debug --profile' ;;
-    'kv snapshot save') words='--endpoints --cluster --request-timeout --endpoint --via --etcdctl --snapshot-timeout --json --no-input --yes -y --debug --profile'; files=1 ;;
+    'kv snapshot save') words='--endpoints --cluster --request-timeout --endpoint --via --etcdctl --snapshot-timeout --force --json --no-input --yes -y --debug --profile'; files=1 ;;
     'kv sandbox') words='up status down --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox status') words='--json --no-input --yes -y --debug --profile' ;;
