@@ -10,9 +10,10 @@ import { rawRequest, seeded, type RawRequest, type Rng } from '../helpers/fuzz.j
  * Run it alone: `npx vitest run test/integration/mock-fuzz.test.ts` (it prints the figures).
  */
 
-const SEED = 0x13f0_22ed;
+/** Fixed, so every run sends the same requests; OPSCTL_FUZZ_SEED / OPSCTL_FUZZ_PER_ROUTE explore further by hand. */
+const SEED = Number(process.env.OPSCTL_FUZZ_SEED ?? 0x13f0_22ed);
 /** Hostile requests per route and method (plus the fixed odd targets). */
-const PER_ROUTE = 22;
+const PER_ROUTE = Number(process.env.OPSCTL_FUZZ_PER_ROUTE ?? 22);
 /** A hang detector, not a speed assertion: a request unanswered this long never will be. */
 const HANG_MS = 10_000;
 
@@ -21,6 +22,7 @@ const ODD_IDS = ['0', '-1', '1', '2', '3', '99999999999999999999', '1e3', 'abc',
 const FORM_KEYS = ['token', 'code', 'client_id', 'client_secret', 'request', 'grant_type', 'redirect_uri', 'refresh_token', 'code_verifier', 'scope', 'action', 'user', 'access_duration', 'access_token', 'story_id'];
 const FIELDS = ['name', 'description', 'id', 'ids', 'labels', 'label_ids', 'story_ids', 'epic_id', 'group_id', 'text', 'title', 'fields', 'requests', 'properties', 'values', 'value', 'color', 'state', 'workflow_state_id', 'before_id', 'after_id', 'role', 'email', 'audience', 'updateMask', 'view', 'pageSize', 'query', 'page_size', 'external_links', 'owner_ids', 'follower_ids', 'start_date', 'end_date', 'useAdminAccess', 'languageCode', 'names', 'permission', 'copyMode', 'enabledAppSettings', 'label', 'deadline'];
 
+/** tokens: [tracker token, bearer access token]; ids: real record ids; labelIds: a real label-service id. */
 type Ctx = { tokens: string[]; ids: string[]; labelIds: string[] };
 
 function deep(n: number, leaf: string): string {
@@ -69,8 +71,8 @@ function hostileObject(rng: Rng, ctx: Ctx, depth = 0): Record<string, unknown> {
 }
 
 /** A JSON body text; sometimes with an own `__proto__` key, 5,000-deep nesting, or not JSON at all. */
-function jsonBody(rng: Rng, ctx: Ctx): string {
-  switch (rng.int(8)) {
+function jsonBody(rng: Rng, ctx: Ctx, service: string): string {
+  switch (rng.int(10)) {
     case 0:
       return `{"__proto__":{"polluted":1,"revoked":true,"used":true},"${rng.pick(FIELDS)}":${JSON.stringify(hostileValue(rng, ctx))}}`;
     case 1:
@@ -83,6 +85,17 @@ function jsonBody(rng: Rng, ctx: Ctx): string {
       return JSON.stringify(hostileValue(rng, ctx));
     case 5:
       return '{"constructor":{"prototype":{"polluted":1}}}';
+    case 6:
+    case 7: {
+      // Valid enough to be stored, with prototype names for names and ids, sometimes one field off.
+      const name = rng.pick(PROTO_NAMES);
+      const o: Record<string, unknown> =
+        service === 'labels'
+          ? { labelType: 'SHARED', properties: { title: name }, ...(rng.next() < 0.7 ? { fields: [{ id: name, properties: { displayName: name }, textOptions: {} }] } : {}) }
+          : { name, ...(rng.next() < 0.3 ? { description: name } : {}), ...(rng.next() < 0.3 ? { labels: [{ name }] } : {}) };
+      if (rng.next() < 0.3) o[rng.pick(FIELDS)] = hostileValue(rng, ctx);
+      return JSON.stringify(o);
+    }
     default:
       return JSON.stringify(hostileObject(rng, ctx));
   }
@@ -113,7 +126,7 @@ function formBody(rng: Rng, ctx: Ctx): string {
 
 function auth(rng: Rng, ctx: Ctx): Record<string, string> {
   const bad = rng.pick(PROTO_NAMES);
-  switch (rng.int(7)) {
+  switch (rng.int(10)) {
     case 0:
       return { authorization: `Bearer ${bad}`, 'tracker-token': bad };
     case 1:
@@ -122,10 +135,9 @@ function auth(rng: Rng, ctx: Ctx): Record<string, string> {
       return { authorization: rng.pick(['Basic %%%', 'Basic Og==', 'Bearer', 'Bearer  a b', 'Basic ' + Buffer.from('%E0%A4%A:x').toString('base64')]) };
     case 3:
       return {};
-    default: {
-      const token = rng.pick(ctx.tokens);
-      return { authorization: `Bearer ${token}`, 'tracker-token': token };
-    }
+    default:
+      // Both real credentials: each service reads its own header, so the request reaches the handler.
+      return { authorization: `Bearer ${ctx.tokens[1]}`, 'tracker-token': ctx.tokens[0] };
   }
 }
 
@@ -174,10 +186,10 @@ function variant(rng: Rng, ctx: Ctx, route: RouteInfo): RawRequest {
   }
   if (kind === 2) {
     const type = rng.pick(['application/xml', 'multipart/form-data; boundary=x', 'multipart/form-data', 'text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded; charset=utf-16', '']);
-    const body = rng.pick(['--x\r\nContent-Disposition: form-data; name="file0"\r\n\r\nabc\r\n--x--\r\n', '<a/>', deep(3000, '0'), '%%%&&&==', jsonBody(rng, ctx)]);
+    const body = rng.pick(['--x\r\nContent-Disposition: form-data; name="file0"\r\n\r\nabc\r\n--x--\r\n', '<a/>', deep(3000, '0'), '%%%&&&==', jsonBody(rng, ctx, route.service)]);
     return { method: route.method, target, headers: { ...headers, 'content-type': type }, body, label: `${label} ${type} ${body.slice(0, 60)}` };
   }
-  const body = jsonBody(rng, ctx);
+  const body = jsonBody(rng, ctx, route.service);
   return { method: route.method, target, headers: { ...headers, 'content-type': 'application/json' }, body, label: `${label} ${body.slice(0, 80)}` };
 }
 
