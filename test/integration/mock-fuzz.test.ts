@@ -72,7 +72,7 @@ function hostileObject(rng: Rng, ctx: Ctx, depth = 0): Record<string, unknown> {
 
 /** A JSON body text; sometimes with an own `__proto__` key, 5,000-deep nesting, or not JSON at all. */
 function jsonBody(rng: Rng, ctx: Ctx, service: string): string {
-  switch (rng.int(10)) {
+  switch (rng.int(12)) {
     case 0:
       return `{"__proto__":{"polluted":1,"revoked":true,"used":true},"${rng.pick(FIELDS)}":${JSON.stringify(hostileValue(rng, ctx))}}`;
     case 1:
@@ -86,7 +86,9 @@ function jsonBody(rng: Rng, ctx: Ctx, service: string): string {
     case 5:
       return '{"constructor":{"prototype":{"polluted":1}}}';
     case 6:
-    case 7: {
+    case 7:
+    case 8:
+    case 9: {
       // Valid enough to be stored, with prototype names for names and ids, sometimes one field off.
       const name = rng.pick(PROTO_NAMES);
       const o: Record<string, unknown> =
@@ -94,7 +96,9 @@ function jsonBody(rng: Rng, ctx: Ctx, service: string): string {
           ? { labelType: 'SHARED', properties: { title: name }, ...(rng.next() < 0.7 ? { fields: [{ id: name, properties: { displayName: name }, textOptions: {} }] } : {}) }
           : { name, ...(rng.next() < 0.3 ? { description: name } : {}), ...(rng.next() < 0.3 ? { labels: [{ name }] } : {}) };
       if (rng.next() < 0.3) o[rng.pick(FIELDS)] = hostileValue(rng, ctx);
-      return JSON.stringify(o);
+      const text = JSON.stringify(o);
+      // An own key named like a built-in (JSON.parse makes even `__proto__` an own key).
+      return rng.next() < 0.4 ? `${text.slice(0, -1)},"${rng.pick(PROTO_NAMES)}":${rng.pick(['1', '{"polluted":1}', 'null', '"x"'])}}` : text;
     }
     default:
       return JSON.stringify(hostileObject(rng, ctx));
@@ -126,7 +130,7 @@ function formBody(rng: Rng, ctx: Ctx): string {
 
 function auth(rng: Rng, ctx: Ctx): Record<string, string> {
   const bad = rng.pick(PROTO_NAMES);
-  switch (rng.int(10)) {
+  switch (rng.int(12)) {
     case 0:
       return { authorization: `Bearer ${bad}`, 'tracker-token': bad };
     case 1:
@@ -175,7 +179,7 @@ function variant(rng: Rng, ctx: Ctx, route: RouteInfo): RawRequest {
   const target = fillPath(rng, ctx, route) + query(rng, ctx);
   const headers = auth(rng, ctx);
   const label = `${route.method} ${target}`;
-  const kind = rng.int(10);
+  const kind = rng.int(12);
   if (kind === 0) {
     // A declared length far over the limit with two bytes sent: 413 at once, not a wait for the rest.
     return { method: route.method, target, headers: { ...headers, 'content-type': 'application/json' }, body: '{}', contentLength: '99999999999', label: `${label} (Content-Length 99,999,999,999)` };
@@ -198,6 +202,18 @@ function oddRequests(ctx: Ctx): RawRequest[] {
   const targets = ['http://[bad', 'http://', 'http://x:99999/api/v3/labels', 'https://%zz/', 'http://example.com/api/v3/labels', '//api/v3/labels', '*', '/%', '/%zz', '/api/v3/%E0%A4%A', `/api/v3/${'a'.repeat(9000)}`, '/v2beta/labels/%00', '/revoke?token=%', '/__proto__', '/constructor'];
   const out: RawRequest[] = targets.map((target) => ({ method: 'GET', target, headers: { authorization: `Bearer ${ctx.tokens[0]}` }, label: `GET ${target}` }));
   for (const method of ['PROPFIND', 'OPTIONS', 'HEAD', 'TRACE', 'CONNECT']) out.push({ method, target: method === 'CONNECT' ? '127.0.0.1:1' : '/api/v3/labels', label: `${method} /api/v3/labels` });
+  return out;
+}
+
+/** Paths in the state whose key is a prototype member's name or whose object has an unusual prototype. */
+function oddKeys(value: unknown, path: string, out: string[] = []): string[] {
+  if (!value || typeof value !== 'object') return out;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) out.push(`${path} has an unusual prototype`);
+  for (const key of Object.keys(value)) {
+    if (PROTO_NAMES.includes(key)) out.push(`${path}.${key}`);
+    oddKeys((value as Record<string, unknown>)[key], `${path}.${key}`, out);
+  }
   return out;
 }
 
@@ -281,6 +297,8 @@ describe('the mock under hostile clients (fuzz, generated from the route table)'
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(protoBefore);
     const probe = {} as Record<string, unknown>;
     expect([probe.revoked, probe.used, probe.polluted]).toEqual([undefined, undefined, undefined]);
+    // Nothing a client sent became a key named like a built-in, or a record's prototype, in the state.
+    expect(await mock.store.read((s) => oddKeys(s, 'state'))).toEqual([]);
     // Still serving after all of it.
     expect((await rawRequest(port, { method: 'GET', target: '/.well-known/openid-configuration', label: 'discovery' }, HANG_MS)).status).toBe(200);
   }, 120_000);

@@ -142,6 +142,23 @@ describe('no credentials needed to try, and none of these changes Object.prototy
   });
 });
 
+describe('body keys named like members of Object.prototype are unknown fields', () => {
+  it.each(PROTO_NAMES)('tracker create and update with a "%s" key: 400 naming it, nothing stored', async (name) => {
+    const headers = { 'tracker-token': trackerToken, 'content-type': 'application/json' };
+    const created = await call('POST', '/api/v3/labels', { headers, body: `{"name":"proto-${name}","${name}":{"polluted":1}}` });
+    expect(created.status).toBe(400);
+    expect(JSON.parse(created.text).errors).toHaveProperty([name]);
+    const ok = await call('POST', '/api/v3/labels', { headers, body: JSON.stringify({ name: `ok-${name}` }) });
+    expect(ok.status).toBe(201);
+    const { id } = JSON.parse(ok.text);
+    const updated = await call('PUT', `/api/v3/labels/${id}`, { headers, body: `{"${name}":1}` });
+    expect(updated.status).toBe(400);
+    const stored = await mock.store.read((s) => (s.tracker.labels as Array<Record<string, unknown>>).find((l) => l.id === id)!);
+    expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+    expect(Object.hasOwn(stored, name)).toBe(false);
+  });
+});
+
 describe('bodies: size and depth limits at the server, in each service own error shape', () => {
   it('JSON nested 5,000 deep in a label field: 400 INVALID_ARGUMENT, not a stack overflow', async () => {
     const deep = '['.repeat(5000) + ']'.repeat(5000);
