@@ -7,6 +7,7 @@ import { clientProblem, restoreClient, seedClients, seedUsers, type MockUser, ty
 import { tokenRoutes } from './token.js';
 import { oauth } from './tokens.js';
 import { MockError } from '../../http.js';
+import { own } from '../../lookup.js';
 
 /** POST here restores a deleted client within 30 days (what the developer console's restore button does). */
 export const RESTORE_PATH = '/oauth2/mock/clients/:client_id/restore';
@@ -65,7 +66,7 @@ const oauthService: ServiceModule = {
     }
     const restore = (clientId: string) =>
       ctx.store.write((s) => {
-        const c = oauth(s).clients[clientId] as OAuthClient | undefined;
+        const c = own(oauth(s).clients as Record<string, OAuthClient>, clientId);
         return c ? restoreClient(c, ctx.now()) : `${clientId} is unknown`;
       });
     return {
