@@ -57,7 +57,7 @@ export async function verifyIdToken(ctx: Context, settings: OAuthSettings, idTok
   const url = await jwksUri(ctx, settings);
   const jwks = await fetchJwks(ctx, url);
   // jose only where an ID token must be checked: the rest of opsctl never loads it.
-  const { createLocalJWKSet, jwtVerify, errors } = await import('jose');
+  const { createLocalJWKSet, jwtVerify, errors } = await import('./jose.js');
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(idToken, createLocalJWKSet(jwks as never), {

@@ -89,7 +89,8 @@ export async function oauthSettings(ctx: Context): Promise<OAuthSettings> {
     userinfoUrl: byHand(ctx, profile, 'userinfo_url') ?? metadata?.userinfo_endpoint,
     issuer,
     metadata,
-    jwksUri: byHand(ctx, profile, 'jwks_uri') ?? metadata?.jwks_uri,
+    // The embedded mock is this process's own server: its key set's address is known without asking.
+    jwksUri: byHand(ctx, profile, 'jwks_uri') ?? metadata?.jwks_uri ?? (embedded ? `${authUrl}/oauth2/v3/certs` : undefined),
     clientId,
     clientSecret,
     defaultScopes: profile.scopes ? parseScopes(profile.scopes, { expand: !issuer }) : issuer ? DEFAULT_ISSUER_SCOPES : DEFAULT_SCOPES,
