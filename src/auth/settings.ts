@@ -89,8 +89,7 @@ export async function oauthSettings(ctx: Context): Promise<OAuthSettings> {
     userinfoUrl: byHand(ctx, profile, 'userinfo_url') ?? metadata?.userinfo_endpoint,
     issuer,
     metadata,
-    // The embedded mock is this process's own server: its key set's address is known without asking.
-    jwksUri: byHand(ctx, profile, 'jwks_uri') ?? metadata?.jwks_uri ?? (embedded ? `${authUrl}/oauth2/v3/certs` : undefined),
+    jwksUri: byHand(ctx, profile, 'jwks_uri') ?? metadata?.jwks_uri,
     clientId,
     clientSecret,
     defaultScopes: profile.scopes ? parseScopes(profile.scopes, { expand: !issuer }) : issuer ? DEFAULT_ISSUER_SCOPES : DEFAULT_SCOPES,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { OIDC_CLIENT_ID, signInThroughPages, startOidcProvider, type OidcProviderHandle } from '../helpers/oidc-provider.js';
+import { OIDC_CLIENT_ID, signInThroughPages, startOidcProvider, type OidcProviderHandle } from '../helpers/oidc-provider.mjs';
 
 /**
  * The built opsctl against oidc-provider (the certified OpenID Connect implementation, written by others),
