@@ -16,8 +16,8 @@ type Kind = 'url' | 'issuer' | 'text' | 'rate';
 
 /** Every key a profile may hold. Later features add theirs here. */
 export const PROFILE_KEYS = {
-  auth: { kind: 'url', help: 'authorization server base URL, Google-shaped (serves /o/oauth2/v2/auth); not needed with issuer' },
   issuer: { kind: 'issuer', help: 'OpenID Connect / OAuth 2.0 issuer: endpoints come from its metadata (any provider)' },
+  auth: { kind: 'url', help: 'authorization server base URL, Google-shaped (serves /o/oauth2/v2/auth); not needed with issuer' },
   authorize_url: { kind: 'url', help: 'authorization endpoint (default: from the issuer, else <auth>/o/oauth2/v2/auth)' },
   token_url: { kind: 'url', help: 'token endpoint (default: from the issuer, else <auth>/token)' },
   revoke_url: { kind: 'url', help: 'revocation endpoint (default: from the issuer, else <auth>/revoke)' },
