@@ -37,6 +37,9 @@ _opsctl() {
     'labels create|--type') COMPREPLY=( $(compgen -W 'shared admin' -- "$cur") ); return ;;
     'labels fields add|--type') COMPREPLY=( $(compgen -W 'text integer date selection user' -- "$cur") ); return ;;
     'labels fields add|--date-format') COMPREPLY=( $(compgen -W 'LONG_DATE SHORT_DATE' -- "$cur") ); return ;;
+    'mock clients create|--type') COMPREPLY=( $(compgen -W 'desktop universal_desktop mobile_a mobile_b extension' -- "$cur") ); return ;;
+    'mock events list|--status') COMPREPLY=( $(compgen -W 'pending delivered rejected' -- "$cur") ); return ;;
+    'mock events trigger|--reason') COMPREPLY=( $(compgen -W 'hijacking bulk-account' -- "$cur") ); return ;;
   esac
   _opsctl_words "$path"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
@@ -234,8 +237,28 @@ _opsctl_words() {
     'config set') words='--json --no-input --yes -y --debug --profile' ;;
     'config unset') words='--json --no-input --yes -y --debug --profile' ;;
     'config list') words='--json --no-input --yes -y --debug --profile' ;;
-    'mock') words='serve --json --no-input --yes -y --debug --profile' ;;
+    'mock') words='serve clients events --json --no-input --yes -y --debug --profile' ;;
     'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --json --no-input --yes -y --debug --profile' ;;
+    'mock clients') words='list get create update delete restore integrity metrics integrity-token verify sweep --json --no-input --yes -y --debug --profile' ;;
+    'mock clients list') words='--active --json --no-input --yes -y --debug --profile' ;;
+    'mock clients get') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients create') words='--type --client-id --name --package-name --sha1-fingerprint --bundle-id --store-id --team-id --item-id --custom-scheme --integrity --show-secret --json --no-input --yes -y --debug --profile' ;;
+    'mock clients update') words='--name --package-name --sha1-fingerprint --bundle-id --store-id --team-id --item-id --custom-scheme --clear --json --no-input --yes -y --debug --profile' ;;
+    'mock clients delete') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients restore') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients integrity') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients metrics') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients integrity-token') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients verify') words='--account --json --no-input --yes -y --debug --profile' ;;
+    'mock clients sweep') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock events') words='list trigger deliver receivers --json --no-input --yes -y --debug --profile' ;;
+    'mock events list') words='--status --with-set --json --no-input --yes -y --debug --profile' ;;
+    'mock events trigger') words='--user --client-id --reason --json --no-input --yes -y --debug --profile' ;;
+    'mock events deliver') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers') words='add list remove --json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers add') words='--url --client-id --events --json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers list') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers remove') words='--json --no-input --yes -y --debug --profile' ;;
     'demo') words='--keep --json --no-input --yes -y --debug --profile' ;;
     'completion') words='bash zsh fish --json --no-input --yes -y --debug --profile' ;;
     'help') words='--json --no-input --yes -y --debug --profile' ;;

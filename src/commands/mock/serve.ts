@@ -46,7 +46,8 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     });
   }
   const server = await createMockServer({ port, host: opts.host, state, test: opts.test, options: { tracker: { rateLimit: rate }, oauth } });
-  if (opts.oauthClients) await server.service('oauth');
+  // Loaded at once: security events still queued in the state are delivered in the background.
+  await server.service('oauth');
   ctx.handlesInterrupt = true;
   await server.service('tracker');
   const token = await server.store.read((s) => s.tracker.token as string);

@@ -124,12 +124,13 @@ export class Deliverer {
     if (this.closed) return;
     const now = this.now();
     const forced = force === 'all' ? undefined : new Set(force ?? []);
-    const batch = await this.store.write((s) => {
+    const isDue = (d: Delivery) => d.status === 'pending' && (d.lease_until ?? 0) <= now && (d.next_attempt_at <= now || force === 'all' || Boolean(forced?.has(d.jti)));
+    // A read first: with nothing due (the usual case) a pass takes no write lock.
+    const anyDue = await this.store.read((s) => (s.oauth?.secevents?.deliveries as Delivery[] | undefined)?.some(isDue) ?? false);
+    const batch = !anyDue ? [] : await this.store.write((s) => {
       const picked: Array<Pick<Delivery, 'jti' | 'url' | 'set'>> = [];
       for (const d of secEvents(s).deliveries) {
-        if (d.status !== 'pending' || (d.lease_until ?? 0) > now) continue;
-        const due = d.next_attempt_at <= now || force === 'all' || forced?.has(d.jti);
-        if (!due) continue;
+        if (!isDue(d)) continue;
         d.lease_until = now + this.timeoutMs + 5_000;
         d.attempts++;
         picked.push({ jti: d.jti, url: d.url, set: d.set });
@@ -171,8 +172,8 @@ export class Deliverer {
       });
     }
     const next = await this.store.read((s) =>
-      secEvents(s)
-        .deliveries.filter((d) => d.status === 'pending')
+      ((s.oauth?.secevents?.deliveries ?? []) as Delivery[])
+        .filter((d) => d.status === 'pending')
         .reduce((min, d) => Math.min(min, Math.max(d.next_attempt_at, d.lease_until ?? 0)), Infinity),
     );
     if (next !== Infinity) this.schedule(next - this.now());
