@@ -205,3 +205,32 @@ describe('the built binary against the embedded mock', () => {
     }
   });
 });
+
+describe('opsctl mock serve: the console knobs', () => {
+  it('--integrity-delay 0 makes integrity changes take effect at once; bad values are exit 2', async () => {
+    const bad = await runBin(['mock', 'serve', '--memory', '--integrity-delay', '-5']);
+    expect(bad.exitCode).toBe(2);
+    expect(String(bad.stderr)).toContain('--integrity-delay');
+    const serve = runBin(['mock', 'serve', '--memory', '--port', '0', '--json', '--integrity-delay', '0', '--unused-client-days', '30']);
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        serve.stdout!.on('data', (c: Buffer) => {
+          out += c.toString();
+          const line = out.split('\n').find((l) => l.startsWith('{'));
+          if (line && out.includes('\n')) resolve(JSON.parse(line).url as string);
+        });
+        void serve.then((r) => reject(new Error(`mock serve exited ${r.exitCode}: ${r.stderr}`)));
+      });
+      const e = { ...env, OPSCTL_AUTH_URL: base };
+      const made = await runCli(['mock', 'clients', 'create', '--type', 'mobile_b', '--name', 'Now', '--bundle-id', 'com.example.now', '--team-id', 'ABCDE12345', '--integrity', '--json'], { env: e });
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.json().integrity).toMatchObject({ configured: 'monitoring', effective: 'monitoring', pending: null });
+      const sweep = await runCli(['mock', 'clients', 'sweep', '--json'], { env: e });
+      expect(sweep.json().unused_client_days).toBe(30);
+    } finally {
+      serve.kill('SIGTERM');
+      await serve;
+    }
+  });
+});

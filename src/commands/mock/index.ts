@@ -21,6 +21,8 @@ export function register(program: Command, ctx: Context): void {
       .option('--access-token-ttl <seconds>', 'OAuth access-token lifetime', '3600')
       .option('--refresh-token-ttl <seconds>', 'make every grant time-based: refresh tokens expire after this many seconds')
       .option('--refresh-token-limit <n>', 'live refresh tokens per client and user; the oldest stop working beyond it', '100')
+      .option('--integrity-delay <seconds>', 'how long an integrity-check change takes to come into force (the seed: up to 15 minutes)', '900')
+      .option('--unused-client-days <days>', 'days without use after which the console deletes a client', '180')
       .action(
         lazyAction(ctx, () => import('./serve.js'), (_a, o) => ({
           port: o.port,
@@ -33,6 +35,8 @@ export function register(program: Command, ctx: Context): void {
           accessTokenTtl: o.accessTokenTtl,
           refreshTokenTtl: o.refreshTokenTtl,
           refreshTokenLimit: o.refreshTokenLimit,
+          integrityDelay: o.integrityDelay,
+          unusedClientDays: o.unusedClientDays,
         })),
       ),
     'opsctl mock serve --port 8080',

@@ -16,12 +16,21 @@ export interface ServeOptions {
   accessTokenTtl?: string;
   refreshTokenTtl?: string;
   refreshTokenLimit?: string;
+  integrityDelay?: string;
+  unusedClientDays?: string;
 }
 
 function positive(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag}: "${value}" is not a positive whole number`, { field: flag.slice(2) });
+  return n;
+}
+
+function nonNegative(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag}: "${value}" is not a whole number of seconds (0 or more)`, { field: flag.slice(2) });
   return n;
 }
 
@@ -38,6 +47,8 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     refreshTokenTtlSeconds: positive('--refresh-token-ttl', opts.refreshTokenTtl),
     refreshTokenLimit: positive('--refresh-token-limit', opts.refreshTokenLimit),
     clientsFile: opts.oauthClients,
+    integrityDelaySeconds: nonNegative('--integrity-delay', opts.integrityDelay),
+    unusedClientDays: positive('--unused-client-days', opts.unusedClientDays),
   };
   if (opts.oauthClients) {
     const { readRegistryFile } = await import('../../mock/services/oauth/index.js');
