@@ -11,7 +11,7 @@ export interface CompletionNode {
 }
 
 export function completionTree(cmd: Command, inherited: CompletionNode['flags'] = []): CompletionNode {
-  const own = cmd.options.flatMap((o) => {
+  const own = cmd.options.filter((o) => !o.hidden).flatMap((o) => {
     const names = [o.long, o.short].filter((n): n is string => Boolean(n));
     return names.map((flag) => ({
       flag,

@@ -61,6 +61,9 @@ describe('opsctl mock clients', () => {
     expect((await cliJson('mock', 'clients', 'get', made.desktop)).json().status).toBe('deleted');
     expect((await cliJson('mock', 'clients', 'list', '--active')).json().map((c: any) => c.client_id)).not.toContain(made.desktop);
     expect((await cli('mock', 'clients', 'delete', made.universal_desktop)).code).toBe(2); // no terminal, no --yes
+    const dry = await cliJson('mock', 'clients', 'delete', made.universal_desktop, '--dry-run');
+    expect(dry.json()).toMatchObject({ dry_run: true, changed: false });
+    expect((await cliJson('mock', 'clients', 'get', made.universal_desktop)).json().status).toBe('active');
     const res = await cliJson('mock', 'clients', 'restore', made.desktop);
     expect(res.json().status).toBe('active');
     const again = await cli('mock', 'clients', 'restore', made.desktop);
@@ -158,8 +161,9 @@ describe('opsctl mock events', () => {
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toContain(flag);
     }
-    expect((await cli('mock', 'events', 'receivers', 'remove', rid)).code).toBe(0);
-    expect((await cli('mock', 'events', 'receivers', 'remove', rid)).code).toBe(1);
+    expect((await cli('mock', 'events', 'receivers', 'remove', rid)).code).toBe(2); // no terminal, no --yes
+    expect((await cli('mock', 'events', 'receivers', 'remove', rid, '--yes')).code).toBe(0);
+    expect((await cli('mock', 'events', 'receivers', 'remove', rid, '--yes')).code).toBe(1);
   });
 });
 

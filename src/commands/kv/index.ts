@@ -53,7 +53,7 @@ export function register(program: Command, ctx: Context): void {
   examples(version, 'opsctl kv version', 'opsctl kv version --json');
   const status = clusterOptions(kv.command('status').description('id, versions, leader, revision and health of every member'));
   status.action(lazyAction(ctx, () => import('./status.js'), (_a, o) => pass(o) as any));
-  examples(status, 'opsctl kv status', 'opsctl kv status --json id,leader,revision');
+  examples(status, 'opsctl kv status', 'opsctl kv status --json=id,leader,revision');
   const put = clusterOptions(kv.command('put <key> <value>').description('write a key through the JSON gateway'));
   put.action(lazyAction(ctx, () => import('./put.js'), ([key, value], o) => ({ ...o, key, value }) as any));
   examples(put, 'opsctl kv put config/mode maintenance');

@@ -95,8 +95,9 @@ export function registerClients(mock: Command, ctx: Context): void {
   clients
       .command(`delete ${ID}`)
       .alias('rm')
-      .description('delete a client (asks first unless --yes); restorable for 30 days, deleted_client after')
-      .action(lazyAction(ctx, () => import('./clients-delete.js'), ([clientId]) => ({ clientId }))),
+      .description('delete a client (asks on a terminal; needs --yes without one; --dry-run shows it); restorable for 30 days, deleted_client after')
+      .option('--dry-run', 'show what would be deleted and change nothing')
+      .action(lazyAction(ctx, () => import('./clients-delete.js'), ([clientId], o) => ({ clientId, dryRun: Boolean(o.dryRun) }))),
     'opsctl mock clients delete 1234-abc.apps.mock --yes',
   );
 

@@ -61,7 +61,8 @@ export function registerEvents(mock: Command, ctx: Context): void {
   const remove = receivers
     .command('remove <id>')
     .alias('rm')
-    .description('remove a receiver (its undelivered SETs go with it)')
-    .action(lazyAction(ctx, () => import('./events-receivers-remove.js'), ([id]) => ({ id })));
+    .description('remove a receiver (its undelivered SETs go with it; asks on a terminal; needs --yes without one)')
+    .option('--dry-run', 'show what would be removed and change nothing')
+    .action(lazyAction(ctx, () => import('./events-receivers-remove.js'), ([id], o) => ({ id, dryRun: Boolean(o.dryRun) })));
   examples(remove, 'opsctl mock events receivers remove rcv_0123456789ab');
 }
