@@ -361,3 +361,55 @@ describe('client deletion (by hand and of unused clients), restore within 30 day
     expect((await admin('POST', `/clients/${busy.client_id}/restore`)).json.error).toBe('deleted_client');
   });
 });
+
+describe('the console API never answers 500 to a client mistake', () => {
+  it('every admin route × method × malformed body and odd ids is a 2xx or 4xx', async () => {
+    const real = (await create({ type: 'mobile_b', name: 'Fuzz', bundle_id: 'com.example.fuzz', team_id: 'ABCDE12345' })).json.client_id;
+    const ids = [real, DEFAULT_CLIENT_ID, '__proto__', 'constructor', '%00', '%E0%A4%A', 'x'.repeat(3000), 'rcv_000000000000'];
+    const paths = [
+      '/clients',
+      '/clients/ID',
+      '/clients/ID/restore',
+      '/clients/ID/integrity',
+      '/clients/ID/metrics',
+      '/clients/ID/integrity-token',
+      '/clients/ID/verify-ownership',
+      '/sweep',
+      '/store',
+      '/store/apps',
+      '/store/items',
+      '/events',
+      '/events/deliver',
+      '/events/receivers',
+      '/events/receivers/ID',
+    ];
+    const bodies: Array<[string | undefined, string]> = [
+      [undefined, ''],
+      ['application/json', '{}'],
+      ['application/json', '[]'],
+      ['application/json', 'null'],
+      ['application/json', '"x"'],
+      ['application/json', '{"nope'],
+      ['application/json', '{"action":1,"account":[],"url":{},"event":null,"user":5,"type":{"a":1},"name":[1],"events":"x","admins":[1],"item_id":7}'],
+      ['application/json', '{"__proto__":{"x":1},"constructor":1,"type":"desktop","name":"n"}'],
+      ['application/json', '{"action":"enable","account":"a@b.c","url":"http://127.0.0.1:1/","client_id":"__proto__","event":"sessions-revoked","user":"__proto__"}'],
+      ['text/plain', 'hello'],
+      ['application/x-www-form-urlencoded', 'a=b&type=desktop'],
+    ];
+    let sent = 0;
+    for (const p of paths) {
+      for (const id of p.includes('ID') ? ids : [undefined]) {
+        const path = id === undefined ? p : p.replace('ID', id);
+        for (const method of ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const) {
+          for (const [type, body] of method === 'GET' || method === 'DELETE' ? bodies.slice(0, 1) : bodies) {
+            const res = await request(`${mock.url}/oauth2/mock${path}`, { method, headers: type ? { 'content-type': type } : {}, body: type ? body : undefined });
+            const text = await res.body.text();
+            sent++;
+            expect(res.statusCode, `${method} ${path.slice(0, 80)} ${body}: ${text.slice(0, 200)}`).toBeLessThan(500);
+          }
+        }
+      }
+    }
+    expect(sent).toBeGreaterThan(1000);
+  });
+});
