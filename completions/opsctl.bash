@@ -58,6 +58,9 @@ _opsctl() {
     'kv sandbox up|--etcd-bin') _opsctl_files -d; return ;;
     'mock serve|--state') _opsctl_files -f; return ;;
     'mock serve|--oauth-clients') _opsctl_files -f; return ;;
+    'mock clients create|--type') _opsctl_choose 'desktop' 'universal_desktop' 'mobile_a' 'mobile_b' 'extension'; return ;;
+    'mock events list|--status') _opsctl_choose 'pending' 'delivered' 'rejected'; return ;;
+    'mock events trigger|--reason') _opsctl_choose 'hijacking' 'bulk-account'; return ;;
     *'|--profile') local names; mapfile -t names < <(_opsctl_profiles); _opsctl_choose "${names[@]}"; return ;;
   esac
   _opsctl_words "$path"
@@ -275,8 +278,28 @@ _opsctl_words() {
     'config set') words='--json --no-input --yes -y --debug --profile' ;;
     'config unset') words='--json --no-input --yes -y --debug --profile' ;;
     'config list') words='--json --no-input --yes -y --debug --profile' ;;
-    'mock') words='serve --json --no-input --yes -y --debug --profile' ;;
-    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --json --no-input --yes -y --debug --profile' ;;
+    'mock') words='serve clients events --json --no-input --yes -y --debug --profile' ;;
+    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --json --no-input --yes -y --debug --profile' ;;
+    'mock clients') words='list get create update delete restore integrity metrics integrity-token verify sweep --json --no-input --yes -y --debug --profile' ;;
+    'mock clients list') words='--active --json --no-input --yes -y --debug --profile' ;;
+    'mock clients get') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients create') words='--type --client-id --name --package-name --sha1-fingerprint --bundle-id --store-id --team-id --item-id --custom-scheme --integrity --show-secret --json --no-input --yes -y --debug --profile' ;;
+    'mock clients update') words='--name --package-name --sha1-fingerprint --bundle-id --store-id --team-id --item-id --custom-scheme --clear --json --no-input --yes -y --debug --profile' ;;
+    'mock clients delete') words='--dry-run --json --no-input --yes -y --debug --profile' ;;
+    'mock clients restore') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients integrity') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients metrics') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients integrity-token') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients verify') words='--account --json --no-input --yes -y --debug --profile' ;;
+    'mock clients sweep') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock events') words='list trigger deliver receivers --json --no-input --yes -y --debug --profile' ;;
+    'mock events list') words='--status --with-set --json --no-input --yes -y --debug --profile' ;;
+    'mock events trigger') words='--user --client-id --reason --json --no-input --yes -y --debug --profile' ;;
+    'mock events deliver') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers') words='add list remove --json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers add') words='--url --client-id --events --json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers list') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers remove') words='--dry-run --json --no-input --yes -y --debug --profile' ;;
     'demo') words='--keep --json --no-input --yes -y --debug --profile' ;;
     'completion') words='bash zsh fish --json --no-input --yes -y --debug --profile' ;;
     'help') words='--json --no-input --yes -y --debug --profile' ;;
