@@ -17,6 +17,8 @@ export interface ServeOptions {
   accessTokenTtl?: string;
   refreshTokenTtl?: string;
   refreshTokenLimit?: string;
+  integrityDelay?: string;
+  unusedClientDays?: string;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -39,6 +41,13 @@ function positive(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
+function nonNegative(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag}: "${value}" is not a whole number of seconds (0 or more)`, { field: flag.slice(2) });
+  return n;
+}
+
 /** Serves the mocks until SIGINT/SIGTERM; prints each service's URL and the tracker token it accepts. */
 export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResult> {
   const port = /^\d+$/.test(opts.port) ? Number(opts.port) : NaN;
@@ -55,6 +64,8 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     refreshTokenTtlSeconds: positive('--refresh-token-ttl', opts.refreshTokenTtl),
     refreshTokenLimit: positive('--refresh-token-limit', opts.refreshTokenLimit),
     clientsFile: opts.oauthClients,
+    integrityDelaySeconds: nonNegative('--integrity-delay', opts.integrityDelay),
+    unusedClientDays: positive('--unused-client-days', opts.unusedClientDays),
   };
   if (opts.oauthClients) {
     const { readRegistryFile } = await import('../../mock/services/oauth/index.js');
@@ -71,7 +82,8 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
   });
   let token: string;
   try {
-    if (opts.oauthClients) await server.service('oauth');
+    // Loaded at once: security events still queued in the state are delivered in the background.
+    await server.service('oauth');
     await server.service('tracker');
     token = await server.store.read((s) => s.tracker.token as string);
   } catch (err) {
