@@ -129,6 +129,29 @@ describe('credentials.json with garbage or the wrong shape', () => {
   }
 });
 
+describe('config.json with garbage or the wrong shape', () => {
+  for (const [name, content, where] of [
+    ['garbage', '{"profiles": ', 'is not valid JSON'],
+    ['an array', '[]', 'is not a JSON object'],
+    ['profiles: 5', '{"profiles": 5}', 'profiles'],
+    ['a setting that is not a string', '{"profiles": {"work": {"tracker": 5}}}', 'profiles.work.tracker'],
+  ] as const) {
+    it(`${name}: exit 1 naming the file and the place; config set refuses too; the file is never rewritten`, async () => {
+      const path = join(dir, 'config.json');
+      writeFileSync(path, content);
+      for (const argv of [['tracker', 'labels', 'list'], ['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'], ['config', 'list']]) {
+        const r = await runCli(argv, { env });
+        expect(r.code, argv.join(' ')).toBe(1);
+        expect(r.stderr).toContain(`the config file ${path}`);
+        expect(r.stderr).toContain(where);
+        expect(r.stderr).toContain(`mv ${path}`);
+        expectCleanError(r.stderr, 'the config file');
+      }
+      expect(readFileSync(path, 'utf8')).toBe(content);
+    });
+  }
+});
+
 describe('the state lock', () => {
   it('a SIGKILLed holder: its lock is taken over at once (pid gone) and its temp files are removed', async () => {
     const script = await bundleScript(`
