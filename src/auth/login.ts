@@ -115,6 +115,9 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');
     } else {
       ctx.io.err(`Not opening a browser (${decision.reason}). Open the URL above on any machine with a browser.`);
+      if (settings.local) {
+        ctx.io.err(`This is a local mock: without any browser, run opsctl login --consent-as alice@example.com instead (it grants every requested scope as that seeded account).`);
+      }
       ctx.io.err(
         `The browser will be sent to ${listener.redirectUri}. If that browser is on another machine, the page will fail to load: copy its full address and paste it here, then press Enter.`,
       );
