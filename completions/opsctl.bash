@@ -58,6 +58,9 @@ _opsctl() {
     'kv sandbox up|--etcd-bin') _opsctl_files -d; return ;;
     'mock serve|--state') _opsctl_files -f; return ;;
     'mock serve|--oauth-clients') _opsctl_files -f; return ;;
+    'mock clients create|--type') _opsctl_choose 'desktop' 'universal_desktop' 'mobile_a' 'mobile_b' 'extension'; return ;;
+    'mock events list|--status') _opsctl_choose 'pending' 'delivered' 'rejected'; return ;;
+    'mock events trigger|--reason') _opsctl_choose 'hijacking' 'bulk-account'; return ;;
     *'|--profile') local names; mapfile -t names < <(_opsctl_profiles); _opsctl_choose "${names[@]}"; return ;;
   esac
   _opsctl_words "$path"
@@ -86,7 +89,7 @@ _opsctl_has() { local words="" files=""; _opsctl_words "$1"; [[ -n "$words" ]]; 
 _opsctl_words() {
   case "$1" in
     '') words='login logout auth api tracker labels kv config mock demo completion help --json --no-input --yes -y --debug --profile' ;;
-    'login') words='--scopes --login-hint --no-browser --timeout --port --json --no-input --yes -y --debug --profile' ;;
+    'login') words='--scopes --login-hint --no-browser --timeout --port --consent-as --json --no-input --yes -y --debug --profile' ;;
     'logout') words='--json --no-input --yes -y --debug --profile' ;;
     'auth') words='login status token --json --no-input --yes -y --debug --profile' ;;
     'auth login') words='--service --with-token --json --no-input --yes -y --debug --profile' ;;
@@ -265,7 +268,7 @@ _opsctl_words() {
     'kv put') words='--endpoints --cluster --request-timeout --json --no-input --yes -y --debug --profile' ;;
     'kv get') words='--endpoints --cluster --request-timeout --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot') words='save --json --no-input --yes -y --debug --profile' ;;
-    'kv snapshot save') words='--endpoints --cluster --request-timeout --endpoint --via --etcdctl --snapshot-timeout --json --no-input --yes -y --debug --profile'; files=1 ;;
+    'kv snapshot save') words='--endpoints --cluster --request-timeout --endpoint --via --etcdctl --snapshot-timeout --force --json --no-input --yes -y --debug --profile'; files=1 ;;
     'kv sandbox') words='up status down --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox status') words='--json --no-input --yes -y --debug --profile' ;;
@@ -275,8 +278,28 @@ _opsctl_words() {
     'config set') words='--json --no-input --yes -y --debug --profile' ;;
     'config unset') words='--json --no-input --yes -y --debug --profile' ;;
     'config list') words='--json --no-input --yes -y --debug --profile' ;;
-    'mock') words='serve --json --no-input --yes -y --debug --profile' ;;
-    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --json --no-input --yes -y --debug --profile' ;;
+    'mock') words='serve clients events --json --no-input --yes -y --debug --profile' ;;
+    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --json --no-input --yes -y --debug --profile' ;;
+    'mock clients') words='list get create update delete restore integrity metrics integrity-token verify sweep --json --no-input --yes -y --debug --profile' ;;
+    'mock clients list') words='--active --json --no-input --yes -y --debug --profile' ;;
+    'mock clients get') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients create') words='--type --client-id --name --package-name --sha1-fingerprint --bundle-id --store-id --team-id --item-id --custom-scheme --integrity --show-secret --json --no-input --yes -y --debug --profile' ;;
+    'mock clients update') words='--name --package-name --sha1-fingerprint --bundle-id --store-id --team-id --item-id --custom-scheme --clear --json --no-input --yes -y --debug --profile' ;;
+    'mock clients delete') words='--dry-run --json --no-input --yes -y --debug --profile' ;;
+    'mock clients restore') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients integrity') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients metrics') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients integrity-token') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock clients verify') words='--account --json --no-input --yes -y --debug --profile' ;;
+    'mock clients sweep') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock events') words='list trigger deliver receivers --json --no-input --yes -y --debug --profile' ;;
+    'mock events list') words='--status --with-set --json --no-input --yes -y --debug --profile' ;;
+    'mock events trigger') words='--user --client-id --reason --json --no-input --yes -y --debug --profile' ;;
+    'mock events deliver') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers') words='add list remove --json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers add') words='--url --client-id --events --json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers list') words='--json --no-input --yes -y --debug --profile' ;;
+    'mock events receivers remove') words='--dry-run --json --no-input --yes -y --debug --profile' ;;
     'demo') words='--keep --json --no-input --yes -y --debug --profile' ;;
     'completion') words='bash zsh fish --json --no-input --yes -y --debug --profile' ;;
     'help') words='--json --no-input --yes -y --debug --profile' ;;

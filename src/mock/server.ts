@@ -79,6 +79,8 @@ export interface MockServer {
   service(name: ServiceName): Promise<ServiceInstance>;
   /** Every route of every served service, read from the routers (loads each service). */
   routes(): Promise<RouteInfo[]>;
+  /** The mock's clock (what every service calls "now"); tests move it forward instead of waiting. */
+  clock: { now(): number; advance(ms: number): void };
   close(): Promise<void>;
 }
 
@@ -91,7 +93,10 @@ interface LoadedService {
 export async function createMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const enabled = (opts.services ?? SERVICE_NAMES).filter((name) => SERVICE_LOADERS[name]);
   const store: Store = typeof opts.state === 'object' ? opts.state : opts.state && opts.state !== 'memory' ? new FileStore(opts.state) : new MemoryStore();
-  const now = opts.now ?? Date.now;
+  const baseNow = opts.now ?? Date.now;
+  // The mock clock: the base clock plus whatever tests moved it forward (test knob POST /__mock/clock).
+  let clockOffset = 0;
+  const now = () => baseNow() + clockOffset;
   const options = opts.options ?? {};
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
@@ -254,6 +259,24 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
       });
       return send(req, res, { status: 204 });
     }
+    if (url.pathname === '/__mock/clock' && (method === 'GET' || method === 'POST')) {
+      if (method === 'POST') {
+        const raw = await readBody(req, 64 * 1024).catch(() => undefined);
+        if (!raw) return send(req, res, { status: 413, json: { message: 'the body is larger than 64 KiB' } });
+        let body: { advance_seconds?: unknown } | undefined;
+        try {
+          body = parseBody(raw, 'application/json', maxDepth) as typeof body;
+        } catch {
+          body = undefined;
+        }
+        const secs = Number(body && typeof body === 'object' ? body.advance_seconds : NaN);
+        if (!Number.isFinite(secs) || secs < 0 || secs > 10 * 365 * 86400) {
+          return send(req, res, { status: 400, json: { message: 'advance_seconds: give a number of seconds from 0 to 315360000 to move the mock clock forward' } });
+        }
+        clockOffset += secs * 1000;
+      }
+      return send(req, res, { status: 200, json: { now: new Date(now()).toISOString(), offset_seconds: clockOffset / 1000 } });
+    }
     return send(req, res, { status: 404, json: { message: 'unknown test knob' } });
   }
 
@@ -305,7 +328,18 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
     },
     service: ctx.service,
     routes,
+    clock: {
+      now,
+      advance(ms) {
+        clockOffset += ms;
+      },
+    },
     async close() {
+      // Services first (background loops such as event delivery stop and save), then the listener and store.
+      for (const p of loaded.values()) {
+        const inst = await p.then((l) => l.instance).catch(() => undefined);
+        if (typeof inst?.close === 'function') await (inst.close as () => Promise<void>)().catch(() => undefined);
+      }
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeAllConnections();

@@ -6,6 +6,7 @@ import type { Route, ServiceContext } from '../../service.js';
 import { clients, errorPage, formParams, oauthOptions, pending, users, type PendingRequest } from './common.js';
 import { checkRedirectUri, clientUsable, IDENTITY_SCOPES, isEmbeddedUserAgent, KNOWN_SCOPES, type MockUser, type OAuthClient } from './registry.js';
 import { oauth } from './tokens.js';
+import { sweepIfDue } from './admin.js';
 
 export const AUTH_PATH = '/o/oauth2/v2/auth';
 export const CONSENT_PATH = '/o/oauth2/v2/auth/consent';
@@ -27,6 +28,7 @@ async function authorize(ctx: ServiceContext, req: MockRequest): Promise<MockRep
   }
   const clientId = q.get('client_id');
   if (!clientId) return errorPage(400, 'invalid_request', 'Missing required parameter: client_id');
+  await sweepIfDue(ctx); // the console deletes unused clients
   const now = ctx.now();
   const client = await ctx.store.read((s) => own(clients(s), clientId));
   if (!client) return errorPage(401, 'invalid_client', `The OAuth client was not found: ${clientId}`);
