@@ -261,7 +261,12 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
     }
     if (url.pathname === '/__mock/clock' && (method === 'GET' || method === 'POST')) {
       if (method === 'POST') {
-        const raw = await readBody(req, 64 * 1024).catch(() => undefined);
+        const raw = await Promise.resolve()
+          .then(() => {
+            checkDeclaredLength(req, 64 * 1024);
+            return readBody(req, 64 * 1024);
+          })
+          .catch(() => undefined);
         if (!raw) return send(req, res, { status: 413, json: { message: 'the body is larger than 64 KiB' } });
         let body: { advance_seconds?: unknown } | undefined;
         try {

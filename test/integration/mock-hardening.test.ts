@@ -276,8 +276,8 @@ describe('request targets and methods the route table does not name', () => {
   });
 });
 
-describe('test knobs (test mode only) refuse malformed faults', () => {
-  it('a fault with a non-string path or a status out of range is 400, and later requests are unaffected', async () => {
+describe('test knobs (test mode only) refuse malformed input', () => {
+  it('a fault with a non-string path or a status out of range is 400, later requests are unaffected; a huge declared length is 413', async () => {
     const knobbed = await createMockServer({ port: 0, host: '127.0.0.1', state: 'memory', services: ['oauth'], test: true });
     try {
       const post = (body: string) => fetch(`${knobbed.url}/__mock/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -287,6 +287,11 @@ describe('test knobs (test mode only) refuse malformed faults', () => {
       }
       expect((await fetch(`${knobbed.url}/.well-known/openid-configuration`)).status).toBe(200);
       expect((await post('{"status":503,"path":"/token","times":1}')).status).toBe(204);
+      const knobPort = Number(new URL(knobbed.url).port);
+      for (const target of ['/__mock/faults', '/__mock/clock']) {
+        const r = await rawExchange(knobPort, { method: 'POST', target, headers: { 'content-type': 'application/json' }, body: '{}', contentLength: '99999999999', label: target }, WAIT_MS);
+        expect({ target, status: r.status }).toEqual({ target, status: 413 });
+      }
     } finally {
       await knobbed.close();
     }
