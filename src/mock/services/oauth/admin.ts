@@ -434,6 +434,11 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
         const now = ctx.now();
         const iss = issuer(req);
         const created = await ctx.store.write((s) => {
+          const made = enqueueFor(s);
+          for (const d of made) deliverer.lease(d, now);
+          return made.map((d) => structuredClone(d));
+        });
+        function enqueueFor(s: MockState): Delivery[] {
           const user = findUser(s, who);
           const subject = { sub: user.sub, email: user.email, reason };
           switch (kind as EventKind) {
@@ -457,12 +462,11 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
             default:
               return enqueueEvent(s, 'sessions-revoked', subject, iss, now);
           }
-        });
-        // The first attempt happens now, so the answer (and `events trigger`) shows how it went.
-        await deliverer.runNow(created.map((d) => d.jti));
-        const jtis = new Set(created.map((d) => d.jti));
-        const list = await ctx.store.read((s) => secEvents(s).deliveries.filter((d: Delivery) => jtis.has(d.jti)).map((d) => deliveryView(d)));
-        return { status: 201, json: { event: kind, user: who, events: list } };
+        }
+        // The first attempt happens now (leased in the write above), so the answer shows how it went.
+        const sent = await deliverer.deliverLeased(created);
+        const byJti = new Map(sent.map((d) => [d.jti, d]));
+        return { status: 201, json: { event: kind, user: who, events: created.map((d) => deliveryView(byJti.get(d.jti) ?? d)) } };
       },
     },
     {
