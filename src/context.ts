@@ -248,6 +248,7 @@ export class Context {
       debug: this.debugSink,
       signal: this.abort.signal,
       timeoutMs: Number(this.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
+      notice: (line) => this.io.info(this.io.colorErr.dim(line)),
       credentials: () => this.serviceCredentials(service, endpoint),
     });
   }

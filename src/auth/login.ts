@@ -115,6 +115,9 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');
     } else {
       ctx.io.err(`Not opening a browser (${decision.reason}). Open the URL above on any machine with a browser.`);
+      if (settings.local) {
+        ctx.io.err(`This is a local mock: without any browser, run opsctl login --consent-as alice@example.com instead (it grants every requested scope as that seeded account).`);
+      }
       ctx.io.err(
         `The browser will be sent to ${listener.redirectUri}. If that browser is on another machine, the page will fail to load: copy its full address and paste it here, then press Enter.`,
       );
@@ -147,11 +150,20 @@ async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { 
   let tokens;
   try {
     const res = await exchangeCode(ctx, settings, params.code as string, p.verifier, p.redirectUri);
+    let claims: Record<string, unknown> | undefined;
     if (res.id_token) {
       const { verifyIdToken } = await import('./id-token.js');
-      await verifyIdToken(ctx, settings, res.id_token, { nonce: p.nonce });
+      claims = await verifyIdToken(ctx, settings, res.id_token, { nonce: p.nonce });
     }
     tokens = toStored(res, ctx.now(), {}, settings, p.scopes);
+    // Providers that keep the e-mail out of the ID token (oidc-provider, Keycloak by configuration) serve it at userinfo.
+    const granted = (tokens.scope ?? '').split(/\s+/);
+    if (claims && typeof claims.email !== 'string' && settings.userinfoUrl && granted.includes('email')) {
+      const { userinfo } = await import('./userinfo.js');
+      const info = await userinfo(ctx, settings.userinfoUrl, res.access_token);
+      // OpenID Connect Core §5.3.2: userinfo about another subject is not to be used.
+      if ('claims' in info && info.claims.sub === claims.sub && typeof info.claims.email === 'string') tokens.account = info.claims.email;
+    }
   } catch (err) {
     cb.respond({ ok: false, title: 'Sign-in failed', lines: [(err as Error).message, 'Return to the terminal for details.'] });
     throw err;

@@ -12,11 +12,11 @@ import { EMBEDDED_PROFILE } from './services.js';
  * Reads parse config.json directly (conf's format is plain JSON) because conf's import pulls in a
  * JSON-schema compiler that would cost every command ~20 ms; writes go through conf.
  */
-type Kind = 'url' | 'text' | 'rate';
+type Kind = 'url' | 'issuer' | 'text' | 'rate';
 
 /** Every key a profile may hold. Later features add theirs here. */
 export const PROFILE_KEYS = {
-  issuer: { kind: 'url', help: 'OpenID Connect / OAuth 2.0 issuer: endpoints come from its metadata (any provider)' },
+  issuer: { kind: 'issuer', help: 'OpenID Connect / OAuth 2.0 issuer: endpoints come from its metadata (any provider)' },
   auth: { kind: 'url', help: 'authorization server base URL, Google-shaped (serves /o/oauth2/v2/auth); not needed with issuer' },
   authorize_url: { kind: 'url', help: 'authorization endpoint (default: from the issuer, else <auth>/o/oauth2/v2/auth)' },
   token_url: { kind: 'url', help: 'token endpoint (default: from the issuer, else <auth>/token)' },
@@ -155,6 +155,8 @@ export class ConfigStore {
 function checkValue(kind: Kind, value: string): string | undefined {
   if (kind === 'text') return value.trim() ? undefined : 'must not be empty';
   if (kind === 'rate') return /^\d+\/\d+(ms|s|m)$/.test(value) ? undefined : 'must look like 200/1m (requests per window)';
+  // RFC 8414 §2: an issuer has no query or fragment (it is compared with the provider's metadata as written).
+  if (kind === 'issuer' && (value.includes('?') || value.includes('#'))) return 'must be the issuer URL without a query or fragment, e.g. https://sso.example.com/realms/ops';
   try {
     const u = new URL(value);
     return u.protocol === 'https:' || u.protocol === 'http:' ? undefined : 'must be an http(s) URL, e.g. https://api.example.com';

@@ -78,9 +78,12 @@ export class IOStreams {
     this.err(`${this.colorErr.green('✓')} ${this.safeErr(text)}`);
   }
 
-  /** Text for stdout with control characters neutralised when stdout is a terminal (see `neutralizeControls`). */
-  safeOut(text: string): string {
-    return this.isStdoutTTY ? neutralizeControls(text) : text;
+  /**
+   * Text for stdout with control characters neutralised when stdout is a terminal (see
+   * `neutralizeControls`); `keepColours` for text that carries our own colouring.
+   */
+  safeOut(text: string, keepColours = false): string {
+    return this.isStdoutTTY ? neutralizeControls(text, keepColours && this.color.level > 0) : text;
   }
 
   /** Text for stderr with control characters neutralised when stderr is a terminal. */
@@ -308,15 +311,21 @@ function fit(s: string, width: number): string {
   return chars.length <= width ? flat : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
+/** An SGR (colour/bold) sequence as chalk writes it. */
+const SGR = /^\u001b\[[0-9;]*m/;
+
 /**
  * Server-supplied text made safe for a terminal: every control character except newline and tab
  * (C0, DEL and C1: ESC, BEL, CR, backspace, CSI…) is shown in visible form instead of being obeyed,
- * so a message cannot move the cursor, recolour, retitle or ring the terminal. C0 and DEL in caret
- * notation (ESC → ^[, BEL → ^G, DEL → ^?), C1 as <U+009B>. CRLF line ends become plain newlines.
+ * so a message cannot move the cursor, clear the screen, retitle or ring the terminal. C0 and DEL in
+ * caret notation (ESC → ^[, BEL → ^G, DEL → ^?), C1 as <U+009B>. CRLF line ends become newlines.
+ * `keepColours` lets colour/bold sequences (ESC [ digits m) through, for text that mixes our own
+ * colouring with server words: they can change colours only, never move anything.
  */
-export function neutralizeControls(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
+export function neutralizeControls(text: string, keepColours = false): string {
+  return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c, offset: number, whole: string) => {
     const code = c.charCodeAt(0);
+    if (keepColours && code === 0x1b && SGR.test(whole.slice(offset, offset + 16))) return c;
     if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
     if (code === 0x7f) return '^?';
     return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { OIDC_CLIENT_ID, signInThroughPages, startOidcProvider, type OidcProviderHandle } from '../helpers/oidc-provider.js';
+import { OIDC_CLIENT_ID, signInThroughPages, startOidcProvider, type OidcProviderHandle } from '../helpers/oidc-provider.mjs';
 
 /**
  * The built opsctl against oidc-provider (the certified OpenID Connect implementation, written by others),
@@ -52,7 +52,7 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     });
     const url = new URL(printed);
     opts.tamper?.(url);
-    const { location, pages } = await signInThroughPages(url.toString(), opts.login ?? 'alice@example.org');
+    const { location, pages } = await signInThroughPages(url.toString(), opts.login ?? 'alice');
     const landing = await fetch(location);
     const page = await landing.text();
     const done = await child;
@@ -71,6 +71,7 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     expect(r.location.searchParams.get('iss')).toBe(op.issuer);
     expect(r.status).toBe(200);
     expect(r.page).toContain('Signed in to opsctl');
+    // The ID token says sub "alice"; the e-mail comes from the provider's userinfo endpoint (same sub).
     expect(r.done.stdout).toContain('account:   alice@example.org');
     expect(r.done.stdout).toMatch(/granted:\s+openid email offline_access api:read/);
     const s = stored();
@@ -124,8 +125,14 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
   it('a grant revoked elsewhere: the next refresh gets invalid_grant, exit 4 "run opsctl login"', async () => {
     expect((await signIn(['openid', 'offline_access'])).done.exitCode).toBe(0);
     const s = stored();
+    expect((await runBin(['auth', 'status'], { env })).exitCode).toBe(0);
     const rv = await fetch(`${op.issuer}/token/revocation`, { method: 'POST', body: new URLSearchParams({ token: s.refresh_token, client_id: OIDC_CLIENT_ID }) });
     expect(rv.status).toBe(200);
+    // auth status asks the provider's userinfo endpoint, which refuses the access token of the revoked grant;
+    // the refresh then fails with invalid_grant.
+    const st = await runBin(['auth', 'status'], { env });
+    expect(st.exitCode, st.stderr as string).toBe(4);
+    expect(st.stderr).toContain('invalid_grant');
     writeFileSync(credsFile(), JSON.stringify({ [profile]: { oauth: { ...s, expires_at: Date.now() - 1000 } } }), { mode: 0o600 });
     const t = await runBin(['auth', 'token'], { env });
     expect(t.exitCode).toBe(4);
@@ -176,7 +183,7 @@ describe('opsctl against oidc-provider without a revocation endpoint', () => {
     });
     // The issuer's default scopes: openid email offline_access.
     expect(new URL(url).searchParams.get('scope')).toBe('openid email offline_access');
-    const { location } = await signInThroughPages(url, 'bob@example.org');
+    const { location } = await signInThroughPages(url, 'bob');
     await (await fetch(location)).text();
     const done = await child;
     expect(done.exitCode, done.stderr as string).toBe(0);

@@ -308,4 +308,15 @@ describe('ID token checks (the embedded mock signs them; the test tampers)', () 
     expect(r.stderr).toMatch(/"nonce" is not the one opsctl sent/);
     expect(stored()).toBeUndefined();
   });
+
+  it('the embedded mock (inside the opsctl process): claims and nonce checked the same way, without its key set', async () => {
+    const ok = await login(['--scopes', 'openid', 'email']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(stored()).toMatchObject({ account: 'alice@example.com' });
+    const r = await login(['--scopes', 'openid', 'email'], {}, (u) => u.searchParams.set('nonce', 'attacker-nonce'));
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/"nonce" is not the one opsctl sent/);
+    // The refused sign-in stored nothing: the earlier one is still there.
+    expect(stored()).toMatchObject({ account: 'alice@example.com' });
+  });
 });

@@ -7,6 +7,7 @@ import { clientProblem, restoreClient, seedClients, seedUsers, type MockUser, ty
 import { tokenRoutes } from './token.js';
 import { oauth } from './tokens.js';
 import { MockError } from '../../http.js';
+import { own } from '../../lookup.js';
 import { adminRoutes, afterRestore } from './admin.js';
 import { registerDeliverer } from './delivery.js';
 
@@ -67,7 +68,7 @@ const oauthService: ServiceModule = {
     }
     const restore = (clientId: string) =>
       ctx.store.write((s) => {
-        const c = Object.hasOwn(oauth(s).clients, clientId) ? (oauth(s).clients[clientId] as OAuthClient) : undefined;
+        const c = own(oauth(s).clients as Record<string, OAuthClient>, clientId);
         const problem = c ? restoreClient(c, ctx.now()) : `${clientId} is unknown`;
         if (c && !problem) afterRestore(c, ctx.now());
         return problem;

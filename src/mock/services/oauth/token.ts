@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
+import { own } from '../../lookup.js';
 import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, oauthOptions, users } from './common.js';
 import { jwks, signingKey, signJwt } from './jwt.js';
@@ -104,7 +105,7 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
 
   const outcome = await ctx.store.write((s): Outcome => {
     sweepUnused(s, now, unusedDays(ctx));
-    const client = Object.hasOwn(clients(s), creds.id as string) ? (clients(s)[creds.id as string] as OAuthClient) : undefined;
+    const client = own(clients(s), creds.id as string);
     if (!client) return fail(401, 'invalid_client', 'The OAuth client was not found.');
     const usable = clientUsable(client, now);
     if (!usable.ok) return fail(401, 'deleted_client', usable.description);
@@ -129,7 +130,7 @@ function exchangeCode(s: MockState, client: OAuthClient, form: URLSearchParams, 
   const redirectUri = form.get('redirect_uri');
   if (!redirectUri) return fail(400, 'invalid_request', 'Missing required parameter: redirect_uri');
   const slice = oauth(s);
-  const code = slice.codes[codeValue];
+  const code = own(slice.codes, codeValue);
   if (!code) return fail(400, 'invalid_grant', 'Malformed auth code.');
   if (code.used) {
     // A replayed code: refuse it and withdraw what it already bought (RFC 6749 §4.1.2).

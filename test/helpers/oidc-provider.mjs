@@ -1,15 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 
 /** A client registered at the test's oidc-provider: what opsctl signs in as. */
 export const OIDC_CLIENT_ID = 'opsctl-native';
 /** The provider's own API scopes (beyond OpenID's); anything else asked for is not granted. */
 export const API_SCOPES = ['api:read', 'api:write'];
-
-export interface OidcProviderHandle {
-  issuer: string;
-  close(): Promise<void>;
-}
 
 /**
  * oidc-provider (the certified Node implementation of OpenID Connect, written by others) on 127.0.0.1,
@@ -18,12 +12,12 @@ export interface OidcProviderHandle {
  * interaction pages (login + consent). `scopes`: the API scopes it knows (others asked for are not granted);
  * `revocation: false` leaves the revocation endpoint out of its metadata.
  */
-export async function startOidcProvider(opts: { scopes?: string[]; revocation?: boolean } = {}): Promise<OidcProviderHandle> {
+export async function startOidcProvider(opts = {}) {
   const { default: Provider } = await import('oidc-provider');
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const accounts = new Map<string, { email: string }>();
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  const accounts = new Map();
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -39,9 +33,9 @@ export async function startOidcProvider(opts: { scopes?: string[]; revocation?: 
     claims: { email: ['email', 'email_verified'], profile: ['name'] },
     pkce: { required: () => true },
     features: { revocation: { enabled: opts.revocation ?? true }, devInteractions: { enabled: true } },
-    findAccount: async (_ctx: unknown, sub: string) => {
+    findAccount: async (_ctx, sub) => {
       if (!accounts.has(sub)) accounts.set(sub, { email: sub.includes('@') ? sub : `${sub}@example.org` });
-      const a = accounts.get(sub)!;
+      const a = accounts.get(sub);
       return { accountId: sub, claims: async () => ({ sub, email: a.email, email_verified: true, name: sub }) };
     },
   });
@@ -50,7 +44,7 @@ export async function startOidcProvider(opts: { scopes?: string[]; revocation?: 
   return {
     issuer,
     close: () =>
-      new Promise<void>((resolve) => {
+      new Promise((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
@@ -59,8 +53,8 @@ export async function startOidcProvider(opts: { scopes?: string[]; revocation?: 
 
 /** A cookie jar that honours each cookie's path (oidc-provider scopes its interaction cookies by path). */
 class CookieJar {
-  private cookies = new Map<string, { value: string; path: string }>();
-  store(res: Response): void {
+  cookies = new Map();
+  store(res) {
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair.indexOf('=');
@@ -71,13 +65,13 @@ class CookieJar {
       else this.cookies.set(name, { value: pair.slice(eq + 1).trim(), path });
     }
   }
-  header(url: URL): string {
+  header(url) {
     return [...this.cookies].filter(([, c]) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)).map(([n, c]) => `${n}=${c.value}`).join('; ');
   }
 }
 
 /** The form on an oidc-provider interaction page: its action and its inputs' names and values. */
-function formOf(html: string, base: URL): { action: URL; fields: URLSearchParams } {
+function formOf(html, base) {
   const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
   if (!action) throw new Error(`no form on the interaction page: ${html.slice(0, 300)}`);
   const fields = new URLSearchParams();
@@ -90,12 +84,12 @@ function formOf(html: string, base: URL): { action: URL; fields: URLSearchParams
  * redirects from the authorization URL, fills the login form as `login`, presses Continue on the
  * consent page, and returns the final redirect to the client (not followed). Cookies are kept per path.
  */
-export async function signInThroughPages(authorizeUrl: string, login: string): Promise<{ location: URL; pages: string[] }> {
+export async function signInThroughPages(authorizeUrl, login) {
   const jar = new CookieJar();
-  const pages: string[] = [];
+  const pages = [];
   let url = new URL(authorizeUrl);
-  let method: 'GET' | 'POST' = 'GET';
-  let body: URLSearchParams | undefined;
+  let method = 'GET';
+  let body;
   for (let hop = 0; hop < 20; hop++) {
     const res = await fetch(url, { method, body, redirect: 'manual', headers: { cookie: jar.header(url), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) } });
     jar.store(res);
