@@ -9,6 +9,7 @@ import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { SigningKey } from './jwt.js';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
+import { own } from '../../lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import type { MockState } from '../../store.js';
 import { issuer, users } from './common.js';
@@ -99,7 +100,7 @@ function jsonBody(req: MockRequest): Record<string, unknown> {
 function stringField(body: Record<string, unknown>, field: string, required: true): string;
 function stringField(body: Record<string, unknown>, field: string, required?: false): string | undefined;
 function stringField(body: Record<string, unknown>, field: string, required = false): string | undefined {
-  const v = Object.hasOwn(body, field) ? body[field] : undefined;
+  const v = own(body, field);
   if (v === undefined || v === null) {
     if (required) throw bad(field, 'is required');
     return undefined;
@@ -487,8 +488,8 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
 
 /** The /revoke endpoint's hook: a refresh token revoked there is a token-revoked event for its client's receivers. */
 export function refreshRevoked(s: MockState, token: string, iss: string, now: number): Delivery[] {
-  const rt = (oauth(s).refreshTokens as Record<string, RefreshTokenRecord>)[token];
-  if (!rt || !Object.hasOwn(oauth(s).refreshTokens, token)) return [];
+  const rt = own(oauth(s).refreshTokens as Record<string, RefreshTokenRecord>, token);
+  if (!rt) return [];
   return enqueueEvent(s, 'token-revoked', { sub: rt.sub, email: rt.email, token }, iss, now, rt.client_id);
 }
 
