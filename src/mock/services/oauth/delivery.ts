@@ -166,43 +166,41 @@ export class Deliverer {
   }
 
   private async sendAndRecord(batch: Array<Pick<Delivery, 'jti' | 'url' | 'set'>>): Promise<Delivery[]> {
-    {
-      const outcomes = await Promise.all(
-        batch.map(async (d): Promise<Outcome> => {
-          const ctl = new AbortController();
-          this.inflight.add(ctl);
-          try {
-            return { jti: d.jti, ...(await postSet(d.url, d.set, this.timeoutMs, ctl.signal)) };
-          } finally {
-            this.inflight.delete(ctl);
-          }
-        }),
-      );
-      const done = this.now();
-      return this.store.write((s) => {
-        const byJti = new Map(secEvents(s).deliveries.map((d) => [d.jti, d]));
-        const updated: Delivery[] = [];
-        for (const o of outcomes) {
-          const d = byJti.get(o.jti);
-          if (!d || d.status !== 'pending') continue;
-          delete d.lease_until;
-          d.last_status = o.status;
-          if (o.status !== undefined && o.status >= 200 && o.status < 300) {
-            d.status = 'delivered';
-            d.delivered_at = done;
-            delete d.last_error;
-          } else if (o.status === 400) {
-            d.status = 'rejected';
-            d.last_error = receiverError(o.body);
-          } else {
-            d.last_error = o.error ?? `HTTP ${o.status}`;
-            d.next_attempt_at = done + this.backoffMs(d.attempts);
-          }
-          updated.push(structuredClone(d));
+    const outcomes = await Promise.all(
+      batch.map(async (d): Promise<Outcome> => {
+        const ctl = new AbortController();
+        this.inflight.add(ctl);
+        try {
+          return { jti: d.jti, ...(await postSet(d.url, d.set, this.timeoutMs, ctl.signal)) };
+        } finally {
+          this.inflight.delete(ctl);
         }
-        return updated;
-      });
-    }
+      }),
+    );
+    const done = this.now();
+    return this.store.write((s) => {
+      const byJti = new Map(secEvents(s).deliveries.map((d) => [d.jti, d]));
+      const updated: Delivery[] = [];
+      for (const o of outcomes) {
+        const d = byJti.get(o.jti);
+        if (!d || d.status !== 'pending') continue;
+        delete d.lease_until;
+        d.last_status = o.status;
+        if (o.status !== undefined && o.status >= 200 && o.status < 300) {
+          d.status = 'delivered';
+          d.delivered_at = done;
+          delete d.last_error;
+        } else if (o.status === 400) {
+          d.status = 'rejected';
+          d.last_error = receiverError(o.body);
+        } else {
+          d.last_error = o.error ?? `HTTP ${o.status}`;
+          d.next_attempt_at = done + this.backoffMs(d.attempts);
+        }
+        updated.push(structuredClone(d));
+      }
+      return updated;
+    });
   }
 
   private async scheduleNext(): Promise<void> {
