@@ -208,7 +208,7 @@ describe('the built binary against the embedded mock', () => {
     } finally {
       dir.cleanup();
     }
-  });
+  }, 120_000);
 });
 
 describe('opsctl mock serve: the console knobs', () => {
@@ -271,5 +271,5 @@ describe('opsctl mock serve: the console knobs', () => {
       serve.kill('SIGTERM');
       await serve;
     }
-  });
+  }, 120_000);
 });

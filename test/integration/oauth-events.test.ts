@@ -248,7 +248,7 @@ describe('security events pushed to a receiver', () => {
     expect(lost).toBe(0);
     expect(dupes).toBe(0);
     expect(rcv.badSignatures).toBe(0);
-  });
+  }, 120_000);
 
   it('a 400 from the receiver is its final word (rejected, not retried)', async () => {
     rcv.answer = 400;
@@ -293,5 +293,5 @@ describe('the queue survives in the mock\'s state', () => {
       await rcv.stop();
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
