@@ -11,7 +11,7 @@ complete -c opsctl -n '__fish_use_subcommand' -a 'tracker' -d 'script the work t
 complete -c opsctl -n '__fish_use_subcommand' -a 'labels' -d 'manage labels of the label-management service: drafts, publishing, fields, permi'
 complete -c opsctl -n '__fish_use_subcommand' -a 'kv' -d 'a key-value (etcd) cluster: health, snapshots, a sandbox, and a safe rolling upg'
 complete -c opsctl -n '__fish_use_subcommand' -a 'config' -d 'read and change profiles: an endpoint per service, OAuth client settings'
-complete -c opsctl -n '__fish_use_subcommand' -a 'mock' -d 'the mocked services, standalone'
+complete -c opsctl -n '__fish_use_subcommand' -a 'mock' -d 'the mocked services, standalone; the mock authorization server'\''s clients (develo'
 complete -c opsctl -n '__fish_use_subcommand' -a 'demo' -d 'a non-interactive tour of every job, against a fresh temporary embedded state'
 complete -c opsctl -n '__fish_use_subcommand' -a 'completion' -d 'print a shell completion script, generated from the command tree'
 complete -c opsctl -n '__fish_use_subcommand' -a 'help' -d 'show help for a command, or a topic: exit-codes, environment'

@@ -5,7 +5,7 @@ import { own } from '../../lookup.js';
 import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, oauthOptions, users } from './common.js';
 import { jwks, signingKey, signJwt } from './jwt.js';
-import { refreshRevoked, unusedDays } from './admin.js';
+import { ensureSigningKey, refreshRevoked, unusedDays } from './admin.js';
 import { consoleGate, integrityEvidence, sweepUnused } from './console.js';
 import { kickDelivery } from './delivery.js';
 import { clientUsable, IDENTITY_SCOPES, KNOWN_SCOPES, type OAuthClient } from './registry.js';
@@ -214,6 +214,7 @@ async function revoke(ctx: ServiceContext, req: MockRequest): Promise<MockReply>
   const form = formParams(req);
   const value = req.query.get('token') ?? form.get('token');
   if (!value) throw oauthError(400, 'invalid_request', 'Missing required parameter: token');
+  await ensureSigningKey(ctx, true); // a token-revoked SET is signed inside the write below
   const now = ctx.now();
   const iss = issuer(req);
   const ok = await ctx.store.write((s) => {
