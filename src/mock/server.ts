@@ -145,7 +145,12 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
         : new MockError(404, 'not_found', `no such path: ${url.pathname}`);
     }
     const route = (found.store as { route: Route }).route;
-    const rawBody = await readBody(req, maxBody);
+    // an upload route streams its own body (after authentication), under its own explicit limit
+    const streamed = route.streamBody;
+    if (streamed && Number(req.headers['content-length']) > streamed.maxBytes) {
+      throw new MockError(413, 'too_large', `request body is larger than ${streamed.maxBytes} bytes (the limit of ${url.pathname}): send fewer or smaller files per request`);
+    }
+    const rawBody = streamed ? Buffer.alloc(0) : await readBody(req, maxBody);
     const contentType = String(req.headers['content-type'] ?? '');
     const mreq: MockRequest = {
       method,
@@ -157,6 +162,7 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
       body: parseBody(rawBody, contentType),
       rawBody,
       contentType,
+      stream: streamed ? req : undefined,
     };
 
     if (opts.test) {

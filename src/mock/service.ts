@@ -9,11 +9,17 @@ export interface Route {
   /** A find-my-way path (`:param`, `*`); a literal colon is written `::`. */
   path: string;
   handler: Handler;
+  /**
+   * The route reads its own body as a stream (`req.stream`, after authentication) instead of the
+   * server buffering it, with this many bytes at most: a declared Content-Length above it is refused
+   * with 413 before a byte is read. For uploads.
+   */
+  streamBody?: { maxBytes: number };
 }
 
 /** Options per service; each service reads its own key. */
 export interface MockServiceOptions {
-  tracker?: { rateLimit?: { limit: number; windowMs: number }; token?: string; [k: string]: unknown };
+  tracker?: { rateLimit?: { limit: number; windowMs: number }; token?: string; maxUploadBytes?: number; [k: string]: unknown };
   oauth?: Record<string, unknown>;
   api?: Record<string, unknown>;
   labels?: Record<string, unknown>;

@@ -12,6 +12,7 @@ export interface ServeOptions {
   memory: boolean;
   test: boolean;
   trackerRateLimit: string;
+  maxUpload: string;
   oauthClients?: string;
   accessTokenTtl?: string;
   refreshTokenTtl?: string;
@@ -31,6 +32,9 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 0..65535 (0 picks a free port)' });
   const rate = parseRate(opts.trackerRateLimit);
   if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
+  const { parseSize } = await import('../../tracker/upload.js');
+  const maxUploadBytes = parseSize(opts.maxUpload);
+  if (!maxUploadBytes) throw new UsageError(`--max-upload: "${opts.maxUpload}" is not a size`, { field: 'max-upload', hint: 'write it like 200MB, 512KB or a number of bytes' });
   const state = opts.memory ? 'memory' : (opts.state ?? join(ctx.paths.data, 'mock-state.json'));
   const { createMockServer } = await import('../../mock/server.js');
   const oauth = {
@@ -45,7 +49,7 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
       throw new UsageError(`--oauth-clients: ${err.message}`, { field: 'oauth-clients', hint: 'give a JSON or YAML file with {clients: [...], users: [...]}' });
     });
   }
-  const server = await createMockServer({ port, host: opts.host, state, test: opts.test, options: { tracker: { rateLimit: rate }, oauth } });
+  const server = await createMockServer({ port, host: opts.host, state, test: opts.test, options: { tracker: { rateLimit: rate, maxUploadBytes }, oauth } });
   if (opts.oauthClients) await server.service('oauth');
   ctx.handlesInterrupt = true;
   await server.service('tracker');
