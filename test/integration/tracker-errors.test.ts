@@ -145,7 +145,7 @@ describe('story custom fields', () => {
     expect(unknown.stderr).toContain('does not exist');
     const malformed = await t.cli('tracker', 'stories', 'create', '--data', data([{ field_id: 'x' }]));
     expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toContain('--data custom_fields.0.field_id: must be a uuid');
+    expect(malformed.stderr).toContain('--data custom_fields[0].field_id: must be a uuid');
 
     expect(await t.mock.store.read((s) => s.tracker.stories.length)).toBe(storiesBefore);
     expect((await t.json('tracker', 'stories', 'get', String(story.id))).custom_fields[0].value_id).toBe(on.values[0]);

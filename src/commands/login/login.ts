@@ -19,7 +19,7 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
   let port: number | undefined;
   if (opts.port !== undefined) {
     port = Number(opts.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 1024..65535, or leave --port out for a free port' });
+    if (!/^\d+$/.test(opts.port) || port < 1024 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port in 1024..65535`, { field: 'port', hint: 'use 1024..65535 (no privileged ports), or leave --port out for a free port' });
   }
   const scopes = opts.scopes ? parseScopes(opts.scopes) : undefined;
   if (opts.scopes && !scopes?.length) throw new UsageError('--scopes: give at least one scope', { field: 'scopes', hint: 'e.g. --scopes openid email media.readonly, or leave --scopes out for the profile\'s scopes' });
