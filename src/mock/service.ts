@@ -10,16 +10,26 @@ export interface Route {
   path: string;
   handler: Handler;
   /**
-   * The route reads its own body as a stream (`req.stream`, after authentication) instead of the
-   * server buffering it, with this many bytes at most: a declared Content-Length above it is refused
-   * with 413 before a byte is read. For uploads.
+   * Largest body this route accepts (bytes); without it the server's `maxBodyBytes` applies. A larger
+   * declared Content-Length is refused with 413 before any of the body is read.
    */
-  streamBody?: { maxBytes: number };
+  maxBodyBytes?: number;
+  /**
+   * The route reads its own body as a stream (`req.stream`, after authentication, under
+   * `maxBodyBytes`) instead of the server buffering it: for uploads.
+   */
+  streamBody?: boolean;
 }
 
 /** Options per service; each service reads its own key. */
 export interface MockServiceOptions {
-  tracker?: { rateLimit?: { limit: number; windowMs: number }; token?: string; maxUploadBytes?: number; [k: string]: unknown };
+  tracker?: {
+    rateLimit?: { limit: number; windowMs: number };
+    token?: string;
+    /** Largest multipart body `POST /files` accepts (default 50 MiB, streamed); other routes use the server's `maxBodyBytes`. */
+    maxUploadBytes?: number;
+    [k: string]: unknown;
+  };
   oauth?: Record<string, unknown>;
   api?: Record<string, unknown>;
   labels?: Record<string, unknown>;

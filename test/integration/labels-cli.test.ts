@@ -321,7 +321,13 @@ describe('the token of opsctl login', () => {
       // 120 s of life is under the 5-minute margin: the next command refreshes, then calls the service
       const r = await runCli(['labels', 'create', '--title', 'Fresh', '--json'], { env: loginEnv });
       expect(r.code, r.stderr).toBe(0);
-      expect(own.requests.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual(['POST /token 200', 'POST /v2beta/labels 200']);
+      // the refreshed ID token is checked against the local server's keys (its metadata is not cached: a local mock's port changes)
+      expect(own.requests.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual([
+        'POST /token 200',
+        'GET /.well-known/openid-configuration 200',
+        'GET /oauth2/v3/certs 200',
+        'POST /v2beta/labels 200',
+      ]);
       expect(r.json().creator.person).toMatch(/^people\//);
     } finally {
       dir.cleanup();

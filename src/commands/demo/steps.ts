@@ -74,7 +74,7 @@ export const DEMO_SECTIONS: DemoSection[] = [
   {
     job: 'sign in with OAuth 2.0 + PKCE (no browser in the demo: opsctl submits the mock consent form itself over HTTP)',
     steps: [
-      { title: 'sign in as alice (the hidden --consent-as plays the browser against the local mock only)', argv: ['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'media.readonly', 'drive.labels'] },
+      { title: 'sign in as alice (--consent-as plays the browser against the local mock only)', argv: ['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'media.readonly', 'drive.labels'] },
       { title: 'who am I, what may I do, where is the token', argv: ['auth', 'status'] },
       { title: 'call the data API with the stored token', argv: ['api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true'] },
     ],

@@ -67,8 +67,9 @@ export function register(program: Command, ctx: Context): void {
     .option('--via <how>', 'auto | etcdctl | gateway', 'auto')
     .option('--etcdctl <path>', 'the etcdctl to use')
     .option('--snapshot-timeout <duration>', 'timeout', '2m')
+    .option('--force', 'overwrite FILE if it exists (its directory must exist)')
     .action(lazyAction(ctx, () => import('./snapshot-save.js'), ([file], o) => ({ ...o, file }) as any));
-  examples(save, 'opsctl kv snapshot save backup.db');
+  examples(save, 'opsctl kv snapshot save backup.db', 'opsctl kv snapshot save backup.db --force');
 
   const sandbox = kv.command('sandbox').description('a local cluster on loopback, the default cluster of the kv commands');
   const up = sandbox

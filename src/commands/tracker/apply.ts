@@ -65,14 +65,15 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     };
   }
 
-  const progress = await ctx.io.progress(`applying ${todo.length} change(s) to ${spec.name}`);
-  // about ten progress lines however long the run (a spinner on a TTY shows every step)
-  const every = ctx.io.isStderrTTY ? 1 : Math.max(1, Math.ceil(todo.length / 10));
+  const progress = ctx.io.progress(`applying ${todo.length} change(s) to ${spec.name}`);
+  // about ten progress lines however long the run (a live spinner shows every step)
+  const every = ctx.io.liveProgress ? 1 : Math.max(1, Math.ceil(todo.length / 10));
   // Ctrl-C (or a CI timeout's SIGTERM) stops taking new writes and reports what was made
   const signal = await handleInterrupts(ctx);
   const outcome = await runWrites(client, spec, todo, {
     signal,
-    onStep: (n, total) => (n % every === 0 || n === total) && progress.update(`applied ${n}/${total}`),
+    // the counter counts finished writes, failures named: never "applied 4/4" when 2 of them failed
+    onStep: (n, total, failed) => (n % every === 0 || n === total) && progress.update(`${n}/${total} done${failed ? `, ${failed} failed` : ''}`),
   });
   if (outcome.interrupted) {
     progress.fail(`interrupted after ${outcome.applied.length} of ${todo.length} change(s)`);

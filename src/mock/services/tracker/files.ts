@@ -5,6 +5,9 @@ import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
 
+/** The largest multipart upload the mock accepts unless `options.tracker.maxUploadBytes` says otherwise (50 MiB, what the client batches under). */
+export const DEFAULT_MAX_UPLOAD_BYTES = UPLOAD_REQUEST_LIMIT_BYTES;
+
 const MENTIONS = { group_mention_ids: [], member_mention_ids: [], mention_ids: [] };
 
 function attach(t: TrackerState, fileField: 'file_ids' | 'linked_file_ids', fileId: number, storyId: number | null | undefined): number[] {
@@ -100,11 +103,13 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
       for (const s of t.stories) s.file_ids = s.file_ids.filter((x: number) => x !== f.id);
     },
   });
-  const maxBytes = ctx.options.tracker?.maxUploadBytes ?? UPLOAD_REQUEST_LIMIT_BYTES;
+  const maxBytes = ctx.options.tracker?.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   uploaded.push({
     method: 'POST',
     path: `${API}/files`,
-    streamBody: { maxBytes },
+    // Uploads have their own, larger limit than the JSON routes (`options.tracker.maxUploadBytes`), and stream.
+    maxBodyBytes: maxBytes,
+    streamBody: true,
     handler: async (req) => {
       const { storyId, parts } = await parseUpload(req, maxBytes);
       return reply.created(await ctx.store.write((s) => {
