@@ -22,7 +22,7 @@ export interface CommandResult {
 }
 
 export interface RenderOptions {
-  /** `--json` (true) or `--json a,b,c` (field list). */
+  /** `--json` (true) or `--json=a,b,c` (field list). */
   json?: boolean | string;
 }
 
