@@ -174,7 +174,8 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
     const route = (found.store as { route: Route }).route;
     const limit = route.maxBodyBytes ?? maxBody;
     checkDeclaredLength(req, limit);
-    const rawBody = await readBody(req, limit);
+    // a streaming route (uploads) reads its own body after authentication, under the same limit
+    const rawBody = route.streamBody ? Buffer.alloc(0) : await readBody(req, limit);
     const contentType = String(req.headers['content-type'] ?? '');
     const mreq: MockRequest = {
       method,
@@ -186,6 +187,7 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
       body: parseBody(rawBody, contentType, maxDepth),
       rawBody,
       contentType,
+      stream: route.streamBody ? req : undefined,
     };
 
     if (opts.test) {
