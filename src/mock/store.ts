@@ -71,12 +71,14 @@ export class FileStore implements Store {
   private readonly inits: StateInit[] = [];
 
   /**
-   * @param staleMs how old a lock may get before it is taken over (its holder crashed); proper-lockfile
-   * refreshes a live lock well within this.
+   * @param staleMs how old a lock whose holder cannot be checked (another host) may get before it is taken
+   * over; proper-lockfile refreshes a live lock well within this. A crashed holder on this host is
+   * recognised by its pid at once, so this can be long: a short one let a loaded machine (a refresh
+   * timer late by seconds) count a live holder's lock as lost, and its write as failed.
    */
   constructor(
     readonly path: string,
-    private readonly staleMs = 10_000,
+    private readonly staleMs = 60_000,
   ) {}
 
   async addInit(init: StateInit): Promise<void> {
