@@ -103,6 +103,8 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
   const opts = oauthOptions(ctx);
   const iss = issuer(req);
 
+  // An ID token is signed inside the write below: make the key first, never while holding the state file's lock.
+  await ensureSigningKey(ctx);
   const outcome = await ctx.store.write((s): Outcome => {
     sweepUnused(s, now, unusedDays(ctx));
     const client = own(clients(s), creds.id as string);
