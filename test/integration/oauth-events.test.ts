@@ -283,9 +283,13 @@ describe('the queue survives in the mock\'s state', () => {
         await rcv.start();
         await m2.service('oauth'); // loading the service resumes delivery
         await waitFor(() => jtis.every((j) => rcv.byJti.get(j) === 1), 'the queued SETs');
+        // The receiver's 202 reaches the mock before the mock records the delivery: wait for the record too.
+        const delivered = async () =>
+          ((await call(m2.url, 'GET', '/events')).json.events as any[]).filter((e) => e.status === 'delivered').map((e) => e.jti).sort();
+        await waitFor(async () => (await delivered()).length === jtis.length, 'the deliveries recorded');
         expect(rcv.badSignatures).toBe(0);
-        const list = (await call(m2.url, 'GET', '/events')).json.events;
-        expect(list.filter((e: any) => e.status === 'delivered').map((e: any) => e.jti).sort()).toEqual([...jtis].sort());
+        expect(await delivered()).toEqual([...jtis].sort());
+        expect(jtis.every((j) => rcv.byJti.get(j) === 1)).toBe(true);
       } finally {
         await m2.close();
       }
