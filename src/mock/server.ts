@@ -173,6 +173,9 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
     }
     const route = (found.store as { route: Route }).route;
     const limit = route.maxBodyBytes ?? maxBody;
+    // An upload a little over the limit is read and dropped after the 413 (memory stays flat), so the
+    // client, still sending, reads the answer instead of a broken pipe; a huge declared length closes.
+    if (route.streamBody && Number(req.headers['content-length']) <= limit * DRAIN_FACTOR) drainAfterReply.add(req);
     checkDeclaredLength(req, limit);
     // a streaming route (uploads) reads its own body after authentication, under the same limit
     const rawBody = route.streamBody ? Buffer.alloc(0) : await readBody(req, limit);
@@ -388,6 +391,11 @@ function toMockError(err: unknown, where: string): MockError {
   return new MockError(500, 'internal', `mock ${where} failed: ${(err as Error)?.message ?? String(err)}`);
 }
 
+/** Streamed routes drain (read and drop) up to this many times their limit after an early reply. */
+const DRAIN_FACTOR = 4;
+/** Requests whose unread body Node's server reads and drops after the reply (keep-alive) instead of closing. */
+const drainAfterReply = new WeakSet<IncomingMessage>();
+
 /** True when the request declared a body that has not been read to its end. */
 function bodyPending(req: IncomingMessage): boolean {
   if (req.complete) return false;
@@ -399,7 +407,7 @@ function send(req: IncomingMessage, res: ServerResponse, out: MockReply): void {
   const headers: Record<string, string> = { ...(out.headers ?? {}) };
   // Answered before the body was read (413 on the declared length, 404, 401…): close the connection
   // after this reply rather than wait for, or misread, the rest of the body.
-  if (bodyPending(req)) headers.connection = 'close';
+  if (bodyPending(req) && !drainAfterReply.has(req)) headers.connection = 'close';
   let body: string | undefined;
   if (out.json !== undefined) {
     headers['content-type'] ??= 'application/json; charset=utf-8';

@@ -1,4 +1,6 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -72,6 +74,22 @@ describe('tracker files upload: batches by size and count, streamed', () => {
     const alone = await cli([big]);
     expect(alone.code).toBe(1);
     expect(alone.stderr).toContain('nothing uploaded');
+  });
+
+  it('a server that hangs up on a big request: the error says how to send smaller requests', async () => {
+    const server = createServer((req) => req.socket.destroy());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const paths = ['h', 'i'].map((n) => file(`${n}.bin`, 512 * KiB));
+      const r = await runCli(['tracker', 'files', 'upload', ...paths], { env: { ...trackerEnv(mock, cfg.dir), OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_UPLOAD_LIMIT: '2MB' } });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('nothing uploaded');
+      expect(r.stderr).toContain('OPSCTL_TRACKER_UPLOAD_LIMIT');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('a missing file or a directory stops the command before anything is sent', async () => {

@@ -2,7 +2,7 @@ import { openAsBlob } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 import type { Context } from '../../context.js';
-import { ApiError, InterruptedError, OpsError, PartialError, UsageError, ValidationError } from '../../core/errors.js';
+import { ApiError, InterruptedError, NetworkError, OpsError, PartialError, UsageError, ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
 import { files as spec } from '../../tracker/resources.js';
@@ -99,8 +99,15 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
     const why = tooLarge
       ? `${batch[0]!.arg} (${formatSize(batch[0]!.size)}) is larger than the server takes in one request: ${err.message}`
       : err.message;
-    const hint = tooLarge ? 'the file cannot be uploaded to this server as it is: split or compress it' : undefined;
+    // a server that closes the connection on a body it will not take shows up as a broken pipe
+    const cutOff = err instanceof NetworkError && /EPIPE|ECONNRESET|other side closed/i.test(err.message);
+    const hint = tooLarge
+      ? 'the file cannot be uploaded to this server as it is: split or compress it'
+      : cutOff
+        ? `the server closed the connection while the request (${formatSize(total(batch))}) was being sent: if it limits uploads, set OPSCTL_TRACKER_UPLOAD_LIMIT below that (now ${formatSize(limit!)})`
+        : undefined;
     if (uploaded.length === 0) {
+      if (cutOff) return new OpsError(`nothing uploaded: ${why}`, 1, { code: 'network', hint, cause: err });
       if (!tooLarge) return err instanceof OpsError ? err : new OpsError(why, 1, { cause: err });
       return new OpsError(`nothing uploaded: ${why}`, 1, { code: 'too_large', hint, cause: err });
     }
