@@ -237,9 +237,19 @@ export class Context {
 
   /** The credentials a request to `service` carries. Environment tokens beat stored ones (CI). */
   private async serviceCredentials(service: Service, endpoint: Endpoint): Promise<{ headers: Record<string, string> }> {
-    if (service === 'tracker') return { headers: { 'Tracker-Token': await this.trackerToken(endpoint) } };
+    if (service === 'tracker') return { headers: { [await this.trackerTokenHeader(endpoint)]: await this.trackerToken(endpoint) } };
     if (service === 'api' || service === 'labels') return { headers: { Authorization: `Bearer ${await this.accessToken()}` } };
     return { headers: {} };
+  }
+
+  /** `Shortcut-Token` for the real service, `Tracker-Token` elsewhere, unless the profile or environment names one. */
+  async trackerTokenHeader(endpoint: Endpoint): Promise<string> {
+    const { TRACKER_TOKEN_HEADERS, trackerTokenHeader } = await import('./tracker/token-header.js');
+    const fromEnv = this.env.OPSCTL_TRACKER_TOKEN_HEADER;
+    if (fromEnv && !TRACKER_TOKEN_HEADERS.some((h) => h.toLowerCase() === fromEnv.trim().toLowerCase())) {
+      throw new UsageError(`OPSCTL_TRACKER_TOKEN_HEADER: "${fromEnv}" is not a tracker token header`, { hint: `use one of ${TRACKER_TOKEN_HEADERS.join(', ')}, or unset it to pick by host` });
+    }
+    return trackerTokenHeader(endpoint.url, fromEnv || (await this.profile()).tracker_token_header);
   }
 
   async trackerToken(endpoint?: Endpoint): Promise<string> {

@@ -18,6 +18,7 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['OPSCTL_TOKEN_URL, OPSCTL_REVOKE_URL', 'OAuth token and revocation endpoints; beat the profile (default: <auth>/token, <auth>/revoke)'],
   ['OPSCTL_CLIENT_ID, OPSCTL_CLIENT_SECRET', 'OAuth client for opsctl login; beat the profile'],
   ['OPSCTL_TRACKER_RATE_LIMIT', 'client-side pacing of tracker requests, e.g. 200/1m (the default)'],
+  ['OPSCTL_TRACKER_TOKEN_HEADER', 'header carrying the tracker token: Shortcut-Token (default for *.shortcut.com) or Tracker-Token (default elsewhere)'],
   ['OPSCTL_HTTP_TIMEOUT_MS', 'per-request timeout (default 30000)'],
   ['OPSCTL_MOCK_OAUTH_CLIENTS', 'a clients file (JSON or YAML) for the embedded mock authorization server'],
   ['OPSCTL_MOCK_STATE', 'the state file of the embedded mock (default: mock-state.json in the data dir)'],

@@ -15,10 +15,15 @@ import { storyRoutes } from './stories.js';
 
 export const DEFAULT_RATE_LIMIT = { limit: 200, windowMs: 60_000 };
 
-/** The token a request carries: the `Tracker-Token` header, or the deprecated `token` query parameter. */
+/**
+ * The token a request carries: the seed's `Tracker-Token` header, the real service's `Shortcut-Token`
+ * (what the official client sends by default), or the deprecated `token` query parameter.
+ */
 export function requestToken(req: MockRequest): string | undefined {
-  const header = req.headers['tracker-token'];
-  if (typeof header === 'string' && header) return header;
+  for (const name of ['tracker-token', 'shortcut-token']) {
+    const header = req.headers[name];
+    if (typeof header === 'string' && header) return header;
+  }
   return req.query.get('token') ?? undefined;
 }
 
@@ -44,8 +49,8 @@ const trackerService: ServiceModule = {
       async authenticate(req) {
         const token = requestToken(req);
         const valid = await ctx.store.read((s) => s.tracker.token as string);
-        if (!token) throw new MockError(401, 'unauthorized', 'missing Tracker-Token header');
-        if (token !== valid) throw new MockError(401, 'unauthorized', 'invalid Tracker-Token');
+        if (!token) throw new MockError(401, 'unauthorized', 'missing Tracker-Token (or Shortcut-Token) header');
+        if (token !== valid) throw new MockError(401, 'unauthorized', 'invalid tracker token');
       },
       rateLimit: { ...rate, key: (req) => requestToken(req) ?? 'anonymous' },
     };
