@@ -46,7 +46,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   const http = client.http;
   const full = `${API_PREFIX}${path}`;
 
-  if (extra.method === 'GET' && extra.result === 'list') {
+  if (extra.method === 'GET' && extra.result === 'list' && !extra.pick) {
     const paging = pageFlags(opts.flags);
     const progress = paging.all ? await ctx.io.progress(`fetching ${spec.name} ${extra.name}`) : undefined;
     const got = await fetchList(http, full, query, extra.paging, {
@@ -64,7 +64,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
     const ok = await (await ctx.prompter()).confirm(`${extra.description} (${opts.args.join(' ')})?`, { flag: '--yes' });
     if (!ok) return { message: 'nothing changed' };
   }
-  let body: Record<string, unknown> | undefined;
+  let body: Record<string, unknown> | undefined = extra.fixedBody ? { ...extra.fixedBody } : undefined;
   if (extra.body) {
     const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
     body = { ...data };
@@ -79,6 +79,11 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   if (extra.result === 'none' || res.status === 204) {
     return { data: { ok: true, verb: extra.name, args: opts.args }, text: '', message: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}: done` };
   }
+  if (extra.pick) {
+    const rows = ((res.data as Record<string, unknown>)?.[extra.pick] ?? []) as unknown[];
+    return { data: rows, columns: extra.columns ? columns(extra.columns) : undefined };
+  }
+  if (extra.result === 'list') return { data: res.data, columns: extra.columns ? columns(extra.columns) : undefined };
   return { data: res.data };
 }
 

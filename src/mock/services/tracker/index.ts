@@ -10,8 +10,13 @@ import { labelRoutes } from './labels.js';
 import { miscRoutes } from './misc.js';
 import { planningRoutes } from './objectives.js';
 import { searchRoutes } from './search.js';
+import { shapeReply } from './shape.js';
 import { initTracker } from './state.js';
 import { storyRoutes } from './stories.js';
+import { storyBulkRoutes } from './story-bulk.js';
+import { storyPartRoutes } from './story-parts.js';
+import { workflowRoutes } from './workflows.js';
+import { documentRoutes } from './documents.js';
 
 export const DEFAULT_RATE_LIMIT = { limit: 200, windowMs: 60_000 };
 
@@ -43,8 +48,12 @@ const trackerService: ServiceModule = {
         ...groupRoutes(ctx),
         ...iterationProjectRoutes(ctx),
         ...storyRoutes(ctx),
+        ...storyBulkRoutes(ctx),
+        ...storyPartRoutes(ctx),
+        ...workflowRoutes(ctx),
+        ...documentRoutes(ctx),
         ...searchRoutes(ctx),
-      ],
+      ].map((r) => ({ ...r, handler: async (req: MockRequest) => shapeReply(await r.handler(req)) })),
       errorReply,
       async authenticate(req) {
         const token = requestToken(req);

@@ -12,6 +12,13 @@ export const STORY_STATES = [
   { id: 500000004, name: 'Done', type: 'done' },
 ] as const;
 export const DEFAULT_STORY_STATE = 500000002;
+/** The verbs of each story state (what moving a story there means), as the real workflow states carry. */
+export const STORY_STATE_VERBS: Readonly<Record<number, string | null>> = Object.freeze(Object.assign(Object.create(null), {
+  500000001: null,
+  500000002: null,
+  500000003: 'start',
+  500000004: 'finish',
+}));
 
 export const EPIC_WORKFLOW_ID = 500000010;
 /** Epic workflow states; the deprecated `state` names map onto them. */
@@ -25,6 +32,7 @@ export const EPIC_STATES = [
 export const COLLECTIONS = [
   'labels', 'categories', 'customFields', 'documents', 'entityTemplates', 'epics', 'epicComments', 'health', 'files', 'linkedFiles',
   'groups', 'webhooks', 'iterations', 'keyResults', 'members', 'objectives', 'projects', 'repositories', 'stories',
+  'storyComments', 'tasks', 'storyLinks', 'storyHistory',
 ] as const;
 
 /** Fills in the tracker's slice: a new workspace, or the collections an older state lacks. */
