@@ -210,10 +210,10 @@ export class Context {
       const rate = parseRate(spec);
       if (!rate) throw new UsageError(`tracker rate limit "${spec}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
       let lastNotice = 0;
-      pacer = new Pacer({
+      const paceOpts = {
         ...rate,
         signal: this.abort.signal,
-        onWait: (ms) => {
+        onWait: (ms: number) => {
           this.debug(`[tracker] pacing: waiting ${ms} ms to stay under ${spec}`);
           // Long waits are worth a line on stderr (at most one every 10 s), so a paced run never looks hung.
           if (ms >= 2_000 && this.now() - lastNotice >= 10_000) {
@@ -221,7 +221,8 @@ export class Context {
             this.io.info(this.io.colorErr.dim(`rate limit: waiting ${Math.ceil(ms / 1000)} s to stay under ${spec} requests`));
           }
         },
-      });
+      };
+      pacer = (await this.sharedPacer(endpoint, paceOpts)) ?? new Pacer(paceOpts);
     }
     return new HttpClient({
       service,
@@ -233,6 +234,27 @@ export class Context {
       timeoutMs: Number(this.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
       credentials: () => this.serviceCredentials(service, endpoint),
     });
+  }
+
+  /**
+   * The pacing every opsctl process of this user shares for one tracker origin and token: a small file
+   * under the data directory, changed under a lock. When that file cannot be used (no permission, a
+   * read-only home), this process paces alone and says so once.
+   */
+  private async sharedPacer(endpoint: Endpoint, opts: import('./core/pacer.js').PacerOptions): Promise<import('./core/pacer.js').RequestPacer | undefined> {
+    const [{ SharedPacer }, { createHash }] = await Promise.all([import('./core/shared-pacer.js'), import('node:crypto')]);
+    const token = await this.trackerToken(endpoint).catch(() => '');
+    const key = createHash('sha256').update(`${new URL(endpoint.url).origin}\n${token}`).digest('hex').slice(0, 24);
+    const file = join(this.paths.data, 'pacing', `tracker-${key}.json`);
+    const pacer = new SharedPacer(file, opts);
+    try {
+      await pacer.init();
+    } catch (err) {
+      this.io.warn(`cannot share tracker pacing with other opsctl processes through ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pacing this process alone. Fix the directory's permissions or set OPSCTL_CONFIG_DIR.`);
+      return undefined;
+    }
+    this.onCleanup(() => pacer.flush());
+    return pacer;
   }
 
   /** The credentials a request to `service` carries. Environment tokens beat stored ones (CI). */
