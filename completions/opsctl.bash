@@ -284,7 +284,7 @@ _opsctl_words() {
     'config unset') words='--json --no-input --yes -y --debug --profile' ;;
     'config list') words='--json --no-input --yes -y --debug --profile' ;;
     'mock') words='serve --json --no-input --yes -y --debug --profile' ;;
-    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --json --no-input --yes -y --debug --profile' ;;
+    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --json --no-input --yes -y --debug --profile' ;;
     'demo') words='--keep --json --no-input --yes -y --debug --profile' ;;
     'completion') words='bash zsh fish --json --no-input --yes -y --debug --profile' ;;
     'help') words='--json --no-input --yes -y --debug --profile' ;;

@@ -2061,6 +2061,8 @@ complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'state' -r -d 'keep
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'memory' -d 'keep state in memory only'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'test' -d 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/reque'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'tracker-rate-limit' -r -d 'tracker limit as requests/window'
+complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'tracker-max-groups' -r -d 'tracker entitlement: active groups (teams) the plan allows (default 100); beyond'
+complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'tracker-max-objectives' -r -d 'tracker entitlement: objectives the plan allows (default 1000); beyond it 403 Un'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'oauth-clients' -r -d 'merge OAuth clients and users from this JSON or YAML file into the registry'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'access-token-ttl' -r -d 'OAuth access-token lifetime'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'refresh-token-ttl' -r -d 'make every grant time-based: refresh tokens expire after this many seconds'

@@ -15,6 +15,8 @@ export function register(program: Command, ctx: Context): void {
       .option('--memory', 'keep state in memory only')
       .option('--test', 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests')
       .option('--tracker-rate-limit <rate>', 'tracker limit as requests/window', '200/1m')
+      .option('--tracker-max-groups <n>', 'tracker entitlement: active groups (teams) the plan allows (default 100); beyond it 403 UnusableEntitlementError')
+      .option('--tracker-max-objectives <n>', 'tracker entitlement: objectives the plan allows (default 1000); beyond it 403 UnusableEntitlementError')
       .option('--oauth-clients <file>', 'merge OAuth clients and users from this JSON or YAML file into the registry')
       .option('--access-token-ttl <seconds>', 'OAuth access-token lifetime', '3600')
       .option('--refresh-token-ttl <seconds>', 'make every grant time-based: refresh tokens expire after this many seconds')
@@ -27,6 +29,8 @@ export function register(program: Command, ctx: Context): void {
           memory: Boolean(o.memory),
           test: Boolean(o.test),
           trackerRateLimit: o.trackerRateLimit,
+          trackerMaxGroups: o.trackerMaxGroups,
+          trackerMaxObjectives: o.trackerMaxObjectives,
           oauthClients: o.oauthClients,
           accessTokenTtl: o.accessTokenTtl,
           refreshTokenTtl: o.refreshTokenTtl,

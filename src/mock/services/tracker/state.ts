@@ -54,9 +54,11 @@ export function initTracker(state: MockState, options: MockServiceOptions): bool
     t.features = { documents: f.documents ?? true, story_templates: f.story_templates ?? true, iterations: f.iterations ?? true };
     changed = true;
   }
-  if (!t.entitlements) {
-    const e = (options.tracker?.entitlements ?? {}) as Record<string, number>;
-    t.entitlements = { groups: e.groups ?? 100, objectives: e.objectives ?? 1000 };
+  // the plan's entitlements: options given at start (mock serve --tracker-max-groups …) win over a stored state's
+  const e = (options.tracker?.entitlements ?? {}) as Record<string, number | undefined>;
+  const wanted = { groups: e.groups ?? t.entitlements?.groups ?? 100, objectives: e.objectives ?? t.entitlements?.objectives ?? 1000 };
+  if (!t.entitlements || t.entitlements.groups !== wanted.groups || t.entitlements.objectives !== wanted.objectives) {
+    t.entitlements = wanted;
     changed = true;
   }
   if (!t.ownerId) {
