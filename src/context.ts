@@ -237,7 +237,9 @@ export class Context {
           }
         },
       };
-      pacer = (await this.sharedPacer(endpoint, paceOpts)) ?? new Pacer(paceOpts);
+      // OPSCTL_TRACKER_PACING=process paces this process alone (no file, no lock)
+      const shared = this.env.OPSCTL_TRACKER_PACING !== 'process';
+      pacer = (shared ? await this.sharedPacer(endpoint, paceOpts) : undefined) ?? new Pacer(paceOpts);
     }
     return new HttpClient({
       service,
