@@ -237,8 +237,9 @@ export class Context {
           }
         },
       };
-      // OPSCTL_TRACKER_PACING=process paces this process alone (no file, no lock)
-      const shared = this.env.OPSCTL_TRACKER_PACING !== 'process';
+      // OPSCTL_TRACKER_PACING=process paces this process alone (no file, no lock). The embedded mock is
+      // a server per process with its own counter, so there is nothing to share with other processes.
+      const shared = this.env.OPSCTL_TRACKER_PACING !== 'process' && !endpoint.embedded;
       pacer = (shared ? await this.sharedPacer(endpoint, paceOpts) : undefined) ?? new Pacer(paceOpts);
     }
     return new HttpClient({
