@@ -37,7 +37,6 @@ const SKIP: Record<string, string> = {
   'opsctl tracker labels list              # now against the real tracker':
     'the block above pointed the profile at the real https://api.app.shortcut.com',
   'opsctl login --profile google': 'real Google endpoints and a person at a browser',
-  'opsctl login --profile corp': 'a real identity provider (the issuer set above) and a person at a browser',
 };
 
 type Run = (cmd: string) => Promise<{ exitCode: number; stdout: string; stderr: string }>;
