@@ -22,7 +22,7 @@ export interface CommandResult {
 }
 
 export interface RenderOptions {
-  /** `--json` (true) or `--json a,b,c` (field list). */
+  /** `--json` (true) or `--json=a,b,c` (field list). */
   json?: boolean | string;
 }
 
@@ -48,7 +48,7 @@ export function parseFieldList(spec: string): string[] {
     .split(',')
     .map((f) => f.trim())
     .filter(Boolean);
-  if (fields.length === 0) throw new UsageError('--json: give a comma-separated list of fields, or no value for all fields');
+  if (fields.length === 0) throw new UsageError('--json=: give a comma-separated list of fields after "=" (--json=id,name), or plain --json for all fields');
   return fields;
 }
 

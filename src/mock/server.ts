@@ -154,7 +154,7 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
       send(req, res, out);
     } catch (err) {
       const mockErr = toMockError(err, service);
-      if (mockErr.status >= 500) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
+      if (mockErr.status >= 500 && !(err instanceof MockError)) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
       const out = svc.instance.errorReply(mockErr);
       status = out.status;
       send(req, res, out);
@@ -174,7 +174,8 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
     const route = (found.store as { route: Route }).route;
     const limit = route.maxBodyBytes ?? maxBody;
     checkDeclaredLength(req, limit);
-    const rawBody = await readBody(req, limit);
+    // a streaming route (uploads) reads its own body after authentication, under the same limit
+    const rawBody = route.streamBody ? Buffer.alloc(0) : await readBody(req, limit);
     const contentType = String(req.headers['content-type'] ?? '');
     const mreq: MockRequest = {
       method,
@@ -186,6 +187,7 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
       body: parseBody(rawBody, contentType, maxDepth),
       rawBody,
       contentType,
+      stream: route.streamBody ? req : undefined,
     };
 
     if (opts.test) {
@@ -246,15 +248,27 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
         const e = toMockError(err, 'test knob');
         return send(req, res, { status: e.status, json: { message: e.message } });
       }
-      if (!body || typeof body !== 'object' || !(Number(body.status) >= 400)) {
-        return send(req, res, { status: 400, json: { message: 'a fault needs a status >= 400' } });
-      }
-      server.inject(body);
+      const problem = faultProblem(body);
+      if (problem) return send(req, res, { status: 400, json: { message: problem } });
+      server.inject({
+        status: body.status,
+        service: body.service,
+        method: body.method,
+        path: body.path,
+        times: body.times,
+        retryAfter: body.retryAfter,
+        message: body.message,
+      });
       return send(req, res, { status: 204 });
     }
     if (url.pathname === '/__mock/clock' && (method === 'GET' || method === 'POST')) {
       if (method === 'POST') {
-        const raw = await readBody(req, 64 * 1024).catch(() => undefined);
+        const raw = await Promise.resolve()
+          .then(() => {
+            checkDeclaredLength(req, 64 * 1024);
+            return readBody(req, 64 * 1024);
+          })
+          .catch(() => undefined);
         if (!raw) return send(req, res, { status: 413, json: { message: 'the body is larger than 64 KiB' } });
         let body: { advance_seconds?: unknown } | undefined;
         try {
@@ -341,6 +355,20 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
     },
   };
   return server;
+}
+
+/** What is wrong with a fault posted to `/__mock/faults`, or undefined. */
+function faultProblem(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return 'a fault is a JSON object such as {"status":503,"path":"/api/v3/labels"}';
+  const f = body as Record<string, unknown>;
+  if (!Number.isInteger(f.status) || (f.status as number) < 400 || (f.status as number) > 599) return 'a fault needs a status >= 400 (an integer up to 599)';
+  for (const key of ['service', 'method', 'path', 'message'] as const) {
+    if (f[key] !== undefined && typeof f[key] !== 'string') return `fault.${key} must be a string`;
+  }
+  for (const key of ['times', 'retryAfter'] as const) {
+    if (f[key] !== undefined && !(Number.isInteger(f[key]) && (f[key] as number) >= 0)) return `fault.${key} must be a whole number`;
+  }
+  return undefined;
 }
 
 /** Path parameters as a prototype-free record (a param may be named like nothing on Object.prototype). */

@@ -204,6 +204,7 @@ describe('security events pushed to a receiver', () => {
       expect(res.json.error_description.startsWith(`${field}:`), res.json.error_description).toBe(true);
     }
     expect((await admin('POST', '/events/receivers', { url: 'ftp://x', client_id: DEFAULT_CLIENT_ID })).json.error_description).toMatch(/^url:/);
+    expect((await admin('POST', '/events/receivers', { url: 'http://u:secret@127.0.0.1:1/', client_id: DEFAULT_CLIENT_ID })).json.error_description).toMatch(/^url: must not carry credentials/);
     expect((await admin('POST', '/events/receivers', { url: rcv.url, client_id: 'nobody' })).status).toBe(404);
     expect((await admin('POST', '/events/receivers', { url: rcv.url, client_id: DEFAULT_CLIENT_ID, events: ['x'] })).json.error_description).toMatch(/^events:/);
     expect((await admin('GET', '/events?status=lost')).status).toBe(400);
@@ -247,7 +248,7 @@ describe('security events pushed to a receiver', () => {
     expect(lost).toBe(0);
     expect(dupes).toBe(0);
     expect(rcv.badSignatures).toBe(0);
-  });
+  }, 120_000);
 
   it('a 400 from the receiver is its final word (rejected, not retried)', async () => {
     rcv.answer = 400;
@@ -292,5 +293,5 @@ describe('the queue survives in the mock\'s state', () => {
       await rcv.stop();
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });

@@ -22,6 +22,7 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['OPSCTL_TRACKER_RATE_LIMIT', 'client-side pacing of tracker requests, e.g. 200/1m (the default)'],
   ['OPSCTL_TRACKER_PACING', 'shared (default: every opsctl process of this user shares the limit through a file in the data dir) or process (pace alone)'],
   ['OPSCTL_TRACKER_TOKEN_HEADER', 'header carrying the tracker token: Shortcut-Token (default for *.shortcut.com) or Tracker-Token (default elsewhere)'],
+  ['OPSCTL_TRACKER_UPLOAD_LIMIT', 'largest tracker files upload request opsctl sends, e.g. 20MB (default 50MB); files are batched under it'],
   ['OPSCTL_HTTP_TIMEOUT_MS', 'how long one HTTP request may wait for answers, all retries included (default 30000); after 3 s of silence opsctl says what it waits for'],
   ['OPSCTL_MOCK_OAUTH_CLIENTS', 'a clients file (JSON or YAML) for the embedded mock authorization server'],
   ['OPSCTL_MOCK_STATE', 'the state file of the embedded mock (default: mock-state.json in the data dir)'],

@@ -19,6 +19,7 @@ export function register(program: Command, ctx: Context): void {
       .option('--tracker-rate-limit <rate>', 'tracker limit as requests/window', '200/1m')
       .option('--tracker-max-groups <n>', 'tracker entitlement: active groups (teams) the plan allows (default 100); beyond it 403 UnusableEntitlementError')
       .option('--tracker-max-objectives <n>', 'tracker entitlement: objectives the plan allows (default 1000); beyond it 403 UnusableEntitlementError')
+      .option('--max-upload <size>', 'largest tracker file-upload request, e.g. 200MB (streamed: memory stays flat)', '50MB')
       .option('--oauth-clients <file>', 'merge OAuth clients and users from this JSON or YAML file into the registry')
       .option('--access-token-ttl <seconds>', 'OAuth access-token lifetime', '3600')
       .option('--refresh-token-ttl <seconds>', 'make every grant time-based: refresh tokens expire after this many seconds')
@@ -35,6 +36,7 @@ export function register(program: Command, ctx: Context): void {
           trackerRateLimit: o.trackerRateLimit,
           trackerMaxGroups: o.trackerMaxGroups,
           trackerMaxObjectives: o.trackerMaxObjectives,
+          maxUpload: o.maxUpload,
           oauthClients: o.oauthClients,
           accessTokenTtl: o.accessTokenTtl,
           refreshTokenTtl: o.refreshTokenTtl,
