@@ -227,10 +227,10 @@ export class Context {
       const rate = parseRate(spec);
       if (!rate) throw new UsageError(`tracker rate limit "${spec}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
       let lastNotice = 0;
-      pacer = new Pacer({
+      const paceOpts = {
         ...rate,
         signal: this.abort.signal,
-        onWait: (ms) => {
+        onWait: (ms: number) => {
           this.debug(`[tracker] pacing: waiting ${ms} ms to stay under ${spec}`);
           // Long waits are worth a line on stderr (at most one every 10 s), so a paced run never looks hung.
           if (ms >= 2_000 && this.now() - lastNotice >= 10_000) {
@@ -238,7 +238,11 @@ export class Context {
             this.io.info(this.io.colorErr.dim(`rate limit: waiting ${Math.ceil(ms / 1000)} s to stay under ${spec} requests`));
           }
         },
-      });
+      };
+      // OPSCTL_TRACKER_PACING=process paces this process alone (no file, no lock). The embedded mock is
+      // a server per process with its own counter, so there is nothing to share with other processes.
+      const shared = this.env.OPSCTL_TRACKER_PACING !== 'process' && !endpoint.embedded;
+      pacer = (shared ? await this.sharedPacer(endpoint, paceOpts) : undefined) ?? new Pacer(paceOpts);
     }
     return new HttpClient({
       service,
@@ -253,11 +257,42 @@ export class Context {
     });
   }
 
+  /**
+   * The pacing every opsctl process of this user shares for one tracker origin and token: a small file
+   * under the data directory, changed under a lock. When that file cannot be used (no permission, a
+   * read-only home), this process paces alone and says so once.
+   */
+  private async sharedPacer(endpoint: Endpoint, opts: import('./core/pacer.js').PacerOptions): Promise<import('./core/pacer.js').RequestPacer | undefined> {
+    const [{ SharedPacer }, { createHash }] = await Promise.all([import('./core/shared-pacer.js'), import('node:crypto')]);
+    const token = await this.trackerToken(endpoint).catch(() => '');
+    const key = createHash('sha256').update(`${new URL(endpoint.url).origin}\n${token}`).digest('hex').slice(0, 24);
+    const file = join(this.paths.data, 'pacing', `tracker-${key}.json`);
+    const pacer = new SharedPacer(file, opts);
+    try {
+      await pacer.init();
+    } catch (err) {
+      this.io.warn(`cannot share tracker pacing with other opsctl processes through ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pacing this process alone. Fix the directory's permissions or set OPSCTL_CONFIG_DIR.`);
+      return undefined;
+    }
+    this.onCleanup(() => pacer.flush());
+    return pacer;
+  }
+
   /** The credentials a request to `service` carries. Environment tokens beat stored ones (CI). */
   private async serviceCredentials(service: Service, endpoint: Endpoint): Promise<{ headers: Record<string, string> }> {
-    if (service === 'tracker') return { headers: { 'Tracker-Token': await this.trackerToken(endpoint) } };
+    if (service === 'tracker') return { headers: { [await this.trackerTokenHeader(endpoint)]: await this.trackerToken(endpoint) } };
     if (service === 'api' || service === 'labels') return { headers: { Authorization: `Bearer ${await this.accessToken()}` } };
     return { headers: {} };
+  }
+
+  /** `Shortcut-Token` for the real service, `Tracker-Token` elsewhere, unless the profile or environment names one. */
+  async trackerTokenHeader(endpoint: Endpoint): Promise<string> {
+    const { TRACKER_TOKEN_HEADERS, trackerTokenHeader } = await import('./tracker/token-header.js');
+    const fromEnv = this.env.OPSCTL_TRACKER_TOKEN_HEADER;
+    if (fromEnv && !TRACKER_TOKEN_HEADERS.some((h) => h.toLowerCase() === fromEnv.trim().toLowerCase())) {
+      throw new UsageError(`OPSCTL_TRACKER_TOKEN_HEADER: "${fromEnv}" is not a tracker token header`, { hint: `use one of ${TRACKER_TOKEN_HEADERS.join(', ')}, or unset it to pick by host` });
+    }
+    return trackerTokenHeader(endpoint.url, fromEnv || (await this.profile()).tracker_token_header);
   }
 
   async trackerToken(endpoint?: Endpoint): Promise<string> {

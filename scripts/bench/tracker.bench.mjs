@@ -8,7 +8,7 @@ import { join } from 'node:path';
 const TOKEN = 'trk_bench_token_0000000000000000';
 
 /** Starts `opsctl mock serve --test` and resolves {url, stop}. */
-function serve(BIN, args) {
+export function serve(BIN, args) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'mock', 'serve', '--test', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let out = '';
@@ -26,7 +26,7 @@ function serve(BIN, args) {
   });
 }
 
-function run(BIN, args, env, input) {
+export function run(BIN, args, env, input) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', CI: '1', ...env } });

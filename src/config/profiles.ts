@@ -4,6 +4,7 @@ import type Conf from 'conf';
 import { OpsError, UsageError, ValidationError } from '../core/errors.js';
 import { dirError, ensurePrivateDir } from './paths.js';
 import { EMBEDDED_PROFILE } from './services.js';
+import { TRACKER_TOKEN_HEADERS } from '../tracker/token-header.js';
 
 /**
  * Profiles: an endpoint per service plus OAuth client settings, stored with `conf` in config.json.
@@ -12,7 +13,7 @@ import { EMBEDDED_PROFILE } from './services.js';
  * Reads parse config.json directly (conf's format is plain JSON) because conf's import pulls in a
  * JSON-schema compiler that would cost every command ~20 ms; writes go through conf.
  */
-type Kind = 'url' | 'issuer' | 'text' | 'rate';
+type Kind = 'url' | 'issuer' | 'text' | 'rate' | 'token-header';
 
 /** Every key a profile may hold. Later features add theirs here. */
 export const PROFILE_KEYS = {
@@ -30,6 +31,7 @@ export const PROFILE_KEYS = {
   client_secret: { kind: 'text', help: 'OAuth client secret (installed apps: not confidential)' },
   scopes: { kind: 'text', help: 'default scopes for opsctl login, space-separated' },
   tracker_rate_limit: { kind: 'rate', help: 'client-side pacing for the tracker, e.g. 200/1m' },
+  tracker_token_header: { kind: 'token-header', help: 'header that carries the tracker token: Shortcut-Token or Tracker-Token (default: by host)' },
 } as const satisfies Record<string, { kind: Kind; help: string }>;
 
 export type ProfileKey = keyof typeof PROFILE_KEYS;
@@ -174,6 +176,9 @@ export class ConfigStore {
 
 function checkValue(kind: Kind, value: string): string | undefined {
   if (kind === 'text') return value.trim() ? undefined : 'must not be empty';
+  if (kind === 'token-header') {
+    return TRACKER_TOKEN_HEADERS.some((h) => h.toLowerCase() === value.toLowerCase()) ? undefined : `must be one of ${TRACKER_TOKEN_HEADERS.join(', ')}`;
+  }
   if (kind === 'rate') return /^\d+\/\d+(ms|s|m)$/.test(value) ? undefined : 'must look like 200/1m (requests per window)';
   // RFC 8414 §2: an issuer has no query or fragment (it is compared with the provider's metadata as written).
   if (kind === 'issuer' && (value.includes('?') || value.includes('#'))) return 'must be the issuer URL without a query or fragment, e.g. https://sso.example.com/realms/ops';

@@ -2,7 +2,7 @@ import type { Dispatcher, FormData } from 'undici';
 import { sleep as abortableSleep } from './sleep.js';
 import { Agent, request } from './undici-lite.js';
 import { ApiError, NetworkError, UsageError } from './errors.js';
-import type { Pacer } from './pacer.js';
+import type { RequestPacer } from './pacer.js';
 import { isLoopbackHost, redactBody, redactHeaders, redactUrl } from './redact.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | Array<string | number>>;
@@ -45,7 +45,7 @@ export interface HttpClientOptions {
   baseUrl: string;
   credentials?: () => Promise<Credentials | undefined>;
   dispatcher?: Dispatcher;
-  pacer?: Pacer;
+  pacer?: RequestPacer;
   /** Attempts in all, including the first. */
   maxAttempts?: number;
   /**
@@ -109,7 +109,7 @@ export class HttpClient {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
   }
 
-  get pacer(): Pacer | undefined {
+  get pacer(): RequestPacer | undefined {
     return this.opts.pacer;
   }
 

@@ -19,7 +19,17 @@ export interface PacerOptions {
   signal?: AbortSignal;
 }
 
-export class Pacer {
+/** What the HTTP layer needs of a pacer: a slot per request, and a shared pause after a 429. */
+export interface RequestPacer {
+  readonly limit: number;
+  readonly windowMs: number;
+  acquire(): Promise<() => void>;
+  pause(ms: number): void;
+  /** Waits for bookkeeping still being written (the shared pacer's releases). */
+  flush?(): Promise<void>;
+}
+
+export class Pacer implements RequestPacer {
   readonly limit: number;
   readonly windowMs: number;
   private readonly now: () => number;

@@ -36,8 +36,12 @@ export interface ExtraVerb {
   /** Ask before doing it (unless --yes). */
   confirm?: boolean;
   example?: string;
-  /** A verb with its own module instead of the generic one (`upload`, `apply`). */
-  handler?: 'upload' | 'apply';
+  /** A verb with its own module instead of the generic one (`upload`, `apply`, `move`, `import`). */
+  handler?: 'upload' | 'apply' | 'move' | 'import';
+  /** A body sent as is, without flags (`task-check` sends {complete: true}). */
+  fixedBody?: Readonly<Record<string, unknown>>;
+  /** Show this field of a one-record answer as the list (`workflows states` shows `states`). */
+  pick?: string;
 }
 
 /** One row of the resource table: everything the CLI, the validators and the mock need to know. */
@@ -150,11 +154,16 @@ export const documents: ResourceSpec = {
   idType: 'uuid',
   fields: {
     title: str(256, 'document title (at most 256 characters)', { min: 1, required: true }),
-    content: text('document content', { required: true }),
+    content: text('document content (markdown)', { required: true }),
   },
   columns: ['id', 'title', 'app_url'],
-  verbs: ['list', 'create'],
-  examples: { create: 'opsctl tracker documents create --title Runbook --content "# Steps"' },
+  verbs: ['list', 'get', 'create', 'update', 'delete'],
+  extras: [
+    { name: 'epics', description: 'the epics a document is linked to', method: 'GET', path: '/documents/{id}/epics', args: [uuidId()], result: 'list', columns: epicColumns },
+    { name: 'link-epic', description: 'link a document to an epic', method: 'PUT', path: '/documents/{id}/epics/{epic_id}', args: [uuidId(), intId('epic_id')], result: 'none', example: 'opsctl tracker documents link-epic UUID 12' },
+    { name: 'unlink-epic', description: 'unlink a document from an epic', method: 'DELETE', path: '/documents/{id}/epics/{epic_id}', args: [uuidId(), intId('epic_id')], result: 'none' },
+  ],
+  examples: { create: 'opsctl tracker documents create --title Runbook --content "# Steps"', update: 'opsctl tracker documents update UUID --title "Runbook v2"' },
 };
 
 export const entityTemplates: ResourceSpec = {
@@ -235,6 +244,7 @@ export const epics: ResourceSpec = {
     { name: 'health-history', description: 'the health records of an epic, most recent first', method: 'GET', path: '/epics/{id}/health-history', args: [intId()], result: 'list', columns: ['id', 'status', 'text', 'created_at'] },
     { name: 'stories', description: 'the stories of an epic', method: 'GET', path: '/epics/{id}/stories', args: [intId()], query: includesDescription, result: 'list', columns: storyColumns },
     { name: 'unlink-planningtool', description: 'unlink the external planning-tool epic', method: 'POST', path: '/epics/{id}/unlink-planningtool', args: [intId()], result: 'none' },
+    { name: 'documents', description: 'the documents linked to an epic', method: 'GET', path: '/epics/{id}/documents', args: [intId()], result: 'list', columns: ['id', 'title', 'app_url'] },
   ],
   examples: { create: 'opsctl tracker epics create --name "Q3 launch" --epic-state-id 500000002', update: 'opsctl tracker epics update 12 --before-id 10 --deadline null' },
 };
@@ -478,39 +488,165 @@ export const repositories: ResourceSpec = {
   verbs: ['list', 'get'],
 };
 
+export const STORY_LINK_VERBS = ['blocks', 'duplicates', 'relates to'] as const;
+const storyCommentColumns = ['id', 'author_id', 'parent_id', 'text', 'created_at'];
+const taskColumns = ['id', 'description', 'complete', 'position'];
+const storyArg = intId('id', 'story id');
+
+/** Body fields a story can be created with (single, bulk and from a template). */
+const storyFields: Record<string, FieldSpec> = {
+  name: str(512, 'story name (at most 512 characters)', { min: 1, required: true }),
+  description: text('description'),
+  story_type: { type: 'enum', values: STORY_TYPES, help: 'feature, chore or bug' },
+  workflow_state_id: int('workflow state id (see: opsctl tracker workflows list; or use stories move --state NAME)'),
+  estimate: int('estimate in points (null clears it)', { nullable: true }),
+  epic_id: int('epic id (null detaches)', { nullable: true }),
+  iteration_id: int('iteration id (null detaches)', { nullable: true }),
+  project_id: int('project id (null detaches)', { nullable: true }),
+  group_id: uuid('group id (null detaches)', { nullable: true }),
+  parent_story_id: int('make it a sub-task of this story (null detaches)', { nullable: true }),
+  labels: json('labelParams', 'labels [{name, color, …}]; created when missing (--data)'),
+  custom_fields: json('storyCustomFields', 'custom field values [{field_id, value_id}]; only enabled fields (--data)'),
+  owner_ids: uuids('owner member ids'),
+  follower_ids: uuids('follower member ids'),
+  requested_by_id: uuid('requesting member id'),
+  external_id: str(128, 'an id in another system (stories import matches on it)', { in: C }),
+  external_links: { type: 'string[]', max: 2048, help: 'external links (comma-separated URLs)' },
+  file_ids: ints('uploaded file ids'),
+  linked_file_ids: ints('linked file ids'),
+  deadline: when('deadline (null clears it)', { nullable: true }),
+  started_at_override: when('override the start time (null clears it)', { nullable: true }),
+  completed_at_override: when('override the completion time (null clears it)', { nullable: true }),
+  move_to: { type: 'enum', values: ['first', 'last'], help: 'first or last in its state' },
+  archived: bool('archive (true) or restore (false)'),
+  tasks: json('storyTasks', 'checklist [{description, complete, owner_ids, external_id}] (--data)', { in: C }),
+  story_links: json('storyLinkParams', 'links [{verb, subject_id | object_id}] to existing stories (--data)', { in: C }),
+  story_template_id: uuid('the template it was made from', { in: C }),
+  created_at: when('creation time (ISO 8601)', { in: C }),
+  updated_at: when('update time (ISO 8601)', { in: C }),
+};
+
+const commentBodyStory: Record<string, FieldSpec> = { ...commentBody, external_id: str(1024, 'an id in another system') };
+const storySearchBody: Record<string, FieldSpec> = {
+  archived: bool('archived (true) or active (false) stories only'),
+  story_type: { type: 'enum', values: STORY_TYPES, help: 'feature, chore or bug' },
+  workflow_state_id: int('in this workflow state'),
+  workflow_state_types: { type: 'string[]', help: 'backlog, unstarted, started, done (comma-separated)' },
+  epic_id: int('in this epic', { nullable: true }),
+  epic_ids: ints('in any of these epics'),
+  iteration_id: int('in this iteration', { nullable: true }),
+  iteration_ids: ints('in any of these iterations'),
+  project_id: int('in this project', { nullable: true }),
+  project_ids: ints('in any of these projects'),
+  group_id: uuid('of this group', { nullable: true }),
+  group_ids: uuids('of any of these groups'),
+  label_ids: ints('with any of these labels'),
+  label_name: str(128, 'with this label name'),
+  owner_id: uuid('owned by this member', { nullable: true }),
+  owner_ids: uuids('owned by any of these members'),
+  requested_by_id: uuid('requested by this member'),
+  external_id: str(1024, 'with this external id'),
+  estimate: int('with this estimate'),
+  includes_description: bool('include each description'),
+  created_at_start: when('created at or after'),
+  created_at_end: when('created at or before'),
+  updated_at_start: when('updated at or after'),
+  updated_at_end: when('updated at or before'),
+  completed_at_start: when('completed at or after'),
+  completed_at_end: when('completed at or before'),
+  deadline_start: when('deadline at or after'),
+  deadline_end: when('deadline at or before'),
+};
+const bulkUpdateBody: Record<string, FieldSpec> = {
+  story_ids: { ...ints('the stories to change'), required: true },
+  archived: bool('archive (true) or restore (false)'),
+  story_type: { type: 'enum', values: STORY_TYPES, help: 'feature, chore or bug' },
+  workflow_state_id: int('move them to this workflow state'),
+  epic_id: int('epic id (null detaches)', { nullable: true }),
+  iteration_id: int('iteration id (null detaches)', { nullable: true }),
+  project_id: int('project id (null detaches)', { nullable: true }),
+  group_id: uuid('group id (null detaches)', { nullable: true }),
+  estimate: int('estimate (null clears it)', { nullable: true }),
+  requested_by_id: uuid('requesting member id'),
+  deadline: when('deadline (null clears it)', { nullable: true }),
+  external_links: { type: 'string[]', max: 2048, help: 'external links (replaces them)' },
+  owner_ids_add: uuids('owners to add'),
+  owner_ids_remove: uuids('owners to remove'),
+  follower_ids_add: uuids('followers to add'),
+  follower_ids_remove: uuids('followers to remove'),
+  labels_add: json('labelParams', 'labels to add [{name, …}] (--data)'),
+  labels_remove: json('labelParams', 'labels to remove [{name}] (--data)'),
+  custom_fields_add: json('storyCustomFields', 'custom field values to set (--data)'),
+  custom_fields_remove: json('storyCustomFields', 'custom field values to remove (--data)'),
+  move_to: { type: 'enum', values: ['first', 'last'], help: 'first or last in their states' },
+  before_id: int('move before this story'),
+  after_id: int('move after this story'),
+};
+const { name: _tplName, ...templateOverrides } = storyFields;
+
 export const stories: ResourceSpec = {
   name: 'stories',
   singular: 'story',
   path: '/stories',
   idType: 'int',
-  fields: {
-    name: str(512, 'story name (at most 512 characters)', { min: 1, required: true }),
-    description: text('description'),
-    story_type: { type: 'enum', values: STORY_TYPES, help: 'feature, chore or bug' },
-    workflow_state_id: int('workflow state id'),
-    estimate: int('estimate in points (null clears it)', { nullable: true }),
-    epic_id: int('epic id (null detaches)', { nullable: true }),
-    iteration_id: int('iteration id (null detaches)', { nullable: true }),
-    project_id: int('project id (null detaches)', { nullable: true }),
-    group_id: uuid('group id (null detaches)', { nullable: true }),
-    labels: json('labelParams', 'labels [{name, color, …}]; created when missing (--data)'),
-    custom_fields: json('storyCustomFields', 'custom field values [{field_id, value_id}]; only enabled fields (--data)'),
-    owner_ids: uuids('owner member ids'),
-    follower_ids: uuids('follower member ids'),
-    requested_by_id: uuid('requesting member id'),
-    external_id: str(128, 'an id in another system', { in: C }),
-    external_links: { type: 'string[]', max: 2048, help: 'external links (comma-separated URLs)' },
-    file_ids: ints('uploaded file ids'),
-    linked_file_ids: ints('linked file ids'),
-    deadline: when('deadline (null clears it)', { nullable: true }),
-    archived: bool('archive (true) or restore (false)'),
-  },
+  fields: storyFields,
   columns: storyColumns,
   verbs: ['get', 'create', 'update', 'delete'],
   extras: [
+    { name: 'move', description: 'move a story to a workflow state by name (e.g. --state "In Progress")', method: 'PUT', path: '/stories/{id}', args: [storyArg], body: { state: { type: 'string', min: 1, max: 128, required: true, help: 'the workflow state name (see: opsctl tracker workflows list)' } }, result: 'one', handler: 'move', example: 'opsctl tracker stories move 12 --state "In Progress"' },
+    { name: 'import', description: 'create stories from a YAML, JSON or CSV file (bulk, paced, idempotent by external_id)', method: 'POST', path: '/stories/bulk', result: 'none', handler: 'import', example: 'opsctl tracker stories import -f stories.csv --dry-run' },
+    { name: 'search', description: 'find stories by attributes (POST /stories/search)', method: 'POST', path: '/stories/search', body: storySearchBody, result: 'list', columns: storyColumns, example: 'opsctl tracker stories search --workflow-state-types started --project-id 12' },
+    { name: 'bulk-create', description: 'create up to 100 stories in one request (--data \'{"stories":[…]}\')', method: 'POST', path: '/stories/bulk', body: { stories: json('storyList', 'the stories [{name, …}] (at most 100)', { required: true }) }, result: 'list', columns: storyColumns },
+    { name: 'bulk-update', description: 'change many stories at once', method: 'PUT', path: '/stories/bulk', body: bulkUpdateBody, result: 'list', columns: storyColumns, example: 'opsctl tracker stories bulk-update --story-ids 1,2,3 --workflow-state-id 500000003' },
+    { name: 'bulk-delete', description: 'delete many stories at once', method: 'DELETE', path: '/stories/bulk', body: { story_ids: { ...ints('the stories to delete'), required: true } }, result: 'none', confirm: true },
+    { name: 'from-template', description: 'create a story from an entity template (fields given override the template)', method: 'POST', path: '/stories/from-template', body: { ...templateOverrides, name: str(512, 'story name (default: the template\'s)', { min: 1 }), story_template_id: uuid('the template', { required: true }) }, result: 'one', example: 'opsctl tracker stories from-template --story-template-id UUID --name "Crash on save"' },
+    { name: 'history', description: 'what changed on a story, oldest first', method: 'GET', path: '/stories/{id}/history', args: [storyArg], result: 'list', columns: ['changed_at', 'id', 'member_id'] },
+    { name: 'sub-tasks', description: 'the sub-task stories of a story', method: 'GET', path: '/stories/{id}/sub-tasks', args: [storyArg], result: 'list', columns: storyColumns },
+    { name: 'comments', description: 'the comments of a story (replies carry parent_id)', method: 'GET', path: '/stories/{id}/comments', args: [storyArg], result: 'list', columns: storyCommentColumns },
+    { name: 'comment', description: 'show one story comment', method: 'GET', path: '/stories/{id}/comments/{comment_id}', args: [storyArg, intId('comment_id')], result: 'one' },
+    { name: 'comment-add', description: 'comment on a story', method: 'POST', path: '/stories/{id}/comments', args: [storyArg], body: commentBodyStory, result: 'one', example: 'opsctl tracker stories comment-add 12 --text "Repro attached"' },
+    { name: 'reply', description: 'reply to a story comment', method: 'POST', path: '/stories/{id}/comments', args: [storyArg], body: { ...commentBodyStory, parent_id: int('the comment replied to', { required: true }) }, result: 'one', example: 'opsctl tracker stories reply 12 --parent-id 40 --text "Fixed"' },
+    { name: 'comment-update', description: 'change the text of a story comment', method: 'PUT', path: '/stories/{id}/comments/{comment_id}', args: [storyArg, intId('comment_id')], body: { text: commentBody.text }, result: 'one' },
+    { name: 'comment-delete', description: 'delete a story comment', method: 'DELETE', path: '/stories/{id}/comments/{comment_id}', args: [storyArg, intId('comment_id')], result: 'none', confirm: true },
+    { name: 'react', description: 'add an emoji reaction to a story comment', method: 'POST', path: '/stories/{id}/comments/{comment_id}/reactions', args: [storyArg, intId('comment_id')], body: { emoji: str(64, 'the emoji, e.g. :+1:', { min: 1, required: true }) }, result: 'list', columns: ['emoji', 'permission_ids'] },
+    { name: 'unreact', description: 'remove your emoji reaction from a story comment', method: 'DELETE', path: '/stories/{id}/comments/{comment_id}/reactions', args: [storyArg, intId('comment_id')], body: { emoji: str(64, 'the emoji, e.g. :+1:', { min: 1, required: true }) }, result: 'none' },
+    { name: 'task-add', description: 'add a task (checklist item) to a story', method: 'POST', path: '/stories/{id}/tasks', args: [storyArg], body: { description: str(2048, 'what to do (at most 2048 characters)', { min: 1, required: true }), complete: bool('already done'), owner_ids: uuids('owner member ids'), external_id: str(128, 'an id in another system') }, result: 'one', example: 'opsctl tracker stories task-add 12 --description "Write the test"' },
+    { name: 'task', description: 'show one task of a story', method: 'GET', path: '/stories/{id}/tasks/{task_id}', args: [storyArg, intId('task_id')], result: 'one' },
+    { name: 'task-update', description: 'change a task', method: 'PUT', path: '/stories/{id}/tasks/{task_id}', args: [storyArg, intId('task_id')], body: { description: str(2048, 'what to do', { min: 1 }), complete: bool('done (true) or not (false)'), owner_ids: uuids('owner member ids'), before_id: int('move before this task'), after_id: int('move after this task') }, result: 'one' },
+    { name: 'task-check', description: 'mark a task done', method: 'PUT', path: '/stories/{id}/tasks/{task_id}', args: [storyArg, intId('task_id')], fixedBody: { complete: true }, result: 'one', example: 'opsctl tracker stories task-check 12 41' },
+    { name: 'task-uncheck', description: 'mark a task not done', method: 'PUT', path: '/stories/{id}/tasks/{task_id}', args: [storyArg, intId('task_id')], fixedBody: { complete: false }, result: 'one' },
+    { name: 'task-delete', description: 'delete a task', method: 'DELETE', path: '/stories/{id}/tasks/{task_id}', args: [storyArg, intId('task_id')], result: 'none', confirm: true },
     { name: 'by-link', description: 'the stories with an external link', method: 'GET', path: '/external-link/stories', query: { external_link: str(2048, 'the external link', { required: true, min: 1 }) }, result: 'list', columns: storyColumns },
   ],
   examples: { create: 'opsctl tracker stories create --name "Fix login" --story-type bug --project-id 12' },
+};
+
+export const storyLinks: ResourceSpec = {
+  name: 'story-links',
+  singular: 'story link',
+  path: '/story-links',
+  idType: 'int',
+  description: 'story links: SUBJECT blocks | duplicates | relates to OBJECT',
+  fields: {
+    verb: { type: 'enum', values: STORY_LINK_VERBS, required: true, help: 'blocks, duplicates or relates to' },
+    subject_id: int('the story that blocks / duplicates / relates to', { required: true }),
+    object_id: int('the story it is about', { required: true }),
+  },
+  columns: ['id', 'subject_id', 'verb', 'object_id'],
+  verbs: ['get', 'create', 'update', 'delete'],
+  examples: { create: 'opsctl tracker story-links create --subject-id 12 --verb blocks --object-id 13' },
+};
+
+export const workflows: ResourceSpec = {
+  name: 'workflows',
+  singular: 'workflow',
+  path: '/workflows',
+  idType: 'int',
+  description: 'story workflows and their states (read-only: edited in the web app)',
+  fields: {},
+  columns: ['id', 'name', 'default_state_id'],
+  verbs: ['list', 'get'],
+  extras: [{ name: 'states', description: 'the states of a workflow, in order', method: 'GET', path: '/workflows/{id}', args: [intId()], result: 'list', columns: ['id', 'name', 'type', 'position', 'num_stories'], pick: 'states' }],
 };
 
 const searchQuery: Record<string, FieldSpec> = {
@@ -545,6 +681,23 @@ export const search: ResourceSpec = {
     searchVerb('iterations', 'iterations', ['id', 'name', 'status', 'start_date', 'end_date']),
     searchVerb('milestones', 'milestones (deprecated: objectives)', ['id', 'name', 'state']),
     searchVerb('objectives', 'objectives', ['id', 'name', 'state']),
+    {
+      name: 'documents',
+      description: 'search documents by title',
+      method: 'GET',
+      path: '/search/documents',
+      query: {
+        title: { type: 'string', min: 1, max: 256, required: true, help: 'words of the title' },
+        archived: bool('archived documents only (true) or active ones (false)'),
+        created_by_me: bool('only documents you created'),
+        followed_by_me: bool('only documents you follow'),
+        page_size: { type: 'int', min: 1, maxValue: 250, help: 'results per page (1-250, default 25)' },
+      },
+      result: 'list',
+      columns: ['id', 'title', 'app_url'],
+      paging: { kind: 'next', max: 250 },
+      example: 'opsctl tracker search documents --title runbook',
+    },
   ],
 };
 
@@ -571,6 +724,8 @@ export const RESOURCES: readonly ResourceSpec[] = [
   repositories,
   search,
   stories,
+  storyLinks,
+  workflows,
 ];
 
 export function resourceByName(name: string): ResourceSpec | undefined {

@@ -56,6 +56,16 @@ export const JSON_SCHEMAS: Record<string, z.ZodType> = {
     z.strictObject({ field_id: uuidSchema, value_id: uuidSchema, value: z.string().max(63).optional() }),
     { error: 'must be a list of {field_id, value_id, value}' },
   ),
+  storyTasks: z.array(
+    z.strictObject({ description: z.string().min(1).max(2048), complete: z.boolean().optional(), external_id: z.string().max(128).optional(), owner_ids: z.array(uuidSchema).optional(), created_at: z.iso.datetime({ offset: true }).optional(), updated_at: z.iso.datetime({ offset: true }).optional() }),
+    { error: 'must be a list of {description, complete, owner_ids, external_id}' },
+  ),
+  storyLinkParams: z.array(
+    z.strictObject({ verb: z.enum(['blocks', 'duplicates', 'relates to']), subject_id: z.number().int().optional(), object_id: z.number().int().optional() }),
+    { error: 'must be a list of {verb, subject_id or object_id}' },
+  ),
+  // each story is checked against the stories fields on its own (naming stories[i]); here only the envelope
+  storyList: z.array(z.record(z.string(), z.unknown()), { error: 'must be a list of story objects' }).min(1).max(100, { error: 'at most 100 stories per request' }),
   keyResultValue: z.strictObject({ numeric_value: z.string().max(64).optional(), boolean_value: z.boolean().optional() }, { error: 'must be {numeric_value} or {boolean_value}' }),
 };
 

@@ -75,7 +75,7 @@ describe('@shortcut/client against `opsctl mock serve` (the built binary)', () =
       }
       const url = /tracker\s+(http:\/\/\S+)/.exec(out)![1];
       const token = /tracker token: (\S+)/.exec(out)![1];
-      const sc = new ShortcutClient(token, { baseURL: url, headers: { 'Tracker-Token': token } });
+      const sc = new ShortcutClient(token, { baseURL: url }); // its default Shortcut-Token header
 
       const { data: label, status } = await sc.createLabel({ name: 'served', color: '#112233' });
       expect(status).toBe(201);
@@ -85,6 +85,18 @@ describe('@shortcut/client against `opsctl mock serve` (the built binary)', () =
       const { data: epic } = await sc.createEpic({ name: 'served epic' });
       const { data: comment } = await sc.createEpicComment(epic.id, { text: 'hi' });
       expect((await sc.listEpicComments(epic.id)).data.map((c) => c.id)).toEqual([comment.id]);
+      const { data: wfs } = await sc.listWorkflows();
+      const { data: story } = await sc.createStory({ name: 'served story', workflow_state_id: wfs[0].states.find((st) => st.type === 'started')!.id });
+      expect(story).toMatchObject({ started: true, workflow_id: wfs[0].id });
+      const { data: other } = await sc.createStory({ name: 'served blocker' });
+      const { data: task } = await sc.createTask(story.id, { description: 'served task' });
+      expect((await sc.updateTask(story.id, task.id, { complete: true })).data.complete).toBe(true);
+      const { data: sComment } = await sc.createStoryComment(story.id, { text: 'served comment' });
+      expect((await sc.createStoryComment(story.id, { text: 'served reply', parent_id: sComment.id })).data.parent_id).toBe(sComment.id);
+      const { data: link } = await sc.createStoryLink({ subject_id: other.id, verb: 'blocks', object_id: story.id });
+      expect((await sc.getStory(story.id)).data).toMatchObject({ blocked: true, tasks: [{ id: task.id, complete: true }] });
+      expect((await sc.deleteStoryLink(link.id)).status).toBe(204);
+      expect((await sc.deleteStory(story.id)).status).toBe(204);
       const { data: files } = await sc.uploadFiles({ file0: new File(['served bytes'], 'served.txt', { type: 'text/plain' }) });
       expect(files[0]).toMatchObject({ name: 'served.txt', size: 12 });
       // the CLI sees what the independent client made
@@ -109,7 +121,9 @@ describe('apply interrupted (SIGINT to the built binary)', () => {
     mock.requests.length = 0;
     const posts = () => mock.requests.filter((r) => r.method === 'POST' && r.path === '/api/v3/labels').length;
     // a client-side limit of 3 a minute: 1 list + 2 writes, then the pacer holds the rest
-    const child = runBin(['tracker', 'labels', 'apply', '-f', f], { env: { ...env, OPSCTL_TRACKER_RATE_LIMIT: '3/1m' } });
+    // a user of its own: the earlier tests' requests share the token's pacing window through \`dir\`
+    const own = mkdtempSync(join(tmpdir(), 'opsctl-e2e-int-'));
+    const child = runBin(['tracker', 'labels', 'apply', '-f', f], { env: { ...env, OPSCTL_CONFIG_DIR: own, OPSCTL_TRACKER_RATE_LIMIT: '3/1m' } });
     const started = Date.now();
     while (posts() < 2) {
       if (child.exitCode !== null || Date.now() - started > 30_000) throw new Error(`apply did not make its first writes: ${String((await child).stderr)}`);
@@ -125,6 +139,7 @@ describe('apply interrupted (SIGINT to the built binary)', () => {
     const again = await runBin(['tracker', 'labels', 'apply', '-f', f], { env });
     expect(again.exitCode).toBe(0);
     expect(posts()).toBe(6);
+    rmSync(own, { recursive: true, force: true });
     const names = await mock.store.read((s) => s.tracker.labels.map((l: any) => l.name).sort());
     expect(names).toEqual(Array.from({ length: 8 }, (_, i) => `int-${i}`));
   });

@@ -75,6 +75,36 @@ const SUBSTITUTIONS: Array<{ from: RegExp; to: (run: Run, m: RegExpMatchArray) =
     why: 'story 57: a story created for the upload',
   },
   {
+    from: /^opsctl tracker stories (move|comment-add|task-add) 57 /,
+    to: async (run, m) => `opsctl tracker stories ${m[1]} ${(await json(run, "opsctl tracker stories search --data '{}' --json=id"))[0].id} `,
+    why: 'story 57: the story the "Stories and workflows" block created first',
+  },
+  {
+    from: /^opsctl tracker stories (reply 57 --parent-id|react 57) 60 /,
+    to: async (run, m) => {
+      const story = (await json(run, "opsctl tracker stories search --data '{}' --json=id"))[0].id;
+      const comment = (await json(run, `opsctl tracker stories comments ${story} --json=id`))[0].id;
+      return m[1].startsWith('reply') ? `opsctl tracker stories reply ${story} --parent-id ${comment} ` : `opsctl tracker stories react ${story} ${comment} `;
+    },
+    why: 'story 57 and its comment 60: the ones the lines before created',
+  },
+  {
+    from: /^opsctl tracker stories task-check 57 61$/,
+    to: async (run) => {
+      const story = (await json(run, "opsctl tracker stories search --data '{}' --json=id"))[0].id;
+      return `opsctl tracker stories task-check ${story} ${(await json(run, `opsctl tracker stories get ${story} --json=tasks`)).tasks.at(-1).id}`;
+    },
+    why: 'story 57 and its task 61: the ones the lines before created',
+  },
+  {
+    from: /--subject-id 58 --verb blocks --object-id 57 |--story-ids 57,58 /,
+    to: async (run, m) => {
+      const [a, b] = (await json(run, "opsctl tracker stories search --data '{}' --json=id")).map((x: { id: number }) => x.id);
+      return m[0].startsWith('--subject-id') ? `--subject-id ${b} --verb blocks --object-id ${a} ` : `--story-ids ${a},${b} `;
+    },
+    why: 'stories 57 and 58: the two stories the block created',
+  },
+  {
     from: /^opsctl labels permissions remove 0a1b2c /,
     to: async (run) => {
       const label = (await json(run, 'opsctl labels create --title "README example" --json=id')).id;

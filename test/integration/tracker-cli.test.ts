@@ -135,7 +135,7 @@ describe('every resource through the CLI', () => {
     expect(up.code).toBe(0);
     expect(up.json().map((f: any) => [f.name, f.size])).toEqual(paths.map((_, i) => [`f${i}.txt`, i + 1]));
     expect(t.mock.requests.filter((r) => r.method === 'POST' && r.path === '/api/v3/files')).toHaveLength(2);
-    expect((await json('tracker', 'stories', 'get', String(s.id))).file_ids).toHaveLength(6);
+    expect((await json('tracker', 'stories', 'get', String(s.id))).files).toHaveLength(6);
     const id = up.json()[0].id;
     expect((await json('tracker', 'files', 'update', String(id), '--name', 'renamed.txt')).size).toBe(1);
     const missing = await cli('tracker', 'files', 'upload', join(t.dir, 'nope.txt'));

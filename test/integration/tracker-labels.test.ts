@@ -139,7 +139,7 @@ describe('the mock tracker itself', () => {
     await r.body.dump();
     const none = await request(`${t.mock.url}/api/v3/labels`);
     expect(none.statusCode).toBe(401);
-    expect(await none.body.json()).toMatchObject({ message: 'missing Tracker-Token header' });
+    expect(await none.body.json()).toMatchObject({ message: 'missing Tracker-Token (or Shortcut-Token) header' });
   });
 
   it('answers 429 with Retry-After past 200 requests a minute', async () => {

@@ -180,7 +180,7 @@ describe('files and linked files', () => {
     expect(res.status).toBe(201);
     const up = (await res.json()) as any[];
     expect(up.map((f) => [f.name, f.size, f.content_type, f.story_ids])).toEqual([['a.txt', 5, 'text/plain', [story.id]], ['b.png', 3, 'image/png', [story.id]]]);
-    expect((await call('GET', `/stories/${story.id}`)).body.file_ids).toEqual(up.map((f) => f.id));
+    expect((await call('GET', `/stories/${story.id}`)).body.files.map((f: any) => f.id)).toEqual(up.map((f) => f.id));
     const upd = await call('PUT', `/files/${up[0].id}`, { name: 'renamed.txt', description: 'd' });
     expect(upd.body).toMatchObject({ name: 'renamed.txt', size: 5, content_type: 'text/plain' });
     expect((await call('PUT', `/files/${up[0].id}`, { description: 'd'.repeat(4097) })).status).toBe(413);
@@ -192,7 +192,7 @@ describe('files and linked files', () => {
     extra.append('file4', new Blob(['x']), 'y.txt');
     expect((await fetch(`${mock.url}/api/v3/files`, { method: 'POST', headers: { 'tracker-token': mock.trackerToken }, body: extra })).status).toBe(400);
     expect((await call('DELETE', `/files/${up[1].id}`)).status).toBe(204);
-    expect((await call('GET', `/stories/${story.id}`)).body.file_ids).toEqual([up[0].id]);
+    expect((await call('GET', `/stories/${story.id}`)).body.files.map((f: any) => f.id)).toEqual([up[0].id]);
   });
 
   it('linked files: the type enum, required fields, story link', async () => {
@@ -200,7 +200,7 @@ describe('files and linked files', () => {
     const l = await call('POST', '/linked-files', { name: 'spec', type: 'storage_b', url: 'https://x/spec', story_id: story.id });
     expect(l.status).toBe(201);
     expect(l.body.story_ids).toEqual([story.id]);
-    expect((await call('GET', `/stories/${story.id}`)).body.linked_file_ids).toEqual([l.body.id]);
+    expect((await call('GET', `/stories/${story.id}`)).body.linked_files.map((f: any) => f.id)).toEqual([l.body.id]);
     expect((await call('POST', '/linked-files', { name: 'x', type: 'dropbox', url: 'https://x' })).status).toBe(400);
     expect((await call('POST', '/linked-files', { name: 'x', type: 'url' })).status).toBe(400);
     expect((await call('POST', '/linked-files', { name: 'x', type: 'url', url: 'u'.repeat(2049) })).status).toBe(413);

@@ -4,14 +4,15 @@ import { startMock } from '../helpers/mock.js';
 
 /**
  * An independent client: the official @shortcut/client (axios, generated from the real contract),
- * pointed at the mock with our header name. It must get the shapes its types promise.
+ * unmodified: it sends its default `Shortcut-Token` header, which the mock accepts beside the seed's
+ * `Tracker-Token`. It must get the shapes its types promise.
  */
 let mock: Awaited<ReturnType<typeof startMock>>;
 let sc: ShortcutClient;
 
 beforeAll(async () => {
   mock = await startMock({ services: ['tracker'] });
-  sc = new ShortcutClient(mock.trackerToken, { baseURL: mock.url, headers: { 'Tracker-Token': mock.trackerToken } });
+  sc = new ShortcutClient(mock.trackerToken, { baseURL: mock.url });
 });
 afterAll(async () => {
   await mock.close();
@@ -87,8 +88,60 @@ describe('@shortcut/client against the mock', () => {
     expect((await sc.deleteFile(files[0].id)).status).toBe(204);
   });
 
-  it('is refused with 401 without our header', async () => {
-    const stranger = new ShortcutClient(mock.trackerToken, { baseURL: mock.url });
+  it('stories: create, read, update, move through workflow states, bulk, query, history, delete', async () => {
+    const { data: workflows } = await sc.listWorkflows();
+    const wf = (await sc.getWorkflow(workflows[0].id)).data;
+    const started = wf.states.find((st) => st.type === 'started')!;
+    const done = wf.states.find((st) => st.type === 'done')!;
+    const { data: story, status } = await sc.createStory({ name: 'sc-story', story_type: 'bug', estimate: 2, labels: [{ name: 'sc-story-label' }] });
+    expect(status).toBe(201);
+    expect(story).toMatchObject({ name: 'sc-story', story_type: 'bug', started: false, tasks: [], comments: [], workflow_id: wf.id });
+    expect((await sc.getStory(story.id)).data.id).toBe(story.id);
+    const moved = (await sc.updateStory(story.id, { workflow_state_id: started.id })).data;
+    expect(moved).toMatchObject({ started: true, completed: false, workflow_state_id: started.id });
+    expect((await sc.updateStory(story.id, { workflow_state_id: done.id })).data.completed).toBe(true);
+    expect((await sc.getLabel(story.labels[0].id)).data.stats).toMatchObject({ num_stories_completed: 1, num_points_completed: 2 });
+    expect((await sc.storyHistory(story.id)).data.length).toBe(3);
+    const { data: many } = await sc.createMultipleStories({ stories: [{ name: 'sc-bulk-1' }, { name: 'sc-bulk-2' }] });
+    expect(many).toHaveLength(2);
+    expect((await sc.updateMultipleStories({ story_ids: many.map((m) => m.id), workflow_state_id: started.id })).data.every((m) => m.started)).toBe(true);
+    expect((await sc.queryStories({ workflow_state_types: ['started'] })).data.map((m) => m.id).sort()).toEqual(many.map((m) => m.id).sort());
+    expect((await sc.deleteMultipleStories({ story_ids: many.map((m) => m.id) })).status).toBe(204);
+    expect((await sc.deleteStory(story.id)).status).toBe(204);
+    await expect(sc.getStory(story.id)).rejects.toMatchObject({ response: { status: 404 } });
+  });
+
+  it('story comments with replies and reactions, tasks and story links', async () => {
+    const { data: a } = await sc.createStory({ name: 'sc-a' });
+    const { data: b } = await sc.createStory({ name: 'sc-b' });
+    const { data: c } = await sc.createStoryComment(a.id, { text: 'sc comment' });
+    const { data: reply } = await sc.createStoryComment(a.id, { text: 'sc reply', parent_id: c.id });
+    expect(reply.parent_id).toBe(c.id);
+    expect((await sc.getStoryComment(a.id, c.id)).data.text).toBe('sc comment');
+    expect((await sc.updateStoryComment(a.id, c.id, { text: 'sc comment!' })).data.text).toBe('sc comment!');
+    expect((await sc.createStoryReaction(a.id, c.id, { emoji: ':+1:' })).data[0].emoji).toBe(':+1:');
+    expect((await sc.deleteStoryReaction(a.id, c.id, { emoji: ':+1:' })).status).toBe(204);
+    expect((await sc.listStoryComment(a.id)).data).toHaveLength(2);
+    expect((await sc.deleteStoryComment(a.id, c.id)).status).toBe(204);
+    expect((await sc.listStoryComment(a.id)).data).toHaveLength(0);
+
+    const { data: task } = await sc.createTask(a.id, { description: 'sc task' });
+    expect((await sc.updateTask(a.id, task.id, { complete: true })).data.complete).toBe(true);
+    expect((await sc.getTask(a.id, task.id)).data.completed_at).toEqual(expect.any(String));
+    expect((await sc.getStory(a.id)).data.tasks[0].complete).toBe(true);
+    expect((await sc.deleteTask(a.id, task.id)).status).toBe(204);
+
+    const { data: link } = await sc.createStoryLink({ subject_id: b.id, verb: 'blocks', object_id: a.id });
+    expect((await sc.getStory(a.id)).data.blocked).toBe(true);
+    expect((await sc.getStoryLink(link.id)).data.verb).toBe('blocks');
+    expect((await sc.updateStoryLink(link.id, { verb: 'duplicates' })).data.verb).toBe('duplicates');
+    expect((await sc.deleteStoryLink(link.id)).status).toBe(204);
+    await sc.deleteStory(a.id);
+    await sc.deleteStory(b.id);
+  });
+
+  it('is refused with 401 with a wrong token', async () => {
+    const stranger = new ShortcutClient('not-the-token', { baseURL: mock.url });
     await expect(stranger.listLabels()).rejects.toMatchObject({ response: { status: 401 } });
   });
 });

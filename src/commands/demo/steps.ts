@@ -72,6 +72,42 @@ export const DEMO_SECTIONS: DemoSection[] = [
     ],
   },
   {
+    job: 'tracker: a story moves through its workflow, and the label stats follow',
+    steps: [
+      { title: 'the story workflow and its states', argv: ['tracker', 'workflows', 'list', '--json=id,name,default_state_id'], capture: (out, v) => void (v.workflowId = String(JSON.parse(out)[0].id)) },
+      { title: 'its states, with how many stories each holds', argv: (v) => ['tracker', 'workflows', 'states', v.workflowId] },
+      {
+        title: 'create a 3-point story with the label demo-flow (the full Story comes back)',
+        argv: ['tracker', 'stories', 'create', '--data', '{"name":"Demo: ship the search box","estimate":3,"labels":[{"name":"demo-flow","color":"#1d76db"}]}', '--json=id,name,workflow_state_id,started,completed,labels'],
+        capture: (out, v) => {
+          const s = JSON.parse(out);
+          v.storyId = String(s.id);
+          v.flowLabelId = String(s.labels[0].id);
+        },
+      },
+      { title: 'demo-flow counts it as unstarted', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
+      { title: 'move it by state name', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'In Progress', '--json=id,workflow_state_id,started,started_at'] },
+      { title: 'demo-flow now counts it (and its 3 points) in progress', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
+      { title: 'a checklist: add a task and tick it', argv: (v) => ['tracker', 'stories', 'task-add', v.storyId, '--description', 'Write the test', '--json=id,description,complete'], capture: (out, v) => void (v.taskId = String(JSON.parse(out).id)) },
+      { title: 'tick it', argv: (v) => ['tracker', 'stories', 'task-check', v.storyId, v.taskId, '--json=id,complete,completed_at'] },
+      { title: 'an unknown state is refused, listing the choices (exit 2, nothing sent)', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'Shipped'], expect: [2] },
+      { title: 'finish it', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'done', '--json=id,started,completed,completed_at,cycle_time'] },
+      { title: 'demo-flow: completed, with its points', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
+      { title: 'the story history', argv: (v) => ['tracker', 'stories', 'history', v.storyId] },
+      {
+        title: 'import stories from CSV (bulk, idempotent by external_id)',
+        argv: ['tracker', 'stories', 'import', '-f', '-', '--format', 'csv'],
+        stdin: 'external_id,name,story_type,estimate,labels,state\nDEMO-1,Search: index titles,feature,2,demo-flow,To Do\nDEMO-2,"Search: fix ""no results"" page",bug,1,demo-flow,In Progress\n',
+      },
+      {
+        title: 'import it again: every story exists, nothing is written',
+        argv: ['tracker', 'stories', 'import', '-f', '-', '--format', 'csv'],
+        stdin: 'external_id,name,story_type,estimate,labels,state\nDEMO-1,Search: index titles,feature,2,demo-flow,To Do\nDEMO-2,"Search: fix ""no results"" page",bug,1,demo-flow,In Progress\n',
+      },
+      { title: 'demo-flow after the import', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
+    ],
+  },
+  {
     job: 'sign in with OAuth 2.0 + PKCE (no browser in the demo: opsctl submits the mock consent form itself over HTTP)',
     steps: [
       { title: 'sign in as alice (--consent-as plays the browser against the local mock only)', argv: ['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'media.readonly', 'drive.labels'] },

@@ -20,6 +20,8 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['OPSCTL_USERINFO_URL, OPSCTL_JWKS_URI', 'userinfo endpoint and ID-token key set; beat the profile and the issuer\'s metadata'],
   ['OPSCTL_CLIENT_ID, OPSCTL_CLIENT_SECRET', 'OAuth client for opsctl login; beat the profile'],
   ['OPSCTL_TRACKER_RATE_LIMIT', 'client-side pacing of tracker requests, e.g. 200/1m (the default)'],
+  ['OPSCTL_TRACKER_PACING', 'shared (default: every opsctl process of this user shares the limit through a file in the data dir) or process (pace alone)'],
+  ['OPSCTL_TRACKER_TOKEN_HEADER', 'header carrying the tracker token: Shortcut-Token (default for *.shortcut.com) or Tracker-Token (default elsewhere)'],
   ['OPSCTL_TRACKER_UPLOAD_LIMIT', 'largest tracker files upload request opsctl sends, e.g. 20MB (default 50MB); files are batched under it'],
   ['OPSCTL_HTTP_TIMEOUT_MS', 'how long one HTTP request may wait for answers, all retries included (default 30000); after 3 s of silence opsctl says what it waits for'],
   ['OPSCTL_MOCK_OAUTH_CLIENTS', 'a clients file (JSON or YAML) for the embedded mock authorization server'],

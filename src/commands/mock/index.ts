@@ -17,6 +17,8 @@ export function register(program: Command, ctx: Context): void {
       .option('--memory', 'keep state in memory only')
       .option('--test', 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests, POST /__mock/clock')
       .option('--tracker-rate-limit <rate>', 'tracker limit as requests/window', '200/1m')
+      .option('--tracker-max-groups <n>', 'tracker entitlement: active groups (teams) the plan allows (default 100); beyond it 403 UnusableEntitlementError')
+      .option('--tracker-max-objectives <n>', 'tracker entitlement: objectives the plan allows (default 1000); beyond it 403 UnusableEntitlementError')
       .option('--max-upload <size>', 'largest tracker file-upload request, e.g. 200MB (streamed: memory stays flat)', '50MB')
       .option('--oauth-clients <file>', 'merge OAuth clients and users from this JSON or YAML file into the registry')
       .option('--access-token-ttl <seconds>', 'OAuth access-token lifetime', '3600')
@@ -32,6 +34,8 @@ export function register(program: Command, ctx: Context): void {
           memory: Boolean(o.memory),
           test: Boolean(o.test),
           trackerRateLimit: o.trackerRateLimit,
+          trackerMaxGroups: o.trackerMaxGroups,
+          trackerMaxObjectives: o.trackerMaxObjectives,
           maxUpload: o.maxUpload,
           oauthClients: o.oauthClients,
           accessTokenTtl: o.accessTokenTtl,

@@ -13,6 +13,8 @@ export interface ServeOptions {
   memory: boolean;
   test: boolean;
   trackerRateLimit: string;
+  trackerMaxGroups?: string;
+  trackerMaxObjectives?: string;
   maxUpload: string;
   oauthClients?: string;
   accessTokenTtl?: string;
@@ -77,11 +79,15 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
       throw new UsageError(`--oauth-clients: ${err.message}`, { field: 'oauth-clients', hint: 'give a JSON or YAML file with {clients: [...], users: [...]}' });
     });
   }
+  const entitlements = {
+    ...(opts.trackerMaxGroups === undefined ? {} : { groups: positive('--tracker-max-groups', opts.trackerMaxGroups) }),
+    ...(opts.trackerMaxObjectives === undefined ? {} : { objectives: positive('--tracker-max-objectives', opts.trackerMaxObjectives) }),
+  };
   // The state file is checked before listening: a wrong shape is refused naming the file, never served as 500s.
   const { FileStore, MemoryStore } = await import('../../mock/store.js');
   const store = opts.memory ? new MemoryStore() : new FileStore(state);
   await store.read(() => undefined);
-  const server = await createMockServer({ port, host: opts.host, state: store, test: opts.test, options: { tracker: { rateLimit: rate, maxUploadBytes }, oauth } }).catch((err) => {
+  const server = await createMockServer({ port, host: opts.host, state: store, test: opts.test, options: { tracker: { rateLimit: rate, maxUploadBytes, entitlements }, oauth } }).catch((err) => {
     throw listenError(err, opts.host, port);
   });
   let token: string;
@@ -102,6 +108,7 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     oauth_client_id: DEFAULT_CLIENT_ID,
     state: opts.memory ? 'memory' : state,
     test_knobs: opts.test,
+    tracker_entitlements: await server.store.read((s) => ({ ...(s.tracker.entitlements as Record<string, number>) })),
   };
   if (ctx.jsonOutput) ctx.io.out(JSON.stringify(info));
   else {
@@ -109,6 +116,7 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     for (const [service, url] of Object.entries(server.urls)) ctx.io.out(`  ${service.padEnd(8)} ${url}`);
     ctx.io.out(`  tracker token: ${token}`);
     ctx.io.out(`  state: ${info.state}${opts.test ? '  (test knobs on)' : ''}`);
+    ctx.io.out(`  tracker entitlements: ${info.tracker_entitlements.groups} active groups, ${info.tracker_entitlements.objectives} objectives`);
     ctx.io.err(`Use it with: OPSCTL_TRACKER_URL=${server.url} OPSCTL_TRACKER_TOKEN=<token> opsctl tracker labels list. Ctrl-C stops.`);
     ctx.io.err(`Sign in to its OAuth server with: OPSCTL_AUTH_URL=${server.url} OPSCTL_API_URL=${server.url} opsctl login   (client ${DEFAULT_CLIENT_ID})`);
   }

@@ -50,7 +50,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   const http = client.http;
   const full = `${API_PREFIX}${path}`;
 
-  if (extra.method === 'GET' && extra.result === 'list') {
+  if (extra.method === 'GET' && extra.result === 'list' && !extra.pick) {
     const paging = pageFlags(opts.flags);
     const progress = paging.all ? await ctx.io.progress(`fetching ${spec.name} ${extra.name}`) : undefined;
     const got = await fetchList(http, full, query, extra.paging, {
@@ -69,7 +69,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
     const decision = await confirmDestructive(ctx, what);
     if (decision !== 'proceed') return notDone(decision, what);
   }
-  let body: Record<string, unknown> | undefined;
+  let body: Record<string, unknown> | undefined = extra.fixedBody ? { ...extra.fixedBody } : undefined;
   if (extra.body) {
     const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
     body = { ...data };
@@ -84,6 +84,11 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   if (extra.result === 'none' || res.status === 204) {
     return { data: { ok: true, verb: extra.name, args: opts.args }, text: '', message: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}: done` };
   }
+  if (extra.pick) {
+    const rows = ((res.data as Record<string, unknown>)?.[extra.pick] ?? []) as unknown[];
+    return { data: rows, columns: extra.columns ? columns(extra.columns) : undefined };
+  }
+  if (extra.result === 'list') return { data: res.data, columns: extra.columns ? columns(extra.columns) : undefined };
   return { data: res.data };
 }
 

@@ -118,6 +118,22 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
     return;
   }
+  if (extra.handler === 'move') {
+    const cmd = noun.command('move <story-id>').description(extra.description);
+    cmd.requiredOption('--state <name>', 'the workflow state, by name (case-insensitive; a unique prefix or a state id works too)');
+    cmd.action(lazyAction(ctx, () => import('./move.js'), ([id], o) => ({ id, state: o.state as string })));
+    if (extra.example) examples(cmd, extra.example);
+    return;
+  }
+  if (extra.handler === 'import') {
+    const cmd = noun.command('import').description(extra.description);
+    cmd.requiredOption('-f, --file <path|->', 'stories as YAML, JSON or CSV (- reads stdin; CSV needs --format csv)');
+    cmd.option('--format <format>', 'yaml, json or csv (default: from the file name)');
+    cmd.option('--dry-run', 'print the plan and stop');
+    cmd.action(lazyAction(ctx, () => import('./import.js'), (_a, o) => ({ file: o.file as string, format: o.format as string | undefined, dryRun: Boolean(o.dryRun) })));
+    if (extra.example) examples(cmd, extra.example, 'opsctl tracker stories import -f stories.yaml');
+    return;
+  }
   const args = (extra.args ?? []).map((a) => `<${(a.name === 'id' ? `${spec.singular}-id` : a.name).replace(/[_ ]/g, '-')}>`).join(' ');
   const cmd = noun.command(args ? `${verb} ${args}` : verb).description(extra.confirm ? `${extra.description} (${CONFIRM_HELP})` : extra.description);
   if (extra.confirm) cmd.option('--dry-run', 'show what would be deleted and change nothing');

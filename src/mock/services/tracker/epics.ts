@@ -5,7 +5,7 @@ import { API, assign, boolQuery, find, intParam, intQuery, move, tracker, unproc
 import { crudRoutes } from './crud.js';
 import { commentTree } from './epic-comments.js';
 import { ensureLabels } from './labels.js';
-import { storyCounts } from './stats.js';
+import { associatedGroups, storyCounts } from './stats.js';
 import { EPIC_STATES, EPIC_WORKFLOW_ID } from './state.js';
 import { storyList } from './stories.js';
 
@@ -78,19 +78,18 @@ export function currentHealth(t: TrackerState, epicId: number): any {
 export function presentEpic(t: TrackerState, e: any, slim: boolean, includeDescription = true): any {
   const stories = t.stories.filter((s: any) => s.epic_id === e.id);
   const type = EPIC_STATES.find((s) => s.id === e.epic_state_id)?.type ?? 'unstarted';
-  const groups = new Map<string, number>();
-  for (const s of stories) if (s.group_id) groups.set(s.group_id, (groups.get(s.group_id) ?? 0) + 1);
   const out: any = {
     ...e,
     state: EPIC_STATES.find((s) => s.id === e.epic_state_id)?.state ?? 'to do',
     started: type === 'started' || type === 'done',
     completed: type === 'done',
     labels: e.label_ids.map((id: number) => t.labels.find((l: any) => l.id === id)).filter(Boolean).map((l: any) => ({ ...l })),
-    associated_groups: [...groups].map(([group_id, n]) => ({ group_id, associated_stories_count: n })),
+    associated_groups: associatedGroups(stories),
+    project_ids: [...new Set<number>(stories.map((s: any) => s.project_id).filter((x: unknown) => typeof x === 'number'))],
     stories_without_projects: stories.filter((s: any) => s.project_id === null).length,
     stats: {
       ...storyCounts(stories),
-      num_related_documents: 0,
+      num_related_documents: t.documents.filter((d: any) => (d.epic_ids ?? []).includes(e.id)).length,
       last_story_update: stories.reduce((m: string | null, s: any) => (m && m > s.updated_at ? m : s.updated_at), null),
     },
   };
@@ -139,6 +138,7 @@ export function epicRoutes(ctx: ServiceContext): Route[] {
       for (const s of t.stories) if (s.epic_id === epic.id) s.epic_id = null;
       t.epicComments = t.epicComments.filter((c: any) => c.epic_id !== epic.id);
       t.health = t.health.filter((h: any) => h.epic_id !== epic.id);
+      for (const d of t.documents) if (d.epic_ids) d.epic_ids = d.epic_ids.filter((x: number) => x !== epic.id);
     },
   });
   routes.unshift({

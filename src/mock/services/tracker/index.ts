@@ -10,15 +10,25 @@ import { labelRoutes } from './labels.js';
 import { miscRoutes } from './misc.js';
 import { planningRoutes } from './objectives.js';
 import { searchRoutes } from './search.js';
+import { shapeReply } from './shape.js';
 import { initTracker } from './state.js';
 import { storyRoutes } from './stories.js';
+import { storyBulkRoutes } from './story-bulk.js';
+import { storyPartRoutes } from './story-parts.js';
+import { workflowRoutes } from './workflows.js';
+import { documentRoutes } from './documents.js';
 
 export const DEFAULT_RATE_LIMIT = { limit: 200, windowMs: 60_000 };
 
-/** The token a request carries: the `Tracker-Token` header, or the deprecated `token` query parameter. */
+/**
+ * The token a request carries: the seed's `Tracker-Token` header, the real service's `Shortcut-Token`
+ * (what the official client sends by default), or the deprecated `token` query parameter.
+ */
 export function requestToken(req: MockRequest): string | undefined {
-  const header = req.headers['tracker-token'];
-  if (typeof header === 'string' && header) return header;
+  for (const name of ['tracker-token', 'shortcut-token']) {
+    const header = req.headers[name];
+    if (typeof header === 'string' && header) return header;
+  }
   return req.query.get('token') ?? undefined;
 }
 
@@ -38,14 +48,18 @@ const trackerService: ServiceModule = {
         ...groupRoutes(ctx),
         ...iterationProjectRoutes(ctx),
         ...storyRoutes(ctx),
+        ...storyBulkRoutes(ctx),
+        ...storyPartRoutes(ctx),
+        ...workflowRoutes(ctx),
+        ...documentRoutes(ctx),
         ...searchRoutes(ctx),
-      ],
+      ].map((r) => ({ ...r, handler: async (req: MockRequest) => shapeReply(await r.handler(req)) })),
       errorReply,
       async authenticate(req) {
         const token = requestToken(req);
         const valid = await ctx.store.read((s) => s.tracker.token as string);
-        if (!token) throw new MockError(401, 'unauthorized', 'missing Tracker-Token header');
-        if (token !== valid) throw new MockError(401, 'unauthorized', 'invalid Tracker-Token');
+        if (!token) throw new MockError(401, 'unauthorized', 'missing Tracker-Token (or Shortcut-Token) header');
+        if (token !== valid) throw new MockError(401, 'unauthorized', 'invalid tracker token');
       },
       rateLimit: { ...rate, key: (req) => requestToken(req) ?? 'anonymous' },
     };

@@ -4,7 +4,7 @@ import type { Route, ServiceContext } from '../../service.js';
 import { API, assign, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
 import { ensureLabels, presentLabel } from './labels.js';
-import { storyCounts } from './stats.js';
+import { associatedGroups, storyCounts } from './stats.js';
 import { storyList } from './stories.js';
 
 function checkDates(body: Record<string, any>, current?: any): void {
@@ -13,12 +13,13 @@ function checkDates(body: Record<string, any>, current?: any): void {
   if (start && end && end.slice(0, 10) < start.slice(0, 10)) throw unprocessable(`end_date ${end} is before start_date ${start}`, 'end_date');
 }
 
-function presentIteration(t: TrackerState, it: any, slim: boolean, now: number): any {
+export function presentIteration(t: TrackerState, it: any, slim: boolean, now: number): any {
   const stories = t.stories.filter((s: any) => s.iteration_id === it.id);
   const today = new Date(now).toISOString().slice(0, 10);
   const out: any = {
     ...it,
     status: today < it.start_date.slice(0, 10) ? 'unstarted' : today > it.end_date.slice(0, 10) ? 'done' : 'started',
+    associated_groups: associatedGroups(stories),
     labels: it.label_ids.map((id: number) => t.labels.find((l: any) => l.id === id)).filter(Boolean).map((l: any) => presentLabel(t, l, true)),
     stats: { ...storyCounts(stories), average_cycle_time: 0, average_lead_time: 0, num_related_documents: 0 },
   };
@@ -29,7 +30,7 @@ function presentIteration(t: TrackerState, it: any, slim: boolean, now: number):
 
 function presentProject(t: TrackerState, p: any): any {
   const stories = t.stories.filter((s: any) => s.project_id === p.id);
-  return { ...p, stats: { num_points: storyCounts(stories).num_points, num_stories: stories.length, num_related_documents: 0 } };
+  return { ...p, start_time: p.start_time ?? p.created_at, stats: { num_points: storyCounts(stories).num_points, num_stories: stories.length, num_related_documents: 0 } };
 }
 
 export function iterationProjectRoutes(ctx: ServiceContext): Route[] {

@@ -1,4 +1,4 @@
-import { customFields, documents, entityTemplates, members, repositories, webhooks } from '../../../tracker/resources.js';
+import { customFields, entityTemplates, members, repositories, webhooks } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, assign, boolQuery, move, newGlobalId, tracker, type TrackerState } from './common.js';
@@ -47,26 +47,11 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
     },
     present: (_t, f) => structuredClone(f),
   });
-  const docs = crudRoutes(ctx, {
-    spec: documents,
-    coll: 'documents',
-    entityType: 'doc',
-    make: (body) => ({ title: body.title, content: body.content }),
-    present: (_t, d) => ({ id: d.id, title: d.title, app_url: d.app_url }),
-  });
-  for (const r of docs) {
-    const inner = r.handler;
-    r.handler = async (req) => {
-      const on = await store.read((s) => tracker(s).features.documents);
-      if (!on) throw new MockError(403, 'DisabledFeatureError', 'documents are turned off for this workspace; an admin can turn them on in the workspace settings');
-      return inner(req);
-    };
-  }
   const templates = crudRoutes(ctx, {
     spec: entityTemplates,
     coll: 'entityTemplates',
     entityType: 'entity-template',
-    make: (body, t: TrackerState) => ({ name: body.name, author_id: body.author_id ?? t.ownerId, last_used_at: null, story_contents: { ...body.story_contents, entity_type: 'story-contents' } }),
+    make: (body, t: TrackerState, at) => ({ name: body.name, author_id: body.author_id ?? t.ownerId, last_used_at: at, story_contents: { ...body.story_contents, entity_type: 'story-contents' } }),
     change(tpl, body) {
       if (body.name !== undefined) tpl.name = body.name;
       if (body.story_contents !== undefined) tpl.story_contents = { ...tpl.story_contents, ...body.story_contents, entity_type: 'story-contents' };
@@ -112,7 +97,7 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
       return { ...rest, has_secret: Boolean(secret) };
     },
   });
-  return [...fields, ...docs, ...templates, ...people, ...repos, ...hooks];
+  return [...fields, ...templates, ...people, ...repos, ...hooks];
 }
 
 

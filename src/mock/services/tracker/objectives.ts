@@ -24,7 +24,7 @@ function ensureCategories(t: TrackerState, params: Array<Record<string, any>>, a
 }
 
 /** An objective (or deprecated milestone: the same shape) with its categories and computed stats. */
-function presentObjective(t: TrackerState, o: any): any {
+export function presentObjective(t: TrackerState, o: any): any {
   const { category_ids, ...rest } = o;
   return {
     ...rest,

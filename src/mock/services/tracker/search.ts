@@ -2,6 +2,8 @@ import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, intQuery, tracker, type TrackerState } from './common.js';
 import { presentEpic } from './epics.js';
+import { presentIteration } from './iterations.js';
+import { presentObjective } from './objectives.js';
 import { presentStory } from './stories.js';
 
 type Kind = 'stories' | 'epics' | 'iterations' | 'milestones' | 'objectives';
@@ -17,16 +19,15 @@ function matcher(query: string): (r: any) => boolean {
 }
 
 function records(t: TrackerState, kind: Kind, slim: boolean, now: number): any[] {
-  void now;
   switch (kind) {
     case 'stories':
       return t.stories.map((s: any) => presentStory(t, s, !slim));
     case 'epics':
       return t.epics.map((e: any) => presentEpic(t, e, slim));
     case 'iterations':
-      return t.iterations.map((i: any) => ({ ...i }));
+      return t.iterations.map((i: any) => presentIteration(t, i, true, now));
     default:
-      return t.objectives.map((o: any) => ({ ...o }));
+      return t.objectives.map((o: any) => presentObjective(t, o));
   }
 }
 

@@ -12,6 +12,13 @@ export const STORY_STATES = [
   { id: 500000004, name: 'Done', type: 'done' },
 ] as const;
 export const DEFAULT_STORY_STATE = 500000002;
+/** The verbs of each story state (what moving a story there means), as the real workflow states carry. */
+export const STORY_STATE_VERBS: Readonly<Record<number, string | null>> = Object.freeze(Object.assign(Object.create(null), {
+  500000001: null,
+  500000002: null,
+  500000003: 'start',
+  500000004: 'finish',
+}));
 
 export const EPIC_WORKFLOW_ID = 500000010;
 /** Epic workflow states; the deprecated `state` names map onto them. */
@@ -25,6 +32,7 @@ export const EPIC_STATES = [
 export const COLLECTIONS = [
   'labels', 'categories', 'customFields', 'documents', 'entityTemplates', 'epics', 'epicComments', 'health', 'files', 'linkedFiles',
   'groups', 'webhooks', 'iterations', 'keyResults', 'members', 'objectives', 'projects', 'repositories', 'stories',
+  'storyComments', 'tasks', 'storyLinks', 'storyHistory',
 ] as const;
 
 /** Fills in the tracker's slice: a new workspace, or the collections an older state lacks. */
@@ -46,9 +54,11 @@ export function initTracker(state: MockState, options: MockServiceOptions): bool
     t.features = { documents: f.documents ?? true, story_templates: f.story_templates ?? true, iterations: f.iterations ?? true };
     changed = true;
   }
-  if (!t.entitlements) {
-    const e = (options.tracker?.entitlements ?? {}) as Record<string, number>;
-    t.entitlements = { groups: e.groups ?? 100, objectives: e.objectives ?? 1000 };
+  // the plan's entitlements: options given at start (mock serve --tracker-max-groups …) win over a stored state's
+  const e = (options.tracker?.entitlements ?? {}) as Record<string, number | undefined>;
+  const wanted = { groups: e.groups ?? t.entitlements?.groups ?? 100, objectives: e.objectives ?? t.entitlements?.objectives ?? 1000 };
+  if (!t.entitlements || t.entitlements.groups !== wanted.groups || t.entitlements.objectives !== wanted.objectives) {
+    t.entitlements = wanted;
     changed = true;
   }
   if (!t.ownerId) {

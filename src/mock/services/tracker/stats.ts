@@ -24,6 +24,13 @@ export function storyCounts(stories: any[]): Record<string, number> {
   return c;
 }
 
+/** `[{group_id, associated_stories_count}]` of the groups the stories belong to. */
+export function associatedGroups(stories: any[]): Array<{ group_id: string; associated_stories_count: number }> {
+  const groups = new Map<string, number>();
+  for (const s of stories) if (s.group_id) groups.set(s.group_id, (groups.get(s.group_id) ?? 0) + 1);
+  return [...groups].map(([group_id, n]) => ({ group_id, associated_stories_count: n }));
+}
+
 export function storiesWhere(t: TrackerState, pred: (s: any) => boolean): any[] {
   return (t.stories ?? []).filter(pred);
 }

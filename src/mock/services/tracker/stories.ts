@@ -1,28 +1,75 @@
+import { randomUUID } from 'node:crypto';
 import { stories as spec } from '../../../tracker/resources.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, boolQuery, tracker, unprocessable, type TrackerState } from './common.js';
+import { API, APP_URL, boolQuery, find, intParam, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
 import { ensureLabels } from './labels.js';
 import { phase } from './stats.js';
 import { DEFAULT_STORY_STATE, STORY_STATES, STORY_WORKFLOW_ID } from './state.js';
 
-const SIMPLE = ['name', 'description', 'story_type', 'estimate', 'owner_ids', 'follower_ids', 'requested_by_id', 'external_links', 'deadline', 'archived', 'file_ids', 'linked_file_ids'] as const;
+const SIMPLE = [
+  'name', 'description', 'story_type', 'estimate', 'owner_ids', 'follower_ids', 'requested_by_id', 'external_links', 'deadline', 'archived', 'file_ids', 'linked_file_ids',
+  'started_at_override', 'completed_at_override', 'parent_story_id',
+] as const;
 
-/** A story as StorySlim: labels embedded (without stats), state flags from its workflow state. */
-export function presentStory(t: TrackerState, s: any, includeDescription = true): any {
+/** A story's links as TypedStoryLink: `type` says whether the story is the link's subject or object. */
+function typedLinks(t: TrackerState, s: any): any[] {
+  return t.storyLinks
+    .filter((l: any) => l.subject_id === s.id || l.object_id === s.id)
+    .map((l: any) => ({ ...presentLink(t, l), type: l.subject_id === s.id ? 'subject' : 'object' }));
+}
+
+export function presentLink(t: TrackerState, l: any): any {
+  const subject = t.stories.find((x: any) => x.id === l.subject_id);
+  return { ...l, subject_workflow_state_id: subject?.workflow_state_id ?? DEFAULT_STORY_STATE };
+}
+
+/**
+ * A story as the API shows it: StorySlim in lists (ids of its comments, tasks and files), the full Story
+ * from single-story reads and writes (the comments, tasks and files themselves). The state flags, the
+ * blocked/blocker flags and sub-tasks are computed from the store.
+ */
+export function presentStory(t: TrackerState, s: any, includeDescription = true, full = false): any {
   const ph = phase(s);
+  const links = typedLinks(t, s);
+  const tasks = t.tasks.filter((k: any) => k.story_id === s.id).sort((a: any, b: any) => a.position - b.position);
+  const comments = t.storyComments.filter((c: any) => c.story_id === s.id);
+  const { comment_ids: _c, task_ids: _t, num_tasks_completed: _n, ...rest } = s;
   const out: any = {
-    ...s,
+    ...rest,
     labels: (s.label_ids as number[]).map((id) => t.labels.find((l: any) => l.id === id)).filter(Boolean).map((l: any) => ({ ...l })),
     started: ph === 'started' || ph === 'done',
     completed: ph === 'done',
-    blocked: false,
-    blocker: false,
+    // blocked: another story blocks this one and is not done; blocker: this one blocks an unfinished story
+    blocked: links.some((l) => l.verb === 'blocks' && l.type === 'object' && phase(t.stories.find((x: any) => x.id === l.subject_id) ?? {}) !== 'done'),
+    blocker: links.some((l) => l.verb === 'blocks' && l.type === 'subject' && ph !== 'done'),
+    story_links: links,
+    sub_task_story_ids: t.stories.filter((x: any) => x.parent_story_id === s.id).map((x: any) => x.id),
     stats: { num_related_documents: 0 },
   };
+  if (full) {
+    out.comments = comments.map((c: any) => presentStoryComment(c));
+    out.tasks = tasks.map((k: any) => ({ ...k }));
+    out.files = t.files.filter((f: any) => s.file_ids.includes(f.id)).map((f: any) => ({ ...f }));
+    out.linked_files = t.linkedFiles.filter((f: any) => s.linked_file_ids.includes(f.id)).map((f: any) => ({ ...f }));
+    out.branches = [];
+    out.commits = [];
+    out.pull_requests = [];
+    delete out.file_ids;
+    delete out.linked_file_ids;
+  } else {
+    out.comment_ids = comments.map((c: any) => c.id);
+    out.task_ids = tasks.map((k: any) => k.id);
+    out.num_tasks_completed = tasks.filter((k: any) => k.complete).length;
+  }
   if (!includeDescription) delete out.description;
   return out;
+}
+
+/** A story comment; replies are comments with a `parent_id`, listed flat as the reference does. */
+export function presentStoryComment(c: any): any {
+  return { ...c, reactions: (c.reactions ?? []).map((r: any) => ({ emoji: r.emoji, permission_ids: [...r.permission_ids] })) };
 }
 
 /** Stories matching `pred`, presented, honouring `includes_description`. */
@@ -32,12 +79,13 @@ export function storyList(t: TrackerState, req: MockRequest, pred: (s: any) => b
 }
 
 /** Checks that the records a story body points at exist (422 naming the field otherwise). */
-function checkRefs(t: TrackerState, body: Record<string, any>): void {
-  const refs: Array<[string, string]> = [['epic_id', 'epics'], ['iteration_id', 'iterations'], ['project_id', 'projects'], ['group_id', 'groups']];
+export function checkStoryRefs(t: TrackerState, body: Record<string, any>, self?: number): void {
+  const refs: Array<[string, string]> = [['epic_id', 'epics'], ['iteration_id', 'iterations'], ['project_id', 'projects'], ['group_id', 'groups'], ['parent_story_id', 'stories']];
   for (const [field, coll] of refs) {
     const v = body[field];
-    if (v !== undefined && v !== null && !t[coll].some((x: any) => x.id === v)) throw unprocessable(`${field}: ${coll.slice(0, -1)} ${v} does not exist`, field);
+    if (v !== undefined && v !== null && !t[coll].some((x: any) => x.id === v)) throw unprocessable(`${field}: ${coll === 'stories' ? 'story' : coll.slice(0, -1)} ${v} does not exist`, field);
   }
+  if (self !== undefined && body.parent_story_id === self) throw unprocessable('parent_story_id: a story cannot be its own parent', 'parent_story_id');
   if (body.workflow_state_id !== undefined && !STORY_STATES.some((s) => s.id === body.workflow_state_id)) {
     throw unprocessable(`workflow_state_id: ${body.workflow_state_id} is not a state of the workflow (${STORY_STATES.map((s) => `${s.id} ${s.name}`).join(', ')})`, 'workflow_state_id');
   }
@@ -51,7 +99,7 @@ function checkRefs(t: TrackerState, body: Record<string, any>): void {
  * A story's custom field values: each names a field of the workspace and one of its values, and only
  * enabled fields can be applied to stories (the seed's rule); anything else is unprocessable.
  */
-function customValues(t: TrackerState, items: Array<{ field_id: string; value_id: string }>): Array<Record<string, unknown>> {
+export function customValues(t: TrackerState, items: Array<{ field_id: string; value_id: string }>): Array<Record<string, unknown>> {
   const seen = new Set<string>();
   return items.map(({ field_id, value_id }) => {
     const field = t.customFields.find((f: any) => f.id === field_id);
@@ -66,7 +114,7 @@ function customValues(t: TrackerState, items: Array<{ field_id: string; value_id
 }
 
 /** Files and linked files list the stories they are attached to. */
-function linkFiles(t: TrackerState, story: any): void {
+export function linkFiles(t: TrackerState, story: any): void {
   for (const [coll, field] of [['files', 'file_ids'], ['linkedFiles', 'linked_file_ids']] as const) {
     for (const f of t[coll]) {
       const has = story[field].includes(f.id);
@@ -76,49 +124,150 @@ function linkFiles(t: TrackerState, story: any): void {
   }
 }
 
+/**
+ * Moves a story to a workflow state: `started_at` is stamped the first time it reaches a started or done
+ * state, `completed_at` while it is done (cleared when it leaves), and cycle and lead time follow.
+ */
+export function enterState(s: any, stateId: number, at: string): void {
+  if (s.workflow_state_id !== stateId) s.moved_at = at;
+  s.workflow_state_id = stateId;
+  const ph = phase(s);
+  if ((ph === 'started' || ph === 'done') && !s.started_at) s.started_at = at;
+  s.completed_at = ph === 'done' ? (s.completed_at ?? at) : null;
+  const ms = (a: string | null, b: string | null) => (a && b ? Math.max(0, Math.round((Date.parse(b) - Date.parse(a)) / 1000)) : null);
+  s.cycle_time = ms(s.started_at, s.completed_at);
+  s.lead_time = ms(s.created_at, s.completed_at);
+}
+
+/** One history entry (GET /stories/{id}/history), most recent last in the store. */
+export function recordHistory(t: TrackerState, s: any, action: 'create' | 'update' | 'delete', at: string, changes?: Record<string, { old: unknown; new: unknown }>): void {
+  const act: any = { id: s.id, entity_type: 'story', action, name: s.name, story_type: s.story_type, app_url: s.app_url };
+  if (action === 'delete') delete act.app_url;
+  if (changes && Object.keys(changes).length > 0) act.changes = changes;
+  t.storyHistory.push({ id: randomUUID(), story_id: s.id, changed_at: at, version: 'v1', primary_id: s.id, member_id: t.ownerId, actions: [act], references: [] });
+}
+
+/** The new story record from a validated create body (also used by bulk create and templates). */
+export function makeStory(t: TrackerState, body: Record<string, any>, at: string): Record<string, any> {
+  checkStoryRefs(t, body);
+  const story: Record<string, any> = {
+    name: body.name, description: body.description ?? '', story_type: body.story_type ?? 'feature', archived: body.archived ?? false,
+    workflow_id: STORY_WORKFLOW_ID, workflow_state_id: DEFAULT_STORY_STATE,
+    estimate: body.estimate ?? null, epic_id: body.epic_id ?? null, iteration_id: body.iteration_id ?? null, project_id: body.project_id ?? null,
+    group_id: body.group_id ?? null, label_ids: ensureLabels(t, body.labels ?? [], at), owner_ids: body.owner_ids ?? [], follower_ids: body.follower_ids ?? [],
+    requested_by_id: body.requested_by_id ?? t.ownerId, external_id: body.external_id ?? null, external_links: body.external_links ?? [],
+    file_ids: body.file_ids ?? [], linked_file_ids: body.linked_file_ids ?? [], deadline: body.deadline ?? null,
+    custom_fields: customValues(t, body.custom_fields ?? []), previous_iteration_ids: [], mention_ids: [], member_mention_ids: [], group_mention_ids: [],
+    position: Math.max(0, ...t.stories.map((x: any) => x.position)) + 1, moved_at: at, started_at: null, completed_at: null,
+    started_at_override: body.started_at_override ?? null, completed_at_override: body.completed_at_override ?? null,
+    cycle_time: null, lead_time: null, story_template_id: body.story_template_id ?? null, parent_story_id: body.parent_story_id ?? null,
+    created_at: body.created_at ?? at, updated_at: body.updated_at ?? at,
+  };
+  if (body.move_to === 'first') story.position = Math.min(1, ...t.stories.map((x: any) => x.position)) - 1;
+  enterState(story, body.workflow_state_id ?? DEFAULT_STORY_STATE, story.created_at);
+  story.moved_at = story.created_at;
+  return story;
+}
+
+/** Tasks given inline on create (`tasks: [{description, complete, …}]`). */
+export function addInlineTasks(t: TrackerState, story: any, tasks: Array<Record<string, any>>, at: string): void {
+  tasks.forEach((k, i) => {
+    t.tasks.push({
+      id: nextId(t), story_id: story.id, description: k.description, complete: k.complete ?? false, completed_at: k.complete ? at : null, owner_ids: k.owner_ids ?? [],
+      external_id: k.external_id ?? null, position: i + 1, entity_type: 'task', mention_ids: [], member_mention_ids: [], group_mention_ids: [], created_at: at, updated_at: at,
+    });
+  });
+}
+
+/** Creates one story from a validated body inside a store transaction: record, inline tasks, history. */
+export function createStory(t: TrackerState, body: Record<string, any>, at: string): any {
+  const own = makeStory(t, body, at);
+  const id = nextId(t);
+  const story: any = { id, entity_type: 'story', app_url: `${APP_URL}/story/${id}`, ...own };
+  t.stories.push(story);
+  addInlineTasks(t, story, body.tasks ?? [], at);
+  for (const l of body.story_links ?? []) addLink(t, { verb: l.verb, subject_id: l.subject_id ?? id, object_id: l.object_id ?? id }, at);
+  linkFiles(t, story);
+  recordHistory(t, story, 'create', story.created_at);
+  return story;
+}
+
+/** A story link: both ends exist and differ, and the same link is not made twice (422 otherwise). */
+export function addLink(t: TrackerState, body: { verb: string; subject_id: number; object_id: number }, at: string): any {
+  for (const f of ['subject_id', 'object_id'] as const) {
+    if (!t.stories.some((s: any) => s.id === body[f])) throw unprocessable(`${f}: story ${body[f]} does not exist`, f);
+  }
+  if (body.subject_id === body.object_id) throw unprocessable('object_id: a story cannot be linked to itself', 'object_id');
+  const dup = t.storyLinks.find((l: any) => l.subject_id === body.subject_id && l.object_id === body.object_id && l.verb === body.verb);
+  if (dup) throw unprocessable(`story ${body.subject_id} already ${body.verb} story ${body.object_id} (link ${dup.id})`, 'verb');
+  const link = { id: nextId(t), entity_type: 'story-link', verb: body.verb, subject_id: body.subject_id, object_id: body.object_id, created_at: at, updated_at: at };
+  t.storyLinks.push(link);
+  return link;
+}
+
+/** Applies an update body (the single-story PUT and, field by field, the bulk update). */
+export function changeStory(t: TrackerState, item: any, body: Record<string, any>, at: string): void {
+  checkStoryRefs(t, body, item.id);
+  const before: Record<string, unknown> = { workflow_state_id: item.workflow_state_id, name: item.name, estimate: item.estimate, epic_id: item.epic_id, iteration_id: item.iteration_id, project_id: item.project_id };
+  for (const k of [...SIMPLE, 'epic_id', 'project_id', 'group_id'] as const) if (body[k] !== undefined) item[k] = body[k];
+  if (body.iteration_id !== undefined && body.iteration_id !== item.iteration_id) {
+    if (item.iteration_id !== null) item.previous_iteration_ids = [...item.previous_iteration_ids.filter((x: number) => x !== item.iteration_id), item.iteration_id];
+    item.iteration_id = body.iteration_id;
+  }
+  if (body.labels !== undefined) item.label_ids = ensureLabels(t, body.labels, at);
+  if (body.custom_fields !== undefined) item.custom_fields = customValues(t, body.custom_fields);
+  if (body.workflow_state_id !== undefined) enterState(item, body.workflow_state_id, at);
+  if (body.move_to === 'first') item.position = Math.min(1, ...t.stories.map((x: any) => x.position)) - 1;
+  if (body.move_to === 'last') item.position = Math.max(0, ...t.stories.map((x: any) => x.position)) + 1;
+  const changes: Record<string, { old: unknown; new: unknown }> = {};
+  for (const [k, old] of Object.entries(before)) if (item[k] !== old) changes[k] = { old, new: item[k] };
+  recordHistory(t, item, 'update', at, changes);
+}
+
+/** Removes a story and what hangs off it (its comments, tasks, links; files forget it). */
+export function removeStory(t: TrackerState, story: any, at: string): void {
+  for (const coll of ['files', 'linkedFiles'] as const) for (const f of t[coll]) f.story_ids = f.story_ids.filter((x: number) => x !== story.id);
+  t.storyComments = t.storyComments.filter((c: any) => c.story_id !== story.id);
+  t.tasks = t.tasks.filter((k: any) => k.story_id !== story.id);
+  t.storyLinks = t.storyLinks.filter((l: any) => l.subject_id !== story.id && l.object_id !== story.id);
+  for (const s of t.stories) if (s.parent_story_id === story.id) s.parent_story_id = null;
+  recordHistory(t, story, 'delete', at);
+  t.stories = t.stories.filter((s: any) => s !== story);
+}
+
 export function storyRoutes(ctx: ServiceContext): Route[] {
   const routes = crudRoutes(ctx, {
     spec,
     coll: 'stories',
     entityType: 'story',
-    routes: ['create', 'get', 'update', 'delete'],
-    make(body, t, at) {
-      checkRefs(t, body);
-      const story: Record<string, any> = {
-        name: body.name, description: body.description ?? '', story_type: body.story_type ?? 'feature', archived: body.archived ?? false,
-        workflow_id: STORY_WORKFLOW_ID, workflow_state_id: body.workflow_state_id ?? DEFAULT_STORY_STATE,
-        estimate: body.estimate ?? null, epic_id: body.epic_id ?? null, iteration_id: body.iteration_id ?? null, project_id: body.project_id ?? null,
-        group_id: body.group_id ?? null, label_ids: ensureLabels(t, body.labels ?? [], at), owner_ids: body.owner_ids ?? [], follower_ids: body.follower_ids ?? [],
-        requested_by_id: body.requested_by_id ?? t.ownerId, external_id: body.external_id ?? null, external_links: body.external_links ?? [],
-        file_ids: body.file_ids ?? [], linked_file_ids: body.linked_file_ids ?? [], deadline: body.deadline ?? null,
-        comment_ids: [], task_ids: [], story_links: [], custom_fields: customValues(t, body.custom_fields ?? []), previous_iteration_ids: [], mention_ids: [], member_mention_ids: [], group_mention_ids: [],
-        position: t.stories.length + 1, moved_at: at, started_at: null, completed_at: null, started_at_override: null, completed_at_override: null,
-        cycle_time: null, lead_time: null, num_tasks_completed: 0, story_template_id: null,
-      };
-      return story;
-    },
-    change(item, body, t, at) {
-      checkRefs(t, body);
-      for (const k of [...SIMPLE, 'epic_id', 'iteration_id', 'project_id', 'group_id', 'workflow_state_id'] as const) if (body[k] !== undefined) item[k] = body[k];
-      if (body.labels !== undefined) item.label_ids = ensureLabels(t, body.labels, at);
-      if (body.custom_fields !== undefined) item.custom_fields = customValues(t, body.custom_fields);
-      if (body.workflow_state_id !== undefined) item.moved_at = at;
-    },
-    present: (t, s) => presentStory(t, s),
+    routes: ['get', 'update'],
+    change: (item, body, t, at) => changeStory(t, item, body, at),
+    present: (t, s) => presentStory(t, s, true, true),
     after: linkFiles,
-    beforeDelete(t, story) {
-      for (const coll of ['files', 'linkedFiles'] as const) for (const f of t[coll]) f.story_ids = f.story_ids.filter((x: number) => x !== story.id);
-    },
   });
-  routes.push({
-    method: 'GET',
-    path: `${API}/external-link/stories`,
-    handler: async (req) => {
-      const link = req.query.get('external_link');
-      if (!link) throw new MockError(400, 'schema_mismatch', 'schema mismatch: query parameter external_link is required');
-      if (link.length > 2048) throw new MockError(413, 'string_too_long', 'a string exceeded its length limit: external_link must be at most 2048 characters');
-      return reply.ok(await ctx.store.read((s) => storyList(tracker(s), req, (st) => st.external_links.includes(link))));
+  routes.push(
+    {
+      method: 'DELETE',
+      path: `${API}/stories/:id`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        await ctx.store.write((s) => {
+          const t = tracker(s);
+          removeStory(t, find(t.stories, id, spec), nowIso(ctx.now()));
+        });
+        return reply.noContent();
+      },
     },
-  });
+    {
+      method: 'GET',
+      path: `${API}/external-link/stories`,
+      handler: async (req) => {
+        const link = req.query.get('external_link');
+        if (!link) throw new MockError(400, 'schema_mismatch', 'schema mismatch: query parameter external_link is required');
+        if (link.length > 2048) throw new MockError(413, 'string_too_long', 'a string exceeded its length limit: external_link must be at most 2048 characters');
+        return reply.ok(await ctx.store.read((s) => storyList(tracker(s), req, (st) => st.external_links.includes(link))));
+      },
+    },
+  );
   return routes;
 }

@@ -1,0 +1,122 @@
+import { readFile } from 'node:fs/promises';
+import { extname, isAbsolute, join } from 'node:path';
+import type { Context } from '../../context.js';
+import { ApiError, InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
+import { formatTable, type CommandResult } from '../../core/output.js';
+import { assertValid } from '../../tracker/input.js';
+import { stories, workflows } from '../../tracker/resources.js';
+import { chunks, csvRecords, importItems, planImport } from '../../tracker/story-import.js';
+import { resolveState, type WorkflowRef } from '../../tracker/workflow-states.js';
+import { columns, handleInterrupts, trackerClient } from './shared.js';
+
+export interface ImportOptions {
+  file: string;
+  format?: string;
+  dryRun: boolean;
+}
+
+const label = (file: string) => (file === '-' ? 'stdin' : file);
+
+/**
+ * `opsctl tracker stories import -f FILE`: every story checked first (exit 2 naming the row), then one
+ * search for the stories that exist (matched by external_id), a plan, and bulk creates of up to 100
+ * stories, paced by the HTTP layer. A second run finds every story and writes nothing.
+ */
+export async function run(opts: ImportOptions, ctx: Context): Promise<CommandResult> {
+  const format = (opts.format ?? (extname(opts.file).slice(1) || 'yaml')).toLowerCase().replace('yml', 'yaml');
+  if (!['yaml', 'json', 'csv'].includes(format)) throw new UsageError(`--format: "${format}" is not yaml, json or csv`, { field: 'format', hint: 'name the file .yaml, .json or .csv, or pass --format' });
+  const text = await readSource(opts.file, ctx);
+  const data = await parse(text, format, opts.file);
+  const rowLabel = (i: number) => (format === 'csv' ? `row ${i + 2}` : `stories[${i + 1}]`);
+  const found = importItems(data, rowLabel);
+  if ('problem' in found) throw new UsageError(`${label(opts.file)}: ${found.problem}`, { field: 'file', hint: 'see: opsctl tracker stories import --help' });
+  for (const item of found.items) {
+    try {
+      await assertValid(stories.fields, 'create', item.body, 'story');
+    } catch (err) {
+      throw new UsageError(`${label(opts.file)}: ${item.where}: ${(err as Error).message.replace(/^--([\w-]+)/, (_m, f: string) => f.replace(/-/g, '_'))}`, { field: 'file', hint: (err as OpsError).hint });
+    }
+  }
+
+  const client = await trackerClient(ctx, stories);
+  if (found.items.some((i) => i.state)) {
+    const all = await client.list<WorkflowRef>(workflows);
+    for (const item of found.items) {
+      if (!item.state) continue;
+      try {
+        item.body.workflow_state_id = resolveState(all, undefined, item.state).id;
+      } catch (err) {
+        throw new UsageError(`${label(opts.file)}: ${item.where}: ${(err as Error).message.replace(/^--state/, 'state')}`, { field: 'file', hint: (err as OpsError).hint });
+      }
+    }
+  }
+  // the stories that exist, active and archived (an archived story with the same external_id counts too)
+  const current = [
+    ...(await client.http.post<Array<{ id: number; external_id?: string | null }>>('/api/v3/stories/search', { archived: false })),
+    ...(await client.http.post<Array<{ id: number; external_id?: string | null }>>('/api/v3/stories/search', { archived: true })),
+  ];
+  const plan = planImport(found.items, current);
+  if (!ctx.jsonOutput && plan.create.length + plan.existing.length <= 50) {
+    const rows = [
+      ...plan.create.map((i) => ({ action: 'create', external_id: i.body.external_id, name: i.body.name, id: '' })),
+      ...plan.existing.map((e) => ({ action: 'exists', external_id: e.item.body.external_id, name: e.item.body.name, id: e.id })),
+    ];
+    ctx.io.out(formatTable(ctx.io, rows, columns(['action', 'external_id', 'name', 'id'])));
+  }
+  const batches = chunks(plan.create);
+  ctx.io.err(`plan: ${plan.create.length} to create in ${batches.length} bulk request(s), ${plan.existing.length} already exist (matched by external_id, left alone)`);
+  const summary = (created: number[]) => ({ planned: plan.create.length, existing: plan.existing.length, created: created.length, ids: created, dry_run: opts.dryRun, requests: batches.length });
+  if (opts.dryRun || batches.length === 0) {
+    return { data: summary([]), text: '', message: batches.length === 0 ? `every story of ${label(opts.file)} exists: nothing to do` : `dry run: ${plan.create.length} stories planned, none created` };
+  }
+
+  const signal = await handleInterrupts(ctx);
+  const progress = await ctx.io.progress(`creating ${plan.create.length} stories`);
+  const created: number[] = [];
+  for (const [n, batch] of batches.entries()) {
+    if (signal.aborted) break;
+    try {
+      const made = await client.http.post<Array<{ id: number }>>('/api/v3/stories/bulk', { stories: batch.map((i) => i.body) });
+      created.push(...made.map((s) => s.id));
+      progress.update(`created ${created.length}/${plan.create.length}`);
+    } catch (err) {
+      if (signal.aborted) break;
+      progress.fail(`batch ${n + 1} of ${batches.length} failed`);
+      const why = err instanceof ApiError ? err.message : (err as Error).message;
+      const message = `stories import ${label(opts.file)}: ${created.length} of ${plan.create.length} created; batch ${n + 1} (${batch[0].where} … ${batch[batch.length - 1].where}) failed: ${why}`;
+      const hint = 'fix what the server named and run the same import again: it creates only the stories still missing';
+      if (created.length === 0) throw new OpsError(message, 1, { code: 'import_failed', hint, cause: err });
+      throw new PartialError(message, { hint, summary: summary(created) });
+    }
+  }
+  if (signal.aborted) {
+    progress.fail(`interrupted after ${created.length} of ${plan.create.length}`);
+    throw new InterruptedError(`stories import interrupted: ${created.length} of ${plan.create.length} created; run the same import again to finish`);
+  }
+  progress.succeed(`created ${created.length} stories in ${batches.length} bulk request(s)`);
+  return { data: summary(created), text: '' };
+}
+
+async function readSource(file: string, ctx: Context): Promise<string> {
+  if (file === '-') return ctx.io.readStdin();
+  const path = isAbsolute(file) ? file : join(ctx.cwd, file);
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'file', hint: 'give the path of a YAML, JSON or CSV file, or - for stdin' });
+  }
+}
+
+async function parse(text: string, format: string, file: string): Promise<unknown> {
+  try {
+    if (format === 'csv') {
+      const { parse: parseCsv } = await import('csv-parse/sync');
+      return csvRecords(parseCsv(text, { columns: true, skip_empty_lines: true, trim: false, bom: true }) as Array<Record<string, string>>);
+    }
+    if (format === 'json') return JSON.parse(text);
+    const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+    return (mod.parse ?? mod.default!.parse)(text);
+  } catch (err) {
+    throw new UsageError(`${label(file)}: not valid ${format.toUpperCase()}: ${(err as Error).message.split('\n')[0]}`, { field: 'file' });
+  }
+}

@@ -1,0 +1,243 @@
+import { extraByName, stories, storyLinks } from '../../../tracker/resources.js';
+import { MockError, reply } from '../../http.js';
+import type { Route, ServiceContext } from '../../service.js';
+import { API, APP_URL, find, intParam, move, nextId, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
+import { crudRoutes } from './crud.js';
+import { addLink, presentLink, presentStoryComment } from './stories.js';
+
+const body = (verb: string) => extraByName(stories, verb)!.body!;
+const commentSpec = { singular: 'comment' };
+const taskSpec = { singular: 'task' };
+/** Distinct emoji one comment may carry (a bound on what a client can make the mock keep). */
+const MAX_REACTIONS = 64;
+
+function storyOf(t: TrackerState, id: number): any {
+  return find(t.stories, id, stories);
+}
+
+function commentOf(t: TrackerState, storyId: number, id: number): any {
+  storyOf(t, storyId);
+  return find(t.storyComments.filter((c: any) => c.story_id === storyId), id, commentSpec);
+}
+
+function taskOf(t: TrackerState, storyId: number, id: number): any {
+  storyOf(t, storyId);
+  return find(t.tasks.filter((k: any) => k.story_id === storyId), id, taskSpec);
+}
+
+/** Story comments (replies by `parent_id`, deleting a comment deletes its replies), reactions, tasks and story links. */
+export function storyPartRoutes(ctx: ServiceContext): Route[] {
+  const { store } = ctx;
+  const touch = (t: TrackerState, storyId: number, at: string) => {
+    const s = t.stories.find((x: any) => x.id === storyId);
+    if (s) s.updated_at = at;
+  };
+  const links = crudRoutes(ctx, {
+    spec: storyLinks,
+    coll: 'storyLinks',
+    entityType: 'story-link',
+    routes: ['get', 'update', 'delete'],
+    change(l, b, t) {
+      const next = { verb: b.verb ?? l.verb, subject_id: b.subject_id ?? l.subject_id, object_id: b.object_id ?? l.object_id };
+      for (const f of ['subject_id', 'object_id'] as const) if (!t.stories.some((s: any) => s.id === next[f])) throw unprocessable(`${f}: story ${next[f]} does not exist`, f);
+      if (next.subject_id === next.object_id) throw unprocessable('object_id: a story cannot be linked to itself', 'object_id');
+      Object.assign(l, next);
+    },
+    present: (t, l) => presentLink(t, l),
+  });
+  return [
+    ...links,
+    {
+      method: 'POST',
+      path: `${API}/story-links`,
+      handler: async (req) => {
+        const b = await validate(storyLinks.fields, 'create', req.body);
+        return reply.created(await store.write((s) => {
+          const t = tracker(s);
+          return presentLink(t, addLink(t, b as { verb: string; subject_id: number; object_id: number }, nowIso(ctx.now())));
+        }));
+      },
+    },
+    {
+      method: 'GET',
+      path: `${API}/stories/:id/comments`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        return reply.ok(await store.read((s) => {
+          const t = tracker(s);
+          storyOf(t, id);
+          return t.storyComments.filter((c: any) => c.story_id === id).map(presentStoryComment);
+        }));
+      },
+    },
+    {
+      method: 'POST',
+      path: `${API}/stories/:id/comments`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        const b = await validate({ ...body('reply'), parent_id: { ...body('reply').parent_id, required: false, nullable: true } }, 'create', req.body);
+        return reply.created(await store.write((s) => {
+          const t = tracker(s);
+          storyOf(t, id);
+          if (b.parent_id !== undefined && b.parent_id !== null && !t.storyComments.some((c: any) => c.story_id === id && c.id === b.parent_id)) {
+            throw unprocessable(`parent_id: comment ${b.parent_id} is not a comment of story ${id}`, 'parent_id');
+          }
+          const at = nowIso(ctx.now());
+          const cid = nextId(t);
+          const c = {
+            id: cid, story_id: id, parent_id: b.parent_id ?? null, app_url: `${APP_URL}/story/${id}#activity-${cid}`, author_id: b.author_id ?? t.ownerId, text: b.text,
+            external_id: b.external_id ?? null, deleted: false, entity_type: 'story-comment', linked_to_slack: false, blocker: false, unblocks_parent: false,
+            position: t.storyComments.filter((x: any) => x.story_id === id).length + 1, reactions: [], group_mention_ids: [], member_mention_ids: [], mention_ids: [],
+            created_at: b.created_at ?? at, updated_at: b.updated_at ?? at,
+          };
+          t.storyComments.push(c);
+          touch(t, id, at);
+          return presentStoryComment(c);
+        }));
+      },
+    },
+    {
+      method: 'GET',
+      path: `${API}/stories/:id/comments/:cid`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        return reply.ok(await store.read((s) => presentStoryComment(commentOf(tracker(s), id, cid))));
+      },
+    },
+    {
+      method: 'PUT',
+      path: `${API}/stories/:id/comments/:cid`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        const b = await validate(body('comment-update'), 'create', req.body);
+        return reply.ok(await store.write((s) => {
+          const c = commentOf(tracker(s), id, cid);
+          c.text = b.text;
+          c.updated_at = nowIso(ctx.now());
+          return presentStoryComment(c);
+        }));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${API}/stories/:id/comments/:cid`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        await store.write((s) => {
+          const t = tracker(s);
+          commentOf(t, id, cid);
+          const gone = new Set<number>([cid]);
+          for (let grew = true; grew; ) {
+            grew = false;
+            for (const c of t.storyComments) if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) (gone.add(c.id), (grew = true));
+          }
+          t.storyComments = t.storyComments.filter((c: any) => !gone.has(c.id));
+        });
+        return reply.noContent();
+      },
+    },
+    {
+      method: 'POST',
+      path: `${API}/stories/:id/comments/:cid/reactions`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        const b = await validate(body('react'), 'create', req.body);
+        return reply.created(await store.write((s) => {
+          const t = tracker(s);
+          const c = commentOf(t, id, cid);
+          let r = c.reactions.find((x: any) => x.emoji === b.emoji);
+          if (!r) {
+            if (c.reactions.length >= MAX_REACTIONS) throw unprocessable(`emoji: a comment carries at most ${MAX_REACTIONS} different reactions`, 'emoji');
+            r = { emoji: b.emoji, permission_ids: [] };
+            c.reactions.push(r);
+          }
+          if (!r.permission_ids.includes(t.ownerId)) r.permission_ids.push(t.ownerId);
+          return presentStoryComment(c).reactions;
+        }));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${API}/stories/:id/comments/:cid/reactions`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        const b = await validate(body('unreact'), 'create', req.body);
+        await store.write((s) => {
+          const t = tracker(s);
+          const c = commentOf(t, id, cid);
+          const r = c.reactions.find((x: any) => x.emoji === b.emoji && x.permission_ids.includes(t.ownerId));
+          if (!r) throw new MockError(404, 'not_found', `you have no ${b.emoji} reaction on comment ${cid}`);
+          r.permission_ids = r.permission_ids.filter((p: string) => p !== t.ownerId);
+          c.reactions = c.reactions.filter((x: any) => x.permission_ids.length > 0);
+        });
+        return reply.noContent();
+      },
+    },
+    {
+      method: 'POST',
+      path: `${API}/stories/:id/tasks`,
+      handler: async (req) => {
+        const id = intParam(req, 'id');
+        const b = await validate(body('task-add'), 'create', req.body);
+        return reply.created(await store.write((s) => {
+          const t = tracker(s);
+          storyOf(t, id);
+          const at = nowIso(ctx.now());
+          const mine = t.tasks.filter((k: any) => k.story_id === id);
+          const task = {
+            id: nextId(t), story_id: id, description: b.description, complete: b.complete ?? false, completed_at: b.complete ? at : null, owner_ids: b.owner_ids ?? [],
+            external_id: b.external_id ?? null, position: Math.max(0, ...mine.map((k: any) => k.position)) + 1, entity_type: 'task', mention_ids: [], member_mention_ids: [], group_mention_ids: [],
+            created_at: at, updated_at: at,
+          };
+          t.tasks.push(task);
+          touch(t, id, at);
+          return { ...task };
+        }));
+      },
+    },
+    {
+      method: 'GET',
+      path: `${API}/stories/:id/tasks/:tid`,
+      handler: async (req) => {
+        const [id, tid] = [intParam(req, 'id'), intParam(req, 'tid')];
+        return reply.ok(await store.read((s) => ({ ...taskOf(tracker(s), id, tid) })));
+      },
+    },
+    {
+      method: 'PUT',
+      path: `${API}/stories/:id/tasks/:tid`,
+      handler: async (req) => {
+        const [id, tid] = [intParam(req, 'id'), intParam(req, 'tid')];
+        const b = await validate(body('task-update'), 'update', req.body ?? {});
+        return reply.ok(await store.write((s) => {
+          const t = tracker(s);
+          const task = taskOf(t, id, tid);
+          const at = nowIso(ctx.now());
+          if (b.description !== undefined) task.description = b.description;
+          if (b.owner_ids !== undefined) task.owner_ids = b.owner_ids;
+          if (b.complete !== undefined && b.complete !== task.complete) {
+            task.complete = b.complete;
+            task.completed_at = b.complete ? at : null;
+          }
+          move(t.tasks.filter((k: any) => k.story_id === id), task, b, 'task');
+          task.updated_at = at;
+          touch(t, id, at);
+          return { ...task };
+        }));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${API}/stories/:id/tasks/:tid`,
+      handler: async (req) => {
+        const [id, tid] = [intParam(req, 'id'), intParam(req, 'tid')];
+        await store.write((s) => {
+          const t = tracker(s);
+          const task = taskOf(t, id, tid);
+          t.tasks = t.tasks.filter((k: any) => k !== task);
+        });
+        return reply.noContent();
+      },
+    },
+  ];
+}
