@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
+import type { FileConnection } from './connection.js';
 import { normalizeEndpoint } from './shared.js';
 
 const Member = z.object({
@@ -8,8 +9,17 @@ const Member = z.object({
   endpoint: z.string().min(1),
   host: z.string().min(1).optional(),
 });
+const Tls = z.object({
+  cacert: z.string().min(1).optional(),
+  cert: z.string().min(1).optional(),
+  key: z.string().min(1).optional(),
+  insecureSkipTlsVerify: z.boolean().optional(),
+});
+const Auth = z.object({ user: z.string().min(1), passwordFile: z.string().min(1).optional() }).strict();
 const File = z.object({
   members: z.array(Member).min(1),
+  tls: Tls.strict().optional(),
+  auth: Auth.optional(),
   driver: z
     .object({
       type: z.literal('command'),
@@ -26,8 +36,10 @@ const File = z.object({
  * A cluster file (YAML or JSON):
  *   members: [{name, endpoint, host?}]
  *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …}
+ *   tls: {cacert?, cert?, key?, insecureSkipTlsVerify?}   (paths relative to the file)
+ *   auth: {user, passwordFile?}                            (never the password itself)
  */
-export async function parseClusterFile(text: string, path: string): Promise<{ members: MemberSpec[]; driver?: ClusterSpec['driver'] }> {
+export async function parseClusterFile(text: string, path: string): Promise<{ members: MemberSpec[]; driver?: ClusterSpec['driver']; conn: FileConnection }> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -50,5 +62,6 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
   return {
     members: r.data.members.map((m) => ({ ...m, endpoint: normalizeEndpoint(m.endpoint, `--cluster ${path}: members.endpoint`) })),
     driver: r.data.driver,
+    conn: { tls: r.data.tls, auth: r.data.auth },
   };
 }

@@ -5,7 +5,8 @@ import { GatewayError, KvClient } from '../../kv/client.js';
 import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
 
 export interface PutOptions extends ClusterFlags {
-  key: string;
+  /** The key to write or read (--key names the TLS client key). */
+  kvKey: string;
   value: string;
 }
 
@@ -20,8 +21,8 @@ export async function run(opts: PutOptions, ctx: Context): Promise<CommandResult
   let last: unknown;
   for (const m of cluster.members) {
     try {
-      const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).put(opts.key, opts.value);
-      return { data: { key: opts.key, revision: r.revision, member: m.name }, message: `put ${opts.key} (revision ${r.revision}) via ${m.name}`, text: '' };
+      const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).put(opts.kvKey, opts.value);
+      return { data: { key: opts.kvKey, revision: r.revision, member: m.name }, message: `put ${opts.kvKey} (revision ${r.revision}) via ${m.name}`, text: '' };
     } catch (err) {
       if (err instanceof GatewayError && err.status < 500) throw err;
       last = err;
