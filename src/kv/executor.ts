@@ -114,7 +114,7 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   let unlock: (() => Promise<void>) | undefined;
   // The lock and the first look at the cluster at the same time (looking changes nothing).
-  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, auth: true });
   first.then(() => o.debug?.(`[kv] first look at the cluster after ${o.now() - started} ms`), () => undefined);
   if (!o.dryRun) unlock = await acquireLock(file, o);
   o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);

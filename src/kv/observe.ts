@@ -7,6 +7,8 @@ export interface ObserveOptions {
   debug?: (line: string) => void;
   /** Ask for the alarm list too (default yes; a health poll does not need it). */
   alarms?: boolean;
+  /** Ask whether auth is enabled (the pre-flight). */
+  auth?: boolean;
 }
 
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
@@ -79,5 +81,7 @@ export async function observeCluster(members: MemberSpec[], opts: ObserveOptions
       alarms = [{ memberId: any.id, alarm: `unknown (alarm list failed: ${(err as Error).message})` }];
     }
   }
-  return { members: obs, alarms };
+  let authEnabled: boolean | undefined;
+  if (opts.auth && any) authEnabled = await new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).authEnabled().catch(() => undefined);
+  return { members: obs, alarms, authEnabled };
 }
