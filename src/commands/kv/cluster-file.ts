@@ -44,7 +44,9 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
   try {
     raw = JSON.parse(text);
   } catch {
-    const { parse } = await import('yaml');
+    // The bundle sees yaml as CommonJS: its functions are on `default` there.
+    const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+    const parse = mod.parse ?? mod.default!.parse;
     try {
       raw = parse(text);
     } catch (err) {
