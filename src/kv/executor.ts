@@ -125,7 +125,11 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   }
 }
 
-async function acquireLock(file: string, o: UpgradeOptions): Promise<() => Promise<void>> {
+/**
+ * The journal's lock; when the run that holds it died on this host (SIGKILL, a crash), waits for its
+ * lock to go stale instead of refusing (the upgrade's resume and the roll-back after a crash).
+ */
+export async function acquireLock(file: string, o: Pick<UpgradeOptions, 'lockStaleMs' | 'now' | 'reporter'>): Promise<() => Promise<void>> {
   const stale = o.lockStaleMs ?? 4000;
   const deadline = o.now() + stale * 3;
   for (;;) {

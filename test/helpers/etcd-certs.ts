@@ -10,7 +10,7 @@ export interface TestCerts {
   /** Server certificate (serverAuth + clientAuth: etcd's gateway and peers use it as a client too) for `hosts`. */
   serverCert: string;
   serverKey: string;
-  /** Client certificate signed by the CA (CN opsctl-client: not an etcd user, so no implicit login). */
+  /** Client certificate signed by the CA (CN opsctl-client by default: not an etcd user). */
   clientCert: string;
   clientKey: string;
   /** Another CA, and a client certificate signed by it (refused by the members). */
@@ -28,7 +28,11 @@ function openssl(dir: string, args: string[]): void {
 }
 
 /** EC P-256 keys (fast) and certificates made by Debian's openssl CLI in a temp dir. */
-export function makeTestCerts(hosts: { ips?: string[]; dns?: string[] } = { ips: ['127.0.0.1'] }): TestCerts {
+/**
+ * `clientCn`: with --client-cert-auth and auth enabled, etcd takes the user from the client
+ * certificate's CN on gRPC (etcdctl) and ignores it on gateway requests, which use the token.
+ */
+export function makeTestCerts(hosts: { ips?: string[]; dns?: string[] } = { ips: ['127.0.0.1'] }, clientCn = 'opsctl-client'): TestCerts {
   const dir = mkdtempSync(join(tmpdir(), 'opsctl-certs-'));
   const san = [...(hosts.ips ?? []).map((i) => `IP:${i}`), ...(hosts.dns ?? []).map((d) => `DNS:${d}`)].join(',');
   writeFileSync(join(dir, 'server.ext'), `subjectAltName=${san}\nextendedKeyUsage=serverAuth,clientAuth\nbasicConstraints=CA:FALSE\n`);
@@ -49,7 +53,7 @@ export function makeTestCerts(hosts: { ips?: string[]; dns?: string[] } = { ips:
   ca('test-ca');
   ca('other-ca');
   sign('server', 'test-ca', 'server.ext', 'etcd-member');
-  sign('client', 'test-ca', 'client.ext', 'opsctl-client');
+  sign('client', 'test-ca', 'client.ext', clientCn);
   sign('other-client', 'other-ca', 'client.ext', 'opsctl-client');
   // An expired one: `openssl ca` takes explicit dates.
   key('expired');

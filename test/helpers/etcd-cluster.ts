@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/kv/sandbox.js';
@@ -30,6 +30,8 @@ export interface RealCluster {
   etcdctl(bin: string, args: string[], env?: Record<string, string>): string;
   start(m: RealMember, bin: string): void;
   stop(m: RealMember): void;
+  /** Whether the member's process is alive (its PID file, not its port). */
+  alive(m: RealMember): boolean;
   pid(m: RealMember): number | undefined;
   /** SIGKILLs every member this helper started and removes the data (afterAll). */
   destroy(): void;
@@ -43,17 +45,21 @@ export interface RealClusterOptions {
   certs?: TestCerts;
   /** Extra YAML lines of each member's config file. */
   extraConfig?: (m: { name: string }) => string;
+  /** Release directories by minor version ("3.2" → …/etcd-v3.2.32-linux-amd64): `ctl.sh start NAME 3.2`. */
+  bins?: Record<string, string>;
   /** Prefix of the control script commands (the netns test: ip netns exec NS). */
   wrap?: (m: { name: string; host: string }) => string[];
 }
 
 const CTL = `#!/bin/sh
-# ctl.sh start|stop|running|config NAME [BINDIR]: one etcd member of a test cluster.
+# ctl.sh start|stop|running|config NAME [BINDIR|MINOR]: one etcd member of a test cluster.
 set -eu
 d="$(dirname "$0")/$2"
 case "$1" in
   start)
-    nohup "$3/etcd" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null &
+    # $3: a release directory, or a minor version with a bin-<minor> link beside this script.
+    bin="$3"; [ -d "$bin" ] || bin="$(dirname "$0")/bin-$3"
+    nohup "$bin/etcd" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null &
     echo $! >"$d/pid" ;;
   stop) [ -f "$d/pid" ] && kill -TERM "$(cat "$d/pid")" 2>/dev/null || true ;;
   running) [ -f "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$(cat "$d/pid")/status" ;;
@@ -66,6 +72,7 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'opsctl-etcd-'));
   const ctl = join(dir, 'ctl.sh');
   writeFileSync(ctl, CTL, { mode: 0o755 });
+  for (const [minor, bin] of Object.entries(o.bins ?? {})) symlinkSync(bin, join(dir, `bin-${minor}`));
   const scheme = o.certs ? 'https' : 'http';
   const members: RealMember[] = [];
   for (let i = 0; i < o.size; i++) {
@@ -127,6 +134,15 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
     start: (m, bin) => run(m, ['start', m.name, bin]),
     stop: (m) => run(m, ['stop', m.name]),
     pid,
+    alive(m) {
+      const p = pid(m);
+      if (p === undefined) return false;
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(m.configFile) && !/^State:\s+Z/m.test(readFileSync(`/proc/${p}/status`, 'utf8'));
+      } catch {
+        return false;
+      }
+    },
     destroy() {
       for (const m of members) {
         const p = pid(m);
