@@ -14,6 +14,7 @@ import {
   type Journal,
   type JournalStep,
 } from './journal.js';
+import { checkClusterConfig } from './config-check.js';
 import { observeCluster } from './observe.js';
 import { minor } from './parse.js';
 import { describePlan, nextMember, planUpgrade } from './planner.js';
@@ -199,8 +200,23 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     pre.fail('pre-flight: refused');
     throw new UpgradeRefused(result.reasons, journal ? `fix the cluster, then run the same command to resume (journal ${file}), or roll back: ${o.rollbackCommand}` : 'fix the cluster first; nothing was changed');
   }
-  pre.done(`pre-flight: ${o.cluster.members.length} members healthy, one leader, cluster version ${result.plan.clusterVersion}, no alarms`);
   const plan = result.plan;
+  if (o.to === '3.3' && plan.source === '3.2') {
+    // The seed's 3.3 interface changes, before any member is touched (also on a resume: the members
+    // not yet upgraded start from their config files too).
+    const problems = await checkClusterConfig(o.cluster.members, o.driver, { version: o.to, binDir: o.targetBin }, (t) => o.debug?.(`[kv] ${t}`)).catch((err: Error) => {
+      pre.fail('pre-flight: cannot read a member\'s config');
+      throw new UpgradeRefused([`reading the member config files failed: ${err.message}`], 'fix the config template (it prints the member\'s etcd config file), or drop it to skip the check');
+    });
+    if (problems.length) {
+      pre.fail('pre-flight: 3.3 would refuse a member\'s configuration');
+      throw new UpgradeRefused(
+        problems.map((p) => `member ${p.member}: ${p.file}:${p.line}: ${p.problem}; fix: ${p.fix}`),
+        'nothing was stopped: fix the config the members will start 3.3 with, then run the same command',
+      );
+    }
+  }
+  pre.done(`pre-flight: ${o.cluster.members.length} members healthy, one leader, cluster version ${result.plan.clusterVersion}, no alarms`);
   o.debug?.(`[kv] pre-flight done after ${o.now() - started} ms`);
   const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const planText = journal ? `Resuming the upgrade to ${journal.target} recorded in ${file}` : describePlan(plan, settleText);

@@ -109,6 +109,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
         `  stop: ${c.ctl} stop {name}`,
         `  start: ${c.ctl} start {name} {version}`,
         `  running: ${c.ctl} running {name}`,
+        `  config: cat ${c.dir}/{name}/etcd.yaml`,
         `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
         'auth: { user: root }',
         '',
@@ -122,13 +123,34 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
     cfg.cleanup();
   });
 
-  it('refuses without --user: auth is on and 3.3 members want a token (nothing stopped)', async () => {
+  it('without --user a read through the gateway is refused, and the error says to pass --user', async () => {
     const noAuth = clusterFile.replace(/\.yaml$/, '-noauth.yaml');
     writeFileSync(noAuth, readFileSync(clusterFile, 'utf8').replace('auth: { user: root }\n', ''));
     const r = await opsctl('kv', 'get', 'before/00', '--cluster', noAuth);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/etcd refused the request: .*(user name is empty|permission denied)[\s\S]*--user NAME/);
   });
+
+  it('a member whose config has a numeric auto-compaction-retention is caught before any member is stopped (exit 1)', async () => {
+    const m = c.members[1];
+    const original = readFileSync(m.configFile, 'utf8');
+    const pids = c.members.map((x) => c.pid(x));
+    writeFileSync(m.configFile, `${original}auto-compaction-retention: 1\n`);
+    try {
+      const line = original.split('\n').length;
+      const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s');
+      expect(r.exitCode, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`member ${m.name}: ${m.configFile}:${line}: auto-compaction-retention is the number 1: 3.3 reads a string`);
+      expect(r.stderr).toMatch(/fix: give the 3\.3 member auto-compaction-retention: "1"/);
+      expect(r.stderr).toMatch(/nothing was stopped/);
+      // Nothing stopped: the same processes, all on 3.2.32.
+      expect(c.members.map((x) => c.pid(x))).toEqual(pids);
+      expect(c.members.every((x) => c.alive(x))).toBe(true);
+      expect((await versions()).map((v) => v?.etcdserver)).toEqual(['3.2.32', '3.2.32', '3.2.32']);
+    } finally {
+      writeFileSync(m.configFile, original);
+    }
+  }, 60_000);
 
   it('SIGKILLed mid-upgrade leaves one member on 3.3; kv rollback brings the cluster back to 3.2.32', async () => {
     const up = opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');

@@ -28,6 +28,7 @@ const File = z.object({
       running: z.string().min(1),
       v2Size: z.string().min(1).optional(),
       backup: z.string().min(1).optional(),
+      config: z.string().min(1).optional(),
     })
     .optional(),
 });
@@ -35,7 +36,7 @@ const File = z.object({
 /**
  * A cluster file (YAML or JSON):
  *   members: [{name, endpoint, host?}]
- *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …}
+ *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …, config?: …}
  *   tls: {cacert?, cert?, key?, insecureSkipTlsVerify?}   (paths relative to the file)
  *   auth: {user, passwordFile?}                            (never the password itself)
  */

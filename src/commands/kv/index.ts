@@ -21,6 +21,7 @@ function clusterOptions(cmd: Command, withDriver = false): Command {
       .option('--start-cmd <template>', 'with --endpoints: starts a member on {version}/{bin}')
       .option('--running-cmd <template>', "with --endpoints: exits 0 while the member's process exists")
       .option('--v2-size-cmd <template>', 'with --endpoints: prints the bytes of v2 data (for --settle auto)')
+      .option('--config-cmd <template>', "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade")
       .option('--backup-cmd <template>', 'with --endpoints: backs up a stopped member\'s data dir on its host ({run}: the upgrade id)')
       .option('--stop-timeout <duration>', 'how long a stopping member may take', '60s')
       .option('--healthy-timeout <duration>', 'how long a started member may take to be healthy and caught up', '2m')

@@ -98,6 +98,15 @@ export class CommandDriver implements MemberDriver {
     return Number.isFinite(n) ? n : undefined;
   }
 
+  /** The config template's output; the file is the last absolute path in its argv (else the command). */
+  async readConfig(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined> {
+    if (!this.t.config) return undefined;
+    const argv = renderTemplate(this.t.config, this.vars(m, target));
+    const r = await this.run(this.t.config, m, target);
+    const file = [...argv].reverse().find((a) => a.startsWith('/')) ?? `\`${argv.join(' ')}\``;
+    return { file, text: String(r.stdout ?? '') };
+  }
+
   current(m: MemberSpec): MemberTarget | undefined {
     return this.versions.get(m.name);
   }
