@@ -33,6 +33,8 @@ export interface CommandTemplates {
    * read before the upgrade for the 3.3 configuration check.
    */
   config?: string;
+  /** Optional: the start template per target version (a preset's per-version units or binaries). */
+  startByVersion?: Record<string, string>;
 }
 
 export interface ClusterSpec {

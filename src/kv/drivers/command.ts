@@ -87,7 +87,7 @@ export class CommandDriver implements MemberDriver {
   }
 
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
-    await this.run(this.t.start, m, target);
+    await this.run(this.t.startByVersion?.[target.version] ?? this.t.start, m, target);
     this.versions.set(m.name, target);
   }
 
