@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { Context, type ContextOverrides } from './context.js';
 import { ExitCode } from './core/exit-codes.js';
 import { isOpsError, type OpsError } from './core/errors.js';
-import { buildProgram } from './program.js';
+import { buildProgram, splitJsonFlag } from './program.js';
 
 /**
  * Runs opsctl with `argv` (without node and script) and returns the exit code. Never calls
@@ -11,33 +11,62 @@ import { buildProgram } from './program.js';
 export async function main(argv: string[], overrides: ContextOverrides = {}, ctxOut?: (ctx: Context) => void): Promise<number> {
   const ctx = new Context(overrides);
   ctxOut?.(ctx);
-  const program = await buildProgram(ctx, argv);
-  program.exitOverride();
-  program.configureOutput({
-    writeOut: (s) => ctx.io.stdout.write(s),
-    writeErr: (s) => ctx.io.stderr.write(s),
-    outputError: (s, write) => write(ctx.io.colorErr.red(s)),
-  });
-  for (const cmd of allCommands(program)) {
+  const split = splitJsonFlag(argv);
+  // A parse error happens before any action sets ctx.globals: with --json anywhere in argv it is
+  // rendered as {"error":…} instead of commander's text.
+  if (split.json) ctx.globals = { json: true };
+  const program = await buildProgram(ctx, split.argv);
+  const output = {
+    writeOut: (s: string) => ctx.io.stdout.write(s),
+    writeErr: (s: string) => ctx.io.stderr.write(s),
+    outputError: (s: string, write: (s: string) => void) => {
+      if (!split.json) write(ctx.io.colorErr.red(s));
+    },
+  };
+  for (const cmd of [program, ...allCommands(program)]) {
     cmd.exitOverride();
-    cmd.configureOutput({
-      writeOut: (s) => ctx.io.stdout.write(s),
-      writeErr: (s) => ctx.io.stderr.write(s),
-      outputError: (s, write) => write(ctx.io.colorErr.red(s)),
-    });
+    cmd.configureOutput(output);
   }
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(split.argv, { from: 'user' });
     return ctx.exitCode ?? ExitCode.ok;
   } catch (err) {
+    // a spinner or counter still running stops here: nothing of it may follow the error or summary
+    ctx.io.endProgress();
+    if (err instanceof CommanderError) return reportParseError(ctx, err, argv);
     return reportError(ctx, err);
   } finally {
+    ctx.io.endProgress();
     await ctx.cleanup();
   }
 }
 
 function allCommands(cmd: import('commander').Command): import('commander').Command[] {
   return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+/**
+ * A commander parse error (unknown option or command, missing or excess argument): exit 2. Commander
+ * printed its text already unless --json was given; then it is `{"error":{code,message,hint?}}` on
+ * stderr. A field list written as a separate word after --json gets a hint to attach it.
+ */
+function reportParseError(ctx: Context, err: CommanderError, argv: readonly string[]): number {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
+  if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+  const at = argv.indexOf('--json');
+  const next = at >= 0 ? argv[at + 1] : undefined;
+  const hint =
+    next !== undefined &&
+    /^[A-Za-z_][\w.]*(,[A-Za-z_][\w.]*)*$/.test(next) &&
+    (err.code === 'commander.excessArguments' || next.includes(','))
+      ? `--json takes no separate value; to pick fields attach them: --json=${next}`
+      : undefined;
+  const message = err.message.replace(/^error: /, '');
+  if (ctx.jsonOutput) {
+    const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    ctx.io.err(JSON.stringify({ error: { code: 'usage', reason: code, message, ...(hint ? { hint } : {}) } }));
+  } else if (hint) ctx.io.err(`  ${hint}`);
+  return ExitCode.usage;
 }
 
 /** The one top-level error handler: a message, a hint, the right exit code; JSON on stderr with --json. */
@@ -56,7 +85,7 @@ export function reportError(ctx: Context, err: unknown): number {
   const e = err as Error;
   if (ctx.jsonOutput) ctx.io.err(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(err) } }));
   else {
-    ctx.io.err(`${ctx.io.colorErr.red('X')} unexpected error: ${e?.message ?? String(err)}`);
+    ctx.io.err(`${ctx.io.colorErr.red('X')} unexpected error: ${ctx.io.safeErr(e?.message ?? String(err))}`);
     ctx.io.err(ctx.debugEnabled ? String(e?.stack) : 'run again with --debug for details, and please report it');
   }
   return ExitCode.failure;
@@ -67,9 +96,25 @@ function printError(ctx: Context, err: OpsError): void {
     ctx.io.err(JSON.stringify({ error: err.toJSON() }));
     return;
   }
-  ctx.io.err(`${ctx.io.colorErr.red('X')} ${err.message}`);
-  if (err.hint) ctx.io.err(`  ${err.hint}`);
+  // messages and hints often carry a server's words: on a terminal its control characters are shown, not obeyed
+  ctx.io.err(`${ctx.io.colorErr.red('X')} ${ctx.io.safeErr(err.message)}`);
+  if (err.hint) ctx.io.err(`  ${ctx.io.safeErr(err.hint)}`);
   if (ctx.debugEnabled && err.cause) ctx.io.err(String((err.cause as Error)?.stack ?? err.cause));
+}
+
+/**
+ * What the signal handler says. A verb that watches `ctx.abort` (kv upgrade, apply, upload) gets a
+ * first signal as a request to stop at its next safe point; a second one, or any signal to a verb
+ * that does not watch, ends the process at once with 130. The words say which signal came (Ctrl-C
+ * or SIGTERM), and only Ctrl-C is offered as a way to quit at once.
+ */
+export function signalNotice(signal: NodeJS.Signals, count: number, safePoint: boolean): string {
+  const what = signal === 'SIGINT' ? 'interrupted' : signal === 'SIGTERM' ? 'terminated (SIGTERM)' : `stopped (${signal})`;
+  if (safePoint && count === 1) {
+    return `${what}: stopping at the next safe point${signal === 'SIGINT' ? '; press Ctrl-C again to quit at once' : ''}`;
+  }
+  if (count > 1) return `${what} again: quitting now`;
+  return what;
 }
 
 /** The process entry point (bin/opsctl.js): signals, exit code, and a guard against a hung event loop. */
@@ -78,11 +123,14 @@ export async function run(): Promise<void> {
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
-    if (ctx && ctx.handlesInterrupt && interrupts === 1) {
-      ctx.io.err(`\n${signal === 'SIGINT' ? 'Interrupted' : 'Terminated'}: stopping at the next safe point (press Ctrl-C again to quit now)`);
-      ctx.abort.abort(signal);
-      return;
-    }
+    const safePoint = Boolean(ctx?.handlesInterrupt);
+    // the spinner line goes first, so the notice is not drawn over (and no progress follows it)
+    if (!safePoint || interrupts > 1) ctx?.io.endProgress();
+    const notice = signalNotice(signal, interrupts, safePoint);
+    if (ctx) ctx.io.err(`\n${ctx.io.colorErr.yellow('!')} ${notice}`);
+    else process.stderr.write(`\n${notice}\n`);
+    ctx?.abort.abort(signal);
+    if (safePoint && interrupts === 1) return;
     void (ctx?.cleanup() ?? Promise.resolve()).finally(() => process.exit(ExitCode.interrupted));
     setTimeout(() => process.exit(ExitCode.interrupted), 1500).unref();
   };

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { CredentialStore } from './config/credentials.js';
 import { resolvePaths, type OpsctlPaths } from './config/paths.js';
 import type { ConfigStore, Profile } from './config/profiles.js';
 import { EMBEDDED_PROFILE, endpointEnvVar, type Service } from './config/services.js';
-import { AuthError, UsageError } from './core/errors.js';
+import { AuthError, InterruptedError, UsageError } from './core/errors.js';
 import type { HttpClient } from './core/http.js';
 import { IOStreams } from './core/io.js';
 import type { MockServer } from './mock/server.js';
@@ -26,6 +26,13 @@ export interface Prompter {
   confirm(message: string, opts?: { flag?: string; default?: boolean }): Promise<boolean>;
   /** Asks for text. Without a terminal: the default, or fails naming `flag`. */
   input(message: string, opts: { flag: string; default?: string }): Promise<string>;
+}
+
+/** Where an @inquirer prompt reads and writes, and what cancels it. */
+interface PromptContext {
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  signal?: AbortSignal;
 }
 
 export interface ContextOverrides {
@@ -149,6 +156,11 @@ export class Context {
     const name = await this.profileName();
     const configured = (await this.profile())[service];
     if (configured) return { url: configured.replace(/\/+$/, ''), embedded: false, source: 'profile' };
+    // A profile that names an issuer signs in there (its endpoints come from the provider's metadata).
+    if (service === 'auth') {
+      const issuer = this.env.OPSCTL_ISSUER ?? (await this.profile()).issuer;
+      if (issuer) return { url: issuer.replace(/\/+$/, ''), embedded: false, source: this.env.OPSCTL_ISSUER ? 'env' : 'profile' };
+    }
     if (name === EMBEDDED_PROFILE) {
       const server = await this.embedded();
       return { url: server.url, embedded: true, source: 'embedded' };
@@ -172,6 +184,8 @@ export class Context {
         options: clientsFile ? { oauth: { clientsFile } } : undefined,
       });
       this.onCleanup(() => server.close());
+      // A state file of the wrong shape is refused here, once, before any request meets it.
+      await server.store.read(() => undefined);
       const marker = join(this.paths.data, '.embedded-notice');
       if (!existsSync(marker) || this.debugEnabled) {
         this.io.info(
@@ -179,8 +193,9 @@ export class Context {
             `Using the embedded mock services (state: ${statePath}). To use a real service: opsctl config set <service> URL --profile NAME, or set OPSCTL_<SERVICE>_URL.`,
           ),
         );
-        await mkdir(this.paths.data, { recursive: true });
-        await writeFile(marker, `${new Date(this.now()).toISOString()}\n`).catch(() => undefined);
+        const { ensurePrivateDir } = await import('./config/paths.js');
+        await ensurePrivateDir(this.paths.data);
+        await writeFile(marker, `${new Date(this.now()).toISOString()}\n`, { mode: 0o600 }).catch(() => undefined);
       }
       return server;
     })();
@@ -231,6 +246,7 @@ export class Context {
       debug: this.debugSink,
       signal: this.abort.signal,
       timeoutMs: Number(this.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
+      notice: (line) => this.io.info(this.io.colorErr.dim(line)),
       credentials: () => this.serviceCredentials(service, endpoint),
     });
   }
@@ -244,10 +260,20 @@ export class Context {
 
   async trackerToken(endpoint?: Endpoint): Promise<string> {
     if (this.env.OPSCTL_TRACKER_TOKEN) return this.env.OPSCTL_TRACKER_TOKEN;
-    const stored = (await (await this.credentials()).get(await this.profileName())).tracker?.token;
+    let stored: string | undefined;
+    let unreadable: unknown;
+    try {
+      stored = (await (await this.credentials()).get(await this.profileName())).tracker?.token;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'credentials_file') throw err;
+      unreadable = err;
+    }
     if (stored) return stored;
     const ep = endpoint ?? (await this.endpoint('tracker'));
+    if (unreadable && !ep.embedded) throw unreadable;
     if (ep.embedded) {
+      // The embedded tracker provisions its own token: a broken credential file does not stop it.
+      if (unreadable) this.io.warn(`${(unreadable as Error).message}; using the embedded tracker's own token`);
       const server = await this.embedded();
       await server.service('tracker');
       return server.store.read((s) => s.tracker.token as string);
@@ -272,6 +298,18 @@ export class Context {
     if (this.overrides.prompter) return this.overrides.prompter;
     const canPrompt = this.io.canPrompt(this.noInput);
     const yes = Boolean(this.globals.yes);
+    // A prompt reads keys in raw mode, so Ctrl-C reaches it as a key, not a signal: @inquirer then
+    // rejects with ExitPromptError (a SIGTERM aborts it through the signal). Both are an interrupt: 130.
+    const ask = async <C, T>(prompt: (config: C, context?: PromptContext) => Promise<T>, config: C): Promise<T> => {
+      this.io.endProgress();
+      try {
+        return await prompt(config, { input: this.io.stdin, output: this.io.stderr, signal: this.abort.signal });
+      } catch (err) {
+        const name = (err as Error)?.name;
+        if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError('interrupted');
+        throw err;
+      }
+    };
     return {
       confirm: async (message, opts = {}) => {
         if (yes) return true;
@@ -283,7 +321,7 @@ export class Context {
           });
         }
         const { confirm } = await import('@inquirer/prompts');
-        return confirm({ message, default: opts.default ?? false }, { input: this.io.stdin, output: this.io.stderr });
+        return ask(confirm, { message: this.io.safeErr(message), default: opts.default ?? false });
       },
       input: async (message, opts) => {
         if (!canPrompt) {
@@ -291,7 +329,7 @@ export class Context {
           throw new UsageError(`${message}: a value is needed`, { hint: `pass ${opts.flag}` });
         }
         const { input } = await import('@inquirer/prompts');
-        return input({ message, default: opts.default }, { input: this.io.stdin, output: this.io.stderr });
+        return ask(input, { message: this.io.safeErr(message), default: opts.default });
       },
     };
   }

@@ -5,6 +5,34 @@ import { NOUN_SUMMARIES, type NounName } from './commands/nouns.js';
 declare const __OPSCTL_VERSION__: string;
 export const VERSION = typeof __OPSCTL_VERSION__ === 'string' ? __OPSCTL_VERSION__ : '0.0.0-dev';
 
+/** The hidden option `--json=FIELDS` is rewritten to (see splitJsonFlag). */
+const JSON_FIELDS_FLAG = '--json-fields';
+
+/**
+ * `--json` is a plain flag: it never takes the next word, so `opsctl --json tracker epics list` and
+ * `tracker epics get --json 1` parse as written. Fields are picked only when attached:
+ * `--json=id,name`. Commander cannot give one option both behaviours (bare = flag, attached = value),
+ * so the attached form is renamed to a hidden option before parsing. Words after `--` are left alone.
+ * Returns the argv to parse and whether JSON output was asked for (parse errors are then JSON too).
+ */
+export function splitJsonFlag(argv: readonly string[]): { argv: string[]; json: boolean } {
+  let json = false;
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (word === '--json') json = true;
+    if (word.startsWith('--json=')) {
+      json = true;
+      out.push(`${JSON_FIELDS_FLAG}=${word.slice('--json='.length)}`);
+    } else out.push(word);
+  }
+  return { argv: out, json };
+}
+
 /** A noun's module: `register` builds its subtree; `wholeTree` asks for every level at once (help, completion). */
 interface NounModule {
   register(program: Command, ctx: Context, wholeTree: boolean): void;
@@ -42,14 +70,19 @@ export async function buildProgram(ctx: Context, argv?: readonly string[]): Prom
   // flag (`opsctl kv sandbox up --version 3.2`), since commander would otherwise take it anywhere.
   if (!wanted) program.version(VERSION, '-V, --version', 'print the version');
   program
-    .addOption(new Option('--json [fields]', 'print JSON (optionally only these comma-separated fields)'))
+    .addOption(new Option('--json', 'print JSON; only some fields: --json=id,name (attached: --json never takes the next word)'))
+    .addOption(new Option(`${JSON_FIELDS_FLAG} <fields>`).hideHelp())
     .option('--no-input', 'never prompt; fail instead, naming the flag that answers')
     .option('-y, --yes', 'answer yes to confirmations')
     .option('--debug', 'log HTTP requests (secrets redacted) and internals to stderr')
     .option('--profile <name>', 'the profile to use (default: the configured one, else "embedded")')
     .helpCommand(false)
     .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp({
+      showGlobalOptions: true,
+      sortSubcommands: false,
+      optionTerm: (option) => (option.long === '--json' ? '--json[=fields]' : option.flags),
+    })
     .addHelpText(
       'after',
       `
@@ -62,7 +95,8 @@ Examples:
 With no configuration every command uses the embedded mock services (profile "embedded").`,
     );
   program.hook('preAction', () => {
-    ctx.globals = program.opts();
+    const { jsonFields, ...globals } = program.opts();
+    ctx.globals = jsonFields === undefined ? globals : { ...globals, json: jsonFields };
   });
 
   const everything = !argv || wanted === 'help' || wanted === 'completion';

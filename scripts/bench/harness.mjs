@@ -9,8 +9,11 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin/opsctl.js');
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 
-/** Runs `node [args]` with the probe; resolves {cpuMs, maxRssKb, wallMs, code, stdout, stderr}. */
-export function measure(args, { env = {}, input } = {}) {
+/**
+ * Runs `node [args]` with the probe; resolves {cpuMs, maxRssKb, wallMs, code, stdout, stderr}.
+ * `onStderr(textSoFar)` sees stderr as it arrives (a bench that plays the browser reads the sign-in URL there).
+ */
+export function measure(args, { env = {}, input, onStderr } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, ['--import', PROBE, ...args], {
@@ -21,7 +24,10 @@ export function measure(args, { env = {}, input } = {}) {
     let stderr = '';
     let report = '';
     child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
+    child.stderr.on('data', (c) => {
+      stderr += c;
+      onStderr?.(stderr);
+    });
     child.stdio[3].on('data', (c) => (report += c));
     child.stdin.end(input ?? '');
     child.on('error', reject);
@@ -50,13 +56,14 @@ export function tempDir(prefix = 'opsctl-bench-') {
 /**
  * Runs each case `rounds` times, interleaved (a round runs every case once, in rotating order, so
  * machine noise hits all cases alike). Returns the median CPU ms and the max peak RSS of each case.
+ * A case's `onStderr()` returns a fresh stderr watcher for each run.
  */
 export async function interleaved(cases, rounds) {
   const samples = Object.fromEntries(cases.map((c) => [c.name, { cpu: [], rss: [] }]));
   for (let r = 0; r < rounds; r++) {
     const order = cases.map((_, i) => cases[(i + r) % cases.length]);
     for (const c of order) {
-      const res = await measure(c.args, { env: c.env });
+      const res = await measure(c.args, { env: c.env, onStderr: c.onStderr?.() });
       if (res.code !== 0 && !(c.ok ?? []).includes(res.code)) throw new Error(`${c.name} exited ${res.code}: ${res.stderr}`);
       samples[c.name].cpu.push(res.cpuMs);
       samples[c.name].rss.push(res.maxRssKb);

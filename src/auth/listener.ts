@@ -10,6 +10,8 @@ export interface CallbackParams {
   error_description?: string;
   state?: string;
   scope?: string;
+  /** RFC 9207: the issuer that sent this response (mix-up defence), when the provider adds it. */
+  iss?: string;
 }
 
 export interface Callback {
@@ -138,5 +140,5 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
 
 function paramsOf(q: URLSearchParams): CallbackParams {
   const get = (k: string) => q.get(k) ?? undefined;
-  return { code: get('code'), error: get('error'), error_description: get('error_description'), state: get('state'), scope: get('scope') };
+  return { code: get('code'), error: get('error'), error_description: get('error_description'), state: get('state'), scope: get('scope'), iss: get('iss') };
 }

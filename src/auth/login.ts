@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { AuthError, InterruptedError, UsageError } from '../core/errors.js';
+import { AuthError, InterruptedError, OpsError, UsageError } from '../core/errors.js';
 import { startListener, type Callback } from './listener.js';
 import { createPkce, createState } from './pkce.js';
 import { missingScopes } from './scopes.js';
@@ -46,7 +46,7 @@ export function parseTimeout(text: string): number | undefined {
   return n > 0 ? n : undefined;
 }
 
-export function buildAuthorizeUrl(settings: OAuthSettings, p: { redirectUri: string; scopes: string[]; challenge: string; state: string; loginHint?: string }): string {
+export function buildAuthorizeUrl(settings: OAuthSettings, p: { redirectUri: string; scopes: string[]; challenge: string; state: string; nonce: string; loginHint?: string }): string {
   const url = new URL(settings.authorizeUrl);
   const q = url.searchParams;
   q.set('client_id', settings.clientId);
@@ -56,7 +56,12 @@ export function buildAuthorizeUrl(settings: OAuthSettings, p: { redirectUri: str
   q.set('code_challenge', p.challenge);
   q.set('code_challenge_method', 'S256');
   q.set('state', p.state);
+  // OpenID Connect: the ID token must carry this back (checked before anything is stored).
+  q.set('nonce', p.nonce);
+  // Google-shaped servers issue a refresh token for access_type=offline; others ignore the parameter.
   q.set('access_type', 'offline');
+  // OpenID Connect Core §11: offline_access is only honoured together with prompt=consent.
+  if (p.scopes.includes('offline_access')) q.set('prompt', 'consent');
   if (p.loginHint) q.set('login_hint', p.loginHint);
   return url.toString();
 }
@@ -72,14 +77,24 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
   if (opts.consentAs && !settings.local) {
     throw new UsageError('--consent-as only works against a local mock authorization server', { field: 'consent-as', hint: 'sign in with a browser instead' });
   }
+  const pkceMethods = settings.metadata?.code_challenge_methods_supported;
+  if (pkceMethods && !pkceMethods.includes('S256')) {
+    // RFC 7636 §4.2: S256 is mandatory to implement; `plain` sends the verifier's equal through the browser.
+    throw new OpsError(`the provider ${settings.authUrl} supports only PKCE ${pkceMethods.join(', ') || '(none)'}; opsctl signs in only with S256`, 1, {
+      code: 'pkce_unsupported',
+      field: 'issuer',
+      hint: 'enable PKCE with S256 for this client at the provider (RFC 7636 makes S256 mandatory to implement)',
+    });
+  }
   const pkce = createPkce();
   const state = createState();
+  const nonce = createState();
   const listener = await startListener({
     port: opts.port,
     state,
     onWrongState: () => ctx.io.warn('ignored a sign-in response with the wrong state (stale tab or forged request); still waiting'),
   });
-  const url = buildAuthorizeUrl(settings, { redirectUri: listener.redirectUri, scopes, challenge: pkce.challenge, state, loginHint: opts.loginHint });
+  const url = buildAuthorizeUrl(settings, { redirectUri: listener.redirectUri, scopes, challenge: pkce.challenge, state, nonce, loginHint: opts.loginHint });
   const cleanups: Array<() => void> = [() => void listener.close()];
   let consentFailed: Promise<never> | undefined;
   try {
@@ -100,6 +115,9 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');
     } else {
       ctx.io.err(`Not opening a browser (${decision.reason}). Open the URL above on any machine with a browser.`);
+      if (settings.local) {
+        ctx.io.err(`This is a local mock: without any browser, run opsctl login --consent-as alice@example.com instead (it grants every requested scope as that seeded account).`);
+      }
       ctx.io.err(
         `The browser will be sent to ${listener.redirectUri}. If that browser is on another machine, the page will fail to load: copy its full address and paste it here, then press Enter.`,
       );
@@ -107,15 +125,20 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
     }
     ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
     const callback = await waitFor(ctx, consentFailed ? Promise.race([listener.result, consentFailed]) : listener.result, opts.timeoutMs);
-    return await finish(ctx, settings, callback, { verifier: pkce.verifier, redirectUri: listener.redirectUri, scopes });
+    return await finish(ctx, settings, callback, { verifier: pkce.verifier, redirectUri: listener.redirectUri, scopes, nonce });
   } finally {
     for (const fn of cleanups) fn();
     await listener.close();
   }
 }
 
-async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { verifier: string; redirectUri: string; scopes: string[] }): Promise<LoginOutcome> {
+async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { verifier: string; redirectUri: string; scopes: string[]; nonce: string }): Promise<LoginOutcome> {
   const { params } = cb;
+  const issProblem = issuerParamProblem(settings, params.iss);
+  if (issProblem) {
+    cb.respond({ ok: false, title: 'Sign-in response rejected', lines: [issProblem, 'Nothing was stored.'] });
+    throw new AuthError(`${issProblem}; nothing was stored`, { code: 'issuer_mismatch', hint: 'run opsctl login again; check the issuer setting (opsctl config get issuer)' });
+  }
   if (params.error) {
     const denied = params.error === 'access_denied';
     cb.respond({ ok: false, title: denied ? 'Access denied' : `Sign-in failed: ${params.error}`, lines: [params.error_description ?? params.error, 'Nothing was stored.'] });
@@ -127,7 +150,20 @@ async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { 
   let tokens;
   try {
     const res = await exchangeCode(ctx, settings, params.code as string, p.verifier, p.redirectUri);
+    let claims: Record<string, unknown> | undefined;
+    if (res.id_token) {
+      const { verifyIdToken } = await import('./id-token.js');
+      claims = await verifyIdToken(ctx, settings, res.id_token, { nonce: p.nonce });
+    }
     tokens = toStored(res, ctx.now(), {}, settings, p.scopes);
+    // Providers that keep the e-mail out of the ID token (oidc-provider, Keycloak by configuration) serve it at userinfo.
+    const granted = (tokens.scope ?? '').split(/\s+/);
+    if (claims && typeof claims.email !== 'string' && settings.userinfoUrl && granted.includes('email')) {
+      const { userinfo } = await import('./userinfo.js');
+      const info = await userinfo(ctx, settings.userinfoUrl, res.access_token);
+      // OpenID Connect Core §5.3.2: userinfo about another subject is not to be used.
+      if ('claims' in info && info.claims.sub === claims.sub && typeof info.claims.email === 'string') tokens.account = info.claims.email;
+    }
   } catch (err) {
     cb.respond({ ok: false, title: 'Sign-in failed', lines: [(err as Error).message, 'Return to the terminal for details.'] });
     throw err;
@@ -157,6 +193,14 @@ async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { 
     storedIn: creds.path,
     authServer: settings.authUrl,
   };
+}
+
+/** RFC 9207: an `iss` in the authorization response must be the issuer; one that promises it must send it. */
+function issuerParamProblem(settings: OAuthSettings, iss: string | undefined): string | undefined {
+  const expected = settings.issuer;
+  if (!expected) return undefined;
+  if (iss === undefined) return settings.metadata?.authorization_response_iss_parameter_supported ? `the sign-in response carries no "iss", which ${expected} promises (RFC 9207)` : undefined;
+  return iss === expected ? undefined : `the sign-in response comes from issuer ${iss}, not ${expected} (a mix-up or forged response)`;
 }
 
 function waitFor<T>(ctx: Context, result: Promise<T>, timeoutMs: number): Promise<T> {

@@ -4,7 +4,11 @@ export const SCOPE_BASE = 'https://www.googleapis.com/auth';
 /** What `opsctl login` asks for when neither --scopes nor the profile's `scopes` says otherwise. */
 export const DEFAULT_SCOPES = ['openid', 'email', `${SCOPE_BASE}/media.readonly`, `${SCOPE_BASE}/drive.labels`];
 
-const BARE = new Set(['openid', 'email', 'profile']);
+/** What `opsctl login` asks an issuer (any provider) for by default: who you are, and a refresh token. */
+export const DEFAULT_ISSUER_SCOPES = ['openid', 'email', 'offline_access'];
+
+/** OpenID Connect's own scopes (Core §5.4, §11): never expanded. */
+const BARE = new Set(['openid', 'email', 'profile', 'address', 'phone', 'offline_access']);
 
 /** `media.readonly` → `https://www.googleapis.com/auth/media.readonly`; full URIs and identity scopes stay. */
 export function expandScope(scope: string): string {
@@ -12,10 +16,13 @@ export function expandScope(scope: string): string {
   return `${SCOPE_BASE}/${scope}`;
 }
 
-/** Splits `--scopes` values (space- or comma-separated, repeatable), expands and de-duplicates them. */
-export function parseScopes(values: string[] | string | undefined): string[] {
+/**
+ * Splits `--scopes` values (space- or comma-separated, repeatable), expands and de-duplicates them.
+ * `expand: false` (a profile with an issuer: any provider) keeps every scope as written.
+ */
+export function parseScopes(values: string[] | string | undefined, opts: { expand?: boolean } = {}): string[] {
   const list = (Array.isArray(values) ? values : values ? [values] : []).flatMap((v) => v.split(/[\s,]+/)).filter(Boolean);
-  return [...new Set(list.map(expandScope))];
+  return [...new Set(opts.expand === false ? list : list.map(expandScope))];
 }
 
 /** The requested scopes the server did not grant. */

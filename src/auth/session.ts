@@ -66,6 +66,11 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean } =
       if (stored.token_url && !settings.local) settings.tokenUrl = stored.token_url;
       ctx.debug(`[auth] refreshing the access token (${stored.expires_at === undefined ? 'forced' : `${Math.round((stored.expires_at - now) / 1000)} s left`})`);
       const res = await refreshAccessToken(ctx, settings, stored.refresh_token as string);
+      if (res.id_token) {
+        // A refreshed ID token is checked like the first one (minus the nonce): same issuer, audience, user.
+        const { verifyIdToken } = await import('./id-token.js');
+        await verifyIdToken(ctx, settings, res.id_token, { sub: idTokenClaims(stored.id_token)?.sub as string | undefined });
+      }
       const next = toStored(res, ctx.now(), stored, settings);
       next.requested_scope = stored.requested_scope;
       // Another process may have signed out, signed in or stored a rotated refresh token while this refresh

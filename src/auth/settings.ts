@@ -2,15 +2,25 @@ import type { Context } from '../context.js';
 import { UsageError } from '../core/errors.js';
 import { isLoopbackHost } from '../core/redact.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './defaults.js';
-import { DEFAULT_SCOPES, parseScopes } from './scopes.js';
+import type { ProviderMetadata } from './discovery.js';
+import { DEFAULT_ISSUER_SCOPES, DEFAULT_SCOPES, parseScopes } from './scopes.js';
 
-/** Where and as whom opsctl signs in: endpoints from the profile (or the embedded mock) and the OAuth client. */
+/** Where and as whom opsctl signs in: endpoints from the profile, the provider's metadata (issuer) or the embedded mock. */
 export interface OAuthSettings {
   profile: string;
+  /** The authorization server: the issuer when one is configured, else the `auth` endpoint. */
   authUrl: string;
   authorizeUrl: string;
   tokenUrl: string;
-  revokeUrl: string;
+  /** Undefined when the provider has no revocation endpoint (its metadata names none and none is set). */
+  revokeUrl?: string;
+  userinfoUrl?: string;
+  /** The configured issuer (metadata discovery); undefined for a profile with endpoints only. */
+  issuer?: string;
+  /** The provider's metadata, when an issuer is configured. */
+  metadata?: ProviderMetadata;
+  /** Set by hand (jwks_uri); else the issuer's metadata names it. */
+  jwksUri?: string;
   clientId: string;
   clientSecret?: string;
   defaultScopes: string[];
@@ -19,22 +29,51 @@ export interface OAuthSettings {
   embedded: boolean;
 }
 
+/** Endpoints set by hand (environment, then profile) win over the provider's metadata. */
+function byHand(ctx: Context, profile: Record<string, string | undefined>, key: 'authorize_url' | 'token_url' | 'revoke_url' | 'userinfo_url' | 'jwks_uri'): string | undefined {
+  return ctx.env[`OPSCTL_${key.toUpperCase()}`] ?? profile[key];
+}
+
+/** The issuer to discover: OPSCTL_ISSUER, else the profile's (unless OPSCTL_AUTH_URL points the auth service elsewhere). */
+export function configuredIssuer(env: NodeJS.ProcessEnv, profile: { issuer?: string }): string | undefined {
+  return env.OPSCTL_ISSUER ?? (env.OPSCTL_AUTH_URL ? undefined : profile.issuer);
+}
+
 export async function oauthSettings(ctx: Context): Promise<OAuthSettings> {
   const profileName = await ctx.profileName();
   const profile = await ctx.profile();
-  const endpoint = await ctx.endpoint('auth');
-  const authUrl = endpoint.url;
-  const local = endpoint.embedded || isLoopbackHost(new URL(authUrl).hostname);
-  const tokenUrl = ctx.env.OPSCTL_TOKEN_URL ?? profile.token_url ?? `${authUrl}/token`;
-  const revokeUrl = ctx.env.OPSCTL_REVOKE_URL ?? profile.revoke_url ?? `${authUrl}/revoke`;
+  const issuer = configuredIssuer(ctx.env, profile);
+  let authUrl: string;
+  let embedded = false;
+  let metadata: ProviderMetadata | undefined;
+  if (issuer) {
+    const { issuerProblem, providerMetadata } = await import('./discovery.js');
+    const problem = issuerProblem(issuer);
+    if (problem) {
+      throw new UsageError(`issuer "${issuer}" ${problem}`, { field: 'issuer', hint: `run: opsctl config set issuer https://… --profile ${profileName}   (the issuer your provider documents)` });
+    }
+    authUrl = issuer;
+    metadata = await providerMetadata(ctx, issuer);
+  } else {
+    const endpoint = await ctx.endpoint('auth');
+    authUrl = endpoint.url;
+    embedded = endpoint.embedded;
+  }
+  const local = embedded || isLoopbackHost(new URL(authUrl).hostname);
+  const missing = (what: string, key: string) =>
+    new UsageError(`the metadata of issuer ${issuer} names no ${what}`, { field: key, hint: `set it by hand: opsctl config set ${key} https://… --profile ${profileName}` });
+  const authorizeUrl = byHand(ctx, profile, 'authorize_url') ?? (metadata ? metadata.authorization_endpoint : `${authUrl}/o/oauth2/v2/auth`);
+  const tokenUrl = byHand(ctx, profile, 'token_url') ?? (metadata ? metadata.token_endpoint : `${authUrl}/token`);
+  if (!authorizeUrl) throw missing('authorization_endpoint', 'authorize_url');
+  if (!tokenUrl) throw missing('token_endpoint', 'token_url');
   let clientId = ctx.env.OPSCTL_CLIENT_ID ?? profile.client_id;
   let clientSecret = ctx.env.OPSCTL_CLIENT_SECRET ?? profile.client_secret;
   if (!clientId) {
-    if (!local) {
+    if (!local || issuer) {
       throw new UsageError(`profile "${profileName}" has no OAuth client_id for ${authUrl}`, {
         code: 'no_client',
         field: 'client_id',
-        hint: `create a Desktop OAuth client at your provider, then: opsctl config set client_id ID --profile ${profileName} && opsctl config set client_secret SECRET --profile ${profileName}`,
+        hint: `register a native/desktop (public) OAuth client at your provider, then: opsctl config set client_id ID --profile ${profileName}`,
       });
     }
     // The embedded (and `opsctl mock serve`) authorization server seeds this desktop client.
@@ -44,13 +83,17 @@ export async function oauthSettings(ctx: Context): Promise<OAuthSettings> {
   return {
     profile: profileName,
     authUrl,
-    authorizeUrl: `${authUrl}/o/oauth2/v2/auth`,
+    authorizeUrl,
     tokenUrl,
-    revokeUrl,
+    revokeUrl: byHand(ctx, profile, 'revoke_url') ?? (metadata ? metadata.revocation_endpoint : `${authUrl}/revoke`),
+    userinfoUrl: byHand(ctx, profile, 'userinfo_url') ?? metadata?.userinfo_endpoint,
+    issuer,
+    metadata,
+    jwksUri: byHand(ctx, profile, 'jwks_uri') ?? metadata?.jwks_uri,
     clientId,
     clientSecret,
-    defaultScopes: profile.scopes ? parseScopes(profile.scopes) : DEFAULT_SCOPES,
+    defaultScopes: profile.scopes ? parseScopes(profile.scopes, { expand: !issuer }) : issuer ? DEFAULT_ISSUER_SCOPES : DEFAULT_SCOPES,
     local,
-    embedded: endpoint.embedded,
+    embedded,
   };
 }

@@ -96,11 +96,13 @@ export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, 
   return checkTokenResponse(data, settings);
 }
 
-export type RevokeOutcome = 'revoked' | 'already_revoked';
+export type RevokeOutcome = 'revoked' | 'already_revoked' | 'unsupported';
 
 /** RFC 7009 revocation; the seed's 400 `invalid_token` means the token was already revoked or expired. */
 export async function revokeToken(ctx: Context, settings: OAuthSettings, token: string): Promise<RevokeOutcome> {
-  const { status, data } = await post(ctx, settings.revokeUrl, { token });
+  // A provider whose metadata names no revocation endpoint (and none set by hand) cannot revoke.
+  if (!settings.revokeUrl) return 'unsupported';
+  const { status, data } = await post(ctx, settings.revokeUrl, { token, client_id: settings.clientId, client_secret: settings.clientSecret });
   if (status === 200) return 'revoked';
   if (status === 400 && data?.error === 'invalid_token') return 'already_revoked';
   throw oauthFailure(status, data, 'revocation');

@@ -1,22 +1,50 @@
 import type { Command } from 'commander';
 
+/** What a flag's value, or a positional argument, completes to besides fixed choices. */
+export type ValueKind = 'file' | 'dir' | 'profile';
+
+export interface CompletionFlag {
+  flag: string;
+  takesValue: boolean;
+  /** Fixed values; a value may contain spaces ("in progress") and is offered as one word. */
+  choices?: string[];
+  kind?: ValueKind;
+  /** On the long name of an option that also has a short one: that short name (`-f`). */
+  short?: string;
+  description: string;
+}
+
 /** The command tree reduced to what completion needs: names, flags and (for choices) values. */
 export interface CompletionNode {
   name: string;
   description: string;
-  flags: Array<{ flag: string; takesValue: boolean; choices?: string[]; description: string }>;
+  flags: CompletionFlag[];
   /** Values of a positional argument with fixed choices (e.g. `completion <shell>`). */
   values: string[];
+  /** A positional argument is a file (`kv snapshot save <file>`, `files upload <files...>`). */
+  fileArgs: boolean;
   children: CompletionNode[];
 }
 
-export function completionTree(cmd: Command, inherited: CompletionNode['flags'] = []): CompletionNode {
-  const own = cmd.options.flatMap((o) => {
+/** The kind of a flag's value, from its name and placeholder: `--profile <name>`, `-f, --file <path|->`, `--etcd-bin <dir>`. */
+function valueKind(long: string | undefined, flags: string): ValueKind | undefined {
+  if (long === '--profile') return 'profile';
+  const placeholder = /[<[]([^>\]]+)[>\]]/.exec(flags)?.[1] ?? '';
+  if (/^dir$/i.test(placeholder)) return 'dir';
+  if (/^(file|path)(\|-)?$/i.test(placeholder)) return 'file';
+  return undefined;
+}
+
+export function completionTree(cmd: Command, inherited: CompletionFlag[] = []): CompletionNode {
+  const own = cmd.options.filter((o) => !o.hidden).flatMap((o) => {
     const names = [o.long, o.short].filter((n): n is string => Boolean(n));
+    const kind = o.required || o.optional ? valueKind(o.long, o.flags) : undefined;
     return names.map((flag) => ({
       flag,
       takesValue: o.required || o.optional,
       choices: o.argChoices ? [...o.argChoices] : undefined,
+      kind,
+      short: flag === o.long && o.short ? o.short : undefined,
       description: o.description ?? '',
     }));
   });
@@ -25,7 +53,8 @@ export function completionTree(cmd: Command, inherited: CompletionNode['flags'] 
     .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden)
     .map((c) => completionTree(c, cmd.parent ? inherited : own));
   const values = cmd.registeredArguments.flatMap((a) => a.argChoices ?? []);
-  return { name: cmd.name(), description: cmd.description(), flags: cmd.parent ? flags : own, values, children };
+  const fileArgs = cmd.registeredArguments.some((a) => /^files?$/.test(a.name()));
+  return { name: cmd.name(), description: cmd.description(), flags: cmd.parent ? flags : own, values, fileArgs, children };
 }
 
 interface PathEntry {
@@ -40,19 +69,43 @@ function paths(node: CompletionNode, path = ''): PathEntry[] {
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/**
+ * Prints the profile names of opsctl's config.json, one a line, for `--profile` completion. Plain
+ * node with no opsctl code (cheap: one small file read); the directory follows the same rules as
+ * src/config/paths.ts (OPSCTL_CONFIG_DIR, else env-paths' config dir), which a test checks.
+ * No single quotes inside: it is embedded single-quoted in every shell.
+ */
+export const PROFILE_LISTER =
+  'const o=require("os"),p=require("path"),e=process.env,h=o.homedir();' +
+  'const d=e.OPSCTL_CONFIG_DIR||(process.platform==="darwin"?p.join(h,"Library","Preferences","opsctl")' +
+  ':process.platform==="win32"?p.join(e.APPDATA||p.join(h,"AppData","Roaming"),"opsctl","Config")' +
+  ':p.join(e.XDG_CONFIG_HOME||p.join(h,".config"),"opsctl"));' +
+  'let n=[];try{n=Object.keys(JSON.parse(require("fs").readFileSync(p.join(d,"config.json"),"utf8")).profiles||{})}catch{}' +
+  'console.log(["embedded",...n.filter(x=>x!=="embedded")].join("\\n"))';
+
+/** The flag/value cases of one command: `path|flag` → what to offer. */
+function valueEntries(root: CompletionNode): Array<{ path: string; flag: CompletionFlag }> {
+  return paths(root).flatMap(({ path, node }) =>
+    node.flags.filter((f) => f.takesValue && (f.choices || (f.kind && f.kind !== 'profile'))).map((flag) => ({ path: path.trim(), flag })),
+  );
+}
+
 export function bashScript(root: CompletionNode): string {
   const cases = paths(root)
     .map(({ path, node }) => {
       const words = [...node.children.map((c) => c.name), ...node.values, ...node.flags.map((f) => f.flag)].join(' ');
-      return `    ${q(path.trim())}) words=${q(words)} ;;`;
+      return `    ${q(path.trim())}) words=${q(words)}${node.fileArgs ? '; files=1' : ''} ;;`;
     })
     .join('\n');
-  const valueCases = paths(root)
-    .flatMap(({ path, node }) => node.flags.filter((f) => f.choices).map((f) => `    ${q(`${path.trim()}|${f.flag}`)}) COMPREPLY=( $(compgen -W ${q(f.choices!.join(' '))} -- "$cur") ); return ;;`))
+  const valueCases = valueEntries(root)
+    .map(({ path, flag }) => {
+      const action = flag.choices ? `_opsctl_choose ${flag.choices.map(q).join(' ')}` : flag.kind === 'dir' ? '_opsctl_files -d' : '_opsctl_files -f';
+      return `    ${q(`${path}|${flag.flag}`)}) ${action}; return ;;`;
+    })
     .join('\n');
   return `# bash completion for opsctl (generated by: opsctl completion bash; do not edit)
 _opsctl() {
-  local cur prev path="" i w words
+  local cur prev path="" i w words files=""
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   for ((i = 1; i < COMP_CWORD; i++)); do
@@ -62,11 +115,31 @@ _opsctl() {
   done
   case "$path|$prev" in
 ${valueCases || '    __none__) ;;'}
+    *'|--profile') local names; mapfile -t names < <(_opsctl_profiles); _opsctl_choose "\${names[@]}"; return ;;
   esac
   _opsctl_words "$path"
+  if [[ -n "$files" && "$cur" != -* ]]; then _opsctl_files -f; return; fi
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
 }
-_opsctl_has() { local words=""; _opsctl_words "$1"; [[ -n "$words" ]]; }
+# Offers each choice that starts with what was typed as one candidate, so "in progress" never
+# splits: quoted ('in progress') unless the user opened a quote, which the shell then closes.
+_opsctl_choose() {
+  local c typed="$cur" quote=""
+  case "$typed" in \\'*|\\"*) quote="\${typed:0:1}"; typed="\${typed:1}" ;; esac
+  typed="\${typed//\\\\ / }"
+  COMPREPLY=()
+  for c in "$@"; do
+    [[ "$c" == "$typed"* ]] || continue
+    if [[ -n "$quote" || "$c" != *[[:space:]]* ]]; then COMPREPLY+=("$c"); else COMPREPLY+=("'$c'"); fi
+  done
+}
+# File (-f) or directory (-d) names, one candidate each even with spaces in them.
+_opsctl_files() {
+  compopt -o filenames 2>/dev/null
+  mapfile -t COMPREPLY < <(compgen "$1" -- "$cur")
+}
+_opsctl_profiles() { command node -e ${q(PROFILE_LISTER)} 2>/dev/null || echo embedded; }
+_opsctl_has() { local words="" files=""; _opsctl_words "$1"; [[ -n "$words" ]]; }
 _opsctl_words() {
   case "$1" in
 ${cases}
@@ -85,24 +158,38 @@ export function zshScript(root: CompletionNode): string {
         ...node.values.map((v) => `${v}:${v}`),
         ...node.flags.map((f) => `${f.flag}:${f.description.replace(/:/g, '\\:')}`),
       ];
-      return `    ${q(path.trim())}) items=(${items.map(q).join(' ')}) ;;`;
+      return `    ${q(path.trim())}) items=(${items.map(q).join(' ')})${node.fileArgs ? '; files=1' : ''} ;;`;
     })
     .join('\n');
+  const valueCases = valueEntries(root)
+    .map(({ path, flag }) => {
+      const action = flag.choices ? `compadd -- ${flag.choices.map(q).join(' ')}` : flag.kind === 'dir' ? '_files -/' : '_files';
+      return `    ${q(`${path}|${flag.flag}`)}) ${action}; return ;;`;
+    })
+    .join('\n');
+  // (`path` is zsh's array tied to PATH: the command path is `cmdpath` here.)
   return `#compdef opsctl
 # zsh completion for opsctl (generated by: opsctl completion zsh; do not edit)
 _opsctl() {
   local -a items
-  local path="" w
+  local cmdpath="" w files=""
   for w in \${words[2,CURRENT-1]}; do
     [[ "$w" == -* ]] && continue
-    _opsctl_items "\${path:+$path }$w"
-    (( \${#items} )) && path="\${path:+$path }$w"
+    _opsctl_items "\${cmdpath:+$cmdpath }$w"
+    (( \${#items} )) && cmdpath="\${cmdpath:+$cmdpath }$w"
   done
-  _opsctl_items "$path"
+  case "$cmdpath|\${words[CURRENT-1]}" in
+${valueCases || '    __none__) ;;'}
+    *'|--profile') compadd -- \${(f)"$(_opsctl_profiles)"}; return ;;
+  esac
+  _opsctl_items "$cmdpath"
+  if [[ -n "$files" && "\${words[CURRENT]}" != -* ]]; then _files; return; fi
   _describe 'opsctl' items
 }
+_opsctl_profiles() { command node -e ${q(PROFILE_LISTER)} 2>/dev/null || print embedded; }
 _opsctl_items() {
   items=()
+  files=""
   case "$1" in
 ${cases}
   esac
@@ -111,19 +198,39 @@ compdef _opsctl opsctl
 `;
 }
 
+/** A fish token: quoted when it has anything but plain characters, so "in progress" stays one value. */
+const fishWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `"${s.replace(/["\\$]/g, '\\$&')}"`);
+
 export function fishScript(root: CompletionNode): string {
-  const lines: string[] = ['# fish completion for opsctl (generated by: opsctl completion fish; do not edit)', 'complete -c opsctl -f'];
+  const lines: string[] = [
+    '# fish completion for opsctl (generated by: opsctl completion fish; do not edit)',
+    'function __opsctl_profiles',
+    // fish single quotes keep everything but \\ and \' literally; the lister has neither
+    `    node -e '${PROFILE_LISTER}' 2>/dev/null; or echo embedded`,
+    'end',
+    'complete -c opsctl -f',
+  ];
   for (const { path, node } of paths(root)) {
     const words = path.trim() ? path.trim().split(' ') : [];
     const cond = words.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${words[words.length - 1]}`;
-    for (const value of node.values) lines.push(`complete -c opsctl -n ${q(cond)} -a ${q(value)}`);
+    for (const value of node.values) lines.push(`complete -c opsctl -n ${q(cond)} -a ${q(fishWord(value))}`);
+    if (node.fileArgs) lines.push(`complete -c opsctl -n ${q(cond)} -F`);
     for (const child of node.children) {
       lines.push(`complete -c opsctl -n ${q(cond)} -a ${q(child.name)} -d ${q(child.description.slice(0, 80))}`);
     }
     for (const f of node.flags) {
       if (!f.flag.startsWith('--')) continue;
-      const arg = f.choices ? ` -r -a ${q(f.choices.join(' '))}` : f.takesValue ? ' -r' : '';
-      lines.push(`complete -c opsctl -n ${q(cond)} -l ${q(f.flag.slice(2))}${arg} -d ${q(f.description.slice(0, 80))}`);
+      const s = f.short ? ` -s ${f.short.slice(1)}` : '';
+      const arg = f.choices
+        ? ` -r -a ${q(f.choices.map(fishWord).join(' '))}`
+        : f.kind === 'profile'
+          ? ` -r -a '(__opsctl_profiles)'`
+          : f.kind === 'file' || f.kind === 'dir'
+            ? ' -r -F'
+            : f.takesValue
+              ? ' -r'
+              : '';
+      lines.push(`complete -c opsctl -n ${q(cond)} -l ${q(f.flag.slice(2))}${s}${arg} -d ${q(f.description.slice(0, 80))}`);
     }
   }
   return `${lines.join('\n')}\n`;

@@ -1,6 +1,8 @@
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+import { AuthError } from '../core/errors.js';
+import { dirError, ensurePrivateDir } from './paths.js';
 
 /** OAuth tokens as stored after `opsctl login`. */
 export interface OAuthTokens {
@@ -37,13 +39,27 @@ export class CredentialStore {
     this.path = join(dir, 'credentials.json');
   }
 
+  /** The whole file; a file that is not JSON or not of this shape is refused (and never rewritten). */
   async read(): Promise<CredentialFile> {
+    let text: string;
     try {
-      return JSON.parse(await readFile(this.path, 'utf8')) as CredentialFile;
+      text = await readFile(this.path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return {};
+      throw new CredentialsFileError(this.path, code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? (err as Error).message})`);
     }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      // The parser's message may quote the file's content: a secret. Name the problem only.
+      throw new CredentialsFileError(this.path, 'is not valid JSON');
+    }
+    const { credentialFileProblem } = await import('./credentials-schema.js');
+    const problem = credentialFileProblem(data);
+    if (problem) throw new CredentialsFileError(this.path, problem);
+    return data as CredentialFile;
   }
 
   async get(profile: string): Promise<ProfileCredentials> {
@@ -55,22 +71,38 @@ export class CredentialStore {
    * (a refresh here, a login or logout there) never lose each other's change.
    */
   async update(profile: string, fn: (current: ProfileCredentials) => ProfileCredentials): Promise<void> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await chmod(this.dir, 0o700);
-    const { default: lockfile } = await import('proper-lockfile');
-    const release = await lockfile.lock(this.path, {
-      realpath: false,
-      stale: 10_000,
-      retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
+    await ensurePrivateDir(this.dir);
+    await chmod(this.dir, 0o700).catch((err) => {
+      throw dirError(this.dir, err);
+    });
+    const { lockFile, removeLeftoverTempFiles } = await import('./lock.js');
+    const release = await lockFile(this.path, { what: 'the credential file' }).catch((err) => {
+      throw dirError(this.dir, err);
     });
     try {
+      await removeLeftoverTempFiles(this.path);
       const all = await this.read();
       const next = fn({ ...(all[profile] ?? {}) });
       if (Object.keys(next).length === 0) delete all[profile];
       else all[profile] = next;
-      await writeFileAtomic(this.path, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
+      await writeFileAtomic(this.path, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 }).catch((err) => {
+        throw dirError(this.dir, err);
+      });
     } finally {
       await release();
     }
+  }
+}
+
+/** credentials.json cannot be used: exit 4 (sign-in needed), naming the file and the way out. The file is left as it is. */
+export class CredentialsFileError extends AuthError {
+  constructor(
+    readonly path: string,
+    problem: string,
+  ) {
+    super(`the credential file ${path} ${problem}`, {
+      code: 'credentials_file',
+      hint: `opsctl leaves it untouched. Move it aside (mv ${path} ${path}.bad), then sign in again: opsctl login (OAuth) or opsctl auth login --service tracker --with-token (tracker)`,
+    });
   }
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { UsageError, ValidationError } from '../core/errors.js';
+import { dirError, ensurePrivateDir } from './paths.js';
 import { EMBEDDED_PROFILE } from './services.js';
 
 /**
@@ -11,13 +12,17 @@ import { EMBEDDED_PROFILE } from './services.js';
  * Reads parse config.json directly (conf's format is plain JSON) because conf's import pulls in a
  * JSON-schema compiler that would cost every command ~20 ms; writes go through conf.
  */
-type Kind = 'url' | 'text' | 'rate';
+type Kind = 'url' | 'issuer' | 'text' | 'rate';
 
 /** Every key a profile may hold. Later features add theirs here. */
 export const PROFILE_KEYS = {
-  auth: { kind: 'url', help: 'authorization server base URL (serves /o/oauth2/v2/auth)' },
-  token_url: { kind: 'url', help: 'token endpoint (default: <auth>/token)' },
-  revoke_url: { kind: 'url', help: 'revocation endpoint (default: <auth>/revoke)' },
+  issuer: { kind: 'issuer', help: 'OpenID Connect / OAuth 2.0 issuer: endpoints come from its metadata (any provider)' },
+  auth: { kind: 'url', help: 'authorization server base URL, Google-shaped (serves /o/oauth2/v2/auth); not needed with issuer' },
+  authorize_url: { kind: 'url', help: 'authorization endpoint (default: from the issuer, else <auth>/o/oauth2/v2/auth)' },
+  token_url: { kind: 'url', help: 'token endpoint (default: from the issuer, else <auth>/token)' },
+  revoke_url: { kind: 'url', help: 'revocation endpoint (default: from the issuer, else <auth>/revoke)' },
+  userinfo_url: { kind: 'url', help: 'userinfo endpoint (default: from the issuer)' },
+  jwks_uri: { kind: 'url', help: 'the key set that signs ID tokens (default: from the issuer\'s metadata)' },
   api: { kind: 'url', help: 'data API base URL' },
   tracker: { kind: 'url', help: 'work-tracker base URL (serves /api/v3)' },
   labels: { kind: 'url', help: 'label service base URL (serves /v2beta)' },
@@ -52,7 +57,8 @@ export class ConfigStore {
         const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as Partial<ConfigShape>;
         this.cache = { ...parsed, profiles: parsed.profiles ?? {} };
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        // ENOTDIR: a file where a directory of the path should be; there is no config (writes say why).
+        if (!['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) {
           throw new UsageError(`cannot read ${this.path}: ${(err as Error).message}`, { hint: 'fix or remove the file' });
         }
         this.cache = { profiles: {} };
@@ -100,26 +106,48 @@ export class ConfigStore {
   async set(profile: string, key: string, value: string): Promise<void> {
     if (key === 'profile') {
       if (!PROFILE_NAME.test(value)) throw new ValidationError('profile', `"${value}" is not a valid profile name`, 'use letters, digits, - and _');
-      (await this.conf()).set('profile', value);
+      const known = [EMBEDDED_PROFILE, ...Object.keys(this.profiles()).filter((n) => n !== EMBEDDED_PROFILE)];
+      if (!known.includes(value)) {
+        throw new UsageError(`profile "${value}" does not exist (profiles: ${known.join(', ')})`, {
+          code: 'unknown_profile',
+          field: 'profile',
+          hint: `create it by giving it an endpoint first, e.g.: opsctl config set tracker https://… --profile ${value}`,
+        });
+      }
+      await this.writing(async () => (await this.conf()).set('profile', value));
       return;
     }
     assertKey(key);
     const problem = checkValue(PROFILE_KEYS[key].kind, value);
     if (problem) throw new ValidationError(key, problem);
-    const conf = await this.conf();
-    const profiles = conf.get('profiles');
-    profiles[profile] = { ...(profiles[profile] ?? {}), [key]: value };
-    conf.set('profiles', profiles);
+    await this.writing(async () => {
+      const conf = await this.conf();
+      const profiles = conf.get('profiles');
+      profiles[profile] = { ...(profiles[profile] ?? {}), [key]: value };
+      conf.set('profiles', profiles);
+    });
   }
 
   async unset(profile: string, key: string): Promise<void> {
-    const conf = await this.conf();
-    if (key === 'profile') return conf.delete('profile');
-    assertKey(key);
-    const profiles = conf.get('profiles');
-    if (profiles[profile]) {
-      delete profiles[profile][key];
-      conf.set('profiles', profiles);
+    if (key !== 'profile') assertKey(key);
+    await this.writing(async () => {
+      const conf = await this.conf();
+      if (key === 'profile') return conf.delete('profile');
+      const profiles = conf.get('profiles');
+      if (profiles[profile]) {
+        delete profiles[profile][key as ProfileKey];
+        conf.set('profiles', profiles);
+      }
+    });
+  }
+
+  /** A write of config.json; a directory opsctl cannot write is named with the way out. */
+  private async writing(fn: () => Promise<void>): Promise<void> {
+    try {
+      await ensurePrivateDir(this.dir);
+      await fn();
+    } catch (err) {
+      throw dirError(this.dir, err);
     }
   }
 }
@@ -127,6 +155,8 @@ export class ConfigStore {
 function checkValue(kind: Kind, value: string): string | undefined {
   if (kind === 'text') return value.trim() ? undefined : 'must not be empty';
   if (kind === 'rate') return /^\d+\/\d+(ms|s|m)$/.test(value) ? undefined : 'must look like 200/1m (requests per window)';
+  // RFC 8414 §2: an issuer has no query or fragment (it is compared with the provider's metadata as written).
+  if (kind === 'issuer' && (value.includes('?') || value.includes('#'))) return 'must be the issuer URL without a query or fragment, e.g. https://sso.example.com/realms/ops';
   try {
     const u = new URL(value);
     return u.protocol === 'https:' || u.protocol === 'http:' ? undefined : 'must be an http(s) URL, e.g. https://api.example.com';

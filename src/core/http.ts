@@ -48,7 +48,15 @@ export interface HttpClientOptions {
   pacer?: Pacer;
   /** Attempts in all, including the first. */
   maxAttempts?: number;
+  /**
+   * How long one request may wait for answers, all retries and their backoff included (default 30 s,
+   * `OPSCTL_HTTP_TIMEOUT_MS`). Rate-limit waits (pacing, 429 Retry-After) do not count: the server answered.
+   */
   timeoutMs?: number;
+  /** Lines for the user on stderr: what a slow request waits for, each retry. */
+  notice?: (line: string) => void;
+  /** When to say that a request is still waiting (default 3 s, or half the timeout when that is shorter). */
+  noticeAfterMs?: number;
   debug?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -62,6 +70,7 @@ export interface HttpClientOptions {
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const RETRY_STATUSES = new Set([500, 502, 503, 504]);
 const BASE_BACKOFF_MS = 250;
+export const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_BACKOFF_MS = 8_000;
 
 let sharedAgent: Agent | undefined;
@@ -92,6 +101,7 @@ export class HttpClient {
   private readonly opts: HttpClientOptions;
   /** Requests actually put on the wire (retries included). Useful for `apply` summaries and tests. */
   sent = 0;
+  private waitingSaid = false;
 
   constructor(opts: HttpClientOptions) {
     this.opts = opts;
@@ -155,15 +165,22 @@ export class HttpClient {
     }
 
     const maxAttempts = this.opts.maxAttempts ?? 4;
+    const budgetMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // Time spent waiting on this endpoint: attempts without a usable answer and the backoff between them.
+    let spent = 0;
     let redirects = 0;
     for (let attempt = 1; ; attempt++) {
       if (hasCreds) assertSafeTransport(url, this.service);
       const release = this.opts.pacer ? await this.opts.pacer.acquire() : () => undefined;
       const started = Date.now();
-      this.debug(`> ${method} ${redactUrl(url.toString())}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+      const shown = redactUrl(url.toString());
+      this.debug(`> ${method} ${shown}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
       this.debug(`> headers ${JSON.stringify(redactHeaders(headers))}`);
       if (typeof body === 'string') this.debug(`> body ${truncate(JSON.stringify(redactBody(tryJson(body))))}`);
+      const left = Math.max(1, budgetMs - spent);
+      const waiting = this.waitingNotice(method, shown, budgetMs);
       let res: Dispatcher.ResponseData;
+      let raw: string;
       try {
         this.sent++;
         res = await request(url, {
@@ -171,23 +188,31 @@ export class HttpClient {
           headers,
           body,
           dispatcher: this.opts.dispatcher ?? defaultDispatcher(),
-          headersTimeout: this.opts.timeoutMs ?? 30_000,
-          bodyTimeout: this.opts.timeoutMs ?? 30_000,
+          headersTimeout: left,
+          bodyTimeout: left,
         });
+        raw = await res.body.text();
       } catch (err) {
+        clearTimeout(waiting);
         release();
-        const msg = (err as Error).message;
+        const msg = describeNetworkError(err, left);
+        spent += Date.now() - started;
         this.debug(`< network error after ${Date.now() - started} ms: ${msg}`);
-        if (IDEMPOTENT.has(method) && attempt < maxAttempts) {
-          await this.backoff(attempt);
+        if (IDEMPOTENT.has(method) && attempt < maxAttempts && spent < budgetMs) {
+          const wait = Math.min(this.backoffMs(attempt), budgetMs - spent);
+          this.opts.notice?.(`${this.service}: ${method} ${shown}: ${msg}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
+          await this.sleep(wait);
+          spent += wait;
           continue;
         }
-        throw new NetworkError(`${this.service}: ${method} ${redactUrl(url.toString())} failed: ${msg}`, {
-          hint: `check that the ${this.service} endpoint is reachable (opsctl config get ${this.service})`,
+        const tries = attempt > 1 ? ` (${attempt} attempts)` : '';
+        const what = spent >= budgetMs && !msg.startsWith('no answer') ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}` : `${msg}${tries}`;
+        throw new NetworkError(`${this.service}: ${method} ${shown} failed: ${what}`, {
+          hint: `check that the ${this.service} endpoint ${this.baseUrl} is up and reachable (opsctl config get ${this.service}); OPSCTL_HTTP_TIMEOUT_MS sets how long to wait`,
           cause: err,
         });
       }
-      const raw = await res.body.text();
+      clearTimeout(waiting);
       release();
       this.debug(`< ${res.statusCode} (${Date.now() - started} ms)`);
       const data = parseBody(raw, res.headers['content-type']);
@@ -208,15 +233,32 @@ export class HttpClient {
         }
       }
       if (RETRY_STATUSES.has(res.statusCode) && IDEMPOTENT.has(method) && attempt < maxAttempts) {
-        const wait = retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt);
-        await this.sleep(Math.min(wait, MAX_BACKOFF_MS));
-        continue;
+        spent += Date.now() - started;
+        const wait = Math.min(retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt), MAX_BACKOFF_MS);
+        if (spent + wait < budgetMs) {
+          this.opts.notice?.(`${this.service}: ${method} ${shown} answered ${res.statusCode}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
+          await this.sleep(wait);
+          spent += wait;
+          continue;
+        }
       }
       if (res.statusCode >= 400 && !req.okStatuses?.includes(res.statusCode)) {
         throw new ApiError(this.service, res.statusCode, serverMessage(data, res.statusCode), data);
       }
       return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString() };
     }
+  }
+
+  /** Says once per client, after a few seconds without an answer, what the command is waiting for. */
+  private waitingNotice(method: string, shown: string, budgetMs: number): NodeJS.Timeout | undefined {
+    if (!this.opts.notice || this.waitingSaid) return undefined;
+    const after = this.opts.noticeAfterMs ?? Math.min(3_000, Math.floor(budgetMs / 2));
+    const t = setTimeout(() => {
+      this.waitingSaid = true;
+      this.opts.notice?.(`${this.service}: waiting for an answer to ${method} ${shown} (${formatMs(after)} so far; giving up after ${formatMs(budgetMs)}, OPSCTL_HTTP_TIMEOUT_MS)`);
+    }, after);
+    t.unref();
+    return t;
   }
 
   private debug(line: string): void {
@@ -226,10 +268,6 @@ export class HttpClient {
   private backoffMs(attempt: number): number {
     const cap = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempt - 1));
     return Math.round((this.opts.random ?? Math.random)() * cap);
-  }
-
-  private backoff(attempt: number): Promise<void> {
-    return this.sleep(this.backoffMs(attempt));
   }
 
   private sleep(ms: number): Promise<void> {
@@ -294,4 +332,16 @@ function tryJson(s: string): unknown {
 
 function truncate(s: string, n = 500): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** undici's error, in words a user can act on. */
+function describeNetworkError(err: unknown, timeoutMs: number): string {
+  const e = err as Error & { code?: string };
+  if (e.code === 'UND_ERR_HEADERS_TIMEOUT') return `no answer within ${formatMs(timeoutMs)}`;
+  if (e.code === 'UND_ERR_BODY_TIMEOUT') return `the answer stalled for ${formatMs(timeoutMs)}`;
+  return e.message;
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }

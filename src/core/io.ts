@@ -5,12 +5,14 @@ import { Chalk, type ChalkInstance } from 'chalk';
 export interface IOStreamsInit {
   stdin?: Readable & { isTTY?: boolean };
   stdout?: Writable & { isTTY?: boolean; columns?: number };
-  stderr?: Writable & { isTTY?: boolean };
+  stderr?: Writable & { isTTY?: boolean; columns?: number };
   env?: NodeJS.ProcessEnv;
   /** Force TTY detection (tests). */
   stdinTTY?: boolean;
   stdoutTTY?: boolean;
   stderrTTY?: boolean;
+  /** Force the terminal width (tests); 0 = unknown. */
+  columns?: number;
 }
 
 export interface Progress {
@@ -25,7 +27,7 @@ export interface Progress {
 export class IOStreams {
   readonly stdin: Readable & { isTTY?: boolean };
   readonly stdout: Writable & { isTTY?: boolean; columns?: number };
-  readonly stderr: Writable & { isTTY?: boolean };
+  readonly stderr: Writable & { isTTY?: boolean; columns?: number };
   readonly isStdinTTY: boolean;
   readonly isStdoutTTY: boolean;
   readonly isStderrTTY: boolean;
@@ -33,6 +35,8 @@ export class IOStreams {
   readonly color: ChalkInstance;
   readonly colorErr: ChalkInstance;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly forcedColumns?: number;
+  private active?: ProgressImpl;
 
   constructor(init: IOStreamsInit = {}) {
     this.env = init.env ?? process.env;
@@ -44,20 +48,26 @@ export class IOStreams {
     this.isStderrTTY = init.stderrTTY ?? Boolean(this.stderr.isTTY);
     this.color = new Chalk({ level: colorLevel(this.isStdoutTTY, this.env) });
     this.colorErr = new Chalk({ level: colorLevel(this.isStderrTTY, this.env) });
+    this.forcedColumns = init.columns;
   }
 
   /** Data goes to stdout. */
   out(text: string): void {
+    const redraw = this.isStdoutTTY ? this.active?.hide() : undefined;
     this.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    redraw?.();
   }
 
   /** Messages, warnings and progress go to stderr. */
   err(text: string): void {
+    const redraw = this.active?.hide();
     this.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+    redraw?.();
   }
 
+  /** A warning; its text may come from a server, so control characters are shown, not obeyed, on a TTY. */
   warn(text: string): void {
-    this.err(`${this.colorErr.yellow('!')} ${text}`);
+    this.err(`${this.colorErr.yellow('!')} ${this.safeErr(text)}`);
   }
 
   info(text: string): void {
@@ -65,7 +75,20 @@ export class IOStreams {
   }
 
   success(text: string): void {
-    this.err(`${this.colorErr.green('✓')} ${text}`);
+    this.err(`${this.colorErr.green('✓')} ${this.safeErr(text)}`);
+  }
+
+  /**
+   * Text for stdout with control characters neutralised when stdout is a terminal (see
+   * `neutralizeControls`); `keepColours` for text that carries our own colouring.
+   */
+  safeOut(text: string, keepColours = false): string {
+    return this.isStdoutTTY ? neutralizeControls(text, keepColours && this.color.level > 0) : text;
+  }
+
+  /** Text for stderr with control characters neutralised when stderr is a terminal. */
+  safeErr(text: string): string {
+    return this.isStderrTTY ? neutralizeControls(text) : text;
   }
 
   /** Whether a prompt may be shown: both ends are terminals, CI is unset, and --no-input was not given. */
@@ -74,33 +97,53 @@ export class IOStreams {
   }
 
   /**
-   * A progress indicator on stderr: an ora spinner on a TTY, else one plain line per step (no spinner,
-   * no colour), so CI logs stay readable.
+   * The terminal width of stdout (tables) or stderr (progress): 0 when unknown, when not a terminal,
+   * or when the terminal reports 0 columns (e.g. `script` with stdin not a terminal).
    */
-  async progress(text: string): Promise<Progress> {
-    if (this.isStderrTTY && !this.env.CI) {
-      const { default: ora } = await import('ora');
-      const spinner = ora({ text, stream: this.stderr as NodeJS.WritableStream, isEnabled: true }).start();
-      return {
-        update: (t) => {
-          spinner.text = t;
-        },
-        succeed: (t) => void spinner.succeed(t),
-        fail: (t) => void spinner.fail(t),
-        stop: () => void spinner.stop(),
-      };
-    }
-    this.err(`… ${text}`);
-    let last = text;
-    return {
-      update: (t) => {
-        if (t !== last) this.err(`… ${t}`);
-        last = t;
-      },
-      succeed: (t) => this.err(`✓ ${t ?? last}`),
-      fail: (t) => this.err(`✗ ${t ?? last}`),
-      stop: () => undefined,
-    };
+  columns(stream: 'stdout' | 'stderr'): number {
+    if (this.forcedColumns !== undefined) return this.forcedColumns;
+    const tty = stream === 'stdout' ? this.isStdoutTTY : this.isStderrTTY;
+    const n = tty ? Number((stream === 'stdout' ? this.stdout : this.stderr).columns) : 0;
+    return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+  }
+
+  /**
+   * Whether progress animates in place (a spinner redrawn on one line): stderr is a terminal of known,
+   * non-zero width, CI is unset and TERM is not dumb. Otherwise progress is one plain line per step.
+   */
+  get liveProgress(): boolean {
+    return this.isStderrTTY && !this.env.CI && this.env.TERM !== 'dumb' && this.columns('stderr') >= MIN_LIVE_COLUMNS;
+  }
+
+  /**
+   * The one progress facility of every command, on stderr. On a live terminal: a spinner on a single
+   * line, redrawn with carriage return + erase-line only (never cursor-up, never wider than the
+   * terminal, so nothing wraps), and it never touches stdin (no raw mode: Ctrl-C stays a signal).
+   * Otherwise one plain line per step, no colour. Once finished (succeed/fail/stop), or after
+   * `endProgress()` (an interrupt, the final error), later calls print nothing.
+   */
+  progress(text: string): Progress {
+    this.endProgress();
+    const p: ProgressImpl = this.liveProgress ? new LiveProgress(this, text) : new LineProgress(this, text);
+    this.active = p;
+    return p;
+  }
+
+  /** Ends the running progress (if any) without a mark; nothing it is asked later is printed. */
+  endProgress(): void {
+    const p = this.active;
+    this.active = undefined;
+    p?.stop();
+  }
+
+  /** @internal the progress that finished is no longer the active one. */
+  released(p: ProgressImpl): void {
+    if (this.active === p) this.active = undefined;
+  }
+
+  /** @internal raw write to stderr, bypassing the spinner's line handling. */
+  rawErr(text: string): void {
+    this.stderr.write(text);
   }
 
   /** Read all of stdin (for `--with-token`, `--data -`). */
@@ -121,4 +164,170 @@ function colorLevel(isTTY: boolean, env: NodeJS.ProcessEnv): 0 | 1 | 2 | 3 {
   }
   if (!isTTY || env.TERM === 'dumb') return 0;
   return 1;
+}
+
+/** Below this width a spinner line is not worth drawing: plain lines instead. */
+const MIN_LIVE_COLUMNS = 10;
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const FRAME_MS = 100;
+/** Back to column 0 and erase the whole line: the only cursor movement progress ever makes. */
+const CLEAR_LINE = '\r\u001b[2K';
+
+interface ProgressImpl extends Progress {
+  /** Takes the progress off the screen for a write; returns how to put it back. */
+  hide(): (() => void) | undefined;
+}
+
+/** One line per step: for pipes, CI logs, dumb terminals and terminals of unknown or zero width. */
+class LineProgress implements ProgressImpl {
+  private last: string;
+  private done = false;
+
+  constructor(
+    private readonly io: IOStreams,
+    text: string,
+  ) {
+    this.last = text;
+    io.err(`… ${text}`);
+  }
+
+  update(text: string): void {
+    if (this.done || text === this.last) return;
+    this.last = text;
+    this.io.err(`… ${text}`);
+  }
+
+  succeed(text?: string): void {
+    this.finish(`✓ ${text ?? this.last}`);
+  }
+
+  fail(text?: string): void {
+    this.finish(`✗ ${text ?? this.last}`);
+  }
+
+  stop(): void {
+    this.finish(undefined);
+  }
+
+  hide(): undefined {
+    return undefined;
+  }
+
+  private finish(line: string | undefined): void {
+    if (this.done) return;
+    this.done = true;
+    this.io.released(this);
+    if (line !== undefined) this.io.err(line);
+  }
+}
+
+/** A spinner on one line of a terminal of known width; the text is cut to fit so it never wraps. */
+class LiveProgress implements ProgressImpl {
+  private text: string;
+  private frame = 0;
+  private drawn = false;
+  private done = false;
+  /** Set when the terminal lost its width mid-run: plain lines from then on. */
+  private plain?: LineProgress;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly io: IOStreams,
+    text: string,
+  ) {
+    this.text = text;
+    this.draw();
+    this.timer = setInterval(() => {
+      this.frame = (this.frame + 1) % FRAMES.length;
+      this.draw();
+    }, FRAME_MS);
+    // a spinner never keeps the process alive
+    this.timer.unref();
+  }
+
+  update(text: string): void {
+    if (this.plain) return this.plain.update(text);
+    if (this.done) return;
+    this.text = text;
+    this.draw();
+  }
+
+  succeed(text?: string): void {
+    if (this.plain) return this.finish(undefined, () => this.plain!.succeed(text));
+    this.finish(`${this.io.colorErr.green('✓')} ${this.io.safeErr(text ?? this.text)}`);
+  }
+
+  fail(text?: string): void {
+    if (this.plain) return this.finish(undefined, () => this.plain!.fail(text));
+    this.finish(`${this.io.colorErr.red('✗')} ${this.io.safeErr(text ?? this.text)}`);
+  }
+
+  stop(): void {
+    this.finish(undefined, () => this.plain?.stop());
+  }
+
+  hide(): (() => void) | undefined {
+    if (!this.drawn) return undefined;
+    this.clear();
+    return () => this.draw();
+  }
+
+  private draw(): void {
+    if (this.done || this.plain) return;
+    const cols = this.io.columns('stderr');
+    if (cols < MIN_LIVE_COLUMNS) {
+      // the terminal shrank to nothing (or stopped saying its width): plain lines from here on
+      clearInterval(this.timer);
+      this.clear();
+      this.plain = new LineProgress(this.io, this.text);
+      return;
+    }
+    const line = `${this.io.colorErr.cyan(FRAMES[this.frame])} ${fit(this.io.safeErr(this.text), cols - 3)}`;
+    this.io.rawErr(`${CLEAR_LINE}${line}`);
+    this.drawn = true;
+  }
+
+  private clear(): void {
+    if (!this.drawn) return;
+    this.io.rawErr(CLEAR_LINE);
+    this.drawn = false;
+  }
+
+  private finish(line: string | undefined, then?: () => void): void {
+    if (this.done) return;
+    this.done = true;
+    clearInterval(this.timer);
+    this.clear();
+    this.io.released(this);
+    if (line !== undefined) this.io.rawErr(`${line}\n`);
+    then?.();
+  }
+}
+
+/** Cuts `s` to at most `width` code points (one line), with an ellipsis when cut. */
+function fit(s: string, width: number): string {
+  const flat = s.replace(/[\r\n\t]+/g, ' ');
+  const chars = Array.from(flat);
+  return chars.length <= width ? flat : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+/** An SGR (colour/bold) sequence as chalk writes it. */
+const SGR = /^\u001b\[[0-9;]*m/;
+
+/**
+ * Server-supplied text made safe for a terminal: every control character except newline and tab
+ * (C0, DEL and C1: ESC, BEL, CR, backspace, CSI…) is shown in visible form instead of being obeyed,
+ * so a message cannot move the cursor, clear the screen, retitle or ring the terminal. C0 and DEL in
+ * caret notation (ESC → ^[, BEL → ^G, DEL → ^?), C1 as <U+009B>. CRLF line ends become newlines.
+ * `keepColours` lets colour/bold sequences (ESC [ digits m) through, for text that mixes our own
+ * colouring with server words: they can change colours only, never move anything.
+ */
+export function neutralizeControls(text: string, keepColours = false): string {
+  return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c, offset: number, whole: string) => {
+    const code = c.charCodeAt(0);
+    if (keepColours && code === 0x1b && SGR.test(whole.slice(offset, offset + 16))) return c;
+    if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
+    if (code === 0x7f) return '^?';
+    return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
 }

@@ -1,4 +1,4 @@
-import type { IOStreams } from './io.js';
+import { neutralizeControls, type IOStreams } from './io.js';
 import { UsageError } from './errors.js';
 
 /** A column of a table: which field, its heading, and how to read it from a row. */
@@ -26,8 +26,6 @@ export interface RenderOptions {
   json?: boolean | string;
 }
 
-const MAX_TTY_CELL = 60;
-
 export function render(io: IOStreams, result: CommandResult, opts: RenderOptions): void {
   if (opts.json !== undefined && opts.json !== false) {
     if (result.data === undefined) return;
@@ -36,7 +34,8 @@ export function render(io: IOStreams, result: CommandResult, opts: RenderOptions
     return;
   }
   if (result.text !== undefined) {
-    if (result.text) io.out(result.text);
+    // human text may carry a server's words (a kv value, a member's error) next to our own colours
+    if (result.text) io.out(io.safeOut(result.text, true));
   } else if (result.data !== undefined && result.data !== null) {
     const text = formatHuman(io, result.data, result.columns);
     if (text) io.out(text);
@@ -75,10 +74,24 @@ export function pickFields(data: unknown, fields: string[]): unknown {
   return Array.isArray(data) ? data.map(pickOne) : pickOne(data);
 }
 
+/**
+ * One cell of a table or record line: scalars as they are, a list of scalars comma-joined, and
+ * anything nested summarised (`3 items`, `2 fields`, or `k=v` pairs of a flat object) rather than
+ * printed as JSON; `--json` has the full data. Tabs and line breaks become spaces.
+ */
 export function formatCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map((v) => formatCell(v)).join(',');
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    if (value.every((v) => v === null || typeof v !== 'object')) return value.map((v) => formatCell(v)).join(',');
+    return `${value.length} item${value.length === 1 ? '' : 's'}`;
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length > 0 && entries.length <= 4 && entries.every(([, v]) => v === null || typeof v !== 'object')) {
+      return entries.map(([k, v]) => `${k}=${formatCell(v)}`).join(' ');
+    }
+    return `${entries.length} field${entries.length === 1 ? '' : 's'}`;
+  }
   return String(value).replace(/[\t\n\r]+/g, ' ');
 }
 
@@ -102,28 +115,73 @@ function cellOf(row: any, col: Column): string {
   return formatCell(v);
 }
 
-/** TTY: aligned columns with a bold header; piped: TSV without header or colour (stable for cut/awk). */
+/** Narrowest a column is cut to (or its header, or its widest cell, if narrower). */
+const MIN_COLUMN = 8;
+const GAP = 2;
+
+/**
+ * Column widths for a terminal `width` columns wide: the natural widths when the row fits (or the
+ * width is unknown: 0), else the widest columns are cut down together to one common cap, never below
+ * MIN_COLUMN or the header; if even that does not fit, the rows wrap rather than lose every column.
+ */
+export function fitColumns(natural: number[], headers: number[], width: number): number[] {
+  const gaps = GAP * Math.max(0, natural.length - 1);
+  const total = natural.reduce((a, b) => a + b, 0) + gaps;
+  if (width <= 0 || total <= width) return natural;
+  const floor = natural.map((w, i) => Math.min(w, Math.max(MIN_COLUMN, headers[i])));
+  const at = (cap: number) => natural.map((w, i) => Math.max(floor[i], Math.min(w, cap)));
+  const sum = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + gaps;
+  // the largest cap that fits
+  let lo = 0;
+  let hi = Math.max(...natural);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (sum(at(mid)) <= width) lo = mid;
+    else hi = mid - 1;
+  }
+  const widths = at(lo);
+  // hand the remainder (the cap is a whole number) to the cut columns, left to right
+  let spare = width - sum(widths);
+  for (let i = 0; i < widths.length && spare > 0; i++) {
+    const add = Math.min(spare, natural[i] - widths[i]);
+    widths[i] += add;
+    spare -= add;
+  }
+  return widths;
+}
+
+/**
+ * TTY: aligned columns with a bold header, as wide as the terminal (cells are cut only when a row
+ * would not fit; no cut when the width is unknown), server text with its control characters shown,
+ * not obeyed. Piped: TSV without header or colour (stable for cut/awk).
+ */
 export function formatTable(io: IOStreams, rows: unknown[], columns: Column[]): string {
   if (!io.isStdoutTTY) {
     return rows.map((row) => columns.map((c) => cellOf(row, c)).join('\t')).join('\n');
   }
   if (rows.length === 0) return io.color.dim('(none)');
   const headers = columns.map((c) => (c.header ?? c.key).toUpperCase());
-  const cells = rows.map((row) => columns.map((c) => truncate(cellOf(row, c), MAX_TTY_CELL)));
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
+  const full = rows.map((row) => columns.map((c) => Array.from(neutralizeControls(cellOf(row, c)))));
+  const natural = headers.map((h, i) => Math.max(h.length, ...full.map((r) => r[i].length)));
+  const widths = fitColumns(
+    natural,
+    headers.map((h) => h.length),
+    io.columns('stdout'),
+  );
+  const cells = full.map((r) => r.map((chars, i) => cut(chars, widths[i])));
   const line = (vals: string[]) =>
     vals
-      .map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i])))
-      .join('  ')
+      .map((v, i) => (i === vals.length - 1 ? v : v + ' '.repeat(Math.max(0, widths[i] - Array.from(v).length))))
+      .join(' '.repeat(GAP))
       .trimEnd();
-  return [io.color.bold(line(headers)), ...cells.map(line)].join('\n');
+  return [io.color.bold(line(headers.map((h, i) => cut(Array.from(h), widths[i])))), ...cells.map(line)].join('\n');
 }
 
 function formatRecord(io: IOStreams, record: Record<string, unknown>, columns?: Column[]): string {
   const cols: Column[] = columns ?? recordColumns(record);
   if (!io.isStdoutTTY) return cols.map((c) => `${c.header ?? c.key}\t${cellOf(record, c)}`).join('\n');
   const width = Math.max(...cols.map((c) => (c.header ?? c.key).length));
-  return cols.map((c) => `${io.color.bold((c.header ?? c.key).padEnd(width))}  ${cellOf(record, c)}`).join('\n');
+  return cols.map((c) => `${io.color.bold(neutralizeControls(c.header ?? c.key).padEnd(width))}  ${neutralizeControls(cellOf(record, c))}`).join('\n');
 }
 
 /**
@@ -140,6 +198,7 @@ function recordColumns(record: Record<string, unknown>, prefix = ''): Column[] {
   });
 }
 
-function truncate(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+/** `chars` cut to `max` code points, the last one an ellipsis when cut. */
+function cut(chars: string[], max: number): string {
+  return chars.length > max ? `${chars.slice(0, Math.max(0, max - 1)).join('')}…` : chars.join('');
 }

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Router from 'find-my-way';
+import { checkDeclaredLength, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, PARSE_FAILED, parseBody, readBody } from './body.js';
 import { MockError, type MockReply, type MockRequest } from './http.js';
 import {
   SERVICE_LOADERS,
@@ -25,8 +27,20 @@ export interface MockServerOptions {
   test?: boolean;
   options?: MockServiceOptions;
   now?: () => number;
-  /** Largest request body accepted (bytes). */
+  /** Largest request body a route without its own `maxBodyBytes` accepts (bytes, default 1 MiB). */
   maxBodyBytes?: number;
+  /** Deepest JSON nesting accepted in a request body (default 64); deeper is refused with 400. */
+  maxJsonDepth?: number;
+}
+
+/** One registered route, as the router knows it (what `routes()` lists). */
+export interface RouteInfo {
+  service: ServiceName;
+  method: string;
+  /** The find-my-way pattern, e.g. `/api/v3/labels/:id`. */
+  path: string;
+  /** The body limit in force on this route (bytes). */
+  maxBodyBytes: number;
 }
 
 export interface LoggedRequest {
@@ -63,6 +77,10 @@ export interface MockServer {
   inject(fault: Fault): void;
   /** A loaded service instance (loads it if needed). */
   service(name: ServiceName): Promise<ServiceInstance>;
+  /** Every route of every served service, read from the routers (loads each service). */
+  routes(): Promise<RouteInfo[]>;
+  /** The mock's clock (what every service calls "now"); tests move it forward instead of waiting. */
+  clock: { now(): number; advance(ms: number): void };
   close(): Promise<void>;
 }
 
@@ -75,9 +93,13 @@ interface LoadedService {
 export async function createMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const enabled = (opts.services ?? SERVICE_NAMES).filter((name) => SERVICE_LOADERS[name]);
   const store: Store = typeof opts.state === 'object' ? opts.state : opts.state && opts.state !== 'memory' ? new FileStore(opts.state) : new MemoryStore();
-  const now = opts.now ?? Date.now;
+  const baseNow = opts.now ?? Date.now;
+  // The mock clock: the base clock plus whatever tests moved it forward (test knob POST /__mock/clock).
+  let clockOffset = 0;
+  const now = () => baseNow() + clockOffset;
   const options = opts.options ?? {};
-  const maxBody = opts.maxBodyBytes ?? 32 * 1024 * 1024;
+  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const loaded = new Map<ServiceName, Promise<LoadedService>>();
   const requests: LoggedRequest[] = [];
   const faults: Array<Fault & { left: number }> = [];
@@ -109,28 +131,33 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://mock.invalid');
     const method = (req.method ?? 'GET').toUpperCase();
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://mock.invalid');
+    } catch {
+      // An absolute-form target that is not a URL (`GET http://[bad/ HTTP/1.1`): the client's mistake.
+      return send(req, res, { status: 400, json: { message: `the request target is not a valid URL: ${JSON.stringify(req.url)}` } });
+    }
 
     if (opts.test && url.pathname.startsWith('/__mock/')) return testKnob(req, res, url, method);
 
     const service = SERVICE_PREFIXES.find(([prefix]) => url.pathname === prefix.replace(/\/$/, '') || url.pathname.startsWith(prefix))?.[1];
     if (!service || !enabled.includes(service)) {
-      return send(res, { status: 404, json: { message: `no mocked service serves ${url.pathname}` } });
+      return send(req, res, { status: 404, json: { message: `no mocked service serves ${url.pathname}` } });
     }
     const svc = await load(service);
     let status = 500;
     try {
       const out = await dispatch(svc, service, req, url, method);
       status = out.status;
-      send(res, out);
+      send(req, res, out);
     } catch (err) {
-      const mockErr =
-        err instanceof MockError ? err : new MockError(500, 'internal', `mock ${service} failed: ${(err as Error).message}`);
-      if (!(err instanceof MockError)) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
+      const mockErr = toMockError(err, service);
+      if (mockErr.status >= 500) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
       const out = svc.instance.errorReply(mockErr);
       status = out.status;
-      send(res, out);
+      send(req, res, out);
     } finally {
       if (opts.test) requests.push({ service, method, path: url.pathname, query: url.search, status, at: now() });
     }
@@ -145,16 +172,18 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
         : new MockError(404, 'not_found', `no such path: ${url.pathname}`);
     }
     const route = (found.store as { route: Route }).route;
-    const rawBody = await readBody(req, maxBody);
+    const limit = route.maxBodyBytes ?? maxBody;
+    checkDeclaredLength(req, limit);
+    const rawBody = await readBody(req, limit);
     const contentType = String(req.headers['content-type'] ?? '');
     const mreq: MockRequest = {
       method,
       url,
       path: url.pathname,
-      params: Object.fromEntries(Object.entries(found.params).map(([k, v]) => [k, String(v ?? '')])),
+      params: routeParams(found.params),
       query: url.searchParams,
       headers: req.headers,
-      body: parseBody(rawBody, contentType),
+      body: parseBody(rawBody, contentType, maxDepth),
       rawBody,
       contentType,
     };
@@ -180,16 +209,16 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
 
     await svc.instance.authenticate?.(mreq, route);
 
-    const limit = svc.instance.rateLimit;
-    if (limit) {
-      const key = limit.key(mreq);
+    const rate = svc.instance.rateLimit;
+    if (rate) {
+      const key = rate.key(mreq);
       const t = now();
-      const hits = (svc.hits.get(key) ?? []).filter((h) => h > t - limit.windowMs);
-      if (hits.length >= limit.limit) {
+      const hits = (svc.hits.get(key) ?? []).filter((h) => h > t - rate.windowMs);
+      if (hits.length >= rate.limit) {
         svc.hits.set(key, hits);
-        const retryAfter = Math.max(1, Math.ceil((hits[0] + limit.windowMs - t) / 1000));
+        const retryAfter = Math.max(1, Math.ceil((hits[0] + rate.windowMs - t) / 1000));
         const out = svc.instance.errorReply(
-          new MockError(429, 'rate_limited', `rate limit exceeded: ${limit.limit} requests per ${limit.windowMs / 1000}s; retry after ${retryAfter}s`),
+          new MockError(429, 'rate_limited', `rate limit exceeded: ${rate.limit} requests per ${rate.windowMs / 1000}s; retry after ${retryAfter}s`),
         );
         out.headers = { ...(out.headers ?? {}), 'retry-after': String(retryAfter) };
         return out;
@@ -203,29 +232,71 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
   }
 
   async function testKnob(req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
-    if (url.pathname === '/__mock/requests' && method === 'GET') return send(res, { status: 200, json: requests });
+    if (url.pathname === '/__mock/requests' && method === 'GET') return send(req, res, { status: 200, json: requests });
     if (url.pathname === '/__mock/requests' && method === 'DELETE') {
       requests.length = 0;
-      return send(res, { status: 204 });
+      return send(req, res, { status: 204 });
     }
     if (url.pathname === '/__mock/faults' && method === 'POST') {
-      const body = parseBody(await readBody(req, maxBody), 'application/json') as Fault;
+      let body: Fault;
+      try {
+        checkDeclaredLength(req, maxBody);
+        body = parseBody(await readBody(req, maxBody), 'application/json', maxDepth) as Fault;
+      } catch (err) {
+        const e = toMockError(err, 'test knob');
+        return send(req, res, { status: e.status, json: { message: e.message } });
+      }
       if (!body || typeof body !== 'object' || !(Number(body.status) >= 400)) {
-        return send(res, { status: 400, json: { message: 'a fault needs a status >= 400' } });
+        return send(req, res, { status: 400, json: { message: 'a fault needs a status >= 400' } });
       }
       server.inject(body);
-      return send(res, { status: 204 });
+      return send(req, res, { status: 204 });
     }
-    return send(res, { status: 404, json: { message: 'unknown test knob' } });
+    if (url.pathname === '/__mock/clock' && (method === 'GET' || method === 'POST')) {
+      if (method === 'POST') {
+        const raw = await readBody(req, 64 * 1024).catch(() => undefined);
+        if (!raw) return send(req, res, { status: 413, json: { message: 'the body is larger than 64 KiB' } });
+        let body: { advance_seconds?: unknown } | undefined;
+        try {
+          body = parseBody(raw, 'application/json', maxDepth) as typeof body;
+        } catch {
+          body = undefined;
+        }
+        const secs = Number(body && typeof body === 'object' ? body.advance_seconds : NaN);
+        if (!Number.isFinite(secs) || secs < 0 || secs > 10 * 365 * 86400) {
+          return send(req, res, { status: 400, json: { message: 'advance_seconds: give a number of seconds from 0 to 315360000 to move the mock clock forward' } });
+        }
+        clockOffset += secs * 1000;
+      }
+      return send(req, res, { status: 200, json: { now: new Date(now()).toISOString(), offset_seconds: clockOffset / 1000 } });
+    }
+    return send(req, res, { status: 404, json: { message: 'unknown test knob' } });
+  }
+
+  async function routes(): Promise<RouteInfo[]> {
+    const out: RouteInfo[] = [];
+    for (const service of enabled) {
+      const { router } = await load(service);
+      for (const r of (router as unknown as { routes: Array<{ method: string; path: string; store: { route: Route } }> }).routes) {
+        out.push({ service, method: r.method, path: r.path, maxBodyBytes: r.store.route.maxBodyBytes ?? maxBody });
+      }
+    }
+    return out;
   }
 
   const http = createServer((req, res) => {
     handle(req, res).catch((err: Error) => {
-      if (!res.headersSent) send(res, { status: 500, json: { message: `mock failure: ${err.message}` } });
+      process.stderr.write(`opsctl mock: ${req.method} ${req.url}: ${err.stack}\n`);
+      if (!res.headersSent) send(req, res, { status: 500, json: { message: `mock failure: ${err.message}` } });
       else res.destroy();
     });
   });
   http.keepAliveTimeout = 5_000;
+  // CONNECT (a proxy tunnel) is nothing the mock serves: answer it rather than drop the connection.
+  http.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    const body = JSON.stringify({ message: 'CONNECT is not served by the opsctl mock' });
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -249,7 +320,19 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
       faults.push({ ...fault, left: fault.times ?? 1 });
     },
     service: ctx.service,
+    routes,
+    clock: {
+      now,
+      advance(ms) {
+        clockOffset += ms;
+      },
+    },
     async close() {
+      // Services first (background loops such as event delivery stop and save), then the listener and store.
+      for (const p of loaded.values()) {
+        const inst = await p.then((l) => l.instance).catch(() => undefined);
+        if (typeof inst?.close === 'function') await (inst.close as () => Promise<void>)().catch(() => undefined);
+      }
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeAllConnections();
@@ -260,37 +343,35 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
   return server;
 }
 
-const PARSE_FAILED = Symbol('parse-failed');
-
-function parseBody(raw: Buffer, contentType: string): unknown {
-  if (raw.length === 0) return undefined;
-  if (contentType.includes('application/x-www-form-urlencoded')) {
-    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
-  }
-  if (contentType.includes('multipart/')) return undefined;
-  if (contentType.includes('json') || contentType === '' || contentType.includes('text/plain')) {
-    try {
-      return JSON.parse(raw.toString('utf8'));
-    } catch {
-      return contentType.includes('json') ? PARSE_FAILED : undefined;
-    }
-  }
-  return undefined;
+/** Path parameters as a prototype-free record (a param may be named like nothing on Object.prototype). */
+function routeParams(params: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(params)) out[k] = String(v ?? '');
+  return out;
 }
 
-async function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new MockError(413, 'too_large', `request body is larger than ${max} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * What a thrown error means for the client. A MockError is the service's own answer; a URIError comes
+ * from decoding the client's percent-escapes (400); anything else is a bug of the mock (500, logged).
+ */
+function toMockError(err: unknown, where: string): MockError {
+  if (err instanceof MockError) return err;
+  if (err instanceof URIError) return new MockError(400, 'bad_request', `malformed percent-encoding in the request: ${err.message}`);
+  return new MockError(500, 'internal', `mock ${where} failed: ${(err as Error)?.message ?? String(err)}`);
 }
 
-function send(res: ServerResponse, out: MockReply): void {
+/** True when the request declared a body that has not been read to its end. */
+function bodyPending(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+function send(req: IncomingMessage, res: ServerResponse, out: MockReply): void {
   const headers: Record<string, string> = { ...(out.headers ?? {}) };
+  // Answered before the body was read (413 on the declared length, 404, 401…): close the connection
+  // after this reply rather than wait for, or misread, the rest of the body.
+  if (bodyPending(req)) headers.connection = 'close';
   let body: string | undefined;
   if (out.json !== undefined) {
     headers['content-type'] ??= 'application/json; charset=utf-8';
@@ -302,6 +383,7 @@ function send(res: ServerResponse, out: MockReply): void {
     headers['content-type'] ??= 'text/plain; charset=utf-8';
     body = out.text;
   }
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   res.writeHead(out.status, headers);
   res.end(body);
 }

@@ -9,11 +9,22 @@ export interface Route {
   /** A find-my-way path (`:param`, `*`); a literal colon is written `::`. */
   path: string;
   handler: Handler;
+  /**
+   * Largest body this route accepts (bytes); without it the server's `maxBodyBytes` applies. A larger
+   * declared Content-Length is refused with 413 before any of the body is read.
+   */
+  maxBodyBytes?: number;
 }
 
 /** Options per service; each service reads its own key. */
 export interface MockServiceOptions {
-  tracker?: { rateLimit?: { limit: number; windowMs: number }; token?: string; [k: string]: unknown };
+  tracker?: {
+    rateLimit?: { limit: number; windowMs: number };
+    token?: string;
+    /** Largest multipart body `POST /files` accepts (default 32 MiB); other routes use the server's `maxBodyBytes`. */
+    maxUploadBytes?: number;
+    [k: string]: unknown;
+  };
   oauth?: Record<string, unknown>;
   api?: Record<string, unknown>;
   labels?: Record<string, unknown>;

@@ -1,5 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { OpsError } from '../core/errors.js';
 
 /** The whole mock state: one slice per service, each owned by that service's module. */
 export type MockState = Record<string, any>;
@@ -94,16 +95,31 @@ export class FileStore implements Store {
   async read<T>(fn: (state: MockState) => T): Promise<T> {
     const raw = await this.readRaw();
     if (raw !== undefined && this.cache?.raw === raw) return fn(this.cache.state);
-    let state: MockState | undefined;
-    try {
-      state = raw === undefined ? undefined : (JSON.parse(raw) as MockState);
-    } catch {
-      state = undefined;
-    }
+    const state = raw === undefined ? undefined : await this.parse(raw);
+    // No file and nothing to fill in (a check before any service is loaded): nothing to write either.
+    if (state === undefined && this.inits.length === 0) return fn({});
     // First use (or a slice missing): fill it in under the lock, then answer from what was written.
     if (state === undefined || this.init(state)) return this.write((s) => fn(s));
     this.cache = { raw: raw as string, state };
     return fn(state);
+  }
+
+  /**
+   * Parses and validates the file's content. A file that is not JSON or not the mock's shape is refused,
+   * naming the file, the place inside it and the fix; it is never rewritten or reset (that would lose
+   * whatever it holds) until the user moves it aside.
+   */
+  private async parse(raw: string): Promise<MockState> {
+    let state: unknown;
+    try {
+      state = JSON.parse(raw);
+    } catch (err) {
+      throw new StateFileError(this.path, `not valid JSON (${(err as Error).message})`);
+    }
+    const { stateProblem } = await import('./state-schema.js');
+    const problem = stateProblem(state);
+    if (problem) throw new StateFileError(this.path, problem);
+    return state as MockState;
   }
 
   write<T>(fn: (state: MockState) => T): Promise<T> {
@@ -118,29 +134,25 @@ export class FileStore implements Store {
   }
 
   private async locked<T>(fn: (state: MockState) => T): Promise<T> {
-    await mkdir(dirname(this.path), { recursive: true });
+    const { ensurePrivateDir, dirError } = await import('../config/paths.js');
+    await ensurePrivateDir(dirname(this.path));
     // Loaded on the first write only: a read-only command never pays for them.
-    const [{ default: lockfile }, { default: writeFileAtomic }] = await Promise.all([import('proper-lockfile'), import('write-file-atomic')]);
-    const release = await lockfile.lock(this.path, {
-      realpath: false,
-      stale: this.staleMs,
-      update: Math.max(1_000, Math.floor(this.staleMs / 5)),
-      retries: { retries: 400, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
+    const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('write-file-atomic')]);
+    const release = await lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file' }).catch((err) => {
+      throw dirError(dirname(this.path), err);
     });
     try {
+      await removeLeftoverTempFiles(this.path);
       const raw = await this.readRaw();
-      let state: MockState = {};
-      if (raw !== undefined) {
-        try {
-          state = JSON.parse(raw);
-        } catch (err) {
-          throw new Error(`mock state file ${this.path} is not valid JSON (${(err as Error).message}); move it away to start afresh`);
-        }
-      }
+      const state: MockState = raw === undefined ? {} : await this.parse(raw);
       this.init(state);
       const result = fn(state);
       const next = JSON.stringify(state);
-      if (next !== raw) await writeFileAtomic(this.path, next, { mode: 0o600 });
+      if (next !== raw && !(raw === undefined && next === '{}')) {
+        await writeFileAtomic(this.path, next, { mode: 0o600 }).catch((err) => {
+          throw dirError(dirname(this.path), err);
+        });
+      }
       this.cache = { raw: next, state: JSON.parse(next) };
       return result;
     } finally {
@@ -152,8 +164,26 @@ export class FileStore implements Store {
     try {
       return await readFile(this.path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      if (code === 'ENOTDIR') {
+        const { dirError } = await import('../config/paths.js');
+        throw dirError(dirname(this.path), err);
+      }
+      if (code === 'EISDIR') throw new StateFileError(this.path, 'is a directory, not a file');
+      if (code === 'EACCES' || code === 'EPERM') throw new StateFileError(this.path, `cannot be read (${code})`, 'fix its permissions, or move it aside');
       throw err;
     }
+  }
+}
+
+/** The mock's state file cannot be used as it is. Exit 1; the file is left exactly as it was. */
+export class StateFileError extends OpsError {
+  constructor(
+    readonly path: string,
+    problem: string,
+    hint = `opsctl leaves it untouched. Move it aside to start with a fresh state (mv ${path} ${path}.bad), or fix it by hand`,
+  ) {
+    super(`the mock state file ${path} is not usable: ${problem}`, 1, { code: 'state_file', hint });
   }
 }

@@ -26,7 +26,7 @@ export async function runWrites(
   client: TrackerClient,
   spec: ResourceSpec,
   steps: PlanStep[],
-  opts: { concurrency?: number; onStep?: (done: number, total: number) => void; signal?: AbortSignal } = {},
+  opts: { concurrency?: number; onStep?: (done: number, total: number, failed: number) => void; signal?: AbortSignal } = {},
 ): Promise<ApplyOutcome> {
   const out: ApplyOutcome = { applied: [], failed: [], skipped: [] };
   const created = new Map<string, number | string>();
@@ -60,7 +60,7 @@ export async function runWrites(
             if (err instanceof ApiError && err.status === 401) throw err;
           }
         }
-        opts.onStep?.(++done, steps.length);
+        opts.onStep?.(++done, steps.length, out.failed.length);
       }
     };
     const workers = Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 4, phase.length) }, worker));

@@ -392,7 +392,7 @@ export const labels: ResourceSpec = {
     { name: 'apply', description: 'make the labels match a YAML or JSON file', method: 'GET', path: '/labels', result: 'none', handler: 'apply', example: 'opsctl tracker labels apply -f labels.yaml --dry-run' },
   ],
   examples: {
-    list: 'opsctl tracker labels list --json id,name',
+    list: 'opsctl tracker labels list --json=id,name',
     get: 'opsctl tracker labels get 12',
     create: 'opsctl tracker labels create --name bug --color "#ff0000"',
     update: 'opsctl tracker labels update 12 --archived',

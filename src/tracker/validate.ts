@@ -131,7 +131,8 @@ export function validateBody(fields: Record<string, FieldSpec>, mode: 'create' |
     }
   }
   for (const name of Object.keys(rec)) {
-    const spec = fields[name];
+    // Own keys only: a body key such as `constructor` or `__proto__` is no field of any resource.
+    const spec = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (!spec || (spec.in && !spec.in.includes(mode))) {
       problems.push({ field: name, message: `is not a field of this ${mode} request`, kind: 'unknown' });
     }

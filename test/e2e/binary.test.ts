@@ -18,7 +18,7 @@ describe('the built binary', () => {
 
   it('keeps embedded state between processes: create in one, list in the next', async () => {
     const env = { OPSCTL_CONFIG_DIR: cfg.dir };
-    const created = await runBin(['tracker', 'labels', 'create', '--name', 'e2e', '--color', '#abcdef', '--json', 'id'], { env });
+    const created = await runBin(['tracker', 'labels', 'create', '--name', 'e2e', '--color', '#abcdef', '--json=id'], { env });
     expect(created.exitCode, String(created.stderr)).toBe(0);
     const listed = await runBin(['tracker', 'labels', 'list'], { env });
     expect(listed.exitCode).toBe(0);
@@ -39,7 +39,7 @@ describe('the built binary', () => {
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const env = { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_TRACKER_URL: info.url, OPSCTL_TRACKER_TOKEN: info.tracker_token };
     expect((await runBin(['tracker', 'labels', 'create', '--name', 'served'], { env })).exitCode).toBe(0);
-    const list = await runBin(['tracker', 'labels', 'list', '--json', 'name'], { env });
+    const list = await runBin(['tracker', 'labels', 'list', '--json=name'], { env });
     expect(JSON.parse(String(list.stdout))).toEqual([{ name: 'served' }]);
     const noToken = await runBin(['tracker', 'labels', 'list'], { env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_TRACKER_URL: info.url } });
     expect(noToken.exitCode).toBe(4);
@@ -59,7 +59,7 @@ describe('the built binary', () => {
       }
     };
     await Promise.all([worker('a'), worker('b')]);
-    const list = await runBin(['tracker', 'labels', 'list', '--json', 'id,name'], { env });
+    const list = await runBin(['tracker', 'labels', 'list', '--json=id,name'], { env });
     const labels = JSON.parse(String(list.stdout)) as Array<{ id: number; name: string }>;
     expect(labels).toHaveLength(100);
     expect(new Set(labels.map((l) => l.id)).size).toBe(100);

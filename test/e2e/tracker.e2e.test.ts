@@ -43,7 +43,7 @@ describe('opsctl tracker (built binary)', () => {
       return p;
     });
     mock.requests.length = 0;
-    const r = await runBin(['tracker', 'files', 'upload', ...files, '--json', 'name,size'], { env });
+    const r = await runBin(['tracker', 'files', 'upload', ...files, '--json=name,size'], { env });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(String(r.stdout))).toEqual(files.map((_, i) => ({ name: `up${i}.txt`, size: 6 })));
     expect(mock.requests.filter((q) => q.path === '/api/v3/files')).toHaveLength(2);
@@ -51,7 +51,7 @@ describe('opsctl tracker (built binary)', () => {
 
   it('searches every page with --all', async () => {
     for (let i = 0; i < 3; i++) await runBin(['tracker', 'stories', 'create', '--name', `e2e needle ${i}`], { env });
-    const r = await runBin(['tracker', 'search', 'stories', '--query', 'e2e needle', '--page-size', '2', '--all', '--json', 'name'], { env });
+    const r = await runBin(['tracker', 'search', 'stories', '--query', 'e2e needle', '--page-size', '2', '--all', '--json=name'], { env });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(String(r.stdout)).map((s: any) => s.name)).toEqual(['e2e needle 0', 'e2e needle 1', 'e2e needle 2']);
   });
@@ -88,7 +88,7 @@ describe('@shortcut/client against `opsctl mock serve` (the built binary)', () =
       const { data: files } = await sc.uploadFiles({ file0: new File(['served bytes'], 'served.txt', { type: 'text/plain' }) });
       expect(files[0]).toMatchObject({ name: 'served.txt', size: 12 });
       // the CLI sees what the independent client made
-      const r = await runBin(['tracker', 'files', 'get', String(files[0].id), '--json', 'name'], {
+      const r = await runBin(['tracker', 'files', 'get', String(files[0].id), '--json=name'], {
         env: { OPSCTL_CONFIG_DIR: serveDir, OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_TOKEN: token },
       });
       expect(r.exitCode).toBe(0);

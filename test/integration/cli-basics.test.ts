@@ -30,7 +30,7 @@ describe('config', () => {
     const bad = await runCli(['config', 'set', 'trackr', 'x'], { env: env() });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown config key "trackr"');
-    expect(bad.stderr).toContain('known keys: profile, auth');
+    expect(bad.stderr).toContain('known keys: profile, issuer, auth');
     const url = await runCli(['config', 'set', 'tracker', 'not a url'], { env: env() });
     expect(url.code).toBe(2);
     expect(url.stderr).toContain('tracker: must be an http(s) URL');
@@ -87,7 +87,7 @@ describe('the embedded default', () => {
     const first = await runCli(['tracker', 'labels', 'create', '--name', 'embedded-1'], { env: env() });
     expect(first.code).toBe(0);
     expect(first.stderr).toContain('Using the embedded mock services');
-    const second = await runCli(['tracker', 'labels', 'list', '--json', 'name'], { env: env() });
+    const second = await runCli(['tracker', 'labels', 'list', '--json=name'], { env: env() });
     expect(second.json()).toEqual([{ name: 'embedded-1' }]);
     expect(second.stderr).not.toContain('Using the embedded mock services');
   });
@@ -136,7 +136,7 @@ describe('delete confirmation', () => {
     await runCli(['tracker', 'labels', 'create', '--name', 'keep-me'], { env: env() });
     const r = await runCli(['tracker', 'labels', 'delete', '1'], { env: env() });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('pass --yes to confirm without a prompt');
+    expect(r.stderr).toContain('pass --yes to confirm');
     const yes = await runCli(['tracker', 'labels', 'delete', '1', '--yes'], { env: env() });
     expect(yes.code).toBe(0);
   });

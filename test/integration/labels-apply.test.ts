@@ -125,7 +125,7 @@ describe('labels apply', () => {
     expect(json.json().requests[0]).toEqual({ updateLabel: { properties: { title: 'Sensitivity', description: 'How secret a document is, from 2027' }, updateMask: 'description' } });
 
     mock.requests.length = 0;
-    const real = await apply('-f', f2, '--publish');
+    const real = await apply('-f', f2, '--publish', '--yes');
     expect(real.code).toBe(0);
     expect(writes()).toEqual(['POST /v2beta/labels/ID:delta', 'POST /v2beta/labels/ID/permissions:batchUpdate', 'POST /v2beta/labels/ID/permissions:batchDelete', 'POST /v2beta/labels/ID:publish']);
     const label = (await runCli(['labels', 'list', '--json'], { env })).json()[0];
@@ -223,7 +223,7 @@ describe('labels apply', () => {
   it('refuses --publish on a disabled label before sending anything', async () => {
     const f = file('d.yaml', 'title: Dormant\nfields:\n  - {name: A, type: text}\n');
     expect((await apply('-f', f, '--publish')).code).toBe(0);
-    const id = (await runCli(['labels', 'list', '--json', 'id'], { env })).json()[0].id as string;
+    const id = (await runCli(['labels', 'list', '--json=id'], { env })).json()[0].id as string;
     expect((await runCli(['labels', 'disable', id], { env })).code).toBe(0);
     mock.requests.length = 0;
     const r = await apply('-f', file('d2.yaml', 'title: Dormant\nfields:\n  - {name: A, type: text}\n  - {name: B, type: text}\n'), '--publish');
@@ -257,7 +257,7 @@ describe('labels apply', () => {
       }
     }
     const agent = new RacingAgent();
-    const r = await runCli(['labels', 'apply', '-f', file('b.yaml', 'title: Race\nfields:\n  - {name: B, type: text}\n')], { env, dispatcher: agent });
+    const r = await runCli(['labels', 'apply', '-f', file('b.yaml', 'title: Race\nfields:\n  - {name: B, type: text}\n'), '--yes'], { env, dispatcher: agent });
     await agent.close();
     expect(agent.raced).toBe(true);
     expect(r.code).toBe(1);

@@ -96,15 +96,15 @@ describe('opsctl labels: the lifecycle from the command line', () => {
     await cli('labels', 'fields', 'add', id, '--name', 'Due', '--type', 'date', '--date-format', 'SHORT_DATE');
     await cli('labels', 'fields', 'add', id, '--name', 'Kind', '--type', 'selection', '--choices', 'A,B');
     await cli('labels', 'publish', id);
-    expect((await cli('labels', 'fields', 'delete', id, 'Due')).stderr).toContain('disable it before deleting');
+    expect((await cli('labels', 'fields', 'delete', id, 'Due', '--yes')).stderr).toContain('disable it before deleting');
     expect((await cli('labels', 'fields', 'disable', id, 'Due', '--show-in-apply')).code).toBe(0);
     expect((await cli('labels', 'fields', 'enable', id, 'Due')).code).toBe(0);
     expect((await cli('labels', 'fields', 'disable', id, 'Due')).code).toBe(0);
-    expect((await cli('labels', 'fields', 'delete', id, 'Due')).code).toBe(0);
+    expect((await cli('labels', 'fields', 'delete', id, 'Due', '--yes')).code).toBe(0);
     expect((await cli('labels', 'choices', 'disable', id, 'Kind', 'A')).code).toBe(0);
     expect((await cli('labels', 'choices', 'enable', id, 'Kind', 'A')).code).toBe(0);
     expect((await cli('labels', 'choices', 'disable', id, 'Kind', 'B')).code).toBe(0);
-    expect((await cli('labels', 'choices', 'delete', id, 'Kind', 'B')).code).toBe(0);
+    expect((await cli('labels', 'choices', 'delete', id, 'Kind', 'B', '--yes')).code).toBe(0);
     const label = (await cli('labels', 'get', id, '--json')).json();
     expect(label.fields.map((f: any) => f.properties.displayName)).toEqual(['Kind']);
     expect(label.fields[0].selectionOptions.choices.map((c: any) => c.properties.displayName)).toEqual(['A']);
@@ -146,10 +146,10 @@ describe('opsctl labels: the lifecycle from the command line', () => {
         });
       }
     });
-    const all = await cli('labels', 'list', '--json', 'id');
+    const all = await cli('labels', 'list', '--json=id');
     expect(all.json()).toHaveLength(205);
     expect(mock.requests.filter((r) => r.path === '/v2beta/labels')).toHaveLength(2);
-    expect((await cli('labels', 'list', '--limit', '3', '--json', 'id')).json()).toHaveLength(3);
+    expect((await cli('labels', 'list', '--limit', '3', '--json=id')).json()).toHaveLength(3);
     expect((await cli('labels', 'list', '--published-only', '--json')).json()).toEqual([]);
     expect((await cli('labels', 'list', '--limit', 'x')).code).toBe(2);
   });
@@ -171,7 +171,7 @@ describe('permissions from the command line', () => {
       ['audiences/default', 'APPLIER'],
     ]);
     mock.requests.length = 0;
-    r = await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER', 'audiences/default=APPLIER');
+    r = await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER', 'audiences/default=APPLIER', '--yes');
     expect(r.code).toBe(0);
     expect(writes().map((w) => w.path.split('/').pop())).toEqual(['permissions:batchUpdate', 'permissions:batchDelete']);
     mock.requests.length = 0;
@@ -179,10 +179,10 @@ describe('permissions from the command line', () => {
     expect(r.stderr).toContain('nothing sent');
     expect(writes()).toHaveLength(0);
 
-    r = await cli('labels', 'permissions', 'remove', id, 'dan@example.com', 'audiences/default');
+    r = await cli('labels', 'permissions', 'remove', id, 'dan@example.com', 'audiences/default', '--yes');
     expect(r.code).toBe(0);
     expect(writes().at(-1)?.path).toBe(`/v2beta/labels/${id}/permissions:batchDelete`);
-    r = await cli('labels', 'permissions', 'remove', id, 'bob@example.com');
+    r = await cli('labels', 'permissions', 'remove', id, 'bob@example.com', '--yes');
     expect(writes().at(-1)).toMatchObject({ method: 'DELETE' });
 
     r = await cli('labels', 'permissions', 'add', id, '--revision', '1', 'erin@example.com=READER', 'fay@example.com=READER');
@@ -192,7 +192,7 @@ describe('permissions from the command line', () => {
     expect(revList.json().map((p: any) => p.name)).toEqual([`labels/${id}/revisions/1/permissions/5`, `labels/${id}/revisions/1/permissions/6`]);
     // the revision's own resource name works too
     expect((await cli('labels', 'permissions', 'list', `labels/${id}/revisions/1`, '--json')).json()).toHaveLength(2);
-    r = await cli('labels', 'permissions', 'remove', id, '--revision', '1', 'erin@example.com', 'fay@example.com');
+    r = await cli('labels', 'permissions', 'remove', id, '--revision', '1', 'erin@example.com', 'fay@example.com', '--yes');
     expect(writes().at(-1)?.path).toBe(`/v2beta/labels/${id}/revisions/1/permissions:batchDelete`);
     expect((await cli('labels', 'permissions', 'list', id, '--json')).json()).toEqual([]);
   });
@@ -201,12 +201,12 @@ describe('permissions from the command line', () => {
     const id = (await cli('labels', 'create', '--title', 'P', '--json')).json().id;
     expect((await cli('labels', 'permissions', 'add', id, 'bob@example.com=READER', 'carol@example.com=READER')).code).toBe(0);
     mock.inject({ service: 'labels', method: 'POST', path: `/v2beta/labels/${id}/permissions:batchDelete`, status: 400, message: 'injected refusal' });
-    const r = await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER');
+    const r = await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER', '--yes');
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('granted or changed 2, then removing 1 failed');
     expect(r.stderr).toContain('run the same set again');
     mock.requests.length = 0;
-    expect((await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER')).code).toBe(0);
+    expect((await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER', '--yes')).code).toBe(0);
     expect(writes().map((w) => w.path.split('/').pop())).toEqual(['permissions:batchDelete']);
     const after = (await cli('labels', 'permissions', 'list', id, '--json')).json();
     expect(after.map((p: any) => `${p.email}=${p.role}`)).toEqual(['bob@example.com=EDITOR', 'dan@example.com=READER']);
@@ -321,7 +321,13 @@ describe('the token of opsctl login', () => {
       // 120 s of life is under the 5-minute margin: the next command refreshes, then calls the service
       const r = await runCli(['labels', 'create', '--title', 'Fresh', '--json'], { env: loginEnv });
       expect(r.code, r.stderr).toBe(0);
-      expect(own.requests.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual(['POST /token 200', 'POST /v2beta/labels 200']);
+      // the refreshed ID token is checked against the local server's keys (its metadata is not cached: a local mock's port changes)
+      expect(own.requests.map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual([
+        'POST /token 200',
+        'GET /.well-known/openid-configuration 200',
+        'GET /oauth2/v3/certs 200',
+        'POST /v2beta/labels 200',
+      ]);
       expect(r.json().creator.person).toMatch(/^people\//);
     } finally {
       dir.cleanup();

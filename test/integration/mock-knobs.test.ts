@@ -69,7 +69,7 @@ describe('the CLI over a flaky server', () => {
     const mock = await startMock({ services: ['tracker'] });
     try {
       mock.inject({ status: 429, path: '/api/v3/labels', method: 'POST', times: 1, retryAfter: 0 });
-      const r = await runCli(['tracker', 'labels', 'create', '--name', 'once', '--json', 'name'], { env: trackerEnv(mock, cfg.dir) });
+      const r = await runCli(['tracker', 'labels', 'create', '--name', 'once', '--json=name'], { env: trackerEnv(mock, cfg.dir) });
       expect(r.code).toBe(0);
       expect(mock.requests.map((q) => q.status)).toEqual([429, 201]);
       expect(await mock.store.read((s) => s.tracker.labels.length)).toBe(1);

@@ -61,7 +61,7 @@ describe('tracker labels apply', () => {
     expect(writesOf().map((w) => w.method)).toEqual(['PUT']);
 
     t.mock.requests.length = 0;
-    const pruned = await runCli(['tracker', 'labels', 'apply', '-f', changed, '--prune'], { env: t.env });
+    const pruned = await runCli(['tracker', 'labels', 'apply', '-f', changed, '--prune', '--yes'], { env: t.env });
     expect(pruned.code).toBe(0);
     expect(writesOf().map((w) => w.method)).toEqual(['DELETE']);
     expect((await t.mock.store.read((s) => s.tracker.labels)).map((l: any) => l.name)).not.toContain('stray');
@@ -123,11 +123,11 @@ describe('tracker categories apply', () => {
     expect(writesOf()).toHaveLength(2);
     t.mock.requests.length = 0;
     const g = file('d.yaml', 'categories:\n  - name: Infra\n    color: "#000000"\n');
-    const r = await runCli(['tracker', 'categories', 'apply', '-f', g, '--prune'], { env: t.env });
+    const r = await runCli(['tracker', 'categories', 'apply', '-f', g, '--prune', '--yes'], { env: t.env });
     expect(r.code).toBe(0);
     expect(writesOf().map((w) => w.method)).toEqual(['PUT', 'DELETE']);
     t.mock.requests.length = 0;
-    expect((await runCli(['tracker', 'categories', 'apply', '-f', g, '--prune'], { env: t.env })).code).toBe(0);
+    expect((await runCli(['tracker', 'categories', 'apply', '-f', g, '--prune', '--yes'], { env: t.env })).code).toBe(0);
     expect(writesOf()).toHaveLength(0);
   });
 });

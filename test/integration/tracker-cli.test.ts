@@ -29,17 +29,17 @@ describe('every resource through the CLI', () => {
     expect((await cli('tracker', 'epics', 'unlink-planningtool', String(e.id))).code).toBe(0);
 
     for (let i = 0; i < 12; i++) await cli('tracker', 'epics', 'create', '--name', `page ${i}`);
-    const first = await cli('tracker', 'epics', 'paginated', '--json', 'id');
+    const first = await cli('tracker', 'epics', 'paginated', '--json=id');
     expect(first.json()).toHaveLength(10);
     expect(first.stderr).toMatch(/showing 10 of 13 .*pass --all/);
     t.mock.requests.length = 0;
-    const all = await cli('tracker', 'epics', 'paginated', '--all', '--json', 'id');
+    const all = await cli('tracker', 'epics', 'paginated', '--all', '--json=id');
     expect(all.json()).toHaveLength(13);
     expect(all.stderr).not.toContain('more exist');
-    const limited = await cli('tracker', 'epics', 'paginated', '--limit', '5', '--json', 'id');
+    const limited = await cli('tracker', 'epics', 'paginated', '--limit', '5', '--json=id');
     expect(limited.json()).toHaveLength(5);
     expect(limited.stderr).toContain('more exist');
-    expect((await cli('tracker', 'epics', 'list', '--limit', '3', '--json', 'id')).stderr).toContain('showing 3 of 13 epics');
+    expect((await cli('tracker', 'epics', 'list', '--limit', '3', '--json=id')).stderr).toContain('showing 3 of 13 epics');
     expect((await cli('tracker', 'epics', 'list', '--limit', '0')).code).toBe(2);
     expect((await cli('tracker', 'epics', 'delete', String(e.id), '--yes')).code).toBe(0);
   });
@@ -112,10 +112,10 @@ describe('every resource through the CLI', () => {
 
   it('search: one page by default with a notice, every page with --all, in a stable order', async () => {
     for (let i = 0; i < 30; i++) await cli('tracker', 'stories', 'create', '--name', `findme ${String(i).padStart(2, '0')}`);
-    const first = await cli('tracker', 'search', 'stories', '--query', 'findme', '--json', 'name');
+    const first = await cli('tracker', 'search', 'stories', '--query', 'findme', '--json=name');
     expect(first.json()).toHaveLength(25);
     expect(first.stderr).toMatch(/showing 25 of 30/);
-    const all = await cli('tracker', 'search', 'stories', '--query', 'findme', '--page-size', '7', '--all', '--json', 'name');
+    const all = await cli('tracker', 'search', 'stories', '--query', 'findme', '--page-size', '7', '--all', '--json=name');
     expect(all.json().map((x: any) => x.name)).toEqual(Array.from({ length: 30 }, (_, i) => `findme ${String(i).padStart(2, '0')}`));
     const combined = await json('tracker', 'search', 'all', '--query', 'findme', '--entity-types', 'story,epic');
     expect(combined.stories.total).toBe(30);

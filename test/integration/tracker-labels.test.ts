@@ -19,7 +19,7 @@ describe('tracker labels CRUD against the mock over HTTP', () => {
     expect(typeof label.id).toBe('number');
     expect(label.stats.num_stories_total).toBe(0);
 
-    const got = await cli('tracker', 'labels', 'get', String(label.id), '--json', 'id,name,stats');
+    const got = await cli('tracker', 'labels', 'get', String(label.id), '--json=id,name,stats');
     expect(got.code).toBe(0);
     expect(Object.keys(got.json())).toEqual(['id', 'name', 'stats']);
 

@@ -25,7 +25,8 @@ describe('pacing under the tracker limit', () => {
     const items = Array.from({ length: 12 }, (_, i) => ({ name: `paced-${i}` }));
     const r = await runCli(['tracker', 'labels', 'apply', '-f', '-'], { env, stdin: JSON.stringify(items) });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('applied 12/12');
+    expect(r.stderr).toContain('12/12 done');
+    expect(r.stderr).toContain('applied 12 change(s) to labels');
     expect(mock.requests).toHaveLength(13);
     expect(mock.requests.filter((q) => q.status === 429)).toEqual([]);
   }, 30_000);

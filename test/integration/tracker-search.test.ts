@@ -52,7 +52,7 @@ describe('tracker search all', () => {
       const base = s.tracker.stories.find((x: any) => x.id === seed.id);
       for (let i = 1; i <= 1004; i++) s.tracker.stories.push({ ...base, id: 1_000_000 + i, name: `capped needle ${i}` });
     });
-    const r = await t.cli('tracker', 'search', 'stories', '--query', 'capped needle', '--all', '--page-size', '250', '--json', 'id');
+    const r = await t.cli('tracker', 'search', 'stories', '--query', 'capped needle', '--all', '--page-size', '250', '--json=id');
     expect(r.code).toBe(0);
     expect(r.json()).toHaveLength(1000);
     expect(r.stderr).toContain('showing 1000 of 1005 search stories: the service returns no more for one search; narrow --query');

@@ -2,16 +2,16 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { IOStreams } from '../../src/core/io.js';
-import { render } from '../../src/core/output.js';
+import { fitColumns, formatCell, render } from '../../src/core/output.js';
 
-function io(tty: boolean, env: NodeJS.ProcessEnv = {}) {
+function io(tty: boolean, env: NodeJS.ProcessEnv = {}, columns?: number) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (c) => (out += c));
   stderr.on('data', (c) => (err += c));
-  const streams = new IOStreams({ stdout, stderr, stdin: new PassThrough(), env, stdoutTTY: tty, stderrTTY: tty, stdinTTY: tty });
+  const streams = new IOStreams({ stdout, stderr, stdin: new PassThrough(), env, stdoutTTY: tty, stderrTTY: tty, stdinTTY: tty, columns });
   return { streams, out: () => out, err: () => err };
 }
 
@@ -91,5 +91,86 @@ describe('record view', () => {
     const t = io(false);
     render(t.streams, { data: { id: 7, name: 'bug', stats: { num_epics: 2, num_stories_total: 5 }, tags: ['a'] } }, {});
     expect(t.out()).toBe('id\t7\nname\tbug\nstats.num_epics\t2\nstats.num_stories_total\t5\ntags\ta\n');
+  });
+});
+
+describe('tables on a terminal', () => {
+  const long = 'word '.repeat(30).trim(); // 149 characters
+  const wide = [
+    { id: 1, name: long, state: 'in progress' },
+    { id: 22, name: 'short', state: 'done' },
+  ];
+  const cols = [{ key: 'id' }, { key: 'name' }, { key: 'state' }];
+
+  it('uses the whole width of a 200-column terminal: nothing is cut that fits', () => {
+    const t = io(true, { NO_COLOR: '1' }, 200);
+    render(t.streams, { data: wide, columns: cols }, {});
+    expect(t.out()).toContain(long);
+    for (const line of t.out().trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(200);
+  });
+
+  it('cuts only when the row cannot fit, the widest column first, and every line fits the terminal', () => {
+    const t = io(true, { NO_COLOR: '1' }, 60);
+    render(t.streams, { data: wide, columns: cols }, {});
+    const lines = t.out().trimEnd().split('\n');
+    for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(60);
+    expect(lines[1]).toMatch(/^1 {3}word word .*…  in progress$/);
+    expect(lines[2]).toMatch(/^22  short +done$/);
+  });
+
+  it('never cuts below a sane minimum (rows wrap instead on a very narrow terminal)', () => {
+    const t = io(true, { NO_COLOR: '1' }, 12);
+    render(t.streams, { data: wide, columns: cols }, {});
+    const row = t.out().split('\n')[1];
+    expect(row).toContain('word wo…');
+    expect(row).toContain('in prog…');
+    expect(fitColumns([3, 149, 11], [2, 4, 5], 12)).toEqual([3, 8, 8]);
+  });
+
+  it('a width of 0 or unknown cuts nothing', () => {
+    for (const width of [0, undefined]) {
+      const t = io(true, { NO_COLOR: '1' }, width);
+      render(t.streams, { data: wide, columns: cols }, {});
+      expect(t.out()).toContain(long);
+    }
+    expect(fitColumns([3, 149, 11], [2, 4, 5], 0)).toEqual([3, 149, 11]);
+  });
+
+  it('summarises nested arrays and objects instead of printing JSON; --json keeps the full data', () => {
+    expect(formatCell(['a', 'b', 3])).toBe('a,b,3');
+    expect(formatCell([{ id: 1 }, { id: 2 }, { id: 3 }])).toBe('3 items');
+    expect(formatCell([{ id: 1 }])).toBe('1 item');
+    expect(formatCell({ kind: 'owner', id: 7 })).toBe('kind=owner id=7');
+    expect(formatCell({ a: { b: 1 }, c: 2 })).toBe('2 fields');
+    const data = [{ id: 1, labels: [{ id: 4, name: 'bug' }], owner: { kind: 'user', id: 9 }, tags: ['x', 'y'] }];
+    const c = [{ key: 'id' }, { key: 'labels' }, { key: 'owner' }, { key: 'tags' }];
+    const t = io(true, { NO_COLOR: '1' }, 120);
+    render(t.streams, { data, columns: c }, {});
+    expect(t.out()).toBe('ID  LABELS  OWNER           TAGS\n1   1 item  kind=user id=9  x,y\n');
+    expect(t.out()).not.toMatch(/[{[]/);
+    const json = io(true, { NO_COLOR: '1' }, 120);
+    render(json.streams, { data, columns: c }, { json: true });
+    expect(JSON.parse(json.out())).toEqual(data);
+  });
+
+  it("shows a server's control characters in cells, records and text instead of obeying them; piped output is left as sent", () => {
+    const evil = { id: 1, name: 'x\u001b[2J\u001b]0;owned\u0007y' };
+    const t = io(true, { NO_COLOR: '1' }, 120);
+    render(t.streams, { data: [evil], columns: [{ key: 'id' }, { key: 'name' }] }, {});
+    render(t.streams, { data: evil }, {});
+    render(t.streams, { text: 'value \u001b[31mred\u009b', message: 'made \u0007' }, {});
+    expect(t.out()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(t.out()).toContain('x^[[2J^[]0;owned^Gy');
+    expect(t.out()).toContain('value ^[[31mred<U+009B>');
+    expect(t.err()).toContain('made ^G');
+    const piped = io(false);
+    render(piped.streams, { data: [evil], columns: [{ key: 'id' }, { key: 'name' }] }, {});
+    expect(piped.out()).toBe(`1\t${evil.name}\n`);
+  });
+
+  it('keeps its own colours in human text while neutralising everything else', () => {
+    const t = io(true, { FORCE_COLOR: '1' }, 120);
+    render(t.streams, { text: `${t.streams.color.bold('KIND')} \u001b[2J` }, {});
+    expect(t.out()).toBe('\u001b[1mKIND\u001b[22m ^[[2J\n');
   });
 });

@@ -58,9 +58,12 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
   // A grant revoked elsewhere (security page, admin) looks fine locally: ask the server about the access
   // token, and when it refuses it, a refresh tells whether the sign-in survives (invalid_grant → exit 4).
   // (Not against the embedded mock, which only opsctl itself changes: status stays cheap there.)
-  const remote = Boolean(ctx.env.OPSCTL_AUTH_URL ?? (await ctx.profile()).auth);
+  const { configuredIssuer } = await import('../../auth/settings.js');
+  const issuer = configuredIssuer(ctx.env, await ctx.profile());
+  const remote = Boolean(ctx.env.OPSCTL_AUTH_URL ?? (await ctx.profile()).auth ?? issuer);
   if (remote && stored.access_token && (stored.expires_at === undefined || stored.expires_at > now)) {
-    const { rejected } = await tokenInfo(ctx, stored.access_token, stored.token_url);
+    // Any provider (an issuer): its userinfo endpoint says whether it still takes the token; else Google's tokeninfo.
+    const { rejected } = issuer ? await userinfoCheck(ctx, stored.access_token, stored.scope) : await tokenInfo(ctx, stored.access_token, stored.token_url);
     if (rejected) {
       ctx.debug(`[auth] the server refused the stored access token (${rejected}); trying a refresh`);
       const { freshAccessToken } = await import('../../auth/session.js');
@@ -102,6 +105,21 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
     `stored in: ${creds.path}`,
   ];
   return { data, text: lines.join('\n') };
+}
+
+/** The issuer's userinfo endpoint on an access token with the openid scope: `rejected` when the provider refuses it. */
+async function userinfoCheck(ctx: Context, token: string, scope: string | undefined): Promise<{ rejected?: string }> {
+  if (!(scope ?? '').split(/\s+/).includes('openid')) return {};
+  try {
+    const [{ oauthSettings }, { userinfo }] = await Promise.all([import('../../auth/settings.js'), import('../../auth/userinfo.js')]);
+    const settings = await oauthSettings(ctx);
+    if (!settings.userinfoUrl) return {};
+    const answer = await userinfo(ctx, settings.userinfoUrl, token);
+    return 'rejected' in answer ? { rejected: answer.rejected } : {};
+  } catch (err) {
+    ctx.debug(`userinfo check failed: ${(err as Error).message}`);
+    return {};
+  }
 }
 
 /**

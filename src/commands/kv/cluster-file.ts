@@ -61,7 +61,7 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
   try {
     raw = JSON.parse(text);
   } catch {
-    // The bundle sees yaml as CommonJS: its functions are on `default` there.
+    // yaml is CommonJS when bundled: its exports may sit on `default` (a plain destructure got undefined)
     const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
     const parse = mod.parse ?? mod.default!.parse;
     try {

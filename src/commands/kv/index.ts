@@ -60,7 +60,7 @@ export function register(program: Command, ctx: Context): void {
   examples(version, 'opsctl kv version', 'opsctl kv version --json');
   const status = clusterOptions(kv.command('status').description('id, versions, leader, revision and health of every member'));
   status.action(lazyAction(ctx, () => import('./status.js'), (_a, o) => pass(o) as any));
-  examples(status, 'opsctl kv status', 'opsctl kv status --json id,leader,revision');
+  examples(status, 'opsctl kv status', 'opsctl kv status --json=id,leader,revision');
   const put = clusterOptions(kv.command('put <key> <value>').description('write a key through the JSON gateway'));
   put.action(lazyAction(ctx, () => import('./put.js'), ([kvKey, value], o) => ({ ...o, kvKey, value }) as any));
   examples(put, 'opsctl kv put config/mode maintenance');
@@ -74,8 +74,9 @@ export function register(program: Command, ctx: Context): void {
     .option('--via <how>', 'auto | etcdctl | gateway', 'auto')
     .option('--etcdctl <path>', 'the etcdctl to use')
     .option('--snapshot-timeout <duration>', 'timeout', '2m')
+    .option('--force', 'overwrite FILE if it exists (its directory must exist)')
     .action(lazyAction(ctx, () => import('./snapshot-save.js'), ([file], o) => ({ ...o, file }) as any));
-  examples(save, 'opsctl kv snapshot save backup.db');
+  examples(save, 'opsctl kv snapshot save backup.db', 'opsctl kv snapshot save backup.db --force');
 
   const sandbox = kv.command('sandbox').description('a local cluster on loopback, the default cluster of the kv commands');
   const up = sandbox

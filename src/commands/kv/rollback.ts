@@ -11,7 +11,7 @@ export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandR
   const { cluster, driver } = await resolveCluster(ctx, opts);
   if (!driver) throw new UsageError('no way to stop and start members', { hint: 'use the sandbox, a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd' });
   ctx.handlesInterrupt = true; // Ctrl-C stops between members, never between a stop and its start
-  const r = await runRollback({ cluster, driver, dataDir: ctx.paths.data, timeouts: timeouts(opts), now: ctx.now, reporter: await reporter(ctx), signal: ctx.abort.signal });
+  const r = await runRollback({ cluster, driver, dataDir: ctx.paths.data, timeouts: timeouts(opts), now: ctx.now, reporter: reporter(ctx), signal: ctx.abort.signal });
   return {
     data: r,
     text: '',

@@ -43,7 +43,7 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
   const heartbeatMs = duration(opts.heartbeat, '--heartbeat', etcdBin ? 50 : 100);
   const spec = await createSandbox(ctx.paths.data, { members: n, version, etcdBin, heartbeatMs });
   const driver = localDriver(ctx.paths.data, spec, exec, ctx.env);
-  const p = await ctx.io.progress(`starting ${n} ${etcdBin ? `etcd ${version}` : `simulated kv ${version}`} members`);
+  const p = ctx.io.progress(`starting ${n} ${etcdBin ? `etcd ${version}` : `simulated kv ${version}`} members`);
   await Promise.all(spec.members.map((m) => driver.start(m, { version, binDir: etcdBin })));
   try {
     await waitFor(

@@ -130,20 +130,14 @@ export function timeouts(f: TimeoutFlags): Timeouts {
   };
 }
 
-/** Steps on stderr: an ora spinner per step on a TTY, one line per step when piped. */
-export async function reporter(ctx: Context): Promise<StepReporter> {
+/** Steps on stderr through the shared progress facility (a spinner per step on a terminal, one line per step otherwise). */
+export function reporter(ctx: Context): StepReporter {
   const io = ctx.io;
-  const tty = io.isStderrTTY && !ctx.env.CI;
-  const ora = tty ? (await import('ora')).default : undefined;
   return {
     note: (text) => io.err(text),
     begin(text) {
-      if (ora) {
-        const s = ora({ text, stream: io.stderr as NodeJS.WritableStream, isEnabled: true }).start();
-        return { update: (t) => void (s.text = t), done: (t) => void s.succeed(t), fail: (t) => void s.fail(t) };
-      }
-      io.err(`… ${text}`);
-      return { update: () => undefined, done: (t) => io.err(`✓ ${t}`), fail: (t) => io.err(`✗ ${t}`) };
+      const p = io.progress(text);
+      return { update: (t) => p.update(t), done: (t) => p.succeed(t), fail: (t) => p.fail(t) };
     },
   };
 }

@@ -12,6 +12,29 @@ export interface SnapshotSaveOptions extends ClusterFlags, TimeoutFlags {
   endpoint?: string;
   via: 'auto' | 'etcdctl' | 'gateway';
   etcdctl?: string;
+  /** Overwrite FILE when it exists. */
+  force?: boolean;
+}
+
+/**
+ * Where the snapshot goes: an existing directory (never created on the fly: a typo would scatter
+ * backups), and no existing file unless --force. Checked before any member is contacted.
+ */
+export async function checkTarget(file: string, force: boolean): Promise<void> {
+  const { stat } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  const dir = dirname(file);
+  const dirStat = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
+  if (dirStat instanceof Error) {
+    const code = dirStat.code;
+    if (code === 'ENOENT') throw new UsageError(`${file}: the directory ${dir} does not exist`, { field: 'file', hint: `create it first (mkdir -p ${dir}) or choose another path` });
+    if (code === 'ENOTDIR') throw new UsageError(`${file}: a part of ${dir} is a file, not a directory`, { field: 'file', hint: 'choose a path inside a directory' });
+    throw new UsageError(`${file}: cannot use the directory ${dir} (${code})`, { field: 'file', hint: 'choose a path in a directory you can write' });
+  }
+  if (!dirStat.isDirectory()) throw new UsageError(`${file}: ${dir} is a file, not a directory`, { field: 'file', hint: 'choose a path inside a directory' });
+  const existing = await stat(file).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`${file} is a directory`, { field: 'file', hint: 'give the path of the snapshot file to write, e.g. backup.db' });
+  if (existing && !force) throw new UsageError(`${file} already exists`, { field: 'file', hint: 'pass --force to overwrite it, or choose another name' });
 }
 
 /**
@@ -21,6 +44,8 @@ export interface SnapshotSaveOptions extends ClusterFlags, TimeoutFlags {
  */
 export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<CommandResult> {
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.via)) throw new UsageError(`--via: "${opts.via}" is not one of auto, etcdctl, gateway`, { field: '--via' });
+  const target = resolve(ctx.cwd, opts.file);
+  await checkTarget(target, Boolean(opts.force));
   const t = timeouts(opts);
   let endpoint = opts.endpoint ? normalizeEndpoint(opts.endpoint, '--endpoint') : undefined;
   if (!endpoint) {
@@ -41,12 +66,17 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   const before = (await c.status()).revision;
   const snap = await saveSnapshot({
     endpoint,
-    file: resolve(ctx.cwd, opts.file),
+    file: target,
     timeoutMs: t.snapshotMs,
     etcdctl: opts.via === 'etcdctl' || (opts.via === 'auto' && real) ? etcdctl : undefined,
     exec: await ctx.exec(),
     minRevision: before,
   }).catch((err) => {
+    const e = err as NodeJS.ErrnoException;
+    // A file-system error is about the path, not the member.
+    if (!(err instanceof OpsError) && e.syscall && e.path) {
+      throw new OpsError(`cannot write the snapshot ${target}: ${e.code} on ${e.path}`, 1, { code: 'snapshot_file', hint: 'choose a path in a directory you can write, with space for the snapshot' });
+    }
     throw err instanceof OpsError ? err : new OpsError((err as Error).message, 1, { code: 'snapshot', hint: 'try another member with --endpoint, or check it with opsctl kv status' });
   });
   return {

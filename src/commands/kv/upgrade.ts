@@ -45,7 +45,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     exec: await ctx.exec(),
     signal: ctx.abort.signal,
     now: ctx.now,
-    reporter: await reporter(ctx),
+    reporter: reporter(ctx),
     rollbackCommand,
     debug: ctx.debugSink,
   });

@@ -2,12 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { ApiError, PartialError, UsageError, ValidationError } from '../../core/errors.js';
+import { confirmDestructive } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
 import type { LabelsClient } from '../../labels/client.js';
 import { parseLabelFile, type DesiredLabel } from '../../labels/file.js';
 import { statusLine } from '../../labels/format.js';
 import { PlanError, limitProblems, planLabel, planWrites, type Plan } from '../../labels/plan.js';
 import type { Label, LabelPermission } from '../../labels/types.js';
+import { principalKey } from '../../labels/names.js';
 import { labelsClient } from './shared.js';
 
 export interface ApplyOptions {
@@ -111,6 +113,15 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   if (opts.dryRun) return { data: { ...summary, applied: false }, text, message: 'dry run: nothing sent' };
   if (!ctx.jsonOutput) ctx.io.out(text);
   if (summary.writes === 0) return { data: { ...summary, applied: true, revisionId: current?.revisionId }, text: '' };
+  const removals = [
+    ...plan.revoke.map((p) => `permission ${principalKey(p)} (${p.role})`),
+    ...plan.requests.flatMap((r) => (r.deleteField ? [`field ${r.deleteField.id}`] : r.deleteSelectionChoice ? [`choice ${r.deleteSelectionChoice.id} of field ${r.deleteSelectionChoice.fieldId}`] : [])),
+  ];
+  if (removals.length) {
+    // what the file drops is deleted: the one confirmation rule (the plan above listed it)
+    const decision = await confirmDestructive(ctx, { action: `remove ${removals.length} thing${removals.length === 1 ? '' : 's'} ${source} no longer lists`, items: removals });
+    if (decision !== 'proceed') return { data: { ...summary, applied: false, declined: true }, text: '', message: 'nothing changed' };
+  }
 
   const done: string[] = [];
   let label = current;

@@ -8,9 +8,7 @@ export async function run(opts: OneLabelOptions & { field: string; choice: strin
   return oneDelta(opts, ctx, (label) => {
     const field = selectionField(label, opts.field);
     const choice = findChoice(field, opts.choice);
-    return {
-      request: { deleteSelectionChoice: { fieldId: field.id, id: choice.id } },
-      what: `deleted choice "${choice.properties?.displayName}" of "${field.properties?.displayName}"`,
-    };
+    const which = `choice "${choice.properties?.displayName}" of "${field.properties?.displayName}"`;
+    return { request: { deleteSelectionChoice: { fieldId: field.id, id: choice.id } }, what: `deleted ${which}`, deletes: which };
   });
 }

@@ -1,17 +1,16 @@
 import type { Context } from '../../context.js';
+import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
 import { labelName } from '../../labels/names.js';
 import { labelsClient, writableRef } from './shared.js';
 
-export async function run(opts: { label: string; admin?: boolean }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: { label: string; admin?: boolean; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
   const name = labelName(writableRef(opts.label));
   const client = await labelsClient(ctx, opts.admin);
   const current = await client.get(name);
-  const ok = await (await ctx.prompter()).confirm(
-    `Delete ${name} ("${current.properties?.title}") and its metadata on every item?`,
-    { flag: '--yes' },
-  );
-  if (!ok) return { message: 'nothing deleted' };
+  const what = { action: `delete ${name} and its metadata on every item`, items: [`${name} "${current.properties?.title}" (${current.lifecycle?.state})`], dryRun: opts.dryRun };
+  const decision = await confirmDestructive(ctx, what);
+  if (decision !== 'proceed') return notDone(decision, what);
   await client.delete(name, current.revisionId);
   return { data: { name, deleted: true }, text: '', message: `deleted ${name}` };
 }

@@ -7,6 +7,7 @@ import { findField } from './shared.js';
 export async function run(opts: OneLabelOptions & { field: string }, ctx: Context): Promise<CommandResult> {
   return oneDelta(opts, ctx, (label) => {
     const field = findField(label, opts.field);
-    return { request: { deleteField: { id: field.id } }, what: `deleted field "${field.properties?.displayName}"` };
+    const which = `field "${field.properties?.displayName}" (${field.id})`;
+    return { request: { deleteField: { id: field.id } }, what: `deleted ${which}`, deletes: which };
   });
 }

@@ -8,6 +8,10 @@ const LABEL_ARG = '<label>';
 const ADMIN_HELP = 'use admin access (useAdminAccess; needs the drive.admin.labels scope): the way to read or change an ADMIN label';
 /** `--admin` on a verb that acts on one label. */
 const admin = (c: Command): Command => c.option('--admin', ADMIN_HELP);
+/** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
+const CONFIRM_HELP = 'asks on a terminal; needs --yes without one; --dry-run shows it';
+/** `--dry-run` on a destructive verb. */
+const dryRun = (c: Command): Command => c.option('--dry-run', 'show what would be deleted and change nothing');
 const LABEL_HELP = 'ids are bare (0a1b2c) or names (labels/0a1b2c, labels/0a1b2c@published, labels/0a1b2c@3, labels/0a1b2c/revisions/3)';
 
 /** `opsctl labels …`: the label-management service (Drive Labels API v2beta shape). */
@@ -27,7 +31,7 @@ export function register(program: Command, ctx: Context): void {
     .option('--admin', 'use admin access (useAdminAccess): every label of the organisation')
     .option('--limit <n>', 'stop after this many labels');
   list.action(lazyAction(ctx, () => import('./list.js'), (_a, o) => ({ publishedOnly: Boolean(o.publishedOnly), minimumRole: o.minimumRole, admin: Boolean(o.admin), limit: o.limit })));
-  examples(list, 'opsctl labels list --published-only', 'opsctl labels list --json id,properties');
+  examples(list, 'opsctl labels list --published-only', 'opsctl labels list --json=id,properties');
 
   const get = admin(labels.command(`get ${LABEL_ARG}`).description('show a label (latest revision unless the name says @published or @REV)'));
   get.action(lazyAction(ctx, () => import('./get.js'), ([label], o) => ({ label, admin: Boolean(o.admin) })));
@@ -57,8 +61,8 @@ export function register(program: Command, ctx: Context): void {
   disable.action(lazyAction(ctx, () => import('./lifecycle.js'), ([label], o) => ({ label, verb: 'disable' as const, hideInSearch: Boolean(o.hideInSearch), showInApply: Boolean(o.showInApply), admin: Boolean(o.admin) })));
   examples(disable, 'opsctl labels disable 0a1b2c --hide-in-search');
 
-  const del = admin(labels.command(`delete ${LABEL_ARG}`).alias('rm').description('delete a draft or disabled label (asks first unless --yes)'));
-  del.action(lazyAction(ctx, () => import('./delete.js'), ([label], o) => ({ label, admin: Boolean(o.admin) })));
+  const del = dryRun(admin(labels.command(`delete ${LABEL_ARG}`).alias('rm').description(`delete a draft or disabled label (${CONFIRM_HELP})`)));
+  del.action(lazyAction(ctx, () => import('./delete.js'), ([label], o) => ({ label, admin: Boolean(o.admin), dryRun: Boolean(o.dryRun) })));
   examples(del, 'opsctl labels delete 0a1b2c --yes');
 
   const copy = admin(
@@ -81,14 +85,14 @@ export function register(program: Command, ctx: Context): void {
 
   const limits = labels.command('limits').description('the structural limits of a label (limits/label)');
   limits.action(lazyAction(ctx, () => import('./limits.js'), () => ({})));
-  examples(limits, 'opsctl labels limits', 'opsctl labels limits --json maxFields,fieldLimits');
+  examples(limits, 'opsctl labels limits', 'opsctl labels limits --json=maxFields,fieldLimits');
   const caps = labels.command('capabilities').description('what you may do with labels (users/me/capabilities)');
   caps.action(lazyAction(ctx, () => import('./capabilities.js'), () => ({})));
   examples(caps, 'opsctl labels capabilities', 'opsctl labels capabilities --json');
 
   const apply = labels
     .command('apply')
-    .description('make a label match a file (YAML or JSON): title, description, fields, choices, permissions')
+    .description(`make a label match a file (YAML or JSON): title, description, fields, choices, permissions (removing permissions or deleting fields/choices ${CONFIRM_HELP})`)
     .requiredOption('-f, --file <path>', 'the label file ("-" reads stdin)')
     .option('--dry-run', 'show the plan and send nothing')
     .option('--publish', 'publish the result when it has unpublished changes')
@@ -120,7 +124,8 @@ function registerFields(labels: Command, ctx: Context): void {
   examples(update, 'opsctl labels fields update 0a1b2c Level --name Sensitivity --required');
   const fieldVerbs = { enable: () => import('./fields-enable.js'), disable: () => import('./fields-disable.js'), delete: () => import('./fields-delete.js') };
   for (const v of ['enable', 'disable', 'delete'] as const) {
-    const cmd = admin(fields.command(`${v} ${LABEL_ARG} <field>`)).description(`${v} a field${v === 'delete' ? ' (a published one must be disabled first)' : ''}`);
+    const cmd = admin(fields.command(`${v} ${LABEL_ARG} <field>`)).description(`${v} a field${v === 'delete' ? ` (a published one must be disabled first; ${CONFIRM_HELP})` : ''}`);
+    if (v === 'delete') dryRun(cmd);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
     cmd.action(lazyAction(ctx, fieldVerbs[v], ([label, field], o) => ({ label, field, ...o })));
     examples(cmd, `opsctl labels fields ${v} 0a1b2c Level`);
@@ -145,7 +150,8 @@ function registerChoices(labels: Command, ctx: Context): void {
   examples(update, 'opsctl labels choices update 0a1b2c Level Low --name Minor');
   const choiceVerbs = { enable: () => import('./choices-enable.js'), disable: () => import('./choices-disable.js'), delete: () => import('./choices-delete.js') };
   for (const v of ['enable', 'disable', 'delete'] as const) {
-    const cmd = admin(choices.command(`${v} ${LABEL_ARG} <field> <choice>`)).description(`${v} a choice${v === 'delete' ? ' (a published one must be disabled first)' : ''}`);
+    const cmd = admin(choices.command(`${v} ${LABEL_ARG} <field> <choice>`)).description(`${v} a choice${v === 'delete' ? ` (a published one must be disabled first; ${CONFIRM_HELP})` : ''}`);
+    if (v === 'delete') dryRun(cmd);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
     cmd.action(lazyAction(ctx, choiceVerbs[v], ([label, field, choice], o) => ({ label, field, choice, ...o })));
     examples(cmd, `opsctl labels choices ${v} 0a1b2c Level Low`);
@@ -161,10 +167,10 @@ function registerPermissions(labels: Command, ctx: Context): void {
   const add = rev(perms.command(`add ${LABEL_ARG} <grants...>`).description('grant PRINCIPAL=ROLE (several at once: one :batchUpdate)'));
   add.action(lazyAction(ctx, () => import('./permissions-add.js'), ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants: grants as unknown as string[] })));
   examples(add, 'opsctl labels permissions add 0a1b2c bob@example.com=READER', 'opsctl labels permissions add 0a1b2c carol@example.com=EDITOR audiences/default=APPLIER');
-  const remove = rev(perms.command(`remove ${LABEL_ARG} <principals...>`).description('revoke by email, audience or permission name (several: one :batchDelete)'));
-  remove.action(lazyAction(ctx, () => import('./permissions-remove.js'), ([label, principals], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), principals: principals as unknown as string[] })));
+  const remove = dryRun(rev(perms.command(`remove ${LABEL_ARG} <principals...>`).description(`revoke by email, audience or permission name (several: one :batchDelete; ${CONFIRM_HELP})`)));
+  remove.action(lazyAction(ctx, () => import('./permissions-remove.js'), ([label, principals], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), dryRun: Boolean(o.dryRun), principals: principals as unknown as string[] })));
   examples(remove, 'opsctl labels permissions remove 0a1b2c bob@example.com');
-  const set = rev(perms.command(`set ${LABEL_ARG} [grants...]`).description('make the permissions exactly these PRINCIPAL=ROLE grants (one :batchUpdate + one :batchDelete)'));
-  set.action(lazyAction(ctx, () => import('./permissions-set.js'), ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants: (grants as unknown as string[]) ?? [] })));
+  const set = dryRun(rev(perms.command(`set ${LABEL_ARG} [grants...]`).description(`make the permissions exactly these PRINCIPAL=ROLE grants (one :batchUpdate + one :batchDelete; removing any ${CONFIRM_HELP})`)));
+  set.action(lazyAction(ctx, () => import('./permissions-set.js'), ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), dryRun: Boolean(o.dryRun), grants: (grants as unknown as string[]) ?? [] })));
   examples(set, 'opsctl labels permissions set 0a1b2c bob@example.com=READER audiences/default=APPLIER');
 }

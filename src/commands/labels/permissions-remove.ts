@@ -1,11 +1,12 @@
 import type { Context } from '../../context.js';
+import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { parsePrincipal, principalKey } from '../../labels/names.js';
 import { labelsClient, permissionParent, type PermissionTarget } from './shared.js';
 
 /** `labels permissions remove`: by email, audience or permission name; one is a DELETE, several are one `:batchDelete`. */
-export async function run(opts: PermissionTarget & { principals: string[] }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: PermissionTarget & { principals: string[]; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
   const { id, parent } = permissionParent(opts);
   const client = await labelsClient(ctx, opts.admin);
   const current = await client.permissions(parent);
@@ -18,6 +19,13 @@ export async function run(opts: PermissionTarget & { principals: string[] }, ctx
     return found.name!;
   });
   const unique = [...new Set(names)];
+  const who = (n: string) => {
+    const p = current.find((x) => x.name === n);
+    return p ? `${principalKey(p)} (${p.role}) ${n}` : n;
+  };
+  const what = { action: `remove ${unique.length} permission${unique.length === 1 ? '' : 's'} of ${parent}`, items: unique.map(who), dryRun: opts.dryRun };
+  const decision = await confirmDestructive(ctx, what);
+  if (decision !== 'proceed') return notDone(decision, what);
   if (unique.length === 1) await client.deletePermission(unique[0]);
   else await client.batchDeletePermissions(parent, unique);
   return { data: { removed: unique }, text: '', message: `${parent}: removed ${unique.length} permission${unique.length === 1 ? '' : 's'}` };

@@ -1,11 +1,12 @@
 import type { Context } from '../../context.js';
+import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { PartialError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { principalKey } from '../../labels/names.js';
 import { labelsClient, permissionParent, PERMISSION_COLUMNS, uniqueGrants, type PermissionTarget } from './shared.js';
 
 /** `labels permissions set`: exactly these grants; one `:batchUpdate` for new and changed, one `:batchDelete` for the rest. */
-export async function run(opts: PermissionTarget & { grants: string[] }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: PermissionTarget & { grants: string[]; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
   const { parent } = permissionParent(opts);
   const grants = uniqueGrants(opts.grants);
   const client = await labelsClient(ctx, opts.admin);
@@ -13,11 +14,19 @@ export async function run(opts: PermissionTarget & { grants: string[] }, ctx: Co
   const byKey = new Map(current.filter((p) => p.email || p.audience).map((p) => [principalKey(p), p]));
   const upserts = grants.filter((g) => byKey.get(principalKey(g))?.role !== g.role);
   const wanted = new Set(grants.map(principalKey));
-  const removals = [...byKey.entries()].filter(([k]) => !wanted.has(k)).map(([, p]) => p.name!);
-  if (!grants.length && removals.length) {
-    // `set` with no grants removes every permission: ask first (in CI: --yes)
-    const ok = await (await ctx.prompter()).confirm(`Remove all ${removals.length} permission${removals.length === 1 ? '' : 's'} of ${parent}?`, { flag: '--yes' });
-    if (!ok) return { message: 'nothing removed' };
+  const removed = [...byKey.entries()].filter(([k]) => !wanted.has(k));
+  const removals = removed.map(([, p]) => p.name!);
+  if (opts.dryRun) {
+    ctx.io.info(`dry run: would grant or change ${upserts.length} and remove ${removals.length} permission${removals.length === 1 ? '' : 's'} of ${parent}`);
+    for (const g of upserts) ctx.io.info(`  + ${principalKey(g)}=${g.role}`);
+    for (const [k, p] of removed) ctx.io.info(`  - ${k} (${p.role})`);
+    return { data: { dry_run: true, grant: upserts.map((g) => `${principalKey(g)}=${g.role}`), remove: removed.map(([k]) => k), changed: false }, text: '', message: 'dry run: nothing changed' };
+  }
+  if (removals.length) {
+    // removing permissions: the one confirmation rule
+    const what = { action: `remove ${removals.length} permission${removals.length === 1 ? '' : 's'} of ${parent}`, items: removed.map(([k, p]) => `${k} (${p.role})`) };
+    const decision = await confirmDestructive(ctx, what);
+    if (decision !== 'proceed') return notDone(decision, what);
   }
   if (upserts.length) await client.batchUpdatePermissions(parent, upserts);
   if (removals.length) {

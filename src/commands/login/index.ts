@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
@@ -13,7 +13,10 @@ export function register(program: Command, ctx: Context): void {
       .option('--no-browser', 'do not open a browser: print the URL, and accept the redirected URL pasted back (remote/SSH)')
       .option('--timeout <duration>', 'how long to wait for the browser, e.g. 90s, 5m', '5m')
       .option('--port <port>', 'loopback port for the redirect listener (default: any free port)')
-      .addOption(new Option('--consent-as <email>', 'demo/tests only, local mock only: submit the consent form over HTTP as this account').hideHelp())
+      .option(
+        '--consent-as <email>',
+        'headless sign-in to a LOCAL MOCK only (embedded or opsctl mock serve on loopback): no browser; opsctl submits the mock\'s consent form itself as this seeded account (e.g. alice@example.com), granting every requested scope. Refused for any other server',
+      )
       .action(
         lazyAction(ctx, () => import('./login.js'), (_a, o) => ({
           scopes: o.scopes as string[] | undefined,
@@ -28,5 +31,6 @@ export function register(program: Command, ctx: Context): void {
     'opsctl login --scopes media.readonly openid email --login-hint alice@example.com',
     'opsctl login --no-browser            # over SSH: open the URL elsewhere, paste the redirected URL back',
     'opsctl login --profile work --timeout 10m',
+    'opsctl login --consent-as alice@example.com   # no browser at all, local mock only: grants every requested scope as alice',
   );
 }

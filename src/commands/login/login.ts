@@ -13,7 +13,11 @@ export interface LoginCommandOptions {
 
 /** `opsctl login`: signs in, stores the tokens, says who you are and what you may do. */
 export async function run(opts: LoginCommandOptions, ctx: Context): Promise<CommandResult> {
-  const [{ login, parseTimeout }, { parseScopes, shortScope }] = await Promise.all([import('../../auth/login.js'), import('../../auth/scopes.js')]);
+  const [{ login, parseTimeout }, { parseScopes, shortScope }, { configuredIssuer }] = await Promise.all([
+    import('../../auth/login.js'),
+    import('../../auth/scopes.js'),
+    import('../../auth/settings.js'),
+  ]);
   const timeoutMs = parseTimeout(opts.timeout);
   if (!timeoutMs) throw new UsageError(`--timeout: "${opts.timeout}" is not a duration`, { field: 'timeout', hint: 'write it like 90s, 5m or 1h' });
   let port: number | undefined;
@@ -21,7 +25,8 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
     port = Number(opts.port);
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 1024..65535, or leave --port out for a free port' });
   }
-  const scopes = opts.scopes ? parseScopes(opts.scopes) : undefined;
+  // Short names expand to the Google-shaped scope base; an issuer's (any provider's) scopes stay as written.
+  const scopes = opts.scopes ? parseScopes(opts.scopes, { expand: !configuredIssuer(ctx.env, await ctx.profile()) }) : undefined;
   if (opts.scopes && !scopes?.length) throw new UsageError('--scopes: give at least one scope', { field: 'scopes', hint: 'e.g. --scopes openid email media.readonly, or leave --scopes out for the profile\'s scopes' });
   if (opts.loginHint !== undefined && !opts.loginHint.trim()) throw new UsageError('--login-hint: give an e-mail address or account id', { field: 'login-hint', hint: 'e.g. --login-hint alice@example.com, or leave it out to choose on the sign-in page' });
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set: it will still take precedence over the tokens stored by this sign-in');

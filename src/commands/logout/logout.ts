@@ -18,7 +18,7 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set in the environment: opsctl keeps using it until you unset it');
   if (!stored) return { data: { profile, revoked: false, removed: false }, text: '', message: `not signed in on profile ${profile}: nothing to do` };
 
-  let revoked: 'revoked' | 'already_revoked' | 'failed' = 'failed';
+  let revoked: 'revoked' | 'already_revoked' | 'unsupported' | 'failed' = 'failed';
   let problem: string | undefined;
   try {
     const settings = await oauthSettings(ctx);
@@ -33,6 +33,15 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
     });
   }
   const account = stored.account ? ` ${stored.account}` : '';
+  if (revoked === 'unsupported') {
+    // Nothing opsctl can do on the server: the local sign-in is gone, the grant lives until it expires.
+    ctx.io.warn(`the provider has no revocation endpoint (its metadata names none and revoke_url is not set): could not revoke the tokens on the server`);
+    return {
+      data: { profile, revoked: false, revocation_supported: false, removed: true },
+      text: '',
+      message: `Signed out${account} locally (tokens forgotten; not revoked on the server: revoke access at your provider's account page to end the grant there)`,
+    };
+  }
   if (revoked === 'failed') {
     ctx.io.warn(`could not revoke the tokens on the server: ${problem}`);
     return {

@@ -2,6 +2,8 @@ import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
+import { registerClients } from './clients-register.js';
+import { registerEvents } from './events-register.js';
 
 export function register(program: Command, ctx: Context): void {
   const mock = program.command('mock').description(NOUN_SUMMARIES.mock);
@@ -13,12 +15,14 @@ export function register(program: Command, ctx: Context): void {
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .addOption(new Option('--state <file>', 'keep state in this JSON file (default: opsctl data dir)').conflicts('memory'))
       .option('--memory', 'keep state in memory only')
-      .option('--test', 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests')
+      .option('--test', 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests, POST /__mock/clock')
       .option('--tracker-rate-limit <rate>', 'tracker limit as requests/window', '200/1m')
       .option('--oauth-clients <file>', 'merge OAuth clients and users from this JSON or YAML file into the registry')
       .option('--access-token-ttl <seconds>', 'OAuth access-token lifetime', '3600')
       .option('--refresh-token-ttl <seconds>', 'make every grant time-based: refresh tokens expire after this many seconds')
       .option('--refresh-token-limit <n>', 'live refresh tokens per client and user; the oldest stop working beyond it', '100')
+      .option('--integrity-delay <seconds>', 'how long an integrity-check change takes to come into force (the seed: up to 15 minutes)', '900')
+      .option('--unused-client-days <days>', 'days without use after which the console deletes a client', '180')
       .action(
         lazyAction(ctx, () => import('./serve.js'), (_a, o) => ({
           port: o.port,
@@ -31,10 +35,14 @@ export function register(program: Command, ctx: Context): void {
           accessTokenTtl: o.accessTokenTtl,
           refreshTokenTtl: o.refreshTokenTtl,
           refreshTokenLimit: o.refreshTokenLimit,
+          integrityDelay: o.integrityDelay,
+          unusedClientDays: o.unusedClientDays,
         })),
       ),
     'opsctl mock serve --port 8080',
     'opsctl mock serve --memory --test --json',
     'opsctl mock serve --access-token-ttl 60 --refresh-token-ttl 600 --oauth-clients clients.yaml',
   );
+  registerClients(mock, ctx);
+  registerEvents(mock, ctx);
 }

@@ -1,6 +1,7 @@
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../core/errors.js';
+import { OpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { parseRate } from '../../core/pacer.js';
 import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
@@ -16,6 +17,21 @@ export interface ServeOptions {
   accessTokenTtl?: string;
   refreshTokenTtl?: string;
   refreshTokenLimit?: string;
+  integrityDelay?: string;
+  unusedClientDays?: string;
+}
+
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** Why the server could not listen, naming the address and what to do (else the error itself). */
+function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE') return new OpsError(`cannot listen on ${where}: the port ${port} is already in use`, 1, { code: 'port_in_use', hint: 'stop what uses it, choose another --port, or use --port 0 for any free port' });
+  if (code === 'EADDRNOTAVAIL') return new OpsError(`cannot listen on ${where}: ${host} is not an address of this machine`, 1, { code: 'address_not_available', hint: 'use one of its addresses, 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)' });
+  if (code === 'EACCES' || code === 'EPERM') return new OpsError(`cannot listen on ${where}: permission denied`, 1, { code: 'listen_denied', hint: 'ports below 1024 need privileges: choose --port 1024 or higher (or 0 for any free port)' });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new OpsError(`cannot listen on ${where}: the host name ${host} does not resolve`, 1, { code: 'host_not_found', hint: 'give an IP address with --host, e.g. 127.0.0.1' });
+  return err;
 }
 
 function positive(flag: string, value: string | undefined): number | undefined {
@@ -25,10 +41,20 @@ function positive(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
+function nonNegative(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag}: "${value}" is not a whole number of seconds (0 or more)`, { field: flag.slice(2) });
+  return n;
+}
+
 /** Serves the mocks until SIGINT/SIGTERM; prints each service's URL and the tracker token it accepts. */
 export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResult> {
-  const port = Number(opts.port);
+  const port = /^\d+$/.test(opts.port) ? Number(opts.port) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 0..65535 (0 picks a free port)' });
+  if (!isIP(opts.host) && !HOSTNAME.test(opts.host)) {
+    throw new UsageError(`--host: "${opts.host}" is not an IP address or host name`, { field: 'host', hint: 'e.g. --host 127.0.0.1 (this machine only), --host ::1, or --host 0.0.0.0 (every interface)' });
+  }
   const rate = parseRate(opts.trackerRateLimit);
   if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
   const state = opts.memory ? 'memory' : (opts.state ?? join(ctx.paths.data, 'mock-state.json'));
@@ -38,6 +64,8 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     refreshTokenTtlSeconds: positive('--refresh-token-ttl', opts.refreshTokenTtl),
     refreshTokenLimit: positive('--refresh-token-limit', opts.refreshTokenLimit),
     clientsFile: opts.oauthClients,
+    integrityDelaySeconds: nonNegative('--integrity-delay', opts.integrityDelay),
+    unusedClientDays: positive('--unused-client-days', opts.unusedClientDays),
   };
   if (opts.oauthClients) {
     const { readRegistryFile } = await import('../../mock/services/oauth/index.js');
@@ -45,11 +73,24 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
       throw new UsageError(`--oauth-clients: ${err.message}`, { field: 'oauth-clients', hint: 'give a JSON or YAML file with {clients: [...], users: [...]}' });
     });
   }
-  const server = await createMockServer({ port, host: opts.host, state, test: opts.test, options: { tracker: { rateLimit: rate }, oauth } });
-  if (opts.oauthClients) await server.service('oauth');
+  // The state file is checked before listening: a wrong shape is refused naming the file, never served as 500s.
+  const { FileStore, MemoryStore } = await import('../../mock/store.js');
+  const store = opts.memory ? new MemoryStore() : new FileStore(state);
+  await store.read(() => undefined);
+  const server = await createMockServer({ port, host: opts.host, state: store, test: opts.test, options: { tracker: { rateLimit: rate }, oauth } }).catch((err) => {
+    throw listenError(err, opts.host, port);
+  });
+  let token: string;
+  try {
+    // Loaded at once: security events still queued in the state are delivered in the background.
+    await server.service('oauth');
+    await server.service('tracker');
+    token = await server.store.read((s) => s.tracker.token as string);
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
   ctx.handlesInterrupt = true;
-  await server.service('tracker');
-  const token = await server.store.read((s) => s.tracker.token as string);
   const info = {
     url: server.url,
     services: server.urls,

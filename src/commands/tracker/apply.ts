@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { Context } from '../../context.js';
+import { confirmDestructive } from '../../core/confirm.js';
 import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
@@ -43,6 +44,17 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const plan = planApply(current, found.items, { key, fields, createOnly, prune: opts.prune });
   const todo = writes(plan);
   if (!ctx.jsonOutput) printPlan(ctx, plan, spec.name);
+  const deletes = plan.steps.filter((s) => s.action === 'delete');
+  if (deletes.length && !opts.dryRun) {
+    // --prune deletes: the one confirmation rule (the plan above already listed them)
+    const decision = await confirmDestructive(ctx, {
+      action: `delete ${deletes.length} ${spec.name} not in ${label(opts.file)} (--prune)`,
+      items: deletes.map((s) => `${spec.singular} ${s.id ?? ''} "${s.key}"`),
+    });
+    if (decision !== 'proceed') {
+      return { data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: 0, declined: true }, text: '', message: 'nothing changed' };
+    }
+  }
   if (opts.dryRun || todo.length === 0) {
     return {
       data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: opts.dryRun, applied: 0 },
@@ -51,14 +63,15 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     };
   }
 
-  const progress = await ctx.io.progress(`applying ${todo.length} change(s) to ${spec.name}`);
-  // about ten progress lines however long the run (a spinner on a TTY shows every step)
-  const every = ctx.io.isStderrTTY ? 1 : Math.max(1, Math.ceil(todo.length / 10));
+  const progress = ctx.io.progress(`applying ${todo.length} change(s) to ${spec.name}`);
+  // about ten progress lines however long the run (a live spinner shows every step)
+  const every = ctx.io.liveProgress ? 1 : Math.max(1, Math.ceil(todo.length / 10));
   // Ctrl-C (or a CI timeout's SIGTERM) stops taking new writes and reports what was made
   const signal = await handleInterrupts(ctx);
   const outcome = await runWrites(client, spec, todo, {
     signal,
-    onStep: (n, total) => (n % every === 0 || n === total) && progress.update(`applied ${n}/${total}`),
+    // the counter counts finished writes, failures named: never "applied 4/4" when 2 of them failed
+    onStep: (n, total, failed) => (n % every === 0 || n === total) && progress.update(`${n}/${total} done${failed ? `, ${failed} failed` : ''}`),
   });
   if (outcome.interrupted) {
     progress.fail(`interrupted after ${outcome.applied.length} of ${todo.length} change(s)`);

@@ -1,13 +1,19 @@
 import type { Context } from '../../context.js';
+import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
 import { parseId } from '../../tracker/input.js';
 import { resource, trackerClient } from './shared.js';
 
-export async function run(opts: { resource: string; id: string }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: { resource: string; id: string; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
   const id = parseId(spec, opts.id);
-  const ok = await (await ctx.prompter()).confirm(`Delete ${spec.singular} ${id}?`, { flag: '--yes' });
-  if (!ok) return { message: 'nothing deleted' };
-  await (await trackerClient(ctx, spec)).delete(spec, id);
+  const client = await trackerClient(ctx, spec);
+  // name what goes (a read, never a write); a resource without `get` is named by its id alone
+  const record = spec.verbs.includes('get') ? await client.get<Record<string, unknown>>(spec, id) : undefined;
+  const title = record?.name ?? record?.title ?? record?.text;
+  const what = { action: `delete ${spec.singular} ${id}`, items: [`${spec.singular} ${id}${typeof title === 'string' ? ` "${title}"` : ''}`], dryRun: opts.dryRun };
+  const decision = await confirmDestructive(ctx, what);
+  if (decision !== 'proceed') return notDone(decision, what);
+  await client.delete(spec, id);
   return { data: { id, deleted: true }, message: `deleted ${spec.singular} ${id}`, text: '' };
 }

@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { UsageError, ValidationError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
@@ -61,8 +62,9 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   }
 
   if (extra.confirm) {
-    const ok = await (await ctx.prompter()).confirm(`${extra.description} (${opts.args.join(' ')})?`, { flag: '--yes' });
-    if (!ok) return { message: 'nothing changed' };
+    const what = { action: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}`, items: [`${extra.description}: ${opts.args.join(' ')}`], dryRun: Boolean(opts.flags.dryRun) };
+    const decision = await confirmDestructive(ctx, what);
+    if (decision !== 'proceed') return notDone(decision, what);
   }
   let body: Record<string, unknown> | undefined;
   if (extra.body) {

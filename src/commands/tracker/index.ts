@@ -5,6 +5,9 @@ import { RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/reso
 import { examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
 
+/** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
+export const CONFIRM_HELP = 'asks on a terminal; needs --yes without one; --dry-run shows it';
+
 /** `opsctl tracker <resource> <verb>`, generated from the resource table. */
 export function register(program: Command, ctx: Context, wholeTree = false): void {
   const tracker = program
@@ -64,8 +67,9 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     examples(cmd, ex('update', `opsctl tracker ${spec.name} update ID --data @changes.json`));
   }
   if (spec.verbs.includes('delete')) {
-    const cmd = noun.command('delete <id>').alias('rm').description(`delete ${withArticle(spec.singular)} (asks first unless --yes)`);
-    cmd.action(lazyAction(ctx, () => import('./delete.js'), ([id]) => ({ resource, id })));
+    const cmd = noun.command('delete <id>').alias('rm').description(`delete ${withArticle(spec.singular)} (${CONFIRM_HELP})`);
+    cmd.option('--dry-run', 'show what would be deleted and change nothing');
+    cmd.action(lazyAction(ctx, () => import('./delete.js'), ([id], o) => ({ resource, id, dryRun: Boolean(o.dryRun) })));
     examples(cmd, ex('delete', `opsctl tracker ${spec.name} delete ID --yes`));
   }
   for (const extra of spec.extras ?? []) registerExtra(noun, spec, extra, ctx);
@@ -85,13 +89,14 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     const cmd = noun.command('apply').description(extra.description);
     cmd.requiredOption('-f, --file <path|->', 'the desired state: a YAML or JSON file (- reads stdin)');
     cmd.option('--dry-run', 'print the plan and stop');
-    cmd.option('--prune', `delete ${spec.name} that the file does not list`);
+    cmd.option('--prune', `delete ${spec.name} that the file does not list (${CONFIRM_HELP})`);
     cmd.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ resource, file: o.file as string, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune) })));
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
     return;
   }
   const args = (extra.args ?? []).map((a) => `<${(a.name === 'id' ? `${spec.singular}-id` : a.name).replace(/[_ ]/g, '-')}>`).join(' ');
-  const cmd = noun.command(args ? `${verb} ${args}` : verb).description(extra.description);
+  const cmd = noun.command(args ? `${verb} ${args}` : verb).description(extra.confirm ? `${extra.description} (${CONFIRM_HELP})` : extra.description);
+  if (extra.confirm) cmd.option('--dry-run', 'show what would be deleted and change nothing');
   for (const [name, f] of Object.entries(extra.query ?? {})) addFieldOption(cmd, name, f, 'list');
   if (extra.body) addBodyOptions(cmd, extra.body, 'create');
   if (extra.paging || extra.result === 'list') addPagingOptions(cmd);

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { escapeHtml, htmlPage } from '../../../auth/html.js';
 import { reply, type MockReply, type MockRequest } from '../../http.js';
+import { hasOwn, own } from '../../lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { clients, errorPage, formParams, oauthOptions, pending, users, type PendingRequest } from './common.js';
 import { checkRedirectUri, clientUsable, IDENTITY_SCOPES, isEmbeddedUserAgent, KNOWN_SCOPES, type MockUser, type OAuthClient } from './registry.js';
 import { oauth } from './tokens.js';
+import { sweepIfDue } from './admin.js';
 
 export const AUTH_PATH = '/o/oauth2/v2/auth';
 export const CONSENT_PATH = '/o/oauth2/v2/auth/consent';
@@ -26,8 +28,9 @@ async function authorize(ctx: ServiceContext, req: MockRequest): Promise<MockRep
   }
   const clientId = q.get('client_id');
   if (!clientId) return errorPage(400, 'invalid_request', 'Missing required parameter: client_id');
+  await sweepIfDue(ctx); // the console deletes unused clients
   const now = ctx.now();
-  const client = await ctx.store.read((s) => clients(s)[clientId] as OAuthClient | undefined);
+  const client = await ctx.store.read((s) => own(clients(s), clientId));
   if (!client) return errorPage(401, 'invalid_client', `The OAuth client was not found: ${clientId}`);
   const usable = clientUsable(client, now);
   if (!usable.ok) return errorPage(401, usable.error, usable.description);
@@ -42,7 +45,7 @@ async function authorize(ctx: ServiceContext, req: MockRequest): Promise<MockRep
   const scopeParam = q.get('scope')?.trim();
   if (!scopeParam) return errorPage(400, 'invalid_request', 'Missing required parameter: scope');
   const scopes = [...new Set(scopeParam.split(/\s+/))];
-  const unknown = scopes.filter((s) => !(s in KNOWN_SCOPES));
+  const unknown = scopes.filter((s) => !hasOwn(KNOWN_SCOPES, s));
   if (unknown.length) return errorPage(400, 'invalid_scope', `Some requested scopes were invalid: ${unknown.join(' ')}`);
 
   const challenge = q.get('code_challenge') ?? undefined;
@@ -147,8 +150,9 @@ async function consent(ctx: ServiceContext, req: MockRequest): Promise<MockReply
   const now = ctx.now();
   const id = form.get('request') ?? '';
   const found = await ctx.store.read((s) => {
-    const r = pending(s)[id];
-    return r ? { request: r, client: clients(s)[r.client_id] as OAuthClient, list: users(s) } : undefined;
+    const r = own(pending(s), id);
+    const client = r && own(clients(s), r.client_id);
+    return r && client ? { request: r, client, list: users(s) } : undefined;
   });
   if (!found || found.request.expires_at <= now) {
     return errorPage(400, 'invalid_request', 'This sign-in request is unknown or has expired. Start again from the application.');

@@ -1,5 +1,6 @@
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { ServiceContext } from '../../service.js';
+import { dict } from '../../lookup.js';
 import type { MockState } from '../../store.js';
 import { escapeHtml, htmlPage } from '../../../auth/html.js';
 import type { MockUser, OAuthClient } from './registry.js';
@@ -41,7 +42,7 @@ export interface PendingRequest {
 }
 
 export function clients(state: MockState): Record<string, OAuthClient> {
-  return oauth(state).clients as Record<string, OAuthClient>;
+  return dict(oauth(state).clients as Record<string, OAuthClient>);
 }
 
 export function users(state: MockState): MockUser[] {
@@ -51,7 +52,7 @@ export function users(state: MockState): MockUser[] {
 export function pending(state: MockState): Record<string, PendingRequest> {
   const slice = oauth(state);
   slice.pending ??= {};
-  return slice.pending as Record<string, PendingRequest>;
+  return dict(slice.pending as Record<string, PendingRequest>);
 }
 
 /** The OAuth error shape `{error, error_description}` with no-store caching. */

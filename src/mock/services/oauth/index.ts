@@ -7,6 +7,9 @@ import { clientProblem, restoreClient, seedClients, seedUsers, type MockUser, ty
 import { tokenRoutes } from './token.js';
 import { oauth } from './tokens.js';
 import { MockError } from '../../http.js';
+import { own } from '../../lookup.js';
+import { adminRoutes, afterRestore } from './admin.js';
+import { registerDeliverer } from './delivery.js';
 
 /** POST here restores a deleted client within 30 days (what the developer console's restore button does). */
 export const RESTORE_PATH = '/oauth2/mock/clients/:client_id/restore';
@@ -65,11 +68,18 @@ const oauthService: ServiceModule = {
     }
     const restore = (clientId: string) =>
       ctx.store.write((s) => {
-        const c = oauth(s).clients[clientId] as OAuthClient | undefined;
-        return c ? restoreClient(c, ctx.now()) : `${clientId} is unknown`;
+        const c = own(oauth(s).clients as Record<string, OAuthClient>, clientId);
+        const problem = c ? restoreClient(c, ctx.now()) : `${clientId} is unknown`;
+        if (c && !problem) afterRestore(c, ctx.now());
+        return problem;
       });
+    // The developer console's API and the security-event delivery loop (resumes what the state still queues).
+    const admin = adminRoutes(ctx);
+    registerDeliverer(ctx.store, admin.deliverer);
+    admin.deliverer.kick();
     return {
       routes: [
+        ...admin.routes,
         ...authorizeRoutes(ctx),
         ...tokenRoutes(ctx),
         {
@@ -89,6 +99,8 @@ const oauthService: ServiceModule = {
       errorReply,
       /** Restores a deleted client (the developer console's "restore", within 30 days). */
       restoreClient: restore,
+      /** Stops the event delivery loop (the server calls it on close). */
+      close: () => admin.deliverer.close(),
     };
   },
 };

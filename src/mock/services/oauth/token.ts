@@ -1,9 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
+import { own } from '../../lookup.js';
 import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, oauthOptions, users } from './common.js';
 import { jwks, signingKey, signJwt } from './jwt.js';
+import { refreshRevoked, unusedDays } from './admin.js';
+import { consoleGate, integrityEvidence, sweepUnused } from './console.js';
+import { kickDelivery } from './delivery.js';
 import { clientUsable, IDENTITY_SCOPES, KNOWN_SCOPES, type OAuthClient } from './registry.js';
 import {
   bearerToken,
@@ -100,7 +104,8 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
   const iss = issuer(req);
 
   const outcome = await ctx.store.write((s): Outcome => {
-    const client = clients(s)[creds.id as string] as OAuthClient | undefined;
+    sweepUnused(s, now, unusedDays(ctx));
+    const client = own(clients(s), creds.id as string);
     if (!client) return fail(401, 'invalid_client', 'The OAuth client was not found.');
     const usable = clientUsable(client, now);
     if (!usable.ok) return fail(401, 'deleted_client', usable.description);
@@ -109,6 +114,9 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
       if (!creds.secret) return fail(401, 'invalid_client', 'client_secret is missing.');
       if (!sameSecret(creds.secret, client.client_secret)) return fail(401, 'invalid_client', 'Unauthorized: the client secret is wrong.');
     }
+    // The console's side: last use, and the integrity check of mobile B clients.
+    const refused = consoleGate(s, client, integrityEvidence(req.headers, form), now);
+    if (refused) return fail(refused.status, refused.error, refused.description);
     prune(s, now);
     return grantType === 'authorization_code' ? exchangeCode(s, client, form, now, opts, iss) : refresh(s, client, form, now, opts, iss);
   });
@@ -122,7 +130,7 @@ function exchangeCode(s: MockState, client: OAuthClient, form: URLSearchParams, 
   const redirectUri = form.get('redirect_uri');
   if (!redirectUri) return fail(400, 'invalid_request', 'Missing required parameter: redirect_uri');
   const slice = oauth(s);
-  const code = slice.codes[codeValue];
+  const code = own(slice.codes, codeValue);
   if (!code) return fail(400, 'invalid_grant', 'Malformed auth code.');
   if (code.used) {
     // A replayed code: refuse it and withdraw what it already bought (RFC 6749 §4.1.2).
@@ -207,21 +215,28 @@ async function revoke(ctx: ServiceContext, req: MockRequest): Promise<MockReply>
   const value = req.query.get('token') ?? form.get('token');
   if (!value) throw oauthError(400, 'invalid_request', 'Missing required parameter: token');
   const now = ctx.now();
+  const iss = issuer(req);
   const ok = await ctx.store.write((s) => {
     const at = checkAccessToken(s, value, now);
     if (at.ok) {
       at.record.revoked = true;
-      if (at.record.refresh_token) revokeGrant(s, at.record.refresh_token);
+      if (at.record.refresh_token) {
+        const live = checkRefreshToken(s, at.record.refresh_token, now).ok;
+        revokeGrant(s, at.record.refresh_token);
+        if (live) refreshRevoked(s, at.record.refresh_token, iss, now);
+      }
       return true;
     }
     const rt = checkRefreshToken(s, value, now);
     if (rt.ok) {
       revokeGrant(s, value);
+      refreshRevoked(s, value, iss, now);
       return true;
     }
     return false;
   });
   if (!ok) throw oauthError(400, 'invalid_token', 'Token expired or revoked');
+  kickDelivery(ctx.store);
   return { status: 200, json: {}, headers: NO_STORE };
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { dict, own } from '../../lookup.js';
 import type { MockState } from '../../store.js';
 
 /**
@@ -65,6 +66,9 @@ export function oauth(state: MockState): OAuthSlice {
   state.oauth.accessTokens ??= {};
   state.oauth.refreshTokens ??= {};
   state.oauth.codes ??= {};
+  dict(state.oauth.accessTokens);
+  dict(state.oauth.refreshTokens);
+  dict(state.oauth.codes);
   return state.oauth as OAuthSlice;
 }
 
@@ -72,7 +76,7 @@ export type RefreshCheck = { ok: true; record: RefreshTokenRecord } | { ok: fals
 
 export function checkRefreshToken(state: MockState, token: string | undefined, now: number): RefreshCheck {
   if (!token) return { ok: false, reason: 'missing' };
-  const record = (state.oauth?.refreshTokens as Record<string, RefreshTokenRecord> | undefined)?.[token];
+  const record = own(state.oauth?.refreshTokens as Record<string, RefreshTokenRecord> | undefined, token);
   if (!record) return { ok: false, reason: 'unknown' };
   if (record.revoked) return { ok: false, reason: 'revoked' };
   if (record.expires_at !== null && record.expires_at <= now) return { ok: false, reason: 'expired' };
@@ -121,7 +125,7 @@ export function enforceRefreshLimit(state: MockState, sub: string, clientId: str
 /** Revokes a refresh token and every access token issued with it. */
 export function revokeGrant(state: MockState, refreshToken: string, reason = 'revoked'): void {
   const slice = oauth(state);
-  const rt = slice.refreshTokens[refreshToken];
+  const rt = own(slice.refreshTokens, refreshToken);
   if (rt) {
     rt.revoked = true;
     rt.revoked_reason ??= reason;
@@ -136,7 +140,7 @@ export type TokenCheck =
 /** Looks a bearer token up: unknown, expired and revoked tokens are refused with the reason. */
 export function checkAccessToken(state: MockState, token: string | undefined, now: number): TokenCheck {
   if (!token) return { ok: false, reason: 'missing' };
-  const record = (state.oauth?.accessTokens as Record<string, AccessTokenRecord> | undefined)?.[token];
+  const record = own(state.oauth?.accessTokens as Record<string, AccessTokenRecord> | undefined, token);
   if (!record) return { ok: false, reason: 'unknown' };
   if (record.revoked) return { ok: false, reason: 'revoked' };
   if (record.expires_at <= now) return { ok: false, reason: 'expired' };

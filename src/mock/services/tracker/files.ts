@@ -4,6 +4,9 @@ import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
 
+/** The largest multipart upload the mock accepts unless `options.tracker.maxUploadBytes` says otherwise. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
+
 const MENTIONS = { group_mention_ids: [], member_mention_ids: [], mention_ids: [] };
 
 function attach(t: TrackerState, fileField: 'file_ids' | 'linked_file_ids', fileId: number, storyId: number | null | undefined): number[] {
@@ -56,6 +59,8 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
   uploaded.push({
     method: 'POST',
     path: `${API}/files`,
+    // Uploads have their own, larger limit than the JSON routes (`options.tracker.maxUploadBytes`).
+    maxBodyBytes: ctx.options.tracker?.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
     handler: async (req) => {
       const { storyId, parts } = await parseUpload(req);
       const sizes = await Promise.all(parts.map(async (p) => (await p.arrayBuffer()).byteLength));

@@ -1,0 +1,8 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { clientPath, consoleApi } from './clients-shared.js';
+
+export async function run(opts: { clientId: string }, ctx: Context): Promise<CommandResult> {
+  const api = await consoleApi(ctx);
+  return { data: await api.get(clientPath(opts.clientId)) };
+}

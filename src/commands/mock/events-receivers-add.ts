@@ -1,0 +1,21 @@
+import type { Context } from '../../context.js';
+import { ValidationError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+import { EVENT_KINDS } from '../../mock/services/oauth/console-schema.js';
+import { ADMIN, consoleApi } from './clients-shared.js';
+
+export async function run(opts: { url: string; clientId: string; events: string[] }, ctx: Context): Promise<CommandResult> {
+  let u: URL;
+  try {
+    u = new URL(opts.url);
+  } catch {
+    throw new ValidationError('--url', `"${opts.url}" is not a URL`, 'e.g. https://app.example.com/secevents');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ValidationError('--url', `${u.protocol} is not http: or https:`);
+  const events = opts.events.flatMap((e) => e.split(',')).filter(Boolean);
+  const unknown = events.find((e) => !(EVENT_KINDS as readonly string[]).includes(e));
+  if (unknown) throw new ValidationError('--events', `"${unknown}" is not an event kind`, `one of ${EVENT_KINDS.join(', ')}`);
+  const api = await consoleApi(ctx);
+  const r = await api.post<{ id: string }>(`${ADMIN}/events/receivers`, { url: opts.url, client_id: opts.clientId, events: events.length ? events : undefined });
+  return { data: r, message: `receiver ${r.id} added: SETs for ${opts.clientId}'s users go to ${opts.url}` };
+}

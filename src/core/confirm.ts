@@ -1,0 +1,63 @@
+import type { Context } from '../context.js';
+import { UsageError } from './errors.js';
+import type { CommandResult } from './output.js';
+
+/** Something a destructive verb is about to remove. */
+export interface Destructive {
+  /** What the verb does, as a verb phrase: "delete epic 12", "remove 2 permissions of labels/abc". */
+  action: string;
+  /** One line per thing that goes (shown before the prompt and by --dry-run). */
+  items?: string[];
+  /** --dry-run: show the items, change nothing. */
+  dryRun?: boolean;
+}
+
+/** `proceed`: go ahead; `dry-run`: shown, nothing to do; `declined`: the person said no. */
+export type Decision = 'proceed' | 'dry-run' | 'declined';
+
+/**
+ * The one rule for every delete (tracker and labels deletes, apply --prune, permissions removed by an
+ * apply): with --dry-run show what would go and change nothing; with --yes go ahead; on a terminal
+ * ask (default no); without one (piped, CI, --no-input) refuse with exit 2 naming --yes.
+ */
+export async function confirmDestructive(ctx: Context, what: Destructive): Promise<Decision> {
+  const items = what.items ?? [];
+  if (what.dryRun) {
+    ctx.io.info(`dry run: would ${what.action}${items.length ? ':' : ''}`);
+    for (const item of items) ctx.io.info(`  - ${item}`);
+    return 'dry-run';
+  }
+  if (ctx.globals.yes) return 'proceed';
+  const prompter = await ctx.prompter();
+  if (items.length) {
+    ctx.io.info(`about to ${what.action}:`);
+    for (const item of items) ctx.io.info(`  - ${item}`);
+  }
+  const question = `${capitalise(what.action)}?`;
+  try {
+    return (await prompter.confirm(question, { flag: '--yes' })) ? 'proceed' : 'declined';
+  } catch (err) {
+    if (err instanceof UsageError && err.code === 'confirmation_required') {
+      throw new UsageError(`${capitalise(what.action)}: needs confirmation, and there is no terminal to ask on`, {
+        code: 'confirmation_required',
+        field: 'yes',
+        hint: 'pass --yes to confirm, or --dry-run to see what would be deleted; nothing was changed',
+      });
+    }
+    throw err;
+  }
+}
+
+/** What a verb returns when it stopped at the confirmation (dry run or a "no"). */
+export function notDone(decision: Exclude<Decision, 'proceed'>, what: Destructive): CommandResult {
+  const items = what.items ?? [];
+  return {
+    data: { dry_run: decision === 'dry-run', declined: decision === 'declined', would: what.action, items, changed: false },
+    text: '',
+    message: decision === 'dry-run' ? 'dry run: nothing changed' : 'nothing changed',
+  };
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

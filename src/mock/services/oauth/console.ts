@@ -1,0 +1,186 @@
+/**
+ * The developer console's side of the mock authorization server (seed 000, "OAuth client", "States and
+ * transitions", "Limits"): the console-only fields of a client, what the console shows of it, deletion
+ * by hand and of unused clients, ownership verification against the mock's store listings, and the
+ * per-request hook the token endpoint calls (last use, integrity check).
+ */
+
+import { randomBytes } from 'node:crypto';
+import type { MockState } from '../../store.js';
+import { integrityGate, integrityView, type IntegrityEvidence, type IntegrityState } from './integrity.js';
+import { DEFAULT_CLIENT_ID, DELETED_CLIENT_RESTORE_MS, type OAuthClient } from './registry.js';
+import { oauth } from './tokens.js';
+
+export interface ConsoleFields {
+  sha1_fingerprint?: string;
+  team_id?: string;
+  ownership?: { state: 'unverified' | 'verified'; account?: string; verified_at?: number; problem?: string };
+  integrity?: IntegrityState;
+  created_at?: number;
+  last_used_at?: number;
+  deleted_by?: 'manual' | 'unused';
+}
+export type ConsoleClient = OAuthClient & ConsoleFields;
+
+export const DAY_MS = 24 * 3600 * 1000;
+/** The mock's reading of "unused": no authorization or token request for this many days (the seed gives no figure). */
+export const DEFAULT_UNUSED_CLIENT_DAYS = 180;
+
+/** The client registry as a lookup that never reaches Object.prototype. */
+export function findClient(state: MockState, id: string): ConsoleClient | undefined {
+  const all = oauth(state).clients as Record<string, ConsoleClient> | undefined;
+  return all && Object.hasOwn(all, id) ? all[id] : undefined;
+}
+
+export function allClients(state: MockState): ConsoleClient[] {
+  return Object.values((oauth(state).clients ?? {}) as Record<string, ConsoleClient>);
+}
+
+const PUBLIC_TYPES = new Set(['mobile_a', 'mobile_b', 'extension']);
+
+/** A new client ID shaped like the real ones: `<12 digits>-<32 characters>.apps.mock`. */
+export function newClientId(): string {
+  const digits = Array.from(randomBytes(12), (b) => String(b % 10)).join('');
+  const tail = Array.from(randomBytes(32), (b) => 'abcdefghijklmnopqrstuvwxyz0123456789'[b % 36]).join('');
+  return `${digits}-${tail}.apps.mock`;
+}
+
+export function newClientSecret(type: string): string | undefined {
+  return PUBLIC_TYPES.has(type) ? undefined : `MOCKSPX-${randomBytes(21).toString('base64url')}`;
+}
+
+/** What the console shows of a client. Never the secret: only whether there is one. */
+export function clientView(c: ConsoleClient, now: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    client_id: c.client_id,
+    type: c.type,
+    name: c.name,
+    status: c.deleted_at === undefined ? 'active' : now - c.deleted_at < DELETED_CLIENT_RESTORE_MS ? 'deleted' : 'deleted_permanently',
+    has_secret: Boolean(c.client_secret),
+  };
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  if (c.type === 'mobile_a') {
+    Object.assign(out, { package_name: c.package_name ?? null, sha1_fingerprint: c.sha1_fingerprint ?? null, custom_scheme_enabled: Boolean(c.custom_scheme_enabled) });
+  }
+  if (c.type === 'mobile_b') {
+    Object.assign(out, { bundle_id: c.bundle_id ?? null, store_id: c.store_id ?? null, team_id: c.team_id ?? null, integrity: integrityView(c.integrity, now) });
+  }
+  if (c.type === 'universal_desktop') out.store_id = c.store_id ?? null;
+  if (c.type === 'extension') out.item_id = c.item_id ?? null;
+  if (c.type === 'mobile_a' || c.type === 'extension') {
+    out.ownership = { state: c.ownership?.state ?? 'unverified', account: c.ownership?.account ?? null, verified_at: iso(c.ownership?.verified_at), problem: c.ownership?.problem ?? null };
+  }
+  Object.assign(out, {
+    created_at: iso(c.created_at),
+    last_used_at: iso(c.last_used_at),
+    deleted_at: iso(c.deleted_at),
+    deleted_by: c.deleted_at === undefined ? null : (c.deleted_by ?? 'manual'),
+    restorable_until: c.deleted_at === undefined ? null : iso(c.deleted_at + DELETED_CLIENT_RESTORE_MS),
+  });
+  return out;
+}
+
+/** Unused clients that are due for automatic deletion (the mock's own client never is). */
+function dueForSweep(c: ConsoleClient, now: number, unusedMs: number): boolean {
+  if (c.deleted_at !== undefined || c.client_id === DEFAULT_CLIENT_ID) return false;
+  if (c.created_at === undefined) return true; // first sight: stamp it
+  return now - (c.last_used_at ?? c.created_at) >= unusedMs;
+}
+
+export function sweepNeeded(state: MockState, now: number, unusedDays: number): boolean {
+  return allClients(state).some((c) => dueForSweep(c, now, unusedDays * DAY_MS));
+}
+
+/**
+ * The console's automatic deletion of unused clients: a client with no use for `unusedDays` is deleted
+ * as of the day it crossed the line (so its 30 restore days count from then). Clients first seen here
+ * (seeded, or from a registry file) get `created_at` now. Returns the IDs it deleted.
+ */
+export function sweepUnused(state: MockState, now: number, unusedDays: number): string[] {
+  const unusedMs = unusedDays * DAY_MS;
+  const deleted: string[] = [];
+  for (const c of allClients(state)) {
+    if (!dueForSweep(c, now, unusedMs)) continue;
+    if (c.created_at === undefined) {
+      c.created_at = now;
+      continue;
+    }
+    c.deleted_at = (c.last_used_at ?? c.created_at) + unusedMs;
+    c.deleted_by = 'unused';
+    deleted.push(c.client_id);
+  }
+  return deleted;
+}
+
+/** After a restore: the client counts as used now, or the next sweep would delete it again at once. */
+export function afterRestore(c: ConsoleClient, now: number): void {
+  delete c.deleted_by;
+  c.last_used_at = now;
+}
+
+/** Store listings the mock knows, for ownership verification. */
+export interface StoreApp {
+  package_name: string;
+  sha1_fingerprint: string;
+  /** E-mail addresses with administrator rights on the app in the store console. */
+  admins: string[];
+}
+export interface StoreItem {
+  item_id: string;
+  /** The publisher's e-mail address. */
+  publisher: string;
+}
+
+export function storeListings(state: MockState): { apps: StoreApp[]; items: StoreItem[] } {
+  const slice = oauth(state);
+  slice.store ??= { apps: [], items: [] };
+  return slice.store as { apps: StoreApp[]; items: StoreItem[] };
+}
+
+/**
+ * Ownership verification (seed, "Authentication" 6): mobile A needs an app in the store console with the
+ * same package name and SHA-1 fingerprint on which `account` is an administrator; an extension needs a
+ * store item with the same item ID published by `account`. Returns the problem, or undefined when verified.
+ */
+export function verifyOwnership(state: MockState, c: ConsoleClient, account: string, now: number): string | undefined {
+  const who = account.toLowerCase();
+  const store = storeListings(state);
+  let problem: string | undefined;
+  if (c.type === 'mobile_a') {
+    const app = store.apps.find((a) => a.package_name === c.package_name && a.sha1_fingerprint === c.sha1_fingerprint);
+    if (!app) problem = `no app in the store console has package name ${c.package_name} and SHA-1 fingerprint ${c.sha1_fingerprint ?? '(none set)'}`;
+    else if (!app.admins.some((a) => a.toLowerCase() === who)) problem = `${account} has no administrator rights on ${c.package_name} in the store console`;
+  } else {
+    const item = store.items.find((i) => i.item_id === c.item_id);
+    if (!item) problem = `no store item has the ID ${c.item_id}`;
+    else if (item.publisher.toLowerCase() !== who) problem = `${account} is not the publisher of store item ${c.item_id}`;
+  }
+  c.ownership = problem ? { state: 'unverified', account, problem } : { state: 'verified', account, verified_at: now };
+  return problem;
+}
+
+/** Fields whose change voids an ownership verification. */
+export const OWNERSHIP_FIELDS = new Set(['package_name', 'sha1_fingerprint', 'item_id']);
+
+/**
+ * Called by the token endpoint for every request of a known, usable client: records the use and runs the
+ * integrity check of mobile B clients. Returns an OAuth error when enforcement refuses the request.
+ */
+export function consoleGate(state: MockState, client: ConsoleClient, ev: IntegrityEvidence, now: number): { status: number; error: string; description: string } | undefined {
+  client.last_used_at = now;
+  if (client.type !== 'mobile_b') return undefined;
+  const gate = integrityGate(state, client, ev, now);
+  if (!gate.refused) return undefined;
+  const why = gate.category === 'unverified_invalid' ? 'its integrity token is not valid' : 'it carries no integrity token';
+  return {
+    status: 401,
+    error: 'invalid_client',
+    description: `The integrity check of this client is enforced and this request was refused: ${why} (send a valid token in X-Integrity-Token).`,
+  };
+}
+
+/** The integrity evidence of a token-endpoint request. */
+export function integrityEvidence(headers: Record<string, string | string[] | undefined>, form: URLSearchParams): IntegrityEvidence {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  return { token: one(headers['x-integrity-token']) ?? form.get('integrity_token') ?? undefined, bundleHeader: one(headers['x-ios-bundle-identifier']) };
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/**
+ * The shape the mock's state file must have before any service reads or writes it. It checks what the
+ * services rely on (types of ids, counters, collections and records), lets extra keys through (newer
+ * fields), and allows a slice or collection to be missing (an older state: the service fills it in).
+ * Anything else is refused, never repaired: repairing a wrong shape means throwing data away.
+ */
+const record = z.looseObject({});
+const records = z.array(record);
+const recordMap = z.record(z.string(), record);
+
+const TRACKER_COLLECTIONS = [
+  'labels', 'categories', 'customFields', 'documents', 'entityTemplates', 'epics', 'epicComments', 'health', 'files', 'linkedFiles',
+  'groups', 'webhooks', 'iterations', 'keyResults', 'members', 'objectives', 'projects', 'repositories', 'stories',
+] as const;
+
+const tracker = z.looseObject({
+  token: z.string().min(1),
+  seq: z.number().int().nonnegative(),
+  workspaceId: z.string().min(1),
+  features: z.record(z.string(), z.boolean()).optional(),
+  entitlements: z.record(z.string(), z.number()).optional(),
+  ...Object.fromEntries(TRACKER_COLLECTIONS.map((c) => [c, records.optional()])),
+});
+
+const oauth = z
+  .looseObject({
+    clients: recordMap.optional(),
+    users: records.optional(),
+    pending: recordMap.optional(),
+    accessTokens: recordMap.optional(),
+    refreshTokens: recordMap.optional(),
+    codes: recordMap.optional(),
+  })
+  // The service fills in a registry that has no clients; users kept without clients would be replaced.
+  .refine((o) => o.clients !== undefined || o.users === undefined, { message: 'has users but no clients', path: ['clients'] });
+
+const labels = z.looseObject({ labels: records });
+
+export const MockStateSchema = z
+  .looseObject({ tracker: tracker.optional(), oauth: oauth.optional(), labels: labels.optional() }, { error: 'must be a JSON object' })
+  .refine((s) => Object.keys(s).length > 0, { message: 'is empty: opsctl never writes an empty state' });
+
+/** The first problem of a state, as `path: message` (path like `tracker.labels[0]`), or undefined when it is valid. */
+export function stateProblem(state: unknown): string | undefined {
+  const r = MockStateSchema.safeParse(state);
+  if (r.success) return undefined;
+  const issue = r.error.issues[0]!;
+  let path = '';
+  for (const p of issue.path) path += typeof p === 'number' ? `[${p}]` : `${path ? '.' : ''}${String(p)}`;
+  return `${path || '(top level)'}: ${issue.message}`;
+}

@@ -1,0 +1,218 @@
+import { execa } from 'execa';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lockFile } from '../../src/config/lock.js';
+import { FileStore } from '../../src/mock/store.js';
+import { BIN, runBin } from '../helpers/bin.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { bundleScript } from '../helpers/script.js';
+
+/** Bad environments around opsctl's own files: the mock state, the credential file, the lock, the directories. */
+let dir: string;
+let cleanup: () => void;
+let env: NodeJS.ProcessEnv;
+let statePath: string;
+beforeEach(() => {
+  ({ dir, cleanup } = tempConfigDir('opsctl-env-files-'));
+  env = { OPSCTL_CONFIG_DIR: dir };
+  statePath = join(dir, 'data', 'mock-state.json');
+});
+afterEach(() => cleanup());
+
+/** No "unexpected error", no stack trace, and the message printed once. */
+function expectCleanError(stderr: string, needle: string): void {
+  expect(stderr).not.toMatch(/unexpected error/i);
+  expect(stderr).not.toMatch(/^\s+at /m);
+  expect(stderr.split(needle).length - 1).toBe(1);
+}
+
+/** A valid state written by opsctl itself, parsed. */
+async function validState(): Promise<any> {
+  const r = await runCli(['tracker', 'labels', 'create', '--name', 'bug'], { env });
+  expect(r.code).toBe(0);
+  return JSON.parse(readFileSync(statePath, 'utf8'));
+}
+
+describe('mock-state.json of the wrong shape is refused, naming the file and the place, and never rewritten', () => {
+  const cases: Array<[string, (s: any) => string, string]> = [
+    ['an array', () => '[]', '(top level)'],
+    ['null', () => 'null', '(top level)'],
+    ['not JSON', () => '{"tracker": ', 'not valid JSON'],
+    ['an empty object', () => '{}', 'is empty'],
+    ['tracker: 5', () => '{"tracker":5}', 'tracker:'],
+    ['tracker: null', (s) => JSON.stringify({ ...s, tracker: null }), 'tracker:'],
+    ['a label null', (s) => JSON.stringify({ ...s, tracker: { ...s.tracker, labels: [null] } }), 'tracker.labels[0]'],
+    ['seq "x"', (s) => JSON.stringify({ ...s, tracker: { ...s.tracker, seq: 'x' } }), 'tracker.seq'],
+    ['tracker labels: {}', (s) => JSON.stringify({ ...s, tracker: { ...s.tracker, labels: {} } }), 'tracker.labels'],
+    ['label-service labels: {}', (s) => JSON.stringify({ ...s, labels: {} }), 'labels.labels'],
+  ];
+  for (const [name, make, where] of cases) {
+    it(`${name}: exit 1, names ${where}, file bytes unchanged`, async () => {
+      const content = make(await validState());
+      writeFileSync(statePath, content);
+      for (const argv of [['tracker', 'labels', 'list'], ['tracker', 'labels', 'create', '--name', 'x']]) {
+        const r = await runCli(argv, { env });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain(statePath);
+        expect(r.stderr).toContain(where);
+        expect(r.stderr).toContain(`mv ${statePath}`);
+        expectCleanError(r.stderr, 'is not usable');
+      }
+      expect(readFileSync(statePath, 'utf8')).toBe(content);
+    });
+  }
+
+  it('the built binary refuses it the same way (one message, exit 1) and leaves the file alone', async () => {
+    mkdirSync(join(dir, 'data'), { recursive: true });
+    writeFileSync(statePath, '{"tracker":5}');
+    const r = await runBin(['tracker', 'labels', 'list'], { env });
+    expect(r.exitCode).toBe(1);
+    expectCleanError(String(r.stderr), 'is not usable');
+    expect(readFileSync(statePath, 'utf8')).toBe('{"tracker":5}');
+  });
+
+  it('an older valid state missing a whole collection is completed, keeping every record', async () => {
+    const s = await validState();
+    delete s.tracker.stories;
+    writeFileSync(statePath, JSON.stringify(s));
+    const r = await runCli(['tracker', 'labels', 'list', '--json=name'], { env });
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual([{ name: 'bug' }]);
+    const after = JSON.parse(readFileSync(statePath, 'utf8'));
+    expect(after.tracker.stories).toEqual([]);
+    expect(after.tracker.labels).toEqual(s.tracker.labels);
+  });
+});
+
+describe('credentials.json with garbage or the wrong shape', () => {
+  for (const [name, content] of [
+    ['garbage', 'secret-token-xyz {'],
+    ['an array', '[]'],
+    ['a profile of the wrong shape', '{"embedded": {"tracker": {"token": 5}}}'],
+  ] as const) {
+    it(`${name}: commands needing it exit 4 naming the file and the fix; embedded ones work; the file is never rewritten`, async () => {
+      await validState();
+      const path = join(dir, 'credentials.json');
+      writeFileSync(path, content);
+      const labels = await runCli(['labels', 'list'], { env });
+      expect(labels.code).toBe(4);
+      expect(labels.stderr).toContain(path);
+      expect(labels.stderr).toContain('opsctl login');
+      expect(labels.stderr).toContain(`mv ${path}`);
+      expect(labels.stderr).not.toContain('secret-token-xyz');
+      expectCleanError(labels.stderr, 'the credential file');
+      // Writing a token would rewrite the file: refused, untouched.
+      const store = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env, stdin: 'tok_123\n' });
+      expect(store.code).toBe(4);
+      expect(store.stderr).toContain(path);
+      // The embedded tracker does not need the file: it works, with a warning naming it.
+      const list = await runCli(['tracker', 'labels', 'list', '--json=name'], { env });
+      expect(list.code).toBe(0);
+      expect(list.json()).toEqual([{ name: 'bug' }]);
+      expect(list.stderr).toContain(path);
+      const cfg = await runCli(['config', 'list'], { env });
+      expect(cfg.code).toBe(0);
+      expect(readFileSync(path, 'utf8')).toBe(content);
+    });
+  }
+});
+
+describe('the state lock', () => {
+  it('a SIGKILLed holder: its lock is taken over at once (pid gone) and its temp files are removed', async () => {
+    const script = await bundleScript(`
+      import { lockFile } from './src/config/lock.ts';
+      await lockFile(process.argv[2], { what: 'the mock state file' });
+      console.log('locked');
+      setInterval(() => {}, 1000);
+    `);
+    mkdirSync(join(dir, 'data'), { recursive: true });
+    await validState();
+    const child = execa(process.execPath, [script, statePath]);
+    await new Promise<void>((resolve) => child.stdout!.on('data', (c: Buffer) => c.toString().includes('locked') && resolve()));
+    const leftover = `${statePath}.123456789`;
+    writeFileSync(leftover, '{"half":');
+    child.kill('SIGKILL');
+    await child.catch(() => undefined);
+    expect(existsSync(`${statePath}.lock`)).toBe(true);
+    // A stale period of 10 minutes: only the dead-pid check can let this write through before the test times out.
+    const store = new FileStore(statePath, 600_000);
+    await store.write((s) => void (s.tracker.seq += 1));
+    expect(existsSync(`${statePath}.lock`)).toBe(false);
+    expect(existsSync(leftover)).toBe(false);
+    expect(readdirSync(join(dir, 'data')).filter((f) => /^mock-state\.json\.\d+$/.test(f))).toEqual([]);
+  });
+
+  it('a live holder is never taken over: the waiter gives up naming the holder pid', async () => {
+    const script = await bundleScript(`
+      import { lockFile } from './src/config/lock.ts';
+      await lockFile(process.argv[2], { what: 'the mock state file' });
+      console.log('locked');
+      setInterval(() => {}, 1000);
+    `);
+    const path = join(dir, 'x.json');
+    const child = execa(process.execPath, [script, path]);
+    try {
+      await new Promise<void>((resolve) => child.stdout!.on('data', (c: Buffer) => c.toString().includes('locked') && resolve()));
+      await expect(lockFile(path, { what: 'the mock state file', waitMs: 200, staleMs: 600_000 })).rejects.toThrow(`locked by another opsctl process (pid ${child.pid})`);
+    } finally {
+      child.kill('SIGKILL');
+      await child.catch(() => undefined);
+    }
+  });
+});
+
+describe('directories', () => {
+  it('the config and data directories are created 0700 under umask 000 (built binary)', async () => {
+    const base = join(dir, 'fresh', 'opsctl');
+    const r = await execa('sh', ['-c', `umask 000; exec "${process.execPath}" bin/opsctl.js tracker labels create --name a`], {
+      reject: false,
+      env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' },
+    });
+    expect(r.exitCode).toBe(0);
+    expect(statSync(base).mode & 0o777).toBe(0o700);
+    expect(statSync(join(base, 'data')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(base, 'data', 'mock-state.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('a config dir that cannot be created (simulated: its path runs under a regular file, ENOTDIR) names it and OPSCTL_CONFIG_DIR', async () => {
+    writeFileSync(join(dir, 'afile'), '');
+    const bad = join(dir, 'afile', 'opsctl');
+    for (const argv of [['tracker', 'labels', 'list'], ['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'], ['auth', 'login', '--service', 'tracker', '--with-token']]) {
+      const r = await runCli(argv, { env: { OPSCTL_CONFIG_DIR: bad }, stdin: 'tok\n' });
+      expect(r.code, argv.join(' ')).toBe(1);
+      expect(r.stderr).toContain(bad);
+      expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+      expectCleanError(r.stderr, 'cannot write');
+    }
+  });
+
+  it('an unwritable HOME (simulated: HOME under a regular file, no OPSCTL_CONFIG_DIR) names the directory and OPSCTL_CONFIG_DIR', async () => {
+    writeFileSync(join(dir, 'afile'), '');
+    const home = join(dir, 'afile', 'home');
+    const r = await runBin(['tracker', 'labels', 'list'], { env: { HOME: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', OPSCTL_CONFIG_DIR: '' } });
+    expect(r.exitCode).toBe(1);
+    expect(String(r.stderr)).toContain(home);
+    expect(String(r.stderr)).toContain('OPSCTL_CONFIG_DIR');
+    expectCleanError(String(r.stderr), 'cannot write');
+  });
+
+  const canDropToNobody = process.getuid?.() === 0 && existsSync('/usr/bin/setpriv');
+  it.skipIf(!canDropToNobody)('a real unwritable HOME: the binary run as nobody (setpriv) under a root-owned 0755 HOME names the directory and OPSCTL_CONFIG_DIR', async () => {
+    const home = join(dir, 'home');
+    mkdirSync(home, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    for (const argv of [['tracker', 'labels', 'list'], ['config', 'set', 'tracker', 'https://t.example', '--profile', 'w']]) {
+      const r = await execa('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, ...argv], {
+        reject: false,
+        env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' },
+        extendEnv: false,
+      });
+      expect(r.exitCode, argv.join(' ')).toBe(1);
+      expect(r.stderr).toContain(home);
+      expect(r.stderr).toContain('EACCES');
+      expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+      expectCleanError(r.stderr, 'cannot write');
+    }
+  });
+});
