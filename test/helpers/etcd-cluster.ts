@@ -106,6 +106,8 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
         'heartbeat-interval: 100',
         'election-timeout: 1000',
         'snapshot-count: 10000',
+        // 3.4 serves the JSON gateway from a config file only when asked (3.2/3.3 ignore the key).
+        'enable-grpc-gateway: true',
         o.extraConfig?.(m) ?? '',
       ].join('\n') + `\n${tls}`,
     );

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { NetworkError } from '../../core/errors.js';
+import { NetworkError, OpsError } from '../../core/errors.js';
 import { GatewayError, KvClient } from '../../kv/client.js';
 import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
 
@@ -24,7 +24,9 @@ export async function run(opts: PutOptions, ctx: Context): Promise<CommandResult
       const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).put(opts.kvKey, opts.value);
       return { data: { key: opts.kvKey, revision: r.revision, member: m.name }, message: `put ${opts.kvKey} (revision ${r.revision}) via ${m.name}`, text: '' };
     } catch (err) {
+      // A refusal another member would repeat (too large, auth, TLS settings) is final.
       if (err instanceof GatewayError && err.status < 500) throw err;
+      if (err instanceof OpsError && /^(auth_|tls_)/.test(err.code)) throw err;
       last = err;
     }
   }
