@@ -73,10 +73,15 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
 
   async function fresh() {
     const c = await h.realCluster({ size: 3, certs, bins: { '3.2': v32, '3.3': v33 } });
-    for (const m of c.members) c.start(m, '3.2');
-    await until(() => clusterVersion(c, '3.2.0'), 'the 3.2 cluster');
-    for (let i = 0; i < 100; i++) c.etcdctl(v33, ['put', `bench/${i}`, `v${i}`]);
-    return c;
+    try {
+      for (const m of c.members) c.start(m, '3.2');
+      await until(() => clusterVersion(c, '3.2.0'), 'the 3.2 cluster', 60_000);
+      for (let i = 0; i < 100; i++) c.etcdctl(v33, ['put', `bench/${i}`, `v${i}`]);
+      return c;
+    } catch (err) {
+      c.destroy(); // only the PIDs this cluster started
+      throw err;
+    }
   }
 
   async function byOpsctl(c) {

@@ -75,10 +75,21 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
   for (const [minor, bin] of Object.entries(o.bins ?? {})) symlinkSync(bin, join(dir, `bin-${minor}`));
   const scheme = o.certs ? 'https' : 'http';
   const members: RealMember[] = [];
+  // Free ports, and distinct: a port is not held between the check and the member binding it.
+  const taken = new Set<number>();
+  const port = async () => {
+    for (;;) {
+      const p = await freePort();
+      if (!taken.has(p)) {
+        taken.add(p);
+        return p;
+      }
+    }
+  };
   for (let i = 0; i < o.size; i++) {
     const host = o.hosts?.[i] ?? '127.0.0.1';
-    const client = o.ports?.client ?? (await freePort());
-    const peer = o.ports?.peer ?? (await freePort());
+    const client = o.ports?.client ?? (await port());
+    const peer = o.ports?.peer ?? (await port());
     const name = `etcd${i + 1}`;
     members.push({ name, host, clientUrl: `${scheme}://${host}:${client}`, peerUrl: `${scheme}://${host}:${peer}`, dir: join(dir, name), configFile: join(dir, name, 'etcd.yaml') });
   }
