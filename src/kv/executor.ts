@@ -15,7 +15,7 @@ import {
   type JournalStep,
 } from './journal.js';
 import { checkClusterConfig } from './config-check.js';
-import { observeCluster } from './observe.js';
+import { authEnabled, observeCluster } from './observe.js';
 import { minor } from './parse.js';
 import { describePlan, nextMember, planUpgrade } from './planner.js';
 import { findEtcdctl } from './snapshot.js';
@@ -115,7 +115,7 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   let unlock: (() => Promise<void>) | undefined;
   // The lock and the first look at the cluster at the same time (looking changes nothing).
-  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, auth: true });
+  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
   first.then(() => o.debug?.(`[kv] first look at the cluster after ${o.now() - started} ms`), () => undefined);
   if (!o.dryRun) unlock = await acquireLock(file, o);
   o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);
@@ -194,6 +194,11 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   // ---- pre-flight --------------------------------------------------------------------------
   const pre = o.reporter.begin(`pre-flight: checking ${o.cluster.members.length} members`);
   const obs = await first;
+  // Whether auth is on matters only with a member on 3.2 before 3.2.31 (the seed's lease-revoke
+  // corruption): one more request then, none otherwise.
+  if (obs.members.some((m) => /^3\.2\.([0-9]|[12][0-9]|30)$/.test(m.serverVersion ?? ''))) {
+    obs.authEnabled = await authEnabled(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
+  }
   const observedAt = o.now();
   const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });
   if (!result.ok) {

@@ -7,8 +7,6 @@ export interface ObserveOptions {
   debug?: (line: string) => void;
   /** Ask for the alarm list too (default yes; a health poll does not need it). */
   alarms?: boolean;
-  /** Ask whether auth is enabled (the pre-flight). */
-  auth?: boolean;
 }
 
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
@@ -81,7 +79,12 @@ export async function observeCluster(members: MemberSpec[], opts: ObserveOptions
       alarms = [{ memberId: any.id, alarm: `unknown (alarm list failed: ${(err as Error).message})` }];
     }
   }
-  let authEnabled: boolean | undefined;
-  if (opts.auth && any) authEnabled = await new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).authEnabled().catch(() => undefined);
-  return { members: obs, alarms, authEnabled };
+  return { members: obs, alarms };
+}
+
+/** Whether etcd auth is enabled, asked of the first healthy member (undefined: none could tell). */
+export async function authEnabled(members: MemberObservation[], opts: ObserveOptions): Promise<boolean | undefined> {
+  const any = members.find((o) => o.reachable && o.healthy);
+  if (!any) return undefined;
+  return new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).authEnabled().catch(() => undefined);
 }
