@@ -181,7 +181,9 @@ export class Context {
         state: statePath,
         port: 0,
         host: '127.0.0.1',
-        options: clientsFile ? { oauth: { clientsFile } } : undefined,
+        // A per-command mock makes a trigger's first delivery attempt but runs no background retries
+        // (those belong to `mock serve`, or to `opsctl mock events deliver`).
+        options: { oauth: { ...(clientsFile ? { clientsFile } : {}), events: { background: false } } },
       });
       this.onCleanup(() => server.close());
       // A state file of the wrong shape is refused here, once, before any request meets it.

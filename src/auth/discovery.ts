@@ -131,7 +131,8 @@ async function fetchDoc(ctx: Context, url: string): Promise<unknown> {
     return res.status === 200 ? res.data : undefined;
   } catch (err) {
     if (err instanceof NetworkError) {
-      throw new OpsError(`cannot reach the provider's metadata at ${url}: ${(err.cause as Error | undefined)?.message ?? err.message}`, 1, {
+      // Still a NetworkError: a refresh with a token that is still valid carries on with it.
+      throw new NetworkError(`cannot reach the provider's metadata at ${url}: ${(err.cause as Error | undefined)?.message ?? err.message}`, {
         code: 'discovery_failed',
         field: 'issuer',
         hint: 'check the issuer setting (opsctl config get issuer) and your network; or set the endpoints by hand (authorize_url, token_url, revoke_url)',

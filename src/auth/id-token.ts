@@ -17,7 +17,16 @@ async function jwksUri(ctx: Context, settings: OAuthSettings): Promise<string> {
   if (settings.jwksUri) return settings.jwksUri;
   const { providerMetadata } = await import('./discovery.js');
   // A profile with endpoints only: the auth server's discovery document (the local mocks' ports change: no cache).
-  const md = settings.metadata ?? (await providerMetadata(ctx, settings.authUrl, { cache: !settings.local }));
+  let md = settings.metadata;
+  if (!md) {
+    try {
+      md = await providerMetadata(ctx, settings.authUrl, { cache: !settings.local });
+    } catch (err) {
+      const hint = `set the provider's key set URL by hand: opsctl config set jwks_uri https://… --profile ${settings.profile} (or give the profile an issuer)`;
+      const message = `cannot check the ID token: ${(err as Error).message}`;
+      throw err instanceof NetworkError ? new NetworkError(message, { code: 'no_jwks', field: 'jwks_uri', hint, cause: err }) : new OpsError(message, 1, { code: 'no_jwks', field: 'jwks_uri', hint, cause: err });
+    }
+  }
   if (!md.jwks_uri) {
     throw new OpsError(`cannot check the ID token: the metadata of ${md.issuer} names no jwks_uri`, 1, {
       code: 'no_jwks',

@@ -69,7 +69,16 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean } =
       if (res.id_token) {
         // A refreshed ID token is checked like the first one (minus the nonce): same issuer, audience, user.
         const { verifyIdToken } = await import('./id-token.js');
-        await verifyIdToken(ctx, settings, res.id_token, { sub: idTokenClaims(stored.id_token)?.sub as string | undefined });
+        try {
+          await verifyIdToken(ctx, settings, res.id_token, { sub: idTokenClaims(stored.id_token)?.sub as string | undefined });
+        } catch (err) {
+          // A token that fails its checks is refused (exit 4, nothing stored). But when the keys or metadata
+          // could not be fetched, the provider may already have rotated the refresh token: dropping this answer
+          // would lose the sign-in, so keep the new tokens and only the previous (checked) ID token.
+          if (err instanceof AuthError) throw err;
+          ctx.io.warn(`could not check the refreshed ID token (${(err as Error).message}); keeping the new tokens and the previous ID token`);
+          res.id_token = undefined;
+        }
       }
       const next = toStored(res, ctx.now(), stored, settings);
       next.requested_scope = stored.requested_scope;

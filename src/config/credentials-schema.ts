@@ -1,25 +1,38 @@
-import { z } from 'zod';
+/**
+ * The shape of credentials.json: profile name → {tracker?: {token}, oauth?: {access_token, …}}; extra
+ * keys pass. Checked by hand rather than with zod: every command that sends a credential reads this
+ * file, and loading the schema library would cost each of them more than the rest of its start-up.
+ */
+type Check = [path: string, ok: (v: unknown) => boolean, expected: string];
 
-/** The shape of credentials.json: profile name → {tracker?: {token}, oauth?: {access_token, …}}. Extra keys pass. */
-const Profile = z.looseObject({
-  tracker: z.looseObject({ token: z.string().min(1) }).optional(),
-  oauth: z
-    .looseObject({
-      access_token: z.string().min(1),
-      refresh_token: z.string().optional(),
-      scope: z.string().optional(),
-      expires_at: z.number().optional(),
-      refresh_expires_at: z.number().optional(),
-    })
-    .optional(),
-});
-const File = z.record(z.string(), Profile, { error: 'must be a JSON object of profiles' });
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const optional = (ok: (v: unknown) => boolean) => (v: unknown) => v === undefined || ok(v);
+const nonEmptyString = (v: unknown) => typeof v === 'string' && v.length > 0;
+const finiteNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
 
-/** The first problem of a credential file's content as `path: message` (never quoting a value), or undefined. */
+/** The first problem of a credential file's content as `path: expected …` (never quoting a value), or undefined. */
 export function credentialFileProblem(data: unknown): string | undefined {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return 'is not a JSON object of profiles';
-  const r = File.safeParse(data);
-  if (r.success) return undefined;
-  const issue = r.error.issues[0]!;
-  return `is not valid at ${issue.path.map(String).join('.') || '(top level)'}: ${issue.message}`;
+  if (!isObject(data)) return 'is not a JSON object of profiles';
+  for (const [name, profile] of Object.entries(data)) {
+    if (!isObject(profile)) return `is not valid at ${name}: expected an object`;
+    const checks: Check[] = [
+      ['tracker', optional(isObject), 'an object'],
+      ['tracker.token', isObject(profile.tracker) ? nonEmptyString : () => true, 'a non-empty string'],
+      ['oauth', optional(isObject), 'an object'],
+    ];
+    if (isObject(profile.oauth)) {
+      checks.push(
+        ['oauth.access_token', nonEmptyString, 'a non-empty string'],
+        ['oauth.refresh_token', optional((v) => typeof v === 'string'), 'a string'],
+        ['oauth.scope', optional((v) => typeof v === 'string'), 'a string'],
+        ['oauth.expires_at', optional(finiteNumber), 'a number'],
+        ['oauth.refresh_expires_at', optional(finiteNumber), 'a number'],
+      );
+    }
+    for (const [path, ok, expected] of checks) {
+      const value = path.split('.').reduce<unknown>((v, k) => (isObject(v) ? v[k] : undefined), profile);
+      if (!ok(value)) return `is not valid at ${name}.${path}: expected ${expected}`;
+    }
+  }
+  return undefined;
 }

@@ -23,7 +23,7 @@ export async function lockFile(path: string, opts: FileLockOptions): Promise<() 
   const { default: lockfile } = await import('proper-lockfile');
   const lockDir = `${path}.lock`;
   const ownerFile = join(lockDir, 'owner');
-  const staleMs = opts.staleMs ?? 10_000;
+  const staleMs = opts.staleMs ?? 60_000;
   const waitMs = opts.waitMs ?? 60_000;
   let compromised: Error | undefined;
   const options = {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Conf from 'conf';
-import { UsageError, ValidationError } from '../core/errors.js';
+import { OpsError, UsageError, ValidationError } from '../core/errors.js';
 import { dirError, ensurePrivateDir } from './paths.js';
 import { EMBEDDED_PROFILE } from './services.js';
 
@@ -53,18 +53,36 @@ export class ConfigStore {
 
   private data(): ConfigShape {
     if (!this.cache) {
+      let text: string | undefined;
       try {
-        const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as Partial<ConfigShape>;
-        this.cache = { ...parsed, profiles: parsed.profiles ?? {} };
+        text = readFileSync(this.path, 'utf8');
       } catch (err) {
         // ENOTDIR: a file where a directory of the path should be; there is no config (writes say why).
-        if (!['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) {
-          throw new UsageError(`cannot read ${this.path}: ${(err as Error).message}`, { hint: 'fix or remove the file' });
+        if (!['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) throw this.unusable(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      }
+      if (text === undefined) this.cache = { profiles: {} };
+      else {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch (err) {
+          throw this.unusable(`is not valid JSON (${(err as Error).message.split('\n')[0]})`);
         }
-        this.cache = { profiles: {} };
+        const problem = configProblem(parsed);
+        if (problem) throw this.unusable(problem);
+        const shape = parsed as Partial<ConfigShape>;
+        this.cache = { ...shape, profiles: shape.profiles ?? {} };
       }
     }
     return this.cache;
+  }
+
+  /** config.json cannot be used: exit 1 naming it; it is never rewritten (conf would reset it). */
+  private unusable(problem: string): OpsError {
+    return new OpsError(`the config file ${this.path} ${problem}`, 1, {
+      code: 'config_file',
+      hint: `opsctl leaves it untouched: fix it, or move it aside (mv ${this.path} ${this.path}.bad) and set your profiles again with opsctl config set`,
+    });
   }
 
   private async conf(): Promise<Conf<ConfigShape>> {
@@ -143,6 +161,8 @@ export class ConfigStore {
 
   /** A write of config.json; a directory opsctl cannot write is named with the way out. */
   private async writing(fn: () => Promise<void>): Promise<void> {
+    // A file opsctl cannot read is refused before conf sees it (conf would throw, or replace it).
+    this.data();
     try {
       await ensurePrivateDir(this.dir);
       await fn();
@@ -172,4 +192,19 @@ function assertKey(key: string): asserts key is ProfileKey {
       hint: `known keys: profile, ${Object.keys(PROFILE_KEYS).join(', ')}`,
     });
   }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The first problem of config.json's content (`{profile?: string, profiles: {NAME: {key: string}}}`), or undefined. */
+function configProblem(data: unknown): string | undefined {
+  if (!isObject(data)) return 'is not a JSON object';
+  if (data.profile !== undefined && typeof data.profile !== 'string') return 'is not valid at profile: expected a profile name (a string)';
+  if (data.profiles === undefined) return undefined;
+  if (!isObject(data.profiles)) return 'is not valid at profiles: expected an object of profiles';
+  for (const [name, profile] of Object.entries(data.profiles)) {
+    if (!isObject(profile)) return `is not valid at profiles.${name}: expected an object of settings`;
+    for (const [key, value] of Object.entries(profile)) if (typeof value !== 'string') return `is not valid at profiles.${name}.${key}: expected a string`;
+  }
+  return undefined;
 }

@@ -23,29 +23,33 @@ export type Decision = 'proceed' | 'dry-run' | 'declined';
 export async function confirmDestructive(ctx: Context, what: Destructive): Promise<Decision> {
   const items = what.items ?? [];
   if (what.dryRun) {
-    ctx.io.info(`dry run: would ${what.action}${items.length ? ':' : ''}`);
-    for (const item of items) ctx.io.info(`  - ${item}`);
+    ctx.io.info(`dry run: would ${what.action}${items.length ? `:\n${listItems(items)}` : ''}`);
     return 'dry-run';
   }
   if (ctx.globals.yes) return 'proceed';
   const prompter = await ctx.prompter();
-  if (items.length) {
-    ctx.io.info(`about to ${what.action}:`);
-    for (const item of items) ctx.io.info(`  - ${item}`);
-  }
-  const question = `${capitalise(what.action)}?`;
+  const listed = listItems(items);
+  // the list is part of the question, so it is shown only when someone is asked
+  const question = `${capitalise(what.action)}?${listed ? `\n${listed}` : ''}`;
   try {
     return (await prompter.confirm(question, { flag: '--yes' })) ? 'proceed' : 'declined';
   } catch (err) {
     if (err instanceof UsageError && err.code === 'confirmation_required') {
-      throw new UsageError(`${capitalise(what.action)}: needs confirmation, and there is no terminal to ask on`, {
+      throw new UsageError(`${capitalise(what.action)}: needs confirmation, and there is no terminal to ask on${listed ? `\n${listed}` : ''}`, {
         code: 'confirmation_required',
         field: 'yes',
-        hint: 'pass --yes to confirm, or --dry-run to see what would be deleted; nothing was changed',
+        hint: 'pass --yes to confirm without a prompt, or --dry-run to see what would be deleted; nothing was changed',
       });
     }
     throw err;
   }
+}
+
+/** At most 20 lines of "  - item", then how many more. */
+function listItems(items: readonly string[]): string {
+  const shown = items.slice(0, 20).map((i) => `  - ${i}`);
+  if (items.length > 20) shown.push(`  … and ${items.length - 20} more`);
+  return shown.join('\n');
 }
 
 /** What a verb returns when it stopped at the confirmation (dry run or a "no"). */

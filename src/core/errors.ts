@@ -81,7 +81,8 @@ export class ApiError extends OpsError {
   readonly body: unknown;
 
   constructor(service: string, status: number, serverMessage: string, body: unknown, details: ErrorDetails = {}) {
-    const exit = status === 401 ? ExitCode.auth : ExitCode.failure;
+    // 401, or a 403 for a missing OAuth scope (code insufficient_scope): signing in again is the fix
+    const exit = status === 401 || details.code === 'insufficient_scope' ? ExitCode.auth : ExitCode.failure;
     super(`${service}: HTTP ${status}: ${serverMessage}`, exit, { code: details.code ?? `http_${status}`, ...details });
     this.status = status;
     this.service = service;

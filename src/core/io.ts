@@ -304,11 +304,63 @@ class LiveProgress implements ProgressImpl {
   }
 }
 
-/** Cuts `s` to at most `width` code points (one line), with an ellipsis when cut. */
+/** Cuts `s` to one line of at most `width` terminal columns, with an ellipsis when cut. */
 function fit(s: string, width: number): string {
-  const flat = s.replace(/[\r\n\t]+/g, ' ');
-  const chars = Array.from(flat);
-  return chars.length <= width ? flat : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+  return cutToWidth(s.replace(/[\r\n\t]+/g, ' '), width);
+}
+
+/**
+ * Columns a character takes on a terminal (the wcwidth rules): 0 for combining marks, zero-width
+ * characters and variation selectors, 2 for East Asian wide/fullwidth characters and emoji, else 1.
+ * Hand-written (a dozen ranges) rather than a width library because io.ts loads with every command
+ * and start-up is budgeted.
+ */
+export function charWidth(ch: string): number {
+  const cp = ch.codePointAt(0) ?? 0;
+  if (cp === 0x200b || cp === 0x200c || cp === 0x200d || cp === 0x2060 || cp === 0xfeff || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0;
+  if (/^\p{M}$/u.test(ch)) return 0;
+  if (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0x303e) ||
+    (cp >= 0x3041 && cp <= 0x33ff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0xa000 && cp <= 0xa4cf) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f680 && cp <= 0x1f6ff) ||
+    (cp >= 0x1fa70 && cp <= 0x1faff) ||
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  ) {
+    return 2;
+  }
+  return 1;
+}
+
+/** Terminal columns of a string without escape sequences. */
+export function textWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) w += charWidth(ch);
+  return w;
+}
+
+/** `s` cut to at most `width` terminal columns, the last one an ellipsis when cut. */
+export function cutToWidth(s: string, width: number): string {
+  if (textWidth(s) <= width) return s;
+  let out = '';
+  let w = 0;
+  for (const ch of s) {
+    const cw = charWidth(ch);
+    if (w + cw > width - 1) break;
+    out += ch;
+    w += cw;
+  }
+  return width > 0 ? `${out}…` : '';
 }
 
 /** An SGR (colour/bold) sequence as chalk writes it. */

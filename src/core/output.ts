@@ -1,4 +1,4 @@
-import { neutralizeControls, type IOStreams } from './io.js';
+import { cutToWidth, neutralizeControls, textWidth, type IOStreams } from './io.js';
 import { UsageError } from './errors.js';
 
 /** A column of a table: which field, its heading, and how to read it from a row. */
@@ -22,7 +22,7 @@ export interface CommandResult {
 }
 
 export interface RenderOptions {
-  /** `--json` (true) or `--json a,b,c` (field list). */
+  /** `--json` (true) or `--json=a,b,c` (field list). */
   json?: boolean | string;
 }
 
@@ -48,7 +48,7 @@ export function parseFieldList(spec: string): string[] {
     .split(',')
     .map((f) => f.trim())
     .filter(Boolean);
-  if (fields.length === 0) throw new UsageError('--json: give a comma-separated list of fields, or no value for all fields');
+  if (fields.length === 0) throw new UsageError('--json=: give a comma-separated list of fields after "=" (--json=id,name), or plain --json for all fields');
   return fields;
 }
 
@@ -161,20 +161,20 @@ export function formatTable(io: IOStreams, rows: unknown[], columns: Column[]): 
   }
   if (rows.length === 0) return io.color.dim('(none)');
   const headers = columns.map((c) => (c.header ?? c.key).toUpperCase());
-  const full = rows.map((row) => columns.map((c) => Array.from(neutralizeControls(cellOf(row, c)))));
-  const natural = headers.map((h, i) => Math.max(h.length, ...full.map((r) => r[i].length)));
+  const full = rows.map((row) => columns.map((c) => neutralizeControls(cellOf(row, c))));
+  const natural = headers.map((h, i) => Math.max(textWidth(h), ...full.map((r) => textWidth(r[i]))));
   const widths = fitColumns(
     natural,
-    headers.map((h) => h.length),
+    headers.map((h) => textWidth(h)),
     io.columns('stdout'),
   );
-  const cells = full.map((r) => r.map((chars, i) => cut(chars, widths[i])));
+  const cells = full.map((r) => r.map((text, i) => cutToWidth(text, widths[i])));
   const line = (vals: string[]) =>
     vals
-      .map((v, i) => (i === vals.length - 1 ? v : v + ' '.repeat(Math.max(0, widths[i] - Array.from(v).length))))
+      .map((v, i) => (i === vals.length - 1 ? v : v + ' '.repeat(Math.max(0, widths[i] - textWidth(v)))))
       .join(' '.repeat(GAP))
       .trimEnd();
-  return [io.color.bold(line(headers.map((h, i) => cut(Array.from(h), widths[i])))), ...cells.map(line)].join('\n');
+  return [io.color.bold(line(headers.map((h, i) => cutToWidth(h, widths[i])))), ...cells.map(line)].join('\n');
 }
 
 function formatRecord(io: IOStreams, record: Record<string, unknown>, columns?: Column[]): string {
@@ -198,7 +198,3 @@ function recordColumns(record: Record<string, unknown>, prefix = ''): Column[] {
   });
 }
 
-/** `chars` cut to `max` code points, the last one an ellipsis when cut. */
-function cut(chars: string[], max: number): string {
-  return chars.length > max ? `${chars.slice(0, Math.max(0, max - 1)).join('')}…` : chars.join('');
-}

@@ -113,7 +113,7 @@ export async function writeJournal(file: string, j: Journal, now: number, durabl
     fd = openSync(tmp, 'w', 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     fd = openSync(tmp, 'w', 0o600);
   }
   try {
@@ -167,6 +167,6 @@ export function memberInFlight(j: Journal): string | undefined {
 
 /** The upgrade lock: one upgrade per cluster at a time, across processes (proper-lockfile). */
 export async function lockJournal(file: string, staleMs: number): Promise<() => Promise<void>> {
-  await mkdir(dirname(file), { recursive: true });
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   return lockfile.lock(file, { realpath: false, stale: staleMs, update: Math.max(1000, Math.floor(staleMs / 3)), lockfilePath: `${file}.lock` });
 }

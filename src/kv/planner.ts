@@ -42,10 +42,17 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   if (leaders.size > 1) reasons.push(`members disagree on the leader (${[...leaders].join(', ')}): wait for the election to settle`);
   if (leaderId && !state.members.some((m) => m.id === leaderId)) reasons.push(`the leader ${leaderId} is not one of the members given: pass every member`);
 
+  let downgrade = false;
   for (const m of present.filter((x) => x.reachable)) {
     const v = minor(m.serverVersion);
     if (!v) reasons.push(`member ${m.name} reports no server version`);
-    else if (v !== source && v !== target) {
+    else if (!same && compareMinor(v, target) > 0) {
+      downgrade = true;
+      reasons.push(
+        `member ${m.name} runs ${m.serverVersion}, newer than ${target}: that is a downgrade, which kv upgrade does not do ` +
+          `(to undo an upgrade whose cluster version has not moved yet: opsctl kv rollback)`,
+      );
+    } else if (v !== source && v !== target) {
       reasons.push(`member ${m.name} runs ${m.serverVersion}: an upgrade to ${target} must start from ${source}${compareMinor(v, source) < 0 ? ` (upgrade to ${source} first)` : ''}`);
     }
   }
@@ -53,7 +60,7 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   const clusterVersion = clusterVersions.size === 1 ? [...clusterVersions][0] : undefined;
   const allAtTarget = present.every((m) => minor(m.serverVersion) === target);
   if (clusterVersions.size > 1) reasons.push(`members disagree on the cluster version (${[...clusterVersions].join(', ')})`);
-  else if (clusterVersion !== source && !(clusterVersion === target && allAtTarget && !same)) {
+  else if (!downgrade && clusterVersion !== source && !(clusterVersion === target && allAtTarget && !same)) {
     reasons.push(`the cluster version is ${clusterVersion ?? 'not decided'}, not ${source}`);
   }
   if (state.authEnabled && compareMinor(target, '3.3') >= 0) {

@@ -25,7 +25,7 @@ export function loadSandbox(dataDir: string): SandboxSpec | undefined {
 }
 
 export async function saveSandbox(dataDir: string, spec: SandboxSpec): Promise<void> {
-  await mkdir(sandboxDir(dataDir), { recursive: true });
+  await mkdir(sandboxDir(dataDir), { recursive: true, mode: 0o700 });
   await writeFileAtomic(sandboxFile(dataDir), `${JSON.stringify(spec, null, 2)}\n`);
 }
 
@@ -89,7 +89,7 @@ export interface SandboxUpOptions {
 /** Lays out a new sandbox (ports, data dirs, PID files); the caller starts the members. */
 export async function createSandbox(dataDir: string, opts: SandboxUpOptions): Promise<SandboxSpec> {
   const dir = sandboxDir(dataDir);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const members: MemberSpec[] = [];
   for (let i = 1; i <= opts.members; i++) {
     const name = `kv${i}`;

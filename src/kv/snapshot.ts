@@ -66,7 +66,7 @@ export function etcdctlTlsArgs(): string[] {
  * least the one sampled before. Writes to FILE.part and renames only once verified.
  */
 export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResult> {
-  await mkdir(dirname(opts.file), { recursive: true });
+  await mkdir(dirname(opts.file), { recursive: true, mode: 0o700 });
   const part = `${opts.file}.part`;
   let via: SnapshotResult['via'];
   let data: Buffer;

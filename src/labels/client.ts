@@ -21,6 +21,12 @@ export function hintFor(err: ApiError): string | undefined {
   return undefined;
 }
 
+/** A 403 because the token lacks a scope (Google: "insufficient authentication scopes", ACCESS_TOKEN_SCOPE_INSUFFICIENT). */
+export function missingScope(err: ApiError): boolean {
+  const details = (err.body as { error?: { details?: Array<{ reason?: string }> } } | undefined)?.error?.details;
+  return /insufficient authentication scopes|needs the scope/i.test(err.message) || Boolean(details?.some((d) => d?.reason === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT'));
+}
+
 /** The label-management API v2beta over the shared HTTP layer; errors carry a hint saying what to do next. */
 export class LabelsClient {
   readonly http: HttpClient;
@@ -35,7 +41,9 @@ export class LabelsClient {
           return await fn(...args);
         } catch (err) {
           if (err instanceof ApiError && !err.hint) {
-            throw new ApiError(err.service, err.status, err.message.replace(/^[^:]+: HTTP \d+: /, ''), err.body, { hint: hintFor(err), cause: err });
+            // a missing scope is refused authentication (exit 4), not a failure of the request
+            const code = err.status === 403 && missingScope(err) ? 'insufficient_scope' : err.code;
+            throw new ApiError(err.service, err.status, err.message.replace(/^[^:]+: HTTP \d+: /, ''), err.body, { code, hint: hintFor(err), cause: err });
           }
           throw err;
         }
@@ -57,6 +65,11 @@ export class LabelsClient {
 
   /** Every page of a list (pageSize 200). */
   private async all<T>(path: string, key: string, query: Query = {}, limit = Infinity): Promise<T[]> {
+    return (await this.upTo<T>(path, key, query, limit)).items;
+  }
+
+  /** Pages until `limit` items; `more` says whether the server had more than were fetched. */
+  private async upTo<T>(path: string, key: string, query: Query, limit: number): Promise<{ items: T[]; more: boolean }> {
     const out: T[] = [];
     let pageToken: string | undefined;
     do {
@@ -64,7 +77,12 @@ export class LabelsClient {
       out.push(...((page[key] as T[] | undefined) ?? []));
       pageToken = page.nextPageToken;
     } while (pageToken && out.length < limit);
-    return out;
+    return { items: out.slice(0, limit), more: Boolean(pageToken) || out.length > limit };
+  }
+
+  /** Labels up to `limit`, and whether more exist beyond it. */
+  listUpTo(query: { view?: string; publishedOnly?: boolean; minimumRole?: string }, limit: number): Promise<{ items: Label[]; more: boolean }> {
+    return this.upTo<Label>(`${API}/labels`, 'labels', this.q({ view: 'LABEL_VIEW_FULL', ...query }), limit);
   }
 
   list(query: { view?: string; publishedOnly?: boolean; minimumRole?: string } = {}, limit?: number): Promise<Label[]> {

@@ -1,4 +1,5 @@
 import { ValidationError } from '../core/errors.js';
+import { itemPath, syntaxErrorText } from '../core/problems.js';
 import { FIELD_TYPES } from './types.js';
 import { ROLES } from './names.js';
 
@@ -28,7 +29,8 @@ type Issues = string[];
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : typeof v);
-const at = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
+/** The shared path style of apply problems (src/core/problems.ts): `fields[0].choices[1].name`. */
+const at = (path: string, key: string | number) => itemPath(path, key);
 
 /** A mapping with only `keys`; reports unknown keys. */
 function mapping(v: unknown, path: string, keys: readonly string[], issues: Issues): Obj | undefined {
@@ -146,8 +148,8 @@ function checkLabel(raw: unknown): { label?: DesiredLabel; issues: Issues } {
   const title = text(o, 'title', '', issues, { required: true, nonEmpty: true });
   const description = text(o, 'description', '', issues);
   const labelType = oneOf(o, 'labelType', '', ['SHARED', 'ADMIN'] as const, issues);
-  const fields = (list(o, 'fields', '', issues) ?? []).map((f, i) => checkField(f, `fields.${i}`, issues));
-  const perms = list(o, 'permissions', '', issues)?.map((p, i) => checkPermission(p, `permissions.${i}`, issues));
+  const fields = (list(o, 'fields', '', issues) ?? []).map((f, i) => checkField(f, `fields[${i}]`, issues));
+  const perms = list(o, 'permissions', '', issues)?.map((p, i) => checkPermission(p, `permissions[${i}]`, issues));
   if (issues.length) return { issues };
   return {
     issues,
@@ -188,15 +190,23 @@ export interface DesiredLabel {
 /** Parses and validates an apply file; every problem names its path in the file. */
 export async function parseLabelFile(text: string, source: string): Promise<DesiredLabel> {
   let raw: unknown;
-  try {
-    if (/^\s*[{[]/.test(text)) raw = JSON.parse(text);
-    else {
+  let parsed = false;
+  if (/^\s*[{[]/.test(text)) {
+    try {
+      raw = JSON.parse(text);
+      parsed = true;
+    } catch {
+      // fall through to YAML (a superset of JSON), whose errors say the line and column
+    }
+  }
+  if (!parsed) {
+    try {
       // yaml is CommonJS when bundled: its exports may sit on `default`
       const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
       raw = (mod.parse ?? mod.default!.parse)(text);
+    } catch (err) {
+      throw new ValidationError(source, `is not valid YAML or JSON: ${syntaxErrorText(err)}`, 'fix the file at that line and column; nothing was sent');
     }
-  } catch (err) {
-    throw new ValidationError(source, `is not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
   if (raw === undefined || raw === null) throw new ValidationError(source, 'is empty', 'write at least `title: <the label title>`');
   const result = checkLabel(raw);
@@ -207,19 +217,19 @@ export async function parseLabelFile(text: string, source: string): Promise<Desi
   const problems: string[] = [];
   const seen = new Set<string>();
   d.fields?.forEach((f, i) => {
-    if (seen.has(f.name)) problems.push(`fields.${i}.name: "${f.name}" is used by two fields`);
+    if (seen.has(f.name)) problems.push(`fields[${i}].name: "${f.name}" is used by two fields`);
     seen.add(f.name);
     const names = new Set<string>();
     f.choices?.forEach((c, j) => {
       const n = c.name;
-      if (names.has(n)) problems.push(`fields.${i}.choices.${j}: "${n}" is listed twice`);
+      if (names.has(n)) problems.push(`fields[${i}].choices[${j}]: "${n}" is listed twice`);
       names.add(n);
     });
   });
   const principals = new Set<string>();
   d.permissions?.forEach((p, i) => {
     const key = (p.email ?? p.audience ?? '').toLowerCase();
-    if (principals.has(key)) problems.push(`permissions.${i}: ${key} is listed twice`);
+    if (principals.has(key)) problems.push(`permissions[${i}]: ${key} is listed twice`);
     principals.add(key);
   });
   if (problems.length) throw new ValidationError(source, `does not describe a label:\n  ${problems.join('\n  ')}`);

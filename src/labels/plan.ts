@@ -252,7 +252,7 @@ function planFields(current: Label, desired: DesiredLabel, out: Plan): void {
     if (type !== want.type) {
       if (!isDraft(cur)) {
         throw new PlanError(
-          `fields.${i} ("${want.name}"): the field is published as ${type}; its type cannot change to ${want.type}. Give the field a new name (the old one is then disabled).`,
+          `fields[${i}] ("${want.name}"): the field is published as ${type}; its type cannot change to ${want.type}. Give the field a new name (the old one is then disabled).`,
         );
       }
       out.requests.push({ updateFieldType: { id: cur.id, ...typeOptions(want, true), updateMask: '*' } });
@@ -319,20 +319,20 @@ export function limitProblems(desired: DesiredLabel, current: Label | undefined,
     problems.push(`fields: the label would have ${total} fields (${desired.fields.length} in the file${keptFields ? ` + ${keptFields} disabled ones it keeps` : ''}); the limit is ${limits.maxFields}`);
   }
   desired.fields.forEach((f, i) => {
-    if (over(f.name.length, fl.maxDisplayNameLength)) problems.push(`fields.${i}.name: ${f.name.length} characters; the limit is ${fl.maxDisplayNameLength}`);
-    if (f.id && over(f.id.length, fl.maxIdLength)) problems.push(`fields.${i}.id: ${f.id.length} characters; the limit is ${fl.maxIdLength}`);
+    if (over(f.name.length, fl.maxDisplayNameLength)) problems.push(`fields[${i}].name: ${f.name.length} characters; the limit is ${fl.maxDisplayNameLength}`);
+    if (f.id && over(f.id.length, fl.maxIdLength)) problems.push(`fields[${i}].id: ${f.id.length} characters; the limit is ${fl.maxIdLength}`);
     const maxEntries = f.type === 'user' ? fl.userLimits?.listLimits?.maxEntries : sl.listLimits?.maxEntries;
-    if (typeof f.list === 'number' && over(f.list, maxEntries)) problems.push(`fields.${i}.list: ${f.list} entries; the limit is ${maxEntries}`);
+    if (typeof f.list === 'number' && over(f.list, maxEntries)) problems.push(`fields[${i}].list: ${f.list} entries; the limit is ${maxEntries}`);
     if (f.type !== 'selection') return;
     const choices = f.choices ?? [];
     const ct = new Set<string>();
     for (const c of choices) match(matched[i]?.selectionOptions?.choices ?? [], c, ct);
     const keptChoices = (matched[i]?.selectionOptions?.choices ?? []).filter((c) => !ct.has(c.id) && !isDraft(c)).length;
     if (over(choices.length + keptChoices, sl.maxChoices)) {
-      problems.push(`fields.${i}.choices: ${choices.length + keptChoices} choices (${choices.length} in the file${keptChoices ? ` + ${keptChoices} disabled` : ''}); the limit is ${sl.maxChoices}`);
+      problems.push(`fields[${i}].choices: ${choices.length + keptChoices} choices (${choices.length} in the file${keptChoices ? ` + ${keptChoices} disabled` : ''}); the limit is ${sl.maxChoices}`);
     }
     choices.forEach((c, j) => {
-      if (over(c.name.length, sl.maxDisplayNameLength)) problems.push(`fields.${i}.choices.${j}.name: ${c.name.length} characters; the limit is ${sl.maxDisplayNameLength}`);
+      if (over(c.name.length, sl.maxDisplayNameLength)) problems.push(`fields[${i}].choices[${j}].name: ${c.name.length} characters; the limit is ${sl.maxDisplayNameLength}`);
     });
   });
   return problems;

@@ -12,6 +12,8 @@ export interface MockRequest {
   body: unknown;
   rawBody: Buffer;
   contentType: string;
+  /** A route with `streamBody`: the unread request body (rawBody is then empty). */
+  stream?: import('node:stream').Readable;
   /** Filled in by the service's authenticate step. */
   auth?: unknown;
 }

@@ -154,7 +154,7 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
       send(req, res, out);
     } catch (err) {
       const mockErr = toMockError(err, service);
-      if (mockErr.status >= 500) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
+      if (mockErr.status >= 500 && !(err instanceof MockError)) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
       const out = svc.instance.errorReply(mockErr);
       status = out.status;
       send(req, res, out);
@@ -173,8 +173,12 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
     }
     const route = (found.store as { route: Route }).route;
     const limit = route.maxBodyBytes ?? maxBody;
+    // An upload a little over the limit is read and dropped after the 413 (memory stays flat), so the
+    // client, still sending, reads the answer instead of a broken pipe; a huge declared length closes.
+    if (route.streamBody && Number(req.headers['content-length']) <= limit * DRAIN_FACTOR) drainAfterReply.add(req);
     checkDeclaredLength(req, limit);
-    const rawBody = await readBody(req, limit);
+    // a streaming route (uploads) reads its own body after authentication, under the same limit
+    const rawBody = route.streamBody ? Buffer.alloc(0) : await readBody(req, limit);
     const contentType = String(req.headers['content-type'] ?? '');
     const mreq: MockRequest = {
       method,
@@ -186,6 +190,7 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
       body: parseBody(rawBody, contentType, maxDepth),
       rawBody,
       contentType,
+      stream: route.streamBody ? req : undefined,
     };
 
     if (opts.test) {
@@ -246,15 +251,27 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
         const e = toMockError(err, 'test knob');
         return send(req, res, { status: e.status, json: { message: e.message } });
       }
-      if (!body || typeof body !== 'object' || !(Number(body.status) >= 400)) {
-        return send(req, res, { status: 400, json: { message: 'a fault needs a status >= 400' } });
-      }
-      server.inject(body);
+      const problem = faultProblem(body);
+      if (problem) return send(req, res, { status: 400, json: { message: problem } });
+      server.inject({
+        status: body.status,
+        service: body.service,
+        method: body.method,
+        path: body.path,
+        times: body.times,
+        retryAfter: body.retryAfter,
+        message: body.message,
+      });
       return send(req, res, { status: 204 });
     }
     if (url.pathname === '/__mock/clock' && (method === 'GET' || method === 'POST')) {
       if (method === 'POST') {
-        const raw = await readBody(req, 64 * 1024).catch(() => undefined);
+        const raw = await Promise.resolve()
+          .then(() => {
+            checkDeclaredLength(req, 64 * 1024);
+            return readBody(req, 64 * 1024);
+          })
+          .catch(() => undefined);
         if (!raw) return send(req, res, { status: 413, json: { message: 'the body is larger than 64 KiB' } });
         let body: { advance_seconds?: unknown } | undefined;
         try {
@@ -343,6 +360,20 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
   return server;
 }
 
+/** What is wrong with a fault posted to `/__mock/faults`, or undefined. */
+function faultProblem(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return 'a fault is a JSON object such as {"status":503,"path":"/api/v3/labels"}';
+  const f = body as Record<string, unknown>;
+  if (!Number.isInteger(f.status) || (f.status as number) < 400 || (f.status as number) > 599) return 'a fault needs a status >= 400 (an integer up to 599)';
+  for (const key of ['service', 'method', 'path', 'message'] as const) {
+    if (f[key] !== undefined && typeof f[key] !== 'string') return `fault.${key} must be a string`;
+  }
+  for (const key of ['times', 'retryAfter'] as const) {
+    if (f[key] !== undefined && !(Number.isInteger(f[key]) && (f[key] as number) >= 0)) return `fault.${key} must be a whole number`;
+  }
+  return undefined;
+}
+
 /** Path parameters as a prototype-free record (a param may be named like nothing on Object.prototype). */
 function routeParams(params: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
@@ -360,6 +391,11 @@ function toMockError(err: unknown, where: string): MockError {
   return new MockError(500, 'internal', `mock ${where} failed: ${(err as Error)?.message ?? String(err)}`);
 }
 
+/** Streamed routes drain (read and drop) up to this many times their limit after an early reply. */
+const DRAIN_FACTOR = 4;
+/** Requests whose unread body Node's server reads and drops after the reply (keep-alive) instead of closing. */
+const drainAfterReply = new WeakSet<IncomingMessage>();
+
 /** True when the request declared a body that has not been read to its end. */
 function bodyPending(req: IncomingMessage): boolean {
   if (req.complete) return false;
@@ -371,7 +407,7 @@ function send(req: IncomingMessage, res: ServerResponse, out: MockReply): void {
   const headers: Record<string, string> = { ...(out.headers ?? {}) };
   // Answered before the body was read (413 on the declared length, 404, 401…): close the connection
   // after this reply rather than wait for, or misread, the rest of the body.
-  if (bodyPending(req)) headers.connection = 'close';
+  if (bodyPending(req) && !drainAfterReply.has(req)) headers.connection = 'close';
   let body: string | undefined;
   if (out.json !== undefined) {
     headers['content-type'] ??= 'application/json; charset=utf-8';

@@ -14,6 +14,11 @@ export interface Route {
    * declared Content-Length is refused with 413 before any of the body is read.
    */
   maxBodyBytes?: number;
+  /**
+   * The route reads its own body as a stream (`req.stream`, after authentication, under
+   * `maxBodyBytes`) instead of the server buffering it: for uploads.
+   */
+  streamBody?: boolean;
 }
 
 /** Options per service; each service reads its own key. */
@@ -21,7 +26,7 @@ export interface MockServiceOptions {
   tracker?: {
     rateLimit?: { limit: number; windowMs: number };
     token?: string;
-    /** Largest multipart body `POST /files` accepts (default 32 MiB); other routes use the server's `maxBodyBytes`. */
+    /** Largest multipart body `POST /files` accepts (default 50 MiB, streamed); other routes use the server's `maxBodyBytes`. */
     maxUploadBytes?: number;
     [k: string]: unknown;
   };

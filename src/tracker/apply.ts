@@ -1,3 +1,4 @@
+import { itemPath } from '../core/problems.js';
 /**
  * The `apply` planner: the records on the server and the records a file asks for → the writes that
  * make the server match. Pure: no IO, so every rule is unit-tested on plain data.
@@ -81,22 +82,27 @@ export function writes(plan: Plan): PlanStep[] {
 }
 
 /**
- * The records of an apply file: a list, or `{<resource>: [...]}`. Returns the items, or a problem
- * naming the item (1-based) and what is wrong.
+ * The records of an apply file: a list, or `{<resource>: [...]}`. Returns the items, or every problem
+ * at once, each naming its item the way the file counts it (0-based, `labels[3].name`).
  */
-export function desiredItems(data: unknown, resource: string, key: string, allowed: readonly string[]): { items: Record<string, any>[] } | { problem: string } {
+export function desiredItems(data: unknown, resource: string, key: string, allowed: readonly string[]): { items: Record<string, any>[]; problems: string[] } {
   const list = Array.isArray(data) ? data : data && typeof data === 'object' ? (data as Record<string, unknown>)[resource] : undefined;
-  if (!Array.isArray(list)) return { problem: `expected a list of ${resource}, or a mapping with a "${resource}:" list` };
+  if (!Array.isArray(list)) return { items: [], problems: [`(top level): expected a list of ${resource}, or a mapping with a "${resource}:" list`] };
+  const problems: string[] = [];
   const seen = new Map<string, number>();
   for (const [i, item] of list.entries()) {
-    const where = `${resource}[${i + 1}]`;
-    if (!item || typeof item !== 'object' || Array.isArray(item)) return { problem: `${where}: must be a mapping such as {${key}: …}` };
+    const where = itemPath(resource, i);
+    if (!item || typeof item !== 'object' || Array.isArray(item)) {
+      problems.push(`${where}: must be a mapping such as {${key}: …}`);
+      continue;
+    }
     const rec = item as Record<string, unknown>;
-    if (typeof rec[key] !== 'string' || rec[key] === '') return { problem: `${where}: "${key}" is required` };
-    for (const field of Object.keys(rec)) if (!allowed.includes(field)) return { problem: `${where} (${String(rec[key])}): unknown field "${field}"; allowed: ${allowed.join(', ')}` };
+    if (typeof rec[key] !== 'string' || rec[key] === '') problems.push(`${itemPath(resource, i, key)}: required`);
+    for (const field of Object.keys(rec)) if (!allowed.includes(field)) problems.push(`${itemPath(resource, i, field)}: unknown field; allowed: ${allowed.join(', ')}`);
+    if (typeof rec[key] !== 'string') continue;
     const k = String(rec[key]).toLowerCase();
-    if (seen.has(k)) return { problem: `${where}: ${key} "${String(rec[key])}" is listed twice (also ${resource}[${seen.get(k)}])` };
-    seen.set(k, i + 1);
+    if (seen.has(k)) problems.push(`${itemPath(resource, i, key)}: "${String(rec[key])}" is listed twice (also ${itemPath(resource, seen.get(k)!)})`);
+    else seen.set(k, i);
   }
-  return { items: list as Record<string, any>[] };
+  return { items: list as Record<string, any>[], problems };
 }

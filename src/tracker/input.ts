@@ -1,3 +1,4 @@
+import { dottedToItemPath, problemList, withArticle } from '../core/problems.js';
 import { readFile } from 'node:fs/promises';
 import { UsageError, ValidationError } from '../core/errors.js';
 import { COLOR_HINT, type FieldSpec } from './fields.js';
@@ -95,28 +96,42 @@ export async function buildBody(
   return body;
 }
 
-/** Rejects what the contract forbids before anything is sent, naming the field (as its flag). */
+/** Rejects what the contract forbids before anything is sent, naming every bad field (as its flag). */
 export async function assertValid(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: Record<string, unknown>, what: string): Promise<void> {
   const { validateBody } = await import('./validate.js');
   const problems = validateBody(fields, mode, body);
   if (problems.length === 0) return;
-  const p = problems[0];
-  const top = p.field.split('.')[0];
-  const fspec = fields[top];
-  // a nested (json) field has no flag of its own: it came in --data
-  const flag = fspec ? (fspec.type === 'json' ? `--data ${p.field}` : flagName(top)) : p.field;
-  const hint =
-    p.kind === 'required'
-      ? `pass ${flag} to ${mode} a ${what}`
-      : p.kind === 'unknown'
-        ? `${what} ${mode} accepts: ${Object.entries(fields).filter(([, s]) => !s.in || s.in.includes(mode)).map(([n]) => n).join(', ')}`
-        : fspec?.type === 'color'
-          ? COLOR_HINT
-          : fspec?.max
-            ? `shorten it to ${fspec.max} characters or fewer`
-            : undefined;
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
-  throw new ValidationError(flag, `${p.message}${more}`, hint);
+  const described = problems.map((p) => {
+    const top = p.field.split('.')[0];
+    const fspec = fields[top];
+    // a nested (json) field has no flag of its own: it came in --data
+    const flag = fspec ? (fspec.type === 'json' ? `--data ${dottedToItemPath(p.field)}` : flagName(top)) : p.field;
+    const hint =
+      p.kind === 'required'
+        ? `pass ${flag} to ${mode} ${withArticle(what)}`
+        : p.kind === 'unknown'
+          ? `${what} ${mode} accepts: ${Object.entries(fields).filter(([, s]) => !s.in || s.in.includes(mode)).map(([n]) => n).join(', ')}`
+          : fspec?.type === 'color'
+            ? COLOR_HINT
+            : fspec?.max
+              ? `shorten it to ${fspec.max} characters or fewer`
+              : undefined;
+    return { flag, message: p.message, hint };
+  });
+  const [first] = described;
+  if (described.length === 1) throw new ValidationError(first!.flag, first!.message, first!.hint);
+  // several: every one named, each with its fix; nothing was sent
+  const required = problems.map((p, i) => (p.kind === 'required' ? described[i]!.flag : undefined)).filter((f): f is string => Boolean(f));
+  const others = described.filter((_, i) => problems[i]!.kind !== 'required').map((d) => d.hint);
+  const hints = [
+    ...(required.length ? [`pass ${required.length > 1 ? `${required.slice(0, -1).join(', ')} and ${required.at(-1)}` : required[0]} to ${mode} ${withArticle(what)}`] : []),
+    ...new Set(others.filter((h): h is string => Boolean(h))),
+  ];
+  throw new UsageError(`cannot ${mode} ${withArticle(what)}: ${problemList(described.map((d) => `${d.flag}: ${d.message}`))}`, {
+    code: 'validation',
+    field: first!.flag,
+    hint: hints.length ? hints.join('; ') : undefined,
+  });
 }
 
 /** Parses an id argument of a resource: an integer or a uuid, as the table says. */

@@ -163,7 +163,7 @@ describe('files upload interrupted (SIGINT to the built binary)', () => {
       child.kill('SIGINT');
       const r = await child;
       expect(r.exitCode).toBe(130);
-      expect(String(r.stderr)).toContain(`upload interrupted: 4 of 6 files uploaded; upload the rest again (the batch in flight may or may not have arrived: look with opsctl tracker files list): ${files.slice(4).join(' ')}`);
+      expect(String(r.stderr)).toContain(`upload interrupted: 4 of 6 files uploaded; upload the rest again (the batch in flight may or may not have arrived: look with opsctl tracker files list): ${files.slice(4).join(' ')}; uploaded ids: 1, 2, 3, 4`);
       expect(n).toBe(2);
     } finally {
       for (const res of held) res.destroy();

@@ -150,7 +150,7 @@ describe('delete confirmation', () => {
       prompter: { confirm: async (m) => (asked.push(m), false), input: async () => '' },
     });
     expect(r.code).toBe(0);
-    expect(asked).toEqual(['Delete label 1?']);
+    expect(asked).toEqual(['Delete label 1?\n  - label 1 "keep-me"']);
     expect((await runCli(['tracker', 'labels', 'get', '1'], { env: env() })).code).toBe(0);
   });
 });

@@ -171,6 +171,12 @@ describe('an endpoint that accepts and never answers', () => {
   });
 });
 
+it('opsctl help environment documents the whole-request bound OPSCTL_HTTP_TIMEOUT_MS', async () => {
+  const r = await runCli(['help', 'environment'], { env });
+  expect(r.code).toBe(0);
+  expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/OPSCTL_HTTP_TIMEOUT_MS .*all retries included \(default 30000\)/);
+});
+
 describe('an endpoint that drops the first connections', () => {
   let server: Server;
   let hits = 0;

@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockFile } from '../../src/config/lock.js';
@@ -63,6 +63,17 @@ describe('mock-state.json of the wrong shape is refused, naming the file and the
     });
   }
 
+  it('once the user moves it aside, the next command starts a fresh state; the moved file is kept as it was', async () => {
+    await validState();
+    writeFileSync(statePath, '{"tracker":5}');
+    expect((await runCli(['tracker', 'labels', 'list'], { env })).code).toBe(1);
+    renameSync(statePath, `${statePath}.bad`);
+    const r = await runCli(['tracker', 'labels', 'list', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toEqual([]);
+    expect(readFileSync(`${statePath}.bad`, 'utf8')).toBe('{"tracker":5}');
+  });
+
   it('the built binary refuses it the same way (one message, exit 1) and leaves the file alone', async () => {
     mkdirSync(join(dir, 'data'), { recursive: true });
     writeFileSync(statePath, '{"tracker":5}');
@@ -113,6 +124,29 @@ describe('credentials.json with garbage or the wrong shape', () => {
       expect(list.stderr).toContain(path);
       const cfg = await runCli(['config', 'list'], { env });
       expect(cfg.code).toBe(0);
+      expect(readFileSync(path, 'utf8')).toBe(content);
+    });
+  }
+});
+
+describe('config.json with garbage or the wrong shape', () => {
+  for (const [name, content, where] of [
+    ['garbage', '{"profiles": ', 'is not valid JSON'],
+    ['an array', '[]', 'is not a JSON object'],
+    ['profiles: 5', '{"profiles": 5}', 'profiles'],
+    ['a setting that is not a string', '{"profiles": {"work": {"tracker": 5}}}', 'profiles.work.tracker'],
+  ] as const) {
+    it(`${name}: exit 1 naming the file and the place; config set refuses too; the file is never rewritten`, async () => {
+      const path = join(dir, 'config.json');
+      writeFileSync(path, content);
+      for (const argv of [['tracker', 'labels', 'list'], ['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'], ['config', 'list']]) {
+        const r = await runCli(argv, { env });
+        expect(r.code, argv.join(' ')).toBe(1);
+        expect(r.stderr).toContain(`the config file ${path}`);
+        expect(r.stderr).toContain(where);
+        expect(r.stderr).toContain(`mv ${path}`);
+        expectCleanError(r.stderr, 'the config file');
+      }
       expect(readFileSync(path, 'utf8')).toBe(content);
     });
   }
@@ -173,6 +207,19 @@ describe('directories', () => {
     expect(statSync(base).mode & 0o777).toBe(0o700);
     expect(statSync(join(base, 'data')).mode & 0o777).toBe(0o700);
     expect(statSync(join(base, 'data', 'mock-state.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('a kv sandbox started first, under umask 000, also creates the data directory 0700 (built binary)', async () => {
+    const base = join(dir, 'fresh-kv');
+    const sh = (args: string) =>
+      execa('sh', ['-c', `umask 000; exec "${process.execPath}" bin/opsctl.js ${args}`], { reject: false, env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' } });
+    const up = await sh('kv sandbox up --members 1');
+    try {
+      expect(up.exitCode, String(up.stderr)).toBe(0);
+      for (const d of [base, join(base, 'data'), join(base, 'data', 'kv'), join(base, 'data', 'kv', 'sandbox')]) expect(statSync(d).mode & 0o777, d).toBe(0o700);
+    } finally {
+      await sh('kv sandbox down');
+    }
   });
 
   it('a config dir that cannot be created (simulated: its path runs under a regular file, ENOTDIR) names it and OPSCTL_CONFIG_DIR', async () => {

@@ -147,7 +147,7 @@ describe('labels apply', () => {
     const choices = `title: Big\nfields:\n  - {name: S, type: selection, choices: [a, b, c, d, e, f]}\n`;
     const c = await apply('-f', file('choices.yaml', choices));
     expect(c.code).toBe(2);
-    expect(c.stderr).toContain('fields.0.choices: 6 choices (6 in the file); the limit is 5');
+    expect(c.stderr).toContain('fields[0].choices: 6 choices (6 in the file); the limit is 5');
     expect(writes()).toEqual([]);
   });
 
@@ -174,7 +174,7 @@ describe('labels apply', () => {
   it('names the problem with a bad file, a missing file, an unknown id and an ambiguous title', async () => {
     let r = await apply('-f', file('bad.yaml', 'title: T\nfields:\n  - {name: X, type: colour}\n'));
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('fields.0.type');
+    expect(r.stderr).toContain('fields[0].type');
     r = await apply('-f', join(cfg.dir, 'missing.yaml'));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('cannot read');
@@ -201,9 +201,9 @@ describe('labels apply', () => {
     const again = await runCli(['labels', 'apply', '-f', f, '--publish'], { env: adminEnv });
     expect(again.stdout).toContain('nothing to send');
     expect(writes()).toEqual([]);
-    // without an admin scope the same file is refused by the service (403), with a hint
+    // without an admin scope the same file is refused by the service (403 for a missing scope: exit 4, auth refused), with a hint
     const plain = await runCli(['labels', 'apply', '-f', f], { env });
-    expect(plain.code).toBe(1);
+    expect(plain.code).toBe(4);
     expect(plain.stderr).toContain('PERMISSION_DENIED');
   });
 

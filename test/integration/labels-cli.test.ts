@@ -275,9 +275,9 @@ describe('admin labels from the command line', () => {
     const verbs = /:(delta|publish|disable|enable|updateLabelCopyMode|updateLabelEnabledAppSettings)$/;
     expect(mock.requests.filter((r) => !verbs.test(r.path)).every((r) => r.query.includes('useAdminAccess=true'))).toBe(true);
     expect((await as('labels', 'list', '--admin')).stdout).toBe('');
-    // without the admin scope, --admin (or --type admin) is refused with the way to get the scope
+    // without the admin scope, --admin (or --type admin) is refused with the way to get the scope (a missing scope: exit 4)
     const plain = await cli('labels', 'create', '--title', 'Nope', '--type', 'admin');
-    expect(plain.code).toBe(1);
+    expect(plain.code).toBe(4);
     expect(plain.stderr).toContain('opsctl login --scopes openid email drive.labels drive.admin.labels');
     expect(plain.stderr).not.toContain('add --admin');
   });
@@ -304,7 +304,7 @@ describe('ids, auth and errors', () => {
     const roEnv = { ...env, OPSCTL_ACCESS_TOKEN: ro };
     expect((await runCli(['labels', 'list'], { env: roEnv })).code).toBe(0);
     const w = await runCli(['labels', 'create', '--title', 'x'], { env: roEnv });
-    expect(w.code).toBe(1);
+    expect(w.code).toBe(4);
     expect(w.stderr).toContain('PERMISSION_DENIED');
   });
 });

@@ -302,6 +302,38 @@ describe('ID token checks (the embedded mock signs them; the test tampers)', () 
     }
   });
 
+  it('a refreshed ID token is checked: tampered → exit 4 and the stored sign-in unchanged; keys unreachable → new tokens kept, previous ID token', async () => {
+    const e = { OPSCTL_AUTH_URL: mock.url };
+    expect((await login(['--scopes', 'openid', 'email', READ], {}, undefined, e)).code).toBe(0);
+    const expire = () => {
+      const file = join(cfg.dir, 'credentials.json');
+      const all = JSON.parse(readFileSync(file, 'utf8'));
+      all.embedded.oauth.expires_at = Date.now() - 1000;
+      writeFileSync(file, JSON.stringify(all), { mode: 0o600 });
+      return all.embedded.oauth;
+    };
+    const before = expire();
+    const proxy = await tokenProxy(resign((c) => (c.sub = 'someone-else')));
+    try {
+      const t = await runCli(['auth', 'token'], { env: { ...env, ...e, OPSCTL_TOKEN_URL: `${proxy.url}/token` } });
+      expect(t.code).toBe(4);
+      expect(t.stderr).toMatch(/"sub" is "someone-else", not the signed-in user/);
+      expect(stored().access_token).toBe(before.access_token);
+    } finally {
+      await proxy.close();
+    }
+    const dead = await serve(() => undefined);
+    await dead.close();
+    const again = expire();
+    const t = await runCli(['auth', 'token'], { env: { ...env, ...e, OPSCTL_JWKS_URI: `${dead.url}/certs`, OPSCTL_HTTP_TIMEOUT_MS: '2000' } });
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stderr).toContain(`could not check the refreshed ID token (cannot fetch the provider's signing keys from ${dead.url}/certs`);
+    const after = stored();
+    expect(after.access_token).not.toBe(again.access_token);
+    expect(t.stdout.trim()).toBe(after.access_token);
+    expect(after.id_token).toBe(again.id_token);
+  });
+
   it('the mock echoes the nonce; a code obtained for another nonce is refused (the browser URL tampered)', async () => {
     const r = await login(['--scopes', 'openid', 'email'], {}, (u) => u.searchParams.set('nonce', 'attacker-nonce'), { OPSCTL_AUTH_URL: mock.url });
     expect(r.code).toBe(4);

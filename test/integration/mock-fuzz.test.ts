@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer, type RouteInfo } from '../../src/mock/server.js';
 import { mintAccessToken } from '../../src/mock/services/oauth/tokens.js';
@@ -217,18 +220,21 @@ function oddKeys(value: unknown, path: string, out: string[] = []): string[] {
   return out;
 }
 
-let mock: MockServer;
-let routes: RouteInfo[];
-let ctx: Ctx;
+interface Target {
+  mock: MockServer;
+  routes: RouteInfo[];
+  ctx: Ctx;
+}
 
-beforeAll(async () => {
-  mock = await createMockServer({
+/** A mock with every service, its route table, and real credentials and records to aim at. */
+async function start(state: string): Promise<Target> {
+  const mock = await createMockServer({
     port: 0,
     host: '127.0.0.1',
-    state: 'memory',
+    state,
     options: { tracker: { rateLimit: { limit: 1_000_000, windowMs: 60_000 } } },
   });
-  routes = await mock.routes();
+  const routes = await mock.routes();
   // Real credentials and records, so most requests get past authentication into the handlers.
   const trackerToken = await mock.store.read((s) => s.tracker.token as string);
   const scopes = ['openid', 'email', 'profile', 'media', 'media.readonly', 'drive.labels', 'drive.admin.labels'].map((s) => (s.includes('.') || s === 'media' ? `https://www.googleapis.com/auth/${s}` : s));
@@ -239,67 +245,95 @@ beforeAll(async () => {
   const tlabel = await post('/api/v3/labels', { 'tracker-token': trackerToken }, { name: 'fuzz' });
   const epic = await post('/api/v3/epics', { 'tracker-token': trackerToken }, { name: 'fuzz' });
   const story = await post('/api/v3/stories', { 'tracker-token': trackerToken }, { name: 'fuzz', epic_id: epic.id, label_ids: [tlabel.id] });
-  ctx = {
+  const ctx = {
     tokens: [trackerToken, bearer],
     ids: [String(tlabel.id), String(epic.id), String(story.id), 'mobile-a.apps.mock', 'deleted-recently.apps.mock', 'f1'].filter((x) => x !== 'undefined'),
     labelIds: [String(label.id ?? 'missing')],
   };
-}, 60_000);
+  return { mock, routes, ctx };
+}
 
-afterAll(async () => {
-  await mock?.close();
-});
+/**
+ * Sends the seeded requests (the same ones on every run) and asserts: no 5xx, no hang, no dropped
+ * connection, Object.prototype untouched, nothing odd stored, still serving.
+ */
+async function fuzz({ mock, routes, ctx }: Target, perRoute: number, what: string): Promise<void> {
+  const protoBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+  const rng = seeded(SEED);
+  const requests: RawRequest[] = [...oddRequests(ctx)];
+  for (const route of routes) for (let i = 0; i < perRoute; i++) requests.push(variant(rng, ctx, route));
+
+  const port = Number(new URL(mock.url).port);
+  const serverErrors: string[] = [];
+  const hangs: string[] = [];
+  const broken: string[] = [];
+  const polluted: string[] = [];
+  const byStatus = new Map<number, number>();
+  // Client and server share this thread: a few requests in flight keep it busy. The requests are fixed
+  // by the seed; only the order in which their effects land may vary, and nothing asserted depends on it.
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const r = requests[next++];
+      const out = await rawRequest(port, r, HANG_MS);
+      // Caught at the request that did it (or one in flight with it), then undone, so one pollution
+      // cannot mask later bugs.
+      const added = Object.getOwnPropertyNames(Object.prototype).filter((k) => !protoBefore.includes(k));
+      if (added.length) {
+        polluted.push(`${r.label} added ${added.join(', ')} to Object.prototype`);
+        for (const k of added) delete (Object.prototype as Record<string, unknown>)[k];
+      }
+      if (out.status === 'timeout') hangs.push(r.label);
+      else if (out.status === 'error') broken.push(`${r.label}: ${out.message}`);
+      else {
+        byStatus.set(out.status, (byStatus.get(out.status) ?? 0) + 1);
+        if (out.status >= 500) serverErrors.push(`${out.status} ${r.label}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+
+  const services = [...new Set(routes.map((r) => r.service))];
+  console.log(
+    `mock fuzz (${what}): ${requests.length} requests over ${routes.length} routes (${services.join(', ')}), seed ${SEED}: ` +
+      `${serverErrors.length} x 5xx, ${hangs.length} hangs, ${broken.length} unanswered, ${polluted.length} prototype changes; ` +
+      `statuses ${[...byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ')}`,
+  );
+  expect(polluted.slice(0, 20)).toEqual([]);
+  expect(serverErrors.slice(0, 20)).toEqual([]);
+  expect(hangs.slice(0, 20)).toEqual([]);
+  expect(broken.slice(0, 20)).toEqual([]);
+  expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(protoBefore);
+  const probe = {} as Record<string, unknown>;
+  expect([probe.revoked, probe.used, probe.polluted]).toEqual([undefined, undefined, undefined]);
+  // Nothing a client sent became a key named like a built-in, or a record's prototype, in the state.
+  expect(await mock.store.read((s) => oddKeys(s, 'state'))).toEqual([]);
+  // Still serving after all of it.
+  expect((await rawRequest(port, { method: 'GET', target: '/.well-known/openid-configuration', label: 'discovery' }, HANG_MS)).status).toBe(200);
+}
 
 describe('the mock under hostile clients (fuzz, generated from the route table)', () => {
-  it('answers every request with a 4xx or less, never hangs, never changes Object.prototype', async () => {
-    const protoBefore = Object.getOwnPropertyNames(Object.prototype).sort();
-    const rng = seeded(SEED);
-    const requests: RawRequest[] = [...oddRequests(ctx)];
-    for (const route of routes) for (let i = 0; i < PER_ROUTE; i++) requests.push(variant(rng, ctx, route));
+  let dir: string;
+  const started: MockServer[] = [];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'opsctl-fuzz-'));
+  });
+  afterAll(async () => {
+    for (const m of started) await m.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
-    const port = Number(new URL(mock.url).port);
-    const serverErrors: string[] = [];
-    const hangs: string[] = [];
-    const broken: string[] = [];
-    const polluted: string[] = [];
-    const byStatus = new Map<number, number>();
-    // A few at a time: the request list is fixed by the seed; the order of their effects is not asserted.
-    let next = 0;
-    const worker = async () => {
-      while (next < requests.length) {
-        const r = requests[next++];
-        const out = await rawRequest(port, r, HANG_MS);
-        // Caught at the request that did it, then undone, so one pollution cannot mask later bugs.
-        const added = Object.getOwnPropertyNames(Object.prototype).filter((k) => !protoBefore.includes(k));
-        if (added.length) {
-          polluted.push(`${r.label} added ${added.join(', ')} to Object.prototype`);
-          for (const k of added) delete (Object.prototype as Record<string, unknown>)[k];
-        }
-        if (out.status === 'timeout') hangs.push(r.label);
-        else if (out.status === 'error') broken.push(`${r.label}: ${out.message}`);
-        else {
-          byStatus.set(out.status, (byStatus.get(out.status) ?? 0) + 1);
-          if (out.status >= 500) serverErrors.push(`${out.status} ${r.label}`);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 4 }, worker));
+  it('in memory: every request answered with a 4xx or less, no hang, Object.prototype unchanged', async () => {
+    const target = await start('memory');
+    started.push(target.mock);
+    await fuzz(target, PER_ROUTE, 'memory');
+  }, 120_000);
 
-    const services = [...new Set(routes.map((r) => r.service))];
-    console.log(
-      `mock fuzz: ${requests.length} requests over ${routes.length} routes (${services.join(', ')}), seed ${SEED}: ` +
-        `${serverErrors.length} x 5xx, ${hangs.length} hangs, ${broken.length} unanswered, ${polluted.length} prototype changes; statuses ${[...byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ')}`,
-    );
-    expect(polluted.slice(0, 20)).toEqual([]);
-    expect(serverErrors.slice(0, 20)).toEqual([]);
-    expect(hangs.slice(0, 20)).toEqual([]);
-    expect(broken.slice(0, 20)).toEqual([]);
-    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(protoBefore);
-    const probe = {} as Record<string, unknown>;
-    expect([probe.revoked, probe.used, probe.polluted]).toEqual([undefined, undefined, undefined]);
-    // Nothing a client sent became a key named like a built-in, or a record's prototype, in the state.
-    expect(await mock.store.read((s) => oddKeys(s, 'state'))).toEqual([]);
-    // Still serving after all of it.
-    expect((await rawRequest(port, { method: 'GET', target: '/.well-known/openid-configuration', label: 'discovery' }, HANG_MS)).status).toBe(200);
+  it('with a state file (the embedded default): the same, over fewer requests per route', async () => {
+    const target = await start(join(dir, 'mock-state.json'));
+    started.push(target.mock);
+    await fuzz(target, Math.max(1, Math.round(PER_ROUTE / 4)), 'state file');
+    // What was stored reads back as the mock's own shape.
+    expect(JSON.parse(readFileSync(join(dir, 'mock-state.json'), 'utf8'))).toHaveProperty('oauth.accessTokens');
   }, 120_000);
 });

@@ -275,3 +275,25 @@ describe('request targets and methods the route table does not name', () => {
     expect(r.status).toBe(405);
   });
 });
+
+describe('test knobs (test mode only) refuse malformed input', () => {
+  it('a fault with a non-string path or a status out of range is 400, later requests are unaffected; a huge declared length is 413', async () => {
+    const knobbed = await createMockServer({ port: 0, host: '127.0.0.1', state: 'memory', services: ['oauth'], test: true });
+    try {
+      const post = (body: string) => fetch(`${knobbed.url}/__mock/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      for (const body of ['{"status":503,"path":5}', '{"status":"x"}', '{"status":700}', '[]', '{"status":503,"times":"2"}', '{"__proto__":{"status":503}}', '{"a":']) {
+        const r = await post(body);
+        expect({ body, status: r.status }).toEqual({ body, status: 400 });
+      }
+      expect((await fetch(`${knobbed.url}/.well-known/openid-configuration`)).status).toBe(200);
+      expect((await post('{"status":503,"path":"/token","times":1}')).status).toBe(204);
+      const knobPort = Number(new URL(knobbed.url).port);
+      for (const target of ['/__mock/faults', '/__mock/clock']) {
+        const r = await rawExchange(knobPort, { method: 'POST', target, headers: { 'content-type': 'application/json' }, body: '{}', contentLength: '99999999999', label: target }, WAIT_MS);
+        expect({ target, status: r.status }).toEqual({ target, status: 413 });
+      }
+    } finally {
+      await knobbed.close();
+    }
+  });
+});

@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CLIENT_ID } from '../../src/mock/services/oauth/registry.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
 import { mintRefreshToken } from '../../src/mock/services/oauth/tokens.js';
 import { runBin } from '../helpers/bin.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
+import { playBrowser, postForm } from '../helpers/oauth-browser.js';
 
 // `opsctl mock clients …` and `opsctl mock events …` against a mock named by OPSCTL_AUTH_URL (in-process
 // CLI, real HTTP), and the built binary against the embedded mock.
@@ -207,11 +208,11 @@ describe('the built binary against the embedded mock', () => {
     } finally {
       dir.cleanup();
     }
-  });
+  }, 120_000);
 });
 
 describe('opsctl mock serve: the console knobs', () => {
-  it('--integrity-delay 0 makes integrity changes take effect at once; bad values are exit 2', async () => {
+  it('--integrity-delay 0 makes integrity changes take effect at once; bad values are exit 2; SETs are retried in the background', async () => {
     const bad = await runBin(['mock', 'serve', '--memory', '--integrity-delay', '-5']);
     expect(bad.exitCode).toBe(2);
     expect(String(bad.stderr)).toContain('--integrity-delay');
@@ -232,9 +233,43 @@ describe('opsctl mock serve: the console knobs', () => {
       expect(made.json().integrity).toMatchObject({ configured: 'monitoring', effective: 'monitoring', pending: null });
       const sweep = await runCli(['mock', 'clients', 'sweep', '--json'], { env: e });
       expect(sweep.json().unused_client_days).toBe(30);
+
+      // Background delivery: alice signs in to opsctl's client; its receiver is down when the event
+      // happens and comes up later; mock serve delivers without being asked.
+      const verifier = 'v'.repeat(43);
+      const page = await playBrowser(`${base}/o/oauth2/v2/auth?client_id=${DEFAULT_CLIENT_ID}&redirect_uri=${encodeURIComponent('http://127.0.0.1:5000/')}&response_type=code&scope=email&code_challenge=${verifier}&code_challenge_method=plain`);
+      const code = new URL(page.location!).searchParams.get('code')!;
+      const tok = await postForm(`${base}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:5000/', client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+      expect(tok.status).toBe(200);
+      const probe = createServer();
+      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+      const port = (probe.address() as AddressInfo).port;
+      await new Promise<void>((r) => probe.close(() => r()));
+      expect((await runCli(['mock', 'events', 'receivers', 'add', '--url', `http://127.0.0.1:${port}/se`, '--client-id', DEFAULT_CLIENT_ID], { env: e })).code).toBe(0);
+      const t = await runCli(['mock', 'events', 'trigger', 'account-disabled', '--user', 'alice@example.com', '--json'], { env: e });
+      expect(t.json()[0].status).toBe('pending');
+      const received: string[] = [];
+      const rcv = createServer((req, res) => {
+        let b = '';
+        req.on('data', (c) => (b += c));
+        req.on('end', () => {
+          received.push(b);
+          res.writeHead(202).end();
+        });
+      });
+      await new Promise<void>((r) => rcv.listen(port, '127.0.0.1', () => r()));
+      try {
+        for (let i = 0; i < 300 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+        expect(received).toHaveLength(1);
+        const listed = await runCli(['mock', 'events', 'list', '--json'], { env: e });
+        expect(listed.json()[0]).toMatchObject({ status: 'delivered', event: 'account-disabled' });
+        expect(listed.json()[0].attempts).toBeGreaterThanOrEqual(2);
+      } finally {
+        await new Promise<void>((r) => rcv.close(() => r()));
+      }
     } finally {
       serve.kill('SIGTERM');
       await serve;
     }
-  });
+  }, 120_000);
 });

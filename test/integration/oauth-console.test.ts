@@ -410,6 +410,6 @@ describe('the console API never answers 500 to a client mistake', () => {
         }
       }
     }
-    expect(sent).toBeGreaterThan(1000);
-  });
+    expect(sent).toBeGreaterThan(2000);
+  }, 180_000);
 });

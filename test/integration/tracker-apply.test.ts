@@ -100,19 +100,39 @@ describe('tracker labels apply', () => {
   it('rejects a bad file before any request, naming the item and field', async () => {
     const bad = await runCli(['tracker', 'labels', 'apply', '-f', file('bad.yaml', 'labels:\n  - name: x\n    color: red\n')], { env: t.env });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('labels[1] (x): color');
+    expect(bad.stderr).toContain('labels[0].color: is not a hex colour');
     const dup = await runCli(['tracker', 'labels', 'apply', '-f', file('dup.yaml', 'labels:\n  - name: x\n  - name: X\n')], { env: t.env });
     expect(dup.code).toBe(2);
     expect(dup.stderr).toContain('listed twice');
     const unknown = await runCli(['tracker', 'labels', 'apply', '-f', file('u.yaml', '- name: x\n  colour: "#ffffff"\n')], { env: t.env });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown field "colour"');
+    expect(unknown.stderr).toContain('labels[0].colour: unknown field');
     const bare = await runCli(['tracker', 'labels', 'apply', '-f', file('bare.yaml', 'labels:\n  - name: x\n    color: #ff0000\n')], { env: t.env });
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('bare.yaml:3: unquoted colour');
     const missing = await runCli(['tracker', 'labels', 'apply', '-f', join(t.dir, 'nope.yaml')], { env: t.env });
     expect(missing.code).toBe(2);
     expect(t.mock.requests).toHaveLength(0);
+  });
+
+  it('reports every problem of the file at once, 0-based item paths like labels apply', async () => {
+    const text = 'labels:\n  - name: a\n    color: red\n  - color: "#ffffff"\n  - name: c\n    colour: x\n    description: ' + 'd'.repeat(1100) + '\n  - name: A\n';
+    const r = await runCli(['tracker', 'labels', 'apply', '-f', file('many.yaml', text)], { env: t.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('many.yaml: 5 problems:');
+    for (const p of ['labels[0].color: is not a hex colour', 'labels[1].name: required', 'labels[2].colour: unknown field', 'labels[2].description: must be at most', 'labels[3].name: "A" is listed twice (also labels[0])']) {
+      expect(r.stderr).toContain(p);
+    }
+    expect(t.mock.requests).toHaveLength(0);
+  });
+
+  it('a YAML syntax error is shown in full: line, column and the excerpt', async () => {
+    const r = await runCli(['tracker', 'labels', 'apply', '-f', file('syntax.yaml', 'labels:\n  - name: a\n    description: "open\n  - name: b\n')], { env: t.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/line \d+, column \d+/);
+    expect(r.stderr).toContain('Missing closing "quote');
+    expect(r.stderr).toContain('  - name: b');
+    expect(r.stderr).toContain('^');
   });
 });
 

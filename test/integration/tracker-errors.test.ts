@@ -98,7 +98,7 @@ describe('files upload that fails part-way', () => {
       expect(r.code).toBe(3);
       expect(n).toBe(2);
       const err = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
-      expect(err.message).toContain('uploaded 4 of 6 files, then: tracker: HTTP 422: storage is full');
+      expect(err.message).toContain('uploaded 4 of 6 files; uploaded ids: 1, 2, 3, 4; then: tracker: HTTP 422: storage is full');
       expect(err.hint).toBe(`upload the rest again: ${paths.slice(4).join(' ')}`);
       expect(err.summary.uploaded).toHaveLength(4);
     } finally {
@@ -145,7 +145,7 @@ describe('story custom fields', () => {
     expect(unknown.stderr).toContain('does not exist');
     const malformed = await t.cli('tracker', 'stories', 'create', '--data', data([{ field_id: 'x' }]));
     expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toContain('--data custom_fields.0.field_id: must be a uuid');
+    expect(malformed.stderr).toContain('--data custom_fields[0].field_id: must be a uuid');
 
     expect(await t.mock.store.read((s) => s.tracker.stories.length)).toBe(storiesBefore);
     expect((await t.json('tracker', 'stories', 'get', String(story.id))).custom_fields[0].value_id).toBe(on.values[0]);

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { IOStreams, neutralizeControls } from '../../src/core/io.js';
+import { IOStreams, neutralizeControls, textWidth } from '../../src/core/io.js';
 
 /** A fake terminal on stderr of `columns` width (changeable), and a stdin that records raw-mode calls. */
 function term(columns: number, env: NodeJS.ProcessEnv = { NO_COLOR: '1' }) {
@@ -36,6 +36,15 @@ describe('progress', () => {
     // every drawn frame fits in the 40 columns: nothing wraps, so nothing needs cursor-up to clear
     for (const frame of err.split('\r\u001b[2K')) expect(Array.from(frame.replace(/\n$/, '')).length).toBeLessThanOrEqual(40);
     expect(err.endsWith('✓ fetched 3\n')).toBe(true);
+  });
+
+  it('cuts wide text by terminal columns, so a spinner line of CJK text never wraps', () => {
+    vi.useFakeTimers();
+    const t = term(20);
+    const p = t.io.progress('メンバーを一つずつ更新しています');
+    p.stop();
+    for (const frame of t.err().split('\r\u001b[2K')) expect(textWidth(frame)).toBeLessThanOrEqual(20);
+    expect(t.err()).toContain('…');
   });
 
   it('never touches stdin: no raw mode, no reader (Ctrl-C stays a signal)', () => {

@@ -132,9 +132,9 @@ describe('limitProblems', () => {
     expect(problems).toEqual([
       'title: 17 characters; the limit is 10',
       'fields: the label would have 3 fields (2 in the file + 1 disabled ones it keeps); the limit is 2',
-      'fields.0.name: 6 characters; the limit is 5',
-      'fields.1.choices: 3 choices (3 in the file); the limit is 2',
-      'fields.1.choices.2.name: 4 characters; the limit is 3',
+      'fields[0].name: 6 characters; the limit is 5',
+      'fields[1].choices: 3 choices (3 in the file); the limit is 2',
+      'fields[1].choices[2].name: 4 characters; the limit is 3',
     ]);
     expect(limitProblems(desired({ fields: [{ name: 'A', type: 'text' }] }), undefined, limits)).toEqual([]);
   });
@@ -169,7 +169,7 @@ describe('names and the apply file', () => {
     const y = await parseLabelFile('title: T\nfields:\n  - {name: L, type: selection, choices: [Low, {name: High, description: d}]}\npermissions:\n  - {email: Bob@example.com, role: READER}\n', 'f.yaml');
     expect(y).toEqual({ title: 'T', fields: [{ name: 'L', type: 'selection', choices: [{ name: 'Low' }, { name: 'High', description: 'd' }] }], permissions: [{ email: 'bob@example.com', role: 'READER' }] });
     expect(await parseLabelFile('{"title":"J","id":"labels/abc"}', 'f.json')).toEqual({ id: 'abc', title: 'J', fields: [] });
-    await expect(parseLabelFile('title: T\nfields:\n  - {name: L, type: text, choices: [a]}\n', 'f.yaml')).rejects.toThrow(/fields.0.choices: only a selection field/);
+    await expect(parseLabelFile('title: T\nfields:\n  - {name: L, type: text, choices: [a]}\n', 'f.yaml')).rejects.toThrow(/fields\[0\]\.choices: only a selection field/);
     await expect(parseLabelFile('fields: []\n', 'f.yaml')).rejects.toThrow(/title/);
     await expect(parseLabelFile('title: T\ncolour: red\n', 'f.yaml')).rejects.toThrow(/colour/);
     await expect(parseLabelFile('title: T\nfields:\n  - {name: A, type: text}\n  - {name: A, type: text}\n', 'f.yaml')).rejects.toThrow(/used by two fields/);
@@ -182,13 +182,13 @@ describe('names and the apply file', () => {
     ).catch((e: Error) => e.message);
     expect(String(err).split('\n').slice(1).map((l) => l.trim())).toEqual([
       '(top level): unknown key "extra" (known: id, title, description, labelType, fields, permissions)',
-      'fields.0.list: must be true, false or a whole number of entries (1 or more)',
-      'fields.0.choices.0.name: expected text, got number',
-      'fields.0.choices.2: unknown key "nom" (known: id, name, description)',
-      'fields.0.choices.2.name: required',
-      'fields.1: expected a mapping, got number',
-      'permissions.0.email: is not an email address',
-      'permissions.0.role: "X" is not one of READER, APPLIER, ORGANIZER, EDITOR',
+      'fields[0].list: must be true, false or a whole number of entries (1 or more)',
+      'fields[0].choices[0].name: expected text, got number',
+      'fields[0].choices[2]: unknown key "nom" (known: id, name, description)',
+      'fields[0].choices[2].name: required',
+      'fields[1]: expected a mapping, got number',
+      'permissions[0].email: is not an email address',
+      'permissions[0].role: "X" is not one of READER, APPLIER, ORGANIZER, EDITOR',
     ]);
     await expect(parseLabelFile('', 'f.yaml')).rejects.toThrow(/f.yaml: is empty/);
     await expect(parseLabelFile('title: T\nfields: [{name: N, type: user, list: 3}, {name: D, type: date, dateFormat: SHORT_DATE}]\n', 'f.yaml')).resolves.toEqual({

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { IOStreams } from '../../src/core/io.js';
+import { cutToWidth, IOStreams, textWidth } from '../../src/core/io.js';
 import { fitColumns, formatCell, render } from '../../src/core/output.js';
 
 function io(tty: boolean, env: NodeJS.ProcessEnv = {}, columns?: number) {
@@ -172,5 +172,18 @@ describe('tables on a terminal', () => {
     const t = io(true, { FORCE_COLOR: '1' }, 120);
     render(t.streams, { text: `${t.streams.color.bold('KIND')} \u001b[2J` }, {});
     expect(t.out()).toBe('\u001b[1mKIND\u001b[22m ^[[2J\n');
+  });
+
+  it('measures wide (CJK, emoji) and zero-width characters as the terminal does, so columns stay aligned', () => {
+    expect(textWidth('日本語')).toBe(6);
+    expect(textWidth('e\u0301')).toBe(1);
+    expect(textWidth('🚀 go')).toBe(5);
+    expect(cutToWidth('日本語テキスト', 7)).toBe('日本語…');
+    const t = io(true, { NO_COLOR: '1' }, 0);
+    render(t.streams, { data: [{ id: 1, name: '日本語', state: 'x' }, { id: 22, name: 'abc', state: 'y' }], columns: [{ key: 'id' }, { key: 'name' }, { key: 'state' }] }, {});
+    expect(t.out()).toBe('ID  NAME    STATE\n1   日本語  x\n22  abc     y\n');
+    const narrow = io(true, { NO_COLOR: '1' }, 24);
+    render(narrow.streams, { data: [{ id: 1, name: '日本語のとても長い名前です', state: 'x' }], columns: [{ key: 'id' }, { key: 'name' }, { key: 'state' }] }, {});
+    for (const line of narrow.out().trimEnd().split('\n')) expect(textWidth(line)).toBeLessThanOrEqual(24);
   });
 });

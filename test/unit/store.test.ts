@@ -60,12 +60,14 @@ describe('FileStore', () => {
     expect(child.signal).toBe('SIGKILL');
     // The state file is the complete old version; the half-done write is only a temp file beside it.
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ n: 1, note: 'before the crash' });
-    expect(readdirSync(dir).some((f) => f.startsWith('state.json.') && f !== 'state.json.lock')).toBe(true);
+    expect(readdirSync(dir).some((f) => /^state\.json\.\d+$/.test(f))).toBe(true);
     // The crashed holder's lock goes stale and the next writer takes over.
     const store = new FileStore(path, 2000);
     await store.write((s) => void (s.n = 3));
     expect(await store.read((s) => s.n)).toBe(3);
     expect(existsSync(`${path}.lock`)).toBe(false);
+    // The next writer also removed the killed writer's temporary file.
+    expect(readdirSync(dir).some((f) => /^state\.json\.\d+$/.test(f))).toBe(false);
   });
 
   it('loses no write when two processes write at the same time', async () => {

@@ -67,13 +67,19 @@ describe('planApply', () => {
 describe('desiredItems', () => {
   const allowed = ['name', 'color', 'description', 'archived'];
   it('accepts a list or a mapping with the resource key', () => {
-    expect(desiredItems([{ name: 'a' }], 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }] });
-    expect(desiredItems({ labels: [{ name: 'a' }] }, 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }] });
+    expect(desiredItems([{ name: 'a' }], 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }], problems: [] });
+    expect(desiredItems({ labels: [{ name: 'a' }] }, 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }], problems: [] });
   });
   it('names the item and the problem', () => {
-    expect(desiredItems({ other: [] }, 'labels', 'name', allowed)).toEqual({ problem: 'expected a list of labels, or a mapping with a "labels:" list' });
-    expect(desiredItems([{ color: '#fff' }], 'labels', 'name', allowed)).toEqual({ problem: 'labels[1]: "name" is required' });
-    expect(desiredItems([{ name: 'a', colour: 'x' }], 'labels', 'name', allowed)).toMatchObject({ problem: expect.stringContaining('labels[1] (a): unknown field "colour"') });
-    expect(desiredItems([{ name: 'a' }, { name: 'A' }], 'labels', 'name', allowed)).toMatchObject({ problem: 'labels[2]: name "A" is listed twice (also labels[1])' });
+    expect(desiredItems({ other: [] }, 'labels', 'name', allowed).problems).toEqual(['(top level): expected a list of labels, or a mapping with a "labels:" list']);
+    expect(desiredItems([{ color: '#fff' }], 'labels', 'name', allowed).problems).toEqual(['labels[0].name: required']);
+    expect(desiredItems([{ name: 'a', colour: 'x' }], 'labels', 'name', allowed).problems).toEqual([expect.stringContaining('labels[0].colour: unknown field')]);
+    expect(desiredItems([{ name: 'a' }, { name: 'A' }], 'labels', 'name', allowed).problems).toEqual(['labels[1].name: "A" is listed twice (also labels[0])']);
+    // every problem at once, 0-based like the file's own list
+    expect(desiredItems([{ color: '#fff' }, 'x', { name: 'b', colour: 'y' }], 'labels', 'name', allowed).problems).toEqual([
+      'labels[0].name: required',
+      'labels[1]: must be a mapping such as {name: …}',
+      expect.stringContaining('labels[2].colour: unknown field'),
+    ]);
   });
 });

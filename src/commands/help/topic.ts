@@ -20,6 +20,7 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['OPSCTL_USERINFO_URL, OPSCTL_JWKS_URI', 'userinfo endpoint and ID-token key set; beat the profile and the issuer\'s metadata'],
   ['OPSCTL_CLIENT_ID, OPSCTL_CLIENT_SECRET', 'OAuth client for opsctl login; beat the profile'],
   ['OPSCTL_TRACKER_RATE_LIMIT', 'client-side pacing of tracker requests, e.g. 200/1m (the default)'],
+  ['OPSCTL_TRACKER_UPLOAD_LIMIT', 'largest tracker files upload request opsctl sends, e.g. 20MB (default 50MB); files are batched under it'],
   ['OPSCTL_HTTP_TIMEOUT_MS', 'how long one HTTP request may wait for answers, all retries included (default 30000); after 3 s of silence opsctl says what it waits for'],
   ['OPSCTL_MOCK_OAUTH_CLIENTS', 'a clients file (JSON or YAML) for the embedded mock authorization server'],
   ['OPSCTL_MOCK_STATE', 'the state file of the embedded mock (default: mock-state.json in the data dir)'],

@@ -4,6 +4,12 @@ import { UsageError } from '../../core/errors.js';
 import { fmtMs, runUpgrade, type UpgradeReport } from '../../kv/executor.js';
 import { duration, reporter, resolveCluster, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
 
+/** The minors kv upgrade knows: targets 3.3 (from 3.2) and 3.4 (from 3.3); any of them for --allow-same-version. */
+export const KNOWN_MINORS = ['3.2', '3.3', '3.4'];
+/** What simulated sandbox members can run (kv sandbox up --kv-version). */
+export const SIMULATED_MINORS = ['3.2', '3.3'];
+const TARGETS_HELP = '3.3 (from 3.2), 3.4 (from 3.3); with --allow-same-version a rolling restart on 3.2, 3.3 or 3.4';
+
 export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
   to: string;
   dryRun?: boolean;
@@ -20,11 +26,21 @@ export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
  * Ctrl-C stops at a safe point with exit 130; a re-run resumes.
  */
 export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandResult> {
-  if (!/^\d+\.\d+$/.test(opts.to)) throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: 'write it as 3.3' });
+  if (!/^\d+\.\d+$/.test(opts.to)) throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: `write it as 3.3 (supported targets: ${TARGETS_HELP})` });
+  if (!KNOWN_MINORS.includes(opts.to)) {
+    throw new UsageError(`--to: ${opts.to} is not a supported target`, { field: '--to', hint: `supported targets: ${TARGETS_HELP}` });
+  }
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia)) throw new UsageError(`--snapshot-via: "${opts.snapshotVia}" is not one of auto, etcdctl, gateway`, { field: '--snapshot-via' });
   const settle = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
   const t = timeouts(opts);
   const { cluster, driver, selector } = await resolveCluster(ctx, opts);
+  if (cluster.sandbox?.kind === 'sim' && !SIMULATED_MINORS.includes(opts.to)) {
+    // refused before any change: a simulated member cannot be started on that version
+    throw new UsageError(`--to ${opts.to}: the sandbox runs simulated members, which run ${SIMULATED_MINORS.join(' or ')} only: it cannot start ${opts.to} members`, {
+      field: '--to',
+      hint: `upgrade the sandbox to ${SIMULATED_MINORS.at(-1)}, or start a sandbox of real etcd binaries (opsctl kv sandbox up --etcd-bin DIR); nothing was changed`,
+    });
+  }
   if (opts.targetBin && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
     throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'drop --target-bin (simulated members switch version themselves), or start the sandbox with --etcd-bin DIR' });
   }

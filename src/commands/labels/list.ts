@@ -19,6 +19,10 @@ export async function run(opts: ListOptions, ctx: Context): Promise<CommandResul
   }
   const client = await labelsClient(ctx);
   client.admin = opts.admin;
-  const labels = await client.list({ publishedOnly: opts.publishedOnly || undefined, minimumRole: opts.minimumRole }, limit);
-  return { data: labels.slice(0, limit), columns: LABEL_COLUMNS };
+  const query = { publishedOnly: opts.publishedOnly || undefined, minimumRole: opts.minimumRole };
+  if (limit === undefined) return { data: await client.list(query), columns: LABEL_COLUMNS };
+  const { items, more } = await client.listUpTo(query, limit);
+  // like the tracker's lists: a cut-short list says so on stderr
+  if (more) ctx.io.warn(`showing ${items.length} labels; more exist: leave out --limit for all, or raise it`);
+  return { data: items, columns: LABEL_COLUMNS };
 }

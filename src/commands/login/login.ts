@@ -23,7 +23,7 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
   let port: number | undefined;
   if (opts.port !== undefined) {
     port = Number(opts.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 1024..65535, or leave --port out for a free port' });
+    if (!/^\d+$/.test(opts.port) || port < 1024 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port in 1024..65535`, { field: 'port', hint: 'use 1024..65535 (no privileged ports), or leave --port out for a free port' });
   }
   // Short names expand to the Google-shaped scope base; an issuer's (any provider's) scopes stay as written.
   const scopes = opts.scopes ? parseScopes(opts.scopes, { expand: !configuredIssuer(ctx.env, await ctx.profile()) }) : undefined;

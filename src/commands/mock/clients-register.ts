@@ -46,7 +46,7 @@ export function registerClients(mock: Command, ctx: Context): void {
       .description('list clients (deleted ones too, with their status)')
       .option('--active', 'only clients that are not deleted')
       .action(lazyAction(ctx, () => import('./clients-list.js'), (_a, o) => ({ active: Boolean(o.active) }))),
-    'opsctl mock clients list', 'opsctl mock clients list --active --json client_id,status',
+    'opsctl mock clients list', 'opsctl mock clients list --active --json=client_id,status',
   );
 
   examples(

@@ -12,6 +12,7 @@ export async function run(opts: { url: string; clientId: string; events: string[
     throw new ValidationError('--url', `"${opts.url}" is not a URL`, 'e.g. https://app.example.com/secevents');
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ValidationError('--url', `${u.protocol} is not http: or https:`);
+  if (u.username || u.password) throw new ValidationError('--url', 'must not carry credentials (user:password@)', 'they would show in every event listing');
   const events = opts.events.flatMap((e) => e.split(',')).filter(Boolean);
   const unknown = events.find((e) => !(EVENT_KINDS as readonly string[]).includes(e));
   if (unknown) throw new ValidationError('--events', `"${unknown}" is not an event kind`, `one of ${EVENT_KINDS.join(', ')}`);

@@ -22,7 +22,7 @@ export function registerEvents(mock: Command, ctx: Context): void {
       .addOption(new Option('--status <status>', 'only these').choices(['pending', 'delivered', 'rejected']))
       .option('--with-set', 'include each signed SET (with --json)')
       .action(lazyAction(ctx, () => import('./events-list.js'), (_a, o) => ({ status: o.status, withSet: Boolean(o.withSet) }))),
-    'opsctl mock events list', 'opsctl mock events list --status pending --json jti,attempts,last_error',
+    'opsctl mock events list', 'opsctl mock events list --status pending --json=jti,attempts,last_error',
   );
 
   const trigger = events

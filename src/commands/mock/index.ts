@@ -17,6 +17,7 @@ export function register(program: Command, ctx: Context): void {
       .option('--memory', 'keep state in memory only')
       .option('--test', 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests, POST /__mock/clock')
       .option('--tracker-rate-limit <rate>', 'tracker limit as requests/window', '200/1m')
+      .option('--max-upload <size>', 'largest tracker file-upload request, e.g. 200MB (streamed: memory stays flat)', '50MB')
       .option('--oauth-clients <file>', 'merge OAuth clients and users from this JSON or YAML file into the registry')
       .option('--access-token-ttl <seconds>', 'OAuth access-token lifetime', '3600')
       .option('--refresh-token-ttl <seconds>', 'make every grant time-based: refresh tokens expire after this many seconds')
@@ -31,6 +32,7 @@ export function register(program: Command, ctx: Context): void {
           memory: Boolean(o.memory),
           test: Boolean(o.test),
           trackerRateLimit: o.trackerRateLimit,
+          maxUpload: o.maxUpload,
           oauthClients: o.oauthClients,
           accessTokenTtl: o.accessTokenTtl,
           refreshTokenTtl: o.refreshTokenTtl,

@@ -13,6 +13,7 @@ export interface ServeOptions {
   memory: boolean;
   test: boolean;
   trackerRateLimit: string;
+  maxUpload: string;
   oauthClients?: string;
   accessTokenTtl?: string;
   refreshTokenTtl?: string;
@@ -57,6 +58,9 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
   }
   const rate = parseRate(opts.trackerRateLimit);
   if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
+  const { parseSize } = await import('../../tracker/upload.js');
+  const maxUploadBytes = parseSize(opts.maxUpload);
+  if (!maxUploadBytes) throw new UsageError(`--max-upload: "${opts.maxUpload}" is not a size`, { field: 'max-upload', hint: 'write it like 200MB, 512KB or a number of bytes' });
   const state = opts.memory ? 'memory' : (opts.state ?? join(ctx.paths.data, 'mock-state.json'));
   const { createMockServer } = await import('../../mock/server.js');
   const oauth = {
@@ -77,7 +81,7 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
   const { FileStore, MemoryStore } = await import('../../mock/store.js');
   const store = opts.memory ? new MemoryStore() : new FileStore(state);
   await store.read(() => undefined);
-  const server = await createMockServer({ port, host: opts.host, state: store, test: opts.test, options: { tracker: { rateLimit: rate }, oauth } }).catch((err) => {
+  const server = await createMockServer({ port, host: opts.host, state: store, test: opts.test, options: { tracker: { rateLimit: rate, maxUploadBytes }, oauth } }).catch((err) => {
     throw listenError(err, opts.host, port);
   });
   let token: string;

@@ -4,9 +4,9 @@ import type { Context } from '../../context.js';
 import { confirmDestructive } from '../../core/confirm.js';
 import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
+import { dottedToItemPath, itemPath, problemList, syntaxErrorText } from '../../core/problems.js';
 import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
 import { runWrites } from '../../tracker/apply-run.js';
-import { assertValid } from '../../tracker/input.js';
 import type { FieldSpec } from '../../tracker/fields.js';
 import { columns, handleInterrupts, resource, trackerClient } from './shared.js';
 
@@ -28,15 +28,17 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const text = await readSource(opts.file, ctx);
   const data = await parseText(text, opts.file);
   const found = desiredItems(data, spec.name, key, allowed);
-  if ('problem' in found) throw new UsageError(`${label(opts.file)}: ${found.problem}`, { field: 'file', hint: `see: opsctl tracker ${spec.name} apply --help` });
-  // every record is checked against the contract before anything is sent
-  const merged: Record<string, FieldSpec> = Object.fromEntries(allowed.map((f) => [f, { ...spec.fields[f], in: undefined }]));
+  // every record is checked against the contract before anything is sent; every problem is reported
+  // (the key and unknown fields were reported by desiredItems already)
+  const problems = [...found.problems];
+  const { validateBody } = await import('../../tracker/validate.js');
+  const merged: Record<string, FieldSpec> = Object.fromEntries(allowed.map((f) => [f, { ...spec.fields[f], in: undefined, required: false }]));
   for (const [i, item] of found.items.entries()) {
-    try {
-      await assertValid(merged, 'create', item, spec.singular);
-    } catch (err) {
-      throw new UsageError(`${label(opts.file)}: ${spec.name}[${i + 1}] (${String(item[key])}): ${(err as Error).message.replace(/^--([\w-]+)/, (_m, f: string) => f.replace(/-/g, '_'))}`, { field: 'file', hint: (err as OpsError).hint });
-    }
+    if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
+    for (const p of validateBody(merged, 'create', item)) if (p.kind !== 'unknown') problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
+  }
+  if (problems.length) {
+    throw new UsageError(`${label(opts.file)}: ${problemList(problems)}`, { code: 'validation', field: 'file', hint: `fix them all, then run again; nothing was sent (see: opsctl tracker ${spec.name} apply --help)` });
   }
 
   const client = await trackerClient(ctx, spec);
@@ -124,11 +126,8 @@ async function readSource(file: string, ctx: Context): Promise<string> {
 /** JSON when it looks like JSON, else YAML (a superset of JSON anyway). */
 async function parseText(text: string, file: string): Promise<unknown> {
   // in YAML an unquoted #rrggbb starts a comment: the colour would silently become null (cleared)
-  const bare = /^[ \t]*(?:-[ \t]+)?color:[ \t]*#.*$/m.exec(text);
-  if (bare) {
-    const line = text.slice(0, bare.index).split('\n').length;
-    throw new UsageError(`${label(file)}:${line}: unquoted colour "${bare[0].trim()}" is a YAML comment, not a value`, { field: 'file', hint: 'quote it: color: "#d73a4a"' });
-  }
+  const bare = [...text.matchAll(/^[ \t]*(?:-[ \t]+)?color:[ \t]*#.*$/gm)].map((m) => `${label(file)}:${text.slice(0, m.index).split('\n').length}: unquoted colour "${m[0].trim()}" is a YAML comment, not a value`);
+  if (bare.length) throw new UsageError(bare.join('\n'), { field: 'file', hint: 'quote it: color: "#d73a4a"' });
   if (/^\s*[[{]/.test(text) && /\.json$|^-$/.test(file)) {
     try {
       return JSON.parse(text);
@@ -142,7 +141,7 @@ async function parseText(text: string, file: string): Promise<unknown> {
   try {
     return parse(text);
   } catch (err) {
-    throw new UsageError(`${label(file)}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`, { field: 'file' });
+    throw new UsageError(`${label(file)}: not valid YAML or JSON: ${syntaxErrorText(err)}`, { field: 'file', hint: 'fix the file at that line and column; nothing was sent' });
   }
 }
 

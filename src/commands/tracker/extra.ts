@@ -38,6 +38,9 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
     }
     const value = coerceFlag(name, f, raw) as string | number | boolean | string[];
     if (typeof value === 'string' && f.max !== undefined && value.length > f.max) throw new ValidationError(flagName(name), `must be at most ${f.max} characters (got ${value.length})`);
+    if (typeof value === 'string' && f.min !== undefined && value.trim().length < f.min) {
+      throw new ValidationError(flagName(name), f.min === 1 ? 'must not be empty' : `must be at least ${f.min} characters`, `pass ${flagName(name)} <${f.type}> with something to look for; nothing was sent`);
+    }
     if (typeof value === 'number' && ((f.min !== undefined && value < f.min) || (f.maxValue !== undefined && value > f.maxValue))) {
       throw new ValidationError(flagName(name), `must be between ${f.min ?? '-∞'} and ${f.maxValue ?? '∞'} (got ${value})`);
     }

@@ -1,5 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
+import { UsageError } from '../../core/errors.js';
+import { withArticle } from '../../core/problems.js';
 import type { FieldSpec } from '../../tracker/fields.js';
 import { RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
 import { examples, lazyAction } from '../action.js';
@@ -72,7 +74,29 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     cmd.action(lazyAction(ctx, () => import('./delete.js'), ([id], o) => ({ resource, id, dryRun: Boolean(o.dryRun) })));
     examples(cmd, ex('delete', `opsctl tracker ${spec.name} delete ID --yes`));
   }
+  if (!spec.verbs.includes('list') && !(spec.extras ?? []).some((e) => e.name === 'list')) {
+    // no list endpoint in the contract: a hidden `list` that says what to use instead
+    const list = noun.command('list', { hidden: true }).description(`there is no list of ${spec.name}: says what to use instead`);
+    examples(list, ...listInstead(spec).ways);
+    list.action(() => {
+      throw new UsageError(`tracker ${spec.name} has no list: the API has no endpoint that lists every ${spec.singular}`, { code: 'no_list', hint: listInstead(spec).hint });
+    });
+  }
   for (const extra of spec.extras ?? []) registerExtra(noun, spec, extra, ctx);
+}
+
+/** Where the records of a resource without `list` can be listed: other resources' verbs of that name, search, get. */
+function listInstead(spec: ResourceSpec): { ways: string[]; hint: string } {
+  const ways: string[] = [];
+  for (const other of RESOURCES) {
+    for (const e of other.extras ?? []) {
+      if (e.name !== spec.name || e.result !== 'list' || e.method !== 'GET') continue;
+      const args = (e.args ?? []).map((a) => (a.type === 'uuid' ? 'UUID' : 'ID')).join(' ');
+      ways.push(`opsctl tracker ${other.name} ${e.name}${args ? ` ${args}` : ''}${e.query?.query?.required ? ' --query TEXT' : ''}`);
+    }
+  }
+  if (spec.verbs.includes('get')) ways.push(`opsctl tracker ${spec.name} get ID`);
+  return { ways: ways.length ? ways : [`opsctl tracker ${spec.name} --help`], hint: ways.length ? `use one of:\n    ${ways.join('\n    ')}` : `see: opsctl tracker ${spec.name} --help` };
 }
 
 function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx: Context): void {
@@ -128,9 +152,4 @@ function addFieldOption(cmd: Command, name: string, f: FieldSpec, mode: 'create'
   const opt = new Option(`${flag} <${placeholder}>`, help);
   if (f.type === 'enum' && f.values) opt.choices([...f.values, ...(f.nullable ? ['null'] : [])]);
   cmd.addOption(opt);
-}
-
-/** "a label", "an epic". */
-function withArticle(noun: string): string {
-  return `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 }

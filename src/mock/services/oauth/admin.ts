@@ -5,8 +5,11 @@
  * JSON in, JSON out, OAuth error shape; every client mistake is a 4xx naming the field.
  */
 
-import { randomBytes } from 'node:crypto';
+import { generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { SigningKey } from './jwt.js';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
+import { own } from '../../lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import type { MockState } from '../../store.js';
 import { issuer, users } from './common.js';
@@ -44,6 +47,7 @@ export interface ConsoleOptions {
 
 export const ADMIN_PREFIX = '/oauth2/mock';
 const MAX_ADMIN_BODY = 64 * 1024;
+const MAX_RECEIVERS = 100;
 
 export function consoleOptions(ctx: ServiceContext): ConsoleOptions {
   return (ctx.options.oauth ?? {}) as ConsoleOptions;
@@ -58,6 +62,25 @@ export async function sweepIfDue(ctx: ServiceContext): Promise<void> {
   const now = ctx.now();
   const days = unusedDays(ctx);
   if (await ctx.store.read((s) => sweepNeeded(s, now, days))) await ctx.store.write((s) => sweepUnused(s, now, days));
+}
+
+/**
+ * Makes the mock's signing key before a write needs it: an RSA key takes a while to generate, and doing
+ * it inside a state-file write would hold the file's lock (and block the loop that keeps it) meanwhile.
+ * `ifReceivers`: only when some receiver could get a SET.
+ */
+export async function ensureSigningKey(ctx: ServiceContext, ifReceivers = false): Promise<void> {
+  const need = await ctx.store.read((s) => !s.oauth?.signing && (!ifReceivers || (s.oauth?.secevents?.receivers?.length ?? 0) > 0));
+  if (!need) return;
+  const { privateKey, publicKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
+  const key: SigningKey = {
+    kid: randomBytes(8).toString('hex'),
+    private_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    public_jwk: publicKey.export({ format: 'jwk' }),
+  };
+  await ctx.store.write((s) => {
+    oauth(s).signing ??= key;
+  });
 }
 
 const bad = (field: string, message: string, hint?: string) => new MockError(400, 'invalid_request', `${field}: ${message}${hint ? ` (${hint})` : ''}`, { field });
@@ -77,7 +100,7 @@ function jsonBody(req: MockRequest): Record<string, unknown> {
 function stringField(body: Record<string, unknown>, field: string, required: true): string;
 function stringField(body: Record<string, unknown>, field: string, required?: false): string | undefined;
 function stringField(body: Record<string, unknown>, field: string, required = false): string | undefined {
-  const v = Object.hasOwn(body, field) ? body[field] : undefined;
+  const v = own(body, field);
   if (v === undefined || v === null) {
     if (required) throw bad(field, 'is required');
     return undefined;
@@ -145,8 +168,7 @@ export function adminRoutes(ctx: ServiceContext): AdminRoutes {
           const id = (fields.client_id as string | undefined) ?? newClientId();
           if (findClient(s, id)) throw conflict('client_id', `${id} already exists`);
           const secret = newClientSecret(type);
-          const c: ConsoleClient = { ...(fields as object), client_id: id, type, name: fields.name as string, created_at: now, last_used_at: undefined };
-          delete c.last_used_at;
+          const c: ConsoleClient = { ...(fields as object), client_id: id, type, name: fields.name as string, created_at: now };
           if (secret) c.client_secret = secret;
           if (type === 'mobile_a') c.custom_scheme_enabled = Boolean(fields.custom_scheme_enabled);
           if (type === 'mobile_a' || type === 'extension') c.ownership = { state: 'unverified' };
@@ -245,6 +267,7 @@ export function adminRoutes(ctx: ServiceContext): AdminRoutes {
       method: 'POST',
       path: `${P}/clients/:client_id/integrity-token`,
       handler: async (req) => {
+        await ensureSigningKey(ctx);
         const now = ctx.now();
         const iss = issuer(req);
         const out = await ctx.store.write((s) => {
@@ -344,6 +367,7 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
           throw bad('url', `"${url}" is not a URL`, 'e.g. https://app.example.com/secevents');
         }
         if (u.protocol !== 'https:' && u.protocol !== 'http:') throw bad('url', `${u.protocol} is not http: or https:`);
+        if (u.username || u.password) throw bad('url', 'must not carry credentials (user:password@): they would show in every event listing');
         const clientId = stringField(body, 'client_id', true);
         let events: EventKind[] = [...EVENT_KINDS];
         if (body.events !== undefined) {
@@ -355,6 +379,7 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
         const now = ctx.now();
         const r = await ctx.store.write((s) => {
           if (!findClient(s, clientId)) throw new MockError(404, 'not_found', `client_id: the OAuth client ${clientId} does not exist`, { field: 'client_id' });
+          if (secEvents(s).receivers.length >= MAX_RECEIVERS) throw conflict('url', `the mock keeps at most ${MAX_RECEIVERS} receivers; remove one first`);
           const rec: Receiver = { id: `rcv_${randomBytes(6).toString('hex')}`, url: u.toString(), client_id: clientId, events, created_at: now };
           secEvents(s).receivers.push(rec);
           return rec;
@@ -406,9 +431,15 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
           throw bad('reason', kind === 'account-disabled' ? `"${reason}" is not a reason` : `is only for account-disabled`, 'hijacking or bulk-account');
         }
         if (kind === 'token-revoked' && !clientId) throw bad('client_id', 'is required for token-revoked: whose refresh tokens the user revokes');
+        await ensureSigningKey(ctx);
         const now = ctx.now();
         const iss = issuer(req);
         const created = await ctx.store.write((s) => {
+          const made = enqueueFor(s);
+          for (const d of made) deliverer.lease(d, now);
+          return made.map((d) => structuredClone(d));
+        });
+        function enqueueFor(s: MockState): Delivery[] {
           const user = findUser(s, who);
           const subject = { sub: user.sub, email: user.email, reason };
           switch (kind as EventKind) {
@@ -432,12 +463,11 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
             default:
               return enqueueEvent(s, 'sessions-revoked', subject, iss, now);
           }
-        });
-        // The first attempt happens now, so the answer (and `events trigger`) shows how it went.
-        await deliverer.runNow(created.map((d) => d.jti));
-        const jtis = new Set(created.map((d) => d.jti));
-        const list = await ctx.store.read((s) => secEvents(s).deliveries.filter((d: Delivery) => jtis.has(d.jti)).map((d) => deliveryView(d)));
-        return { status: 201, json: { event: kind, user: who, events: list } };
+        }
+        // The first attempt happens now (leased in the write above), so the answer shows how it went.
+        const sent = await deliverer.deliverLeased(created);
+        const byJti = new Map(sent.map((d) => [d.jti, d]));
+        return { status: 201, json: { event: kind, user: who, events: created.map((d) => deliveryView(byJti.get(d.jti) ?? d)) } };
       },
     },
     {
@@ -458,8 +488,8 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
 
 /** The /revoke endpoint's hook: a refresh token revoked there is a token-revoked event for its client's receivers. */
 export function refreshRevoked(s: MockState, token: string, iss: string, now: number): Delivery[] {
-  const rt = (oauth(s).refreshTokens as Record<string, RefreshTokenRecord>)[token];
-  if (!rt || !Object.hasOwn(oauth(s).refreshTokens, token)) return [];
+  const rt = own(oauth(s).refreshTokens as Record<string, RefreshTokenRecord>, token);
+  if (!rt) return [];
   return enqueueEvent(s, 'token-revoked', { sub: rt.sub, email: rt.email, token }, iss, now, rt.client_id);
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { own } from '../../lookup.js';
 import type { MockState } from '../../store.js';
 import { integrityGate, integrityView, type IntegrityEvidence, type IntegrityState } from './integrity.js';
 import { DEFAULT_CLIENT_ID, DELETED_CLIENT_RESTORE_MS, type OAuthClient } from './registry.js';
@@ -28,8 +29,7 @@ export const DEFAULT_UNUSED_CLIENT_DAYS = 180;
 
 /** The client registry as a lookup that never reaches Object.prototype. */
 export function findClient(state: MockState, id: string): ConsoleClient | undefined {
-  const all = oauth(state).clients as Record<string, ConsoleClient> | undefined;
-  return all && Object.hasOwn(all, id) ? all[id] : undefined;
+  return own(oauth(state).clients as Record<string, ConsoleClient> | undefined, id);
 }
 
 export function allClients(state: MockState): ConsoleClient[] {

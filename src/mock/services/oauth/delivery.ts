@@ -10,7 +10,6 @@
  */
 
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Store } from '../../store.js';
 import { secEvents, type Delivery } from './events.js';
 
@@ -21,22 +20,27 @@ export interface DeliveryOptions {
   retryMaxMs?: number;
   /** Per-attempt timeout (default 10 s). */
   timeoutMs?: number;
+  /**
+   * Retry in the background (default true). Off for the embedded per-command mock: there a trigger makes
+   * the first attempt and `events deliver` the retries, and no command ever waits on a retry.
+   */
+  background?: boolean;
 }
 
 type Outcome = { jti: string; status?: number; error?: string; body?: string };
 
 const MAX_RESPONSE = 64 * 1024;
 
-export function postSet(url: string, set: string, timeoutMs: number, signal: AbortSignal): Promise<Omit<Outcome, 'jti'>> {
+export async function postSet(url: string, set: string, timeoutMs: number, signal: AbortSignal): Promise<Omit<Outcome, 'jti'>> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { error: `not a URL: ${url}` };
+  }
+  // node:https (and TLS) only when a receiver needs it: the embedded mock stays cheap to start.
+  const send = u.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
   return new Promise((resolve) => {
-    let u: URL;
-    try {
-      u = new URL(url);
-    } catch {
-      resolve({ error: `not a URL: ${url}` });
-      return;
-    }
-    const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
     const body = Buffer.from(set);
     const req = send(
       u,
@@ -72,6 +76,7 @@ export class Deliverer {
   private readonly minMs: number;
   private readonly maxMs: number;
   private readonly timeoutMs: number;
+  private readonly background: boolean;
 
   constructor(
     private readonly store: Store,
@@ -81,6 +86,7 @@ export class Deliverer {
     this.minMs = opts.retryMinMs ?? 1_000;
     this.maxMs = opts.retryMaxMs ?? 300_000;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.background = opts.background ?? true;
   }
 
   backoffMs(attempts: number): number {
@@ -111,7 +117,7 @@ export class Deliverer {
   }
 
   private schedule(delayMs: number): void {
-    if (this.closed) return;
+    if (this.closed || !this.background) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -137,40 +143,68 @@ export class Deliverer {
       }
       return picked;
     });
-    if (batch.length) {
-      const outcomes = await Promise.all(
-        batch.map(async (d): Promise<Outcome> => {
-          const ctl = new AbortController();
-          this.inflight.add(ctl);
-          try {
-            return { jti: d.jti, ...(await postSet(d.url, d.set, this.timeoutMs, ctl.signal)) };
-          } finally {
-            this.inflight.delete(ctl);
-          }
-        }),
-      );
-      const done = this.now();
-      await this.store.write((s) => {
-        const byJti = new Map(secEvents(s).deliveries.map((d) => [d.jti, d]));
-        for (const o of outcomes) {
-          const d = byJti.get(o.jti);
-          if (!d || d.status !== 'pending') continue;
-          delete d.lease_until;
-          d.last_status = o.status;
-          if (o.status !== undefined && o.status >= 200 && o.status < 300) {
-            d.status = 'delivered';
-            d.delivered_at = done;
-            delete d.last_error;
-          } else if (o.status === 400) {
-            d.status = 'rejected';
-            d.last_error = receiverError(o.body);
-          } else {
-            d.last_error = o.error ?? `HTTP ${o.status}`;
-            d.next_attempt_at = done + this.backoffMs(d.attempts);
-          }
+    if (batch.length) await this.sendAndRecord(batch);
+    await this.scheduleNext();
+  }
+
+  /** Leases deliveries in the caller's own write (a trigger's first attempt), so a pass need not pick them. */
+  lease(d: Delivery, now: number): void {
+    d.lease_until = now + this.timeoutMs + 5_000;
+    d.attempts++;
+  }
+
+  /** Sends deliveries leased with `lease` and records the outcomes; returns them as they now stand. */
+  deliverLeased(batch: Array<Pick<Delivery, 'jti' | 'url' | 'set'>>): Promise<Delivery[]> {
+    if (this.closed || !batch.length) return Promise.resolve([]);
+    const p = this.chain.then(async () => {
+      const out = await this.sendAndRecord(batch);
+      await this.scheduleNext();
+      return out;
+    });
+    this.chain = p.then(() => undefined, () => undefined);
+    return p;
+  }
+
+  private async sendAndRecord(batch: Array<Pick<Delivery, 'jti' | 'url' | 'set'>>): Promise<Delivery[]> {
+    const outcomes = await Promise.all(
+      batch.map(async (d): Promise<Outcome> => {
+        const ctl = new AbortController();
+        this.inflight.add(ctl);
+        try {
+          return { jti: d.jti, ...(await postSet(d.url, d.set, this.timeoutMs, ctl.signal)) };
+        } finally {
+          this.inflight.delete(ctl);
         }
-      });
-    }
+      }),
+    );
+    const done = this.now();
+    return this.store.write((s) => {
+      const byJti = new Map(secEvents(s).deliveries.map((d) => [d.jti, d]));
+      const updated: Delivery[] = [];
+      for (const o of outcomes) {
+        const d = byJti.get(o.jti);
+        if (!d || d.status !== 'pending') continue;
+        delete d.lease_until;
+        d.last_status = o.status;
+        if (o.status !== undefined && o.status >= 200 && o.status < 300) {
+          d.status = 'delivered';
+          d.delivered_at = done;
+          delete d.last_error;
+        } else if (o.status === 400) {
+          d.status = 'rejected';
+          d.last_error = receiverError(o.body);
+        } else {
+          d.last_error = o.error ?? `HTTP ${o.status}`;
+          d.next_attempt_at = done + this.backoffMs(d.attempts);
+        }
+        updated.push(structuredClone(d));
+      }
+      return updated;
+    });
+  }
+
+  private async scheduleNext(): Promise<void> {
+    if (this.closed || !this.background) return;
     const next = await this.store.read((s) =>
       ((s.oauth?.secevents?.deliveries ?? []) as Delivery[])
         .filter((d) => d.status === 'pending')

@@ -5,7 +5,7 @@ import { own } from '../../lookup.js';
 import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, oauthOptions, users } from './common.js';
 import { jwks, signingKey, signJwt } from './jwt.js';
-import { refreshRevoked, unusedDays } from './admin.js';
+import { ensureSigningKey, refreshRevoked, unusedDays } from './admin.js';
 import { consoleGate, integrityEvidence, sweepUnused } from './console.js';
 import { kickDelivery } from './delivery.js';
 import { clientUsable, IDENTITY_SCOPES, KNOWN_SCOPES, type OAuthClient } from './registry.js';
@@ -103,6 +103,8 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
   const opts = oauthOptions(ctx);
   const iss = issuer(req);
 
+  // An ID token is signed inside the write below: make the key first, never while holding the state file's lock.
+  await ensureSigningKey(ctx);
   const outcome = await ctx.store.write((s): Outcome => {
     sweepUnused(s, now, unusedDays(ctx));
     const client = own(clients(s), creds.id as string);
@@ -214,6 +216,7 @@ async function revoke(ctx: ServiceContext, req: MockRequest): Promise<MockReply>
   const form = formParams(req);
   const value = req.query.get('token') ?? form.get('token');
   if (!value) throw oauthError(400, 'invalid_request', 'Missing required parameter: token');
+  await ensureSigningKey(ctx, true); // a token-revoked SET is signed inside the write below
   const now = ctx.now();
   const iss = issuer(req);
   const ok = await ctx.store.write((s) => {

@@ -69,6 +69,9 @@ export function oauth(state: MockState): OAuthSlice {
   dict(state.oauth.accessTokens);
   dict(state.oauth.refreshTokens);
   dict(state.oauth.codes);
+  // The client registry and pending sign-ins are keyed by id too (filled in by the service's init).
+  if (state.oauth.clients) dict(state.oauth.clients);
+  if (state.oauth.pending) dict(state.oauth.pending);
   return state.oauth as OAuthSlice;
 }
 

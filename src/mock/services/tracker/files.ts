@@ -1,11 +1,12 @@
 import { files, linkedFiles } from '../../../tracker/resources.js';
+import { UPLOAD_REQUEST_LIMIT_BYTES } from '../../../tracker/upload.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
 
-/** The largest multipart upload the mock accepts unless `options.tracker.maxUploadBytes` says otherwise. */
-export const DEFAULT_MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
+/** The largest multipart upload the mock accepts unless `options.tracker.maxUploadBytes` says otherwise (50 MiB, what the client batches under). */
+export const DEFAULT_MAX_UPLOAD_BYTES = UPLOAD_REQUEST_LIMIT_BYTES;
 
 const MENTIONS = { group_mention_ids: [], member_mention_ids: [], mention_ids: [] };
 
@@ -17,29 +18,75 @@ function attach(t: TrackerState, fileField: 'file_ids' | 'linked_file_ids', file
   return [storyId];
 }
 
-/** Parses a multipart upload with the WHATWG parser: file0 (required) … file3, and story_id. */
-async function parseUpload(req: MockRequest): Promise<{ storyId?: number; parts: File[] }> {
-  if (!req.contentType.includes('multipart/form-data')) throw new MockError(400, 'schema_mismatch', 'schema mismatch: upload files as multipart/form-data (file0 … file3)');
-  let form: FormData;
+interface UploadedPart {
+  name: string;
+  type: string;
+  size: number;
+}
+
+const FILE_FIELDS = ['file0', 'file1', 'file2', 'file3'];
+const schema = (message: string) => new MockError(400, 'schema_mismatch', `schema mismatch: ${message}`);
+
+/**
+ * Parses a multipart upload as it arrives (busboy): file0 (required) … file3 and story_id. The mock
+ * keeps no content, so each file is counted and discarded as it streams: memory stays flat whatever
+ * the size. More than `maxBytes` in all is a 413.
+ */
+async function parseUpload(req: MockRequest, maxBytes: number): Promise<{ storyId?: number; parts: UploadedPart[] }> {
+  if (!req.contentType.includes('multipart/form-data')) throw schema('upload files as multipart/form-data (file0 … file3)');
+  const source = req.stream;
+  if (!source) throw new Error('the upload route needs its body as a stream (streamBody)');
+  const { default: busboy } = await import('busboy');
+  let bb: ReturnType<typeof busboy>;
   try {
-    form = await new Response(new Uint8Array(req.rawBody), { headers: { 'content-type': req.contentType } }).formData();
+    bb = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: FILE_FIELDS.length, fields: 1, fieldSize: 64 } });
   } catch (err) {
-    throw new MockError(400, 'schema_mismatch', `schema mismatch: the multipart body cannot be parsed (${(err as Error).message})`);
+    throw schema(`the multipart body cannot be parsed (${(err as Error).message})`);
   }
-  const known = new Set(['story_id', 'file0', 'file1', 'file2', 'file3']);
-  for (const key of form.keys()) if (!known.has(key)) throw new MockError(400, 'schema_mismatch', `schema mismatch: unknown form field "${key}" (use file0 … file3 and story_id)`);
-  const parts: File[] = [];
-  for (const key of ['file0', 'file1', 'file2', 'file3']) {
-    const v = form.get(key);
-    if (v === null) continue;
-    if (typeof v === 'string') throw new MockError(400, 'schema_mismatch', `schema mismatch: ${key} must be a file part with a filename`);
-    parts.push(v as File);
-  }
-  if (!form.get('file0')) throw new MockError(400, 'schema_mismatch', 'schema mismatch: file0 is required');
-  const rawStory = form.get('story_id');
-  if (rawStory !== null && (typeof rawStory !== 'string' || !/^\d+$/.test(rawStory))) throw new MockError(400, 'schema_mismatch', 'schema mismatch: story_id must be an integer');
-  for (const p of parts) if (p.name.length > 1024) throw new MockError(413, 'string_too_long', `a string exceeded its length limit: file name must be at most 1024 characters`);
-  return { storyId: rawStory === null ? undefined : Number(rawStory), parts };
+  const parts = new Map<string, UploadedPart>();
+  let storyRaw: string | undefined;
+  return new Promise((resolve, reject) => {
+    let done = false;
+    let received = 0;
+    const fail = (err: MockError) => {
+      if (done) return;
+      done = true;
+      // stop parsing; the rest of the body is read and dropped by the HTTP server after the reply
+      source.unpipe(bb);
+      reject(err);
+    };
+    source.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBytes) fail(new MockError(413, 'too_large', `request body is larger than ${maxBytes} bytes (the limit of ${req.path}): send fewer or smaller files per request`));
+    });
+    source.on('error', (err) => fail(schema(`the upload was cut off (${err.message})`)));
+    bb.on('file', (field, stream, info) => {
+      stream.resume();
+      if (!FILE_FIELDS.includes(field)) return fail(schema(`unknown form field "${field}" (use file0 … file3 and story_id)`));
+      if (parts.has(field)) return fail(schema(`${field} is given twice`));
+      if (!info.filename) return fail(schema(`${field} must be a file part with a filename`));
+      if (info.filename.length > 1024) return fail(new MockError(413, 'string_too_long', 'a string exceeded its length limit: file name must be at most 1024 characters'));
+      const part: UploadedPart = { name: info.filename, type: info.mimeType, size: 0 };
+      parts.set(field, part);
+      stream.on('data', (chunk: Buffer) => (part.size += chunk.length));
+    });
+    bb.on('field', (name, value) => {
+      if (FILE_FIELDS.includes(name)) return fail(schema(`${name} must be a file part with a filename`));
+      if (name !== 'story_id') return fail(schema(`unknown form field "${name}" (use file0 … file3 and story_id)`));
+      storyRaw = value;
+    });
+    bb.on('filesLimit', () => fail(schema('at most 4 files (file0 … file3) per request')));
+    bb.on('fieldsLimit', () => fail(schema('only one form field besides the files: story_id')));
+    bb.on('error', (err) => fail(schema(`the multipart body cannot be parsed (${(err as Error).message})`)));
+    bb.on('close', () => {
+      if (done) return;
+      if (!parts.has('file0')) return fail(schema('file0 is required'));
+      if (storyRaw !== undefined && !/^\d{1,15}$/.test(storyRaw)) return fail(schema('story_id must be an integer'));
+      done = true;
+      resolve({ storyId: storyRaw === undefined ? undefined : Number(storyRaw), parts: FILE_FIELDS.flatMap((f) => parts.get(f) ?? []) });
+    });
+    source.pipe(bb);
+  });
 }
 
 export function fileRoutes(ctx: ServiceContext): Route[] {
@@ -56,21 +103,22 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
       for (const s of t.stories) s.file_ids = s.file_ids.filter((x: number) => x !== f.id);
     },
   });
+  const maxBytes = ctx.options.tracker?.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   uploaded.push({
     method: 'POST',
     path: `${API}/files`,
-    // Uploads have their own, larger limit than the JSON routes (`options.tracker.maxUploadBytes`).
-    maxBodyBytes: ctx.options.tracker?.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+    // Uploads have their own, larger limit than the JSON routes (`options.tracker.maxUploadBytes`), and stream.
+    maxBodyBytes: maxBytes,
+    streamBody: true,
     handler: async (req) => {
-      const { storyId, parts } = await parseUpload(req);
-      const sizes = await Promise.all(parts.map(async (p) => (await p.arrayBuffer()).byteLength));
+      const { storyId, parts } = await parseUpload(req, maxBytes);
       return reply.created(await ctx.store.write((s) => {
         const t = tracker(s);
         const at = nowIso(ctx.now());
         return parts.map((p, i) => {
           const id = nextId(t);
           const f = {
-            id, name: p.name, filename: p.name, description: null, content_type: p.type || 'application/octet-stream', external_id: null, size: sizes[i],
+            id, name: p.name, filename: p.name, description: null, content_type: p.type || 'application/octet-stream', external_id: null, size: p.size,
             story_ids: attach(t, 'file_ids', id, storyId), thumbnail_url: null, url: `${APP_URL}/files/${id}/${encodeURIComponent(p.name)}`, uploader_id: t.ownerId,
             ...MENTIONS, entity_type: 'file', created_at: at, updated_at: at,
           };

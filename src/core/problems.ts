@@ -1,0 +1,43 @@
+/**
+ * The one way apply files (tracker and labels) name and report their problems: every problem at once,
+ * one line each, as `path: what is wrong`, where the path is JSON-path style and 0-based like the
+ * file's own lists: `labels[3].color`, `fields[0].choices[1].name`.
+ */
+
+/** `itemPath('fields', 0, 'choices', 1)` → `fields[0].choices[1]`; a number is a list index. */
+export function itemPath(...parts: Array<string | number>): string {
+  let out = '';
+  for (const p of parts) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else if (p !== '') out += out ? `.${p}` : p;
+  }
+  return out;
+}
+
+/** A dotted path from a validator (`labels.0.color`) in the same style (`labels[0].color`). */
+export function dottedToItemPath(dotted: string): string {
+  return itemPath(...dotted.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)));
+}
+
+/** "3 problems:" followed by one indented line per problem. */
+export function problemList(problems: readonly string[]): string {
+  return `${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.join('\n  ')}`;
+}
+
+/**
+ * A YAML (or JSON) syntax error in full: the yaml library's message already says where (line and
+ * column) and quotes the lines with a caret under the spot; nothing of it is cut off.
+ */
+export function syntaxErrorText(err: unknown): string {
+  const e = err as Error & { linePos?: Array<{ line: number; col: number }> };
+  const message = String(e?.message ?? err).trimEnd();
+  const pos = e?.linePos?.[0];
+  // the yaml library writes "at line L, column C:" itself; say it when a parser did not
+  return pos && !/line \d+, column \d+/.test(message) ? `line ${pos.line}, column ${pos.col}: ${message}` : message;
+}
+
+/** "a label", "an epic", "a uuid", "an hour": the indefinite article a noun takes. */
+export function withArticle(noun: string): string {
+  const an = /^[aeiou]/i.test(noun) ? !/^(u[bcfhjkqrstn][aeiou]|uu|eu|one)/i.test(noun) : /^(hour|honest|honou?r)/i.test(noun);
+  return `${an ? 'an' : 'a'} ${noun}`;
+}

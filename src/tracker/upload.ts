@@ -1,0 +1,52 @@
+/** The API takes file0 … file3 in one request. */
+export const FILES_PER_REQUEST = 4;
+
+/**
+ * The largest upload request opsctl sends, and the mock's default limit on its upload route: 50 MiB.
+ * A real tracker may differ: OPSCTL_TRACKER_UPLOAD_LIMIT (or the profile's tracker_upload_limit)
+ * sets it, and a 413 for a batch of several files is retried one file per request anyway.
+ */
+export const UPLOAD_REQUEST_LIMIT_BYTES = 50 * 1024 * 1024;
+
+/** Room per part for its multipart headers (boundary, Content-Disposition with the name, Content-Type). */
+export const PART_OVERHEAD_BYTES = 1024;
+
+/** `50MB`, `512k`, `1.5GiB`, `1048576` → bytes (binary units: 1 KB = 1024 bytes); undefined if unreadable. */
+export function parseSize(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i.exec(text);
+  if (!m) return undefined;
+  const unit = (m[2] ?? 'b').toLowerCase()[0]!;
+  const bytes = Math.floor(Number(m[1]) * { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[unit as 'b' | 'k' | 'm' | 'g']!);
+  return bytes > 0 ? bytes : undefined;
+}
+
+/** 31457280 → "30 MiB" (for messages). */
+export function formatSize(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${+(bytes / 1024 ** 3).toFixed(1)} GiB`;
+  if (bytes >= 1024 ** 2) return `${+(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}
+
+/**
+ * Splits files (in the order given) into upload requests: at most FILES_PER_REQUEST each, and together
+ * (with each part's headers) at most `limit` bytes. A file larger than the limit goes alone (the
+ * server then says whether it takes it). Returns the indexes of each batch.
+ */
+export function planBatches(sizes: readonly number[], limit: number, perRequest = FILES_PER_REQUEST): number[][] {
+  const batches: number[][] = [];
+  let current: number[] = [];
+  let bytes = 0;
+  sizes.forEach((size, i) => {
+    const cost = size + PART_OVERHEAD_BYTES;
+    if (current.length > 0 && (current.length >= perRequest || bytes + cost > limit)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(i);
+    bytes += cost;
+  });
+  if (current.length) batches.push(current);
+  return batches;
+}
