@@ -142,6 +142,12 @@ describe('kv over TLS (https endpoints, --cacert/--cert/--key)', () => {
     expect(r.stderr).toContain(`the key file ${loose} is readable by group and others (mode 0644): chmod 600 ${loose}`);
   });
 
+  it('opsctl help environment documents the CI variables', async () => {
+    const r = await runCli(['help', 'environment'], { env });
+    expect(r.code).toBe(0);
+    for (const v of ['OPSCTL_KV_CACERT', 'OPSCTL_KV_CERT', 'OPSCTL_KV_KEY', 'OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY', 'OPSCTL_KV_USER', 'OPSCTL_KV_PASSWORD', 'OPSCTL_KV_PASSWORD_FILE']) expect(r.stdout + r.stderr).toContain(v);
+  });
+
   it('bad TLS flags are usage errors naming the flag, before any request', async () => {
     const half = await health(`https://127.0.0.1:${good}`, '--cacert', certs.ca, '--cert', certs.clientCert);
     expect(half.code).toBe(2);
