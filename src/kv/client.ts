@@ -1,4 +1,5 @@
 import { NetworkError, OpsError } from '../core/errors.js';
+import { authToken, connection, explainTlsError, forgetToken, setAuthToken } from './connection.js';
 import { simpleRequest, type SimpleResponse } from './http.js';
 import {
   parseAlarms,
@@ -63,15 +64,21 @@ export class KvClient {
     let res: SimpleResponse;
     try {
       // Everything but a put only reads.
-      res = await simpleRequest(url, { method: init.method, body: init.body, signal: init.signal, timeoutMs: init.timeoutMs ?? this.timeoutMs, idempotent: !path.endsWith('/kv/put') });
+      res = await simpleRequest(url, { method: init.method, body: init.body, headers: init.headers, signal: init.signal, timeoutMs: init.timeoutMs ?? this.timeoutMs, idempotent: !path.endsWith('/kv/put') });
     } catch (err) {
+      const tls = explainTlsError(err as NodeJS.ErrnoException, this.endpoint);
+      // The message names the fix too: kv health and status show only the message of a member.
+      if (tls) throw new OpsError(`${tls.message}: ${tls.hint}`, 1, { code: tls.code, cause: err });
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).name;
       throw new NetworkError(`${this.endpoint}: no answer (${code === 'ETIMEDOUT' ? `timed out after ${init.timeoutMs ?? this.timeoutMs} ms` : code})`, {
-        hint: 'check that the member runs and that --endpoints lists its client URL',
+        hint: `check that the member runs and that --endpoints lists its client URL${this.endpoint.startsWith('http:') && code === 'ECONNRESET' ? ' (a member that serves TLS resets plain HTTP: write https://)' : ''}`,
         cause: err,
       });
     }
     this.opts.debug?.(`[kv] ${init.method ?? 'GET'} ${url} → ${res.status}${res.redirected ? ` (via ${res.url})` : ''}`);
+    if (res.status === 400 && /HTTP request to an HTTPS server/i.test(res.text)) {
+      throw new OpsError(`${this.endpoint}: the member serves TLS on this port`, 1, { code: 'tls_required', hint: `write the endpoint as https://${new URL(this.endpoint).host} (with --cacert, and --cert/--key if the members ask for a client certificate)` });
+    }
     return res;
   }
 
@@ -138,9 +145,56 @@ export class KvClient {
     });
   }
 
-  async gateway(path: string, body: unknown, signal?: AbortSignal): Promise<string> {
+  /**
+   * The auth token for --user (etcd's grpc-gateway takes it as `Authorization: <token>`; 3.3 and
+   * later honour it, 3.2's gateway ignores it). One token for the cluster (etcd replicates simple
+   * tokens to every member), asked for once and again when a member says it is invalid (a restarted
+   * member forgets them). Undefined without --user or when auth is off on the cluster.
+   */
+  private async token(fresh = false): Promise<string | undefined> {
+    const auth = connection().auth;
+    if (!auth) return undefined;
+    let t = fresh ? undefined : authToken();
+    if (!t) {
+      t = this.authenticate(auth);
+      setAuthToken(t);
+    }
+    return (await t) || undefined;
+  }
+
+  private async authenticate(auth: { user: string; password: string }): Promise<string> {
     const prefix = await this.gatewayPrefix();
-    let r = await this.fetch(`${prefix}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
+    const r = await this.fetch(`${prefix}/auth/authenticate`, { method: 'POST', body: JSON.stringify({ name: auth.user, password: auth.password }) });
+    if (r.status === 200) return String(parseJsonSafe(r.text).token ?? '');
+    const msg = gatewayMessage(r.text);
+    if (/authentication is not enabled/i.test(msg)) return '';
+    if (/authentication failed|invalid user ID or password/i.test(msg)) {
+      throw new OpsError(`${this.endpoint}: etcd refused user ${auth.user}: wrong user name or password`, 1, { code: 'auth_failed', hint: 'check --user and the password (prompt, OPSCTL_KV_PASSWORD or --password-file)' });
+    }
+    throw new GatewayError(this.endpoint, r.status, msg);
+  }
+
+  /**
+   * Whether auth is enabled on the cluster: a range without a token is refused then ("user name is
+   * empty"); undefined when the member does not say.
+   */
+  async authEnabled(): Promise<boolean | undefined> {
+    const prefix = await this.gatewayPrefix();
+    const r = await this.fetch(`${prefix}/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('\0opsctl-auth-probe').toString('base64'), count_only: true }) });
+    if (r.status === 200) return false;
+    return AUTH_ERRORS.test(gatewayMessage(r.text)) ? true : undefined;
+  }
+
+  async gateway(path: string, body: unknown, signal?: AbortSignal): Promise<string> {
+    let token = await this.token();
+    const prefix = await this.gatewayPrefix();
+    const send = (p: string) => this.fetch(`${p}${path}`, { method: 'POST', body: JSON.stringify(body), signal, headers: token ? { authorization: token } : undefined });
+    let r = await send(prefix);
+    if (token && r.status !== 200 && /invalid auth token/i.test(gatewayMessage(r.text))) {
+      forgetToken();
+      token = await this.token(true);
+      r = await send(prefix);
+    }
     if (r.status === 404) {
       // The member now runs another version: find its prefix again (the status answer the discovery
       // got is not kept: this call asks its own path, and a later status() must not read an old one).
@@ -148,7 +202,7 @@ export class KvClient {
       this.prefix = undefined;
       const again = await this.gatewayPrefix();
       this.discoveredStatus = undefined;
-      r = await this.fetch(`${again}${path}`, { method: 'POST', body: JSON.stringify(body), signal });
+      r = await send(again);
     }
     if (r.status === 200 && !r.url.endsWith(`${prefix}${path}`)) {
       // Redirected (3.3 sends /v3alpha to /v3beta): remember where, so the next call goes there.
@@ -159,12 +213,17 @@ export class KvClient {
       }
     }
     if (r.status !== 200) {
-      let msg = r.text.trim().slice(0, 200);
-      try {
-        const e = JSON.parse(r.text);
-        msg = e.message ?? e.error ?? msg;
-      } catch {
-        /* plain text */
+      const msg = gatewayMessage(r.text);
+      if (AUTH_ERRORS.test(msg)) {
+        const auth = connection().auth;
+        throw new OpsError(`${this.endpoint}: etcd refused the request: ${msg}`, 1, {
+          code: 'auth_required',
+          hint: !auth
+            ? 'auth is enabled on this cluster: pass --user NAME (the password from the prompt, OPSCTL_KV_PASSWORD or --password-file)'
+            : prefix === '/v3alpha'
+              ? "etcd 3.2's JSON gateway does not pass auth tokens on: use etcdctl for this, or run it once the member runs 3.3"
+              : `user ${auth.user} lacks the permission: grant its role access to this key (etcdctl role grant-permission)`,
+        });
       }
       throw new GatewayError(this.endpoint, r.status, msg);
     }
@@ -225,6 +284,21 @@ export class KvClient {
     }
     return Buffer.concat(parts);
   }
+}
+
+/** Refusals that mean auth is on and the request had no (valid) user. */
+const AUTH_ERRORS = /user name is empty|permission denied|invalid auth token|user name not found/i;
+
+/** The message of a gateway error body ({"error": …} or {"message": …}), else the text. */
+function gatewayMessage(text: string): string {
+  let msg = text.trim().slice(0, 200);
+  try {
+    const e = JSON.parse(text);
+    msg = e.message ?? e.error ?? e.Error ?? msg;
+  } catch {
+    /* plain text */
+  }
+  return String(msg);
 }
 
 /** grpc-gateway streams one JSON object per message (newline-separated). */

@@ -28,6 +28,13 @@ export interface CommandTemplates {
    * `ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}` ({run}: the upgrade's journal id).
    */
   backup?: string;
+  /**
+   * Optional: prints the member's etcd config file (YAML), e.g. `ssh {host} cat /etc/etcd/etcd.conf.yml`,
+   * read before the upgrade for the 3.3 configuration check.
+   */
+  config?: string;
+  /** Optional: the start template per target version (a preset's per-version units or binaries). */
+  startByVersion?: Record<string, string>;
 }
 
 export interface ClusterSpec {

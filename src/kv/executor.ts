@@ -14,7 +14,8 @@ import {
   type Journal,
   type JournalStep,
 } from './journal.js';
-import { observeCluster } from './observe.js';
+import { checkClusterConfig } from './config-check.js';
+import { authEnabled, observeCluster } from './observe.js';
 import { minor } from './parse.js';
 import { describePlan, nextMember, planUpgrade } from './planner.js';
 import { findEtcdctl } from './snapshot.js';
@@ -125,7 +126,11 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   }
 }
 
-async function acquireLock(file: string, o: UpgradeOptions): Promise<() => Promise<void>> {
+/**
+ * The journal's lock; when the run that holds it died on this host (SIGKILL, a crash), waits for its
+ * lock to go stale instead of refusing (the upgrade's resume and the roll-back after a crash).
+ */
+export async function acquireLock(file: string, o: Pick<UpgradeOptions, 'lockStaleMs' | 'now' | 'reporter'>): Promise<() => Promise<void>> {
   const stale = o.lockStaleMs ?? 4000;
   const deadline = o.now() + stale * 3;
   for (;;) {
@@ -189,14 +194,34 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   // ---- pre-flight --------------------------------------------------------------------------
   const pre = o.reporter.begin(`pre-flight: checking ${o.cluster.members.length} members`);
   const obs = await first;
+  // Whether auth is on matters only with a member on 3.2 before 3.2.31 (the seed's lease-revoke
+  // corruption): one more request then, none otherwise.
+  if (obs.members.some((m) => /^3\.2\.([0-9]|[12][0-9]|30)$/.test(m.serverVersion ?? ''))) {
+    obs.authEnabled = await authEnabled(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
+  }
   const observedAt = o.now();
   const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });
   if (!result.ok) {
     pre.fail('pre-flight: refused');
     throw new UpgradeRefused(result.reasons, journal ? `fix the cluster, then run the same command to resume (journal ${file}), or roll back: ${o.rollbackCommand}` : 'fix the cluster first; nothing was changed');
   }
-  pre.done(`pre-flight: ${o.cluster.members.length} members healthy, one leader, cluster version ${result.plan.clusterVersion}, no alarms`);
   const plan = result.plan;
+  if (o.to === '3.3' && plan.source === '3.2') {
+    // The seed's 3.3 interface changes, before any member is touched (also on a resume: the members
+    // not yet upgraded start from their config files too).
+    const problems = await checkClusterConfig(o.cluster.members, o.driver, { version: o.to, binDir: o.targetBin }, (t) => o.debug?.(`[kv] ${t}`)).catch((err: Error) => {
+      pre.fail('pre-flight: cannot read a member\'s config');
+      throw new UpgradeRefused([`reading the member config files failed: ${err.message}`], 'fix the config template (it prints the member\'s etcd config file), or drop it to skip the check');
+    });
+    if (problems.length) {
+      pre.fail('pre-flight: 3.3 would refuse a member\'s configuration');
+      throw new UpgradeRefused(
+        problems.map((p) => `member ${p.member}: ${p.file}:${p.line}: ${p.problem}; fix: ${p.fix}`),
+        'nothing was stopped: fix the config the members will start 3.3 with, then run the same command',
+      );
+    }
+  }
+  pre.done(`pre-flight: ${o.cluster.members.length} members healthy, one leader, cluster version ${result.plan.clusterVersion}, no alarms`);
   o.debug?.(`[kv] pre-flight done after ${o.now() - started} ms`);
   const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const planText = journal ? `Resuming the upgrade to ${journal.target} recorded in ${file}` : describePlan(plan, settleText);

@@ -1,4 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
+import { tlsMaterial, type TlsMaterial } from './connection.js';
 
 /**
  * Keep-alive for plain HTTP: a poll of the cluster is 3 requests per member, and a new TCP connection
@@ -7,6 +9,22 @@ import { Agent, request as httpRequest } from 'node:http';
  * (idempotent) requests are retried once on a fresh connection.
  */
 const agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 16, maxFreeSockets: 16, timeout: 30_000 });
+
+/** One keep-alive https agent per TLS setting (the CA, client certificate and key of the cluster). */
+let httpsAgent: { material: TlsMaterial | undefined; agent: HttpsAgent } | undefined;
+
+async function agentFor(): Promise<HttpsAgent> {
+  const material = tlsMaterial();
+  if (!httpsAgent || httpsAgent.material !== material) {
+    const { Agent: A } = await import('node:https');
+    // The server name is checked against the endpoint's host (Node's default checkServerIdentity).
+    const fresh = { material, agent: new A({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 16, maxFreeSockets: 16, timeout: 30_000, ...material }) };
+    httpsAgent?.agent.destroy();
+    httpsAgent = fresh;
+    return fresh.agent;
+  }
+  return httpsAgent!.agent;
+}
 
 export interface SimpleResponse {
   status: number;
@@ -24,18 +42,20 @@ export interface SimpleResponse {
  */
 export function simpleRequest(
   url: string,
-  opts: { method?: string; body?: string; timeoutMs: number; signal?: AbortSignal; maxRedirects?: number; idempotent?: boolean },
+  opts: { method?: string; body?: string; headers?: Record<string, string>; timeoutMs: number; signal?: AbortSignal; maxRedirects?: number; idempotent?: boolean },
 ): Promise<SimpleResponse> {
   const once = async (target: URL): Promise<{ status: number; text: string; location?: string }> => {
     // TLS is loaded only for https endpoints (it costs more start-up than the whole request).
-    const send = target.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
+    const tls = target.protocol === 'https:';
+    const send = tls ? (await import('node:https')).request : httpRequest;
+    const useAgent = tls ? await agentFor() : agent;
     return new Promise((resolve, reject) => {
       const req = send(
         target,
         {
           method: opts.method ?? 'GET',
-          agent: target.protocol === 'https:' ? false : agent,
-          headers: opts.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(opts.body) },
+          agent: useAgent,
+          headers: { ...opts.headers, ...(opts.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(opts.body)) }) },
           timeout: opts.timeoutMs,
           signal: opts.signal,
         },

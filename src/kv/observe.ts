@@ -81,3 +81,10 @@ export async function observeCluster(members: MemberSpec[], opts: ObserveOptions
   }
   return { members: obs, alarms };
 }
+
+/** Whether etcd auth is enabled, asked of the first healthy member (undefined: none could tell). */
+export async function authEnabled(members: MemberObservation[], opts: ObserveOptions): Promise<boolean | undefined> {
+  const any = members.find((o) => o.reachable && o.healthy);
+  if (!any) return undefined;
+  return new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).authEnabled().catch(() => undefined);
+}

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { InterruptedError, OpsError } from '../core/errors.js';
 import type { ClusterSpec, MemberSpec } from './cluster.js';
 import type { MemberDriver } from './drivers/driver.js';
-import { lockJournal, readJournal, touchedMembers, writeJournal } from './journal.js';
+import { readJournal, touchedMembers, writeJournal } from './journal.js';
 import { observeCluster } from './observe.js';
 import { minor } from './parse.js';
-import type { StepReporter, Timeouts } from './executor.js';
+import { acquireLock, type StepReporter, type Timeouts } from './executor.js';
 import { waitFor, WaitFatal } from './wait.js';
 
 export interface RollbackOptions {
@@ -38,7 +38,8 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
   const j = readJournal(file);
   if (!j) throw new OpsError(`no kv upgrade is recorded for this cluster (${file})`, 1, { code: 'no_journal', hint: 'roll-back undoes an upgrade opsctl started; there is none here' });
   if (j.source === j.target) throw new OpsError('the recorded run was a rolling restart on the same version: nothing to roll back', 1, { hint: 'if a member is down, start it on its version by hand or resume the restart with the same kv upgrade command' });
-  const unlock = await lockJournal(file, o.lockStaleMs ?? 4000).catch((err) => {
+  const unlock = await acquireLock(file, o).catch((err) => {
+    if (err instanceof OpsError) throw err;
     throw new OpsError(`another kv upgrade or roll-back of this cluster is running: ${(err as Error).message}`, 1, { code: 'locked', hint: 'wait for it to finish' });
   });
   const out: RollbackReport['members'] = [];

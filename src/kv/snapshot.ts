@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { KvClient } from './client.js';
+import { connection } from './connection.js';
 import { parseJsonSafe } from './parse.js';
 
 type Exec = typeof import('execa').execa;
@@ -34,9 +35,29 @@ export function findEtcdctl(explicit?: string): string | undefined {
   return undefined;
 }
 
-/** etcdctl runs with a clean environment (no stray ETCDCTL_* settings), API 3, one endpoint. */
-function etcdctlEnv(): Record<string, string> {
-  return { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' };
+/**
+ * etcdctl runs with a clean environment (no stray ETCDCTL_* settings), API 3, one endpoint. With
+ * --user the credentials go in ETCDCTL_USER=name:password (etcdctl 3.3+ reads every flag from its
+ * ETCDCTL_ variable; name:password works in 3.3 and 3.4): the environment of a process is readable
+ * only by its user and root, its argv by everyone (ps).
+ */
+function etcdctlEnv(withAuth = false): Record<string, string> {
+  const env: Record<string, string> = { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' };
+  const auth = connection().auth;
+  if (withAuth && auth) env.ETCDCTL_USER = `${auth.user}:${auth.password}`;
+  return env;
+}
+
+/** etcdctl's TLS flags for the cluster's settings (paths only). */
+export function etcdctlTlsArgs(): string[] {
+  const t = connection().tls;
+  if (!t) return [];
+  return [
+    ...(t.cacert ? ['--cacert', t.cacert] : []),
+    ...(t.cert ? ['--cert', t.cert] : []),
+    ...(t.key ? ['--key', t.key] : []),
+    ...(t.insecureSkipVerify ? ['--insecure-skip-tls-verify'] : []),
+  ];
 }
 
 /**
@@ -52,8 +73,8 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
   if (opts.etcdctl) {
     via = 'etcdctl';
     // Exactly one endpoint: etcdctl must not fail over to another member mid-snapshot.
-    const r = await opts.exec(opts.etcdctl, ['--endpoints', opts.endpoint, '--dial-timeout', '5s', '--command-timeout', `${Math.ceil(opts.timeoutMs / 1000)}s`, 'snapshot', 'save', part], {
-      env: etcdctlEnv(),
+    const r = await opts.exec(opts.etcdctl, ['--endpoints', opts.endpoint, ...etcdctlTlsArgs(), '--dial-timeout', '5s', '--command-timeout', `${Math.ceil(opts.timeoutMs / 1000)}s`, 'snapshot', 'save', part], {
+      env: etcdctlEnv(true),
       extendEnv: false,
       timeout: opts.timeoutMs + 5000,
       reject: false,

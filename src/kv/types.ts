@@ -20,6 +20,8 @@ export interface MemberObservation {
 export interface ClusterObservation {
   members: MemberObservation[];
   alarms: Array<{ memberId: string; alarm: string }>;
+  /** Whether etcd auth is enabled (asked only by the pre-flight; undefined: not asked or unknown). */
+  authEnabled?: boolean;
 }
 
 export type StepKind = 'snapshot' | 'stop' | 'wait-stopped' | 'backup-data' | 'start' | 'wait-healthy' | 'settle';

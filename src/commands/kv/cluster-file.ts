@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
+import { expandSystemd } from '../../kv/drivers/systemd.js';
+import type { FileConnection } from './connection.js';
 import { normalizeEndpoint } from './shared.js';
 
 const Member = z.object({
@@ -8,26 +10,53 @@ const Member = z.object({
   endpoint: z.string().min(1),
   host: z.string().min(1).optional(),
 });
+const Tls = z.object({
+  cacert: z.string().min(1).optional(),
+  cert: z.string().min(1).optional(),
+  key: z.string().min(1).optional(),
+  insecureSkipTlsVerify: z.boolean().optional(),
+});
+const Auth = z.object({ user: z.string().min(1), passwordFile: z.string().min(1).optional() }).strict();
 const File = z.object({
   members: z.array(Member).min(1),
+  tls: Tls.strict().optional(),
+  auth: Auth.optional(),
   driver: z
-    .object({
-      type: z.literal('command'),
-      stop: z.string().min(1),
-      start: z.string().min(1),
-      running: z.string().min(1),
-      v2Size: z.string().min(1).optional(),
-      backup: z.string().min(1).optional(),
-    })
+    .discriminatedUnion('type', [
+      z.object({
+        type: z.literal('command'),
+        stop: z.string().min(1),
+        start: z.string().min(1),
+        running: z.string().min(1),
+        v2Size: z.string().min(1).optional(),
+        backup: z.string().min(1).optional(),
+        config: z.string().min(1).optional(),
+      }),
+      z
+        .object({
+          type: z.literal('systemd'),
+          unit: z.string().min(1).optional(),
+          units: z.record(z.string(), z.string().min(1)).optional(),
+          bins: z.record(z.string(), z.string().min(1)).optional(),
+          binLink: z.string().min(1).optional(),
+          ssh: z.string().min(1).optional(),
+          sudo: z.boolean().optional(),
+          configFile: z.string().min(1).optional(),
+          dataDir: z.string().min(1).optional(),
+        })
+        .strict(),
+    ])
     .optional(),
 });
 
 /**
  * A cluster file (YAML or JSON):
  *   members: [{name, endpoint, host?}]
- *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …}
+ *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …, config?: …}
+ *   tls: {cacert?, cert?, key?, insecureSkipTlsVerify?}   (paths relative to the file)
+ *   auth: {user, passwordFile?}                            (never the password itself)
  */
-export async function parseClusterFile(text: string, path: string): Promise<{ members: MemberSpec[]; driver?: ClusterSpec['driver'] }> {
+export async function parseClusterFile(text: string, path: string): Promise<{ members: MemberSpec[]; driver?: ClusterSpec['driver']; conn: FileConnection }> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -46,11 +75,20 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
     const issue = r.error.issues[0];
     throw new UsageError(`--cluster ${path}: ${issue.path.join('.') || '(top)'}: ${issue.message}`, {
       field: '--cluster',
-      hint: 'a cluster file has members: [{name, endpoint, host}] and optionally driver: {type: command, stop, start, running}',
+      hint: 'a cluster file has members: [{name, endpoint, host}] and optionally driver: {type: command, stop, start, running} or {type: systemd, unit}, tls: {cacert, cert, key}, auth: {user}',
     });
   }
+  let driver: ClusterSpec['driver'];
+  if (r.data.driver?.type === 'systemd') {
+    try {
+      driver = { type: 'command', ...expandSystemd(r.data.driver) };
+    } catch (err) {
+      throw new UsageError(`--cluster ${path}: driver: ${(err as Error).message}`, { field: '--cluster', hint: 'see "Driver presets" in the README' });
+    }
+  } else driver = r.data.driver;
   return {
     members: r.data.members.map((m) => ({ ...m, endpoint: normalizeEndpoint(m.endpoint, `--cluster ${path}: members.endpoint`) })),
-    driver: r.data.driver,
+    driver,
+    conn: { tls: r.data.tls, auth: r.data.auth },
   };
 }

@@ -5,7 +5,8 @@ import { GatewayError, KvClient } from '../../kv/client.js';
 import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
 
 export interface GetOptions extends ClusterFlags {
-  key: string;
+  /** The key to write or read (--key names the TLS client key). */
+  kvKey: string;
 }
 
 /** `kv get KEY`: the value on stdout (exit 1 when the key does not exist). */
@@ -15,8 +16,8 @@ export async function run(opts: GetOptions, ctx: Context): Promise<CommandResult
   let last: unknown;
   for (const m of cluster.members) {
     try {
-      const kv = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).get(opts.key);
-      if (!kv) throw new OpsError(`key "${opts.key}" not found`, 1, { code: 'not_found', hint: 'write it with: opsctl kv put KEY VALUE' });
+      const kv = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).get(opts.kvKey);
+      if (!kv) throw new OpsError(`key "${opts.kvKey}" not found`, 1, { code: 'not_found', hint: 'write it with: opsctl kv put KEY VALUE' });
       return { data: kv, text: kv.value };
     } catch (err) {
       if (err instanceof OpsError && !(err instanceof NetworkError) && !(err instanceof GatewayError && err.status >= 500)) throw err;

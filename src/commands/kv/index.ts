@@ -8,13 +8,20 @@ function clusterOptions(cmd: Command, withDriver = false): Command {
   cmd
     .option('--endpoints <urls>', 'client URLs, comma-separated (default: the sandbox)')
     .option('--cluster <file>', 'a cluster file (YAML or JSON): members and a driver')
-    .option('--request-timeout <duration>', 'timeout of one request to a member', '3s');
+    .option('--request-timeout <duration>', 'timeout of one request to a member', '3s')
+    .option('--cacert <file>', 'TLS: the CA bundle that signed the members\' certificates (env OPSCTL_KV_CACERT)')
+    .option('--cert <file>', 'TLS: client certificate (env OPSCTL_KV_CERT)')
+    .option('--key <file>', 'TLS: client key (env OPSCTL_KV_KEY)')
+    .option('--insecure-skip-tls-verify', 'TLS: do not check the members\' certificates (warned about)')
+    .option('--user <name>', 'etcd auth: the user; the password from the prompt, OPSCTL_KV_PASSWORD or --password-file')
+    .option('--password-file <file>', 'etcd auth: a file whose first line is the password');
   if (withDriver) {
     cmd
       .option('--stop-cmd <template>', 'with --endpoints: stops a member, e.g. "ssh {host} sudo systemctl stop etcd"')
       .option('--start-cmd <template>', 'with --endpoints: starts a member on {version}/{bin}')
       .option('--running-cmd <template>', "with --endpoints: exits 0 while the member's process exists")
       .option('--v2-size-cmd <template>', 'with --endpoints: prints the bytes of v2 data (for --settle auto)')
+      .option('--config-cmd <template>', "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade")
       .option('--backup-cmd <template>', 'with --endpoints: backs up a stopped member\'s data dir on its host ({run}: the upgrade id)')
       .option('--stop-timeout <duration>', 'how long a stopping member may take', '60s')
       .option('--healthy-timeout <duration>', 'how long a started member may take to be healthy and caught up', '2m')
@@ -55,10 +62,10 @@ export function register(program: Command, ctx: Context): void {
   status.action(lazyAction(ctx, () => import('./status.js'), (_a, o) => pass(o) as any));
   examples(status, 'opsctl kv status', 'opsctl kv status --json=id,leader,revision');
   const put = clusterOptions(kv.command('put <key> <value>').description('write a key through the JSON gateway'));
-  put.action(lazyAction(ctx, () => import('./put.js'), ([key, value], o) => ({ ...o, key, value }) as any));
+  put.action(lazyAction(ctx, () => import('./put.js'), ([kvKey, value], o) => ({ ...o, kvKey, value }) as any));
   examples(put, 'opsctl kv put config/mode maintenance');
   const get = clusterOptions(kv.command('get <key>').description('read a key through the JSON gateway'));
-  get.action(lazyAction(ctx, () => import('./get.js'), ([key], o) => ({ ...o, key }) as any));
+  get.action(lazyAction(ctx, () => import('./get.js'), ([kvKey], o) => ({ ...o, kvKey }) as any));
   examples(get, 'opsctl kv get config/mode', 'opsctl kv get config/mode --json');
 
   const snapshot = kv.command('snapshot').description('v3 snapshots');

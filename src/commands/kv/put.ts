@@ -1,11 +1,12 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { NetworkError } from '../../core/errors.js';
+import { NetworkError, OpsError } from '../../core/errors.js';
 import { GatewayError, KvClient } from '../../kv/client.js';
 import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
 
 export interface PutOptions extends ClusterFlags {
-  key: string;
+  /** The key to write or read (--key names the TLS client key). */
+  kvKey: string;
   value: string;
 }
 
@@ -20,10 +21,12 @@ export async function run(opts: PutOptions, ctx: Context): Promise<CommandResult
   let last: unknown;
   for (const m of cluster.members) {
     try {
-      const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).put(opts.key, opts.value);
-      return { data: { key: opts.key, revision: r.revision, member: m.name }, message: `put ${opts.key} (revision ${r.revision}) via ${m.name}`, text: '' };
+      const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).put(opts.kvKey, opts.value);
+      return { data: { key: opts.kvKey, revision: r.revision, member: m.name }, message: `put ${opts.kvKey} (revision ${r.revision}) via ${m.name}`, text: '' };
     } catch (err) {
+      // A refusal another member would repeat (too large, auth, TLS settings) is final.
       if (err instanceof GatewayError && err.status < 500) throw err;
+      if (err instanceof OpsError && /^(auth_|tls_)/.test(err.code)) throw err;
       last = err;
     }
   }

@@ -7,11 +7,13 @@ import { CommandDriver } from '../../kv/drivers/command.js';
 import type { MemberDriver } from '../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../kv/executor.js';
 import { clusterKey } from '../../kv/journal.js';
+import { setConnection } from '../../kv/connection.js';
 import { parseDuration } from '../../kv/parse.js';
+import { resolveConnection, type ConnectionFlags } from './connection.js';
 import { loadSandbox, localDriver, sandboxCluster } from '../../kv/sandbox.js';
 
-/** The flags every kv verb takes to find its cluster. */
-export interface ClusterFlags {
+/** The flags every kv verb takes to find its cluster (and to reach it: TLS, auth). */
+export interface ClusterFlags extends ConnectionFlags {
   endpoints?: string;
   cluster?: string;
   stopCmd?: string;
@@ -19,6 +21,7 @@ export interface ClusterFlags {
   runningCmd?: string;
   v2SizeCmd?: string;
   backupCmd?: string;
+  configCmd?: string;
   requestTimeout?: string;
 }
 
@@ -50,10 +53,12 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
     });
     const { parseClusterFile } = await import('./cluster-file.js');
     const parsed = await parseClusterFile(text, path);
+    setConnection(await resolveConnection(ctx, f, { conn: parsed.conn, path }));
     const cluster: ClusterSpec = { source: 'file', key: clusterKey(parsed.members.map((m) => m.endpoint)), members: parsed.members, driver: parsed.driver };
     const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env) : undefined;
     return { cluster, driver, selector: ['--cluster', f.cluster] };
   }
+  if (!f.cluster) setConnection(await resolveConnection(ctx, f));
   if (f.endpoints) {
     const eps = f.endpoints.split(',').filter(Boolean).map((e) => normalizeEndpoint(e));
     const members: MemberSpec[] = eps.map((e) => ({ name: new URL(e).host, endpoint: e }));
@@ -63,9 +68,10 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
     const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
     if (t.stop || t.start || t.running) {
       for (const [k, v] of Object.entries(t)) if (!v) throw new UsageError(`--${k}-cmd is missing`, { field: `--${k}-cmd`, hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"' });
-      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd }, exec, ctx.env);
+      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd, config: f.configCmd }, exec, ctx.env);
       selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
       if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
+      if (f.configCmd) selector.push('--config-cmd', f.configCmd);
     }
     return { cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? { type: 'command', ...t } as ClusterSpec['driver'] : undefined }, driver, selector };
   }

@@ -87,7 +87,7 @@ export class CommandDriver implements MemberDriver {
   }
 
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
-    await this.run(this.t.start, m, target);
+    await this.run(this.t.startByVersion?.[target.version] ?? this.t.start, m, target);
     this.versions.set(m.name, target);
   }
 
@@ -96,6 +96,15 @@ export class CommandDriver implements MemberDriver {
     const r = await this.run(this.t.v2Size, m);
     const n = Number(String(r.stdout).trim().split(/\s+/)[0]);
     return Number.isFinite(n) ? n : undefined;
+  }
+
+  /** The config template's output; the file is the last absolute path in its argv (else the command). */
+  async readConfig(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined> {
+    if (!this.t.config) return undefined;
+    const argv = renderTemplate(this.t.config, this.vars(m, target));
+    const r = await this.run(this.t.config, m, target);
+    const file = [...argv].reverse().find((a) => a.startsWith('/')) ?? `\`${argv.join(' ')}\``;
+    return { file, text: String(r.stdout ?? '') };
   }
 
   current(m: MemberSpec): MemberTarget | undefined {

@@ -24,6 +24,11 @@ export interface MemberDriver {
    * it to `dest`, the command driver runs its backup template with {run}. Returns the journal detail.
    */
   backupDataDir?(m: MemberSpec, dest: string, run: string): Promise<string>;
+  /**
+   * The config file (etcd --config-file, YAML) the member will start with on `target`, and where it
+   * is, for the 3.3 configuration check; undefined when the member has none the driver knows of.
+   */
+  readConfig?(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
 }

@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../core/errors.js';
+import { keyFileWarning, type KvConnection, type KvTls } from '../../kv/connection.js';
+
+/** TLS and auth flags of every kv verb (etcdctl's names). */
+export interface ConnectionFlags {
+  cacert?: string;
+  cert?: string;
+  key?: string;
+  insecureSkipTlsVerify?: boolean;
+  user?: string;
+  passwordFile?: string;
+}
+
+/** The `tls:` and `auth:` blocks of a cluster file (paths relative to the file). */
+export interface FileConnection {
+  tls?: { cacert?: string; cert?: string; key?: string; insecureSkipTlsVerify?: boolean };
+  auth?: { user: string; passwordFile?: string };
+}
+
+/**
+ * The cluster's connection settings: a flag beats its environment variable (OPSCTL_KV_CACERT,
+ * OPSCTL_KV_CERT, OPSCTL_KV_KEY, OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY=1, OPSCTL_KV_USER,
+ * OPSCTL_KV_PASSWORD, OPSCTL_KV_PASSWORD_FILE), which beats the cluster file. Files are checked
+ * here (a usage error names the flag); a key readable by others and skipped verification are warned
+ * about. The password never comes from a flag value: the prompt, OPSCTL_KV_PASSWORD or a file.
+ */
+export async function resolveConnection(ctx: Context, f: ConnectionFlags, file?: { conn: FileConnection; path: string }): Promise<KvConnection> {
+  const env = ctx.env;
+  const base = file ? dirname(file.path) : ctx.cwd;
+  const pick = (flag: string | undefined, envName: string, fromFile: string | undefined, name: string): { path: string; from: string } | undefined => {
+    if (flag) return { path: resolve(ctx.cwd, flag), from: `--${name}` };
+    if (env[envName]) return { path: resolve(ctx.cwd, env[envName]!), from: envName };
+    if (fromFile) return { path: resolve(base, fromFile), from: `tls.${name} in ${file!.path}` };
+    return undefined;
+  };
+  const ft = file?.conn.tls;
+  const tls: KvTls = {};
+  for (const [name, envName] of [['cacert', 'OPSCTL_KV_CACERT'], ['cert', 'OPSCTL_KV_CERT'], ['key', 'OPSCTL_KV_KEY']] as const) {
+    const p = pick(f[name], envName, ft?.[name], name);
+    if (!p) continue;
+    try {
+      readFileSync(p.path);
+    } catch (err) {
+      throw new UsageError(`${p.from}: cannot read ${p.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: `--${name}`, hint: `give the path of a PEM file (${name === 'cacert' ? 'the CA bundle' : name === 'cert' ? 'the client certificate' : 'the client key'})` });
+    }
+    tls[name] = p.path;
+  }
+  if (Boolean(tls.cert) !== Boolean(tls.key)) {
+    throw new UsageError(tls.cert ? '--cert needs --key' : '--key needs --cert', { field: tls.cert ? '--key' : '--cert', hint: 'a client certificate goes with its private key: give both' });
+  }
+  tls.insecureSkipVerify = Boolean(f.insecureSkipTlsVerify || env.OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY === '1' || ft?.insecureSkipTlsVerify);
+  if (tls.insecureSkipVerify) ctx.io.warn('--insecure-skip-tls-verify: the members\' certificates are not checked; anyone on the path can pose as the cluster');
+  if (tls.key) {
+    const w = keyFileWarning(tls.key);
+    if (w) ctx.io.warn(w.replace(/^warning: /, ''));
+  }
+  const out: KvConnection = {};
+  if (tls.cacert || tls.cert || tls.insecureSkipVerify) out.tls = tls;
+
+  const user = f.user ?? env.OPSCTL_KV_USER ?? file?.conn.auth?.user;
+  if (user) out.auth = { user, password: await password(ctx, f, user, file) };
+  else if (f.passwordFile) throw new UsageError('--password-file needs --user', { field: '--user', hint: 'pass --user NAME' });
+  return out;
+}
+
+async function password(ctx: Context, f: ConnectionFlags, user: string, file?: { conn: FileConnection; path: string }): Promise<string> {
+  const env = ctx.env;
+  const fromFile = f.passwordFile ? { path: resolve(ctx.cwd, f.passwordFile), from: '--password-file' }
+    : env.OPSCTL_KV_PASSWORD_FILE ? { path: resolve(ctx.cwd, env.OPSCTL_KV_PASSWORD_FILE), from: 'OPSCTL_KV_PASSWORD_FILE' }
+    : file?.conn.auth?.passwordFile ? { path: resolve(dirname(file.path), file.conn.auth.passwordFile), from: `auth.passwordFile in ${file.path}` }
+    : undefined;
+  if (fromFile) {
+    if (!existsSync(fromFile.path)) throw new UsageError(`${fromFile.from}: ${fromFile.path} does not exist`, { field: '--password-file', hint: 'give a file holding the password (its first line)' });
+    const w = keyFileWarning(fromFile.path);
+    if (w) ctx.io.warn(w.replace(/^warning: the key file/, 'the password file'));
+    return readFileSync(fromFile.path, 'utf8').split(/\r?\n/)[0];
+  }
+  if (env.OPSCTL_KV_PASSWORD !== undefined) return env.OPSCTL_KV_PASSWORD;
+  if (!ctx.io.canPrompt(ctx.noInput)) {
+    throw new UsageError(`--user ${user}: no password`, { field: '--password-file', hint: 'pass --password-file FILE or set OPSCTL_KV_PASSWORD (there is no terminal to ask on)' });
+  }
+  const { password: ask } = await import('@inquirer/prompts');
+  return ask({ message: `etcd password for ${user}`, mask: true }, { input: ctx.io.stdin, output: ctx.io.stderr });
+}

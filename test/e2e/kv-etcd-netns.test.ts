@@ -1,0 +1,186 @@
+import { execa } from 'execa';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/bin.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { requireProgram } from '../helpers/e2e.js';
+import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
+import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
+import { until } from '../helpers/kv.js';
+
+/** Network namespaces need root and iproute2 (CI runs as root). */
+function canNetns(): boolean {
+  if (!requireProgram('iproute2 (ip)', '/usr/sbin/ip') && !requireProgram('iproute2 (ip)', '/sbin/ip')) return false;
+  if (process.getuid?.() === 0) return true;
+  if (process.env.OPSCTL_REQUIRE_E2E === '1') throw new Error('the network-namespace e2e needs root (OPSCTL_REQUIRE_E2E=1)');
+  process.stderr.write('\n*** SKIPPING kv network-namespace e2e: not root ***\n\n');
+  return false;
+}
+
+const releases = etcdReleaseDirs();
+const ok = Boolean(releases) && canNetns();
+
+/**
+ * Members on separate hosts: each real etcd member in its own network namespace with its own
+ * address (10.213.N.1-3, a private range, only inside namespaces this test makes), joined by a
+ * bridge in a hub namespace where opsctl itself runs. The command driver reaches each member with
+ * `ip netns exec`. Everything is torn down in afterAll, also after a failure.
+ */
+describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3.3.27, TLS, the built binary)', () => {
+  const id = randomBytes(2).toString('hex');
+  const net = `10.213.${parseInt(id, 16) % 250}`;
+  const hub = `okv${id}-hub`;
+  const ns = (i: number) => `okv${id}-etcd${i + 1}`;
+  const hostVeth = (i: number) => `okv${id}h${i + 1}`; // hub side (<= 15 characters)
+  const made: string[] = [];
+  const cfg = tempConfigDir('opsctl-kv-netns-');
+  let certs: TestCerts;
+  let c: RealCluster;
+  let clusterFile: string;
+  const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' }).toString();
+  const inHub = (file: string, args: string[], timeout = 240_000) =>
+    execa('ip', ['netns', 'exec', hub, file, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' }, extendEnv: true, timeout });
+  const opsctl = (...args: string[]) => inHub(process.execPath, [BIN, ...args]);
+  const versions = () =>
+    Promise.all(
+      c.members.map((m) =>
+        inHub('curl', ['-sS', '--max-time', '2', '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, `${m.clientUrl}/version`], 10_000).then((r) => {
+          try {
+            return JSON.parse(String(r.stdout));
+          } catch {
+            return undefined;
+          }
+        }),
+      ),
+    );
+  const journal = () => {
+    const dir = join(cfg.dir, 'data', 'kv', 'journals');
+    const f = existsSync(dir) ? readdirSync(dir).find((x) => x.endsWith('.json')) : undefined;
+    try {
+      return f ? JSON.parse(readFileSync(join(dir, f), 'utf8')) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  beforeAll(async () => {
+    ip('netns', 'add', hub);
+    made.push(hub);
+    ip('-n', hub, 'link', 'add', 'br0', 'type', 'bridge');
+    ip('-n', hub, 'addr', 'add', `${net}.254/24`, 'dev', 'br0');
+    ip('-n', hub, 'link', 'set', 'br0', 'up');
+    ip('-n', hub, 'link', 'set', 'lo', 'up');
+    for (let i = 0; i < 3; i++) {
+      ip('netns', 'add', ns(i));
+      made.push(ns(i));
+      ip('-n', hub, 'link', 'add', hostVeth(i), 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns(i));
+      ip('-n', hub, 'link', 'set', hostVeth(i), 'master', 'br0');
+      ip('-n', hub, 'link', 'set', hostVeth(i), 'up');
+      ip('-n', ns(i), 'addr', 'add', `${net}.${i + 1}/24`, 'dev', 'eth0');
+      ip('-n', ns(i), 'link', 'set', 'eth0', 'up');
+      ip('-n', ns(i), 'link', 'set', 'lo', 'up');
+    }
+    certs = makeTestCerts({ ips: [1, 2, 3].map((i) => `${net}.${i}`) }, 'root');
+    c = await realCluster({
+      size: 3,
+      certs,
+      hosts: [1, 2, 3].map((i) => `${net}.${i}`),
+      ports: { client: 2379, peer: 2380 },
+      bins: { '3.2': releases!.v32, '3.3': releases!.v33 },
+      wrap: (m) => ['ip', 'netns', 'exec', `okv${id}-${m.name}`],
+    });
+    for (const m of c.members) c.start(m, '3.2');
+    await until(async () => (await versions()).every((v) => v?.etcdcluster === '3.2.0'), 60_000, 'the 3.2.32 cluster in its namespaces');
+    for (let i = 0; i < 20; i++) {
+      const r = await inHub(join(releases!.v33, 'etcdctl'), ['--endpoints', c.endpoints.join(','), '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, 'put', `netns/${i}`, `v${i}`]);
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+    }
+    clusterFile = join(cfg.dir, 'cluster.yaml');
+    writeFileSync(
+      clusterFile,
+      [
+        'members:',
+        ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}", host: "${m.host}" }`),
+        'driver:',
+        '  type: command',
+        `  stop: ip netns exec okv${id}-{name} ${c.ctl} stop {name}`,
+        `  start: ip netns exec okv${id}-{name} ${c.ctl} start {name} {version}`,
+        `  running: ip netns exec okv${id}-{name} ${c.ctl} running {name}`,
+        `  config: ip netns exec okv${id}-{name} cat ${c.dir}/{name}/etcd.yaml`,
+        `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
+        '',
+      ].join('\n'),
+    );
+  }, 120_000);
+
+  afterAll(() => {
+    c?.destroy();
+    for (const n of made.reverse()) {
+      try {
+        ip('netns', 'del', n);
+      } catch {
+        // already gone
+      }
+    }
+    certs?.cleanup();
+    cfg.cleanup();
+  });
+
+  it('cutting a member\'s link mid-upgrade halts with exit 3, never two members down; restored, a re-run finishes', async () => {
+    let maxDown = 0;
+    let checks = 0;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        maxDown = Math.max(maxDown, c.members.filter((m) => !c.alive(m)).length);
+        checks++;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    try {
+      const up = opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '3s', '--poll-interval', '100ms', '--healthy-timeout', '20s', '--json');
+      // During the first member's settle: cut the link of a member not yet upgraded.
+      await until(() => journal()?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 120_000, 'the first member settling');
+      const first = journal().steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
+      const cut = c.members.findIndex((m) => m.name !== first);
+      ip('-n', hub, 'link', 'set', hostVeth(cut), 'down');
+      const r = await up;
+      expect(r.exitCode, String(r.stderr)).toBe(3);
+      expect(String(r.stderr)).toMatch(/upgrade halted at/);
+      expect(String(r.stderr)).toContain(c.members[cut].name);
+      expect(maxDown).toBeLessThanOrEqual(1);
+      // Only the first member moved.
+      ip('-n', hub, 'link', 'set', hostVeth(cut), 'up');
+      // As an operator would: wait until the cluster is whole again (every member healthy, one leader).
+      await until(
+        async () => {
+          const st = await opsctl('kv', 'status', '--cluster', clusterFile, '--json');
+          if (st.exitCode !== 0) return false;
+          const rows = JSON.parse(String(st.stdout));
+          return rows.every((x: any) => x.healthy) && rows.filter((x: any) => x.leader).length === 1;
+        },
+        60_000,
+        'the cluster whole again',
+      );
+      expect((await versions()).filter((v) => v.etcdserver === '3.3.27')).toHaveLength(1);
+
+      const again = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      expect(JSON.parse(String(again.stdout)).status).toBe('done');
+      const v = await versions();
+      expect(v.map((x) => x.etcdserver)).toEqual(['3.3.27', '3.3.27', '3.3.27']);
+      expect(v.every((x) => x.etcdcluster === '3.3.0')).toBe(true);
+      const keys = await inHub(join(releases!.v33, 'etcdctl'), ['--endpoints', c.endpoints.join(','), '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, 'get', 'netns/', '--prefix', '--keys-only']);
+      expect(String(keys.stdout).split('\n').filter(Boolean)).toHaveLength(20);
+    } finally {
+      watching = false;
+      await watcher;
+      process.stderr.write(`[kv netns e2e] process checks ${checks}, most members down at once ${maxDown}\n`);
+    }
+    expect(maxDown).toBeLessThanOrEqual(1);
+  }, 300_000);
+});

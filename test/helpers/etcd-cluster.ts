@@ -1,0 +1,172 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../src/kv/sandbox.js';
+import type { TestCerts } from './etcd-certs.js';
+
+/**
+ * Real etcd members for tests, each started and stopped through a small control script the way a
+ * host's service manager would (`ctl.sh start NAME BINDIR` daemonizes, `stop` sends SIGTERM to the
+ * member's own PID, `running` checks it, `config` prints the member's config file) - the command
+ * driver's templates call it. Each member reads a YAML --config-file (as systemd installs do), so
+ * the 3.3 configuration check has a real file to read. Only the PIDs this helper wrote are signalled.
+ */
+export interface RealMember {
+  name: string;
+  host: string;
+  clientUrl: string;
+  peerUrl: string;
+  dir: string;
+  configFile: string;
+}
+
+export interface RealCluster {
+  dir: string;
+  ctl: string;
+  members: RealMember[];
+  endpoints: string[];
+  /** etcdctl (API 3) of `bin` against the cluster, with the TLS flags; throws on failure. */
+  etcdctl(bin: string, args: string[], env?: Record<string, string>): string;
+  start(m: RealMember, bin: string): void;
+  stop(m: RealMember): void;
+  /** Whether the member's process is alive (its PID file, not its port). */
+  alive(m: RealMember): boolean;
+  pid(m: RealMember): number | undefined;
+  /** SIGKILLs every member this helper started and removes the data (afterAll). */
+  destroy(): void;
+}
+
+export interface RealClusterOptions {
+  size: number;
+  /** Member addresses (default 127.0.0.1 with free ports); the netns test gives its own. */
+  hosts?: string[];
+  ports?: { client: number; peer: number };
+  certs?: TestCerts;
+  /** Extra YAML lines of each member's config file. */
+  extraConfig?: (m: { name: string }) => string;
+  /** Release directories by minor version ("3.2" → …/etcd-v3.2.32-linux-amd64): `ctl.sh start NAME 3.2`. */
+  bins?: Record<string, string>;
+  /** Prefix of the control script commands (the netns test: ip netns exec NS). */
+  wrap?: (m: { name: string; host: string }) => string[];
+}
+
+const CTL = `#!/bin/sh
+# ctl.sh start|stop|running|config NAME [BINDIR|MINOR]: one etcd member of a test cluster.
+set -eu
+d="$(dirname "$0")/$2"
+case "$1" in
+  start)
+    # $3: a release directory, or a minor version with a bin-<minor> link beside this script.
+    bin="$3"; [ -d "$bin" ] || bin="$(dirname "$0")/bin-$3"
+    nohup "$bin/etcd" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null &
+    echo $! >"$d/pid" ;;
+  stop) [ -f "$d/pid" ] && kill -TERM "$(cat "$d/pid")" 2>/dev/null || true ;;
+  running) [ -f "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$(cat "$d/pid")/status" ;;
+  config) echo "$d/etcd.yaml" ;;
+  *) echo "usage: ctl.sh start|stop|running|config NAME [BINDIR]" >&2; exit 2 ;;
+esac
+`;
+
+export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'opsctl-etcd-'));
+  const ctl = join(dir, 'ctl.sh');
+  writeFileSync(ctl, CTL, { mode: 0o755 });
+  for (const [minor, bin] of Object.entries(o.bins ?? {})) symlinkSync(bin, join(dir, `bin-${minor}`));
+  const scheme = o.certs ? 'https' : 'http';
+  const members: RealMember[] = [];
+  // Free ports, and distinct: a port is not held between the check and the member binding it.
+  const taken = new Set<number>();
+  const port = async () => {
+    for (;;) {
+      const p = await freePort();
+      if (!taken.has(p)) {
+        taken.add(p);
+        return p;
+      }
+    }
+  };
+  for (let i = 0; i < o.size; i++) {
+    const host = o.hosts?.[i] ?? '127.0.0.1';
+    const client = o.ports?.client ?? (await port());
+    const peer = o.ports?.peer ?? (await port());
+    const name = `etcd${i + 1}`;
+    members.push({ name, host, clientUrl: `${scheme}://${host}:${client}`, peerUrl: `${scheme}://${host}:${peer}`, dir: join(dir, name), configFile: join(dir, name, 'etcd.yaml') });
+  }
+  const initial = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
+  const token = `opsctl-test-${Math.random().toString(16).slice(2, 10)}`;
+  for (const m of members) {
+    mkdirSync(m.dir, { recursive: true });
+    const c = o.certs;
+    const tls = c
+      ? `client-transport-security:\n  cert-file: ${c.serverCert}\n  key-file: ${c.serverKey}\n  client-cert-auth: true\n  trusted-ca-file: ${c.ca}\npeer-transport-security:\n  cert-file: ${c.serverCert}\n  key-file: ${c.serverKey}\n  client-cert-auth: true\n  trusted-ca-file: ${c.ca}\n`
+      : '';
+    writeFileSync(
+      m.configFile,
+      [
+        `name: ${m.name}`,
+        `data-dir: ${join(m.dir, 'data')}`,
+        `listen-client-urls: ${m.clientUrl}`,
+        `advertise-client-urls: ${m.clientUrl}`,
+        `listen-peer-urls: ${m.peerUrl}`,
+        `initial-advertise-peer-urls: ${m.peerUrl}`,
+        `initial-cluster: ${initial}`,
+        `initial-cluster-token: ${token}`,
+        'initial-cluster-state: new',
+        // Fast but realistic on a loaded 2-core machine: 100 ms heartbeats, 1 s elections.
+        'heartbeat-interval: 100',
+        'election-timeout: 1000',
+        'snapshot-count: 10000',
+        // 3.4 serves the JSON gateway from a config file only when asked (3.2/3.3 ignore the key).
+        'enable-grpc-gateway: true',
+        o.extraConfig?.(m) ?? '',
+      ].join('\n') + `\n${tls}`,
+    );
+  }
+  const run = (m: RealMember, args: string[]) => {
+    const argv = [...(o.wrap?.(m) ?? []), ctl, ...args];
+    execFileSync(argv[0], argv.slice(1), { stdio: 'pipe' });
+  };
+  const pid = (m: RealMember) => {
+    const f = join(m.dir, 'pid');
+    if (!existsSync(f)) return undefined;
+    const n = Number(readFileSync(f, 'utf8').trim());
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  };
+  const tlsArgs = o.certs ? ['--cacert', o.certs.ca, '--cert', o.certs.clientCert, '--key', o.certs.clientKey] : [];
+  return {
+    dir,
+    ctl,
+    members,
+    endpoints: members.map((m) => m.clientUrl),
+    etcdctl: (bin, args, env = {}) =>
+      execFileSync(join(bin, 'etcdctl'), ['--endpoints', members.map((m) => m.clientUrl).join(','), ...tlsArgs, '--dial-timeout', '5s', '--command-timeout', '15s', ...args], {
+        env: { PATH: '/usr/bin:/bin', ETCDCTL_API: '3', ...env },
+        stdio: 'pipe',
+      }).toString(),
+    start: (m, bin) => run(m, ['start', m.name, bin]),
+    stop: (m) => run(m, ['stop', m.name]),
+    pid,
+    alive(m) {
+      const p = pid(m);
+      if (p === undefined) return false;
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(m.configFile) && !/^State:\s+Z/m.test(readFileSync(`/proc/${p}/status`, 'utf8'));
+      } catch {
+        return false;
+      }
+    },
+    destroy() {
+      for (const m of members) {
+        const p = pid(m);
+        if (p === undefined) continue;
+        try {
+          if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(m.configFile)) process.kill(p, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+
+/**
+ * The pre-flight's auth rule through the real command and real HTTP: three members that answer
+ * like etcd 3.2 (health, version, the /v3alpha gateway) with auth on (a token-less range is
+ * refused with "user name is empty"); one of them runs 3.2.30.
+ */
+const servers: Server[] = [];
+const cfg = tempConfigDir('opsctl-kv-authpre-');
+let endpoints: string[] = [];
+let authOn = true;
+
+function member(id: string, version: string): Promise<string> {
+  const srv = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const json = (status: number, o: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(o));
+      const header = { cluster_id: '1', member_id: id, revision: '7', raft_term: '2' };
+      if (req.url === '/health') return json(200, { health: 'true' });
+      if (req.url === '/version') return json(200, { etcdserver: version, etcdcluster: '3.2.0' });
+      if (req.url === '/v3alpha/maintenance/status') return json(200, { header, version, leader: '11', raftIndex: '9' });
+      if (req.url === '/v3alpha/maintenance/alarm') return json(200, { header });
+      if (req.url === '/v3alpha/kv/range') return authOn ? json(400, { error: 'etcdserver: user name is empty', code: 3 }) : json(200, { header });
+      return json(404, { error: 'not found' });
+    });
+  });
+  servers.push(srv);
+  return new Promise((r) => srv.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(srv.address() as AddressInfo).port}`)));
+}
+
+beforeAll(async () => {
+  endpoints = [await member('11', '3.2.32'), await member('12', '3.2.30'), await member('13', '3.2.32')];
+});
+afterAll(async () => {
+  for (const s of servers) await new Promise((r) => s.close(r));
+  cfg.cleanup();
+});
+
+const upgrade = () => runCli(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', endpoints.join(',')], { env: { OPSCTL_CONFIG_DIR: cfg.dir } });
+
+it('auth on and a member on 3.2.30: refused before any change, with the seed\'s reason', async () => {
+  const r = await upgrade();
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(/runs 3\.2\.30 and auth is enabled: .*unauthorized lease revoke.*upgrade every member to 3\.2\.31 or later first/);
+});
+
+it('the same cluster with auth off plans the upgrade', async () => {
+  authOn = false;
+  const r = await upgrade();
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/Plan: upgrade 3\.2 → 3\.3/);
+});

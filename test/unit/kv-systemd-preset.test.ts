@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parseClusterFile } from '../../src/commands/kv/cluster-file.js';
+import { renderTemplate } from '../../src/kv/drivers/command.js';
+import { expandSystemd } from '../../src/kv/drivers/systemd.js';
+
+const vars = { host: 'infra2', name: 'infra2', endpoint: 'https://10.0.0.2:2379', version: '3.3', bin: '', run: 'r1' };
+
+describe('driver preset type: systemd (expands to command templates)', () => {
+  it('one unit: stop, start and running over ssh with sudo', () => {
+    const t = expandSystemd({ type: 'systemd' });
+    expect(renderTemplate(t.stop, vars)).toEqual(['ssh', 'infra2', 'sudo', 'systemctl', 'stop', 'etcd']);
+    expect(renderTemplate(t.start, vars)).toEqual(['ssh', 'infra2', 'sudo', 'systemctl', 'start', 'etcd']);
+    expect(renderTemplate(t.running, vars)).toEqual(['ssh', 'infra2', 'systemctl', 'is-active', '--quiet', 'etcd']);
+    expect(t.startByVersion).toBeUndefined();
+    expect(t.config).toBeUndefined();
+  });
+
+  it('per-version units: start the version\'s unit, stop and check all of them', () => {
+    const t = expandSystemd({ type: 'systemd', units: { '3.2': 'etcd-3.2', '3.3': 'etcd-3.3' }, ssh: 'ssh -l admin', sudo: false });
+    expect(renderTemplate(t.startByVersion!['3.3'], vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.3']);
+    expect(renderTemplate(t.startByVersion!['3.2'], vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.2']);
+    expect(renderTemplate(t.stop, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'stop', 'etcd-3.2', 'etcd-3.3']);
+    expect(renderTemplate(t.running, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'is-active', '--quiet', 'etcd-3.2', 'etcd-3.3']);
+  });
+
+  it('per-version binaries: the link the unit runs points at the version\'s binary, then the unit starts', () => {
+    const t = expandSystemd({ type: 'systemd', bins: { '3.2': '/opt/etcd-v3.2.32/etcd', '3.3': '/opt/etcd-v3.3.27/etcd' }, binLink: '/usr/local/bin/etcd' });
+    expect(renderTemplate(t.startByVersion!['3.3'], vars)).toEqual(['ssh', 'infra2', 'sudo', 'ln', '-sfn', '/opt/etcd-v3.3.27/etcd', '/usr/local/bin/etcd', '&&', 'sudo', 'systemctl', 'start', 'etcd']);
+    expect(() => expandSystemd({ type: 'systemd', bins: { '3.3': '/x' } })).toThrow(/bins needs binLink/);
+    expect(() => expandSystemd({ type: 'systemd', unit: 'a', units: { '3.3': 'b' } })).toThrow(/not both/);
+  });
+
+  it('config file ({version}: the target) and data dir: the config check, backups and the v2 size', () => {
+    const t = expandSystemd({ type: 'systemd', configFile: '/etc/etcd/etcd-{version}.yml', dataDir: '/var/lib/etcd' });
+    expect(renderTemplate(t.config!, vars)).toEqual(['ssh', 'infra2', 'cat', '/etc/etcd/etcd-3.3.yml']);
+    expect(renderTemplate(t.backup!, vars)).toEqual(['ssh', 'infra2', 'sudo', 'cp', '-a', '/var/lib/etcd', '/var/lib/etcd.bak-r1']);
+    expect(renderTemplate(t.v2Size!, vars)).toEqual(['ssh', 'infra2', 'sudo', 'du', '-sb', '/var/lib/etcd/member/snap']);
+  });
+
+  it('a cluster file with type: systemd gives the command driver; a bad preset is a usage error naming the file', async () => {
+    const ok = await parseClusterFile('members:\n  - {name: infra1, endpoint: "https://10.0.0.1:2379", host: infra1}\ndriver: {type: systemd, unit: etcd-server, configFile: /etc/etcd.yml}\n', '/c.yaml');
+    expect(ok.driver).toMatchObject({ type: 'command', stop: 'ssh {host} sudo systemctl stop etcd-server', config: 'ssh {host} cat /etc/etcd.yml' });
+    await expect(parseClusterFile('members:\n  - {name: a, endpoint: "http://x:2379"}\ndriver: {type: systemd, bins: {"3.3": /x}}\n', '/c.yaml')).rejects.toThrow(/--cluster \/c\.yaml: driver: bins needs binLink/);
+    await expect(parseClusterFile('members:\n  - {name: a, endpoint: "http://x:2379"}\ndriver: {type: systemd, unitt: x}\n', '/c.yaml')).rejects.toThrow(/driver/);
+  });
+});
