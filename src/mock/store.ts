@@ -83,6 +83,9 @@ export class FileStore implements Store {
 
   async addInit(init: StateInit): Promise<void> {
     this.inits.push(init);
+    // What this store last read or wrote already has the slice (the common case): keep it, so the
+    // next read does not parse and check the file again. Otherwise fill the slice in now.
+    if (this.cache && !init(structuredClone(this.cache.state))) return;
     this.cache = undefined;
     await this.read(() => undefined);
   }
@@ -165,7 +168,10 @@ export class FileStore implements Store {
     try {
       await removeLeftoverTempFiles(this.path);
       const raw = await this.readRaw();
-      const state: MockState = raw === undefined ? {} : await this.parse(raw);
+      // The content this store last read or wrote (unchanged since) was parsed and checked then: a copy of
+      // it is the draft, instead of parsing it and reading and hashing its digest file once more.
+      const cached = raw !== undefined && this.cache?.raw === raw ? this.cache.state : undefined;
+      const state: MockState = cached ? structuredClone(cached) : raw === undefined ? {} : await this.parse(raw);
       this.init(state);
       const result = fn(state);
       const next = JSON.stringify(state);
