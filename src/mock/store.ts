@@ -67,6 +67,7 @@ export class FileStore implements Store {
   readonly kind = 'file' as const;
   private queue: Promise<unknown> = Promise.resolve();
   private cache?: { raw: string; state: MockState };
+  private swept = false;
 
   private readonly inits: StateInit[] = [];
 
@@ -166,7 +167,11 @@ export class FileStore implements Store {
       throw dirError(dirname(this.path), err);
     });
     try {
-      await removeLeftoverTempFiles(this.path);
+      // A killed writer's temp files: looked for once per process (a live one of ours never leaves any).
+      if (!this.swept) {
+        await removeLeftoverTempFiles(this.path);
+        this.swept = true;
+      }
       const raw = await this.readRaw();
       // The content this store last read or wrote (unchanged since) was parsed and checked then: a copy of
       // it is the draft, instead of parsing it and reading and hashing its digest file once more.
