@@ -13,7 +13,7 @@ async function loadedPackages(args: string[], env: NodeJS.ProcessEnv = {}): Prom
 }
 
 /** The packages bundled into the chunks a run loaded, and the Node built-in modules it loaded. */
-async function loaded(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ packages: Set<string>; builtins: Set<string> }> {
+async function loaded(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ packages: Set<string>; builtins: Set<string>; sources: Set<string>; exitCode?: number }> {
   const r = await execa(process.execPath, ['--import', HOOKS, BIN, ...args], { env: { ...env, OPSCTL_RECORD_MODULES: '1' }, reject: false });
   const builtinsLine = String(r.stderr).split('\n').find((l) => l.startsWith('builtins '));
   const builtins = new Set<string>(builtinsLine ? JSON.parse(builtinsLine.slice('builtins '.length)) : []);
@@ -23,14 +23,17 @@ async function loaded(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ pa
     .map((l) => fileURLToPath(l.slice('loaded '.length)))
     .filter((f) => f.includes('/dist/'));
   const packages = new Set<string>();
+  const sources = new Set<string>();
   for (const file of files) {
     const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
     for (const src of map.sources) {
       const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
       if (m) packages.add(m[1]);
+      const own = /(?:^|\/)(src\/.+)$/.exec(src);
+      if (own && !m) sources.add(own[1]);
     }
   }
-  return { packages, builtins };
+  return { packages, builtins, sources, exitCode: r.exitCode };
 }
 
 const HEAVY = ['undici', 'conf', 'ora', 'execa', '@inquirer/prompts', '@inquirer/core', 'open', 'zod', 'yaml', 'playwright-core'];
@@ -56,6 +59,22 @@ describe('start-up stays cheap', () => {
       // undici's HTTP/2 client is stubbed out of the bundle (opsctl never negotiates h2): no node:http2.
       expect(builtins.has('http')).toBe(true);
       expect(builtins.has('http2')).toBe(false);
+    } finally {
+      cfg.cleanup();
+    }
+  });
+
+  it('a sign-in against the embedded mock (CLI and mock in one process) loads none of the console or security-event code', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const { sources, exitCode } = await loaded(['login', '--consent-as', 'alice@example.com'], { OPSCTL_CONFIG_DIR: cfg.dir });
+      expect(exitCode).toBe(0);
+      // The mock's authorization and token endpoints did run in this process.
+      expect(sources.has('src/mock/services/oauth/authorize.ts')).toBe(true);
+      expect(sources.has('src/mock/services/oauth/token.ts')).toBe(true);
+      for (const file of ['admin', 'console', 'console-schema', 'integrity', 'events', 'delivery']) {
+        expect(sources.has(`src/mock/services/oauth/${file}.ts`), file).toBe(false);
+      }
     } finally {
       cfg.cleanup();
     }

@@ -5,9 +5,7 @@
  * JSON in, JSON out, OAuth error shape; every client mistake is a 4xx naming the field.
  */
 
-import { generateKeyPair, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-import type { SigningKey } from './jwt.js';
+import { randomBytes } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import { own } from '../../lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
@@ -17,17 +15,16 @@ import {
   afterRestore,
   allClients,
   clientView,
-  DEFAULT_UNUSED_CLIENT_DAYS,
   findClient,
   newClientId,
   newClientSecret,
   OWNERSHIP_FIELDS,
   storeListings,
-  sweepNeeded,
   sweepUnused,
   verifyOwnership,
   type ConsoleClient,
 } from './console.js';
+import { consoleOptions, ensureSigningKey, sweepIfDue, unusedDays } from './console-core.js';
 import { checkClientFields, EVENT_KINDS, INTEGRITY_ACTIONS, type ClientType, type EventKind, type IntegrityAction } from './console-schema.js';
 import { Deliverer, type DeliveryOptions } from './delivery.js';
 import { deliveryView, enqueueEvent, secEvents, type Delivery, type Receiver } from './events.js';
@@ -35,53 +32,9 @@ import { configuredMode, DEFAULT_INTEGRITY_DELAY_SECONDS, emptyMetrics, integrit
 import type { MockUser } from './registry.js';
 import { oauth, revokeGrant, type RefreshTokenRecord } from './tokens.js';
 
-/** The console's knobs (`options.oauth`). */
-export interface ConsoleOptions {
-  /** Delay before an integrity-check change takes effect (default 900 s: the seed's "up to 15 minutes"). */
-  integrityDelaySeconds?: number;
-  /** Days without use after which a client is deleted automatically (default 180). */
-  unusedClientDays?: number;
-  /** Retry and timeout of security-event delivery. */
-  events?: DeliveryOptions;
-}
-
 export const ADMIN_PREFIX = '/oauth2/mock';
 const MAX_ADMIN_BODY = 64 * 1024;
 const MAX_RECEIVERS = 100;
-
-export function consoleOptions(ctx: ServiceContext): ConsoleOptions {
-  return (ctx.options.oauth ?? {}) as ConsoleOptions;
-}
-
-export function unusedDays(ctx: ServiceContext): number {
-  return consoleOptions(ctx).unusedClientDays ?? DEFAULT_UNUSED_CLIENT_DAYS;
-}
-
-/** Deletes unused clients when one is due (a read first, so a quiet registry costs no write). */
-export async function sweepIfDue(ctx: ServiceContext): Promise<void> {
-  const now = ctx.now();
-  const days = unusedDays(ctx);
-  if (await ctx.store.read((s) => sweepNeeded(s, now, days))) await ctx.store.write((s) => sweepUnused(s, now, days));
-}
-
-/**
- * Makes the mock's signing key before a write needs it: an RSA key takes a while to generate, and doing
- * it inside a state-file write would hold the file's lock (and block the loop that keeps it) meanwhile.
- * `ifReceivers`: only when some receiver could get a SET.
- */
-export async function ensureSigningKey(ctx: ServiceContext, ifReceivers = false): Promise<void> {
-  const need = await ctx.store.read((s) => !s.oauth?.signing && (!ifReceivers || (s.oauth?.secevents?.receivers?.length ?? 0) > 0));
-  if (!need) return;
-  const { privateKey, publicKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
-  const key: SigningKey = {
-    kid: randomBytes(8).toString('hex'),
-    private_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    public_jwk: publicKey.export({ format: 'jwk' }),
-  };
-  await ctx.store.write((s) => {
-    oauth(s).signing ??= key;
-  });
-}
 
 const bad = (field: string, message: string, hint?: string) => new MockError(400, 'invalid_request', `${field}: ${message}${hint ? ` (${hint})` : ''}`, { field });
 const conflict = (field: string, message: string) => new MockError(409, 'failed_precondition', `${field}: ${message}`, { field });
@@ -484,13 +437,6 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
       },
     },
   ];
-}
-
-/** The /revoke endpoint's hook: a refresh token revoked there is a token-revoked event for its client's receivers. */
-export function refreshRevoked(s: MockState, token: string, iss: string, now: number): Delivery[] {
-  const rt = own(oauth(s).refreshTokens as Record<string, RefreshTokenRecord>, token);
-  if (!rt) return [];
-  return enqueueEvent(s, 'token-revoked', { sub: rt.sub, email: rt.email, token }, iss, now, rt.client_id);
 }
 
 export { afterRestore };

@@ -6,7 +6,7 @@ import type { Route, ServiceContext } from '../../service.js';
 import { clients, errorPage, formParams, oauthOptions, pending, users, type PendingRequest } from './common.js';
 import { checkRedirectUri, clientUsable, IDENTITY_SCOPES, isEmbeddedUserAgent, KNOWN_SCOPES, type MockUser, type OAuthClient } from './registry.js';
 import { oauth } from './tokens.js';
-import { sweepIfDue } from './admin.js';
+import { sweepIfDue } from './console-core.js';
 
 export const AUTH_PATH = '/o/oauth2/v2/auth';
 export const CONSENT_PATH = '/o/oauth2/v2/auth/consent';

@@ -1,40 +1,28 @@
 /**
  * The developer console's side of the mock authorization server (seed 000, "OAuth client", "States and
  * transitions", "Limits"): the console-only fields of a client, what the console shows of it, deletion
- * by hand and of unused clients, ownership verification against the mock's store listings, and the
- * per-request hook the token endpoint calls (last use, integrity check).
+ * by hand and of unused clients, ownership verification against the mock's store listings. What the
+ * sign-in path needs (sweep, the token endpoint's gate) lives in console-core.ts.
  */
 
 import { randomBytes } from 'node:crypto';
-import { own } from '../../lookup.js';
 import type { MockState } from '../../store.js';
-import { integrityGate, integrityView, type IntegrityEvidence, type IntegrityState } from './integrity.js';
-import { DEFAULT_CLIENT_ID, DELETED_CLIENT_RESTORE_MS, type OAuthClient } from './registry.js';
+import type { ConsoleClient } from './console-core.js';
+import { integrityView } from './integrity.js';
+import { DELETED_CLIENT_RESTORE_MS } from './registry.js';
 import { oauth } from './tokens.js';
 
-export interface ConsoleFields {
-  sha1_fingerprint?: string;
-  team_id?: string;
-  ownership?: { state: 'unverified' | 'verified'; account?: string; verified_at?: number; problem?: string };
-  integrity?: IntegrityState;
-  created_at?: number;
-  last_used_at?: number;
-  deleted_by?: 'manual' | 'unused';
-}
-export type ConsoleClient = OAuthClient & ConsoleFields;
-
-export const DAY_MS = 24 * 3600 * 1000;
-/** The mock's reading of "unused": no authorization or token request for this many days (the seed gives no figure). */
-export const DEFAULT_UNUSED_CLIENT_DAYS = 180;
-
-/** The client registry as a lookup that never reaches Object.prototype. */
-export function findClient(state: MockState, id: string): ConsoleClient | undefined {
-  return own(oauth(state).clients as Record<string, ConsoleClient> | undefined, id);
-}
-
-export function allClients(state: MockState): ConsoleClient[] {
-  return Object.values((oauth(state).clients ?? {}) as Record<string, ConsoleClient>);
-}
+export {
+  afterRestore,
+  allClients,
+  DAY_MS,
+  DEFAULT_UNUSED_CLIENT_DAYS,
+  findClient,
+  sweepNeeded,
+  sweepUnused,
+  type ConsoleClient,
+  type ConsoleFields,
+} from './console-core.js';
 
 const PUBLIC_TYPES = new Set(['mobile_a', 'mobile_b', 'extension']);
 
@@ -80,43 +68,7 @@ export function clientView(c: ConsoleClient, now: number): Record<string, unknow
   return out;
 }
 
-/** Unused clients that are due for automatic deletion (the mock's own client never is). */
-function dueForSweep(c: ConsoleClient, now: number, unusedMs: number): boolean {
-  if (c.deleted_at !== undefined || c.client_id === DEFAULT_CLIENT_ID) return false;
-  if (c.created_at === undefined) return true; // first sight: stamp it
-  return now - (c.last_used_at ?? c.created_at) >= unusedMs;
-}
 
-export function sweepNeeded(state: MockState, now: number, unusedDays: number): boolean {
-  return allClients(state).some((c) => dueForSweep(c, now, unusedDays * DAY_MS));
-}
-
-/**
- * The console's automatic deletion of unused clients: a client with no use for `unusedDays` is deleted
- * as of the day it crossed the line (so its 30 restore days count from then). Clients first seen here
- * (seeded, or from a registry file) get `created_at` now. Returns the IDs it deleted.
- */
-export function sweepUnused(state: MockState, now: number, unusedDays: number): string[] {
-  const unusedMs = unusedDays * DAY_MS;
-  const deleted: string[] = [];
-  for (const c of allClients(state)) {
-    if (!dueForSweep(c, now, unusedMs)) continue;
-    if (c.created_at === undefined) {
-      c.created_at = now;
-      continue;
-    }
-    c.deleted_at = (c.last_used_at ?? c.created_at) + unusedMs;
-    c.deleted_by = 'unused';
-    deleted.push(c.client_id);
-  }
-  return deleted;
-}
-
-/** After a restore: the client counts as used now, or the next sweep would delete it again at once. */
-export function afterRestore(c: ConsoleClient, now: number): void {
-  delete c.deleted_by;
-  c.last_used_at = now;
-}
 
 /** Store listings the mock knows, for ownership verification. */
 export interface StoreApp {
@@ -162,25 +114,3 @@ export function verifyOwnership(state: MockState, c: ConsoleClient, account: str
 /** Fields whose change voids an ownership verification. */
 export const OWNERSHIP_FIELDS = new Set(['package_name', 'sha1_fingerprint', 'item_id']);
 
-/**
- * Called by the token endpoint for every request of a known, usable client: records the use and runs the
- * integrity check of mobile B clients. Returns an OAuth error when enforcement refuses the request.
- */
-export function consoleGate(state: MockState, client: ConsoleClient, ev: IntegrityEvidence, now: number): { status: number; error: string; description: string } | undefined {
-  client.last_used_at = now;
-  if (client.type !== 'mobile_b') return undefined;
-  const gate = integrityGate(state, client, ev, now);
-  if (!gate.refused) return undefined;
-  const why = gate.category === 'unverified_invalid' ? 'its integrity token is not valid' : 'it carries no integrity token';
-  return {
-    status: 401,
-    error: 'invalid_client',
-    description: `The integrity check of this client is enforced and this request was refused: ${why} (send a valid token in X-Integrity-Token).`,
-  };
-}
-
-/** The integrity evidence of a token-endpoint request. */
-export function integrityEvidence(headers: Record<string, string | string[] | undefined>, form: URLSearchParams): IntegrityEvidence {
-  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-  return { token: one(headers['x-integrity-token']) ?? form.get('integrity_token') ?? undefined, bundleHeader: one(headers['x-ios-bundle-identifier']) };
-}

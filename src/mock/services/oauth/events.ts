@@ -9,6 +9,7 @@ import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
 import type { MockState } from '../../store.js';
 import type { EventKind } from './console-schema.js';
 import { signingKey } from './jwt.js';
+import { own } from '../../lookup.js';
 import { oauth, type RefreshTokenRecord } from './tokens.js';
 
 /** {secevent_base} in the seed. */
@@ -169,4 +170,11 @@ export function deliveryView(d: Delivery, withSet = false): Record<string, unkno
     delivered_at: iso(d.delivered_at),
     ...(withSet ? { set: d.set } : {}),
   };
+}
+
+/** The /revoke endpoint's hook: a refresh token revoked there is a token-revoked event for its client's receivers. */
+export function refreshRevoked(s: MockState, token: string, iss: string, now: number): Delivery[] {
+  const rt = own(oauth(s).refreshTokens as Record<string, RefreshTokenRecord>, token);
+  if (!rt) return [];
+  return enqueueEvent(s, 'token-revoked', { sub: rt.sub, email: rt.email, token }, iss, now, rt.client_id);
 }

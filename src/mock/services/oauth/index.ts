@@ -8,8 +8,8 @@ import { tokenRoutes } from './token.js';
 import { oauth } from './tokens.js';
 import { MockError } from '../../http.js';
 import { own } from '../../lookup.js';
-import { adminRoutes, afterRestore } from './admin.js';
-import { registerDeliverer } from './delivery.js';
+import { lazyConsole } from './admin-lazy.js';
+import { afterRestore, hasPendingEvents } from './console-core.js';
 
 /** POST here restores a deleted client within 30 days (what the developer console's restore button does). */
 export const RESTORE_PATH = '/oauth2/mock/clients/:client_id/restore';
@@ -73,15 +73,15 @@ const oauthService: ServiceModule = {
         if (c && !problem) afterRestore(c, ctx.now());
         return problem;
       });
-    // The developer console's API and the security-event delivery loop (resumes what the state still queues).
-    const admin = adminRoutes(ctx);
-    registerDeliverer(ctx.store, admin.deliverer);
-    admin.deliverer.kick();
+    // The developer console's API and the security-event delivery loop, loaded on first use; the loop
+    // starts now only to resume what the state still queues.
+    const admin = lazyConsole(ctx);
+    if (await ctx.store.read(hasPendingEvents)) await admin.kick();
     return {
       routes: [
         ...admin.routes,
         ...authorizeRoutes(ctx),
-        ...tokenRoutes(ctx),
+        ...tokenRoutes(ctx, admin),
         {
           // The developer console's "restore" of a deleted client (not part of the OAuth API; within 30 days).
           method: 'POST',
@@ -100,7 +100,7 @@ const oauthService: ServiceModule = {
       /** Restores a deleted client (the developer console's "restore", within 30 days). */
       restoreClient: restore,
       /** Stops the event delivery loop (the server calls it on close). */
-      close: () => admin.deliverer.close(),
+      close: () => admin.close(),
     };
   },
 };

@@ -5,9 +5,20 @@ import { own } from '../../lookup.js';
 import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, oauthOptions, users } from './common.js';
 import { jwks, signingKey, signJwt } from './jwt.js';
-import { ensureSigningKey, refreshRevoked, unusedDays } from './admin.js';
-import { consoleGate, integrityEvidence, sweepUnused } from './console.js';
-import { kickDelivery } from './delivery.js';
+import type { LazyConsole } from './admin-lazy.js';
+import {
+  consoleGate,
+  findClient,
+  gateReady,
+  hasReceivers,
+  integrityEvidence,
+  integrityInPlay,
+  loadIntegrityGate,
+  makeSigningKey,
+  signingKeyMissing,
+  sweepUnused,
+  unusedDays,
+} from './console-core.js';
 import { clientUsable, IDENTITY_SCOPES, KNOWN_SCOPES, type OAuthClient } from './registry.js';
 import {
   bearerToken,
@@ -27,11 +38,11 @@ const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 const PUBLIC_TYPES = new Set(['mobile_a', 'mobile_b', 'extension']);
 
 /** `/token`, `/revoke`, `/tokeninfo`, discovery, JWKS and userinfo. */
-export function tokenRoutes(ctx: ServiceContext): Route[] {
+export function tokenRoutes(ctx: ServiceContext, admin: Pick<LazyConsole, 'kick'>): Route[] {
   return [
     { method: 'POST', path: '/token', handler: (req) => token(ctx, req) },
-    { method: 'POST', path: '/revoke', handler: (req) => revoke(ctx, req) },
-    { method: 'GET', path: '/revoke', handler: (req) => revoke(ctx, req) },
+    { method: 'POST', path: '/revoke', handler: (req) => revoke(ctx, req, admin) },
+    { method: 'GET', path: '/revoke', handler: (req) => revoke(ctx, req, admin) },
     { method: 'GET', path: '/tokeninfo', handler: (req) => tokeninfo(ctx, req) },
     { method: 'GET', path: '/oauth2/v3/certs', handler: async () => ({ status: 200, json: jwks(await ctx.store.read((s) => s.oauth.signing)) }) },
     { method: 'GET', path: '/oauth2/v3/userinfo', handler: (req) => userinfo(ctx, req) },
@@ -103,9 +114,18 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
   const opts = oauthOptions(ctx);
   const iss = issuer(req);
 
-  // An ID token is signed inside the write below: make the key first, never while holding the state file's lock.
-  await ensureSigningKey(ctx);
-  const outcome = await ctx.store.write((s): Outcome => {
+  // An ID token is signed inside the write below: make the key first, never while holding the state file's
+  // lock. The same read says whether this client's integrity check needs its module (mobile B, switched on).
+  const need = await ctx.store.read((s) => ({ key: signingKeyMissing(s), integrity: integrityInPlay(findClient(s, creds.id as string)) }));
+  if (need.key) await makeSigningKey(ctx);
+  if (need.integrity) await loadIntegrityGate();
+  const attempt = () =>
+    ctx.store.write((s): Outcome | 'load-integrity' => {
+      // The check was switched on since the read above: change nothing, load the module, try again.
+      if (!gateReady(findClient(s, creds.id as string))) return 'load-integrity';
+      return grant(s);
+    });
+  const grant = (s: MockState): Outcome => {
     sweepUnused(s, now, unusedDays(ctx));
     const client = own(clients(s), creds.id as string);
     if (!client) return fail(401, 'invalid_client', 'The OAuth client was not found.');
@@ -121,7 +141,12 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
     if (refused) return fail(refused.status, refused.error, refused.description);
     prune(s, now);
     return grantType === 'authorization_code' ? exchangeCode(s, client, form, now, opts, iss) : refresh(s, client, form, now, opts, iss);
-  });
+  };
+  let outcome = await attempt();
+  if (outcome === 'load-integrity') {
+    await loadIntegrityGate();
+    outcome = (await attempt()) as Outcome;
+  }
   if (!outcome.ok) throw outcome.err;
   return { status: 200, json: outcome.json, headers: NO_STORE };
 }
@@ -212,34 +237,48 @@ function prune(s: MockState, now: number): void {
 }
 
 /** Revokes an access token (and its refresh token) or a refresh token (and its access tokens). */
-async function revoke(ctx: ServiceContext, req: MockRequest): Promise<MockReply> {
+async function revoke(ctx: ServiceContext, req: MockRequest, admin: Pick<LazyConsole, 'kick'>): Promise<MockReply> {
   const form = formParams(req);
   const value = req.query.get('token') ?? form.get('token');
   if (!value) throw oauthError(400, 'invalid_request', 'Missing required parameter: token');
-  await ensureSigningKey(ctx, true); // a token-revoked SET is signed inside the write below
+  // A token-revoked SET is signed inside the write below: the key first; the events module only when
+  // some receiver is registered (otherwise no event is ever made).
+  const need = await ctx.store.read((s) => ({ key: signingKeyMissing(s, true), events: hasReceivers(s) }));
+  if (need.key) await makeSigningKey(ctx);
+  let events = need.events ? await import('./events.js') : undefined;
   const now = ctx.now();
   const iss = issuer(req);
-  const ok = await ctx.store.write((s) => {
-    const at = checkAccessToken(s, value, now);
-    if (at.ok) {
-      at.record.revoked = true;
-      if (at.record.refresh_token) {
-        const live = checkRefreshToken(s, at.record.refresh_token, now).ok;
-        revokeGrant(s, at.record.refresh_token);
-        if (live) refreshRevoked(s, at.record.refresh_token, iss, now);
+  const attempt = () =>
+    ctx.store.write((s): boolean | 'load-events' => {
+      // A receiver was registered since the read above: change nothing, load the module, try again.
+      if (!events && hasReceivers(s)) return 'load-events';
+      const hook = (token: string) => events?.refreshRevoked(s, token, iss, now);
+      const at = checkAccessToken(s, value, now);
+      if (at.ok) {
+        at.record.revoked = true;
+        if (at.record.refresh_token) {
+          const live = checkRefreshToken(s, at.record.refresh_token, now).ok;
+          revokeGrant(s, at.record.refresh_token);
+          if (live) hook(at.record.refresh_token);
+        }
+        return true;
       }
-      return true;
-    }
-    const rt = checkRefreshToken(s, value, now);
-    if (rt.ok) {
-      revokeGrant(s, value);
-      refreshRevoked(s, value, iss, now);
-      return true;
-    }
-    return false;
-  });
+      const rt = checkRefreshToken(s, value, now);
+      if (rt.ok) {
+        revokeGrant(s, value);
+        hook(value);
+        return true;
+      }
+      return false;
+    });
+  let ok = await attempt();
+  if (ok === 'load-events') {
+    events = await import('./events.js');
+    if (await ctx.store.read((s) => signingKeyMissing(s, true))) await makeSigningKey(ctx);
+    ok = (await attempt()) as boolean;
+  }
   if (!ok) throw oauthError(400, 'invalid_token', 'Token expired or revoked');
-  kickDelivery(ctx.store);
+  if (events) await admin.kick();
   return { status: 200, json: {}, headers: NO_STORE };
 }
 
