@@ -66,7 +66,11 @@ export class MemoryStore implements Store {
 export class FileStore implements Store {
   readonly kind = 'file' as const;
   private queue: Promise<unknown> = Promise.resolve();
-  private cache?: { raw: string; state: MockState };
+  /**
+   * The file's content as this store last read or wrote it; `state` is its parse, made on the first read
+   * that needs it (a write parses `raw` itself: that is its private copy, no clone needed).
+   */
+  private cache?: { raw: string; state?: MockState };
   private swept = false;
 
   private readonly inits: StateInit[] = [];
@@ -86,7 +90,7 @@ export class FileStore implements Store {
     this.inits.push(init);
     // What this store last read or wrote already has the slice (the common case): keep it, so the
     // next read does not parse and check the file again. Otherwise fill the slice in now.
-    if (this.cache && !init(structuredClone(this.cache.state))) return;
+    if (this.cache && !init(JSON.parse(this.cache.raw) as MockState)) return;
     this.cache = undefined;
     await this.read(() => undefined);
   }
@@ -100,7 +104,7 @@ export class FileStore implements Store {
 
   async read<T>(fn: (state: MockState) => T): Promise<T> {
     const raw = await this.readRaw();
-    if (raw !== undefined && this.cache?.raw === raw) return fn(this.cache.state);
+    if (raw !== undefined && this.cache?.raw === raw) return fn((this.cache.state ??= JSON.parse(raw) as MockState));
     const state = raw === undefined ? undefined : await this.parse(raw);
     // No file and nothing to fill in (a check before any service is loaded): nothing to write either.
     if (state === undefined && this.inits.length === 0) return fn({});
@@ -173,10 +177,9 @@ export class FileStore implements Store {
         this.swept = true;
       }
       const raw = await this.readRaw();
-      // The content this store last read or wrote (unchanged since) was parsed and checked then: a copy of
-      // it is the draft, instead of parsing it and reading and hashing its digest file once more.
-      const cached = raw !== undefined && this.cache?.raw === raw ? this.cache.state : undefined;
-      const state: MockState = cached ? structuredClone(cached) : raw === undefined ? {} : await this.parse(raw);
+      // Unchanged since this store last read or wrote it: already checked, a plain parse is the private copy.
+      const known = raw !== undefined && this.cache?.raw === raw;
+      const state: MockState = known ? (JSON.parse(raw) as MockState) : raw === undefined ? {} : await this.parse(raw);
       this.init(state);
       const result = fn(state);
       const next = JSON.stringify(state);
@@ -186,7 +189,7 @@ export class FileStore implements Store {
         });
         await this.markChecked(next);
       }
-      this.cache = { raw: next, state: JSON.parse(next) };
+      this.cache = { raw: next };
       return result;
     } finally {
       await release();

@@ -6,7 +6,7 @@ import type { Route, ServiceContext } from '../../service.js';
 import { clients, errorPage, formParams, oauthOptions, pending, users, type PendingRequest } from './common.js';
 import { checkRedirectUri, clientUsable, IDENTITY_SCOPES, isEmbeddedUserAgent, KNOWN_SCOPES, type MockUser, type OAuthClient } from './registry.js';
 import { oauth } from './tokens.js';
-import { sweepIfDue } from './console-core.js';
+import { sweepNeeded, sweepUnused, unusedDays } from './console-core.js';
 
 export const AUTH_PATH = '/o/oauth2/v2/auth';
 export const CONSENT_PATH = '/o/oauth2/v2/auth/consent';
@@ -28,9 +28,12 @@ async function authorize(ctx: ServiceContext, req: MockRequest): Promise<MockRep
   }
   const clientId = q.get('client_id');
   if (!clientId) return errorPage(400, 'invalid_request', 'Missing required parameter: client_id');
-  await sweepIfDue(ctx); // the console deletes unused clients
   const now = ctx.now();
-  const client = await ctx.store.read((s) => own(clients(s), clientId));
+  // The console deletes unused clients first; one read says whether that is due and finds the client.
+  const days = unusedDays(ctx);
+  const seen = await ctx.store.read((s) => ({ sweep: sweepNeeded(s, now, days), client: own(clients(s), clientId) }));
+  let client = seen.client;
+  if (seen.sweep) client = await ctx.store.write((s) => (sweepUnused(s, now, days), own(clients(s), clientId)));
   if (!client) return errorPage(401, 'invalid_client', `The OAuth client was not found: ${clientId}`);
   const usable = clientUsable(client, now);
   if (!usable.ok) return errorPage(401, usable.error, usable.description);
