@@ -88,6 +88,23 @@ interface LoadedService {
   instance: ServiceInstance;
   router: Router.Instance<Router.HTTPVersion.V1>;
   hits: Map<string, number[]>;
+  /** The service's `moreRoutes`, once they are being registered. */
+  more?: Promise<void>;
+}
+
+/** Registers a service's on-demand routes (once); true when the service has any (now registered). */
+async function addMoreRoutes(svc: LoadedService): Promise<boolean> {
+  const { moreRoutes } = svc.instance;
+  if (!moreRoutes) return false;
+  if (!svc.more) {
+    const p = moreRoutes.call(svc.instance).then((routes) => {
+      for (const route of routes) svc.router.on(route.method, route.path, () => undefined, { route });
+    });
+    p.catch(() => (svc.more = undefined));
+    svc.more = p;
+  }
+  await svc.more;
+  return true;
 }
 
 export async function createMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
@@ -164,7 +181,9 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
   }
 
   async function dispatch(svc: LoadedService, service: ServiceName, req: IncomingMessage, url: URL, method: string): Promise<MockReply> {
-    const found = svc.router.find(method as Router.HTTPMethod, url.pathname);
+    let found = svc.router.find(method as Router.HTTPMethod, url.pathname);
+    // No route matched: the service's on-demand routes may have one.
+    if (!found && (await addMoreRoutes(svc))) found = svc.router.find(method as Router.HTTPMethod, url.pathname);
     if (!found) {
       const other = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].some((m) => m !== method && svc.router.find(m as Router.HTTPMethod, url.pathname));
       throw other
@@ -293,7 +312,9 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
   async function routes(): Promise<RouteInfo[]> {
     const out: RouteInfo[] = [];
     for (const service of enabled) {
-      const { router } = await load(service);
+      const svc = await load(service);
+      await addMoreRoutes(svc);
+      const { router } = svc;
       for (const r of (router as unknown as { routes: Array<{ method: string; path: string; store: { route: Route } }> }).routes) {
         out.push({ service, method: r.method, path: r.path, maxBodyBytes: r.store.route.maxBodyBytes ?? maxBody });
       }

@@ -51,6 +51,11 @@ export interface ServiceInstance {
   errorReply(err: MockError): MockReply;
   /** Rate limit: requests per window, counted per key (e.g. the token). */
   rateLimit?: { limit: number; windowMs: number; key(req: MockRequest): string };
+  /**
+   * Routes whose code is loaded on first need (e.g. the oauth mock's developer-console API): the server
+   * registers them before answering a request no other route matches, and before listing its routes.
+   */
+  moreRoutes?(): Promise<Route[]>;
   /** Anything the service offers its siblings. */
   [extra: string]: unknown;
 }

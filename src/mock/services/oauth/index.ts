@@ -73,13 +73,12 @@ const oauthService: ServiceModule = {
         if (c && !problem) afterRestore(c, ctx.now());
         return problem;
       });
-    // The developer console's API and the security-event delivery loop, loaded on first use; the loop
-    // starts now only to resume what the state still queues.
+    // The developer console's API (routes registered on first need) and the security-event delivery
+    // loop, loaded on first use; the loop starts now only to resume what the state still queues.
     const admin = lazyConsole(ctx);
     if (await ctx.store.read(hasPendingEvents)) await admin.kick();
     return {
       routes: [
-        ...admin.routes,
         ...authorizeRoutes(ctx),
         ...tokenRoutes(ctx, admin),
         {
@@ -96,6 +95,7 @@ const oauthService: ServiceModule = {
           },
         },
       ],
+      moreRoutes: async () => (await admin.load()).routes,
       errorReply,
       /** Restores a deleted client (the developer console's "restore", within 30 days). */
       restoreClient: restore,
