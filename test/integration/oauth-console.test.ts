@@ -43,6 +43,36 @@ function refresh(clientId: string, rt: string, headers: Record<string, string> =
   return postForm(`${mock.url}/token`, { grant_type: 'refresh_token', client_id: clientId, refresh_token: rt }, headers);
 }
 
+describe('the console routes are registered on their first request', () => {
+  it('a fresh mock answers a wrong method on a console path 405 and an unknown console path 404, then serves the console', async () => {
+    const fresh = await startMock({ services: ['oauth'] });
+    try {
+      const wrong = await request(`${fresh.url}/oauth2/mock/sweep`, { method: 'GET' });
+      expect(wrong.statusCode).toBe(405);
+      expect(((await wrong.body.json()) as { error: string }).error).toBe('method_not_allowed');
+      const unknown = await request(`${fresh.url}/oauth2/mock/nothing-here`, { method: 'GET' });
+      expect(unknown.statusCode).toBe(404);
+      await unknown.body.dump();
+      const list = await request(`${fresh.url}/oauth2/mock/clients`, { method: 'GET' });
+      expect(list.statusCode).toBe(200);
+      expect(((await list.body.json()) as { clients: Array<{ client_id: string }> }).clients.map((c) => c.client_id)).toContain(DEFAULT_CLIENT_ID);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a fresh mock lists the console routes among its routes', async () => {
+    const fresh = await startMock({ services: ['oauth'] });
+    try {
+      const routes = await fresh.routes();
+      expect(routes.some((r) => r.method === 'POST' && r.path === '/oauth2/mock/clients/:client_id/integrity')).toBe(true);
+      expect(routes.some((r) => r.method === 'POST' && r.path === '/token')).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
 describe('clients of every seed type', () => {
   it('creates, lists, gets, updates and deletes each type with its fields', async () => {
     const made = await Promise.all([
