@@ -72,6 +72,7 @@ export class FileStore implements Store {
    */
   private cache?: { raw: string; state?: MockState };
   private swept = false;
+  private dirReady = false;
 
   private readonly inits: StateInit[] = [];
 
@@ -164,11 +165,22 @@ export class FileStore implements Store {
 
   private async locked<T>(fn: (state: MockState) => T): Promise<T> {
     const { ensurePrivateDir, dirError } = await import('../config/paths.js');
-    await ensurePrivateDir(dirname(this.path));
+    const dir = dirname(this.path);
+    // The directory is made (or checked) by this store's first write, not before every one.
+    if (!this.dirReady) {
+      await ensurePrivateDir(dir);
+      this.dirReady = true;
+    }
     // Loaded on the first write only: a read-only command never pays for them.
     const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('write-file-atomic')]);
-    const release = await lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file' }).catch((err) => {
-      throw dirError(dirname(this.path), err);
+    const take = () => lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file' });
+    const release = await take().catch(async (err) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw dirError(dir, err);
+      // The directory was removed since this store made it: make it again.
+      await ensurePrivateDir(dir);
+      return take().catch((again) => {
+        throw dirError(dir, again);
+      });
     });
     try {
       // A killed writer's temp files: looked for once per process (a live one of ours never leaves any).

@@ -26,6 +26,15 @@ describe('FileStore', () => {
     expect(JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')).items).toEqual([1]);
   });
 
+  it('makes its directory again when it was removed between two writes', async () => {
+    const sub = join(dir, 'data');
+    const store = new FileStore(join(sub, 'state.json'));
+    await store.write((s) => void (s.n = 1));
+    rmSync(sub, { recursive: true, force: true });
+    await store.write((s) => void (s.n = 2));
+    expect(JSON.parse(readFileSync(join(sub, 'state.json'), 'utf8')).n).toBe(2);
+  });
+
   it('sees writes made by another store on the same file', async () => {
     const a = new FileStore(join(dir, 'state.json'));
     const b = new FileStore(join(dir, 'state.json'));
