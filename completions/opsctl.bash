@@ -362,7 +362,7 @@ _opsctl_words() {
     'config unset') words='--json --no-input --yes -y --debug --profile' ;;
     'config list') words='--json --no-input --yes -y --debug --profile' ;;
     'mock') words='serve clients events --json --no-input --yes -y --debug --profile' ;;
-    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --json --no-input --yes -y --debug --profile' ;;
+    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --json --no-input --yes -y --debug --profile' ;;
     'mock clients') words='list get create update delete restore integrity metrics integrity-token verify sweep --json --no-input --yes -y --debug --profile' ;;
     'mock clients list') words='--active --json --no-input --yes -y --debug --profile' ;;
     'mock clients get') words='--json --no-input --yes -y --debug --profile' ;;
