@@ -32,7 +32,8 @@ export async function lockFile(path: string, opts: FileLockOptions): Promise<() 
     update: Math.max(1_000, Math.floor(staleMs / 5)),
     retries: 0,
     // The lock directory holds the owner file: remove it with its content (release and stale takeover).
-    fs: { ...fs, rmdir: (p: string, cb: (err: NodeJS.ErrnoException | null) => void) => fs.rm(p, { recursive: true, force: true }, cb) },
+    // The owner file and the directory are removed directly; anything else in it falls back to a recursive rm.
+    fs: { ...fs, rmdir: removeLockDir },
     onCompromised: (err: Error) => {
       compromised = err;
     },
@@ -66,6 +67,16 @@ export async function lockFile(path: string, opts: FileLockOptions): Promise<() 
     await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
     delay = Math.min(100, delay * 1.5);
   }
+}
+
+/** Removes a lock directory: its owner file, then the directory (a recursive rm if something else is in it). */
+function removeLockDir(dir: string, cb: (err: NodeJS.ErrnoException | null) => void): void {
+  fs.unlink(join(dir, 'owner'), () => {
+    fs.rmdir(dir, (err) => {
+      if (err?.code === 'ENOTEMPTY' || err?.code === 'EEXIST') fs.rm(dir, { recursive: true, force: true }, cb);
+      else cb(err?.code === 'ENOENT' ? null : err);
+    });
+  });
 }
 
 function safeJson(s: string): { pid?: unknown; host?: unknown } | undefined {

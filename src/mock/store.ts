@@ -67,6 +67,7 @@ export class FileStore implements Store {
   readonly kind = 'file' as const;
   private queue: Promise<unknown> = Promise.resolve();
   private cache?: { raw: string; state: MockState };
+  private swept = false;
 
   private readonly inits: StateInit[] = [];
 
@@ -83,6 +84,9 @@ export class FileStore implements Store {
 
   async addInit(init: StateInit): Promise<void> {
     this.inits.push(init);
+    // What this store last read or wrote already has the slice (the common case): keep it, so the
+    // next read does not parse and check the file again. Otherwise fill the slice in now.
+    if (this.cache && !init(structuredClone(this.cache.state))) return;
     this.cache = undefined;
     await this.read(() => undefined);
   }
@@ -163,9 +167,16 @@ export class FileStore implements Store {
       throw dirError(dirname(this.path), err);
     });
     try {
-      await removeLeftoverTempFiles(this.path);
+      // A killed writer's temp files: looked for once per process (a live one of ours never leaves any).
+      if (!this.swept) {
+        await removeLeftoverTempFiles(this.path);
+        this.swept = true;
+      }
       const raw = await this.readRaw();
-      const state: MockState = raw === undefined ? {} : await this.parse(raw);
+      // The content this store last read or wrote (unchanged since) was parsed and checked then: a copy of
+      // it is the draft, instead of parsing it and reading and hashing its digest file once more.
+      const cached = raw !== undefined && this.cache?.raw === raw ? this.cache.state : undefined;
+      const state: MockState = cached ? structuredClone(cached) : raw === undefined ? {} : await this.parse(raw);
       this.init(state);
       const result = fn(state);
       const next = JSON.stringify(state);
