@@ -353,7 +353,7 @@ _opsctl_words() {
     'kv snapshot') words='save --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot save') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --endpoint --via --etcdctl --snapshot-timeout --force --json --no-input --yes -y --debug --profile'; files=1 ;;
     'kv sandbox') words='up status down --json --no-input --yes -y --debug --profile' ;;
-    'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --json --no-input --yes -y --debug --profile' ;;
+    'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --config --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox status') words='--json --no-input --yes -y --debug --profile' ;;
     'kv sandbox down') words='--keep --json --no-input --yes -y --debug --profile' ;;
     'config') words='get set unset list --json --no-input --yes -y --debug --profile' ;;

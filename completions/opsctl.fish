@@ -2083,6 +2083,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from up' -l 'version' -r -d 'simul
 complete -c opsctl -n '__fish_seen_subcommand_from up' -l 'etcd-bin' -r -F -d 'run real etcd from this directory instead'
 complete -c opsctl -n '__fish_seen_subcommand_from up' -l 'heartbeat' -r -d 'heartbeat interval of the members'
 complete -c opsctl -n '__fish_seen_subcommand_from up' -l 'timeout' -r -d 'how long the members may take to be healthy'
+complete -c opsctl -n '__fish_seen_subcommand_from up' -l 'config' -r -d 'a setting in the members'\'' etcd config files (YAML value; repeatable), e.g. auto-'
 complete -c opsctl -n '__fish_seen_subcommand_from up' -l 'json' -d 'print JSON; only some fields: --json=id,name (attached: --json never takes the n'
 complete -c opsctl -n '__fish_seen_subcommand_from up' -l 'no-input' -d 'never prompt; fail instead, naming the flag that answers'
 complete -c opsctl -n '__fish_seen_subcommand_from up' -l 'yes' -s y -d 'answer yes to confirmations'

@@ -168,7 +168,7 @@ describe('delete confirmation', () => {
     const r = await runCli(['tracker', 'labels', 'delete', '1'], {
       env: env(),
       tty: true,
-      prompter: { confirm: async (m) => (asked.push(m), false), input: async () => '' },
+      prompter: { confirm: async (m) => (asked.push(m), false), input: async () => '', password: async () => '' },
     });
     expect(r.code).toBe(0);
     expect(asked).toEqual(['Delete label 1?\n  - label 1 "keep-me"']);
