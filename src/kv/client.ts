@@ -172,7 +172,7 @@ export class KvClient {
     const msg = gatewayMessage(r.text);
     if (/authentication is not enabled/i.test(msg)) return '';
     if (/authentication failed|invalid user ID or password/i.test(msg)) {
-      throw new OpsError(`${this.endpoint}: etcd refused user ${auth.user}: wrong user name or password`, 1, { code: 'auth_failed', hint: 'check --user and the password (prompt, OPSCTL_KV_PASSWORD or --password-file)' });
+      throw new OpsError(`${this.endpoint}: etcd refused user ${auth.user}: wrong user name or password`, 4, { code: 'auth_failed', hint: 'check --user and the password (prompt, OPSCTL_KV_PASSWORD or --password-file)' });
     }
     throw gatewayError(this.endpoint, r.status, msg);
   }
@@ -219,7 +219,7 @@ export class KvClient {
       const msg = gatewayMessage(r.text);
       if (AUTH_ERRORS.test(msg)) {
         const auth = connection().auth;
-        throw new OpsError(`${this.endpoint}: etcd refused the request: ${msg}`, 1, {
+        throw new OpsError(`${this.endpoint}: etcd refused the request: ${msg}`, 4, {
           code: 'auth_required',
           hint: !auth
             ? 'auth is enabled on this cluster: pass --user NAME (the password from the prompt, OPSCTL_KV_PASSWORD or --password-file)'

@@ -70,11 +70,11 @@ describe.runIf(
     expect(get.output).not.toContain(PASSWORD);
   });
 
-  it('a wrong password typed at the prompt is refused by etcd (exit 1, as every kv auth refusal), the password not shown', async () => {
+  it('a wrong password typed at the prompt is refused by etcd (exit 4, as every kv auth refusal), the password not shown', async () => {
     const s = pty(['kv', 'get', 'pty/key', '--endpoints', ep, '--user', 'root']);
     await s.waitFor('etcd password for root');
     s.type('wrong-Pass-1\r');
-    expect(await s.exitCode()).toBe(1);
+    expect(await s.exitCode()).toBe(4);
     expect(s.output).not.toContain('wrong-Pass-1');
     expect(s.text).toMatch(/etcd refused user root: wrong user name or password/);
     expect(s.text).toMatch(/check --user and the password \(prompt, OPSCTL_KV_PASSWORD or --password-file\)/);

@@ -65,7 +65,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
   it('a wrong password over TLS is refused by name (the certificate does not stand in for it)', async () => {
     const r = await opsctl(['kv', 'snapshot', 'save', join(cfg.dir, 'bad.db'), '--endpoints', ep, ...tls(), '--via', 'etcdctl', '--user', 'root'], { OPSCTL_KV_PASSWORD: 'not-the-password' });
     expect(r.exitCode).not.toBe(0);
-    expect(r.exitCode).toBe(1);
+    expect(r.exitCode).toBe(4);
     expect(String(r.stderr)).toMatch(/etcd refused user root: wrong user name or password/);
     expect(String(r.stderr)).not.toContain('not-the-password');
     expect(existsSync(join(cfg.dir, 'bad.db'))).toBe(false);
