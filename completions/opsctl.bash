@@ -353,7 +353,7 @@ _opsctl_words() {
     'kv snapshot') words='save --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot save') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --endpoint --via --etcdctl --snapshot-timeout --force --json --no-input --yes -y --debug --profile'; files=1 ;;
     'kv sandbox') words='up status down --json --no-input --yes -y --debug --profile' ;;
-    'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --json --no-input --yes -y --debug --profile' ;;
+    'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --config --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox status') words='--json --no-input --yes -y --debug --profile' ;;
     'kv sandbox down') words='--keep --json --no-input --yes -y --debug --profile' ;;
     'config') words='get set unset list --json --no-input --yes -y --debug --profile' ;;
@@ -362,7 +362,7 @@ _opsctl_words() {
     'config unset') words='--json --no-input --yes -y --debug --profile' ;;
     'config list') words='--json --no-input --yes -y --debug --profile' ;;
     'mock') words='serve clients events --json --no-input --yes -y --debug --profile' ;;
-    'mock serve') words='--port --host --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --json --no-input --yes -y --debug --profile' ;;
+    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --json --no-input --yes -y --debug --profile' ;;
     'mock clients') words='list get create update delete restore integrity metrics integrity-token verify sweep --json --no-input --yes -y --debug --profile' ;;
     'mock clients list') words='--active --json --no-input --yes -y --debug --profile' ;;
     'mock clients get') words='--json --no-input --yes -y --debug --profile' ;;

@@ -26,6 +26,8 @@ export interface Prompter {
   confirm(message: string, opts?: { flag?: string; default?: boolean }): Promise<boolean>;
   /** Asks for text. Without a terminal: the default, or fails naming `flag`. */
   input(message: string, opts: { flag: string; default?: string }): Promise<string>;
+  /** Asks for a secret; what is typed is not shown (a * per key). Without a terminal: fails with `hint`. */
+  password(message: string, opts: { hint: string; field?: string }): Promise<string>;
 }
 
 /** Where an @inquirer prompt reads and writes, and what cancels it. */
@@ -367,6 +369,11 @@ export class Context {
         }
         const { input } = await import('@inquirer/prompts');
         return ask(input, { message: this.io.safeErr(message), default: opts.default });
+      },
+      password: async (message, opts) => {
+        if (!canPrompt) throw new UsageError(`${message}: no terminal to ask on`, { field: opts.field, hint: opts.hint });
+        const { password } = await import('@inquirer/prompts');
+        return ask(password, { message: this.io.safeErr(message), mask: true });
       },
     };
   }

@@ -140,6 +140,9 @@ export class KvClient {
     }
     const failure = tries.find((r) => r instanceof Error);
     if (failure) throw failure;
+    // etcd 3.4+ refuses every gateway call from a certificate with a CN: say that, not "no gateway".
+    const cn = tries.find((r): r is { status: number; text: string; url: string } => !(r instanceof Error) && CN_REFUSED.test(gatewayMessage(r.text)));
+    if (cn) throw gatewayError(this.endpoint, cn.status, gatewayMessage(cn.text));
     throw new OpsError(`${this.endpoint}: no v3 JSON gateway answered (${GATEWAY_PREFIXES.join(', ')})`, 1, {
       hint: 'etcd 3.2 or later serves the gateway on its client URL; check the endpoint',
     });
@@ -169,9 +172,9 @@ export class KvClient {
     const msg = gatewayMessage(r.text);
     if (/authentication is not enabled/i.test(msg)) return '';
     if (/authentication failed|invalid user ID or password/i.test(msg)) {
-      throw new OpsError(`${this.endpoint}: etcd refused user ${auth.user}: wrong user name or password`, 1, { code: 'auth_failed', hint: 'check --user and the password (prompt, OPSCTL_KV_PASSWORD or --password-file)' });
+      throw new OpsError(`${this.endpoint}: etcd refused user ${auth.user}: wrong user name or password`, 4, { code: 'auth_failed', hint: 'check --user and the password (prompt, OPSCTL_KV_PASSWORD or --password-file)' });
     }
-    throw new GatewayError(this.endpoint, r.status, msg);
+    throw gatewayError(this.endpoint, r.status, msg);
   }
 
   /**
@@ -216,7 +219,7 @@ export class KvClient {
       const msg = gatewayMessage(r.text);
       if (AUTH_ERRORS.test(msg)) {
         const auth = connection().auth;
-        throw new OpsError(`${this.endpoint}: etcd refused the request: ${msg}`, 1, {
+        throw new OpsError(`${this.endpoint}: etcd refused the request: ${msg}`, 4, {
           code: 'auth_required',
           hint: !auth
             ? 'auth is enabled on this cluster: pass --user NAME (the password from the prompt, OPSCTL_KV_PASSWORD or --password-file)'
@@ -225,7 +228,7 @@ export class KvClient {
               : `user ${auth.user} lacks the permission: grant its role access to this key (etcdctl role grant-permission)`,
         });
       }
-      throw new GatewayError(this.endpoint, r.status, msg);
+      throw gatewayError(this.endpoint, r.status, msg);
     }
     return r.text;
   }
@@ -307,4 +310,21 @@ function splitJsonStream(text: string): string[] {
     .split('\n')
     .map((l) => l.trim())
     .filter(Boolean);
+}
+
+/**
+ * etcd 3.4 and later (with --client-cert-auth) refuse every JSON-gateway request whose client
+ * certificate has a Common Name: the gateway cannot pass the CN on as the user, so it will not
+ * pretend to. Said with its fix; any other gateway error as it is.
+ */
+const CN_REFUSED = /CommonName of client sending a request against gateway/i;
+
+function gatewayError(endpoint: string, status: number, msg: string): OpsError {
+  if (CN_REFUSED.test(msg)) {
+    return new OpsError(`${endpoint}: etcd refuses JSON-gateway requests from a client certificate with a Common Name (CN) while --client-cert-auth is on`, 1, {
+      code: 'tls_cn_gateway',
+      hint: 'give opsctl (--cert/--key) a client certificate from the same CA without a CN, and log in with --user NAME; etcdctl (gRPC) may keep a CN certificate',
+    });
+  }
+  return new GatewayError(endpoint, status, msg);
 }

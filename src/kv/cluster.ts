@@ -10,6 +10,8 @@ export interface MemberSpec {
   dataDir?: string;
   pidFile?: string;
   logFile?: string;
+  /** Sandbox: the member's etcd config file (YAML, etcd --config-file) it starts from. */
+  configFile?: string;
   /** Simulated member: the minor version it runs ("3.2"). */
   version?: string;
   /** Real etcd: the directory holding the `etcd` binary it runs. */

@@ -46,7 +46,7 @@ export async function checkConfig(text: string, file: string, member: string): P
       member, file, line: ret.line,
       problem: `auto-compaction-retention is the number ${ret.source}: 3.3 reads a string and refuses to start`,
       // 3.2 reads the file's value as a number, so one file cannot suit both: the flag does.
-      fix: `give the 3.3 member auto-compaction-retention: "${ret.source}" (hours) or "${ret.source}h" (its own config file, {version} in the start template), or move the setting to the flag --auto-compaction-retention=${ret.source}, which 3.2 and 3.3 both read`,
+      fix: `give the 3.3 member auto-compaction-retention: "${ret.source}" (hours) or "${ret.source}h" (its own config file, {version} in the start template), or drop the config file and give every setting as flags, --auto-compaction-retention=${ret.source} among them (3.2 and 3.3 both read the flag; etcd ignores every flag when started with --config-file)`,
     });
   } else if (ret && typeof ret.value === 'string' && ret.value !== '') {
     const v = ret.value;

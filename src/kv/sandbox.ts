@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
@@ -84,6 +84,51 @@ export interface SandboxUpOptions {
   /** Real etcd: the directory with `etcd`. */
   etcdBin?: string;
   heartbeatMs: number;
+  /** Settings for the members' config files (kv sandbox up --config). */
+  config?: ConfigSetting[];
+}
+
+/** One `--config [MEMBER:]KEY=VALUE`: VALUE is YAML as written (`1` is a number, `"1"` a string). */
+export interface ConfigSetting {
+  member?: string;
+  key: string;
+  value: string;
+}
+
+/** Keys the sandbox writes itself: where a member listens and which cluster it joins. */
+export const SANDBOX_CONFIG_KEYS = new Set([
+  'name', 'data-dir', 'listen-client-urls', 'advertise-client-urls', 'listen-peer-urls', 'initial-advertise-peer-urls',
+  'initial-cluster', 'initial-cluster-token', 'initial-cluster-state', 'heartbeat-interval', 'election-timeout',
+  'enable-grpc-gateway', 'config-file',
+]);
+
+/**
+ * A member's etcd config file (YAML, as etcd --config-file reads it; etcd then ignores its flags):
+ * the sandbox's own keys, then the --config settings for every member or for this one.
+ */
+export function memberConfigText(spec: SandboxSpec, m: MemberSpec, settings: ConfigSetting[] = []): string {
+  const cluster = spec.members.map((x) => `${x.name}=${x.peerUrl}`).join(',');
+  const lines = [
+    '# written by opsctl kv sandbox up; the member starts with --config-file pointing here',
+    `name: ${m.name}`,
+    `data-dir: ${m.dataDir}`,
+    `listen-client-urls: ${m.endpoint}`,
+    `advertise-client-urls: ${m.endpoint}`,
+    `listen-peer-urls: ${m.peerUrl}`,
+    `initial-advertise-peer-urls: ${m.peerUrl}`,
+    `initial-cluster: ${cluster}`,
+    `initial-cluster-token: ${spec.token}`,
+    'initial-cluster-state: new',
+    `heartbeat-interval: ${spec.heartbeatMs}`,
+    `election-timeout: ${spec.heartbeatMs * 10}`,
+    // etcd 3.4 serves the JSON gateway from a config file only when asked; 3.2/3.3 ignore the key.
+    'enable-grpc-gateway: true',
+  ];
+  const mine = settings.filter((c) => !c.member || c.member === m.name);
+  // A later setting of the same key wins, as it would on a command line.
+  const last = new Map(mine.map((c) => [c.key, c.value]));
+  if (last.size) lines.push('# kv sandbox up --config', ...[...last].map(([k, v]) => `${k}: ${v}`));
+  return `${lines.join('\n')}\n`;
 }
 
 /** Lays out a new sandbox (ports, data dirs, PID files); the caller starts the members. */
@@ -103,6 +148,7 @@ export async function createSandbox(dataDir: string, opts: SandboxUpOptions): Pr
       logFile: join(dir, name, `${name}.log`),
       version: opts.version,
       binDir: opts.etcdBin,
+      configFile: join(dir, name, `${name}.conf.yml`),
     });
     await mkdir(join(dir, name), { recursive: true });
   }
@@ -114,6 +160,7 @@ export async function createSandbox(dataDir: string, opts: SandboxUpOptions): Pr
     members,
     createdAt: new Date().toISOString(),
   };
+  for (const m of members) await writeFile(m.configFile!, memberConfigText(spec, m, opts.config), { mode: 0o600 });
   await saveSandbox(dataDir, spec);
   return spec;
 }

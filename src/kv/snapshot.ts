@@ -93,7 +93,9 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
     throw new SnapshotError(`snapshot from ${opts.endpoint} is corrupt: ${(err as Error).message} (kept as ${part})`);
   }
   const revision = await snapshotRevision(part, data, opts);
-  if (opts.minRevision !== undefined && BigInt(revision) < BigInt(opts.minRevision)) {
+  // An empty keyspace: etcd's header revision starts at 1, `snapshot status` counts keys and says 0.
+  const floor = opts.minRevision === undefined ? undefined : BigInt(opts.minRevision) <= 1n ? 0n : BigInt(opts.minRevision);
+  if (opts.minRevision !== undefined && BigInt(revision) < floor!) {
     throw new SnapshotError(`snapshot from ${opts.endpoint} holds revision ${revision}, older than the revision ${opts.minRevision} sampled before it`);
   }
   await rename(part, opts.file);

@@ -1,4 +1,5 @@
 import type { FieldSpec } from './fields.js';
+import { withArticle } from '../core/problems.js';
 
 export type Verb = 'list' | 'get' | 'create' | 'update' | 'delete';
 
@@ -445,7 +446,7 @@ function objectiveSpec(name: 'objectives' | 'milestones'): ResourceSpec {
     },
     columns: ['id', 'name', 'state', 'archived', 'position'],
     verbs: ['list', 'get', 'create', 'update', 'delete'],
-    extras: [{ name: 'epics', description: `the epics of a ${singular}`, method: 'GET', path: `/${name}/{id}/epics`, args: [intId()], result: 'list', columns: epicColumns }],
+    extras: [{ name: 'epics', description: `the epics of ${withArticle(singular)}`, method: 'GET', path: `/${name}/{id}/epics`, args: [intId()], result: 'list', columns: epicColumns }],
   };
 }
 export const objectives = objectiveSpec('objectives');

@@ -127,7 +127,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
     const noAuth = clusterFile.replace(/\.yaml$/, '-noauth.yaml');
     writeFileSync(noAuth, readFileSync(clusterFile, 'utf8').replace('auth: { user: root }\n', ''));
     const r = await opsctl('kv', 'get', 'before/00', '--cluster', noAuth);
-    expect(r.exitCode).toBe(1);
+    expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/etcd refused the request: .*(user name is empty|permission denied)[\s\S]*--user NAME/);
   });
 

@@ -8,6 +8,7 @@ import { FileStore } from '../../src/mock/store.js';
 import { mintAccessToken } from '../../src/mock/services/oauth/tokens.js';
 import { runBin } from '../helpers/bin.js';
 import { LABEL_SCOPES } from '../helpers/labels.js';
+import { serveUrl } from '../helpers/serve.js';
 
 /**
  * An independent client: Google's own generated Node client (googleapis 178, drivelabels v2beta) pointed
@@ -23,15 +24,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'opsctl-gapi-'));
   const statePath = join(dir, 'state.json');
   serve = runBin(['mock', 'serve', '--port', '0', '--state', statePath, '--json'], { env: { OPSCTL_CONFIG_DIR: dir } });
-  const url = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    serve.stdout!.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const line = buf.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line).url);
-    });
-    serve.once('exit', (code) => reject(new Error(`opsctl mock serve exited ${code} (run npm run build first)`)));
-  });
+  const url = await serveUrl(serve);
   const store = new FileStore(statePath);
   const token = await store.write(
     (s) => mintAccessToken(s, { client_id: 'gapi', sub: 'ada', email: 'ada@example.com', scopes: [LABEL_SCOPES.rw], ttlSeconds: 3600 }, Date.now()).token,

@@ -4,49 +4,31 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPE_BASE } from '../../src/auth/scopes.js';
 import { runBin } from '../helpers/bin.js';
-import { requireProgram } from '../helpers/e2e.js';
+import { authorizationUrl, requireChromium, withChromiumPage } from '../helpers/chromium.js';
 import { startMock } from '../helpers/mock.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = requireProgram('chromium', CHROMIUM);
+const haveChromium = requireChromium();
 
 describe.skipIf(!haveChromium)('opsctl login in real Chromium (built binary, --no-browser)', () => {
   let mock: Awaited<ReturnType<typeof startMock>>;
   let dir: string;
-  let profileDir: string;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
     mock = await startMock({ services: ['oauth', 'api'] });
     dir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-login-'));
-    profileDir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-chromium-'));
     env = { OPSCTL_CONFIG_DIR: join(dir, 'config'), OPSCTL_AUTH_URL: mock.url, OPSCTL_API_URL: mock.url };
   });
   afterAll(async () => {
     await mock?.close();
     rmSync(dir, { recursive: true, force: true });
-    rmSync(profileDir, { recursive: true, force: true });
   });
 
   it('signs in granting a subset, then status, the 0600 file, api, logout, and api fails with exit 4', async () => {
-    const { chromium } = await import('playwright-core');
     const child = runBin(['login', '--no-browser', '--scopes', 'openid', 'email', 'media.readonly', 'media.upload', '--timeout', '2m'], { env });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr!.on('data', (c: Buffer) => {
-        stderr += c.toString();
-        const m = /(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)/.exec(stderr);
-        if (m) resolve(m[1]);
-      });
-      void child.then((r) => reject(new Error(`login exited ${r.exitCode} before printing a URL: ${stderr}`)));
-    });
+    const url = await authorizationUrl(child, /(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)/);
 
-    const browser = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    try {
-      const page = browser.pages()[0] ?? (await browser.newPage());
+    await withChromiumPage(async (page) => {
       await page.goto(url);
       await page.locator('input[data-email="alice@example.com"]').check();
       // Granular consent starts with nothing ticked: the user ticks media.readonly and leaves media.upload.
@@ -56,9 +38,7 @@ describe.skipIf(!haveChromium)('opsctl login in real Chromium (built binary, --n
       await page.locator('#result').waitFor({ timeout: 15_000 });
       expect(await page.locator('#result').textContent()).toBe('Signed in to opsctl');
       expect(await page.locator('#result').getAttribute('data-ok')).toBe('true');
-    } finally {
-      await browser.close();
-    }
+    });
 
     const done = await child;
     expect(done.exitCode, done.stderr as string).toBe(0);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { requireProgram } from '../helpers/e2e.js';
+import { authorizationUrl, requireChromium, withChromiumPage } from '../helpers/chromium.js';
 import { OIDC_CLIENT_ID, signInThroughPages, startOidcProvider, type OidcProviderHandle } from '../helpers/oidc-provider.mjs';
 
 /**
@@ -197,44 +197,26 @@ describe('opsctl against oidc-provider without a revocation endpoint', () => {
   });
 });
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = requireProgram('chromium', CHROMIUM);
+const haveChromium = requireChromium();
 
 describe.skipIf(!haveChromium)('opsctl login against oidc-provider in real Chromium', () => {
   let op: OidcProviderHandle;
   let dir: string;
-  let profileDir: string;
 
   beforeAll(async () => {
     op = await startOidcProvider();
     dir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-oidc-chromium-'));
-    profileDir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-chromium-profile-'));
   });
   afterAll(async () => {
     await op?.close();
     rmSync(dir, { recursive: true, force: true });
-    rmSync(profileDir, { recursive: true, force: true });
   });
 
   it('a user fills oidc-provider\'s login and consent pages in the browser; opsctl stores the checked sign-in', async () => {
-    const { chromium } = await import('playwright-core');
     const env = { OPSCTL_CONFIG_DIR: dir, OPSCTL_ISSUER: op.issuer, OPSCTL_CLIENT_ID: OIDC_CLIENT_ID };
     const child = runBin(['login', '--no-browser', '--timeout', '2m', '--scopes', 'openid', 'email', 'offline_access', 'api:read'], { env });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr!.on('data', (c: Buffer) => {
-        stderr += c.toString();
-        const m = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
-        if (m) resolve(m[1]);
-      });
-      void child.then((r) => reject(new Error(`login exited ${r.exitCode} before printing a URL: ${stderr}`)));
-    });
-    const browser = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    try {
-      const page = browser.pages()[0] ?? (await browser.newPage());
+    const url = await authorizationUrl(child, /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/);
+    await withChromiumPage(async (page) => {
       // The pages @import a web font; nothing leaves loopback.
       await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
       await page.goto(url);
@@ -245,9 +227,7 @@ describe.skipIf(!haveChromium)('opsctl login against oidc-provider in real Chrom
       await Promise.all([page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/\?code=/), page.locator('button[type="submit"]').click()]);
       await page.locator('#result').waitFor({ timeout: 15_000 });
       expect(await page.locator('#result').textContent()).toBe('Signed in to opsctl');
-    } finally {
-      await browser.close();
-    }
+    });
     const done = await child;
     expect(done.exitCode, done.stderr as string).toBe(0);
     expect(done.stdout).toContain('account:   carol@example.org');

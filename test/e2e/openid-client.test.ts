@@ -5,6 +5,7 @@ import { SCOPE_BASE } from '../../src/auth/scopes.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
 import { runBin } from '../helpers/bin.js';
 import { playBrowser } from '../helpers/oauth-browser.js';
+import { serveUrl } from '../helpers/serve.js';
 
 /**
  * An independent OAuth/OIDC client (openid-client v6, on oauth4webapi) against the built
@@ -16,15 +17,7 @@ describe('openid-client against opsctl mock serve', () => {
 
   beforeAll(async () => {
     serve = runBin(['mock', 'serve', '--memory', '--port', '0', '--json']);
-    base = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      serve.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        const line = out.split('\n').find((l) => l.startsWith('{'));
-        if (line && out.includes('\n')) resolve(JSON.parse(line).url as string);
-      });
-      void serve.then((r) => reject(new Error(`mock serve exited ${r.exitCode}: ${r.stderr}`)));
-    });
+    base = await serveUrl(serve);
   });
   afterAll(async () => {
     serve.kill('SIGTERM');

@@ -47,7 +47,8 @@ export function makeTestCerts(hosts: { ips?: string[]; dns?: string[] } = { ips:
   };
   const sign = (name: string, by: string, ext: string, cn: string) => {
     key(name);
-    openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', `/CN=${cn}`, '-out', `${name}.csr`]);
+    // An empty cn makes a certificate without a Common Name (etcd 3.4's gateway needs one with client-cert-auth).
+    openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', cn ? `/CN=${cn}` : '/O=opsctl-client', '-out', `${name}.csr`]);
     openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${by}.crt`, '-CAkey', `${by}.key`, '-CAcreateserial', '-days', '30', '-extfile', ext, '-out', `${name}.crt`]);
   };
   ca('test-ca');

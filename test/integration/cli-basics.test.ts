@@ -111,6 +111,27 @@ describe('help', () => {
     }
   });
 
+  it('every verb that deletes or removes names the one rule: asks, --yes without a terminal, --dry-run', async () => {
+    const program = await buildProgram(new Context({ env: env() }));
+    const destructive: string[] = [];
+    const walk = (cmd: Command, path: string[]): void => {
+      for (const c of cmd.commands) {
+        const p = [...path, c.name()];
+        if (/(^|-)(delete|remove)$/.test(c.name())) {
+          destructive.push(p.join(' '));
+          expect(c.description(), `opsctl ${p.join(' ')}`).toContain('needs --yes without one; --dry-run shows it');
+          expect(c.options.map((o) => o.long), `opsctl ${p.join(' ')}`).toContain('--dry-run');
+        }
+        walk(c, p);
+      }
+    };
+    walk(program, []);
+    // The tree does hold such verbs in every noun that has them (an empty walk would assert nothing).
+    for (const verb of ['tracker labels delete', 'tracker stories bulk-delete', 'labels delete', 'labels permissions remove', 'mock clients delete', 'mock events receivers remove']) {
+      expect(destructive).toContain(verb);
+    }
+  });
+
   it('documents the exit codes', async () => {
     const r = await runCli(['help', 'exit-codes', '--json'], { env: env() });
     expect(r.json().map((x: { code: number }) => x.code)).toEqual([0, 1, 2, 3, 4, 130]);
@@ -147,7 +168,7 @@ describe('delete confirmation', () => {
     const r = await runCli(['tracker', 'labels', 'delete', '1'], {
       env: env(),
       tty: true,
-      prompter: { confirm: async (m) => (asked.push(m), false), input: async () => '' },
+      prompter: { confirm: async (m) => (asked.push(m), false), input: async () => '', password: async () => '' },
     });
     expect(r.code).toBe(0);
     expect(asked).toEqual(['Delete label 1?\n  - label 1 "keep-me"']);

@@ -35,6 +35,9 @@ const writes = () => mock.requests.filter((r) => r.method !== 'GET').map((r) => 
 const answering = (yes: boolean, asked: string[]): Prompter => ({
   confirm: async (message) => (asked.push(message), yes),
   input: async () => '',
+  password: async (message) => {
+    throw new Error(`no destructive verb asks for a password (asked: ${message})`);
+  },
 });
 
 /** Each case: set-up returning the argv of the destructive verb, and how to tell the thing still exists. */

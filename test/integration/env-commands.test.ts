@@ -119,7 +119,7 @@ describe('mock serve cannot listen', () => {
   });
 
   it('an address not on this machine (192.0.2.1, TEST-NET, EADDRNOTAVAIL): exit 1 naming it', async () => {
-    const r = await runCli(['mock', 'serve', '--memory', '--host', '192.0.2.1'], { env });
+    const r = await runCli(['mock', 'serve', '--memory', '--host', '192.0.2.1', '--expose-admin'], { env });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('192.0.2.1 is not an address of this machine');
     expectNoCrash(r.stderr);

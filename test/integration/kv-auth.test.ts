@@ -44,7 +44,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
 
   it('without --user a write is refused, and the error says how to log in', async () => {
     const r = await kv(['put', 'a', '1']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/etcd refused the request: .*user name is empty/);
     expect(r.stderr).toMatch(/pass --user NAME/);
   });
@@ -61,7 +61,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
 
   it('a wrong password says so; no terminal and no password source is a usage error naming the fix', async () => {
     const wrong = await kv(['get', 'auth/key', '--user', 'root'], { OPSCTL_KV_PASSWORD: 'nope' });
-    expect(wrong.code).toBe(1);
+    expect(wrong.code).toBe(4);
     expect(wrong.stderr).toMatch(/etcd refused user root: wrong user name or password/);
     const none = await kv(['get', 'auth/key', '--user', 'root']);
     expect(none.code).toBe(2);

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
 import { mintRefreshToken } from '../../src/mock/services/oauth/tokens.js';
@@ -7,6 +5,7 @@ import { runBin } from '../helpers/bin.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
 import { playBrowser, postForm } from '../helpers/oauth-browser.js';
+import { freePort, serveUrl, startReceiver } from '../helpers/serve.js';
 
 // `opsctl mock clients …` and `opsctl mock events …` against a mock named by OPSCTL_AUTH_URL (in-process
 // CLI, real HTTP), and the built binary against the embedded mock.
@@ -118,26 +117,15 @@ describe('opsctl mock clients', () => {
 });
 
 describe('opsctl mock events', () => {
-  let rcv: Server;
-  const got: string[] = [];
+  let rcv: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
-    rcv = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        got.push(body);
-        res.writeHead(202).end();
-      });
-    });
-    await new Promise<void>((r) => rcv.listen(0, '127.0.0.1', () => r()));
+    rcv = await startReceiver();
     await mock.store.write((s) => void mintRefreshToken(s, { client_id: DEFAULT_CLIENT_ID, sub: '110000000000000000003', email: 'carol@partner.example', scopes: ['email'] }, Date.now()));
   });
-  afterAll(async () => {
-    await new Promise<void>((r) => rcv.close(() => r()));
-  });
+  afterAll(() => rcv.close());
 
   it('receivers add/list/remove, trigger, list with delivery status', async () => {
-    const url = `http://127.0.0.1:${(rcv.address() as AddressInfo).port}/se`;
+    const url = `http://127.0.0.1:${rcv.port}/se`;
     const add = await cliJson('mock', 'events', 'receivers', 'add', '--url', url, '--client-id', DEFAULT_CLIENT_ID, '--events', 'sessions-revoked,account-disabled');
     expect(add.code, add.stderr).toBe(0);
     const rid = add.json().id;
@@ -145,7 +133,7 @@ describe('opsctl mock events', () => {
     const t = await cli('mock', 'events', 'trigger', 'sessions-revoked', '--user', 'carol@partner.example');
     expect(t.code, t.stderr).toBe(0);
     expect(t.stderr).toMatch(/1 SET\(s\), 1 delivered/);
-    expect(got).toHaveLength(1);
+    expect(rcv.received).toHaveLength(1);
     const none = await cli('mock', 'events', 'trigger', 'token-revoked', '--user', 'carol@partner.example', '--client-id', DEFAULT_CLIENT_ID);
     expect(none.stderr).toMatch(/no receiver listens/); // this receiver did not ask for token-revoked
     const list = await cliJson('mock', 'events', 'list', '--status', 'delivered');
@@ -173,10 +161,7 @@ describe('the built binary against the embedded mock', () => {
     const dir = tempConfigDir('opsctl-embedded-events-');
     const benv = { OPSCTL_CONFIG_DIR: dir.dir, OPSCTL_MOCK_STATE: `${dir.dir}/state.json` };
     // A port with nobody on it (the receiver is "down"), then a receiver on it.
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    const port = await freePort();
     try {
       const add = await runBin(['mock', 'events', 'receivers', 'add', '--url', `http://127.0.0.1:${port}/se`, '--client-id', DEFAULT_CLIENT_ID], { env: benv });
       expect(add.exitCode, String(add.stderr)).toBe(0);
@@ -187,23 +172,15 @@ describe('the built binary against the embedded mock', () => {
       const t = await runBin(['mock', 'events', 'trigger', 'sessions-revoked', '--user', 'carol@partner.example', '--json'], { env: benv, timeout: 60_000 });
       expect(t.exitCode, String(t.stderr)).toBe(0);
       expect(JSON.parse(String(t.stdout))[0]).toMatchObject({ status: 'pending' });
-      const received: string[] = [];
-      const rcv = createServer((req, res) => {
-        let b = '';
-        req.on('data', (c) => (b += c));
-        req.on('end', () => {
-          received.push(b);
-          res.writeHead(202).end();
-        });
-      });
-      await new Promise<void>((r) => rcv.listen(port, '127.0.0.1', () => r()));
+      const rcv = await startReceiver(port);
+      const { received } = rcv;
       try {
         const d = await runBin(['mock', 'events', 'deliver', '--json'], { env: benv, timeout: 60_000 });
         expect(d.exitCode, String(d.stderr)).toBe(0);
         expect(JSON.parse(String(d.stdout))).toMatchObject({ pending: 0, delivered: 1 });
         expect(received).toHaveLength(1);
       } finally {
-        await new Promise<void>((r) => rcv.close(() => r()));
+        await rcv.close();
       }
     } finally {
       dir.cleanup();
@@ -218,15 +195,7 @@ describe('opsctl mock serve: the console knobs', () => {
     expect(String(bad.stderr)).toContain('--integrity-delay');
     const serve = runBin(['mock', 'serve', '--memory', '--port', '0', '--json', '--integrity-delay', '0', '--unused-client-days', '30']);
     try {
-      const base = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        serve.stdout!.on('data', (c: Buffer) => {
-          out += c.toString();
-          const line = out.split('\n').find((l) => l.startsWith('{'));
-          if (line && out.includes('\n')) resolve(JSON.parse(line).url as string);
-        });
-        void serve.then((r) => reject(new Error(`mock serve exited ${r.exitCode}: ${r.stderr}`)));
-      });
+      const base = await serveUrl(serve);
       const e = { ...env, OPSCTL_AUTH_URL: base };
       const made = await runCli(['mock', 'clients', 'create', '--type', 'mobile_b', '--name', 'Now', '--bundle-id', 'com.example.now', '--team-id', 'ABCDE12345', '--integrity', '--json'], { env: e });
       expect(made.code, made.stderr).toBe(0);
@@ -241,23 +210,12 @@ describe('opsctl mock serve: the console knobs', () => {
       const code = new URL(page.location!).searchParams.get('code')!;
       const tok = await postForm(`${base}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:5000/', client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
       expect(tok.status).toBe(200);
-      const probe = createServer();
-      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-      const port = (probe.address() as AddressInfo).port;
-      await new Promise<void>((r) => probe.close(() => r()));
+      const port = await freePort();
       expect((await runCli(['mock', 'events', 'receivers', 'add', '--url', `http://127.0.0.1:${port}/se`, '--client-id', DEFAULT_CLIENT_ID], { env: e })).code).toBe(0);
       const t = await runCli(['mock', 'events', 'trigger', 'account-disabled', '--user', 'alice@example.com', '--json'], { env: e });
       expect(t.json()[0].status).toBe('pending');
-      const received: string[] = [];
-      const rcv = createServer((req, res) => {
-        let b = '';
-        req.on('data', (c) => (b += c));
-        req.on('end', () => {
-          received.push(b);
-          res.writeHead(202).end();
-        });
-      });
-      await new Promise<void>((r) => rcv.listen(port, '127.0.0.1', () => r()));
+      const rcv = await startReceiver(port);
+      const { received } = rcv;
       try {
         for (let i = 0; i < 300 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
         expect(received).toHaveLength(1);
@@ -265,7 +223,7 @@ describe('opsctl mock serve: the console knobs', () => {
         expect(listed.json()[0]).toMatchObject({ status: 'delivered', event: 'account-disabled' });
         expect(listed.json()[0].attempts).toBeGreaterThanOrEqual(2);
       } finally {
-        await new Promise<void>((r) => rcv.close(() => r()));
+        await rcv.close();
       }
     } finally {
       serve.kill('SIGTERM');

@@ -9,7 +9,8 @@ export interface HelpOptions {
   program: Command;
 }
 
-const ENVIRONMENT: Array<[string, string]> = [
+/** Every variable opsctl reads (test/unit/help-environment.test.ts checks this list against src/). */
+export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['OPSCTL_CONFIG_DIR', 'move the config, credentials and data directories (tests, CI)'],
   ['OPSCTL_PROFILE', 'the profile to use when --profile is not given'],
   ['OPSCTL_<SERVICE>_URL', 'endpoint of a service (AUTH, API, TRACKER, LABELS); beats the profile'],
@@ -30,9 +31,12 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY=1', 'kv: do not verify the members\' certificates (warned about)'],
   ['OPSCTL_KV_USER', 'kv: etcd auth user (like --user)'],
   ['OPSCTL_KV_PASSWORD, OPSCTL_KV_PASSWORD_FILE', 'kv: the password of --user, or a file holding it (never a flag value)'],
+  ['OPSCTL_KV_MEMBER', 'kv sandbox: path of the simulated member program (default: dist/kv-member.js beside the bundle)'],
   ['OPSCTL_DEBUG=1', 'same as --debug'],
   ['NO_COLOR, FORCE_COLOR', 'turn colour off, or force it on when piped'],
-  ['CI', 'when set: no prompts, no browser, no spinners'],
+  ['TERM=dumb', 'no colour and no redrawn progress line (one plain line per step)'],
+  ['CI', 'when set: no prompts, no browser, no redrawn progress line'],
+  ['SSH_CONNECTION, DISPLAY, WAYLAND_DISPLAY', 'opsctl login opens no browser in an SSH session or, on Linux, without a display (it prints the URL)'],
 ];
 
 export async function run(opts: HelpOptions, ctx: Context): Promise<CommandResult> {

@@ -79,9 +79,8 @@ async function password(ctx: Context, f: ConnectionFlags, user: string, file?: {
     return readFileSync(fromFile.path, 'utf8').split(/\r?\n/)[0];
   }
   if (env.OPSCTL_KV_PASSWORD !== undefined) return env.OPSCTL_KV_PASSWORD;
-  if (!ctx.io.canPrompt(ctx.noInput)) {
-    throw new UsageError(`--user ${user}: no password`, { field: '--password-file', hint: 'pass --password-file FILE or set OPSCTL_KV_PASSWORD (there is no terminal to ask on)' });
-  }
-  const { password: ask } = await import('@inquirer/prompts');
-  return ask({ message: `etcd password for ${user}`, mask: true }, { input: ctx.io.stdin, output: ctx.io.stderr });
+  const hint = 'pass --password-file FILE or set OPSCTL_KV_PASSWORD (there is no terminal to ask on)';
+  if (!ctx.io.canPrompt(ctx.noInput)) throw new UsageError(`--user ${user}: no password`, { field: '--password-file', hint });
+  // Through the context's prompter: Ctrl-C at the prompt is an interrupt (130), like every prompt.
+  return (await ctx.prompter()).password(`etcd password for ${user}`, { field: '--password-file', hint });
 }

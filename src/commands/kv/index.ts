@@ -88,8 +88,9 @@ export function register(program: Command, ctx: Context): void {
     .option('--etcd-bin <dir>', 'run real etcd from this directory instead')
     .option('--heartbeat <duration>', 'heartbeat interval of the members')
     .option('--timeout <duration>', 'how long the members may take to be healthy', '60s')
+    .option('--config <[member:]key=value>', "a setting in the members' etcd config files (YAML value; repeatable), e.g. auto-compaction-retention=1 or kv2:max-request-bytes=1048576", (v: string, prev: string[] = []) => [...prev, v])
     .action(lazyAction(ctx, () => import('./sandbox-up.js'), (_a, o) => ({ ...o, version: o.version ?? o.kvVersion }) as any));
-  examples(up, 'opsctl kv sandbox up --members 3 --version 3.2', 'opsctl kv sandbox up --etcd-bin /usr/bin');
+  examples(up, 'opsctl kv sandbox up --members 3 --version 3.2', 'opsctl kv sandbox up --etcd-bin /usr/bin', "opsctl kv sandbox up --config auto-compaction-mode=periodic --config 'auto-compaction-retention=\"24h\"'");
   const sbStatus = sandbox.command('status').description('PIDs, health and versions of the sandbox members');
   sbStatus.action(lazyAction(ctx, () => import('./sandbox-status.js'), () => ({})));
   examples(sbStatus, 'opsctl kv sandbox status', 'opsctl kv sandbox status --json');

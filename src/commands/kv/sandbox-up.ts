@@ -5,8 +5,8 @@ import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import { KvClient } from '../../kv/client.js';
 import { minor } from '../../kv/parse.js';
-import { createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox } from '../../kv/sandbox.js';
-import { waitFor } from '../../kv/wait.js';
+import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS } from '../../kv/sandbox.js';
+import { WaitFatal, waitFor } from '../../kv/wait.js';
 import { duration } from './shared.js';
 
 export interface SandboxUpOptions {
@@ -15,6 +15,33 @@ export interface SandboxUpOptions {
   etcdBin?: string;
   heartbeat?: string;
   timeout?: string;
+  config?: string[];
+}
+
+/**
+ * `--config [MEMBER:]KEY=VALUE`, checked before anything starts: KEY an etcd config key the sandbox
+ * does not manage itself, MEMBER one of kv1..kvN, VALUE one YAML scalar (written as given).
+ */
+export async function parseConfigSettings(raw: string[], members: number): Promise<ConfigSetting[]> {
+  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+  const { parseDocument, isMap, isScalar } = typeof mod.parseDocument === 'function' ? mod : mod.default!;
+  return raw.map((item) => {
+    const m = /^(?:(kv\d+):)?([a-z][a-z0-9-]*)=(.*)$/s.exec(item);
+    if (!m) throw new UsageError(`--config: "${item}" is not [MEMBER:]KEY=VALUE`, { field: '--config', hint: 'e.g. --config auto-compaction-retention=1 or --config kv2:auto-compaction-retention=\'"24h"\'' });
+    const [, member, key, value] = m;
+    if (member && !(Number(member.slice(2)) >= 1 && Number(member.slice(2)) <= members)) {
+      throw new UsageError(`--config: no member ${member} in a ${members}-member sandbox`, { field: '--config', hint: `members are kv1..kv${members}` });
+    }
+    if (SANDBOX_CONFIG_KEYS.has(key)) {
+      throw new UsageError(`--config: ${key} is set by the sandbox itself`, { field: '--config', hint: `give a setting other than ${[...SANDBOX_CONFIG_KEYS].join(', ')} (--heartbeat sets the heartbeat and election timeout)` });
+    }
+    const doc = parseDocument(`${key}: ${value}\n`);
+    const pair = isMap(doc.contents) && doc.contents.items.length === 1 ? doc.contents.items[0] : undefined;
+    if (value.trim() === '' || doc.errors.length || !pair || !isScalar(pair.value) || /[\n\r]/.test(value)) {
+      throw new UsageError(`--config: the value of ${key} ("${value}") is not one YAML value`, { field: '--config', hint: `write it as in the config file: ${key}=24 (a number) or ${key}='"24h"' (a string)` });
+    }
+    return { member, key, value: value.trim() };
+  });
 }
 
 /** `kv sandbox up`: a local cluster on loopback (simulated members, or real etcd from --etcd-bin). */
@@ -22,6 +49,7 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
   const n = Number(opts.members);
   if (!Number.isInteger(n) || n < 1 || n > 7) throw new UsageError(`--members: "${opts.members}" must be a whole number from 1 to 7`, { field: '--members' });
   if (opts.version && opts.etcdBin) throw new UsageError('--version and --etcd-bin: give one of them', { hint: 'real binaries report their own version' });
+  const config = await parseConfigSettings(opts.config ?? [], n);
   const exec = await ctx.exec();
   let version = opts.version ?? '3.2';
   let etcdBin: string | undefined;
@@ -41,7 +69,7 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
     await removeSandbox(ctx.paths.data);
   }
   const heartbeatMs = duration(opts.heartbeat, '--heartbeat', etcdBin ? 50 : 100);
-  const spec = await createSandbox(ctx.paths.data, { members: n, version, etcdBin, heartbeatMs });
+  const spec = await createSandbox(ctx.paths.data, { members: n, version, etcdBin, heartbeatMs, config });
   const driver = localDriver(ctx.paths.data, spec, exec, ctx.env);
   const p = ctx.io.progress(`starting ${n} ${etcdBin ? `etcd ${version}` : `simulated kv ${version}`} members`);
   await Promise.all(spec.members.map((m) => driver.start(m, { version, binDir: etcdBin })));
@@ -50,6 +78,7 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
       async () => {
         const states = await Promise.all(
           spec.members.map(async (m) => {
+            if (!(await driver.isRunning(m))) throw new WaitFatal(`member ${m.name} exited after its start (its log: ${m.logFile}; its config: ${m.configFile})`);
             const c = new KvClient(m.endpoint, { timeoutMs: 1000 });
             const h = await c.health();
             const v = await c.version();
@@ -70,7 +99,7 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
   }
   p.succeed(`sandbox up: ${n} members, ${etcdBin ? `etcd ${version} from ${etcdBin}` : `simulated kv ${version}`}; the kv commands use it by default`);
   return {
-    data: { dir: spec.dir, kind: spec.kind, members: spec.members.map((m) => ({ name: m.name, endpoint: m.endpoint, peer: m.peerUrl, dataDir: m.dataDir })) },
+    data: { dir: spec.dir, kind: spec.kind, members: spec.members.map((m) => ({ name: m.name, endpoint: m.endpoint, peer: m.peerUrl, dataDir: m.dataDir, configFile: m.configFile })) },
     columns: undefined,
     text: spec.members.map((m) => `${m.name}\t${m.endpoint}\t${m.dataDir}`).join('\n'),
   };

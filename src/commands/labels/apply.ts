@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
 import type { Context } from '../../context.js';
-import { ApiError, PartialError, UsageError, ValidationError } from '../../core/errors.js';
+import { readFileFlag } from '../file-flag.js';
+import { ApiError, PartialError, ValidationError } from '../../core/errors.js';
 import { confirmDestructive } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
 import type { LabelsClient } from '../../labels/client.js';
@@ -18,19 +17,6 @@ export interface ApplyOptions {
   publish: boolean;
   /** Send useAdminAccess (also on when the file or the label says ADMIN). */
   admin?: boolean;
-}
-
-async function readSource(opts: ApplyOptions, ctx: Context): Promise<string> {
-  if (opts.file === '-') return ctx.io.readStdin();
-  const path = isAbsolute(opts.file) ? opts.file : join(ctx.cwd, opts.file);
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`--file: cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
-      field: 'file',
-      hint: 'give the path of a YAML or JSON label file, or - for stdin',
-    });
-  }
 }
 
 /** The label the file describes: by `id`, else the one label you can edit with the same title, else none (create). */
@@ -84,7 +70,7 @@ function planText(current: Label | undefined, desired: DesiredLabel, plan: Plan,
  */
 export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResult> {
   const source = opts.file === '-' ? 'stdin' : opts.file;
-  const desired = await parseLabelFile(await readSource(opts, ctx), source);
+  const desired = await parseLabelFile(await readFileFlag(opts.file, ctx, 'a YAML or JSON label file'), source);
   const client = await labelsClient(ctx);
   // admin labels are read and changed with useAdminAccess (and an admin scope)
   client.admin = Boolean(opts.admin) || desired.labelType === 'ADMIN';

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, lazyAction } from '../action.js';
+import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
 
 const ROLE_CHOICES = ['READER', 'APPLIER', 'ORGANIZER', 'EDITOR'];
@@ -9,7 +9,6 @@ const ADMIN_HELP = 'use admin access (useAdminAccess; needs the drive.admin.labe
 /** `--admin` on a verb that acts on one label. */
 const admin = (c: Command): Command => c.option('--admin', ADMIN_HELP);
 /** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
-const CONFIRM_HELP = 'asks on a terminal; needs --yes without one; --dry-run shows it';
 /** `--dry-run` on a destructive verb. */
 const dryRun = (c: Command): Command => c.option('--dry-run', 'show what would be deleted and change nothing');
 const LABEL_HELP = 'ids are bare (0a1b2c) or names (labels/0a1b2c, labels/0a1b2c@published, labels/0a1b2c@3, labels/0a1b2c/revisions/3)';
@@ -93,8 +92,8 @@ export function register(program: Command, ctx: Context): void {
   const apply = labels
     .command('apply')
     .description(`make a label match a file (YAML or JSON): title, description, fields, choices, permissions (removing permissions or deleting fields/choices ${CONFIRM_HELP})`)
-    .requiredOption('-f, --file <path>', 'the label file ("-" reads stdin)')
-    .option('--dry-run', 'show the plan and send nothing')
+    .requiredOption('-f, --file <path|->', 'the label file: YAML or JSON (- reads stdin)')
+    .option('--dry-run', 'print the plan and send nothing')
     .option('--publish', 'publish the result when it has unpublished changes')
     .option('--admin', `${ADMIN_HELP} (on by itself for labelType: ADMIN)`);
   apply.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ file: o.file, dryRun: Boolean(o.dryRun), publish: Boolean(o.publish), admin: Boolean(o.admin) })));

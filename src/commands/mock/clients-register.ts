@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, lazyAction } from '../action.js';
+import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 
 const TYPES = ['desktop', 'universal_desktop', 'mobile_a', 'mobile_b', 'extension'];
 const ID = '<client_id>';
@@ -95,7 +95,7 @@ export function registerClients(mock: Command, ctx: Context): void {
   clients
       .command(`delete ${ID}`)
       .alias('rm')
-      .description('delete a client (asks on a terminal; needs --yes without one; --dry-run shows it); restorable for 30 days, deleted_client after')
+      .description(`delete a client (${CONFIRM_HELP}); restorable for 30 days, deleted_client after`)
       .option('--dry-run', 'show what would be deleted and change nothing')
       .action(lazyAction(ctx, () => import('./clients-delete.js'), ([clientId], o) => ({ clientId, dryRun: Boolean(o.dryRun) }))),
     'opsctl mock clients delete 1234-abc.apps.mock --yes',

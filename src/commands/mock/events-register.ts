@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, lazyAction } from '../action.js';
+import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 
 const KINDS = ['sessions-revoked', 'token-revoked', 'account-disabled', 'account-enabled'];
 
@@ -61,7 +61,7 @@ export function registerEvents(mock: Command, ctx: Context): void {
   const remove = receivers
     .command('remove <id>')
     .alias('rm')
-    .description('remove a receiver (its undelivered SETs go with it; asks on a terminal; needs --yes without one)')
+    .description(`remove a receiver and its undelivered SETs (${CONFIRM_HELP})`)
     .option('--dry-run', 'show what would be removed and change nothing')
     .action(lazyAction(ctx, () => import('./events-receivers-remove.js'), ([id], o) => ({ id, dryRun: Boolean(o.dryRun) })));
   examples(remove, 'opsctl mock events receivers remove rcv_0123456789ab');

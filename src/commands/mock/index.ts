@@ -12,7 +12,8 @@ export function register(program: Command, ctx: Context): void {
       .command('serve')
       .description('serve every mocked service on one origin until SIGINT/SIGTERM, then save state and exit 0')
       .option('--port <port>', 'port to listen on (0: any free port)', '0')
-      .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .option('--host <host>', 'address to listen on; off loopback only with --expose-admin', '127.0.0.1')
+      .option('--expose-admin', 'allow a --host off loopback although it opens the unauthenticated developer-console API (/oauth2/mock/…) and, with --test, the /__mock/ knobs (warned about)')
       .addOption(new Option('--state <file>', 'keep state in this JSON file (default: opsctl data dir)').conflicts('memory'))
       .option('--memory', 'keep state in memory only')
       .option('--test', 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests, POST /__mock/clock')
@@ -33,6 +34,7 @@ export function register(program: Command, ctx: Context): void {
           state: o.state,
           memory: Boolean(o.memory),
           test: Boolean(o.test),
+          exposeAdmin: Boolean(o.exposeAdmin),
           trackerRateLimit: o.trackerRateLimit,
           trackerMaxGroups: o.trackerMaxGroups,
           trackerMaxObjectives: o.trackerMaxObjectives,

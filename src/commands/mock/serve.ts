@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { parseRate } from '../../core/pacer.js';
+import { isLoopbackHost } from '../../core/redact.js';
 import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
 
 export interface ServeOptions {
@@ -12,6 +13,7 @@ export interface ServeOptions {
   state?: string;
   memory: boolean;
   test: boolean;
+  exposeAdmin: boolean;
   trackerRateLimit: string;
   trackerMaxGroups?: string;
   trackerMaxObjectives?: string;
@@ -51,12 +53,29 @@ function nonNegative(flag: string, value: string | undefined): number | undefine
   return n;
 }
 
+/**
+ * What a listener off loopback would open to the network with no authentication: the developer
+ * console's admin API always, the test knobs with --test. (The mocked services themselves check their
+ * tokens like the real ones.)
+ */
+export function exposedAdmin(test: boolean): string {
+  const console = 'the developer-console API /oauth2/mock/… (create, change and delete OAuth clients, mint integrity tokens, trigger security events)';
+  return test ? `${console} and the --test knobs /__mock/… (forced failures, the request log with its tokens, the mock's clock)` : console;
+}
+
 /** Serves the mocks until SIGINT/SIGTERM; prints each service's URL and the tracker token it accepts. */
 export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResult> {
   const port = /^\d+$/.test(opts.port) ? Number(opts.port) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 0..65535 (0 picks a free port)' });
   if (!isIP(opts.host) && !HOSTNAME.test(opts.host)) {
     throw new UsageError(`--host: "${opts.host}" is not an IP address or host name`, { field: 'host', hint: 'e.g. --host 127.0.0.1 (this machine only), --host ::1, or --host 0.0.0.0 (every interface)' });
+  }
+  const offLoopback = !isLoopbackHost(opts.host);
+  if (offLoopback && !opts.exposeAdmin) {
+    throw new UsageError(`--host ${opts.host} would open ${exposedAdmin(opts.test)} to every machine that can reach this one, with no authentication`, {
+      field: 'host',
+      hint: 'keep the default --host 127.0.0.1 (reach it from elsewhere with ssh -L), or add --expose-admin on a network you trust',
+    });
   }
   const rate = parseRate(opts.trackerRateLimit);
   if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
@@ -110,6 +129,7 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     test_knobs: opts.test,
     tracker_entitlements: await server.store.read((s) => ({ ...(s.tracker.entitlements as Record<string, number>) })),
   };
+  if (offLoopback) ctx.io.warn(`listening on ${opts.host} (--expose-admin): anyone who can reach ${server.url} can use ${exposedAdmin(opts.test)}, with no authentication`);
   if (ctx.jsonOutput) ctx.io.out(JSON.stringify(info));
   else {
     ctx.io.out(`opsctl mock listening on ${server.url}`);

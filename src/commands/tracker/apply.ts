@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
 import type { Context } from '../../context.js';
+import { readFileFlag } from '../file-flag.js';
 import { confirmDestructive } from '../../core/confirm.js';
 import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
@@ -25,7 +24,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const createOnly = Object.entries(spec.fields).filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create').map(([n]) => n);
   const allowed = [...fields, ...createOnly];
 
-  const text = await readSource(opts.file, ctx);
+  const text = await readFileFlag(opts.file, ctx, 'a YAML or JSON file');
   const data = await parseText(text, opts.file);
   const found = desiredItems(data, spec.name, key, allowed);
   // every record is checked against the contract before anything is sent; every problem is reported
@@ -111,16 +110,6 @@ function printPlan(ctx: Context, plan: Plan, what: string): void {
     `plan for ${what}: ${c.create} to create, ${c.update} to update, ${c.archive} to archive, ${c.delete} to delete, ${c.unchanged} unchanged` +
       (plan.unlisted.length ? `; ${plan.unlisted.length} not in the file left alone (--prune deletes them)` : ''),
   );
-}
-
-async function readSource(file: string, ctx: Context): Promise<string> {
-  if (file === '-') return ctx.io.readStdin();
-  const path = isAbsolute(file) ? file : join(ctx.cwd, file);
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`--file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'file', hint: 'give the path of a YAML or JSON file, or - for stdin' });
-  }
 }
 
 /** JSON when it looks like JSON, else YAML (a superset of JSON anyway). */

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { extname, isAbsolute, join } from 'node:path';
+import { extname } from 'node:path';
 import type { Context } from '../../context.js';
+import { readFileFlag } from '../file-flag.js';
 import { ApiError, InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { assertValid } from '../../tracker/input.js';
@@ -25,7 +25,7 @@ const label = (file: string) => (file === '-' ? 'stdin' : file);
 export async function run(opts: ImportOptions, ctx: Context): Promise<CommandResult> {
   const format = (opts.format ?? (extname(opts.file).slice(1) || 'yaml')).toLowerCase().replace('yml', 'yaml');
   if (!['yaml', 'json', 'csv'].includes(format)) throw new UsageError(`--format: "${format}" is not yaml, json or csv`, { field: 'format', hint: 'name the file .yaml, .json or .csv, or pass --format' });
-  const text = await readSource(opts.file, ctx);
+  const text = await readFileFlag(opts.file, ctx, 'a YAML, JSON or CSV file');
   const data = await parse(text, format, opts.file);
   const rowLabel = (i: number) => (format === 'csv' ? `row ${i + 2}` : `stories[${i + 1}]`);
   const found = importItems(data, rowLabel);
@@ -95,16 +95,6 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
   }
   progress.succeed(`created ${created.length} stories in ${batches.length} bulk request(s)`);
   return { data: summary(created), text: '' };
-}
-
-async function readSource(file: string, ctx: Context): Promise<string> {
-  if (file === '-') return ctx.io.readStdin();
-  const path = isAbsolute(file) ? file : join(ctx.cwd, file);
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`--file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'file', hint: 'give the path of a YAML, JSON or CSV file, or - for stdin' });
-  }
 }
 
 async function parse(text: string, format: string, file: string): Promise<unknown> {

@@ -4,11 +4,10 @@ import { UsageError } from '../../core/errors.js';
 import { withArticle } from '../../core/problems.js';
 import type { FieldSpec } from '../../tracker/fields.js';
 import { RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
-import { examples, lazyAction } from '../action.js';
+import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
 
 /** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
-export const CONFIRM_HELP = 'asks on a terminal; needs --yes without one; --dry-run shows it';
 
 /** `opsctl tracker <resource> <verb>`, generated from the resource table. */
 export function register(program: Command, ctx: Context, wholeTree = false): void {
@@ -112,7 +111,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
   if (extra.handler === 'apply') {
     const cmd = noun.command('apply').description(extra.description);
     cmd.requiredOption('-f, --file <path|->', 'the desired state: a YAML or JSON file (- reads stdin)');
-    cmd.option('--dry-run', 'print the plan and stop');
+    cmd.option('--dry-run', 'print the plan and send nothing');
     cmd.option('--prune', `delete ${spec.name} that the file does not list (${CONFIRM_HELP})`);
     cmd.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ resource, file: o.file as string, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune) })));
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
@@ -129,7 +128,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     const cmd = noun.command('import').description(extra.description);
     cmd.requiredOption('-f, --file <path|->', 'stories as YAML, JSON or CSV (- reads stdin; CSV needs --format csv)');
     cmd.option('--format <format>', 'yaml, json or csv (default: from the file name)');
-    cmd.option('--dry-run', 'print the plan and stop');
+    cmd.option('--dry-run', 'print the plan and send nothing');
     cmd.action(lazyAction(ctx, () => import('./import.js'), (_a, o) => ({ file: o.file as string, format: o.format as string | undefined, dryRun: Boolean(o.dryRun) })));
     if (extra.example) examples(cmd, extra.example, 'opsctl tracker stories import -f stories.yaml');
     return;

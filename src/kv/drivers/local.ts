@@ -37,8 +37,8 @@ export function readPid(m: MemberSpec): number | undefined {
 }
 
 /**
- * Whether `pid` is alive and is this member's process (its command line names the member's data
- * dir), so a recycled PID is never mistaken for, or signalled as, a member.
+ * Whether `pid` is alive and is this member's process (its command line names the member's config
+ * file or data dir), so a recycled PID is never mistaken for, or signalled as, a member.
  */
 export function pidAlive(pid: number, m: MemberSpec): boolean {
   try {
@@ -50,7 +50,8 @@ export function pidAlive(pid: number, m: MemberSpec): boolean {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     if (/\) Z /.test(stat)) return false; // a zombie is gone
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return !m.dataDir || cmdline.includes(m.dataDir);
+    const own = [m.configFile, m.dataDir].filter((x): x is string => Boolean(x));
+    return !own.length || own.some((x) => cmdline.includes(x));
   } catch {
     return true; // no /proc: trust kill(0)
   }
@@ -111,9 +112,22 @@ export class LocalDriver implements MemberDriver {
     return `${dirBytes(dest)} bytes copied to ${dest}`;
   }
 
+  /** The member's config file (kv sandbox up writes one per member), for the 3.3 configuration check. */
+  async readConfig(m: MemberSpec): Promise<{ file: string; text: string } | undefined> {
+    const file = this.spec(m).configFile;
+    if (!file || !existsSync(file)) return undefined;
+    return { file, text: readFileSync(file, 'utf8') };
+  }
+
   /** The argv that starts a member on `target`. */
   argv(m: MemberSpec, target: MemberTarget): { file: string; args: string[] } {
     const s = this.spec(m);
+    if (s.configFile) {
+      // The member's config file holds every setting (real etcd ignores its flags when given one).
+      if (this.sandbox.kind === 'sim') return { file: process.execPath, args: [memberProgram(this.env), '--kv-version', target.version, '--config-file', s.configFile] };
+      if (!target.binDir) throw new Error(`member ${s.name}: no etcd binary directory to start`);
+      return { file: join(target.binDir, 'etcd'), args: ['--config-file', s.configFile] };
+    }
     const cluster = this.sandbox.members.map((x) => `${x.name}=${x.peerUrl}`).join(',');
     const common = [
       '--name', s.name,

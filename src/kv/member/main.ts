@@ -62,7 +62,7 @@ interface PingInfo {
   clientUrl: string;
 }
 
-const { values: args } = parseArgs({
+const { values: flags } = parseArgs({
   options: {
     name: { type: 'string' },
     'data-dir': { type: 'string' },
@@ -79,9 +79,27 @@ const { values: args } = parseArgs({
   strict: false,
 });
 
+// As etcd: --config-file names a YAML file holding the settings (real etcd then ignores every flag;
+// here the file's settings win over the flags, so a test may still pass only a few in the file).
+const configFile = flags['config-file'] === undefined ? undefined : String(flags['config-file']);
+const fileSettings: Record<string, unknown> = Object.create(null);
+if (configFile) {
+  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+  const { parse } = typeof mod.parse === 'function' ? mod : mod.default!;
+  let parsed: unknown;
+  try {
+    parsed = parse(readFileSync(configFile, 'utf8'));
+  } catch (err) {
+    process.stderr.write(`etcdmain: error verifying flags, error loading config file "${configFile}": ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  if (parsed && typeof parsed === 'object') Object.assign(fileSettings, parsed);
+}
+const args: Record<string, unknown> = { ...flags, ...fileSettings };
+
 const name = String(args.name ?? 'default');
 const dataDir = String(args['data-dir'] ?? `${name}.kv`);
-const minorVersion = String(args['kv-version']);
+const minorVersion = String(flags['kv-version']);
 const serverVersion = VERSIONS[minorVersion] ?? `${minorVersion}.0`;
 const clientUrl = new URL(String(args['listen-client-urls'] ?? 'http://127.0.0.1:2379').split(',')[0]);
 const peerUrl = new URL(String(args['listen-peer-urls'] ?? 'http://127.0.0.1:2380').split(',')[0]);
@@ -116,11 +134,14 @@ function fail(msg: string): never {
 }
 
 // ---- config file: 3.3 made auto-compaction-retention a string --------------------------------
-if (args['config-file']) {
-  const text = readFileSync(String(args['config-file']), 'utf8');
-  const m = /^\s*auto-compaction-retention\s*:\s*(.+?)\s*$/m.exec(text);
-  if (m && minorVersion !== '3.2' && /^-?\d+(\.\d+)?$/.test(m[1])) {
-    fail(`error loading config file "${args['config-file']}": auto-compaction-retention must be a string in ${minorVersion} (write "${m[1]}" or "${m[1]}h"), got the number ${m[1]}`);
+if (configFile && 'auto-compaction-retention' in fileSettings) {
+  const r = fileSettings['auto-compaction-retention'];
+  if (minorVersion !== '3.2' && typeof r === 'number') {
+    fail(`error loading config file "${configFile}": auto-compaction-retention must be a string in ${minorVersion} (write "${r}" or "${r}h"), got the number ${r}`);
+  }
+  // 3.2 reads it into an int: a string there stops 3.2.32 at start just the same.
+  if (minorVersion === '3.2' && typeof r === 'string') {
+    fail(`error verifying flags, error unmarshaling JSON: json: cannot unmarshal string into Go struct field configYAML.auto-compaction-retention of type int (config file "${configFile}")`);
   }
 }
 

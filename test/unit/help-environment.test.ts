@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ENVIRONMENT } from '../../src/commands/help/topic.js';
+import { SERVICES } from '../../src/config/services.js';
+import { ExitCode, exitCodeHelp } from '../../src/core/exit-codes.js';
+
+/**
+ * `opsctl help environment` and `opsctl help exit-codes` are the user's reference: they must match the
+ * code. Every environment variable the sources read is listed, and every listed one is read.
+ */
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Variables set for child processes (etcdctl, kv members), not read for opsctl's own behaviour. */
+const WRITTEN_FOR_CHILDREN = new Set(['ETCDCTL_USER', 'ETCDCTL_API', 'PATH']);
+
+function variablesRead(): Set<string> {
+  const found = new Set<string>();
+  // The help topic itself names every variable: it is the list under test, not a reader.
+  for (const file of sourceFiles(SRC).filter((f) => !f.endsWith(join('commands', 'help', 'topic.ts')))) {
+    const text = readFileSync(file, 'utf8');
+    // OPSCTL_* anywhere (env.X, env['X'], messages naming a variable); not the build define __OPSCTL_VERSION__.
+    for (const m of text.matchAll(/(?<![A-Za-z0-9_])OPSCTL_[A-Z0-9_]*[A-Z0-9]/g)) found.add(m[0]);
+    // Any other upper-case variable read from an env object: env.X / env['X'].
+    for (const m of text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g)) found.add(m[1] ?? m[2]!);
+    // OPSCTL_${service.toUpperCase()}_URL: one variable per service.
+    if (text.includes('`OPSCTL_${service.toUpperCase()}_URL`')) for (const s of SERVICES) found.add(`OPSCTL_${s.toUpperCase()}_URL`);
+    // OPSCTL_${key.toUpperCase()} for the endpoints set by hand (src/auth/settings.ts).
+    const byHand = text.match(/key: ((?:'[a-z_]+' \| )*'[a-z_]+'\)): string \| undefined \{\s*return ctx\.env\[`OPSCTL_\$\{key\.toUpperCase\(\)\}`\]/);
+    if (byHand) for (const k of byHand[1]!.matchAll(/'([a-z_]+)'/g)) found.add(`OPSCTL_${k[1]!.toUpperCase()}`);
+  }
+  for (const name of WRITTEN_FOR_CHILDREN) found.delete(name);
+  return found;
+}
+
+function variablesListed(): Set<string> {
+  const listed = new Set<string>();
+  for (const [names] of ENVIRONMENT) {
+    for (const raw of names.split(',')) {
+      const name = raw.trim().replace(/=.*$/, '');
+      if (name === 'OPSCTL_<SERVICE>_URL') for (const s of SERVICES) listed.add(`OPSCTL_${s.toUpperCase()}_URL`);
+      else listed.add(name);
+    }
+  }
+  return listed;
+}
+
+describe('opsctl help environment', () => {
+  it('lists every variable the sources read, and none they do not', () => {
+    const read = [...variablesRead()].sort();
+    const listed = [...variablesListed()].sort();
+    // Sanity: the scan does find the variables (an empty scan would make the comparison vacuous).
+    expect(read).toEqual(expect.arrayContaining(['OPSCTL_CONFIG_DIR', 'OPSCTL_TRACKER_URL', 'OPSCTL_TOKEN_URL', 'CI', 'NO_COLOR']));
+    expect(read.filter((v) => !listed.includes(v)), 'read in src/ but missing from help environment').toEqual([]);
+    expect(listed.filter((v) => !read.includes(v)), 'listed by help environment but read nowhere in src/').toEqual([]);
+  });
+});
+
+describe('opsctl help exit-codes', () => {
+  it('lists exactly the exit codes the code uses, under their names', () => {
+    expect(exitCodeHelp.map(([code, name]) => [name, code])).toEqual(Object.entries(ExitCode));
+  });
+
+  it('matches the README table', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const section = readme.slice(readme.indexOf('### Exit codes'));
+    const codes = [...section.slice(0, section.indexOf('\n\n`opsctl help exit-codes`')).matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    expect(codes).toEqual(exitCodeHelp.map(([code]) => code));
+  });
+});
