@@ -2,8 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
-import { until } from '../helpers/kv.js';
+import { authCluster34, type RealCluster } from '../helpers/etcd-cluster.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 
 const PASSWORD = 'pty-Secret-42';
@@ -28,19 +27,8 @@ describe.runIf(
   };
 
   beforeAll(async () => {
-    c = await realCluster({ size: 1 });
-    c.start(c.members[0], '/usr/bin');
+    c = await authCluster34(PASSWORD);
     ep = c.endpoints[0];
-    await until(() => {
-      try {
-        c.etcdctl('/usr/bin', ['get', 'probe']);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 30_000, 'etcd 3.4');
-    c.etcdctl('/usr/bin', ['user', 'add', `root:${PASSWORD}`]);
-    c.etcdctl('/usr/bin', ['auth', 'enable']);
   }, 40_000);
   afterEach(() => {
     for (const s of sessions.splice(0)) s.kill();

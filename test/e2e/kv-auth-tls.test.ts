@@ -5,8 +5,7 @@ import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
-import { until } from '../helpers/kv.js';
+import { authCluster34, type RealCluster } from '../helpers/etcd-cluster.js';
 
 const PASSWORD = 'tls-auth-Root-7';
 
@@ -28,20 +27,9 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
 
   beforeAll(async () => {
     certs = makeTestCerts({ ips: ['127.0.0.1'] }, '');
-    c = await realCluster({ size: 1, certs });
-    c.start(c.members[0], '/usr/bin');
+    c = await authCluster34(PASSWORD, certs);
     ep = c.endpoints[0];
     expect(ep).toMatch(/^https:/);
-    await until(() => {
-      try {
-        c.etcdctl('/usr/bin', ['get', 'probe']);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 30_000, 'etcd 3.4 over TLS');
-    c.etcdctl('/usr/bin', ['user', 'add', `root:${PASSWORD}`]);
-    c.etcdctl('/usr/bin', ['auth', 'enable']);
   }, 40_000);
   afterAll(() => {
     c?.destroy();
@@ -79,18 +67,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
 
   beforeAll(async () => {
     certs = makeTestCerts({ ips: ['127.0.0.1'] }, 'root');
-    c = await realCluster({ size: 1, certs });
-    c.start(c.members[0], '/usr/bin');
-    await until(() => {
-      try {
-        c.etcdctl('/usr/bin', ['get', 'probe']);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 30_000, 'etcd 3.4 over TLS');
-    c.etcdctl('/usr/bin', ['user', 'add', `root:${PASSWORD}`]);
-    c.etcdctl('/usr/bin', ['auth', 'enable']);
+    c = await authCluster34(PASSWORD, certs);
   }, 40_000);
   afterAll(() => {
     c?.destroy();

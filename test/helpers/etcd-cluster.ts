@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/kv/sandbox.js';
 import type { TestCerts } from './etcd-certs.js';
+import { until } from './kv.js';
 
 /**
  * Real etcd members for tests, each started and stopped through a small control script the way a
@@ -169,4 +170,28 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One Debian etcd 3.4 member (plain or, with `certs`, client-certificate TLS) with a `root` user of
+ * `password` and auth enabled: the cluster the kv auth tests run against.
+ */
+export async function authCluster34(password: string, certs?: TestCerts): Promise<RealCluster> {
+  const c = await realCluster({ size: 1, ...(certs ? { certs } : {}) });
+  c.start(c.members[0], '/usr/bin');
+  await until(
+    () => {
+      try {
+        c.etcdctl('/usr/bin', ['get', 'probe']);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+    certs ? 'etcd 3.4 over TLS' : 'etcd 3.4',
+  );
+  c.etcdctl('/usr/bin', ['user', 'add', `root:${password}`]);
+  c.etcdctl('/usr/bin', ['auth', 'enable']);
+  return c;
 }

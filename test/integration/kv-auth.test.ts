@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
-import { until } from '../helpers/kv.js';
+import { authCluster34, type RealCluster } from '../helpers/etcd-cluster.js';
 
 const PASSWORD = 'kv-auth-test-pw';
 
@@ -21,19 +20,8 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
   const kv = (args: string[], env: Record<string, string> = {}) => runCli(['kv', ...args, '--endpoints', ep], { env: { OPSCTL_CONFIG_DIR: cfg.dir, ...env } });
 
   beforeAll(async () => {
-    c = await realCluster({ size: 1 });
-    c.start(c.members[0], '/usr/bin');
+    c = await authCluster34(PASSWORD);
     ep = c.endpoints[0];
-    await until(() => {
-      try {
-        c.etcdctl('/usr/bin', ['get', 'probe']);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 30_000, 'etcd 3.4');
-    c.etcdctl('/usr/bin', ['user', 'add', `root:${PASSWORD}`]);
-    c.etcdctl('/usr/bin', ['auth', 'enable']);
     writeFileSync(join(cfg.dir, 'pw'), `${PASSWORD}\n`, { mode: 0o600 });
   }, 40_000);
 
