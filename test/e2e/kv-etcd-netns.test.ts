@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { requireProgram } from '../helpers/e2e.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
 import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
+import { readJournal, until } from '../helpers/kv.js';
 
 /** Network namespaces need root and iproute2 (CI runs as root). */
 function canNetns(): boolean {
@@ -57,15 +57,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
         }),
       ),
     );
-  const journal = () => {
-    const dir = join(cfg.dir, 'data', 'kv', 'journals');
-    const f = existsSync(dir) ? readdirSync(dir).find((x) => x.endsWith('.json')) : undefined;
-    try {
-      return f ? JSON.parse(readFileSync(join(dir, f), 'utf8')) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
+  const journal = () => readJournal(cfg.dir);
 
   beforeAll(async () => {
     ip('netns', 'add', hub);

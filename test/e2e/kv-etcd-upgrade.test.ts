@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
 import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
+import { readJournal, until } from '../helpers/kv.js';
 
 const run = promisify(execFile);
 const releases = etcdReleaseDirs();
@@ -29,15 +29,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
   const opsctl = (...args: string[]) => execa(process.execPath, [BIN, ...args], { reject: false, env: env(), extendEnv: true, timeout: 180_000 });
   const etcdctl33 = (...args: string[]) => c.etcdctl(releases!.v33, ['--user', `root:${PASSWORD}`, ...args]);
   const versions = () => Promise.all(c.endpoints.map((e) => run('curl', ['-sS', '--max-time', '2', '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, `${e}/version`]).then((r) => JSON.parse(r.stdout), () => undefined)));
-  const journal = () => {
-    const dir = join(cfg.dir, 'data', 'kv', 'journals');
-    const f = existsSync(dir) ? readdirSync(dir).find((x) => x.endsWith('.json')) : undefined;
-    try {
-      return f ? JSON.parse(readFileSync(join(dir, f), 'utf8')) : undefined;
-    } catch {
-      return undefined; // mid-rename
-    }
-  };
+  const journal = () => readJournal(cfg.dir);
 
   /** Counts members whose process is down, every 20 ms, while `during` runs: the worst seen. */
   async function watchDown<T>(during: Promise<T>): Promise<{ result: T; maxDown: number; checks: number }> {

@@ -2,6 +2,20 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from './cli.js';
 
+/**
+ * The upgrade journal under a config dir (the tests drive one cluster per dir), or undefined when there
+ * is none yet or it is being replaced (read mid-rename).
+ */
+export function readJournal(configDir: string): any {
+  const dir = join(configDir, 'data', 'kv', 'journals');
+  const f = existsSync(dir) ? readdirSync(dir).find((x) => x.endsWith('.json')) : undefined;
+  try {
+    return f ? JSON.parse(readFileSync(join(dir, f), 'utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A temp OPSCTL_CONFIG_DIR with a kv sandbox helper; `down()` stops only the members it started. */
 export function kvSandbox() {
   const { dir, cleanup } = tempConfigDir('opsctl-kv-');
@@ -15,12 +29,7 @@ export function kvSandbox() {
     kv,
     spec,
     /** The journal of the sandbox cluster (there is one cluster per sandbox). */
-    journal(): any {
-      const jdir = join(dir, 'data', 'kv', 'journals');
-      if (!existsSync(jdir)) return undefined;
-      const f = readdirSync(jdir).find((x: string) => x.endsWith('.json'));
-      return f ? JSON.parse(readFileSync(join(jdir, f), 'utf8')) : undefined;
-    },
+    journal: () => readJournal(dir),
     fault(f: object) {
       for (const m of spec().members) writeFileSync(join(m.dataDir, 'FAULT.json'), JSON.stringify(f));
     },
