@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { UsageError } from './errors.js';
+import { ExitCode } from './exit-codes.js';
 import type { CommandResult } from './output.js';
 
 /** Something a destructive verb is about to remove. */
@@ -59,6 +60,8 @@ export function notDone(decision: Exclude<Decision, 'proceed'>, what: Destructiv
     data: { dry_run: decision === 'dry-run', declined: decision === 'declined', would: what.action, items, changed: false },
     text: '',
     message: decision === 'dry-run' ? 'dry run: nothing changed' : 'nothing changed',
+    // a "no" is not success: a script can tell it from a done change (0) and from a failure (1)
+    ...(decision === 'declined' ? { exitCode: ExitCode.declined } : {}),
   };
 }
 

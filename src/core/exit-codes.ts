@@ -5,6 +5,7 @@ export const ExitCode = {
   usage: 2,
   partial: 3,
   auth: 4,
+  declined: 5,
   interrupted: 130,
 } as const;
 
@@ -16,5 +17,6 @@ export const exitCodeHelp: ReadonlyArray<[number, string, string]> = [
   [2, 'usage', 'bad input: an unknown flag, a missing argument, a field the contract forbids; nothing was sent'],
   [3, 'partial', 'some changes were applied and some were not, or an upgrade halted safely; re-run to resume'],
   [4, 'auth', 'authentication is needed or was refused: sign in (opsctl login) or set a token'],
+  [5, 'declined', 'you answered no at a confirmation prompt: nothing was changed'],
   [130, 'interrupted', 'interrupted by Ctrl-C (SIGINT) or SIGTERM'],
 ];

@@ -134,7 +134,7 @@ describe('help', () => {
 
   it('documents the exit codes', async () => {
     const r = await runCli(['help', 'exit-codes', '--json'], { env: env() });
-    expect(r.json().map((x: { code: number }) => x.code)).toEqual([0, 1, 2, 3, 4, 130]);
+    expect(r.json().map((x: { code: number }) => x.code)).toEqual([0, 1, 2, 3, 4, 5, 130]);
   });
 
   it('exits 2 on an unknown command or flag, with a suggestion', async () => {
@@ -162,7 +162,7 @@ describe('delete confirmation', () => {
     expect(yes.code).toBe(0);
   });
 
-  it('asks on a terminal and deletes nothing when the answer is no', async () => {
+  it('asks on a terminal and deletes nothing when the answer is no (exit 5, declined)', async () => {
     await runCli(['tracker', 'labels', 'create', '--name', 'keep-me'], { env: env() });
     const asked: string[] = [];
     const r = await runCli(['tracker', 'labels', 'delete', '1'], {
@@ -170,7 +170,8 @@ describe('delete confirmation', () => {
       tty: true,
       prompter: { confirm: async (m) => (asked.push(m), false), input: async () => '', password: async () => '' },
     });
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('nothing changed');
     expect(asked).toEqual(['Delete label 1?\n  - label 1 "keep-me"']);
     expect((await runCli(['tracker', 'labels', 'get', '1'], { env: env() })).code).toBe(0);
   });

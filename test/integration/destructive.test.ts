@@ -134,12 +134,13 @@ describe.each(cases)('$name', (c) => {
     expect(await c.exists()).toBe(true);
   });
 
-  it('on a terminal it asks: "no" changes nothing, "yes" deletes', async () => {
+  it('on a terminal it asks: "no" changes nothing and exits 5 (declined), "yes" deletes', async () => {
     const argv = await c.setup();
     mock.requests.length = 0;
     const asked: string[] = [];
     const no = await cli(argv, { stdin: STDIN[c.name], prompter: answering(false, asked) });
-    expect(no.code, no.stderr).toBe(0);
+    expect(no.code, no.stderr).toBe(5);
+    expect(no.stderr).toContain('nothing changed');
     expect(asked).toHaveLength(1);
     expect(writes()).toEqual([]);
     expect(await c.exists()).toBe(true);

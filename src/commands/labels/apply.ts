@@ -1,3 +1,4 @@
+import { ExitCode } from '../../core/exit-codes.js';
 import type { Context } from '../../context.js';
 import { readFileFlag } from '../file-flag.js';
 import { ApiError, PartialError, ValidationError } from '../../core/errors.js';
@@ -106,7 +107,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   if (removals.length) {
     // what the file drops is deleted: the one confirmation rule (the plan above listed it)
     const decision = await confirmDestructive(ctx, { action: `remove ${removals.length} thing${removals.length === 1 ? '' : 's'} ${source} no longer lists`, items: removals });
-    if (decision !== 'proceed') return { data: { ...summary, applied: false, declined: true }, text: '', message: 'nothing changed' };
+    if (decision !== 'proceed') return { data: { ...summary, applied: false, declined: true }, text: '', message: 'nothing changed', exitCode: ExitCode.declined };
   }
 
   const done: string[] = [];

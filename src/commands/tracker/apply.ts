@@ -1,3 +1,4 @@
+import { ExitCode } from '../../core/exit-codes.js';
 import type { Context } from '../../context.js';
 import { readFileFlag } from '../file-flag.js';
 import { confirmDestructive } from '../../core/confirm.js';
@@ -53,7 +54,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
       items: deletes.map((s) => `${spec.singular} ${s.id ?? ''} "${s.key}"`),
     });
     if (decision !== 'proceed') {
-      return { data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: 0, declined: true }, text: '', message: 'nothing changed' };
+      return { data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: 0, declined: true }, text: '', message: 'nothing changed', exitCode: ExitCode.declined };
     }
   }
   if (opts.dryRun || todo.length === 0) {
