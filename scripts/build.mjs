@@ -1,23 +1,10 @@
 // Bundles src/ into dist/ with esbuild: ESM, code splitting, so each verb is its own lazily loaded chunk.
 import { build } from 'esbuild';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { noHttp2 } from './esbuild-plugins.mjs';
 
 // Extra entry points are separate programs (the simulated kv member runs as its own process).
 const entries = { cli: 'src/cli.ts', 'kv-member': 'src/kv/member/main.ts' };
-
-// undici's HTTP/1 client requires its HTTP/2 client, which loads node:http2 (about 10 ms of CPU for
-// every command that makes a request). opsctl never sets allowH2, so no connection ever negotiates
-// h2 and the HTTP/2 client is never called: it is replaced by a stub that says so if it ever were.
-const noHttp2 = {
-  name: 'no-http2',
-  setup(b) {
-    b.onResolve({ filter: /[\\/]client-h2\.js$/ }, (args) => (/[\\/]undici[\\/]/.test(args.importer) ? { path: 'undici-client-h2', namespace: 'no-http2' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'no-http2' }, () => ({
-      contents: "module.exports = function connectH2() { throw new Error('HTTP/2 is not built into opsctl (allowH2 is never set)'); };",
-      loader: 'js',
-    }));
-  },
-};
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({

@@ -7,6 +7,17 @@ import type { MemberDriver, MemberTarget } from './driver.js';
 
 type Exec = typeof import('execa').execa;
 
+declare const __OPSCTL_SEA__: boolean | undefined;
+
+/**
+ * How to start a simulated member: the running executable itself with `__kv-member` when opsctl is
+ * one file (the single executable has no node to run a script with), else node with the member script.
+ */
+export function memberArgs(env: NodeJS.ProcessEnv = process.env): string[] {
+  if (typeof __OPSCTL_SEA__ === 'boolean' && __OPSCTL_SEA__) return ['__kv-member'];
+  return [memberProgram(env)];
+}
+
 /** Where the simulated member program is: dist/kv-member.js next to the bundle, or from the sources. */
 export function memberProgram(env: NodeJS.ProcessEnv = process.env): string {
   const candidates = [
@@ -124,7 +135,7 @@ export class LocalDriver implements MemberDriver {
     const s = this.spec(m);
     if (s.configFile) {
       // The member's config file holds every setting (real etcd ignores its flags when given one).
-      if (this.sandbox.kind === 'sim') return { file: process.execPath, args: [memberProgram(this.env), '--kv-version', target.version, '--config-file', s.configFile] };
+      if (this.sandbox.kind === 'sim') return { file: process.execPath, args: [...memberArgs(this.env), '--kv-version', target.version, '--config-file', s.configFile] };
       if (!target.binDir) throw new Error(`member ${s.name}: no etcd binary directory to start`);
       return { file: join(target.binDir, 'etcd'), args: ['--config-file', s.configFile] };
     }
@@ -139,7 +150,7 @@ export class LocalDriver implements MemberDriver {
       '--heartbeat-interval', String(this.sandbox.heartbeatMs),
     ];
     if (this.sandbox.kind === 'sim') {
-      return { file: process.execPath, args: [memberProgram(this.env), '--kv-version', target.version, ...common] };
+      return { file: process.execPath, args: [...memberArgs(this.env), '--kv-version', target.version, ...common] };
     }
     if (!target.binDir) throw new Error(`member ${s.name}: no etcd binary directory to start`);
     return {

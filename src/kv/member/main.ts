@@ -26,6 +26,9 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+// static, not a top-level await: the single executable bundles this program as CommonJS (the sandbox
+// always starts members from a config file, so yaml is loaded either way)
+import { parse as parseYaml } from 'yaml';
 import { simpleRequest } from '../http.js';
 
 const VERSIONS: Record<string, string> = { '3.2': '3.2.32', '3.3': '3.3.27' };
@@ -84,11 +87,9 @@ const { values: flags } = parseArgs({
 const configFile = flags['config-file'] === undefined ? undefined : String(flags['config-file']);
 const fileSettings: Record<string, unknown> = Object.create(null);
 if (configFile) {
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  const { parse } = typeof mod.parse === 'function' ? mod : mod.default!;
   let parsed: unknown;
   try {
-    parsed = parse(readFileSync(configFile, 'utf8'));
+    parsed = parseYaml(readFileSync(configFile, 'utf8'));
   } catch (err) {
     process.stderr.write(`etcdmain: error verifying flags, error loading config file "${configFile}": ${(err as Error).message}\n`);
     process.exit(1);
@@ -527,11 +528,17 @@ function listen(server: Server, url: URL): Promise<void> {
   });
 }
 
-await listen(peerServer, peerUrl).catch((err) => fail(`listen on peer URL ${peerUrl.href}: ${(err as Error).message}`));
-await listen(clientServer, clientUrl).catch((err) => fail(`listen on client URL ${clientUrl.href}: ${(err as Error).message}`));
-log('I', `kvserver ${serverVersion} started (member ${memberId}, data dir ${dataDir}); serving client requests on ${clientUrl.href}, gateway ${prefix}`);
-const timer = setInterval(() => void tick(), heartbeatMs);
-void tick();
+let timer: NodeJS.Timeout | undefined;
+// A promise chain, not top-level await: the single executable bundles this program as CommonJS.
+void listen(peerServer, peerUrl)
+  .catch((err) => fail(`listen on peer URL ${peerUrl.href}: ${(err as Error).message}`))
+  .then(() => listen(clientServer, clientUrl))
+  .catch((err) => fail(`listen on client URL ${clientUrl.href}: ${(err as Error).message}`))
+  .then(() => {
+    log('I', `kvserver ${serverVersion} started (member ${memberId}, data dir ${dataDir}); serving client requests on ${clientUrl.href}, gateway ${prefix}`);
+    timer = setInterval(() => void tick(), heartbeatMs);
+    void tick();
+  });
 
 function shutdown(signal: string): void {
   log('N', `received ${signal} signal, shutting down...`);

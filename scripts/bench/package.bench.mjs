@@ -1,0 +1,39 @@
+// The single executable (out/opsctl, built by `npm run package`): its start-up against `node -e 0`,
+// both measured from outside the process (bash's `times` for the children's user+system CPU), since
+// the executable cannot load the in-process probe the other rows use.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+function cpuMs(file, args, env) {
+  const out = execFileSync('bash', ['-c', '"$@" >/dev/null 2>&1; times', '_', file, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env } });
+  const [user, sys] = out.trim().split('\n')[1].split(/\s+/).map((t) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(t);
+    return Number(m[1]) * 60_000 + Number(m[2]) * 1000;
+  });
+  return user + sys;
+}
+
+export default async function (report, { ROOT, median, tempDir }) {
+  const exe = join(ROOT, 'out', 'opsctl');
+  if (!existsSync(exe)) execFileSync('npm', ['run', 'package', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const env = { OPSCTL_CONFIG_DIR: tempDir() };
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
+  const cases = [
+    ['node -e 0', process.execPath, ['-e', '0']],
+    ['out/opsctl --version', exe, ['--version']],
+    ['out/opsctl --help', exe, ['--help']],
+    ['out/opsctl tracker labels list (embedded)', exe, ['tracker', 'labels', 'list']],
+    ['node bin/opsctl.js --version', process.execPath, [join(ROOT, 'bin', 'opsctl.js'), '--version']],
+  ];
+  const samples = new Map(cases.map(([name]) => [name, []]));
+  for (let r = 0; r < rounds; r++) for (const [name, file, args] of cases) samples.get(name).push(cpuMs(file, args, env));
+  const base = median(samples.get('node -e 0'));
+  console.log(`baseline (measured from outside): node -e 0 = ${base.toFixed(1)} ms CPU`);
+  for (const [name] of cases.slice(1)) {
+    const ms = median(samples.get(name));
+    console.log(`     ${name.padEnd(58)} ${(ms / base).toFixed(2)}x (${ms.toFixed(1)} ms)`);
+  }
+  const exeVersion = median(samples.get('out/opsctl --version')) / base;
+  report.row('single executable --version: CPU vs node -e 0', `${exeVersion.toFixed(2)}x`, '<= 2x', exeVersion <= 2);
+}

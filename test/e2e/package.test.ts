@@ -1,0 +1,113 @@
+import { execa } from 'execa';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The two ways to install opsctl (`npm run package`), tried as an operator would: the single
+ * executable on a host with no node (PATH holds only the executable and the few system tools a shell
+ * has), and the npm tarball installed globally into an empty prefix. Each runs the demo, and the
+ * executable runs a kv sandbox upgrade on its own (its simulated members are the executable itself).
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OUT = join(ROOT, 'out');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const EXE = join(OUT, 'opsctl');
+const TGZ = join(OUT, `opsctl-${VERSION}.tgz`);
+
+let work: string;
+let nodelessPath: string;
+
+/** Built by .ci/run (npm run package); built here when missing or older than dist/. */
+function packageIsCurrent(): boolean {
+  if (!existsSync(EXE) || !existsSync(TGZ)) return false;
+  const built = statSync(join(ROOT, 'dist', 'cli.js')).mtimeMs;
+  return statSync(EXE).mtimeMs >= built && statSync(TGZ).mtimeMs >= built;
+}
+
+beforeAll(async () => {
+  if (!packageIsCurrent()) await execa(process.execPath, [join(ROOT, 'scripts', 'package.mjs')], { cwd: ROOT });
+  work = mkdtempSync(join(tmpdir(), 'opsctl-package-'));
+  // a PATH with the executable and nothing else that could be node
+  nodelessPath = join(work, 'bin');
+  mkdirSync(nodelessPath);
+  symlinkSync(EXE, join(nodelessPath, 'opsctl'));
+}, 240_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** A clean environment: a fresh HOME, no NODE_* or npm variables, and the given PATH. */
+function cleanEnv(home: string, path: string): Record<string, string> {
+  mkdirSync(home, { recursive: true });
+  return { PATH: path, HOME: home, TERM: 'dumb', NO_COLOR: '1', LANG: 'C.UTF-8' };
+}
+
+function run(file: string, args: string[], env: Record<string, string>) {
+  return execa(file, args, { reject: false, env, extendEnv: false, cwd: env.HOME, timeout: 120_000 });
+}
+
+describe('the single executable (out/opsctl)', () => {
+  it('is one file that runs with no node on the PATH', async () => {
+    const env = cleanEnv(join(work, 'home-version'), nodelessPath);
+    const which = await run('/bin/sh', ['-c', 'command -v node || echo none'], env);
+    expect(which.stdout.trim()).toBe('none');
+    const r = await run('opsctl', ['--version'], { ...env, PATH: nodelessPath });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(VERSION);
+  });
+
+  it('runs the whole demo against its embedded mocks', async () => {
+    const env = cleanEnv(join(work, 'home-demo'), nodelessPath);
+    const r = await run(join(nodelessPath, 'opsctl'), ['demo'], env);
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(out).toMatch(/kv: a safe rolling upgrade 3\.2 → 3\.3 of a local sandbox cluster: (\d+)\/\1 steps/);
+    expect(out).not.toContain('✗');
+  }, 180_000);
+
+  it('brings a kv sandbox up, upgrades it 3.2 → 3.3 and takes it down, its members being the executable itself', async () => {
+    const env = cleanEnv(join(work, 'home-kv'), nodelessPath);
+    const opsctl = join(nodelessPath, 'opsctl');
+    const up = await run(opsctl, ['kv', 'sandbox', 'up', '--members', '3', '--version', '3.2'], env);
+    try {
+      expect(up.exitCode, up.stderr).toBe(0);
+      expect((await run(opsctl, ['kv', 'put', 'pkg/key', 'kept'], env)).exitCode).toBe(0);
+      const upgrade = await run(opsctl, ['kv', 'upgrade', '--to', '3.3', '--poll-interval', '100ms'], env);
+      expect(upgrade.exitCode, upgrade.stderr).toBe(0);
+      const status = await run(opsctl, ['kv', 'status', '--json'], env);
+      expect(status.exitCode, status.stderr).toBe(0);
+      expect(status.stdout).toContain('3.3');
+      const get = await run(opsctl, ['kv', 'get', 'pkg/key'], env);
+      expect(get.stdout.trim()).toContain('kept');
+    } finally {
+      const down = await run(opsctl, ['kv', 'sandbox', 'down'], env);
+      expect(down.exitCode, down.stderr).toBe(0);
+    }
+  }, 180_000);
+});
+
+describe('the npm package (out/opsctl-<version>.tgz)', () => {
+  it('installs globally into an empty prefix with no dependency to fetch, and runs --version and the demo', async () => {
+    const prefix = join(work, 'prefix');
+    const install = await execa('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', TGZ], { reject: false });
+    expect(install.exitCode, install.stderr).toBe(0);
+    // dist/ bundles every dependency, so the package pulls in nothing
+    expect(readdirSync(join(prefix, 'lib', 'node_modules'))).toEqual(['opsctl']);
+    expect(existsSync(join(prefix, 'lib', 'node_modules', 'opsctl', 'node_modules'))).toBe(false);
+    const env = cleanEnv(join(work, 'home-npm'), `${join(prefix, 'bin')}:${dirnameOfNode()}:/usr/bin:/bin`);
+    const version = await run('opsctl', ['--version'], env);
+    expect(version.exitCode, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(VERSION);
+    const demo = await run('opsctl', ['demo'], env);
+    expect(demo.exitCode, `${demo.stdout}\n${demo.stderr}`).toBe(0);
+    expect(`${demo.stdout}\n${demo.stderr}`).not.toContain('✗');
+  }, 180_000);
+});
+
+function dirnameOfNode(): string {
+  return join(process.execPath, '..');
+}
