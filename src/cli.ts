@@ -9,7 +9,7 @@ import { buildProgram, splitJsonFlag } from './program.js';
  * process.exit, so tests run it in-process with their own streams and environment.
  */
 export async function main(argv: string[], overrides: ContextOverrides = {}, ctxOut?: (ctx: Context) => void): Promise<number> {
-  const ctx = new Context(overrides);
+  const ctx = new Context(overrides, main);
   ctxOut?.(ctx);
   const split = splitJsonFlag(argv);
   // A parse error happens before any action sets ctx.globals: with --json anywhere in argv it is

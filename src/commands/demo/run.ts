@@ -13,7 +13,9 @@ import { DEMO_SECTIONS } from './steps.js';
  * fresh embedded state in a temporary directory, echoing each command and its output.
  */
 export async function run(opts: { keep: boolean }, ctx: Context): Promise<CommandResult> {
-  const { main } = await import('../../cli.js');
+  // main() comes in through the context (cli.ts passes it): importing cli.ts here would be an import cycle.
+  const { main } = ctx;
+  if (!main) throw new Error('demo: this context was made without main()');
   const dir = await mkdtemp(join(tmpdir(), 'opsctl-demo-'));
   const env: NodeJS.ProcessEnv = { ...ctx.env, OPSCTL_CONFIG_DIR: dir, CI: '1', NO_COLOR: '1' };
   for (const k of Object.keys(env)) if (/^OPSCTL_(TRACKER|AUTH|API|LABELS)_URL$|^OPSCTL_(TRACKER|ACCESS)_TOKEN$|^OPSCTL_PROFILE$/.test(k)) delete env[k];

@@ -3,7 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
 import { expandSystemd } from '../../kv/drivers/systemd.js';
 import type { FileConnection } from './connection.js';
-import { normalizeEndpoint } from './shared.js';
+import { normalizeEndpoint } from './endpoint.js';
 
 const Member = z.object({
   name: z.string().min(1),

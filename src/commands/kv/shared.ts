@@ -11,6 +11,10 @@ import { setConnection } from '../../kv/connection.js';
 import { parseDuration } from '../../kv/parse.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
 import { loadSandbox, localDriver, sandboxCluster } from '../../kv/sandbox.js';
+import { normalizeEndpoint } from './endpoint.js';
+
+// cluster-file.ts needs it too: it lives in endpoint.ts so that cluster-file.ts does not import this file (no cycle)
+export { normalizeEndpoint };
 
 /** The flags every kv verb takes to find its cluster (and to reach it: TLS, auth). */
 export interface ClusterFlags extends ConnectionFlags {
@@ -23,19 +27,6 @@ export interface ClusterFlags extends ConnectionFlags {
   backupCmd?: string;
   configCmd?: string;
   requestTimeout?: string;
-}
-
-/** "127.0.0.1:2379" → "http://127.0.0.1:2379"; the URL is checked. */
-export function normalizeEndpoint(e: string, flag = '--endpoints'): string {
-  const s = e.trim().replace(/\/+$/, '');
-  const url = /^[a-z]+:\/\//i.test(s) ? s : `http://${s}`;
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    throw new UsageError(`${flag}: "${e}" is not a client URL`, { field: flag, hint: 'write it as http://HOST:PORT (comma-separated for several)' });
-  }
-  return url;
 }
 
 /**

@@ -39,6 +39,22 @@ export function registerClients(mock: Command, ctx: Context): void {
     'OPSCTL_AUTH_URL=http://127.0.0.1:8080 opsctl mock clients list',
   );
 
+  listVerbs(clients, ctx);
+  editVerbs(clients, ctx);
+  deletionVerbs(clients, ctx);
+  checkVerbs(clients, ctx);
+
+  examples(
+    clients
+      .command('sweep')
+      .description('run the automatic deletion of unused clients now (the mock: no use for 180 days)')
+      .action(lazyAction(ctx, () => import('./clients-sweep.js'), () => ({}))),
+    'opsctl mock clients sweep',
+  );
+}
+
+/** list, get */
+function listVerbs(clients: Command, ctx: Context): void {
   examples(
   clients
       .command('list')
@@ -56,7 +72,10 @@ export function registerClients(mock: Command, ctx: Context): void {
       .action(lazyAction(ctx, () => import('./clients-get.js'), ([clientId]) => ({ clientId }))),
     'opsctl mock clients get opsctl-desktop.apps.mock',
   );
+}
 
+/** create, update: the seed's fields, checked before anything is sent */
+function editVerbs(clients: Command, ctx: Context): void {
   const create = fieldFlags(
     clients
       .command('create')
@@ -90,7 +109,10 @@ export function registerClients(mock: Command, ctx: Context): void {
     .option('--clear <field>', 'clear an optional field: store-id, team-id (repeatable)', (v: string, prev: string[] = []) => [...prev, v]);
   update.action(lazyAction(ctx, () => import('./clients-update.js'), ([clientId], o) => ({ ...fields(o), clientId, customScheme: o.customScheme, clear: o.clear ?? [] })));
   examples(update, 'opsctl mock clients update 1234-abc.apps.mock --custom-scheme on', 'opsctl mock clients update 1234-abc.apps.mock --team-id ABCDE12345');
+}
 
+/** delete (restorable for 30 days), restore */
+function deletionVerbs(clients: Command, ctx: Context): void {
   examples(
   clients
       .command(`delete ${ID}`)
@@ -108,7 +130,10 @@ export function registerClients(mock: Command, ctx: Context): void {
       .action(lazyAction(ctx, () => import('./clients-restore.js'), ([clientId]) => ({ clientId }))),
     'opsctl mock clients restore 1234-abc.apps.mock',
   );
+}
 
+/** mobile_b's integrity check (integrity, metrics, integrity-token) and ownership verification (verify) */
+function checkVerbs(clients: Command, ctx: Context): void {
   const integrity = clients
     .command(`integrity ${ID} <action>`)
     .description('mobile_b integrity check: enable (monitoring only) | enforce | unenforce | disable; in force up to 15 minutes later')
@@ -138,13 +163,5 @@ export function registerClients(mock: Command, ctx: Context): void {
       .requiredOption('--account <email>', 'the verifying account (store-console admin, or the item\'s publisher)')
       .action(lazyAction(ctx, () => import('./clients-verify.js'), ([clientId], o) => ({ clientId, account: o.account }))),
     'opsctl mock clients verify 1234-abc.apps.mock --account alice@example.com',
-  );
-
-  examples(
-    clients
-      .command('sweep')
-      .description('run the automatic deletion of unused clients now (the mock: no use for 180 days)')
-      .action(lazyAction(ctx, () => import('./clients-sweep.js'), () => ({}))),
-    'opsctl mock clients sweep',
   );
 }

@@ -6,6 +6,8 @@ import type { CommandResult } from '../../core/output.js';
 import { parseRate } from '../../core/pacer.js';
 import { isLoopbackHost } from '../../core/redact.js';
 import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
+import type { MockServer } from '../../mock/server.js';
+import type { MockServiceOptions } from '../../mock/service.js';
 
 export interface ServeOptions {
   port: string;
@@ -65,6 +67,31 @@ export function exposedAdmin(test: boolean): string {
 
 /** Serves the mocks until SIGINT/SIGTERM; prints each service's URL and the tracker token it accepts. */
 export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResult> {
+  const { port, offLoopback } = checkAddress(opts);
+  const options = await serviceOptions(opts);
+  const state = opts.memory ? 'memory' : (opts.state ?? join(ctx.paths.data, 'mock-state.json'));
+  const { server, token } = await start(opts, port, state, options);
+  ctx.handlesInterrupt = true;
+  const info = {
+    url: server.url,
+    services: server.urls,
+    tracker_token: token,
+    oauth_client_id: DEFAULT_CLIENT_ID,
+    state: opts.memory ? 'memory' : state,
+    test_knobs: opts.test,
+    tracker_entitlements: await server.store.read((s) => ({ ...(s.tracker.entitlements as Record<string, number>) })),
+  };
+  if (offLoopback) ctx.io.warn(`listening on ${opts.host} (--expose-admin): anyone who can reach ${server.url} can use ${exposedAdmin(opts.test)}, with no authentication`);
+  if (ctx.jsonOutput) ctx.io.out(JSON.stringify(info));
+  else printInfo(ctx, info, opts.test);
+  await untilAborted(ctx.abort.signal);
+  await server.close();
+  ctx.io.err(`state saved${opts.memory ? ' (memory: discarded)' : ` to ${state}`}; bye`);
+  return {};
+}
+
+/** --port and --host checked; a host off loopback only with --expose-admin. */
+function checkAddress(opts: ServeOptions): { port: number; offLoopback: boolean } {
   const port = /^\d+$/.test(opts.port) ? Number(opts.port) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 0..65535 (0 picks a free port)' });
   if (!isIP(opts.host) && !HOSTNAME.test(opts.host)) {
@@ -77,13 +104,16 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
       hint: 'keep the default --host 127.0.0.1 (reach it from elsewhere with ssh -L), or add --expose-admin on a network you trust',
     });
   }
+  return { port, offLoopback };
+}
+
+/** The services' options from the flags, each checked (and the --oauth-clients file read) before anything listens. */
+async function serviceOptions(opts: ServeOptions): Promise<MockServiceOptions> {
   const rate = parseRate(opts.trackerRateLimit);
   if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
   const { parseSize } = await import('../../tracker/upload.js');
   const maxUploadBytes = parseSize(opts.maxUpload);
   if (!maxUploadBytes) throw new UsageError(`--max-upload: "${opts.maxUpload}" is not a size`, { field: 'max-upload', hint: 'write it like 200MB, 512KB or a number of bytes' });
-  const state = opts.memory ? 'memory' : (opts.state ?? join(ctx.paths.data, 'mock-state.json'));
-  const { createMockServer } = await import('../../mock/server.js');
   const oauth = {
     accessTokenTtlSeconds: positive('--access-token-ttl', opts.accessTokenTtl),
     refreshTokenTtlSeconds: positive('--refresh-token-ttl', opts.refreshTokenTtl),
@@ -102,50 +132,42 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     ...(opts.trackerMaxGroups === undefined ? {} : { groups: positive('--tracker-max-groups', opts.trackerMaxGroups) }),
     ...(opts.trackerMaxObjectives === undefined ? {} : { objectives: positive('--tracker-max-objectives', opts.trackerMaxObjectives) }),
   };
+  return { tracker: { rateLimit: rate, maxUploadBytes, entitlements }, oauth };
+}
+
+/** Checks the state, listens, and loads the services that work in the background; the tracker token it accepts. */
+async function start(opts: ServeOptions, port: number, state: string, options: MockServiceOptions): Promise<{ server: MockServer; token: string }> {
+  const [{ createMockServer }, { FileStore, MemoryStore }] = await Promise.all([import('../../mock/server.js'), import('../../mock/store.js')]);
   // The state file is checked before listening: a wrong shape is refused naming the file, never served as 500s.
-  const { FileStore, MemoryStore } = await import('../../mock/store.js');
   const store = opts.memory ? new MemoryStore() : new FileStore(state);
   await store.read(() => undefined);
-  const server = await createMockServer({ port, host: opts.host, state: store, test: opts.test, options: { tracker: { rateLimit: rate, maxUploadBytes, entitlements }, oauth } }).catch((err) => {
+  const server = await createMockServer({ port, host: opts.host, state: store, test: opts.test, options }).catch((err) => {
     throw listenError(err, opts.host, port);
   });
-  let token: string;
   try {
     // Loaded at once: security events still queued in the state are delivered in the background.
     await server.service('oauth');
     await server.service('tracker');
-    token = await server.store.read((s) => s.tracker.token as string);
+    return { server, token: await server.store.read((s) => s.tracker.token as string) };
   } catch (err) {
     await server.close();
     throw err;
   }
-  ctx.handlesInterrupt = true;
-  const info = {
-    url: server.url,
-    services: server.urls,
-    tracker_token: token,
-    oauth_client_id: DEFAULT_CLIENT_ID,
-    state: opts.memory ? 'memory' : state,
-    test_knobs: opts.test,
-    tracker_entitlements: await server.store.read((s) => ({ ...(s.tracker.entitlements as Record<string, number>) })),
-  };
-  if (offLoopback) ctx.io.warn(`listening on ${opts.host} (--expose-admin): anyone who can reach ${server.url} can use ${exposedAdmin(opts.test)}, with no authentication`);
-  if (ctx.jsonOutput) ctx.io.out(JSON.stringify(info));
-  else {
-    ctx.io.out(`opsctl mock listening on ${server.url}`);
-    for (const [service, url] of Object.entries(server.urls)) ctx.io.out(`  ${service.padEnd(8)} ${url}`);
-    ctx.io.out(`  tracker token: ${token}`);
-    ctx.io.out(`  state: ${info.state}${opts.test ? '  (test knobs on)' : ''}`);
-    ctx.io.out(`  tracker entitlements: ${info.tracker_entitlements.groups} active groups, ${info.tracker_entitlements.objectives} objectives`);
-    ctx.io.err(`Use it with: OPSCTL_TRACKER_URL=${server.url} OPSCTL_TRACKER_TOKEN=<token> opsctl tracker labels list. Ctrl-C stops.`);
-    ctx.io.err(`Sign in to its OAuth server with: OPSCTL_AUTH_URL=${server.url} OPSCTL_API_URL=${server.url} opsctl login   (client ${DEFAULT_CLIENT_ID})`);
-  }
-  const signal = ctx.abort.signal;
-  await new Promise<void>((resolve) => {
+}
+
+function printInfo(ctx: Context, info: { url: string; services: Record<string, string>; tracker_token: string; state: string; tracker_entitlements: Record<string, number> }, test: boolean): void {
+  ctx.io.out(`opsctl mock listening on ${info.url}`);
+  for (const [service, url] of Object.entries(info.services)) ctx.io.out(`  ${service.padEnd(8)} ${url}`);
+  ctx.io.out(`  tracker token: ${info.tracker_token}`);
+  ctx.io.out(`  state: ${info.state}${test ? '  (test knobs on)' : ''}`);
+  ctx.io.out(`  tracker entitlements: ${info.tracker_entitlements.groups} active groups, ${info.tracker_entitlements.objectives} objectives`);
+  ctx.io.err(`Use it with: OPSCTL_TRACKER_URL=${info.url} OPSCTL_TRACKER_TOKEN=<token> opsctl tracker labels list. Ctrl-C stops.`);
+  ctx.io.err(`Sign in to its OAuth server with: OPSCTL_AUTH_URL=${info.url} OPSCTL_API_URL=${info.url} opsctl login   (client ${DEFAULT_CLIENT_ID})`);
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  await server.close();
-  ctx.io.err(`state saved${opts.memory ? ' (memory: discarded)' : ` to ${state}`}; bye`);
-  return {};
 }

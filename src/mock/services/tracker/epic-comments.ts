@@ -2,7 +2,7 @@ import { epics, health as healthSpec } from '../../../tracker/resources.js';
 import { reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type TrackerState } from './common.js';
-import { currentHealth } from './epics.js';
+import { currentHealth } from './stats.js';
 
 const commentSpec = { singular: 'comment' };
 const bodyOf = (name: string) => epics.extras!.find((e) => e.name === name)!.body!;

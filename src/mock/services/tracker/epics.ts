@@ -1,11 +1,10 @@
 import { epics as spec } from '../../../tracker/resources.js';
 import { reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, assign, boolQuery, find, intParam, intQuery, move, tracker, unprocessable, type TrackerState } from './common.js';
+import { API, assign, boolQuery, ensureLabels, find, intParam, intQuery, move, tracker, unprocessable, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
 import { commentTree } from './epic-comments.js';
-import { ensureLabels } from './labels.js';
-import { associatedGroups, storyCounts } from './stats.js';
+import { associatedGroups, currentHealth, storyCounts } from './stats.js';
 import { EPIC_STATES, EPIC_WORKFLOW_ID } from './state.js';
 import { storyList } from './stories.js';
 
@@ -66,12 +65,6 @@ function setLinks(epic: any, body: Record<string, any>): void {
     epic.group_id = body.group_id;
     epic.group_ids = body.group_id === null ? [] : [body.group_id];
   }
-}
-
-/** Current health of an epic: its latest record, or a "No Health" placeholder. */
-export function currentHealth(t: TrackerState, epicId: number): any {
-  const mine = t.health.filter((h: any) => h.epic_id === epicId);
-  return mine[mine.length - 1] ?? { id: null, author_id: null, epic_id: epicId, objective_id: null, status: 'No Health', text: null, entity_type: 'health', created_at: null, updated_at: null };
 }
 
 /** An epic as the API shows it: full (comments, health) or slim (list results), with computed stats. */

@@ -1,9 +1,9 @@
 import { iterations, projects } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, assign, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';
+import { API, assign, ensureLabels, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
-import { ensureLabels, presentLabel } from './labels.js';
+import { presentLabel } from './labels.js';
 import { associatedGroups, storyCounts } from './stats.js';
 import { storyList } from './stories.js';
 

@@ -75,24 +75,6 @@ function assertUniqueName(t: TrackerState, name: string, exceptId?: number): voi
   if (clash) throw new MockError(422, 'unprocessable', `a label named "${name}" already exists (id ${clash.id})`, { errors: { name: 'is already used' } });
 }
 
-/** Label ids for `labels: [{name, color, …}]` params: existing labels by name, new ones created. */
-export function ensureLabels(t: TrackerState, params: Array<Record<string, any>>, at: string): number[] {
-  const ids: number[] = [];
-  for (const p of params) {
-    let label = t.labels.find((l) => l.name.toLowerCase() === String(p.name).toLowerCase());
-    if (!label) {
-      const id = nextId(t);
-      label = {
-        id, name: p.name, description: p.description ?? null, color: p.color ?? null, external_id: p.external_id ?? null, archived: false,
-        app_url: `${APP_URL}/label/${id}`, entity_type: 'label', global_id: newGlobalId(), created_at: at, updated_at: at,
-      };
-      t.labels.push(label);
-    }
-    if (!ids.includes(label.id)) ids.push(label.id);
-  }
-  return ids;
-}
-
 export function labelRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
   return [

@@ -34,3 +34,9 @@ export function associatedGroups(stories: any[]): Array<{ group_id: string; asso
 export function storiesWhere(t: TrackerState, pred: (s: any) => boolean): any[] {
   return (t.stories ?? []).filter(pred);
 }
+
+/** Current health of an epic: its latest record, or a "No Health" placeholder. */
+export function currentHealth(t: TrackerState, epicId: number): any {
+  const mine = t.health.filter((h: any) => h.epic_id === epicId);
+  return mine[mine.length - 1] ?? { id: null, author_id: null, epic_id: epicId, objective_id: null, status: 'No Health', text: null, entity_type: 'health', created_at: null, updated_at: null };
+}

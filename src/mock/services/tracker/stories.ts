@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { stories as spec } from '../../../tracker/resources.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, APP_URL, boolQuery, find, intParam, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
+import { API, APP_URL, boolQuery, ensureLabels, find, intParam, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
-import { ensureLabels } from './labels.js';
 import { phase } from './stats.js';
 import { DEFAULT_STORY_STATE, STORY_STATES, STORY_WORKFLOW_ID } from './state.js';
 

@@ -1,8 +1,7 @@
 import { extraByName, stories as spec } from '../../../tracker/resources.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, find, intParam, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
-import { ensureLabels } from './labels.js';
+import { API, ensureLabels, find, intParam, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
 import { phase } from './stats.js';
 import { STORY_STATES } from './state.js';
 import { changeStory, createStory, customValues, presentStory, removeStory } from './stories.js';

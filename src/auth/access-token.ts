@@ -1,0 +1,17 @@
+import type { Context } from '../context.js';
+
+/**
+ * A valid OAuth access token for the api and labels services: OPSCTL_ACCESS_TOKEN, else the stored
+ * token of `opsctl login`, refreshed first when less than 5 minutes remain (once for concurrent
+ * callers); `invalid_grant` on refresh is an AuthError (exit 4) saying to run `opsctl login`.
+ */
+export async function accessToken(ctx: Context): Promise<string> {
+  if (ctx.env.OPSCTL_ACCESS_TOKEN) return ctx.env.OPSCTL_ACCESS_TOKEN;
+  const { freshAccessToken } = await import('./session.js');
+  return (await freshAccessToken(ctx)).access_token;
+}
+
+/** The bearer header every api and labels request carries. */
+export async function bearerCredentials(ctx: Context): Promise<{ headers: Record<string, string> }> {
+  return { headers: { Authorization: `Bearer ${await accessToken(ctx)}` } };
+}

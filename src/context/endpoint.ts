@@ -1,0 +1,39 @@
+import type { Context } from '../context.js';
+import { EMBEDDED_PROFILE, endpointEnvVar, type Service } from '../config/services.js';
+import { UsageError } from '../core/errors.js';
+
+export interface Endpoint {
+  url: string;
+  /** Served by the in-process embedded mock. */
+  embedded: boolean;
+  /** Where the URL came from, for `auth status` and error messages. */
+  source: 'env' | 'profile' | 'embedded';
+}
+
+/** A service's endpoint: OPSCTL_<SERVICE>_URL, then the profile, then (embedded profile only) the embedded mock. */
+export async function resolveEndpoint(ctx: Context, service: Service): Promise<Endpoint> {
+  const fromEnv = ctx.env[endpointEnvVar(service)];
+  if (fromEnv) return { url: trimSlash(fromEnv), embedded: false, source: 'env' };
+  const name = await ctx.profileName();
+  const profile = await ctx.profile();
+  const configured = profile[service];
+  if (configured) return { url: trimSlash(configured), embedded: false, source: 'profile' };
+  // A profile that names an issuer signs in there (its endpoints come from the provider's metadata).
+  if (service === 'auth') {
+    const issuer = ctx.env.OPSCTL_ISSUER ?? profile.issuer;
+    if (issuer) return { url: trimSlash(issuer), embedded: false, source: ctx.env.OPSCTL_ISSUER ? 'env' : 'profile' };
+  }
+  if (name === EMBEDDED_PROFILE) {
+    const { embeddedMock } = await import('../mock/embedded.js');
+    const server = await embeddedMock(ctx);
+    return { url: server.url, embedded: true, source: 'embedded' };
+  }
+  throw new UsageError(`profile "${name}" has no ${service} endpoint`, {
+    code: 'no_endpoint',
+    hint: `run: opsctl config set ${service} https://… --profile ${name}   (or set ${endpointEnvVar(service)})`,
+  });
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

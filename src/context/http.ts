@@ -1,0 +1,37 @@
+import type { Dispatcher } from 'undici';
+import type { Service } from '../config/services.js';
+import type { Context } from '../context.js';
+import type { HttpClient } from '../core/http.js';
+import type { Endpoint } from './endpoint.js';
+
+/**
+ * The HTTP client of a service: its endpoint, the credentials and pacing its own room decides
+ * (tracker/: token header and rate limit; auth/: the OAuth bearer token), and the command's
+ * debug, notice and Ctrl-C wiring. `dispatcher` is the tests' undici MockAgent, if any.
+ */
+export async function createServiceClient(ctx: Context, service: Service, dispatcher?: Dispatcher): Promise<HttpClient> {
+  const endpoint = await ctx.endpoint(service);
+  const [{ HttpClient, closeDefaultDispatcher }, pacing] = await Promise.all([
+    import('../core/http.js'),
+    service === 'tracker' ? import('../tracker/pacing.js') : undefined,
+  ]);
+  if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher(ctx.abort.signal.aborted));
+  return new HttpClient({
+    service,
+    baseUrl: endpoint.url,
+    dispatcher,
+    pacer: pacing ? await pacing.trackerPacer(ctx, endpoint) : undefined,
+    debug: ctx.debugSink,
+    signal: ctx.abort.signal,
+    timeoutMs: Number(ctx.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
+    notice: (line) => ctx.io.info(ctx.io.colorErr.dim(line)),
+    credentials: () => serviceCredentials(ctx, service, endpoint),
+  });
+}
+
+/** The credentials a request to `service` carries, as the service's room says. Environment tokens beat stored ones (CI). */
+async function serviceCredentials(ctx: Context, service: Service, endpoint: Endpoint): Promise<{ headers: Record<string, string> }> {
+  if (service === 'tracker') return (await import('../tracker/token.js')).trackerCredentials(ctx, endpoint);
+  if (service === 'api' || service === 'labels') return (await import('../auth/access-token.js')).bearerCredentials(ctx);
+  return { headers: {} };
+}

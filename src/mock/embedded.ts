@@ -1,0 +1,50 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ensurePrivateDir } from '../config/paths.js';
+import type { Context } from '../context.js';
+import { createMockServer, type MockServer } from './server.js';
+
+/** One embedded mock per command (Context): started on first use. */
+const started = new WeakMap<Context, Promise<MockServer>>();
+
+/** The in-process mock of every service, with its state in opsctl's data directory. Started once per command. */
+export function embeddedMock(ctx: Context): Promise<MockServer> {
+  let server = started.get(ctx);
+  if (!server) {
+    server = start(ctx);
+    started.set(ctx, server);
+  }
+  return server;
+}
+
+async function start(ctx: Context): Promise<MockServer> {
+  const statePath = ctx.env.OPSCTL_MOCK_STATE ?? join(ctx.paths.data, 'mock-state.json');
+  const clientsFile = ctx.env.OPSCTL_MOCK_OAUTH_CLIENTS;
+  const server = await createMockServer({
+    state: statePath,
+    port: 0,
+    host: '127.0.0.1',
+    // A per-command mock makes a trigger's first delivery attempt but runs no background retries
+    // (those belong to `mock serve`, or to `opsctl mock events deliver`).
+    options: { oauth: { ...(clientsFile ? { clientsFile } : {}), events: { background: false } } },
+  });
+  ctx.onCleanup(() => server.close());
+  // A state file of the wrong shape is refused here, once, before any request meets it.
+  await server.store.read(() => undefined);
+  await noticeOnce(ctx, statePath);
+  return server;
+}
+
+/** The first use (and every use with --debug) says on stderr that the embedded mock answers, and how to change that. */
+async function noticeOnce(ctx: Context, statePath: string): Promise<void> {
+  const marker = join(ctx.paths.data, '.embedded-notice');
+  if (existsSync(marker) && !ctx.debugEnabled) return;
+  ctx.io.info(
+    ctx.io.colorErr.dim(
+      `Using the embedded mock services (state: ${statePath}). To use a real service: opsctl config set <service> URL --profile NAME, or set OPSCTL_<SERVICE>_URL.`,
+    ),
+  );
+  await ensurePrivateDir(ctx.paths.data);
+  await writeFile(marker, `${new Date(ctx.now()).toISOString()}\n`, { mode: 0o600 }).catch(() => undefined);
+}

@@ -1,0 +1,113 @@
+import Router from 'find-my-way';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from './body.js';
+import type { Fault, LoggedRequest, MockServerOptions, RouteInfo } from './server.js';
+import { SERVICE_LOADERS, SERVICE_NAMES, type MockServiceOptions, type Route, type ServiceContext, type ServiceInstance, type ServiceName } from './service.js';
+import { FileStore, MemoryStore, type Store } from './store.js';
+
+export interface LoadedService {
+  instance: ServiceInstance;
+  router: Router.Instance<Router.HTTPVersion.V1>;
+  hits: Map<string, number[]>;
+  /** The service's `moreRoutes`, once they are being registered. */
+  more?: Promise<void>;
+}
+
+/**
+ * What one mock server holds while it runs: its store, its clock, the services loaded so far (each
+ * on first request) and, in test mode, the request log and the injected faults.
+ */
+export class MockRuntime {
+  readonly enabled: readonly ServiceName[];
+  readonly store: Store;
+  readonly options: MockServiceOptions;
+  readonly maxBody: number;
+  readonly maxDepth: number;
+  readonly test: boolean;
+  /** Test mode only: every request, oldest first. */
+  readonly requests: LoggedRequest[] = [];
+  /** Test mode only: faults still to inject. */
+  readonly faults: Array<Fault & { left: number }> = [];
+  readonly ctx: ServiceContext;
+  /** How far tests moved the mock clock forward (test knob POST /__mock/clock). */
+  clockOffsetMs = 0;
+  private readonly baseNow: () => number;
+  private readonly loaded = new Map<ServiceName, Promise<LoadedService>>();
+
+  constructor(opts: MockServerOptions) {
+    this.enabled = (opts.services ?? SERVICE_NAMES).filter((name) => SERVICE_LOADERS[name]);
+    this.store = typeof opts.state === 'object' ? opts.state : opts.state && opts.state !== 'memory' ? new FileStore(opts.state) : new MemoryStore();
+    this.baseNow = opts.now ?? Date.now;
+    this.options = opts.options ?? {};
+    this.maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    this.test = Boolean(opts.test);
+    this.ctx = { store: this.store, now: this.now, options: this.options, service: (name) => this.load(name).then((l) => l.instance) };
+  }
+
+  /** The mock clock: the base clock plus whatever tests moved it forward. */
+  readonly now = (): number => this.baseNow() + this.clockOffsetMs;
+
+  /** A service, loaded on first use: its module, its initial state in the store, its router. */
+  load(name: ServiceName): Promise<LoadedService> {
+    let p = this.loaded.get(name);
+    if (!p) {
+      p = this.start(name);
+      p.catch(() => this.loaded.delete(name));
+      this.loaded.set(name, p);
+    }
+    return p;
+  }
+
+  private async start(name: ServiceName): Promise<LoadedService> {
+    const loader = SERVICE_LOADERS[name];
+    if (!loader) throw new Error(`the mock has no ${name} service`);
+    const mod = await loader();
+    await this.store.addInit((state) => mod.initState(state, this.options));
+    const instance = await mod.create(this.ctx);
+    const router = Router({ ignoreTrailingSlash: true, caseSensitive: true });
+    for (const route of instance.routes) router.on(route.method, route.path, () => undefined, { route });
+    return { instance, router, hits: new Map() };
+  }
+
+  /** Makes the next `times` (default 1) matching requests fail (test mode). */
+  inject(fault: Fault): void {
+    if (!this.test) throw new Error('faults can only be injected into a mock started with test: true');
+    this.faults.push({ ...fault, left: fault.times ?? 1 });
+  }
+
+  /** Every route of every served service, read from the routers (loads each service). */
+  async routes(): Promise<RouteInfo[]> {
+    const out: RouteInfo[] = [];
+    for (const service of this.enabled) {
+      const svc = await this.load(service);
+      await addMoreRoutes(svc);
+      for (const r of (svc.router as unknown as { routes: Array<{ method: string; path: string; store: { route: Route } }> }).routes) {
+        out.push({ service, method: r.method, path: r.path, maxBodyBytes: r.store.route.maxBodyBytes ?? this.maxBody });
+      }
+    }
+    return out;
+  }
+
+  /** Stops every loaded service (background loops such as event delivery stop and save). */
+  async closeServices(): Promise<void> {
+    for (const p of this.loaded.values()) {
+      const inst = await p.then((l) => l.instance).catch(() => undefined);
+      if (typeof inst?.close === 'function') await (inst.close as () => Promise<void>)().catch(() => undefined);
+    }
+  }
+}
+
+/** Registers a service's on-demand routes (once); true when the service has any (now registered). */
+export async function addMoreRoutes(svc: LoadedService): Promise<boolean> {
+  const { moreRoutes } = svc.instance;
+  if (!moreRoutes) return false;
+  if (!svc.more) {
+    const p = moreRoutes.call(svc.instance).then((routes) => {
+      for (const route of routes) svc.router.on(route.method, route.path, () => undefined, { route });
+    });
+    p.catch(() => (svc.more = undefined));
+    svc.more = p;
+  }
+  await svc.more;
+  return true;
+}
