@@ -1,4 +1,5 @@
 import type { MemberSpec } from '../cluster.js';
+import type { RestoreRequest } from '../restore-data.js';
 
 /** What a member runs: a simulated minor version, or a directory with real etcd binaries. */
 export interface MemberTarget {
@@ -31,4 +32,15 @@ export interface MemberDriver {
   readConfig?(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
+  /**
+   * kv restore, before any member is stopped: throws naming what is wrong (a missing data dir, an
+   * unreachable host). Undefined: the driver cannot restore.
+   */
+  checkRestore?(m: MemberSpec, r: RestoreRequest): Promise<string>;
+  /** kv restore, still before any stop: builds what can be built beside the live data (local: the restored dir). */
+  prepareRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
+  /** kv restore, with the member stopped: its old data dir kept under a new name, the restored one in place. */
+  restoreData?(m: MemberSpec, r: RestoreRequest): Promise<string>;
+  /** Drops what prepareRestore built (the restore did not go ahead). */
+  abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemberSpec, SandboxSpec } from '../cluster.js';
 import type { MemberDriver, MemberTarget } from './driver.js';
+import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData, type RestoreRequest } from '../restore-data.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -185,6 +186,25 @@ export class LocalDriver implements MemberDriver {
     s.version = target.version;
     s.binDir = target.binDir;
     await this.save(this.sandbox);
+  }
+
+  async checkRestore(m: MemberSpec): Promise<string> {
+    checkLocalDataDir(this.spec(m));
+    return `data dir ${this.spec(m).dataDir}`;
+  }
+
+  async prepareRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {
+    await stageLocalData(this.sandbox, this.spec(m), r, this.exec);
+  }
+
+  async abandonRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {
+    dropStaged(this.spec(m), r.run);
+  }
+
+  async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
+    const detail = swapLocalData(this.sandbox, this.spec(m), r);
+    await this.save(this.sandbox);
+    return detail;
   }
 
   /** Forget a member's files (sandbox down). */
