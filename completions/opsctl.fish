@@ -1947,6 +1947,8 @@ complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'snapshot-via' -r
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'etcdctl' -r -F -d 'the etcdctl to use for snapshots'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'cluster-version-timeout' -r -d 'how long the cluster version may take to reach --to'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'snapshot-timeout' -r -d 'timeout of one snapshot'
+complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'on-failure' -r -d 'a member that never becomes healthy on --to: halt there, or put it back on its o'
+complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'restore-backup-cmd' -r -d 'with --endpoints: puts a stopped member'\''s data dir back from the backup ({run}),'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'json' -d 'print JSON; only some fields: --json=id,name (attached: --json never takes the n'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'no-input' -d 'never prompt; fail instead, naming the flag that answers'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'yes' -s y -d 'answer yes to confirmations'

@@ -42,6 +42,11 @@ export interface CommandTemplates {
    * {run}: a timestamp for the kept dir's name).
    */
   restore?: string;
+  /**
+   * Optional (--on-failure rollback): puts a stopped member's data dir back from the backup template's
+   * copy, e.g. `ssh {host} sudo mv /var/lib/etcd /var/lib/etcd.failed-{run} && sudo cp -a /var/lib/etcd.bak-{run} /var/lib/etcd`.
+   */
+  restoreBackup?: string;
   /** Optional (kv restore): exits 0 when the member's host is reachable and its data dir exists (run before any stop). */
   restoreCheck?: string;
   /** Optional: the start template per target version (a preset's per-version units or binaries). */

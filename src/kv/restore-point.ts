@@ -49,7 +49,7 @@ export async function countKeys(c: KvClient, revision?: string): Promise<number>
 export function restorePointOf(j: Journal | undefined): { file: string; revision: string; keys?: number; sha256?: string } | undefined {
   if (!j) return undefined;
   const rp = (j as WithRestorePoint).restorePoint;
-  if (rp) return rp;
+  if (rp) return { ...rp, keys: rp.liveKeys ?? rp.keys };
   const first = j.snapshots?.[0];
   return first ? { file: first.file, revision: first.revision } : undefined;
 }

@@ -55,6 +55,8 @@ export interface RestoreReport {
   version: string;
   token: string;
   members: Array<{ name: string; detail: string }>;
+  /** Measured phases: building the restored data, stopping every member, until all are healthy, the check. */
+  phasesMs: { prepare: number; stop: number; healthy: number; verify: number };
   healthyMs: number;
   totalMs: number;
   revision: string;
@@ -181,7 +183,7 @@ async function firstMemberList(members: MemberSpec[], timeoutMs: number) {
 export function describeRestore(p: RestorePlan): string {
   const s = p.snapshot;
   const lines = [
-    `Restore from ${s.file}: revision ${s.revision}, ${s.totalKey} keys in the file, ${s.totalSize} bytes, sha256 ${s.sha256.slice(0, 16)}…${p.restorePoint ? ' (the last upgrade\'s restore point)' : ''}`,
+    `Restore from ${s.file}: revision ${s.revision}, ${p.expectedKeys === undefined ? `${s.totalKey} total keys (etcdctl's count)` : `${p.expectedKeys} keys`}, ${s.totalSize} bytes, sha256 ${s.sha256.slice(0, 16)}…${p.restorePoint ? ' (the last upgrade\'s restore point)' : ''}`,
     `The cluster is at revision ${p.clusterRevision ?? 'unknown (no member answers)'}: every write after the snapshot's revision ${s.revision} is lost.`,
     `Every member is stopped, its data dir kept as DIR.before-restore-${p.run}, rebuilt from the snapshot (new cluster token ${p.token}) and started on ${p.version}:`,
     ...p.members.map((m, i) => `  ${i + 1}. ${m.name} (${m.peerUrl}) on ${m.target.binDir ? `${m.target.binDir}/etcd` : m.target.version}${m.check ? `; checked: ${m.check}` : ''}`),
@@ -209,6 +211,7 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
   try {
     const initialCluster = p.members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
     const req = (m: MemberSpec) => request(o.snapshot, m, initialCluster, p.token, p.run, p.members.find((x) => x.name === m.name)!.target);
+    const p0 = o.now();
     if (driver.prepareRestore) {
       const step = o.reporter.begin('restore: building the restored data beside each member\'s data');
       try {
@@ -220,6 +223,8 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
         throw refuse((err as Error).message, 'nothing was stopped: check the snapshot and the etcdctl of the target release');
       }
     }
+    const prepareMs = o.now() - p0;
+    const s0 = o.now();
     const out: RestoreReport['members'] = [];
     const failed = (what: string, err: unknown) =>
       new OpsError(`kv restore failed ${what}: ${(err as Error).message}`, 3, {
@@ -236,7 +241,8 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
         hint: 'no data was changed: start the stopped members again (opsctl kv rollback or your service manager), fix the cause, then run kv restore again',
       });
     }
-    stop.done(`restore: every member stopped`);
+    const stopMs = o.now() - s0;
+    stop.done(`restore: every member stopped (${stopMs} ms)`);
     for (const m of o.cluster.members) {
       try {
         out.push({ name: m.name, detail: await driver.restoreData!(m, req(m)) });
@@ -272,6 +278,7 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
     });
     const healthyMs = o.now() - h0;
     start.done(`restore: ${seen.members.length} members healthy on ${p.version} (${healthyMs} ms)`);
+    const v0 = o.now();
     const leader = seen.members.find((x) => x.id === seen.members[0].leaderId) ?? seen.members[0];
     const revision = seen.members.map((x) => BigInt(x.revision ?? '0')).reduce((a, b) => (a > b ? a : b)).toString();
     const keys = await countKeys(new KvClient(leader.endpoint, { timeoutMs: t.requestMs }));
@@ -287,7 +294,8 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
       });
     }
     verify.done(`restore: revision ${revision} = the snapshot's, ${keys} keys${p.expectedKeys === undefined ? '' : ' = the snapshot\'s'}`);
-    return { status: 'restored', snapshot: o.snapshot, version: p.version, token: p.token, members: out, healthyMs, totalMs: o.now() - t0, revision, keys, expectedKeys: p.expectedKeys };
+    const phasesMs = { prepare: prepareMs, stop: stopMs, healthy: healthyMs, verify: o.now() - v0 };
+    return { status: 'restored', snapshot: o.snapshot, version: p.version, token: p.token, members: out, phasesMs, healthyMs, totalMs: o.now() - t0, revision, keys, expectedKeys: p.expectedKeys };
   } finally {
     await unlock().catch(() => undefined);
   }

@@ -142,3 +142,53 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     expect(u.stderr).toMatch(/nothing was stopped/);
   }, 90_000);
 });
+
+describe('kv upgrade --on-failure rollback and kv rollback --dry-run (simulated sandbox)', () => {
+  it('a member that never becomes healthy on 3.3 is put back on 3.2 with its backed-up data: exit 3, the cluster healthy on 3.2 as before', async () => {
+    sb.fault({ neverHealthyOn: '3.3' });
+    const bad = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--on-failure', 'sometimes');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--on-failure: "sometimes" is not one of halt, rollback');
+
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--healthy-timeout', '2s', '--on-failure', 'rollback');
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/did not become healthy on 3\.3/);
+    const first = sb.journal().members.find((m: any) => m.action !== 'skip').name;
+    expect(r.stderr).toContain(`--on-failure rollback: ${first} is back on 3.2 (data dir restored from `);
+    const v = await versions();
+    expect(v.map((x) => x.server)).toEqual(['3.2.32', '3.2.32', '3.2.32']);
+    expect(v.every((x) => x.cluster === '3.2.0')).toBe(true);
+    expect((await sb.kv('health')).code).toBe(0);
+    expect((await sb.kv('get', 'before/5')).stdout.trim()).toBe('v5');
+    // The data dir 3.3 ran on is kept beside the restored one; the journal lets a re-run start over at the gate.
+    const m = sb.spec().members.find((x) => x.name === first)!;
+    expect(readdirSync(dirname(m.dataDir)).filter((f) => f.startsWith('data.failed-'))).toHaveLength(1);
+    const j = sb.journal();
+    expect(j.status).toBe('halted');
+    expect(j.steps.filter((s: any) => s.member === first && s.kind !== 'snapshot').every((s: any) => s.status === 'pending')).toBe(true);
+
+    // Nothing is on 3.3: the roll-back has nothing to do, and says so in a dry run.
+    const dry = await sb.kv('rollback', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/nothing to roll back \(--dry-run: nothing was changed\)/);
+  }, 60_000);
+
+  it('kv rollback --dry-run after a halt names the member it would bring back and changes nothing', async () => {
+    sb.fault({ neverHealthyOn: '3.3' });
+    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--healthy-timeout', '2s');
+    expect(r.code).toBe(3);
+    const journalBefore = JSON.stringify(sb.journal());
+    const before = pids();
+    const dry = await sb.kv('rollback', '--dry-run', '--json');
+    expect(dry.code, dry.stderr).toBe(0);
+    const plan = dry.json();
+    expect(plan.status).toBe('planned');
+    expect(plan.plan).toHaveLength(1);
+    expect(plan.plan[0]).toMatchObject({ to: '3.2', why: 'runs 3.3.27' });
+    const text = await sb.kv('rollback', '--dry-run');
+    expect(text.stdout).toContain(`1. ${plan.plan[0].name}: stop, start on 3.2`);
+    expect(pids()).toEqual(before);
+    expect(JSON.stringify(sb.journal())).toBe(journalBefore);
+    expect((await versions()).filter((x) => x.server.startsWith('3.3'))).toHaveLength(1);
+  }, 60_000);
+});

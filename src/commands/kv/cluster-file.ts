@@ -35,6 +35,7 @@ const File = z.object({
         config: z.string().min(1).optional(),
         restore: z.string().min(1).optional(),
         restoreCheck: z.string().min(1).optional(),
+        restoreBackup: z.string().min(1).optional(),
       }),
       z
         .object({

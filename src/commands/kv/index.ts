@@ -46,6 +46,8 @@ export function register(program: Command, ctx: Context): void {
     .option('--etcdctl <path>', 'the etcdctl to use for snapshots')
     .option('--cluster-version-timeout <duration>', 'how long the cluster version may take to reach --to', '2m')
     .option('--snapshot-timeout <duration>', 'timeout of one snapshot', '2m')
+    .option('--on-failure <halt|rollback>', 'a member that never becomes healthy on --to: halt there, or put it back on its old binary and data first', 'halt')
+    .option('--restore-backup-cmd <template>', "with --endpoints: puts a stopped member's data dir back from the backup ({run}), for --on-failure rollback")
     .action(lazyAction(ctx, () => import('./upgrade.js'), (_a, o) => pass(o) as any));
   examples(upgrade, 'opsctl kv upgrade --to 3.3 --dry-run', 'opsctl kv upgrade --to 3.3 --json', 'opsctl kv upgrade --to 3.3 --cluster prod.yaml --settle 2m');
 

@@ -26,7 +26,7 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<CommandRes
   // The last upgrade's restore point (kv restore --snapshot rebuilds from it): on stderr, and on
   // every JSON row (the rows stay the shape scripts already read).
   const rp = lastRestorePoint(ctx.paths.data, cluster.key);
-  if (rp) ctx.io.info(`restore point: ${rp.file} (revision ${rp.revision}, ${rp.keys} keys, sha256 ${rp.sha256.slice(0, 12)}…, taken before ${rp.member} was stopped)`);
+  if (rp) ctx.io.info(`restore point: ${rp.file} (revision ${rp.revision}, ${rp.liveKeys ?? rp.keys} keys, sha256 ${rp.sha256.slice(0, 12)}…, taken before ${rp.member} was stopped)`);
   for (const r of rows) Object.assign(r, { restorePoint: rp ?? null });
   return {
     data: rows,

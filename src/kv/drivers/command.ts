@@ -108,6 +108,16 @@ export class CommandDriver implements MemberDriver {
     return { file, text: String(r.stdout ?? '') };
   }
 
+  /** --on-failure rollback: the restoreBackup template ({run}: the upgrade id of the backup). */
+  get restoreBackup(): ((m: MemberSpec, dest: string, run: string) => Promise<string>) | undefined {
+    const tpl = this.t.restoreBackup;
+    if (!tpl) return undefined;
+    return async (m, _dest, run) => {
+      await this.run(tpl, m, undefined, true, { run });
+      return `\`${renderTemplate(tpl, this.vars(m, undefined, { run })).join(' ')}\` done`;
+    };
+  }
+
   /** kv restore: the restoreCheck template, when given (reachable host, data dir there). */
   async checkRestore(m: MemberSpec, r: RestoreRequest): Promise<string> {
     if (!this.t.restore) throw new Error('the driver has no restore template (driver.restore in the cluster file, or --restore-cmd)');

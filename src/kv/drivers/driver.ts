@@ -26,6 +26,11 @@ export interface MemberDriver {
    */
   backupDataDir?(m: MemberSpec, dest: string, run: string): Promise<string>;
   /**
+   * --on-failure rollback: a stopped member's data dir back from the backup taken after its stop
+   * (`dest`/{run} as in backupDataDir), the current dir kept beside it. Returns the journal detail.
+   */
+  restoreBackup?(m: MemberSpec, dest: string, run: string): Promise<string>;
+  /**
    * The config file (etcd --config-file, YAML) the member will start with on `target`, and where it
    * is, for the 3.3 configuration check; undefined when the member has none the driver knows of.
    */

@@ -1,4 +1,4 @@
-import { closeSync, cpSync, existsSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,6 +111,15 @@ export class LocalDriver implements MemberDriver {
     rmSync(dest, { recursive: true, force: true });
     cpSync(src, dest, { recursive: true });
     return `${dirBytes(dest)} bytes copied to ${dest}`;
+  }
+
+  async restoreBackup(m: MemberSpec, dest: string, run: string): Promise<string> {
+    const dir = this.spec(m).dataDir!;
+    const failed = `${dir}.failed-${run}`;
+    rmSync(failed, { recursive: true, force: true });
+    if (existsSync(dir)) renameSync(dir, failed);
+    cpSync(dest, dir, { recursive: true });
+    return `data dir restored from ${dest}, the failed one kept as ${failed}`;
   }
 
   /** The member's config file (kv sandbox up writes one per member), for the 3.3 configuration check. */
