@@ -44,6 +44,8 @@ export interface RestorePlan {
   token: string;
   run: string;
   members: Array<{ name: string; endpoint: string; peerUrl: string; target: MemberTarget; check: string }>;
+  /** The leader when planned (stopped first: it hands leadership over at once instead of waiting for peers that are stopping too). */
+  leader?: string;
   /** Live keys the snapshot holds, when known (the restore point records them; a simulated snapshot says). */
   expectedKeys?: number;
   notes: string[];
@@ -161,7 +163,9 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
     throw refuse(`\n  - ${problems.join('\n  - ')}`, 'fix each member named (restore the data dir, reach the host, give the binaries), then run kv restore again; nothing was stopped', 'restore_check');
   }
   const expectedKeys = restorePoint && rp?.liveKeys !== undefined ? rp.liveKeys : snap.kind === 'simulated' ? snap.totalKey : undefined;
-  return { snapshot: snap, restorePoint, clusterRevision, version, token, run, members, expectedKeys, notes };
+  const leaderId = obs.members.find((m) => m.healthy && m.leaderId)?.leaderId;
+  const leader = obs.members.find((m) => m.id === leaderId)?.name;
+  return { snapshot: snap, restorePoint, clusterRevision, version, token, run, members, leader, expectedKeys, notes };
 }
 
 function request(snapshot: string, m: MemberSpec, initialCluster: string, token: string, run: string, target: MemberTarget): RestoreRequest {
@@ -233,7 +237,10 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
       });
     const stop = o.reporter.begin(`restore: stopping ${o.cluster.members.length} members`);
     try {
-      await Promise.all(o.cluster.members.map((m) => stopAndWait(o, driver, m)));
+      // One at a time, the leader first: each stopping leader hands over to a running member at once
+      // (stopped together, real etcd members each wait out a leadership transfer: seconds).
+      const order = [...o.cluster.members].sort((a, b) => Number(b.name === p.leader) - Number(a.name === p.leader));
+      for (const m of order) await stopAndWait(o, driver, m);
     } catch (err) {
       stop.fail(`restore: ${(err as Error).message}`);
       throw new OpsError(`kv restore: stopping the members failed: ${(err as Error).message}`, 3, {
