@@ -48,6 +48,7 @@ const File = z.object({
           sudo: z.boolean().optional(),
           configFile: z.string().min(1).optional(),
           dataDir: z.string().min(1).optional(),
+          etcdctl: z.string().min(1).optional(),
         })
         .strict(),
     ])
