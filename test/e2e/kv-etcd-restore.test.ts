@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
+import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { readJournal } from '../helpers/kv.js';
+import { readJournal, until } from '../helpers/kv.js';
 
 const releases = etcdReleaseDirs();
 
@@ -91,4 +93,97 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
       expect(readdirSync(dirname(m.dataDir)).filter((f) => f.startsWith('data.before-restore-'))).toHaveLength(1);
     }
   }, 240_000);
+});
+
+/**
+ * The command driver (a host's control script, as over ssh) on a real 3-member 3.2.32 cluster with
+ * client-certificate TLS: the seed's own 3.3 failure (a numeric auto-compaction-retention, which 3.2
+ * reads and 3.3 refuses at start; no config template, so the pre-flight cannot see it) with
+ * --on-failure rollback through the backup and restoreBackup templates; then the finished upgrade and
+ * kv restore through the restoreCheck and restore templates, the peer URLs read from the member list.
+ */
+describe.runIf(releases)('kv restore and --on-failure rollback through the command driver: real etcd over TLS (the built binary)', () => {
+  const cfg = tempConfigDir('opsctl-kv-restore-cmd-');
+  const env = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' };
+  const opsctl = (...args: string[]) => runBin(args, { env, timeout: 180_000 });
+  const FAST = ['--poll-interval', '100ms', '--healthy-timeout', '60s', '--stop-timeout', '30s'];
+  let certs: TestCerts;
+  let c: RealCluster;
+  let clusterFile: string;
+  const servers = () => Promise.all(c.members.map((m) => JSON.parse(c.etcdctl(releases!.v33, ['--endpoints', m.clientUrl, 'endpoint', 'status', '-w', 'json']))[0].Status.version as string));
+
+  beforeAll(async () => {
+    certs = makeTestCerts({ ips: ['127.0.0.1'] });
+    c = await realCluster({ size: 3, certs, bins: { '3.2': releases!.v32, '3.3': releases!.v33 } });
+    for (const m of c.members) c.start(m, '3.2');
+    await until(() => {
+      try {
+        c.etcdctl(releases!.v32, ['put', 'probe', '1']);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 60_000, 'the 3.2.32 cluster');
+    for (let i = 0; i < 25; i++) c.etcdctl(releases!.v32, ['put', `before/${String(i).padStart(2, '0')}`, `value-${i}`]);
+    const d = (x: string) => `${c.dir}/{name}/${x}`;
+    clusterFile = join(cfg.dir, 'cluster.yaml');
+    writeFileSync(
+      clusterFile,
+      [
+        'members:',
+        ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`),
+        'driver:',
+        '  type: command',
+        `  stop: ${c.ctl} stop {name}`,
+        `  start: ${c.ctl} start {name} {version}`,
+        `  running: ${c.ctl} running {name}`,
+        `  backup: sh -c 'cp -a ${d('data')} ${d('data.bak-{run}')}'`,
+        `  restoreBackup: sh -c 'mv ${d('data')} ${d('data.failed-{run}')} && cp -a ${d('data.bak-{run}')} ${d('data')}'`,
+        `  restoreCheck: test -d ${d('data')}`,
+        `  restore: sh -c 'mv ${d('data')} ${d('data.before-restore-{run}')} && ETCDCTL_API=3 exec ${releases!.v32}/etcdctl snapshot restore {snapshot} --name {name} --initial-cluster {cluster} --initial-cluster-token {token} --initial-advertise-peer-urls {peer} --data-dir ${d('data')}'`,
+        `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
+        '',
+      ].join('\n'),
+    );
+  }, 120_000);
+
+  afterAll(() => {
+    c?.destroy();
+    certs?.cleanup();
+    cfg.cleanup();
+  });
+
+  it('a member 3.3 refuses to start is put back on 3.2.32 with its backed-up data (exit 3); fixed, the upgrade finishes; kv restore brings 3.2.32 back', async () => {
+    const originals = c.members.map((m) => readFileSync(m.configFile, 'utf8'));
+    for (const m of c.members) writeFileSync(m.configFile, `${readFileSync(m.configFile, 'utf8')}auto-compaction-retention: 1\n`);
+    const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
+    expect(r.exitCode, String(r.stderr)).toBe(3);
+    expect(String(r.stderr)).toMatch(/process exited after its start/);
+    expect(String(r.stderr)).toMatch(/--on-failure rollback: etcd\d is back on 3\.2 \(`sh -c mv .*data\.failed-.* done\), the cluster healthy/);
+    expect(await servers()).toEqual(['3.2.32', '3.2.32', '3.2.32']);
+    expect(c.members.every((m) => c.alive(m))).toBe(true);
+    const failedDirs = c.members.flatMap((m) => readdirSync(m.dir).filter((f) => f.startsWith('data.failed-')));
+    expect(failedDirs).toHaveLength(1);
+
+    c.members.forEach((m, i) => writeFileSync(m.configFile, originals[i]));
+    const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', ...FAST, '--json');
+    expect(up.exitCode, String(up.stderr)).toBe(0);
+    expect(await servers()).toEqual(['3.3.27', '3.3.27', '3.3.27']);
+    c.etcdctl(releases!.v33, ['put', 'after/upgrade', 'lost by the restore']);
+    const rp = readJournal(cfg.dir).restorePoint;
+    expect(rp.liveKeys).toBe(26); // before/00..24 and probe
+
+    const dry = await opsctl('kv', 'restore', '--cluster', clusterFile, '--snapshot', rp.file, '--dry-run');
+    expect(dry.exitCode, String(dry.stderr)).toBe(0);
+    expect(String(dry.stdout)).toMatch(/checked: `test -d .*\/etcd1\/data` ok/);
+    const r2 = await opsctl('kv', 'restore', '--cluster', clusterFile, '--snapshot', rp.file, '--to-version', '3.2', '--yes', ...FAST, '--json');
+    expect(r2.exitCode, String(r2.stderr)).toBe(0);
+    const report = JSON.parse(String(r2.stdout));
+    expect(report).toMatchObject({ status: 'restored', version: '3.2', revision: rp.revision, keys: 26, expectedKeys: 26 });
+    process.stderr.write(`[kv restore e2e, command driver + TLS] phases ${JSON.stringify(report.phasesMs)} ms, total ${report.totalMs} ms\n`);
+    expect(await servers()).toEqual(['3.2.32', '3.2.32', '3.2.32']);
+    expect(c.etcdctl(releases!.v32, ['get', 'before/', '--prefix', '--keys-only']).split('\n').filter(Boolean)).toHaveLength(25);
+    expect(c.etcdctl(releases!.v32, ['get', 'after/', '--prefix', '--keys-only']).trim()).toBe('');
+    for (const m of c.members) expect(readdirSync(m.dir).filter((f) => f.startsWith('data.before-restore-'))).toHaveLength(1);
+  }, 300_000);
 });
