@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OpsError } from '../core/errors.js';
+import { InterruptedError, OpsError } from '../core/errors.js';
 import type { ClusterSpec, MemberSpec } from './cluster.js';
 import { KvClient } from './client.js';
 import type { MemberDriver, MemberTarget } from './drivers/driver.js';
@@ -32,6 +32,8 @@ export interface RestoreOptions {
   now: () => number;
   reporter: StepReporter;
   lockStaleMs?: number;
+  /** Ctrl-C: honoured until the first stop (nothing changed then); after it the restore runs to its end. */
+  signal?: AbortSignal;
 }
 
 export interface RestorePlan {
@@ -95,6 +97,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   const obs = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs });
   const revs = obs.members.filter((m) => m.revision !== undefined).map((m) => BigInt(m.revision!));
   const clusterRevision = revs.length ? revs.reduce((a, b) => (a > b ? a : b)).toString() : undefined;
+  if (clusterRevision === undefined) notes.push('no member answers: the snapshot\'s revision could not be compared with the cluster\'s');
   if (clusterRevision !== undefined && BigInt(snap.revision) > BigInt(clusterRevision)) {
     throw refuse(
       `the snapshot ${o.snapshot} holds revision ${snap.revision}, beyond this cluster's revision ${clusterRevision}: it was not taken from this cluster`,
@@ -228,6 +231,10 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
       }
     }
     const prepareMs = o.now() - p0;
+    if (o.signal?.aborted) {
+      await abandonRestore(o, p).catch(() => undefined);
+      throw Object.assign(new InterruptedError('kv restore interrupted before any member was stopped: nothing changed'), { hint: 'run the same command again to restore' });
+    }
     const s0 = o.now();
     const out: RestoreReport['members'] = [];
     const failed = (what: string, err: unknown) =>
@@ -265,8 +272,15 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
       throw failed('starting the members', err);
     }
     const h0 = o.now();
+    const gone = new Map<string, number>();
     const seen = await waitFor(
       async () => {
+        // A member whose process is gone on three polls in a row will not become healthy: say so now.
+        for (const m of o.cluster.members) {
+          const n = (await driver.isRunning(m)) ? 0 : (gone.get(m.name) ?? 0) + 1;
+          gone.set(m.name, n);
+          if (n >= 3) throw new WaitFatal(`${m.name}'s process exited after its start on the restored data (see its log)`);
+        }
         const all = await observeCluster(o.cluster.members, { timeoutMs: t.requestMs, alarms: false });
         const wrong = all.members.find((x) => x.serverVersion && minor(x.serverVersion) !== p.version);
         if (wrong) throw new WaitFatal(`${wrong.name} runs ${wrong.serverVersion}, not ${p.version}: check what the start command starts`);

@@ -42,6 +42,7 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
     exec: await ctx.exec(),
     now: ctx.now,
     reporter: reporter(ctx),
+    signal: ctx.abort.signal,
   };
   const plan = await planRestore(o);
   const text = describeRestore(plan);
