@@ -5,7 +5,7 @@ export interface MemberSpec {
   endpoint: string;
   /** For the command driver: substituted as {host}. */
   host?: string;
-  /** Local driver. */
+  /** Local driver; kv restore (a cluster file may give it, else the cluster's member list). */
   peerUrl?: string;
   dataDir?: string;
   pidFile?: string;
@@ -35,6 +35,20 @@ export interface CommandTemplates {
    * read before the upgrade for the 3.3 configuration check.
    */
   config?: string;
+  /**
+   * Optional (kv restore): run on a stopped member's host, keeps its data dir under a new name and
+   * restores {snapshot} into a fresh one, e.g. `ssh {host} sudo /usr/local/bin/etcd-restore {snapshot}
+   * {name} {peer} {cluster} {token} {run}` ({cluster}: name=peerURL,…; {token}: the new cluster token;
+   * {run}: a timestamp for the kept dir's name).
+   */
+  restore?: string;
+  /**
+   * Optional (--on-failure rollback): puts a stopped member's data dir back from the backup template's
+   * copy, e.g. `ssh {host} sudo mv /var/lib/etcd /var/lib/etcd.failed-{run} && sudo cp -a /var/lib/etcd.bak-{run} /var/lib/etcd`.
+   */
+  restoreBackup?: string;
+  /** Optional (kv restore): exits 0 when the member's host is reachable and its data dir exists (run before any stop). */
+  restoreCheck?: string;
   /** Optional: the start template per target version (a preset's per-version units or binaries). */
   startByVersion?: Record<string, string>;
 }

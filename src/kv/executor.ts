@@ -17,6 +17,7 @@ import {
 import { checkClusterConfig } from './config-check.js';
 import { authEnabled, observeCluster } from './observe.js';
 import { minor } from './parse.js';
+import { putMemberBack, type OnFailure } from './on-failure.js';
 import { describePlan, nextMember, planUpgrade } from './planner.js';
 import { findEtcdctl } from './snapshot.js';
 import {
@@ -82,6 +83,8 @@ export interface UpgradeOptions {
   reporter: StepReporter;
   /** The exact command that rolls back this cluster (printed when halting). */
   rollbackCommand: string;
+  /** A member that never becomes healthy on the target: halt there (default), or put it back first. */
+  onFailure?: OnFailure;
   /** How long a lock of a crashed run stays (ms). */
   lockStaleMs?: number;
   debug?: (line: string) => void;
@@ -360,6 +363,16 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
           return await halt(step, `${(err as Error).message}; ${ms.name} was not touched: fix the cluster, then resume with the same command`, 'pending');
         }
       };
+      // --on-failure rollback: the member back on its old binary and data before halting (exit 3).
+      const memberFailed = async (step: JournalStep, reason: string): Promise<UpgradeReport> => {
+        if (o.onFailure !== 'rollback') return halt(step, reason);
+        const back = await putMemberBack(env, ms, steps).then(
+          (detail) => ({ ok: true, detail }),
+          (err: Error) => ({ ok: false, detail: err.message }),
+        );
+        if (!back.ok) return halt(step, `${reason}; --on-failure rollback could not put ${m.name} back: ${back.detail}`);
+        return halt(step, `${reason}; --on-failure rollback: ${back.detail}`, 'pending');
+      };
       if (st('snapshot').status !== 'done' && !stopped) {
         const refused = await gate(st('snapshot'));
         if (refused) return refused;
@@ -407,7 +420,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
         try {
           await runStep(st('start'), `${m.name}: start ${o.to}`, true, () => startStep(env, ms, targetOf(ms)));
         } catch (err) {
-          return await halt(st('start'), `starting ${m.name} on ${o.to} failed: ${(err as Error).message}`);
+          return await memberFailed(st('start'), `starting ${m.name} on ${o.to} failed: ${(err as Error).message}`);
         }
       }
       if (st('wait-healthy').status !== 'done') {
@@ -416,7 +429,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
             waitBackStep(env, ms, p, (id) => (leaderId = id)),
           );
         } catch (err) {
-          return await halt(st('wait-healthy'), `${m.name} did not become healthy on ${o.to}: ${(err as Error).message}`);
+          return await memberFailed(st('wait-healthy'), `${m.name} did not become healthy on ${o.to}: ${(err as Error).message}`);
         }
       }
       if (st('settle').status !== 'done') {

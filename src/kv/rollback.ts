@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { InterruptedError, OpsError } from '../core/errors.js';
 import type { ClusterSpec, MemberSpec } from './cluster.js';
 import type { MemberDriver } from './drivers/driver.js';
-import { readJournal, touchedMembers, writeJournal } from './journal.js';
+import { readJournal, touchedMembers, writeJournal, type Journal } from './journal.js';
+import { restorePointOf } from './restore-point.js';
 import { observeCluster } from './observe.js';
 import { minor } from './parse.js';
 import { acquireLock, type StepReporter, type Timeouts } from './executor.js';
@@ -17,12 +18,18 @@ export interface RollbackOptions {
   reporter: StepReporter;
   signal?: AbortSignal;
   lockStaleMs?: number;
+  /** Print what would be done and change nothing (no lock, no journal write, no member touched). */
+  dryRun?: boolean;
+  /** The exact `opsctl kv restore …` command for a snapshot file (named when a roll-back is refused). */
+  restoreCommand?: (file: string, toVersion: string) => string;
 }
 
 export interface RollbackReport {
-  status: 'rolled-back' | 'nothing-to-do';
+  status: 'rolled-back' | 'nothing-to-do' | 'planned';
   journal: string;
   members: Array<{ name: string; from: string; to: string; ms: number }>;
+  /** --dry-run: the members it would bring back, in order, and why each. */
+  plan?: Array<{ name: string; to: string; why: string }>;
 }
 
 /**
@@ -38,7 +45,7 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
   const j = readJournal(file);
   if (!j) throw new OpsError(`no kv upgrade is recorded for this cluster (${file})`, 1, { code: 'no_journal', hint: 'roll-back undoes an upgrade opsctl started; there is none here' });
   if (j.source === j.target) throw new OpsError('the recorded run was a rolling restart on the same version: nothing to roll back', 1, { hint: 'if a member is down, start it on its version by hand or resume the restart with the same kv upgrade command' });
-  const unlock = await acquireLock(file, o).catch((err) => {
+  const unlock = o.dryRun ? async () => undefined : await acquireLock(file, o).catch((err) => {
     if (err instanceof OpsError) throw err;
     throw new OpsError(`another kv upgrade or roll-back of this cluster is running: ${(err as Error).message}`, 1, { code: 'locked', hint: 'wait for it to finish' });
   });
@@ -49,9 +56,9 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     const obs = await look();
     const cluster = obs.members.find((m) => m.clusterVersion)?.clusterVersion;
     if (minor(cluster) === j.target) {
-      throw new OpsError(`the cluster version is already ${cluster}: a downgrade is no longer possible`, 1, {
+      throw new OpsError(`the cluster version is already ${cluster}: a downgrade is no longer possible by restarting members`, 1, {
         code: 'rollback_refused',
-        hint: `restore from the snapshots taken before each member (${j.snapshots.map((s) => s.file).join(', ') || 'none recorded'}) into a new cluster if you must go back`,
+        hint: restoreHint(j, o.restoreCommand),
       });
     }
     const touched = new Set(touchedMembers(j));
@@ -65,6 +72,14 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     // The down and sick ones first: bringing them back never lowers the number of healthy members.
     const healthyNow = (name: string) => obs.members.find((x) => x.name === name)?.healthy ?? false;
     todo.sort((a, b) => Number(healthyNow(a.name)) - Number(healthyNow(b.name)));
+    if (o.dryRun) {
+      const plan = todo.map((m) => {
+        const ob = obs.members.find((x) => x.name === m.name);
+        const why = !ob?.reachable ? 'unreachable (down)' : ob.serverVersion && minor(ob.serverVersion) === j.target ? `runs ${ob.serverVersion}` : 'stopped by the upgrade';
+        return { name: m.name, to: j.previous[m.name]?.version === j.source ? j.previous[m.name].version : j.source, why };
+      });
+      return { status: plan.length ? 'planned' : 'nothing-to-do', journal: file, members: [], plan };
+    }
     j.status = 'rolling-back';
     j.rollback ??= [];
     await writeJournal(file, j, o.now());
@@ -140,4 +155,12 @@ async function bringBack(o: RollbackOptions, m: MemberSpec, prev: { version: str
     },
     { timeoutMs: t.healthyMs, pollMs: t.pollMs, what: `${m.name} and the cluster healthy on ${prev.version}` },
   );
+}
+
+/** After the cluster version moved: the way back is a restore from the journal's restore point. */
+function restoreHint(j: Journal, command = (file: string, v: string) => `opsctl kv restore --snapshot ${file} --to-version ${v}`): string {
+  const rp = restorePointOf(j);
+  if (!rp) return `no snapshot is recorded for this upgrade: restore from a snapshot you took before it with opsctl kv restore --snapshot FILE --to-version ${j.source}`;
+  const cmd = command(rp.file, j.source);
+  return `the way back is a restore from the snapshot taken before the first stop (revision ${rp.revision}${rp.keys === undefined ? '' : `, ${rp.keys} keys`}); writes after it are lost: ${cmd}`;
 }

@@ -41,7 +41,7 @@ export function findEtcdctl(explicit?: string): string | undefined {
  * ETCDCTL_ variable; name:password works in 3.3 and 3.4): the environment of a process is readable
  * only by its user and root, its argv by everyone (ps).
  */
-function etcdctlEnv(withAuth = false): Record<string, string> {
+export function etcdctlEnv(withAuth = false): Record<string, string> {
   const env: Record<string, string> = { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' };
   const auth = connection().auth;
   if (withAuth && auth) env.ETCDCTL_USER = `${auth.user}:${auth.password}`;

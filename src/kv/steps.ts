@@ -7,6 +7,7 @@ import type { Journal } from './journal.js';
 import { observeCluster } from './observe.js';
 import { minor } from './parse.js';
 import type { ClusterObservation } from './types.js';
+import { recordRestorePoint } from './restore-point.js';
 import { saveSnapshot } from './snapshot.js';
 import { sleep, waitFor, WaitAborted, WaitFatal } from './wait.js';
 
@@ -47,8 +48,9 @@ export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterOb
     exec: o.exec,
     minRevision: before,
   });
+  const rp = await recordRestorePoint(j, { member: m.name, file: snap.file, endpoint: from.endpoint }, { exec: o.exec, etcdctl: env.etcdctl, now: o.now(), timeoutMs: o.timeouts.requestMs });
   j.snapshots.push({ member: m.name, file: snap.file, revision: snap.revision, bytes: snap.bytes });
-  return `${snap.bytes} bytes from ${from.name} via ${snap.via}, SHA-256 ok, revision ${snap.revision} ≥ ${before}`;
+  return `${snap.bytes} bytes from ${from.name} via ${snap.via}, SHA-256 ok, revision ${snap.revision} ≥ ${before}${rp ? `; ${rp}` : ''}`;
 }
 
 async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberSpec> {

@@ -48,6 +48,11 @@ const json = async (run: Run, cmd: string) => JSON.parse((await run(cmd)).stdout
  */
 const SUBSTITUTIONS: Array<{ from: RegExp; to: (run: Run, m: RegExpMatchArray) => Promise<string>; why: string }> = [
   {
+    from: /RESTORE_POINT/,
+    to: async (run) => ((await json(run, 'opsctl kv status --json')) as Array<{ restorePoint: { file: string } }>)[0].restorePoint.file,
+    why: 'RESTORE_POINT: the path kv status prints for the upgrade just run',
+  },
+  {
     from: /^opsctl tracker epics (comment-add|delete) 12 /,
     to: async (run, m) => `opsctl tracker epics ${m[1]} ${(await json(run, 'opsctl tracker epics list --json=id')).at(-1).id} `,
     why: 'epic 12: the epic created before (by the README line above, or by SETUP)',
@@ -142,7 +147,7 @@ const SETUP: Record<string, { cmds: string[]; why: string }> = {
 const EXIT: Record<string, { code: number; why: string }> = {
   'opsctl kv rollback                                    # only while some member still runs 3.2': {
     code: 1,
-    why: 'run in README order it follows the finished upgrade: "Once the cluster version moved to 3.3 it refuses" (and lists the snapshots)',
+    why: 'run in README order it follows the finished upgrade: "Once the cluster version moved to 3.3 it refuses" (and names kv restore)',
   },
 };
 

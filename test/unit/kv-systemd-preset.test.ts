@@ -37,6 +37,18 @@ describe('driver preset type: systemd (expands to command templates)', () => {
     expect(renderTemplate(t.v2Size!, vars)).toEqual(['ssh', 'infra2', 'sudo', 'du', '-sb', '/var/lib/etcd/member/snap']);
   });
 
+  it('data dir: --on-failure rollback puts the backup back; kv restore checks the host, keeps the old dir, restores with the new token', () => {
+    const t = expandSystemd({ type: 'systemd', dataDir: '/var/lib/etcd', etcdctl: '/opt/etcd-v3.2.32/etcdctl' });
+    expect(renderTemplate(t.restoreBackup!, vars)).toEqual(['ssh', 'infra2', 'sudo', 'mv', '/var/lib/etcd', '/var/lib/etcd.failed-r1', '&&', 'sudo', 'cp', '-a', '/var/lib/etcd.bak-r1', '/var/lib/etcd']);
+    const rv = { ...vars, snapshot: '/var/backups/etcd.db', peer: 'https://10.0.0.2:2380', cluster: 'infra1=https://10.0.0.1:2380,infra2=https://10.0.0.2:2380', token: 'opsctl-restore-x' };
+    expect(renderTemplate(t.restoreCheck!, rv)).toEqual(['ssh', 'infra2', 'test', '-d', '/var/lib/etcd', '&&', 'test', '-f', '/var/backups/etcd.db']);
+    expect(renderTemplate(t.restore!, rv).join(' ')).toBe(
+      'ssh infra2 sudo mv /var/lib/etcd /var/lib/etcd.before-restore-r1 && sudo env ETCDCTL_API=3 /opt/etcd-v3.2.32/etcdctl snapshot restore /var/backups/etcd.db ' +
+        '--name infra2 --initial-cluster infra1=https://10.0.0.1:2380,infra2=https://10.0.0.2:2380 --initial-cluster-token opsctl-restore-x ' +
+        '--initial-advertise-peer-urls https://10.0.0.2:2380 --data-dir /var/lib/etcd && sudo chown -R --reference=/var/lib/etcd.before-restore-r1 /var/lib/etcd',
+    );
+  });
+
   it('a cluster file with type: systemd gives the command driver; a bad preset is a usage error naming the file', async () => {
     const ok = await parseClusterFile('members:\n  - {name: infra1, endpoint: "https://10.0.0.1:2379", host: infra1}\ndriver: {type: systemd, unit: etcd-server, configFile: /etc/etcd.yml}\n', '/c.yaml');
     expect(ok.driver).toMatchObject({ type: 'command', stop: 'ssh {host} sudo systemctl stop etcd-server', config: 'ssh {host} cat /etc/etcd.yml' });

@@ -9,6 +9,8 @@ const Member = z.object({
   name: z.string().min(1),
   endpoint: z.string().min(1),
   host: z.string().min(1).optional(),
+  /** kv restore: the member's peer URL (else read from the cluster's member list). */
+  peerUrl: z.string().min(1).optional(),
 });
 const Tls = z.object({
   cacert: z.string().min(1).optional(),
@@ -31,6 +33,9 @@ const File = z.object({
         v2Size: z.string().min(1).optional(),
         backup: z.string().min(1).optional(),
         config: z.string().min(1).optional(),
+        restore: z.string().min(1).optional(),
+        restoreCheck: z.string().min(1).optional(),
+        restoreBackup: z.string().min(1).optional(),
       }),
       z
         .object({
@@ -43,6 +48,7 @@ const File = z.object({
           sudo: z.boolean().optional(),
           configFile: z.string().min(1).optional(),
           dataDir: z.string().min(1).optional(),
+          etcdctl: z.string().min(1).optional(),
         })
         .strict(),
     ])

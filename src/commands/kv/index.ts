@@ -46,12 +46,25 @@ export function register(program: Command, ctx: Context): void {
     .option('--etcdctl <path>', 'the etcdctl to use for snapshots')
     .option('--cluster-version-timeout <duration>', 'how long the cluster version may take to reach --to', '2m')
     .option('--snapshot-timeout <duration>', 'timeout of one snapshot', '2m')
+    .option('--on-failure <halt|rollback>', 'a member that never becomes healthy on --to: halt there, or put it back on its old binary and data first', 'halt')
+    .option('--restore-backup-cmd <template>', "with --endpoints: puts a stopped member's data dir back from the backup ({run}), for --on-failure rollback")
     .action(lazyAction(ctx, () => import('./upgrade.js'), (_a, o) => pass(o) as any));
   examples(upgrade, 'opsctl kv upgrade --to 3.3 --dry-run', 'opsctl kv upgrade --to 3.3 --json', 'opsctl kv upgrade --to 3.3 --cluster prod.yaml --settle 2m');
 
   const rollback = clusterOptions(kv.command('rollback').description('restart upgraded members on their previous version (only while the cluster version has not moved)'), true);
+  rollback.option('--dry-run', 'print which members it would bring back, and change nothing');
   rollback.action(lazyAction(ctx, () => import('./rollback.js'), (_a, o) => pass(o) as any));
-  examples(rollback, 'opsctl kv rollback', 'opsctl kv rollback --cluster prod.yaml --json');
+  examples(rollback, 'opsctl kv rollback --dry-run', 'opsctl kv rollback', 'opsctl kv rollback --cluster prod.yaml --json');
+  const restore = clusterOptions(kv.command('restore').description('rebuild every member from a verified snapshot (old data dirs kept): the way back after the cluster version moved'), true)
+    .requiredOption('--snapshot <file>', 'the snapshot to restore (kv status names the last upgrade\'s restore point)')
+    .option('--to-version <minor>', 'start the members on this version (default: the version the last upgrade started from)')
+    .option('--target-bin <dir>', 'real etcd: the release directory to start (its etcdctl restores the data)')
+    .option('--restore-cmd <template>', 'with --endpoints: restores {snapshot} on a stopped member\'s host ({name} {peer} {cluster} {token} {run})')
+    .option('--restore-check-cmd <template>', 'with --endpoints: exits 0 when the host is reachable and the data dir is there')
+    .option('--etcdctl <path>', 'the etcdctl that reads the snapshot')
+    .option('--dry-run', 'check everything and print the plan; change nothing')
+    .action(lazyAction(ctx, () => import('./restore.js'), (_a, o) => pass(o) as any));
+  examples(restore, 'opsctl kv restore --snapshot backup.db --dry-run', 'opsctl kv restore --snapshot backup.db --to-version 3.2 --yes', 'opsctl kv restore --cluster prod.yaml --snapshot /var/backups/etcd.db --to-version 3.2');
   const health = clusterOptions(kv.command('health').description('/health of every member'));
   health.action(lazyAction(ctx, () => import('./health.js'), (_a, o) => pass(o) as any));
   examples(health, 'opsctl kv health', 'opsctl kv health --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --json');
@@ -77,6 +90,12 @@ export function register(program: Command, ctx: Context): void {
     .option('--force', 'overwrite FILE if it exists (its directory must exist)')
     .action(lazyAction(ctx, () => import('./snapshot-save.js'), ([file], o) => ({ ...o, file }) as any));
   examples(save, 'opsctl kv snapshot save backup.db', 'opsctl kv snapshot save backup.db --force');
+  const snapStatus = snapshot
+    .command('status <file>')
+    .description('hash, revision, total keys and size of a snapshot file (its SHA-256 trailer checked)')
+    .option('--etcdctl <path>', 'the etcdctl that reads an etcd snapshot (default: the installed one)')
+    .action(lazyAction(ctx, () => import('./snapshot-status.js'), ([file], o) => ({ ...o, file }) as any));
+  examples(snapStatus, 'opsctl kv snapshot status backup.db', 'opsctl kv snapshot status backup.db --json');
 
   const sandbox = kv.command('sandbox').description('a local cluster on loopback, the default cluster of the kv commands');
   const up = sandbox

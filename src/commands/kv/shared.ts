@@ -26,6 +26,9 @@ export interface ClusterFlags extends ConnectionFlags {
   v2SizeCmd?: string;
   backupCmd?: string;
   configCmd?: string;
+  restoreCmd?: string;
+  restoreCheckCmd?: string;
+  restoreBackupCmd?: string;
   requestTimeout?: string;
 }
 
@@ -59,7 +62,7 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
     const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
     if (t.stop || t.start || t.running) {
       for (const [k, v] of Object.entries(t)) if (!v) throw new UsageError(`--${k}-cmd is missing`, { field: `--${k}-cmd`, hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"' });
-      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd, config: f.configCmd }, exec, ctx.env);
+      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd, config: f.configCmd, restore: f.restoreCmd, restoreCheck: f.restoreCheckCmd, restoreBackup: f.restoreBackupCmd }, exec, ctx.env);
       selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
       if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
       if (f.configCmd) selector.push('--config-cmd', f.configCmd);

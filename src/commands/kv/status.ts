@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { observeCluster } from '../../kv/observe.js';
+import { lastRestorePoint } from '../../kv/restore-point.js';
 import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
 
 export type StatusOptions = ClusterFlags;
@@ -22,6 +23,11 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<CommandRes
     detail: m.error ?? m.healthDetail,
   }));
   for (const a of obs.alarms) ctx.io.warn(`alarm ${a.alarm} on member ${a.memberId}`);
+  // The last upgrade's restore point (kv restore --snapshot rebuilds from it): on stderr, and on
+  // every JSON row (the rows stay the shape scripts already read).
+  const rp = lastRestorePoint(ctx.paths.data, cluster.key);
+  if (rp) ctx.io.info(`restore point: ${rp.file} (revision ${rp.revision}, ${rp.liveKeys ?? rp.keys} keys, sha256 ${rp.sha256.slice(0, 12)}…, taken before ${rp.member} was stopped)`);
+  for (const r of rows) Object.assign(r, { restorePoint: rp ?? null });
   return {
     data: rows,
     columns: ['name', 'endpoint', 'id', 'server', 'cluster', 'leader', 'revision', 'healthy'].map((key) => ({ key })),

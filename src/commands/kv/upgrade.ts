@@ -18,6 +18,7 @@ export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
   targetBin?: string;
   snapshotVia: string;
   etcdctl?: string;
+  onFailure?: string;
 }
 
 /**
@@ -31,6 +32,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     throw new UsageError(`--to: ${opts.to} is not a supported target`, { field: '--to', hint: `supported targets: ${TARGETS_HELP}` });
   }
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia)) throw new UsageError(`--snapshot-via: "${opts.snapshotVia}" is not one of auto, etcdctl, gateway`, { field: '--snapshot-via' });
+  const onFailure = opts.onFailure ?? 'halt';
+  if (onFailure !== 'halt' && onFailure !== 'rollback') throw new UsageError(`--on-failure: "${onFailure}" is not one of halt, rollback`, { field: '--on-failure', hint: 'halt stops at the failed member; rollback puts it back on its old binary and data first' });
   const settle = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
   const t = timeouts(opts);
   const { cluster, driver, selector } = await resolveCluster(ctx, opts);
@@ -63,6 +66,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     now: ctx.now,
     reporter: reporter(ctx),
     rollbackCommand,
+    onFailure,
     debug: ctx.debugSink,
   });
   return render(report, ctx);

@@ -1,5 +1,6 @@
 import type { CommandTemplates, MemberSpec } from '../cluster.js';
 import type { MemberDriver, MemberTarget } from './driver.js';
+import type { RestoreRequest } from '../restore-data.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -107,7 +108,36 @@ export class CommandDriver implements MemberDriver {
     return { file, text: String(r.stdout ?? '') };
   }
 
+  /** --on-failure rollback: the restoreBackup template ({run}: the upgrade id of the backup). */
+  get restoreBackup(): ((m: MemberSpec, dest: string, run: string) => Promise<string>) | undefined {
+    const tpl = this.t.restoreBackup;
+    if (!tpl) return undefined;
+    return async (m, _dest, run) => {
+      await this.run(tpl, m, undefined, true, { run });
+      return `\`${renderTemplate(tpl, this.vars(m, undefined, { run })).join(' ')}\` done`;
+    };
+  }
+
+  /** kv restore: the restoreCheck template, when given (reachable host, data dir there). */
+  async checkRestore(m: MemberSpec, r: RestoreRequest): Promise<string> {
+    if (!this.t.restore) throw new Error('the driver has no restore template (driver.restore in the cluster file, or --restore-cmd)');
+    if (!this.t.restoreCheck) return 'no restore check template: the host and data dir were not checked';
+    await this.run(this.t.restoreCheck, m, r.target, true, restoreVars(r));
+    return `\`${renderTemplate(this.t.restoreCheck, this.vars(m, r.target, restoreVars(r))).join(' ')}\` ok`;
+  }
+
+  async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
+    const r2 = await this.run(this.t.restore!, m, r.target, true, restoreVars(r));
+    const out = String(r2.stdout ?? '').trim().split('\n').pop();
+    return `\`${renderTemplate(this.t.restore!, this.vars(m, r.target, restoreVars(r))).join(' ')}\` done${out ? `: ${out.slice(0, 160)}` : ''}`;
+  }
+
   current(m: MemberSpec): MemberTarget | undefined {
     return this.versions.get(m.name);
   }
+}
+
+/** The restore template's variables: {snapshot} {peer} {cluster} {token} {run} ({name}, {host}, {version}, {bin} as everywhere). */
+function restoreVars(r: RestoreRequest): Record<string, string> {
+  return { snapshot: r.snapshot, peer: r.peerUrl, cluster: r.initialCluster, token: r.token, run: r.run };
 }

@@ -1,4 +1,5 @@
 import type { MemberSpec } from '../cluster.js';
+import type { RestoreRequest } from '../restore-data.js';
 
 /** What a member runs: a simulated minor version, or a directory with real etcd binaries. */
 export interface MemberTarget {
@@ -25,10 +26,26 @@ export interface MemberDriver {
    */
   backupDataDir?(m: MemberSpec, dest: string, run: string): Promise<string>;
   /**
+   * --on-failure rollback: a stopped member's data dir back from the backup taken after its stop
+   * (`dest`/{run} as in backupDataDir), the current dir kept beside it. Returns the journal detail.
+   */
+  restoreBackup?(m: MemberSpec, dest: string, run: string): Promise<string>;
+  /**
    * The config file (etcd --config-file, YAML) the member will start with on `target`, and where it
    * is, for the 3.3 configuration check; undefined when the member has none the driver knows of.
    */
   readConfig?(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
+  /**
+   * kv restore, before any member is stopped: throws naming what is wrong (a missing data dir, an
+   * unreachable host). Undefined: the driver cannot restore.
+   */
+  checkRestore?(m: MemberSpec, r: RestoreRequest): Promise<string>;
+  /** kv restore, still before any stop: builds what can be built beside the live data (local: the restored dir). */
+  prepareRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
+  /** kv restore, with the member stopped: its old data dir kept under a new name, the restored one in place. */
+  restoreData?(m: MemberSpec, r: RestoreRequest): Promise<string>;
+  /** Drops what prepareRestore built (the restore did not go ahead). */
+  abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
 }

@@ -1,9 +1,10 @@
-import { closeSync, cpSync, existsSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemberSpec, SandboxSpec } from '../cluster.js';
 import type { MemberDriver, MemberTarget } from './driver.js';
+import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData, type RestoreRequest } from '../restore-data.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -123,6 +124,15 @@ export class LocalDriver implements MemberDriver {
     return `${dirBytes(dest)} bytes copied to ${dest}`;
   }
 
+  async restoreBackup(m: MemberSpec, dest: string, run: string): Promise<string> {
+    const dir = this.spec(m).dataDir!;
+    const failed = `${dir}.failed-${run}`;
+    rmSync(failed, { recursive: true, force: true });
+    if (existsSync(dir)) renameSync(dir, failed);
+    cpSync(dest, dir, { recursive: true });
+    return `data dir restored from ${dest}, the failed one kept as ${failed}`;
+  }
+
   /** The member's config file (kv sandbox up writes one per member), for the 3.3 configuration check. */
   async readConfig(m: MemberSpec): Promise<{ file: string; text: string } | undefined> {
     const file = this.spec(m).configFile;
@@ -196,6 +206,25 @@ export class LocalDriver implements MemberDriver {
     s.version = target.version;
     s.binDir = target.binDir;
     await this.save(this.sandbox);
+  }
+
+  async checkRestore(m: MemberSpec): Promise<string> {
+    checkLocalDataDir(this.spec(m));
+    return `data dir ${this.spec(m).dataDir}`;
+  }
+
+  async prepareRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {
+    await stageLocalData(this.sandbox, this.spec(m), r, this.exec);
+  }
+
+  async abandonRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {
+    dropStaged(this.spec(m), r.run);
+  }
+
+  async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
+    const detail = swapLocalData(this.sandbox, this.spec(m), r);
+    await this.save(this.sandbox);
+    return detail;
   }
 
   /** Forget a member's files (sandbox down). */

@@ -23,8 +23,13 @@ export interface SystemdPreset {
   sudo?: boolean;
   /** The member's etcd config file ({version}: the target), for the 3.3 configuration check. */
   configFile?: string;
-  /** The member's data dir: a backup after each stop, and the v2 size for --settle auto. */
+  /**
+   * The member's data dir: a backup after each stop, the v2 size for --settle auto, putting the backup
+   * back (--on-failure rollback), and kv restore (the snapshot must be at the same path on each host).
+   */
   dataDir?: string;
+  /** The etcdctl on the hosts that restores a snapshot (default etcdctl, from the PATH). */
+  etcdctl?: string;
 }
 
 export class PresetError extends Error {}
@@ -51,6 +56,14 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
   if (p.dataDir) {
     t.backup = `${ssh} ${sudo}cp -a ${p.dataDir} ${p.dataDir}.bak-{run}`;
     t.v2Size = `${ssh} ${sudo}du -sb ${p.dataDir}/member/snap`;
+    const d = p.dataDir;
+    // The remote shell runs these lines (ssh joins its arguments), so `&&` chains on the host.
+    t.restoreBackup = `${ssh} ${sudo}mv ${d} ${d}.failed-{run} && ${sudo}cp -a ${d}.bak-{run} ${d}`;
+    t.restoreCheck = `${ssh} test -d ${d} && test -f {snapshot}`;
+    t.restore =
+      `${ssh} ${sudo}mv ${d} ${d}.before-restore-{run} && ${sudo}env ETCDCTL_API=3 ${p.etcdctl ?? 'etcdctl'} snapshot restore {snapshot} ` +
+      `--name {name} --initial-cluster {cluster} --initial-cluster-token {token} --initial-advertise-peer-urls {peer} --data-dir ${d} ` +
+      `&& ${sudo}chown -R --reference=${d}.before-restore-{run} ${d}`;
   }
   return t;
 }

@@ -1,0 +1,91 @@
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MemberSpec, SandboxSpec } from './cluster.js';
+import type { MemberTarget } from './drivers/driver.js';
+import { parseSimSnapshot } from './snapshot-status.js';
+
+type Exec = typeof import('execa').execa;
+
+/** What one member's data is rebuilt with (the same for every driver). */
+export interface RestoreRequest {
+  snapshot: string;
+  name: string;
+  peerUrl: string;
+  /** name=peerURL,… of every member. */
+  initialCluster: string;
+  /** The NEW cluster token: the restored cluster is a new cluster, never confused with the old one. */
+  token: string;
+  /** A timestamp for the kept old data dir: DIR.before-restore-<run>. */
+  run: string;
+  target: MemberTarget;
+}
+
+/** Where a member's old data dir is kept: renamed, never deleted. */
+export function keptDir(dataDir: string, run: string): string {
+  return `${dataDir}.before-restore-${run}`;
+}
+
+/** Before anything is stopped: the member's data dir must exist where the driver says it is. */
+export function checkLocalDataDir(m: MemberSpec): void {
+  const d = m.dataDir;
+  if (!d) throw new Error(`member ${m.name}: no data directory is known`);
+  if (!existsSync(d)) throw new Error(`member ${m.name}: its data directory ${d} does not exist`);
+  if (!statSync(d).isDirectory()) throw new Error(`member ${m.name}: ${d} is not a directory`);
+}
+
+/** Where a member's restored data is built before any member is stopped. */
+export function stagedDir(dataDir: string, run: string): string {
+  return `${dataDir}.restore-${run}`;
+}
+
+/**
+ * Builds a local member's restored data dir beside the live one, while the cluster still runs (so a
+ * failure here changes nothing): real etcd's `etcdctl snapshot restore` (the target release's
+ * etcdctl, with the member's name, peer URL, the initial cluster and the new token), or, for a
+ * simulated member, its state file written from the snapshot's state (its keys and revision; the
+ * cluster version is decided again by the members, as after a real restore).
+ */
+export async function stageLocalData(sandbox: SandboxSpec, m: MemberSpec, r: RestoreRequest, exec: Exec): Promise<string> {
+  const staged = stagedDir(m.dataDir!, r.run);
+  rmSync(staged, { recursive: true, force: true });
+  if (sandbox.kind === 'sim') {
+    const snap = parseSimSnapshot(readFileSync(r.snapshot));
+    await mkdir(join(staged, 'member'), { recursive: true });
+    writeFileSync(join(staged, 'member', 'kv.json'), JSON.stringify({ revision: snap.revision, kvs: snap.kvs, clusterVersion: '', clients: {} }));
+    return staged;
+  }
+  const etcdctl = join(r.target.binDir ?? '', 'etcdctl');
+  const res = await exec(
+    etcdctl,
+    ['snapshot', 'restore', r.snapshot, '--name', r.name, '--initial-cluster', r.initialCluster, '--initial-cluster-token', r.token, '--initial-advertise-peer-urls', r.peerUrl, '--data-dir', staged],
+    { env: { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' }, extendEnv: false, reject: false, stdin: 'ignore', timeout: 120_000 },
+  );
+  if (res.exitCode !== 0) {
+    rmSync(staged, { recursive: true, force: true });
+    throw new Error(`${etcdctl} snapshot restore for ${m.name} failed (exit ${res.exitCode}): ${String(res.stderr).trim().split('\n').pop()}`);
+  }
+  return staged;
+}
+
+/** Drops a staged dir that was never swapped in (a refused or declined restore). */
+export function dropStaged(m: MemberSpec, run: string): void {
+  if (m.dataDir) rmSync(stagedDir(m.dataDir, run), { recursive: true, force: true });
+}
+
+/**
+ * A stopped local member switched to its staged data: the old data dir renamed aside (kept, never
+ * deleted), the staged one renamed into place; its config file gets the new token.
+ */
+export function swapLocalData(sandbox: SandboxSpec, m: MemberSpec, r: RestoreRequest): string {
+  const dataDir = m.dataDir!;
+  const kept = keptDir(dataDir, r.run);
+  renameSync(dataDir, kept);
+  renameSync(stagedDir(dataDir, r.run), dataDir);
+  if (m.configFile && existsSync(m.configFile)) {
+    const text = readFileSync(m.configFile, 'utf8');
+    writeFileSync(m.configFile, text.replace(/^initial-cluster-token: .*$/m, `initial-cluster-token: ${r.token}`));
+  }
+  sandbox.token = r.token;
+  return `restored into ${dataDir}; old data kept in ${kept}`;
+}
