@@ -9,12 +9,12 @@ import {
   lockJournal,
   memberInFlight,
   newJournal,
-  readJournal,
   writeJournal,
   type Journal,
   type JournalStep,
 } from './journal.js';
 import { checkClusterConfig } from './config-check.js';
+import { readJournal } from './journal-read.js';
 import { authEnabled, observeCluster } from './observe.js';
 import { minor } from './parse.js';
 import { describePlan, nextMember, planUpgrade } from './planner.js';
@@ -172,16 +172,9 @@ function pidExists(pid: number): boolean {
 async function execute(o: UpgradeOptions, file: string, started: number, first: ReturnType<typeof observeCluster>): Promise<UpgradeReport> {
   const t = o.timeouts;
   const obsOpts = { timeoutMs: t.requestMs, debug: o.debug };
-  let journal: Journal | undefined;
-  try {
-    journal = readJournal(file);
-  } catch (err) {
-    // Never start afresh over an unreadable record: it may be all that says which members moved.
-    throw new OpsError(`the upgrade journal ${file} cannot be read: ${(err as Error).message}`, 1, {
-      code: 'journal_unreadable',
-      hint: `check the cluster with opsctl kv status; if no upgrade is half-done, move the file aside (mv ${file} ${file}.bad) and run again`,
-    });
-  }
+  // Checked when read (JournalInvalid names the file and the fix; the file is never rewritten):
+  // never start afresh over a record that may be all that says which members moved.
+  let journal: Journal | undefined = readJournal(file);
   const resuming = isResumable(journal);
   if (resuming && (journal!.target !== o.to || journal!.allowSameVersion !== o.allowSameVersion)) {
     throw new OpsError(`an unfinished upgrade to ${journal!.target} of this cluster is recorded in ${file}`, 1, {

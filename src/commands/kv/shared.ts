@@ -3,13 +3,16 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
-import { CommandDriver } from '../../kv/drivers/command.js';
+import { CommandDriver, templateProblem } from '../../kv/drivers/command.js';
 import type { MemberDriver } from '../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../kv/executor.js';
 import { clusterKey } from '../../kv/journal.js';
 import { setConnection } from '../../kv/connection.js';
 import { parseDuration } from '../../kv/parse.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
+import { normalizeEndpoint } from './endpoint.js';
+
+export { normalizeEndpoint };
 import { loadSandbox, localDriver, sandboxCluster } from '../../kv/sandbox.js';
 
 /** The flags every kv verb takes to find its cluster (and to reach it: TLS, auth). */
@@ -23,19 +26,6 @@ export interface ClusterFlags extends ConnectionFlags {
   backupCmd?: string;
   configCmd?: string;
   requestTimeout?: string;
-}
-
-/** "127.0.0.1:2379" → "http://127.0.0.1:2379"; the URL is checked. */
-export function normalizeEndpoint(e: string, flag = '--endpoints'): string {
-  const s = e.trim().replace(/\/+$/, '');
-  const url = /^[a-z]+:\/\//i.test(s) ? s : `http://${s}`;
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    throw new UsageError(`${flag}: "${e}" is not a client URL`, { field: flag, hint: 'write it as http://HOST:PORT (comma-separated for several)' });
-  }
-  return url;
 }
 
 /**
@@ -68,6 +58,11 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
     const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
     if (t.stop || t.start || t.running) {
       for (const [k, v] of Object.entries(t)) if (!v) throw new UsageError(`--${k}-cmd is missing`, { field: `--${k}-cmd`, hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"' });
+      const given: Array<[string, string | undefined]> = [['stop', t.stop], ['start', t.start], ['running', t.running], ['v2-size', f.v2SizeCmd], ['backup', f.backupCmd], ['config', f.configCmd]];
+      for (const [k, v] of given) {
+        const problem = v === undefined ? undefined : templateProblem(v, k === 'backup' ? ['run'] : []);
+        if (problem) throw new UsageError(`--${k}-cmd: ${problem}`, { field: `--${k}-cmd`, hint: 'fix the template; nothing was changed' });
+      }
       driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd, config: f.configCmd }, exec, ctx.env);
       selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
       if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);

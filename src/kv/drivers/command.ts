@@ -37,6 +37,25 @@ export function renderTemplate(template: string, vars: Record<string, string | u
   );
 }
 
+/** The placeholders every template may use; the backup template also has {run}. */
+export const TEMPLATE_VARS = ['host', 'name', 'endpoint', 'version', 'bin'] as const;
+
+/**
+ * What is wrong with a template before anything runs (an unknown {placeholder}, an unbalanced
+ * quote), or undefined. `extra`: placeholders this template has besides TEMPLATE_VARS.
+ */
+export function templateProblem(template: string, extra: readonly string[] = []): string | undefined {
+  const known = new Set<string>([...TEMPLATE_VARS, ...extra]);
+  try {
+    renderTemplate(template, Object.fromEntries([...known].map((k) => [k, 'x'])));
+    return undefined;
+  } catch (err) {
+    const unknown = /no value for \{(\w+)\}/.exec((err as Error).message)?.[1];
+    if (unknown) return `unknown placeholder {${unknown}} (known: ${[...known].map((k) => `{${k}}`).join(', ')})`;
+    return (err as Error).message;
+  }
+}
+
 /** Real hosts: templates such as `ssh {host} sudo systemctl stop etcd`, run with execa (no shell). */
 export class CommandDriver implements MemberDriver {
   readonly type = 'command';
