@@ -38,7 +38,7 @@ describe('a wrong-shaped journal is named with its path and the fix, exit 1, nev
     writeFileSync(journalFile, text);
     for (const argv of [
       ['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', eps.join(','), '--request-timeout', '500ms'],
-      ['kv', 'upgrade', '--to', '3.3', '--yes', '--endpoints', eps.join(','), ...driver, '--request-timeout', '500ms'],
+      ['kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--endpoints', eps.join(','), ...driver, '--request-timeout', '500ms'],
       ['kv', 'rollback', '--endpoints', eps.join(','), ...driver, '--request-timeout', '500ms'],
     ]) {
       const r = await runBin(argv, { env });

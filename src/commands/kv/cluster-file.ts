@@ -32,6 +32,8 @@ const File = z.object({
         v2Size: z.string().min(1).optional(),
         backup: z.string().min(1).optional(),
         config: z.string().min(1).optional(),
+        dataDir: z.string().min(1).optional(),
+        onHost: z.string().min(1).optional(),
       }),
       z
         .object({
@@ -105,6 +107,8 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
       ['v2Size', driver.v2Size],
       ['backup', driver.backup],
       ['config', driver.config],
+      ['dataDir', driver.dataDir],
+      ['onHost', driver.onHost],
     ];
     for (const [k, t] of templates) {
       const problem = t === undefined ? undefined : templateProblem(t, k === 'backup' ? ['run'] : []);

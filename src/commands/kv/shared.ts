@@ -25,6 +25,8 @@ export interface ClusterFlags extends ConnectionFlags {
   v2SizeCmd?: string;
   backupCmd?: string;
   configCmd?: string;
+  dataDir?: string;
+  onHost?: string;
   requestTimeout?: string;
 }
 
@@ -58,15 +60,18 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
     const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
     if (t.stop || t.start || t.running) {
       for (const [k, v] of Object.entries(t)) if (!v) throw new UsageError(`--${k}-cmd is missing`, { field: `--${k}-cmd`, hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"' });
-      const given: Array<[string, string | undefined]> = [['stop', t.stop], ['start', t.start], ['running', t.running], ['v2-size', f.v2SizeCmd], ['backup', f.backupCmd], ['config', f.configCmd]];
+      const given: Array<[string, string | undefined]> = [['stop', t.stop], ['start', t.start], ['running', t.running], ['v2-size', f.v2SizeCmd], ['backup', f.backupCmd], ['config', f.configCmd], ['data-dir', f.dataDir], ['on-host', f.onHost]];
       for (const [k, v] of given) {
         const problem = v === undefined ? undefined : templateProblem(v, k === 'backup' ? ['run'] : []);
-        if (problem) throw new UsageError(`--${k}-cmd: ${problem}`, { field: `--${k}-cmd`, hint: 'fix the template; nothing was changed' });
+        const flag = k.endsWith('dir') || k.endsWith('host') ? `--${k}` : `--${k}-cmd`;
+        if (problem) throw new UsageError(`${flag}: ${problem}`, { field: flag, hint: 'fix the template; nothing was changed' });
       }
-      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd, config: f.configCmd }, exec, ctx.env);
+      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd, config: f.configCmd, dataDir: f.dataDir, onHost: f.onHost }, exec, ctx.env);
       selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
       if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
       if (f.configCmd) selector.push('--config-cmd', f.configCmd);
+      if (f.dataDir) selector.push('--data-dir', f.dataDir);
+      if (f.onHost) selector.push('--on-host', f.onHost);
     }
     return { cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? { type: 'command', ...t } as ClusterSpec['driver'] : undefined }, driver, selector };
   }

@@ -1,5 +1,5 @@
 import type { CommandTemplates, MemberSpec } from '../cluster.js';
-import type { MemberDriver, MemberTarget } from './driver.js';
+import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -61,6 +61,9 @@ export class CommandDriver implements MemberDriver {
   readonly type = 'command';
   private readonly versions = new Map<string, MemberTarget>();
 
+  /** Present only when a data-dir template is given. */
+  readonly dataLayout?: (m: MemberSpec) => Promise<DataLayout>;
+
   /** Present only when a backup template is given (the executor then runs it after each stop). */
   readonly backupDataDir?: (m: MemberSpec, dest: string, run: string) => Promise<string>;
 
@@ -71,6 +74,8 @@ export class CommandDriver implements MemberDriver {
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly timeoutMs = 60_000,
   ) {
+    const dataDir = t.dataDir;
+    if (dataDir) this.dataLayout = (m) => this.layout(m, dataDir);
     const backup = t.backup;
     if (backup) {
       this.backupDataDir = async (m, _dest, run) => {
@@ -124,6 +129,20 @@ export class CommandDriver implements MemberDriver {
     const r = await this.run(this.t.config, m, target);
     const file = [...argv].reverse().find((a) => a.startsWith('/')) ?? `\`${argv.join(' ')}\``;
     return { file, text: String(r.stdout ?? '') };
+  }
+
+  /** `ls -d` of the paths that matter, on the member's host (the onHost prefix); exit 2 only says one is missing. */
+  private async layout(m: MemberSpec, dataDir: string): Promise<DataLayout> {
+    const [dir] = renderTemplate(dataDir, this.vars(m));
+    const paths = { exists: `${dir}/member`, wal: `${dir}/member/wal`, db: `${dir}/member/snap/db` };
+    const argv = [...(this.t.onHost ? renderTemplate(this.t.onHost, this.vars(m)) : []), 'ls', '-d', ...Object.values(paths)];
+    const r = await this.exec(argv[0], argv.slice(1), { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
+    if (r.exitCode !== 0 && r.exitCode !== 2) {
+      const last = String(r.stderr ?? '').trim().split('\n').pop();
+      throw new Error(`\`${argv.join(' ')}\` failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode ?? '?'}`})${last ? `: ${last}` : ''}`);
+    }
+    const found = new Set(String(r.stdout ?? '').split('\n').map((l) => l.trim()));
+    return { dir, exists: found.has(paths.exists), wal: found.has(paths.wal), db: found.has(paths.db) };
   }
 
   current(m: MemberSpec): MemberTarget | undefined {
