@@ -126,7 +126,7 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   let unlock: (() => Promise<void>) | undefined;
   // The lock and the first look at the cluster at the same time (looking changes nothing).
-  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
   first.then(() => o.debug?.(`[kv] first look at the cluster after ${o.now() - started} ms`), () => undefined);
   if (!o.dryRun) unlock = await acquireLock(file, o);
   o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);
@@ -252,8 +252,9 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
     throw new UpgradeRefused(reasons, hint ?? (journal ? `fix the cluster, then run the same command to resume (journal ${file}), or roll back: ${o.rollbackCommand}` : 'fix the cluster first; nothing was changed'));
   };
   const obs = await first;
-  // The member list from the cluster itself, at once with the auth question below.
-  const listed = readMembership(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
+  // The member list from the cluster itself: asked with the first look, else of a healthy member
+  // (at once with the auth question below).
+  const listed = obs.memberList ? Promise.resolve({ list: obs.memberList, from: obs.members[0].name }) : readMembership(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
   // Whether auth is on matters only with a member on 3.2 before 3.2.31 (the seed's lease-revoke
   // corruption): one more request then, none otherwise.
   if (obs.members.some((m) => /^3\.2\.([0-9]|[12][0-9]|30)$/.test(m.serverVersion ?? ''))) {

@@ -69,10 +69,15 @@ async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberS
  */
 export async function gateBeforeStop(env: StepEnv, m: MemberSpec, seen?: { obs: ClusterObservation; list: MemberListEntry[] }): Promise<ClusterObservation> {
   const { o } = env;
-  const [all, list] = seen
-    ? [seen.obs, seen.list]
-    : await Promise.all([observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug }), memberList(env, m)]);
-  const changed = membershipChange(env.membership, list);
+  let all = seen?.obs;
+  let list = seen?.list;
+  if (!all) {
+    // The member list rides along with the first member's status; asked of the others if it did not answer.
+    const looked = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
+    all = looked;
+    list = looked.memberList ?? (await memberList(env, m));
+  }
+  const changed = membershipChange(env.membership, list!);
   if (changed) throw new Error(`not stopping ${m.name}: ${changed}`);
   const sick = all.members.filter((x) => !x.healthy);
   if (sick.length) throw new Error(`not stopping ${m.name}: ${sick.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`);
