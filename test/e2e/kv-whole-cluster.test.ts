@@ -129,6 +129,20 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
     expect(r.stderr).toContain(`member ${m.name}: ${m.dataDir} holds v2 data (member/wal) but no v3 database (member/snap/db is missing): 3.3 would panic at start`);
     expect(pids(s)).toEqual(before);
     expect(s.journal()).toBeUndefined();
+
+    // The command driver looks where its data-dir template says (on this machine: no --on-host).
+    const template = join(m.dataDir, '..', '..', '{name}', 'data');
+    expect(join(m.dataDir, '..', '..', m.name, 'data')).toBe(m.dataDir);
+    const eps = s.spec().members.map((x) => x.endpoint).join(',');
+    const cmd = await runBin(['kv', 'upgrade', '--to', '3.3', '--yes', '--endpoints', eps, ...DRIVER, '--data-dir', template, ...FAST], { env: s.env });
+    expect(cmd.exitCode, String(cmd.stderr)).toBe(1);
+    expect(cmd.stderr).toContain(`member ${m.name}: ${m.dataDir} holds v2 data (member/wal) but no v3 database`);
+    // A template that names no member's data dir is refused, naming the directory and the fix.
+    const wrong = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', eps, ...DRIVER, '--data-dir', '/nonexistent/{name}'], { env: s.env });
+    expect(wrong.exitCode, String(wrong.stderr)).toBe(1);
+    expect(wrong.stderr).toMatch(/member kv\d: its data dir \/nonexistent\/kv\d has no member\/ directory: .*fix the data-dir template/);
+    expect(pids(s)).toEqual(before);
+    expect(s.journal()).toBeUndefined();
   });
 });
 
