@@ -92,7 +92,7 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
     const file = join(dir, 'cluster.yaml');
     writeFileSync(file, ['members:', ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`), 'driver:', '  type: command', `  stop: ${c.ctl} stop {name}`, `  start: ${c.ctl} start {name} {version}`, `  running: ${c.ctl} running {name}`, `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`, ''].join('\n'));
     const t0 = performance.now();
-    const out = execFileSync(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--cluster', file, '--settle', '0s', '--poll-interval', `${POLL_MS}ms`, '--json'], { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+    const out = execFileSync(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--settle', '0s', '--poll-interval', `${POLL_MS}ms`, '--json'], { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
     const ms = performance.now() - t0;
     const rep = JSON.parse(out);
     if (rep.status !== 'done') throw new Error('opsctl did not finish');

@@ -23,7 +23,7 @@ export default async function kvBench(report, { BIN, tempDir, measure, median })
     try {
       const up = run('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2');
       if (up.status !== 0) throw new Error(`sandbox up failed: ${up.stderr}`);
-      const res = await measure([BIN, 'kv', 'upgrade', '--to', '3.3', '--settle', 'auto', '--poll-interval', '25ms', '--json'], { env: { OPSCTL_CONFIG_DIR: dir } });
+      const res = await measure([BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--settle', 'auto', '--poll-interval', '25ms', '--json'], { env: { OPSCTL_CONFIG_DIR: dir } });
       if (res.code !== 0) throw new Error(`kv upgrade exited ${res.code}: ${res.stderr}`);
       const rep = JSON.parse(res.stdout);
       if (r >= 0) samples.push({ ...rep.totals, cpuMs: res.cpuMs, parts: breakdown(rep) });

@@ -49,6 +49,13 @@ export interface CommandTemplates {
   restoreBackup?: string;
   /** Optional (kv restore): exits 0 when the member's host is reachable and its data dir exists (run before any stop). */
   restoreCheck?: string;
+  /**
+   * Optional: the member's data directory on its host (a path template, e.g. /var/lib/etcd or
+   * /srv/etcd/{name}), looked at before a 3.3 upgrade: v2 data without a v3 database makes 3.3 panic.
+   */
+  dataDir?: string;
+  /** Optional: the prefix that runs a command on the member's host, e.g. `ssh {host}` (none: this machine). */
+  onHost?: string;
   /** Optional: the start template per target version (a preset's per-version units or binaries). */
   startByVersion?: Record<string, string>;
 }

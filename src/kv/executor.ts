@@ -9,14 +9,14 @@ import {
   lockJournal,
   memberInFlight,
   newJournal,
-  readJournal,
   writeJournal,
   type Journal,
   type JournalStep,
 } from './journal.js';
 import { checkClusterConfig } from './config-check.js';
+import { readJournal } from './journal-read.js';
 import { authEnabled, observeCluster } from './observe.js';
-import { minor } from './parse.js';
+import { compareMinor, minor } from './parse.js';
 import { putMemberBack, type OnFailure } from './on-failure.js';
 import { describePlan, nextMember, planUpgrade } from './planner.js';
 import { findEtcdctl } from './snapshot.js';
@@ -32,6 +32,8 @@ import {
   waitGoneStep,
   type StepEnv,
 } from './steps.js';
+import { membershipProblems, readMembership, type Membership } from './membership.js';
+import type { MemberListEntry } from './parse.js';
 import type { ClusterObservation, UpgradePlan } from './types.js';
 import { sleep, WaitAborted } from './wait.js';
 
@@ -83,15 +85,22 @@ export interface UpgradeOptions {
   reporter: StepReporter;
   /** The exact command that rolls back this cluster (printed when halting). */
   rollbackCommand: string;
+  /** The data dirs are not backed up (the command driver without a backup template: said on the plan). */
+  noBackup?: boolean;
   /** A member that never becomes healthy on the target: halt there (default), or put it back first. */
   onFailure?: OnFailure;
+  /**
+   * Asked after the plan is shown and before anything changes (the terminal prompt, --yes); false:
+   * the run ends as 'declined' with nothing changed. Absent: no question (the library's own callers).
+   */
+  confirm?: (c: { target: string; planText: string; warnings: string[]; members: number; resuming: boolean }) => Promise<boolean>;
   /** How long a lock of a crashed run stays (ms). */
   lockStaleMs?: number;
   debug?: (line: string) => void;
 }
 
 export interface UpgradeReport {
-  status: 'planned' | 'done' | 'halted' | 'interrupted' | 'nothing-to-do';
+  status: 'planned' | 'declined' | 'done' | 'halted' | 'interrupted' | 'nothing-to-do';
   cluster: string;
   source: string;
   target: string;
@@ -99,6 +108,8 @@ export interface UpgradeReport {
   resumed: boolean;
   plan: UpgradePlan['members'];
   planText: string;
+  /** What the plan says out loud: a 1- or 2-member cluster loses quorum on each restart; --no-backup. */
+  warnings: string[];
   steps: JournalStep[];
   snapshots: Journal['snapshots'];
   totals: { ms: number; imposedMs: number; overheadMs: number; overheadRatio: number | null };
@@ -118,7 +129,7 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   let unlock: (() => Promise<void>) | undefined;
   // The lock and the first look at the cluster at the same time (looking changes nothing).
-  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
   first.then(() => o.debug?.(`[kv] first look at the cluster after ${o.now() - started} ms`), () => undefined);
   if (!o.dryRun) unlock = await acquireLock(file, o);
   o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);
@@ -173,63 +184,15 @@ function pidExists(pid: number): boolean {
 }
 
 async function execute(o: UpgradeOptions, file: string, started: number, first: ReturnType<typeof observeCluster>): Promise<UpgradeReport> {
-  const t = o.timeouts;
-  const obsOpts = { timeoutMs: t.requestMs, debug: o.debug };
-  let journal: Journal | undefined;
-  try {
-    journal = readJournal(file);
-  } catch (err) {
-    // Never start afresh over an unreadable record: it may be all that says which members moved.
-    throw new OpsError(`the upgrade journal ${file} cannot be read: ${(err as Error).message}`, 1, {
-      code: 'journal_unreadable',
-      hint: `check the cluster with opsctl kv status; if no upgrade is half-done, move the file aside (mv ${file} ${file}.bad) and run again`,
-    });
-  }
-  const resuming = isResumable(journal);
-  if (resuming && (journal!.target !== o.to || journal!.allowSameVersion !== o.allowSameVersion)) {
-    throw new OpsError(`an unfinished upgrade to ${journal!.target} of this cluster is recorded in ${file}`, 1, {
-      code: 'journal_conflict',
-      hint: `finish it with: opsctl kv upgrade --to ${journal!.target}${journal!.allowSameVersion ? ' --allow-same-version' : ''}   or undo it with: ${o.rollbackCommand}`,
-    });
-  }
-  if (!resuming) journal = undefined;
-
-  // ---- pre-flight --------------------------------------------------------------------------
-  const pre = o.reporter.begin(`pre-flight: checking ${o.cluster.members.length} members`);
-  const obs = await first;
-  // Whether auth is on matters only with a member on 3.2 before 3.2.31 (the seed's lease-revoke
-  // corruption): one more request then, none otherwise.
-  if (obs.members.some((m) => /^3\.2\.([0-9]|[12][0-9]|30)$/.test(m.serverVersion ?? ''))) {
-    obs.authEnabled = await authEnabled(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
-  }
-  const observedAt = o.now();
-  const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });
-  if (!result.ok) {
-    pre.fail('pre-flight: refused');
-    throw new UpgradeRefused(result.reasons, journal ? `fix the cluster, then run the same command to resume (journal ${file}), or roll back: ${o.rollbackCommand}` : 'fix the cluster first; nothing was changed');
-  }
-  const plan = result.plan;
-  if (o.to === '3.3' && plan.source === '3.2') {
-    // The seed's 3.3 interface changes, before any member is touched (also on a resume: the members
-    // not yet upgraded start from their config files too).
-    const problems = await checkClusterConfig(o.cluster.members, o.driver, { version: o.to, binDir: o.targetBin }, (t) => o.debug?.(`[kv] ${t}`)).catch((err: Error) => {
-      pre.fail('pre-flight: cannot read a member\'s config');
-      throw new UpgradeRefused([`reading the member config files failed: ${err.message}`], 'fix the config template (it prints the member\'s etcd config file), or drop it to skip the check');
-    });
-    if (problems.length) {
-      pre.fail('pre-flight: 3.3 would refuse a member\'s configuration');
-      throw new UpgradeRefused(
-        problems.map((p) => `member ${p.member}: ${p.file}:${p.line}: ${p.problem}; fix: ${p.fix}`),
-        'nothing was stopped: fix the config the members will start 3.3 with, then run the same command',
-      );
-    }
-  }
-  pre.done(`pre-flight: ${o.cluster.members.length} members healthy, one leader, cluster version ${result.plan.clusterVersion}, no alarms`);
+  const journal = resumableJournal(o, file);
+  const pre = await preflight(o, file, first, journal);
   o.debug?.(`[kv] pre-flight done after ${o.now() - started} ms`);
+  const { plan } = pre;
   const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
-  const planText = journal ? `Resuming the upgrade to ${journal.target} recorded in ${file}` : describePlan(plan, settleText);
+  const planText = journal ? `Resuming the upgrade to ${journal.target} recorded in ${file}` : describePlan(plan, settleText, { noBackup: o.noBackup });
+  const warnings = planWarnings(pre.membership.list.length, o);
+  const base = { cluster: o.cluster.key, source: plan.source, target: plan.target, planText, warnings, plan: journal?.members ?? plan.members, resumed: Boolean(journal) };
   const upgrading = plan.members.filter((m) => m.action !== 'skip');
-  const base = { cluster: o.cluster.key, source: plan.source, target: plan.target, planText, plan: journal?.members ?? plan.members, resumed: Boolean(journal) };
   if (o.dryRun) return { ...base, status: 'planned', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   if (!journal && upgrading.length === 0 && plan.clusterVersion === plan.target) {
     return { ...base, status: 'nothing-to-do', steps: [], snapshots: [], totals: totals([], o.now() - started) };
@@ -240,79 +203,217 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       hint: 'use the sandbox (opsctl kv sandbox up), or a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd templates',
     });
   }
-  const driver = o.driver;
-  o.reporter.note(planText);
-
-  if (!journal) {
-    const previous: Journal['previous'] = {};
-    for (const m of o.cluster.members) {
-      const cur = driver.current(m);
-      const ob = obs.members.find((x) => x.name === m.name);
-      previous[m.name] = { version: minor(ob?.serverVersion) ?? cur?.version ?? plan.source, binDir: cur?.binDir };
-    }
-    journal = newJournal(o.cluster.key, plan, previous, { allowSameVersion: o.allowSameVersion, targetBin: o.targetBin, now: o.now() });
-  } else {
-    journal.status = 'running';
-    journal.owner = { pid: process.pid, host: hostname() };
-    delete journal.halt;
+  o.reporter.note([planText, ...warnings.map((w) => `  ! ${w}`)].join('\n'));
+  // Asked before the journal is written: a "no" leaves nothing behind.
+  if (o.confirm && !(await o.confirm({ target: plan.target, planText, warnings, members: upgrading.length, resuming: Boolean(journal) }))) {
+    return { ...base, status: 'declined', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   }
-  const j = journal;
-  const save = (durable = true) => writeJournal(file, j, o.now(), durable);
-  await save(false);
-  o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
+  const run = await UpgradeRun.start(o, o.driver, file, started, base, pre, journal);
+  return run.go();
+}
 
-  const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
-  if (o.snapshotVia === 'etcdctl' && !etcdctl) throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
-  const real = obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
+/** The recorded run this one resumes, if any (checked when read; one for another target refuses). */
+function resumableJournal(o: UpgradeOptions, file: string): Journal | undefined {
+  // JournalInvalid names the file and the fix, and the file is never rewritten: never start afresh
+  // over a record that may be all that says which members moved.
+  const journal = readJournal(file);
+  if (!isResumable(journal)) return undefined;
+  if (journal.target !== o.to || journal.allowSameVersion !== o.allowSameVersion) {
+    throw new OpsError(`an unfinished upgrade to ${journal.target} of this cluster is recorded in ${file}`, 1, {
+      code: 'journal_conflict',
+      hint: `finish it with: opsctl kv upgrade --to ${journal.target}${journal.allowSameVersion ? ' --allow-same-version' : ''}   or undo it with: ${o.rollbackCommand}`,
+    });
+  }
+  return journal;
+}
 
-  const env: StepEnv = { o, driver, journal: j, etcdctl, real, checkpoint: () => save(false) };
-  const spec = (name: string) => o.cluster.members.find((m) => m.name === name)!;
-  const targetOf = (m: MemberSpec): MemberTarget => ({ version: o.to, binDir: o.targetBin ?? j.target_bin ?? driver.current(m)?.binDir });
-  let leaderId = obs.members.find((m) => m.leaderId)?.leaderId;
+/** What the plan must say out loud before anyone agrees to it. */
+function planWarnings(size: number, o: UpgradeOptions): string[] {
+  const out: string[] = [];
+  if (size <= 2) {
+    out.push(
+      `this cluster has ${size} member${size === 1 ? '' : 's'}: every restart loses quorum (no writes, and no reads that need the leader, until the member is back); a 3-member cluster upgrades without downtime`,
+    );
+  }
+  if (o.noBackup) out.push('--no-backup: the data dirs are not backed up before each start (only the v3 snapshot is taken, and v2 data is not in it)');
+  return out;
+}
 
-  const ranNow = new Set<string>();
-  // The pre-flight's look at the cluster serves as the first member's health gate while it is
-  // fresh (nothing ran in between). Later gates look again: a settle comes before them.
-  let lastLook: { at: number; obs: ClusterObservation } | undefined = { at: observedAt, obs };
-  const halt = async (step: JournalStep, reason: string, status: JournalStep['status'] = 'failed'): Promise<UpgradeReport> => {
+interface Preflight {
+  obs: ClusterObservation;
+  observedAt: number;
+  plan: UpgradePlan;
+  membership: Membership;
+}
+
+/** Refuses (exit 1, nothing changed) unless the whole cluster is fit; the plan otherwise. */
+async function preflight(o: UpgradeOptions, file: string, first: ReturnType<typeof observeCluster>, journal: Journal | undefined): Promise<Preflight> {
+  const t = o.timeouts;
+  const pre = o.reporter.begin(`pre-flight: checking ${o.cluster.members.length} members`);
+  const refuse = (status: string, reasons: string[], hint?: string): never => {
+    pre.fail(`pre-flight: ${status}`);
+    throw new UpgradeRefused(reasons, hint ?? (journal ? `fix the cluster, then run the same command to resume (journal ${file}), or roll back: ${o.rollbackCommand}` : 'fix the cluster first; nothing was changed'));
+  };
+  const obs = await first;
+  // The member list from the cluster itself: asked with the first look, else of a healthy member
+  // (at once with the auth question below).
+  const listed = obs.memberList ? Promise.resolve({ list: obs.memberList, from: obs.members[0].name }) : readMembership(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
+  // Whether auth is on matters only with a member on 3.2 before 3.2.31 (the seed's lease-revoke
+  // corruption): one more request then, none otherwise.
+  if (obs.members.some((m) => /^3\.2\.([0-9]|[12][0-9]|30)$/.test(m.serverVersion ?? ''))) {
+    obs.authEnabled = await authEnabled(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
+  }
+  const observedAt = o.now();
+  const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });
+  const membership = await listed;
+  // (When the planner already refused because no member is healthy, "no one to ask" adds nothing.)
+  const whole = !result.ok && 'error' in membership ? [] : await membershipProblems(o.cluster, obs.members, membership, t.requestMs);
+  if (!result.ok || whole.length) refuse('refused', [...(result.ok ? [] : result.reasons), ...whole]);
+  const plan = (result as Extract<typeof result, { ok: true }>).plan;
+  const v2only = await v2OnlyProblems(o, plan);
+  if (v2only.length) refuse('a member holds v2 data without a v3 database', v2only, 'nothing was stopped: fix the data dirs (or the data-dir template) first');
+  if (o.to === '3.3' && plan.source === '3.2') {
+    // The seed's 3.3 interface changes, before any member is touched (also on a resume: the members
+    // not yet upgraded start from their config files too).
+    const problems = await checkClusterConfig(o.cluster.members, o.driver, { version: o.to, binDir: o.targetBin }, (x) => o.debug?.(`[kv] ${x}`)).catch((err: Error) =>
+      refuse("cannot read a member's config", [`reading the member config files failed: ${err.message}`], "fix the config template (it prints the member's etcd config file), or drop it to skip the check"),
+    );
+    if (problems.length) {
+      refuse(
+        "3.3 would refuse a member's configuration",
+        problems.map((p) => `member ${p.member}: ${p.file}:${p.line}: ${p.problem}; fix: ${p.fix}`),
+        'nothing was stopped: fix the config the members will start 3.3 with, then run the same command',
+      );
+    }
+  }
+  const list = membership as Membership;
+  pre.done(`pre-flight: ${o.cluster.members.length} members healthy, the cluster's member list agrees (${list.list.length}), one leader, cluster version ${plan.clusterVersion}, no alarms`);
+  return { obs, observedAt, plan, membership: list };
+}
+
+/**
+ * The seed: a member whose data dir holds v2 data (member/wal) but no v3 database (member/snap/db)
+ * makes 3.3 panic at start. Checked for every member to upgrade, where the driver knows the data dir.
+ */
+async function v2OnlyProblems(o: UpgradeOptions, plan: UpgradePlan): Promise<string[]> {
+  const driver = o.driver;
+  if (!driver?.dataLayout || compareMinor(o.to, '3.3') < 0) return [];
+  const todo = plan.members.filter((m) => m.action !== 'skip').map((m) => o.cluster.members.find((s) => s.name === m.name)!);
+  const out = await Promise.all(
+    todo.map(async (m): Promise<string | undefined> => {
+      const d = await driver.dataLayout!(m).catch((err: Error) => err);
+      if (d instanceof Error) return `member ${m.name}: cannot look at its data dir: ${d.message}; fix the data-dir template (or --on-host), or drop it to skip the check`;
+      if (!d.exists) return `member ${m.name}: its data dir ${d.dir} has no member/ directory: it is not this member's data dir; fix the data-dir template`;
+      if (d.wal && !d.db) {
+        return `member ${m.name}: ${d.dir} holds v2 data (member/wal) but no v3 database (member/snap/db is missing): ${o.to} would panic at start; fix: restore member/snap/db from a v3 snapshot of this cluster (etcdctl snapshot restore), or remove the member and add it back empty, before upgrading`;
+      }
+      return undefined;
+    }),
+  );
+  return out.filter((x): x is string => x !== undefined);
+}
+
+type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planText' | 'warnings' | 'plan' | 'resumed'>;
+/** A step's body: gets the spinner, returns the detail line. */
+type StepBody = (p: { update(t: string): void }) => Promise<string | undefined>;
+type HaltOr<T = undefined> = Promise<UpgradeReport | T>;
+
+/** One run of the journalled plan: the steps of each member in turn, then the cluster's. */
+class UpgradeRun {
+  private readonly ranNow = new Set<string>();
+  private leaderId: string | undefined;
+  /**
+   * The pre-flight's look at the cluster serves as the first member's health gate while it is fresh
+   * (nothing ran in between). Later gates look again: a settle comes before them.
+   */
+  private lastLook: { at: number; obs: ClusterObservation; list: MemberListEntry[] } | undefined;
+  /** The last gate's look (shared by a member's snapshot and its stop while fresh). */
+  private gated: { at: number; obs: ClusterObservation } | undefined;
+
+  private constructor(
+    private readonly o: UpgradeOptions,
+    private readonly driver: MemberDriver,
+    private readonly file: string,
+    private readonly started: number,
+    private readonly base: Base,
+    private readonly pre: Preflight,
+    private readonly j: Journal,
+    private readonly env: StepEnv,
+  ) {
+    this.leaderId = pre.obs.members.find((m) => m.leaderId)?.leaderId;
+    this.lastLook = { at: pre.observedAt, obs: pre.obs, list: pre.membership.list };
+  }
+
+  /** A new journal (or the resumed one, owned by this run now), written before anything changes. */
+  static async start(o: UpgradeOptions, driver: MemberDriver, file: string, started: number, base: Base, pre: Preflight, resumed: Journal | undefined): Promise<UpgradeRun> {
+    let j: Journal;
+    if (!resumed) {
+      const previous: Journal['previous'] = {};
+      for (const m of o.cluster.members) {
+        const cur = driver.current(m);
+        const ob = pre.obs.members.find((x) => x.name === m.name);
+        previous[m.name] = { version: minor(ob?.serverVersion) ?? cur?.version ?? pre.plan.source, binDir: cur?.binDir };
+      }
+      j = newJournal(o.cluster.key, pre.plan, previous, { allowSameVersion: o.allowSameVersion, targetBin: o.targetBin, now: o.now() });
+    } else {
+      j = resumed;
+      j.status = 'running';
+      j.owner = { pid: process.pid, host: hostname() };
+      delete j.halt;
+    }
+    await writeJournal(file, j, o.now(), false);
+    o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
+    const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
+    if (o.snapshotVia === 'etcdctl' && !etcdctl) throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
+    const real = pre.obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
+    const env: StepEnv = { o, driver, journal: j, etcdctl, real, checkpoint: () => writeJournal(file, j, o.now(), false), membership: pre.membership.list };
+    return new UpgradeRun(o, driver, file, started, base, pre, j, env);
+  }
+
+  private save(durable = true): Promise<void> {
+    return writeJournal(this.file, this.j, this.o.now(), durable);
+  }
+
+  private report(status: UpgradeReport['status']): UpgradeReport {
+    const { j } = this;
+    // This run's time against this run's waits (a resumed run's journal also holds earlier steps).
+    const mine = j.steps.filter((st) => this.ranNow.has(st.id));
+    return { ...this.base, status, journal: this.file, steps: j.steps, snapshots: j.snapshots, totals: totals(mine, this.o.now() - this.started), halt: j.halt };
+  }
+
+  private async halt(step: JournalStep, reason: string, status: JournalStep['status'] = 'failed'): Promise<UpgradeReport> {
     step.status = status;
     step.error = reason;
-    j.status = 'halted';
-    j.halt = { step: step.id, reason, rollback: o.rollbackCommand };
-    await save();
-    return report('halted');
-  };
-  const report = (status: UpgradeReport['status']): UpgradeReport => ({
-    ...base,
-    status,
-    journal: file,
-    steps: j.steps,
-    snapshots: j.snapshots,
-    // This run's time against this run's waits (a resumed run's journal also holds earlier steps).
-    totals: totals(j.steps.filter((st) => ranNow.has(st.id)), o.now() - started),
-    halt: j.halt,
-  });
-  const interrupted = async (): Promise<never> => {
-    j.status = 'interrupted';
-    await save();
-    throw Object.assign(new InterruptedError('kv upgrade interrupted at a safe point; the journal is consistent'), {
-      hint: `run the same command again to resume, or roll back: ${o.rollbackCommand}`,
-    });
-  };
+    this.j.status = 'halted';
+    this.j.halt = { step: step.id, reason, rollback: this.o.rollbackCommand };
+    await this.save();
+    return this.report('halted');
+  }
 
-  /** Runs one journalled step, timing it; `imposed` says whether its time is the cluster's own wait. */
-  const runStep = async (step: JournalStep, label: string, imposed: boolean, fn: (p: { update(t: string): void }) => Promise<string | undefined>): Promise<string | undefined> => {
-    lastLook = undefined; // a step ran: the pre-flight's look is no longer the cluster as it is
+  private async interrupted(): Promise<never> {
+    this.j.status = 'interrupted';
+    await this.save();
+    throw Object.assign(new InterruptedError('kv upgrade interrupted at a safe point; the journal is consistent'), {
+      hint: `run the same command again to resume, or roll back: ${this.o.rollbackCommand}`,
+    });
+  }
+
+  /**
+   * Runs one journalled step, timing it; `imposed` says whether its time is the cluster's own wait.
+   * Before a member is changed the journal says so. Before a stop durably (data and directory
+   * synced): after an OS crash the re-run knows which member it may find down, and resumes there. A
+   * lost "start" record only re-runs a start that finds the member running. The other steps are
+   * re-runnable and idempotent: only their results are written, without a sync.
+   */
+  private async step(step: JournalStep, label: string, imposed: boolean, fn: StepBody): Promise<string | undefined> {
+    const { o } = this;
+    this.lastLook = undefined; // a step ran: the pre-flight's look is no longer the cluster as it is
     const p = o.reporter.begin(label);
-    ranNow.add(step.id);
+    this.ranNow.add(step.id);
     step.status = 'running';
     step.startedAt = new Date(o.now()).toISOString();
     delete step.error;
-    // Before a member is changed the journal says so. Before a stop durably (data and directory
-    // synced): after an OS crash the re-run knows which member it may find down, and resumes
-    // there. A lost "start" record only re-runs a start that finds the member running. The other
-    // steps are re-runnable and idempotent: only their results are written, without a sync.
-    if (step.kind === 'stop' || step.kind === 'start') await save(step.kind === 'stop');
+    if (step.kind === 'stop' || step.kind === 'start') await this.save(step.kind === 'stop');
     const t0 = o.now();
     try {
       const detail = await fn(p);
@@ -321,10 +422,9 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
       step.status = 'done';
       step.detail = detail;
       step.finishedAt = new Date(o.now()).toISOString();
-      // Results are written when a member is done (settle: a settle that waits writes first that
-      // the member is back), before the next member-changing step, and at the end; a crash before
-      // that only re-runs a re-runnable step (a wait, a health pass).
-      if (step.kind === 'settle') await save(false);
+      // Results are written when a member is done (settle: a settle that waits writes first that the
+      // member is back), before the next member-changing step, and at the end.
+      if (step.kind === 'settle') await this.save(false);
       p.done(`${label}${detail ? `: ${detail}` : ''} (${fmtMs(step.ms)})`);
       return detail;
     } catch (err) {
@@ -335,143 +435,176 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
         throw err;
       }
       p.fail(`${label}: ${(err as Error).message}`);
-      throw Object.assign(err as Error, { step });
+      throw err;
     }
-  };
+  }
 
-  // ---- per member ----------------------------------------------------------------------------
-  const pendingMembers = () => j.members.filter((m) => j.steps.some((s) => s.member === m.name && s.status !== 'done' && s.status !== 'skipped'));
-  try {
-    for (let m = nextMember(pendingMembers(), leaderId); m; m = nextMember(pendingMembers(), leaderId)) {
-      const ms = spec(m.name);
-      const steps = j.steps.filter((s) => s.member === m.name);
-      const st = (k: string) => steps.find((s) => s.kind === k)!;
-      const stopped = st('stop').status !== 'pending';
-      if (!stopped && o.signal.aborted) await interrupted();
+  /** A step that halts the run (exit 3) when it fails, with `why` before the error. */
+  private async guarded(step: JournalStep, label: string, imposed: boolean, why: string, fn: StepBody): HaltOr {
+    try {
+      await this.step(step, label, imposed, fn);
+      return undefined;
+    } catch (err) {
+      if (err instanceof WaitAborted) throw err;
+      return this.halt(step, `${why}${(err as Error).message}`);
+    }
+  }
 
-      // The health gate: every member healthy, one leader, no alarm, looked at right before the
-      // member is touched (shared with the snapshot step, and looked at again before the stop if
-      // the snapshot took long).
-      let gated: { at: number; obs: Awaited<ReturnType<typeof gateBeforeStop>> } | undefined;
-      const gate = async (step: JournalStep): Promise<UpgradeReport | undefined> => {
-        const reuse = lastLook && o.now() - lastLook.at <= GATE_FRESH_MS ? lastLook : undefined;
-        lastLook = undefined;
-        try {
-          gated = { at: reuse?.at ?? o.now(), obs: await gateBeforeStop(env, ms, reuse?.obs) };
-          return undefined;
-        } catch (err) {
-          return await halt(step, `${(err as Error).message}; ${ms.name} was not touched: fix the cluster, then resume with the same command`, 'pending');
-        }
-      };
-      // --on-failure rollback: the member back on its old binary and data before halting (exit 3).
-      const memberFailed = async (step: JournalStep, reason: string): Promise<UpgradeReport> => {
-        if (o.onFailure !== 'rollback') return halt(step, reason);
-        const back = await putMemberBack(env, ms, steps).then(
-          (detail) => ({ ok: true, detail }),
-          (err: Error) => ({ ok: false, detail: err.message }),
-        );
-        if (!back.ok) return halt(step, `${reason}; --on-failure rollback could not put ${m.name} back: ${back.detail}`);
-        return halt(step, `${reason}; --on-failure rollback: ${back.detail}`, 'pending');
-      };
-      if (st('snapshot').status !== 'done' && !stopped) {
-        const refused = await gate(st('snapshot'));
-        if (refused) return refused;
-        try {
-          await runStep(st('snapshot'), `${m.name}: snapshot + verify`, false, () => snapshotStep(env, ms, gated?.obs));
-        } catch (err) {
-          return await halt(st('snapshot'), `snapshot of ${m.name} failed before the member was stopped: ${(err as Error).message}`);
-        }
+  /**
+   * A step of the member's way back on the target (start, wait-healthy): a failure halts (exit 3), and
+   * with --on-failure rollback the member is first put back on its old binary and data.
+   */
+  private async memberStep(ms: MemberSpec, step: JournalStep, label: string, why: string, fn: StepBody): HaltOr {
+    try {
+      await this.step(step, label, true, fn);
+      return undefined;
+    } catch (err) {
+      if (err instanceof WaitAborted) throw err;
+      const reason = `${why}${(err as Error).message}`;
+      if (this.o.onFailure !== 'rollback') return this.halt(step, reason);
+      const steps = this.j.steps.filter((s) => s.member === ms.name);
+      const back = await putMemberBack(this.env, ms, steps).then(
+        (detail) => ({ ok: true, detail }),
+        (e: Error) => ({ ok: false, detail: e.message }),
+      );
+      if (!back.ok) return this.halt(step, `${reason}; --on-failure rollback could not put ${ms.name} back: ${back.detail}`);
+      return this.halt(step, `${reason}; --on-failure rollback: ${back.detail}`, 'pending');
+    }
+  }
+
+  /** Every member with pending steps, one at a time (never the current leader while another waits), then the cluster's steps. */
+  async go(): Promise<UpgradeReport> {
+    const { j } = this;
+    const pending = () => j.members.filter((m) => j.steps.some((s) => s.member === m.name && s.status !== 'done' && s.status !== 'skipped'));
+    try {
+      for (let m = nextMember(pending(), this.leaderId); m; m = nextMember(pending(), this.leaderId)) {
+        const halted = await this.member(m.name);
+        if (halted) return halted;
       }
-      if (st('stop').status !== 'done') {
-        if (o.signal.aborted && st('stop').status === 'pending') await interrupted();
-        if (st('stop').status === 'pending' && (!gated || o.now() - gated.at > GATE_FRESH_MS)) {
-          const refused = await gate(st('stop'));
+      return await this.finish();
+    } catch (err) {
+      if (err instanceof WaitAborted) await this.interrupted();
+      throw err;
+    }
+  }
+
+  private member(name: string): HaltOr<undefined> {
+    const ms = this.o.cluster.members.find((x) => x.name === name)!;
+    const steps = this.j.steps.filter((s) => s.member === name);
+    const st = (k: string) => steps.find((s) => s.kind === k)!;
+    return this.chain([() => this.beforeStop(ms, st), () => this.stop(ms, st), () => this.backup(ms, st), () => this.bringBack(ms, st)]);
+  }
+
+  /** Runs the parts in order until one halts. */
+  private async chain(parts: Array<() => HaltOr<undefined>>): HaltOr<undefined> {
+    for (const part of parts) {
+      const halted = await part();
+      if (halted) return halted;
+    }
+    return undefined;
+  }
+
+  /**
+   * The health gate: every member of the cluster's member list healthy, the list as at pre-flight,
+   * one leader, no alarm, looked at right before the member is touched. A failed gate halts with the
+   * member untouched (its step stays pending).
+   */
+  private async gate(ms: MemberSpec, step: JournalStep): HaltOr<undefined> {
+    const reuse = this.lastLook && this.o.now() - this.lastLook.at <= GATE_FRESH_MS ? this.lastLook : undefined;
+    this.lastLook = undefined;
+    try {
+      this.gated = { at: reuse?.at ?? this.o.now(), obs: await gateBeforeStop(this.env, ms, reuse) };
+      return undefined;
+    } catch (err) {
+      this.gated = undefined;
+      return this.halt(step, `${(err as Error).message}; ${ms.name} was not touched: fix the cluster, then resume with the same command`, 'pending');
+    }
+  }
+
+  /** Gate, snapshot + verify (skipped once the member was stopped). */
+  private async beforeStop(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
+    this.gated = undefined;
+    if (st('snapshot').status === 'done' || st('stop').status !== 'pending') return undefined;
+    if (this.o.signal.aborted) await this.interrupted();
+    const refused = await this.gate(ms, st('snapshot'));
+    if (refused) return refused;
+    return this.guarded(st('snapshot'), `${ms.name}: snapshot + verify`, false, `snapshot of ${ms.name} failed before the member was stopped: `, () => snapshotStep(this.env, ms, this.gated?.obs));
+  }
+
+  /** Gate again if the last look is stale, stop, wait until the process is gone. */
+  private async stop(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
+    if (st('stop').status !== 'done') {
+      if (st('stop').status === 'pending') {
+        if (this.o.signal.aborted) await this.interrupted();
+        if (!this.gated || this.o.now() - this.gated.at > GATE_FRESH_MS) {
+          const refused = await this.gate(ms, st('stop'));
           if (refused) return refused;
         }
-        try {
-          await runStep(st('stop'), `${m.name}: stop`, true, async () => {
-            await driver.stop(ms);
-            return undefined;
-          });
-        } catch (err) {
-          return await halt(st('stop'), `stopping ${m.name} failed: ${(err as Error).message}`);
-        }
       }
-      if (st('wait-stopped').status !== 'done') {
-        try {
-          await runStep(st('wait-stopped'), `${m.name}: wait until the process is gone`, true, () => waitGoneStep(env, ms));
-        } catch (err) {
-          return await halt(st('wait-stopped'), `${m.name} is still running: ${(err as Error).message}`);
-        }
-      }
-      if (st('backup-data').status !== 'done' && st('backup-data').status !== 'skipped') {
-        if (!driver.backupDataDir) {
-          st('backup-data').status = 'skipped';
-          st('backup-data').detail = `no backup command: back the data dirs up on the hosts (give --backup-cmd or driver.backup to have opsctl do it; the v3 snapshot is taken)`;
-        } else {
-          try {
-            await runStep(st('backup-data'), `${m.name}: back up the data dir`, false, () => backupStep(env, ms));
-          } catch (err) {
-            return await halt(st('backup-data'), `copying ${m.name}'s data dir failed (the member is stopped: start it again or resume): ${(err as Error).message}`);
-          }
-        }
-      }
-      if (st('start').status !== 'done') {
-        try {
-          await runStep(st('start'), `${m.name}: start ${o.to}`, true, () => startStep(env, ms, targetOf(ms)));
-        } catch (err) {
-          return await memberFailed(st('start'), `starting ${m.name} on ${o.to} failed: ${(err as Error).message}`);
-        }
-      }
-      if (st('wait-healthy').status !== 'done') {
-        try {
-          await runStep(st('wait-healthy'), `${m.name}: wait until it and the cluster are healthy and it caught up`, true, (p) =>
-            waitBackStep(env, ms, p, (id) => (leaderId = id)),
-          );
-        } catch (err) {
-          return await memberFailed(st('wait-healthy'), `${m.name} did not become healthy on ${o.to}: ${(err as Error).message}`);
-        }
-      }
-      if (st('settle').status !== 'done') {
-        try {
-          await runStep(st('settle'), `${m.name}: settle`, true, () => settleStep(env, ms, fmtMs));
-        } catch (err) {
-          if (err instanceof WaitAborted) await interrupted();
-          return await halt(st('settle'), (err as Error).message);
-        }
-      }
+      const halted = await this.guarded(st('stop'), `${ms.name}: stop`, true, `stopping ${ms.name} failed: `, async () => {
+        await this.driver.stop(ms);
+        return undefined;
+      });
+      if (halted) return halted;
     }
+    if (st('wait-stopped').status === 'done') return undefined;
+    return this.guarded(st('wait-stopped'), `${ms.name}: wait until the process is gone`, true, `${ms.name} is still running: `, () => waitGoneStep(this.env, ms));
+  }
 
-    // ---- the end: cluster version, final health ---------------------------------------------
+  /** The data dir copied while the member is stopped (the driver's backup), or skipped as --no-backup says. */
+  private async backup(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
+    const step = st('backup-data');
+    if (step.status === 'done' || step.status === 'skipped') return undefined;
+    if (this.o.noBackup || !this.driver.backupDataDir) {
+      step.status = 'skipped';
+      step.detail = this.o.noBackup ? 'not backed up: --no-backup (the v3 snapshot is taken)' : 'not backed up: the driver has no backup command (the v3 snapshot is taken)';
+      return undefined;
+    }
+    return this.guarded(step, `${ms.name}: back up the data dir`, false, `copying ${ms.name}'s data dir failed (the member is stopped: start it again or resume): `, () => backupStep(this.env, ms));
+  }
+
+  /** Start on the target, wait until it and the cluster are healthy and it caught up, settle. */
+  private async bringBack(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
+    const { o } = this;
+    const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? this.driver.current(ms)?.binDir };
+    if (st('start').status !== 'done') {
+      const halted = await this.memberStep(ms, st('start'), `${ms.name}: start ${o.to}`, `starting ${ms.name} on ${o.to} failed: `, () => startStep(this.env, ms, target));
+      if (halted) return halted;
+    }
+    if (st('wait-healthy').status !== 'done') {
+      const label = `${ms.name}: wait until it and the cluster are healthy and it caught up`;
+      const halted = await this.memberStep(ms, st('wait-healthy'), label, `${ms.name} did not become healthy on ${o.to}: `, (p) => waitBackStep(this.env, ms, p, (id) => (this.leaderId = id)));
+      if (halted) return halted;
+    }
+    if (st('settle').status === 'done') return undefined;
+    try {
+      await this.step(st('settle'), `${ms.name}: settle`, true, () => settleStep(this.env, ms, fmtMs));
+      return undefined;
+    } catch (err) {
+      if (err instanceof WaitAborted) await this.interrupted();
+      return this.halt(st('settle'), (err as Error).message);
+    }
+  }
+
+  /** The cluster version reaches the target; a final health pass. */
+  private async finish(): Promise<UpgradeReport> {
+    const { o, j } = this;
     const cvStep = j.steps.find((s) => s.kind === 'wait-cluster-version')!;
     const fhStep = j.steps.find((s) => s.kind === 'final-health')!;
-    if (o.signal.aborted) await interrupted();
+    if (o.signal.aborted) await this.interrupted();
     if (cvStep.status !== 'done') {
-      try {
-        await runStep(cvStep, `cluster: wait for the cluster version to reach ${o.to}`, true, () => waitClusterVersionStep(env, plan.source));
-      } catch (err) {
-        return await halt(cvStep, (err as Error).message);
-      }
+      const halted = await this.guarded(cvStep, `cluster: wait for the cluster version to reach ${o.to}`, true, '', () => waitClusterVersionStep(this.env, this.pre.plan.source));
+      if (halted) return halted;
     }
     if (fhStep.status !== 'done') {
-      try {
-        await runStep(fhStep, 'cluster: final health pass', false, () => finalHealthStep(env));
-      } catch (err) {
-        return await halt(fhStep, (err as Error).message);
-      }
+      const halted = await this.guarded(fhStep, 'cluster: final health pass', false, '', () => finalHealthStep(this.env));
+      if (halted) return halted;
     }
     j.status = 'done';
-    o.debug?.(`[kv] steps finished after ${o.now() - started} ms; ${journalStats.writes} journal writes took ${journalStats.ms.toFixed(1)} ms`);
-    await save();
-    return report('done');
-  } catch (err) {
-    if (err instanceof WaitAborted) await interrupted();
-    throw err;
+    o.debug?.(`[kv] steps finished after ${o.now() - this.started} ms; ${journalStats.writes} journal writes took ${journalStats.ms.toFixed(1)} ms`);
+    await this.save();
+    return this.report('done');
   }
-}
-
-function obsByLeader(leaderId: string | undefined, obs: { members: Array<{ id: string; name: string }> }): string | undefined {
-  return obs.members.find((m) => m.id === leaderId)?.name;
 }
 
 export function totals(steps: JournalStep[], wallMs: number): UpgradeReport['totals'] {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -82,13 +82,6 @@ export function newJournal(key: string, plan: UpgradePlan, previous: Journal['pr
     steps,
     snapshots: [],
   };
-}
-
-export function readJournal(file: string): Journal | undefined {
-  if (!existsSync(file)) return undefined;
-  const j = JSON.parse(readFileSync(file, 'utf8')) as Journal;
-  if (j.version !== 1 || !Array.isArray(j.steps)) throw new Error(`${file} is not an opsctl kv journal`);
-  return j;
 }
 
 /**

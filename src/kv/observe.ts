@@ -1,5 +1,6 @@
 import type { MemberSpec } from './cluster.js';
 import { KvClient } from './client.js';
+import type { MemberListEntry } from './parse.js';
 import type { ClusterObservation, MemberObservation } from './types.js';
 
 export interface ObserveOptions {
@@ -7,6 +8,8 @@ export interface ObserveOptions {
   debug?: (line: string) => void;
   /** Ask for the alarm list too (default yes; a health poll does not need it). */
   alarms?: boolean;
+  /** Ask the first member for the cluster's member list too (with its status: no extra round trip). */
+  memberList?: boolean;
 }
 
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
@@ -60,15 +63,26 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
   return obs;
 }
 
-/** Every member, in parallel, plus the alarms one reachable member reports. */
-export async function observeCluster(members: MemberSpec[], opts: ObserveOptions): Promise<ClusterObservation & { members: Array<MemberObservation & { real?: boolean }> }> {
-  // Alarms are asked of the first member as soon as it was observed.
-  // The alarm list is asked of the first member as soon as it answered healthy, with its status.
+/**
+ * Every member, in parallel, plus the alarms one reachable member reports (and, when asked, the
+ * cluster's member list as the first member tells it; undefined when it could not).
+ */
+export async function observeCluster(
+  members: MemberSpec[],
+  opts: ObserveOptions,
+): Promise<ClusterObservation & { members: Array<MemberObservation & { real?: boolean }>; memberList?: MemberListEntry[] }> {
+  // The alarm list (and the member list) are asked of the first member as soon as its gateway prefix
+  // is known, with its status.
   let asked: Promise<ClusterObservation['alarms'] | undefined> = Promise.resolve(undefined);
-  const obs = await Promise.all(
-    members.map((m, i) => observeMember(m, opts, i === 0 && opts.alarms !== false ? (c) => void (asked = c.alarms().catch(() => undefined)) : undefined)),
-  );
-  if (opts.alarms === false) return { members: obs, alarms: [] };
+  let listed: Promise<MemberListEntry[] | undefined> = Promise.resolve(undefined);
+  const also = (c: KvClient) => {
+    if (opts.alarms !== false) asked = c.alarms().catch(() => undefined);
+    if (opts.memberList) listed = c.members().catch(() => undefined);
+  };
+  const wantFirst = opts.alarms !== false || opts.memberList;
+  const obs = await Promise.all(members.map((m, i) => observeMember(m, opts, i === 0 && wantFirst ? also : undefined)));
+  const memberList = await listed;
+  if (opts.alarms === false) return { members: obs, alarms: [], memberList };
   const early = await asked;
   let alarms: ClusterObservation['alarms'] = early ?? [];
   const any = obs.find((o) => o.reachable && o.healthy);
@@ -79,7 +93,7 @@ export async function observeCluster(members: MemberSpec[], opts: ObserveOptions
       alarms = [{ memberId: any.id, alarm: `unknown (alarm list failed: ${(err as Error).message})` }];
     }
   }
-  return { members: obs, alarms };
+  return { members: obs, alarms, memberList };
 }
 
 /** Whether etcd auth is enabled, asked of the first healthy member (undefined: none could tell). */

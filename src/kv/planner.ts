@@ -104,7 +104,7 @@ export function nextMember<T extends { name: string; id: string }>(pending: T[],
 }
 
 /** A human rendering of the plan. */
-export function describePlan(plan: UpgradePlan, settle: string): string {
+export function describePlan(plan: UpgradePlan, settle: string, opts: { noBackup?: boolean } = {}): string {
   const lines = [`Plan: ${plan.source === plan.target ? `rolling restart on ${plan.target}` : `upgrade ${plan.source} → ${plan.target}`}, one member at a time (cluster version ${plan.clusterVersion})`];
   let n = 0;
   for (const m of plan.members) {
@@ -114,7 +114,8 @@ export function describePlan(plan: UpgradePlan, settle: string): string {
     }
     n++;
     lines.push(`  ${n}. ${m.name} (${m.endpoint})${m.wasLeader ? ' [leader, last]' : ''}: ${m.reason}`);
-    lines.push(`       snapshot + verify → stop → wait until gone → back up the data dir → start ${plan.target} → wait healthy + caught up → settle ${settle}`);
+    const backup = opts.noBackup ? 'no data-dir backup (--no-backup)' : 'back up the data dir';
+    lines.push(`       snapshot + verify → stop → wait until gone → ${backup} → start ${plan.target} → wait healthy + caught up → settle ${settle}`);
   }
   lines.push(`  then: wait for the cluster version to reach ${plan.target}, final health pass`);
   return lines.join('\n');

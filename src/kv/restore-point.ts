@@ -1,4 +1,5 @@
-import { journalPath, readJournal, type Journal } from './journal.js';
+import { journalPath, type Journal } from './journal.js';
+import { readJournal } from './journal-read.js';
 import { KvClient } from './client.js';
 import { snapshotStatus } from './snapshot-status.js';
 

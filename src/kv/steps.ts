@@ -5,7 +5,8 @@ import type { MemberDriver, MemberTarget } from './drivers/driver.js';
 import type { UpgradeOptions } from './executor.js';
 import type { Journal } from './journal.js';
 import { observeCluster } from './observe.js';
-import { minor } from './parse.js';
+import { membershipChange } from './membership.js';
+import { minor, type MemberListEntry } from './parse.js';
 import type { ClusterObservation } from './types.js';
 import { recordRestorePoint } from './restore-point.js';
 import { saveSnapshot } from './snapshot.js';
@@ -22,6 +23,8 @@ export interface StepEnv {
   /** etcdctl to use for snapshots of real etcd, if any. */
   etcdctl?: string;
   real: boolean;
+  /** The cluster's member list at pre-flight: every gate compares the list with it. */
+  membership: MemberListEntry[];
   /** Writes the journal as it stands (before a long wait, so a crash in it resumes after it). */
   checkpoint: () => Promise<void>;
 }
@@ -61,19 +64,43 @@ async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberS
 }
 
 /**
- * Right before a member is stopped: every member answers healthy and all agree on one leader.
- * Anything else means stopping would take a second member down (or go on past a sick one), so the
- * run halts with nothing changed. One parallel pass, a few milliseconds.
+ * Right before a member is stopped: the cluster's member list is as it was at pre-flight (no member
+ * left or joined: a new, unstarted member counts toward the quorum), every member answers healthy
+ * and all agree on one leader. Anything else means stopping could take a second member down (or go
+ * on past a sick one), so the run halts with nothing changed. One parallel pass, a few milliseconds.
  */
-export async function gateBeforeStop(env: StepEnv, m: MemberSpec, seen?: ClusterObservation): Promise<ClusterObservation> {
+export async function gateBeforeStop(env: StepEnv, m: MemberSpec, seen?: { obs: ClusterObservation; list: MemberListEntry[] }): Promise<ClusterObservation> {
   const { o } = env;
-  const all = seen ?? (await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug }));
+  let all = seen?.obs;
+  let list = seen?.list;
+  if (!all) {
+    // The member list rides along with the first member's status; asked of the others if it did not answer.
+    const looked = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
+    all = looked;
+    list = looked.memberList ?? (await memberList(env, m));
+  }
+  const changed = membershipChange(env.membership, list!);
+  if (changed) throw new Error(`not stopping ${m.name}: ${changed}`);
   const sick = all.members.filter((x) => !x.healthy);
   if (sick.length) throw new Error(`not stopping ${m.name}: ${sick.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`);
   const leaders = new Set(all.members.map((x) => x.leaderId ?? ''));
   if (leaders.size !== 1 || leaders.has('') || leaders.has('0')) throw new Error(`not stopping ${m.name}: the members do not agree on one leader`);
   if (all.alarms.length) throw new Error(`not stopping ${m.name}: alarm ${all.alarms.map((a) => a.alarm).join(', ')} raised`);
   return all;
+}
+
+/** The cluster's member list, asked of the member about to be stopped first (it is up), then the others. */
+async function memberList(env: StepEnv, m: MemberSpec): Promise<MemberListEntry[]> {
+  const order = [m, ...env.o.cluster.members.filter((x) => x.name !== m.name)];
+  const errors: string[] = [];
+  for (const x of order) {
+    try {
+      return await client(env, x.endpoint).members();
+    } catch (err) {
+      errors.push(`${x.name}: ${(err as Error).message}`);
+    }
+  }
+  throw new Error(`not stopping ${m.name}: no member answers the member list (${errors.join('; ')})`);
 }
 
 /** Until the process is gone (not only its port); SIGKILL after the stop timeout where possible. */

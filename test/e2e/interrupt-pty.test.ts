@@ -48,7 +48,7 @@ describe.runIf(hasScript)('on a real terminal: kv upgrade', () => {
 
   it('Ctrl-C during the first settle stops at the safe point with 130, the cluster still on 3.2 and mixed; a re-run resumes and finishes', async () => {
     const s = await sandbox();
-    const run = pty(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '6s'], { env: s.env });
+    const run = pty(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '6s'], { env: s.env });
     await run.waitFor(/: settle/);
     run.ctrlC();
     expect(await run.exitCode()).toBe(130);
@@ -65,7 +65,7 @@ describe.runIf(hasScript)('on a real terminal: kv upgrade', () => {
     expect(mid.filter((v) => v.server.startsWith('3.2'))).toHaveLength(2);
     for (const v of mid) expect(v.cluster.startsWith('3.2')).toBe(true);
 
-    const again = pty(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '0s'], { env: s.env });
+    const again = pty(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '0s'], { env: s.env });
     expect(await again.exitCode()).toBe(0);
     expect(again.text).toContain('cluster upgraded to 3.3');
     for (const v of await versions(s)) expect(v.cluster.startsWith('3.3')).toBe(true);
@@ -73,7 +73,7 @@ describe.runIf(hasScript)('on a real terminal: kv upgrade', () => {
 
   it('a terminal of 0 columns: kv upgrade finishes with plain lines, no redraw loop', async () => {
     const s = await sandbox();
-    const run = pty(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '0s'], { env: s.env, cols: 0 });
+    const run = pty(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '0s'], { env: s.env, cols: 0 });
     expect(await run.exitCode()).toBe(0);
     expect(run.text).toContain('cluster upgraded to 3.3');
     expect(run.output).not.toMatch(REDRAW);

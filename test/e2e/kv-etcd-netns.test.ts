@@ -103,6 +103,9 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
         `  start: ip netns exec okv${id}-{name} ${c.ctl} start {name} {version}`,
         `  running: ip netns exec okv${id}-{name} ${c.ctl} running {name}`,
         `  config: ip netns exec okv${id}-{name} cat ${c.dir}/{name}/etcd.yaml`,
+        `  backup: ip netns exec okv${id}-{name} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
+        `  dataDir: ${c.dir}/{name}/data`,
+        `  onHost: ip netns exec okv${id}-{name}`,
         `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
         '',
       ].join('\n'),
@@ -134,7 +137,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       }
     })();
     try {
-      const up = opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '3s', '--poll-interval', '100ms', '--healthy-timeout', '20s', '--json');
+      const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '3s', '--poll-interval', '100ms', '--healthy-timeout', '20s', '--json');
       // During the first member's settle: cut the link of a member not yet upgraded.
       await until(() => journal()?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 120_000, 'the first member settling');
       const first = journal().steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
@@ -160,7 +163,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       );
       expect((await versions()).filter((v) => v.etcdserver === '3.3.27')).toHaveLength(1);
 
-      const again = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
+      const again = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
       expect(again.exitCode, String(again.stderr)).toBe(0);
       expect(JSON.parse(String(again.stdout)).status).toBe('done');
       const v = await versions();

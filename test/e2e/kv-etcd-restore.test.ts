@@ -47,7 +47,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
     mkdirSync(broken);
     writeFileSync(join(broken, 'etcd'), '#!/bin/sh\necho "etcdmain: injected start failure" >&2\nexit 1\n', { mode: 0o755 });
     symlinkSync(join(releases!.v33, 'etcdctl'), join(broken, 'etcdctl'));
-    const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--target-bin', broken, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
+    const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--target-bin', broken, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
     expect(r.exitCode, String(r.stderr)).toBe(3);
     expect(String(r.stderr)).toMatch(/process exited after its start/);
     expect(String(r.stderr)).toMatch(new RegExp(`--on-failure rollback: kv\\d is back on ${releases!.v32.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/etcd \\(data dir restored from `));
@@ -59,7 +59,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
   }, 180_000);
 
   it('after the finished 3.3 upgrade: kv rollback names kv restore; snapshot status matches etcdctl 3.3.27; kv restore brings every member back to 3.2.32 with the snapshot keys', async () => {
-    const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--target-bin', releases!.v33, '--settle', '0s', ...FAST, '--json');
+    const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--target-bin', releases!.v33, '--settle', '0s', ...FAST, '--json');
     expect(up.exitCode, String(up.stderr)).toBe(0);
     expect((await servers()).every((x) => x.server === '3.3.27' && x.cluster === '3.3.0')).toBe(true);
     etcdctl(releases!.v33, 'put', 'after/upgrade', 'lost by the restore');
@@ -156,7 +156,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
   it('a member 3.3 refuses to start is put back on 3.2.32 with its backed-up data (exit 3); fixed, the upgrade finishes; kv restore brings 3.2.32 back', async () => {
     const originals = c.members.map((m) => readFileSync(m.configFile, 'utf8'));
     for (const m of c.members) writeFileSync(m.configFile, `${readFileSync(m.configFile, 'utf8')}auto-compaction-retention: 1\n`);
-    const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
+    const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
     expect(r.exitCode, String(r.stderr)).toBe(3);
     expect(String(r.stderr)).toMatch(/process exited after its start/);
     expect(String(r.stderr)).toMatch(/--on-failure rollback: etcd\d is back on 3\.2 \(`sh -c mv .*data\.failed-.* done\), the cluster healthy/);
@@ -166,7 +166,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
     expect(failedDirs).toHaveLength(1);
 
     c.members.forEach((m, i) => writeFileSync(m.configFile, originals[i]));
-    const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', ...FAST, '--json');
+    const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', ...FAST, '--json');
     expect(up.exitCode, String(up.stderr)).toBe(0);
     expect(await servers()).toEqual(['3.3.27', '3.3.27', '3.3.27']);
     c.etcdctl(releases!.v33, ['put', 'after/upgrade', 'lost by the restore']);

@@ -102,6 +102,8 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
         `  start: ${c.ctl} start {name} {version}`,
         `  running: ${c.ctl} running {name}`,
         `  config: cat ${c.dir}/{name}/etcd.yaml`,
+        `  backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
+        `  dataDir: ${c.dir}/{name}/data`,
         `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
         'auth: { user: root }',
         '',
@@ -130,7 +132,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
     writeFileSync(m.configFile, `${original}auto-compaction-retention: 1\n`);
     try {
       const line = original.split('\n').length;
-      const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s');
+      const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s');
       expect(r.exitCode, r.stderr).toBe(1);
       expect(r.stderr).toContain(`member ${m.name}: ${m.configFile}:${line}: auto-compaction-retention is the number 1: 3.3 reads a string`);
       expect(r.stderr).toMatch(/fix: give the 3\.3 member auto-compaction-retention: "1"/);
@@ -145,7 +147,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
   }, 60_000);
 
   it('SIGKILLed mid-upgrade leaves one member on 3.3; kv rollback brings the cluster back to 3.2.32', async () => {
-    const up = opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
+    const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
     const { maxDown } = await watchDown(
       (async () => {
         await until(() => journal()?.steps?.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 120_000, 'the first member back on 3.3');
@@ -165,7 +167,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
 
   it('upgrades to 3.3.27 with a writer every 50 ms: SIGKILLed mid-way, re-run resumes; every key intact, cluster version 3.3.0, no acknowledged write lost', async () => {
     const w = writer('writer');
-    const first = opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
+    const first = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
     const killed = await watchDown(
       (async () => {
         // Killed right after the second member was stopped (a member down: the re-run must bring it back).
@@ -175,7 +177,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
       })(),
     );
     expect((await killed.result).signal).toBe('SIGKILL');
-    const again = opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
+    const again = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
     const resumed = await watchDown(again);
     await w.stop();
     const r = resumed.result;

@@ -78,7 +78,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
       }
     })();
 
-    const r = await opsctl('kv', 'upgrade', '--to', '3.4', '--allow-same-version', '--target-bin', '/usr/bin', '--poll-interval', '100ms', '--json');
+    const r = await opsctl('kv', 'upgrade', '--to', '3.4', '--yes', '--allow-same-version', '--target-bin', '/usr/bin', '--poll-interval', '100ms', '--json');
     stop = true;
     await writer;
     expect(r.exitCode, String(r.stderr)).toBe(0);

@@ -25,7 +25,7 @@ describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT))
   beforeAll(async () => {
     expect((await opsctl('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--heartbeat', '50ms')).exitCode).toBe(0);
     for (let i = 0; i < 5; i++) expect((await opsctl('kv', 'put', `k${i}`, `v${i}`)).exitCode).toBe(0);
-    const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--settle', '0s', '--poll-interval', '50ms');
+    const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--settle', '0s', '--poll-interval', '50ms');
     expect(up.exitCode, String(up.stderr)).toBe(0);
     expect((await opsctl('kv', 'put', 'after', 'x')).exitCode).toBe(0);
     rp = readJournal(cfg.dir).restorePoint;

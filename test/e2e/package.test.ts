@@ -76,7 +76,7 @@ describe('the single executable (out/opsctl)', () => {
     try {
       expect(up.exitCode, up.stderr).toBe(0);
       expect((await run(opsctl, ['kv', 'put', 'pkg/key', 'kept'], env)).exitCode).toBe(0);
-      const upgrade = await run(opsctl, ['kv', 'upgrade', '--to', '3.3', '--poll-interval', '100ms'], env);
+      const upgrade = await run(opsctl, ['kv', 'upgrade', '--to', '3.3', '--yes', '--poll-interval', '100ms'], env);
       expect(upgrade.exitCode, upgrade.stderr).toBe(0);
       const status = await run(opsctl, ['kv', 'status', '--json'], env);
       expect(status.exitCode, status.stderr).toBe(0);

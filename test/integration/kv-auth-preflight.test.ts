@@ -6,7 +6,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 /**
  * The pre-flight's auth rule through the real command and real HTTP: three members that answer
  * like etcd 3.2 (health, version, the /v3alpha gateway) with auth on (a token-less range is
- * refused with "user name is empty"); one of them runs 3.2.30.
+ * refused with "user name is empty"); one of them runs 3.2.30. Their member list is the three of them.
  */
 const servers: Server[] = [];
 const cfg = tempConfigDir('opsctl-kv-authpre-');
@@ -24,6 +24,8 @@ function member(id: string, version: string): Promise<string> {
       if (req.url === '/version') return json(200, { etcdserver: version, etcdcluster: '3.2.0' });
       if (req.url === '/v3alpha/maintenance/status') return json(200, { header, version, leader: '11', raftIndex: '9' });
       if (req.url === '/v3alpha/maintenance/alarm') return json(200, { header });
+      // The whole cluster as it reports itself: the three members, no other.
+      if (req.url === '/v3alpha/cluster/member/list') return json(200, { header, members: endpoints.map((u, i) => ({ ID: String(11 + i), name: `m${11 + i}`, peerURLs: [`http://127.0.0.1:${2380 + i}`], clientURLs: [u] })) });
       if (req.url === '/v3alpha/kv/range') return authOn ? json(400, { error: 'etcdserver: user name is empty', code: 3 }) : json(200, { header });
       return json(404, { error: 'not found' });
     });

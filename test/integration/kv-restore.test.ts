@@ -23,7 +23,7 @@ const versions = async () => (await sb.kv('version', '--json')).json<Array<{ ser
 
 /** A finished 3.2 → 3.3 upgrade, one write after it; the journal's restore point. */
 async function upgraded(): Promise<{ file: string; revision: string; liveKeys: number; sha256: string }> {
-  const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--settle', '0s', '--json');
+  const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '0s', '--json');
   expect(r.code, r.stderr).toBe(0);
   expect((await sb.kv('put', 'after/upgrade', 'lost on restore')).code).toBe(0);
   const rp = sb.journal().restorePoint;
@@ -146,11 +146,11 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
 describe('kv upgrade --on-failure rollback and kv rollback --dry-run (simulated sandbox)', () => {
   it('a member that never becomes healthy on 3.3 is put back on 3.2 with its backed-up data: exit 3, the cluster healthy on 3.2 as before', async () => {
     sb.fault({ neverHealthyOn: '3.3' });
-    const bad = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--on-failure', 'sometimes');
+    const bad = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--on-failure', 'sometimes');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--on-failure: "sometimes" is not one of halt, rollback');
 
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--healthy-timeout', '2s', '--on-failure', 'rollback');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--healthy-timeout', '2s', '--on-failure', 'rollback');
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/did not become healthy on 3\.3/);
     const first = sb.journal().members.find((m: any) => m.action !== 'skip').name;
@@ -175,7 +175,7 @@ describe('kv upgrade --on-failure rollback and kv rollback --dry-run (simulated 
 
   it('kv rollback --dry-run after a halt names the member it would bring back and changes nothing', async () => {
     sb.fault({ neverHealthyOn: '3.3' });
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--healthy-timeout', '2s');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--healthy-timeout', '2s');
     expect(r.code).toBe(3);
     const journalBefore = JSON.stringify(sb.journal());
     const before = pids();

@@ -57,7 +57,7 @@ describe('kv sandbox up --config: a config file per member, read by the 3.3 conf
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(kv2.configFile);
     const before = pids(spec);
 
-    const r = await sb.kv('upgrade', '--to', '3.3');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes');
     expect(r.code, r.stderr).toBe(1);
     const line = lineOf(kv2.configFile, 'auto-compaction-retention');
     expect(line).toBeGreaterThan(0);
@@ -85,7 +85,7 @@ describe('kv sandbox up --config: a config file per member, read by the 3.3 conf
     expect(big.code).not.toBe(0);
     expect(big.stderr).toMatch(/too large|request is too large|1024/i);
     expect((await sb.kv('put', 'small', 'v')).code).toBe(0);
-    const r = await sb.kv('upgrade', '--to', '3.3', '--settle', '0s');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', '--settle', '0s');
     expect(r.code, r.stderr).toBe(0);
     expect((await sb.kv('get', 'small')).stdout).toContain('v');
   });
@@ -121,7 +121,7 @@ describe.runIf(releases)('kv sandbox up --etcd-bin (real etcd 3.2.32) --config: 
     const pid = readFileSync(kv3.pidFile, 'utf8').trim();
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0$/, '').split('\0')).toEqual([join(releases!.v32, 'etcd'), '--config-file', kv3.configFile]);
     const before = pids(spec);
-    const r = await kv('upgrade', '--to', '3.3', '--target-bin', releases!.v33);
+    const r = await kv('upgrade', '--to', '3.3', '--yes', '--target-bin', releases!.v33);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(`member kv3: ${kv3.configFile}:${lineOf(kv3.configFile, 'auto-compaction-retention')}: auto-compaction-retention is the number 1`);
     expect(pids(spec)).toEqual(before);

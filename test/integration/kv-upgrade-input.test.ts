@@ -31,7 +31,7 @@ describe('kv upgrade on a simulated 3.3 sandbox', () => {
 
   it('--to 3.4 is refused before any change: simulated members cannot run 3.4 (exit 2)', async () => {
     const before = await versions();
-    const r = await sb.kv('upgrade', '--to', '3.4');
+    const r = await sb.kv('upgrade', '--to', '3.4', '--yes');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('cannot start 3.4 members');
     expect(r.stderr).toContain('--etcd-bin');

@@ -40,7 +40,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     expect(dry.stdout).toMatch(new RegExp(`3\\. ${leader} .*\\[leader, last\\]`));
     expect(sb.journal()).toBeUndefined();
 
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--json', '--debug');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--json', '--debug');
     expect(r.code, r.stderr).toBe(0);
     // Each upgraded member is asked on its new gateway prefix: at most one /v3alpha redirect each
     // (the first look after its restart), not one on every request.
@@ -83,7 +83,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     const rb = await sb.kv('rollback', ...FAST);
     expect(rb.code).toBe(1);
     expect(rb.stderr).toMatch(/downgrade is no longer possible/);
-    const again = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    const again = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/nothing to do/);
   });
@@ -93,7 +93,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     const pid = Number(readFileSync(m.pidFile, 'utf8'));
     process.kill(pid, 'SIGTERM');
     await until(async () => (await sb.kv('health')).code === 1, 20_000, 'a member down');
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/refused before any change/);
     expect(r.stderr).toMatch(new RegExp(`member ${m.name} .* not reachable`));
@@ -103,7 +103,7 @@ describe('kv upgrade on a simulated sandbox', () => {
 
   it('halts before the stop when the snapshot is corrupt (exit 3)', async () => {
     sb.fault({ corruptSnapshot: true });
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/snapshot of kv\d failed before the member was stopped: .*corrupt.*SHA-256 trailer mismatch/);
     expect(r.stderr).toMatch(/Roll back with: +opsctl kv rollback/);
@@ -117,7 +117,7 @@ describe('kv upgrade on a simulated sandbox', () => {
 
   it('halts when the new member never becomes healthy (exit 3, cluster mixed), and roll-back works', async () => {
     sb.fault({ neverHealthyOn: '3.3' });
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--healthy-timeout', '2s');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--healthy-timeout', '2s');
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/did not become healthy on 3.3/);
     const rollbackLine = /Roll back with: +(.*)/.exec(r.stderr)![1];
@@ -140,7 +140,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     const key = clusterKey(sb.spec().members.map((m) => m.endpoint));
     mkdirSync(join(sb.dir, 'data', 'kv', 'backups'), { recursive: true });
     writeFileSync(join(sb.dir, 'data', 'kv', 'backups', key), 'in the way');
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/copying kv\d's data dir failed \(the member is stopped/);
     const health = (await sb.kv('health', '--json')).json<Array<{ healthy: boolean }>>();
@@ -162,7 +162,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     const sink = new PassThrough();
     sink.resume();
     const io = new IOStreams({ stdout: sink, stderr: sink, stdin: new PassThrough(), env: { NO_COLOR: '1' }, stdoutTTY: false, stderrTTY: false, stdinTTY: false });
-    const running = main(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
+    const running = main(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
     // The first member is back and healthy: the run is now in its 30 s settle.
     await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
     ctx!.abort.abort('SIGINT');
@@ -172,7 +172,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     expect(j.steps.filter((s: any) => s.status === 'running')).toHaveLength(0);
     expect(j.steps.filter((s: any) => s.status === 'done').map((s: any) => s.kind)).toEqual(['snapshot', 'stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy']);
 
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST, '--settle', '0s', '--json');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '0s', '--json');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ status: 'done', resumed: true });
     // Timings are this run's: its waits never exceed its own wall time.
@@ -181,7 +181,7 @@ describe('kv upgrade on a simulated sandbox', () => {
   });
 
   it('opsctl killed mid-upgrade (SIGKILL): the re-run resumes where it stopped and finishes', async () => {
-    const child = runBin(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '30s'], { env: sb.env });
+    const child = runBin(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '30s'], { env: sb.env });
     await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
     child.kill('SIGKILL');
     await child;
@@ -189,7 +189,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     expect(before.status).toBe('running'); // it never got to say otherwise
     const first = before.steps.find((s: any) => s.kind === 'wait-healthy' && s.status === 'done').member;
 
-    const r = await runBin(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '0s', '--json'], { env: sb.env });
+    const r = await runBin(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '0s', '--json'], { env: sb.env });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const report = JSON.parse(String(r.stdout));
     expect(report).toMatchObject({ status: 'done', resumed: true });
@@ -208,10 +208,10 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     const eps = sb.spec().members.map((m) => m.endpoint).join(',');
     // Without a --v2-size-cmd the v2 data size is unknown and --settle auto would wait 2 minutes.
     const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
-    const noDriver = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, ...FAST);
+    const noDriver = await sb.kv('upgrade', '--to', '3.3', '--yes', '--endpoints', eps, ...FAST);
     expect(noDriver.code).toBe(2);
     expect(noDriver.stderr).toMatch(/no way to stop and start members/);
-    const r = await sb.kv('upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--backup-cmd', tpl('backup', ' {run}'), ...FAST, '--settle', '0s', '--json');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--backup-cmd', tpl('backup', ' {run}'), ...FAST, '--settle', '0s', '--json');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().status).toBe('done');
     // The backup template ran on each stopped member ({run} = the journal id).
@@ -226,12 +226,22 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
   it('a start that fails halts with the member down (exit 3); the re-run resumes at the start and finishes', async () => {
     const eps = sb.spec().members.map((m) => m.endpoint).join(',');
     const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
-    const argv = ['upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s'];
+    const argv = ['upgrade', '--to', '3.3', '--yes', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s'];
+    // No backup template: refused (exit 2) unless --no-backup says so, never a silent skip.
+    const noBackup = await sb.kv(...argv);
+    expect(noBackup.code, noBackup.stderr).toBe(2);
+    expect(noBackup.stderr).toMatch(/the command driver has no data-dir backup template/);
+    expect(noBackup.stderr).toMatch(/--no-backup/);
+    expect(sb.journal()).toBeUndefined();
+    argv.push('--no-backup');
+    const dry = await sb.kv(...argv, '--dry-run');
+    expect(dry.stdout).toMatch(/no data-dir backup \(--no-backup\)/);
+    expect(dry.stdout).toMatch(/! --no-backup: the data dirs are not backed up/);
     writeFileSync(join(sb.dir, 'FAIL-START'), '');
     const r = await sb.kv(...argv);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/starting kv\d on 3.3 failed: .*FAIL-START is set/);
-    expect(sb.journal().steps.find((s: any) => s.kind === 'backup-data').detail).toMatch(/no backup command: .*--backup-cmd/);
+    expect(sb.journal().steps.find((s: any) => s.kind === 'backup-data').detail).toMatch(/not backed up: --no-backup/);
     expect(r.stderr).toMatch(/Roll back with: +opsctl kv rollback --endpoints/);
     const health = (await sb.kv('health', '--json')).json<Array<{ healthy: boolean }>>();
     expect(health.filter((h) => !h.healthy)).toHaveLength(1); // one member down, never two
@@ -249,7 +259,7 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
     // --settle auto runs the v2-size command after each member is back; with SICKEN it makes the
     // two members still on 3.2 unhealthy, right before the next member would be stopped.
-    const argv = ['upgrade', '--to', '3.3', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--v2-size-cmd', tpl('v2size'), ...FAST, '--settle', 'auto'];
+    const argv = ['upgrade', '--to', '3.3', '--yes', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--v2-size-cmd', tpl('v2size'), '--no-backup', ...FAST, '--settle', 'auto'];
     writeFileSync(join(sb.dir, 'SICKEN'), '');
     const r = await sb.kv(...argv);
     expect(r.code, r.stderr).toBe(3);
@@ -273,9 +283,10 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     const eps = sb.spec().members.map((m) => m.endpoint).join(',');
     const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
     const drv = ['--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running')];
+    const up = [...drv, '--no-backup'];
     writeFileSync(join(sb.dir, 'CONFIG-FILE'), 'auto-compaction-mode: periodic\nauto-compaction-retention: 24\n');
     // The healthy timeout is far beyond the test's own timeout: only a halt at once passes.
-    const r = await sb.kv('upgrade', '--to', '3.3', ...drv, ...FAST, '--healthy-timeout', '10m', '--settle', '0s');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...up, ...FAST, '--healthy-timeout', '10m', '--settle', '0s');
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/kv\d did not become healthy on 3.3: kv\d's process exited after its start/);
     expect(sb.logs()).toMatch(/auto-compaction-retention must be a string in 3.3/);
@@ -300,7 +311,7 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     ];
     writeFileSync(file, `${lines.join('\n')}\n`);
     sb.fault({ neverHealthyOn: '3.3' });
-    const r = await sb.kv('upgrade', '--to', '3.3', '--cluster', file, ...FAST, '--healthy-timeout', '2s');
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, ...FAST, '--healthy-timeout', '2s');
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/did not become healthy on 3.3/);
     expect(/Roll back with: +(.*)/.exec(r.stderr)![1]).toBe(`opsctl kv rollback --cluster ${file}`);
@@ -318,9 +329,9 @@ describe('kv upgrade: more refusals', () => {
     const file = join(sb.dir, 'data', 'kv', 'journals', `${key}.json`);
     mkdirSync(join(sb.dir, 'data', 'kv', 'journals'), { recursive: true });
     writeFileSync(file, '{"version": 1, "steps": [');
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/the upgrade journal .* cannot be read/);
+    expect(r.stderr).toMatch(/the kv upgrade journal .* cannot be used: not JSON/);
     expect(r.stderr).toMatch(/move the file aside \(mv /);
     expect(readFileSync(file, 'utf8')).toBe('{"version": 1, "steps": [');
     for (const v of await versions()) expect(v.server).toMatch(/^3\.2\./);
@@ -328,7 +339,7 @@ describe('kv upgrade: more refusals', () => {
 
   it('refuses while an alarm is raised', async () => {
     sb.fault({ alarm: 'NOSPACE' });
-    const r = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/alarm NOSPACE raised on member \d+/);
   });
@@ -338,9 +349,9 @@ describe('kv upgrade: more refusals', () => {
     sink.resume();
     let ctx: Context | undefined;
     const io = new IOStreams({ stdout: sink, stderr: sink, stdin: new PassThrough(), env: { NO_COLOR: '1' }, stdoutTTY: false, stderrTTY: false, stdinTTY: false });
-    const running = main(['kv', 'upgrade', '--to', '3.3', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
+    const running = main(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
     await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
-    const second = await sb.kv('upgrade', '--to', '3.3', ...FAST);
+    const second = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST);
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/another kv upgrade of this cluster is running \(pid \d+/);
     ctx!.abort.abort('SIGINT');

@@ -145,7 +145,7 @@ export const DEMO_SECTIONS: DemoSection[] = [
       { title: 'start a 3-member sandbox of simulated 3.2 members', argv: ['kv', 'sandbox', 'up', '--members', '3', '--version', '3.2'] },
       { title: 'write a key through the gateway', argv: ['kv', 'put', 'demo/greeting', 'hello from 3.2'] },
       { title: 'the plan: followers first, the leader last', argv: ['kv', 'upgrade', '--to', '3.3', '--dry-run'] },
-      { title: 'upgrade, one member at a time (snapshot, stop, start 3.3, wait healthy)', argv: ['kv', 'upgrade', '--to', '3.3', '--poll-interval', '100ms'] },
+      { title: 'upgrade, one member at a time (snapshot, stop, start 3.3, wait healthy)', argv: ['kv', 'upgrade', '--to', '3.3', '--yes', '--poll-interval', '100ms'] },
       { title: 'every member and the cluster report 3.3', argv: ['kv', 'status'] },
       { title: 'the key written before is still there', argv: ['kv', 'get', 'demo/greeting'] },
       { title: 'stop the sandbox', argv: ['kv', 'sandbox', 'down'] },

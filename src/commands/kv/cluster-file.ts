@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
 import { expandSystemd } from '../../kv/drivers/systemd.js';
 import type { FileConnection } from './connection.js';
+import { TEMPLATE_EXTRA, templateProblem } from '../../kv/drivers/command.js';
 import { normalizeEndpoint } from './endpoint.js';
 
 const Member = z.object({
@@ -36,6 +37,8 @@ const File = z.object({
         restore: z.string().min(1).optional(),
         restoreCheck: z.string().min(1).optional(),
         restoreBackup: z.string().min(1).optional(),
+        dataDir: z.string().min(1).optional(),
+        onHost: z.string().min(1).optional(),
       }),
       z
         .object({
@@ -84,6 +87,16 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
       hint: 'a cluster file has members: [{name, endpoint, host}] and optionally driver: {type: command, stop, start, running} or {type: systemd, unit}, tls: {cacert, cert, key}, auth: {user}',
     });
   }
+  const seen = new Set<string>();
+  for (const [i, m] of r.data.members.entries()) {
+    if (seen.has(m.name)) {
+      throw new UsageError(`--cluster ${path}: members.${i}.name: "${m.name}" is listed twice`, {
+        field: '--cluster',
+        hint: 'give each member its etcd name (etcd --name) once; nothing was changed',
+      });
+    }
+    seen.add(m.name);
+  }
   let driver: ClusterSpec['driver'];
   if (r.data.driver?.type === 'systemd') {
     try {
@@ -92,6 +105,25 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
       throw new UsageError(`--cluster ${path}: driver: ${(err as Error).message}`, { field: '--cluster', hint: 'see "Driver presets" in the README' });
     }
   } else driver = r.data.driver;
+  if (driver?.type === 'command') {
+    const templates: Array<[string, string | undefined]> = [
+      ['stop', driver.stop],
+      ['start', driver.start],
+      ['running', driver.running],
+      ['v2Size', driver.v2Size],
+      ['backup', driver.backup],
+      ['config', driver.config],
+      ['restore', driver.restore],
+      ['restoreCheck', driver.restoreCheck],
+      ['restoreBackup', driver.restoreBackup],
+      ['dataDir', driver.dataDir],
+      ['onHost', driver.onHost],
+    ];
+    for (const [k, t] of templates) {
+      const problem = t === undefined ? undefined : templateProblem(t, TEMPLATE_EXTRA[k] ?? []);
+      if (problem) throw new UsageError(`--cluster ${path}: driver.${k}: ${problem}`, { field: '--cluster', hint: 'fix the template in the file; nothing was changed' });
+    }
+  }
   return {
     members: r.data.members.map((m) => ({ ...m, endpoint: normalizeEndpoint(m.endpoint, `--cluster ${path}: members.endpoint`) })),
     driver,

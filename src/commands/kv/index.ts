@@ -23,6 +23,8 @@ function clusterOptions(cmd: Command, withDriver = false): Command {
       .option('--v2-size-cmd <template>', 'with --endpoints: prints the bytes of v2 data (for --settle auto)')
       .option('--config-cmd <template>', "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade")
       .option('--backup-cmd <template>', 'with --endpoints: backs up a stopped member\'s data dir on its host ({run}: the upgrade id)')
+      .option('--data-dir <template>', "with --endpoints: the member's data dir on its host, checked before 3.3 (v2 data without a v3 db)")
+      .option('--on-host <template>', 'with --endpoints: runs a command on the member\'s host for that check, e.g. "ssh {host} sudo"')
       .option('--stop-timeout <duration>', 'how long a stopping member may take', '60s')
       .option('--healthy-timeout <duration>', 'how long a started member may take to be healthy and caught up', '2m')
       .option('--poll-interval <duration>', 'between health polls', '250ms');
@@ -40,6 +42,7 @@ export function register(program: Command, ctx: Context): void {
     .requiredOption('--to <minor>', 'the target minor version, e.g. 3.3')
     .option('--dry-run', 'print the plan and stop')
     .option('--settle <auto|duration>', 'wait after each member: auto = 2m when v2 data > 50 MB, else none', 'auto')
+    .option('--no-backup', 'command driver without a backup template: upgrade without backing up the data dirs (the plan says so)')
     .option('--allow-same-version', 'a rolling restart when the members already run --to')
     .option('--target-bin <dir>', 'real etcd: the directory with the new etcd binary')
     .option('--snapshot-via <how>', 'auto | etcdctl | gateway', 'auto')

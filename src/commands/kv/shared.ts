@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
-import { CommandDriver } from '../../kv/drivers/command.js';
+import { CommandDriver, TEMPLATE_EXTRA, templateProblem } from '../../kv/drivers/command.js';
 import type { MemberDriver } from '../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../kv/executor.js';
 import { clusterKey } from '../../kv/journal.js';
@@ -29,6 +29,8 @@ export interface ClusterFlags extends ConnectionFlags {
   restoreCmd?: string;
   restoreCheckCmd?: string;
   restoreBackupCmd?: string;
+  dataDir?: string;
+  onHost?: string;
   requestTimeout?: string;
 }
 
@@ -62,10 +64,18 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
     const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
     if (t.stop || t.start || t.running) {
       for (const [k, v] of Object.entries(t)) if (!v) throw new UsageError(`--${k}-cmd is missing`, { field: `--${k}-cmd`, hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"' });
-      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd, config: f.configCmd, restore: f.restoreCmd, restoreCheck: f.restoreCheckCmd, restoreBackup: f.restoreBackupCmd }, exec, ctx.env);
+      const given: Array<[string, string | undefined]> = [['stop', t.stop], ['start', t.start], ['running', t.running], ['v2-size', f.v2SizeCmd], ['backup', f.backupCmd], ['config', f.configCmd], ['restore', f.restoreCmd], ['restore-check', f.restoreCheckCmd], ['restore-backup', f.restoreBackupCmd], ['data-dir', f.dataDir], ['on-host', f.onHost]];
+      for (const [k, v] of given) {
+        const problem = v === undefined ? undefined : templateProblem(v, TEMPLATE_EXTRA[k] ?? []);
+        const flag = k === 'data-dir' || k === 'on-host' ? `--${k}` : `--${k}-cmd`;
+        if (problem) throw new UsageError(`${flag}: ${problem}`, { field: flag, hint: 'fix the template; nothing was changed' });
+      }
+      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd, config: f.configCmd, restore: f.restoreCmd, restoreCheck: f.restoreCheckCmd, restoreBackup: f.restoreBackupCmd, dataDir: f.dataDir, onHost: f.onHost }, exec, ctx.env);
       selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
       if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
       if (f.configCmd) selector.push('--config-cmd', f.configCmd);
+      if (f.dataDir) selector.push('--data-dir', f.dataDir);
+      if (f.onHost) selector.push('--on-host', f.onHost);
     }
     return { cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? { type: 'command', ...t } as ClusterSpec['driver'] : undefined }, driver, selector };
   }

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
+import { confirmDestructive, notDone, type Destructive } from '../../core/confirm.js';
 import { UsageError } from '../../core/errors.js';
 import { fmtMs, runUpgrade, type UpgradeReport } from '../../kv/executor.js';
 import { duration, reporter, resolveCluster, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
@@ -19,6 +20,8 @@ export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
   snapshotVia: string;
   etcdctl?: string;
   onFailure?: string;
+  /** false with --no-backup. */
+  backup?: boolean;
 }
 
 /**
@@ -47,6 +50,14 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   if (opts.targetBin && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
     throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'drop --target-bin (simulated members switch version themselves), or start the sandbox with --etcd-bin DIR' });
   }
+  const noBackup = opts.backup === false;
+  if (driver?.type === 'command' && !driver.backupDataDir && !noBackup) {
+    // Never a silent "skipped": the seed says back up every data dir (a snapshot holds only v3 data).
+    throw new UsageError('the command driver has no data-dir backup template', {
+      field: '--backup-cmd',
+      hint: 'give one (--backup-cmd "ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}", driver.backup in the cluster file, or dataDir in a systemd preset), or pass --no-backup to upgrade without it; nothing was changed',
+    });
+  }
   ctx.handlesInterrupt = true;
   const rollbackCommand = shellLine(['opsctl', 'kv', 'rollback', ...selector]);
   const report = await runUpgrade({
@@ -67,13 +78,40 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     reporter: reporter(ctx),
     rollbackCommand,
     onFailure,
+    noBackup,
+    confirm: (c) => confirmUpgrade(ctx, c),
     debug: ctx.debugSink,
   });
   return render(report, ctx);
 }
 
+/** What the question names: the members that will be stopped, and the plan's warnings. */
+function what(c: { target: string; warnings: string[]; members: number; resuming: boolean }): Destructive {
+  const to = c.target;
+  const action = c.resuming ? `resume the upgrade to ${to} (members are stopped and restarted one at a time)` : `upgrade the cluster to ${to}: stop and restart ${c.members} member${c.members === 1 ? '' : 's'}, one at a time`;
+  return { action, items: c.warnings };
+}
+
+/** Before the first stop: asks on a terminal (default no), --yes goes ahead, no terminal and no --yes refuses (exit 2). */
+async function confirmUpgrade(ctx: Context, c: { target: string; warnings: string[]; members: number; resuming: boolean }): Promise<boolean> {
+  try {
+    return (await confirmDestructive(ctx, what(c))) === 'proceed';
+  } catch (err) {
+    if (err instanceof UsageError && err.code === 'confirmation_required') {
+      throw new UsageError(`kv upgrade needs confirmation before it stops a member, and there is no terminal to ask on`, {
+        code: 'confirmation_required',
+        field: '--yes',
+        hint: `pass --yes to upgrade without a prompt, or --dry-run to see the plan only; nothing was changed${c.warnings.length ? ` (${c.warnings.join('; ')})` : ''}`,
+      });
+    }
+    throw err;
+  }
+}
+
 function render(r: UpgradeReport, ctx: Context): CommandResult {
-  if (r.status === 'planned') return { data: r, text: `${r.planText}\n(--dry-run: nothing was changed)` };
+  const warned = r.warnings.map((w) => `  ! ${w}`).join('\n');
+  if (r.status === 'planned') return { data: r, text: `${r.planText}${warned ? `\n${warned}` : ''}\n(--dry-run: nothing was changed)` };
+  if (r.status === 'declined') return { ...notDone('declined', { action: `upgrade the cluster to ${r.target}` }), data: r };
   if (r.status === 'nothing-to-do') return { data: r, text: '', message: `every member and the cluster already run ${r.target}: nothing to do` };
   const lines = r.steps.map((s) => `${s.status.padEnd(8)} ${s.id.padEnd(34)} ${s.ms === undefined ? '' : fmtMs(s.ms).padStart(8)}  ${s.detail ?? s.error ?? ''}`.trimEnd());
   const summary = `total ${fmtMs(r.totals.ms)}, of which the cluster's own waits ${fmtMs(r.totals.imposedMs)}`;

@@ -1,5 +1,5 @@
 import type { CommandTemplates, MemberSpec } from '../cluster.js';
-import type { MemberDriver, MemberTarget } from './driver.js';
+import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
 import type { RestoreRequest } from '../restore-data.js';
 
 type Exec = typeof import('execa').execa;
@@ -38,10 +38,42 @@ export function renderTemplate(template: string, vars: Record<string, string | u
   );
 }
 
+/** The placeholders every template may use; the backup template also has {run}. */
+export const TEMPLATE_VARS = ['host', 'name', 'endpoint', 'version', 'bin'] as const;
+
+/**
+ * What is wrong with a template before anything runs (an unknown {placeholder}, an unbalanced
+ * quote), or undefined. `extra`: placeholders this template has besides TEMPLATE_VARS.
+ */
+/** The placeholders a template has beyond the common ones, by template name (file key or flag stem). */
+export const TEMPLATE_EXTRA: Readonly<Record<string, readonly string[]>> = {
+  backup: ['run'],
+  restore: ['snapshot', 'peer', 'cluster', 'token', 'run'],
+  restoreBackup: ['run'],
+  'restore-backup': ['run'],
+  restoreCheck: ['snapshot', 'peer', 'cluster', 'token', 'run'],
+  'restore-check': ['snapshot', 'peer', 'cluster', 'token', 'run'],
+};
+
+export function templateProblem(template: string, extra: readonly string[] = []): string | undefined {
+  const known = new Set<string>([...TEMPLATE_VARS, ...extra]);
+  try {
+    renderTemplate(template, Object.fromEntries([...known].map((k) => [k, 'x'])));
+    return undefined;
+  } catch (err) {
+    const unknown = /no value for \{(\w+)\}/.exec((err as Error).message)?.[1];
+    if (unknown) return `unknown placeholder {${unknown}} (known: ${[...known].map((k) => `{${k}}`).join(', ')})`;
+    return (err as Error).message;
+  }
+}
+
 /** Real hosts: templates such as `ssh {host} sudo systemctl stop etcd`, run with execa (no shell). */
 export class CommandDriver implements MemberDriver {
   readonly type = 'command';
   private readonly versions = new Map<string, MemberTarget>();
+
+  /** Present only when a data-dir template is given. */
+  readonly dataLayout?: (m: MemberSpec) => Promise<DataLayout>;
 
   /** Present only when a backup template is given (the executor then runs it after each stop). */
   readonly backupDataDir?: (m: MemberSpec, dest: string, run: string) => Promise<string>;
@@ -53,6 +85,8 @@ export class CommandDriver implements MemberDriver {
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly timeoutMs = 60_000,
   ) {
+    const dataDir = t.dataDir;
+    if (dataDir) this.dataLayout = (m) => this.layout(m, dataDir);
     const backup = t.backup;
     if (backup) {
       this.backupDataDir = async (m, _dest, run) => {
@@ -130,6 +164,20 @@ export class CommandDriver implements MemberDriver {
     const r2 = await this.run(this.t.restore!, m, r.target, true, restoreVars(r));
     const out = String(r2.stdout ?? '').trim().split('\n').pop();
     return `\`${renderTemplate(this.t.restore!, this.vars(m, r.target, restoreVars(r))).join(' ')}\` done${out ? `: ${out.slice(0, 160)}` : ''}`;
+  }
+
+  /** `ls -d` of the paths that matter, on the member's host (the onHost prefix); exit 2 only says one is missing. */
+  private async layout(m: MemberSpec, dataDir: string): Promise<DataLayout> {
+    const [dir] = renderTemplate(dataDir, this.vars(m));
+    const paths = { exists: `${dir}/member`, wal: `${dir}/member/wal`, db: `${dir}/member/snap/db` };
+    const argv = [...(this.t.onHost ? renderTemplate(this.t.onHost, this.vars(m)) : []), 'ls', '-d', ...Object.values(paths)];
+    const r = await this.exec(argv[0], argv.slice(1), { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
+    if (r.exitCode !== 0 && r.exitCode !== 2) {
+      const last = String(r.stderr ?? '').trim().split('\n').pop();
+      throw new Error(`\`${argv.join(' ')}\` failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode ?? '?'}`})${last ? `: ${last}` : ''}`);
+    }
+    const found = new Set(String(r.stdout ?? '').split('\n').map((l) => l.trim()));
+    return { dir, exists: found.has(paths.exists), wal: found.has(paths.wal), db: found.has(paths.db) };
   }
 
   current(m: MemberSpec): MemberTarget | undefined {

@@ -7,6 +7,17 @@ export interface MemberTarget {
   binDir?: string;
 }
 
+/** What a member's data directory holds (the v2-only check before 3.3: member/wal without member/snap/db). */
+export interface DataLayout {
+  dir: string;
+  /** The data dir has a member/ directory at all. */
+  exists: boolean;
+  /** member/wal: the raft log (v2 data lives in its snapshots). */
+  wal: boolean;
+  /** member/snap/db: the v3 database. */
+  db: boolean;
+}
+
 /** How opsctl controls member processes. */
 export interface MemberDriver {
   readonly type: 'local' | 'command';
@@ -35,6 +46,8 @@ export interface MemberDriver {
    * is, for the 3.3 configuration check; undefined when the member has none the driver knows of.
    */
   readConfig?(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
+  /** The member's data dir as it is on disk; absent when the driver does not know the data dir. */
+  dataLayout?(m: MemberSpec): Promise<DataLayout>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
   /**

@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemberSpec, SandboxSpec } from '../cluster.js';
-import type { MemberDriver, MemberTarget } from './driver.js';
+import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
 import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData, type RestoreRequest } from '../restore-data.js';
 
 type Exec = typeof import('execa').execa;
@@ -113,6 +113,11 @@ export class LocalDriver implements MemberDriver {
     return readdirSync(dir)
       .filter((f) => f.endsWith('.snap'))
       .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+  }
+
+  async dataLayout(m: MemberSpec): Promise<DataLayout> {
+    const dir = this.spec(m).dataDir ?? '';
+    return { dir, exists: existsSync(join(dir, 'member')), wal: existsSync(join(dir, 'member', 'wal')), db: existsSync(join(dir, 'member', 'snap', 'db')) };
   }
 
   async backupDataDir(m: MemberSpec, dest: string): Promise<string> {

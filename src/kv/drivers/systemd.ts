@@ -54,6 +54,8 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
   if (versions.length) t.startByVersion = Object.fromEntries(versions.map((v) => [v, startOf(v)]));
   if (p.configFile) t.config = `${ssh} cat ${p.configFile}`;
   if (p.dataDir) {
+    t.dataDir = p.dataDir;
+    t.onHost = `${ssh}${p.sudo === false ? '' : ' sudo'}`;
     t.backup = `${ssh} ${sudo}cp -a ${p.dataDir} ${p.dataDir}.bak-{run}`;
     t.v2Size = `${ssh} ${sudo}du -sb ${p.dataDir}/member/snap`;
     const d = p.dataDir;
