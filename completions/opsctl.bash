@@ -343,11 +343,11 @@ _opsctl_words() {
     'labels capabilities') words='--json --no-input --yes -y --debug --profile' ;;
     'labels apply') words='--file -f --dry-run --publish --admin --json --no-input --yes -y --debug --profile' ;;
     'kv') words='upgrade rollback health version status put get snapshot sandbox --json --no-input --yes -y --debug --profile' ;;
-    'kv upgrade') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stop-timeout --healthy-timeout --poll-interval --to --dry-run --settle --allow-same-version --target-bin --snapshot-via --etcdctl --cluster-version-timeout --snapshot-timeout --json --no-input --yes -y --debug --profile' ;;
+    'kv upgrade') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stop-timeout --healthy-timeout --poll-interval --to --dry-run --settle --allow-same-version --target-bin --snapshot-via --etcdctl --cluster-version-timeout --snapshot-timeout --report --json --no-input --yes -y --debug --profile' ;;
     'kv rollback') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stop-timeout --healthy-timeout --poll-interval --json --no-input --yes -y --debug --profile' ;;
     'kv health') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
     'kv version') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
-    'kv status') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
+    'kv status') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --report --json --no-input --yes -y --debug --profile' ;;
     'kv put') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
     'kv get') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot') words='save --json --no-input --yes -y --debug --profile' ;;
