@@ -36,8 +36,10 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
   const cfg = tempConfigDir('opsctl-kv-ssh-');
   const clusters: RealCluster[] = [];
   let standinDir: string;
+  /** opsctl's config dir: one per test, so each has its own journal. */
+  let home = cfg.dir;
   const inHub = (file: string, args: string[], timeout = 240_000) =>
-    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' }, extendEnv: true, timeout });
+    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: home, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' }, extendEnv: true, timeout });
   const opsctl = (...args: string[]) => inHub(process.execPath, [BIN, ...args]);
   const versions = (c: RealCluster) =>
     Promise.all(
@@ -109,8 +111,8 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
     const first = await watchDown(c, async () => {
       const up = opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', file, '--settle', '3s', '--poll-interval', '100ms', '--healthy-timeout', '30s', '--json');
       // During the first member's settle: cut the link of a host not yet upgraded.
-      await until(() => readJournal(cfg.dir)?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 180_000, 'the first member settling');
-      const settling = readJournal(cfg.dir).steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
+      await until(() => readJournal(home)?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 180_000, 'the first member settling');
+      const settling = readJournal(home).steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
       const cut = c.members.findIndex((m) => m.name !== settling);
       hosts.cut(cut);
       return { r: await up, cut, settling };
@@ -151,9 +153,11 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
     for (const m of c.members) c.stop(m);
   }, 400_000);
 
-  it('systemd preset over ssh (a stand-in systemctl, named above): upgrades every member, backs up each data dir, links the 3.3 binary', async () => {
+  it('systemd preset over ssh (a stand-in systemctl, named above): hosts that stop answering ssh halt the run (exit 3, the member not stopped); back, the re-run upgrades every member, backs up each data dir, links the 3.3 binary', async () => {
     const c = await realCluster({ size: 3, hosts: hosts.addrs, ports: { client: 2479, peer: 2480 } });
     clusters.push(c);
+    home = join(cfg.dir, 'systemd-home');
+    mkdirSync(home);
     // The stand-in systemctl: `start|stop|is-active [--quiet] etcd` for the member of this ssh
     // session's host (OPSCTL_TEST_MEMBER), by its PID file; stop waits until the process is gone
     // (systemd's TimeoutStopSec=90s, then SIGKILL).
@@ -195,6 +199,28 @@ esac
     ]);
     const plan = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', file, '--dry-run');
     expect(plan.exitCode, String(plan.stderr)).toBe(0);
+    // Mid-run, the two hosts not yet upgraded stop answering ssh (their sshd stopped; etcd runs on):
+    // the next member passes its health gate and snapshot, then its stop over ssh fails with exit
+    // 255. The run halts with exit 3 and that member was not stopped.
+    const cutoff = await watchDown(c, async () => {
+      const up = opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', file, '--settle', '3s', '--poll-interval', '100ms', '--json');
+      await until(() => readJournal(home)?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 180_000, 'the first member settling');
+      const settling = readJournal(home).steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
+      const others = c.members.map((m, i) => (m.name === settling ? -1 : i)).filter((i) => i >= 0);
+      for (const i of others) await ssh.down(i);
+      return { r: await up, others, settling };
+    });
+    const { r, others, settling } = cutoff.result;
+    expect(r.exitCode, String(r.stderr)).toBe(3);
+    expect(String(r.stderr)).toMatch(/upgrade halted at etcd\d\/stop: stopping etcd\d failed: `ssh .*` failed \(exit 255\): ssh: connect to host 10\.214\.\d+\.\d+ port 22: Connection refused/);
+    expect(cutoff.maxDown).toBeLessThanOrEqual(1);
+    const mixed = await versions(c);
+    expect(mixed.filter((x) => x?.etcdserver === '3.3.27')).toHaveLength(1);
+    expect(mixed.filter((x) => x?.etcdserver === '3.2.32')).toHaveLength(2);
+    expect(c.members.every((m) => c.alive(m))).toBe(true);
+    expect(c.members.find((m) => m.name === settling)).toBeDefined();
+    for (const i of others) await ssh.up(i);
+
     const run = await watchDown(c, () => opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', file, '--settle', '0s', '--poll-interval', '100ms', '--json'));
     expect(run.result.exitCode, String(run.result.stderr)).toBe(0);
     expect(run.maxDown).toBeLessThanOrEqual(1);

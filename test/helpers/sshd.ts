@@ -20,6 +20,10 @@ export interface SshHosts {
   run(i: number, command: string): Promise<{ exitCode?: number; stdout: string; stderr: string }>;
   /** How many sessions host i's sshd accepted with the test's key (its log). */
   accepted(i: number): number;
+  /** Stops host i's sshd (by PID): ssh to it then fails with exit 255 while the host's etcd runs on. */
+  down(i: number): Promise<void>;
+  /** Starts host i's sshd again and waits until it accepts a session. */
+  up(i: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,6 +44,7 @@ export async function sshHosts(hosts: NetnsHosts, env: (i: number) => Record<str
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const known: string[] = [];
   const servers: ResultPromise[] = [];
+  const serve = (i: number) => execa('ip', ['netns', 'exec', hosts.ns(i), '/usr/sbin/sshd', '-D', '-f', join(dir, `sshd${i + 1}.conf`), '-E', join(dir, `sshd${i + 1}.log`)], { reject: false, stdin: 'ignore' });
   try {
     for (let i = 0; i < hosts.addrs.length; i++) {
       const hostKey = join(dir, `host${i + 1}`);
@@ -68,8 +73,7 @@ export async function sshHosts(hosts: NetnsHosts, env: (i: number) => Record<str
           '',
         ].join('\n'),
       );
-      const child = execa('ip', ['netns', 'exec', hosts.ns(i), '/usr/sbin/sshd', '-D', '-f', conf, '-E', join(dir, `sshd${i + 1}.log`)], { reject: false, stdin: 'ignore' });
-      servers.push(child);
+      servers.push(serve(i));
     }
     writeFileSync(join(dir, 'known_hosts'), `${known.join('\n')}\n`);
   } catch (err) {
@@ -105,6 +109,14 @@ export async function sshHosts(hosts: NetnsHosts, env: (i: number) => Record<str
     dir,
     ssh: ['ssh', ...opts].join(' '),
     run,
+    async down(i) {
+      servers[i].kill('SIGTERM');
+      await servers[i];
+    },
+    async up(i) {
+      servers[i] = serve(i);
+      await until(async () => (await run(i, 'true')).exitCode === 0, 20_000, `sshd on ${hosts.addr(i)} again`);
+    },
     accepted: (i) => (readFileSync(join(dir, `sshd${i + 1}.log`), 'utf8').match(/Accepted publickey for root/g) ?? []).length,
     stop,
   };
