@@ -59,6 +59,13 @@ export function reportHtml(r: UpgradeReportDoc): string {
     ? `<section class="halt"><h2>Halted</h2><p>at <code>${e(r.halt.step)}</code>: ${e(r.halt.reason)}</p><p>Roll back with <code>${e(r.halt.rollback)}</code>, or fix the cause and run the same upgrade again to resume.</p></section>`
     : '';
 
+  const rollback = r.rollback?.length
+    ? `<h2>Roll-back</h2>
+<table id="rollback"><thead><tr><th>member</th><th>back on</th><th>at</th><th>took</th></tr></thead><tbody>
+${r.rollback.map((b) => `<tr><td>${e(b.member)}</td><td>${e(b.to)}</td><td class="nw">${when(b.at)}</td><td class="num nw">${e(secs(b.ms))}</td></tr>`).join('\n')}
+</tbody></table>`
+    : '';
+
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
@@ -104,6 +111,7 @@ ${healthRows || '<tr><td colspan="5" class="muted">none ran</td></tr>'}
 <table id="snapshots"><thead><tr><th>before</th><th>revision</th><th>bytes</th><th>SHA-256</th><th>at</th><th>file</th></tr></thead><tbody>
 ${snapRows}
 </tbody></table>
+${rollback}
 <h2>Every step</h2>
 <table id="steps"><thead><tr><th>member</th><th>step</th><th>status</th><th>started</th><th>took</th><th>detail</th></tr></thead><tbody>
 ${stepRows}

@@ -28,6 +28,8 @@ export interface UpgradeReportDoc {
   snapshots: Array<{ member: string; file: string; revision: string; bytes: number; sha256?: string; at?: string }>;
   clusterVersion: { from: string; to: string; status: string; at?: string; detail?: string };
   halt?: Journal['halt'];
+  /** `kv rollback` of this run: each member as it was brought back. */
+  rollback?: Journal['rollback'];
   /** The earliest and latest times the journal records (the timeline's scale). */
   span: { from: string; to: string };
 }
@@ -91,6 +93,7 @@ export function buildReport(j: Journal, journalFile: string, hash: (file: string
     snapshots: j.snapshots.map((s) => ({ ...s, sha256: hash(s.file), at: stepOf.get(s.member)?.finishedAt })),
     clusterVersion: { from: j.source, to: j.target, status: cv?.status ?? 'pending', at: cv?.finishedAt, detail: cv?.detail ?? cv?.error },
     halt: j.halt,
+    rollback: j.rollback,
     span: { from: times[0] ?? j.createdAt, to: times.at(-1) ?? j.updatedAt },
   };
 }

@@ -49,6 +49,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
         hashes: [...document.querySelectorAll('#snapshots .hash')].map((c) => c.textContent),
         clusterVersion: document.querySelector('#cluster-version')?.textContent ?? '',
         halt: document.querySelector('.halt')?.textContent ?? '',
+        rollback: [...document.querySelectorAll('#rollback tbody tr')].map((tr) => tr.textContent),
       }));
       const png = join(cfg.dir, 'report.png');
       await page.setViewportSize({ width: 1280, height: 900 });
@@ -127,7 +128,15 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(open).toHaveLength(1);
     expect(open[0].label).toBe('down: not back (yet)');
     expect(seen.lanes.filter((l) => l.label === 'not stopped')).toHaveLength(2);
+    expect(seen.rollback).toEqual([]);
     const rb = await kv('rollback', '--poll-interval', '25ms');
     expect(rb.exitCode, String(rb.stderr)).toBe(0);
+    // After the roll-back, the report from the journal shows it.
+    const after = join(cfg.dir, 'after.html');
+    expect((await kv('status', '--report', after)).exitCode).toBe(0);
+    const back = await view(after);
+    expect(back.status).toBe('rolled-back');
+    expect(back.rollback).toHaveLength(1);
+    expect(back.rollback[0]).toMatch(/^kv\d3\.2/);
   }, 120_000);
 });

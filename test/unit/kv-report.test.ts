@@ -36,6 +36,7 @@ function journal(): Journal {
     steps: [...member('a', 0), ...member(EVIL, 10, true), { id: 'cluster/wait-cluster-version', kind: 'wait-cluster-version', status: 'pending' }] as Journal['steps'],
     snapshots: [{ member: 'a', file: '/nowhere/a.db', revision: '7', bytes: 100 }],
     halt: { step: `${EVIL}/wait-healthy`, reason: `never healthy ${EVIL}`, rollback: 'opsctl kv rollback' },
+    rollback: [{ member: EVIL, to: '3.2', at: at(30), ms: 2500 }],
   };
 }
 
@@ -57,6 +58,7 @@ describe('kv upgrade report', () => {
     expect(html).toContain('&#60;img src=x onerror=&#34;alert(1)&#34;&#62;');
     expect(html).not.toMatch(/<script|<link|https?:\/\/(?!10\.0\.0)/i);
     expect(html).toContain('file gone');
+    expect(html).toMatch(/<table id="rollback">[\s\S]*&#60;img[\s\S]*3\.2[\s\S]*2\.5 s/);
   });
 
   it('reads a snapshot hash from the file\'s trailer (the SHA-256 of its content)', () => {

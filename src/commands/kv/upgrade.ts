@@ -80,7 +80,9 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     });
   } catch (err) {
     // Interrupted at a safe point: the journal says how far it got, and so does the report.
-    if (reportFile && err instanceof InterruptedError) await writeReport(journalPath(ctx.paths.data, cluster.key)).catch(() => undefined);
+    if (reportFile && err instanceof InterruptedError) {
+      await writeReport(journalPath(ctx.paths.data, cluster.key)).catch((e: Error) => ctx.io.warn(`--report: not written: ${e.message}`));
+    }
     throw err;
   }
   const out = render(report, ctx);
