@@ -34,7 +34,7 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<CommandRes
   };
 }
 
-/** `kv status --report FILE`: the last upgrade's report, after the fact, from the journal alone (no member is asked). */
+/** `kv status --report FILE`: the last upgrade's report, after the fact, from the journal alone (the members' health is not asked: it works with the cluster down). */
 async function report(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
   const { reportPath, writeReport } = await import('./report-file.js');
   const path = reportPath(ctx, opts.report!);
