@@ -1,7 +1,7 @@
 // npm run bench: the performance budgets of DESIGN.md, printed as ratios against `node -e 0`
 // (medians of interleaved runs, CPU time) and peak memory. Each feature adds a module in
 // scripts/bench/*.bench.mjs exporting `default async function (report, harness)`.
-// `npm run bench -- --only kv-load` runs only the modules whose file name starts with kv-load (no start-up rows).
+// `npm run bench -- --only kv-load`: the start-up rows, then only the modules whose file name starts with kv-load.
 import { readdirSync } from 'node:fs';
 import * as harness from './bench/harness.mjs';
 
@@ -12,40 +12,38 @@ const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt > 0 ? process.argv[onlyAt + 1] : undefined;
 if (onlyAt > 0 && !only) throw new Error('--only: give the start of a bench module name, e.g. --only kv-load');
 
-if (!only) {
-  console.log(`opsctl bench: ${rounds} interleaved rounds, CPU time (user+system) medians; node ${process.version}\n`);
+console.log(`opsctl bench: ${rounds} interleaved rounds, CPU time (user+system) medians; node ${process.version}\n`);
 
-  // An embedded state with a few labels, so `tracker labels list` does real work.
-  const dir = tempDir();
-  const env = { OPSCTL_CONFIG_DIR: dir };
-  for (const name of ['bug', 'feature', 'chore']) {
-    const r = await measure([BIN, 'tracker', 'labels', 'create', '--name', name], { env });
-    if (r.code !== 0) throw new Error(`setup failed: ${r.stderr}`);
-  }
-
-  const results = await interleaved(
-    [
-      { name: 'node -e 0', args: ['-e', '0'] },
-      { name: 'opsctl --version', args: [BIN, '--version'], env },
-      { name: 'opsctl --help', args: [BIN, '--help'], env },
-      { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
-    ],
-    rounds,
-  );
-  const base = results['node -e 0'].cpuMs;
-  console.log(`baseline: node -e 0 = ${base.toFixed(1)} ms CPU\n`);
-  const ratio = (name) => results[name].cpuMs / base;
-  for (const [name, budget] of [
-    ['opsctl --version', 1.5],
-    ['opsctl --help', 1.5],
-    ['opsctl tracker labels list (embedded)', 3],
-  ]) {
-    const r = ratio(name);
-    report.row(`${name}: CPU vs node -e 0`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} ms)`, `<= ${budget}x`, r <= budget);
-  }
-  const peak = Math.max(...Object.entries(results).filter(([n]) => n !== 'node -e 0').map(([, v]) => v.maxRssMb));
-  report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 MB', peak < 100);
+// An embedded state with a few labels, so `tracker labels list` does real work.
+const dir = tempDir();
+const env = { OPSCTL_CONFIG_DIR: dir };
+for (const name of ['bug', 'feature', 'chore']) {
+  const r = await measure([BIN, 'tracker', 'labels', 'create', '--name', name], { env });
+  if (r.code !== 0) throw new Error(`setup failed: ${r.stderr}`);
 }
+
+const results = await interleaved(
+  [
+    { name: 'node -e 0', args: ['-e', '0'] },
+    { name: 'opsctl --version', args: [BIN, '--version'], env },
+    { name: 'opsctl --help', args: [BIN, '--help'], env },
+    { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
+  ],
+  rounds,
+);
+const base = results['node -e 0'].cpuMs;
+console.log(`baseline: node -e 0 = ${base.toFixed(1)} ms CPU\n`);
+const ratio = (name) => results[name].cpuMs / base;
+for (const [name, budget] of [
+  ['opsctl --version', 1.5],
+  ['opsctl --help', 1.5],
+  ['opsctl tracker labels list (embedded)', 3],
+]) {
+  const r = ratio(name);
+  report.row(`${name}: CPU vs node -e 0`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} ms)`, `<= ${budget}x`, r <= budget);
+}
+const peak = Math.max(...Object.entries(results).filter(([n]) => n !== 'node -e 0').map(([, v]) => v.maxRssMb));
+report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 MB', peak < 100);
 
 for (const file of readdirSync(new URL('./bench/', import.meta.url)).filter((f) => f.endsWith('.bench.mjs') && (!only || f.startsWith(only))).sort()) {
   console.log(`\n-- ${file}`);
