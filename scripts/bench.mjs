@@ -1,12 +1,16 @@
 // npm run bench: the performance budgets of DESIGN.md, printed as ratios against `node -e 0`
 // (medians of interleaved runs, CPU time) and peak memory. Each feature adds a module in
 // scripts/bench/*.bench.mjs exporting `default async function (report, harness)`.
+// `npm run bench -- --only kv-load`: the start-up rows, then only the modules whose file name starts with kv-load.
 import { readdirSync } from 'node:fs';
 import * as harness from './bench/harness.mjs';
 
 const { BIN, interleaved, Report, tempDir, measure } = harness;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
 const report = new Report();
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt > 0 ? process.argv[onlyAt + 1] : undefined;
+if (onlyAt > 0 && !only) throw new Error('--only: give the start of a bench module name, e.g. --only kv-load');
 
 console.log(`opsctl bench: ${rounds} interleaved rounds, CPU time (user+system) medians; node ${process.version}\n`);
 
@@ -41,7 +45,7 @@ for (const [name, budget] of [
 const peak = Math.max(...Object.entries(results).filter(([n]) => n !== 'node -e 0').map(([, v]) => v.maxRssMb));
 report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 MB', peak < 100);
 
-for (const file of readdirSync(new URL('./bench/', import.meta.url)).filter((f) => f.endsWith('.bench.mjs')).sort()) {
+for (const file of readdirSync(new URL('./bench/', import.meta.url)).filter((f) => f.endsWith('.bench.mjs') && (!only || f.startsWith(only))).sort()) {
   console.log(`\n-- ${file}`);
   const mod = await import(new URL(`./bench/${file}`, import.meta.url));
   await mod.default(report, harness);

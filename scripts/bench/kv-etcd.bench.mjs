@@ -16,13 +16,13 @@ import { pathToFileURL } from 'node:url';
 
 const POLL_MS = 100;
 
-/** The test helpers (TypeScript) that make certificates and real clusters, bundled for this script. */
-async function helpers(ROOT) {
+/** The test helpers (TypeScript) that make certificates, real clusters and client load, bundled for the kv benches. */
+export async function helpers(ROOT) {
   const out = join(ROOT, 'node_modules', '.cache', 'opsctl-bench', 'etcd-helpers.mjs');
   mkdirSync(join(out, '..'), { recursive: true });
   const entry = join(ROOT, 'test', 'helpers', 'etcd-releases.ts');
   const r = await build({
-    stdin: { contents: "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts';", resolveDir: join(ROOT, 'test', 'helpers'), loader: 'ts' },
+    stdin: { contents: "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts'; export * from './kv-load.ts';", resolveDir: join(ROOT, 'test', 'helpers'), loader: 'ts' },
     bundle: true, platform: 'node', format: 'esm', packages: 'external', write: false,
     define: { 'import.meta.url': JSON.stringify(pathToFileURL(entry).href) },
   });

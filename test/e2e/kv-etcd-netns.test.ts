@@ -1,25 +1,14 @@
 import { execa } from 'execa';
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { requireProgram } from '../helpers/e2e.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
 import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until } from '../helpers/kv.js';
-
-/** Network namespaces need root and iproute2 (CI runs as root). */
-function canNetns(): boolean {
-  if (!requireProgram('iproute2 (ip)', '/usr/sbin/ip') && !requireProgram('iproute2 (ip)', '/sbin/ip')) return false;
-  if (process.getuid?.() === 0) return true;
-  if (process.env.OPSCTL_REQUIRE_E2E === '1') throw new Error('the network-namespace e2e needs root (OPSCTL_REQUIRE_E2E=1)');
-  process.stderr.write('\n*** SKIPPING kv network-namespace e2e: not root ***\n\n');
-  return false;
-}
+import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
 
 const releases = etcdReleaseDirs();
 const ok = Boolean(releases) && canNetns();
@@ -27,23 +16,17 @@ const ok = Boolean(releases) && canNetns();
 /**
  * Members on separate hosts: each real etcd member in its own network namespace with its own
  * address (10.213.N.1-3, a private range, only inside namespaces this test makes), joined by a
- * bridge in a hub namespace where opsctl itself runs. The command driver reaches each member with
- * `ip netns exec`. Everything is torn down in afterAll, also after a failure.
+ * bridge in a hub namespace where opsctl itself runs (test/helpers/netns.ts). The command driver
+ * reaches each member with `ip netns exec` (kv-ssh-hosts.test.ts: over real ssh). Everything is torn down in afterAll, also after a failure.
  */
 describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3.3.27, TLS, the built binary)', () => {
-  const id = randomBytes(2).toString('hex');
-  const net = `10.213.${parseInt(id, 16) % 250}`;
-  const hub = `okv${id}-hub`;
-  const ns = (i: number) => `okv${id}-etcd${i + 1}`;
-  const hostVeth = (i: number) => `okv${id}h${i + 1}`; // hub side (<= 15 characters)
-  const made: string[] = [];
+  let hosts: NetnsHosts;
   const cfg = tempConfigDir('opsctl-kv-netns-');
   let certs: TestCerts;
   let c: RealCluster;
   let clusterFile: string;
-  const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' }).toString();
   const inHub = (file: string, args: string[], timeout = 240_000) =>
-    execa('ip', ['netns', 'exec', hub, file, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' }, extendEnv: true, timeout });
+    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' }, extendEnv: true, timeout });
   const opsctl = (...args: string[]) => inHub(process.execPath, [BIN, ...args]);
   const versions = () =>
     Promise.all(
@@ -60,30 +43,15 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
   const journal = () => readJournal(cfg.dir);
 
   beforeAll(async () => {
-    ip('netns', 'add', hub);
-    made.push(hub);
-    ip('-n', hub, 'link', 'add', 'br0', 'type', 'bridge');
-    ip('-n', hub, 'addr', 'add', `${net}.254/24`, 'dev', 'br0');
-    ip('-n', hub, 'link', 'set', 'br0', 'up');
-    ip('-n', hub, 'link', 'set', 'lo', 'up');
-    for (let i = 0; i < 3; i++) {
-      ip('netns', 'add', ns(i));
-      made.push(ns(i));
-      ip('-n', hub, 'link', 'add', hostVeth(i), 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns(i));
-      ip('-n', hub, 'link', 'set', hostVeth(i), 'master', 'br0');
-      ip('-n', hub, 'link', 'set', hostVeth(i), 'up');
-      ip('-n', ns(i), 'addr', 'add', `${net}.${i + 1}/24`, 'dev', 'eth0');
-      ip('-n', ns(i), 'link', 'set', 'eth0', 'up');
-      ip('-n', ns(i), 'link', 'set', 'lo', 'up');
-    }
-    certs = makeTestCerts({ ips: [1, 2, 3].map((i) => `${net}.${i}`) }, 'root');
+    hosts = netnsHosts(3, 'okv');
+    certs = makeTestCerts({ ips: hosts.addrs }, 'root');
     c = await realCluster({
       size: 3,
       certs,
-      hosts: [1, 2, 3].map((i) => `${net}.${i}`),
+      hosts: hosts.addrs,
       ports: { client: 2379, peer: 2380 },
       bins: { '3.2': releases!.v32, '3.3': releases!.v33 },
-      wrap: (m) => ['ip', 'netns', 'exec', `okv${id}-${m.name}`],
+      wrap: (m) => ['ip', 'netns', 'exec', hosts.ns(Number(m.name.slice(4)) - 1)],
     });
     for (const m of c.members) c.start(m, '3.2');
     await until(async () => (await versions()).every((v) => v?.etcdcluster === '3.2.0'), 60_000, 'the 3.2.32 cluster in its namespaces');
@@ -92,6 +60,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       expect(r.exitCode, String(r.stderr)).toBe(0);
     }
     clusterFile = join(cfg.dir, 'cluster.yaml');
+    const nsOf = hosts.ns(0).replace(/etcd1$/, ''); // the namespaces are named PREFIX-etcdN after the members
     writeFileSync(
       clusterFile,
       [
@@ -99,13 +68,13 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
         ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}", host: "${m.host}" }`),
         'driver:',
         '  type: command',
-        `  stop: ip netns exec okv${id}-{name} ${c.ctl} stop {name}`,
-        `  start: ip netns exec okv${id}-{name} ${c.ctl} start {name} {version}`,
-        `  running: ip netns exec okv${id}-{name} ${c.ctl} running {name}`,
-        `  config: ip netns exec okv${id}-{name} cat ${c.dir}/{name}/etcd.yaml`,
-        `  backup: ip netns exec okv${id}-{name} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
+        `  stop: ip netns exec ${nsOf}{name} ${c.ctl} stop {name}`,
+        `  start: ip netns exec ${nsOf}{name} ${c.ctl} start {name} {version}`,
+        `  running: ip netns exec ${nsOf}{name} ${c.ctl} running {name}`,
+        `  config: ip netns exec ${nsOf}{name} cat ${c.dir}/{name}/etcd.yaml`,
+        `  backup: ip netns exec ${nsOf}{name} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
         `  dataDir: ${c.dir}/{name}/data`,
-        `  onHost: ip netns exec okv${id}-{name}`,
+        `  onHost: ip netns exec ${nsOf}{name}`,
         `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
         '',
       ].join('\n'),
@@ -114,13 +83,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
 
   afterAll(() => {
     c?.destroy();
-    for (const n of made.reverse()) {
-      try {
-        ip('netns', 'del', n);
-      } catch {
-        // already gone
-      }
-    }
+    hosts?.destroy();
     certs?.cleanup();
     cfg.cleanup();
   });
@@ -142,14 +105,14 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       await until(() => journal()?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 120_000, 'the first member settling');
       const first = journal().steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
       const cut = c.members.findIndex((m) => m.name !== first);
-      ip('-n', hub, 'link', 'set', hostVeth(cut), 'down');
+      hosts.cut(cut);
       const r = await up;
       expect(r.exitCode, String(r.stderr)).toBe(3);
       expect(String(r.stderr)).toMatch(/upgrade halted at/);
       expect(String(r.stderr)).toContain(c.members[cut].name);
       expect(maxDown).toBeLessThanOrEqual(1);
       // Only the first member moved.
-      ip('-n', hub, 'link', 'set', hostVeth(cut), 'up');
+      hosts.restore(cut);
       // As an operator would: wait until the cluster is whole again (every member healthy, one leader).
       await until(
         async () => {

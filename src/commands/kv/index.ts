@@ -51,8 +51,9 @@ export function register(program: Command, ctx: Context): void {
     .option('--snapshot-timeout <duration>', 'timeout of one snapshot', '2m')
     .option('--on-failure <halt|rollback>', 'a member that never becomes healthy on --to: halt there, or put it back on its old binary and data first', 'halt')
     .option('--restore-backup-cmd <template>', "with --endpoints: puts a stopped member's data dir back from the backup ({run}), for --on-failure rollback")
+    .option('--report <file.html>', 'write a one-page HTML report of the run (plan, down windows, health, snapshots); with --json its data too')
     .action(lazyAction(ctx, () => import('./upgrade.js'), (_a, o) => pass(o) as any));
-  examples(upgrade, 'opsctl kv upgrade --to 3.3 --dry-run', 'opsctl kv upgrade --to 3.3 --json', 'opsctl kv upgrade --to 3.3 --cluster prod.yaml --settle 2m');
+  examples(upgrade, 'opsctl kv upgrade --to 3.3 --dry-run', 'opsctl kv upgrade --to 3.3 --json', 'opsctl kv upgrade --to 3.3 --report upgrade.html', 'opsctl kv upgrade --to 3.3 --cluster prod.yaml --settle 2m');
 
   const rollback = clusterOptions(kv.command('rollback').description('restart upgraded members on their previous version (only while the cluster version has not moved)'), true);
   rollback.option('--dry-run', 'print which members it would bring back, and change nothing');
@@ -75,8 +76,9 @@ export function register(program: Command, ctx: Context): void {
   version.action(lazyAction(ctx, () => import('./version.js'), (_a, o) => pass(o) as any));
   examples(version, 'opsctl kv version', 'opsctl kv version --json');
   const status = clusterOptions(kv.command('status').description('id, versions, leader, revision and health of every member'));
+  status.option('--report <file.html>', "instead: write the last upgrade's HTML report from its journal (with --json, print its data)");
   status.action(lazyAction(ctx, () => import('./status.js'), (_a, o) => pass(o) as any));
-  examples(status, 'opsctl kv status', 'opsctl kv status --json=id,leader,revision');
+  examples(status, 'opsctl kv status', 'opsctl kv status --json=id,leader,revision', 'opsctl kv status --report upgrade.html');
   const put = clusterOptions(kv.command('put <key> <value>').description('write a key through the JSON gateway'));
   put.action(lazyAction(ctx, () => import('./put.js'), ([kvKey, value], o) => ({ ...o, kvKey, value }) as any));
   examples(put, 'opsctl kv put config/mode maintenance');

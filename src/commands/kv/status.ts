@@ -1,13 +1,18 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
+import { journalPath } from '../../kv/journal.js';
 import { observeCluster } from '../../kv/observe.js';
 import { lastRestorePoint } from '../../kv/restore-point.js';
 import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
 
-export type StatusOptions = ClusterFlags;
+export interface StatusOptions extends ClusterFlags {
+  /** Write the report of the cluster's last upgrade (from its journal) to this HTML file instead. */
+  report?: string;
+}
 
 /** `kv status`: id (uint64, exact), versions, leader, revision and health of each member, plus alarms. */
 export async function run(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
+  if (opts.report) return report(opts, ctx);
   const { cluster } = await resolveCluster(ctx, opts);
   const t = timeouts(opts);
   const obs = await observeCluster(cluster.members, { timeoutMs: t.requestMs, debug: ctx.debugSink });
@@ -33,4 +38,14 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<CommandRes
     columns: ['name', 'endpoint', 'id', 'server', 'cluster', 'leader', 'revision', 'healthy'].map((key) => ({ key })),
     exitCode: rows.some((r) => !r.healthy) || obs.alarms.length ? 1 : 0,
   };
+}
+
+/** `kv status --report FILE`: the last upgrade's report, after the fact, from the journal alone (the members' health is not asked: it works with the cluster down). */
+async function report(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
+  const { reportPath, writeReport } = await import('./report-file.js');
+  const path = reportPath(ctx, opts.report!);
+  const { cluster } = await resolveCluster(ctx, opts);
+  const doc = await writeReport(path, journalPath(ctx.paths.data, cluster.key));
+  const down = doc.members.map((m) => `${m.name} ${m.down ? (m.down.ms === undefined ? 'down, not back' : `down ${(m.down.ms / 1000).toFixed(1)} s`) : 'not stopped'}`).join(', ');
+  return { data: doc, text: `upgrade ${doc.run} ${doc.source} → ${doc.target}: ${doc.status}; ${down}`, message: `report written to ${path}` };
 }

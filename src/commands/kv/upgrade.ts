@@ -1,8 +1,9 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone, type Destructive } from '../../core/confirm.js';
-import { UsageError } from '../../core/errors.js';
+import { InterruptedError, UsageError } from '../../core/errors.js';
 import { fmtMs, runUpgrade, type UpgradeReport } from '../../kv/executor.js';
+import { journalPath } from '../../kv/journal.js';
 import { duration, reporter, resolveCluster, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
 
 /** The minors kv upgrade knows: targets 3.3 (from 3.2) and 3.4 (from 3.3); any of them for --allow-same-version. */
@@ -22,6 +23,8 @@ export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
   onFailure?: string;
   /** false with --no-backup. */
   backup?: boolean;
+  /** Write the upgrade report (HTML) to this file when the run ends (done, halted or interrupted). */
+  report?: string;
 }
 
 /**
@@ -39,6 +42,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   if (onFailure !== 'halt' && onFailure !== 'rollback') throw new UsageError(`--on-failure: "${onFailure}" is not one of halt, rollback`, { field: '--on-failure', hint: 'halt stops at the failed member; rollback puts it back on its old binary and data first' });
   const settle = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
   const t = timeouts(opts);
+  if (opts.report && opts.dryRun) throw new UsageError('--report: a dry run changes nothing and records no run to report', { field: '--report', hint: 'drop --report to see the plan, or drop --dry-run to upgrade and write the report' });
+  const reportFile = opts.report ? (await import('./report-file.js')).reportPath(ctx, opts.report) : undefined;
   const { cluster, driver, selector } = await resolveCluster(ctx, opts);
   if (cluster.sandbox?.kind === 'sim' && !SIMULATED_MINORS.includes(opts.to)) {
     // refused before any change: a simulated member cannot be started on that version
@@ -60,29 +65,47 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   }
   ctx.handlesInterrupt = true;
   const rollbackCommand = shellLine(['opsctl', 'kv', 'rollback', ...selector]);
-  const report = await runUpgrade({
-    cluster,
-    driver,
-    dataDir: ctx.paths.data,
-    to: opts.to,
-    allowSameVersion: Boolean(opts.allowSameVersion),
-    targetBin: opts.targetBin,
-    settle,
-    dryRun: Boolean(opts.dryRun),
-    timeouts: t,
-    snapshotVia: opts.snapshotVia as 'auto',
-    etcdctl: opts.etcdctl,
-    exec: await ctx.exec(),
-    signal: ctx.abort.signal,
-    now: ctx.now,
-    reporter: reporter(ctx),
-    rollbackCommand,
-    onFailure,
-    noBackup,
-    confirm: (c) => confirmUpgrade(ctx, c),
-    debug: ctx.debugSink,
-  });
-  return render(report, ctx);
+  const writeReport = async (journal: string) => {
+    const { writeReport: write } = await import('./report-file.js');
+    const doc = await write(reportFile!, journal);
+    ctx.io.err(`report: ${reportFile}`);
+    return doc;
+  };
+  let report: UpgradeReport;
+  try {
+    report = await runUpgrade({
+      cluster,
+      driver,
+      dataDir: ctx.paths.data,
+      to: opts.to,
+      allowSameVersion: Boolean(opts.allowSameVersion),
+      targetBin: opts.targetBin,
+      settle,
+      dryRun: Boolean(opts.dryRun),
+      timeouts: t,
+      snapshotVia: opts.snapshotVia as 'auto',
+      etcdctl: opts.etcdctl,
+      exec: await ctx.exec(),
+      signal: ctx.abort.signal,
+      now: ctx.now,
+      reporter: reporter(ctx),
+      rollbackCommand,
+      onFailure,
+      noBackup,
+      confirm: (c) => confirmUpgrade(ctx, c),
+      debug: ctx.debugSink,
+    });
+  } catch (err) {
+    // Interrupted at a safe point: the journal says how far it got, and so does the report.
+    if (reportFile && err instanceof InterruptedError) {
+      await writeReport(journalPath(ctx.paths.data, cluster.key)).catch((e: Error) => ctx.io.warn(`--report: not written: ${e.message}`));
+    }
+    throw err;
+  }
+  const out = render(report, ctx);
+  if (reportFile && report.journal) out.data = { ...report, report: await writeReport(report.journal) };
+  else if (reportFile) ctx.io.warn(`--report: nothing ran, so no report was written to ${reportFile}`);
+  return out;
 }
 
 /** What the question names: the members that will be stopped, and the plan's warnings. */

@@ -116,9 +116,21 @@ export class CommandDriver implements MemberDriver {
     await this.run(this.t.stop, m);
   }
 
+  /**
+   * Exit 0: running; another exit: not running. But exit 255 (ssh's own failure: the host is
+   * unreachable, its key refused), a timeout or a command that did not run say nothing about the
+   * member: that is an error, never "the process is gone".
+   */
   async isRunning(m: MemberSpec): Promise<boolean> {
     const r = await this.run(this.t.running, m, undefined, false);
-    return r.exitCode === 0;
+    if (r.exitCode === 0) return true;
+    if (r.exitCode === 255 || r.timedOut || r.exitCode === undefined) {
+      const argv = renderTemplate(this.t.running, this.vars(m));
+      const why = r.timedOut ? `timed out after ${this.timeoutMs} ms` : r.exitCode === 255 ? 'exit 255: could not reach the host' : (r.originalMessage ?? 'did not run');
+      const last = String(r.stderr ?? '').trim().split('\n').pop();
+      throw new Error(`cannot tell whether ${m.name} runs: \`${argv.join(' ')}\` failed (${why})${last ? `: ${last}` : ''}`);
+    }
+    return false;
   }
 
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
