@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { OpsError, UsageError } from '../../core/errors.js';
-import { readJournal } from '../../kv/journal.js';
+import { readJournal } from '../../kv/journal-read.js';
 import { buildReport, type UpgradeReportDoc } from '../../kv/report.js';
 
 /** --report FILE: the absolute path, checked before anything runs (its directory must exist; never created). */
