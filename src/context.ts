@@ -175,8 +175,8 @@ export class Context {
     return (await import('./auth/access-token.js')).accessToken(this);
   }
 
-  /** The tracker token (tracker/token.ts). */
+  /** The tracker token (tracker/token.ts, through tracker/http-setup.ts). */
   async trackerToken(endpoint?: Endpoint): Promise<string> {
-    return (await import('./tracker/token.js')).trackerToken(this, endpoint);
+    return (await import('./tracker/http-setup.js')).trackerToken(this, endpoint);
   }
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../core/errors.js';
 import { resultPage } from './html.js';
@@ -45,61 +45,10 @@ export interface ListenerOptions {
  */
 export async function startListener(opts: ListenerOptions): Promise<Listener> {
   const host = opts.host ?? '127.0.0.1';
-  let settled = false;
-  let resolveResult!: (cb: Callback) => void;
-  const result = new Promise<Callback>((resolve) => (resolveResult = resolve));
-
-  const server = createServer((req, res) => handle(req, res));
+  const once = new OneCallback(opts);
+  const server = createServer((req, res) => answerBrowser(req, res, once, close));
   server.on('clientError', (_err, socket) => socket.destroy());
-
-  function check(params: CallbackParams): string | undefined {
-    if (params.state !== opts.state) {
-      opts.onWrongState?.();
-      return 'the state in this response does not match the sign-in opsctl started, so it was ignored (it may be stale or forged)';
-    }
-    return undefined;
-  }
-
-  function handle(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const params = paramsOf(url.searchParams);
-    const send = (status: number, html: string) => {
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-      res.end(html);
-    };
-    if (req.method !== 'GET' || url.pathname !== '/' || (!params.code && !params.error)) {
-      send(404, resultPage(false, 'Not found', ['This address only receives the sign-in response for opsctl.']));
-      return;
-    }
-    if (settled) {
-      send(409, resultPage(false, 'Already done', ['opsctl already received a sign-in response. You can close this window.']));
-      return;
-    }
-    const problem = check(params);
-    if (problem) {
-      send(400, resultPage(false, 'Sign-in response rejected', [problem, 'Return to the terminal.']));
-      return;
-    }
-    settled = true;
-    resolveResult({
-      params,
-      respond: (page) => {
-        send(page.ok ? 200 : 400, resultPage(page.ok, page.title, page.lines));
-        void close();
-      },
-    });
-  }
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') {
-        reject(new UsageError(`--port: port ${opts.port} on ${host} is already in use`, { field: 'port', hint: 'choose another port with --port, or leave --port out to use a free one' }));
-      } else if (err.code === 'EACCES') {
-        reject(new UsageError(`--port: not allowed to listen on port ${opts.port}`, { field: 'port', hint: 'use a port above 1023, or leave --port out' }));
-      } else reject(err);
-    });
-    server.listen(opts.port ?? 0, host, () => resolve());
-  });
+  await listen(server, host, opts.port);
   server.on('error', () => undefined);
   const port = (server.address() as AddressInfo).port;
 
@@ -116,26 +65,88 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
   return {
     port,
     redirectUri: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
-    result,
+    result: once.result,
     accept(pasted: string) {
-      let url: URL;
-      try {
-        const text = pasted.trim();
-        url = new URL(text.startsWith('?') ? `http://127.0.0.1/${text}` : text);
-      } catch {
-        return 'that is not a URL: paste the whole address from the browser (it starts with http://127.0.0.1)';
-      }
-      const params = paramsOf(url.searchParams);
-      if (!params.code && !params.error) return 'that URL has no code or error parameter: paste the address the browser was redirected to';
-      if (settled) return 'a sign-in response was already received';
-      const problem = check(params);
-      if (problem) return problem;
-      settled = true;
-      resolveResult({ params, respond: () => void close() });
-      return undefined;
+      const params = pastedParams(pasted);
+      if (typeof params === 'string') return params;
+      if (once.settled) return 'a sign-in response was already received';
+      return once.take(params, () => void close());
     },
     close,
   };
+}
+
+/** The one callback a listener takes: the first that carries the expected `state`. */
+class OneCallback {
+  settled = false;
+  readonly result: Promise<Callback>;
+  private resolve!: (cb: Callback) => void;
+
+  constructor(private readonly opts: ListenerOptions) {
+    this.result = new Promise<Callback>((resolve) => (this.resolve = resolve));
+  }
+
+  /** Takes `params` as the result, or says why not (a wrong state: possible CSRF). Only while not settled. */
+  take(params: CallbackParams, respond: Callback['respond']): string | undefined {
+    if (params.state !== this.opts.state) {
+      this.opts.onWrongState?.();
+      return 'the state in this response does not match the sign-in opsctl started, so it was ignored (it may be stale or forged)';
+    }
+    this.settled = true;
+    this.resolve({ params, respond });
+    return undefined;
+  }
+}
+
+/** A request to the listener: the callback is taken and answered later (respond); anything else gets its page now. */
+function answerBrowser(req: IncomingMessage, res: ServerResponse, once: OneCallback, close: () => Promise<void>): void {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const params = paramsOf(url.searchParams);
+  const send = (status: number, html: string) => {
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+    res.end(html);
+  };
+  if (req.method !== 'GET' || url.pathname !== '/' || (!params.code && !params.error)) {
+    send(404, resultPage(false, 'Not found', ['This address only receives the sign-in response for opsctl.']));
+    return;
+  }
+  if (once.settled) {
+    send(409, resultPage(false, 'Already done', ['opsctl already received a sign-in response. You can close this window.']));
+    return;
+  }
+  const problem = once.take(params, (page) => {
+    send(page.ok ? 200 : 400, resultPage(page.ok, page.title, page.lines));
+    void close();
+  });
+  if (problem) send(400, resultPage(false, 'Sign-in response rejected', [problem, 'Return to the terminal.']));
+}
+
+/** The parameters of a redirected URL the user pasted, or what is wrong with it. */
+function pastedParams(pasted: string): CallbackParams | string {
+  let url: URL;
+  try {
+    const text = pasted.trim();
+    url = new URL(text.startsWith('?') ? `http://127.0.0.1/${text}` : text);
+  } catch {
+    return 'that is not a URL: paste the whole address from the browser (it starts with http://127.0.0.1)';
+  }
+  const params = paramsOf(url.searchParams);
+  if (!params.code && !params.error) return 'that URL has no code or error parameter: paste the address the browser was redirected to';
+  return params;
+}
+
+/** Listens on host:port (default 0: a free port); a taken or forbidden --port is a usage error naming it. */
+function listen(server: Server, host: string, port: number | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(new UsageError(`--port: port ${port} on ${host} is already in use`, { field: 'port', hint: 'choose another port with --port, or leave --port out to use a free one' }));
+      } else if (err.code === 'EACCES') {
+        reject(new UsageError(`--port: not allowed to listen on port ${port}`, { field: 'port', hint: 'use a port above 1023, or leave --port out' }));
+      } else reject(err);
+    });
+    server.listen(port ?? 0, host, () => resolve());
+  });
 }
 
 function paramsOf(q: URLSearchParams): CallbackParams {

@@ -11,16 +11,16 @@ import type { Endpoint } from './endpoint.js';
  */
 export async function createServiceClient(ctx: Context, service: Service, dispatcher?: Dispatcher): Promise<HttpClient> {
   const endpoint = await ctx.endpoint(service);
-  const [{ HttpClient, closeDefaultDispatcher }, pacing] = await Promise.all([
+  const [{ HttpClient, closeDefaultDispatcher }, tracker] = await Promise.all([
     import('../core/http.js'),
-    service === 'tracker' ? import('../tracker/pacing.js') : undefined,
+    service === 'tracker' ? import('../tracker/http-setup.js') : undefined,
   ]);
   if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher(ctx.abort.signal.aborted));
   return new HttpClient({
     service,
     baseUrl: endpoint.url,
     dispatcher,
-    pacer: pacing ? await pacing.trackerPacer(ctx, endpoint) : undefined,
+    pacer: tracker ? await tracker.trackerPacer(ctx, endpoint) : undefined,
     debug: ctx.debugSink,
     signal: ctx.abort.signal,
     timeoutMs: Number(ctx.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
@@ -31,7 +31,7 @@ export async function createServiceClient(ctx: Context, service: Service, dispat
 
 /** The credentials a request to `service` carries, as the service's room says. Environment tokens beat stored ones (CI). */
 async function serviceCredentials(ctx: Context, service: Service, endpoint: Endpoint): Promise<{ headers: Record<string, string> }> {
-  if (service === 'tracker') return (await import('../tracker/token.js')).trackerCredentials(ctx, endpoint);
+  if (service === 'tracker') return (await import('../tracker/http-setup.js')).trackerCredentials(ctx, endpoint);
   if (service === 'api' || service === 'labels') return (await import('../auth/access-token.js')).bearerCredentials(ctx);
   return { headers: {} };
 }

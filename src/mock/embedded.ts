@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../config/paths.js';
 import type { Context } from '../context.js';
-import { createMockServer, type MockServer } from './server.js';
+import type { MockServer } from './server.js';
 
 /** One embedded mock per command (Context): started on first use. */
 const started = new WeakMap<Context, Promise<MockServer>>();
@@ -21,6 +21,7 @@ export function embeddedMock(ctx: Context): Promise<MockServer> {
 async function start(ctx: Context): Promise<MockServer> {
   const statePath = ctx.env.OPSCTL_MOCK_STATE ?? join(ctx.paths.data, 'mock-state.json');
   const clientsFile = ctx.env.OPSCTL_MOCK_OAUTH_CLIENTS;
+  const { createMockServer } = await import('./server.js');
   const server = await createMockServer({
     state: statePath,
     port: 0,

@@ -85,20 +85,25 @@ export function adminRoutes(ctx: ServiceContext): AdminRoutes {
   const opts = consoleOptions(ctx);
   const delayMs = Math.max(0, (opts.integrityDelaySeconds ?? DEFAULT_INTEGRITY_DELAY_SECONDS) * 1000);
   const deliverer = new Deliverer(ctx.store, ctx.now, opts.events);
+  const routes = [...clientRoutes(ctx, delayMs), ...checkRoutes(ctx, delayMs), ...storeRoutes(ctx), ...eventRoutes(ctx, deliverer)];
+  return { routes, deliverer };
+}
+
+/** A write on one live client, answered with its view. */
+async function onClient(ctx: ServiceContext, id: string, fn: (s: MockState, c: ConsoleClient, now: number) => void): Promise<MockReply> {
+  const now = ctx.now();
+  const view = await ctx.store.write((s) => {
+    const c = liveClient(s, id);
+    fn(s, c, now);
+    return clientView(c, now);
+  });
+  return { status: 200, json: view };
+}
+
+/** The clients: list, create, get, change, delete. */
+function clientRoutes(ctx: ServiceContext, delayMs: number): Route[] {
   const P = ADMIN_PREFIX;
-
-  /** A write on one live client, answered with its view. */
-  const onClient = async (id: string, fn: (s: MockState, c: ConsoleClient, now: number) => void): Promise<MockReply> => {
-    const now = ctx.now();
-    const view = await ctx.store.write((s) => {
-      const c = liveClient(s, id);
-      fn(s, c, now);
-      return clientView(c, now);
-    });
-    return { status: 200, json: view };
-  };
-
-  const routes: Route[] = [
+  return [
     {
       method: 'GET',
       path: `${P}/clients`,
@@ -111,30 +116,7 @@ export function adminRoutes(ctx: ServiceContext): AdminRoutes {
     {
       method: 'POST',
       path: `${P}/clients`,
-      handler: async (req) => {
-        const checked = checkClientFields(jsonBody(req), 'create');
-        if (!checked.ok) throw bad(checked.field, checked.message, checked.hint);
-        const { integrity, ...fields } = checked.value as Record<string, unknown> & { integrity?: boolean; type?: never };
-        const type = (req.body as { type: ClientType }).type;
-        const now = ctx.now();
-        const created = await ctx.store.write((s) => {
-          const id = (fields.client_id as string | undefined) ?? newClientId();
-          if (findClient(s, id)) throw conflict('client_id', `${id} already exists`);
-          const secret = newClientSecret(type);
-          const c: ConsoleClient = { ...(fields as object), client_id: id, type, name: fields.name as string, created_at: now };
-          if (secret) c.client_secret = secret;
-          if (type === 'mobile_a') c.custom_scheme_enabled = Boolean(fields.custom_scheme_enabled);
-          if (type === 'mobile_a' || type === 'extension') c.ownership = { state: 'unverified' };
-          if (integrity) {
-            const t = integrityTransition(c, 'enable', now, delayMs);
-            if (!t.ok) throw new MockError(t.status, t.status === 400 ? 'invalid_request' : 'failed_precondition', `${t.field}: ${t.message}${t.hint ? ` (${t.hint})` : ''}`, { field: t.field });
-          }
-          oauth(s).clients[id] = c;
-          // The secret is shown once, at creation, as the console does.
-          return { ...clientView(c, now), ...(secret ? { client_secret: secret } : {}) };
-        });
-        return { status: 201, json: created };
-      },
+      handler: (req) => createClient(ctx, req, delayMs),
     },
     {
       method: 'GET',
@@ -156,26 +138,7 @@ export function adminRoutes(ctx: ServiceContext): AdminRoutes {
       handler: async (req) => {
         const body = jsonBody(req);
         const id = req.params.client_id;
-        return onClient(id, (_s, c) => {
-          const checked = checkClientFields(body, 'update', c.type);
-          if (!checked.ok) throw bad(checked.field, checked.message, checked.hint);
-          const v = checked.value;
-          if ('integrity' in v) throw bad('integrity', `is switched with POST ${P}/clients/${id}/integrity {"action": "enable|enforce|unenforce|disable"}`);
-          if ('bundle_id' in v && v.bundle_id !== c.bundle_id && c.integrity?.used) {
-            throw conflict('bundle_id', 'cannot be changed once the integrity check has been used; create a new client for another app');
-          }
-          if ('team_id' in v && v.team_id === null && configuredMode(c.integrity) !== 'disabled') {
-            throw conflict('team_id', 'is required while the integrity check is enabled; disable the check first');
-          }
-          let voids = false;
-          const target = c as unknown as Record<string, unknown>;
-          for (const [k, val] of Object.entries(v)) {
-            if (OWNERSHIP_FIELDS.has(k) && val !== target[k]) voids = true;
-            if (val === null) delete target[k];
-            else target[k] = val;
-          }
-          if (voids && c.ownership) c.ownership = { state: 'unverified', problem: 'the package name, fingerprint or item ID changed since the last verification' };
-        });
+        return onClient(ctx, id, (_s, c) => updateClient(c, id, body));
       },
     },
     {
@@ -183,19 +146,75 @@ export function adminRoutes(ctx: ServiceContext): AdminRoutes {
       path: `${P}/clients/:client_id`,
       handler: async (req) => {
         const id = req.params.client_id;
-        return onClient(id, (_s, c, now) => {
+        return onClient(ctx, id, (_s, c, now) => {
           c.deleted_at = now;
           c.deleted_by = 'manual';
         });
       },
     },
+  ];
+}
+
+/** POST /clients: a client of one of the seed types; its secret is in this answer only. */
+async function createClient(ctx: ServiceContext, req: MockRequest, delayMs: number): Promise<MockReply> {
+  const checked = checkClientFields(jsonBody(req), 'create');
+  if (!checked.ok) throw bad(checked.field, checked.message, checked.hint);
+  const { integrity, ...fields } = checked.value as Record<string, unknown> & { integrity?: boolean; type?: never };
+  const type = (req.body as { type: ClientType }).type;
+  const now = ctx.now();
+  const created = await ctx.store.write((s) => {
+    const id = (fields.client_id as string | undefined) ?? newClientId();
+    if (findClient(s, id)) throw conflict('client_id', `${id} already exists`);
+    const secret = newClientSecret(type);
+    const c: ConsoleClient = { ...(fields as object), client_id: id, type, name: fields.name as string, created_at: now };
+    if (secret) c.client_secret = secret;
+    if (type === 'mobile_a') c.custom_scheme_enabled = Boolean(fields.custom_scheme_enabled);
+    if (type === 'mobile_a' || type === 'extension') c.ownership = { state: 'unverified' };
+    if (integrity) {
+      const t = integrityTransition(c, 'enable', now, delayMs);
+      if (!t.ok) throw new MockError(t.status, t.status === 400 ? 'invalid_request' : 'failed_precondition', `${t.field}: ${t.message}${t.hint ? ` (${t.hint})` : ''}`, { field: t.field });
+    }
+    oauth(s).clients[id] = c;
+    // The secret is shown once, at creation, as the console does.
+    return { ...clientView(c, now), ...(secret ? { client_secret: secret } : {}) };
+  });
+  return { status: 201, json: created };
+}
+
+/** PATCH /clients/:id: the changed fields, checked against the client's type and the integrity check's rules. */
+function updateClient(c: ConsoleClient, id: string, body: Record<string, unknown>): void {
+  const P = ADMIN_PREFIX;
+  const checked = checkClientFields(body, 'update', c.type);
+  if (!checked.ok) throw bad(checked.field, checked.message, checked.hint);
+  const v = checked.value;
+  if ('integrity' in v) throw bad('integrity', `is switched with POST ${P}/clients/${id}/integrity {"action": "enable|enforce|unenforce|disable"}`);
+  if ('bundle_id' in v && v.bundle_id !== c.bundle_id && c.integrity?.used) {
+    throw conflict('bundle_id', 'cannot be changed once the integrity check has been used; create a new client for another app');
+  }
+  if ('team_id' in v && v.team_id === null && configuredMode(c.integrity) !== 'disabled') {
+    throw conflict('team_id', 'is required while the integrity check is enabled; disable the check first');
+  }
+  let voids = false;
+  const target = c as unknown as Record<string, unknown>;
+  for (const [k, val] of Object.entries(v)) {
+    if (OWNERSHIP_FIELDS.has(k) && val !== target[k]) voids = true;
+    if (val === null) delete target[k];
+    else target[k] = val;
+  }
+  if (voids && c.ownership) c.ownership = { state: 'unverified', problem: 'the package name, fingerprint or item ID changed since the last verification' };
+}
+
+/** mobile_b's integrity check (switch, metrics, tokens) and the ownership verification of mobile_a and extension clients. */
+function checkRoutes(ctx: ServiceContext, delayMs: number): Route[] {
+  const P = ADMIN_PREFIX;
+  return [
     {
       method: 'POST',
       path: `${P}/clients/:client_id/integrity`,
       handler: async (req) => {
         const action = stringField(jsonBody(req), 'action', true);
         if (!(INTEGRITY_ACTIONS as readonly string[]).includes(action)) throw bad('action', `"${action}" is not an integrity-check action`, `one of ${INTEGRITY_ACTIONS.join(', ')}`);
-        return onClient(req.params.client_id, (_s, c, now) => {
+        return onClient(ctx, req.params.client_id, (_s, c, now) => {
           if (c.type !== 'mobile_b') throw bad('client_id', `the integrity check is a setting of mobile_b clients; ${c.client_id} is ${c.type}`);
           const t = integrityTransition(c, action as IntegrityAction, now, delayMs);
           if (!t.ok) throw new MockError(t.status, t.status === 400 ? 'invalid_request' : 'failed_precondition', `${t.field}: ${t.message}${t.hint ? ` (${t.hint})` : ''}`, { field: t.field });
@@ -249,6 +268,13 @@ export function adminRoutes(ctx: ServiceContext): AdminRoutes {
         return { status: 200, json: res.view };
       },
     },
+  ];
+}
+
+/** The automatic deletion of unused clients, and the store listings ownership is verified against. */
+function storeRoutes(ctx: ServiceContext): Route[] {
+  const P = ADMIN_PREFIX;
+  return [
     {
       method: 'POST',
       path: `${P}/sweep`,
@@ -298,9 +324,7 @@ export function adminRoutes(ctx: ServiceContext): AdminRoutes {
         return { status: 201, json: item };
       },
     },
-    ...eventRoutes(ctx, deliverer),
   ];
-  return { routes, deliverer };
 }
 
 function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
@@ -310,35 +334,7 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
     {
       method: 'POST',
       path: `${P}/receivers`,
-      handler: async (req) => {
-        const body = jsonBody(req);
-        const url = stringField(body, 'url', true);
-        let u: URL;
-        try {
-          u = new URL(url);
-        } catch {
-          throw bad('url', `"${url}" is not a URL`, 'e.g. https://app.example.com/secevents');
-        }
-        if (u.protocol !== 'https:' && u.protocol !== 'http:') throw bad('url', `${u.protocol} is not http: or https:`);
-        if (u.username || u.password) throw bad('url', 'must not carry credentials (user:password@): they would show in every event listing');
-        const clientId = stringField(body, 'client_id', true);
-        let events: EventKind[] = [...EVENT_KINDS];
-        if (body.events !== undefined) {
-          if (!Array.isArray(body.events) || body.events.length === 0) throw bad('events', 'must be a non-empty list of event kinds', EVENT_KINDS.join(', '));
-          const unknown = body.events.filter((e) => !(EVENT_KINDS as readonly unknown[]).includes(e));
-          if (unknown.length) throw bad('events', `unknown event kind ${String(unknown[0])}`, `one of ${EVENT_KINDS.join(', ')}`);
-          events = [...new Set(body.events as EventKind[])];
-        }
-        const now = ctx.now();
-        const r = await ctx.store.write((s) => {
-          if (!findClient(s, clientId)) throw new MockError(404, 'not_found', `client_id: the OAuth client ${clientId} does not exist`, { field: 'client_id' });
-          if (secEvents(s).receivers.length >= MAX_RECEIVERS) throw conflict('url', `the mock keeps at most ${MAX_RECEIVERS} receivers; remove one first`);
-          const rec: Receiver = { id: `rcv_${randomBytes(6).toString('hex')}`, url: u.toString(), client_id: clientId, events, created_at: now };
-          secEvents(s).receivers.push(rec);
-          return rec;
-        });
-        return { status: 201, json: r };
-      },
+      handler: (req) => addReceiver(ctx, req),
     },
     {
       method: 'DELETE',
@@ -373,55 +369,7 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
     {
       method: 'POST',
       path: P,
-      handler: async (req) => {
-        const body = jsonBody(req);
-        const kind = stringField(body, 'event', true);
-        if (!(EVENT_KINDS as readonly string[]).includes(kind)) throw bad('event', `"${kind}" is not an event kind`, `one of ${EVENT_KINDS.join(', ')}`);
-        const who = stringField(body, 'user', true);
-        const clientId = stringField(body, 'client_id');
-        const reason = stringField(body, 'reason');
-        if (reason !== undefined && (kind !== 'account-disabled' || !['hijacking', 'bulk-account'].includes(reason))) {
-          throw bad('reason', kind === 'account-disabled' ? `"${reason}" is not a reason` : `is only for account-disabled`, 'hijacking or bulk-account');
-        }
-        if (kind === 'token-revoked' && !clientId) throw bad('client_id', 'is required for token-revoked: whose refresh tokens the user revokes');
-        await ensureSigningKey(ctx);
-        const now = ctx.now();
-        const iss = issuer(req);
-        const created = await ctx.store.write((s) => {
-          const made = enqueueFor(s);
-          for (const d of made) deliverer.lease(d, now);
-          return made.map((d) => structuredClone(d));
-        });
-        function enqueueFor(s: MockState): Delivery[] {
-          const user = findUser(s, who);
-          const subject = { sub: user.sub, email: user.email, reason };
-          switch (kind as EventKind) {
-            case 'token-revoked': {
-              if (!findClient(s, clientId as string)) throw new MockError(404, 'not_found', `client_id: the OAuth client ${clientId} does not exist`, { field: 'client_id' });
-              const live = (Object.values(oauth(s).refreshTokens) as RefreshTokenRecord[]).filter((r) => r.sub === user.sub && r.client_id === clientId && !r.revoked);
-              if (!live.length) throw conflict('client_id', `${user.email} has no live refresh token for ${clientId}: nothing to revoke`);
-              return live.flatMap((r) => {
-                revokeGrant(s, r.token);
-                return enqueueEvent(s, 'token-revoked', { ...subject, token: r.token }, iss, now, r.client_id);
-              });
-            }
-            case 'account-disabled':
-              if (user.disabled) throw conflict('user', `${user.email} is already disabled`);
-              user.disabled = true;
-              return enqueueEvent(s, 'account-disabled', subject, iss, now);
-            case 'account-enabled':
-              if (!user.disabled) throw conflict('user', `${user.email} is not disabled`);
-              user.disabled = false;
-              return enqueueEvent(s, 'account-enabled', subject, iss, now);
-            default:
-              return enqueueEvent(s, 'sessions-revoked', subject, iss, now);
-          }
-        }
-        // The first attempt happens now (leased in the write above), so the answer shows how it went.
-        const sent = await deliverer.deliverLeased(created);
-        const byJti = new Map(sent.map((d) => [d.jti, d]));
-        return { status: 201, json: { event: kind, user: who, events: created.map((d) => deliveryView(byJti.get(d.jti) ?? d)) } };
-      },
+      handler: (req) => triggerEvent(ctx, deliverer, req),
     },
     {
       method: 'POST',
@@ -437,6 +385,91 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
       },
     },
   ];
+}
+
+/** POST /events/receivers: where the security events for one client go (at most 100 receivers). */
+async function addReceiver(ctx: ServiceContext, req: MockRequest): Promise<MockReply> {
+  const body = jsonBody(req);
+  const url = stringField(body, 'url', true);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw bad('url', `"${url}" is not a URL`, 'e.g. https://app.example.com/secevents');
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw bad('url', `${u.protocol} is not http: or https:`);
+  if (u.username || u.password) throw bad('url', 'must not carry credentials (user:password@): they would show in every event listing');
+  const clientId = stringField(body, 'client_id', true);
+  let events: EventKind[] = [...EVENT_KINDS];
+  if (body.events !== undefined) {
+    if (!Array.isArray(body.events) || body.events.length === 0) throw bad('events', 'must be a non-empty list of event kinds', EVENT_KINDS.join(', '));
+    const unknown = body.events.filter((e) => !(EVENT_KINDS as readonly unknown[]).includes(e));
+    if (unknown.length) throw bad('events', `unknown event kind ${String(unknown[0])}`, `one of ${EVENT_KINDS.join(', ')}`);
+    events = [...new Set(body.events as EventKind[])];
+  }
+  const now = ctx.now();
+  const r = await ctx.store.write((s) => {
+    if (!findClient(s, clientId)) throw new MockError(404, 'not_found', `client_id: the OAuth client ${clientId} does not exist`, { field: 'client_id' });
+    if (secEvents(s).receivers.length >= MAX_RECEIVERS) throw conflict('url', `the mock keeps at most ${MAX_RECEIVERS} receivers; remove one first`);
+    const rec: Receiver = { id: `rcv_${randomBytes(6).toString('hex')}`, url: u.toString(), client_id: clientId, events, created_at: now };
+    secEvents(s).receivers.push(rec);
+    return rec;
+  });
+  return { status: 201, json: r };
+}
+
+/** POST /events: a security event for a user (its state changed as the event says), with its first delivery attempt to each receiver made before the answer. */
+async function triggerEvent(ctx: ServiceContext, deliverer: Deliverer, req: MockRequest): Promise<MockReply> {
+  const body = jsonBody(req);
+  const kind = stringField(body, 'event', true);
+  if (!(EVENT_KINDS as readonly string[]).includes(kind)) throw bad('event', `"${kind}" is not an event kind`, `one of ${EVENT_KINDS.join(', ')}`);
+  const who = stringField(body, 'user', true);
+  const clientId = stringField(body, 'client_id');
+  const reason = stringField(body, 'reason');
+  if (reason !== undefined && (kind !== 'account-disabled' || !['hijacking', 'bulk-account'].includes(reason))) {
+    throw bad('reason', kind === 'account-disabled' ? `"${reason}" is not a reason` : `is only for account-disabled`, 'hijacking or bulk-account');
+  }
+  if (kind === 'token-revoked' && !clientId) throw bad('client_id', 'is required for token-revoked: whose refresh tokens the user revokes');
+  await ensureSigningKey(ctx);
+  const now = ctx.now();
+  const iss = issuer(req);
+  const created = await ctx.store.write((s) => {
+    const made = enqueueFor(s, { kind: kind as EventKind, who, clientId, reason, iss, now });
+    for (const d of made) deliverer.lease(d, now);
+    return made.map((d) => structuredClone(d));
+  });
+  // The first attempt happens now (leased in the write above), so the answer shows how it went.
+  const sent = await deliverer.deliverLeased(created);
+  const byJti = new Map(sent.map((d) => [d.jti, d]));
+  return { status: 201, json: { event: kind, user: who, events: created.map((d) => deliveryView(byJti.get(d.jti) ?? d)) } };
+}
+
+/** Changes the user's state as the event says and queues its SETs (one per receiver that wants it). */
+function enqueueFor(s: MockState, e: { kind: EventKind; who: string; clientId?: string; reason?: string; iss: string; now: number }): Delivery[] {
+  const { kind, who, clientId, reason, iss, now } = e;
+  const user = findUser(s, who);
+  const subject = { sub: user.sub, email: user.email, reason };
+  switch (kind) {
+    case 'token-revoked': {
+      if (!findClient(s, clientId as string)) throw new MockError(404, 'not_found', `client_id: the OAuth client ${clientId} does not exist`, { field: 'client_id' });
+      const live = (Object.values(oauth(s).refreshTokens) as RefreshTokenRecord[]).filter((r) => r.sub === user.sub && r.client_id === clientId && !r.revoked);
+      if (!live.length) throw conflict('client_id', `${user.email} has no live refresh token for ${clientId}: nothing to revoke`);
+      return live.flatMap((r) => {
+        revokeGrant(s, r.token);
+        return enqueueEvent(s, 'token-revoked', { ...subject, token: r.token }, iss, now, r.client_id);
+      });
+    }
+    case 'account-disabled':
+      if (user.disabled) throw conflict('user', `${user.email} is already disabled`);
+      user.disabled = true;
+      return enqueueEvent(s, 'account-disabled', subject, iss, now);
+    case 'account-enabled':
+      if (!user.disabled) throw conflict('user', `${user.email} is not disabled`);
+      user.disabled = false;
+      return enqueueEvent(s, 'account-enabled', subject, iss, now);
+    default:
+      return enqueueEvent(s, 'sessions-revoked', subject, iss, now);
+  }
 }
 
 export { afterRestore };

@@ -24,25 +24,33 @@ function findComment(t: TrackerState, epicId: number, id: number): any {
   return find(t.epicComments.filter((c: any) => c.epic_id === epicId), id, commentSpec);
 }
 
+/** An epic's threaded comments and its health. */
 export function epicCommentRoutes(ctx: ServiceContext): Route[] {
+  return [...commentRoutes(ctx), ...healthRoutes(ctx)];
+}
+
+/** A comment on an epic, or (with `parentId`) a reply to one of its comments. */
+async function addComment(ctx: ServiceContext, epicId: number, parentId: number | null, raw: unknown): Promise<any> {
+  const body = await validate(bodyOf('comment-add'), 'create', raw);
+  return ctx.store.write((s) => {
+    const t = tracker(s);
+    if (parentId === null) find(t.epics, epicId, epics);
+    else findComment(t, epicId, parentId);
+    const at = nowIso(ctx.now());
+    const id = nextId(t);
+    const c = {
+      id, epic_id: epicId, parent_id: parentId, app_url: `${APP_URL}/epic/${epicId}#comment-${id}`, author_id: body.author_id ?? t.ownerId,
+      text: body.text, external_id: body.external_id ?? null, deleted: false, entity_type: 'threaded-comment',
+      group_mention_ids: [], member_mention_ids: [], mention_ids: [], created_at: body.created_at ?? at, updated_at: body.updated_at ?? at,
+    };
+    t.epicComments.push(c);
+    return presentComment(t, c);
+  });
+}
+
+/** The comments of an epic: list (as a tree), add, reply, get, edit, delete with its replies. */
+function commentRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
-  const create = async (epicId: number, parentId: number | null, raw: unknown) => {
-    const body = await validate(bodyOf('comment-add'), 'create', raw);
-    return store.write((s) => {
-      const t = tracker(s);
-      if (parentId === null) find(t.epics, epicId, epics);
-      else findComment(t, epicId, parentId);
-      const at = nowIso(ctx.now());
-      const id = nextId(t);
-      const c = {
-        id, epic_id: epicId, parent_id: parentId, app_url: `${APP_URL}/epic/${epicId}#comment-${id}`, author_id: body.author_id ?? t.ownerId,
-        text: body.text, external_id: body.external_id ?? null, deleted: false, entity_type: 'threaded-comment',
-        group_mention_ids: [], member_mention_ids: [], mention_ids: [], created_at: body.created_at ?? at, updated_at: body.updated_at ?? at,
-      };
-      t.epicComments.push(c);
-      return presentComment(t, c);
-    });
-  };
   return [
     {
       method: 'GET',
@@ -56,7 +64,7 @@ export function epicCommentRoutes(ctx: ServiceContext): Route[] {
         }));
       },
     },
-    { method: 'POST', path: `${API}/epics/:id/comments`, handler: async (req) => reply.created(await create(intParam(req, 'id'), null, req.body)) },
+    { method: 'POST', path: `${API}/epics/:id/comments`, handler: async (req) => reply.created(await addComment(ctx, intParam(req, 'id'), null, req.body)) },
     {
       method: 'GET',
       path: `${API}/epics/:id/comments/:cid`,
@@ -65,7 +73,7 @@ export function epicCommentRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await store.read((s) => presentComment(tracker(s), findComment(tracker(s), id, cid))));
       },
     },
-    { method: 'POST', path: `${API}/epics/:id/comments/:cid`, handler: async (req) => reply.created(await create(intParam(req, 'id'), intParam(req, 'cid'), req.body)) },
+    { method: 'POST', path: `${API}/epics/:id/comments/:cid`, handler: async (req) => reply.created(await addComment(ctx, intParam(req, 'id'), intParam(req, 'cid'), req.body)) },
     {
       method: 'PUT',
       path: `${API}/epics/:id/comments/:cid`,
@@ -99,6 +107,13 @@ export function epicCommentRoutes(ctx: ServiceContext): Route[] {
         return reply.noContent();
       },
     },
+  ];
+}
+
+/** An epic's health: the current one, a new one, the history; and editing one by its id. */
+function healthRoutes(ctx: ServiceContext): Route[] {
+  const { store } = ctx;
+  return [
     {
       method: 'GET',
       path: `${API}/epics/:id/health`,

@@ -65,7 +65,35 @@ function matches(t: TrackerState, q: Record<string, any>): (s: any) => boolean {
 
 const STATE_TYPES = new Set(STORY_STATES.map((s) => s.type as string));
 
+/** One story of a bulk update: the shared fields set, the *_add / *_remove lists applied to its own. */
+function bulkChange(t: TrackerState, story: any, b: Record<string, any>, at: string): void {
+  const single: Record<string, any> = {};
+  for (const k of ['archived', 'story_type', 'workflow_state_id', 'epic_id', 'iteration_id', 'project_id', 'group_id', 'estimate', 'requested_by_id', 'deadline', 'external_links', 'move_to']) {
+    if (b[k] !== undefined) single[k] = b[k];
+  }
+  if (b.owner_ids_add || b.owner_ids_remove) single.owner_ids = [...new Set([...story.owner_ids, ...(b.owner_ids_add ?? [])])].filter((x) => !(b.owner_ids_remove ?? []).includes(x));
+  if (b.follower_ids_add || b.follower_ids_remove) single.follower_ids = [...new Set([...story.follower_ids, ...(b.follower_ids_add ?? [])])].filter((x) => !(b.follower_ids_remove ?? []).includes(x));
+  changeStory(t, story, single, at);
+  if (b.labels_add || b.labels_remove) {
+    const add = ensureLabels(t, b.labels_add ?? [], at);
+    const drop = new Set((b.labels_remove ?? []).map((l: any) => String(l.name).toLowerCase()));
+    story.label_ids = [...new Set([...story.label_ids, ...add])].filter((id) => !drop.has(String(t.labels.find((l: any) => l.id === id)?.name).toLowerCase()));
+  }
+  if (b.custom_fields_add || b.custom_fields_remove) {
+    const drop = new Set((b.custom_fields_remove ?? []).map((c: any) => c.field_id));
+    const add = customValues(t, b.custom_fields_add ?? []);
+    story.custom_fields = [...story.custom_fields.filter((c: any) => !drop.has(c.field_id) && !add.some((a) => a.field_id === c.field_id)), ...add];
+  }
+  story.updated_at = at;
+}
+
+/** Story writes beyond one story's CRUD (create, bulk create, update and delete, from a template) and reads over many. */
 export function storyBulkRoutes(ctx: ServiceContext): Route[] {
+  return [...storyWriteRoutes(ctx), ...storyReadRoutes(ctx)];
+}
+
+/** Create one or many stories, bulk update and delete, and create from a template. */
+function storyWriteRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
   const createOne = async (req: MockRequest) => {
     const b = await validate(spec.fields, 'create', req.body);
@@ -106,26 +134,7 @@ export function storyBulkRoutes(ctx: ServiceContext): Route[] {
           const t = tracker(s);
           const at = nowIso(ctx.now());
           const list = storyIds(t, b.story_ids);
-          for (const story of list) {
-            const single: Record<string, any> = {};
-            for (const k of ['archived', 'story_type', 'workflow_state_id', 'epic_id', 'iteration_id', 'project_id', 'group_id', 'estimate', 'requested_by_id', 'deadline', 'external_links', 'move_to']) {
-              if (b[k] !== undefined) single[k] = b[k];
-            }
-            if (b.owner_ids_add || b.owner_ids_remove) single.owner_ids = [...new Set([...story.owner_ids, ...(b.owner_ids_add ?? [])])].filter((x) => !(b.owner_ids_remove ?? []).includes(x));
-            if (b.follower_ids_add || b.follower_ids_remove) single.follower_ids = [...new Set([...story.follower_ids, ...(b.follower_ids_add ?? [])])].filter((x) => !(b.follower_ids_remove ?? []).includes(x));
-            changeStory(t, story, single, at);
-            if (b.labels_add || b.labels_remove) {
-              const add = ensureLabels(t, b.labels_add ?? [], at);
-              const drop = new Set((b.labels_remove ?? []).map((l: any) => String(l.name).toLowerCase()));
-              story.label_ids = [...new Set([...story.label_ids, ...add])].filter((id) => !drop.has(String(t.labels.find((l: any) => l.id === id)?.name).toLowerCase()));
-            }
-            if (b.custom_fields_add || b.custom_fields_remove) {
-              const drop = new Set((b.custom_fields_remove ?? []).map((c: any) => c.field_id));
-              const add = customValues(t, b.custom_fields_add ?? []);
-              story.custom_fields = [...story.custom_fields.filter((c: any) => !drop.has(c.field_id) && !add.some((a) => a.field_id === c.field_id)), ...add];
-            }
-            story.updated_at = at;
-          }
+          for (const story of list) bulkChange(t, story, b, at);
           return list.map((story) => presentStory(t, story));
         }));
       },
@@ -166,6 +175,13 @@ export function storyBulkRoutes(ctx: ServiceContext): Route[] {
         }));
       },
     },
+  ];
+}
+
+/** Reads over many stories: search, a story's history, its sub-tasks. */
+function storyReadRoutes(ctx: ServiceContext): Route[] {
+  const { store } = ctx;
+  return [
     {
       method: 'POST',
       path: `${API}/stories/search`,

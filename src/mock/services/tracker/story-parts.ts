@@ -27,11 +27,18 @@ function taskOf(t: TrackerState, storyId: number, id: number): any {
 
 /** Story comments (replies by `parent_id`, deleting a comment deletes its replies), reactions, tasks and story links. */
 export function storyPartRoutes(ctx: ServiceContext): Route[] {
+  return [...linkRoutes(ctx), ...commentRoutes(ctx), ...reactionRoutes(ctx), ...taskRoutes(ctx)];
+}
+
+/** Marks a story as changed (a comment or task of it changed). */
+function touch(t: TrackerState, storyId: number, at: string): void {
+  const s = t.stories.find((x: any) => x.id === storyId);
+  if (s) s.updated_at = at;
+}
+
+/** Story links: get, update and delete by the resource table, create with its checks. */
+function linkRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
-  const touch = (t: TrackerState, storyId: number, at: string) => {
-    const s = t.stories.find((x: any) => x.id === storyId);
-    if (s) s.updated_at = at;
-  };
   const links = crudRoutes(ctx, {
     spec: storyLinks,
     coll: 'storyLinks',
@@ -58,6 +65,13 @@ export function storyPartRoutes(ctx: ServiceContext): Route[] {
         }));
       },
     },
+  ];
+}
+
+/** A story's comments: list, add (or reply), get, edit, delete with its replies. */
+function commentRoutes(ctx: ServiceContext): Route[] {
+  const { store } = ctx;
+  return [
     {
       method: 'GET',
       path: `${API}/stories/:id/comments`,
@@ -82,17 +96,7 @@ export function storyPartRoutes(ctx: ServiceContext): Route[] {
           if (b.parent_id !== undefined && b.parent_id !== null && !t.storyComments.some((c: any) => c.story_id === id && c.id === b.parent_id)) {
             throw unprocessable(`parent_id: comment ${b.parent_id} is not a comment of story ${id}`, 'parent_id');
           }
-          const at = nowIso(ctx.now());
-          const cid = nextId(t);
-          const c = {
-            id: cid, story_id: id, parent_id: b.parent_id ?? null, app_url: `${APP_URL}/story/${id}#activity-${cid}`, author_id: b.author_id ?? t.ownerId, text: b.text,
-            external_id: b.external_id ?? null, deleted: false, entity_type: 'story-comment', linked_to_slack: false, blocker: false, unblocks_parent: false,
-            position: t.storyComments.filter((x: any) => x.story_id === id).length + 1, reactions: [], group_mention_ids: [], member_mention_ids: [], mention_ids: [],
-            created_at: b.created_at ?? at, updated_at: b.updated_at ?? at,
-          };
-          t.storyComments.push(c);
-          touch(t, id, at);
-          return presentStoryComment(c);
+          return presentStoryComment(addComment(t, id, b, nowIso(ctx.now())));
         }));
       },
     },
@@ -136,6 +140,27 @@ export function storyPartRoutes(ctx: ServiceContext): Route[] {
         return reply.noContent();
       },
     },
+  ];
+}
+
+/** A comment (or a reply, with `parent_id`) on story `id`, added at the end. */
+function addComment(t: TrackerState, id: number, b: Record<string, any>, at: string): any {
+  const cid = nextId(t);
+  const c = {
+    id: cid, story_id: id, parent_id: b.parent_id ?? null, app_url: `${APP_URL}/story/${id}#activity-${cid}`, author_id: b.author_id ?? t.ownerId, text: b.text,
+    external_id: b.external_id ?? null, deleted: false, entity_type: 'story-comment', linked_to_slack: false, blocker: false, unblocks_parent: false,
+    position: t.storyComments.filter((x: any) => x.story_id === id).length + 1, reactions: [], group_mention_ids: [], member_mention_ids: [], mention_ids: [],
+    created_at: b.created_at ?? at, updated_at: b.updated_at ?? at,
+  };
+  t.storyComments.push(c);
+  touch(t, id, at);
+  return c;
+}
+
+/** Emoji reactions on a story comment, one per person and emoji. */
+function reactionRoutes(ctx: ServiceContext): Route[] {
+  const { store } = ctx;
+  return [
     {
       method: 'POST',
       path: `${API}/stories/:id/comments/:cid/reactions`,
@@ -173,6 +198,13 @@ export function storyPartRoutes(ctx: ServiceContext): Route[] {
         return reply.noContent();
       },
     },
+  ];
+}
+
+/** A story's tasks: add, get, change (or move), delete. */
+function taskRoutes(ctx: ServiceContext): Route[] {
+  const { store } = ctx;
+  return [
     {
       method: 'POST',
       path: `${API}/stories/:id/tasks`,
