@@ -107,6 +107,14 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     expect(cs.code).toBe(1);
     expect(cs.stderr).toContain(corrupt);
 
+    // A file with a valid trailer that is no database at all.
+    const junk = join(sb.dir, 'junk.db');
+    const body = Buffer.alloc(8192, 7);
+    writeFileSync(junk, Buffer.concat([body, createHash('sha256').update(body).digest()]));
+    const j = await sb.kv('snapshot', 'status', junk);
+    expect(j.code).toBe(1);
+    expect(j.stderr).toContain(`snapshot ${junk} is not an etcd database: not a bbolt database`);
+
     // Another cluster's snapshot: a higher revision than this cluster ever reached, from a member it lacks.
     const other = join(sb.dir, 'other.db');
     const payload = Buffer.from(JSON.stringify({ kvsnapshot: 1, member: 'db9', revision: 999, clusterVersion: '3.2', kvs: {} }).padEnd(512, ' '));
