@@ -79,7 +79,10 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   const notes: string[] = [];
   const snap = await snapshotStatus(o.snapshot);
   if (!o.driver?.restoreData || !o.driver.checkRestore) {
-    throw refuse('no way to stop, restore and start the members', 'use the sandbox, or a cluster file whose command driver has restore (and restoreCheck) templates, or --restore-cmd with --stop-cmd/--start-cmd/--running-cmd', 'no_driver');
+    throw new OpsError('kv restore: no way to stop, restore and start the members', 2, {
+      code: 'no_driver',
+      hint: 'use the sandbox, or a cluster file whose command driver has restore (and restoreCheck) templates, or --restore-cmd with --stop-cmd/--start-cmd/--running-cmd; nothing was changed',
+    });
   }
   const driver = o.driver;
   const checkRestore = o.driver.checkRestore.bind(o.driver);

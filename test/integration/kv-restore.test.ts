@@ -141,6 +141,11 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     expect(sb.spec().members.every((m) => !existsSync(`${m.dataDir}.restore-`))).toBe(true);
     renameSync(`${m2.dataDir}.moved`, m2.dataDir);
 
+    // No driver that can restore (endpoints alone, or templates without a restore one): exit 2.
+    const noDriver = await sb.kv('restore', '--snapshot', rp.file, '--endpoints', sb.spec().members.map((m) => m.endpoint).join(','), '--yes');
+    expect(noDriver.code).toBe(2);
+    expect(noDriver.stderr).toMatch(/no way to stop, restore and start the members[\s\S]*--restore-cmd/);
+
     // An unreachable host: the command driver's check runs real ssh to a port nothing listens on.
     const eps = sb.spec().members.map((m) => m.endpoint).join(',');
     const ssh = 'ssh -o BatchMode=yes -o ConnectTimeout=5 -o StrictHostKeyChecking=no -p 1 {host} true';
