@@ -14,7 +14,6 @@ import { countKeys, type WithRestorePoint } from './restore-point.js';
 import { parseSimSnapshot, snapshotStatus, type SnapshotStatus } from './snapshot-status.js';
 import { waitFor, WaitFatal } from './wait.js';
 
-type Exec = typeof import('execa').execa;
 
 export interface RestoreOptions {
   cluster: ClusterSpec;
@@ -27,7 +26,6 @@ export interface RestoreOptions {
   /** Real etcd: the directory of the release to start (and whose etcdctl restores the data, local driver). */
   targetBin?: string;
   timeouts: Timeouts;
-  exec: Exec;
   now: () => number;
   reporter: StepReporter;
   lockStaleMs?: number;

@@ -37,7 +37,6 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
     toVersion: opts.toVersion,
     targetBin: opts.targetBin ? resolve(ctx.cwd, opts.targetBin) : undefined,
     timeouts: timeouts(opts),
-    exec: await ctx.exec(),
     now: ctx.now,
     reporter: reporter(ctx),
     signal: ctx.abort.signal,
