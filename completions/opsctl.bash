@@ -74,7 +74,6 @@ _opsctl() {
     'kv restore|--password-file') _opsctl_files -f; return ;;
     'kv restore|--snapshot') _opsctl_files -f; return ;;
     'kv restore|--target-bin') _opsctl_files -d; return ;;
-    'kv restore|--etcdctl') _opsctl_files -f; return ;;
     'kv health|--cluster') _opsctl_files -f; return ;;
     'kv health|--cacert') _opsctl_files -f; return ;;
     'kv health|--cert') _opsctl_files -f; return ;;
@@ -106,7 +105,6 @@ _opsctl() {
     'kv snapshot save|--key') _opsctl_files -f; return ;;
     'kv snapshot save|--password-file') _opsctl_files -f; return ;;
     'kv snapshot save|--etcdctl') _opsctl_files -f; return ;;
-    'kv snapshot status|--etcdctl') _opsctl_files -f; return ;;
     'kv sandbox up|--etcd-bin') _opsctl_files -d; return ;;
     'mock serve|--state') _opsctl_files -f; return ;;
     'mock serve|--oauth-clients') _opsctl_files -f; return ;;
@@ -354,7 +352,7 @@ _opsctl_words() {
     'kv') words='upgrade rollback restore health version status put get snapshot sandbox --json --no-input --yes -y --debug --profile' ;;
     'kv upgrade') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --to --dry-run --settle --no-backup --allow-same-version --target-bin --snapshot-via --etcdctl --cluster-version-timeout --snapshot-timeout --on-failure --restore-backup-cmd --report --json --no-input --yes -y --debug --profile' ;;
     'kv rollback') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --dry-run --json --no-input --yes -y --debug --profile' ;;
-    'kv restore') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --snapshot --to-version --target-bin --restore-cmd --restore-check-cmd --etcdctl --dry-run --json --no-input --yes -y --debug --profile' ;;
+    'kv restore') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --snapshot --to-version --target-bin --restore-cmd --restore-check-cmd --dry-run --json --no-input --yes -y --debug --profile' ;;
     'kv health') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
     'kv version') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
     'kv status') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --report --json --no-input --yes -y --debug --profile' ;;
@@ -362,7 +360,7 @@ _opsctl_words() {
     'kv get') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot') words='save status --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot save') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --endpoint --via --etcdctl --snapshot-timeout --force --json --no-input --yes -y --debug --profile'; files=1 ;;
-    'kv snapshot status') words='--etcdctl --json --no-input --yes -y --debug --profile'; files=1 ;;
+    'kv snapshot status') words='--json --no-input --yes -y --debug --profile'; files=1 ;;
     'kv sandbox') words='up status down --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --config --json --no-input --yes -y --debug --profile' ;;
     'kv sandbox status') words='--json --no-input --yes -y --debug --profile' ;;

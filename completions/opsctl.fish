@@ -2009,7 +2009,6 @@ complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'to-version' -r -
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'target-bin' -r -F -d 'real etcd: the release directory to start (its etcdctl restores the data)'
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'restore-cmd' -r -d 'with --endpoints: restores {snapshot} on a stopped member'\''s host ({name} {peer} '
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'restore-check-cmd' -r -d 'with --endpoints: exits 0 when the host is reachable and the data dir is there'
-complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'etcdctl' -r -F -d 'the etcdctl that reads the snapshot'
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'dry-run' -d 'check everything and print the plan; change nothing'
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'json' -d 'print JSON; only some fields: --json=id,name (attached: --json never takes the n'
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'no-input' -d 'never prompt; fail instead, naming the flag that answers'
@@ -2115,7 +2114,6 @@ complete -c opsctl -n '__fish_seen_subcommand_from save' -l 'yes' -s y -d 'answe
 complete -c opsctl -n '__fish_seen_subcommand_from save' -l 'debug' -d 'log HTTP requests (secrets redacted) and internals to stderr'
 complete -c opsctl -n '__fish_seen_subcommand_from save' -l 'profile' -r -a '(__opsctl_profiles)' -d 'the profile to use (default: the configured one, else "embedded")'
 complete -c opsctl -n '__fish_seen_subcommand_from status' -F
-complete -c opsctl -n '__fish_seen_subcommand_from status' -l 'etcdctl' -r -F -d 'the etcdctl that reads an etcd snapshot (default: the installed one)'
 complete -c opsctl -n '__fish_seen_subcommand_from status' -l 'json' -d 'print JSON; only some fields: --json=id,name (attached: --json never takes the n'
 complete -c opsctl -n '__fish_seen_subcommand_from status' -l 'no-input' -d 'never prompt; fail instead, naming the flag that answers'
 complete -c opsctl -n '__fish_seen_subcommand_from status' -l 'yes' -s y -d 'answer yes to confirmations'

@@ -3,7 +3,6 @@ import { readJournal } from './journal-read.js';
 import { KvClient } from './client.js';
 import { snapshotStatus } from './snapshot-status.js';
 
-type Exec = typeof import('execa').execa;
 
 /** The snapshot taken before an upgrade's first stop: what `kv restore --snapshot` rebuilds from. */
 export interface RestorePoint {
@@ -11,7 +10,7 @@ export interface RestorePoint {
   sha256: string;
   revision: string;
   keys: number;
-  /** Live keys at the snapshot's revision (a count-only range at that revision on the member it came from). */
+  /** Keys alive at the snapshot's revision (read from the file). */
   liveKeys?: number;
   /** The member it was taken for (the first one the upgrade stopped) and when. */
   member: string;
@@ -26,16 +25,11 @@ export type WithRestorePoint = Journal & { restorePoint?: RestorePoint };
  * becomes the journal's restore point, with its SHA-256 and key count read from the file. A resumed
  * run keeps the one it has. Returns a detail for the step line, or undefined when nothing changed.
  */
-export async function recordRestorePoint(
-  j: WithRestorePoint,
-  snap: { member: string; file: string; endpoint: string },
-  o: { exec: Exec; etcdctl?: string; now: number; timeoutMs: number },
-): Promise<string | undefined> {
+export async function recordRestorePoint(j: WithRestorePoint, snap: { member: string; file: string }, now: number): Promise<string | undefined> {
   if (j.restorePoint) return undefined;
-  const s = await snapshotStatus(snap.file, { exec: o.exec, etcdctl: o.etcdctl });
-  const live = await countKeys(new KvClient(snap.endpoint, { timeoutMs: o.timeoutMs }), s.revision).catch(() => undefined);
-  j.restorePoint = { file: s.file, sha256: s.sha256, revision: s.revision, keys: s.totalKey, liveKeys: live, member: snap.member, takenAt: new Date(o.now).toISOString() };
-  return `restore point: revision ${s.revision}${live === undefined ? '' : `, ${live} live keys`}`;
+  const s = await snapshotStatus(snap.file);
+  j.restorePoint = { file: s.file, sha256: s.sha256, revision: s.revision, keys: s.totalKey, liveKeys: s.liveKeys, member: snap.member, takenAt: new Date(now).toISOString() };
+  return `restore point: revision ${s.revision}, ${s.liveKeys} keys`;
 }
 
 /** Live keys in the whole keyspace (a count-only range), optionally at a past revision. */

@@ -15,7 +15,6 @@ import { countKeys, type WithRestorePoint } from './restore-point.js';
 import { parseSimSnapshot, snapshotStatus, type SnapshotStatus } from './snapshot-status.js';
 import { waitFor, WaitFatal } from './wait.js';
 
-type Exec = typeof import('execa').execa;
 
 export interface RestoreOptions {
   cluster: ClusterSpec;
@@ -25,11 +24,9 @@ export interface RestoreOptions {
   snapshot: string;
   /** The minor version to start every member on (default: the recorded upgrade's source, else what runs now). */
   toVersion?: string;
-  /** Real etcd: the directory of the release to start (and whose etcdctl restores). */
+  /** Real etcd: the directory of the release to start (and whose etcdctl restores the data, local driver). */
   targetBin?: string;
-  etcdctl?: string;
   timeouts: Timeouts;
-  exec: Exec;
   now: () => number;
   reporter: StepReporter;
   lockStaleMs?: number;
@@ -49,8 +46,8 @@ export interface RestorePlan {
   members: Array<{ name: string; endpoint: string; peerUrl: string; target: MemberTarget; check: string }>;
   /** The leader when planned (stopped first: it hands leadership over at once instead of waiting for peers that are stopping too). */
   leader?: string;
-  /** Live keys the snapshot holds, when known (the restore point records them; a simulated snapshot says). */
-  expectedKeys?: number;
+  /** Live keys the snapshot holds (read from the file). */
+  expectedKeys: number;
   notes: string[];
 }
 
@@ -79,9 +76,12 @@ const refuse = (message: string, hint: string, code = 'restore_refused') => new 
  */
 export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   const notes: string[] = [];
-  const snap = await snapshotStatus(o.snapshot, { exec: o.exec, etcdctl: o.etcdctl ?? (o.targetBin ? join(o.targetBin, 'etcdctl') : undefined) });
+  const snap = await snapshotStatus(o.snapshot);
   if (!o.driver?.restoreData || !o.driver.checkRestore) {
-    throw refuse('no way to stop, restore and start the members', 'use the sandbox, or a cluster file whose command driver has restore (and restoreCheck) templates, or --restore-cmd with --stop-cmd/--start-cmd/--running-cmd', 'no_driver');
+    throw new OpsError('kv restore: no way to stop, restore and start the members', 2, {
+      code: 'no_driver',
+      hint: 'use the sandbox, or a cluster file whose command driver has restore (and restoreCheck) templates, or --restore-cmd with --stop-cmd/--start-cmd/--running-cmd; nothing was changed',
+    });
   }
   const driver = o.driver;
   const checkRestore = o.driver.checkRestore.bind(o.driver);
@@ -147,6 +147,19 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   const stamp = new Date(o.now()).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   const run = `${stamp}-${randomBytes(2).toString('hex')}`;
   const token = `opsctl-restore-${run}`;
+  if (snap.kind === 'etcd') {
+    // The snapshot's own member list (its "members" bucket): another cluster's members differ in
+    // name or peer URL (a restore keeps both, only the ids change).
+    const mine = new Set(o.cluster.members.map((m) => `${m.name}=${m.peerUrl!.replace(/\/+$/, '')}`));
+    const theirs = snap.members.flatMap((m) => m.peerURLs.map((u) => `${m.name}=${u.replace(/\/+$/, '')}`));
+    if (theirs.length && !theirs.some((x) => mine.has(x))) {
+      throw refuse(
+        `the snapshot ${o.snapshot} was taken from a cluster of ${theirs.join(', ')}; this cluster is ${[...mine].join(', ')}`,
+        `restore a snapshot of this cluster (the last upgrade's restore point is ${rp ? rp.file : 'not recorded'}), or check --cluster/--endpoints`,
+        'snapshot_other_cluster',
+      );
+    }
+  }
   const initialCluster = o.cluster.members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
   const members: RestorePlan['members'] = [];
   const problems: string[] = [];
@@ -166,7 +179,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   if (problems.length) {
     throw refuse(`\n  - ${problems.join('\n  - ')}`, 'fix each member named (restore the data dir, reach the host, give the binaries), then run kv restore again; nothing was stopped', 'restore_check');
   }
-  const expectedKeys = restorePoint && rp?.liveKeys !== undefined ? rp.liveKeys : snap.kind === 'simulated' ? snap.totalKey : undefined;
+  const expectedKeys = snap.liveKeys;
   const leaderId = obs.members.find((m) => m.healthy && m.leaderId)?.leaderId;
   const leader = obs.members.find((m) => m.id === leaderId)?.name;
   return { snapshot: snap, restorePoint, clusterRevision, version, token, run, members, leader, expectedKeys, notes };
@@ -191,7 +204,7 @@ async function firstMemberList(members: MemberSpec[], timeoutMs: number) {
 export function describeRestore(p: RestorePlan): string {
   const s = p.snapshot;
   const lines = [
-    `Restore from ${s.file}: revision ${s.revision}, ${p.expectedKeys === undefined ? `${s.totalKey} total keys (etcdctl's count)` : `${p.expectedKeys} keys`}, ${s.totalSize} bytes, sha256 ${s.sha256.slice(0, 16)}…${p.restorePoint ? ' (the last upgrade\'s restore point)' : ''}`,
+    `Restore from ${s.file}: revision ${s.revision}, ${s.liveKeys} keys, ${s.totalSize} bytes, sha256 ${s.sha256.slice(0, 16)}…${p.restorePoint ? ' (the last upgrade\'s restore point)' : ''}`,
     `The cluster is at revision ${p.clusterRevision ?? 'unknown (no member answers)'}: every write after the snapshot's revision ${s.revision} is lost.`,
     `Every member is stopped, its data dir kept as DIR.before-restore-${p.run}, rebuilt from the snapshot (new cluster token ${p.token}) and started on ${p.version}:`,
     ...p.members.map((m, i) => `  ${i + 1}. ${m.name} (${m.peerUrl}) on ${m.target.binDir ? `${m.target.binDir}/etcd` : m.target.version}${m.check ? `; checked: ${m.check}` : ''}`),
@@ -307,7 +320,7 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
     const verify = o.reporter.begin('restore: verifying keys and revision against the snapshot');
     const problems: string[] = [];
     if (revision !== p.snapshot.revision) problems.push(`the cluster is at revision ${revision}, the snapshot at ${p.snapshot.revision}`);
-    if (p.expectedKeys !== undefined && keys !== p.expectedKeys) problems.push(`the cluster holds ${keys} keys, the snapshot ${p.expectedKeys}`);
+    if (keys !== p.expectedKeys) problems.push(`the cluster holds ${keys} keys, the snapshot ${p.expectedKeys}`);
     if (problems.length) {
       verify.fail(`restore: ${problems.join('; ')}`);
       throw new OpsError(`kv restore: the restored cluster does not match the snapshot: ${problems.join('; ')}`, 3, {
@@ -315,7 +328,7 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
         hint: 'a client may have written meanwhile; check with opsctl kv status and kv get; the old data dirs are kept',
       });
     }
-    verify.done(`restore: revision ${revision} = the snapshot's, ${keys} keys${p.expectedKeys === undefined ? '' : ' = the snapshot\'s'}`);
+    verify.done(`restore: revision ${revision} = the snapshot's, ${keys} keys = the snapshot's`);
     const phasesMs = { prepare: prepareMs, stop: stopMs, healthy: healthyMs, verify: o.now() - v0 };
     return { status: 'restored', snapshot: o.snapshot, version: p.version, token: p.token, members: out, phasesMs, healthyMs, totalMs: o.now() - t0, revision, keys, expectedKeys: p.expectedKeys };
   } finally {

@@ -3,14 +3,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { OpsError } from '../core/errors.js';
 import { parseJsonSafe } from './parse.js';
-import { etcdctlEnv, findEtcdctl, verifyTrailer } from './snapshot.js';
+import { etcdDbFigures, type EtcdDbFigures } from './bbolt.js';
+import { verifyTrailer } from './snapshot.js';
 
-type Exec = typeof import('execa').execa;
-
-/** What `etcdctl snapshot status` prints, plus the file's own SHA-256 and what kind of file it is. */
+/** What `etcdctl snapshot status` prints, plus the file's own SHA-256, its live keys and members. */
 export interface SnapshotStatus {
   file: string;
-  /** etcdctl's hash (CRC-32 over the keys and values), as a hex string like etcdctl's table. */
+  /** etcdctl's hash (CRC-32C over the buckets, keys and values), as a hex string like etcdctl's table. */
   hash: string;
   revision: string;
   totalKey: number;
@@ -18,6 +17,12 @@ export interface SnapshotStatus {
   /** SHA-256 of the whole file (the journal's restore point keeps it). */
   sha256: string;
   kind: 'etcd' | 'simulated';
+  /** Keys alive at the snapshot's revision (what a restored cluster holds). */
+  liveKeys: number;
+  /** The cluster version recorded in the snapshot, when set. */
+  clusterVersion?: string;
+  /** The members the snapshot's cluster had (name, peer URLs): a snapshot of another cluster shows here. */
+  members: Array<{ id: string; name: string; peerURLs: string[] }>;
 }
 
 /** A simulated member's snapshot: its JSON state (see src/kv/member/main.ts), padding, trailer. */
@@ -39,10 +44,10 @@ export function parseSimSnapshot(data: Buffer): SimSnapshot {
 
 /**
  * Reads and verifies a snapshot file: it must exist, end in the SHA-256 of the rest (etcd's trailer),
- * and be a bbolt database etcdctl can read (or a simulated member's snapshot). Any failure is an
- * OpsError naming the file and what to do.
+ * and be an etcd bbolt database (read directly: src/kv/bbolt.ts, the figures tested equal to etcdctl
+ * 3.3.27's) or a simulated member's snapshot. Any failure is an OpsError naming the file and the fix.
  */
-export async function snapshotStatus(file: string, o: { exec: Exec; etcdctl?: string; timeoutMs?: number }): Promise<SnapshotStatus> {
+export async function snapshotStatus(file: string): Promise<SnapshotStatus> {
   const st = await stat(file).catch((err: NodeJS.ErrnoException) => {
     throw new OpsError(`snapshot ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code}`, 1, { code: 'snapshot_missing', hint: 'give the path of a snapshot file (opsctl kv snapshot save FILE makes one; kv status names the upgrade\'s restore point)' });
   });
@@ -65,26 +70,14 @@ export async function snapshotStatus(file: string, o: { exec: Exec; etcdctl?: st
       throw new OpsError(`snapshot ${file}: unreadable simulated snapshot: ${(err as Error).message}`, 1, { code: 'snapshot_corrupt', hint: 'take a new one with opsctl kv snapshot save FILE' });
     }
     const body = data.subarray(0, data.length - 32);
-    return { file, hash: crc32(body).toString(16), revision: String(s.revision), totalKey: Object.keys(s.kvs ?? {}).length, totalSize: data.length, sha256, kind: 'simulated' };
+    const keys = Object.keys(s.kvs ?? {}).length;
+    return { file, hash: crc32(body).toString(16), revision: String(s.revision), totalKey: keys, totalSize: data.length, sha256, kind: 'simulated', liveKeys: keys, clusterVersion: s.clusterVersion || undefined, members: [{ id: '', name: s.member, peerURLs: [] }] };
   }
-  const etcdctl = findEtcdctl(o.etcdctl);
-  if (!etcdctl) {
-    throw new OpsError(`snapshot ${file}: reading an etcd snapshot needs etcdctl`, 1, { code: 'no_etcdctl', hint: 'install etcd-client (Debian) or pass --etcdctl PATH' });
+  let f: EtcdDbFigures;
+  try {
+    f = etcdDbFigures(data.subarray(0, data.length - 32));
+  } catch (err) {
+    throw new OpsError(`snapshot ${file} is not an etcd database: ${(err as Error).message}`, 1, { code: 'snapshot_corrupt', hint: 'use another copy, or take a new one with opsctl kv snapshot save FILE' });
   }
-  const r = await o.exec(etcdctl, ['snapshot', 'status', file, '-w', 'json'], { env: etcdctlEnv(), extendEnv: false, timeout: o.timeoutMs ?? 60_000, reject: false, stdin: 'ignore' });
-  if (r.exitCode !== 0) {
-    const last = String(r.stderr ?? '').trim().split('\n').pop() || `exit ${r.exitCode}`;
-    throw new OpsError(`snapshot ${file} is not an etcd database etcdctl can read: ${last}`, 1, { code: 'snapshot_corrupt', hint: 'use another copy, or take a new one with opsctl kv snapshot save FILE' });
-  }
-  // uint64 hash and revision: read as text so nothing loses precision.
-  const text = String(r.stdout);
-  const num = (k: string) => /"?(\d+)"?/.exec(new RegExp(`"${k}"\\s*:\\s*("?\\d+"?)`).exec(text)?.[1] ?? '')?.[1];
-  const hash = num('hash');
-  const revision = num('revision');
-  const totalKey = num('totalKey');
-  const totalSize = num('totalSize');
-  if (hash === undefined || revision === undefined || totalKey === undefined || totalSize === undefined) {
-    throw new OpsError(`snapshot ${file}: etcdctl snapshot status printed no figures: ${text.slice(0, 200)}`, 1, { code: 'snapshot_status', hint: 'check the etcdctl given with --etcdctl' });
-  }
-  return { file, hash: BigInt(hash).toString(16), revision, totalKey: Number(totalKey), totalSize: Number(totalSize), sha256, kind: 'etcd' };
+  return { file, hash: f.hash.toString(16), revision: f.revision, totalKey: f.totalKey, totalSize: f.totalSize, sha256, kind: 'etcd', liveKeys: f.liveKeys, clusterVersion: f.clusterVersion, members: f.members };
 }

@@ -74,7 +74,12 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
     const ours = JSON.parse(String((await opsctl('kv', 'snapshot', 'status', rp.file, '--json')).stdout));
     const theirs = JSON.parse(execFileSync(join(releases!.v33, 'etcdctl'), ['snapshot', 'status', rp.file, '-w', 'json'], { env: { ETCDCTL_API: '3' } }).toString());
     expect(ours).toMatchObject({ hash: theirs.hash.toString(16), revision: String(theirs.revision), totalKey: theirs.totalKey, totalSize: theirs.totalSize, kind: 'etcd', sha256: rp.sha256 });
-    expect(ours.totalKey).toBeGreaterThan(30); // every revision of every key, as etcdctl counts
+    expect(ours.totalKey).toBeGreaterThan(30); // every entry of every bucket, as etcdctl counts
+    // Read from the file itself: the live keys, the cluster version then, the members (bbolt buckets).
+    expect(ours).toMatchObject({ liveKeys: 30, clusterVersion: '3.2.0' });
+    expect(ours.members.map((m: { name: string }) => m.name).sort()).toEqual(['kv1', 'kv2', 'kv3']);
+    const table = await opsctl('kv', 'snapshot', 'status', rp.file);
+    expect(String(table.stdout)).toMatch(new RegExp(`^HASH\\t${theirs.hash.toString(16)}$`, 'm'));
 
     const r = await opsctl('kv', 'restore', '--snapshot', rp.file, '--to-version', '3.2', '--yes', ...FAST, '--json');
     expect(r.exitCode, String(r.stderr)).toBe(0);
@@ -172,6 +177,31 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
     c.etcdctl(releases!.v33, ['put', 'after/upgrade', 'lost by the restore']);
     const rp = readJournal(cfg.dir).restorePoint;
     expect(rp.liveKeys).toBe(26); // before/00..24 and probe
+
+    // Another cluster's snapshot (a one-member 3.2.32 cluster, fewer revisions than this one: only
+    // its member list, read from the file, gives it away) is refused with nothing stopped.
+    const other = await realCluster({ size: 1 });
+    try {
+      other.start(other.members[0], releases!.v32);
+      await until(() => {
+        try {
+          other.etcdctl(releases!.v32, ['put', 'x', '1']);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 60_000, 'the other cluster');
+      const foreign = join(cfg.dir, 'foreign.db');
+      other.etcdctl(releases!.v32, ['snapshot', 'save', foreign]);
+      const pids = c.members.map((m) => c.pid(m));
+      const refused = await opsctl('kv', 'restore', '--cluster', clusterFile, '--snapshot', foreign, '--yes');
+      expect(refused.exitCode).toBe(1);
+      expect(String(refused.stderr)).toContain(`the snapshot ${foreign} was taken from a cluster of etcd1=${other.members[0].peerUrl}; this cluster is ${c.members.map((m) => `${m.name}=${m.peerUrl}`).join(', ')}`);
+      expect(String(refused.stderr)).toContain(rp.file);
+      expect(c.members.map((m) => c.pid(m))).toEqual(pids);
+    } finally {
+      other.destroy();
+    }
 
     const dry = await opsctl('kv', 'restore', '--cluster', clusterFile, '--snapshot', rp.file, '--dry-run');
     expect(dry.exitCode, String(dry.stderr)).toBe(0);

@@ -107,6 +107,14 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     expect(cs.code).toBe(1);
     expect(cs.stderr).toContain(corrupt);
 
+    // A file with a valid trailer that is no database at all.
+    const junk = join(sb.dir, 'junk.db');
+    const body = Buffer.alloc(8192, 7);
+    writeFileSync(junk, Buffer.concat([body, createHash('sha256').update(body).digest()]));
+    const j = await sb.kv('snapshot', 'status', junk);
+    expect(j.code).toBe(1);
+    expect(j.stderr).toContain(`snapshot ${junk} is not an etcd database: not a bbolt database`);
+
     // Another cluster's snapshot: a higher revision than this cluster ever reached, from a member it lacks.
     const other = join(sb.dir, 'other.db');
     const payload = Buffer.from(JSON.stringify({ kvsnapshot: 1, member: 'db9', revision: 999, clusterVersion: '3.2', kvs: {} }).padEnd(512, ' '));
@@ -132,6 +140,11 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     for (const [i, m] of sb.spec().members.entries()) if (i !== 1) expect(readFileSync(m.pidFile, 'utf8').trim()).toBe(before[i]);
     expect(sb.spec().members.every((m) => !existsSync(`${m.dataDir}.restore-`))).toBe(true);
     renameSync(`${m2.dataDir}.moved`, m2.dataDir);
+
+    // No driver that can restore (endpoints alone, or templates without a restore one): exit 2.
+    const noDriver = await sb.kv('restore', '--snapshot', rp.file, '--endpoints', sb.spec().members.map((m) => m.endpoint).join(','), '--yes');
+    expect(noDriver.code).toBe(2);
+    expect(noDriver.stderr).toMatch(/no way to stop, restore and start the members[\s\S]*--restore-cmd/);
 
     // An unreachable host: the command driver's check runs real ssh to a port nothing listens on.
     const eps = sb.spec().members.map((m) => m.endpoint).join(',');

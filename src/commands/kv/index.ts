@@ -65,7 +65,6 @@ export function register(program: Command, ctx: Context): void {
     .option('--target-bin <dir>', 'real etcd: the release directory to start (its etcdctl restores the data)')
     .option('--restore-cmd <template>', 'with --endpoints: restores {snapshot} on a stopped member\'s host ({name} {peer} {cluster} {token} {run})')
     .option('--restore-check-cmd <template>', 'with --endpoints: exits 0 when the host is reachable and the data dir is there')
-    .option('--etcdctl <path>', 'the etcdctl that reads the snapshot')
     .option('--dry-run', 'check everything and print the plan; change nothing')
     .action(lazyAction(ctx, () => import('./restore.js'), (_a, o) => pass(o) as any));
   examples(restore, 'opsctl kv restore --snapshot backup.db --dry-run', 'opsctl kv restore --snapshot backup.db --to-version 3.2 --yes', 'opsctl kv restore --cluster prod.yaml --snapshot /var/backups/etcd.db --to-version 3.2');
@@ -98,7 +97,6 @@ export function register(program: Command, ctx: Context): void {
   const snapStatus = snapshot
     .command('status <file>')
     .description('hash, revision, total keys and size of a snapshot file (its SHA-256 trailer checked)')
-    .option('--etcdctl <path>', 'the etcdctl that reads an etcd snapshot (default: the installed one)')
     .action(lazyAction(ctx, () => import('./snapshot-status.js'), ([file], o) => ({ ...o, file }) as any));
   examples(snapStatus, 'opsctl kv snapshot status backup.db', 'opsctl kv snapshot status backup.db --json');
 

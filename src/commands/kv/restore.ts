@@ -12,7 +12,6 @@ export interface RestoreOptions extends ClusterFlags, TimeoutFlags {
   snapshot: string;
   toVersion?: string;
   targetBin?: string;
-  etcdctl?: string;
   dryRun?: boolean;
 }
 
@@ -37,9 +36,7 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
     snapshot: resolve(ctx.cwd, opts.snapshot),
     toVersion: opts.toVersion,
     targetBin: opts.targetBin ? resolve(ctx.cwd, opts.targetBin) : undefined,
-    etcdctl: opts.etcdctl,
     timeouts: timeouts(opts),
-    exec: await ctx.exec(),
     now: ctx.now,
     reporter: reporter(ctx),
     signal: ctx.abort.signal,

@@ -5,15 +5,15 @@ import { snapshotStatus } from '../../kv/snapshot-status.js';
 
 export interface SnapshotStatusOptions {
   file: string;
-  etcdctl?: string;
 }
 
 /**
  * `kv snapshot status FILE`: the SHA-256 trailer checked, then what `etcdctl snapshot status`
- * prints (hash, revision, total keys, total size), plus the file's SHA-256.
+ * prints (hash, revision, total keys, total size), plus the live keys, the cluster version, the
+ * members and the file's SHA-256.
  */
 export async function run(opts: SnapshotStatusOptions, ctx: Context): Promise<CommandResult> {
-  const s = await snapshotStatus(resolve(ctx.cwd, opts.file), { exec: await ctx.exec(), etcdctl: opts.etcdctl });
+  const s = await snapshotStatus(resolve(ctx.cwd, opts.file));
   return {
     data: s,
     columns: [
@@ -21,6 +21,9 @@ export async function run(opts: SnapshotStatusOptions, ctx: Context): Promise<Co
       { key: 'revision', header: 'REVISION' },
       { key: 'totalKey', header: 'TOTAL KEYS' },
       { key: 'totalSize', header: 'TOTAL SIZE' },
+      { key: 'liveKeys', header: 'LIVE KEYS' },
+      { key: 'clusterVersion', header: 'CLUSTER VERSION' },
+      { key: 'members', header: 'MEMBERS', get: (r: typeof s) => r.members.map((m) => m.name).join(',') },
       { key: 'sha256', header: 'SHA-256' },
       { key: 'kind', header: 'KIND' },
     ],
