@@ -179,8 +179,12 @@ export class HttpClient {
       if (typeof body === 'string') this.debug(`> body ${truncate(JSON.stringify(redactBody(tryJson(body))))}`);
       const left = Math.max(1, budgetMs - spent);
       const waiting = this.waitingNotice(method, shown, budgetMs);
-      let res: Dispatcher.ResponseData;
+      let res: Dispatcher.ResponseData | undefined;
       let raw: string;
+      // One deadline for the whole exchange, body included: undici's own timeouts are per wait (a
+      // server that drips a byte a second never trips its body timeout).
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(new DeadlineError(left)), left);
       try {
         this.sent++;
         res = await request(url, {
@@ -190,12 +194,14 @@ export class HttpClient {
           dispatcher: this.opts.dispatcher ?? defaultDispatcher(),
           headersTimeout: left,
           bodyTimeout: left,
+          signal: deadline.signal,
         });
         raw = await res.body.text();
       } catch (err) {
+        clearTimeout(timer);
         clearTimeout(waiting);
         release();
-        const msg = describeNetworkError(err, left);
+        const msg = deadline.signal.aborted ? (res ? `the answer was not complete within ${formatMs(left)} (${res.statusCode} received, the body still coming)` : `no answer within ${formatMs(left)}`) : describeNetworkError(err, left);
         spent += Date.now() - started;
         this.debug(`< network error after ${Date.now() - started} ms: ${msg}`);
         if (IDEMPOTENT.has(method) && attempt < maxAttempts && spent < budgetMs) {
@@ -206,12 +212,13 @@ export class HttpClient {
           continue;
         }
         const tries = attempt > 1 ? ` (${attempt} attempts)` : '';
-        const what = spent >= budgetMs && !msg.startsWith('no answer') ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}` : `${msg}${tries}`;
+        const what = spent >= budgetMs && !msg.startsWith('no answer') && !msg.startsWith('the answer was not complete') ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}` : `${msg}${tries}`;
         throw new NetworkError(`${this.service}: ${method} ${shown} failed: ${what}`, {
           hint: `check that the ${this.service} endpoint ${this.baseUrl} is up and reachable (opsctl config get ${this.service}); OPSCTL_HTTP_TIMEOUT_MS sets how long to wait`,
           cause: err,
         });
       }
+      clearTimeout(timer);
       clearTimeout(waiting);
       release();
       this.debug(`< ${res.statusCode} (${Date.now() - started} ms)`);
@@ -332,6 +339,14 @@ function tryJson(s: string): unknown {
 
 function truncate(s: string, n = 500): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** The reason of the abort when a request's deadline passes. */
+class DeadlineError extends Error {
+  readonly code = 'OPSCTL_DEADLINE';
+  constructor(ms: number) {
+    super(`no complete answer within ${formatMs(ms)}`);
+  }
 }
 
 /** undici's error, in words a user can act on. */
