@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { InterruptedError, OpsError } from '../core/errors.js';
 import type { ClusterSpec, MemberSpec } from './cluster.js';
 import type { MemberDriver, MemberTarget } from './drivers/driver.js';
+import type { KvSession } from './session.js';
 import {
   isResumable,
   journalStats,
@@ -65,6 +66,8 @@ export interface StepReporter {
 
 export interface UpgradeOptions {
   cluster: ClusterSpec;
+  /** How to reach the cluster (TLS, auth, one pool), from the verb that resolved it. */
+  session: KvSession;
   driver?: MemberDriver;
   dataDir: string;
   to: string;
@@ -115,7 +118,7 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   let unlock: (() => Promise<void>) | undefined;
   // The lock and the first look at the cluster at the same time (looking changes nothing).
-  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  const first = observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
   first.then(() => o.debug?.(`[kv] first look at the cluster after ${o.now() - started} ms`), () => undefined);
   if (!o.dryRun) unlock = await acquireLock(file, o);
   o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);
@@ -171,7 +174,7 @@ function pidExists(pid: number): boolean {
 
 async function execute(o: UpgradeOptions, file: string, started: number, first: ReturnType<typeof observeCluster>): Promise<UpgradeReport> {
   const t = o.timeouts;
-  const obsOpts = { timeoutMs: t.requestMs, debug: o.debug };
+  const obsOpts = { session: o.session, timeoutMs: t.requestMs, debug: o.debug };
   let journal: Journal | undefined;
   try {
     journal = readJournal(file);
@@ -197,7 +200,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   // Whether auth is on matters only with a member on 3.2 before 3.2.31 (the seed's lease-revoke
   // corruption): one more request then, none otherwise.
   if (obs.members.some((m) => /^3\.2\.([0-9]|[12][0-9]|30)$/.test(m.serverVersion ?? ''))) {
-    obs.authEnabled = await authEnabled(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
+    obs.authEnabled = await authEnabled(obs.members, { session: o.session, timeoutMs: t.requestMs, debug: o.debug });
   }
   const observedAt = o.now();
   const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });

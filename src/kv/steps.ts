@@ -25,7 +25,7 @@ export interface StepEnv {
   checkpoint: () => Promise<void>;
 }
 
-const client = (env: StepEnv, endpoint: string) => new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug });
+const client = (env: StepEnv, endpoint: string) => new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug, session: env.o.session });
 
 /** A snapshot from the member itself when healthy (else another healthy one), verified. */
 export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterObservation): Promise<string> {
@@ -41,6 +41,7 @@ export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterOb
   const useEtcdctl = o.snapshotVia === 'etcdctl' || (o.snapshotVia === 'auto' && env.real && Boolean(env.etcdctl));
   const snap = await saveSnapshot({
     endpoint: from.endpoint,
+    session: o.session,
     file: join(o.dataDir, 'kv', 'snapshots', o.cluster.key, `${j.id}-${m.name}.db`),
     timeoutMs: o.timeouts.snapshotMs,
     etcdctl: useEtcdctl ? env.etcdctl : undefined,
@@ -65,7 +66,7 @@ async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberS
  */
 export async function gateBeforeStop(env: StepEnv, m: MemberSpec, seen?: ClusterObservation): Promise<ClusterObservation> {
   const { o } = env;
-  const all = seen ?? (await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug }));
+  const all = seen ?? (await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug }));
   const sick = all.members.filter((x) => !x.healthy);
   if (sick.length) throw new Error(`not stopping ${m.name}: ${sick.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`);
   const leaders = new Set(all.members.map((x) => x.leaderId ?? ''));
@@ -133,7 +134,7 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         }
       }
       // (Never reused as the next member's gate: a settle, and its v2-size command, come between.)
-      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, alarms: false });
+      const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, alarms: false });
       const me = all.members.find((x) => x.name === m.name)!;
       const sick = all.members.filter((x) => !x.healthy);
       if (sick.length) {

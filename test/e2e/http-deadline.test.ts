@@ -82,3 +82,32 @@ describe('every request has a deadline for the whole exchange', () => {
     expect(r.stderr).not.toContain('unexpected error');
   });
 });
+
+describe('kv: a member that drips its answer or never answers is named as unreachable within --request-timeout', () => {
+  const kv = (args: string[]) => runBin(['kv', ...args], { timeout: TEST_DEADLINE_MS, env: { OPSCTL_CONFIG_DIR: dir, CI: '1' } });
+
+  it('kv health: both members unhealthy, each named with the deadline, exit 1', async () => {
+    const dripUrl = `http://127.0.0.1:${(drip.address() as AddressInfo | null)?.port ?? (await listen(drip))}`;
+    const holeUrl = `http://127.0.0.1:${(hole.address() as AddressInfo | null)?.port ?? (await listen(hole))}`;
+    const r = await kv(['health', '--endpoints', `${dripUrl},${holeUrl}`, '--request-timeout', '1s', '--json']);
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode).toBe(1);
+    const rows = JSON.parse(r.stdout) as Array<{ endpoint: string; healthy: boolean; detail: string }>;
+    expect(rows.map((x) => [x.endpoint, x.healthy, x.detail])).toEqual([
+      [dripUrl, false, `${dripUrl}: unreachable (no complete answer within 1000 ms)`],
+      [holeUrl, false, `${holeUrl}: unreachable (no complete answer within 1000 ms)`],
+    ]);
+  });
+
+  it('kv upgrade --dry-run: refused before any change, naming both members as not reachable, exit 1', async () => {
+    const dripUrl = `http://127.0.0.1:${(drip.address() as AddressInfo | null)?.port ?? (await listen(drip))}`;
+    const holeUrl = `http://127.0.0.1:${(hole.address() as AddressInfo | null)?.port ?? (await listen(hole))}`;
+    const r = await kv(['upgrade', '--to', '3.3', '--dry-run', '--endpoints', `${dripUrl},${holeUrl}`, '--request-timeout', '1s']);
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('upgrade refused before any change');
+    expect(r.stderr).toContain(`(${dripUrl}) is not reachable: ${dripUrl}: unreachable (no complete answer within 1000 ms)`);
+    expect(r.stderr).toContain(`(${holeUrl}) is not reachable: ${holeUrl}: unreachable (no complete answer within 1000 ms)`);
+    expect(r.stderr).not.toContain('unexpected error');
+  });
+});

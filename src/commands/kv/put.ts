@@ -16,12 +16,12 @@ export interface PutOptions extends ClusterFlags {
  * large") is final.
  */
 export async function run(opts: PutOptions, ctx: Context): Promise<CommandResult> {
-  const { cluster } = await resolveCluster(ctx, opts);
+  const { cluster, session } = await resolveCluster(ctx, opts);
   const t = timeouts(opts);
   let last: unknown;
   for (const m of cluster.members) {
     try {
-      const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).put(opts.kvKey, opts.value);
+      const r = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink, session }).put(opts.kvKey, opts.value);
       return { data: { key: opts.kvKey, revision: r.revision, member: m.name }, message: `put ${opts.kvKey} (revision ${r.revision}) via ${m.name}`, text: '' };
     } catch (err) {
       // A refusal another member would repeat (too large, auth, TLS settings) is final.

@@ -8,10 +8,10 @@ export interface RollbackOptions extends ClusterFlags, TimeoutFlags {}
 
 /** `kv rollback`: upgraded members back on their old version while the cluster version has not moved. */
 export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandResult> {
-  const { cluster, driver } = await resolveCluster(ctx, opts);
+  const { cluster, driver, session } = await resolveCluster(ctx, opts);
   if (!driver) throw new UsageError('no way to stop and start members', { hint: 'use the sandbox, a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd' });
   ctx.handlesInterrupt = true; // Ctrl-C stops between members, never between a stop and its start
-  const r = await runRollback({ cluster, driver, dataDir: ctx.paths.data, timeouts: timeouts(opts), now: ctx.now, reporter: reporter(ctx), signal: ctx.abort.signal });
+  const r = await runRollback({ cluster, session, driver, dataDir: ctx.paths.data, timeouts: timeouts(opts), now: ctx.now, reporter: reporter(ctx), signal: ctx.abort.signal });
   return {
     data: r,
     text: '',

@@ -4,7 +4,8 @@ import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import { KvClient } from '../../kv/client.js';
 import { findEtcdctl, saveSnapshot } from '../../kv/snapshot.js';
-import { normalizeEndpoint, resolveCluster, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { resolveConnection } from './connection.js';
+import { normalizeEndpoint, openSession, resolveCluster, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
 
 export interface SnapshotSaveOptions extends ClusterFlags, TimeoutFlags {
   file: string;
@@ -48,10 +49,12 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   await checkTarget(target, Boolean(opts.force));
   const t = timeouts(opts);
   let endpoint = opts.endpoint ? normalizeEndpoint(opts.endpoint, '--endpoint') : undefined;
+  let session = endpoint ? openSession(ctx, await resolveConnection(ctx, opts)) : undefined;
   if (!endpoint) {
-    const { cluster } = await resolveCluster(ctx, opts);
-    for (const m of cluster.members) {
-      const ok = await new KvClient(m.endpoint, { timeoutMs: t.requestMs }).health().then((h) => h.healthy, () => false);
+    const resolved = await resolveCluster(ctx, opts);
+    session = resolved.session;
+    for (const m of resolved.cluster.members) {
+      const ok = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, session }).health().then((h) => h.healthy, () => false);
       if (ok) {
         endpoint = m.endpoint;
         break;
@@ -59,13 +62,14 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     }
     if (!endpoint) throw new OpsError('no healthy member to take a snapshot from', 1, { hint: 'check with: opsctl kv health' });
   }
-  const c = new KvClient(endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink });
+  const c = new KvClient(endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink, session });
   const real = (await c.version()).real;
   const etcdctl = opts.via === 'gateway' ? undefined : findEtcdctl(opts.etcdctl);
   if (opts.via === 'etcdctl' && !etcdctl) throw new UsageError('--via etcdctl: etcdctl not found', { hint: 'install etcd-client or pass --etcdctl PATH' });
   const before = (await c.status()).revision;
   const snap = await saveSnapshot({
     endpoint,
+    session: session!,
     file: target,
     timeoutMs: t.snapshotMs,
     etcdctl: opts.via === 'etcdctl' || (opts.via === 'auto' && real) ? etcdctl : undefined,

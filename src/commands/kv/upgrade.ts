@@ -33,7 +33,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia)) throw new UsageError(`--snapshot-via: "${opts.snapshotVia}" is not one of auto, etcdctl, gateway`, { field: '--snapshot-via' });
   const settle = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
   const t = timeouts(opts);
-  const { cluster, driver, selector } = await resolveCluster(ctx, opts);
+  const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
   if (cluster.sandbox?.kind === 'sim' && !SIMULATED_MINORS.includes(opts.to)) {
     // refused before any change: a simulated member cannot be started on that version
     throw new UsageError(`--to ${opts.to}: the sandbox runs simulated members, which run ${SIMULATED_MINORS.join(' or ')} only: it cannot start ${opts.to} members`, {
@@ -48,6 +48,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const rollbackCommand = shellLine(['opsctl', 'kv', 'rollback', ...selector]);
   const report = await runUpgrade({
     cluster,
+    session,
     driver,
     dataDir: ctx.paths.data,
     to: opts.to,

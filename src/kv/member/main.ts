@@ -26,7 +26,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { simpleRequest } from '../http.js';
+import { NetworkError } from '../../core/errors.js';
+import { HttpClient } from '../../core/http.js';
 
 const VERSIONS: Record<string, string> = { '3.2': '3.2.32', '3.3': '3.3.27' };
 
@@ -195,10 +196,17 @@ const hasQuorum = () => reachableCount() >= quorum;
 const ping = (): PingInfo => ({ name, id: memberId, version: minorVersion, revision: st.revision, leader, term, clusterVersion: st.clusterVersion, clientUrl: st.clients[name] });
 
 // ---- HTTP plumbing ---------------------------------------------------------------------------
+// Peers through opsctl's one HTTP client (keep-alive pool, a deadline for the whole exchange); the
+// error thrown is the network's own (its code tells a refused connection from a slow peer).
+const peers0 = new HttpClient({ service: 'kv-peer', baseUrl: 'http://127.0.0.1', maxAttempts: 2, retryStaleOnly: true });
 async function peerCall(url: string, path: string, body?: unknown, timeoutMs = pingTimeoutMs): Promise<any> {
-  const res = await simpleRequest(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body), timeoutMs, idempotent: body === undefined });
-  if (res.status !== 200) throw Object.assign(new Error(res.text), { status: res.status, body: res.text });
-  return JSON.parse(res.text);
+  const res = await peers0
+    .request<string>({ method: body === undefined ? 'GET' : 'POST', path: `${url}${path}`, json: body, auth: false, text: true, anyStatus: true, timeoutMs })
+    .catch((err: unknown) => {
+      throw err instanceof NetworkError && err.cause ? err.cause : err;
+    });
+  if (res.status !== 200) throw Object.assign(new Error(res.data), { status: res.status, body: res.data });
+  return JSON.parse(res.data);
 }
 
 function readBody(req: IncomingMessage, limit = Infinity): Promise<{ text: string; size: number; tooLarge: boolean }> {
