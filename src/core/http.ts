@@ -33,6 +33,8 @@ export interface RequestOptions {
   idempotent?: boolean;
   /** This request's deadline instead of the client's. */
   timeoutMs?: number;
+  /** Read at most this many bytes of the body, then close it (the response says `truncated`). */
+  maxBodyBytes?: number;
 }
 
 export interface HttpResponse<T = unknown> {
@@ -40,6 +42,9 @@ export interface HttpResponse<T = unknown> {
   headers: Record<string, string | string[] | undefined>;
   data: T;
   url: string;
+  /** Bytes of the body read; with maxBodyBytes, whether more were coming. */
+  bytes?: number;
+  truncated?: boolean;
 }
 
 /** Credentials for a request: headers and/or query parameters. */
@@ -195,6 +200,8 @@ export class HttpClient {
       const waiting = this.waitingNotice(method, shown, budgetMs);
       let res: Dispatcher.ResponseData | undefined;
       let raw: string;
+      let bytes: number;
+      let truncated: boolean;
       // One deadline for the whole exchange, body included: undici's own timeouts are per wait (a
       // server that drips a byte a second never trips its body timeout).
       const deadline = new AbortController();
@@ -210,7 +217,7 @@ export class HttpClient {
           bodyTimeout: left,
           signal: deadline.signal,
         });
-        raw = await res.body.text();
+        ({ raw, bytes, truncated } = await readBody(res.body, req.maxBodyBytes));
       } catch (err) {
         clearTimeout(timer);
         clearTimeout(waiting);
@@ -245,7 +252,7 @@ export class HttpClient {
         attempt--;
         continue;
       }
-      if (req.anyStatus) return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString() };
+      if (req.anyStatus) return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString(), bytes, truncated };
       if (res.statusCode === 429 && attempt < maxAttempts) {
         const wait = retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt);
         if (wait <= (this.opts.maxRetryAfterMs ?? 120_000)) {
@@ -355,6 +362,25 @@ function tryJson(s: string): unknown {
 
 function truncate(s: string, n = 500): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** The body as text, or (with a limit) its first `limit` bytes and whether more were coming. */
+async function readBody(body: Dispatcher.ResponseData['body'], limit?: number): Promise<{ raw: string; bytes: number; truncated: boolean }> {
+  if (limit === undefined) {
+    const raw = await body.text();
+    return { raw, bytes: Buffer.byteLength(raw), truncated: false };
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > limit) {
+      body.destroy();
+      return { raw: Buffer.concat(chunks).toString('utf8'), bytes, truncated: true };
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { raw: Buffer.concat(chunks).toString('utf8'), bytes, truncated: false };
 }
 
 /** A kept-alive connection that the server closed while the request went out on it. */

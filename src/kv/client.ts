@@ -318,6 +318,30 @@ export class KvClient {
     return (r.kvs ?? []).map((kv: any) => ({ key: Buffer.from(kv.key, 'base64').toString(), value: Buffer.from(kv.value ?? '', 'base64').toString() }));
   }
 
+  /**
+   * The size of the member's v2 store, measured: the bytes of its whole v2 key tree as JSON (GET
+   * /v2/keys/?recursive=true), which is how etcd writes the v2 store into its snapshots. etcd 3.2 and
+   * 3.3 expose no size of it otherwise (their /metrics and /v2/stats/store count requests only). Reads
+   * at most `limit` bytes: a larger store is reported as over it. Undefined, with the reason, when
+   * the member serves no v2 API or refuses the read.
+   */
+  async v2DataBytes(limit: number): Promise<{ bytes: number; over: boolean } | { bytes: undefined; why: string }> {
+    const url = `${this.endpoint}/v2/keys/?recursive=true&sorted=false`;
+    const t0 = performance.now();
+    let r: HttpResponse<string>;
+    try {
+      r = await this.http.request<string>({ method: 'GET', path: url, auth: false, text: true, anyStatus: true, maxBodyBytes: limit });
+    } catch (err) {
+      return { bytes: undefined, why: `${url}: ${(err as Error).message}` };
+    }
+    this.opts.debug?.(`[kv] GET ${url} → ${r.status}, ${r.bytes} bytes${r.truncated ? ' (stopped there)' : ''} in ${Math.round(performance.now() - t0)} ms`);
+    if (r.status === 404 && !/"errorCode"/.test(r.data ?? '')) return { bytes: undefined, why: `${this.endpoint} serves no v2 API (HTTP 404)` };
+    // errorCode 100: key not found, i.e. an empty v2 store.
+    if (r.status === 404) return { bytes: 0, over: false };
+    if (r.status !== 200) return { bytes: undefined, why: `${url}: HTTP ${r.status}` };
+    return { bytes: r.bytes ?? 0, over: Boolean(r.truncated) };
+  }
+
   /** The snapshot stream of /maintenance/snapshot: the db file with its SHA-256 trailer. */
   async snapshot(timeoutMs: number): Promise<Buffer> {
     const prefix = await this.gatewayPrefix();

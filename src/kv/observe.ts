@@ -54,6 +54,7 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
     obs.id = st.value.memberId;
     obs.leaderId = st.value.leaderId;
     obs.revision = st.value.revision;
+    obs.raftIndex = st.value.raftIndex;
   }
   const failed = [v, st].find((x) => x.status === 'rejected') as PromiseRejectedResult | undefined;
   if (failed) {

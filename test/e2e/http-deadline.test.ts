@@ -92,7 +92,7 @@ describe('kv: a member that drips its answer or never answers is named as unreac
     const r = await kv(['health', '--endpoints', `${dripUrl},${holeUrl}`, '--request-timeout', '1s', '--json']);
     expect(r.timedOut).toBe(false);
     expect(r.exitCode).toBe(1);
-    const rows = JSON.parse(r.stdout) as Array<{ endpoint: string; healthy: boolean; detail: string }>;
+    const rows = JSON.parse(String(r.stdout)) as Array<{ endpoint: string; healthy: boolean; detail: string }>;
     expect(rows.map((x) => [x.endpoint, x.healthy, x.detail])).toEqual([
       [dripUrl, false, `${dripUrl}: unreachable (no complete answer within 1000 ms)`],
       [holeUrl, false, `${holeUrl}: unreachable (no complete answer within 1000 ms)`],
