@@ -94,6 +94,7 @@ _opsctl() {
     'kv put|--cert') _opsctl_files -f; return ;;
     'kv put|--key') _opsctl_files -f; return ;;
     'kv put|--password-file') _opsctl_files -f; return ;;
+    'kv put|--file') _opsctl_files -f; return ;;
     'kv get|--cluster') _opsctl_files -f; return ;;
     'kv get|--cacert') _opsctl_files -f; return ;;
     'kv get|--cert') _opsctl_files -f; return ;;
@@ -356,7 +357,7 @@ _opsctl_words() {
     'kv health') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
     'kv version') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
     'kv status') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --report --json --no-input --yes -y --debug --profile' ;;
-    'kv put') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
+    'kv put') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --file --json --no-input --yes -y --debug --profile' ;;
     'kv get') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot') words='save status --json --no-input --yes -y --debug --profile' ;;
     'kv snapshot save') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --endpoint --via --etcdctl --snapshot-timeout --force --json --no-input --yes -y --debug --profile'; files=1 ;;

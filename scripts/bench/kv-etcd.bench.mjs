@@ -1,5 +1,6 @@
 // kv upgrade of a real 3-member TLS etcd cluster, 3.2.32 → 3.3.27 (../shared/etcd, extracted as the
-// tests do), against the etcd guide's minimal hand procedure run here on the same binaries, the same
+// tests do), on the production path: the command driver, client-certificate TLS, no v2-size template
+// and the default --settle auto (opsctl measures each member's v2 data over TLS), against the etcd guide's minimal hand procedure run here on the same binaries, the same
 // kind of cluster and the same poll interval: per member a snapshot from a live member (etcdctl), stop
 // and wait for the process to exit, start the new binary, poll /health; then poll the cluster version
 // until 3.3.0. Budget: opsctl's wall-clock time <= 1.2x the hand procedure's (median ratio of
@@ -92,7 +93,7 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
     const file = join(dir, 'cluster.yaml');
     writeFileSync(file, ['members:', ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`), 'driver:', '  type: command', `  stop: ${c.ctl} stop {name}`, `  start: ${c.ctl} start {name} {version}`, `  running: ${c.ctl} running {name}`, `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`, ''].join('\n'));
     const t0 = performance.now();
-    const out = execFileSync(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--settle', '0s', '--poll-interval', `${POLL_MS}ms`, '--json'], { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+    const out = execFileSync(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--poll-interval', `${POLL_MS}ms`, '--json'], { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
     const ms = performance.now() - t0;
     const rep = JSON.parse(out);
     if (rep.status !== 'done') throw new Error('opsctl did not finish');

@@ -25,6 +25,16 @@ export interface RequestOptions {
   okStatuses?: number[];
   /** Follow up to 5 redirects (307/308 keep method and body). */
   followRedirects?: boolean;
+  /** The body as text, unparsed. */
+  text?: boolean;
+  /** Return every status as it is: no error for 4xx/5xx, no retry on 429/5xx (the caller reads it). */
+  anyStatus?: boolean;
+  /** Whether the request may be sent again after a network error (default: by its method). */
+  idempotent?: boolean;
+  /** This request's deadline instead of the client's. */
+  timeoutMs?: number;
+  /** Read at most this many bytes of the body, then close it (the response says `truncated`). */
+  maxBodyBytes?: number;
 }
 
 export interface HttpResponse<T = unknown> {
@@ -32,6 +42,9 @@ export interface HttpResponse<T = unknown> {
   headers: Record<string, string | string[] | undefined>;
   data: T;
   url: string;
+  /** Bytes of the body read; with maxBodyBytes, whether more were coming. */
+  bytes?: number;
+  truncated?: boolean;
 }
 
 /** Credentials for a request: headers and/or query parameters. */
@@ -48,6 +61,11 @@ export interface HttpClientOptions {
   pacer?: RequestPacer;
   /** Attempts in all, including the first. */
   maxAttempts?: number;
+  /**
+   * Retry a network error only when a kept-alive connection closed under the request (ECONNRESET,
+   * EPIPE, "other side closed"), at once: a refused or silent endpoint is reported, not waited on.
+   */
+  retryStaleOnly?: boolean;
   /**
    * How long one request may wait for answers, all retries and their backoff included (default 30 s,
    * `OPSCTL_HTTP_TIMEOUT_MS`). Rate-limit waits (pacing, 429 Retry-After) do not count: the server answered.
@@ -152,6 +170,7 @@ export class HttpClient {
     };
     for (const [k, v] of Object.entries(creds?.query ?? {})) url.searchParams.set(k, v);
     let body: string | FormData | undefined;
+    const idempotent = req.idempotent ?? IDEMPOTENT.has(method);
     if (req.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(req.json);
@@ -165,7 +184,7 @@ export class HttpClient {
     }
 
     const maxAttempts = this.opts.maxAttempts ?? 4;
-    const budgetMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const budgetMs = req.timeoutMs ?? this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // Time spent waiting on this endpoint: attempts without a usable answer and the backoff between them.
     let spent = 0;
     let redirects = 0;
@@ -179,8 +198,14 @@ export class HttpClient {
       if (typeof body === 'string') this.debug(`> body ${truncate(JSON.stringify(redactBody(tryJson(body))))}`);
       const left = Math.max(1, budgetMs - spent);
       const waiting = this.waitingNotice(method, shown, budgetMs);
-      let res: Dispatcher.ResponseData;
+      let res: Dispatcher.ResponseData | undefined;
       let raw: string;
+      let bytes: number;
+      let truncated: boolean;
+      // One deadline for the whole exchange, body included: undici's own timeouts are per wait (a
+      // server that drips a byte a second never trips its body timeout).
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(new DeadlineError(left)), left);
       try {
         this.sent++;
         res = await request(url, {
@@ -190,32 +215,36 @@ export class HttpClient {
           dispatcher: this.opts.dispatcher ?? defaultDispatcher(),
           headersTimeout: left,
           bodyTimeout: left,
+          signal: deadline.signal,
         });
-        raw = await res.body.text();
+        ({ raw, bytes, truncated } = await readBody(res.body, req.maxBodyBytes));
       } catch (err) {
+        clearTimeout(timer);
         clearTimeout(waiting);
         release();
-        const msg = describeNetworkError(err, left);
+        const msg = deadline.signal.aborted ? (res ? `the answer was not complete within ${formatMs(left)} (${res.statusCode} received, the body still coming)` : `no answer within ${formatMs(left)}`) : describeNetworkError(err, left);
         spent += Date.now() - started;
         this.debug(`< network error after ${Date.now() - started} ms: ${msg}`);
-        if (IDEMPOTENT.has(method) && attempt < maxAttempts && spent < budgetMs) {
-          const wait = Math.min(this.backoffMs(attempt), budgetMs - spent);
+        const stale = isStaleConnection(err);
+        if (idempotent && attempt < maxAttempts && spent < budgetMs && (stale || !this.opts.retryStaleOnly) && !deadline.signal.aborted) {
+          const wait = this.opts.retryStaleOnly ? 0 : Math.min(this.backoffMs(attempt), budgetMs - spent);
           this.opts.notice?.(`${this.service}: ${method} ${shown}: ${msg}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
           await this.sleep(wait);
           spent += wait;
           continue;
         }
         const tries = attempt > 1 ? ` (${attempt} attempts)` : '';
-        const what = spent >= budgetMs && !msg.startsWith('no answer') ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}` : `${msg}${tries}`;
+        const what = spent >= budgetMs && !msg.startsWith('no answer') && !msg.startsWith('the answer was not complete') ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}` : `${msg}${tries}`;
         throw new NetworkError(`${this.service}: ${method} ${shown} failed: ${what}`, {
           hint: `check that the ${this.service} endpoint ${this.baseUrl} is up and reachable (opsctl config get ${this.service}); OPSCTL_HTTP_TIMEOUT_MS sets how long to wait`,
-          cause: err,
+          cause: deadline.signal.aborted ? deadline.signal.reason : err,
         });
       }
+      clearTimeout(timer);
       clearTimeout(waiting);
       release();
       this.debug(`< ${res.statusCode} (${Date.now() - started} ms)`);
-      const data = parseBody(raw, res.headers['content-type']);
+      const data = req.text ? raw : parseBody(raw, res.headers['content-type']);
 
       if (req.followRedirects && [301, 302, 303, 307, 308].includes(res.statusCode) && res.headers.location && redirects < 5) {
         redirects++;
@@ -223,6 +252,7 @@ export class HttpClient {
         attempt--;
         continue;
       }
+      if (req.anyStatus) return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString(), bytes, truncated };
       if (res.statusCode === 429 && attempt < maxAttempts) {
         const wait = retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt);
         if (wait <= (this.opts.maxRetryAfterMs ?? 120_000)) {
@@ -232,7 +262,7 @@ export class HttpClient {
           continue;
         }
       }
-      if (RETRY_STATUSES.has(res.statusCode) && IDEMPOTENT.has(method) && attempt < maxAttempts) {
+      if (RETRY_STATUSES.has(res.statusCode) && idempotent && attempt < maxAttempts) {
         spent += Date.now() - started;
         const wait = Math.min(retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt), MAX_BACKOFF_MS);
         if (spent + wait < budgetMs) {
@@ -332,6 +362,39 @@ function tryJson(s: string): unknown {
 
 function truncate(s: string, n = 500): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** The body as text, or (with a limit) its first `limit` bytes and whether more were coming. */
+async function readBody(body: Dispatcher.ResponseData['body'], limit?: number): Promise<{ raw: string; bytes: number; truncated: boolean }> {
+  if (limit === undefined) {
+    const raw = await body.text();
+    return { raw, bytes: Buffer.byteLength(raw), truncated: false };
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > limit) {
+      body.destroy();
+      return { raw: Buffer.concat(chunks).toString('utf8'), bytes, truncated: true };
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { raw: Buffer.concat(chunks).toString('utf8'), bytes, truncated: false };
+}
+
+/** A kept-alive connection that the server closed while the request went out on it. */
+function isStaleConnection(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
+/** The reason of the abort when a request's deadline passes (the cause of the NetworkError). */
+export class DeadlineError extends Error {
+  readonly code = 'DEADLINE_PASSED';
+  constructor(ms: number) {
+    super(`no complete answer within ${formatMs(ms)}`);
+  }
 }
 
 /** undici's error, in words a user can act on. */

@@ -7,10 +7,14 @@
 import AgentImpl from 'undici/lib/dispatcher/agent.js';
 // @ts-expect-error see above
 import requestImpl from 'undici/lib/api/api-request.js';
+// @ts-expect-error see above
+import buildConnectorImpl from 'undici/lib/core/connect.js';
 import type { Agent as AgentType, Dispatcher } from 'undici';
 
 export const Agent = AgentImpl as typeof AgentType;
 export type Agent = AgentType;
+/** undici's socket connector (TLS options in), to wrap when the sockets themselves are of interest. */
+export const buildConnector = buildConnectorImpl as typeof import('undici').buildConnector;
 
 export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher };
 

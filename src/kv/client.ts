@@ -1,6 +1,7 @@
+import { HttpClient, type HttpResponse } from '../core/http.js';
 import { NetworkError, OpsError } from '../core/errors.js';
-import { authToken, connection, explainTlsError, forgetToken, setAuthToken } from './connection.js';
-import { simpleRequest, type SimpleResponse } from './http.js';
+import { explainTlsError } from './connection.js';
+import { KvSession } from './session.js';
 import {
   parseAlarms,
   parseHealth,
@@ -21,9 +22,9 @@ export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'] as const;
 export interface KvClientOptions {
   timeoutMs?: number;
   debug?: (line: string) => void;
+  /** The cluster's connection (TLS, auth, pool): required, so no request can leave without the cluster's TLS. */
+  session: KvSession;
 }
-
-const PREFIX_CACHE = new Map<string, string>();
 
 /** A server-side gateway error (gRPC status in JSON), e.g. "request is too large". */
 export class GatewayError extends OpsError {
@@ -42,44 +43,86 @@ export class GatewayError extends OpsError {
   }
 }
 
+/** What no answer means, whatever the stack said: a deadline passed, or undici's own timeouts. */
+const TIMEOUT_CODES = new Set(['DEADLINE_PASSED', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
 /**
  * HTTP to one member's client URL: /health, /version and the v3 JSON gateway, discovering which
- * gateway prefix the member serves (3.4 /v3, 3.3 /v3beta, 3.2 /v3alpha).
+ * gateway prefix the member serves (3.4 /v3, 3.3 /v3beta, 3.2 /v3alpha). Every request goes through
+ * the one HTTP client of opsctl (core/http.ts) on the session's pool, with one deadline for the
+ * whole exchange (timeoutMs, body included).
  */
 export class KvClient {
   private prefix?: string;
   /** The status answer that discovery got: the next status() uses it instead of asking again. */
   private discoveredStatus?: string;
   readonly timeoutMs: number;
+  readonly session: KvSession;
+  private readonly http: HttpClient;
 
   constructor(
     readonly endpoint: string,
-    private readonly opts: KvClientOptions = {},
+    private readonly opts: KvClientOptions = { session: new KvSession() },
   ) {
     this.timeoutMs = opts.timeoutMs ?? 5000;
+    this.session = opts.session;
+    this.http = new HttpClient({
+      service: 'kv',
+      baseUrl: endpoint,
+      dispatcher: this.session.dispatcher(),
+      timeoutMs: this.timeoutMs,
+      // One retry, at once, when a kept-alive connection was closed under a read; a refused or
+      // silent member is reported within the deadline, not waited on.
+      maxAttempts: 2,
+      retryStaleOnly: true,
+      debug: opts.debug,
+    });
   }
 
-  private async fetch(path: string, init: { method?: string; body?: string; headers?: Record<string, string>; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<{ status: number; text: string; url: string }> {
+  private get prefixCache(): Map<string, string> {
+    return this.session.prefixes;
+  }
+
+  private async fetch(path: string, init: { method?: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ status: number; text: string; url: string }> {
     const url = `${this.endpoint}${path}`;
-    let res: SimpleResponse;
+    let res: HttpResponse<string>;
+    const timeoutMs = init.timeoutMs ?? this.timeoutMs;
+    const sent = performance.now();
     try {
-      // Everything but a put only reads.
-      res = await simpleRequest(url, { method: init.method, body: init.body, headers: init.headers, signal: init.signal, timeoutMs: init.timeoutMs ?? this.timeoutMs, idempotent: !path.endsWith('/kv/put') });
+      res = await this.http.request<string>({
+        method: init.method ?? 'GET',
+        path: url,
+        json: init.body,
+        headers: init.headers,
+        auth: false,
+        text: true,
+        anyStatus: true,
+        followRedirects: true,
+        // Everything but a put only reads.
+        idempotent: !path.endsWith('/kv/put'),
+        timeoutMs,
+      });
     } catch (err) {
-      const tls = explainTlsError(err as NodeJS.ErrnoException, this.endpoint);
+      const raw = (err instanceof NetworkError ? err.cause : err) as NodeJS.ErrnoException;
+      // A connection closed after a TLS alert: the alert is the cause.
+      const cause = (raw?.code === 'UND_ERR_SOCKET' && this.session.tlsErrorSince(this.endpoint, sent)) || raw;
+      const tls = explainTlsError(cause, this.endpoint, Boolean(this.session.conn.tls?.cert));
       // The message names the fix too: kv health and status show only the message of a member.
-      if (tls) throw new OpsError(`${tls.message}: ${tls.hint}`, 1, { code: tls.code, cause: err });
-      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).name;
-      throw new NetworkError(`${this.endpoint}: no answer (${code === 'ETIMEDOUT' ? `timed out after ${init.timeoutMs ?? this.timeoutMs} ms` : code})`, {
-        hint: `check that the member runs and that --endpoints lists its client URL${this.endpoint.startsWith('http:') && code === 'ECONNRESET' ? ' (a member that serves TLS resets plain HTTP: write https://)' : ''}`,
-        cause: err,
+      if (tls) throw new OpsError(`${tls.message}: ${tls.hint}`, 1, { code: tls.code, cause });
+      const code = cause?.code ?? cause?.name;
+      const what = TIMEOUT_CODES.has(code) ? `no complete answer within ${timeoutMs} ms` : cause?.message && code === 'UND_ERR_SOCKET' ? cause.message : code;
+      throw new NetworkError(`${this.endpoint}: unreachable (${what})`, {
+        hint: `check that the member runs and that --endpoints lists its client URL${this.endpoint.startsWith('http:') && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') ? ' (a member that serves TLS resets plain HTTP: write https://)' : ''}; --request-timeout sets how long to wait`,
+        cause,
       });
     }
-    this.opts.debug?.(`[kv] ${init.method ?? 'GET'} ${url} → ${res.status}${res.redirected ? ` (via ${res.url})` : ''}`);
-    if (res.status === 400 && /HTTP request to an HTTPS server/i.test(res.text)) {
+    const redirected = res.url !== url;
+    this.opts.debug?.(`[kv] ${init.method ?? 'GET'} ${url} → ${res.status}${redirected ? ` (via ${res.url})` : ''}`);
+    const text = res.data ?? '';
+    if (res.status === 400 && /HTTP request to an HTTPS server/i.test(text)) {
       throw new OpsError(`${this.endpoint}: the member serves TLS on this port`, 1, { code: 'tls_required', hint: `write the endpoint as https://${new URL(this.endpoint).host} (with --cacert, and --cert/--key if the members ask for a client certificate)` });
     }
-    return res;
+    return { status: res.status, text, url: res.url };
   }
 
   async health(): Promise<HealthResult> {
@@ -98,8 +141,8 @@ export class KvClient {
     const [maj, min] = v.server.split('.').map(Number);
     if (maj === 3 && min >= 2) {
       const guess = min === 2 ? '/v3alpha' : min === 3 ? '/v3beta' : '/v3';
-      if (PREFIX_CACHE.get(this.endpoint) !== guess) {
-        PREFIX_CACHE.set(this.endpoint, guess);
+      if (this.prefixCache.get(this.endpoint) !== guess) {
+        this.prefixCache.set(this.endpoint, guess);
         this.prefix = undefined;
       }
     }
@@ -111,7 +154,7 @@ export class KvClient {
    * endpoint for the life of the process (a 404 later forgets it: the member was up- or downgraded).
    */
   async gatewayPrefix(): Promise<string> {
-    this.prefix ??= PREFIX_CACHE.get(this.endpoint);
+    this.prefix ??= this.prefixCache.get(this.endpoint);
     if (this.prefix) return this.prefix;
     // One discovery per client, however many calls wait for it.
     this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
@@ -122,20 +165,20 @@ export class KvClient {
 
   /** Whether this member's gateway prefix is already known (from an earlier answer in this process). */
   knowsPrefix(): boolean {
-    return Boolean(this.prefix ?? PREFIX_CACHE.get(this.endpoint));
+    return Boolean(this.prefix ?? this.prefixCache.get(this.endpoint));
   }
 
   private async discover(): Promise<string> {
     // All three at once (a read-only call), the newest that answers wins: one round trip, not three.
     const tries = await Promise.all(
-      GATEWAY_PREFIXES.map((p) => this.fetch(`${p}/maintenance/status`, { method: 'POST', body: '{}' }).catch((err: unknown) => err as Error)),
+      GATEWAY_PREFIXES.map((p) => this.fetch(`${p}/maintenance/status`, { method: 'POST', body: {} }).catch((err: unknown) => err as Error)),
     );
     const hit = tries.find((r): r is { status: number; text: string; url: string } => !(r instanceof Error) && r.status === 200);
     if (hit) {
       // A redirect (3.3 sends /v3alpha to /v3beta) tells the real prefix.
       this.discoveredStatus = hit.text;
       this.prefix = new URL(hit.url).pathname.replace(/\/maintenance\/status$/, '');
-      PREFIX_CACHE.set(this.endpoint, this.prefix);
+      this.prefixCache.set(this.endpoint, this.prefix);
       return this.prefix;
     }
     const failure = tries.find((r) => r instanceof Error);
@@ -155,19 +198,19 @@ export class KvClient {
    * member forgets them). Undefined without --user or when auth is off on the cluster.
    */
   private async token(fresh = false): Promise<string | undefined> {
-    const auth = connection().auth;
+    const auth = this.session.conn.auth;
     if (!auth) return undefined;
-    let t = fresh ? undefined : authToken();
+    let t = fresh ? undefined : this.session.authToken();
     if (!t) {
       t = this.authenticate(auth);
-      setAuthToken(t);
+      this.session.setAuthToken(t);
     }
     return (await t) || undefined;
   }
 
   private async authenticate(auth: { user: string; password: string }): Promise<string> {
     const prefix = await this.gatewayPrefix();
-    const r = await this.fetch(`${prefix}/auth/authenticate`, { method: 'POST', body: JSON.stringify({ name: auth.user, password: auth.password }) });
+    const r = await this.fetch(`${prefix}/auth/authenticate`, { method: 'POST', body: { name: auth.user, password: auth.password } });
     if (r.status === 200) return String(parseJsonSafe(r.text).token ?? '');
     const msg = gatewayMessage(r.text);
     if (/authentication is not enabled/i.test(msg)) return '';
@@ -183,25 +226,25 @@ export class KvClient {
    */
   async authEnabled(): Promise<boolean | undefined> {
     const prefix = await this.gatewayPrefix();
-    const r = await this.fetch(`${prefix}/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('\0opsctl-auth-probe').toString('base64'), count_only: true }) });
+    const r = await this.fetch(`${prefix}/kv/range`, { method: 'POST', body: { key: Buffer.from('\0opsctl-auth-probe').toString('base64'), count_only: true } });
     if (r.status === 200) return false;
     return AUTH_ERRORS.test(gatewayMessage(r.text)) ? true : undefined;
   }
 
-  async gateway(path: string, body: unknown, signal?: AbortSignal): Promise<string> {
+  async gateway(path: string, body: unknown): Promise<string> {
     let token = await this.token();
     const prefix = await this.gatewayPrefix();
-    const send = (p: string) => this.fetch(`${p}${path}`, { method: 'POST', body: JSON.stringify(body), signal, headers: token ? { authorization: token } : undefined });
+    const send = (p: string) => this.fetch(`${p}${path}`, { method: 'POST', body, headers: token ? { authorization: token } : undefined });
     let r = await send(prefix);
     if (token && r.status !== 200 && /invalid auth token/i.test(gatewayMessage(r.text))) {
-      forgetToken();
+      this.session.forgetToken();
       token = await this.token(true);
       r = await send(prefix);
     }
     if (r.status === 404) {
       // The member now runs another version: find its prefix again (the status answer the discovery
       // got is not kept: this call asks its own path, and a later status() must not read an old one).
-      PREFIX_CACHE.delete(this.endpoint);
+      this.prefixCache.delete(this.endpoint);
       this.prefix = undefined;
       const again = await this.gatewayPrefix();
       this.discoveredStatus = undefined;
@@ -211,14 +254,14 @@ export class KvClient {
       // Redirected (3.3 sends /v3alpha to /v3beta): remember where, so the next call goes there.
       const real = new URL(r.url).pathname.slice(0, -path.length);
       if (real) {
-        PREFIX_CACHE.set(this.endpoint, real);
+        this.prefixCache.set(this.endpoint, real);
         this.prefix = real;
       }
     }
     if (r.status !== 200) {
       const msg = gatewayMessage(r.text);
       if (AUTH_ERRORS.test(msg)) {
-        const auth = connection().auth;
+        const auth = this.session.conn.auth;
         throw new OpsError(`${this.endpoint}: etcd refused the request: ${msg}`, 4, {
           code: 'auth_required',
           hint: !auth
@@ -275,10 +318,34 @@ export class KvClient {
     return (r.kvs ?? []).map((kv: any) => ({ key: Buffer.from(kv.key, 'base64').toString(), value: Buffer.from(kv.value ?? '', 'base64').toString() }));
   }
 
+  /**
+   * The size of the member's v2 store, measured: the bytes of its whole v2 key tree as JSON (GET
+   * /v2/keys/?recursive=true), which is how etcd writes the v2 store into its snapshots. etcd 3.2 and
+   * 3.3 expose no size of it otherwise (their /metrics and /v2/stats/store count requests only). Reads
+   * at most `limit` bytes: a larger store is reported as over it. Undefined, with the reason, when
+   * the member serves no v2 API or refuses the read.
+   */
+  async v2DataBytes(limit: number): Promise<{ bytes: number; over: boolean } | { bytes: undefined; why: string }> {
+    const url = `${this.endpoint}/v2/keys/?recursive=true&sorted=false`;
+    const t0 = performance.now();
+    let r: HttpResponse<string>;
+    try {
+      r = await this.http.request<string>({ method: 'GET', path: url, auth: false, text: true, anyStatus: true, maxBodyBytes: limit });
+    } catch (err) {
+      return { bytes: undefined, why: `${url}: ${(err as Error).message}` };
+    }
+    this.opts.debug?.(`[kv] GET ${url} → ${r.status}, ${r.bytes} bytes${r.truncated ? ' (stopped there)' : ''} in ${Math.round(performance.now() - t0)} ms`);
+    if (r.status === 404 && !/"errorCode"/.test(r.data ?? '')) return { bytes: undefined, why: `${this.endpoint} serves no v2 API (HTTP 404)` };
+    // errorCode 100: key not found, i.e. an empty v2 store.
+    if (r.status === 404) return { bytes: 0, over: false };
+    if (r.status !== 200) return { bytes: undefined, why: `${url}: HTTP ${r.status}` };
+    return { bytes: r.bytes ?? 0, over: Boolean(r.truncated) };
+  }
+
   /** The snapshot stream of /maintenance/snapshot: the db file with its SHA-256 trailer. */
   async snapshot(timeoutMs: number): Promise<Buffer> {
     const prefix = await this.gatewayPrefix();
-    const text = (await this.fetch(`${prefix}/maintenance/snapshot`, { method: 'POST', body: '{}', timeoutMs })).text;
+    const text = (await this.fetch(`${prefix}/maintenance/snapshot`, { method: 'POST', body: {}, timeoutMs })).text;
     const parts: Buffer[] = [];
     for (const line of splitJsonStream(text)) {
       const msg = JSON.parse(line);

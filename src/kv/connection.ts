@@ -1,8 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 
 /**
  * How opsctl reaches the members of one cluster: TLS client settings and etcd credentials. Paths
- * are kept (etcdctl gets them as flags); the file contents are read once.
+ * are kept (etcdctl gets them as flags); the file contents are read once, by the session (session.ts).
  */
 export interface KvTls {
   /** CA bundle that signed the members' server certificates (etcdctl --cacert). */
@@ -24,58 +24,6 @@ export interface KvConnection {
   auth?: KvCredentials;
 }
 
-/** What node:tls needs, read from the files once. */
-export interface TlsMaterial {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-  rejectUnauthorized: boolean;
-}
-
-let current: KvConnection = {};
-let material: TlsMaterial | undefined;
-/** The cluster's auth token, asked once however many requests wait for it ('' = auth is off). */
-let token: Promise<string> | undefined;
-
-export function authToken(): Promise<string> | undefined {
-  return token;
-}
-
-export function setAuthToken(t: Promise<string>): void {
-  token = t;
-  t.catch(() => {
-    if (token === t) token = undefined;
-  });
-}
-
-export function forgetToken(): void {
-  token = undefined;
-}
-
-/** The connection settings of the cluster this process talks to (set once the cluster is resolved). */
-export function setConnection(c: KvConnection): void {
-  current = c;
-  material = undefined;
-  token = undefined;
-}
-
-export function connection(): KvConnection {
-  return current;
-}
-
-/** The TLS options of every https request (undefined: Node's defaults, the system CAs). */
-export function tlsMaterial(): TlsMaterial | undefined {
-  const t = current.tls;
-  if (!t) return undefined;
-  material ??= {
-    ca: t.cacert ? readFileSync(t.cacert) : undefined,
-    cert: t.cert ? readFileSync(t.cert) : undefined,
-    key: t.key ? readFileSync(t.key) : undefined,
-    rejectUnauthorized: !t.insecureSkipVerify,
-  };
-  return material;
-}
-
 /** A warning when a private key file can be read by group or others (as ssh warns). */
 export function keyFileWarning(path: string): string | undefined {
   let mode: number;
@@ -93,7 +41,7 @@ export function keyFileWarning(path: string): string | undefined {
  * codes: certificate verification (OpenSSL's names), host name checks, and alerts the server sent
  * (a refused client certificate).
  */
-export function explainTlsError(err: NodeJS.ErrnoException, endpoint: string): { message: string; hint: string; code: string } | undefined {
+export function explainTlsError(err: NodeJS.ErrnoException, endpoint: string, hasClientCert: boolean): { message: string; hint: string; code: string } | undefined {
   const code = err.code ?? '';
   const host = (() => {
     try {
@@ -114,7 +62,7 @@ export function explainTlsError(err: NodeJS.ErrnoException, endpoint: string): {
     return { code: 'tls_wrong_host', message: `${endpoint}: the server certificate is not valid for ${host} (it names ${valid})`, hint: 'use the host name or address the certificate names in --endpoints (or the cluster file), or reissue the certificate with this one among its names' };
   }
   if (/ALERT_CERTIFICATE_REQUIRED|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_CERTIFICATE_UNKNOWN|ALERT_CERTIFICATE_EXPIRED|ALERT_HANDSHAKE_FAILURE|ALERT_ACCESS_DENIED|ALERT_UNSUPPORTED_CERTIFICATE/.test(code)) {
-    const none = /CERTIFICATE_REQUIRED/.test(code) || (/HANDSHAKE_FAILURE/.test(code) && !current.tls?.cert);
+    const none = /CERTIFICATE_REQUIRED/.test(code) || (/HANDSHAKE_FAILURE/.test(code) && !hasClientCert);
     return {
       code: 'tls_client_cert_refused',
       message: `${endpoint}: the server refused ${none ? 'to talk without a client certificate' : 'the client certificate'} (${code})`,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { InterruptedError, OpsError } from '../core/errors.js';
 import type { ClusterSpec, MemberSpec } from './cluster.js';
 import type { MemberDriver, MemberTarget } from './drivers/driver.js';
+import type { KvSession } from './session.js';
 import {
   isResumable,
   journalStats,
@@ -68,6 +69,8 @@ export interface StepReporter {
 
 export interface UpgradeOptions {
   cluster: ClusterSpec;
+  /** How to reach the cluster (TLS, auth, one pool), from the verb that resolved it. */
+  session: KvSession;
   driver?: MemberDriver;
   dataDir: string;
   to: string;
@@ -129,7 +132,7 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   let unlock: (() => Promise<void>) | undefined;
   // The lock and the first look at the cluster at the same time (looking changes nothing).
-  const first = observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
+  const first = observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
   first.then(() => o.debug?.(`[kv] first look at the cluster after ${o.now() - started} ms`), () => undefined);
   if (!o.dryRun) unlock = await acquireLock(file, o);
   o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);
@@ -257,17 +260,17 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
   const obs = await first;
   // The member list from the cluster itself: asked with the first look, else of a healthy member
   // (at once with the auth question below).
-  const listed = obs.memberList ? Promise.resolve({ list: obs.memberList, from: obs.members[0].name }) : readMembership(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
+  const listed = obs.memberList ? Promise.resolve({ list: obs.memberList, from: obs.members[0].name }) : readMembership(obs.members, { session: o.session, timeoutMs: t.requestMs, debug: o.debug });
   // Whether auth is on matters only with a member on 3.2 before 3.2.31 (the seed's lease-revoke
   // corruption): one more request then, none otherwise.
   if (obs.members.some((m) => /^3\.2\.([0-9]|[12][0-9]|30)$/.test(m.serverVersion ?? ''))) {
-    obs.authEnabled = await authEnabled(obs.members, { timeoutMs: t.requestMs, debug: o.debug });
+    obs.authEnabled = await authEnabled(obs.members, { session: o.session, timeoutMs: t.requestMs, debug: o.debug });
   }
   const observedAt = o.now();
   const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });
   const membership = await listed;
   // (When the planner already refused because no member is healthy, "no one to ask" adds nothing.)
-  const whole = !result.ok && 'error' in membership ? [] : await membershipProblems(o.cluster, obs.members, membership, t.requestMs);
+  const whole = !result.ok && 'error' in membership ? [] : await membershipProblems(o.cluster, obs.members, membership, o.session, t.requestMs);
   if (!result.ok || whole.length) refuse('refused', [...(result.ok ? [] : result.reasons), ...whole]);
   const plan = (result as Extract<typeof result, { ok: true }>).plan;
   const v2only = await v2OnlyProblems(o, plan);

@@ -1,6 +1,7 @@
 import type { ClusterSpec, MemberSpec } from './cluster.js';
 import { KvClient } from './client.js';
 import type { MemberListEntry } from './parse.js';
+import type { KvSession } from './session.js';
 import type { MemberObservation } from './types.js';
 
 /**
@@ -46,7 +47,7 @@ export function compareMembership(list: MemberListEntry[], specs: MemberSpec[], 
  * The member list, asked of the healthy observed members in turn (the first that answers), or the
  * reason none could tell.
  */
-export async function readMembership(observed: MemberObservation[], opts: { timeoutMs: number; debug?: (line: string) => void }): Promise<Membership | { error: string }> {
+export async function readMembership(observed: MemberObservation[], opts: { session: KvSession; timeoutMs: number; debug?: (line: string) => void }): Promise<Membership | { error: string }> {
   const errors: string[] = [];
   for (const o of observed.filter((x) => x.reachable && x.healthy)) {
     try {
@@ -59,11 +60,11 @@ export async function readMembership(observed: MemberObservation[], opts: { time
 }
 
 /** What an unnamed member is doing: reachable and healthy, or why not (its client URLs asked). */
-async function probe(e: MemberListEntry, timeoutMs: number): Promise<string> {
+async function probe(e: MemberListEntry, session: KvSession, timeoutMs: number): Promise<string> {
   if (!e.clientUrls.length) return 'has never started (no client URL published): it counts toward the quorum but is down';
   const why: string[] = [];
   for (const u of e.clientUrls) {
-    const h = await new KvClient(trim(u), { timeoutMs }).health().catch((err: Error) => ({ healthy: false, detail: `not reachable: ${err.message}` }));
+    const h = await new KvClient(trim(u), { session, timeoutMs }).health().catch((err: Error) => ({ healthy: false, detail: `not reachable: ${err.message}` }));
     if (h.healthy) return `is up and healthy at ${trim(u)}`;
     why.push(`${trim(u)} ${h.detail.startsWith('not reachable') ? h.detail : `not healthy: ${h.detail}`}`);
   }
@@ -91,6 +92,7 @@ export async function membershipProblems(
   cluster: ClusterSpec,
   observed: MemberObservation[],
   m: Membership | { error: string },
+  session: KvSession,
   timeoutMs: number,
 ): Promise<string[]> {
   if ('error' in m) {
@@ -100,7 +102,7 @@ export async function membershipProblems(
   const quorum = Math.floor(m.list.length / 2) + 1;
   const reasons = await Promise.all(
     unnamed.map(async (e) => {
-      const state = await probe(e, timeoutMs);
+      const state = await probe(e, session, timeoutMs);
       return (
         `member ${describeListed(e)} is in the cluster's member list (${m.list.length} members, quorum ${quorum}) but was not given, and ${state}: ` +
         `the upgrade would not count it when it stops a member; fix: ${addFix(cluster, e)}`

@@ -1,9 +1,12 @@
 import type { MemberSpec } from './cluster.js';
 import { KvClient } from './client.js';
 import type { MemberListEntry } from './parse.js';
+import type { KvSession } from './session.js';
 import type { ClusterObservation, MemberObservation } from './types.js';
 
 export interface ObserveOptions {
+  /** The cluster's connection (TLS, auth, pool, the gateway prefixes learnt). */
+  session: KvSession;
   timeoutMs: number;
   debug?: (line: string) => void;
   /** Ask for the alarm list too (default yes; a health poll does not need it). */
@@ -14,7 +17,7 @@ export interface ObserveOptions {
 
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
 export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
-  const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug });
+  const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session });
   const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
   // The first time (no gateway prefix known for this endpoint yet): /health and /version at once,
   // then the status (and the alarm list, if asked) as soon as the version answered, since the server
@@ -54,6 +57,7 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
     obs.id = st.value.memberId;
     obs.leaderId = st.value.leaderId;
     obs.revision = st.value.revision;
+    obs.raftIndex = st.value.raftIndex;
   }
   const failed = [v, st].find((x) => x.status === 'rejected') as PromiseRejectedResult | undefined;
   if (failed) {
@@ -88,7 +92,7 @@ export async function observeCluster(
   const any = obs.find((o) => o.reachable && o.healthy);
   if (!early && any) {
     try {
-      alarms = await new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).alarms();
+      alarms = await new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session }).alarms();
     } catch (err) {
       alarms = [{ memberId: any.id, alarm: `unknown (alarm list failed: ${(err as Error).message})` }];
     }
@@ -100,5 +104,5 @@ export async function observeCluster(
 export async function authEnabled(members: MemberObservation[], opts: ObserveOptions): Promise<boolean | undefined> {
   const any = members.find((o) => o.reachable && o.healthy);
   if (!any) return undefined;
-  return new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug }).authEnabled().catch(() => undefined);
+  return new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session }).authEnabled().catch(() => undefined);
 }

@@ -52,7 +52,7 @@ export async function putMemberBack(env: StepEnv, m: MemberSpec, steps: JournalS
           return undefined;
         }
         notRunning = 0;
-        const all = await observeCluster(o.cluster.members, { timeoutMs: t.requestMs, alarms: false });
+        const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs, alarms: false });
         const me = all.members.find((x) => x.name === m.name);
         if (me?.serverVersion && minor(me.serverVersion) !== prev.version) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${prev.version}`);
         const leaders = new Set(all.members.map((x) => x.leaderId));

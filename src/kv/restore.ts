@@ -9,6 +9,7 @@ import { acquireLock, type StepReporter, type Timeouts } from './executor.js';
 import { journalPath, type Journal } from './journal.js';
 import { readJournal } from './journal-read.js';
 import { observeCluster } from './observe.js';
+import type { KvSession } from './session.js';
 import { minor } from './parse.js';
 import type { RestoreRequest } from './restore-data.js';
 import { countKeys, type WithRestorePoint } from './restore-point.js';
@@ -18,6 +19,8 @@ import { waitFor, WaitFatal } from './wait.js';
 
 export interface RestoreOptions {
   cluster: ClusterSpec;
+  /** The cluster's connection (TLS, auth, pool). */
+  session: KvSession;
   driver?: MemberDriver;
   /** opsctl's data dir (journals). */
   dataDir: string;
@@ -95,7 +98,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   const restorePoint = Boolean(rp && rp.sha256 === snap.sha256);
 
   // The cluster as it is (members may be down: that may be why it is restored).
-  const obs = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs });
+  const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs });
   const revs = obs.members.filter((m) => m.revision !== undefined).map((m) => BigInt(m.revision!));
   const clusterRevision = revs.length ? revs.reduce((a, b) => (a > b ? a : b)).toString() : undefined;
   if (clusterRevision === undefined) notes.push('no member answers: the snapshot\'s revision could not be compared with the cluster\'s');
@@ -137,7 +140,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   let list: Awaited<ReturnType<KvClient['members']>> | undefined;
   for (const m of o.cluster.members) {
     if (m.peerUrl) continue;
-    list ??= await firstMemberList(o.cluster.members, o.timeouts.requestMs);
+    list ??= await firstMemberList(o.cluster.members, o.session, o.timeouts.requestMs);
     const hit = list?.find((x) => x.name === m.name || x.clientUrls.some((u) => u.replace(/\/+$/, '') === m.endpoint));
     if (!hit?.peerUrls[0]) {
       throw refuse(`the peer URL of member ${m.name} is unknown (no member answered with the member list)`, `add peerUrl: to member ${m.name} in the cluster file`, 'no_peer_url');
@@ -189,10 +192,10 @@ function request(snapshot: string, m: MemberSpec, initialCluster: string, token:
   return { snapshot, name: m.name, peerUrl: m.peerUrl!, initialCluster, token, run, target };
 }
 
-async function firstMemberList(members: MemberSpec[], timeoutMs: number) {
+async function firstMemberList(members: MemberSpec[], session: KvSession, timeoutMs: number) {
   for (const m of members) {
     try {
-      return await new KvClient(m.endpoint, { timeoutMs }).members();
+      return await new KvClient(m.endpoint, { session, timeoutMs }).members();
     } catch {
       // the next one
     }
@@ -295,7 +298,7 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
           gone.set(m.name, n);
           if (n >= 3) throw new WaitFatal(`${m.name}'s process exited after its start on the restored data (see its log)`);
         }
-        const all = await observeCluster(o.cluster.members, { timeoutMs: t.requestMs, alarms: false });
+        const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs, alarms: false });
         const wrong = all.members.find((x) => x.serverVersion && minor(x.serverVersion) !== p.version);
         if (wrong) throw new WaitFatal(`${wrong.name} runs ${wrong.serverVersion}, not ${p.version}: check what the start command starts`);
         const sick = all.members.filter((x) => !x.healthy);
@@ -316,7 +319,7 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
     const v0 = o.now();
     const leader = seen.members.find((x) => x.id === seen.members[0].leaderId) ?? seen.members[0];
     const revision = seen.members.map((x) => BigInt(x.revision ?? '0')).reduce((a, b) => (a > b ? a : b)).toString();
-    const keys = await countKeys(new KvClient(leader.endpoint, { timeoutMs: t.requestMs }));
+    const keys = await countKeys(new KvClient(leader.endpoint, { session: o.session, timeoutMs: t.requestMs }));
     const verify = o.reporter.begin('restore: verifying keys and revision against the snapshot');
     const problems: string[] = [];
     if (revision !== p.snapshot.revision) problems.push(`the cluster is at revision ${revision}, the snapshot at ${p.snapshot.revision}`);

@@ -1,3 +1,4 @@
+import type { KvSession } from './session.js';
 import { join } from 'node:path';
 import { InterruptedError, OpsError } from '../core/errors.js';
 import type { ClusterSpec, MemberSpec } from './cluster.js';
@@ -12,6 +13,8 @@ import { waitFor, WaitFatal } from './wait.js';
 
 export interface RollbackOptions {
   cluster: ClusterSpec;
+  /** How to reach the cluster (TLS, auth, one pool). */
+  session: KvSession;
   driver: MemberDriver;
   dataDir: string;
   timeouts: Timeouts;
@@ -53,7 +56,7 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
   const out: RollbackReport['members'] = [];
   try {
     const t = o.timeouts;
-    const look = () => observeCluster(o.cluster.members, { timeoutMs: t.requestMs });
+    const look = () => observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs });
     const obs = await look();
     const cluster = obs.members.find((m) => m.clusterVersion)?.clusterVersion;
     if (minor(cluster) === j.target) {
@@ -149,7 +152,7 @@ async function bringBack(o: RollbackOptions, m: MemberSpec, prev: { version: str
         return undefined;
       }
       gone = 0;
-      const all = await observeCluster(o.cluster.members, { timeoutMs: t.requestMs });
+      const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs });
       const me = all.members.find((x) => x.name === m.name);
       if (me?.serverVersion && minor(me.serverVersion) !== prev.version) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${prev.version}`);
       return all.members.every((x) => x.healthy) ? true : undefined;

@@ -4,7 +4,8 @@ import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { etcdDbFigures } from './bbolt.js';
 import { KvClient } from './client.js';
-import { connection } from './connection.js';
+import type { KvSession } from './session.js';
+import type { KvConnection } from './connection.js';
 import { parseJsonSafe } from './parse.js';
 
 type Exec = typeof import('execa').execa;
@@ -19,6 +20,8 @@ export interface SnapshotResult {
 
 export interface SnapshotOptions {
   endpoint: string;
+  /** The cluster's connection: the gateway's pool, etcdctl's TLS flags and user. */
+  session: KvSession;
   file: string;
   timeoutMs: number;
   /** Path of etcdctl to use, or undefined for the HTTP gateway. */
@@ -42,16 +45,16 @@ export function findEtcdctl(explicit?: string): string | undefined {
  * ETCDCTL_ variable; name:password works in 3.3 and 3.4): the environment of a process is readable
  * only by its user and root, its argv by everyone (ps).
  */
-function etcdctlEnv(withAuth = false): Record<string, string> {
+function etcdctlEnv(conn?: KvConnection): Record<string, string> {
   const env: Record<string, string> = { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' };
-  const auth = connection().auth;
-  if (withAuth && auth) env.ETCDCTL_USER = `${auth.user}:${auth.password}`;
+  const auth = conn?.auth;
+  if (auth) env.ETCDCTL_USER = `${auth.user}:${auth.password}`;
   return env;
 }
 
 /** etcdctl's TLS flags for the cluster's settings (paths only). */
-export function etcdctlTlsArgs(): string[] {
-  const t = connection().tls;
+export function etcdctlTlsArgs(conn: KvConnection): string[] {
+  const t = conn.tls;
   if (!t) return [];
   return [
     ...(t.cacert ? ['--cacert', t.cacert] : []),
@@ -74,8 +77,8 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
   if (opts.etcdctl) {
     via = 'etcdctl';
     // Exactly one endpoint: etcdctl must not fail over to another member mid-snapshot.
-    const r = await opts.exec(opts.etcdctl, ['--endpoints', opts.endpoint, ...etcdctlTlsArgs(), '--dial-timeout', '5s', '--command-timeout', `${Math.ceil(opts.timeoutMs / 1000)}s`, 'snapshot', 'save', part], {
-      env: etcdctlEnv(true),
+    const r = await opts.exec(opts.etcdctl, ['--endpoints', opts.endpoint, ...etcdctlTlsArgs(opts.session.conn), '--dial-timeout', '5s', '--command-timeout', `${Math.ceil(opts.timeoutMs / 1000)}s`, 'snapshot', 'save', part], {
+      env: etcdctlEnv(opts.session.conn),
       extendEnv: false,
       timeout: opts.timeoutMs + 5000,
       reject: false,
@@ -85,7 +88,7 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
     data = await readFile(part);
   } else {
     via = 'gateway';
-    data = await new KvClient(opts.endpoint, { timeoutMs: opts.timeoutMs }).snapshot(opts.timeoutMs);
+    data = await new KvClient(opts.endpoint, { timeoutMs: opts.timeoutMs, session: opts.session }).snapshot(opts.timeoutMs);
     await writeFile(part, data);
   }
   try {

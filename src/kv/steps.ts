@@ -14,6 +14,9 @@ import { sleep, waitFor, WaitAborted, WaitFatal } from './wait.js';
 
 export const V2_SETTLE_THRESHOLD = 50 * 1000 * 1000;
 export const V2_SETTLE_MS = 120_000;
+/** The seed: v2 data of 100 MB or more takes longer still to catch up than the 2 minutes over 50 MB. */
+export const V2_LARGE_THRESHOLD = 100 * 1000 * 1000;
+export const V2_LARGE_SETTLE_MS = 240_000;
 
 /** What every step body needs. Each returns the detail line for the journal and the report. */
 export interface StepEnv {
@@ -29,7 +32,7 @@ export interface StepEnv {
   checkpoint: () => Promise<void>;
 }
 
-const client = (env: StepEnv, endpoint: string) => new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug });
+const client = (env: StepEnv, endpoint: string) => new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug, session: env.o.session });
 
 /** A snapshot from the member itself when healthy (else another healthy one), verified. */
 export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterObservation): Promise<string> {
@@ -45,6 +48,7 @@ export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterOb
   const useEtcdctl = o.snapshotVia === 'etcdctl' || (o.snapshotVia === 'auto' && env.real && Boolean(env.etcdctl));
   const snap = await saveSnapshot({
     endpoint: from.endpoint,
+    session: o.session,
     file: join(o.dataDir, 'kv', 'snapshots', o.cluster.key, `${j.id}-${m.name}.db`),
     timeoutMs: o.timeouts.snapshotMs,
     etcdctl: useEtcdctl ? env.etcdctl : undefined,
@@ -75,7 +79,7 @@ export async function gateBeforeStop(env: StepEnv, m: MemberSpec, seen?: { obs: 
   let list = seen?.list;
   if (!all) {
     // The member list rides along with the first member's status; asked of the others if it did not answer.
-    const looked = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
+    const looked = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
     all = looked;
     list = looked.memberList ?? (await memberList(env, m));
   }
@@ -141,7 +145,7 @@ export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarge
  */
 export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void): Promise<string> {
   const { o, driver } = env;
-  let mark: { rev: bigint; name: string } | undefined;
+  let mark: { rev: bigint; index?: bigint; name: string } | undefined;
   let notRunning = 0;
   return waitFor(
     async () => {
@@ -162,7 +166,7 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         }
       }
       // (Never reused as the next member's gate: a settle, and its v2-size command, come between.)
-      const all = await observeCluster(o.cluster.members, { timeoutMs: o.timeouts.requestMs, debug: o.debug, alarms: false });
+      const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, alarms: false });
       const me = all.members.find((x) => x.name === m.name)!;
       const sick = all.members.filter((x) => !x.healthy);
       if (sick.length) {
@@ -177,34 +181,62 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         return undefined;
       }
       onLeader(leader.id);
-      mark ??= { rev: BigInt(leader.revision ?? '0'), name: leader.name };
+      // Caught up: the member applied the leader's raft log (which carries v2 writes too, that the
+      // v3 revision does not count) as far as when all was first healthy, and holds its v3 revision.
+      mark ??= { rev: BigInt(leader.revision ?? '0'), index: leader.raftIndex === undefined ? undefined : BigInt(leader.raftIndex), name: leader.name };
       if (BigInt(me.revision ?? '0') < mark.rev) {
         p.update(`${m.name}: catching up (revision ${me.revision} of ${mark.rev})`);
         return undefined;
       }
-      return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}`;
+      if (mark.index !== undefined && me.raftIndex !== undefined && BigInt(me.raftIndex) < mark.index) {
+        p.update(`${m.name}: catching up (raft index ${me.raftIndex} of ${mark.index})`);
+        return undefined;
+      }
+      const index = mark.index !== undefined && me.raftIndex !== undefined ? `, raft index ${me.raftIndex} ≥ ${mark.index}` : '';
+      return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}${index}`;
     },
     // Not ended by Ctrl-C either: an interrupted run leaves the member back and healthy.
     { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${o.to}` },
   );
 }
 
-/** --settle: a duration, or auto (2 minutes when the member's v2 data exceeds 50 MB, or is unknown). */
+/**
+ * --settle: a duration, or auto: the seed's waits only where the v2 data really is that large (2
+ * minutes over 50 MB, 4 over 100 MB), none under 50 MB. The size comes from the driver (the sandbox's
+ * snapshot files, a v2Size template) or else is measured on the member itself over the cluster's
+ * connection; only when neither can tell is it assumed over 50 MB. The detail says which applied.
+ */
 export async function settleStep(env: StepEnv, m: MemberSpec, fmt: (ms: number) => string): Promise<string> {
   const { o, driver } = env;
   let ms = typeof o.settle === 'number' ? o.settle : 0;
-  let why = typeof o.settle === 'number' ? 'as asked' : 'v2 data under 50 MB';
+  let why = 'as asked';
   if (o.settle === 'auto') {
-    const bytes = await driver.v2DataBytes?.(m);
-    if (bytes === undefined || bytes > V2_SETTLE_THRESHOLD) {
+    const v2 = await v2Size(env, m);
+    if (v2.bytes === undefined) {
       ms = V2_SETTLE_MS;
-      why = bytes === undefined ? 'v2 data size unknown: assuming over 50 MB' : `v2 data is ${bytes} bytes (> 50 MB)`;
+      why = `v2 data size unknown (${v2.why}): assuming over 50 MB, the seed's 2-minute wait`;
+    } else if (v2.over || v2.bytes >= V2_LARGE_THRESHOLD) {
+      ms = V2_LARGE_SETTLE_MS;
+      why = `v2 data ${v2.over ? 'over 100 MB' : `${v2.bytes} bytes`} ${v2.how}: 100 MB or more, the seed's longer wait`;
+    } else if (v2.bytes > V2_SETTLE_THRESHOLD) {
+      ms = V2_SETTLE_MS;
+      why = `v2 data ${v2.bytes} bytes ${v2.how}: over 50 MB, the seed's 2-minute wait`;
+    } else {
+      why = `v2 data ${v2.bytes} bytes ${v2.how}: under 50 MB, no catch-up wait`;
     }
   }
   if (ms > 0) await env.checkpoint();
   await sleep(ms, o.signal);
   if (o.signal.aborted) throw new WaitAborted('settle');
   return `${fmt(ms)} (${why})`;
+}
+
+/** The member's v2 data size: from the driver when it can tell, else measured on the member. */
+async function v2Size(env: StepEnv, m: MemberSpec): Promise<{ bytes: number; over: boolean; how: string } | { bytes: undefined; why: string }> {
+  const fromDriver = await env.driver.v2DataBytes?.(m);
+  if (fromDriver !== undefined) return { bytes: fromDriver, over: false, how: env.driver.type === 'local' ? "(the member's snapshot files)" : '(the v2-size command)' };
+  const measured = await client(env, m.endpoint).v2DataBytes(V2_LARGE_THRESHOLD);
+  return measured.bytes === undefined ? measured : { ...measured, how: `(measured on ${m.name}: its v2 key tree)` };
 }
 
 /** Until every member reports the target cluster version (the members log the update). */

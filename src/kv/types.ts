@@ -12,6 +12,8 @@ export interface MemberObservation {
   /** The leader this member reports (uint64 string). */
   leaderId?: string;
   revision?: string;
+  /** The raft index the member applied up to (uint64 string). */
+  raftIndex?: string;
   error?: string;
   /** Real etcd (answers etcdserver/etcdcluster). */
   real?: boolean;

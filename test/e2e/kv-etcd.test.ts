@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KvClient } from '../../src/kv/client.js';
+import { KvSession } from '../../src/kv/session.js';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
@@ -61,7 +62,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     const acked: string[] = [];
     let failures = 0;
     let stop = false;
-    const clients = endpoints.map((e) => new KvClient(e, { timeoutMs: 2000 }));
+    const clients = endpoints.map((e) => new KvClient(e, { session: new KvSession(), timeoutMs: 2000 }));
     const writer = (async () => {
       for (let i = 0; !stop; i++) {
         const key = `writer/${String(i).padStart(5, '0')}`;
@@ -89,7 +90,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
 
     const h = await opsctl('kv', 'health');
     expect(h.exitCode).toBe(0);
-    const c = new KvClient(endpoints[0], { timeoutMs: 5000 });
+    const c = new KvClient(endpoints[0], { session: new KvSession(), timeoutMs: 5000 });
     const before = await c.list('before/');
     expect(before).toHaveLength(20);
     const written = new Set((await c.list('writer/')).map((kv) => kv.key));

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KvClient } from '../../src/kv/client.js';
 import { observeMember } from '../../src/kv/observe.js';
+import { KvSession } from '../../src/kv/session.js';
 import { freePort } from '../../src/kv/sandbox.js';
 import { verifyTrailer } from '../../src/kv/snapshot.js';
 import { until } from '../helpers/kv.js';
@@ -137,7 +138,9 @@ describe('the simulated kv member', () => {
   it('a look at a member that went back from 3.3 to 3.2 (a roll-back) finds its gateway again: the remembered /v3beta answers 404, the prefix is discovered anew', async () => {
     const c = await cluster(3, '3.2');
     const spec = { name: 'm1', endpoint: c.url(0) };
-    const healthy = async () => (await observeMember(spec, { timeoutMs: 3000 })).healthy || undefined;
+    // One session for the whole test, as one command has: it remembers the prefixes learnt.
+    const session = new KvSession();
+    const healthy = async () => (await observeMember(spec, { session, timeoutMs: 3000 })).healthy || undefined;
     await until(healthy, 10_000, 'm1 healthy on 3.2');
     const restart = async (v: string) => {
       process.kill(c.procs[0].pid!, 'SIGTERM');
@@ -151,13 +154,15 @@ describe('the simulated kv member', () => {
     };
     await restart('3.3');
     const seen: string[] = [];
-    const look = () => observeMember(spec, { timeoutMs: 3000, debug: (l) => seen.push(l) });
+    const look = () => observeMember(spec, { session, timeoutMs: 3000, debug: (l) => seen.push(l) });
+    // The kv client's one line per exchange (the HTTP client's own --debug lines have no arrow).
+    const exchanges = () => seen.filter((l) => l.includes('/maintenance/status') && l.includes(' → '));
     // Up from 3.2: the remembered /v3alpha is redirected once, then /v3beta is asked directly.
     expect((await look()).serverVersion).toBe('3.3.27');
-    expect(seen.filter((l) => l.includes('/maintenance/status'))).toEqual([expect.stringMatching(/\/v3alpha\/maintenance\/status → 200 \(via .*\/v3beta\/maintenance\/status\)$/)]);
+    expect(exchanges()).toEqual([expect.stringMatching(/\/v3alpha\/maintenance\/status → 200 \(via .*\/v3beta\/maintenance\/status\)$/)]);
     seen.length = 0;
     expect((await look()).healthy).toBe(true);
-    expect(seen.filter((l) => l.includes('/maintenance/status'))).toEqual([expect.stringMatching(/POST .*\/v3beta\/maintenance\/status → 200$/)]);
+    expect(exchanges()).toEqual([expect.stringMatching(/POST .*\/v3beta\/maintenance\/status → 200$/)]);
     await restart('3.2');
     seen.length = 0;
     const back = await look();
@@ -168,7 +173,7 @@ describe('the simulated kv member', () => {
     // Remembered now: the next look is one round trip on /v3alpha, without a discovery.
     seen.length = 0;
     expect((await look()).healthy).toBe(true);
-    expect(seen.filter((l) => l.includes('/maintenance/status'))).toEqual([expect.stringMatching(/\/v3alpha\/maintenance\/status → 200$/)]);
+    expect(exchanges()).toEqual([expect.stringMatching(/\/v3alpha\/maintenance\/status → 200$/)]);
   });
 
   it('a member that stalls for less than an election timeout costs the cluster nothing: no leader change, writes through it succeed', async () => {

@@ -11,12 +11,12 @@ export interface GetOptions extends ClusterFlags {
 
 /** `kv get KEY`: the value on stdout (exit 1 when the key does not exist). */
 export async function run(opts: GetOptions, ctx: Context): Promise<CommandResult> {
-  const { cluster } = await resolveCluster(ctx, opts);
+  const { cluster, session } = await resolveCluster(ctx, opts);
   const t = timeouts(opts);
   let last: unknown;
   for (const m of cluster.members) {
     try {
-      const kv = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).get(opts.kvKey);
+      const kv = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink, session }).get(opts.kvKey);
       if (!kv) throw new OpsError(`key "${opts.kvKey}" not found`, 1, { code: 'not_found', hint: 'write it with: opsctl kv put KEY VALUE' });
       return { data: kv, text: kv.value };
     } catch (err) {

@@ -7,13 +7,13 @@ export type HealthOptions = ClusterFlags;
 
 /** `kv health`: each member's /health (lenient), one row per member; exit 1 when any is unhealthy. */
 export async function run(opts: HealthOptions, ctx: Context): Promise<CommandResult> {
-  const { cluster } = await resolveCluster(ctx, opts);
+  const { cluster, session } = await resolveCluster(ctx, opts);
   const t = timeouts(opts);
   const rows = await Promise.all(
     cluster.members.map(async (m) => {
       const t0 = performance.now();
       try {
-        const h = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).health();
+        const h = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink, session }).health();
         return { name: m.name, endpoint: m.endpoint, healthy: h.healthy, detail: h.detail, took_ms: Math.round(performance.now() - t0) };
       } catch (err) {
         return { name: m.name, endpoint: m.endpoint, healthy: false, detail: (err as Error).message, took_ms: Math.round(performance.now() - t0) };

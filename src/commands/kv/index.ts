@@ -78,9 +78,10 @@ export function register(program: Command, ctx: Context): void {
   status.option('--report <file.html>', "instead: write the last upgrade's HTML report from its journal (with --json, print its data)");
   status.action(lazyAction(ctx, () => import('./status.js'), (_a, o) => pass(o) as any));
   examples(status, 'opsctl kv status', 'opsctl kv status --json=id,leader,revision', 'opsctl kv status --report upgrade.html');
-  const put = clusterOptions(kv.command('put <key> <value>').description('write a key through the JSON gateway'));
+  const put = clusterOptions(kv.command('put <key> [value]').description('write a key through the JSON gateway (the value as an argument, - for stdin, or --file)'))
+    .option('--file <path>', 'the value is the content of this file (- for stdin)');
   put.action(lazyAction(ctx, () => import('./put.js'), ([kvKey, value], o) => ({ ...o, kvKey, value }) as any));
-  examples(put, 'opsctl kv put config/mode maintenance');
+  examples(put, 'opsctl kv put config/mode maintenance', 'opsctl kv put config/tls.pem --file ./tls.pem', 'generate-config | opsctl kv put config/app -');
   const get = clusterOptions(kv.command('get <key>').description('read a key through the JSON gateway'));
   get.action(lazyAction(ctx, () => import('./get.js'), ([kvKey], o) => ({ ...o, kvKey }) as any));
   examples(get, 'opsctl kv get config/mode', 'opsctl kv get config/mode --json');

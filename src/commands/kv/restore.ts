@@ -24,13 +24,14 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
   if (opts.toVersion !== undefined && (!/^\d+\.\d+$/.test(opts.toVersion) || !KNOWN_MINORS.includes(opts.toVersion))) {
     throw new UsageError(`--to-version: "${opts.toVersion}" is not a supported minor version`, { field: '--to-version', hint: `one of ${KNOWN_MINORS.join(', ')}, e.g. --to-version 3.2` });
   }
-  const { cluster, driver } = await resolveCluster(ctx, opts);
+  const { cluster, driver, session } = await resolveCluster(ctx, opts);
   if (cluster.sandbox?.kind === 'sim') {
     if (opts.targetBin) throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'use --to-version 3.2 or 3.3' });
     if (opts.toVersion && !SIMULATED_MINORS.includes(opts.toVersion)) throw new UsageError(`--to-version ${opts.toVersion}: simulated members run ${SIMULATED_MINORS.join(' or ')} only`, { field: '--to-version' });
   }
   const o = {
     cluster,
+    session,
     driver,
     dataDir: ctx.paths.data,
     snapshot: resolve(ctx.cwd, opts.snapshot),

@@ -4,12 +4,13 @@ import { OpsError } from '../../core/errors.js';
 import { pidAlive, readPid } from '../../kv/drivers/local.js';
 import { observeCluster } from '../../kv/observe.js';
 import { loadSandbox } from '../../kv/sandbox.js';
+import { openSession } from './shared.js';
 
 /** `kv sandbox status`: each member's PID, process, health and versions. */
 export async function run(_opts: object, ctx: Context): Promise<CommandResult> {
   const spec = loadSandbox(ctx.paths.data);
   if (!spec) throw new OpsError('no kv sandbox', 1, { code: 'no_sandbox', hint: 'start one with: opsctl kv sandbox up' });
-  const obs = await observeCluster(spec.members, { timeoutMs: 1500 });
+  const obs = await observeCluster(spec.members, { session: openSession(ctx), timeoutMs: 1500 });
   const rows = spec.members.map((m) => {
     const pid = readPid(m);
     const o = obs.members.find((x) => x.name === m.name)!;

@@ -7,7 +7,7 @@ import { KvClient } from '../../kv/client.js';
 import { minor } from '../../kv/parse.js';
 import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS } from '../../kv/sandbox.js';
 import { WaitFatal, waitFor } from '../../kv/wait.js';
-import { duration } from './shared.js';
+import { duration, openSession } from './shared.js';
 
 export interface SandboxUpOptions {
   members: string;
@@ -71,6 +71,7 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
   const heartbeatMs = duration(opts.heartbeat, '--heartbeat', etcdBin ? 50 : 100);
   const spec = await createSandbox(ctx.paths.data, { members: n, version, etcdBin, heartbeatMs, config });
   const driver = localDriver(ctx.paths.data, spec, exec, ctx.env);
+  const session = openSession(ctx);
   const p = ctx.io.progress(`starting ${n} ${etcdBin ? `etcd ${version}` : `simulated kv ${version}`} members`);
   await Promise.all(spec.members.map((m) => driver.start(m, { version, binDir: etcdBin })));
   try {
@@ -79,7 +80,7 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
         const states = await Promise.all(
           spec.members.map(async (m) => {
             if (!(await driver.isRunning(m))) throw new WaitFatal(`member ${m.name} exited after its start (its log: ${m.logFile}; its config: ${m.configFile})`);
-            const c = new KvClient(m.endpoint, { timeoutMs: 1000 });
+            const c = new KvClient(m.endpoint, { timeoutMs: 1000, session });
             const h = await c.health();
             const v = await c.version();
             const s = await c.status();

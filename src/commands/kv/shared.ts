@@ -7,7 +7,8 @@ import { CommandDriver, TEMPLATE_EXTRA, templateProblem } from '../../kv/drivers
 import type { MemberDriver } from '../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../kv/executor.js';
 import { clusterKey } from '../../kv/journal.js';
-import { setConnection } from '../../kv/connection.js';
+import type { KvConnection } from '../../kv/connection.js';
+import { KvSession } from '../../kv/session.js';
 import { parseDuration } from '../../kv/parse.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
 import { loadSandbox, localDriver, sandboxCluster } from '../../kv/sandbox.js';
@@ -37,9 +38,10 @@ export interface ClusterFlags extends ConnectionFlags {
 /**
  * The cluster of a kv verb: --cluster FILE (YAML or JSON), --endpoints, or the sandbox that
  * `opsctl kv sandbox up` remembered. The driver comes from the file, the --*-cmd templates, or
- * (sandbox) the local driver.
+ * (sandbox) the local driver. The session is how every request of the command reaches the cluster
+ * (TLS, auth, one pool); it is closed when the command ends.
  */
-export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ cluster: ClusterSpec; driver?: MemberDriver; selector: string[] }> {
+export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ cluster: ClusterSpec; driver?: MemberDriver; selector: string[]; session: KvSession }> {
   const exec = await ctx.exec();
   if (f.cluster && f.endpoints) throw new UsageError('--cluster and --endpoints: give one of them', { hint: 'the cluster file lists the endpoints' });
   if (f.cluster) {
@@ -49,16 +51,16 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
     });
     const { parseClusterFile } = await import('./cluster-file.js');
     const parsed = await parseClusterFile(text, path);
-    setConnection(await resolveConnection(ctx, f, { conn: parsed.conn, path }));
+    const session = openSession(ctx, await resolveConnection(ctx, f, { conn: parsed.conn, path }));
     const cluster: ClusterSpec = { source: 'file', key: clusterKey(parsed.members.map((m) => m.endpoint)), members: parsed.members, driver: parsed.driver };
     const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env) : undefined;
-    return { cluster, driver, selector: ['--cluster', f.cluster] };
+    return { cluster, driver, selector: ['--cluster', f.cluster], session };
   }
-  if (!f.cluster) setConnection(await resolveConnection(ctx, f));
+  const session = openSession(ctx, await resolveConnection(ctx, f));
   if (f.endpoints) {
     const eps = f.endpoints.split(',').filter(Boolean).map((e) => normalizeEndpoint(e));
     const members: MemberSpec[] = eps.map((e) => ({ name: new URL(e).host, endpoint: e }));
-    await nameMembers(members, ctx);
+    await nameMembers(members, ctx, session, Math.min(2000, duration(f.requestTimeout, '--request-timeout', 2000)));
     const selector = ['--endpoints', f.endpoints];
     let driver: MemberDriver | undefined;
     const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
@@ -77,7 +79,7 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
       if (f.dataDir) selector.push('--data-dir', f.dataDir);
       if (f.onHost) selector.push('--on-host', f.onHost);
     }
-    return { cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? { type: 'command', ...t } as ClusterSpec['driver'] : undefined }, driver, selector };
+    return { cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? { type: 'command', ...t } as ClusterSpec['driver'] : undefined }, driver, selector, session };
   }
   const sandbox = loadSandbox(ctx.paths.data);
   if (!sandbox) {
@@ -86,15 +88,22 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
       hint: 'pass --endpoints http://HOST:2379,… or --cluster FILE, or start a local one: opsctl kv sandbox up',
     });
   }
-  return { cluster: sandboxCluster(sandbox), driver: localDriver(ctx.paths.data, sandbox, exec, ctx.env), selector: [] };
+  return { cluster: sandboxCluster(sandbox), driver: localDriver(ctx.paths.data, sandbox, exec, ctx.env), selector: [], session };
+}
+
+/** The command's session with the cluster, closed when the command ends. */
+export function openSession(ctx: Context, conn: KvConnection = {}): KvSession {
+  const session = new KvSession(conn);
+  ctx.onCleanup(() => session.close(ctx.abort.signal.aborted));
+  return session;
 }
 
 /** Names from the member list when a member answers (else host:port stays). */
-async function nameMembers(members: MemberSpec[], ctx: Context): Promise<void> {
+async function nameMembers(members: MemberSpec[], ctx: Context, session: KvSession, timeoutMs: number): Promise<void> {
   const { KvClient } = await import('../../kv/client.js');
   for (const m of members) {
     try {
-      const list = await new KvClient(m.endpoint, { timeoutMs: 2000 }).members();
+      const list = await new KvClient(m.endpoint, { timeoutMs, session }).members();
       for (const x of members) {
         const hit = list.find((l) => l.clientUrls.some((u) => u.replace(/\/+$/, '') === x.endpoint));
         if (hit?.name) x.name = hit.name;

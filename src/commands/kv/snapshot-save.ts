@@ -4,7 +4,8 @@ import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import { KvClient } from '../../kv/client.js';
 import { findEtcdctl, saveSnapshot } from '../../kv/snapshot.js';
-import { normalizeEndpoint, resolveCluster, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { resolveConnection } from './connection.js';
+import { normalizeEndpoint, openSession, resolveCluster, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
 
 export interface SnapshotSaveOptions extends ClusterFlags, TimeoutFlags {
   file: string;
@@ -47,25 +48,28 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   const target = resolve(ctx.cwd, opts.file);
   await checkTarget(target, Boolean(opts.force));
   const t = timeouts(opts);
-  let endpoint = opts.endpoint ? normalizeEndpoint(opts.endpoint, '--endpoint') : undefined;
-  if (!endpoint) {
-    const { cluster } = await resolveCluster(ctx, opts);
-    for (const m of cluster.members) {
-      const ok = await new KvClient(m.endpoint, { timeoutMs: t.requestMs }).health().then((h) => h.healthy, () => false);
+  const given = opts.endpoint ? normalizeEndpoint(opts.endpoint, '--endpoint') : undefined;
+  const resolved = given ? undefined : await resolveCluster(ctx, opts);
+  const session = resolved ? resolved.session : openSession(ctx, await resolveConnection(ctx, opts));
+  let endpoint = given;
+  if (resolved) {
+    for (const m of resolved.cluster.members) {
+      const ok = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, session }).health().then((h) => h.healthy, () => false);
       if (ok) {
         endpoint = m.endpoint;
         break;
       }
     }
-    if (!endpoint) throw new OpsError('no healthy member to take a snapshot from', 1, { hint: 'check with: opsctl kv health' });
   }
-  const c = new KvClient(endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink });
+  if (!endpoint) throw new OpsError('no healthy member to take a snapshot from', 1, { hint: 'check with: opsctl kv health' });
+  const c = new KvClient(endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink, session });
   const real = (await c.version()).real;
   const etcdctl = opts.via === 'gateway' ? undefined : findEtcdctl(opts.etcdctl);
   if (opts.via === 'etcdctl' && !etcdctl) throw new UsageError('--via etcdctl: etcdctl not found', { hint: 'install etcd-client or pass --etcdctl PATH' });
   const before = (await c.status()).revision;
   const snap = await saveSnapshot({
     endpoint,
+    session: session!,
     file: target,
     timeoutMs: t.snapshotMs,
     etcdctl: opts.via === 'etcdctl' || (opts.via === 'auto' && real) ? etcdctl : undefined,

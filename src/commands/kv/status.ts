@@ -13,9 +13,9 @@ export interface StatusOptions extends ClusterFlags {
 /** `kv status`: id (uint64, exact), versions, leader, revision and health of each member, plus alarms. */
 export async function run(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
   if (opts.report) return report(opts, ctx);
-  const { cluster } = await resolveCluster(ctx, opts);
+  const { cluster, session } = await resolveCluster(ctx, opts);
   const t = timeouts(opts);
-  const obs = await observeCluster(cluster.members, { timeoutMs: t.requestMs, debug: ctx.debugSink });
+  const obs = await observeCluster(cluster.members, { session, timeoutMs: t.requestMs, debug: ctx.debugSink });
   const rows = obs.members.map((m) => ({
     name: m.name,
     endpoint: m.endpoint,

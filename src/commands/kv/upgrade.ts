@@ -44,7 +44,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const t = timeouts(opts);
   if (opts.report && opts.dryRun) throw new UsageError('--report: a dry run changes nothing and records no run to report', { field: '--report', hint: 'drop --report to see the plan, or drop --dry-run to upgrade and write the report' });
   const reportFile = opts.report ? (await import('./report-file.js')).reportPath(ctx, opts.report) : undefined;
-  const { cluster, driver, selector } = await resolveCluster(ctx, opts);
+  const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
   if (cluster.sandbox?.kind === 'sim' && !SIMULATED_MINORS.includes(opts.to)) {
     // refused before any change: a simulated member cannot be started on that version
     throw new UsageError(`--to ${opts.to}: the sandbox runs simulated members, which run ${SIMULATED_MINORS.join(' or ')} only: it cannot start ${opts.to} members`, {
@@ -75,6 +75,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   try {
     report = await runUpgrade({
       cluster,
+      session,
       driver,
       dataDir: ctx.paths.data,
       to: opts.to,

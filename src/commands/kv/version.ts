@@ -7,12 +7,12 @@ export type VersionOptions = ClusterFlags;
 
 /** `kv version`: server and cluster version of each member (kvserver/kvcluster or etcdserver/etcdcluster). */
 export async function run(opts: VersionOptions, ctx: Context): Promise<CommandResult> {
-  const { cluster } = await resolveCluster(ctx, opts);
+  const { cluster, session } = await resolveCluster(ctx, opts);
   const t = timeouts(opts);
   const rows = await Promise.all(
     cluster.members.map(async (m) => {
       try {
-        const v = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink }).version();
+        const v = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink, session }).version();
         return { name: m.name, endpoint: m.endpoint, server: v.server, cluster: v.cluster, error: null };
       } catch (err) {
         return { name: m.name, endpoint: m.endpoint, server: null, cluster: null, error: (err as Error).message };

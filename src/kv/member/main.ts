@@ -23,13 +23,12 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 // static, not a top-level await: the single executable bundles this program as CommonJS (the sandbox
 // always starts members from a config file, so yaml is loaded either way)
 import { parse as parseYaml } from 'yaml';
-import { simpleRequest } from '../http.js';
 
 const VERSIONS: Record<string, string> = { '3.2': '3.2.32', '3.3': '3.3.27' };
 
@@ -196,8 +195,36 @@ const hasQuorum = () => reachableCount() >= quorum;
 const ping = (): PingInfo => ({ name, id: memberId, version: minorVersion, revision: st.revision, leader, term, clusterVersion: st.clusterVersion, clientUrl: st.clients[name] });
 
 // ---- HTTP plumbing ---------------------------------------------------------------------------
+// Peer calls of the simulated member (a stand-in server process, not opsctl's client: that is
+// core/http.ts). node:http keeps its start-up small: loading undici here cost every simulated member
+// ~0.2 s of start-up under load, which an upgrade of the sandbox waits for. One deadline for the
+// whole exchange; a GET on a kept-alive socket the peer closed is sent again once.
+const peerAgent = new Agent({ keepAlive: true, maxSockets: 16 });
+function peerOnce(url: string, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: body === undefined ? 'GET' : 'POST', agent: peerAgent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        clearTimeout(t);
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    const t = setTimeout(() => req.destroy(Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
+    req.on('error', (err) => {
+      clearTimeout(t);
+      reject(err);
+    });
+    req.end(body);
+  });
+}
 async function peerCall(url: string, path: string, body?: unknown, timeoutMs = pingTimeoutMs): Promise<any> {
-  const res = await simpleRequest(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body), timeoutMs, idempotent: body === undefined });
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const res = await peerOnce(`${url}${path}`, text, timeoutMs).catch((err: NodeJS.ErrnoException) => {
+    if (text !== undefined || (err.code !== 'ECONNRESET' && err.code !== 'EPIPE')) throw err;
+    return peerOnce(`${url}${path}`, text, timeoutMs);
+  });
   if (res.status !== 200) throw Object.assign(new Error(res.text), { status: res.status, body: res.text });
   return JSON.parse(res.text);
 }
