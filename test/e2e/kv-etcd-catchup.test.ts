@@ -64,7 +64,7 @@ describe.runIf(releases)('kv upgrade --settle auto: the v2 data size measured on
 
   it('measures each member\'s v2 data over TLS, applies no 2-minute wait under 50 MB and says which applied; caught up by raft index and revision', async () => {
     // Deadline of the run far below 3 × 2 minutes: the blind wait would end it as timed out.
-    const r = await execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--cluster', clusterFile, '--poll-interval', '100ms', '--json'], {
+    const r = await execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', clusterFile, '--poll-interval', '100ms', '--json'], {
       reject: false,
       env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
       extendEnv: true,
