@@ -29,7 +29,8 @@ await build({
   platform: 'node',
   target: 'node20',
   // Dependencies are bundled too: one file read per chunk instead of hundreds of module resolutions at start-up.
-  external: ['playwright-core', 'fsevents'],
+  // jq-wasm loads its jq.wasm from beside itself: it stays in node_modules (a dependency), imported only by --jq.
+  external: ['playwright-core', 'fsevents', 'jq-wasm'],
   minifyWhitespace: true,
   minifySyntax: true,
   // CommonJS dependencies inside ESM chunks expect these.

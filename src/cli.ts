@@ -41,6 +41,11 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   }
 }
 
+/** Errors are JSON on stderr with --json; with --jq (which implies JSON output) they stay text for the person reading. */
+function jsonErrors(ctx: Context): boolean {
+  return ctx.jsonOutput && ctx.globals.jq === undefined;
+}
+
 function allCommands(cmd: import('commander').Command): import('commander').Command[] {
   return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
 }
@@ -62,7 +67,7 @@ function reportParseError(ctx: Context, err: CommanderError, argv: readonly stri
       ? `--json takes no separate value; to pick fields attach them: --json=${next}`
       : undefined;
   const message = err.message.replace(/^error: /, '');
-  if (ctx.jsonOutput) {
+  if (jsonErrors(ctx)) {
     const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     ctx.io.err(JSON.stringify({ error: { code: 'usage', reason: code, message, ...(hint ? { hint } : {}) } }));
   } else if (hint) ctx.io.err(`  ${hint}`);
@@ -75,7 +80,7 @@ export function reportError(ctx: Context, err: unknown): number {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
     if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
     // commander already printed the message
-    if (ctx.jsonOutput) ctx.io.err(JSON.stringify({ error: { code: 'usage', message: err.message.replace(/^error: /, '') } }));
+    if (jsonErrors(ctx)) ctx.io.err(JSON.stringify({ error: { code: 'usage', message: err.message.replace(/^error: /, '') } }));
     return ExitCode.usage;
   }
   if (isOpsError(err)) {
@@ -83,7 +88,7 @@ export function reportError(ctx: Context, err: unknown): number {
     return err.exitCode;
   }
   const e = err as Error;
-  if (ctx.jsonOutput) ctx.io.err(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(err) } }));
+  if (jsonErrors(ctx)) ctx.io.err(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(err) } }));
   else {
     ctx.io.err(`${ctx.io.colorErr.red('X')} unexpected error: ${ctx.io.safeErr(e?.message ?? String(err))}`);
     ctx.io.err(ctx.debugEnabled ? String(e?.stack) : 'run again with --debug for details, and please report it');
@@ -92,7 +97,7 @@ export function reportError(ctx: Context, err: unknown): number {
 }
 
 function printError(ctx: Context, err: OpsError): void {
-  if (ctx.jsonOutput) {
+  if (jsonErrors(ctx)) {
     ctx.io.err(JSON.stringify({ error: err.toJSON() }));
     return;
   }

@@ -14,6 +14,8 @@ import type { MockServer } from './mock/server.js';
 /** The global flags every command accepts. */
 export interface GlobalOptions {
   json?: boolean | string;
+  /** `--jq EXPR` (implies JSON). */
+  jq?: string;
   /** false when --no-input was given. */
   input?: boolean;
   yes?: boolean;
