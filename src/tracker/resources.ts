@@ -1,4 +1,5 @@
 import type { FieldSpec } from './fields.js';
+import type { RefKind } from './names.js';
 import { withArticle } from '../core/problems.js';
 
 export type Verb = 'list' | 'get' | 'create' | 'update' | 'delete';
@@ -68,6 +69,8 @@ export interface ResourceSpec {
   /** The fields `apply` manages (compared and written). */
   applyFields?: readonly string[];
   description?: string;
+  /** Its records answer to names (see names.ts): `get`, `update`, `delete` and extra verbs take a name as well as an id. */
+  ref?: RefKind;
 }
 
 // ---- field helpers (plain data: no zod here, this module is loaded at start-up) ----
@@ -108,6 +111,7 @@ const commentBody: Record<string, FieldSpec> = {
 
 export const categories: ResourceSpec = {
   name: 'categories',
+  ref: 'category',
   singular: 'category',
   path: '/categories',
   idType: 'int',
@@ -225,6 +229,7 @@ const epicFields: Record<string, FieldSpec> = {
 
 export const epics: ResourceSpec = {
   name: 'epics',
+  ref: 'epic',
   singular: 'epic',
   path: '/epics',
   idType: 'int',
@@ -291,6 +296,7 @@ export const linkedFiles: ResourceSpec = {
 
 export const groups: ResourceSpec = {
   name: 'groups',
+  ref: 'group',
   singular: 'group',
   path: '/groups',
   idType: 'uuid',
@@ -353,6 +359,7 @@ const iterationFields: Record<string, FieldSpec> = {
 
 export const iterations: ResourceSpec = {
   name: 'iterations',
+  ref: 'iteration',
   singular: 'iteration',
   path: '/iterations',
   idType: 'int',
@@ -384,6 +391,7 @@ export const keyResults: ResourceSpec = {
 
 export const labels: ResourceSpec = {
   name: 'labels',
+  ref: 'label',
   singular: 'label',
   path: '/labels',
   idType: 'int',
@@ -415,6 +423,7 @@ export const labels: ResourceSpec = {
 
 export const members: ResourceSpec = {
   name: 'members',
+  ref: 'member',
   singular: 'member',
   path: '/members',
   idType: 'uuid',
@@ -429,6 +438,7 @@ function objectiveSpec(name: 'objectives' | 'milestones'): ResourceSpec {
   const singular = name.slice(0, -1);
   return {
     name,
+    ref: name === 'objectives' ? 'objective' : 'milestone',
     singular,
     path: `/${name}`,
     idType: 'int',
@@ -454,6 +464,7 @@ export const milestones = objectiveSpec('milestones');
 
 export const projects: ResourceSpec = {
   name: 'projects',
+  ref: 'project',
   singular: 'project',
   path: '/projects',
   idType: 'int',
@@ -640,6 +651,7 @@ export const storyLinks: ResourceSpec = {
 
 export const workflows: ResourceSpec = {
   name: 'workflows',
+  ref: 'workflow',
   singular: 'workflow',
   path: '/workflows',
   idType: 'int',
@@ -728,6 +740,35 @@ export const RESOURCES: readonly ResourceSpec[] = [
   storyLinks,
   workflows,
 ];
+
+/**
+ * Which kind of record a field or argument of this name holds an id of (names.ts resolves names of it).
+ * The API names these fields the same way on every resource, so one table covers them all.
+ */
+const REF_FIELDS: ReadonlyMap<string, RefKind> = new Map<string, RefKind>([
+  ['owner_id', 'member'], ['owner_ids', 'member'], ['follower_ids', 'member'], ['member_ids', 'member'], ['requested_by_id', 'member'],
+  ['author_id', 'member'], ['uploader_id', 'member'], ['owner_ids_add', 'member'], ['owner_ids_remove', 'member'],
+  ['follower_ids_add', 'member'], ['follower_ids_remove', 'member'],
+  ['epic_id', 'epic'], ['epic_ids', 'epic'],
+  ['project_id', 'project'], ['project_ids', 'project'],
+  ['iteration_id', 'iteration'], ['iteration_ids', 'iteration'],
+  ['label_ids', 'label'],
+  ['group_id', 'group'], ['group_ids', 'group'],
+  ['objective_ids', 'objective'], ['milestone_id', 'milestone'],
+  ['workflow_state_id', 'workflow-state'], ['epic_state_id', 'epic-state'],
+  ['workflow_ids', 'workflow'], ['default_workflow_id', 'workflow'],
+]);
+
+/** The kind of record a flag's field refers to, when its value may be a name; only id-typed fields. */
+export function fieldRef(name: string, f: FieldSpec): RefKind | undefined {
+  if (!['int', 'uuid', 'int[]', 'uuid[]'].includes(f.type)) return undefined;
+  return REF_FIELDS.get(name);
+}
+
+/** The kind of record a positional argument of a verb of `spec` refers to (`id` is the resource itself). */
+export function argRef(spec: ResourceSpec, arg: ArgSpec): RefKind | undefined {
+  return arg.name === 'id' ? spec.ref : REF_FIELDS.get(arg.name);
+}
 
 export function resourceByName(name: string): ResourceSpec | undefined {
   return RESOURCES.find((r) => r.name === name);
