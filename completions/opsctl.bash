@@ -140,7 +140,7 @@ _opsctl_words() {
     'auth token') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'api') words='--method -X --field -f --input --service --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker') words='categories custom-fields documents entity-templates epic-workflow epics files linked-files groups health webhooks iterations key-results labels members milestones objectives projects repositories search stories story-links workflows --json --jq --no-input --yes -y --debug --profile' ;;
-    'tracker categories') words='list get create update delete milestones objectives apply --json --jq --no-input --yes -y --debug --profile' ;;
+    'tracker categories') words='list get create update delete milestones objectives apply export --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker categories list') words='--all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker categories get') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'tracker categories create') words='--name --color --external-id --data --json --jq --no-input --yes -y --debug --profile' ;;
@@ -149,6 +149,7 @@ _opsctl_words() {
     'tracker categories milestones') words='--all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker categories objectives') words='--all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker categories apply') words='--file -f --dry-run --prune --json --jq --no-input --yes -y --debug --profile' ;;
+    'tracker categories export') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'tracker custom-fields') words='list get update delete --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker custom-fields list') words='--all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker custom-fields get') words='--json --jq --no-input --yes -y --debug --profile' ;;
@@ -228,7 +229,7 @@ _opsctl_words() {
     'tracker key-results') words='get update --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker key-results get') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'tracker key-results update') words='--name --data --json --jq --no-input --yes -y --debug --profile' ;;
-    'tracker labels') words='list get create update delete epics stories apply --json --jq --no-input --yes -y --debug --profile' ;;
+    'tracker labels') words='list get create update delete epics stories apply export --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker labels list') words='--slim --no-slim --all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker labels get') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'tracker labels create') words='--name --description --color --external-id --data --json --jq --no-input --yes -y --debug --profile' ;;
@@ -237,6 +238,7 @@ _opsctl_words() {
     'tracker labels epics') words='--all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker labels stories') words='--includes-description --no-includes-description --all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker labels apply') words='--file -f --dry-run --prune --json --jq --no-input --yes -y --debug --profile' ;;
+    'tracker labels export') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'tracker members') words='list get me --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker members list') words='--disabled --no-disabled --all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker members get') words='--json --jq --no-input --yes -y --debug --profile' ;;

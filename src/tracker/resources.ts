@@ -38,8 +38,8 @@ export interface ExtraVerb {
   /** Ask before doing it (unless --yes). */
   confirm?: boolean;
   example?: string;
-  /** A verb with its own module instead of the generic one (`upload`, `apply`, `move`, `import`). */
-  handler?: 'upload' | 'apply' | 'move' | 'import';
+  /** A verb with its own module instead of the generic one (`upload`, `apply`, `export`, `move`, `import`). */
+  handler?: 'upload' | 'apply' | 'export' | 'move' | 'import';
   /** A body sent as is, without flags (`task-check` sends {complete: true}). */
   fixedBody?: Readonly<Record<string, unknown>>;
   /** Show this field of a one-record answer as the list (`workflows states` shows `states`). */
@@ -68,6 +68,8 @@ export interface ResourceSpec {
   applyKey?: string;
   /** The fields `apply` manages (compared and written). */
   applyFields?: readonly string[];
+  /** Fields of its records that only the server sets: `apply -f` ignores them (so `list --json` output applies as it is). */
+  serverFields?: readonly string[];
   description?: string;
   /** Its records answer to names (see names.ts): `get`, `update`, `delete` and extra verbs take a name as well as an id. */
   ref?: RefKind;
@@ -126,11 +128,13 @@ export const categories: ResourceSpec = {
   extras: [
     { name: 'milestones', description: 'the milestones of a category (deprecated: use objectives)', method: 'GET', path: '/categories/{id}/milestones', args: [intId()], result: 'list', columns: ['id', 'name', 'state', 'archived'] },
     { name: 'objectives', description: 'the objectives of a category', method: 'GET', path: '/categories/{id}/objectives', args: [intId()], result: 'list', columns: ['id', 'name', 'state', 'archived'] },
-    { name: 'apply', description: 'make the categories match a YAML or JSON file', method: 'GET', path: '/categories', result: 'none', handler: 'apply', example: 'opsctl tracker categories apply -f categories.yaml --dry-run' },
+    { name: 'apply', description: 'make the categories match a YAML or JSON file (export\'s format; list --json and get --json output too)', method: 'GET', path: '/categories', result: 'none', handler: 'apply', example: 'opsctl tracker categories apply -f categories.yaml --dry-run' },
+    { name: 'export', description: 'print the categories as an apply file (YAML; --json for JSON)', method: 'GET', path: '/categories', result: 'one', handler: 'export', example: 'opsctl tracker categories export > categories.yaml' },
   ],
   examples: { create: 'opsctl tracker categories create --name Infra --color "#336699"' },
   applyKey: 'name',
   applyFields: ['name', 'color', 'archived'],
+  serverFields: ['id', 'entity_type', 'global_id', 'created_at', 'updated_at', 'type'],
 };
 
 export const customFields: ResourceSpec = {
@@ -408,7 +412,8 @@ export const labels: ResourceSpec = {
   extras: [
     { name: 'epics', description: 'the epics with a label', method: 'GET', path: '/labels/{id}/epics', args: [intId()], result: 'list', columns: epicColumns },
     { name: 'stories', description: 'the stories with a label', method: 'GET', path: '/labels/{id}/stories', args: [intId()], query: includesDescription, result: 'list', columns: storyColumns },
-    { name: 'apply', description: 'make the labels match a YAML or JSON file', method: 'GET', path: '/labels', result: 'none', handler: 'apply', example: 'opsctl tracker labels apply -f labels.yaml --dry-run' },
+    { name: 'apply', description: 'make the labels match a YAML or JSON file (export\'s format; list --json and get --json output too; renamed_from keeps a label\'s id)', method: 'GET', path: '/labels', result: 'none', handler: 'apply', example: 'opsctl tracker labels apply -f labels.yaml --dry-run' },
+    { name: 'export', description: 'print the labels as an apply file (YAML; --json for JSON): copy them to another workspace with apply -f', method: 'GET', path: '/labels', result: 'one', handler: 'export', example: 'opsctl tracker labels export > labels.yaml' },
   ],
   examples: {
     list: 'opsctl tracker labels list --json=id,name',
@@ -419,6 +424,7 @@ export const labels: ResourceSpec = {
   },
   applyKey: 'name',
   applyFields: ['name', 'description', 'color', 'archived'],
+  serverFields: ['id', 'app_url', 'entity_type', 'global_id', 'created_at', 'updated_at', 'stats'],
 };
 
 export const members: ResourceSpec = {

@@ -23,19 +23,26 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const key = spec.applyKey ?? 'name';
   const fields = spec.applyFields ?? [key];
   const createOnly = Object.entries(spec.fields).filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create').map(([n]) => n);
-  const allowed = [...fields, ...createOnly];
+  const allowed = [...fields, ...createOnly, 'renamed_from'];
 
   const text = await readFileFlag(opts.file, ctx, 'a YAML or JSON file');
   const data = await parseText(text, opts.file);
-  const found = desiredItems(data, spec.name, key, allowed);
+  const found = desiredItems(data, spec.name, key, allowed, spec.serverFields);
+  if (found.ignored.length) ctx.io.info(`ignored what the server sets: ${found.ignored.join(', ')} (apply manages ${allowed.join(', ')})`);
+  // null where the contract takes no null (`list --json` prints a missing description as null): not given
+  for (const item of found.items) {
+    if (!item || typeof item !== 'object') continue;
+    for (const f of Object.keys(item)) if (item[f] === null && spec.fields[f] && !spec.fields[f].nullable) delete item[f];
+  }
   // every record is checked against the contract before anything is sent; every problem is reported
   // (the key and unknown fields were reported by desiredItems already)
   const problems = [...found.problems];
   const { validateBody } = await import('../../tracker/validate.js');
-  const merged: Record<string, FieldSpec> = Object.fromEntries(allowed.map((f) => [f, { ...spec.fields[f], in: undefined, required: false }]));
+  const merged: Record<string, FieldSpec> = Object.fromEntries(allowed.filter((f) => spec.fields[f]).map((f) => [f, { ...spec.fields[f], in: undefined, required: false }]));
   for (const [i, item] of found.items.entries()) {
     if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
-    for (const p of validateBody(merged, 'create', item)) if (p.kind !== 'unknown') problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
+    const { renamed_from: _renamedFrom, ...fieldsOnly } = item;
+    for (const p of validateBody(merged, 'create', fieldsOnly)) if (p.kind !== 'unknown') problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
   }
   if (problems.length) {
     throw new UsageError(`${label(opts.file)}: ${problemList(problems)}`, { code: 'validation', field: 'file', hint: `fix them all, then run again; nothing was sent (see: opsctl tracker ${spec.name} apply --help)` });
@@ -104,7 +111,12 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
 function printPlan(ctx: Context, plan: Plan, what: string): void {
   const rows = plan.steps
     .filter((s) => s.action !== 'unchanged' || plan.steps.length <= 50)
-    .map((s: PlanStep) => ({ action: s.action, name: s.key, id: s.id ?? '', changes: s.changes.map((c) => `${c}=${JSON.stringify(s.body?.[c] ?? null)}`).join(' ') }));
+    .map((s: PlanStep) => ({
+      action: s.action,
+      name: s.key,
+      id: s.id ?? '',
+      changes: [...(s.renamedFrom !== undefined ? [`renamed from ${JSON.stringify(s.renamedFrom)}:`] : []), ...s.changes.map((c) => `${c}=${JSON.stringify(s.body?.[c] ?? null)}`)].join(' '),
+    }));
   if (rows.length) ctx.io.out(formatTable(ctx.io, rows, columns(['action', 'name', 'id', 'changes'])));
   const c = plan.counts;
   ctx.io.err(

@@ -118,6 +118,12 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
     return;
   }
+  if (extra.handler === 'export') {
+    const cmd = noun.command('export').description(extra.description);
+    cmd.action(lazyAction(ctx, () => import('./export.js'), () => ({ resource })));
+    if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} export --profile staging | opsctl tracker ${spec.name} apply -f - --dry-run`);
+    return;
+  }
   if (extra.handler === 'move') {
     const cmd = noun.command('move <story-id>').description(extra.description);
     cmd.requiredOption('--state <name>', 'the workflow state, by its exact name (any case) or its id');
