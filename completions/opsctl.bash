@@ -226,9 +226,10 @@ _opsctl_words() {
     'tracker iterations enable') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'tracker iterations disable') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'tracker iterations stories') words='--includes-description --no-includes-description --all --limit --json --jq --no-input --yes -y --debug --profile' ;;
-    'tracker key-results') words='get update --json --jq --no-input --yes -y --debug --profile' ;;
+    'tracker key-results') words='get update list --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker key-results get') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'tracker key-results update') words='--name --data --json --jq --no-input --yes -y --debug --profile' ;;
+    'tracker key-results list') words='--objective --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker labels') words='list get create update delete epics stories apply export --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker labels list') words='--slim --no-slim --all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker labels get') words='--json --jq --no-input --yes -y --debug --profile' ;;

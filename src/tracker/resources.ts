@@ -39,7 +39,7 @@ export interface ExtraVerb {
   confirm?: boolean;
   example?: string;
   /** A verb with its own module instead of the generic one (`upload`, `apply`, `export`, `move`, `import`). */
-  handler?: 'upload' | 'apply' | 'export' | 'move' | 'import';
+  handler?: 'upload' | 'apply' | 'export' | 'move' | 'import' | 'key-results';
   /** A body sent as is, without flags (`task-check` sends {complete: true}). */
   fixedBody?: Readonly<Record<string, unknown>>;
   /** Show this field of a one-record answer as the list (`workflows states` shows `states`). */
@@ -391,6 +391,18 @@ export const keyResults: ResourceSpec = {
   },
   columns: ['id', 'name', 'type', 'progress'],
   verbs: ['get', 'update'],
+  extras: [
+    {
+      name: 'list',
+      description: "the key results of an objective (the API lists them only through the objective's key_result_ids)",
+      method: 'GET',
+      path: '/objectives/{id}',
+      result: 'list',
+      handler: 'key-results',
+      columns: ['id', 'name', 'type', 'progress'],
+      example: 'opsctl tracker key-results list --objective "Grow adoption"',
+    },
+  ],
 };
 
 export const labels: ResourceSpec = {

@@ -124,6 +124,13 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} export --profile staging | opsctl tracker ${spec.name} apply -f - --dry-run`);
     return;
   }
+  if (extra.handler === 'key-results') {
+    const cmd = noun.command('list').alias('ls').description(extra.description);
+    cmd.requiredOption('--objective <name|id>', 'the objective, by its exact name (any case) or id');
+    cmd.action(lazyAction(ctx, () => import('./key-results.js'), (_a, o) => ({ objective: o.objective as string })));
+    if (extra.example) examples(cmd, extra.example);
+    return;
+  }
   if (extra.handler === 'move') {
     const cmd = noun.command('move <story-id>').description(extra.description);
     cmd.requiredOption('--state <name>', 'the workflow state, by its exact name (any case) or its id');

@@ -118,3 +118,11 @@ export function intQuery(req: MockRequest, name: string, dflt: number, min: numb
   if (n < min || n > max) throw new MockError(400, 'schema_mismatch', `schema mismatch: query parameter ${name} must be between ${min} and ${max} (got ${n})`);
   return n;
 }
+
+/** While a feature switch is off, making or changing its records answers the service's 403 DisabledFeatureError. */
+export function assertFeature(t: TrackerState, name: 'iterations' | 'story_templates'): void {
+  if (t.features[name]) return;
+  const what = name === 'iterations' ? 'iterations are' : 'story templates are';
+  const verb = name === 'iterations' ? 'iterations' : 'entity-templates';
+  throw new MockError(403, 'DisabledFeatureError', `${what} turned off for this workspace (opsctl tracker ${verb} enable)`);
+}
