@@ -19,9 +19,8 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   const output = {
     writeOut: (s: string) => ctx.io.stdout.write(s),
     writeErr: (s: string) => ctx.io.stderr.write(s),
-    outputError: (s: string, write: (s: string) => void) => {
-      if (!split.json) write(ctx.io.colorErr.red(s));
-    },
+    // a parse error is printed by reportParseError in the shape of every other error ("X message" + hint)
+    outputError: () => {},
   };
   for (const cmd of [program, ...allCommands(program)]) {
     cmd.exitOverride();
@@ -33,12 +32,26 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   } catch (err) {
     // a spinner or counter still running stops here: nothing of it may follow the error or summary
     ctx.io.endProgress();
-    if (err instanceof CommanderError) return reportParseError(ctx, err, argv);
+    if (err instanceof CommanderError) return reportParseError(ctx, err, argv, commandPath(program, split.argv));
     return reportError(ctx, err);
   } finally {
     ctx.io.endProgress();
     await ctx.cleanup();
   }
+}
+
+/** The command words of `argv` that name commands (`opsctl tracker labels list`), for a parse error's hint. */
+function commandPath(program: import('commander').Command, argv: readonly string[]): string {
+  const names = ['opsctl'];
+  let cmd = program;
+  for (const word of argv) {
+    if (word === '--') break;
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) continue;
+    names.push(sub.name());
+    cmd = sub;
+  }
+  return names.join(' ');
 }
 
 /** Errors are JSON on stderr with --json; with --jq (which implies JSON output) they stay text for the person reading. */
@@ -55,7 +68,7 @@ function allCommands(cmd: import('commander').Command): import('commander').Comm
  * printed its text already unless --json was given; then it is `{"error":{code,message,hint?}}` on
  * stderr. A field list written as a separate word after --json gets a hint to attach it.
  */
-function reportParseError(ctx: Context, err: CommanderError, argv: readonly string[]): number {
+function reportParseError(ctx: Context, err: CommanderError, argv: readonly string[], path = 'opsctl'): number {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
   if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
   const at = argv.indexOf('--json');
@@ -66,11 +79,18 @@ function reportParseError(ctx: Context, err: CommanderError, argv: readonly stri
     (err.code === 'commander.excessArguments' || next.includes(','))
       ? `--json takes no separate value; to pick fields attach them: --json=${next}`
       : undefined;
-  const message = err.message.replace(/^error: /, '');
+  const [first = '', ...rest] = err.message.replace(/^error: /, '').split('\n');
+  // commander's "(Did you mean list?)" becomes part of the hint
+  const suggestion = rest.map((l) => /^\(Did you mean (.+)\?\)$/.exec(l.trim())?.[1]).find(Boolean);
+  const message = suggestion ? `${first} (did you mean ${suggestion}?)` : [first, ...rest].join('\n');
   if (jsonErrors(ctx)) {
     const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     ctx.io.err(JSON.stringify({ error: { code: 'usage', reason: code, message, ...(hint ? { hint } : {}) } }));
-  } else if (hint) ctx.io.err(`  ${hint}`);
+  } else {
+    ctx.io.err(`${ctx.io.colorErr.red('X')} ${ctx.io.safeErr(first)}`);
+    const fix = hint ?? (suggestion ? `did you mean ${suggestion}? (see: ${path} --help)` : `see: ${path} --help`);
+    ctx.io.err(`  ${ctx.io.safeErr(fix)}`);
+  }
   return ExitCode.usage;
 }
 

@@ -148,7 +148,8 @@ export function desiredItems(
       else problems.push(`${itemPath(resource, i, field)}: unknown field; allowed: ${allowed.join(', ')}`);
     }
     items.push(rec);
-    if (typeof rec[key] !== 'string' || rec[key] === '') problems.push(`${itemPath(resource, i, key)}: required`);
+    // one message per field: a missing key is "required"; a key of the wrong type is left to the type check
+    if (rec[key] === undefined || rec[key] === null || rec[key] === '') problems.push(`${itemPath(resource, i, key)}: required`);
     if (typeof rec[key] !== 'string') continue;
     const k = String(rec[key]).toLowerCase();
     if (seen.has(k)) problems.push(`${itemPath(resource, i, key)}: "${String(rec[key])}" is listed twice (also ${itemPath(resource, seen.get(k)!)})`);

@@ -142,10 +142,10 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
         ? `pass ${flag} to ${mode} ${withArticle(what)}`
         : p.kind === 'unknown'
           ? `${what} ${mode} accepts: ${Object.entries(fields).filter(([, s]) => !s.in || s.in.includes(mode)).map(([n]) => n).join(', ')}`
-          : fspec?.type === 'color'
-            ? COLOR_HINT
-            : fspec?.max
-              ? `shorten it to ${fspec.max} characters or fewer`
+          : p.kind === 'too_long' && fspec?.max
+            ? `shorten it to ${fspec.max} characters or fewer`
+            : fspec?.type === 'color' && p.kind === 'invalid'
+              ? COLOR_HINT
               : undefined;
     return { flag, message: p.message, hint };
   });

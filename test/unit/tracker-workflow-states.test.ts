@@ -51,7 +51,7 @@ describe('stories import planning', () => {
   });
   it('refuses duplicates and missing external ids, naming the item', () => {
     expect(importItems([{ external_id: 'a', name: 'A' }, { external_id: 'a', name: 'B' }], (i) => `row ${i + 2}`)).toEqual({ problem: 'row 3: external_id "a" is also used by row 2' });
-    expect(importItems([{ name: 'A' }], (i) => `stories[${i + 1}]`)).toMatchObject({ problem: expect.stringContaining('stories[1]: external_id is required') });
+    expect(importItems([{ name: 'A' }], (i) => `stories[${i}]`)).toMatchObject({ problem: expect.stringContaining('stories[0]: external_id is required') });
     expect(importItems({ nope: 1 }, String)).toMatchObject({ problem: expect.stringContaining('expected a list') });
   });
 });

@@ -4,7 +4,7 @@ import { readFileFlag } from '../file-flag.js';
 import { confirmDestructive } from '../../core/confirm.js';
 import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
-import { dottedToItemPath, itemPath, problemList, syntaxErrorText } from '../../core/problems.js';
+import { dottedToItemPath, itemPath, plural, problemList, syntaxErrorText } from '../../core/problems.js';
 import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
 import { runWrites } from '../../tracker/apply-run.js';
 import type { FieldSpec } from '../../tracker/fields.js';
@@ -45,6 +45,9 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     for (const p of validateBody(merged, 'create', fieldsOnly)) if (p.kind !== 'unknown') problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
   }
   if (problems.length) {
+    // in the file's order: every problem of labels[0], then of labels[1]…
+    const at = (p: string) => Number(/^[\w-]+\[(\d+)\]/.exec(p)?.[1] ?? -1);
+    problems.sort((a, b) => at(a) - at(b));
     throw new UsageError(`${label(opts.file)}: ${problemList(problems)}`, { code: 'validation', field: 'file', hint: `fix them all, then run again; nothing was sent (see: opsctl tracker ${spec.name} apply --help)` });
   }
 
@@ -57,7 +60,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   if (deletes.length && !opts.dryRun) {
     // --prune deletes: the one confirmation rule (the plan above already listed them)
     const decision = await confirmDestructive(ctx, {
-      action: `delete ${deletes.length} ${spec.name} not in ${label(opts.file)} (--prune)`,
+      action: `delete ${plural(deletes.length, spec.singular, spec.name)} not in ${label(opts.file)} (--prune)`,
       items: deletes.map((s) => `${spec.singular} ${s.id ?? ''} "${s.key}"`),
     });
     if (decision !== 'proceed') {
@@ -68,11 +71,11 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     return {
       data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: opts.dryRun, applied: 0 },
       text: '',
-      message: todo.length === 0 ? `${spec.name} already match ${label(opts.file)}: nothing to do` : `dry run: ${todo.length} write(s) planned, none made`,
+      message: todo.length === 0 ? `${spec.name} already match ${label(opts.file)}: nothing to do` : `dry run: ${plural(todo.length, 'write')} planned, none made`,
     };
   }
 
-  const progress = ctx.io.progress(`applying ${todo.length} change(s) to ${spec.name}`);
+  const progress = ctx.io.progress(`applying ${plural(todo.length, 'change')} to ${spec.name}`);
   // about ten progress lines however long the run (a live spinner shows every step)
   const every = ctx.io.liveProgress ? 1 : Math.max(1, Math.ceil(todo.length / 10));
   // Ctrl-C (or a CI timeout's SIGTERM) stops taking new writes and reports what was made
@@ -83,10 +86,10 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     onStep: (n, total, failed) => (n % every === 0 || n === total) && progress.update(`${n}/${total} done${failed ? `, ${failed} failed` : ''}`),
   });
   if (outcome.interrupted) {
-    progress.fail(`interrupted after ${outcome.applied.length} of ${todo.length} change(s)`);
+    progress.fail(`interrupted after ${outcome.applied.length} of ${plural(todo.length, 'change')}`);
     const { inFlight, notStarted } = outcome.interrupted;
     throw new InterruptedError(
-      `apply ${label(opts.file)} interrupted: ${outcome.applied.length} of ${todo.length} change(s) applied, ${outcome.failed.length} failed, ` +
+      `apply ${label(opts.file)} interrupted: ${outcome.applied.length} of ${plural(todo.length, 'change')} applied, ${outcome.failed.length} failed, ` +
         `${inFlight} in flight (may or may not have been made), ${notStarted} not started; run the same apply again to finish`,
     );
   }
@@ -97,12 +100,12 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     skipped: outcome.skipped.map((s) => ({ action: s.action, [key]: s.key })),
   };
   if (outcome.failed.length === 0 && outcome.skipped.length === 0) {
-    progress.succeed(`applied ${todo.length} change(s) to ${spec.name}`);
+    progress.succeed(`applied ${plural(todo.length, 'change')} to ${spec.name}`);
     return { data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: todo.length }, text: '' };
   }
-  progress.fail(`${outcome.failed.length} of ${todo.length} change(s) failed`);
+  progress.fail(`${outcome.failed.length} of ${plural(todo.length, 'change')} failed`);
   const lines = outcome.failed.map((f) => `  ${f.step.action} ${f.step.key}: ${f.message}`).join('\n');
-  const message = `apply ${label(opts.file)}: ${outcome.applied.length} of ${todo.length} change(s) applied, ${outcome.failed.length} failed${outcome.skipped.length ? `, ${outcome.skipped.length} skipped` : ''}:\n${lines}`;
+  const message = `apply ${label(opts.file)}: ${outcome.applied.length} of ${plural(todo.length, 'change')} applied, ${outcome.failed.length} failed${outcome.skipped.length ? `, ${outcome.skipped.length} skipped` : ''}:\n${lines}`;
   const hint = 'fix the failed records (or wait and retry); running the same apply again makes only the remaining changes';
   if (outcome.applied.length === 0) throw new OpsError(message, 1, { code: 'apply_failed', hint });
   throw new PartialError(message, { hint, summary });

@@ -120,8 +120,8 @@ function seed(t: TrackerState): void {
     id: randomUUID(), name, objective_id: null, progress: 0, type, initial_observed_value: { ...observed }, current_observed_value: { ...observed }, current_target_value: target, entity_type: 'key-result',
   });
   // the seeded objective owns both key results (its key_result_ids list them; key-results list --objective finds them)
-  t.seq = (t.seq ?? 0) + 1;
-  const objectiveId = t.seq;
+  // a fixed id outside the sequence (like the seeded workflow and repositories): ids of what a user makes stay 1, 2, …
+  const objectiveId = 700000001;
   t.objectives.push({
     id: objectiveId, entity_type: 'objective', app_url: `https://app.tracker.example/workspace/objective/${objectiveId}`, created_at: at, updated_at: at,
     name: 'Grow adoption', description: 'More teams use the product every week', archived: false, state: 'in progress', category_ids: [],
