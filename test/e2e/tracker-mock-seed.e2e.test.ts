@@ -127,3 +127,26 @@ describe('the mock serves its OpenAPI document', () => {
     expect(item.get.responses['200']).toBeDefined();
   });
 });
+
+describe('the label mock answers users/<id>/capabilities for any known user', () => {
+  it('me, another user by email or numeric id, and 404 for an unknown one (built binary, opsctl api)', async () => {
+    const home = tempConfigDir('opsctl-caps-');
+    const envL = { OPSCTL_CONFIG_DIR: home.dir };
+    try {
+      const login = await runBin(['login', '--consent-as', 'alice@example.com'], { env: envL });
+      expect(login.exitCode, String(login.stderr)).toBe(0);
+      const me = await runBin(['api', '/v2beta/users/me/capabilities', '--service', 'labels'], { env: envL });
+      expect(JSON.parse(String(me.stdout))).toMatchObject({ name: 'users/me/capabilities', canCreateSharedLabels: true });
+      const bob = await runBin(['api', '/v2beta/users/bob@example.com/capabilities', '--service', 'labels'], { env: envL });
+      expect(bob.exitCode, String(bob.stderr)).toBe(0);
+      expect(JSON.parse(String(bob.stdout))).toEqual({ name: 'users/bob@example.com/capabilities', canAccessLabelManager: true, canAdministrateLabels: false, canCreateSharedLabels: true, canCreateAdminLabels: false });
+      const byId = await runBin(['api', '/v2beta/users/110000000000000000002/capabilities', '--service', 'labels'], { env: envL });
+      expect(JSON.parse(String(byId.stdout)).name).toBe('users/110000000000000000002/capabilities');
+      const nobody = await runBin(['api', '/v2beta/users/nobody@example.com/capabilities', '--service', 'labels'], { env: envL });
+      expect(nobody.exitCode).toBe(1);
+      expect(String(nobody.stderr)).toContain('HTTP 404: NOT_FOUND: users/nobody@example.com is not a known user');
+    } finally {
+      home.cleanup();
+    }
+  });
+});
