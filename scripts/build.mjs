@@ -16,6 +16,8 @@ await build({
   platform: 'node',
   target: 'node20',
   // Dependencies are bundled too: one file read per chunk instead of hundreds of module resolutions at start-up.
+  // jq-wasm comes in through its `inline` entry (the WebAssembly inside the module), so --jq works from
+  // dist/, the npm tarball and the single executable alike; that chunk loads only with --jq.
   external: ['playwright-core', 'fsevents'],
   minifyWhitespace: true,
   minifySyntax: true,

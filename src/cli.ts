@@ -19,9 +19,8 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   const output = {
     writeOut: (s: string) => ctx.io.stdout.write(s),
     writeErr: (s: string) => ctx.io.stderr.write(s),
-    outputError: (s: string, write: (s: string) => void) => {
-      if (!split.json) write(ctx.io.colorErr.red(s));
-    },
+    // a parse error is printed by reportParseError in the shape of every other error ("X message" + hint)
+    outputError: () => {},
   };
   for (const cmd of [program, ...allCommands(program)]) {
     cmd.exitOverride();
@@ -33,12 +32,31 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   } catch (err) {
     // a spinner or counter still running stops here: nothing of it may follow the error or summary
     ctx.io.endProgress();
-    if (err instanceof CommanderError) return reportParseError(ctx, err, argv);
+    if (err instanceof CommanderError) return reportParseError(ctx, err, argv, commandPath(program, split.argv));
     return reportError(ctx, err);
   } finally {
     ctx.io.endProgress();
     await ctx.cleanup();
   }
+}
+
+/** The command words of `argv` that name commands (`opsctl tracker labels list`), for a parse error's hint. */
+function commandPath(program: import('commander').Command, argv: readonly string[]): string {
+  const names = ['opsctl'];
+  let cmd = program;
+  for (const word of argv) {
+    if (word === '--') break;
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) continue;
+    names.push(sub.name());
+    cmd = sub;
+  }
+  return names.join(' ');
+}
+
+/** Errors are JSON on stderr with --json; with --jq (which implies JSON output) they stay text for the person reading. */
+function jsonErrors(ctx: Context): boolean {
+  return ctx.jsonOutput && ctx.globals.jq === undefined;
 }
 
 function allCommands(cmd: import('commander').Command): import('commander').Command[] {
@@ -50,7 +68,7 @@ function allCommands(cmd: import('commander').Command): import('commander').Comm
  * printed its text already unless --json was given; then it is `{"error":{code,message,hint?}}` on
  * stderr. A field list written as a separate word after --json gets a hint to attach it.
  */
-function reportParseError(ctx: Context, err: CommanderError, argv: readonly string[]): number {
+function reportParseError(ctx: Context, err: CommanderError, argv: readonly string[], path = 'opsctl'): number {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
   if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
   const at = argv.indexOf('--json');
@@ -61,11 +79,18 @@ function reportParseError(ctx: Context, err: CommanderError, argv: readonly stri
     (err.code === 'commander.excessArguments' || next.includes(','))
       ? `--json takes no separate value; to pick fields attach them: --json=${next}`
       : undefined;
-  const message = err.message.replace(/^error: /, '');
-  if (ctx.jsonOutput) {
+  const [first = '', ...rest] = err.message.replace(/^error: /, '').split('\n');
+  // commander's "(Did you mean list?)" becomes part of the hint
+  const suggestion = rest.map((l) => /^\(Did you mean (.+)\?\)$/.exec(l.trim())?.[1]).find(Boolean);
+  const message = suggestion ? `${first} (did you mean ${suggestion}?)` : [first, ...rest].join('\n');
+  if (jsonErrors(ctx)) {
     const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     ctx.io.err(JSON.stringify({ error: { code: 'usage', reason: code, message, ...(hint ? { hint } : {}) } }));
-  } else if (hint) ctx.io.err(`  ${hint}`);
+  } else {
+    ctx.io.err(`${ctx.io.colorErr.red('X')} ${ctx.io.safeErr(first)}`);
+    const fix = hint ?? (suggestion ? `did you mean ${suggestion}? (see: ${path} --help)` : `see: ${path} --help`);
+    ctx.io.err(`  ${ctx.io.safeErr(fix)}`);
+  }
   return ExitCode.usage;
 }
 
@@ -75,7 +100,7 @@ export function reportError(ctx: Context, err: unknown): number {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
     if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
     // commander already printed the message
-    if (ctx.jsonOutput) ctx.io.err(JSON.stringify({ error: { code: 'usage', message: err.message.replace(/^error: /, '') } }));
+    if (jsonErrors(ctx)) ctx.io.err(JSON.stringify({ error: { code: 'usage', message: err.message.replace(/^error: /, '') } }));
     return ExitCode.usage;
   }
   if (isOpsError(err)) {
@@ -83,7 +108,7 @@ export function reportError(ctx: Context, err: unknown): number {
     return err.exitCode;
   }
   const e = err as Error;
-  if (ctx.jsonOutput) ctx.io.err(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(err) } }));
+  if (jsonErrors(ctx)) ctx.io.err(JSON.stringify({ error: { code: 'internal', message: e?.message ?? String(err) } }));
   else {
     ctx.io.err(`${ctx.io.colorErr.red('X')} unexpected error: ${ctx.io.safeErr(e?.message ?? String(err))}`);
     ctx.io.err(ctx.debugEnabled ? String(e?.stack) : 'run again with --debug for details, and please report it');
@@ -92,7 +117,7 @@ export function reportError(ctx: Context, err: unknown): number {
 }
 
 function printError(ctx: Context, err: OpsError): void {
-  if (ctx.jsonOutput) {
+  if (jsonErrors(ctx)) {
     ctx.io.err(JSON.stringify({ error: err.toJSON() }));
     return;
   }

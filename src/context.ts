@@ -15,6 +15,8 @@ export type { Prompter } from './context/prompter.js';
 /** The global flags every command accepts. */
 export interface GlobalOptions {
   json?: boolean | string;
+  /** `--jq EXPR` (implies JSON). */
+  jq?: string;
   /** false when --no-input was given. */
   input?: boolean;
   yes?: boolean;

@@ -72,6 +72,7 @@ export async function buildProgram(ctx: Context, argv?: readonly string[]): Prom
   program
     .addOption(new Option('--json', 'print JSON; only some fields: --json=id,name (attached: --json never takes the next word)'))
     .addOption(new Option(`${JSON_FIELDS_FLAG} <fields>`).hideHelp())
+    .option('--jq <expression>', 'filter the JSON output through a jq expression (implies --json; strings print raw), e.g. --jq \'.[].name\'')
     .option('--no-input', 'never prompt; fail instead, naming the flag that answers')
     .option('-y, --yes', 'answer yes to confirmations')
     .option('--debug', 'log HTTP requests (secrets redacted) and internals to stderr')
@@ -97,6 +98,8 @@ With no configuration every command uses the embedded mock services (profile "em
   program.hook('preAction', () => {
     const { jsonFields, ...globals } = program.opts();
     ctx.globals = jsonFields === undefined ? globals : { ...globals, json: jsonFields };
+    // --jq implies JSON: verbs that print a plan or report for people print data instead
+    if (ctx.globals.jq !== undefined && ctx.globals.json === undefined) ctx.globals.json = true;
   });
 
   const everything = !argv || wanted === 'help' || wanted === 'completion';

@@ -23,11 +23,15 @@ export function lazyAction<O>(
     const cmd = raw[raw.length - 1] as Command;
     const opts = raw[raw.length - 2] as Record<string, any>;
     const args = raw.slice(0, -2) as string[];
+    // a --jq expression is compiled before the verb runs: a typo sends nothing
+    if (ctx.globals.jq !== undefined) await (await import('../core/output.js')).checkJq(ctx.globals.jq);
     const mod = await load();
     const result = await mod.run(toOptions(args, opts, cmd), ctx);
     if (result) {
-      const { render } = await import('../core/output.js');
-      render(ctx.io, result, { json: ctx.globals.json });
+      const { render, renderJq } = await import('../core/output.js');
+      const jq = ctx.globals.jq;
+      if (jq !== undefined) await renderJq(ctx.io, result, { json: ctx.globals.json, jq });
+      else render(ctx.io, result, { json: ctx.globals.json });
       if (result.exitCode) ctx.exitCode = result.exitCode;
     }
   };

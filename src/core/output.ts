@@ -24,6 +24,51 @@ export interface CommandResult {
 export interface RenderOptions {
   /** `--json` (true) or `--json=a,b,c` (field list). */
   json?: boolean | string;
+  /** `--jq EXPR`: filter the JSON through jq (implies JSON); see renderJq. */
+  jq?: string;
+}
+
+/**
+ * `--jq EXPR` (as gh): the JSON a command would print (after `--json=fields`, if given) goes through
+ * jq, WebAssembly from the `jq-wasm` package (its `inline` entry, bundled), loaded only here. Strings print raw (jq -r), anything
+ * else as JSON: indented on a terminal, one line per result when piped. A bad expression, or one that
+ * fails on this data, is a usage error (exit 2) carrying jq's own message.
+ */
+export async function renderJq(io: IOStreams, result: CommandResult, opts: RenderOptions & { jq: string }): Promise<void> {
+  if (result.data === undefined) return;
+  const data = typeof opts.json === 'string' ? pickFields(result.data, parseFieldList(opts.json)) : result.data;
+  const { raw } = await import('jq-wasm/inline');
+  const flags = io.isStdoutTTY ? ['-r'] : ['-r', '-c'];
+  // JSON text in, so the input is exactly what --json prints (no undefined, no class instances)
+  const got = await raw(JSON.stringify(data), opts.jq, flags);
+  if (got.exitCode !== 0) throw jqError(got);
+  const text = got.stdout.replace(/\n$/, '');
+  if (text) io.out(text);
+}
+
+/**
+ * Compiles a `--jq` expression without running it (inside a branch never taken), so a typo fails
+ * with exit 2 before the command sends anything: `create --jq '.['` creates nothing.
+ */
+export async function checkJq(expression: string): Promise<void> {
+  const { raw } = await import('jq-wasm/inline');
+  const got = await raw(null, `if false then (${expression}\n) else empty end`, ['-n']);
+  if (got.exitCode !== 3) return;
+  // jq's message about the expression as written (line and column of the user's text, not the wrapper's)
+  const bare = await raw(null, expression, ['-n']);
+  throw jqError(bare.exitCode === 3 ? bare : got);
+}
+
+function jqError(got: { stderr: string; exitCode: number }): UsageError {
+  const message = got.stderr
+    .trim()
+    .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+    .replace(/\njq: \d+ compile errors?$/, '');
+  return new UsageError(`--jq: ${message || `jq exited with ${got.exitCode}`}`, {
+    code: 'jq',
+    field: 'jq',
+    hint: got.exitCode === 3 ? 'fix the jq expression (see the jq manual); nothing was sent' : 'the expression does not fit this data: look at it with --json, then adjust the expression',
+  });
 }
 
 export function render(io: IOStreams, result: CommandResult, opts: RenderOptions): void {

@@ -41,3 +41,8 @@ export function withArticle(noun: string): string {
   const an = /^[aeiou]/i.test(noun) ? !/^(u[bcfhjkqrstn][aeiou]|uu|eu|one)/i.test(noun) : /^(hour|honest|honou?r)/i.test(noun);
   return `${an ? 'an' : 'a'} ${noun}`;
 }
+
+/** `plural(1, 'label')` → "1 label", `plural(2, 'story', 'stories')` → "2 stories". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -16,6 +16,8 @@ export interface PlanStep {
   body?: Record<string, unknown>;
   /** Which fields change, for the plan table. */
   changes: string[];
+  /** An update that renames the record (`renamed_from` in the file): its old name. */
+  renamedFrom?: string;
 }
 
 export interface Plan {
@@ -38,6 +40,12 @@ export interface PlanOptions {
 
 const norm = (field: string, v: unknown): unknown => (field === 'color' && typeof v === 'string' ? v.toLowerCase() : (v ?? null));
 
+/** The old names an entry's `renamed_from` gives (one or a list). */
+export function oldNames(want: Record<string, any>): string[] {
+  const from = want.renamed_from;
+  return (Array.isArray(from) ? from : from === undefined || from === null ? [] : [from]).map(String);
+}
+
 export function planApply(current: ReadonlyArray<Record<string, any>>, desired: ReadonlyArray<Record<string, any>>, opts: PlanOptions): Plan {
   const keyOf = (r: Record<string, any>) => String(r[opts.key]).toLowerCase();
   const byKey = new Map(current.map((r) => [keyOf(r), r]));
@@ -46,7 +54,18 @@ export function planApply(current: ReadonlyArray<Record<string, any>>, desired: 
   for (const want of desired) {
     const k = keyOf(want);
     wanted.add(k);
-    const have = byKey.get(k);
+    // a rename keeps the record (its id, and so its stories): the old names are covered, never pruned
+    const olds = oldNames(want).map((n) => n.toLowerCase());
+    for (const old of olds) wanted.add(old);
+    let have = byKey.get(k);
+    let renamedFrom: string | undefined;
+    if (!have) {
+      const old = olds.map((o) => byKey.get(o)).find(Boolean);
+      if (old) {
+        have = old;
+        renamedFrom = String(old[opts.key]);
+      }
+    }
     if (!have) {
       const body: Record<string, unknown> = {};
       for (const f of [...opts.fields, ...(opts.createOnly ?? [])]) if (want[f] !== undefined && f !== 'archived') body[f] = want[f];
@@ -58,11 +77,12 @@ export function planApply(current: ReadonlyArray<Record<string, any>>, desired: 
     const body: Record<string, unknown> = {};
     for (const f of opts.fields) {
       if (want[f] === undefined) continue;
-      if (norm(f, want[f]) !== norm(f, have[f])) body[f] = want[f];
+      // a rename sends the new name even when only its case differs
+      if (norm(f, want[f]) !== norm(f, have[f]) || (renamedFrom !== undefined && f === opts.key)) body[f] = want[f];
     }
     const changes = Object.keys(body);
-    const action: ApplyAction = changes.length === 0 ? 'unchanged' : body.archived === true ? 'archive' : 'update';
-    steps.push({ action, key: want[opts.key], id: have.id, body: changes.length ? body : undefined, changes });
+    const action: ApplyAction = changes.length === 0 ? 'unchanged' : body.archived === true && !renamedFrom ? 'archive' : 'update';
+    steps.push({ action, key: want[opts.key], id: have.id, body: changes.length ? body : undefined, changes, ...(renamedFrom !== undefined ? { renamedFrom } : {}) });
   }
   const unlisted: string[] = [];
   for (const have of current) {
@@ -75,6 +95,18 @@ export function planApply(current: ReadonlyArray<Record<string, any>>, desired: 
   return { steps, counts, unlisted };
 }
 
+/**
+ * The apply-file entries of server records (what `export` prints): the managed fields in the table's
+ * order, a field the server holds no value for (null) left out, sorted by key (any case) so that two
+ * workspaces with the same records export the same text.
+ */
+export function exportItems(records: ReadonlyArray<Record<string, unknown>>, key: string, fields: readonly string[]): Record<string, unknown>[] {
+  const order = [key, ...fields.filter((f) => f !== key)];
+  return records
+    .map((r) => Object.fromEntries(order.filter((f) => r[f] !== null && r[f] !== undefined).map((f) => [f, r[f]])))
+    .sort((a, b) => String(a[key]).toLowerCase().localeCompare(String(b[key]).toLowerCase()) || String(a[key]).localeCompare(String(b[key])));
+}
+
 /** The writes of a plan, in the order they run: creates, updates, archives, deletes. */
 export function writes(plan: Plan): PlanStep[] {
   const order: ApplyAction[] = ['create', 'update', 'archive', 'delete'];
@@ -82,27 +114,70 @@ export function writes(plan: Plan): PlanStep[] {
 }
 
 /**
- * The records of an apply file: a list, or `{<resource>: [...]}`. Returns the items, or every problem
- * at once, each naming its item the way the file counts it (0-based, `labels[3].name`).
+ * The records of an apply file: a list, `{<resource>: [...]}`, or one record (what `get --json`
+ * prints). Fields the server owns (`serverOwned`: id, stats, timestamps… as `list --json` and
+ * `get --json` print them) are dropped and returned in `ignored`, so a command's own output applies
+ * as it is; any other unknown field is a problem. Returns the items, or every problem at once, each
+ * naming its item the way the file counts it (0-based, `labels[3].name`).
  */
-export function desiredItems(data: unknown, resource: string, key: string, allowed: readonly string[]): { items: Record<string, any>[]; problems: string[] } {
-  const list = Array.isArray(data) ? data : data && typeof data === 'object' ? (data as Record<string, unknown>)[resource] : undefined;
-  if (!Array.isArray(list)) return { items: [], problems: [`(top level): expected a list of ${resource}, or a mapping with a "${resource}:" list`] };
+export function desiredItems(
+  data: unknown,
+  resource: string,
+  key: string,
+  allowed: readonly string[],
+  serverOwned: readonly string[] = [],
+): { items: Record<string, any>[]; problems: string[]; ignored: string[] } {
+  const single = data && typeof data === 'object' && !Array.isArray(data) && !Object.hasOwn(data, resource) && Object.hasOwn(data, key);
+  const list = Array.isArray(data) ? data : single ? [data] : data && typeof data === 'object' ? (data as Record<string, unknown>)[resource] : undefined;
+  if (!Array.isArray(list)) return { items: [], problems: [`(top level): expected a list of ${resource}, a mapping with a "${resource}:" list, or one ${key}d record`], ignored: [] };
   const problems: string[] = [];
+  const ignored = new Set<string>();
   const seen = new Map<string, number>();
+  const items: Record<string, any>[] = [];
   for (const [i, item] of list.entries()) {
     const where = itemPath(resource, i);
     if (!item || typeof item !== 'object' || Array.isArray(item)) {
       problems.push(`${where}: must be a mapping such as {${key}: …}`);
+      items.push(item);
       continue;
     }
-    const rec = item as Record<string, unknown>;
-    if (typeof rec[key] !== 'string' || rec[key] === '') problems.push(`${itemPath(resource, i, key)}: required`);
-    for (const field of Object.keys(rec)) if (!allowed.includes(field)) problems.push(`${itemPath(resource, i, field)}: unknown field; allowed: ${allowed.join(', ')}`);
+    const rec: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(item as Record<string, unknown>)) {
+      if (allowed.includes(field)) rec[field] = value;
+      else if (serverOwned.includes(field)) ignored.add(field);
+      else problems.push(`${itemPath(resource, i, field)}: unknown field; allowed: ${allowed.join(', ')}`);
+    }
+    items.push(rec);
+    // one message per field: a missing key is "required"; a key of the wrong type is left to the type check
+    if (rec[key] === undefined || rec[key] === null || rec[key] === '') problems.push(`${itemPath(resource, i, key)}: required`);
     if (typeof rec[key] !== 'string') continue;
     const k = String(rec[key]).toLowerCase();
     if (seen.has(k)) problems.push(`${itemPath(resource, i, key)}: "${String(rec[key])}" is listed twice (also ${itemPath(resource, seen.get(k)!)})`);
     else seen.set(k, i);
   }
-  return { items: list as Record<string, any>[], problems };
+  if (allowed.includes('renamed_from')) problems.push(...renameProblems(items, resource, key, seen));
+  return { items, problems, ignored: [...ignored] };
+}
+
+/** `renamed_from`: a name or a list of names, none of them listed as an entry of its own or claimed twice. */
+function renameProblems(items: ReadonlyArray<Record<string, any>>, resource: string, key: string, names: ReadonlyMap<string, number>): string[] {
+  const problems: string[] = [];
+  const claimed = new Map<string, number>();
+  for (const [i, rec] of items.entries()) {
+    if (!rec || typeof rec !== 'object' || rec.renamed_from === undefined) continue;
+    const from = rec.renamed_from;
+    const list = Array.isArray(from) ? from : [from];
+    if (list.length === 0 || !list.every((n) => typeof n === 'string' && n.trim() !== '')) {
+      problems.push(`${itemPath(resource, i, 'renamed_from')}: must be a ${key} or a list of them`);
+      continue;
+    }
+    for (const old of list as string[]) {
+      const k = old.toLowerCase();
+      const own = names.get(k);
+      if (own !== undefined && own !== i) problems.push(`${itemPath(resource, i, 'renamed_from')}: "${old}" is also listed as ${itemPath(resource, own)}; a renamed ${key} is listed once, under its new ${key}`);
+      else if (claimed.has(k) && claimed.get(k) !== i) problems.push(`${itemPath(resource, i, 'renamed_from')}: "${old}" is also renamed by ${itemPath(resource, claimed.get(k)!)}`);
+      else claimed.set(k, i);
+    }
+  }
+  return problems;
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../core/errors.js';
 import type { HttpClient, Query } from '../core/http.js';
+import { NameResolver } from './names.js';
 import type { ResourceSpec } from './resources.js';
 
 export const API_PREFIX = '/api/v3';
@@ -41,9 +42,12 @@ export function withHints(http: HttpClient, resource?: ResourceSpec): HttpClient
 /** The tracker REST API v3 over the shared HTTP layer: generic CRUD driven by the resource table. */
 export class TrackerClient {
   readonly http: HttpClient;
+  /** Names instead of ids, for this run (each kind's list fetched at most once). */
+  readonly names: NameResolver;
 
   constructor(http: HttpClient, resource?: ResourceSpec) {
     this.http = withHints(http, resource);
+    this.names = new NameResolver(this.http, API_PREFIX);
   }
 
   path(spec: ResourceSpec, id?: string | number, suffix = ''): string {

@@ -2,7 +2,8 @@ import { dottedToItemPath, problemList, withArticle } from '../core/problems.js'
 import { readFile } from 'node:fs/promises';
 import { UsageError, ValidationError } from '../core/errors.js';
 import { COLOR_HINT, type FieldSpec } from './fields.js';
-import type { ResourceSpec } from './resources.js';
+import { isId, type NameResolver } from './names.js';
+import { argRef, fieldRef, type ArgSpec, type ResourceSpec } from './resources.js';
 
 /** `external_id` → `--external-id`. */
 export function flagName(field: string): string {
@@ -78,20 +79,50 @@ export async function readDataFlag(value: string | undefined, readStdin: () => P
   return parsed as Record<string, unknown>;
 }
 
+/**
+ * One flag's value: a field that holds ids of a kind that has names (`--owner-ids alice,@me`,
+ * `--epic-id "Q3 launch"`) has each name resolved to its id (one list request per kind and run);
+ * everything else is coerced as its type says.
+ */
+export async function flagValue(field: string, spec: FieldSpec, raw: unknown, names?: NameResolver): Promise<unknown> {
+  const kind = fieldRef(field, spec);
+  if (!kind || !names || typeof raw === 'boolean') return coerceFlag(field, spec, raw);
+  const text = String(raw);
+  if (spec.nullable && text === 'null') return null;
+  const items = spec.type.endsWith('[]') ? splitList(text) : [text];
+  // ids alone need no lookup (and keep their exact type checks)
+  if (items.every((item) => isId(kind, item))) return coerceFlag(field, spec, raw);
+  const ids = await names.resolveAll(kind, items, flagName(field));
+  return spec.type.endsWith('[]') ? ids : ids[0];
+}
+
+/** The flags of `fields` as a body (on top of `data`, which they override). */
+export async function flagsToBody(
+  fields: Record<string, FieldSpec>,
+  mode: 'create' | 'update',
+  flags: Record<string, unknown>,
+  data: Record<string, unknown>,
+  names?: NameResolver,
+): Promise<Record<string, unknown>> {
+  const body: Record<string, unknown> = { ...data };
+  for (const [field, fspec] of Object.entries(fields)) {
+    if (fspec.in && !fspec.in.includes(mode)) continue;
+    const raw = flags[flagAttr(field)];
+    if (raw === undefined) continue;
+    body[field] = await flagValue(field, fspec, raw, names);
+  }
+  return body;
+}
+
 /** Builds a create or update body from flags (and --data), then validates it against the table. */
 export async function buildBody(
   spec: ResourceSpec,
   mode: 'create' | 'update',
   flags: Record<string, unknown>,
   data: Record<string, unknown> = {},
+  names?: NameResolver,
 ): Promise<Record<string, unknown>> {
-  const body: Record<string, unknown> = { ...data };
-  for (const [field, fspec] of Object.entries(spec.fields)) {
-    if (fspec.in && !fspec.in.includes(mode)) continue;
-    const raw = flags[flagAttr(field)];
-    if (raw === undefined) continue;
-    body[field] = coerceFlag(field, fspec, raw);
-  }
+  const body = await flagsToBody(spec.fields, mode, flags, data, names);
   await assertValid(spec.fields, mode, body, spec.singular);
   return body;
 }
@@ -111,10 +142,10 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
         ? `pass ${flag} to ${mode} ${withArticle(what)}`
         : p.kind === 'unknown'
           ? `${what} ${mode} accepts: ${Object.entries(fields).filter(([, s]) => !s.in || s.in.includes(mode)).map(([n]) => n).join(', ')}`
-          : fspec?.type === 'color'
-            ? COLOR_HINT
-            : fspec?.max
-              ? `shorten it to ${fspec.max} characters or fewer`
+          : p.kind === 'too_long' && fspec?.max
+            ? `shorten it to ${fspec.max} characters or fewer`
+            : fspec?.type === 'color' && p.kind === 'invalid'
+              ? COLOR_HINT
               : undefined;
     return { flag, message: p.message, hint };
   });
@@ -132,6 +163,22 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
     field: first!.flag,
     hint: hints.length ? hints.join('; ') : undefined,
   });
+}
+
+/** An id argument of a resource, or the name of one of its records (when its records have names). */
+export async function resolveId(spec: ResourceSpec, raw: string, names: NameResolver): Promise<string | number> {
+  if (spec.ref && !isId(spec.ref, raw.trim())) return names.resolve(spec.ref, raw, `<${spec.singular}>`);
+  return parseId(spec, raw);
+}
+
+/** A positional argument of an extra verb: an id of its type, or a name when it refers to named records. */
+export async function resolveArg(spec: ResourceSpec, arg: ArgSpec, raw: string, names: NameResolver): Promise<string | number> {
+  const where = `<${(arg.name === 'id' ? `${spec.singular}-id` : arg.name).replace(/[_ ]/g, '-')}>`;
+  const kind = argRef(spec, arg);
+  if (kind && !isId(kind, raw.trim())) return names.resolve(kind, raw, where);
+  const ok = arg.type === 'int' ? /^\d{1,15}$/.test(raw) : /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw);
+  if (!ok) throw new ValidationError(where, `"${raw}" is not ${arg.type === 'int' ? 'an integer id' : 'a uuid'}`, `see: opsctl tracker ${spec.name} --help`);
+  return raw;
 }
 
 /** Parses an id argument of a resource: an integer or a uuid, as the table says. */

@@ -1,4 +1,5 @@
 import type { FieldSpec } from './fields.js';
+import type { RefKind } from './names.js';
 import { withArticle } from '../core/problems.js';
 
 export type Verb = 'list' | 'get' | 'create' | 'update' | 'delete';
@@ -37,8 +38,8 @@ export interface ExtraVerb {
   /** Ask before doing it (unless --yes). */
   confirm?: boolean;
   example?: string;
-  /** A verb with its own module instead of the generic one (`upload`, `apply`, `move`, `import`). */
-  handler?: 'upload' | 'apply' | 'move' | 'import';
+  /** A verb with its own module instead of the generic one (`upload`, `apply`, `export`, `move`, `import`). */
+  handler?: 'upload' | 'apply' | 'export' | 'move' | 'import' | 'key-results';
   /** A body sent as is, without flags (`task-check` sends {complete: true}). */
   fixedBody?: Readonly<Record<string, unknown>>;
   /** Show this field of a one-record answer as the list (`workflows states` shows `states`). */
@@ -67,7 +68,11 @@ export interface ResourceSpec {
   applyKey?: string;
   /** The fields `apply` manages (compared and written). */
   applyFields?: readonly string[];
+  /** Fields of its records that only the server sets: `apply -f` ignores them (so `list --json` output applies as it is). */
+  serverFields?: readonly string[];
   description?: string;
+  /** Its records answer to names (see names.ts): `get`, `update`, `delete` and extra verbs take a name as well as an id. */
+  ref?: RefKind;
 }
 
 // ---- field helpers (plain data: no zod here, this module is loaded at start-up) ----
@@ -108,6 +113,7 @@ const commentBody: Record<string, FieldSpec> = {
 
 export const categories: ResourceSpec = {
   name: 'categories',
+  ref: 'category',
   singular: 'category',
   path: '/categories',
   idType: 'int',
@@ -122,11 +128,13 @@ export const categories: ResourceSpec = {
   extras: [
     { name: 'milestones', description: 'the milestones of a category (deprecated: use objectives)', method: 'GET', path: '/categories/{id}/milestones', args: [intId()], result: 'list', columns: ['id', 'name', 'state', 'archived'] },
     { name: 'objectives', description: 'the objectives of a category', method: 'GET', path: '/categories/{id}/objectives', args: [intId()], result: 'list', columns: ['id', 'name', 'state', 'archived'] },
-    { name: 'apply', description: 'make the categories match a YAML or JSON file', method: 'GET', path: '/categories', result: 'none', handler: 'apply', example: 'opsctl tracker categories apply -f categories.yaml --dry-run' },
+    { name: 'apply', description: 'make the categories match a YAML or JSON file (export\'s format; list --json and get --json output too)', method: 'GET', path: '/categories', result: 'none', handler: 'apply', example: 'opsctl tracker categories apply -f categories.yaml --dry-run' },
+    { name: 'export', description: 'print the categories as an apply file (YAML; --json for JSON)', method: 'GET', path: '/categories', result: 'one', handler: 'export', example: 'opsctl tracker categories export > categories.yaml' },
   ],
   examples: { create: 'opsctl tracker categories create --name Infra --color "#336699"' },
   applyKey: 'name',
   applyFields: ['name', 'color', 'archived'],
+  serverFields: ['id', 'entity_type', 'global_id', 'created_at', 'updated_at', 'type'],
 };
 
 export const customFields: ResourceSpec = {
@@ -225,6 +233,7 @@ const epicFields: Record<string, FieldSpec> = {
 
 export const epics: ResourceSpec = {
   name: 'epics',
+  ref: 'epic',
   singular: 'epic',
   path: '/epics',
   idType: 'int',
@@ -291,6 +300,7 @@ export const linkedFiles: ResourceSpec = {
 
 export const groups: ResourceSpec = {
   name: 'groups',
+  ref: 'group',
   singular: 'group',
   path: '/groups',
   idType: 'uuid',
@@ -353,6 +363,7 @@ const iterationFields: Record<string, FieldSpec> = {
 
 export const iterations: ResourceSpec = {
   name: 'iterations',
+  ref: 'iteration',
   singular: 'iteration',
   path: '/iterations',
   idType: 'int',
@@ -380,10 +391,23 @@ export const keyResults: ResourceSpec = {
   },
   columns: ['id', 'name', 'type', 'progress'],
   verbs: ['get', 'update'],
+  extras: [
+    {
+      name: 'list',
+      description: "the key results of an objective (the API lists them only through the objective's key_result_ids)",
+      method: 'GET',
+      path: '/objectives/{id}',
+      result: 'list',
+      handler: 'key-results',
+      columns: ['id', 'name', 'type', 'progress'],
+      example: 'opsctl tracker key-results list --objective "Grow adoption"',
+    },
+  ],
 };
 
 export const labels: ResourceSpec = {
   name: 'labels',
+  ref: 'label',
   singular: 'label',
   path: '/labels',
   idType: 'int',
@@ -400,7 +424,8 @@ export const labels: ResourceSpec = {
   extras: [
     { name: 'epics', description: 'the epics with a label', method: 'GET', path: '/labels/{id}/epics', args: [intId()], result: 'list', columns: epicColumns },
     { name: 'stories', description: 'the stories with a label', method: 'GET', path: '/labels/{id}/stories', args: [intId()], query: includesDescription, result: 'list', columns: storyColumns },
-    { name: 'apply', description: 'make the labels match a YAML or JSON file', method: 'GET', path: '/labels', result: 'none', handler: 'apply', example: 'opsctl tracker labels apply -f labels.yaml --dry-run' },
+    { name: 'apply', description: 'make the labels match a YAML or JSON file (export\'s format; list --json and get --json output too; renamed_from keeps a label\'s id)', method: 'GET', path: '/labels', result: 'none', handler: 'apply', example: 'opsctl tracker labels apply -f labels.yaml --dry-run' },
+    { name: 'export', description: 'print the labels as an apply file (YAML; --json for JSON): copy them to another workspace with apply -f', method: 'GET', path: '/labels', result: 'one', handler: 'export', example: 'opsctl tracker labels export > labels.yaml' },
   ],
   examples: {
     list: 'opsctl tracker labels list --json=id,name',
@@ -411,10 +436,12 @@ export const labels: ResourceSpec = {
   },
   applyKey: 'name',
   applyFields: ['name', 'description', 'color', 'archived'],
+  serverFields: ['id', 'app_url', 'entity_type', 'global_id', 'created_at', 'updated_at', 'stats'],
 };
 
 export const members: ResourceSpec = {
   name: 'members',
+  ref: 'member',
   singular: 'member',
   path: '/members',
   idType: 'uuid',
@@ -429,6 +456,7 @@ function objectiveSpec(name: 'objectives' | 'milestones'): ResourceSpec {
   const singular = name.slice(0, -1);
   return {
     name,
+    ref: name === 'objectives' ? 'objective' : 'milestone',
     singular,
     path: `/${name}`,
     idType: 'int',
@@ -454,6 +482,7 @@ export const milestones = objectiveSpec('milestones');
 
 export const projects: ResourceSpec = {
   name: 'projects',
+  ref: 'project',
   singular: 'project',
   path: '/projects',
   idType: 'int',
@@ -640,6 +669,7 @@ export const storyLinks: ResourceSpec = {
 
 export const workflows: ResourceSpec = {
   name: 'workflows',
+  ref: 'workflow',
   singular: 'workflow',
   path: '/workflows',
   idType: 'int',
@@ -728,6 +758,35 @@ export const RESOURCES: readonly ResourceSpec[] = [
   storyLinks,
   workflows,
 ];
+
+/**
+ * Which kind of record a field or argument of this name holds an id of (names.ts resolves names of it).
+ * The API names these fields the same way on every resource, so one table covers them all.
+ */
+const REF_FIELDS: ReadonlyMap<string, RefKind> = new Map<string, RefKind>([
+  ['owner_id', 'member'], ['owner_ids', 'member'], ['follower_ids', 'member'], ['member_ids', 'member'], ['requested_by_id', 'member'],
+  ['author_id', 'member'], ['uploader_id', 'member'], ['owner_ids_add', 'member'], ['owner_ids_remove', 'member'],
+  ['follower_ids_add', 'member'], ['follower_ids_remove', 'member'],
+  ['epic_id', 'epic'], ['epic_ids', 'epic'],
+  ['project_id', 'project'], ['project_ids', 'project'],
+  ['iteration_id', 'iteration'], ['iteration_ids', 'iteration'],
+  ['label_ids', 'label'],
+  ['group_id', 'group'], ['group_ids', 'group'],
+  ['objective_ids', 'objective'], ['milestone_id', 'milestone'],
+  ['workflow_state_id', 'workflow-state'], ['epic_state_id', 'epic-state'],
+  ['workflow_ids', 'workflow'], ['default_workflow_id', 'workflow'],
+]);
+
+/** The kind of record a flag's field refers to, when its value may be a name; only id-typed fields. */
+export function fieldRef(name: string, f: FieldSpec): RefKind | undefined {
+  if (!['int', 'uuid', 'int[]', 'uuid[]'].includes(f.type)) return undefined;
+  return REF_FIELDS.get(name);
+}
+
+/** The kind of record a positional argument of a verb of `spec` refers to (`id` is the resource itself). */
+export function argRef(spec: ResourceSpec, arg: ArgSpec): RefKind | undefined {
+  return arg.name === 'id' ? spec.ref : REF_FIELDS.get(arg.name);
+}
 
 export function resourceByName(name: string): ResourceSpec | undefined {
   return RESOURCES.find((r) => r.name === name);

@@ -137,7 +137,7 @@ export function validateBody(fields: Record<string, FieldSpec>, mode: 'create' |
       const issue = parsed.error.issues[0];
       const tooLong = issue?.code === 'too_big' && (typeof value === 'string' || (issue as { origin?: string }).origin === 'string');
       const path = issue?.path?.length ? `${name}.${issue.path.join('.')}` : name;
-      problems.push({ field: path, message: issue?.message ?? 'is invalid', kind: tooLong ? 'too_long' : 'invalid' });
+      problems.push({ field: path, message: typeMessage(issue) ?? issue?.message ?? 'is invalid', kind: tooLong ? 'too_long' : 'invalid' });
     }
   }
   for (const name of Object.keys(rec)) {
@@ -148,6 +148,15 @@ export function validateBody(fields: Record<string, FieldSpec>, mode: 'create' |
     }
   }
   return problems;
+}
+
+/** zod's own wording of a wrong type ("Invalid input: expected string, received number") in the table's words. */
+function typeMessage(issue: z.core.$ZodIssue | undefined): string | undefined {
+  if (!issue || issue.code !== 'invalid_type' || !issue.message.startsWith('Invalid input')) return undefined;
+  const expected = String(issue.expected);
+  const words: Record<string, string> = { string: 'a string', number: 'a number', int: 'an integer', boolean: 'true or false', array: 'a list', object: 'a mapping' };
+  const got = /received (\w+)/.exec(issue.message)?.[1];
+  return `must be ${words[expected] ?? expected}${got ? ` (got ${got === 'undefined' ? 'nothing' : `a ${got}`})` : ''}`;
 }
 
 /** `YYYY-MM-DD` (optionally followed by `T…`) naming a day that exists. */

@@ -12,9 +12,9 @@ export interface WorkflowRef {
 }
 
 /**
- * The workflow state a name means, for a story in `workflowId`: an exact match (case-insensitive), else
- * the one state whose name starts with it; a number is taken as a state id of that workflow. Unknown
- * or ambiguous names are refused (exit 2) listing the states that can be chosen.
+ * The workflow state a name means, for a story in `workflowId`: an exact match (case-insensitive) only,
+ * never a prefix (`do` is not "Done"); a number is taken as a state id of that workflow. Unknown or
+ * ambiguous names are refused (exit 2) listing the states that can be chosen.
  */
 export function resolveState(workflows: readonly WorkflowRef[], workflowId: number | undefined, wanted: string): WorkflowStateRef & { workflow: string } {
   const pool = workflows.filter((w) => workflowId === undefined || w.id === workflowId);
@@ -28,9 +28,8 @@ export function resolveState(workflows: readonly WorkflowRef[], workflowId: numb
     throw new UsageError(`--state: ${trimmed} is not a state of the story's workflow`, { field: 'state', hint: `choose one of: ${choices}` });
   }
   const key = trimmed.toLowerCase();
-  let found = all.filter((s) => s.name.toLowerCase() === key);
-  if (found.length === 0) found = all.filter((s) => s.name.toLowerCase().startsWith(key));
+  const found = all.filter((s) => s.name.toLowerCase() === key);
   if (found.length === 1) return found[0];
-  if (found.length === 0) throw new UsageError(`--state: no workflow state is named "${trimmed}"`, { field: 'state', hint: `choose one of: ${choices}` });
+  if (found.length === 0) throw new UsageError(`--state: no workflow state is named "${trimmed}"`, { field: 'state', hint: `choose one of: ${choices} (names match exactly, in any case)` });
   throw new UsageError(`--state: "${trimmed}" matches ${found.length} workflow states`, { field: 'state', hint: `say which: ${found.map(label).join(', ')} (a state id works too)` });
 }

@@ -132,7 +132,7 @@ describe('apply interrupted (SIGINT to the built binary)', () => {
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode).toBe(130);
-    expect(String(r.stderr)).toMatch(/interrupted: 2 of 8 change\(s\) applied, 0 failed, \d+ in flight \(may or may not have been made\), \d+ not started; run the same apply again/);
+    expect(String(r.stderr)).toMatch(/interrupted: 2 of 8 changes applied, 0 failed, \d+ in flight \(may or may not have been made\), \d+ not started; run the same apply again/);
     expect(posts()).toBe(2);
 
     mock.requests.length = 0;

@@ -20,12 +20,11 @@ const addFormats: AddFormats = (formatsPlugin as unknown as { default?: AddForma
  *  - brand renames the seed makes (its introduction lists them): `productboard_*` fields are
  *    `planningtool_*`, the member field `gravatar_hash` is `avatar_hash`, and the linked-file types
  *    `google`, `dropbox`, `box`, `onedrive` are `storage_a` … `storage_d`; paths use `unlink-planningtool`;
- *  - the seeded key results have `objective_id: null` (no objective owns them; the API cannot attach them);
  *  - iteration `start_date`/`end_date` are date strings (`2026-01-05`): the seed says "Iteration dates are
  *    date strings", the reference types them as date-times.
  */
-/** A verbatim copy of shared/ref/shortcut-openapi.json, kept in the repository so CI needs nothing else. */
-export const SPEC_PATH = fileURLToPath(new URL('../fixtures/shortcut-openapi.json', import.meta.url));
+/** A verbatim copy of shared/ref/shortcut-openapi.json, kept in the repository so CI needs nothing else (the mock serves it too). */
+export const SPEC_PATH = fileURLToPath(new URL('../../src/mock/services/tracker/openapi.json', import.meta.url));
 
 const RENAMES: Record<string, string> = { gravatar_hash: 'avatar_hash' };
 const rename = (key: string) => RENAMES[key] ?? key.replace(/^productboard_/, 'planningtool_');
@@ -73,9 +72,6 @@ export interface SpecChecker {
 export function loadSpec(): SpecChecker {
   const raw = JSON.parse(readFileSync(SPEC_PATH, 'utf8'));
   const definitions = convert(raw.definitions);
-  // the mock's seeded key results belong to no objective (the API has no way to create key results or
-  // to attach them), so their objective_id is null where the reference requires an objective's id
-  definitions.KeyResult.properties.objective_id = { type: ['integer', 'null'] };
   for (const name of ['Iteration', 'IterationSlim']) {
     for (const f of ['start_date', 'end_date']) definitions[name].properties[f] = { type: 'string', format: 'date' };
   }

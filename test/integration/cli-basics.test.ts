@@ -140,9 +140,14 @@ describe('help', () => {
   it('exits 2 on an unknown command or flag, with a suggestion', async () => {
     const r = await runCli(['tracker', 'lables', 'list'], { env: env() });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('Did you mean labels?');
+    // the shape of every other error: "X message", then a hint
+    expect(r.stderr).toBe("X unknown command 'lables'\n  did you mean labels? (see: opsctl tracker --help)\n");
     const f = await runCli(['tracker', 'labels', 'list', '--nope'], { env: env() });
     expect(f.code).toBe(2);
+    expect(f.stderr).toBe("X unknown option '--nope'\n  see: opsctl tracker labels list --help\n");
+    const m = await runCli(['tracker', 'labels', 'create', '--name'], { env: env() });
+    expect(m.code).toBe(2);
+    expect(m.stderr).toBe("X option '--name <string>' argument missing\n  see: opsctl tracker labels create --help\n");
   });
 
   it('accepts global flags after the subcommand', async () => {

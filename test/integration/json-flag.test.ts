@@ -37,7 +37,7 @@ describe('--json never swallows a word', () => {
   it.each([
     [['--json', 'tracker', 'nosuch'], 'unknown_command', "unknown command 'nosuch'"],
     [['tracker', 'epics', 'list', '--bogus', '--json'], 'unknown_option', "unknown option '--bogus'"],
-    [['tracker', 'epics', 'get', '--json'], 'missing_argument', "missing required argument 'id'"],
+    [['tracker', 'epics', 'get', '--json'], 'missing_argument', "missing required argument 'id|name'"],
     [['tracker', 'epics', 'list', '--json=id', '--limit'], 'option_missing_argument', "'--limit <n>' argument missing"],
   ])('parse error under --json (%j) is one {"error":…} line on stderr, exit 2', async (argv, reason, message) => {
     const r = await t.cli(...argv);

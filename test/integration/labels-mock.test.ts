@@ -237,7 +237,10 @@ describe('list, paging, limits, capabilities, locks', () => {
   it('answers users/me/capabilities and lists locks', async () => {
     const caps = await api('GET', '/v2beta/users/me/capabilities');
     expect(caps.body).toEqual({ name: 'users/me/capabilities', canAccessLabelManager: true, canAdministrateLabels: false, canCreateSharedLabels: true, canCreateAdminLabels: false });
-    expectError(await api('GET', '/v2beta/users/someone/capabilities'), 400, 'INVALID_ARGUMENT');
+    // any known user, by numeric id or email: another user's are a signed-in user's defaults; the caller's own follow its token
+    expect((await api('GET', '/v2beta/users/bob@example.com/capabilities')).body).toEqual({ name: 'users/bob@example.com/capabilities', canAccessLabelManager: true, canAdministrateLabels: false, canCreateSharedLabels: true, canCreateAdminLabels: false });
+    expect((await api('GET', '/v2beta/users/110000000000000000002/capabilities')).body.name).toBe('users/110000000000000000002/capabilities');
+    expectError(await api('GET', '/v2beta/users/someone/capabilities'), 404, 'NOT_FOUND');
     const label = await create('Locked', { fields: [{ id: 'f', properties: { displayName: 'F' }, textOptions: {} }] });
     expect((await api('GET', `/v2beta/labels/${label.id}/locks`)).body).toEqual({ labelLocks: [] });
     await mock.store.write((s) => {

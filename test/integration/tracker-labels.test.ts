@@ -78,9 +78,14 @@ describe('rejections', () => {
     expect(r.stderr).toMatch(/HTTP 404: label 999999 does not exist/);
   });
 
-  it('refuses a non-integer id before sending', async () => {
+  it('takes a non-integer argument as a name: an unknown one exits 2 after one list read; a resource without names sends nothing', async () => {
     const r = await cli('tracker', 'labels', 'get', 'abc');
     expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no label is named "abc"');
+    expect(t.mock.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/v3/labels']);
+    t.mock.requests.length = 0;
+    const story = await cli('tracker', 'stories', 'get', 'abc');
+    expect(story.code).toBe(2);
     expect(t.mock.requests).toHaveLength(0);
   });
 

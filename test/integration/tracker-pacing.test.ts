@@ -26,7 +26,7 @@ describe('pacing under the tracker limit', () => {
     const r = await runCli(['tracker', 'labels', 'apply', '-f', '-'], { env, stdin: JSON.stringify(items) });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('12/12 done');
-    expect(r.stderr).toContain('applied 12 change(s) to labels');
+    expect(r.stderr).toContain('applied 12 changes to labels');
     expect(mock.requests).toHaveLength(13);
     expect(mock.requests.filter((q) => q.status === 429)).toEqual([]);
   }, 30_000);

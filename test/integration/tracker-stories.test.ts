@@ -156,10 +156,11 @@ describe('stories import', () => {
     const bad = t.file('bad.csv', 'external_id,name,story_type\nok-1,Fine,bug\nok-2,Broken,epic\n');
     const refused = await cli('tracker', 'stories', 'import', '-f', bad);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/row 3: .*story_type/);
+    // 0-based like apply, the CSV line beside it
+    expect(refused.stderr).toContain('bad.csv: stories[1] (line 3).story_type: must be one of: feature, chore, bug');
     expect(t.mock.requests).toHaveLength(0);
     const noExt = await cli('tracker', 'stories', 'import', '-f', t.file('n.json', '[{"name":"x"}]'));
     expect(noExt.code).toBe(2);
-    expect(noExt.stderr).toContain('stories[1]: external_id is required');
+    expect(noExt.stderr).toContain('stories[0]: external_id is required');
   });
 });

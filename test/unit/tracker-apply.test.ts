@@ -58,6 +58,21 @@ describe('planApply', () => {
     ]);
   });
 
+  it('renames with renamed_from: the record keeps its id, and prune never deletes a covered old name', () => {
+    const plan = planApply(current, [{ name: 'defect', renamed_from: ['bugs', 'BUG'] }, { name: 'feature' }], { ...opts, prune: true });
+    expect(plan.steps.map((s) => [s.action, s.key, s.id, s.renamedFrom])).toEqual([
+      ['update', 'defect', 1, 'bug'],
+      ['unchanged', 'feature', 2, undefined],
+      ['delete', 'old', 3, undefined],
+    ]);
+    expect(plan.steps[0].body).toEqual({ name: 'defect' });
+    // once renamed, the same file finds the record under its new name and plans nothing for it
+    const again = planApply([{ ...current[0], name: 'defect' }, current[1]], [{ name: 'defect', renamed_from: 'bug' }, { name: 'feature' }], { ...opts, prune: true });
+    expect(writes(again)).toEqual([]);
+    // a rename that only changes case is still sent
+    expect(planApply(current, [{ name: 'Bug', renamed_from: 'bug' }], opts).steps[0]).toMatchObject({ action: 'update', body: { name: 'Bug' } });
+  });
+
   it('orders writes: creates, updates, archives, deletes', () => {
     const plan = planApply(current, [{ name: 'old', archived: true }, { name: 'feature', color: '#123456' }, { name: 'z' }], { ...opts, prune: true });
     expect(writes(plan).map((s) => s.action)).toEqual(['create', 'update', 'archive', 'delete']);
@@ -67,11 +82,23 @@ describe('planApply', () => {
 describe('desiredItems', () => {
   const allowed = ['name', 'color', 'description', 'archived'];
   it('accepts a list or a mapping with the resource key', () => {
-    expect(desiredItems([{ name: 'a' }], 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }], problems: [] });
-    expect(desiredItems({ labels: [{ name: 'a' }] }, 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }], problems: [] });
+    expect(desiredItems([{ name: 'a' }], 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }], problems: [], ignored: [] });
+    expect(desiredItems({ labels: [{ name: 'a' }] }, 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }], problems: [], ignored: [] });
+  });
+  it('takes one record (get --json) and drops the server\'s own fields, naming them once', () => {
+    const got = desiredItems([{ id: 1, name: 'a', stats: {} }, { id: 2, name: 'b' }], 'labels', 'name', allowed, ['id', 'stats']);
+    expect(got).toEqual({ items: [{ name: 'a' }, { name: 'b' }], problems: [], ignored: ['id', 'stats'] });
+    expect(desiredItems({ id: 1, name: 'a' }, 'labels', 'name', allowed, ['id'])).toEqual({ items: [{ name: 'a' }], problems: [], ignored: ['id'] });
+  });
+  it('checks renamed_from: a name or a list of them, not listed on its own, not claimed twice', () => {
+    const rn = [...allowed, 'renamed_from'];
+    expect(desiredItems([{ name: 'b', renamed_from: ['a', 'A2'] }], 'labels', 'name', rn).problems).toEqual([]);
+    expect(desiredItems([{ name: 'B', renamed_from: 'b' }], 'labels', 'name', rn).problems).toEqual([]);
+    expect(desiredItems([{ name: 'b', renamed_from: 3 }], 'labels', 'name', rn).problems).toEqual(['labels[0].renamed_from: must be a name or a list of them']);
+    expect(desiredItems([{ name: 'b', renamed_from: 'a' }, { name: 'c', renamed_from: 'A' }], 'labels', 'name', rn).problems).toEqual(['labels[1].renamed_from: "A" is also renamed by labels[0]']);
   });
   it('names the item and the problem', () => {
-    expect(desiredItems({ other: [] }, 'labels', 'name', allowed).problems).toEqual(['(top level): expected a list of labels, or a mapping with a "labels:" list']);
+    expect(desiredItems({ other: [] }, 'labels', 'name', allowed).problems).toEqual(['(top level): expected a list of labels, a mapping with a "labels:" list, or one named record']);
     expect(desiredItems([{ color: '#fff' }], 'labels', 'name', allowed).problems).toEqual(['labels[0].name: required']);
     expect(desiredItems([{ name: 'a', colour: 'x' }], 'labels', 'name', allowed).problems).toEqual([expect.stringContaining('labels[0].colour: unknown field')]);
     expect(desiredItems([{ name: 'a' }, { name: 'A' }], 'labels', 'name', allowed).problems).toEqual(['labels[1].name: "A" is listed twice (also labels[0])']);

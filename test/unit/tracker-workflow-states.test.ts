@@ -8,27 +8,30 @@ const WF = [
 ];
 
 describe('resolveState', () => {
-  it('finds a state by exact name (any case), unique prefix or id, within the story workflow', () => {
+  it('finds a state by exact name (any case) or id, within the story workflow', () => {
     expect(resolveState(WF, 1, 'in progress').id).toBe(12);
     expect(resolveState(WF, 1, 'done').id).toBe(14);
     expect(resolveState(WF, 2, 'Done').id).toBe(21);
-    expect(resolveState(WF, 1, 'To').id).toBe(11);
     expect(resolveState(WF, 1, '13').name).toBe('In Review');
   });
+  it('never matches a prefix: "do" is not "Done", "To" is not "To Do"', () => {
+    for (const prefix of ['do', 'To', 'In']) {
+      expect(() => resolveState(WF, 1, prefix)).toThrow(new RegExp(`no workflow state is named "${prefix}"`));
+    }
+  });
   it('refuses an ambiguous name listing the candidates, and an unknown one listing every choice', () => {
-    expect(() => resolveState(WF, 1, 'In')).toThrow(/"In" matches 2 workflow states/);
+    expect(() => resolveState(WF, undefined, 'Done')).toThrow(/matches 2 workflow states/);
     try {
-      resolveState(WF, 1, 'In');
+      resolveState(WF, undefined, 'Done');
     } catch (err: any) {
       expect(err.exitCode).toBe(2);
-      expect(err.hint).toContain('"In Progress" (12), "In Review" (13)');
+      expect(err.hint).toContain('"Done" (Engineering, 14), "Done" (Design, 21)');
     }
-    expect(() => resolveState(WF, undefined, 'Done')).toThrow(/matches 2 workflow states/);
     try {
       resolveState(WF, 1, 'Shipped');
     } catch (err: any) {
       expect(err.message).toContain('no workflow state is named "Shipped"');
-      expect(err.hint).toBe('choose one of: "To Do" (11), "In Progress" (12), "In Review" (13), "Done" (14)');
+      expect(err.hint).toBe('choose one of: "To Do" (11), "In Progress" (12), "In Review" (13), "Done" (14) (names match exactly, in any case)');
     }
     expect(() => resolveState(WF, 1, '21')).toThrow(/not a state of the story's workflow/);
   });
@@ -48,7 +51,7 @@ describe('stories import planning', () => {
   });
   it('refuses duplicates and missing external ids, naming the item', () => {
     expect(importItems([{ external_id: 'a', name: 'A' }, { external_id: 'a', name: 'B' }], (i) => `row ${i + 2}`)).toEqual({ problem: 'row 3: external_id "a" is also used by row 2' });
-    expect(importItems([{ name: 'A' }], (i) => `stories[${i + 1}]`)).toMatchObject({ problem: expect.stringContaining('stories[1]: external_id is required') });
+    expect(importItems([{ name: 'A' }], (i) => `stories[${i}]`)).toMatchObject({ problem: expect.stringContaining('stories[0]: external_id is required') });
     expect(importItems({ nope: 1 }, String)).toMatchObject({ problem: expect.stringContaining('expected a list') });
   });
 });

@@ -4,7 +4,7 @@ import { readFileFlag } from '../file-flag.js';
 import { confirmDestructive } from '../../core/confirm.js';
 import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
-import { dottedToItemPath, itemPath, problemList, syntaxErrorText } from '../../core/problems.js';
+import { dottedToItemPath, itemPath, plural, problemList, syntaxErrorText } from '../../core/problems.js';
 import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
 import { runWrites } from '../../tracker/apply-run.js';
 import type { FieldSpec } from '../../tracker/fields.js';
@@ -23,21 +23,31 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const key = spec.applyKey ?? 'name';
   const fields = spec.applyFields ?? [key];
   const createOnly = Object.entries(spec.fields).filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create').map(([n]) => n);
-  const allowed = [...fields, ...createOnly];
+  const allowed = [...fields, ...createOnly, 'renamed_from'];
 
   const text = await readFileFlag(opts.file, ctx, 'a YAML or JSON file');
   const data = await parseText(text, opts.file);
-  const found = desiredItems(data, spec.name, key, allowed);
+  const found = desiredItems(data, spec.name, key, allowed, spec.serverFields);
+  if (found.ignored.length) ctx.io.info(`ignored what the server sets: ${found.ignored.join(', ')} (apply manages ${allowed.join(', ')})`);
+  // null where the contract takes no null (`list --json` prints a missing description as null): not given
+  for (const item of found.items) {
+    if (!item || typeof item !== 'object') continue;
+    for (const f of Object.keys(item)) if (item[f] === null && spec.fields[f] && !spec.fields[f].nullable) delete item[f];
+  }
   // every record is checked against the contract before anything is sent; every problem is reported
   // (the key and unknown fields were reported by desiredItems already)
   const problems = [...found.problems];
   const { validateBody } = await import('../../tracker/validate.js');
-  const merged: Record<string, FieldSpec> = Object.fromEntries(allowed.map((f) => [f, { ...spec.fields[f], in: undefined, required: false }]));
+  const merged: Record<string, FieldSpec> = Object.fromEntries(allowed.filter((f) => spec.fields[f]).map((f) => [f, { ...spec.fields[f], in: undefined, required: false }]));
   for (const [i, item] of found.items.entries()) {
     if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
-    for (const p of validateBody(merged, 'create', item)) if (p.kind !== 'unknown') problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
+    const { renamed_from: _renamedFrom, ...fieldsOnly } = item;
+    for (const p of validateBody(merged, 'create', fieldsOnly)) if (p.kind !== 'unknown') problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
   }
   if (problems.length) {
+    // in the file's order: every problem of labels[0], then of labels[1]…
+    const at = (p: string) => Number(/^[\w-]+\[(\d+)\]/.exec(p)?.[1] ?? -1);
+    problems.sort((a, b) => at(a) - at(b));
     throw new UsageError(`${label(opts.file)}: ${problemList(problems)}`, { code: 'validation', field: 'file', hint: `fix them all, then run again; nothing was sent (see: opsctl tracker ${spec.name} apply --help)` });
   }
 
@@ -50,7 +60,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   if (deletes.length && !opts.dryRun) {
     // --prune deletes: the one confirmation rule (the plan above already listed them)
     const decision = await confirmDestructive(ctx, {
-      action: `delete ${deletes.length} ${spec.name} not in ${label(opts.file)} (--prune)`,
+      action: `delete ${plural(deletes.length, spec.singular, spec.name)} not in ${label(opts.file)} (--prune)`,
       items: deletes.map((s) => `${spec.singular} ${s.id ?? ''} "${s.key}"`),
     });
     if (decision !== 'proceed') {
@@ -61,11 +71,11 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     return {
       data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: opts.dryRun, applied: 0 },
       text: '',
-      message: todo.length === 0 ? `${spec.name} already match ${label(opts.file)}: nothing to do` : `dry run: ${todo.length} write(s) planned, none made`,
+      message: todo.length === 0 ? `${spec.name} already match ${label(opts.file)}: nothing to do` : `dry run: ${plural(todo.length, 'write')} planned, none made`,
     };
   }
 
-  const progress = ctx.io.progress(`applying ${todo.length} change(s) to ${spec.name}`);
+  const progress = ctx.io.progress(`applying ${plural(todo.length, 'change')} to ${spec.name}`);
   // about ten progress lines however long the run (a live spinner shows every step)
   const every = ctx.io.liveProgress ? 1 : Math.max(1, Math.ceil(todo.length / 10));
   // Ctrl-C (or a CI timeout's SIGTERM) stops taking new writes and reports what was made
@@ -76,10 +86,10 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     onStep: (n, total, failed) => (n % every === 0 || n === total) && progress.update(`${n}/${total} done${failed ? `, ${failed} failed` : ''}`),
   });
   if (outcome.interrupted) {
-    progress.fail(`interrupted after ${outcome.applied.length} of ${todo.length} change(s)`);
+    progress.fail(`interrupted after ${outcome.applied.length} of ${plural(todo.length, 'change')}`);
     const { inFlight, notStarted } = outcome.interrupted;
     throw new InterruptedError(
-      `apply ${label(opts.file)} interrupted: ${outcome.applied.length} of ${todo.length} change(s) applied, ${outcome.failed.length} failed, ` +
+      `apply ${label(opts.file)} interrupted: ${outcome.applied.length} of ${plural(todo.length, 'change')} applied, ${outcome.failed.length} failed, ` +
         `${inFlight} in flight (may or may not have been made), ${notStarted} not started; run the same apply again to finish`,
     );
   }
@@ -90,12 +100,12 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     skipped: outcome.skipped.map((s) => ({ action: s.action, [key]: s.key })),
   };
   if (outcome.failed.length === 0 && outcome.skipped.length === 0) {
-    progress.succeed(`applied ${todo.length} change(s) to ${spec.name}`);
+    progress.succeed(`applied ${plural(todo.length, 'change')} to ${spec.name}`);
     return { data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: todo.length }, text: '' };
   }
-  progress.fail(`${outcome.failed.length} of ${todo.length} change(s) failed`);
+  progress.fail(`${outcome.failed.length} of ${plural(todo.length, 'change')} failed`);
   const lines = outcome.failed.map((f) => `  ${f.step.action} ${f.step.key}: ${f.message}`).join('\n');
-  const message = `apply ${label(opts.file)}: ${outcome.applied.length} of ${todo.length} change(s) applied, ${outcome.failed.length} failed${outcome.skipped.length ? `, ${outcome.skipped.length} skipped` : ''}:\n${lines}`;
+  const message = `apply ${label(opts.file)}: ${outcome.applied.length} of ${plural(todo.length, 'change')} applied, ${outcome.failed.length} failed${outcome.skipped.length ? `, ${outcome.skipped.length} skipped` : ''}:\n${lines}`;
   const hint = 'fix the failed records (or wait and retry); running the same apply again makes only the remaining changes';
   if (outcome.applied.length === 0) throw new OpsError(message, 1, { code: 'apply_failed', hint });
   throw new PartialError(message, { hint, summary });
@@ -104,7 +114,12 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
 function printPlan(ctx: Context, plan: Plan, what: string): void {
   const rows = plan.steps
     .filter((s) => s.action !== 'unchanged' || plan.steps.length <= 50)
-    .map((s: PlanStep) => ({ action: s.action, name: s.key, id: s.id ?? '', changes: s.changes.map((c) => `${c}=${JSON.stringify(s.body?.[c] ?? null)}`).join(' ') }));
+    .map((s: PlanStep) => ({
+      action: s.action,
+      name: s.key,
+      id: s.id ?? '',
+      changes: [...(s.renamedFrom !== undefined ? [`renamed from ${JSON.stringify(s.renamedFrom)}:`] : []), ...s.changes.map((c) => `${c}=${JSON.stringify(s.body?.[c] ?? null)}`)].join(' '),
+    }));
   if (rows.length) ctx.io.out(formatTable(ctx.io, rows, columns(['action', 'name', 'id', 'changes'])));
   const c = plan.counts;
   ctx.io.err(

@@ -11,8 +11,8 @@ export interface CreateOptions {
 export async function run(opts: CreateOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
   const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
-  const body = await buildBody(spec, 'create', opts.flags, data);
   const client = await trackerClient(ctx, spec);
+  const body = await buildBody(spec, 'create', opts.flags, data, client.names);
   const res = await client.http.request<any>({ method: 'POST', path: client.path(spec), json: body });
   if (res.status === 204 || res.data === undefined || res.data === null || res.data === '') {
     // created with no body (the webhook integration): the id comes from Location when the server sends one

@@ -1,13 +1,13 @@
 import type { Context } from '../../context.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
-import { parseId } from '../../tracker/input.js';
+import { resolveId } from '../../tracker/input.js';
 import { resource, trackerClient } from './shared.js';
 
 export async function run(opts: { resource: string; id: string; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
-  const id = parseId(spec, opts.id);
   const client = await trackerClient(ctx, spec);
+  const id = await resolveId(spec, opts.id, client.names);
   // name what goes (a read, never a write); a resource without `get` is named by its id alone
   const record = spec.verbs.includes('get') ? await client.get<Record<string, unknown>>(spec, id) : undefined;
   const title = record?.name ?? record?.title ?? record?.text;

@@ -3,7 +3,7 @@ import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { UsageError, ValidationError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
-import { assertValid, coerceFlag, flagAttr, flagName, readDataFlag } from '../../tracker/input.js';
+import { assertValid, flagAttr, flagName, flagValue, flagsToBody, readDataFlag, resolveArg } from '../../tracker/input.js';
 import { cappedNotice, fetchList, moreNotice } from '../../tracker/paging.js';
 import { extraByName } from '../../tracker/resources.js';
 import { columns, pageFlags, resource, trackerClient } from './shared.js';
@@ -15,20 +15,20 @@ export interface ExtraOptions {
   flags: Record<string, unknown>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Any verb of the table beyond CRUD: fills the path from the arguments, sends query or body, pages lists. */
 export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
   const extra = extraByName(spec, opts.verb);
   if (!extra) throw new UsageError(`unknown verb "${opts.verb}" for tracker ${spec.name}`);
+  const client = await trackerClient(ctx, spec);
   let path = extra.path;
-  (extra.args ?? []).forEach((arg, i) => {
-    const raw = String(opts.args[i] ?? '');
-    const ok = arg.type === 'int' ? /^\d{1,15}$/.test(raw) : UUID.test(raw);
-    if (!ok) throw new ValidationError(`<${(arg.name === 'id' ? `${spec.singular}-id` : arg.name).replace(/[_ ]/g, '-')}>`, `"${raw}" is not ${arg.type === 'int' ? 'an integer id' : 'a uuid'}`, `see: opsctl tracker ${spec.name} --help`);
-    path = path.replace(`{${arg.name}}`, encodeURIComponent(raw));
-  });
+  const args: Array<string | number> = [];
+  for (const [i, arg] of (extra.args ?? []).entries()) {
+    const id = await resolveArg(spec, arg, String(opts.args[i] ?? ''), client.names);
+    args.push(id);
+    path = path.replace(`{${arg.name}}`, encodeURIComponent(String(id)));
+  }
   const query: Record<string, string | number | boolean | string[]> = {};
   for (const [name, f] of Object.entries(extra.query ?? {})) {
     const raw = opts.flags[flagAttr(name)];
@@ -36,7 +36,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
       if (f.required) throw new ValidationError(flagName(name), 'is required', `pass ${flagName(name)} <${f.type}>`);
       continue;
     }
-    const value = coerceFlag(name, f, raw) as string | number | boolean | string[];
+    const value = (await flagValue(name, f, raw, client.names)) as string | number | boolean | string[];
     if (typeof value === 'string' && f.max !== undefined && value.length > f.max) throw new ValidationError(flagName(name), `must be at most ${f.max} characters (got ${value.length})`);
     if (typeof value === 'string' && f.min !== undefined && value.trim().length < f.min) {
       throw new ValidationError(flagName(name), f.min === 1 ? 'must not be empty' : `must be at least ${f.min} characters`, `pass ${flagName(name)} <${f.type}> with something to look for; nothing was sent`);
@@ -46,7 +46,6 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
     }
     query[name] = value;
   }
-  const client = await trackerClient(ctx, spec);
   const http = client.http;
   const full = `${API_PREFIX}${path}`;
 
@@ -72,11 +71,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   let body: Record<string, unknown> | undefined = extra.fixedBody ? { ...extra.fixedBody } : undefined;
   if (extra.body) {
     const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
-    body = { ...data };
-    for (const [field, f] of Object.entries(extra.body)) {
-      const raw = opts.flags[flagAttr(field)];
-      if (raw !== undefined) body[field] = coerceFlag(field, f, raw);
-    }
+    body = await flagsToBody(extra.body, 'create', opts.flags, data, client.names);
     await assertValid(extra.body, 'create', body, spec.singular);
   }
   const res = await http.request({ method: extra.method, path: full, query, json: body ?? (extra.method === 'GET' ? undefined : {}) });

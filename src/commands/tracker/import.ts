@@ -2,6 +2,7 @@ import { extname } from 'node:path';
 import type { Context } from '../../context.js';
 import { readFileFlag } from '../file-flag.js';
 import { ApiError, InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
+import { plural } from '../../core/problems.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { assertValid } from '../../tracker/input.js';
 import { stories, workflows } from '../../tracker/resources.js';
@@ -27,14 +28,17 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
   if (!['yaml', 'json', 'csv'].includes(format)) throw new UsageError(`--format: "${format}" is not yaml, json or csv`, { field: 'format', hint: 'name the file .yaml, .json or .csv, or pass --format' });
   const text = await readFileFlag(opts.file, ctx, 'a YAML, JSON or CSV file');
   const data = await parse(text, format, opts.file);
-  const rowLabel = (i: number) => (format === 'csv' ? `row ${i + 2}` : `stories[${i + 1}]`);
+  // 0-based like apply (`labels[0]`); a CSV row also gives its line (the header is line 1)
+  const rowLabel = (i: number) => (format === 'csv' ? `stories[${i}] (line ${i + 2})` : `stories[${i}]`);
   const found = importItems(data, rowLabel);
   if ('problem' in found) throw new UsageError(`${label(opts.file)}: ${found.problem}`, { field: 'file', hint: 'see: opsctl tracker stories import --help' });
   for (const item of found.items) {
     try {
       await assertValid(stories.fields, 'create', item.body, 'story');
     } catch (err) {
-      throw new UsageError(`${label(opts.file)}: ${item.where}: ${(err as Error).message.replace(/^--([\w-]+)/, (_m, f: string) => f.replace(/-/g, '_'))}`, { field: 'file', hint: (err as OpsError).hint });
+      // `--story-type: must be …` names the field as the file does: `stories[0].story_type: must be …`
+      const message = (err as Error).message.replace(/^--([\w-]+): /, (_m, f: string) => `.${f.replace(/-/g, '_')}: `);
+      throw new UsageError(`${label(opts.file)}: ${item.where}${message.startsWith('.') ? '' : ': '}${message}`, { field: 'file', hint: (err as OpsError).hint });
     }
   }
 
@@ -67,11 +71,11 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
   ctx.io.err(`plan: ${plan.create.length} to create in ${batches.length} bulk request(s), ${plan.existing.length} already exist (matched by external_id, left alone)`);
   const summary = (created: number[]) => ({ planned: plan.create.length, existing: plan.existing.length, created: created.length, ids: created, dry_run: opts.dryRun, requests: batches.length });
   if (opts.dryRun || batches.length === 0) {
-    return { data: summary([]), text: '', message: batches.length === 0 ? `every story of ${label(opts.file)} exists: nothing to do` : `dry run: ${plan.create.length} stories planned, none created` };
+    return { data: summary([]), text: '', message: batches.length === 0 ? `every story of ${label(opts.file)} exists: nothing to do` : `dry run: ${plural(plan.create.length, 'story', 'stories')} planned, none created` };
   }
 
   const signal = await handleInterrupts(ctx);
-  const progress = await ctx.io.progress(`creating ${plan.create.length} stories`);
+  const progress = await ctx.io.progress(`creating ${plural(plan.create.length, 'story', 'stories')}`);
   const created: number[] = [];
   for (const [n, batch] of batches.entries()) {
     if (signal.aborted) break;
@@ -93,7 +97,7 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
     progress.fail(`interrupted after ${created.length} of ${plan.create.length}`);
     throw new InterruptedError(`stories import interrupted: ${created.length} of ${plan.create.length} created; run the same import again to finish`);
   }
-  progress.succeed(`created ${created.length} stories in ${batches.length} bulk request(s)`);
+  progress.succeed(`created ${plural(created.length, 'story', 'stories')} in ${plural(batches.length, 'bulk request')}`);
   return { data: summary(created), text: '' };
 }
 

@@ -3,7 +3,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import { withArticle } from '../../core/problems.js';
 import type { FieldSpec } from '../../tracker/fields.js';
-import { RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
+import { refHelp, refPlaceholder } from '../../tracker/names.js';
+import { argRef, fieldRef, RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
 import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
 
@@ -51,7 +52,7 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     examples(cmd, ex('list', `opsctl tracker ${spec.name} list`));
   }
   if (spec.verbs.includes('get')) {
-    const cmd = noun.command('get <id>').description(`show one ${spec.singular}`);
+    const cmd = noun.command(`get <${idArg(spec)}>`).description(`show one ${spec.singular}${byName(spec)}`);
     cmd.action(lazyAction(ctx, () => import('./get.js'), ([id]) => ({ resource, id })));
     examples(cmd, ex('get', `opsctl tracker ${spec.name} get ID`));
   }
@@ -62,13 +63,13 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     examples(cmd, ex('create', `opsctl tracker ${spec.name} create --data @${spec.singular.replace(/ /g, '-')}.json`));
   }
   if (spec.verbs.includes('update')) {
-    const cmd = noun.command('update <id>').description(`change ${withArticle(spec.singular)} (only the fields given)`);
+    const cmd = noun.command(`update <${idArg(spec)}>`).description(`change ${withArticle(spec.singular)} (only the fields given)${byName(spec)}`);
     addBodyOptions(cmd, spec.fields, 'update');
     cmd.action(lazyAction(ctx, () => import('./update.js'), ([id], o) => ({ resource, id, flags: o })));
     examples(cmd, ex('update', `opsctl tracker ${spec.name} update ID --data @changes.json`));
   }
   if (spec.verbs.includes('delete')) {
-    const cmd = noun.command('delete <id>').alias('rm').description(`delete ${withArticle(spec.singular)} (${CONFIRM_HELP})`);
+    const cmd = noun.command(`delete <${idArg(spec)}>`).alias('rm').description(`delete ${withArticle(spec.singular)} (${CONFIRM_HELP})${byName(spec)}`);
     cmd.option('--dry-run', 'show what would be deleted and change nothing');
     cmd.action(lazyAction(ctx, () => import('./delete.js'), ([id], o) => ({ resource, id, dryRun: Boolean(o.dryRun) })));
     examples(cmd, ex('delete', `opsctl tracker ${spec.name} delete ID --yes`));
@@ -117,9 +118,22 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
     return;
   }
+  if (extra.handler === 'export') {
+    const cmd = noun.command('export').description(extra.description);
+    cmd.action(lazyAction(ctx, () => import('./export.js'), () => ({ resource })));
+    if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} export --profile staging | opsctl tracker ${spec.name} apply -f - --dry-run`);
+    return;
+  }
+  if (extra.handler === 'key-results') {
+    const cmd = noun.command('list').alias('ls').description(extra.description);
+    cmd.requiredOption('--objective <name|id>', 'the objective, by its exact name (any case) or id');
+    cmd.action(lazyAction(ctx, () => import('./key-results.js'), (_a, o) => ({ objective: o.objective as string })));
+    if (extra.example) examples(cmd, extra.example);
+    return;
+  }
   if (extra.handler === 'move') {
     const cmd = noun.command('move <story-id>').description(extra.description);
-    cmd.requiredOption('--state <name>', 'the workflow state, by name (case-insensitive; a unique prefix or a state id works too)');
+    cmd.requiredOption('--state <name>', 'the workflow state, by its exact name (any case) or its id');
     cmd.action(lazyAction(ctx, () => import('./move.js'), ([id], o) => ({ id, state: o.state as string })));
     if (extra.example) examples(cmd, extra.example);
     return;
@@ -133,7 +147,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     if (extra.example) examples(cmd, extra.example, 'opsctl tracker stories import -f stories.yaml');
     return;
   }
-  const args = (extra.args ?? []).map((a) => `<${(a.name === 'id' ? `${spec.singular}-id` : a.name).replace(/[_ ]/g, '-')}>`).join(' ');
+  const args = (extra.args ?? []).map((a) => `<${(a.name === 'id' ? `${spec.singular}-id` : a.name).replace(/[_ ]/g, '-')}${argRef(spec, a) ? '|name' : ''}>`).join(' ');
   const cmd = noun.command(args ? `${verb} ${args}` : verb).description(extra.confirm ? `${extra.description} (${CONFIRM_HELP})` : extra.description);
   if (extra.confirm) cmd.option('--dry-run', 'show what would be deleted and change nothing');
   for (const [name, f] of Object.entries(extra.query ?? {})) addFieldOption(cmd, name, f, 'list');
@@ -141,6 +155,17 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
   if (extra.paging || extra.result === 'list') addPagingOptions(cmd);
   cmd.action(lazyAction(ctx, () => import('./extra.js'), (a, o) => ({ resource, verb, args: a, flags: o })));
   examples(cmd, extra.example ?? `opsctl tracker ${spec.name} ${verb}${(extra.args ?? []).map((a) => ` ${a.type === 'uuid' ? 'UUID' : 'ID'}`).join('')}`);
+}
+
+/** `id` or `id|name` for a resource whose records have names. */
+function idArg(spec: ResourceSpec): string {
+  return spec.ref ? 'id|name' : 'id';
+}
+
+/** The help words of a verb that takes a name as well as an id. */
+function byName(spec: ResourceSpec): string {
+  if (!spec.ref) return '';
+  return spec.ref === 'member' ? '; by id, mention name, email or @me' : '; by id or exact name';
 }
 
 function addPagingOptions(cmd: Command): void {
@@ -163,8 +188,9 @@ function addFieldOption(cmd: Command, name: string, f: FieldSpec, mode: 'create'
     if (mode !== 'create') cmd.addOption(new Option(`--no-${name.replace(/_/g, '-')}`, `set ${name} to false`));
     return;
   }
-  const placeholder = f.type === 'enum' ? 'value' : f.type.endsWith('[]') ? 'a,b,…' : f.type === 'color' ? 'hex' : f.type;
-  const opt = new Option(`${flag} <${placeholder}>`, help);
+  const ref = fieldRef(name, f);
+  const placeholder = ref ? refPlaceholder(ref, f.type.endsWith('[]')) : f.type === 'enum' ? 'value' : f.type.endsWith('[]') ? 'a,b,…' : f.type === 'color' ? 'hex' : f.type;
+  const opt = new Option(`${flag} <${placeholder}>`, ref ? `${help} (${f.type.endsWith('[]') ? 'comma-separated; each a ' : ''}${refHelp(ref)})` : help);
   if (f.type === 'enum' && f.values) opt.choices([...f.values, ...(f.nullable ? ['null'] : [])]);
   cmd.addOption(opt);
 }

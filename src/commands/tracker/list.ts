@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { coerceFlag, flagAttr } from '../../tracker/input.js';
+import { flagAttr, flagValue } from '../../tracker/input.js';
 import { fetchList, moreNotice } from '../../tracker/paging.js';
 import { columns, pageFlags, resource, trackerClient } from './shared.js';
 
@@ -12,12 +12,12 @@ export interface ListOptions {
 export async function run(opts: ListOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
   const paging = pageFlags(opts.flags);
+  const client = await trackerClient(ctx, spec);
   const query: Record<string, string | number | boolean> = {};
   for (const [name, f] of Object.entries(spec.listQuery ?? {})) {
     const raw = opts.flags[flagAttr(name)];
-    if (raw !== undefined) query[name] = coerceFlag(name, f, raw) as string | number | boolean;
+    if (raw !== undefined) query[name] = (await flagValue(name, f, raw, client.names)) as string | number | boolean;
   }
-  const client = await trackerClient(ctx, spec);
   const got = await fetchList(client.http, client.path(spec), query, undefined, paging);
   if (got.more) ctx.io.warn(moreNotice(got.items.length, spec.name, got.total));
   return { data: got.items, columns: columns(spec.columns) };

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { buildBody, flagName, parseId, readDataFlag } from '../../tracker/input.js';
+import { buildBody, flagName, readDataFlag, resolveId } from '../../tracker/input.js';
 import { columns, resource, trackerClient } from './shared.js';
 
 export interface UpdateOptions {
@@ -12,15 +12,16 @@ export interface UpdateOptions {
 
 export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
-  const id = parseId(spec, opts.id);
   const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
-  const body = await buildBody(spec, 'update', opts.flags, data);
+  const client = await trackerClient(ctx, spec);
+  const id = await resolveId(spec, opts.id, client.names);
+  const body = await buildBody(spec, 'update', opts.flags, data, client.names);
   if (Object.keys(body).length === 0) {
     const flags = Object.entries(spec.fields)
       .filter(([, f]) => !f.in || f.in.includes('update'))
       .map(([n]) => flagName(n));
     throw new UsageError('nothing to update', { hint: `pass at least one of ${flags.join(', ')} or --data` });
   }
-  const updated = await (await trackerClient(ctx, spec)).update(spec, id, body);
+  const updated = await client.update(spec, id, body);
   return { data: updated, columns: columns(spec.columns), message: `updated ${spec.singular} ${id}` };
 }

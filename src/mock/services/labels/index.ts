@@ -46,7 +46,7 @@ const labelsService: ServiceModule = {
       { method: 'POST', path: `${API}/labels`, handler: (req) => createLabel(req, env) },
       ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({ method, path: `${API}/labels/*`, handler: dispatch })),
       { method: 'GET', path: `${API}/limits/label`, handler: (req) => getLimits(req, env) },
-      { method: 'GET', path: `${API}/users/:user/capabilities`, handler: (req) => getCapabilities(req, req.params.user) },
+      { method: 'GET', path: `${API}/users/:user/capabilities`, handler: (req) => getCapabilities(req, req.params.user, env) },
     ];
     return {
       routes,

@@ -13,6 +13,7 @@ import {
   invalid,
   iso,
   newId,
+  notFound,
   paginate,
   precondition,
   slice,
@@ -41,6 +42,7 @@ import {
   visibleRevision,
 } from './model.js';
 import type { LabelVerb } from './paths.js';
+import { seedUsers } from '../oauth/registry.js';
 
 export interface Env {
   ctx: ServiceContext;
@@ -303,17 +305,26 @@ export async function getLimits(req: MockRequest, env: Env): Promise<MockReply> 
   return reply.ok(structuredClone(env.limits));
 }
 
-export async function getCapabilities(req: MockRequest, user: string): Promise<MockReply> {
-  if (user !== 'me') throw invalid(`only users/me/capabilities is supported (got users/${user}/capabilities)`);
+/**
+ * `users/{user}/capabilities`: `me`, or any user the mock knows (by numeric id or email). The caller's
+ * own capabilities follow from its token's scopes; another user's are a signed-in user's defaults (they
+ * have no token here): the label manager and shared labels, no administration. An unknown user is 404.
+ */
+export async function getCapabilities(req: MockRequest, user: string, env: Env): Promise<MockReply> {
   const customer = req.query.get('customer');
   if (customer && !/^customers\/[A-Za-z0-9_-]+$/.test(customer)) throw invalid(`customer must look like customers/ID (got "${customer}")`);
   const who = caller(req);
+  // the authorization server's users (its seeded ones when it runs elsewhere), and the caller itself
+  const people = await env.ctx.store.read((s) => ((s.oauth?.users ?? seedUsers()) as Array<{ sub: string; email: string }>).concat({ sub: who.token.sub, email: who.email }));
+  const known = user === 'me' ? undefined : people.find((u) => u.sub === user || u.email.toLowerCase() === user.toLowerCase());
+  if (user !== 'me' && !known) throw notFound(`users/${user} is not a known user (give "me", a user's numeric id or email)`);
+  const self = user === 'me' || known!.sub === who.token.sub;
   return reply.ok({
-    name: 'users/me/capabilities',
+    name: `users/${user}/capabilities`,
     canAccessLabelManager: true,
-    canAdministrateLabels: who.admin,
-    canCreateSharedLabels: who.canWrite,
-    canCreateAdminLabels: who.adminWrite,
+    canAdministrateLabels: self ? who.admin : false,
+    canCreateSharedLabels: self ? who.canWrite : true,
+    canCreateAdminLabels: self ? who.adminWrite : false,
   });
 }
 

@@ -136,3 +136,11 @@ export function ensureLabels(t: TrackerState, params: Array<Record<string, any>>
   }
   return ids;
 }
+
+/** While a feature switch is off, making or changing its records answers the service's 403 DisabledFeatureError. */
+export function assertFeature(t: TrackerState, name: 'iterations' | 'story_templates'): void {
+  if (t.features[name]) return;
+  const what = name === 'iterations' ? 'iterations are' : 'story templates are';
+  const verb = name === 'iterations' ? 'iterations' : 'entity-templates';
+  throw new MockError(403, 'DisabledFeatureError', `${what} turned off for this workspace (opsctl tracker ${verb} enable)`);
+}

@@ -1,5 +1,5 @@
 import { MockError, type MockRequest } from '../../http.js';
-import type { ServiceModule } from '../../service.js';
+import type { Route, ServiceModule } from '../../service.js';
 import { errorReply } from './common.js';
 import { epicCommentRoutes } from './epic-comments.js';
 import { epicRoutes } from './epics.js';
@@ -17,6 +17,7 @@ import { storyBulkRoutes } from './story-bulk.js';
 import { storyPartRoutes } from './story-parts.js';
 import { workflowRoutes } from './workflows.js';
 import { documentRoutes } from './documents.js';
+import { OPENAPI_PATH, openapiRoute } from './openapi.js';
 
 export const DEFAULT_RATE_LIMIT = { limit: 200, windowMs: 60_000 };
 
@@ -53,9 +54,13 @@ const trackerService: ServiceModule = {
         ...workflowRoutes(ctx),
         ...documentRoutes(ctx),
         ...searchRoutes(ctx),
-      ].map((r) => ({ ...r, handler: async (req: MockRequest) => shapeReply(await r.handler(req)) })),
+      ]
+        .map((r): Route => ({ ...r, handler: async (req: MockRequest) => shapeReply(await r.handler(req)) }))
+        // the contract itself is served as it is (no record shaping), and without a token
+        .concat(openapiRoute()),
       errorReply,
       async authenticate(req) {
+        if (req.path === OPENAPI_PATH && req.method === 'GET') return;
         const token = requestToken(req);
         const valid = await ctx.store.read((s) => s.tracker.token as string);
         if (!token) throw new MockError(401, 'unauthorized', 'missing Tracker-Token (or Shortcut-Token) header');

@@ -1,7 +1,7 @@
 import { iterations, projects } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, assign, ensureLabels, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';
+import { API, assertFeature, assign, ensureLabels, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
 import { presentLabel } from './labels.js';
 import { associatedGroups, storyCounts } from './stats.js';
@@ -40,6 +40,7 @@ export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
     coll: 'iterations',
     entityType: 'iteration',
     make(body, t, at) {
+      assertFeature(t, 'iterations');
       checkDates(body);
       return {
         name: body.name, description: body.description ?? '', start_date: body.start_date, end_date: body.end_date, follower_ids: body.follower_ids ?? [], group_ids: body.group_ids ?? [],
@@ -47,6 +48,7 @@ export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
       };
     },
     change(it, body, t, at) {
+      assertFeature(t, 'iterations');
       checkDates(body, it);
       assign(it, body, ['name', 'description', 'start_date', 'end_date', 'follower_ids', 'group_ids']);
       if (body.labels !== undefined) it.label_ids = ensureLabels(t, body.labels, at);

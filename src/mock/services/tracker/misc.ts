@@ -1,8 +1,9 @@
 import { customFields, entityTemplates, members, repositories, webhooks } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, assign, boolQuery, move, newGlobalId, tracker, type TrackerState } from './common.js';
+import { API, assertFeature, assign, boolQuery, move, newGlobalId, tracker, type TrackerState } from './common.js';
 import { crudRoutes } from './crud.js';
+import { presentContents, storeContents } from './templates.js';
 
 /**
  * The custom-field update rules: `values` in the order given is the sort order; an existing value left
@@ -51,14 +52,18 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
     spec: entityTemplates,
     coll: 'entityTemplates',
     entityType: 'entity-template',
-    make: (body, t: TrackerState, at) => ({ name: body.name, author_id: body.author_id ?? t.ownerId, last_used_at: at, story_contents: { ...body.story_contents, entity_type: 'story-contents' } }),
-    change(tpl, body) {
-      if (body.name !== undefined) tpl.name = body.name;
-      if (body.story_contents !== undefined) tpl.story_contents = { ...tpl.story_contents, ...body.story_contents, entity_type: 'story-contents' };
+    make: (body, t: TrackerState, at) => {
+      assertFeature(t, 'story_templates');
+      return { name: body.name, author_id: body.author_id ?? t.ownerId, last_used_at: at, story_contents: storeContents(t, { ...body.story_contents }, at) };
     },
-    present: (_t, tpl) => {
-      const { app_url: _a, ...rest } = tpl;
-      return structuredClone(rest);
+    change(tpl, body, t, at) {
+      assertFeature(t, 'story_templates');
+      if (body.name !== undefined) tpl.name = body.name;
+      if (body.story_contents !== undefined) tpl.story_contents = storeContents(t, { ...tpl.story_contents, ...body.story_contents }, at);
+    },
+    present: (t, tpl) => {
+      const { app_url: _a, story_contents, ...rest } = tpl;
+      return { ...structuredClone(rest), story_contents: presentContents(t, story_contents) };
     },
   });
   const people = crudRoutes(ctx, {

@@ -119,5 +119,16 @@ function seed(t: TrackerState): void {
   const kr = (name: string, type: string, target: Record<string, unknown>, observed: Record<string, unknown>) => ({
     id: randomUUID(), name, objective_id: null, progress: 0, type, initial_observed_value: { ...observed }, current_observed_value: { ...observed }, current_target_value: target, entity_type: 'key-result',
   });
-  t.keyResults.push(kr('Ship the new onboarding', 'boolean', { boolean_value: true }, { boolean_value: false }), kr('Weekly active teams', 'numeric', { numeric_value: '500' }, { numeric_value: '120' }));
+  // the seeded objective owns both key results (its key_result_ids list them; key-results list --objective finds them)
+  // a fixed id outside the sequence (like the seeded workflow and repositories): ids of what a user makes stay 1, 2, …
+  const objectiveId = 700000001;
+  t.objectives.push({
+    id: objectiveId, entity_type: 'objective', app_url: `https://app.tracker.example/workspace/objective/${objectiveId}`, created_at: at, updated_at: at,
+    name: 'Grow adoption', description: 'More teams use the product every week', archived: false, state: 'in progress', category_ids: [],
+    started_at: at, completed_at: null, started_at_override: null, completed_at_override: null, position: 1,
+  });
+  t.keyResults.push(
+    { ...kr('Ship the new onboarding', 'boolean', { boolean_value: true }, { boolean_value: false }), objective_id: objectiveId },
+    { ...kr('Weekly active teams', 'numeric', { numeric_value: '500' }, { numeric_value: '120' }), objective_id: objectiveId, progress: 0 },
+  );
 }

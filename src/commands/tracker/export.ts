@@ -1,0 +1,25 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { exportItems } from '../../tracker/apply.js';
+import { resource, trackerClient } from './shared.js';
+
+export interface ExportOptions {
+  resource: string;
+}
+
+/**
+ * `opsctl tracker labels export`: the records as the apply file that recreates them (YAML; `--json`
+ * prints the same mapping as JSON), so `export | apply -f -` copies them to another workspace and,
+ * against the same one, plans nothing. One list request.
+ */
+export async function run(opts: ExportOptions, ctx: Context): Promise<CommandResult> {
+  const spec = resource(opts.resource);
+  const client = await trackerClient(ctx, spec);
+  const records = await client.list<Record<string, unknown>>(spec);
+  const createOnly = Object.entries(spec.fields).filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create').map(([n]) => n);
+  const data = { [spec.name]: exportItems(records, spec.applyKey ?? 'name', [...(spec.applyFields ?? []), ...createOnly]) };
+  // yaml is CommonJS under Node: the bundle may hand back its exports as `default`
+  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+  const stringify = mod.stringify ?? mod.default!.stringify;
+  return { data, text: stringify(data).trimEnd() };
+}

@@ -1,0 +1,170 @@
+import { UsageError } from '../core/errors.js';
+import type { HttpClient } from '../core/http.js';
+import { UUID_PATTERN } from './fields.js';
+
+/**
+ * Names instead of ids: what a flag or argument that takes an id of some kind may also be called by.
+ * Exact matches only (any case): a name that fits no record or several is refused (exit 2) with the
+ * candidates, never guessed by prefix. A number (int ids) or a uuid (uuid ids) is still taken as an id.
+ */
+export type RefKind =
+  | 'member'
+  | 'epic'
+  | 'project'
+  | 'iteration'
+  | 'label'
+  | 'group'
+  | 'objective'
+  | 'milestone'
+  | 'category'
+  | 'workflow'
+  | 'workflow-state'
+  | 'epic-state';
+
+interface Named {
+  id: number | string;
+  /** Every name it answers to (compared case-insensitively). */
+  names: string[];
+  /** How it is shown among candidates. */
+  label: string;
+}
+
+interface KindSpec {
+  /** singular, for messages */
+  what: string;
+  plural: string;
+  idType: 'int' | 'uuid';
+  /** The one list request (path under /api/v3) and how its answer becomes named records. */
+  path: string;
+  read: (answer: any) => Named[];
+  /** Where a person sees them. */
+  see: string;
+}
+
+const byName = (what: string) => (rows: any[]): Named[] =>
+  (Array.isArray(rows) ? rows : []).map((r) => ({ id: r.id, names: [String(r.name ?? '')], label: `"${r.name}" (${what} ${r.id})` }));
+
+const stateRows = (workflows: any[]): Named[] =>
+  (Array.isArray(workflows) ? workflows : []).flatMap((w) =>
+    (w.states ?? []).map((s: any) => ({ id: s.id, names: [String(s.name ?? '')], label: `"${s.name}" (${w.name}, ${s.id})` })),
+  );
+
+export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
+  member: {
+    what: 'member',
+    plural: 'members',
+    idType: 'uuid',
+    path: '/members',
+    read: (rows: any[]) =>
+      (Array.isArray(rows) ? rows : []).map((m) => {
+        const mention = String(m.profile?.mention_name ?? '');
+        const email = m.profile?.email_address ? String(m.profile.email_address) : '';
+        return { id: m.id, names: [mention, `@${mention}`, ...(email ? [email] : [])], label: `@${mention}${email ? ` <${email}>` : ''}` };
+      }),
+    see: 'opsctl tracker members list',
+  },
+  epic: { what: 'epic', plural: 'epics', idType: 'int', path: '/epics', read: byName('epic'), see: 'opsctl tracker epics list' },
+  project: { what: 'project', plural: 'projects', idType: 'int', path: '/projects', read: byName('project'), see: 'opsctl tracker projects list' },
+  iteration: { what: 'iteration', plural: 'iterations', idType: 'int', path: '/iterations', read: byName('iteration'), see: 'opsctl tracker iterations list' },
+  label: { what: 'label', plural: 'labels', idType: 'int', path: '/labels', read: byName('label'), see: 'opsctl tracker labels list' },
+  group: {
+    what: 'group',
+    plural: 'groups',
+    idType: 'uuid',
+    path: '/groups',
+    read: (rows: any[]) =>
+      (Array.isArray(rows) ? rows : []).map((g) => ({
+        id: g.id,
+        names: [String(g.name ?? ''), String(g.mention_name ?? ''), `@${String(g.mention_name ?? '')}`],
+        label: `"${g.name}" (@${g.mention_name})`,
+      })),
+    see: 'opsctl tracker groups list',
+  },
+  objective: { what: 'objective', plural: 'objectives', idType: 'int', path: '/objectives', read: byName('objective'), see: 'opsctl tracker objectives list' },
+  milestone: { what: 'milestone', plural: 'milestones', idType: 'int', path: '/milestones', read: byName('milestone'), see: 'opsctl tracker milestones list' },
+  category: { what: 'category', plural: 'categories', idType: 'int', path: '/categories', read: byName('category'), see: 'opsctl tracker categories list' },
+  workflow: { what: 'workflow', plural: 'workflows', idType: 'int', path: '/workflows', read: byName('workflow'), see: 'opsctl tracker workflows list' },
+  'workflow-state': { what: 'workflow state', plural: 'workflow states', idType: 'int', path: '/workflows', read: stateRows, see: 'opsctl tracker workflows states ID' },
+  'epic-state': { what: 'epic state', plural: 'epic states', idType: 'int', path: '/epic-workflow', read: (wf: any) => stateRows([{ name: 'epic workflow', states: wf?.epic_states ?? [] }]), see: 'opsctl tracker epic-workflow get' },
+};
+
+/** The placeholder a flag or argument of a kind shows in help and completions. */
+export function refPlaceholder(kind: RefKind, list: boolean): string {
+  if (kind === 'member') return list ? 'members' : 'member';
+  return list ? 'names|ids' : 'name|id';
+}
+
+/** The words a help line adds to say that a flag takes names. */
+export function refHelp(kind: RefKind): string {
+  if (kind === 'member') return 'mention name, email, @me or id';
+  return `${REF_KINDS[kind].what} name or id`;
+}
+
+/** Whether `raw` is already an id of the kind (so no lookup is made). */
+export function isId(kind: RefKind, raw: string): boolean {
+  return REF_KINDS[kind].idType === 'int' ? /^\d{1,15}$/.test(raw) : UUID_PATTERN.test(raw);
+}
+
+/** At most this many candidates are listed in an error, then a count. */
+const SHOWN = 10;
+
+/**
+ * Resolves names for one command run. Each kind's list is fetched at most once (the first time a name
+ * of that kind is asked for, through the client's pacing) and shared by every flag and argument after.
+ */
+export class NameResolver {
+  private readonly lists = new Map<string, Promise<unknown>>();
+  private me?: Promise<string>;
+
+  constructor(
+    private readonly http: Pick<HttpClient, 'get'>,
+    private readonly prefix = '/api/v3',
+  ) {}
+
+  /** The id that `raw` means for `kind`; `where` names the flag or argument for messages. */
+  async resolve(kind: RefKind, raw: string, where: string): Promise<number | string> {
+    const spec = REF_KINDS[kind];
+    const text = raw.trim();
+    if (isId(kind, text)) return spec.idType === 'int' ? Number(text) : text;
+    if (!text) throw new UsageError(`${where}: give a ${spec.what} name or id`, { field: where, hint: `see: ${spec.see}` });
+    if (kind === 'member' && text.toLowerCase() === '@me') return this.whoAmI();
+    const records = spec.read(await this.fetch(spec.path));
+    const key = text.toLowerCase();
+    const found = records.filter((r) => r.names.some((n) => n.toLowerCase() === key));
+    if (found.length === 1) return found[0]!.id;
+    if (found.length === 0) {
+      throw new UsageError(`${where}: no ${spec.what} is named "${text}"`, {
+        code: 'unknown_name',
+        field: where,
+        hint: records.length ? `choose one of: ${candidates(records)} (names match exactly, in any case; an id works too)` : `there are no ${spec.plural} yet (see: ${spec.see})`,
+      });
+    }
+    throw new UsageError(`${where}: "${text}" names ${found.length} ${spec.plural}`, { code: 'ambiguous_name', field: where, hint: `give the id of the one you mean: ${candidates(found)}` });
+  }
+
+  /** Every item of a comma-separated list (or an array), each a name or an id. */
+  async resolveAll(kind: RefKind, raw: readonly string[], where: string): Promise<Array<number | string>> {
+    const out: Array<number | string> = [];
+    for (const item of raw) out.push(await this.resolve(kind, item, where));
+    return out;
+  }
+
+  private fetch(path: string): Promise<unknown> {
+    let got = this.lists.get(path);
+    if (!got) {
+      got = this.http.get<unknown>(`${this.prefix}${path}`);
+      this.lists.set(path, got);
+    }
+    return got;
+  }
+
+  private whoAmI(): Promise<string> {
+    this.me ??= this.http.get<{ id: string }>(`${this.prefix}/member`).then((m) => String(m.id));
+    return this.me;
+  }
+}
+
+function candidates(records: readonly Named[]): string {
+  const shown = records.slice(0, SHOWN).map((r) => r.label);
+  return records.length > SHOWN ? `${shown.join(', ')} … and ${records.length - SHOWN} more (${records.length} in all)` : shown.join(', ');
+}
