@@ -311,7 +311,7 @@ _opsctl_words() {
     'tracker workflows list') words='--all --limit --json --no-input --yes -y --debug --profile' ;;
     'tracker workflows get') words='--json --no-input --yes -y --debug --profile' ;;
     'tracker workflows states') words='--all --limit --json --no-input --yes -y --debug --profile' ;;
-    'labels') words='list get create publish enable disable delete copy-mode apps fields choices permissions locks limits capabilities apply --json --no-input --yes -y --debug --profile' ;;
+    'labels') words='list get create publish enable disable delete copy-mode apps fields choices permissions locks limits capabilities apply export --json --no-input --yes -y --debug --profile' ;;
     'labels list') words='--published-only --minimum-role --admin --limit --json --no-input --yes -y --debug --profile' ;;
     'labels get') words='--admin --json --no-input --yes -y --debug --profile' ;;
     'labels create') words='--title --description --type --json --no-input --yes -y --debug --profile' ;;
@@ -342,6 +342,7 @@ _opsctl_words() {
     'labels limits') words='--json --no-input --yes -y --debug --profile' ;;
     'labels capabilities') words='--json --no-input --yes -y --debug --profile' ;;
     'labels apply') words='--file -f --dry-run --publish --admin --json --no-input --yes -y --debug --profile' ;;
+    'labels export') words='--all --admin --json --no-input --yes -y --debug --profile' ;;
     'kv') words='upgrade rollback health version status put get snapshot sandbox --json --no-input --yes -y --debug --profile' ;;
     'kv upgrade') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stop-timeout --healthy-timeout --poll-interval --to --dry-run --settle --allow-same-version --target-bin --snapshot-via --etcdctl --cluster-version-timeout --snapshot-timeout --json --no-input --yes -y --debug --profile' ;;
     'kv rollback') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stop-timeout --healthy-timeout --poll-interval --json --no-input --yes -y --debug --profile' ;;

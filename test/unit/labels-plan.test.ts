@@ -181,10 +181,10 @@ describe('names and the apply file', () => {
       'f.yaml',
     ).catch((e: Error) => e.message);
     expect(String(err).split('\n').slice(1).map((l) => l.trim())).toEqual([
-      '(top level): unknown key "extra" (known: id, title, description, labelType, fields, permissions)',
+      '(top level): unknown key "extra" (known: id, title, renamed_from, description, labelType, languageCode, copyMode, enabledApps, disabled, fields, permissions)',
       'fields[0].list: must be true, false or a whole number of entries (1 or more)',
       'fields[0].choices[0].name: expected text, got number',
-      'fields[0].choices[2]: unknown key "nom" (known: id, name, description)',
+      'fields[0].choices[2]: unknown key "nom" (known: id, name, renamed_from, description)',
       'fields[0].choices[2].name: required',
       'fields[1]: expected a mapping, got number',
       'permissions[0].email: is not an email address',
