@@ -160,12 +160,16 @@ describe('what the mock answers has only what the document defines', () => {
     expect(unknownKeys((await api('GET', '/v2beta/users/me/capabilities')).body, 'UserCapabilities')).toEqual([]);
   });
 
-  it('refuses a languageCode that is no BCP-47 tag, naming it', async () => {
+  it('refuses a languageCode that is no BCP-47 tag, and a value of the wrong type, with one message naming it', async () => {
     const r = await api('GET', '/v2beta/labels?languageCode=english%20please');
     expect(r.status).toBe(400);
     expect(r.body.error.message).toMatch(/languageCode "english please" is not a BCP-47 language code/);
     const d = await api('POST', '/v2beta/labels', { labelType: 'SHARED', properties: { title: 7 } });
     expect(d.status).toBe(400);
     expect(d.body.error.message).toBe('properties.title must be a string');
+    // a value of the wrong type is named as such, once, not as missing
+    expect((await api('POST', '/v2beta/labels', { labelType: 'SHARED', properties: 'Spec' })).body.error.message).toBe('properties must be an object (with properties.title)');
+    const apps = await api('POST', '/v2beta/labels', { labelType: 'SHARED', properties: { title: 'A' }, enabledAppSettings: ['DRIVE'] });
+    expect(apps.body.error.message).toBe('enabledAppSettings must be an object (with enabledApps)');
   });
 });

@@ -71,7 +71,8 @@ export async function createLabel(req: MockRequest, env: Env): Promise<MockReply
   if (labelType === 'GOOGLE_APP') throw invalid('labelType GOOGLE_APP labels are owned by Google applications and cannot be created');
   if (labelType === 'ADMIN' && !adminAccess) throw denied('an ADMIN label can only be created with useAdminAccess=true and an admin scope');
   const props = b.properties;
-  if (!props || typeof props !== 'object' || Array.isArray(props)) throw invalid('properties is required (with properties.title)');
+  if (props === undefined || props === null) throw invalid('properties is required (with properties.title)');
+  if (typeof props !== 'object' || Array.isArray(props)) throw invalid('properties must be an object (with properties.title)');
   const title = props.title;
   if (title !== undefined && title !== null && typeof title !== 'string') throw invalid('properties.title must be a string');
   if (typeof title !== 'string' || !title.trim()) throw invalid('properties.title is required');
@@ -187,7 +188,8 @@ export async function deleteLabel(req: MockRequest, env: Env, id: string, rev: s
 }
 
 function enabledApps(v: unknown, where: string): Array<{ app: string }> {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw invalid(`${where} is required (an object with enabledApps)`);
+  if (v === undefined || v === null) throw invalid(`${where} is required (an object with enabledApps)`);
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`${where} must be an object (with enabledApps)`);
   const list = (v as Record<string, unknown>).enabledApps ?? [];
   if (!Array.isArray(list)) throw invalid(`${where}.enabledApps must be a list`);
   const seen = new Set<string>();
