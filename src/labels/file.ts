@@ -1,6 +1,5 @@
 import { ValidationError } from '../core/errors.js';
 import { itemPath, syntaxErrorText } from '../core/problems.js';
-import { fromServiceShape } from './from-service.js';
 import { APPS, COPY_MODES, DATE_FORMATS, FIELD_TYPES, ID_PATTERNS, LABEL_TYPES, LANGUAGE_CODE, ROLES, type App, type CopyMode, type DateFormat, type FieldType, type LabelType, type Role } from './schema.js';
 
 /**
@@ -306,6 +305,13 @@ export interface LabelsFile {
   ignored: string[];
 }
 
+/** A Label resource (or a list or page of them) rather than a file's label: the same test as from-service.ts's isServiceLabel. */
+function looksLikeService(raw: unknown): boolean {
+  const one = (v: unknown) => isObj(v) && (isObj(v.properties) || (typeof v.name === 'string' && v.name.startsWith('labels/')) || v.revisionId !== undefined);
+  if (Array.isArray(raw)) return raw.some(one);
+  return one(raw) || (isObj(raw) && Array.isArray(raw.labels));
+}
+
 async function parseText(text: string, source: string): Promise<unknown> {
   if (/^\s*[{[]/.test(text)) {
     try {
@@ -330,7 +336,8 @@ async function parseText(text: string, source: string): Promise<unknown> {
 export async function parseLabelsFile(text: string, source: string): Promise<LabelsFile> {
   const raw = await parseText(text, source);
   if (raw === undefined || raw === null) throw new ValidationError(source, 'is empty', 'write at least `title: <the label title>`');
-  const service = fromServiceShape(raw);
+  // the service's own output (get/list --json) is turned into the file format by a module loaded only for it
+  const service = looksLikeService(raw) ? (await import('./from-service.js')).fromServiceShape(raw) : { value: raw, ignored: [], idFromService: [] as boolean[] };
   const items = Array.isArray(service.value) ? service.value : [service.value];
   const isList = Array.isArray(service.value);
   if (isList && items.length === 0) throw new ValidationError(source, 'is an empty list', 'list at least one label, each with a title');
