@@ -322,7 +322,7 @@ _opsctl_words() {
     'tracker workflows list') words='--all --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker workflows get') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'tracker workflows states') words='--all --limit --json --jq --no-input --yes -y --debug --profile' ;;
-    'labels') words='list get create publish enable disable delete copy-mode apps fields choices permissions locks limits capabilities apply --json --jq --no-input --yes -y --debug --profile' ;;
+    'labels') words='list get create publish enable disable delete copy-mode apps fields choices permissions locks limits capabilities apply export --json --jq --no-input --yes -y --debug --profile' ;;
     'labels list') words='--published-only --minimum-role --admin --limit --json --jq --no-input --yes -y --debug --profile' ;;
     'labels get') words='--admin --json --jq --no-input --yes -y --debug --profile' ;;
     'labels create') words='--title --description --type --json --jq --no-input --yes -y --debug --profile' ;;
@@ -353,6 +353,7 @@ _opsctl_words() {
     'labels limits') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'labels capabilities') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'labels apply') words='--file -f --dry-run --publish --admin --json --jq --no-input --yes -y --debug --profile' ;;
+    'labels export') words='--all --admin --json --jq --no-input --yes -y --debug --profile' ;;
     'kv') words='upgrade rollback restore health version status put get snapshot sandbox --json --jq --no-input --yes -y --debug --profile' ;;
     'kv upgrade') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --to --dry-run --settle --no-backup --allow-same-version --target-bin --snapshot-via --etcdctl --cluster-version-timeout --snapshot-timeout --on-failure --restore-backup-cmd --report --json --jq --no-input --yes -y --debug --profile' ;;
     'kv rollback') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --dry-run --json --jq --no-input --yes -y --debug --profile' ;;

@@ -1,8 +1,17 @@
 import { ApiError } from '../core/errors.js';
 import type { HttpClient, Query } from '../core/http.js';
+import { API, METHODS, type MethodId } from './schema.js';
 import type { Label, LabelLimits, LabelPermission, DeltaRequest, DeltaResponse } from './types.js';
 
-export const API = '/v2beta';
+export { API };
+
+/** A method's URL path from the table: the resource name takes the place of the path's `{…Id}` part. */
+export function methodPath(id: MethodId, name?: string): string {
+  const path: string = METHODS[id].path;
+  return `${API}/${name ? path.replace(/^.*\}/, name) : path}`;
+}
+const takesQuery = (id: MethodId, param: string) => (METHODS[id].params as readonly string[]).includes(param);
+const takesBody = (id: MethodId, param: string) => ((METHODS[id] as { body?: readonly string[] }).body ?? []).includes(param);
 
 /** What to do next after an error of the label service, by status and Google status. */
 export function hintFor(err: ApiError): string | undefined {
@@ -32,6 +41,8 @@ export class LabelsClient {
   readonly http: HttpClient;
   /** Send `useAdminAccess` (query parameter or body field, as each method defines it). */
   admin = false;
+  /** Send `languageCode` (BCP-47) with every method that takes it. */
+  languageCode: string | undefined;
 
   constructor(http: HttpClient) {
     const wrap =
@@ -56,11 +67,21 @@ export class LabelsClient {
     });
   }
 
-  private q(query: Query = {}): Query {
-    return this.admin ? { ...query, useAdminAccess: true } : query;
+  /** `useAdminAccess` and `languageCode` where the method takes them as query parameters (the table says which). */
+  private q(id: MethodId, query: Query = {}): Query {
+    return {
+      ...query,
+      ...(this.admin && takesQuery(id, 'useAdminAccess') ? { useAdminAccess: true } : {}),
+      ...(this.languageCode && takesQuery(id, 'languageCode') ? { languageCode: this.languageCode } : {}),
+    };
   }
-  private b<T extends Record<string, unknown>>(body: T): T {
-    return this.admin ? { ...body, useAdminAccess: true } : body;
+  /** The same for methods that take them in the body. */
+  private b<T extends Record<string, unknown>>(id: MethodId, body: T): T {
+    return {
+      ...body,
+      ...(this.admin && takesBody(id, 'useAdminAccess') ? { useAdminAccess: true } : {}),
+      ...(this.languageCode && takesBody(id, 'languageCode') ? { languageCode: this.languageCode } : {}),
+    };
   }
 
   /** Every page of a list (pageSize 200). */
@@ -82,66 +103,66 @@ export class LabelsClient {
 
   /** Labels up to `limit`, and whether more exist beyond it. */
   listUpTo(query: { view?: string; publishedOnly?: boolean; minimumRole?: string }, limit: number): Promise<{ items: Label[]; more: boolean }> {
-    return this.upTo<Label>(`${API}/labels`, 'labels', this.q({ view: 'LABEL_VIEW_FULL', ...query }), limit);
+    return this.upTo<Label>(methodPath('labels.list'), 'labels', this.q('labels.list', { view: 'LABEL_VIEW_FULL', ...query }), limit);
   }
 
   list(query: { view?: string; publishedOnly?: boolean; minimumRole?: string } = {}, limit?: number): Promise<Label[]> {
-    return this.all<Label>(`${API}/labels`, 'labels', this.q({ view: 'LABEL_VIEW_FULL', ...query }), limit);
+    return this.all<Label>(methodPath('labels.list'), 'labels', this.q('labels.list', { view: 'LABEL_VIEW_FULL', ...query }), limit);
   }
   get(name: string, view = 'LABEL_VIEW_FULL'): Promise<Label> {
-    return this.http.get<Label>(`${API}/${name}`, this.q({ view }));
+    return this.http.get<Label>(methodPath('labels.get', name), this.q('labels.get', { view }));
   }
   create(body: Record<string, unknown>): Promise<Label> {
-    return this.http.post<Label>(`${API}/labels`, body, this.q());
+    return this.http.post<Label>(methodPath('labels.create'), body, this.q('labels.create'));
   }
   async delete(name: string, requiredRevisionId?: string): Promise<void> {
-    await this.http.delete(`${API}/${name}`, this.q(requiredRevisionId ? { 'writeControl.requiredRevisionId': requiredRevisionId } : {}));
+    await this.http.delete(methodPath('labels.delete', name), this.q('labels.delete', requiredRevisionId ? { 'writeControl.requiredRevisionId': requiredRevisionId } : {}));
   }
   delta(name: string, requests: DeltaRequest[], requiredRevisionId?: string): Promise<DeltaResponse> {
-    return this.http.post<DeltaResponse>(`${API}/${name}:delta`, this.b({
-      requests,
-      view: 'LABEL_VIEW_FULL',
-      ...(requiredRevisionId ? { writeControl: { requiredRevisionId } } : {}),
-    }));
+    return this.http.post<DeltaResponse>(
+      methodPath('labels.delta', name),
+      this.b('labels.delta', { requests, view: 'LABEL_VIEW_FULL', ...(requiredRevisionId ? { writeControl: { requiredRevisionId } } : {}) }),
+    );
   }
   lifecycle(name: string, verb: 'publish' | 'disable' | 'enable', body: Record<string, unknown> = {}): Promise<Label> {
-    return this.http.post<Label>(`${API}/${name}:${verb}`, this.b(body));
+    const id = `labels.${verb}` as const;
+    return this.http.post<Label>(methodPath(id, name), this.b(id, body));
   }
   copyMode(name: string, copyMode: string): Promise<Label> {
-    return this.http.post<Label>(`${API}/${name}:updateLabelCopyMode`, this.b({ copyMode, view: 'LABEL_VIEW_FULL' }));
+    return this.http.post<Label>(methodPath('labels.updateLabelCopyMode', name), this.b('labels.updateLabelCopyMode', { copyMode, view: 'LABEL_VIEW_FULL' }));
   }
   enabledApps(name: string, apps: string[]): Promise<Label> {
-    return this.http.post<Label>(`${API}/${name}:updateLabelEnabledAppSettings`, this.b({
-      enabledAppSettings: { enabledApps: apps.map((app) => ({ app })) },
-      view: 'LABEL_VIEW_FULL',
-    }));
+    return this.http.post<Label>(
+      methodPath('labels.updateLabelEnabledAppSettings', name),
+      this.b('labels.updateLabelEnabledAppSettings', { enabledAppSettings: { enabledApps: apps.map((app) => ({ app })) }, view: 'LABEL_VIEW_FULL' }),
+    );
   }
   permissions(parent: string): Promise<LabelPermission[]> {
-    return this.all<LabelPermission>(`${API}/${parent}/permissions`, 'labelPermissions', this.q());
+    return this.all<LabelPermission>(methodPath('labels.permissions.list', parent), 'labelPermissions', this.q('labels.permissions.list'));
   }
   createPermission(parent: string, p: LabelPermission): Promise<LabelPermission> {
-    return this.http.post<LabelPermission>(`${API}/${parent}/permissions`, p, this.q());
+    return this.http.post<LabelPermission>(methodPath('labels.permissions.create', parent), p, this.q('labels.permissions.create'));
   }
   async deletePermission(name: string): Promise<void> {
-    await this.http.delete(`${API}/${name}`, this.q());
+    await this.http.delete(`${API}/${name}`, this.q('labels.permissions.delete'));
   }
   async batchUpdatePermissions(parent: string, perms: LabelPermission[]): Promise<LabelPermission[]> {
     const r = await this.http.post<{ permissions?: LabelPermission[] }>(
-      `${API}/${parent}/permissions:batchUpdate`,
-      this.b({ requests: perms.map((labelPermission) => ({ parent, labelPermission })) }),
+      methodPath('labels.permissions.batchUpdate', parent),
+      this.b('labels.permissions.batchUpdate', { requests: perms.map((labelPermission) => ({ parent, labelPermission })) }),
     );
     return r.permissions ?? [];
   }
   async batchDeletePermissions(parent: string, names: string[]): Promise<void> {
-    await this.http.post(`${API}/${parent}/permissions:batchDelete`, this.b({ requests: names.map((name) => ({ name })) }));
+    await this.http.post(methodPath('labels.permissions.batchDelete', parent), this.b('labels.permissions.batchDelete', { requests: names.map((name) => ({ name })) }));
   }
   locks(parent: string): Promise<Array<Record<string, unknown>>> {
-    return this.all(`${API}/${parent}/locks`, 'labelLocks');
+    return this.all(methodPath('labels.locks.list', parent), 'labelLocks');
   }
   limits(): Promise<LabelLimits> {
-    return this.http.get<LabelLimits>(`${API}/limits/label`, { name: 'limits/label' });
+    return this.http.get<LabelLimits>(methodPath('limits.getLabel'), { name: 'limits/label' });
   }
   capabilities(): Promise<Record<string, unknown>> {
-    return this.http.get(`${API}/users/me/capabilities`);
+    return this.http.get(methodPath('users.getCapabilities', 'users/me'));
   }
 }

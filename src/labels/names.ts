@@ -1,4 +1,7 @@
 import { ValidationError } from '../core/errors.js';
+import { ROLES, type Role } from './schema.js';
+
+export { ROLES, type Role };
 
 /** A label reference: a bare id, `labels/ID`, or either with `@latest`, `@published` or `@REVISION`; also a revision name `labels/ID/revisions/REV`. */
 export interface LabelRef {
@@ -30,8 +33,6 @@ export function parentName(id: string, revision?: string): string {
   return revision ? `labels/${id}/revisions/${revision}` : `labels/${id}`;
 }
 
-export const ROLES = ['READER', 'APPLIER', 'ORGANIZER', 'EDITOR'] as const;
-export type Role = (typeof ROLES)[number];
 
 /** A grant written `PRINCIPAL=ROLE`: an email or `audiences/…`, and a role (any case). */
 export interface Grant {

@@ -1,5 +1,6 @@
-import type { DesiredChoice, DesiredField, DesiredLabel } from './file.js';
+import type { DesiredChoice, DesiredField, DesiredLabel, DisabledState } from './file.js';
 import { principalKey } from './names.js';
+import type { App, CopyMode } from './schema.js';
 import { fieldType, type Choice, type DeltaRequest, type Field, type Label, type LabelLimits, type LabelPermission } from './types.js';
 
 /**
@@ -13,6 +14,13 @@ export interface Plan {
   requests: DeltaRequest[];
   grant: LabelPermission[];
   revoke: LabelPermission[];
+  /** `:updateLabelCopyMode` (not revisioned). */
+  copyMode?: CopyMode;
+  /** `:updateLabelEnabledAppSettings`. */
+  enabledApps?: App[];
+  /** `:enable` before a publish, and/or `:disable` (with this policy) after it. */
+  enable?: boolean;
+  disable?: DisabledState;
   /** One human line per change. */
   changes: string[];
 }
@@ -20,7 +28,8 @@ export interface Plan {
 export class PlanError extends Error {}
 
 export function planWrites(plan: Plan): number {
-  return (plan.create ? 1 : 0) + (plan.requests.length ? 1 : 0) + (plan.grant.length ? 1 : 0) + (plan.revoke.length ? 1 : 0);
+  const one = (x: unknown) => (x ? 1 : 0);
+  return one(plan.create) + one(plan.requests.length) + one(plan.grant.length) + one(plan.revoke.length) + one(plan.copyMode) + one(plan.enabledApps) + one(plan.enable) + one(plan.disable);
 }
 
 function listOptions(list: boolean | number | undefined): { maxEntries?: number } | undefined {
@@ -120,11 +129,30 @@ export function orderPlan(current: string[], desired: Array<{ existingId?: strin
 const isDraft = (x: { lifecycle?: { state?: string } }) => x.lifecycle?.state === 'UNPUBLISHED_DRAFT';
 const isDisabled = (x: { lifecycle?: { state?: string } }) => x.lifecycle?.state === 'DISABLED';
 
-function match<T extends { id: string; properties?: { displayName?: string } }>(current: T[], wanted: { id?: string; name: string }, taken: Set<string>): T | undefined {
-  const found = wanted.id ? current.find((c) => c.id === wanted.id) : current.find((c) => c.properties?.displayName === wanted.name && !taken.has(c.id));
-  if (found) taken.add(found.id);
-  return found;
+type Named = { id: string; properties?: { displayName?: string } };
+type Wanted = { id?: string; name: string; renamedFrom?: string[] };
+
+/**
+ * Which existing item each wanted one is: by id when it has one the label knows, else by name, and only
+ * then by an old name (`renamed_from`), so a rename never takes an item another entry names exactly.
+ */
+export function matchAll<T extends Named>(current: T[], wanted: Wanted[]): { matched: Array<T | undefined>; taken: Set<string> } {
+  const taken = new Set<string>();
+  const matched: Array<T | undefined> = wanted.map(() => undefined);
+  const claim = (i: number, found: T | undefined) => {
+    if (!found) return;
+    matched[i] = found;
+    taken.add(found.id);
+  };
+  wanted.forEach((w, i) => claim(i, w.id ? current.find((c) => c.id === w.id) : undefined));
+  wanted.forEach((w, i) => matched[i] || claim(i, current.find((c) => c.properties?.displayName === w.name && !taken.has(c.id))));
+  wanted.forEach((w, i) => matched[i] || claim(i, current.find((c) => !taken.has(c.id) && (w.renamedFrom ?? []).includes(c.properties?.displayName ?? ''))));
+  return { matched, taken };
 }
+
+/** How a change line names a displayName change: a rename from the old name. */
+const maskText = (mask: string[], cur: Named, move: string) =>
+  mask.map((m) => (m === move ? 'move' : m === 'displayName' ? `renamed from "${cur.properties?.displayName}"` : m)).join(', ');
 
 function retire(kind: 'field' | 'choice', x: Field | Choice, fieldId: string | undefined, out: Plan, fieldName?: string): void {
   const where = kind === 'choice' ? ` of "${fieldName}"` : '';
@@ -140,9 +168,8 @@ function retire(kind: 'field' | 'choice', x: Field | Choice, fieldId: string | u
 
 function planChoices(field: Field, wanted: DesiredField, out: Plan): void {
   const current = field.selectionOptions?.choices ?? [];
-  const taken = new Set<string>();
   const wantedChoices = wanted.choices ?? [];
-  const matched = wantedChoices.map((c) => match(current, c, taken));
+  const { matched, taken } = matchAll(current, wantedChoices);
   for (const c of current) if (!taken.has(c.id)) retire('choice', c, field.id, out, wanted.name);
   const order = orderPlan(
     current.filter((c) => taken.has(c.id)).map((c) => c.id),
@@ -171,7 +198,7 @@ function planChoices(field: Field, wanted: DesiredField, out: Plan): void {
     }
     if (mask.length) {
       out.requests.push({ updateSelectionChoiceProperties: { fieldId: field.id, id: cur.id, properties: props, updateMask: mask.join(',') } });
-      out.changes.push(`~ choice "${want.name}" of "${wanted.name}": ${mask.map((m) => (m === 'insertBeforeChoice' ? 'move' : m)).join(', ')}`);
+      out.changes.push(`~ choice "${want.name}" of "${wanted.name}": ${maskText(mask, cur, 'insertBeforeChoice')}`);
     }
   }
   wantedChoices.forEach((want, i) => {
@@ -181,16 +208,62 @@ function planChoices(field: Field, wanted: DesiredField, out: Plan): void {
   });
 }
 
+export interface PlanOptions {
+  /** `--publish` is given: a new or never-published label can be disabled after it. */
+  publish?: boolean;
+}
+
+const DEFAULT_COPY_MODE: CopyMode = 'DO_NOT_COPY';
+const appsOf = (l: Label | undefined) => (l?.enabledAppSettings?.enabledApps ?? []).map((a) => a.app ?? '');
+const policyText = (p: DisabledState) => [p.hideInSearch ? 'hidden in search' : '', p.showInApply ? 'shown in apply' : ''].filter(Boolean).join(', ') || 'default policy';
+
+/** Copy mode, enabled apps and the disabled state: each its own call, and only when the file names it. */
+function planSettings(current: Label | undefined, desired: DesiredLabel, out: Plan, opts: PlanOptions): void {
+  const copyMode = (current?.appliedLabelPolicy?.copyMode as CopyMode | undefined) ?? DEFAULT_COPY_MODE;
+  if (desired.copyMode && desired.copyMode !== copyMode) {
+    out.copyMode = desired.copyMode;
+    out.changes.push(`~ copy mode: ${copyMode} → ${desired.copyMode}`);
+  }
+  if (desired.enabledApps && !out.create) {
+    const apps = appsOf(current);
+    if (apps.length !== desired.enabledApps.length || apps.some((a) => !desired.enabledApps!.includes(a as App))) {
+      out.enabledApps = desired.enabledApps;
+      out.changes.push(`~ enabled apps: ${apps.join(', ') || 'none'} → ${desired.enabledApps.join(', ') || 'none'}`);
+    }
+  }
+  if (desired.disabled === undefined) return;
+  const state = current?.lifecycle?.state;
+  if (state === 'DISABLED') {
+    const p = current!.lifecycle?.disabledPolicy ?? {};
+    const now: DisabledState = { hideInSearch: Boolean(p.hideInSearch), showInApply: Boolean(p.showInApply) };
+    if (desired.disabled === false) {
+      out.enable = true;
+      out.changes.push('~ label: enable');
+    } else if (now.hideInSearch !== desired.disabled.hideInSearch || now.showInApply !== desired.disabled.showInApply) {
+      out.enable = true;
+      out.disable = desired.disabled;
+      out.changes.push(`~ label: disabled policy ${policyText(now)} → ${policyText(desired.disabled)} (enable, then disable)`);
+    }
+  } else if (desired.disabled) {
+    if (state !== 'PUBLISHED' && !opts.publish) {
+      throw new PlanError(`disabled: only a published label can be disabled; this one ${current ? 'was never published' : 'is new'}: add --publish, or leave out disabled`);
+    }
+    out.disable = desired.disabled;
+    out.changes.push(`~ label: disable (${policyText(desired.disabled)})`);
+  }
+}
+
 /** Plans the changes that make `current` (undefined: not there yet) look like `desired`. Pure. */
-export function planLabel(current: Label | undefined, desired: DesiredLabel, currentPermissions: LabelPermission[] | undefined): Plan {
+export function planLabel(current: Label | undefined, desired: DesiredLabel, currentPermissions: LabelPermission[] | undefined, opts: PlanOptions = {}): Plan {
   const out: Plan = { requests: [], grant: [], revoke: [], changes: [] };
   if (!current) {
     out.create = {
       labelType: desired.labelType ?? 'SHARED',
       properties: { title: desired.title, ...(desired.description ? { description: desired.description } : {}) },
+      ...(desired.enabledApps?.length ? { enabledAppSettings: { enabledApps: desired.enabledApps.map((app) => ({ app })) } } : {}),
       ...(desired.fields.length ? { fields: desired.fields.map((f) => newField(f)) } : {}),
     };
-    out.changes.push(`+ label "${desired.title}" (${desired.labelType ?? 'SHARED'})`);
+    out.changes.push(`+ label "${desired.title}" (${desired.labelType ?? 'SHARED'}${desired.enabledApps?.length ? `; apps ${desired.enabledApps.join(', ')}` : ''})`);
     for (const f of desired.fields) out.changes.push(`+ field "${f.name}" (${f.type}${f.choices ? `: ${f.choices.map((c) => c.name).join(', ')}` : ''})`);
   } else {
     if (desired.labelType && current.labelType && desired.labelType !== current.labelType) {
@@ -203,18 +276,18 @@ export function planLabel(current: Label | undefined, desired: DesiredLabel, cur
       out.requests.push({
         updateLabel: { properties: { title: desired.title, ...(desired.description ? { description: desired.description } : {}) }, updateMask: mask.join(',') },
       });
-      out.changes.push(`~ label: ${mask.join(', ')}`);
+      out.changes.push(`~ label: ${mask.map((m) => (m === 'title' ? `title (renamed from "${current.properties?.title}")` : m)).join(', ')}`);
     }
     planFields(current, desired, out);
   }
+  planSettings(current, desired, out, opts);
   if (desired.permissions) planPermissions(currentPermissions ?? [], desired.permissions, out);
   return out;
 }
 
 function planFields(current: Label, desired: DesiredLabel, out: Plan): void {
   const fields = current.fields ?? [];
-  const taken = new Set<string>();
-  const matched = desired.fields.map((f) => match(fields, f, taken));
+  const { matched, taken } = matchAll(fields, desired.fields);
   for (const f of fields) if (!taken.has(f.id)) retire('field', f, undefined, out);
   const order = orderPlan(
     fields.filter((f) => taken.has(f.id)).map((f) => f.id),
@@ -238,7 +311,7 @@ function planFields(current: Label, desired: DesiredLabel, out: Plan): void {
     }
     if (mask.length) {
       out.requests.push({ updateField: { id: cur.id, properties: props, updateMask: mask.join(',') } });
-      out.changes.push(`~ field "${want.name}": ${mask.map((m) => (m === 'insertBeforeField' ? 'move' : m)).join(', ')}`);
+      out.changes.push(`~ field "${want.name}": ${maskText(mask, cur, 'insertBeforeField')}`);
     }
   }
   desired.fields.forEach((want, i) => {
@@ -311,8 +384,7 @@ export function limitProblems(desired: DesiredLabel, current: Label | undefined,
   if (desired.description && over(desired.description.length, limits.maxDescriptionLength)) {
     problems.push(`description: ${desired.description.length} characters; the limit is ${limits.maxDescriptionLength}`);
   }
-  const taken = new Set<string>();
-  const matched = desired.fields.map((f) => match(current?.fields ?? [], f, taken));
+  const { matched, taken } = matchAll(current?.fields ?? [], desired.fields);
   const keptFields = (current?.fields ?? []).filter((f) => !taken.has(f.id) && !isDraft(f)).length;
   const total = desired.fields.length + keptFields;
   if (over(total, limits.maxFields)) {
@@ -325,8 +397,7 @@ export function limitProblems(desired: DesiredLabel, current: Label | undefined,
     if (typeof f.list === 'number' && over(f.list, maxEntries)) problems.push(`fields[${i}].list: ${f.list} entries; the limit is ${maxEntries}`);
     if (f.type !== 'selection') return;
     const choices = f.choices ?? [];
-    const ct = new Set<string>();
-    for (const c of choices) match(matched[i]?.selectionOptions?.choices ?? [], c, ct);
+    const ct = matchAll(matched[i]?.selectionOptions?.choices ?? [], choices).taken;
     const keptChoices = (matched[i]?.selectionOptions?.choices ?? []).filter((c) => !ct.has(c.id) && !isDraft(c)).length;
     if (over(choices.length + keptChoices, sl.maxChoices)) {
       problems.push(`fields[${i}].choices: ${choices.length + keptChoices} choices (${choices.length} in the file${keptChoices ? ` + ${keptChoices} disabled` : ''}); the limit is ${sl.maxChoices}`);

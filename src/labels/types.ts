@@ -1,3 +1,5 @@
+import { FIELD_TYPE_OPTIONS, FIELD_TYPES, type FieldType } from './schema.js';
+
 /** The parts of the v2beta resources opsctl reads (the discovery document has the rest). */
 export interface Lifecycle {
   state?: 'UNPUBLISHED_DRAFT' | 'PUBLISHED' | 'DISABLED' | 'DELETED' | 'STATE_UNSPECIFIED';
@@ -65,14 +67,8 @@ export interface LabelLimits {
   [key: string]: unknown;
 }
 
-export const FIELD_TYPES = ['text', 'integer', 'date', 'selection', 'user'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+export { FIELD_TYPES, type FieldType };
 
 export function fieldType(f: Field): FieldType | undefined {
-  if (f.selectionOptions) return 'selection';
-  if (f.textOptions) return 'text';
-  if (f.integerOptions) return 'integer';
-  if (f.dateOptions) return 'date';
-  if (f.userOptions) return 'user';
-  return undefined;
+  return FIELD_TYPES.find((t) => f[FIELD_TYPE_OPTIONS[t]] !== undefined);
 }

@@ -81,6 +81,7 @@ export const SERVICE_PREFIXES: ReadonlyArray<[string, ServiceName]> = [
   ['/oauth2/', 'oauth'],
   ['/media/', 'api'],
   ['/v2beta/', 'labels'],
+  ['/$discovery/', 'labels'],
 ];
 
 /** Each service module, imported lazily (one line per service). */

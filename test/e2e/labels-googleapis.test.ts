@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuth2Client } from 'google-auth-library';
 import { drivelabels, type drivelabels_v2beta } from 'googleapis/build/src/apis/drivelabels/index.js';
+import { google } from 'googleapis';
+import { request } from 'undici';
+import served from '../../src/mock/services/labels/drivelabels-v2beta-discovery.json' with { type: 'json' };
 import { FileStore } from '../../src/mock/store.js';
 import { mintAccessToken } from '../../src/mock/services/oauth/tokens.js';
 import { runBin } from '../helpers/bin.js';
@@ -19,18 +22,20 @@ import { serveUrl } from '../helpers/serve.js';
 let client: drivelabels_v2beta.Drivelabels;
 let serve: ReturnType<typeof runBin>;
 let dir: string;
+let url: string;
+let auth: OAuth2Client;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'opsctl-gapi-'));
   const statePath = join(dir, 'state.json');
   serve = runBin(['mock', 'serve', '--port', '0', '--state', statePath, '--json'], { env: { OPSCTL_CONFIG_DIR: dir } });
-  const url = await serveUrl(serve);
+  url = await serveUrl(serve);
   const store = new FileStore(statePath);
   const token = await store.write(
     (s) => mintAccessToken(s, { client_id: 'gapi', sub: 'ada', email: 'ada@example.com', scopes: [LABEL_SCOPES.rw], ttlSeconds: 3600 }, Date.now()).token,
   );
   await store.close();
-  const auth = new OAuth2Client({ clientId: 'gapi' });
+  auth = new OAuth2Client({ clientId: 'gapi' });
   auth.setCredentials({ access_token: token, token_type: 'Bearer', expiry_date: Date.now() + 3_600_000 });
   client = drivelabels({ version: 'v2beta', auth, rootUrl: `${url}/` });
 }, 30_000);
@@ -150,5 +155,45 @@ describe('googleapis drivelabels v2beta against the mock', () => {
     await client.labels.permissions.batchDelete({ parent: name, requestBody: { requests: [{ name: batch.data.permissions![0].name! }] } });
     const left = await client.labels.permissions.list({ parent: name });
     expect(left.data.labelPermissions?.map((x) => x.audience)).toEqual(['audiences/default']);
+  });
+});
+
+describe('the label mock serves its own discovery document', () => {
+  it('at /$discovery/rest?version=v2beta, without credentials: Google\'s v2beta document with its root URLs pointed at the mock', async () => {
+    const res = await request(`${url}/$discovery/rest?version=v2beta`);
+    expect(res.statusCode).toBe(200);
+    const doc = (await res.body.json()) as Record<string, unknown>;
+    expect(doc).toEqual({ ...served, rootUrl: `${url}/`, mtlsRootUrl: `${url}/`, baseUrl: `${url}/` });
+    const v1 = await request(`${url}/$discovery/rest?version=v1`);
+    expect(v1.statusCode).toBe(404);
+    expect(((await v1.body.json()) as any).error.message).toMatch(/only v2beta/);
+    const none = await request(`${url}/$discovery/rest`);
+    expect(none.statusCode).toBe(400);
+    expect(((await none.body.json()) as any).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+  });
+
+  it('googleapis builds a client from that document (google.discoverAPI) and drives the mock with it', async () => {
+    const api = await google.discoverAPI<any>(`${url}/$discovery/rest?version=v2beta`, { auth });
+    const created = await api.labels.create({ requestBody: { labelType: 'SHARED', properties: { title: 'Discovered' } } });
+    expect(created.status).toBe(200);
+    const name = created.data.name as string;
+    const delta = await api.labels.delta({
+      name,
+      requestBody: {
+        writeControl: { requiredRevisionId: created.data.revisionId },
+        view: 'LABEL_VIEW_FULL',
+        requests: [{ createField: { field: { properties: { displayName: 'Level' }, selectionOptions: { choices: [{ properties: { displayName: 'Low' } }] } } } }],
+      },
+    });
+    expect(delta.data.updatedLabel.fields[0].properties.displayName).toBe('Level');
+    const published = await api.labels.publish({ name, requestBody: {} });
+    expect(published.data.lifecycle).toMatchObject({ state: 'PUBLISHED', hasUnpublishedChanges: false });
+    const perm = await api.labels.permissions.create({ parent: name, requestBody: { email: 'bob@example.com', role: 'READER' } });
+    expect(perm.data.role).toBe('READER');
+    const listed = await api.labels.list({ view: 'LABEL_VIEW_FULL', pageSize: 50 });
+    expect(listed.data.labels.map((l: { id: string }) => l.id)).toContain(created.data.id);
+    const limits = await api.limits.getLabel({ name: 'limits/label' });
+    expect(limits.data.maxFields).toBe(10);
+    await expect(api.labels.get({ name: 'labels/nope' })).rejects.toMatchObject({ status: 404 });
   });
 });

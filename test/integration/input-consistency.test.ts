@@ -78,7 +78,7 @@ describe('labels list --limit', () => {
     const one = await runCli(['labels', 'list', '--limit', '1'], { env });
     expect(one.code).toBe(0);
     expect(one.stdout.trim().split('\n')).toHaveLength(1);
-    expect(one.stderr).toContain('showing 1 labels; more exist');
+    expect(one.stderr).toContain('showing 1 label; more exist');
     const all = await runCli(['labels', 'list', '--limit', '3'], { env });
     expect(all.stdout.trim().split('\n')).toHaveLength(3);
     expect(all.stderr).not.toContain('more exist');

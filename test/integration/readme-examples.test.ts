@@ -141,6 +141,10 @@ const SETUP: Record<string, { cmds: string[]; why: string }> = {
     cmds: ['opsctl login --consent-as alice@example.com'],
     why: 'the label service needs a sign-in with drive.labels (the "Login" section)',
   },
+  'opsctl labels export --all > all-labels.yaml': {
+    cmds: ['opsctl login --consent-as alice@example.com', 'opsctl labels apply -f sensitivity.yaml --publish'],
+    why: 'a sign-in, and the label of the block above (each block runs in a fresh configuration)',
+  },
 };
 
 /** Documented exit codes other than 0. */

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredLabel } from '../../src/labels/file.js';
 import { parseLabelFile } from '../../src/labels/file.js';
 import { labelName, parseGrant, parseLabelRef } from '../../src/labels/names.js';
-import { PlanError, limitProblems, lis, orderPlan, planLabel, planWrites } from '../../src/labels/plan.js';
+import { PlanError, limitProblems, lis, matchAll, orderPlan, planLabel, planWrites } from '../../src/labels/plan.js';
+import { labelToFile } from '../../src/labels/from-service.js';
 import type { Field, Label } from '../../src/labels/types.js';
 import { allowedMethods, parseLabelPath } from '../../src/mock/services/labels/paths.js';
 
@@ -20,6 +21,67 @@ function label(fields: Field[], extra: Partial<Label> = {}): Label {
 const desired = (d: Partial<DesiredLabel>): DesiredLabel => ({ title: 'T', fields: [], ...d });
 
 describe('planLabel', () => {
+  it('matches by id, then by exact name, and only then by an old name: a rename never takes an item another entry names', () => {
+    const current = [
+      { id: 'a', properties: { displayName: 'Grade' } },
+      { id: 'b', properties: { displayName: 'Level' } },
+      { id: 'c', properties: { displayName: 'Old' } },
+    ];
+    const { matched, taken } = matchAll(current, [
+      { name: 'Level', renamedFrom: ['Grade'] },
+      { name: 'Grade' },
+      { name: 'New', renamedFrom: ['Gone', 'Old'] },
+      { id: 'zz', name: 'Fresh' },
+    ]);
+    expect(matched.map((m) => m?.id)).toEqual(['b', 'a', 'c', undefined]);
+    expect([...taken].sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a renamed field and choice are updates of the same ids (no create, no delete or disable)', () => {
+    const current = label([sel('f1', 'Grade', [['a', 'Low', pub], ['b', 'High', pub]])]);
+    const plan = planLabel(current, desired({ fields: [{ name: 'Level', renamedFrom: ['Grade'], type: 'selection', choices: [{ name: 'Minor', renamedFrom: ['Low'] }, { name: 'High' }] }] }), []);
+    expect(plan.requests).toEqual([
+      { updateField: { id: 'f1', properties: { displayName: 'Level' }, updateMask: 'displayName' } },
+      { updateSelectionChoiceProperties: { fieldId: 'f1', id: 'a', properties: { displayName: 'Minor' }, updateMask: 'displayName' } },
+    ]);
+    expect(plan.changes).toEqual(['~ field "Level": renamed from "Grade"', '~ choice "Minor" of "Level": renamed from "Low"']);
+  });
+
+  it('copy mode, apps and the disabled state: one call each, only when the file names them and they differ', () => {
+    const current = label([], { appliedLabelPolicy: { copyMode: 'DO_NOT_COPY' }, enabledAppSettings: { enabledApps: [{ app: 'DRIVE' }] } });
+    expect(planWrites(planLabel(current, desired({}), []))).toBe(0);
+    expect(planWrites(planLabel(current, desired({ copyMode: 'DO_NOT_COPY', enabledApps: ['DRIVE'], disabled: false }), []))).toBe(0);
+    const plan = planLabel(current, desired({ copyMode: 'ALWAYS_COPY', enabledApps: [], disabled: { hideInSearch: true, showInApply: false } }), []);
+    expect(plan).toMatchObject({ copyMode: 'ALWAYS_COPY', enabledApps: [], disable: { hideInSearch: true, showInApply: false } });
+    expect(plan.enable).toBeUndefined();
+    expect(planWrites(plan)).toBe(3);
+    const disabled = label([], { lifecycle: { state: 'DISABLED', disabledPolicy: { hideInSearch: true } } });
+    expect(planLabel(disabled, desired({ disabled: false }), [])).toMatchObject({ enable: true, changes: ['~ label: enable'] });
+    expect(planLabel(disabled, desired({ disabled: { hideInSearch: false, showInApply: true } }), [])).toMatchObject({ enable: true, disable: { hideInSearch: false, showInApply: true } });
+    expect(planWrites(planLabel(disabled, desired({ disabled: { hideInSearch: true, showInApply: false } }), []))).toBe(0);
+    expect(() => planLabel(undefined, desired({ disabled: { hideInSearch: false, showInApply: false } }), undefined)).toThrow(/this one is new: add --publish/);
+    expect(planLabel(undefined, desired({ disabled: { hideInSearch: false, showInApply: false } }), undefined, { publish: true }).disable).toBeDefined();
+  });
+
+  it('turns a Label resource into the file format: no ids for an export, disabled fields and choices left out, what the service owns named', () => {
+    const ignored = new Set<string>();
+    const current = label([sel('f1', 'Level', [['a', 'Low', pub], ['b', 'Old', { state: 'DISABLED' }]]), { ...sel('f2', 'Gone', []), lifecycle: { state: 'DISABLED' } }], {
+      appliedLabelPolicy: { copyMode: 'ALWAYS_COPY' },
+      lifecycle: { state: 'DISABLED', disabledPolicy: { showInApply: true } },
+    });
+    expect(labelToFile(current as unknown as Record<string, unknown>, { ids: false, ignored, permissions: [{ email: 'b@x.io', role: 'READER', name: 'labels/L/permissions/1' }, { person: 'people/9', role: 'READER' }] })).toEqual({
+      title: 'T',
+      labelType: 'SHARED',
+      copyMode: 'ALWAYS_COPY',
+      enabledApps: [],
+      disabled: { hideInSearch: false, showInApply: true },
+      fields: [{ name: 'Level', type: 'selection', choices: ['Low'] }],
+      permissions: [{ email: 'b@x.io', role: 'READER' }],
+    });
+    expect([...ignored]).toEqual(['name', 'revisionId', 'fields[].lifecycle', 'fields[].choices[].lifecycle']);
+    expect(labelToFile(current as unknown as Record<string, unknown>, { ids: true })).toMatchObject({ id: 'L', fields: [{ id: 'f1', choices: [{ id: 'a', name: 'Low' }] }] });
+  });
+
   it('creates a new label with every field inline: one write', () => {
     const plan = planLabel(undefined, desired({ description: 'd', fields: [{ name: 'Level', type: 'selection', choices: [{ name: 'Low' }, { name: 'High', description: 'x' }] }, { name: 'Due', type: 'date', dateFormat: 'SHORT_DATE' }] }), undefined);
     expect(plan.create).toEqual({
@@ -181,10 +243,10 @@ describe('names and the apply file', () => {
       'f.yaml',
     ).catch((e: Error) => e.message);
     expect(String(err).split('\n').slice(1).map((l) => l.trim())).toEqual([
-      '(top level): unknown key "extra" (known: id, title, description, labelType, fields, permissions)',
+      '(top level): unknown key "extra" (known: id, title, renamed_from, description, labelType, languageCode, copyMode, enabledApps, disabled, fields, permissions)',
       'fields[0].list: must be true, false or a whole number of entries (1 or more)',
       'fields[0].choices[0].name: expected text, got number',
-      'fields[0].choices[2]: unknown key "nom" (known: id, name, description)',
+      'fields[0].choices[2]: unknown key "nom" (known: id, name, renamed_from, description)',
       'fields[0].choices[2].name: required',
       'fields[1]: expected a mapping, got number',
       'permissions[0].email: is not an email address',

@@ -2,14 +2,13 @@ import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { labelName } from '../../labels/names.js';
+import { APPS } from '../../labels/schema.js';
 import { labelsClient, writableRef } from './shared.js';
-
-const APPS = ['DRIVE', 'GMAIL'];
 
 export async function run(opts: { label: string; apps: string[]; admin?: boolean }, ctx: Context): Promise<CommandResult> {
   const apps = [...new Set(opts.apps.map((a) => a.toUpperCase()))];
-  const bad = apps.filter((a) => !APPS.includes(a));
-  if (bad.length) throw new ValidationError('apps', `unknown app${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, 'use drive and/or gmail');
+  const bad = apps.filter((a) => !(APPS as readonly string[]).includes(a));
+  if (bad.length) throw new ValidationError('apps', `unknown app${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, `use ${APPS.map((a) => a.toLowerCase()).join(' and/or ')}`);
   const name = labelName(writableRef(opts.label));
   const label = await (await labelsClient(ctx, opts.admin)).enabledApps(name, apps);
   const now = (label.enabledAppSettings?.enabledApps ?? []).map((a) => a.app).join(', ') || 'none';

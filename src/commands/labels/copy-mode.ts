@@ -2,14 +2,13 @@ import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { labelName } from '../../labels/names.js';
+import { COPY_MODES } from '../../labels/schema.js';
 import { labelsClient, writableRef } from './shared.js';
-
-export const COPY_MODES = ['DO_NOT_COPY', 'ALWAYS_COPY', 'COPY_APPLIABLE'];
 
 export async function run(opts: { label: string; mode: string; admin?: boolean }, ctx: Context): Promise<CommandResult> {
   const mode = opts.mode.toUpperCase().replace(/-/g, '_');
-  if (!COPY_MODES.includes(mode)) {
-    throw new ValidationError('mode', `"${opts.mode}" is not a copy mode`, 'use do-not-copy, always-copy or copy-appliable');
+  if (!(COPY_MODES as readonly string[]).includes(mode)) {
+    throw new ValidationError('mode', `"${opts.mode}" is not a copy mode`, `use ${COPY_MODES.map((m) => m.toLowerCase().replace(/_/g, '-')).join(', ').replace(/, ([^,]+)$/, ' or $1')}`);
   }
   const name = labelName(writableRef(opts.label));
   const label = await (await labelsClient(ctx, opts.admin)).copyMode(name, mode);

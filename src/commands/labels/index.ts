@@ -2,8 +2,11 @@ import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
+import { COPY_MODES, DATE_FORMATS, FIELD_TYPES, LABEL_TYPES, ROLES } from '../../labels/schema.js';
 
-const ROLE_CHOICES = ['READER', 'APPLIER', 'ORGANIZER', 'EDITOR'];
+const ROLE_CHOICES = [...ROLES];
+/** `ALWAYS_COPY` → `always-copy`, as the CLI spells enum values. */
+const kebab = (v: string) => v.toLowerCase().replace(/_/g, '-');
 const LABEL_ARG = '<label>';
 const ADMIN_HELP = 'use admin access (useAdminAccess; needs the drive.admin.labels scope): the way to read or change an ADMIN label';
 /** `--admin` on a verb that acts on one label. */
@@ -41,7 +44,7 @@ export function register(program: Command, ctx: Context): void {
     .description('create a draft label (revision 1)')
     .requiredOption('--title <text>', 'the title')
     .option('--description <text>', 'the description')
-    .addOption(new Option('--type <type>', 'label type').choices(['shared', 'admin']).default('shared'));
+    .addOption(new Option('--type <type>', 'label type').choices(LABEL_TYPES.map(kebab)).default('shared'));
   create.action(lazyAction(ctx, () => import('./create.js'), (_a, o) => ({ title: o.title, description: o.description, type: o.type })));
   examples(create, 'opsctl labels create --title Sensitivity --description "How secret"');
 
@@ -65,7 +68,7 @@ export function register(program: Command, ctx: Context): void {
   examples(del, 'opsctl labels delete 0a1b2c --yes');
 
   const copy = admin(
-    labels.command(`copy-mode ${LABEL_ARG} <mode>`).description('how the label is copied with a Drive item: do-not-copy | always-copy | copy-appliable (not revisioned)'),
+    labels.command(`copy-mode ${LABEL_ARG} <mode>`).description(`how the label is copied with a Drive item: ${COPY_MODES.map(kebab).join(' | ')} (not revisioned)`),
   );
   copy.action(lazyAction(ctx, () => import('./copy-mode.js'), ([label, mode], o) => ({ label, mode, admin: Boolean(o.admin) })));
   examples(copy, 'opsctl labels copy-mode 0a1b2c always-copy');
@@ -91,13 +94,23 @@ export function register(program: Command, ctx: Context): void {
 
   const apply = labels
     .command('apply')
-    .description(`make a label match a file (YAML or JSON): title, description, fields, choices, permissions (removing permissions or deleting fields/choices ${CONFIRM_HELP})`)
+    .description(
+      `make labels match a file (YAML or JSON; one label or a list, or \`labels get/list --json\` output): title, description, copy mode, apps, disabled state, fields, choices (renamed_from keeps their ids), permissions (removing permissions or deleting fields/choices ${CONFIRM_HELP})`,
+    )
     .requiredOption('-f, --file <path|->', 'the label file: YAML or JSON (- reads stdin)')
     .option('--dry-run', 'print the plan and send nothing')
     .option('--publish', 'publish the result when it has unpublished changes')
     .option('--admin', `${ADMIN_HELP} (on by itself for labelType: ADMIN)`);
   apply.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ file: o.file, dryRun: Boolean(o.dryRun), publish: Boolean(o.publish), admin: Boolean(o.admin) })));
-  examples(apply, 'opsctl labels apply -f sensitivity.yaml --dry-run', 'opsctl labels apply -f sensitivity.yaml --publish');
+  examples(apply, 'opsctl labels apply -f sensitivity.yaml --dry-run', 'opsctl labels apply -f sensitivity.yaml --publish', 'opsctl labels get 0a1b2c --json | opsctl labels apply -f - --dry-run');
+
+  const exp = labels
+    .command('export [label]')
+    .description('print a label (or --all you edit) in the apply-file format: YAML, or JSON with --json; `export | apply` changes nothing here and copies elsewhere')
+    .option('--all', 'every label you can edit (a list)')
+    .option('--admin', ADMIN_HELP);
+  exp.action(lazyAction(ctx, () => import('./export.js'), ([label], o) => ({ label, all: Boolean(o.all), admin: Boolean(o.admin) })));
+  examples(exp, 'opsctl labels export 0a1b2c > sensitivity.yaml', 'opsctl labels export --all > labels.yaml', 'opsctl labels export --all | opsctl --profile other labels apply -f - --dry-run');
 }
 
 function registerFields(labels: Command, ctx: Context): void {
@@ -105,7 +118,7 @@ function registerFields(labels: Command, ctx: Context): void {
   const add = admin(fields.command(`add ${LABEL_ARG}`))
     .description('add a field')
     .requiredOption('--name <text>', 'the display name')
-    .addOption(new Option('--type <type>', 'field type').choices(['text', 'integer', 'date', 'selection', 'user']).makeOptionMandatory())
+    .addOption(new Option('--type <type>', 'field type').choices(FIELD_TYPES).makeOptionMandatory())
     .option('--required', 'mark it required')
     .option('--choices <a,b,…>', 'choices of a selection field')
     .option('--list [maxEntries]', 'a selection or user field that holds a list')

@@ -23,6 +23,6 @@ export async function run(opts: ListOptions, ctx: Context): Promise<CommandResul
   if (limit === undefined) return { data: await client.list(query), columns: LABEL_COLUMNS };
   const { items, more } = await client.listUpTo(query, limit);
   // like the tracker's lists: a cut-short list says so on stderr
-  if (more) ctx.io.warn(`showing ${items.length} labels; more exist: leave out --limit for all, or raise it`);
+  if (more) ctx.io.warn(`showing ${items.length} label${items.length === 1 ? '' : 's'}; more exist: leave out --limit for all, or raise it`);
   return { data: items, columns: LABEL_COLUMNS };
 }

@@ -4,7 +4,10 @@ import type { MockServiceOptions } from '../../service.js';
 import type { MockState } from '../../store.js';
 import type { AccessTokenRecord } from '../oauth/tokens.js';
 
-export const API = '/v2beta';
+import { APPS, COPY_MODES, DEFAULT_LIMITS, LANGUAGE_CODE, ROLES, VIEWS, type LabelLimitsShape, type Role, type View } from '../../../labels/schema.js';
+
+export { API } from '../../../labels/schema.js';
+export { APPS, COPY_MODES, DEFAULT_LIMITS, ROLES, VIEWS, type Role, type View };
 export const CUSTOMER = 'customers/mock';
 
 /** The OAuth scopes of the label API (discovery document `auth.oauth2.scopes`). */
@@ -17,12 +20,6 @@ export const SCOPES = {
 export const READ_SCOPES: readonly string[] = Object.values(SCOPES);
 export const WRITE_SCOPES: readonly string[] = [SCOPES.labels, SCOPES.admin];
 
-export const ROLES = ['READER', 'APPLIER', 'ORGANIZER', 'EDITOR'] as const;
-export type Role = (typeof ROLES)[number];
-export const COPY_MODES = ['DO_NOT_COPY', 'ALWAYS_COPY', 'COPY_APPLIABLE'] as const;
-export const APPS = ['DRIVE', 'GMAIL'] as const;
-export const VIEWS = ['LABEL_VIEW_BASIC', 'LABEL_VIEW_FULL'] as const;
-export type View = (typeof VIEWS)[number];
 
 export type LifecycleState = 'UNPUBLISHED_DRAFT' | 'PUBLISHED' | 'DISABLED';
 
@@ -195,45 +192,8 @@ export const denied = (message: string) => new MockError(403, 'PERMISSION_DENIED
 
 // ---------- limits ----------
 
-export interface LabelLimits {
-  name: string;
-  maxTitleLength: number;
-  maxDescriptionLength: number;
-  maxFields: number;
-  maxDeletedFields: number;
-  maxDraftRevisions: number;
-  fieldLimits: {
-    maxIdLength: number;
-    maxDisplayNameLength: number;
-    maxDescriptionLength: number;
-    textLimits: { minLength: number; maxLength: number };
-    longTextLimits: { minLength: number; maxLength: number };
-    integerLimits: { minValue: string; maxValue: string };
-    dateLimits: { minValue: { year: number; month: number; day: number }; maxValue: { year: number; month: number; day: number } };
-    selectionLimits: { listLimits: { maxEntries: number }; maxIdLength: number; maxDisplayNameLength: number; maxChoices: number; maxDeletedChoices: number };
-    userLimits: { listLimits: { maxEntries: number } };
-  };
-}
-
-export const DEFAULT_LIMITS: LabelLimits = {
-  name: 'limits/label',
-  maxTitleLength: 200,
-  maxDescriptionLength: 1000,
-  maxFields: 10,
-  maxDeletedFields: 50,
-  maxDraftRevisions: 50,
-  fieldLimits: {
-    maxIdLength: 64,
-    maxDisplayNameLength: 200,
-    maxDescriptionLength: 1000,
-    textLimits: { minLength: 0, maxLength: 100 },
-    longTextLimits: { minLength: 0, maxLength: 200 },
-    integerLimits: { minValue: '-9007199254740991', maxValue: '9007199254740991' },
-    dateLimits: { minValue: { year: 1, month: 1, day: 1 }, maxValue: { year: 9999, month: 12, day: 31 } },
-    selectionLimits: { listLimits: { maxEntries: 20 }, maxIdLength: 64, maxDisplayNameLength: 200, maxChoices: 200, maxDeletedChoices: 100 },
-    userLimits: { listLimits: { maxEntries: 20 } },
-  },
-};
+/** `limits/label`: the table's default limits (src/labels/schema.ts), overridable per server. */
+export type LabelLimits = LabelLimitsShape;
 
 /**
  * The limits the mock enforces and reports. `createMockServer({options: {labels: {maxFields, maxChoices,
@@ -268,6 +228,13 @@ export function boolParam(value: unknown, name: string): boolean | undefined {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
   throw invalid(`${name} must be true or false (got ${JSON.stringify(value)})`);
+}
+
+/** `languageCode` (query or body): a BCP-47 tag; the mock has one language, so it is checked and not used. */
+export function languageParam(value: unknown, name = 'languageCode'): void {
+  if (value === undefined || value === null || value === '') return;
+  if (typeof value !== 'string') throw invalid(`${name} must be a string (a BCP-47 language code such as en or en-GB)`);
+  if (!LANGUAGE_CODE.test(value)) throw invalid(`${name} "${value}" is not a BCP-47 language code (such as en or en-GB)`);
 }
 
 export function enumParam<T extends string>(value: unknown, name: string, allowed: readonly T[]): T | undefined {

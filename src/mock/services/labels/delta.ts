@@ -14,27 +14,12 @@ import {
 } from './common.js';
 import { newLife, touch } from './model.js';
 import { randomBytes } from 'node:crypto';
+import { DATE_FORMATS, DELTA_KINDS, ID_PATTERNS, PROPERTIES, TYPE_OPTION_KEYS, type DeltaKind, type TypeOptionsKey } from '../../../labels/schema.js';
 
-/** The twelve request kinds of DeltaUpdateLabelRequest.Request, in the discovery document's order. */
-export const DELTA_KINDS = [
-  'createField',
-  'createSelectionChoice',
-  'deleteField',
-  'deleteSelectionChoice',
-  'disableField',
-  'disableSelectionChoice',
-  'enableField',
-  'enableSelectionChoice',
-  'updateField',
-  'updateFieldType',
-  'updateLabel',
-  'updateSelectionChoiceProperties',
-] as const;
-export type DeltaKind = (typeof DELTA_KINDS)[number];
+export { DELTA_KINDS, type DeltaKind };
 
-const TYPE_KEYS = ['textOptions', 'integerOptions', 'dateOptions', 'selectionOptions', 'userOptions'] as const;
-type TypeKey = (typeof TYPE_KEYS)[number];
-const DATE_FORMATS = ['LONG_DATE', 'SHORT_DATE'];
+const TYPE_KEYS = TYPE_OPTION_KEYS;
+type TypeKey = TypeOptionsKey;
 
 export interface DeltaEnv {
   label: StoredLabel;
@@ -147,7 +132,7 @@ function place<T extends { id: string }>(list: T[], item: T, before: string | un
 function newChoice(v: unknown, where: string, field: StoredField, env: DeltaEnv): StoredChoice {
   const o = obj(v, where)!;
   const lim = env.limits.fieldLimits.selectionLimits;
-  const id = str(o.id, `${where}.id`, { max: lim.maxIdLength, pattern: /^[A-Za-z0-9_]+$/, patternText: '([a-zA-Z0-9_])+' }) ?? genId();
+  const id = str(o.id, `${where}.id`, { max: lim.maxIdLength, pattern: ID_PATTERNS.choice, patternText: '([a-zA-Z0-9_])+' }) ?? genId();
   const choices = field.selectionOptions!.choices;
   if (choices.some((c) => c.id === id)) throw invalid(`${where}.id "${id}" is already used by a choice of field ${field.id}`);
   const { insertBeforeChoice, ...properties } = choiceProperties(o.properties, `${where}.properties`, env, false);
@@ -173,7 +158,7 @@ function typeOptions(key: TypeKey, v: unknown, where: string, env: DeltaEnv, fie
       return;
     case 'dateOptions': {
       const fmt = o.dateFormatType;
-      if (fmt !== undefined && !DATE_FORMATS.includes(fmt)) throw invalid(`${where}.dateFormatType must be one of ${DATE_FORMATS.join(', ')}`);
+      if (fmt !== undefined && !(DATE_FORMATS as readonly string[]).includes(fmt)) throw invalid(`${where}.dateFormatType must be one of ${DATE_FORMATS.join(', ')}`);
       const t = fmt ?? 'LONG_DATE';
       field.dateOptions = { dateFormatType: t, dateFormat: t === 'SHORT_DATE' ? 'M/d/yy' : 'MMMM d, y', minValue: lim.dateLimits.minValue, maxValue: lim.dateLimits.maxValue };
       return;
@@ -208,7 +193,7 @@ function oneType(o: Record<string, any>, where: string): TypeKey {
 export function createField(content: Content, v: unknown, where: string, env: DeltaEnv): StoredField {
   const o = obj(v, where)!;
   const lim = env.limits.fieldLimits;
-  const id = str(o.id, `${where}.id`, { max: lim.maxIdLength, pattern: /^[A-Za-z0-9]+$/, patternText: '([a-zA-Z0-9])+' }) ?? genId();
+  const id = str(o.id, `${where}.id`, { max: lim.maxIdLength, pattern: ID_PATTERNS.field, patternText: '([a-zA-Z0-9])+' }) ?? genId();
   if (content.fields.some((f) => f.id === id)) throw invalid(`${where}.id "${id}" is already used by another field`);
   const p = obj(o.properties, `${where}.properties`)!;
   const displayName = str(p.displayName, `${where}.properties.displayName`, { required: true, max: lim.maxDisplayNameLength }) as string;
@@ -269,9 +254,9 @@ function assertDeletable(life: StoredField['life'], what: string): void {
   if (life.everPublished && life.state !== 'DISABLED') throw precondition(`${what} is published: disable it before deleting it`);
 }
 
-const FIELD_PROPS = ['displayName', 'required', 'insertBeforeField'] as const;
-const CHOICE_PROPS = ['displayName', 'description', 'badgeConfig', 'insertBeforeChoice'] as const;
-const LABEL_PROPS = ['title', 'description'] as const;
+const FIELD_PROPS = PROPERTIES.field;
+const CHOICE_PROPS = PROPERTIES.choice;
+const LABEL_PROPS = PROPERTIES.label;
 
 /** Applies one request to `content` (a working copy) and returns its response. */
 export function applyRequest(content: Content, request: unknown, i: number, env: DeltaEnv): Record<string, unknown> {

@@ -3,6 +3,7 @@ import type { Route, ServiceModule } from '../../service.js';
 import { bearerToken, checkAccessToken } from '../oauth/tokens.js';
 import { API, READ_SCOPES, SCOPES, WRITE_SCOPES, errorReply, limitsFrom, type Caller } from './common.js';
 import { createLabel, deleteLabel, getCapabilities, getLabel, getLimits, labelVerb, listLabels, listLocks, type Env } from './labels.js';
+import { DISCOVERY_PATH, getDiscovery } from './discovery.js';
 import { allowedMethods, parseLabelPath } from './paths.js';
 import { batchDelete, batchUpdate, deletePermission, listPermissions, upsertPermission } from './permissions.js';
 
@@ -47,11 +48,14 @@ const labelsService: ServiceModule = {
       ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({ method, path: `${API}/labels/*`, handler: dispatch })),
       { method: 'GET', path: `${API}/limits/label`, handler: (req) => getLimits(req, env) },
       { method: 'GET', path: `${API}/users/:user/capabilities`, handler: (req) => getCapabilities(req, req.params.user, env) },
+      { method: 'GET', path: DISCOVERY_PATH, handler: getDiscovery },
     ];
     return {
       routes,
       errorReply,
       async authenticate(req, route) {
+        // the discovery document is public, as Google's is
+        if (route.path === DISCOVERY_PATH) return;
         const token = bearerToken(req.headers, req.query);
         const check = await ctx.store.read((s) => checkAccessToken(s, token, ctx.now()));
         if (!check.ok) {

@@ -12,6 +12,7 @@ import {
   enumParam,
   invalid,
   iso,
+  languageParam,
   newId,
   notFound,
   paginate,
@@ -65,14 +66,17 @@ export async function createLabel(req: MockRequest, env: Env): Promise<MockReply
   const who = caller(req);
   const adminAccess = adminQuery(req);
   assertAdminAccess(who, adminAccess, true);
+  languageParam(req.query.get('languageCode'));
   const b = body(req);
   const labelType = enumParam(b.labelType, 'labelType', ['SHARED', 'ADMIN', 'LABEL_TYPE_UNSPECIFIED', 'GOOGLE_APP'] as const);
   if (!labelType || labelType === 'LABEL_TYPE_UNSPECIFIED') throw invalid('labelType is required: SHARED or ADMIN');
   if (labelType === 'GOOGLE_APP') throw invalid('labelType GOOGLE_APP labels are owned by Google applications and cannot be created');
   if (labelType === 'ADMIN' && !adminAccess) throw denied('an ADMIN label can only be created with useAdminAccess=true and an admin scope');
   const props = b.properties;
-  if (!props || typeof props !== 'object' || Array.isArray(props)) throw invalid('properties is required (with properties.title)');
+  if (props === undefined || props === null) throw invalid('properties is required (with properties.title)');
+  if (typeof props !== 'object' || Array.isArray(props)) throw invalid('properties must be an object (with properties.title)');
   const title = props.title;
+  if (title !== undefined && title !== null && typeof title !== 'string') throw invalid('properties.title must be a string');
   if (typeof title !== 'string' || !title.trim()) throw invalid('properties.title is required');
   if (title.length > env.limits.maxTitleLength) throw invalid(`properties.title is ${title.length} characters; the limit is ${env.limits.maxTitleLength}`);
   const description = props.description;
@@ -124,6 +128,7 @@ export async function listLabels(req: MockRequest, env: Env): Promise<MockReply>
   const adminAccess = adminQuery(req);
   assertAdminAccess(who, adminAccess, false);
   const view = viewOf(req.query.get('view')) ?? 'LABEL_VIEW_BASIC';
+  languageParam(req.query.get('languageCode'));
   const publishedOnly = boolParam(req.query.get('publishedOnly'), 'publishedOnly') ?? false;
   const minimumRole = enumParam(req.query.get('minimumRole'), 'minimumRole', ['LABEL_ROLE_UNSPECIFIED', ...ROLES] as const);
   const customer = req.query.get('customer');
@@ -157,6 +162,7 @@ export async function getLabel(req: MockRequest, env: Env, id: string, rev: stri
   const adminAccess = adminQuery(req);
   assertAdminAccess(who, adminAccess, false);
   const view = viewOf(req.query.get('view')) ?? 'LABEL_VIEW_BASIC';
+  languageParam(req.query.get('languageCode'));
   return reply.ok(
     await env.ctx.store.read((s) => {
       const label = visibleLabel(s, id, who, adminAccess);
@@ -184,7 +190,8 @@ export async function deleteLabel(req: MockRequest, env: Env, id: string, rev: s
 }
 
 function enabledApps(v: unknown, where: string): Array<{ app: string }> {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw invalid(`${where} is required (an object with enabledApps)`);
+  if (v === undefined || v === null) throw invalid(`${where} is required (an object with enabledApps)`);
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`${where} must be an object (with enabledApps)`);
   const list = (v as Record<string, unknown>).enabledApps ?? [];
   if (!Array.isArray(list)) throw invalid(`${where}.enabledApps must be a list`);
   const seen = new Set<string>();
@@ -204,6 +211,7 @@ export async function labelVerb(req: MockRequest, env: Env, id: string, verb: La
   const adminAccess = adminBody(b, req);
   assertAdminAccess(who, adminAccess, true);
   const view = viewOf(b.view);
+  languageParam(b.languageCode);
   const wc = b.writeControl;
   if (wc !== undefined && (typeof wc !== 'object' || wc === null || Array.isArray(wc))) throw invalid('writeControl must be an object');
   const required = (wc as Record<string, unknown> | undefined)?.requiredRevisionId;

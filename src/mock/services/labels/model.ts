@@ -180,13 +180,14 @@ function lifecycle(life: Life, stateOverride?: string, unpublished?: boolean): R
   };
 }
 
-function people(life: Life): Record<string, unknown> {
+/** Who and when: a Field has a publisher but no publishTime (the discovery document's Field), a Choice has both. */
+function people(life: Life, withPublishTime: boolean): Record<string, unknown> {
   return {
     createTime: life.createTime,
     creator: { person: life.creator },
     updateTime: life.updateTime,
     updater: { person: life.updater },
-    ...(life.publishTime ? { publishTime: life.publishTime, publisher: { person: life.publisher } } : {}),
+    ...(life.publishTime ? { ...(withPublishTime ? { publishTime: life.publishTime } : {}), publisher: { person: life.publisher } } : {}),
     ...(life.state === 'DISABLED' && life.disableTime ? { disableTime: life.disableTime, disabler: { person: life.disabler } } : {}),
   };
 }
@@ -210,7 +211,7 @@ function presentChoice(label: StoredLabel, field: StoredField, c: StoredChoice, 
     schemaCapabilities: { canUpdate: editor, canDelete: editor && (state !== 'PUBLISHED' || !c.life.everPublished), canDisable: editor && state !== 'DISABLED', canEnable: editor && state === 'DISABLED' },
     appliedCapabilities: { canRead: true, canSearch: true, canSelect: state === 'PUBLISHED' },
     lockStatus: { locked: label.locks.some((l) => l.state === 'ACTIVE' && l.fieldId === field.id && l.choiceId === c.id) },
-    ...people(c.life),
+    ...people(c.life, true),
   };
 }
 
@@ -225,7 +226,7 @@ function presentField(label: StoredLabel, f: StoredField, editor: boolean): Reco
     schemaCapabilities: { canUpdate: editor, canDelete: editor && (state !== 'PUBLISHED' || !f.life.everPublished), canDisable: editor && state !== 'DISABLED', canEnable: editor && state === 'DISABLED' },
     appliedCapabilities: { canRead: true, canSearch: true, canWrite: state === 'PUBLISHED' },
     lockStatus: { locked: label.locks.some((l) => l.state === 'ACTIVE' && l.fieldId === f.id && !l.choiceId) },
-    ...people(f.life),
+    ...people(f.life, false),
   };
   if (f.textOptions) out.textOptions = { ...f.textOptions };
   if (f.integerOptions) out.integerOptions = { ...f.integerOptions };

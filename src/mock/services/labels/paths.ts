@@ -4,8 +4,9 @@
  * `/v2beta/labels/*` request is routed here and the suffix is parsed in this one function.
  */
 
-export const LABEL_VERBS = ['delta', 'publish', 'disable', 'enable', 'updateLabelCopyMode', 'updateLabelEnabledAppSettings'] as const;
-export type LabelVerb = (typeof LABEL_VERBS)[number];
+import { LABEL_VERBS, type LabelVerb } from '../../../labels/schema.js';
+
+export { LABEL_VERBS, type LabelVerb };
 
 export type LabelPath =
   /** `labels/ID` or `labels/ID@REV|latest|published` */
