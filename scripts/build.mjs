@@ -29,7 +29,8 @@ await build({
   platform: 'node',
   target: 'node20',
   // Dependencies are bundled too: one file read per chunk instead of hundreds of module resolutions at start-up.
-  external: ['playwright-core', 'fsevents'],
+  // @napi-rs/keyring loads a prebuilt native addon per platform: it stays a runtime import from node_modules.
+  external: ['playwright-core', 'fsevents', '@napi-rs/keyring'],
   minifyWhitespace: true,
   minifySyntax: true,
   // CommonJS dependencies inside ESM chunks expect these.
