@@ -3,7 +3,6 @@ import type { Profile } from '../config/profiles.js';
 import { EMBEDDED_PROFILE } from '../config/services.js';
 import type { Context } from '../context.js';
 import { AuthError, UsageError } from '../core/errors.js';
-import { configuredIssuer } from './settings.js';
 
 /**
  * Several signed-in accounts per profile, as gh keeps them: each bound to the authorization server that
@@ -14,7 +13,8 @@ import { configuredIssuer } from './settings.js';
 
 /** The authorization server a profile signs in at, as accounts record it: its issuer, its auth URL, or `embedded`. */
 export function authServerId(env: NodeJS.ProcessEnv, profileName: string, profile: Profile): string | undefined {
-  const issuer = configuredIssuer(env, profile);
+  // As settings.ts's configuredIssuer (not imported: settings reads the client secret through this module).
+  const issuer = env.OPSCTL_ISSUER ?? (env.OPSCTL_AUTH_URL ? undefined : profile.issuer);
   if (issuer) return issuer;
   const auth = env.OPSCTL_AUTH_URL ?? profile.auth;
   if (auth) return auth.replace(/\/+$/, '');
