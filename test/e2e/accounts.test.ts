@@ -5,6 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPE_BASE } from '../../src/auth/scopes.js';
 import { runBin } from '../helpers/bin.js';
 import { startMock } from '../helpers/mock.js';
+import { PtySession, SCRIPT } from '../helpers/pty.js';
+import { requireProgram } from '../helpers/e2e.js';
+
+const hasScript = requireProgram('script (util-linux, for the pty tests)', SCRIPT);
 
 /** Several accounts per profile, bound to their issuer, and incremental consent: the built binary against the mock on port 0. */
 describe('accounts (built binary against the mock authorization server)', () => {
@@ -167,5 +171,26 @@ describe('accounts (built binary against the mock authorization server)', () => 
     const again = await run(['auth', 'refresh', '--scopes', 'media.upload']);
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toContain('nothing to ask for');
+  });
+
+  it.runIf(hasScript)('auth switch with no ACCOUNT on a real terminal: a picker of the accounts; arrow keys and Enter switch', async () => {
+    const { run, env, creds } = setup();
+    for (const who of ['alice@example.com', 'bob@example.com', 'dave@example.com']) expect((await login(run, who, '--insecure-storage')).exitCode).toBe(0);
+    expect(creds().embedded.active).toBe('dave@example.com');
+    const pty = PtySession.opsctl(['auth', 'switch'], { env: { ...env, CI: undefined } });
+    try {
+      await pty.waitFor('Switch the active account of profile embedded to');
+      await pty.waitFor('dave@example.com (active)');
+      // The picker starts on the first account that is not active (alice); one down is bob.
+      pty.type('\u001b[B');
+      pty.type('\r');
+      expect(await pty.exitCode(60_000)).toBe(0);
+      expect(pty.output).toContain('active account of profile embedded: bob@example.com');
+    } finally {
+      pty.kill();
+    }
+    expect(creds().embedded.active).toBe('bob@example.com');
+    const me = await run(['api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true']);
+    expect(JSON.parse(me.stdout as string).items[0].snippet.title).toBe("bob's channel");
   });
 });
