@@ -22,7 +22,7 @@ export interface LoginOptions {
    * Incremental consent (`auth refresh --scopes`): ask only for `scopes`, with include_granted_scopes=true,
    * and keep the scopes this account was already granted.
    */
-  incremental?: { account: string; granted: string[]; requested: string[] };
+  incremental?: { account: string; granted: string[]; requested: string[]; refreshToken?: string; idToken?: string };
 }
 
 export interface LoginOutcome {
@@ -70,8 +70,9 @@ export function buildAuthorizeUrl(
   q.set('code_challenge', p.challenge);
   q.set('code_challenge_method', 'S256');
   q.set('state', p.state);
-  // OpenID Connect: the ID token must carry this back (checked before anything is stored).
-  q.set('nonce', p.nonce);
+  // OpenID Connect: the ID token must carry this back (checked before anything is stored). Only with
+  // openid: a provider refuses a nonce without it (an incremental request for API scopes alone).
+  if (p.scopes.includes('openid')) q.set('nonce', p.nonce);
   // Google-shaped servers issue a refresh token for access_type=offline; others ignore the parameter.
   q.set('access_type', 'offline');
   // OpenID Connect Core §11: offline_access is only honoured together with prompt=consent.
@@ -183,7 +184,8 @@ async function finish(
     let claims: Record<string, unknown> | undefined;
     if (res.id_token) {
       const { verifyIdToken } = await import('./id-token.js');
-      claims = await verifyIdToken(ctx, settings, res.id_token, { nonce: p.nonce });
+      // A nonce was sent only with openid; an incremental grant may carry an ID token without one.
+      claims = await verifyIdToken(ctx, settings, res.id_token, p.scopes.includes('openid') ? { nonce: p.nonce } : {});
     }
     tokens = toStored(res, ctx.now(), {}, settings, p.scopes);
     // Providers that keep the e-mail out of the ID token (oidc-provider, Keycloak by configuration) serve it at userinfo.
@@ -202,6 +204,10 @@ async function finish(
         });
       }
       tokens.account = p.incremental.account;
+      // A provider that issues no new refresh token for the added scopes (no offline_access asked): the
+      // earlier one stays, and so does the earlier ID token (nothing new asked about the user).
+      tokens.refresh_token ??= p.incremental.refreshToken;
+      tokens.id_token ??= p.incremental.idToken;
       // The server's grant includes the earlier scopes when it honours include_granted_scopes; when it
       // ignores the parameter, the earlier grant still stands at the server (refresh tokens keep it), and
       // opsctl keeps it on record so status and scripts see the whole grant.
@@ -219,7 +225,8 @@ async function finish(
   const { previous, storage } = await saveAccount(ctx, settings.profile, tokens, { insecure: p.insecure });
   // The sign-in of this account at this server that this one replaces: withdraw its grant so refresh
   // tokens do not pile up toward the server's cap (other accounts keep theirs).
-  if (previous?.refresh_token && previous.refresh_token !== tokens.refresh_token && (previous.token_url ?? settings.tokenUrl) === settings.tokenUrl) {
+  // (Not after an incremental grant the server did not merge with the earlier one: that grant stands.)
+  if (previous?.refresh_token && previous.refresh_token !== tokens.refresh_token && !unionKeptLocally && (previous.token_url ?? settings.tokenUrl) === settings.tokenUrl) {
     const { revokeToken } = await import('./token-client.js');
     await revokeToken(ctx, settings, previous.refresh_token).catch((err: Error) => ctx.debug(`[auth] revoking the previous sign-in failed: ${err.message}`));
   }

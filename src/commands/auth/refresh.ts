@@ -36,13 +36,18 @@ export async function run(opts: AuthRefreshOptions, ctx: Context): Promise<Comma
     return { data: { account: current.account, profile, scopes: granted, added: [] }, text: '', message: `${current.account} already has ${wanted.map(shortScope).join(' ')}: nothing to ask for` };
   }
   const requested = (current.requested_scope ?? current.scope ?? '').split(/\s+/).filter(Boolean);
+  // A Google-shaped server honours include_granted_scopes: only the new scopes are asked. A generic
+  // OpenID provider (an issuer profile) may ignore it, so its protocol scopes already granted (openid,
+  // email, profile, offline_access) are asked again too: the answer then names the same user (checked)
+  // and carries a refresh token for the new grant.
+  const protocol = configuredIssuer(ctx.env, await ctx.profile()) ? granted.filter((s) => ['openid', 'email', 'profile', 'offline_access'].includes(s)) : [];
   const out = await login(ctx, {
-    scopes: fresh,
+    scopes: [...protocol, ...fresh],
     browser: opts.browser,
     timeoutMs,
     consentAs: opts.consentAs,
     insecureStorage: opts.insecureStorage ?? current.storage === 'file',
-    incremental: { account: current.account, granted, requested },
+    incremental: { account: current.account, granted, requested, refreshToken: current.refresh_token, idToken: current.id_token },
   });
   if (out.unionKeptLocally) {
     ctx.io.warn(`${out.authServer} ignored include_granted_scopes: its new grant names only ${fresh.map(shortScope).join(' ')}; opsctl keeps the earlier scopes on record (the earlier grant stands at the server)`);
