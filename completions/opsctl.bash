@@ -140,12 +140,15 @@ _opsctl_has() { local words="" files=""; _opsctl_words "$1"; [[ -n "$words" ]]; 
 _opsctl_words() {
   case "$1" in
     '') words='login logout auth api tracker labels kv config mock demo completion help --json --jq --no-input --yes -y --debug --profile' ;;
-    'login') words='--scopes --login-hint --no-browser --timeout --port --consent-as --json --jq --no-input --yes -y --debug --profile' ;;
-    'logout') words='--json --jq --no-input --yes -y --debug --profile' ;;
-    'auth') words='login status token --json --jq --no-input --yes -y --debug --profile' ;;
+    'login') words='--scopes --login-hint --no-browser --timeout --port --insecure-storage --consent-as --json --jq --no-input --yes -y --debug --profile' ;;
+    'logout') words='--account --json --jq --no-input --yes -y --debug --profile' ;;
+    'auth') words='login status list switch token refresh --json --jq --no-input --yes -y --debug --profile' ;;
     'auth login') words='--service --with-token --json --jq --no-input --yes -y --debug --profile' ;;
-    'auth status') words='--json --jq --no-input --yes -y --debug --profile' ;;
-    'auth token') words='--json --jq --no-input --yes -y --debug --profile' ;;
+    'auth status') words='--all --json --jq --no-input --yes -y --debug --profile' ;;
+    'auth list') words='--json --jq --no-input --yes -y --debug --profile' ;;
+    'auth switch') words='--json --jq --no-input --yes -y --debug --profile' ;;
+    'auth token') words='--account --json --jq --no-input --yes -y --debug --profile' ;;
+    'auth refresh') words='--scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile' ;;
     'api') words='--method -X --field -f --input --service --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker') words='categories custom-fields documents entity-templates epic-workflow epics files linked-files groups health webhooks iterations key-results labels members milestones objectives projects repositories search stories story-links workflows --json --jq --no-input --yes -y --debug --profile' ;;
     'tracker categories') words='list get create update delete milestones objectives apply export --json --jq --no-input --yes -y --debug --profile' ;;

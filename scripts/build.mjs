@@ -18,7 +18,8 @@ await build({
   // Dependencies are bundled too: one file read per chunk instead of hundreds of module resolutions at start-up.
   // jq-wasm comes in through its `inline` entry (the WebAssembly inside the module), so --jq works from
   // dist/, the npm tarball and the single executable alike; that chunk loads only with --jq.
-  external: ['playwright-core', 'fsevents'],
+  // @napi-rs/keyring loads a prebuilt native addon per platform: it stays a runtime dependency.
+  external: ['playwright-core', 'fsevents', '@napi-rs/keyring'],
   minifyWhitespace: true,
   minifySyntax: true,
   // CommonJS dependencies inside ESM chunks expect these.

@@ -22,7 +22,8 @@ await build({
   format: 'cjs', // a single executable's main script is CommonJS and may require only built-in modules
   platform: 'node',
   target: 'node20',
-  external: ['playwright-core', 'fsevents'],
+  // the keyring binding is a native addon the executable cannot carry: there the credential file is used, said once
+  external: ['playwright-core', 'fsevents', '@napi-rs/keyring'],
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',

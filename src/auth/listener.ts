@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../core/errors.js';
-import { resultPage } from './html.js';
+import { fragmentPage, FRAGMENT_MARKER, resultPage } from './html.js';
 
 /** What the authorization server sent back to the redirect URI. */
 export interface CallbackParams {
@@ -106,6 +107,19 @@ function answerBrowser(req: IncomingMessage, res: ServerResponse, once: OneCallb
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
     res.end(html);
   };
+  // A server that puts the response (or only its state) after `#`: the browser never sends the fragment,
+  // so a tiny same-origin page reads it and asks again with it as the query (once: the marker stops a loop).
+  if (req.method === 'GET' && url.pathname === '/' && !params.state && !url.searchParams.has(FRAGMENT_MARKER)) {
+    const nonce = randomBytes(16).toString('base64url');
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    });
+    res.end(fragmentPage(nonce));
+    return;
+  }
   if (req.method !== 'GET' || url.pathname !== '/' || (!params.code && !params.error)) {
     send(404, resultPage(false, 'Not found', ['This address only receives the sign-in response for opsctl.']));
     return;
@@ -130,7 +144,10 @@ function pastedParams(pasted: string): CallbackParams | string {
   } catch {
     return 'that is not a URL: paste the whole address from the browser (it starts with http://127.0.0.1)';
   }
-  const params = paramsOf(url.searchParams);
+  // Parameters after `#` (a server that answers in the fragment) count where the query lacks them.
+  const merged = new URLSearchParams(url.hash.slice(1));
+  for (const [k, v] of url.searchParams) merged.set(k, v);
+  const params = paramsOf(merged);
   if (!params.code && !params.error) return 'that URL has no code or error parameter: paste the address the browser was redirected to';
   return params;
 }

@@ -3,7 +3,7 @@ import { AuthError, InterruptedError, OpsError, UsageError } from '../core/error
 import { startListener, type Callback } from './listener.js';
 import { createPkce, createState } from './pkce.js';
 import { missingScopes } from './scopes.js';
-import { storedTokens, toStored } from './session.js';
+import { toStored } from './session.js';
 import { oauthSettings, type OAuthSettings } from './settings.js';
 import { exchangeCode } from './token-client.js';
 
@@ -16,6 +16,13 @@ export interface LoginOptions {
   port?: number;
   /** Demo/test only, local mock only: submit the consent form over HTTP as this account instead of a browser. */
   consentAs?: string;
+  /** Keep the tokens in the 0600 credential file, not the OS keyring. */
+  insecureStorage?: boolean;
+  /**
+   * Incremental consent (`auth refresh --scopes`): ask only for `scopes`, with include_granted_scopes=true,
+   * and keep the scopes this account was already granted.
+   */
+  incremental?: { account: string; granted: string[]; requested: string[]; refreshToken?: string; idToken?: string };
 }
 
 export interface LoginOutcome {
@@ -26,7 +33,11 @@ export interface LoginOutcome {
   expiresAt?: number;
   refreshExpiresAt?: number;
   storedIn: string;
+  /** `keyring` when the tokens went to the OS keyring. */
+  storage: 'file' | 'keyring';
   authServer: string;
+  /** Incremental consent only: the server ignored include_granted_scopes and opsctl kept the earlier grant on record. */
+  unionKeptLocally?: boolean;
 }
 
 /** Whether to launch a browser: not with --no-browser, in CI, over SSH, or on Linux without a display. */
@@ -46,7 +57,10 @@ export function parseTimeout(text: string): number | undefined {
   return n > 0 ? n : undefined;
 }
 
-export function buildAuthorizeUrl(settings: OAuthSettings, p: { redirectUri: string; scopes: string[]; challenge: string; state: string; nonce: string; loginHint?: string }): string {
+export function buildAuthorizeUrl(
+  settings: OAuthSettings,
+  p: { redirectUri: string; scopes: string[]; challenge: string; state: string; nonce: string; loginHint?: string; includeGrantedScopes?: boolean },
+): string {
   const url = new URL(settings.authorizeUrl);
   const q = url.searchParams;
   q.set('client_id', settings.clientId);
@@ -56,13 +70,16 @@ export function buildAuthorizeUrl(settings: OAuthSettings, p: { redirectUri: str
   q.set('code_challenge', p.challenge);
   q.set('code_challenge_method', 'S256');
   q.set('state', p.state);
-  // OpenID Connect: the ID token must carry this back (checked before anything is stored).
-  q.set('nonce', p.nonce);
+  // OpenID Connect: the ID token must carry this back (checked before anything is stored). Only with
+  // openid: a provider refuses a nonce without it (an incremental request for API scopes alone).
+  if (p.scopes.includes('openid')) q.set('nonce', p.nonce);
   // Google-shaped servers issue a refresh token for access_type=offline; others ignore the parameter.
   q.set('access_type', 'offline');
   // OpenID Connect Core §11: offline_access is only honoured together with prompt=consent.
   if (p.scopes.includes('offline_access')) q.set('prompt', 'consent');
   if (p.loginHint) q.set('login_hint', p.loginHint);
+  // Incremental authorization: the new grant includes what this user already granted this client.
+  if (p.includeGrantedScopes) q.set('include_granted_scopes', 'true');
   return url.toString();
 }
 
@@ -94,7 +111,15 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
     state,
     onWrongState: () => ctx.io.warn('ignored a sign-in response with the wrong state (stale tab or forged request); still waiting'),
   });
-  const url = buildAuthorizeUrl(settings, { redirectUri: listener.redirectUri, scopes, challenge: pkce.challenge, state, nonce, loginHint: opts.loginHint });
+  const url = buildAuthorizeUrl(settings, {
+    redirectUri: listener.redirectUri,
+    scopes,
+    challenge: pkce.challenge,
+    state,
+    nonce,
+    loginHint: opts.loginHint ?? opts.incremental?.account,
+    includeGrantedScopes: Boolean(opts.incremental),
+  });
   const cleanups: Array<() => void> = [() => void listener.close()];
   let consentFailed: Promise<never> | undefined;
   try {
@@ -125,14 +150,19 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
     }
     ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
     const callback = await waitFor(ctx, consentFailed ? Promise.race([listener.result, consentFailed]) : listener.result, opts.timeoutMs);
-    return await finish(ctx, settings, callback, { verifier: pkce.verifier, redirectUri: listener.redirectUri, scopes, nonce });
+    return await finish(ctx, settings, callback, { verifier: pkce.verifier, redirectUri: listener.redirectUri, scopes, nonce, insecure: Boolean(opts.insecureStorage), incremental: opts.incremental });
   } finally {
     for (const fn of cleanups) fn();
     await listener.close();
   }
 }
 
-async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { verifier: string; redirectUri: string; scopes: string[]; nonce: string }): Promise<LoginOutcome> {
+async function finish(
+  ctx: Context,
+  settings: OAuthSettings,
+  cb: Callback,
+  p: { verifier: string; redirectUri: string; scopes: string[]; nonce: string; insecure: boolean; incremental?: LoginOptions['incremental'] },
+): Promise<LoginOutcome> {
   const { params } = cb;
   const issProblem = issuerParamProblem(settings, params.iss);
   if (issProblem) {
@@ -148,12 +178,14 @@ async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { 
     });
   }
   let tokens;
+  let unionKeptLocally = false;
   try {
     const res = await exchangeCode(ctx, settings, params.code as string, p.verifier, p.redirectUri);
     let claims: Record<string, unknown> | undefined;
     if (res.id_token) {
       const { verifyIdToken } = await import('./id-token.js');
-      claims = await verifyIdToken(ctx, settings, res.id_token, { nonce: p.nonce });
+      // A nonce was sent only with openid; an incremental grant may carry an ID token without one.
+      claims = await verifyIdToken(ctx, settings, res.id_token, p.scopes.includes('openid') ? { nonce: p.nonce } : {});
     }
     tokens = toStored(res, ctx.now(), {}, settings, p.scopes);
     // Providers that keep the e-mail out of the ID token (oidc-provider, Keycloak by configuration) serve it at userinfo.
@@ -164,20 +196,42 @@ async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { 
       // OpenID Connect Core §5.3.2: userinfo about another subject is not to be used.
       if ('claims' in info && info.claims.sub === claims.sub && typeof info.claims.email === 'string') tokens.account = info.claims.email;
     }
+    if (p.incremental) {
+      if (tokens.account !== undefined && tokens.account !== p.incremental.account) {
+        throw new AuthError(`signed in as ${tokens.account}, not ${p.incremental.account}: nothing was stored`, {
+          code: 'wrong_account',
+          hint: `run opsctl auth refresh again and choose ${p.incremental.account} on the sign-in page (or opsctl login to add ${tokens.account} as another account)`,
+        });
+      }
+      tokens.account = p.incremental.account;
+      // A provider that issues no new refresh token for the added scopes (no offline_access asked): the
+      // earlier one stays, and so does the earlier ID token (nothing new asked about the user).
+      tokens.refresh_token ??= p.incremental.refreshToken;
+      tokens.id_token ??= p.incremental.idToken;
+      // The server's grant includes the earlier scopes when it honours include_granted_scopes; when it
+      // ignores the parameter, the earlier grant still stands at the server (refresh tokens keep it), and
+      // opsctl keeps it on record so status and scripts see the whole grant.
+      const got = new Set((tokens.scope ?? '').split(/\s+/).filter(Boolean));
+      unionKeptLocally = p.incremental.granted.some((s) => !got.has(s));
+      tokens.scope = [...new Set([...p.incremental.granted, ...got])].join(' ');
+      tokens.requested_scope = [...new Set([...p.incremental.requested, ...p.scopes])].join(' ');
+    }
   } catch (err) {
     cb.respond({ ok: false, title: 'Sign-in failed', lines: [(err as Error).message, 'Return to the terminal for details.'] });
     throw err;
   }
   const creds = await ctx.credentials();
-  const previous = (await creds.get(settings.profile)).oauth;
-  await creds.update(settings.profile, (c) => ({ ...c, oauth: tokens }));
-  // The sign-in this one replaces: withdraw its grant so refresh tokens do not pile up toward the server's cap.
-  if (previous?.refresh_token && previous.refresh_token !== tokens.refresh_token && (previous.token_url ?? settings.tokenUrl) === settings.tokenUrl) {
+  const { saveAccount } = await import('./accounts.js');
+  const { previous, storage } = await saveAccount(ctx, settings.profile, tokens, { insecure: p.insecure });
+  // The sign-in of this account at this server that this one replaces: withdraw its grant so refresh
+  // tokens do not pile up toward the server's cap (other accounts keep theirs).
+  // (Not after an incremental grant the server did not merge with the earlier one: that grant stands.)
+  if (previous?.refresh_token && previous.refresh_token !== tokens.refresh_token && !unionKeptLocally && (previous.token_url ?? settings.tokenUrl) === settings.tokenUrl) {
     const { revokeToken } = await import('./token-client.js');
     await revokeToken(ctx, settings, previous.refresh_token).catch((err: Error) => ctx.debug(`[auth] revoking the previous sign-in failed: ${err.message}`));
   }
   const granted = (tokens.scope ?? '').split(/\s+/).filter(Boolean);
-  const missing = missingScopes(p.scopes, granted);
+  const missing = missingScopes(p.incremental ? [...new Set([...p.incremental.requested, ...p.scopes])] : p.scopes, granted);
   cb.respond({
     ok: true,
     title: 'Signed in to opsctl',
@@ -190,8 +244,10 @@ async function finish(ctx: Context, settings: OAuthSettings, cb: Callback, p: { 
     missing,
     expiresAt: tokens.expires_at,
     refreshExpiresAt: tokens.refresh_expires_at,
-    storedIn: creds.path,
+    storedIn: storage === 'keyring' ? 'OS keyring' : creds.path,
+    storage,
     authServer: settings.authUrl,
+    unionKeptLocally,
   };
 }
 
@@ -246,8 +302,4 @@ async function readPastedUrls(ctx: Context, accept: (line: string) => string | u
   });
   rl.on('error', () => undefined);
   return () => rl.close();
-}
-
-export async function alreadySignedIn(ctx: Context): Promise<string | undefined> {
-  return (await storedTokens(ctx))?.account;
 }

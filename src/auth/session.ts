@@ -30,20 +30,28 @@ export function toStored(res: TokenResponse, now: number, prev: Partial<OAuthTok
     client_id: settings.clientId,
     // The embedded mock's URL dies with the process that signed in: not worth keeping.
     token_url: settings.embedded ? undefined : settings.tokenUrl,
+    revoke_url: settings.embedded ? undefined : settings.revokeUrl,
+    // The server that minted these tokens: they are sent nowhere else (refresh, revoke, API calls).
+    issuer: prev.issuer ?? (settings.embedded ? 'embedded' : (settings.issuer ?? settings.authUrl)),
   };
 }
 
-export async function storedTokens(ctx: Context): Promise<OAuthTokens | undefined> {
-  return (await (await ctx.credentials()).get(await ctx.profileName())).oauth;
+/** The profile's active account (or `account`), with its tokens; undefined when nobody is signed in. */
+export async function storedTokens(ctx: Context, account?: string): Promise<(OAuthTokens & { account: string }) | undefined> {
+  const { accountTokens } = await import('./accounts.js');
+  return accountTokens(ctx, await ctx.profileName(), account);
 }
 
 /**
  * A valid access token from the credential file, refreshed first when less than 5 minutes remain.
  * Concurrent callers in one process wait for the same refresh.
  */
-export async function freshAccessToken(ctx: Context, opts: { force?: boolean } = {}): Promise<OAuthTokens> {
-  const stored = await storedTokens(ctx);
+export async function freshAccessToken(ctx: Context, opts: { force?: boolean; account?: string } = {}): Promise<OAuthTokens> {
+  const stored = await storedTokens(ctx, opts.account);
   if (!stored?.access_token) throw new AuthError('not signed in', { hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+  // Tokens go only to the server that minted them: a profile pointed at another issuer must sign in again.
+  const { assertBoundHere } = await import('./accounts.js');
+  await assertBoundHere(ctx, await ctx.profileName(), stored);
   const now = ctx.now();
   const fresh = stored.expires_at === undefined || stored.expires_at - now > REFRESH_MARGIN_MS;
   if (fresh && !opts.force) return stored;
@@ -55,15 +63,16 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean } =
     throw new AuthError('your time-based access has ended: the refresh token expired', { code: 'invalid_grant', hint: `run: opsctl login   (${INVALID_GRANT_REASONS})` });
   }
   const profile = await ctx.profileName();
-  const key = `${(await ctx.credentials()).path}\0${profile}`;
+  const key = `${(await ctx.credentials()).path}\0${profile}\0${stored.account}`;
   let p = inflight.get(key);
   if (!p) {
     p = (async () => {
       const settings = await oauthSettings(ctx);
       if (stored.client_id) settings.clientId = stored.client_id;
-      // Refresh where the tokens came from, unless that is a local mock: the embedded one listens on a new
-      // port in every process (and `mock serve` may restart on another), so the current setting is right.
-      if (stored.token_url && !settings.local) settings.tokenUrl = stored.token_url;
+      // Refresh where the tokens came from (the account is bound to this server, checked above), unless
+      // OPSCTL_TOKEN_URL says otherwise for this run; the embedded mock listens on a new port in every
+      // process, so its current URL is right.
+      if (stored.token_url && !settings.embedded && !ctx.env.OPSCTL_TOKEN_URL) settings.tokenUrl = stored.token_url;
       ctx.debug(`[auth] refreshing the access token (${stored.expires_at === undefined ? 'forced' : `${Math.round((stored.expires_at - now) / 1000)} s left`})`);
       const res = await refreshAccessToken(ctx, settings, stored.refresh_token as string);
       if (res.id_token) {
@@ -82,14 +91,11 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean } =
       }
       const next = toStored(res, ctx.now(), stored, settings);
       next.requested_scope = stored.requested_scope;
+      next.account = stored.account;
       // Another process may have signed out, signed in or stored a rotated refresh token while this refresh
       // was on the wire: never overwrite that; use what is stored now instead.
-      let other: OAuthTokens | undefined | null = null;
-      await (await ctx.credentials()).update(profile, (c) => {
-        if (c.oauth?.refresh_token === stored.refresh_token) return { ...c, oauth: next };
-        other = c.oauth;
-        return c;
-      });
+      const { storeRefreshed } = await import('./accounts.js');
+      const other = await storeRefreshed(ctx, profile, stored, next);
       if (other === null) return next;
       if (!other) throw new AuthError('signed out while opsctl was refreshing the access token (opsctl logout ran meanwhile)', { hint: 'run: opsctl login' });
       ctx.debug('[auth] the stored sign-in changed during the refresh; using the stored one');

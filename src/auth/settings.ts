@@ -67,7 +67,8 @@ export async function oauthSettings(ctx: Context): Promise<OAuthSettings> {
   if (!authorizeUrl) throw missing('authorization_endpoint', 'authorize_url');
   if (!tokenUrl) throw missing('token_endpoint', 'token_url');
   let clientId = ctx.env.OPSCTL_CLIENT_ID ?? profile.client_id;
-  let clientSecret = ctx.env.OPSCTL_CLIENT_SECRET ?? profile.client_secret;
+  // Never from config.json: the keyring or the credential file (an old config.json's is moved there first).
+  let clientSecret = ctx.env.OPSCTL_CLIENT_SECRET ?? (profile.client_secret !== undefined || clientId ? await (await import('./client-secret.js')).clientSecret(ctx, profileName) : undefined);
   if (!clientId) {
     if (!local || issuer) {
       throw new UsageError(`profile "${profileName}" has no OAuth client_id for ${authUrl}`, {

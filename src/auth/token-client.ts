@@ -99,7 +99,7 @@ export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, 
 export type RevokeOutcome = 'revoked' | 'already_revoked' | 'unsupported';
 
 /** RFC 7009 revocation; the seed's 400 `invalid_token` means the token was already revoked or expired. */
-export async function revokeToken(ctx: Context, settings: OAuthSettings, token: string): Promise<RevokeOutcome> {
+export async function revokeToken(ctx: Context, settings: Pick<OAuthSettings, 'revokeUrl' | 'clientId' | 'clientSecret'>, token: string): Promise<RevokeOutcome> {
   // A provider whose metadata names no revocation endpoint (and none set by hand) cannot revoke.
   if (!settings.revokeUrl) return 'unsupported';
   const { status, data } = await post(ctx, settings.revokeUrl, { token, client_id: settings.clientId, client_secret: settings.clientSecret });

@@ -29,6 +29,19 @@ export function credentialFileProblem(data: unknown): string | undefined {
         ['oauth.refresh_expires_at', optional(finiteNumber), 'a number'],
       );
     }
+    if (profile.accounts !== undefined) {
+      if (!Array.isArray(profile.accounts)) return `is not valid at ${name}.accounts: expected a list of accounts`;
+      for (const [i, a] of profile.accounts.entries()) {
+        const at = `${name}.accounts[${i}]`;
+        if (!isObject(a)) return `is not valid at ${at}: expected an object`;
+        if (!nonEmptyString(a.account)) return `is not valid at ${at}.account: expected a non-empty string`;
+        if (a.storage !== undefined && a.storage !== 'file' && a.storage !== 'keyring') return `is not valid at ${at}.storage: expected "file" or "keyring"`;
+        if (a.storage !== 'keyring' && !nonEmptyString(a.access_token)) return `is not valid at ${at}.access_token: expected a non-empty string`;
+        for (const k of ['refresh_token', 'scope', 'issuer', 'client_id', 'token_url', 'revoke_url']) if (!optional((v) => typeof v === 'string')(a[k])) return `is not valid at ${at}.${k}: expected a string`;
+        for (const k of ['expires_at', 'refresh_expires_at']) if (!optional(finiteNumber)(a[k])) return `is not valid at ${at}.${k}: expected a number`;
+      }
+    }
+    checks.push(['active', optional(nonEmptyString), 'an account name'], ['client_secret', optional(isObject), 'an object']);
     for (const [path, ok, expected] of checks) {
       const value = path.split('.').reduce<unknown>((v, k) => (isObject(v) ? v[k] : undefined), profile);
       if (!ok(value)) return `is not valid at ${name}.${path}: expected ${expected}`;

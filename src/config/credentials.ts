@@ -20,11 +20,25 @@ export interface OAuthTokens {
   /** The client and token endpoint the tokens were issued through (refresh and revoke use them). */
   client_id?: string;
   token_url?: string;
+  revoke_url?: string;
+  /** The authorization server that minted the tokens: its issuer, its auth URL, or `embedded`. Tokens go nowhere else. */
+  issuer?: string;
+  /** Where the secrets (access, refresh and ID token) live: in this file, or in the OS keyring (then absent here). */
+  storage?: 'file' | 'keyring';
 }
+
+/** An account as kept in the file: with storage `keyring` its tokens are in the OS keyring, not here. */
+export type StoredAccount = Omit<OAuthTokens, 'access_token'> & { account: string; access_token?: string };
 
 export interface ProfileCredentials {
   tracker?: { token: string };
+  /** One sign-in, as opsctl before several accounts stored it; moved into `accounts` on the next write. */
   oauth?: OAuthTokens;
+  /** Every signed-in account of the profile (gh-style), and the active one's name. */
+  accounts?: StoredAccount[];
+  active?: string;
+  /** The OAuth client secret (never in config.json); `keyring` when it is in the OS keyring. */
+  client_secret?: { value?: string; storage: 'file' | 'keyring' };
 }
 
 type CredentialFile = Record<string, ProfileCredentials>;
@@ -70,7 +84,7 @@ export class CredentialStore {
    * Read-modify-write of one profile's credentials, under a cross-process lock so that two commands
    * (a refresh here, a login or logout there) never lose each other's change.
    */
-  async update(profile: string, fn: (current: ProfileCredentials) => ProfileCredentials): Promise<void> {
+  async update(profile: string, fn: (current: ProfileCredentials) => ProfileCredentials | Promise<ProfileCredentials>): Promise<void> {
     await ensurePrivateDir(this.dir);
     await chmod(this.dir, 0o700).catch((err) => {
       throw dirError(this.dir, err);
@@ -82,7 +96,7 @@ export class CredentialStore {
     try {
       await removeLeftoverTempFiles(this.path);
       const all = await this.read();
-      const next = fn({ ...(all[profile] ?? {}) });
+      const next = await fn({ ...(all[profile] ?? {}) });
       if (Object.keys(next).length === 0) delete all[profile];
       else all[profile] = next;
       await writeFileAtomic(this.path, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 }).catch((err) => {

@@ -28,7 +28,7 @@ export const PROFILE_KEYS = {
   tracker: { kind: 'url', help: 'work-tracker base URL (serves /api/v3)' },
   labels: { kind: 'url', help: 'label service base URL (serves /v2beta)' },
   client_id: { kind: 'text', help: 'OAuth client id' },
-  client_secret: { kind: 'text', help: 'OAuth client secret (installed apps: not confidential)' },
+  client_secret: { kind: 'text', help: 'OAuth client secret (installed apps: not confidential); kept in the OS keyring or the 0600 credential file, never in config.json' },
   scopes: { kind: 'text', help: 'default scopes for opsctl login, space-separated' },
   tracker_rate_limit: { kind: 'rate', help: 'client-side pacing for the tracker, e.g. 200/1m' },
   tracker_token_header: { kind: 'token-header', help: 'header that carries the tracker token: Shortcut-Token or Tracker-Token (default: by host)' },
@@ -138,6 +138,10 @@ export class ConfigStore {
       return;
     }
     assertKey(key);
+    if (key === 'client_secret') {
+      // A secret never goes to config.json: `opsctl config set client_secret` stores it in the keyring or the credential file.
+      throw new UsageError('client_secret is a secret and is never written to config.json', { field: 'client_secret', hint: 'run: opsctl config set client_secret VALUE (stored in the OS keyring or the 0600 credential file)' });
+    }
     const problem = checkValue(PROFILE_KEYS[key].kind, value);
     if (problem) throw new ValidationError(key, problem);
     await this.writing(async () => {

@@ -8,6 +8,8 @@ export interface Prompter {
   input(message: string, opts: { flag: string; default?: string }): Promise<string>;
   /** Asks for a secret; what is typed is not shown (a * per key). Without a terminal: fails with `hint`. */
   password(message: string, opts: { hint: string; field?: string }): Promise<string>;
+  /** Asks to pick one of `choices` (arrow keys). Without a terminal: fails naming `flag`. */
+  select?(message: string, opts: { flag: string; choices: Array<{ value: string; name: string }>; default?: string }): Promise<string>;
 }
 
 /** Where an @inquirer prompt reads and writes, and what cancels it. */
@@ -62,6 +64,11 @@ export function terminalPrompter(ctx: Context): Prompter {
       if (!canPrompt) throw new UsageError(`${message}: no terminal to ask on`, { field: opts.field, hint: opts.hint });
       const { password } = await import('@inquirer/prompts');
       return ask(password, { message: io.safeErr(message), mask: true });
+    },
+    select: async (message, opts) => {
+      if (!canPrompt) throw new UsageError(`${message}: no terminal to ask on`, { field: opts.flag, hint: `pass ${opts.flag}` });
+      const { select } = await import('@inquirer/prompts');
+      return ask(select, { message: io.safeErr(message), choices: opts.choices.map((c) => ({ ...c, name: io.safeErr(c.name) })), default: opts.default });
     },
   };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
+import { readCredentials } from '../helpers/credentials.js';
 import { authorizationUrl, requireChromium, withChromiumPage } from '../helpers/chromium.js';
 import { OIDC_CLIENT_ID, signInThroughPages, startOidcProvider, type OidcProviderHandle } from '../helpers/oidc-provider.mjs';
 
@@ -34,14 +35,14 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
   });
 
   const credsFile = () => join(dir, 'credentials.json');
-  const stored = () => JSON.parse(readFileSync(credsFile(), 'utf8'))[profile]?.oauth;
+  const stored = () => readCredentials(credsFile())[profile]?.oauth;
 
   /**
    * Runs `opsctl login --no-browser`, reads the URL it prints, lets `tamper` change it (an attacker's
    * hand), signs in through oidc-provider's pages and lets the "browser" land on opsctl's listener.
    */
-  async function signIn(scopes: string[], opts: { login?: string; tamper?: (u: URL) => void; envOverride?: NodeJS.ProcessEnv } = {}) {
-    const child = runBin(['login', '--no-browser', '--timeout', '1m', '--scopes', ...scopes], { env: { ...env, ...opts.envOverride } });
+  async function signIn(scopes: string[], opts: { login?: string; tamper?: (u: URL) => void; envOverride?: NodeJS.ProcessEnv; command?: string[] } = {}) {
+    const child = runBin([...(opts.command ?? ['login']), '--no-browser', '--timeout', '1m', '--scopes', ...scopes], { env: { ...env, ...opts.envOverride } });
     let stderr = '';
     const printed = await new Promise<string>((resolve, reject) => {
       child.stderr!.on('data', (c: Buffer) => {
@@ -97,6 +98,33 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     expect(JSON.parse(status.stdout as string).missing_scopes).toEqual(['api:admin']);
   });
 
+  it('auth refresh --scopes asks oidc-provider only for the new scope; it ignores include_granted_scopes, so opsctl keeps the union on record and says so', async () => {
+    expect((await signIn(['openid', 'email', 'offline_access', 'api:read'])).done.exitCode).toBe(0);
+    const before = stored();
+    const r = await signIn(['api:write'], { command: ['auth', 'refresh', '--json'] });
+    expect(r.done.exitCode, r.done.stderr as string).toBe(0);
+    // The API scope alone, plus the protocol scopes already granted (so the answer names the same user).
+    expect(r.url.searchParams.get('scope')).toBe('openid email offline_access api:write');
+    expect(r.url.searchParams.get('include_granted_scopes')).toBe('true');
+    expect(r.url.searchParams.get('login_hint')).toBe('alice@example.org');
+    const out = JSON.parse(r.done.stdout as string);
+    // oidc-provider (no include_granted_scopes support) answers with the new scope alone: opsctl says so,
+    // and keeps the earlier grant (still live at the provider through its refresh token) on record.
+    expect(out).toMatchObject({ account: 'alice@example.org', added: ['api:write'], include_granted_scopes_honoured: false });
+    expect(r.done.stderr).toContain('ignored include_granted_scopes');
+    expect(new Set(out.scopes)).toEqual(new Set(['openid', 'email', 'offline_access', 'api:read', 'api:write']));
+    const after = stored();
+    expect(after.account).toBe('alice@example.org');
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    const status = await runBin(['auth', 'status', '--json'], { env });
+    expect(status.exitCode, status.stderr as string).toBe(0);
+    expect(JSON.parse(status.stdout as string)).toMatchObject({ account: 'alice@example.org', missing_scopes: [] });
+    // The earlier grant still stands at the provider: its refresh token gets a token for api:read.
+    const res = await fetch(`${op.issuer}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: before.refresh_token, client_id: OIDC_CLIENT_ID }) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { scope: string }).scope.split(' ')).toContain('api:read');
+  });
+
   it('refreshes an expiring access token at the provider, and checks the refreshed ID token', async () => {
     expect((await signIn(['openid', 'email', 'offline_access'])).done.exitCode).toBe(0);
     const before = stored();
@@ -117,7 +145,9 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     const out = await runBin(['logout'], { env });
     expect(out.exitCode, out.stderr as string).toBe(0);
     expect(out.stderr).toContain('tokens revoked on the server');
-    expect(stored()).toBeUndefined();
+    // Signed in without the email scope, the account is named by its subject; that one is gone.
+    expect(stored()?.account).not.toBe('alice');
+    expect(readCredentials(credsFile())[profile].accounts.map((a: { account: string }) => a.account)).not.toContain('alice');
     const res = await fetch(`${op.issuer}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token, client_id: OIDC_CLIENT_ID }) });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toBe('invalid_grant');
@@ -193,7 +223,7 @@ describe('opsctl against oidc-provider without a revocation endpoint', () => {
     expect(out.exitCode, out.stderr as string).toBe(0);
     expect(JSON.parse(out.stdout as string)).toMatchObject({ revoked: false, revocation_supported: false, removed: true });
     expect(out.stderr).toMatch(/no revocation endpoint.*could not revoke/);
-    expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).embedded?.oauth).toBeUndefined();
+    expect(readCredentials(join(dir, 'credentials.json')).embedded?.oauth).toBeUndefined();
   });
 });
 

@@ -8,6 +8,7 @@ import { SCOPE_BASE } from '../../src/auth/scopes.js';
 import { signJwt, type SigningKey } from '../../src/mock/services/oauth/jwt.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { readCredentials } from '../helpers/credentials.js';
 import { startMock } from '../helpers/mock.js';
 import { followRedirect, playBrowser, postForm } from '../helpers/oauth-browser.js';
 
@@ -47,7 +48,7 @@ const login = (args: string[], seen: { url?: string } = {}, tamper?: (u: URL) =>
   runCli(['login', '--timeout', '20s', ...args], { env: { ...env, ...extra }, openBrowser: browser(seen, tamper) });
 const stored = (profile = 'embedded') => {
   const file = join(cfg.dir, 'credentials.json');
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8'))[profile]?.oauth : undefined;
+  return existsSync(file) ? readCredentials(file)[profile]?.oauth : undefined;
 };
 
 /** A small HTTP server the test scripts (metadata documents, a token-endpoint proxy); logs the paths asked for. */
@@ -307,7 +308,7 @@ describe('ID token checks (the embedded mock signs them; the test tampers)', () 
     expect((await login(['--scopes', 'openid', 'email', READ], {}, undefined, e)).code).toBe(0);
     const expire = () => {
       const file = join(cfg.dir, 'credentials.json');
-      const all = JSON.parse(readFileSync(file, 'utf8'));
+      const all = readCredentials(file);
       all.embedded.oauth.expires_at = Date.now() - 1000;
       writeFileSync(file, JSON.stringify(all), { mode: 0o600 });
       return all.embedded.oauth;

@@ -11,6 +11,7 @@ import { IOStreams } from '../../src/core/io.js';
 import { SCOPE_BASE } from '../../src/auth/scopes.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { readCredentials } from '../helpers/credentials.js';
 import { startMock } from '../helpers/mock.js';
 import { followRedirect, playBrowser, postForm, type ConsentChoice } from '../helpers/oauth-browser.js';
 
@@ -63,7 +64,7 @@ async function until<T>(fn: () => T | undefined, timeoutMs = 10_000): Promise<T>
 
 const login = (args: string[], choice: ConsentChoice = {}, seen = {}) => runCli(['login', ...args], { env, openBrowser: browser(choice, seen) });
 const cli = (...argv: string[]) => runCli(argv, { env });
-const creds = () => JSON.parse(readFileSync(join(cfg.dir, 'credentials.json'), 'utf8'));
+const creds = () => readCredentials(join(cfg.dir, 'credentials.json'));
 
 describe('opsctl login with the test playing the browser', () => {
   it('all scopes granted: stores tokens 0600 in a 0700 dir, prints account and scopes; status, token, api work', async () => {
@@ -285,13 +286,14 @@ describe('tokens over time', () => {
       hold();
       const again = cli('auth', 'token');
       await until(() => held === 1);
-      expect((await runCli(['login'], { env, dispatcher: own, openBrowser: browser({ email: 'bob@example.com' }) })).code).toBe(0);
-      const bobs = creds().embedded.oauth.access_token;
+      // Alice signs in again elsewhere while her refresh is on the wire: the refresh must not overwrite that.
+      expect((await runCli(['login'], { env, dispatcher: own, openBrowser: browser() })).code).toBe(0);
+      const alices = creds().embedded.oauth.access_token;
       release();
       const t = await again;
       expect(t.code, t.stderr).toBe(0);
-      expect(t.stdout.trim()).toBe(bobs);
-      expect(creds().embedded.oauth).toMatchObject({ account: 'bob@example.com', access_token: bobs });
+      expect(t.stdout.trim()).toBe(alices);
+      expect(creds().embedded.oauth).toMatchObject({ account: 'alice@example.com', access_token: alices });
     } finally {
       release?.();
       proxy.close();
@@ -426,12 +428,16 @@ describe('tokens over time', () => {
 });
 
 describe('profiles and real servers', () => {
-  it('--profile keeps the tokens per profile; a new sign-in revokes the one it replaces', async () => {
+  it('--profile keeps the tokens per profile; a new sign-in of the same account revokes the one it replaces, another account is added', async () => {
     expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser() })).code).toBe(0);
     const first = creds().work.oauth;
     expect(creds().embedded).toBeUndefined();
     expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser({ email: 'bob@example.com' }) })).code).toBe(0);
     expect(creds().work.oauth.account).toBe('bob@example.com');
+    const kept = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    expect(kept.status).toBe(200);
+    expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser() })).code).toBe(0);
+    expect(creds().work.accounts.map((a: { account: string }) => a.account)).toEqual(['bob@example.com', 'alice@example.com']);
     const old = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
     expect(old.json.error).toBe('invalid_grant');
   });

@@ -38,7 +38,18 @@ describe('loopback listener', () => {
       return { status: r.statusCode, body: await r.body.text(), type: r.headers['content-type'] };
     };
     expect((await get('/favicon.ico')).status).toBe(404);
-    expect((await get('/')).status).toBe(404);
+    // No state in the query: the page that reads the fragment (asked again with the marker, a 404 without one).
+    const r = await request(`http://127.0.0.1:${l.port}/`);
+    const csp = String(r.headers['content-security-policy']);
+    const nonce = /script-src 'nonce-([\w-]+)'/.exec(csp)?.[1];
+    expect(r.statusCode).toBe(200);
+    expect(csp).toContain("default-src 'none'");
+    const html = await r.body.text();
+    expect(html).toContain(`<script nonce="${nonce}">`);
+    expect(html).not.toMatch(/<script[^>]*src=/);
+    expect((await get('/?opsctl_fragment=1')).status).toBe(404);
+    expect((await get('/?code=abc&opsctl_fragment=1')).status).toBe(400);
+    wrong = 0;
     expect((await get('/other?code=abc&state=good-state')).status).toBe(404);
     const bad = await get('/?code=abc&state=evil');
     expect(bad.status).toBe(400);

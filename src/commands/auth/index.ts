@@ -18,16 +18,59 @@ export function register(program: Command, ctx: Context): void {
   examples(
     auth
       .command('status')
-      .description('show the signed-in account, granted and missing scopes, token expiry and where the token comes from (exit 4 if not signed in)')
-      .action(lazyAction(ctx, () => import('./status.js'), () => ({}))),
+      .description('show the active account, its issuer, granted and missing scopes, token expiry and where the token is stored (exit 4 if not signed in, or signed in at another issuer)')
+      .option('--all', 'every account of every profile, from the credential file (exit 4 if an active one needs a new sign-in)')
+      .action(lazyAction(ctx, () => import('./status.js'), (_a, o) => ({ all: Boolean(o.all) }))),
     'opsctl auth status',
     'opsctl auth status --json',
+    'opsctl auth status --all',
+  );
+  examples(
+    auth
+      .command('list')
+      .alias('ls')
+      .description('list the accounts signed in on the profile: account, issuer, scopes, expiry, active')
+      .action(lazyAction(ctx, () => import('./list.js'), () => ({}))),
+    'opsctl auth list',
+    'opsctl auth list --json',
+  );
+  examples(
+    auth
+      .command('switch [account]')
+      .description('make another signed-in account the active one (a picker on a terminal; name ACCOUNT without one)')
+      .action(lazyAction(ctx, () => import('./switch.js'), ([account]) => ({ account }))),
+    'opsctl auth switch bob@example.com',
+    'opsctl auth switch              # pick from a list',
   );
   examples(
     auth
       .command('token')
-      .description('print a valid OAuth access token for scripts (refreshed first when less than 5 minutes remain)')
-      .action(lazyAction(ctx, () => import('./token.js'), () => ({}))),
+      .description('print a valid OAuth access token for scripts (refreshed first when less than 5 minutes remain); --json adds expiry and scopes')
+      .option('--account <account>', 'a signed-in account other than the active one')
+      .action(lazyAction(ctx, () => import('./token.js'), (_a, o) => ({ account: o.account as string | undefined }))),
     'curl -H "Authorization: Bearer $(opsctl auth token)" "$API/media/v3/channels?part=id&mine=true"',
+    'opsctl auth token --account bob@example.com --json',
+  );
+  examples(
+    auth
+      .command('refresh')
+      .description('add scopes to the active account: asks only for the new ones (include_granted_scopes=true) and keeps the earlier grant')
+      .requiredOption('--scopes <scope...>', 'the scopes to add (short names like media.upload expand)')
+      .option('--account <account>', 'a signed-in account other than the active one')
+      .option('--no-browser', 'do not open a browser: print the URL, and accept the redirected URL pasted back')
+      .option('--timeout <duration>', 'how long to wait for the browser', '5m')
+      .option('--consent-as <email>', 'LOCAL MOCK only: submit the consent form as this seeded account, no browser')
+      .option('--insecure-storage', 'keep the tokens in the 0600 credential file, not the OS keyring')
+      .action(
+        lazyAction(ctx, () => import('./refresh.js'), (_a, o) => ({
+          scopes: o.scopes as string[],
+          account: o.account as string | undefined,
+          browser: o.browser !== false,
+          timeout: String(o.timeout),
+          consentAs: o.consentAs as string | undefined,
+          insecureStorage: o.insecureStorage ? true : undefined,
+        })),
+      ),
+    'opsctl auth refresh --scopes media.upload',
   );
 }

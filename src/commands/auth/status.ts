@@ -1,13 +1,21 @@
+import type { OAuthTokens } from '../../config/credentials.js';
 import type { Context } from '../../context.js';
 import { AuthError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import { accountColumns } from './columns.js';
 
 /**
  * `opsctl auth status`: the account, granted and missing scopes, token expiries, where the token
  * comes from and where it is stored. Exit 4 when not signed in.
  */
-export async function run(_opts: Record<string, never>, ctx: Context): Promise<CommandResult> {
-  const [{ storedTokens }, { missingScopes, shortScope }] = await Promise.all([import('../../auth/session.js'), import('../../auth/scopes.js')]);
+export interface AuthStatusOptions {
+  /** Every profile's accounts, from the credential file alone (no network, no keyring). */
+  all?: boolean;
+}
+
+export async function run(opts: AuthStatusOptions, ctx: Context): Promise<CommandResult> {
+  if (opts.all) return everyProfile(ctx);
+  const { missingScopes, shortScope } = await import('../../auth/scopes.js');
   const profile = await ctx.profileName();
   const creds = await ctx.credentials();
   const now = ctx.now();
@@ -47,44 +55,54 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
     return { data, text: lines.join('\n') };
   }
 
-  let stored = await storedTokens(ctx);
-  if (!stored) throw new AuthError(`not signed in (profile ${profile})`, { code: 'not_signed_in', hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
-  if (stored.refresh_expires_at !== undefined && stored.refresh_expires_at <= now) {
-    throw new AuthError(`the sign-in of ${stored.account ?? 'this profile'} has ended: its time-based access expired at ${iso(stored.refresh_expires_at)}`, {
+  const { listAccounts, assertBoundHere, withSecrets } = await import('../../auth/accounts.js');
+  const { accounts, active } = await listAccounts(ctx, profile);
+  const record = accounts.find((a) => a.account === active);
+  if (!record) throw new AuthError(`not signed in (profile ${profile})`, { code: 'not_signed_in', hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+  // Signed in at another server than the profile's: say so (exit 4), and send that server nothing.
+  await assertBoundHere(ctx, profile, record);
+  if (record.refresh_expires_at !== undefined && record.refresh_expires_at <= now) {
+    throw new AuthError(`the sign-in of ${record.account} has ended: its time-based access expired at ${iso(record.refresh_expires_at)}`, {
       code: 'invalid_grant',
       hint: 'run: opsctl login',
     });
   }
+  let stored: Omit<OAuthTokens, 'access_token'> & { account: string; access_token?: string } = record;
   // A grant revoked elsewhere (security page, admin) looks fine locally: ask the server about the access
   // token, and when it refuses it, a refresh tells whether the sign-in survives (invalid_grant → exit 4).
-  // (Not against the embedded mock, which only opsctl itself changes: status stays cheap there.)
+  // (Not against the embedded mock, which only opsctl itself changes: status stays cheap there, and
+  // never reads the keyring.)
   const { configuredIssuer } = await import('../../auth/settings.js');
   const issuer = configuredIssuer(ctx.env, await ctx.profile());
   const remote = Boolean(ctx.env.OPSCTL_AUTH_URL ?? (await ctx.profile()).auth ?? issuer);
-  if (remote && stored.access_token && (stored.expires_at === undefined || stored.expires_at > now)) {
+  if (remote && (stored.expires_at === undefined || stored.expires_at > now)) {
+    const full = await withSecrets(ctx, profile, record);
     // Any provider (an issuer): its userinfo endpoint says whether it still takes the token; else Google's tokeninfo.
-    const { rejected } = issuer ? await userinfoCheck(ctx, stored.access_token, stored.scope) : await tokenInfo(ctx, stored.access_token, stored.token_url);
+    const { rejected } = issuer ? await userinfoCheck(ctx, full.access_token, full.scope) : await tokenInfo(ctx, full.access_token, full.token_url);
     if (rejected) {
       ctx.debug(`[auth] the server refused the stored access token (${rejected}); trying a refresh`);
       const { freshAccessToken } = await import('../../auth/session.js');
-      stored = await freshAccessToken(ctx, { force: true });
+      stored = { ...(await freshAccessToken(ctx, { force: true })), account: record.account };
     }
   }
   const granted = (stored.scope ?? '').split(/\s+/).filter(Boolean);
   const requested = (stored.requested_scope ?? '').split(/\s+/).filter(Boolean);
   const missing = missingScopes(requested, granted);
+  const storedIn = record.storage === 'keyring' ? 'OS keyring' : creds.path;
   const data = {
     signed_in: true,
     profile,
     source: 'file',
     source_detail: creds.path,
-    stored_in: creds.path,
-    account: stored.account ?? null,
+    stored_in: storedIn,
+    account: stored.account,
+    accounts: accounts.map((a) => a.account),
+    issuer: record.issuer ?? null,
     scopes: granted,
     missing_scopes: missing,
     access_token_expires_at: iso(stored.expires_at),
     access_token_expires_in: inSeconds(stored.expires_at),
-    refresh_token: Boolean(stored.refresh_token),
+    refresh_token: record.storage === 'keyring' ? true : Boolean(stored.refresh_token),
     refresh_token_expires_at: iso(stored.refresh_expires_at),
     client_id: stored.client_id ?? null,
   };
@@ -95,16 +113,29 @@ export async function run(_opts: Record<string, never>, ctx: Context): Promise<C
         ? `expired at ${iso(stored.expires_at)} (refreshed on next use)`
         : `${iso(stored.expires_at)} (in ${inSeconds(stored.expires_at)} s; refreshed automatically)`;
   const lines = [
-    `account:   ${stored.account ?? 'unknown (sign in with the email scope to see it)'}`,
+    `account:   ${stored.account}${accounts.length > 1 ? `  (active; ${accounts.length - 1} more: opsctl auth list)` : ''}`,
     `profile:   ${profile}`,
+    `issuer:    ${record.issuer === 'embedded' ? 'the embedded mock' : (record.issuer ?? 'unknown (signed in by an older opsctl)')}`,
     `granted:   ${granted.map(shortScope).join(' ') || '(none)'}`,
     `missing:   ${missing.length ? missing.map(shortScope).join(' ') : '(none)'}`,
     `access:    ${expiry}`,
-    `refresh:   ${stored.refresh_token ? (stored.refresh_expires_at ? `time-based, until ${iso(stored.refresh_expires_at)}` : 'until revoked') : 'none (sign in again when the access token expires)'}`,
+    `refresh:   ${data.refresh_token ? (stored.refresh_expires_at ? `time-based, until ${iso(stored.refresh_expires_at)}` : 'until revoked') : 'none (sign in again when the access token expires)'}`,
     `source:    file`,
-    `stored in: ${creds.path}`,
+    `stored in: ${storedIn}`,
   ];
   return { data, text: lines.join('\n') };
+}
+
+/** `auth status --all`: every account of every profile, and exit 4 when an active one cannot be used. */
+async function everyProfile(ctx: Context): Promise<CommandResult> {
+  const [{ accountRows }, { shortScope }] = await Promise.all([import('../../auth/accounts.js'), import('../../auth/scopes.js')]);
+  const rows = await accountRows(ctx);
+  if (rows.length === 0) throw new AuthError('not signed in on any profile', { code: 'not_signed_in', hint: 'run: opsctl login   (--profile NAME for another profile)' });
+  const bad = rows.filter((r) => r.active && r.state !== 'ok');
+  for (const r of bad) {
+    ctx.io.warn(`profile ${r.profile}: ${r.state === 'other_issuer' ? `the sign-in of ${r.account} belongs to the other issuer ${r.issuer}, not the profile's` : `the sign-in of ${r.account} has ended`}; run: opsctl login --profile ${r.profile}`);
+  }
+  return { data: rows, columns: accountColumns(shortScope), ...(bad.length ? { exitCode: 4 } : {}) };
 }
 
 /** The issuer's userinfo endpoint on an access token with the openid scope: `rejected` when the provider refuses it. */

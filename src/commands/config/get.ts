@@ -4,7 +4,15 @@ import type { CommandResult } from '../../core/output.js';
 
 export async function run(opts: { key: string }, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config();
+  if (opts.key === 'client_secret') {
+    // Shown as set or not, never as its value; one left in config.json by an older opsctl is moved first.
+    const [{ moveClientSecretsOutOfConfig, clientSecretStatus }] = await Promise.all([import('../../auth/client-secret.js')]);
+    await moveClientSecretsOutOfConfig(ctx, await ctx.profileName());
+    const status = await clientSecretStatus(ctx, await ctx.profileName());
+    if (status === undefined) throw new OpsError(`client_secret is not set in profile "${await ctx.profileName()}"`, 1, { code: 'not_set' });
+    return { data: status };
+  }
   const value = config.get(await ctx.profileName(), opts.key);
   if (value === undefined) throw new OpsError(`${opts.key} is not set in profile "${await ctx.profileName()}"`, 1, { code: 'not_set' });
-  return { data: opts.key === 'client_secret' ? '[hidden]' : value };
+  return { data: value };
 }

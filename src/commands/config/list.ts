@@ -5,12 +5,24 @@ import type { CommandResult } from '../../core/output.js';
 export async function run(_opts: unknown, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config();
   const active = await ctx.profileName();
+  const [{ moveClientSecretsOutOfConfig, clientSecretStatus }] = await Promise.all([import('../../auth/client-secret.js')]);
+  await moveClientSecretsOutOfConfig(ctx);
   const profiles = config.profiles();
-  const names = [...new Set([EMBEDDED_PROFILE, ...Object.keys(profiles)])];
+  const all = await (await ctx.credentials()).read().catch(() => ({}) as Record<string, unknown>);
+  const names = [...new Set([EMBEDDED_PROFILE, ...Object.keys(profiles), ...Object.keys(all).sort()])];
+  const secrets = new Map<string, string>();
+  for (const name of names) {
+    if (!Object.prototype.hasOwnProperty.call(all, name)) continue;
+    const status = await clientSecretStatus(ctx, name);
+    if (status) secrets.set(name, status);
+  }
   const rows = names.flatMap((profile) => {
-    const entries = Object.entries(profiles[profile] ?? {});
+    const entries: Array<[string, string]> = Object.entries(profiles[profile] ?? {}).filter(([k]) => k !== 'client_secret') as Array<[string, string]>;
+    const secret = secrets.get(profile);
+    if (secret) entries.push(['client_secret', secret]);
+    if (entries.length === 0 && profile !== EMBEDDED_PROFILE && !Object.prototype.hasOwnProperty.call(profiles, profile)) return [];
     if (entries.length === 0) return [{ profile, active: profile === active, key: '', value: profile === EMBEDDED_PROFILE ? '(embedded mock services)' : '' }];
-    return entries.map(([key, value]) => ({ profile, active: profile === active, key, value: key === 'client_secret' ? '[hidden]' : value }));
+    return entries.map(([key, value]) => ({ profile, active: profile === active, key, value }));
   });
   return { data: rows, columns: [{ key: 'profile' }, { key: 'active' }, { key: 'key' }, { key: 'value' }] };
 }

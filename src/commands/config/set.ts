@@ -1,9 +1,18 @@
 import type { Context } from '../../context.js';
+import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 
 export async function run(opts: { key: string; value: string }, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config();
   const profile = await ctx.profileName();
+  if (opts.key === 'client_secret') {
+    // A secret: the OS keyring, else the 0600 credential file; never config.json.
+    if (!opts.value.trim()) throw new ValidationError('client_secret', 'must not be empty');
+    const [{ saveClientSecret }, { moveClientSecretsOutOfConfig }] = await Promise.all([import('../../auth/accounts.js'), import('../../auth/client-secret.js')]);
+    await moveClientSecretsOutOfConfig(ctx, profile);
+    const storage = await saveClientSecret(ctx, profile, opts.value);
+    return { message: `stored client_secret of profile ${profile} in ${storage === 'keyring' ? 'the OS keyring' : `the credential file ${(await ctx.credentials()).path} (mode 0600)`}` };
+  }
   await config.set(profile, opts.key, opts.value);
   return { message: opts.key === 'profile' ? `default profile is now ${opts.value}` : `set ${opts.key} in profile ${profile}` };
 }

@@ -3,6 +3,13 @@ import type { CommandResult } from '../../core/output.js';
 
 export async function run(opts: { key: string }, ctx: Context): Promise<CommandResult> {
   const profile = await ctx.profileName();
+  if (opts.key === 'client_secret') {
+    const { removeClientSecret } = await import('../../auth/accounts.js');
+    const had = (await ctx.config()).profile(profile).client_secret !== undefined;
+    if (had) await (await ctx.config()).unset(profile, opts.key);
+    if (!(await removeClientSecret(ctx, profile)) && !had) return { message: `client_secret is not set in profile ${profile}` };
+    return { message: `removed client_secret from profile ${profile}` };
+  }
   await (await ctx.config()).unset(profile, opts.key);
   return { message: `removed ${opts.key} from profile ${profile}` };
 }

@@ -37,6 +37,7 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['TERM=dumb', 'no colour and no redrawn progress line (one plain line per step)'],
   ['CI', 'when set: no prompts, no browser, no redrawn progress line'],
   ['SSH_CONNECTION, DISPLAY, WAYLAND_DISPLAY', 'opsctl login opens no browser in an SSH session or, on Linux, without a display (it prints the URL)'],
+  ['DBUS_SESSION_BUS_ADDRESS', 'on Linux, the D-Bus session of the Secret Service (OS keyring) that keeps tokens and the client secret; without it they go to the 0600 credential file, said once'],
 ];
 
 export async function run(opts: HelpOptions, ctx: Context): Promise<CommandResult> {

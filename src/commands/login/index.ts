@@ -13,6 +13,7 @@ export function register(program: Command, ctx: Context): void {
       .option('--no-browser', 'do not open a browser: print the URL, and accept the redirected URL pasted back (remote/SSH)')
       .option('--timeout <duration>', 'how long to wait for the browser, e.g. 90s, 5m', '5m')
       .option('--port <port>', 'loopback port for the redirect listener (default: any free port)')
+      .option('--insecure-storage', 'keep the tokens in the 0600 credential file instead of the OS keyring')
       .option(
         '--consent-as <email>',
         'headless sign-in to a LOCAL MOCK only (embedded or opsctl mock serve on loopback): no browser; opsctl submits the mock\'s consent form itself as this seeded account (e.g. alice@example.com), granting every requested scope. Refused for any other server',
@@ -25,9 +26,10 @@ export function register(program: Command, ctx: Context): void {
           timeout: String(o.timeout),
           port: o.port as string | undefined,
           consentAs: o.consentAs as string | undefined,
+          insecureStorage: Boolean(o.insecureStorage),
         })),
       ),
-    'opsctl login',
+    'opsctl login                          # adds the account and makes it active (opsctl auth list, auth switch)',
     'opsctl login --scopes media.readonly openid email --login-hint alice@example.com',
     'opsctl login --no-browser            # over SSH: open the URL elsewhere, paste the redirected URL back',
     'opsctl login --profile work --timeout 10m',

@@ -9,6 +9,7 @@ export interface LoginCommandOptions {
   timeout: string;
   port?: string;
   consentAs?: string;
+  insecureStorage?: boolean;
 }
 
 /** `opsctl login`: signs in, stores the tokens, says who you are and what you may do. */
@@ -31,7 +32,7 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
   if (opts.loginHint !== undefined && !opts.loginHint.trim()) throw new UsageError('--login-hint: give an e-mail address or account id', { field: 'login-hint', hint: 'e.g. --login-hint alice@example.com, or leave it out to choose on the sign-in page' });
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set: it will still take precedence over the tokens stored by this sign-in');
 
-  const out = await login(ctx, { scopes, loginHint: opts.loginHint, browser: opts.browser, timeoutMs, port, consentAs: opts.consentAs });
+  const out = await login(ctx, { scopes, loginHint: opts.loginHint, browser: opts.browser, timeoutMs, port, consentAs: opts.consentAs, insecureStorage: opts.insecureStorage });
   if (out.missing.length) {
     ctx.io.warn(`not granted: ${out.missing.map(shortScope).join(', ')}. Commands that need ${out.missing.length === 1 ? 'it' : 'them'} will fail; run opsctl login again to grant ${out.missing.length === 1 ? 'it' : 'them'}.`);
   }
@@ -53,6 +54,7 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
       access_token_expires_at: out.expiresAt ? new Date(out.expiresAt).toISOString() : null,
       refresh_token_expires_at: out.refreshExpiresAt ? new Date(out.refreshExpiresAt).toISOString() : null,
       stored_in: out.storedIn,
+      storage: out.storage,
       auth_server: out.authServer,
     },
     text: lines.join('\n'),

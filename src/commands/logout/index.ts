@@ -8,8 +8,10 @@ export function register(program: Command, ctx: Context): void {
     program
       .command('logout')
       .description(NOUN_SUMMARIES.logout)
-      .action(lazyAction(ctx, () => import('./logout.js'), () => ({}))),
+      .option('--account <account>', 'sign out this account (default: the active one; the next becomes active)')
+      .action(lazyAction(ctx, () => import('./logout.js'), (_a, o) => ({ account: o.account as string | undefined }))),
     'opsctl logout',
     'opsctl logout --profile work',
+    'opsctl logout --account bob@example.com',
   );
 }

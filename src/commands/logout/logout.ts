@@ -2,58 +2,76 @@ import type { Context } from '../../context.js';
 import { OpsError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 
+export interface LogoutOptions {
+  /** The account to sign out (default: the active one). */
+  account?: string;
+}
+
 /**
- * `opsctl logout`: revokes the refresh token (which takes its access tokens with it) on the server and
- * always removes the local tokens. A 400 `invalid_token` means the server had already forgotten them.
+ * `opsctl logout [--account A]`: revokes the account's refresh token (which takes its access tokens with
+ * it) at the server that minted it, and always forgets the account locally; the next account becomes
+ * active. A 400 `invalid_token` means the server had already forgotten them.
  */
-export async function run(_opts: Record<string, never>, ctx: Context): Promise<CommandResult> {
-  const [{ storedTokens }, { oauthSettings }, { revokeToken }] = await Promise.all([
-    import('../../auth/session.js'),
+export async function run(opts: LogoutOptions, ctx: Context): Promise<CommandResult> {
+  const [{ listAccounts, withSecrets, removeAccount, unknownAccount, authServerId }, { oauthSettings }, { revokeToken }] = await Promise.all([
+    import('../../auth/accounts.js'),
     import('../../auth/settings.js'),
     import('../../auth/token-client.js'),
   ]);
   const profile = await ctx.profileName();
-  const creds = await ctx.credentials();
-  const stored = await storedTokens(ctx);
+  const { accounts, active } = await listAccounts(ctx, profile);
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set in the environment: opsctl keeps using it until you unset it');
-  if (!stored) return { data: { profile, revoked: false, removed: false }, text: '', message: `not signed in on profile ${profile}: nothing to do` };
+  const record = accounts.find((a) => a.account === (opts.account ?? active));
+  if (!record) {
+    if (opts.account !== undefined) throw unknownAccount(profile, opts.account, accounts);
+    return { data: { profile, revoked: false, removed: false }, text: '', message: `not signed in on profile ${profile}: nothing to do` };
+  }
 
   let revoked: 'revoked' | 'already_revoked' | 'unsupported' | 'failed' = 'failed';
   let problem: string | undefined;
+  let nowActive: string | undefined;
   try {
-    const settings = await oauthSettings(ctx);
-    if (stored.client_id) settings.clientId = stored.client_id;
-    revoked = await revokeToken(ctx, settings, stored.refresh_token ?? stored.access_token);
+    const stored = await withSecrets(ctx, profile, record);
+    const here = authServerId(ctx.env, profile, (await ctx.config()).profile(profile));
+    if (stored.issuer && here !== stored.issuer) {
+      // The profile points elsewhere now: revoke only where the tokens came from, never at the new server.
+      if (!stored.revoke_url) throw new OpsError(`the tokens came from ${stored.issuer}, which the profile no longer points at, and no revocation endpoint of it was recorded`, 1);
+      revoked = await revokeToken(ctx, { clientId: stored.client_id ?? '', revokeUrl: stored.revoke_url }, stored.refresh_token ?? stored.access_token);
+    } else {
+      const settings = await oauthSettings(ctx);
+      if (stored.client_id) settings.clientId = stored.client_id;
+      if (stored.revoke_url && !settings.embedded && !ctx.env.OPSCTL_REVOKE_URL) settings.revokeUrl = stored.revoke_url;
+      revoked = await revokeToken(ctx, settings, stored.refresh_token ?? stored.access_token);
+    }
   } catch (err) {
     problem = err instanceof OpsError || err instanceof Error ? err.message : String(err);
   } finally {
-    await creds.update(profile, (c) => {
-      const { oauth: _gone, ...rest } = c;
-      return rest;
-    });
+    nowActive = await removeAccount(ctx, profile, record);
   }
-  const account = stored.account ? ` ${stored.account}` : '';
+  const account = ` ${record.account}`;
+  const next = nowActive ? ` Active account now: ${nowActive}.` : '';
+  const data = { profile, account: record.account, active: nowActive ?? null };
   if (revoked === 'unsupported') {
     // Nothing opsctl can do on the server: the local sign-in is gone, the grant lives until it expires.
     ctx.io.warn(`the provider has no revocation endpoint (its metadata names none and revoke_url is not set): could not revoke the tokens on the server`);
     return {
-      data: { profile, revoked: false, revocation_supported: false, removed: true },
+      data: { ...data, revoked: false, revocation_supported: false, removed: true },
       text: '',
-      message: `Signed out${account} locally (tokens forgotten; not revoked on the server: revoke access at your provider's account page to end the grant there)`,
+      message: `Signed out${account} locally (tokens forgotten; not revoked on the server: revoke access at your provider's account page to end the grant there).${next}`,
     };
   }
   if (revoked === 'failed') {
     ctx.io.warn(`could not revoke the tokens on the server: ${problem}`);
     return {
-      data: { profile, revoked: false, removed: true, error: problem },
+      data: { ...data, revoked: false, removed: true, error: problem },
       text: '',
-      message: `removed the local tokens of${account || ' this sign-in'}; revoke access at your account's security page to be sure`,
+      message: `removed the local tokens of${account}; revoke access at your account's security page to be sure.${next}`,
       exitCode: 3,
     };
   }
   return {
-    data: { profile, revoked: true, already_revoked: revoked === 'already_revoked', removed: true },
+    data: { ...data, revoked: true, already_revoked: revoked === 'already_revoked', removed: true },
     text: '',
-    message: `Signed out${account} (${revoked === 'revoked' ? 'tokens revoked on the server' : 'the server had already revoked them'}; local tokens removed)`,
+    message: `Signed out${account} (${revoked === 'revoked' ? 'tokens revoked on the server' : 'the server had already revoked them'}; local tokens removed).${next}`,
   };
 }

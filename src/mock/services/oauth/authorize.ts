@@ -73,6 +73,7 @@ async function authorize(ctx: ServiceContext, req: MockRequest): Promise<MockRep
     code_challenge_method: challenge ? ((methodParam as 'S256' | 'plain' | undefined) ?? 'plain') : undefined,
     nonce: q.get('nonce') ?? undefined,
     login_hint: q.get('login_hint') ?? undefined,
+    ...(q.get('include_granted_scopes') === 'true' ? { include_granted_scopes: true } : {}),
     expires_at: now + PENDING_TTL_MS,
   };
   const allUsers = await ctx.store.write((s) => {
@@ -139,12 +140,16 @@ ${scopeList}
 }
 
 /** Builds the redirect back to the app: query parameters, plus `state` echoed in the fragment as the seed words it. */
-export function redirectTo(uri: string, params: Record<string, string | undefined>, state: string | undefined): MockReply {
+export function redirectTo(uri: string, params: Record<string, string | undefined>, state: string | undefined, inFragment?: 'state' | 'all'): MockReply {
   const url = new URL(uri);
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
-  if (state !== undefined) url.searchParams.set('state', state);
+  const fragment = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) (inFragment === 'all' ? fragment : url.searchParams).set(k, v);
+  if (state !== undefined) {
+    if (!inFragment) url.searchParams.set('state', state);
+    fragment.set('state', state);
+  }
   let location = url.toString();
-  if (state !== undefined) location += `#state=${encodeURIComponent(state)}`;
+  if ([...fragment.keys()].length) location += `#${fragment.toString()}`;
   return { status: 302, headers: { location, 'cache-control': 'no-store' } };
 }
 
@@ -166,7 +171,7 @@ async function consent(ctx: ServiceContext, req: MockRequest): Promise<MockReply
   const action = form.get('action');
   if (action === 'deny') {
     await ctx.store.write((s) => void delete pending(s)[id]);
-    return redirectTo(request.redirect_uri, { error: 'access_denied', error_description: 'The user denied access' }, request.state);
+    return redirectTo(request.redirect_uri, { error: 'access_denied', error_description: 'The user denied access' }, request.state, oauthOptions(ctx).responseInFragment);
   }
   if (action !== 'allow') return consentPage(client, request, list, 'Choose Allow or Deny.');
   const user = list.find((u) => u.sub === form.get('user'));
@@ -191,6 +196,16 @@ async function consent(ctx: ServiceContext, req: MockRequest): Promise<MockReply
     granted = request.scopes.filter((s) => IDENTITY_SCOPES.includes(s) || ticked.has(s));
   }
   if (granted.length === 0) return consentPage(client, request, list, 'Choose at least one permission to grant, or Deny.');
+  if (request.include_granted_scopes) {
+    // Incremental authorization: the new grant also carries what this user granted this client before
+    // (through any refresh token still live), so the app asks only for what it lacks.
+    const earlier = await ctx.store.read((s) =>
+      Object.values(oauth(s).refreshTokens)
+        .filter((t) => t.client_id === client.client_id && t.sub === user.sub && !t.revoked && (t.expires_at === null || t.expires_at > now))
+        .flatMap((t) => t.scopes),
+    );
+    granted = [...new Set([...earlier, ...granted])];
+  }
   const duration = Number(form.get('access_duration') || 0);
   const ttl = oauthOptions(ctx).refreshTokenTtlSeconds;
   const codeTtl = oauthOptions(ctx).codeTtlSeconds ?? 600;
@@ -212,5 +227,5 @@ async function consent(ctx: ServiceContext, req: MockRequest): Promise<MockReply
       used: false,
     };
   });
-  return redirectTo(request.redirect_uri, { code, scope: granted.join(' '), authuser: '0' }, request.state);
+  return redirectTo(request.redirect_uri, { code, scope: granted.join(' '), authuser: '0' }, request.state, oauthOptions(ctx).responseInFragment);
 }

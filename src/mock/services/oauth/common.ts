@@ -22,6 +22,11 @@ export interface OAuthMockOptions {
   clientsFile?: string;
   clients?: OAuthClient[];
   users?: MockUser[];
+  /**
+   * Tests: answer the redirect URI with `state` only after `#` (`state`), as the seed words it, or with
+   * every parameter there (`all`); default: in the query, and `state` in the fragment too.
+   */
+  responseInFragment?: 'state' | 'all';
 }
 
 export function oauthOptions(ctx: ServiceContext): OAuthMockOptions {
@@ -38,6 +43,8 @@ export interface PendingRequest {
   code_challenge_method?: 'S256' | 'plain';
   nonce?: string;
   login_hint?: string;
+  /** include_granted_scopes=true: the grant is the union with this user's earlier grants to the client. */
+  include_granted_scopes?: boolean;
   expires_at: number;
 }
 

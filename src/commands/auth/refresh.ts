@@ -1,0 +1,61 @@
+import type { Context } from '../../context.js';
+import { AuthError, UsageError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+
+export interface AuthRefreshOptions {
+  scopes?: string[];
+  account?: string;
+  browser: boolean;
+  timeout: string;
+  consentAs?: string;
+  insecureStorage?: boolean;
+}
+
+/**
+ * `opsctl auth refresh --scopes S…` (gh's `auth refresh -s`): incremental consent. Asks only for the
+ * scopes not granted yet, with include_granted_scopes=true, as the same account; the earlier grant is kept.
+ */
+export async function run(opts: AuthRefreshOptions, ctx: Context): Promise<CommandResult> {
+  const [{ login, parseTimeout }, { parseScopes, shortScope }, { configuredIssuer }, { accountTokens, assertBoundHere }] = await Promise.all([
+    import('../../auth/login.js'),
+    import('../../auth/scopes.js'),
+    import('../../auth/settings.js'),
+    import('../../auth/accounts.js'),
+  ]);
+  const timeoutMs = parseTimeout(opts.timeout);
+  if (!timeoutMs) throw new UsageError(`--timeout: "${opts.timeout}" is not a duration`, { field: 'timeout', hint: 'write it like 90s, 5m or 1h' });
+  const wanted = parseScopes(opts.scopes ?? [], { expand: !configuredIssuer(ctx.env, await ctx.profile()) });
+  if (!wanted.length) throw new UsageError('auth refresh: give the scopes to add with --scopes', { field: 'scopes', hint: 'e.g. opsctl auth refresh --scopes media.upload' });
+  const profile = await ctx.profileName();
+  const current = await accountTokens(ctx, profile, opts.account);
+  if (!current) throw new AuthError(`not signed in (profile ${profile}): nothing to add scopes to`, { code: 'not_signed_in', hint: `run: opsctl login --scopes ${opts.scopes?.join(' ')}` });
+  await assertBoundHere(ctx, profile, current);
+  const granted = (current.scope ?? '').split(/\s+/).filter(Boolean);
+  const fresh = wanted.filter((s) => !granted.includes(s));
+  if (!fresh.length) {
+    return { data: { account: current.account, profile, scopes: granted, added: [] }, text: '', message: `${current.account} already has ${wanted.map(shortScope).join(' ')}: nothing to ask for` };
+  }
+  const requested = (current.requested_scope ?? current.scope ?? '').split(/\s+/).filter(Boolean);
+  // A Google-shaped server honours include_granted_scopes: only the new scopes are asked. A generic
+  // OpenID provider (an issuer profile) may ignore it, so its protocol scopes already granted (openid,
+  // email, profile, offline_access) are asked again too: the answer then names the same user (checked)
+  // and carries a refresh token for the new grant.
+  const protocol = configuredIssuer(ctx.env, await ctx.profile()) ? granted.filter((s) => ['openid', 'email', 'profile', 'offline_access'].includes(s)) : [];
+  const out = await login(ctx, {
+    scopes: [...protocol, ...fresh],
+    browser: opts.browser,
+    timeoutMs,
+    consentAs: opts.consentAs,
+    insecureStorage: opts.insecureStorage ?? current.storage === 'file',
+    incremental: { account: current.account, granted, requested, refreshToken: current.refresh_token, idToken: current.id_token },
+  });
+  if (out.unionKeptLocally) {
+    ctx.io.warn(`${out.authServer} ignored include_granted_scopes: its new grant names only ${fresh.map(shortScope).join(' ')}; opsctl keeps the earlier scopes on record (the earlier grant stands at the server)`);
+  }
+  if (out.missing.length) ctx.io.warn(`not granted: ${out.missing.map(shortScope).join(', ')}`);
+  const added = fresh.filter((s) => out.scopes.includes(s));
+  return {
+    data: { account: out.account ?? current.account, profile, scopes: out.scopes, added, missing_scopes: out.missing, include_granted_scopes_honoured: !out.unionKeptLocally },
+    text: [`account:   ${out.account ?? current.account}`, `added:     ${added.map(shortScope).join(' ') || '(none)'}`, `granted:   ${out.scopes.map(shortScope).join(' ')}`].join('\n'),
+  };
+}
