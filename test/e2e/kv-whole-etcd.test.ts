@@ -32,7 +32,7 @@ describe.runIf(hasEtcd)('kv upgrade counts the members the cluster lists (real e
   const addGhost = async () => {
     const peer = `http://127.0.0.1:${await freePort()}`;
     const out = etcdctl('member', 'add', 'ghost', `--peer-urls=${peer}`);
-    const id = /Member ([0-9a-f]+) added/.exec(out)?.[1];
+    const id = /Member\s+([0-9a-f]+)\s+added/.exec(out)?.[1];
     expect(id, out).toBeDefined();
     return { id: id!, peer };
   };
