@@ -1,13 +1,12 @@
 import { execa } from 'execa';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { realCluster, type RealCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
@@ -40,20 +39,7 @@ describe.runIf(releases)('kv upgrade --settle auto: the v2 data size measured on
     for (let i = 0; i < 24; i++) await curl('-XPUT', `${c.endpoints[i % 3]}/v2/keys/legacy/k${i}`, '-d', `value=${V2_VALUE}`);
     for (let i = 0; i < 10; i++) c.etcdctl(releases!.v33, ['put', `v3/${i}`, `value-${i}`]);
     clusterFile = join(cfg.dir, 'cluster.yaml');
-    writeFileSync(
-      clusterFile,
-      [
-        'members:',
-        ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`),
-        'driver:',
-        '  type: command',
-        `  stop: ${c.ctl} stop {name}`,
-        `  start: ${c.ctl} start {name} {version}`,
-        `  running: ${c.ctl} running {name}`,
-        `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
-        '',
-      ].join('\n'),
-    );
+    writeCommandClusterFile(clusterFile, c, { certs });
   }, 120_000);
 
   afterAll(() => {

@@ -1,11 +1,10 @@
 import { execa } from 'execa';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until } from '../helpers/kv.js';
 import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
@@ -61,24 +60,13 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
     }
     clusterFile = join(cfg.dir, 'cluster.yaml');
     const nsOf = hosts.ns(0).replace(/etcd1$/, ''); // the namespaces are named PREFIX-etcdN after the members
-    writeFileSync(
-      clusterFile,
-      [
-        'members:',
-        ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}", host: "${m.host}" }`),
-        'driver:',
-        '  type: command',
-        `  stop: ip netns exec ${nsOf}{name} ${c.ctl} stop {name}`,
-        `  start: ip netns exec ${nsOf}{name} ${c.ctl} start {name} {version}`,
-        `  running: ip netns exec ${nsOf}{name} ${c.ctl} running {name}`,
-        `  config: ip netns exec ${nsOf}{name} cat ${c.dir}/{name}/etcd.yaml`,
-        `  backup: ip netns exec ${nsOf}{name} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
-        `  dataDir: ${c.dir}/{name}/data`,
-        `  onHost: ip netns exec ${nsOf}{name}`,
-        `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
-        '',
-      ].join('\n'),
-    );
+    const onHost = `ip netns exec ${nsOf}{name}`;
+    writeCommandClusterFile(clusterFile, c, {
+      certs,
+      host: true,
+      prefix: onHost,
+      extra: [`config: ${onHost} cat ${c.dir}/{name}/etcd.yaml`, `backup: ${onHost} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`, `dataDir: ${c.dir}/{name}/data`, `onHost: ${onHost}`],
+    });
   }, 120_000);
 
   afterAll(() => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until } from '../helpers/kv.js';
 
@@ -132,24 +132,15 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
     for (let i = 0; i < 25; i++) c.etcdctl(releases!.v32, ['put', `before/${String(i).padStart(2, '0')}`, `value-${i}`]);
     const d = (x: string) => `${c.dir}/{name}/${x}`;
     clusterFile = join(cfg.dir, 'cluster.yaml');
-    writeFileSync(
-      clusterFile,
-      [
-        'members:',
-        ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`),
-        'driver:',
-        '  type: command',
-        `  stop: ${c.ctl} stop {name}`,
-        `  start: ${c.ctl} start {name} {version}`,
-        `  running: ${c.ctl} running {name}`,
-        `  backup: sh -c 'cp -a ${d('data')} ${d('data.bak-{run}')}'`,
-        `  restoreBackup: sh -c 'mv ${d('data')} ${d('data.failed-{run}')} && cp -a ${d('data.bak-{run}')} ${d('data')}'`,
-        `  restoreCheck: test -d ${d('data')}`,
-        `  restore: sh -c 'mv ${d('data')} ${d('data.before-restore-{run}')} && ETCDCTL_API=3 exec ${releases!.v32}/etcdctl snapshot restore {snapshot} --name {name} --initial-cluster {cluster} --initial-cluster-token {token} --initial-advertise-peer-urls {peer} --data-dir ${d('data')}'`,
-        `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
-        '',
-      ].join('\n'),
-    );
+    writeCommandClusterFile(clusterFile, c, {
+      certs,
+      extra: [
+        `backup: sh -c 'cp -a ${d('data')} ${d('data.bak-{run}')}'`,
+        `restoreBackup: sh -c 'mv ${d('data')} ${d('data.failed-{run}')} && cp -a ${d('data.bak-{run}')} ${d('data')}'`,
+        `restoreCheck: test -d ${d('data')}`,
+        `restore: sh -c 'mv ${d('data')} ${d('data.before-restore-{run}')} && ETCDCTL_API=3 exec ${releases!.v32}/etcdctl snapshot restore {snapshot} --name {name} --initial-cluster {cluster} --initial-cluster-token {token} --initial-advertise-peer-urls {peer} --data-dir ${d('data')}'`,
+      ],
+    });
   }, 120_000);
 
   afterAll(() => {

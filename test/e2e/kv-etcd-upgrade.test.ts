@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until } from '../helpers/kv.js';
 
@@ -91,24 +91,11 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
     for (let i = 0; i < 50; i++) etcdctl33('put', `before/${String(i).padStart(2, '0')}`, `value-${i}`);
     writeFileSync(join(cfg.dir, 'root.pw'), `${PASSWORD}\n`, { mode: 0o600 });
     clusterFile = join(cfg.dir, 'cluster.yaml');
-    writeFileSync(
-      clusterFile,
-      [
-        'members:',
-        ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`),
-        'driver:',
-        '  type: command',
-        `  stop: ${c.ctl} stop {name}`,
-        `  start: ${c.ctl} start {name} {version}`,
-        `  running: ${c.ctl} running {name}`,
-        `  config: cat ${c.dir}/{name}/etcd.yaml`,
-        `  backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
-        `  dataDir: ${c.dir}/{name}/data`,
-        `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
-        'auth: { user: root }',
-        '',
-      ].join('\n'),
-    );
+    writeCommandClusterFile(clusterFile, c, {
+      certs,
+      extra: [`config: cat ${c.dir}/{name}/etcd.yaml`, `backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`, `dataDir: ${c.dir}/{name}/data`],
+      top: ['auth: { user: root }'],
+    });
   }, 120_000);
 
   afterAll(() => {

@@ -1,10 +1,9 @@
 import { execa } from 'execa';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { startLoad } from '../helpers/kv-load.js';
@@ -38,8 +37,7 @@ describe.runIf(releases)('kv upgrade under client load (real etcd 3.2.32 → 3.3
       }
     };
     await until(async () => (await Promise.all(cl.endpoints.map(version))).every((v) => v === '3.2.0'), 60_000, 'the 3.2.32 cluster');
-    const file = join(cfg.dir, 'cluster.yaml');
-    writeFileSync(file, ['members:', ...cl.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`), 'driver:', '  type: command', `  stop: ${cl.ctl} stop {name}`, `  start: ${cl.ctl} start {name} {version}`, `  running: ${cl.ctl} running {name}`, ''].join('\n'));
+    const file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), cl);
 
     const load = startLoad({ endpoints: cl.endpoints });
     await until(() => load.acknowledgedIn('before') >= 20, 60_000, '20 acknowledged writes before the upgrade');

@@ -195,3 +195,27 @@ export async function authCluster34(password: string, certs?: TestCerts): Promis
   c.etcdctl('/usr/bin', ['auth', 'enable']);
   return c;
 }
+
+/**
+ * A command-driver cluster file for `c` (its control script stops, starts and checks each member),
+ * written to `file`. `prefix` goes before each control command (e.g. `ip netns exec NS{name}`), `host`
+ * adds each member's host, `extra` adds driver lines (`backup: …`), `certs` the client-certificate TLS, `top` top-level lines (`auth: …`).
+ */
+export function writeCommandClusterFile(file: string, c: RealCluster, o: { certs?: TestCerts; prefix?: string; host?: boolean; extra?: string[]; top?: string[] } = {}): string {
+  const run = o.prefix ? `${o.prefix} ${c.ctl}` : c.ctl;
+  const lines = [
+    'members:',
+    ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}"${o.host ? `, host: "${m.host}"` : ''} }`),
+    'driver:',
+    '  type: command',
+    `  stop: ${run} stop {name}`,
+    `  start: ${run} start {name} {version}`,
+    `  running: ${run} running {name}`,
+    ...(o.extra ?? []).map((l) => `  ${l}`),
+    ...(o.certs ? [`tls: { cacert: ${o.certs.ca}, cert: ${o.certs.clientCert}, key: ${o.certs.clientKey} }`] : []),
+    ...(o.top ?? []),
+    '',
+  ];
+  writeFileSync(file, lines.join('\n'));
+  return file;
+}
