@@ -4,6 +4,9 @@
  * can be reached, callers keep the secret in the 0600 credential file instead and say so.
  */
 
+/** Set by `npm run package` (scripts/package.mjs) in the single executable's bundle. */
+declare const __OPSCTL_SEA__: boolean | undefined;
+
 /** The keyring service name every opsctl secret is filed under. */
 export const KEYRING_SERVICE = 'opsctl';
 
@@ -28,6 +31,9 @@ export function keyringAbsence(env: NodeJS.ProcessEnv, platform: NodeJS.Platform
 export async function openKeyring(env: NodeJS.ProcessEnv): Promise<KeyringProbe> {
   const absent = keyringAbsence(env);
   if (absent) return { unavailable: absent };
+  if (typeof __OPSCTL_SEA__ === 'boolean' && __OPSCTL_SEA__) {
+    return { unavailable: 'the single executable cannot load the keyring binding (a native addon); the npm package (npm install -g opsctl-<version>.tgz) uses the OS keyring' };
+  }
   let mod: typeof import('@napi-rs/keyring');
   try {
     mod = await import('@napi-rs/keyring');

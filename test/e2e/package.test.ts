@@ -69,6 +69,19 @@ describe('the single executable (out/opsctl)', () => {
     expect(out).not.toContain('✗');
   }, 180_000);
 
+  it('signs in against its embedded mock; with a D-Bus session it says it cannot carry the keyring binding and keeps the tokens in the 0600 file', async () => {
+    const env = { ...cleanEnv(join(work, 'home-login'), nodelessPath), DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(work, 'no-bus')}` };
+    const r = await run(join(nodelessPath, 'opsctl'), ['login', '--consent-as', 'alice@example.com'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('the single executable cannot load the keyring binding');
+    const status = await run(join(nodelessPath, 'opsctl'), ['auth', 'status', '--json'], env);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ account: 'alice@example.com' });
+    const files = readdirSync(join(work, 'home-login'), { recursive: true }).map(String).filter((f) => f.endsWith('credentials.json'));
+    expect(files).toHaveLength(1);
+    expect(statSync(join(work, 'home-login', files[0])).mode & 0o777).toBe(0o600);
+  }, 120_000);
+
   it('brings a kv sandbox up, upgrades it 3.2 → 3.3 and takes it down, its members being the executable itself', async () => {
     const env = cleanEnv(join(work, 'home-kv'), nodelessPath);
     const opsctl = join(nodelessPath, 'opsctl');
