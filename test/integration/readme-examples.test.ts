@@ -41,6 +41,18 @@ const SKIP: Record<string, { reaches: 'a non-loopback host' | 'a person at a bro
   },
 };
 
+/**
+ * The fenced shell blocks that hold no opsctl example (so none of their lines is run), by their first
+ * line, and why. The test fails when another block joins them, so no example drops out unnoticed.
+ */
+const NOT_RUN: Record<string, string> = {
+  'npm install && npm start     # install, build, and run the tour (opsctl demo) against the embedded mocks':
+    "the checkout's own set-up: npm install reaches the npm registry, npm test is this suite (test/e2e/package.test.ts runs opsctl demo)",
+  'npm run package                                   # out/opsctl and out/opsctl-<version>.tgz':
+    "installing opsctl into /usr/local/bin and npm's global prefix (root): test/e2e/package.test.ts builds and runs both artefacts",
+  'bin/opsctl.js          launcher: Liftoff-only WebAssembly (see below), then dist/cli.js': 'the source layout, not commands',
+};
+
 interface Command {
   text: string;
   line: number;
@@ -70,8 +82,9 @@ function commentOf(text: string): string {
 
 const isOpsctl = (cmd: string) => /^(\w+=\$\()?opsctl\b/.test(cmd);
 
-function parseReadme(text: string): { blocks: Block[]; files: Record<string, string> } {
+function parseReadme(text: string): { blocks: Block[]; files: Record<string, string>; others: string[] } {
   const blocks: Block[] = [];
+  const others: string[] = [];
   const files: Record<string, string> = {};
   let pending: Record<string, string> = {};
   const lines = text.split('\n');
@@ -100,11 +113,14 @@ function parseReadme(text: string): { blocks: Block[]; files: Record<string, str
       }
       commands.push({ text: t.replace(/^\$ /, '').trim(), line, output: [] });
     }
-    if (!commands.some((c) => isOpsctl(c.text))) continue;
+    if (!commands.some((c) => isOpsctl(c.text))) {
+      if (body.length) others.push(body[0]!.text);
+      continue;
+    }
     blocks.push({ heading, line: body[0]!.line - 1, commands, files: pending });
     pending = {};
   }
-  return { blocks, files };
+  return { blocks, files, others };
 }
 
 /** The exit code a command's comment documents (`# exit 2: …`), else 0. */
@@ -187,7 +203,7 @@ class Session {
   }
 }
 
-const { blocks, files } = parseReadme(README);
+const { blocks, files, others } = parseReadme(README);
 const shim = mkdtempSync(join(tmpdir(), 'opsctl-readme-bin-'));
 writeFileSync(join(shim, 'opsctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
 chmodSync(join(shim, 'opsctl'), 0o755);
@@ -200,6 +216,7 @@ it('finds the README examples (the parser still matches the README)', () => {
   const all = blocks.flatMap((b) => b.commands.map((c) => c.text));
   expect(all.length).toBeGreaterThan(50);
   expect(Object.keys(files).sort()).toEqual(['labels.yaml', 'prod.yaml', 'sensitivity.yaml']);
+  expect(others.sort()).toEqual(Object.keys(NOT_RUN).sort());
   for (const [key, skip] of Object.entries(SKIP)) {
     // Every skip still names a command of the README, and the README says there what it needs.
     expect(all).toContain(key);
