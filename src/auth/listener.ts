@@ -50,7 +50,12 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
   const result = new Promise<Callback>((resolve) => (resolveResult = resolve));
 
   const server = createServer((req, res) => handle(req, res));
-  server.on('clientError', (_err, socket) => socket.destroy());
+  // A request Node cannot parse (a bad method, a malformed request line, headers over the limit) gets a
+  // plain 400 and the listener keeps waiting: no local process can end a sign-in by sending garbage.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
 
   function check(params: CallbackParams): string | undefined {
     if (params.state !== opts.state) {
@@ -61,12 +66,16 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const params = paramsOf(url.searchParams);
     const send = (status: number, html: string) => {
       res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
       res.end(html);
     };
+    const url = URL.canParse(req.url ?? '/', 'http://127.0.0.1') ? new URL(req.url ?? '/', 'http://127.0.0.1') : undefined;
+    if (!url) {
+      send(400, resultPage(false, 'Bad request', ['This address only receives the sign-in response for opsctl.']));
+      return;
+    }
+    const params = paramsOf(url.searchParams);
     if (req.method !== 'GET' || url.pathname !== '/' || (!params.code && !params.error)) {
       send(404, resultPage(false, 'Not found', ['This address only receives the sign-in response for opsctl.']));
       return;
