@@ -1,7 +1,8 @@
-import { chmod, readFile } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { AuthError } from '../core/errors.js';
+import { AuthError, OpsError } from '../core/errors.js';
+import { readLocalFile } from '../core/local-file.js';
 import { dirError, ensurePrivateDir } from './paths.js';
 
 /** OAuth tokens as stored after `opsctl login`. */
@@ -43,8 +44,9 @@ export class CredentialStore {
   async read(): Promise<CredentialFile> {
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      text = await readLocalFile(this.path, { what: 'the credential file', maxBytes: 1024 * 1024 });
     } catch (err) {
+      if (err instanceof OpsError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return {};
       throw new CredentialsFileError(this.path, code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? (err as Error).message})`);

@@ -1,6 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { OpsError } from '../core/errors.js';
+import { readLocalFileSync } from '../core/local-file.js';
+
+/** The mock state is small (demo data); 64 MiB is far above any real one and below trouble. */
+const STATE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** The whole mock state: one slice per service, each owned by that service's module. */
 export type MockState = Record<string, any>;
@@ -210,8 +214,9 @@ export class FileStore implements Store {
 
   private async readRaw(): Promise<string | undefined> {
     try {
-      return await readFile(this.path, 'utf8');
+      return readLocalFileSync(this.path, { what: 'the mock state file', maxBytes: STATE_MAX_BYTES, hint: `move it aside (mv ${this.path} ${this.path}.bad); the next command starts a fresh state` });
     } catch (err) {
+      if (err instanceof OpsError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
       if (code === 'ENOTDIR') {

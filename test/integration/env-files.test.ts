@@ -1,5 +1,5 @@
-import { execa } from 'execa';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { execa, execaSync } from 'execa';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockFile } from '../../src/config/lock.js';
@@ -260,6 +260,70 @@ describe('directories', () => {
       expect(r.stderr).toContain('EACCES');
       expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
       expectCleanError(r.stderr, 'cannot write');
+    }
+  });
+});
+
+describe('only regular files are read, with a size cap (built binary; nothing is ever opened for a blocking read)', () => {
+  /** Runs the binary with a deadline: a hang on a FIFO would be a timeout, not a pass. */
+  const bin = (argv: string[], cwd?: string) => runBin(argv, { env, cwd, timeout: 20_000 });
+  const place = (path: string, kind: 'fifo' | 'dir' | 'zero') => {
+    mkdirSync(join(path, '..'), { recursive: true });
+    if (kind === 'fifo') execaSync('mkfifo', [path]);
+    else if (kind === 'dir') mkdirSync(path);
+    else symlinkSync('/dev/zero', path);
+  };
+  const words = { fifo: 'is a FIFO (named pipe), not a regular file', dir: 'is a directory', zero: 'is a character device, not a regular file' } as const;
+  const cases: Array<[string, () => string, string[], number]> = [
+    ['config.json', () => join(dir, 'config.json'), ['config', 'list'], 1],
+    ['credentials.json', () => join(dir, 'credentials.json'), ['auth', 'token'], 1],
+    ['mock-state.json', () => statePath, ['tracker', 'labels', 'list'], 1],
+  ];
+  for (const [name, pathOf, argv, code] of cases) {
+    for (const kind of ['fifo', 'dir', 'zero'] as const) {
+      it(`${kind === 'zero' ? 'a link to /dev/zero' : `a ${kind}`} as ${name}: exit ${code} naming it and the fix, no hang, left in place`, async () => {
+        const path = pathOf();
+        place(path, kind);
+        const r = await bin(argv);
+        expect(r.timedOut).toBe(false);
+        expect(r.exitCode, String(r.stderr)).toBe(code);
+        expect(String(r.stderr)).toContain(path);
+        expectCleanError(String(r.stderr), `${path} ${words[kind]}`);
+        expect(existsSync(path) || lstatSync(path).isSymbolicLink()).toBe(true);
+      });
+    }
+  }
+
+  it('a FIFO given to -f is a usage error (exit 2) naming the flag and the file', async () => {
+    const f = join(dir, 'in.yaml');
+    execaSync('mkfifo', [f]);
+    const r = await bin(['tracker', 'labels', 'apply', '-f', f, '--dry-run']);
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode, String(r.stderr)).toBe(2);
+    expect(String(r.stderr)).toContain(`--file: ${f} is a FIFO`);
+  });
+
+  it('a config.json over 1 MiB (sparse, 2 MiB) is refused naming its size and the cap, never read', async () => {
+    const f = join(dir, 'config.json');
+    writeFileSync(f, '');
+    truncateSync(f, 2 * 1024 * 1024);
+    const r = await bin(['config', 'list']);
+    expect(r.exitCode).toBe(1);
+    expect(String(r.stderr)).toContain(`the config file ${f} is 2 MiB, over the 1 MiB opsctl reads`);
+  });
+
+  it('config.json and credentials.json are written 0600 under umask 000 and 022, also over an existing 0644 file', async () => {
+    for (const mask of ['000', '022']) {
+      const base = join(dir, `umask-${mask}`);
+      mkdirSync(base, { mode: 0o700 });
+      writeFileSync(join(base, 'config.json'), '{"profiles":{}}', { mode: 0o644 });
+      chmodSync(join(base, 'config.json'), 0o644);
+      const sh = (args: string, input?: string) =>
+        execa('sh', ['-c', `umask ${mask}; exec "${process.execPath}" "${BIN}" ${args}`], { reject: false, input, env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' } });
+      expect((await sh('config set tracker https://t.example.com')).exitCode).toBe(0);
+      expect((await sh('auth login --service tracker --with-token', 'tok-123\n')).exitCode).toBe(0);
+      expect(statSync(join(base, 'config.json')).mode & 0o777, `config.json under umask ${mask}`).toBe(0o600);
+      expect(statSync(join(base, 'credentials.json')).mode & 0o777, `credentials.json under umask ${mask}`).toBe(0o600);
     }
   });
 });

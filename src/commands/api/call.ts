@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readLocalFile } from '../../core/local-file.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
@@ -37,7 +37,8 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
   let json: unknown;
   if (opts.input !== undefined) {
     if (!bodyMethod) throw new UsageError(`--input: a ${opts.method} request has no body`, { field: 'input', hint: 'add -X POST (or PUT/PATCH)' });
-    const text = opts.input === '-' ? await ctx.io.readStdin() : await readFile(opts.input, 'utf8').catch((err: Error) => {
+    const text = opts.input === '-' ? await ctx.io.readStdin() : await readLocalFile(opts.input, { what: '--input:', exitCode: 2 }).catch((err: Error) => {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`--input: cannot read ${opts.input}: ${err.message}`, { field: 'input' });
     });
     try {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readLocalFileSync } from '../../../core/local-file.js';
 import type { ServiceModule } from '../../service.js';
 import type { MockState } from '../../store.js';
 import { authorizeRoutes } from './authorize.js';
@@ -16,7 +16,7 @@ export const RESTORE_PATH = '/oauth2/mock/clients/:client_id/restore';
 
 /** Reads a registry file (JSON or YAML): `{clients: [...], users: [...]}` or a list of clients. */
 export async function readRegistryFile(path: string): Promise<{ clients: OAuthClient[]; users: MockUser[] }> {
-  const text = readFileSync(path, 'utf8');
+  const text = readLocalFileSync(path, { what: 'the clients file', exitCode: 2 });
   let doc: unknown;
   if (/\.ya?ml$/i.test(path)) {
     const yaml = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
