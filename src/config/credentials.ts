@@ -36,7 +36,11 @@ type CredentialFile = Record<string, ProfileCredentials>;
  */
 export class CredentialStore {
   readonly path: string;
-  constructor(readonly dir: string) {
+  /** @param signal ends a wait for the file's lock (the command's Ctrl-C / SIGTERM). */
+  constructor(
+    readonly dir: string,
+    private readonly signal?: AbortSignal,
+  ) {
     this.path = join(dir, 'credentials.json');
   }
 
@@ -78,7 +82,7 @@ export class CredentialStore {
       throw dirError(this.dir, err);
     });
     const { lockFile, removeLeftoverTempFiles } = await import('./lock.js');
-    const release = await lockFile(this.path, { what: 'the credential file' }).catch((err) => {
+    const release = await lockFile(this.path, { what: 'the credential file', signal: this.signal }).catch((err) => {
       throw dirError(this.dir, err);
     });
     try {

@@ -25,6 +25,7 @@ async function start(ctx: Context): Promise<MockServer> {
     state: statePath,
     port: 0,
     host: '127.0.0.1',
+    lock: { signal: ctx.abort.signal, notice: (text) => ctx.io.info(`${ctx.io.colorErr.yellow('!')} ${text}`) },
     // A per-command mock makes a trigger's first delivery attempt but runs no background retries
     // (those belong to `mock serve`, or to `opsctl mock events deliver`).
     options: { oauth: { ...(clientsFile ? { clientsFile } : {}), events: { background: false } } },

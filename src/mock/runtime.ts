@@ -35,7 +35,7 @@ export class MockRuntime {
 
   constructor(opts: MockServerOptions) {
     this.enabled = (opts.services ?? SERVICE_NAMES).filter((name) => SERVICE_LOADERS[name]);
-    this.store = typeof opts.state === 'object' ? opts.state : opts.state && opts.state !== 'memory' ? new FileStore(opts.state) : new MemoryStore();
+    this.store = typeof opts.state === 'object' ? opts.state : opts.state && opts.state !== 'memory' ? new FileStore(opts.state, undefined, opts.lock) : new MemoryStore();
     this.baseNow = opts.now ?? Date.now;
     this.options = opts.options ?? {};
     this.maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

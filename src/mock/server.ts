@@ -2,10 +2,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { handle } from './pipeline.js';
+import { withRequestSignal } from './request-signal.js';
 import { MockRuntime } from './runtime.js';
 import { send } from './send.js';
 import type { MockServiceOptions, ServiceInstance, ServiceName } from './service.js';
-import type { Store } from './store.js';
+import type { Store, StoreLockOptions } from './store.js';
 
 export interface MockServerOptions {
   /** Services to serve (default: all). */
@@ -20,6 +21,8 @@ export interface MockServerOptions {
   now?: () => number;
   /** Largest request body a route without its own `maxBodyBytes` accepts (bytes, default 1 MiB). */
   maxBodyBytes?: number;
+  /** A state file's lock waits: the command's abort signal, where notices go (see StoreLockOptions). */
+  lock?: StoreLockOptions;
   /** Deepest JSON nesting accepted in a request body (default 64); deeper is refused with 400. */
   maxJsonDepth?: number;
 }
@@ -114,7 +117,7 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
 /** The node:http server: every request through the pipeline; a bug of the mock is logged and answered 500. */
 function httpServer(rt: MockRuntime): Server {
   const http = createServer((req, res) => {
-    handle(rt, req, res).catch((err: Error) => {
+    withRequestSignal(res, () => handle(rt, req, res)).catch((err: Error) => {
       process.stderr.write(`opsctl mock: ${req.method} ${req.url}: ${err.stack}\n`);
       if (!res.headersSent) send(req, res, { status: 500, json: { message: `mock failure: ${err.message}` } });
       else res.destroy();

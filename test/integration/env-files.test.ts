@@ -1,11 +1,13 @@
 import { execa, execaSync } from 'execa';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockFile } from '../../src/config/lock.js';
 import { FileStore } from '../../src/mock/store.js';
 import { BIN, runBin } from '../helpers/bin.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { ptyAvailable, PtySession } from '../helpers/pty.js';
 import { bundleScript } from '../helpers/script.js';
 
 /** Bad environments around opsctl's own files: the mock state, the credential file, the lock, the directories. */
@@ -193,6 +195,109 @@ describe('the state lock', () => {
       child.kill('SIGKILL');
       await child.catch(() => undefined);
     }
+  });
+});
+
+describe('a lock left behind or held (built binary)', () => {
+  /** A process that holds the state lock until its stdin is closed; resolves once it holds it. */
+  async function holdLock(path: string) {
+    const script = await bundleScript(`
+      import { lockFile } from './src/config/lock.ts';
+      const release = await lockFile(process.argv[2], { what: 'the mock state file' });
+      console.log('locked');
+      process.stdin.on('end', async () => { await release(); console.log('released'); process.exit(0); });
+      process.stdin.resume();
+    `);
+    const child = execa(process.execPath, [script, path], { stdin: 'pipe' });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (c: Buffer) => c.toString().includes('locked') && resolve());
+      child.catch(reject);
+    });
+    return {
+      pid: child.pid!,
+      async release() {
+        child.stdin!.end();
+        await child;
+      },
+    };
+  }
+
+  async function labelNames(): Promise<string[]> {
+    const r = await runCli(['tracker', 'labels', 'list', '--json=name'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    return r.json<Array<{ name: string }>>().map((l) => l.name);
+  }
+
+  const noNetworkError = (stderr: string) => {
+    expect(stderr).not.toMatch(/no answer|endpoint|unexpected error/i);
+    expect(stderr).not.toMatch(/^\s+at /m);
+  };
+
+  it('a lock directory without its owner file (an old one, a fresh one): taken over with a notice, the write applied once, no network error', async () => {
+    await validState();
+    // 30 s: older than the grace for a lock without an owner, younger than the stale age of any lock (60 s)
+    for (const [name, age] of [['old', 30], ['fresh', 0]] as const) {
+      mkdirSync(`${statePath}.lock`);
+      if (age) utimesSync(`${statePath}.lock`, new Date(Date.now() - age * 1000), new Date(Date.now() - age * 1000));
+      const r = await runBin(['tracker', 'labels', 'create', '--name', name], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(String(r.stderr)).toMatch(/took over the lock on the mock state file .*: its owner file is missing/);
+      noNetworkError(String(r.stderr));
+      expect(existsSync(`${statePath}.lock`)).toBe(false);
+    }
+    expect(await labelNames()).toEqual(['bug', 'old', 'fresh']);
+  });
+
+  it('an owner file that is garbage, or names a live process that is not its holder (a reused pid): judged by its age, taken over', async () => {
+    await validState();
+    const owners = ['not json', JSON.stringify({ pid: process.pid, host: hostname(), start: 'not-the-start-of-this-pid' })];
+    for (const [i, owner] of owners.entries()) {
+      mkdirSync(`${statePath}.lock`);
+      writeFileSync(join(`${statePath}.lock`, 'owner'), owner);
+      utimesSync(`${statePath}.lock`, new Date(Date.now() - 30_000), new Date(Date.now() - 30_000));
+      const r = await runBin(['tracker', 'labels', 'create', '--name', `l${i}`], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(String(r.stderr)).toMatch(i === 0 ? /owner file is unreadable/ : new RegExp(`its holder \\(pid ${process.pid}\\) is gone and the pid now belongs to another process`));
+      noNetworkError(String(r.stderr));
+    }
+    expect(await labelNames()).toEqual(['bug', 'l0', 'l1']);
+  });
+
+  it.skipIf(!ptyAvailable())('Ctrl-C on a terminal while waiting for a live holder: exit 130 at once, and the write is never applied later', async () => {
+    await validState();
+    const holder = await holdLock(statePath);
+    try {
+      const pty = PtySession.opsctl(['tracker', 'labels', 'create', '--name', 'never'], { env });
+      await pty.waitFor(`waiting for the lock on the mock state file ${statePath}, held by opsctl pid ${holder.pid}`);
+      pty.ctrlC();
+      expect(await pty.exitCode()).toBe(130);
+      expect(pty.text).not.toMatch(/unexpected error|answered 500|^\s+at /im);
+    } finally {
+      await holder.release();
+    }
+    expect(await labelNames()).toEqual(['bug']);
+  });
+
+  it('SIGTERM while waiting: exit 130; a client that gave up (OPSCTL_HTTP_TIMEOUT_MS) fails and its write is never applied later', async () => {
+    await validState();
+    const holder = await holdLock(statePath);
+    try {
+      const child = runBin(['tracker', 'labels', 'create', '--name', 'never'], { env });
+      await new Promise<void>((resolve) => child.stderr!.on('data', (c: Buffer) => c.toString().includes('waiting for the lock') && resolve()));
+      child.kill('SIGTERM');
+      const r = await child;
+      expect(r.exitCode).toBe(130);
+      expect(String(r.stderr)).toContain('terminated (SIGTERM)');
+
+      const gaveUp = await runBin(['tracker', 'labels', 'create', '--name', 'late'], { env: { ...env, OPSCTL_HTTP_TIMEOUT_MS: '1500' } });
+      expect(gaveUp.exitCode).toBe(1);
+      expect(String(gaveUp.stderr)).toContain(`held by opsctl pid ${holder.pid}`);
+    } finally {
+      await holder.release();
+    }
+    // The holder is gone: nothing either command asked for was applied after it failed.
+    expect(await labelNames()).toEqual(['bug']);
+    expect(existsSync(`${statePath}.lock`)).toBe(false);
   });
 });
 
