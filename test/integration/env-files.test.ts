@@ -42,6 +42,8 @@ describe('mock-state.json of the wrong shape is refused, naming the file and the
     ['null', () => 'null', '(top level)'],
     ['not JSON', () => '{"tracker": ', 'not valid JSON'],
     ['an empty object', () => '{}', 'is empty'],
+    ['only an unknown key', () => '{"foo":1}', 'none of the mock\'s collections (tracker, oauth, labels), only "foo"'],
+    ['a misspelt slice', (s) => JSON.stringify({ trackr: s.tracker }), 'only "trackr": a misspelt name'],
     ['tracker: 5', () => '{"tracker":5}', 'tracker:'],
     ['tracker: null', (s) => JSON.stringify({ ...s, tracker: null }), 'tracker:'],
     ['a label null', (s) => JSON.stringify({ ...s, tracker: { ...s.tracker, labels: [null] } }), 'tracker.labels[0]'],
@@ -78,11 +80,13 @@ describe('mock-state.json of the wrong shape is refused, naming the file and the
 
   it('the built binary refuses it the same way (one message, exit 1) and leaves the file alone', async () => {
     mkdirSync(join(dir, 'data'), { recursive: true });
-    writeFileSync(statePath, '{"tracker":5}');
-    const r = await runBin(['tracker', 'labels', 'list'], { env });
-    expect(r.exitCode).toBe(1);
-    expectCleanError(String(r.stderr), 'is not usable');
-    expect(readFileSync(statePath, 'utf8')).toBe('{"tracker":5}');
+    for (const content of ['{"tracker":5}', '{"foo":1}', '{"trackr":{"seq":1}}']) {
+      writeFileSync(statePath, content);
+      const r = await runBin(['tracker', 'labels', 'create', '--name', 'x'], { env });
+      expect(r.exitCode).toBe(1);
+      expectCleanError(String(r.stderr), 'is not usable');
+      expect(readFileSync(statePath, 'utf8')).toBe(content);
+    }
   });
 
   it('an older valid state missing a whole collection is completed, keeping every record', async () => {
