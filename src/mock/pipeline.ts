@@ -35,6 +35,7 @@ export async function handle(rt: MockRuntime, req: IncomingMessage, res: ServerR
     status = out.status;
     send(req, res, out);
   } catch (err) {
+    if (isOpsError(err)) rt.onLocalError?.(err);
     const mockErr = toMockError(err, service);
     if (mockErr.status >= 500 && !(err instanceof MockError) && !isOpsError(err)) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
     const out = svc.instance.errorReply(mockErr);

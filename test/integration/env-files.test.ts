@@ -130,6 +130,15 @@ describe('credentials.json with garbage or the wrong shape', () => {
       expect(list.stderr).toContain(path);
       const cfg = await runCli(['config', 'list'], { env });
       expect(cfg.code).toBe(0);
+      // A sign-in checks it first: before any page, browser or code exchange (the built binary, as a person runs it).
+      const login = await runBin(['login', '--consent-as', 'alice@example.com'], { env });
+      expect(login.exitCode).toBe(4);
+      expect(String(login.stderr)).toContain(path);
+      expect(String(login.stderr)).not.toMatch(/Sign in at|Waiting for the browser|secret-token-xyz/);
+      expectCleanError(String(login.stderr), 'the credential file');
+      const oauth = JSON.parse(readFileSync(statePath, 'utf8')).oauth;
+      expect(Object.keys(oauth?.pending ?? {})).toEqual([]);
+      expect(Object.keys(oauth?.codes ?? {})).toEqual([]);
       expect(readFileSync(path, 'utf8')).toBe(content);
     });
   }
@@ -370,6 +379,47 @@ describe('directories', () => {
       expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
       expectCleanError(r.stderr, 'cannot write');
     }
+  });
+
+  it.skipIf(!canDropToNobody)('as nobody, a config or data directory it cannot write: sign-in refused before any page or browser, a write to the embedded mock names the directory (no 503, no stack), reads still work', async () => {
+    await validState();
+    const before = readFileSync(statePath, 'utf8');
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'data'), 0o755);
+    for (const f of readdirSync(join(dir, 'data'))) chmodSync(join(dir, 'data', f), 0o644);
+    const asNobody = (argv: string[]) =>
+      execa('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, ...argv], {
+        reject: false,
+        env: { PATH: process.env.PATH, HOME: '/nonexistent', NO_COLOR: '1', OPSCTL_CONFIG_DIR: dir },
+        extendEnv: false,
+      });
+    // The config directory (where credentials.json goes) is root's: named at once.
+    let r = await asNobody(['login', '--consent-as', 'alice@example.com']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`cannot write opsctl's directory ${dir} (permission denied, EACCES)`);
+    expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+    expect(r.stderr).not.toMatch(/Sign in at|Waiting for the browser|seeded account/);
+    expectCleanError(r.stderr, 'cannot write');
+    // The config directory is writable, the embedded mock's data directory is not: named before any page too.
+    chmodSync(dir, 0o777);
+    r = await asNobody(['login', '--consent-as', 'alice@example.com']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`cannot write opsctl's directory ${join(dir, 'data')} (permission denied, EACCES)`);
+    expect(r.stderr).not.toMatch(/Sign in at|answered 5\d\d|seeded account/);
+    expectCleanError(r.stderr, 'cannot write');
+    expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
+    // A write through the embedded mock: its own storage error, as that same message (not "HTTP 503", not a stack).
+    r = await asNobody(['tracker', 'labels', 'create', '--name', 'x']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`cannot write opsctl's directory ${join(dir, 'data')} (permission denied, EACCES)`);
+    expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+    expect(r.stderr).not.toMatch(/HTTP 503|opsctl mock:/);
+    expectCleanError(r.stderr, 'cannot write');
+    // Reading needs no write: still works.
+    r = await asNobody(['tracker', 'labels', 'list', '--json=name']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([{ name: 'bug' }]);
+    expect(readFileSync(statePath, 'utf8')).toBe(before);
   });
 });
 
