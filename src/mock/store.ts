@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { InterruptedError, OpsError } from '../core/errors.js';
 import { readLocalFileSync } from '../core/local-file.js';
 import { requestSignal } from './request-signal.js';
@@ -184,7 +184,8 @@ export class FileStore implements Store {
 
   private async locked<T>(fn: (state: MockState) => T): Promise<T> {
     const { ensurePrivateDir, dirError } = await import('../config/paths.js');
-    const dir = dirname(this.path);
+    // A relative --state (mock serve) is relative to the working directory; opsctl's own directories must be absolute.
+    const dir = dirname(resolve(this.path));
     // The directory is made (or checked) by this store's first write, not before every one.
     if (!this.dirReady) {
       await ensurePrivateDir(dir);

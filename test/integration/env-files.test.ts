@@ -381,6 +381,45 @@ describe('directories', () => {
     }
   });
 
+  const canUnshare = process.getuid?.() === 0 && existsSync('/usr/bin/unshare');
+  it.skipIf(!canUnshare)('a read-only HOME (a read-only bind mount in a private mount namespace): EROFS named with the directory and OPSCTL_CONFIG_DIR, not "unexpected error: ENOENT … mkdir"', async () => {
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    for (const argv of [['config', 'set', 'tracker', 'https://t.example'], ['tracker', 'labels', 'list'], ['login', '--consent-as', 'alice@example.com']]) {
+      // The mount exists only inside the namespace, which ends with the command.
+      const r = await execa('/usr/bin/unshare', ['-m', '/bin/sh', '-c', 'mount --bind -o ro "$0" "$0" && exec "$@"', home, process.execPath, BIN, ...argv], {
+        reject: false,
+        timeout: 30_000,
+        env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' },
+        extendEnv: false,
+      });
+      expect(r.exitCode, argv.join(' ')).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`cannot write opsctl's directory ${home}/\\.(config|local/share)/opsctl \\(at ${home}/\\.(config|local)\\) \\(the file system is read-only, EROFS\\)`));
+      expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+      expect(r.stderr).not.toMatch(/ENOENT|Sign in at/);
+      expectCleanError(r.stderr, 'cannot write');
+    }
+  });
+
+  it('an empty HOME (a relative directory) and a HOME under /proc (where a recursive mkdir never returns): named, no hang, nothing written in the working directory', async () => {
+    const cwd = join(dir, 'cwd');
+    mkdirSync(cwd);
+    for (const [home, words] of [['', 'is not an absolute path (HOME or an XDG_* variable is empty or relative)'], ['/proc/self/nothere', '(it cannot be created there, ENOENT)']]) {
+      const r = await execa(process.execPath, [BIN, 'config', 'set', 'tracker', 'https://t.example'], {
+        reject: false,
+        timeout: 30_000,
+        cwd,
+        env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' },
+        extendEnv: false,
+      });
+      expect(r.exitCode, home).toBe(1);
+      expect(r.stderr).toContain(words);
+      expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+      expectCleanError(r.stderr, words);
+    }
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
   it.skipIf(!canDropToNobody)('as nobody, a config or data directory it cannot write: sign-in refused before any page or browser, a write to the embedded mock names the directory (no 503, no stack), reads still work', async () => {
     await validState();
     const before = readFileSync(statePath, 'utf8');
