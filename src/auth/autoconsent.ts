@@ -31,7 +31,9 @@ export async function submitConsent(authUrl: string, email: string, opts: Consen
     const local = status === 503 ? opts.localError?.() : undefined;
     if (local) return local;
     const code = /id="error-code">([^<]+)</.exec(html)?.[1] ?? 'error';
-    return new OpsError(`--consent-as: ${what} of ${origin} answered ${status}: ${code}`, 1, {
+    const description = /id="error-description">([^<]*)</.exec(html)?.[1];
+    const said = description ? ` (${unescapeHtml(description)})` : '';
+    return new OpsError(`--consent-as: ${what} of ${origin} answered ${status}: ${unescapeHtml(code)}${said}`, 1, {
       code: 'consent_failed',
       hint: status >= 500 ? 'check the server (opsctl mock serve prints its errors), then run opsctl login again' : 'check the client settings (opsctl config get client_id), then run opsctl login again',
     });
@@ -54,4 +56,14 @@ export async function submitConsent(authUrl: string, email: string, opts: Consen
   if (post.statusCode !== 302 || typeof location !== 'string') throw refused('the consent form', post.statusCode, answer);
   const back = await request(location.split('#')[0]);
   await back.body.dump();
+}
+
+/** The text of an HTML text node of the mock's pages (escapeHtml's five entities and numeric ones). */
+function unescapeHtml(text: string): string {
+  return text
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
