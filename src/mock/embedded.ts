@@ -34,12 +34,14 @@ function statePathOf(ctx: Context): string {
 }
 
 /**
- * For a command that will write the embedded mock's state (a sign-in): its directory can be written,
- * else the error naming it and the fix comes now, before any page or browser step.
+ * For a sign-in against the embedded mock: its state directory can be written and its authorization
+ * server loads (its clients file, OPSCTL_MOCK_OAUTH_CLIENTS, is read and checked), else the error naming
+ * the path and the fix comes now, before any page or browser step.
  */
-export async function checkEmbeddedWritable(ctx: Context): Promise<void> {
+export async function checkEmbeddedSignIn(ctx: Context): Promise<void> {
   const { writableDir } = await import('../config/writable.js');
   await writableDir(dirname(statePathOf(ctx)));
+  await (await embeddedMock(ctx)).service('oauth');
 }
 
 async function start(ctx: Context): Promise<MockServer> {

@@ -144,6 +144,27 @@ describe('credentials.json with garbage or the wrong shape', () => {
   }
 });
 
+describe('the embedded mock\'s clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is wrong', () => {
+  for (const [name, content, words] of [
+    ['not JSON', '{nope', 'is not valid JSON'],
+    ['a client of an unknown type', '{"clients":[{"client_id":"x.apps.mock","type":"weird"}]}', 'has a bad client: x.apps.mock: type must be one of'],
+    ['a flag that is not a boolean', '{"clients":[{"client_id":"x.apps.mock","type":"desktop","data_api_enabled":"no"}]}', 'has a bad client: x.apps.mock: data_api_enabled must be true or false'],
+    ['clients that are not a list', '{"clients":{"a":1}}', 'has "clients" that is not a list'],
+  ] as const) {
+    it(`${name}: login exits 2 naming the file and the problem (built binary); no 500, no stack`, async () => {
+      const file = join(dir, 'clients.json');
+      writeFileSync(file, content);
+      const r = await runBin(['login', '--consent-as', 'alice@example.com'], { env: { ...env, OPSCTL_MOCK_OAUTH_CLIENTS: file } });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain(`the clients file ${file} ${words}`);
+      expect(r.stderr).toContain('OPSCTL_MOCK_OAUTH_CLIENTS');
+      expect(r.stderr).not.toMatch(/answered 5\d\d|opsctl mock:|seeded account|Sign in at/);
+      expectCleanError(String(r.stderr), `the clients file ${file}`);
+      expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
+    });
+  }
+});
+
 describe('config.json with garbage or the wrong shape', () => {
   for (const [name, content, where] of [
     ['garbage', '{"profiles": ', 'is not valid JSON'],
