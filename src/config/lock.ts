@@ -61,7 +61,11 @@ export async function lockFile(path: string, opts: FileLockOptions): Promise<() 
     if (opts.signal?.aborted) throw new InterruptedError(`interrupted while waiting for the lock on ${opts.what} ${path}; nothing was changed`);
     try {
       const release = await lockfile.lock(path, options);
-      await writeFile(ownerFile, JSON.stringify({ pid: process.pid, host: hostname(), start: processStart(process.pid) })).catch(() => undefined);
+      // Without its owner file a live lock would look orphaned to the next process: no owner file, no lock.
+      await writeFile(ownerFile, JSON.stringify({ pid: process.pid, host: hostname(), start: processStart(process.pid) })).catch(async (err) => {
+        await release().catch(() => undefined);
+        throw err;
+      });
       return async () => {
         if (compromised) throw new OpsError(`lost the lock on ${opts.what} ${path} while holding it: ${compromised.message}`, 1, { code: 'lock_lost', hint: 'run the command again' });
         await release();
@@ -88,7 +92,8 @@ export async function lockFile(path: string, opts: FileLockOptions): Promise<() 
       }
     }
     const pid = owner ? (safeJson(owner)?.pid ?? '?') : '?';
-    if (!told && Date.now() - started >= LOCK_WAIT_NOTICE_MS) {
+    // (A lock judged by its age is taken over within the grace: nothing to announce.)
+    if (!told && holder === 'live' && Date.now() - started >= LOCK_WAIT_NOTICE_MS) {
       told = true;
       (opts.notice ?? defaultNotice)(`waiting for the lock on ${opts.what} ${path}, held by opsctl pid ${pid} (giving up after ${Math.round(waitMs / 1000)} s; Ctrl-C stops)`);
     }
