@@ -103,6 +103,9 @@ export function reportError(ctx: Context, err: unknown): number {
     if (jsonErrors(ctx)) ctx.io.err(JSON.stringify({ error: { code: 'usage', message: err.message.replace(/^error: /, '') } }));
     return ExitCode.usage;
   }
+  // Ctrl-C / SIGTERM to a verb that does not stop at a safe point: the signal's notice said it all;
+  // whatever failed because of it (a request cut off, a lock wait ended) is not another error.
+  if (ctx.abort.signal.aborted && !ctx.handlesInterrupt) return ExitCode.interrupted;
   if (isOpsError(err)) {
     printError(ctx, err);
     return err.exitCode;

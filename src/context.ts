@@ -125,7 +125,7 @@ export class Context {
   async credentials(): Promise<CredentialStore> {
     if (!this.credentialStore) {
       const { CredentialStore } = await import('./config/credentials.js');
-      this.credentialStore = new CredentialStore(this.paths.config);
+      this.credentialStore = new CredentialStore(this.paths.config, this.abort.signal);
     }
     return this.credentialStore;
   }

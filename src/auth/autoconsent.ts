@@ -1,21 +1,49 @@
+import { NetworkError, OpsError, UsageError } from '../core/errors.js';
 import { defaultDispatcher } from '../core/http.js';
 import { request as lite } from '../core/undici-lite.js';
 
-const request = (url: string | URL, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}) =>
-  lite(new URL(url), { method: opts.method ?? 'GET', headers: opts.headers, body: opts.body, dispatcher: defaultDispatcher() });
+export interface ConsentOptions {
+  /** The embedded mock's own storage error behind a 503, shown as it is (see mock/embedded.ts). */
+  localError?: () => OpsError | undefined;
+}
 
 /**
  * For `opsctl demo` and tests only, against the local mock authorization server: does what the user's
  * browser would do — opens the authorization URL, submits the consent form as `email` granting every
  * requested scope, and follows the redirect to opsctl's loopback listener. Never used with a real server.
+ *
+ * Fails with what a person can act on: an unreachable server names its address (exit 1); the mock's
+ * own storage error is shown as it is; only an account with no consent form is a usage error (exit 2).
  */
-export async function submitConsent(authUrl: string, email: string): Promise<void> {
+export async function submitConsent(authUrl: string, email: string, opts: ConsentOptions = {}): Promise<void> {
+  const origin = new URL(authUrl).origin;
+  const request = async (url: string | URL, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}) => {
+    try {
+      return await lite(new URL(url), { method: init.method ?? 'GET', headers: init.headers, body: init.body, dispatcher: defaultDispatcher() });
+    } catch (err) {
+      throw new NetworkError(`--consent-as: cannot reach the authorization server ${origin}: ${(err as Error).message}`, {
+        hint: `check that it is up and that the auth endpoint is right (opsctl config get auth; OPSCTL_AUTH_URL), or sign in with a browser`,
+        cause: err,
+      });
+    }
+  };
+  const refused = (what: string, status: number, html: string) => {
+    const local = status === 503 ? opts.localError?.() : undefined;
+    if (local) return local;
+    const code = /id="error-code">([^<]+)</.exec(html)?.[1] ?? 'error';
+    const description = /id="error-description">([^<]*)</.exec(html)?.[1];
+    const said = description ? ` (${unescapeHtml(description)})` : '';
+    return new OpsError(`--consent-as: ${what} of ${origin} answered ${status}: ${unescapeHtml(code)}${said}`, 1, {
+      code: 'consent_failed',
+      hint: status >= 500 ? 'check the server (opsctl mock serve prints its errors), then run opsctl login again' : 'check the client settings (opsctl config get client_id), then run opsctl login again',
+    });
+  };
   const page = await request(authUrl);
   const html = await page.body.text();
-  if (page.statusCode !== 200) throw new Error(`the authorization page answered ${page.statusCode}: ${/id="error-code">([^<]+)</.exec(html)?.[1] ?? 'error'}`);
+  if (page.statusCode !== 200) throw refused('the authorization page', page.statusCode, html);
   const id = /name="request" value="([^"]+)"/.exec(html)?.[1];
   const sub = new RegExp(`name="user" value="([^"]+)" id="[^"]*" data-email="${email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`).exec(html)?.[1];
-  if (!id || !sub) throw new Error(`no consent form for ${email} on the authorization page`);
+  if (!id || !sub) throw new UsageError(`--consent-as: no consent form for ${email} on the authorization page`, { field: 'consent-as', hint: 'use a seeded account such as alice@example.com' });
   const form = new URLSearchParams({ request: id, user: sub, action: 'allow' });
   for (const m of html.matchAll(/name="scope" value="([^"]+)"/g)) form.append('scope', m[1].replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))));
   const post = await request(new URL('/o/oauth2/v2/auth/consent', authUrl), {
@@ -23,9 +51,19 @@ export async function submitConsent(authUrl: string, email: string): Promise<voi
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: form.toString(),
   });
-  await post.body.dump();
+  const answer = await post.body.text();
   const location = post.headers.location;
-  if (post.statusCode !== 302 || typeof location !== 'string') throw new Error(`the consent form answered ${post.statusCode}`);
+  if (post.statusCode !== 302 || typeof location !== 'string') throw refused('the consent form', post.statusCode, answer);
   const back = await request(location.split('#')[0]);
   await back.body.dump();
+}
+
+/** The text of an HTML text node of the mock's pages (escapeHtml's five entities and numeric ones). */
+function unescapeHtml(text: string): string {
+  return text
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }

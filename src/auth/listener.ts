@@ -48,7 +48,12 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
   const host = opts.host ?? '127.0.0.1';
   const once = new OneCallback(opts);
   const server = createServer((req, res) => answerBrowser(req, res, once, close));
-  server.on('clientError', (_err, socket) => socket.destroy());
+  // A request Node cannot parse (a bad method, a malformed request line, headers over the limit) gets a
+  // plain 400 and the listener keeps waiting: no local process can end a sign-in by sending garbage.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
   await listen(server, host, opts.port);
   server.on('error', () => undefined);
   const port = (server.address() as AddressInfo).port;
@@ -101,12 +106,17 @@ class OneCallback {
 
 /** A request to the listener: the callback is taken and answered later (respond); anything else gets its page now. */
 function answerBrowser(req: IncomingMessage, res: ServerResponse, once: OneCallback, close: () => Promise<void>): void {
-  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  const params = paramsOf(url.searchParams);
   const send = (status: number, html: string) => {
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
     res.end(html);
   };
+  // `GET http://[x/ HTTP/1.1` parses as a request but not as a URL: a 400, and the wait goes on.
+  const url = URL.canParse(req.url ?? '/', 'http://127.0.0.1') ? new URL(req.url ?? '/', 'http://127.0.0.1') : undefined;
+  if (!url) {
+    send(400, resultPage(false, 'Bad request', ['This address only receives the sign-in response for opsctl.']));
+    return;
+  }
+  const params = paramsOf(url.searchParams);
   // A server that puts the response (or only its state) after `#`: the browser never sends the fragment,
   // so a tiny same-origin page reads it and asks again with it as the query (once: the marker stops a loop).
   if (req.method === 'GET' && url.pathname === '/' && !params.state && !url.searchParams.has(FRAGMENT_MARKER)) {

@@ -89,6 +89,7 @@ export function buildAuthorizeUrl(
  * stored 0600. Nothing is stored unless the whole flow succeeds.
  */
 export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutcome> {
+  await (await import('./preflight.js')).signInPreflight(ctx);
   const settings = await oauthSettings(ctx);
   const scopes = opts.scopes?.length ? opts.scopes : settings.defaultScopes;
   if (opts.consentAs && !settings.local) {
@@ -129,12 +130,8 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       ctx.io.err(`(no browser: opsctl submits the mock's consent form itself as ${opts.consentAs}, granting every requested scope)`);
       const { submitConsent } = await import('./autoconsent.js');
       // Nobody else will answer: a consent that fails ends the wait at once (no 5-minute hang).
-      consentFailed = submitConsent(url, opts.consentAs).then(
-        () => new Promise<never>(() => undefined),
-        (err: Error) => {
-          throw new UsageError(`--consent-as: ${err.message}`, { field: 'consent-as', hint: 'use a seeded account such as alice@example.com' });
-        },
-      );
+      const localError = settings.local ? (await import('../mock/embedded.js')).embeddedLocalError : undefined;
+      consentFailed = submitConsent(url, opts.consentAs, { localError: localError && (() => localError(ctx)) }).then(() => new Promise<never>(() => undefined));
     } else if (decision.open) {
       const opened = await ctx.openBrowser(url);
       if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { Context } from '../context.js';
-import { UsageError } from '../core/errors.js';
+import { OpsError, UsageError } from '../core/errors.js';
+import { readLocalFile } from '../core/local-file.js';
 
 /**
  * The text of a `-f/--file` flag: stdin for `-`, else the file (relative to the working directory).
@@ -12,8 +12,9 @@ export async function readFileFlag(file: string, ctx: Context, what: string): Pr
   if (file === '-') return ctx.io.readStdin();
   const path = isAbsolute(file) ? file : join(ctx.cwd, file);
   try {
-    return await readFile(path, 'utf8');
+    return await readLocalFile(path, { what: '--file:', exitCode: 2, hint: `give the path of ${what}, or - for stdin` });
   } catch (err) {
+    if (err instanceof OpsError) throw err;
     throw new UsageError(`--file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'file', hint: `give the path of ${what}, or - for stdin` });
   }
 }

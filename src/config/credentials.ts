@@ -1,7 +1,8 @@
-import { chmod, readFile } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { AuthError } from '../core/errors.js';
+import { AuthError, OpsError } from '../core/errors.js';
+import { readLocalFile } from '../core/local-file.js';
 import { dirError, ensurePrivateDir } from './paths.js';
 
 /** OAuth tokens as stored after `opsctl login`. */
@@ -49,7 +50,11 @@ type CredentialFile = Record<string, ProfileCredentials>;
  */
 export class CredentialStore {
   readonly path: string;
-  constructor(readonly dir: string) {
+  /** @param signal ends a wait for the file's lock (the command's Ctrl-C / SIGTERM). */
+  constructor(
+    readonly dir: string,
+    private readonly signal?: AbortSignal,
+  ) {
     this.path = join(dir, 'credentials.json');
   }
 
@@ -57,8 +62,9 @@ export class CredentialStore {
   async read(): Promise<CredentialFile> {
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      text = await readLocalFile(this.path, { what: 'the credential file', maxBytes: 1024 * 1024 });
     } catch (err) {
+      if (err instanceof OpsError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return {};
       throw new CredentialsFileError(this.path, code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? (err as Error).message})`);
@@ -90,7 +96,7 @@ export class CredentialStore {
       throw dirError(this.dir, err);
     });
     const { lockFile, removeLeftoverTempFiles } = await import('./lock.js');
-    const release = await lockFile(this.path, { what: 'the credential file' }).catch((err) => {
+    const release = await lockFile(this.path, { what: 'the credential file', signal: this.signal }).catch((err) => {
       throw dirError(this.dir, err);
     });
     try {

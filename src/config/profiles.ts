@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readLocalFileSync } from '../core/local-file.js';
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { OpsError, UsageError, ValidationError } from '../core/errors.js';
@@ -42,6 +42,9 @@ interface ConfigShape {
   profiles: Record<string, Profile>;
 }
 
+/** config.json holds profiles: a megabyte is far more than any real one. */
+const CONFIG_MAX_BYTES = 1024 * 1024;
+
 const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/i;
 
 export class ConfigStore {
@@ -57,8 +60,9 @@ export class ConfigStore {
     if (!this.cache) {
       let text: string | undefined;
       try {
-        text = readFileSync(this.path, 'utf8');
+        text = readLocalFileSync(this.path, { what: 'the config file', maxBytes: CONFIG_MAX_BYTES });
       } catch (err) {
+        if (err instanceof OpsError) throw err;
         // ENOTDIR: a file where a directory of the path should be; there is no config (writes say why).
         if (!['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) throw this.unusable(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       }
@@ -96,6 +100,8 @@ export class ConfigStore {
         cwd: this.dir,
         configName: 'config',
         defaults: { profiles: {} },
+        // the README promises 0600 whatever the umask (conf's default is 0666 less the umask)
+        configFileMode: 0o600,
       });
     }
     this.cache = undefined;
@@ -172,6 +178,9 @@ export class ConfigStore {
     try {
       await ensurePrivateDir(this.dir);
       await fn();
+      // conf rewrites an existing file in place when it cannot rename: its mode is then the old one
+      const { chmod } = await import('node:fs/promises');
+      await chmod(this.path, 0o600);
     } catch (err) {
       throw dirError(this.dir, err);
     }

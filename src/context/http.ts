@@ -11,9 +11,10 @@ import type { Endpoint } from './endpoint.js';
  */
 export async function createServiceClient(ctx: Context, service: Service, dispatcher?: Dispatcher): Promise<HttpClient> {
   const endpoint = await ctx.endpoint(service);
-  const [{ HttpClient, closeDefaultDispatcher }, tracker] = await Promise.all([
+  const [{ HttpClient, closeDefaultDispatcher }, tracker, embedded] = await Promise.all([
     import('../core/http.js'),
     service === 'tracker' ? import('../tracker/http-setup.js') : undefined,
+    endpoint.embedded ? import('../mock/embedded.js') : undefined,
   ]);
   if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher(ctx.abort.signal.aborted));
   return new HttpClient({
@@ -26,6 +27,7 @@ export async function createServiceClient(ctx: Context, service: Service, dispat
     timeoutMs: Number(ctx.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
     notice: (line) => ctx.io.info(ctx.io.colorErr.dim(line)),
     credentials: () => serviceCredentials(ctx, service, endpoint),
+    localError: embedded ? () => embedded.embeddedLocalError(ctx) : undefined,
   });
 }
 

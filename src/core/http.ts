@@ -1,7 +1,7 @@
 import type { Dispatcher, FormData } from 'undici';
 import { sleep as abortableSleep } from './sleep.js';
 import { Agent, request } from './undici-lite.js';
-import { ApiError, NetworkError, UsageError } from './errors.js';
+import { ApiError, NetworkError, type OpsError, UsageError } from './errors.js';
 import type { RequestPacer } from './pacer.js';
 import { isLoopbackHost, redactBody, redactHeaders, redactUrl } from './redact.js';
 
@@ -82,6 +82,11 @@ export interface HttpClientOptions {
   maxRetryAfterMs?: number;
   /** Aborts backoff and Retry-After waits (Ctrl-C). */
   signal?: AbortSignal;
+  /**
+   * An in-process server's own error behind a 503 (the embedded mock's state file, directory or lock):
+   * thrown as it is, with its path and fix, instead of an HTTP error, and never retried.
+   */
+  localError?: () => OpsError | undefined;
   userAgent?: string;
 }
 
@@ -245,6 +250,8 @@ export class HttpClient {
       release();
       this.debug(`< ${res.statusCode} (${Date.now() - started} ms)`);
       const data = req.text ? raw : parseBody(raw, res.headers['content-type']);
+      const local = res.statusCode === 503 ? this.opts.localError?.() : undefined;
+      if (local) throw local;
 
       if (req.followRedirects && [301, 302, 303, 307, 308].includes(res.statusCode) && res.headers.location && redirects < 5) {
         redirects++;

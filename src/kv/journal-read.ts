@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readLocalFileSync } from '../core/local-file.js';
 import { z } from 'zod';
 import { OpsError } from '../core/errors.js';
 import type { Journal } from './journal.js';
@@ -57,8 +58,9 @@ export function readJournal(file: string): Journal | undefined {
   if (!existsSync(file)) return undefined;
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(readLocalFileSync(file, { what: 'the upgrade journal' }));
   } catch (err) {
+    if (err instanceof OpsError) throw err;
     throw new JournalInvalid(file, err instanceof SyntaxError ? `not JSON (truncated?): ${err.message}` : (err as Error).message);
   }
   const r = JournalSchema.safeParse(raw);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Router from 'find-my-way';
+import { isOpsError } from '../core/errors.js';
 import { checkDeclaredLength, PARSE_FAILED, parseBody, readBody } from './body.js';
 import { MockError, type MockReply, type MockRequest } from './http.js';
 import { addMoreRoutes, type LoadedService, type MockRuntime } from './runtime.js';
@@ -34,8 +35,9 @@ export async function handle(rt: MockRuntime, req: IncomingMessage, res: ServerR
     status = out.status;
     send(req, res, out);
   } catch (err) {
+    if (isOpsError(err)) rt.onLocalError?.(err);
     const mockErr = toMockError(err, service);
-    if (mockErr.status >= 500 && !(err instanceof MockError)) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
+    if (mockErr.status >= 500 && !(err instanceof MockError) && !isOpsError(err)) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
     const out = svc.instance.errorReply(mockErr);
     status = out.status;
     send(req, res, out);

@@ -1,4 +1,5 @@
 import Router from 'find-my-way';
+import type { OpsError } from '../core/errors.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from './body.js';
 import type { Fault, LoggedRequest, MockServerOptions, RouteInfo } from './server.js';
 import { SERVICE_LOADERS, SERVICE_NAMES, type MockServiceOptions, type Route, type ServiceContext, type ServiceInstance, type ServiceName } from './service.js';
@@ -23,6 +24,7 @@ export class MockRuntime {
   readonly maxBody: number;
   readonly maxDepth: number;
   readonly test: boolean;
+  readonly onLocalError?: (err: OpsError) => void;
   /** Test mode only: every request, oldest first. */
   readonly requests: LoggedRequest[] = [];
   /** Test mode only: faults still to inject. */
@@ -35,7 +37,9 @@ export class MockRuntime {
 
   constructor(opts: MockServerOptions) {
     this.enabled = (opts.services ?? SERVICE_NAMES).filter((name) => SERVICE_LOADERS[name]);
-    this.store = typeof opts.state === 'object' ? opts.state : opts.state && opts.state !== 'memory' ? new FileStore(opts.state) : new MemoryStore();
+    // `mock serve` and tests: the operator reads it on stderr, once per failed request, without a stack.
+    this.onLocalError = opts.onLocalError ?? ((err) => process.stderr.write(`opsctl mock: ${err.message}${err.hint ? `\n  ${err.hint}` : ''}\n`));
+    this.store = typeof opts.state === 'object' ? opts.state : opts.state && opts.state !== 'memory' ? new FileStore(opts.state, undefined, opts.lock) : new MemoryStore();
     this.baseNow = opts.now ?? Date.now;
     this.options = opts.options ?? {};
     this.maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

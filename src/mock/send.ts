@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isOpsError } from '../core/errors.js';
 import { MockError, type MockReply } from './http.js';
 
 /**
@@ -7,6 +8,8 @@ import { MockError, type MockReply } from './http.js';
  */
 export function toMockError(err: unknown, where: string): MockError {
   if (err instanceof MockError) return err;
+  // The mock's own storage (its state file, directory or lock) refused: its message and fix, not a bug.
+  if (isOpsError(err)) return new MockError(503, 'local_storage', err.message, err.hint ? { hint: err.hint } : {});
   if (err instanceof URIError) return new MockError(400, 'bad_request', `malformed percent-encoding in the request: ${err.message}`);
   return new MockError(500, 'internal', `mock ${where} failed: ${(err as Error)?.message ?? String(err)}`);
 }

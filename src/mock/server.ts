@@ -2,10 +2,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { handle } from './pipeline.js';
+import { isOpsError, type OpsError } from '../core/errors.js';
+import { withRequestSignal } from './request-signal.js';
 import { MockRuntime } from './runtime.js';
 import { send } from './send.js';
 import type { MockServiceOptions, ServiceInstance, ServiceName } from './service.js';
-import type { Store } from './store.js';
+import type { Store, StoreLockOptions } from './store.js';
 
 export interface MockServerOptions {
   /** Services to serve (default: all). */
@@ -20,6 +22,14 @@ export interface MockServerOptions {
   now?: () => number;
   /** Largest request body a route without its own `maxBodyBytes` accepts (bytes, default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Told of each of the mock's own storage errors (its state file, directory or lock: an OpsError naming
+   * the path and the fix), which the client is answered as a 503. The embedded mock passes them on to
+   * the command, which shows them as they are.
+   */
+  onLocalError?: (err: OpsError) => void;
+  /** A state file's lock waits: the command's abort signal, where notices go (see StoreLockOptions). */
+  lock?: StoreLockOptions;
   /** Deepest JSON nesting accepted in a request body (default 64); deeper is refused with 400. */
   maxJsonDepth?: number;
 }
@@ -114,7 +124,13 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
 /** The node:http server: every request through the pipeline; a bug of the mock is logged and answered 500. */
 function httpServer(rt: MockRuntime): Server {
   const http = createServer((req, res) => {
-    handle(rt, req, res).catch((err: Error) => {
+    withRequestSignal(res, () => handle(rt, req, res)).catch((err: Error) => {
+      // The mock's own storage, before any service answered (a state file of the wrong shape, a directory it cannot write).
+      if (isOpsError(err)) {
+        rt.onLocalError?.(err);
+        if (!res.headersSent) send(req, res, { status: 503, json: { message: err.message, ...(err.hint ? { hint: err.hint } : {}) } });
+        return;
+      }
       process.stderr.write(`opsctl mock: ${req.method} ${req.url}: ${err.stack}\n`);
       if (!res.headersSent) send(req, res, { status: 500, json: { message: `mock failure: ${err.message}` } });
       else res.destroy();

@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { OpsError } from '../core/errors.js';
+import { dirname, resolve } from 'node:path';
+import { InterruptedError, OpsError } from '../core/errors.js';
+import { readLocalFileSync } from '../core/local-file.js';
+import { requestSignal } from './request-signal.js';
+
+/** The mock state is small (demo data); 64 MiB is far above any real one and below trouble. */
+const STATE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** The whole mock state: one slice per service, each owned by that service's module. */
 export type MockState = Record<string, any>;
@@ -17,6 +22,15 @@ export interface Store {
   read<T>(fn: (state: MockState) => T): Promise<T>;
   write<T>(fn: (state: MockState) => T): Promise<T>;
   close(): Promise<void>;
+}
+
+/** How a file store waits for its lock (see config/lock.ts). */
+export interface StoreLockOptions {
+  /** Ends every wait for the lock (the command's Ctrl-C / SIGTERM). */
+  signal?: AbortSignal;
+  /** Where notices go (a wait that goes on, a takeover); default stderr. */
+  notice?(text: string): void;
+  waitMs?: number;
 }
 
 /** A function that fills in a missing slice of state (first run, or a service added since). */
@@ -85,7 +99,11 @@ export class FileStore implements Store {
   constructor(
     readonly path: string,
     private readonly staleMs = 60_000,
+    private readonly lockOptions: StoreLockOptions = {},
   ) {}
+
+  /** Aborted by close(): a write still waiting for the lock then is given up, never applied later. */
+  private readonly closing = new AbortController();
 
   async addInit(init: StateInit): Promise<void> {
     this.inits.push(init);
@@ -160,12 +178,14 @@ export class FileStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     await this.queue.catch(() => undefined);
   }
 
   private async locked<T>(fn: (state: MockState) => T): Promise<T> {
     const { ensurePrivateDir, dirError } = await import('../config/paths.js');
-    const dir = dirname(this.path);
+    // A relative --state (mock serve) is relative to the working directory; opsctl's own directories must be absolute.
+    const dir = dirname(resolve(this.path));
     // The directory is made (or checked) by this store's first write, not before every one.
     if (!this.dirReady) {
       await ensurePrivateDir(dir);
@@ -173,7 +193,10 @@ export class FileStore implements Store {
     }
     // Loaded on the first write only: a read-only command never pays for them.
     const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('write-file-atomic')]);
-    const take = () => lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file' });
+    // The wait ends on close(), on the command's Ctrl-C / SIGTERM, or when the client that asked gave up
+    // (its request signal): a write whose requester failed is never applied after the fact.
+    const signal = AbortSignal.any([this.closing.signal, ...[this.lockOptions.signal, requestSignal()].filter((s): s is AbortSignal => s !== undefined)]);
+    const take = () => lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file', signal, notice: this.lockOptions.notice, waitMs: this.lockOptions.waitMs });
     const release = await take().catch(async (err) => {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw dirError(dir, err);
       // The directory was removed since this store made it: make it again.
@@ -183,6 +206,7 @@ export class FileStore implements Store {
       });
     });
     try {
+      if (signal.aborted) throw new InterruptedError(`the write to the mock state file ${this.path} was given up (its requester stopped waiting); nothing was changed`);
       // A killed writer's temp files: looked for once per process (a live one of ours never leaves any).
       if (!this.swept) {
         await removeLeftoverTempFiles(this.path);
@@ -210,8 +234,9 @@ export class FileStore implements Store {
 
   private async readRaw(): Promise<string | undefined> {
     try {
-      return await readFile(this.path, 'utf8');
+      return readLocalFileSync(this.path, { what: 'the mock state file', maxBytes: STATE_MAX_BYTES, hint: `move it aside (mv ${this.path} ${this.path}.bad); the next command starts a fresh state` });
     } catch (err) {
+      if (err instanceof OpsError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
       if (code === 'ENOTDIR') {

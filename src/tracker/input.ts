@@ -1,5 +1,5 @@
 import { dottedToItemPath, problemList, withArticle } from '../core/problems.js';
-import { readFile } from 'node:fs/promises';
+import { readLocalFile } from '../core/local-file.js';
 import { UsageError, ValidationError } from '../core/errors.js';
 import { COLOR_HINT, type FieldSpec } from './fields.js';
 import { isId, type NameResolver } from './names.js';
@@ -64,8 +64,9 @@ export async function readDataFlag(value: string | undefined, readStdin: () => P
   else if (value.startsWith('@')) {
     const path = value.slice(1);
     try {
-      text = await readFile(path.startsWith('/') ? path : `${cwd}/${path}`, 'utf8');
+      text = await readLocalFile(path.startsWith('/') ? path : `${cwd}/${path}`, { what: '--data:', exitCode: 2, hint: 'give @file.json, - for stdin, or a JSON object' });
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`--data: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'data' });
     }
   } else text = value;

@@ -24,6 +24,28 @@ describe('openid-client against opsctl mock serve', () => {
     await serve;
   });
 
+  it('a client with domain-wide delegation gets every requested scope with nothing ticked; a project without the data API gets SERVICE_DISABLED there', async () => {
+    const signIn = async (clientId: string, secret: string) => {
+      const config = await client.discovery(new URL(base), clientId, secret, undefined, { execute: [client.allowInsecureRequests] });
+      const verifier = client.randomPKCECodeVerifier();
+      const state = client.randomState();
+      const scope = `openid email ${SCOPE_BASE}/media.readonly ${SCOPE_BASE}/media.upload`;
+      const url = client.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1:8765/callback', scope, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state });
+      const browser = await playBrowser(url.href, { scopes: [] });
+      return client.authorizationCodeGrant(config, new URL(browser.location!.split('#')[0]), { pkceCodeVerifier: verifier, expectedState: state });
+    };
+    const delegated = await signIn('delegated-desktop.apps.mock', 'delegated-secret');
+    expect(delegated.scope!.split(' ').sort()).toEqual(['email', 'openid', `${SCOPE_BASE}/media.readonly`, `${SCOPE_BASE}/media.upload`].sort());
+
+    const off = await signIn('no-data-api.apps.mock', 'no-data-api-secret');
+    // Granular consent (nothing ticked): identity only; the data API then refuses for the project, not the scope.
+    expect(off.scope).toBe('openid email');
+    const api = await request(`${base}/media/v3/channels?part=id&mine=true`, { headers: { authorization: `Bearer ${off.access_token}` } });
+    expect(api.statusCode).toBe(403);
+    const body = (await api.body.json()) as any;
+    expect(body.error.details[0]).toMatchObject({ reason: 'SERVICE_DISABLED', metadata: { consumer: 'projects/400000000042' } });
+  });
+
   it('runs the code exchange, refresh and revoke and accepts every response', async () => {
     const config = await client.discovery(new URL(base), DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, undefined, { execute: [client.allowInsecureRequests] });
     expect(config.serverMetadata().token_endpoint).toBe(`${base}/token`);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { kvSandbox } from '../helpers/kv.js';
+import { runBin } from '../helpers/bin.js';
 
 /** Bad environments around commands: cluster files, snapshot paths, profiles, busy ports, silent endpoints. */
 let dir: string;
@@ -223,5 +224,30 @@ describe('signing in to the local mock without any browser', () => {
     const far = await runCli(['login', '--consent-as', 'alice@example.com'], { env: { ...env, OPSCTL_AUTH_URL: 'https://auth.example.com', OPSCTL_CLIENT_ID: 'x' } });
     expect(far.code).toBe(2);
     expect(far.stderr).toContain('--consent-as only works against a local mock');
+  });
+
+  it('--consent-as against a local server that is not running: exit 1 naming its address, no "seeded account" hint (built binary)', async () => {
+    // A loopback port that was free a moment ago and has no listener now.
+    const port = await new Promise<number>((resolve) => {
+      const s = createNetServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const r = await runBin(['login', '--consent-as', 'alice@example.com', '--timeout', '60s'], { env: { ...env, OPSCTL_AUTH_URL: `http://127.0.0.1:${port}` } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`cannot reach the authorization server http://127.0.0.1:${port}`);
+    expect(r.stderr).toContain('ECONNREFUSED');
+    expect(r.stderr).toContain('OPSCTL_AUTH_URL');
+    expect(r.stderr).not.toContain('seeded account');
+    expectNoCrash(String(r.stderr));
+    expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
+  });
+
+  it('--consent-as with an account the mock does not have is still a usage error (exit 2) pointing to a seeded one', async () => {
+    const r = await runBin(['login', '--consent-as', 'nobody@example.com'], { env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('no consent form for nobody@example.com');
+    expect(r.stderr).toContain('alice@example.com');
   });
 });

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readLocalFile } from '../../core/local-file.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
@@ -37,7 +37,8 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
   let json: unknown;
   if (opts.input !== undefined) {
     if (!bodyMethod) throw new UsageError(`--input: a ${opts.method} request has no body`, { field: 'input', hint: 'add -X POST (or PUT/PATCH)' });
-    const text = opts.input === '-' ? await ctx.io.readStdin() : await readFile(opts.input, 'utf8').catch((err: Error) => {
+    const text = opts.input === '-' ? await ctx.io.readStdin() : await readLocalFile(opts.input, { what: '--input:', exitCode: 2 }).catch((err: Error) => {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`--input: cannot read ${opts.input}: ${err.message}`, { field: 'input' });
     });
     try {
@@ -80,10 +81,25 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
       );
     }
     if (err instanceof ApiError && err.status === 403 && opts.service !== 'tracker') {
+      const disabled = serviceDisabled(err.body);
+      if (disabled) {
+        throw withHint(err, `the API is not enabled for the project of the client you signed in with: enable it${disabled.url ? ` at ${disabled.url}` : ' in the developer console'}, wait a few minutes, and retry (signing in again does not help)`);
+      }
       throw withHint(err, 'the token may lack a scope this call needs: see the missing scopes in opsctl auth status, then grant them with opsctl login --scopes …');
     }
     throw err;
   }
+}
+
+/** Google's "API not enabled for the project" answer (reason accessNotConfigured / ErrorInfo SERVICE_DISABLED), with its activation URL. */
+function serviceDisabled(body: unknown): { url?: string } | undefined {
+  const e = (body as { error?: { errors?: Array<{ reason?: unknown; extendedHelp?: unknown }>; details?: Array<{ reason?: unknown; metadata?: { activationUrl?: unknown } }> } } | undefined)?.error;
+  if (!e || typeof e !== 'object') return undefined;
+  const info = Array.isArray(e.details) ? e.details.find((d) => d?.reason === 'SERVICE_DISABLED') : undefined;
+  const item = Array.isArray(e.errors) ? e.errors.find((x) => x?.reason === 'accessNotConfigured') : undefined;
+  if (!info && !item) return undefined;
+  const url = [info?.metadata?.activationUrl, item?.extendedHelp].find((u): u is string => typeof u === 'string' && /^https:\/\/[^\s]+$/.test(u));
+  return { url };
 }
 
 /** The same API error (status, body, exit code) with a hint saying what to do next. */

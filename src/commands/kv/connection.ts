@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readLocalFileSync } from '../../core/local-file.js';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
@@ -42,8 +43,9 @@ export async function resolveConnection(ctx: Context, f: ConnectionFlags, file?:
     const p = pick(f[name], envName, ft?.[name], name);
     if (!p) continue;
     try {
-      readFileSync(p.path);
+      readLocalFileSync(p.path, { what: `${p.from}:`, exitCode: 2, maxBytes: 1024 * 1024 });
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`${p.from}: cannot read ${p.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: `--${name}`, hint: `give the path of a PEM file (${name === 'cacert' ? 'the CA bundle' : name === 'cert' ? 'the client certificate' : 'the client key'})` });
     }
     tls[name] = p.path;
@@ -76,7 +78,7 @@ async function password(ctx: Context, f: ConnectionFlags, user: string, file?: {
     if (!existsSync(fromFile.path)) throw new UsageError(`${fromFile.from}: ${fromFile.path} does not exist`, { field: '--password-file', hint: 'give a file holding the password (its first line)' });
     const w = keyFileWarning(fromFile.path);
     if (w) ctx.io.warn(w.replace(/^warning: the key file/, 'the password file'));
-    return readFileSync(fromFile.path, 'utf8').split(/\r?\n/)[0];
+    return readLocalFileSync(fromFile.path, { what: `${fromFile.from}:`, exitCode: 2, maxBytes: 64 * 1024 }).split(/\r?\n/)[0];
   }
   if (env.OPSCTL_KV_PASSWORD !== undefined) return env.OPSCTL_KV_PASSWORD;
   const hint = 'pass --password-file FILE or set OPSCTL_KV_PASSWORD (there is no terminal to ask on)';

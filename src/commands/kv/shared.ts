@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readLocalFile } from '../../core/local-file.js';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
@@ -46,7 +46,8 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
   if (f.cluster && f.endpoints) throw new UsageError('--cluster and --endpoints: give one of them', { hint: 'the cluster file lists the endpoints' });
   if (f.cluster) {
     const path = resolve(ctx.cwd, f.cluster);
-    const text = await readFile(path, 'utf8').catch((err) => {
+    const text = await readLocalFile(path, { what: '--cluster:', exitCode: 2, maxBytes: 1024 * 1024 }).catch((err) => {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`--cluster: cannot read ${path}: ${(err as Error).message}`, { field: '--cluster' });
     });
     const { parseClusterFile } = await import('./cluster-file.js');

@@ -1,13 +1,30 @@
 import { createHash } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { ServiceModule } from '../../service.js';
-import { SCOPE_BASE } from '../oauth/registry.js';
+import { own } from '../../lookup.js';
+import { clients } from '../oauth/common.js';
+import { SCOPE_BASE, type OAuthClient } from '../oauth/registry.js';
 import { bearerToken, checkAccessToken, type AccessTokenRecord } from '../oauth/tokens.js';
 
 /** Scopes that allow reading channels. */
 const READ_SCOPES = ['media', 'media.readonly', 'media.force-ssl', 'mediapartner'].map((s) => `${SCOPE_BASE}/${s}`);
 const PARTS = ['id', 'snippet', 'contentDetails', 'statistics', 'status', 'brandingSettings'];
 const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL' };
+
+/**
+ * The data API is not enabled for the client's project: 403 PERMISSION_DENIED, reason accessNotConfigured
+ * (domain usageLimits) with an ErrorInfo SERVICE_DISABLED naming the project, as Google's APIs answer it.
+ */
+function serviceDisabled(client: OAuthClient): MockError {
+  const project = client.project_number ?? client.client_id.split(/[-.]/)[0];
+  const enable = `https://console.developers.google.com/apis/api/media.googleapis.com/overview?project=${encodeURIComponent(project)}`;
+  return new MockError(
+    403,
+    'accessNotConfigured',
+    `The media data API has not been used in project ${project} before or it is disabled. Enable it by visiting ${enable} then retry. If you enabled this API recently, wait a few minutes for the action to propagate to our systems and retry.`,
+    { domain: 'usageLimits', extendedHelp: enable, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'SERVICE_DISABLED', domain: 'googleapis.com', metadata: { service: 'media.googleapis.com', consumer: `projects/${project}`, activationUrl: enable } }] },
+  );
+}
 
 /** Google's error shape: `{error: {code, message, status, errors: [{reason, domain, message}]}}`. */
 function errorReply(err: MockError): MockReply {
@@ -16,7 +33,15 @@ function errorReply(err: MockError): MockReply {
   if (err.status === 403 && err.code === 'insufficientPermissions') headers['www-authenticate'] = `Bearer realm="mock", error="insufficient_scope", scope="${READ_SCOPES.join(' ')}"`;
   return {
     status: err.status,
-    json: { error: { code: err.status, message: err.message, status: STATUS[err.status] ?? 'UNKNOWN', errors: [{ message: err.message, domain: 'global', reason: err.code }] } },
+    json: {
+      error: {
+        code: err.status,
+        message: err.message,
+        status: STATUS[err.status] ?? 'UNKNOWN',
+        errors: [{ message: err.message, domain: typeof err.extra.domain === 'string' ? err.extra.domain : 'global', reason: err.code, ...(err.extra.extendedHelp ? { extendedHelp: err.extra.extendedHelp } : {}) }],
+        ...(err.extra.details ? { details: err.extra.details } : {}),
+      },
+    },
     headers,
   };
 }
@@ -45,12 +70,17 @@ const apiService: ServiceModule = {
       errorReply,
       async authenticate(req: MockRequest) {
         const token = bearerToken(req.headers, req.query);
-        const check = await ctx.store.read((s) => checkAccessToken(s, token, ctx.now()));
+        const { check, client } = await ctx.store.read((s) => {
+          const check = checkAccessToken(s, token, ctx.now());
+          return { check, client: check.ok ? own(clients(s), check.record.client_id) : undefined };
+        });
         if (!check.ok) {
           throw check.reason === 'missing'
             ? new MockError(401, 'required', 'Request is missing required authentication credential. Expected OAuth 2 access token.')
             : new MockError(401, 'authError', `Request had invalid authentication credentials: the access token is ${check.reason}.`);
         }
+        // The seed's prerequisite: the data API is enabled for the project of the client the token was issued to.
+        if (client?.data_api_enabled === false) throw serviceDisabled(client);
         req.auth = check.record;
       },
       routes: [

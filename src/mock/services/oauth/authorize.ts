@@ -4,7 +4,7 @@ import { reply, type MockReply, type MockRequest } from '../../http.js';
 import { hasOwn, own } from '../../lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { clients, errorPage, formParams, oauthOptions, pending, users, type PendingRequest } from './common.js';
-import { checkRedirectUri, clientUsable, IDENTITY_SCOPES, isEmbeddedUserAgent, KNOWN_SCOPES, type MockUser, type OAuthClient } from './registry.js';
+import { checkRedirectUri, clientUsable, IDENTITY_SCOPES, isEmbeddedUserAgent, KNOWN_SCOPES, skipsGranularConsent, type MockUser, type OAuthClient } from './registry.js';
 import { oauth } from './tokens.js';
 import { sweepNeeded, sweepUnused, unusedDays } from './console-core.js';
 
@@ -102,8 +102,8 @@ export function consentPage(client: OAuthClient, request: PendingRequest, list: 
     .join('\n');
   const identity = request.scopes.filter((s) => IDENTITY_SCOPES.includes(s));
   const granular = request.scopes.filter((s) => !IDENTITY_SCOPES.includes(s));
-  const scopeList = client.trusted
-    ? `<p>${escapeHtml(client.name)} is a trusted app: it gets all of these or nothing.</p><ul>${request.scopes
+  const scopeList = skipsGranularConsent(client)
+    ? `<p id="all-or-nothing">${escapeHtml(client.name)} is ${client.trusted ? 'a trusted app' : 'an app with domain-wide delegation'}: it gets all of these or nothing.</p><ul>${request.scopes
         .map((s) => `<li>${escapeHtml(KNOWN_SCOPES[s])} <code>${escapeHtml(s)}</code></li>`)
         .join('')}</ul>`
     : `${identity.length ? `<p>Signing in shares: ${identity.map((s) => escapeHtml(KNOWN_SCOPES[s])).join('; ')}.</p>` : ''}
@@ -190,7 +190,7 @@ async function consent(ctx: ServiceContext, req: MockRequest): Promise<MockReply
   }
 
   let granted: string[];
-  if (client.trusted) granted = request.scopes;
+  if (skipsGranularConsent(client)) granted = request.scopes;
   else {
     const ticked = new Set(form.getAll('scope'));
     granted = request.scopes.filter((s) => IDENTITY_SCOPES.includes(s) || ticked.has(s));

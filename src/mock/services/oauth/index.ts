@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { UsageError } from '../../../core/errors.js';
+import { readLocalFileSync } from '../../../core/local-file.js';
 import type { ServiceModule } from '../../service.js';
 import type { MockState } from '../../store.js';
 import { authorizeRoutes } from './authorize.js';
@@ -16,20 +17,30 @@ export const RESTORE_PATH = '/oauth2/mock/clients/:client_id/restore';
 
 /** Reads a registry file (JSON or YAML): `{clients: [...], users: [...]}` or a list of clients. */
 export async function readRegistryFile(path: string): Promise<{ clients: OAuthClient[]; users: MockUser[] }> {
-  const text = readFileSync(path, 'utf8');
+  const text = readLocalFileSync(path, { what: 'the clients file', exitCode: 2 });
+  // A file the user named (OPSCTL_MOCK_OAUTH_CLIENTS, mock serve --clients): its problems are theirs to fix, exit 2.
+  const refuse = (problem: string) =>
+    new UsageError(`the clients file ${path} ${problem}`, { code: 'clients_file', hint: 'fix it (see "The mock services" in the README for its shape), or unset OPSCTL_MOCK_OAUTH_CLIENTS' });
   let doc: unknown;
-  if (/\.ya?ml$/i.test(path)) {
-    const yaml = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-    doc = (yaml.parse ?? yaml.default!.parse)(text);
-  } else doc = JSON.parse(text);
+  try {
+    if (/\.ya?ml$/i.test(path)) {
+      const yaml = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+      doc = (yaml.parse ?? yaml.default!.parse)(text);
+    } else doc = JSON.parse(text);
+  } catch (err) {
+    throw refuse(`is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'} (${(err as Error).message.split('\n')[0]})`);
+  }
+  if (doc !== null && doc !== undefined && typeof doc !== 'object') throw refuse('is not a list of clients or an object {clients, users}');
   const obj = (Array.isArray(doc) ? { clients: doc } : (doc ?? {})) as { clients?: OAuthClient[]; users?: MockUser[] };
   const clients = obj.clients ?? [];
+  if (!Array.isArray(clients)) throw refuse('has "clients" that is not a list');
+  if (!Array.isArray(obj.users ?? [])) throw refuse('has "users" that is not a list');
   for (const c of clients) {
     const problem = clientProblem(c);
-    if (problem) throw new Error(`${path}: ${problem}`);
+    if (problem) throw refuse(`has a bad client: ${problem}`);
     if (typeof c.deleted_at === 'string') c.deleted_at = Date.parse(c.deleted_at);
   }
-  for (const u of obj.users ?? []) if (!u?.sub || !u?.email) throw new Error(`${path}: every user needs sub and email`);
+  for (const u of obj.users ?? []) if (!u?.sub || !u?.email) throw refuse('has a user without sub and email (every user needs both)');
   return { clients, users: obj.users ?? [] };
 }
 

@@ -51,6 +51,12 @@ export interface OAuthClient {
   schemes?: string[];
   /** Trusted apps skip granular consent: all requested scopes or none. */
   trusted?: boolean;
+  /** An enterprise app with domain-wide delegation: like a trusted one, it skips granular consent. */
+  domain_wide_delegation?: boolean;
+  /** The seed's prerequisite: the data API is enabled for the client's project (absent: enabled). */
+  data_api_enabled?: boolean;
+  /** The developer-console project the client belongs to (named in the data API's "not enabled" error). */
+  project_number?: string;
   /** The project is internal to this organization's e-mail domain. */
   org_internal?: string;
   /** Epoch ms of deletion; restorable for 30 days. */
@@ -75,6 +81,8 @@ export function seedClients(now: number): OAuthClient[] {
   return [
     { client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET, name: 'opsctl', type: 'desktop' },
     { client_id: 'trusted-desktop.apps.mock', client_secret: 'trusted-secret', name: 'Trusted desktop app', type: 'desktop', trusted: true },
+    { client_id: 'delegated-desktop.apps.mock', client_secret: 'delegated-secret', name: 'Domain-wide delegated app', type: 'desktop', domain_wide_delegation: true },
+    { client_id: 'no-data-api.apps.mock', client_secret: 'no-data-api-secret', name: 'Project without the data API', type: 'desktop', data_api_enabled: false, project_number: '400000000042' },
     { client_id: 'internal-desktop.apps.mock', client_secret: 'internal-secret', name: 'Internal tool', type: 'desktop', org_internal: 'example.com' },
     { client_id: 'universal.apps.mock', client_secret: 'universal-secret', name: 'Universal desktop app', type: 'universal_desktop', store_id: '9NBLGGH4NNS1', schemes: ['com.example.universal'] },
     { client_id: 'mobile-a.apps.mock', name: 'Mobile A app', type: 'mobile_a', package_name: 'com.example.mobilea' },
@@ -104,6 +112,10 @@ export function clientProblem(c: Partial<OAuthClient>): string | undefined {
   if (c.type === 'universal_desktop' && (typeof c.store_id !== 'string' || c.store_id.length !== 12)) return `${c.client_id}: store_id must be exactly 12 characters`;
   if (c.type === 'mobile_a' && !c.package_name) return `${c.client_id}: package_name is required`;
   if (c.type === 'mobile_b' && !c.bundle_id) return `${c.client_id}: bundle_id is required`;
+  for (const flag of ['trusted', 'domain_wide_delegation', 'data_api_enabled', 'custom_scheme_enabled'] as const) {
+    if (c[flag] !== undefined && typeof c[flag] !== 'boolean') return `${c.client_id}: ${flag} must be true or false`;
+  }
+  if (c.project_number !== undefined && (typeof c.project_number !== 'string' || !/^\d{1,20}$/.test(c.project_number))) return `${c.client_id}: project_number must be a string of digits`;
   return undefined;
 }
 
@@ -123,6 +135,14 @@ export function checkRedirectUri(client: OAuthClient, uri: string): RedirectChec
     const port = Number(loop[2]);
     if (port < 1 || port > 65535) return { ok: false, error: 'redirect_uri_mismatch', description: `the port in ${uri} is not valid` };
     if (client.type === 'extension') return { ok: false, error: 'redirect_uri_mismatch', description: 'browser extension clients cannot use a loopback redirect' };
+    // The seed: "on mobile platforms this form is deprecated" — refused, as invalid for the client type.
+    if (client.type === 'mobile_a' || client.type === 'mobile_b') {
+      return {
+        ok: false,
+        error: 'redirect_uri_mismatch',
+        description: `Loopback IP redirects (${uri}) are deprecated for ${client.type === 'mobile_a' ? 'mobile platform A' : 'mobile platform B'} clients and not allowed for ${client.client_id}: use the platform's sign-in library${client.type === 'mobile_a' ? ', or enable the custom URI scheme in the advanced settings of the client' : ` or the custom URI scheme ${client.bundle_id}:/`}.`,
+      };
+    }
     return { ok: true };
   }
   if (/^https?:/i.test(uri)) {
@@ -185,4 +205,9 @@ export function isEmbeddedUserAgent(ua: string | undefined): boolean {
 
 export function isLoopbackRedirect(uri: string): boolean {
   return LOOPBACK.test(uri);
+}
+
+/** Clients that skip the granular consent screen (the seed: domain-wide delegation, or marked trusted): all requested scopes or none. */
+export function skipsGranularConsent(client: OAuthClient): boolean {
+  return client.trusted === true || client.domain_wide_delegation === true;
 }

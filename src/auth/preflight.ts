@@ -1,0 +1,15 @@
+import type { Context } from '../context.js';
+import { writableDir } from '../config/writable.js';
+
+/**
+ * What a sign-in checks before any network or browser step, so that nobody consents in a browser only
+ * to learn that the tokens cannot be kept: the credential file is readable and of its shape (else exit
+ * 4 naming it and the fix), and its directory can be written (else exit 1 naming it and OPSCTL_CONFIG_DIR),
+ * and so can the embedded mock's, when it is the authorization server.
+ */
+export async function signInPreflight(ctx: Context): Promise<void> {
+  const creds = await ctx.credentials();
+  await creds.read();
+  await writableDir(creds.dir);
+  if ((await ctx.endpoint('auth')).embedded) await (await import('../mock/embedded.js')).checkEmbeddedSignIn(ctx);
+}
