@@ -119,7 +119,7 @@ function answerBrowser(req: IncomingMessage, res: ServerResponse, once: OneCallb
   const params = paramsOf(url.searchParams);
   // A server that puts the response (or only its state) after `#`: the browser never sends the fragment,
   // so a tiny same-origin page reads it and asks again with it as the query (once: the marker stops a loop).
-  if (req.method === 'GET' && url.pathname === '/' && !params.state && !url.searchParams.has(FRAGMENT_MARKER)) {
+  if (req.method === 'GET' && url.pathname === '/' && !params.state && !url.searchParams.has(FRAGMENT_MARKER) && onlyCallbackKeys(url.searchParams)) {
     const nonce = randomBytes(16).toString('base64url');
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
@@ -174,6 +174,14 @@ function listen(server: Server, host: string, port: number | undefined): Promise
     });
     server.listen(port ?? 0, host, () => resolve());
   });
+}
+
+const CALLBACK_KEYS = new Set(['code', 'error', 'error_description', 'error_uri', 'state', 'scope', 'iss', 'authuser', 'prompt', 'hd', 'session_state']);
+
+/** A redirect's query holds only what an authorization server sends (anything else is not a sign-in response). */
+function onlyCallbackKeys(q: URLSearchParams): boolean {
+  for (const k of q.keys()) if (!CALLBACK_KEYS.has(k)) return false;
+  return true;
 }
 
 function paramsOf(q: URLSearchParams): CallbackParams {
