@@ -91,7 +91,7 @@ export function unprocessable(message: string, field?: string): MockError {
 
 /** Copies the keys present in `body` (null included: it unsets) onto `item`. */
 export function assign<T, K extends keyof T>(item: T, body: Partial<Pick<T, K>>, keys: readonly K[]): void {
-  for (const key of keys) if (body[key] !== undefined) item[key] = body[key] as T[K];
+  for (const key of keys) if (body[key] !== undefined) item[key] = body[key];
 }
 
 /** Moves `item` before or after another record of `list` by renumbering `position`. */

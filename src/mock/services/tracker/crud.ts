@@ -44,7 +44,7 @@ export function crudRoutes<K extends CrudCollection, B extends object = Record<s
   const present = (t: TrackerState, item: Item, list: boolean, req?: MockRequest): unknown => (def.present ? def.present(t, item, list, req) : { ...item });
   const idOf = (req: MockRequest) => (def.spec.idType === 'uuid' ? uuidParam(req, 'id') : intParam(req, 'id'));
   // the list itself (initTracker makes every collection before a request is served)
-  const coll = (t: TrackerState): Item[] => t[def.coll] as Item[];
+  const coll = (t: TrackerState): Item[] => t[def.coll];
   const routes: Route[] = [];
   if (which.includes('list')) {
     routes.push({

@@ -107,7 +107,12 @@ function commentRoutes(ctx: ServiceContext): Route[] {
           let grew = true;
           while (grew) {
             grew = false;
-            for (const c of t.epicComments) if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) (gone.add(c.id), (grew = true));
+            for (const c of t.epicComments) {
+              if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) {
+                gone.add(c.id);
+                grew = true;
+              }
+            }
           }
           t.epicComments = t.epicComments.filter((c) => !gone.has(c.id));
         });

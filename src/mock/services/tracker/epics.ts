@@ -167,7 +167,7 @@ export function epicRoutes(ctx: ServiceContext): Route[] {
     },
   });
   routes.push(
-    { method: 'GET', path: `${API}/epic-workflow`, handler: async () => reply.ok(epicWorkflow()) },
+    { method: 'GET', path: `${API}/epic-workflow`, handler: () => reply.ok(epicWorkflow()) },
     {
       method: 'GET',
       path: `${API}/epics/:id/stories`,

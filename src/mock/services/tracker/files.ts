@@ -117,7 +117,7 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
       return reply.created(await ctx.store.write((s) => {
         const t = tracker(s);
         const at = nowIso(ctx.now());
-        return parts.map((p, i) => {
+        return parts.map((p) => {
           const id = nextId(t);
           const f: TrackerFile = {
             id, name: p.name, filename: p.name, description: null, content_type: p.type || 'application/octet-stream', external_id: null, size: p.size,

@@ -36,7 +36,7 @@ export function requestToken(req: MockRequest): string | undefined {
 const trackerService: ServiceModule = {
   name: 'tracker',
   initState: initTracker,
-  async create(ctx) {
+  create(ctx) {
     const rate = ctx.options.tracker?.rateLimit ?? DEFAULT_RATE_LIMIT;
     return {
       routes: [

@@ -14,7 +14,7 @@ export const STORY_STATES = [
 ] as const;
 export const DEFAULT_STORY_STATE = 500000002;
 /** The verbs of each story state (what moving a story there means), as the real workflow states carry. */
-export const STORY_STATE_VERBS: Readonly<Record<number, string | null>> = Object.freeze(Object.assign(Object.create(null), {
+export const STORY_STATE_VERBS: Readonly<Record<number, string | null>> = Object.freeze(Object.assign(Object.create(null) as Record<number, string | null>, {
   500000001: null,
   500000002: null,
   500000003: 'start',

@@ -4,7 +4,7 @@ import type { Health, NoHealth, Story } from './records.js';
 
 /** A story's phase for stats: the type of its workflow state. */
 export function phase(story: { workflow_state_id?: number }): 'backlog' | 'unstarted' | 'started' | 'done' {
-  return (STORY_STATES.find((s) => s.id === story.workflow_state_id)?.type ?? 'unstarted') as 'backlog' | 'unstarted' | 'started' | 'done';
+  return STORY_STATES.find((s) => s.id === story.workflow_state_id)?.type ?? 'unstarted';
 }
 
 /** Point and story counts of a set of stories, in the names the epic and iteration stats use. */

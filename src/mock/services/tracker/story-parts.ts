@@ -135,7 +135,12 @@ function commentRoutes(ctx: ServiceContext): Route[] {
           const gone = new Set<number>([cid]);
           for (let grew = true; grew; ) {
             grew = false;
-            for (const c of t.storyComments) if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) (gone.add(c.id), (grew = true));
+            for (const c of t.storyComments) {
+              if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) {
+                gone.add(c.id);
+                grew = true;
+              }
+            }
           }
           t.storyComments = t.storyComments.filter((c) => !gone.has(c.id));
         });
