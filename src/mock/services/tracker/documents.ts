@@ -7,7 +7,7 @@ import { crudRoutes } from './crud.js';
 import type { TrackerDocument } from './records.js';
 import { presentEpic } from './epics.js';
 
-const slim = (d: TrackerDocument) => ({ id: d.id, title: d.title, app_url: d.app_url });
+const slim = (d: Pick<TrackerDocument, 'id' | 'title' | 'app_url'>) => ({ id: d.id, title: d.title, app_url: d.app_url });
 const full = (d: TrackerDocument) => ({ id: d.id, title: d.title, content_markdown: d.content, app_url: d.app_url, archived: d.archived ?? false, created_at: d.created_at, updated_at: d.updated_at });
 
 /** Documents (403 DisabledFeatureError while the feature is off), their links to epics, and the title search. */
@@ -29,7 +29,7 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
   const inner = create.handler;
   create.handler = async (req) => {
     const r = await inner(req);
-    return { ...r, json: slim(r.json as TrackerDocument) };
+    return { ...r, json: slim(r.json as ReturnType<typeof full>) };
   };
   const docOf = (t: TrackerState, req: MockRequest): TrackerDocument => find(t.documents, uuidParam(req, 'id'), spec);
   const routes: Route[] = [
