@@ -3,18 +3,13 @@ import type { FieldSpec } from '../../../tracker/fields.js';
 import type { ResourceSpec } from '../../../tracker/resources.js';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { MockState } from '../../store.js';
+import type { LabelParam, MoveParams } from './bodies.js';
+import type { TrackerState } from './records.js';
+
+export type { TrackerState } from './records.js';
 
 export const API = '/api/v3';
 export const APP_URL = 'https://app.tracker.example/workspace';
-
-/** The tracker's slice of the mock state. */
-export interface TrackerState {
-  token: string;
-  seq: number;
-  workspaceId: string;
-  labels: any[];
-  [collection: string]: any;
-}
 
 export function tracker(state: MockState): TrackerState {
   return state.tracker as TrackerState;
@@ -36,9 +31,10 @@ export function errorReply(err: MockError): MockReply {
 
 /**
  * Validates a body against the resource table. Schema mismatch → 400; a string over its limit → 413
- * (the seed's "other 4xx"), each naming the field.
+ * (the seed's "other 4xx"), each naming the field. `B` is the body type of `fields` (bodies.ts): every
+ * field has been checked against its spec, no other key is present, and the required ones are there.
  */
-export async function validate(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: unknown): Promise<Record<string, any>> {
+export async function validate<B extends object>(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: unknown): Promise<B> {
   const { validateBody } = await import('../../../tracker/validate.js');
   const problems = validateBody(fields, mode, body);
   if (problems.length > 0) {
@@ -49,7 +45,7 @@ export async function validate(fields: Record<string, FieldSpec>, mode: 'create'
       ? new MockError(413, 'string_too_long', `a string exceeded its length limit: ${summary}`, { errors })
       : new MockError(400, 'schema_mismatch', `schema mismatch: ${summary}`, { errors });
   }
-  return body as Record<string, any>;
+  return body as B;
 }
 
 export function intParam(req: MockRequest, name: string): number {
@@ -94,12 +90,12 @@ export function unprocessable(message: string, field?: string): MockError {
 }
 
 /** Copies the keys present in `body` (null included: it unsets) onto `item`. */
-export function assign(item: Record<string, any>, body: Record<string, any>, keys: readonly string[]): void {
+export function assign<T, K extends keyof T>(item: T, body: Partial<Pick<T, K>>, keys: readonly K[]): void {
   for (const key of keys) if (body[key] !== undefined) item[key] = body[key];
 }
 
 /** Moves `item` before or after another record of `list` by renumbering `position`. */
-export function move(list: any[], item: any, body: { before_id?: number | string; after_id?: number | string }, what: string): void {
+export function move<T extends { id: number | string; position: number }>(list: T[], item: T, body: MoveParams, what: string): void {
   const target = body.before_id ?? body.after_id;
   if (target === undefined) return;
   const sorted = [...list].sort((a, b) => a.position - b.position).filter((x) => x !== item);
@@ -120,7 +116,7 @@ export function intQuery(req: MockRequest, name: string, dflt: number, min: numb
 }
 
 /** Label ids for `labels: [{name, color, …}]` params: existing labels by name, new ones created. */
-export function ensureLabels(t: TrackerState, params: Array<Record<string, any>>, at: string): number[] {
+export function ensureLabels(t: TrackerState, params: readonly LabelParam[], at: string): number[] {
   const ids: number[] = [];
   for (const p of params) {
     let label = t.labels.find((l) => l.name.toLowerCase() === String(p.name).toLowerCase());

@@ -3,38 +3,48 @@ import { reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type TrackerState } from './common.js';
 
+/** The collections of the tracker's state (the keys whose values are lists of records). */
+export type Collection = { [K in keyof TrackerState]: TrackerState[K] extends unknown[] ? K : never }[keyof TrackerState];
+/** The collections served by plain CRUD routes: records that carry an `updated_at`. */
+export type CrudCollection = Exclude<Collection, 'storyHistory'>;
+/** The record type of one collection. */
+export type ItemOf<K extends Collection> = TrackerState[K][number];
+
 /**
  * The routes of a plain resource (list, create, get, update, delete) over one collection of the store.
- * The hooks hold each resource's own rules; validation always comes from the shared resource table.
+ * The hooks hold each resource's own rules; validation always comes from the shared resource table,
+ * and `B` is the type of its body (bodies.ts; an update body is its `Partial`).
  */
-export interface CrudDef {
+export interface CrudDef<K extends CrudCollection, B extends object = Record<string, unknown>> {
   spec: ResourceSpec;
   /** The state collection, e.g. `categories`. */
-  coll: string;
+  coll: K;
   entityType: string;
   /** Path under /api/v3 (default: the spec's). */
   path?: string;
   routes?: ReadonlyArray<'list' | 'create' | 'get' | 'update' | 'delete'>;
   /** The new record's own fields (id, timestamps, entity_type and app_url are added). */
-  make?(body: Record<string, any>, t: TrackerState, at: string, req: MockRequest): Record<string, any>;
+  make?(body: B, t: TrackerState, at: string, req: MockRequest): Partial<ItemOf<K>>;
   /** Applies an update body; default copies the body's keys. */
-  change?(item: any, body: Record<string, any>, t: TrackerState, at: string): void;
-  present?(t: TrackerState, item: any, list: boolean, req?: MockRequest): any;
-  filter?(req: MockRequest, items: any[]): any[];
-  beforeDelete?(t: TrackerState, item: any): void;
+  change?(item: ItemOf<K>, body: Partial<B>, t: TrackerState, at: string): void;
+  present?(t: TrackerState, item: ItemOf<K>, list: boolean, req?: MockRequest): unknown;
+  filter?(req: MockRequest, items: Array<ItemOf<K>>): Array<ItemOf<K>>;
+  beforeDelete?(t: TrackerState, item: ItemOf<K>): void;
   /** Runs inside the same transaction after a create or an update. */
-  after?(t: TrackerState, item: any): void;
+  after?(t: TrackerState, item: ItemOf<K>): void;
   /** 201 with the record (default), or 204 without a body. */
   createdNoContent?: boolean;
 }
 
-export function crudRoutes(ctx: ServiceContext, def: CrudDef): Route[] {
+export function crudRoutes<K extends CrudCollection, B extends object = Record<string, unknown>>(ctx: ServiceContext, def: CrudDef<K, B>): Route[] {
+  type Item = ItemOf<K>;
   const { store } = ctx;
   const base = `${API}${def.path ?? def.spec.path}`;
   const which = def.routes ?? def.spec.verbs;
-  const present = (t: TrackerState, item: any, list: boolean, req?: MockRequest) => (def.present ? def.present(t, item, list, req) : { ...item });
+  const present = (t: TrackerState, item: Item, list: boolean, req?: MockRequest): unknown => (def.present ? def.present(t, item, list, req) : { ...item });
   const idOf = (req: MockRequest) => (def.spec.idType === 'uuid' ? uuidParam(req, 'id') : intParam(req, 'id'));
-  const coll = (t: TrackerState): any[] => t[def.coll] ?? [];
+  // the list itself (initTracker makes every collection before a request is served)
+  const coll = (t: TrackerState): Item[] => t[def.coll];
   const routes: Route[] = [];
   if (which.includes('list')) {
     routes.push({
@@ -53,7 +63,7 @@ export function crudRoutes(ctx: ServiceContext, def: CrudDef): Route[] {
       method: 'POST',
       path: base,
       handler: async (req) => {
-        const body = await validate(def.spec.fields, 'create', req.body);
+        const body = await validate<B>(def.spec.fields, 'create', req.body);
         const out = await store.write((s) => {
           const t = tracker(s);
           const at = nowIso(ctx.now());
@@ -66,13 +76,13 @@ export function crudRoutes(ctx: ServiceContext, def: CrudDef): Route[] {
             created_at: at,
             updated_at: at,
             ...own,
-          };
-          (t[def.coll] ??= []).push(record);
+          } as Item;
+          coll(t).push(record);
           def.after?.(t, record);
-          return present(t, record, false);
+          return { id, json: present(t, record, false) };
         });
         // no body, as the contract says; Location (standard HTTP, harmless to clients that ignore it) names the new record
-        return def.createdNoContent ? { status: 204, headers: { location: `${base}/${encodeURIComponent(String(out.id))}` } } : reply.created(out);
+        return def.createdNoContent ? { status: 204, headers: { location: `${base}/${encodeURIComponent(String(out.id))}` } } : reply.created(out.json);
       },
     });
   }
@@ -92,7 +102,7 @@ export function crudRoutes(ctx: ServiceContext, def: CrudDef): Route[] {
       path: `${base}/:id`,
       handler: async (req) => {
         const id = idOf(req);
-        const body = await validate(def.spec.fields, 'update', req.body ?? {});
+        const body = await validate<Partial<B>>(def.spec.fields, 'update', req.body ?? {});
         return reply.ok(
           await store.write((s) => {
             const t = tracker(s);
@@ -118,7 +128,7 @@ export function crudRoutes(ctx: ServiceContext, def: CrudDef): Route[] {
           const t = tracker(s);
           const item = find(coll(t), id, def.spec);
           def.beforeDelete?.(t, item);
-          t[def.coll] = coll(t).filter((x) => x !== item);
+          t[def.coll] = coll(t).filter((x) => x !== item) as TrackerState[K];
         });
         return reply.noContent();
       },

@@ -2,16 +2,18 @@ import { documents as spec, epics } from '../../../tracker/resources.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, find, intParam, intQuery, boolQuery, tracker, uuidParam, type TrackerState } from './common.js';
+import type { DocumentBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
+import type { TrackerDocument } from './records.js';
 import { presentEpic } from './epics.js';
 
-const slim = (d: any) => ({ id: d.id, title: d.title, app_url: d.app_url });
-const full = (d: any) => ({ id: d.id, title: d.title, content_markdown: d.content, app_url: d.app_url, archived: d.archived ?? false, created_at: d.created_at, updated_at: d.updated_at });
+const slim = (d: Pick<TrackerDocument, 'id' | 'title' | 'app_url'>) => ({ id: d.id, title: d.title, app_url: d.app_url });
+const full = (d: TrackerDocument) => ({ id: d.id, title: d.title, content_markdown: d.content, app_url: d.app_url, archived: d.archived ?? false, created_at: d.created_at, updated_at: d.updated_at });
 
 /** Documents (403 DisabledFeatureError while the feature is off), their links to epics, and the title search. */
 export function documentRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
-  const docs = crudRoutes(ctx, {
+  const docs = crudRoutes<'documents', DocumentBody>(ctx, {
     spec,
     coll: 'documents',
     entityType: 'doc',
@@ -27,9 +29,9 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
   const inner = create.handler;
   create.handler = async (req) => {
     const r = await inner(req);
-    return { ...r, json: slim(r.json) };
+    return { ...r, json: slim(r.json as ReturnType<typeof full>) };
   };
-  const docOf = (t: TrackerState, req: MockRequest): any => find(t.documents, uuidParam(req, 'id'), spec);
+  const docOf = (t: TrackerState, req: MockRequest): TrackerDocument => find(t.documents, uuidParam(req, 'id'), spec);
   const routes: Route[] = [
     ...docs,
     {
@@ -38,7 +40,7 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => reply.ok(await store.read((s) => {
         const t = tracker(s);
         const d = docOf(t, req);
-        return t.epics.filter((e: any) => d.epic_ids.includes(e.id)).map((e: any) => presentEpic(t, e, true));
+        return t.epics.filter((e) => d.epic_ids.includes(e.id)).map((e) => presentEpic(t, e, true));
       })),
     },
     {
@@ -63,7 +65,7 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
         await store.write((s) => {
           const d = docOf(tracker(s), req);
           if (!d.epic_ids.includes(eid)) throw new MockError(404, 'not_found', `document ${d.id} is not linked to epic ${eid}`);
-          d.epic_ids = d.epic_ids.filter((x: number) => x !== eid);
+          d.epic_ids = d.epic_ids.filter((x) => x !== eid);
         });
         return reply.noContent();
       },
@@ -76,7 +78,7 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await store.read((s) => {
           const t = tracker(s);
           find(t.epics, id, epics);
-          return t.documents.filter((d: any) => (d.epic_ids ?? []).includes(id)).map(slim);
+          return t.documents.filter((d) => (d.epic_ids ?? []).includes(id)).map(slim);
         }));
       },
     },
@@ -95,7 +97,7 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await store.read((s) => {
           const t = tracker(s);
           const all = t.documents.filter(
-            (d: any) =>
+            (d) =>
               terms.every((w) => d.title.toLowerCase().includes(w)) && (archived === undefined || Boolean(d.archived) === archived) && (mine === undefined || (d.created_by === t.ownerId) === mine),
           );
           const data = all.slice(offset, offset + size).map(slim);

@@ -2,26 +2,33 @@ import { epics, health as healthSpec } from '../../../tracker/resources.js';
 import { reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type TrackerState } from './common.js';
+import type { CommentBody, HealthBody, HealthSetBody, TextBody } from './bodies.js';
+import type { EpicComment, Health } from './records.js';
 import { currentHealth } from './stats.js';
+
+/** An epic comment as the API shows it: its replies nested, without the store's own links. */
+export interface CommentView extends Omit<EpicComment, 'epic_id' | 'parent_id'> {
+  comments: CommentView[];
+}
 
 const commentSpec = { singular: 'comment' };
 const bodyOf = (name: string) => epics.extras!.find((e) => e.name === name)!.body!;
 
 /** The comments of an epic under `parentId` (null: top level), each with its replies nested. */
-export function commentTree(t: TrackerState, epicId: number, parentId: number | null): any[] {
+export function commentTree(t: TrackerState, epicId: number, parentId: number | null): CommentView[] {
   return t.epicComments
-    .filter((c: any) => c.epic_id === epicId && c.parent_id === parentId)
-    .map((c: any) => presentComment(t, c));
+    .filter((c) => c.epic_id === epicId && c.parent_id === parentId)
+    .map((c) => presentComment(t, c));
 }
 
-function presentComment(t: TrackerState, c: any): any {
+function presentComment(t: TrackerState, c: EpicComment): CommentView {
   const { epic_id: _e, parent_id: _p, ...rest } = c;
   return { ...rest, comments: commentTree(t, c.epic_id, c.id) };
 }
 
-function findComment(t: TrackerState, epicId: number, id: number): any {
+function findComment(t: TrackerState, epicId: number, id: number): EpicComment {
   find(t.epics, epicId, epics);
-  return find(t.epicComments.filter((c: any) => c.epic_id === epicId), id, commentSpec);
+  return find(t.epicComments.filter((c) => c.epic_id === epicId), id, commentSpec);
 }
 
 /** An epic's threaded comments and its health. */
@@ -30,8 +37,8 @@ export function epicCommentRoutes(ctx: ServiceContext): Route[] {
 }
 
 /** A comment on an epic, or (with `parentId`) a reply to one of its comments. */
-async function addComment(ctx: ServiceContext, epicId: number, parentId: number | null, raw: unknown): Promise<any> {
-  const body = await validate(bodyOf('comment-add'), 'create', raw);
+async function addComment(ctx: ServiceContext, epicId: number, parentId: number | null, raw: unknown): Promise<CommentView> {
+  const body = await validate<CommentBody>(bodyOf('comment-add'), 'create', raw);
   return ctx.store.write((s) => {
     const t = tracker(s);
     if (parentId === null) find(t.epics, epicId, epics);
@@ -79,7 +86,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/epics/:id/comments/:cid`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const body = await validate(bodyOf('comment-update'), 'create', req.body);
+        const body = await validate<TextBody>(bodyOf('comment-update'), 'create', req.body);
         return reply.ok(await store.write((s) => {
           const c = findComment(tracker(s), id, cid);
           c.text = body.text;
@@ -100,9 +107,14 @@ function commentRoutes(ctx: ServiceContext): Route[] {
           let grew = true;
           while (grew) {
             grew = false;
-            for (const c of t.epicComments) if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) (gone.add(c.id), (grew = true));
+            for (const c of t.epicComments) {
+              if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) {
+                gone.add(c.id);
+                grew = true;
+              }
+            }
           }
-          t.epicComments = t.epicComments.filter((c: any) => !gone.has(c.id));
+          t.epicComments = t.epicComments.filter((c) => !gone.has(c.id));
         });
         return reply.noContent();
       },
@@ -130,12 +142,12 @@ function healthRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/epics/:id/health`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const body = await validate(bodyOf('health-set'), 'create', req.body);
+        const body = await validate<HealthSetBody>(bodyOf('health-set'), 'create', req.body);
         return reply.created(await store.write((s) => {
           const t = tracker(s);
           find(t.epics, id, epics);
           const at = nowIso(ctx.now());
-          const h = { id: newGlobalId(), author_id: t.ownerId, epic_id: id, objective_id: null, status: body.status, text: body.text ?? null, entity_type: 'health', created_at: at, updated_at: at };
+          const h: Health = { id: newGlobalId(), author_id: t.ownerId, epic_id: id, objective_id: null, status: body.status, text: body.text ?? null, entity_type: 'health', created_at: at, updated_at: at };
           t.health.push(h);
           return { ...h };
         }));
@@ -149,7 +161,7 @@ function healthRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await store.read((s) => {
           const t = tracker(s);
           find(t.epics, id, epics);
-          return t.health.filter((h: any) => h.epic_id === id).reverse().map((h: any) => ({ ...h }));
+          return t.health.filter((h) => h.epic_id === id).reverse().map((h) => ({ ...h }));
         }));
       },
     },
@@ -158,9 +170,9 @@ function healthRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/health/:id`,
       handler: async (req) => {
         const id = uuidParam(req, 'id');
-        const body = await validate(healthSpec.fields, 'update', req.body ?? {});
+        const body = await validate<HealthBody>(healthSpec.fields, 'update', req.body ?? {});
         return reply.ok(await store.write((s) => {
-          const h: any = find(tracker(s).health, id, healthSpec);
+          const h = find(tracker(s).health, id, healthSpec);
           if (body.status !== undefined) h.status = body.status;
           if (body.text !== undefined) h.text = body.text;
           h.updated_at = nowIso(ctx.now());

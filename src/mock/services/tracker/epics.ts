@@ -2,8 +2,10 @@ import { epics as spec } from '../../../tracker/resources.js';
 import { reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, assign, boolQuery, ensureLabels, find, intParam, intQuery, move, tracker, unprocessable, type TrackerState } from './common.js';
+import type { EpicBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
-import { commentTree } from './epic-comments.js';
+import { commentTree, type CommentView } from './epic-comments.js';
+import type { Epic, Health, Label, NoHealth } from './records.js';
 import { associatedGroups, currentHealth, storyCounts } from './stats.js';
 import { EPIC_STATES, EPIC_WORKFLOW_ID } from './state.js';
 import { storyList } from './stories.js';
@@ -14,7 +16,7 @@ const SIMPLE = [
 ] as const;
 
 /** The epic workflow (GET /epic-workflow). */
-export function epicWorkflow(): any {
+export function epicWorkflow() {
   const at = '2026-01-01T00:00:00.000Z';
   return {
     id: EPIC_WORKFLOW_ID,
@@ -27,7 +29,7 @@ export function epicWorkflow(): any {
 }
 
 /** Applies the state rules: epic_state_id wins; the deprecated `state` counts only without it. */
-function setState(epic: any, body: Record<string, any>, at: string): void {
+function setState(epic: Pick<Epic, 'epic_state_id' | 'started_at' | 'completed_at'>, body: Partial<EpicBody>, at: string): void {
   let next: (typeof EPIC_STATES)[number] | undefined;
   if (body.epic_state_id !== undefined) {
     next = EPIC_STATES.find((s) => s.id === body.epic_state_id);
@@ -41,16 +43,16 @@ function setState(epic: any, body: Record<string, any>, at: string): void {
   epic.completed_at = next.type === 'done' ? (epic.completed_at ?? at) : null;
 }
 
-function checkRefs(t: TrackerState, body: Record<string, any>): void {
-  for (const id of body.objective_ids ?? []) if (!t.objectives.some((o: any) => o.id === id)) throw unprocessable(`objective_ids: objective ${id} does not exist`, 'objective_ids');
-  if (typeof body.milestone_id === 'number' && !t.objectives.some((o: any) => o.id === body.milestone_id)) throw unprocessable(`milestone_id: milestone ${body.milestone_id} does not exist`, 'milestone_id');
+function checkRefs(t: TrackerState, body: Partial<EpicBody>): void {
+  for (const id of body.objective_ids ?? []) if (!t.objectives.some((o) => o.id === id)) throw unprocessable(`objective_ids: objective ${id} does not exist`, 'objective_ids');
+  if (typeof body.milestone_id === 'number' && !t.objectives.some((o) => o.id === body.milestone_id)) throw unprocessable(`milestone_id: milestone ${body.milestone_id} does not exist`, 'milestone_id');
   for (const id of [...(body.group_ids ?? []), ...(body.group_id ? [body.group_id] : [])]) {
-    if (!t.groups.some((g: any) => g.id === id)) throw unprocessable(`group_ids: group ${id} does not exist`, 'group_ids');
+    if (!t.groups.some((g) => g.id === id)) throw unprocessable(`group_ids: group ${id} does not exist`, 'group_ids');
   }
 }
 
 /** Objectives and groups, and their deprecated single-value forms, kept in step. */
-function setLinks(epic: any, body: Record<string, any>): void {
+function setLinks(epic: Pick<Epic, 'objective_ids' | 'milestone_id' | 'group_ids' | 'group_id'>, body: Partial<EpicBody>): void {
   if (body.objective_ids !== undefined) {
     epic.objective_ids = body.objective_ids;
     epic.milestone_id = body.objective_ids[0] ?? null;
@@ -67,23 +69,38 @@ function setLinks(epic: any, body: Record<string, any>): void {
   }
 }
 
+/** An epic as the API shows it; `description`, `comments` and `health` depend on slim or full (presentEpic). */
+export interface EpicView extends Omit<Epic, 'description' | 'started' | 'completed'> {
+  description?: string;
+  state: string;
+  started: boolean;
+  completed: boolean;
+  labels: Label[];
+  associated_groups: Array<{ group_id: string; associated_stories_count: number }>;
+  project_ids: number[];
+  stories_without_projects: number;
+  stats: Record<string, number | string | null>;
+  comments?: CommentView[];
+  health?: Health | NoHealth;
+}
+
 /** An epic as the API shows it: full (comments, health) or slim (list results), with computed stats. */
-export function presentEpic(t: TrackerState, e: any, slim: boolean, includeDescription = true): any {
-  const stories = t.stories.filter((s: any) => s.epic_id === e.id);
+export function presentEpic(t: TrackerState, e: Epic, slim: boolean, includeDescription = true): EpicView {
+  const stories = t.stories.filter((s) => s.epic_id === e.id);
   const type = EPIC_STATES.find((s) => s.id === e.epic_state_id)?.type ?? 'unstarted';
-  const out: any = {
+  const out: EpicView = {
     ...e,
     state: EPIC_STATES.find((s) => s.id === e.epic_state_id)?.state ?? 'to do',
     started: type === 'started' || type === 'done',
     completed: type === 'done',
-    labels: e.label_ids.map((id: number) => t.labels.find((l: any) => l.id === id)).filter(Boolean).map((l: any) => ({ ...l })),
+    labels: e.label_ids.map((id) => t.labels.find((l) => l.id === id)).filter((l) => l !== undefined).map((l) => ({ ...l })),
     associated_groups: associatedGroups(stories),
-    project_ids: [...new Set<number>(stories.map((s: any) => s.project_id).filter((x: unknown) => typeof x === 'number'))],
-    stories_without_projects: stories.filter((s: any) => s.project_id === null).length,
+    project_ids: [...new Set(stories.map((s) => s.project_id).filter((x) => typeof x === 'number'))],
+    stories_without_projects: stories.filter((s) => s.project_id === null).length,
     stats: {
       ...storyCounts(stories),
-      num_related_documents: t.documents.filter((d: any) => (d.epic_ids ?? []).includes(e.id)).length,
-      last_story_update: stories.reduce((m: string | null, s: any) => (m && m > s.updated_at ? m : s.updated_at), null),
+      num_related_documents: t.documents.filter((d) => (d.epic_ids ?? []).includes(e.id)).length,
+      last_story_update: stories.reduce<string | null>((m, s) => (m && m > s.updated_at ? m : s.updated_at), null),
     },
   };
   delete out.num_points;
@@ -97,19 +114,19 @@ export function presentEpic(t: TrackerState, e: any, slim: boolean, includeDescr
 
 export function epicRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
-  const routes = crudRoutes(ctx, {
+  const routes = crudRoutes<'epics', EpicBody>(ctx, {
     spec,
     coll: 'epics',
     entityType: 'epic',
     make(body, t, at) {
       checkRefs(t, body);
-      const epic: Record<string, any> = {
+      const epic: Partial<Epic> & Omit<Epic, 'id' | 'entity_type' | 'app_url' | 'created_at' | 'updated_at'> = {
         name: body.name, description: body.description ?? '', archived: false, epic_state_id: EPIC_STATES[0].id,
         external_id: body.external_id ?? null, owner_ids: body.owner_ids ?? [], follower_ids: body.follower_ids ?? [], requested_by_id: body.requested_by_id ?? t.ownerId,
         label_ids: ensureLabels(t, body.labels ?? [], at), objective_ids: [], milestone_id: null, group_ids: [], group_id: null,
         group_mention_ids: [], member_mention_ids: [], mention_ids: [], deadline: body.deadline ?? null, planned_start_date: body.planned_start_date ?? null,
         started_at: null, completed_at: null, started_at_override: body.started_at_override ?? null, completed_at_override: body.completed_at_override ?? null,
-        converted_from_story_id: body.converted_from_story_id ?? null, position: Math.max(0, ...t.epics.map((x: any) => x.position)) + 1,
+        converted_from_story_id: body.converted_from_story_id ?? null, position: Math.max(0, ...t.epics.map((x) => x.position)) + 1,
         planningtool_id: null, planningtool_name: null, planningtool_plugin_id: null, planningtool_url: null,
       };
       setLinks(epic, body);
@@ -129,9 +146,9 @@ export function epicRoutes(ctx: ServiceContext): Route[] {
     present: (t, e, list, req) => presentEpic(t, e, list, list && req ? (boolQuery(req, 'includes_description') ?? false) : true),
     beforeDelete(t, epic) {
       for (const s of t.stories) if (s.epic_id === epic.id) s.epic_id = null;
-      t.epicComments = t.epicComments.filter((c: any) => c.epic_id !== epic.id);
-      t.health = t.health.filter((h: any) => h.epic_id !== epic.id);
-      for (const d of t.documents) if (d.epic_ids) d.epic_ids = d.epic_ids.filter((x: number) => x !== epic.id);
+      t.epicComments = t.epicComments.filter((c) => c.epic_id !== epic.id);
+      t.health = t.health.filter((h) => h.epic_id !== epic.id);
+      for (const d of t.documents) if (d.epic_ids) d.epic_ids = d.epic_ids.filter((x) => x !== epic.id);
     },
   });
   routes.unshift({
@@ -143,14 +160,14 @@ export function epicRoutes(ctx: ServiceContext): Route[] {
       const withDescription = boolQuery(req, 'includes_description') ?? false;
       return reply.ok(await store.read((s) => {
         const t = tracker(s);
-        const all = [...t.epics].sort((a: any, b: any) => a.id - b.id);
-        const data = all.slice((page - 1) * size, page * size).map((e: any) => presentEpic(t, e, true, withDescription));
+        const all = [...t.epics].sort((a, b) => a.id - b.id);
+        const data = all.slice((page - 1) * size, page * size).map((e) => presentEpic(t, e, true, withDescription));
         return { data, next: page * size < all.length ? page + 1 : null, total: all.length };
       }));
     },
   });
   routes.push(
-    { method: 'GET', path: `${API}/epic-workflow`, handler: async () => reply.ok(epicWorkflow()) },
+    { method: 'GET', path: `${API}/epic-workflow`, handler: () => reply.ok(epicWorkflow()) },
     {
       method: 'GET',
       path: `${API}/epics/:id/stories`,

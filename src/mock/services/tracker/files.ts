@@ -3,7 +3,9 @@ import { UPLOAD_REQUEST_LIMIT_BYTES } from '../../../tracker/upload.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
+import type { FileBody, LinkedFileBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
+import type { TrackerFile } from './records.js';
 
 /** The largest multipart upload the mock accepts unless `options.tracker.maxUploadBytes` says otherwise (50 MiB, what the client batches under). */
 export const DEFAULT_MAX_UPLOAD_BYTES = UPLOAD_REQUEST_LIMIT_BYTES;
@@ -12,7 +14,7 @@ const MENTIONS = { group_mention_ids: [], member_mention_ids: [], mention_ids: [
 
 function attach(t: TrackerState, fileField: 'file_ids' | 'linked_file_ids', fileId: number, storyId: number | null | undefined): number[] {
   if (storyId === undefined || storyId === null) return [];
-  const story = t.stories.find((s: any) => s.id === storyId);
+  const story = t.stories.find((s) => s.id === storyId);
   if (!story) throw unprocessable(`story_id: story ${storyId} does not exist`, 'story_id');
   if (!story[fileField].includes(fileId)) story[fileField].push(fileId);
   return [storyId];
@@ -90,7 +92,7 @@ async function parseUpload(req: MockRequest, maxBytes: number): Promise<{ storyI
 }
 
 export function fileRoutes(ctx: ServiceContext): Route[] {
-  const uploaded = crudRoutes(ctx, {
+  const uploaded = crudRoutes<'files', FileBody>(ctx, {
     spec: files,
     coll: 'files',
     entityType: 'file',
@@ -100,7 +102,7 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
       assign(f, body, ['name', 'description', 'external_id', 'uploader_id', 'created_at']);
     },
     beforeDelete(t, f) {
-      for (const s of t.stories) s.file_ids = s.file_ids.filter((x: number) => x !== f.id);
+      for (const s of t.stories) s.file_ids = s.file_ids.filter((x) => x !== f.id);
     },
   });
   const maxBytes = ctx.options.tracker?.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
@@ -115,9 +117,9 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
       return reply.created(await ctx.store.write((s) => {
         const t = tracker(s);
         const at = nowIso(ctx.now());
-        return parts.map((p, i) => {
+        return parts.map((p) => {
           const id = nextId(t);
-          const f = {
+          const f: TrackerFile = {
             id, name: p.name, filename: p.name, description: null, content_type: p.type || 'application/octet-stream', external_id: null, size: p.size,
             story_ids: attach(t, 'file_ids', id, storyId), thumbnail_url: null, url: `${APP_URL}/files/${id}/${encodeURIComponent(p.name)}`, uploader_id: t.ownerId,
             ...MENTIONS, entity_type: 'file', created_at: at, updated_at: at,
@@ -128,7 +130,7 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
       }));
     },
   });
-  const linked = crudRoutes(ctx, {
+  const linked = crudRoutes<'linkedFiles', LinkedFileBody>(ctx, {
     spec: linkedFiles,
     coll: 'linkedFiles',
     entityType: 'linked-file',
@@ -147,7 +149,7 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
       delete f.pending_story_id;
     },
     beforeDelete(t, f) {
-      for (const s of t.stories) s.linked_file_ids = s.linked_file_ids.filter((x: number) => x !== f.id);
+      for (const s of t.stories) s.linked_file_ids = s.linked_file_ids.filter((x) => x !== f.id);
     },
   });
   return [...uploaded, ...linked];

@@ -2,7 +2,9 @@ import { groups } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, find, intQuery, tracker, uuidParam, type TrackerState } from './common.js';
+import type { GroupBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
+import type { Group } from './records.js';
 import { phase } from './stats.js';
 import { presentStory } from './stories.js';
 import { STORY_WORKFLOW_ID } from './state.js';
@@ -11,28 +13,28 @@ function entitlementExhausted(t: TrackerState): MockError {
   return new MockError(403, 'UnusableEntitlementError', `the workspace's group entitlement (${t.entitlements.groups} active groups) is used up; archive a group or upgrade the plan`);
 }
 
-const active = (t: TrackerState) => t.groups.filter((g: any) => !g.archived).length;
+const active = (t: TrackerState) => t.groups.filter((g) => !g.archived).length;
 
 function assertUniqueMention(t: TrackerState, mention: string, exceptId?: string): void {
-  const clash = t.groups.find((g: any) => g.id !== exceptId && g.mention_name.toLowerCase() === mention.toLowerCase());
+  const clash = t.groups.find((g) => g.id !== exceptId && g.mention_name.toLowerCase() === mention.toLowerCase());
   if (clash) throw new MockError(422, 'unprocessable', `mention_name "${mention}" is already used by group ${clash.id}`, { errors: { mention_name: 'is already used' } });
 }
 
-function presentGroup(t: TrackerState, g: any): any {
-  const stories = t.stories.filter((s: any) => s.group_id === g.id);
+function presentGroup(t: TrackerState, g: Group) {
+  const stories = t.stories.filter((s) => s.group_id === g.id);
   const { display_icon_id, ...rest } = g;
   return {
     ...rest,
     display_icon: display_icon_id ? { id: display_icon_id, url: `${APP_URL}/icons/${display_icon_id}`, entity_type: 'icon', created_at: g.created_at, updated_at: g.updated_at } : null,
     num_stories: stories.length,
-    num_stories_started: stories.filter((s: any) => phase(s) === 'started').length,
-    num_stories_backlog: stories.filter((s: any) => phase(s) === 'backlog').length,
-    num_epics_started: t.epics.filter((e: any) => e.group_ids.includes(g.id) && e.started_at).length,
+    num_stories_started: stories.filter((s) => phase(s) === 'started').length,
+    num_stories_backlog: stories.filter((s) => phase(s) === 'backlog').length,
+    num_epics_started: t.epics.filter((e) => e.group_ids.includes(g.id) && e.started_at).length,
   };
 }
 
 export function groupRoutes(ctx: ServiceContext): Route[] {
-  const routes = crudRoutes(ctx, {
+  const routes = crudRoutes<'groups', GroupBody>(ctx, {
     spec: groups,
     coll: 'groups',
     entityType: 'group',
@@ -62,7 +64,7 @@ export function groupRoutes(ctx: ServiceContext): Route[] {
       return reply.ok(await ctx.store.read((s) => {
         const t = tracker(s);
         find(t.groups, id, groups);
-        return t.stories.filter((st: any) => st.group_id === id).slice(offset, offset + limit).map((st: any) => presentStory(t, st));
+        return t.stories.filter((st) => st.group_id === id).slice(offset, offset + limit).map((st) => presentStory(t, st));
       }));
     },
   });

@@ -1,6 +1,6 @@
 import { MockError, type MockRequest } from '../../http.js';
 import type { Route, ServiceModule } from '../../service.js';
-import { errorReply } from './common.js';
+import { errorReply, tracker } from './common.js';
 import { epicCommentRoutes } from './epic-comments.js';
 import { epicRoutes } from './epics.js';
 import { fileRoutes } from './files.js';
@@ -36,7 +36,7 @@ export function requestToken(req: MockRequest): string | undefined {
 const trackerService: ServiceModule = {
   name: 'tracker',
   initState: initTracker,
-  async create(ctx) {
+  create(ctx) {
     const rate = ctx.options.tracker?.rateLimit ?? DEFAULT_RATE_LIMIT;
     return {
       routes: [
@@ -62,7 +62,7 @@ const trackerService: ServiceModule = {
       async authenticate(req) {
         if (req.path === OPENAPI_PATH && req.method === 'GET') return;
         const token = requestToken(req);
-        const valid = await ctx.store.read((s) => s.tracker.token as string);
+        const valid = await ctx.store.read((s) => tracker(s).token);
         if (!token) throw new MockError(401, 'unauthorized', 'missing Tracker-Token (or Shortcut-Token) header');
         if (token !== valid) throw new MockError(401, 'unauthorized', 'invalid tracker token');
       },

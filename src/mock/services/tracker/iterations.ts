@@ -2,25 +2,36 @@ import { iterations, projects } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, assertFeature, assign, ensureLabels, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';
+import type { IterationBody, ProjectBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
 import { presentLabel } from './labels.js';
+import type { Iteration, Project } from './records.js';
 import { associatedGroups, storyCounts } from './stats.js';
 import { storyList } from './stories.js';
 
-function checkDates(body: Record<string, any>, current?: any): void {
+function checkDates(body: Partial<IterationBody>, current?: Iteration): void {
   const start = body.start_date ?? current?.start_date;
   const end = body.end_date ?? current?.end_date;
   if (start && end && end.slice(0, 10) < start.slice(0, 10)) throw unprocessable(`end_date ${end} is before start_date ${start}`, 'end_date');
 }
 
-export function presentIteration(t: TrackerState, it: any, slim: boolean, now: number): any {
-  const stories = t.stories.filter((s: any) => s.iteration_id === it.id);
+/** An iteration as the API shows it (the slim form without its description). */
+export interface IterationView extends Omit<Iteration, 'description'> {
+  description?: string;
+  status: 'unstarted' | 'started' | 'done';
+  associated_groups: Array<{ group_id: string; associated_stories_count: number }>;
+  labels: Array<ReturnType<typeof presentLabel>>;
+  stats: Record<string, number>;
+}
+
+export function presentIteration(t: TrackerState, it: Iteration, slim: boolean, now: number): IterationView {
+  const stories = t.stories.filter((s) => s.iteration_id === it.id);
   const today = new Date(now).toISOString().slice(0, 10);
-  const out: any = {
+  const out: IterationView = {
     ...it,
     status: today < it.start_date.slice(0, 10) ? 'unstarted' : today > it.end_date.slice(0, 10) ? 'done' : 'started',
     associated_groups: associatedGroups(stories),
-    labels: it.label_ids.map((id: number) => t.labels.find((l: any) => l.id === id)).filter(Boolean).map((l: any) => presentLabel(t, l, true)),
+    labels: it.label_ids.map((id) => t.labels.find((l) => l.id === id)).filter((l) => l !== undefined).map((l) => presentLabel(t, l, true)),
     stats: { ...storyCounts(stories), average_cycle_time: 0, average_lead_time: 0, num_related_documents: 0 },
   };
   delete out.stats.num_stories_total;
@@ -28,14 +39,14 @@ export function presentIteration(t: TrackerState, it: any, slim: boolean, now: n
   return out;
 }
 
-function presentProject(t: TrackerState, p: any): any {
-  const stories = t.stories.filter((s: any) => s.project_id === p.id);
+function presentProject(t: TrackerState, p: Project) {
+  const stories = t.stories.filter((s) => s.project_id === p.id);
   return { ...p, start_time: p.start_time ?? p.created_at, stats: { num_points: storyCounts(stories).num_points, num_stories: stories.length, num_related_documents: 0 } };
 }
 
 export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
-  const its = crudRoutes(ctx, {
+  const its = crudRoutes<'iterations', IterationBody>(ctx, {
     spec: iterations,
     coll: 'iterations',
     entityType: 'iteration',
@@ -66,7 +77,7 @@ export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
       return reply.noContent();
     },
   });
-  const prjs = crudRoutes(ctx, {
+  const prjs = crudRoutes<'projects', ProjectBody>(ctx, {
     spec: projects,
     coll: 'projects',
     entityType: 'project',
@@ -84,18 +95,18 @@ export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
     },
     present: (t, p) => presentProject(t, p),
     beforeDelete(t, p) {
-      const n = t.stories.filter((s: any) => s.project_id === p.id).length;
+      const n = t.stories.filter((s) => s.project_id === p.id).length;
       if (n > 0) throw new MockError(422, 'unprocessable', `project ${p.id} still has ${n} stor${n === 1 ? 'y' : 'ies'}; move or delete them first`);
     },
   });
-  const storiesOf = (kind: 'iterations' | 'projects', field: string, spec: typeof iterations): Route => ({
+  const storiesOf = (kind: 'iterations' | 'projects', field: 'iteration_id' | 'project_id', spec: typeof iterations): Route => ({
     method: 'GET',
     path: `${API}/${kind}/:id/stories`,
     handler: async (req) => {
       const id = intParam(req, 'id');
       return reply.ok(await store.read((s) => {
         const t = tracker(s);
-        find(t[kind], id, spec);
+        find<{ id: number }>(t[kind], id, spec);
         return storyList(t, req, (st) => st[field] === id);
       }));
     },

@@ -4,7 +4,9 @@ import type { Route, ServiceContext } from '../../service.js';
 import { presentEpic } from './epics.js';
 import { phase as storyPhase } from './stats.js';
 import { storyList } from './stories.js';
-import { API, APP_URL, boolQuery, find, intParam, newGlobalId, nextId, nowIso, tracker, validate, type TrackerState } from './common.js';
+import type { LabelBody } from './bodies.js';
+import type { Label } from './records.js';
+import { API, APP_URL, assign, boolQuery, find, intParam, newGlobalId, nextId, nowIso, tracker, validate, type TrackerState } from './common.js';
 
 const STAT_KEYS = [
   'num_epics',
@@ -32,7 +34,7 @@ const STAT_KEYS = [
  */
 export function labelStats(t: TrackerState, labelId: number): Record<(typeof STAT_KEYS)[number], number> {
   const stats = Object.fromEntries(STAT_KEYS.map((k) => [k, 0])) as Record<(typeof STAT_KEYS)[number], number>;
-  const stories = (t.stories ?? []).filter((s: any) => s.label_ids?.includes(labelId));
+  const stories = (t.stories ?? []).filter((s) => s.label_ids?.includes(labelId));
   for (const s of stories) {
     const points = typeof s.estimate === 'number' ? s.estimate : 0;
     const phase: string = storyPhase(s);
@@ -53,7 +55,7 @@ export function labelStats(t: TrackerState, labelId: number): Record<(typeof STA
       stats.num_points_unstarted += points;
     }
   }
-  const epics = (t.epics ?? []).filter((e: any) => e.label_ids?.includes(labelId));
+  const epics = (t.epics ?? []).filter((e) => e.label_ids?.includes(labelId));
   for (const e of epics) {
     stats.num_epics++;
     stats.num_epics_total++;
@@ -61,12 +63,12 @@ export function labelStats(t: TrackerState, labelId: number): Record<(typeof STA
     else if (e.started) stats.num_epics_in_progress++;
     else stats.num_epics_unstarted++;
   }
-  stats.num_related_documents = (t.documents ?? []).filter((d: any) => d.label_ids?.includes(labelId)).length;
+  stats.num_related_documents = (t.documents ?? []).filter((d) => d.label_ids?.includes(labelId)).length;
   return stats;
 }
 
 /** A label as an API response: full (with stats) or slim. */
-export function presentLabel(t: TrackerState, label: any, withStats: boolean): any {
+export function presentLabel(t: TrackerState, label: Label, withStats: boolean): Label & { stats?: ReturnType<typeof labelStats> } {
   return withStats ? { ...label, stats: labelStats(t, label.id) } : { ...label };
 }
 
@@ -86,7 +88,7 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await store.read((s) => {
           const t = tracker(s);
           find(t.labels, id, spec);
-          return t.epics.filter((e: any) => e.label_ids.includes(id)).map((e: any) => presentEpic(t, e, true));
+          return t.epics.filter((e) => e.label_ids.includes(id)).map((e) => presentEpic(t, e, true));
         }));
       },
     },
@@ -114,13 +116,13 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/labels`,
       handler: async (req) => {
-        const body = await validate(spec.fields, 'create', req.body);
+        const body = await validate<LabelBody>(spec.fields, 'create', req.body);
         const label = await store.write((s) => {
           const t = tracker(s);
           assertUniqueName(t, body.name);
           const id = nextId(t);
           const at = nowIso(ctx.now());
-          const created = {
+          const created: Label = {
             id,
             name: body.name,
             description: body.description ?? null,
@@ -152,15 +154,13 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/labels/:id`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const body = await validate(spec.fields, 'update', req.body);
+        const body = await validate<Partial<LabelBody>>(spec.fields, 'update', req.body);
         return reply.ok(
           await store.write((s) => {
             const t = tracker(s);
             const label = find(t.labels, id, spec);
             if (body.name !== undefined) assertUniqueName(t, body.name, id);
-            for (const key of ['name', 'description', 'color', 'archived'] as const) {
-              if (body[key] !== undefined) label[key] = body[key];
-            }
+            assign(label, body, ['name', 'description', 'color', 'archived']);
             label.updated_at = nowIso(ctx.now());
             return presentLabel(t, label, true);
           }),
@@ -176,9 +176,9 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
           const t = tracker(s);
           find(t.labels, id, spec);
           t.labels = t.labels.filter((l) => l.id !== id);
-          for (const coll of ['stories', 'epics', 'iterations']) {
+          for (const coll of ['stories', 'epics', 'iterations'] as const) {
             for (const item of t[coll] ?? []) {
-              if (Array.isArray(item.label_ids)) item.label_ids = item.label_ids.filter((x: number) => x !== id);
+              if (Array.isArray(item.label_ids)) item.label_ids = item.label_ids.filter((x) => x !== id);
             }
           }
         });

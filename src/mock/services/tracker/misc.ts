@@ -1,8 +1,10 @@
 import { customFields, entityTemplates, members, repositories, webhooks } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, assertFeature, assign, boolQuery, move, newGlobalId, tracker, type TrackerState } from './common.js';
+import { API, assertFeature, assign, boolQuery, find, move, newGlobalId, tracker, type TrackerState } from './common.js';
+import type { CustomFieldBody, CustomFieldValueParam, EntityTemplateBody, WebhookBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
+import type { CustomField, CustomFieldValue, Member } from './records.js';
 import { presentContents, storeContents } from './templates.js';
 
 /**
@@ -10,12 +12,12 @@ import { presentContents, storeContents } from './templates.js';
  * out is deleted; an item without `id` creates a value. An id that is not one of the field's values, or
  * two values with the same text, conflict with the stored field: 409 DataConflictError.
  */
-function updateValues(field: any, items: Array<Record<string, any>>): void {
+function updateValues(field: CustomField, items: readonly CustomFieldValueParam[]): void {
   const seen = new Set<string>();
   const next = items.map((item, i) => {
-    let v: any;
+    let v: CustomFieldValue | undefined;
     if (item.id !== undefined) {
-      v = field.values.find((x: any) => x.id === item.id);
+      v = field.values.find((x) => x.id === item.id);
       if (!v) throw new MockError(409, 'DataConflictError', `value ${item.id} is not a value of custom field ${field.id}; reload the field and try again`);
     } else {
       if (item.value === undefined) throw new MockError(400, 'schema_mismatch', `schema mismatch: values[${i}] needs an id or a value`);
@@ -31,13 +33,13 @@ function updateValues(field: any, items: Array<Record<string, any>>): void {
   field.values = next;
 }
 
-function presentMember(m: any): any {
+function presentMember(m: Member): Member {
   return structuredClone(m);
 }
 
 export function miscRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
-  const fields = crudRoutes(ctx, {
+  const fields = crudRoutes<'customFields', CustomFieldBody>(ctx, {
     spec: customFields,
     coll: 'customFields',
     entityType: 'custom-field',
@@ -48,7 +50,7 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
     },
     present: (_t, f) => structuredClone(f),
   });
-  const templates = crudRoutes(ctx, {
+  const templates = crudRoutes<'entityTemplates', EntityTemplateBody>(ctx, {
     spec: entityTemplates,
     coll: 'entityTemplates',
     entityType: 'entity-template',
@@ -66,7 +68,7 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
       return { ...structuredClone(rest), story_contents: presentContents(t, story_contents) };
     },
   });
-  const people = crudRoutes(ctx, {
+  const people = crudRoutes<'members', Record<string, never>>(ctx, {
     spec: members,
     coll: 'members',
     entityType: 'member',
@@ -82,7 +84,7 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
     handler: async () =>
       reply.ok(await store.read((s) => {
         const t = tracker(s);
-        const me = t.members.find((m: any) => m.id === t.ownerId);
+        const me = find(t.members, t.ownerId, members);
         return {
           id: me.id, name: me.profile.name, mention_name: me.profile.mention_name, role: me.role, is_owner: true,
           organization2: { id: t.workspaceId },
@@ -90,8 +92,8 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
         };
       })),
   });
-  const repos = crudRoutes(ctx, { spec: repositories, coll: 'repositories', entityType: 'repository' });
-  const hooks = crudRoutes(ctx, {
+  const repos = crudRoutes<'repositories', Record<string, never>>(ctx, { spec: repositories, coll: 'repositories', entityType: 'repository' });
+  const hooks = crudRoutes<'webhooks', WebhookBody>(ctx, {
     spec: webhooks,
     coll: 'webhooks',
     entityType: 'webhook-integration',

@@ -2,18 +2,20 @@ import { categories, keyResults, milestones, objectives } from '../../../tracker
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, find, intParam, move, nextId, tracker, unprocessable, type TrackerState } from './common.js';
+import type { CategoryBody, CategoryParam, KeyResultBody, ObjectiveBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
+import type { Category, Objective } from './records.js';
 import { presentEpic } from './epics.js';
 
 function assertUniqueCategory(t: TrackerState, name: string, exceptId?: number): void {
-  const clash = t.categories.find((c: any) => c.id !== exceptId && c.name.toLowerCase() === name.toLowerCase());
+  const clash = t.categories.find((c) => c.id !== exceptId && c.name.toLowerCase() === name.toLowerCase());
   if (clash) throw new MockError(422, 'unprocessable', `a category named "${name}" already exists (id ${clash.id})`, { errors: { name: 'is already used' } });
 }
 
 /** Category ids for `categories: [{name, color, external_id}]`: existing ones by name, new ones created. */
-function ensureCategories(t: TrackerState, params: Array<Record<string, any>>, at: string): number[] {
+function ensureCategories(t: TrackerState, params: readonly CategoryParam[], at: string): number[] {
   return params.map((p) => {
-    let c = t.categories.find((x: any) => x.name.toLowerCase() === String(p.name).toLowerCase());
+    let c = t.categories.find((x) => x.name.toLowerCase() === String(p.name).toLowerCase());
     if (!c) {
       const id = nextId(t);
       c = { id, name: p.name, color: p.color ?? null, external_id: p.external_id ?? null, archived: false, entity_type: 'category', type: 'milestone', app_url: `${APP_URL}/category/${id}`, created_at: at, updated_at: at };
@@ -24,12 +26,21 @@ function ensureCategories(t: TrackerState, params: Array<Record<string, any>>, a
 }
 
 /** An objective (or deprecated milestone: the same shape) with its categories and computed stats. */
-export function presentObjective(t: TrackerState, o: any): any {
+/** An objective as the API shows it. */
+export interface ObjectiveView extends Omit<Objective, 'category_ids'> {
+  categories: Category[];
+  key_result_ids: string[];
+  started: boolean;
+  completed: boolean;
+  stats: { average_cycle_time: number; average_lead_time: number; num_related_documents: number };
+}
+
+export function presentObjective(t: TrackerState, o: Objective): ObjectiveView {
   const { category_ids, ...rest } = o;
   return {
     ...rest,
-    categories: (category_ids as number[]).map((id) => t.categories.find((c: any) => c.id === id)).filter(Boolean).map((c: any) => ({ ...c })),
-    key_result_ids: t.keyResults.filter((k: any) => k.objective_id === o.id).map((k: any) => k.id),
+    categories: category_ids.map((id) => t.categories.find((c) => c.id === id)).filter((c) => c !== undefined).map((c) => ({ ...c })),
+    key_result_ids: t.keyResults.filter((k) => k.objective_id === o.id).map((k) => k.id),
     started: o.state !== 'to do',
     completed: o.state === 'done',
     stats: { average_cycle_time: 0, average_lead_time: 0, num_related_documents: 0 },
@@ -37,7 +48,7 @@ export function presentObjective(t: TrackerState, o: any): any {
 }
 
 function objectiveRoutes(ctx: ServiceContext, spec: typeof objectives): Route[] {
-  const routes = crudRoutes(ctx, {
+  const routes = crudRoutes<'objectives', ObjectiveBody>(ctx, {
     spec,
     coll: 'objectives',
     entityType: 'objective',
@@ -50,7 +61,7 @@ function objectiveRoutes(ctx: ServiceContext, spec: typeof objectives): Route[] 
         name: body.name, description: body.description ?? '', archived: false, state, category_ids: ensureCategories(t, body.categories ?? [], at),
         started_at: state === 'to do' ? null : at, completed_at: state === 'done' ? at : null,
         started_at_override: body.started_at_override ?? null, completed_at_override: body.completed_at_override ?? null,
-        position: Math.max(0, ...t.objectives.map((x: any) => x.position)) + 1,
+        position: Math.max(0, ...t.objectives.map((x) => x.position)) + 1,
       };
     },
     change(o, body, t, at) {
@@ -66,7 +77,7 @@ function objectiveRoutes(ctx: ServiceContext, spec: typeof objectives): Route[] 
     present: (t, o) => presentObjective(t, o),
     beforeDelete(t, o) {
       for (const e of t.epics) {
-        e.objective_ids = e.objective_ids.filter((x: number) => x !== o.id);
+        e.objective_ids = e.objective_ids.filter((x) => x !== o.id);
         if (e.milestone_id === o.id) e.milestone_id = e.objective_ids[0] ?? null;
       }
     },
@@ -80,7 +91,7 @@ function objectiveRoutes(ctx: ServiceContext, spec: typeof objectives): Route[] 
       return reply.ok(await ctx.store.read((s) => {
         const t = tracker(s);
         find(t.objectives, id, spec);
-        return t.epics.filter((e: any) => e.objective_ids.includes(id)).map((e: any) => presentEpic(t, e, true));
+        return t.epics.filter((e) => e.objective_ids.includes(id)).map((e) => presentEpic(t, e, true));
       }));
     },
   });
@@ -88,7 +99,7 @@ function objectiveRoutes(ctx: ServiceContext, spec: typeof objectives): Route[] 
 }
 
 export function planningRoutes(ctx: ServiceContext): Route[] {
-  const cats = crudRoutes(ctx, {
+  const cats = crudRoutes<'categories', CategoryBody>(ctx, {
     spec: categories,
     coll: 'categories',
     entityType: 'category',
@@ -101,7 +112,7 @@ export function planningRoutes(ctx: ServiceContext): Route[] {
       assign(c, body, ['name', 'color', 'archived']);
     },
     beforeDelete(t, c) {
-      for (const o of t.objectives) o.category_ids = o.category_ids.filter((x: number) => x !== c.id);
+      for (const o of t.objectives) o.category_ids = o.category_ids.filter((x) => x !== c.id);
     },
   });
   for (const kind of ['milestones', 'objectives']) {
@@ -113,12 +124,12 @@ export function planningRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await ctx.store.read((s) => {
           const t = tracker(s);
           find(t.categories, id, categories);
-          return t.objectives.filter((o: any) => o.category_ids.includes(id)).map((o: any) => presentObjective(t, o));
+          return t.objectives.filter((o) => o.category_ids.includes(id)).map((o) => presentObjective(t, o));
         }));
       },
     });
   }
-  const krs = crudRoutes(ctx, {
+  const krs = crudRoutes<'keyResults', KeyResultBody>(ctx, {
     spec: keyResults,
     coll: 'keyResults',
     entityType: 'key-result',
@@ -133,7 +144,7 @@ export function planningRoutes(ctx: ServiceContext): Route[] {
       }
       if (k.type === 'boolean') k.progress = k.current_observed_value.boolean_value ? 100 : 0;
       else {
-        const [init, cur, target] = [k.initial_observed_value, k.current_observed_value, k.current_target_value].map((v: any) => Number(v?.numeric_value ?? 0));
+        const [init, cur, target] = [k.initial_observed_value, k.current_observed_value, k.current_target_value].map((v) => Number(v?.numeric_value ?? 0));
         k.progress = target === init ? 0 : Math.max(0, Math.min(100, Math.round(((cur - init) / (target - init)) * 100)));
       }
     },

@@ -9,8 +9,15 @@ import { presentStory } from './stories.js';
 type Kind = 'stories' | 'epics' | 'iterations' | 'milestones' | 'objectives';
 const MAX_RESULTS = 1000;
 
+/** What a search matches on and sorts by (stories, epics, iterations and objectives as the API shows them). */
+interface Searchable {
+  id: number;
+  name: string;
+  description?: string;
+}
+
 /** Every whitespace-separated term must appear in the name or description (case-insensitive). */
-function matcher(query: string): (r: any) => boolean {
+function matcher(query: string): (r: Searchable) => boolean {
   const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
   return (r) => {
     const hay = `${r.name ?? ''}\n${r.description ?? ''}`.toLowerCase();
@@ -18,16 +25,16 @@ function matcher(query: string): (r: any) => boolean {
   };
 }
 
-function records(t: TrackerState, kind: Kind, slim: boolean, now: number): any[] {
+function records(t: TrackerState, kind: Kind, slim: boolean, now: number): Searchable[] {
   switch (kind) {
     case 'stories':
-      return t.stories.map((s: any) => presentStory(t, s, !slim));
+      return t.stories.map((s) => presentStory(t, s, !slim));
     case 'epics':
-      return t.epics.map((e: any) => presentEpic(t, e, slim));
+      return t.epics.map((e) => presentEpic(t, e, slim));
     case 'iterations':
-      return t.iterations.map((i: any) => presentIteration(t, i, true, now));
+      return t.iterations.map((i) => presentIteration(t, i, true, now));
     default:
-      return t.objectives.map((o: any) => presentObjective(t, o));
+      return t.objectives.map((o) => presentObjective(t, o));
   }
 }
 
@@ -55,7 +62,7 @@ function params(req: MockRequest): SearchParams {
 }
 
 /** One page of one kind: {data, next, total}; `next` is the path and query of the following page. */
-function page(t: TrackerState, kind: Kind, p: SearchParams, now: number): { data: any[]; next: string | null; total: number } {
+function page(t: TrackerState, kind: Kind, p: SearchParams, now: number): { data: Searchable[]; next: string | null; total: number } {
   const all = records(t, kind, p.detail === 'slim', now)
     .filter(matcher(p.query))
     .sort((a, b) => a.id - b.id);

@@ -40,7 +40,9 @@ function walk(value: unknown): unknown {
     if (drop.has(k) || (v === null && omit.has(k))) continue;
     out[k] = walk(v);
   }
-  if (GLOBAL_ID.has(type) && src.id !== undefined && src.id !== null && out.global_id === undefined) out.global_id = `v2:${type}:${src.id}`;
+  // the store's ids are integers or uuids
+  const id = src.id;
+  if (GLOBAL_ID.has(type) && (typeof id === 'number' || typeof id === 'string') && out.global_id === undefined) out.global_id = `v2:${type}:${id}`;
   const always = ALWAYS.get(type);
   if (always) for (const [k, v] of Object.entries(always)) if (out[k] === undefined) out[k] = v;
   return out;

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { MockServiceOptions } from '../../service.js';
 import type { MockState } from '../../store.js';
 import type { TrackerState } from './common.js';
+import type { ObservedValue } from './records.js';
 
 /** Story workflow states (ids and types); a story's phase for stats is its state's type. */
 export const STORY_WORKFLOW_ID = 500000000;
@@ -13,7 +14,7 @@ export const STORY_STATES = [
 ] as const;
 export const DEFAULT_STORY_STATE = 500000002;
 /** The verbs of each story state (what moving a story there means), as the real workflow states carry. */
-export const STORY_STATE_VERBS: Readonly<Record<number, string | null>> = Object.freeze(Object.assign(Object.create(null), {
+export const STORY_STATE_VERBS: Readonly<Record<number, string | null>> = Object.freeze(Object.assign(Object.create(null) as Record<number, string | null>, {
   500000001: null,
   500000002: null,
   500000003: 'start',
@@ -116,7 +117,7 @@ function seed(t: TrackerState): void {
     { id: 900000001, name: 'api', full_name: 'example/api', external_id: '1001', type: 'github', url: 'https://github.com/example/api', entity_type: 'repository', created_at: at, updated_at: at },
     { id: 900000002, name: 'web', full_name: 'example/web', external_id: '1002', type: 'github', url: 'https://github.com/example/web', entity_type: 'repository', created_at: at, updated_at: at },
   );
-  const kr = (name: string, type: string, target: Record<string, unknown>, observed: Record<string, unknown>) => ({
+  const kr = (name: string, type: string, target: ObservedValue, observed: ObservedValue) => ({
     id: randomUUID(), name, objective_id: null, progress: 0, type, initial_observed_value: { ...observed }, current_observed_value: { ...observed }, current_target_value: target, entity_type: 'key-result',
   });
   // the seeded objective owns both key results (its key_result_ids list them; key-results list --objective finds them)

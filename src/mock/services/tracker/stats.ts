@@ -1,13 +1,14 @@
 import { STORY_STATES } from './state.js';
 import type { TrackerState } from './common.js';
+import type { Health, NoHealth, Story } from './records.js';
 
 /** A story's phase for stats: the type of its workflow state. */
-export function phase(story: any): 'backlog' | 'unstarted' | 'started' | 'done' {
-  return (STORY_STATES.find((s) => s.id === story.workflow_state_id)?.type ?? 'unstarted') as 'backlog' | 'unstarted' | 'started' | 'done';
+export function phase(story: { workflow_state_id?: number }): 'backlog' | 'unstarted' | 'started' | 'done' {
+  return STORY_STATES.find((s) => s.id === story.workflow_state_id)?.type ?? 'unstarted';
 }
 
 /** Point and story counts of a set of stories, in the names the epic and iteration stats use. */
-export function storyCounts(stories: any[]): Record<string, number> {
+export function storyCounts(stories: readonly Story[]): Record<string, number> {
   const c = {
     num_points: 0, num_points_backlog: 0, num_points_done: 0, num_points_started: 0, num_points_unstarted: 0,
     num_stories_backlog: 0, num_stories_done: 0, num_stories_started: 0, num_stories_total: 0, num_stories_unestimated: 0, num_stories_unstarted: 0,
@@ -25,18 +26,18 @@ export function storyCounts(stories: any[]): Record<string, number> {
 }
 
 /** `[{group_id, associated_stories_count}]` of the groups the stories belong to. */
-export function associatedGroups(stories: any[]): Array<{ group_id: string; associated_stories_count: number }> {
+export function associatedGroups(stories: readonly Story[]): Array<{ group_id: string; associated_stories_count: number }> {
   const groups = new Map<string, number>();
   for (const s of stories) if (s.group_id) groups.set(s.group_id, (groups.get(s.group_id) ?? 0) + 1);
   return [...groups].map(([group_id, n]) => ({ group_id, associated_stories_count: n }));
 }
 
-export function storiesWhere(t: TrackerState, pred: (s: any) => boolean): any[] {
+export function storiesWhere(t: TrackerState, pred: (s: Story) => boolean): Story[] {
   return (t.stories ?? []).filter(pred);
 }
 
 /** Current health of an epic: its latest record, or a "No Health" placeholder. */
-export function currentHealth(t: TrackerState, epicId: number): any {
-  const mine = t.health.filter((h: any) => h.epic_id === epicId);
+export function currentHealth(t: TrackerState, epicId: number): Health | NoHealth {
+  const mine = t.health.filter((h) => h.epic_id === epicId);
   return mine[mine.length - 1] ?? { id: null, author_id: null, epic_id: epicId, objective_id: null, status: 'No Health', text: null, entity_type: 'health', created_at: null, updated_at: null };
 }

@@ -1,7 +1,9 @@
 import { extraByName, stories as spec } from '../../../tracker/resources.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, ensureLabels, find, intParam, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
+import { API, assign, ensureLabels, find, intParam, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
+import type { BulkCreateBody, BulkDeleteBody, BulkUpdateBody, FromTemplateBody, StoryBody, StorySearchBody } from './bodies.js';
+import type { Story } from './records.js';
 import { phase } from './stats.js';
 import { STORY_STATES } from './state.js';
 import { changeStory, createStory, customValues, presentStory, removeStory } from './stories.js';
@@ -11,11 +13,11 @@ const body = (verb: string) => extraByName(spec, verb)!.body!;
 export const BULK_MAX = 100;
 
 /** Validates each story of a bulk body against the stories fields; the first problem names stories[i]. */
-async function validateEach(items: unknown[], mode: 'create' | 'update'): Promise<Array<Record<string, any>>> {
-  const out: Array<Record<string, any>> = [];
+async function validateEach(items: unknown[], mode: 'create'): Promise<StoryBody[]> {
+  const out: StoryBody[] = [];
   for (let i = 0; i < items.length; i++) {
     try {
-      out.push(await validate(spec.fields, mode, items[i]));
+      out.push(await validate<StoryBody>(spec.fields, mode, items[i]));
     } catch (err) {
       if (err instanceof MockError) throw new MockError(err.status, err.code, `stories[${i}]: ${err.message}`, err.extra);
       throw err;
@@ -24,36 +26,37 @@ async function validateEach(items: unknown[], mode: 'create' | 'update'): Promis
   return out;
 }
 
-function storyIds(t: TrackerState, ids: number[]): any[] {
+function storyIds(t: TrackerState, ids: number[]): Story[] {
   if (ids.length > BULK_MAX) throw new MockError(400, 'schema_mismatch', `schema mismatch: story_ids: at most ${BULK_MAX} stories per request (got ${ids.length})`);
   return ids.map((id) => {
-    const s = t.stories.find((x: any) => x.id === id);
+    const s = t.stories.find((x) => x.id === id);
     if (!s) throw unprocessable(`story_ids: story ${id} does not exist`, 'story_ids');
     return s;
   });
 }
 
 /** POST /stories/search: every given attribute must match (lists: any of them). */
-function matches(t: TrackerState, q: Record<string, any>): (s: any) => boolean {
+function matches(t: TrackerState, q: StorySearchBody): (s: Story) => boolean {
   const inRange = (v: string | null, start?: string, end?: string) => (start === undefined || (v !== null && v >= start)) && (end === undefined || (v !== null && v <= end));
-  const labelId = q.label_name !== undefined ? t.labels.find((l: any) => l.name.toLowerCase() === String(q.label_name).toLowerCase())?.id ?? -1 : undefined;
+  const anyOf = (list: readonly unknown[], v: unknown) => list.includes(v);
+  const labelId = q.label_name !== undefined ? t.labels.find((l) => l.name.toLowerCase() === String(q.label_name).toLowerCase())?.id ?? -1 : undefined;
   return (s) =>
     (q.archived === undefined || s.archived === q.archived) &&
     (q.story_type === undefined || s.story_type === q.story_type) &&
     (q.workflow_state_id === undefined || s.workflow_state_id === q.workflow_state_id) &&
     (q.workflow_state_types === undefined || q.workflow_state_types.includes(phase(s))) &&
     (q.epic_id === undefined || s.epic_id === q.epic_id) &&
-    (q.epic_ids === undefined || q.epic_ids.includes(s.epic_id)) &&
+    (q.epic_ids === undefined || anyOf(q.epic_ids, s.epic_id)) &&
     (q.iteration_id === undefined || s.iteration_id === q.iteration_id) &&
-    (q.iteration_ids === undefined || q.iteration_ids.includes(s.iteration_id)) &&
+    (q.iteration_ids === undefined || anyOf(q.iteration_ids, s.iteration_id)) &&
     (q.project_id === undefined || s.project_id === q.project_id) &&
-    (q.project_ids === undefined || q.project_ids.includes(s.project_id)) &&
+    (q.project_ids === undefined || anyOf(q.project_ids, s.project_id)) &&
     (q.group_id === undefined || s.group_id === q.group_id) &&
-    (q.group_ids === undefined || q.group_ids.includes(s.group_id)) &&
-    (q.label_ids === undefined || q.label_ids.some((id: number) => s.label_ids.includes(id))) &&
+    (q.group_ids === undefined || anyOf(q.group_ids, s.group_id)) &&
+    (q.label_ids === undefined || q.label_ids.some((id) => s.label_ids.includes(id))) &&
     (labelId === undefined || s.label_ids.includes(labelId)) &&
     (q.owner_id === undefined || (q.owner_id === null ? s.owner_ids.length === 0 : s.owner_ids.includes(q.owner_id))) &&
-    (q.owner_ids === undefined || q.owner_ids.some((id: string) => s.owner_ids.includes(id))) &&
+    (q.owner_ids === undefined || q.owner_ids.some((id) => s.owner_ids.includes(id))) &&
     (q.requested_by_id === undefined || s.requested_by_id === q.requested_by_id) &&
     (q.external_id === undefined || s.external_id === q.external_id) &&
     (q.estimate === undefined || s.estimate === q.estimate) &&
@@ -66,23 +69,21 @@ function matches(t: TrackerState, q: Record<string, any>): (s: any) => boolean {
 const STATE_TYPES = new Set(STORY_STATES.map((s) => s.type as string));
 
 /** One story of a bulk update: the shared fields set, the *_add / *_remove lists applied to its own. */
-function bulkChange(t: TrackerState, story: any, b: Record<string, any>, at: string): void {
-  const single: Record<string, any> = {};
-  for (const k of ['archived', 'story_type', 'workflow_state_id', 'epic_id', 'iteration_id', 'project_id', 'group_id', 'estimate', 'requested_by_id', 'deadline', 'external_links', 'move_to']) {
-    if (b[k] !== undefined) single[k] = b[k];
-  }
+function bulkChange(t: TrackerState, story: Story, b: BulkUpdateBody, at: string): void {
+  const single: Partial<StoryBody> = {};
+  assign(single, b, ['archived', 'story_type', 'workflow_state_id', 'epic_id', 'iteration_id', 'project_id', 'group_id', 'estimate', 'requested_by_id', 'deadline', 'external_links', 'move_to']);
   if (b.owner_ids_add || b.owner_ids_remove) single.owner_ids = [...new Set([...story.owner_ids, ...(b.owner_ids_add ?? [])])].filter((x) => !(b.owner_ids_remove ?? []).includes(x));
   if (b.follower_ids_add || b.follower_ids_remove) single.follower_ids = [...new Set([...story.follower_ids, ...(b.follower_ids_add ?? [])])].filter((x) => !(b.follower_ids_remove ?? []).includes(x));
   changeStory(t, story, single, at);
   if (b.labels_add || b.labels_remove) {
     const add = ensureLabels(t, b.labels_add ?? [], at);
-    const drop = new Set((b.labels_remove ?? []).map((l: any) => String(l.name).toLowerCase()));
-    story.label_ids = [...new Set([...story.label_ids, ...add])].filter((id) => !drop.has(String(t.labels.find((l: any) => l.id === id)?.name).toLowerCase()));
+    const drop = new Set((b.labels_remove ?? []).map((l) => String(l.name).toLowerCase()));
+    story.label_ids = [...new Set([...story.label_ids, ...add])].filter((id) => !drop.has(String(t.labels.find((l) => l.id === id)?.name).toLowerCase()));
   }
   if (b.custom_fields_add || b.custom_fields_remove) {
-    const drop = new Set((b.custom_fields_remove ?? []).map((c: any) => c.field_id));
+    const drop = new Set((b.custom_fields_remove ?? []).map((c) => c.field_id));
     const add = customValues(t, b.custom_fields_add ?? []);
-    story.custom_fields = [...story.custom_fields.filter((c: any) => !drop.has(c.field_id) && !add.some((a) => a.field_id === c.field_id)), ...add];
+    story.custom_fields = [...story.custom_fields.filter((c) => !drop.has(c.field_id) && !add.some((a) => a.field_id === c.field_id)), ...add];
   }
   story.updated_at = at;
 }
@@ -96,7 +97,7 @@ export function storyBulkRoutes(ctx: ServiceContext): Route[] {
 function storyWriteRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
   const createOne = async (req: MockRequest) => {
-    const b = await validate(spec.fields, 'create', req.body);
+    const b = await validate<StoryBody>(spec.fields, 'create', req.body);
     return reply.created(await store.write((s) => {
       const t = tracker(s);
       return presentStory(t, createStory(t, b, nowIso(ctx.now())), true, true);
@@ -108,7 +109,7 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/stories/bulk`,
       handler: async (req) => {
-        const env = await validate(body('bulk-create'), 'create', req.body);
+        const env = await validate<BulkCreateBody>(body('bulk-create'), 'create', req.body);
         const items = await validateEach(env.stories, 'create');
         // all or nothing: the transaction throws before anything is kept when one story is unprocessable
         return reply.created(await store.write((s) => {
@@ -129,7 +130,7 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'PUT',
       path: `${API}/stories/bulk`,
       handler: async (req) => {
-        const b = await validate(body('bulk-update'), 'create', req.body);
+        const b = await validate<BulkUpdateBody>(body('bulk-update'), 'create', req.body);
         return reply.ok(await store.write((s) => {
           const t = tracker(s);
           const at = nowIso(ctx.now());
@@ -143,7 +144,7 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'DELETE',
       path: `${API}/stories/bulk`,
       handler: async (req) => {
-        const b = await validate(body('bulk-delete'), 'create', req.body);
+        const b = await validate<BulkDeleteBody>(body('bulk-delete'), 'create', req.body);
         await store.write((s) => {
           const t = tracker(s);
           const at = nowIso(ctx.now());
@@ -156,20 +157,20 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/stories/from-template`,
       handler: async (req) => {
-        const b = await validate(body('from-template'), 'create', req.body);
+        const b = await validate<FromTemplateBody>(body('from-template'), 'create', req.body);
         return reply.created(await store.write((s) => {
           const t = tracker(s);
           const at = nowIso(ctx.now());
-          const tpl = t.entityTemplates.find((x: any) => x.id === b.story_template_id);
+          const tpl = t.entityTemplates.find((x) => x.id === b.story_template_id);
           if (!tpl) throw unprocessable(`story_template_id: entity template ${b.story_template_id} does not exist`, 'story_template_id');
           if (!t.features.story_templates) throw new MockError(403, 'DisabledFeatureError', 'story templates are turned off for this workspace (opsctl tracker entity-templates enable)');
           const { entity_type: _e, labels, tasks, custom_fields, ...contents } = tpl.story_contents;
-          const merged: Record<string, any> = { ...contents, ...b };
-          if (b.labels === undefined && labels) merged.labels = labels.map((l: any) => ({ name: l.name }));
-          if (b.tasks === undefined && tasks) merged.tasks = tasks.map((k: any) => ({ description: k.description, complete: k.complete ?? false }));
-          if (b.custom_fields === undefined && custom_fields) merged.custom_fields = custom_fields.map((c: any) => ({ field_id: c.field_id, value_id: c.value_id }));
+          const merged: Partial<StoryBody> = { ...contents, ...b };
+          if (b.labels === undefined && labels) merged.labels = labels.map((l) => ({ name: l.name }));
+          if (b.tasks === undefined && tasks) merged.tasks = tasks.map((k) => ({ description: k.description, complete: k.complete ?? false }));
+          if (b.custom_fields === undefined && custom_fields) merged.custom_fields = custom_fields.map((c) => ({ field_id: c.field_id, value_id: c.value_id }));
           if (!merged.name) throw unprocessable('name: neither the body nor the template gives the story a name', 'name');
-          const story = createStory(t, merged, at);
+          const story = createStory(t, { ...merged, name: merged.name }, at);
           tpl.last_used_at = at;
           return presentStory(t, story, true, true);
         }));
@@ -186,13 +187,13 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/stories/search`,
       handler: async (req) => {
-        const q = await validate(body('search'), 'update', req.body ?? {});
+        const q = await validate<StorySearchBody>(body('search'), 'update', req.body ?? {});
         for (const ty of q.workflow_state_types ?? []) {
           if (!STATE_TYPES.has(ty)) throw new MockError(400, 'schema_mismatch', `schema mismatch: workflow_state_types: "${ty}" is not one of ${[...STATE_TYPES].join(', ')}`, { errors: { workflow_state_types: 'unknown state type' } });
         }
         return { status: 201, json: await store.read((s) => {
           const t = tracker(s);
-          return t.stories.filter(matches(t, q)).map((st: any) => presentStory(t, st, q.includes_description ?? false));
+          return t.stories.filter(matches(t, q)).map((st) => presentStory(t, st, q.includes_description ?? false));
         }) };
       },
     },
@@ -204,7 +205,7 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await store.read((s) => {
           const t = tracker(s);
           find(t.stories, id, spec);
-          return t.storyHistory.filter((h: any) => h.story_id === id).map(({ story_id: _s, ...h }: any) => structuredClone(h));
+          return t.storyHistory.filter((h) => h.story_id === id).map(({ story_id: _s, ...h }) => structuredClone(h));
         }));
       },
     },
@@ -216,7 +217,7 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await store.read((s) => {
           const t = tracker(s);
           find(t.stories, id, spec);
-          return t.stories.filter((x: any) => x.parent_story_id === id).map((x: any) => presentStory(t, x));
+          return t.stories.filter((x) => x.parent_story_id === id).map((x) => presentStory(t, x));
         }));
       },
     },

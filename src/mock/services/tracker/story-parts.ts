@@ -2,7 +2,9 @@ import { extraByName, stories, storyLinks } from '../../../tracker/resources.js'
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, find, intParam, move, nextId, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
+import type { EmojiBody, StoryCommentBody, StoryLinkBody, TaskAddBody, TaskUpdateBody, TextBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
+import type { Story, StoryComment, Task } from './records.js';
 import { addLink, presentLink, presentStoryComment } from './stories.js';
 
 const body = (verb: string) => extraByName(stories, verb)!.body!;
@@ -11,18 +13,18 @@ const taskSpec = { singular: 'task' };
 /** Distinct emoji one comment may carry (a bound on what a client can make the mock keep). */
 const MAX_REACTIONS = 64;
 
-function storyOf(t: TrackerState, id: number): any {
+function storyOf(t: TrackerState, id: number): Story {
   return find(t.stories, id, stories);
 }
 
-function commentOf(t: TrackerState, storyId: number, id: number): any {
+function commentOf(t: TrackerState, storyId: number, id: number): StoryComment {
   storyOf(t, storyId);
-  return find(t.storyComments.filter((c: any) => c.story_id === storyId), id, commentSpec);
+  return find(t.storyComments.filter((c) => c.story_id === storyId), id, commentSpec);
 }
 
-function taskOf(t: TrackerState, storyId: number, id: number): any {
+function taskOf(t: TrackerState, storyId: number, id: number): Task {
   storyOf(t, storyId);
-  return find(t.tasks.filter((k: any) => k.story_id === storyId), id, taskSpec);
+  return find(t.tasks.filter((k) => k.story_id === storyId), id, taskSpec);
 }
 
 /** Story comments (replies by `parent_id`, deleting a comment deletes its replies), reactions, tasks and story links. */
@@ -32,21 +34,21 @@ export function storyPartRoutes(ctx: ServiceContext): Route[] {
 
 /** Marks a story as changed (a comment or task of it changed). */
 function touch(t: TrackerState, storyId: number, at: string): void {
-  const s = t.stories.find((x: any) => x.id === storyId);
+  const s = t.stories.find((x) => x.id === storyId);
   if (s) s.updated_at = at;
 }
 
 /** Story links: get, update and delete by the resource table, create with its checks. */
 function linkRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
-  const links = crudRoutes(ctx, {
+  const links = crudRoutes<'storyLinks', StoryLinkBody>(ctx, {
     spec: storyLinks,
     coll: 'storyLinks',
     entityType: 'story-link',
     routes: ['get', 'update', 'delete'],
     change(l, b, t) {
       const next = { verb: b.verb ?? l.verb, subject_id: b.subject_id ?? l.subject_id, object_id: b.object_id ?? l.object_id };
-      for (const f of ['subject_id', 'object_id'] as const) if (!t.stories.some((s: any) => s.id === next[f])) throw unprocessable(`${f}: story ${next[f]} does not exist`, f);
+      for (const f of ['subject_id', 'object_id'] as const) if (!t.stories.some((s) => s.id === next[f])) throw unprocessable(`${f}: story ${next[f]} does not exist`, f);
       if (next.subject_id === next.object_id) throw unprocessable('object_id: a story cannot be linked to itself', 'object_id');
       Object.assign(l, next);
     },
@@ -58,10 +60,10 @@ function linkRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/story-links`,
       handler: async (req) => {
-        const b = await validate(storyLinks.fields, 'create', req.body);
+        const b = await validate<StoryLinkBody>(storyLinks.fields, 'create', req.body);
         return reply.created(await store.write((s) => {
           const t = tracker(s);
-          return presentLink(t, addLink(t, b as { verb: string; subject_id: number; object_id: number }, nowIso(ctx.now())));
+          return presentLink(t, addLink(t, b, nowIso(ctx.now())));
         }));
       },
     },
@@ -80,7 +82,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await store.read((s) => {
           const t = tracker(s);
           storyOf(t, id);
-          return t.storyComments.filter((c: any) => c.story_id === id).map(presentStoryComment);
+          return t.storyComments.filter((c) => c.story_id === id).map(presentStoryComment);
         }));
       },
     },
@@ -89,11 +91,11 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const b = await validate({ ...body('reply'), parent_id: { ...body('reply').parent_id, required: false, nullable: true } }, 'create', req.body);
+        const b = await validate<StoryCommentBody>({ ...body('reply'), parent_id: { ...body('reply').parent_id, required: false, nullable: true } }, 'create', req.body);
         return reply.created(await store.write((s) => {
           const t = tracker(s);
           storyOf(t, id);
-          if (b.parent_id !== undefined && b.parent_id !== null && !t.storyComments.some((c: any) => c.story_id === id && c.id === b.parent_id)) {
+          if (b.parent_id !== undefined && b.parent_id !== null && !t.storyComments.some((c) => c.story_id === id && c.id === b.parent_id)) {
             throw unprocessable(`parent_id: comment ${b.parent_id} is not a comment of story ${id}`, 'parent_id');
           }
           return presentStoryComment(addComment(t, id, b, nowIso(ctx.now())));
@@ -113,7 +115,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments/:cid`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const b = await validate(body('comment-update'), 'create', req.body);
+        const b = await validate<TextBody>(body('comment-update'), 'create', req.body);
         return reply.ok(await store.write((s) => {
           const c = commentOf(tracker(s), id, cid);
           c.text = b.text;
@@ -133,9 +135,14 @@ function commentRoutes(ctx: ServiceContext): Route[] {
           const gone = new Set<number>([cid]);
           for (let grew = true; grew; ) {
             grew = false;
-            for (const c of t.storyComments) if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) (gone.add(c.id), (grew = true));
+            for (const c of t.storyComments) {
+              if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) {
+                gone.add(c.id);
+                grew = true;
+              }
+            }
           }
-          t.storyComments = t.storyComments.filter((c: any) => !gone.has(c.id));
+          t.storyComments = t.storyComments.filter((c) => !gone.has(c.id));
         });
         return reply.noContent();
       },
@@ -144,12 +151,12 @@ function commentRoutes(ctx: ServiceContext): Route[] {
 }
 
 /** A comment (or a reply, with `parent_id`) on story `id`, added at the end. */
-function addComment(t: TrackerState, id: number, b: Record<string, any>, at: string): any {
+function addComment(t: TrackerState, id: number, b: StoryCommentBody, at: string): StoryComment {
   const cid = nextId(t);
-  const c = {
+  const c: StoryComment = {
     id: cid, story_id: id, parent_id: b.parent_id ?? null, app_url: `${APP_URL}/story/${id}#activity-${cid}`, author_id: b.author_id ?? t.ownerId, text: b.text,
     external_id: b.external_id ?? null, deleted: false, entity_type: 'story-comment', linked_to_slack: false, blocker: false, unblocks_parent: false,
-    position: t.storyComments.filter((x: any) => x.story_id === id).length + 1, reactions: [], group_mention_ids: [], member_mention_ids: [], mention_ids: [],
+    position: t.storyComments.filter((x) => x.story_id === id).length + 1, reactions: [], group_mention_ids: [], member_mention_ids: [], mention_ids: [],
     created_at: b.created_at ?? at, updated_at: b.updated_at ?? at,
   };
   t.storyComments.push(c);
@@ -166,11 +173,11 @@ function reactionRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments/:cid/reactions`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const b = await validate(body('react'), 'create', req.body);
+        const b = await validate<EmojiBody>(body('react'), 'create', req.body);
         return reply.created(await store.write((s) => {
           const t = tracker(s);
           const c = commentOf(t, id, cid);
-          let r = c.reactions.find((x: any) => x.emoji === b.emoji);
+          let r = c.reactions.find((x) => x.emoji === b.emoji);
           if (!r) {
             if (c.reactions.length >= MAX_REACTIONS) throw unprocessable(`emoji: a comment carries at most ${MAX_REACTIONS} different reactions`, 'emoji');
             r = { emoji: b.emoji, permission_ids: [] };
@@ -186,14 +193,14 @@ function reactionRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments/:cid/reactions`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const b = await validate(body('unreact'), 'create', req.body);
+        const b = await validate<EmojiBody>(body('unreact'), 'create', req.body);
         await store.write((s) => {
           const t = tracker(s);
           const c = commentOf(t, id, cid);
-          const r = c.reactions.find((x: any) => x.emoji === b.emoji && x.permission_ids.includes(t.ownerId));
+          const r = c.reactions.find((x) => x.emoji === b.emoji && x.permission_ids.includes(t.ownerId));
           if (!r) throw new MockError(404, 'not_found', `you have no ${b.emoji} reaction on comment ${cid}`);
-          r.permission_ids = r.permission_ids.filter((p: string) => p !== t.ownerId);
-          c.reactions = c.reactions.filter((x: any) => x.permission_ids.length > 0);
+          r.permission_ids = r.permission_ids.filter((p) => p !== t.ownerId);
+          c.reactions = c.reactions.filter((x) => x.permission_ids.length > 0);
         });
         return reply.noContent();
       },
@@ -210,15 +217,15 @@ function taskRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/tasks`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const b = await validate(body('task-add'), 'create', req.body);
+        const b = await validate<TaskAddBody>(body('task-add'), 'create', req.body);
         return reply.created(await store.write((s) => {
           const t = tracker(s);
           storyOf(t, id);
           const at = nowIso(ctx.now());
-          const mine = t.tasks.filter((k: any) => k.story_id === id);
-          const task = {
+          const mine = t.tasks.filter((k) => k.story_id === id);
+          const task: Task = {
             id: nextId(t), story_id: id, description: b.description, complete: b.complete ?? false, completed_at: b.complete ? at : null, owner_ids: b.owner_ids ?? [],
-            external_id: b.external_id ?? null, position: Math.max(0, ...mine.map((k: any) => k.position)) + 1, entity_type: 'task', mention_ids: [], member_mention_ids: [], group_mention_ids: [],
+            external_id: b.external_id ?? null, position: Math.max(0, ...mine.map((k) => k.position)) + 1, entity_type: 'task', mention_ids: [], member_mention_ids: [], group_mention_ids: [],
             created_at: at, updated_at: at,
           };
           t.tasks.push(task);
@@ -240,7 +247,7 @@ function taskRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/tasks/:tid`,
       handler: async (req) => {
         const [id, tid] = [intParam(req, 'id'), intParam(req, 'tid')];
-        const b = await validate(body('task-update'), 'update', req.body ?? {});
+        const b = await validate<TaskUpdateBody>(body('task-update'), 'update', req.body ?? {});
         return reply.ok(await store.write((s) => {
           const t = tracker(s);
           const task = taskOf(t, id, tid);
@@ -251,7 +258,7 @@ function taskRoutes(ctx: ServiceContext): Route[] {
             task.complete = b.complete;
             task.completed_at = b.complete ? at : null;
           }
-          move(t.tasks.filter((k: any) => k.story_id === id), task, b, 'task');
+          move(t.tasks.filter((k) => k.story_id === id), task, b, 'task');
           task.updated_at = at;
           touch(t, id, at);
           return { ...task };
@@ -266,7 +273,7 @@ function taskRoutes(ctx: ServiceContext): Route[] {
         await store.write((s) => {
           const t = tracker(s);
           const task = taskOf(t, id, tid);
-          t.tasks = t.tasks.filter((k: any) => k !== task);
+          t.tasks = t.tasks.filter((k) => k !== task);
         });
         return reply.noContent();
       },

@@ -8,7 +8,7 @@ const AT = '2026-01-01T00:00:00.000Z';
 const COLORS = ['#e6e6e6', '#9ba7b0', '#3e8ed0', '#48c774'];
 
 /** The workspace's story workflow, with how many stories sit in each state right now. */
-export function presentWorkflow(t: TrackerState): any {
+export function presentWorkflow(t: TrackerState): Record<string, unknown> {
   return {
     id: STORY_WORKFLOW_ID,
     name: 'Engineering',
@@ -16,7 +16,7 @@ export function presentWorkflow(t: TrackerState): any {
     entity_type: 'workflow',
     auto_assign_owner: false,
     team_id: 1,
-    project_ids: t.projects.map((p: any) => p.id),
+    project_ids: t.projects.map((p) => p.id),
     default_state_id: DEFAULT_STORY_STATE,
     created_at: AT,
     updated_at: AT,
@@ -28,8 +28,8 @@ export function presentWorkflow(t: TrackerState): any {
       description: '',
       color: COLORS[i],
       position: i + 1,
-      num_stories: t.stories.filter((x: any) => x.workflow_state_id === s.id).length,
-      num_story_templates: t.entityTemplates.filter((x: any) => x.story_contents?.workflow_state_id === s.id).length,
+      num_stories: t.stories.filter((x) => x.workflow_state_id === s.id).length,
+      num_story_templates: t.entityTemplates.filter((x) => x.story_contents?.workflow_state_id === s.id).length,
       entity_type: 'workflow-state',
       created_at: AT,
       updated_at: AT,
