@@ -3,7 +3,9 @@
 // scripts/bench/*.bench.mjs exporting `default async function (report, harness)`.
 // `npm run bench -- --only kv-load`: the start-up rows, then only the modules whose file name starts with kv-load.
 import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as harness from './bench/harness.mjs';
+import { serve } from './bench/tracker.bench.mjs';
 
 const { BIN, interleaved, Report, tempDir, measure } = harness;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -22,15 +24,32 @@ for (const name of ['bug', 'feature', 'chore']) {
   if (r.code !== 0) throw new Error(`setup failed: ${r.stderr}`);
 }
 
-const results = await interleaved(
-  [
-    { name: 'node -e 0', args: ['-e', '0'] },
-    { name: 'opsctl --version', args: [BIN, '--version'], env },
-    { name: 'opsctl --help', args: [BIN, '--help'], env },
-    { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
-  ],
-  rounds,
-);
+// A running mock server with the same labels, for the list against a server and the official client's script.
+const server = await serve(BIN, ['--memory']);
+const serverEnv = { OPSCTL_CONFIG_DIR: dir, OPSCTL_TRACKER_URL: server.url, OPSCTL_TRACKER_TOKEN: server.tracker_token };
+const clientEnv = { SHORTCUT_URL: server.url, SHORTCUT_TOKEN: server.tracker_token };
+let results;
+try {
+  for (const name of ['bug', 'feature', 'chore']) {
+    const r = await measure([BIN, 'tracker', 'labels', 'create', '--name', name], { env: serverEnv });
+    if (r.code !== 0) throw new Error(`setup failed: ${r.stderr}`);
+  }
+  const client = await measure([fileURLToPath(new URL('./bench/shortcut-list.mjs', import.meta.url))], { env: clientEnv });
+  if (client.code !== 0 || client.stdout.split('\n').filter(Boolean).length !== 3) throw new Error(`the official client's script failed: ${client.stderr}${client.stdout}`);
+  results = await interleaved(
+    [
+      { name: 'node -e 0', args: ['-e', '0'] },
+      { name: 'opsctl --version', args: [BIN, '--version'], env },
+      { name: 'opsctl --help', args: [BIN, '--help'], env },
+      { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
+      { name: 'opsctl tracker labels list (server)', args: [BIN, 'tracker', 'labels', 'list'], env: serverEnv },
+      { name: 'official client script (server)', args: [fileURLToPath(new URL('./bench/shortcut-list.mjs', import.meta.url))], env: clientEnv },
+    ],
+    rounds,
+  );
+} finally {
+  await server.stop();
+}
 const base = results['node -e 0'].cpuMs;
 console.log(`baseline: node -e 0 = ${base.toFixed(1)} ms CPU\n`);
 const ratio = (name) => results[name].cpuMs / base;
@@ -42,7 +61,13 @@ for (const [name, budget] of [
   const r = ratio(name);
   report.row(`${name}: CPU vs node -e 0`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} ms)`, `<= ${budget}x`, r <= budget);
 }
-const peak = Math.max(...Object.entries(results).filter(([n]) => n !== 'node -e 0').map(([, v]) => v.maxRssMb));
+{
+  const name = 'opsctl tracker labels list (server)';
+  const official = results['official client script (server)'].cpuMs;
+  const r = results[name].cpuMs / official;
+  report.row(`${name}: CPU vs the official client's script`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} vs ${official.toFixed(1)} ms)`, '<= 0.8x', r <= 0.8);
+}
+const peak = Math.max(...Object.entries(results).filter(([n]) => n !== 'node -e 0' && !n.startsWith('official')).map(([, v]) => v.maxRssMb));
 report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 MB', peak < 100);
 
 for (const file of readdirSync(new URL('./bench/', import.meta.url)).filter((f) => f.endsWith('.bench.mjs') && (!only || f.startsWith(only))).sort()) {
