@@ -30,12 +30,12 @@ function routeGroup(pattern: string): string | undefined {
 
 /**
  * Puts the routes a request path can match into the router: its group (a path with a percent-escape,
- * which the router decodes, takes every group). A path that matches nothing then has every group
- * registered by the caller (registerAllRoutes) before a 404 or 405 is decided.
+ * which the router decodes, or a `;`, where it ends the path, takes every group). A path that matches
+ * nothing then has every group registered by the caller (registerAllRoutes) before a 404 or 405 is decided.
  */
 export function registerRoutesFor(svc: LoadedService, pathname: string): void {
   if (svc.pending.size === 0) return;
-  if (pathname.includes('%')) {
+  if (/[%;]/.test(pathname)) {
     registerAllRoutes(svc);
     return;
   }

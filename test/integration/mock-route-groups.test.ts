@@ -57,6 +57,7 @@ describe('a first request gets the answer a fully built router gives (real HTTP,
     ['GET', '/api/v3/labels'],
     ['GET', '/api/v3/labels/'],
     ['GET', '/api/v3/lab%65ls'],
+    ['GET', '/api/v3/labels;x'],
     ['GET', '/api/v3/labels/999999'],
     ['PUT', '/api/v3/labels'],
     ['GET', '/api/v3/epics'],
@@ -68,6 +69,34 @@ describe('a first request gets the answer a fully built router gives (real HTTP,
     ['GET', '//api/v3/labels'],
     ['POST', '/api/v3/stories/search'],
   ];
+
+  // the other services, unauthenticated: a route found answers 401 or its own error, a path not routed 404 or 405
+  const others: Array<[string, string]> = [
+    ['GET', '/v2beta/labels'],
+    ['PATCH', '/v2beta/labels/abc:publish'],
+    ['PUT', '/v2beta/labels'],
+    ['GET', '/v2beta/users/me/capabilities'],
+    ['GET', '/v2beta/limits/label'],
+    ['GET', '/v2beta/nothing'],
+    ['GET', '/$discovery/rest'],
+    ['GET', '/.well-known/openid-configuration'],
+    ['GET', '/token'],
+    ['GET', '/o/oauth2/nothing'],
+  ];
+
+  it.each(others)('all services: %s %s', async (method, path) => {
+    const [fresh, all] = [await createMockServer({ state: 'memory' }), await createMockServer({ state: 'memory' })];
+    try {
+      await all.routes();
+      const ask = async (m: MockServer) => {
+        const res = await fetch(`${m.url}${path}`, { method });
+        return { status: res.status, type: res.headers.get('content-type'), body: res.status >= 400 ? await res.text() : '' };
+      };
+      expect(await ask(fresh)).toEqual(await ask(all));
+    } finally {
+      await Promise.all([fresh.close(), all.close()]);
+    }
+  });
 
   it.each(cases)('%s %s', async (method, path) => {
     const fresh = await createMockServer({ state: 'memory', services: ['tracker'] });
