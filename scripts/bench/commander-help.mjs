@@ -14,7 +14,8 @@ const program = new Command('opsctl')
   .helpCommand(false)
   .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
   .exitOverride();
-for (const name of ['login', 'logout', 'auth', 'api', 'tracker', 'labels', 'kv', 'config', 'mock', 'demo', 'completion', 'help']) program.command(name).description(`the ${name} commands`);
+for (const name of ['login', 'logout', 'auth', 'api', 'tracker', 'labels', 'kv', 'config', 'mock', 'demo', 'completion', 'help'])
+  program.command(name).description(`the ${name} commands`);
 try {
   await program.parseAsync(['--help'], { from: 'user' });
 } catch (err) {

@@ -105,7 +105,11 @@ describe('a first request gets the answer a fully built router gives (real HTTP,
       await fresh.service('tracker'); // its state (the token) exists; no route group is registered until a request
       await fresh.store.write((s) => void (s.tracker.token = token));
       const ask = (m: MockServer) =>
-        fetch(`${m.url}${path}`, { method, headers: { 'tracker-token': token, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+        fetch(`${m.url}${path}`, {
+          method,
+          headers: { 'tracker-token': token, 'content-type': 'application/json' },
+          body: method === 'POST' ? '{}' : undefined,
+        });
       const [a, b] = [await ask(fresh), await ask(full)];
       expect(a.status).toBe(b.status);
       const [ja, jb] = [(await a.json()) as unknown, (await b.json()) as unknown];
