@@ -2,8 +2,10 @@
 // (medians of interleaved runs, CPU time) and peak memory. Each feature adds a module in
 // scripts/bench/*.bench.mjs exporting `default async function (report, harness)`.
 // `npm run bench -- --only kv-load`: the start-up rows, then only the modules whose file name starts with kv-load.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as harness from './bench/harness.mjs';
+import { serve } from './bench/tracker.bench.mjs';
 
 const { BIN, interleaved, Report, tempDir, measure } = harness;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -22,27 +24,65 @@ for (const name of ['bug', 'feature', 'chore']) {
   if (r.code !== 0) throw new Error(`setup failed: ${r.stderr}`);
 }
 
-const results = await interleaved(
-  [
-    { name: 'node -e 0', args: ['-e', '0'] },
-    { name: 'opsctl --version', args: [BIN, '--version'], env },
-    { name: 'opsctl --help', args: [BIN, '--help'], env },
-    { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
-  ],
-  rounds,
-);
+/** dist/'s chunk that holds commander (found by its source map). */
+function commanderChunk() {
+  const chunks = new URL('../dist/chunks/', import.meta.url);
+  const map = readdirSync(chunks).find((f) => f.endsWith('.js.map') && readFileSync(new URL(f, chunks), 'utf8').includes('node_modules/commander/esm.mjs'));
+  if (!map) throw new Error('no chunk of dist/ holds commander: run npm run build');
+  return fileURLToPath(new URL(map.slice(0, -'.map'.length), chunks));
+}
+
+// A running mock server with the same labels, for the list against a server and the official client's script.
+const server = await serve(BIN, ['--memory']);
+const serverEnv = { OPSCTL_CONFIG_DIR: dir, OPSCTL_TRACKER_URL: server.url, OPSCTL_TRACKER_TOKEN: server.tracker_token };
+const clientEnv = { SHORTCUT_URL: server.url, SHORTCUT_TOKEN: server.tracker_token };
+let results;
+try {
+  for (const name of ['bug', 'feature', 'chore']) {
+    const r = await measure([BIN, 'tracker', 'labels', 'create', '--name', name], { env: serverEnv });
+    if (r.code !== 0) throw new Error(`setup failed: ${r.stderr}`);
+  }
+  const client = await measure([fileURLToPath(new URL('./bench/shortcut-list.mjs', import.meta.url))], { env: clientEnv });
+  if (client.code !== 0 || client.stdout.split('\n').filter(Boolean).length !== 3) throw new Error(`the official client's script failed: ${client.stderr}${client.stdout}`);
+  results = await interleaved(
+    [
+      { name: 'node -e 0', args: ['-e', '0'] },
+      { name: 'opsctl --version', args: [BIN, '--version'], env },
+      { name: 'opsctl --help', args: [BIN, '--help'], env },
+      { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
+      { name: 'opsctl tracker labels list (server)', args: [BIN, 'tracker', 'labels', 'list'], env: serverEnv },
+      { name: 'bare commander program --help', args: [fileURLToPath(new URL('./bench/commander-help.mjs', import.meta.url)), commanderChunk()] },
+      { name: 'official client script (server)', args: [fileURLToPath(new URL('./bench/shortcut-list.mjs', import.meta.url))], env: clientEnv },
+    ],
+    rounds,
+  );
+} finally {
+  await server.stop();
+}
 const base = results['node -e 0'].cpuMs;
 console.log(`baseline: node -e 0 = ${base.toFixed(1)} ms CPU\n`);
 const ratio = (name) => results[name].cpuMs / base;
+// Issue 18's goals: --version and --help <= 1.2x, an embedded list <= 2x, a list against a server <= 0.8x
+// the official client's script. --help and the embedded list are not there yet (their budgets stay):
+// a bare commander program printing the same help already costs about 1.2x (the row below), and a
+// list spends its CPU loading and first running about 40 modules (commander, undici, the mock), not in
+// any one function; see the README's start-up paragraph.
+console.log(`a bare commander program printing the same --help: ${ratio('bare commander program --help').toFixed(2)}x (the floor of a commander --help)`);
 for (const [name, budget] of [
-  ['opsctl --version', 1.5],
+  ['opsctl --version', 1.2],
   ['opsctl --help', 1.5],
   ['opsctl tracker labels list (embedded)', 3],
 ]) {
   const r = ratio(name);
   report.row(`${name}: CPU vs node -e 0`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} ms)`, `<= ${budget}x`, r <= budget);
 }
-const peak = Math.max(...Object.entries(results).filter(([n]) => n !== 'node -e 0').map(([, v]) => v.maxRssMb));
+{
+  const name = 'opsctl tracker labels list (server)';
+  const official = results['official client script (server)'].cpuMs;
+  const r = results[name].cpuMs / official;
+  report.row(`${name}: CPU vs the official client's script`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} vs ${official.toFixed(1)} ms)`, '<= 0.8x', r <= 0.8);
+}
+const peak = Math.max(...Object.entries(results).filter(([n]) => n.startsWith('opsctl')).map(([, v]) => v.maxRssMb));
 report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 MB', peak < 100);
 
 for (const file of readdirSync(new URL('./bench/', import.meta.url)).filter((f) => f.endsWith('.bench.mjs') && (!only || f.startsWith(only))).sort()) {

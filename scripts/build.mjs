@@ -1,7 +1,7 @@
 // Bundles src/ into dist/ with esbuild: ESM, code splitting, so each verb is its own lazily loaded chunk.
 import { build } from 'esbuild';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { noHttp2 } from './esbuild-plugins.mjs';
+import { lazyBuiltins, noHttp2 } from './esbuild-plugins.mjs';
 
 // Extra entry points are separate programs (the simulated kv member runs as its own process).
 const entries = { cli: 'src/cli.ts', 'kv-member': 'src/kv/member/main.ts' };
@@ -36,6 +36,6 @@ await build({
   sourcemap: 'linked',
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
-  plugins: [noHttp2],
+  plugins: [noHttp2, lazyBuiltins],
   define: { __OPSCTL_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
 });

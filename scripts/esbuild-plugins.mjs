@@ -32,3 +32,27 @@ export const builtinImportsAsRequire = {
     });
   },
 };
+
+// Start-up: built-in modules that bundled dependencies load at module top level but a command
+// rarely or never uses, each a few ms of CPU at every start (measured with scripts/bench.mjs):
+// - `import process from 'node:process'` (chalk, env-paths, execa, open) makes Node build the ESM
+//   facade of `process`, which reads every property, creating stdin, stdout and stderr (~5-9 ms even
+//   for `--help`): it is the global `process` object, so the bundle uses that directly;
+// - commander requires node:child_process (~5 ms) only to spawn executable subcommands, which
+//   opsctl does not have: it is required when commander first calls spawn;
+// - chalk's supports-color loads node:tty (~5 ms) to guess a level for its default instance, which
+//   opsctl never uses (IOStreams gives every Chalk its level from NO_COLOR, FORCE_COLOR and isTTY).
+export const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?process$/ }, () => ({ path: 'process', namespace: 'lazy-builtins' }));
+    b.onResolve({ filter: /^node:child_process$/ }, (args) => (/[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy-builtins' } : undefined));
+    b.onResolve({ filter: /^#supports-color$/ }, (args) => (/[\\/]chalk[\\/]/.test(args.importer) ? { path: 'supports-color', namespace: 'lazy-builtins' } : undefined));
+    const contents = {
+      process: 'module.exports = process;',
+      child_process: "exports.spawn = (...args) => require('node:child_process').spawn(...args);",
+      'supports-color': 'module.exports = { stdout: false, stderr: false };',
+    };
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => ({ contents: contents[args.path], loader: 'js' }));
+  },
+};

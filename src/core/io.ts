@@ -24,31 +24,65 @@ export interface Progress {
   stop(): void;
 }
 
+/**
+ * The standard streams, colours and TTY answers are each made on first use: Node creates
+ * process.stdin/stdout/stderr lazily, and creating one costs a few ms of CPU (`--help` writes only
+ * stdout and never touches stdin or stderr).
+ */
 export class IOStreams {
-  readonly stdin: Readable & { isTTY?: boolean };
-  readonly stdout: Writable & { isTTY?: boolean; columns?: number };
-  readonly stderr: Writable & { isTTY?: boolean; columns?: number };
-  readonly isStdinTTY: boolean;
-  readonly isStdoutTTY: boolean;
-  readonly isStderrTTY: boolean;
-  /** Colours for stdout and stderr respectively (NO_COLOR, FORCE_COLOR and TTY-ness decide). */
-  readonly color: ChalkInstance;
-  readonly colorErr: ChalkInstance;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly init: IOStreamsInit;
   private readonly forcedColumns?: number;
   private active?: ProgressImpl;
+  private made: {
+    stdin?: Readable & { isTTY?: boolean };
+    stdout?: Writable & { isTTY?: boolean; columns?: number };
+    stderr?: Writable & { isTTY?: boolean; columns?: number };
+    isStdinTTY?: boolean;
+    isStdoutTTY?: boolean;
+    isStderrTTY?: boolean;
+    color?: ChalkInstance;
+    colorErr?: ChalkInstance;
+  } = {};
 
   constructor(init: IOStreamsInit = {}) {
     this.env = init.env ?? process.env;
-    this.stdin = init.stdin ?? process.stdin;
-    this.stdout = init.stdout ?? process.stdout;
-    this.stderr = init.stderr ?? process.stderr;
-    this.isStdinTTY = init.stdinTTY ?? Boolean(this.stdin.isTTY);
-    this.isStdoutTTY = init.stdoutTTY ?? Boolean(this.stdout.isTTY);
-    this.isStderrTTY = init.stderrTTY ?? Boolean(this.stderr.isTTY);
-    this.color = new Chalk({ level: colorLevel(this.isStdoutTTY, this.env) });
-    this.colorErr = new Chalk({ level: colorLevel(this.isStderrTTY, this.env) });
+    this.init = init;
     this.forcedColumns = init.columns;
+  }
+
+  get stdin(): Readable & { isTTY?: boolean } {
+    return (this.made.stdin ??= this.init.stdin ?? process.stdin);
+  }
+
+  get stdout(): Writable & { isTTY?: boolean; columns?: number } {
+    return (this.made.stdout ??= this.init.stdout ?? process.stdout);
+  }
+
+  get stderr(): Writable & { isTTY?: boolean; columns?: number } {
+    return (this.made.stderr ??= this.init.stderr ?? process.stderr);
+  }
+
+  get isStdinTTY(): boolean {
+    return (this.made.isStdinTTY ??= this.init.stdinTTY ?? Boolean(this.stdin.isTTY));
+  }
+
+  get isStdoutTTY(): boolean {
+    return (this.made.isStdoutTTY ??= this.init.stdoutTTY ?? Boolean(this.stdout.isTTY));
+  }
+
+  get isStderrTTY(): boolean {
+    return (this.made.isStderrTTY ??= this.init.stderrTTY ?? Boolean(this.stderr.isTTY));
+  }
+
+  /** Colours for stdout (NO_COLOR, FORCE_COLOR and TTY-ness decide). */
+  get color(): ChalkInstance {
+    return (this.made.color ??= new Chalk({ level: colorLevel(this.isStdoutTTY, this.env) }));
+  }
+
+  /** Colours for stderr. */
+  get colorErr(): ChalkInstance {
+    return (this.made.colorErr ??= new Chalk({ level: colorLevel(this.isStderrTTY, this.env) }));
   }
 
   /** Data goes to stdout. */

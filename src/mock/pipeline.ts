@@ -3,7 +3,7 @@ import type Router from 'find-my-way';
 import { isOpsError } from '../core/errors.js';
 import { checkDeclaredLength, PARSE_FAILED, parseBody, readBody } from './body.js';
 import { MockError, type MockReply, type MockRequest } from './http.js';
-import { addMoreRoutes, type LoadedService, type MockRuntime } from './runtime.js';
+import { addMoreRoutes, registerAllRoutes, registerRoutesFor, type LoadedService, type MockRuntime } from './runtime.js';
 import { SERVICE_PREFIXES, type Route, type ServiceName } from './service.js';
 import { DRAIN_FACTOR, drainAfterReply, send, toMockError } from './send.js';
 import { testKnob } from './test-knobs.js';
@@ -61,8 +61,10 @@ async function dispatch(rt: MockRuntime, svc: LoadedService, service: ServiceNam
 
 /** The route for `method` on the path (the service's on-demand routes included), or 404 / 405. */
 async function findRoute(svc: LoadedService, url: URL, method: string): Promise<{ route: Route; params: Record<string, string | undefined> }> {
+  registerRoutesFor(svc, url.pathname);
   let found = svc.router.find(method as Router.HTTPMethod, url.pathname);
-  // No route matched: the service's on-demand routes may have one.
+  // No route matched: the routes of the other groups, then the service's on-demand routes, may have one.
+  if (!found && registerAllRoutes(svc)) found = svc.router.find(method as Router.HTTPMethod, url.pathname);
   if (!found && (await addMoreRoutes(svc))) found = svc.router.find(method as Router.HTTPMethod, url.pathname);
   if (!found) {
     const other = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].some((m) => m !== method && svc.router.find(m as Router.HTTPMethod, url.pathname));

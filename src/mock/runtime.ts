@@ -11,6 +11,53 @@ export interface LoadedService {
   hits: Map<string, number[]>;
   /** The service's `moreRoutes`, once they are being registered. */
   more?: Promise<void>;
+  /** Routes not yet in the router, by their group (see routeGroup): a request registers only its own group. */
+  pending: Map<string, Route[]>;
+}
+
+/** How many leading path segments name a route group (`/api/v3/labels`). */
+const GROUP_SEGMENTS = 3;
+
+/**
+ * The group of a route pattern: its first path segments when they are all literal, so only a path
+ * that starts with exactly those segments can match it; undefined when one of them is a parameter or
+ * a wildcard (such a route is registered at once). Building the tracker's whole router costs about
+ * 10 ms of CPU; a command that makes one request needs one group of a few routes.
+ */
+function routeGroup(pattern: string): string | undefined {
+  const segments = pattern.split('/').filter(Boolean).slice(0, GROUP_SEGMENTS);
+  return segments.some((s) => /[:*(]/.test(s)) ? undefined : `/${segments.join('/')}`;
+}
+
+/**
+ * Puts the routes a request path can match into the router: its group (a path with a percent-escape,
+ * which the router decodes, or a `;`, where it ends the path, takes every group). A path that matches
+ * nothing then has every group registered by the caller (registerAllRoutes) before a 404 or 405 is decided.
+ */
+export function registerRoutesFor(svc: LoadedService, pathname: string): void {
+  if (svc.pending.size === 0) return;
+  if (/[%;]/.test(pathname)) {
+    registerAllRoutes(svc);
+    return;
+  }
+  const key = `/${pathname.split('/').filter(Boolean).slice(0, GROUP_SEGMENTS).join('/')}`;
+  const group = svc.pending.get(key);
+  if (!group) return;
+  svc.pending.delete(key);
+  for (const route of group) register(svc.router, route);
+}
+
+/** Registers every route still pending; true when there were any. */
+export function registerAllRoutes(svc: LoadedService): boolean {
+  if (svc.pending.size === 0) return false;
+  const groups = [...svc.pending.values()];
+  svc.pending.clear();
+  for (const group of groups) for (const route of group) register(svc.router, route);
+  return true;
+}
+
+function register(router: LoadedService['router'], route: Route): void {
+  router.on(route.method, route.path, () => undefined, { route });
 }
 
 /**
@@ -69,8 +116,14 @@ export class MockRuntime {
     await this.store.addInit((state) => mod.initState(state, this.options));
     const instance = await mod.create(this.ctx);
     const router = Router({ ignoreTrailingSlash: true, caseSensitive: true });
-    for (const route of instance.routes) router.on(route.method, route.path, () => undefined, { route });
-    return { instance, router, hits: new Map() };
+    const pending = new Map<string, Route[]>();
+    for (const route of instance.routes) {
+      const group = routeGroup(route.path);
+      if (group === undefined) register(router, route);
+      else if (pending.has(group)) pending.get(group)!.push(route);
+      else pending.set(group, [route]);
+    }
+    return { instance, router, hits: new Map(), pending };
   }
 
   /** Makes the next `times` (default 1) matching requests fail (test mode). */
@@ -84,8 +137,13 @@ export class MockRuntime {
     const out: RouteInfo[] = [];
     for (const service of this.enabled) {
       const svc = await this.load(service);
+      registerAllRoutes(svc);
       await addMoreRoutes(svc);
-      for (const r of (svc.router as unknown as { routes: Array<{ method: string; path: string; store: { route: Route } }> }).routes) {
+      // in the service's own order (groups are registered as requests come), its on-demand routes last
+      const order = new Map(svc.instance.routes.map((route, i) => [route, i]));
+      const registered = (svc.router as unknown as { routes: Array<{ method: string; path: string; store: { route: Route } }> }).routes;
+      const at = (r: (typeof registered)[number]) => order.get(r.store.route) ?? order.size;
+      for (const r of [...registered].sort((a, b) => at(a) - at(b))) {
         out.push({ service, method: r.method, path: r.path, maxBodyBytes: r.store.route.maxBodyBytes ?? this.maxBody });
       }
     }
@@ -107,7 +165,7 @@ export async function addMoreRoutes(svc: LoadedService): Promise<boolean> {
   if (!moreRoutes) return false;
   if (!svc.more) {
     const p = moreRoutes.call(svc.instance).then((routes) => {
-      for (const route of routes) svc.router.on(route.method, route.path, () => undefined, { route });
+      for (const route of routes) register(svc.router, route);
     });
     p.catch(() => (svc.more = undefined));
     svc.more = p;

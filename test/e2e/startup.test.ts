@@ -39,8 +39,28 @@ async function loaded(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ pa
 const HEAVY = ['undici', 'conf', 'ora', 'execa', '@inquirer/prompts', '@inquirer/core', 'open', 'zod', 'yaml', 'playwright-core'];
 
 describe('start-up stays cheap', () => {
-  it('opsctl --version loads none of undici, conf, ora, execa, @inquirer/prompts, open', async () => {
-    const pkgs = await loadedPackages(['--version']);
+  it('opsctl --version and -V are answered by the launcher: no chunk of dist/ loads, not even commander', async () => {
+    for (const flag of ['--version', '-V']) {
+      const r = await execa(process.execPath, ['--import', HOOKS, BIN, flag], { env: { OPSCTL_RECORD_MODULES: '1' }, reject: false });
+      expect(r.exitCode).toBe(0);
+      const files = String(r.stderr).split('\n').filter((l) => l.startsWith('loaded '));
+      expect(files.map((l) => l.replace(/^loaded .*\/(bin|dist)\//, '$1/'))).toEqual(['bin/opsctl.js']);
+    }
+  });
+
+  it("the launcher's version is the one the CLI itself prints (commander, with another flag) and package.json's", async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const fast = await execa(process.execPath, [BIN, '--version'], { reject: false });
+    const short = await execa(process.execPath, [BIN, '-V'], { reject: false });
+    const full = await execa(process.execPath, [BIN, '--no-input', '--version'], { reject: false });
+    expect(full.exitCode).toBe(0);
+    expect(String(fast.stdout)).toBe(pkg.version);
+    expect(String(short.stdout)).toBe(pkg.version);
+    expect(String(full.stdout)).toBe(pkg.version);
+  });
+
+  it('a command line that names --version with anything else goes through the CLI (commander loads)', async () => {
+    const pkgs = await loadedPackages(['--no-input', '--version']);
     expect(pkgs.has('commander')).toBe(true);
     for (const heavy of HEAVY) expect(pkgs.has(heavy), heavy).toBe(false);
   });
