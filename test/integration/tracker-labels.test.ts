@@ -11,6 +11,16 @@ const t = useTrackerMock((tracker) => {
 const cli = t.cli;
 
 describe('tracker labels CRUD against the mock over HTTP', () => {
+  it("counts a label's epics by their workflow state (to do, in progress, done)", async () => {
+    const label = (await cli('tracker', 'labels', 'create', '--name', 'epic-stats', '--json')).json();
+    for (const [name, state] of [['E todo', 'To Do'], ['E doing', 'In Progress'], ['E done', 'Done'], ['E done 2', 'Done']]) {
+      const r = await cli('tracker', 'epics', 'create', '--name', name, '--epic-state-id', state, '--data', JSON.stringify({ labels: [{ name: 'epic-stats' }] }));
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const stats = (await cli('tracker', 'labels', 'get', String(label.id), '--json')).json().stats;
+    expect(stats).toMatchObject({ num_epics_total: 4, num_epics_unstarted: 1, num_epics_in_progress: 1, num_epics_completed: 2 });
+  });
+
   it('creates, reads, lists, updates and deletes a label with every field', async () => {
     const created = await cli('tracker', 'labels', 'create', '--name', 'bug', '--description', 'broken things', '--color', '#FF0000', '--external-id', 'ext-1', '--json');
     expect(created.code).toBe(0);

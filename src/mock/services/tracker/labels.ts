@@ -3,6 +3,7 @@ import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { presentEpic } from './epics.js';
 import { phase as storyPhase } from './stats.js';
+import { EPIC_STATES } from './state.js';
 import { storyList } from './stories.js';
 import type { LabelBody } from './bodies.js';
 import type { Label } from './records.js';
@@ -59,8 +60,10 @@ export function labelStats(t: TrackerState, labelId: number): Record<(typeof STA
   for (const e of epics) {
     stats.num_epics++;
     stats.num_epics_total++;
-    if (e.completed) stats.num_epics_completed++;
-    else if (e.started) stats.num_epics_in_progress++;
+    // an epic's phase is its workflow state's type (as presented: started/completed are not stored)
+    const type = EPIC_STATES.find((x) => x.id === e.epic_state_id)?.type ?? 'unstarted';
+    if (type === 'done') stats.num_epics_completed++;
+    else if (type === 'started') stats.num_epics_in_progress++;
     else stats.num_epics_unstarted++;
   }
   stats.num_related_documents = (t.documents ?? []).filter((d) => d.label_ids?.includes(labelId)).length;
