@@ -50,9 +50,9 @@ export function readLocalBytesSync(path: string, opts: LocalFileOptions): Buffer
   // O_NONBLOCK: a FIFO swapped in after the stat opens at once instead of waiting for a writer.
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0));
   try {
-    const now = fstatSync(fd);
-    refuseIfNotRegular(path, now, opts, max);
-    if (now.ino !== before.ino || now.dev !== before.dev) throw new LocalFileError(path, 'changed while opsctl opened it', { ...opts, hint: opts.hint ?? 'run the command again' });
+    // What was opened is what is judged and read: a file replaced in between (another opsctl's atomic
+    // rename of the state file) is simply the newer file, and anything not regular is refused here.
+    refuseIfNotRegular(path, fstatSync(fd), opts, max);
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
