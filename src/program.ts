@@ -19,7 +19,7 @@ export function splitJsonFlag(argv: readonly string[]): { argv: string[]; json: 
   let json = false;
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
+    const word = argv[i];
     if (word === '--') {
       out.push(...argv.slice(i));
       break;

@@ -82,7 +82,7 @@ function removeLockDir(dir: string, cb: (err: NodeJS.ErrnoException | null) => v
 function safeJson(s: string): { pid?: unknown; host?: unknown } | undefined {
   try {
     const v = JSON.parse(s) as unknown;
-    return v && typeof v === 'object' ? (v as { pid?: unknown; host?: unknown }) : undefined;
+    return v && typeof v === 'object' ? (v) : undefined;
   } catch {
     return undefined;
   }

@@ -5,6 +5,18 @@ import { OpsError } from '../core/errors.js';
 /** The whole mock state: one slice per service, each owned by that service's module. */
 export type MockState = Record<string, any>;
 
+/** One field of a service's slice of the state, unknown until the reader narrows it. */
+export function sliceField(state: MockState, service: string, field: string): unknown {
+  const slice: unknown = state[service];
+  return slice !== null && typeof slice === 'object' ? (slice as Record<string, unknown>)[field] : undefined;
+}
+
+/** The embedded tracker's own token (provisioned when its service loads; '' before). */
+export function stateTrackerToken(state: MockState): string {
+  const token = sliceField(state, 'tracker', 'token');
+  return typeof token === 'string' ? token : '';
+}
+
 /**
  * Where the mock keeps its records. `write` is a transaction: the function sees the latest state,
  * and its changes are kept only if it returns without throwing (all or nothing).
@@ -129,7 +141,7 @@ export class FileStore implements Store {
     }
     // Content this store wrote, or already checked, is not checked again: loading the schema library
     // costs a short command more than all its other work. Any other content (edited, restored) is.
-    if (state !== null && typeof state === 'object' && !Array.isArray(state) && (await this.checkedBefore(raw))) return state as MockState;
+    if (state !== null && typeof state === 'object' && !Array.isArray(state) && (await this.checkedBefore(raw))) return state;
     const { stateProblem } = await import('./state-schema.js');
     const problem = stateProblem(state);
     if (problem) throw new StateFileError(this.path, problem);

@@ -8,7 +8,7 @@ export async function run(_opts: unknown, ctx: Context): Promise<CommandResult> 
   const [{ moveClientSecretsOutOfConfig, clientSecretStatus }] = await Promise.all([import('../../auth/client-secret.js')]);
   await moveClientSecretsOutOfConfig(ctx);
   const profiles = config.profiles();
-  const all = await (await ctx.credentials()).read().catch(() => ({}) as Record<string, unknown>);
+  const all = await (await ctx.credentials()).read().catch(() => ({}));
   const names = [...new Set([EMBEDDED_PROFILE, ...Object.keys(profiles), ...Object.keys(all).sort()])];
   const secrets = new Map<string, string>();
   for (const name of names) {

@@ -75,7 +75,7 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
   }
 
   const signal = await handleInterrupts(ctx);
-  const progress = await ctx.io.progress(`creating ${plural(plan.create.length, 'story', 'stories')}`);
+  const progress = ctx.io.progress(`creating ${plural(plan.create.length, 'story', 'stories')}`);
   const created: number[] = [];
   for (const [n, batch] of batches.entries()) {
     if (signal.aborted) break;
