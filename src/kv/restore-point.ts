@@ -52,7 +52,7 @@ export function restorePointOf(j: Journal | undefined): { file: string; revision
 /** The restore point the cluster's journal records, if any (a journal that cannot be read has none). */
 export function lastRestorePoint(dataDir: string, clusterKey: string): RestorePoint | undefined {
   try {
-    return (readJournal(journalPath(dataDir, clusterKey)))?.restorePoint;
+    return (readJournal(journalPath(dataDir, clusterKey)) as WithRestorePoint | undefined)?.restorePoint;
   } catch {
     return undefined;
   }

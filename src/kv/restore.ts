@@ -94,7 +94,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   } catch {
     notes.push('the upgrade journal of this cluster cannot be read: the snapshot is not compared with its restore point');
   }
-  const rp = (j)?.restorePoint;
+  const rp = (j as WithRestorePoint | undefined)?.restorePoint;
   const restorePoint = Boolean(rp && rp.sha256 === snap.sha256);
 
   // The cluster as it is (members may be down: that may be why it is restored).
