@@ -40,7 +40,7 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
     else void version.then(() => alsoAsk(c), () => alsoAsk(c));
   }
   const [h, v] = await Promise.allSettled([c.health(), version]);
-  const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason) : early]);
+  const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason as Error) : early]);
   if (h.status === 'rejected') {
     obs.error = (h.reason as Error).message;
     return obs;
