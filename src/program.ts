@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { Context } from './context.js';
+import type { Context, GlobalOptions } from './context.js';
 import { NOUN_SUMMARIES, type NounName } from './commands/nouns.js';
 
 declare const __OPSCTL_VERSION__: string;
@@ -96,7 +96,7 @@ Examples:
 With no configuration every command uses the embedded mock services (profile "embedded").`,
     );
   program.hook('preAction', () => {
-    const { jsonFields, ...globals } = program.opts();
+    const { jsonFields, ...globals } = program.opts<GlobalOptions & { jsonFields?: string }>();
     ctx.globals = jsonFields === undefined ? globals : { ...globals, json: jsonFields };
     // --jq implies JSON: verbs that print a plan or report for people print data instead
     if (ctx.globals.jq !== undefined && ctx.globals.json === undefined) ctx.globals.json = true;

@@ -58,7 +58,8 @@ export async function lockFile(path: string, opts: FileLockOptions): Promise<() 
       continue;
     }
     if (Date.now() > deadline) {
-      const pid = owner ? (safeJson(owner)?.pid ?? '?') : '?';
+      const recorded = owner ? safeJson(owner)?.pid : undefined;
+      const pid = typeof recorded === 'number' || typeof recorded === 'string' ? recorded : '?';
       throw new OpsError(`${opts.what} ${path} is locked by another opsctl process (pid ${pid}) that is still running`, 1, {
         code: 'locked',
         hint: `wait for it to finish, or stop it; if no such process exists, remove ${lockDir}`,

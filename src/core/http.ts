@@ -343,7 +343,7 @@ export function serverMessage(body: unknown, status: number): string {
     const b = body as Record<string, unknown>;
     if (b.error && typeof b.error === 'object') {
       const e = b.error as Record<string, unknown>;
-      if (typeof e.message === 'string') return e.status ? `${String(e.status)}: ${e.message}` : e.message;
+      if (typeof e.message === 'string') return (typeof e.status === 'string' || typeof e.status === 'number') && e.status ? `${e.status}: ${e.message}` : e.message;
     }
     if (typeof b.error === 'string' && typeof b.error_description === 'string') return `${b.error}: ${b.error_description}`;
     if (typeof b.message === 'string') return b.message;

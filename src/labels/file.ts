@@ -84,7 +84,7 @@ function list(o: Obj, key: string, path: string, issues: Issues): unknown[] | un
     issues.push(`${at(path, key)}: expected a list, got ${kind(v)}`);
     return undefined;
   }
-  return v;
+  return v as unknown[];
 }
 
 function flag(o: Obj, key: string, path: string, issues: Issues): boolean | undefined {

@@ -99,10 +99,9 @@ export class MockRuntime {
 
 /** Registers a service's on-demand routes (once); true when the service has any (now registered). */
 export async function addMoreRoutes(svc: LoadedService): Promise<boolean> {
-  const { moreRoutes } = svc.instance;
-  if (!moreRoutes) return false;
+  if (!svc.instance.moreRoutes) return false;
   if (!svc.more) {
-    const p = moreRoutes.call(svc.instance).then((routes) => {
+    const p = svc.instance.moreRoutes().then((routes) => {
       for (const route of routes) svc.router.on(route.method, route.path, () => undefined, { route });
     });
     p.catch(() => (svc.more = undefined));

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { OpsError } from '../core/errors.js';
+import { promised } from '../core/promised.js';
 
 /** The whole mock state: one slice per service, each owned by that service's module. */
 export type MockState = Record<string, any>;
@@ -50,12 +51,12 @@ export class MemoryStore implements Store {
     await this.write((s) => void init(s));
   }
 
-  async read<T>(fn: (state: MockState) => T): Promise<T> {
-    return fn(this.state);
+  read<T>(fn: (state: MockState) => T): Promise<T> {
+    return promised(() => fn(this.state));
   }
 
   write<T>(fn: (state: MockState) => T): Promise<T> {
-    const run = async () => {
+    const run = () => {
       const draft = structuredClone(this.state);
       const result = fn(draft);
       this.state = draft;
