@@ -59,7 +59,7 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
     obs.revision = st.value.revision;
     obs.raftIndex = st.value.raftIndex;
   }
-  const failed = [v, st].find((x) => x.status === 'rejected') as PromiseRejectedResult | undefined;
+  const failed = [v, st].find((x): x is PromiseRejectedResult => x.status === 'rejected');
   if (failed) {
     obs.error = (failed.reason as Error).message;
     obs.healthy = false;

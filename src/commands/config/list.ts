@@ -17,7 +17,7 @@ export async function run(_opts: unknown, ctx: Context): Promise<CommandResult> 
     if (status) secrets.set(name, status);
   }
   const rows = names.flatMap((profile) => {
-    const entries: Array<[string, string]> = Object.entries(profiles[profile] ?? {}).filter(([k]) => k !== 'client_secret') as Array<[string, string]>;
+    const entries: Array<[string, string]> = Object.entries<string>(profiles[profile] ?? {}).filter(([k]) => k !== 'client_secret');
     const secret = secrets.get(profile);
     if (secret) entries.push(['client_secret', secret]);
     if (entries.length === 0 && profile !== EMBEDDED_PROFILE && !Object.prototype.hasOwnProperty.call(profiles, profile)) return [];
