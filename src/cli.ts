@@ -127,7 +127,7 @@ function printError(ctx: Context, err: OpsError): void {
   // messages and hints often carry a server's words: on a terminal its control characters are shown, not obeyed
   ctx.io.err(`${ctx.io.colorErr.red('X')} ${ctx.io.safeErr(err.message)}`);
   if (err.hint) ctx.io.err(`  ${ctx.io.safeErr(err.hint)}`);
-  if (ctx.debugEnabled && err.cause) ctx.io.err(String((err.cause as Error)?.stack ?? err.cause));
+  if (ctx.debugEnabled && err.cause) ctx.io.err(err.cause instanceof Error ? (err.cause.stack ?? String(err.cause)) : String(err.cause as unknown));
 }
 
 /**

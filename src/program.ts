@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { Context } from './context.js';
+import type { Context, GlobalOptions } from './context.js';
 import { NOUN_SUMMARIES, type NounName } from './commands/nouns.js';
 
 declare const __OPSCTL_VERSION__: string;
@@ -19,7 +19,7 @@ export function splitJsonFlag(argv: readonly string[]): { argv: string[]; json: 
   let json = false;
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
+    const word = argv[i];
     if (word === '--') {
       out.push(...argv.slice(i));
       break;
@@ -96,7 +96,7 @@ Examples:
 With no configuration every command uses the embedded mock services (profile "embedded").`,
     );
   program.hook('preAction', () => {
-    const { jsonFields, ...globals } = program.opts();
+    const { jsonFields, ...globals } = program.opts<GlobalOptions & { jsonFields?: string }>();
     ctx.globals = jsonFields === undefined ? globals : { ...globals, json: jsonFields };
     // --jq implies JSON: verbs that print a plan or report for people print data instead
     if (ctx.globals.jq !== undefined && ctx.globals.json === undefined) ctx.globals.json = true;

@@ -271,7 +271,7 @@ export async function removeClientSecret(ctx: Context, profile: string): Promise
     const { client_secret: _gone, ...rest } = c;
     return rest;
   });
-  if ((had as ProfileCredentials['client_secret'])?.storage === 'keyring') await keyringDelete(ctx, `client_secret:${profile}`);
+  if ((had)?.storage === 'keyring') await keyringDelete(ctx, `client_secret:${profile}`);
   return had !== undefined;
 }
 

@@ -282,7 +282,7 @@ function waitFor<T>(ctx: Context, result: Promise<T>, timeoutMs: number): Promis
     signal.addEventListener('abort', onAbort, { once: true });
     result.then(
       (v) => done(() => resolve(v)),
-      (e) => done(() => reject(e)),
+      (e: Error) => done(() => reject(e)),
     );
   });
 }

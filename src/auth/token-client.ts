@@ -30,26 +30,34 @@ export class OAuthError extends OpsError {
 export const INVALID_GRANT_REASONS =
   'the refresh token expired (time-based access), you or an administrator revoked access, the account was deleted or disabled, or newer sign-ins retired it (too many refresh tokens)';
 
-async function post(ctx: Context, url: string, form: Record<string, string | undefined>): Promise<{ status: number; data: any }> {
+async function post(ctx: Context, url: string, form: Record<string, string | undefined>): Promise<{ status: number; data: unknown }> {
   assertSafeTransport(new URL(url), 'auth');
   const http = await ctx.http('auth');
-  const res = await http.request<any>({ method: 'POST', path: url, form, auth: false, okStatuses: [400, 401, 403] });
+  const res = await http.request<unknown>({ method: 'POST', path: url, form, auth: false, okStatuses: [400, 401, 403] });
   return { status: res.status, data: res.data };
 }
 
-function oauthFailure(status: number, data: any, what: string): OAuthError {
-  const error = typeof data?.error === 'string' ? data.error : `http_${status}`;
-  const description = typeof data?.error_description === 'string' ? data.error_description : typeof data === 'string' ? data.slice(0, 200) : undefined;
+/** The fields of a JSON object answer (an answer that is no object has none). */
+function fieldsOf(data: unknown): Readonly<Record<string, unknown>> {
+  return data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : {};
+}
+
+function oauthFailure(status: number, data: unknown, what: string): OAuthError {
+  const f = fieldsOf(data);
+  const error = typeof f.error === 'string' ? f.error : `http_${status}`;
+  const description = typeof f.error_description === 'string' ? f.error_description : typeof data === 'string' ? data.slice(0, 200) : undefined;
   return new OAuthError(error, description ?? `${what} failed with HTTP ${status}`, status);
 }
 
-function checkTokenResponse(data: any, settings: OAuthSettings): TokenResponse {
-  if (!data || typeof data.access_token !== 'string' || !data.access_token) {
+function checkTokenResponse(data: unknown, settings: OAuthSettings): TokenResponse {
+  const f = fieldsOf(data);
+  if (typeof f.access_token !== 'string' || !f.access_token) {
     throw new OpsError(`the token endpoint ${settings.tokenUrl} answered without an access_token`, 1, { hint: 'check the token_url setting (opsctl config get token_url)' });
   }
-  if (typeof data.token_type !== 'string' || data.token_type.toLowerCase() !== 'bearer') {
-    throw new OpsError(`the token endpoint returned token_type "${data.token_type}", not Bearer`, 1);
+  if (typeof f.token_type !== 'string' || f.token_type.toLowerCase() !== 'bearer') {
+    throw new OpsError(`the token endpoint returned token_type "${String(f.token_type)}", not Bearer`, 1);
   }
+  // access_token and token_type checked above; the optional fields are read where they are used
   return data as TokenResponse;
 }
 
@@ -104,7 +112,7 @@ export async function revokeToken(ctx: Context, settings: Pick<OAuthSettings, 'r
   if (!settings.revokeUrl) return 'unsupported';
   const { status, data } = await post(ctx, settings.revokeUrl, { token, client_id: settings.clientId, client_secret: settings.clientSecret });
   if (status === 200) return 'revoked';
-  if (status === 400 && data?.error === 'invalid_token') return 'already_revoked';
+  if (status === 400 && fieldsOf(data).error === 'invalid_token') return 'already_revoked';
   throw oauthFailure(status, data, 'revocation');
 }
 

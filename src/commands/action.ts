@@ -11,22 +11,37 @@ export interface VerbModule<O> {
 }
 
 /**
+ * commander's option values as a verb sees them: a flag named like one of the verb's options holds
+ * that option's value (the command declares a required option with requiredOption or a default);
+ * any other flag is unknown until the mapper narrows it. This is the one place commander's untyped
+ * values meet the verbs' option types.
+ */
+export type Flags<O> = Readonly<O> & Readonly<Record<string, unknown>>;
+
+/** Turns commander's positional values (`args`; a variadic one arrives as an array, see {@link variadic}) and flags into a verb's options. */
+export type ToOptions<O> = (args: string[], flags: Flags<O>, cmd: Command) => O;
+
+/** A variadic positional as commander hands it: an array of its values (absent: none). */
+export function variadic(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return typeof value === 'string' ? [value] : [];
+}
+
+/**
  * A commander action that imports its verb module only when the command runs (netlify-style lazy
  * actions), turns commander's arguments into the verb's options, runs it and renders the result.
+ * Without `toOptions` the flags are the verb's options as they are (their names are its fields).
  */
-export function lazyAction<O>(
-  ctx: Context,
-  load: () => Promise<VerbModule<O>>,
-  toOptions: (args: string[], opts: Record<string, any>, cmd: Command) => O,
-) {
+export function lazyAction<O>(ctx: Context, load: () => Promise<VerbModule<O>>, toOptions?: ToOptions<NoInfer<O>>) {
+  const build: ToOptions<O> = toOptions ?? ((_args, flags) => flags);
   return async (...raw: unknown[]): Promise<void> => {
     const cmd = raw[raw.length - 1] as Command;
-    const opts = raw[raw.length - 2] as Record<string, any>;
+    const flags = raw[raw.length - 2] as Flags<O>;
     const args = raw.slice(0, -2) as string[];
     // a --jq expression is compiled before the verb runs: a typo sends nothing
     if (ctx.globals.jq !== undefined) await (await import('../core/output.js')).checkJq(ctx.globals.jq);
     const mod = await load();
-    const result = await mod.run(toOptions(args, opts, cmd), ctx);
+    const result = await mod.run(build(args, flags, cmd), ctx);
     if (result) {
       const { render, renderJq } = await import('../core/output.js');
       const jq = ctx.globals.jq;

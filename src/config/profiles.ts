@@ -165,7 +165,7 @@ export class ConfigStore {
       if (key === 'profile') return conf.delete('profile');
       const profiles = conf.get('profiles');
       if (profiles[profile]) {
-        delete profiles[profile][key as ProfileKey];
+        delete profiles[profile][key];
         conf.set('profiles', profiles);
       }
     });

@@ -61,6 +61,6 @@ export async function openKeyring(env: NodeJS.ProcessEnv): Promise<KeyringProbe>
 /** A keyring error as one line (the binding nests D-Bus errors three deep). */
 export function keyringProblem(err: unknown): string {
   let e = err as { message?: string; cause?: unknown };
-  while (e?.cause && typeof e.cause === 'object') e = e.cause as { message?: string; cause?: unknown };
+  while (e?.cause && typeof e.cause === 'object') e = e.cause;
   return (e?.message ?? String(err)).split('\n')[0] ?? 'unknown error';
 }

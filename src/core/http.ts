@@ -347,9 +347,10 @@ function parseBody(raw: string, contentType: string | string[] | undefined): unk
 /** The server's own message, whichever service's error shape it uses. */
 export function serverMessage(body: unknown, status: number): string {
   if (body && typeof body === 'object') {
-    const b = body as Record<string, any>;
-    if (b.error && typeof b.error === 'object' && typeof b.error.message === 'string') {
-      return b.error.status ? `${b.error.status}: ${b.error.message}` : b.error.message;
+    const b = body as Record<string, unknown>;
+    if (b.error && typeof b.error === 'object') {
+      const e = b.error as Record<string, unknown>;
+      if (typeof e.message === 'string') return (typeof e.status === 'string' || typeof e.status === 'number') && e.status ? `${e.status}: ${e.message}` : e.message;
     }
     if (typeof b.error === 'string' && typeof b.error_description === 'string') return `${b.error}: ${b.error_description}`;
     if (typeof b.message === 'string') return b.message;

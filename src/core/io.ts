@@ -398,6 +398,7 @@ export function cutToWidth(s: string, width: number): string {
 }
 
 /** An SGR (colour/bold) sequence as chalk writes it. */
+// eslint-disable-next-line no-control-regex -- ESC is the character this pattern is about
 const SGR = /^\u001b\[[0-9;]*m/;
 
 /**
@@ -409,6 +410,7 @@ const SGR = /^\u001b\[[0-9;]*m/;
  * colouring with server words: they can change colours only, never move anything.
  */
 export function neutralizeControls(text: string, keepColours = false): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is what this function is for
   return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c, offset: number, whole: string) => {
     const code = c.charCodeAt(0);
     if (keepColours && code === 0x1b && SGR.test(whole.slice(offset, offset + 16))) return c;

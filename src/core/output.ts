@@ -2,10 +2,11 @@ import { cutToWidth, neutralizeControls, textWidth, type IOStreams } from './io.
 import { UsageError } from './errors.js';
 
 /** A column of a table: which field, its heading, and how to read it from a row. */
-export interface Column {
+export interface Column<R = never> {
   key: string;
   header?: string;
-  get?: (row: any) => unknown;
+  /** Reads the cell from one row of the result the column came with (R: that row's type). */
+  get?: (row: R) => unknown;
 }
 
 /** What a command returns; the renderer decides how it looks (table, TSV, key/value, JSON). */
@@ -106,7 +107,7 @@ export function pickFields(data: unknown, fields: string[]): unknown {
     for (const f of fields) out[f] = rec[f] ?? null;
     return out;
   };
-  const sample = Array.isArray(data) ? data[0] : data;
+  const sample: unknown = Array.isArray(data) ? (data as unknown[])[0] : data;
   if (sample && typeof sample === 'object' && !Array.isArray(sample)) {
     const known = Object.keys(sample);
     const unknown = fields.filter((f) => !known.includes(f));
@@ -137,7 +138,15 @@ export function formatCell(value: unknown): string {
     }
     return `${entries.length} field${entries.length === 1 ? '' : 's'}`;
   }
-  return String(value).replace(/[\t\n\r]+/g, ' ');
+  return scalarText(value).replace(/[\t\n\r]+/g, ' ');
+}
+
+/** String(value) of a value that is neither null, undefined nor an object. */
+function scalarText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'symbol' || typeof value === 'function') return value.toString();
+  return '';
 }
 
 function formatHuman(io: IOStreams, data: unknown, columns?: Column[]): string {
@@ -155,9 +164,15 @@ function inferColumns(rows: unknown[]): Column[] {
     .map((key) => ({ key }));
 }
 
-function cellOf(row: any, col: Column): string {
-  const v = col.get ? col.get(row) : row?.[col.key];
+function cellOf(row: unknown, col: Column): string {
+  // a column's get was written for the rows of the result it came with: this row is one of them
+  const v = col.get ? (col.get as (r: unknown) => unknown)(row) : fieldOf(row, col.key);
   return formatCell(v);
+}
+
+/** `row[key]` of an object row (undefined for anything else). */
+function fieldOf(row: unknown, key: string): unknown {
+  return row !== null && typeof row === 'object' ? (row as Record<string, unknown>)[key] : undefined;
 }
 
 /** Narrowest a column is cut to (or its header, or its widest cell, if narrower). */
@@ -239,7 +254,7 @@ function recordColumns(record: Record<string, unknown>, prefix = ''): Column[] {
     if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
       return recordColumns(value as Record<string, unknown>, path);
     }
-    return [{ key: path, get: (row: Record<string, unknown>) => path.split('.').reduce<any>((v, k) => v?.[k], row) }];
+    return [{ key: path, get: (row: Record<string, unknown>) => path.split('.').reduce<unknown>((v, k) => fieldOf(v, k), row) }];
   });
 }
 

@@ -6,6 +6,10 @@ import {
   parseAlarms,
   parseHealth,
   parseJsonSafe,
+  asList,
+  asObject,
+  field,
+  textOf,
   parseMemberList,
   parseStatus,
   parseVersion,
@@ -211,7 +215,7 @@ export class KvClient {
   private async authenticate(auth: { user: string; password: string }): Promise<string> {
     const prefix = await this.gatewayPrefix();
     const r = await this.fetch(`${prefix}/auth/authenticate`, { method: 'POST', body: { name: auth.user, password: auth.password } });
-    if (r.status === 200) return String(parseJsonSafe(r.text).token ?? '');
+    if (r.status === 200) return textOf(asObject(parseJsonSafe(r.text)).token) ?? '';
     const msg = gatewayMessage(r.text);
     if (/authentication is not enabled/i.test(msg)) return '';
     if (/authentication failed|invalid user ID or password/i.test(msg)) {
@@ -293,19 +297,20 @@ export class KvClient {
 
   async put(key: string, value: string | Buffer): Promise<{ revision: string }> {
     const body = { key: Buffer.from(key).toString('base64'), value: Buffer.from(value).toString('base64') };
-    const r = parseJsonSafe(await this.gateway('/kv/put', body));
-    return { revision: String(r.header?.revision ?? '') };
+    const r = asObject(parseJsonSafe(await this.gateway('/kv/put', body)));
+    return { revision: textOf(asObject(r.header).revision) ?? '' };
   }
 
   async get(key: string): Promise<{ key: string; value: string; modRevision: string; version: string } | undefined> {
-    const r = parseJsonSafe(await this.gateway('/kv/range', { key: Buffer.from(key).toString('base64') }));
-    const kv = r.kvs?.[0];
-    if (!kv) return undefined;
+    const r = asObject(parseJsonSafe(await this.gateway('/kv/range', { key: Buffer.from(key).toString('base64') })));
+    const [first] = asList(r.kvs);
+    if (!first) return undefined;
+    const kv = asObject(first);
     return {
       key,
-      value: Buffer.from(kv.value ?? '', 'base64').toString('utf8'),
-      modRevision: String(kv.mod_revision ?? kv.modRevision ?? ''),
-      version: String(kv.version ?? ''),
+      value: Buffer.from(textOf(kv.value) ?? '', 'base64').toString('utf8'),
+      modRevision: textOf(field(kv, 'mod_revision', 'modRevision')) ?? '',
+      version: textOf(kv.version) ?? '',
     };
   }
 
@@ -314,8 +319,10 @@ export class KvClient {
     const start = Buffer.from(prefixKey);
     const end = Buffer.from(start);
     end[end.length - 1]++;
-    const r = parseJsonSafe(await this.gateway('/kv/range', { key: start.toString('base64'), range_end: end.toString('base64') }));
-    return (r.kvs ?? []).map((kv: any) => ({ key: Buffer.from(kv.key, 'base64').toString(), value: Buffer.from(kv.value ?? '', 'base64').toString() }));
+    const r = asObject(parseJsonSafe(await this.gateway('/kv/range', { key: start.toString('base64'), range_end: end.toString('base64') })));
+    return asList(r.kvs)
+      .map(asObject)
+      .map((kv) => ({ key: Buffer.from(textOf(kv.key) ?? '', 'base64').toString(), value: Buffer.from(textOf(kv.value) ?? '', 'base64').toString() }));
   }
 
   /**
@@ -348,9 +355,9 @@ export class KvClient {
     const text = (await this.fetch(`${prefix}/maintenance/snapshot`, { method: 'POST', body: {}, timeoutMs })).text;
     const parts: Buffer[] = [];
     for (const line of splitJsonStream(text)) {
-      const msg = JSON.parse(line);
-      if (msg.error) throw new OpsError(`${this.endpoint}: snapshot failed: ${msg.error.message ?? JSON.stringify(msg.error)}`);
-      parts.push(Buffer.from(msg.result?.blob ?? '', 'base64'));
+      const msg = asObject(JSON.parse(line));
+      if (msg.error) throw new OpsError(`${this.endpoint}: snapshot failed: ${textOf(asObject(msg.error).message) ?? JSON.stringify(msg.error)}`);
+      parts.push(Buffer.from(textOf(asObject(msg.result).blob) ?? '', 'base64'));
     }
     return Buffer.concat(parts);
   }
@@ -363,12 +370,12 @@ const AUTH_ERRORS = /user name is empty|permission denied|invalid auth token|use
 function gatewayMessage(text: string): string {
   let msg = text.trim().slice(0, 200);
   try {
-    const e = JSON.parse(text);
-    msg = e.message ?? e.error ?? e.Error ?? msg;
+    const e = asObject(JSON.parse(text));
+    msg = textOf(e.message ?? e.error ?? e.Error) ?? msg;
   } catch {
     /* plain text */
   }
-  return String(msg);
+  return msg;
 }
 
 /** grpc-gateway streams one JSON object per message (newline-separated). */

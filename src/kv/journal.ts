@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { MEMBER_STEPS, type FinalKind, type MemberPlan, type StepKind, type UpgradePlan } from './types.js';
+import { promised } from '../core/promised.js';
 
 export type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
 
@@ -93,39 +94,41 @@ export function newJournal(key: string, plan: UpgradePlan, previous: Journal['pr
  * are re-runnable, so their results may ride along with the next durable write. Only the record
  * before a stop needs it: a lost "start" record re-runs a start that finds the member running.
  */
-export async function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
-  const t0 = performance.now();
-  j.updatedAt = new Date(now).toISOString();
-  const dir = dirname(file);
-  const text = `${JSON.stringify(j, null, 2)}\n`;
-  const tmp = `${file}.${process.pid}.tmp`;
-  // Synchronous on purpose: a few small syscalls in a row, nothing else runs meanwhile, and each
-  // trip through the libuv thread pool costs more than the write itself on a busy machine.
-  let fd: number;
-  try {
-    fd = openSync(tmp, 'w', 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fd = openSync(tmp, 'w', 0o600);
-  }
-  try {
-    writeSync(fd, text);
-    if (durable) fdatasyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  if (durable) {
-    const d = openSync(dir, 'r');
+export function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
+  return promised(() => {
+    const t0 = performance.now();
+    j.updatedAt = new Date(now).toISOString();
+    const dir = dirname(file);
+    const text = `${JSON.stringify(j, null, 2)}\n`;
+    const tmp = `${file}.${process.pid}.tmp`;
+    // Synchronous on purpose: a few small syscalls in a row, nothing else runs meanwhile, and each
+    // trip through the libuv thread pool costs more than the write itself on a busy machine.
+    let fd: number;
     try {
-      fsyncSync(d);
-    } finally {
-      closeSync(d);
+      fd = openSync(tmp, 'w', 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      fd = openSync(tmp, 'w', 0o600);
     }
-  }
-  journalStats.writes++;
-  journalStats.ms += performance.now() - t0;
+    try {
+      writeSync(fd, text);
+      if (durable) fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    if (durable) {
+      const d = openSync(dir, 'r');
+      try {
+        fsyncSync(d);
+      } finally {
+        closeSync(d);
+      }
+    }
+    journalStats.writes++;
+    journalStats.ms += performance.now() - t0;
+  });
 }
 
 /** How many journal writes a run made and how long they took (for --debug). */

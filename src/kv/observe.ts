@@ -40,7 +40,7 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
     else void version.then(() => alsoAsk(c), () => alsoAsk(c));
   }
   const [h, v] = await Promise.allSettled([c.health(), version]);
-  const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason) : early]);
+  const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason as Error) : early]);
   if (h.status === 'rejected') {
     obs.error = (h.reason as Error).message;
     return obs;
@@ -59,7 +59,7 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
     obs.revision = st.value.revision;
     obs.raftIndex = st.value.raftIndex;
   }
-  const failed = [v, st].find((x) => x.status === 'rejected') as PromiseRejectedResult | undefined;
+  const failed = [v, st].find((x): x is PromiseRejectedResult => x.status === 'rejected');
   if (failed) {
     obs.error = (failed.reason as Error).message;
     obs.healthy = false;

@@ -7,7 +7,7 @@
  * JSON.parse that keeps every integer too large for a double exact, as a decimal string.
  * etcd's gateway sends uint64 as strings, but etcdctl's `-w json` prints them as bare numbers.
  */
-export function parseJsonSafe(text: string): any {
+export function parseJsonSafe(text: string): unknown {
   // Quote bare integers of 16+ digits that stand as values (after ':' or '[' or ',' outside strings).
   let out = '';
   let inString = false;
@@ -35,7 +35,28 @@ export function parseJsonSafe(text: string): any {
     }
     out += c;
   }
-  return JSON.parse(out);
+  return JSON.parse(out) as unknown;
+}
+
+/** A parsed JSON object, field by field. */
+export type JsonObject = Readonly<Record<string, unknown>>;
+
+/** `v` when it is a JSON object, else an empty one (a missing or odd part of an answer reads as absent). */
+export function asObject(v: unknown): JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
+}
+
+/** `v` when it is a JSON array, else an empty one. */
+export function asList(v: unknown): unknown[] {
+  return Array.isArray(v) ? (v as unknown[]) : [];
+}
+
+/** A scalar of an answer as text (undefined when absent; an object or array as its JSON). */
+export function textOf(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
 }
 
 /** A uint64 id as a canonical decimal string (accepts strings, safe numbers, bigint, hex "0x…"). */
@@ -46,7 +67,7 @@ export function idString(v: unknown): string | undefined {
     if (!Number.isSafeInteger(v)) throw new Error(`member id ${v} lost precision: parse it with parseJsonSafe`);
     return String(v);
   }
-  const s = String(v).trim();
+  const s = (textOf(v) ?? '').trim();
   if (/^0x[0-9a-f]+$/i.test(s)) return BigInt(s).toString();
   if (/^[0-9a-f]{16}$/i.test(s) && /[a-f]/i.test(s)) return BigInt(`0x${s}`).toString();
   if (/^\d+$/.test(s)) return BigInt(s).toString();
@@ -70,15 +91,15 @@ export interface HealthResult {
  * `{"health":"true","reason":""}`). 503 (or anything else) is unhealthy.
  */
 export function parseHealth(status: number, body: string): HealthResult {
-  let parsed: any;
+  let parsed: JsonObject;
   try {
-    parsed = JSON.parse(body);
+    parsed = asObject(JSON.parse(body));
   } catch {
     return { healthy: false, detail: `HTTP ${status}: not JSON: ${body.slice(0, 80)}` };
   }
-  const h = parsed?.health;
+  const h = parsed.health;
   const says = h === true || (typeof h === 'string' && h.trim().toLowerCase() === 'true');
-  const why = [parsed?.reason, ...(Array.isArray(parsed?.errors) ? parsed.errors : [])].filter((x) => typeof x === 'string' && x).join('; ');
+  const why = [parsed.reason, ...asList(parsed.errors)].filter((x) => typeof x === 'string' && x).join('; ');
   if (status === 200 && says) return { healthy: true, detail: 'healthy' };
   return { healthy: false, detail: `HTTP ${status}: health=${JSON.stringify(h)}${why ? ` (${why})` : ''}` };
 }
@@ -92,7 +113,7 @@ export interface VersionResult {
 
 /** /version: the seed's `kvserver`/`kvcluster` or real etcd's `etcdserver`/`etcdcluster`. */
 export function parseVersion(body: string): VersionResult {
-  const v = JSON.parse(body);
+  const v = asObject(JSON.parse(body));
   const server = v.kvserver ?? v.etcdserver;
   const cluster = v.kvcluster ?? v.etcdcluster;
   if (typeof server !== 'string') throw new Error(`/version has neither kvserver nor etcdserver: ${body.slice(0, 120)}`);
@@ -120,8 +141,9 @@ export function compareMinor(a: string, b: string): number {
 }
 
 /** Read a field by either of its JSON spellings (the gateway mixes snake_case and camelCase). */
-export function field(obj: any, ...names: string[]): any {
-  for (const n of names) if (obj && obj[n] !== undefined) return obj[n];
+export function field(obj: unknown, ...names: string[]): unknown {
+  const o = asObject(obj);
+  for (const n of names) if (o[n] !== undefined) return o[n];
   return undefined;
 }
 
@@ -137,15 +159,16 @@ export interface StatusResult {
 
 /** /v3/maintenance/status (gateway) or one `etcdctl endpoint status -w json` entry's Status. */
 export function parseStatus(body: string | object): StatusResult {
-  const s: any = typeof body === 'string' ? parseJsonSafe(body) : body;
+  const s = asObject(typeof body === 'string' ? parseJsonSafe(body) : body);
   const h = s.header ?? {};
+  const version = field(s, 'version');
   return {
     memberId: idString(field(h, 'member_id', 'memberId')) ?? '',
     leaderId: idString(field(s, 'leader')),
-    revision: String(field(h, 'revision') ?? '0'),
-    raftIndex: field(s, 'raftIndex', 'raft_index') === undefined ? undefined : String(field(s, 'raftIndex', 'raft_index')),
-    raftTerm: field(s, 'raftTerm', 'raft_term') === undefined ? undefined : String(field(s, 'raftTerm', 'raft_term')),
-    version: field(s, 'version'),
+    revision: textOf(field(h, 'revision')) ?? '0',
+    raftIndex: textOf(field(s, 'raftIndex', 'raft_index')),
+    raftTerm: textOf(field(s, 'raftTerm', 'raft_term')),
+    version: typeof version === 'string' ? version : undefined,
     dbSize: field(s, 'dbSize', 'db_size') === undefined ? undefined : Number(field(s, 'dbSize', 'db_size')),
   };
 }
@@ -158,12 +181,12 @@ export interface MemberListEntry {
 }
 
 export function parseMemberList(body: string): MemberListEntry[] {
-  const s = parseJsonSafe(body);
-  return (s.members ?? []).map((m: any) => ({
+  const urls = (v: unknown) => asList(v).filter((u): u is string => typeof u === 'string');
+  return asList(asObject(parseJsonSafe(body)).members).map((m) => ({
     id: idString(field(m, 'ID', 'id')) ?? '',
-    name: m.name ?? '',
-    peerUrls: field(m, 'peerURLs', 'peer_urls', 'peerUrls') ?? [],
-    clientUrls: field(m, 'clientURLs', 'client_urls', 'clientUrls') ?? [],
+    name: textOf(field(m, 'name')) ?? '',
+    peerUrls: urls(field(m, 'peerURLs', 'peer_urls', 'peerUrls')),
+    clientUrls: urls(field(m, 'clientURLs', 'client_urls', 'clientUrls')),
   }));
 }
 
@@ -173,11 +196,12 @@ export interface AlarmEntry {
 }
 
 export function parseAlarms(body: string): AlarmEntry[] {
-  const s = parseJsonSafe(body);
-  return (s.alarms ?? []).map((a: any) => ({
-    memberId: idString(field(a, 'memberID', 'member_id', 'memberId')) ?? '',
-    alarm: String(a.alarm ?? 'NONE'),
-  })).filter((a: AlarmEntry) => a.alarm !== 'NONE');
+  return asList(asObject(parseJsonSafe(body)).alarms)
+    .map((a) => ({
+      memberId: idString(field(a, 'memberID', 'member_id', 'memberId')) ?? '',
+      alarm: textOf(field(a, 'alarm')) ?? 'NONE',
+    }))
+    .filter((a: AlarmEntry) => a.alarm !== 'NONE');
 }
 
 /** A duration such as 500ms, 2s, 2m, 1h, or plain milliseconds. */

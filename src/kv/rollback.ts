@@ -49,7 +49,7 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
   const j = readJournal(file);
   if (!j) throw new OpsError(`no kv upgrade is recorded for this cluster (${file})`, 1, { code: 'no_journal', hint: 'roll-back undoes an upgrade opsctl started; there is none here' });
   if (j.source === j.target) throw new OpsError('the recorded run was a rolling restart on the same version: nothing to roll back', 1, { hint: 'if a member is down, start it on its version by hand or resume the restart with the same kv upgrade command' });
-  const unlock = o.dryRun ? async () => undefined : await acquireLock(file, o).catch((err) => {
+  const unlock = o.dryRun ? () => Promise.resolve(undefined) : await acquireLock(file, o).catch((err) => {
     if (err instanceof OpsError) throw err;
     throw new OpsError(`another kv upgrade or roll-back of this cluster is running: ${(err as Error).message}`, 1, { code: 'locked', hint: 'wait for it to finish' });
   });

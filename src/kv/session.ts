@@ -42,7 +42,7 @@ export class KvSession {
         base(opts, (err, socket) => {
           const key = `${opts.hostname}:${opts.port}`;
           if (err) this.noteTlsError(key, err);
-          socket?.on('error', (e) => this.noteTlsError(key, e));
+          socket?.on('error', (e: Error) => this.noteTlsError(key, e));
           // undici's callback types differ by outcome; pass on what came.
           (cb as (e: Error | null, s: typeof socket) => void)(err, socket);
         });

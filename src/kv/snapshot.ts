@@ -6,7 +6,7 @@ import { etcdDbFigures } from './bbolt.js';
 import { KvClient } from './client.js';
 import type { KvSession } from './session.js';
 import type { KvConnection } from './connection.js';
-import { parseJsonSafe } from './parse.js';
+import { asObject, parseJsonSafe } from './parse.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -96,7 +96,7 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
   } catch (err) {
     throw new SnapshotError(`snapshot from ${opts.endpoint} is corrupt: ${(err as Error).message} (kept as ${part})`);
   }
-  const revision = await snapshotRevision(data);
+  const revision = snapshotRevision(data);
   // An empty keyspace: etcd's header revision starts at 1, `snapshot status` counts keys and says 0.
   const floor = opts.minRevision === undefined ? undefined : BigInt(opts.minRevision) <= 1n ? 0n : BigInt(opts.minRevision);
   if (opts.minRevision !== undefined && BigInt(revision) < floor!) {
@@ -115,11 +115,11 @@ export function verifyTrailer(data: Buffer): void {
   if (!got.equals(want)) throw new Error(`SHA-256 trailer mismatch (file says ${want.toString('hex').slice(0, 12)}…, content hashes to ${got.toString('hex').slice(0, 12)}…)`);
 }
 
-async function snapshotRevision(data: Buffer): Promise<string> {
+function snapshotRevision(data: Buffer): string {
   // The simulated member's file: JSON state, padding, trailer.
   if (data.subarray(0, 14).toString() === '{"kvsnapshot":') {
     const text = data.subarray(0, data.length - 32).toString().trimEnd();
-    return String(parseJsonSafe(text).revision);
+    return String(asObject(parseJsonSafe(text)).revision);
   }
   // etcd's: the bbolt database read directly (the revision etcdctl snapshot status would print).
   try {

@@ -207,7 +207,7 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
  * connection; only when neither can tell is it assumed over 50 MB. The detail says which applied.
  */
 export async function settleStep(env: StepEnv, m: MemberSpec, fmt: (ms: number) => string): Promise<string> {
-  const { o, driver } = env;
+  const { o } = env;
   let ms = typeof o.settle === 'number' ? o.settle : 0;
   let why = 'as asked';
   if (o.settle === 'auto') {

@@ -94,9 +94,9 @@ export class LabelsClient {
     const out: T[] = [];
     let pageToken: string | undefined;
     do {
-      const page = await this.http.get<Record<string, any>>(path, { ...query, pageSize: Math.min(200, limit - out.length), pageToken });
+      const page = await this.http.get<Record<string, unknown>>(path, { ...query, pageSize: Math.min(200, limit - out.length), pageToken });
       out.push(...((page[key] as T[] | undefined) ?? []));
-      pageToken = page.nextPageToken;
+      pageToken = typeof page.nextPageToken === 'string' ? page.nextPageToken : undefined;
     } while (pageToken && out.length < limit);
     return { items: out.slice(0, limit), more: Boolean(pageToken) || out.length > limit };
   }

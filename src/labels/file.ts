@@ -84,7 +84,7 @@ function list(o: Obj, key: string, path: string, issues: Issues): unknown[] | un
     issues.push(`${at(path, key)}: expected a list, got ${kind(v)}`);
     return undefined;
   }
-  return v;
+  return v as unknown[];
 }
 
 function flag(o: Obj, key: string, path: string, issues: Issues): boolean | undefined {
@@ -98,7 +98,7 @@ function flag(o: Obj, key: string, path: string, issues: Issues): boolean | unde
 function oldNames(o: Obj, path: string, issues: Issues): string[] | undefined {
   const v = o.renamed_from;
   if (v === undefined) return undefined;
-  const names = typeof v === 'string' ? [v] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+  const names = typeof v === 'string' ? [v] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v) : undefined;
   if (!names || names.some((n) => !n)) {
     issues.push(`${at(path, 'renamed_from')}: expected an old name or a list of old names, got ${names ? 'an empty name' : kind(v)}`);
     return undefined;

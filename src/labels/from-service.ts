@@ -16,6 +16,9 @@ const FIELD_KEYS = new Set(['properties', ...Object.values(FIELD_TYPE_OPTIONS), 
 const CHOICE_KEYS = new Set(['id', 'properties', ...SERVER_OWNED.choice]);
 
 /** Does this look like the service's Label (rather than a file's label)? */
+/** `v` when it is a list, else an empty one. */
+const asList = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+
 export function isServiceLabel(v: unknown): v is Obj {
   return isObj(v) && (isObj(v.properties) || (typeof v.name === 'string' && v.name.startsWith('labels/')) || v.revisionId !== undefined);
 }
@@ -64,7 +67,7 @@ function fieldToFile(f: Obj, opts: ToFileOptions): Obj {
   if (p.required === true) out.required = true;
   if ((type === 'selection' || type === 'user') && isObj(o.listOptions)) out.list = typeof o.listOptions.maxEntries === 'number' ? o.listOptions.maxEntries : true;
   if (type === 'date') out.dateFormat = o.dateFormatType ?? 'LONG_DATE';
-  if (type === 'selection') out.choices = (Array.isArray(o.choices) ? o.choices : []).filter((c) => !disabledState(c)).map((c) => (isObj(c) ? choiceToFile(c, opts) : c));
+  if (type === 'selection') out.choices = asList(o.choices).filter((c) => !disabledState(c)).map((c) => (isObj(c) ? choiceToFile(c, opts) : c));
   unknownKeys(f, FIELD_KEYS, 'fields[].', opts.ignored);
   return out;
 }
@@ -83,14 +86,14 @@ export function labelToFile(l: Obj, opts: ToFileOptions): Obj {
   const copyMode = isObj(l.appliedLabelPolicy) ? l.appliedLabelPolicy.copyMode : undefined;
   if (copyMode !== undefined && copyMode !== 'COPY_MODE_UNSPECIFIED') out.copyMode = copyMode;
   const apps = isObj(l.enabledAppSettings) ? l.enabledAppSettings.enabledApps : undefined;
-  if (Array.isArray(apps)) out.enabledApps = apps.map((a) => (isObj(a) ? a.app : a));
+  if (Array.isArray(apps)) out.enabledApps = asList(apps).map((a) => (isObj(a) ? a.app : a));
   else if (full) out.enabledApps = [];
   if (full) {
     const lc = l.lifecycle as Obj;
     const policy = isObj(lc.disabledPolicy) ? lc.disabledPolicy : {};
     out.disabled = lc.state !== 'DISABLED' ? false : policy.hideInSearch || policy.showInApply ? { hideInSearch: Boolean(policy.hideInSearch), showInApply: Boolean(policy.showInApply) } : true;
   }
-  out.fields = (Array.isArray(l.fields) ? l.fields : []).filter((f) => !disabledState(f)).map((f) => (isObj(f) ? fieldToFile(f, opts) : f));
+  out.fields = asList(l.fields).filter((f) => !disabledState(f)).map((f) => (isObj(f) ? fieldToFile(f, opts) : f));
   if (opts.permissions) {
     out.permissions = opts.permissions
       .filter((x) => x.email || x.audience)
@@ -105,8 +108,8 @@ export function labelToFile(l: Obj, opts: ToFileOptions): Obj {
  * them, or a `{labels: [...], nextPageToken}` page. Anything else is returned as it is.
  */
 export function fromServiceShape(raw: unknown): { value: unknown; ignored: string[]; idFromService: boolean[] } {
-  const page = isObj(raw) && Array.isArray(raw.labels) && Object.keys(raw).every((k) => k === 'labels' || k === 'nextPageToken') ? raw.labels : undefined;
-  const items = page ?? (Array.isArray(raw) ? raw : [raw]);
+  const page: unknown[] | undefined = isObj(raw) && Array.isArray(raw.labels) && Object.keys(raw).every((k) => k === 'labels' || k === 'nextPageToken') ? raw.labels : undefined;
+  const items: unknown[] = page ?? (Array.isArray(raw) ? raw : [raw]);
   const ignored = new Set<string>();
   const idFromService = items.map((x) => isServiceLabel(x));
   if (!idFromService.some(Boolean)) return { value: raw, ignored: [], idFromService };

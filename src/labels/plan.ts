@@ -84,7 +84,7 @@ function newField(f: DesiredField, before?: string): Record<string, unknown> {
 /** Longest strictly increasing subsequence: the indexes (into `seq`) of items that can stay put. */
 export function lis(seq: number[]): Set<number> {
   const tails: number[] = [];
-  const prev: number[] = new Array(seq.length).fill(-1);
+  const prev = new Array<number>(seq.length).fill(-1);
   for (let i = 0; i < seq.length; i++) {
     let lo = 0;
     let hi = tails.length;
@@ -112,7 +112,7 @@ export function orderPlan(current: string[], desired: Array<{ existingId?: strin
   const keep = lis(existing.map((x) => current.indexOf(x.id)));
   const stays = new Set(existing.filter((_, k) => keep.has(k)).map((x) => x.i));
   const moves: Array<{ index: number; before: string }> = [];
-  const insertBefore: Array<string | undefined> = new Array(desired.length).fill(undefined);
+  const insertBefore = new Array<string | undefined>(desired.length).fill(undefined);
   let next: string | undefined;
   for (let i = desired.length - 1; i >= 0; i--) {
     const id = desired[i].existingId;

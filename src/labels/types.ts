@@ -49,7 +49,7 @@ export interface LabelPermission {
 export type DeltaRequest = Record<string, Record<string, unknown>>;
 
 export interface DeltaResponse {
-  responses?: Array<Record<string, any>>;
+  responses?: Array<Record<string, unknown>>;
   updatedLabel?: Label;
 }
 

@@ -95,7 +95,7 @@ export function jsonTooDeep(raw: Buffer, max: number): boolean {
 export function parseBody(raw: Buffer, contentType: string, maxDepth: number): unknown {
   if (raw.length === 0) return undefined;
   if (contentType.includes('application/x-www-form-urlencoded')) {
-    const form: Record<string, string> = Object.create(null);
+    const form = Object.create(null) as Record<string, string>;
     for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) form[k] = v;
     return form;
   }

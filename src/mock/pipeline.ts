@@ -139,7 +139,7 @@ function rateLimited(rt: MockRuntime, svc: LoadedService, mreq: MockRequest): Mo
 
 /** Path parameters as a prototype-free record (a param may be named like nothing on Object.prototype). */
 function routeParams(params: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(params)) out[k] = String(v ?? '');
   return out;
 }

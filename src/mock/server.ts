@@ -101,7 +101,7 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
     services: rt.enabled,
     requests: rt.requests,
     inject: (fault) => rt.inject(fault),
-    service: rt.ctx.service,
+    service: (name) => rt.ctx.service(name),
     routes: () => rt.routes(),
     clock: {
       now: rt.now,

@@ -51,7 +51,7 @@ export function stateProblem(state: unknown): string | undefined {
   if (noSlice) return noSlice;
   const r = MockStateSchema.safeParse(state);
   if (r.success) return undefined;
-  const issue = r.error.issues[0]!;
+  const issue = r.error.issues[0];
   let path = '';
   for (const p of issue.path) path += typeof p === 'number' ? `[${p}]` : `${path ? '.' : ''}${String(p)}`;
   return `${path || '(top level)'}: ${issue.message}`;

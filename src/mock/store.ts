@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { InterruptedError, OpsError } from '../core/errors.js';
 import { readLocalFileSync } from '../core/local-file.js';
+import { promised } from '../core/promised.js';
 import { requestSignal } from './request-signal.js';
 
 /** The mock state is small (demo data); 64 MiB is far above any real one and below trouble. */
@@ -9,6 +10,18 @@ const STATE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** The whole mock state: one slice per service, each owned by that service's module. */
 export type MockState = Record<string, any>;
+
+/** One field of a service's slice of the state, unknown until the reader narrows it. */
+export function sliceField(state: MockState, service: string, field: string): unknown {
+  const slice: unknown = state[service];
+  return slice !== null && typeof slice === 'object' ? (slice as Record<string, unknown>)[field] : undefined;
+}
+
+/** The embedded tracker's own token (provisioned when its service loads; '' before). */
+export function stateTrackerToken(state: MockState): string {
+  const token = sliceField(state, 'tracker', 'token');
+  return typeof token === 'string' ? token : '';
+}
 
 /**
  * Where the mock keeps its records. `write` is a transaction: the function sees the latest state,
@@ -52,12 +65,12 @@ export class MemoryStore implements Store {
     await this.write((s) => void init(s));
   }
 
-  async read<T>(fn: (state: MockState) => T): Promise<T> {
-    return fn(this.state);
+  read<T>(fn: (state: MockState) => T): Promise<T> {
+    return promised(() => fn(this.state));
   }
 
   write<T>(fn: (state: MockState) => T): Promise<T> {
-    const run = async () => {
+    const run = () => {
       const draft = structuredClone(this.state);
       const result = fn(draft);
       this.state = draft;
@@ -147,7 +160,7 @@ export class FileStore implements Store {
     }
     // Content this store wrote, or already checked, is not checked again: loading the schema library
     // costs a short command more than all its other work. Any other content (edited, restored) is.
-    if (state !== null && typeof state === 'object' && !Array.isArray(state) && (await this.checkedBefore(raw))) return state as MockState;
+    if (state !== null && typeof state === 'object' && !Array.isArray(state) && (await this.checkedBefore(raw))) return state;
     const { stateProblem } = await import('./state-schema.js');
     const problem = stateProblem(state);
     if (problem) throw new StateFileError(this.path, problem);

@@ -6,6 +6,9 @@ import { itemPath } from '../core/problems.js';
 
 export type ApplyAction = 'create' | 'update' | 'archive' | 'delete' | 'unchanged';
 
+/** A record of an apply file or of the server, field by field. */
+export type ApplyRecord = Record<string, unknown>;
+
 export interface PlanStep {
   action: ApplyAction;
   /** The record's key (its name). */
@@ -41,13 +44,15 @@ export interface PlanOptions {
 const norm = (field: string, v: unknown): unknown => (field === 'color' && typeof v === 'string' ? v.toLowerCase() : (v ?? null));
 
 /** The old names an entry's `renamed_from` gives (one or a list). */
-export function oldNames(want: Record<string, any>): string[] {
+export function oldNames(want: ApplyRecord): string[] {
   const from = want.renamed_from;
   return (Array.isArray(from) ? from : from === undefined || from === null ? [] : [from]).map(String);
 }
 
-export function planApply(current: ReadonlyArray<Record<string, any>>, desired: ReadonlyArray<Record<string, any>>, opts: PlanOptions): Plan {
-  const keyOf = (r: Record<string, any>) => String(r[opts.key]).toLowerCase();
+export function planApply(current: ReadonlyArray<ApplyRecord>, desired: ReadonlyArray<ApplyRecord>, opts: PlanOptions): Plan {
+  const keyOf = (r: ApplyRecord) => String(r[opts.key]).toLowerCase();
+  const keyText = (r: ApplyRecord) => String(r[opts.key]);
+  const idOf = (r: ApplyRecord) => (typeof r.id === 'number' || typeof r.id === 'string' ? r.id : undefined);
   const byKey = new Map(current.map((r) => [keyOf(r), r]));
   const steps: PlanStep[] = [];
   const wanted = new Set<string>();
@@ -69,9 +74,9 @@ export function planApply(current: ReadonlyArray<Record<string, any>>, desired: 
     if (!have) {
       const body: Record<string, unknown> = {};
       for (const f of [...opts.fields, ...(opts.createOnly ?? [])]) if (want[f] !== undefined && f !== 'archived') body[f] = want[f];
-      steps.push({ action: 'create', key: want[opts.key], body, changes: Object.keys(body).filter((f) => f !== opts.key) });
+      steps.push({ action: 'create', key: keyText(want), body, changes: Object.keys(body).filter((f) => f !== opts.key) });
       // a record born archived: create it, then archive it
-      if (want.archived === true) steps.push({ action: 'archive', key: want[opts.key], body: { archived: true }, changes: ['archived'] });
+      if (want.archived === true) steps.push({ action: 'archive', key: keyText(want), body: { archived: true }, changes: ['archived'] });
       continue;
     }
     const body: Record<string, unknown> = {};
@@ -82,13 +87,13 @@ export function planApply(current: ReadonlyArray<Record<string, any>>, desired: 
     }
     const changes = Object.keys(body);
     const action: ApplyAction = changes.length === 0 ? 'unchanged' : body.archived === true && !renamedFrom ? 'archive' : 'update';
-    steps.push({ action, key: want[opts.key], id: have.id, body: changes.length ? body : undefined, changes, ...(renamedFrom !== undefined ? { renamedFrom } : {}) });
+    steps.push({ action, key: keyText(want), id: idOf(have), body: changes.length ? body : undefined, changes, ...(renamedFrom !== undefined ? { renamedFrom } : {}) });
   }
   const unlisted: string[] = [];
   for (const have of current) {
     if (wanted.has(keyOf(have))) continue;
-    if (opts.prune) steps.push({ action: 'delete', key: have[opts.key], id: have.id, changes: [] });
-    else unlisted.push(have[opts.key]);
+    if (opts.prune) steps.push({ action: 'delete', key: keyText(have), id: idOf(have), changes: [] });
+    else unlisted.push(keyText(have));
   }
   const counts: Record<ApplyAction, number> = { create: 0, update: 0, archive: 0, delete: 0, unchanged: 0 };
   for (const s of steps) counts[s.action]++;
@@ -126,19 +131,19 @@ export function desiredItems(
   key: string,
   allowed: readonly string[],
   serverOwned: readonly string[] = [],
-): { items: Record<string, any>[]; problems: string[]; ignored: string[] } {
+): { items: ApplyRecord[]; problems: string[]; ignored: string[] } {
   const single = data && typeof data === 'object' && !Array.isArray(data) && !Object.hasOwn(data, resource) && Object.hasOwn(data, key);
   const list = Array.isArray(data) ? data : single ? [data] : data && typeof data === 'object' ? (data as Record<string, unknown>)[resource] : undefined;
   if (!Array.isArray(list)) return { items: [], problems: [`(top level): expected a list of ${resource}, a mapping with a "${resource}:" list, or one ${key}d record`], ignored: [] };
   const problems: string[] = [];
   const ignored = new Set<string>();
   const seen = new Map<string, number>();
-  const items: Record<string, any>[] = [];
+  const items: ApplyRecord[] = [];
   for (const [i, item] of list.entries()) {
     const where = itemPath(resource, i);
     if (!item || typeof item !== 'object' || Array.isArray(item)) {
       problems.push(`${where}: must be a mapping such as {${key}: …}`);
-      items.push(item);
+      items.push({}); // keeps the file's numbering; a file with a problem plans nothing
       continue;
     }
     const rec: Record<string, unknown> = {};
@@ -160,7 +165,7 @@ export function desiredItems(
 }
 
 /** `renamed_from`: a name or a list of names, none of them listed as an entry of its own or claimed twice. */
-function renameProblems(items: ReadonlyArray<Record<string, any>>, resource: string, key: string, names: ReadonlyMap<string, number>): string[] {
+function renameProblems(items: ReadonlyArray<ApplyRecord>, resource: string, key: string, names: ReadonlyMap<string, number>): string[] {
   const problems: string[] = [];
   const claimed = new Map<string, number>();
   for (const [i, rec] of items.entries()) {

@@ -40,6 +40,15 @@ export function withHints(http: HttpClient, resource?: ResourceSpec): HttpClient
 }
 
 /** The tracker REST API v3 over the shared HTTP layer: generic CRUD driven by the resource table. */
+/** The id of a record the server returned, as text ('' when it has none). */
+export function idOf(data: unknown): string {
+  if (data === null || typeof data !== 'object' || !('id' in data)) return '';
+  return typeof data.id === 'string' || typeof data.id === 'number' ? String(data.id) : '';
+}
+
+/** A record as the tracker API returns it, until a caller names the fields it reads. */
+export type TrackerRecord = Record<string, unknown>;
+
 export class TrackerClient {
   readonly http: HttpClient;
   /** Names instead of ids, for this run (each kind's list fetched at most once). */
@@ -54,16 +63,16 @@ export class TrackerClient {
     return `${API_PREFIX}${spec.path}${id === undefined ? '' : `/${encodeURIComponent(String(id))}`}${suffix}`;
   }
 
-  list<T = any>(spec: ResourceSpec, query?: Query): Promise<T[]> {
+  list<T = TrackerRecord>(spec: ResourceSpec, query?: Query): Promise<T[]> {
     return this.http.get<T[]>(this.path(spec), query);
   }
-  get<T = any>(spec: ResourceSpec, id: string | number): Promise<T> {
+  get<T = TrackerRecord>(spec: ResourceSpec, id: string | number): Promise<T> {
     return this.http.get<T>(this.path(spec, id));
   }
-  create<T = any>(spec: ResourceSpec, body: Record<string, unknown>): Promise<T> {
+  create<T = TrackerRecord>(spec: ResourceSpec, body: Record<string, unknown>): Promise<T> {
     return this.http.post<T>(this.path(spec), body);
   }
-  update<T = any>(spec: ResourceSpec, id: string | number, body: Record<string, unknown>): Promise<T> {
+  update<T = TrackerRecord>(spec: ResourceSpec, id: string | number, body: Record<string, unknown>): Promise<T> {
     return this.http.put<T>(this.path(spec, id), body);
   }
   async delete(spec: ResourceSpec, id: string | number): Promise<void> {

@@ -151,17 +151,17 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
     return { flag, message: p.message, hint };
   });
   const [first] = described;
-  if (described.length === 1) throw new ValidationError(first!.flag, first!.message, first!.hint);
+  if (described.length === 1) throw new ValidationError(first.flag, first.message, first.hint);
   // several: every one named, each with its fix; nothing was sent
-  const required = problems.map((p, i) => (p.kind === 'required' ? described[i]!.flag : undefined)).filter((f): f is string => Boolean(f));
-  const others = described.filter((_, i) => problems[i]!.kind !== 'required').map((d) => d.hint);
+  const required = problems.map((p, i) => (p.kind === 'required' ? described[i].flag : undefined)).filter((f): f is string => Boolean(f));
+  const others = described.filter((_, i) => problems[i].kind !== 'required').map((d) => d.hint);
   const hints = [
     ...(required.length ? [`pass ${required.length > 1 ? `${required.slice(0, -1).join(', ')} and ${required.at(-1)}` : required[0]} to ${mode} ${withArticle(what)}`] : []),
     ...new Set(others.filter((h): h is string => Boolean(h))),
   ];
   throw new UsageError(`cannot ${mode} ${withArticle(what)}: ${problemList(described.map((d) => `${d.flag}: ${d.message}`))}`, {
     code: 'validation',
-    field: first!.flag,
+    field: first.flag,
     hint: hints.length ? hints.join('; ') : undefined,
   });
 }

@@ -36,18 +36,28 @@ interface KindSpec {
   idType: 'int' | 'uuid';
   /** The one list request (path under /api/v3) and how its answer becomes named records. */
   path: string;
-  read: (answer: any) => Named[];
+  read: (answer: unknown) => Named[];
   /** Where a person sees them. */
   see: string;
 }
 
-const byName = (what: string) => (rows: any[]): Named[] =>
-  (Array.isArray(rows) ? rows : []).map((r) => ({ id: r.id, names: [String(r.name ?? '')], label: `"${r.name}" (${what} ${r.id})` }));
+type Row = Readonly<Record<string, unknown>>;
+/** The records of a list answer: its objects (an answer that is no list has none). */
+const rowsOf = (answer: unknown): Row[] => (Array.isArray(answer) ? answer.filter((r): r is Row => r !== null && typeof r === 'object') : []);
+/** A name field as text ('' when absent). */
+const textOf = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? ''));
+/** A record's id as the API gives it (an int or a UUID). */
+const idOf = (v: unknown): number | string => (typeof v === 'number' ? v : String(v));
 
-const stateRows = (workflows: any[]): Named[] =>
-  (Array.isArray(workflows) ? workflows : []).flatMap((w) =>
-    (w.states ?? []).map((s: any) => ({ id: s.id, names: [String(s.name ?? '')], label: `"${s.name}" (${w.name}, ${s.id})` })),
+const byName = (what: string) => (answer: unknown): Named[] =>
+  rowsOf(answer).map((r) => ({ id: idOf(r.id), names: [textOf(r.name)], label: `"${String(r.name)}" (${what} ${String(r.id)})` }));
+
+const stateRows = (workflows: unknown): Named[] =>
+  rowsOf(workflows).flatMap((w) =>
+    rowsOf(w.states).map((s) => ({ id: idOf(s.id), names: [textOf(s.name)], label: `"${String(s.name)}" (${String(w.name)}, ${String(s.id)})` })),
   );
+/** A member's or group's nested object (its profile). */
+const objectOf = (v: unknown): Row => (v !== null && typeof v === 'object' ? (v as Row) : {});
 
 export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
   member: {
@@ -55,11 +65,12 @@ export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
     plural: 'members',
     idType: 'uuid',
     path: '/members',
-    read: (rows: any[]) =>
-      (Array.isArray(rows) ? rows : []).map((m) => {
-        const mention = String(m.profile?.mention_name ?? '');
-        const email = m.profile?.email_address ? String(m.profile.email_address) : '';
-        return { id: m.id, names: [mention, `@${mention}`, ...(email ? [email] : [])], label: `@${mention}${email ? ` <${email}>` : ''}` };
+    read: (answer) =>
+      rowsOf(answer).map((m) => {
+        const profile = objectOf(m.profile);
+        const mention = textOf(profile.mention_name);
+        const email = textOf(profile.email_address);
+        return { id: idOf(m.id), names: [mention, `@${mention}`, ...(email ? [email] : [])], label: `@${mention}${email ? ` <${email}>` : ''}` };
       }),
     see: 'opsctl tracker members list',
   },
@@ -72,11 +83,11 @@ export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
     plural: 'groups',
     idType: 'uuid',
     path: '/groups',
-    read: (rows: any[]) =>
-      (Array.isArray(rows) ? rows : []).map((g) => ({
-        id: g.id,
-        names: [String(g.name ?? ''), String(g.mention_name ?? ''), `@${String(g.mention_name ?? '')}`],
-        label: `"${g.name}" (@${g.mention_name})`,
+    read: (answer) =>
+      rowsOf(answer).map((g) => ({
+        id: idOf(g.id),
+        names: [textOf(g.name), textOf(g.mention_name), `@${textOf(g.mention_name)}`],
+        label: `"${String(g.name)}" (@${String(g.mention_name)})`,
       })),
     see: 'opsctl tracker groups list',
   },
@@ -85,7 +96,7 @@ export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
   category: { what: 'category', plural: 'categories', idType: 'int', path: '/categories', read: byName('category'), see: 'opsctl tracker categories list' },
   workflow: { what: 'workflow', plural: 'workflows', idType: 'int', path: '/workflows', read: byName('workflow'), see: 'opsctl tracker workflows list' },
   'workflow-state': { what: 'workflow state', plural: 'workflow states', idType: 'int', path: '/workflows', read: stateRows, see: 'opsctl tracker workflows states ID' },
-  'epic-state': { what: 'epic state', plural: 'epic states', idType: 'int', path: '/epic-workflow', read: (wf: any) => stateRows([{ name: 'epic workflow', states: wf?.epic_states ?? [] }]), see: 'opsctl tracker epic-workflow get' },
+  'epic-state': { what: 'epic state', plural: 'epic states', idType: 'int', path: '/epic-workflow', read: (wf) => stateRows([{ name: 'epic workflow', states: objectOf(wf).epic_states ?? [] }]), see: 'opsctl tracker epic-workflow get' },
 };
 
 /** The placeholder a flag or argument of a kind shows in help and completions. */
@@ -131,7 +142,7 @@ export class NameResolver {
     const records = spec.read(await this.fetch(spec.path));
     const key = text.toLowerCase();
     const found = records.filter((r) => r.names.some((n) => n.toLowerCase() === key));
-    if (found.length === 1) return found[0]!.id;
+    if (found.length === 1) return found[0].id;
     if (found.length === 0) {
       throw new UsageError(`${where}: no ${spec.what} is named "${text}"`, {
         code: 'unknown_name',

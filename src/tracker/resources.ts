@@ -520,7 +520,6 @@ export const repositories: ResourceSpec = {
 
 export const STORY_LINK_VERBS = ['blocks', 'duplicates', 'relates to'] as const;
 const storyCommentColumns = ['id', 'author_id', 'parent_id', 'text', 'created_at'];
-const taskColumns = ['id', 'description', 'complete', 'position'];
 const storyArg = intId('id', 'story id');
 
 /** Body fields a story can be created with (single, bulk and from a template). */

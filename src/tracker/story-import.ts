@@ -78,7 +78,7 @@ export function importItems(data: unknown, rowLabel: (i: number) => string): { i
     seen.set(ext, where);
     if (state !== undefined && (typeof state !== 'string' || !state.trim())) return { problem: `${where}: state must be a workflow state name` };
     if (state !== undefined && body.workflow_state_id !== undefined) return { problem: `${where}: give state or workflow_state_id, not both` };
-    items.push({ where, body, state: state as string | undefined });
+    items.push({ where, body, state: state });
   }
   return { items };
 }

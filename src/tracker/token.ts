@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import type { Endpoint } from '../context/endpoint.js';
-import { AuthError, UsageError } from '../core/errors.js';
+import { AuthError, isOpsError, type OpsError, UsageError } from '../core/errors.js';
 import { TRACKER_TOKEN_HEADERS, trackerTokenHeader as headerFor } from './token-header.js';
 
 /** The header and token every tracker request carries. */
@@ -24,11 +24,11 @@ export async function trackerTokenHeader(ctx: Context, endpoint: Endpoint): Prom
 export async function trackerToken(ctx: Context, endpoint?: Endpoint): Promise<string> {
   if (ctx.env.OPSCTL_TRACKER_TOKEN) return ctx.env.OPSCTL_TRACKER_TOKEN;
   let stored: string | undefined;
-  let unreadable: unknown;
+  let unreadable: OpsError | undefined;
   try {
     stored = (await (await ctx.credentials()).get(await ctx.profileName())).tracker?.token;
   } catch (err) {
-    if ((err as { code?: string }).code !== 'credentials_file') throw err;
+    if (!isOpsError(err) || err.code !== 'credentials_file') throw err;
     unreadable = err;
   }
   if (stored) return stored;
@@ -36,11 +36,11 @@ export async function trackerToken(ctx: Context, endpoint?: Endpoint): Promise<s
   if (unreadable && !ep.embedded) throw unreadable;
   if (ep.embedded) {
     // The embedded tracker provisions its own token: a broken credential file does not stop it.
-    if (unreadable) ctx.io.warn(`${(unreadable as Error).message}; using the embedded tracker's own token`);
-    const { embeddedMock } = await import('../mock/embedded.js');
+    if (unreadable) ctx.io.warn(`${unreadable.message}; using the embedded tracker's own token`);
+    const [{ embeddedMock }, { stateTrackerToken }] = await Promise.all([import('../mock/embedded.js'), import('../mock/store.js')]);
     const server = await embeddedMock(ctx);
     await server.service('tracker');
-    return server.store.read((s) => s.tracker.token as string);
+    return server.store.read(stateTrackerToken);
   }
   throw new AuthError('no tracker token', {
     hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)',

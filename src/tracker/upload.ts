@@ -15,8 +15,8 @@ export const PART_OVERHEAD_BYTES = 1024;
 export function parseSize(text: string): number | undefined {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i.exec(text);
   if (!m) return undefined;
-  const unit = (m[2] ?? 'b').toLowerCase()[0]!;
-  const bytes = Math.floor(Number(m[1]) * { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[unit as 'b' | 'k' | 'm' | 'g']!);
+  const unit = (m[2] ?? 'b').toLowerCase()[0];
+  const bytes = Math.floor(Number(m[1]) * { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[unit as 'b' | 'k' | 'm' | 'g']);
   return bytes > 0 ? bytes : undefined;
 }
 

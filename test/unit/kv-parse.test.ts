@@ -51,7 +51,7 @@ describe('uint64 member ids never lose precision', () => {
   });
   it('etcdctl -w json prints bare numbers: parsed exactly too', () => {
     const out = `[{"Endpoint":"127.0.0.1:2379","Status":{"header":{"cluster_id":15118495548433857066,"member_id":${big},"revision":2,"raft_term":2},"version":"3.4.23","dbSize":20480,"leader":${big},"raftIndex":7}}]`;
-    const parsed = parseJsonSafe(out);
+    const parsed = parseJsonSafe(out) as Array<{ Status: { dbSize: number } }>;
     const s = parseStatus(parsed[0].Status);
     expect(s.memberId).toBe(big);
     expect(s.leaderId).toBe(big);

@@ -48,7 +48,7 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
     }
     if (opts.fields.length) {
       if (!json || typeof json !== 'object' || Array.isArray(json)) throw new UsageError('-f with --input needs the input to be a JSON object', { field: 'field' });
-      Object.assign(json as object, params);
+      Object.assign(json, params);
     }
   } else if (bodyMethod && opts.fields.length) json = params;
 

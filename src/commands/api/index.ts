@@ -31,7 +31,7 @@ export function register(program: Command, ctx: Context): void {
           path: args[0],
           method: String(o.method).toUpperCase() as 'GET',
           fields: (o.field as string[] | undefined) ?? [],
-          input: o.input as string | undefined,
+          input: o.input,
           service: o.service,
         })),
       ),

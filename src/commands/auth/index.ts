@@ -47,7 +47,7 @@ export function register(program: Command, ctx: Context): void {
       .command('token')
       .description('print a valid OAuth access token for scripts (refreshed first when less than 5 minutes remain); --json adds expiry and scopes')
       .option('--account <account>', 'a signed-in account other than the active one')
-      .action(lazyAction(ctx, () => import('./token.js'), (_a, o) => ({ account: o.account as string | undefined }))),
+      .action(lazyAction(ctx, () => import('./token.js'), (_a, o) => ({ account: o.account }))),
     'curl -H "Authorization: Bearer $(opsctl auth token)" "$API/media/v3/channels?part=id&mine=true"',
     'opsctl auth token --account bob@example.com --json',
   );
@@ -63,11 +63,11 @@ export function register(program: Command, ctx: Context): void {
       .option('--insecure-storage', 'keep the tokens in the 0600 credential file, not the OS keyring')
       .action(
         lazyAction(ctx, () => import('./refresh.js'), (_a, o) => ({
-          scopes: o.scopes as string[],
-          account: o.account as string | undefined,
+          scopes: o.scopes,
+          account: o.account,
           browser: o.browser !== false,
           timeout: String(o.timeout),
-          consentAs: o.consentAs as string | undefined,
+          consentAs: o.consentAs,
           insecureStorage: o.insecureStorage ? true : undefined,
         })),
       ),

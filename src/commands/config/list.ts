@@ -8,7 +8,7 @@ export async function run(_opts: unknown, ctx: Context): Promise<CommandResult> 
   const [{ moveClientSecretsOutOfConfig, clientSecretStatus }] = await Promise.all([import('../../auth/client-secret.js')]);
   await moveClientSecretsOutOfConfig(ctx);
   const profiles = config.profiles();
-  const all = await (await ctx.credentials()).read().catch(() => ({}) as Record<string, unknown>);
+  const all = await (await ctx.credentials()).read().catch(() => ({}));
   const names = [...new Set([EMBEDDED_PROFILE, ...Object.keys(profiles), ...Object.keys(all).sort()])];
   const secrets = new Map<string, string>();
   for (const name of names) {
@@ -17,7 +17,7 @@ export async function run(_opts: unknown, ctx: Context): Promise<CommandResult> 
     if (status) secrets.set(name, status);
   }
   const rows = names.flatMap((profile) => {
-    const entries: Array<[string, string]> = Object.entries(profiles[profile] ?? {}).filter(([k]) => k !== 'client_secret') as Array<[string, string]>;
+    const entries: Array<[string, string]> = Object.entries<string>(profiles[profile] ?? {}).filter(([k]) => k !== 'client_secret');
     const secret = secrets.get(profile);
     if (secret) entries.push(['client_secret', secret]);
     if (entries.length === 0 && profile !== EMBEDDED_PROFILE && !Object.prototype.hasOwnProperty.call(profiles, profile)) return [];

@@ -33,11 +33,18 @@ permissions:
 `;
 
 /** The tour, one section per job. Each feature adds its own section here. */
+/** The value at `path` in the JSON a step printed, as text (a later step's argument). */
+function captured(out: string, ...path: (string | number)[]): string {
+  let value: unknown = JSON.parse(out);
+  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined;
+  return String(value);
+}
+
 export const DEMO_SECTIONS: DemoSection[] = [
   {
     job: 'tracker labels over HTTP against the embedded mock',
     steps: [
-      { title: 'create a label', argv: ['tracker', 'labels', 'create', '--name', 'demo-bug', '--color', '#d73a4a', '--description', 'Something is broken', '--json=id,name,color'], capture: (out, v) => void (v.labelId = String(JSON.parse(out).id)) },
+      { title: 'create a label', argv: ['tracker', 'labels', 'create', '--name', 'demo-bug', '--color', '#d73a4a', '--description', 'Something is broken', '--json=id,name,color'], capture: (out, v) => void (v.labelId = captured(out, 'id')) },
       { title: 'create another', argv: ['tracker', 'labels', 'create', '--name', 'demo-feature', '--color', '#0e8a16'] },
       { title: 'list them (TSV when piped)', argv: ['tracker', 'labels', 'list'] },
       { title: 'rename and archive the first', argv: (v) => ['tracker', 'labels', 'update', v.labelId, '--name', 'demo-defect', '--archived'] },
@@ -64,7 +71,7 @@ export const DEMO_SECTIONS: DemoSection[] = [
         argv: ['tracker', 'labels', 'apply', '-f', '-'],
         stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
       },
-      { title: 'create an epic', argv: ['tracker', 'epics', 'create', '--name', 'Demo launch', '--state', 'in progress', '--json=id,name,state'], capture: (out, v) => void (v.epicId = String(JSON.parse(out).id)) },
+      { title: 'create an epic', argv: ['tracker', 'epics', 'create', '--name', 'Demo launch', '--state', 'in progress', '--json=id,name,state'], capture: (out, v) => void (v.epicId = captured(out, 'id')) },
       { title: 'comment on it', argv: (v) => ['tracker', 'epics', 'comment-add', v.epicId, '--text', 'Kick-off on Monday', '--json=id,text'] },
       { title: 'create a story in the epic', argv: (v) => ['tracker', 'stories', 'create', '--name', 'Demo launch checklist', '--epic-id', v.epicId, '--estimate', '2', '--json=id,name,epic_id'] },
       { title: 'search stories (every page with --all)', argv: ['tracker', 'search', 'stories', '--query', 'demo launch', '--all', '--json=id,name,epic_id'] },
@@ -74,21 +81,20 @@ export const DEMO_SECTIONS: DemoSection[] = [
   {
     job: 'tracker: a story moves through its workflow, and the label stats follow',
     steps: [
-      { title: 'the story workflow and its states', argv: ['tracker', 'workflows', 'list', '--json=id,name,default_state_id'], capture: (out, v) => void (v.workflowId = String(JSON.parse(out)[0].id)) },
+      { title: 'the story workflow and its states', argv: ['tracker', 'workflows', 'list', '--json=id,name,default_state_id'], capture: (out, v) => void (v.workflowId = captured(out, 0, 'id')) },
       { title: 'its states, with how many stories each holds', argv: (v) => ['tracker', 'workflows', 'states', v.workflowId] },
       {
         title: 'create a 3-point story with the label demo-flow (the full Story comes back)',
         argv: ['tracker', 'stories', 'create', '--data', '{"name":"Demo: ship the search box","estimate":3,"labels":[{"name":"demo-flow","color":"#1d76db"}]}', '--json=id,name,workflow_state_id,started,completed,labels'],
         capture: (out, v) => {
-          const s = JSON.parse(out);
-          v.storyId = String(s.id);
-          v.flowLabelId = String(s.labels[0].id);
+          v.storyId = captured(out, 'id');
+          v.flowLabelId = captured(out, 'labels', 0, 'id');
         },
       },
       { title: 'demo-flow counts it as unstarted', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
       { title: 'move it by state name', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'In Progress', '--json=id,workflow_state_id,started,started_at'] },
       { title: 'demo-flow now counts it (and its 3 points) in progress', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
-      { title: 'a checklist: add a task and tick it', argv: (v) => ['tracker', 'stories', 'task-add', v.storyId, '--description', 'Write the test', '--json=id,description,complete'], capture: (out, v) => void (v.taskId = String(JSON.parse(out).id)) },
+      { title: 'a checklist: add a task and tick it', argv: (v) => ['tracker', 'stories', 'task-add', v.storyId, '--description', 'Write the test', '--json=id,description,complete'], capture: (out, v) => void (v.taskId = captured(out, 'id')) },
       { title: 'tick it', argv: (v) => ['tracker', 'stories', 'task-check', v.storyId, v.taskId, '--json=id,complete,completed_at'] },
       { title: 'an unknown state is refused, listing the choices (exit 2, nothing sent)', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'Shipped'], expect: [2] },
       { title: 'finish it', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'done', '--json=id,started,completed,completed_at,cycle_time'] },

@@ -40,7 +40,11 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['DBUS_SESSION_BUS_ADDRESS', 'on Linux, the D-Bus session of the Secret Service (OS keyring) that keeps tokens and the client secret; without it they go to the 0600 credential file, said once'],
 ];
 
-export async function run(opts: HelpOptions, ctx: Context): Promise<CommandResult> {
+export function run(opts: HelpOptions, ctx: Context): Promise<CommandResult> {
+  return Promise.resolve().then(() => topic(opts, ctx));
+}
+
+function topic(opts: HelpOptions, ctx: Context): CommandResult {
   const [first] = opts.topic;
   if (first === 'exit-codes') {
     return {

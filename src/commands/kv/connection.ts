@@ -33,7 +33,7 @@ export async function resolveConnection(ctx: Context, f: ConnectionFlags, file?:
   const base = file ? dirname(file.path) : ctx.cwd;
   const pick = (flag: string | undefined, envName: string, fromFile: string | undefined, name: string): { path: string; from: string } | undefined => {
     if (flag) return { path: resolve(ctx.cwd, flag), from: `--${name}` };
-    if (env[envName]) return { path: resolve(ctx.cwd, env[envName]!), from: envName };
+    if (env[envName]) return { path: resolve(ctx.cwd, env[envName]), from: envName };
     if (fromFile) return { path: resolve(base, fromFile), from: `tls.${name} in ${file!.path}` };
     return undefined;
   };

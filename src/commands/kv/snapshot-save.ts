@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
@@ -23,7 +23,6 @@ export interface SnapshotSaveOptions extends ClusterFlags, TimeoutFlags {
  */
 export async function checkTarget(file: string, force: boolean): Promise<void> {
   const { stat } = await import('node:fs/promises');
-  const { dirname } = await import('node:path');
   const dir = dirname(file);
   const dirStat = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
   if (dirStat instanceof Error) {
@@ -69,7 +68,7 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   const before = (await c.status()).revision;
   const snap = await saveSnapshot({
     endpoint,
-    session: session!,
+    session: session,
     file: target,
     timeoutMs: t.snapshotMs,
     etcdctl: opts.via === 'etcdctl' || (opts.via === 'auto' && real) ? etcdctl : undefined,

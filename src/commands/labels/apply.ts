@@ -133,7 +133,7 @@ function removalsOf(p: LabelPlan, many: boolean): string[] {
   return [
     ...p.plan.revoke.map((x) => `permission ${principalKey(x)} (${x.role})${of}`),
     ...p.plan.requests.flatMap((r) =>
-      r.deleteField ? [`field ${r.deleteField.id}${of}`] : r.deleteSelectionChoice ? [`choice ${r.deleteSelectionChoice.id} of field ${r.deleteSelectionChoice.fieldId}${of}`] : [],
+      r.deleteField ? [`field ${String(r.deleteField.id)}${of}`] : r.deleteSelectionChoice ? [`choice ${String(r.deleteSelectionChoice.id)} of field ${String(r.deleteSelectionChoice.fieldId)}${of}`] : [],
     ),
   ];
 }

@@ -35,7 +35,7 @@ export async function run(opts: ExportOptions, ctx: Context): Promise<CommandRes
       if (!(err instanceof ApiError && (err.status === 403 || err.status === 404))) throw err;
       ctx.io.warn(`labels/${label.id}: permissions left out (${err.message}); apply will leave them as they are`);
     }
-    files.push(labelToFile(label as unknown as Record<string, unknown>, { ids: false, permissions }));
+    files.push(labelToFile(label, { ids: false, permissions }));
   }
   const data = opts.label ? files[0] : files;
   const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
-import { COPY_MODES, DATE_FORMATS, FIELD_TYPES, LABEL_TYPES, ROLES } from '../../labels/schema.js';
+import { COPY_MODES, FIELD_TYPES, LABEL_TYPES, ROLES } from '../../labels/schema.js';
 
 const ROLE_CHOICES = [...ROLES];
 /** `ALWAYS_COPY` → `always-copy`, as the CLI spells enum values. */
@@ -124,7 +124,7 @@ function registerFields(labels: Command, ctx: Context): void {
     .option('--list [maxEntries]', 'a selection or user field that holds a list')
     .addOption(new Option('--date-format <format>', 'date display').choices(['LONG_DATE', 'SHORT_DATE']))
     .option('--before <field>', 'insert before this field (id or name)');
-  add.action(lazyAction(ctx, () => import('./fields-add.js'), ([label], o) => ({ label, ...o })));
+  add.action(lazyAction(ctx, () => import('./fields-add.js'), ([label], o) => ({ ...o, label })));
   examples(add, 'opsctl labels fields add 0a1b2c --name Level --type selection --choices Low,High');
   const update = admin(fields.command(`update ${LABEL_ARG} <field>`))
     .description('rename, (un)require or move a field')
@@ -132,14 +132,14 @@ function registerFields(labels: Command, ctx: Context): void {
     .option('--required', 'mark it required')
     .option('--no-required', 'mark it optional')
     .option('--before <field>', 'move before this field ("" moves it to the end)');
-  update.action(lazyAction(ctx, () => import('./fields-update.js'), ([label, field], o) => ({ label, field, ...o })));
+  update.action(lazyAction(ctx, () => import('./fields-update.js'), ([label, field], o) => ({ ...o, label, field })));
   examples(update, 'opsctl labels fields update 0a1b2c Level --name Sensitivity --required');
   const fieldVerbs = { enable: () => import('./fields-enable.js'), disable: () => import('./fields-disable.js'), delete: () => import('./fields-delete.js') };
   for (const v of ['enable', 'disable', 'delete'] as const) {
     const cmd = admin(fields.command(`${v} ${LABEL_ARG} <field>`)).description(`${v} a field${v === 'delete' ? ` (a published one must be disabled first; ${CONFIRM_HELP})` : ''}`);
     if (v === 'delete') dryRun(cmd);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
-    cmd.action(lazyAction(ctx, fieldVerbs[v], ([label, field], o) => ({ label, field, ...o })));
+    cmd.action(lazyAction(ctx, fieldVerbs[v], ([label, field], o) => ({ ...o, label, field })));
     examples(cmd, `opsctl labels fields ${v} 0a1b2c Level`);
   }
 }
@@ -151,21 +151,21 @@ function registerChoices(labels: Command, ctx: Context): void {
     .requiredOption('--name <text>', 'the display name')
     .option('--description <text>', 'a description')
     .option('--before <choice>', 'insert before this choice (id or name)');
-  add.action(lazyAction(ctx, () => import('./choices-add.js'), ([label, field], o) => ({ label, field, ...o })));
+  add.action(lazyAction(ctx, () => import('./choices-add.js'), ([label, field], o) => ({ ...o, label, field })));
   examples(add, 'opsctl labels choices add 0a1b2c Level --name Medium --before High');
   const update = admin(choices.command(`update ${LABEL_ARG} <field> <choice>`))
     .description('rename, describe or move a choice')
     .option('--name <text>', 'the new display name')
     .option('--description <text>', 'the description ("" clears it)')
     .option('--before <choice>', 'move before this choice ("" moves it to the end)');
-  update.action(lazyAction(ctx, () => import('./choices-update.js'), ([label, field, choice], o) => ({ label, field, choice, ...o })));
+  update.action(lazyAction(ctx, () => import('./choices-update.js'), ([label, field, choice], o) => ({ ...o, label, field, choice })));
   examples(update, 'opsctl labels choices update 0a1b2c Level Low --name Minor');
   const choiceVerbs = { enable: () => import('./choices-enable.js'), disable: () => import('./choices-disable.js'), delete: () => import('./choices-delete.js') };
   for (const v of ['enable', 'disable', 'delete'] as const) {
     const cmd = admin(choices.command(`${v} ${LABEL_ARG} <field> <choice>`)).description(`${v} a choice${v === 'delete' ? ` (a published one must be disabled first; ${CONFIRM_HELP})` : ''}`);
     if (v === 'delete') dryRun(cmd);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
-    cmd.action(lazyAction(ctx, choiceVerbs[v], ([label, field, choice], o) => ({ label, field, choice, ...o })));
+    cmd.action(lazyAction(ctx, choiceVerbs[v], ([label, field, choice], o) => ({ ...o, label, field, choice })));
     examples(cmd, `opsctl labels choices ${v} 0a1b2c Level Low`);
   }
 }

@@ -20,12 +20,12 @@ export function register(program: Command, ctx: Context): void {
       )
       .action(
         lazyAction(ctx, () => import('./login.js'), (_a, o) => ({
-          scopes: o.scopes as string[] | undefined,
-          loginHint: o.loginHint as string | undefined,
+          scopes: o.scopes,
+          loginHint: o.loginHint,
           browser: o.browser !== false,
           timeout: String(o.timeout),
-          port: o.port as string | undefined,
-          consentAs: o.consentAs as string | undefined,
+          port: o.port,
+          consentAs: o.consentAs,
           insecureStorage: Boolean(o.insecureStorage),
         })),
       ),

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
+import type { FieldFlags } from './clients-shared.js';
 
 const TYPES = ['desktop', 'universal_desktop', 'mobile_a', 'mobile_b', 'extension'];
 const ID = '<client_id>';
@@ -17,7 +18,7 @@ function fieldFlags(cmd: Command): Command {
     .option('--item-id <id>', 'extension: the store item ID (32 letters a-p)');
 }
 
-const fields = (o: Record<string, any>) => ({
+const fields = (o: FieldFlags): FieldFlags => ({
   name: o.name,
   packageName: o.packageName,
   sha1Fingerprint: o.sha1Fingerprint,

@@ -71,7 +71,22 @@ export function onOff(flag: string, value: string | undefined): boolean | undefi
   throw new ValidationError(flag, `"${value}" is not on or off`);
 }
 
-export const CLIENT_COLUMNS: Column[] = [
+/** A client as the console API lists it: the fields its table reads. */
+export interface ClientRow {
+  type?: string;
+  status?: string;
+  deleted_by?: string;
+  restorable_until?: string;
+  package_name?: string;
+  custom_scheme_enabled?: boolean;
+  ownership?: { state?: string };
+  bundle_id?: string;
+  integrity?: { effective?: string; pending?: { to?: string } };
+  store_id?: string;
+  item_id?: string;
+}
+
+export const CLIENT_COLUMNS: Column<ClientRow>[] = [
   { key: 'client_id', header: 'client id' },
   { key: 'type' },
   { key: 'name' },
@@ -80,7 +95,7 @@ export const CLIENT_COLUMNS: Column[] = [
 ];
 
 /** The one type-specific fact worth a column. */
-function clientDetail(c: Record<string, any>): string {
+function clientDetail(c: ClientRow): string {
   if (c.status !== 'active') return `deleted ${c.deleted_by ?? ''} ${c.status === 'deleted' ? `(restorable until ${c.restorable_until})` : '(beyond restore)'}`.replace(/\s+/g, ' ');
   if (c.type === 'mobile_a') return `${c.package_name} custom-scheme:${c.custom_scheme_enabled ? 'on' : 'off'} ownership:${c.ownership?.state}`;
   if (c.type === 'mobile_b') return `${c.bundle_id} integrity:${c.integrity?.effective}${c.integrity?.pending ? `→${c.integrity.pending.to}` : ''}`;

@@ -3,7 +3,13 @@ import { ValidationError } from '../../core/errors.js';
 import type { Column, CommandResult } from '../../core/output.js';
 import { ADMIN, consoleApi } from './clients-shared.js';
 
-export const EVENT_COLUMNS: Column[] = [
+/** A security event as the console API lists it: the fields its table reads. */
+interface EventRow {
+  last_error?: string | null;
+  last_status?: number | null;
+}
+
+export const EVENT_COLUMNS: Column<EventRow>[] = [
   { key: 'jti' },
   { key: 'event' },
   { key: 'subject' },

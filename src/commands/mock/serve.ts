@@ -7,6 +7,7 @@ import { parseRate } from '../../core/pacer.js';
 import { isLoopbackHost } from '../../core/redact.js';
 import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
 import type { MockServer } from '../../mock/server.js';
+import { sliceField, stateTrackerToken } from '../../mock/store.js';
 import type { MockServiceOptions } from '../../mock/service.js';
 
 export interface ServeOptions {
@@ -79,7 +80,7 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     oauth_client_id: DEFAULT_CLIENT_ID,
     state: opts.memory ? 'memory' : state,
     test_knobs: opts.test,
-    tracker_entitlements: await server.store.read((s) => ({ ...(s.tracker.entitlements as Record<string, number>) })),
+    tracker_entitlements: await server.store.read((s) => ({ ...(sliceField(s, 'tracker', 'entitlements') as Record<string, number> | undefined) })),
   };
   if (offLoopback) ctx.io.warn(`listening on ${opts.host} (--expose-admin): anyone who can reach ${server.url} can use ${exposedAdmin(opts.test)}, with no authentication`);
   if (ctx.jsonOutput) ctx.io.out(JSON.stringify(info));
@@ -148,7 +149,7 @@ async function start(opts: ServeOptions, port: number, state: string, options: M
     // Loaded at once: security events still queued in the state are delivered in the background.
     await server.service('oauth');
     await server.service('tracker');
-    return { server, token: await server.store.read((s) => s.tracker.token as string) };
+    return { server, token: await server.store.read(stateTrackerToken) };
   } catch (err) {
     await server.close();
     throw err;

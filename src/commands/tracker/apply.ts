@@ -52,7 +52,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   }
 
   const client = await trackerClient(ctx, spec);
-  const current = await client.list<Record<string, any>>(spec);
+  const current = await client.list(spec);
   const plan = planApply(current, found.items, { key, fields, createOnly, prune: opts.prune });
   const todo = writes(plan);
   if (!ctx.jsonOutput) printPlan(ctx, plan, spec.name);

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { buildBody, readDataFlag } from '../../tracker/input.js';
+import { idOf } from '../../tracker/client.js';
 import { columns, resource, trackerClient } from './shared.js';
 
 export interface CreateOptions {
@@ -13,7 +14,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<CommandRes
   const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
   const client = await trackerClient(ctx, spec);
   const body = await buildBody(spec, 'create', opts.flags, data, client.names);
-  const res = await client.http.request<any>({ method: 'POST', path: client.path(spec), json: body });
+  const res = await client.http.request<unknown>({ method: 'POST', path: client.path(spec), json: body });
   if (res.status === 204 || res.data === undefined || res.data === null || res.data === '') {
     // created with no body (the webhook integration): the id comes from Location when the server sends one
     const location = [res.headers.location].flat()[0];
@@ -29,5 +30,5 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<CommandRes
     };
   }
   // A person sees the list columns of what was made (the full record with --json or `get`).
-  return { data: res.data, columns: columns(spec.columns), message: `created ${spec.singular} ${res.data?.id ?? ''}`.trim() };
+  return { data: res.data, columns: columns(spec.columns), message: `created ${spec.singular} ${idOf(res.data)}`.trim() };
 }

@@ -51,7 +51,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
 
   if (extra.method === 'GET' && extra.result === 'list' && !extra.pick) {
     const paging = pageFlags(opts.flags);
-    const progress = paging.all ? await ctx.io.progress(`fetching ${spec.name} ${extra.name}`) : undefined;
+    const progress = paging.all ? ctx.io.progress(`fetching ${spec.name} ${extra.name}`) : undefined;
     const got = await fetchList(http, full, query, extra.paging, {
       ...paging,
       onPage: (n, total) => progress?.update(`fetched ${n}${total !== undefined ? ` of ${total}` : ''}`),

@@ -75,7 +75,7 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
   }
 
   const signal = await handleInterrupts(ctx);
-  const progress = await ctx.io.progress(`creating ${plural(plan.create.length, 'story', 'stories')}`);
+  const progress = ctx.io.progress(`creating ${plural(plan.create.length, 'story', 'stories')}`);
   const created: number[] = [];
   for (const [n, batch] of batches.entries()) {
     if (signal.aborted) break;
@@ -105,7 +105,7 @@ async function parse(text: string, format: string, file: string): Promise<unknow
   try {
     if (format === 'csv') {
       const { parse: parseCsv } = await import('csv-parse/sync');
-      return csvRecords(parseCsv(text, { columns: true, skip_empty_lines: true, trim: false, bom: true }) as Array<Record<string, string>>);
+      return csvRecords(parseCsv<Record<string, string>>(text, { columns: true, skip_empty_lines: true, trim: false, bom: true }));
     }
     if (format === 'json') return JSON.parse(text);
     const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };

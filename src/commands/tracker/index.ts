@@ -105,7 +105,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
   if (extra.handler === 'upload') {
     const cmd = noun.command('upload <files...>').description(extra.description);
     cmd.option('--story <id>', 'attach the files to this story');
-    cmd.action(lazyAction(ctx, () => import('./upload.js'), ([files], o) => ({ files: files as unknown as string[], story: o.story as string | undefined })));
+    cmd.action(lazyAction(ctx, () => import('./upload.js'), ([files], o) => ({ files: files as unknown as string[], story: o.story })));
     if (extra.example) examples(cmd, extra.example);
     return;
   }
@@ -114,7 +114,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     cmd.requiredOption('-f, --file <path|->', 'the desired state: a YAML or JSON file (- reads stdin)');
     cmd.option('--dry-run', 'print the plan and send nothing');
     cmd.option('--prune', `delete ${spec.name} that the file does not list (${CONFIRM_HELP})`);
-    cmd.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ resource, file: o.file as string, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune) })));
+    cmd.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ resource, file: o.file, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune) })));
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
     return;
   }
@@ -127,14 +127,14 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
   if (extra.handler === 'key-results') {
     const cmd = noun.command('list').alias('ls').description(extra.description);
     cmd.requiredOption('--objective <name|id>', 'the objective, by its exact name (any case) or id');
-    cmd.action(lazyAction(ctx, () => import('./key-results.js'), (_a, o) => ({ objective: o.objective as string })));
+    cmd.action(lazyAction(ctx, () => import('./key-results.js'), (_a, o) => ({ objective: o.objective })));
     if (extra.example) examples(cmd, extra.example);
     return;
   }
   if (extra.handler === 'move') {
     const cmd = noun.command('move <story-id>').description(extra.description);
     cmd.requiredOption('--state <name>', 'the workflow state, by its exact name (any case) or its id');
-    cmd.action(lazyAction(ctx, () => import('./move.js'), ([id], o) => ({ id, state: o.state as string })));
+    cmd.action(lazyAction(ctx, () => import('./move.js'), ([id], o) => ({ id, state: o.state })));
     if (extra.example) examples(cmd, extra.example);
     return;
   }
@@ -143,7 +143,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     cmd.requiredOption('-f, --file <path|->', 'stories as YAML, JSON or CSV (- reads stdin; CSV needs --format csv)');
     cmd.option('--format <format>', 'yaml, json or csv (default: from the file name)');
     cmd.option('--dry-run', 'print the plan and send nothing');
-    cmd.action(lazyAction(ctx, () => import('./import.js'), (_a, o) => ({ file: o.file as string, format: o.format as string | undefined, dryRun: Boolean(o.dryRun) })));
+    cmd.action(lazyAction(ctx, () => import('./import.js'), (_a, o) => ({ file: o.file, format: o.format, dryRun: Boolean(o.dryRun) })));
     if (extra.example) examples(cmd, extra.example, 'opsctl tracker stories import -f stories.yaml');
     return;
   }

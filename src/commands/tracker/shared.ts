@@ -17,14 +17,15 @@ export function resource(name: string): ResourceSpec {
 
 /** Table columns; `a.b` reads a nested field. */
 export function columns(keys: readonly string[]): Column[] {
-  return keys.map((key) => (key.includes('.') ? { key, get: (row: any) => key.split('.').reduce((v, k) => v?.[k], row) } : { key }));
+  return keys.map((key) => (key.includes('.') ? { key, get: (row: unknown) => key.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), row) } : { key }));
 }
 
 /** `--all` / `--limit N` from commander's options. */
 export function pageFlags(flags: Record<string, unknown>): { all: boolean; limit?: number } {
   const raw = flags.limit;
   if (raw === undefined) return { all: Boolean(flags.all) };
-  if (!/^\d+$/.test(String(raw)) || Number(raw) < 1) throw new ValidationError('--limit', `"${String(raw)}" is not a positive integer`, 'give a number such as --limit 50, or --all');
+  const text = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : JSON.stringify(raw);
+  if (!/^\d+$/.test(text) || Number(raw) < 1) throw new ValidationError('--limit', `"${text}" is not a positive integer`, 'give a number such as --limit 50, or --all');
   if (flags.all) throw new UsageError('--all and --limit cannot be used together', { hint: 'use --all for everything, or --limit N for at most N records' });
   return { all: false, limit: Number(raw) };
 }
@@ -33,7 +34,7 @@ export function pageFlags(flags: Record<string, unknown>): { all: boolean; limit
  * Takes over Ctrl-C/SIGTERM for a long verb (it watches `ctx.abort.signal`); the context's cleanup
  * destroys the connection pool after an interrupt, so a request in flight does not hold the exit.
  */
-export async function handleInterrupts(ctx: Context): Promise<AbortSignal> {
+export function handleInterrupts(ctx: Context): Promise<AbortSignal> {
   ctx.handlesInterrupt = true;
-  return ctx.abort.signal;
+  return Promise.resolve(ctx.abort.signal);
 }

@@ -46,12 +46,13 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   // the FormData of the undici that sends it (Node's global one belongs to Node's own copy of undici);
   // its own module, as undici-lite does, and CommonJS: the bundle may hand the exports back as `default`
   // @ts-expect-error undici ships no declarations for its internal modules
-  const mod = await import('undici/lib/web/fetch/formdata.js');
-  const FormData = (mod.FormData ?? mod.default.FormData) as typeof import('undici').FormData;
+  const mod = (await import('undici/lib/web/fetch/formdata.js')) as { FormData?: typeof import('undici').FormData; default?: { FormData?: typeof import('undici').FormData } };
+  const FormData = mod.FormData ?? mod.default?.FormData;
+  if (!FormData) throw new Error('undici/lib/web/fetch/formdata.js exports no FormData');
 
-  const queue = planBatches(local.map((f) => f.size), limit).map((batch) => batch.map((i) => local[i]!));
+  const queue = planBatches(local.map((f) => f.size), limit).map((batch) => batch.map((i) => local[i]));
   const uploaded: Array<Record<string, unknown>> = [];
-  const progress = queue.length > 1 ? await ctx.io.progress(`uploading ${local.length} files in ${queue.length} requests`) : undefined;
+  const progress = queue.length > 1 ? ctx.io.progress(`uploading ${local.length} files in ${queue.length} requests`) : undefined;
   // Ctrl-C (or SIGTERM) between or during batches: report what is uploaded and what to upload again
   const signal = await handleInterrupts(ctx);
   const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
@@ -59,7 +60,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   const rest = () => queue.flat().map((f) => f.arg).join(' ');
 
   while (queue.length > 0) {
-    const batch = queue[0]!;
+    const batch = queue[0];
     if (signal.aborted) throw interrupted(false);
     const form = new FormData();
     if (opts.story !== undefined) form.append('story_id', opts.story);
@@ -97,7 +98,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   function failed(err: Error, batch: LocalFile[]): OpsError {
     const tooLarge = err instanceof ApiError && err.status === 413;
     const why = tooLarge
-      ? `${batch[0]!.arg} (${formatSize(batch[0]!.size)}) is larger than the server takes in one request: ${err.message}`
+      ? `${batch[0].arg} (${formatSize(batch[0].size)}) is larger than the server takes in one request: ${err.message}`
       : err.message;
     // a server that closes the connection on a body it will not take shows up as a broken pipe
     const cutOff = err instanceof NetworkError && /EPIPE|ECONNRESET|other side closed/i.test(err.message);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { MemberSpec, SandboxSpec } from '../cluster.js';
 import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
 import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData, type RestoreRequest } from '../restore-data.js';
+import { promised } from '../../core/promised.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -70,6 +71,7 @@ export function pidAlive(pid: number, m: MemberSpec): boolean {
 }
 
 /** Processes this machine starts: the sandbox. Each member has a PID file, a data dir and a binary. */
+
 export class LocalDriver implements MemberDriver {
   readonly type = 'local';
 
@@ -84,22 +86,28 @@ export class LocalDriver implements MemberDriver {
     return this.sandbox.members.find((x) => x.name === m.name) ?? m;
   }
 
-  async isRunning(m: MemberSpec): Promise<boolean> {
-    const s = this.spec(m);
-    const pid = readPid(s);
-    return pid !== undefined && pidAlive(pid, s);
+  isRunning(m: MemberSpec): Promise<boolean> {
+    return promised(() => {
+      const s = this.spec(m);
+      const pid = readPid(s);
+      return pid !== undefined && pidAlive(pid, s);
+    });
   }
 
-  async stop(m: MemberSpec): Promise<void> {
-    const s = this.spec(m);
-    const pid = readPid(s);
-    if (pid !== undefined && pidAlive(pid, s)) process.kill(pid, 'SIGTERM');
+  stop(m: MemberSpec): Promise<void> {
+    return promised(() => {
+      const s = this.spec(m);
+      const pid = readPid(s);
+      if (pid !== undefined && pidAlive(pid, s)) process.kill(pid, 'SIGTERM');
+    });
   }
 
-  async kill(m: MemberSpec): Promise<void> {
-    const s = this.spec(m);
-    const pid = readPid(s);
-    if (pid !== undefined && pidAlive(pid, s)) process.kill(pid, 'SIGKILL');
+  kill(m: MemberSpec): Promise<void> {
+    return promised(() => {
+      const s = this.spec(m);
+      const pid = readPid(s);
+      if (pid !== undefined && pidAlive(pid, s)) process.kill(pid, 'SIGKILL');
+    });
   }
 
   current(m: MemberSpec): MemberTarget | undefined {
@@ -107,42 +115,52 @@ export class LocalDriver implements MemberDriver {
     return { version: s.version ?? '', binDir: s.binDir };
   }
 
-  async v2DataBytes(m: MemberSpec): Promise<number | undefined> {
-    const dir = join(this.spec(m).dataDir ?? '', 'member', 'snap');
-    if (!existsSync(dir)) return 0;
-    return readdirSync(dir)
-      .filter((f) => f.endsWith('.snap'))
-      .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+  v2DataBytes(m: MemberSpec): Promise<number | undefined> {
+    return promised(() => {
+      const dir = join(this.spec(m).dataDir ?? '', 'member', 'snap');
+      if (!existsSync(dir)) return 0;
+      return readdirSync(dir)
+        .filter((f) => f.endsWith('.snap'))
+        .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+    });
   }
 
-  async dataLayout(m: MemberSpec): Promise<DataLayout> {
-    const dir = this.spec(m).dataDir ?? '';
-    return { dir, exists: existsSync(join(dir, 'member')), wal: existsSync(join(dir, 'member', 'wal')), db: existsSync(join(dir, 'member', 'snap', 'db')) };
+  dataLayout(m: MemberSpec): Promise<DataLayout> {
+    return promised(() => {
+      const dir = this.spec(m).dataDir ?? '';
+      return { dir, exists: existsSync(join(dir, 'member')), wal: existsSync(join(dir, 'member', 'wal')), db: existsSync(join(dir, 'member', 'snap', 'db')) };
+    });
   }
 
-  async backupDataDir(m: MemberSpec, dest: string): Promise<string> {
-    const src = this.spec(m).dataDir!;
-    // Synchronous copy: the member is stopped and nothing else runs meanwhile; fs.promises.cp
-    // makes a thread-pool round trip per file and per stat, several times slower for a small dir.
-    rmSync(dest, { recursive: true, force: true });
-    cpSync(src, dest, { recursive: true });
-    return `${dirBytes(dest)} bytes copied to ${dest}`;
+  backupDataDir(m: MemberSpec, dest: string): Promise<string> {
+    return promised(() => {
+      const src = this.spec(m).dataDir!;
+      // Synchronous copy: the member is stopped and nothing else runs meanwhile; fs.promises.cp
+      // makes a thread-pool round trip per file and per stat, several times slower for a small dir.
+      rmSync(dest, { recursive: true, force: true });
+      cpSync(src, dest, { recursive: true });
+      return `${dirBytes(dest)} bytes copied to ${dest}`;
+    });
   }
 
-  async restoreBackup(m: MemberSpec, dest: string, run: string): Promise<string> {
-    const dir = this.spec(m).dataDir!;
-    const failed = `${dir}.failed-${run}`;
-    rmSync(failed, { recursive: true, force: true });
-    if (existsSync(dir)) renameSync(dir, failed);
-    cpSync(dest, dir, { recursive: true });
-    return `data dir restored from ${dest}, the failed one kept as ${failed}`;
+  restoreBackup(m: MemberSpec, dest: string, run: string): Promise<string> {
+    return promised(() => {
+      const dir = this.spec(m).dataDir!;
+      const failed = `${dir}.failed-${run}`;
+      rmSync(failed, { recursive: true, force: true });
+      if (existsSync(dir)) renameSync(dir, failed);
+      cpSync(dest, dir, { recursive: true });
+      return `data dir restored from ${dest}, the failed one kept as ${failed}`;
+    });
   }
 
   /** The member's config file (kv sandbox up writes one per member), for the 3.3 configuration check. */
-  async readConfig(m: MemberSpec): Promise<{ file: string; text: string } | undefined> {
-    const file = this.spec(m).configFile;
-    if (!file || !existsSync(file)) return undefined;
-    return { file, text: readFileSync(file, 'utf8') };
+  readConfig(m: MemberSpec): Promise<{ file: string; text: string } | undefined> {
+    return promised(() => {
+      const file = this.spec(m).configFile;
+      if (!file || !existsSync(file)) return undefined;
+      return { file, text: readFileSync(file, 'utf8') };
+    });
   }
 
   /** The argv that starts a member on `target`. */
@@ -213,17 +231,21 @@ export class LocalDriver implements MemberDriver {
     await this.save(this.sandbox);
   }
 
-  async checkRestore(m: MemberSpec): Promise<string> {
-    checkLocalDataDir(this.spec(m));
-    return `data dir ${this.spec(m).dataDir}`;
+  checkRestore(m: MemberSpec): Promise<string> {
+    return promised(() => {
+      checkLocalDataDir(this.spec(m));
+      return `data dir ${this.spec(m).dataDir}`;
+    });
   }
 
   async prepareRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {
     await stageLocalData(this.sandbox, this.spec(m), r, this.exec);
   }
 
-  async abandonRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {
-    dropStaged(this.spec(m), r.run);
+  abandonRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {
+    return promised(() => {
+      dropStaged(this.spec(m), r.run);
+    });
   }
 
   async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {

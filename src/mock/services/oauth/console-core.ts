@@ -42,7 +42,7 @@ export const DAY_MS = 24 * 3600 * 1000;
 export const DEFAULT_UNUSED_CLIENT_DAYS = 180;
 
 export function consoleOptions(ctx: ServiceContext): ConsoleOptions {
-  return (ctx.options.oauth ?? {}) as ConsoleOptions;
+  return (ctx.options.oauth ?? {});
 }
 
 export function unusedDays(ctx: ServiceContext): number {

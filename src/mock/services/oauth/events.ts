@@ -174,7 +174,7 @@ export function deliveryView(d: Delivery, withSet = false): Record<string, unkno
 
 /** The /revoke endpoint's hook: a refresh token revoked there is a token-revoked event for its client's receivers. */
 export function refreshRevoked(s: MockState, token: string, iss: string, now: number): Delivery[] {
-  const rt = own(oauth(s).refreshTokens as Record<string, RefreshTokenRecord>, token);
+  const rt = own(oauth(s).refreshTokens, token);
   if (!rt) return [];
   return enqueueEvent(s, 'token-revoked', { sub: rt.sub, email: rt.email, token }, iss, now, rt.client_id);
 }
