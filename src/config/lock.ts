@@ -91,7 +91,8 @@ export async function lockFile(path: string, opts: FileLockOptions): Promise<() 
         continue;
       }
     }
-    const pid = owner ? (safeJson(owner)?.pid ?? '?') : '?';
+    const recorded = owner ? safeJson(owner)?.pid : undefined;
+    const pid = typeof recorded === 'number' ? String(recorded) : '?';
     // (A lock judged by its age is taken over within the grace: nothing to announce.)
     if (!told && holder === 'live' && Date.now() - started >= LOCK_WAIT_NOTICE_MS) {
       told = true;
@@ -121,7 +122,7 @@ function removeLockDir(dir: string, cb: (err: NodeJS.ErrnoException | null) => v
 function safeJson(s: string): { pid?: unknown; host?: unknown; start?: unknown } | undefined {
   try {
     const v = JSON.parse(s) as unknown;
-    return v && typeof v === 'object' ? (v as { pid?: unknown; host?: unknown; start?: unknown }) : undefined;
+    return v && typeof v === 'object' ? v : undefined;
   } catch {
     return undefined;
   }
@@ -132,7 +133,7 @@ function safeJson(s: string): { pid?: unknown; host?: unknown; start?: unknown }
  * `live`: it runs (or cannot be checked: another host), so it is waited for.
  * Otherwise why the holder is unknown: the lock is then judged by its age.
  */
-function judgeHolder(owner: string | undefined): 'dead' | 'live' | string {
+function judgeHolder(owner: string | undefined): string {
   if (owner === undefined) return 'its owner file is missing (a holder killed while taking it)';
   const o = safeJson(owner);
   if (!o || typeof o.pid !== 'number') return 'its owner file is unreadable';

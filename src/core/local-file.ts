@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { OpsError } from './errors.js';
+import { promised } from './promised.js';
 
 /**
  * The one way opsctl reads a local file (its config, credentials, the mock state, `-f` files, cluster
@@ -70,12 +71,12 @@ export function readLocalBytesSync(path: string, opts: LocalFileOptions): Buffer
 }
 
 /** Async wrapper (the reads are of a bounded regular file: nothing here can wait on another process). */
-export async function readLocalFile(path: string, opts: LocalFileOptions): Promise<string> {
-  return readLocalFileSync(path, opts);
+export function readLocalFile(path: string, opts: LocalFileOptions): Promise<string> {
+  return promised(() => readLocalFileSync(path, opts));
 }
 
-export async function readLocalBytes(path: string, opts: LocalFileOptions): Promise<Buffer> {
-  return readLocalBytesSync(path, opts);
+export function readLocalBytes(path: string, opts: LocalFileOptions): Promise<Buffer> {
+  return promised(() => readLocalBytesSync(path, opts));
 }
 
 function refuseIfNotRegular(path: string, st: Stats, opts: LocalFileOptions, max: number): void {
