@@ -129,14 +129,14 @@ export interface Epic extends Made, Mentions {
   planningtool_url: string | null;
   /** Never written by the mock; dropped from answers should an imported state carry it. */
   num_points?: number;
-  /** Computed on the way out (presentEpic), never stored: label stats read them from the store as they are. */
+  /** Computed on the way out (presentEpic) from the epic's workflow state, never stored. */
   started?: boolean;
   completed?: boolean;
 }
 
-export interface EpicComment extends Mentions {
+/** What an epic's and a story's comments share. */
+interface CommentBase extends Mentions {
   id: number;
-  epic_id: number;
   parent_id: number | null;
   app_url: string;
   author_id: string;
@@ -146,6 +146,10 @@ export interface EpicComment extends Mentions {
   entity_type: string;
   created_at: string;
   updated_at: string;
+}
+
+export interface EpicComment extends CommentBase {
+  epic_id: number;
 }
 
 /** An epic's health record. */
@@ -368,23 +372,13 @@ export interface Reaction {
   permission_ids: string[];
 }
 
-export interface StoryComment extends Mentions {
-  id: number;
+export interface StoryComment extends CommentBase {
   story_id: number;
-  parent_id: number | null;
-  app_url: string;
-  author_id: string;
-  text: string;
-  external_id: string | null;
-  deleted: boolean;
-  entity_type: string;
   linked_to_slack: boolean;
   blocker: boolean;
   unblocks_parent: boolean;
   position: number;
   reactions: Reaction[];
-  created_at: string;
-  updated_at: string;
 }
 
 export interface Task extends Mentions {
