@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import { type RealCluster, realCluster, watchDown, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until } from '../helpers/kv.js';
 import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
@@ -77,17 +77,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
   });
 
   it('cutting a member\'s link mid-upgrade halts with exit 3, never two members down; restored, a re-run finishes', async () => {
-    let maxDown = 0;
-    let checks = 0;
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        maxDown = Math.max(maxDown, c.members.filter((m) => !c.alive(m)).length);
-        checks++;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
-    try {
+    const { maxDown, checks } = await watchDown(c, async (seen) => {
       const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '3s', '--poll-interval', '100ms', '--healthy-timeout', '20s', '--json');
       // During the first member's settle: cut the link of a member not yet upgraded.
       await until(() => journal()?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 120_000, 'the first member settling');
@@ -98,7 +88,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       expect(r.exitCode, String(r.stderr)).toBe(3);
       expect(String(r.stderr)).toMatch(/upgrade halted at/);
       expect(String(r.stderr)).toContain(c.members[cut].name);
-      expect(maxDown).toBeLessThanOrEqual(1);
+      expect(seen.maxDown).toBeLessThanOrEqual(1);
       // Only the first member moved.
       hosts.restore(cut);
       // As an operator would: wait until the cluster is whole again (every member healthy, one leader).
@@ -122,11 +112,8 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       expect(v.every((x) => x.etcdcluster === '3.3.0')).toBe(true);
       const keys = await inHub(join(releases!.v33, 'etcdctl'), ['--endpoints', c.endpoints.join(','), '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, 'get', 'netns/', '--prefix', '--keys-only']);
       expect(String(keys.stdout).split('\n').filter(Boolean)).toHaveLength(20);
-    } finally {
-      watching = false;
-      await watcher;
-      process.stderr.write(`[kv netns e2e] process checks ${checks}, most members down at once ${maxDown}\n`);
-    }
+    });
+    process.stderr.write(`[kv netns e2e] process checks ${checks}, most members down at once ${maxDown}\n`);
     expect(maxDown).toBeLessThanOrEqual(1);
   }, 300_000);
 });

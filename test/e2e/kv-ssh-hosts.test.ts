@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { realCluster, type RealCluster, watchDown } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until } from '../helpers/kv.js';
 import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
@@ -54,25 +54,6 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
       ),
     );
   const etcdctl = (c: RealCluster, ...args: string[]) => inHub(join(releases!.v33, 'etcdctl'), ['--endpoints', c.endpoints.join(','), '--dial-timeout', '5s', ...args]);
-  /** Counts the most members down at once (their processes, by PID file) while `fn` runs. */
-  const watchDown = async <T>(c: RealCluster, fn: () => Promise<T>): Promise<{ result: T; maxDown: number; checks: number }> => {
-    let maxDown = 0;
-    let checks = 0;
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        maxDown = Math.max(maxDown, c.members.filter((m) => !c.alive(m)).length);
-        checks++;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
-    try {
-      return { result: await fn(), maxDown, checks };
-    } finally {
-      watching = false;
-      await watcher;
-    }
-  };
   const clusterFile = (name: string, c: RealCluster, driver: string[]) => {
     const file = join(cfg.dir, name);
     writeFileSync(file, ['members:', ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}", host: "${m.host}" }`), 'driver:', ...driver.map((l) => `  ${l}`), ''].join('\n'));

@@ -219,3 +219,25 @@ export function writeCommandClusterFile(file: string, c: RealCluster, o: { certs
   writeFileSync(file, lines.join('\n'));
   return file;
 }
+
+/**
+ * Counts the most members down at once (their processes, by PID file, every 20 ms) while `fn` runs;
+ * `seen` is live, so `fn` can check the count part-way.
+ */
+export async function watchDown<T>(c: RealCluster, fn: (seen: { maxDown: number; checks: number }) => Promise<T>): Promise<{ result: T; maxDown: number; checks: number }> {
+  const seen = { maxDown: 0, checks: 0 };
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      seen.maxDown = Math.max(seen.maxDown, c.members.filter((m) => !c.alive(m)).length);
+      seen.checks++;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  try {
+    return { result: await fn(seen), ...seen };
+  } finally {
+    watching = false;
+    await watcher;
+  }
+}
