@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import envPaths from 'env-paths';
 import { OpsError } from '../core/errors.js';
 
@@ -27,7 +27,6 @@ const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'EN
  */
 export async function ensurePrivateDir(dir: string): Promise<void> {
   const { mkdir, stat } = await import('node:fs/promises');
-  const { dirname, isAbsolute } = await import('node:path');
   if (!isAbsolute(dir)) {
     throw new OpsError(`opsctl's directory ${JSON.stringify(dir)} is not an absolute path (HOME or an XDG_* variable is empty or relative)`, 1, {
       code: 'config_dir',

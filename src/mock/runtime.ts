@@ -161,10 +161,10 @@ export class MockRuntime {
 
 /** Registers a service's on-demand routes (once); true when the service has any (now registered). */
 export async function addMoreRoutes(svc: LoadedService): Promise<boolean> {
-  const { moreRoutes } = svc.instance;
-  if (!moreRoutes) return false;
+  const { instance } = svc;
+  if (!instance.moreRoutes) return false;
   if (!svc.more) {
-    const p = moreRoutes.call(svc.instance).then((routes) => {
+    const p = instance.moreRoutes().then((routes) => {
       for (const route of routes) register(svc.router, route);
     });
     p.catch(() => (svc.more = undefined));
