@@ -127,7 +127,12 @@ function printError(ctx: Context, err: OpsError): void {
   // messages and hints often carry a server's words: on a terminal its control characters are shown, not obeyed
   ctx.io.err(`${ctx.io.colorErr.red('X')} ${ctx.io.safeErr(err.message)}`);
   if (err.hint) ctx.io.err(`  ${ctx.io.safeErr(err.hint)}`);
-  if (ctx.debugEnabled && err.cause) ctx.io.err(err.cause instanceof Error ? (err.cause.stack ?? String(err.cause)) : String(err.cause as unknown));
+  if (ctx.debugEnabled && err.cause) ctx.io.err(causeText(err.cause));
+}
+
+/** An error's cause for --debug: its stack when it is an Error. */
+function causeText(cause: unknown): string {
+  return cause instanceof Error ? (cause.stack ?? String(cause)) : String(cause);
 }
 
 /**

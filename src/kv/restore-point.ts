@@ -52,7 +52,8 @@ export function restorePointOf(j: Journal | undefined): { file: string; revision
 /** The restore point the cluster's journal records, if any (a journal that cannot be read has none). */
 export function lastRestorePoint(dataDir: string, clusterKey: string): RestorePoint | undefined {
   try {
-    return (readJournal(journalPath(dataDir, clusterKey)) as WithRestorePoint | undefined)?.restorePoint;
+    const j: WithRestorePoint | undefined = readJournal(journalPath(dataDir, clusterKey));
+    return j?.restorePoint;
   } catch {
     return undefined;
   }

@@ -6,7 +6,7 @@ import type { ClusterSpec, MemberSpec } from './cluster.js';
 import { KvClient } from './client.js';
 import type { MemberDriver, MemberTarget } from './drivers/driver.js';
 import { acquireLock, type StepReporter, type Timeouts } from './executor.js';
-import { journalPath, type Journal } from './journal.js';
+import { journalPath } from './journal.js';
 import { readJournal } from './journal-read.js';
 import { observeCluster } from './observe.js';
 import type { KvSession } from './session.js';
@@ -88,13 +88,13 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   }
   const driver = o.driver;
   const checkRestore = o.driver.checkRestore.bind(o.driver);
-  let j: Journal | undefined;
+  let j: WithRestorePoint | undefined;
   try {
     j = readJournal(journalPath(o.dataDir, o.cluster.key));
   } catch {
     notes.push('the upgrade journal of this cluster cannot be read: the snapshot is not compared with its restore point');
   }
-  const rp = (j as WithRestorePoint | undefined)?.restorePoint;
+  const rp = j?.restorePoint;
   const restorePoint = Boolean(rp && rp.sha256 === snap.sha256);
 
   // The cluster as it is (members may be down: that may be why it is restored).
