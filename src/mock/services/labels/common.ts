@@ -1,10 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { MockServiceOptions } from '../../service.js';
-import type { MockState } from '../../store.js';
+import type { MockSlices } from '../../store.js';
 import type { AccessTokenRecord } from '../oauth/tokens.js';
+import { asObject } from '../../../kv/parse.js';
 
-import { APPS, COPY_MODES, DEFAULT_LIMITS, LANGUAGE_CODE, ROLES, VIEWS, type LabelLimitsShape, type Role, type View } from '../../../labels/schema.js';
+import {
+  APPS,
+  COPY_MODES,
+  DEFAULT_LIMITS,
+  LANGUAGE_CODE,
+  ROLES,
+  VIEWS,
+  type App,
+  type CopyMode,
+  type DateFormat,
+  type LIFECYCLE_STATES,
+  type LabelLimitsShape,
+  type LabelType,
+  type Role,
+  type View,
+} from '../../../labels/schema.js';
 
 export { API } from '../../../labels/schema.js';
 export { APPS, COPY_MODES, DEFAULT_LIMITS, ROLES, VIEWS, type Role, type View };
@@ -21,7 +37,8 @@ export const READ_SCOPES: readonly string[] = Object.values(SCOPES);
 export const WRITE_SCOPES: readonly string[] = [SCOPES.labels, SCOPES.admin];
 
 
-export type LifecycleState = 'UNPUBLISHED_DRAFT' | 'PUBLISHED' | 'DISABLED';
+/** The table's lifecycle states but DELETED (a deleted label or field is gone from the mock's state). */
+export type LifecycleState = Exclude<(typeof LIFECYCLE_STATES)[number], 'DELETED'>;
 
 export interface DisabledPolicy {
   hideInSearch?: boolean;
@@ -55,9 +72,10 @@ export interface StoredField {
   id: string;
   properties: { displayName: string; required?: boolean };
   life: Life;
-  textOptions?: Record<string, unknown>;
-  integerOptions?: Record<string, unknown>;
-  dateOptions?: Record<string, unknown>;
+  /** The type options hold the limits they were made with (output-only values, from the table's limits). */
+  textOptions?: FieldLimits['textLimits'];
+  integerOptions?: FieldLimits['integerLimits'];
+  dateOptions?: FieldLimits['dateLimits'] & { dateFormatType: DateFormat; dateFormat: string };
   userOptions?: { listOptions?: { maxEntries?: number } };
   selectionOptions?: { listOptions?: { maxEntries?: number }; choices: StoredChoice[] };
 }
@@ -97,7 +115,7 @@ export interface StoredLock {
 
 export interface StoredLabel {
   id: string;
-  labelType: 'SHARED' | 'ADMIN';
+  labelType: LabelType;
   createTime: string;
   creator: string;
   creatorEmail: string;
@@ -110,8 +128,8 @@ export interface StoredLabel {
   disabler?: string;
   revSeq: number;
   revisions: Revision[];
-  copyMode: (typeof COPY_MODES)[number];
-  enabledApps?: Array<{ app: string }>;
+  copyMode: CopyMode;
+  enabledApps?: Array<{ app: App }>;
   permSeq: number;
   permissions: StoredPermission[];
   locks: StoredLock[];
@@ -121,7 +139,7 @@ export interface LabelsSlice {
   labels: StoredLabel[];
 }
 
-export function slice(state: MockState): LabelsSlice {
+export function slice(state: MockSlices): LabelsSlice {
   state.labels ??= { labels: [] };
   return state.labels as LabelsSlice;
 }
@@ -194,33 +212,36 @@ export const denied = (message: string) => new MockError(403, 'PERMISSION_DENIED
 
 /** `limits/label`: the table's default limits (src/labels/schema.ts), overridable per server. */
 export type LabelLimits = LabelLimitsShape;
+type FieldLimits = LabelLimits['fieldLimits'];
 
 /**
  * The limits the mock enforces and reports. `createMockServer({options: {labels: {maxFields, maxChoices,
  * maxTitleLength, limits}}})` overrides them (`limits` is a partial LabelLimits, merged deeply).
  */
 export function limitsFrom(options: MockServiceOptions): LabelLimits {
-  const o = (options.labels ?? {}) as Record<string, any>;
-  const merged = deepMerge(structuredClone(DEFAULT_LIMITS), o.limits ?? {}) as LabelLimits;
+  const o = options.labels ?? {};
+  const merged = deepMerge(structuredClone(DEFAULT_LIMITS), o.limits) as LabelLimits;
   if (typeof o.maxFields === 'number') merged.maxFields = o.maxFields;
   if (typeof o.maxTitleLength === 'number') merged.maxTitleLength = o.maxTitleLength;
   if (typeof o.maxChoices === 'number') merged.fieldLimits.selectionLimits.maxChoices = o.maxChoices;
   return merged;
 }
 
-function deepMerge(base: any, over: any): any {
-  for (const [k, v] of Object.entries(over ?? {})) {
-    base[k] = v && typeof v === 'object' && !Array.isArray(v) && base[k] && typeof base[k] === 'object' ? deepMerge(base[k], v) : v;
+/** `over`'s values into `base` (changed in place), object into object. */
+function deepMerge(base: Record<string, unknown>, over: unknown): Record<string, unknown> {
+  for (const [k, v] of Object.entries(asObject(over))) {
+    const b = base[k];
+    base[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' ? deepMerge(b as Record<string, unknown>, v) : v;
   }
   return base;
 }
 
 // ---------- request parsing helpers ----------
 
-export function body(req: MockRequest): Record<string, any> {
+export function body(req: MockRequest): Record<string, unknown> {
   if (req.body === undefined) return {};
   if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body)) throw invalid('the request body must be a JSON object');
-  return req.body as Record<string, any>;
+  return req.body as Record<string, unknown>;
 }
 
 export function boolParam(value: unknown, name: string): boolean | undefined {

@@ -14,7 +14,7 @@ import {
 } from './common.js';
 import { newLife, touch } from './model.js';
 import { randomBytes } from 'node:crypto';
-import { DATE_FORMATS, DELTA_KINDS, ID_PATTERNS, PROPERTIES, TYPE_OPTION_KEYS, type DeltaKind, type TypeOptionsKey } from '../../../labels/schema.js';
+import { DATE_FORMATS, DELTA_KINDS, ID_PATTERNS, PROPERTIES, TYPE_OPTION_KEYS, type DateFormat, type DeltaKind, type TypeOptionsKey } from '../../../labels/schema.js';
 
 export { DELTA_KINDS, type DeltaKind };
 
@@ -28,13 +28,13 @@ export interface DeltaEnv {
   who: Caller;
 }
 
-function obj(v: unknown, where: string, required = true): Record<string, any> | undefined {
+function obj(v: unknown, where: string, required = true): Record<string, unknown> | undefined {
   if (v === undefined || v === null) {
     if (required) throw invalid(`${where} is required`);
     return undefined;
   }
   if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`${where} must be an object`);
-  return v as Record<string, any>;
+  return v as Record<string, unknown>;
 }
 
 function str(v: unknown, where: string, opts: { required?: boolean; max?: number; pattern?: RegExp; patternText?: string } = {}): string | undefined {
@@ -71,11 +71,12 @@ export function parseDisabledPolicy(v: unknown, where: string): DisabledPolicy {
 function listOptions(v: unknown, where: string, maxEntries: number): { maxEntries?: number } | undefined {
   const o = obj(v, where, false);
   if (!o) return undefined;
-  if (o.maxEntries === undefined) return {};
-  if (!Number.isInteger(o.maxEntries) || o.maxEntries < 1 || o.maxEntries > maxEntries) {
+  const n = o.maxEntries;
+  if (n === undefined) return {};
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > maxEntries) {
     throw invalid(`${where}.maxEntries must be an integer from 1 to ${maxEntries}`);
   }
-  return { maxEntries: o.maxEntries };
+  return { maxEntries: n };
 }
 
 function genId(): string {
@@ -87,9 +88,10 @@ function color(v: unknown, where: string): Record<string, number> | undefined {
   if (!o) return undefined;
   const out: Record<string, number> = {};
   for (const k of ['red', 'green', 'blue', 'alpha']) {
-    if (o[k] === undefined) continue;
-    if (typeof o[k] !== 'number' || o[k] < 0 || o[k] > 1) throw invalid(`${where}.${k} must be a number from 0 to 1`);
-    out[k] = o[k];
+    const n = o[k];
+    if (n === undefined) continue;
+    if (typeof n !== 'number' || n < 0 || n > 1) throw invalid(`${where}.${k} must be a number from 0 to 1`);
+    out[k] = n;
   }
   return out;
 }
@@ -105,13 +107,24 @@ function choiceProperties(v: unknown, where: string, env: DeltaEnv, partial: boo
   const badge = obj(o.badgeConfig, `${where}.badgeConfig`, false);
   if (badge) {
     const c = color(badge.color, `${where}.badgeConfig.color`);
-    const p = badge.priorityOverride;
-    if (p !== undefined && !/^-?\d{1,18}$/.test(String(p))) throw invalid(`${where}.badgeConfig.priorityOverride must be an int64 (as a string)`);
-    out.badgeConfig = { ...(c ? { color: c } : {}), ...(p !== undefined ? { priorityOverride: String(p) } : {}) };
+    const p = int64Text(badge.priorityOverride, `${where}.badgeConfig.priorityOverride`);
+    out.badgeConfig = { ...(c ? { color: c } : {}), ...(p !== undefined ? { priorityOverride: p } : {}) };
   }
   const ib = str(o.insertBeforeChoice, `${where}.insertBeforeChoice`);
   if (ib !== undefined) out.insertBeforeChoice = ib;
   return out;
+}
+
+/** An int64 as JSON carries it: a string of digits, or a number. */
+function int64Text(v: unknown, where: string): string | undefined {
+  if (v === undefined) return undefined;
+  const text = typeof v === 'string' || typeof v === 'number' ? String(v) : '';
+  if (!/^-?\d{1,18}$/.test(text)) throw invalid(`${where} must be an int64 (as a string)`);
+  return text;
+}
+
+function isDateFormat(v: unknown): v is DateFormat {
+  return typeof v === 'string' && (DATE_FORMATS as readonly string[]).includes(v);
 }
 
 function place<T extends { id: string }>(list: T[], item: T, before: string | undefined, where: string): void {
@@ -158,7 +171,7 @@ function typeOptions(key: TypeKey, v: unknown, where: string, env: DeltaEnv, fie
       return;
     case 'dateOptions': {
       const fmt = o.dateFormatType;
-      if (fmt !== undefined && !(DATE_FORMATS as readonly string[]).includes(fmt)) throw invalid(`${where}.dateFormatType must be one of ${DATE_FORMATS.join(', ')}`);
+      if (fmt !== undefined && !isDateFormat(fmt)) throw invalid(`${where}.dateFormatType must be one of ${DATE_FORMATS.join(', ')}`);
       const t = fmt ?? 'LONG_DATE';
       field.dateOptions = { dateFormatType: t, dateFormat: t === 'SHORT_DATE' ? 'M/d/yy' : 'MMMM d, y', minValue: lim.dateLimits.minValue, maxValue: lim.dateLimits.maxValue };
       return;
@@ -181,7 +194,7 @@ function typeOptions(key: TypeKey, v: unknown, where: string, env: DeltaEnv, fie
   }
 }
 
-function oneType(o: Record<string, any>, where: string): TypeKey {
+function oneType(o: Record<string, unknown>, where: string): TypeKey {
   const given = TYPE_KEYS.filter((k) => o[k] !== undefined && o[k] !== null);
   if (given.length !== 1) {
     throw invalid(`${where} needs exactly one of ${TYPE_KEYS.join(', ')} (got ${given.length ? given.join(', ') : 'none'})`);

@@ -1,6 +1,7 @@
 import { reply, type MockReply, type MockRequest } from '../../http.js';
 import { issuer } from '../oauth/common.js';
 import { invalid, notFound } from './common.js';
+import { textOf } from '../../../kv/parse.js';
 
 /** Where Google serves a discovery document: `https://drivelabels.googleapis.com/$discovery/rest?version=v2beta`. */
 export const DISCOVERY_PATH = '/$discovery/rest';
@@ -23,5 +24,5 @@ export async function getDiscovery(req: MockRequest): Promise<MockReply> {
   if (version !== DISCOVERY_VERSION) throw notFound(`the label service has no discovery document for version "${version}" (only ${DISCOVERY_VERSION})`);
   const doc = await discoveryDocument();
   const root = `${issuer(req)}/`;
-  return reply.ok({ ...doc, rootUrl: root, mtlsRootUrl: root, baseUrl: `${root}${String(doc.servicePath ?? '')}` });
+  return reply.ok({ ...doc, rootUrl: root, mtlsRootUrl: root, baseUrl: `${root}${textOf(doc.servicePath) ?? ''}` });
 }

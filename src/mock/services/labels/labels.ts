@@ -1,5 +1,9 @@
 import { reply, type MockReply, type MockRequest } from '../../http.js';
 import type { ServiceContext } from '../../service.js';
+import { sliceField, type MockSlices } from '../../store.js';
+import { promised } from '../../../core/promised.js';
+import { asList, asObject } from '../../../kv/parse.js';
+import type { App } from '../../../labels/schema.js';
 import {
   APPS,
   COPY_MODES,
@@ -43,7 +47,7 @@ import {
   visibleRevision,
 } from './model.js';
 import type { LabelVerb } from './paths.js';
-import { seedUsers } from '../oauth/registry.js';
+import { seedUsers, type MockUser } from '../oauth/registry.js';
 
 export interface Env {
   ctx: ServiceContext;
@@ -54,7 +58,7 @@ function adminQuery(req: MockRequest): boolean {
   return boolParam(req.query.get('useAdminAccess'), 'useAdminAccess') ?? false;
 }
 
-function adminBody(b: Record<string, any>, req: MockRequest): boolean {
+function adminBody(b: Record<string, unknown>, req: MockRequest): boolean {
   return boolParam(b.useAdminAccess, 'useAdminAccess') ?? adminQuery(req);
 }
 
@@ -75,26 +79,27 @@ export async function createLabel(req: MockRequest, env: Env): Promise<MockReply
   const props = b.properties;
   if (props === undefined || props === null) throw invalid('properties is required (with properties.title)');
   if (typeof props !== 'object' || Array.isArray(props)) throw invalid('properties must be an object (with properties.title)');
-  const title = props.title;
+  const { title, description } = asObject(props);
   if (title !== undefined && title !== null && typeof title !== 'string') throw invalid('properties.title must be a string');
   if (typeof title !== 'string' || !title.trim()) throw invalid('properties.title is required');
   if (title.length > env.limits.maxTitleLength) throw invalid(`properties.title is ${title.length} characters; the limit is ${env.limits.maxTitleLength}`);
-  const description = props.description;
   if (description !== undefined && typeof description !== 'string') throw invalid('properties.description must be a string');
   if (typeof description === 'string' && description.length > env.limits.maxDescriptionLength) {
     throw invalid(`properties.description is ${description.length} characters; the limit is ${env.limits.maxDescriptionLength}`);
   }
-  if (b.learnMoreUri !== undefined && (typeof b.learnMoreUri !== 'string' || !/^https?:\/\/\S+$/.test(b.learnMoreUri))) {
+  const learnMoreUri = b.learnMoreUri;
+  if (learnMoreUri !== undefined && (typeof learnMoreUri !== 'string' || !/^https?:\/\/\S+$/.test(learnMoreUri))) {
     throw invalid('learnMoreUri must be an http(s) URL');
   }
   if (b.fields !== undefined && !Array.isArray(b.fields)) throw invalid('fields must be a list');
+  const fields = asList(b.fields);
   const apps = b.enabledAppSettings === undefined ? undefined : enabledApps(b.enabledAppSettings, 'enabledAppSettings');
   const now = env.ctx.now();
   const out = await env.ctx.store.write((s) => {
     const t = iso(now);
     const content: Content = {
       properties: { title, ...(description ? { description } : {}) },
-      ...(b.learnMoreUri ? { learnMoreUri: b.learnMoreUri } : {}),
+      ...(learnMoreUri ? { learnMoreUri } : {}),
       life: newLife(now, who),
       fields: [],
     };
@@ -114,7 +119,7 @@ export async function createLabel(req: MockRequest, env: Env): Promise<MockReply
       locks: [],
     };
     const denv: DeltaEnv = { label, limits: env.limits, now, who };
-    (b.fields ?? []).forEach((f: unknown, i: number) => createField(content, f, `fields[${i}]`, denv));
+    fields.forEach((f, i) => createField(content, f, `fields[${i}]`, denv));
     checkLimits(content, env.limits);
     addRevision(label, content, now, who, false, env.limits.maxDraftRevisions);
     slice(s).labels.push(label);
@@ -189,7 +194,7 @@ export async function deleteLabel(req: MockRequest, env: Env, id: string, rev: s
   return reply.ok({});
 }
 
-function enabledApps(v: unknown, where: string): Array<{ app: string }> {
+function enabledApps(v: unknown, where: string): Array<{ app: App }> {
   if (v === undefined || v === null) throw invalid(`${where} is required (an object with enabledApps)`);
   if (typeof v !== 'object' || Array.isArray(v)) throw invalid(`${where} must be an object (with enabledApps)`);
   const list = (v as Record<string, unknown>).enabledApps ?? [];
@@ -225,10 +230,11 @@ export async function labelVerb(req: MockRequest, env: Env, id: string, verb: La
       case 'delta': {
         assertRevision(label, required);
         assertNotLocked(label);
-        if (!Array.isArray(b.requests) || b.requests.length === 0) throw invalid('requests must be a non-empty list of update requests');
+        const requests = asList(b.requests);
+        if (requests.length === 0) throw invalid('requests must be a non-empty list of update requests');
         const content = structuredClone(latest(label).content);
         const denv: DeltaEnv = { label, limits: lim, now, who };
-        const responses = b.requests.map((r: unknown, i: number) => applyRequest(content, r, i, denv));
+        const responses = requests.map((r, i) => applyRequest(content, r, i, denv));
         checkLimits(content, lim);
         addRevision(label, content, now, who, false, lim.maxDraftRevisions);
         return { responses, ...(view ? { updatedLabel: show(view) } : {}) };
@@ -307,10 +313,24 @@ export async function listLocks(req: MockRequest, env: Env, id: string, rev: str
   return reply.ok({ labelLocks: page, ...(next ? { nextPageToken: next } : {}) });
 }
 
-export async function getLimits(req: MockRequest, env: Env): Promise<MockReply> {
-  const name = req.query.get('name');
-  if (name && name !== 'limits/label') throw invalid(`name must be "limits/label" (got "${name}")`);
-  return reply.ok(structuredClone(env.limits));
+export function getLimits(req: MockRequest, env: Env): Promise<MockReply> {
+  return promised(() => {
+    const name = req.query.get('name');
+    if (name && name !== 'limits/label') throw invalid(`name must be "limits/label" (got "${name}")`);
+    return reply.ok(structuredClone(env.limits));
+  });
+}
+
+type KnownUser = Pick<MockUser, 'sub' | 'email'>;
+
+function isKnownUser(v: unknown): v is KnownUser {
+  const u = asObject(v);
+  return typeof u.sub === 'string' && typeof u.email === 'string';
+}
+
+/** The authorization server's users (its seeded ones when it runs elsewhere), as far as this service needs them. */
+function knownUsers(s: MockSlices): KnownUser[] {
+  return asList(sliceField(s, 'oauth', 'users') ?? seedUsers()).filter(isKnownUser);
 }
 
 /**
@@ -322,8 +342,8 @@ export async function getCapabilities(req: MockRequest, user: string, env: Env):
   const customer = req.query.get('customer');
   if (customer && !/^customers\/[A-Za-z0-9_-]+$/.test(customer)) throw invalid(`customer must look like customers/ID (got "${customer}")`);
   const who = caller(req);
-  // the authorization server's users (its seeded ones when it runs elsewhere), and the caller itself
-  const people = await env.ctx.store.read((s) => ((s.oauth?.users ?? seedUsers()) as Array<{ sub: string; email: string }>).concat({ sub: who.token.sub, email: who.email }));
+  // the authorization server's users, and the caller itself
+  const people = await env.ctx.store.read((s) => knownUsers(s).concat({ sub: who.token.sub, email: who.email }));
   const known = user === 'me' ? undefined : people.find((u) => u.sub === user || u.email.toLowerCase() === user.toLowerCase());
   if (user !== 'me' && !known) throw notFound(`users/${user} is not a known user (give "me", a user's numeric id or email)`);
   const self = user === 'me' || known!.sub === who.token.sub;

@@ -16,9 +16,9 @@ import {
   type StoredLabel,
   type View,
 } from './common.js';
-import type { MockState } from '../../store.js';
+import type { MockSlices } from '../../store.js';
 
-export function findLabel(state: MockState, id: string): StoredLabel {
+export function findLabel(state: MockSlices, id: string): StoredLabel {
   const label = slice(state).labels.find((l) => l.id === id);
   if (!label) throw notFound(`label labels/${id} does not exist`);
   return label;
@@ -73,7 +73,7 @@ export function seesDrafts(label: StoredLabel, who: Caller, adminAccess: boolean
  * Finds a label the caller may see (404 otherwise, so that names do not leak). A label that was never
  * published is visible to its editors only: "users can't view the label" while it is a draft.
  */
-export function visibleLabel(state: MockState, id: string, who: Caller, adminAccess: boolean): StoredLabel {
+export function visibleLabel(state: MockSlices, id: string, who: Caller, adminAccess: boolean): StoredLabel {
   const label = findLabel(state, id);
   if (!adminAccess && (!roleOf(label, who) || (!seesDrafts(label, who, adminAccess) && !published(label)))) {
     throw notFound(`label labels/${id} does not exist`);
@@ -90,7 +90,7 @@ export function visibleRevision(label: StoredLabel, rev: string | undefined, who
 }
 
 /** A label the caller may change: an editor, or an admin with `useAdminAccess`. Disabled-label writes are allowed. */
-export function editableLabel(state: MockState, id: string, who: Caller, adminAccess: boolean): StoredLabel {
+export function editableLabel(state: MockSlices, id: string, who: Caller, adminAccess: boolean): StoredLabel {
   const label = visibleLabel(state, id, who, adminAccess);
   if (adminAccess) return label;
   if (roleOf(label, who) !== 'EDITOR') throw denied(`the caller (${who.email}) is not an editor of labels/${id}; ask an editor for the EDITOR role`);

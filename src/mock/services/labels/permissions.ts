@@ -2,7 +2,8 @@ import { reply, type MockReply, type MockRequest } from '../../http.js';
 import { ROLES, body, boolParam, caller, enumParam, invalid, notFound, paginate, type StoredLabel, type StoredPermission } from './common.js';
 import { assertAdminAccess, editableLabel, visibleLabel, visibleRevision } from './model.js';
 import type { Env } from './labels.js';
-import type { MockState } from '../../store.js';
+import type { MockSlices } from '../../store.js';
+import { asList } from '../../../kv/parse.js';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const AUDIENCE = /^audiences\/[A-Za-z0-9_-]+$/;
@@ -16,7 +17,7 @@ function show(parent: string, p: StoredPermission): Record<string, unknown> {
 }
 
 /** The label behind a permissions parent; a revision parent must name an existing revision. */
-function parentLabel(s: MockState, id: string, rev: string | undefined, req: MockRequest, adminAccess: boolean, write: boolean): { label: StoredLabel; parent: string } {
+function parentLabel(s: MockSlices, id: string, rev: string | undefined, req: MockRequest, adminAccess: boolean, write: boolean): { label: StoredLabel; parent: string } {
   const who = caller(req);
   const label = write ? editableLabel(s, id, who, adminAccess) : visibleLabel(s, id, who, adminAccess);
   const revisionId = rev ? visibleRevision(label, rev, who, adminAccess).revisionId : undefined;
@@ -66,7 +67,7 @@ function upsert(label: StoredLabel, parent: string, v: unknown, where: string): 
   return created;
 }
 
-function adminAccessOf(req: MockRequest, b?: Record<string, any>): boolean {
+function adminAccessOf(req: MockRequest, b?: Record<string, unknown>): boolean {
   return boolParam(b?.useAdminAccess, 'useAdminAccess') ?? boolParam(req.query.get('useAdminAccess'), 'useAdminAccess') ?? false;
 }
 
@@ -105,15 +106,16 @@ export async function deletePermission(req: MockRequest, env: Env, id: string, r
   return reply.ok({});
 }
 
-function requestsOf(b: Record<string, any>): unknown[] {
-  if (!Array.isArray(b.requests) || b.requests.length === 0) throw invalid('requests must be a non-empty list');
-  return b.requests;
+function requestsOf(b: Record<string, unknown>): unknown[] {
+  const requests = asList(b.requests);
+  if (requests.length === 0) throw invalid('requests must be a non-empty list');
+  return requests;
 }
 
 function sameParent(given: unknown, parent: string, id: string, where: string): void {
   if (given === undefined || given === '') return;
   const ok = given === parent || given === `labels/${id}` || given === `labels/${id}@latest`;
-  if (!ok) throw invalid(`${where}.parent "${String(given)}" does not match the request's parent ${parent}`);
+  if (!ok) throw invalid(`${where}.parent ${JSON.stringify(given)} does not match the request's parent ${parent}`);
 }
 
 /** :batchUpdate: every request is an upsert under the same parent; all or nothing. */
