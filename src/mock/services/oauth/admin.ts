@@ -26,7 +26,7 @@ import {
 } from './console.js';
 import { consoleOptions, ensureSigningKey, sweepIfDue, unusedDays } from './console-core.js';
 import { checkClientFields, EVENT_KINDS, INTEGRITY_ACTIONS, type ClientType, type EventKind, type IntegrityAction } from './console-schema.js';
-import { Deliverer, type DeliveryOptions } from './delivery.js';
+import { Deliverer } from './delivery.js';
 import { deliveryView, enqueueEvent, secEvents, type Delivery, type Receiver } from './events.js';
 import { configuredMode, DEFAULT_INTEGRITY_DELAY_SECONDS, emptyMetrics, integrityTransition, integrityView, mintIntegrityToken } from './integrity.js';
 import type { MockUser } from './registry.js';
@@ -84,7 +84,7 @@ export interface AdminRoutes {
 export function adminRoutes(ctx: ServiceContext): AdminRoutes {
   const opts = consoleOptions(ctx);
   const delayMs = Math.max(0, (opts.integrityDelaySeconds ?? DEFAULT_INTEGRITY_DELAY_SECONDS) * 1000);
-  const deliverer = new Deliverer(ctx.store, ctx.now, opts.events);
+  const deliverer = new Deliverer(ctx.store, () => ctx.now(), opts.events);
   const routes = [...clientRoutes(ctx, delayMs), ...checkRoutes(ctx, delayMs), ...storeRoutes(ctx), ...eventRoutes(ctx, deliverer)];
   return { routes, deliverer };
 }
