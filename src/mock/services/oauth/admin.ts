@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
-import { own } from '../../lookup.js';
+import { emptyDict, own } from '../../lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import type { MockState } from '../../store.js';
 import { issuer, users } from './common.js';
@@ -26,11 +26,11 @@ import {
 } from './console.js';
 import { consoleOptions, ensureSigningKey, sweepIfDue, unusedDays } from './console-core.js';
 import { checkClientFields, EVENT_KINDS, INTEGRITY_ACTIONS, type ClientType, type EventKind, type IntegrityAction } from './console-schema.js';
-import { Deliverer, type DeliveryOptions } from './delivery.js';
+import { Deliverer } from './delivery.js';
 import { deliveryView, enqueueEvent, secEvents, type Delivery, type Receiver } from './events.js';
 import { configuredMode, DEFAULT_INTEGRITY_DELAY_SECONDS, emptyMetrics, integrityTransition, integrityView, mintIntegrityToken } from './integrity.js';
 import type { MockUser } from './registry.js';
-import { oauth, revokeGrant, type RefreshTokenRecord } from './tokens.js';
+import { oauth, revokeGrant } from './tokens.js';
 
 export const ADMIN_PREFIX = '/oauth2/mock';
 const MAX_ADMIN_BODY = 64 * 1024;
@@ -84,7 +84,7 @@ export interface AdminRoutes {
 export function adminRoutes(ctx: ServiceContext): AdminRoutes {
   const opts = consoleOptions(ctx);
   const delayMs = Math.max(0, (opts.integrityDelaySeconds ?? DEFAULT_INTEGRITY_DELAY_SECONDS) * 1000);
-  const deliverer = new Deliverer(ctx.store, ctx.now, opts.events);
+  const deliverer = new Deliverer(ctx.store, () => ctx.now(), opts.events);
   const routes = [...clientRoutes(ctx, delayMs), ...checkRoutes(ctx, delayMs), ...storeRoutes(ctx), ...eventRoutes(ctx, deliverer)];
   return { routes, deliverer };
 }
@@ -174,7 +174,7 @@ async function createClient(ctx: ServiceContext, req: MockRequest, delayMs: numb
       const t = integrityTransition(c, 'enable', now, delayMs);
       if (!t.ok) throw new MockError(t.status, t.status === 400 ? 'invalid_request' : 'failed_precondition', `${t.field}: ${t.message}${t.hint ? ` (${t.hint})` : ''}`, { field: t.field });
     }
-    oauth(s).clients[id] = c;
+    (oauth(s).clients ??= emptyDict())[id] = c;
     // The secret is shown once, at creation, as the console does.
     return { ...clientView(c, now), ...(secret ? { client_secret: secret } : {}) };
   });
@@ -452,7 +452,7 @@ function enqueueFor(s: MockState, e: { kind: EventKind; who: string; clientId?: 
   switch (kind) {
     case 'token-revoked': {
       if (!findClient(s, clientId as string)) throw new MockError(404, 'not_found', `client_id: the OAuth client ${clientId} does not exist`, { field: 'client_id' });
-      const live = (Object.values(oauth(s).refreshTokens) as RefreshTokenRecord[]).filter((r) => r.sub === user.sub && r.client_id === clientId && !r.revoked);
+      const live = Object.values(oauth(s).refreshTokens).filter((r) => r.sub === user.sub && r.client_id === clientId && !r.revoked);
       if (!live.length) throw conflict('client_id', `${user.email} has no live refresh token for ${clientId}: nothing to revoke`);
       return live.flatMap((r) => {
         revokeGrant(s, r.token);

@@ -1,6 +1,6 @@
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { ServiceContext } from '../../service.js';
-import { dict } from '../../lookup.js';
+import { emptyDict } from '../../lookup.js';
 import type { MockState } from '../../store.js';
 import { escapeHtml, htmlPage } from '../../../auth/html.js';
 import type { MockUser, OAuthClient } from './registry.js';
@@ -48,18 +48,18 @@ export interface PendingRequest {
   expires_at: number;
 }
 
+/** The client registry (empty, and not stored, before the service's init has filled it in). */
 export function clients(state: MockState): Record<string, OAuthClient> {
-  return dict(oauth(state).clients as Record<string, OAuthClient>);
+  return oauth(state).clients ?? emptyDict();
 }
 
+/** The users (none before the service's init has filled them in). */
 export function users(state: MockState): MockUser[] {
-  return oauth(state).users as MockUser[];
+  return oauth(state).users ?? [];
 }
 
 export function pending(state: MockState): Record<string, PendingRequest> {
-  const slice = oauth(state);
-  slice.pending ??= {};
-  return dict(slice.pending as Record<string, PendingRequest>);
+  return (oauth(state).pending ??= emptyDict());
 }
 
 /** The OAuth error shape `{error, error_description}` with no-store caching. */

@@ -14,7 +14,7 @@ import type { DeliveryOptions } from './delivery.js';
 import type { IntegrityEvidence, IntegrityState } from './integrity.js';
 import type { SigningKey } from './jwt.js';
 import { DEFAULT_CLIENT_ID, type OAuthClient } from './registry.js';
-import { oauth } from './tokens.js';
+import { oauth, storedField } from './tokens.js';
 
 export interface ConsoleFields {
   sha1_fingerprint?: string;
@@ -51,11 +51,11 @@ export function unusedDays(ctx: ServiceContext): number {
 
 /** The client registry as a lookup that never reaches Object.prototype. */
 export function findClient(state: MockState, id: string): ConsoleClient | undefined {
-  return own(oauth(state).clients as Record<string, ConsoleClient> | undefined, id);
+  return own(oauth(state).clients, id);
 }
 
 export function allClients(state: MockState): ConsoleClient[] {
-  return Object.values((oauth(state).clients ?? {}) as Record<string, ConsoleClient>);
+  return Object.values(oauth(state).clients ?? {});
 }
 
 /** Unused clients that are due for automatic deletion (the mock's own client never is). */
@@ -105,17 +105,17 @@ export function afterRestore(c: ConsoleClient, now: number): void {
 
 /** Whether the state has no signing key yet (`ifReceivers`: and some receiver could get a SET). */
 export function signingKeyMissing(s: MockState, ifReceivers = false): boolean {
-  return !s.oauth?.signing && (!ifReceivers || hasReceivers(s));
+  return !storedField(s, 'signing') && (!ifReceivers || hasReceivers(s));
 }
 
 /** Whether any security-event receiver is registered. */
 export function hasReceivers(s: MockState): boolean {
-  return (s.oauth?.secevents?.receivers?.length ?? 0) > 0;
+  return (storedField(s, 'secevents')?.receivers?.length ?? 0) > 0;
 }
 
 /** Whether security events wait for delivery (what the delivery loop resumes on start). */
 export function hasPendingEvents(s: MockState): boolean {
-  const deliveries: Array<{ status?: string }> | undefined = s.oauth?.secevents?.deliveries;
+  const deliveries = storedField(s, 'secevents')?.deliveries;
   return Array.isArray(deliveries) && deliveries.some((d) => d.status === 'pending');
 }
 

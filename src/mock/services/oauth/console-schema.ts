@@ -4,6 +4,8 @@
  * side effects, so the CLI can load it cheaply.
  */
 
+import { emptyDict } from '../../lookup.js';
+
 export type ClientType = 'desktop' | 'universal_desktop' | 'mobile_a' | 'mobile_b' | 'extension';
 export const CONSOLE_CLIENT_TYPES: readonly ClientType[] = ['desktop', 'universal_desktop', 'mobile_a', 'mobile_b', 'extension'];
 
@@ -45,6 +47,7 @@ export const CLIENT_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
         const t = v.trim();
         if (!t) return { problem: 'must not be empty', hint: 'the name shown in the project, e.g. --name "My app"' };
         if (t.length > 128) return { problem: `is ${t.length} characters; at most 128` };
+        // eslint-disable-next-line no-control-regex -- the pattern is meant to find control characters
         if (/[\u0000-\u001f\u007f]/.test(t)) return { problem: 'must not contain control characters' };
         return { value: t };
       },
@@ -147,9 +150,9 @@ export function checkClientFields(input: unknown, mode: 'create' | 'update', cur
   if (!isRecord(input)) return { ok: false, field: 'body', message: 'must be a JSON object of client fields' };
   const type = (mode === 'create' ? input.type : currentType) as ClientType;
   if (mode === 'create' && !CONSOLE_CLIENT_TYPES.includes(type)) {
-    return { ok: false, field: 'type', message: input.type === undefined ? 'is required' : `"${String(input.type)}" is not a client type`, hint: `one of ${CONSOLE_CLIENT_TYPES.join(', ')}` };
+    return { ok: false, field: 'type', message: input.type === undefined ? 'is required' : `"${typeof input.type === 'string' ? input.type : JSON.stringify(input.type)}" is not a client type`, hint: `one of ${CONSOLE_CLIENT_TYPES.join(', ')}` };
   }
-  const out: Record<string, string | boolean | null> = Object.create(null);
+  const out = emptyDict<string | boolean | null>();
   for (const key of Object.keys(input)) {
     if (key === 'type') {
       if (mode === 'update' && input.type !== currentType) return { ok: false, field: 'type', message: 'cannot be changed; create a new client of the other type' };

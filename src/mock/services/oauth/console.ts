@@ -83,10 +83,13 @@ export interface StoreItem {
   publisher: string;
 }
 
-export function storeListings(state: MockState): { apps: StoreApp[]; items: StoreItem[] } {
-  const slice = oauth(state);
-  slice.store ??= { apps: [], items: [] };
-  return slice.store as { apps: StoreApp[]; items: StoreItem[] };
+export interface StoreListings {
+  apps: StoreApp[];
+  items: StoreItem[];
+}
+
+export function storeListings(state: MockState): StoreListings {
+  return (oauth(state).store ??= { apps: [], items: [] });
 }
 
 /**

@@ -12,6 +12,7 @@
 import { request as httpRequest } from 'node:http';
 import type { Store } from '../../store.js';
 import { secEvents, type Delivery } from './events.js';
+import { storedField } from './tokens.js';
 
 export interface DeliveryOptions {
   /** First retry delay (default 1 s); doubles per attempt. */
@@ -132,7 +133,7 @@ export class Deliverer {
     const forced = force === 'all' ? undefined : new Set(force ?? []);
     const isDue = (d: Delivery) => d.status === 'pending' && (d.lease_until ?? 0) <= now && (d.next_attempt_at <= now || force === 'all' || Boolean(forced?.has(d.jti)));
     // A read first: with nothing due (the usual case) a pass takes no write lock.
-    const anyDue = await this.store.read((s) => (s.oauth?.secevents?.deliveries as Delivery[] | undefined)?.some(isDue) ?? false);
+    const anyDue = await this.store.read((s) => storedField(s, 'secevents')?.deliveries?.some(isDue) ?? false);
     const batch = !anyDue ? [] : await this.store.write((s) => {
       const picked: Array<Pick<Delivery, 'jti' | 'url' | 'set'>> = [];
       for (const d of secEvents(s).deliveries) {
@@ -206,7 +207,7 @@ export class Deliverer {
   private async scheduleNext(): Promise<void> {
     if (this.closed || !this.background) return;
     const next = await this.store.read((s) =>
-      ((s.oauth?.secevents?.deliveries ?? []) as Delivery[])
+      (storedField(s, 'secevents')?.deliveries ?? [])
         .filter((d) => d.status === 'pending')
         .reduce((min, d) => Math.min(min, Math.max(d.next_attempt_at, d.lease_until ?? 0)), Infinity),
     );

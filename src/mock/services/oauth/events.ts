@@ -10,7 +10,7 @@ import type { MockState } from '../../store.js';
 import type { EventKind } from './console-schema.js';
 import { signingKey } from './jwt.js';
 import { own } from '../../lookup.js';
-import { oauth, type RefreshTokenRecord } from './tokens.js';
+import { oauth } from './tokens.js';
 
 /** {secevent_base} in the seed. */
 export const SECEVENT_BASE = 'https://schemas.openid.net/secevent';
@@ -65,9 +65,7 @@ export interface SecEventsSlice {
 const KEEP_FINISHED = 1000;
 
 export function secEvents(state: MockState): SecEventsSlice {
-  const slice = oauth(state);
-  slice.secevents ??= { receivers: [], deliveries: [] };
-  return slice.secevents as SecEventsSlice;
+  return (oauth(state).secevents ??= { receivers: [], deliveries: [] });
 }
 
 function signSet(state: MockState, claims: Record<string, unknown>): string {
@@ -106,7 +104,7 @@ function eventPayload(kind: EventKind, iss: string, subject: EventSubject): Reco
 /** Clients the user has granted (any refresh token, live or not): the apps that hear about the account. */
 function grantedClients(state: MockState, sub: string): Set<string> {
   const out = new Set<string>();
-  for (const rt of Object.values(oauth(state).refreshTokens) as RefreshTokenRecord[]) if (rt.sub === sub) out.add(rt.client_id);
+  for (const rt of Object.values(oauth(state).refreshTokens)) if (rt.sub === sub) out.add(rt.client_id);
   return out;
 }
 

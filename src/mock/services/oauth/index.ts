@@ -6,9 +6,9 @@ import { authorizeRoutes } from './authorize.js';
 import { errorReply, oauthOptions, type OAuthMockOptions } from './common.js';
 import { clientProblem, restoreClient, seedClients, seedUsers, type MockUser, type OAuthClient } from './registry.js';
 import { tokenRoutes } from './token.js';
-import { oauth } from './tokens.js';
+import { oauth, storedField } from './tokens.js';
 import { MockError } from '../../http.js';
-import { own } from '../../lookup.js';
+import { emptyDict, own } from '../../lookup.js';
 import { lazyConsole } from './admin-lazy.js';
 import { afterRestore, hasPendingEvents } from './console-core.js';
 
@@ -46,11 +46,13 @@ export async function readRegistryFile(path: string): Promise<{ clients: OAuthCl
 
 function merge(state: MockState, clients: OAuthClient[], users: MockUser[]): void {
   const slice = oauth(state);
-  for (const c of clients) slice.clients[c.client_id] = c;
+  const registry = (slice.clients ??= emptyDict());
+  const known = (slice.users ??= []);
+  for (const c of clients) registry[c.client_id] = c;
   for (const u of users) {
-    const i = (slice.users as MockUser[]).findIndex((x) => x.sub === u.sub);
-    if (i >= 0) slice.users[i] = u;
-    else slice.users.push(u);
+    const i = known.findIndex((x) => x.sub === u.sub);
+    if (i >= 0) known[i] = u;
+    else known.push(u);
   }
 }
 
@@ -62,7 +64,7 @@ function merge(state: MockState, clients: OAuthClient[], users: MockUser[]): voi
 const oauthService: ServiceModule = {
   name: 'oauth',
   initState(state, options) {
-    if (state.oauth?.clients) return false;
+    if (storedField(state, 'clients')) return false;
     const slice = oauth(state);
     const opts = (options.oauth ?? {}) as OAuthMockOptions;
     slice.clients = {};
@@ -79,7 +81,7 @@ const oauthService: ServiceModule = {
     }
     const restore = (clientId: string) =>
       ctx.store.write((s) => {
-        const c = own(oauth(s).clients as Record<string, OAuthClient>, clientId);
+        const c = own(oauth(s).clients, clientId);
         const problem = c ? restoreClient(c, ctx.now()) : `${clientId} is unknown`;
         if (c && !problem) afterRestore(c, ctx.now());
         return problem;

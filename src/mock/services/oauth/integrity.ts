@@ -18,6 +18,7 @@ import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'no
 import type { MockState } from '../../store.js';
 import { integrityProblem, type FieldProblem, type IntegrityAction } from './console-schema.js';
 import { signingKey } from './jwt.js';
+import { storedField } from './tokens.js';
 
 export type IntegrityMode = 'disabled' | 'monitoring' | 'enforced';
 
@@ -143,12 +144,12 @@ export function mintIntegrityToken(state: MockState, client: IntegrityClient, is
 export function verifyIntegrityToken(state: MockState, client: IntegrityClient, token: string, now: number): boolean {
   const parts = token.split('.');
   if (parts.length !== 3 || token.length > 8192) return false;
-  const key = state.oauth?.signing as { kid: string; public_jwk: object } | undefined;
+  const key = storedField(state, 'signing');
   if (!key) return false;
   try {
     const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as Record<string, unknown>;
     if (header.alg !== 'RS256' || header.kid !== key.kid || header.typ !== 'integrity+jwt') return false;
-    const ok = verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey({ key: key.public_jwk as never, format: 'jwk' }), Buffer.from(parts[2], 'base64url'));
+    const ok = verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey({ key: key.public_jwk, format: 'jwk' }), Buffer.from(parts[2], 'base64url'));
     if (!ok) return false;
     const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as Record<string, unknown>;
     return claims.aud === client.client_id && claims.sub === appId(client) && typeof claims.exp === 'number' && claims.exp * 1000 > now;

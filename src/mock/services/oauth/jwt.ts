@@ -1,5 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign, type JsonWebKey } from 'node:crypto';
 import type { MockState } from '../../store.js';
+import { oauth, storedField } from './tokens.js';
 
 /** The mock's ID-token signing key (RS256), kept in the state so every process signs with the same key. */
 export interface SigningKey {
@@ -9,14 +10,15 @@ export interface SigningKey {
 }
 
 export function signingKey(state: MockState): SigningKey {
-  if (state.oauth.signing) return state.oauth.signing as SigningKey;
+  const stored = storedField(state, 'signing');
+  if (stored) return stored;
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const key: SigningKey = {
     kid: randomBytes(8).toString('hex'),
     private_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     public_jwk: publicKey.export({ format: 'jwk' }),
   };
-  state.oauth.signing = key;
+  oauth(state).signing = key;
   return key;
 }
 

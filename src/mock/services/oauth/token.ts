@@ -28,6 +28,7 @@ import {
   mintRefreshToken,
   oauth,
   revokeGrant,
+  storedField,
   type AccessTokenRecord,
   type RefreshTokenRecord,
 } from './tokens.js';
@@ -43,7 +44,7 @@ export function tokenRoutes(ctx: ServiceContext, admin: Pick<LazyConsole, 'kick'
     { method: 'POST', path: '/revoke', handler: (req) => revoke(ctx, req, admin) },
     { method: 'GET', path: '/revoke', handler: (req) => revoke(ctx, req, admin) },
     { method: 'GET', path: '/tokeninfo', handler: (req) => tokeninfo(ctx, req) },
-    { method: 'GET', path: '/oauth2/v3/certs', handler: async () => ({ status: 200, json: jwks(await ctx.store.read((s) => s.oauth.signing)) }) },
+    { method: 'GET', path: '/oauth2/v3/certs', handler: async () => ({ status: 200, json: jwks(await ctx.store.read((s) => storedField(s, 'signing'))) }) },
     { method: 'GET', path: '/oauth2/v3/userinfo', handler: (req) => userinfo(ctx, req) },
     { method: 'GET', path: '/.well-known/openid-configuration', handler: (req) => ({ status: 200, json: discovery(issuer(req)) }) },
   ];

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { dict, own } from '../../lookup.js';
-import type { MockState } from '../../store.js';
+import { dict, own, type Dict } from '../../lookup.js';
+import { sliceField, type MockState } from '../../store.js';
+import type { PendingRequest } from './common.js';
+import type { StoreListings } from './console.js';
+import type { ConsoleClient } from './console-core.js';
+import type { SecEventsSlice } from './events.js';
+import type { SigningKey } from './jwt.js';
+import type { MockUser } from './registry.js';
 
 /**
  * The contract between the mock authorization server and the services that accept its bearer tokens
@@ -54,32 +60,45 @@ export interface CodeRecord {
   refresh_token?: string;
 }
 
+/** The oauth service's slice of the mock state (`state.oauth`). */
 export interface OAuthSlice {
-  accessTokens: Record<string, AccessTokenRecord>;
-  refreshTokens: Record<string, RefreshTokenRecord>;
-  codes: Record<string, CodeRecord>;
-  [key: string]: any;
+  accessTokens: Dict<AccessTokenRecord>;
+  refreshTokens: Dict<RefreshTokenRecord>;
+  codes: Dict<CodeRecord>;
+  /** The registry and pending sign-ins: filled in by the service's init (a slice made only to mint tokens has none). */
+  clients?: Dict<ConsoleClient>;
+  users?: MockUser[];
+  pending?: Dict<PendingRequest>;
+  /** The ID-token signing key, made on first need. */
+  signing?: SigningKey;
+  /** Security-event receivers and deliveries (the developer console's). */
+  secevents?: SecEventsSlice;
+  /** The store listings ownership is verified against (the developer console's). */
+  store?: StoreListings;
 }
 
+/** The slice, made (with its token maps) when missing; every map keyed by id is made prototype-free. */
 export function oauth(state: MockState): OAuthSlice {
-  state.oauth ??= { accessTokens: {} };
-  state.oauth.accessTokens ??= {};
-  state.oauth.refreshTokens ??= {};
-  state.oauth.codes ??= {};
-  dict(state.oauth.accessTokens);
-  dict(state.oauth.refreshTokens);
-  dict(state.oauth.codes);
+  const slice = (state.oauth ??= { accessTokens: {} }) as Partial<OAuthSlice>;
+  dict((slice.accessTokens ??= {}));
+  dict((slice.refreshTokens ??= {}));
+  dict((slice.codes ??= {}));
   // The client registry and pending sign-ins are keyed by id too (filled in by the service's init).
-  if (state.oauth.clients) dict(state.oauth.clients);
-  if (state.oauth.pending) dict(state.oauth.pending);
-  return state.oauth as OAuthSlice;
+  if (slice.clients) dict(slice.clients);
+  if (slice.pending) dict(slice.pending);
+  return slice as OAuthSlice;
+}
+
+/** One field of the slice as stored, without making anything (a read must not change the state). */
+export function storedField<K extends keyof OAuthSlice>(state: MockState, key: K): OAuthSlice[K] | undefined {
+  return sliceField(state, 'oauth', key) as OAuthSlice[K] | undefined;
 }
 
 export type RefreshCheck = { ok: true; record: RefreshTokenRecord } | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' };
 
 export function checkRefreshToken(state: MockState, token: string | undefined, now: number): RefreshCheck {
   if (!token) return { ok: false, reason: 'missing' };
-  const record = own(state.oauth?.refreshTokens as Record<string, RefreshTokenRecord> | undefined, token);
+  const record = own(storedField(state, 'refreshTokens'), token);
   if (!record) return { ok: false, reason: 'unknown' };
   if (record.revoked) return { ok: false, reason: 'revoked' };
   if (record.expires_at !== null && record.expires_at <= now) return { ok: false, reason: 'expired' };
@@ -143,7 +162,7 @@ export type TokenCheck =
 /** Looks a bearer token up: unknown, expired and revoked tokens are refused with the reason. */
 export function checkAccessToken(state: MockState, token: string | undefined, now: number): TokenCheck {
   if (!token) return { ok: false, reason: 'missing' };
-  const record = own(state.oauth?.accessTokens as Record<string, AccessTokenRecord> | undefined, token);
+  const record = own(storedField(state, 'accessTokens'), token);
   if (!record) return { ok: false, reason: 'unknown' };
   if (record.revoked) return { ok: false, reason: 'revoked' };
   if (record.expires_at <= now) return { ok: false, reason: 'expired' };
