@@ -25,10 +25,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-// static, not a top-level await: the single executable bundles this program as CommonJS (the sandbox
-// always starts members from a config file, so yaml is loaded either way)
-import { parse as parseYaml } from 'yaml';
+import { readArgs } from './args.js';
 
 const VERSIONS: Record<string, string> = { '3.2': '3.2.32', '3.3': '3.3.27' };
 
@@ -64,56 +61,16 @@ interface PingInfo {
   clientUrl: string;
 }
 
-const { values: flags } = parseArgs({
-  options: {
-    name: { type: 'string' },
-    'data-dir': { type: 'string' },
-    'listen-client-urls': { type: 'string' },
-    'listen-peer-urls': { type: 'string' },
-    'initial-cluster': { type: 'string' },
-    'initial-cluster-token': { type: 'string', default: 'kv-cluster' },
-    'max-request-bytes': { type: 'string', default: String(1.5 * 1024 * 1024) },
-    'config-file': { type: 'string' },
-    'kv-version': { type: 'string', default: '3.2' },
-    'heartbeat-interval': { type: 'string', default: '100' },
-    'election-timeout': { type: 'string' },
-  },
-  strict: false,
-});
-
-// As etcd: --config-file names a YAML file holding the settings (real etcd then ignores every flag;
-// here the file's settings win over the flags, so a test may still pass only a few in the file).
-const configFile = flags['config-file'] === undefined ? undefined : String(flags['config-file']);
-const fileSettings: Record<string, unknown> = Object.create(null);
-if (configFile) {
-  let parsed: unknown;
-  try {
-    parsed = parseYaml(readFileSync(configFile, 'utf8'));
-  } catch (err) {
-    process.stderr.write(`etcdmain: error verifying flags, error loading config file "${configFile}": ${(err as Error).message}\n`);
-    process.exit(1);
-  }
-  if (parsed && typeof parsed === 'object') Object.assign(fileSettings, parsed);
-}
-const args: Record<string, unknown> = { ...flags, ...fileSettings };
-
-const name = String(args.name ?? 'default');
-const dataDir = String(args['data-dir'] ?? `${name}.kv`);
-const minorVersion = String(flags['kv-version']);
+// The flags, and the settings of the YAML file --config-file names (args.ts).
+const { name, dataDir, minorVersion, clientUrl, peerUrl, initialCluster, token, heartbeatMs, electionMs, maxRequestBytes, configFile, retention } = readArgs();
 const serverVersion = VERSIONS[minorVersion] ?? `${minorVersion}.0`;
-const clientUrl = new URL(String(args['listen-client-urls'] ?? 'http://127.0.0.1:2379').split(',')[0]);
-const peerUrl = new URL(String(args['listen-peer-urls'] ?? 'http://127.0.0.1:2380').split(',')[0]);
-const heartbeatMs = Number(args['heartbeat-interval']);
 // As etcd: a peer that stops answering is given up (and a leader without a quorum steps down) only
 // after an election timeout, 10 heartbeats by default. A member that is merely slow for a moment
 // (a GC pause, a stalled disk, a busy CPU) must not cost the cluster its leader. A refused
 // connection is different: nothing listens there any more, the process is gone.
-const electionMs = Number(args['election-timeout'] ?? heartbeatMs * 10);
 const pingTimeoutMs = Math.max(heartbeatMs * 2, Math.floor(electionMs / 2));
 // A write waits for a quorum this long (etcd: the request timeout) before it fails.
 const commitTimeoutMs = Math.max(2000, electionMs * 2);
-const maxRequestBytes = Number(args['max-request-bytes']);
-const token = String(args['initial-cluster-token']);
 const clusterId = idOf(`cluster:${token}`);
 const memberId = idOf(`${token}:${name}`);
 const prefix = minorVersion === '3.2' ? '/v3alpha' : '/v3beta';
@@ -134,21 +91,19 @@ function fail(msg: string): never {
 }
 
 // ---- config file: 3.3 made auto-compaction-retention a string --------------------------------
-if (configFile && 'auto-compaction-retention' in fileSettings) {
-  const r = fileSettings['auto-compaction-retention'];
-  if (minorVersion !== '3.2' && typeof r === 'number') {
-    fail(`error loading config file "${configFile}": auto-compaction-retention must be a string in ${minorVersion} (write "${r}" or "${r}h"), got the number ${r}`);
-  }
-  // 3.2 reads it into an int: a string there stops 3.2.32 at start just the same.
-  if (minorVersion === '3.2' && typeof r === 'string') {
-    fail(`error verifying flags, error unmarshaling JSON: json: cannot unmarshal string into Go struct field configYAML.auto-compaction-retention of type int (config file "${configFile}")`);
-  }
+// (retention is undefined without a config file or the setting in it)
+if (minorVersion !== '3.2' && typeof retention === 'number') {
+  fail(`error loading config file "${configFile}": auto-compaction-retention must be a string in ${minorVersion} (write "${retention}" or "${retention}h"), got the number ${retention}`);
+}
+// 3.2 reads it into an int: a string there stops 3.2.32 at start just the same.
+if (minorVersion === '3.2' && typeof retention === 'string') {
+  fail(`error verifying flags, error unmarshaling JSON: json: cannot unmarshal string into Go struct field configYAML.auto-compaction-retention of type int (config file "${configFile}")`);
 }
 
 // ---- state ---------------------------------------------------------------------------------
 mkdirSync(join(dataDir, 'member'), { recursive: true });
 const stateFile = join(dataDir, 'member', 'kv.json');
-const peers: Peer[] = String(args['initial-cluster'] ?? `${name}=${peerUrl.href}`)
+const peers: Peer[] = initialCluster
   .split(',')
   .map((e) => e.split('='))
   .filter(([n]) => n !== name)
