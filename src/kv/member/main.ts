@@ -25,25 +25,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-// static, not a top-level await: the single executable bundles this program as CommonJS (the sandbox
-// always starts members from a config file, so yaml is loaded either way)
-import { parse as parseYaml } from 'yaml';
+import { dict, emptyDict, own } from '../../mock/lookup.js';
+import { asObject, textOf } from '../parse.js';
+import { readArgs } from './args.js';
+import { isAppend, isPeerPut, isPing, readFault, readState, type Append, type Fault, type Persisted, type PingInfo } from './messages.js';
 
 const VERSIONS: Record<string, string> = { '3.2': '3.2.32', '3.3': '3.3.27' };
 
-interface Kv {
-  value: string;
-  create_revision: number;
-  mod_revision: number;
-  version: number;
-}
-interface Persisted {
-  revision: number;
-  kvs: Record<string, Kv>;
-  clusterVersion: string;
-  clients: Record<string, string>;
-}
 interface Peer {
   name: string;
   peerUrl: string;
@@ -53,67 +41,17 @@ interface Peer {
   info?: PingInfo;
   seenHigher?: boolean;
 }
-interface PingInfo {
-  name: string;
-  id: string;
-  version: string;
-  revision: number;
-  leader: string;
-  term: number;
-  clusterVersion: string;
-  clientUrl: string;
-}
 
-const { values: flags } = parseArgs({
-  options: {
-    name: { type: 'string' },
-    'data-dir': { type: 'string' },
-    'listen-client-urls': { type: 'string' },
-    'listen-peer-urls': { type: 'string' },
-    'initial-cluster': { type: 'string' },
-    'initial-cluster-token': { type: 'string', default: 'kv-cluster' },
-    'max-request-bytes': { type: 'string', default: String(1.5 * 1024 * 1024) },
-    'config-file': { type: 'string' },
-    'kv-version': { type: 'string', default: '3.2' },
-    'heartbeat-interval': { type: 'string', default: '100' },
-    'election-timeout': { type: 'string' },
-  },
-  strict: false,
-});
-
-// As etcd: --config-file names a YAML file holding the settings (real etcd then ignores every flag;
-// here the file's settings win over the flags, so a test may still pass only a few in the file).
-const configFile = flags['config-file'] === undefined ? undefined : String(flags['config-file']);
-const fileSettings: Record<string, unknown> = Object.create(null);
-if (configFile) {
-  let parsed: unknown;
-  try {
-    parsed = parseYaml(readFileSync(configFile, 'utf8'));
-  } catch (err) {
-    process.stderr.write(`etcdmain: error verifying flags, error loading config file "${configFile}": ${(err as Error).message}\n`);
-    process.exit(1);
-  }
-  if (parsed && typeof parsed === 'object') Object.assign(fileSettings, parsed);
-}
-const args: Record<string, unknown> = { ...flags, ...fileSettings };
-
-const name = String(args.name ?? 'default');
-const dataDir = String(args['data-dir'] ?? `${name}.kv`);
-const minorVersion = String(flags['kv-version']);
-const serverVersion = VERSIONS[minorVersion] ?? `${minorVersion}.0`;
-const clientUrl = new URL(String(args['listen-client-urls'] ?? 'http://127.0.0.1:2379').split(',')[0]);
-const peerUrl = new URL(String(args['listen-peer-urls'] ?? 'http://127.0.0.1:2380').split(',')[0]);
-const heartbeatMs = Number(args['heartbeat-interval']);
+// The flags, and the settings of the YAML file --config-file names (args.ts).
+const { name, dataDir, minorVersion, clientUrl, peerUrl, initialCluster, token, heartbeatMs, electionMs, maxRequestBytes, configFile, retention } = readArgs();
+const serverVersion = own(VERSIONS, minorVersion) ?? `${minorVersion}.0`;
 // As etcd: a peer that stops answering is given up (and a leader without a quorum steps down) only
 // after an election timeout, 10 heartbeats by default. A member that is merely slow for a moment
 // (a GC pause, a stalled disk, a busy CPU) must not cost the cluster its leader. A refused
 // connection is different: nothing listens there any more, the process is gone.
-const electionMs = Number(args['election-timeout'] ?? heartbeatMs * 10);
 const pingTimeoutMs = Math.max(heartbeatMs * 2, Math.floor(electionMs / 2));
 // A write waits for a quorum this long (etcd: the request timeout) before it fails.
 const commitTimeoutMs = Math.max(2000, electionMs * 2);
-const maxRequestBytes = Number(args['max-request-bytes']);
-const token = String(args['initial-cluster-token']);
 const clusterId = idOf(`cluster:${token}`);
 const memberId = idOf(`${token}:${name}`);
 const prefix = minorVersion === '3.2' ? '/v3alpha' : '/v3beta';
@@ -134,21 +72,19 @@ function fail(msg: string): never {
 }
 
 // ---- config file: 3.3 made auto-compaction-retention a string --------------------------------
-if (configFile && 'auto-compaction-retention' in fileSettings) {
-  const r = fileSettings['auto-compaction-retention'];
-  if (minorVersion !== '3.2' && typeof r === 'number') {
-    fail(`error loading config file "${configFile}": auto-compaction-retention must be a string in ${minorVersion} (write "${r}" or "${r}h"), got the number ${r}`);
-  }
-  // 3.2 reads it into an int: a string there stops 3.2.32 at start just the same.
-  if (minorVersion === '3.2' && typeof r === 'string') {
-    fail(`error verifying flags, error unmarshaling JSON: json: cannot unmarshal string into Go struct field configYAML.auto-compaction-retention of type int (config file "${configFile}")`);
-  }
+// (retention is undefined without a config file or the setting in it)
+if (minorVersion !== '3.2' && typeof retention === 'number') {
+  fail(`error loading config file "${configFile}": auto-compaction-retention must be a string in ${minorVersion} (write "${retention}" or "${retention}h"), got the number ${retention}`);
+}
+// 3.2 reads it into an int: a string there stops 3.2.32 at start just the same.
+if (minorVersion === '3.2' && typeof retention === 'string') {
+  fail(`error verifying flags, error unmarshaling JSON: json: cannot unmarshal string into Go struct field configYAML.auto-compaction-retention of type int (config file "${configFile}")`);
 }
 
 // ---- state ---------------------------------------------------------------------------------
 mkdirSync(join(dataDir, 'member'), { recursive: true });
 const stateFile = join(dataDir, 'member', 'kv.json');
-const peers: Peer[] = String(args['initial-cluster'] ?? `${name}=${peerUrl.href}`)
+const peers: Peer[] = initialCluster
   .split(',')
   .map((e) => e.split('='))
   .filter(([n]) => n !== name)
@@ -157,8 +93,8 @@ const clusterSize = peers.length + 1;
 const quorum = Math.floor(clusterSize / 2) + 1;
 
 let st: Persisted = existsSync(stateFile)
-  ? JSON.parse(readFileSync(stateFile, 'utf8'))
-  : { revision: 1, kvs: {}, clusterVersion: '', clients: {} };
+  ? readState(JSON.parse(readFileSync(stateFile, 'utf8')))
+  : { revision: 1, kvs: emptyDict(), clusterVersion: '', clients: emptyDict() };
 if (st.clusterVersion && cmp(st.clusterVersion, minorVersion) > 0) {
   fail(`cluster cannot be downgraded (current version: ${serverVersion} is lower than determined cluster version: ${st.clusterVersion})`);
 }
@@ -182,9 +118,9 @@ function cmp(a: string, b: string): number {
   return a1 - b1 || a2 - b2;
 }
 
-function fault(): { neverHealthyOn?: string; corruptSnapshot?: boolean; alarm?: string; muteHeartbeats?: boolean } {
+function fault(): Fault {
   try {
-    return JSON.parse(readFileSync(join(dataDir, 'FAULT.json'), 'utf8'));
+    return readFault(JSON.parse(readFileSync(join(dataDir, 'FAULT.json'), 'utf8')));
   } catch {
     return {};
   }
@@ -219,14 +155,14 @@ function peerOnce(url: string, body: string | undefined, timeoutMs: number): Pro
     req.end(body);
   });
 }
-async function peerCall(url: string, path: string, body?: unknown, timeoutMs = pingTimeoutMs): Promise<any> {
+async function peerCall(url: string, path: string, body?: unknown, timeoutMs = pingTimeoutMs): Promise<unknown> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const res = await peerOnce(`${url}${path}`, text, timeoutMs).catch((err: NodeJS.ErrnoException) => {
     if (text !== undefined || (err.code !== 'ECONNRESET' && err.code !== 'EPIPE')) throw err;
     return peerOnce(`${url}${path}`, text, timeoutMs);
   });
   if (res.status !== 200) throw Object.assign(new Error(res.text), { status: res.status, body: res.text });
-  return JSON.parse(res.text);
+  return JSON.parse(res.text) as unknown;
 }
 
 function readBody(req: IncomingMessage, limit = Infinity): Promise<{ text: string; size: number; tooLarge: boolean }> {
@@ -240,6 +176,15 @@ function readBody(req: IncomingMessage, limit = Infinity): Promise<{ text: strin
     req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), size, tooLarge: size > limit }));
     req.on('error', reject);
   });
+}
+
+/** A request body's JSON (an empty body is `{}`); undefined when it does not parse. */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text || '{}') as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function send(res: ServerResponse, status: number, body: unknown, raw = false): void {
@@ -258,7 +203,7 @@ let writeChain: Promise<unknown> = Promise.resolve();
 function leaderPut(key: string, value: string): Promise<number> {
   const run = async () => {
     if (leader !== name || !hasQuorum()) throw Object.assign(new Error('kvserver: no leader'), { code: 14 });
-    const prev = st.kvs[key];
+    const prev = own(st.kvs, key);
     const rev = st.revision + 1;
     st.kvs[key] = { value, create_revision: prev?.create_revision ?? rev, mod_revision: rev, version: (prev?.version ?? 0) + 1 };
     st.revision = rev;
@@ -294,8 +239,8 @@ function leaderPut(key: string, value: string): Promise<number> {
 async function syncFromLeader(): Promise<void> {
   const lp = peers.find((p) => p.name === leader);
   if (!lp) return;
-  const full = await peerCall(lp.peerUrl, '/peer/state', undefined, 2000);
-  st = { ...full, clients: { ...st.clients, ...full.clients } };
+  const full = readState(await peerCall(lp.peerUrl, '/peer/state', undefined, 2000));
+  st = { ...full, clients: dict({ ...st.clients, ...full.clients }) };
   persist();
 }
 
@@ -326,34 +271,37 @@ function health(res: ServerResponse): void {
   send(res, ok ? 200 : 503, minorVersion === '3.2' ? `{"health": "${v}"}` : `{"health":"${v}"}`, true);
 }
 
+/** A client's write: made here on the leader, else sent on to the leader (then caught up with it). */
+async function clientPut(res: ServerResponse, key: string, value: string): Promise<void> {
+  try {
+    if (leader === name) await leaderPut(key, value);
+    else {
+      const lp = peers.find((p) => p.name === leader && p.reachable);
+      if (!lp || !hasQuorum()) return grpcError(res, 503, 14, 'kvserver: no leader');
+      await peerCall(lp.peerUrl, '/peer/put', { key, value }, 3000);
+      if (st.revision < Number(lp.info?.revision ?? 0)) await syncFromLeader().catch(() => undefined);
+    }
+    return send(res, 200, { header: header() });
+  } catch (err) {
+    return grpcError(res, 503, 14, (err as Error).message.startsWith('kvserver') ? (err as Error).message : 'kvserver: request timed out');
+  }
+}
+
 async function gateway(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   const body = await readBody(req, maxRequestBytes);
   if (body.tooLarge) return grpcError(res, 400, 3, 'kvserver: request is too large');
-  let input: any = {};
-  try {
-    input = body.text ? JSON.parse(body.text) : {};
-  } catch {
-    return grpcError(res, 400, 3, 'invalid JSON body');
-  }
+  const parsed = jsonOf(body.text);
+  if (parsed === undefined) return grpcError(res, 400, 3, 'invalid JSON body');
+  const input = asObject(parsed);
   switch (path) {
     case '/kv/put': {
-      if (typeof input.key !== 'string' || !input.key) return grpcError(res, 400, 3, 'kvserver: key is not provided');
-      try {
-        if (leader === name) await leaderPut(input.key, String(input.value ?? ''));
-        else {
-          const lp = peers.find((p) => p.name === leader && p.reachable);
-          if (!lp || !hasQuorum()) return grpcError(res, 503, 14, 'kvserver: no leader');
-          await peerCall(lp.peerUrl, '/peer/put', { key: input.key, value: String(input.value ?? '') }, 3000);
-          if (st.revision < Number(lp.info?.revision ?? 0)) await syncFromLeader().catch(() => undefined);
-        }
-        return send(res, 200, { header: header() });
-      } catch (err) {
-        return grpcError(res, 503, 14, (err as Error).message.startsWith('kvserver') ? (err as Error).message : 'kvserver: request timed out');
-      }
+      const key = input.key;
+      if (typeof key !== 'string' || !key) return grpcError(res, 400, 3, 'kvserver: key is not provided');
+      return clientPut(res, key, textOf(input.value) ?? '');
     }
     case '/kv/range': {
-      const key = String(input.key ?? '');
-      const end = input.range_end ? Buffer.from(String(input.range_end), 'base64') : undefined;
+      const key = textOf(input.key) ?? '';
+      const end = input.range_end ? Buffer.from(textOf(input.range_end) ?? '', 'base64') : undefined;
       const k0 = Buffer.from(key, 'base64');
       const kvs = Object.entries(st.kvs)
         .filter(([k]) => {
@@ -416,6 +364,20 @@ const clientServer = createServer((req, res) => {
 });
 
 // ---- the peer server -----------------------------------------------------------------------
+/** A leader's append: it names the leader; the entry is stored when it is the next one, else this member catches up. */
+async function applyAppend(a: Append): Promise<void> {
+  if (a.term >= term) {
+    term = a.term;
+    leader = a.leader;
+    heard(a.leader);
+  }
+  if (a.revision === st.revision + 1) {
+    st.kvs[a.key] = a.kv;
+    st.revision = a.revision;
+    persist();
+  } else if (a.revision > st.revision) await syncFromLeader();
+}
+
 const peerServer = createServer((req, res) => {
   const u = new URL(req.url ?? '/', 'http://x');
   const p = u.pathname;
@@ -427,21 +389,15 @@ const peerServer = createServer((req, res) => {
       return send(res, 200, ping());
     }
     if (p === '/peer/state') return send(res, 200, st);
-    const body = JSON.parse((await readBody(req)).text || '{}');
+    const body = jsonOf((await readBody(req)).text);
+    if (body === undefined) return send(res, 400, { error: 'invalid JSON body' });
     if (p === '/peer/append') {
-      if (body.term >= term) {
-        term = body.term;
-        leader = body.leader;
-        heard(body.leader);
-      }
-      if (body.revision === st.revision + 1) {
-        st.kvs[body.key] = body.kv;
-        st.revision = body.revision;
-        persist();
-      } else if (body.revision > st.revision) await syncFromLeader();
+      if (!isAppend(body)) return send(res, 400, { error: 'an append needs leader, term, revision, key and kv' });
+      await applyAppend(body);
       return send(res, 200, { revision: st.revision });
     }
     if (p === '/peer/put') {
+      if (!isPeerPut(body)) return send(res, 400, { error: 'a put needs a key and a value' });
       const rev = await leaderPut(body.key, body.value);
       return send(res, 200, { revision: rev });
     }
@@ -465,7 +421,8 @@ async function tick(): Promise<void> {
     await Promise.all(
       peers.map(async (p) => {
         try {
-          const info: PingInfo = await peerCall(p.peerUrl, beat);
+          const info = await peerCall(p.peerUrl, beat);
+          if (!isPing(info)) throw new Error(`peer ${p.name}: not a ping answer`);
           if (!p.reachable) log('I', `peer ${p.name} became active`);
           p.reachable = true;
           p.lastSeen = performance.now();
