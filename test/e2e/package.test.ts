@@ -104,9 +104,11 @@ describe('the single executable (out/opsctl)', () => {
 });
 
 describe('the npm package (out/opsctl-<version>.tgz)', () => {
-  it('installs globally into an empty prefix with nothing fetched, and runs --version and the demo', async () => {
+  it('installs globally into an empty prefix, bringing only the keyring binding, and runs --version and the demo', async () => {
     const prefix = join(work, 'prefix');
-    const install = await execa('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', TGZ], { reject: false });
+    // --prefer-offline, not --offline: on a fresh machine npm's cache holds the keyring's tarballs (npm ci
+    // fetched them by the lockfile's URLs) but not its registry metadata, which a tarball install resolves
+    const install = await execa('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', TGZ], { reject: false });
     expect(install.exitCode, install.stderr).toBe(0);
     // dist/ bundles every dependency but the keyring binding (a native addon, one prebuilt package per platform)
     expect(readdirSync(join(prefix, 'lib', 'node_modules'))).toEqual(['opsctl']);
