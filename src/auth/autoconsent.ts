@@ -19,7 +19,7 @@ export async function submitConsent(authUrl: string, email: string, opts: Consen
   const origin = new URL(authUrl).origin;
   const request = async (url: string | URL, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}) => {
     try {
-      return await lite(new URL(url), { method: init.method ?? 'GET', headers: init.headers, body: init.body, dispatcher: defaultDispatcher() });
+      return await lite(new URL(url), { method: init.method ?? 'GET', headers: init.headers, body: init.body, dispatcher: await defaultDispatcher() });
     } catch (err) {
       throw new NetworkError(`--consent-as: cannot reach the authorization server ${origin}: ${(err as Error).message}`, {
         hint: `check that it is up and that the auth endpoint is right (opsctl config get auth; OPSCTL_AUTH_URL), or sign in with a browser`,

@@ -1,6 +1,6 @@
 import type { Dispatcher, FormData } from 'undici';
 import { sleep as abortableSleep } from './sleep.js';
-import { Agent, request } from './undici-lite.js';
+import type { Agent } from './undici-lite.js';
 import { ApiError, NetworkError, type OpsError, UsageError } from './errors.js';
 import type { RequestPacer } from './pacer.js';
 import { isLoopbackHost, redactBody, redactHeaders, redactUrl } from './redact.js';
@@ -53,11 +53,38 @@ export interface Credentials {
   query?: Record<string, string>;
 }
 
+/** One request as a transport carries it: the URL, method, headers and body built by HttpClient. */
+export interface TransportRequest {
+  method: Dispatcher.HttpMethod;
+  headers: Record<string, string>;
+  body?: string | FormData;
+  /** The request's deadline (the whole exchange) and its milliseconds. */
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+/** What a transport gives back: the status, the headers, and a body read once. */
+export interface TransportResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(): void };
+}
+
+/**
+ * What carries a request: undici over the network (the default, `viaNetwork`), or a server in this
+ * very process (the embedded mock answers without a socket). Retries, deadlines, pacing, credentials
+ * and errors stay HttpClient's whichever carries it.
+ */
+export type Transport = (url: URL, req: TransportRequest) => Promise<TransportResponse>;
+
 export interface HttpClientOptions {
   service: string;
   baseUrl: string;
   credentials?: () => Promise<Credentials | undefined>;
+  /** The undici dispatcher of network requests (default: one shared keep-alive agent; tests: a MockAgent). */
   dispatcher?: Dispatcher;
+  /** Carries the requests instead of undici (see Transport). */
+  transport?: Transport;
   pacer?: RequestPacer;
   /** Attempts in all, including the first. */
   maxAttempts?: number;
@@ -97,10 +124,30 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_BACKOFF_MS = 8_000;
 
 let sharedAgent: Agent | undefined;
-/** One keep-alive agent per process; undici keeps a connection pool per origin inside it. */
-export function defaultDispatcher(): Agent {
+/**
+ * One keep-alive agent per process; undici keeps a connection pool per origin inside it. undici loads
+ * with the first request that goes over the network: a command answered in-process never loads it.
+ */
+export async function defaultDispatcher(): Promise<Agent> {
+  const { Agent } = await import('./undici-lite.js');
   sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
   return sharedAgent;
+}
+
+/** The network transport: undici through `dispatcher` (default: the shared agent). */
+export function viaNetwork(dispatcher?: Dispatcher): Transport {
+  return async (url, { method, headers, body, signal, timeoutMs }) => {
+    const { request } = await import('./undici-lite.js');
+    return request(url, {
+      method,
+      headers,
+      body,
+      dispatcher: dispatcher ?? (await defaultDispatcher()),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal,
+    });
+  };
 }
 /**
  * Closes the shared agent at the end of a command. After an interrupt it destroys it instead, so a
@@ -125,9 +172,11 @@ export class HttpClient {
   /** Requests actually put on the wire (retries included). Useful for `apply` summaries and tests. */
   sent = 0;
   private waitingSaid = false;
+  private readonly transport: Transport;
 
   constructor(opts: HttpClientOptions) {
     this.opts = opts;
+    this.transport = opts.transport ?? viaNetwork(opts.dispatcher);
     this.service = opts.service;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
   }
@@ -203,7 +252,7 @@ export class HttpClient {
       if (typeof body === 'string') this.debug(`> body ${truncate(JSON.stringify(redactBody(tryJson(body))))}`);
       const left = Math.max(1, budgetMs - spent);
       const waiting = this.waitingNotice(method, shown, budgetMs);
-      let res: Dispatcher.ResponseData | undefined;
+      let res: TransportResponse | undefined;
       let raw: string;
       let bytes: number;
       let truncated: boolean;
@@ -213,15 +262,7 @@ export class HttpClient {
       const timer = setTimeout(() => deadline.abort(new DeadlineError(left)), left);
       try {
         this.sent++;
-        res = await request(url, {
-          method,
-          headers,
-          body,
-          dispatcher: this.opts.dispatcher ?? defaultDispatcher(),
-          headersTimeout: left,
-          bodyTimeout: left,
-          signal: deadline.signal,
-        });
+        res = await this.transport(url, { method, headers, body, signal: deadline.signal, timeoutMs: left });
         ({ raw, bytes, truncated } = await readBody(res.body, req.maxBodyBytes));
       } catch (err) {
         clearTimeout(timer);
@@ -373,20 +414,20 @@ function truncate(s: string, n = 500): string {
 }
 
 /** The body as text, or (with a limit) its first `limit` bytes and whether more were coming. */
-async function readBody(body: Dispatcher.ResponseData['body'], limit?: number): Promise<{ raw: string; bytes: number; truncated: boolean }> {
+async function readBody(body: TransportResponse['body'], limit?: number): Promise<{ raw: string; bytes: number; truncated: boolean }> {
   if (limit === undefined) {
     const raw = await body.text();
     return { raw, bytes: Buffer.byteLength(raw), truncated: false };
   }
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let bytes = 0;
   for await (const chunk of body) {
-    bytes += (chunk as Buffer).length;
+    bytes += chunk.length;
     if (bytes > limit) {
       body.destroy();
       return { raw: Buffer.concat(chunks).toString('utf8'), bytes, truncated: true };
     }
-    chunks.push(chunk as Buffer);
+    chunks.push(chunk);
   }
   return { raw: Buffer.concat(chunks).toString('utf8'), bytes, truncated: false };
 }

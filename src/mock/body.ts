@@ -1,5 +1,4 @@
-import type { IncomingMessage } from 'node:http';
-import { MockError } from './http.js';
+import { MockError, type MockIncoming } from './http.js';
 
 /** A route without a limit of its own accepts bodies up to this many bytes. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -23,7 +22,7 @@ export function tooLarge(max: number, declared?: number): MockError {
  * Refuses a declared Content-Length over the limit before anything is read, so a client that declares
  * 100 GB and sends 2 bytes gets its 413 at once instead of a server waiting for the rest.
  */
-export function checkDeclaredLength(req: IncomingMessage, max: number): void {
+export function checkDeclaredLength(req: MockIncoming, max: number): void {
   const raw = req.headers['content-length'];
   if (raw === undefined) return;
   const declared = Number(raw);
@@ -31,7 +30,7 @@ export function checkDeclaredLength(req: IncomingMessage, max: number): void {
 }
 
 /** Reads the whole body, failing with 413 as soon as it passes `max` bytes (the rest is left unread). */
-export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+export function readBody(req: MockIncoming, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

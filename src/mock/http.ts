@@ -1,4 +1,27 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+
+/**
+ * What the pipeline reads of a request: node:http's IncomingMessage, or the in-process request of
+ * the embedded mock (in-process.ts), a stream of the body with the same few fields.
+ */
+export interface MockIncoming extends Readable {
+  method?: string;
+  url?: string;
+  headers: IncomingHttpHeaders;
+  /** The whole body has been received. */
+  complete: boolean;
+}
+
+/** What the pipeline writes of a response: node:http's ServerResponse, or the in-process one. */
+export interface MockOutgoing {
+  readonly headersSent: boolean;
+  readonly writableFinished: boolean;
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body?: string): unknown;
+  destroy(): unknown;
+  once(event: 'close', listener: () => void): unknown;
+}
 
 /** A request as a mock handler sees it: parsed URL, path params, and a parsed body. */
 export interface MockRequest {

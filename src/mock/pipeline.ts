@@ -1,8 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Router from 'find-my-way';
 import { isOpsError } from '../core/errors.js';
 import { checkDeclaredLength, PARSE_FAILED, parseBody, readBody } from './body.js';
-import { MockError, type MockReply, type MockRequest } from './http.js';
+import { MockError, type MockIncoming, type MockOutgoing, type MockReply, type MockRequest } from './http.js';
 import { addMoreRoutes, registerAllRoutes, registerRoutesFor, type LoadedService, type MockRuntime } from './runtime.js';
 import { SERVICE_PREFIXES, type Route, type ServiceName } from './service.js';
 import { DRAIN_FACTOR, drainAfterReply, send, toMockError } from './send.js';
@@ -12,7 +11,7 @@ import { testKnob } from './test-knobs.js';
  * One request, start to end: the test knobs (test mode), else the service its path belongs to, then
  * that service's pipeline (dispatch); any error becomes the service's own error shape.
  */
-export async function handle(rt: MockRuntime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handle(rt: MockRuntime, req: MockIncoming, res: MockOutgoing): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   let url: URL;
   try {
@@ -47,7 +46,7 @@ export async function handle(rt: MockRuntime, req: IncomingMessage, res: ServerR
 }
 
 /** The fixed pipeline of a service: route → read the body → (test knobs) → authenticate → rate limit → validate JSON → act. */
-async function dispatch(rt: MockRuntime, svc: LoadedService, service: ServiceName, req: IncomingMessage, url: URL, method: string): Promise<MockReply> {
+async function dispatch(rt: MockRuntime, svc: LoadedService, service: ServiceName, req: MockIncoming, url: URL, method: string): Promise<MockReply> {
   const { route, params } = await findRoute(svc, url, method);
   const mreq = await toMockRequest(rt, req, url, method, route, params);
   const injected = rt.test ? testFailure(rt, svc, service, req, url, method) : undefined;
@@ -76,7 +75,7 @@ async function findRoute(svc: LoadedService, url: URL, method: string): Promise<
 }
 
 /** The request as a handler sees it, its body read under the route's limit (a streaming route reads its own later). */
-async function toMockRequest(rt: MockRuntime, req: IncomingMessage, url: URL, method: string, route: Route, params: Record<string, string | undefined>): Promise<MockRequest> {
+async function toMockRequest(rt: MockRuntime, req: MockIncoming, url: URL, method: string, route: Route, params: Record<string, string | undefined>): Promise<MockRequest> {
   const limit = route.maxBodyBytes ?? rt.maxBody;
   // An upload a little over the limit is read and dropped after the 413 (memory stays flat), so the
   // client, still sending, reads the answer instead of a broken pipe; a huge declared length closes.
@@ -100,7 +99,7 @@ async function toMockRequest(rt: MockRuntime, req: IncomingMessage, url: URL, me
 }
 
 /** Test mode: a status forced by the `x-mock-status` header (thrown), or the reply of an injected fault. */
-function testFailure(rt: MockRuntime, svc: LoadedService, service: ServiceName, req: IncomingMessage, url: URL, method: string): MockReply | undefined {
+function testFailure(rt: MockRuntime, svc: LoadedService, service: ServiceName, req: MockIncoming, url: URL, method: string): MockReply | undefined {
   const forced = Number(req.headers['x-mock-status']);
   if (forced >= 400) throw new MockError(forced, 'forced', `forced status ${forced} (test knob)`);
   const fault = rt.faults.find(

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ServerResponse } from 'node:http';
+import type { MockOutgoing } from './http.js';
 
 const current = new AsyncLocalStorage<AbortSignal>();
 
@@ -8,7 +8,7 @@ const current = new AsyncLocalStorage<AbortSignal>();
  * is sent (a client timeout, Ctrl-C): the store's writes watch it, so a write the client gave up on is
  * never applied after the client was told it failed.
  */
-export function withRequestSignal<T>(res: ServerResponse, fn: () => T): T {
+export function withRequestSignal<T>(res: MockOutgoing, fn: () => T): T {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();

@@ -1,6 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isOpsError } from '../core/errors.js';
-import { MockError, type MockReply } from './http.js';
+import { MockError, type MockIncoming, type MockOutgoing, type MockReply } from './http.js';
 
 /**
  * What a thrown error means for the client. A MockError is the service's own answer; a URIError comes
@@ -17,16 +16,16 @@ export function toMockError(err: unknown, where: string): MockError {
 /** Streamed routes drain (read and drop) up to this many times their limit after an early reply. */
 export const DRAIN_FACTOR = 4;
 /** Requests whose unread body Node's server reads and drops after the reply (keep-alive) instead of closing. */
-export const drainAfterReply = new WeakSet<IncomingMessage>();
+export const drainAfterReply = new WeakSet<MockIncoming>();
 
 /** True when the request declared a body that has not been read to its end. */
-function bodyPending(req: IncomingMessage): boolean {
+function bodyPending(req: MockIncoming): boolean {
   if (req.complete) return false;
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-export function send(req: IncomingMessage, res: ServerResponse, out: MockReply): void {
+export function send(req: MockIncoming, res: MockOutgoing, out: MockReply): void {
   const headers: Record<string, string> = { ...(out.headers ?? {}) };
   // Answered before the body was read (413 on the declared length, 404, 401…): close the connection
   // after this reply rather than wait for, or misread, the rest of the body.

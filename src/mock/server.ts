@@ -1,4 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Transport } from '../core/http.js';
+import type { MockIncoming, MockOutgoing } from './http.js';
+import { answerInProcess } from './in-process.js';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { handle } from './pipeline.js';
@@ -80,6 +83,8 @@ export interface MockServer {
   service(name: ServiceName): Promise<ServiceInstance>;
   /** Every route of every served service, read from the routers (loads each service). */
   routes(): Promise<RouteInfo[]>;
+  /** Answers a request from this process without a socket (the embedded profile's HttpClient transport). */
+  answer: Transport;
   /** The mock's clock (what every service calls "now"); tests move it forward instead of waiting. */
   clock: { now(): number; advance(ms: number): void };
   close(): Promise<void>;
@@ -92,7 +97,8 @@ export interface MockServer {
  */
 export async function createMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const rt = new MockRuntime(opts);
-  const http = httpServer(rt);
+  const serve = serveRequest(rt);
+  const http = httpServer(serve);
   const url = await listen(http, opts.port ?? 0, opts.host ?? '127.0.0.1');
   return {
     url,
@@ -103,6 +109,7 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
     inject: (fault) => rt.inject(fault),
     service: (name) => rt.ctx.service(name),
     routes: () => rt.routes(),
+    answer: (target, init) => answerInProcess(serve, target, init),
     clock: {
       now: rt.now,
       advance(ms) {
@@ -121,9 +128,9 @@ export async function createMockServer(opts: MockServerOptions = {}): Promise<Mo
   };
 }
 
-/** The node:http server: every request through the pipeline; a bug of the mock is logged and answered 500. */
-function httpServer(rt: MockRuntime): Server {
-  const http = createServer((req, res) => {
+/** One request through the pipeline (over HTTP or in-process); a bug of the mock is logged and answered 500. */
+function serveRequest(rt: MockRuntime): (req: MockIncoming, res: MockOutgoing) => Promise<void> {
+  return (req, res) =>
     withRequestSignal(res, () => handle(rt, req, res)).catch((err: Error) => {
       // The mock's own storage, before any service answered (a state file of the wrong shape, a directory it cannot write).
       if (isOpsError(err)) {
@@ -135,7 +142,11 @@ function httpServer(rt: MockRuntime): Server {
       if (!res.headersSent) send(req, res, { status: 500, json: { message: `mock failure: ${err.message}` } });
       else res.destroy();
     });
-  });
+}
+
+/** The node:http server: each request served by `serve`. */
+function httpServer(serve: (req: MockIncoming, res: MockOutgoing) => Promise<void>): Server {
+  const http = createServer((req, res) => void serve(req, res));
   http.keepAliveTimeout = 5_000;
   // CONNECT (a proxy tunnel) is nothing the mock serves: answer it rather than drop the connection.
   http.on('connect', (_req: IncomingMessage, socket: Duplex) => {

@@ -1,11 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkDeclaredLength, parseBody, readBody } from './body.js';
+import type { MockIncoming, MockOutgoing } from './http.js';
 import type { MockRuntime } from './runtime.js';
 import { send, toMockError } from './send.js';
 import type { Fault } from './server.js';
 
 /** The test knobs under /__mock/ (test mode only): the request log, injected faults, the mock clock. */
-export async function testKnob(rt: MockRuntime, req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
+export async function testKnob(rt: MockRuntime, req: MockIncoming, res: MockOutgoing, url: URL, method: string): Promise<void> {
   if (url.pathname === '/__mock/requests' && method === 'GET') return send(req, res, { status: 200, json: rt.requests });
   if (url.pathname === '/__mock/requests' && method === 'DELETE') {
     rt.requests.length = 0;
@@ -17,7 +17,7 @@ export async function testKnob(rt: MockRuntime, req: IncomingMessage, res: Serve
 }
 
 /** POST /__mock/faults: make the next matching requests fail. */
-async function postFault(rt: MockRuntime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function postFault(rt: MockRuntime, req: MockIncoming, res: MockOutgoing): Promise<void> {
   let body: Fault;
   try {
     checkDeclaredLength(req, rt.maxBody);
@@ -41,7 +41,7 @@ async function postFault(rt: MockRuntime, req: IncomingMessage, res: ServerRespo
 }
 
 /** GET /__mock/clock: the mock's time; POST {advance_seconds}: move it forward. */
-async function clock(rt: MockRuntime, req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+async function clock(rt: MockRuntime, req: MockIncoming, res: MockOutgoing, method: string): Promise<void> {
   if (method === 'POST') {
     const raw = await Promise.resolve()
       .then(() => {
