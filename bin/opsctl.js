@@ -4,7 +4,6 @@
 // where the runtime has one and hands over to dist/cli.js.
 import { readFileSync } from 'node:fs';
 import module from 'node:module';
-import v8 from 'node:v8';
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -17,10 +16,6 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
       // a read-only cache directory is not a reason to fail
     }
   }
-  // undici parses HTTP with a WebAssembly build of llhttp. V8 would compile it twice: quickly (Liftoff),
-  // then again optimised on background threads, which costs a short-lived CLI more CPU than it ever saves.
-  v8.setFlagsFromString('--liftoff-only');
-
   const { run } = await import('../dist/cli.js');
   await run();
 }

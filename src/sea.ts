@@ -3,7 +3,7 @@
 // host without node has nothing else to run the member program with.
 import v8 from 'node:v8';
 
-// As bin/opsctl.js: compile undici's llhttp WebAssembly once, not again on background threads.
+// As core/wasm.ts does in dist/: compile WebAssembly (undici's llhttp, jq) once, not again on background threads.
 v8.setFlagsFromString('--liftoff-only');
 
 if (process.argv[2] === '__kv-member') {

@@ -38,6 +38,7 @@ export interface RenderOptions {
 export async function renderJq(io: IOStreams, result: CommandResult, opts: RenderOptions & { jq: string }): Promise<void> {
   if (result.data === undefined) return;
   const data = typeof opts.json === 'string' ? pickFields(result.data, parseFieldList(opts.json)) : result.data;
+  (await import('./wasm.js')).liftoffOnly();
   const { raw } = await import('jq-wasm/inline');
   const flags = io.isStdoutTTY ? ['-r'] : ['-r', '-c'];
   // JSON text in, so the input is exactly what --json prints (no undefined, no class instances)
@@ -52,6 +53,7 @@ export async function renderJq(io: IOStreams, result: CommandResult, opts: Rende
  * with exit 2 before the command sends anything: `create --jq '.['` creates nothing.
  */
 export async function checkJq(expression: string): Promise<void> {
+  (await import('./wasm.js')).liftoffOnly();
   const { raw } = await import('jq-wasm/inline');
   const got = await raw(null, `if false then (${expression}\n) else empty end`, ['-n']);
   if (got.exitCode !== 3) return;
