@@ -41,17 +41,21 @@ export const builtinImportsAsRequire = {
 // - commander requires node:child_process (~5 ms) only to spawn executable subcommands, which
 //   opsctl does not have: it is required when commander first calls spawn;
 // - chalk's supports-color loads node:tty (~5 ms) to guess a level for its default instance, which
-//   opsctl never uses (IOStreams gives every Chalk its level from NO_COLOR, FORCE_COLOR and isTTY).
+//   opsctl never uses (IOStreams gives every Chalk its level from NO_COLOR, FORCE_COLOR and isTTY);
+// - find-my-way (the mock's router) requires node:assert (~5 ms) for `assert(condition, message)` on
+//   its route definitions: the real one is required only when a condition fails, so the error is the same.
 export const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
     b.onResolve({ filter: /^(node:)?process$/ }, () => ({ path: 'process', namespace: 'lazy-builtins' }));
     b.onResolve({ filter: /^node:child_process$/ }, (args) => (/[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy-builtins' } : undefined));
+    b.onResolve({ filter: /^(node:)?assert$/ }, (args) => (/[\\/]find-my-way[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'lazy-builtins' } : undefined));
     b.onResolve({ filter: /^#supports-color$/ }, (args) => (/[\\/]chalk[\\/]/.test(args.importer) ? { path: 'supports-color', namespace: 'lazy-builtins' } : undefined));
     const contents = {
       process: 'module.exports = process;',
       child_process: "exports.spawn = (...args) => require('node:child_process').spawn(...args);",
       'supports-color': 'module.exports = { stdout: false, stderr: false };',
+      assert: "module.exports = (value, message) => { if (!value) require('node:assert')(value, message); };",
     };
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => ({ contents: contents[args.path], loader: 'js' }));
   },

@@ -1,6 +1,5 @@
 import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { AuthError, OpsError } from '../core/errors.js';
 import { readLocalFile } from '../core/local-file.js';
 import { dirError, ensurePrivateDir } from './paths.js';
@@ -95,7 +94,8 @@ export class CredentialStore {
     await chmod(this.dir, 0o700).catch((err) => {
       throw dirError(this.dir, err);
     });
-    const { lockFile, removeLeftoverTempFiles } = await import('./lock.js');
+    // the lock and the atomic write load only for a write (a read needs neither)
+    const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([import('./lock.js'), import('write-file-atomic')]);
     const release = await lockFile(this.path, { what: 'the credential file', signal: this.signal }).catch((err) => {
       throw dirError(this.dir, err);
     });
