@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { Context, type ContextOverrides } from './context.js';
+import type { Context, ContextOverrides } from './context.js';
 import { ExitCode } from './core/exit-codes.js';
 import { isOpsError, type OpsError } from './core/errors.js';
 import { buildProgram, splitJsonFlag } from './program.js';
@@ -9,6 +9,7 @@ import { buildProgram, splitJsonFlag } from './program.js';
  * process.exit, so tests run it in-process with their own streams and environment.
  */
 export async function main(argv: string[], overrides: ContextOverrides = {}, ctxOut?: (ctx: Context) => void): Promise<number> {
+  const { Context } = await import('./context.js');
   const ctx = new Context(overrides, main);
   ctxOut?.(ctx);
   const split = splitJsonFlag(argv);
@@ -150,8 +151,22 @@ export function signalNotice(signal: NodeJS.Signals, count: number, safePoint: b
   return what;
 }
 
+/**
+ * `opsctl --help` (or `-h`) and nothing else: commander prints the top-level help, the same text main()
+ * prints, without the command context (its streams, paths and config), which it never reads.
+ */
+async function topLevelHelp(argv: readonly string[]): Promise<boolean> {
+  if (argv.length !== 1 || (argv[0] !== '--help' && argv[0] !== '-h')) return false;
+  (await buildProgram(undefined, argv)).outputHelp();
+  return true;
+}
+
 /** The process entry point (bin/opsctl.js): signals, exit code, and a guard against a hung event loop. */
 export async function run(): Promise<void> {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(ExitCode.ok);
+  });
+  if (await topLevelHelp(process.argv.slice(2))) return;
   let ctx: Context | undefined;
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -169,9 +184,6 @@ export async function run(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(ExitCode.ok);
-  });
   const code = await main(process.argv.slice(2), {}, (c) => (ctx = c));
   process.exitCode = code;
   // Everything has been closed; if a stray handle keeps the loop alive, do not hang a script.

@@ -60,9 +60,10 @@ const NOUNS: ReadonlyArray<[NounName, () => Promise<NounModule>]> = [
 /**
  * The commander tree; verbs load lazily. With `argv`, only the noun it names is built in full (the
  * others are one-line placeholders for --help); without it (completions, tests), or for `help` and
- * `completion`, the whole tree is built.
+ * `completion`, the whole tree is built. Without a context only the top level can be built (what
+ * `opsctl --help` prints).
  */
-export async function buildProgram(ctx: Context, argv?: readonly string[]): Promise<Command> {
+export async function buildProgram(ctx: Context | undefined, argv?: readonly string[]): Promise<Command> {
   const wanted = argv?.find((word) => NOUNS.some(([name]) => name === word));
   const program = new Command('opsctl');
   program.description('One CLI for operators: OAuth sign-in, work-tracker and label scripting, and safe rolling kv (etcd) upgrades.');
@@ -96,6 +97,7 @@ Examples:
 With no configuration every command uses the embedded mock services (profile "embedded").`,
     );
   program.hook('preAction', () => {
+    if (!ctx) return;
     const { jsonFields, ...globals } = program.opts<GlobalOptions & { jsonFields?: string }>();
     ctx.globals = jsonFields === undefined ? globals : { ...globals, json: jsonFields };
     // --jq implies JSON: verbs that print a plan or report for people print data instead
@@ -104,7 +106,10 @@ With no configuration every command uses the embedded mock services (profile "em
 
   const everything = !argv || wanted === 'help' || wanted === 'completion';
   for (const [name, load] of NOUNS) {
-    if (everything || name === wanted) (await load()).register(program, ctx, everything);
+    if (everything || name === wanted) {
+      if (!ctx) throw new Error(`buildProgram: the ${name} commands need a context`);
+      (await load()).register(program, ctx, everything);
+    }
     else program.command(name).description(NOUN_SUMMARIES[name]);
   }
   return program;
