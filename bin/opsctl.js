@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Tiny launcher: `opsctl --version` is answered here, from package.json, before any of the CLI loads
 // (commander would print the same line); every other command line turns on the module compile cache
-// where the runtime has one and hands over to dist/cli.js.
-import { readFileSync } from 'node:fs';
-import module from 'node:module';
+// where the runtime has one and hands over to dist/cli.mjs. Built-ins come from process.getBuiltinModule:
+// an `import` of one makes Node build an ES-module copy of all its exports first (a few ms for node:fs).
+const { readFileSync } = process.getBuiltinModule('node:fs');
+const module = process.getBuiltinModule('node:module');
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -16,6 +17,6 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
       // a read-only cache directory is not a reason to fail
     }
   }
-  const { run } = await import('../dist/cli.js');
+  const { run } = await import('../dist/cli.mjs');
   await run();
 }
