@@ -27,7 +27,7 @@ for (const name of ['bug', 'feature', 'chore']) {
 /** dist/'s chunk that holds commander (found by its source map). */
 function commanderChunk() {
   const chunks = new URL('../dist/chunks/', import.meta.url);
-  const map = readdirSync(chunks).find((f) => f.endsWith('.js.map') && readFileSync(new URL(f, chunks), 'utf8').includes('node_modules/commander/esm.mjs'));
+  const map = readdirSync(chunks).find((f) => f.endsWith('.mjs.map') && readFileSync(new URL(f, chunks), 'utf8').includes('node_modules/commander/esm.mjs'));
   if (!map) throw new Error('no chunk of dist/ holds commander: run npm run build');
   return fileURLToPath(new URL(map.slice(0, -'.map'.length), chunks));
 }

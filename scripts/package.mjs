@@ -28,7 +28,7 @@ await build({
   minifySyntax: true,
   logLevel: 'warning',
   plugins: [noHttp2, builtinImportsAsRequire],
-  // import.meta.url is used only to find dist/kv-member.js, which the executable replaces by itself
+  // import.meta.url is used only to find dist/kv-member.mjs, which the executable replaces by itself
   define: {
     __OPSCTL_VERSION__: JSON.stringify(version),
     __OPSCTL_SEA__: 'true',

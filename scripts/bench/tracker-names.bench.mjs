@@ -1,6 +1,6 @@
 // Names instead of ids and --jq (issue 19): how many list requests name resolution adds (counted in the
 // mock's request log: at most one per kind of record, however many flags name one), and that --jq leaves
-// start-up alone (jq-wasm, bundled as its own chunk dist/chunks/inline-*.js, is loaded only by a command given --jq; its cost is measured there).
+// start-up alone (jq-wasm, bundled as its own chunk dist/chunks/inline-*.mjs, is loaded only by a command given --jq; its cost is measured there).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { run, serve } from './tracker.bench.mjs';
@@ -49,7 +49,7 @@ export default async function trackerNames(report, { BIN, tempDir, interleaved }
         const child = spawn(process.execPath, ['--import', HOOKS, BIN, ...args], { env: { ...process.env, ...env, OPSCTL_RECORD_MODULES: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
         let err = '';
         child.stderr.on('data', (c) => (err += c));
-        child.on('exit', () => resolve(err.split('\n').some((l) => l.startsWith('loaded ') && /\/dist\/chunks\/inline-[^/]*\.js$/.test(l))));
+        child.on('exit', () => resolve(err.split('\n').some((l) => l.startsWith('loaded ') && /\/dist\/chunks\/inline-[^/]*\.mjs$/.test(l))));
       });
     const startUp = [await record(['--version']), await record(['--help']), await record(['tracker', 'labels', 'list'])];
     const withJq = await record(['tracker', 'labels', 'list', '--jq', 'length']);

@@ -44,8 +44,10 @@ export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) =>
   });
 }
 
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new Error('aborted');
+/** Why the client gave up (HttpClient aborts with a DeadlineError; anything else is wrapped). */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('the request was aborted', { cause: reason });
 }
 
 /** The response side: what `send` writes is handed to the waiting client as it is. */
@@ -95,10 +97,13 @@ function textBody(text: string): TransportResponse['body'] {
     destroy: () => {
       read = true;
     },
-    async *[Symbol.asyncIterator]() {
-      if (read) return;
+    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+      const chunks = read || bytes.length === 0 ? [] : [bytes];
       read = true;
-      if (bytes.length) yield bytes;
+      let next = 0;
+      return {
+        next: () => Promise.resolve(next < chunks.length ? { value: chunks[next++], done: false } : { value: undefined, done: true }),
+      };
     },
   };
 }

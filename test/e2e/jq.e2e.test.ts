@@ -102,7 +102,7 @@ const HOOKS = fileURLToPath(new URL('../helpers/record-modules.mjs', import.meta
 function jqChunks(): string[] {
   const dir = join(dirname(BIN), '..', 'dist', 'chunks');
   return readdirSync(dir)
-    .filter((f) => f.endsWith('.js') && readFileSync(join(dir, f), 'utf8').includes('jq-wasm/inline:'))
+    .filter((f) => f.endsWith('.mjs') && readFileSync(join(dir, f), 'utf8').includes('jq-wasm/inline:'))
     .map((f) => join(dir, f));
 }
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { startMock, trackerEnv } from '../helpers/mock.js';
 
 const HOOKS = fileURLToPath(new URL('../helpers/record-modules.mjs', import.meta.url));
 
@@ -70,16 +71,33 @@ describe('start-up stays cheap', () => {
     for (const heavy of HEAVY) expect(pkgs.has(heavy), heavy).toBe(false);
   });
 
-  it('a read against the embedded mock loads undici but not zod, conf, ora, execa, prompts or node:http2', async () => {
+  it('a read against the embedded mock is answered in-process: no undici, and none of zod, conf, ora, execa, prompts, node:v8', async () => {
     const cfg = tempConfigDir();
     try {
-      const { packages: pkgs, builtins } = await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir });
-      expect(pkgs.has('undici')).toBe(true);
-      for (const heavy of ['zod', 'conf', 'ora', 'execa', '@inquirer/prompts', 'open']) expect(pkgs.has(heavy), heavy).toBe(false);
-      // undici's HTTP/2 client is stubbed out of the bundle (opsctl never negotiates h2): no node:http2.
-      expect(builtins.has('http')).toBe(true);
+      const { packages: pkgs, builtins, sources } = await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir });
+      expect(sources.has('src/mock/in-process.ts')).toBe(true);
+      for (const heavy of ['undici', 'zod', 'conf', 'ora', 'execa', '@inquirer/prompts', 'open']) expect(pkgs.has(heavy), heavy).toBe(false);
+      // no WebAssembly on this path, so nothing sets V8 flags
+      expect(builtins.has('v8')).toBe(false);
       expect(builtins.has('http2')).toBe(false);
     } finally {
+      cfg.cleanup();
+    }
+  });
+
+  it('a read against a server loads undici (with Liftoff-only WebAssembly) but not node:http2', async () => {
+    const cfg = tempConfigDir();
+    const server = await startMock();
+    try {
+      const env = trackerEnv(server, cfg.dir);
+      const { packages: pkgs, builtins, exitCode } = await loaded(['tracker', 'labels', 'list'], env);
+      expect(exitCode).toBe(0);
+      expect(pkgs.has('undici')).toBe(true);
+      expect(builtins.has('v8')).toBe(true);
+      // undici's HTTP/2 client is stubbed out of the bundle (opsctl never negotiates h2): no node:http2.
+      expect(builtins.has('http2')).toBe(false);
+    } finally {
+      await server.close();
       cfg.cleanup();
     }
   });

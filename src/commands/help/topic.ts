@@ -31,7 +31,7 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY=1', 'kv: do not verify the members\' certificates (warned about)'],
   ['OPSCTL_KV_USER', 'kv: etcd auth user (like --user)'],
   ['OPSCTL_KV_PASSWORD, OPSCTL_KV_PASSWORD_FILE', 'kv: the password of --user, or a file holding it (never a flag value)'],
-  ['OPSCTL_KV_MEMBER', 'kv sandbox: path of the simulated member program (default: dist/kv-member.js beside the bundle)'],
+  ['OPSCTL_KV_MEMBER', 'kv sandbox: path of the simulated member program (default: dist/kv-member.mjs beside the bundle)'],
   ['OPSCTL_DEBUG=1', 'same as --debug'],
   ['NO_COLOR, FORCE_COLOR', 'turn colour off, or force it on when piped'],
   ['TERM=dumb', 'no colour and no redrawn progress line (one plain line per step)'],

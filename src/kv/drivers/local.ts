@@ -20,13 +20,13 @@ export function memberArgs(env: NodeJS.ProcessEnv = process.env): string[] {
   return [memberProgram(env)];
 }
 
-/** Where the simulated member program is: dist/kv-member.js next to the bundle, or from the sources. */
+/** Where the simulated member program is: dist/kv-member.mjs next to the bundle, or from the sources. */
 export function memberProgram(env: NodeJS.ProcessEnv = process.env): string {
   const candidates = [
     env.OPSCTL_KV_MEMBER,
-    fileURLToPath(new URL('../kv-member.js', import.meta.url)), // dist/chunks/*.js
-    fileURLToPath(new URL('./kv-member.js', import.meta.url)), // dist/*.js
-    fileURLToPath(new URL('../../../dist/kv-member.js', import.meta.url)), // src/kv/drivers/*.ts
+    fileURLToPath(new URL('../kv-member.mjs', import.meta.url)), // dist/chunks/*.mjs
+    fileURLToPath(new URL('./kv-member.mjs', import.meta.url)), // dist/*.mjs
+    fileURLToPath(new URL('../../../dist/kv-member.mjs', import.meta.url)), // src/kv/drivers/*.ts
   ].filter((x): x is string => Boolean(x));
   const found = candidates.find((c) => existsSync(c));
   if (!found) throw new Error(`the simulated kv member program is missing (looked for ${candidates.join(', ')}): run npm run build`);
