@@ -33,7 +33,7 @@ function variablesRead(): Set<string> {
     // OPSCTL_${service.toUpperCase()}_URL: one variable per service.
     if (text.includes('`OPSCTL_${service.toUpperCase()}_URL`')) for (const s of SERVICES) found.add(`OPSCTL_${s.toUpperCase()}_URL`);
     // OPSCTL_${key.toUpperCase()} for the endpoints set by hand (src/auth/settings.ts).
-    const byHand = text.match(/key: ((?:'[a-z_]+' \| )*'[a-z_]+'\)): string \| undefined \{\s*return ctx\.env\[`OPSCTL_\$\{key\.toUpperCase\(\)\}`\]/);
+    const byHand = text.match(/key: ((?:'[a-z_]+' \| )*'[a-z_]+'),?\s*\): string \| undefined \{\s*return ctx\.env\[`OPSCTL_\$\{key\.toUpperCase\(\)\}`\]/);
     if (byHand) for (const k of byHand[1]!.matchAll(/'([a-z_]+)'/g)) found.add(`OPSCTL_${k[1]!.toUpperCase()}`);
   }
   for (const name of WRITTEN_FOR_CHILDREN) found.delete(name);
@@ -58,8 +58,14 @@ describe('opsctl help environment', () => {
     const listed = [...variablesListed()].sort();
     // Sanity: the scan does find the variables (an empty scan would make the comparison vacuous).
     expect(read).toEqual(expect.arrayContaining(['OPSCTL_CONFIG_DIR', 'OPSCTL_TRACKER_URL', 'OPSCTL_TOKEN_URL', 'CI', 'NO_COLOR']));
-    expect(read.filter((v) => !listed.includes(v)), 'read in src/ but missing from help environment').toEqual([]);
-    expect(listed.filter((v) => !read.includes(v)), 'listed by help environment but read nowhere in src/').toEqual([]);
+    expect(
+      read.filter((v) => !listed.includes(v)),
+      'read in src/ but missing from help environment',
+    ).toEqual([]);
+    expect(
+      listed.filter((v) => !read.includes(v)),
+      'listed by help environment but read nowhere in src/',
+    ).toEqual([]);
   });
 });
 
