@@ -43,7 +43,8 @@ try {
     if (r.code !== 0) throw new Error(`setup failed: ${r.stderr}`);
   }
   const client = await measure([fileURLToPath(new URL('./bench/shortcut-list.mjs', import.meta.url))], { env: clientEnv });
-  if (client.code !== 0 || client.stdout.split('\n').filter(Boolean).length !== 3) throw new Error(`the official client's script failed: ${client.stderr}${client.stdout}`);
+  if (client.code !== 0 || client.stdout.split('\n').filter(Boolean).length !== 3)
+    throw new Error(`the official client's script failed: ${client.stderr}${client.stdout}`);
   results = await interleaved(
     [
       { name: 'node -e 0', args: ['-e', '0'] },
@@ -80,12 +81,23 @@ for (const [name, budget] of [
   const name = 'opsctl tracker labels list (server)';
   const official = results['official client script (server)'].cpuMs;
   const r = results[name].cpuMs / official;
-  report.row(`${name}: CPU vs the official client's script`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} vs ${official.toFixed(1)} ms)`, '<= 0.8x', r <= 0.8);
+  report.row(
+    `${name}: CPU vs the official client's script`,
+    `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} vs ${official.toFixed(1)} ms)`,
+    '<= 0.8x',
+    r <= 0.8,
+  );
 }
-const peak = Math.max(...Object.entries(results).filter(([n]) => n.startsWith('opsctl')).map(([, v]) => v.maxRssMb));
+const peak = Math.max(
+  ...Object.entries(results)
+    .filter(([n]) => n.startsWith('opsctl'))
+    .map(([, v]) => v.maxRssMb),
+);
 report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 MB', peak < 100);
 
-for (const file of readdirSync(new URL('./bench/', import.meta.url)).filter((f) => f.endsWith('.bench.mjs') && (!only || f.startsWith(only))).sort()) {
+for (const file of readdirSync(new URL('./bench/', import.meta.url))
+  .filter((f) => f.endsWith('.bench.mjs') && (!only || f.startsWith(only)))
+  .sort()) {
   console.log(`\n-- ${file}`);
   const mod = await import(new URL(`./bench/${file}`, import.meta.url));
   await mod.default(report, harness);

@@ -6,7 +6,9 @@
 export const noHttp2 = {
   name: 'no-http2',
   setup(b) {
-    b.onResolve({ filter: /[\\/]client-h2\.js$/ }, (args) => (/[\\/]undici[\\/]/.test(args.importer) ? { path: 'undici-client-h2', namespace: 'no-http2' } : undefined));
+    b.onResolve({ filter: /[\\/]client-h2\.js$/ }, (args) =>
+      /[\\/]undici[\\/]/.test(args.importer) ? { path: 'undici-client-h2', namespace: 'no-http2' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'no-http2' }, () => ({
       contents: "module.exports = function connectH2() { throw new Error('HTTP/2 is not built into opsctl (allowH2 is never set)'); };",
       loader: 'js',
@@ -48,9 +50,15 @@ export const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
     b.onResolve({ filter: /^(node:)?process$/ }, () => ({ path: 'process', namespace: 'lazy-builtins' }));
-    b.onResolve({ filter: /^node:child_process$/ }, (args) => (/[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy-builtins' } : undefined));
-    b.onResolve({ filter: /^(node:)?assert$/ }, (args) => (/[\\/]find-my-way[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'lazy-builtins' } : undefined));
-    b.onResolve({ filter: /^#supports-color$/ }, (args) => (/[\\/]chalk[\\/]/.test(args.importer) ? { path: 'supports-color', namespace: 'lazy-builtins' } : undefined));
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy-builtins' } : undefined,
+    );
+    b.onResolve({ filter: /^(node:)?assert$/ }, (args) =>
+      /[\\/]find-my-way[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'lazy-builtins' } : undefined,
+    );
+    b.onResolve({ filter: /^#supports-color$/ }, (args) =>
+      /[\\/]chalk[\\/]/.test(args.importer) ? { path: 'supports-color', namespace: 'lazy-builtins' } : undefined,
+    );
     const contents = {
       process: 'module.exports = process;',
       child_process: "exports.spawn = (...args) => require('node:child_process').spawn(...args);",

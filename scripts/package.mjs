@@ -52,7 +52,9 @@ execFileSync(
   [join('node_modules', 'postject', 'dist', 'cli.js'), exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
   { stdio: ['ignore', 'pipe', 'pipe'] }, // postject's ELF notes warnings are noise; a failure still throws with them
 );
-console.log(`out/opsctl: ${(statSync(exe).size / 1e6).toFixed(1)} MB (node ${process.version} + ${(statSync(blob).size / 1e6).toFixed(1)} MB of CLI and code cache)`);
+console.log(
+  `out/opsctl: ${(statSync(exe).size / 1e6).toFixed(1)} MB (node ${process.version} + ${(statSync(blob).size / 1e6).toFixed(1)} MB of CLI and code cache)`,
+);
 
 // dist/ was built just before (npm run build): no second build through npm's prepare
 const tgz = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', 'out'], { encoding: 'utf8' }).trim().split('\n').pop();

@@ -75,9 +75,7 @@ function reportParseError(ctx: Context, err: CommanderError, argv: readonly stri
   const at = argv.indexOf('--json');
   const next = at >= 0 ? argv[at + 1] : undefined;
   const hint =
-    next !== undefined &&
-    /^[A-Za-z_][\w.]*(,[A-Za-z_][\w.]*)*$/.test(next) &&
-    (err.code === 'commander.excessArguments' || next.includes(','))
+    next !== undefined && /^[A-Za-z_][\w.]*(,[A-Za-z_][\w.]*)*$/.test(next) && (err.code === 'commander.excessArguments' || next.includes(','))
       ? `--json takes no separate value; to pick fields attach them: --json=${next}`
       : undefined;
   const [first = '', ...rest] = err.message.replace(/^error: /, '').split('\n');

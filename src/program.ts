@@ -73,7 +73,7 @@ export async function buildProgram(ctx: Context | undefined, argv?: readonly str
   program
     .addOption(new Option('--json', 'print JSON; only some fields: --json=id,name (attached: --json never takes the next word)'))
     .addOption(new Option(`${JSON_FIELDS_FLAG} <fields>`).hideHelp())
-    .option('--jq <expression>', 'filter the JSON output through a jq expression (implies --json; strings print raw), e.g. --jq \'.[].name\'')
+    .option('--jq <expression>', "filter the JSON output through a jq expression (implies --json; strings print raw), e.g. --jq '.[].name'")
     .option('--no-input', 'never prompt; fail instead, naming the flag that answers')
     .option('-y, --yes', 'answer yes to confirmations')
     .option('--debug', 'log HTTP requests (secrets redacted) and internals to stderr')
@@ -109,8 +109,7 @@ With no configuration every command uses the embedded mock services (profile "em
     if (everything || name === wanted) {
       if (!ctx) throw new Error(`buildProgram: the ${name} commands need a context`);
       (await load()).register(program, ctx, everything);
-    }
-    else program.command(name).description(NOUN_SUMMARIES[name]);
+    } else program.command(name).description(NOUN_SUMMARIES[name]);
   }
   return program;
 }

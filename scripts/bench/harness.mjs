@@ -69,9 +69,7 @@ export async function interleaved(cases, rounds) {
       samples[c.name].rss.push(res.maxRssKb);
     }
   }
-  return Object.fromEntries(
-    Object.entries(samples).map(([name, s]) => [name, { cpuMs: median(s.cpu), maxRssMb: Math.max(...s.rss) / 1024 }]),
-  );
+  return Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, { cpuMs: median(s.cpu), maxRssMb: Math.max(...s.rss) / 1024 }]));
 }
 
 /** Prints one result row and remembers whether it met its budget. */

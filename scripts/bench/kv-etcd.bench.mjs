@@ -23,8 +23,16 @@ export async function helpers(ROOT) {
   mkdirSync(join(out, '..'), { recursive: true });
   const entry = join(ROOT, 'test', 'helpers', 'etcd-releases.ts');
   const r = await build({
-    stdin: { contents: "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts'; export * from './kv-load.ts';", resolveDir: join(ROOT, 'test', 'helpers'), loader: 'ts' },
-    bundle: true, platform: 'node', format: 'esm', packages: 'external', write: false,
+    stdin: {
+      contents: "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts'; export * from './kv-load.ts';",
+      resolveDir: join(ROOT, 'test', 'helpers'),
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    write: false,
     define: { 'import.meta.url': JSON.stringify(pathToFileURL(entry).href) },
   });
   writeFileSync(out, r.outputFiles[0].text);
@@ -72,10 +80,11 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
     const r = await get(`${m.clientUrl}/health`);
     return r?.status === 200 && /"health":\s*"true"/.test(r.body);
   };
-  const clusterVersion = async (c, want) => (await Promise.all(c.members.map((m) => get(`${m.clientUrl}/version`)))).every((r) => r && JSON.parse(r.body).etcdcluster === want);
+  const clusterVersion = async (c, want) =>
+    (await Promise.all(c.members.map((m) => get(`${m.clientUrl}/version`)))).every((r) => r && JSON.parse(r.body).etcdcluster === want);
 
   async function fresh() {
-    const c = await h.realCluster({ size: 3, certs, bins: { '3.2': v32, '3.3': v33 } });
+    const c = await h.realCluster({ size: 3, certs, bins: { 3.2: v32, 3.3: v33 } });
     try {
       for (const m of c.members) c.start(m, '3.2');
       await until(() => clusterVersion(c, '3.2.0'), 'the 3.2 cluster', 60_000);
@@ -91,9 +100,26 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
     const dir = join(c.dir, 'opsctl');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'cluster.yaml');
-    writeFileSync(file, ['members:', ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`), 'driver:', '  type: command', `  stop: ${c.ctl} stop {name}`, `  start: ${c.ctl} start {name} {version}`, `  running: ${c.ctl} running {name}`, `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`, ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'members:',
+        ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`),
+        'driver:',
+        '  type: command',
+        `  stop: ${c.ctl} stop {name}`,
+        `  start: ${c.ctl} start {name} {version}`,
+        `  running: ${c.ctl} running {name}`,
+        `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
+        '',
+      ].join('\n'),
+    );
     const t0 = performance.now();
-    const out = execFileSync(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--poll-interval', `${POLL_MS}ms`, '--json'], { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+    const out = execFileSync(
+      process.execPath,
+      [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--poll-interval', `${POLL_MS}ms`, '--json'],
+      { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 },
+    );
     const ms = performance.now() - t0;
     const rep = JSON.parse(out);
     if (rep.status !== 'done') throw new Error('opsctl did not finish');
@@ -106,7 +132,23 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
     const t0 = performance.now();
     for (const m of c.members) {
       const live = c.members.find((x) => x !== m);
-      execFileSync('/usr/bin/etcdctl', ['--endpoints', live.clientUrl, '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, 'snapshot', 'save', join(c.dir, `${m.name}.db`)], { env: { ETCDCTL_API: '3', PATH: '/usr/bin:/bin' }, stdio: 'pipe' });
+      execFileSync(
+        '/usr/bin/etcdctl',
+        [
+          '--endpoints',
+          live.clientUrl,
+          '--cacert',
+          certs.ca,
+          '--cert',
+          certs.clientCert,
+          '--key',
+          certs.clientKey,
+          'snapshot',
+          'save',
+          join(c.dir, `${m.name}.db`),
+        ],
+        { env: { ETCDCTL_API: '3', PATH: '/usr/bin:/bin' }, stdio: 'pipe' },
+      );
       c.stop(m);
       await until(() => !c.alive(m), `${m.name} to exit`);
       c.start(m, '3.3');
@@ -151,9 +193,16 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
     return `${median(xs).toFixed(1)} s ± ${mad(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
   };
   const range = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}x`;
-  console.log(`   rounds: ${rounds}; opsctl ${pairs.map((p) => (p.opsctl / 1000).toFixed(1)).join(' ')} s, hand procedure ${pairs.map((p) => (p.hand / 1000).toFixed(1)).join(' ')} s; ratios ${ratios.map((x) => `${x.toFixed(2)}x`).join(' ')}`);
+  console.log(
+    `   rounds: ${rounds}; opsctl ${pairs.map((p) => (p.opsctl / 1000).toFixed(1)).join(' ')} s, hand procedure ${pairs.map((p) => (p.hand / 1000).toFixed(1)).join(' ')} s; ratios ${ratios.map((x) => `${x.toFixed(2)}x`).join(' ')}`,
+  );
   console.log(`   opsctl ${side('opsctl')}; hand procedure ${side('hand')}; ratio median ${med.toFixed(2)}x, MAD ${mad(ratios).toFixed(2)}, range ${range}`);
   console.log(`   load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs`);
-  report.row('kv upgrade real etcd 3.2.32→3.3.27, 3 members, TLS: opsctl vs hand procedure', `${med.toFixed(2)}x (median of ${rounds}; MAD ${mad(ratios).toFixed(2)}, range ${range})`, '<= 1.2x', med <= 1.2);
+  report.row(
+    'kv upgrade real etcd 3.2.32→3.3.27, 3 members, TLS: opsctl vs hand procedure',
+    `${med.toFixed(2)}x (median of ${rounds}; MAD ${mad(ratios).toFixed(2)}, range ${range})`,
+    '<= 1.2x',
+    med <= 1.2,
+  );
   rmSync(join(ROOT, 'node_modules', '.cache', 'opsctl-bench'), { recursive: true, force: true });
 }

@@ -43,28 +43,64 @@ export default async function kvLoadBench(report, { BIN, ROOT }) {
   const results = [];
   try {
     for (let r = 0; r < rounds; r++) {
-      const c = await h.realCluster({ size: 3, certs, bins: { '3.2': dirs.v32, '3.3': dirs.v33 } });
+      const c = await h.realCluster({ size: 3, certs, bins: { 3.2: dirs.v32, 3.3: dirs.v33 } });
       try {
         for (const m of c.members) c.start(m, '3.2');
-        await until(() => {
-          try {
-            c.etcdctl(dirs.v33, ['put', 'bench/ready', 'yes']);
-            return true;
-          } catch {
-            return false;
-          }
-        }, 'the 3.2 cluster', 60_000);
+        await until(
+          () => {
+            try {
+              c.etcdctl(dirs.v33, ['put', 'bench/ready', 'yes']);
+              return true;
+            } catch {
+              return false;
+            }
+          },
+          'the 3.2 cluster',
+          60_000,
+        );
         const dir = join(c.dir, 'opsctl');
         mkdirSync(dir, { recursive: true });
         const file = join(dir, 'cluster.yaml');
-        writeFileSync(file, ['members:', ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`), 'driver:', '  type: command', `  stop: ${c.ctl} stop {name}`, `  start: ${c.ctl} start {name} {version}`, `  running: ${c.ctl} running {name}`, `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`, ''].join('\n'));
+        writeFileSync(
+          file,
+          [
+            'members:',
+            ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}" }`),
+            'driver:',
+            '  type: command',
+            `  stop: ${c.ctl} stop {name}`,
+            `  start: ${c.ctl} start {name} {version}`,
+            `  running: ${c.ctl} running {name}`,
+            `tls: { cacert: ${certs.ca}, cert: ${certs.clientCert}, key: ${certs.clientKey} }`,
+            '',
+          ].join('\n'),
+        );
         const load = h.startLoad({ endpoints: c.endpoints, tls });
         await until(() => load.acknowledgedIn('before') >= PHASE_ACKS, 'writes before the upgrade');
         load.phase('during');
         let out;
         try {
           // Asynchronous: the load client runs in this process and must keep sending meanwhile.
-          ({ stdout: out } = await promisify(execFile)(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--settle', `${SETTLE_MS}ms`, '--poll-interval', '100ms', '--json'], { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }));
+          ({ stdout: out } = await promisify(execFile)(
+            process.execPath,
+            [
+              BIN,
+              'kv',
+              'upgrade',
+              '--to',
+              '3.3',
+              '--yes',
+              '--no-backup',
+              '--cluster',
+              file,
+              '--settle',
+              `${SETTLE_MS}ms`,
+              '--poll-interval',
+              '100ms',
+              '--json',
+            ],
+            { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
+          ));
         } finally {
           load.phase('after');
         }
@@ -73,7 +109,9 @@ export default async function kvLoadBench(report, { BIN, ROOT }) {
         const res = await load.stop();
         results.push(res);
         const ph = (name) => res.phases.find((p) => p.phase === name);
-        console.log(`   round ${r + 1}: ${res.sent} requests (${res.attempts} attempts), ${res.failedAfterRetry} failed after retry, ${res.lost} lost of ${res.acknowledged} acknowledged, longest write gap ${res.longestWriteGapMs} ms; during: ${ph('during').sent} requests, ${ph('during').failedOver} failed over`);
+        console.log(
+          `   round ${r + 1}: ${res.sent} requests (${res.attempts} attempts), ${res.failedAfterRetry} failed after retry, ${res.lost} lost of ${res.acknowledged} acknowledged, longest write gap ${res.longestWriteGapMs} ms; during: ${ph('during').sent} requests, ${ph('during').failedOver} failed over`,
+        );
         if (res.lastErrors.length) console.log(`   last member errors: ${res.lastErrors.slice(-3).join(' | ')}`);
       } finally {
         c.destroy();
@@ -86,12 +124,22 @@ export default async function kvLoadBench(report, { BIN, ROOT }) {
   const gap = Math.max(...results.map((x) => x.longestWriteGapMs));
   const phase = (name) => results.map((x) => x.phases.find((p) => p.phase === name));
   const worst = (xs, k) => Math.max(...xs.map((p) => p[k] ?? 0));
-  report.row(`kv upgrade under load: requests sent (${rounds} rounds, 3 members, TLS)`, `${sum((x) => x.sent)} (${sum((x) => x.writes)} writes, ${sum((x) => x.reads)} reads; ${sum((x) => x.attempts)} attempts)`, 'info', true);
+  report.row(
+    `kv upgrade under load: requests sent (${rounds} rounds, 3 members, TLS)`,
+    `${sum((x) => x.sent)} (${sum((x) => x.writes)} writes, ${sum((x) => x.reads)} reads; ${sum((x) => x.attempts)} attempts)`,
+    'info',
+    true,
+  );
   report.row('kv upgrade under load: failed after retry', String(sum((x) => x.failedAfterRetry)), '0', sum((x) => x.failedAfterRetry) === 0);
   report.row('kv upgrade under load: acknowledged writes lost', `${sum((x) => x.lost)} of ${sum((x) => x.acknowledged)}`, '0', sum((x) => x.lost) === 0);
   report.row('kv upgrade under load: longest gap between two acknowledged writes', `${gap} ms`, `< settle ${SETTLE_MS} ms`, gap < SETTLE_MS);
   for (const name of ['before', 'during', 'after']) {
     const ps = phase(name);
-    report.row(`kv upgrade under load: latency ${name} (p50 / p99, worst round)`, `${worst(ps, 'p50Ms')} / ${worst(ps, 'p99Ms')} ms (${ps.reduce((n, p) => n + p.sent, 0)} requests)`, 'info', true);
+    report.row(
+      `kv upgrade under load: latency ${name} (p50 / p99, worst round)`,
+      `${worst(ps, 'p50Ms')} / ${worst(ps, 'p99Ms')} ms (${ps.reduce((n, p) => n + p.sent, 0)} requests)`,
+      'info',
+      true,
+    );
   }
 }

@@ -23,7 +23,9 @@ export default async function kvBench(report, { BIN, tempDir, measure, median })
     try {
       const up = run('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2');
       if (up.status !== 0) throw new Error(`sandbox up failed: ${up.stderr}`);
-      const res = await measure([BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--settle', 'auto', '--poll-interval', '25ms', '--json'], { env: { OPSCTL_CONFIG_DIR: dir } });
+      const res = await measure([BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--settle', 'auto', '--poll-interval', '25ms', '--json'], {
+        env: { OPSCTL_CONFIG_DIR: dir },
+      });
       if (res.code !== 0) throw new Error(`kv upgrade exited ${res.code}: ${res.stderr}`);
       const rep = JSON.parse(res.stdout);
       if (r >= 0) samples.push({ ...rep.totals, cpuMs: res.cpuMs, parts: breakdown(rep) });
@@ -37,11 +39,17 @@ export default async function kvBench(report, { BIN, tempDir, measure, median })
   const sum = (k) => samples.reduce((n, s) => n + s[k], 0);
   const partNames = Object.keys(samples[0].parts);
   const parts = partNames.map((k) => `${k} ${median(samples.map((s) => s.parts[k])).toFixed(0)}`).join(', ');
-  console.log(`   rounds: ${rounds} (+1 warm-up); median total ${median(samples.map((s) => s.ms))} ms, imposed waits ${median(samples.map((s) => s.imposedMs))} ms, overhead ${median(samples.map((s) => s.overheadMs))} ms`);
+  console.log(
+    `   rounds: ${rounds} (+1 warm-up); median total ${median(samples.map((s) => s.ms))} ms, imposed waits ${median(samples.map((s) => s.imposedMs))} ms, overhead ${median(samples.map((s) => s.overheadMs))} ms`,
+  );
   console.log(`   overhead by part (median ms): ${parts}`);
-  console.log(`   overhead ratios: ${ratios.map((x) => `${(x * 100).toFixed(0)}%`).join(' ')}; ratio of the sums ${((sum('overheadMs') / sum('imposedMs')) * 100).toFixed(0)}%`);
+  console.log(
+    `   overhead ratios: ${ratios.map((x) => `${(x * 100).toFixed(0)}%`).join(' ')}; ratio of the sums ${((sum('overheadMs') / sum('imposedMs')) * 100).toFixed(0)}%`,
+  );
   console.log(`   opsctl CPU per upgrade (median, incl. start-up): ${median(samples.map((s) => s.cpuMs)).toFixed(0)} ms`);
-  console.log(`   load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs (wall-clock ratios: a busy machine inflates the overhead, not the waits)`);
+  console.log(
+    `   load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs (wall-clock ratios: a busy machine inflates the overhead, not the waits)`,
+  );
   report.row('kv upgrade 3.2→3.3, 3-member sandbox: overhead over imposed waits', `${(med * 100).toFixed(0)}% (median of ${rounds})`, '<= 20%', med <= 0.2);
 }
 

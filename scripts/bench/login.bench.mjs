@@ -50,7 +50,11 @@ export default async function (report, { BIN, interleaved, measure, tempDir }) {
       const ratio = r.cpuMs / base;
       report.row(`${name}: CPU vs node -e 0`, `${ratio.toFixed(2)}x (${r.cpuMs.toFixed(1)} ms)`, '<= 3x', ratio <= 3);
     }
-    const peak = Math.max(...Object.entries(results).filter(([n]) => n !== 'node -e 0').map(([, v]) => v.maxRssMb));
+    const peak = Math.max(
+      ...Object.entries(results)
+        .filter(([n]) => n !== 'node -e 0')
+        .map(([, v]) => v.maxRssMb),
+    );
     report.row('login commands: peak memory', `${peak.toFixed(1)} MB`, '< 100 MB', peak < 100);
   } finally {
     await op.close();

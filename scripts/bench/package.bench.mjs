@@ -6,11 +6,18 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 function cpuMs(file, args, env) {
-  const out = execFileSync('bash', ['-c', '"$@" >/dev/null 2>&1; times', '_', file, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env } });
-  const [user, sys] = out.trim().split('\n')[1].split(/\s+/).map((t) => {
-    const m = /^(\d+)m([\d.]+)s$/.exec(t);
-    return Number(m[1]) * 60_000 + Number(m[2]) * 1000;
+  const out = execFileSync('bash', ['-c', '"$@" >/dev/null 2>&1; times', '_', file, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ...env },
   });
+  const [user, sys] = out
+    .trim()
+    .split('\n')[1]
+    .split(/\s+/)
+    .map((t) => {
+      const m = /^(\d+)m([\d.]+)s$/.exec(t);
+      return Number(m[1]) * 60_000 + Number(m[2]) * 1000;
+    });
   return user + sys;
 }
 

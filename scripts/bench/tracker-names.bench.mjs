@@ -25,8 +25,27 @@ export default async function trackerNames(report, { BIN, tempDir, interleaved }
     for (let i = 0; i < 50; i++) await must(['tracker', 'labels', 'create', '--name', `label-${i}`]);
 
     // 1. a story created with 8 name-taking flags over 5 kinds: members (3 flags + @me), epic, iteration, group, state
-    const named = ['tracker', 'stories', 'create', '--name', 'by names', '--owner-ids', '@me,ada', '--follower-ids', 'ada@example.com', '--requested-by-id', 'owner',
-      '--epic-id', 'q3 launch', '--iteration-id', 'sprint 1', '--group-id', 'platform', '--workflow-state-id', 'In Progress'];
+    const named = [
+      'tracker',
+      'stories',
+      'create',
+      '--name',
+      'by names',
+      '--owner-ids',
+      '@me,ada',
+      '--follower-ids',
+      'ada@example.com',
+      '--requested-by-id',
+      'owner',
+      '--epic-id',
+      'q3 launch',
+      '--iteration-id',
+      'sprint 1',
+      '--group-id',
+      'platform',
+      '--workflow-state-id',
+      'In Progress',
+    ];
     await clear(mock.url);
     await must(named);
     const log = (await requests(mock.url)).filter((q) => q.path.startsWith('/api/v3/'));
@@ -34,26 +53,60 @@ export default async function trackerNames(report, { BIN, tempDir, interleaved }
     const perPath = new Map();
     for (const q of lists) perPath.set(q.path, (perPath.get(q.path) ?? 0) + 1);
     const worst = Math.max(...perPath.values());
-    report.row('tracker names: stories create, 8 named flags, 5 kinds', `${lists.length} reads (${[...perPath].map(([p, n]) => `${p.slice(8)} ${n}`).join(', ')}) + ${log.length - lists.length} write`, '<= 1 list per kind', worst <= 1 && log.length - lists.length === 1);
+    report.row(
+      'tracker names: stories create, 8 named flags, 5 kinds',
+      `${lists.length} reads (${[...perPath].map(([p, n]) => `${p.slice(8)} ${n}`).join(', ')}) + ${log.length - lists.length} write`,
+      '<= 1 list per kind',
+      worst <= 1 && log.length - lists.length === 1,
+    );
 
     // 2. the same story by ids: no lookups at all
     const ids = JSON.parse((await must([...named, '--json=owner_ids,epic_id,iteration_id,group_id,workflow_state_id'])).stdout);
     await clear(mock.url);
-    await must(['tracker', 'stories', 'create', '--name', 'by ids', '--owner-ids', ids.owner_ids.join(','), '--epic-id', String(ids.epic_id), '--iteration-id', String(ids.iteration_id), '--group-id', ids.group_id, '--workflow-state-id', String(ids.workflow_state_id)]);
+    await must([
+      'tracker',
+      'stories',
+      'create',
+      '--name',
+      'by ids',
+      '--owner-ids',
+      ids.owner_ids.join(','),
+      '--epic-id',
+      String(ids.epic_id),
+      '--iteration-id',
+      String(ids.iteration_id),
+      '--group-id',
+      ids.group_id,
+      '--workflow-state-id',
+      String(ids.workflow_state_id),
+    ]);
     const idLog = (await requests(mock.url)).filter((q) => q.path.startsWith('/api/v3/'));
-    report.row('tracker names: the same story by ids', `${idLog.length} request (${idLog.filter((q) => q.method === 'GET').length} reads)`, '0 lookups', idLog.length === 1);
+    report.row(
+      'tracker names: the same story by ids',
+      `${idLog.length} request (${idLog.filter((q) => q.method === 'GET').length} reads)`,
+      '0 lookups',
+      idLog.length === 1,
+    );
 
     // 3. --jq at start-up: not loaded by --version, --help or a list without it; loaded by a list with it
     const record = (args) =>
       new Promise((resolve) => {
-        const child = spawn(process.execPath, ['--import', HOOKS, BIN, ...args], { env: { ...process.env, ...env, OPSCTL_RECORD_MODULES: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', HOOKS, BIN, ...args], {
+          env: { ...process.env, ...env, OPSCTL_RECORD_MODULES: '1' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let err = '';
         child.stderr.on('data', (c) => (err += c));
         child.on('exit', () => resolve(err.split('\n').some((l) => l.startsWith('loaded ') && /\/dist\/chunks\/inline-[^/]*\.mjs$/.test(l))));
       });
     const startUp = [await record(['--version']), await record(['--help']), await record(['tracker', 'labels', 'list'])];
     const withJq = await record(['tracker', 'labels', 'list', '--jq', 'length']);
-    report.row('--jq: jq-wasm loaded by --version / --help / list', startUp.map((x) => (x ? 'yes' : 'no')).join(' / '), 'no / no / no', startUp.every((x) => !x) && withJq);
+    report.row(
+      '--jq: jq-wasm loaded by --version / --help / list',
+      startUp.map((x) => (x ? 'yes' : 'no')).join(' / '),
+      'no / no / no',
+      startUp.every((x) => !x) && withJq,
+    );
 
     // 4. what --jq costs the command that uses it (CPU, against the same list without it)
     const results = await interleaved(
@@ -64,7 +117,12 @@ export default async function trackerNames(report, { BIN, tempDir, interleaved }
       Number(process.env.BENCH_ROUNDS ?? 15),
     );
     const extra = results['list --jq'].cpuMs - results.list.cpuMs;
-    report.row('--jq: tracker labels list (50 labels), CPU added', `+${extra.toFixed(1)} ms (${results.list.cpuMs.toFixed(1)} -> ${results['list --jq'].cpuMs.toFixed(1)} ms)`, '<= +150 ms', extra <= 150);
+    report.row(
+      '--jq: tracker labels list (50 labels), CPU added',
+      `+${extra.toFixed(1)} ms (${results.list.cpuMs.toFixed(1)} -> ${results['list --jq'].cpuMs.toFixed(1)} ms)`,
+      '<= +150 ms',
+      extra <= 150,
+    );
   } finally {
     await mock.stop();
   }

@@ -10,7 +10,10 @@ const TOKEN = 'trk_bench_token_0000000000000000';
 /** Starts `opsctl mock serve --test` and resolves {url, stop}. */
 export function serve(BIN, args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'mock', 'serve', '--test', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [BIN, 'mock', 'serve', '--test', '--json', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let out = '';
     let err = '';
     child.stderr.on('data', (c) => (err += c));
@@ -50,8 +53,16 @@ export default async function tracker(report, { BIN, tempDir }) {
   // 1. apply of 500 labels with 50 changed: exactly 1 list + 50 writes
   const at = '2026-01-01T00:00:00.000Z';
   const labels = Array.from({ length: 500 }, (_, i) => ({
-    id: i + 1, name: `label-${String(i).padStart(3, '0')}`, description: `label number ${i}`, color: '#336699', external_id: null, archived: false,
-    app_url: `https://app.tracker.example/workspace/label/${i + 1}`, entity_type: 'label', created_at: at, updated_at: at,
+    id: i + 1,
+    name: `label-${String(i).padStart(3, '0')}`,
+    description: `label number ${i}`,
+    color: '#336699',
+    external_id: null,
+    archived: false,
+    app_url: `https://app.tracker.example/workspace/label/${i + 1}`,
+    entity_type: 'label',
+    created_at: at,
+    updated_at: at,
   }));
   const statePath = join(dir, 'state.json');
   writeFileSync(statePath, JSON.stringify({ tracker: { token: TOKEN, seq: 500, workspaceId: '00000000-0000-4000-8000-000000000001', labels } }));
@@ -67,12 +78,22 @@ export default async function tracker(report, { BIN, tempDir }) {
     const log = await requests(mock.url);
     const lists = log.filter((q) => q.method === 'GET').length;
     const writes = log.filter((q) => q.method !== 'GET').length;
-    report.row('tracker labels apply: 500 labels, 50 changed', `${lists} list + ${writes} writes (${(r.wallMs / 1000).toFixed(2)} s)`, '1 list + 50 writes', lists === 1 && writes === 50);
+    report.row(
+      'tracker labels apply: 500 labels, 50 changed',
+      `${lists} list + ${writes} writes (${(r.wallMs / 1000).toFixed(2)} s)`,
+      '1 list + 50 writes',
+      lists === 1 && writes === 50,
+    );
     await clear(mock.url);
     const again = await run(BIN, ['tracker', 'labels', 'apply', '-f', file], env);
     const log2 = await requests(mock.url);
     const writes2 = log2.filter((q) => q.method !== 'GET').length;
-    report.row('tracker labels apply: second run', `${log2.length - writes2} list + ${writes2} writes`, '1 list + 0 writes', again.code === 0 && writes2 === 0 && log2.length === 1);
+    report.row(
+      'tracker labels apply: second run',
+      `${log2.length - writes2} list + ${writes2} writes`,
+      '1 list + 0 writes',
+      again.code === 0 && writes2 === 0 && log2.length === 1,
+    );
   } finally {
     await mock.stop();
   }
@@ -86,7 +107,12 @@ export default async function tracker(report, { BIN, tempDir }) {
     const many = Array.from({ length: total - 1 }, (_, i) => ({ name: `paced-${i}`, color: '#000000', description: 'paced' }));
     const f = join(dir, 'many.yaml');
     writeFileSync(f, labelsYaml(many));
-    const env = { OPSCTL_CONFIG_DIR: dir, OPSCTL_TRACKER_URL: limited.url, OPSCTL_TRACKER_TOKEN: limited.tracker_token, OPSCTL_TRACKER_RATE_LIMIT: `${limit}/${windowS}s` };
+    const env = {
+      OPSCTL_CONFIG_DIR: dir,
+      OPSCTL_TRACKER_URL: limited.url,
+      OPSCTL_TRACKER_TOKEN: limited.tracker_token,
+      OPSCTL_TRACKER_RATE_LIMIT: `${limit}/${windowS}s`,
+    };
     await clear(limited.url);
     const r = await run(BIN, ['tracker', 'labels', 'apply', '-f', f], env);
     const log = await requests(limited.url);
@@ -96,7 +122,12 @@ export default async function tracker(report, { BIN, tempDir }) {
     // the least time the limit allows for `total` requests: the last batch may start only after floor((n-1)/limit) windows
     const imposed = Math.floor((total - 1) / limit) * windowS * 1000;
     const ratio = r.wallMs / imposed;
-    report.row(`tracker: ${total} requests at ${limit}/${windowS}s, failures`, `${failures} (${log.length} served, ${log.filter((q) => q.status === 429).length} x 429)`, '0', failures === 0 && log.length === total);
+    report.row(
+      `tracker: ${total} requests at ${limit}/${windowS}s, failures`,
+      `${failures} (${log.length} served, ${log.filter((q) => q.status === 429).length} x 429)`,
+      '0',
+      failures === 0 && log.length === total,
+    );
     report.row(
       `tracker: ${total} requests at ${limit}/${windowS}s, time vs limit`,
       `${(r.wallMs / 1000).toFixed(2)} s vs ${(imposed / 1000).toFixed(1)} s (${ratio.toFixed(3)}x; server span ${((last - first) / 1000).toFixed(2)} s)`,

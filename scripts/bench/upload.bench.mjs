@@ -21,10 +21,14 @@ function makeFile(path, bytes) {
 }
 
 async function startServer(BIN, env) {
-  const child = spawn(process.execPath, [BIN, 'mock', 'serve', '--memory', '--json', '--port', '0', '--max-upload', '300MB', '--tracker-rate-limit', '10000/1m'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'mock', 'serve', '--memory', '--json', '--port', '0', '--max-upload', '300MB', '--tracker-rate-limit', '10000/1m'],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const first = await new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once('line', resolve);

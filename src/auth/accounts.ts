@@ -60,11 +60,18 @@ async function usableKeyring(ctx: Context, insecure: boolean): Promise<import('.
 function fallbackNotice(ctx: Context, why: string): void {
   if (fallbackSaid) return;
   fallbackSaid = true;
-  ctx.io.warn(`no OS keyring available (${why}): storing secrets in the credential file (mode 0600) instead. Pass --insecure-storage to choose the file without this notice.`);
+  ctx.io.warn(
+    `no OS keyring available (${why}): storing secrets in the credential file (mode 0600) instead. Pass --insecure-storage to choose the file without this notice.`,
+  );
 }
 
 /** Stores `secrets` in the keyring; false (said once) when the keyring refused, so the caller keeps them in the file. */
-async function keyringWrite(ctx: Context, keyring: import('../config/secrets.js').Keyring | undefined, key: string, secrets: TokenSecrets | string): Promise<boolean> {
+async function keyringWrite(
+  ctx: Context,
+  keyring: import('../config/secrets.js').Keyring | undefined,
+  key: string,
+  secrets: TokenSecrets | string,
+): Promise<boolean> {
   if (!keyring) return false;
   try {
     await keyring.set(key, typeof secrets === 'string' ? secrets : JSON.stringify(secrets));
@@ -88,8 +95,12 @@ export async function withSecrets(ctx: Context, profile: string, a: StoredAccoun
   if (a.storage !== 'keyring') return a as OAuthTokens & { account: string };
   const { openKeyring, keyringProblem } = await import('../config/secrets.js');
   const probe = await openKeyring(ctx.env);
-  const fix = { code: 'keyring', hint: `start your keyring (Secret Service) and try again, or sign in again storing the tokens in a file: opsctl login --insecure-storage` };
-  if (!('keyring' in probe)) throw new AuthError(`the tokens of ${a.account} (profile ${profile}) are in the OS keyring, which cannot be reached: ${probe.unavailable}`, fix);
+  const fix = {
+    code: 'keyring',
+    hint: `start your keyring (Secret Service) and try again, or sign in again storing the tokens in a file: opsctl login --insecure-storage`,
+  };
+  if (!('keyring' in probe))
+    throw new AuthError(`the tokens of ${a.account} (profile ${profile}) are in the OS keyring, which cannot be reached: ${probe.unavailable}`, fix);
   let text: string | undefined;
   try {
     text = await probe.keyring.get(keyringKey(profile, a));
@@ -103,7 +114,10 @@ export async function withSecrets(ctx: Context, profile: string, a: StoredAccoun
     secrets = undefined;
   }
   if (typeof secrets?.access_token !== 'string' || !secrets.access_token) {
-    throw new AuthError(`the OS keyring holds no tokens for ${a.account} (profile ${profile}): they were removed outside opsctl`, { code: 'keyring', hint: 'run: opsctl login' });
+    throw new AuthError(`the OS keyring holds no tokens for ${a.account} (profile ${profile}): they were removed outside opsctl`, {
+      code: 'keyring',
+      hint: 'run: opsctl login',
+    });
   }
   return { ...a, access_token: secrets.access_token, refresh_token: secrets.refresh_token, id_token: secrets.id_token };
 }
@@ -126,11 +140,14 @@ export async function accountTokens(ctx: Context, profile: string, name?: string
 }
 
 export function unknownAccount(profile: string, name: string, accounts: StoredAccount[]): UsageError {
-  return new UsageError(`no account "${name}" is signed in on profile ${profile}${accounts.length ? ` (accounts: ${accounts.map((a) => a.account).join(', ')})` : ''}`, {
-    code: 'unknown_account',
-    field: 'account',
-    hint: accounts.length ? 'name one of those accounts (opsctl auth list), or sign in as this one: opsctl login' : 'sign in first: opsctl login',
-  });
+  return new UsageError(
+    `no account "${name}" is signed in on profile ${profile}${accounts.length ? ` (accounts: ${accounts.map((a) => a.account).join(', ')})` : ''}`,
+    {
+      code: 'unknown_account',
+      field: 'account',
+      hint: accounts.length ? 'name one of those accounts (opsctl auth list), or sign in as this one: opsctl login' : 'sign in first: opsctl login',
+    },
+  );
 }
 
 /**
@@ -146,23 +163,33 @@ export async function assertBoundHere(ctx: Context, profile: string, a: { accoun
 
 export function issuerMismatch(profile: string, a: { account: string; issuer?: string }, here: string): AuthError {
   const show = (id: string | undefined) => (id === 'embedded' ? 'the embedded mock' : (id ?? 'an unknown server'));
-  return new AuthError(`the stored sign-in of ${a.account} (profile ${profile}) belongs to the other issuer ${show(a.issuer)}; profile ${profile} now signs in at ${show(here)}`, {
-    code: 'issuer_mismatch',
-    hint: `run: opsctl login   (signs in at ${show(here)}; the old tokens are never sent there), or point the profile back to ${show(a.issuer)}`,
-  });
+  return new AuthError(
+    `the stored sign-in of ${a.account} (profile ${profile}) belongs to the other issuer ${show(a.issuer)}; profile ${profile} now signs in at ${show(here)}`,
+    {
+      code: 'issuer_mismatch',
+      hint: `run: opsctl login   (signs in at ${show(here)}; the old tokens are never sent there), or point the profile back to ${show(a.issuer)}`,
+    },
+  );
 }
 
 /**
  * Adds (or replaces) an account and makes it active. Its tokens go to the keyring unless `insecure`
  * or there is none. Returns the replaced sign-in of the same account at the same server, with its tokens.
  */
-export async function saveAccount(ctx: Context, profile: string, tokens: OAuthTokens, opts: { insecure?: boolean } = {}): Promise<{ previous?: OAuthTokens; storage: 'file' | 'keyring' }> {
+export async function saveAccount(
+  ctx: Context,
+  profile: string,
+  tokens: OAuthTokens,
+  opts: { insecure?: boolean } = {},
+): Promise<{ previous?: OAuthTokens; storage: 'file' | 'keyring' }> {
   const name = tokens.account ?? 'default';
   const existing = (await listAccounts(ctx, profile)).accounts.find((a) => a.account === name && a.issuer === tokens.issuer);
   const previous = existing ? await withSecrets(ctx, profile, existing).catch(() => undefined) : undefined;
   const keyring = await usableKeyring(ctx, Boolean(opts.insecure));
   let storage: 'file' | 'keyring' = 'file';
-  await (await ctx.credentials()).update(profile, async (c) => {
+  await (
+    await ctx.credentials()
+  ).update(profile, async (c) => {
     const { accounts } = accountsOf(c);
     const record: StoredAccount = { ...tokens, account: name };
     const secrets: TokenSecrets = { access_token: tokens.access_token, refresh_token: tokens.refresh_token, id_token: tokens.id_token };
@@ -186,9 +213,16 @@ export async function saveAccount(ctx: Context, profile: string, tokens: OAuthTo
  * Stores refreshed tokens of an account, unless another process changed that account while the refresh
  * was on the wire. Returns null when stored, else what is stored now (undefined: signed out meanwhile).
  */
-export async function storeRefreshed(ctx: Context, profile: string, before: OAuthTokens & { account: string }, next: OAuthTokens): Promise<(OAuthTokens & { account: string }) | undefined | null> {
+export async function storeRefreshed(
+  ctx: Context,
+  profile: string,
+  before: OAuthTokens & { account: string },
+  next: OAuthTokens,
+): Promise<(OAuthTokens & { account: string }) | undefined | null> {
   let outcome: StoredAccount | undefined | null = null;
-  await (await ctx.credentials()).update(profile, async (c) => {
+  await (
+    await ctx.credentials()
+  ).update(profile, async (c) => {
     const { accounts, active } = accountsOf(c);
     const current = accounts.find((a) => a.account === before.account);
     if (!current || current.obtained_at !== before.obtained_at || current.issuer !== before.issuer) {
@@ -216,7 +250,9 @@ export async function storeRefreshed(ctx: Context, profile: string, before: OAut
 /** Forgets an account (its keyring entry too); the next one becomes active. Returns the new active account. */
 export async function removeAccount(ctx: Context, profile: string, a: StoredAccount): Promise<string | undefined> {
   let nowActive: string | undefined;
-  await (await ctx.credentials()).update(profile, (c) => {
+  await (
+    await ctx.credentials()
+  ).update(profile, (c) => {
     const { accounts, active } = accountsOf(c);
     const rest = accounts.filter((x) => x.account !== a.account);
     nowActive = active === a.account ? rest[0]?.account : active;
@@ -229,7 +265,9 @@ export async function removeAccount(ctx: Context, profile: string, a: StoredAcco
 
 /** Makes `name` the active account of the profile. */
 export async function switchAccount(ctx: Context, profile: string, name: string): Promise<void> {
-  await (await ctx.credentials()).update(profile, (c) => {
+  await (
+    await ctx.credentials()
+  ).update(profile, (c) => {
     const { accounts } = accountsOf(c);
     if (!accounts.some((a) => a.account === name)) throw unknownAccount(profile, name, accounts);
     const { oauth: _old, ...others } = c;
@@ -241,7 +279,9 @@ export async function switchAccount(ctx: Context, profile: string, name: string)
 export async function saveClientSecret(ctx: Context, profile: string, value: string): Promise<'file' | 'keyring'> {
   const keyring = await usableKeyring(ctx, false);
   let storage: 'file' | 'keyring' = 'file';
-  await (await ctx.credentials()).update(profile, async (c) => {
+  await (
+    await ctx.credentials()
+  ).update(profile, async (c) => {
     storage = (await keyringWrite(ctx, keyring, `client_secret:${profile}`, value)) ? 'keyring' : 'file';
     return { ...c, client_secret: storage === 'keyring' ? { storage } : { storage, value } };
   });
@@ -256,7 +296,11 @@ export async function storedClientSecret(ctx: Context, profile: string): Promise
   const { openKeyring, keyringProblem } = await import('../config/secrets.js');
   const probe = await openKeyring(ctx.env);
   const hint = `start your keyring and try again, or store it again: opsctl config set client_secret VALUE --profile ${profile}`;
-  if (!('keyring' in probe)) throw new AuthError(`the client secret of profile ${profile} is in the OS keyring, which cannot be reached: ${probe.unavailable}`, { code: 'keyring', hint });
+  if (!('keyring' in probe))
+    throw new AuthError(`the client secret of profile ${profile} is in the OS keyring, which cannot be reached: ${probe.unavailable}`, {
+      code: 'keyring',
+      hint,
+    });
   const value = await probe.keyring.get(`client_secret:${profile}`).catch((err: unknown) => {
     throw new AuthError(`the OS keyring refused the client secret of profile ${profile}: ${keyringProblem(err)}`, { code: 'keyring', hint });
   });
@@ -266,12 +310,14 @@ export async function storedClientSecret(ctx: Context, profile: string): Promise
 /** Removes the profile's stored client secret. */
 export async function removeClientSecret(ctx: Context, profile: string): Promise<boolean> {
   let had: ProfileCredentials['client_secret'];
-  await (await ctx.credentials()).update(profile, (c) => {
+  await (
+    await ctx.credentials()
+  ).update(profile, (c) => {
     had = c.client_secret;
     const { client_secret: _gone, ...rest } = c;
     return rest;
   });
-  if ((had)?.storage === 'keyring') await keyringDelete(ctx, `client_secret:${profile}`);
+  if (had?.storage === 'keyring') await keyringDelete(ctx, `client_secret:${profile}`);
   return had !== undefined;
 }
 
@@ -305,7 +351,12 @@ export async function accountRows(ctx: Context, profiles?: string[]): Promise<Ac
       expires_at: a.expires_at === undefined ? null : new Date(a.expires_at).toISOString(),
       active: a.account === active,
       storage: a.storage ?? 'file',
-      state: a.issuer && here !== undefined && here !== a.issuer ? 'other_issuer' : a.refresh_expires_at !== undefined && a.refresh_expires_at <= now ? 'ended' : 'ok',
+      state:
+        a.issuer && here !== undefined && here !== a.issuer
+          ? 'other_issuer'
+          : a.refresh_expires_at !== undefined && a.refresh_expires_at <= now
+            ? 'ended'
+            : 'ok',
     }));
   });
 }

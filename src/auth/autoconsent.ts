@@ -35,7 +35,10 @@ export async function submitConsent(authUrl: string, email: string, opts: Consen
     const said = description ? ` (${unescapeHtml(description)})` : '';
     return new OpsError(`--consent-as: ${what} of ${origin} answered ${status}: ${unescapeHtml(code)}${said}`, 1, {
       code: 'consent_failed',
-      hint: status >= 500 ? 'check the server (opsctl mock serve prints its errors), then run opsctl login again' : 'check the client settings (opsctl config get client_id), then run opsctl login again',
+      hint:
+        status >= 500
+          ? 'check the server (opsctl mock serve prints its errors), then run opsctl login again'
+          : 'check the client settings (opsctl config get client_id), then run opsctl login again',
     });
   };
   const page = await request(authUrl);
@@ -43,9 +46,17 @@ export async function submitConsent(authUrl: string, email: string, opts: Consen
   if (page.statusCode !== 200) throw refused('the authorization page', page.statusCode, html);
   const id = /name="request" value="([^"]+)"/.exec(html)?.[1];
   const sub = new RegExp(`name="user" value="([^"]+)" id="[^"]*" data-email="${email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`).exec(html)?.[1];
-  if (!id || !sub) throw new UsageError(`--consent-as: no consent form for ${email} on the authorization page`, { field: 'consent-as', hint: 'use a seeded account such as alice@example.com' });
+  if (!id || !sub)
+    throw new UsageError(`--consent-as: no consent form for ${email} on the authorization page`, {
+      field: 'consent-as',
+      hint: 'use a seeded account such as alice@example.com',
+    });
   const form = new URLSearchParams({ request: id, user: sub, action: 'allow' });
-  for (const m of html.matchAll(/name="scope" value="([^"]+)"/g)) form.append('scope', m[1].replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))));
+  for (const m of html.matchAll(/name="scope" value="([^"]+)"/g))
+    form.append(
+      'scope',
+      m[1].replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))),
+    );
   const post = await request(new URL('/o/oauth2/v2/auth/consent', authUrl), {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -15,7 +15,9 @@ export async function moveClientSecretsOutOfConfig(ctx: Context, only?: string):
     const value = profiles[name]?.client_secret as string;
     const storage = await saveClientSecret(ctx, name, value);
     await config.unset(name, 'client_secret');
-    ctx.io.warn(`moved the client_secret of profile ${name} out of ${config.path} into ${storage === 'keyring' ? 'the OS keyring' : (await ctx.credentials()).path} (secrets never stay in config.json)`);
+    ctx.io.warn(
+      `moved the client_secret of profile ${name} out of ${config.path} into ${storage === 'keyring' ? 'the OS keyring' : (await ctx.credentials()).path} (secrets never stay in config.json)`,
+    );
   }
 }
 

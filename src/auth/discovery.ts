@@ -98,7 +98,8 @@ async function readCache(ctx: Context, path: string, issuer: string): Promise<Pr
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') ctx.io.warn(`ignoring the provider metadata cache ${path} (${(err as Error).message}); fetching it again`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      ctx.io.warn(`ignoring the provider metadata cache ${path} (${(err as Error).message}); fetching it again`);
     return undefined;
   }
   try {

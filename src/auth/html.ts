@@ -1,7 +1,13 @@
 /** Escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(value: unknown): string {
   const text =
-    value === undefined || value === null ? '' : typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : (JSON.stringify(value) ?? '');
+    value === undefined || value === null
+      ? ''
+      : typeof value === 'string'
+        ? value
+        : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
+          ? String(value)
+          : (JSON.stringify(value) ?? '');
   return text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -43,7 +49,10 @@ export function fragmentPage(nonce: string): string {
   const script = `(function(){var h=new URLSearchParams(location.hash.slice(1));var q=new URLSearchParams(location.search);
 ["state","code","error","error_description","scope","iss"].forEach(function(k){if(!q.has(k)&&h.has(k))q.set(k,h.get(k));});
 q.set("${FRAGMENT_MARKER}","1");location.replace(location.pathname+"?"+q.toString());})();`;
-  return htmlPage('opsctl: finishing sign-in', `<h1 id="finishing">Finishing sign-in…</h1>
+  return htmlPage(
+    'opsctl: finishing sign-in',
+    `<h1 id="finishing">Finishing sign-in…</h1>
 <noscript><p class="err">This sign-in response carries its parameters after #, which only a script can read: allow JavaScript for this page, or paste the whole address into the terminal (opsctl login --no-browser).</p></noscript>
-<script nonce="${escapeHtml(nonce)}">${script}</script>`);
+<script nonce="${escapeHtml(nonce)}">${script}</script>`,
+  );
 }

@@ -8,7 +8,10 @@ export const CLOCK_SKEW_SECONDS = 120;
 /** Signature algorithms accepted when the provider does not list its own (never `none`, never HMAC for a public client). */
 const DEFAULT_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
-function refused(reason: string, hint = 'run opsctl login again; if it keeps failing, check the issuer and client_id settings (opsctl config get issuer)'): AuthError {
+function refused(
+  reason: string,
+  hint = 'run opsctl login again; if it keeps failing, check the issuer and client_id settings (opsctl config get issuer)',
+): AuthError {
   return new AuthError(`the ID token from the token endpoint was refused: ${reason}; nothing was stored`, { code: 'invalid_id_token', hint });
 }
 
@@ -24,7 +27,9 @@ async function jwksUri(ctx: Context, settings: OAuthSettings): Promise<string> {
     } catch (err) {
       const hint = `set the provider's key set URL by hand: opsctl config set jwks_uri https://… --profile ${settings.profile} (or give the profile an issuer)`;
       const message = `cannot check the ID token: ${(err as Error).message}`;
-      throw err instanceof NetworkError ? new NetworkError(message, { code: 'no_jwks', field: 'jwks_uri', hint, cause: err }) : new OpsError(message, 1, { code: 'no_jwks', field: 'jwks_uri', hint, cause: err });
+      throw err instanceof NetworkError
+        ? new NetworkError(message, { code: 'no_jwks', field: 'jwks_uri', hint, cause: err })
+        : new OpsError(message, 1, { code: 'no_jwks', field: 'jwks_uri', hint, cause: err });
     }
   }
   if (!md.jwks_uri) {
@@ -41,7 +46,12 @@ async function fetchJwks(ctx: Context, url: string): Promise<{ keys: Record<stri
   const http = await ctx.http('auth');
   try {
     const res = await http.request<{ keys?: unknown }>({ method: 'GET', path: url, auth: false, followRedirects: true });
-    if (!res.data || !Array.isArray(res.data.keys)) throw new OpsError(`${url} is not a JSON Web Key Set (no "keys" array)`, 1, { code: 'bad_jwks', field: 'jwks_uri', hint: 'check the jwks_uri setting, or the issuer' });
+    if (!res.data || !Array.isArray(res.data.keys))
+      throw new OpsError(`${url} is not a JSON Web Key Set (no "keys" array)`, 1, {
+        code: 'bad_jwks',
+        field: 'jwks_uri',
+        hint: 'check the jwks_uri setting, or the issuer',
+      });
     return res.data as { keys: Record<string, unknown>[] };
   } catch (err) {
     if (err instanceof OpsError && err.code === 'bad_jwks') throw err;
@@ -65,16 +75,27 @@ async function fetchJwks(ctx: Context, url: string): Promise<{ keys: Record<stri
  * from our own code, so its signature proves nothing; its claims are checked the same way, without
  * fetching its key set or loading jose (login against it stays within its CPU budget).
  */
-export async function verifyIdToken(ctx: Context, settings: OAuthSettings, idToken: string, expect: { nonce?: string; sub?: string }): Promise<Record<string, unknown>> {
+export async function verifyIdToken(
+  ctx: Context,
+  settings: OAuthSettings,
+  idToken: string,
+  expect: { nonce?: string; sub?: string },
+): Promise<Record<string, unknown>> {
   const payload = settings.embedded ? embeddedClaims(settings, idToken, ctx.now()) : await verifiedClaims(ctx, settings, idToken);
   const aud = payload.aud;
   if (Array.isArray(aud) && aud.length > 1 && payload.azp === undefined) throw refused(`it has several audiences (${aud.join(', ')}) and no "azp" claim`);
-  if (payload.azp !== undefined && payload.azp !== settings.clientId) throw refused(`its "azp" claim is ${JSON.stringify(payload.azp)}, expected ${settings.clientId}`);
+  if (payload.azp !== undefined && payload.azp !== settings.clientId)
+    throw refused(`its "azp" claim is ${JSON.stringify(payload.azp)}, expected ${settings.clientId}`);
   if (expect.nonce !== undefined && payload.nonce !== expect.nonce) {
-    throw refused(payload.nonce === undefined ? 'it carries no "nonce", but opsctl sent one' : "its \"nonce\" is not the one opsctl sent with this sign-in (a replayed or injected token)");
+    throw refused(
+      payload.nonce === undefined
+        ? 'it carries no "nonce", but opsctl sent one'
+        : 'its "nonce" is not the one opsctl sent with this sign-in (a replayed or injected token)',
+    );
   }
   // OpenID Connect Core §12.2: an ID token from a refresh is about the same user.
-  if (expect.sub !== undefined && payload.sub !== expect.sub) throw refused(`its "sub" is ${JSON.stringify(payload.sub)}, not the signed-in user ${JSON.stringify(expect.sub)}`);
+  if (expect.sub !== undefined && payload.sub !== expect.sub)
+    throw refused(`its "sub" is ${JSON.stringify(payload.sub)}, not the signed-in user ${JSON.stringify(expect.sub)}`);
   return payload;
 }
 
@@ -91,7 +112,8 @@ function embeddedClaims(settings: OAuthSettings, idToken: string, now: number): 
   const auds = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (!auds.includes(settings.clientId)) throw refused(`its "aud" claim is ${JSON.stringify(payload.aud)}, expected ${settings.clientId}`);
   const exp = Number(payload.exp);
-  if (!(exp * 1000 + CLOCK_SKEW_SECONDS * 1000 > now)) throw refused(`it expired at ${new Date(exp * 1000).toISOString()} (allowing ${CLOCK_SKEW_SECONDS} s of clock skew; check this machine's clock)`);
+  if (!(exp * 1000 + CLOCK_SKEW_SECONDS * 1000 > now))
+    throw refused(`it expired at ${new Date(exp * 1000).toISOString()} (allowing ${CLOCK_SKEW_SECONDS} s of clock skew; check this machine's clock)`);
   return payload;
 }
 
@@ -117,9 +139,14 @@ async function verifiedClaims(ctx: Context, settings: OAuthSettings, idToken: st
       const want = err.claim === 'iss' ? issuer : err.claim === 'aud' ? settings.clientId : undefined;
       throw refused(`its "${err.claim}" claim ${err.reason === 'missing' ? 'is missing' : `is ${got}${want ? `, expected ${want}` : ` (${err.message})`}`}`);
     }
-    if (err instanceof errors.JWTExpired) throw refused(`it expired at ${new Date(Number((err.payload as Record<string, unknown>).exp) * 1000).toISOString()} (allowing ${CLOCK_SKEW_SECONDS} s of clock skew; check this machine's clock)`);
-    if (err instanceof errors.JWSSignatureVerificationFailed) throw refused(`its signature does not verify against the provider's keys at ${url} (tampered or forged)`);
-    if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) throw refused(`no key of ${url} matches its signature header`);
+    if (err instanceof errors.JWTExpired)
+      throw refused(
+        `it expired at ${new Date(Number((err.payload as Record<string, unknown>).exp) * 1000).toISOString()} (allowing ${CLOCK_SKEW_SECONDS} s of clock skew; check this machine's clock)`,
+      );
+    if (err instanceof errors.JWSSignatureVerificationFailed)
+      throw refused(`its signature does not verify against the provider's keys at ${url} (tampered or forged)`);
+    if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys)
+      throw refused(`no key of ${url} matches its signature header`);
     if (err instanceof errors.JOSEAlgNotAllowed) throw refused(`it is signed with an algorithm opsctl does not accept (${err.message})`);
     if (err instanceof errors.JOSEError) throw refused(`${err.message} (${err.code})`);
     throw err;

@@ -167,7 +167,12 @@ function listen(server: Server, host: string, port: number | undefined): Promise
   return new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
-        reject(new UsageError(`--port: port ${port} on ${host} is already in use`, { field: 'port', hint: 'choose another port with --port, or leave --port out to use a free one' }));
+        reject(
+          new UsageError(`--port: port ${port} on ${host} is already in use`, {
+            field: 'port',
+            hint: 'choose another port with --port, or leave --port out to use a free one',
+          }),
+        );
       } else if (err.code === 'EACCES') {
         reject(new UsageError(`--port: not allowed to listen on port ${port}`, { field: 'port', hint: 'use a port above 1023, or leave --port out' }));
       } else reject(err);

@@ -41,7 +41,11 @@ export interface LoginOutcome {
 }
 
 /** Whether to launch a browser: not with --no-browser, in CI, over SSH, or on Linux without a display. */
-export function browserDecision(env: NodeJS.ProcessEnv, browserFlag: boolean, platform: NodeJS.Platform = process.platform): { open: boolean; reason?: string } {
+export function browserDecision(
+  env: NodeJS.ProcessEnv,
+  browserFlag: boolean,
+  platform: NodeJS.Platform = process.platform,
+): { open: boolean; reason?: string } {
   if (!browserFlag) return { open: false, reason: '--no-browser' };
   if (env.CI) return { open: false, reason: 'CI is set' };
   if (env.SSH_CONNECTION) return { open: false, reason: 'this is an SSH session' };
@@ -138,7 +142,9 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
     } else {
       ctx.io.err(`Not opening a browser (${decision.reason}). Open the URL above on any machine with a browser.`);
       if (settings.local) {
-        ctx.io.err(`This is a local mock: without any browser, run opsctl login --consent-as alice@example.com instead (it grants every requested scope as that seeded account).`);
+        ctx.io.err(
+          `This is a local mock: without any browser, run opsctl login --consent-as alice@example.com instead (it grants every requested scope as that seeded account).`,
+        );
       }
       ctx.io.err(
         `The browser will be sent to ${listener.redirectUri}. If that browser is on another machine, the page will fail to load: copy its full address and paste it here, then press Enter.`,
@@ -147,7 +153,14 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
     }
     ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
     const callback = await waitFor(ctx, consentFailed ? Promise.race([listener.result, consentFailed]) : listener.result, opts.timeoutMs);
-    return await finish(ctx, settings, callback, { verifier: pkce.verifier, redirectUri: listener.redirectUri, scopes, nonce, insecure: Boolean(opts.insecureStorage), incremental: opts.incremental });
+    return await finish(ctx, settings, callback, {
+      verifier: pkce.verifier,
+      redirectUri: listener.redirectUri,
+      scopes,
+      nonce,
+      insecure: Boolean(opts.insecureStorage),
+      incremental: opts.incremental,
+    });
   } finally {
     for (const fn of cleanups) fn();
     await listener.close();
@@ -164,15 +177,29 @@ async function finish(
   const issProblem = issuerParamProblem(settings, params.iss);
   if (issProblem) {
     cb.respond({ ok: false, title: 'Sign-in response rejected', lines: [issProblem, 'Nothing was stored.'] });
-    throw new AuthError(`${issProblem}; nothing was stored`, { code: 'issuer_mismatch', hint: 'run opsctl login again; check the issuer setting (opsctl config get issuer)' });
+    throw new AuthError(`${issProblem}; nothing was stored`, {
+      code: 'issuer_mismatch',
+      hint: 'run opsctl login again; check the issuer setting (opsctl config get issuer)',
+    });
   }
   if (params.error) {
     const denied = params.error === 'access_denied';
-    cb.respond({ ok: false, title: denied ? 'Access denied' : `Sign-in failed: ${params.error}`, lines: [params.error_description ?? params.error, 'Nothing was stored.'] });
-    throw new AuthError(denied ? 'access was denied in the browser; nothing was stored' : `the authorization server refused: ${params.error}${params.error_description ? ` (${params.error_description})` : ''}`, {
-      code: params.error,
-      hint: denied ? 'run opsctl login again and choose Allow' : 'run opsctl login again; check the client settings (opsctl config get client_id) if it keeps failing',
+    cb.respond({
+      ok: false,
+      title: denied ? 'Access denied' : `Sign-in failed: ${params.error}`,
+      lines: [params.error_description ?? params.error, 'Nothing was stored.'],
     });
+    throw new AuthError(
+      denied
+        ? 'access was denied in the browser; nothing was stored'
+        : `the authorization server refused: ${params.error}${params.error_description ? ` (${params.error_description})` : ''}`,
+      {
+        code: params.error,
+        hint: denied
+          ? 'run opsctl login again and choose Allow'
+          : 'run opsctl login again; check the client settings (opsctl config get client_id) if it keeps failing',
+      },
+    );
   }
   let tokens;
   let unionKeptLocally = false;
@@ -223,7 +250,12 @@ async function finish(
   // The sign-in of this account at this server that this one replaces: withdraw its grant so refresh
   // tokens do not pile up toward the server's cap (other accounts keep theirs).
   // (Not after an incremental grant the server did not merge with the earlier one: that grant stands.)
-  if (previous?.refresh_token && previous.refresh_token !== tokens.refresh_token && !unionKeptLocally && (previous.token_url ?? settings.tokenUrl) === settings.tokenUrl) {
+  if (
+    previous?.refresh_token &&
+    previous.refresh_token !== tokens.refresh_token &&
+    !unionKeptLocally &&
+    (previous.token_url ?? settings.tokenUrl) === settings.tokenUrl
+  ) {
     const { revokeToken } = await import('./token-client.js');
     await revokeToken(ctx, settings, previous.refresh_token).catch((err: Error) => ctx.debug(`[auth] revoking the previous sign-in failed: ${err.message}`));
   }
@@ -252,7 +284,10 @@ async function finish(
 function issuerParamProblem(settings: OAuthSettings, iss: string | undefined): string | undefined {
   const expected = settings.issuer;
   if (!expected) return undefined;
-  if (iss === undefined) return settings.metadata?.authorization_response_iss_parameter_supported ? `the sign-in response carries no "iss", which ${expected} promises (RFC 9207)` : undefined;
+  if (iss === undefined)
+    return settings.metadata?.authorization_response_iss_parameter_supported
+      ? `the sign-in response carries no "iss", which ${expected} promises (RFC 9207)`
+      : undefined;
   return iss === expected ? undefined : `the sign-in response comes from issuer ${iss}, not ${expected} (a mix-up or forged response)`;
 }
 

@@ -60,7 +60,10 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean; ac
     throw new AuthError('the access token has expired and there is no refresh token', { hint: 'run: opsctl login' });
   }
   if (stored.refresh_expires_at !== undefined && stored.refresh_expires_at <= now) {
-    throw new AuthError('your time-based access has ended: the refresh token expired', { code: 'invalid_grant', hint: `run: opsctl login   (${INVALID_GRANT_REASONS})` });
+    throw new AuthError('your time-based access has ended: the refresh token expired', {
+      code: 'invalid_grant',
+      hint: `run: opsctl login   (${INVALID_GRANT_REASONS})`,
+    });
   }
   const profile = await ctx.profileName();
   const key = `${(await ctx.credentials()).path}\0${profile}\0${stored.account}`;
@@ -73,7 +76,9 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean; ac
       // OPSCTL_TOKEN_URL says otherwise for this run; the embedded mock listens on a new port in every
       // process, so its current URL is right.
       if (stored.token_url && !settings.embedded && !ctx.env.OPSCTL_TOKEN_URL) settings.tokenUrl = stored.token_url;
-      ctx.debug(`[auth] refreshing the access token (${stored.expires_at === undefined ? 'forced' : `${Math.round((stored.expires_at - now) / 1000)} s left`})`);
+      ctx.debug(
+        `[auth] refreshing the access token (${stored.expires_at === undefined ? 'forced' : `${Math.round((stored.expires_at - now) / 1000)} s left`})`,
+      );
       const res = await refreshAccessToken(ctx, settings, stored.refresh_token as string);
       if (res.id_token) {
         // A refreshed ID token is checked like the first one (minus the nonce): same issuer, audience, user.
@@ -112,7 +117,9 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean; ac
   } catch (err) {
     // The server could not be reached but the token still works for a while: use it.
     if (err instanceof NetworkError && stored.expires_at !== undefined && stored.expires_at > ctx.now()) {
-      ctx.io.warn(`could not refresh the access token (${err.message}); using the current one, which expires in ${Math.round((stored.expires_at - ctx.now()) / 1000)} s`);
+      ctx.io.warn(
+        `could not refresh the access token (${err.message}); using the current one, which expires in ${Math.round((stored.expires_at - ctx.now()) / 1000)} s`,
+      );
       return stored;
     }
     throw err;

@@ -30,7 +30,11 @@ export interface OAuthSettings {
 }
 
 /** Endpoints set by hand (environment, then profile) win over the provider's metadata. */
-function byHand(ctx: Context, profile: Record<string, string | undefined>, key: 'authorize_url' | 'token_url' | 'revoke_url' | 'userinfo_url' | 'jwks_uri'): string | undefined {
+function byHand(
+  ctx: Context,
+  profile: Record<string, string | undefined>,
+  key: 'authorize_url' | 'token_url' | 'revoke_url' | 'userinfo_url' | 'jwks_uri',
+): string | undefined {
   return ctx.env[`OPSCTL_${key.toUpperCase()}`] ?? profile[key];
 }
 
@@ -50,7 +54,10 @@ export async function oauthSettings(ctx: Context): Promise<OAuthSettings> {
     const { issuerProblem, providerMetadata } = await import('./discovery.js');
     const problem = issuerProblem(issuer);
     if (problem) {
-      throw new UsageError(`issuer "${issuer}" ${problem}`, { field: 'issuer', hint: `run: opsctl config set issuer https://… --profile ${profileName}   (the issuer your provider documents)` });
+      throw new UsageError(`issuer "${issuer}" ${problem}`, {
+        field: 'issuer',
+        hint: `run: opsctl config set issuer https://… --profile ${profileName}   (the issuer your provider documents)`,
+      });
     }
     authUrl = issuer;
     metadata = await providerMetadata(ctx, issuer);
@@ -61,14 +68,19 @@ export async function oauthSettings(ctx: Context): Promise<OAuthSettings> {
   }
   const local = embedded || isLoopbackHost(new URL(authUrl).hostname);
   const missing = (what: string, key: string) =>
-    new UsageError(`the metadata of issuer ${issuer} names no ${what}`, { field: key, hint: `set it by hand: opsctl config set ${key} https://… --profile ${profileName}` });
+    new UsageError(`the metadata of issuer ${issuer} names no ${what}`, {
+      field: key,
+      hint: `set it by hand: opsctl config set ${key} https://… --profile ${profileName}`,
+    });
   const authorizeUrl = byHand(ctx, profile, 'authorize_url') ?? (metadata ? metadata.authorization_endpoint : `${authUrl}/o/oauth2/v2/auth`);
   const tokenUrl = byHand(ctx, profile, 'token_url') ?? (metadata ? metadata.token_endpoint : `${authUrl}/token`);
   if (!authorizeUrl) throw missing('authorization_endpoint', 'authorize_url');
   if (!tokenUrl) throw missing('token_endpoint', 'token_url');
   let clientId = ctx.env.OPSCTL_CLIENT_ID ?? profile.client_id;
   // Never from config.json: the keyring or the credential file (an old config.json's is moved there first).
-  let clientSecret = ctx.env.OPSCTL_CLIENT_SECRET ?? (profile.client_secret !== undefined || clientId ? await (await import('./client-secret.js')).clientSecret(ctx, profileName) : undefined);
+  let clientSecret =
+    ctx.env.OPSCTL_CLIENT_SECRET ??
+    (profile.client_secret !== undefined || clientId ? await (await import('./client-secret.js')).clientSecret(ctx, profileName) : undefined);
   if (!clientId) {
     if (!local || issuer) {
       throw new UsageError(`profile "${profileName}" has no OAuth client_id for ${authUrl}`, {

@@ -52,7 +52,9 @@ function oauthFailure(status: number, data: unknown, what: string): OAuthError {
 function checkTokenResponse(data: unknown, settings: OAuthSettings): TokenResponse {
   const f = fieldsOf(data);
   if (typeof f.access_token !== 'string' || !f.access_token) {
-    throw new OpsError(`the token endpoint ${settings.tokenUrl} answered without an access_token`, 1, { hint: 'check the token_url setting (opsctl config get token_url)' });
+    throw new OpsError(`the token endpoint ${settings.tokenUrl} answered without an access_token`, 1, {
+      hint: 'check the token_url setting (opsctl config get token_url)',
+    });
   }
   if (typeof f.token_type !== 'string' || f.token_type.toLowerCase() !== 'bearer') {
     throw new OpsError(`the token endpoint returned token_type "${String(f.token_type)}", not Bearer`, 1);
@@ -107,7 +109,11 @@ export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, 
 export type RevokeOutcome = 'revoked' | 'already_revoked' | 'unsupported';
 
 /** RFC 7009 revocation; the seed's 400 `invalid_token` means the token was already revoked or expired. */
-export async function revokeToken(ctx: Context, settings: Pick<OAuthSettings, 'revokeUrl' | 'clientId' | 'clientSecret'>, token: string): Promise<RevokeOutcome> {
+export async function revokeToken(
+  ctx: Context,
+  settings: Pick<OAuthSettings, 'revokeUrl' | 'clientId' | 'clientSecret'>,
+  token: string,
+): Promise<RevokeOutcome> {
   // A provider whose metadata names no revocation endpoint (and none set by hand) cannot revoke.
   if (!settings.revokeUrl) return 'unsupported';
   const { status, data } = await post(ctx, settings.revokeUrl, { token, client_id: settings.clientId, client_secret: settings.clientSecret });

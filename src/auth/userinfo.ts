@@ -11,7 +11,13 @@ export async function userinfo(ctx: Context, url: string, accessToken: string): 
   try {
     assertSafeTransport(new URL(url), 'auth');
     const http = await ctx.http('auth');
-    const res = await http.request<Record<string, unknown>>({ method: 'GET', path: url, auth: false, headers: { authorization: `Bearer ${accessToken}` }, okStatuses: [400, 401, 403, 404] });
+    const res = await http.request<Record<string, unknown>>({
+      method: 'GET',
+      path: url,
+      auth: false,
+      headers: { authorization: `Bearer ${accessToken}` },
+      okStatuses: [400, 401, 403, 404],
+    });
     if (res.status === 200 && res.data && typeof res.data === 'object') return { claims: res.data };
     if (res.status === 401 || res.status === 403) {
       const challenge = String(res.headers['www-authenticate'] ?? '');

@@ -15,6 +15,9 @@ export async function readFileFlag(file: string, ctx: Context, what: string): Pr
     return await readLocalFile(path, { what: '--file:', exitCode: 2, hint: `give the path of ${what}, or - for stdin` });
   } catch (err) {
     if (err instanceof OpsError) throw err;
-    throw new UsageError(`--file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'file', hint: `give the path of ${what}, or - for stdin` });
+    throw new UsageError(`--file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+      field: 'file',
+      hint: `give the path of ${what}, or - for stdin`,
+    });
   }
 }

@@ -12,7 +12,7 @@ export const NOUN_SUMMARIES = {
   labels: 'manage labels of the label-management service: drafts, publishing, fields, permissions, apply -f',
   kv: 'a key-value (etcd) cluster: health, snapshots, a sandbox, and a safe rolling upgrade (3.2 → 3.3 → 3.4)',
   config: 'read and change profiles: an endpoint per service, OAuth client settings',
-  mock: 'the mocked services, standalone; the mock authorization server\'s clients (developer console) and security events',
+  mock: "the mocked services, standalone; the mock authorization server's clients (developer console) and security events",
   demo: 'a non-interactive tour of every job, against a fresh temporary embedded state',
   completion: 'print a shell completion script, generated from the command tree',
   help: 'show help for a command, or a topic: exit-codes, environment',

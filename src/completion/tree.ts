@@ -36,22 +36,22 @@ function valueKind(long: string | undefined, flags: string): ValueKind | undefin
 }
 
 export function completionTree(cmd: Command, inherited: CompletionFlag[] = []): CompletionNode {
-  const own = cmd.options.filter((o) => !o.hidden).flatMap((o) => {
-    const names = [o.long, o.short].filter((n): n is string => Boolean(n));
-    const kind = o.required || o.optional ? valueKind(o.long, o.flags) : undefined;
-    return names.map((flag) => ({
-      flag,
-      takesValue: o.required || o.optional,
-      choices: o.argChoices ? [...o.argChoices] : undefined,
-      kind,
-      short: flag === o.long && o.short ? o.short : undefined,
-      description: o.description ?? '',
-    }));
-  });
+  const own = cmd.options
+    .filter((o) => !o.hidden)
+    .flatMap((o) => {
+      const names = [o.long, o.short].filter((n): n is string => Boolean(n));
+      const kind = o.required || o.optional ? valueKind(o.long, o.flags) : undefined;
+      return names.map((flag) => ({
+        flag,
+        takesValue: o.required || o.optional,
+        choices: o.argChoices ? [...o.argChoices] : undefined,
+        kind,
+        short: flag === o.long && o.short ? o.short : undefined,
+        description: o.description ?? '',
+      }));
+    });
   const flags = [...own, ...inherited];
-  const children = cmd.commands
-    .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden)
-    .map((c) => completionTree(c, cmd.parent ? inherited : own));
+  const children = cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => completionTree(c, cmd.parent ? inherited : own));
   const values = cmd.registeredArguments.flatMap((a) => a.argChoices ?? []);
   const fileArgs = cmd.registeredArguments.some((a) => /^files?$/.test(a.name()));
   return { name: cmd.name(), description: cmd.description(), flags: cmd.parent ? flags : own, values, fileArgs, children };

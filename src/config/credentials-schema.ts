@@ -37,7 +37,8 @@ export function credentialFileProblem(data: unknown): string | undefined {
         if (!nonEmptyString(a.account)) return `is not valid at ${at}.account: expected a non-empty string`;
         if (a.storage !== undefined && a.storage !== 'file' && a.storage !== 'keyring') return `is not valid at ${at}.storage: expected "file" or "keyring"`;
         if (a.storage !== 'keyring' && !nonEmptyString(a.access_token)) return `is not valid at ${at}.access_token: expected a non-empty string`;
-        for (const k of ['refresh_token', 'scope', 'issuer', 'client_id', 'token_url', 'revoke_url']) if (!optional((v) => typeof v === 'string')(a[k])) return `is not valid at ${at}.${k}: expected a string`;
+        for (const k of ['refresh_token', 'scope', 'issuer', 'client_id', 'token_url', 'revoke_url'])
+          if (!optional((v) => typeof v === 'string')(a[k])) return `is not valid at ${at}.${k}: expected a string`;
         for (const k of ['expires_at', 'refresh_expires_at']) if (!optional(finiteNumber)(a[k])) return `is not valid at ${at}.${k}: expected a number`;
       }
     }

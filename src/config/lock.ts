@@ -67,7 +67,11 @@ export async function lockFile(path: string, opts: FileLockOptions): Promise<() 
         throw err;
       });
       return async () => {
-        if (compromised) throw new OpsError(`lost the lock on ${opts.what} ${path} while holding it: ${compromised.message}`, 1, { code: 'lock_lost', hint: 'run the command again' });
+        if (compromised)
+          throw new OpsError(`lost the lock on ${opts.what} ${path} while holding it: ${compromised.message}`, 1, {
+            code: 'lock_lost',
+            hint: 'run the command again',
+          });
         await release();
       };
     } catch (err) {
@@ -96,7 +100,9 @@ export async function lockFile(path: string, opts: FileLockOptions): Promise<() 
     // (A lock judged by its age is taken over within the grace: nothing to announce.)
     if (!told && holder === 'live' && Date.now() - started >= LOCK_WAIT_NOTICE_MS) {
       told = true;
-      (opts.notice ?? defaultNotice)(`waiting for the lock on ${opts.what} ${path}, held by opsctl pid ${pid} (giving up after ${Math.round(waitMs / 1000)} s; Ctrl-C stops)`);
+      (opts.notice ?? defaultNotice)(
+        `waiting for the lock on ${opts.what} ${path}, held by opsctl pid ${pid} (giving up after ${Math.round(waitMs / 1000)} s; Ctrl-C stops)`,
+      );
     }
     if (Date.now() > deadline) {
       throw new OpsError(`${opts.what} ${path} is locked by another opsctl process (pid ${pid}) that is still running`, 1, {
@@ -145,7 +151,8 @@ function judgeHolder(owner: string | undefined): string {
   }
   // The pid runs: is it still the process that wrote the file (same start time), or a reused pid?
   const start = processStart(o.pid);
-  if (typeof o.start === 'string' && start !== undefined && start !== o.start) return `its holder (pid ${o.pid}) is gone and the pid now belongs to another process`;
+  if (typeof o.start === 'string' && start !== undefined && start !== o.start)
+    return `its holder (pid ${o.pid}) is gone and the pid now belongs to another process`;
   return 'live';
 }
 

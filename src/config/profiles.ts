@@ -23,12 +23,15 @@ export const PROFILE_KEYS = {
   token_url: { kind: 'url', help: 'token endpoint (default: from the issuer, else <auth>/token)' },
   revoke_url: { kind: 'url', help: 'revocation endpoint (default: from the issuer, else <auth>/revoke)' },
   userinfo_url: { kind: 'url', help: 'userinfo endpoint (default: from the issuer)' },
-  jwks_uri: { kind: 'url', help: 'the key set that signs ID tokens (default: from the issuer\'s metadata)' },
+  jwks_uri: { kind: 'url', help: "the key set that signs ID tokens (default: from the issuer's metadata)" },
   api: { kind: 'url', help: 'data API base URL' },
   tracker: { kind: 'url', help: 'work-tracker base URL (serves /api/v3)' },
   labels: { kind: 'url', help: 'label service base URL (serves /v2beta)' },
   client_id: { kind: 'text', help: 'OAuth client id' },
-  client_secret: { kind: 'text', help: 'OAuth client secret (installed apps: not confidential); kept in the OS keyring or the 0600 credential file, never in config.json' },
+  client_secret: {
+    kind: 'text',
+    help: 'OAuth client secret (installed apps: not confidential); kept in the OS keyring or the 0600 credential file, never in config.json',
+  },
   scopes: { kind: 'text', help: 'default scopes for opsctl login, space-separated' },
   tracker_rate_limit: { kind: 'rate', help: 'client-side pacing for the tracker, e.g. 200/1m' },
   tracker_token_header: { kind: 'token-header', help: 'header that carries the tracker token: Shortcut-Token or Tracker-Token (default: by host)' },
@@ -64,7 +67,8 @@ export class ConfigStore {
       } catch (err) {
         if (err instanceof OpsError) throw err;
         // ENOTDIR: a file where a directory of the path should be; there is no config (writes say why).
-        if (!['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) throw this.unusable(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+        if (!['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? ''))
+          throw this.unusable(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       }
       if (text === undefined) this.cache = { profiles: {} };
       else {
@@ -146,7 +150,10 @@ export class ConfigStore {
     assertKey(key);
     if (key === 'client_secret') {
       // A secret never goes to config.json: `opsctl config set client_secret` stores it in the keyring or the credential file.
-      throw new UsageError('client_secret is a secret and is never written to config.json', { field: 'client_secret', hint: 'run: opsctl config set client_secret VALUE (stored in the OS keyring or the 0600 credential file)' });
+      throw new UsageError('client_secret is a secret and is never written to config.json', {
+        field: 'client_secret',
+        hint: 'run: opsctl config set client_secret VALUE (stored in the OS keyring or the 0600 credential file)',
+      });
     }
     const problem = checkValue(PROFILE_KEYS[key].kind, value);
     if (problem) throw new ValidationError(key, problem);
@@ -194,7 +201,8 @@ function checkValue(kind: Kind, value: string): string | undefined {
   }
   if (kind === 'rate') return /^\d+\/\d+(ms|s|m)$/.test(value) ? undefined : 'must look like 200/1m (requests per window)';
   // RFC 8414 §2: an issuer has no query or fragment (it is compared with the provider's metadata as written).
-  if (kind === 'issuer' && (value.includes('?') || value.includes('#'))) return 'must be the issuer URL without a query or fragment, e.g. https://sso.example.com/realms/ops';
+  if (kind === 'issuer' && (value.includes('?') || value.includes('#')))
+    return 'must be the issuer URL without a query or fragment, e.g. https://sso.example.com/realms/ops';
   try {
     const u = new URL(value);
     return u.protocol === 'https:' || u.protocol === 'http:' ? undefined : 'must be an http(s) URL, e.g. https://api.example.com';

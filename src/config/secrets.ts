@@ -32,7 +32,10 @@ export async function openKeyring(env: NodeJS.ProcessEnv): Promise<KeyringProbe>
   const absent = keyringAbsence(env);
   if (absent) return { unavailable: absent };
   if (typeof __OPSCTL_SEA__ === 'boolean' && __OPSCTL_SEA__) {
-    return { unavailable: 'the single executable cannot load the keyring binding (a native addon); the npm package (npm install -g opsctl-<version>.tgz) uses the OS keyring' };
+    return {
+      unavailable:
+        'the single executable cannot load the keyring binding (a native addon); the npm package (npm install -g opsctl-<version>.tgz) uses the OS keyring',
+    };
   }
   let mod: typeof import('@napi-rs/keyring');
   try {

@@ -268,7 +268,11 @@ export class HttpClient {
         clearTimeout(timer);
         clearTimeout(waiting);
         release();
-        const msg = deadline.signal.aborted ? (res ? `the answer was not complete within ${formatMs(left)} (${res.statusCode} received, the body still coming)` : `no answer within ${formatMs(left)}`) : describeNetworkError(err, left);
+        const msg = deadline.signal.aborted
+          ? res
+            ? `the answer was not complete within ${formatMs(left)} (${res.statusCode} received, the body still coming)`
+            : `no answer within ${formatMs(left)}`
+          : describeNetworkError(err, left);
         spent += Date.now() - started;
         this.debug(`< network error after ${Date.now() - started} ms: ${msg}`);
         const stale = isStaleConnection(err);
@@ -280,7 +284,10 @@ export class HttpClient {
           continue;
         }
         const tries = attempt > 1 ? ` (${attempt} attempts)` : '';
-        const what = spent >= budgetMs && !msg.startsWith('no answer') && !msg.startsWith('the answer was not complete') ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}` : `${msg}${tries}`;
+        const what =
+          spent >= budgetMs && !msg.startsWith('no answer') && !msg.startsWith('the answer was not complete')
+            ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}`
+            : `${msg}${tries}`;
         throw new NetworkError(`${this.service}: ${method} ${shown} failed: ${what}`, {
           hint: `check that the ${this.service} endpoint ${this.baseUrl} is up and reachable (opsctl config get ${this.service}); OPSCTL_HTTP_TIMEOUT_MS sets how long to wait`,
           cause: deadline.signal.aborted ? deadline.signal.reason : err,
@@ -333,7 +340,9 @@ export class HttpClient {
     const after = this.opts.noticeAfterMs ?? Math.min(3_000, Math.floor(budgetMs / 2));
     const t = setTimeout(() => {
       this.waitingSaid = true;
-      this.opts.notice?.(`${this.service}: waiting for an answer to ${method} ${shown} (${formatMs(after)} so far; giving up after ${formatMs(budgetMs)}, OPSCTL_HTTP_TIMEOUT_MS)`);
+      this.opts.notice?.(
+        `${this.service}: waiting for an answer to ${method} ${shown} (${formatMs(after)} so far; giving up after ${formatMs(budgetMs)}, OPSCTL_HTTP_TIMEOUT_MS)`,
+      );
     }, after);
     t.unref();
     return t;
@@ -391,7 +400,8 @@ export function serverMessage(body: unknown, status: number): string {
     const b = body as Record<string, unknown>;
     if (b.error && typeof b.error === 'object') {
       const e = b.error as Record<string, unknown>;
-      if (typeof e.message === 'string') return (typeof e.status === 'string' || typeof e.status === 'number') && e.status ? `${e.status}: ${e.message}` : e.message;
+      if (typeof e.message === 'string')
+        return (typeof e.status === 'string' || typeof e.status === 'number') && e.status ? `${e.status}: ${e.message}` : e.message;
     }
     if (typeof b.error === 'string' && typeof b.error_description === 'string') return `${b.error}: ${b.error_description}`;
     if (typeof b.message === 'string') return b.message;

@@ -82,7 +82,11 @@ export function readLocalBytes(path: string, opts: LocalFileOptions): Promise<Bu
 function refuseIfNotRegular(path: string, st: Stats, opts: LocalFileOptions, max: number): void {
   const kind = kindOf(st);
   if (kind) throw new LocalFileError(path, `is ${kind}, not a regular file; opsctl does not read it`, opts);
-  if (st.size > max) throw new LocalFileError(path, `is ${formatBytes(st.size)}, over the ${formatBytes(max)} opsctl reads`, { ...opts, hint: opts.hint ?? `check that ${path} is the right file` });
+  if (st.size > max)
+    throw new LocalFileError(path, `is ${formatBytes(st.size)}, over the ${formatBytes(max)} opsctl reads`, {
+      ...opts,
+      hint: opts.hint ?? `check that ${path} is the right file`,
+    });
 }
 
 /** What a non-regular file is, in words; undefined for a regular file. */

@@ -70,7 +70,10 @@ function jqError(got: { stderr: string; exitCode: number }): UsageError {
   return new UsageError(`--jq: ${message || `jq exited with ${got.exitCode}`}`, {
     code: 'jq',
     field: 'jq',
-    hint: got.exitCode === 3 ? 'fix the jq expression (see the jq manual); nothing was sent' : 'the expression does not fit this data: look at it with --json, then adjust the expression',
+    hint:
+      got.exitCode === 3
+        ? 'fix the jq expression (see the jq manual); nothing was sent'
+        : 'the expression does not fit this data: look at it with --json, then adjust the expression',
   });
 }
 
@@ -259,4 +262,3 @@ function recordColumns(record: Record<string, unknown>, prefix = ''): Column[] {
     return [{ key: path, get: (row: Record<string, unknown>) => path.split('.').reduce<unknown>((v, k) => fieldOf(v, k), row) }];
   });
 }
-

@@ -29,7 +29,8 @@ export class BoltFile {
   constructor(private readonly buf: Buffer) {
     if (buf.length < 2 * PAGE_HEADER + 64 || buf.readUInt32LE(PAGE_HEADER) !== MAGIC) throw new BoltError('not a bbolt database (no meta page magic)');
     this.pageSize = buf.readUInt32LE(PAGE_HEADER + 8);
-    if (this.pageSize < 512 || this.pageSize > 65536 || buf.length < 2 * this.pageSize) throw new BoltError(`not a bbolt database (page size ${this.pageSize})`);
+    if (this.pageSize < 512 || this.pageSize > 65536 || buf.length < 2 * this.pageSize)
+      throw new BoltError(`not a bbolt database (page size ${this.pageSize})`);
     // Meta: magic u32, version u32, pageSize u32, flags u32, root {pgid u64, seq u64}, freelist u64, pgid u64, txid u64.
     const meta = (page: number) => {
       const m = page * this.pageSize + PAGE_HEADER;

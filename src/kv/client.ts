@@ -87,7 +87,10 @@ export class KvClient {
     return this.session.prefixes;
   }
 
-  private async fetch(path: string, init: { method?: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ status: number; text: string; url: string }> {
+  private async fetch(
+    path: string,
+    init: { method?: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<{ status: number; text: string; url: string }> {
     const url = `${this.endpoint}${path}`;
     let res: HttpResponse<string>;
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
@@ -124,7 +127,10 @@ export class KvClient {
     this.opts.debug?.(`[kv] ${init.method ?? 'GET'} ${url} → ${res.status}${redirected ? ` (via ${res.url})` : ''}`);
     const text = res.data ?? '';
     if (res.status === 400 && /HTTP request to an HTTPS server/i.test(text)) {
-      throw new OpsError(`${this.endpoint}: the member serves TLS on this port`, 1, { code: 'tls_required', hint: `write the endpoint as https://${new URL(this.endpoint).host} (with --cacert, and --cert/--key if the members ask for a client certificate)` });
+      throw new OpsError(`${this.endpoint}: the member serves TLS on this port`, 1, {
+        code: 'tls_required',
+        hint: `write the endpoint as https://${new URL(this.endpoint).host} (with --cacert, and --cert/--key if the members ask for a client certificate)`,
+      });
     }
     return { status: res.status, text, url: res.url };
   }
@@ -219,7 +225,10 @@ export class KvClient {
     const msg = gatewayMessage(r.text);
     if (/authentication is not enabled/i.test(msg)) return '';
     if (/authentication failed|invalid user ID or password/i.test(msg)) {
-      throw new OpsError(`${this.endpoint}: etcd refused user ${auth.user}: wrong user name or password`, 4, { code: 'auth_failed', hint: 'check --user and the password (prompt, OPSCTL_KV_PASSWORD or --password-file)' });
+      throw new OpsError(`${this.endpoint}: etcd refused user ${auth.user}: wrong user name or password`, 4, {
+        code: 'auth_failed',
+        hint: 'check --user and the password (prompt, OPSCTL_KV_PASSWORD or --password-file)',
+      });
     }
     throw gatewayError(this.endpoint, r.status, msg);
   }
@@ -230,7 +239,10 @@ export class KvClient {
    */
   async authEnabled(): Promise<boolean | undefined> {
     const prefix = await this.gatewayPrefix();
-    const r = await this.fetch(`${prefix}/kv/range`, { method: 'POST', body: { key: Buffer.from('\0opsctl-auth-probe').toString('base64'), count_only: true } });
+    const r = await this.fetch(`${prefix}/kv/range`, {
+      method: 'POST',
+      body: { key: Buffer.from('\0opsctl-auth-probe').toString('base64'), count_only: true },
+    });
     if (r.status === 200) return false;
     return AUTH_ERRORS.test(gatewayMessage(r.text)) ? true : undefined;
   }

@@ -41,7 +41,11 @@ export function keyFileWarning(path: string): string | undefined {
  * codes: certificate verification (OpenSSL's names), host name checks, and alerts the server sent
  * (a refused client certificate).
  */
-export function explainTlsError(err: NodeJS.ErrnoException, endpoint: string, hasClientCert: boolean): { message: string; hint: string; code: string } | undefined {
+export function explainTlsError(
+  err: NodeJS.ErrnoException,
+  endpoint: string,
+  hasClientCert: boolean,
+): { message: string; hint: string; code: string } | undefined {
   const code = err.code ?? '';
   const host = (() => {
     try {
@@ -50,27 +54,58 @@ export function explainTlsError(err: NodeJS.ErrnoException, endpoint: string, ha
       return endpoint;
     }
   })();
-  if (['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED'].includes(code)) {
-    return { code: 'tls_unknown_ca', message: `${endpoint}: the server certificate is signed by an unknown CA (${code})`, hint: 'pass the CA bundle that signed the members\' certificates: --cacert FILE (or tls.cacert in the cluster file, OPSCTL_KV_CACERT)' };
+  if (
+    [
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      'UNABLE_TO_GET_ISSUER_CERT',
+      'CERT_UNTRUSTED',
+    ].includes(code)
+  ) {
+    return {
+      code: 'tls_unknown_ca',
+      message: `${endpoint}: the server certificate is signed by an unknown CA (${code})`,
+      hint: "pass the CA bundle that signed the members' certificates: --cacert FILE (or tls.cacert in the cluster file, OPSCTL_KV_CACERT)",
+    };
   }
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-    return { code: 'tls_expired', message: `${endpoint}: the server certificate ${code === 'CERT_HAS_EXPIRED' ? 'has expired' : 'is not valid yet'}`, hint: 'renew the member\'s certificate (check the clocks too); --insecure-skip-tls-verify skips the check, at the cost of trusting anyone' };
+    return {
+      code: 'tls_expired',
+      message: `${endpoint}: the server certificate ${code === 'CERT_HAS_EXPIRED' ? 'has expired' : 'is not valid yet'}`,
+      hint: "renew the member's certificate (check the clocks too); --insecure-skip-tls-verify skips the check, at the cost of trusting anyone",
+    };
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     const names = (err as { cert?: { subjectaltname?: string; subject?: { CN?: string } } }).cert;
     const valid = names?.subjectaltname ?? (names?.subject?.CN ? `CN ${names.subject.CN}` : err.message);
-    return { code: 'tls_wrong_host', message: `${endpoint}: the server certificate is not valid for ${host} (it names ${valid})`, hint: 'use the host name or address the certificate names in --endpoints (or the cluster file), or reissue the certificate with this one among its names' };
+    return {
+      code: 'tls_wrong_host',
+      message: `${endpoint}: the server certificate is not valid for ${host} (it names ${valid})`,
+      hint: 'use the host name or address the certificate names in --endpoints (or the cluster file), or reissue the certificate with this one among its names',
+    };
   }
-  if (/ALERT_CERTIFICATE_REQUIRED|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_CERTIFICATE_UNKNOWN|ALERT_CERTIFICATE_EXPIRED|ALERT_HANDSHAKE_FAILURE|ALERT_ACCESS_DENIED|ALERT_UNSUPPORTED_CERTIFICATE/.test(code)) {
+  if (
+    /ALERT_CERTIFICATE_REQUIRED|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_CERTIFICATE_UNKNOWN|ALERT_CERTIFICATE_EXPIRED|ALERT_HANDSHAKE_FAILURE|ALERT_ACCESS_DENIED|ALERT_UNSUPPORTED_CERTIFICATE/.test(
+      code,
+    )
+  ) {
     const none = /CERTIFICATE_REQUIRED/.test(code) || (/HANDSHAKE_FAILURE/.test(code) && !hasClientCert);
     return {
       code: 'tls_client_cert_refused',
       message: `${endpoint}: the server refused ${none ? 'to talk without a client certificate' : 'the client certificate'} (${code})`,
-      hint: none ? 'pass a client certificate the members trust: --cert FILE --key FILE (or tls.cert/tls.key, OPSCTL_KV_CERT/OPSCTL_KV_KEY)' : 'pass a client certificate signed by the CA the members trust (--trusted-ca-file on the member): --cert FILE --key FILE',
+      hint: none
+        ? 'pass a client certificate the members trust: --cert FILE --key FILE (or tls.cert/tls.key, OPSCTL_KV_CERT/OPSCTL_KV_KEY)'
+        : 'pass a client certificate signed by the CA the members trust (--trusted-ca-file on the member): --cert FILE --key FILE',
     };
   }
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO') {
-    return { code: 'tls_not_tls', message: `${endpoint}: the member does not speak TLS on this port (${code})`, hint: `write the endpoint as http://${new URL(endpoint).host}` };
+    return {
+      code: 'tls_not_tls',
+      message: `${endpoint}: the member does not speak TLS on this port (${code})`,
+      hint: `write the endpoint as http://${new URL(endpoint).host}`,
+    };
   }
   if (/^ERR_SSL_|^ERR_TLS_|^ERR_OSSL_/.test(code)) {
     return { code: 'tls', message: `${endpoint}: TLS failed (${code}: ${err.message})`, hint: 'check --cacert, --cert and --key' };

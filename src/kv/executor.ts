@@ -4,16 +4,7 @@ import { InterruptedError, OpsError } from '../core/errors.js';
 import type { ClusterSpec, MemberSpec } from './cluster.js';
 import type { MemberDriver, MemberTarget } from './drivers/driver.js';
 import type { KvSession } from './session.js';
-import {
-  isResumable,
-  journalStats,
-  lockJournal,
-  memberInFlight,
-  newJournal,
-  writeJournal,
-  type Journal,
-  type JournalStep,
-} from './journal.js';
+import { isResumable, journalStats, lockJournal, memberInFlight, newJournal, writeJournal, type Journal, type JournalStep } from './journal.js';
 import { checkClusterConfig } from './config-check.js';
 import { readJournal } from './journal-read.js';
 import { authEnabled, observeCluster } from './observe.js';
@@ -121,7 +112,10 @@ export interface UpgradeReport {
 
 /** Pre-flight said no: nothing was changed. Exit 1 with every reason. */
 export class UpgradeRefused extends OpsError {
-  constructor(readonly reasons: string[], hint: string) {
+  constructor(
+    readonly reasons: string[],
+    hint: string,
+  ) {
     super(`upgrade refused before any change:\n  - ${reasons.join('\n  - ')}`, 1, { code: 'preflight', hint });
   }
 }
@@ -133,7 +127,10 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   let unlock: (() => Promise<void>) | undefined;
   // The lock and the first look at the cluster at the same time (looking changes nothing).
   const first = observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
-  first.then(() => o.debug?.(`[kv] first look at the cluster after ${o.now() - started} ms`), () => undefined);
+  first.then(
+    () => o.debug?.(`[kv] first look at the cluster after ${o.now() - started} ms`),
+    () => undefined,
+  );
   if (!o.dryRun) unlock = await acquireLock(file, o);
   o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);
   try {
@@ -194,7 +191,15 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const planText = journal ? `Resuming the upgrade to ${journal.target} recorded in ${file}` : describePlan(plan, settleText, { noBackup: o.noBackup });
   const warnings = planWarnings(pre.membership.list.length, o);
-  const base = { cluster: o.cluster.key, source: plan.source, target: plan.target, planText, warnings, plan: journal?.members ?? plan.members, resumed: Boolean(journal) };
+  const base = {
+    cluster: o.cluster.key,
+    source: plan.source,
+    target: plan.target,
+    planText,
+    warnings,
+    plan: journal?.members ?? plan.members,
+    resumed: Boolean(journal),
+  };
   const upgrading = plan.members.filter((m) => m.action !== 'skip');
   if (o.dryRun) return { ...base, status: 'planned', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   if (!journal && upgrading.length === 0 && plan.clusterVersion === plan.target) {
@@ -255,12 +260,20 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
   const pre = o.reporter.begin(`pre-flight: checking ${o.cluster.members.length} members`);
   const refuse = (status: string, reasons: string[], hint?: string): never => {
     pre.fail(`pre-flight: ${status}`);
-    throw new UpgradeRefused(reasons, hint ?? (journal ? `fix the cluster, then run the same command to resume (journal ${file}), or roll back: ${o.rollbackCommand}` : 'fix the cluster first; nothing was changed'));
+    throw new UpgradeRefused(
+      reasons,
+      hint ??
+        (journal
+          ? `fix the cluster, then run the same command to resume (journal ${file}), or roll back: ${o.rollbackCommand}`
+          : 'fix the cluster first; nothing was changed'),
+    );
   };
   const obs = await first;
   // The member list from the cluster itself: asked with the first look, else of a healthy member
   // (at once with the auth question below).
-  const listed = obs.memberList ? Promise.resolve({ list: obs.memberList, from: obs.members[0].name }) : readMembership(obs.members, { session: o.session, timeoutMs: t.requestMs, debug: o.debug });
+  const listed = obs.memberList
+    ? Promise.resolve({ list: obs.memberList, from: obs.members[0].name })
+    : readMembership(obs.members, { session: o.session, timeoutMs: t.requestMs, debug: o.debug });
   // Whether auth is on matters only with a member on 3.2 before 3.2.31 (the seed's lease-revoke
   // corruption): one more request then, none otherwise.
   if (obs.members.some((m) => /^3\.2\.([0-9]|[12][0-9]|30)$/.test(m.serverVersion ?? ''))) {
@@ -278,8 +291,13 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
   if (o.to === '3.3' && plan.source === '3.2') {
     // The seed's 3.3 interface changes, before any member is touched (also on a resume: the members
     // not yet upgraded start from their config files too).
-    const problems = await checkClusterConfig(o.cluster.members, o.driver, { version: o.to, binDir: o.targetBin }, (x) => o.debug?.(`[kv] ${x}`)).catch((err: Error) =>
-      refuse("cannot read a member's config", [`reading the member config files failed: ${err.message}`], "fix the config template (it prints the member's etcd config file), or drop it to skip the check"),
+    const problems = await checkClusterConfig(o.cluster.members, o.driver, { version: o.to, binDir: o.targetBin }, (x) => o.debug?.(`[kv] ${x}`)).catch(
+      (err: Error) =>
+        refuse(
+          "cannot read a member's config",
+          [`reading the member config files failed: ${err.message}`],
+          "fix the config template (it prints the member's etcd config file), or drop it to skip the check",
+        ),
     );
     if (problems.length) {
       refuse(
@@ -290,7 +308,9 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
     }
   }
   const list = membership as Membership;
-  pre.done(`pre-flight: ${o.cluster.members.length} members healthy, the cluster's member list agrees (${list.list.length}), one leader, cluster version ${plan.clusterVersion}, no alarms`);
+  pre.done(
+    `pre-flight: ${o.cluster.members.length} members healthy, the cluster's member list agrees (${list.list.length}), one leader, cluster version ${plan.clusterVersion}, no alarms`,
+  );
   return { obs, observedAt, plan, membership: list };
 }
 
@@ -305,7 +325,8 @@ async function v2OnlyProblems(o: UpgradeOptions, plan: UpgradePlan): Promise<str
   const out = await Promise.all(
     todo.map(async (m): Promise<string | undefined> => {
       const d = await driver.dataLayout!(m).catch((err: Error) => err);
-      if (d instanceof Error) return `member ${m.name}: cannot look at its data dir: ${d.message}; fix the data-dir template (or --on-host), or drop it to skip the check`;
+      if (d instanceof Error)
+        return `member ${m.name}: cannot look at its data dir: ${d.message}; fix the data-dir template (or --on-host), or drop it to skip the check`;
       if (!d.exists) return `member ${m.name}: its data dir ${d.dir} has no member/ directory: it is not this member's data dir; fix the data-dir template`;
       if (d.wal && !d.db) {
         return `member ${m.name}: ${d.dir} holds v2 data (member/wal) but no v3 database (member/snap/db is missing): ${o.to} would panic at start; fix: restore member/snap/db from a v3 snapshot of this cluster (etcdctl snapshot restore), or remove the member and add it back empty, before upgrading`;
@@ -348,7 +369,15 @@ class UpgradeRun {
   }
 
   /** A new journal (or the resumed one, owned by this run now), written before anything changes. */
-  static async start(o: UpgradeOptions, driver: MemberDriver, file: string, started: number, base: Base, pre: Preflight, resumed: Journal | undefined): Promise<UpgradeRun> {
+  static async start(
+    o: UpgradeOptions,
+    driver: MemberDriver,
+    file: string,
+    started: number,
+    base: Base,
+    pre: Preflight,
+    resumed: Journal | undefined,
+  ): Promise<UpgradeRun> {
     let j: Journal;
     if (!resumed) {
       const previous: Journal['previous'] = {};
@@ -367,7 +396,8 @@ class UpgradeRun {
     await writeJournal(file, j, o.now(), false);
     o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
     const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
-    if (o.snapshotVia === 'etcdctl' && !etcdctl) throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
+    if (o.snapshotVia === 'etcdctl' && !etcdctl)
+      throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
     const real = pre.obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
     const env: StepEnv = { o, driver, journal: j, etcdctl, real, checkpoint: () => writeJournal(file, j, o.now(), false), membership: pre.membership.list };
     return new UpgradeRun(o, driver, file, started, base, pre, j, env);
@@ -381,7 +411,15 @@ class UpgradeRun {
     const { j } = this;
     // This run's time against this run's waits (a resumed run's journal also holds earlier steps).
     const mine = j.steps.filter((st) => this.ranNow.has(st.id));
-    return { ...this.base, status, journal: this.file, steps: j.steps, snapshots: j.snapshots, totals: totals(mine, this.o.now() - this.started), halt: j.halt };
+    return {
+      ...this.base,
+      status,
+      journal: this.file,
+      steps: j.steps,
+      snapshots: j.snapshots,
+      totals: totals(mine, this.o.now() - this.started),
+      halt: j.halt,
+    };
   }
 
   private async halt(step: JournalStep, reason: string, status: JournalStep['status'] = 'failed'): Promise<UpgradeReport> {
@@ -531,7 +569,9 @@ class UpgradeRun {
     if (this.o.signal.aborted) await this.interrupted();
     const refused = await this.gate(ms, st('snapshot'));
     if (refused) return refused;
-    return this.guarded(st('snapshot'), `${ms.name}: snapshot + verify`, false, `snapshot of ${ms.name} failed before the member was stopped: `, () => snapshotStep(this.env, ms, this.gated?.obs));
+    return this.guarded(st('snapshot'), `${ms.name}: snapshot + verify`, false, `snapshot of ${ms.name} failed before the member was stopped: `, () =>
+      snapshotStep(this.env, ms, this.gated?.obs),
+    );
   }
 
   /** Gate again if the last look is stale, stop, wait until the process is gone. */
@@ -551,7 +591,9 @@ class UpgradeRun {
       if (halted) return halted;
     }
     if (st('wait-stopped').status === 'done') return undefined;
-    return this.guarded(st('wait-stopped'), `${ms.name}: wait until the process is gone`, true, `${ms.name} is still running: `, () => waitGoneStep(this.env, ms));
+    return this.guarded(st('wait-stopped'), `${ms.name}: wait until the process is gone`, true, `${ms.name} is still running: `, () =>
+      waitGoneStep(this.env, ms),
+    );
   }
 
   /** The data dir copied while the member is stopped (the driver's backup), or skipped as --no-backup says. */
@@ -560,10 +602,18 @@ class UpgradeRun {
     if (step.status === 'done' || step.status === 'skipped') return undefined;
     if (this.o.noBackup || !this.driver.backupDataDir) {
       step.status = 'skipped';
-      step.detail = this.o.noBackup ? 'not backed up: --no-backup (the v3 snapshot is taken)' : 'not backed up: the driver has no backup command (the v3 snapshot is taken)';
+      step.detail = this.o.noBackup
+        ? 'not backed up: --no-backup (the v3 snapshot is taken)'
+        : 'not backed up: the driver has no backup command (the v3 snapshot is taken)';
       return undefined;
     }
-    return this.guarded(step, `${ms.name}: back up the data dir`, false, `copying ${ms.name}'s data dir failed (the member is stopped: start it again or resume): `, () => backupStep(this.env, ms));
+    return this.guarded(
+      step,
+      `${ms.name}: back up the data dir`,
+      false,
+      `copying ${ms.name}'s data dir failed (the member is stopped: start it again or resume): `,
+      () => backupStep(this.env, ms),
+    );
   }
 
   /** Start on the target, wait until it and the cluster are healthy and it caught up, settle. */
@@ -571,12 +621,16 @@ class UpgradeRun {
     const { o } = this;
     const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? this.driver.current(ms)?.binDir };
     if (st('start').status !== 'done') {
-      const halted = await this.memberStep(ms, st('start'), `${ms.name}: start ${o.to}`, `starting ${ms.name} on ${o.to} failed: `, () => startStep(this.env, ms, target));
+      const halted = await this.memberStep(ms, st('start'), `${ms.name}: start ${o.to}`, `starting ${ms.name} on ${o.to} failed: `, () =>
+        startStep(this.env, ms, target),
+      );
       if (halted) return halted;
     }
     if (st('wait-healthy').status !== 'done') {
       const label = `${ms.name}: wait until it and the cluster are healthy and it caught up`;
-      const halted = await this.memberStep(ms, st('wait-healthy'), label, `${ms.name} did not become healthy on ${o.to}: `, (p) => waitBackStep(this.env, ms, p, (id) => (this.leaderId = id)));
+      const halted = await this.memberStep(ms, st('wait-healthy'), label, `${ms.name} did not become healthy on ${o.to}: `, (p) =>
+        waitBackStep(this.env, ms, p, (id) => (this.leaderId = id)),
+      );
       if (halted) return halted;
     }
     if (st('settle').status === 'done') return undefined;
@@ -596,7 +650,9 @@ class UpgradeRun {
     const fhStep = j.steps.find((s) => s.kind === 'final-health')!;
     if (o.signal.aborted) await this.interrupted();
     if (cvStep.status !== 'done') {
-      const halted = await this.guarded(cvStep, `cluster: wait for the cluster version to reach ${o.to}`, true, '', () => waitClusterVersionStep(this.env, this.pre.plan.source));
+      const halted = await this.guarded(cvStep, `cluster: wait for the cluster version to reach ${o.to}`, true, '', () =>
+        waitClusterVersionStep(this.env, this.pre.plan.source),
+      );
       if (halted) return halted;
     }
     if (fhStep.status !== 'done') {

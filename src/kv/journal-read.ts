@@ -39,7 +39,12 @@ const JournalSchema = z
   .superRefine((j, ctx) => {
     const names = new Set(j.members.map((m) => m.name));
     j.steps.forEach((s, i) => {
-      if (s.member !== undefined && !names.has(s.member)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'member'], message: `step ${s.id} names member "${s.member}", which is not one of the journal's members` });
+      if (s.member !== undefined && !names.has(s.member))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', i, 'member'],
+          message: `step ${s.id} names member "${s.member}", which is not one of the journal's members`,
+        });
     });
   });
 

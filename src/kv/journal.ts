@@ -48,14 +48,22 @@ export interface Journal {
 
 /** A stable key for a cluster: its sorted endpoints, hashed. */
 export function clusterKey(endpoints: string[]): string {
-  return createHash('sha256').update([...endpoints].sort().join(',')).digest('hex').slice(0, 12);
+  return createHash('sha256')
+    .update([...endpoints].sort().join(','))
+    .digest('hex')
+    .slice(0, 12);
 }
 
 export function journalPath(dataDir: string, key: string): string {
   return join(dataDir, 'kv', 'journals', `${key}.json`);
 }
 
-export function newJournal(key: string, plan: UpgradePlan, previous: Journal['previous'], opts: { allowSameVersion: boolean; targetBin?: string; now: number }): Journal {
+export function newJournal(
+  key: string,
+  plan: UpgradePlan,
+  previous: Journal['previous'],
+  opts: { allowSameVersion: boolean; targetBin?: string; now: number },
+): Journal {
   const now = new Date(opts.now).toISOString();
   const steps: JournalStep[] = [];
   for (const m of plan.members) {

@@ -32,7 +32,11 @@ function matchSpec(e: MemberListEntry, specs: MemberSpec[], observed: MemberObse
 }
 
 /** Members the cluster has that were not named, and named members the cluster does not have. */
-export function compareMembership(list: MemberListEntry[], specs: MemberSpec[], observed: MemberObservation[]): { unnamed: MemberListEntry[]; strangers: MemberSpec[] } {
+export function compareMembership(
+  list: MemberListEntry[],
+  specs: MemberSpec[],
+  observed: MemberObservation[],
+): { unnamed: MemberListEntry[]; strangers: MemberSpec[] } {
   const matched = new Set<string>();
   const unnamed: MemberListEntry[] = [];
   for (const e of list) {
@@ -47,7 +51,10 @@ export function compareMembership(list: MemberListEntry[], specs: MemberSpec[], 
  * The member list, asked of the healthy observed members in turn (the first that answers), or the
  * reason none could tell.
  */
-export async function readMembership(observed: MemberObservation[], opts: { session: KvSession; timeoutMs: number; debug?: (line: string) => void }): Promise<Membership | { error: string }> {
+export async function readMembership(
+  observed: MemberObservation[],
+  opts: { session: KvSession; timeoutMs: number; debug?: (line: string) => void },
+): Promise<Membership | { error: string }> {
   const errors: string[] = [];
   for (const o of observed.filter((x) => x.reachable && x.healthy)) {
     try {
@@ -96,7 +103,9 @@ export async function membershipProblems(
   timeoutMs: number,
 ): Promise<string[]> {
   if ('error' in m) {
-    return [`cannot read the cluster's member list (${m.error}): without it opsctl cannot tell whether a member it was not told about is down; fix the members' gateways (cluster/member/list) and run again`];
+    return [
+      `cannot read the cluster's member list (${m.error}): without it opsctl cannot tell whether a member it was not told about is down; fix the members' gateways (cluster/member/list) and run again`,
+    ];
   }
   const { unnamed, strangers } = compareMembership(m.list, cluster.members, observed);
   const quorum = Math.floor(m.list.length / 2) + 1;
@@ -110,7 +119,9 @@ export async function membershipProblems(
     }),
   );
   for (const s of strangers) {
-    reasons.push(`member ${s.name} (${s.endpoint}) is not in the cluster's member list (asked ${m.from}: ${m.list.map((e) => e.name || e.id).join(', ')}): it belongs to another cluster or was removed; fix: give only this cluster's members`);
+    reasons.push(
+      `member ${s.name} (${s.endpoint}) is not in the cluster's member list (asked ${m.from}: ${m.list.map((e) => e.name || e.id).join(', ')}): it belongs to another cluster or was removed; fix: give only this cluster's members`,
+    );
   }
   return reasons;
 }

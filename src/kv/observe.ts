@@ -18,7 +18,14 @@ export interface ObserveOptions {
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
 export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session });
-  const obs: MemberObservation & { real?: boolean } = { name: m.name, id: '', endpoint: m.endpoint, reachable: false, healthy: false, healthDetail: 'no answer' };
+  const obs: MemberObservation & { real?: boolean } = {
+    name: m.name,
+    id: '',
+    endpoint: m.endpoint,
+    reachable: false,
+    healthy: false,
+    healthDetail: 'no answer',
+  };
   // The first time (no gateway prefix known for this endpoint yet): /health and /version at once,
   // then the status (and the alarm list, if asked) as soon as the version answered, since the server
   // version names the prefix: one status request instead of a discovery that tries all three (a
@@ -37,7 +44,11 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
   early.catch(() => undefined);
   if (alsoAsk) {
     if (known) alsoAsk(c);
-    else void version.then(() => alsoAsk(c), () => alsoAsk(c));
+    else
+      void version.then(
+        () => alsoAsk(c),
+        () => alsoAsk(c),
+      );
   }
   const [h, v] = await Promise.allSettled([c.health(), version]);
   const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason as Error) : early]);

@@ -42,7 +42,11 @@ export async function putMemberBack(env: StepEnv, m: MemberSpec, steps: JournalS
     const backup = steps.find((s) => s.kind === 'backup-data');
     let data: string;
     if (backup?.status === 'done' && driver.restoreBackup) data = await driver.restoreBackup(m, backupDest(env, m), j.id);
-    else data = backup?.status === 'done' ? 'its data dir was not restored (the driver has no restore-backup command)' : 'its data dir was not backed up: started on the data it has';
+    else
+      data =
+        backup?.status === 'done'
+          ? 'its data dir was not restored (the driver has no restore-backup command)'
+          : 'its data dir was not backed up: started on the data it has';
     await driver.start(m, prev);
     let notRunning = 0;
     await waitFor(

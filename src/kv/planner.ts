@@ -53,7 +53,9 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
           `(to undo an upgrade whose cluster version has not moved yet: opsctl kv rollback)`,
       );
     } else if (v !== source && v !== target) {
-      reasons.push(`member ${m.name} runs ${m.serverVersion}: an upgrade to ${target} must start from ${source}${compareMinor(v, source) < 0 ? ` (upgrade to ${source} first)` : ''}`);
+      reasons.push(
+        `member ${m.name} runs ${m.serverVersion}: an upgrade to ${target} must start from ${source}${compareMinor(v, source) < 0 ? ` (upgrade to ${source} first)` : ''}`,
+      );
     }
   }
   const clusterVersions = new Set(present.filter((m) => m.reachable && m.clusterVersion).map((m) => minor(m.clusterVersion) ?? m.clusterVersion!));
@@ -69,7 +71,9 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
     for (const m of present) {
       const patch = /^3\.2\.(\d+)/.exec(m.serverVersion ?? '')?.[1];
       if (patch !== undefined && Number(patch) < 31) {
-        reasons.push(`member ${m.name} runs ${m.serverVersion} and auth is enabled: a 3.2 member before 3.2.31 can send an unauthorized lease revoke to a 3.3 member during the upgrade, which can corrupt data; upgrade every member to 3.2.31 or later first`);
+        reasons.push(
+          `member ${m.name} runs ${m.serverVersion} and auth is enabled: a 3.2 member before 3.2.31 can send an unauthorized lease revoke to a 3.3 member during the upgrade, which can corrupt data; upgrade every member to 3.2.31 or later first`,
+        );
       }
     }
   }
@@ -79,8 +83,18 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   const members: MemberPlan[] = state.members.map((m) => {
     const at = minor(m.serverVersion) ?? source;
     const wasLeader = m.id === leaderId;
-    if (same) return { name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.serverVersion ?? '?', action: 'restart', reason: 'rolling restart on the same version', wasLeader };
-    if (at === target) return { name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.serverVersion ?? '?', action: 'skip', reason: `already at ${target}`, wasLeader };
+    if (same)
+      return {
+        name: m.name,
+        id: m.id,
+        endpoint: m.endpoint,
+        fromVersion: m.serverVersion ?? '?',
+        action: 'restart',
+        reason: 'rolling restart on the same version',
+        wasLeader,
+      };
+    if (at === target)
+      return { name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.serverVersion ?? '?', action: 'skip', reason: `already at ${target}`, wasLeader };
     return { name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.serverVersion ?? source, action: 'upgrade', reason: `${at} → ${target}`, wasLeader };
   });
   return { ok: true, plan: { source, target, members: orderMembers(members), clusterVersion: clusterVersion ?? source } };
@@ -105,7 +119,9 @@ export function nextMember<T extends { name: string; id: string }>(pending: T[],
 
 /** A human rendering of the plan. */
 export function describePlan(plan: UpgradePlan, settle: string, opts: { noBackup?: boolean } = {}): string {
-  const lines = [`Plan: ${plan.source === plan.target ? `rolling restart on ${plan.target}` : `upgrade ${plan.source} → ${plan.target}`}, one member at a time (cluster version ${plan.clusterVersion})`];
+  const lines = [
+    `Plan: ${plan.source === plan.target ? `rolling restart on ${plan.target}` : `upgrade ${plan.source} → ${plan.target}`}, one member at a time (cluster version ${plan.clusterVersion})`,
+  ];
   let n = 0;
   for (const m of plan.members) {
     if (m.action === 'skip') {

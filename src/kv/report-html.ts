@@ -16,11 +16,16 @@ export function reportHtml(r: UpgradeReportDoc): string {
   const statusClass = r.status === 'done' ? 'ok' : r.status === 'halted' || r.status === 'interrupted' ? 'bad' : 'warn';
 
   const planRows = r.plan
-    .map((p) => `<tr data-member="${e(p.name)}"><td>${p.order}</td><td><b>${e(p.name)}</b>${p.wasLeader ? ' <span class="tag">leader</span>' : ''}</td><td><code>${e(p.id)}</code></td><td>${e(p.endpoint)}</td><td>${e(p.fromVersion)} → ${e(r.target)}</td><td>${e(p.action)}</td><td>${e(p.reason)}</td></tr>`)
+    .map(
+      (p) =>
+        `<tr data-member="${e(p.name)}"><td>${p.order}</td><td><b>${e(p.name)}</b>${p.wasLeader ? ' <span class="tag">leader</span>' : ''}</td><td><code>${e(p.id)}</code></td><td>${e(p.endpoint)}</td><td>${e(p.fromVersion)} → ${e(r.target)}</td><td>${e(p.action)}</td><td>${e(p.reason)}</td></tr>`,
+    )
     .join('\n');
 
   const ticks = [0, 25, 50, 75, 100].map((p) => `<span class="tick" style="left:${p}%">${e(secs((total * p) / 100))}</span>`).join('');
-  const cvAt = r.clusterVersion.at ? `<div class="cv" style="left:${pct(r.clusterVersion.at).toFixed(2)}%" title="cluster version ${e(r.clusterVersion.to)} at ${e(clock(r.clusterVersion.at))}"></div>` : '';
+  const cvAt = r.clusterVersion.at
+    ? `<div class="cv" style="left:${pct(r.clusterVersion.at).toFixed(2)}%" title="cluster version ${e(r.clusterVersion.to)} at ${e(clock(r.clusterVersion.at))}"></div>`
+    : '';
   const lanes = r.members
     .map((m) => {
       let bar = '<span class="none">not stopped</span>';
@@ -45,12 +50,18 @@ export function reportHtml(r: UpgradeReportDoc): string {
     .join('\n');
 
   const healthRows = r.health
-    .map((h) => `<tr><td>${e(h.member ?? 'cluster')}</td><td class="nw">${e(h.step)}</td><td><span class="pill ${e(h.status)}">${e(h.status)}</span></td><td class="nw">${when(h.at)}</td><td>${e(h.detail ?? '')}</td></tr>`)
+    .map(
+      (h) =>
+        `<tr><td>${e(h.member ?? 'cluster')}</td><td class="nw">${e(h.step)}</td><td><span class="pill ${e(h.status)}">${e(h.status)}</span></td><td class="nw">${when(h.at)}</td><td>${e(h.detail ?? '')}</td></tr>`,
+    )
     .join('\n');
 
   const snapRows = r.snapshots.length
     ? r.snapshots
-        .map((s) => `<tr><td>${e(s.member)}</td><td class="num">${e(s.revision)}</td><td class="num">${e(s.bytes.toLocaleString('en-US'))}</td><td><code class="hash">${s.sha256 ? e(s.sha256) : '<i>file gone</i>'}</code></td><td class="nw">${when(s.at)}</td><td><code>${e(s.file)}</code></td></tr>`)
+        .map(
+          (s) =>
+            `<tr><td>${e(s.member)}</td><td class="num">${e(s.revision)}</td><td class="num">${e(s.bytes.toLocaleString('en-US'))}</td><td><code class="hash">${s.sha256 ? e(s.sha256) : '<i>file gone</i>'}</code></td><td class="nw">${when(s.at)}</td><td><code>${e(s.file)}</code></td></tr>`,
+        )
         .join('\n')
     : '<tr><td colspan="6" class="muted">no snapshot was taken</td></tr>';
 

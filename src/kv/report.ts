@@ -85,7 +85,16 @@ export function buildReport(j: Journal, journalFile: string, hash: (file: string
     status: j.status,
     startedAt: j.createdAt,
     updatedAt: j.updatedAt,
-    plan: j.members.map((m, i) => ({ order: i + 1, name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.fromVersion, action: m.action, reason: m.reason, wasLeader: m.wasLeader })),
+    plan: j.members.map((m, i) => ({
+      order: i + 1,
+      name: m.name,
+      id: m.id,
+      endpoint: m.endpoint,
+      fromVersion: m.fromVersion,
+      action: m.action,
+      reason: m.reason,
+      wasLeader: m.wasLeader,
+    })),
     members,
     health: j.steps
       .filter((s) => HEALTH_KINDS.has(s.kind))

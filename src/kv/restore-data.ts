@@ -58,7 +58,21 @@ export async function stageLocalData(sandbox: SandboxSpec, m: MemberSpec, r: Res
   const etcdctl = join(r.target.binDir ?? '', 'etcdctl');
   const res = await exec(
     etcdctl,
-    ['snapshot', 'restore', r.snapshot, '--name', r.name, '--initial-cluster', r.initialCluster, '--initial-cluster-token', r.token, '--initial-advertise-peer-urls', r.peerUrl, '--data-dir', staged],
+    [
+      'snapshot',
+      'restore',
+      r.snapshot,
+      '--name',
+      r.name,
+      '--initial-cluster',
+      r.initialCluster,
+      '--initial-cluster-token',
+      r.token,
+      '--initial-advertise-peer-urls',
+      r.peerUrl,
+      '--data-dir',
+      staged,
+    ],
     { env: { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' }, extendEnv: false, reject: false, stdin: 'ignore', timeout: 120_000 },
   );
   if (res.exitCode !== 0) {

@@ -3,7 +3,6 @@ import { readJournal } from './journal-read.js';
 import { KvClient } from './client.js';
 import { snapshotStatus } from './snapshot-status.js';
 
-
 /** The snapshot taken before an upgrade's first stop: what `kv restore --snapshot` rebuilds from. */
 export interface RestorePoint {
   file: string;
@@ -28,7 +27,15 @@ export type WithRestorePoint = Journal & { restorePoint?: RestorePoint };
 export async function recordRestorePoint(j: WithRestorePoint, snap: { member: string; file: string }, now: number): Promise<string | undefined> {
   if (j.restorePoint) return undefined;
   const s = await snapshotStatus(snap.file);
-  j.restorePoint = { file: s.file, sha256: s.sha256, revision: s.revision, keys: s.totalKey, liveKeys: s.liveKeys, member: snap.member, takenAt: new Date(now).toISOString() };
+  j.restorePoint = {
+    file: s.file,
+    sha256: s.sha256,
+    revision: s.revision,
+    keys: s.totalKey,
+    liveKeys: s.liveKeys,
+    member: snap.member,
+    takenAt: new Date(now).toISOString(),
+  };
   return `restore point: revision ${s.revision}, ${s.liveKeys} keys`;
 }
 

@@ -16,7 +16,6 @@ import { countKeys, type WithRestorePoint } from './restore-point.js';
 import { parseSimSnapshot, snapshotStatus, type SnapshotStatus } from './snapshot-status.js';
 import { waitFor, WaitFatal } from './wait.js';
 
-
 export interface RestoreOptions {
   cluster: ClusterSpec;
   /** The cluster's connection (TLS, auth, pool). */
@@ -101,7 +100,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs });
   const revs = obs.members.filter((m) => m.revision !== undefined).map((m) => BigInt(m.revision!));
   const clusterRevision = revs.length ? revs.reduce((a, b) => (a > b ? a : b)).toString() : undefined;
-  if (clusterRevision === undefined) notes.push('no member answers: the snapshot\'s revision could not be compared with the cluster\'s');
+  if (clusterRevision === undefined) notes.push("no member answers: the snapshot's revision could not be compared with the cluster's");
   if (clusterRevision !== undefined && BigInt(snap.revision) > BigInt(clusterRevision)) {
     throw refuse(
       `the snapshot ${o.snapshot} holds revision ${snap.revision}, beyond this cluster's revision ${clusterRevision}: it was not taken from this cluster`,
@@ -112,14 +111,26 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   if (snap.kind === 'simulated') {
     const from = parseSimSnapshot(readFileSync(o.snapshot)).member;
     if (!o.cluster.members.some((m) => m.name === from)) {
-      throw refuse(`the snapshot ${o.snapshot} was taken from member ${from}, which this cluster does not have (${o.cluster.members.map((m) => m.name).join(', ')})`, 'restore a snapshot of this cluster, or check --cluster/--endpoints', 'snapshot_other_cluster');
+      throw refuse(
+        `the snapshot ${o.snapshot} was taken from member ${from}, which this cluster does not have (${o.cluster.members.map((m) => m.name).join(', ')})`,
+        'restore a snapshot of this cluster, or check --cluster/--endpoints',
+        'snapshot_other_cluster',
+      );
     }
-    if (o.cluster.sandbox?.kind === 'etcd') throw refuse(`${o.snapshot} is a simulated member's snapshot: real etcd members cannot restore it`, 'restore a snapshot taken from these etcd members');
+    if (o.cluster.sandbox?.kind === 'etcd')
+      throw refuse(`${o.snapshot} is a simulated member's snapshot: real etcd members cannot restore it`, 'restore a snapshot taken from these etcd members');
   } else if (o.cluster.sandbox?.kind === 'sim') {
-    throw refuse(`${o.snapshot} is a real etcd snapshot: the sandbox's simulated members cannot restore it`, 'restore a snapshot taken from the sandbox (kv status names the restore point)');
+    throw refuse(
+      `${o.snapshot} is a real etcd snapshot: the sandbox's simulated members cannot restore it`,
+      'restore a snapshot taken from the sandbox (kv status names the restore point)',
+    );
   }
   if (!restorePoint) {
-    notes.push(rp ? `this is not the last upgrade's restore point (${rp.file}, revision ${rp.revision})` : 'no upgrade restore point is recorded for this cluster: the snapshot is checked by its hash and revision only');
+    notes.push(
+      rp
+        ? `this is not the last upgrade's restore point (${rp.file}, revision ${rp.revision})`
+        : 'no upgrade restore point is recorded for this cluster: the snapshot is checked by its hash and revision only',
+    );
   }
 
   // The version every member starts on, and its binaries.
@@ -143,7 +154,11 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
     list ??= await firstMemberList(o.cluster.members, o.session, o.timeouts.requestMs);
     const hit = list?.find((x) => x.name === m.name || x.clientUrls.some((u) => u.replace(/\/+$/, '') === m.endpoint));
     if (!hit?.peerUrls[0]) {
-      throw refuse(`the peer URL of member ${m.name} is unknown (no member answered with the member list)`, `add peerUrl: to member ${m.name} in the cluster file`, 'no_peer_url');
+      throw refuse(
+        `the peer URL of member ${m.name} is unknown (no member answered with the member list)`,
+        `add peerUrl: to member ${m.name} in the cluster file`,
+        'no_peer_url',
+      );
     }
     m.peerUrl = hit.peerUrls[0];
   }
@@ -180,7 +195,11 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
     members.push({ name: m.name, endpoint: m.endpoint, peerUrl: m.peerUrl!, target, check });
   }
   if (problems.length) {
-    throw refuse(`\n  - ${problems.join('\n  - ')}`, 'fix each member named (restore the data dir, reach the host, give the binaries), then run kv restore again; nothing was stopped', 'restore_check');
+    throw refuse(
+      `\n  - ${problems.join('\n  - ')}`,
+      'fix each member named (restore the data dir, reach the host, give the binaries), then run kv restore again; nothing was stopped',
+      'restore_check',
+    );
   }
   const expectedKeys = snap.liveKeys;
   const leaderId = obs.members.find((m) => m.healthy && m.leaderId)?.leaderId;
@@ -207,10 +226,13 @@ async function firstMemberList(members: MemberSpec[], session: KvSession, timeou
 export function describeRestore(p: RestorePlan): string {
   const s = p.snapshot;
   const lines = [
-    `Restore from ${s.file}: revision ${s.revision}, ${s.liveKeys} keys, ${s.totalSize} bytes, sha256 ${s.sha256.slice(0, 16)}…${p.restorePoint ? ' (the last upgrade\'s restore point)' : ''}`,
+    `Restore from ${s.file}: revision ${s.revision}, ${s.liveKeys} keys, ${s.totalSize} bytes, sha256 ${s.sha256.slice(0, 16)}…${p.restorePoint ? " (the last upgrade's restore point)" : ''}`,
     `The cluster is at revision ${p.clusterRevision ?? 'unknown (no member answers)'}: every write after the snapshot's revision ${s.revision} is lost.`,
     `Every member is stopped, its data dir kept as DIR.before-restore-${p.run}, rebuilt from the snapshot (new cluster token ${p.token}) and started on ${p.version}:`,
-    ...p.members.map((m, i) => `  ${i + 1}. ${m.name} (${m.peerUrl}) on ${m.target.binDir ? `${m.target.binDir}/etcd` : m.target.version}${m.check ? `; checked: ${m.check}` : ''}`),
+    ...p.members.map(
+      (m, i) =>
+        `  ${i + 1}. ${m.name} (${m.peerUrl}) on ${m.target.binDir ? `${m.target.binDir}/etcd` : m.target.version}${m.check ? `; checked: ${m.check}` : ''}`,
+    ),
     ...p.notes.map((n) => `Note: ${n}`),
   ];
   return lines.join('\n');
@@ -237,7 +259,7 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
     const req = (m: MemberSpec) => request(o.snapshot, m, initialCluster, p.token, p.run, p.members.find((x) => x.name === m.name)!.target);
     const p0 = o.now();
     if (driver.prepareRestore) {
-      const step = o.reporter.begin('restore: building the restored data beside each member\'s data');
+      const step = o.reporter.begin("restore: building the restored data beside each member's data");
       try {
         for (const m of o.cluster.members) await driver.prepareRestore(m, req(m));
         step.done(`restore: restored data built for ${o.cluster.members.length} members`);
@@ -250,7 +272,9 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
     const prepareMs = o.now() - p0;
     if (o.signal?.aborted) {
       await abandonRestore(o, p).catch(() => undefined);
-      throw Object.assign(new InterruptedError('kv restore interrupted before any member was stopped: nothing changed'), { hint: 'run the same command again to restore' });
+      throw Object.assign(new InterruptedError('kv restore interrupted before any member was stopped: nothing changed'), {
+        hint: 'run the same command again to restore',
+      });
     }
     const s0 = o.now();
     const out: RestoreReport['members'] = [];
@@ -318,7 +342,10 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
     start.done(`restore: ${seen.members.length} members healthy on ${p.version} (${healthyMs} ms)`);
     const v0 = o.now();
     const leader = seen.members.find((x) => x.id === seen.members[0].leaderId) ?? seen.members[0];
-    const revision = seen.members.map((x) => BigInt(x.revision ?? '0')).reduce((a, b) => (a > b ? a : b)).toString();
+    const revision = seen.members
+      .map((x) => BigInt(x.revision ?? '0'))
+      .reduce((a, b) => (a > b ? a : b))
+      .toString();
     const keys = await countKeys(new KvClient(leader.endpoint, { session: o.session, timeoutMs: t.requestMs }));
     const verify = o.reporter.begin('restore: verifying keys and revision against the snapshot');
     const problems: string[] = [];
@@ -333,7 +360,19 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
     }
     verify.done(`restore: revision ${revision} = the snapshot's, ${keys} keys = the snapshot's`);
     const phasesMs = { prepare: prepareMs, stop: stopMs, healthy: healthyMs, verify: o.now() - v0 };
-    return { status: 'restored', snapshot: o.snapshot, version: p.version, token: p.token, members: out, phasesMs, healthyMs, totalMs: o.now() - t0, revision, keys, expectedKeys: p.expectedKeys };
+    return {
+      status: 'restored',
+      snapshot: o.snapshot,
+      version: p.version,
+      token: p.token,
+      members: out,
+      phasesMs,
+      healthyMs,
+      totalMs: o.now() - t0,
+      revision,
+      keys,
+      expectedKeys: p.expectedKeys,
+    };
   } finally {
     await unlock().catch(() => undefined);
   }

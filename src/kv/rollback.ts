@@ -47,12 +47,24 @@ export interface RollbackReport {
 export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   const j = readJournal(file);
-  if (!j) throw new OpsError(`no kv upgrade is recorded for this cluster (${file})`, 1, { code: 'no_journal', hint: 'roll-back undoes an upgrade opsctl started; there is none here' });
-  if (j.source === j.target) throw new OpsError('the recorded run was a rolling restart on the same version: nothing to roll back', 1, { hint: 'if a member is down, start it on its version by hand or resume the restart with the same kv upgrade command' });
-  const unlock = o.dryRun ? () => Promise.resolve(undefined) : await acquireLock(file, o).catch((err) => {
-    if (err instanceof OpsError) throw err;
-    throw new OpsError(`another kv upgrade or roll-back of this cluster is running: ${(err as Error).message}`, 1, { code: 'locked', hint: 'wait for it to finish' });
-  });
+  if (!j)
+    throw new OpsError(`no kv upgrade is recorded for this cluster (${file})`, 1, {
+      code: 'no_journal',
+      hint: 'roll-back undoes an upgrade opsctl started; there is none here',
+    });
+  if (j.source === j.target)
+    throw new OpsError('the recorded run was a rolling restart on the same version: nothing to roll back', 1, {
+      hint: 'if a member is down, start it on its version by hand or resume the restart with the same kv upgrade command',
+    });
+  const unlock = o.dryRun
+    ? () => Promise.resolve(undefined)
+    : await acquireLock(file, o).catch((err) => {
+        if (err instanceof OpsError) throw err;
+        throw new OpsError(`another kv upgrade or roll-back of this cluster is running: ${(err as Error).message}`, 1, {
+          code: 'locked',
+          hint: 'wait for it to finish',
+        });
+      });
   const out: RollbackReport['members'] = [];
   try {
     const t = o.timeouts;
@@ -79,7 +91,11 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     if (o.dryRun) {
       const plan = todo.map((m) => {
         const ob = obs.members.find((x) => x.name === m.name);
-        const why = !ob?.reachable ? 'unreachable (down)' : ob.serverVersion && minor(ob.serverVersion) === j.target ? `runs ${ob.serverVersion}` : 'stopped by the upgrade';
+        const why = !ob?.reachable
+          ? 'unreachable (down)'
+          : ob.serverVersion && minor(ob.serverVersion) === j.target
+            ? `runs ${ob.serverVersion}`
+            : 'stopped by the upgrade';
         return { name: m.name, to: j.previous[m.name]?.version === j.source ? j.previous[m.name].version : j.source, why };
       });
       return { status: plan.length ? 'planned' : 'nothing-to-do', journal: file, members: [], plan };
@@ -101,10 +117,14 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
       const others = now.members.filter((x) => x.name !== m.name && !x.healthy);
       const me = now.members.find((x) => x.name === m.name);
       if (me?.healthy && others.length) {
-        throw new OpsError(`not stopping ${m.name}: ${others.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`, out.length ? 3 : 1, {
-          code: 'rollback_unsafe',
-          hint: `stopping ${m.name} now would take a second member down: bring ${others.map((x) => x.name).join(', ')} back first, then run opsctl kv rollback again`,
-        });
+        throw new OpsError(
+          `not stopping ${m.name}: ${others.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`,
+          out.length ? 3 : 1,
+          {
+            code: 'rollback_unsafe',
+            hint: `stopping ${m.name} now would take a second member down: bring ${others.map((x) => x.name).join(', ')} back first, then run opsctl kv rollback again`,
+          },
+        );
       }
       const p = o.reporter.begin(`${m.name}: back to ${prev.version}`);
       const t0 = o.now();
@@ -137,7 +157,11 @@ async function bringBack(o: RollbackOptions, m: MemberSpec, prev: { version: str
   const running = () => o.driver.isRunning(m);
   if (await running()) {
     await o.driver.stop(m);
-    await waitFor(async () => ((await running()) ? undefined : true), { timeoutMs: t.stopMs, pollMs: Math.min(100, t.pollMs), what: `${m.name} process exit` }).catch(async (err) => {
+    await waitFor(async () => ((await running()) ? undefined : true), {
+      timeoutMs: t.stopMs,
+      pollMs: Math.min(100, t.pollMs),
+      what: `${m.name} process exit`,
+    }).catch(async (err) => {
       if (!o.driver.kill) throw err;
       await o.driver.kill(m);
       await waitFor(async () => ((await running()) ? undefined : true), { timeoutMs: 10_000, pollMs: 100, what: `${m.name} process exit after SIGKILL` });
@@ -164,7 +188,8 @@ async function bringBack(o: RollbackOptions, m: MemberSpec, prev: { version: str
 /** After the cluster version moved: the way back is a restore from the journal's restore point. */
 function restoreHint(j: Journal, command = (file: string, v: string) => `opsctl kv restore --snapshot ${file} --to-version ${v}`): string {
   const rp = restorePointOf(j);
-  if (!rp) return `no snapshot is recorded for this upgrade: restore from a snapshot you took before it with opsctl kv restore --snapshot FILE --to-version ${j.source}`;
+  if (!rp)
+    return `no snapshot is recorded for this upgrade: restore from a snapshot you took before it with opsctl kv restore --snapshot FILE --to-version ${j.source}`;
   const cmd = command(rp.file, j.source);
   return `the way back is a restore from the snapshot taken before the first stop (revision ${rp.revision}${rp.keys === undefined ? '' : `, ${rp.keys} keys`}); writes after it are lost: ${cmd}`;
 }

@@ -97,9 +97,19 @@ export interface ConfigSetting {
 
 /** Keys the sandbox writes itself: where a member listens and which cluster it joins. */
 export const SANDBOX_CONFIG_KEYS = new Set([
-  'name', 'data-dir', 'listen-client-urls', 'advertise-client-urls', 'listen-peer-urls', 'initial-advertise-peer-urls',
-  'initial-cluster', 'initial-cluster-token', 'initial-cluster-state', 'heartbeat-interval', 'election-timeout',
-  'enable-grpc-gateway', 'config-file',
+  'name',
+  'data-dir',
+  'listen-client-urls',
+  'advertise-client-urls',
+  'listen-peer-urls',
+  'initial-advertise-peer-urls',
+  'initial-cluster',
+  'initial-cluster-token',
+  'initial-cluster-state',
+  'heartbeat-interval',
+  'election-timeout',
+  'enable-grpc-gateway',
+  'config-file',
 ]);
 
 /**

@@ -39,7 +39,12 @@ export function isSimSnapshot(data: Buffer): boolean {
 }
 
 export function parseSimSnapshot(data: Buffer): SimSnapshot {
-  return parseJsonSafe(data.subarray(0, data.length - 32).toString().trimEnd()) as SimSnapshot;
+  return parseJsonSafe(
+    data
+      .subarray(0, data.length - 32)
+      .toString()
+      .trimEnd(),
+  ) as SimSnapshot;
 }
 
 /**
@@ -49,7 +54,10 @@ export function parseSimSnapshot(data: Buffer): SimSnapshot {
  */
 export async function snapshotStatus(file: string): Promise<SnapshotStatus> {
   const st = await stat(file).catch((err: NodeJS.ErrnoException) => {
-    throw new OpsError(`snapshot ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code}`, 1, { code: 'snapshot_missing', hint: 'give the path of a snapshot file (opsctl kv snapshot save FILE makes one; kv status names the upgrade\'s restore point)' });
+    throw new OpsError(`snapshot ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code}`, 1, {
+      code: 'snapshot_missing',
+      hint: "give the path of a snapshot file (opsctl kv snapshot save FILE makes one; kv status names the upgrade's restore point)",
+    });
   });
   if (!st.isFile()) throw new OpsError(`snapshot ${file} is not a file`, 1, { code: 'snapshot_missing', hint: 'give the path of a snapshot file' });
   const data = await readFile(file);
@@ -67,17 +75,45 @@ export async function snapshotStatus(file: string): Promise<SnapshotStatus> {
     try {
       s = parseSimSnapshot(data);
     } catch (err) {
-      throw new OpsError(`snapshot ${file}: unreadable simulated snapshot: ${(err as Error).message}`, 1, { code: 'snapshot_corrupt', hint: 'take a new one with opsctl kv snapshot save FILE' });
+      throw new OpsError(`snapshot ${file}: unreadable simulated snapshot: ${(err as Error).message}`, 1, {
+        code: 'snapshot_corrupt',
+        hint: 'take a new one with opsctl kv snapshot save FILE',
+      });
     }
     const body = data.subarray(0, data.length - 32);
     const keys = Object.keys(s.kvs ?? {}).length;
-    return { file, hash: crc32(body).toString(16), revision: String(s.revision), totalKey: keys, totalSize: data.length, sha256, kind: 'simulated', liveKeys: keys, clusterVersion: s.clusterVersion || undefined, members: [{ id: '', name: s.member, peerURLs: [] }] };
+    return {
+      file,
+      hash: crc32(body).toString(16),
+      revision: String(s.revision),
+      totalKey: keys,
+      totalSize: data.length,
+      sha256,
+      kind: 'simulated',
+      liveKeys: keys,
+      clusterVersion: s.clusterVersion || undefined,
+      members: [{ id: '', name: s.member, peerURLs: [] }],
+    };
   }
   let f: EtcdDbFigures;
   try {
     f = etcdDbFigures(data.subarray(0, data.length - 32));
   } catch (err) {
-    throw new OpsError(`snapshot ${file} is not an etcd database: ${(err as Error).message}`, 1, { code: 'snapshot_corrupt', hint: 'use another copy, or take a new one with opsctl kv snapshot save FILE' });
+    throw new OpsError(`snapshot ${file} is not an etcd database: ${(err as Error).message}`, 1, {
+      code: 'snapshot_corrupt',
+      hint: 'use another copy, or take a new one with opsctl kv snapshot save FILE',
+    });
   }
-  return { file, hash: f.hash.toString(16), revision: f.revision, totalKey: f.totalKey, totalSize: f.totalSize, sha256, kind: 'etcd', liveKeys: f.liveKeys, clusterVersion: f.clusterVersion, members: f.members };
+  return {
+    file,
+    hash: f.hash.toString(16),
+    revision: f.revision,
+    totalKey: f.totalKey,
+    totalSize: f.totalSize,
+    sha256,
+    kind: 'etcd',
+    liveKeys: f.liveKeys,
+    clusterVersion: f.clusterVersion,
+    members: f.members,
+  };
 }

@@ -77,13 +77,28 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
   if (opts.etcdctl) {
     via = 'etcdctl';
     // Exactly one endpoint: etcdctl must not fail over to another member mid-snapshot.
-    const r = await opts.exec(opts.etcdctl, ['--endpoints', opts.endpoint, ...etcdctlTlsArgs(opts.session.conn), '--dial-timeout', '5s', '--command-timeout', `${Math.ceil(opts.timeoutMs / 1000)}s`, 'snapshot', 'save', part], {
-      env: etcdctlEnv(opts.session.conn),
-      extendEnv: false,
-      timeout: opts.timeoutMs + 5000,
-      reject: false,
-      stdin: 'ignore',
-    });
+    const r = await opts.exec(
+      opts.etcdctl,
+      [
+        '--endpoints',
+        opts.endpoint,
+        ...etcdctlTlsArgs(opts.session.conn),
+        '--dial-timeout',
+        '5s',
+        '--command-timeout',
+        `${Math.ceil(opts.timeoutMs / 1000)}s`,
+        'snapshot',
+        'save',
+        part,
+      ],
+      {
+        env: etcdctlEnv(opts.session.conn),
+        extendEnv: false,
+        timeout: opts.timeoutMs + 5000,
+        reject: false,
+        stdin: 'ignore',
+      },
+    );
     if (r.exitCode !== 0) throw new SnapshotError(`etcdctl snapshot save failed (exit ${r.exitCode}): ${String(r.stderr).trim().split('\n').pop()}`);
     data = await readFile(part);
   } else {
@@ -112,13 +127,17 @@ export function verifyTrailer(data: Buffer): void {
   const body = data.subarray(0, data.length - 32);
   const want = data.subarray(data.length - 32);
   const got = createHash('sha256').update(body).digest();
-  if (!got.equals(want)) throw new Error(`SHA-256 trailer mismatch (file says ${want.toString('hex').slice(0, 12)}…, content hashes to ${got.toString('hex').slice(0, 12)}…)`);
+  if (!got.equals(want))
+    throw new Error(`SHA-256 trailer mismatch (file says ${want.toString('hex').slice(0, 12)}…, content hashes to ${got.toString('hex').slice(0, 12)}…)`);
 }
 
 function snapshotRevision(data: Buffer): string {
   // The simulated member's file: JSON state, padding, trailer.
   if (data.subarray(0, 14).toString() === '{"kvsnapshot":') {
-    const text = data.subarray(0, data.length - 32).toString().trimEnd();
+    const text = data
+      .subarray(0, data.length - 32)
+      .toString()
+      .trimEnd();
     return String(asObject(parseJsonSafe(text)).revision);
   }
   // etcd's: the bbolt database read directly (the revision etcdctl snapshot status would print).

@@ -62,7 +62,15 @@ export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterOb
 
 async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberSpec> {
   for (const m of members) {
-    if (await client(env, m.endpoint).health().then((h) => h.healthy, () => false)) return m;
+    if (
+      await client(env, m.endpoint)
+        .health()
+        .then(
+          (h) => h.healthy,
+          () => false,
+        )
+    )
+      return m;
   }
   throw new Error('no healthy member to take a snapshot from');
 }
@@ -159,7 +167,9 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
       // The member itself first (one request a poll, a small share of a busy machine's CPU, which
       // the starting member needs); the whole cluster once it answers healthy.
       if (!mark) {
-        const own = await client(env, m.endpoint).health().catch((err: Error) => ({ healthy: false, detail: err.message }));
+        const own = await client(env, m.endpoint)
+          .health()
+          .catch((err: Error) => ({ healthy: false, detail: err.message }));
         if (!own.healthy) {
           p.update(`${m.name}: waiting for it to answer healthy (${own.detail})`);
           return undefined;
@@ -173,7 +183,8 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         p.update(`${m.name}: waiting for ${sick.map((x) => `${x.name} (${x.healthDetail})`).join(', ')}`);
         return undefined;
       }
-      if (me.serverVersion && minor(me.serverVersion) !== o.to) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${o.to}: check what the start command starts`);
+      if (me.serverVersion && minor(me.serverVersion) !== o.to)
+        throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${o.to}: check what the start command starts`);
       const leaders = new Set(all.members.map((x) => x.leaderId));
       const leader = all.members.find((x) => x.id === me.leaderId);
       if (leaders.size !== 1 || !leader) {
@@ -234,7 +245,8 @@ export async function settleStep(env: StepEnv, m: MemberSpec, fmt: (ms: number) 
 /** The member's v2 data size: from the driver when it can tell, else measured on the member. */
 async function v2Size(env: StepEnv, m: MemberSpec): Promise<{ bytes: number; over: boolean; how: string } | { bytes: undefined; why: string }> {
   const fromDriver = await env.driver.v2DataBytes?.(m);
-  if (fromDriver !== undefined) return { bytes: fromDriver, over: false, how: env.driver.type === 'local' ? "(the member's snapshot files)" : '(the v2-size command)' };
+  if (fromDriver !== undefined)
+    return { bytes: fromDriver, over: false, how: env.driver.type === 'local' ? "(the member's snapshot files)" : '(the v2-size command)' };
   const measured = await client(env, m.endpoint).v2DataBytes(V2_LARGE_THRESHOLD);
   return measured.bytes === undefined ? measured : { ...measured, how: `(measured on ${m.name}: its v2 key tree)` };
 }

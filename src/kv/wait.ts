@@ -15,7 +15,8 @@ export async function waitFor<T>(
       last = err;
     }
     if (opts.signal?.aborted) throw new WaitAborted(opts.what);
-    if (now() >= deadline) throw new WaitTimeout(`${opts.what}: not reached after ${opts.timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    if (now() >= deadline)
+      throw new WaitTimeout(`${opts.what}: not reached after ${opts.timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ''}`);
     await sleep(opts.pollMs, opts.signal);
   }
 }

@@ -33,7 +33,9 @@ export function hintFor(err: ApiError): string | undefined {
 /** A 403 because the token lacks a scope (Google: "insufficient authentication scopes", ACCESS_TOKEN_SCOPE_INSUFFICIENT). */
 export function missingScope(err: ApiError): boolean {
   const details = (err.body as { error?: { details?: Array<{ reason?: string }> } } | undefined)?.error?.details;
-  return /insufficient authentication scopes|needs the scope/i.test(err.message) || Boolean(details?.some((d) => d?.reason === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT'));
+  return (
+    /insufficient authentication scopes|needs the scope/i.test(err.message) || Boolean(details?.some((d) => d?.reason === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT'))
+  );
 }
 
 /** The label-management API v2beta over the shared HTTP layer; errors carry a hint saying what to do next. */
@@ -116,7 +118,10 @@ export class LabelsClient {
     return this.http.post<Label>(methodPath('labels.create'), body, this.q('labels.create'));
   }
   async delete(name: string, requiredRevisionId?: string): Promise<void> {
-    await this.http.delete(methodPath('labels.delete', name), this.q('labels.delete', requiredRevisionId ? { 'writeControl.requiredRevisionId': requiredRevisionId } : {}));
+    await this.http.delete(
+      methodPath('labels.delete', name),
+      this.q('labels.delete', requiredRevisionId ? { 'writeControl.requiredRevisionId': requiredRevisionId } : {}),
+    );
   }
   delta(name: string, requests: DeltaRequest[], requiredRevisionId?: string): Promise<DeltaResponse> {
     return this.http.post<DeltaResponse>(
@@ -154,7 +159,10 @@ export class LabelsClient {
     return r.permissions ?? [];
   }
   async batchDeletePermissions(parent: string, names: string[]): Promise<void> {
-    await this.http.post(methodPath('labels.permissions.batchDelete', parent), this.b('labels.permissions.batchDelete', { requests: names.map((name) => ({ name })) }));
+    await this.http.post(
+      methodPath('labels.permissions.batchDelete', parent),
+      this.b('labels.permissions.batchDelete', { requests: names.map((name) => ({ name })) }),
+    );
   }
   locks(parent: string): Promise<Array<Record<string, unknown>>> {
     return this.all(methodPath('labels.locks.list', parent), 'labelLocks');

@@ -1,6 +1,21 @@
 import { ValidationError } from '../core/errors.js';
 import { itemPath, syntaxErrorText } from '../core/problems.js';
-import { APPS, COPY_MODES, DATE_FORMATS, FIELD_TYPES, ID_PATTERNS, LABEL_TYPES, LANGUAGE_CODE, ROLES, type App, type CopyMode, type DateFormat, type FieldType, type LabelType, type Role } from './schema.js';
+import {
+  APPS,
+  COPY_MODES,
+  DATE_FORMATS,
+  FIELD_TYPES,
+  ID_PATTERNS,
+  LABEL_TYPES,
+  LANGUAGE_CODE,
+  ROLES,
+  type App,
+  type CopyMode,
+  type DateFormat,
+  type FieldType,
+  type LabelType,
+  type Role,
+} from './schema.js';
 
 /**
  * The desired state of a label, as written in an apply file (YAML or JSON). A file holds one label
@@ -53,7 +68,13 @@ function mapping(v: unknown, path: string, keys: readonly string[], issues: Issu
   return v;
 }
 
-function text(o: Obj, key: string, path: string, issues: Issues, opts: { required?: boolean; nonEmpty?: boolean; pattern?: RegExp; message?: string } = {}): string | undefined {
+function text(
+  o: Obj,
+  key: string,
+  path: string,
+  issues: Issues,
+  opts: { required?: boolean; nonEmpty?: boolean; pattern?: RegExp; message?: string } = {},
+): string | undefined {
   const v = o[key];
   if (v === undefined) {
     if (opts.required) issues.push(`${at(path, key)}: required`);
@@ -98,7 +119,7 @@ function flag(o: Obj, key: string, path: string, issues: Issues): boolean | unde
 function oldNames(o: Obj, path: string, issues: Issues): string[] | undefined {
   const v = o.renamed_from;
   if (v === undefined) return undefined;
-  const names = typeof v === 'string' ? [v] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v) : undefined;
+  const names = typeof v === 'string' ? [v] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
   if (!names || names.some((n) => !n)) {
     issues.push(`${at(path, 'renamed_from')}: expected an old name or a list of old names, got ${names ? 'an empty name' : kind(v)}`);
     return undefined;
@@ -110,7 +131,19 @@ const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const FIELD_KEYS = ['id', 'name', 'renamed_from', 'type', 'required', 'list', 'dateFormat', 'choices'] as const;
 const CHOICE_KEYS = ['id', 'name', 'renamed_from', 'description'] as const;
 const PERMISSION_KEYS = ['email', 'audience', 'role'] as const;
-const LABEL_KEYS = ['id', 'title', 'renamed_from', 'description', 'labelType', 'languageCode', 'copyMode', 'enabledApps', 'disabled', 'fields', 'permissions'] as const;
+const LABEL_KEYS = [
+  'id',
+  'title',
+  'renamed_from',
+  'description',
+  'labelType',
+  'languageCode',
+  'copyMode',
+  'enabledApps',
+  'disabled',
+  'fields',
+  'permissions',
+] as const;
 
 function checkChoice(v: unknown, path: string, issues: Issues): DesiredChoice | undefined {
   if (typeof v === 'string') {
@@ -179,7 +212,10 @@ function checkDisabled(o: Obj, path: string, issues: Issues): DesiredLabel['disa
     if (!isObj(v)) issues.push(`${at(path, 'disabled')}: expected true, false or {hideInSearch, showInApply}, got ${kind(v)}`);
     return undefined;
   }
-  return { hideInSearch: flag(p, 'hideInSearch', at(path, 'disabled'), issues) ?? false, showInApply: flag(p, 'showInApply', at(path, 'disabled'), issues) ?? false };
+  return {
+    hideInSearch: flag(p, 'hideInSearch', at(path, 'disabled'), issues) ?? false,
+    showInApply: flag(p, 'showInApply', at(path, 'disabled'), issues) ?? false,
+  };
 }
 
 function checkApps(o: Obj, path: string, issues: Issues): App[] | undefined {
@@ -207,7 +243,10 @@ function checkNames(entries: Array<{ name: string; renamedFrom?: string[] }>, pa
   entries.forEach((e, i) => {
     for (const old of e.renamedFrom ?? []) {
       const named = byName.get(old);
-      if (named !== undefined) issues.push(`${at(path(i), 'renamed_from')}: "${old}" is the name of ${named === i ? 'this very' : `another ${what} (${path(named)})`}: drop it from renamed_from`);
+      if (named !== undefined)
+        issues.push(
+          `${at(path(i), 'renamed_from')}: "${old}" is the name of ${named === i ? 'this very' : `another ${what} (${path(named)})`}: drop it from renamed_from`,
+        );
       else if (claimed.has(old)) issues.push(`${at(path(i), 'renamed_from')}: "${old}" is also claimed by ${path(claimed.get(old)!)}`);
       else claimed.set(old, i);
     }
@@ -337,7 +376,9 @@ export async function parseLabelsFile(text: string, source: string): Promise<Lab
   const raw = await parseText(text, source);
   if (raw === undefined || raw === null) throw new ValidationError(source, 'is empty', 'write at least `title: <the label title>`');
   // the service's own output (get/list --json) is turned into the file format by a module loaded only for it
-  const service = looksLikeService(raw) ? (await import('./from-service.js')).fromServiceShape(raw) : { value: raw, ignored: [], idFromService: [] as boolean[] };
+  const service = looksLikeService(raw)
+    ? (await import('./from-service.js')).fromServiceShape(raw)
+    : { value: raw, ignored: [], idFromService: [] as boolean[] };
   const items = Array.isArray(service.value) ? service.value : [service.value];
   const isList = Array.isArray(service.value);
   if (isList && items.length === 0) throw new ValidationError(source, 'is an empty list', 'list at least one label, each with a title');
@@ -350,7 +391,11 @@ export async function parseLabelsFile(text: string, source: string): Promise<Lab
     titles.set(l.title, i);
   });
   if (issues.length) {
-    throw new ValidationError(source, `does not describe ${isList ? 'labels' : 'a label'}:\n  ${issues.join('\n  ')}`, 'see `opsctl labels apply --help` or the README section "Label service" for the file format');
+    throw new ValidationError(
+      source,
+      `does not describe ${isList ? 'labels' : 'a label'}:\n  ${issues.join('\n  ')}`,
+      'see `opsctl labels apply --help` or the README section "Label service" for the file format',
+    );
   }
   const out = labels as DesiredLabel[];
   service.idFromService.forEach((fromService, i) => {

@@ -55,7 +55,12 @@ function choiceToFile(c: Obj, opts: ToFileOptions): unknown {
 }
 
 function fieldToFile(f: Obj, opts: ToFileOptions): Obj {
-  note(f, SERVER_OWNED.field.filter((k) => k !== 'id'), 'fields[].', opts.ignored);
+  note(
+    f,
+    SERVER_OWNED.field.filter((k) => k !== 'id'),
+    'fields[].',
+    opts.ignored,
+  );
   const p = isObj(f.properties) ? f.properties : {};
   const type = FIELD_TYPES.find((t: FieldType) => f[FIELD_TYPE_OPTIONS[t]] !== undefined);
   const options = type ? f[FIELD_TYPE_OPTIONS[type]] : undefined;
@@ -65,16 +70,25 @@ function fieldToFile(f: Obj, opts: ToFileOptions): Obj {
   out.name = p.displayName;
   if (type) out.type = type;
   if (p.required === true) out.required = true;
-  if ((type === 'selection' || type === 'user') && isObj(o.listOptions)) out.list = typeof o.listOptions.maxEntries === 'number' ? o.listOptions.maxEntries : true;
+  if ((type === 'selection' || type === 'user') && isObj(o.listOptions))
+    out.list = typeof o.listOptions.maxEntries === 'number' ? o.listOptions.maxEntries : true;
   if (type === 'date') out.dateFormat = o.dateFormatType ?? 'LONG_DATE';
-  if (type === 'selection') out.choices = asList(o.choices).filter((c) => !disabledState(c)).map((c) => (isObj(c) ? choiceToFile(c, opts) : c));
+  if (type === 'selection')
+    out.choices = asList(o.choices)
+      .filter((c) => !disabledState(c))
+      .map((c) => (isObj(c) ? choiceToFile(c, opts) : c));
   unknownKeys(f, FIELD_KEYS, 'fields[].', opts.ignored);
   return out;
 }
 
 /** One Label resource in the apply-file format, keys in the file's order. */
 export function labelToFile(l: Obj, opts: ToFileOptions): Obj {
-  note(l, SERVER_OWNED.label.filter((k) => !['id', 'appliedLabelPolicy', 'lifecycle'].includes(k)), '', opts.ignored);
+  note(
+    l,
+    SERVER_OWNED.label.filter((k) => !['id', 'appliedLabelPolicy', 'lifecycle'].includes(k)),
+    '',
+    opts.ignored,
+  );
   note(l, UNMANAGED, '', opts.ignored);
   const p = isObj(l.properties) ? l.properties : {};
   const out: Obj = {};
@@ -91,9 +105,16 @@ export function labelToFile(l: Obj, opts: ToFileOptions): Obj {
   if (full) {
     const lc = l.lifecycle as Obj;
     const policy = isObj(lc.disabledPolicy) ? lc.disabledPolicy : {};
-    out.disabled = lc.state !== 'DISABLED' ? false : policy.hideInSearch || policy.showInApply ? { hideInSearch: Boolean(policy.hideInSearch), showInApply: Boolean(policy.showInApply) } : true;
+    out.disabled =
+      lc.state !== 'DISABLED'
+        ? false
+        : policy.hideInSearch || policy.showInApply
+          ? { hideInSearch: Boolean(policy.hideInSearch), showInApply: Boolean(policy.showInApply) }
+          : true;
   }
-  out.fields = asList(l.fields).filter((f) => !disabledState(f)).map((f) => (isObj(f) ? fieldToFile(f, opts) : f));
+  out.fields = asList(l.fields)
+    .filter((f) => !disabledState(f))
+    .map((f) => (isObj(f) ? fieldToFile(f, opts) : f));
   if (opts.permissions) {
     out.permissions = opts.permissions
       .filter((x) => x.email || x.audience)
@@ -108,7 +129,8 @@ export function labelToFile(l: Obj, opts: ToFileOptions): Obj {
  * them, or a `{labels: [...], nextPageToken}` page. Anything else is returned as it is.
  */
 export function fromServiceShape(raw: unknown): { value: unknown; ignored: string[]; idFromService: boolean[] } {
-  const page: unknown[] | undefined = isObj(raw) && Array.isArray(raw.labels) && Object.keys(raw).every((k) => k === 'labels' || k === 'nextPageToken') ? raw.labels : undefined;
+  const page: unknown[] | undefined =
+    isObj(raw) && Array.isArray(raw.labels) && Object.keys(raw).every((k) => k === 'labels' || k === 'nextPageToken') ? raw.labels : undefined;
   const items: unknown[] = page ?? (Array.isArray(raw) ? raw : [raw]);
   const ignored = new Set<string>();
   const idFromService = items.map((x) => isServiceLabel(x));

@@ -14,7 +14,11 @@ const REF = /^(?:labels\/)?([A-Za-z0-9_-]+)(?:@([A-Za-z0-9]+)|\/revisions\/([A-Z
 export function parseLabelRef(input: string, field = 'label'): LabelRef {
   const m = REF.exec(input.trim());
   if (!m) {
-    throw new ValidationError(field, `"${input}" is not a label id or name`, 'give the id (e.g. 0a1b2c) or the name labels/ID, optionally with @latest, @published or @REVISION');
+    throw new ValidationError(
+      field,
+      `"${input}" is not a label id or name`,
+      'give the id (e.g. 0a1b2c) or the name labels/ID, optionally with @latest, @published or @REVISION',
+    );
   }
   const rev = m[2] ?? m[3];
   return { id: m[1], ...(rev ? { rev } : {}) };
@@ -33,7 +37,6 @@ export function parentName(id: string, revision?: string): string {
   return revision ? `labels/${id}/revisions/${revision}` : `labels/${id}`;
 }
 
-
 /** A grant written `PRINCIPAL=ROLE`: an email or `audiences/…`, and a role (any case). */
 export interface Grant {
   email?: string;
@@ -43,8 +46,16 @@ export interface Grant {
 
 export function parseGrant(input: string, field = 'grant'): Grant {
   const at = input.lastIndexOf('=');
-  if (at <= 0) throw new ValidationError(field, `"${input}" must be PRINCIPAL=ROLE`, `e.g. bob@example.com=READER or audiences/default=APPLIER; roles: ${ROLES.join(', ')}`);
-  const role = input.slice(at + 1).trim().toUpperCase();
+  if (at <= 0)
+    throw new ValidationError(
+      field,
+      `"${input}" must be PRINCIPAL=ROLE`,
+      `e.g. bob@example.com=READER or audiences/default=APPLIER; roles: ${ROLES.join(', ')}`,
+    );
+  const role = input
+    .slice(at + 1)
+    .trim()
+    .toUpperCase();
   if (!(ROLES as readonly string[]).includes(role)) throw new ValidationError(field, `role "${input.slice(at + 1)}" is not one of ${ROLES.join(', ')}`);
   return { ...parsePrincipal(input.slice(0, at).trim(), field), role: role as Role };
 }

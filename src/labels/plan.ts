@@ -29,7 +29,16 @@ export class PlanError extends Error {}
 
 export function planWrites(plan: Plan): number {
   const one = (x: unknown) => (x ? 1 : 0);
-  return one(plan.create) + one(plan.requests.length) + one(plan.grant.length) + one(plan.revoke.length) + one(plan.copyMode) + one(plan.enabledApps) + one(plan.enable) + one(plan.disable);
+  return (
+    one(plan.create) +
+    one(plan.requests.length) +
+    one(plan.grant.length) +
+    one(plan.revoke.length) +
+    one(plan.copyMode) +
+    one(plan.enabledApps) +
+    one(plan.enable) +
+    one(plan.disable)
+  );
 }
 
 function listOptions(list: boolean | number | undefined): { maxEntries?: number } | undefined {
@@ -107,7 +116,10 @@ export function lis(seq: number[]): Set<number> {
  * Moves must be sent in the order returned (reverse desired order); each goes before the next existing
  * wanted item ('' = to the end). New items go before the next existing wanted item, sent in desired order.
  */
-export function orderPlan(current: string[], desired: Array<{ existingId?: string }>): { moves: Array<{ index: number; before: string }>; insertBefore: Array<string | undefined> } {
+export function orderPlan(
+  current: string[],
+  desired: Array<{ existingId?: string }>,
+): { moves: Array<{ index: number; before: string }>; insertBefore: Array<string | undefined> } {
   const existing = desired.map((d, i) => ({ i, id: d.existingId })).filter((x): x is { i: number; id: string } => Boolean(x.id));
   const keep = lis(existing.map((x) => current.indexOf(x.id)));
   const stays = new Set(existing.filter((_, k) => keep.has(k)).map((x) => x.i));
@@ -145,8 +157,22 @@ export function matchAll<T extends Named>(current: T[], wanted: Wanted[]): { mat
     taken.add(found.id);
   };
   wanted.forEach((w, i) => claim(i, w.id ? current.find((c) => c.id === w.id) : undefined));
-  wanted.forEach((w, i) => matched[i] || claim(i, current.find((c) => c.properties?.displayName === w.name && !taken.has(c.id))));
-  wanted.forEach((w, i) => matched[i] || claim(i, current.find((c) => !taken.has(c.id) && (w.renamedFrom ?? []).includes(c.properties?.displayName ?? ''))));
+  wanted.forEach(
+    (w, i) =>
+      matched[i] ||
+      claim(
+        i,
+        current.find((c) => c.properties?.displayName === w.name && !taken.has(c.id)),
+      ),
+  );
+  wanted.forEach(
+    (w, i) =>
+      matched[i] ||
+      claim(
+        i,
+        current.find((c) => !taken.has(c.id) && (w.renamedFrom ?? []).includes(c.properties?.displayName ?? '')),
+      ),
+  );
   return { matched, taken };
 }
 
@@ -215,7 +241,8 @@ export interface PlanOptions {
 
 const DEFAULT_COPY_MODE: CopyMode = 'DO_NOT_COPY';
 const appsOf = (l: Label | undefined) => (l?.enabledAppSettings?.enabledApps ?? []).map((a) => a.app ?? '');
-const policyText = (p: DisabledState) => [p.hideInSearch ? 'hidden in search' : '', p.showInApply ? 'shown in apply' : ''].filter(Boolean).join(', ') || 'default policy';
+const policyText = (p: DisabledState) =>
+  [p.hideInSearch ? 'hidden in search' : '', p.showInApply ? 'shown in apply' : ''].filter(Boolean).join(', ') || 'default policy';
 
 /** Copy mode, enabled apps and the disabled state: each its own call, and only when the file names it. */
 function planSettings(current: Label | undefined, desired: DesiredLabel, out: Plan, opts: PlanOptions): void {
@@ -246,7 +273,9 @@ function planSettings(current: Label | undefined, desired: DesiredLabel, out: Pl
     }
   } else if (desired.disabled) {
     if (state !== 'PUBLISHED' && !opts.publish) {
-      throw new PlanError(`disabled: only a published label can be disabled; this one ${current ? 'was never published' : 'is new'}: add --publish, or leave out disabled`);
+      throw new PlanError(
+        `disabled: only a published label can be disabled; this one ${current ? 'was never published' : 'is new'}: add --publish, or leave out disabled`,
+      );
     }
     out.disable = desired.disabled;
     out.changes.push(`~ label: disable (${policyText(desired.disabled)})`);
@@ -263,7 +292,9 @@ export function planLabel(current: Label | undefined, desired: DesiredLabel, cur
       ...(desired.enabledApps?.length ? { enabledAppSettings: { enabledApps: desired.enabledApps.map((app) => ({ app })) } } : {}),
       ...(desired.fields.length ? { fields: desired.fields.map((f) => newField(f)) } : {}),
     };
-    out.changes.push(`+ label "${desired.title}" (${desired.labelType ?? 'SHARED'}${desired.enabledApps?.length ? `; apps ${desired.enabledApps.join(', ')}` : ''})`);
+    out.changes.push(
+      `+ label "${desired.title}" (${desired.labelType ?? 'SHARED'}${desired.enabledApps?.length ? `; apps ${desired.enabledApps.join(', ')}` : ''})`,
+    );
     for (const f of desired.fields) out.changes.push(`+ field "${f.name}" (${f.type}${f.choices ? `: ${f.choices.map((c) => c.name).join(', ')}` : ''})`);
   } else {
     if (desired.labelType && current.labelType && desired.labelType !== current.labelType) {
@@ -388,7 +419,9 @@ export function limitProblems(desired: DesiredLabel, current: Label | undefined,
   const keptFields = (current?.fields ?? []).filter((f) => !taken.has(f.id) && !isDraft(f)).length;
   const total = desired.fields.length + keptFields;
   if (over(total, limits.maxFields)) {
-    problems.push(`fields: the label would have ${total} fields (${desired.fields.length} in the file${keptFields ? ` + ${keptFields} disabled ones it keeps` : ''}); the limit is ${limits.maxFields}`);
+    problems.push(
+      `fields: the label would have ${total} fields (${desired.fields.length} in the file${keptFields ? ` + ${keptFields} disabled ones it keeps` : ''}); the limit is ${limits.maxFields}`,
+    );
   }
   desired.fields.forEach((f, i) => {
     if (over(f.name.length, fl.maxDisplayNameLength)) problems.push(`fields[${i}].name: ${f.name.length} characters; the limit is ${fl.maxDisplayNameLength}`);
@@ -400,10 +433,13 @@ export function limitProblems(desired: DesiredLabel, current: Label | undefined,
     const ct = matchAll(matched[i]?.selectionOptions?.choices ?? [], choices).taken;
     const keptChoices = (matched[i]?.selectionOptions?.choices ?? []).filter((c) => !ct.has(c.id) && !isDraft(c)).length;
     if (over(choices.length + keptChoices, sl.maxChoices)) {
-      problems.push(`fields[${i}].choices: ${choices.length + keptChoices} choices (${choices.length} in the file${keptChoices ? ` + ${keptChoices} disabled` : ''}); the limit is ${sl.maxChoices}`);
+      problems.push(
+        `fields[${i}].choices: ${choices.length + keptChoices} choices (${choices.length} in the file${keptChoices ? ` + ${keptChoices} disabled` : ''}); the limit is ${sl.maxChoices}`,
+      );
     }
     choices.forEach((c, j) => {
-      if (over(c.name.length, sl.maxDisplayNameLength)) problems.push(`fields[${i}].choices[${j}].name: ${c.name.length} characters; the limit is ${sl.maxDisplayNameLength}`);
+      if (over(c.name.length, sl.maxDisplayNameLength))
+        problems.push(`fields[${i}].choices[${j}].name: ${c.name.length} characters; the limit is ${sl.maxDisplayNameLength}`);
     });
   });
   return problems;

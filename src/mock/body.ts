@@ -12,9 +12,7 @@ export function tooLarge(max: number, declared?: number): MockError {
   return new MockError(
     413,
     'too_large',
-    declared === undefined
-      ? `request body is larger than ${max} bytes`
-      : `request body is larger than ${max} bytes (Content-Length: ${declared})`,
+    declared === undefined ? `request body is larger than ${max} bytes` : `request body is larger than ${max} bytes (Content-Length: ${declared})`,
   );
 }
 

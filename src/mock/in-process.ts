@@ -11,7 +11,8 @@ import type { MockIncoming, MockOutgoing } from './http.js';
  * the network instead), so the request reads as a finished stream.
  */
 export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) => Promise<void>, url: URL, init: TransportRequest): Promise<TransportResponse> {
-  if (init.body !== undefined && typeof init.body !== 'string') throw new TypeError('in-process requests carry a string body (multipart goes over the network)');
+  if (init.body !== undefined && typeof init.body !== 'string')
+    throw new TypeError('in-process requests carry a string body (multipart goes over the network)');
   const body = init.body === undefined ? undefined : Buffer.from(init.body);
   const headers: IncomingHttpHeaders = { host: url.host };
   for (const [name, value] of Object.entries(init.headers)) headers[name.toLowerCase()] = value;

@@ -36,7 +36,8 @@ export async function handle(rt: MockRuntime, req: MockIncoming, res: MockOutgoi
   } catch (err) {
     if (isOpsError(err)) rt.onLocalError?.(err);
     const mockErr = toMockError(err, service);
-    if (mockErr.status >= 500 && !(err instanceof MockError) && !isOpsError(err)) process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
+    if (mockErr.status >= 500 && !(err instanceof MockError) && !isOpsError(err))
+      process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
     const out = svc.instance.errorReply(mockErr);
     status = out.status;
     send(req, res, out);
@@ -75,7 +76,14 @@ async function findRoute(svc: LoadedService, url: URL, method: string): Promise<
 }
 
 /** The request as a handler sees it, its body read under the route's limit (a streaming route reads its own later). */
-async function toMockRequest(rt: MockRuntime, req: MockIncoming, url: URL, method: string, route: Route, params: Record<string, string | undefined>): Promise<MockRequest> {
+async function toMockRequest(
+  rt: MockRuntime,
+  req: MockIncoming,
+  url: URL,
+  method: string,
+  route: Route,
+  params: Record<string, string | undefined>,
+): Promise<MockRequest> {
   const limit = route.maxBodyBytes ?? rt.maxBody;
   // An upload a little over the limit is read and dropped after the 413 (memory stays flat), so the
   // client, still sending, reads the answer instead of a broken pipe; a huge declared length closes.

@@ -86,7 +86,8 @@ export class MockRuntime {
     this.enabled = (opts.services ?? SERVICE_NAMES).filter((name) => SERVICE_LOADERS[name]);
     // `mock serve` and tests: the operator reads it on stderr, once per failed request, without a stack.
     this.onLocalError = opts.onLocalError ?? ((err) => process.stderr.write(`opsctl mock: ${err.message}${err.hint ? `\n  ${err.hint}` : ''}\n`));
-    this.store = typeof opts.state === 'object' ? opts.state : opts.state && opts.state !== 'memory' ? new FileStore(opts.state, undefined, opts.lock) : new MemoryStore();
+    this.store =
+      typeof opts.state === 'object' ? opts.state : opts.state && opts.state !== 'memory' ? new FileStore(opts.state, undefined, opts.lock) : new MemoryStore();
     this.baseNow = opts.now ?? Date.now;
     this.options = opts.options ?? {};
     this.maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

@@ -151,7 +151,9 @@ function httpServer(serve: (req: MockIncoming, res: MockOutgoing) => Promise<voi
   // CONNECT (a proxy tunnel) is nothing the mock serves: answer it rather than drop the connection.
   http.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     const body = JSON.stringify({ message: 'CONNECT is not served by the opsctl mock' });
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   });
   return http;
 }

@@ -11,8 +11,25 @@ const records = z.array(record);
 const recordMap = z.record(z.string(), record);
 
 const TRACKER_COLLECTIONS = [
-  'labels', 'categories', 'customFields', 'documents', 'entityTemplates', 'epics', 'epicComments', 'health', 'files', 'linkedFiles',
-  'groups', 'webhooks', 'iterations', 'keyResults', 'members', 'objectives', 'projects', 'repositories', 'stories',
+  'labels',
+  'categories',
+  'customFields',
+  'documents',
+  'entityTemplates',
+  'epics',
+  'epicComments',
+  'health',
+  'files',
+  'linkedFiles',
+  'groups',
+  'webhooks',
+  'iterations',
+  'keyResults',
+  'members',
+  'objectives',
+  'projects',
+  'repositories',
+  'stories',
 ] as const;
 
 const tracker = z.looseObject({

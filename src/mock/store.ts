@@ -216,7 +216,8 @@ export class FileStore implements Store {
     // The wait ends on close(), on the command's Ctrl-C / SIGTERM, or when the client that asked gave up
     // (its request signal): a write whose requester failed is never applied after the fact.
     const signal = AbortSignal.any([this.closing.signal, ...[this.lockOptions.signal, requestSignal()].filter((s): s is AbortSignal => s !== undefined)]);
-    const take = () => lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file', signal, notice: this.lockOptions.notice, waitMs: this.lockOptions.waitMs });
+    const take = () =>
+      lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file', signal, notice: this.lockOptions.notice, waitMs: this.lockOptions.waitMs });
     const release = await take().catch(async (err) => {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw dirError(dir, err);
       // The directory was removed since this store made it: make it again.
@@ -226,7 +227,8 @@ export class FileStore implements Store {
       });
     });
     try {
-      if (signal.aborted) throw new InterruptedError(`the write to the mock state file ${this.path} was given up (its requester stopped waiting); nothing was changed`);
+      if (signal.aborted)
+        throw new InterruptedError(`the write to the mock state file ${this.path} was given up (its requester stopped waiting); nothing was changed`);
       // A killed writer's temp files: looked for once per process (a live one of ours never leaves any).
       if (!this.swept) {
         await removeLeftoverTempFiles(this.path);
@@ -254,7 +256,11 @@ export class FileStore implements Store {
 
   private async readRaw(): Promise<string | undefined> {
     try {
-      return readLocalFileSync(this.path, { what: 'the mock state file', maxBytes: STATE_MAX_BYTES, hint: `move it aside (mv ${this.path} ${this.path}.bad); the next command starts a fresh state` });
+      return readLocalFileSync(this.path, {
+        what: 'the mock state file',
+        maxBytes: STATE_MAX_BYTES,
+        hint: `move it aside (mv ${this.path} ${this.path}.bad); the next command starts a fresh state`,
+      });
     } catch (err) {
       if (err instanceof OpsError) throw err;
       const code = (err as NodeJS.ErrnoException).code;

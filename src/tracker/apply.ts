@@ -87,7 +87,14 @@ export function planApply(current: ReadonlyArray<ApplyRecord>, desired: Readonly
     }
     const changes = Object.keys(body);
     const action: ApplyAction = changes.length === 0 ? 'unchanged' : body.archived === true && !renamedFrom ? 'archive' : 'update';
-    steps.push({ action, key: keyText(want), id: idOf(have), body: changes.length ? body : undefined, changes, ...(renamedFrom !== undefined ? { renamedFrom } : {}) });
+    steps.push({
+      action,
+      key: keyText(want),
+      id: idOf(have),
+      body: changes.length ? body : undefined,
+      changes,
+      ...(renamedFrom !== undefined ? { renamedFrom } : {}),
+    });
   }
   const unlisted: string[] = [];
   for (const have of current) {
@@ -134,7 +141,8 @@ export function desiredItems(
 ): { items: ApplyRecord[]; problems: string[]; ignored: string[] } {
   const single = data && typeof data === 'object' && !Array.isArray(data) && !Object.hasOwn(data, resource) && Object.hasOwn(data, key);
   const list = Array.isArray(data) ? data : single ? [data] : data && typeof data === 'object' ? (data as Record<string, unknown>)[resource] : undefined;
-  if (!Array.isArray(list)) return { items: [], problems: [`(top level): expected a list of ${resource}, a mapping with a "${resource}:" list, or one ${key}d record`], ignored: [] };
+  if (!Array.isArray(list))
+    return { items: [], problems: [`(top level): expected a list of ${resource}, a mapping with a "${resource}:" list, or one ${key}d record`], ignored: [] };
   const problems: string[] = [];
   const ignored = new Set<string>();
   const seen = new Map<string, number>();
@@ -179,8 +187,12 @@ function renameProblems(items: ReadonlyArray<ApplyRecord>, resource: string, key
     for (const old of list as string[]) {
       const k = old.toLowerCase();
       const own = names.get(k);
-      if (own !== undefined && own !== i) problems.push(`${itemPath(resource, i, 'renamed_from')}: "${old}" is also listed as ${itemPath(resource, own)}; a renamed ${key} is listed once, under its new ${key}`);
-      else if (claimed.has(k) && claimed.get(k) !== i) problems.push(`${itemPath(resource, i, 'renamed_from')}: "${old}" is also renamed by ${itemPath(resource, claimed.get(k)!)}`);
+      if (own !== undefined && own !== i)
+        problems.push(
+          `${itemPath(resource, i, 'renamed_from')}: "${old}" is also listed as ${itemPath(resource, own)}; a renamed ${key} is listed once, under its new ${key}`,
+        );
+      else if (claimed.has(k) && claimed.get(k) !== i)
+        problems.push(`${itemPath(resource, i, 'renamed_from')}: "${old}" is also renamed by ${itemPath(resource, claimed.get(k)!)}`);
       else claimed.set(k, i);
     }
   }

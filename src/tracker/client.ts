@@ -31,7 +31,11 @@ export function withHints(http: HttpClient, resource?: ResourceSpec): HttpClient
         return await request(...args);
       } catch (err) {
         if (err instanceof ApiError && !err.hint) {
-          throw new ApiError(err.service, err.status, err.message.replace(/^[^:]+: HTTP \d+: /, ''), err.body, { code: err.code, hint: hintFor(err, resource), cause: err });
+          throw new ApiError(err.service, err.status, err.message.replace(/^[^:]+: HTTP \d+: /, ''), err.body, {
+            code: err.code,
+            hint: hintFor(err, resource),
+            cause: err,
+          });
         }
         throw err;
       }

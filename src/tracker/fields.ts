@@ -2,19 +2,7 @@
  * The field vocabulary of the tracker's resource table. One description drives the CLI flags, the
  * client-side validation, the mock's validation and the shell completions.
  */
-export type FieldType =
-  | 'string'
-  | 'int'
-  | 'bool'
-  | 'color'
-  | 'uuid'
-  | 'datetime'
-  | 'date'
-  | 'enum'
-  | 'int[]'
-  | 'uuid[]'
-  | 'string[]'
-  | 'json';
+export type FieldType = 'string' | 'int' | 'bool' | 'color' | 'uuid' | 'datetime' | 'date' | 'enum' | 'int[]' | 'uuid[]' | 'string[]' | 'json';
 
 export interface FieldSpec {
   type: FieldType;

@@ -64,7 +64,11 @@ export async function readDataFlag(value: string | undefined, readStdin: () => P
   else if (value.startsWith('@')) {
     const path = value.slice(1);
     try {
-      text = await readLocalFile(path.startsWith('/') ? path : `${cwd}/${path}`, { what: '--data:', exitCode: 2, hint: 'give @file.json, - for stdin, or a JSON object' });
+      text = await readLocalFile(path.startsWith('/') ? path : `${cwd}/${path}`, {
+        what: '--data:',
+        exitCode: 2,
+        hint: 'give @file.json, - for stdin, or a JSON object',
+      });
     } catch (err) {
       if (err instanceof UsageError) throw err;
       throw new UsageError(`--data: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'data' });
@@ -142,7 +146,10 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
       p.kind === 'required'
         ? `pass ${flag} to ${mode} ${withArticle(what)}`
         : p.kind === 'unknown'
-          ? `${what} ${mode} accepts: ${Object.entries(fields).filter(([, s]) => !s.in || s.in.includes(mode)).map(([n]) => n).join(', ')}`
+          ? `${what} ${mode} accepts: ${Object.entries(fields)
+              .filter(([, s]) => !s.in || s.in.includes(mode))
+              .map(([n]) => n)
+              .join(', ')}`
           : p.kind === 'too_long' && fspec?.max
             ? `shorten it to ${fspec.max} characters or fewer`
             : fspec?.type === 'color' && p.kind === 'invalid'
@@ -156,7 +163,9 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
   const required = problems.map((p, i) => (p.kind === 'required' ? described[i].flag : undefined)).filter((f): f is string => Boolean(f));
   const others = described.filter((_, i) => problems[i].kind !== 'required').map((d) => d.hint);
   const hints = [
-    ...(required.length ? [`pass ${required.length > 1 ? `${required.slice(0, -1).join(', ')} and ${required.at(-1)}` : required[0]} to ${mode} ${withArticle(what)}`] : []),
+    ...(required.length
+      ? [`pass ${required.length > 1 ? `${required.slice(0, -1).join(', ')} and ${required.at(-1)}` : required[0]} to ${mode} ${withArticle(what)}`]
+      : []),
     ...new Set(others.filter((h): h is string => Boolean(h))),
   ];
   throw new UsageError(`cannot ${mode} ${withArticle(what)}: ${problemList(described.map((d) => `${d.flag}: ${d.message}`))}`, {

@@ -8,18 +8,7 @@ import { UUID_PATTERN } from './fields.js';
  * candidates, never guessed by prefix. A number (int ids) or a uuid (uuid ids) is still taken as an id.
  */
 export type RefKind =
-  | 'member'
-  | 'epic'
-  | 'project'
-  | 'iteration'
-  | 'label'
-  | 'group'
-  | 'objective'
-  | 'milestone'
-  | 'category'
-  | 'workflow'
-  | 'workflow-state'
-  | 'epic-state';
+  'member' | 'epic' | 'project' | 'iteration' | 'label' | 'group' | 'objective' | 'milestone' | 'category' | 'workflow' | 'workflow-state' | 'epic-state';
 
 interface Named {
   id: number | string;
@@ -45,12 +34,15 @@ type Row = Readonly<Record<string, unknown>>;
 /** The records of a list answer: its objects (an answer that is no list has none). */
 const rowsOf = (answer: unknown): Row[] => (Array.isArray(answer) ? answer.filter((r): r is Row => r !== null && typeof r === 'object') : []);
 /** A name field as text ('' when absent). */
-const textOf = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? ''));
+const textOf = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined || v === null ? '' : typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? '');
 /** A record's id as the API gives it (an int or a UUID). */
 const idOf = (v: unknown): number | string => (typeof v === 'number' ? v : String(v));
 
-const byName = (what: string) => (answer: unknown): Named[] =>
-  rowsOf(answer).map((r) => ({ id: idOf(r.id), names: [textOf(r.name)], label: `"${String(r.name)}" (${what} ${String(r.id)})` }));
+const byName =
+  (what: string) =>
+  (answer: unknown): Named[] =>
+    rowsOf(answer).map((r) => ({ id: idOf(r.id), names: [textOf(r.name)], label: `"${String(r.name)}" (${what} ${String(r.id)})` }));
 
 const stateRows = (workflows: unknown): Named[] =>
   rowsOf(workflows).flatMap((w) =>
@@ -95,8 +87,22 @@ export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
   milestone: { what: 'milestone', plural: 'milestones', idType: 'int', path: '/milestones', read: byName('milestone'), see: 'opsctl tracker milestones list' },
   category: { what: 'category', plural: 'categories', idType: 'int', path: '/categories', read: byName('category'), see: 'opsctl tracker categories list' },
   workflow: { what: 'workflow', plural: 'workflows', idType: 'int', path: '/workflows', read: byName('workflow'), see: 'opsctl tracker workflows list' },
-  'workflow-state': { what: 'workflow state', plural: 'workflow states', idType: 'int', path: '/workflows', read: stateRows, see: 'opsctl tracker workflows states ID' },
-  'epic-state': { what: 'epic state', plural: 'epic states', idType: 'int', path: '/epic-workflow', read: (wf) => stateRows([{ name: 'epic workflow', states: objectOf(wf).epic_states ?? [] }]), see: 'opsctl tracker epic-workflow get' },
+  'workflow-state': {
+    what: 'workflow state',
+    plural: 'workflow states',
+    idType: 'int',
+    path: '/workflows',
+    read: stateRows,
+    see: 'opsctl tracker workflows states ID',
+  },
+  'epic-state': {
+    what: 'epic state',
+    plural: 'epic states',
+    idType: 'int',
+    path: '/epic-workflow',
+    read: (wf) => stateRows([{ name: 'epic workflow', states: objectOf(wf).epic_states ?? [] }]),
+    see: 'opsctl tracker epic-workflow get',
+  },
 };
 
 /** The placeholder a flag or argument of a kind shows in help and completions. */
@@ -147,10 +153,16 @@ export class NameResolver {
       throw new UsageError(`${where}: no ${spec.what} is named "${text}"`, {
         code: 'unknown_name',
         field: where,
-        hint: records.length ? `choose one of: ${candidates(records)} (names match exactly, in any case; an id works too)` : `there are no ${spec.plural} yet (see: ${spec.see})`,
+        hint: records.length
+          ? `choose one of: ${candidates(records)} (names match exactly, in any case; an id works too)`
+          : `there are no ${spec.plural} yet (see: ${spec.see})`,
       });
     }
-    throw new UsageError(`${where}: "${text}" names ${found.length} ${spec.plural}`, { code: 'ambiguous_name', field: where, hint: `give the id of the one you mean: ${candidates(found)}` });
+    throw new UsageError(`${where}: "${text}" names ${found.length} ${spec.plural}`, {
+      code: 'ambiguous_name',
+      field: where,
+      hint: `give the id of the one you mean: ${candidates(found)}`,
+    });
   }
 
   /** Every item of a comma-separated list (or an array), each a name or an id. */

@@ -42,13 +42,18 @@ export async function trackerPacer(ctx: Context, endpoint: Endpoint): Promise<Re
 async function sharedPacer(ctx: Context, endpoint: Endpoint, opts: PacerOptions): Promise<RequestPacer | undefined> {
   const { SharedPacer } = await import('../core/shared-pacer.js');
   const token = await trackerToken(ctx, endpoint).catch(() => '');
-  const key = createHash('sha256').update(`${new URL(endpoint.url).origin}\n${token}`).digest('hex').slice(0, 24);
+  const key = createHash('sha256')
+    .update(`${new URL(endpoint.url).origin}\n${token}`)
+    .digest('hex')
+    .slice(0, 24);
   const file = join(ctx.paths.data, 'pacing', `tracker-${key}.json`);
   const pacer = new SharedPacer(file, opts);
   try {
     await pacer.init();
   } catch (err) {
-    ctx.io.warn(`cannot share tracker pacing with other opsctl processes through ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pacing this process alone. Fix the directory's permissions or set OPSCTL_CONFIG_DIR.`);
+    ctx.io.warn(
+      `cannot share tracker pacing with other opsctl processes through ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pacing this process alone. Fix the directory's permissions or set OPSCTL_CONFIG_DIR.`,
+    );
     return undefined;
   }
   ctx.onCleanup(() => pacer.flush());

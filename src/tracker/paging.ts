@@ -63,7 +63,10 @@ export async function fetchList(http: HttpClient, path: string, query: Query, pa
     }
   }
   // `next`: the server hands back the path and query of the following page
-  let got = await http.get<{ data: unknown[]; next: string | null; total: number }>(path, { ...query, page_size: wantAll ? Math.min(paging.max, Number.isFinite(limit) ? limit : paging.max) : query.page_size });
+  let got = await http.get<{ data: unknown[]; next: string | null; total: number }>(path, {
+    ...query,
+    page_size: wantAll ? Math.min(paging.max, Number.isFinite(limit) ? limit : paging.max) : query.page_size,
+  });
   for (;;) {
     items.push(...got.data);
     opts.onPage?.(items.length, got.total);

@@ -24,8 +24,16 @@ const LIST_SEP = /\s*;\s*/;
 /** CSV cell → the field's type: ints, booleans, `;`-separated lists; labels by name; empty cells are absent. */
 function fromCell(field: string, spec: FieldSpec | undefined, raw: string): unknown {
   const v = raw.trim();
-  if (field === 'labels') return v.split(LIST_SEP).filter(Boolean).map((name) => ({ name }));
-  if (field === 'tasks') return v.split(LIST_SEP).filter(Boolean).map((description) => ({ description }));
+  if (field === 'labels')
+    return v
+      .split(LIST_SEP)
+      .filter(Boolean)
+      .map((name) => ({ name }));
+  if (field === 'tasks')
+    return v
+      .split(LIST_SEP)
+      .filter(Boolean)
+      .map((description) => ({ description }));
   if (!spec) return v;
   if (v === 'null' && spec.nullable) return null;
   switch (spec.type) {
@@ -34,7 +42,10 @@ function fromCell(field: string, spec: FieldSpec | undefined, raw: string): unkn
     case 'bool':
       return v === 'true' ? true : v === 'false' ? false : v;
     case 'int[]':
-      return v.split(LIST_SEP).filter(Boolean).map((x) => (/^-?\d+$/.test(x) ? Number(x) : x));
+      return v
+        .split(LIST_SEP)
+        .filter(Boolean)
+        .map((x) => (/^-?\d+$/.test(x) ? Number(x) : x));
     case 'uuid[]':
     case 'string[]':
       return v.split(LIST_SEP).filter(Boolean);
@@ -62,7 +73,11 @@ export function csvRecords(rows: Array<Record<string, string>>): Array<Record<st
  * `workflow_state_id`. Returns a problem naming the item instead of throwing.
  */
 export function importItems(data: unknown, rowLabel: (i: number) => string): { items: ImportItem[] } | { problem: string } {
-  const list = Array.isArray(data) ? data : data && typeof data === 'object' && Array.isArray((data as { stories?: unknown }).stories) ? (data as { stories: unknown[] }).stories : undefined;
+  const list = Array.isArray(data)
+    ? data
+    : data && typeof data === 'object' && Array.isArray((data as { stories?: unknown }).stories)
+      ? (data as { stories: unknown[] }).stories
+      : undefined;
   if (!list) return { problem: 'expected a list of stories, or {stories: [...]}' };
   if (list.length === 0) return { problem: 'the file lists no stories' };
   const seen = new Map<string, string>();

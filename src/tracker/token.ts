@@ -12,7 +12,9 @@ export async function trackerCredentials(ctx: Context, endpoint: Endpoint): Prom
 export async function trackerTokenHeader(ctx: Context, endpoint: Endpoint): Promise<string> {
   const fromEnv = ctx.env.OPSCTL_TRACKER_TOKEN_HEADER;
   if (fromEnv && !TRACKER_TOKEN_HEADERS.some((h) => h.toLowerCase() === fromEnv.trim().toLowerCase())) {
-    throw new UsageError(`OPSCTL_TRACKER_TOKEN_HEADER: "${fromEnv}" is not a tracker token header`, { hint: `use one of ${TRACKER_TOKEN_HEADERS.join(', ')}, or unset it to pick by host` });
+    throw new UsageError(`OPSCTL_TRACKER_TOKEN_HEADER: "${fromEnv}" is not a tracker token header`, {
+      hint: `use one of ${TRACKER_TOKEN_HEADERS.join(', ')}, or unset it to pick by host`,
+    });
   }
   return headerFor(endpoint.url, fromEnv || (await ctx.profile()).tracker_token_header);
 }

@@ -37,27 +37,44 @@ const storyContents = z.strictObject({
   workflow_state_id: z.number().int().optional(),
   labels: labelParams.optional(),
   tasks: z
-    .array(z.strictObject({ description: z.string().max(2048), complete: z.boolean().optional(), external_id: z.string().max(128).optional(), owner_ids: z.array(uuidSchema).optional() }))
+    .array(
+      z.strictObject({
+        description: z.string().max(2048),
+        complete: z.boolean().optional(),
+        external_id: z.string().max(128).optional(),
+        owner_ids: z.array(uuidSchema).optional(),
+      }),
+    )
     .optional(),
 });
 
 export const JSON_SCHEMAS: Record<string, z.ZodType> = {
   labelParams,
-  categoryParams: z.array(
-    z.strictObject({ name: z.string().min(1).max(128), color: colorSchema.optional(), external_id: z.string().max(128).optional() }),
-    { error: 'must be a list of {name, color, external_id}' },
-  ),
+  categoryParams: z.array(z.strictObject({ name: z.string().min(1).max(128), color: colorSchema.optional(), external_id: z.string().max(128).optional() }), {
+    error: 'must be a list of {name, color, external_id}',
+  }),
   customFieldValues: z.array(
-    z.strictObject({ id: uuidSchema.optional(), value: z.string().min(1).max(63).optional(), color_key: z.string().max(63).nullable().optional(), enabled: z.boolean().optional() }),
+    z.strictObject({
+      id: uuidSchema.optional(),
+      value: z.string().min(1).max(63).optional(),
+      color_key: z.string().max(63).nullable().optional(),
+      enabled: z.boolean().optional(),
+    }),
     { error: 'must be a list of {id, value, color_key, enabled}' },
   ),
   storyContents,
-  storyCustomFields: z.array(
-    z.strictObject({ field_id: uuidSchema, value_id: uuidSchema, value: z.string().max(63).optional() }),
-    { error: 'must be a list of {field_id, value_id, value}' },
-  ),
+  storyCustomFields: z.array(z.strictObject({ field_id: uuidSchema, value_id: uuidSchema, value: z.string().max(63).optional() }), {
+    error: 'must be a list of {field_id, value_id, value}',
+  }),
   storyTasks: z.array(
-    z.strictObject({ description: z.string().min(1).max(2048), complete: z.boolean().optional(), external_id: z.string().max(128).optional(), owner_ids: z.array(uuidSchema).optional(), created_at: z.iso.datetime({ offset: true }).optional(), updated_at: z.iso.datetime({ offset: true }).optional() }),
+    z.strictObject({
+      description: z.string().min(1).max(2048),
+      complete: z.boolean().optional(),
+      external_id: z.string().max(128).optional(),
+      owner_ids: z.array(uuidSchema).optional(),
+      created_at: z.iso.datetime({ offset: true }).optional(),
+      updated_at: z.iso.datetime({ offset: true }).optional(),
+    }),
     { error: 'must be a list of {description, complete, owner_ids, external_id}' },
   ),
   storyLinkParams: z.array(
@@ -65,8 +82,14 @@ export const JSON_SCHEMAS: Record<string, z.ZodType> = {
     { error: 'must be a list of {verb, subject_id or object_id}' },
   ),
   // each story is checked against the stories fields on its own (naming stories[i]); here only the envelope
-  storyList: z.array(z.record(z.string(), z.unknown()), { error: 'must be a list of story objects' }).min(1).max(100, { error: 'at most 100 stories per request' }),
-  keyResultValue: z.strictObject({ numeric_value: z.string().max(64).optional(), boolean_value: z.boolean().optional() }, { error: 'must be {numeric_value} or {boolean_value}' }),
+  storyList: z
+    .array(z.record(z.string(), z.unknown()), { error: 'must be a list of story objects' })
+    .min(1)
+    .max(100, { error: 'at most 100 stories per request' }),
+  keyResultValue: z.strictObject(
+    { numeric_value: z.string().max(64).optional(), boolean_value: z.boolean().optional() },
+    { error: 'must be {numeric_value} or {boolean_value}' },
+  ),
 };
 
 /** The zod schema of one field (without nullability). */
@@ -75,7 +98,8 @@ export function fieldSchema(spec: FieldSpec): z.ZodType {
     case 'string': {
       let s = z.string({ error: 'must be a string' });
       if (spec.min !== undefined) s = s.min(spec.min, { error: `must be at least ${spec.min} characters` });
-      if (spec.max !== undefined) s = s.max(spec.max, { error: (iss) => `must be at most ${spec.max} characters (got ${String((iss.input as string).length)})` });
+      if (spec.max !== undefined)
+        s = s.max(spec.max, { error: (iss) => `must be at most ${spec.max} characters (got ${String((iss.input as string).length)})` });
       return s;
     }
     case 'int': {
@@ -109,7 +133,6 @@ export function fieldSchema(spec: FieldSpec): z.ZodType {
       return (spec.schema && JSON_SCHEMAS[spec.schema]) || z.unknown();
   }
 }
-
 
 /**
  * Validates a request body against the fields accepted for `mode`. Returns the problems found (empty
@@ -154,7 +177,14 @@ export function validateBody(fields: Record<string, FieldSpec>, mode: 'create' |
 function typeMessage(issue: z.core.$ZodIssue | undefined): string | undefined {
   if (!issue || issue.code !== 'invalid_type' || !issue.message.startsWith('Invalid input')) return undefined;
   const expected = String(issue.expected);
-  const words: Record<string, string> = { string: 'a string', number: 'a number', int: 'an integer', boolean: 'true or false', array: 'a list', object: 'a mapping' };
+  const words: Record<string, string> = {
+    string: 'a string',
+    number: 'a number',
+    int: 'an integer',
+    boolean: 'true or false',
+    array: 'a list',
+    object: 'a mapping',
+  };
   const got = /received (\w+)/.exec(issue.message)?.[1];
   return `must be ${words[expected] ?? expected}${got ? ` (got ${got === 'undefined' ? 'nothing' : `a ${got}`})` : ''}`;
 }

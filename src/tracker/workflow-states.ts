@@ -30,6 +30,13 @@ export function resolveState(workflows: readonly WorkflowRef[], workflowId: numb
   const key = trimmed.toLowerCase();
   const found = all.filter((s) => s.name.toLowerCase() === key);
   if (found.length === 1) return found[0];
-  if (found.length === 0) throw new UsageError(`--state: no workflow state is named "${trimmed}"`, { field: 'state', hint: `choose one of: ${choices} (names match exactly, in any case)` });
-  throw new UsageError(`--state: "${trimmed}" matches ${found.length} workflow states`, { field: 'state', hint: `say which: ${found.map(label).join(', ')} (a state id works too)` });
+  if (found.length === 0)
+    throw new UsageError(`--state: no workflow state is named "${trimmed}"`, {
+      field: 'state',
+      hint: `choose one of: ${choices} (names match exactly, in any case)`,
+    });
+  throw new UsageError(`--state: "${trimmed}" matches ${found.length} workflow states`, {
+    field: 'state',
+    hint: `say which: ${found.map(label).join(', ')} (a state id works too)`,
+  });
 }

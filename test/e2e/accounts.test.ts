@@ -38,7 +38,8 @@ describe('accounts (built binary against the mock authorization server)', () => 
     const creds = () => JSON.parse(readFileSync(join(config, 'credentials.json'), 'utf8'));
     return { config, env, run, creds };
   }
-  const login = (run: ReturnType<typeof setup>['run'], who: string, ...more: string[]) => run(['login', '--consent-as', who, '--scopes', 'openid', 'email', 'media.readonly', ...more]);
+  const login = (run: ReturnType<typeof setup>['run'], who: string, ...more: string[]) =>
+    run(['login', '--consent-as', who, '--scopes', 'openid', 'email', 'media.readonly', ...more]);
 
   it('login adds an account and makes it active; list, token --account, switch, status --all, logout --account', async () => {
     const { run, creds, config } = setup();
@@ -112,7 +113,9 @@ describe('accounts (built binary against the mock authorization server)', () => 
     // Rewrite the file the way opsctl wrote it before several accounts: {profile: {tracker, oauth}}.
     const { accounts, active: _a, ...rest } = creds().embedded;
     const { storage: _s, issuer: _i, revoke_url: _r, ...legacy } = accounts[0];
-    writeFileSync(join(config, 'credentials.json'), JSON.stringify({ embedded: { ...rest, tracker: { token: 'tracker-secret' }, oauth: legacy } }), { mode: 0o600 });
+    writeFileSync(join(config, 'credentials.json'), JSON.stringify({ embedded: { ...rest, tracker: { token: 'tracker-secret' }, oauth: legacy } }), {
+      mode: 0o600,
+    });
     const list = await run(['auth', 'list', '--json']);
     expect(JSON.parse(list.stdout as string)).toMatchObject([{ account: 'alice@example.com', active: true, issuer: null }]);
     const tok = await run(['auth', 'token']);
@@ -136,7 +139,11 @@ describe('accounts (built binary against the mock authorization server)', () => 
     expect(status.exitCode).toBe(4);
     expect(status.stderr).toContain(`the stored sign-in of alice@example.com (profile embedded) belongs to the other issuer ${mock.url}`);
     expect(status.stderr).toContain('opsctl login');
-    for (const args of [['api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true'], ['auth', 'token'], ['auth', 'refresh', '--scopes', 'media.upload', '--consent-as', 'alice@example.com']]) {
+    for (const args of [
+      ['api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true'],
+      ['auth', 'token'],
+      ['auth', 'refresh', '--scopes', 'media.upload', '--consent-as', 'alice@example.com'],
+    ]) {
       const r = await run(args, elsewhere);
       expect(r.exitCode, args.join(' ')).toBe(4);
       expect(r.stderr).toContain('belongs to the other issuer');
@@ -167,7 +174,7 @@ describe('accounts (built binary against the mock authorization server)', () => 
     const info = await fetch(`${mock.url}/tokeninfo?access_token=${encodeURIComponent(token)}`).then((x) => x.json() as Promise<{ scope: string }>);
     expect(new Set(info.scope.split(' '))).toEqual(new Set(['openid', 'email', READ, UPLOAD]));
     // Still one account; asking again for a scope it has asks nothing.
-    expect(JSON.parse(((await run(['auth', 'list', '--json'])).stdout as string)).length).toBe(1);
+    expect(JSON.parse((await run(['auth', 'list', '--json'])).stdout as string).length).toBe(1);
     const again = await run(['auth', 'refresh', '--scopes', 'media.upload']);
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toContain('nothing to ask for');

@@ -27,7 +27,10 @@ describe('the built binary', () => {
 
   it('serves the mock with `mock serve`; OPSCTL_TRACKER_URL points the CLI at it; SIGTERM saves and exits 0', async () => {
     const state = `${cfg.dir}/served.json`;
-    const server = execa(process.execPath, [BIN, 'mock', 'serve', '--port', '0', '--state', state, '--json'], { env: { OPSCTL_CONFIG_DIR: cfg.dir }, reject: false });
+    const server = execa(process.execPath, [BIN, 'mock', 'serve', '--port', '0', '--state', state, '--json'], {
+      env: { OPSCTL_CONFIG_DIR: cfg.dir },
+      reject: false,
+    });
     const info = await new Promise<{ url: string; tracker_token: string }>((resolve, reject) => {
       let buf = '';
       server.stdout!.on('data', (c: Buffer) => {

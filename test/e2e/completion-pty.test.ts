@@ -44,7 +44,11 @@ describe.runIf(hasTools)('bash completion on a real terminal', () => {
     await sh.waitFor(`${mark}-2`);
     const text = sh.text;
     const end = text.lastIndexOf(`${mark}-2`);
-    const line = text.slice(0, end).split('\n').map((l) => l.replace(/^\r+/, '')).filter((l) => l.startsWith('<'));
+    const line = text
+      .slice(0, end)
+      .split('\n')
+      .map((l) => l.replace(/^\r+/, ''))
+      .filter((l) => l.startsWith('<'));
     return line[line.length - 1] ?? '';
   }
 

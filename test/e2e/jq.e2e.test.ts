@@ -16,7 +16,10 @@ beforeAll(async () => {
   mock = await startMock({ services: ['tracker'] });
   cfg = tempConfigDir('opsctl-jq-');
   env = trackerEnv(mock, cfg.dir);
-  for (const [name, color] of [['jq-bug', '#ff0000'], ['jq-chore', '#00ff00']]) {
+  for (const [name, color] of [
+    ['jq-bug', '#ff0000'],
+    ['jq-chore', '#00ff00'],
+  ]) {
     const r = await runBin(['tracker', 'labels', 'create', '--name', name, '--color', color], { env });
     expect(r.exitCode, String(r.stderr)).toBe(0);
   }
@@ -53,7 +56,7 @@ describe('--jq', () => {
     expect(String(r.stdout)).toBe('declined');
   });
 
-  it('a bad expression exits 2 with jq\'s message, prints nothing on stdout and sends nothing', async () => {
+  it("a bad expression exits 2 with jq's message, prints nothing on stdout and sends nothing", async () => {
     mock.requests.length = 0;
     const r = await runBin(['tracker', 'labels', 'list', '--jq', '.[] | {name'], { env });
     expect(r.exitCode).toBe(2);
@@ -75,14 +78,14 @@ describe('--jq', () => {
     expect(String(ok.stdout)).toBe('jq-made');
   });
 
-  it('an expression that fails on this data exits 2 with jq\'s message', async () => {
+  it("an expression that fails on this data exits 2 with jq's message", async () => {
     const r = await runBin(['tracker', 'labels', 'list', '--jq', '.[0].name.x'], { env });
     expect(r.exitCode).toBe(2);
     expect(String(r.stdout)).toBe('');
     expect(String(r.stderr)).toContain('X --jq: Cannot index string with string ("x")');
   });
 
-  it('the label service\'s commands take it too (the one renderer)', async () => {
+  it("the label service's commands take it too (the one renderer)", async () => {
     const home = tempConfigDir('opsctl-jq-labels-');
     try {
       const login = await runBin(['login', '--consent-as', 'alice@example.com'], { env: { OPSCTL_CONFIG_DIR: home.dir } });

@@ -27,7 +27,15 @@ describe.runIf(releases)('kv upgrade --settle auto: the v2 data size measured on
   let clusterFile: string;
   const tlsArgs = () => ['--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey];
   const curl = (...args: string[]) => run('curl', ['-sS', '--max-time', '5', ...tlsArgs(), ...args]).then((r) => r.stdout);
-  const versions = () => Promise.all(c.endpoints.map((e) => curl(`${e}/version`).then((t) => JSON.parse(t), () => undefined)));
+  const versions = () =>
+    Promise.all(
+      c.endpoints.map((e) =>
+        curl(`${e}/version`).then(
+          (t) => JSON.parse(t),
+          () => undefined,
+        ),
+      ),
+    );
   const V2_VALUE = 'v'.repeat(1000);
 
   beforeAll(async () => {
@@ -48,14 +56,18 @@ describe.runIf(releases)('kv upgrade --settle auto: the v2 data size measured on
     cfg.cleanup();
   });
 
-  it('measures each member\'s v2 data over TLS, applies no 2-minute wait under 50 MB and says which applied; caught up by raft index and revision', async () => {
+  it("measures each member's v2 data over TLS, applies no 2-minute wait under 50 MB and says which applied; caught up by raft index and revision", async () => {
     // Deadline of the run far below 3 × 2 minutes: the blind wait would end it as timed out.
-    const r = await execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', clusterFile, '--poll-interval', '100ms', '--json'], {
-      reject: false,
-      env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
-      extendEnv: true,
-      timeout: 200_000,
-    });
+    const r = await execa(
+      process.execPath,
+      [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', clusterFile, '--poll-interval', '100ms', '--json'],
+      {
+        reject: false,
+        env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
+        extendEnv: true,
+        timeout: 200_000,
+      },
+    );
     expect(r.timedOut).toBe(false);
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const report = JSON.parse(String(r.stdout));

@@ -25,12 +25,21 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
   let c: RealCluster;
   let clusterFile: string;
   const inHub = (file: string, args: string[], timeout = 240_000) =>
-    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' }, extendEnv: true, timeout });
+    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], {
+      reject: false,
+      env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' },
+      extendEnv: true,
+      timeout,
+    });
   const opsctl = (...args: string[]) => inHub(process.execPath, [BIN, ...args]);
   const versions = () =>
     Promise.all(
       c.members.map((m) =>
-        inHub('curl', ['-sS', '--max-time', '2', '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, `${m.clientUrl}/version`], 10_000).then((r) => {
+        inHub(
+          'curl',
+          ['-sS', '--max-time', '2', '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, `${m.clientUrl}/version`],
+          10_000,
+        ).then((r) => {
           try {
             return JSON.parse(String(r.stdout));
           } catch {
@@ -55,7 +64,19 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
     for (const m of c.members) c.start(m, '3.2');
     await until(async () => (await versions()).every((v) => v?.etcdcluster === '3.2.0'), 60_000, 'the 3.2.32 cluster in its namespaces');
     for (let i = 0; i < 20; i++) {
-      const r = await inHub(join(releases!.v33, 'etcdctl'), ['--endpoints', c.endpoints.join(','), '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, 'put', `netns/${i}`, `v${i}`]);
+      const r = await inHub(join(releases!.v33, 'etcdctl'), [
+        '--endpoints',
+        c.endpoints.join(','),
+        '--cacert',
+        certs.ca,
+        '--cert',
+        certs.clientCert,
+        '--key',
+        certs.clientKey,
+        'put',
+        `netns/${i}`,
+        `v${i}`,
+      ]);
       expect(r.exitCode, String(r.stderr)).toBe(0);
     }
     clusterFile = join(cfg.dir, 'cluster.yaml');
@@ -65,7 +86,12 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       certs,
       host: true,
       prefix: onHost,
-      extra: [`config: ${onHost} cat ${c.dir}/{name}/etcd.yaml`, `backup: ${onHost} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`, `dataDir: ${c.dir}/{name}/data`, `onHost: ${onHost}`],
+      extra: [
+        `config: ${onHost} cat ${c.dir}/{name}/etcd.yaml`,
+        `backup: ${onHost} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
+        `dataDir: ${c.dir}/{name}/data`,
+        `onHost: ${onHost}`,
+      ],
     });
   }, 120_000);
 
@@ -76,9 +102,24 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
     cfg.cleanup();
   });
 
-  it('cutting a member\'s link mid-upgrade halts with exit 3, never two members down; restored, a re-run finishes', async () => {
+  it("cutting a member's link mid-upgrade halts with exit 3, never two members down; restored, a re-run finishes", async () => {
     const { maxDown, checks } = await watchDown(c, async (seen) => {
-      const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '3s', '--poll-interval', '100ms', '--healthy-timeout', '20s', '--json');
+      const up = opsctl(
+        'kv',
+        'upgrade',
+        '--to',
+        '3.3',
+        '--yes',
+        '--cluster',
+        clusterFile,
+        '--settle',
+        '3s',
+        '--poll-interval',
+        '100ms',
+        '--healthy-timeout',
+        '20s',
+        '--json',
+      );
       // During the first member's settle: cut the link of a member not yet upgraded.
       await until(() => journal()?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 120_000, 'the first member settling');
       const first = journal().steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
@@ -110,7 +151,20 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       const v = await versions();
       expect(v.map((x) => x.etcdserver)).toEqual(['3.3.27', '3.3.27', '3.3.27']);
       expect(v.every((x) => x.etcdcluster === '3.3.0')).toBe(true);
-      const keys = await inHub(join(releases!.v33, 'etcdctl'), ['--endpoints', c.endpoints.join(','), '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, 'get', 'netns/', '--prefix', '--keys-only']);
+      const keys = await inHub(join(releases!.v33, 'etcdctl'), [
+        '--endpoints',
+        c.endpoints.join(','),
+        '--cacert',
+        certs.ca,
+        '--cert',
+        certs.clientCert,
+        '--key',
+        certs.clientKey,
+        'get',
+        'netns/',
+        '--prefix',
+        '--keys-only',
+      ]);
       expect(String(keys.stdout).split('\n').filter(Boolean)).toHaveLength(20);
     });
     process.stderr.write(`[kv netns e2e] process checks ${checks}, most members down at once ${maxDown}\n`);

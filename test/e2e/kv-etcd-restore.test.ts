@@ -23,9 +23,13 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
   const FAST = ['--poll-interval', '100ms', '--healthy-timeout', '60s', '--stop-timeout', '30s'];
   let endpoints: string[] = [];
   const etcdctl = (bin: string, ...args: string[]) =>
-    execFileSync(join(bin, 'etcdctl'), ['--endpoints', endpoints.join(','), '--dial-timeout', '5s', '--command-timeout', '15s', ...args], { env: { PATH: '/usr/bin:/bin', ETCDCTL_API: '3' }, stdio: 'pipe' }).toString();
+    execFileSync(join(bin, 'etcdctl'), ['--endpoints', endpoints.join(','), '--dial-timeout', '5s', '--command-timeout', '15s', ...args], {
+      env: { PATH: '/usr/bin:/bin', ETCDCTL_API: '3' },
+      stdio: 'pipe',
+    }).toString();
   const servers = async () => JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout)) as Array<{ server: string; cluster: string }>;
-  const sandboxMembers = () => JSON.parse(String(execFileSync('cat', [join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json')]))).members as Array<{ name: string; dataDir: string }>;
+  const sandboxMembers = () =>
+    JSON.parse(String(execFileSync('cat', [join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json')]))).members as Array<{ name: string; dataDir: string }>;
 
   beforeAll(async () => {
     const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', releases!.v32, '--json');
@@ -50,7 +54,9 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
     const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--target-bin', broken, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
     expect(r.exitCode, String(r.stderr)).toBe(3);
     expect(String(r.stderr)).toMatch(/process exited after its start/);
-    expect(String(r.stderr)).toMatch(new RegExp(`--on-failure rollback: kv\\d is back on ${releases!.v32.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/etcd \\(data dir restored from `));
+    expect(String(r.stderr)).toMatch(
+      new RegExp(`--on-failure rollback: kv\\d is back on ${releases!.v32.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/etcd \\(data dir restored from `),
+    );
     const v = await servers();
     expect(v.map((x) => x.server)).toEqual(['3.2.32', '3.2.32', '3.2.32']);
     expect(v.every((x) => x.cluster === '3.2.0')).toBe(true);
@@ -72,8 +78,17 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
 
     // opsctl's figures are etcdctl 3.3.27's, digit for digit.
     const ours = JSON.parse(String((await opsctl('kv', 'snapshot', 'status', rp.file, '--json')).stdout));
-    const theirs = JSON.parse(execFileSync(join(releases!.v33, 'etcdctl'), ['snapshot', 'status', rp.file, '-w', 'json'], { env: { ETCDCTL_API: '3' } }).toString());
-    expect(ours).toMatchObject({ hash: theirs.hash.toString(16), revision: String(theirs.revision), totalKey: theirs.totalKey, totalSize: theirs.totalSize, kind: 'etcd', sha256: rp.sha256 });
+    const theirs = JSON.parse(
+      execFileSync(join(releases!.v33, 'etcdctl'), ['snapshot', 'status', rp.file, '-w', 'json'], { env: { ETCDCTL_API: '3' } }).toString(),
+    );
+    expect(ours).toMatchObject({
+      hash: theirs.hash.toString(16),
+      revision: String(theirs.revision),
+      totalKey: theirs.totalKey,
+      totalSize: theirs.totalSize,
+      kind: 'etcd',
+      sha256: rp.sha256,
+    });
     expect(ours.totalKey).toBeGreaterThan(30); // every entry of every bucket, as etcdctl counts
     // Read from the file itself: the live keys, the cluster version then, the members (bbolt buckets).
     expect(ours).toMatchObject({ liveKeys: 30, clusterVersion: '3.2.0' });
@@ -85,7 +100,9 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const report = JSON.parse(String(r.stdout));
     expect(report).toMatchObject({ status: 'restored', version: '3.2', revision: rp.revision, keys: 30, expectedKeys: 30 });
-    process.stderr.write(`[kv restore e2e] real etcd 3.3.27 → 3.2.32 from ${rp.file}: phases ${JSON.stringify(report.phasesMs)} ms, total ${report.totalMs} ms\n`);
+    process.stderr.write(
+      `[kv restore e2e] real etcd 3.3.27 → 3.2.32 from ${rp.file}: phases ${JSON.stringify(report.phasesMs)} ms, total ${report.totalMs} ms\n`,
+    );
     const v = await servers();
     expect(v.map((x) => x.server)).toEqual(['3.2.32', '3.2.32', '3.2.32']);
     expect(v.every((x) => x.cluster === '3.2.0')).toBe(true);
@@ -115,20 +132,27 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
   let certs: TestCerts;
   let c: RealCluster;
   let clusterFile: string;
-  const servers = () => Promise.all(c.members.map((m) => JSON.parse(c.etcdctl(releases!.v33, ['--endpoints', m.clientUrl, 'endpoint', 'status', '-w', 'json']))[0].Status.version as string));
+  const servers = () =>
+    Promise.all(
+      c.members.map((m) => JSON.parse(c.etcdctl(releases!.v33, ['--endpoints', m.clientUrl, 'endpoint', 'status', '-w', 'json']))[0].Status.version as string),
+    );
 
   beforeAll(async () => {
     certs = makeTestCerts({ ips: ['127.0.0.1'] });
     c = await realCluster({ size: 3, certs, bins: { '3.2': releases!.v32, '3.3': releases!.v33 } });
     for (const m of c.members) c.start(m, '3.2');
-    await until(() => {
-      try {
-        c.etcdctl(releases!.v32, ['put', 'probe', '1']);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 60_000, 'the 3.2.32 cluster');
+    await until(
+      () => {
+        try {
+          c.etcdctl(releases!.v32, ['put', 'probe', '1']);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      60_000,
+      'the 3.2.32 cluster',
+    );
     for (let i = 0; i < 25; i++) c.etcdctl(releases!.v32, ['put', `before/${String(i).padStart(2, '0')}`, `value-${i}`]);
     const d = (x: string) => `${c.dir}/{name}/${x}`;
     clusterFile = join(cfg.dir, 'cluster.yaml');
@@ -174,20 +198,26 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
     const other = await realCluster({ size: 1 });
     try {
       other.start(other.members[0], releases!.v32);
-      await until(() => {
-        try {
-          other.etcdctl(releases!.v32, ['put', 'x', '1']);
-          return true;
-        } catch {
-          return false;
-        }
-      }, 60_000, 'the other cluster');
+      await until(
+        () => {
+          try {
+            other.etcdctl(releases!.v32, ['put', 'x', '1']);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        60_000,
+        'the other cluster',
+      );
       const foreign = join(cfg.dir, 'foreign.db');
       other.etcdctl(releases!.v32, ['snapshot', 'save', foreign]);
       const pids = c.members.map((m) => c.pid(m));
       const refused = await opsctl('kv', 'restore', '--cluster', clusterFile, '--snapshot', foreign, '--yes');
       expect(refused.exitCode).toBe(1);
-      expect(String(refused.stderr)).toContain(`the snapshot ${foreign} was taken from a cluster of etcd1=${other.members[0].peerUrl}; this cluster is ${c.members.map((m) => `${m.name}=${m.peerUrl}`).join(', ')}`);
+      expect(String(refused.stderr)).toContain(
+        `the snapshot ${foreign} was taken from a cluster of etcd1=${other.members[0].peerUrl}; this cluster is ${c.members.map((m) => `${m.name}=${m.peerUrl}`).join(', ')}`,
+      );
       expect(String(refused.stderr)).toContain(rp.file);
       expect(c.members.map((m) => c.pid(m))).toEqual(pids);
     } finally {

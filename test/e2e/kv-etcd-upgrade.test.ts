@@ -28,7 +28,15 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
   const env = () => ({ OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD_FILE: join(cfg.dir, 'root.pw'), NO_COLOR: '1', CI: '1' });
   const opsctl = (...args: string[]) => execa(process.execPath, [BIN, ...args], { reject: false, env: env(), extendEnv: true, timeout: 180_000 });
   const etcdctl33 = (...args: string[]) => c.etcdctl(releases!.v33, ['--user', `root:${PASSWORD}`, ...args]);
-  const versions = () => Promise.all(c.endpoints.map((e) => run('curl', ['-sS', '--max-time', '2', '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, `${e}/version`]).then((r) => JSON.parse(r.stdout), () => undefined)));
+  const versions = () =>
+    Promise.all(
+      c.endpoints.map((e) =>
+        run('curl', ['-sS', '--max-time', '2', '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, `${e}/version`]).then(
+          (r) => JSON.parse(r.stdout),
+          () => undefined,
+        ),
+      ),
+    );
   const journal = () => readJournal(cfg.dir);
 
   /** Counts members whose process is down, every 20 ms, while `during` runs: the worst seen. */
@@ -62,7 +70,25 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
       for (let i = 0; !stop; i++) {
         if (inflight.size < 8) {
           const key = `${prefix}/${String(i).padStart(5, '0')}`;
-          const p = run(join(releases!.v33, 'etcdctl'), ['--endpoints', c.endpoints.join(','), '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, '--command-timeout', '3s', 'put', key, `w${i}`], { env: { ETCDCTL_API: '3' } }).then(
+          const p = run(
+            join(releases!.v33, 'etcdctl'),
+            [
+              '--endpoints',
+              c.endpoints.join(','),
+              '--cacert',
+              certs.ca,
+              '--cert',
+              certs.clientCert,
+              '--key',
+              certs.clientKey,
+              '--command-timeout',
+              '3s',
+              'put',
+              key,
+              `w${i}`,
+            ],
+            { env: { ETCDCTL_API: '3' } },
+          ).then(
             () => void acked.push(key),
             () => void failed++,
           );
@@ -73,7 +99,14 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
       }
       await Promise.all(inflight);
     })();
-    return { acked, failed: () => failed, stop: async () => { stop = true; await done; } };
+    return {
+      acked,
+      failed: () => failed,
+      stop: async () => {
+        stop = true;
+        await done;
+      },
+    };
   }
 
   beforeAll(async () => {
@@ -158,7 +191,11 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
     const killed = await watchDown(
       (async () => {
         // Killed right after the second member was stopped (a member down: the re-run must bring it back).
-        await until(() => journal()?.status === 'running' && journal()?.steps?.filter((s: any) => s.kind === 'stop' && s.status === 'done').length === 2, 150_000, 'the second member stopped');
+        await until(
+          () => journal()?.status === 'running' && journal()?.steps?.filter((s: any) => s.kind === 'stop' && s.status === 'done').length === 2,
+          150_000,
+          'the second member stopped',
+        );
         first.kill('SIGKILL');
         return first;
       })(),
@@ -185,7 +222,9 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
     const written = new Set(etcdctl33('get', 'writer/', '--prefix', '--keys-only').split('\n').filter(Boolean));
     expect(w.acked.length).toBeGreaterThan(20);
     const lost = w.acked.filter((k) => !written.has(k));
-    process.stderr.write(`[kv e2e] writes acknowledged ${w.acked.length}, failed attempts ${w.failed()}, lost ${lost.length}; process checks ${killed.checks + resumed.checks}, most members down at once ${Math.max(killed.maxDown, resumed.maxDown)}\n`);
+    process.stderr.write(
+      `[kv e2e] writes acknowledged ${w.acked.length}, failed attempts ${w.failed()}, lost ${lost.length}; process checks ${killed.checks + resumed.checks}, most members down at once ${Math.max(killed.maxDown, resumed.maxDown)}\n`,
+    );
     expect(lost).toEqual([]);
     // The gateway with the token on 3.3: opsctl's own reads work with auth.
     const g = await opsctl('kv', 'get', 'before/07', '--cluster', clusterFile);

@@ -49,7 +49,12 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     expect(out.via).toBe('etcdctl');
     expect(BigInt(out.revision) >= BigInt(out.sampledRevision)).toBe(true);
     const data = readFileSync(file);
-    expect(createHash('sha256').update(data.subarray(0, data.length - 32)).digest().equals(data.subarray(data.length - 32))).toBe(true);
+    expect(
+      createHash('sha256')
+        .update(data.subarray(0, data.length - 32))
+        .digest()
+        .equals(data.subarray(data.length - 32)),
+    ).toBe(true);
     const gw = await opsctl('kv', 'snapshot', 'save', join(dir, 'gw.db'), '--via', 'gateway', '--json');
     expect(gw.exitCode, String(gw.stderr)).toBe(0);
     expect(JSON.parse(String(gw.stdout)).via).toBe('gateway');

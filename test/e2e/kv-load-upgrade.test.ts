@@ -42,11 +42,15 @@ describe.runIf(releases)('kv upgrade under client load (real etcd 3.2.32 → 3.3
     const load = startLoad({ endpoints: cl.endpoints });
     await until(() => load.acknowledgedIn('before') >= 20, 60_000, '20 acknowledged writes before the upgrade');
     load.phase('during');
-    const up = await execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--settle', '2s', '--poll-interval', '100ms', '--json'], {
-      reject: false,
-      env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
-      timeout: 300_000,
-    });
+    const up = await execa(
+      process.execPath,
+      [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--settle', '2s', '--poll-interval', '100ms', '--json'],
+      {
+        reject: false,
+        env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
+        timeout: 300_000,
+      },
+    );
     load.phase('after');
     await until(() => load.acknowledgedIn('after') >= 20, 60_000, '20 acknowledged writes after the upgrade');
     const r = await load.stop();

@@ -19,7 +19,13 @@ describe.runIf(releases)('kv put: the value from stdin or a file (real etcd, --m
   const cfg = tempConfigDir('opsctl-kv-put-');
   let c: RealCluster;
   const kv = (args: string[], input?: string) =>
-    execa(process.execPath, [BIN, 'kv', ...args, '--endpoints', c.endpoints.join(',')], { reject: false, input: input ?? '', env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true, timeout: 60_000 });
+    execa(process.execPath, [BIN, 'kv', ...args, '--endpoints', c.endpoints.join(',')], {
+      reject: false,
+      input: input ?? '',
+      env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
+      extendEnv: true,
+      timeout: 60_000,
+    });
 
   beforeAll(async () => {
     c = await realCluster({ size: 1, bins: { '3.3': releases!.v33 }, extraConfig: () => `max-request-bytes: ${LIMIT}` });

@@ -79,7 +79,11 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(doc.snapshots).toHaveLength(3);
     for (const s of doc.snapshots) {
       const data = readFileSync(s.file);
-      expect(s.sha256).toBe(createHash('sha256').update(data.subarray(0, data.length - 32)).digest('hex'));
+      expect(s.sha256).toBe(
+        createHash('sha256')
+          .update(data.subarray(0, data.length - 32))
+          .digest('hex'),
+      );
     }
     expect(doc.clusterVersion).toMatchObject({ from: '3.2', to: '3.3', status: 'done' });
 

@@ -39,7 +39,12 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
   /** opsctl's config dir: one per test, so each has its own journal. */
   let home = cfg.dir;
   const inHub = (file: string, args: string[], timeout = 240_000) =>
-    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: home, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' }, extendEnv: true, timeout });
+    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], {
+      reject: false,
+      env: { OPSCTL_CONFIG_DIR: home, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' },
+      extendEnv: true,
+      timeout,
+    });
   const opsctl = (...args: string[]) => inHub(process.execPath, [BIN, ...args]);
   const versions = (c: RealCluster) =>
     Promise.all(
@@ -53,10 +58,20 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
         }),
       ),
     );
-  const etcdctl = (c: RealCluster, ...args: string[]) => inHub(join(releases!.v33, 'etcdctl'), ['--endpoints', c.endpoints.join(','), '--dial-timeout', '5s', ...args]);
+  const etcdctl = (c: RealCluster, ...args: string[]) =>
+    inHub(join(releases!.v33, 'etcdctl'), ['--endpoints', c.endpoints.join(','), '--dial-timeout', '5s', ...args]);
   const clusterFile = (name: string, c: RealCluster, driver: string[]) => {
     const file = join(cfg.dir, name);
-    writeFileSync(file, ['members:', ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}", host: "${m.host}" }`), 'driver:', ...driver.map((l) => `  ${l}`), ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'members:',
+        ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}", host: "${m.host}" }`),
+        'driver:',
+        ...driver.map((l) => `  ${l}`),
+        '',
+      ].join('\n'),
+    );
     return file;
   };
 
@@ -74,7 +89,13 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
   });
 
   it('command driver over ssh: a host cut off mid-run halts with exit 3, never two members down; link restored, a re-run finishes', async () => {
-    const c = await realCluster({ size: 3, hosts: hosts.addrs, ports: { client: 2379, peer: 2380 }, bins: { '3.2': releases!.v32, '3.3': releases!.v33 }, wrap: (m) => ['ip', 'netns', 'exec', hosts.ns(Number(m.name.slice(4)) - 1)] });
+    const c = await realCluster({
+      size: 3,
+      hosts: hosts.addrs,
+      ports: { client: 2379, peer: 2380 },
+      bins: { '3.2': releases!.v32, '3.3': releases!.v33 },
+      wrap: (m) => ['ip', 'netns', 'exec', hosts.ns(Number(m.name.slice(4)) - 1)],
+    });
     clusters.push(c);
     for (const m of c.members) c.start(m, '3.2');
     await until(async () => (await versions(c)).every((v) => v?.etcdcluster === '3.2.0'), 60_000, 'the 3.2.32 cluster on its hosts');
@@ -90,7 +111,22 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
     const before = hosts.addrs.map((_, i) => ssh.accepted(i));
 
     const first = await watchDown(c, async () => {
-      const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '3s', '--poll-interval', '100ms', '--healthy-timeout', '30s', '--json');
+      const up = opsctl(
+        'kv',
+        'upgrade',
+        '--to',
+        '3.3',
+        '--yes',
+        '--cluster',
+        file,
+        '--settle',
+        '3s',
+        '--poll-interval',
+        '100ms',
+        '--healthy-timeout',
+        '30s',
+        '--json',
+      );
       // During the first member's settle: cut the link of a host not yet upgraded.
       await until(() => readJournal(home)?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 180_000, 'the first member settling');
       const settling = readJournal(home).steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
@@ -120,17 +156,25 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
       60_000,
       'the cluster whole again',
     );
-    const second = await watchDown(c, () => opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '0s', '--poll-interval', '100ms', '--json'));
+    const second = await watchDown(c, () =>
+      opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '0s', '--poll-interval', '100ms', '--json'),
+    );
     expect(second.result.exitCode, String(second.result.stderr)).toBe(0);
     expect(JSON.parse(String(second.result.stdout)).status).toBe('done');
     expect(second.maxDown).toBeLessThanOrEqual(1);
     const v = await versions(c);
     expect(v.map((x) => x.etcdserver)).toEqual(['3.3.27', '3.3.27', '3.3.27']);
     expect(v.every((x) => x.etcdcluster === '3.3.0')).toBe(true);
-    for (const m of c.members) expect(readdirSync(m.dir).filter((f) => f.startsWith('data.bak-')), m.name).toHaveLength(1);
+    for (const m of c.members)
+      expect(
+        readdirSync(m.dir).filter((f) => f.startsWith('data.bak-')),
+        m.name,
+      ).toHaveLength(1);
     const keys = await etcdctl(c, 'get', 'ssh/', '--prefix', '--keys-only');
     expect(String(keys.stdout).split('\n').filter(Boolean)).toHaveLength(20);
-    process.stderr.write(`[kv ssh e2e] command driver: process checks ${first.checks + second.checks}, most members down at once ${Math.max(first.maxDown, second.maxDown)}, ssh sessions ${hosts.addrs.map((_, i) => ssh.accepted(i)).join('/')}\n`);
+    process.stderr.write(
+      `[kv ssh e2e] command driver: process checks ${first.checks + second.checks}, most members down at once ${Math.max(first.maxDown, second.maxDown)}, ssh sessions ${hosts.addrs.map((_, i) => ssh.accepted(i)).join('/')}\n`,
+    );
     for (const m of c.members) c.stop(m);
   }, 400_000);
 
@@ -193,7 +237,9 @@ esac
     });
     const { r, others, settling } = cutoff.result;
     expect(r.exitCode, String(r.stderr)).toBe(3);
-    expect(String(r.stderr)).toMatch(/upgrade halted at etcd\d\/stop: stopping etcd\d failed: `ssh .*` failed \(exit 255\): ssh: connect to host 10\.214\.\d+\.\d+ port 22: Connection refused/);
+    expect(String(r.stderr)).toMatch(
+      /upgrade halted at etcd\d\/stop: stopping etcd\d failed: `ssh .*` failed \(exit 255\): ssh: connect to host 10\.214\.\d+\.\d+ port 22: Connection refused/,
+    );
     expect(cutoff.maxDown).toBeLessThanOrEqual(1);
     const mixed = await versions(c);
     expect(mixed.filter((x) => x?.etcdserver === '3.3.27')).toHaveLength(1);
@@ -202,7 +248,9 @@ esac
     expect(c.members.find((m) => m.name === settling)).toBeDefined();
     for (const i of others) await ssh.up(i);
 
-    const run = await watchDown(c, () => opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '0s', '--poll-interval', '100ms', '--json'));
+    const run = await watchDown(c, () =>
+      opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '0s', '--poll-interval', '100ms', '--json'),
+    );
     expect(run.result.exitCode, String(run.result.stderr)).toBe(0);
     expect(run.maxDown).toBeLessThanOrEqual(1);
     const out = JSON.parse(String(run.result.stdout));
@@ -215,7 +263,10 @@ esac
     expect(v.every((x) => x.etcdcluster === '3.3.0')).toBe(true);
     for (const m of c.members) {
       expect(readlinkSync(join(m.dir, 'etcd-bin'))).toBe(join(releases!.v33, 'etcd'));
-      expect(readdirSync(m.dir).filter((f) => f.startsWith('data.bak-')), m.name).toHaveLength(1);
+      expect(
+        readdirSync(m.dir).filter((f) => f.startsWith('data.bak-')),
+        m.name,
+      ).toHaveLength(1);
     }
     const keys = await etcdctl(c, 'get', 'preset/', '--prefix', '--keys-only');
     expect(String(keys.stdout).split('\n').filter(Boolean)).toHaveLength(10);

@@ -67,7 +67,9 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
     const dry = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', eps], { env: s.env });
     expect(dry.exitCode, String(dry.stderr)).toBe(1);
     expect(dry.stdout).not.toMatch(/Plan:/);
-    const why = new RegExp(`member ${kv3.name} \\(id ${ids.get(kv3.name)}, peer ${peer}\\) is in the cluster's member list \\(3 members, quorum 2\\) but was not given, and is down: .*fix: add ${kv3.endpoint} to --endpoints`);
+    const why = new RegExp(
+      `member ${kv3.name} \\(id ${ids.get(kv3.name)}, peer ${peer}\\) is in the cluster's member list \\(3 members, quorum 2\\) but was not given, and is down: .*fix: add ${kv3.endpoint} to --endpoints`,
+    );
     expect(dry.stderr).toMatch(why);
     expect(dry.stderr).toMatch(/refused before any change/);
 
@@ -89,7 +91,21 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
     expect(r.exitCode, String(r.stderr)).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`member ${kv3.name} \\(id \\d+, peer http://127\\.0\\.0\\.1:\\d+\\) .*is up and healthy at ${kv3.endpoint}`));
     // Every member named: planned.
-    const all = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', s.spec().members.map((m) => m.endpoint).join(',')], { env: s.env });
+    const all = await runBin(
+      [
+        'kv',
+        'upgrade',
+        '--to',
+        '3.3',
+        '--dry-run',
+        '--endpoints',
+        s
+          .spec()
+          .members.map((m) => m.endpoint)
+          .join(','),
+      ],
+      { env: s.env },
+    );
     expect(all.exitCode, String(all.stderr)).toBe(0);
     expect(all.stdout).toMatch(/Plan: upgrade 3\.2 → 3\.3/);
   });
@@ -99,8 +115,15 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
     const before = pids(s);
     const run = runBin(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '15s', '--json'], { env: s.env });
     // The first member is back on 3.3 and settling: take down a member that still runs 3.2.
-    const first = await until(() => s.journal()?.steps.find((x: any) => x.kind === 'settle' && x.status === 'running')?.member as string | undefined, 60_000, 'the first settle');
-    const order: string[] = s.journal().steps.filter((x: any) => x.kind === 'stop').map((x: any) => x.member);
+    const first = await until(
+      () => s.journal()?.steps.find((x: any) => x.kind === 'settle' && x.status === 'running')?.member as string | undefined,
+      60_000,
+      'the first settle',
+    );
+    const order: string[] = s
+      .journal()
+      .steps.filter((x: any) => x.kind === 'stop')
+      .map((x: any) => x.member);
     const next = order[1];
     const victimIndex = s.spec().members.findIndex((m) => m.name !== first && m.name !== next);
     const victim = await stopMember(s, victimIndex);
@@ -116,7 +139,12 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
     expect(alive(pids(s)[nextIndex])).toBe(true);
     const firstIndex = s.spec().members.findIndex((m) => m.name === first);
     expect(alive(pids(s)[firstIndex])).toBe(true);
-    expect(s.spec().members.map((_, i) => alive(pids(s)[i])).filter((x) => !x)).toHaveLength(1);
+    expect(
+      s
+        .spec()
+        .members.map((_, i) => alive(pids(s)[i]))
+        .filter((x) => !x),
+    ).toHaveLength(1);
   });
 
   it('a data dir holding v2 data (member/wal) but no v3 database is refused before anything starts, naming the directory', async () => {
@@ -126,19 +154,26 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
     const before = pids(s);
     const r = await runBin(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST], { env: s.env });
     expect(r.exitCode, String(r.stderr)).toBe(1);
-    expect(r.stderr).toContain(`member ${m.name}: ${m.dataDir} holds v2 data (member/wal) but no v3 database (member/snap/db is missing): 3.3 would panic at start`);
+    expect(r.stderr).toContain(
+      `member ${m.name}: ${m.dataDir} holds v2 data (member/wal) but no v3 database (member/snap/db is missing): 3.3 would panic at start`,
+    );
     expect(pids(s)).toEqual(before);
     expect(s.journal()).toBeUndefined();
 
     // The command driver looks where its data-dir template says (on this machine: no --on-host).
     const template = join(m.dataDir, '..', '..', '{name}', 'data');
     expect(join(m.dataDir, '..', '..', m.name, 'data')).toBe(m.dataDir);
-    const eps = s.spec().members.map((x) => x.endpoint).join(',');
+    const eps = s
+      .spec()
+      .members.map((x) => x.endpoint)
+      .join(',');
     const cmd = await runBin(['kv', 'upgrade', '--to', '3.3', '--yes', '--endpoints', eps, ...DRIVER, '--data-dir', template, ...FAST], { env: s.env });
     expect(cmd.exitCode, String(cmd.stderr)).toBe(1);
     expect(cmd.stderr).toContain(`member ${m.name}: ${m.dataDir} holds v2 data (member/wal) but no v3 database`);
     // A template that names no member's data dir is refused, naming the directory and the fix.
-    const wrong = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', eps, ...DRIVER, '--data-dir', '/nonexistent/{name}'], { env: s.env });
+    const wrong = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', eps, ...DRIVER, '--data-dir', '/nonexistent/{name}'], {
+      env: s.env,
+    });
     expect(wrong.exitCode, String(wrong.stderr)).toBe(1);
     expect(wrong.stderr).toMatch(/member kv\d: its data dir \/nonexistent\/kv\d has no member\/ directory: .*fix the data-dir template/);
     expect(pids(s)).toEqual(before);

@@ -57,7 +57,9 @@ describe.runIf(hasEtcd)('kv upgrade counts the members the cluster lists (real e
       const r = await opsctl(...UPGRADE, '--yes');
       expect(r.exitCode, String(r.stderr)).toBe(1);
       const dec = BigInt(`0x${ghost.id}`).toString();
-      expect(r.stderr).toContain(`member (not started yet) (id ${dec}, peer ${ghost.peer}) is in the cluster's member list (4 members, quorum 3) but was not given, and has never started`);
+      expect(r.stderr).toContain(
+        `member (not started yet) (id ${dec}, peer ${ghost.peer}) is in the cluster's member list (4 members, quorum 3) but was not given, and has never started`,
+      );
       expect(r.stderr).toContain(`etcdctl member remove ${ghost.id}`);
       expect(pids()).toEqual(before);
       expect(readJournal(dir)).toBeUndefined();
@@ -88,12 +90,20 @@ describe.runIf(hasEtcd)('kv upgrade counts the members the cluster lists (real e
   it('a member added while the first member settles halts the run before the next stop (exit 3); removed again, the re-run finishes', async () => {
     const before = pids();
     const run = opsctl(...UPGRADE, '--yes', '--settle', '15s', '--json');
-    const first = await until(() => readJournal(dir)?.steps.find((s: any) => s.kind === 'settle' && s.status === 'running')?.member as string | undefined, 90_000, 'the first settle');
+    const first = await until(
+      () => readJournal(dir)?.steps.find((s: any) => s.kind === 'settle' && s.status === 'running')?.member as string | undefined,
+      90_000,
+      'the first settle',
+    );
     const ghost = await addGhost();
     const r = await run;
     try {
       expect(r.exitCode, String(r.stderr)).toBe(3);
-      expect(r.stderr).toMatch(new RegExp(`not stopping (\\w+): the cluster's member list changed since pre-flight \\(\\(not started yet\\) \\(id \\d+, peer ${ghost.peer}\\) joined; now 4 members\\)`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `not stopping (\\w+): the cluster's member list changed since pre-flight \\(\\(not started yet\\) \\(id \\d+, peer ${ghost.peer}\\) joined; now 4 members\\)`,
+        ),
+      );
       const j = readJournal(dir);
       const next = j.steps.find((s: any) => s.error)?.member;
       expect(next).toBeDefined();

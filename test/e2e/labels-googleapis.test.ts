@@ -70,7 +70,10 @@ describe('googleapis drivelabels v2beta against the mock', () => {
     const pub1 = await client.labels.publish({ name, requestBody: { writeControl: { requiredRevisionId: delta.data.updatedLabel!.revisionId } } });
     expect(pub1.data.lifecycle).toMatchObject({ state: 'PUBLISHED', hasUnpublishedChanges: false });
 
-    const delta2 = await client.labels.delta({ name, requestBody: { requests: [{ createSelectionChoice: { fieldId, choice: { properties: { displayName: 'Closed' } } } }] } });
+    const delta2 = await client.labels.delta({
+      name,
+      requestBody: { requests: [{ createSelectionChoice: { fieldId, choice: { properties: { displayName: 'Closed' } } } }] },
+    });
     expect(delta2.data.responses![0].createSelectionChoice?.fieldId).toBe(fieldId);
     const pub2 = await client.labels.publish({ name, requestBody: {} });
     expect(pub2.data.fields?.[0].selectionOptions?.choices).toHaveLength(2);
@@ -109,7 +112,10 @@ describe('googleapis drivelabels v2beta against the mock', () => {
     const name = created.data.name!;
     await client.labels.delta({ name, requestBody: { requests: [{ updateLabel: { properties: { title: 'Stale 2' }, updateMask: 'title' } }] } });
     const err = await client.labels
-      .delta({ name, requestBody: { writeControl: { requiredRevisionId: '1' }, requests: [{ updateLabel: { properties: { title: 'x' }, updateMask: 'title' } }] } })
+      .delta({
+        name,
+        requestBody: { writeControl: { requiredRevisionId: '1' }, requests: [{ updateLabel: { properties: { title: 'x' }, updateMask: 'title' } }] },
+      })
       .catch((e: any) => e);
     expect(err.status).toBe(400);
     expect(err.errors?.[0]?.message ?? err.message).toMatch(/not the latest revision/);
@@ -135,7 +141,10 @@ describe('googleapis drivelabels v2beta against the mock', () => {
     });
     expect(batch.data.permissions).toHaveLength(2);
     const rev = `${name}/revisions/${created.data.revisionId}`;
-    const revBatch = await client.labels.revisions.permissions.batchUpdate({ parent: rev, requestBody: { requests: [{ labelPermission: { email: 'dan@example.com', role: 'ORGANIZER' } }] } });
+    const revBatch = await client.labels.revisions.permissions.batchUpdate({
+      parent: rev,
+      requestBody: { requests: [{ labelPermission: { email: 'dan@example.com', role: 'ORGANIZER' } }] },
+    });
     expect(revBatch.data.permissions?.[0].name).toBe(`${rev}/permissions/4`);
     await client.labels.revisions.updatePermissions({ parent: rev, requestBody: { email: 'dan@example.com', role: 'READER' } });
     const revCreate = await client.labels.revisions.permissions.create({ parent: rev, requestBody: { email: 'erin@example.com', role: 'READER' } });
@@ -159,7 +168,7 @@ describe('googleapis drivelabels v2beta against the mock', () => {
 });
 
 describe('the label mock serves its own discovery document', () => {
-  it('at /$discovery/rest?version=v2beta, without credentials: Google\'s v2beta document with its root URLs pointed at the mock', async () => {
+  it("at /$discovery/rest?version=v2beta, without credentials: Google's v2beta document with its root URLs pointed at the mock", async () => {
     const res = await request(`${url}/$discovery/rest?version=v2beta`);
     expect(res.statusCode).toBe(200);
     const doc = (await res.body.json()) as Record<string, unknown>;
@@ -182,7 +191,9 @@ describe('the label mock serves its own discovery document', () => {
       requestBody: {
         writeControl: { requiredRevisionId: created.data.revisionId },
         view: 'LABEL_VIEW_FULL',
-        requests: [{ createField: { field: { properties: { displayName: 'Level' }, selectionOptions: { choices: [{ properties: { displayName: 'Low' } }] } } } }],
+        requests: [
+          { createField: { field: { properties: { displayName: 'Level' }, selectionOptions: { choices: [{ properties: { displayName: 'Low' } }] } } } },
+        ],
       },
     });
     expect(delta.data.updatedLabel.fields[0].properties.displayName).toBe('Level');

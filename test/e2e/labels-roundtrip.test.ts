@@ -118,7 +118,9 @@ describe('labels export | apply', () => {
   it('against another service it plans the copy; applied, the copy exports to an identical file', async () => {
     const path = file('exported.yaml', exported);
     // "Retired" is disabled: a new label is disabled only after its first publish
-    expect((await opsctl(envB, ['labels', 'apply', '-f', path, '--dry-run'])).err).toMatch(/\[1\]\.disabled: only a published label can be disabled; this one is new: add --publish/);
+    expect((await opsctl(envB, ['labels', 'apply', '-f', path, '--dry-run'])).err).toMatch(
+      /\[1\]\.disabled: only a published label can be disabled; this one is new: add --publish/,
+    );
     const plan = await opsctl(envB, ['labels', 'apply', '-f', path, '--dry-run', '--publish']);
     expect(plan.code, plan.err).toBe(0);
     expect(plan.out).toMatch(/label "Sensitivity" \(new\)/);
@@ -177,7 +179,10 @@ describe('labels apply: renames and the whole label', () => {
     expect(done.code, done.err).toBe(0);
     const after = JSON.parse((await opsctl(envA, ['labels', 'get', id, '--json'])).out);
     expect(after.fields[0]).toMatchObject({ id: before.fields[0].id, properties: { displayName: 'Severity' } });
-    expect(after.fields[0].selectionOptions.choices[0]).toMatchObject({ id: before.fields[0].selectionOptions.choices[0].id, properties: { displayName: 'Minor' } });
+    expect(after.fields[0].selectionOptions.choices[0]).toMatchObject({
+      id: before.fields[0].selectionOptions.choices[0].id,
+      properties: { displayName: 'Minor' },
+    });
     // run again: the old names are gone and the new ones match: nothing to do
     expect((await opsctl(envA, ['labels', 'apply', '-f', path])).out).toMatch(/up to date/);
   });
@@ -210,15 +215,25 @@ describe('labels apply: renames and the whole label', () => {
   it('refuses bad files before sending anything: wrong types, a rename that is ambiguous, disabling a new label without --publish', async () => {
     a.requests.length = 0;
     const bad = await opsctl(envA, [
-      'labels', 'apply', '-f',
-      file('bad.yaml', 'title: 5\ncopyMode: sometimes\nenabledApps: DRIVE\ndisabled: yes please\nfields:\n  - {name: A, type: text, renamed_from: B}\n  - {name: C, type: text, renamed_from: B}\n'),
+      'labels',
+      'apply',
+      '-f',
+      file(
+        'bad.yaml',
+        'title: 5\ncopyMode: sometimes\nenabledApps: DRIVE\ndisabled: yes please\nfields:\n  - {name: A, type: text, renamed_from: B}\n  - {name: C, type: text, renamed_from: B}\n',
+      ),
     ]);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/title: expected text, got number/);
     expect(bad.err).toMatch(/copyMode: "sometimes" is not one of DO_NOT_COPY, ALWAYS_COPY, COPY_APPLIABLE/);
     expect(bad.err).toMatch(/enabledApps: expected a list, got string/);
     expect(bad.err).toMatch(/disabled: expected true, false or \{hideInSearch, showInApply\}, got string/);
-    const ambiguous = await opsctl(envA, ['labels', 'apply', '-f', file('amb.yaml', 'title: T\nfields:\n  - {name: A, type: text, renamed_from: B}\n  - {name: C, type: text, renamed_from: B}\n')]);
+    const ambiguous = await opsctl(envA, [
+      'labels',
+      'apply',
+      '-f',
+      file('amb.yaml', 'title: T\nfields:\n  - {name: A, type: text, renamed_from: B}\n  - {name: C, type: text, renamed_from: B}\n'),
+    ]);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.err).toMatch(/fields\[1\]\.renamed_from: "B" is also claimed by fields\[0\]/);
     const newDisabled = await opsctl(envA, ['labels', 'apply', '-f', file('nd.yaml', 'title: Brand new\ndisabled: true\n')]);

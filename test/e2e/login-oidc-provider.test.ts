@@ -82,7 +82,10 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     // The metadata was fetched once and cached in the data directory.
     const cacheDir = join(dir, 'data', 'oidc-metadata');
     const [cached] = readdirSync(cacheDir);
-    expect(JSON.parse(readFileSync(join(cacheDir, cached), 'utf8')).metadata).toMatchObject({ issuer: op.issuer, revocation_endpoint: `${op.issuer}/token/revocation` });
+    expect(JSON.parse(readFileSync(join(cacheDir, cached), 'utf8')).metadata).toMatchObject({
+      issuer: op.issuer,
+      revocation_endpoint: `${op.issuer}/token/revocation`,
+    });
 
     const status = await runBin(['auth', 'status', '--json'], { env });
     expect(status.exitCode, status.stderr as string).toBe(0);
@@ -120,7 +123,10 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     expect(status.exitCode, status.stderr as string).toBe(0);
     expect(JSON.parse(status.stdout as string)).toMatchObject({ account: 'alice@example.org', missing_scopes: [] });
     // The earlier grant still stands at the provider: its refresh token gets a token for api:read.
-    const res = await fetch(`${op.issuer}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: before.refresh_token, client_id: OIDC_CLIENT_ID }) });
+    const res = await fetch(`${op.issuer}/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: before.refresh_token, client_id: OIDC_CLIENT_ID }),
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { scope: string }).scope.split(' ')).toContain('api:read');
   });
@@ -148,7 +154,10 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     // Signed in without the email scope, the account is named by its subject; that one is gone.
     expect(stored()?.account).not.toBe('alice');
     expect(readCredentials(credsFile())[profile].accounts.map((a: { account: string }) => a.account)).not.toContain('alice');
-    const res = await fetch(`${op.issuer}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token, client_id: OIDC_CLIENT_ID }) });
+    const res = await fetch(`${op.issuer}/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token, client_id: OIDC_CLIENT_ID }),
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toBe('invalid_grant');
   });
@@ -157,7 +166,10 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     expect((await signIn(['openid', 'offline_access'])).done.exitCode).toBe(0);
     const s = stored();
     expect((await runBin(['auth', 'status'], { env })).exitCode).toBe(0);
-    const rv = await fetch(`${op.issuer}/token/revocation`, { method: 'POST', body: new URLSearchParams({ token: s.refresh_token, client_id: OIDC_CLIENT_ID }) });
+    const rv = await fetch(`${op.issuer}/token/revocation`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: s.refresh_token, client_id: OIDC_CLIENT_ID }),
+    });
     expect(rv.status).toBe(200);
     // auth status asks the provider's userinfo endpoint, which refuses the access token of the revoked grant;
     // the refresh then fails with invalid_grant.
@@ -242,7 +254,7 @@ describe.skipIf(!haveChromium)('opsctl login against oidc-provider in real Chrom
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a user fills oidc-provider\'s login and consent pages in the browser; opsctl stores the checked sign-in', async () => {
+  it("a user fills oidc-provider's login and consent pages in the browser; opsctl stores the checked sign-in", async () => {
     const env = { OPSCTL_CONFIG_DIR: dir, OPSCTL_ISSUER: op.issuer, OPSCTL_CLIENT_ID: OIDC_CLIENT_ID };
     const child = runBin(['login', '--no-browser', '--timeout', '2m', '--scopes', 'openid', 'email', 'offline_access', 'api:read'], { env });
     const url = await authorizationUrl(child, /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/);

@@ -30,7 +30,13 @@ describe('openid-client against opsctl mock serve', () => {
       const verifier = client.randomPKCECodeVerifier();
       const state = client.randomState();
       const scope = `openid email ${SCOPE_BASE}/media.readonly ${SCOPE_BASE}/media.upload`;
-      const url = client.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1:8765/callback', scope, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state });
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: 'http://127.0.0.1:8765/callback',
+        scope,
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+      });
       const browser = await playBrowser(url.href, { scopes: [] });
       return client.authorizationCodeGrant(config, new URL(browser.location!.split('#')[0]), { pkceCodeVerifier: verifier, expectedState: state });
     };

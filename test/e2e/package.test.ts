@@ -77,7 +77,9 @@ describe('the single executable (out/opsctl)', () => {
     const status = await run(join(nodelessPath, 'opsctl'), ['auth', 'status', '--json'], env);
     expect(status.exitCode, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ account: 'alice@example.com' });
-    const files = readdirSync(join(work, 'home-login'), { recursive: true }).map(String).filter((f) => f.endsWith('credentials.json'));
+    const files = readdirSync(join(work, 'home-login'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('credentials.json'));
     expect(files).toHaveLength(1);
     expect(statSync(join(work, 'home-login', files[0])).mode & 0o777).toBe(0o600);
   }, 120_000);

@@ -14,9 +14,14 @@ async function loadedPackages(args: string[], env: NodeJS.ProcessEnv = {}): Prom
 }
 
 /** The packages bundled into the chunks a run loaded, and the Node built-in modules it loaded. */
-async function loaded(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ packages: Set<string>; builtins: Set<string>; sources: Set<string>; exitCode?: number }> {
+async function loaded(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ packages: Set<string>; builtins: Set<string>; sources: Set<string>; exitCode?: number }> {
   const r = await execa(process.execPath, ['--import', HOOKS, BIN, ...args], { env: { ...env, OPSCTL_RECORD_MODULES: '1' }, reject: false });
-  const builtinsLine = String(r.stderr).split('\n').find((l) => l.startsWith('builtins '));
+  const builtinsLine = String(r.stderr)
+    .split('\n')
+    .find((l) => l.startsWith('builtins '));
   const builtins = new Set<string>(builtinsLine ? JSON.parse(builtinsLine.slice('builtins '.length)) : []);
   const files = String(r.stderr)
     .split('\n')
@@ -44,7 +49,9 @@ describe('start-up stays cheap', () => {
     for (const flag of ['--version', '-V']) {
       const r = await execa(process.execPath, ['--import', HOOKS, BIN, flag], { env: { OPSCTL_RECORD_MODULES: '1' }, reject: false });
       expect(r.exitCode).toBe(0);
-      const files = String(r.stderr).split('\n').filter((l) => l.startsWith('loaded '));
+      const files = String(r.stderr)
+        .split('\n')
+        .filter((l) => l.startsWith('loaded '));
       expect(files.map((l) => l.replace(/^loaded .*\/(bin|dist)\//, '$1/'))).toEqual(['bin/opsctl.js']);
     }
   });

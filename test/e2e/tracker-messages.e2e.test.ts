@@ -58,7 +58,7 @@ describe('messages (built binary)', () => {
     expect(c.stderr).toContain('stories[1] (line 3): external_id "c1" is also used by stories[0] (line 2)');
   });
 
-  it('apply names one problem per field, in the file\'s order', async () => {
+  it("apply names one problem per field, in the file's order", async () => {
     const file = join(dir, 'labels.yaml');
     writeFileSync(file, 'labels:\n  - name: 5\n  - color: 5\n');
     const r = await run('tracker', 'labels', 'apply', '-f', file);

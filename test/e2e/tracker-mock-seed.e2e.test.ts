@@ -76,7 +76,7 @@ describe('seeded objective and its key results', () => {
   });
 });
 
-describe('entity templates answer the seed\'s story_contents shape', () => {
+describe("entity templates answer the seed's story_contents shape", () => {
   it('label ids and full labels, files and linked files, tasks with positions', async () => {
     const file = (await sc.createLinkedFile({ name: 'spec', type: 'url', url: 'https://example.com/spec' })).data;
     const { data: tpl } = await sc.createEntityTemplate({
@@ -139,7 +139,13 @@ describe('the label mock answers users/<id>/capabilities for any known user', ()
       expect(JSON.parse(String(me.stdout))).toMatchObject({ name: 'users/me/capabilities', canCreateSharedLabels: true });
       const bob = await runBin(['api', '/v2beta/users/bob@example.com/capabilities', '--service', 'labels'], { env: envL });
       expect(bob.exitCode, String(bob.stderr)).toBe(0);
-      expect(JSON.parse(String(bob.stdout))).toEqual({ name: 'users/bob@example.com/capabilities', canAccessLabelManager: true, canAdministrateLabels: false, canCreateSharedLabels: true, canCreateAdminLabels: false });
+      expect(JSON.parse(String(bob.stdout))).toEqual({
+        name: 'users/bob@example.com/capabilities',
+        canAccessLabelManager: true,
+        canAdministrateLabels: false,
+        canCreateSharedLabels: true,
+        canCreateAdminLabels: false,
+      });
       const byId = await runBin(['api', '/v2beta/users/110000000000000000002/capabilities', '--service', 'labels'], { env: envL });
       expect(JSON.parse(String(byId.stdout)).name).toBe('users/110000000000000000002/capabilities');
       const nobody = await runBin(['api', '/v2beta/users/nobody@example.com/capabilities', '--service', 'labels'], { env: envL });

@@ -7,7 +7,10 @@ import { BIN, runBin } from '../helpers/bin.js';
 
 /** `opsctl mock serve` flags for the tracker's plan entitlements (the built binary, a state file). */
 async function serve(dir: string, args: string[]) {
-  const child = execa(process.execPath, [BIN, 'mock', 'serve', '--port', '0', '--state', join(dir, 'state.json'), '--json', ...args], { env: { NO_COLOR: '1', OPSCTL_CONFIG_DIR: dir }, reject: false });
+  const child = execa(process.execPath, [BIN, 'mock', 'serve', '--port', '0', '--state', join(dir, 'state.json'), '--json', ...args], {
+    env: { NO_COLOR: '1', OPSCTL_CONFIG_DIR: dir },
+    reject: false,
+  });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   const started = Date.now();
@@ -15,7 +18,10 @@ async function serve(dir: string, args: string[]) {
     if (child.exitCode !== null || Date.now() - started > 30_000) throw new Error(`mock serve did not start (run npm run build first): ${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { child, info: JSON.parse(out.split('\n')[0]) as { url: string; tracker_token: string; tracker_entitlements: { groups: number; objectives: number } } };
+  return {
+    child,
+    info: JSON.parse(out.split('\n')[0]) as { url: string; tracker_token: string; tracker_entitlements: { groups: number; objectives: number } },
+  };
 }
 
 describe('mock serve --tracker-max-groups / --tracker-max-objectives', () => {

@@ -55,11 +55,35 @@ describe('names instead of ids (built binary)', () => {
   it('creates a story from names: @me, an email, a mention name, an epic, an iteration, a group and a state, one list request per kind', async () => {
     mock.requests.length = 0;
     const story = await ok([
-      'tracker', 'stories', 'create', '--name', 'by names',
-      '--owner-ids', '@me,ada@example.com', '--follower-ids', '@ADA', '--requested-by-id', 'ada',
-      '--epic-id', 'q3 LAUNCH', '--iteration-id', 'sprint 1', '--group-id', '@platform-team', '--workflow-state-id', 'in progress',
+      'tracker',
+      'stories',
+      'create',
+      '--name',
+      'by names',
+      '--owner-ids',
+      '@me,ada@example.com',
+      '--follower-ids',
+      '@ADA',
+      '--requested-by-id',
+      'ada',
+      '--epic-id',
+      'q3 LAUNCH',
+      '--iteration-id',
+      'sprint 1',
+      '--group-id',
+      '@platform-team',
+      '--workflow-state-id',
+      'in progress',
     ]);
-    expect(story).toMatchObject({ owner_ids: [me, ada], follower_ids: [ada], requested_by_id: ada, epic_id: epicId, iteration_id: iterationId, group_id: groupId, workflow_state_id: inProgress });
+    expect(story).toMatchObject({
+      owner_ids: [me, ada],
+      follower_ids: [ada],
+      requested_by_id: ada,
+      epic_id: epicId,
+      iteration_id: iterationId,
+      group_id: groupId,
+      workflow_state_id: inProgress,
+    });
     // members listed once for three flags; @me is the token's member (GET /member); every other kind once
     expect(gets().sort()).toEqual(['/api/v3/epics', '/api/v3/groups', '/api/v3/iterations', '/api/v3/member', '/api/v3/members', '/api/v3/workflows']);
     expect(mock.requests.filter((q) => q.method === 'POST').map((q) => q.path)).toEqual(['/api/v3/stories']);
@@ -101,7 +125,8 @@ describe('names instead of ids (built binary)', () => {
   });
 
   it('lists at most 10 candidates and a count', async () => {
-    for (let i = 0; i < 11; i++) await ok(['tracker', 'iterations', 'create', '--name', `Sprint x${i}`, '--start-date', '2026-02-02', '--end-date', '2026-02-16']);
+    for (let i = 0; i < 11; i++)
+      await ok(['tracker', 'iterations', 'create', '--name', `Sprint x${i}`, '--start-date', '2026-02-02', '--end-date', '2026-02-16']);
     const r = await runBin(['tracker', 'iterations', 'get', 'Sprint 99'], { env });
     expect(r.exitCode).toBe(2);
     const hint = String(r.stderr).split('\n')[1]!;

@@ -89,7 +89,7 @@ describe('export and apply round trip (built binary, two mocks)', () => {
     expect(fromGet.stderr).toContain('1 unchanged');
   });
 
-  it('a misspelt field is still refused (only the server\'s own fields are ignored)', async () => {
+  it("a misspelt field is still refused (only the server's own fields are ignored)", async () => {
     const r = await run(['tracker', 'labels', 'apply', '-f', '-', '--dry-run'], envA, JSON.stringify([{ name: 'bug', colour: '#ffffff', id: 1 }]));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('labels[0].colour: unknown field');
@@ -110,10 +110,25 @@ describe('export and apply round trip (built binary, two mocks)', () => {
   });
 
   it('renamed_from keeps the label (its id and its stories), and --prune does not delete the old name', async () => {
-    const story = JSON.parse((await ok(['tracker', 'stories', 'create', '--name', 'labelled', '--data', '{"labels":[{"name":"bug"}]}', '--json'], envA)).stdout);
+    const story = JSON.parse(
+      (await ok(['tracker', 'stories', 'create', '--name', 'labelled', '--data', '{"labels":[{"name":"bug"}]}', '--json'], envA)).stdout,
+    );
     const bug = JSON.parse((await ok(['tracker', 'labels', 'get', 'bug', '--json'], envA)).stdout);
     const file = join(dir, 'renamed.yaml');
-    writeFileSync(file, ['labels:', '  - name: defect', '    renamed_from: [bugs, bug]', '    color: "#D73A4A"', '    description: Something is broken', '  - name: Needs review', '  - name: old-stuff', '    archived: true', ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'labels:',
+        '  - name: defect',
+        '    renamed_from: [bugs, bug]',
+        '    color: "#D73A4A"',
+        '    description: Something is broken',
+        '  - name: Needs review',
+        '  - name: old-stuff',
+        '    archived: true',
+        '',
+      ].join('\n'),
+    );
     const dry = await ok(['tracker', 'labels', 'apply', '-f', file, '--prune', '--dry-run'], envA);
     expect(dry.stdout).toMatch(new RegExp(`^update\\tdefect\\t${bug.id}\\trenamed from "bug": name="defect"$`, 'm'));
     expect(dry.stderr).toContain('0 to create, 1 to update, 0 to archive, 0 to delete');
@@ -128,7 +143,11 @@ describe('export and apply round trip (built binary, two mocks)', () => {
 
   it('a rename whose old name is also listed on its own is refused before anything is sent', async () => {
     a.requests.length = 0;
-    const r = await run(['tracker', 'labels', 'apply', '-f', '-'], envA, JSON.stringify({ labels: [{ name: 'x1', renamed_from: 'defect' }, { name: 'defect' }] }));
+    const r = await run(
+      ['tracker', 'labels', 'apply', '-f', '-'],
+      envA,
+      JSON.stringify({ labels: [{ name: 'x1', renamed_from: 'defect' }, { name: 'defect' }] }),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('labels[0].renamed_from: "defect" is also listed as labels[1]');
     expect(a.requests).toEqual([]);

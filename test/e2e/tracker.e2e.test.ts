@@ -132,7 +132,9 @@ describe('apply interrupted (SIGINT to the built binary)', () => {
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode).toBe(130);
-    expect(String(r.stderr)).toMatch(/interrupted: 2 of 8 changes applied, 0 failed, \d+ in flight \(may or may not have been made\), \d+ not started; run the same apply again/);
+    expect(String(r.stderr)).toMatch(
+      /interrupted: 2 of 8 changes applied, 0 failed, \d+ in flight \(may or may not have been made\), \d+ not started; run the same apply again/,
+    );
     expect(posts()).toBe(2);
 
     mock.requests.length = 0;
@@ -178,7 +180,9 @@ describe('files upload interrupted (SIGINT to the built binary)', () => {
       child.kill('SIGINT');
       const r = await child;
       expect(r.exitCode).toBe(130);
-      expect(String(r.stderr)).toContain(`upload interrupted: 4 of 6 files uploaded; upload the rest again (the batch in flight may or may not have arrived: look with opsctl tracker files list): ${files.slice(4).join(' ')}; uploaded ids: 1, 2, 3, 4`);
+      expect(String(r.stderr)).toContain(
+        `upload interrupted: 4 of 6 files uploaded; upload the rest again (the batch in flight may or may not have arrived: look with opsctl tracker files list): ${files.slice(4).join(' ')}; uploaded ids: 1, 2, 3, 4`,
+      );
       expect(n).toBe(2);
     } finally {
       for (const res of held) res.destroy();

@@ -14,7 +14,16 @@ export function requireChromium(): boolean {
 }
 
 /** Headless, no sandbox (containers), and nothing that talks to the network on its own. */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * Runs `fn` with a page of a fresh Chromium profile (a temporary directory, removed afterwards), and

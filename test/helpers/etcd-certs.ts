@@ -49,7 +49,23 @@ export function makeTestCerts(hosts: { ips?: string[]; dns?: string[] } = { ips:
     key(name);
     // An empty cn makes a certificate without a Common Name (etcd 3.4's gateway needs one with client-cert-auth).
     openssl(dir, ['req', '-new', '-key', `${name}.key`, '-subj', cn ? `/CN=${cn}` : '/O=opsctl-client', '-out', `${name}.csr`]);
-    openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${by}.crt`, '-CAkey', `${by}.key`, '-CAcreateserial', '-days', '30', '-extfile', ext, '-out', `${name}.crt`]);
+    openssl(dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${by}.crt`,
+      '-CAkey',
+      `${by}.key`,
+      '-CAcreateserial',
+      '-days',
+      '30',
+      '-extfile',
+      ext,
+      '-out',
+      `${name}.crt`,
+    ]);
   };
   ca('test-ca');
   ca('other-ca');
@@ -65,7 +81,27 @@ export function makeTestCerts(hosts: { ips?: string[]; dns?: string[] } = { ips:
     join(dir, 'ca.cnf'),
     '[ca]\ndefault_ca=d\n[d]\ndatabase=index.txt\nnew_certs_dir=.\nserial=serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n',
   );
-  openssl(dir, ['ca', '-batch', '-config', 'ca.cnf', '-cert', 'test-ca.crt', '-keyfile', 'test-ca.key', '-in', 'expired.csr', '-out', 'expired.crt', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-notext', '-extfile', 'server.ext']);
+  openssl(dir, [
+    'ca',
+    '-batch',
+    '-config',
+    'ca.cnf',
+    '-cert',
+    'test-ca.crt',
+    '-keyfile',
+    'test-ca.key',
+    '-in',
+    'expired.csr',
+    '-out',
+    'expired.crt',
+    '-startdate',
+    '20200101000000Z',
+    '-enddate',
+    '20200102000000Z',
+    '-notext',
+    '-extfile',
+    'server.ext',
+  ]);
   const p = (f: string) => join(dir, f);
   return {
     dir,

@@ -92,7 +92,14 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
     const client = o.ports?.client ?? (await port());
     const peer = o.ports?.peer ?? (await port());
     const name = `etcd${i + 1}`;
-    members.push({ name, host, clientUrl: `${scheme}://${host}:${client}`, peerUrl: `${scheme}://${host}:${peer}`, dir: join(dir, name), configFile: join(dir, name, 'etcd.yaml') });
+    members.push({
+      name,
+      host,
+      clientUrl: `${scheme}://${host}:${client}`,
+      peerUrl: `${scheme}://${host}:${peer}`,
+      dir: join(dir, name),
+      configFile: join(dir, name, 'etcd.yaml'),
+    });
   }
   const initial = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
   const token = `opsctl-test-${Math.random().toString(16).slice(2, 10)}`;
@@ -141,10 +148,14 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
     members,
     endpoints: members.map((m) => m.clientUrl),
     etcdctl: (bin, args, env = {}) =>
-      execFileSync(join(bin, 'etcdctl'), ['--endpoints', members.map((m) => m.clientUrl).join(','), ...tlsArgs, '--dial-timeout', '5s', '--command-timeout', '15s', ...args], {
-        env: { PATH: '/usr/bin:/bin', ETCDCTL_API: '3', ...env },
-        stdio: 'pipe',
-      }).toString(),
+      execFileSync(
+        join(bin, 'etcdctl'),
+        ['--endpoints', members.map((m) => m.clientUrl).join(','), ...tlsArgs, '--dial-timeout', '5s', '--command-timeout', '15s', ...args],
+        {
+          env: { PATH: '/usr/bin:/bin', ETCDCTL_API: '3', ...env },
+          stdio: 'pipe',
+        },
+      ).toString(),
     start: (m, bin) => run(m, ['start', m.name, bin]),
     stop: (m) => run(m, ['stop', m.name]),
     pid,
@@ -201,7 +212,11 @@ export async function authCluster34(password: string, certs?: TestCerts): Promis
  * written to `file`. `prefix` goes before each control command (e.g. `ip netns exec NS{name}`), `host`
  * adds each member's host, `extra` adds driver lines (`backup: …`), `certs` the client-certificate TLS, `top` top-level lines (`auth: …`).
  */
-export function writeCommandClusterFile(file: string, c: RealCluster, o: { certs?: TestCerts; prefix?: string; host?: boolean; extra?: string[]; top?: string[] } = {}): string {
+export function writeCommandClusterFile(
+  file: string,
+  c: RealCluster,
+  o: { certs?: TestCerts; prefix?: string; host?: boolean; extra?: string[]; top?: string[] } = {},
+): string {
   const run = o.prefix ? `${o.prefix} ${c.ctl}` : c.ctl;
   const lines = [
     'members:',
@@ -224,7 +239,10 @@ export function writeCommandClusterFile(file: string, c: RealCluster, o: { certs
  * Counts the most members down at once (their processes, by PID file, every 20 ms) while `fn` runs;
  * `seen` is live, so `fn` can check the count part-way.
  */
-export async function watchDown<T>(c: RealCluster, fn: (seen: { maxDown: number; checks: number }) => Promise<T>): Promise<{ result: T; maxDown: number; checks: number }> {
+export async function watchDown<T>(
+  c: RealCluster,
+  fn: (seen: { maxDown: number; checks: number }) => Promise<T>,
+): Promise<{ result: T; maxDown: number; checks: number }> {
   const seen = { maxDown: 0, checks: 0 };
   let watching = true;
   const watcher = (async () => {

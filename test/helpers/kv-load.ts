@@ -200,7 +200,15 @@ export function startLoad(o: LoadOptions): Load {
       if (!all.ok) throw new Error(`the read-back of the acknowledged writes failed on every member: ${lastErrors.slice(-3).join('; ')}`);
       const stored = new Map<string, string>(((all.json.kvs ?? []) as Array<{ key: string; value?: string }>).map((kv) => [unb64(kv.key), unb64(kv.value)]));
       const lostKeys = ackedKeys.filter((k) => stored.get(k) !== acked.get(k));
-      const list = [...phases.entries()].map(([name, p]) => ({ phase: name, sent: p.sent, failedAfterRetry: p.failed, failedOver: p.failedOver, p50Ms: pct(p.lat, 0.5), p99Ms: pct(p.lat, 0.99), maxMs: pct(p.lat, 1) }));
+      const list = [...phases.entries()].map(([name, p]) => ({
+        phase: name,
+        sent: p.sent,
+        failedAfterRetry: p.failed,
+        failedOver: p.failedOver,
+        p50Ms: pct(p.lat, 0.5),
+        p99Ms: pct(p.lat, 0.99),
+        maxMs: pct(p.lat, 1),
+      }));
       return {
         sent: list.reduce((n, p) => n + p.sent, 0),
         attempts,

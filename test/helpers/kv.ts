@@ -22,7 +22,8 @@ export function kvSandbox() {
   const env = { OPSCTL_CONFIG_DIR: dir };
   const kv = (...argv: string[]) => runCli(['kv', ...argv], { env });
   const sandboxFile = join(dir, 'data', 'kv', 'sandbox', 'sandbox.json');
-  const spec = () => JSON.parse(readFileSync(sandboxFile, 'utf8')) as { members: Array<{ name: string; endpoint: string; dataDir: string; pidFile: string; logFile: string }> };
+  const spec = () =>
+    JSON.parse(readFileSync(sandboxFile, 'utf8')) as { members: Array<{ name: string; endpoint: string; dataDir: string; pidFile: string; logFile: string }> };
   return {
     dir,
     env,
@@ -34,7 +35,9 @@ export function kvSandbox() {
       for (const m of spec().members) writeFileSync(join(m.dataDir, 'FAULT.json'), JSON.stringify(f));
     },
     logs(): string {
-      return spec().members.map((m) => readFileSync(m.logFile, 'utf8')).join('');
+      return spec()
+        .members.map((m) => readFileSync(m.logFile, 'utf8'))
+        .join('');
     },
     async down() {
       if (existsSync(sandboxFile)) await kv('sandbox', 'down');

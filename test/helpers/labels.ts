@@ -10,10 +10,7 @@ export const LABEL_SCOPES = {
 };
 
 /** Mints an access token straight into the mock's state (what the token endpoint does after a login). */
-export async function mintToken(
-  server: MockServer,
-  opts: { email?: string; sub?: string; scopes?: string[]; ttlSeconds?: number } = {},
-): Promise<string> {
+export async function mintToken(server: MockServer, opts: { email?: string; sub?: string; scopes?: string[]; ttlSeconds?: number } = {}): Promise<string> {
   return server.store.write(
     (s) =>
       mintAccessToken(

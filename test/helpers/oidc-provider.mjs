@@ -59,14 +59,22 @@ class CookieJar {
       const [pair, ...attrs] = line.split(';');
       const eq = pair.indexOf('=');
       const name = pair.slice(0, eq).trim();
-      const path = attrs.map((a) => a.trim()).find((a) => a.toLowerCase().startsWith('path='))?.slice(5) ?? '/';
-      const expired = attrs.some((a) => /^expires=/i.test(a.trim()) && Date.parse(a.trim().slice(8)) < Date.now()) || attrs.some((a) => /^max-age=0$/i.test(a.trim()));
+      const path =
+        attrs
+          .map((a) => a.trim())
+          .find((a) => a.toLowerCase().startsWith('path='))
+          ?.slice(5) ?? '/';
+      const expired =
+        attrs.some((a) => /^expires=/i.test(a.trim()) && Date.parse(a.trim().slice(8)) < Date.now()) || attrs.some((a) => /^max-age=0$/i.test(a.trim()));
       if (expired) this.cookies.delete(name);
       else this.cookies.set(name, { value: pair.slice(eq + 1).trim(), path });
     }
   }
   header(url) {
-    return [...this.cookies].filter(([, c]) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)).map(([n, c]) => `${n}=${c.value}`).join('; ');
+    return [...this.cookies]
+      .filter(([, c]) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`))
+      .map(([n, c]) => `${n}=${c.value}`)
+      .join('; ');
   }
 }
 
@@ -91,7 +99,12 @@ export async function signInThroughPages(authorizeUrl, login) {
   let method = 'GET';
   let body;
   for (let hop = 0; hop < 20; hop++) {
-    const res = await fetch(url, { method, body, redirect: 'manual', headers: { cookie: jar.header(url), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) } });
+    const res = await fetch(url, {
+      method,
+      body,
+      redirect: 'manual',
+      headers: { cookie: jar.header(url), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    });
     jar.store(res);
     method = 'GET';
     body = undefined;

@@ -8,7 +8,10 @@ export function serveUrl(serve: ReturnType<typeof runBin>): Promise<string> {
     let out = '';
     serve.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const line = out.split('\n').slice(0, -1).find((l) => l.startsWith('{'));
+      const line = out
+        .split('\n')
+        .slice(0, -1)
+        .find((l) => l.startsWith('{'));
       if (line) resolve(JSON.parse(line).url as string);
     });
     void serve.then((r) => reject(new Error(`mock serve exited ${r.exitCode} (run npm run build first): ${r.stderr}`)));

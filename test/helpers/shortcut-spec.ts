@@ -106,12 +106,16 @@ export function loadSpec(): SpecChecker {
     check(method, path, status, body) {
       const op = operation(method, path);
       if (!op) return [`${method} ${path}: not an operation of the contract`];
-      if (!op.responses.has(status)) return [`${method} ${path}: status ${status} is not a success status of ${op.template} (${[...op.responses.keys()].join(', ')})`];
+      if (!op.responses.has(status))
+        return [`${method} ${path}: status ${status} is not a success status of ${op.template} (${[...op.responses.keys()].join(', ')})`];
       const validate = op.responses.get(status);
       // no schema: a 204 has no body; a 200 whose body the contract leaves open (GET webhook) is not checked
       if (!validate) return status !== 204 || body === undefined || body === '' ? [] : [`${method} ${path}: ${status} must have no body`];
       if (validate(body)) return [];
-      return (validate.errors ?? []).map((e) => `${method} ${path} ${status}: ${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${e.params.additionalProperty})` : ''}`);
+      return (validate.errors ?? []).map(
+        (e) =>
+          `${method} ${path} ${status}: ${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${e.params.additionalProperty})` : ''}`,
+      );
     },
   };
 }

@@ -9,7 +9,11 @@ import type { NetnsHosts } from './netns.js';
 
 /** openssh-server and openssh-client (Debian packages; .ci/run installs them). */
 export function requireSsh(): boolean {
-  return requireProgram('openssh-server (sshd)', '/usr/sbin/sshd') && requireProgram('openssh-client (ssh)', '/usr/bin/ssh') && requireProgram('openssh-client (ssh-keygen)', '/usr/bin/ssh-keygen');
+  return (
+    requireProgram('openssh-server (sshd)', '/usr/sbin/sshd') &&
+    requireProgram('openssh-client (ssh)', '/usr/bin/ssh') &&
+    requireProgram('openssh-client (ssh-keygen)', '/usr/bin/ssh-keygen')
+  );
 }
 
 export interface SshHosts {
@@ -44,7 +48,11 @@ export async function sshHosts(hosts: NetnsHosts, env: (i: number) => Record<str
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const known: string[] = [];
   const servers: ResultPromise[] = [];
-  const serve = (i: number) => execa('ip', ['netns', 'exec', hosts.ns(i), '/usr/sbin/sshd', '-D', '-f', join(dir, `sshd${i + 1}.conf`), '-E', join(dir, `sshd${i + 1}.log`)], { reject: false, stdin: 'ignore' });
+  const serve = (i: number) =>
+    execa('ip', ['netns', 'exec', hosts.ns(i), '/usr/sbin/sshd', '-D', '-f', join(dir, `sshd${i + 1}.conf`), '-E', join(dir, `sshd${i + 1}.log`)], {
+      reject: false,
+      stdin: 'ignore',
+    });
   try {
     for (let i = 0; i < hosts.addrs.length; i++) {
       const hostKey = join(dir, `host${i + 1}`);
@@ -82,18 +90,31 @@ export async function sshHosts(hosts: NetnsHosts, env: (i: number) => Record<str
     throw err;
   }
   const opts = [
-    '-F', '/dev/null',
-    '-i', join(dir, 'client'),
-    '-o', 'IdentitiesOnly=yes',
-    '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
-    '-o', 'GlobalKnownHostsFile=/dev/null',
-    '-o', 'StrictHostKeyChecking=yes',
-    '-o', 'BatchMode=yes',
-    '-o', 'ConnectTimeout=3',
-    '-l', 'root',
+    '-F',
+    '/dev/null',
+    '-i',
+    join(dir, 'client'),
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
+    '-o',
+    'GlobalKnownHostsFile=/dev/null',
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'ConnectTimeout=3',
+    '-l',
+    'root',
   ];
   const run = (i: number, command: string) =>
-    execa('ip', ['netns', 'exec', hosts.hub, 'ssh', ...opts, hosts.addr(i), command], { reject: false, stdin: 'ignore', timeout: 30_000 }).then((r) => ({ exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) }));
+    execa('ip', ['netns', 'exec', hosts.hub, 'ssh', ...opts, hosts.addr(i), command], { reject: false, stdin: 'ignore', timeout: 30_000 }).then((r) => ({
+      exitCode: r.exitCode,
+      stdout: String(r.stdout),
+      stderr: String(r.stderr),
+    }));
   const stop = async () => {
     for (const s of servers) if (s.pid) s.kill('SIGTERM');
     await Promise.all(servers);

@@ -120,14 +120,24 @@ describe('help', () => {
         if (/(^|-)(delete|remove)$/.test(c.name())) {
           destructive.push(p.join(' '));
           expect(c.description(), `opsctl ${p.join(' ')}`).toContain('needs --yes without one; --dry-run shows it');
-          expect(c.options.map((o) => o.long), `opsctl ${p.join(' ')}`).toContain('--dry-run');
+          expect(
+            c.options.map((o) => o.long),
+            `opsctl ${p.join(' ')}`,
+          ).toContain('--dry-run');
         }
         walk(c, p);
       }
     };
     walk(program, []);
     // The tree does hold such verbs in every noun that has them (an empty walk would assert nothing).
-    for (const verb of ['tracker labels delete', 'tracker stories bulk-delete', 'labels delete', 'labels permissions remove', 'mock clients delete', 'mock events receivers remove']) {
+    for (const verb of [
+      'tracker labels delete',
+      'tracker stories bulk-delete',
+      'labels delete',
+      'labels permissions remove',
+      'mock clients delete',
+      'mock events receivers remove',
+    ]) {
       expect(destructive).toContain(verb);
     }
   });
@@ -186,7 +196,10 @@ describe('the embedded authorization server with a clients file', () => {
   it('loads OPSCTL_MOCK_OAUTH_CLIENTS, so a profile can sign in with its own client and user', async () => {
     const { writeFileSync } = await import('node:fs');
     const file = join(cfg.dir, 'clients.yaml');
-    writeFileSync(file, 'clients:\n  - client_id: team-app.apps.mock\n    client_secret: s3cret\n    name: Team app\n    type: desktop\nusers:\n  - sub: "4242"\n    email: zoe@example.com\n    name: Zoe\n');
+    writeFileSync(
+      file,
+      'clients:\n  - client_id: team-app.apps.mock\n    client_secret: s3cret\n    name: Team app\n    type: desktop\nusers:\n  - sub: "4242"\n    email: zoe@example.com\n    name: Zoe\n',
+    );
     const e = { ...env(), OPSCTL_MOCK_OAUTH_CLIENTS: file };
     expect((await runCli(['config', 'set', 'client_id', 'team-app.apps.mock'], { env: e })).code).toBe(0);
     expect((await runCli(['config', 'set', 'client_secret', 's3cret'], { env: e })).code).toBe(0);

@@ -71,7 +71,10 @@ describe('shell completions', () => {
   it('bash completes --profile with the configured profile names (and embedded)', () => {
     const d = tempConfigDir('opsctl-compl-');
     dirs.push(d);
-    writeFileSync(join(d.dir, 'config.json'), JSON.stringify({ profile: 'work', profiles: { work: { tracker: 'https://t.example' }, 'staging-2': {} } }, null, '\t'));
+    writeFileSync(
+      join(d.dir, 'config.json'),
+      JSON.stringify({ profile: 'work', profiles: { work: { tracker: 'https://t.example' }, 'staging-2': {} } }, null, '\t'),
+    );
     const env = { OPSCTL_CONFIG_DIR: d.dir };
     expect(bash(['opsctl', 'tracker', 'labels', 'list', '--profile', ''], env)).toEqual(['embedded', 'work', 'staging-2']);
     expect(bash(['opsctl', '--profile', 'st'], env)).toEqual(['staging-2']);

@@ -33,7 +33,7 @@ describe('kv cluster files and snapshot paths (one simulated member)', () => {
   }, 60_000);
   afterAll(() => sb.down());
 
-  it('--cluster prod.yaml in the README\'s YAML form (flow mappings, comments) loads', async () => {
+  it("--cluster prod.yaml in the README's YAML form (flow mappings, comments) loads", async () => {
     const file = join(dir, 'prod.yaml');
     writeFileSync(
       file,
@@ -161,7 +161,9 @@ describe('an endpoint that accepts and never answers', () => {
 
   it('says what it waits for, gives up within OPSCTL_HTTP_TIMEOUT_MS with a message naming the endpoint, exit 1', async () => {
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-    const r = await runCli(['tracker', 'labels', 'list'], { env: { ...env, OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_TOKEN: 'x', OPSCTL_HTTP_TIMEOUT_MS: '1500' } });
+    const r = await runCli(['tracker', 'labels', 'list'], {
+      env: { ...env, OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_TOKEN: 'x', OPSCTL_HTTP_TIMEOUT_MS: '1500' },
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`tracker: waiting for an answer to GET ${url}/api/v3/labels`);
     expect(r.stderr).toContain(`failed: no answer within 1.5 s`);
@@ -221,7 +223,9 @@ describe('signing in to the local mock without any browser', () => {
     const ok = await runCli(['login', '--consent-as', 'alice@example.com'], { env });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout + ok.stderr).toContain('alice@example.com');
-    const far = await runCli(['login', '--consent-as', 'alice@example.com'], { env: { ...env, OPSCTL_AUTH_URL: 'https://auth.example.com', OPSCTL_CLIENT_ID: 'x' } });
+    const far = await runCli(['login', '--consent-as', 'alice@example.com'], {
+      env: { ...env, OPSCTL_AUTH_URL: 'https://auth.example.com', OPSCTL_CLIENT_ID: 'x' },
+    });
     expect(far.code).toBe(2);
     expect(far.stderr).toContain('--consent-as only works against a local mock');
   });
@@ -234,7 +238,9 @@ describe('signing in to the local mock without any browser', () => {
         s.close(() => resolve(p));
       });
     });
-    const r = await runBin(['login', '--consent-as', 'alice@example.com', '--timeout', '60s'], { env: { ...env, OPSCTL_AUTH_URL: `http://127.0.0.1:${port}` } });
+    const r = await runBin(['login', '--consent-as', 'alice@example.com', '--timeout', '60s'], {
+      env: { ...env, OPSCTL_AUTH_URL: `http://127.0.0.1:${port}` },
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`cannot reach the authorization server http://127.0.0.1:${port}`);
     expect(r.stderr).toContain('ECONNREFUSED');

@@ -1,5 +1,18 @@
 import { execa, execaSync } from 'execa';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,7 +68,10 @@ describe('mock-state.json of the wrong shape is refused, naming the file and the
     it(`${name}: exit 1, names ${where}, file bytes unchanged`, async () => {
       const content = make(await validState());
       writeFileSync(statePath, content);
-      for (const argv of [['tracker', 'labels', 'list'], ['tracker', 'labels', 'create', '--name', 'x']]) {
+      for (const argv of [
+        ['tracker', 'labels', 'list'],
+        ['tracker', 'labels', 'create', '--name', 'x'],
+      ]) {
         const r = await runCli(argv, { env });
         expect(r.code).toBe(1);
         expect(r.stderr).toContain(statePath);
@@ -144,11 +160,15 @@ describe('credentials.json with garbage or the wrong shape', () => {
   }
 });
 
-describe('the embedded mock\'s clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is wrong', () => {
+describe("the embedded mock's clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is wrong", () => {
   for (const [name, content, words] of [
     ['not JSON', '{nope', 'is not valid JSON'],
     ['a client of an unknown type', '{"clients":[{"client_id":"x.apps.mock","type":"weird"}]}', 'has a bad client: x.apps.mock: type must be one of'],
-    ['a flag that is not a boolean', '{"clients":[{"client_id":"x.apps.mock","type":"desktop","data_api_enabled":"no"}]}', 'has a bad client: x.apps.mock: data_api_enabled must be true or false'],
+    [
+      'a flag that is not a boolean',
+      '{"clients":[{"client_id":"x.apps.mock","type":"desktop","data_api_enabled":"no"}]}',
+      'has a bad client: x.apps.mock: data_api_enabled must be true or false',
+    ],
     ['clients that are not a list', '{"clients":{"a":1}}', 'has "clients" that is not a list'],
   ] as const) {
     it(`${name}: login exits 2 naming the file and the problem (built binary); no 500, no stack`, async () => {
@@ -175,7 +195,11 @@ describe('config.json with garbage or the wrong shape', () => {
     it(`${name}: exit 1 naming the file and the place; config set refuses too; the file is never rewritten`, async () => {
       const path = join(dir, 'config.json');
       writeFileSync(path, content);
-      for (const argv of [['tracker', 'labels', 'list'], ['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'], ['config', 'list']]) {
+      for (const argv of [
+        ['tracker', 'labels', 'list'],
+        ['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'],
+        ['config', 'list'],
+      ]) {
         const r = await runCli(argv, { env });
         expect(r.code, argv.join(' ')).toBe(1);
         expect(r.stderr).toContain(`the config file ${path}`);
@@ -224,7 +248,9 @@ describe('the state lock', () => {
     const child = execa(process.execPath, [script, path]);
     try {
       await new Promise<void>((resolve) => child.stdout!.on('data', (c: Buffer) => c.toString().includes('locked') && resolve()));
-      await expect(lockFile(path, { what: 'the mock state file', waitMs: 200, staleMs: 600_000 })).rejects.toThrow(`locked by another opsctl process (pid ${child.pid})`);
+      await expect(lockFile(path, { what: 'the mock state file', waitMs: 200, staleMs: 600_000 })).rejects.toThrow(
+        `locked by another opsctl process (pid ${child.pid})`,
+      );
     } finally {
       child.kill('SIGKILL');
       await child.catch(() => undefined);
@@ -270,7 +296,10 @@ describe('a lock left behind or held (built binary)', () => {
   it('a lock directory without its owner file (an old one, a fresh one): taken over with a notice, the write applied once, no network error', async () => {
     await validState();
     // 30 s: older than the grace for a lock without an owner, younger than the stale age of any lock (60 s)
-    for (const [name, age] of [['old', 30], ['fresh', 0]] as const) {
+    for (const [name, age] of [
+      ['old', 30],
+      ['fresh', 0],
+    ] as const) {
       mkdirSync(`${statePath}.lock`);
       if (age) utimesSync(`${statePath}.lock`, new Date(Date.now() - age * 1000), new Date(Date.now() - age * 1000));
       const r = await runBin(['tracker', 'labels', 'create', '--name', name], { env });
@@ -291,7 +320,9 @@ describe('a lock left behind or held (built binary)', () => {
       utimesSync(`${statePath}.lock`, new Date(Date.now() - 30_000), new Date(Date.now() - 30_000));
       const r = await runBin(['tracker', 'labels', 'create', '--name', `l${i}`], { env });
       expect(r.exitCode, String(r.stderr)).toBe(0);
-      expect(String(r.stderr)).toMatch(i === 0 ? /owner file is unreadable/ : new RegExp(`its holder \\(pid ${process.pid}\\) is gone and the pid now belongs to another process`));
+      expect(String(r.stderr)).toMatch(
+        i === 0 ? /owner file is unreadable/ : new RegExp(`its holder \\(pid ${process.pid}\\) is gone and the pid now belongs to another process`),
+      );
       noNetworkError(String(r.stderr));
     }
     expect(await labelNames()).toEqual(['bug', 'l0', 'l1']);
@@ -351,11 +382,15 @@ describe('directories', () => {
   it('a kv sandbox started first, under umask 000, also creates the data directory 0700 (built binary)', async () => {
     const base = join(dir, 'fresh-kv');
     const sh = (args: string) =>
-      execa('sh', ['-c', `umask 000; exec "${process.execPath}" bin/opsctl.js ${args}`], { reject: false, env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' } });
+      execa('sh', ['-c', `umask 000; exec "${process.execPath}" bin/opsctl.js ${args}`], {
+        reject: false,
+        env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' },
+      });
     const up = await sh('kv sandbox up --members 1');
     try {
       expect(up.exitCode, String(up.stderr)).toBe(0);
-      for (const d of [base, join(base, 'data'), join(base, 'data', 'kv'), join(base, 'data', 'kv', 'sandbox')]) expect(statSync(d).mode & 0o777, d).toBe(0o700);
+      for (const d of [base, join(base, 'data'), join(base, 'data', 'kv'), join(base, 'data', 'kv', 'sandbox')])
+        expect(statSync(d).mode & 0o777, d).toBe(0o700);
     } finally {
       await sh('kv sandbox down');
     }
@@ -364,7 +399,11 @@ describe('directories', () => {
   it('a config dir that cannot be created (simulated: its path runs under a regular file, ENOTDIR) names it and OPSCTL_CONFIG_DIR', async () => {
     writeFileSync(join(dir, 'afile'), '');
     const bad = join(dir, 'afile', 'opsctl');
-    for (const argv of [['tracker', 'labels', 'list'], ['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'], ['auth', 'login', '--service', 'tracker', '--with-token']]) {
+    for (const argv of [
+      ['tracker', 'labels', 'list'],
+      ['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'],
+      ['auth', 'login', '--service', 'tracker', '--with-token'],
+    ]) {
       const r = await runCli(argv, { env: { OPSCTL_CONFIG_DIR: bad }, stdin: 'tok\n' });
       expect(r.code, argv.join(' ')).toBe(1);
       expect(r.stderr).toContain(bad);
@@ -384,48 +423,68 @@ describe('directories', () => {
   });
 
   const canDropToNobody = process.getuid?.() === 0 && existsSync('/usr/bin/setpriv');
-  it.skipIf(!canDropToNobody)('a real unwritable HOME: the binary run as nobody (setpriv) under a root-owned 0755 HOME names the directory and OPSCTL_CONFIG_DIR', async () => {
-    const home = join(dir, 'home');
-    mkdirSync(home, { mode: 0o755 });
-    chmodSync(dir, 0o755);
-    for (const argv of [['tracker', 'labels', 'list'], ['config', 'set', 'tracker', 'https://t.example', '--profile', 'w']]) {
-      const r = await execa('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, ...argv], {
-        reject: false,
-        env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' },
-        extendEnv: false,
-      });
-      expect(r.exitCode, argv.join(' ')).toBe(1);
-      expect(r.stderr).toContain(home);
-      expect(r.stderr).toContain('EACCES');
-      expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
-      expectCleanError(r.stderr, 'cannot write');
-    }
-  });
+  it.skipIf(!canDropToNobody)(
+    'a real unwritable HOME: the binary run as nobody (setpriv) under a root-owned 0755 HOME names the directory and OPSCTL_CONFIG_DIR',
+    async () => {
+      const home = join(dir, 'home');
+      mkdirSync(home, { mode: 0o755 });
+      chmodSync(dir, 0o755);
+      for (const argv of [
+        ['tracker', 'labels', 'list'],
+        ['config', 'set', 'tracker', 'https://t.example', '--profile', 'w'],
+      ]) {
+        const r = await execa('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, ...argv], {
+          reject: false,
+          env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' },
+          extendEnv: false,
+        });
+        expect(r.exitCode, argv.join(' ')).toBe(1);
+        expect(r.stderr).toContain(home);
+        expect(r.stderr).toContain('EACCES');
+        expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+        expectCleanError(r.stderr, 'cannot write');
+      }
+    },
+  );
 
   const canUnshare = process.getuid?.() === 0 && existsSync('/usr/bin/unshare');
-  it.skipIf(!canUnshare)('a read-only HOME (a read-only bind mount in a private mount namespace): EROFS named with the directory and OPSCTL_CONFIG_DIR, not "unexpected error: ENOENT … mkdir"', async () => {
-    const home = join(dir, 'home');
-    mkdirSync(home);
-    for (const argv of [['config', 'set', 'tracker', 'https://t.example'], ['tracker', 'labels', 'list'], ['login', '--consent-as', 'alice@example.com']]) {
-      // The mount exists only inside the namespace, which ends with the command.
-      const r = await execa('/usr/bin/unshare', ['-m', '/bin/sh', '-c', 'mount --bind -o ro "$0" "$0" && exec "$@"', home, process.execPath, BIN, ...argv], {
-        reject: false,
-        timeout: 30_000,
-        env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' },
-        extendEnv: false,
-      });
-      expect(r.exitCode, argv.join(' ')).toBe(1);
-      expect(r.stderr).toMatch(new RegExp(`cannot write opsctl's directory ${home}/\\.(config|local/share)/opsctl \\(at ${home}/\\.(config|local)\\) \\(the file system is read-only, EROFS\\)`));
-      expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
-      expect(r.stderr).not.toMatch(/ENOENT|Sign in at/);
-      expectCleanError(r.stderr, 'cannot write');
-    }
-  });
+  it.skipIf(!canUnshare)(
+    'a read-only HOME (a read-only bind mount in a private mount namespace): EROFS named with the directory and OPSCTL_CONFIG_DIR, not "unexpected error: ENOENT … mkdir"',
+    async () => {
+      const home = join(dir, 'home');
+      mkdirSync(home);
+      for (const argv of [
+        ['config', 'set', 'tracker', 'https://t.example'],
+        ['tracker', 'labels', 'list'],
+        ['login', '--consent-as', 'alice@example.com'],
+      ]) {
+        // The mount exists only inside the namespace, which ends with the command.
+        const r = await execa('/usr/bin/unshare', ['-m', '/bin/sh', '-c', 'mount --bind -o ro "$0" "$0" && exec "$@"', home, process.execPath, BIN, ...argv], {
+          reject: false,
+          timeout: 30_000,
+          env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' },
+          extendEnv: false,
+        });
+        expect(r.exitCode, argv.join(' ')).toBe(1);
+        expect(r.stderr).toMatch(
+          new RegExp(
+            `cannot write opsctl's directory ${home}/\\.(config|local/share)/opsctl \\(at ${home}/\\.(config|local)\\) \\(the file system is read-only, EROFS\\)`,
+          ),
+        );
+        expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+        expect(r.stderr).not.toMatch(/ENOENT|Sign in at/);
+        expectCleanError(r.stderr, 'cannot write');
+      }
+    },
+  );
 
   it('an empty HOME (a relative directory) and a HOME under /proc (where a recursive mkdir never returns): named, no hang, nothing written in the working directory', async () => {
     const cwd = join(dir, 'cwd');
     mkdirSync(cwd);
-    for (const [home, words] of [['', 'is not an absolute path (HOME or an XDG_* variable is empty or relative)'], ['/proc/self/nothere', '(it cannot be created there, ENOENT)']]) {
+    for (const [home, words] of [
+      ['', 'is not an absolute path (HOME or an XDG_* variable is empty or relative)'],
+      ['/proc/self/nothere', '(it cannot be created there, ENOENT)'],
+    ]) {
       const r = await execa(process.execPath, [BIN, 'config', 'set', 'tracker', 'https://t.example'], {
         reject: false,
         timeout: 30_000,
@@ -441,46 +500,49 @@ describe('directories', () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
-  it.skipIf(!canDropToNobody)('as nobody, a config or data directory it cannot write: sign-in refused before any page or browser, a write to the embedded mock names the directory (no 503, no stack), reads still work', async () => {
-    await validState();
-    const before = readFileSync(statePath, 'utf8');
-    chmodSync(dir, 0o755);
-    chmodSync(join(dir, 'data'), 0o755);
-    for (const f of readdirSync(join(dir, 'data'))) chmodSync(join(dir, 'data', f), 0o644);
-    const asNobody = (argv: string[]) =>
-      execa('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, ...argv], {
-        reject: false,
-        env: { PATH: process.env.PATH, HOME: '/nonexistent', NO_COLOR: '1', OPSCTL_CONFIG_DIR: dir },
-        extendEnv: false,
-      });
-    // The config directory (where credentials.json goes) is root's: named at once.
-    let r = await asNobody(['login', '--consent-as', 'alice@example.com']);
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain(`cannot write opsctl's directory ${dir} (permission denied, EACCES)`);
-    expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
-    expect(r.stderr).not.toMatch(/Sign in at|Waiting for the browser|seeded account/);
-    expectCleanError(r.stderr, 'cannot write');
-    // The config directory is writable, the embedded mock's data directory is not: named before any page too.
-    chmodSync(dir, 0o777);
-    r = await asNobody(['login', '--consent-as', 'alice@example.com']);
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain(`cannot write opsctl's directory ${join(dir, 'data')} (permission denied, EACCES)`);
-    expect(r.stderr).not.toMatch(/Sign in at|answered 5\d\d|seeded account/);
-    expectCleanError(r.stderr, 'cannot write');
-    expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
-    // A write through the embedded mock: its own storage error, as that same message (not "HTTP 503", not a stack).
-    r = await asNobody(['tracker', 'labels', 'create', '--name', 'x']);
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain(`cannot write opsctl's directory ${join(dir, 'data')} (permission denied, EACCES)`);
-    expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
-    expect(r.stderr).not.toMatch(/HTTP 503|opsctl mock:/);
-    expectCleanError(r.stderr, 'cannot write');
-    // Reading needs no write: still works.
-    r = await asNobody(['tracker', 'labels', 'list', '--json=name']);
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual([{ name: 'bug' }]);
-    expect(readFileSync(statePath, 'utf8')).toBe(before);
-  });
+  it.skipIf(!canDropToNobody)(
+    'as nobody, a config or data directory it cannot write: sign-in refused before any page or browser, a write to the embedded mock names the directory (no 503, no stack), reads still work',
+    async () => {
+      await validState();
+      const before = readFileSync(statePath, 'utf8');
+      chmodSync(dir, 0o755);
+      chmodSync(join(dir, 'data'), 0o755);
+      for (const f of readdirSync(join(dir, 'data'))) chmodSync(join(dir, 'data', f), 0o644);
+      const asNobody = (argv: string[]) =>
+        execa('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, ...argv], {
+          reject: false,
+          env: { PATH: process.env.PATH, HOME: '/nonexistent', NO_COLOR: '1', OPSCTL_CONFIG_DIR: dir },
+          extendEnv: false,
+        });
+      // The config directory (where credentials.json goes) is root's: named at once.
+      let r = await asNobody(['login', '--consent-as', 'alice@example.com']);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`cannot write opsctl's directory ${dir} (permission denied, EACCES)`);
+      expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+      expect(r.stderr).not.toMatch(/Sign in at|Waiting for the browser|seeded account/);
+      expectCleanError(r.stderr, 'cannot write');
+      // The config directory is writable, the embedded mock's data directory is not: named before any page too.
+      chmodSync(dir, 0o777);
+      r = await asNobody(['login', '--consent-as', 'alice@example.com']);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`cannot write opsctl's directory ${join(dir, 'data')} (permission denied, EACCES)`);
+      expect(r.stderr).not.toMatch(/Sign in at|answered 5\d\d|seeded account/);
+      expectCleanError(r.stderr, 'cannot write');
+      expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
+      // A write through the embedded mock: its own storage error, as that same message (not "HTTP 503", not a stack).
+      r = await asNobody(['tracker', 'labels', 'create', '--name', 'x']);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`cannot write opsctl's directory ${join(dir, 'data')} (permission denied, EACCES)`);
+      expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
+      expect(r.stderr).not.toMatch(/HTTP 503|opsctl mock:/);
+      expectCleanError(r.stderr, 'cannot write');
+      // Reading needs no write: still works.
+      r = await asNobody(['tracker', 'labels', 'list', '--json=name']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual([{ name: 'bug' }]);
+      expect(readFileSync(statePath, 'utf8')).toBe(before);
+    },
+  );
 });
 
 describe('only regular files are read, with a size cap (built binary; nothing is ever opened for a blocking read)', () => {
@@ -538,7 +600,11 @@ describe('only regular files are read, with a size cap (built binary; nothing is
       writeFileSync(join(base, 'config.json'), '{"profiles":{}}', { mode: 0o644 });
       chmodSync(join(base, 'config.json'), 0o644);
       const sh = (args: string, input?: string) =>
-        execa('sh', ['-c', `umask ${mask}; exec "${process.execPath}" "${BIN}" ${args}`], { reject: false, input, env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' } });
+        execa('sh', ['-c', `umask ${mask}; exec "${process.execPath}" "${BIN}" ${args}`], {
+          reject: false,
+          input,
+          env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' },
+        });
       expect((await sh('config set tracker https://t.example.com')).exitCode).toBe(0);
       expect((await sh('auth login --service tracker --with-token', 'tok-123\n')).exitCode).toBe(0);
       expect(statSync(join(base, 'config.json')).mode & 0o777, `config.json under umask ${mask}`).toBe(0o600);

@@ -27,7 +27,8 @@ describe('bad input is exit 2 before any request', () => {
     const r = await t.cli('tracker', 'stories', 'list');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('tracker stories has no list');
-    for (const way of ['opsctl tracker search stories --query TEXT', 'opsctl tracker epics stories ID', 'opsctl tracker iterations stories ID']) expect(r.stderr).toContain(way);
+    for (const way of ['opsctl tracker search stories --query TEXT', 'opsctl tracker epics stories ID', 'opsctl tracker iterations stories ID'])
+      expect(r.stderr).toContain(way);
     expect(t.mock.requests).toHaveLength(0);
   });
 

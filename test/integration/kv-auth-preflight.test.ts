@@ -25,7 +25,11 @@ function member(id: string, version: string): Promise<string> {
       if (req.url === '/v3alpha/maintenance/status') return json(200, { header, version, leader: '11', raftIndex: '9' });
       if (req.url === '/v3alpha/maintenance/alarm') return json(200, { header });
       // The whole cluster as it reports itself: the three members, no other.
-      if (req.url === '/v3alpha/cluster/member/list') return json(200, { header, members: endpoints.map((u, i) => ({ ID: String(11 + i), name: `m${11 + i}`, peerURLs: [`http://127.0.0.1:${2380 + i}`], clientURLs: [u] })) });
+      if (req.url === '/v3alpha/cluster/member/list')
+        return json(200, {
+          header,
+          members: endpoints.map((u, i) => ({ ID: String(11 + i), name: `m${11 + i}`, peerURLs: [`http://127.0.0.1:${2380 + i}`], clientURLs: [u] })),
+        });
       if (req.url === '/v3alpha/kv/range') return authOn ? json(400, { error: 'etcdserver: user name is empty', code: 3 }) : json(200, { header });
       return json(404, { error: 'not found' });
     });
@@ -44,7 +48,7 @@ afterAll(async () => {
 
 const upgrade = () => runCli(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', endpoints.join(',')], { env: { OPSCTL_CONFIG_DIR: cfg.dir } });
 
-it('auth on and a member on 3.2.30: refused before any change, with the seed\'s reason', async () => {
+it("auth on and a member on 3.2.30: refused before any change, with the seed's reason", async () => {
   const r = await upgrade();
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/runs 3\.2\.30 and auth is enabled: .*unauthorized lease revoke.*upgrade every member to 3\.2\.31 or later first/);

@@ -17,8 +17,16 @@ const eps = ['http://127.0.0.1:9', 'http://127.0.0.1:7'];
 const journalFile = join(cfg.dir, 'data', 'kv', 'journals', `${clusterKey(eps)}.json`);
 const driver = ['--stop-cmd', 'true {name}', '--start-cmd', 'true {name}', '--running-cmd', 'false {name}'];
 const good = {
-  version: 1, id: '20260101T000000-abcdef', cluster: clusterKey(eps), source: '3.2', target: '3.3', allowSameVersion: false, status: 'halted',
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', owner: { pid: 1, host: 'h' },
+  version: 1,
+  id: '20260101T000000-abcdef',
+  cluster: clusterKey(eps),
+  source: '3.2',
+  target: '3.3',
+  allowSameVersion: false,
+  status: 'halted',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  owner: { pid: 1, host: 'h' },
   members: [{ name: 'kv1', id: '1', endpoint: eps[0], fromVersion: '3.2.32', action: 'upgrade', reason: '', wasLeader: false }],
   previous: { kv1: { version: '3.2' } },
   steps: [{ id: 'kv1/stop', member: 'kv1', kind: 'stop', status: 'done' }],
@@ -31,7 +39,11 @@ afterAll(() => cfg.cleanup());
 describe('a wrong-shaped journal is named with its path and the fix, exit 1, never rewritten', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['"members": null', JSON.stringify({ ...good, members: null }), /members: .*(array|null)/i],
-    ['a step naming an unknown member', JSON.stringify({ ...good, steps: [{ id: 'kv9/stop', member: 'kv9', kind: 'stop', status: 'done' }] }), /step kv9\/stop names member "kv9", which is not one of the journal's members/],
+    [
+      'a step naming an unknown member',
+      JSON.stringify({ ...good, steps: [{ id: 'kv9/stop', member: 'kv9', kind: 'stop', status: 'done' }] }),
+      /step kv9\/stop names member "kv9", which is not one of the journal's members/,
+    ],
     ['truncated JSON', JSON.stringify(good).slice(0, 80), /not JSON \(truncated\?\)/],
   ];
   it.each(cases)('%s: kv upgrade --dry-run, kv upgrade and kv rollback refuse', async (_what, text, why) => {
@@ -62,12 +74,34 @@ describe('a cluster file is checked when parsed (exit 2 naming the file, the mem
     expect(r.stderr).toMatch(/give each member its etcd name/);
   });
   it('an unknown {placeholder} in a driver template, and in a --*-cmd flag', async () => {
-    writeFileSync(file, `members:\n  - {name: kv1, endpoint: "${eps[0]}"}\ndriver: {type: command, stop: "ssh {hots} systemctl stop etcd", start: "true", running: "true"}\n`);
+    writeFileSync(
+      file,
+      `members:\n  - {name: kv1, endpoint: "${eps[0]}"}\ndriver: {type: command, stop: "ssh {hots} systemctl stop etcd", start: "true", running: "true"}\n`,
+    );
     const r = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--cluster', file], { env });
     expect(r.exitCode, String(r.stderr)).toBe(2);
     expect(r.stderr).toContain(`--cluster ${file}: driver.stop: unknown placeholder {hots} (known: {host}, {name}, {endpoint}, {version}, {bin})`);
     expect(r.stderr).toMatch(/fix the template in the file/);
-    const f = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', eps.join(','), '--stop-cmd', 'true', '--start-cmd', 'true', '--running-cmd', 'true', '--backup-cmd', 'cp -a /d /d.{runn}'], { env });
+    const f = await runBin(
+      [
+        'kv',
+        'upgrade',
+        '--to',
+        '3.3',
+        '--dry-run',
+        '--endpoints',
+        eps.join(','),
+        '--stop-cmd',
+        'true',
+        '--start-cmd',
+        'true',
+        '--running-cmd',
+        'true',
+        '--backup-cmd',
+        'cp -a /d /d.{runn}',
+      ],
+      { env },
+    );
     expect(f.exitCode, String(f.stderr)).toBe(2);
     expect(f.stderr).toContain('--backup-cmd: unknown placeholder {runn} (known: {host}, {name}, {endpoint}, {version}, {bin}, {run})');
   });

@@ -31,7 +31,28 @@ async function cluster(n: number, version: string, start = [...Array(n).keys()],
   const initial = ms.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(',');
   const run = (i: number, v = version, more: string[] = extra) => {
     const m = ms[i];
-    const p = execa(process.execPath, [MEMBER, '--kv-version', v, '--name', m.name, '--data-dir', m.data, '--listen-client-urls', `http://127.0.0.1:${m.client}`, '--listen-peer-urls', `http://127.0.0.1:${m.peer}`, '--initial-cluster', initial, '--heartbeat-interval', '100', ...more], { reject: false, all: true });
+    const p = execa(
+      process.execPath,
+      [
+        MEMBER,
+        '--kv-version',
+        v,
+        '--name',
+        m.name,
+        '--data-dir',
+        m.data,
+        '--listen-client-urls',
+        `http://127.0.0.1:${m.client}`,
+        '--listen-peer-urls',
+        `http://127.0.0.1:${m.peer}`,
+        '--initial-cluster',
+        initial,
+        '--heartbeat-interval',
+        '100',
+        ...more,
+      ],
+      { reject: false, all: true },
+    );
     started.push(p);
     return p;
   };
@@ -80,38 +101,61 @@ describe('the simulated kv member', () => {
   it('the leader moves when the leader stops; the cluster version is raised only when all are reachable', async () => {
     const c = await cluster(3, '3.2');
     const leaderOf = async (i: number) => (await new KvClient(c.url(i)).status()).leaderId;
-    await until(async () => {
-      const ls = await Promise.all([0, 1, 2].map((i) => leaderOf(i).catch(() => undefined)));
-      return ls[0] && ls[0] !== '0' && ls.every((l) => l === ls[0]);
-    }, 10_000, 'one leader');
+    await until(
+      async () => {
+        const ls = await Promise.all([0, 1, 2].map((i) => leaderOf(i).catch(() => undefined)));
+        return ls[0] && ls[0] !== '0' && ls.every((l) => l === ls[0]);
+      },
+      10_000,
+      'one leader',
+    );
     const ids = await Promise.all([0, 1, 2].map(async (i) => (await new KvClient(c.url(i)).status()).memberId));
     const leader = ids.indexOf((await leaderOf(0))!);
     process.kill(c.procs[leader].pid!, 'SIGTERM');
     await c.procs[leader];
     const others = [0, 1, 2].filter((i) => i !== leader);
-    await until(async () => {
-      const l = await leaderOf(others[0]).catch(() => undefined);
-      return l && l !== ids[leader] && l !== '0' ? l : undefined;
-    }, 10_000, 'a new leader');
+    await until(
+      async () => {
+        const l = await leaderOf(others[0]).catch(() => undefined);
+        return l && l !== ids[leader] && l !== '0' ? l : undefined;
+      },
+      10_000,
+      'a new leader',
+    );
     // Restart the old leader as 3.3: cluster stays 3.2 until... all three are reachable and 3.3.
     c.procs[leader] = c.run(leader, '3.3');
     await until(async () => (await raw(`${c.url(leader)}/health`).catch(() => ({ status: 0 }))).status === 200, 10_000, 'back');
     // A member killed right after the cluster formed may not have stored the cluster version yet; the
     // restarted one learns it from the leader's next heartbeat. It must then be 3.2, never 3.3.
-    const cv = await until(async () => {
-      const v = JSON.parse((await raw(`${c.url(leader)}/version`)).text).kvcluster as string;
-      return v === 'not_decided' ? undefined : v;
-    }, 10_000, 'the cluster version');
+    const cv = await until(
+      async () => {
+        const v = JSON.parse((await raw(`${c.url(leader)}/version`)).text).kvcluster as string;
+        return v === 'not_decided' ? undefined : v;
+      },
+      10_000,
+      'the cluster version',
+    );
     expect(cv).toBe('3.2.0');
   });
 
   it('a restarted member knows the leader, and answers healthy, only once the leader itself reached it (as etcd/raft)', async () => {
     const c = await cluster(3, '3.2');
     const status = (i: number) => new KvClient(c.url(i)).status();
-    await until(async () => {
-      const ls = await Promise.all([0, 1, 2].map((i) => status(i).then((s) => s.leaderId, () => undefined)));
-      return ls[0] && ls[0] !== '0' && ls.every((l) => l === ls[0]);
-    }, 10_000, 'one leader');
+    await until(
+      async () => {
+        const ls = await Promise.all(
+          [0, 1, 2].map((i) =>
+            status(i).then(
+              (s) => s.leaderId,
+              () => undefined,
+            ),
+          ),
+        );
+        return ls[0] && ls[0] !== '0' && ls.every((l) => l === ls[0]);
+      },
+      10_000,
+      'one leader',
+    );
     const ids = await Promise.all([0, 1, 2].map(async (i) => (await status(i)).memberId));
     const leader = ids.indexOf((await status(0)).leaderId!);
     const follower = [0, 1, 2].find((i) => i !== leader)!;
@@ -147,10 +191,14 @@ describe('the simulated kv member', () => {
       await c.procs[0];
       c.procs[0] = c.run(0, v);
       // Asked without the kv client, which would learn the new prefix from the version.
-      await until(async () => {
-        const h = await raw(`${c.url(0)}/health`).catch(() => ({ status: 0, text: '' }));
-        return h.status === 200 && JSON.parse((await raw(`${c.url(0)}/version`)).text).kvserver.startsWith(v);
-      }, 10_000, `m1 healthy on ${v}`);
+      await until(
+        async () => {
+          const h = await raw(`${c.url(0)}/health`).catch(() => ({ status: 0, text: '' }));
+          return h.status === 200 && JSON.parse((await raw(`${c.url(0)}/version`)).text).kvserver.startsWith(v);
+        },
+        10_000,
+        `m1 healthy on ${v}`,
+      );
     };
     await restart('3.3');
     const seen: string[] = [];
@@ -182,7 +230,11 @@ describe('the simulated kv member', () => {
     // timeout before giving a peer up; so does the member. SIGSTOP makes the stall; the election
     // timeout is 10x the stall, so no machine is too slow for this test.
     const c = await cluster(3, '3.2', [0, 1], ['--election-timeout', '3000']);
-    const healthy = (i: number) => raw(`${c.url(i)}/health`).then((r) => r.status === 200, () => false);
+    const healthy = (i: number) =>
+      raw(`${c.url(i)}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
     await until(async () => (await healthy(0)) && (await healthy(1)), 15_000, 'two members healthy');
     const leaderBefore = (await new KvClient(c.url(0)).status()).leaderId;
     for (let round = 0; round < 3; round++) {

@@ -63,7 +63,7 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     const dry = await sb.kv('restore', '--snapshot', rp.file, '--dry-run');
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/every write after the snapshot's revision \d+ is lost/);
-    expect(dry.stdout).toContain('(the last upgrade\'s restore point)');
+    expect(dry.stdout).toContain("(the last upgrade's restore point)");
     const noYes = await sb.kv('restore', '--snapshot', rp.file);
     expect(noYes.code).toBe(2);
     expect(noYes.stderr).toMatch(/--yes/);
@@ -87,7 +87,8 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
       expect(readFileSync(join(dirname(m.dataDir), kept[0], 'member', 'kv.json'), 'utf8')).toContain(Buffer.from('after/upgrade').toString('base64'));
     }
     // A new cluster: the members' config files carry the new token.
-    for (const m of sb.spec().members) expect(readFileSync(join(dirname(m.dataDir), `${m.name}.conf.yml`), 'utf8')).toContain(`initial-cluster-token: ${report.token}`);
+    for (const m of sb.spec().members)
+      expect(readFileSync(join(dirname(m.dataDir), `${m.name}.conf.yml`), 'utf8')).toContain(`initial-cluster-token: ${report.token}`);
   }, 60_000);
 
   it('bad input is refused before any member is stopped: a snapshot failing its hash, a snapshot of another cluster, a missing data dir, an unreachable host', async () => {
@@ -142,14 +143,44 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     renameSync(`${m2.dataDir}.moved`, m2.dataDir);
 
     // No driver that can restore (endpoints alone, or templates without a restore one): exit 2.
-    const noDriver = await sb.kv('restore', '--snapshot', rp.file, '--endpoints', sb.spec().members.map((m) => m.endpoint).join(','), '--yes');
+    const noDriver = await sb.kv(
+      'restore',
+      '--snapshot',
+      rp.file,
+      '--endpoints',
+      sb
+        .spec()
+        .members.map((m) => m.endpoint)
+        .join(','),
+      '--yes',
+    );
     expect(noDriver.code).toBe(2);
     expect(noDriver.stderr).toMatch(/no way to stop, restore and start the members[\s\S]*--restore-cmd/);
 
     // An unreachable host: the command driver's check runs real ssh to a port nothing listens on.
-    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const eps = sb
+      .spec()
+      .members.map((m) => m.endpoint)
+      .join(',');
     const ssh = 'ssh -o BatchMode=yes -o ConnectTimeout=5 -o StrictHostKeyChecking=no -p 1 {host} true';
-    const u = await sb.kv('restore', '--snapshot', rp.file, '--endpoints', eps, '--stop-cmd', 'false', '--start-cmd', 'false', '--running-cmd', 'false', '--restore-cmd', 'false', '--restore-check-cmd', ssh, '--yes');
+    const u = await sb.kv(
+      'restore',
+      '--snapshot',
+      rp.file,
+      '--endpoints',
+      eps,
+      '--stop-cmd',
+      'false',
+      '--start-cmd',
+      'false',
+      '--running-cmd',
+      'false',
+      '--restore-cmd',
+      'false',
+      '--restore-check-cmd',
+      ssh,
+      '--yes',
+    );
     expect(u.code).toBe(1);
     expect(u.stderr).toMatch(/ssh -o BatchMode=yes .* 127\.0\.0\.1 true` failed \(exit 255\): ssh: connect to host 127\.0\.0\.1 port 1: Connection refused/);
     expect(u.stderr).toMatch(/nothing was stopped/);

@@ -11,7 +11,11 @@ function binSandbox() {
   const cfg = tempConfigDir('opsctl-kv-sbcfg-');
   const sandboxFile = join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json');
   const kv = async (...argv: string[]) => {
-    const r = await execa(process.execPath, [BIN, 'kv', ...argv], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, timeout: 180_000 });
+    const r = await execa(process.execPath, [BIN, 'kv', ...argv], {
+      reject: false,
+      env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
+      timeout: 180_000,
+    });
     return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), json: () => JSON.parse(String(r.stdout)) };
   };
   const spec = () => JSON.parse(readFileSync(sandboxFile, 'utf8')) as Spec;
@@ -19,7 +23,10 @@ function binSandbox() {
     dir: cfg.dir,
     kv,
     spec,
-    logs: () => spec().members.map((m) => (existsSync(m.logFile) ? readFileSync(m.logFile, 'utf8') : '')).join(''),
+    logs: () =>
+      spec()
+        .members.map((m) => (existsSync(m.logFile) ? readFileSync(m.logFile, 'utf8') : ''))
+        .join(''),
     async down() {
       if (existsSync(sandboxFile)) await kv('sandbox', 'down');
       cfg.cleanup();
@@ -29,7 +36,11 @@ function binSandbox() {
 
 /** The line of `key:` in a member's config file (1-based), as the check must name it. */
 function lineOf(file: string, key: string): number {
-  return readFileSync(file, 'utf8').split('\n').findIndex((l) => l.startsWith(`${key}:`)) + 1;
+  return (
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .findIndex((l) => l.startsWith(`${key}:`)) + 1
+  );
 }
 
 type Spec = { members: Array<{ name: string; pidFile: string; configFile: string; logFile: string }> };
@@ -44,7 +55,18 @@ describe('kv sandbox up --config: a config file per member, read by the 3.3 conf
   afterAll(() => sb.down());
 
   it('a numeric auto-compaction-retention on kv2 (3.2 starts with it) halts kv upgrade --to 3.3 with exit 1 before any stop, naming member, file, line and fix', async () => {
-    const up = await sb.kv('sandbox', 'up', '--members', '3', '--version', '3.2', '--config', 'auto-compaction-mode=periodic', '--config', 'kv2:auto-compaction-retention=1');
+    const up = await sb.kv(
+      'sandbox',
+      'up',
+      '--members',
+      '3',
+      '--version',
+      '3.2',
+      '--config',
+      'auto-compaction-mode=periodic',
+      '--config',
+      'kv2:auto-compaction-retention=1',
+    );
     expect(up.code, up.stderr).toBe(0);
     const spec = sb.spec();
     const kv2 = spec.members.find((m) => m.name === 'kv2')!;
@@ -68,7 +90,8 @@ describe('kv sandbox up --config: a config file per member, read by the 3.3 conf
     // Nothing was touched: the same processes, all healthy on 3.2.
     expect(pids(sb.spec())).toEqual(before);
     const st = await sb.kv('sandbox', 'status', '--json');
-    for (const m of st.json() as Array<{ running: boolean; healthy: boolean; server: string }>) expect(m).toMatchObject({ running: true, healthy: true, server: '3.2.32' });
+    for (const m of st.json() as Array<{ running: boolean; healthy: boolean; server: string }>)
+      expect(m).toMatchObject({ running: true, healthy: true, server: '3.2.32' });
   });
 
   it('a quoted retention stops a 3.2 member at its start (as 3.2.32 does), at once; max-request-bytes from the file is honoured and the upgrade finishes', async () => {
@@ -123,9 +146,12 @@ describe.runIf(releases)('kv sandbox up --etcd-bin (real etcd 3.2.32) --config: 
     const before = pids(spec);
     const r = await kv('upgrade', '--to', '3.3', '--yes', '--target-bin', releases!.v33);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain(`member kv3: ${kv3.configFile}:${lineOf(kv3.configFile, 'auto-compaction-retention')}: auto-compaction-retention is the number 1`);
+    expect(r.stderr).toContain(
+      `member kv3: ${kv3.configFile}:${lineOf(kv3.configFile, 'auto-compaction-retention')}: auto-compaction-retention is the number 1`,
+    );
     expect(pids(spec)).toEqual(before);
     const st = await kv('sandbox', 'status', '--json');
-    for (const m of st.json() as Array<{ running: boolean; healthy: boolean; server: string }>) expect(m).toMatchObject({ running: true, healthy: true, server: '3.2.32' });
+    for (const m of st.json() as Array<{ running: boolean; healthy: boolean; server: string }>)
+      expect(m).toMatchObject({ running: true, healthy: true, server: '3.2.32' });
   });
 });

@@ -23,10 +23,20 @@ let expired: string;
 
 /** A member's /health and /version over TLS that asks for a client certificate from the CA. */
 async function member(cert: string, key: string): Promise<string> {
-  const srv = createServer({ cert: await import('node:fs').then((fs) => fs.readFileSync(cert)), key: (await import('node:fs')).readFileSync(key), ca: (await import('node:fs')).readFileSync(certs.ca), requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    const body = req.url === '/health' ? '{"health":"true"}' : req.url === '/version' ? '{"etcdserver":"3.3.27","etcdcluster":"3.3.0"}' : '{"error":"not found"}';
-    res.writeHead(req.url === '/health' || req.url === '/version' ? 200 : 404, { 'content-type': 'application/json' }).end(body);
-  });
+  const srv = createServer(
+    {
+      cert: await import('node:fs').then((fs) => fs.readFileSync(cert)),
+      key: (await import('node:fs')).readFileSync(key),
+      ca: (await import('node:fs')).readFileSync(certs.ca),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    (req, res) => {
+      const body =
+        req.url === '/health' ? '{"health":"true"}' : req.url === '/version' ? '{"etcdserver":"3.3.27","etcdcluster":"3.3.0"}' : '{"error":"not found"}';
+      res.writeHead(req.url === '/health' || req.url === '/version' ? 200 : 404, { 'content-type': 'application/json' }).end(body);
+    },
+  );
   servers.push(srv);
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   return String((srv.address() as AddressInfo).port);
@@ -54,7 +64,7 @@ describe('kv over TLS (https endpoints, --cacert/--cert/--key)', () => {
     expect(r.json()[0]).toMatchObject({ healthy: true });
   });
 
-  it('the same settings from the environment (CI) and from a cluster file\'s tls block', async () => {
+  it("the same settings from the environment (CI) and from a cluster file's tls block", async () => {
     const e = await runCli(['kv', 'health', '--endpoints', `https://127.0.0.1:${good}`], {
       env: { ...env, OPSCTL_KV_CACERT: certs.ca, OPSCTL_KV_CERT: certs.clientCert, OPSCTL_KV_KEY: certs.clientKey },
     });
@@ -63,7 +73,10 @@ describe('kv over TLS (https endpoints, --cacert/--cert/--key)', () => {
     for (const f of ['test-ca.crt', 'client.crt', 'client.key']) copyFileSync(join(certs.dir, f), join(cfg.dir, f));
     chmodSync(join(cfg.dir, 'client.key'), 0o600);
     const file = join(cfg.dir, 'cluster.yaml');
-    writeFileSync(file, `members:\n  - {name: m1, endpoint: "https://127.0.0.1:${good}"}\ntls:\n  cacert: test-ca.crt\n  cert: client.crt\n  key: client.key\n`);
+    writeFileSync(
+      file,
+      `members:\n  - {name: m1, endpoint: "https://127.0.0.1:${good}"}\ntls:\n  cacert: test-ca.crt\n  cert: client.crt\n  key: client.key\n`,
+    );
     const c = await runCli(['kv', 'health', '--cluster', file], { env });
     expect(c.code, c.stderr).toBe(0);
   });
@@ -145,7 +158,16 @@ describe('kv over TLS (https endpoints, --cacert/--cert/--key)', () => {
   it('opsctl help environment documents the CI variables', async () => {
     const r = await runCli(['help', 'environment'], { env });
     expect(r.code).toBe(0);
-    for (const v of ['OPSCTL_KV_CACERT', 'OPSCTL_KV_CERT', 'OPSCTL_KV_KEY', 'OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY', 'OPSCTL_KV_USER', 'OPSCTL_KV_PASSWORD', 'OPSCTL_KV_PASSWORD_FILE']) expect(r.stdout + r.stderr).toContain(v);
+    for (const v of [
+      'OPSCTL_KV_CACERT',
+      'OPSCTL_KV_CERT',
+      'OPSCTL_KV_KEY',
+      'OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY',
+      'OPSCTL_KV_USER',
+      'OPSCTL_KV_PASSWORD',
+      'OPSCTL_KV_PASSWORD_FILE',
+    ])
+      expect(r.stdout + r.stderr).toContain(v);
   });
 
   it('bad TLS flags are usage errors naming the flag, before any request', async () => {

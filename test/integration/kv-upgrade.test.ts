@@ -70,7 +70,10 @@ describe('kv upgrade on a simulated sandbox', () => {
 
     // 3.3 serves /v3beta and redirects /v3alpha there.
     const ep = sb.spec().members[0].endpoint;
-    const res = await fetch(`${ep}/v3alpha/kv/put`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('a').toString('base64'), value: Buffer.from('b').toString('base64') }) });
+    const res = await fetch(`${ep}/v3alpha/kv/put`, {
+      method: 'POST',
+      body: JSON.stringify({ key: Buffer.from('a').toString('base64'), value: Buffer.from('b').toString('base64') }),
+    });
     expect(res.status).toBe(200);
     expect(res.redirected && res.url).toBe(`${ep}/v3beta/kv/put`);
 
@@ -161,7 +164,15 @@ describe('kv upgrade on a simulated sandbox', () => {
     let ctx: Context | undefined;
     const sink = new PassThrough();
     sink.resume();
-    const io = new IOStreams({ stdout: sink, stderr: sink, stdin: new PassThrough(), env: { NO_COLOR: '1' }, stdoutTTY: false, stderrTTY: false, stdinTTY: false });
+    const io = new IOStreams({
+      stdout: sink,
+      stderr: sink,
+      stdin: new PassThrough(),
+      env: { NO_COLOR: '1' },
+      stdoutTTY: false,
+      stderrTTY: false,
+      stdinTTY: false,
+    });
     const running = main(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
     // The first member is back and healthy: the run is now in its 30 s settle.
     await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
@@ -170,7 +181,14 @@ describe('kv upgrade on a simulated sandbox', () => {
     const j = sb.journal();
     expect(j.status).toBe('interrupted');
     expect(j.steps.filter((s: any) => s.status === 'running')).toHaveLength(0);
-    expect(j.steps.filter((s: any) => s.status === 'done').map((s: any) => s.kind)).toEqual(['snapshot', 'stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy']);
+    expect(j.steps.filter((s: any) => s.status === 'done').map((s: any) => s.kind)).toEqual([
+      'snapshot',
+      'stop',
+      'wait-stopped',
+      'backup-data',
+      'start',
+      'wait-healthy',
+    ]);
 
     const r = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '0s', '--json');
     expect(r.code, r.stderr).toBe(0);
@@ -205,13 +223,35 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
   const KVCTL = new URL('../fixtures/kvctl.mjs', import.meta.url).pathname;
 
   it('with --endpoints and --stop-cmd/--start-cmd/--running-cmd', async () => {
-    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const eps = sb
+      .spec()
+      .members.map((m) => m.endpoint)
+      .join(',');
     // Without a --v2-size-cmd the v2 data size is unknown and --settle auto would wait 2 minutes.
     const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
     const noDriver = await sb.kv('upgrade', '--to', '3.3', '--yes', '--endpoints', eps, ...FAST);
     expect(noDriver.code).toBe(2);
     expect(noDriver.stderr).toMatch(/no way to stop and start members/);
-    const r = await sb.kv('upgrade', '--to', '3.3', '--yes', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--backup-cmd', tpl('backup', ' {run}'), ...FAST, '--settle', '0s', '--json');
+    const r = await sb.kv(
+      'upgrade',
+      '--to',
+      '3.3',
+      '--yes',
+      '--endpoints',
+      eps,
+      '--stop-cmd',
+      tpl('stop'),
+      '--start-cmd',
+      tpl('start', ' {version}'),
+      '--running-cmd',
+      tpl('running'),
+      '--backup-cmd',
+      tpl('backup', ' {run}'),
+      ...FAST,
+      '--settle',
+      '0s',
+      '--json',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().status).toBe('done');
     // The backup template ran on each stopped member ({run} = the journal id).
@@ -224,9 +264,28 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
   });
 
   it('a start that fails halts with the member down (exit 3); the re-run resumes at the start and finishes', async () => {
-    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const eps = sb
+      .spec()
+      .members.map((m) => m.endpoint)
+      .join(',');
     const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
-    const argv = ['upgrade', '--to', '3.3', '--yes', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), ...FAST, '--settle', '0s'];
+    const argv = [
+      'upgrade',
+      '--to',
+      '3.3',
+      '--yes',
+      '--endpoints',
+      eps,
+      '--stop-cmd',
+      tpl('stop'),
+      '--start-cmd',
+      tpl('start', ' {version}'),
+      '--running-cmd',
+      tpl('running'),
+      ...FAST,
+      '--settle',
+      '0s',
+    ];
     // No backup template: refused (exit 2) unless --no-backup says so, never a silent skip.
     const noBackup = await sb.kv(...argv);
     expect(noBackup.code, noBackup.stderr).toBe(2);
@@ -255,11 +314,33 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
   });
 
   it('a member falling sick between two members: halts before the next stop (exit 3), nothing else changed; resumes once healthy', async () => {
-    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const eps = sb
+      .spec()
+      .members.map((m) => m.endpoint)
+      .join(',');
     const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
     // --settle auto runs the v2-size command after each member is back; with SICKEN it makes the
     // two members still on 3.2 unhealthy, right before the next member would be stopped.
-    const argv = ['upgrade', '--to', '3.3', '--yes', '--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--v2-size-cmd', tpl('v2size'), '--no-backup', ...FAST, '--settle', 'auto'];
+    const argv = [
+      'upgrade',
+      '--to',
+      '3.3',
+      '--yes',
+      '--endpoints',
+      eps,
+      '--stop-cmd',
+      tpl('stop'),
+      '--start-cmd',
+      tpl('start', ' {version}'),
+      '--running-cmd',
+      tpl('running'),
+      '--v2-size-cmd',
+      tpl('v2size'),
+      '--no-backup',
+      ...FAST,
+      '--settle',
+      'auto',
+    ];
     writeFileSync(join(sb.dir, 'SICKEN'), '');
     const r = await sb.kv(...argv);
     expect(r.code, r.stderr).toBe(3);
@@ -280,7 +361,10 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
   });
 
   it('a member that exits right after its start (3.3 refuses a numeric auto-compaction-retention) halts at once, not after the healthy timeout; roll-back restarts it on 3.2', async () => {
-    const eps = sb.spec().members.map((m) => m.endpoint).join(',');
+    const eps = sb
+      .spec()
+      .members.map((m) => m.endpoint)
+      .join(',');
     const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
     const drv = ['--endpoints', eps, '--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running')];
     const up = [...drv, '--no-backup'];
@@ -348,7 +432,15 @@ describe('kv upgrade: more refusals', () => {
     const sink = new PassThrough();
     sink.resume();
     let ctx: Context | undefined;
-    const io = new IOStreams({ stdout: sink, stderr: sink, stdin: new PassThrough(), env: { NO_COLOR: '1' }, stdoutTTY: false, stderrTTY: false, stdinTTY: false });
+    const io = new IOStreams({
+      stdout: sink,
+      stderr: sink,
+      stdin: new PassThrough(),
+      env: { NO_COLOR: '1' },
+      stdoutTTY: false,
+      stderrTTY: false,
+      stdinTTY: false,
+    });
     const running = main(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
     await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
     const second = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST);

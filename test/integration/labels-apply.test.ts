@@ -122,15 +122,27 @@ describe('labels apply', () => {
     ]);
     const json = await apply('-f', f2, '--dry-run', '--json');
     expect(json.json()).toMatchObject({ applied: false, writes: 3, publish: false });
-    expect(json.json().requests[0]).toEqual({ updateLabel: { properties: { title: 'Sensitivity', description: 'How secret a document is, from 2027' }, updateMask: 'description' } });
+    expect(json.json().requests[0]).toEqual({
+      updateLabel: { properties: { title: 'Sensitivity', description: 'How secret a document is, from 2027' }, updateMask: 'description' },
+    });
 
     mock.requests.length = 0;
     const real = await apply('-f', f2, '--publish', '--yes');
     expect(real.code).toBe(0);
-    expect(writes()).toEqual(['POST /v2beta/labels/ID:delta', 'POST /v2beta/labels/ID/permissions:batchUpdate', 'POST /v2beta/labels/ID/permissions:batchDelete', 'POST /v2beta/labels/ID:publish']);
+    expect(writes()).toEqual([
+      'POST /v2beta/labels/ID:delta',
+      'POST /v2beta/labels/ID/permissions:batchUpdate',
+      'POST /v2beta/labels/ID/permissions:batchDelete',
+      'POST /v2beta/labels/ID:publish',
+    ]);
     const label = (await runCli(['labels', 'list', '--json'], { env })).json()[0];
     expect(label.lifecycle).toEqual({ state: 'PUBLISHED', hasUnpublishedChanges: false });
-    expect(label.fields.map((x: any) => `${x.properties.displayName}:${x.lifecycle.state}`)).toEqual(['Reviewers:PUBLISHED', 'Level:PUBLISHED', 'Review date:DISABLED', 'Notes:PUBLISHED']);
+    expect(label.fields.map((x: any) => `${x.properties.displayName}:${x.lifecycle.state}`)).toEqual([
+      'Reviewers:PUBLISHED',
+      'Level:PUBLISHED',
+      'Review date:DISABLED',
+      'Notes:PUBLISHED',
+    ]);
     expect(label.fields[1].selectionOptions.choices.map((c: any) => c.properties.displayName)).toEqual(['Low', 'Medium', 'High']);
 
     mock.requests.length = 0;
@@ -192,7 +204,10 @@ describe('labels apply', () => {
   it('manages an ADMIN label with useAdminAccess and an admin scope', async () => {
     const admin = await mintToken(mock, { email: 'root@example.com', scopes: [LABEL_SCOPES.admin] });
     const adminEnv = { ...env, OPSCTL_ACCESS_TOKEN: admin };
-    const f = file('admin.yaml', 'title: Legal hold\nlabelType: ADMIN\nfields:\n  - {name: Case, type: text}\npermissions:\n  - {email: counsel@example.com, role: READER}\n');
+    const f = file(
+      'admin.yaml',
+      'title: Legal hold\nlabelType: ADMIN\nfields:\n  - {name: Case, type: text}\npermissions:\n  - {email: counsel@example.com, role: READER}\n',
+    );
     const first = await runCli(['labels', 'apply', '-f', f, '--publish'], { env: adminEnv });
     expect(first.code).toBe(0);
     expect(mock.requests.filter((r) => r.method !== 'GET').every((r) => r.status === 200)).toBe(true);
@@ -213,7 +228,9 @@ describe('labels apply', () => {
     const created = await runCli(['labels', 'create', '--title', 'Hold', '--type', 'admin', '--json'], { env: adminEnv });
     const id = created.json().id as string;
     mock.requests.length = 0;
-    const r = await runCli(['labels', 'apply', '-f', file('hold.yaml', `id: ${id}\ntitle: Hold\nfields:\n  - {name: Case, type: text}\n`), '--publish'], { env: adminEnv });
+    const r = await runCli(['labels', 'apply', '-f', file('hold.yaml', `id: ${id}\ntitle: Hold\nfields:\n  - {name: Case, type: text}\n`), '--publish'], {
+      env: adminEnv,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(writes()).toEqual(['POST /v2beta/labels/ID:delta', 'POST /v2beta/labels/ID:publish']);
     // the service refuses a non-admin write to an ADMIN label (403), so these passed with useAdminAccess

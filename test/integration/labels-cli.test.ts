@@ -140,9 +140,38 @@ describe('opsctl labels: the lifecycle from the command line', () => {
     await mock.store.write((s) => {
       for (let i = 0; i < 205; i++) {
         s.labels.labels.push({
-          id: `bulk${i}`, labelType: 'SHARED', createTime: '2026-01-01T00:00:00Z', creator: 'people/ada', creatorEmail: 'ada@example.com', state: 'UNPUBLISHED_DRAFT', revSeq: 1,
-          revisions: [{ revisionId: '1', createTime: '2026-01-01T00:00:00Z', creator: 'people/ada', published: false, content: { properties: { title: `Bulk ${i}` }, life: { state: 'UNPUBLISHED_DRAFT', everPublished: false, hasUnpublishedChanges: true, createTime: '', creator: '', updateTime: '', updater: '' }, fields: [] } }],
-          copyMode: 'DO_NOT_COPY', permSeq: 0, permissions: [], locks: [],
+          id: `bulk${i}`,
+          labelType: 'SHARED',
+          createTime: '2026-01-01T00:00:00Z',
+          creator: 'people/ada',
+          creatorEmail: 'ada@example.com',
+          state: 'UNPUBLISHED_DRAFT',
+          revSeq: 1,
+          revisions: [
+            {
+              revisionId: '1',
+              createTime: '2026-01-01T00:00:00Z',
+              creator: 'people/ada',
+              published: false,
+              content: {
+                properties: { title: `Bulk ${i}` },
+                life: {
+                  state: 'UNPUBLISHED_DRAFT',
+                  everPublished: false,
+                  hasUnpublishedChanges: true,
+                  createTime: '',
+                  creator: '',
+                  updateTime: '',
+                  updater: '',
+                },
+                fields: [],
+              },
+            },
+          ],
+          copyMode: 'DO_NOT_COPY',
+          permSeq: 0,
+          permissions: [],
+          locks: [],
         });
       }
     });
@@ -165,7 +194,12 @@ describe('permissions from the command line', () => {
     expect(r.code).toBe(0);
     expect(mock.requests.at(-1)).toMatchObject({ method: 'POST', path: `/v2beta/labels/${id}/permissions:batchUpdate` });
     r = await cli('labels', 'permissions', 'list', id);
-    expect(r.stdout.trim().split('\n').map((l) => l.split('\t').slice(0, 2))).toEqual([
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t').slice(0, 2)),
+    ).toEqual([
       ['bob@example.com', 'READER'],
       ['carol@example.com', 'EDITOR'],
       ['audiences/default', 'APPLIER'],

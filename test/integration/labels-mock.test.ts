@@ -38,7 +38,12 @@ function expectError(r: { status: number; body: any }, status: number, googleSta
 describe('label lifecycle', () => {
   it('create → delta → publish → delta → publish → disable → enable → disable → delete', async () => {
     const label = await create();
-    expect(label).toMatchObject({ name: `labels/${label.id}`, revisionId: '1', labelType: 'SHARED', lifecycle: { state: 'UNPUBLISHED_DRAFT', hasUnpublishedChanges: true } });
+    expect(label).toMatchObject({
+      name: `labels/${label.id}`,
+      revisionId: '1',
+      labelType: 'SHARED',
+      lifecycle: { state: 'UNPUBLISHED_DRAFT', hasUnpublishedChanges: true },
+    });
     const id = label.id;
 
     const d1 = await api('POST', `/v2beta/labels/${id}:delta`, {
@@ -46,7 +51,14 @@ describe('label lifecycle', () => {
       view: 'LABEL_VIEW_FULL',
       requests: [
         { updateLabel: { properties: { title: 'Sensitivity', description: 'How secret' }, updateMask: 'description' } },
-        { createField: { field: { properties: { displayName: 'Level' }, selectionOptions: { choices: [{ properties: { displayName: 'Low' } }, { properties: { displayName: 'High' } }] } } } },
+        {
+          createField: {
+            field: {
+              properties: { displayName: 'Level' },
+              selectionOptions: { choices: [{ properties: { displayName: 'Low' } }, { properties: { displayName: 'High' } }] },
+            },
+          },
+        },
         { createField: { field: { id: 'owner', properties: { displayName: 'Owner' }, userOptions: {} } } },
       ],
     });
@@ -68,7 +80,14 @@ describe('label lifecycle', () => {
 
     const levelId = p1.body.fields[0].id;
     const d2 = await api('POST', `/v2beta/labels/${id}:delta`, {
-      requests: [{ createSelectionChoice: { fieldId: levelId, choice: { id: 'medium', properties: { displayName: 'Medium', insertBeforeChoice: p1.body.fields[0].selectionOptions.choices[1].id } } } }],
+      requests: [
+        {
+          createSelectionChoice: {
+            fieldId: levelId,
+            choice: { id: 'medium', properties: { displayName: 'Medium', insertBeforeChoice: p1.body.fields[0].selectionOptions.choices[1].id } },
+          },
+        },
+      ],
     });
     expect(d2.status).toBe(200);
     expect(d2.body).toEqual({ responses: [{ createSelectionChoice: { fieldId: levelId, id: 'medium' } }] });
@@ -81,7 +100,13 @@ describe('label lifecycle', () => {
     expect(pub.fields[0].selectionOptions.choices).toHaveLength(2);
     expect((await api('GET', `/v2beta/labels/${id}@latest`)).body).toMatchObject({ revisionId: '4' });
     expect((await api('GET', `/v2beta/labels/${id}@4`)).body).toMatchObject({ name: `labels/${id}@4` });
-    expect((await api('GET', `/v2beta/labels/${id}`)).body).toEqual({ name: `labels/${id}`, id, revisionId: '4', labelType: 'SHARED', properties: { title: 'Sensitivity', description: 'How secret' } });
+    expect((await api('GET', `/v2beta/labels/${id}`)).body).toEqual({
+      name: `labels/${id}`,
+      id,
+      revisionId: '4',
+      labelType: 'SHARED',
+      properties: { title: 'Sensitivity', description: 'How secret' },
+    });
 
     const p2 = await api('POST', `/v2beta/labels/${id}:publish`, {});
     expect(p2.body).toMatchObject({ revisionId: '5', lifecycle: { state: 'PUBLISHED', hasUnpublishedChanges: false } });
@@ -115,7 +140,12 @@ describe('label lifecycle', () => {
     const label = await create();
     await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ updateLabel: { properties: { title: 'X' }, updateMask: 'title' } }] });
     const stale = { writeControl: { requiredRevisionId: '1' } };
-    expectError(await api('POST', `/v2beta/labels/${label.id}:delta`, { ...stale, requests: [{ updateLabel: { properties: { title: 'Y' } } }] }), 400, 'FAILED_PRECONDITION', /not the latest revision.*latest: 2/);
+    expectError(
+      await api('POST', `/v2beta/labels/${label.id}:delta`, { ...stale, requests: [{ updateLabel: { properties: { title: 'Y' } } }] }),
+      400,
+      'FAILED_PRECONDITION',
+      /not the latest revision.*latest: 2/,
+    );
     expectError(await api('POST', `/v2beta/labels/${label.id}:publish`, stale), 400, 'FAILED_PRECONDITION');
     expectError(await api('DELETE', `/v2beta/labels/${label.id}?writeControl.requiredRevisionId=1`), 400, 'FAILED_PRECONDITION');
     expect((await api('GET', `/v2beta/labels/${label.id}`)).body.properties.title).toBe('X');
@@ -134,7 +164,16 @@ describe('label lifecycle', () => {
   it('runs all twelve delta request kinds', async () => {
     const label = await create('Kinds', {
       fields: [
-        { id: 'sel', properties: { displayName: 'Sel' }, selectionOptions: { choices: [{ id: 'a', properties: { displayName: 'A' } }, { id: 'b', properties: { displayName: 'B' } }] } },
+        {
+          id: 'sel',
+          properties: { displayName: 'Sel' },
+          selectionOptions: {
+            choices: [
+              { id: 'a', properties: { displayName: 'A' } },
+              { id: 'b', properties: { displayName: 'B' } },
+            ],
+          },
+        },
         { id: 'txt', properties: { displayName: 'Txt' }, textOptions: {} },
       ],
     });
@@ -151,7 +190,14 @@ describe('label lifecycle', () => {
         { disableField: { id: 'txt', disabledPolicy: {} } },
         { deleteField: { id: 'txt' } },
         { createSelectionChoice: { fieldId: 'sel', choice: { id: 'c', properties: { displayName: 'C' } } } },
-        { updateSelectionChoiceProperties: { fieldId: 'sel', id: 'c', properties: { displayName: 'Cee', insertBeforeChoice: 'a' }, updateMask: 'displayName,insertBeforeChoice' } },
+        {
+          updateSelectionChoiceProperties: {
+            fieldId: 'sel',
+            id: 'c',
+            properties: { displayName: 'Cee', insertBeforeChoice: 'a' },
+            updateMask: 'displayName,insertBeforeChoice',
+          },
+        },
         { disableSelectionChoice: { fieldId: 'sel', id: 'b', disabledPolicy: { hideInSearch: true } } },
         { enableSelectionChoice: { fieldId: 'sel', id: 'b' } },
         { disableSelectionChoice: { fieldId: 'sel', id: 'a', disabledPolicy: {} } },
@@ -160,32 +206,67 @@ describe('label lifecycle', () => {
     });
     expect(r.status).toBe(200);
     expect(r.body.responses.map((x: any) => Object.keys(x)[0])).toEqual([
-      'updateLabel', 'createField', 'updateField', 'updateFieldType', 'disableField', 'enableField', 'disableField', 'deleteField',
-      'createSelectionChoice', 'updateSelectionChoiceProperties', 'disableSelectionChoice', 'enableSelectionChoice', 'disableSelectionChoice', 'deleteSelectionChoice',
+      'updateLabel',
+      'createField',
+      'updateField',
+      'updateFieldType',
+      'disableField',
+      'enableField',
+      'disableField',
+      'deleteField',
+      'createSelectionChoice',
+      'updateSelectionChoiceProperties',
+      'disableSelectionChoice',
+      'enableSelectionChoice',
+      'disableSelectionChoice',
+      'deleteSelectionChoice',
     ]);
     expect(r.body.responses[9]).toEqual({ updateSelectionChoiceProperties: { priority: 1 } });
     const l = r.body.updatedLabel;
     expect(l.properties).toEqual({ title: 'Kinds 2' });
     expect(l.fields.map((f: any) => f.id)).toEqual(['sel', 'num']);
-    expect(l.fields[1]).toMatchObject({ properties: { displayName: 'Number', required: true }, dateOptions: { dateFormatType: 'SHORT_DATE' }, lifecycle: { state: 'UNPUBLISHED_DRAFT' } });
+    expect(l.fields[1]).toMatchObject({
+      properties: { displayName: 'Number', required: true },
+      dateOptions: { dateFormatType: 'SHORT_DATE' },
+      lifecycle: { state: 'UNPUBLISHED_DRAFT' },
+    });
     expect(l.fields[0].selectionOptions.choices.map((c: any) => c.id)).toEqual(['c', 'b']);
   });
 
   it('refuses to delete a published field or choice before disabling it, and a type change of a published field', async () => {
     const label = await create('Strict', { fields: [{ id: 'f', properties: { displayName: 'F' }, textOptions: {} }] });
     await api('POST', `/v2beta/labels/${label.id}:publish`, {});
-    expectError(await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ deleteField: { id: 'f' } }] }), 400, 'FAILED_PRECONDITION', /disable it before deleting/);
-    expectError(await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ updateFieldType: { id: 'f', integerOptions: {} } }] }), 400, 'FAILED_PRECONDITION', /type cannot change/);
+    expectError(
+      await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ deleteField: { id: 'f' } }] }),
+      400,
+      'FAILED_PRECONDITION',
+      /disable it before deleting/,
+    );
+    expectError(
+      await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ updateFieldType: { id: 'f', integerOptions: {} } }] }),
+      400,
+      'FAILED_PRECONDITION',
+      /type cannot change/,
+    );
   });
 
   it('sets copy mode and enabled apps without a new revision', async () => {
     const label = await create();
     const cm = await api('POST', `/v2beta/labels/${label.id}:updateLabelCopyMode`, { copyMode: 'ALWAYS_COPY', view: 'LABEL_VIEW_FULL' });
     expect(cm.body).toMatchObject({ revisionId: '1', appliedLabelPolicy: { copyMode: 'ALWAYS_COPY' } });
-    const apps = await api('POST', `/v2beta/labels/${label.id}:updateLabelEnabledAppSettings`, { enabledAppSettings: { enabledApps: [{ app: 'DRIVE' }, { app: 'GMAIL' }] }, view: 'LABEL_VIEW_FULL' });
+    const apps = await api('POST', `/v2beta/labels/${label.id}:updateLabelEnabledAppSettings`, {
+      enabledAppSettings: { enabledApps: [{ app: 'DRIVE' }, { app: 'GMAIL' }] },
+      view: 'LABEL_VIEW_FULL',
+    });
     expect(apps.body.enabledAppSettings).toEqual({ enabledApps: [{ app: 'DRIVE' }, { app: 'GMAIL' }] });
     expectError(await api('POST', `/v2beta/labels/${label.id}:updateLabelCopyMode`, { copyMode: 'SOMETIMES' }), 400, 'INVALID_ARGUMENT', /copyMode/);
-    expectError(await api('POST', `/v2beta/labels/${label.id}:updateLabelEnabledAppSettings`, { enabledAppSettings: { enabledApps: [{ app: 'DRIVE' }, { app: 'DRIVE' }] } }), 400, 'INVALID_ARGUMENT');
+    expectError(
+      await api('POST', `/v2beta/labels/${label.id}:updateLabelEnabledAppSettings`, {
+        enabledAppSettings: { enabledApps: [{ app: 'DRIVE' }, { app: 'DRIVE' }] },
+      }),
+      400,
+      'INVALID_ARGUMENT',
+    );
   });
 });
 
@@ -231,14 +312,33 @@ describe('list, paging, limits, capabilities, locks', () => {
     const five = Array.from({ length: 5 }, (_, i) => ({ createField: { field: { properties: { displayName: `F${i}` }, textOptions: {} } } }));
     expectError(await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: five }), 400, 'INVALID_ARGUMENT', /5 fields; the limit is 4/);
     const choices = Array.from({ length: 4 }, (_, i) => ({ properties: { displayName: `C${i}` } }));
-    expectError(await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ createField: { field: { properties: { displayName: 'S' }, selectionOptions: { choices } } } }] }), 400, 'INVALID_ARGUMENT', /4 choices; the limit is 3/);
+    expectError(
+      await api('POST', `/v2beta/labels/${label.id}:delta`, {
+        requests: [{ createField: { field: { properties: { displayName: 'S' }, selectionOptions: { choices } } } }],
+      }),
+      400,
+      'INVALID_ARGUMENT',
+      /4 choices; the limit is 3/,
+    );
   });
 
   it('answers users/me/capabilities and lists locks', async () => {
     const caps = await api('GET', '/v2beta/users/me/capabilities');
-    expect(caps.body).toEqual({ name: 'users/me/capabilities', canAccessLabelManager: true, canAdministrateLabels: false, canCreateSharedLabels: true, canCreateAdminLabels: false });
+    expect(caps.body).toEqual({
+      name: 'users/me/capabilities',
+      canAccessLabelManager: true,
+      canAdministrateLabels: false,
+      canCreateSharedLabels: true,
+      canCreateAdminLabels: false,
+    });
     // any known user, by numeric id or email: another user's are a signed-in user's defaults; the caller's own follow its token
-    expect((await api('GET', '/v2beta/users/bob@example.com/capabilities')).body).toEqual({ name: 'users/bob@example.com/capabilities', canAccessLabelManager: true, canAdministrateLabels: false, canCreateSharedLabels: true, canCreateAdminLabels: false });
+    expect((await api('GET', '/v2beta/users/bob@example.com/capabilities')).body).toEqual({
+      name: 'users/bob@example.com/capabilities',
+      canAccessLabelManager: true,
+      canAdministrateLabels: false,
+      canCreateSharedLabels: true,
+      canCreateAdminLabels: false,
+    });
     expect((await api('GET', '/v2beta/users/110000000000000000002/capabilities')).body.name).toBe('users/110000000000000000002/capabilities');
     expectError(await api('GET', '/v2beta/users/someone/capabilities'), 404, 'NOT_FOUND');
     const label = await create('Locked', { fields: [{ id: 'f', properties: { displayName: 'F' }, textOptions: {} }] });
@@ -248,7 +348,12 @@ describe('list, paging, limits, capabilities, locks', () => {
     });
     const locks = await api('GET', `/v2beta/labels/${label.id}/revisions/1/locks`);
     expect(locks.body.labelLocks).toEqual([expect.objectContaining({ name: `labels/${label.id}/revisions/1/locks/k1`, fieldId: 'f', state: 'ACTIVE' })]);
-    expectError(await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ updateField: { id: 'f', properties: { displayName: 'G' } } }] }), 400, 'FAILED_PRECONDITION', /locked/);
+    expectError(
+      await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ updateField: { id: 'f', properties: { displayName: 'G' } } }] }),
+      400,
+      'FAILED_PRECONDITION',
+      /locked/,
+    );
     // locks page by 100 unless pageSize says otherwise
     await mock.store.write((s) => {
       for (let i = 2; i <= 150; i++) s.labels.labels[0].locks.push({ id: `k${i}`, state: 'ACTIVE', createTime: new Date().toISOString() });
@@ -280,7 +385,11 @@ describe('permissions', () => {
       ],
     });
     expect(batch.status).toBe(200);
-    expect(batch.body.permissions.map((p: any) => [p.email, p.role])).toEqual([['carol@example.com', 'EDITOR'], ['dan@example.com', 'ORGANIZER'], ['bob@example.com', 'READER']]);
+    expect(batch.body.permissions.map((p: any) => [p.email, p.role])).toEqual([
+      ['carol@example.com', 'EDITOR'],
+      ['dan@example.com', 'ORGANIZER'],
+      ['bob@example.com', 'READER'],
+    ]);
 
     const page1 = await api('GET', `${base}?pageSize=3`);
     expect(page1.body.labelPermissions).toHaveLength(3);
@@ -322,7 +431,12 @@ describe('permissions', () => {
     expectError(await api('POST', base, { group: 'groups/1', role: 'READER' }), 400, 'INVALID_ARGUMENT', /by email/);
     expectError(await api('POST', base, { audience: 'everyone', role: 'READER' }), 400, 'INVALID_ARGUMENT', /audiences/);
     expectError(await api('POST', `${base}:batchUpdate`, { requests: [] }), 400, 'INVALID_ARGUMENT', /non-empty/);
-    expectError(await api('POST', `${base}:batchUpdate`, { requests: [{ parent: 'labels/other', labelPermission: { email: 'x@example.com', role: 'READER' } }] }), 400, 'INVALID_ARGUMENT', /parent/);
+    expectError(
+      await api('POST', `${base}:batchUpdate`, { requests: [{ parent: 'labels/other', labelPermission: { email: 'x@example.com', role: 'READER' } }] }),
+      400,
+      'INVALID_ARGUMENT',
+      /parent/,
+    );
     expectError(await api('POST', `${base}:batchDelete`, { requests: [{ name: 'labels/other/permissions/1' }] }), 400, 'INVALID_ARGUMENT');
     expect((await api('GET', base)).body).toEqual({ labelPermissions: [] });
   });
@@ -336,7 +450,9 @@ describe('permissions', () => {
     // a draft is visible to its editors only
     expectError(await api('GET', `/v2beta/labels/${label.id}`, undefined, bobToken), 404, 'NOT_FOUND');
     expect((await api('GET', '/v2beta/labels', undefined, bobToken)).body).toEqual({ labels: [] });
-    await api('POST', `/v2beta/labels/${label.id}:delta`, { requests: [{ createField: { field: { properties: { displayName: 'Level' }, textOptions: {} } } }] });
+    await api('POST', `/v2beta/labels/${label.id}:delta`, {
+      requests: [{ createField: { field: { properties: { displayName: 'Level' }, textOptions: {} } } }],
+    });
     expect((await api('POST', `/v2beta/labels/${label.id}:publish`, {})).body.revisionId).toBe('3');
     expect((await api('GET', `/v2beta/labels/${label.id}`, undefined, bobToken)).status).toBe(200);
     // published: a reader sees the published revision, not the draft changes made after it
@@ -367,7 +483,17 @@ describe('validation errors', () => {
       [{ labelType: 'SHARED', properties: { title: 'x' }, learnMoreUri: 'ftp://x' }, /learnMoreUri/],
       [{ labelType: 'SHARED', properties: { title: 'x' }, fields: [{ properties: { displayName: 'F' } }] }, /fields\[0\] needs exactly one of/],
       [{ labelType: 'SHARED', properties: { title: 'x' }, fields: [{ id: 'bad id', properties: { displayName: 'F' }, textOptions: {} }] }, /fields\[0\].id/],
-      [{ labelType: 'SHARED', properties: { title: 'x' }, fields: [{ properties: { displayName: 'F' }, textOptions: {} }, { properties: { displayName: 'F' }, textOptions: {} }] }, /already used/],
+      [
+        {
+          labelType: 'SHARED',
+          properties: { title: 'x' },
+          fields: [
+            { properties: { displayName: 'F' }, textOptions: {} },
+            { properties: { displayName: 'F' }, textOptions: {} },
+          ],
+        },
+        /already used/,
+      ],
     ];
     for (const [b, msg] of cases) expectError(await api('POST', '/v2beta/labels', b), 400, 'INVALID_ARGUMENT', msg);
     expectError(await api('POST', '/v2beta/labels', { labelType: 'ADMIN', properties: { title: 'x' } }), 403, 'PERMISSION_DENIED', /useAdminAccess/);
@@ -381,9 +507,20 @@ describe('validation errors', () => {
       [{ requests: [{ updateLabel: { properties: { title: '' }, updateMask: 'title' } }] }, /title is required/],
       [{ requests: [{ createField: { field: { properties: { displayName: 'D' }, dateOptions: { dateFormatType: 'ISO' } } } }] }, /dateFormatType/],
       [{ requests: [{ createField: { field: { properties: { displayName: 'U' }, userOptions: { listOptions: { maxEntries: 0 } } } } }] }, /maxEntries/],
-      [{ requests: [{ createField: { field: { properties: { displayName: 'T' }, textOptions: {}, integerOptions: {} } } }] }, /got textOptions, integerOptions/],
-      [{ requests: [{ createField: { field: { properties: { displayName: 'T', insertBeforeField: 'zzz' } , textOptions: {} } } }] }, /insertBeforeField/],
-      [{ requests: [{ createField: { field: { properties: { displayName: 'T' }, textOptions: {} } } }, { createSelectionChoice: { fieldId: 'x', choice: {} } }] }, /fieldId/],
+      [
+        { requests: [{ createField: { field: { properties: { displayName: 'T' }, textOptions: {}, integerOptions: {} } } }] },
+        /got textOptions, integerOptions/,
+      ],
+      [{ requests: [{ createField: { field: { properties: { displayName: 'T', insertBeforeField: 'zzz' }, textOptions: {} } } }] }, /insertBeforeField/],
+      [
+        {
+          requests: [
+            { createField: { field: { properties: { displayName: 'T' }, textOptions: {} } } },
+            { createSelectionChoice: { fieldId: 'x', choice: {} } },
+          ],
+        },
+        /fieldId/,
+      ],
       [{ requests: [{ disableField: { id: '' } }] }, /disableField.id is required/],
       [{ view: 'ALL', requests: [{ updateLabel: { properties: { title: 'x' } } }] }, /view/],
       [{ writeControl: 'x', requests: [{ updateLabel: { properties: { title: 'x' } } }] }, /writeControl/],
@@ -406,19 +543,51 @@ describe('validation errors', () => {
 
 describe('robustness', () => {
   it('never answers 500 to a malformed request', async () => {
-    const label = await create('Fuzz', { fields: [{ id: 'sel', properties: { displayName: 'Sel' }, selectionOptions: { choices: [{ id: 'a', properties: { displayName: 'A' } }] } }] });
+    const label = await create('Fuzz', {
+      fields: [{ id: 'sel', properties: { displayName: 'Sel' }, selectionOptions: { choices: [{ id: 'a', properties: { displayName: 'A' } }] } }],
+    });
     const id = label.id;
-    const bodies: unknown[] = [null, [], 'text', 7, true, {}, { requests: 'x' }, { requests: [null] }, { requests: [5] }, { requests: [{ createField: 5 }] },
-      { requests: [{ createField: { field: { properties: 'x', textOptions: 1 } } }] }, { requests: [{ updateSelectionChoiceProperties: { fieldId: 'sel', id: 'a', properties: null } }] },
-      { requests: [{ updateFieldType: { id: 'sel', selectionOptions: { choices: 'x' } } }] }, { requests: [{ disableField: { id: 'sel', disabledPolicy: 'x' } }] },
-      { labelType: 'SHARED', properties: { title: 5 } }, { labelType: 'SHARED', properties: { title: 'x' }, fields: 'x' }, { labelType: 'SHARED', properties: { title: 'x' }, fields: [null] },
-      { copyMode: 5 }, { enabledAppSettings: { enabledApps: [null, 5] } }, { enabledAppSettings: 'x' }, { writeControl: [] }, { writeControl: { requiredRevisionId: 5 } },
-      { requests: [{ parent: 5, labelPermission: null }] }, { requests: [{ name: 5 }] }, { role: ['READER'], email: {} }, { disabledPolicy: { hideInSearch: 'yes' } }];
+    const bodies: unknown[] = [
+      null,
+      [],
+      'text',
+      7,
+      true,
+      {},
+      { requests: 'x' },
+      { requests: [null] },
+      { requests: [5] },
+      { requests: [{ createField: 5 }] },
+      { requests: [{ createField: { field: { properties: 'x', textOptions: 1 } } }] },
+      { requests: [{ updateSelectionChoiceProperties: { fieldId: 'sel', id: 'a', properties: null } }] },
+      { requests: [{ updateFieldType: { id: 'sel', selectionOptions: { choices: 'x' } } }] },
+      { requests: [{ disableField: { id: 'sel', disabledPolicy: 'x' } }] },
+      { labelType: 'SHARED', properties: { title: 5 } },
+      { labelType: 'SHARED', properties: { title: 'x' }, fields: 'x' },
+      { labelType: 'SHARED', properties: { title: 'x' }, fields: [null] },
+      { copyMode: 5 },
+      { enabledAppSettings: { enabledApps: [null, 5] } },
+      { enabledAppSettings: 'x' },
+      { writeControl: [] },
+      { writeControl: { requiredRevisionId: 5 } },
+      { requests: [{ parent: 5, labelPermission: null }] },
+      { requests: [{ name: 5 }] },
+      { role: ['READER'], email: {} },
+      { disabledPolicy: { hideInSearch: 'yes' } },
+    ];
     const targets: Array<[string, string]> = [
-      ['POST', '/v2beta/labels'], ['POST', `/v2beta/labels/${id}:delta`], ['POST', `/v2beta/labels/${id}:publish`], ['POST', `/v2beta/labels/${id}:disable`],
-      ['POST', `/v2beta/labels/${id}:enable`], ['POST', `/v2beta/labels/${id}:updateLabelCopyMode`], ['POST', `/v2beta/labels/${id}:updateLabelEnabledAppSettings`],
-      ['POST', `/v2beta/labels/${id}/permissions`], ['PATCH', `/v2beta/labels/${id}/permissions`], ['POST', `/v2beta/labels/${id}/permissions:batchUpdate`],
-      ['POST', `/v2beta/labels/${id}/permissions:batchDelete`], ['POST', `/v2beta/labels/${id}/revisions/1/permissions:batchUpdate`],
+      ['POST', '/v2beta/labels'],
+      ['POST', `/v2beta/labels/${id}:delta`],
+      ['POST', `/v2beta/labels/${id}:publish`],
+      ['POST', `/v2beta/labels/${id}:disable`],
+      ['POST', `/v2beta/labels/${id}:enable`],
+      ['POST', `/v2beta/labels/${id}:updateLabelCopyMode`],
+      ['POST', `/v2beta/labels/${id}:updateLabelEnabledAppSettings`],
+      ['POST', `/v2beta/labels/${id}/permissions`],
+      ['PATCH', `/v2beta/labels/${id}/permissions`],
+      ['POST', `/v2beta/labels/${id}/permissions:batchUpdate`],
+      ['POST', `/v2beta/labels/${id}/permissions:batchDelete`],
+      ['POST', `/v2beta/labels/${id}/revisions/1/permissions:batchUpdate`],
     ];
     for (const [method, path] of targets) {
       for (const b of bodies) {
@@ -428,11 +597,21 @@ describe('robustness', () => {
         if (r.status >= 400) expect(r.body.error).toMatchObject({ code: r.status, status: expect.any(String), message: expect.any(String) });
       }
     }
-    for (const path of ['/v2beta/labels/%ZZ', '/v2beta/labels/a/b/c', '/v2beta/labels/x@', '/v2beta/users/me/capabilities?customer=bad%20id', '/v2beta/labels?customer=x']) {
+    for (const path of [
+      '/v2beta/labels/%ZZ',
+      '/v2beta/labels/a/b/c',
+      '/v2beta/labels/x@',
+      '/v2beta/users/me/capabilities?customer=bad%20id',
+      '/v2beta/labels?customer=x',
+    ]) {
       const r = await api('GET', path);
       expect(r.status, path).toBeLessThan(500);
     }
-    const bad = await request(`${mock.url}/v2beta/labels`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{not json' });
+    const bad = await request(`${mock.url}/v2beta/labels`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{not json',
+    });
     expect(bad.statusCode).toBe(400);
     expect(((await bad.body.json()) as any).error.status).toBe('INVALID_ARGUMENT');
   });

@@ -26,7 +26,10 @@ const outputOnly = (name: string) =>
 
 /** Every method of the document, by its id (`labels.permissions.list`). */
 function methods(resources: Record<string, any> = doc.resources): Array<[string, any]> {
-  return Object.values(resources).flatMap((r: any) => [...Object.values(r.methods ?? {}).map((m: any) => [m.id.replace(/^drivelabels\./, ''), m] as [string, any]), ...methods(r.resources ?? {})]);
+  return Object.values(resources).flatMap((r: any) => [
+    ...Object.values(r.methods ?? {}).map((m: any) => [m.id.replace(/^drivelabels\./, ''), m] as [string, any]),
+    ...methods(r.resources ?? {}),
+  ]);
 }
 
 describe('the label table agrees with the discovery document', () => {
@@ -67,7 +70,11 @@ describe('the label table agrees with the discovery document', () => {
     expect([...PROPERTIES.label].sort()).toEqual(props('LabelProperties').sort());
     expect([...PROPERTIES.field].sort()).toEqual(props('FieldProperties').sort());
     expect([...PROPERTIES.choice].sort()).toEqual(props('FieldSelectionOptionsChoiceProperties').sort());
-    expect(Object.values(FIELD_TYPE_OPTIONS).sort()).toEqual(props('Field').filter((k) => k.endsWith('Options')).sort());
+    expect(Object.values(FIELD_TYPE_OPTIONS).sort()).toEqual(
+      props('Field')
+        .filter((k) => k.endsWith('Options'))
+        .sort(),
+    );
   });
 
   it('names exactly the output-only properties of a Label, a Field and a Choice', () => {
@@ -127,7 +134,13 @@ describe('what the mock answers has only what the document defines', () => {
       properties: { title: 'Spec', description: 'every shape' },
       enabledAppSettings: { enabledApps: [{ app: 'DRIVE' }] },
       fields: [
-        { properties: { displayName: 'Level', required: true }, selectionOptions: { listOptions: { maxEntries: 2 }, choices: [{ properties: { displayName: 'Low' } }, { properties: { displayName: 'High', description: 'd' } }] } },
+        {
+          properties: { displayName: 'Level', required: true },
+          selectionOptions: {
+            listOptions: { maxEntries: 2 },
+            choices: [{ properties: { displayName: 'Low' } }, { properties: { displayName: 'High', description: 'd' } }],
+          },
+        },
         { properties: { displayName: 'When' }, dateOptions: { dateFormatType: 'SHORT_DATE' } },
         { properties: { displayName: 'Who' }, userOptions: { listOptions: {} } },
         { properties: { displayName: 'Note' }, textOptions: {} },
@@ -141,7 +154,10 @@ describe('what the mock answers has only what the document defines', () => {
     const delta = await api('POST', `/v2beta/${name}:delta`, {
       languageCode: 'en-GB',
       view: 'LABEL_VIEW_FULL',
-      requests: [{ disableField: { id: created.body.fields[4].id, disabledPolicy: { hideInSearch: true } } }, { disableSelectionChoice: { fieldId: level.id, id: level.selectionOptions.choices[0].id, disabledPolicy: {} } }],
+      requests: [
+        { disableField: { id: created.body.fields[4].id, disabledPolicy: { hideInSearch: true } } },
+        { disableSelectionChoice: { fieldId: level.id, id: level.selectionOptions.choices[0].id, disabledPolicy: {} } },
+      ],
     });
     expect(delta.status).toBe(200);
     expect(unknownKeys(delta.body, 'DeltaUpdateLabelResponse')).toEqual([]);
@@ -152,7 +168,9 @@ describe('what the mock answers has only what the document defines', () => {
     expect(unknownKeys(disabled.body, 'Label')).toEqual([]);
     const got = await api('GET', `/v2beta/${name}?view=LABEL_VIEW_FULL&languageCode=en`);
     expect(unknownKeys(got.body, 'Label')).toEqual([]);
-    expect((await api('POST', `/v2beta/${name}/permissions:batchUpdate`, { requests: [{ labelPermission: { email: 'bob@example.com', role: 'READER' } }] })).status).toBe(200);
+    expect(
+      (await api('POST', `/v2beta/${name}/permissions:batchUpdate`, { requests: [{ labelPermission: { email: 'bob@example.com', role: 'READER' } }] })).status,
+    ).toBe(200);
     expect(unknownKeys((await api('GET', `/v2beta/${name}/permissions`)).body, 'ListLabelPermissionsResponse')).toEqual([]);
     expect(unknownKeys((await api('GET', '/v2beta/labels?view=LABEL_VIEW_FULL&publishedOnly=true')).body, 'ListLabelsResponse')).toEqual([]);
     expect(unknownKeys((await api('GET', `/v2beta/${name}/locks`)).body, 'ListLabelLocksResponse')).toEqual([]);
@@ -168,7 +186,9 @@ describe('what the mock answers has only what the document defines', () => {
     expect(d.status).toBe(400);
     expect(d.body.error.message).toBe('properties.title must be a string');
     // a value of the wrong type is named as such, once, not as missing
-    expect((await api('POST', '/v2beta/labels', { labelType: 'SHARED', properties: 'Spec' })).body.error.message).toBe('properties must be an object (with properties.title)');
+    expect((await api('POST', '/v2beta/labels', { labelType: 'SHARED', properties: 'Spec' })).body.error.message).toBe(
+      'properties must be an object (with properties.title)',
+    );
     const apps = await api('POST', '/v2beta/labels', { labelType: 'SHARED', properties: { title: 'A' }, enabledAppSettings: ['DRIVE'] });
     expect(apps.body.error.message).toBe('enabledAppSettings must be an object (with enabledApps)');
   });

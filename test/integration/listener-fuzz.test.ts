@@ -44,7 +44,23 @@ function requests(rng: Rng, n: number): RawRequest[] {
     { method: 'GET', target: '/', headers: { 'transfer-encoding': 'chunked', 'content-length': '3' }, label: 'both TE and CL' },
   ];
   const methods = ['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'OPTIONS', 'BREW', 'G ET', '\u00ff', ''];
-  const targets = ['http://[x/', '/', '*', '/?code=', '/?state=', '/favicon.ico', 'http://[', '%', '/?code=%00', 'http://a:b@[::1/', '/'.repeat(300), '/?' + 'a=b&'.repeat(200), 'http://127.0.0.1:99999/', '\\\\', '/?code=x&error=y'];
+  const targets = [
+    'http://[x/',
+    '/',
+    '*',
+    '/?code=',
+    '/?state=',
+    '/favicon.ico',
+    'http://[',
+    '%',
+    '/?code=%00',
+    'http://a:b@[::1/',
+    '/'.repeat(300),
+    '/?' + 'a=b&'.repeat(200),
+    'http://127.0.0.1:99999/',
+    '\\\\',
+    '/?code=x&error=y',
+  ];
   const out = [...fixed];
   while (out.length < n) {
     const target = rng.pick(targets) + (rng.int(3) === 0 ? String.fromCharCode(rng.int(256)) : '');
@@ -106,8 +122,13 @@ describe('the loopback listener of opsctl login (built binary) under malformed r
     const r = await child;
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/TypeError|unexpected error/);
-    const list = await execa(process.execPath, [BIN, 'auth', 'list', '--json'], { reject: false, env: { NO_COLOR: '1', OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_AUTH_URL: mock.url, OPSCTL_API_URL: mock.url } });
+    const list = await execa(process.execPath, [BIN, 'auth', 'list', '--json'], {
+      reject: false,
+      env: { NO_COLOR: '1', OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_AUTH_URL: mock.url, OPSCTL_API_URL: mock.url },
+    });
     expect(list.exitCode, list.stderr).toBe(0);
-    expect((JSON.parse(list.stdout) as Array<{ account: string; active: boolean }>).filter((a) => a.active).map((a) => a.account)).toEqual(['alice@example.com']);
+    expect((JSON.parse(list.stdout) as Array<{ account: string; active: boolean }>).filter((a) => a.active).map((a) => a.account)).toEqual([
+      'alice@example.com',
+    ]);
   }, 120_000);
 });

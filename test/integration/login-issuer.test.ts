@@ -52,7 +52,9 @@ const stored = (profile = 'embedded') => {
 };
 
 /** A small HTTP server the test scripts (metadata documents, a token-endpoint proxy); logs the paths asked for. */
-async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string) => unknown): Promise<{ url: string; paths: string[]; close: () => Promise<void> }> {
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => unknown,
+): Promise<{ url: string; paths: string[]; close: () => Promise<void> }> {
   const paths: string[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -86,7 +88,11 @@ describe('issuer: the provider metadata', () => {
     expect(new URL(seen.url!).searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect(stored()).toMatchObject({ account: 'alice@example.com', scope: `openid email ${READ}` });
     const cache = metadataCachePath(join(cfg.dir, 'data'), mock.url);
-    expect(JSON.parse(readFileSync(cache, 'utf8')).metadata).toMatchObject({ issuer: mock.url, token_endpoint: `${mock.url}/token`, jwks_uri: `${mock.url}/oauth2/v3/certs` });
+    expect(JSON.parse(readFileSync(cache, 'utf8')).metadata).toMatchObject({
+      issuer: mock.url,
+      token_endpoint: `${mock.url}/token`,
+      jwks_uri: `${mock.url}/oauth2/v3/certs`,
+    });
 
     const again = await login(['--scopes', 'openid', 'email', READ], {}, undefined, { OPSCTL_ISSUER: mock.url });
     expect(again.code, again.stderr).toBe(0);
@@ -99,7 +105,10 @@ describe('issuer: the provider metadata', () => {
     mkdirSync(join(cache, '..'), { recursive: true });
     const md = await (await fetch(`${mock.url}/.well-known/openid-configuration`)).json();
     const write = (fetchedAt: number) =>
-      writeFileSync(cache, JSON.stringify({ fetched_at: fetchedAt, source: 'test', metadata: { ...md, authorization_endpoint: `${mock.url}/o/oauth2/v2/auth?from=cache` } }));
+      writeFileSync(
+        cache,
+        JSON.stringify({ fetched_at: fetchedAt, source: 'test', metadata: { ...md, authorization_endpoint: `${mock.url}/o/oauth2/v2/auth?from=cache` } }),
+      );
 
     write(Date.now() - 60_000);
     const seen: { url?: string } = {};
@@ -149,11 +158,15 @@ describe('issuer: the provider metadata', () => {
   });
 
   it('refuses metadata for another issuer (RFC 8414 §3.3), naming the URL and the setting; nothing stored', async () => {
-    const as = await serve((_req, res) => json(res, 200, { issuer: 'https://evil.example', authorization_endpoint: `${mock.url}/o/oauth2/v2/auth`, token_endpoint: `${mock.url}/token` }));
+    const as = await serve((_req, res) =>
+      json(res, 200, { issuer: 'https://evil.example', authorization_endpoint: `${mock.url}/o/oauth2/v2/auth`, token_endpoint: `${mock.url}/token` }),
+    );
     try {
       const r = await login(['--scopes', READ], {}, undefined, { OPSCTL_ISSUER: as.url });
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`the metadata at ${as.url}/.well-known/openid-configuration is for issuer "https://evil.example", not the configured ${as.url}`);
+      expect(r.stderr).toContain(
+        `the metadata at ${as.url}/.well-known/openid-configuration is for issuer "https://evil.example", not the configured ${as.url}`,
+      );
       expect(r.stderr).toContain('opsctl config set issuer');
       expect(stored()).toBeUndefined();
       expect(existsSync(join(cfg.dir, 'data', 'oidc-metadata')) ? readdirSync(join(cfg.dir, 'data', 'oidc-metadata')) : []).toEqual([]);
@@ -188,7 +201,12 @@ describe('issuer: the provider metadata', () => {
 
   it('refuses a provider that supports only plain PKCE, before opening anything', async () => {
     const as = await serve((req, res) =>
-      json(res, 200, { issuer: as.url, authorization_endpoint: `${mock.url}/o/oauth2/v2/auth`, token_endpoint: `${mock.url}/token`, code_challenge_methods_supported: ['plain'] }),
+      json(res, 200, {
+        issuer: as.url,
+        authorization_endpoint: `${mock.url}/o/oauth2/v2/auth`,
+        token_endpoint: `${mock.url}/token`,
+        code_challenge_methods_supported: ['plain'],
+      }),
     );
     try {
       const seen: { url?: string } = {};
@@ -203,7 +221,12 @@ describe('issuer: the provider metadata', () => {
 
   it('endpoints set by hand win over the metadata (authorize_url, token_url, revoke_url)', async () => {
     const as = await serve((_req, res) =>
-      json(res, 200, { issuer: as.url, authorization_endpoint: 'http://127.0.0.1:9/nowhere', token_endpoint: 'http://127.0.0.1:9/token', revocation_endpoint: 'http://127.0.0.1:9/revoke' }),
+      json(res, 200, {
+        issuer: as.url,
+        authorization_endpoint: 'http://127.0.0.1:9/nowhere',
+        token_endpoint: 'http://127.0.0.1:9/token',
+        revocation_endpoint: 'http://127.0.0.1:9/revoke',
+      }),
     );
     try {
       for (const [k, v] of [
@@ -266,7 +289,11 @@ describe('ID token checks (the embedded mock signs them; the test tampers)', () 
       },
       /signature does not verify against the provider's keys at http:\/\/127\.0\.0\.1:\d+\/oauth2\/v3\/certs/,
     ],
-    ['an unsigned token (alg none)', (_t, c) => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(c)).toString('base64url')}.`, /refused/],
+    [
+      'an unsigned token (alg none)',
+      (_t, c) => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(c)).toString('base64url')}.`,
+      /refused/,
+    ],
     ['another issuer', resign((c) => (c.iss = 'https://evil.example')), /"iss" claim is "https:\/\/evil\.example", expected http:\/\/127\.0\.0\.1/],
     ['another audience', resign((c) => (c.aud = 'other-app.apps.mock')), /"aud" claim is "other-app\.apps\.mock", expected opsctl-desktop\.apps\.mock/],
     ['several audiences without azp', resign((c) => ((c.aud = [DEFAULT_CLIENT_ID, 'other-app']), delete c.azp)), /several audiences .* no "azp"/],

@@ -92,7 +92,14 @@ describe('opsctl login with the test playing the browser', () => {
 
     const status = await cli('auth', 'status', '--json');
     expect(status.code).toBe(0);
-    expect(status.json()).toMatchObject({ account: 'bob@example.com', source: 'file', missing_scopes: [], scopes: ['openid', 'email', READ], refresh_token: true, stored_in: file });
+    expect(status.json()).toMatchObject({
+      account: 'bob@example.com',
+      source: 'file',
+      missing_scopes: [],
+      scopes: ['openid', 'email', READ],
+      refresh_token: true,
+      stored_in: file,
+    });
     const token = await cli('auth', 'token');
     expect(token.stdout.trim()).toBe(creds().embedded.oauth.access_token);
     const api = await cli('api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true');
@@ -157,7 +164,7 @@ describe('opsctl login with the test playing the browser', () => {
   it('--consent-as (demo, local mock only) signs in without a browser; a consent it cannot give ends the wait at once (exit 2)', async () => {
     const ok = await cli('login', '--consent-as', 'bob@example.com');
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stderr).toContain('opsctl submits the mock\'s consent form itself');
+    expect(ok.stderr).toContain("opsctl submits the mock's consent form itself");
     expect(creds().embedded.oauth.account).toBe('bob@example.com');
     const bad = await cli('login', '--consent-as', 'nobody@example.com', '--timeout', '10m');
     expect(bad.code).toBe(2);
@@ -172,14 +179,18 @@ describe('opsctl login with the test playing the browser', () => {
     let err = '';
     stderr.on('data', (c: Buffer) => (err += c.toString()));
     const io = new IOStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr, env: { ...env, NO_COLOR: '1' } });
-    const run = main(['login'], {
-      env: { ...env, NO_COLOR: '1' },
-      io,
-      openBrowser: async (url) => {
-        redirect = new URL(url).searchParams.get('redirect_uri')!;
-        return true;
+    const run = main(
+      ['login'],
+      {
+        env: { ...env, NO_COLOR: '1' },
+        io,
+        openBrowser: async (url) => {
+          redirect = new URL(url).searchParams.get('redirect_uri')!;
+          return true;
+        },
       },
-    }, (c) => (ctx = c));
+      (c) => (ctx = c),
+    );
     await until(() => err.includes('Waiting for the browser'));
     ctx!.abort.abort();
     expect(await run).toBe(130);
@@ -264,7 +275,12 @@ describe('tokens over time', () => {
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
     const own = new Agent();
     try {
-      env = { ...env, OPSCTL_AUTH_URL: mock.url, OPSCTL_API_URL: mock.url, OPSCTL_TOKEN_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}/token` };
+      env = {
+        ...env,
+        OPSCTL_AUTH_URL: mock.url,
+        OPSCTL_API_URL: mock.url,
+        OPSCTL_TOKEN_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}/token`,
+      };
       const hold = () => {
         gate = new Promise<void>((r) => (release = r));
         held = 0;
@@ -324,7 +340,11 @@ describe('tokens over time', () => {
 
   it('an expired refresh token: auth token exits 4 telling to run opsctl login', async () => {
     await mock.close();
-    mock = await startMock({ services: ['oauth', 'api'], now: () => Date.now() + clockOffset, options: { oauth: { accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 600 } } });
+    mock = await startMock({
+      services: ['oauth', 'api'],
+      now: () => Date.now() + clockOffset,
+      options: { oauth: { accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 600 } },
+    });
     env.OPSCTL_AUTH_URL = env.OPSCTL_API_URL = mock.url;
     expect((await login([])).code).toBe(0);
     expect((await cli('auth', 'status', '--json')).json().refresh_token_expires_at).toBeTruthy();
@@ -343,7 +363,12 @@ describe('tokens over time', () => {
     expect(out.code, out.stderr).toBe(0);
     expect(out.stderr).toContain('revoked on the server');
     expect(creds().embedded?.oauth).toBeUndefined();
-    const refresh = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: saved.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    const refresh = await postForm(`${mock.url}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: saved.refresh_token,
+      client_id: DEFAULT_CLIENT_ID,
+      client_secret: DEFAULT_CLIENT_SECRET,
+    });
     expect(refresh.json.error).toBe('invalid_grant');
     const api = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
     expect(api.code).toBe(4);
@@ -376,9 +401,18 @@ describe('tokens over time', () => {
 
   it('OPSCTL_ACCESS_TOKEN beats stored tokens', async () => {
     expect((await login([], { email: 'bob@example.com' })).code).toBe(0);
-    const other = await playBrowser(`${mock.url}/o/oauth2/v2/auth?client_id=${DEFAULT_CLIENT_ID}&redirect_uri=http://127.0.0.1:9/&response_type=code&scope=${encodeURIComponent(`email ${READ}`)}`, { email: 'alice@example.com' });
+    const other = await playBrowser(
+      `${mock.url}/o/oauth2/v2/auth?client_id=${DEFAULT_CLIENT_ID}&redirect_uri=http://127.0.0.1:9/&response_type=code&scope=${encodeURIComponent(`email ${READ}`)}`,
+      { email: 'alice@example.com' },
+    );
     const code = new URL(other.location!).searchParams.get('code')!;
-    const tok = await postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:9/', client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    const tok = await postForm(`${mock.url}/token`, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: 'http://127.0.0.1:9/',
+      client_id: DEFAULT_CLIENT_ID,
+      client_secret: DEFAULT_CLIENT_SECRET,
+    });
     env.OPSCTL_ACCESS_TOKEN = tok.json.access_token;
     const status = await cli('auth', 'status', '--json');
     expect(status.json()).toMatchObject({ source: 'environment', account: 'alice@example.com' });
@@ -434,17 +468,30 @@ describe('profiles and real servers', () => {
     expect(creds().embedded).toBeUndefined();
     expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser({ email: 'bob@example.com' }) })).code).toBe(0);
     expect(creds().work.oauth.account).toBe('bob@example.com');
-    const kept = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    const kept = await postForm(`${mock.url}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: DEFAULT_CLIENT_ID,
+      client_secret: DEFAULT_CLIENT_SECRET,
+    });
     expect(kept.status).toBe(200);
     expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser() })).code).toBe(0);
     expect(creds().work.accounts.map((a: { account: string }) => a.account)).toEqual(['bob@example.com', 'alice@example.com']);
-    const old = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    const old = await postForm(`${mock.url}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: DEFAULT_CLIENT_ID,
+      client_secret: DEFAULT_CLIENT_SECRET,
+    });
     expect(old.json.error).toBe('invalid_grant');
   });
 
   it('a wrong client secret: the exchange fails with invalid_client, exit 4 naming the settings, the browser is told, nothing stored', async () => {
     const seen: { page?: string; status?: number } = {};
-    const r = await runCli(['login'], { env: { ...env, OPSCTL_CLIENT_ID: DEFAULT_CLIENT_ID, OPSCTL_CLIENT_SECRET: 'sekrit-7f3a' }, openBrowser: browser({}, seen) });
+    const r = await runCli(['login'], {
+      env: { ...env, OPSCTL_CLIENT_ID: DEFAULT_CLIENT_ID, OPSCTL_CLIENT_SECRET: 'sekrit-7f3a' },
+      openBrowser: browser({}, seen),
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('invalid_client');
     expect(r.stderr).toContain('client_secret');
@@ -475,7 +522,7 @@ describe('opsctl api', () => {
     await tm.close();
   });
 
-  it('a full URL must be on the service\'s own origin: the token is never sent elsewhere (exit 2)', async () => {
+  it("a full URL must be on the service's own origin: the token is never sent elsewhere (exit 2)", async () => {
     expect((await login([])).code).toBe(0);
     let hits = 0;
     const other = createServer((socket) => {
@@ -522,7 +569,12 @@ describe('opsctl api', () => {
   it('refuses bad input before sending (exit 2)', async () => {
     expect((await cli('api', '/media/v3/channels', '-f', 'novalue')).code).toBe(2);
     expect((await cli('api', 'media/v3/channels')).code).toBe(2);
-    for (const argv of [['--scopes', ''], ['--login-hint', ' '], ['--timeout', 'soon'], ['--port', '70000']]) {
+    for (const argv of [
+      ['--scopes', ''],
+      ['--login-hint', ' '],
+      ['--timeout', 'soon'],
+      ['--port', '70000'],
+    ]) {
       const bad = await cli('login', ...argv);
       expect(bad.code, argv.join(' ')).toBe(2);
       expect(bad.stderr).toContain(argv[0]);

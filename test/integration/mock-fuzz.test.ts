@@ -21,9 +21,84 @@ const PER_ROUTE = Number(process.env.OPSCTL_FUZZ_PER_ROUTE ?? 22);
 const HANG_MS = 10_000;
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'isPrototypeOf', 'toLocaleString'];
-const ODD_IDS = ['0', '-1', '1', '2', '3', '99999999999999999999', '1e3', 'abc', '00000000-0000-4000-8000-000000000000', '%E0%A4%A', '%00', '%2F..%2F', 'a'.repeat(120), '', ' '];
-const FORM_KEYS = ['token', 'code', 'client_id', 'client_secret', 'request', 'grant_type', 'redirect_uri', 'refresh_token', 'code_verifier', 'scope', 'action', 'user', 'access_duration', 'access_token', 'story_id'];
-const FIELDS = ['name', 'description', 'id', 'ids', 'labels', 'label_ids', 'story_ids', 'epic_id', 'group_id', 'text', 'title', 'fields', 'requests', 'properties', 'values', 'value', 'color', 'state', 'workflow_state_id', 'before_id', 'after_id', 'role', 'email', 'audience', 'updateMask', 'view', 'pageSize', 'query', 'page_size', 'external_links', 'owner_ids', 'follower_ids', 'start_date', 'end_date', 'useAdminAccess', 'languageCode', 'names', 'permission', 'copyMode', 'enabledAppSettings', 'label', 'deadline'];
+const ODD_IDS = [
+  '0',
+  '-1',
+  '1',
+  '2',
+  '3',
+  '99999999999999999999',
+  '1e3',
+  'abc',
+  '00000000-0000-4000-8000-000000000000',
+  '%E0%A4%A',
+  '%00',
+  '%2F..%2F',
+  'a'.repeat(120),
+  '',
+  ' ',
+];
+const FORM_KEYS = [
+  'token',
+  'code',
+  'client_id',
+  'client_secret',
+  'request',
+  'grant_type',
+  'redirect_uri',
+  'refresh_token',
+  'code_verifier',
+  'scope',
+  'action',
+  'user',
+  'access_duration',
+  'access_token',
+  'story_id',
+];
+const FIELDS = [
+  'name',
+  'description',
+  'id',
+  'ids',
+  'labels',
+  'label_ids',
+  'story_ids',
+  'epic_id',
+  'group_id',
+  'text',
+  'title',
+  'fields',
+  'requests',
+  'properties',
+  'values',
+  'value',
+  'color',
+  'state',
+  'workflow_state_id',
+  'before_id',
+  'after_id',
+  'role',
+  'email',
+  'audience',
+  'updateMask',
+  'view',
+  'pageSize',
+  'query',
+  'page_size',
+  'external_links',
+  'owner_ids',
+  'follower_ids',
+  'start_date',
+  'end_date',
+  'useAdminAccess',
+  'languageCode',
+  'names',
+  'permission',
+  'copyMode',
+  'enabledAppSettings',
+  'label',
+  'deadline',
+];
 
 /** tokens: [tracker token, bearer access token]; ids: real record ids; labelIds: a real label-service id. */
 type Ctx = { tokens: string[]; ids: string[]; labelIds: string[] };
@@ -96,7 +171,11 @@ function jsonBody(rng: Rng, ctx: Ctx, service: string): string {
       const name = rng.pick(PROTO_NAMES);
       const o: Record<string, unknown> =
         service === 'labels'
-          ? { labelType: 'SHARED', properties: { title: name }, ...(rng.next() < 0.7 ? { fields: [{ id: name, properties: { displayName: name }, textOptions: {} }] } : {}) }
+          ? {
+              labelType: 'SHARED',
+              properties: { title: name },
+              ...(rng.next() < 0.7 ? { fields: [{ id: name, properties: { displayName: name }, textOptions: {} }] } : {}),
+            }
           : { name, ...(rng.next() < 0.3 ? { description: name } : {}), ...(rng.next() < 0.3 ? { labels: [{ name }] } : {}) };
       if (rng.next() < 0.3) o[rng.pick(FIELDS)] = hostileValue(rng, ctx);
       const text = JSON.stringify(o);
@@ -158,7 +237,26 @@ function fillPath(rng: Rng, ctx: Ctx, route: RouteInfo): string {
   let path = route.path.replace(/:[A-Za-z_]+/g, () => encodeURIComponent(id()).replace(/%25/g, '%'));
   if (path.includes('*')) {
     const lid = rng.next() < 0.5 ? rng.pick(ctx.labelIds) : id();
-    const suffix = rng.pick(['', '@latest', '@1', `@${rng.pick(PROTO_NAMES)}`, ':delta', ':publish', ':disable', ':enable', ':updateLabelCopyMode', ':updateLabelEnabledAppSettings', ':__proto__', '/permissions', '/permissions:batchUpdate', '/permissions:batchDelete', `/permissions/${rng.pick(PROTO_NAMES)}`, '/revisions/1/permissions', '/locks', '/revisions/__proto__/locks']);
+    const suffix = rng.pick([
+      '',
+      '@latest',
+      '@1',
+      `@${rng.pick(PROTO_NAMES)}`,
+      ':delta',
+      ':publish',
+      ':disable',
+      ':enable',
+      ':updateLabelCopyMode',
+      ':updateLabelEnabledAppSettings',
+      ':__proto__',
+      '/permissions',
+      '/permissions:batchUpdate',
+      '/permissions:batchDelete',
+      `/permissions/${rng.pick(PROTO_NAMES)}`,
+      '/revisions/1/permissions',
+      '/locks',
+      '/revisions/__proto__/locks',
+    ]);
     path = path.replace('*', lid + suffix);
   }
   return path;
@@ -169,7 +267,22 @@ function query(rng: Rng, ctx: Ctx): string {
   const p: string[] = [];
   const n = 1 + rng.int(4);
   for (let i = 0; i < n; i++) {
-    const key = rng.pick([...FORM_KEYS, 'id', 'part', 'mine', 'pageSize', 'pageToken', 'view', 'page_size', 'next', 'query', 'detail', '__proto__[polluted]', 'constructor[prototype][polluted]', '__proto__']);
+    const key = rng.pick([
+      ...FORM_KEYS,
+      'id',
+      'part',
+      'mine',
+      'pageSize',
+      'pageToken',
+      'view',
+      'page_size',
+      'next',
+      'query',
+      'detail',
+      '__proto__[polluted]',
+      'constructor[prototype][polluted]',
+      '__proto__',
+    ]);
     const value = rng.next() < 0.5 ? rng.pick(PROTO_NAMES) : rng.pick([...ODD_IDS, ...ctx.tokens, 'true', 'snippet,__proto__']);
     p.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
   }
@@ -185,15 +298,42 @@ function variant(rng: Rng, ctx: Ctx, route: RouteInfo): RawRequest {
   const kind = rng.int(12);
   if (kind === 0) {
     // A declared length far over the limit with two bytes sent: 413 at once, not a wait for the rest.
-    return { method: route.method, target, headers: { ...headers, 'content-type': 'application/json' }, body: '{}', contentLength: '99999999999', label: `${label} (Content-Length 99,999,999,999)` };
+    return {
+      method: route.method,
+      target,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{}',
+      contentLength: '99999999999',
+      label: `${label} (Content-Length 99,999,999,999)`,
+    };
   }
   if (kind === 1) {
     const form = formBody(rng, ctx);
-    return { method: route.method, target, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: form, label: `${label} form ${form}` };
+    return {
+      method: route.method,
+      target,
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+      label: `${label} form ${form}`,
+    };
   }
   if (kind === 2) {
-    const type = rng.pick(['application/xml', 'multipart/form-data; boundary=x', 'multipart/form-data', 'text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded; charset=utf-16', '']);
-    const body = rng.pick(['--x\r\nContent-Disposition: form-data; name="file0"\r\n\r\nabc\r\n--x--\r\n', '<a/>', deep(3000, '0'), '%%%&&&==', jsonBody(rng, ctx, route.service)]);
+    const type = rng.pick([
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'multipart/form-data',
+      'text/plain',
+      'application/json; charset=latin1',
+      'application/x-www-form-urlencoded; charset=utf-16',
+      '',
+    ]);
+    const body = rng.pick([
+      '--x\r\nContent-Disposition: form-data; name="file0"\r\n\r\nabc\r\n--x--\r\n',
+      '<a/>',
+      deep(3000, '0'),
+      '%%%&&&==',
+      jsonBody(rng, ctx, route.service),
+    ]);
     return { method: route.method, target, headers: { ...headers, 'content-type': type }, body, label: `${label} ${type} ${body.slice(0, 60)}` };
   }
   const body = jsonBody(rng, ctx, route.service);
@@ -202,9 +342,26 @@ function variant(rng: Rng, ctx: Ctx, route: RouteInfo): RawRequest {
 
 /** Targets and request shapes no route table names: the server itself must answer them with a 4xx. */
 function oddRequests(ctx: Ctx): RawRequest[] {
-  const targets = ['http://[bad', 'http://', 'http://x:99999/api/v3/labels', 'https://%zz/', 'http://example.com/api/v3/labels', '//api/v3/labels', '*', '/%', '/%zz', '/api/v3/%E0%A4%A', `/api/v3/${'a'.repeat(9000)}`, '/v2beta/labels/%00', '/revoke?token=%', '/__proto__', '/constructor'];
+  const targets = [
+    'http://[bad',
+    'http://',
+    'http://x:99999/api/v3/labels',
+    'https://%zz/',
+    'http://example.com/api/v3/labels',
+    '//api/v3/labels',
+    '*',
+    '/%',
+    '/%zz',
+    '/api/v3/%E0%A4%A',
+    `/api/v3/${'a'.repeat(9000)}`,
+    '/v2beta/labels/%00',
+    '/revoke?token=%',
+    '/__proto__',
+    '/constructor',
+  ];
   const out: RawRequest[] = targets.map((target) => ({ method: 'GET', target, headers: { authorization: `Bearer ${ctx.tokens[0]}` }, label: `GET ${target}` }));
-  for (const method of ['PROPFIND', 'OPTIONS', 'HEAD', 'TRACE', 'CONNECT']) out.push({ method, target: method === 'CONNECT' ? '127.0.0.1:1' : '/api/v3/labels', label: `${method} /api/v3/labels` });
+  for (const method of ['PROPFIND', 'OPTIONS', 'HEAD', 'TRACE', 'CONNECT'])
+    out.push({ method, target: method === 'CONNECT' ? '127.0.0.1:1' : '/api/v3/labels', label: `${method} /api/v3/labels` });
   return out;
 }
 
@@ -237,11 +394,23 @@ async function start(state: string): Promise<Target> {
   const routes = await mock.routes();
   // Real credentials and records, so most requests get past authentication into the handlers.
   const trackerToken = await mock.store.read((s) => s.tracker.token as string);
-  const scopes = ['openid', 'email', 'profile', 'media', 'media.readonly', 'drive.labels', 'drive.admin.labels'].map((s) => (s.includes('.') || s === 'media' ? `https://www.googleapis.com/auth/${s}` : s));
-  const bearer = await mock.store.write((s) => mintAccessToken(s, { client_id: 'mobile-a.apps.mock', sub: '110000000000000000001', email: 'alice@example.com', scopes, ttlSeconds: 3600 }, Date.now()).token);
+  const scopes = ['openid', 'email', 'profile', 'media', 'media.readonly', 'drive.labels', 'drive.admin.labels'].map((s) =>
+    s.includes('.') || s === 'media' ? `https://www.googleapis.com/auth/${s}` : s,
+  );
+  const bearer = await mock.store.write(
+    (s) =>
+      mintAccessToken(s, { client_id: 'mobile-a.apps.mock', sub: '110000000000000000001', email: 'alice@example.com', scopes, ttlSeconds: 3600 }, Date.now())
+        .token,
+  );
   const post = (path: string, headers: Record<string, string>, body: unknown) =>
-    fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
-  const label = await post('/v2beta/labels', { authorization: `Bearer ${bearer}` }, { labelType: 'SHARED', properties: { title: 'fuzz' }, fields: [{ id: 'f1', properties: { displayName: 'F' }, textOptions: {} }] });
+    fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(
+      (r) => r.json() as Promise<any>,
+    );
+  const label = await post(
+    '/v2beta/labels',
+    { authorization: `Bearer ${bearer}` },
+    { labelType: 'SHARED', properties: { title: 'fuzz' }, fields: [{ id: 'f1', properties: { displayName: 'F' }, textOptions: {} }] },
+  );
   const tlabel = await post('/api/v3/labels', { 'tracker-token': trackerToken }, { name: 'fuzz' });
   const epic = await post('/api/v3/epics', { 'tracker-token': trackerToken }, { name: 'fuzz' });
   const story = await post('/api/v3/stories', { 'tracker-token': trackerToken }, { name: 'fuzz', epic_id: epic.id, label_ids: [tlabel.id] });
@@ -297,7 +466,10 @@ async function fuzz({ mock, routes, ctx }: Target, perRoute: number, what: strin
   console.log(
     `mock fuzz (${what}): ${requests.length} requests over ${routes.length} routes (${services.join(', ')}), seed ${SEED}: ` +
       `${serverErrors.length} x 5xx, ${hangs.length} hangs, ${broken.length} unanswered, ${polluted.length} prototype changes; ` +
-      `statuses ${[...byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ')}`,
+      `statuses ${[...byStatus]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}:${n}`)
+        .join(' ')}`,
   );
   expect(polluted.slice(0, 20)).toEqual([]);
   expect(serverErrors.slice(0, 20)).toEqual([]);

@@ -57,7 +57,10 @@ describe('a bearer token named like a member of Object.prototype is an unknown t
   ];
   it.each(PROTO_NAMES)('%s: 401 in the service shape on every label route, channels, userinfo; 400 on tokeninfo', async (name) => {
     for (const [method, path] of labelRoutes) {
-      const r = await call(method, path, { headers: { authorization: `Bearer ${name}`, 'content-type': 'application/json' }, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' });
+      const r = await call(method, path, {
+        headers: { authorization: `Bearer ${name}`, 'content-type': 'application/json' },
+        body: method === 'GET' || method === 'DELETE' ? undefined : '{}',
+      });
       expect({ path, status: r.status }).toEqual({ path, status: 401 });
       expect(JSON.parse(r.text).error.status).toBe('UNAUTHENTICATED');
     }
@@ -91,7 +94,12 @@ describe('no credentials needed to try, and none of these changes Object.prototy
   });
 
   it.each(PROTO_NAMES)('/token with code=%s (a public client, so no secret): 400 invalid_grant', async (name) => {
-    const form = new URLSearchParams({ grant_type: 'authorization_code', client_id: 'mobile-a.apps.mock', code: name, redirect_uri: 'com.example.mobilea:/cb' });
+    const form = new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: 'mobile-a.apps.mock',
+      code: name,
+      redirect_uri: 'com.example.mobilea:/cb',
+    });
     const r = await call('POST', '/token', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
     expect(r.status).toBe(400);
     expect(JSON.parse(r.text)).toEqual({ error: 'invalid_grant', error_description: 'Malformed auth code.' });
@@ -121,10 +129,16 @@ describe('no credentials needed to try, and none of these changes Object.prototy
     const unknown = await call('GET', `/o/oauth2/v2/auth?client_id=${name}&redirect_uri=http://127.0.0.1:1/&response_type=code&scope=openid`);
     expect(unknown.status).toBe(401);
     expect(unknown.text).toContain('invalid_client');
-    const scope = await call('GET', `/o/oauth2/v2/auth?client_id=opsctl-desktop.apps.mock&redirect_uri=http://127.0.0.1:1/&response_type=code&scope=openid%20${name}`);
+    const scope = await call(
+      'GET',
+      `/o/oauth2/v2/auth?client_id=opsctl-desktop.apps.mock&redirect_uri=http://127.0.0.1:1/&response_type=code&scope=openid%20${name}`,
+    );
     expect([400, 401]).toContain(scope.status);
     const defaultClient = (await mock.store.read((s) => Object.keys(clients(s))))[0];
-    const withRealClient = await call('GET', `/o/oauth2/v2/auth?client_id=${encodeURIComponent(defaultClient)}&redirect_uri=http://127.0.0.1:1/&response_type=code&scope=openid%20${name}`);
+    const withRealClient = await call(
+      'GET',
+      `/o/oauth2/v2/auth?client_id=${encodeURIComponent(defaultClient)}&redirect_uri=http://127.0.0.1:1/&response_type=code&scope=openid%20${name}`,
+    );
     expect(withRealClient.status).toBe(400);
     expect(withRealClient.text).toContain('invalid_scope');
   });
@@ -135,7 +149,9 @@ describe('no credentials needed to try, and none of these changes Object.prototy
   });
 
   it('keeps its id-keyed records prototype-free in memory (the JSON on disk is unchanged)', async () => {
-    const protos = await mock.store.read((s) => [oauth(s).accessTokens, oauth(s).refreshTokens, oauth(s).codes, clients(s), pending(s)].map((m) => Object.getPrototypeOf(m)));
+    const protos = await mock.store.read((s) =>
+      [oauth(s).accessTokens, oauth(s).refreshTokens, oauth(s).codes, clients(s), pending(s)].map((m) => Object.getPrototypeOf(m)),
+    );
     expect(protos).toEqual([null, null, null, null, null]);
     const json = await mock.store.read((s) => JSON.parse(JSON.stringify(s.oauth.accessTokens)) as Record<string, unknown>);
     expect(Object.keys(json)).toContain(token);
@@ -169,9 +185,16 @@ describe('bodies: size and depth limits at the server, in each service own error
     for (const body of bodies) {
       const r = await call('POST', '/v2beta/labels', { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
       expect(r.status).toBe(400);
-      expect(JSON.parse(r.text).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('nests deeper than 64 levels') });
+      expect(JSON.parse(r.text).error).toMatchObject({
+        code: 400,
+        status: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('nests deeper than 64 levels'),
+      });
     }
-    const tracker = await call('POST', '/api/v3/labels', { headers: { 'tracker-token': trackerToken, 'content-type': 'application/json' }, body: `{"name":${deep}}` });
+    const tracker = await call('POST', '/api/v3/labels', {
+      headers: { 'tracker-token': trackerToken, 'content-type': 'application/json' },
+      body: `{"name":${deep}}`,
+    });
     expect(tracker.status).toBe(400);
     expect(JSON.parse(tracker.text)).toMatchObject({ error: 'too_deep' });
   });
@@ -193,7 +216,13 @@ describe('bodies: size and depth limits at the server, in each service own error
   ] as const)('POST %s declaring Content-Length 99,999,999,999 and sending 2 bytes: 413 without waiting for the rest', async (path, headers, shape) => {
     // rawExchange never sends more than the two bytes and keeps the connection open: only an
     // answer that does not wait for the body can arrive.
-    const r = await raw({ method: 'POST', target: path, headers: { ...headers, 'content-type': 'application/json' }, body: '{}', contentLength: '99999999999' });
+    const r = await raw({
+      method: 'POST',
+      target: path,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{}',
+      contentLength: '99999999999',
+    });
     expect(r.status).toBe(413);
     expect(r.headers.connection).toBe('close');
     shape(JSON.parse(r.body));
@@ -207,12 +236,23 @@ describe('bodies: size and depth limits at the server, in each service own error
       const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
       const r = await rawExchange(
         Number(new URL(small.url).port),
-        { method: 'POST', target: '/api/v3/labels', headers: { 'tracker-token': t, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, contentLength: undefined, body: chunk(`{"name":"${'x'.repeat(2000)}"}`), label: 'chunked' },
+        {
+          method: 'POST',
+          target: '/api/v3/labels',
+          headers: { 'tracker-token': t, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          contentLength: undefined,
+          body: chunk(`{"name":"${'x'.repeat(2000)}"}`),
+          label: 'chunked',
+        },
         WAIT_MS,
       );
       expect(JSON.parse(r.body)).toMatchObject({ error: 'too_large', message: 'request body is larger than 1000 bytes' });
       expect(r.status).toBe(413);
-      const ok = await fetch(`${small.url}/api/v3/labels`, { method: 'POST', headers: { 'tracker-token': t, 'content-type': 'application/json' }, body: '{"name":"fits"}' });
+      const ok = await fetch(`${small.url}/api/v3/labels`, {
+        method: 'POST',
+        headers: { 'tracker-token': t, 'content-type': 'application/json' },
+        body: '{"name":"fits"}',
+      });
       expect(ok.status).toBe(201);
     } finally {
       await small.close();
@@ -231,7 +271,13 @@ describe('bodies: size and depth limits at the server, in each service own error
     expect(files!.maxBodyBytes).toBeGreaterThan(labels!.maxBodyBytes);
     const big = await upload(mock.url, trackerToken, 3 * 1024 * 1024);
     expect(big.status).toBe(201);
-    const small = await createMockServer({ port: 0, host: '127.0.0.1', state: 'memory', services: ['tracker'], options: { tracker: { maxUploadBytes: 64 * 1024 } } });
+    const small = await createMockServer({
+      port: 0,
+      host: '127.0.0.1',
+      state: 'memory',
+      services: ['tracker'],
+      options: { tracker: { maxUploadBytes: 64 * 1024 } },
+    });
     try {
       await small.service('tracker');
       const t = await small.store.read((s) => s.tracker.token as string);
@@ -252,11 +298,14 @@ describe('bodies: size and depth limits at the server, in each service own error
 });
 
 describe('request targets and methods the route table does not name', () => {
-  it.each(['http://[bad', 'http://', 'https://%zz/x', 'http://x:99999/api/v3/labels'])('an absolute-form target that is not a URL (%s): 400', async (target) => {
-    const r = await raw({ method: 'GET', target });
-    expect(r.status).toBe(400);
-    expect(JSON.parse(r.body).message).toContain('not a valid URL');
-  });
+  it.each(['http://[bad', 'http://', 'https://%zz/x', 'http://x:99999/api/v3/labels'])(
+    'an absolute-form target that is not a URL (%s): 400',
+    async (target) => {
+      const r = await raw({ method: 'GET', target });
+      expect(r.status).toBe(400);
+      expect(JSON.parse(r.body).message).toContain('not a valid URL');
+    },
+  );
 
   it('a valid absolute-form target is served by its path', async () => {
     const r = await raw({ method: 'GET', target: `http://127.0.0.1:${port}/.well-known/openid-configuration` });
@@ -265,7 +314,11 @@ describe('request targets and methods the route table does not name', () => {
 
   it('malformed percent-escapes in a path parameter: 4xx', async () => {
     for (const target of ['/api/v3/labels/%E0%A4%A', '/v2beta/labels/%E0%A4%A', '/oauth2/mock/clients/%E0%A4%A/restore']) {
-      const r = await raw({ method: target.includes('restore') ? 'POST' : 'GET', target, headers: { 'tracker-token': trackerToken, authorization: `Bearer ${token}` } });
+      const r = await raw({
+        method: target.includes('restore') ? 'POST' : 'GET',
+        target,
+        headers: { 'tracker-token': trackerToken, authorization: `Bearer ${token}` },
+      });
       expect({ target, client: r.status >= 400 && r.status < 500 }).toEqual({ target, client: true });
     }
   });
@@ -281,7 +334,15 @@ describe('test knobs (test mode only) refuse malformed input', () => {
     const knobbed = await createMockServer({ port: 0, host: '127.0.0.1', state: 'memory', services: ['oauth'], test: true });
     try {
       const post = (body: string) => fetch(`${knobbed.url}/__mock/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      for (const body of ['{"status":503,"path":5}', '{"status":"x"}', '{"status":700}', '[]', '{"status":503,"times":"2"}', '{"__proto__":{"status":503}}', '{"a":']) {
+      for (const body of [
+        '{"status":503,"path":5}',
+        '{"status":"x"}',
+        '{"status":700}',
+        '[]',
+        '{"status":503,"times":"2"}',
+        '{"__proto__":{"status":503}}',
+        '{"a":',
+      ]) {
         const r = await post(body);
         expect({ body, status: r.status }).toEqual({ body, status: 400 });
       }
@@ -289,7 +350,11 @@ describe('test knobs (test mode only) refuse malformed input', () => {
       expect((await post('{"status":503,"path":"/token","times":1}')).status).toBe(204);
       const knobPort = Number(new URL(knobbed.url).port);
       for (const target of ['/__mock/faults', '/__mock/clock']) {
-        const r = await rawExchange(knobPort, { method: 'POST', target, headers: { 'content-type': 'application/json' }, body: '{}', contentLength: '99999999999', label: target }, WAIT_MS);
+        const r = await rawExchange(
+          knobPort,
+          { method: 'POST', target, headers: { 'content-type': 'application/json' }, body: '{}', contentLength: '99999999999', label: target },
+          WAIT_MS,
+        );
         expect({ target, status: r.status }).toEqual({ target, status: 413 });
       }
     } finally {

@@ -93,7 +93,13 @@ describe('the mock answered in-process', () => {
   it('refuses a body it cannot carry (multipart goes over the network)', () => {
     const form = new FormData();
     expect(() =>
-      server.answer(new URL('/api/v3/files', server.url), { method: 'POST', headers: {}, body: form as never, signal: new AbortController().signal, timeoutMs: 1_000 }),
+      server.answer(new URL('/api/v3/files', server.url), {
+        method: 'POST',
+        headers: {},
+        body: form as never,
+        signal: new AbortController().signal,
+        timeoutMs: 1_000,
+      }),
     ).toThrow(/multipart goes over the network/);
   });
 });

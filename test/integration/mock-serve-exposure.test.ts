@@ -69,7 +69,9 @@ describe('opsctl mock serve --host off loopback', () => {
     const done = await serve;
     expect(done.exitCode).toBe(0);
     const stderr = String(done.stderr);
-    expect(stderr).toMatch(/! listening on 0\.0\.0\.0 \(--expose-admin\): anyone who can reach http:\/\/\S+ can use the developer-console API \/oauth2\/mock\/…/);
+    expect(stderr).toMatch(
+      /! listening on 0\.0\.0\.0 \(--expose-admin\): anyone who can reach http:\/\/\S+ can use the developer-console API \/oauth2\/mock\/…/,
+    );
     expect(stderr).toContain('/__mock/');
   });
 });

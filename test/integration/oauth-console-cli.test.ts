@@ -99,7 +99,9 @@ describe('opsctl mock clients', () => {
   });
 
   it('integrity enable → metrics → enforce, with the mock clock moved 15 minutes', async () => {
-    const id = (await cliJson('mock', 'clients', 'create', '--type', 'mobile_b', '--name', 'Att', '--bundle-id', 'com.example.att', '--team-id', 'ABCDE12345')).json().client_id;
+    const id = (
+      await cliJson('mock', 'clients', 'create', '--type', 'mobile_b', '--name', 'Att', '--bundle-id', 'com.example.att', '--team-id', 'ABCDE12345')
+    ).json().client_id;
     const en = await cli('mock', 'clients', 'integrity', id, 'enable');
     expect(en.code, en.stderr).toBe(0);
     expect(en.stderr).toMatch(/monitoring; in force from .* disabled until then/);
@@ -107,7 +109,10 @@ describe('opsctl mock clients', () => {
     const tok = await cli('mock', 'clients', 'integrity-token', id);
     expect(tok.stdout.trim().split('.')).toHaveLength(3);
     const m = await cliJson('mock', 'clients', 'metrics', id);
-    expect(m.json()).toMatchObject({ effective: 'monitoring', metrics: { verified: 0, unverified_outdated_client: 0, unverified_unknown_origin: 0, unverified_invalid: 0 } });
+    expect(m.json()).toMatchObject({
+      effective: 'monitoring',
+      metrics: { verified: 0, unverified_outdated_client: 0, unverified_unknown_origin: 0, unverified_invalid: 0 },
+    });
     expect((await cli('mock', 'clients', 'metrics', id)).stdout).toMatch(/metrics\.unverified_unknown_origin\t0/);
     const bad = await cli('mock', 'clients', 'integrity', id, 'unenforce');
     expect(bad.code).toBe(1);
@@ -120,13 +125,27 @@ describe('opsctl mock events', () => {
   let rcv: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
     rcv = await startReceiver();
-    await mock.store.write((s) => void mintRefreshToken(s, { client_id: DEFAULT_CLIENT_ID, sub: '110000000000000000003', email: 'carol@partner.example', scopes: ['email'] }, Date.now()));
+    await mock.store.write(
+      (s) =>
+        void mintRefreshToken(s, { client_id: DEFAULT_CLIENT_ID, sub: '110000000000000000003', email: 'carol@partner.example', scopes: ['email'] }, Date.now()),
+    );
   });
   afterAll(() => rcv.close());
 
   it('receivers add/list/remove, trigger, list with delivery status', async () => {
     const url = `http://127.0.0.1:${rcv.port}/se`;
-    const add = await cliJson('mock', 'events', 'receivers', 'add', '--url', url, '--client-id', DEFAULT_CLIENT_ID, '--events', 'sessions-revoked,account-disabled');
+    const add = await cliJson(
+      'mock',
+      'events',
+      'receivers',
+      'add',
+      '--url',
+      url,
+      '--client-id',
+      DEFAULT_CLIENT_ID,
+      '--events',
+      'sessions-revoked,account-disabled',
+    );
     expect(add.code, add.stderr).toBe(0);
     const rid = add.json().id;
     expect((await cli('mock', 'events', 'receivers', 'list')).stdout).toContain(rid);
@@ -168,7 +187,14 @@ describe('the built binary against the embedded mock', () => {
       // carol grants opsctl's client in the embedded state (a refresh token), so her events concern it.
       const { FileStore } = await import('../../src/mock/store.js');
       const store = new FileStore(benv.OPSCTL_MOCK_STATE);
-      await store.write((s) => void mintRefreshToken(s, { client_id: DEFAULT_CLIENT_ID, sub: '110000000000000000003', email: 'carol@partner.example', scopes: ['email'] }, Date.now()));
+      await store.write(
+        (s) =>
+          void mintRefreshToken(
+            s,
+            { client_id: DEFAULT_CLIENT_ID, sub: '110000000000000000003', email: 'carol@partner.example', scopes: ['email'] },
+            Date.now(),
+          ),
+      );
       const t = await runBin(['mock', 'events', 'trigger', 'sessions-revoked', '--user', 'carol@partner.example', '--json'], { env: benv, timeout: 60_000 });
       expect(t.exitCode, String(t.stderr)).toBe(0);
       expect(JSON.parse(String(t.stdout))[0]).toMatchObject({ status: 'pending' });
@@ -197,7 +223,24 @@ describe('opsctl mock serve: the console knobs', () => {
     try {
       const base = await serveUrl(serve);
       const e = { ...env, OPSCTL_AUTH_URL: base };
-      const made = await runCli(['mock', 'clients', 'create', '--type', 'mobile_b', '--name', 'Now', '--bundle-id', 'com.example.now', '--team-id', 'ABCDE12345', '--integrity', '--json'], { env: e });
+      const made = await runCli(
+        [
+          'mock',
+          'clients',
+          'create',
+          '--type',
+          'mobile_b',
+          '--name',
+          'Now',
+          '--bundle-id',
+          'com.example.now',
+          '--team-id',
+          'ABCDE12345',
+          '--integrity',
+          '--json',
+        ],
+        { env: e },
+      );
       expect(made.code, made.stderr).toBe(0);
       expect(made.json().integrity).toMatchObject({ configured: 'monitoring', effective: 'monitoring', pending: null });
       const sweep = await runCli(['mock', 'clients', 'sweep', '--json'], { env: e });
@@ -206,12 +249,23 @@ describe('opsctl mock serve: the console knobs', () => {
       // Background delivery: alice signs in to opsctl's client; its receiver is down when the event
       // happens and comes up later; mock serve delivers without being asked.
       const verifier = 'v'.repeat(43);
-      const page = await playBrowser(`${base}/o/oauth2/v2/auth?client_id=${DEFAULT_CLIENT_ID}&redirect_uri=${encodeURIComponent('http://127.0.0.1:5000/')}&response_type=code&scope=email&code_challenge=${verifier}&code_challenge_method=plain`);
+      const page = await playBrowser(
+        `${base}/o/oauth2/v2/auth?client_id=${DEFAULT_CLIENT_ID}&redirect_uri=${encodeURIComponent('http://127.0.0.1:5000/')}&response_type=code&scope=email&code_challenge=${verifier}&code_challenge_method=plain`,
+      );
       const code = new URL(page.location!).searchParams.get('code')!;
-      const tok = await postForm(`${base}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:5000/', client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+      const tok = await postForm(`${base}/token`, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: 'http://127.0.0.1:5000/',
+        client_id: DEFAULT_CLIENT_ID,
+        client_secret: DEFAULT_CLIENT_SECRET,
+      });
       expect(tok.status).toBe(200);
       const port = await freePort();
-      expect((await runCli(['mock', 'events', 'receivers', 'add', '--url', `http://127.0.0.1:${port}/se`, '--client-id', DEFAULT_CLIENT_ID], { env: e })).code).toBe(0);
+      expect(
+        (await runCli(['mock', 'events', 'receivers', 'add', '--url', `http://127.0.0.1:${port}/se`, '--client-id', DEFAULT_CLIENT_ID], { env: e })).code,
+      ).toBe(0);
       const t = await runCli(['mock', 'events', 'trigger', 'account-disabled', '--user', 'alice@example.com', '--json'], { env: e });
       expect(t.json()[0].status).toBe('pending');
       const rcv = await startReceiver(port);

@@ -35,7 +35,9 @@ const create = (body: Record<string, unknown>) => admin('POST', '/clients', body
 
 /** A refresh token of alice for this client, minted in the store (the grant itself is tested elsewhere). */
 async function grant(clientId: string): Promise<string> {
-  return mock.store.write((s) => mintRefreshToken(s, { client_id: clientId, sub: '110000000000000000001', email: 'alice@example.com', scopes: ['email'] }, mock.clock.now()).token);
+  return mock.store.write(
+    (s) => mintRefreshToken(s, { client_id: clientId, sub: '110000000000000000001', email: 'alice@example.com', scopes: ['email'] }, mock.clock.now()).token,
+  );
 }
 
 /** A refresh request at the token endpoint, the way a mobile app makes it. */
@@ -90,7 +92,12 @@ describe('clients of every seed type', () => {
     expect(uni.client_secret).toBeTruthy();
     for (const pub of [droid, phone, ext]) expect(pub.client_secret).toBeUndefined();
     expect(droid).toMatchObject({ sha1_fingerprint: SHA1_COLONS, custom_scheme_enabled: false, ownership: { state: 'unverified' } });
-    expect(phone).toMatchObject({ bundle_id: 'com.example.phone', store_id: '284882215', team_id: 'ABCDE12345', integrity: { configured: 'disabled', effective: 'disabled' } });
+    expect(phone).toMatchObject({
+      bundle_id: 'com.example.phone',
+      store_id: '284882215',
+      team_id: 'ABCDE12345',
+      integrity: { configured: 'disabled', effective: 'disabled' },
+    });
     expect(ext).toMatchObject({ item_id: 'abcdefghijklmnopabcdefghijklmnop', ownership: { state: 'unverified' } });
 
     const got = await admin('GET', `/clients/${desk.client_id}`);
@@ -146,7 +153,11 @@ describe('clients of every seed type', () => {
     const raw = await request(`${mock.url}/oauth2/mock/clients`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
     expect(raw.statusCode).toBe(400);
     await raw.body.dump();
-    const form = await request(`${mock.url}/oauth2/mock/clients`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'type=desktop' });
+    const form = await request(`${mock.url}/oauth2/mock/clients`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'type=desktop',
+    });
     expect(form.statusCode).toBe(415);
     await form.body.dump();
     expect((await create({ type: 'desktop', name: 'x'.repeat(70_000) })).status).toBe(413);
@@ -228,7 +239,13 @@ describe('integrity check of mobile platform B (every state and transition, 15 m
       expect(res.json.error).toBe('invalid_client');
       expect(res.json.error_description).toMatch(/integrity/);
     }
-    expect((await metrics()).metrics).toMatchObject({ verified: 2, unverified_outdated_client: 2, unverified_unknown_origin: 3, unverified_invalid: 2, rejected: 3 });
+    expect((await metrics()).metrics).toMatchObject({
+      verified: 2,
+      unverified_outdated_client: 2,
+      unverified_unknown_origin: 3,
+      unverified_invalid: 2,
+      rejected: 3,
+    });
     // An integrity token of another app or an expired one is invalid.
     const other = (await create({ type: 'mobile_b', name: 'Other', bundle_id: 'com.example.other', team_id: 'ABCDE12345' })).json;
     const foreign = (await admin('POST', `/clients/${other.client_id}/integrity-token`)).json.token;
@@ -271,11 +288,19 @@ describe('integrity check of mobile platform B (every state and transition, 15 m
     const phone = (await create({ type: 'mobile_b', name: 'P', bundle_id: 'com.example.p', team_id: 'ABCDE12345', integrity: true })).json;
     expect(phone.integrity).toMatchObject({ configured: 'monitoring', effective: 'disabled' });
     expect((await admin('POST', `/clients/${phone.client_id}/integrity`, { action: 'explode' })).json.error_description).toMatch(/^action:/);
-    const knob = await request(`${mock.url}/__mock/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: 900 }) });
+    const knob = await request(`${mock.url}/__mock/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advance_seconds: 900 }),
+    });
     expect(knob.statusCode).toBe(200);
     await knob.body.dump();
     expect((await admin('GET', `/clients/${phone.client_id}/metrics`)).json.effective).toBe('monitoring');
-    const badKnob = await request(`${mock.url}/__mock/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: -1 }) });
+    const badKnob = await request(`${mock.url}/__mock/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advance_seconds: -1 }),
+    });
     expect(badKnob.statusCode).toBe(400);
     await badKnob.body.dump();
   });
@@ -304,7 +329,9 @@ describe('ownership verification', () => {
     let r = await verify('alice@example.com');
     expect(r.status).toBe(409);
     expect(r.json.client.ownership).toMatchObject({ state: 'unverified', problem: expect.stringMatching(/no app in the store console/) });
-    expect((await admin('POST', '/store/apps', { package_name: 'com.example.owned', sha1_fingerprint: SHA1_COLONS, admins: ['alice@example.com'] })).status).toBe(201);
+    expect(
+      (await admin('POST', '/store/apps', { package_name: 'com.example.owned', sha1_fingerprint: SHA1_COLONS, admins: ['alice@example.com'] })).status,
+    ).toBe(201);
     r = await verify('bob@example.com');
     expect(r.json.client.ownership.problem).toMatch(/no administrator rights/);
     r = await verify('alice@example.com');
@@ -334,7 +361,8 @@ describe('client deletion (by hand and of unused clients), restore within 30 day
   it('active → deleted by hand → restored → deleted → 30 days → deleted_client for good', async () => {
     const c = (await create({ type: 'desktop', name: 'Short-lived' })).json;
     const rt = await grant(c.client_id);
-    const token = () => postForm(`${mock.url}/token`, { grant_type: 'refresh_token', client_id: c.client_id, client_secret: c.client_secret, refresh_token: rt });
+    const token = () =>
+      postForm(`${mock.url}/token`, { grant_type: 'refresh_token', client_id: c.client_id, client_secret: c.client_secret, refresh_token: rt });
     expect((await token()).status).toBe(200);
     expect((await admin('DELETE', `/clients/${c.client_id}`)).json).toMatchObject({ status: 'deleted', deleted_by: 'manual' });
     expect((await admin('DELETE', `/clients/${c.client_id}`)).status).toBe(409);
@@ -422,7 +450,10 @@ describe('the console API never answers 500 to a client mistake', () => {
       ['application/json', '{"nope'],
       ['application/json', '{"action":1,"account":[],"url":{},"event":null,"user":5,"type":{"a":1},"name":[1],"events":"x","admins":[1],"item_id":7}'],
       ['application/json', '{"__proto__":{"x":1},"constructor":1,"type":"desktop","name":"n"}'],
-      ['application/json', '{"action":"enable","account":"a@b.c","url":"http://127.0.0.1:1/","client_id":"__proto__","event":"sessions-revoked","user":"__proto__"}'],
+      [
+        'application/json',
+        '{"action":"enable","account":"a@b.c","url":"http://127.0.0.1:1/","client_id":"__proto__","event":"sessions-revoked","user":"__proto__"}',
+      ],
       ['text/plain', 'hello'],
       ['application/x-www-form-urlencoded', 'a=b&type=desktop'],
     ];
@@ -432,7 +463,11 @@ describe('the console API never answers 500 to a client mistake', () => {
         const path = id === undefined ? p : p.replace('ID', id);
         for (const method of ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const) {
           for (const [type, body] of method === 'GET' || method === 'DELETE' ? bodies.slice(0, 1) : bodies) {
-            const res = await request(`${mock.url}/oauth2/mock${path}`, { method, headers: type ? { 'content-type': type } : {}, body: type ? body : undefined });
+            const res = await request(`${mock.url}/oauth2/mock${path}`, {
+              method,
+              headers: type ? { 'content-type': type } : {},
+              body: type ? body : undefined,
+            });
             const text = await res.body.text();
             sent++;
             expect(res.statusCode, `${method} ${path.slice(0, 80)} ${body}: ${text.slice(0, 200)}`).toBeLessThan(500);

@@ -71,7 +71,11 @@ class Receiver {
   async stop(): Promise<void> {
     const s = this.server;
     this.server = undefined;
-    if (s) await new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); });
+    if (s)
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      });
   }
 
   get url(): string {
@@ -149,7 +153,9 @@ describe('security events pushed to a receiver', () => {
     expect(got.contentType).toBe('application/secevent+jwt');
     expect(got.header).toMatchObject({ alg: 'RS256', typ: 'secevent+jwt' });
     expect(got.claims).toMatchObject({ iss: mock.url, aud: DEFAULT_CLIENT_ID, jti: expect.any(String), iat: expect.any(Number) });
-    expect(got.claims.events).toEqual({ [`${BASE}/risc/event-type/sessions-revoked`]: { subject: { subject_type: 'iss-sub', iss: mock.url, sub: ALICE.sub } } });
+    expect(got.claims.events).toEqual({
+      [`${BASE}/risc/event-type/sessions-revoked`]: { subject: { subject_type: 'iss-sub', iss: mock.url, sub: ALICE.sub } },
+    });
     const list = (await admin('GET', '/events')).json.events;
     expect(list.find((e: any) => e.jti === got.claims.jti)).toMatchObject({ status: 'delivered', attempts: 1, last_status: 202, event: 'sessions-revoked' });
   });
@@ -161,13 +167,24 @@ describe('security events pushed to a receiver', () => {
     expect(rev.status).toBe(200);
     await waitFor(() => rcv.sets.length > before, 'the token-revoked SET');
     const ev = rcv.sets.at(-1)!.claims.events[`${BASE}/oauth/event-type/token-revoked`];
-    expect(ev.subject).toEqual({ subject_type: 'oauth_token', token_type: 'refresh_token', token_identifier_alg: 'hash_base64_sha512', token: createHash('sha512').update(rt).digest('base64') });
+    expect(ev.subject).toEqual({
+      subject_type: 'oauth_token',
+      token_type: 'refresh_token',
+      token_identifier_alg: 'hash_base64_sha512',
+      token: createHash('sha512').update(rt).digest('base64'),
+    });
     // Revoking it again is the endpoint's usual 400, and no second event.
     expect((await postForm(`${mock.url}/revoke`, { token: rt })).status).toBe(400);
   });
 
   it('account-disabled: refresh fails with invalid_grant; account-enabled: it works again', async () => {
-    const refresh = () => postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: aliceRt, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    const refresh = () =>
+      postForm(`${mock.url}/token`, {
+        grant_type: 'refresh_token',
+        refresh_token: aliceRt,
+        client_id: DEFAULT_CLIENT_ID,
+        client_secret: DEFAULT_CLIENT_SECRET,
+      });
     expect((await refresh()).status).toBe(200);
     const t = await admin('POST', '/events', { event: 'account-disabled', user: ALICE.sub, reason: 'bulk-account' });
     expect(t.json.events[0]).toMatchObject({ status: 'delivered', event_type: `${BASE}/risc/event-type/account-disabled` });
@@ -182,11 +199,16 @@ describe('security events pushed to a receiver', () => {
     expect((await refresh()).status).toBe(200);
   });
 
-  it('token-revoked trigger revokes the user\'s tokens for the client; bad triggers are 4xx naming the field', async () => {
+  it("token-revoked trigger revokes the user's tokens for the client; bad triggers are 4xx naming the field", async () => {
     const t = await admin('POST', '/events', { event: 'token-revoked', user: 'alice@example.com', client_id: DEFAULT_CLIENT_ID });
     expect(t.status).toBe(201);
     expect(t.json.events.every((e: any) => e.status === 'delivered')).toBe(true);
-    const r = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: aliceRt, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    const r = await postForm(`${mock.url}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: aliceRt,
+      client_id: DEFAULT_CLIENT_ID,
+      client_secret: DEFAULT_CLIENT_SECRET,
+    });
     expect(r.json.error).toBe('invalid_grant');
     const cases: Array<[unknown, number, string]> = [
       [{ user: 'alice@example.com' }, 400, 'event'],
@@ -204,9 +226,13 @@ describe('security events pushed to a receiver', () => {
       expect(res.json.error_description.startsWith(`${field}:`), res.json.error_description).toBe(true);
     }
     expect((await admin('POST', '/events/receivers', { url: 'ftp://x', client_id: DEFAULT_CLIENT_ID })).json.error_description).toMatch(/^url:/);
-    expect((await admin('POST', '/events/receivers', { url: 'http://u:secret@127.0.0.1:1/', client_id: DEFAULT_CLIENT_ID })).json.error_description).toMatch(/^url: must not carry credentials/);
+    expect((await admin('POST', '/events/receivers', { url: 'http://u:secret@127.0.0.1:1/', client_id: DEFAULT_CLIENT_ID })).json.error_description).toMatch(
+      /^url: must not carry credentials/,
+    );
     expect((await admin('POST', '/events/receivers', { url: rcv.url, client_id: 'nobody' })).status).toBe(404);
-    expect((await admin('POST', '/events/receivers', { url: rcv.url, client_id: DEFAULT_CLIENT_ID, events: ['x'] })).json.error_description).toMatch(/^events:/);
+    expect((await admin('POST', '/events/receivers', { url: rcv.url, client_id: DEFAULT_CLIENT_ID, events: ['x'] })).json.error_description).toMatch(
+      /^events:/,
+    );
     expect((await admin('GET', '/events?status=lost')).status).toBe(400);
     expect((await admin('DELETE', '/events/receivers/__proto__')).status).toBe(404);
   });
@@ -259,7 +285,7 @@ describe('security events pushed to a receiver', () => {
   });
 });
 
-describe('the queue survives in the mock\'s state', () => {
+describe("the queue survives in the mock's state", () => {
   it('a mock restarted on the same state file delivers what the last one could not', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-secevents-'));
     const state = join(dir, 'state.json');
@@ -273,7 +299,8 @@ describe('the queue survives in the mock\'s state', () => {
       await m1.store.write((s) => void mintRefreshToken(s, { client_id: DEFAULT_CLIENT_ID, ...ALICE, scopes: ['email'] }, Date.now()));
       await call(m1.url, 'POST', '/events/receivers', { url: rcv.url, client_id: DEFAULT_CLIENT_ID });
       const jtis: string[] = [];
-      for (let i = 0; i < 3; i++) jtis.push(...(await call(m1.url, 'POST', '/events', { event: 'sessions-revoked', user: 'alice@example.com' })).json.events.map((e: any) => e.jti));
+      for (let i = 0; i < 3; i++)
+        jtis.push(...(await call(m1.url, 'POST', '/events', { event: 'sessions-revoked', user: 'alice@example.com' })).json.events.map((e: any) => e.jti));
       expect(jtis).toHaveLength(3);
       await m1.close(); // stops the delivery loop; the SETs stay queued in the file
 
@@ -285,7 +312,10 @@ describe('the queue survives in the mock\'s state', () => {
         await waitFor(() => jtis.every((j) => rcv.byJti.get(j) === 1), 'the queued SETs');
         // The receiver's 202 reaches the mock before the mock records the delivery: wait for the record too.
         const delivered = async () =>
-          ((await call(m2.url, 'GET', '/events')).json.events as any[]).filter((e) => e.status === 'delivered').map((e) => e.jti).sort();
+          ((await call(m2.url, 'GET', '/events')).json.events as any[])
+            .filter((e) => e.status === 'delivered')
+            .map((e) => e.jti)
+            .sort();
         await waitFor(async () => (await delivered()).length === jtis.length, 'the deliveries recorded');
         expect(rcv.badSignatures).toBe(0);
         expect(await delivered()).toEqual([...jtis].sort());

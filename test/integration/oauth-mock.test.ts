@@ -33,7 +33,15 @@ async function codeFor(params: Record<string, string | undefined> = {}, choice =
 }
 
 const exchange = (code: string, verifier: string, extra: Record<string, string> = {}) =>
-  postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET, ...extra });
+  postForm(`${mock.url}/token`, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    client_id: DEFAULT_CLIENT_ID,
+    client_secret: DEFAULT_CLIENT_SECRET,
+    ...extra,
+  });
 
 describe('token endpoint', () => {
   it('exchanges a code (S256) for tokens with id_token, no-store, and the API accepts the token', async () => {
@@ -74,12 +82,17 @@ describe('token endpoint', () => {
     const again = await exchange(code, verifier);
     expect(again.status).toBe(400);
     expect(again.json.error).toBe('invalid_grant');
-    const refresh = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: first.json.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    const refresh = await postForm(`${mock.url}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: first.json.refresh_token,
+      client_id: DEFAULT_CLIENT_ID,
+      client_secret: DEFAULT_CLIENT_SECRET,
+    });
     expect(refresh.json.error).toBe('invalid_grant');
   });
 
   it('wrong verifier, missing verifier, other redirect URI → invalid_grant', async () => {
-    const extras: Record<string, string>[] = [{ code_verifier: createVerifier() }, { code_verifier: "" }, { redirect_uri: "http://127.0.0.1:1/" }];
+    const extras: Record<string, string>[] = [{ code_verifier: createVerifier() }, { code_verifier: '' }, { redirect_uri: 'http://127.0.0.1:1/' }];
     for (const extra of extras) {
       const { code, verifier } = await codeFor();
       const r = await exchange(code, verifier, extra);
@@ -101,7 +114,11 @@ describe('token endpoint', () => {
   it('HTTP Basic client authentication; a malformed Basic header is 401 invalid_client, never a 500', async () => {
     const { code, verifier } = await codeFor();
     const basic = (text: string) => ({ authorization: `Basic ${Buffer.from(text).toString('base64')}` });
-    const ok = await postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT }, basic(`${DEFAULT_CLIENT_ID}:${DEFAULT_CLIENT_SECRET}`));
+    const ok = await postForm(
+      `${mock.url}/token`,
+      { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT },
+      basic(`${DEFAULT_CLIENT_ID}:${DEFAULT_CLIENT_SECRET}`),
+    );
     expect(ok.status).toBe(200);
     for (const bad of [`${DEFAULT_CLIENT_ID}:%E0%A4%A`, 'no-colon-here']) {
       const r = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: ok.json.refresh_token }, basic(bad));
@@ -113,11 +130,29 @@ describe('token endpoint', () => {
 
   it('mobile clients refresh without a secret', async () => {
     const verifier = createVerifier();
-    const page = await playBrowser(authUrl({ client_id: 'mobile-b.apps.mock', code_challenge: challengeS256(verifier), code_challenge_method: 'S256', redirect_uri: 'com.example.mobileb:/oauth2redirect' }));
+    const page = await playBrowser(
+      authUrl({
+        client_id: 'mobile-b.apps.mock',
+        code_challenge: challengeS256(verifier),
+        code_challenge_method: 'S256',
+        redirect_uri: 'com.example.mobileb:/oauth2redirect',
+      }),
+    );
     const code = new URL(page.location!).searchParams.get('code')!;
-    const tok = await postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'com.example.mobileb:/oauth2redirect', client_id: 'mobile-b.apps.mock' });
+    const tok = await postForm(`${mock.url}/token`, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: 'com.example.mobileb:/oauth2redirect',
+      client_id: 'mobile-b.apps.mock',
+    });
     expect(tok.status).toBe(200);
-    const ref = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: tok.json.refresh_token, client_id: 'mobile-b.apps.mock', client_secret: 'whatever' });
+    const ref = await postForm(`${mock.url}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: tok.json.refresh_token,
+      client_id: 'mobile-b.apps.mock',
+      client_secret: 'whatever',
+    });
     expect(ref.status).toBe(200);
     expect(ref.json.access_token).toBeTruthy();
   });
@@ -134,7 +169,8 @@ describe('token endpoint', () => {
       const { code, verifier } = await codeFor({}, { email: 'bob@example.com' });
       tokens.push((await exchange(code, verifier)).json.refresh_token);
     }
-    const refresh = (t: string) => postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: t, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    const refresh = (t: string) =>
+      postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: t, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
     expect((await refresh(tokens[0])).json.error).toBe('invalid_grant');
     expect((await refresh(tokens[1])).status).toBe(200);
     expect((await refresh(tokens[2])).status).toBe(200);
@@ -147,7 +183,12 @@ describe('revoke', () => {
     const t = (await exchange(code, verifier)).json;
     const rv = await postForm(`${mock.url}/revoke?token=${encodeURIComponent(t.access_token)}`, {});
     expect(rv.status).toBe(200);
-    const ref = await postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    const ref = await postForm(`${mock.url}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: t.refresh_token,
+      client_id: DEFAULT_CLIENT_ID,
+      client_secret: DEFAULT_CLIENT_SECRET,
+    });
     expect(ref.json.error).toBe('invalid_grant');
     const again = await postForm(`${mock.url}/revoke`, { token: t.refresh_token });
     expect(again.status).toBe(400);
@@ -203,7 +244,10 @@ describe('authorization endpoint errors on the right channel', () => {
   });
 
   it('disallowed_useragent for an embedded web view', async () => {
-    const r = await page({}, 'Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP1A; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/120 Mobile Safari/537.36');
+    const r = await page(
+      {},
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP1A; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/120 Mobile Safari/537.36',
+    );
     expect(r.code).toBe('disallowed_useragent');
   });
 
@@ -251,27 +295,45 @@ describe('client registry from a file', () => {
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-clients-'));
     const file = join(dir, 'clients.yaml');
-    writeFileSync(file, `clients:\n  - client_id: my-app.apps.mock\n    client_secret: s3cret\n    name: My app\n    type: desktop\n  - client_id: gone.apps.mock\n    name: Gone\n    type: desktop\n    deleted_at: "${new Date(Date.now() - 86_400_000).toISOString()}"\nusers:\n  - sub: "999"\n    email: zoe@example.com\n    name: Zoe\n`);
+    writeFileSync(
+      file,
+      `clients:\n  - client_id: my-app.apps.mock\n    client_secret: s3cret\n    name: My app\n    type: desktop\n  - client_id: gone.apps.mock\n    name: Gone\n    type: desktop\n    deleted_at: "${new Date(Date.now() - 86_400_000).toISOString()}"\nusers:\n  - sub: "999"\n    email: zoe@example.com\n    name: Zoe\n`,
+    );
     const m = await startMock({ services: ['oauth'], options: { oauth: { clientsFile: file } } });
     try {
       const verifier = createVerifier();
       const u = `${m.url}/o/oauth2/v2/auth?client_id=my-app.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email&code_challenge=${challengeS256(verifier)}&code_challenge_method=S256&login_hint=zoe@example.com`;
       const b = await playBrowser(u);
       const code = new URL(b.location!).searchParams.get('code')!;
-      const tok = await postForm(`${m.url}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: 'my-app.apps.mock', client_secret: 's3cret' });
+      const tok = await postForm(`${m.url}/token`, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+        client_id: 'my-app.apps.mock',
+        client_secret: 's3cret',
+      });
       expect(tok.status).toBe(200);
       expect(JSON.parse(Buffer.from(tok.json.id_token.split('.')[1], 'base64url').toString()).email).toBe('zoe@example.com');
-      const gone = await playBrowser(`${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`);
+      const gone = await playBrowser(
+        `${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`,
+      );
       expect(gone.page).toContain('deleted_client');
       // The developer console's restore, over HTTP.
-      const restore = (id: string) => request(`${m.url}/oauth2/mock/clients/${id}/restore`, { method: 'POST' }).then(async (res) => ({ status: res.statusCode, json: (await res.body.json()) as any }));
+      const restore = (id: string) =>
+        request(`${m.url}/oauth2/mock/clients/${id}/restore`, { method: 'POST' }).then(async (res) => ({
+          status: res.statusCode,
+          json: (await res.body.json()) as any,
+        }));
       expect(await restore('gone.apps.mock')).toEqual({ status: 200, json: { client_id: 'gone.apps.mock', restored: true } });
       expect((await restore('gone.apps.mock')).json.error).toBe('invalid_request');
       expect((await restore('nobody.apps.mock')).status).toBe(404);
       const old = await restore('deleted-long-ago.apps.mock');
       expect(old).toMatchObject({ status: 400, json: { error: 'deleted_client' } });
       expect(old.json.error_description).toContain('30 days');
-      const back = await playBrowser(`${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`);
+      const back = await playBrowser(
+        `${m.url}/o/oauth2/v2/auth?client_id=gone.apps.mock&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=email`,
+      );
       expect(back.pageStatus).toBe(200);
     } finally {
       await m.close();

@@ -29,17 +29,37 @@ function authUrl(params: Record<string, string | undefined>): string {
 async function page(params: Record<string, string | undefined>) {
   const res = await request(authUrl(params));
   const html = await res.body.text();
-  return { status: res.statusCode, code: /id="error-code">([^<]+)</.exec(html)?.[1], description: /id="error-description">([^<]*)</.exec(html)?.[1] ?? '', html };
+  return {
+    status: res.statusCode,
+    code: /id="error-code">([^<]+)</.exec(html)?.[1],
+    description: /id="error-description">([^<]*)</.exec(html)?.[1] ?? '',
+    html,
+  };
 }
 
 describe('each client type has its registered redirect URIs', () => {
   it.each([
-    ['desktop', DEFAULT_CLIENT_ID, ['http://127.0.0.1:1', 'http://127.0.0.1:65535/', 'http://[::1]:8080/cb'], ['com.example.app:/cb', 'mock.apps.opsctl-desktop:/cb', 'http://localhost:8080/']],
-    ['mobile A, custom scheme enabled', 'mobile-a-schemes.apps.mock', ['com.example.mobilea2:/oauth2redirect', 'com.example.mobilea2:/'], ['com.other.app:/cb', 'http://127.0.0.1:8080/']],
-    ['mobile B', 'mobile-b.apps.mock', ['com.example.mobileb:/oauth2redirect', 'mock.apps.mobile-b:/cb'], ['com.other.app:/cb', 'http://127.0.0.1:8080/', 'http://[::1]:8080/']],
+    [
+      'desktop',
+      DEFAULT_CLIENT_ID,
+      ['http://127.0.0.1:1', 'http://127.0.0.1:65535/', 'http://[::1]:8080/cb'],
+      ['com.example.app:/cb', 'mock.apps.opsctl-desktop:/cb', 'http://localhost:8080/'],
+    ],
+    [
+      'mobile A, custom scheme enabled',
+      'mobile-a-schemes.apps.mock',
+      ['com.example.mobilea2:/oauth2redirect', 'com.example.mobilea2:/'],
+      ['com.other.app:/cb', 'http://127.0.0.1:8080/'],
+    ],
+    [
+      'mobile B',
+      'mobile-b.apps.mock',
+      ['com.example.mobileb:/oauth2redirect', 'mock.apps.mobile-b:/cb'],
+      ['com.other.app:/cb', 'http://127.0.0.1:8080/', 'http://[::1]:8080/'],
+    ],
     ['universal desktop', 'universal.apps.mock', ['com.example.universal:/cb'], ['com.other.app:/cb']],
     ['browser extension', 'extension.apps.mock', [], ['http://127.0.0.1:8080/', 'com.example.ext:/cb']],
-  ])('%s (%s): the registered forms are accepted, any other is redirect_uri_mismatch on the server\'s own page', async (_name, clientId, good, bad) => {
+  ])("%s (%s): the registered forms are accepted, any other is redirect_uri_mismatch on the server's own page", async (_name, clientId, good, bad) => {
     for (const redirect_uri of good) expect((await page({ client_id: clientId, redirect_uri })).status, redirect_uri).toBe(200);
     for (const redirect_uri of bad) {
       const r = await page({ client_id: clientId, redirect_uri });
@@ -66,17 +86,31 @@ describe('each client type has its registered redirect URIs', () => {
     const redirect = 'com.example.mobileb:/oauth2redirect';
     const codeFor = async () => {
       const verifier = createVerifier();
-      const r = await playBrowser(authUrl({ client_id: 'mobile-b.apps.mock', redirect_uri: redirect, code_challenge: challengeS256(verifier), code_challenge_method: 'S256' }));
+      const r = await playBrowser(
+        authUrl({ client_id: 'mobile-b.apps.mock', redirect_uri: redirect, code_challenge: challengeS256(verifier), code_challenge_method: 'S256' }),
+      );
       const loc = new URL(r.location!);
       expect(`${loc.protocol}${loc.pathname}`).toBe(redirect);
       return { code: loc.searchParams.get('code')!, verifier };
     };
     const first = await codeFor();
-    const ok = await postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code: first.code, code_verifier: first.verifier, redirect_uri: redirect, client_id: 'mobile-b.apps.mock' });
+    const ok = await postForm(`${mock.url}/token`, {
+      grant_type: 'authorization_code',
+      code: first.code,
+      code_verifier: first.verifier,
+      redirect_uri: redirect,
+      client_id: 'mobile-b.apps.mock',
+    });
     expect(ok.status, JSON.stringify(ok.json)).toBe(200);
     expect(ok.json.access_token).toBeTruthy();
     const second = await codeFor();
-    const other = await postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code: second.code, code_verifier: second.verifier, redirect_uri: 'http://127.0.0.1:8080/', client_id: 'mobile-b.apps.mock' });
+    const other = await postForm(`${mock.url}/token`, {
+      grant_type: 'authorization_code',
+      code: second.code,
+      code_verifier: second.verifier,
+      redirect_uri: 'http://127.0.0.1:8080/',
+      client_id: 'mobile-b.apps.mock',
+    });
     expect(other.status).toBe(400);
     expect(other.json.error).toMatch(/invalid_grant|redirect_uri_mismatch/);
   });
@@ -89,13 +123,20 @@ async function signIn(clientId: string, secret: string, scope = `openid email ${
   const r = await playBrowser(authUrl({ client_id: clientId, scope, code_challenge: challengeS256(verifier), code_challenge_method: 'S256' }), { scopes });
   expect(r.consentStatus, r.consentPage).toBe(302);
   const code = new URL(r.location!).searchParams.get('code')!;
-  const tok = await postForm(`${mock.url}/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirect, client_id: clientId, client_secret: secret });
+  const tok = await postForm(`${mock.url}/token`, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: redirect,
+    client_id: clientId,
+    client_secret: secret,
+  });
   expect(tok.status).toBe(200);
   return { ...tok.json, page: r.page } as { access_token: string; scope: string; page: string };
 }
 
 describe('a project whose data API is not enabled', () => {
-  it('its tokens are refused by the data API with 403 accessNotConfigured / SERVICE_DISABLED naming the project; another project\'s token works', async () => {
+  it("its tokens are refused by the data API with 403 accessNotConfigured / SERVICE_DISABLED naming the project; another project's token works", async () => {
     const off = await signIn('no-data-api.apps.mock', 'no-data-api-secret');
     const res = await request(`${mock.url}/media/v3/channels?part=id&mine=true`, { headers: { authorization: `Bearer ${off.access_token}` } });
     expect(res.statusCode).toBe(403);
@@ -111,7 +152,7 @@ describe('a project whose data API is not enabled', () => {
     await ok.body.dump();
   });
 
-  it('the built binary: signed in with that client, `opsctl api` exits 1 with the server\'s message and a hint to enable the API (not to sign in again)', async () => {
+  it("the built binary: signed in with that client, `opsctl api` exits 1 with the server's message and a hint to enable the API (not to sign in again)", async () => {
     const { dir, cleanup } = tempConfigDir('opsctl-seed-rules-');
     try {
       const env = { OPSCTL_CONFIG_DIR: dir, OPSCTL_CLIENT_ID: 'no-data-api.apps.mock', OPSCTL_CLIENT_SECRET: 'no-data-api-secret' };
@@ -120,7 +161,9 @@ describe('a project whose data API is not enabled', () => {
       const r = await runBin(['api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true'], { env });
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain('has not been used in project 400000000042 before or it is disabled');
-      expect(r.stderr).toContain('the API is not enabled for the project of the client you signed in with: enable it at https://console.developers.google.com/apis/api/media.googleapis.com/overview?project=400000000042');
+      expect(r.stderr).toContain(
+        'the API is not enabled for the project of the client you signed in with: enable it at https://console.developers.google.com/apis/api/media.googleapis.com/overview?project=400000000042',
+      );
       expect(r.stderr).not.toContain('lack a scope');
     } finally {
       cleanup();

@@ -27,7 +27,12 @@ describe('tracker labels apply', () => {
     const f = file('labels.yaml', YAML);
     const dry = await runCli(['tracker', 'labels', 'apply', '-f', f, '--dry-run'], { env: t.env });
     expect(dry.code).toBe(0);
-    expect(dry.stdout.trim().split('\n').map((l) => l.split('\t').slice(0, 2).join(' '))).toEqual(['create bug', 'create feature', 'create wontfix', 'archive wontfix']);
+    expect(
+      dry.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t').slice(0, 2).join(' ')),
+    ).toEqual(['create bug', 'create feature', 'create wontfix', 'archive wontfix']);
     expect(dry.stderr).toContain('plan for labels: 3 to create, 0 to update, 1 to archive, 0 to delete, 0 unchanged');
     expect(writesOf()).toHaveLength(0);
     expect(listsOf()).toHaveLength(1);
@@ -38,7 +43,11 @@ describe('tracker labels apply', () => {
     expect(listsOf()).toHaveLength(1);
     expect(writesOf()).toHaveLength(4);
     const labels = await t.mock.store.read((s) => s.tracker.labels);
-    expect(labels.map((l: any) => [l.name, l.color, l.archived])).toEqual([['bug', '#d73a4a', false], ['feature', '#0e8a16', false], ['wontfix', null, true]]);
+    expect(labels.map((l: any) => [l.name, l.color, l.archived])).toEqual([
+      ['bug', '#d73a4a', false],
+      ['feature', '#0e8a16', false],
+      ['wontfix', null, true],
+    ]);
 
     t.mock.requests.length = 0;
     const second = await runCli(['tracker', 'labels', 'apply', '-f', f], { env: t.env });
@@ -116,18 +125,27 @@ describe('tracker labels apply', () => {
   });
 
   it('reports every problem of the file at once, 0-based item paths like labels apply', async () => {
-    const text = 'labels:\n  - name: a\n    color: red\n  - color: "#ffffff"\n  - name: c\n    colour: x\n    description: ' + 'd'.repeat(1100) + '\n  - name: A\n';
+    const text =
+      'labels:\n  - name: a\n    color: red\n  - color: "#ffffff"\n  - name: c\n    colour: x\n    description: ' + 'd'.repeat(1100) + '\n  - name: A\n';
     const r = await runCli(['tracker', 'labels', 'apply', '-f', file('many.yaml', text)], { env: t.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('many.yaml: 5 problems:');
-    for (const p of ['labels[0].color: is not a hex colour', 'labels[1].name: required', 'labels[2].colour: unknown field', 'labels[2].description: must be at most', 'labels[3].name: "A" is listed twice (also labels[0])']) {
+    for (const p of [
+      'labels[0].color: is not a hex colour',
+      'labels[1].name: required',
+      'labels[2].colour: unknown field',
+      'labels[2].description: must be at most',
+      'labels[3].name: "A" is listed twice (also labels[0])',
+    ]) {
       expect(r.stderr).toContain(p);
     }
     expect(t.mock.requests).toHaveLength(0);
   });
 
   it('a YAML syntax error is shown in full: line, column and the excerpt', async () => {
-    const r = await runCli(['tracker', 'labels', 'apply', '-f', file('syntax.yaml', 'labels:\n  - name: a\n    description: "open\n  - name: b\n')], { env: t.env });
+    const r = await runCli(['tracker', 'labels', 'apply', '-f', file('syntax.yaml', 'labels:\n  - name: a\n    description: "open\n  - name: b\n')], {
+      env: t.env,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/line \d+, column \d+/);
     expect(r.stderr).toContain('Missing closing "quote');

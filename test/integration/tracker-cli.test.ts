@@ -48,7 +48,23 @@ describe('every resource through the CLI', () => {
     const p = await json('tracker', 'projects', 'create', '--name', 'CLI project', '--team-id', '1', '--abbreviation', 'CP');
     const it = await json('tracker', 'iterations', 'create', '--name', 'Sprint', '--start-date', '2026-01-05', '--end-date', '2026-01-19');
     const g = await json('tracker', 'groups', 'create', '--name', 'CLI team', '--mention-name', 'cliteam', '--color-key', 'sky-blue');
-    const s = await json('tracker', 'stories', 'create', '--name', 'CLI story', '--project-id', String(p.id), '--iteration-id', String(it.id), '--group-id', g.id, '--estimate', '3', '--external-links', 'https://ci.example/1');
+    const s = await json(
+      'tracker',
+      'stories',
+      'create',
+      '--name',
+      'CLI story',
+      '--project-id',
+      String(p.id),
+      '--iteration-id',
+      String(it.id),
+      '--group-id',
+      g.id,
+      '--estimate',
+      '3',
+      '--external-links',
+      'https://ci.example/1',
+    );
     expect(s).toMatchObject({ project_id: p.id, iteration_id: it.id, group_id: g.id, estimate: 3 });
     expect((await json('tracker', 'projects', 'stories', String(p.id))).map((x: any) => x.id)).toEqual([s.id]);
     expect((await json('tracker', 'iterations', 'stories', String(it.id))).map((x: any) => x.id)).toEqual([s.id]);

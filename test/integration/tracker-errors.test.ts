@@ -125,7 +125,9 @@ describe('iteration dates', () => {
 
 describe('story custom fields', () => {
   it('applies a value of an enabled field; a disabled field, an unknown field or a foreign value is 422 and nothing is written', async () => {
-    const fields = await t.mock.store.read((s) => s.tracker.customFields.map((f: any) => ({ id: f.id, name: f.name, enabled: f.enabled, values: f.values.map((v: any) => v.id) })));
+    const fields = await t.mock.store.read((s) =>
+      s.tracker.customFields.map((f: any) => ({ id: f.id, name: f.name, enabled: f.enabled, values: f.values.map((v: any) => v.id) })),
+    );
     const on = fields.find((f: any) => f.enabled)!;
     const off = fields.find((f: any) => !f.enabled)!;
     const data = (items: unknown) => JSON.stringify({ name: 'with fields', custom_fields: items });
@@ -137,7 +139,14 @@ describe('story custom fields', () => {
     const disabled = await t.cli('tracker', 'stories', 'create', '--data', data([{ field_id: off.id, value_id: off.values[0] }]));
     expect(disabled.code).toBe(1);
     expect(disabled.stderr).toContain(`HTTP 422: custom_fields: custom field "${off.name}" is disabled; only enabled fields can be applied to stories`);
-    const foreign = await t.cli('tracker', 'stories', 'update', String(story.id), '--data', JSON.stringify({ custom_fields: [{ field_id: on.id, value_id: off.values[0] }] }));
+    const foreign = await t.cli(
+      'tracker',
+      'stories',
+      'update',
+      String(story.id),
+      '--data',
+      JSON.stringify({ custom_fields: [{ field_id: on.id, value_id: off.values[0] }] }),
+    );
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toContain(`is not a value of custom field "${on.name}"`);
     const unknown = await t.cli('tracker', 'stories', 'create', '--data', data([{ field_id: '00000000-0000-4000-8000-000000000000', value_id: on.values[0] }]));
@@ -152,7 +161,14 @@ describe('story custom fields', () => {
 
     // enabling the field makes it applicable
     await t.json('tracker', 'custom-fields', 'update', off.id, '--enabled');
-    const now = await t.json('tracker', 'stories', 'update', String(story.id), '--data', JSON.stringify({ custom_fields: [{ field_id: off.id, value_id: off.values[0] }] }));
+    const now = await t.json(
+      'tracker',
+      'stories',
+      'update',
+      String(story.id),
+      '--data',
+      JSON.stringify({ custom_fields: [{ field_id: off.id, value_id: off.values[0] }] }),
+    );
     expect(now.custom_fields.map((c: any) => c.field_id)).toEqual([off.id]);
     await t.json('tracker', 'custom-fields', 'update', off.id, '--no-enabled');
   });

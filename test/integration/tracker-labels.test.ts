@@ -13,8 +13,23 @@ const cli = t.cli;
 describe('tracker labels CRUD against the mock over HTTP', () => {
   it("counts a label's epics by their workflow state (to do, in progress, done)", async () => {
     const label = (await cli('tracker', 'labels', 'create', '--name', 'epic-stats', '--json')).json();
-    for (const [name, state] of [['E todo', 'To Do'], ['E doing', 'In Progress'], ['E done', 'Done'], ['E done 2', 'Done']]) {
-      const r = await cli('tracker', 'epics', 'create', '--name', name, '--epic-state-id', state, '--data', JSON.stringify({ labels: [{ name: 'epic-stats' }] }));
+    for (const [name, state] of [
+      ['E todo', 'To Do'],
+      ['E doing', 'In Progress'],
+      ['E done', 'Done'],
+      ['E done 2', 'Done'],
+    ]) {
+      const r = await cli(
+        'tracker',
+        'epics',
+        'create',
+        '--name',
+        name,
+        '--epic-state-id',
+        state,
+        '--data',
+        JSON.stringify({ labels: [{ name: 'epic-stats' }] }),
+      );
       expect(r.code, r.stderr).toBe(0);
     }
     const stats = (await cli('tracker', 'labels', 'get', String(label.id), '--json')).json().stats;
@@ -22,7 +37,20 @@ describe('tracker labels CRUD against the mock over HTTP', () => {
   });
 
   it('creates, reads, lists, updates and deletes a label with every field', async () => {
-    const created = await cli('tracker', 'labels', 'create', '--name', 'bug', '--description', 'broken things', '--color', '#FF0000', '--external-id', 'ext-1', '--json');
+    const created = await cli(
+      'tracker',
+      'labels',
+      'create',
+      '--name',
+      'bug',
+      '--description',
+      'broken things',
+      '--color',
+      '#FF0000',
+      '--external-id',
+      'ext-1',
+      '--json',
+    );
     expect(created.code).toBe(0);
     const label = created.json();
     expect(label).toMatchObject({ name: 'bug', description: 'broken things', color: '#FF0000', external_id: 'ext-1', archived: false, entity_type: 'label' });
@@ -128,7 +156,7 @@ describe('the mock tracker itself', () => {
       method: method as 'GET',
       headers: { 'content-type': 'application/json', 'tracker-token': t.mock.trackerToken, ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    }).then(async (r) => ({ status: r.statusCode, body: await r.body.json().catch(() => undefined) as any, headers: r.headers }));
+    }).then(async (r) => ({ status: r.statusCode, body: (await r.body.json().catch(() => undefined)) as any, headers: r.headers }));
 
   it('answers the seed statuses: 201, 200, 204, 400, 404, 422 and an other-4xx for over-long strings', async () => {
     const c = await call('POST', '/labels', { name: 'a' });

@@ -16,7 +16,20 @@ describe('the tracker mock never answers 5xx to a client mistake', () => {
   it('holds for every route with malformed bodies and ids', async () => {
     const call = trackerCall(mock);
     const { routes } = await mock.service('tracker');
-    const bodies: unknown[] = [undefined, '[]', '"x"', 'null', '{}', { name: 5 }, { name: '' }, { values: 'x' }, { text: null }, { status: 'x' }, { before_id: 'x' }, { labels: [{}] }];
+    const bodies: unknown[] = [
+      undefined,
+      '[]',
+      '"x"',
+      'null',
+      '{}',
+      { name: 5 },
+      { name: '' },
+      { values: 'x' },
+      { text: null },
+      { status: 'x' },
+      { before_id: 'x' },
+      { labels: [{}] },
+    ];
     const ids = ['1', '999999', 'abc', '00000000-0000-4000-8000-000000000000'];
     const bad: string[] = [];
     for (const route of routes) {

@@ -43,7 +43,11 @@ describe('custom fields', () => {
     const [highest, high] = f.values;
     const r = await call('PUT', `/custom-fields/${f.id}`, { values: [{ id: high.id }, { id: highest.id, color_key: 'blue' }, { value: 'Someday' }] });
     expect(r.status).toBe(200);
-    expect(r.body.values.map((v: any) => [v.value, v.position])).toEqual([['High', 1], ['Highest', 2], ['Someday', 3]]);
+    expect(r.body.values.map((v: any) => [v.value, v.position])).toEqual([
+      ['High', 1],
+      ['Highest', 2],
+      ['Someday', 3],
+    ]);
     expect(r.body.values[1].color_key).toBe('blue');
     expect(r.body.values[2].id).toMatch(/^[0-9a-f-]{36}$/);
     const conflict = await call('PUT', `/custom-fields/${f.id}`, { values: [{ id: '00000000-0000-4000-8000-000000000000' }] });
@@ -81,7 +85,10 @@ describe('entity templates', () => {
     const t = await call('POST', '/entity-templates', { name: 'Bug', story_contents: { story_type: 'bug', labels: [{ name: 'triage' }] } });
     expect(t.status).toBe(201);
     expect(t.body.story_contents).toMatchObject({ story_type: 'bug', entity_type: 'story-contents' });
-    expect((await call('PUT', `/entity-templates/${t.body.id}`, { name: 'Bug report', story_contents: { estimate: 1 } })).body.story_contents).toMatchObject({ story_type: 'bug', estimate: 1 });
+    expect((await call('PUT', `/entity-templates/${t.body.id}`, { name: 'Bug report', story_contents: { estimate: 1 } })).body.story_contents).toMatchObject({
+      story_type: 'bug',
+      estimate: 1,
+    });
     expect((await call('POST', '/entity-templates', { name: 'x' })).status).toBe(400);
     expect((await call('POST', '/entity-templates', { name: 'x', story_contents: { story_type: 'epic' } })).status).toBe(400);
     expect((await call('PUT', '/entity-templates/disable')).status).toBe(204);
@@ -97,9 +104,22 @@ describe('epics', () => {
     const wf = (await call('GET', '/epic-workflow')).body;
     const [todo, doing, done] = wf.epic_states;
     expect(todo.type).toBe('unstarted');
-    const a = await call('POST', '/epics', { name: 'A', state: 'done', epic_state_id: doing.id, started_at_override: '2026-01-01T00:00:00Z', labels: [{ name: 'epic-label', color: '#abcdef' }] });
+    const a = await call('POST', '/epics', {
+      name: 'A',
+      state: 'done',
+      epic_state_id: doing.id,
+      started_at_override: '2026-01-01T00:00:00Z',
+      labels: [{ name: 'epic-label', color: '#abcdef' }],
+    });
     expect(a.status).toBe(201);
-    expect(a.body).toMatchObject({ epic_state_id: doing.id, state: 'in progress', started: true, completed: false, comments: [], started_at_override: '2026-01-01T00:00:00Z' });
+    expect(a.body).toMatchObject({
+      epic_state_id: doing.id,
+      state: 'in progress',
+      started: true,
+      completed: false,
+      comments: [],
+      started_at_override: '2026-01-01T00:00:00Z',
+    });
     expect(a.body.health.status).toBe('No Health');
     expect(a.body.labels[0]).toMatchObject({ name: 'epic-label' });
     expect(a.body.labels[0].stats).toBeUndefined();
@@ -110,7 +130,9 @@ describe('epics', () => {
     expect((await call('POST', '/epics', { name: 'n'.repeat(257) })).status).toBe(413);
     const cleared = await call('PUT', `/epics/${a.body.id}`, { started_at_override: null, deadline: null });
     expect(cleared.body).toMatchObject({ started_at_override: null, deadline: null });
-    expect((await call('PUT', `/epics/${b.body.id}`, { before_id: a.body.id })).body.position).toBeLessThan((await call('GET', `/epics/${a.body.id}`)).body.position);
+    expect((await call('PUT', `/epics/${b.body.id}`, { before_id: a.body.id })).body.position).toBeLessThan(
+      (await call('GET', `/epics/${a.body.id}`)).body.position,
+    );
     expect((await call('PUT', `/epics/${b.body.id}`, { after_id: 999999 })).status).toBe(422);
 
     const project = await call('POST', '/projects', { name: 'P', team_id: 1 });
@@ -179,7 +201,10 @@ describe('files and linked files', () => {
     const res = await fetch(`${mock.url}/api/v3/files`, { method: 'POST', headers: { 'tracker-token': mock.trackerToken }, body: form });
     expect(res.status).toBe(201);
     const up = (await res.json()) as any[];
-    expect(up.map((f) => [f.name, f.size, f.content_type, f.story_ids])).toEqual([['a.txt', 5, 'text/plain', [story.id]], ['b.png', 3, 'image/png', [story.id]]]);
+    expect(up.map((f) => [f.name, f.size, f.content_type, f.story_ids])).toEqual([
+      ['a.txt', 5, 'text/plain', [story.id]],
+      ['b.png', 3, 'image/png', [story.id]],
+    ]);
     expect((await call('GET', `/stories/${story.id}`)).body.files.map((f: any) => f.id)).toEqual(up.map((f) => f.id));
     const upd = await call('PUT', `/files/${up[0].id}`, { name: 'renamed.txt', description: 'd' });
     expect(upd.body).toMatchObject({ name: 'renamed.txt', size: 5, content_type: 'text/plain' });
@@ -310,7 +335,10 @@ describe('iterations, labels, objectives, projects, stories', () => {
     const e = (await call('POST', '/epics', { name: 'linked', milestone_id: m.body.id })).body;
     expect(e.objective_ids).toEqual([m.body.id]);
     expect((await call('GET', `/milestones/${m.body.id}/epics`)).body.map((x: any) => x.id)).toEqual([e.id]);
-    expect((await call('PUT', `/objectives/${m.body.id}`, { state: 'done', completed_at_override: null })).body).toMatchObject({ completed: true, completed_at_override: null });
+    expect((await call('PUT', `/objectives/${m.body.id}`, { state: 'done', completed_at_override: null })).body).toMatchObject({
+      completed: true,
+      completed_at_override: null,
+    });
     // the seeded objective ("Grow adoption") and the two made here use the entitlement of 3
     expect((await call('GET', '/objectives')).body).toHaveLength(3);
     const over = await call('POST', '/objectives', { name: 'too many' });

@@ -39,7 +39,9 @@ describe('pacing under the tracker limit', () => {
   }, 30_000);
 
   it('an unpaced client past the limit gets 429 with Retry-After from the mock', async () => {
-    const responses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${mock.url}/api/v3/labels`, { headers: { 'tracker-token': mock.trackerToken } })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => fetch(`${mock.url}/api/v3/labels`, { headers: { 'tracker-token': mock.trackerToken } })),
+    );
     const limited = responses.filter((res) => res.status === 429);
     expect(limited.length).toBeGreaterThan(0);
     for (const res of limited) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -13,7 +13,10 @@ describe('tracker search all', () => {
 
     const r = await t.cli('tracker', 'search', 'all', '--query', 'needle', '--page-size', '2');
     expect(r.code).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((c) => [c[0], c[2]])).toEqual([
       ['epics', 'needle epic'],
       ['stories', 'needle story 0'],

@@ -84,7 +84,12 @@ describe('every mock response validates against the reference contract', () => {
     await call('GET', '/projects');
     await call('GET', `/projects/${project.id}`);
     await call('PUT', `/projects/${project.id}`, { description: 'p' });
-    const iteration = await call('POST', '/iterations', { name: 'Spec sprint', start_date: '2026-03-02', end_date: '2026-03-16', labels: [{ name: 'spec-label' }] }, 201);
+    const iteration = await call(
+      'POST',
+      '/iterations',
+      { name: 'Spec sprint', start_date: '2026-03-02', end_date: '2026-03-16', labels: [{ name: 'spec-label' }] },
+      201,
+    );
     await call('GET', '/iterations');
     await call('GET', `/iterations/${iteration.id}`);
     await call('PUT', `/iterations/${iteration.id}`, { description: 'sprint' });
@@ -152,7 +157,21 @@ describe('every mock response validates against the reference contract', () => {
     await call('GET', `/integrations/webhook/${hookId}`);
 
     // stories and their lists
-    const story = await call('POST', '/stories', { name: 'Spec story', labels: [{ name: 'spec-label' }], epic_id: epic.id, iteration_id: iteration.id, project_id: project.id, group_id: group.id, estimate: 2, external_links: ['https://example.com/x'] }, 201);
+    const story = await call(
+      'POST',
+      '/stories',
+      {
+        name: 'Spec story',
+        labels: [{ name: 'spec-label' }],
+        epic_id: epic.id,
+        iteration_id: iteration.id,
+        project_id: project.id,
+        group_id: group.id,
+        estimate: 2,
+        external_links: ['https://example.com/x'],
+      },
+      201,
+    );
     await call('GET', `/stories/${story.id}`);
     await call('PUT', `/stories/${story.id}`, { name: 'Spec story 2' });
     await call('GET', `/epics/${epic.id}/stories`);
@@ -166,11 +185,26 @@ describe('every mock response validates against the reference contract', () => {
     const [workflow] = await call('GET', '/workflows');
     await call('GET', `/workflows/${workflow.id}`);
     const started = workflow.states.find((st: any) => st.type === 'started');
-    const other = await call('POST', '/stories', { name: 'Spec other', tasks: [{ description: 'inline task' }], story_links: [{ verb: 'blocks', object_id: story.id }], parent_story_id: story.id }, 201);
+    const other = await call(
+      'POST',
+      '/stories',
+      { name: 'Spec other', tasks: [{ description: 'inline task' }], story_links: [{ verb: 'blocks', object_id: story.id }], parent_story_id: story.id },
+      201,
+    );
     await call('PUT', `/stories/${story.id}`, { workflow_state_id: started.id });
     await call('GET', `/stories/${story.id}/sub-tasks`);
     await call('GET', `/stories/${story.id}/history`);
-    const bulk = await call('POST', '/stories/bulk', { stories: [{ name: 'Spec bulk 1', external_id: 'b1' }, { name: 'Spec bulk 2', estimate: 3 }] }, 201);
+    const bulk = await call(
+      'POST',
+      '/stories/bulk',
+      {
+        stories: [
+          { name: 'Spec bulk 1', external_id: 'b1' },
+          { name: 'Spec bulk 2', estimate: 3 },
+        ],
+      },
+      201,
+    );
     await call('PUT', '/stories/bulk', { story_ids: bulk.map((b: any) => b.id), workflow_state_id: started.id, labels_add: [{ name: 'spec-label' }] });
     await call('POST', '/stories/search', { workflow_state_types: ['started'] }, 201);
     await call('GET', '/search/stories?query=spec');
@@ -225,7 +259,7 @@ describe('every mock response validates against the reference contract', () => {
     await call('DELETE', `/categories/${cat.id}`, undefined, 204);
     await call('DELETE', `/labels/${label.id}`, undefined, 204);
 
-    if (process.env.SPEC_DUMP) (await import("node:fs")).writeFileSync(process.env.SPEC_DUMP, problems.join("\n"));
+    if (process.env.SPEC_DUMP) (await import('node:fs')).writeFileSync(process.env.SPEC_DUMP, problems.join('\n'));
     expect(problems).toEqual([]);
   });
 

@@ -9,7 +9,13 @@ const { cli, json } = t;
 describe('stories, workflows and what hangs off a story, through the CLI', () => {
   it('create gives the full Story; move by state name drives started/completed and the label and epic stats', async () => {
     const epic = await json('tracker', 'epics', 'create', '--name', 'Flow epic');
-    const s = await json('tracker', 'stories', 'create', '--data', JSON.stringify({ name: 'Flow story', estimate: 3, epic_id: epic.id, labels: [{ name: 'flow' }] }));
+    const s = await json(
+      'tracker',
+      'stories',
+      'create',
+      '--data',
+      JSON.stringify({ name: 'Flow story', estimate: 3, epic_id: epic.id, labels: [{ name: 'flow' }] }),
+    );
     expect(s).toMatchObject({ name: 'Flow story', started: false, completed: false, tasks: [], comments: [], files: [], workflow_state_id: 500000002 });
     const label = s.labels[0];
     const stats = async () => (await json('tracker', 'labels', 'get', String(label.id))).stats;
@@ -54,7 +60,9 @@ describe('stories, workflows and what hangs off a story, through the CLI', () =>
     const c = await json('tracker', 'stories', 'comment-add', String(a.id), '--text', 'first');
     const r = await json('tracker', 'stories', 'reply', String(a.id), '--parent-id', String(c.id), '--text', 'answer');
     expect(r.parent_id).toBe(c.id);
-    expect(await json('tracker', 'stories', 'react', String(a.id), String(c.id), '--emoji', ':tada:')).toEqual([{ emoji: ':tada:', permission_ids: [expect.any(String)] }]);
+    expect(await json('tracker', 'stories', 'react', String(a.id), String(c.id), '--emoji', ':tada:')).toEqual([
+      { emoji: ':tada:', permission_ids: [expect.any(String)] },
+    ]);
     expect((await json('tracker', 'stories', 'comment', String(a.id), String(c.id))).reactions).toHaveLength(1);
     expect((await cli('tracker', 'stories', 'unreact', String(a.id), String(c.id), '--emoji', ':tada:')).code).toBe(0);
     expect((await json('tracker', 'stories', 'comment-update', String(a.id), String(c.id), '--text', 'first!')).text).toBe('first!');
@@ -81,18 +89,32 @@ describe('stories, workflows and what hangs off a story, through the CLI', () =>
   });
 
   it('bulk create/update/delete, from a template, search by attributes', async () => {
-    const made = await json('tracker', 'stories', 'bulk-create', '--data', JSON.stringify({ stories: [{ name: 'bulk one', estimate: 1 }, { name: 'bulk two' }] }));
+    const made = await json(
+      'tracker',
+      'stories',
+      'bulk-create',
+      '--data',
+      JSON.stringify({ stories: [{ name: 'bulk one', estimate: 1 }, { name: 'bulk two' }] }),
+    );
     expect(made).toHaveLength(2);
     const ids = made.map((x: any) => x.id).join(',');
     const updated = await json('tracker', 'stories', 'bulk-update', '--story-ids', ids, '--workflow-state-id', '500000003');
     expect(updated.every((x: any) => x.started)).toBe(true);
     const found = await json('tracker', 'stories', 'search', '--data', JSON.stringify({ workflow_state_types: ['started'] }));
     expect(found.map((x: any) => x.id).sort()).toEqual(made.map((x: any) => x.id).sort());
-    expect((await cli('tracker', 'stories', 'bulk-create', '--data', JSON.stringify({ stories: [{ name: 'ok' }, { name: 'bad', epic_id: 999999 }] }))).code).toBe(1);
+    expect(
+      (await cli('tracker', 'stories', 'bulk-create', '--data', JSON.stringify({ stories: [{ name: 'ok' }, { name: 'bad', epic_id: 999999 }] }))).code,
+    ).toBe(1);
     expect(await json('tracker', 'stories', 'search', '--data', '{"story_type":"feature"}')).toHaveLength(2);
     expect((await cli('tracker', 'stories', 'bulk-delete', '--story-ids', ids, '--yes')).code).toBe(0);
 
-    const tpl = await json('tracker', 'entity-templates', 'create', '--data', JSON.stringify({ name: 'Bug tpl', story_contents: { story_type: 'bug', name: 'Bug: ', tasks: [{ description: 'repro' }] } }));
+    const tpl = await json(
+      'tracker',
+      'entity-templates',
+      'create',
+      '--data',
+      JSON.stringify({ name: 'Bug tpl', story_contents: { story_type: 'bug', name: 'Bug: ', tasks: [{ description: 'repro' }] } }),
+    );
     const fromTpl = await json('tracker', 'stories', 'from-template', '--story-template-id', tpl.id, '--name', 'Bug: crash');
     expect(fromTpl).toMatchObject({ name: 'Bug: crash', story_type: 'bug', story_template_id: tpl.id });
     expect(fromTpl.tasks.map((k: any) => k.description)).toEqual(['repro']);
@@ -119,7 +141,10 @@ describe('stories, workflows and what hangs off a story, through the CLI', () =>
 
 describe('stories import', () => {
   it('YAML: plan, --dry-run writes nothing, bulk creates, a second run writes nothing; states by name', async () => {
-    const stories = Array.from({ length: 150 }, (_, i) => `  - {external_id: "imp-${i}", name: "Imported ${i}", estimate: ${i % 3}${i === 0 ? ', state: "In Progress"' : ''}}`).join('\n');
+    const stories = Array.from(
+      { length: 150 },
+      (_, i) => `  - {external_id: "imp-${i}", name: "Imported ${i}", estimate: ${i % 3}${i === 0 ? ', state: "In Progress"' : ''}}`,
+    ).join('\n');
     const file = t.file('stories.yaml', `stories:\n${stories}\n`);
     const dry = await cli('tracker', 'stories', 'import', '-f', file, '--dry-run', '--json');
     expect(dry.code, dry.stderr).toBe(0);
@@ -143,7 +168,10 @@ describe('stories import', () => {
   });
 
   it('CSV with labels and tasks; bad rows are refused before anything is sent, naming the row', async () => {
-    const csv = t.file('s.csv', 'external_id,name,story_type,estimate,labels,tasks\ncsv-1,First,bug,2,ui;urgent,repro;fix\ncsv-2,"Second, with comma",feature,,,\n');
+    const csv = t.file(
+      's.csv',
+      'external_id,name,story_type,estimate,labels,tasks\ncsv-1,First,bug,2,ui;urgent,repro;fix\ncsv-2,"Second, with comma",feature,,,\n',
+    );
     const r = await cli('tracker', 'stories', 'import', '-f', csv, '--json');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ created: 2 });

@@ -67,7 +67,10 @@ describe('the tracker token header', () => {
     expect(seen['shortcut-token']).toBe(TOKEN);
 
     const other = labelsOnce('https://tracker.example.com');
-    const d = await runCli(['tracker', 'labels', 'list', '--json', '--debug'], { env: { ...env, OPSCTL_TRACKER_URL: 'https://tracker.example.com' }, dispatcher: agent });
+    const d = await runCli(['tracker', 'labels', 'list', '--json', '--debug'], {
+      env: { ...env, OPSCTL_TRACKER_URL: 'https://tracker.example.com' },
+      dispatcher: agent,
+    });
     expect(d.code, d.stderr).toBe(0);
     expect(other['tracker-token']).toBe(TOKEN);
     expect(d.stderr).toMatch(/tracker-token":"\[redacted\]"/i);
@@ -79,7 +82,10 @@ describe('the tracker token header', () => {
     const bad = await runCli(['config', 'set', 'tracker_token_header', 'X-Token'], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/tracker_token_header.*Shortcut-Token, Tracker-Token/);
-    const badEnv = await runCli(['tracker', 'labels', 'list'], { env: { ...env, OPSCTL_TRACKER_URL: REAL, OPSCTL_TRACKER_TOKEN_HEADER: 'X-Token' }, dispatcher: agent });
+    const badEnv = await runCli(['tracker', 'labels', 'list'], {
+      env: { ...env, OPSCTL_TRACKER_URL: REAL, OPSCTL_TRACKER_TOKEN_HEADER: 'X-Token' },
+      dispatcher: agent,
+    });
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain('OPSCTL_TRACKER_TOKEN_HEADER');
   });

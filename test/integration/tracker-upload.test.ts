@@ -82,7 +82,9 @@ describe('tracker files upload: batches by size and count, streamed', () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const paths = ['h', 'i'].map((n) => file(`${n}.bin`, 512 * KiB));
-      const r = await runCli(['tracker', 'files', 'upload', ...paths], { env: { ...trackerEnv(mock, cfg.dir), OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_UPLOAD_LIMIT: '2MB' } });
+      const r = await runCli(['tracker', 'files', 'upload', ...paths], {
+        env: { ...trackerEnv(mock, cfg.dir), OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_UPLOAD_LIMIT: '2MB' },
+      });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('nothing uploaded');
       expect(r.stderr).toContain('OPSCTL_TRACKER_UPLOAD_LIMIT');

@@ -6,12 +6,36 @@ import { configuredIssuer } from '../../src/auth/settings.js';
 describe('where a provider publishes its metadata', () => {
   it.each([
     // [issuer, OpenID Connect Discovery §4, RFC 8414 §3.1]
-    ['https://accounts.google.com', 'https://accounts.google.com/.well-known/openid-configuration', 'https://accounts.google.com/.well-known/oauth-authorization-server'],
-    ['https://example.eu.auth0.com/', 'https://example.eu.auth0.com/.well-known/openid-configuration', 'https://example.eu.auth0.com/.well-known/oauth-authorization-server'],
-    ['https://sso.example.com/realms/ops', 'https://sso.example.com/realms/ops/.well-known/openid-configuration', 'https://sso.example.com/.well-known/oauth-authorization-server/realms/ops'],
-    ['https://example.okta.com/oauth2/default', 'https://example.okta.com/oauth2/default/.well-known/openid-configuration', 'https://example.okta.com/.well-known/oauth-authorization-server/oauth2/default'],
-    ['https://login.microsoftonline.com/TENANT/v2.0/', 'https://login.microsoftonline.com/TENANT/v2.0/.well-known/openid-configuration', 'https://login.microsoftonline.com/.well-known/oauth-authorization-server/TENANT/v2.0'],
-    ['http://127.0.0.1:5556/dex', 'http://127.0.0.1:5556/dex/.well-known/openid-configuration', 'http://127.0.0.1:5556/.well-known/oauth-authorization-server/dex'],
+    [
+      'https://accounts.google.com',
+      'https://accounts.google.com/.well-known/openid-configuration',
+      'https://accounts.google.com/.well-known/oauth-authorization-server',
+    ],
+    [
+      'https://example.eu.auth0.com/',
+      'https://example.eu.auth0.com/.well-known/openid-configuration',
+      'https://example.eu.auth0.com/.well-known/oauth-authorization-server',
+    ],
+    [
+      'https://sso.example.com/realms/ops',
+      'https://sso.example.com/realms/ops/.well-known/openid-configuration',
+      'https://sso.example.com/.well-known/oauth-authorization-server/realms/ops',
+    ],
+    [
+      'https://example.okta.com/oauth2/default',
+      'https://example.okta.com/oauth2/default/.well-known/openid-configuration',
+      'https://example.okta.com/.well-known/oauth-authorization-server/oauth2/default',
+    ],
+    [
+      'https://login.microsoftonline.com/TENANT/v2.0/',
+      'https://login.microsoftonline.com/TENANT/v2.0/.well-known/openid-configuration',
+      'https://login.microsoftonline.com/.well-known/oauth-authorization-server/TENANT/v2.0',
+    ],
+    [
+      'http://127.0.0.1:5556/dex',
+      'http://127.0.0.1:5556/dex/.well-known/openid-configuration',
+      'http://127.0.0.1:5556/.well-known/oauth-authorization-server/dex',
+    ],
   ])('%s', (issuer, oidc, rfc8414) => {
     expect(oidcDiscoveryUrl(issuer)).toBe(oidc);
     expect(rfc8414Url(issuer)).toBe(rfc8414);

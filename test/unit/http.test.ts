@@ -47,7 +47,9 @@ describe('HttpClient retries', () => {
 
   it('does not retry a POST on 503 (it may have been processed)', async () => {
     agent.get(ORIGIN).intercept({ path: '/api/v3/labels', method: 'POST' }).reply(503, { message: 'busy' });
-    const err: any = await client().post('/api/v3/labels', { name: 'x' }).catch((e: any) => e as any);
+    const err: any = await client()
+      .post('/api/v3/labels', { name: 'x' })
+      .catch((e: any) => e as any);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(503);
     expect(err.message).toBe('tracker: HTTP 503: busy');
@@ -68,7 +70,9 @@ describe('HttpClient retries', () => {
   it('retries a GET on a network error and reports a NetworkError when it persists', async () => {
     const pool = agent.get(ORIGIN);
     pool.intercept({ path: '/x', method: 'GET' }).replyWithError(new Error('ECONNRESET')).times(4);
-    const err: any = await client().get('/x').catch((e: any) => e as any);
+    const err: any = await client()
+      .get('/x')
+      .catch((e: any) => e as any);
     expect(err).toBeInstanceOf(NetworkError);
     expect(sleeps).toHaveLength(3);
   });
@@ -86,7 +90,9 @@ describe('HttpClient retries', () => {
 
   it('maps 401 to the auth exit code', async () => {
     agent.get(ORIGIN).intercept({ path: '/x', method: 'GET' }).reply(401, { message: 'invalid Tracker-Token' });
-    const err: any = await client().get('/x').catch((e: any) => e as any);
+    const err: any = await client()
+      .get('/x')
+      .catch((e: any) => e as any);
     expect(err.exitCode).toBe(4);
   });
 });
@@ -105,7 +111,12 @@ describe('HttpClient safety', () => {
   });
 
   it('refuses to send credentials over plain HTTP to a non-loopback host, before any request', async () => {
-    const c = new HttpClient({ service: 'tracker', baseUrl: 'http://tracker.example', dispatcher: agent, credentials: async () => ({ headers: { 'Tracker-Token': 't' } }) });
+    const c = new HttpClient({
+      service: 'tracker',
+      baseUrl: 'http://tracker.example',
+      dispatcher: agent,
+      credentials: async () => ({ headers: { 'Tracker-Token': 't' } }),
+    });
     const err: any = await c.get('/api/v3/labels').catch((e: any) => e as any);
     expect(err).toBeInstanceOf(UsageError);
     expect(err.message).toContain('refusing to send tracker credentials over plain HTTP to tracker.example');

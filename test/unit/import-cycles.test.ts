@@ -15,7 +15,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * parseCircular finds the cycles in it. Every file is an entry, so files cli.ts never reaches count too.
  */
 async function importCycles(dir: string): Promise<{ files: string[]; cycles: string[][] }> {
-  const entries = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
+  const entries = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f));
   const { metafile } = await build({
     entryPoints: entries,
     absWorkingDir: dir,
@@ -33,7 +35,12 @@ async function importCycles(dir: string): Promise<{ files: string[]; cycles: str
   for (const [file, input] of Object.entries(metafile.inputs)) {
     tree[file] = input.imports
       .filter((i) => !i.external)
-      .map((i): Dependency => ({ issuer: file, request: i.original ?? i.path, kind: (i.kind === 'dynamic-import' ? 'DynamicImport' : 'StaticImport') as Dependency['kind'], id: i.path }));
+      .map((i): Dependency => ({
+        issuer: file,
+        request: i.original ?? i.path,
+        kind: (i.kind === 'dynamic-import' ? 'DynamicImport' : 'StaticImport') as Dependency['kind'],
+        id: i.path,
+      }));
   }
   const rel = (f: string) => relative(dir, join(dir, f));
   return { files: Object.keys(tree).map(rel), cycles: parseCircular(tree).map((cycle) => cycle.map(rel)) };

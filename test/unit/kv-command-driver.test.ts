@@ -17,6 +17,8 @@ describe('command driver: the running check', () => {
       /cannot tell whether etcd1 runs: `sh -c .*` failed \(exit 255: could not reach the host\): ssh: connect to host 10\.0\.0\.1 port 22: Connection timed out/,
     );
     await expect(driver('sleep 5', 200).isRunning(member)).rejects.toThrow(/cannot tell whether etcd1 runs: .*timed out after 200 ms/);
-    await expect(driver('/nonexistent/opsctl-no-such-program {host}').isRunning(member)).rejects.toThrow(/cannot tell whether etcd1 runs: `\/nonexistent\/opsctl-no-such-program 10\.0\.0\.1` failed/);
+    await expect(driver('/nonexistent/opsctl-no-such-program {host}').isRunning(member)).rejects.toThrow(
+      /cannot tell whether etcd1 runs: `\/nonexistent\/opsctl-no-such-program 10\.0\.0\.1` failed/,
+    );
   });
 });

@@ -4,7 +4,7 @@ import type { MemberDriver } from '../../src/kv/drivers/driver.js';
 
 const F = '/etc/etcd/etcd.conf.yml';
 
-describe('3.3 configuration check (the seed\'s interface changes)', () => {
+describe("3.3 configuration check (the seed's interface changes)", () => {
   it('a numeric auto-compaction-retention: member, file, line and the fix', async () => {
     const p = await checkConfig('name: infra1\ndata-dir: /var/lib/etcd\nauto-compaction-retention: 24\n', F, 'infra1');
     expect(p).toHaveLength(1);
@@ -21,7 +21,8 @@ describe('3.3 configuration check (the seed\'s interface changes)', () => {
       'max-request-bytes: 1572864\n',
       'name: x\n',
       '',
-    ]) expect(await checkConfig(text, F, 'm'), text).toEqual([]);
+    ])
+      expect(await checkConfig(text, F, 'm'), text).toEqual([]);
   });
 
   it('periodic compaction with a value that is not a duration; revision mode with a non-count; an unknown mode', async () => {

@@ -27,9 +27,22 @@ describe('kv journal', () => {
   it('has every step of every member to upgrade, in plan order, then the final checks', () => {
     const j = newJournal('k', plan, {}, { allowSameVersion: false, now: 0 });
     expect(j.steps.map((s) => s.id)).toEqual([
-      'm2/snapshot', 'm2/stop', 'm2/wait-stopped', 'm2/backup-data', 'm2/start', 'm2/wait-healthy', 'm2/settle',
-      'm1/snapshot', 'm1/stop', 'm1/wait-stopped', 'm1/backup-data', 'm1/start', 'm1/wait-healthy', 'm1/settle',
-      'cluster/wait-cluster-version', 'cluster/final-health',
+      'm2/snapshot',
+      'm2/stop',
+      'm2/wait-stopped',
+      'm2/backup-data',
+      'm2/start',
+      'm2/wait-healthy',
+      'm2/settle',
+      'm1/snapshot',
+      'm1/stop',
+      'm1/wait-stopped',
+      'm1/backup-data',
+      'm1/start',
+      'm1/wait-healthy',
+      'm1/settle',
+      'cluster/wait-cluster-version',
+      'cluster/final-health',
     ]);
     expect(j.steps.every((s) => s.status === 'pending')).toBe(true);
   });
@@ -63,7 +76,9 @@ describe('kv journal', () => {
     await expect(lockJournal(file, 5000)).rejects.toMatchObject({ code: 'ELOCKED' });
     await release();
     expect(existsSync(`${file}.lock`)).toBe(false);
-    await (await lockJournal(file, 5000))();
+    await (
+      await lockJournal(file, 5000)
+    )();
   });
 
   it('cluster keys do not depend on endpoint order', () => {
@@ -73,8 +88,19 @@ describe('kv journal', () => {
 
 describe('command driver templates', () => {
   it('substitute into argv tokens: no shell, no injection', () => {
-    expect(renderTemplate('ssh {host} sudo systemctl stop etcd', { host: 'db1; rm -rf /' })).toEqual(['ssh', 'db1; rm -rf /', 'sudo', 'systemctl', 'stop', 'etcd']);
-    expect(renderTemplate(`ssh {host} "sudo systemctl start etcd@{version}"`, { host: 'h', version: '3.3' })).toEqual(['ssh', 'h', 'sudo systemctl start etcd@3.3']);
+    expect(renderTemplate('ssh {host} sudo systemctl stop etcd', { host: 'db1; rm -rf /' })).toEqual([
+      'ssh',
+      'db1; rm -rf /',
+      'sudo',
+      'systemctl',
+      'stop',
+      'etcd',
+    ]);
+    expect(renderTemplate(`ssh {host} "sudo systemctl start etcd@{version}"`, { host: 'h', version: '3.3' })).toEqual([
+      'ssh',
+      'h',
+      'sudo systemctl start etcd@3.3',
+    ]);
     expect(() => renderTemplate('x {nope}', {})).toThrow(/no value for \{nope\}/);
   });
 });

@@ -3,7 +3,12 @@ import { compareMembership, describeListed, membershipChange } from '../../src/k
 import type { MemberListEntry } from '../../src/kv/parse.js';
 import type { MemberObservation } from '../../src/kv/types.js';
 
-const entry = (id: string, name: string, client?: string): MemberListEntry => ({ id, name, peerUrls: [`http://10.0.0.${id}:2380`], clientUrls: client ? [client] : [] });
+const entry = (id: string, name: string, client?: string): MemberListEntry => ({
+  id,
+  name,
+  peerUrls: [`http://10.0.0.${id}:2380`],
+  clientUrls: client ? [client] : [],
+});
 const list = [entry('1', 'kv1', 'http://10.0.0.1:2379'), entry('2', 'kv2', 'http://10.0.0.2:2379/'), entry('3', 'kv3', 'http://10.0.0.3:2379')];
 const obs = (name: string, id: string, endpoint: string): MemberObservation => ({ name, id, endpoint, reachable: true, healthy: true, healthDetail: 'true' });
 

@@ -43,7 +43,9 @@ describe('kv /version', () => {
 describe('uint64 member ids never lose precision', () => {
   const big = '13668033151171901709'; // > 2^53, from a real etcd 3.4
   it('gateway strings stay exact', () => {
-    const s = parseStatus(`{"header":{"cluster_id":"15118495548433857066","member_id":"${big}","revision":"2","raft_term":"2"},"version":"3.4.23","dbSize":"20480","leader":"${big}","raftIndex":"7","raftTerm":"2"}`);
+    const s = parseStatus(
+      `{"header":{"cluster_id":"15118495548433857066","member_id":"${big}","revision":"2","raft_term":"2"},"version":"3.4.23","dbSize":"20480","leader":"${big}","raftIndex":"7","raftTerm":"2"}`,
+    );
     expect(s.memberId).toBe(big);
     expect(s.leaderId).toBe(big);
     expect(s.revision).toBe('2');

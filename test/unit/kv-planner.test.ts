@@ -52,7 +52,10 @@ describe('planner: order and skips', () => {
   });
 
   it('the next member is never the current leader while another is pending', () => {
-    const pending = [{ name: 'm2', id: 'a' }, { name: 'm3', id: 'b' }];
+    const pending = [
+      { name: 'm2', id: 'a' },
+      { name: 'm3', id: 'b' },
+    ];
     expect(nextMember(pending, 'a')?.name).toBe('m3');
     expect(nextMember([{ name: 'm1', id: 'c' }], 'c')?.name).toBe('m1');
   });
@@ -65,7 +68,13 @@ describe('planner: refusals name every reason', () => {
     return r.ok ? [] : r.reasons;
   };
   it('an unreachable or unhealthy member', () => {
-    const reasons = refuse(cluster(member('m1'), member('m2', { reachable: false, healthy: false, error: 'ECONNREFUSED' }), member('m3', { healthy: false, healthDetail: 'HTTP 503' })));
+    const reasons = refuse(
+      cluster(
+        member('m1'),
+        member('m2', { reachable: false, healthy: false, error: 'ECONNREFUSED' }),
+        member('m3', { healthy: false, healthDetail: 'HTTP 503' }),
+      ),
+    );
     expect(reasons.join('\n')).toMatch(/m2 .* not reachable: ECONNREFUSED/);
     expect(reasons.join('\n')).toMatch(/m3 .* not healthy: HTTP 503/);
   });
@@ -74,10 +83,14 @@ describe('planner: refusals name every reason', () => {
     expect(refuse(cluster(member('m1'), member('m2', { leaderId: '18000000000000000002' }))).join()).toMatch(/disagree on the leader/);
   });
   it('a server not at the source minor', () => {
-    expect(refuse(cluster(member('m1'), member('m2', { serverVersion: '3.1.20' }))).join()).toMatch(/m2 runs 3.1.20: .* must start from 3.2 \(upgrade to 3.2 first\)/);
+    expect(refuse(cluster(member('m1'), member('m2', { serverVersion: '3.1.20' }))).join()).toMatch(
+      /m2 runs 3.1.20: .* must start from 3.2 \(upgrade to 3.2 first\)/,
+    );
   });
   it('the cluster version not at the source', () => {
-    expect(refuse(cluster(member('m1', { clusterVersion: '3.1.0' }), member('m2', { clusterVersion: '3.1.0' }))).join()).toMatch(/cluster version is 3.1, not 3.2/);
+    expect(refuse(cluster(member('m1', { clusterVersion: '3.1.0' }), member('m2', { clusterVersion: '3.1.0' }))).join()).toMatch(
+      /cluster version is 3.1, not 3.2/,
+    );
   });
   it('an alarm', () => {
     const c = cluster(member('m1'), member('m2'));
@@ -100,7 +113,9 @@ describe('planner: auth and 3.2 before 3.2.31 (the seed)', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.reasons).toHaveLength(1);
-    expect(r.reasons[0]).toMatch(/member m2 runs 3\.2\.30 and auth is enabled: .*unauthorized lease revoke.*corrupt data; upgrade every member to 3\.2\.31 or later first/);
+    expect(r.reasons[0]).toMatch(
+      /member m2 runs 3\.2\.30 and auth is enabled: .*unauthorized lease revoke.*corrupt data; upgrade every member to 3\.2\.31 or later first/,
+    );
   });
 
   it('goes on with auth enabled on 3.2.31 and later, and with auth off on an old 3.2', () => {

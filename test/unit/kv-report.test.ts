@@ -15,7 +15,16 @@ function journal(): Journal {
   const member = (name: string, t: number, halted = false) => [
     { id: `${name}/snapshot`, member: name, kind: 'snapshot', status: 'done', startedAt: at(t), finishedAt: at(t + 1), ms: 1000, detail: 'ok' },
     { id: `${name}/stop`, member: name, kind: 'stop', status: 'done', startedAt: at(t + 1), finishedAt: at(t + 2), ms: 1000 },
-    { id: `${name}/wait-healthy`, member: name, kind: 'wait-healthy', status: halted ? 'failed' : 'done', startedAt: at(t + 2), finishedAt: halted ? undefined : at(t + 5), ms: 3000, error: halted ? `never healthy ${EVIL}` : undefined },
+    {
+      id: `${name}/wait-healthy`,
+      member: name,
+      kind: 'wait-healthy',
+      status: halted ? 'failed' : 'done',
+      startedAt: at(t + 2),
+      finishedAt: halted ? undefined : at(t + 5),
+      ms: 3000,
+      error: halted ? `never healthy ${EVIL}` : undefined,
+    },
   ];
   return {
     version: 1,
@@ -29,11 +38,23 @@ function journal(): Journal {
     updatedAt: at(20),
     owner: { pid: 1, host: 'h' },
     members: [
-      { name: 'a', id: '18446744073709551615', endpoint: 'http://10.0.0.1:2379', fromVersion: '3.2.32', action: 'upgrade', reason: '3.2 → 3.3', wasLeader: false },
+      {
+        name: 'a',
+        id: '18446744073709551615',
+        endpoint: 'http://10.0.0.1:2379',
+        fromVersion: '3.2.32',
+        action: 'upgrade',
+        reason: '3.2 → 3.3',
+        wasLeader: false,
+      },
       { name: EVIL, id: '2', endpoint: 'http://10.0.0.2:2379', fromVersion: '3.2.32', action: 'upgrade', reason: '3.2 → 3.3', wasLeader: true },
     ],
     previous: {},
-    steps: [...member('a', 0), ...member(EVIL, 10, true), { id: 'cluster/wait-cluster-version', kind: 'wait-cluster-version', status: 'pending' }] as Journal['steps'],
+    steps: [
+      ...member('a', 0),
+      ...member(EVIL, 10, true),
+      { id: 'cluster/wait-cluster-version', kind: 'wait-cluster-version', status: 'pending' },
+    ] as Journal['steps'],
     snapshots: [{ member: 'a', file: '/nowhere/a.db', revision: '7', bytes: 100 }],
     halt: { step: `${EVIL}/wait-healthy`, reason: `never healthy ${EVIL}`, rollback: 'opsctl kv rollback' },
     rollback: [{ member: EVIL, to: '3.2', at: at(30), ms: 2500 }],
@@ -61,7 +82,7 @@ describe('kv upgrade report', () => {
     expect(html).toMatch(/<table id="rollback">[\s\S]*&#60;img[\s\S]*3\.2[\s\S]*2\.5 s/);
   });
 
-  it('reads a snapshot hash from the file\'s trailer (the SHA-256 of its content)', () => {
+  it("reads a snapshot hash from the file's trailer (the SHA-256 of its content)", () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-report-'));
     try {
       const body = Buffer.from('snapshot body');

@@ -15,7 +15,7 @@ describe('driver preset type: systemd (expands to command templates)', () => {
     expect(t.config).toBeUndefined();
   });
 
-  it('per-version units: start the version\'s unit, stop and check all of them', () => {
+  it("per-version units: start the version's unit, stop and check all of them", () => {
     const t = expandSystemd({ type: 'systemd', units: { '3.2': 'etcd-3.2', '3.3': 'etcd-3.3' }, ssh: 'ssh -l admin', sudo: false });
     expect(renderTemplate(t.startByVersion!['3.3'], vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.3']);
     expect(renderTemplate(t.startByVersion!['3.2'], vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.2']);
@@ -23,9 +23,22 @@ describe('driver preset type: systemd (expands to command templates)', () => {
     expect(renderTemplate(t.running, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'is-active', '--quiet', 'etcd-3.2', 'etcd-3.3']);
   });
 
-  it('per-version binaries: the link the unit runs points at the version\'s binary, then the unit starts', () => {
+  it("per-version binaries: the link the unit runs points at the version's binary, then the unit starts", () => {
     const t = expandSystemd({ type: 'systemd', bins: { '3.2': '/opt/etcd-v3.2.32/etcd', '3.3': '/opt/etcd-v3.3.27/etcd' }, binLink: '/usr/local/bin/etcd' });
-    expect(renderTemplate(t.startByVersion!['3.3'], vars)).toEqual(['ssh', 'infra2', 'sudo', 'ln', '-sfn', '/opt/etcd-v3.3.27/etcd', '/usr/local/bin/etcd', '&&', 'sudo', 'systemctl', 'start', 'etcd']);
+    expect(renderTemplate(t.startByVersion!['3.3'], vars)).toEqual([
+      'ssh',
+      'infra2',
+      'sudo',
+      'ln',
+      '-sfn',
+      '/opt/etcd-v3.3.27/etcd',
+      '/usr/local/bin/etcd',
+      '&&',
+      'sudo',
+      'systemctl',
+      'start',
+      'etcd',
+    ]);
     expect(() => expandSystemd({ type: 'systemd', bins: { '3.3': '/x' } })).toThrow(/bins needs binLink/);
     expect(() => expandSystemd({ type: 'systemd', unit: 'a', units: { '3.3': 'b' } })).toThrow(/not both/);
   });
@@ -39,8 +52,27 @@ describe('driver preset type: systemd (expands to command templates)', () => {
 
   it('data dir: --on-failure rollback puts the backup back; kv restore checks the host, keeps the old dir, restores with the new token', () => {
     const t = expandSystemd({ type: 'systemd', dataDir: '/var/lib/etcd', etcdctl: '/opt/etcd-v3.2.32/etcdctl' });
-    expect(renderTemplate(t.restoreBackup!, vars)).toEqual(['ssh', 'infra2', 'sudo', 'mv', '/var/lib/etcd', '/var/lib/etcd.failed-r1', '&&', 'sudo', 'cp', '-a', '/var/lib/etcd.bak-r1', '/var/lib/etcd']);
-    const rv = { ...vars, snapshot: '/var/backups/etcd.db', peer: 'https://10.0.0.2:2380', cluster: 'infra1=https://10.0.0.1:2380,infra2=https://10.0.0.2:2380', token: 'opsctl-restore-x' };
+    expect(renderTemplate(t.restoreBackup!, vars)).toEqual([
+      'ssh',
+      'infra2',
+      'sudo',
+      'mv',
+      '/var/lib/etcd',
+      '/var/lib/etcd.failed-r1',
+      '&&',
+      'sudo',
+      'cp',
+      '-a',
+      '/var/lib/etcd.bak-r1',
+      '/var/lib/etcd',
+    ]);
+    const rv = {
+      ...vars,
+      snapshot: '/var/backups/etcd.db',
+      peer: 'https://10.0.0.2:2380',
+      cluster: 'infra1=https://10.0.0.1:2380,infra2=https://10.0.0.2:2380',
+      token: 'opsctl-restore-x',
+    };
     expect(renderTemplate(t.restoreCheck!, rv)).toEqual(['ssh', 'infra2', 'test', '-d', '/var/lib/etcd', '&&', 'test', '-f', '/var/backups/etcd.db']);
     expect(renderTemplate(t.restore!, rv).join(' ')).toBe(
       'ssh infra2 sudo mv /var/lib/etcd /var/lib/etcd.before-restore-r1 && sudo env ETCDCTL_API=3 /opt/etcd-v3.2.32/etcdctl snapshot restore /var/backups/etcd.db ' +
@@ -50,9 +82,16 @@ describe('driver preset type: systemd (expands to command templates)', () => {
   });
 
   it('a cluster file with type: systemd gives the command driver; a bad preset is a usage error naming the file', async () => {
-    const ok = await parseClusterFile('members:\n  - {name: infra1, endpoint: "https://10.0.0.1:2379", host: infra1}\ndriver: {type: systemd, unit: etcd-server, configFile: /etc/etcd.yml}\n', '/c.yaml');
+    const ok = await parseClusterFile(
+      'members:\n  - {name: infra1, endpoint: "https://10.0.0.1:2379", host: infra1}\ndriver: {type: systemd, unit: etcd-server, configFile: /etc/etcd.yml}\n',
+      '/c.yaml',
+    );
     expect(ok.driver).toMatchObject({ type: 'command', stop: 'ssh {host} sudo systemctl stop etcd-server', config: 'ssh {host} cat /etc/etcd.yml' });
-    await expect(parseClusterFile('members:\n  - {name: a, endpoint: "http://x:2379"}\ndriver: {type: systemd, bins: {"3.3": /x}}\n', '/c.yaml')).rejects.toThrow(/--cluster \/c\.yaml: driver: bins needs binLink/);
-    await expect(parseClusterFile('members:\n  - {name: a, endpoint: "http://x:2379"}\ndriver: {type: systemd, unitt: x}\n', '/c.yaml')).rejects.toThrow(/driver/);
+    await expect(
+      parseClusterFile('members:\n  - {name: a, endpoint: "http://x:2379"}\ndriver: {type: systemd, bins: {"3.3": /x}}\n', '/c.yaml'),
+    ).rejects.toThrow(/--cluster \/c\.yaml: driver: bins needs binLink/);
+    await expect(parseClusterFile('members:\n  - {name: a, endpoint: "http://x:2379"}\ndriver: {type: systemd, unitt: x}\n', '/c.yaml')).rejects.toThrow(
+      /driver/,
+    );
   });
 });

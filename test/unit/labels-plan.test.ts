@@ -10,8 +10,18 @@ import { allowedMethods, parseLabelPath } from '../../src/mock/services/labels/p
 const pub = { state: 'PUBLISHED' as const, hasUnpublishedChanges: false };
 const draft = { state: 'UNPUBLISHED_DRAFT' as const, hasUnpublishedChanges: true };
 
-function sel(id: string, name: string, choices: Array<[string, string, typeof pub | typeof draft | { state: 'DISABLED' }]>, lifecycle: Field['lifecycle'] = pub): Field {
-  return { id, properties: { displayName: name }, lifecycle, selectionOptions: { choices: choices.map(([cid, cname, life]) => ({ id: cid, properties: { displayName: cname }, lifecycle: life })) } };
+function sel(
+  id: string,
+  name: string,
+  choices: Array<[string, string, typeof pub | typeof draft | { state: 'DISABLED' }]>,
+  lifecycle: Field['lifecycle'] = pub,
+): Field {
+  return {
+    id,
+    properties: { displayName: name },
+    lifecycle,
+    selectionOptions: { choices: choices.map(([cid, cname, life]) => ({ id: cid, properties: { displayName: cname }, lifecycle: life })) },
+  };
 }
 
 function label(fields: Field[], extra: Partial<Label> = {}): Label {
@@ -38,8 +48,17 @@ describe('planLabel', () => {
   });
 
   it('a renamed field and choice are updates of the same ids (no create, no delete or disable)', () => {
-    const current = label([sel('f1', 'Grade', [['a', 'Low', pub], ['b', 'High', pub]])]);
-    const plan = planLabel(current, desired({ fields: [{ name: 'Level', renamedFrom: ['Grade'], type: 'selection', choices: [{ name: 'Minor', renamedFrom: ['Low'] }, { name: 'High' }] }] }), []);
+    const current = label([
+      sel('f1', 'Grade', [
+        ['a', 'Low', pub],
+        ['b', 'High', pub],
+      ]),
+    ]);
+    const plan = planLabel(
+      current,
+      desired({ fields: [{ name: 'Level', renamedFrom: ['Grade'], type: 'selection', choices: [{ name: 'Minor', renamedFrom: ['Low'] }, { name: 'High' }] }] }),
+      [],
+    );
     expect(plan.requests).toEqual([
       { updateField: { id: 'f1', properties: { displayName: 'Level' }, updateMask: 'displayName' } },
       { updateSelectionChoiceProperties: { fieldId: 'f1', id: 'a', properties: { displayName: 'Minor' }, updateMask: 'displayName' } },
@@ -57,7 +76,10 @@ describe('planLabel', () => {
     expect(planWrites(plan)).toBe(3);
     const disabled = label([], { lifecycle: { state: 'DISABLED', disabledPolicy: { hideInSearch: true } } });
     expect(planLabel(disabled, desired({ disabled: false }), [])).toMatchObject({ enable: true, changes: ['~ label: enable'] });
-    expect(planLabel(disabled, desired({ disabled: { hideInSearch: false, showInApply: true } }), [])).toMatchObject({ enable: true, disable: { hideInSearch: false, showInApply: true } });
+    expect(planLabel(disabled, desired({ disabled: { hideInSearch: false, showInApply: true } }), [])).toMatchObject({
+      enable: true,
+      disable: { hideInSearch: false, showInApply: true },
+    });
     expect(planWrites(planLabel(disabled, desired({ disabled: { hideInSearch: true, showInApply: false } }), []))).toBe(0);
     expect(() => planLabel(undefined, desired({ disabled: { hideInSearch: false, showInApply: false } }), undefined)).toThrow(/this one is new: add --publish/);
     expect(planLabel(undefined, desired({ disabled: { hideInSearch: false, showInApply: false } }), undefined, { publish: true }).disable).toBeDefined();
@@ -65,11 +87,29 @@ describe('planLabel', () => {
 
   it('turns a Label resource into the file format: no ids for an export, disabled fields and choices left out, what the service owns named', () => {
     const ignored = new Set<string>();
-    const current = label([sel('f1', 'Level', [['a', 'Low', pub], ['b', 'Old', { state: 'DISABLED' }]]), { ...sel('f2', 'Gone', []), lifecycle: { state: 'DISABLED' } }], {
-      appliedLabelPolicy: { copyMode: 'ALWAYS_COPY' },
-      lifecycle: { state: 'DISABLED', disabledPolicy: { showInApply: true } },
-    });
-    expect(labelToFile(current as unknown as Record<string, unknown>, { ids: false, ignored, permissions: [{ email: 'b@x.io', role: 'READER', name: 'labels/L/permissions/1' }, { person: 'people/9', role: 'READER' }] })).toEqual({
+    const current = label(
+      [
+        sel('f1', 'Level', [
+          ['a', 'Low', pub],
+          ['b', 'Old', { state: 'DISABLED' }],
+        ]),
+        { ...sel('f2', 'Gone', []), lifecycle: { state: 'DISABLED' } },
+      ],
+      {
+        appliedLabelPolicy: { copyMode: 'ALWAYS_COPY' },
+        lifecycle: { state: 'DISABLED', disabledPolicy: { showInApply: true } },
+      },
+    );
+    expect(
+      labelToFile(current as unknown as Record<string, unknown>, {
+        ids: false,
+        ignored,
+        permissions: [
+          { email: 'b@x.io', role: 'READER', name: 'labels/L/permissions/1' },
+          { person: 'people/9', role: 'READER' },
+        ],
+      }),
+    ).toEqual({
       title: 'T',
       labelType: 'SHARED',
       copyMode: 'ALWAYS_COPY',
@@ -79,16 +119,32 @@ describe('planLabel', () => {
       permissions: [{ email: 'b@x.io', role: 'READER' }],
     });
     expect([...ignored]).toEqual(['name', 'revisionId', 'fields[].lifecycle', 'fields[].choices[].lifecycle']);
-    expect(labelToFile(current as unknown as Record<string, unknown>, { ids: true })).toMatchObject({ id: 'L', fields: [{ id: 'f1', choices: [{ id: 'a', name: 'Low' }] }] });
+    expect(labelToFile(current as unknown as Record<string, unknown>, { ids: true })).toMatchObject({
+      id: 'L',
+      fields: [{ id: 'f1', choices: [{ id: 'a', name: 'Low' }] }],
+    });
   });
 
   it('creates a new label with every field inline: one write', () => {
-    const plan = planLabel(undefined, desired({ description: 'd', fields: [{ name: 'Level', type: 'selection', choices: [{ name: 'Low' }, { name: 'High', description: 'x' }] }, { name: 'Due', type: 'date', dateFormat: 'SHORT_DATE' }] }), undefined);
+    const plan = planLabel(
+      undefined,
+      desired({
+        description: 'd',
+        fields: [
+          { name: 'Level', type: 'selection', choices: [{ name: 'Low' }, { name: 'High', description: 'x' }] },
+          { name: 'Due', type: 'date', dateFormat: 'SHORT_DATE' },
+        ],
+      }),
+      undefined,
+    );
     expect(plan.create).toEqual({
       labelType: 'SHARED',
       properties: { title: 'T', description: 'd' },
       fields: [
-        { properties: { displayName: 'Level' }, selectionOptions: { choices: [{ properties: { displayName: 'Low' } }, { properties: { displayName: 'High', description: 'x' } }] } },
+        {
+          properties: { displayName: 'Level' },
+          selectionOptions: { choices: [{ properties: { displayName: 'Low' } }, { properties: { displayName: 'High', description: 'x' } }] },
+        },
         { properties: { displayName: 'Due' }, dateOptions: { dateFormatType: 'SHORT_DATE' } },
       ],
     });
@@ -97,21 +153,47 @@ describe('planLabel', () => {
   });
 
   it('plans nothing when the label already matches', () => {
-    const current = label([sel('f1', 'Level', [['a', 'Low', pub], ['b', 'High', pub]]), { id: 'f2', properties: { displayName: 'Due' }, lifecycle: pub, dateOptions: { dateFormatType: 'LONG_DATE' } }]);
-    const plan = planLabel(current, desired({ fields: [{ name: 'Level', type: 'selection', choices: [{ name: 'Low' }, { name: 'High' }] }, { name: 'Due', type: 'date' }] }), []);
+    const current = label([
+      sel('f1', 'Level', [
+        ['a', 'Low', pub],
+        ['b', 'High', pub],
+      ]),
+      { id: 'f2', properties: { displayName: 'Due' }, lifecycle: pub, dateOptions: { dateFormatType: 'LONG_DATE' } },
+    ]);
+    const plan = planLabel(
+      current,
+      desired({
+        fields: [
+          { name: 'Level', type: 'selection', choices: [{ name: 'Low' }, { name: 'High' }] },
+          { name: 'Due', type: 'date' },
+        ],
+      }),
+      [],
+    );
     expect(plan.requests).toEqual([]);
     expect(planWrites(plan)).toBe(0);
   });
 
   it('plans the fewest requests: label props, a new choice in place, a new field, retiring extras by lifecycle', () => {
     const current = label([
-      sel('f1', 'Level', [['a', 'Low', pub], ['b', 'High', pub], ['c', 'Old', pub], ['d', 'Draft', draft]]),
+      sel('f1', 'Level', [
+        ['a', 'Low', pub],
+        ['b', 'High', pub],
+        ['c', 'Old', pub],
+        ['d', 'Draft', draft],
+      ]),
       { id: 'f2', properties: { displayName: 'Gone' }, lifecycle: pub, textOptions: {} },
       { id: 'f3', properties: { displayName: 'Scratch' }, lifecycle: draft, textOptions: {} },
     ]);
     const plan = planLabel(
       current,
-      desired({ title: 'T2', fields: [{ name: 'Level', type: 'selection', required: true, choices: [{ name: 'Low' }, { name: 'Medium' }, { name: 'High' }] }, { name: 'Owner', type: 'user', list: 5 }] }),
+      desired({
+        title: 'T2',
+        fields: [
+          { name: 'Level', type: 'selection', required: true, choices: [{ name: 'Low' }, { name: 'Medium' }, { name: 'High' }] },
+          { name: 'Owner', type: 'user', list: 5 },
+        ],
+      }),
       undefined,
     );
     expect(plan.requests).toEqual([
@@ -156,7 +238,9 @@ describe('planLabel', () => {
     const current = label([{ id: 'f', properties: { displayName: 'F' }, lifecycle: pub, textOptions: {} }]);
     expect(() => planLabel(current, desired({ fields: [{ name: 'F', type: 'integer' }] }), undefined)).toThrow(PlanError);
     const draftLabel = label([{ id: 'f', properties: { displayName: 'F' }, lifecycle: draft, textOptions: {} }]);
-    expect(planLabel(draftLabel, desired({ fields: [{ name: 'F', type: 'integer' }] }), undefined).requests).toEqual([{ updateFieldType: { id: 'f', integerOptions: {}, updateMask: '*' } }]);
+    expect(planLabel(draftLabel, desired({ fields: [{ name: 'F', type: 'integer' }] }), undefined).requests).toEqual([
+      { updateFieldType: { id: 'f', integerOptions: {}, updateMask: '*' } },
+    ]);
   });
 
   it('renames a field matched by id', () => {
@@ -169,14 +253,23 @@ describe('planLabel', () => {
   it('plans permissions: one batchUpdate for new and changed, one batchDelete for removed', () => {
     const plan = planLabel(
       label([]),
-      desired({ permissions: [{ email: 'bob@example.com', role: 'EDITOR' }, { email: 'new@example.com', role: 'READER' }, { audience: 'audiences/default', role: 'READER' }] }),
+      desired({
+        permissions: [
+          { email: 'bob@example.com', role: 'EDITOR' },
+          { email: 'new@example.com', role: 'READER' },
+          { audience: 'audiences/default', role: 'READER' },
+        ],
+      }),
       [
         { name: 'labels/L/permissions/1', email: 'bob@example.com', role: 'READER' },
         { name: 'labels/L/permissions/2', email: 'old@example.com', role: 'READER' },
         { name: 'labels/L/permissions/3', audience: 'audiences/default', role: 'READER' },
       ],
     );
-    expect(plan.grant).toEqual([{ email: 'bob@example.com', role: 'EDITOR' }, { email: 'new@example.com', role: 'READER' }]);
+    expect(plan.grant).toEqual([
+      { email: 'bob@example.com', role: 'EDITOR' },
+      { email: 'new@example.com', role: 'READER' },
+    ]);
     expect(plan.revoke.map((p) => p.name)).toEqual(['labels/L/permissions/2']);
     expect(planWrites(plan)).toBe(2);
   });
@@ -187,7 +280,13 @@ describe('limitProblems', () => {
   it('names every breach, counting disabled items the label keeps', () => {
     const current = label([{ id: 'old', properties: { displayName: 'Old' }, lifecycle: pub, textOptions: {} }]);
     const problems = limitProblems(
-      desired({ title: 'A very long title', fields: [{ name: 'Sixsix', type: 'text' }, { name: 'S', type: 'selection', choices: [{ name: 'a' }, { name: 'b' }, { name: 'long' }] }] }),
+      desired({
+        title: 'A very long title',
+        fields: [
+          { name: 'Sixsix', type: 'text' },
+          { name: 'S', type: 'selection', choices: [{ name: 'a' }, { name: 'b' }, { name: 'long' }] },
+        ],
+      }),
       current,
       limits,
     );
@@ -209,7 +308,10 @@ describe('ordering helpers', () => {
     expect(lis([]).size).toBe(0);
   });
   it('orderPlan inserts new items before the next existing one', () => {
-    const r = orderPlan(['a', 'b'], [{ existingId: undefined }, { existingId: 'a' }, { existingId: undefined }, { existingId: 'b' }, { existingId: undefined }]);
+    const r = orderPlan(
+      ['a', 'b'],
+      [{ existingId: undefined }, { existingId: 'a' }, { existingId: undefined }, { existingId: 'b' }, { existingId: undefined }],
+    );
     expect(r.moves).toEqual([]);
     expect(r.insertBefore).toEqual(['a', undefined, 'b', undefined, undefined]);
   });
@@ -228,21 +330,37 @@ describe('names and the apply file', () => {
   });
 
   it('reads YAML and JSON, and names the path of each problem', async () => {
-    const y = await parseLabelFile('title: T\nfields:\n  - {name: L, type: selection, choices: [Low, {name: High, description: d}]}\npermissions:\n  - {email: Bob@example.com, role: READER}\n', 'f.yaml');
-    expect(y).toEqual({ title: 'T', fields: [{ name: 'L', type: 'selection', choices: [{ name: 'Low' }, { name: 'High', description: 'd' }] }], permissions: [{ email: 'bob@example.com', role: 'READER' }] });
+    const y = await parseLabelFile(
+      'title: T\nfields:\n  - {name: L, type: selection, choices: [Low, {name: High, description: d}]}\npermissions:\n  - {email: Bob@example.com, role: READER}\n',
+      'f.yaml',
+    );
+    expect(y).toEqual({
+      title: 'T',
+      fields: [{ name: 'L', type: 'selection', choices: [{ name: 'Low' }, { name: 'High', description: 'd' }] }],
+      permissions: [{ email: 'bob@example.com', role: 'READER' }],
+    });
     expect(await parseLabelFile('{"title":"J","id":"labels/abc"}', 'f.json')).toEqual({ id: 'abc', title: 'J', fields: [] });
-    await expect(parseLabelFile('title: T\nfields:\n  - {name: L, type: text, choices: [a]}\n', 'f.yaml')).rejects.toThrow(/fields\[0\]\.choices: only a selection field/);
+    await expect(parseLabelFile('title: T\nfields:\n  - {name: L, type: text, choices: [a]}\n', 'f.yaml')).rejects.toThrow(
+      /fields\[0\]\.choices: only a selection field/,
+    );
     await expect(parseLabelFile('fields: []\n', 'f.yaml')).rejects.toThrow(/title/);
     await expect(parseLabelFile('title: T\ncolour: red\n', 'f.yaml')).rejects.toThrow(/colour/);
     await expect(parseLabelFile('title: T\nfields:\n  - {name: A, type: text}\n  - {name: A, type: text}\n', 'f.yaml')).rejects.toThrow(/used by two fields/);
     await expect(parseLabelFile('title: [', 'f.yaml')).rejects.toThrow(/not valid YAML/);
-    await expect(parseLabelFile('title: T\npermissions: [{email: a@b.co, audience: audiences/default, role: READER}]\n', 'f.yaml')).rejects.toThrow(/exactly one of email or audience/);
+    await expect(parseLabelFile('title: T\npermissions: [{email: a@b.co, audience: audiences/default, role: READER}]\n', 'f.yaml')).rejects.toThrow(
+      /exactly one of email or audience/,
+    );
     // every problem at once, each with its path; no zod in the way (start-up budget)
     const err = await parseLabelFile(
       'title: T\nextra: 1\nfields:\n  - {name: S, type: selection, list: 2.5, choices: [{name: 5}, ok, {nom: x}]}\n  - 7\npermissions: [{email: notmail, role: X}]\n',
       'f.yaml',
     ).catch((e: Error) => e.message);
-    expect(String(err).split('\n').slice(1).map((l) => l.trim())).toEqual([
+    expect(
+      String(err)
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim()),
+    ).toEqual([
       '(top level): unknown key "extra" (known: id, title, renamed_from, description, labelType, languageCode, copyMode, enabledApps, disabled, fields, permissions)',
       'fields[0].list: must be true, false or a whole number of entries (1 or more)',
       'fields[0].choices[0].name: expected text, got number',
@@ -253,9 +371,14 @@ describe('names and the apply file', () => {
       'permissions[0].role: "X" is not one of READER, APPLIER, ORGANIZER, EDITOR',
     ]);
     await expect(parseLabelFile('', 'f.yaml')).rejects.toThrow(/f.yaml: is empty/);
-    await expect(parseLabelFile('title: T\nfields: [{name: N, type: user, list: 3}, {name: D, type: date, dateFormat: SHORT_DATE}]\n', 'f.yaml')).resolves.toEqual({
+    await expect(
+      parseLabelFile('title: T\nfields: [{name: N, type: user, list: 3}, {name: D, type: date, dateFormat: SHORT_DATE}]\n', 'f.yaml'),
+    ).resolves.toEqual({
       title: 'T',
-      fields: [{ name: 'N', type: 'user', list: 3 }, { name: 'D', type: 'date', dateFormat: 'SHORT_DATE' }],
+      fields: [
+        { name: 'N', type: 'user', list: 3 },
+        { name: 'D', type: 'date', dateFormat: 'SHORT_DATE' },
+      ],
     });
   });
 });

@@ -25,7 +25,9 @@ describe('render', () => {
   it('prints an aligned table with an upper-case header on a TTY', () => {
     const t = io(true, { NO_COLOR: '1' });
     render(t.streams, { data: rows, columns }, {});
-    expect(t.out()).toBe(['ID  NAME              COLOR    ARCHIVED', '1   bug               #ff0000  false', '22  feature with tab           true', ''].join('\n'));
+    expect(t.out()).toBe(
+      ['ID  NAME              COLOR    ARCHIVED', '1   bug               #ff0000  false', '22  feature with tab           true', ''].join('\n'),
+    );
   });
 
   it('prints TSV without header or colour when piped, tabs inside cells flattened', () => {
@@ -53,7 +55,10 @@ describe('render', () => {
     expect(all.err()).toBe('');
     const some = io(false);
     render(some.streams, { data: rows, columns }, { json: 'name,id' });
-    expect(JSON.parse(some.out())).toEqual([{ name: 'bug', id: 1 }, { name: 'feature\twith tab', id: 22 }]);
+    expect(JSON.parse(some.out())).toEqual([
+      { name: 'bug', id: 1 },
+      { name: 'feature\twith tab', id: 22 },
+    ]);
     const one = io(false);
     render(one.streams, { data: rows[0] }, { json: 'tags' });
     expect(JSON.parse(one.out())).toEqual({ tags: ['a', 'b'] });
@@ -180,10 +185,24 @@ describe('tables on a terminal', () => {
     expect(textWidth('🚀 go')).toBe(5);
     expect(cutToWidth('日本語テキスト', 7)).toBe('日本語…');
     const t = io(true, { NO_COLOR: '1' }, 0);
-    render(t.streams, { data: [{ id: 1, name: '日本語', state: 'x' }, { id: 22, name: 'abc', state: 'y' }], columns: [{ key: 'id' }, { key: 'name' }, { key: 'state' }] }, {});
+    render(
+      t.streams,
+      {
+        data: [
+          { id: 1, name: '日本語', state: 'x' },
+          { id: 22, name: 'abc', state: 'y' },
+        ],
+        columns: [{ key: 'id' }, { key: 'name' }, { key: 'state' }],
+      },
+      {},
+    );
     expect(t.out()).toBe('ID  NAME    STATE\n1   日本語  x\n22  abc     y\n');
     const narrow = io(true, { NO_COLOR: '1' }, 24);
-    render(narrow.streams, { data: [{ id: 1, name: '日本語のとても長い名前です', state: 'x' }], columns: [{ key: 'id' }, { key: 'name' }, { key: 'state' }] }, {});
+    render(
+      narrow.streams,
+      { data: [{ id: 1, name: '日本語のとても長い名前です', state: 'x' }], columns: [{ key: 'id' }, { key: 'name' }, { key: 'state' }] },
+      {},
+    );
     for (const line of narrow.out().trimEnd().split('\n')) expect(textWidth(line)).toBeLessThanOrEqual(24);
   });
 });

@@ -46,11 +46,21 @@ describe('planApply', () => {
   it('deletes unlisted records with prune, and lists them without', () => {
     expect(planApply(current, [{ name: 'bug' }], opts).unlisted).toEqual(['feature', 'old']);
     const pruned = planApply(current, [{ name: 'bug' }], { ...opts, prune: true });
-    expect(writes(pruned).map((s) => [s.action, s.id])).toEqual([['delete', 2], ['delete', 3]]);
+    expect(writes(pruned).map((s) => [s.action, s.id])).toEqual([
+      ['delete', 2],
+      ['delete', 3],
+    ]);
   });
 
   it('creates an archived record in two steps and restores one with archived: false', () => {
-    const plan = planApply([{ ...current[0], archived: true }], [{ name: 'bug', archived: false }, { name: 'new', archived: true }], opts);
+    const plan = planApply(
+      [{ ...current[0], archived: true }],
+      [
+        { name: 'bug', archived: false },
+        { name: 'new', archived: true },
+      ],
+      opts,
+    );
     expect(writes(plan).map((s) => [s.action, s.key, s.body])).toEqual([
       ['create', 'new', { name: 'new' }],
       ['update', 'bug', { archived: false }],
@@ -67,7 +77,10 @@ describe('planApply', () => {
     ]);
     expect(plan.steps[0].body).toEqual({ name: 'defect' });
     // once renamed, the same file finds the record under its new name and plans nothing for it
-    const again = planApply([{ ...current[0], name: 'defect' }, current[1]], [{ name: 'defect', renamed_from: 'bug' }, { name: 'feature' }], { ...opts, prune: true });
+    const again = planApply([{ ...current[0], name: 'defect' }, current[1]], [{ name: 'defect', renamed_from: 'bug' }, { name: 'feature' }], {
+      ...opts,
+      prune: true,
+    });
     expect(writes(again)).toEqual([]);
     // a rename that only changes case is still sent
     expect(planApply(current, [{ name: 'Bug', renamed_from: 'bug' }], opts).steps[0]).toMatchObject({ action: 'update', body: { name: 'Bug' } });
@@ -85,8 +98,17 @@ describe('desiredItems', () => {
     expect(desiredItems([{ name: 'a' }], 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }], problems: [], ignored: [] });
     expect(desiredItems({ labels: [{ name: 'a' }] }, 'labels', 'name', allowed)).toEqual({ items: [{ name: 'a' }], problems: [], ignored: [] });
   });
-  it('takes one record (get --json) and drops the server\'s own fields, naming them once', () => {
-    const got = desiredItems([{ id: 1, name: 'a', stats: {} }, { id: 2, name: 'b' }], 'labels', 'name', allowed, ['id', 'stats']);
+  it("takes one record (get --json) and drops the server's own fields, naming them once", () => {
+    const got = desiredItems(
+      [
+        { id: 1, name: 'a', stats: {} },
+        { id: 2, name: 'b' },
+      ],
+      'labels',
+      'name',
+      allowed,
+      ['id', 'stats'],
+    );
     expect(got).toEqual({ items: [{ name: 'a' }, { name: 'b' }], problems: [], ignored: ['id', 'stats'] });
     expect(desiredItems({ id: 1, name: 'a' }, 'labels', 'name', allowed, ['id'])).toEqual({ items: [{ name: 'a' }], problems: [], ignored: ['id'] });
   });
@@ -95,12 +117,26 @@ describe('desiredItems', () => {
     expect(desiredItems([{ name: 'b', renamed_from: ['a', 'A2'] }], 'labels', 'name', rn).problems).toEqual([]);
     expect(desiredItems([{ name: 'B', renamed_from: 'b' }], 'labels', 'name', rn).problems).toEqual([]);
     expect(desiredItems([{ name: 'b', renamed_from: 3 }], 'labels', 'name', rn).problems).toEqual(['labels[0].renamed_from: must be a name or a list of them']);
-    expect(desiredItems([{ name: 'b', renamed_from: 'a' }, { name: 'c', renamed_from: 'A' }], 'labels', 'name', rn).problems).toEqual(['labels[1].renamed_from: "A" is also renamed by labels[0]']);
+    expect(
+      desiredItems(
+        [
+          { name: 'b', renamed_from: 'a' },
+          { name: 'c', renamed_from: 'A' },
+        ],
+        'labels',
+        'name',
+        rn,
+      ).problems,
+    ).toEqual(['labels[1].renamed_from: "A" is also renamed by labels[0]']);
   });
   it('names the item and the problem', () => {
-    expect(desiredItems({ other: [] }, 'labels', 'name', allowed).problems).toEqual(['(top level): expected a list of labels, a mapping with a "labels:" list, or one named record']);
+    expect(desiredItems({ other: [] }, 'labels', 'name', allowed).problems).toEqual([
+      '(top level): expected a list of labels, a mapping with a "labels:" list, or one named record',
+    ]);
     expect(desiredItems([{ color: '#fff' }], 'labels', 'name', allowed).problems).toEqual(['labels[0].name: required']);
-    expect(desiredItems([{ name: 'a', colour: 'x' }], 'labels', 'name', allowed).problems).toEqual([expect.stringContaining('labels[0].colour: unknown field')]);
+    expect(desiredItems([{ name: 'a', colour: 'x' }], 'labels', 'name', allowed).problems).toEqual([
+      expect.stringContaining('labels[0].colour: unknown field'),
+    ]);
     expect(desiredItems([{ name: 'a' }, { name: 'A' }], 'labels', 'name', allowed).problems).toEqual(['labels[1].name: "A" is listed twice (also labels[0])']);
     // every problem at once, 0-based like the file's own list
     expect(desiredItems([{ color: '#fff' }, 'x', { name: 'b', colour: 'y' }], 'labels', 'name', allowed).problems).toEqual([

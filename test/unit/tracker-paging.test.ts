@@ -43,7 +43,11 @@ describe('fetchList', () => {
     const all = await fetchList(g.http, '/page', {}, { kind: 'page', max: 250 }, { all: true });
     expect(all.items).toHaveLength(600);
     expect(all.more).toBe(false);
-    expect(g.calls.map((c) => [c.query?.page, c.query?.page_size])).toEqual([[1, 250], [2, 250], [3, 250]]);
+    expect(g.calls.map((c) => [c.query?.page, c.query?.page_size])).toEqual([
+      [1, 250],
+      [2, 250],
+      [3, 250],
+    ]);
     const h = fake(600);
     const some = await fetchList(h.http, '/page', {}, { kind: 'page', max: 250 }, { limit: 30 });
     expect(some).toMatchObject({ more: true });

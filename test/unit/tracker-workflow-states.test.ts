@@ -3,7 +3,16 @@ import { resolveState } from '../../src/tracker/workflow-states.js';
 import { csvRecords, importItems, planImport, chunks } from '../../src/tracker/story-import.js';
 
 const WF = [
-  { id: 1, name: 'Engineering', states: [{ id: 11, name: 'To Do' }, { id: 12, name: 'In Progress' }, { id: 13, name: 'In Review' }, { id: 14, name: 'Done' }] },
+  {
+    id: 1,
+    name: 'Engineering',
+    states: [
+      { id: 11, name: 'To Do' },
+      { id: 12, name: 'In Progress' },
+      { id: 13, name: 'In Review' },
+      { id: 14, name: 'Done' },
+    ],
+  },
   { id: 2, name: 'Design', states: [{ id: 21, name: 'Done' }] },
 ];
 
@@ -44,13 +53,24 @@ describe('stories import planning', () => {
     const found = importItems({ stories: [...rows, { external_id: 'b', name: 'B', state: 'Done' }] }, (i) => `#${i}`);
     if ('problem' in found) throw new Error(found.problem);
     expect(found.items[1].state).toBe('Done');
-    const plan = planImport(found.items, [{ id: 7, external_id: 'a' }, { id: 8, external_id: null }]);
+    const plan = planImport(found.items, [
+      { id: 7, external_id: 'a' },
+      { id: 8, external_id: null },
+    ]);
     expect(plan.existing.map((e) => e.id)).toEqual([7]);
     expect(plan.create.map((i) => i.body.external_id)).toEqual(['b']);
     expect(chunks(Array.from({ length: 250 }, (_, i) => i)).map((c) => c.length)).toEqual([100, 100, 50]);
   });
   it('refuses duplicates and missing external ids, naming the item', () => {
-    expect(importItems([{ external_id: 'a', name: 'A' }, { external_id: 'a', name: 'B' }], (i) => `row ${i + 2}`)).toEqual({ problem: 'row 3: external_id "a" is also used by row 2' });
+    expect(
+      importItems(
+        [
+          { external_id: 'a', name: 'A' },
+          { external_id: 'a', name: 'B' },
+        ],
+        (i) => `row ${i + 2}`,
+      ),
+    ).toEqual({ problem: 'row 3: external_id "a" is also used by row 2' });
     expect(importItems([{ name: 'A' }], (i) => `stories[${i}]`)).toMatchObject({ problem: expect.stringContaining('stories[0]: external_id is required') });
     expect(importItems({ nope: 1 }, String)).toMatchObject({ problem: expect.stringContaining('expected a list') });
   });

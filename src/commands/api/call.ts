@@ -37,17 +37,21 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
   let json: unknown;
   if (opts.input !== undefined) {
     if (!bodyMethod) throw new UsageError(`--input: a ${opts.method} request has no body`, { field: 'input', hint: 'add -X POST (or PUT/PATCH)' });
-    const text = opts.input === '-' ? await ctx.io.readStdin() : await readLocalFile(opts.input, { what: '--input:', exitCode: 2 }).catch((err: Error) => {
-      if (err instanceof UsageError) throw err;
-      throw new UsageError(`--input: cannot read ${opts.input}: ${err.message}`, { field: 'input' });
-    });
+    const text =
+      opts.input === '-'
+        ? await ctx.io.readStdin()
+        : await readLocalFile(opts.input, { what: '--input:', exitCode: 2 }).catch((err: Error) => {
+            if (err instanceof UsageError) throw err;
+            throw new UsageError(`--input: cannot read ${opts.input}: ${err.message}`, { field: 'input' });
+          });
     try {
       json = JSON.parse(text);
     } catch (err) {
       throw new UsageError(`--input: ${opts.input} is not valid JSON (${(err as Error).message})`, { field: 'input' });
     }
     if (opts.fields.length) {
-      if (!json || typeof json !== 'object' || Array.isArray(json)) throw new UsageError('-f with --input needs the input to be a JSON object', { field: 'field' });
+      if (!json || typeof json !== 'object' || Array.isArray(json))
+        throw new UsageError('-f with --input needs the input to be a JSON object', { field: 'field' });
       Object.assign(json, params);
     }
   } else if (bodyMethod && opts.fields.length) json = params;
@@ -69,7 +73,8 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
     }
     return { data: res.data ?? null, text: res.data === undefined ? '' : JSON.stringify(res.data, null, 2) };
   } catch (err) {
-    if (err instanceof ApiError && err.body !== undefined && !ctx.jsonOutput) ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
+    if (err instanceof ApiError && err.body !== undefined && !ctx.jsonOutput)
+      ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
     if (err instanceof ApiError && err.status === 401) {
       throw withHint(
         err,
@@ -83,9 +88,15 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
     if (err instanceof ApiError && err.status === 403 && opts.service !== 'tracker') {
       const disabled = serviceDisabled(err.body);
       if (disabled) {
-        throw withHint(err, `the API is not enabled for the project of the client you signed in with: enable it${disabled.url ? ` at ${disabled.url}` : ' in the developer console'}, wait a few minutes, and retry (signing in again does not help)`);
+        throw withHint(
+          err,
+          `the API is not enabled for the project of the client you signed in with: enable it${disabled.url ? ` at ${disabled.url}` : ' in the developer console'}, wait a few minutes, and retry (signing in again does not help)`,
+        );
       }
-      throw withHint(err, 'the token may lack a scope this call needs: see the missing scopes in opsctl auth status, then grant them with opsctl login --scopes …');
+      throw withHint(
+        err,
+        'the token may lack a scope this call needs: see the missing scopes in opsctl auth status, then grant them with opsctl login --scopes …',
+      );
     }
     throw err;
   }
@@ -93,7 +104,16 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
 
 /** Google's "API not enabled for the project" answer (reason accessNotConfigured / ErrorInfo SERVICE_DISABLED), with its activation URL. */
 function serviceDisabled(body: unknown): { url?: string } | undefined {
-  const e = (body as { error?: { errors?: Array<{ reason?: unknown; extendedHelp?: unknown }>; details?: Array<{ reason?: unknown; metadata?: { activationUrl?: unknown } }> } } | undefined)?.error;
+  const e = (
+    body as
+      | {
+          error?: {
+            errors?: Array<{ reason?: unknown; extendedHelp?: unknown }>;
+            details?: Array<{ reason?: unknown; metadata?: { activationUrl?: unknown } }>;
+          };
+        }
+      | undefined
+  )?.error;
   if (!e || typeof e !== 'object') return undefined;
   const info = Array.isArray(e.details) ? e.details.find((d) => d?.reason === 'SERVICE_DISABLED') : undefined;
   const item = Array.isArray(e.errors) ? e.errors.find((x) => x?.reason === 'accessNotConfigured') : undefined;

@@ -27,13 +27,17 @@ export function register(program: Command, ctx: Context): void {
       .option('--input <file>', 'send this file as the JSON body ("-" reads stdin)')
       .addOption(new Option('--service <service>', 'which service to call (its endpoint and credentials)').choices(['api', 'labels', 'tracker']).default('api'))
       .action(
-        lazyAction(ctx, () => import('./call.js'), (args, o) => ({
-          path: args[0],
-          method: String(o.method).toUpperCase() as 'GET',
-          fields: (o.field as string[] | undefined) ?? [],
-          input: o.input,
-          service: o.service,
-        })),
+        lazyAction(
+          ctx,
+          () => import('./call.js'),
+          (args, o) => ({
+            path: args[0],
+            method: String(o.method).toUpperCase() as 'GET',
+            fields: (o.field as string[] | undefined) ?? [],
+            input: o.input,
+            service: o.service,
+          }),
+        ),
       ),
     'opsctl api /media/v3/channels -f part=snippet -f mine=true',
     'opsctl api /v2beta/labels --service labels -f view=LABEL_VIEW_FULL',

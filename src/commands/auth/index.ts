@@ -11,16 +11,30 @@ export function register(program: Command, ctx: Context): void {
       .description('store a credential for a service; the tracker token is read from stdin with --with-token')
       .addOption(new Option('--service <service>', 'the service the token is for').choices(['tracker']).default('tracker'))
       .option('--with-token', 'read the token from standard input')
-      .action(lazyAction(ctx, () => import('./login.js'), (_args, o) => ({ service: o.service, withToken: Boolean(o.withToken) }))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./login.js'),
+          (_args, o) => ({ service: o.service, withToken: Boolean(o.withToken) }),
+        ),
+      ),
     'opsctl auth login --service tracker --with-token < token.txt',
     'echo "$TRACKER_TOKEN" | opsctl auth login --service tracker --with-token --profile work',
   );
   examples(
     auth
       .command('status')
-      .description('show the active account, its issuer, granted and missing scopes, token expiry and where the token is stored (exit 4 if not signed in, or signed in at another issuer)')
+      .description(
+        'show the active account, its issuer, granted and missing scopes, token expiry and where the token is stored (exit 4 if not signed in, or signed in at another issuer)',
+      )
       .option('--all', 'every account of every profile, from the credential file (exit 4 if an active one needs a new sign-in)')
-      .action(lazyAction(ctx, () => import('./status.js'), (_a, o) => ({ all: Boolean(o.all) }))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./status.js'),
+          (_a, o) => ({ all: Boolean(o.all) }),
+        ),
+      ),
     'opsctl auth status',
     'opsctl auth status --json',
     'opsctl auth status --all',
@@ -30,7 +44,13 @@ export function register(program: Command, ctx: Context): void {
       .command('list')
       .alias('ls')
       .description('list the accounts signed in on the profile: account, issuer, scopes, expiry, active')
-      .action(lazyAction(ctx, () => import('./list.js'), () => ({}))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./list.js'),
+          () => ({}),
+        ),
+      ),
     'opsctl auth list',
     'opsctl auth list --json',
   );
@@ -38,7 +58,13 @@ export function register(program: Command, ctx: Context): void {
     auth
       .command('switch [account]')
       .description('make another signed-in account the active one (a picker on a terminal; name ACCOUNT without one)')
-      .action(lazyAction(ctx, () => import('./switch.js'), ([account]) => ({ account }))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./switch.js'),
+          ([account]) => ({ account }),
+        ),
+      ),
     'opsctl auth switch bob@example.com',
     'opsctl auth switch              # pick from a list',
   );
@@ -47,7 +73,13 @@ export function register(program: Command, ctx: Context): void {
       .command('token')
       .description('print a valid OAuth access token for scripts (refreshed first when less than 5 minutes remain); --json adds expiry and scopes')
       .option('--account <account>', 'a signed-in account other than the active one')
-      .action(lazyAction(ctx, () => import('./token.js'), (_a, o) => ({ account: o.account }))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./token.js'),
+          (_a, o) => ({ account: o.account }),
+        ),
+      ),
     'curl -H "Authorization: Bearer $(opsctl auth token)" "$API/media/v3/channels?part=id&mine=true"',
     'opsctl auth token --account bob@example.com --json',
   );
@@ -62,14 +94,18 @@ export function register(program: Command, ctx: Context): void {
       .option('--consent-as <email>', 'LOCAL MOCK only: submit the consent form as this seeded account, no browser')
       .option('--insecure-storage', 'keep the tokens in the 0600 credential file, not the OS keyring')
       .action(
-        lazyAction(ctx, () => import('./refresh.js'), (_a, o) => ({
-          scopes: o.scopes,
-          account: o.account,
-          browser: o.browser !== false,
-          timeout: String(o.timeout),
-          consentAs: o.consentAs,
-          insecureStorage: o.insecureStorage ? true : undefined,
-        })),
+        lazyAction(
+          ctx,
+          () => import('./refresh.js'),
+          (_a, o) => ({
+            scopes: o.scopes,
+            account: o.account,
+            browser: o.browser !== false,
+            timeout: String(o.timeout),
+            consentAs: o.consentAs,
+            insecureStorage: o.insecureStorage ? true : undefined,
+          }),
+        ),
       ),
     'opsctl auth refresh --scopes media.upload',
   );

@@ -16,7 +16,11 @@ export async function run(opts: AuthLoginOptions, ctx: Context): Promise<Command
   }
   if (ctx.io.isStdinTTY) ctx.io.err('Paste the token, then press Enter and Ctrl-D:');
   const token = (await ctx.io.readStdin()).trim();
-  if (!token) throw new UsageError('no token on standard input', { field: 'token', hint: 'pipe the token in: opsctl auth login --service tracker --with-token < token.txt' });
+  if (!token)
+    throw new UsageError('no token on standard input', {
+      field: 'token',
+      hint: 'pipe the token in: opsctl auth login --service tracker --with-token < token.txt',
+    });
   if (/\s/.test(token)) throw new UsageError('the token contains white space; give exactly one token', { field: 'token' });
   const profile = await ctx.profileName();
   await (await ctx.credentials()).update(profile, (c) => ({ ...c, tracker: { token } }));

@@ -25,15 +25,24 @@ export async function run(opts: AuthRefreshOptions, ctx: Context): Promise<Comma
   const timeoutMs = parseTimeout(opts.timeout);
   if (!timeoutMs) throw new UsageError(`--timeout: "${opts.timeout}" is not a duration`, { field: 'timeout', hint: 'write it like 90s, 5m or 1h' });
   const wanted = parseScopes(opts.scopes ?? [], { expand: !configuredIssuer(ctx.env, await ctx.profile()) });
-  if (!wanted.length) throw new UsageError('auth refresh: give the scopes to add with --scopes', { field: 'scopes', hint: 'e.g. opsctl auth refresh --scopes media.upload' });
+  if (!wanted.length)
+    throw new UsageError('auth refresh: give the scopes to add with --scopes', { field: 'scopes', hint: 'e.g. opsctl auth refresh --scopes media.upload' });
   const profile = await ctx.profileName();
   const current = await accountTokens(ctx, profile, opts.account);
-  if (!current) throw new AuthError(`not signed in (profile ${profile}): nothing to add scopes to`, { code: 'not_signed_in', hint: `run: opsctl login --scopes ${opts.scopes?.join(' ')}` });
+  if (!current)
+    throw new AuthError(`not signed in (profile ${profile}): nothing to add scopes to`, {
+      code: 'not_signed_in',
+      hint: `run: opsctl login --scopes ${opts.scopes?.join(' ')}`,
+    });
   await assertBoundHere(ctx, profile, current);
   const granted = (current.scope ?? '').split(/\s+/).filter(Boolean);
   const fresh = wanted.filter((s) => !granted.includes(s));
   if (!fresh.length) {
-    return { data: { account: current.account, profile, scopes: granted, added: [] }, text: '', message: `${current.account} already has ${wanted.map(shortScope).join(' ')}: nothing to ask for` };
+    return {
+      data: { account: current.account, profile, scopes: granted, added: [] },
+      text: '',
+      message: `${current.account} already has ${wanted.map(shortScope).join(' ')}: nothing to ask for`,
+    };
   }
   const requested = (current.requested_scope ?? current.scope ?? '').split(/\s+/).filter(Boolean);
   // A Google-shaped server honours include_granted_scopes: only the new scopes are asked. A generic
@@ -50,12 +59,25 @@ export async function run(opts: AuthRefreshOptions, ctx: Context): Promise<Comma
     incremental: { account: current.account, granted, requested, refreshToken: current.refresh_token, idToken: current.id_token },
   });
   if (out.unionKeptLocally) {
-    ctx.io.warn(`${out.authServer} ignored include_granted_scopes: its new grant names only ${fresh.map(shortScope).join(' ')}; opsctl keeps the earlier scopes on record (the earlier grant stands at the server)`);
+    ctx.io.warn(
+      `${out.authServer} ignored include_granted_scopes: its new grant names only ${fresh.map(shortScope).join(' ')}; opsctl keeps the earlier scopes on record (the earlier grant stands at the server)`,
+    );
   }
   if (out.missing.length) ctx.io.warn(`not granted: ${out.missing.map(shortScope).join(', ')}`);
   const added = fresh.filter((s) => out.scopes.includes(s));
   return {
-    data: { account: out.account ?? current.account, profile, scopes: out.scopes, added, missing_scopes: out.missing, include_granted_scopes_honoured: !out.unionKeptLocally },
-    text: [`account:   ${out.account ?? current.account}`, `added:     ${added.map(shortScope).join(' ') || '(none)'}`, `granted:   ${out.scopes.map(shortScope).join(' ')}`].join('\n'),
+    data: {
+      account: out.account ?? current.account,
+      profile,
+      scopes: out.scopes,
+      added,
+      missing_scopes: out.missing,
+      include_granted_scopes_honoured: !out.unionKeptLocally,
+    },
+    text: [
+      `account:   ${out.account ?? current.account}`,
+      `added:     ${added.map(shortScope).join(' ') || '(none)'}`,
+      `granted:   ${out.scopes.map(shortScope).join(' ')}`,
+    ].join('\n'),
   };
 }

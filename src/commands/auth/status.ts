@@ -130,10 +130,13 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<Comman
 async function everyProfile(ctx: Context): Promise<CommandResult> {
   const [{ accountRows }, { shortScope }] = await Promise.all([import('../../auth/accounts.js'), import('../../auth/scopes.js')]);
   const rows = await accountRows(ctx);
-  if (rows.length === 0) throw new AuthError('not signed in on any profile', { code: 'not_signed_in', hint: 'run: opsctl login   (--profile NAME for another profile)' });
+  if (rows.length === 0)
+    throw new AuthError('not signed in on any profile', { code: 'not_signed_in', hint: 'run: opsctl login   (--profile NAME for another profile)' });
   const bad = rows.filter((r) => r.active && r.state !== 'ok');
   for (const r of bad) {
-    ctx.io.warn(`profile ${r.profile}: ${r.state === 'other_issuer' ? `the sign-in of ${r.account} belongs to the other issuer ${r.issuer}, not the profile's` : `the sign-in of ${r.account} has ended`}; run: opsctl login --profile ${r.profile}`);
+    ctx.io.warn(
+      `profile ${r.profile}: ${r.state === 'other_issuer' ? `the sign-in of ${r.account} belongs to the other issuer ${r.issuer}, not the profile's` : `the sign-in of ${r.account} has ended`}; run: opsctl login --profile ${r.profile}`,
+    );
   }
   return { data: rows, columns: accountColumns(shortScope), ...(bad.length ? { exitCode: 4 } : {}) };
 }
@@ -169,7 +172,8 @@ async function tokenInfo(ctx: Context, token: string, issuedBy?: string): Promis
     const res = await http.request<Record<string, unknown>>({ path, query: { access_token: token }, auth: false, okStatuses: [400, 401, 404] });
     if (res.status === 200) return { info: res.data };
     const error = typeof res.data?.error === 'string' ? res.data.error : undefined;
-    if ((res.status === 400 || res.status === 401) && error) return { rejected: `${error}${typeof res.data?.error_description === 'string' ? `: ${res.data.error_description}` : ''}` };
+    if ((res.status === 400 || res.status === 401) && error)
+      return { rejected: `${error}${typeof res.data?.error_description === 'string' ? `: ${res.data.error_description}` : ''}` };
     return {};
   } catch (err) {
     ctx.debug(`tokeninfo failed: ${(err as Error).message}`);

@@ -14,7 +14,12 @@ export async function run(opts: AuthSwitchOptions, ctx: Context): Promise<Comman
   let name = opts.account;
   if (name === undefined) {
     if (accounts.length === 0) throw unknownAccount(profile, '(any)', accounts);
-    if (accounts.length === 1) return { data: { profile, active: active ?? null, changed: false }, text: '', message: `${active} is the only account on profile ${profile}: nothing to switch` };
+    if (accounts.length === 1)
+      return {
+        data: { profile, active: active ?? null, changed: false },
+        text: '',
+        message: `${active} is the only account on profile ${profile}: nothing to switch`,
+      };
     if (!ctx.io.canPrompt(ctx.noInput)) {
       throw new UsageError(`auth switch: name the ACCOUNT to make active (no terminal to ask on)`, {
         code: 'account_required',
@@ -23,7 +28,8 @@ export async function run(opts: AuthSwitchOptions, ctx: Context): Promise<Comman
       });
     }
     const prompter = await ctx.prompter();
-    if (!prompter.select) throw new UsageError('auth switch: this prompter cannot show a picker', { field: 'ACCOUNT', hint: 'run: opsctl auth switch ACCOUNT' });
+    if (!prompter.select)
+      throw new UsageError('auth switch: this prompter cannot show a picker', { field: 'ACCOUNT', hint: 'run: opsctl auth switch ACCOUNT' });
     name = await prompter.select(`Switch the active account of profile ${profile} to`, {
       flag: 'ACCOUNT',
       choices: accounts.map((a) => ({ value: a.account, name: `${a.account}${a.account === active ? ' (active)' : ''}` })),

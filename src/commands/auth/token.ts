@@ -9,7 +9,10 @@ export interface AuthTokenOptions {
 /** `opsctl auth token [--account A]`: a valid access token on stdout for scripts (refreshed first when < 5 minutes remain). */
 export async function run(opts: AuthTokenOptions, ctx: Context): Promise<CommandResult> {
   if (ctx.env.OPSCTL_ACCESS_TOKEN && opts.account === undefined) {
-    return { data: { access_token: ctx.env.OPSCTL_ACCESS_TOKEN, source: 'environment', account: null, expires_at: null, scopes: null }, text: ctx.env.OPSCTL_ACCESS_TOKEN };
+    return {
+      data: { access_token: ctx.env.OPSCTL_ACCESS_TOKEN, source: 'environment', account: null, expires_at: null, scopes: null },
+      text: ctx.env.OPSCTL_ACCESS_TOKEN,
+    };
   }
   const { freshAccessToken } = await import('../../auth/session.js');
   const t = await freshAccessToken(ctx, { account: opts.account });

@@ -8,6 +8,17 @@ export function register(program: Command, ctx: Context): void {
     .command('completion')
     .description(NOUN_SUMMARIES.completion)
     .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
-    .action(lazyAction(ctx, () => import('./print.js'), ([shell]) => ({ shell, program })));
-  examples(cmd, 'opsctl completion bash > /etc/bash_completion.d/opsctl', 'opsctl completion zsh > "${fpath[1]}/_opsctl"', 'opsctl completion fish > ~/.config/fish/completions/opsctl.fish');
+    .action(
+      lazyAction(
+        ctx,
+        () => import('./print.js'),
+        ([shell]) => ({ shell, program }),
+      ),
+    );
+  examples(
+    cmd,
+    'opsctl completion bash > /etc/bash_completion.d/opsctl',
+    'opsctl completion zsh > "${fpath[1]}/_opsctl"',
+    'opsctl completion fish > ~/.config/fish/completions/opsctl.fish',
+  );
 }

@@ -6,24 +6,57 @@ import { NOUN_SUMMARIES } from '../nouns.js';
 export function register(program: Command, ctx: Context): void {
   const config = program.command('config').description(NOUN_SUMMARIES.config);
   examples(
-    config.command('get <key>').description('print one setting of the active profile (or "profile", the default profile)')
-      .action(lazyAction(ctx, () => import('./get.js'), ([key]) => ({ key }))),
+    config
+      .command('get <key>')
+      .description('print one setting of the active profile (or "profile", the default profile)')
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./get.js'),
+          ([key]) => ({ key }),
+        ),
+      ),
     'opsctl config get tracker --profile work',
   );
   examples(
-    config.command('set <key> <value>').description('change a setting of the active profile')
-      .action(lazyAction(ctx, () => import('./set.js'), ([key, value]) => ({ key, value }))),
+    config
+      .command('set <key> <value>')
+      .description('change a setting of the active profile')
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./set.js'),
+          ([key, value]) => ({ key, value }),
+        ),
+      ),
     'opsctl config set tracker https://api.app.shortcut.com --profile work',
     'opsctl config set profile work',
   );
   examples(
-    config.command('unset <key>').description('remove a setting of the active profile')
-      .action(lazyAction(ctx, () => import('./unset.js'), ([key]) => ({ key }))),
+    config
+      .command('unset <key>')
+      .description('remove a setting of the active profile')
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./unset.js'),
+          ([key]) => ({ key }),
+        ),
+      ),
     'opsctl config unset labels --profile work',
   );
   examples(
-    config.command('list').alias('ls').description('list the settings of every profile (secrets hidden)')
-      .action(lazyAction(ctx, () => import('./list.js'), () => ({}))),
+    config
+      .command('list')
+      .alias('ls')
+      .description('list the settings of every profile (secrets hidden)')
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./list.js'),
+          () => ({}),
+        ),
+      ),
     'opsctl config list --json',
   );
 }

@@ -8,10 +8,15 @@ export async function run(opts: { key: string; value: string }, ctx: Context): P
   if (opts.key === 'client_secret') {
     // A secret: the OS keyring, else the 0600 credential file; never config.json.
     if (!opts.value.trim()) throw new ValidationError('client_secret', 'must not be empty');
-    const [{ saveClientSecret }, { moveClientSecretsOutOfConfig }] = await Promise.all([import('../../auth/accounts.js'), import('../../auth/client-secret.js')]);
+    const [{ saveClientSecret }, { moveClientSecretsOutOfConfig }] = await Promise.all([
+      import('../../auth/accounts.js'),
+      import('../../auth/client-secret.js'),
+    ]);
     await moveClientSecretsOutOfConfig(ctx, profile);
     const storage = await saveClientSecret(ctx, profile, opts.value);
-    return { message: `stored client_secret of profile ${profile} in ${storage === 'keyring' ? 'the OS keyring' : `the credential file ${(await ctx.credentials()).path} (mode 0600)`}` };
+    return {
+      message: `stored client_secret of profile ${profile} in ${storage === 'keyring' ? 'the OS keyring' : `the credential file ${(await ctx.credentials()).path} (mode 0600)`}`,
+    };
   }
   await config.set(profile, opts.key, opts.value);
   return { message: opts.key === 'profile' ? `default profile is now ${opts.value}` : `set ${opts.key} in profile ${profile}` };

@@ -8,6 +8,12 @@ export function register(program: Command, ctx: Context): void {
     .command('demo')
     .description(NOUN_SUMMARIES.demo)
     .option('--keep', 'keep the temporary state directory and print where it is')
-    .action(lazyAction(ctx, () => import('./run.js'), (_a, o) => ({ keep: Boolean(o.keep) })));
+    .action(
+      lazyAction(
+        ctx,
+        () => import('./run.js'),
+        (_a, o) => ({ keep: Boolean(o.keep) }),
+      ),
+    );
   examples(cmd, 'opsctl demo', 'npm start');
 }

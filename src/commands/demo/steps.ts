@@ -44,7 +44,11 @@ export const DEMO_SECTIONS: DemoSection[] = [
   {
     job: 'tracker labels over HTTP against the embedded mock',
     steps: [
-      { title: 'create a label', argv: ['tracker', 'labels', 'create', '--name', 'demo-bug', '--color', '#d73a4a', '--description', 'Something is broken', '--json=id,name,color'], capture: (out, v) => void (v.labelId = captured(out, 'id')) },
+      {
+        title: 'create a label',
+        argv: ['tracker', 'labels', 'create', '--name', 'demo-bug', '--color', '#d73a4a', '--description', 'Something is broken', '--json=id,name,color'],
+        capture: (out, v) => void (v.labelId = captured(out, 'id')),
+      },
       { title: 'create another', argv: ['tracker', 'labels', 'create', '--name', 'demo-feature', '--color', '#0e8a16'] },
       { title: 'list them (TSV when piped)', argv: ['tracker', 'labels', 'list'] },
       { title: 'rename and archive the first', argv: (v) => ['tracker', 'labels', 'update', v.labelId, '--name', 'demo-defect', '--archived'] },
@@ -59,21 +63,31 @@ export const DEMO_SECTIONS: DemoSection[] = [
       {
         title: 'plan a labels file without writing (--dry-run, the file on stdin)',
         argv: ['tracker', 'labels', 'apply', '-f', '-', '--dry-run'],
-        stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
+        stdin:
+          'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
       },
       {
         title: 'apply it: 1 list + only the writes the plan needs',
         argv: ['tracker', 'labels', 'apply', '-f', '-'],
-        stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
+        stdin:
+          'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
       },
       {
         title: 'apply it again: nothing to do',
         argv: ['tracker', 'labels', 'apply', '-f', '-'],
-        stdin: 'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
+        stdin:
+          'labels:\n  - name: demo-p1\n    color: "#b60205"\n    description: Fix now\n  - name: demo-p2\n    color: "#fbca04"\n  - name: demo-legacy\n    archived: true\n',
       },
-      { title: 'create an epic', argv: ['tracker', 'epics', 'create', '--name', 'Demo launch', '--state', 'in progress', '--json=id,name,state'], capture: (out, v) => void (v.epicId = captured(out, 'id')) },
+      {
+        title: 'create an epic',
+        argv: ['tracker', 'epics', 'create', '--name', 'Demo launch', '--state', 'in progress', '--json=id,name,state'],
+        capture: (out, v) => void (v.epicId = captured(out, 'id')),
+      },
       { title: 'comment on it', argv: (v) => ['tracker', 'epics', 'comment-add', v.epicId, '--text', 'Kick-off on Monday', '--json=id,text'] },
-      { title: 'create a story in the epic', argv: (v) => ['tracker', 'stories', 'create', '--name', 'Demo launch checklist', '--epic-id', v.epicId, '--estimate', '2', '--json=id,name,epic_id'] },
+      {
+        title: 'create a story in the epic',
+        argv: (v) => ['tracker', 'stories', 'create', '--name', 'Demo launch checklist', '--epic-id', v.epicId, '--estimate', '2', '--json=id,name,epic_id'],
+      },
       { title: 'search stories (every page with --all)', argv: ['tracker', 'search', 'stories', '--query', 'demo launch', '--all', '--json=id,name,epic_id'] },
       { title: 'search epics', argv: ['tracker', 'search', 'epics', '--query', 'demo', '--json=id,name,state'] },
     ],
@@ -81,34 +95,58 @@ export const DEMO_SECTIONS: DemoSection[] = [
   {
     job: 'tracker: a story moves through its workflow, and the label stats follow',
     steps: [
-      { title: 'the story workflow and its states', argv: ['tracker', 'workflows', 'list', '--json=id,name,default_state_id'], capture: (out, v) => void (v.workflowId = captured(out, 0, 'id')) },
+      {
+        title: 'the story workflow and its states',
+        argv: ['tracker', 'workflows', 'list', '--json=id,name,default_state_id'],
+        capture: (out, v) => void (v.workflowId = captured(out, 0, 'id')),
+      },
       { title: 'its states, with how many stories each holds', argv: (v) => ['tracker', 'workflows', 'states', v.workflowId] },
       {
         title: 'create a 3-point story with the label demo-flow (the full Story comes back)',
-        argv: ['tracker', 'stories', 'create', '--data', '{"name":"Demo: ship the search box","estimate":3,"labels":[{"name":"demo-flow","color":"#1d76db"}]}', '--json=id,name,workflow_state_id,started,completed,labels'],
+        argv: [
+          'tracker',
+          'stories',
+          'create',
+          '--data',
+          '{"name":"Demo: ship the search box","estimate":3,"labels":[{"name":"demo-flow","color":"#1d76db"}]}',
+          '--json=id,name,workflow_state_id,started,completed,labels',
+        ],
         capture: (out, v) => {
           v.storyId = captured(out, 'id');
           v.flowLabelId = captured(out, 'labels', 0, 'id');
         },
       },
       { title: 'demo-flow counts it as unstarted', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
-      { title: 'move it by state name', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'In Progress', '--json=id,workflow_state_id,started,started_at'] },
+      {
+        title: 'move it by state name',
+        argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'In Progress', '--json=id,workflow_state_id,started,started_at'],
+      },
       { title: 'demo-flow now counts it (and its 3 points) in progress', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
-      { title: 'a checklist: add a task and tick it', argv: (v) => ['tracker', 'stories', 'task-add', v.storyId, '--description', 'Write the test', '--json=id,description,complete'], capture: (out, v) => void (v.taskId = captured(out, 'id')) },
+      {
+        title: 'a checklist: add a task and tick it',
+        argv: (v) => ['tracker', 'stories', 'task-add', v.storyId, '--description', 'Write the test', '--json=id,description,complete'],
+        capture: (out, v) => void (v.taskId = captured(out, 'id')),
+      },
       { title: 'tick it', argv: (v) => ['tracker', 'stories', 'task-check', v.storyId, v.taskId, '--json=id,complete,completed_at'] },
-      { title: 'an unknown state is refused, listing the choices (exit 2, nothing sent)', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'Shipped'], expect: [2] },
+      {
+        title: 'an unknown state is refused, listing the choices (exit 2, nothing sent)',
+        argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'Shipped'],
+        expect: [2],
+      },
       { title: 'finish it', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'done', '--json=id,started,completed,completed_at,cycle_time'] },
       { title: 'demo-flow: completed, with its points', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
       { title: 'the story history', argv: (v) => ['tracker', 'stories', 'history', v.storyId] },
       {
         title: 'import stories from CSV (bulk, idempotent by external_id)',
         argv: ['tracker', 'stories', 'import', '-f', '-', '--format', 'csv'],
-        stdin: 'external_id,name,story_type,estimate,labels,state\nDEMO-1,Search: index titles,feature,2,demo-flow,To Do\nDEMO-2,"Search: fix ""no results"" page",bug,1,demo-flow,In Progress\n',
+        stdin:
+          'external_id,name,story_type,estimate,labels,state\nDEMO-1,Search: index titles,feature,2,demo-flow,To Do\nDEMO-2,"Search: fix ""no results"" page",bug,1,demo-flow,In Progress\n',
       },
       {
         title: 'import it again: every story exists, nothing is written',
         argv: ['tracker', 'stories', 'import', '-f', '-', '--format', 'csv'],
-        stdin: 'external_id,name,story_type,estimate,labels,state\nDEMO-1,Search: index titles,feature,2,demo-flow,To Do\nDEMO-2,"Search: fix ""no results"" page",bug,1,demo-flow,In Progress\n',
+        stdin:
+          'external_id,name,story_type,estimate,labels,state\nDEMO-1,Search: index titles,feature,2,demo-flow,To Do\nDEMO-2,"Search: fix ""no results"" page",bug,1,demo-flow,In Progress\n',
       },
       { title: 'demo-flow after the import', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
     ],
@@ -116,7 +154,10 @@ export const DEMO_SECTIONS: DemoSection[] = [
   {
     job: 'sign in with OAuth 2.0 + PKCE (no browser in the demo: opsctl submits the mock consent form itself over HTTP)',
     steps: [
-      { title: 'sign in as alice (--consent-as plays the browser against the local mock only)', argv: ['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'media.readonly', 'drive.labels'] },
+      {
+        title: 'sign in as alice (--consent-as plays the browser against the local mock only)',
+        argv: ['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'media.readonly', 'drive.labels'],
+      },
       { title: 'who am I, what may I do, where is the token', argv: ['auth', 'status'] },
       { title: 'call the data API with the stored token', argv: ['api', '/media/v3/channels', '-f', 'part=snippet', '-f', 'mine=true'] },
     ],
@@ -130,7 +171,11 @@ export const DEMO_SECTIONS: DemoSection[] = [
       { title: 'plan the label file without sending anything', argv: ['labels', 'apply', '-f', '-', '--dry-run'], stdin: DEMO_LABEL_FILE },
       { title: 'apply it and publish: 1 create + 1 permission batch + 1 publish', argv: ['labels', 'apply', '-f', '-', '--publish'], stdin: DEMO_LABEL_FILE },
       { title: 'apply again: idempotent, nothing to send', argv: ['labels', 'apply', '-f', '-', '--publish'], stdin: DEMO_LABEL_FILE },
-      { title: 'list labels: id, title, state, revision, unpublished changes, fields, type', argv: ['labels', 'list'], capture: (out, v) => void (v.labelsId = out.split('\t')[0]) },
+      {
+        title: 'list labels: id, title, state, revision, unpublished changes, fields, type',
+        argv: ['labels', 'list'],
+        capture: (out, v) => void (v.labelsId = out.split('\t')[0]),
+      },
       { title: 'add a choice: a new draft revision waits to be published', argv: (v) => ['labels', 'choices', 'add', v.labelsId, 'Level', '--name', 'Secret'] },
       { title: 'publish it', argv: (v) => ['labels', 'publish', v.labelsId] },
       { title: 'show the label', argv: (v) => ['labels', 'get', v.labelsId] },
@@ -151,7 +196,10 @@ export const DEMO_SECTIONS: DemoSection[] = [
       { title: 'start a 3-member sandbox of simulated 3.2 members', argv: ['kv', 'sandbox', 'up', '--members', '3', '--version', '3.2'] },
       { title: 'write a key through the gateway', argv: ['kv', 'put', 'demo/greeting', 'hello from 3.2'] },
       { title: 'the plan: followers first, the leader last', argv: ['kv', 'upgrade', '--to', '3.3', '--dry-run'] },
-      { title: 'upgrade, one member at a time (snapshot, stop, start 3.3, wait healthy)', argv: ['kv', 'upgrade', '--to', '3.3', '--yes', '--poll-interval', '100ms'] },
+      {
+        title: 'upgrade, one member at a time (snapshot, stop, start 3.3, wait healthy)',
+        argv: ['kv', 'upgrade', '--to', '3.3', '--yes', '--poll-interval', '100ms'],
+      },
       { title: 'every member and the cluster report 3.3', argv: ['kv', 'status'] },
       { title: 'the key written before is still there', argv: ['kv', 'get', 'demo/greeting'] },
       { title: 'stop the sandbox', argv: ['kv', 'sandbox', 'down'] },

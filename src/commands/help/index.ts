@@ -8,7 +8,11 @@ export function register(program: Command, ctx: Context): void {
     .command('help [topic...]')
     .description(NOUN_SUMMARIES.help)
     .action(
-      lazyAction(ctx, () => import('./topic.js'), (args) => ({ topic: (args[0] as unknown as string[]) ?? [], program })),
+      lazyAction(
+        ctx,
+        () => import('./topic.js'),
+        (args) => ({ topic: (args[0] as unknown as string[]) ?? [], program }),
+      ),
     );
   examples(cmd, 'opsctl help exit-codes', 'opsctl help tracker labels');
 }

@@ -16,19 +16,25 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['OPSCTL_<SERVICE>_URL', 'endpoint of a service (AUTH, API, TRACKER, LABELS); beats the profile'],
   ['OPSCTL_TRACKER_TOKEN', 'tracker API token; beats the stored one'],
   ['OPSCTL_ACCESS_TOKEN', 'OAuth access token for the api and labels services; beats the stored one'],
-  ['OPSCTL_ISSUER', 'OpenID Connect / OAuth 2.0 issuer to sign in to (endpoints from its metadata); beats the profile\'s issuer'],
-  ['OPSCTL_AUTHORIZE_URL, OPSCTL_TOKEN_URL, OPSCTL_REVOKE_URL', 'OAuth endpoints; beat the profile and the issuer\'s metadata (default: <auth>/o/oauth2/v2/auth, <auth>/token, <auth>/revoke)'],
-  ['OPSCTL_USERINFO_URL, OPSCTL_JWKS_URI', 'userinfo endpoint and ID-token key set; beat the profile and the issuer\'s metadata'],
+  ['OPSCTL_ISSUER', "OpenID Connect / OAuth 2.0 issuer to sign in to (endpoints from its metadata); beats the profile's issuer"],
+  [
+    'OPSCTL_AUTHORIZE_URL, OPSCTL_TOKEN_URL, OPSCTL_REVOKE_URL',
+    "OAuth endpoints; beat the profile and the issuer's metadata (default: <auth>/o/oauth2/v2/auth, <auth>/token, <auth>/revoke)",
+  ],
+  ['OPSCTL_USERINFO_URL, OPSCTL_JWKS_URI', "userinfo endpoint and ID-token key set; beat the profile and the issuer's metadata"],
   ['OPSCTL_CLIENT_ID, OPSCTL_CLIENT_SECRET', 'OAuth client for opsctl login; beat the profile'],
   ['OPSCTL_TRACKER_RATE_LIMIT', 'client-side pacing of tracker requests, e.g. 200/1m (the default)'],
   ['OPSCTL_TRACKER_PACING', 'shared (default: every opsctl process of this user shares the limit through a file in the data dir) or process (pace alone)'],
   ['OPSCTL_TRACKER_TOKEN_HEADER', 'header carrying the tracker token: Shortcut-Token (default for *.shortcut.com) or Tracker-Token (default elsewhere)'],
   ['OPSCTL_TRACKER_UPLOAD_LIMIT', 'largest tracker files upload request opsctl sends, e.g. 20MB (default 50MB); files are batched under it'],
-  ['OPSCTL_HTTP_TIMEOUT_MS', 'how long one HTTP request may wait for answers, all retries included (default 30000); after 3 s of silence opsctl says what it waits for'],
+  [
+    'OPSCTL_HTTP_TIMEOUT_MS',
+    'how long one HTTP request may wait for answers, all retries included (default 30000); after 3 s of silence opsctl says what it waits for',
+  ],
   ['OPSCTL_MOCK_OAUTH_CLIENTS', 'a clients file (JSON or YAML) for the embedded mock authorization server'],
   ['OPSCTL_MOCK_STATE', 'the state file of the embedded mock (default: mock-state.json in the data dir)'],
   ['OPSCTL_KV_CACERT, OPSCTL_KV_CERT, OPSCTL_KV_KEY', 'kv: TLS CA bundle, client certificate and key (like --cacert/--cert/--key)'],
-  ['OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY=1', 'kv: do not verify the members\' certificates (warned about)'],
+  ['OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY=1', "kv: do not verify the members' certificates (warned about)"],
   ['OPSCTL_KV_USER', 'kv: etcd auth user (like --user)'],
   ['OPSCTL_KV_PASSWORD, OPSCTL_KV_PASSWORD_FILE', 'kv: the password of --user, or a file holding it (never a flag value)'],
   ['OPSCTL_KV_MEMBER', 'kv sandbox: path of the simulated member program (default: dist/kv-member.mjs beside the bundle)'],
@@ -37,7 +43,10 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['TERM=dumb', 'no colour and no redrawn progress line (one plain line per step)'],
   ['CI', 'when set: no prompts, no browser, no redrawn progress line'],
   ['SSH_CONNECTION, DISPLAY, WAYLAND_DISPLAY', 'opsctl login opens no browser in an SSH session or, on Linux, without a display (it prints the URL)'],
-  ['DBUS_SESSION_BUS_ADDRESS', 'on Linux, the D-Bus session of the Secret Service (OS keyring) that keeps tokens and the client secret; without it they go to the 0600 credential file, said once'],
+  [
+    'DBUS_SESSION_BUS_ADDRESS',
+    'on Linux, the D-Bus session of the Secret Service (OS keyring) that keeps tokens and the client secret; without it they go to the 0600 credential file, said once',
+  ],
 ];
 
 export function run(opts: HelpOptions, ctx: Context): Promise<CommandResult> {
@@ -58,7 +67,10 @@ function topic(opts: HelpOptions, ctx: Context): CommandResult {
   let cmd = opts.program;
   for (const word of opts.topic) {
     const next = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (!next) throw new UsageError(`no help topic or command "${opts.topic.join(' ')}"`, { hint: 'topics: exit-codes, environment; or a command such as "tracker labels"' });
+    if (!next)
+      throw new UsageError(`no help topic or command "${opts.topic.join(' ')}"`, {
+        hint: 'topics: exit-codes, environment; or a command such as "tracker labels"',
+      });
     cmd = next;
   }
   ctx.io.out(cmd.helpInformation());

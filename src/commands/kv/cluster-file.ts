@@ -121,7 +121,8 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
     ];
     for (const [k, t] of templates) {
       const problem = t === undefined ? undefined : templateProblem(t, TEMPLATE_EXTRA[k] ?? []);
-      if (problem) throw new UsageError(`--cluster ${path}: driver.${k}: ${problem}`, { field: '--cluster', hint: 'fix the template in the file; nothing was changed' });
+      if (problem)
+        throw new UsageError(`--cluster ${path}: driver.${k}: ${problem}`, { field: '--cluster', hint: 'fix the template in the file; nothing was changed' });
     }
   }
   return {

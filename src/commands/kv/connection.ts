@@ -39,22 +39,32 @@ export async function resolveConnection(ctx: Context, f: ConnectionFlags, file?:
   };
   const ft = file?.conn.tls;
   const tls: KvTls = {};
-  for (const [name, envName] of [['cacert', 'OPSCTL_KV_CACERT'], ['cert', 'OPSCTL_KV_CERT'], ['key', 'OPSCTL_KV_KEY']] as const) {
+  for (const [name, envName] of [
+    ['cacert', 'OPSCTL_KV_CACERT'],
+    ['cert', 'OPSCTL_KV_CERT'],
+    ['key', 'OPSCTL_KV_KEY'],
+  ] as const) {
     const p = pick(f[name], envName, ft?.[name], name);
     if (!p) continue;
     try {
       readLocalFileSync(p.path, { what: `${p.from}:`, exitCode: 2, maxBytes: 1024 * 1024 });
     } catch (err) {
       if (err instanceof UsageError) throw err;
-      throw new UsageError(`${p.from}: cannot read ${p.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: `--${name}`, hint: `give the path of a PEM file (${name === 'cacert' ? 'the CA bundle' : name === 'cert' ? 'the client certificate' : 'the client key'})` });
+      throw new UsageError(`${p.from}: cannot read ${p.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+        field: `--${name}`,
+        hint: `give the path of a PEM file (${name === 'cacert' ? 'the CA bundle' : name === 'cert' ? 'the client certificate' : 'the client key'})`,
+      });
     }
     tls[name] = p.path;
   }
   if (Boolean(tls.cert) !== Boolean(tls.key)) {
-    throw new UsageError(tls.cert ? '--cert needs --key' : '--key needs --cert', { field: tls.cert ? '--key' : '--cert', hint: 'a client certificate goes with its private key: give both' });
+    throw new UsageError(tls.cert ? '--cert needs --key' : '--key needs --cert', {
+      field: tls.cert ? '--key' : '--cert',
+      hint: 'a client certificate goes with its private key: give both',
+    });
   }
   tls.insecureSkipVerify = Boolean(f.insecureSkipTlsVerify || env.OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY === '1' || ft?.insecureSkipTlsVerify);
-  if (tls.insecureSkipVerify) ctx.io.warn('--insecure-skip-tls-verify: the members\' certificates are not checked; anyone on the path can pose as the cluster');
+  if (tls.insecureSkipVerify) ctx.io.warn("--insecure-skip-tls-verify: the members' certificates are not checked; anyone on the path can pose as the cluster");
   if (tls.key) {
     const w = keyFileWarning(tls.key);
     if (w) ctx.io.warn(w.replace(/^warning: /, ''));
@@ -70,12 +80,19 @@ export async function resolveConnection(ctx: Context, f: ConnectionFlags, file?:
 
 async function password(ctx: Context, f: ConnectionFlags, user: string, file?: { conn: FileConnection; path: string }): Promise<string> {
   const env = ctx.env;
-  const fromFile = f.passwordFile ? { path: resolve(ctx.cwd, f.passwordFile), from: '--password-file' }
-    : env.OPSCTL_KV_PASSWORD_FILE ? { path: resolve(ctx.cwd, env.OPSCTL_KV_PASSWORD_FILE), from: 'OPSCTL_KV_PASSWORD_FILE' }
-    : file?.conn.auth?.passwordFile ? { path: resolve(dirname(file.path), file.conn.auth.passwordFile), from: `auth.passwordFile in ${file.path}` }
-    : undefined;
+  const fromFile = f.passwordFile
+    ? { path: resolve(ctx.cwd, f.passwordFile), from: '--password-file' }
+    : env.OPSCTL_KV_PASSWORD_FILE
+      ? { path: resolve(ctx.cwd, env.OPSCTL_KV_PASSWORD_FILE), from: 'OPSCTL_KV_PASSWORD_FILE' }
+      : file?.conn.auth?.passwordFile
+        ? { path: resolve(dirname(file.path), file.conn.auth.passwordFile), from: `auth.passwordFile in ${file.path}` }
+        : undefined;
   if (fromFile) {
-    if (!existsSync(fromFile.path)) throw new UsageError(`${fromFile.from}: ${fromFile.path} does not exist`, { field: '--password-file', hint: 'give a file holding the password (its first line)' });
+    if (!existsSync(fromFile.path))
+      throw new UsageError(`${fromFile.from}: ${fromFile.path} does not exist`, {
+        field: '--password-file',
+        hint: 'give a file holding the password (its first line)',
+      });
     const w = keyFileWarning(fromFile.path);
     if (w) ctx.io.warn(w.replace(/^warning: the key file/, 'the password file'));
     return readLocalFileSync(fromFile.path, { what: `${fromFile.from}:`, exitCode: 2, maxBytes: 64 * 1024 }).split(/\r?\n/)[0];

@@ -23,7 +23,13 @@ export async function run(opts: HealthOptions, ctx: Context): Promise<CommandRes
   const sick = rows.filter((r) => !r.healthy);
   return {
     data: rows,
-    columns: [{ key: 'name' }, { key: 'endpoint' }, { key: 'healthy' }, { key: 'detail' }, { key: 'took_ms', header: 'took', get: (r: { took_ms: number }) => `${r.took_ms} ms` }],
+    columns: [
+      { key: 'name' },
+      { key: 'endpoint' },
+      { key: 'healthy' },
+      { key: 'detail' },
+      { key: 'took_ms', header: 'took', get: (r: { took_ms: number }) => `${r.took_ms} ms` },
+    ],
     exitCode: sick.length ? 1 : 0,
     message: sick.length ? undefined : `${rows.length} members healthy`,
   };

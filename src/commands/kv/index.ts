@@ -9,10 +9,10 @@ function clusterOptions(cmd: Command, withDriver = false): Command {
     .option('--endpoints <urls>', 'client URLs, comma-separated (default: the sandbox)')
     .option('--cluster <file>', 'a cluster file (YAML or JSON): members and a driver')
     .option('--request-timeout <duration>', 'timeout of one request to a member', '3s')
-    .option('--cacert <file>', 'TLS: the CA bundle that signed the members\' certificates (env OPSCTL_KV_CACERT)')
+    .option('--cacert <file>', "TLS: the CA bundle that signed the members' certificates (env OPSCTL_KV_CACERT)")
     .option('--cert <file>', 'TLS: client certificate (env OPSCTL_KV_CERT)')
     .option('--key <file>', 'TLS: client key (env OPSCTL_KV_KEY)')
-    .option('--insecure-skip-tls-verify', 'TLS: do not check the members\' certificates (warned about)')
+    .option('--insecure-skip-tls-verify', "TLS: do not check the members' certificates (warned about)")
     .option('--user <name>', 'etcd auth: the user; the password from the prompt, OPSCTL_KV_PASSWORD or --password-file')
     .option('--password-file <file>', 'etcd auth: a file whose first line is the password');
   if (withDriver) {
@@ -22,7 +22,7 @@ function clusterOptions(cmd: Command, withDriver = false): Command {
       .option('--running-cmd <template>', "with --endpoints: exits 0 while the member's process exists")
       .option('--v2-size-cmd <template>', 'with --endpoints: prints the bytes of v2 data (for --settle auto)')
       .option('--config-cmd <template>', "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade")
-      .option('--backup-cmd <template>', 'with --endpoints: backs up a stopped member\'s data dir on its host ({run}: the upgrade id)')
+      .option('--backup-cmd <template>', "with --endpoints: backs up a stopped member's data dir on its host ({run}: the upgrade id)")
       .option('--data-dir <template>', "with --endpoints: the member's data dir on its host, checked before 3.3 (v2 data without a v3 db)")
       .option('--on-host <template>', 'with --endpoints: runs a command on the member\'s host for that check, e.g. "ssh {host} sudo"')
       .option('--stop-timeout <duration>', 'how long a stopping member may take', '60s')
@@ -35,9 +35,18 @@ function clusterOptions(cmd: Command, withDriver = false): Command {
 /** `opsctl kv …`: health, versions, snapshots, gateway put/get, the sandbox, and the rolling upgrade. */
 export function register(program: Command, ctx: Context): void {
   const kv = program.command('kv').description(NOUN_SUMMARIES.kv);
-  examples(kv, 'opsctl kv sandbox up --members 3 --version 3.2', 'opsctl kv upgrade --to 3.3 --dry-run', 'opsctl kv upgrade --to 3.3', 'opsctl kv health --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379');
+  examples(
+    kv,
+    'opsctl kv sandbox up --members 3 --version 3.2',
+    'opsctl kv upgrade --to 3.3 --dry-run',
+    'opsctl kv upgrade --to 3.3',
+    'opsctl kv health --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379',
+  );
 
-  const upgrade = clusterOptions(kv.command('upgrade').description('roll the cluster to a new minor version, one member at a time (journalled, resumable)'), true)
+  const upgrade = clusterOptions(
+    kv.command('upgrade').description('roll the cluster to a new minor version, one member at a time (journalled, resumable)'),
+    true,
+  )
     .requiredOption('--to <minor>', 'the target minor version, e.g. 3.3')
     .option('--dry-run', 'print the plan and stop')
     .option('--settle <auto|duration>', 'wait after each member: auto = 2m when v2 data > 50 MB, else none', 'auto')
@@ -52,21 +61,38 @@ export function register(program: Command, ctx: Context): void {
     .option('--restore-backup-cmd <template>', "with --endpoints: puts a stopped member's data dir back from the backup ({run}), for --on-failure rollback")
     .option('--report <file.html>', 'write a one-page HTML report of the run (plan, down windows, health, snapshots); with --json its data too')
     .action(lazyAction(ctx, () => import('./upgrade.js')));
-  examples(upgrade, 'opsctl kv upgrade --to 3.3 --dry-run', 'opsctl kv upgrade --to 3.3 --json', 'opsctl kv upgrade --to 3.3 --report upgrade.html', 'opsctl kv upgrade --to 3.3 --cluster prod.yaml --settle 2m');
+  examples(
+    upgrade,
+    'opsctl kv upgrade --to 3.3 --dry-run',
+    'opsctl kv upgrade --to 3.3 --json',
+    'opsctl kv upgrade --to 3.3 --report upgrade.html',
+    'opsctl kv upgrade --to 3.3 --cluster prod.yaml --settle 2m',
+  );
 
-  const rollback = clusterOptions(kv.command('rollback').description('restart upgraded members on their previous version (only while the cluster version has not moved)'), true);
+  const rollback = clusterOptions(
+    kv.command('rollback').description('restart upgraded members on their previous version (only while the cluster version has not moved)'),
+    true,
+  );
   rollback.option('--dry-run', 'print which members it would bring back, and change nothing');
   rollback.action(lazyAction(ctx, () => import('./rollback.js')));
   examples(rollback, 'opsctl kv rollback --dry-run', 'opsctl kv rollback', 'opsctl kv rollback --cluster prod.yaml --json');
-  const restore = clusterOptions(kv.command('restore').description('rebuild every member from a verified snapshot (old data dirs kept): the way back after the cluster version moved'), true)
-    .requiredOption('--snapshot <file>', 'the snapshot to restore (kv status names the last upgrade\'s restore point)')
+  const restore = clusterOptions(
+    kv.command('restore').description('rebuild every member from a verified snapshot (old data dirs kept): the way back after the cluster version moved'),
+    true,
+  )
+    .requiredOption('--snapshot <file>', "the snapshot to restore (kv status names the last upgrade's restore point)")
     .option('--to-version <minor>', 'start the members on this version (default: the version the last upgrade started from)')
     .option('--target-bin <dir>', 'real etcd: the release directory to start (its etcdctl restores the data)')
-    .option('--restore-cmd <template>', 'with --endpoints: restores {snapshot} on a stopped member\'s host ({name} {peer} {cluster} {token} {run})')
+    .option('--restore-cmd <template>', "with --endpoints: restores {snapshot} on a stopped member's host ({name} {peer} {cluster} {token} {run})")
     .option('--restore-check-cmd <template>', 'with --endpoints: exits 0 when the host is reachable and the data dir is there')
     .option('--dry-run', 'check everything and print the plan; change nothing')
     .action(lazyAction(ctx, () => import('./restore.js')));
-  examples(restore, 'opsctl kv restore --snapshot backup.db --dry-run', 'opsctl kv restore --snapshot backup.db --to-version 3.2 --yes', 'opsctl kv restore --cluster prod.yaml --snapshot /var/backups/etcd.db --to-version 3.2');
+  examples(
+    restore,
+    'opsctl kv restore --snapshot backup.db --dry-run',
+    'opsctl kv restore --snapshot backup.db --to-version 3.2 --yes',
+    'opsctl kv restore --cluster prod.yaml --snapshot /var/backups/etcd.db --to-version 3.2',
+  );
   const health = clusterOptions(kv.command('health').description('/health of every member'));
   health.action(lazyAction(ctx, () => import('./health.js')));
   examples(health, 'opsctl kv health', 'opsctl kv health --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --json');
@@ -77,12 +103,25 @@ export function register(program: Command, ctx: Context): void {
   status.option('--report <file.html>', "instead: write the last upgrade's HTML report from its journal (with --json, print its data)");
   status.action(lazyAction(ctx, () => import('./status.js')));
   examples(status, 'opsctl kv status', 'opsctl kv status --json=id,leader,revision', 'opsctl kv status --report upgrade.html');
-  const put = clusterOptions(kv.command('put <key> [value]').description('write a key through the JSON gateway (the value as an argument, - for stdin, or --file)'))
-    .option('--file <path>', 'the value is the content of this file (- for stdin)');
-  put.action(lazyAction(ctx, () => import('./put.js'), ([kvKey, value], o) => ({ ...o, kvKey, value })));
+  const put = clusterOptions(
+    kv.command('put <key> [value]').description('write a key through the JSON gateway (the value as an argument, - for stdin, or --file)'),
+  ).option('--file <path>', 'the value is the content of this file (- for stdin)');
+  put.action(
+    lazyAction(
+      ctx,
+      () => import('./put.js'),
+      ([kvKey, value], o) => ({ ...o, kvKey, value }),
+    ),
+  );
   examples(put, 'opsctl kv put config/mode maintenance', 'opsctl kv put config/tls.pem --file ./tls.pem', 'generate-config | opsctl kv put config/app -');
   const get = clusterOptions(kv.command('get <key>').description('read a key through the JSON gateway'));
-  get.action(lazyAction(ctx, () => import('./get.js'), ([kvKey], o) => ({ ...o, kvKey })));
+  get.action(
+    lazyAction(
+      ctx,
+      () => import('./get.js'),
+      ([kvKey], o) => ({ ...o, kvKey }),
+    ),
+  );
   examples(get, 'opsctl kv get config/mode', 'opsctl kv get config/mode --json');
 
   const snapshot = kv.command('snapshot').description('v3 snapshots');
@@ -92,12 +131,24 @@ export function register(program: Command, ctx: Context): void {
     .option('--etcdctl <path>', 'the etcdctl to use')
     .option('--snapshot-timeout <duration>', 'timeout', '2m')
     .option('--force', 'overwrite FILE if it exists (its directory must exist)')
-    .action(lazyAction(ctx, () => import('./snapshot-save.js'), ([file], o) => ({ ...o, file })));
+    .action(
+      lazyAction(
+        ctx,
+        () => import('./snapshot-save.js'),
+        ([file], o) => ({ ...o, file }),
+      ),
+    );
   examples(save, 'opsctl kv snapshot save backup.db', 'opsctl kv snapshot save backup.db --force');
   const snapStatus = snapshot
     .command('status <file>')
     .description('hash, revision, total keys and size of a snapshot file (its SHA-256 trailer checked)')
-    .action(lazyAction(ctx, () => import('./snapshot-status.js'), ([file], o) => ({ ...o, file })));
+    .action(
+      lazyAction(
+        ctx,
+        () => import('./snapshot-status.js'),
+        ([file], o) => ({ ...o, file }),
+      ),
+    );
   examples(snapStatus, 'opsctl kv snapshot status backup.db', 'opsctl kv snapshot status backup.db --json');
 
   const sandbox = kv.command('sandbox').description('a local cluster on loopback, the default cluster of the kv commands');
@@ -110,11 +161,32 @@ export function register(program: Command, ctx: Context): void {
     .option('--etcd-bin <dir>', 'run real etcd from this directory instead')
     .option('--heartbeat <duration>', 'heartbeat interval of the members')
     .option('--timeout <duration>', 'how long the members may take to be healthy', '60s')
-    .option('--config <[member:]key=value>', "a setting in the members' etcd config files (YAML value; repeatable), e.g. auto-compaction-retention=1 or kv2:max-request-bytes=1048576", (v: string, prev: string[] = []) => [...prev, v])
-    .action(lazyAction(ctx, () => import('./sandbox-up.js'), (_a, o) => ({ ...o, version: o.version ?? (typeof o.kvVersion === 'string' ? o.kvVersion : undefined) })));
-  examples(up, 'opsctl kv sandbox up --members 3 --version 3.2', 'opsctl kv sandbox up --etcd-bin /usr/bin', "opsctl kv sandbox up --config auto-compaction-mode=periodic --config 'auto-compaction-retention=\"24h\"'");
+    .option(
+      '--config <[member:]key=value>',
+      "a setting in the members' etcd config files (YAML value; repeatable), e.g. auto-compaction-retention=1 or kv2:max-request-bytes=1048576",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .action(
+      lazyAction(
+        ctx,
+        () => import('./sandbox-up.js'),
+        (_a, o) => ({ ...o, version: o.version ?? (typeof o.kvVersion === 'string' ? o.kvVersion : undefined) }),
+      ),
+    );
+  examples(
+    up,
+    'opsctl kv sandbox up --members 3 --version 3.2',
+    'opsctl kv sandbox up --etcd-bin /usr/bin',
+    'opsctl kv sandbox up --config auto-compaction-mode=periodic --config \'auto-compaction-retention="24h"\'',
+  );
   const sbStatus = sandbox.command('status').description('PIDs, health and versions of the sandbox members');
-  sbStatus.action(lazyAction(ctx, () => import('./sandbox-status.js'), () => ({})));
+  sbStatus.action(
+    lazyAction(
+      ctx,
+      () => import('./sandbox-status.js'),
+      () => ({}),
+    ),
+  );
   examples(sbStatus, 'opsctl kv sandbox status', 'opsctl kv sandbox status --json');
   const down = sandbox
     .command('down')

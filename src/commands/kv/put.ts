@@ -17,12 +17,18 @@ export interface PutOptions extends ClusterFlags {
 /** The value to write: the argument, stdin (`-`), or --file; exactly one of them. */
 async function valueOf(opts: PutOptions, ctx: Context): Promise<string> {
   if (opts.value !== undefined && opts.file !== undefined) {
-    throw new UsageError('kv put: give the value as an argument or with --file, not both', { field: '--file', hint: 'opsctl kv put KEY VALUE, opsctl kv put KEY - (stdin), or opsctl kv put KEY --file FILE' });
+    throw new UsageError('kv put: give the value as an argument or with --file, not both', {
+      field: '--file',
+      hint: 'opsctl kv put KEY VALUE, opsctl kv put KEY - (stdin), or opsctl kv put KEY --file FILE',
+    });
   }
   if (opts.file !== undefined) return readFileFlag(opts.file, ctx, 'a file holding the value');
   if (opts.value === '-') return readFileFlag('-', ctx, 'a file holding the value');
   if (opts.value === undefined) {
-    throw new UsageError(`kv put ${opts.kvKey}: no value`, { field: 'value', hint: 'opsctl kv put KEY VALUE, opsctl kv put KEY - (stdin), or opsctl kv put KEY --file FILE' });
+    throw new UsageError(`kv put ${opts.kvKey}: no value`, {
+      field: 'value',
+      hint: 'opsctl kv put KEY VALUE, opsctl kv put KEY - (stdin), or opsctl kv put KEY --file FILE',
+    });
   }
   return opts.value;
 }

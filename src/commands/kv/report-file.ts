@@ -10,9 +10,13 @@ export function reportPath(ctx: Context, file: string): string {
   const path = resolve(ctx.cwd, file);
   const dir = dirname(path);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new UsageError(`--report: the directory ${dir} does not exist`, { field: '--report', hint: 'create it first, or give a path in an existing directory (e.g. --report upgrade.html)' });
+    throw new UsageError(`--report: the directory ${dir} does not exist`, {
+      field: '--report',
+      hint: 'create it first, or give a path in an existing directory (e.g. --report upgrade.html)',
+    });
   }
-  if (existsSync(path) && statSync(path).isDirectory()) throw new UsageError(`--report: ${path} is a directory`, { field: '--report', hint: 'give a file name, e.g. upgrade.html' });
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw new UsageError(`--report: ${path} is a directory`, { field: '--report', hint: 'give a file name, e.g. upgrade.html' });
   return path;
 }
 
@@ -23,9 +27,16 @@ export async function writeReport(path: string, journalFile: string): Promise<Up
     j = readJournal(journalFile);
   } catch (err) {
     if (err instanceof OpsError) throw err;
-    throw new OpsError(`the upgrade journal ${journalFile} cannot be read: ${(err as Error).message}`, 1, { code: 'journal_unreadable', hint: 'the report is built from the journal: check the file (it is JSON), or run the upgrade again' });
+    throw new OpsError(`the upgrade journal ${journalFile} cannot be read: ${(err as Error).message}`, 1, {
+      code: 'journal_unreadable',
+      hint: 'the report is built from the journal: check the file (it is JSON), or run the upgrade again',
+    });
   }
-  if (!j) throw new OpsError(`no kv upgrade is recorded for this cluster (no journal at ${journalFile})`, 1, { code: 'no_journal', hint: 'run opsctl kv upgrade first (the report is built from its journal); check --cluster/--endpoints name the upgraded cluster' });
+  if (!j)
+    throw new OpsError(`no kv upgrade is recorded for this cluster (no journal at ${journalFile})`, 1, {
+      code: 'no_journal',
+      hint: 'run opsctl kv upgrade first (the report is built from its journal); check --cluster/--endpoints name the upgraded cluster',
+    });
   const doc = buildReport(j, journalFile);
   const [{ reportHtml }, { default: writeFileAtomic }] = await Promise.all([import('../../kv/report-html.js'), import('write-file-atomic')]);
   await writeFileAtomic(path, reportHtml(doc), { mode: 0o644 });

@@ -22,12 +22,17 @@ export interface RestoreOptions extends ClusterFlags, TimeoutFlags {
  */
 export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandResult> {
   if (opts.toVersion !== undefined && (!/^\d+\.\d+$/.test(opts.toVersion) || !KNOWN_MINORS.includes(opts.toVersion))) {
-    throw new UsageError(`--to-version: "${opts.toVersion}" is not a supported minor version`, { field: '--to-version', hint: `one of ${KNOWN_MINORS.join(', ')}, e.g. --to-version 3.2` });
+    throw new UsageError(`--to-version: "${opts.toVersion}" is not a supported minor version`, {
+      field: '--to-version',
+      hint: `one of ${KNOWN_MINORS.join(', ')}, e.g. --to-version 3.2`,
+    });
   }
   const { cluster, driver, session } = await resolveCluster(ctx, opts);
   if (cluster.sandbox?.kind === 'sim') {
-    if (opts.targetBin) throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'use --to-version 3.2 or 3.3' });
-    if (opts.toVersion && !SIMULATED_MINORS.includes(opts.toVersion)) throw new UsageError(`--to-version ${opts.toVersion}: simulated members run ${SIMULATED_MINORS.join(' or ')} only`, { field: '--to-version' });
+    if (opts.targetBin)
+      throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'use --to-version 3.2 or 3.3' });
+    if (opts.toVersion && !SIMULATED_MINORS.includes(opts.toVersion))
+      throw new UsageError(`--to-version ${opts.toVersion}: simulated members run ${SIMULATED_MINORS.join(' or ')} only`, { field: '--to-version' });
   }
   const o = {
     cluster,
@@ -46,7 +51,9 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
   const text = describeRestore(plan);
   if (opts.dryRun) return { data: { status: 'planned', ...plan }, text: `${text}\n(--dry-run: nothing was changed)` };
   ctx.io.err(text);
-  const what = { action: `rebuild the cluster from ${plan.snapshot.file} on ${plan.version}: every member is stopped and every write after revision ${plan.snapshot.revision} is lost` };
+  const what = {
+    action: `rebuild the cluster from ${plan.snapshot.file} on ${plan.version}: every member is stopped and every write after revision ${plan.snapshot.revision} is lost`,
+  };
   const decision = await confirmDestructive(ctx, what);
   if (decision !== 'proceed') return notDone(decision, what);
   ctx.handlesInterrupt = true; // a restore is not stopped half-way by Ctrl-C: every member is down in it

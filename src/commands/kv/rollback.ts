@@ -11,17 +11,39 @@ export interface RollbackOptions extends ClusterFlags, TimeoutFlags {
 /** `kv rollback`: upgraded members back on their old version while the cluster version has not moved. */
 export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandResult> {
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
-  if (!driver && !opts.dryRun) throw new UsageError('no way to stop and start members', { hint: 'use the sandbox, a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd' });
+  if (!driver && !opts.dryRun)
+    throw new UsageError('no way to stop and start members', {
+      hint: 'use the sandbox, a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd',
+    });
   ctx.handlesInterrupt = true; // Ctrl-C stops between members, never between a stop and its start
   const restoreCommand = (file: string, v: string) => shellLine(['opsctl', 'kv', 'restore', '--snapshot', file, '--to-version', v, ...selector]);
-  const r = await runRollback({ cluster, session, driver: driver!, dryRun: Boolean(opts.dryRun), restoreCommand, dataDir: ctx.paths.data, timeouts: timeouts(opts), now: ctx.now, reporter: reporter(ctx), signal: ctx.abort.signal });
+  const r = await runRollback({
+    cluster,
+    session,
+    driver: driver!,
+    dryRun: Boolean(opts.dryRun),
+    restoreCommand,
+    dataDir: ctx.paths.data,
+    timeouts: timeouts(opts),
+    now: ctx.now,
+    reporter: reporter(ctx),
+    signal: ctx.abort.signal,
+  });
   if (r.status === 'planned' || (opts.dryRun && r.status === 'nothing-to-do')) {
     const lines = (r.plan ?? []).map((p, i) => `${i + 1}. ${p.name}: stop, start on ${p.to}, wait until it and the cluster are healthy (${p.why})`);
-    return { data: r, text: lines.length ? `kv rollback would, one member at a time:\n${lines.join('\n')}\n(--dry-run: nothing was changed)` : 'no member runs the target version: nothing to roll back (--dry-run: nothing was changed)' };
+    return {
+      data: r,
+      text: lines.length
+        ? `kv rollback would, one member at a time:\n${lines.join('\n')}\n(--dry-run: nothing was changed)`
+        : 'no member runs the target version: nothing to roll back (--dry-run: nothing was changed)',
+    };
   }
   return {
     data: r,
     text: '',
-    message: r.status === 'nothing-to-do' ? 'no member runs the target version: nothing to roll back' : `rolled back ${r.members.map((m) => `${m.name} → ${m.to}`).join(', ')}; the cluster is healthy`,
+    message:
+      r.status === 'nothing-to-do'
+        ? 'no member runs the target version: nothing to roll back'
+        : `rolled back ${r.members.map((m) => `${m.name} → ${m.to}`).join(', ')}; the cluster is healthy`,
   };
 }

@@ -20,5 +20,9 @@ export async function run(opts: SandboxDownOptions, ctx: Context): Promise<Comma
     });
   }
   if (!opts.keep) await removeSandbox(ctx.paths.data);
-  return { data: { stopped: live.map((m) => m.name), removed: !opts.keep ? spec.dir : null }, text: '', message: `sandbox down: stopped ${live.length} member(s)${opts.keep ? '' : `, removed ${spec.dir}`}` };
+  return {
+    data: { stopped: live.map((m) => m.name), removed: !opts.keep ? spec.dir : null },
+    text: '',
+    message: `sandbox down: stopped ${live.length} member(s)${opts.keep ? '' : `, removed ${spec.dir}`}`,
+  };
 }

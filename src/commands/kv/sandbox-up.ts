@@ -27,18 +27,28 @@ export async function parseConfigSettings(raw: string[], members: number): Promi
   const { parseDocument, isMap, isScalar } = typeof mod.parseDocument === 'function' ? mod : mod.default!;
   return raw.map((item) => {
     const m = /^(?:(kv\d+):)?([a-z][a-z0-9-]*)=(.*)$/s.exec(item);
-    if (!m) throw new UsageError(`--config: "${item}" is not [MEMBER:]KEY=VALUE`, { field: '--config', hint: 'e.g. --config auto-compaction-retention=1 or --config kv2:auto-compaction-retention=\'"24h"\'' });
+    if (!m)
+      throw new UsageError(`--config: "${item}" is not [MEMBER:]KEY=VALUE`, {
+        field: '--config',
+        hint: 'e.g. --config auto-compaction-retention=1 or --config kv2:auto-compaction-retention=\'"24h"\'',
+      });
     const [, member, key, value] = m;
     if (member && !(Number(member.slice(2)) >= 1 && Number(member.slice(2)) <= members)) {
       throw new UsageError(`--config: no member ${member} in a ${members}-member sandbox`, { field: '--config', hint: `members are kv1..kv${members}` });
     }
     if (SANDBOX_CONFIG_KEYS.has(key)) {
-      throw new UsageError(`--config: ${key} is set by the sandbox itself`, { field: '--config', hint: `give a setting other than ${[...SANDBOX_CONFIG_KEYS].join(', ')} (--heartbeat sets the heartbeat and election timeout)` });
+      throw new UsageError(`--config: ${key} is set by the sandbox itself`, {
+        field: '--config',
+        hint: `give a setting other than ${[...SANDBOX_CONFIG_KEYS].join(', ')} (--heartbeat sets the heartbeat and election timeout)`,
+      });
     }
     const doc = parseDocument(`${key}: ${value}\n`);
     const pair = isMap(doc.contents) && doc.contents.items.length === 1 ? doc.contents.items[0] : undefined;
     if (value.trim() === '' || doc.errors.length || !pair || !isScalar(pair.value) || /[\n\r]/.test(value)) {
-      throw new UsageError(`--config: the value of ${key} ("${value}") is not one YAML value`, { field: '--config', hint: `write it as in the config file: ${key}=24 (a number) or ${key}='"24h"' (a string)` });
+      throw new UsageError(`--config: the value of ${key} ("${value}") is not one YAML value`, {
+        field: '--config',
+        hint: `write it as in the config file: ${key}=24 (a number) or ${key}='"24h"' (a string)`,
+      });
     }
     return { member, key, value: value.trim() };
   });
@@ -55,16 +65,26 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
   let etcdBin: string | undefined;
   if (opts.etcdBin) {
     etcdBin = resolve(ctx.cwd, opts.etcdBin);
-    if (!existsSync(join(etcdBin, 'etcd'))) throw new UsageError(`--etcd-bin: ${etcdBin}/etcd does not exist`, { field: '--etcd-bin', hint: 'give the directory holding the etcd binary, e.g. /usr/bin' });
+    if (!existsSync(join(etcdBin, 'etcd')))
+      throw new UsageError(`--etcd-bin: ${etcdBin}/etcd does not exist`, {
+        field: '--etcd-bin',
+        hint: 'give the directory holding the etcd binary, e.g. /usr/bin',
+      });
     const r = await exec(join(etcdBin, 'etcd'), ['--version'], { reject: false, timeout: 10_000 });
     version = minor(/Version:\s*(\S+)/.exec(String(r.stdout))?.[1]) ?? 'unknown';
   } else if (!['3.2', '3.3'].includes(version)) {
-    throw new UsageError(`--version: simulated members run 3.2 or 3.3, not "${version}"`, { field: '--version', hint: 'for other versions run real binaries with --etcd-bin DIR' });
+    throw new UsageError(`--version: simulated members run 3.2 or 3.3, not "${version}"`, {
+      field: '--version',
+      hint: 'for other versions run real binaries with --etcd-bin DIR',
+    });
   }
   const existing = loadSandbox(ctx.paths.data);
   if (existing) {
     if (liveMembers(existing).length > 0) {
-      throw new OpsError('a kv sandbox is already running', 1, { code: 'sandbox_exists', hint: 'see it with: opsctl kv sandbox status   (or remove it: opsctl kv sandbox down)' });
+      throw new OpsError('a kv sandbox is already running', 1, {
+        code: 'sandbox_exists',
+        hint: 'see it with: opsctl kv sandbox status   (or remove it: opsctl kv sandbox down)',
+      });
     }
     await removeSandbox(ctx.paths.data);
   }
@@ -79,7 +99,8 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
       async () => {
         const states = await Promise.all(
           spec.members.map(async (m) => {
-            if (!(await driver.isRunning(m))) throw new WaitFatal(`member ${m.name} exited after its start (its log: ${m.logFile}; its config: ${m.configFile})`);
+            if (!(await driver.isRunning(m)))
+              throw new WaitFatal(`member ${m.name} exited after its start (its log: ${m.logFile}; its config: ${m.configFile})`);
             const c = new KvClient(m.endpoint, { timeoutMs: 1000, session });
             const h = await c.health();
             const v = await c.version();
@@ -100,7 +121,11 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
   }
   p.succeed(`sandbox up: ${n} members, ${etcdBin ? `etcd ${version} from ${etcdBin}` : `simulated kv ${version}`}; the kv commands use it by default`);
   return {
-    data: { dir: spec.dir, kind: spec.kind, members: spec.members.map((m) => ({ name: m.name, endpoint: m.endpoint, peer: m.peerUrl, dataDir: m.dataDir, configFile: m.configFile })) },
+    data: {
+      dir: spec.dir,
+      kind: spec.kind,
+      members: spec.members.map((m) => ({ name: m.name, endpoint: m.endpoint, peer: m.peerUrl, dataDir: m.dataDir, configFile: m.configFile })),
+    },
     columns: undefined,
     text: spec.members.map((m) => `${m.name}\t${m.endpoint}\t${m.dataDir}`).join('\n'),
   };

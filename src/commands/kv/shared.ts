@@ -41,7 +41,10 @@ export interface ClusterFlags extends ConnectionFlags {
  * (sandbox) the local driver. The session is how every request of the command reaches the cluster
  * (TLS, auth, one pool); it is closed when the command ends.
  */
-export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ cluster: ClusterSpec; driver?: MemberDriver; selector: string[]; session: KvSession }> {
+export async function resolveCluster(
+  ctx: Context,
+  f: ClusterFlags,
+): Promise<{ cluster: ClusterSpec; driver?: MemberDriver; selector: string[]; session: KvSession }> {
   const exec = await ctx.exec();
   if (f.cluster && f.endpoints) throw new UsageError('--cluster and --endpoints: give one of them', { hint: 'the cluster file lists the endpoints' });
   if (f.cluster) {
@@ -59,28 +62,69 @@ export async function resolveCluster(ctx: Context, f: ClusterFlags): Promise<{ c
   }
   const session = openSession(ctx, await resolveConnection(ctx, f));
   if (f.endpoints) {
-    const eps = f.endpoints.split(',').filter(Boolean).map((e) => normalizeEndpoint(e));
+    const eps = f.endpoints
+      .split(',')
+      .filter(Boolean)
+      .map((e) => normalizeEndpoint(e));
     const members: MemberSpec[] = eps.map((e) => ({ name: new URL(e).host, endpoint: e }));
     await nameMembers(members, ctx, session, Math.min(2000, duration(f.requestTimeout, '--request-timeout', 2000)));
     const selector = ['--endpoints', f.endpoints];
     let driver: MemberDriver | undefined;
     const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
     if (t.stop || t.start || t.running) {
-      for (const [k, v] of Object.entries(t)) if (!v) throw new UsageError(`--${k}-cmd is missing`, { field: `--${k}-cmd`, hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"' });
-      const given: Array<[string, string | undefined]> = [['stop', t.stop], ['start', t.start], ['running', t.running], ['v2-size', f.v2SizeCmd], ['backup', f.backupCmd], ['config', f.configCmd], ['restore', f.restoreCmd], ['restore-check', f.restoreCheckCmd], ['restore-backup', f.restoreBackupCmd], ['data-dir', f.dataDir], ['on-host', f.onHost]];
+      for (const [k, v] of Object.entries(t))
+        if (!v)
+          throw new UsageError(`--${k}-cmd is missing`, {
+            field: `--${k}-cmd`,
+            hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"',
+          });
+      const given: Array<[string, string | undefined]> = [
+        ['stop', t.stop],
+        ['start', t.start],
+        ['running', t.running],
+        ['v2-size', f.v2SizeCmd],
+        ['backup', f.backupCmd],
+        ['config', f.configCmd],
+        ['restore', f.restoreCmd],
+        ['restore-check', f.restoreCheckCmd],
+        ['restore-backup', f.restoreBackupCmd],
+        ['data-dir', f.dataDir],
+        ['on-host', f.onHost],
+      ];
       for (const [k, v] of given) {
         const problem = v === undefined ? undefined : templateProblem(v, TEMPLATE_EXTRA[k] ?? []);
         const flag = k === 'data-dir' || k === 'on-host' ? `--${k}` : `--${k}-cmd`;
         if (problem) throw new UsageError(`${flag}: ${problem}`, { field: flag, hint: 'fix the template; nothing was changed' });
       }
-      driver = new CommandDriver({ stop: t.stop!, start: t.start!, running: t.running!, v2Size: f.v2SizeCmd, backup: f.backupCmd, config: f.configCmd, restore: f.restoreCmd, restoreCheck: f.restoreCheckCmd, restoreBackup: f.restoreBackupCmd, dataDir: f.dataDir, onHost: f.onHost }, exec, ctx.env);
+      driver = new CommandDriver(
+        {
+          stop: t.stop!,
+          start: t.start!,
+          running: t.running!,
+          v2Size: f.v2SizeCmd,
+          backup: f.backupCmd,
+          config: f.configCmd,
+          restore: f.restoreCmd,
+          restoreCheck: f.restoreCheckCmd,
+          restoreBackup: f.restoreBackupCmd,
+          dataDir: f.dataDir,
+          onHost: f.onHost,
+        },
+        exec,
+        ctx.env,
+      );
       selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
       if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
       if (f.configCmd) selector.push('--config-cmd', f.configCmd);
       if (f.dataDir) selector.push('--data-dir', f.dataDir);
       if (f.onHost) selector.push('--on-host', f.onHost);
     }
-    return { cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? { type: 'command', ...t } as ClusterSpec['driver'] : undefined }, driver, selector, session };
+    return {
+      cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? ({ type: 'command', ...t } as ClusterSpec['driver']) : undefined },
+      driver,
+      selector,
+      session,
+    };
   }
   const sandbox = loadSandbox(ctx.paths.data);
   if (!sandbox) {

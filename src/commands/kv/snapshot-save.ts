@@ -27,13 +27,16 @@ export async function checkTarget(file: string, force: boolean): Promise<void> {
   const dirStat = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
   if (dirStat instanceof Error) {
     const code = dirStat.code;
-    if (code === 'ENOENT') throw new UsageError(`${file}: the directory ${dir} does not exist`, { field: 'file', hint: `create it first (mkdir -p ${dir}) or choose another path` });
-    if (code === 'ENOTDIR') throw new UsageError(`${file}: a part of ${dir} is a file, not a directory`, { field: 'file', hint: 'choose a path inside a directory' });
+    if (code === 'ENOENT')
+      throw new UsageError(`${file}: the directory ${dir} does not exist`, { field: 'file', hint: `create it first (mkdir -p ${dir}) or choose another path` });
+    if (code === 'ENOTDIR')
+      throw new UsageError(`${file}: a part of ${dir} is a file, not a directory`, { field: 'file', hint: 'choose a path inside a directory' });
     throw new UsageError(`${file}: cannot use the directory ${dir} (${code})`, { field: 'file', hint: 'choose a path in a directory you can write' });
   }
   if (!dirStat.isDirectory()) throw new UsageError(`${file}: ${dir} is a file, not a directory`, { field: 'file', hint: 'choose a path inside a directory' });
   const existing = await stat(file).catch(() => undefined);
-  if (existing?.isDirectory()) throw new UsageError(`${file} is a directory`, { field: 'file', hint: 'give the path of the snapshot file to write, e.g. backup.db' });
+  if (existing?.isDirectory())
+    throw new UsageError(`${file} is a directory`, { field: 'file', hint: 'give the path of the snapshot file to write, e.g. backup.db' });
   if (existing && !force) throw new UsageError(`${file} already exists`, { field: 'file', hint: 'pass --force to overwrite it, or choose another name' });
 }
 
@@ -53,7 +56,10 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   let endpoint = given;
   if (resolved) {
     for (const m of resolved.cluster.members) {
-      const ok = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, session }).health().then((h) => h.healthy, () => false);
+      const ok = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, session }).health().then(
+        (h) => h.healthy,
+        () => false,
+      );
       if (ok) {
         endpoint = m.endpoint;
         break;
@@ -78,9 +84,14 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     const e = err as NodeJS.ErrnoException;
     // A file-system error is about the path, not the member.
     if (!(err instanceof OpsError) && e.syscall && e.path) {
-      throw new OpsError(`cannot write the snapshot ${target}: ${e.code} on ${e.path}`, 1, { code: 'snapshot_file', hint: 'choose a path in a directory you can write, with space for the snapshot' });
+      throw new OpsError(`cannot write the snapshot ${target}: ${e.code} on ${e.path}`, 1, {
+        code: 'snapshot_file',
+        hint: 'choose a path in a directory you can write, with space for the snapshot',
+      });
     }
-    throw err instanceof OpsError ? err : new OpsError((err as Error).message, 1, { code: 'snapshot', hint: 'try another member with --endpoint, or check it with opsctl kv status' });
+    throw err instanceof OpsError
+      ? err
+      : new OpsError((err as Error).message, 1, { code: 'snapshot', hint: 'try another member with --endpoint, or check it with opsctl kv status' });
   });
   return {
     data: { ...snap, endpoint, sha256: 'verified', sampledRevision: before },

@@ -31,7 +31,10 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<CommandRes
   // The last upgrade's restore point (kv restore --snapshot rebuilds from it): on stderr, and on
   // every JSON row (the rows stay the shape scripts already read).
   const rp = lastRestorePoint(ctx.paths.data, cluster.key);
-  if (rp) ctx.io.info(`restore point: ${rp.file} (revision ${rp.revision}, ${rp.liveKeys ?? rp.keys} keys, sha256 ${rp.sha256.slice(0, 12)}…, taken before ${rp.member} was stopped)`);
+  if (rp)
+    ctx.io.info(
+      `restore point: ${rp.file} (revision ${rp.revision}, ${rp.liveKeys ?? rp.keys} keys, sha256 ${rp.sha256.slice(0, 12)}…, taken before ${rp.member} was stopped)`,
+    );
   for (const r of rows) Object.assign(r, { restorePoint: rp ?? null });
   return {
     data: rows,
@@ -46,6 +49,8 @@ async function report(opts: StatusOptions, ctx: Context): Promise<CommandResult>
   const path = reportPath(ctx, opts.report!);
   const { cluster } = await resolveCluster(ctx, opts);
   const doc = await writeReport(path, journalPath(ctx.paths.data, cluster.key));
-  const down = doc.members.map((m) => `${m.name} ${m.down ? (m.down.ms === undefined ? 'down, not back' : `down ${(m.down.ms / 1000).toFixed(1)} s`) : 'not stopped'}`).join(', ');
+  const down = doc.members
+    .map((m) => `${m.name} ${m.down ? (m.down.ms === undefined ? 'down, not back' : `down ${(m.down.ms / 1000).toFixed(1)} s`) : 'not stopped'}`)
+    .join(', ');
   return { data: doc, text: `upgrade ${doc.run} ${doc.source} → ${doc.target}: ${doc.status}; ${down}`, message: `report written to ${path}` };
 }

@@ -33,27 +33,43 @@ export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
  * Ctrl-C stops at a safe point with exit 130; a re-run resumes.
  */
 export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandResult> {
-  if (!/^\d+\.\d+$/.test(opts.to)) throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: `write it as 3.3 (supported targets: ${TARGETS_HELP})` });
+  if (!/^\d+\.\d+$/.test(opts.to))
+    throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: `write it as 3.3 (supported targets: ${TARGETS_HELP})` });
   if (!KNOWN_MINORS.includes(opts.to)) {
     throw new UsageError(`--to: ${opts.to} is not a supported target`, { field: '--to', hint: `supported targets: ${TARGETS_HELP}` });
   }
-  if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia)) throw new UsageError(`--snapshot-via: "${opts.snapshotVia}" is not one of auto, etcdctl, gateway`, { field: '--snapshot-via' });
+  if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia))
+    throw new UsageError(`--snapshot-via: "${opts.snapshotVia}" is not one of auto, etcdctl, gateway`, { field: '--snapshot-via' });
   const onFailure = opts.onFailure ?? 'halt';
-  if (onFailure !== 'halt' && onFailure !== 'rollback') throw new UsageError(`--on-failure: "${onFailure}" is not one of halt, rollback`, { field: '--on-failure', hint: 'halt stops at the failed member; rollback puts it back on its old binary and data first' });
+  if (onFailure !== 'halt' && onFailure !== 'rollback')
+    throw new UsageError(`--on-failure: "${onFailure}" is not one of halt, rollback`, {
+      field: '--on-failure',
+      hint: 'halt stops at the failed member; rollback puts it back on its old binary and data first',
+    });
   const settle = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
   const t = timeouts(opts);
-  if (opts.report && opts.dryRun) throw new UsageError('--report: a dry run changes nothing and records no run to report', { field: '--report', hint: 'drop --report to see the plan, or drop --dry-run to upgrade and write the report' });
+  if (opts.report && opts.dryRun)
+    throw new UsageError('--report: a dry run changes nothing and records no run to report', {
+      field: '--report',
+      hint: 'drop --report to see the plan, or drop --dry-run to upgrade and write the report',
+    });
   const reportFile = opts.report ? (await import('./report-file.js')).reportPath(ctx, opts.report) : undefined;
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
   if (cluster.sandbox?.kind === 'sim' && !SIMULATED_MINORS.includes(opts.to)) {
     // refused before any change: a simulated member cannot be started on that version
-    throw new UsageError(`--to ${opts.to}: the sandbox runs simulated members, which run ${SIMULATED_MINORS.join(' or ')} only: it cannot start ${opts.to} members`, {
-      field: '--to',
-      hint: `upgrade the sandbox to ${SIMULATED_MINORS.at(-1)}, or start a sandbox of real etcd binaries (opsctl kv sandbox up --etcd-bin DIR); nothing was changed`,
-    });
+    throw new UsageError(
+      `--to ${opts.to}: the sandbox runs simulated members, which run ${SIMULATED_MINORS.join(' or ')} only: it cannot start ${opts.to} members`,
+      {
+        field: '--to',
+        hint: `upgrade the sandbox to ${SIMULATED_MINORS.at(-1)}, or start a sandbox of real etcd binaries (opsctl kv sandbox up --etcd-bin DIR); nothing was changed`,
+      },
+    );
   }
   if (opts.targetBin && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
-    throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'drop --target-bin (simulated members switch version themselves), or start the sandbox with --etcd-bin DIR' });
+    throw new UsageError('--target-bin: the sandbox runs simulated members', {
+      field: '--target-bin',
+      hint: 'drop --target-bin (simulated members switch version themselves), or start the sandbox with --etcd-bin DIR',
+    });
   }
   const noBackup = opts.backup === false;
   if (driver?.type === 'command' && !driver.backupDataDir && !noBackup) {
@@ -112,7 +128,9 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
 /** What the question names: the members that will be stopped, and the plan's warnings. */
 function what(c: { target: string; warnings: string[]; members: number; resuming: boolean }): Destructive {
   const to = c.target;
-  const action = c.resuming ? `resume the upgrade to ${to} (members are stopped and restarted one at a time)` : `upgrade the cluster to ${to}: stop and restart ${c.members} member${c.members === 1 ? '' : 's'}, one at a time`;
+  const action = c.resuming
+    ? `resume the upgrade to ${to} (members are stopped and restarted one at a time)`
+    : `upgrade the cluster to ${to}: stop and restart ${c.members} member${c.members === 1 ? '' : 's'}, one at a time`;
   return { action, items: c.warnings };
 }
 
@@ -137,7 +155,9 @@ function render(r: UpgradeReport, ctx: Context): CommandResult {
   if (r.status === 'planned') return { data: r, text: `${r.planText}${warned ? `\n${warned}` : ''}\n(--dry-run: nothing was changed)` };
   if (r.status === 'declined') return { ...notDone('declined', { action: `upgrade the cluster to ${r.target}` }), data: r };
   if (r.status === 'nothing-to-do') return { data: r, text: '', message: `every member and the cluster already run ${r.target}: nothing to do` };
-  const lines = r.steps.map((s) => `${s.status.padEnd(8)} ${s.id.padEnd(34)} ${s.ms === undefined ? '' : fmtMs(s.ms).padStart(8)}  ${s.detail ?? s.error ?? ''}`.trimEnd());
+  const lines = r.steps.map((s) =>
+    `${s.status.padEnd(8)} ${s.id.padEnd(34)} ${s.ms === undefined ? '' : fmtMs(s.ms).padStart(8)}  ${s.detail ?? s.error ?? ''}`.trimEnd(),
+  );
   const summary = `total ${fmtMs(r.totals.ms)}, of which the cluster's own waits ${fmtMs(r.totals.imposedMs)}`;
   if (r.status === 'halted') {
     ctx.io.err(`${ctx.io.colorErr.red('X')} upgrade halted at ${r.halt!.step}: ${r.halt!.reason}`);

@@ -19,5 +19,9 @@ export async function run(opts: VersionOptions, ctx: Context): Promise<CommandRe
       }
     }),
   );
-  return { data: rows, columns: [{ key: 'name' }, { key: 'endpoint' }, { key: 'server' }, { key: 'cluster' }, { key: 'error' }], exitCode: rows.some((r) => r.error) ? 1 : 0 };
+  return {
+    data: rows,
+    columns: [{ key: 'name' }, { key: 'endpoint' }, { key: 'server' }, { key: 'cluster' }, { key: 'error' }],
+    exitCode: rows.some((r) => r.error) ? 1 : 0,
+  };
 }

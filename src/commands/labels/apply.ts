@@ -45,7 +45,11 @@ async function findCurrent(client: LabelsClient, desired: DesiredLabel, at: stri
   for (const title of [desired.title, ...(desired.renamedFrom ?? [])]) {
     const same = labels.filter((l) => l.properties?.title === title);
     if (same.length > 1) {
-      throw new ValidationError(`${at}title`, `${same.length} labels you edit are titled "${title}" (${same.map((l) => l.id).join(', ')})`, 'add `id: <label id>` to the file to say which one');
+      throw new ValidationError(
+        `${at}title`,
+        `${same.length} labels you edit are titled "${title}" (${same.map((l) => l.id).join(', ')})`,
+        'add `id: <label id>` to the file to say which one',
+      );
     }
     if (same.length) return same[0];
   }
@@ -86,11 +90,23 @@ function planText(p: LabelPlan): string {
 }
 
 /** Plans one label of the file; every refusal names the file and the label's place in it. */
-async function planOne(client: LabelsClient, desired: DesiredLabel, at: string, source: string, limits: LabelLimits, editable: Editable, opts: ApplyOptions): Promise<LabelPlan> {
+async function planOne(
+  client: LabelsClient,
+  desired: DesiredLabel,
+  at: string,
+  source: string,
+  limits: LabelLimits,
+  editable: Editable,
+  opts: ApplyOptions,
+): Promise<LabelPlan> {
   const current = await findCurrent(client, desired, `${source}: ${at}`, editable);
   const problems = limitProblems(desired, current, limits);
   if (problems.length) {
-    throw new ValidationError(source, `breaks limits/label:\n  ${problems.map((p) => `${at}${p}`).join('\n  ')}`, 'shorten the file (see: opsctl labels limits); nothing was sent');
+    throw new ValidationError(
+      source,
+      `breaks limits/label:\n  ${problems.map((p) => `${at}${p}`).join('\n  ')}`,
+      'shorten the file (see: opsctl labels limits); nothing was sent',
+    );
   }
   const permissions: LabelPermission[] | undefined = current && desired.permissions ? await client.permissions(`labels/${current.id}`) : undefined;
   let plan: Plan;
@@ -133,7 +149,11 @@ function removalsOf(p: LabelPlan, many: boolean): string[] {
   return [
     ...p.plan.revoke.map((x) => `permission ${principalKey(x)} (${x.role})${of}`),
     ...p.plan.requests.flatMap((r) =>
-      r.deleteField ? [`field ${String(r.deleteField.id)}${of}`] : r.deleteSelectionChoice ? [`choice ${String(r.deleteSelectionChoice.id)} of field ${String(r.deleteSelectionChoice.fieldId)}${of}`] : [],
+      r.deleteField
+        ? [`field ${String(r.deleteField.id)}${of}`]
+        : r.deleteSelectionChoice
+          ? [`choice ${String(r.deleteSelectionChoice.id)} of field ${String(r.deleteSelectionChoice.fieldId)}${of}`]
+          : [],
     ),
   ];
 }
@@ -164,7 +184,10 @@ async function send(client: LabelsClient, p: LabelPlan, done: string[]): Promise
     done.push(`${name()}: granted ${plural(plan.grant.length, 'permission')}`);
   }
   if (plan.revoke.length) {
-    await client.batchDeletePermissions(name(), plan.revoke.map((x) => x.name!));
+    await client.batchDeletePermissions(
+      name(),
+      plan.revoke.map((x) => x.name!),
+    );
     done.push(`${name()}: removed ${plural(plan.revoke.length, 'permission')}`);
   }
   if (plan.enable) {
@@ -218,7 +241,8 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   if (removals.length) {
     // what the file drops is deleted: the one confirmation rule (the plan above listed it)
     const decision = await confirmDestructive(ctx, { action: `remove ${plural(removals.length, 'thing')} ${source} no longer lists`, items: removals });
-    if (decision !== 'proceed') return { data: { ...summary, applied: false, declined: true }, text: '', message: 'nothing changed', exitCode: ExitCode.declined };
+    if (decision !== 'proceed')
+      return { data: { ...summary, applied: false, declined: true }, text: '', message: 'nothing changed', exitCode: ExitCode.declined };
   }
 
   const done: string[] = [];

@@ -8,7 +8,8 @@ import { labelsClient, writableRef } from './shared.js';
 export async function run(opts: { label: string; apps: string[]; admin?: boolean }, ctx: Context): Promise<CommandResult> {
   const apps = [...new Set(opts.apps.map((a) => a.toUpperCase()))];
   const bad = apps.filter((a) => !(APPS as readonly string[]).includes(a));
-  if (bad.length) throw new ValidationError('apps', `unknown app${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, `use ${APPS.map((a) => a.toLowerCase()).join(' and/or ')}`);
+  if (bad.length)
+    throw new ValidationError('apps', `unknown app${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, `use ${APPS.map((a) => a.toLowerCase()).join(' and/or ')}`);
   const name = labelName(writableRef(opts.label));
   const label = await (await labelsClient(ctx, opts.admin)).enabledApps(name, apps);
   const now = (label.enabledAppSettings?.enabledApps ?? []).map((a) => a.app).join(', ') || 'none';

@@ -15,7 +15,14 @@ export async function run(opts: ChoiceAddOptions, ctx: Context): Promise<Command
   return oneDelta(opts, ctx, (label) => {
     const field = selectionField(label, opts.field);
     const before = opts.before ? findChoice(field, opts.before).id : undefined;
-    const properties = { displayName: opts.name, ...(opts.description ? { description: opts.description } : {}), ...(before ? { insertBeforeChoice: before } : {}) };
-    return { request: { createSelectionChoice: { fieldId: field.id, choice: { properties } } }, what: `added choice "${opts.name}" to "${field.properties?.displayName}"` };
+    const properties = {
+      displayName: opts.name,
+      ...(opts.description ? { description: opts.description } : {}),
+      ...(before ? { insertBeforeChoice: before } : {}),
+    };
+    return {
+      request: { createSelectionChoice: { fieldId: field.id, choice: { properties } } },
+      what: `added choice "${opts.name}" to "${field.properties?.displayName}"`,
+    };
   });
 }

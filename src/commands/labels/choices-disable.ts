@@ -16,7 +16,13 @@ export async function run(opts: ChoiceDisableOptions, ctx: Context): Promise<Com
     const field = selectionField(label, opts.field);
     const choice = findChoice(field, opts.choice);
     return {
-      request: { disableSelectionChoice: { fieldId: field.id, id: choice.id, disabledPolicy: { hideInSearch: Boolean(opts.hideInSearch), showInApply: Boolean(opts.showInApply) } } },
+      request: {
+        disableSelectionChoice: {
+          fieldId: field.id,
+          id: choice.id,
+          disabledPolicy: { hideInSearch: Boolean(opts.hideInSearch), showInApply: Boolean(opts.showInApply) },
+        },
+      },
       what: `disabled choice "${choice.properties?.displayName}" of "${field.properties?.displayName}"`,
     };
   });

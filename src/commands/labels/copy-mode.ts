@@ -8,7 +8,13 @@ import { labelsClient, writableRef } from './shared.js';
 export async function run(opts: { label: string; mode: string; admin?: boolean }, ctx: Context): Promise<CommandResult> {
   const mode = opts.mode.toUpperCase().replace(/-/g, '_');
   if (!(COPY_MODES as readonly string[]).includes(mode)) {
-    throw new ValidationError('mode', `"${opts.mode}" is not a copy mode`, `use ${COPY_MODES.map((m) => m.toLowerCase().replace(/_/g, '-')).join(', ').replace(/, ([^,]+)$/, ' or $1')}`);
+    throw new ValidationError(
+      'mode',
+      `"${opts.mode}" is not a copy mode`,
+      `use ${COPY_MODES.map((m) => m.toLowerCase().replace(/_/g, '-'))
+        .join(', ')
+        .replace(/, ([^,]+)$/, ' or $1')}`,
+    );
   }
   const name = labelName(writableRef(opts.label));
   const label = await (await labelsClient(ctx, opts.admin)).copyMode(name, mode);

@@ -15,6 +15,13 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<CommandRes
   const admin = opts.type === 'admin';
   const client = await labelsClient(ctx);
   client.admin = admin;
-  const label = await client.create({ labelType: admin ? 'ADMIN' : 'SHARED', properties: { title: opts.title, ...(opts.description ? { description: opts.description } : {}) } });
-  return { data: label, columns: LABEL_RECORD, message: `created labels/${label.id} (draft, revision ${label.revisionId}); publish it with: opsctl labels publish ${label.id}` };
+  const label = await client.create({
+    labelType: admin ? 'ADMIN' : 'SHARED',
+    properties: { title: opts.title, ...(opts.description ? { description: opts.description } : {}) },
+  });
+  return {
+    data: label,
+    columns: LABEL_RECORD,
+    message: `created labels/${label.id} (draft, revision ${label.revisionId}); publish it with: opsctl labels publish ${label.id}`,
+  };
 }

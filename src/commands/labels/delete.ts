@@ -8,7 +8,11 @@ export async function run(opts: { label: string; admin?: boolean; dryRun?: boole
   const name = labelName(writableRef(opts.label));
   const client = await labelsClient(ctx, opts.admin);
   const current = await client.get(name);
-  const what = { action: `delete ${name} and its metadata on every item`, items: [`${name} "${current.properties?.title}" (${current.lifecycle?.state})`], dryRun: opts.dryRun };
+  const what = {
+    action: `delete ${name} and its metadata on every item`,
+    items: [`${name} "${current.properties?.title}" (${current.lifecycle?.state})`],
+    dryRun: opts.dryRun,
+  };
   const decision = await confirmDestructive(ctx, what);
   if (decision !== 'proceed') return notDone(decision, what);
   await client.delete(name, current.revisionId);

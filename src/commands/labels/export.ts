@@ -20,7 +20,10 @@ export interface ExportOptions {
  */
 export async function run(opts: ExportOptions, ctx: Context): Promise<CommandResult> {
   if (opts.all === Boolean(opts.label)) {
-    throw new UsageError(opts.all ? 'give a label or --all, not both' : 'give a label to export, or --all', { field: 'label', hint: 'e.g. opsctl labels export 0a1b2c, or opsctl labels export --all > labels.yaml' });
+    throw new UsageError(opts.all ? 'give a label or --all, not both' : 'give a label to export, or --all', {
+      field: 'label',
+      hint: 'e.g. opsctl labels export 0a1b2c, or opsctl labels export --all > labels.yaml',
+    });
   }
   const client = await labelsClient(ctx, opts.admin);
   const labels: Label[] = opts.label ? [await client.get(labelName(parseLabelRef(opts.label)))] : await client.list({ minimumRole: 'EDITOR' });

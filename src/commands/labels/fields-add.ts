@@ -26,7 +26,11 @@ export async function run(opts: FieldAddOptions, ctx: Context): Promise<CommandR
     if (n !== undefined && (!Number.isInteger(n) || n < 1)) throw new ValidationError('--list', `"${opts.list}" is not a positive whole number`);
     listOptions = n === undefined ? {} : { maxEntries: n };
   }
-  const choices = opts.choices?.split(',').map((c) => c.trim()).filter(Boolean) ?? [];
+  const choices =
+    opts.choices
+      ?.split(',')
+      .map((c) => c.trim())
+      .filter(Boolean) ?? [];
   const options: Record<string, unknown> =
     type === 'selection'
       ? { selectionOptions: { ...(listOptions ? { listOptions } : {}), choices: choices.map((displayName) => ({ properties: { displayName } })) } }
@@ -38,7 +42,14 @@ export async function run(opts: FieldAddOptions, ctx: Context): Promise<CommandR
   return oneDelta(opts, ctx, (label) => {
     const before = opts.before ? findField(label, opts.before).id : undefined;
     return {
-      request: { createField: { field: { properties: { displayName: opts.name, ...(opts.required ? { required: true } : {}), ...(before ? { insertBeforeField: before } : {}) }, ...options } } },
+      request: {
+        createField: {
+          field: {
+            properties: { displayName: opts.name, ...(opts.required ? { required: true } : {}), ...(before ? { insertBeforeField: before } : {}) },
+            ...options,
+          },
+        },
+      },
       what: `added field "${opts.name}"`,
     };
   });

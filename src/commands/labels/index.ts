@@ -32,11 +32,23 @@ export function register(program: Command, ctx: Context): void {
     .addOption(new Option('--minimum-role <role>', 'only labels where you have at least this role').choices(ROLE_CHOICES))
     .option('--admin', 'use admin access (useAdminAccess): every label of the organisation')
     .option('--limit <n>', 'stop after this many labels');
-  list.action(lazyAction(ctx, () => import('./list.js'), (_a, o) => ({ publishedOnly: Boolean(o.publishedOnly), minimumRole: o.minimumRole, admin: Boolean(o.admin), limit: o.limit })));
+  list.action(
+    lazyAction(
+      ctx,
+      () => import('./list.js'),
+      (_a, o) => ({ publishedOnly: Boolean(o.publishedOnly), minimumRole: o.minimumRole, admin: Boolean(o.admin), limit: o.limit }),
+    ),
+  );
   examples(list, 'opsctl labels list --published-only', 'opsctl labels list --json=id,properties');
 
   const get = admin(labels.command(`get ${LABEL_ARG}`).description('show a label (latest revision unless the name says @published or @REV)'));
-  get.action(lazyAction(ctx, () => import('./get.js'), ([label], o) => ({ label, admin: Boolean(o.admin) })));
+  get.action(
+    lazyAction(
+      ctx,
+      () => import('./get.js'),
+      ([label], o) => ({ label, admin: Boolean(o.admin) }),
+    ),
+  );
   examples(get, 'opsctl labels get 0a1b2c', 'opsctl labels get labels/0a1b2c@published --json');
 
   const create = labels
@@ -45,7 +57,13 @@ export function register(program: Command, ctx: Context): void {
     .requiredOption('--title <text>', 'the title')
     .option('--description <text>', 'the description')
     .addOption(new Option('--type <type>', 'label type').choices(LABEL_TYPES.map(kebab)).default('shared'));
-  create.action(lazyAction(ctx, () => import('./create.js'), (_a, o) => ({ title: o.title, description: o.description, type: o.type })));
+  create.action(
+    lazyAction(
+      ctx,
+      () => import('./create.js'),
+      (_a, o) => ({ title: o.title, description: o.description, type: o.type }),
+    ),
+  );
   examples(create, 'opsctl labels create --title Sensitivity --description "How secret"');
 
   for (const [name, desc] of [
@@ -53,28 +71,66 @@ export function register(program: Command, ctx: Context): void {
     ['enable', 'enable a disabled label (back to its published state)'],
   ] as const) {
     const cmd = admin(labels.command(`${name} ${LABEL_ARG}`).description(desc));
-    cmd.action(lazyAction(ctx, () => import('./lifecycle.js'), ([label], o) => ({ label, verb: name, admin: Boolean(o.admin) })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./lifecycle.js'),
+        ([label], o) => ({ label, verb: name, admin: Boolean(o.admin) }),
+      ),
+    );
     examples(cmd, `opsctl labels ${name} 0a1b2c`);
   }
   const disable = admin(labels.command(`disable ${LABEL_ARG}`))
     .description('disable a published label')
     .option('--hide-in-search', 'hide the disabled label in the search menu')
     .option('--show-in-apply', 'keep showing it (unselectable) in the apply menu');
-  disable.action(lazyAction(ctx, () => import('./lifecycle.js'), ([label], o) => ({ label, verb: 'disable' as const, hideInSearch: Boolean(o.hideInSearch), showInApply: Boolean(o.showInApply), admin: Boolean(o.admin) })));
+  disable.action(
+    lazyAction(
+      ctx,
+      () => import('./lifecycle.js'),
+      ([label], o) => ({
+        label,
+        verb: 'disable' as const,
+        hideInSearch: Boolean(o.hideInSearch),
+        showInApply: Boolean(o.showInApply),
+        admin: Boolean(o.admin),
+      }),
+    ),
+  );
   examples(disable, 'opsctl labels disable 0a1b2c --hide-in-search');
 
   const del = dryRun(admin(labels.command(`delete ${LABEL_ARG}`).alias('rm').description(`delete a draft or disabled label (${CONFIRM_HELP})`)));
-  del.action(lazyAction(ctx, () => import('./delete.js'), ([label], o) => ({ label, admin: Boolean(o.admin), dryRun: Boolean(o.dryRun) })));
+  del.action(
+    lazyAction(
+      ctx,
+      () => import('./delete.js'),
+      ([label], o) => ({ label, admin: Boolean(o.admin), dryRun: Boolean(o.dryRun) }),
+    ),
+  );
   examples(del, 'opsctl labels delete 0a1b2c --yes');
 
   const copy = admin(
-    labels.command(`copy-mode ${LABEL_ARG} <mode>`).description(`how the label is copied with a Drive item: ${COPY_MODES.map(kebab).join(' | ')} (not revisioned)`),
+    labels
+      .command(`copy-mode ${LABEL_ARG} <mode>`)
+      .description(`how the label is copied with a Drive item: ${COPY_MODES.map(kebab).join(' | ')} (not revisioned)`),
   );
-  copy.action(lazyAction(ctx, () => import('./copy-mode.js'), ([label, mode], o) => ({ label, mode, admin: Boolean(o.admin) })));
+  copy.action(
+    lazyAction(
+      ctx,
+      () => import('./copy-mode.js'),
+      ([label, mode], o) => ({ label, mode, admin: Boolean(o.admin) }),
+    ),
+  );
   examples(copy, 'opsctl labels copy-mode 0a1b2c always-copy');
 
   const apps = admin(labels.command(`apps ${LABEL_ARG} [apps...]`).description('the apps where the label can be used: drive, gmail (none given: no apps)'));
-  apps.action(lazyAction(ctx, () => import('./apps.js'), ([label, list], o) => ({ label, apps: (list as unknown as string[]) ?? [], admin: Boolean(o.admin) })));
+  apps.action(
+    lazyAction(
+      ctx,
+      () => import('./apps.js'),
+      ([label, list], o) => ({ label, apps: (list as unknown as string[]) ?? [], admin: Boolean(o.admin) }),
+    ),
+  );
   examples(apps, 'opsctl labels apps 0a1b2c drive gmail');
 
   registerFields(labels, ctx);
@@ -82,14 +138,32 @@ export function register(program: Command, ctx: Context): void {
   registerPermissions(labels, ctx);
 
   const locks = labels.command(`locks ${LABEL_ARG}`).description('list the locks of a label or a revision').option('--revision <rev>', 'a revision id');
-  locks.action(lazyAction(ctx, () => import('./locks.js'), ([label], o) => ({ label, revision: o.revision })));
+  locks.action(
+    lazyAction(
+      ctx,
+      () => import('./locks.js'),
+      ([label], o) => ({ label, revision: o.revision }),
+    ),
+  );
   examples(locks, 'opsctl labels locks 0a1b2c');
 
   const limits = labels.command('limits').description('the structural limits of a label (limits/label)');
-  limits.action(lazyAction(ctx, () => import('./limits.js'), () => ({})));
+  limits.action(
+    lazyAction(
+      ctx,
+      () => import('./limits.js'),
+      () => ({}),
+    ),
+  );
   examples(limits, 'opsctl labels limits', 'opsctl labels limits --json=maxFields,fieldLimits');
   const caps = labels.command('capabilities').description('what you may do with labels (users/me/capabilities)');
-  caps.action(lazyAction(ctx, () => import('./capabilities.js'), () => ({})));
+  caps.action(
+    lazyAction(
+      ctx,
+      () => import('./capabilities.js'),
+      () => ({}),
+    ),
+  );
   examples(caps, 'opsctl labels capabilities', 'opsctl labels capabilities --json');
 
   const apply = labels
@@ -101,16 +175,40 @@ export function register(program: Command, ctx: Context): void {
     .option('--dry-run', 'print the plan and send nothing')
     .option('--publish', 'publish the result when it has unpublished changes')
     .option('--admin', `${ADMIN_HELP} (on by itself for labelType: ADMIN)`);
-  apply.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ file: o.file, dryRun: Boolean(o.dryRun), publish: Boolean(o.publish), admin: Boolean(o.admin) })));
-  examples(apply, 'opsctl labels apply -f sensitivity.yaml --dry-run', 'opsctl labels apply -f sensitivity.yaml --publish', 'opsctl labels get 0a1b2c --json | opsctl labels apply -f - --dry-run');
+  apply.action(
+    lazyAction(
+      ctx,
+      () => import('./apply.js'),
+      (_a, o) => ({ file: o.file, dryRun: Boolean(o.dryRun), publish: Boolean(o.publish), admin: Boolean(o.admin) }),
+    ),
+  );
+  examples(
+    apply,
+    'opsctl labels apply -f sensitivity.yaml --dry-run',
+    'opsctl labels apply -f sensitivity.yaml --publish',
+    'opsctl labels get 0a1b2c --json | opsctl labels apply -f - --dry-run',
+  );
 
   const exp = labels
     .command('export [label]')
-    .description('print a label (or --all you edit) in the apply-file format: YAML, or JSON with --json; `export | apply` changes nothing here and copies elsewhere')
+    .description(
+      'print a label (or --all you edit) in the apply-file format: YAML, or JSON with --json; `export | apply` changes nothing here and copies elsewhere',
+    )
     .option('--all', 'every label you can edit (a list)')
     .option('--admin', ADMIN_HELP);
-  exp.action(lazyAction(ctx, () => import('./export.js'), ([label], o) => ({ label, all: Boolean(o.all), admin: Boolean(o.admin) })));
-  examples(exp, 'opsctl labels export 0a1b2c > sensitivity.yaml', 'opsctl labels export --all > labels.yaml', 'opsctl labels export --all | opsctl --profile other labels apply -f - --dry-run');
+  exp.action(
+    lazyAction(
+      ctx,
+      () => import('./export.js'),
+      ([label], o) => ({ label, all: Boolean(o.all), admin: Boolean(o.admin) }),
+    ),
+  );
+  examples(
+    exp,
+    'opsctl labels export 0a1b2c > sensitivity.yaml',
+    'opsctl labels export --all > labels.yaml',
+    'opsctl labels export --all | opsctl --profile other labels apply -f - --dry-run',
+  );
 }
 
 function registerFields(labels: Command, ctx: Context): void {
@@ -124,7 +222,13 @@ function registerFields(labels: Command, ctx: Context): void {
     .option('--list [maxEntries]', 'a selection or user field that holds a list')
     .addOption(new Option('--date-format <format>', 'date display').choices(['LONG_DATE', 'SHORT_DATE']))
     .option('--before <field>', 'insert before this field (id or name)');
-  add.action(lazyAction(ctx, () => import('./fields-add.js'), ([label], o) => ({ ...o, label })));
+  add.action(
+    lazyAction(
+      ctx,
+      () => import('./fields-add.js'),
+      ([label], o) => ({ ...o, label }),
+    ),
+  );
   examples(add, 'opsctl labels fields add 0a1b2c --name Level --type selection --choices Low,High');
   const update = admin(fields.command(`update ${LABEL_ARG} <field>`))
     .description('rename, (un)require or move a field')
@@ -132,11 +236,19 @@ function registerFields(labels: Command, ctx: Context): void {
     .option('--required', 'mark it required')
     .option('--no-required', 'mark it optional')
     .option('--before <field>', 'move before this field ("" moves it to the end)');
-  update.action(lazyAction(ctx, () => import('./fields-update.js'), ([label, field], o) => ({ ...o, label, field })));
+  update.action(
+    lazyAction(
+      ctx,
+      () => import('./fields-update.js'),
+      ([label, field], o) => ({ ...o, label, field }),
+    ),
+  );
   examples(update, 'opsctl labels fields update 0a1b2c Level --name Sensitivity --required');
   const fieldVerbs = { enable: () => import('./fields-enable.js'), disable: () => import('./fields-disable.js'), delete: () => import('./fields-delete.js') };
   for (const v of ['enable', 'disable', 'delete'] as const) {
-    const cmd = admin(fields.command(`${v} ${LABEL_ARG} <field>`)).description(`${v} a field${v === 'delete' ? ` (a published one must be disabled first; ${CONFIRM_HELP})` : ''}`);
+    const cmd = admin(fields.command(`${v} ${LABEL_ARG} <field>`)).description(
+      `${v} a field${v === 'delete' ? ` (a published one must be disabled first; ${CONFIRM_HELP})` : ''}`,
+    );
     if (v === 'delete') dryRun(cmd);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
     cmd.action(lazyAction(ctx, fieldVerbs[v], ([label, field], o) => ({ ...o, label, field })));
@@ -151,18 +263,36 @@ function registerChoices(labels: Command, ctx: Context): void {
     .requiredOption('--name <text>', 'the display name')
     .option('--description <text>', 'a description')
     .option('--before <choice>', 'insert before this choice (id or name)');
-  add.action(lazyAction(ctx, () => import('./choices-add.js'), ([label, field], o) => ({ ...o, label, field })));
+  add.action(
+    lazyAction(
+      ctx,
+      () => import('./choices-add.js'),
+      ([label, field], o) => ({ ...o, label, field }),
+    ),
+  );
   examples(add, 'opsctl labels choices add 0a1b2c Level --name Medium --before High');
   const update = admin(choices.command(`update ${LABEL_ARG} <field> <choice>`))
     .description('rename, describe or move a choice')
     .option('--name <text>', 'the new display name')
     .option('--description <text>', 'the description ("" clears it)')
     .option('--before <choice>', 'move before this choice ("" moves it to the end)');
-  update.action(lazyAction(ctx, () => import('./choices-update.js'), ([label, field, choice], o) => ({ ...o, label, field, choice })));
+  update.action(
+    lazyAction(
+      ctx,
+      () => import('./choices-update.js'),
+      ([label, field, choice], o) => ({ ...o, label, field, choice }),
+    ),
+  );
   examples(update, 'opsctl labels choices update 0a1b2c Level Low --name Minor');
-  const choiceVerbs = { enable: () => import('./choices-enable.js'), disable: () => import('./choices-disable.js'), delete: () => import('./choices-delete.js') };
+  const choiceVerbs = {
+    enable: () => import('./choices-enable.js'),
+    disable: () => import('./choices-disable.js'),
+    delete: () => import('./choices-delete.js'),
+  };
   for (const v of ['enable', 'disable', 'delete'] as const) {
-    const cmd = admin(choices.command(`${v} ${LABEL_ARG} <field> <choice>`)).description(`${v} a choice${v === 'delete' ? ` (a published one must be disabled first; ${CONFIRM_HELP})` : ''}`);
+    const cmd = admin(choices.command(`${v} ${LABEL_ARG} <field> <choice>`)).description(
+      `${v} a choice${v === 'delete' ? ` (a published one must be disabled first; ${CONFIRM_HELP})` : ''}`,
+    );
     if (v === 'delete') dryRun(cmd);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
     cmd.action(lazyAction(ctx, choiceVerbs[v], ([label, field, choice], o) => ({ ...o, label, field, choice })));
@@ -174,15 +304,67 @@ function registerPermissions(labels: Command, ctx: Context): void {
   const perms = labels.command('permissions').alias('perms').description('who may read, apply, organise or edit a label (or a revision with --revision)');
   const rev = (c: Command) => admin(c.option('--revision <rev>', 'act on this revision of the label'));
   const list = rev(perms.command(`list ${LABEL_ARG}`).description('list permissions'));
-  list.action(lazyAction(ctx, () => import('./permissions-list.js'), ([label], o) => ({ label, revision: o.revision, admin: Boolean(o.admin) })));
+  list.action(
+    lazyAction(
+      ctx,
+      () => import('./permissions-list.js'),
+      ([label], o) => ({ label, revision: o.revision, admin: Boolean(o.admin) }),
+    ),
+  );
   examples(list, 'opsctl labels permissions list 0a1b2c', 'opsctl labels permissions list 0a1b2c --revision 3 --json');
   const add = rev(perms.command(`add ${LABEL_ARG} <grants...>`).description('grant PRINCIPAL=ROLE (several at once: one :batchUpdate)'));
-  add.action(lazyAction(ctx, () => import('./permissions-add.js'), ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants: grants as unknown as string[] })));
-  examples(add, 'opsctl labels permissions add 0a1b2c bob@example.com=READER', 'opsctl labels permissions add 0a1b2c carol@example.com=EDITOR audiences/default=APPLIER');
-  const remove = dryRun(rev(perms.command(`remove ${LABEL_ARG} <principals...>`).description(`revoke by email, audience or permission name (several: one :batchDelete; ${CONFIRM_HELP})`)));
-  remove.action(lazyAction(ctx, () => import('./permissions-remove.js'), ([label, principals], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), dryRun: Boolean(o.dryRun), principals: principals as unknown as string[] })));
+  add.action(
+    lazyAction(
+      ctx,
+      () => import('./permissions-add.js'),
+      ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants: grants as unknown as string[] }),
+    ),
+  );
+  examples(
+    add,
+    'opsctl labels permissions add 0a1b2c bob@example.com=READER',
+    'opsctl labels permissions add 0a1b2c carol@example.com=EDITOR audiences/default=APPLIER',
+  );
+  const remove = dryRun(
+    rev(
+      perms
+        .command(`remove ${LABEL_ARG} <principals...>`)
+        .description(`revoke by email, audience or permission name (several: one :batchDelete; ${CONFIRM_HELP})`),
+    ),
+  );
+  remove.action(
+    lazyAction(
+      ctx,
+      () => import('./permissions-remove.js'),
+      ([label, principals], o) => ({
+        label,
+        revision: o.revision,
+        admin: Boolean(o.admin),
+        dryRun: Boolean(o.dryRun),
+        principals: principals as unknown as string[],
+      }),
+    ),
+  );
   examples(remove, 'opsctl labels permissions remove 0a1b2c bob@example.com');
-  const set = dryRun(rev(perms.command(`set ${LABEL_ARG} [grants...]`).description(`make the permissions exactly these PRINCIPAL=ROLE grants (one :batchUpdate + one :batchDelete; removing any ${CONFIRM_HELP})`)));
-  set.action(lazyAction(ctx, () => import('./permissions-set.js'), ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), dryRun: Boolean(o.dryRun), grants: (grants as unknown as string[]) ?? [] })));
+  const set = dryRun(
+    rev(
+      perms
+        .command(`set ${LABEL_ARG} [grants...]`)
+        .description(`make the permissions exactly these PRINCIPAL=ROLE grants (one :batchUpdate + one :batchDelete; removing any ${CONFIRM_HELP})`),
+    ),
+  );
+  set.action(
+    lazyAction(
+      ctx,
+      () => import('./permissions-set.js'),
+      ([label, grants], o) => ({
+        label,
+        revision: o.revision,
+        admin: Boolean(o.admin),
+        dryRun: Boolean(o.dryRun),
+        grants: (grants as unknown as string[]) ?? [],
+      }),
+    ),
+  );
   examples(set, 'opsctl labels permissions set 0a1b2c bob@example.com=READER audiences/default=APPLIER');
 }

@@ -8,6 +8,12 @@ export async function run(opts: { label: string; revision?: string }, ctx: Conte
   const locks = await (await labelsClient(ctx)).locks(parentName(ref.id, opts.revision ?? (ref.rev && ref.rev !== 'latest' ? ref.rev : undefined)));
   return {
     data: locks,
-    columns: [{ key: 'name' }, { key: 'fieldId', header: 'field' }, { key: 'choiceId', header: 'choice' }, { key: 'state' }, { key: 'createTime', header: 'created' }],
+    columns: [
+      { key: 'name' },
+      { key: 'fieldId', header: 'field' },
+      { key: 'choiceId', header: 'choice' },
+      { key: 'state' },
+      { key: 'createTime', header: 'created' },
+    ],
   };
 }

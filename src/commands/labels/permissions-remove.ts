@@ -15,7 +15,12 @@ export async function run(opts: PermissionTarget & { principals: string[]; dryRu
     if (byName) return byName.name!;
     const key = principalKey(parsePrincipal(input));
     const found = current.find((p) => principalKey(p) === key);
-    if (!found) throw new ValidationError('principal', `${parent} has no permission for ${input}`, `see: opsctl labels permissions list ${id}${opts.revision ? ` --revision ${opts.revision}` : ''}`);
+    if (!found)
+      throw new ValidationError(
+        'principal',
+        `${parent} has no permission for ${input}`,
+        `see: opsctl labels permissions list ${id}${opts.revision ? ` --revision ${opts.revision}` : ''}`,
+      );
     return found.name!;
   });
   const unique = [...new Set(names)];

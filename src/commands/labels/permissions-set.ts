@@ -20,11 +20,18 @@ export async function run(opts: PermissionTarget & { grants: string[]; dryRun?: 
     ctx.io.info(`dry run: would grant or change ${upserts.length} and remove ${removals.length} permission${removals.length === 1 ? '' : 's'} of ${parent}`);
     for (const g of upserts) ctx.io.info(`  + ${principalKey(g)}=${g.role}`);
     for (const [k, p] of removed) ctx.io.info(`  - ${k} (${p.role})`);
-    return { data: { dry_run: true, grant: upserts.map((g) => `${principalKey(g)}=${g.role}`), remove: removed.map(([k]) => k), changed: false }, text: '', message: 'dry run: nothing changed' };
+    return {
+      data: { dry_run: true, grant: upserts.map((g) => `${principalKey(g)}=${g.role}`), remove: removed.map(([k]) => k), changed: false },
+      text: '',
+      message: 'dry run: nothing changed',
+    };
   }
   if (removals.length) {
     // removing permissions: the one confirmation rule
-    const what = { action: `remove ${removals.length} permission${removals.length === 1 ? '' : 's'} of ${parent}`, items: removed.map(([k, p]) => `${k} (${p.role})`) };
+    const what = {
+      action: `remove ${removals.length} permission${removals.length === 1 ? '' : 's'} of ${parent}`,
+      items: removed.map(([k, p]) => `${k} (${p.role})`),
+    };
     const decision = await confirmDestructive(ctx, what);
     if (decision !== 'proceed') return notDone(decision, what);
   }
@@ -45,6 +52,9 @@ export async function run(opts: PermissionTarget & { grants: string[]; dryRun?: 
   return {
     data: after,
     columns: PERMISSION_COLUMNS,
-    message: upserts.length || removals.length ? `${parent}: ${upserts.length} granted or changed, ${removals.length} removed` : `${parent}: already as given (nothing sent)`,
+    message:
+      upserts.length || removals.length
+        ? `${parent}: ${upserts.length} granted or changed, ${removals.length} removed`
+        : `${parent}: already as given (nothing sent)`,
   };
 }

@@ -33,7 +33,8 @@ export function findField(label: Label, input: string): Field {
 /** A selection field of a label by id or display name. */
 export function selectionField(label: Label, input: string): Field {
   const f = findField(label, input);
-  if (!f.selectionOptions) throw new ValidationError('field', `field "${f.properties?.displayName}" is not a selection field`, 'choices belong to selection fields');
+  if (!f.selectionOptions)
+    throw new ValidationError('field', `field "${f.properties?.displayName}" is not a selection field`, 'choices belong to selection fields');
   return f;
 }
 
@@ -61,7 +62,11 @@ export function permissionParent(opts: PermissionTarget): { id: string; parent: 
   return { id: ref.id, parent: parentName(ref.id, opts.revision ?? (ref.rev && ref.rev !== 'latest' ? ref.rev : undefined)) };
 }
 
-export const PERMISSION_COLUMNS = [{ key: 'principal', get: (p: LabelPermission) => p.email ?? p.audience ?? p.group ?? p.person }, { key: 'role' }, { key: 'name' }];
+export const PERMISSION_COLUMNS = [
+  { key: 'principal', get: (p: LabelPermission) => p.email ?? p.audience ?? p.group ?? p.person },
+  { key: 'role' },
+  { key: 'name' },
+];
 
 /** PRINCIPAL=ROLE grants, each principal once. */
 export function uniqueGrants(inputs: string[]): Grant[] {

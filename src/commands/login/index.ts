@@ -8,7 +8,7 @@ export function register(program: Command, ctx: Context): void {
     program
       .command('login')
       .description(NOUN_SUMMARIES.login)
-      .option('--scopes <scope...>', 'scopes to request (short names like media.readonly expand; default: the profile\'s scopes)')
+      .option('--scopes <scope...>', "scopes to request (short names like media.readonly expand; default: the profile's scopes)")
       .option('--login-hint <email>', 'preselect this account on the sign-in page')
       .option('--no-browser', 'do not open a browser: print the URL, and accept the redirected URL pasted back (remote/SSH)')
       .option('--timeout <duration>', 'how long to wait for the browser, e.g. 90s, 5m', '5m')
@@ -16,18 +16,22 @@ export function register(program: Command, ctx: Context): void {
       .option('--insecure-storage', 'keep the tokens in the 0600 credential file instead of the OS keyring')
       .option(
         '--consent-as <email>',
-        'headless sign-in to a LOCAL MOCK only (embedded or opsctl mock serve on loopback): no browser; opsctl submits the mock\'s consent form itself as this seeded account (e.g. alice@example.com), granting every requested scope. Refused for any other server',
+        "headless sign-in to a LOCAL MOCK only (embedded or opsctl mock serve on loopback): no browser; opsctl submits the mock's consent form itself as this seeded account (e.g. alice@example.com), granting every requested scope. Refused for any other server",
       )
       .action(
-        lazyAction(ctx, () => import('./login.js'), (_a, o) => ({
-          scopes: o.scopes,
-          loginHint: o.loginHint,
-          browser: o.browser !== false,
-          timeout: String(o.timeout),
-          port: o.port,
-          consentAs: o.consentAs,
-          insecureStorage: Boolean(o.insecureStorage),
-        })),
+        lazyAction(
+          ctx,
+          () => import('./login.js'),
+          (_a, o) => ({
+            scopes: o.scopes,
+            loginHint: o.loginHint,
+            browser: o.browser !== false,
+            timeout: String(o.timeout),
+            port: o.port,
+            consentAs: o.consentAs,
+            insecureStorage: Boolean(o.insecureStorage),
+          }),
+        ),
       ),
     'opsctl login                          # adds the account and makes it active (opsctl auth list, auth switch)',
     'opsctl login --scopes media.readonly openid email --login-hint alice@example.com',

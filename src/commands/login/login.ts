@@ -24,17 +24,39 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
   let port: number | undefined;
   if (opts.port !== undefined) {
     port = Number(opts.port);
-    if (!/^\d+$/.test(opts.port) || port < 1024 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port in 1024..65535`, { field: 'port', hint: 'use 1024..65535 (no privileged ports), or leave --port out for a free port' });
+    if (!/^\d+$/.test(opts.port) || port < 1024 || port > 65535)
+      throw new UsageError(`--port: "${opts.port}" is not a port in 1024..65535`, {
+        field: 'port',
+        hint: 'use 1024..65535 (no privileged ports), or leave --port out for a free port',
+      });
   }
   // Short names expand to the Google-shaped scope base; an issuer's (any provider's) scopes stay as written.
   const scopes = opts.scopes ? parseScopes(opts.scopes, { expand: !configuredIssuer(ctx.env, await ctx.profile()) }) : undefined;
-  if (opts.scopes && !scopes?.length) throw new UsageError('--scopes: give at least one scope', { field: 'scopes', hint: 'e.g. --scopes openid email media.readonly, or leave --scopes out for the profile\'s scopes' });
-  if (opts.loginHint !== undefined && !opts.loginHint.trim()) throw new UsageError('--login-hint: give an e-mail address or account id', { field: 'login-hint', hint: 'e.g. --login-hint alice@example.com, or leave it out to choose on the sign-in page' });
+  if (opts.scopes && !scopes?.length)
+    throw new UsageError('--scopes: give at least one scope', {
+      field: 'scopes',
+      hint: "e.g. --scopes openid email media.readonly, or leave --scopes out for the profile's scopes",
+    });
+  if (opts.loginHint !== undefined && !opts.loginHint.trim())
+    throw new UsageError('--login-hint: give an e-mail address or account id', {
+      field: 'login-hint',
+      hint: 'e.g. --login-hint alice@example.com, or leave it out to choose on the sign-in page',
+    });
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set: it will still take precedence over the tokens stored by this sign-in');
 
-  const out = await login(ctx, { scopes, loginHint: opts.loginHint, browser: opts.browser, timeoutMs, port, consentAs: opts.consentAs, insecureStorage: opts.insecureStorage });
+  const out = await login(ctx, {
+    scopes,
+    loginHint: opts.loginHint,
+    browser: opts.browser,
+    timeoutMs,
+    port,
+    consentAs: opts.consentAs,
+    insecureStorage: opts.insecureStorage,
+  });
   if (out.missing.length) {
-    ctx.io.warn(`not granted: ${out.missing.map(shortScope).join(', ')}. Commands that need ${out.missing.length === 1 ? 'it' : 'them'} will fail; run opsctl login again to grant ${out.missing.length === 1 ? 'it' : 'them'}.`);
+    ctx.io.warn(
+      `not granted: ${out.missing.map(shortScope).join(', ')}. Commands that need ${out.missing.length === 1 ? 'it' : 'them'} will fail; run opsctl login again to grant ${out.missing.length === 1 ? 'it' : 'them'}.`,
+    );
   }
   const expires = out.expiresAt ? new Date(out.expiresAt).toISOString() : 'unknown';
   const lines = [

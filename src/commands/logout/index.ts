@@ -9,7 +9,13 @@ export function register(program: Command, ctx: Context): void {
       .command('logout')
       .description(NOUN_SUMMARIES.logout)
       .option('--account <account>', 'sign out this account (default: the active one; the next becomes active)')
-      .action(lazyAction(ctx, () => import('./logout.js'), (_a, o) => ({ account: o.account }))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./logout.js'),
+          (_a, o) => ({ account: o.account }),
+        ),
+      ),
     'opsctl logout',
     'opsctl logout --profile work',
     'opsctl logout --account bob@example.com',

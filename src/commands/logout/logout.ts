@@ -35,7 +35,8 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<CommandRes
     const here = authServerId(ctx.env, profile, (await ctx.config()).profile(profile));
     if (stored.issuer && here !== stored.issuer) {
       // The profile points elsewhere now: revoke only where the tokens came from, never at the new server.
-      if (!stored.revoke_url) throw new OpsError(`the tokens came from ${stored.issuer}, which the profile no longer points at, and no revocation endpoint of it was recorded`, 1);
+      if (!stored.revoke_url)
+        throw new OpsError(`the tokens came from ${stored.issuer}, which the profile no longer points at, and no revocation endpoint of it was recorded`, 1);
       revoked = await revokeToken(ctx, { clientId: stored.client_id ?? '', revokeUrl: stored.revoke_url }, stored.refresh_token ?? stored.access_token);
     } else {
       const settings = await oauthSettings(ctx);

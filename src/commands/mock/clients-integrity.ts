@@ -9,7 +9,10 @@ export async function run(opts: { clientId: string; action: string }, ctx: Conte
     throw new ValidationError('action', `"${opts.action}" is not an integrity-check action`, `one of ${INTEGRITY_ACTIONS.join(', ')}`);
   }
   const api = await consoleApi(ctx);
-  const view = await api.post<{ integrity: { configured: string; effective: string; pending: { effective_at: string } | null } }>(`${clientPath(opts.clientId)}/integrity`, { action: opts.action });
+  const view = await api.post<{ integrity: { configured: string; effective: string; pending: { effective_at: string } | null } }>(
+    `${clientPath(opts.clientId)}/integrity`,
+    { action: opts.action },
+  );
   const i = view.integrity;
   const when = i.pending ? `; in force from ${i.pending.effective_at} (up to 15 minutes), ${i.effective} until then` : '';
   return { data: view, message: `integrity check of ${opts.clientId}: ${i.configured}${when}` };

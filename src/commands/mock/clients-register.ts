@@ -32,7 +32,9 @@ const fields = (o: FieldFlags): FieldFlags => ({
 export function registerClients(mock: Command, ctx: Context): void {
   const clients = mock
     .command('clients')
-    .description("the mock authorization server's OAuth clients, as its developer console manages them (OPSCTL_AUTH_URL, the profile's auth, or the embedded mock)");
+    .description(
+      "the mock authorization server's OAuth clients, as its developer console manages them (OPSCTL_AUTH_URL, the profile's auth, or the embedded mock)",
+    );
   examples(
     clients,
     'opsctl mock clients create --type mobile_b --name "iOS app" --bundle-id com.example.app --team-id ABCDE12345',
@@ -49,7 +51,13 @@ export function registerClients(mock: Command, ctx: Context): void {
     clients
       .command('sweep')
       .description('run the automatic deletion of unused clients now (the mock: no use for 180 days)')
-      .action(lazyAction(ctx, () => import('./clients-sweep.js'), () => ({}))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./clients-sweep.js'),
+          () => ({}),
+        ),
+      ),
     'opsctl mock clients sweep',
   );
 }
@@ -57,20 +65,33 @@ export function registerClients(mock: Command, ctx: Context): void {
 /** list, get */
 function listVerbs(clients: Command, ctx: Context): void {
   examples(
-  clients
+    clients
       .command('list')
       .alias('ls')
       .description('list clients (deleted ones too, with their status)')
       .option('--active', 'only clients that are not deleted')
-      .action(lazyAction(ctx, () => import('./clients-list.js'), (_a, o) => ({ active: Boolean(o.active) }))),
-    'opsctl mock clients list', 'opsctl mock clients list --active --json=client_id,status',
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./clients-list.js'),
+          (_a, o) => ({ active: Boolean(o.active) }),
+        ),
+      ),
+    'opsctl mock clients list',
+    'opsctl mock clients list --active --json=client_id,status',
   );
 
   examples(
-  clients
+    clients
       .command(`get ${ID}`)
       .description('show a client: its fields, integrity check, ownership and deletion state (never the secret)')
-      .action(lazyAction(ctx, () => import('./clients-get.js'), ([clientId]) => ({ clientId }))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./clients-get.js'),
+          ([clientId]) => ({ clientId }),
+        ),
+      ),
     'opsctl mock clients get opsctl-desktop.apps.mock',
   );
 }
@@ -88,14 +109,18 @@ function editVerbs(clients: Command, ctx: Context): void {
     .option('--integrity', 'mobile_b: enable the integrity check (needs --team-id and a bundle ID without *)')
     .option('--show-secret', 'print the client secret (desktop types; shown at creation only)');
   create.action(
-    lazyAction(ctx, () => import('./clients-create.js'), (_a, o) => ({
-      ...fields(o),
-      type: o.type,
-      clientId: o.clientId,
-      customScheme: Boolean(o.customScheme),
-      integrity: Boolean(o.integrity),
-      showSecret: Boolean(o.showSecret),
-    })),
+    lazyAction(
+      ctx,
+      () => import('./clients-create.js'),
+      (_a, o) => ({
+        ...fields(o),
+        type: o.type,
+        clientId: o.clientId,
+        customScheme: Boolean(o.customScheme),
+        integrity: Boolean(o.integrity),
+        showSecret: Boolean(o.showSecret),
+      }),
+    ),
   );
   examples(
     create,
@@ -108,27 +133,45 @@ function editVerbs(clients: Command, ctx: Context): void {
   const update = fieldFlags(clients.command(`update ${ID}`).description('change fields of a client (checked against its type first)'))
     .option('--custom-scheme <on|off>', 'mobile_a: the "enable custom URI scheme" advanced setting')
     .option('--clear <field>', 'clear an optional field: store-id, team-id (repeatable)', (v: string, prev: string[] = []) => [...prev, v]);
-  update.action(lazyAction(ctx, () => import('./clients-update.js'), ([clientId], o) => ({ ...fields(o), clientId, customScheme: o.customScheme, clear: o.clear ?? [] })));
+  update.action(
+    lazyAction(
+      ctx,
+      () => import('./clients-update.js'),
+      ([clientId], o) => ({ ...fields(o), clientId, customScheme: o.customScheme, clear: o.clear ?? [] }),
+    ),
+  );
   examples(update, 'opsctl mock clients update 1234-abc.apps.mock --custom-scheme on', 'opsctl mock clients update 1234-abc.apps.mock --team-id ABCDE12345');
 }
 
 /** delete (restorable for 30 days), restore */
 function deletionVerbs(clients: Command, ctx: Context): void {
   examples(
-  clients
+    clients
       .command(`delete ${ID}`)
       .alias('rm')
       .description(`delete a client (${CONFIRM_HELP}); restorable for 30 days, deleted_client after`)
       .option('--dry-run', 'show what would be deleted and change nothing')
-      .action(lazyAction(ctx, () => import('./clients-delete.js'), ([clientId], o) => ({ clientId, dryRun: Boolean(o.dryRun) }))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./clients-delete.js'),
+          ([clientId], o) => ({ clientId, dryRun: Boolean(o.dryRun) }),
+        ),
+      ),
     'opsctl mock clients delete 1234-abc.apps.mock --yes',
   );
 
   examples(
-  clients
+    clients
       .command(`restore ${ID}`)
       .description('restore a client deleted less than 30 days ago')
-      .action(lazyAction(ctx, () => import('./clients-restore.js'), ([clientId]) => ({ clientId }))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./clients-restore.js'),
+          ([clientId]) => ({ clientId }),
+        ),
+      ),
     'opsctl mock clients restore 1234-abc.apps.mock',
   );
 }
@@ -138,31 +181,56 @@ function checkVerbs(clients: Command, ctx: Context): void {
   const integrity = clients
     .command(`integrity ${ID} <action>`)
     .description('mobile_b integrity check: enable (monitoring only) | enforce | unenforce | disable; in force up to 15 minutes later')
-    .action(lazyAction(ctx, () => import('./clients-integrity.js'), ([clientId, action]) => ({ clientId, action })));
+    .action(
+      lazyAction(
+        ctx,
+        () => import('./clients-integrity.js'),
+        ([clientId, action]) => ({ clientId, action }),
+      ),
+    );
   examples(integrity, 'opsctl mock clients integrity 1234-abc.apps.mock enable', 'opsctl mock clients integrity 1234-abc.apps.mock enforce');
 
   examples(
-  clients
+    clients
       .command(`metrics ${ID}`)
       .description('mobile_b integrity metrics: verified, unverified outdated client, unverified unknown origin, unverified invalid (and rejected)')
-      .action(lazyAction(ctx, () => import('./clients-metrics.js'), ([clientId]) => ({ clientId }))),
-    'opsctl mock clients metrics 1234-abc.apps.mock', 'opsctl mock clients metrics 1234-abc.apps.mock --json',
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./clients-metrics.js'),
+          ([clientId]) => ({ clientId }),
+        ),
+      ),
+    'opsctl mock clients metrics 1234-abc.apps.mock',
+    'opsctl mock clients metrics 1234-abc.apps.mock --json',
   );
 
   examples(
-  clients
+    clients
       .command(`integrity-token ${ID}`)
       .description('print a valid integrity token for a mobile_b app (the attestation service stand-in), for X-Integrity-Token')
-      .action(lazyAction(ctx, () => import('./clients-integrity-token.js'), ([clientId]) => ({ clientId }))),
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./clients-integrity-token.js'),
+          ([clientId]) => ({ clientId }),
+        ),
+      ),
     'curl -H "X-Integrity-Token: $(opsctl mock clients integrity-token 1234-abc.apps.mock)" …',
   );
 
   examples(
-  clients
+    clients
       .command(`verify ${ID}`)
       .description('ownership verification of a mobile_a or extension client against the store listings')
-      .requiredOption('--account <email>', 'the verifying account (store-console admin, or the item\'s publisher)')
-      .action(lazyAction(ctx, () => import('./clients-verify.js'), ([clientId], o) => ({ clientId, account: o.account }))),
+      .requiredOption('--account <email>', "the verifying account (store-console admin, or the item's publisher)")
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./clients-verify.js'),
+          ([clientId], o) => ({ clientId, account: o.account }),
+        ),
+      ),
     'opsctl mock clients verify 1234-abc.apps.mock --account alice@example.com',
   );
 }

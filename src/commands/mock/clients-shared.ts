@@ -96,7 +96,8 @@ export const CLIENT_COLUMNS: Column<ClientRow>[] = [
 
 /** The one type-specific fact worth a column. */
 function clientDetail(c: ClientRow): string {
-  if (c.status !== 'active') return `deleted ${c.deleted_by ?? ''} ${c.status === 'deleted' ? `(restorable until ${c.restorable_until})` : '(beyond restore)'}`.replace(/\s+/g, ' ');
+  if (c.status !== 'active')
+    return `deleted ${c.deleted_by ?? ''} ${c.status === 'deleted' ? `(restorable until ${c.restorable_until})` : '(beyond restore)'}`.replace(/\s+/g, ' ');
   if (c.type === 'mobile_a') return `${c.package_name} custom-scheme:${c.custom_scheme_enabled ? 'on' : 'off'} ownership:${c.ownership?.state}`;
   if (c.type === 'mobile_b') return `${c.bundle_id} integrity:${c.integrity?.effective}${c.integrity?.pending ? `→${c.integrity.pending.to}` : ''}`;
   if (c.type === 'universal_desktop') return `store ${c.store_id}`;

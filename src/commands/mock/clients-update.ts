@@ -25,7 +25,8 @@ export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandRes
     if (field in body) throw new ValidationError('--clear', `--${name} is both set and cleared`);
     body[field] = null;
   }
-  if (Object.keys(body).length === 0) throw new ValidationError('--name', 'nothing to change', 'give a field flag, e.g. --name "New name" or --custom-scheme on');
+  if (Object.keys(body).length === 0)
+    throw new ValidationError('--name', 'nothing to change', 'give a field flag, e.g. --name "New name" or --custom-scheme on');
   const api = await consoleApi(ctx);
   // The type decides which fields exist: read it, check everything, then send one change.
   const current = await api.get<{ type: ClientType }>(clientPath(opts.clientId));

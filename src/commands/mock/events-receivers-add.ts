@@ -17,6 +17,10 @@ export async function run(opts: { url: string; clientId: string; events: string[
   const unknown = events.find((e) => !(EVENT_KINDS as readonly string[]).includes(e));
   if (unknown) throw new ValidationError('--events', `"${unknown}" is not an event kind`, `one of ${EVENT_KINDS.join(', ')}`);
   const api = await consoleApi(ctx);
-  const r = await api.post<{ id: string }>(`${ADMIN}/events/receivers`, { url: opts.url, client_id: opts.clientId, events: events.length ? events : undefined });
+  const r = await api.post<{ id: string }>(`${ADMIN}/events/receivers`, {
+    url: opts.url,
+    client_id: opts.clientId,
+    events: events.length ? events : undefined,
+  });
   return { data: r, message: `receiver ${r.id} added: SETs for ${opts.clientId}'s users go to ${opts.url}` };
 }

@@ -7,7 +7,11 @@ export async function run(opts: { id: string; dryRun?: boolean }, ctx: Context):
   const api = await consoleApi(ctx);
   const { receivers } = await api.get<{ receivers: Array<{ id: string; url: string; client_id: string }> }>(`${ADMIN}/events/receivers`);
   const r = receivers.find((x) => x.id === opts.id);
-  const what = { action: `remove receiver ${opts.id} (its undelivered SETs go with it)`, items: r ? [`${r.id} ${r.url} (client ${r.client_id})`] : [opts.id], dryRun: opts.dryRun };
+  const what = {
+    action: `remove receiver ${opts.id} (its undelivered SETs go with it)`,
+    items: r ? [`${r.id} ${r.url} (client ${r.client_id})`] : [opts.id],
+    dryRun: opts.dryRun,
+  };
   const decision = await confirmDestructive(ctx, what);
   if (decision !== 'proceed') return notDone(decision, what);
   const out = await api.delete<{ pending_dropped: number }>(`${ADMIN}/events/receivers/${encodeURIComponent(opts.id)}`);

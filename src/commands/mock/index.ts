@@ -13,7 +13,10 @@ export function register(program: Command, ctx: Context): void {
       .description('serve every mocked service on one origin until SIGINT/SIGTERM, then save state and exit 0')
       .option('--port <port>', 'port to listen on (0: any free port)', '0')
       .option('--host <host>', 'address to listen on; off loopback only with --expose-admin', '127.0.0.1')
-      .option('--expose-admin', 'allow a --host off loopback although it opens the unauthenticated developer-console API (/oauth2/mock/…) and, with --test, the /__mock/ knobs (warned about)')
+      .option(
+        '--expose-admin',
+        'allow a --host off loopback although it opens the unauthenticated developer-console API (/oauth2/mock/…) and, with --test, the /__mock/ knobs (warned about)',
+      )
       .addOption(new Option('--state <file>', 'keep state in this JSON file (default: opsctl data dir)').conflicts('memory'))
       .option('--memory', 'keep state in memory only')
       .option('--test', 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests, POST /__mock/clock')
@@ -28,24 +31,28 @@ export function register(program: Command, ctx: Context): void {
       .option('--integrity-delay <seconds>', 'how long an integrity-check change takes to come into force (the seed: up to 15 minutes)', '900')
       .option('--unused-client-days <days>', 'days without use after which the console deletes a client', '180')
       .action(
-        lazyAction(ctx, () => import('./serve.js'), (_a, o) => ({
-          port: o.port,
-          host: o.host,
-          state: o.state,
-          memory: Boolean(o.memory),
-          test: Boolean(o.test),
-          exposeAdmin: Boolean(o.exposeAdmin),
-          trackerRateLimit: o.trackerRateLimit,
-          trackerMaxGroups: o.trackerMaxGroups,
-          trackerMaxObjectives: o.trackerMaxObjectives,
-          maxUpload: o.maxUpload,
-          oauthClients: o.oauthClients,
-          accessTokenTtl: o.accessTokenTtl,
-          refreshTokenTtl: o.refreshTokenTtl,
-          refreshTokenLimit: o.refreshTokenLimit,
-          integrityDelay: o.integrityDelay,
-          unusedClientDays: o.unusedClientDays,
-        })),
+        lazyAction(
+          ctx,
+          () => import('./serve.js'),
+          (_a, o) => ({
+            port: o.port,
+            host: o.host,
+            state: o.state,
+            memory: Boolean(o.memory),
+            test: Boolean(o.test),
+            exposeAdmin: Boolean(o.exposeAdmin),
+            trackerRateLimit: o.trackerRateLimit,
+            trackerMaxGroups: o.trackerMaxGroups,
+            trackerMaxObjectives: o.trackerMaxObjectives,
+            maxUpload: o.maxUpload,
+            oauthClients: o.oauthClients,
+            accessTokenTtl: o.accessTokenTtl,
+            refreshTokenTtl: o.refreshTokenTtl,
+            refreshTokenLimit: o.refreshTokenLimit,
+            integrityDelay: o.integrityDelay,
+            unusedClientDays: o.unusedClientDays,
+          }),
+        ),
       ),
     'opsctl mock serve --port 8080',
     'opsctl mock serve --memory --test --json',

@@ -35,10 +35,26 @@ const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9
 function listenError(err: unknown, host: string, port: number): unknown {
   const code = (err as NodeJS.ErrnoException).code;
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (code === 'EADDRINUSE') return new OpsError(`cannot listen on ${where}: the port ${port} is already in use`, 1, { code: 'port_in_use', hint: 'stop what uses it, choose another --port, or use --port 0 for any free port' });
-  if (code === 'EADDRNOTAVAIL') return new OpsError(`cannot listen on ${where}: ${host} is not an address of this machine`, 1, { code: 'address_not_available', hint: 'use one of its addresses, 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)' });
-  if (code === 'EACCES' || code === 'EPERM') return new OpsError(`cannot listen on ${where}: permission denied`, 1, { code: 'listen_denied', hint: 'ports below 1024 need privileges: choose --port 1024 or higher (or 0 for any free port)' });
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new OpsError(`cannot listen on ${where}: the host name ${host} does not resolve`, 1, { code: 'host_not_found', hint: 'give an IP address with --host, e.g. 127.0.0.1' });
+  if (code === 'EADDRINUSE')
+    return new OpsError(`cannot listen on ${where}: the port ${port} is already in use`, 1, {
+      code: 'port_in_use',
+      hint: 'stop what uses it, choose another --port, or use --port 0 for any free port',
+    });
+  if (code === 'EADDRNOTAVAIL')
+    return new OpsError(`cannot listen on ${where}: ${host} is not an address of this machine`, 1, {
+      code: 'address_not_available',
+      hint: 'use one of its addresses, 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)',
+    });
+  if (code === 'EACCES' || code === 'EPERM')
+    return new OpsError(`cannot listen on ${where}: permission denied`, 1, {
+      code: 'listen_denied',
+      hint: 'ports below 1024 need privileges: choose --port 1024 or higher (or 0 for any free port)',
+    });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new OpsError(`cannot listen on ${where}: the host name ${host} does not resolve`, 1, {
+      code: 'host_not_found',
+      hint: 'give an IP address with --host, e.g. 127.0.0.1',
+    });
   return err;
 }
 
@@ -82,7 +98,8 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
     test_knobs: opts.test,
     tracker_entitlements: await server.store.read((s) => ({ ...(sliceField(s, 'tracker', 'entitlements') as Record<string, number> | undefined) })),
   };
-  if (offLoopback) ctx.io.warn(`listening on ${opts.host} (--expose-admin): anyone who can reach ${server.url} can use ${exposedAdmin(opts.test)}, with no authentication`);
+  if (offLoopback)
+    ctx.io.warn(`listening on ${opts.host} (--expose-admin): anyone who can reach ${server.url} can use ${exposedAdmin(opts.test)}, with no authentication`);
   if (ctx.jsonOutput) ctx.io.out(JSON.stringify(info));
   else printInfo(ctx, info, opts.test);
   await untilAborted(ctx.abort.signal);
@@ -94,9 +111,13 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
 /** --port and --host checked; a host off loopback only with --expose-admin. */
 function checkAddress(opts: ServeOptions): { port: number; offLoopback: boolean } {
   const port = /^\d+$/.test(opts.port) ? Number(opts.port) : NaN;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 0..65535 (0 picks a free port)' });
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 0..65535 (0 picks a free port)' });
   if (!isIP(opts.host) && !HOSTNAME.test(opts.host)) {
-    throw new UsageError(`--host: "${opts.host}" is not an IP address or host name`, { field: 'host', hint: 'e.g. --host 127.0.0.1 (this machine only), --host ::1, or --host 0.0.0.0 (every interface)' });
+    throw new UsageError(`--host: "${opts.host}" is not an IP address or host name`, {
+      field: 'host',
+      hint: 'e.g. --host 127.0.0.1 (this machine only), --host ::1, or --host 0.0.0.0 (every interface)',
+    });
   }
   const offLoopback = !isLoopbackHost(opts.host);
   if (offLoopback && !opts.exposeAdmin) {
@@ -114,7 +135,8 @@ async function serviceOptions(opts: ServeOptions): Promise<MockServiceOptions> {
   if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
   const { parseSize } = await import('../../tracker/upload.js');
   const maxUploadBytes = parseSize(opts.maxUpload);
-  if (!maxUploadBytes) throw new UsageError(`--max-upload: "${opts.maxUpload}" is not a size`, { field: 'max-upload', hint: 'write it like 200MB, 512KB or a number of bytes' });
+  if (!maxUploadBytes)
+    throw new UsageError(`--max-upload: "${opts.maxUpload}" is not a size`, { field: 'max-upload', hint: 'write it like 200MB, 512KB or a number of bytes' });
   const oauth = {
     accessTokenTtlSeconds: positive('--access-token-ttl', opts.accessTokenTtl),
     refreshTokenTtlSeconds: positive('--refresh-token-ttl', opts.refreshTokenTtl),
@@ -156,7 +178,11 @@ async function start(opts: ServeOptions, port: number, state: string, options: M
   }
 }
 
-function printInfo(ctx: Context, info: { url: string; services: Record<string, string>; tracker_token: string; state: string; tracker_entitlements: Record<string, number> }, test: boolean): void {
+function printInfo(
+  ctx: Context,
+  info: { url: string; services: Record<string, string>; tracker_token: string; state: string; tracker_entitlements: Record<string, number> },
+  test: boolean,
+): void {
   ctx.io.out(`opsctl mock listening on ${info.url}`);
   for (const [service, url] of Object.entries(info.services)) ctx.io.out(`  ${service.padEnd(8)} ${url}`);
   ctx.io.out(`  tracker token: ${info.tracker_token}`);

@@ -22,7 +22,9 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const spec = resource(opts.resource);
   const key = spec.applyKey ?? 'name';
   const fields = spec.applyFields ?? [key];
-  const createOnly = Object.entries(spec.fields).filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create').map(([n]) => n);
+  const createOnly = Object.entries(spec.fields)
+    .filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create')
+    .map(([n]) => n);
   const allowed = [...fields, ...createOnly, 'renamed_from'];
 
   const text = await readFileFlag(opts.file, ctx, 'a YAML or JSON file');
@@ -38,17 +40,24 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   // (the key and unknown fields were reported by desiredItems already)
   const problems = [...found.problems];
   const { validateBody } = await import('../../tracker/validate.js');
-  const merged: Record<string, FieldSpec> = Object.fromEntries(allowed.filter((f) => spec.fields[f]).map((f) => [f, { ...spec.fields[f], in: undefined, required: false }]));
+  const merged: Record<string, FieldSpec> = Object.fromEntries(
+    allowed.filter((f) => spec.fields[f]).map((f) => [f, { ...spec.fields[f], in: undefined, required: false }]),
+  );
   for (const [i, item] of found.items.entries()) {
     if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
     const { renamed_from: _renamedFrom, ...fieldsOnly } = item;
-    for (const p of validateBody(merged, 'create', fieldsOnly)) if (p.kind !== 'unknown') problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
+    for (const p of validateBody(merged, 'create', fieldsOnly))
+      if (p.kind !== 'unknown') problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
   }
   if (problems.length) {
     // in the file's order: every problem of labels[0], then of labels[1]…
     const at = (p: string) => Number(/^[\w-]+\[(\d+)\]/.exec(p)?.[1] ?? -1);
     problems.sort((a, b) => at(a) - at(b));
-    throw new UsageError(`${label(opts.file)}: ${problemList(problems)}`, { code: 'validation', field: 'file', hint: `fix them all, then run again; nothing was sent (see: opsctl tracker ${spec.name} apply --help)` });
+    throw new UsageError(`${label(opts.file)}: ${problemList(problems)}`, {
+      code: 'validation',
+      field: 'file',
+      hint: `fix them all, then run again; nothing was sent (see: opsctl tracker ${spec.name} apply --help)`,
+    });
   }
 
   const client = await trackerClient(ctx, spec);
@@ -64,14 +73,20 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
       items: deletes.map((s) => `${spec.singular} ${s.id ?? ''} "${s.key}"`),
     });
     if (decision !== 'proceed') {
-      return { data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: 0, declined: true }, text: '', message: 'nothing changed', exitCode: ExitCode.declined };
+      return {
+        data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: 0, declined: true },
+        text: '',
+        message: 'nothing changed',
+        exitCode: ExitCode.declined,
+      };
     }
   }
   if (opts.dryRun || todo.length === 0) {
     return {
       data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: opts.dryRun, applied: 0 },
       text: '',
-      message: todo.length === 0 ? `${spec.name} already match ${label(opts.file)}: nothing to do` : `dry run: ${plural(todo.length, 'write')} planned, none made`,
+      message:
+        todo.length === 0 ? `${spec.name} already match ${label(opts.file)}: nothing to do` : `dry run: ${plural(todo.length, 'write')} planned, none made`,
     };
   }
 
@@ -118,7 +133,10 @@ function printPlan(ctx: Context, plan: Plan, what: string): void {
       action: s.action,
       name: s.key,
       id: s.id ?? '',
-      changes: [...(s.renamedFrom !== undefined ? [`renamed from ${JSON.stringify(s.renamedFrom)}:`] : []), ...s.changes.map((c) => `${c}=${JSON.stringify(s.body?.[c] ?? null)}`)].join(' '),
+      changes: [
+        ...(s.renamedFrom !== undefined ? [`renamed from ${JSON.stringify(s.renamedFrom)}:`] : []),
+        ...s.changes.map((c) => `${c}=${JSON.stringify(s.body?.[c] ?? null)}`),
+      ].join(' '),
     }));
   if (rows.length) ctx.io.out(formatTable(ctx.io, rows, columns(['action', 'name', 'id', 'changes'])));
   const c = plan.counts;
@@ -131,7 +149,9 @@ function printPlan(ctx: Context, plan: Plan, what: string): void {
 /** JSON when it looks like JSON, else YAML (a superset of JSON anyway). */
 async function parseText(text: string, file: string): Promise<unknown> {
   // in YAML an unquoted #rrggbb starts a comment: the colour would silently become null (cleared)
-  const bare = [...text.matchAll(/^[ \t]*(?:-[ \t]+)?color:[ \t]*#.*$/gm)].map((m) => `${label(file)}:${text.slice(0, m.index).split('\n').length}: unquoted colour "${m[0].trim()}" is a YAML comment, not a value`);
+  const bare = [...text.matchAll(/^[ \t]*(?:-[ \t]+)?color:[ \t]*#.*$/gm)].map(
+    (m) => `${label(file)}:${text.slice(0, m.index).split('\n').length}: unquoted colour "${m[0].trim()}" is a YAML comment, not a value`,
+  );
   if (bare.length) throw new UsageError(bare.join('\n'), { field: 'file', hint: 'quote it: color: "#d73a4a"' });
   if (/^\s*[[{]/.test(text) && /\.json$|^-$/.test(file)) {
     try {
@@ -146,7 +166,10 @@ async function parseText(text: string, file: string): Promise<unknown> {
   try {
     return parse(text);
   } catch (err) {
-    throw new UsageError(`${label(file)}: not valid YAML or JSON: ${syntaxErrorText(err)}`, { field: 'file', hint: 'fix the file at that line and column; nothing was sent' });
+    throw new UsageError(`${label(file)}: not valid YAML or JSON: ${syntaxErrorText(err)}`, {
+      field: 'file',
+      hint: 'fix the file at that line and column; nothing was sent',
+    });
   }
 }
 

@@ -11,7 +11,11 @@ export async function run(opts: { resource: string; id: string; dryRun?: boolean
   // name what goes (a read, never a write); a resource without `get` is named by its id alone
   const record = spec.verbs.includes('get') ? await client.get<Record<string, unknown>>(spec, id) : undefined;
   const title = record?.name ?? record?.title ?? record?.text;
-  const what = { action: `delete ${spec.singular} ${id}`, items: [`${spec.singular} ${id}${typeof title === 'string' ? ` "${title}"` : ''}`], dryRun: opts.dryRun };
+  const what = {
+    action: `delete ${spec.singular} ${id}`,
+    items: [`${spec.singular} ${id}${typeof title === 'string' ? ` "${title}"` : ''}`],
+    dryRun: opts.dryRun,
+  };
   const decision = await confirmDestructive(ctx, what);
   if (decision !== 'proceed') return notDone(decision, what);
   await client.delete(spec, id);

@@ -16,7 +16,9 @@ export async function run(opts: ExportOptions, ctx: Context): Promise<CommandRes
   const spec = resource(opts.resource);
   const client = await trackerClient(ctx, spec);
   const records = await client.list<Record<string, unknown>>(spec);
-  const createOnly = Object.entries(spec.fields).filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create').map(([n]) => n);
+  const createOnly = Object.entries(spec.fields)
+    .filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create')
+    .map(([n]) => n);
   const data = { [spec.name]: exportItems(records, spec.applyKey ?? 'name', [...(spec.applyFields ?? []), ...createOnly]) };
   // yaml is CommonJS under Node: the bundle may hand back its exports as `default`
   const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };

@@ -15,7 +15,6 @@ export interface ExtraOptions {
   flags: Record<string, unknown>;
 }
 
-
 /** Any verb of the table beyond CRUD: fills the path from the arguments, sends query or body, pages lists. */
 export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
@@ -37,9 +36,14 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
       continue;
     }
     const value = (await flagValue(name, f, raw, client.names)) as string | number | boolean | string[];
-    if (typeof value === 'string' && f.max !== undefined && value.length > f.max) throw new ValidationError(flagName(name), `must be at most ${f.max} characters (got ${value.length})`);
+    if (typeof value === 'string' && f.max !== undefined && value.length > f.max)
+      throw new ValidationError(flagName(name), `must be at most ${f.max} characters (got ${value.length})`);
     if (typeof value === 'string' && f.min !== undefined && value.trim().length < f.min) {
-      throw new ValidationError(flagName(name), f.min === 1 ? 'must not be empty' : `must be at least ${f.min} characters`, `pass ${flagName(name)} <${f.type}> with something to look for; nothing was sent`);
+      throw new ValidationError(
+        flagName(name),
+        f.min === 1 ? 'must not be empty' : `must be at least ${f.min} characters`,
+        `pass ${flagName(name)} <${f.type}> with something to look for; nothing was sent`,
+      );
     }
     if (typeof value === 'number' && ((f.min !== undefined && value < f.min) || (f.maxValue !== undefined && value > f.maxValue))) {
       throw new ValidationError(flagName(name), `must be between ${f.min ?? '-∞'} and ${f.maxValue ?? '∞'} (got ${value})`);
@@ -64,7 +68,11 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   }
 
   if (extra.confirm) {
-    const what = { action: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}`, items: [`${extra.description}: ${opts.args.join(' ')}`], dryRun: Boolean(opts.flags.dryRun) };
+    const what = {
+      action: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}`,
+      items: [`${extra.description}: ${opts.args.join(' ')}`],
+      dryRun: Boolean(opts.flags.dryRun),
+    };
     const decision = await confirmDestructive(ctx, what);
     if (decision !== 'proceed') return notDone(decision, what);
   }
@@ -77,7 +85,11 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   const res = await http.request({ method: extra.method, path: full, query, json: body ?? (extra.method === 'GET' ? undefined : {}) });
   if (extra.result === 'groups') return groups(res.data as Record<string, Group>, query, ctx);
   if (extra.result === 'none' || res.status === 204) {
-    return { data: { ok: true, verb: extra.name, args: opts.args }, text: '', message: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}: done` };
+    return {
+      data: { ok: true, verb: extra.name, args: opts.args },
+      text: '',
+      message: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}: done`,
+    };
   }
   if (extra.pick) {
     const rows = ((res.data as Record<string, unknown>)?.[extra.pick] ?? []) as unknown[];
@@ -99,7 +111,9 @@ function groups(data: Record<string, Group>, query: Record<string, unknown>, ctx
   for (const [kind, group] of Object.entries(data ?? {})) {
     for (const item of group?.data ?? []) rows.push({ kind, id: item.id, name: item.name });
     if (group && (group.next || group.data.length < group.total)) {
-      ctx.io.warn(`showing ${group.data.length} of ${group.total} ${kind}; more exist: opsctl tracker search ${kind} --query ${JSON.stringify(String(query.query))} --all`);
+      ctx.io.warn(
+        `showing ${group.data.length} of ${group.total} ${kind}; more exist: opsctl tracker search ${kind} --query ${JSON.stringify(String(query.query))} --all`,
+      );
     }
   }
   return { data, text: rows.length ? formatTable(ctx.io, rows, columns(['kind', 'id', 'name'])) : '' };

@@ -25,7 +25,8 @@ const label = (file: string) => (file === '-' ? 'stdin' : file);
  */
 export async function run(opts: ImportOptions, ctx: Context): Promise<CommandResult> {
   const format = (opts.format ?? (extname(opts.file).slice(1) || 'yaml')).toLowerCase().replace('yml', 'yaml');
-  if (!['yaml', 'json', 'csv'].includes(format)) throw new UsageError(`--format: "${format}" is not yaml, json or csv`, { field: 'format', hint: 'name the file .yaml, .json or .csv, or pass --format' });
+  if (!['yaml', 'json', 'csv'].includes(format))
+    throw new UsageError(`--format: "${format}" is not yaml, json or csv`, { field: 'format', hint: 'name the file .yaml, .json or .csv, or pass --format' });
   const text = await readFileFlag(opts.file, ctx, 'a YAML, JSON or CSV file');
   const data = await parse(text, format, opts.file);
   // 0-based like apply (`labels[0]`); a CSV row also gives its line (the header is line 1)
@@ -38,7 +39,10 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
     } catch (err) {
       // `--story-type: must be …` names the field as the file does: `stories[0].story_type: must be …`
       const message = (err as Error).message.replace(/^--([\w-]+): /, (_m, f: string) => `.${f.replace(/-/g, '_')}: `);
-      throw new UsageError(`${label(opts.file)}: ${item.where}${message.startsWith('.') ? '' : ': '}${message}`, { field: 'file', hint: (err as OpsError).hint });
+      throw new UsageError(`${label(opts.file)}: ${item.where}${message.startsWith('.') ? '' : ': '}${message}`, {
+        field: 'file',
+        hint: (err as OpsError).hint,
+      });
     }
   }
 
@@ -50,7 +54,10 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
       try {
         item.body.workflow_state_id = resolveState(all, undefined, item.state).id;
       } catch (err) {
-        throw new UsageError(`${label(opts.file)}: ${item.where}: ${(err as Error).message.replace(/^--state/, 'state')}`, { field: 'file', hint: (err as OpsError).hint });
+        throw new UsageError(`${label(opts.file)}: ${item.where}: ${(err as Error).message.replace(/^--state/, 'state')}`, {
+          field: 'file',
+          hint: (err as OpsError).hint,
+        });
       }
     }
   }
@@ -68,10 +75,26 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
     ctx.io.out(formatTable(ctx.io, rows, columns(['action', 'external_id', 'name', 'id'])));
   }
   const batches = chunks(plan.create);
-  ctx.io.err(`plan: ${plan.create.length} to create in ${batches.length} bulk request(s), ${plan.existing.length} already exist (matched by external_id, left alone)`);
-  const summary = (created: number[]) => ({ planned: plan.create.length, existing: plan.existing.length, created: created.length, ids: created, dry_run: opts.dryRun, requests: batches.length });
+  ctx.io.err(
+    `plan: ${plan.create.length} to create in ${batches.length} bulk request(s), ${plan.existing.length} already exist (matched by external_id, left alone)`,
+  );
+  const summary = (created: number[]) => ({
+    planned: plan.create.length,
+    existing: plan.existing.length,
+    created: created.length,
+    ids: created,
+    dry_run: opts.dryRun,
+    requests: batches.length,
+  });
   if (opts.dryRun || batches.length === 0) {
-    return { data: summary([]), text: '', message: batches.length === 0 ? `every story of ${label(opts.file)} exists: nothing to do` : `dry run: ${plural(plan.create.length, 'story', 'stories')} planned, none created` };
+    return {
+      data: summary([]),
+      text: '',
+      message:
+        batches.length === 0
+          ? `every story of ${label(opts.file)} exists: nothing to do`
+          : `dry run: ${plural(plan.create.length, 'story', 'stories')} planned, none created`,
+    };
   }
 
   const signal = await handleInterrupts(ctx);

@@ -12,9 +12,7 @@ import { NOUN_SUMMARIES } from '../nouns.js';
 
 /** `opsctl tracker <resource> <verb>`, generated from the resource table. */
 export function register(program: Command, ctx: Context, wholeTree = false): void {
-  const tracker = program
-    .command('tracker')
-    .description(NOUN_SUMMARIES.tracker);
+  const tracker = program.command('tracker').description(NOUN_SUMMARIES.tracker);
   examples(
     tracker,
     'opsctl tracker labels list',
@@ -48,30 +46,63 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     const cmd = noun.command('list').alias('ls').description(`list ${spec.name}`);
     for (const [name, f] of Object.entries(spec.listQuery ?? {})) addFieldOption(cmd, name, f, 'list');
     addPagingOptions(cmd);
-    cmd.action(lazyAction(ctx, () => import('./list.js'), (_a, o) => ({ resource, flags: o })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./list.js'),
+        (_a, o) => ({ resource, flags: o }),
+      ),
+    );
     examples(cmd, ex('list', `opsctl tracker ${spec.name} list`));
   }
   if (spec.verbs.includes('get')) {
     const cmd = noun.command(`get <${idArg(spec)}>`).description(`show one ${spec.singular}${byName(spec)}`);
-    cmd.action(lazyAction(ctx, () => import('./get.js'), ([id]) => ({ resource, id })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./get.js'),
+        ([id]) => ({ resource, id }),
+      ),
+    );
     examples(cmd, ex('get', `opsctl tracker ${spec.name} get ID`));
   }
   if (spec.verbs.includes('create')) {
     const cmd = noun.command('create').description(`create ${withArticle(spec.singular)}`);
     addBodyOptions(cmd, spec.fields, 'create');
-    cmd.action(lazyAction(ctx, () => import('./create.js'), (_a, o) => ({ resource, flags: o })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./create.js'),
+        (_a, o) => ({ resource, flags: o }),
+      ),
+    );
     examples(cmd, ex('create', `opsctl tracker ${spec.name} create --data @${spec.singular.replace(/ /g, '-')}.json`));
   }
   if (spec.verbs.includes('update')) {
     const cmd = noun.command(`update <${idArg(spec)}>`).description(`change ${withArticle(spec.singular)} (only the fields given)${byName(spec)}`);
     addBodyOptions(cmd, spec.fields, 'update');
-    cmd.action(lazyAction(ctx, () => import('./update.js'), ([id], o) => ({ resource, id, flags: o })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./update.js'),
+        ([id], o) => ({ resource, id, flags: o }),
+      ),
+    );
     examples(cmd, ex('update', `opsctl tracker ${spec.name} update ID --data @changes.json`));
   }
   if (spec.verbs.includes('delete')) {
-    const cmd = noun.command(`delete <${idArg(spec)}>`).alias('rm').description(`delete ${withArticle(spec.singular)} (${CONFIRM_HELP})${byName(spec)}`);
+    const cmd = noun
+      .command(`delete <${idArg(spec)}>`)
+      .alias('rm')
+      .description(`delete ${withArticle(spec.singular)} (${CONFIRM_HELP})${byName(spec)}`);
     cmd.option('--dry-run', 'show what would be deleted and change nothing');
-    cmd.action(lazyAction(ctx, () => import('./delete.js'), ([id], o) => ({ resource, id, dryRun: Boolean(o.dryRun) })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./delete.js'),
+        ([id], o) => ({ resource, id, dryRun: Boolean(o.dryRun) }),
+      ),
+    );
     examples(cmd, ex('delete', `opsctl tracker ${spec.name} delete ID --yes`));
   }
   if (!spec.verbs.includes('list') && !(spec.extras ?? []).some((e) => e.name === 'list')) {
@@ -79,7 +110,10 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     const list = noun.command('list', { hidden: true }).description(`there is no list of ${spec.name}: says what to use instead`);
     examples(list, ...listInstead(spec).ways);
     list.action(() => {
-      throw new UsageError(`tracker ${spec.name} has no list: the API has no endpoint that lists every ${spec.singular}`, { code: 'no_list', hint: listInstead(spec).hint });
+      throw new UsageError(`tracker ${spec.name} has no list: the API has no endpoint that lists every ${spec.singular}`, {
+        code: 'no_list',
+        hint: listInstead(spec).hint,
+      });
     });
   }
   for (const extra of spec.extras ?? []) registerExtra(noun, spec, extra, ctx);
@@ -96,7 +130,10 @@ function listInstead(spec: ResourceSpec): { ways: string[]; hint: string } {
     }
   }
   if (spec.verbs.includes('get')) ways.push(`opsctl tracker ${spec.name} get ID`);
-  return { ways: ways.length ? ways : [`opsctl tracker ${spec.name} --help`], hint: ways.length ? `use one of:\n    ${ways.join('\n    ')}` : `see: opsctl tracker ${spec.name} --help` };
+  return {
+    ways: ways.length ? ways : [`opsctl tracker ${spec.name} --help`],
+    hint: ways.length ? `use one of:\n    ${ways.join('\n    ')}` : `see: opsctl tracker ${spec.name} --help`,
+  };
 }
 
 function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx: Context): void {
@@ -105,7 +142,13 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
   if (extra.handler === 'upload') {
     const cmd = noun.command('upload <files...>').description(extra.description);
     cmd.option('--story <id>', 'attach the files to this story');
-    cmd.action(lazyAction(ctx, () => import('./upload.js'), ([files], o) => ({ files: files as unknown as string[], story: o.story })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./upload.js'),
+        ([files], o) => ({ files: files as unknown as string[], story: o.story }),
+      ),
+    );
     if (extra.example) examples(cmd, extra.example);
     return;
   }
@@ -114,27 +157,51 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     cmd.requiredOption('-f, --file <path|->', 'the desired state: a YAML or JSON file (- reads stdin)');
     cmd.option('--dry-run', 'print the plan and send nothing');
     cmd.option('--prune', `delete ${spec.name} that the file does not list (${CONFIRM_HELP})`);
-    cmd.action(lazyAction(ctx, () => import('./apply.js'), (_a, o) => ({ resource, file: o.file, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune) })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./apply.js'),
+        (_a, o) => ({ resource, file: o.file, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune) }),
+      ),
+    );
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
     return;
   }
   if (extra.handler === 'export') {
     const cmd = noun.command('export').description(extra.description);
-    cmd.action(lazyAction(ctx, () => import('./export.js'), () => ({ resource })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./export.js'),
+        () => ({ resource }),
+      ),
+    );
     if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} export --profile staging | opsctl tracker ${spec.name} apply -f - --dry-run`);
     return;
   }
   if (extra.handler === 'key-results') {
     const cmd = noun.command('list').alias('ls').description(extra.description);
     cmd.requiredOption('--objective <name|id>', 'the objective, by its exact name (any case) or id');
-    cmd.action(lazyAction(ctx, () => import('./key-results.js'), (_a, o) => ({ objective: o.objective })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./key-results.js'),
+        (_a, o) => ({ objective: o.objective }),
+      ),
+    );
     if (extra.example) examples(cmd, extra.example);
     return;
   }
   if (extra.handler === 'move') {
     const cmd = noun.command('move <story-id>').description(extra.description);
     cmd.requiredOption('--state <name>', 'the workflow state, by its exact name (any case) or its id');
-    cmd.action(lazyAction(ctx, () => import('./move.js'), ([id], o) => ({ id, state: o.state })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./move.js'),
+        ([id], o) => ({ id, state: o.state }),
+      ),
+    );
     if (extra.example) examples(cmd, extra.example);
     return;
   }
@@ -143,17 +210,31 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     cmd.requiredOption('-f, --file <path|->', 'stories as YAML, JSON or CSV (- reads stdin; CSV needs --format csv)');
     cmd.option('--format <format>', 'yaml, json or csv (default: from the file name)');
     cmd.option('--dry-run', 'print the plan and send nothing');
-    cmd.action(lazyAction(ctx, () => import('./import.js'), (_a, o) => ({ file: o.file, format: o.format, dryRun: Boolean(o.dryRun) })));
+    cmd.action(
+      lazyAction(
+        ctx,
+        () => import('./import.js'),
+        (_a, o) => ({ file: o.file, format: o.format, dryRun: Boolean(o.dryRun) }),
+      ),
+    );
     if (extra.example) examples(cmd, extra.example, 'opsctl tracker stories import -f stories.yaml');
     return;
   }
-  const args = (extra.args ?? []).map((a) => `<${(a.name === 'id' ? `${spec.singular}-id` : a.name).replace(/[_ ]/g, '-')}${argRef(spec, a) ? '|name' : ''}>`).join(' ');
+  const args = (extra.args ?? [])
+    .map((a) => `<${(a.name === 'id' ? `${spec.singular}-id` : a.name).replace(/[_ ]/g, '-')}${argRef(spec, a) ? '|name' : ''}>`)
+    .join(' ');
   const cmd = noun.command(args ? `${verb} ${args}` : verb).description(extra.confirm ? `${extra.description} (${CONFIRM_HELP})` : extra.description);
   if (extra.confirm) cmd.option('--dry-run', 'show what would be deleted and change nothing');
   for (const [name, f] of Object.entries(extra.query ?? {})) addFieldOption(cmd, name, f, 'list');
   if (extra.body) addBodyOptions(cmd, extra.body, 'create');
   if (extra.paging || extra.result === 'list') addPagingOptions(cmd);
-  cmd.action(lazyAction(ctx, () => import('./extra.js'), (a, o) => ({ resource, verb, args: a, flags: o })));
+  cmd.action(
+    lazyAction(
+      ctx,
+      () => import('./extra.js'),
+      (a, o) => ({ resource, verb, args: a, flags: o }),
+    ),
+  );
   examples(cmd, extra.example ?? `opsctl tracker ${spec.name} ${verb}${(extra.args ?? []).map((a) => ` ${a.type === 'uuid' ? 'UUID' : 'ID'}`).join('')}`);
 }
 
@@ -189,7 +270,15 @@ function addFieldOption(cmd: Command, name: string, f: FieldSpec, mode: 'create'
     return;
   }
   const ref = fieldRef(name, f);
-  const placeholder = ref ? refPlaceholder(ref, f.type.endsWith('[]')) : f.type === 'enum' ? 'value' : f.type.endsWith('[]') ? 'a,b,…' : f.type === 'color' ? 'hex' : f.type;
+  const placeholder = ref
+    ? refPlaceholder(ref, f.type.endsWith('[]'))
+    : f.type === 'enum'
+      ? 'value'
+      : f.type.endsWith('[]')
+        ? 'a,b,…'
+        : f.type === 'color'
+          ? 'hex'
+          : f.type;
   const opt = new Option(`${flag} <${placeholder}>`, ref ? `${help} (${f.type.endsWith('[]') ? 'comma-separated; each a ' : ''}${refHelp(ref)})` : help);
   if (f.type === 'enum' && f.values) opt.choices([...f.values, ...(f.nullable ? ['null'] : [])]);
   cmd.addOption(opt);

@@ -17,7 +17,15 @@ export function resource(name: string): ResourceSpec {
 
 /** Table columns; `a.b` reads a nested field. */
 export function columns(keys: readonly string[]): Column[] {
-  return keys.map((key) => (key.includes('.') ? { key, get: (row: unknown) => key.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), row) } : { key }));
+  return keys.map((key) =>
+    key.includes('.')
+      ? {
+          key,
+          get: (row: unknown) =>
+            key.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), row),
+        }
+      : { key },
+  );
 }
 
 /** `--all` / `--limit N` from commander's options. */
@@ -25,7 +33,8 @@ export function pageFlags(flags: Record<string, unknown>): { all: boolean; limit
   const raw = flags.limit;
   if (raw === undefined) return { all: Boolean(flags.all) };
   const text = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : JSON.stringify(raw);
-  if (!/^\d+$/.test(text) || Number(raw) < 1) throw new ValidationError('--limit', `"${text}" is not a positive integer`, 'give a number such as --limit 50, or --all');
+  if (!/^\d+$/.test(text) || Number(raw) < 1)
+    throw new ValidationError('--limit', `"${text}" is not a positive integer`, 'give a number such as --limit 50, or --all');
   if (flags.all) throw new UsageError('--all and --limit cannot be used together', { hint: 'use --all for everything, or --limit N for at most N records' });
   return { all: false, limit: Number(raw) };
 }

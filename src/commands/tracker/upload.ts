@@ -15,8 +15,18 @@ export interface UploadOptions {
 }
 
 const TYPES: Record<string, string> = {
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.txt': 'text/plain', '.log': 'text/plain',
-  '.md': 'text/markdown', '.json': 'application/json', '.pdf': 'application/pdf', '.csv': 'text/csv', '.yaml': 'application/yaml', '.yml': 'application/yaml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.txt': 'text/plain',
+  '.log': 'text/plain',
+  '.md': 'text/markdown',
+  '.json': 'application/json',
+  '.pdf': 'application/pdf',
+  '.csv': 'text/csv',
+  '.yaml': 'application/yaml',
+  '.yml': 'application/yaml',
 };
 
 interface LocalFile {
@@ -46,18 +56,28 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   // the FormData of the undici that sends it (Node's global one belongs to Node's own copy of undici);
   // its own module, as undici-lite does, and CommonJS: the bundle may hand the exports back as `default`
   // @ts-expect-error undici ships no declarations for its internal modules
-  const mod = (await import('undici/lib/web/fetch/formdata.js')) as { FormData?: typeof import('undici').FormData; default?: { FormData?: typeof import('undici').FormData } };
+  const mod = (await import('undici/lib/web/fetch/formdata.js')) as {
+    FormData?: typeof import('undici').FormData;
+    default?: { FormData?: typeof import('undici').FormData };
+  };
   const FormData = mod.FormData ?? mod.default?.FormData;
   if (!FormData) throw new Error('undici/lib/web/fetch/formdata.js exports no FormData');
 
-  const queue = planBatches(local.map((f) => f.size), limit).map((batch) => batch.map((i) => local[i]));
+  const queue = planBatches(
+    local.map((f) => f.size),
+    limit,
+  ).map((batch) => batch.map((i) => local[i]));
   const uploaded: Array<Record<string, unknown>> = [];
   const progress = queue.length > 1 ? ctx.io.progress(`uploading ${local.length} files in ${queue.length} requests`) : undefined;
   // Ctrl-C (or SIGTERM) between or during batches: report what is uploaded and what to upload again
   const signal = await handleInterrupts(ctx);
   const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
   const ids = () => (uploaded.length ? `; uploaded ids: ${uploaded.map((f) => f.id).join(', ')}` : '');
-  const rest = () => queue.flat().map((f) => f.arg).join(' ');
+  const rest = () =>
+    queue
+      .flat()
+      .map((f) => f.arg)
+      .join(' ');
 
   while (queue.length > 0) {
     const batch = queue[0];
@@ -66,7 +86,10 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
     if (opts.story !== undefined) form.append('story_id', opts.story);
     for (const [i, f] of batch.entries()) form.append(`file${i}`, await openAsBlob(f.path, { type: f.type }), f.name);
     try {
-      const res = await Promise.race([http.request<Array<Record<string, unknown>>>({ method: 'POST', path: `${API_PREFIX}${spec.path}`, formData: form }), aborted]);
+      const res = await Promise.race([
+        http.request<Array<Record<string, unknown>>>({ method: 'POST', path: `${API_PREFIX}${spec.path}`, formData: form }),
+        aborted,
+      ]);
       if (res === 'aborted') throw interrupted(true);
       uploaded.push(...res.data);
       queue.shift();
@@ -90,16 +113,16 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
     progress?.fail();
     return new InterruptedError(
       `upload interrupted: ${uploaded.length} of ${local.length} files uploaded` +
-        (queue.length ? `; upload the rest again${inFlight ? ' (the batch in flight may or may not have arrived: look with opsctl tracker files list)' : ''}: ${rest()}` : '') +
+        (queue.length
+          ? `; upload the rest again${inFlight ? ' (the batch in flight may or may not have arrived: look with opsctl tracker files list)' : ''}: ${rest()}`
+          : '') +
         ids(),
     );
   }
 
   function failed(err: Error, batch: LocalFile[]): OpsError {
     const tooLarge = err instanceof ApiError && err.status === 413;
-    const why = tooLarge
-      ? `${batch[0].arg} (${formatSize(batch[0].size)}) is larger than the server takes in one request: ${err.message}`
-      : err.message;
+    const why = tooLarge ? `${batch[0].arg} (${formatSize(batch[0].size)}) is larger than the server takes in one request: ${err.message}` : err.message;
     // a server that closes the connection on a body it will not take shows up as a broken pipe
     const cutOff = err instanceof NetworkError && /EPIPE|ECONNRESET|other side closed/i.test(err.message);
     const hint = tooLarge

@@ -91,14 +91,24 @@ export class CommandDriver implements MemberDriver {
     if (backup) {
       this.backupDataDir = async (m, _dest, run) => {
         const r = await this.run(backup, m, undefined, true, { run });
-        const out = String(r.stdout ?? '').trim().split('\n').pop();
+        const out = String(r.stdout ?? '')
+          .trim()
+          .split('\n')
+          .pop();
         return `\`${renderTemplate(backup, this.vars(m, undefined, { run })).join(' ')}\` done${out ? `: ${out.slice(0, 120)}` : ''}`;
       };
     }
   }
 
   private vars(m: MemberSpec, target?: MemberTarget, extra: Record<string, string> = {}) {
-    return { host: m.host ?? new URL(m.endpoint).hostname, name: m.name, endpoint: m.endpoint, version: target?.version ?? '', bin: target?.binDir ?? '', ...extra };
+    return {
+      host: m.host ?? new URL(m.endpoint).hostname,
+      name: m.name,
+      endpoint: m.endpoint,
+      version: target?.version ?? '',
+      bin: target?.binDir ?? '',
+      ...extra,
+    };
   }
 
   private async run(template: string, m: MemberSpec, target?: MemberTarget, reject = true, extra: Record<string, string> = {}) {
@@ -106,7 +116,10 @@ export class CommandDriver implements MemberDriver {
     const r = await this.exec(file, args, { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
     if (reject && r.exitCode !== 0) {
       const why = r.timedOut ? `timed out after ${this.timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`;
-      const last = String(r.stderr ?? '').trim().split('\n').pop();
+      const last = String(r.stderr ?? '')
+        .trim()
+        .split('\n')
+        .pop();
       throw new Error(`\`${[file, ...args].join(' ')}\` failed (${why})${last ? `: ${last}` : ''}`);
     }
     return r;
@@ -126,8 +139,15 @@ export class CommandDriver implements MemberDriver {
     if (r.exitCode === 0) return true;
     if (r.exitCode === 255 || r.timedOut || r.exitCode === undefined) {
       const argv = renderTemplate(this.t.running, this.vars(m));
-      const why = r.timedOut ? `timed out after ${this.timeoutMs} ms` : r.exitCode === 255 ? 'exit 255: could not reach the host' : (r.originalMessage ?? 'did not run');
-      const last = String(r.stderr ?? '').trim().split('\n').pop();
+      const why = r.timedOut
+        ? `timed out after ${this.timeoutMs} ms`
+        : r.exitCode === 255
+          ? 'exit 255: could not reach the host'
+          : (r.originalMessage ?? 'did not run');
+      const last = String(r.stderr ?? '')
+        .trim()
+        .split('\n')
+        .pop();
       throw new Error(`cannot tell whether ${m.name} runs: \`${argv.join(' ')}\` failed (${why})${last ? `: ${last}` : ''}`);
     }
     return false;
@@ -174,7 +194,10 @@ export class CommandDriver implements MemberDriver {
 
   async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
     const r2 = await this.run(this.t.restore!, m, r.target, true, restoreVars(r));
-    const out = String(r2.stdout ?? '').trim().split('\n').pop();
+    const out = String(r2.stdout ?? '')
+      .trim()
+      .split('\n')
+      .pop();
     return `\`${renderTemplate(this.t.restore!, this.vars(m, r.target, restoreVars(r))).join(' ')}\` done${out ? `: ${out.slice(0, 160)}` : ''}`;
   }
 
@@ -185,10 +208,17 @@ export class CommandDriver implements MemberDriver {
     const argv = [...(this.t.onHost ? renderTemplate(this.t.onHost, this.vars(m)) : []), 'ls', '-d', ...Object.values(paths)];
     const r = await this.exec(argv[0], argv.slice(1), { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
     if (r.exitCode !== 0 && r.exitCode !== 2) {
-      const last = String(r.stderr ?? '').trim().split('\n').pop();
+      const last = String(r.stderr ?? '')
+        .trim()
+        .split('\n')
+        .pop();
       throw new Error(`\`${argv.join(' ')}\` failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode ?? '?'}`})${last ? `: ${last}` : ''}`);
     }
-    const found = new Set(String(r.stdout ?? '').split('\n').map((l) => l.trim()));
+    const found = new Set(
+      String(r.stdout ?? '')
+        .split('\n')
+        .map((l) => l.trim()),
+    );
     return { dir, exists: found.has(paths.exists), wal: found.has(paths.wal), db: found.has(paths.db) };
   }
 

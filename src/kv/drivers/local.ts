@@ -168,19 +168,27 @@ export class LocalDriver implements MemberDriver {
     const s = this.spec(m);
     if (s.configFile) {
       // The member's config file holds every setting (real etcd ignores its flags when given one).
-      if (this.sandbox.kind === 'sim') return { file: process.execPath, args: [...memberArgs(this.env), '--kv-version', target.version, '--config-file', s.configFile] };
+      if (this.sandbox.kind === 'sim')
+        return { file: process.execPath, args: [...memberArgs(this.env), '--kv-version', target.version, '--config-file', s.configFile] };
       if (!target.binDir) throw new Error(`member ${s.name}: no etcd binary directory to start`);
       return { file: join(target.binDir, 'etcd'), args: ['--config-file', s.configFile] };
     }
     const cluster = this.sandbox.members.map((x) => `${x.name}=${x.peerUrl}`).join(',');
     const common = [
-      '--name', s.name,
-      '--data-dir', s.dataDir!,
-      '--listen-client-urls', s.endpoint,
-      '--listen-peer-urls', s.peerUrl!,
-      '--initial-cluster', cluster,
-      '--initial-cluster-token', this.sandbox.token,
-      '--heartbeat-interval', String(this.sandbox.heartbeatMs),
+      '--name',
+      s.name,
+      '--data-dir',
+      s.dataDir!,
+      '--listen-client-urls',
+      s.endpoint,
+      '--listen-peer-urls',
+      s.peerUrl!,
+      '--initial-cluster',
+      cluster,
+      '--initial-cluster-token',
+      this.sandbox.token,
+      '--heartbeat-interval',
+      String(this.sandbox.heartbeatMs),
     ];
     if (this.sandbox.kind === 'sim') {
       return { file: process.execPath, args: [...memberArgs(this.env), '--kv-version', target.version, ...common] };
@@ -190,10 +198,14 @@ export class LocalDriver implements MemberDriver {
       file: join(target.binDir, 'etcd'),
       args: [
         ...common,
-        '--advertise-client-urls', s.endpoint,
-        '--initial-advertise-peer-urls', s.peerUrl!,
-        '--initial-cluster-state', 'new',
-        '--election-timeout', String(this.sandbox.heartbeatMs * 10),
+        '--advertise-client-urls',
+        s.endpoint,
+        '--initial-advertise-peer-urls',
+        s.peerUrl!,
+        '--initial-cluster-state',
+        'new',
+        '--election-timeout',
+        String(this.sandbox.heartbeatMs * 10),
       ],
     };
   }

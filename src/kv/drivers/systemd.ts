@@ -37,7 +37,8 @@ export class PresetError extends Error {}
 /** The command templates of a systemd preset (pure: unit-tested). */
 export function expandSystemd(p: SystemdPreset): CommandTemplates {
   if (p.unit && p.units) throw new PresetError('give unit or units (per version), not both');
-  if (p.bins && !p.binLink) throw new PresetError('bins needs binLink: the path the unit\'s ExecStart runs, which opsctl points at the version\'s binary before starting');
+  if (p.bins && !p.binLink)
+    throw new PresetError("bins needs binLink: the path the unit's ExecStart runs, which opsctl points at the version's binary before starting");
   const ssh = `${p.ssh ?? 'ssh'} {host}`;
   const sudo = p.sudo === false ? '' : 'sudo ';
   const units = p.units ? [...new Set(Object.values(p.units))] : [p.unit ?? 'etcd'];

@@ -74,11 +74,15 @@ function fail(msg: string): never {
 // ---- config file: 3.3 made auto-compaction-retention a string --------------------------------
 // (retention is undefined without a config file or the setting in it)
 if (minorVersion !== '3.2' && typeof retention === 'number') {
-  fail(`error loading config file "${configFile}": auto-compaction-retention must be a string in ${minorVersion} (write "${retention}" or "${retention}h"), got the number ${retention}`);
+  fail(
+    `error loading config file "${configFile}": auto-compaction-retention must be a string in ${minorVersion} (write "${retention}" or "${retention}h"), got the number ${retention}`,
+  );
 }
 // 3.2 reads it into an int: a string there stops 3.2.32 at start just the same.
 if (minorVersion === '3.2' && typeof retention === 'string') {
-  fail(`error verifying flags, error unmarshaling JSON: json: cannot unmarshal string into Go struct field configYAML.auto-compaction-retention of type int (config file "${configFile}")`);
+  fail(
+    `error verifying flags, error unmarshaling JSON: json: cannot unmarshal string into Go struct field configYAML.auto-compaction-retention of type int (config file "${configFile}")`,
+  );
 }
 
 // ---- state ---------------------------------------------------------------------------------
@@ -128,7 +132,16 @@ function fault(): Fault {
 
 const reachableCount = () => 1 + peers.filter((p) => p.reachable).length;
 const hasQuorum = () => reachableCount() >= quorum;
-const ping = (): PingInfo => ({ name, id: memberId, version: minorVersion, revision: st.revision, leader, term, clusterVersion: st.clusterVersion, clientUrl: st.clients[name] });
+const ping = (): PingInfo => ({
+  name,
+  id: memberId,
+  version: minorVersion,
+  revision: st.revision,
+  leader,
+  term,
+  clusterVersion: st.clusterVersion,
+  clientUrl: st.clients[name],
+});
 
 // ---- HTTP plumbing ---------------------------------------------------------------------------
 // Peer calls of the simulated member (a stand-in server process, not opsctl's client: that is
@@ -138,15 +151,23 @@ const ping = (): PingInfo => ({ name, id: memberId, version: minorVersion, revis
 const peerAgent = new Agent({ keepAlive: true, maxSockets: 16 });
 function peerOnce(url: string, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: body === undefined ? 'GET' : 'POST', agent: peerAgent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        clearTimeout(t);
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: body === undefined ? 'GET' : 'POST',
+        agent: peerAgent,
+        headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          clearTimeout(t);
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
     const t = setTimeout(() => req.destroy(Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
     req.on('error', (err) => {
       clearTimeout(t);
@@ -193,8 +214,7 @@ function send(res: ServerResponse, status: number, body: unknown, raw = false): 
   res.end(text);
 }
 
-const grpcError = (res: ServerResponse, status: number, code: number, message: string) =>
-  send(res, status, { error: message, message, code });
+const grpcError = (res: ServerResponse, status: number, code: number, message: string) => send(res, status, { error: message, message, code });
 
 const header = () => ({ cluster_id: clusterId, member_id: memberId, revision: String(st.revision), raft_term: String(term) });
 
@@ -310,13 +330,26 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
           return Buffer.compare(kb, k0) >= 0 && (end.length === 1 && end[0] === 0 ? true : Buffer.compare(kb, end) < 0);
         })
         .sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'base64'), Buffer.from(b, 'base64')))
-        .map(([k, v]) => ({ key: k, value: v.value, create_revision: String(v.create_revision), mod_revision: String(v.mod_revision), version: String(v.version) }));
+        .map(([k, v]) => ({
+          key: k,
+          value: v.value,
+          create_revision: String(v.create_revision),
+          mod_revision: String(v.mod_revision),
+          version: String(v.version),
+        }));
       return send(res, 200, { header: header(), kvs, count: String(kvs.length) });
     }
     case '/maintenance/status': {
       const known = knownLeader();
       const leaderId = known === name ? memberId : (peers.find((p) => p.name === known)?.info?.id ?? '0');
-      return send(res, 200, { header: header(), version: serverVersion, dbSize: String(Buffer.byteLength(JSON.stringify(st.kvs))), leader: leaderId, raftIndex: String(st.revision), raftTerm: String(term) });
+      return send(res, 200, {
+        header: header(),
+        version: serverVersion,
+        dbSize: String(Buffer.byteLength(JSON.stringify(st.kvs))),
+        leader: leaderId,
+        raftIndex: String(st.revision),
+        raftTerm: String(term),
+      });
     }
     case '/maintenance/alarm': {
       const a = fault().alarm;
@@ -325,7 +358,12 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
     case '/cluster/member/list': {
       const members = [
         { ID: memberId, name, peerURLs: [peerUrl.href.replace(/\/$/, '')], clientURLs: [st.clients[name]] },
-        ...peers.map((p) => ({ ID: p.info?.id ?? idOf(`${token}:${p.name}`), name: p.name, peerURLs: [p.peerUrl], clientURLs: st.clients[p.name] ? [st.clients[p.name]] : [] })),
+        ...peers.map((p) => ({
+          ID: p.info?.id ?? idOf(`${token}:${p.name}`),
+          name: p.name,
+          peerURLs: [p.peerUrl],
+          clientURLs: st.clients[p.name] ? [st.clients[p.name]] : [],
+        })),
       ];
       return send(res, 200, { header: header(), members });
     }
@@ -338,7 +376,9 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
       const file = Buffer.concat([padded, sum]);
       res.writeHead(200, { 'content-type': 'application/json' });
       for (let i = 0; i < file.length; i += 32 * 1024) {
-        res.write(`${JSON.stringify({ result: { blob: file.subarray(i, i + 32 * 1024).toString('base64'), remaining_bytes: String(Math.max(0, file.length - i - 32 * 1024)) } })}\n`);
+        res.write(
+          `${JSON.stringify({ result: { blob: file.subarray(i, i + 32 * 1024).toString('base64'), remaining_bytes: String(Math.max(0, file.length - i - 32 * 1024)) } })}\n`,
+        );
       }
       return void res.end();
     }

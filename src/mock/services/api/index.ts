@@ -9,7 +9,15 @@ import { bearerToken, checkAccessToken, type AccessTokenRecord } from '../oauth/
 /** Scopes that allow reading channels. */
 const READ_SCOPES = ['media', 'media.readonly', 'media.force-ssl', 'mediapartner'].map((s) => `${SCOPE_BASE}/${s}`);
 const PARTS = ['id', 'snippet', 'contentDetails', 'statistics', 'status', 'brandingSettings'];
-const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL' };
+const STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+};
 
 /**
  * The data API is not enabled for the client's project: 403 PERMISSION_DENIED, reason accessNotConfigured
@@ -22,7 +30,18 @@ function serviceDisabled(client: OAuthClient): MockError {
     403,
     'accessNotConfigured',
     `The media data API has not been used in project ${project} before or it is disabled. Enable it by visiting ${enable} then retry. If you enabled this API recently, wait a few minutes for the action to propagate to our systems and retry.`,
-    { domain: 'usageLimits', extendedHelp: enable, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'SERVICE_DISABLED', domain: 'googleapis.com', metadata: { service: 'media.googleapis.com', consumer: `projects/${project}`, activationUrl: enable } }] },
+    {
+      domain: 'usageLimits',
+      extendedHelp: enable,
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'SERVICE_DISABLED',
+          domain: 'googleapis.com',
+          metadata: { service: 'media.googleapis.com', consumer: `projects/${project}`, activationUrl: enable },
+        },
+      ],
+    },
   );
 }
 
@@ -30,7 +49,8 @@ function serviceDisabled(client: OAuthClient): MockError {
 function errorReply(err: MockError): MockReply {
   const headers: Record<string, string> = {};
   if (err.status === 401) headers['www-authenticate'] = `Bearer realm="mock", error="invalid_token"`;
-  if (err.status === 403 && err.code === 'insufficientPermissions') headers['www-authenticate'] = `Bearer realm="mock", error="insufficient_scope", scope="${READ_SCOPES.join(' ')}"`;
+  if (err.status === 403 && err.code === 'insufficientPermissions')
+    headers['www-authenticate'] = `Bearer realm="mock", error="insufficient_scope", scope="${READ_SCOPES.join(' ')}"`;
   return {
     status: err.status,
     json: {
@@ -38,7 +58,14 @@ function errorReply(err: MockError): MockReply {
         code: err.status,
         message: err.message,
         status: STATUS[err.status] ?? 'UNKNOWN',
-        errors: [{ message: err.message, domain: typeof err.extra.domain === 'string' ? err.extra.domain : 'global', reason: err.code, ...(err.extra.extendedHelp ? { extendedHelp: err.extra.extendedHelp } : {}) }],
+        errors: [
+          {
+            message: err.message,
+            domain: typeof err.extra.domain === 'string' ? err.extra.domain : 'global',
+            reason: err.code,
+            ...(err.extra.extendedHelp ? { extendedHelp: err.extra.extendedHelp } : {}),
+          },
+        ],
         ...(err.extra.details ? { details: err.extra.details } : {}),
       },
     },
@@ -48,10 +75,19 @@ function errorReply(err: MockError): MockReply {
 
 function channelFor(r: AccessTokenRecord, parts: string[]): Record<string, unknown> {
   const id = `UC${createHash('sha256').update(r.sub).digest('base64url').slice(0, 22)}`;
-  const etag = createHash('sha1').update(id + parts.join(',')).digest('base64url');
+  const etag = createHash('sha1')
+    .update(id + parts.join(','))
+    .digest('base64url');
   const name = r.email.split('@')[0];
   const ch: Record<string, unknown> = { kind: 'media#channel', etag, id };
-  if (parts.includes('snippet')) ch.snippet = { title: `${name}'s channel`, description: `The mock channel of ${r.email}`, customUrl: `@${name}`, publishedAt: '2020-01-01T00:00:00Z', country: 'US' };
+  if (parts.includes('snippet'))
+    ch.snippet = {
+      title: `${name}'s channel`,
+      description: `The mock channel of ${r.email}`,
+      customUrl: `@${name}`,
+      publishedAt: '2020-01-01T00:00:00Z',
+      country: 'US',
+    };
   if (parts.includes('contentDetails')) ch.contentDetails = { relatedPlaylists: { likes: '', uploads: `UU${id.slice(2)}` } };
   if (parts.includes('statistics')) ch.statistics = { viewCount: '1024', subscriberCount: '42', hiddenSubscriberCount: false, videoCount: '7' };
   if (parts.includes('status')) ch.status = { privacyStatus: 'public', isLinked: true, longUploadsStatus: 'allowed' };
@@ -90,7 +126,11 @@ const apiService: ServiceModule = {
           handler: (req) => {
             const record = req.auth as AccessTokenRecord;
             if (!record.scopes.some((s) => READ_SCOPES.includes(s))) {
-              throw new MockError(403, 'insufficientPermissions', `Request had insufficient authentication scopes: reading channels needs one of ${READ_SCOPES.join(', ')}.`);
+              throw new MockError(
+                403,
+                'insufficientPermissions',
+                `Request had insufficient authentication scopes: reading channels needs one of ${READ_SCOPES.join(', ')}.`,
+              );
             }
             const partParam = req.query.get('part');
             if (!partParam) throw new MockError(400, 'required', "No value for the required parameter 'part'.");
@@ -102,7 +142,10 @@ const apiService: ServiceModule = {
             if (mine !== 'true' && !ids) throw new MockError(400, 'missingRequiredParameter', 'No filter selected. Expected one of: mine, id.');
             const own = channelFor(record, parts);
             const items = mine === 'true' || ids?.split(',').includes(String(own.id)) ? [own] : [];
-            return { status: 200, json: { kind: 'media#channelListResponse', etag: String(own.etag), pageInfo: { totalResults: items.length, resultsPerPage: 5 }, items } };
+            return {
+              status: 200,
+              json: { kind: 'media#channelListResponse', etag: String(own.etag), pageInfo: { totalResults: items.length, resultsPerPage: 5 }, items },
+            };
           },
         },
       ],

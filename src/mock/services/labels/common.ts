@@ -36,7 +36,6 @@ export const SCOPES = {
 export const READ_SCOPES: readonly string[] = Object.values(SCOPES);
 export const WRITE_SCOPES: readonly string[] = [SCOPES.labels, SCOPES.admin];
 
-
 /** The table's lifecycle states but DELETED (a deleted label or field is gone from the mock's state). */
 export type LifecycleState = Exclude<(typeof LIFECYCLE_STATES)[number], 'DELETED'>;
 
@@ -303,7 +302,10 @@ export function paginate<T>(items: T[], req: MockRequest, key: string, def = 50)
 export function parseMask(mask: unknown, allowed: readonly string[], where: string): Set<string> | '*' | undefined {
   if (mask === undefined || mask === null || mask === '') return undefined;
   if (typeof mask !== 'string') throw invalid(`${where}.updateMask must be a comma-separated string`);
-  const paths = mask.split(',').map((p) => p.trim()).filter(Boolean);
+  const paths = mask
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (paths.includes('*')) return '*';
   const out = new Set<string>();
   for (const p of paths) {

@@ -14,7 +14,16 @@ import {
 } from './common.js';
 import { newLife, touch } from './model.js';
 import { randomBytes } from 'node:crypto';
-import { DATE_FORMATS, DELTA_KINDS, ID_PATTERNS, PROPERTIES, TYPE_OPTION_KEYS, type DateFormat, type DeltaKind, type TypeOptionsKey } from '../../../labels/schema.js';
+import {
+  DATE_FORMATS,
+  DELTA_KINDS,
+  ID_PATTERNS,
+  PROPERTIES,
+  TYPE_OPTION_KEYS,
+  type DateFormat,
+  type DeltaKind,
+  type TypeOptionsKey,
+} from '../../../labels/schema.js';
 
 export { DELTA_KINDS, type DeltaKind };
 
@@ -173,7 +182,12 @@ function typeOptions(key: TypeKey, v: unknown, where: string, env: DeltaEnv, fie
       const fmt = o.dateFormatType;
       if (fmt !== undefined && !isDateFormat(fmt)) throw invalid(`${where}.dateFormatType must be one of ${DATE_FORMATS.join(', ')}`);
       const t = fmt ?? 'LONG_DATE';
-      field.dateOptions = { dateFormatType: t, dateFormat: t === 'SHORT_DATE' ? 'M/d/yy' : 'MMMM d, y', minValue: lim.dateLimits.minValue, maxValue: lim.dateLimits.maxValue };
+      field.dateOptions = {
+        dateFormatType: t,
+        dateFormat: t === 'SHORT_DATE' ? 'M/d/yy' : 'MMMM d, y',
+        minValue: lim.dateLimits.minValue,
+        maxValue: lim.dateLimits.maxValue,
+      };
       return;
     }
     case 'userOptions': {
@@ -210,7 +224,8 @@ export function createField(content: Content, v: unknown, where: string, env: De
   if (content.fields.some((f) => f.id === id)) throw invalid(`${where}.id "${id}" is already used by another field`);
   const p = obj(o.properties, `${where}.properties`)!;
   const displayName = str(p.displayName, `${where}.properties.displayName`, { required: true, max: lim.maxDisplayNameLength }) as string;
-  if (content.fields.some((f) => f.properties.displayName === displayName)) throw invalid(`${where}.properties.displayName "${displayName}" is already used by another field`);
+  if (content.fields.some((f) => f.properties.displayName === displayName))
+    throw invalid(`${where}.properties.displayName "${displayName}" is already used by another field`);
   const required = bool(p.required, `${where}.properties.required`);
   const before = str(p.insertBeforeField, `${where}.properties.insertBeforeField`);
   const field: StoredField = { id, properties: { displayName, ...(required !== undefined ? { required } : {}) }, life: newLife(env.now, env.who) };
@@ -316,7 +331,8 @@ export function applyRequest(content: Content, request: unknown, i: number, env:
       const has = (k: string) => all || (mask ? mask.has(k) : p[k] !== undefined);
       if (has('displayName')) {
         const name = str(p.displayName, `${at}.properties.displayName`, { required: true, max: env.limits.fieldLimits.maxDisplayNameLength }) as string;
-        if (content.fields.some((x) => x !== f && x.properties.displayName === name)) throw invalid(`${at}.properties.displayName "${name}" is already used by another field`);
+        if (content.fields.some((x) => x !== f && x.properties.displayName === name))
+          throw invalid(`${at}.properties.displayName "${name}" is already used by another field`);
         f.properties.displayName = name;
       }
       if (has('required')) {
@@ -335,7 +351,22 @@ export function applyRequest(content: Content, request: unknown, i: number, env:
     case 'updateFieldType': {
       const f = fieldById(content, q.id, `${at}.id`);
       assertFieldUnlocked(env, f.id, undefined, at);
-      parseMask(q.updateMask, ['textOptions', 'integerOptions', 'dateOptions', 'selectionOptions', 'userOptions', 'listOptions', 'dateFormatType', 'selectionOptions.listOptions', 'userOptions.listOptions', 'dateOptions.dateFormatType'], at);
+      parseMask(
+        q.updateMask,
+        [
+          'textOptions',
+          'integerOptions',
+          'dateOptions',
+          'selectionOptions',
+          'userOptions',
+          'listOptions',
+          'dateFormatType',
+          'selectionOptions.listOptions',
+          'userOptions.listOptions',
+          'dateOptions.dateFormatType',
+        ],
+        at,
+      );
       const key = oneType(q, at);
       const current = TYPE_KEYS.find((k) => f[k] !== undefined);
       if (current !== key && f.life.everPublished) {

@@ -256,7 +256,9 @@ export async function labelVerb(req: MockRequest, env: Env, id: string, verb: La
       case 'enable': {
         assertRevision(label, required);
         if (verb === 'disable' && label.state !== 'PUBLISHED') {
-          throw precondition(`labels/${id} is ${label.state}: only a published label can be disabled${label.state === 'UNPUBLISHED_DRAFT' ? ' (publish it, or delete the draft)' : ''}`);
+          throw precondition(
+            `labels/${id} is ${label.state}: only a published label can be disabled${label.state === 'UNPUBLISHED_DRAFT' ? ' (publish it, or delete the draft)' : ''}`,
+          );
         }
         if (verb === 'enable' && label.state !== 'DISABLED') throw precondition(`labels/${id} is ${label.state}: only a disabled label can be enabled`);
         const policy = verb === 'disable' ? parseDisabledPolicy(b.disabledPolicy, 'disabledPolicy') : undefined;
@@ -355,4 +357,3 @@ export async function getCapabilities(req: MockRequest, user: string, env: Env):
     canCreateAdminLabels: self ? who.adminWrite : false,
   });
 }
-

@@ -126,7 +126,15 @@ export function assertNotLocked(label: StoredLabel): void {
 
 export function newLife(now: number, who: Caller): Life {
   const t = iso(now);
-  return { state: 'UNPUBLISHED_DRAFT', everPublished: false, hasUnpublishedChanges: true, createTime: t, creator: who.person, updateTime: t, updater: who.person };
+  return {
+    state: 'UNPUBLISHED_DRAFT',
+    everPublished: false,
+    hasUnpublishedChanges: true,
+    createTime: t,
+    creator: who.person,
+    updateTime: t,
+    updater: who.person,
+  };
 }
 
 export function touch(life: Life, now: number, who: Caller): void {
@@ -208,7 +216,12 @@ function presentChoice(label: StoredLabel, field: StoredField, c: StoredChoice, 
     properties: { ...c.properties },
     lifecycle: lifecycle(c.life),
     displayHints: { ...hints(c.life), ...(c.properties.badgeConfig ? { badgePriority: c.properties.badgeConfig.priorityOverride ?? '0' } : {}) },
-    schemaCapabilities: { canUpdate: editor, canDelete: editor && (state !== 'PUBLISHED' || !c.life.everPublished), canDisable: editor && state !== 'DISABLED', canEnable: editor && state === 'DISABLED' },
+    schemaCapabilities: {
+      canUpdate: editor,
+      canDelete: editor && (state !== 'PUBLISHED' || !c.life.everPublished),
+      canDisable: editor && state !== 'DISABLED',
+      canEnable: editor && state === 'DISABLED',
+    },
     appliedCapabilities: { canRead: true, canSearch: true, canSelect: state === 'PUBLISHED' },
     lockStatus: { locked: label.locks.some((l) => l.state === 'ACTIVE' && l.fieldId === field.id && l.choiceId === c.id) },
     ...people(c.life, true),
@@ -223,7 +236,12 @@ function presentField(label: StoredLabel, f: StoredField, editor: boolean): Reco
     properties: { ...f.properties },
     lifecycle: lifecycle(f.life),
     displayHints: { ...hints(f.life), required: Boolean(f.properties.required) },
-    schemaCapabilities: { canUpdate: editor, canDelete: editor && (state !== 'PUBLISHED' || !f.life.everPublished), canDisable: editor && state !== 'DISABLED', canEnable: editor && state === 'DISABLED' },
+    schemaCapabilities: {
+      canUpdate: editor,
+      canDelete: editor && (state !== 'PUBLISHED' || !f.life.everPublished),
+      canDisable: editor && state !== 'DISABLED',
+      canEnable: editor && state === 'DISABLED',
+    },
     appliedCapabilities: { canRead: true, canSearch: true, canWrite: state === 'PUBLISHED' },
     lockStatus: { locked: label.locks.some((l) => l.state === 'ACTIVE' && l.fieldId === f.id && !l.choiceId) },
     ...people(f.life, false),

@@ -17,7 +17,14 @@ function show(parent: string, p: StoredPermission): Record<string, unknown> {
 }
 
 /** The label behind a permissions parent; a revision parent must name an existing revision. */
-function parentLabel(s: MockSlices, id: string, rev: string | undefined, req: MockRequest, adminAccess: boolean, write: boolean): { label: StoredLabel; parent: string } {
+function parentLabel(
+  s: MockSlices,
+  id: string,
+  rev: string | undefined,
+  req: MockRequest,
+  adminAccess: boolean,
+  write: boolean,
+): { label: StoredLabel; parent: string } {
   const who = caller(req);
   const label = write ? editableLabel(s, id, who, adminAccess) : visibleLabel(s, id, who, adminAccess);
   const revisionId = rev ? visibleRevision(label, rev, who, adminAccess).revisionId : undefined;

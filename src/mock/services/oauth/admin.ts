@@ -36,7 +36,8 @@ export const ADMIN_PREFIX = '/oauth2/mock';
 const MAX_ADMIN_BODY = 64 * 1024;
 const MAX_RECEIVERS = 100;
 
-const bad = (field: string, message: string, hint?: string) => new MockError(400, 'invalid_request', `${field}: ${message}${hint ? ` (${hint})` : ''}`, { field });
+const bad = (field: string, message: string, hint?: string) =>
+  new MockError(400, 'invalid_request', `${field}: ${message}${hint ? ` (${hint})` : ''}`, { field });
 const conflict = (field: string, message: string) => new MockError(409, 'failed_precondition', `${field}: ${message}`, { field });
 const notFound = (what: string) => new MockError(404, 'not_found', what);
 
@@ -65,7 +66,8 @@ function stringField(body: Record<string, unknown>, field: string, required = fa
 function liveClient(s: MockState, id: string): ConsoleClient {
   const c = findClient(s, id);
   if (!c) throw notFound(`The OAuth client ${id} does not exist.`);
-  if (c.deleted_at !== undefined) throw conflict('client_id', `${id} is deleted: restore it first (POST ${ADMIN_PREFIX}/clients/${id}/restore, within 30 days)`);
+  if (c.deleted_at !== undefined)
+    throw conflict('client_id', `${id} is deleted: restore it first (POST ${ADMIN_PREFIX}/clients/${id}/restore, within 30 days)`);
   return c;
 }
 
@@ -172,7 +174,10 @@ async function createClient(ctx: ServiceContext, req: MockRequest, delayMs: numb
     if (type === 'mobile_a' || type === 'extension') c.ownership = { state: 'unverified' };
     if (integrity) {
       const t = integrityTransition(c, 'enable', now, delayMs);
-      if (!t.ok) throw new MockError(t.status, t.status === 400 ? 'invalid_request' : 'failed_precondition', `${t.field}: ${t.message}${t.hint ? ` (${t.hint})` : ''}`, { field: t.field });
+      if (!t.ok)
+        throw new MockError(t.status, t.status === 400 ? 'invalid_request' : 'failed_precondition', `${t.field}: ${t.message}${t.hint ? ` (${t.hint})` : ''}`, {
+          field: t.field,
+        });
     }
     (oauth(s).clients ??= emptyDict())[id] = c;
     // The secret is shown once, at creation, as the console does.
@@ -213,11 +218,18 @@ function checkRoutes(ctx: ServiceContext, delayMs: number): Route[] {
       path: `${P}/clients/:client_id/integrity`,
       handler: async (req) => {
         const action = stringField(jsonBody(req), 'action', true);
-        if (!(INTEGRITY_ACTIONS as readonly string[]).includes(action)) throw bad('action', `"${action}" is not an integrity-check action`, `one of ${INTEGRITY_ACTIONS.join(', ')}`);
+        if (!(INTEGRITY_ACTIONS as readonly string[]).includes(action))
+          throw bad('action', `"${action}" is not an integrity-check action`, `one of ${INTEGRITY_ACTIONS.join(', ')}`);
         return onClient(ctx, req.params.client_id, (_s, c, now) => {
           if (c.type !== 'mobile_b') throw bad('client_id', `the integrity check is a setting of mobile_b clients; ${c.client_id} is ${c.type}`);
           const t = integrityTransition(c, action as IntegrityAction, now, delayMs);
-          if (!t.ok) throw new MockError(t.status, t.status === 400 ? 'invalid_request' : 'failed_precondition', `${t.field}: ${t.message}${t.hint ? ` (${t.hint})` : ''}`, { field: t.field });
+          if (!t.ok)
+            throw new MockError(
+              t.status,
+              t.status === 400 ? 'invalid_request' : 'failed_precondition',
+              `${t.field}: ${t.message}${t.hint ? ` (${t.hint})` : ''}`,
+              { field: t.field },
+            );
         });
       },
     },
@@ -259,12 +271,14 @@ function checkRoutes(ctx: ServiceContext, delayMs: number): Route[] {
         const now = ctx.now();
         const res = await ctx.store.write((s) => {
           const c = liveClient(s, req.params.client_id);
-          if (c.type !== 'mobile_a' && c.type !== 'extension') throw bad('client_id', `ownership verification is for mobile_a and extension clients; ${c.client_id} is ${c.type}`);
+          if (c.type !== 'mobile_a' && c.type !== 'extension')
+            throw bad('client_id', `ownership verification is for mobile_a and extension clients; ${c.client_id} is ${c.type}`);
           const problem = verifyOwnership(s, c, account, now);
           return { problem, view: clientView(c, now) };
         });
         // The failed attempt is recorded (the console shows why), so it is answered, not thrown.
-        if (res.problem) return { status: 409, json: { error: 'failed_precondition', error_description: `ownership not verified: ${res.problem}`, client: res.view } };
+        if (res.problem)
+          return { status: 409, json: { error: 'failed_precondition', error_description: `ownership not verified: ${res.problem}`, client: res.view } };
         return { status: 200, json: res.view };
       },
     },
@@ -291,13 +305,20 @@ function storeRoutes(ctx: ServiceContext): Route[] {
       path: `${P}/store/apps`,
       handler: async (req) => {
         const body = jsonBody(req);
-        const checked = checkClientFields({ type: 'mobile_a', name: 'store', package_name: body.package_name, sha1_fingerprint: body.sha1_fingerprint }, 'create');
+        const checked = checkClientFields(
+          { type: 'mobile_a', name: 'store', package_name: body.package_name, sha1_fingerprint: body.sha1_fingerprint },
+          'create',
+        );
         if (!checked.ok) throw bad(checked.field, checked.message, checked.hint);
         const admins = body.admins;
         if (!Array.isArray(admins) || admins.length === 0 || admins.some((a) => typeof a !== 'string' || !a.includes('@'))) {
           throw bad('admins', 'must be a non-empty list of e-mail addresses with administrator rights on the app');
         }
-        const app = { package_name: checked.value.package_name as string, sha1_fingerprint: checked.value.sha1_fingerprint as string, admins: admins as string[] };
+        const app = {
+          package_name: checked.value.package_name as string,
+          sha1_fingerprint: checked.value.sha1_fingerprint as string,
+          admins: admins as string[],
+        };
         await ctx.store.write((s) => {
           const st = storeListings(s);
           st.apps = st.apps.filter((a) => !(a.package_name === app.package_name && a.sha1_fingerprint === app.sha1_fingerprint));
@@ -314,7 +335,7 @@ function storeRoutes(ctx: ServiceContext): Route[] {
         const checked = checkClientFields({ type: 'extension', name: 'store', item_id: body.item_id }, 'create');
         if (!checked.ok) throw bad(checked.field, checked.message, checked.hint);
         const publisher = stringField(body, 'publisher', true);
-        if (!publisher.includes('@')) throw bad('publisher', 'must be the publisher\'s e-mail address');
+        if (!publisher.includes('@')) throw bad('publisher', "must be the publisher's e-mail address");
         const item = { item_id: checked.value.item_id as string, publisher };
         await ctx.store.write((s) => {
           const st = storeListings(s);
@@ -330,7 +351,11 @@ function storeRoutes(ctx: ServiceContext): Route[] {
 function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
   const P = `${ADMIN_PREFIX}/events`;
   return [
-    { method: 'GET', path: `${P}/receivers`, handler: async () => ({ status: 200, json: { receivers: await ctx.store.read((s) => structuredClone(secEvents(s).receivers)) } }) },
+    {
+      method: 'GET',
+      path: `${P}/receivers`,
+      handler: async () => ({ status: 200, json: { receivers: await ctx.store.read((s) => structuredClone(secEvents(s).receivers)) } }),
+    },
     {
       method: 'POST',
       path: `${P}/receivers`,
@@ -360,9 +385,14 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
       path: P,
       handler: async (req) => {
         const status = req.query.get('status');
-        if (status && !['pending', 'delivered', 'rejected'].includes(status)) throw bad('status', `"${status}" is not a delivery status`, 'pending, delivered or rejected');
+        if (status && !['pending', 'delivered', 'rejected'].includes(status))
+          throw bad('status', `"${status}" is not a delivery status`, 'pending, delivered or rejected');
         const withSet = req.query.get('set') === 'true';
-        const list = await ctx.store.read((s) => secEvents(s).deliveries.filter((d) => !status || d.status === status).map((d) => deliveryView(d, withSet)));
+        const list = await ctx.store.read((s) =>
+          secEvents(s)
+            .deliveries.filter((d) => !status || d.status === status)
+            .map((d) => deliveryView(d, withSet)),
+        );
         return { status: 200, json: { events: list } };
       },
     },
@@ -451,7 +481,8 @@ function enqueueFor(s: MockState, e: { kind: EventKind; who: string; clientId?: 
   const subject = { sub: user.sub, email: user.email, reason };
   switch (kind) {
     case 'token-revoked': {
-      if (!findClient(s, clientId as string)) throw new MockError(404, 'not_found', `client_id: the OAuth client ${clientId} does not exist`, { field: 'client_id' });
+      if (!findClient(s, clientId as string))
+        throw new MockError(404, 'not_found', `client_id: the OAuth client ${clientId} does not exist`, { field: 'client_id' });
       const live = Object.values(oauth(s).refreshTokens).filter((r) => r.sub === user.sub && r.client_id === clientId && !r.revoked);
       if (!live.length) throw conflict('client_id', `${user.email} has no live refresh token for ${clientId}: nothing to revoke`);
       return live.flatMap((r) => {

@@ -4,7 +4,16 @@ import { reply, type MockReply, type MockRequest } from '../../http.js';
 import { hasOwn, own } from '../../lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { clients, errorPage, formParams, oauthOptions, pending, users, type PendingRequest } from './common.js';
-import { checkRedirectUri, clientUsable, IDENTITY_SCOPES, isEmbeddedUserAgent, KNOWN_SCOPES, skipsGranularConsent, type MockUser, type OAuthClient } from './registry.js';
+import {
+  checkRedirectUri,
+  clientUsable,
+  IDENTITY_SCOPES,
+  isEmbeddedUserAgent,
+  KNOWN_SCOPES,
+  skipsGranularConsent,
+  type MockUser,
+  type OAuthClient,
+} from './registry.js';
 import { oauth } from './tokens.js';
 import { sweepNeeded, sweepUnused, unusedDays } from './console-core.js';
 
@@ -24,7 +33,11 @@ export function authorizeRoutes(ctx: ServiceContext): Route[] {
 async function authorize(ctx: ServiceContext, req: MockRequest): Promise<MockReply> {
   const q = req.query;
   if (isEmbeddedUserAgent(req.headers['user-agent'])) {
-    return errorPage(403, 'disallowed_useragent', 'This app tried to sign you in from an embedded web view, which this server does not allow. Open the sign-in page in your system browser.');
+    return errorPage(
+      403,
+      'disallowed_useragent',
+      'This app tried to sign you in from an embedded web view, which this server does not allow. Open the sign-in page in your system browser.',
+    );
   }
   const clientId = q.get('client_id');
   if (!clientId) return errorPage(400, 'invalid_request', 'Missing required parameter: client_id');
@@ -171,7 +184,12 @@ async function consent(ctx: ServiceContext, req: MockRequest): Promise<MockReply
   const action = form.get('action');
   if (action === 'deny') {
     await ctx.store.write((s) => void delete pending(s)[id]);
-    return redirectTo(request.redirect_uri, { error: 'access_denied', error_description: 'The user denied access' }, request.state, oauthOptions(ctx).responseInFragment);
+    return redirectTo(
+      request.redirect_uri,
+      { error: 'access_denied', error_description: 'The user denied access' },
+      request.state,
+      oauthOptions(ctx).responseInFragment,
+    );
   }
   if (action !== 'allow') return consentPage(client, request, list, 'Choose Allow or Deny.');
   const user = list.find((u) => u.sub === form.get('user'));

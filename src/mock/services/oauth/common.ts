@@ -30,7 +30,7 @@ export interface OAuthMockOptions {
 }
 
 export function oauthOptions(ctx: ServiceContext): OAuthMockOptions {
-  return (ctx.options.oauth ?? {});
+  return ctx.options.oauth ?? {};
 }
 
 export interface PendingRequest {

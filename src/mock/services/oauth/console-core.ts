@@ -42,7 +42,7 @@ export const DAY_MS = 24 * 3600 * 1000;
 export const DEFAULT_UNUSED_CLIENT_DAYS = 180;
 
 export function consoleOptions(ctx: ServiceContext): ConsoleOptions {
-  return (ctx.options.oauth ?? {});
+  return ctx.options.oauth ?? {};
 }
 
 export function unusedDays(ctx: ServiceContext): number {
@@ -166,7 +166,12 @@ export async function loadIntegrityGate(): Promise<void> {
  * the use and runs the integrity check of mobile B clients. Returns an OAuth error when enforcement
  * refuses the request.
  */
-export function consoleGate(state: MockState, client: ConsoleClient, ev: IntegrityEvidence, now: number): { status: number; error: string; description: string } | undefined {
+export function consoleGate(
+  state: MockState,
+  client: ConsoleClient,
+  ev: IntegrityEvidence,
+  now: number,
+): { status: number; error: string; description: string } | undefined {
   client.last_used_at = now;
   if (!integrityInPlay(client)) return undefined;
   if (!integrityGate) throw new Error('consoleGate: the integrity module is not loaded (call gateReady/loadIntegrityGate first)');

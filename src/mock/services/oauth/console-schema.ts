@@ -74,7 +74,10 @@ export const CLIENT_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
       check: (v) =>
         SHA1.test(v) && (v.includes(':') ? v.length === 59 : v.length === 40)
           ? { value: (v.replace(/:/g, '').toUpperCase().match(/../g) as string[]).join(':') }
-          : { problem: `"${v}" is not a SHA-1 signing-certificate fingerprint`, hint: '20 bytes in hex, e.g. DA:39:A3:EE:5E:6B:4B:0D:32:55:BF:EF:95:60:18:90:AF:D8:07:09 (keytool -list -v)' },
+          : {
+              problem: `"${v}" is not a SHA-1 signing-certificate fingerprint`,
+              hint: '20 bytes in hex, e.g. DA:39:A3:EE:5E:6B:4B:0D:32:55:BF:EF:95:60:18:90:AF:D8:07:09 (keytool -list -v)',
+            },
     },
   ],
   ['custom_scheme_enabled', { types: ['mobile_a'], kind: 'boolean' }],
@@ -101,7 +104,10 @@ export const CLIENT_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
         if (type === 'universal_desktop') {
           return /^[A-Za-z0-9]{12}$/.test(v)
             ? undefined
-            : { problem: `"${v}" is ${v.length} characters; the store ID of a universal desktop app is exactly 12 letters and digits`, hint: 'e.g. 9NBLGGH4NNS1' };
+            : {
+                problem: `"${v}" is ${v.length} characters; the store ID of a universal desktop app is exactly 12 letters and digits`,
+                hint: 'e.g. 9NBLGGH4NNS1',
+              };
         }
         return /^[0-9]{1,20}$/.test(v)
           ? undefined
@@ -125,7 +131,8 @@ export const CLIENT_FIELDS: ReadonlyMap<string, FieldRule> = new Map<string, Fie
       types: ['extension'],
       required: ['extension'],
       kind: 'string',
-      check: (v) => (/^[a-p]{32}$/.test(v) ? undefined : { problem: `"${v}" is not a store item ID`, hint: '32 letters a to p, the last part of the item\'s store URL' }),
+      check: (v) =>
+        /^[a-p]{32}$/.test(v) ? undefined : { problem: `"${v}" is not a store item ID`, hint: "32 letters a to p, the last part of the item's store URL" },
     },
   ],
 ]);
@@ -150,18 +157,25 @@ export function checkClientFields(input: unknown, mode: 'create' | 'update', cur
   if (!isRecord(input)) return { ok: false, field: 'body', message: 'must be a JSON object of client fields' };
   const type = (mode === 'create' ? input.type : currentType) as ClientType;
   if (mode === 'create' && !CONSOLE_CLIENT_TYPES.includes(type)) {
-    return { ok: false, field: 'type', message: input.type === undefined ? 'is required' : `"${typeof input.type === 'string' ? input.type : JSON.stringify(input.type)}" is not a client type`, hint: `one of ${CONSOLE_CLIENT_TYPES.join(', ')}` };
+    return {
+      ok: false,
+      field: 'type',
+      message: input.type === undefined ? 'is required' : `"${typeof input.type === 'string' ? input.type : JSON.stringify(input.type)}" is not a client type`,
+      hint: `one of ${CONSOLE_CLIENT_TYPES.join(', ')}`,
+    };
   }
   const out = emptyDict<string | boolean | null>();
   for (const key of Object.keys(input)) {
     if (key === 'type') {
-      if (mode === 'update' && input.type !== currentType) return { ok: false, field: 'type', message: 'cannot be changed; create a new client of the other type' };
+      if (mode === 'update' && input.type !== currentType)
+        return { ok: false, field: 'type', message: 'cannot be changed; create a new client of the other type' };
       continue;
     }
     const rule = CLIENT_FIELDS.get(key);
     if (!rule) return { ok: false, field: key, message: 'is not a client field', hint: `fields: type, ${[...CLIENT_FIELDS.keys()].join(', ')}` };
     if (mode === 'update' && key === 'client_id') return { ok: false, field: key, message: 'cannot be changed' };
-    if (!rule.types.includes(type)) return { ok: false, field: key, message: `is not a field of ${type} clients`, hint: `it belongs to: ${rule.types.join(', ')}` };
+    if (!rule.types.includes(type))
+      return { ok: false, field: key, message: `is not a field of ${type} clients`, hint: `it belongs to: ${rule.types.join(', ')}` };
     const value = input[key];
     if (value === null && mode === 'update' && rule.clearable && !rule.required?.includes(type)) {
       out[key] = null;
@@ -199,9 +213,14 @@ const HINTS = new Map<string, string>([
 
 /** A bundle identifier with a wildcard cannot be attested (the integrity check needs the exact app). */
 export function integrityProblem(client: { team_id?: string; bundle_id?: string }): FieldProblem | undefined {
-  if (!client.team_id) return { field: 'team_id', message: 'is required to enable the integrity check', hint: 'set it first: opsctl mock clients update ID --team-id ABCDE12345' };
+  if (!client.team_id)
+    return { field: 'team_id', message: 'is required to enable the integrity check', hint: 'set it first: opsctl mock clients update ID --team-id ABCDE12345' };
   if (!client.bundle_id || client.bundle_id.includes('*')) {
-    return { field: 'bundle_id', message: `"${client.bundle_id ?? ''}" has a "*": the integrity check needs the exact bundle identifier`, hint: 'set the exact one: --bundle-id com.example.app' };
+    return {
+      field: 'bundle_id',
+      message: `"${client.bundle_id ?? ''}" has a "*": the integrity check needs the exact bundle identifier`,
+      hint: 'set the exact one: --bundle-id com.example.app',
+    };
   }
   return undefined;
 }

@@ -48,15 +48,29 @@ export function clientView(c: ConsoleClient, now: number): Record<string, unknow
   };
   const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   if (c.type === 'mobile_a') {
-    Object.assign(out, { package_name: c.package_name ?? null, sha1_fingerprint: c.sha1_fingerprint ?? null, custom_scheme_enabled: Boolean(c.custom_scheme_enabled) });
+    Object.assign(out, {
+      package_name: c.package_name ?? null,
+      sha1_fingerprint: c.sha1_fingerprint ?? null,
+      custom_scheme_enabled: Boolean(c.custom_scheme_enabled),
+    });
   }
   if (c.type === 'mobile_b') {
-    Object.assign(out, { bundle_id: c.bundle_id ?? null, store_id: c.store_id ?? null, team_id: c.team_id ?? null, integrity: integrityView(c.integrity, now) });
+    Object.assign(out, {
+      bundle_id: c.bundle_id ?? null,
+      store_id: c.store_id ?? null,
+      team_id: c.team_id ?? null,
+      integrity: integrityView(c.integrity, now),
+    });
   }
   if (c.type === 'universal_desktop') out.store_id = c.store_id ?? null;
   if (c.type === 'extension') out.item_id = c.item_id ?? null;
   if (c.type === 'mobile_a' || c.type === 'extension') {
-    out.ownership = { state: c.ownership?.state ?? 'unverified', account: c.ownership?.account ?? null, verified_at: iso(c.ownership?.verified_at), problem: c.ownership?.problem ?? null };
+    out.ownership = {
+      state: c.ownership?.state ?? 'unverified',
+      account: c.ownership?.account ?? null,
+      verified_at: iso(c.ownership?.verified_at),
+      problem: c.ownership?.problem ?? null,
+    };
   }
   Object.assign(out, {
     created_at: iso(c.created_at),
@@ -67,8 +81,6 @@ export function clientView(c: ConsoleClient, now: number): Record<string, unknow
   });
   return out;
 }
-
-
 
 /** Store listings the mock knows, for ownership verification. */
 export interface StoreApp {
@@ -116,4 +128,3 @@ export function verifyOwnership(state: MockState, c: ConsoleClient, account: str
 
 /** Fields whose change voids an ownership verification. */
 export const OWNERSHIP_FIELDS = new Set(['package_name', 'sha1_fingerprint', 'item_id']);
-

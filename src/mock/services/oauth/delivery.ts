@@ -50,7 +50,12 @@ export async function postSet(url: string, set: string, timeoutMs: number, signa
         agent: false,
         signal,
         timeout: timeoutMs,
-        headers: { 'content-type': 'application/secevent+jwt', accept: 'application/json', 'content-length': String(body.length), 'user-agent': 'opsctl-mock-secevents' },
+        headers: {
+          'content-type': 'application/secevent+jwt',
+          accept: 'application/json',
+          'content-length': String(body.length),
+          'user-agent': 'opsctl-mock-secevents',
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -120,10 +125,13 @@ export class Deliverer {
   private schedule(delayMs: number): void {
     if (this.closed || !this.background) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.runNow().catch(() => undefined);
-    }, Math.max(0, Math.min(delayMs, 2 ** 31 - 1)));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.runNow().catch(() => undefined);
+      },
+      Math.max(0, Math.min(delayMs, 2 ** 31 - 1)),
+    );
     this.timer.unref();
   }
 
@@ -131,19 +139,22 @@ export class Deliverer {
     if (this.closed) return;
     const now = this.now();
     const forced = force === 'all' ? undefined : new Set(force ?? []);
-    const isDue = (d: Delivery) => d.status === 'pending' && (d.lease_until ?? 0) <= now && (d.next_attempt_at <= now || force === 'all' || Boolean(forced?.has(d.jti)));
+    const isDue = (d: Delivery) =>
+      d.status === 'pending' && (d.lease_until ?? 0) <= now && (d.next_attempt_at <= now || force === 'all' || Boolean(forced?.has(d.jti)));
     // A read first: with nothing due (the usual case) a pass takes no write lock.
     const anyDue = await this.store.read((s) => storedField(s, 'secevents')?.deliveries?.some(isDue) ?? false);
-    const batch = !anyDue ? [] : await this.store.write((s) => {
-      const picked: Array<Pick<Delivery, 'jti' | 'url' | 'set'>> = [];
-      for (const d of secEvents(s).deliveries) {
-        if (!isDue(d)) continue;
-        d.lease_until = now + this.timeoutMs + 5_000;
-        d.attempts++;
-        picked.push({ jti: d.jti, url: d.url, set: d.set });
-      }
-      return picked;
-    });
+    const batch = !anyDue
+      ? []
+      : await this.store.write((s) => {
+          const picked: Array<Pick<Delivery, 'jti' | 'url' | 'set'>> = [];
+          for (const d of secEvents(s).deliveries) {
+            if (!isDue(d)) continue;
+            d.lease_until = now + this.timeoutMs + 5_000;
+            d.attempts++;
+            picked.push({ jti: d.jti, url: d.url, set: d.set });
+          }
+          return picked;
+        });
     if (batch.length) await this.sendAndRecord(batch);
     await this.scheduleNext();
   }
@@ -162,7 +173,10 @@ export class Deliverer {
       await this.scheduleNext();
       return out;
     });
-    this.chain = p.then(() => undefined, () => undefined);
+    this.chain = p.then(
+      () => undefined,
+      () => undefined,
+    );
     return p;
   }
 

@@ -92,7 +92,9 @@ function eventPayload(kind: EventKind, iss: string, subject: EventSubject): Reco
         subject_type: 'oauth_token',
         token_type: 'refresh_token',
         token_identifier_alg: 'hash_base64_sha512',
-        token: createHash('sha512').update(subject.token ?? '').digest('base64'),
+        token: createHash('sha512')
+          .update(subject.token ?? '')
+          .digest('base64'),
       },
     };
   }

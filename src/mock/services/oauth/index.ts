@@ -20,7 +20,10 @@ export async function readRegistryFile(path: string): Promise<{ clients: OAuthCl
   const text = readLocalFileSync(path, { what: 'the clients file', exitCode: 2 });
   // A file the user named (OPSCTL_MOCK_OAUTH_CLIENTS, mock serve --clients): its problems are theirs to fix, exit 2.
   const refuse = (problem: string) =>
-    new UsageError(`the clients file ${path} ${problem}`, { code: 'clients_file', hint: 'fix it (see "The mock services" in the README for its shape), or unset OPSCTL_MOCK_OAUTH_CLIENTS' });
+    new UsageError(`the clients file ${path} ${problem}`, {
+      code: 'clients_file',
+      hint: 'fix it (see "The mock services" in the README for its shape), or unset OPSCTL_MOCK_OAUTH_CLIENTS',
+    });
   let doc: unknown;
   try {
     if (/\.ya?ml$/i.test(path)) {
@@ -103,7 +106,8 @@ const oauthService: ServiceModule = {
             const problem = await restore(clientId);
             if (!problem) return { status: 200, json: { client_id: clientId, restored: true } };
             if (problem.endsWith('is unknown')) throw new MockError(404, 'not_found', `The OAuth client ${clientId} does not exist.`);
-            if (problem.endsWith('is not deleted')) throw new MockError(400, 'invalid_request', `The OAuth client ${clientId} is not deleted: nothing to restore.`);
+            if (problem.endsWith('is not deleted'))
+              throw new MockError(400, 'invalid_request', `The OAuth client ${clientId} is not deleted: nothing to restore.`);
             throw new MockError(400, 'deleted_client', `The OAuth client ${clientId} was deleted more than 30 days ago and can no longer be restored.`);
           },
         },

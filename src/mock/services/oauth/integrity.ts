@@ -149,7 +149,12 @@ export function verifyIntegrityToken(state: MockState, client: IntegrityClient, 
   try {
     const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as Record<string, unknown>;
     if (header.alg !== 'RS256' || header.kid !== key.kid || header.typ !== 'integrity+jwt') return false;
-    const ok = verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey({ key: key.public_jwk, format: 'jwk' }), Buffer.from(parts[2], 'base64url'));
+    const ok = verify(
+      'sha256',
+      Buffer.from(`${parts[0]}.${parts[1]}`),
+      createPublicKey({ key: key.public_jwk, format: 'jwk' }),
+      Buffer.from(parts[2], 'base64url'),
+    );
     if (!ok) return false;
     const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as Record<string, unknown>;
     return claims.aud === client.client_id && claims.sub === appId(client) && typeof claims.exp === 'number' && claims.exp * 1000 > now;

@@ -81,12 +81,38 @@ export function seedClients(now: number): OAuthClient[] {
   return [
     { client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET, name: 'opsctl', type: 'desktop' },
     { client_id: 'trusted-desktop.apps.mock', client_secret: 'trusted-secret', name: 'Trusted desktop app', type: 'desktop', trusted: true },
-    { client_id: 'delegated-desktop.apps.mock', client_secret: 'delegated-secret', name: 'Domain-wide delegated app', type: 'desktop', domain_wide_delegation: true },
-    { client_id: 'no-data-api.apps.mock', client_secret: 'no-data-api-secret', name: 'Project without the data API', type: 'desktop', data_api_enabled: false, project_number: '400000000042' },
+    {
+      client_id: 'delegated-desktop.apps.mock',
+      client_secret: 'delegated-secret',
+      name: 'Domain-wide delegated app',
+      type: 'desktop',
+      domain_wide_delegation: true,
+    },
+    {
+      client_id: 'no-data-api.apps.mock',
+      client_secret: 'no-data-api-secret',
+      name: 'Project without the data API',
+      type: 'desktop',
+      data_api_enabled: false,
+      project_number: '400000000042',
+    },
     { client_id: 'internal-desktop.apps.mock', client_secret: 'internal-secret', name: 'Internal tool', type: 'desktop', org_internal: 'example.com' },
-    { client_id: 'universal.apps.mock', client_secret: 'universal-secret', name: 'Universal desktop app', type: 'universal_desktop', store_id: '9NBLGGH4NNS1', schemes: ['com.example.universal'] },
+    {
+      client_id: 'universal.apps.mock',
+      client_secret: 'universal-secret',
+      name: 'Universal desktop app',
+      type: 'universal_desktop',
+      store_id: '9NBLGGH4NNS1',
+      schemes: ['com.example.universal'],
+    },
     { client_id: 'mobile-a.apps.mock', name: 'Mobile A app', type: 'mobile_a', package_name: 'com.example.mobilea' },
-    { client_id: 'mobile-a-schemes.apps.mock', name: 'Mobile A app (custom scheme on)', type: 'mobile_a', package_name: 'com.example.mobilea2', custom_scheme_enabled: true },
+    {
+      client_id: 'mobile-a-schemes.apps.mock',
+      name: 'Mobile A app (custom scheme on)',
+      type: 'mobile_a',
+      package_name: 'com.example.mobilea2',
+      custom_scheme_enabled: true,
+    },
     { client_id: 'mobile-b.apps.mock', name: 'Mobile B app', type: 'mobile_b', bundle_id: 'com.example.mobileb' },
     { client_id: 'extension.apps.mock', name: 'Browser extension', type: 'extension', item_id: 'abcdefghijklmnopabcdefghijklmnop' },
     { client_id: 'deleted-recently.apps.mock', client_secret: 'x', name: 'Deleted 5 days ago', type: 'desktop', deleted_at: now - 5 * day },
@@ -109,13 +135,15 @@ export function clientProblem(c: Partial<OAuthClient>): string | undefined {
   if (typeof c.client_id !== 'string' || !c.client_id) return 'client_id is required';
   if (!CLIENT_TYPES.includes(c.type as ClientType)) return `${c.client_id}: type must be one of ${CLIENT_TYPES.join(', ')}`;
   if (['mobile_a', 'mobile_b', 'extension'].includes(c.type as string) && c.client_secret) return `${c.client_id}: ${c.type} clients have no client secret`;
-  if (c.type === 'universal_desktop' && (typeof c.store_id !== 'string' || c.store_id.length !== 12)) return `${c.client_id}: store_id must be exactly 12 characters`;
+  if (c.type === 'universal_desktop' && (typeof c.store_id !== 'string' || c.store_id.length !== 12))
+    return `${c.client_id}: store_id must be exactly 12 characters`;
   if (c.type === 'mobile_a' && !c.package_name) return `${c.client_id}: package_name is required`;
   if (c.type === 'mobile_b' && !c.bundle_id) return `${c.client_id}: bundle_id is required`;
   for (const flag of ['trusted', 'domain_wide_delegation', 'data_api_enabled', 'custom_scheme_enabled'] as const) {
     if (c[flag] !== undefined && typeof c[flag] !== 'boolean') return `${c.client_id}: ${flag} must be true or false`;
   }
-  if (c.project_number !== undefined && (typeof c.project_number !== 'string' || !/^\d{1,20}$/.test(c.project_number))) return `${c.client_id}: project_number must be a string of digits`;
+  if (c.project_number !== undefined && (typeof c.project_number !== 'string' || !/^\d{1,20}$/.test(c.project_number)))
+    return `${c.client_id}: project_number must be a string of digits`;
   return undefined;
 }
 
@@ -128,13 +156,18 @@ const CUSTOM = /^([a-z][a-z0-9+.-]*):(\/[^/].*|\/)?$/i;
 /** The seed's redirect rules per client type. */
 export function checkRedirectUri(client: OAuthClient, uri: string): RedirectCheck {
   if (OOB.test(uri)) {
-    return { ok: false, error: 'redirect_uri_mismatch', description: 'The out-of-band (OOB) flow has been retired; use a loopback redirect http://127.0.0.1:PORT instead.' };
+    return {
+      ok: false,
+      error: 'redirect_uri_mismatch',
+      description: 'The out-of-band (OOB) flow has been retired; use a loopback redirect http://127.0.0.1:PORT instead.',
+    };
   }
   const loop = LOOPBACK.exec(uri);
   if (loop) {
     const port = Number(loop[2]);
     if (port < 1 || port > 65535) return { ok: false, error: 'redirect_uri_mismatch', description: `the port in ${uri} is not valid` };
-    if (client.type === 'extension') return { ok: false, error: 'redirect_uri_mismatch', description: 'browser extension clients cannot use a loopback redirect' };
+    if (client.type === 'extension')
+      return { ok: false, error: 'redirect_uri_mismatch', description: 'browser extension clients cannot use a loopback redirect' };
     // The seed: "on mobile platforms this form is deprecated" — refused, as invalid for the client type.
     if (client.type === 'mobile_a' || client.type === 'mobile_b') {
       return {
@@ -155,7 +188,8 @@ export function checkRedirectUri(client: OAuthClient, uri: string): RedirectChec
   const custom = CUSTOM.exec(uri);
   if (!custom) return { ok: false, error: 'redirect_uri_mismatch', description: `${uri} is not a valid redirect URI` };
   const scheme = custom[1].toLowerCase();
-  if (!scheme.includes('.')) return { ok: false, error: 'redirect_uri_mismatch', description: `the custom URI scheme "${scheme}" must contain a period (a reverse-DNS name)` };
+  if (!scheme.includes('.'))
+    return { ok: false, error: 'redirect_uri_mismatch', description: `the custom URI scheme "${scheme}" must contain a period (a reverse-DNS name)` };
   if (client.type === 'desktop' || client.type === 'extension') {
     return { ok: false, error: 'redirect_uri_mismatch', description: `custom URI schemes are not valid for ${client.type} clients; use a loopback redirect` };
   }
@@ -163,9 +197,15 @@ export function checkRedirectUri(client: OAuthClient, uri: string): RedirectChec
     return { ok: false, error: 'redirect_uri_mismatch', description: `the custom URI scheme "${scheme}" is longer than 39 characters` };
   }
   if (client.type === 'mobile_a' && !client.custom_scheme_enabled) {
-    return { ok: false, error: 'invalid_request', description: 'Custom URI scheme is not enabled for your Android client. Enable it in the advanced settings of the client.' };
+    return {
+      ok: false,
+      error: 'invalid_request',
+      description: 'Custom URI scheme is not enabled for your Android client. Enable it in the advanced settings of the client.',
+    };
   }
-  const allowed = new Set([...(client.schemes ?? []), client.package_name, client.bundle_id, reverseDns(client.client_id)].filter(Boolean).map((s) => String(s).toLowerCase()));
+  const allowed = new Set(
+    [...(client.schemes ?? []), client.package_name, client.bundle_id, reverseDns(client.client_id)].filter(Boolean).map((s) => String(s).toLowerCase()),
+  );
   if (!allowed.has(scheme)) {
     return { ok: false, error: 'redirect_uri_mismatch', description: `the custom URI scheme "${scheme}" is not registered for ${client.client_id}` };
   }

@@ -183,7 +183,18 @@ function exchangeCode(s: MockState, client: OAuthClient, form: URLSearchParams, 
   const rt = mintRefreshToken(s, { client_id: client.client_id, sub: code.sub, email: code.email, scopes: code.scopes, ttlSeconds: code.access_seconds }, now);
   code.refresh_token = rt.token;
   enforceRefreshLimit(s, code.sub, client.client_id, opts.refreshTokenLimit ?? 100, opts.userRefreshTokenLimit ?? 100, now);
-  const at = mintAccessToken(s, { client_id: client.client_id, sub: code.sub, email: code.email, scopes: code.scopes, refresh_token: rt.token, ttlSeconds: opts.accessTokenTtlSeconds ?? 3600 }, now);
+  const at = mintAccessToken(
+    s,
+    {
+      client_id: client.client_id,
+      sub: code.sub,
+      email: code.email,
+      scopes: code.scopes,
+      refresh_token: rt.token,
+      ttlSeconds: opts.accessTokenTtlSeconds ?? 3600,
+    },
+    now,
+  );
   return { ok: true, json: { ...tokenJson(s, at, rt, now, iss, code.nonce), refresh_token: rt.token } };
 }
 
@@ -204,7 +215,11 @@ function refresh(s: MockState, client: OAuthClient, form: URLSearchParams, now: 
     if (extra.length) return fail(400, 'invalid_scope', `Scopes not granted to this refresh token: ${extra.join(' ')}`);
     scopes = wanted;
   }
-  const at = mintAccessToken(s, { client_id: client.client_id, sub: rt.sub, email: rt.email, scopes, refresh_token: rt.token, ttlSeconds: opts.accessTokenTtlSeconds ?? 3600 }, now);
+  const at = mintAccessToken(
+    s,
+    { client_id: client.client_id, sub: rt.sub, email: rt.email, scopes, refresh_token: rt.token, ttlSeconds: opts.accessTokenTtlSeconds ?? 3600 },
+    now,
+  );
   return { ok: true, json: tokenJson(s, at, rt, now, iss) };
 }
 

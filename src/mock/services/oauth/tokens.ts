@@ -155,9 +155,7 @@ export function revokeGrant(state: MockState, refreshToken: string, reason = 're
   for (const at of Object.values(slice.accessTokens)) if (at.refresh_token === refreshToken) at.revoked = true;
 }
 
-export type TokenCheck =
-  | { ok: true; record: AccessTokenRecord }
-  | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' };
+export type TokenCheck = { ok: true; record: AccessTokenRecord } | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' };
 
 /** Looks a bearer token up: unknown, expired and revoked tokens are refused with the reason. */
 export function checkAccessToken(state: MockState, token: string | undefined, now: number): TokenCheck {

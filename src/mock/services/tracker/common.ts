@@ -100,7 +100,11 @@ export function move<T extends { id: number | string; position: number }>(list: 
   if (target === undefined) return;
   const sorted = [...list].sort((a, b) => a.position - b.position).filter((x) => x !== item);
   const at = sorted.findIndex((x) => x.id === target);
-  if (at < 0) throw unprocessable(`${body.before_id !== undefined ? 'before_id' : 'after_id'}: ${what} ${target} does not exist`, body.before_id !== undefined ? 'before_id' : 'after_id');
+  if (at < 0)
+    throw unprocessable(
+      `${body.before_id !== undefined ? 'before_id' : 'after_id'}: ${what} ${target} does not exist`,
+      body.before_id !== undefined ? 'before_id' : 'after_id',
+    );
   sorted.splice(body.before_id !== undefined ? at : at + 1, 0, item);
   sorted.forEach((x, i) => (x.position = i + 1));
 }
@@ -123,8 +127,17 @@ export function ensureLabels(t: TrackerState, params: readonly LabelParam[], at:
     if (!label) {
       const id = nextId(t);
       label = {
-        id, name: p.name, description: p.description ?? null, color: p.color ?? null, external_id: p.external_id ?? null, archived: false,
-        app_url: `${APP_URL}/label/${id}`, entity_type: 'label', global_id: newGlobalId(), created_at: at, updated_at: at,
+        id,
+        name: p.name,
+        description: p.description ?? null,
+        color: p.color ?? null,
+        external_id: p.external_id ?? null,
+        archived: false,
+        app_url: `${APP_URL}/label/${id}`,
+        entity_type: 'label',
+        global_id: newGlobalId(),
+        created_at: at,
+        updated_at: at,
       };
       t.labels.push(label);
     }

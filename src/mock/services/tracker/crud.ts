@@ -51,11 +51,13 @@ export function crudRoutes<K extends CrudCollection, B extends object = Record<s
       method: 'GET',
       path: base,
       handler: async (req) =>
-        reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          const items = def.filter ? def.filter(req, coll(t)) : coll(t);
-          return items.map((x) => present(t, x, true, req));
-        })),
+        reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            const items = def.filter ? def.filter(req, coll(t)) : coll(t);
+            return items.map((x) => present(t, x, true, req));
+          }),
+        ),
     });
   }
   if (which.includes('create')) {

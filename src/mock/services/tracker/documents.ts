@@ -8,7 +8,15 @@ import type { TrackerDocument } from './records.js';
 import { presentEpic } from './epics.js';
 
 const slim = (d: Pick<TrackerDocument, 'id' | 'title' | 'app_url'>) => ({ id: d.id, title: d.title, app_url: d.app_url });
-const full = (d: TrackerDocument) => ({ id: d.id, title: d.title, content_markdown: d.content, app_url: d.app_url, archived: d.archived ?? false, created_at: d.created_at, updated_at: d.updated_at });
+const full = (d: TrackerDocument) => ({
+  id: d.id,
+  title: d.title,
+  content_markdown: d.content,
+  app_url: d.app_url,
+  archived: d.archived ?? false,
+  created_at: d.created_at,
+  updated_at: d.updated_at,
+});
 
 /** Documents (403 DisabledFeatureError while the feature is off), their links to epics, and the title search. */
 export function documentRoutes(ctx: ServiceContext): Route[] {
@@ -37,11 +45,14 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
     {
       method: 'GET',
       path: `${API}/documents/:id/epics`,
-      handler: async (req) => reply.ok(await store.read((s) => {
-        const t = tracker(s);
-        const d = docOf(t, req);
-        return t.epics.filter((e) => d.epic_ids.includes(e.id)).map((e) => presentEpic(t, e, true));
-      })),
+      handler: async (req) =>
+        reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            const d = docOf(t, req);
+            return t.epics.filter((e) => d.epic_ids.includes(e.id)).map((e) => presentEpic(t, e, true));
+          }),
+        ),
     },
     {
       method: 'PUT',
@@ -75,11 +86,13 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/epics/:id/documents`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          find(t.epics, id, epics);
-          return t.documents.filter((d) => (d.epic_ids ?? []).includes(id)).map(slim);
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            find(t.epics, id, epics);
+            return t.documents.filter((d) => (d.epic_ids ?? []).includes(id)).map(slim);
+          }),
+        );
       },
     },
     {
@@ -94,17 +107,24 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
         const mine = boolQuery(req, 'created_by_me');
         const offset = intQuery(req, 'offset', 0, 0, 1000);
         const terms = title.toLowerCase().split(/\s+/).filter(Boolean);
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          const all = t.documents.filter(
-            (d) =>
-              terms.every((w) => d.title.toLowerCase().includes(w)) && (archived === undefined || Boolean(d.archived) === archived) && (mine === undefined || (d.created_by === t.ownerId) === mine),
-          );
-          const data = all.slice(offset, offset + size).map(slim);
-          const end = offset + size;
-          const next = end < Math.min(all.length, 1000) ? `${API}/search/documents?${new URLSearchParams({ title, page_size: String(size), offset: String(end) }).toString()}` : null;
-          return { data, next, total: all.length };
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            const all = t.documents.filter(
+              (d) =>
+                terms.every((w) => d.title.toLowerCase().includes(w)) &&
+                (archived === undefined || Boolean(d.archived) === archived) &&
+                (mine === undefined || (d.created_by === t.ownerId) === mine),
+            );
+            const data = all.slice(offset, offset + size).map(slim);
+            const end = offset + size;
+            const next =
+              end < Math.min(all.length, 1000)
+                ? `${API}/search/documents?${new URLSearchParams({ title, page_size: String(size), offset: String(end) }).toString()}`
+                : null;
+            return { data, next, total: all.length };
+          }),
+        );
       },
     },
   ];
@@ -114,7 +134,8 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
     const handler = r.handler;
     r.handler = async (req) => {
       const on = await store.read((s) => tracker(s).features.documents);
-      if (!on) throw new MockError(403, 'DisabledFeatureError', 'documents are turned off for this workspace; an admin can turn them on in the workspace settings');
+      if (!on)
+        throw new MockError(403, 'DisabledFeatureError', 'documents are turned off for this workspace; an admin can turn them on in the workspace settings');
       return handler(req);
     };
   }

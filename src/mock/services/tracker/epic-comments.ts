@@ -16,9 +16,7 @@ const bodyOf = (name: string) => epics.extras!.find((e) => e.name === name)!.bod
 
 /** The comments of an epic under `parentId` (null: top level), each with its replies nested. */
 export function commentTree(t: TrackerState, epicId: number, parentId: number | null): CommentView[] {
-  return t.epicComments
-    .filter((c) => c.epic_id === epicId && c.parent_id === parentId)
-    .map((c) => presentComment(t, c));
+  return t.epicComments.filter((c) => c.epic_id === epicId && c.parent_id === parentId).map((c) => presentComment(t, c));
 }
 
 function presentComment(t: TrackerState, c: EpicComment): CommentView {
@@ -28,7 +26,11 @@ function presentComment(t: TrackerState, c: EpicComment): CommentView {
 
 function findComment(t: TrackerState, epicId: number, id: number): EpicComment {
   find(t.epics, epicId, epics);
-  return find(t.epicComments.filter((c) => c.epic_id === epicId), id, commentSpec);
+  return find(
+    t.epicComments.filter((c) => c.epic_id === epicId),
+    id,
+    commentSpec,
+  );
 }
 
 /** An epic's threaded comments and its health. */
@@ -46,9 +48,20 @@ async function addComment(ctx: ServiceContext, epicId: number, parentId: number 
     const at = nowIso(ctx.now());
     const id = nextId(t);
     const c = {
-      id, epic_id: epicId, parent_id: parentId, app_url: `${APP_URL}/epic/${epicId}#comment-${id}`, author_id: body.author_id ?? t.ownerId,
-      text: body.text, external_id: body.external_id ?? null, deleted: false, entity_type: 'threaded-comment',
-      group_mention_ids: [], member_mention_ids: [], mention_ids: [], created_at: body.created_at ?? at, updated_at: body.updated_at ?? at,
+      id,
+      epic_id: epicId,
+      parent_id: parentId,
+      app_url: `${APP_URL}/epic/${epicId}#comment-${id}`,
+      author_id: body.author_id ?? t.ownerId,
+      text: body.text,
+      external_id: body.external_id ?? null,
+      deleted: false,
+      entity_type: 'threaded-comment',
+      group_mention_ids: [],
+      member_mention_ids: [],
+      mention_ids: [],
+      created_at: body.created_at ?? at,
+      updated_at: body.updated_at ?? at,
     };
     t.epicComments.push(c);
     return presentComment(t, c);
@@ -64,11 +77,13 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/epics/:id/comments`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          find(t.epics, id, epics);
-          return commentTree(t, id, null);
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            find(t.epics, id, epics);
+            return commentTree(t, id, null);
+          }),
+        );
       },
     },
     { method: 'POST', path: `${API}/epics/:id/comments`, handler: async (req) => reply.created(await addComment(ctx, intParam(req, 'id'), null, req.body)) },
@@ -80,19 +95,25 @@ function commentRoutes(ctx: ServiceContext): Route[] {
         return reply.ok(await store.read((s) => presentComment(tracker(s), findComment(tracker(s), id, cid))));
       },
     },
-    { method: 'POST', path: `${API}/epics/:id/comments/:cid`, handler: async (req) => reply.created(await addComment(ctx, intParam(req, 'id'), intParam(req, 'cid'), req.body)) },
+    {
+      method: 'POST',
+      path: `${API}/epics/:id/comments/:cid`,
+      handler: async (req) => reply.created(await addComment(ctx, intParam(req, 'id'), intParam(req, 'cid'), req.body)),
+    },
     {
       method: 'PUT',
       path: `${API}/epics/:id/comments/:cid`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
         const body = await validate<TextBody>(bodyOf('comment-update'), 'create', req.body);
-        return reply.ok(await store.write((s) => {
-          const c = findComment(tracker(s), id, cid);
-          c.text = body.text;
-          c.updated_at = nowIso(ctx.now());
-          return presentComment(tracker(s), c);
-        }));
+        return reply.ok(
+          await store.write((s) => {
+            const c = findComment(tracker(s), id, cid);
+            c.text = body.text;
+            c.updated_at = nowIso(ctx.now());
+            return presentComment(tracker(s), c);
+          }),
+        );
       },
     },
     {
@@ -131,10 +152,12 @@ function healthRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/epics/:id/health`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          find(tracker(s).epics, id, epics);
-          return currentHealth(tracker(s), id);
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            find(tracker(s).epics, id, epics);
+            return currentHealth(tracker(s), id);
+          }),
+        );
       },
     },
     {
@@ -143,14 +166,26 @@ function healthRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => {
         const id = intParam(req, 'id');
         const body = await validate<HealthSetBody>(bodyOf('health-set'), 'create', req.body);
-        return reply.created(await store.write((s) => {
-          const t = tracker(s);
-          find(t.epics, id, epics);
-          const at = nowIso(ctx.now());
-          const h: Health = { id: newGlobalId(), author_id: t.ownerId, epic_id: id, objective_id: null, status: body.status, text: body.text ?? null, entity_type: 'health', created_at: at, updated_at: at };
-          t.health.push(h);
-          return { ...h };
-        }));
+        return reply.created(
+          await store.write((s) => {
+            const t = tracker(s);
+            find(t.epics, id, epics);
+            const at = nowIso(ctx.now());
+            const h: Health = {
+              id: newGlobalId(),
+              author_id: t.ownerId,
+              epic_id: id,
+              objective_id: null,
+              status: body.status,
+              text: body.text ?? null,
+              entity_type: 'health',
+              created_at: at,
+              updated_at: at,
+            };
+            t.health.push(h);
+            return { ...h };
+          }),
+        );
       },
     },
     {
@@ -158,11 +193,16 @@ function healthRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/epics/:id/health-history`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          find(t.epics, id, epics);
-          return t.health.filter((h) => h.epic_id === id).reverse().map((h) => ({ ...h }));
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            find(t.epics, id, epics);
+            return t.health
+              .filter((h) => h.epic_id === id)
+              .reverse()
+              .map((h) => ({ ...h }));
+          }),
+        );
       },
     },
     {
@@ -171,13 +211,15 @@ function healthRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => {
         const id = uuidParam(req, 'id');
         const body = await validate<HealthBody>(healthSpec.fields, 'update', req.body ?? {});
-        return reply.ok(await store.write((s) => {
-          const h = find(tracker(s).health, id, healthSpec);
-          if (body.status !== undefined) h.status = body.status;
-          if (body.text !== undefined) h.text = body.text;
-          h.updated_at = nowIso(ctx.now());
-          return { ...h };
-        }));
+        return reply.ok(
+          await store.write((s) => {
+            const h = find(tracker(s).health, id, healthSpec);
+            if (body.status !== undefined) h.status = body.status;
+            if (body.text !== undefined) h.text = body.text;
+            h.updated_at = nowIso(ctx.now());
+            return { ...h };
+          }),
+        );
       },
     },
   ];

@@ -11,8 +11,17 @@ import { EPIC_STATES, EPIC_WORKFLOW_ID } from './state.js';
 import { storyList } from './stories.js';
 
 const SIMPLE = [
-  'name', 'description', 'external_id', 'owner_ids', 'follower_ids', 'requested_by_id', 'deadline', 'planned_start_date',
-  'started_at_override', 'completed_at_override', 'archived',
+  'name',
+  'description',
+  'external_id',
+  'owner_ids',
+  'follower_ids',
+  'requested_by_id',
+  'deadline',
+  'planned_start_date',
+  'started_at_override',
+  'completed_at_override',
+  'archived',
 ] as const;
 
 /** The epic workflow (GET /epic-workflow). */
@@ -24,7 +33,17 @@ export function epicWorkflow() {
     created_at: at,
     updated_at: at,
     default_epic_state_id: EPIC_STATES[0].id,
-    epic_states: EPIC_STATES.map((s, i) => ({ id: s.id, name: s.name, description: '', color: s.color, type: s.type, position: i + 1, entity_type: 'epic-state', created_at: at, updated_at: at })),
+    epic_states: EPIC_STATES.map((s, i) => ({
+      id: s.id,
+      name: s.name,
+      description: '',
+      color: s.color,
+      type: s.type,
+      position: i + 1,
+      entity_type: 'epic-state',
+      created_at: at,
+      updated_at: at,
+    })),
   };
 }
 
@@ -33,7 +52,11 @@ function setState(epic: Pick<Epic, 'epic_state_id' | 'started_at' | 'completed_a
   let next: (typeof EPIC_STATES)[number] | undefined;
   if (body.epic_state_id !== undefined) {
     next = EPIC_STATES.find((s) => s.id === body.epic_state_id);
-    if (!next) throw unprocessable(`epic_state_id: ${body.epic_state_id} is not a state of the epic workflow (${EPIC_STATES.map((s) => `${s.id} ${s.name}`).join(', ')})`, 'epic_state_id');
+    if (!next)
+      throw unprocessable(
+        `epic_state_id: ${body.epic_state_id} is not a state of the epic workflow (${EPIC_STATES.map((s) => `${s.id} ${s.name}`).join(', ')})`,
+        'epic_state_id',
+      );
   } else if (body.state !== undefined) {
     next = EPIC_STATES.find((s) => s.state === body.state);
   }
@@ -44,8 +67,10 @@ function setState(epic: Pick<Epic, 'epic_state_id' | 'started_at' | 'completed_a
 }
 
 function checkRefs(t: TrackerState, body: Partial<EpicBody>): void {
-  for (const id of body.objective_ids ?? []) if (!t.objectives.some((o) => o.id === id)) throw unprocessable(`objective_ids: objective ${id} does not exist`, 'objective_ids');
-  if (typeof body.milestone_id === 'number' && !t.objectives.some((o) => o.id === body.milestone_id)) throw unprocessable(`milestone_id: milestone ${body.milestone_id} does not exist`, 'milestone_id');
+  for (const id of body.objective_ids ?? [])
+    if (!t.objectives.some((o) => o.id === id)) throw unprocessable(`objective_ids: objective ${id} does not exist`, 'objective_ids');
+  if (typeof body.milestone_id === 'number' && !t.objectives.some((o) => o.id === body.milestone_id))
+    throw unprocessable(`milestone_id: milestone ${body.milestone_id} does not exist`, 'milestone_id');
   for (const id of [...(body.group_ids ?? []), ...(body.group_id ? [body.group_id] : [])]) {
     if (!t.groups.some((g) => g.id === id)) throw unprocessable(`group_ids: group ${id} does not exist`, 'group_ids');
   }
@@ -93,7 +118,10 @@ export function presentEpic(t: TrackerState, e: Epic, slim: boolean, includeDesc
     state: EPIC_STATES.find((s) => s.id === e.epic_state_id)?.state ?? 'to do',
     started: type === 'started' || type === 'done',
     completed: type === 'done',
-    labels: e.label_ids.map((id) => t.labels.find((l) => l.id === id)).filter((l) => l !== undefined).map((l) => ({ ...l })),
+    labels: e.label_ids
+      .map((id) => t.labels.find((l) => l.id === id))
+      .filter((l) => l !== undefined)
+      .map((l) => ({ ...l })),
     associated_groups: associatedGroups(stories),
     project_ids: [...new Set(stories.map((s) => s.project_id).filter((x) => typeof x === 'number'))],
     stories_without_projects: stories.filter((s) => s.project_id === null).length,
@@ -121,13 +149,34 @@ export function epicRoutes(ctx: ServiceContext): Route[] {
     make(body, t, at) {
       checkRefs(t, body);
       const epic: Partial<Epic> & Omit<Epic, 'id' | 'entity_type' | 'app_url' | 'created_at' | 'updated_at'> = {
-        name: body.name, description: body.description ?? '', archived: false, epic_state_id: EPIC_STATES[0].id,
-        external_id: body.external_id ?? null, owner_ids: body.owner_ids ?? [], follower_ids: body.follower_ids ?? [], requested_by_id: body.requested_by_id ?? t.ownerId,
-        label_ids: ensureLabels(t, body.labels ?? [], at), objective_ids: [], milestone_id: null, group_ids: [], group_id: null,
-        group_mention_ids: [], member_mention_ids: [], mention_ids: [], deadline: body.deadline ?? null, planned_start_date: body.planned_start_date ?? null,
-        started_at: null, completed_at: null, started_at_override: body.started_at_override ?? null, completed_at_override: body.completed_at_override ?? null,
-        converted_from_story_id: body.converted_from_story_id ?? null, position: Math.max(0, ...t.epics.map((x) => x.position)) + 1,
-        planningtool_id: null, planningtool_name: null, planningtool_plugin_id: null, planningtool_url: null,
+        name: body.name,
+        description: body.description ?? '',
+        archived: false,
+        epic_state_id: EPIC_STATES[0].id,
+        external_id: body.external_id ?? null,
+        owner_ids: body.owner_ids ?? [],
+        follower_ids: body.follower_ids ?? [],
+        requested_by_id: body.requested_by_id ?? t.ownerId,
+        label_ids: ensureLabels(t, body.labels ?? [], at),
+        objective_ids: [],
+        milestone_id: null,
+        group_ids: [],
+        group_id: null,
+        group_mention_ids: [],
+        member_mention_ids: [],
+        mention_ids: [],
+        deadline: body.deadline ?? null,
+        planned_start_date: body.planned_start_date ?? null,
+        started_at: null,
+        completed_at: null,
+        started_at_override: body.started_at_override ?? null,
+        completed_at_override: body.completed_at_override ?? null,
+        converted_from_story_id: body.converted_from_story_id ?? null,
+        position: Math.max(0, ...t.epics.map((x) => x.position)) + 1,
+        planningtool_id: null,
+        planningtool_name: null,
+        planningtool_plugin_id: null,
+        planningtool_url: null,
       };
       setLinks(epic, body);
       setState(epic, body, body.created_at ?? at);
@@ -158,12 +207,14 @@ export function epicRoutes(ctx: ServiceContext): Route[] {
       const page = intQuery(req, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
       const size = intQuery(req, 'page_size', 10, 1, 250);
       const withDescription = boolQuery(req, 'includes_description') ?? false;
-      return reply.ok(await store.read((s) => {
-        const t = tracker(s);
-        const all = [...t.epics].sort((a, b) => a.id - b.id);
-        const data = all.slice((page - 1) * size, page * size).map((e) => presentEpic(t, e, true, withDescription));
-        return { data, next: page * size < all.length ? page + 1 : null, total: all.length };
-      }));
+      return reply.ok(
+        await store.read((s) => {
+          const t = tracker(s);
+          const all = [...t.epics].sort((a, b) => a.id - b.id);
+          const data = all.slice((page - 1) * size, page * size).map((e) => presentEpic(t, e, true, withDescription));
+          return { data, next: page * size < all.length ? page + 1 : null, total: all.length };
+        }),
+      );
     },
   });
   routes.push(
@@ -173,11 +224,13 @@ export function epicRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/epics/:id/stories`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          find(t.epics, id, spec);
-          return storyList(t, req, (st) => st.epic_id === id);
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            find(t.epics, id, spec);
+            return storyList(t, req, (st) => st.epic_id === id);
+          }),
+        );
       },
     },
     {

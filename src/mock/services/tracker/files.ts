@@ -59,7 +59,10 @@ async function parseUpload(req: MockRequest, maxBytes: number): Promise<{ storyI
     };
     source.on('data', (chunk: Buffer) => {
       received += chunk.length;
-      if (received > maxBytes) fail(new MockError(413, 'too_large', `request body is larger than ${maxBytes} bytes (the limit of ${req.path}): send fewer or smaller files per request`));
+      if (received > maxBytes)
+        fail(
+          new MockError(413, 'too_large', `request body is larger than ${maxBytes} bytes (the limit of ${req.path}): send fewer or smaller files per request`),
+        );
     });
     source.on('error', (err) => fail(schema(`the upload was cut off (${err.message})`)));
     bb.on('file', (field, stream, info) => {
@@ -67,7 +70,8 @@ async function parseUpload(req: MockRequest, maxBytes: number): Promise<{ storyI
       if (!FILE_FIELDS.includes(field)) return fail(schema(`unknown form field "${field}" (use file0 … file3 and story_id)`));
       if (parts.has(field)) return fail(schema(`${field} is given twice`));
       if (!info.filename) return fail(schema(`${field} must be a file part with a filename`));
-      if (info.filename.length > 1024) return fail(new MockError(413, 'string_too_long', 'a string exceeded its length limit: file name must be at most 1024 characters'));
+      if (info.filename.length > 1024)
+        return fail(new MockError(413, 'string_too_long', 'a string exceeded its length limit: file name must be at most 1024 characters'));
       const part: UploadedPart = { name: info.filename, type: info.mimeType, size: 0 };
       parts.set(field, part);
       stream.on('data', (chunk: Buffer) => (part.size += chunk.length));
@@ -114,20 +118,34 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
     streamBody: true,
     handler: async (req) => {
       const { storyId, parts } = await parseUpload(req, maxBytes);
-      return reply.created(await ctx.store.write((s) => {
-        const t = tracker(s);
-        const at = nowIso(ctx.now());
-        return parts.map((p) => {
-          const id = nextId(t);
-          const f: TrackerFile = {
-            id, name: p.name, filename: p.name, description: null, content_type: p.type || 'application/octet-stream', external_id: null, size: p.size,
-            story_ids: attach(t, 'file_ids', id, storyId), thumbnail_url: null, url: `${APP_URL}/files/${id}/${encodeURIComponent(p.name)}`, uploader_id: t.ownerId,
-            ...MENTIONS, entity_type: 'file', created_at: at, updated_at: at,
-          };
-          t.files.push(f);
-          return { ...f };
-        });
-      }));
+      return reply.created(
+        await ctx.store.write((s) => {
+          const t = tracker(s);
+          const at = nowIso(ctx.now());
+          return parts.map((p) => {
+            const id = nextId(t);
+            const f: TrackerFile = {
+              id,
+              name: p.name,
+              filename: p.name,
+              description: null,
+              content_type: p.type || 'application/octet-stream',
+              external_id: null,
+              size: p.size,
+              story_ids: attach(t, 'file_ids', id, storyId),
+              thumbnail_url: null,
+              url: `${APP_URL}/files/${id}/${encodeURIComponent(p.name)}`,
+              uploader_id: t.ownerId,
+              ...MENTIONS,
+              entity_type: 'file',
+              created_at: at,
+              updated_at: at,
+            };
+            t.files.push(f);
+            return { ...f };
+          });
+        }),
+      );
     },
   });
   const linked = crudRoutes<'linkedFiles', LinkedFileBody>(ctx, {
@@ -136,8 +154,17 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
     entityType: 'linked-file',
     make(body, t) {
       return {
-        name: body.name, url: body.url, type: body.type, description: body.description ?? null, content_type: body.content_type ?? null, size: body.size ?? null,
-        thumbnail_url: body.thumbnail_url ?? null, uploader_id: body.uploader_id ?? t.ownerId, story_ids: [], pending_story_id: body.story_id, ...MENTIONS,
+        name: body.name,
+        url: body.url,
+        type: body.type,
+        description: body.description ?? null,
+        content_type: body.content_type ?? null,
+        size: body.size ?? null,
+        thumbnail_url: body.thumbnail_url ?? null,
+        uploader_id: body.uploader_id ?? t.ownerId,
+        story_ids: [],
+        pending_story_id: body.story_id,
+        ...MENTIONS,
       };
     },
     change(f, body, t) {

@@ -31,7 +31,10 @@ export function presentIteration(t: TrackerState, it: Iteration, slim: boolean, 
     ...it,
     status: today < it.start_date.slice(0, 10) ? 'unstarted' : today > it.end_date.slice(0, 10) ? 'done' : 'started',
     associated_groups: associatedGroups(stories),
-    labels: it.label_ids.map((id) => t.labels.find((l) => l.id === id)).filter((l) => l !== undefined).map((l) => presentLabel(t, l, true)),
+    labels: it.label_ids
+      .map((id) => t.labels.find((l) => l.id === id))
+      .filter((l) => l !== undefined)
+      .map((l) => presentLabel(t, l, true)),
     stats: { ...storyCounts(stories), average_cycle_time: 0, average_lead_time: 0, num_related_documents: 0 },
   };
   delete out.stats.num_stories_total;
@@ -41,7 +44,11 @@ export function presentIteration(t: TrackerState, it: Iteration, slim: boolean, 
 
 function presentProject(t: TrackerState, p: Project) {
   const stories = t.stories.filter((s) => s.project_id === p.id);
-  return { ...p, start_time: p.start_time ?? p.created_at, stats: { num_points: storyCounts(stories).num_points, num_stories: stories.length, num_related_documents: 0 } };
+  return {
+    ...p,
+    start_time: p.start_time ?? p.created_at,
+    stats: { num_points: storyCounts(stories).num_points, num_stories: stories.length, num_related_documents: 0 },
+  };
 }
 
 export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
@@ -54,8 +61,16 @@ export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
       assertFeature(t, 'iterations');
       checkDates(body);
       return {
-        name: body.name, description: body.description ?? '', start_date: body.start_date, end_date: body.end_date, follower_ids: body.follower_ids ?? [], group_ids: body.group_ids ?? [],
-        label_ids: ensureLabels(t, body.labels ?? [], at), group_mention_ids: [], member_mention_ids: [], mention_ids: [],
+        name: body.name,
+        description: body.description ?? '',
+        start_date: body.start_date,
+        end_date: body.end_date,
+        follower_ids: body.follower_ids ?? [],
+        group_ids: body.group_ids ?? [],
+        label_ids: ensureLabels(t, body.labels ?? [], at),
+        group_mention_ids: [],
+        member_mention_ids: [],
+        mention_ids: [],
       };
     },
     change(it, body, t, at) {
@@ -83,9 +98,19 @@ export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
     entityType: 'project',
     make(body) {
       return {
-        name: body.name, team_id: body.team_id, abbreviation: body.abbreviation ?? null, color: body.color ?? null, description: body.description ?? '',
-        external_id: body.external_id ?? null, follower_ids: body.follower_ids ?? [], iteration_length: body.iteration_length ?? 2, start_time: body.start_time ?? null,
-        archived: false, days_to_thermometer: 5, show_thermometer: true, workflow_id: 500000000,
+        name: body.name,
+        team_id: body.team_id,
+        abbreviation: body.abbreviation ?? null,
+        color: body.color ?? null,
+        description: body.description ?? '',
+        external_id: body.external_id ?? null,
+        follower_ids: body.follower_ids ?? [],
+        iteration_length: body.iteration_length ?? 2,
+        start_time: body.start_time ?? null,
+        archived: false,
+        days_to_thermometer: 5,
+        show_thermometer: true,
+        workflow_id: 500000000,
         ...(body.created_at ? { created_at: body.created_at } : {}),
         ...(body.updated_at ? { updated_at: body.updated_at } : {}),
       };
@@ -104,11 +129,13 @@ export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
     path: `${API}/${kind}/:id/stories`,
     handler: async (req) => {
       const id = intParam(req, 'id');
-      return reply.ok(await store.read((s) => {
-        const t = tracker(s);
-        find<{ id: number }>(t[kind], id, spec);
-        return storyList(t, req, (st) => st[field] === id);
-      }));
+      return reply.ok(
+        await store.read((s) => {
+          const t = tracker(s);
+          find<{ id: number }>(t[kind], id, spec);
+          return storyList(t, req, (st) => st[field] === id);
+        }),
+      );
     },
   });
   return [

@@ -88,11 +88,13 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/labels/:id/epics`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          find(t.labels, id, spec);
-          return t.epics.filter((e) => e.label_ids.includes(id)).map((e) => presentEpic(t, e, true));
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            find(t.labels, id, spec);
+            return t.epics.filter((e) => e.label_ids.includes(id)).map((e) => presentEpic(t, e, true));
+          }),
+        );
       },
     },
     {
@@ -100,11 +102,13 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/labels/:id/stories`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          find(t.labels, id, spec);
-          return storyList(t, req, (st) => st.label_ids.includes(id));
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            find(t.labels, id, spec);
+            return storyList(t, req, (st) => st.label_ids.includes(id));
+          }),
+        );
       },
     },
     {

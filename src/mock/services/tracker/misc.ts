@@ -82,15 +82,29 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
     method: 'GET',
     path: `${API}/member`,
     handler: async () =>
-      reply.ok(await store.read((s) => {
-        const t = tracker(s);
-        const me = find(t.members, t.ownerId, members);
-        return {
-          id: me.id, name: me.profile.name, mention_name: me.profile.mention_name, role: me.role, is_owner: true,
-          organization2: { id: t.workspaceId },
-          workspace2: { id: t.workspaceId, name: 'Example Workspace', url_slug: 'example', utc_offset: '+00:00', created_at: '2026-01-01T00:00:00.000Z', default_workflow_id: 500000000, estimate_scale: [0, 1, 2, 4, 8] },
-        };
-      })),
+      reply.ok(
+        await store.read((s) => {
+          const t = tracker(s);
+          const me = find(t.members, t.ownerId, members);
+          return {
+            id: me.id,
+            name: me.profile.name,
+            mention_name: me.profile.mention_name,
+            role: me.role,
+            is_owner: true,
+            organization2: { id: t.workspaceId },
+            workspace2: {
+              id: t.workspaceId,
+              name: 'Example Workspace',
+              url_slug: 'example',
+              utc_offset: '+00:00',
+              created_at: '2026-01-01T00:00:00.000Z',
+              default_workflow_id: 500000000,
+              estimate_scale: [0, 1, 2, 4, 8],
+            },
+          };
+        }),
+      ),
   });
   const repos = crudRoutes<'repositories', Record<string, never>>(ctx, { spec: repositories, coll: 'repositories', entityType: 'repository' });
   const hooks = crudRoutes<'webhooks', WebhookBody>(ctx, {
@@ -106,5 +120,3 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
   });
   return [...fields, ...templates, ...people, ...repos, ...hooks];
 }
-
-

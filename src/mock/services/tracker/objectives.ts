@@ -18,7 +18,18 @@ function ensureCategories(t: TrackerState, params: readonly CategoryParam[], at:
     let c = t.categories.find((x) => x.name.toLowerCase() === String(p.name).toLowerCase());
     if (!c) {
       const id = nextId(t);
-      c = { id, name: p.name, color: p.color ?? null, external_id: p.external_id ?? null, archived: false, entity_type: 'category', type: 'milestone', app_url: `${APP_URL}/category/${id}`, created_at: at, updated_at: at };
+      c = {
+        id,
+        name: p.name,
+        color: p.color ?? null,
+        external_id: p.external_id ?? null,
+        archived: false,
+        entity_type: 'category',
+        type: 'milestone',
+        app_url: `${APP_URL}/category/${id}`,
+        created_at: at,
+        updated_at: at,
+      };
       t.categories.push(c);
     }
     return c.id;
@@ -39,7 +50,10 @@ export function presentObjective(t: TrackerState, o: Objective): ObjectiveView {
   const { category_ids, ...rest } = o;
   return {
     ...rest,
-    categories: category_ids.map((id) => t.categories.find((c) => c.id === id)).filter((c) => c !== undefined).map((c) => ({ ...c })),
+    categories: category_ids
+      .map((id) => t.categories.find((c) => c.id === id))
+      .filter((c) => c !== undefined)
+      .map((c) => ({ ...c })),
     key_result_ids: t.keyResults.filter((k) => k.objective_id === o.id).map((k) => k.id),
     started: o.state !== 'to do',
     completed: o.state === 'done',
@@ -54,13 +68,23 @@ function objectiveRoutes(ctx: ServiceContext, spec: typeof objectives): Route[] 
     entityType: 'objective',
     make(body, t, at) {
       if (t.objectives.length >= t.entitlements.objectives) {
-        throw new MockError(403, 'UnusableEntitlementError', `the workspace's objective entitlement (${t.entitlements.objectives}) is used up; archive or delete objectives, or upgrade the plan`);
+        throw new MockError(
+          403,
+          'UnusableEntitlementError',
+          `the workspace's objective entitlement (${t.entitlements.objectives}) is used up; archive or delete objectives, or upgrade the plan`,
+        );
       }
       const state = body.state ?? 'to do';
       return {
-        name: body.name, description: body.description ?? '', archived: false, state, category_ids: ensureCategories(t, body.categories ?? [], at),
-        started_at: state === 'to do' ? null : at, completed_at: state === 'done' ? at : null,
-        started_at_override: body.started_at_override ?? null, completed_at_override: body.completed_at_override ?? null,
+        name: body.name,
+        description: body.description ?? '',
+        archived: false,
+        state,
+        category_ids: ensureCategories(t, body.categories ?? [], at),
+        started_at: state === 'to do' ? null : at,
+        completed_at: state === 'done' ? at : null,
+        started_at_override: body.started_at_override ?? null,
+        completed_at_override: body.completed_at_override ?? null,
         position: Math.max(0, ...t.objectives.map((x) => x.position)) + 1,
       };
     },
@@ -88,11 +112,13 @@ function objectiveRoutes(ctx: ServiceContext, spec: typeof objectives): Route[] 
     path: `${API}${spec.path}/:id/epics`,
     handler: async (req) => {
       const id = intParam(req, 'id');
-      return reply.ok(await ctx.store.read((s) => {
-        const t = tracker(s);
-        find(t.objectives, id, spec);
-        return t.epics.filter((e) => e.objective_ids.includes(id)).map((e) => presentEpic(t, e, true));
-      }));
+      return reply.ok(
+        await ctx.store.read((s) => {
+          const t = tracker(s);
+          find(t.objectives, id, spec);
+          return t.epics.filter((e) => e.objective_ids.includes(id)).map((e) => presentEpic(t, e, true));
+        }),
+      );
     },
   });
   return routes;
@@ -121,11 +147,13 @@ export function planningRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/categories/:id/${kind}`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await ctx.store.read((s) => {
-          const t = tracker(s);
-          find(t.categories, id, categories);
-          return t.objectives.filter((o) => o.category_ids.includes(id)).map((o) => presentObjective(t, o));
-        }));
+        return reply.ok(
+          await ctx.store.read((s) => {
+            const t = tracker(s);
+            find(t.categories, id, categories);
+            return t.objectives.filter((o) => o.category_ids.includes(id)).map((o) => presentObjective(t, o));
+          }),
+        );
       },
     });
   }

@@ -95,17 +95,20 @@ export function searchRoutes(ctx: ServiceContext): Route[] {
       const p = params(req);
       const types = req.query.getAll('entity_types').flatMap((v) => v.split(','));
       const allowed = ['story', 'epic', 'iteration', 'milestone', 'objective'];
-      for (const ty of types) if (!allowed.includes(ty)) throw new MockError(400, 'schema_mismatch', `schema mismatch: entity_types: "${ty}" is not one of ${allowed.join(', ')}`);
+      for (const ty of types)
+        if (!allowed.includes(ty)) throw new MockError(400, 'schema_mismatch', `schema mismatch: entity_types: "${ty}" is not one of ${allowed.join(', ')}`);
       const want = (ty: string) => types.length === 0 || types.includes(ty);
-      return reply.ok(await ctx.store.read((s) => {
-        const t = tracker(s);
-        const out: Record<string, unknown> = {};
-        if (want('epic')) out.epics = page(t, 'epics', p, ctx.now());
-        if (want('story')) out.stories = page(t, 'stories', p, ctx.now());
-        if (want('iteration')) out.iterations = page(t, 'iterations', p, ctx.now());
-        if (want('milestone') || want('objective')) out.milestones = page(t, 'milestones', p, ctx.now());
-        return out;
-      }));
+      return reply.ok(
+        await ctx.store.read((s) => {
+          const t = tracker(s);
+          const out: Record<string, unknown> = {};
+          if (want('epic')) out.epics = page(t, 'epics', p, ctx.now());
+          if (want('story')) out.stories = page(t, 'stories', p, ctx.now());
+          if (want('iteration')) out.iterations = page(t, 'iterations', p, ctx.now());
+          if (want('milestone') || want('objective')) out.milestones = page(t, 'milestones', p, ctx.now());
+          return out;
+        }),
+      );
     },
   });
   return routes;

@@ -10,7 +10,21 @@ import type { MockReply } from '../../http.js';
  *  - the store's bookkeeping that is no part of the contract is dropped.
  * Lookups are Map/Set only.
  */
-const GLOBAL_ID = new Set(['category', 'epic', 'epic-state', 'group', 'iteration', 'label', 'member', 'milestone', 'objective', 'project', 'story', 'task', 'workflow-state']);
+const GLOBAL_ID = new Set([
+  'category',
+  'epic',
+  'epic-state',
+  'group',
+  'iteration',
+  'label',
+  'member',
+  'milestone',
+  'objective',
+  'project',
+  'story',
+  'task',
+  'workflow-state',
+]);
 
 const OMIT_WHEN_NULL = new Map<string, readonly string[]>([
   ['health', ['author_id', 'epic_id', 'objective_id', 'text', 'created_at', 'updated_at']],

@@ -14,12 +14,14 @@ export const STORY_STATES = [
 ] as const;
 export const DEFAULT_STORY_STATE = 500000002;
 /** The verbs of each story state (what moving a story there means), as the real workflow states carry. */
-export const STORY_STATE_VERBS: Readonly<Record<number, string | null>> = Object.freeze(Object.assign(Object.create(null) as Record<number, string | null>, {
-  500000001: null,
-  500000002: null,
-  500000003: 'start',
-  500000004: 'finish',
-}));
+export const STORY_STATE_VERBS: Readonly<Record<number, string | null>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<number, string | null>, {
+    500000001: null,
+    500000002: null,
+    500000003: 'start',
+    500000004: 'finish',
+  }),
+);
 
 export const EPIC_WORKFLOW_ID = 500000010;
 /** Epic workflow states; the deprecated `state` names map onto them. */
@@ -31,9 +33,29 @@ export const EPIC_STATES = [
 
 /** Collections of the tracker slice, each an array of records. */
 export const COLLECTIONS = [
-  'labels', 'categories', 'customFields', 'documents', 'entityTemplates', 'epics', 'epicComments', 'health', 'files', 'linkedFiles',
-  'groups', 'webhooks', 'iterations', 'keyResults', 'members', 'objectives', 'projects', 'repositories', 'stories',
-  'storyComments', 'tasks', 'storyLinks', 'storyHistory',
+  'labels',
+  'categories',
+  'customFields',
+  'documents',
+  'entityTemplates',
+  'epics',
+  'epicComments',
+  'health',
+  'files',
+  'linkedFiles',
+  'groups',
+  'webhooks',
+  'iterations',
+  'keyResults',
+  'members',
+  'objectives',
+  'projects',
+  'repositories',
+  'stories',
+  'storyComments',
+  'tasks',
+  'storyLinks',
+  'storyHistory',
 ] as const;
 
 /** Fills in the tracker's slice: a new workspace, or the collections an older state lacks. */
@@ -100,33 +122,98 @@ function seed(t: TrackerState): void {
   const owner = member('Workspace Owner', 'owner', 'owner', false);
   t.ownerId = owner.id;
   t.members.push(owner, member('Ada Lovelace', 'ada', 'member', false), member('Former Colleague', 'former', 'member', true));
-  const value = (v: string, color: string, position: number) => ({ id: randomUUID(), value: v, color_key: color, position, enabled: true, entity_type: 'custom-field-enum-value' });
+  const value = (v: string, color: string, position: number) => ({
+    id: randomUUID(),
+    value: v,
+    color_key: color,
+    position,
+    enabled: true,
+    entity_type: 'custom-field-enum-value',
+  });
   t.customFields.push(
     {
-      id: randomUUID(), name: 'Priority', description: 'How urgent it is', canonical_name: 'priority', enabled: true, entity_type: 'custom-field', field_type: 'enum',
-      icon_set_identifier: 'priority', position: 1, created_at: at, updated_at: at,
+      id: randomUUID(),
+      name: 'Priority',
+      description: 'How urgent it is',
+      canonical_name: 'priority',
+      enabled: true,
+      entity_type: 'custom-field',
+      field_type: 'enum',
+      icon_set_identifier: 'priority',
+      position: 1,
+      created_at: at,
+      updated_at: at,
       values: [value('Highest', 'red', 1), value('High', 'orange', 2), value('Medium', 'yellow', 3), value('Low', 'gray', 4)],
     },
     {
-      id: randomUUID(), name: 'Severity', description: 'How bad it is', canonical_name: 'severity', enabled: false, entity_type: 'custom-field', field_type: 'enum',
-      icon_set_identifier: 'severity', position: 2, created_at: at, updated_at: at,
+      id: randomUUID(),
+      name: 'Severity',
+      description: 'How bad it is',
+      canonical_name: 'severity',
+      enabled: false,
+      entity_type: 'custom-field',
+      field_type: 'enum',
+      icon_set_identifier: 'severity',
+      position: 2,
+      created_at: at,
+      updated_at: at,
       values: [value('Critical', 'red', 1), value('Minor', 'blue', 2)],
     },
   );
   t.repositories.push(
-    { id: 900000001, name: 'api', full_name: 'example/api', external_id: '1001', type: 'github', url: 'https://github.com/example/api', entity_type: 'repository', created_at: at, updated_at: at },
-    { id: 900000002, name: 'web', full_name: 'example/web', external_id: '1002', type: 'github', url: 'https://github.com/example/web', entity_type: 'repository', created_at: at, updated_at: at },
+    {
+      id: 900000001,
+      name: 'api',
+      full_name: 'example/api',
+      external_id: '1001',
+      type: 'github',
+      url: 'https://github.com/example/api',
+      entity_type: 'repository',
+      created_at: at,
+      updated_at: at,
+    },
+    {
+      id: 900000002,
+      name: 'web',
+      full_name: 'example/web',
+      external_id: '1002',
+      type: 'github',
+      url: 'https://github.com/example/web',
+      entity_type: 'repository',
+      created_at: at,
+      updated_at: at,
+    },
   );
   const kr = (name: string, type: string, target: ObservedValue, observed: ObservedValue) => ({
-    id: randomUUID(), name, objective_id: null, progress: 0, type, initial_observed_value: { ...observed }, current_observed_value: { ...observed }, current_target_value: target, entity_type: 'key-result',
+    id: randomUUID(),
+    name,
+    objective_id: null,
+    progress: 0,
+    type,
+    initial_observed_value: { ...observed },
+    current_observed_value: { ...observed },
+    current_target_value: target,
+    entity_type: 'key-result',
   });
   // the seeded objective owns both key results (its key_result_ids list them; key-results list --objective finds them)
   // a fixed id outside the sequence (like the seeded workflow and repositories): ids of what a user makes stay 1, 2, …
   const objectiveId = 700000001;
   t.objectives.push({
-    id: objectiveId, entity_type: 'objective', app_url: `https://app.tracker.example/workspace/objective/${objectiveId}`, created_at: at, updated_at: at,
-    name: 'Grow adoption', description: 'More teams use the product every week', archived: false, state: 'in progress', category_ids: [],
-    started_at: at, completed_at: null, started_at_override: null, completed_at_override: null, position: 1,
+    id: objectiveId,
+    entity_type: 'objective',
+    app_url: `https://app.tracker.example/workspace/objective/${objectiveId}`,
+    created_at: at,
+    updated_at: at,
+    name: 'Grow adoption',
+    description: 'More teams use the product every week',
+    archived: false,
+    state: 'in progress',
+    category_ids: [],
+    started_at: at,
+    completed_at: null,
+    started_at_override: null,
+    completed_at_override: null,
+    position: 1,
   });
   t.keyResults.push(
     { ...kr('Ship the new onboarding', 'boolean', { boolean_value: true }, { boolean_value: false }), objective_id: objectiveId },

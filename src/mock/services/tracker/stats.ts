@@ -10,8 +10,17 @@ export function phase(story: { workflow_state_id?: number }): 'backlog' | 'unsta
 /** Point and story counts of a set of stories, in the names the epic and iteration stats use. */
 export function storyCounts(stories: readonly Story[]): Record<string, number> {
   const c = {
-    num_points: 0, num_points_backlog: 0, num_points_done: 0, num_points_started: 0, num_points_unstarted: 0,
-    num_stories_backlog: 0, num_stories_done: 0, num_stories_started: 0, num_stories_total: 0, num_stories_unestimated: 0, num_stories_unstarted: 0,
+    num_points: 0,
+    num_points_backlog: 0,
+    num_points_done: 0,
+    num_points_started: 0,
+    num_points_unstarted: 0,
+    num_stories_backlog: 0,
+    num_stories_done: 0,
+    num_stories_started: 0,
+    num_stories_total: 0,
+    num_stories_unestimated: 0,
+    num_stories_unstarted: 0,
   };
   for (const s of stories) {
     const p = typeof s.estimate === 'number' ? s.estimate : 0;
@@ -39,5 +48,17 @@ export function storiesWhere(t: TrackerState, pred: (s: Story) => boolean): Stor
 /** Current health of an epic: its latest record, or a "No Health" placeholder. */
 export function currentHealth(t: TrackerState, epicId: number): Health | NoHealth {
   const mine = t.health.filter((h) => h.epic_id === epicId);
-  return mine[mine.length - 1] ?? { id: null, author_id: null, epic_id: epicId, objective_id: null, status: 'No Health', text: null, entity_type: 'health', created_at: null, updated_at: null };
+  return (
+    mine[mine.length - 1] ?? {
+      id: null,
+      author_id: null,
+      epic_id: epicId,
+      objective_id: null,
+      status: 'No Health',
+      text: null,
+      entity_type: 'health',
+      created_at: null,
+      updated_at: null,
+    }
+  );
 }

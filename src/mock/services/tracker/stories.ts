@@ -10,8 +10,21 @@ import { phase } from './stats.js';
 import { DEFAULT_STORY_STATE, STORY_STATES, STORY_WORKFLOW_ID } from './state.js';
 
 const SIMPLE = [
-  'name', 'description', 'story_type', 'estimate', 'owner_ids', 'follower_ids', 'requested_by_id', 'external_links', 'deadline', 'archived', 'file_ids', 'linked_file_ids',
-  'started_at_override', 'completed_at_override', 'parent_story_id',
+  'name',
+  'description',
+  'story_type',
+  'estimate',
+  'owner_ids',
+  'follower_ids',
+  'requested_by_id',
+  'external_links',
+  'deadline',
+  'archived',
+  'file_ids',
+  'linked_file_ids',
+  'started_at_override',
+  'completed_at_override',
+  'parent_story_id',
 ] as const;
 
 /** A story link as the API shows it: with the workflow state of its subject. */
@@ -77,7 +90,10 @@ export function presentStory(t: TrackerState, s: Story, includeDescription = tru
   const { comment_ids: _c, task_ids: _t, num_tasks_completed: _n, ...rest } = s;
   const out: StoryView = {
     ...rest,
-    labels: s.label_ids.map((id) => t.labels.find((l) => l.id === id)).filter((l) => l !== undefined).map((l) => ({ ...l })),
+    labels: s.label_ids
+      .map((id) => t.labels.find((l) => l.id === id))
+      .filter((l) => l !== undefined)
+      .map((l) => ({ ...l })),
     started: ph === 'started' || ph === 'done',
     completed: ph === 'done',
     // blocked: another story blocks this one and is not done; blocker: this one blocks an unfinished story
@@ -119,15 +135,25 @@ export function storyList(t: TrackerState, req: MockRequest, pred: (s: Story) =>
 
 /** Checks that the records a story body points at exist (422 naming the field otherwise). */
 export function checkStoryRefs(t: TrackerState, body: Partial<StoryBody>, self?: number): void {
-  const refs = [['epic_id', 'epics'], ['iteration_id', 'iterations'], ['project_id', 'projects'], ['group_id', 'groups'], ['parent_story_id', 'stories']] as const;
+  const refs = [
+    ['epic_id', 'epics'],
+    ['iteration_id', 'iterations'],
+    ['project_id', 'projects'],
+    ['group_id', 'groups'],
+    ['parent_story_id', 'stories'],
+  ] as const;
   for (const [field, coll] of refs) {
     const v = body[field];
     const records: ReadonlyArray<{ id: number | string }> = t[coll];
-    if (v !== undefined && v !== null && !records.some((x) => x.id === v)) throw unprocessable(`${field}: ${coll === 'stories' ? 'story' : coll.slice(0, -1)} ${v} does not exist`, field);
+    if (v !== undefined && v !== null && !records.some((x) => x.id === v))
+      throw unprocessable(`${field}: ${coll === 'stories' ? 'story' : coll.slice(0, -1)} ${v} does not exist`, field);
   }
   if (self !== undefined && body.parent_story_id === self) throw unprocessable('parent_story_id: a story cannot be its own parent', 'parent_story_id');
   if (body.workflow_state_id !== undefined && !STORY_STATES.some((s) => s.id === body.workflow_state_id)) {
-    throw unprocessable(`workflow_state_id: ${body.workflow_state_id} is not a state of the workflow (${STORY_STATES.map((s) => `${s.id} ${s.name}`).join(', ')})`, 'workflow_state_id');
+    throw unprocessable(
+      `workflow_state_id: ${body.workflow_state_id} is not a state of the workflow (${STORY_STATES.map((s) => `${s.id} ${s.name}`).join(', ')})`,
+      'workflow_state_id',
+    );
   }
   for (const field of ['file_ids', 'linked_file_ids'] as const) {
     const coll = field === 'file_ids' ? 'files' : 'linkedFiles';
@@ -145,7 +171,11 @@ export function customValues(t: TrackerState, items: readonly CustomFieldParam[]
   return items.map(({ field_id, value_id }) => {
     const field = t.customFields.find((f) => f.id === field_id);
     if (!field) throw unprocessable(`custom_fields: custom field ${field_id} does not exist`, 'custom_fields');
-    if (!field.enabled) throw unprocessable(`custom_fields: custom field "${field.name}" is disabled; only enabled fields can be applied to stories (enable it first)`, 'custom_fields');
+    if (!field.enabled)
+      throw unprocessable(
+        `custom_fields: custom field "${field.name}" is disabled; only enabled fields can be applied to stories (enable it first)`,
+        'custom_fields',
+      );
     if (seen.has(field_id)) throw unprocessable(`custom_fields: custom field "${field.name}" is given twice`, 'custom_fields');
     seen.add(field_id);
     const value = field.values.find((v) => v.id === value_id);
@@ -156,7 +186,10 @@ export function customValues(t: TrackerState, items: readonly CustomFieldParam[]
 
 /** Files and linked files list the stories they are attached to. */
 export function linkFiles(t: TrackerState, story: Story): void {
-  for (const [coll, field] of [['files', 'file_ids'], ['linkedFiles', 'linked_file_ids']] as const) {
+  for (const [coll, field] of [
+    ['files', 'file_ids'],
+    ['linkedFiles', 'linked_file_ids'],
+  ] as const) {
     for (const f of t[coll]) {
       const has = story[field].includes(f.id);
       const ids = f.story_ids.filter((x) => x !== story.id);
@@ -189,24 +222,59 @@ export function recordHistory(t: TrackerState, s: Story, action: 'create' | 'upd
   const act: HistoryAction = { id: s.id, entity_type: 'story', action, name: s.name, story_type: s.story_type, app_url: s.app_url };
   if (action === 'delete') delete act.app_url;
   if (changes && Object.keys(changes).length > 0) act.changes = changes;
-  t.storyHistory.push({ id: randomUUID(), story_id: s.id, changed_at: at, version: 'v1', primary_id: s.id, member_id: t.ownerId, actions: [act], references: [] });
+  t.storyHistory.push({
+    id: randomUUID(),
+    story_id: s.id,
+    changed_at: at,
+    version: 'v1',
+    primary_id: s.id,
+    member_id: t.ownerId,
+    actions: [act],
+    references: [],
+  });
 }
 
 /** The new story record from a validated create body (also used by bulk create and templates). */
 export function makeStory(t: TrackerState, body: StoryBody, at: string): NewStory {
   checkStoryRefs(t, body);
   const story: NewStory = {
-    name: body.name, description: body.description ?? '', story_type: body.story_type ?? 'feature', archived: body.archived ?? false,
-    workflow_id: STORY_WORKFLOW_ID, workflow_state_id: DEFAULT_STORY_STATE,
-    estimate: body.estimate ?? null, epic_id: body.epic_id ?? null, iteration_id: body.iteration_id ?? null, project_id: body.project_id ?? null,
-    group_id: body.group_id ?? null, label_ids: ensureLabels(t, body.labels ?? [], at), owner_ids: body.owner_ids ?? [], follower_ids: body.follower_ids ?? [],
-    requested_by_id: body.requested_by_id ?? t.ownerId, external_id: body.external_id ?? null, external_links: body.external_links ?? [],
-    file_ids: body.file_ids ?? [], linked_file_ids: body.linked_file_ids ?? [], deadline: body.deadline ?? null,
-    custom_fields: customValues(t, body.custom_fields ?? []), previous_iteration_ids: [], mention_ids: [], member_mention_ids: [], group_mention_ids: [],
-    position: Math.max(0, ...t.stories.map((x) => x.position)) + 1, moved_at: at, started_at: null, completed_at: null,
-    started_at_override: body.started_at_override ?? null, completed_at_override: body.completed_at_override ?? null,
-    cycle_time: null, lead_time: null, story_template_id: body.story_template_id ?? null, parent_story_id: body.parent_story_id ?? null,
-    created_at: body.created_at ?? at, updated_at: body.updated_at ?? at,
+    name: body.name,
+    description: body.description ?? '',
+    story_type: body.story_type ?? 'feature',
+    archived: body.archived ?? false,
+    workflow_id: STORY_WORKFLOW_ID,
+    workflow_state_id: DEFAULT_STORY_STATE,
+    estimate: body.estimate ?? null,
+    epic_id: body.epic_id ?? null,
+    iteration_id: body.iteration_id ?? null,
+    project_id: body.project_id ?? null,
+    group_id: body.group_id ?? null,
+    label_ids: ensureLabels(t, body.labels ?? [], at),
+    owner_ids: body.owner_ids ?? [],
+    follower_ids: body.follower_ids ?? [],
+    requested_by_id: body.requested_by_id ?? t.ownerId,
+    external_id: body.external_id ?? null,
+    external_links: body.external_links ?? [],
+    file_ids: body.file_ids ?? [],
+    linked_file_ids: body.linked_file_ids ?? [],
+    deadline: body.deadline ?? null,
+    custom_fields: customValues(t, body.custom_fields ?? []),
+    previous_iteration_ids: [],
+    mention_ids: [],
+    member_mention_ids: [],
+    group_mention_ids: [],
+    position: Math.max(0, ...t.stories.map((x) => x.position)) + 1,
+    moved_at: at,
+    started_at: null,
+    completed_at: null,
+    started_at_override: body.started_at_override ?? null,
+    completed_at_override: body.completed_at_override ?? null,
+    cycle_time: null,
+    lead_time: null,
+    story_template_id: body.story_template_id ?? null,
+    parent_story_id: body.parent_story_id ?? null,
+    created_at: body.created_at ?? at,
+    updated_at: body.updated_at ?? at,
   };
   if (body.move_to === 'first') story.position = Math.min(1, ...t.stories.map((x) => x.position)) - 1;
   enterState(story, body.workflow_state_id ?? DEFAULT_STORY_STATE, story.created_at);
@@ -218,8 +286,20 @@ export function makeStory(t: TrackerState, body: StoryBody, at: string): NewStor
 export function addInlineTasks(t: TrackerState, story: Story, tasks: readonly TaskParam[], at: string): void {
   tasks.forEach((k, i) => {
     t.tasks.push({
-      id: nextId(t), story_id: story.id, description: k.description, complete: k.complete ?? false, completed_at: k.complete ? at : null, owner_ids: k.owner_ids ?? [],
-      external_id: k.external_id ?? null, position: i + 1, entity_type: 'task', mention_ids: [], member_mention_ids: [], group_mention_ids: [], created_at: at, updated_at: at,
+      id: nextId(t),
+      story_id: story.id,
+      description: k.description,
+      complete: k.complete ?? false,
+      completed_at: k.complete ? at : null,
+      owner_ids: k.owner_ids ?? [],
+      external_id: k.external_id ?? null,
+      position: i + 1,
+      entity_type: 'task',
+      mention_ids: [],
+      member_mention_ids: [],
+      group_mention_ids: [],
+      created_at: at,
+      updated_at: at,
     });
   });
 }
@@ -245,7 +325,15 @@ export function addLink(t: TrackerState, body: { verb: string; subject_id: numbe
   if (body.subject_id === body.object_id) throw unprocessable('object_id: a story cannot be linked to itself', 'object_id');
   const dup = t.storyLinks.find((l) => l.subject_id === body.subject_id && l.object_id === body.object_id && l.verb === body.verb);
   if (dup) throw unprocessable(`story ${body.subject_id} already ${body.verb} story ${body.object_id} (link ${dup.id})`, 'verb');
-  const link = { id: nextId(t), entity_type: 'story-link', verb: body.verb, subject_id: body.subject_id, object_id: body.object_id, created_at: at, updated_at: at };
+  const link = {
+    id: nextId(t),
+    entity_type: 'story-link',
+    verb: body.verb,
+    subject_id: body.subject_id,
+    object_id: body.object_id,
+    created_at: at,
+    updated_at: at,
+  };
   t.storyLinks.push(link);
   return link;
 }
@@ -253,7 +341,14 @@ export function addLink(t: TrackerState, body: { verb: string; subject_id: numbe
 /** Applies an update body (the single-story PUT and, field by field, the bulk update). */
 export function changeStory(t: TrackerState, item: Story, body: Partial<StoryBody>, at: string): void {
   checkStoryRefs(t, body, item.id);
-  const before = { workflow_state_id: item.workflow_state_id, name: item.name, estimate: item.estimate, epic_id: item.epic_id, iteration_id: item.iteration_id, project_id: item.project_id };
+  const before = {
+    workflow_state_id: item.workflow_state_id,
+    name: item.name,
+    estimate: item.estimate,
+    epic_id: item.epic_id,
+    iteration_id: item.iteration_id,
+    project_id: item.project_id,
+  };
   assign(item, body, [...SIMPLE, 'epic_id', 'project_id', 'group_id']);
   if (body.iteration_id !== undefined && body.iteration_id !== item.iteration_id) {
     if (item.iteration_id !== null) item.previous_iteration_ids = [...item.previous_iteration_ids.filter((x) => x !== item.iteration_id), item.iteration_id];
@@ -309,7 +404,8 @@ export function storyRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => {
         const link = req.query.get('external_link');
         if (!link) throw new MockError(400, 'schema_mismatch', 'schema mismatch: query parameter external_link is required');
-        if (link.length > 2048) throw new MockError(413, 'string_too_long', 'a string exceeded its length limit: external_link must be at most 2048 characters');
+        if (link.length > 2048)
+          throw new MockError(413, 'string_too_long', 'a string exceeded its length limit: external_link must be at most 2048 characters');
         return reply.ok(await ctx.store.read((s) => storyList(tracker(s), req, (st) => st.external_links.includes(link))));
       },
     },

@@ -27,7 +27,8 @@ async function validateEach(items: unknown[], mode: 'create'): Promise<StoryBody
 }
 
 function storyIds(t: TrackerState, ids: number[]): Story[] {
-  if (ids.length > BULK_MAX) throw new MockError(400, 'schema_mismatch', `schema mismatch: story_ids: at most ${BULK_MAX} stories per request (got ${ids.length})`);
+  if (ids.length > BULK_MAX)
+    throw new MockError(400, 'schema_mismatch', `schema mismatch: story_ids: at most ${BULK_MAX} stories per request (got ${ids.length})`);
   return ids.map((id) => {
     const s = t.stories.find((x) => x.id === id);
     if (!s) throw unprocessable(`story_ids: story ${id} does not exist`, 'story_ids');
@@ -37,9 +38,10 @@ function storyIds(t: TrackerState, ids: number[]): Story[] {
 
 /** POST /stories/search: every given attribute must match (lists: any of them). */
 function matches(t: TrackerState, q: StorySearchBody): (s: Story) => boolean {
-  const inRange = (v: string | null, start?: string, end?: string) => (start === undefined || (v !== null && v >= start)) && (end === undefined || (v !== null && v <= end));
+  const inRange = (v: string | null, start?: string, end?: string) =>
+    (start === undefined || (v !== null && v >= start)) && (end === undefined || (v !== null && v <= end));
   const anyOf = (list: readonly unknown[], v: unknown) => list.includes(v);
-  const labelId = q.label_name !== undefined ? t.labels.find((l) => l.name.toLowerCase() === String(q.label_name).toLowerCase())?.id ?? -1 : undefined;
+  const labelId = q.label_name !== undefined ? (t.labels.find((l) => l.name.toLowerCase() === String(q.label_name).toLowerCase())?.id ?? -1) : undefined;
   return (s) =>
     (q.archived === undefined || s.archived === q.archived) &&
     (q.story_type === undefined || s.story_type === q.story_type) &&
@@ -71,9 +73,24 @@ const STATE_TYPES = new Set(STORY_STATES.map((s) => s.type as string));
 /** One story of a bulk update: the shared fields set, the *_add / *_remove lists applied to its own. */
 function bulkChange(t: TrackerState, story: Story, b: BulkUpdateBody, at: string): void {
   const single: Partial<StoryBody> = {};
-  assign(single, b, ['archived', 'story_type', 'workflow_state_id', 'epic_id', 'iteration_id', 'project_id', 'group_id', 'estimate', 'requested_by_id', 'deadline', 'external_links', 'move_to']);
-  if (b.owner_ids_add || b.owner_ids_remove) single.owner_ids = [...new Set([...story.owner_ids, ...(b.owner_ids_add ?? [])])].filter((x) => !(b.owner_ids_remove ?? []).includes(x));
-  if (b.follower_ids_add || b.follower_ids_remove) single.follower_ids = [...new Set([...story.follower_ids, ...(b.follower_ids_add ?? [])])].filter((x) => !(b.follower_ids_remove ?? []).includes(x));
+  assign(single, b, [
+    'archived',
+    'story_type',
+    'workflow_state_id',
+    'epic_id',
+    'iteration_id',
+    'project_id',
+    'group_id',
+    'estimate',
+    'requested_by_id',
+    'deadline',
+    'external_links',
+    'move_to',
+  ]);
+  if (b.owner_ids_add || b.owner_ids_remove)
+    single.owner_ids = [...new Set([...story.owner_ids, ...(b.owner_ids_add ?? [])])].filter((x) => !(b.owner_ids_remove ?? []).includes(x));
+  if (b.follower_ids_add || b.follower_ids_remove)
+    single.follower_ids = [...new Set([...story.follower_ids, ...(b.follower_ids_add ?? [])])].filter((x) => !(b.follower_ids_remove ?? []).includes(x));
   changeStory(t, story, single, at);
   if (b.labels_add || b.labels_remove) {
     const add = ensureLabels(t, b.labels_add ?? [], at);
@@ -98,10 +115,12 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
   const createOne = async (req: MockRequest) => {
     const b = await validate<StoryBody>(spec.fields, 'create', req.body);
-    return reply.created(await store.write((s) => {
-      const t = tracker(s);
-      return presentStory(t, createStory(t, b, nowIso(ctx.now())), true, true);
-    }));
+    return reply.created(
+      await store.write((s) => {
+        const t = tracker(s);
+        return presentStory(t, createStory(t, b, nowIso(ctx.now())), true, true);
+      }),
+    );
   };
   return [
     { method: 'POST', path: `${API}/stories`, handler: createOne },
@@ -112,18 +131,20 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
         const env = await validate<BulkCreateBody>(body('bulk-create'), 'create', req.body);
         const items = await validateEach(env.stories, 'create');
         // all or nothing: the transaction throws before anything is kept when one story is unprocessable
-        return reply.created(await store.write((s) => {
-          const t = tracker(s);
-          const at = nowIso(ctx.now());
-          return items.map((b, i) => {
-            try {
-              return presentStory(t, createStory(t, b, at));
-            } catch (err) {
-              if (err instanceof MockError) throw new MockError(err.status, err.code, `stories[${i}]: ${err.message}`, err.extra);
-              throw err;
-            }
-          });
-        }));
+        return reply.created(
+          await store.write((s) => {
+            const t = tracker(s);
+            const at = nowIso(ctx.now());
+            return items.map((b, i) => {
+              try {
+                return presentStory(t, createStory(t, b, at));
+              } catch (err) {
+                if (err instanceof MockError) throw new MockError(err.status, err.code, `stories[${i}]: ${err.message}`, err.extra);
+                throw err;
+              }
+            });
+          }),
+        );
       },
     },
     {
@@ -131,13 +152,15 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/bulk`,
       handler: async (req) => {
         const b = await validate<BulkUpdateBody>(body('bulk-update'), 'create', req.body);
-        return reply.ok(await store.write((s) => {
-          const t = tracker(s);
-          const at = nowIso(ctx.now());
-          const list = storyIds(t, b.story_ids);
-          for (const story of list) bulkChange(t, story, b, at);
-          return list.map((story) => presentStory(t, story));
-        }));
+        return reply.ok(
+          await store.write((s) => {
+            const t = tracker(s);
+            const at = nowIso(ctx.now());
+            const list = storyIds(t, b.story_ids);
+            for (const story of list) bulkChange(t, story, b, at);
+            return list.map((story) => presentStory(t, story));
+          }),
+        );
       },
     },
     {
@@ -158,22 +181,26 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/from-template`,
       handler: async (req) => {
         const b = await validate<FromTemplateBody>(body('from-template'), 'create', req.body);
-        return reply.created(await store.write((s) => {
-          const t = tracker(s);
-          const at = nowIso(ctx.now());
-          const tpl = t.entityTemplates.find((x) => x.id === b.story_template_id);
-          if (!tpl) throw unprocessable(`story_template_id: entity template ${b.story_template_id} does not exist`, 'story_template_id');
-          if (!t.features.story_templates) throw new MockError(403, 'DisabledFeatureError', 'story templates are turned off for this workspace (opsctl tracker entity-templates enable)');
-          const { entity_type: _e, labels, tasks, custom_fields, ...contents } = tpl.story_contents;
-          const merged: Partial<StoryBody> = { ...contents, ...b };
-          if (b.labels === undefined && labels) merged.labels = labels.map((l) => ({ name: l.name }));
-          if (b.tasks === undefined && tasks) merged.tasks = tasks.map((k) => ({ description: k.description, complete: k.complete ?? false }));
-          if (b.custom_fields === undefined && custom_fields) merged.custom_fields = custom_fields.map((c) => ({ field_id: c.field_id, value_id: c.value_id }));
-          if (!merged.name) throw unprocessable('name: neither the body nor the template gives the story a name', 'name');
-          const story = createStory(t, { ...merged, name: merged.name }, at);
-          tpl.last_used_at = at;
-          return presentStory(t, story, true, true);
-        }));
+        return reply.created(
+          await store.write((s) => {
+            const t = tracker(s);
+            const at = nowIso(ctx.now());
+            const tpl = t.entityTemplates.find((x) => x.id === b.story_template_id);
+            if (!tpl) throw unprocessable(`story_template_id: entity template ${b.story_template_id} does not exist`, 'story_template_id');
+            if (!t.features.story_templates)
+              throw new MockError(403, 'DisabledFeatureError', 'story templates are turned off for this workspace (opsctl tracker entity-templates enable)');
+            const { entity_type: _e, labels, tasks, custom_fields, ...contents } = tpl.story_contents;
+            const merged: Partial<StoryBody> = { ...contents, ...b };
+            if (b.labels === undefined && labels) merged.labels = labels.map((l) => ({ name: l.name }));
+            if (b.tasks === undefined && tasks) merged.tasks = tasks.map((k) => ({ description: k.description, complete: k.complete ?? false }));
+            if (b.custom_fields === undefined && custom_fields)
+              merged.custom_fields = custom_fields.map((c) => ({ field_id: c.field_id, value_id: c.value_id }));
+            if (!merged.name) throw unprocessable('name: neither the body nor the template gives the story a name', 'name');
+            const story = createStory(t, { ...merged, name: merged.name }, at);
+            tpl.last_used_at = at;
+            return presentStory(t, story, true, true);
+          }),
+        );
       },
     },
   ];
@@ -189,12 +216,18 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => {
         const q = await validate<StorySearchBody>(body('search'), 'update', req.body ?? {});
         for (const ty of q.workflow_state_types ?? []) {
-          if (!STATE_TYPES.has(ty)) throw new MockError(400, 'schema_mismatch', `schema mismatch: workflow_state_types: "${ty}" is not one of ${[...STATE_TYPES].join(', ')}`, { errors: { workflow_state_types: 'unknown state type' } });
+          if (!STATE_TYPES.has(ty))
+            throw new MockError(400, 'schema_mismatch', `schema mismatch: workflow_state_types: "${ty}" is not one of ${[...STATE_TYPES].join(', ')}`, {
+              errors: { workflow_state_types: 'unknown state type' },
+            });
         }
-        return { status: 201, json: await store.read((s) => {
-          const t = tracker(s);
-          return t.stories.filter(matches(t, q)).map((st) => presentStory(t, st, q.includes_description ?? false));
-        }) };
+        return {
+          status: 201,
+          json: await store.read((s) => {
+            const t = tracker(s);
+            return t.stories.filter(matches(t, q)).map((st) => presentStory(t, st, q.includes_description ?? false));
+          }),
+        };
       },
     },
     {
@@ -202,11 +235,13 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/history`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          find(t.stories, id, spec);
-          return t.storyHistory.filter((h) => h.story_id === id).map(({ story_id: _s, ...h }) => structuredClone(h));
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            find(t.stories, id, spec);
+            return t.storyHistory.filter((h) => h.story_id === id).map(({ story_id: _s, ...h }) => structuredClone(h));
+          }),
+        );
       },
     },
     {
@@ -214,13 +249,14 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/sub-tasks`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          find(t.stories, id, spec);
-          return t.stories.filter((x) => x.parent_story_id === id).map((x) => presentStory(t, x));
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            find(t.stories, id, spec);
+            return t.stories.filter((x) => x.parent_story_id === id).map((x) => presentStory(t, x));
+          }),
+        );
       },
     },
   ];
 }
-

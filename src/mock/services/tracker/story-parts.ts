@@ -19,12 +19,20 @@ function storyOf(t: TrackerState, id: number): Story {
 
 function commentOf(t: TrackerState, storyId: number, id: number): StoryComment {
   storyOf(t, storyId);
-  return find(t.storyComments.filter((c) => c.story_id === storyId), id, commentSpec);
+  return find(
+    t.storyComments.filter((c) => c.story_id === storyId),
+    id,
+    commentSpec,
+  );
 }
 
 function taskOf(t: TrackerState, storyId: number, id: number): Task {
   storyOf(t, storyId);
-  return find(t.tasks.filter((k) => k.story_id === storyId), id, taskSpec);
+  return find(
+    t.tasks.filter((k) => k.story_id === storyId),
+    id,
+    taskSpec,
+  );
 }
 
 /** Story comments (replies by `parent_id`, deleting a comment deletes its replies), reactions, tasks and story links. */
@@ -48,7 +56,8 @@ function linkRoutes(ctx: ServiceContext): Route[] {
     routes: ['get', 'update', 'delete'],
     change(l, b, t) {
       const next = { verb: b.verb ?? l.verb, subject_id: b.subject_id ?? l.subject_id, object_id: b.object_id ?? l.object_id };
-      for (const f of ['subject_id', 'object_id'] as const) if (!t.stories.some((s) => s.id === next[f])) throw unprocessable(`${f}: story ${next[f]} does not exist`, f);
+      for (const f of ['subject_id', 'object_id'] as const)
+        if (!t.stories.some((s) => s.id === next[f])) throw unprocessable(`${f}: story ${next[f]} does not exist`, f);
       if (next.subject_id === next.object_id) throw unprocessable('object_id: a story cannot be linked to itself', 'object_id');
       Object.assign(l, next);
     },
@@ -61,10 +70,12 @@ function linkRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/story-links`,
       handler: async (req) => {
         const b = await validate<StoryLinkBody>(storyLinks.fields, 'create', req.body);
-        return reply.created(await store.write((s) => {
-          const t = tracker(s);
-          return presentLink(t, addLink(t, b, nowIso(ctx.now())));
-        }));
+        return reply.created(
+          await store.write((s) => {
+            const t = tracker(s);
+            return presentLink(t, addLink(t, b, nowIso(ctx.now())));
+          }),
+        );
       },
     },
   ];
@@ -79,11 +90,13 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        return reply.ok(await store.read((s) => {
-          const t = tracker(s);
-          storyOf(t, id);
-          return t.storyComments.filter((c) => c.story_id === id).map(presentStoryComment);
-        }));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            storyOf(t, id);
+            return t.storyComments.filter((c) => c.story_id === id).map(presentStoryComment);
+          }),
+        );
       },
     },
     {
@@ -91,15 +104,21 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const b = await validate<StoryCommentBody>({ ...body('reply'), parent_id: { ...body('reply').parent_id, required: false, nullable: true } }, 'create', req.body);
-        return reply.created(await store.write((s) => {
-          const t = tracker(s);
-          storyOf(t, id);
-          if (b.parent_id !== undefined && b.parent_id !== null && !t.storyComments.some((c) => c.story_id === id && c.id === b.parent_id)) {
-            throw unprocessable(`parent_id: comment ${b.parent_id} is not a comment of story ${id}`, 'parent_id');
-          }
-          return presentStoryComment(addComment(t, id, b, nowIso(ctx.now())));
-        }));
+        const b = await validate<StoryCommentBody>(
+          { ...body('reply'), parent_id: { ...body('reply').parent_id, required: false, nullable: true } },
+          'create',
+          req.body,
+        );
+        return reply.created(
+          await store.write((s) => {
+            const t = tracker(s);
+            storyOf(t, id);
+            if (b.parent_id !== undefined && b.parent_id !== null && !t.storyComments.some((c) => c.story_id === id && c.id === b.parent_id)) {
+              throw unprocessable(`parent_id: comment ${b.parent_id} is not a comment of story ${id}`, 'parent_id');
+            }
+            return presentStoryComment(addComment(t, id, b, nowIso(ctx.now())));
+          }),
+        );
       },
     },
     {
@@ -116,12 +135,14 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
         const b = await validate<TextBody>(body('comment-update'), 'create', req.body);
-        return reply.ok(await store.write((s) => {
-          const c = commentOf(tracker(s), id, cid);
-          c.text = b.text;
-          c.updated_at = nowIso(ctx.now());
-          return presentStoryComment(c);
-        }));
+        return reply.ok(
+          await store.write((s) => {
+            const c = commentOf(tracker(s), id, cid);
+            c.text = b.text;
+            c.updated_at = nowIso(ctx.now());
+            return presentStoryComment(c);
+          }),
+        );
       },
     },
     {
@@ -133,7 +154,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
           const t = tracker(s);
           commentOf(t, id, cid);
           const gone = new Set<number>([cid]);
-          for (let grew = true; grew; ) {
+          for (let grew = true; grew;) {
             grew = false;
             for (const c of t.storyComments) {
               if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) {
@@ -154,10 +175,25 @@ function commentRoutes(ctx: ServiceContext): Route[] {
 function addComment(t: TrackerState, id: number, b: StoryCommentBody, at: string): StoryComment {
   const cid = nextId(t);
   const c: StoryComment = {
-    id: cid, story_id: id, parent_id: b.parent_id ?? null, app_url: `${APP_URL}/story/${id}#activity-${cid}`, author_id: b.author_id ?? t.ownerId, text: b.text,
-    external_id: b.external_id ?? null, deleted: false, entity_type: 'story-comment', linked_to_slack: false, blocker: false, unblocks_parent: false,
-    position: t.storyComments.filter((x) => x.story_id === id).length + 1, reactions: [], group_mention_ids: [], member_mention_ids: [], mention_ids: [],
-    created_at: b.created_at ?? at, updated_at: b.updated_at ?? at,
+    id: cid,
+    story_id: id,
+    parent_id: b.parent_id ?? null,
+    app_url: `${APP_URL}/story/${id}#activity-${cid}`,
+    author_id: b.author_id ?? t.ownerId,
+    text: b.text,
+    external_id: b.external_id ?? null,
+    deleted: false,
+    entity_type: 'story-comment',
+    linked_to_slack: false,
+    blocker: false,
+    unblocks_parent: false,
+    position: t.storyComments.filter((x) => x.story_id === id).length + 1,
+    reactions: [],
+    group_mention_ids: [],
+    member_mention_ids: [],
+    mention_ids: [],
+    created_at: b.created_at ?? at,
+    updated_at: b.updated_at ?? at,
   };
   t.storyComments.push(c);
   touch(t, id, at);
@@ -174,18 +210,20 @@ function reactionRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
         const b = await validate<EmojiBody>(body('react'), 'create', req.body);
-        return reply.created(await store.write((s) => {
-          const t = tracker(s);
-          const c = commentOf(t, id, cid);
-          let r = c.reactions.find((x) => x.emoji === b.emoji);
-          if (!r) {
-            if (c.reactions.length >= MAX_REACTIONS) throw unprocessable(`emoji: a comment carries at most ${MAX_REACTIONS} different reactions`, 'emoji');
-            r = { emoji: b.emoji, permission_ids: [] };
-            c.reactions.push(r);
-          }
-          if (!r.permission_ids.includes(t.ownerId)) r.permission_ids.push(t.ownerId);
-          return presentStoryComment(c).reactions;
-        }));
+        return reply.created(
+          await store.write((s) => {
+            const t = tracker(s);
+            const c = commentOf(t, id, cid);
+            let r = c.reactions.find((x) => x.emoji === b.emoji);
+            if (!r) {
+              if (c.reactions.length >= MAX_REACTIONS) throw unprocessable(`emoji: a comment carries at most ${MAX_REACTIONS} different reactions`, 'emoji');
+              r = { emoji: b.emoji, permission_ids: [] };
+              c.reactions.push(r);
+            }
+            if (!r.permission_ids.includes(t.ownerId)) r.permission_ids.push(t.ownerId);
+            return presentStoryComment(c).reactions;
+          }),
+        );
       },
     },
     {
@@ -218,20 +256,33 @@ function taskRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => {
         const id = intParam(req, 'id');
         const b = await validate<TaskAddBody>(body('task-add'), 'create', req.body);
-        return reply.created(await store.write((s) => {
-          const t = tracker(s);
-          storyOf(t, id);
-          const at = nowIso(ctx.now());
-          const mine = t.tasks.filter((k) => k.story_id === id);
-          const task: Task = {
-            id: nextId(t), story_id: id, description: b.description, complete: b.complete ?? false, completed_at: b.complete ? at : null, owner_ids: b.owner_ids ?? [],
-            external_id: b.external_id ?? null, position: Math.max(0, ...mine.map((k) => k.position)) + 1, entity_type: 'task', mention_ids: [], member_mention_ids: [], group_mention_ids: [],
-            created_at: at, updated_at: at,
-          };
-          t.tasks.push(task);
-          touch(t, id, at);
-          return { ...task };
-        }));
+        return reply.created(
+          await store.write((s) => {
+            const t = tracker(s);
+            storyOf(t, id);
+            const at = nowIso(ctx.now());
+            const mine = t.tasks.filter((k) => k.story_id === id);
+            const task: Task = {
+              id: nextId(t),
+              story_id: id,
+              description: b.description,
+              complete: b.complete ?? false,
+              completed_at: b.complete ? at : null,
+              owner_ids: b.owner_ids ?? [],
+              external_id: b.external_id ?? null,
+              position: Math.max(0, ...mine.map((k) => k.position)) + 1,
+              entity_type: 'task',
+              mention_ids: [],
+              member_mention_ids: [],
+              group_mention_ids: [],
+              created_at: at,
+              updated_at: at,
+            };
+            t.tasks.push(task);
+            touch(t, id, at);
+            return { ...task };
+          }),
+        );
       },
     },
     {
@@ -248,21 +299,28 @@ function taskRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => {
         const [id, tid] = [intParam(req, 'id'), intParam(req, 'tid')];
         const b = await validate<TaskUpdateBody>(body('task-update'), 'update', req.body ?? {});
-        return reply.ok(await store.write((s) => {
-          const t = tracker(s);
-          const task = taskOf(t, id, tid);
-          const at = nowIso(ctx.now());
-          if (b.description !== undefined) task.description = b.description;
-          if (b.owner_ids !== undefined) task.owner_ids = b.owner_ids;
-          if (b.complete !== undefined && b.complete !== task.complete) {
-            task.complete = b.complete;
-            task.completed_at = b.complete ? at : null;
-          }
-          move(t.tasks.filter((k) => k.story_id === id), task, b, 'task');
-          task.updated_at = at;
-          touch(t, id, at);
-          return { ...task };
-        }));
+        return reply.ok(
+          await store.write((s) => {
+            const t = tracker(s);
+            const task = taskOf(t, id, tid);
+            const at = nowIso(ctx.now());
+            if (b.description !== undefined) task.description = b.description;
+            if (b.owner_ids !== undefined) task.owner_ids = b.owner_ids;
+            if (b.complete !== undefined && b.complete !== task.complete) {
+              task.complete = b.complete;
+              task.completed_at = b.complete ? at : null;
+            }
+            move(
+              t.tasks.filter((k) => k.story_id === id),
+              task,
+              b,
+              'task',
+            );
+            task.updated_at = at;
+            touch(t, id, at);
+            return { ...task };
+          }),
+        );
       },
     },
     {

@@ -22,7 +22,10 @@ export function presentContents(t: TrackerState, contents: StoryContents = {}): 
     .map((p) => t.labels.find((l) => l.name.toLowerCase() === String(p?.name).toLowerCase()))
     .filter((l) => l !== undefined);
   const byId = <T extends { id: number }>(list: T[], ids: readonly number[] | undefined) =>
-    (Array.isArray(ids) ? ids : []).map((id) => list.find((x) => x.id === id)).filter((x) => x !== undefined).map((x) => structuredClone(x));
+    (Array.isArray(ids) ? ids : [])
+      .map((id) => list.find((x) => x.id === id))
+      .filter((x) => x !== undefined)
+      .map((x) => structuredClone(x));
   return {
     ...rest,
     entity_type: 'story-contents',
