@@ -64,15 +64,15 @@ const base = results['node -e 0'].cpuMs;
 console.log(`baseline: node -e 0 = ${base.toFixed(1)} ms CPU\n`);
 const ratio = (name) => results[name].cpuMs / base;
 // Issue 18's goals: --version and --help <= 1.2x, an embedded list <= 2x, a list against a server <= 0.8x
-// the official client's script. --help and the embedded list are not there yet (their budgets stay):
-// a bare commander program printing the same help already costs about 1.2x (the row below), and a
-// list spends its CPU loading and first running about 40 modules (commander, undici, the mock), not in
-// any one function; see the README's start-up paragraph.
+// the official client's script. --help is at about 1.2x, where a bare commander program printing the same
+// help is (the row below); its budget leaves room for a noisy machine. The embedded list is at about
+// 2.2x: it spends its CPU loading and first running about 40 modules (commander, the mock's router and
+// services, the tracker's table), not in any one function; see the README's start-up paragraph.
 console.log(`a bare commander program printing the same --help: ${ratio('bare commander program --help').toFixed(2)}x (the floor of a commander --help)`);
 for (const [name, budget] of [
   ['opsctl --version', 1.2],
-  ['opsctl --help', 1.5],
-  ['opsctl tracker labels list (embedded)', 3],
+  ['opsctl --help', 1.3],
+  ['opsctl tracker labels list (embedded)', 2.5],
 ]) {
   const r = ratio(name);
   report.row(`${name}: CPU vs node -e 0`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} ms)`, `<= ${budget}x`, r <= budget);

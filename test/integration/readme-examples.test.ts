@@ -50,7 +50,7 @@ const NOT_RUN: Record<string, string> = {
     "the checkout's own set-up: npm install reaches the npm registry, npm test is this suite (test/e2e/package.test.ts runs opsctl demo)",
   'npm run package                                   # out/opsctl and out/opsctl-<version>.tgz':
     "installing opsctl into /usr/local/bin and npm's global prefix (root): test/e2e/package.test.ts builds and runs both artefacts",
-  'bin/opsctl.js          launcher: Liftoff-only WebAssembly (see below), then dist/cli.js': 'the source layout, not commands',
+  'bin/opsctl.js          launcher: answers --version itself, else dist/cli.mjs': 'the source layout, not commands',
 };
 
 interface Command {
