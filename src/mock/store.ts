@@ -11,12 +11,8 @@ const STATE_MAX_BYTES = 64 * 1024 * 1024;
 /** The whole mock state: one slice per service, each owned by that service's module and unknown until it narrows it. */
 export type MockSlices = Record<string, unknown>;
 
-/**
- * The state as the store hands it out. Its slices are still `any` for the code that reads them without
- * narrowing (the oauth mock, the tests); the labels mock takes MockSlices.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- src/mock/services/oauth and test/ still read slices unnarrowed; make it MockSlices once they narrow
-export type MockState = Record<string, any>;
+/** The state as the store hands it out: each service narrows its own slice (tracker/records.ts, oauth/tokens.ts, labels/). */
+export type MockState = MockSlices;
 
 /** One field of a service's slice of the state, unknown until the reader narrows it. */
 export function sliceField(state: MockSlices, service: string, field: string): unknown {
@@ -167,7 +163,7 @@ export class FileStore implements Store {
     }
     // Content this store wrote, or already checked, is not checked again: loading the schema library
     // costs a short command more than all its other work. Any other content (edited, restored) is.
-    if (state !== null && typeof state === 'object' && !Array.isArray(state) && (await this.checkedBefore(raw))) return state;
+    if (state !== null && typeof state === 'object' && !Array.isArray(state) && (await this.checkedBefore(raw))) return state as MockState;
     const { stateProblem } = await import('./state-schema.js');
     const problem = stateProblem(state);
     if (problem) throw new StateFileError(this.path, problem);

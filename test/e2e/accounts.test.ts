@@ -7,6 +7,7 @@ import { runBin } from '../helpers/bin.js';
 import { startMock } from '../helpers/mock.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 import { requireProgram } from '../helpers/e2e.js';
+import type { TestState } from '../helpers/mock.js';
 
 const hasScript = requireProgram('script (util-linux, for the pty tests)', SCRIPT);
 
@@ -98,7 +99,7 @@ describe('accounts (built binary against the mock authorization server)', () => 
     const bobsRefresh = creds().embedded.accounts.find((x: any) => x.account === 'bob@example.com').refresh_token;
     const out = await run(['logout', '--account', 'bob@example.com']);
     expect(out.exitCode, out.stderr as string).toBe(0);
-    expect(await mock.store.read((s) => (s.oauth.refreshTokens as any)[bobsRefresh].revoked)).toBe(true);
+    expect(await mock.store.read((s: TestState) => (s.oauth.refreshTokens as any)[bobsRefresh].revoked)).toBe(true);
     expect(creds().embedded.accounts.map((x: any) => x.account)).toEqual(['alice@example.com']);
     // Logging out the active account makes the next one active.
     expect((await login(run, 'bob@example.com')).exitCode).toBe(0);

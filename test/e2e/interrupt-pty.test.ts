@@ -6,6 +6,7 @@ import { runBin } from '../helpers/bin.js';
 import { kvSandbox, until } from '../helpers/kv.js';
 import { PtySession, SCRIPT, type PtyOptions } from '../helpers/pty.js';
 import { useTrackerMock } from '../helpers/tracker.js';
+import type { TestState } from '../helpers/mock.js';
 
 /**
  * The built binary on a real pseudo-terminal, interrupted the way a person does it: the Ctrl-C key
@@ -148,7 +149,7 @@ describe.runIf(hasScript)('on a real terminal: tracker', () => {
 
   it('a terminal of 0 columns: search --all over several pages finishes with a bounded output and a full table', async () => {
     const seed = await t.json('tracker', 'stories', 'create', '--name', 'x story 0');
-    await t.mock.store.write((s) => {
+    await t.mock.store.write((s: TestState) => {
       const base = s.tracker.stories.find((x: any) => x.id === seed.id);
       for (let i = 1; i < 60; i++) s.tracker.stories.push({ ...base, id: 2_000_000 + i, name: `x story ${i} ${'long words '.repeat(12)}`.trim() });
     });

@@ -8,6 +8,7 @@ import { ShortcutClient } from '@shortcut/client';
 import { execa } from 'execa';
 import { BIN, runBin } from '../helpers/bin.js';
 import { startMock } from '../helpers/mock.js';
+import type { TestState } from '../helpers/mock.js';
 
 /** The built binary (bundled dependencies: yaml, undici's FormData) against a mock on port 0. */
 let mock: Awaited<ReturnType<typeof startMock>>;
@@ -115,7 +116,7 @@ describe('@shortcut/client against `opsctl mock serve` (the built binary)', () =
 
 describe('apply interrupted (SIGINT to the built binary)', () => {
   it('stops taking writes, exits 130 with what was made, and a re-run finishes exactly the rest', async () => {
-    await mock.store.write((s) => void (s.tracker.labels = []));
+    await mock.store.write((s: TestState) => void (s.tracker.labels = []));
     const f = join(dir, 'interrupt.yaml');
     writeFileSync(f, `labels:\n${Array.from({ length: 8 }, (_, i) => `  - name: int-${i}\n`).join('')}`);
     mock.requests.length = 0;
@@ -142,7 +143,7 @@ describe('apply interrupted (SIGINT to the built binary)', () => {
     expect(again.exitCode).toBe(0);
     expect(posts()).toBe(6);
     rmSync(own, { recursive: true, force: true });
-    const names = await mock.store.read((s) => s.tracker.labels.map((l: any) => l.name).sort());
+    const names = await mock.store.read((s: TestState) => s.tracker.labels.map((l: any) => l.name).sort());
     expect(names).toEqual(Array.from({ length: 8 }, (_, i) => `int-${i}`));
   });
 });

@@ -3,6 +3,7 @@ import type { Prompter } from '../../src/context.js';
 import { runCli, tempConfigDir, type RunOptions } from '../helpers/cli.js';
 import { mintToken } from '../helpers/labels.js';
 import { startMock, trackerEnv } from '../helpers/mock.js';
+import type { TestState } from '../helpers/mock.js';
 
 // One rule for every delete: ask on a terminal; need --yes without one (exit 2 naming it, nothing
 // sent); --dry-run shows what would go and sends no write. Checked on several verbs of both services.
@@ -22,7 +23,7 @@ afterAll(async () => {
 beforeEach(async () => {
   cfg = tempConfigDir();
   env = { ...trackerEnv(mock, cfg.dir), OPSCTL_LABELS_URL: mock.url, OPSCTL_ACCESS_TOKEN: token };
-  await mock.store.write((s) => {
+  await mock.store.write((s: TestState) => {
     s.labels.labels = [];
   });
   mock.requests.length = 0;
@@ -62,7 +63,7 @@ const cases: Case[] = [
   {
     name: 'tracker labels apply --prune',
     async setup() {
-      await mock.store.write((s) => {
+      await mock.store.write((s: TestState) => {
         s.tracker.labels = [];
       });
       await cli(['tracker', 'labels', 'create', '--name', 'doomed', '--json']);

@@ -22,6 +22,7 @@ import { BIN, runBin } from '../helpers/bin.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { ptyAvailable, PtySession } from '../helpers/pty.js';
 import { bundleScript } from '../helpers/script.js';
+import type { TestState } from '../helpers/mock.js';
 
 /** Bad environments around opsctl's own files: the mock state, the credential file, the lock, the directories. */
 let dir: string;
@@ -231,7 +232,7 @@ describe('the state lock', () => {
     expect(existsSync(`${statePath}.lock`)).toBe(true);
     // A stale period of 10 minutes: only the dead-pid check can let this write through before the test times out.
     const store = new FileStore(statePath, 600_000);
-    await store.write((s) => void (s.tracker.seq += 1));
+    await store.write((s: TestState) => void (s.tracker.seq += 1));
     expect(existsSync(`${statePath}.lock`)).toBe(false);
     expect(existsSync(leftover)).toBe(false);
     expect(readdirSync(join(dir, 'data')).filter((f) => /^mock-state\.json\.\d+$/.test(f))).toEqual([]);

@@ -5,6 +5,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
 import { LABEL_SCOPES, mintToken } from '../helpers/labels.js';
+import type { TestState } from '../helpers/mock.js';
 
 let mock: Awaited<ReturnType<typeof startMock>>;
 let cfg: ReturnType<typeof tempConfigDir>;
@@ -22,7 +23,7 @@ afterAll(async () => {
 beforeEach(async () => {
   cfg = tempConfigDir();
   env = { ...env, OPSCTL_CONFIG_DIR: cfg.dir };
-  await mock.store.write((s) => {
+  await mock.store.write((s: TestState) => {
     s.labels.labels = [];
   });
   mock.requests.length = 0;

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
 import { LABEL_SCOPES, mintToken } from '../helpers/labels.js';
+import type { TestState } from '../helpers/mock.js';
 
 let mock: Awaited<ReturnType<typeof startMock>>;
 let cfg: ReturnType<typeof tempConfigDir>;
@@ -19,7 +20,7 @@ afterAll(async () => {
 beforeEach(async () => {
   cfg = tempConfigDir();
   env = { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_LABELS_URL: mock.url, OPSCTL_ACCESS_TOKEN: token };
-  await mock.store.write((s) => {
+  await mock.store.write((s: TestState) => {
     s.labels.labels = [];
   });
   mock.requests.length = 0;
@@ -137,7 +138,7 @@ describe('opsctl labels: the lifecycle from the command line', () => {
   });
 
   it('lists every page (pageSize 200) and honours --limit and --published-only', async () => {
-    await mock.store.write((s) => {
+    await mock.store.write((s: TestState) => {
       for (let i = 0; i < 205; i++) {
         s.labels.labels.push({
           id: `bulk${i}`,

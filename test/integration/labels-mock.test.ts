@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startMock } from '../helpers/mock.js';
 import { LABEL_SCOPES, labelsApi, mintToken, type Api } from '../helpers/labels.js';
+import type { TestState } from '../helpers/mock.js';
 
 let mock: Awaited<ReturnType<typeof startMock>>;
 let api: Api;
@@ -17,7 +18,7 @@ afterAll(async () => {
   await mock.close();
 });
 beforeEach(async () => {
-  await mock.store.write((s) => {
+  await mock.store.write((s: TestState) => {
     s.labels.labels = [];
   });
 });
@@ -343,7 +344,7 @@ describe('list, paging, limits, capabilities, locks', () => {
     expectError(await api('GET', '/v2beta/users/someone/capabilities'), 404, 'NOT_FOUND');
     const label = await create('Locked', { fields: [{ id: 'f', properties: { displayName: 'F' }, textOptions: {} }] });
     expect((await api('GET', `/v2beta/labels/${label.id}/locks`)).body).toEqual({ labelLocks: [] });
-    await mock.store.write((s) => {
+    await mock.store.write((s: TestState) => {
       s.labels.labels[0].locks.push({ id: 'k1', fieldId: 'f', state: 'ACTIVE', createTime: new Date().toISOString() });
     });
     const locks = await api('GET', `/v2beta/labels/${label.id}/revisions/1/locks`);
@@ -355,7 +356,7 @@ describe('list, paging, limits, capabilities, locks', () => {
       /locked/,
     );
     // locks page by 100 unless pageSize says otherwise
-    await mock.store.write((s) => {
+    await mock.store.write((s: TestState) => {
       for (let i = 2; i <= 150; i++) s.labels.labels[0].locks.push({ id: `k${i}`, state: 'ACTIVE', createTime: new Date().toISOString() });
     });
     const first = (await api('GET', `/v2beta/labels/${label.id}/locks`)).body;
@@ -536,7 +537,7 @@ describe('validation errors', () => {
     expectError(await api('GET', `/v2beta/labels/nope`), 404, 'NOT_FOUND');
     expectError(await api('POST', `/v2beta/labels/${label.id}:disable`, {}), 400, 'FAILED_PRECONDITION', /only a published label/);
     expectError(await api('GET', `/v2beta/labels/${label.id}@published`), 404, 'NOT_FOUND', /no published revision/);
-    const bad = await mock.store.read((s) => s.labels.labels.length);
+    const bad = await mock.store.read((s: TestState) => s.labels.labels.length);
     expect(bad).toBe(1);
   });
 });
@@ -625,7 +626,7 @@ describe('authentication', () => {
     const expired = await mintToken(mock, { ttlSeconds: -1 });
     expectError(await api('GET', '/v2beta/labels', undefined, expired), 401, 'UNAUTHENTICATED', /expired/);
     const revoked = await mintToken(mock);
-    await mock.store.write((s) => {
+    await mock.store.write((s: TestState) => {
       s.oauth.accessTokens[revoked].revoked = true;
     });
     expectError(await api('GET', '/v2beta/labels', undefined, revoked), 401, 'UNAUTHENTICATED', /revoked/);

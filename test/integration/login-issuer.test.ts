@@ -11,6 +11,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { readCredentials } from '../helpers/credentials.js';
 import { startMock } from '../helpers/mock.js';
 import { followRedirect, playBrowser, postForm } from '../helpers/oauth-browser.js';
+import type { TestState } from '../helpers/mock.js';
 
 const READ = `${SCOPE_BASE}/media.readonly`;
 let mock: Awaited<ReturnType<typeof startMock>>;
@@ -257,7 +258,7 @@ describe('ID token checks (the embedded mock signs them; the test tampers)', () 
     await (await fetch(`${mock.url}/oauth2/v3/certs`)).text();
     const r = await login(['--scopes', 'openid'], {}, undefined, { OPSCTL_AUTH_URL: mock.url });
     expect(r.code, r.stderr).toBe(0);
-    key = await mock.store.read((s) => s.oauth.signing as SigningKey);
+    key = await mock.store.read((s: TestState) => s.oauth.signing as SigningKey);
   });
 
   /** A token endpoint in front of the mock's that rewrites the ID token of every answer. */

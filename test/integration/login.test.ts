@@ -14,6 +14,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { readCredentials } from '../helpers/credentials.js';
 import { startMock } from '../helpers/mock.js';
 import { followRedirect, playBrowser, postForm, type ConsentChoice } from '../helpers/oauth-browser.js';
+import type { TestState } from '../helpers/mock.js';
 
 const READ = `${SCOPE_BASE}/media.readonly`;
 const UPLOAD = `${SCOPE_BASE}/media.upload`;
@@ -424,7 +425,7 @@ describe('tokens over time', () => {
   it('auth status asks the server: a grant revoked elsewhere exits 4; a refused access token with a live grant is refreshed', async () => {
     expect((await login([])).code).toBe(0);
     const saved = creds().embedded.oauth;
-    await mock.store.write((s) => void delete (s.oauth.accessTokens as Record<string, unknown>)[saved.access_token]);
+    await mock.store.write((s: TestState) => void delete (s.oauth.accessTokens as Record<string, unknown>)[saved.access_token]);
     const ok = await cli('auth', 'status', '--json');
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.json()).toMatchObject({ account: 'alice@example.com', source: 'file' });
@@ -548,7 +549,7 @@ describe('opsctl api', () => {
     expect((await login([])).code).toBe(0);
     const saved = creds().embedded.oauth;
     // The server forgets the access token (as after a clock skew); the refresh token still works.
-    await mock.store.write((s) => void delete (s.oauth.accessTokens as Record<string, unknown>)[saved.access_token]);
+    await mock.store.write((s: TestState) => void delete (s.oauth.accessTokens as Record<string, unknown>)[saved.access_token]);
     const retried = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
     expect(retried.code, retried.stderr).toBe(0);
     expect(JSON.parse(retried.stdout).items).toHaveLength(1);

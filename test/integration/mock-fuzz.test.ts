@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockServer, type MockServer, type RouteInfo } from '../../src/mock/server.js';
 import { mintAccessToken } from '../../src/mock/services/oauth/tokens.js';
 import { rawRequest, seeded, type RawRequest, type Rng } from '../helpers/fuzz.js';
+import type { TestState } from '../helpers/mock.js';
 
 /**
  * The mock never answers 5xx to a client, never hangs, and no client can change Object.prototype.
@@ -393,7 +394,7 @@ async function start(state: string): Promise<Target> {
   });
   const routes = await mock.routes();
   // Real credentials and records, so most requests get past authentication into the handlers.
-  const trackerToken = await mock.store.read((s) => s.tracker.token as string);
+  const trackerToken = await mock.store.read((s: TestState) => s.tracker.token as string);
   const scopes = ['openid', 'email', 'profile', 'media', 'media.readonly', 'drive.labels', 'drive.admin.labels'].map((s) =>
     s.includes('.') || s === 'media' ? `https://www.googleapis.com/auth/${s}` : s,
   );

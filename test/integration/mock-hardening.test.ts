@@ -4,6 +4,7 @@ import { oauth } from '../../src/mock/services/oauth/tokens.js';
 import { pending, clients } from '../../src/mock/services/oauth/common.js';
 import { LABEL_SCOPES, mintToken } from '../helpers/labels.js';
 import { rawExchange, type RawRequest } from '../helpers/fuzz.js';
+import type { TestState } from '../helpers/mock.js';
 
 /**
  * Each concrete way a client could get a 500 out of the mock, hang it, or change Object.prototype
@@ -25,7 +26,7 @@ beforeAll(async () => {
   await mock.service('oauth');
   token = await mintToken(mock, { scopes: [LABEL_SCOPES.rw, 'openid', 'email'] });
   await mock.service('tracker');
-  trackerToken = await mock.store.read((s) => s.tracker.token as string);
+  trackerToken = await mock.store.read((s: TestState) => s.tracker.token as string);
 });
 afterAll(async () => {
   await mock?.close();
@@ -153,7 +154,7 @@ describe('no credentials needed to try, and none of these changes Object.prototy
       [oauth(s).accessTokens, oauth(s).refreshTokens, oauth(s).codes, clients(s), pending(s)].map((m) => Object.getPrototypeOf(m)),
     );
     expect(protos).toEqual([null, null, null, null, null]);
-    const json = await mock.store.read((s) => JSON.parse(JSON.stringify(s.oauth.accessTokens)) as Record<string, unknown>);
+    const json = await mock.store.read((s: TestState) => JSON.parse(JSON.stringify(s.oauth.accessTokens)) as Record<string, unknown>);
     expect(Object.keys(json)).toContain(token);
   });
 });
@@ -169,7 +170,7 @@ describe('body keys named like members of Object.prototype are unknown fields', 
     const { id } = JSON.parse(ok.text);
     const updated = await call('PUT', `/api/v3/labels/${id}`, { headers, body: `{"${name}":1}` });
     expect(updated.status).toBe(400);
-    const stored = await mock.store.read((s) => (s.tracker.labels as Array<Record<string, unknown>>).find((l) => l.id === id)!);
+    const stored = await mock.store.read((s: TestState) => (s.tracker.labels as Array<Record<string, unknown>>).find((l) => l.id === id)!);
     expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
     expect(Object.hasOwn(stored, name)).toBe(false);
   });
@@ -232,7 +233,7 @@ describe('bodies: size and depth limits at the server, in each service own error
     const small = await createMockServer({ port: 0, host: '127.0.0.1', state: 'memory', services: ['tracker'], maxBodyBytes: 1000 });
     try {
       await small.service('tracker');
-      const t = await small.store.read((s) => s.tracker.token as string);
+      const t = await small.store.read((s: TestState) => s.tracker.token as string);
       const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
       const r = await rawExchange(
         Number(new URL(small.url).port),
@@ -280,7 +281,7 @@ describe('bodies: size and depth limits at the server, in each service own error
     });
     try {
       await small.service('tracker');
-      const t = await small.store.read((s) => s.tracker.token as string);
+      const t = await small.store.read((s: TestState) => s.tracker.token as string);
       expect((await upload(small.url, t, 32 * 1024)).status).toBe(201);
       const r = await upload(small.url, t, 128 * 1024);
       expect(r.status).toBe(413);

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer } from '../../src/mock/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock, trackerEnv } from '../helpers/mock.js';
+import type { TestState } from '../helpers/mock.js';
 
 let cfg: ReturnType<typeof tempConfigDir>;
 beforeEach(() => {
@@ -15,7 +16,7 @@ describe('test knobs', () => {
     const server = await createMockServer({ services: ['tracker'] });
     try {
       await server.service('tracker');
-      const token = await server.store.read((s) => s.tracker.token as string);
+      const token = await server.store.read((s: TestState) => s.tracker.token as string);
       const forced = await request(`${server.url}/api/v3/labels`, { headers: { 'tracker-token': token, 'x-mock-status': '503' } });
       expect(forced.statusCode).toBe(200);
       await forced.body.dump();
@@ -72,7 +73,7 @@ describe('the CLI over a flaky server', () => {
       const r = await runCli(['tracker', 'labels', 'create', '--name', 'once', '--json=name'], { env: trackerEnv(mock, cfg.dir) });
       expect(r.code).toBe(0);
       expect(mock.requests.map((q) => q.status)).toEqual([429, 201]);
-      expect(await mock.store.read((s) => s.tracker.labels.length)).toBe(1);
+      expect(await mock.store.read((s: TestState) => s.tracker.labels.length)).toBe(1);
     } finally {
       await mock.close();
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockRuntime, registerRoutesFor } from '../../src/mock/runtime.js';
 import { createMockServer, type MockServer } from '../../src/mock/server.js';
+import type { TestState } from '../helpers/mock.js';
 
 /**
  * The mock registers a service's routes in groups, as requests come (start-up: the tracker's whole
@@ -46,7 +47,7 @@ describe('a first request gets the answer a fully built router gives (real HTTP,
   beforeAll(async () => {
     full = await createMockServer({ state: 'memory', services: ['tracker'] });
     await full.service('tracker');
-    token = await full.store.read((s) => s.tracker.token as string);
+    token = await full.store.read((s: TestState) => s.tracker.token as string);
     await full.routes(); // every group registered
   });
   afterAll(async () => {
@@ -103,7 +104,7 @@ describe('a first request gets the answer a fully built router gives (real HTTP,
     try {
       // the same token in both, so an authenticated route answers alike
       await fresh.service('tracker'); // its state (the token) exists; no route group is registered until a request
-      await fresh.store.write((s) => void (s.tracker.token = token));
+      await fresh.store.write((s: TestState) => void (s.tracker.token = token));
       const ask = (m: MockServer) =>
         fetch(`${m.url}${path}`, {
           method,

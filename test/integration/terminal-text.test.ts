@@ -3,6 +3,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { followRedirect } from '../helpers/oauth-browser.js';
 import { startMock } from '../helpers/mock.js';
 import { useTrackerMock } from '../helpers/tracker.js';
+import type { TestState } from '../helpers/mock.js';
 
 /** Any control character a terminal would obey (everything in C0/C1 and DEL but newline and tab). */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -15,7 +16,7 @@ const t = useTrackerMock((tracker) => {
 describe("a server's text on a terminal is shown, never obeyed", () => {
   it('in a table cell and a record value (and piped, the data is left as sent)', async () => {
     const made = await t.json('tracker', 'labels', 'create', '--name', 'plain');
-    await t.mock.store.write((s) => {
+    await t.mock.store.write((s: TestState) => {
       s.tracker.labels.find((l: any) => l.id === made.id).name = EVIL;
     });
     const tty = await runCli(['tracker', 'labels', 'list'], { env: t.env, tty: true });

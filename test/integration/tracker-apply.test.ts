@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { useTrackerMock } from '../helpers/tracker.js';
+import type { TestState } from '../helpers/mock.js';
 
 const t = useTrackerMock((tracker) => {
   tracker.labels = [];
@@ -42,7 +43,7 @@ describe('tracker labels apply', () => {
     expect(first.code).toBe(0);
     expect(listsOf()).toHaveLength(1);
     expect(writesOf()).toHaveLength(4);
-    const labels = await t.mock.store.read((s) => s.tracker.labels);
+    const labels = await t.mock.store.read((s: TestState) => s.tracker.labels);
     expect(labels.map((l: any) => [l.name, l.color, l.archived])).toEqual([
       ['bug', '#d73a4a', false],
       ['feature', '#0e8a16', false],
@@ -73,13 +74,13 @@ describe('tracker labels apply', () => {
     const pruned = await runCli(['tracker', 'labels', 'apply', '-f', changed, '--prune', '--yes'], { env: t.env });
     expect(pruned.code).toBe(0);
     expect(writesOf().map((w) => w.method)).toEqual(['DELETE']);
-    expect((await t.mock.store.read((s) => s.tracker.labels)).map((l: any) => l.name)).not.toContain('stray');
+    expect((await t.mock.store.read((s: TestState) => s.tracker.labels)).map((l: any) => l.name)).not.toContain('stray');
   });
 
   it('reads JSON from stdin with -f -', async () => {
     const r = await runCli(['tracker', 'labels', 'apply', '-f', '-'], { env: t.env, stdin: JSON.stringify([{ name: 'from-stdin', color: '#000000' }]) });
     expect(r.code).toBe(0);
-    expect((await t.mock.store.read((s) => s.tracker.labels)).map((l: any) => l.name)).toEqual(['from-stdin']);
+    expect((await t.mock.store.read((s: TestState) => s.tracker.labels)).map((l: any) => l.name)).toEqual(['from-stdin']);
   });
 
   it('exits 3 with a summary when only part applied, and a re-run finishes the job', async () => {

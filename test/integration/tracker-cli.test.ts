@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { useTrackerMock } from '../helpers/tracker.js';
+import type { TestState } from '../helpers/mock.js';
 
 const t = useTrackerMock();
 
@@ -90,10 +91,10 @@ describe('every resource through the CLI', () => {
     expect(conflict.code).toBe(1);
     expect(conflict.stderr).toMatch(/HTTP 409/);
     await json('tracker', 'documents', 'create', '--title', 'Doc', '--content', 'body');
-    await t.mock.store.write((s) => void (s.tracker.features.documents = false));
+    await t.mock.store.write((s: TestState) => void (s.tracker.features.documents = false));
     const off = await cli('tracker', 'documents', 'list');
     expect(off.stderr).toMatch(/HTTP 403: documents are turned off/);
-    await t.mock.store.write((s) => void (s.tracker.features.documents = true));
+    await t.mock.store.write((s: TestState) => void (s.tracker.features.documents = true));
     const tpl = await json('tracker', 'entity-templates', 'create', '--data', '{"name":"T","story_contents":{"story_type":"chore"}}');
     expect(tpl.story_contents.story_type).toBe('chore');
     expect((await cli('tracker', 'entity-templates', 'disable')).code).toBe(0);
@@ -102,11 +103,11 @@ describe('every resource through the CLI', () => {
     expect((await json('tracker', 'members', 'me')).mention_name).toBe('owner');
     expect((await json('tracker', 'repositories', 'list')).length).toBe(2);
     expect((await json('tracker', 'epic-workflow', 'get')).epic_states).toHaveLength(3);
-    const kr = (await t.mock.store.read((s) => s.tracker.keyResults))[0];
+    const kr = (await t.mock.store.read((s: TestState) => s.tracker.keyResults))[0];
     expect((await json('tracker', 'key-results', 'update', kr.id, '--data', '{"observed_value":{"boolean_value":true}}')).progress).toBe(100);
     const hook = await cli('tracker', 'webhooks', 'create', '--webhook-url', 'https://ci.example/hook', '--secret', 'shh');
     expect(hook.code).toBe(0);
-    const hookId = await t.mock.store.read((s) => s.tracker.webhooks.at(-1).id);
+    const hookId = await t.mock.store.read((s: TestState) => s.tracker.webhooks.at(-1).id);
     expect((await json('tracker', 'webhooks', 'get', String(hookId))).webhook_url).toBe('https://ci.example/hook');
   });
 

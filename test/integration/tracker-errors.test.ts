@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { trackerCall, useTrackerMock } from '../helpers/tracker.js';
+import type { TestState } from '../helpers/mock.js';
 
 const t = useTrackerMock((tracker) => {
   tracker.labels = [];
@@ -35,14 +36,14 @@ describe('server refusals tell the user what to do next', () => {
   });
 
   it('403 DisabledFeatureError says the feature is off', async () => {
-    await t.mock.store.write((s) => void (s.tracker.features.documents = false));
+    await t.mock.store.write((s: TestState) => void (s.tracker.features.documents = false));
     try {
       const r = await t.cli('tracker', 'documents', 'list');
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('HTTP 403');
       expect(r.stderr).toMatch(/feature is turned off/);
     } finally {
-      await t.mock.store.write((s) => void (s.tracker.features.documents = true));
+      await t.mock.store.write((s: TestState) => void (s.tracker.features.documents = true));
     }
   });
 
@@ -59,7 +60,7 @@ describe('webhooks create (204, no body)', () => {
     const r = await t.cli('tracker', 'webhooks', 'create', '--webhook-url', 'https://ci.example/hook', '--secret', 'shh', '--json');
     expect(r.code).toBe(0);
     const created = r.json();
-    const stored = await t.mock.store.read((s) => s.tracker.webhooks.at(-1).id);
+    const stored = await t.mock.store.read((s: TestState) => s.tracker.webhooks.at(-1).id);
     expect(created).toEqual({ id: stored, created: true });
     const got = await t.json('tracker', 'webhooks', 'get', String(created.id));
     expect(got).toMatchObject({ id: stored, webhook_url: 'https://ci.example/hook', has_secret: true });
@@ -125,7 +126,7 @@ describe('iteration dates', () => {
 
 describe('story custom fields', () => {
   it('applies a value of an enabled field; a disabled field, an unknown field or a foreign value is 422 and nothing is written', async () => {
-    const fields = await t.mock.store.read((s) =>
+    const fields = await t.mock.store.read((s: TestState) =>
       s.tracker.customFields.map((f: any) => ({ id: f.id, name: f.name, enabled: f.enabled, values: f.values.map((v: any) => v.id) })),
     );
     const on = fields.find((f: any) => f.enabled)!;
@@ -134,7 +135,7 @@ describe('story custom fields', () => {
 
     const story = await t.json('tracker', 'stories', 'create', '--data', data([{ field_id: on.id, value_id: on.values[0] }]));
     expect(story.custom_fields).toEqual([{ field_id: on.id, value_id: on.values[0], value: expect.any(String) }]);
-    const storiesBefore = await t.mock.store.read((s) => s.tracker.stories.length);
+    const storiesBefore = await t.mock.store.read((s: TestState) => s.tracker.stories.length);
 
     const disabled = await t.cli('tracker', 'stories', 'create', '--data', data([{ field_id: off.id, value_id: off.values[0] }]));
     expect(disabled.code).toBe(1);
@@ -156,7 +157,7 @@ describe('story custom fields', () => {
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toContain('--data custom_fields[0].field_id: must be a uuid');
 
-    expect(await t.mock.store.read((s) => s.tracker.stories.length)).toBe(storiesBefore);
+    expect(await t.mock.store.read((s: TestState) => s.tracker.stories.length)).toBe(storiesBefore);
     expect((await t.json('tracker', 'stories', 'get', String(story.id))).custom_fields[0].value_id).toBe(on.values[0]);
 
     // enabling the field makes it applicable

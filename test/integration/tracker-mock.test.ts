@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../helpers/mock.js';
 import { trackerCall } from '../helpers/tracker.js';
+import type { TestState } from '../helpers/mock.js';
 
 let mock: Awaited<ReturnType<typeof startMock>>;
 let call: ReturnType<typeof trackerCall>;
@@ -71,12 +72,12 @@ describe('documents', () => {
     expect(Object.keys(d.body).sort()).toEqual(['app_url', 'id', 'title']);
     expect((await call('GET', '/documents')).body).toHaveLength(1);
     expect((await call('POST', '/documents', { title: 't'.repeat(257), content: 'x' })).status).toBe(413);
-    await mock.store.write((s) => void (s.tracker.features.documents = false));
+    await mock.store.write((s: TestState) => void (s.tracker.features.documents = false));
     const off = await call('GET', '/documents');
     expect(off.status).toBe(403);
     expect(off.body).toMatchObject({ error: 'DisabledFeatureError' });
     expect((await call('POST', '/documents', { title: 'x', content: 'y' })).status).toBe(403);
-    await mock.store.write((s) => void (s.tracker.features.documents = true));
+    await mock.store.write((s: TestState) => void (s.tracker.features.documents = true));
   });
 });
 
@@ -92,7 +93,7 @@ describe('entity templates', () => {
     expect((await call('POST', '/entity-templates', { name: 'x' })).status).toBe(400);
     expect((await call('POST', '/entity-templates', { name: 'x', story_contents: { story_type: 'epic' } })).status).toBe(400);
     expect((await call('PUT', '/entity-templates/disable')).status).toBe(204);
-    expect(await mock.store.read((s) => s.tracker.features.story_templates)).toBe(false);
+    expect(await mock.store.read((s: TestState) => s.tracker.features.story_templates)).toBe(false);
     expect((await call('PUT', '/entity-templates/enable')).status).toBe(204);
     expect((await call('GET', '/entity-templates')).body).toHaveLength(1);
     expect((await call('DELETE', `/entity-templates/${t.body.id}`)).status).toBe(204);
@@ -155,7 +156,9 @@ describe('epics', () => {
     expect((await call('GET', '/epics/paginated?page_size=251')).status).toBe(400);
     expect((await call('GET', '/epics/paginated?page_size=0')).status).toBe(400);
 
-    await mock.store.write((s) => void (s.tracker.epics.find((e: any) => e.id === a.body.id).planningtool_id = '11111111-1111-4111-8111-111111111111'));
+    await mock.store.write(
+      (s: TestState) => void (s.tracker.epics.find((e: any) => e.id === a.body.id).planningtool_id = '11111111-1111-4111-8111-111111111111'),
+    );
     expect((await call('POST', `/epics/${a.body.id}/unlink-planningtool`)).status).toBe(204);
     expect((await call('GET', `/epics/${a.body.id}`)).body.planningtool_id).toBeNull();
     expect((await call('DELETE', `/epics/${b.body.id}`)).status).toBe(204);
@@ -270,7 +273,7 @@ describe('groups', () => {
 describe('webhook integration, members, repositories, key results', () => {
   it('registers, reads and deletes a webhook', async () => {
     expect((await call('POST', '/integrations/webhook', { webhook_url: 'https://ci.example/hook', secret: 's' })).status).toBe(204);
-    const id = await mock.store.read((s) => s.tracker.webhooks[0].id);
+    const id = await mock.store.read((s: TestState) => s.tracker.webhooks[0].id);
     const got = await call('GET', `/integrations/webhook/${id}`);
     expect(got.body).toMatchObject({ id, webhook_url: 'https://ci.example/hook', has_secret: true });
     expect(JSON.stringify(got.body)).not.toContain('"s"');
@@ -293,7 +296,7 @@ describe('webhook integration, members, repositories, key results', () => {
     const repos = (await call('GET', '/repositories')).body;
     expect(repos[0]).toMatchObject({ full_name: 'example/api', entity_type: 'repository' });
     expect((await call('GET', `/repositories/${repos[0].id}`)).status).toBe(200);
-    const kr = (await mock.store.read((s) => s.tracker.keyResults)).find((k: any) => k.type === 'numeric');
+    const kr = (await mock.store.read((s: TestState) => s.tracker.keyResults)).find((k: any) => k.type === 'numeric');
     const upd = await call('PUT', `/key-results/${kr.id}`, { observed_value: { numeric_value: '310' }, name: 'WAT' });
     expect(upd.body).toMatchObject({ name: 'WAT', current_observed_value: { numeric_value: '310' }, progress: 50 });
     expect((await call('PUT', `/key-results/${kr.id}`, { observed_value: { boolean_value: true } })).status).toBe(422);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTrackerMock } from '../helpers/tracker.js';
+import type { TestState } from '../helpers/mock.js';
 
 const t = useTrackerMock((tracker) => {
   tracker.stories = [];
@@ -51,7 +52,7 @@ describe('tracker search all', () => {
 
   it("--all that meets the service's cap of 1000 results says to narrow the query, not to pass --all", async () => {
     const seed = await t.json('tracker', 'stories', 'create', '--name', 'capped needle');
-    await t.mock.store.write((s) => {
+    await t.mock.store.write((s: TestState) => {
       const base = s.tracker.stories.find((x: any) => x.id === seed.id);
       for (let i = 1; i <= 1004; i++) s.tracker.stories.push({ ...base, id: 1_000_000 + i, name: `capped needle ${i}` });
     });

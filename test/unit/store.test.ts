@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileStore, MemoryStore } from '../../src/mock/store.js';
 import { bundleScript } from '../helpers/script.js';
+import type { TestState } from '../helpers/mock.js';
 
 let dir: string;
 beforeEach(() => {
@@ -17,7 +18,7 @@ describe('FileStore', () => {
     const store = new FileStore(join(dir, 'state.json'));
     await store.write((s) => void (s.items = [1]));
     await expect(
-      store.write((s) => {
+      store.write((s: TestState) => {
         s.items.push(2);
         throw new Error('validation failed');
       }),
@@ -48,7 +49,7 @@ describe('FileStore', () => {
     const path = join(dir, 'state.json');
     const store = new FileStore(path);
     await store.addInit((s) => (s.svc ? false : ((s.svc = { seeded: true }), true)));
-    await store.write((s) => void (s.svc.extra = 1));
+    await store.write((s: TestState) => void (s.svc.extra = 1));
     const again = new FileStore(path);
     await again.addInit((s) => (s.svc ? false : ((s.svc = { seeded: 'twice' }), true)));
     expect(await again.read((s) => s.svc)).toEqual({ seeded: true, extra: 1 });
@@ -102,7 +103,7 @@ describe('MemoryStore', () => {
   it('keeps a transaction all or nothing', async () => {
     const store = new MemoryStore({ items: [1] });
     await expect(
-      store.write((s) => {
+      store.write((s: TestState) => {
         s.items.push(2);
         throw new Error('no');
       }),
