@@ -35,7 +35,8 @@ export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) =>
     init.signal.addEventListener('abort', onAbort, { once: true });
     res.done = (status, replyHeaders, text) => {
       init.signal.removeEventListener('abort', onAbort);
-      resolve({ statusCode: status, headers: replyHeaders, body: textBody(text) });
+      // as over HTTP, a HEAD answer carries the headers of the GET and no body
+      resolve({ statusCode: status, headers: replyHeaders, body: textBody(init.method === 'HEAD' ? '' : text) });
     };
     res.failed = () => {
       init.signal.removeEventListener('abort', onAbort);

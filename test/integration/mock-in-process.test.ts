@@ -39,6 +39,7 @@ describe('the mock answered in-process', () => {
       ['/api/v3/labels', { method: 'POST', body: '{"name":', headers: json }],
       ['/api/v3/labels', { method: 'POST', body: JSON.stringify({ name: 'x'.repeat(70 * 1024) }), headers: json }],
       ['/nothing-here', {}],
+      ['/api/v3/labels', { method: 'HEAD' }],
     ];
     for (const [path, init] of cases) {
       if (init.headers) init.headers['shortcut-token'] = server.trackerToken;
