@@ -56,6 +56,15 @@ describe('start-up stays cheap', () => {
     }
   });
 
+  it('a Node.js without process.getBuiltinModule (older than 20.16) is named with the fix, exit 1, not a stack trace', async () => {
+    const old = 'data:text/javascript,delete process.getBuiltinModule';
+    const r = await execa(process.execPath, ['--import', old, BIN, 'tracker', 'labels', 'list'], { reject: false });
+    expect(r.exitCode).toBe(1);
+    expect(String(r.stderr)).toContain(`opsctl needs Node.js 20.18.1 or later; this is ${process.version}`);
+    expect(String(r.stderr)).toContain('single executable');
+    expect(String(r.stderr)).not.toContain('TypeError');
+  });
+
   it("the launcher's version is the one the CLI itself prints (commander, with another flag) and package.json's", async () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     const fast = await execa(process.execPath, [BIN, '--version'], { reject: false });
