@@ -1,35 +1,28 @@
 import type { Dispatcher } from 'undici';
 import type { Service } from '../config/services.js';
 import type { Context } from '../context.js';
-import type { HttpClient, Transport } from '../core/http.js';
+import type { HttpClient } from '../core/http.js';
 import type { Endpoint } from './endpoint.js';
 
 /**
  * The HTTP client of a service: its endpoint, the credentials and pacing its own room decides
  * (tracker/: token header and rate limit; auth/: the OAuth bearer token), and the command's
- * debug, notice and Ctrl-C wiring. `dispatcher` is the tests' undici MockAgent, if any. The embedded
- * mock answers in this process, without a socket (multipart uploads still go to its loopback port).
+ * debug, notice and Ctrl-C wiring. `dispatcher` is the tests' undici MockAgent, if any; the embedded
+ * mock has its own transport (mock/embedded.ts: in-process, without a socket).
  */
 export async function createServiceClient(ctx: Context, service: Service, dispatcher?: Dispatcher): Promise<HttpClient> {
   const endpoint = await ctx.endpoint(service);
-  const [{ HttpClient, closeDefaultDispatcher, viaNetwork }, tracker, embedded] = await Promise.all([
+  const [{ HttpClient, closeDefaultDispatcher }, tracker, embedded] = await Promise.all([
     import('../core/http.js'),
     service === 'tracker' ? import('../tracker/http-setup.js') : undefined,
     endpoint.embedded ? import('../mock/embedded.js') : undefined,
   ]);
   if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher(ctx.abort.signal.aborted));
-  let transport: Transport | undefined;
-  if (embedded && !dispatcher) {
-    const [mock, network] = [await embedded.embeddedMock(ctx), viaNetwork()];
-    const origin = new URL(mock.url).origin;
-    const local = (url: URL, body: unknown) => url.origin === origin && (typeof body === 'string' || body === undefined);
-    transport = (url, req) => (local(url, req.body) ? mock.answer(url, req) : network(url, req));
-  }
   return new HttpClient({
     service,
     baseUrl: endpoint.url,
     dispatcher,
-    transport,
+    transport: embedded && !dispatcher ? await embedded.embeddedTransport(ctx) : undefined,
     pacer: tracker ? await tracker.trackerPacer(ctx, endpoint) : undefined,
     debug: ctx.debugSink,
     signal: ctx.abort.signal,

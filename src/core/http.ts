@@ -124,12 +124,13 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_BACKOFF_MS = 8_000;
 
 let sharedAgent: Agent | undefined;
-/**
- * One keep-alive agent per process; undici keeps a connection pool per origin inside it. undici loads
- * with the first request that goes over the network: a command answered in-process never loads it.
- */
+let undici: Promise<typeof import('./undici-lite.js')> | undefined;
+/** undici, loaded with the first request that goes over the network: a command answered in-process never loads it. */
+const loadUndici = () => (undici ??= import('./undici-lite.js'));
+
+/** One keep-alive agent per process; undici keeps a connection pool per origin inside it. */
 export async function defaultDispatcher(): Promise<Agent> {
-  const { Agent } = await import('./undici-lite.js');
+  const { Agent } = await loadUndici();
   sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
   return sharedAgent;
 }
@@ -137,7 +138,7 @@ export async function defaultDispatcher(): Promise<Agent> {
 /** The network transport: undici through `dispatcher` (default: the shared agent). */
 export function viaNetwork(dispatcher?: Dispatcher): Transport {
   return async (url, { method, headers, body, signal, timeoutMs }) => {
-    const { request } = await import('./undici-lite.js');
+    const { request } = await loadUndici();
     return request(url, {
       method,
       headers,

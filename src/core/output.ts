@@ -38,8 +38,7 @@ export interface RenderOptions {
 export async function renderJq(io: IOStreams, result: CommandResult, opts: RenderOptions & { jq: string }): Promise<void> {
   if (result.data === undefined) return;
   const data = typeof opts.json === 'string' ? pickFields(result.data, parseFieldList(opts.json)) : result.data;
-  (await import('./wasm.js')).liftoffOnly();
-  const { raw } = await import('jq-wasm/inline');
+  const { raw } = await loadJq();
   const flags = io.isStdoutTTY ? ['-r'] : ['-r', '-c'];
   // JSON text in, so the input is exactly what --json prints (no undefined, no class instances)
   const got = await raw(JSON.stringify(data), opts.jq, flags);
@@ -48,13 +47,18 @@ export async function renderJq(io: IOStreams, result: CommandResult, opts: Rende
   if (text) io.out(text);
 }
 
+/** jq (WebAssembly), compiled by Liftoff only (core/wasm.ts). */
+async function loadJq(): Promise<typeof import('jq-wasm/inline')> {
+  (await import('./wasm.js')).liftoffOnly();
+  return import('jq-wasm/inline');
+}
+
 /**
  * Compiles a `--jq` expression without running it (inside a branch never taken), so a typo fails
  * with exit 2 before the command sends anything: `create --jq '.['` creates nothing.
  */
 export async function checkJq(expression: string): Promise<void> {
-  (await import('./wasm.js')).liftoffOnly();
-  const { raw } = await import('jq-wasm/inline');
+  const { raw } = await loadJq();
   const got = await raw(null, `if false then (${expression}\n) else empty end`, ['-n']);
   if (got.exitCode !== 3) return;
   // jq's message about the expression as written (line and column of the user's text, not the wrapper's)

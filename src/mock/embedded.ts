@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { ensurePrivateDir } from '../config/paths.js';
 import type { Context } from '../context.js';
 import type { OpsError } from '../core/errors.js';
+import type { Transport } from '../core/http.js';
 import type { MockServer } from './server.js';
 
 /** One embedded mock per command (Context): started on first use. */
@@ -27,6 +28,18 @@ export function embeddedMock(ctx: Context): Promise<MockServer> {
     started.set(ctx, server);
   }
   return server;
+}
+
+/**
+ * How a command's HTTP client reaches the embedded mock: in this process, without a socket, HTTP parser
+ * or undici (mock/in-process.ts); a multipart upload, or a URL of another origin, goes over the network.
+ */
+export async function embeddedTransport(ctx: Context): Promise<Transport> {
+  const [mock, { viaNetwork }] = await Promise.all([embeddedMock(ctx), import('../core/http.js')]);
+  const origin = new URL(mock.url).origin;
+  const network = viaNetwork();
+  // a string body or none is answered here; a FormData (an object) streams over the socket
+  return (url, req) => (url.origin === origin && typeof req.body !== 'object' ? mock.answer(url, req) : network(url, req));
 }
 
 function statePathOf(ctx: Context): string {

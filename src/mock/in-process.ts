@@ -23,25 +23,21 @@ export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) =>
     headers,
     complete: true,
   });
-  const res = new InProcessResponse();
   return new Promise<TransportResponse>((resolve, reject) => {
     if (init.signal.aborted) return reject(abortReason(init.signal));
+    const res = new InProcessResponse((answer) => {
+      init.signal.removeEventListener('abort', onAbort);
+      if (!answer) return reject(Object.assign(new Error('the in-process mock closed the request without an answer'), { code: 'UND_ERR_SOCKET' }));
+      // as over HTTP, a HEAD answer carries the headers of the GET and no body
+      resolve({ statusCode: answer.status, headers: answer.headers, body: textBody(init.method === 'HEAD' ? '' : answer.body) });
+    });
     // the client gave up (its deadline, Ctrl-C): as a closed connection does, this aborts the request's
     // own signal, so a write it started is never applied after the client was told it failed
-    const onAbort = () => {
+    function onAbort() {
       reject(abortReason(init.signal));
       res.destroy();
-    };
+    }
     init.signal.addEventListener('abort', onAbort, { once: true });
-    res.done = (status, replyHeaders, text) => {
-      init.signal.removeEventListener('abort', onAbort);
-      // as over HTTP, a HEAD answer carries the headers of the GET and no body
-      resolve({ statusCode: status, headers: replyHeaders, body: textBody(init.method === 'HEAD' ? '' : text) });
-    };
-    res.failed = () => {
-      init.signal.removeEventListener('abort', onAbort);
-      reject(Object.assign(new Error('the in-process mock closed the request without an answer'), { code: 'UND_ERR_SOCKET' }));
-    };
     serve(req, res).catch(reject);
   });
 }
@@ -52,14 +48,23 @@ function abortReason(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new Error('the request was aborted', { cause: reason });
 }
 
-/** The response side: what `send` writes is handed to the waiting client as it is. */
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The response side: what `send` writes is handed to `settle` as it is; a destroy before that settles with nothing. */
 class InProcessResponse extends EventEmitter implements MockOutgoing {
   headersSent = false;
   writableFinished = false;
   private status = 200;
   private headers: Record<string, string> = {};
-  done?: (status: number, headers: Record<string, string>, body: string) => void;
-  failed?: () => void;
+  private settled = false;
+
+  constructor(private readonly settle: (answer: Answer | undefined) => void) {
+    super();
+  }
 
   writeHead(status: number, headers: Record<string, string>): this {
     this.status = status;
@@ -69,18 +74,18 @@ class InProcessResponse extends EventEmitter implements MockOutgoing {
   }
 
   end(body?: string): this {
-    if (this.writableFinished) return this;
+    if (this.settled) return this;
+    this.settled = true;
     this.writableFinished = true;
-    this.done?.(this.status, this.headers, body ?? '');
+    this.settle({ status: this.status, headers: this.headers, body: body ?? '' });
     this.emit('close');
     return this;
   }
 
   destroy(): this {
-    if (this.writableFinished || !this.failed) return this;
-    this.failed();
-    this.done = undefined;
-    this.failed = undefined;
+    if (this.settled) return this;
+    this.settled = true;
+    this.settle(undefined);
     this.emit('close');
     return this;
   }

@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPE_BASE } from '../../src/auth/scopes.js';
 import { runBin } from '../helpers/bin.js';
-import { startMock } from '../helpers/mock.js';
+import { startMock, type TestState } from '../helpers/mock.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 import { requireProgram } from '../helpers/e2e.js';
-import type { TestState } from '../helpers/mock.js';
 
 const hasScript = requireProgram('script (util-linux, for the pty tests)', SCRIPT);
 

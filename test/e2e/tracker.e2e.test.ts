@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { ShortcutClient } from '@shortcut/client';
 import { execa } from 'execa';
 import { BIN, runBin } from '../helpers/bin.js';
-import { startMock } from '../helpers/mock.js';
-import type { TestState } from '../helpers/mock.js';
+import { startMock, type TestState } from '../helpers/mock.js';
 
 /** The built binary (bundled dependencies: yaml, undici's FormData) against a mock on port 0. */
 let mock: Awaited<ReturnType<typeof startMock>>;

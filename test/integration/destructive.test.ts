@@ -2,8 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Prompter } from '../../src/context.js';
 import { runCli, tempConfigDir, type RunOptions } from '../helpers/cli.js';
 import { mintToken } from '../helpers/labels.js';
-import { startMock, trackerEnv } from '../helpers/mock.js';
-import type { TestState } from '../helpers/mock.js';
+import { startMock, trackerEnv, type TestState } from '../helpers/mock.js';
 
 // One rule for every delete: ask on a terminal; need --yes without one (exit 2 naming it, nothing
 // sent); --dry-run shows what would go and sends no write. Checked on several verbs of both services.

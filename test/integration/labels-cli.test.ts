@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startMock } from '../helpers/mock.js';
+import { startMock, type TestState } from '../helpers/mock.js';
 import { LABEL_SCOPES, mintToken } from '../helpers/labels.js';
-import type { TestState } from '../helpers/mock.js';
 
 let mock: Awaited<ReturnType<typeof startMock>>;
 let cfg: ReturnType<typeof tempConfigDir>;

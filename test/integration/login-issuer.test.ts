@@ -9,9 +9,8 @@ import { signJwt, type SigningKey } from '../../src/mock/services/oauth/jwt.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { readCredentials } from '../helpers/credentials.js';
-import { startMock } from '../helpers/mock.js';
+import { startMock, type TestState } from '../helpers/mock.js';
 import { followRedirect, playBrowser, postForm } from '../helpers/oauth-browser.js';
-import type { TestState } from '../helpers/mock.js';
 
 const READ = `${SCOPE_BASE}/media.readonly`;
 let mock: Awaited<ReturnType<typeof startMock>>;

@@ -12,9 +12,8 @@ import { SCOPE_BASE } from '../../src/auth/scopes.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { readCredentials } from '../helpers/credentials.js';
-import { startMock } from '../helpers/mock.js';
+import { startMock, type TestState } from '../helpers/mock.js';
 import { followRedirect, playBrowser, postForm, type ConsentChoice } from '../helpers/oauth-browser.js';
-import type { TestState } from '../helpers/mock.js';
 
 const READ = `${SCOPE_BASE}/media.readonly`;
 const UPLOAD = `${SCOPE_BASE}/media.upload`;

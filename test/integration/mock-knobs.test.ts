@@ -2,8 +2,7 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockServer } from '../../src/mock/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startMock, trackerEnv } from '../helpers/mock.js';
-import type { TestState } from '../helpers/mock.js';
+import { startMock, trackerEnv, type TestState } from '../helpers/mock.js';
 
 let cfg: ReturnType<typeof tempConfigDir>;
 beforeEach(() => {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { followRedirect } from '../helpers/oauth-browser.js';
-import { startMock } from '../helpers/mock.js';
+import { startMock, type TestState } from '../helpers/mock.js';
 import { useTrackerMock } from '../helpers/tracker.js';
-import type { TestState } from '../helpers/mock.js';
 
 /** Any control character a terminal would obey (everything in C0/C1 and DEL but newline and tab). */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMock } from '../helpers/mock.js';
+import { startMock, type TestState } from '../helpers/mock.js';
 import { trackerCall } from '../helpers/tracker.js';
-import type { TestState } from '../helpers/mock.js';
 
 let mock: Awaited<ReturnType<typeof startMock>>;
 let call: ReturnType<typeof trackerCall>;
