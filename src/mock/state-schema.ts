@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { COLLECTIONS } from './services/tracker/collections.js';
 
 /**
  * The shape the mock's state file must have before any service reads or writes it. It checks what the
@@ -10,35 +11,13 @@ const record = z.looseObject({});
 const records = z.array(record);
 const recordMap = z.record(z.string(), record);
 
-const TRACKER_COLLECTIONS = [
-  'labels',
-  'categories',
-  'customFields',
-  'documents',
-  'entityTemplates',
-  'epics',
-  'epicComments',
-  'health',
-  'files',
-  'linkedFiles',
-  'groups',
-  'webhooks',
-  'iterations',
-  'keyResults',
-  'members',
-  'objectives',
-  'projects',
-  'repositories',
-  'stories',
-] as const;
-
 const tracker = z.looseObject({
   token: z.string().min(1),
   seq: z.number().int().nonnegative(),
   workspaceId: z.string().min(1),
   features: z.record(z.string(), z.boolean()).optional(),
   entitlements: z.record(z.string(), z.number()).optional(),
-  ...Object.fromEntries(TRACKER_COLLECTIONS.map((c) => [c, records.optional()])),
+  ...Object.fromEntries(COLLECTIONS.map((c) => [c, records.optional()])),
 });
 
 const oauth = z

@@ -64,6 +64,8 @@ describe('mock-state.json of the wrong shape is refused, naming the file and the
     ['seq "x"', (s) => JSON.stringify({ ...s, tracker: { ...s.tracker, seq: 'x' } }), 'tracker.seq'],
     ['tracker labels: {}', (s) => JSON.stringify({ ...s, tracker: { ...s.tracker, labels: {} } }), 'tracker.labels'],
     ['label-service labels: {}', (s) => JSON.stringify({ ...s, labels: {} }), 'labels.labels'],
+    // every collection the tracker mock keeps is checked, the last ones of the list included
+    ['tracker storyHistory: "x"', (s) => JSON.stringify({ ...s, tracker: { ...s.tracker, storyHistory: 'x' } }), 'tracker.storyHistory'],
   ];
   for (const [name, make, where] of cases) {
     it(`${name}: exit 1, names ${where}, file bytes unchanged`, async () => {

@@ -3,6 +3,7 @@ import type { MockServiceOptions } from '../../service.js';
 import type { MockState } from '../../store.js';
 import type { TrackerState } from './common.js';
 import type { ObservedValue } from './records.js';
+import { COLLECTIONS } from './collections.js';
 
 /** Story workflow states (ids and types); a story's phase for stats is its state's type. */
 export const STORY_WORKFLOW_ID = 500000000;
@@ -29,33 +30,6 @@ export const EPIC_STATES = [
   { id: 500000011, name: 'To Do', type: 'unstarted', state: 'to do', color: '#e6e6e6' },
   { id: 500000012, name: 'In Progress', type: 'started', state: 'in progress', color: '#3e8ed0' },
   { id: 500000013, name: 'Done', type: 'done', state: 'done', color: '#48c774' },
-] as const;
-
-/** Collections of the tracker slice, each an array of records. */
-export const COLLECTIONS = [
-  'labels',
-  'categories',
-  'customFields',
-  'documents',
-  'entityTemplates',
-  'epics',
-  'epicComments',
-  'health',
-  'files',
-  'linkedFiles',
-  'groups',
-  'webhooks',
-  'iterations',
-  'keyResults',
-  'members',
-  'objectives',
-  'projects',
-  'repositories',
-  'stories',
-  'storyComments',
-  'tasks',
-  'storyLinks',
-  'storyHistory',
 ] as const;
 
 /** Fills in the tracker's slice: a new workspace, or the collections an older state lacks. */
