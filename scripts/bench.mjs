@@ -27,7 +27,7 @@ for (const name of ['bug', 'feature', 'chore']) {
 /** dist/'s chunk that holds commander (found by its source map). */
 function commanderChunk() {
   const chunks = new URL('../dist/chunks/', import.meta.url);
-  const map = readdirSync(chunks).find((f) => f.endsWith('.mjs.map') && readFileSync(new URL(f, chunks), 'utf8').includes('node_modules/commander/esm.mjs'));
+  const map = readdirSync(chunks).find((f) => f.endsWith('.cjs.map') && readFileSync(new URL(f, chunks), 'utf8').includes('node_modules/commander/esm.mjs'));
   if (!map) throw new Error('no chunk of dist/ holds commander: run npm run build');
   return fileURLToPath(new URL(map.slice(0, -'.map'.length), chunks));
 }
@@ -52,7 +52,7 @@ try {
       { name: 'opsctl --help', args: [BIN, '--help'], env },
       { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
       { name: 'opsctl tracker labels list (server)', args: [BIN, 'tracker', 'labels', 'list'], env: serverEnv },
-      { name: 'bare commander program --help', args: [fileURLToPath(new URL('./bench/commander-help.mjs', import.meta.url)), commanderChunk()] },
+      { name: 'bare commander program --help', args: [fileURLToPath(new URL('./bench/commander-help.cjs', import.meta.url)), commanderChunk()] },
       { name: 'official client script (server)', args: [fileURLToPath(new URL('./bench/shortcut-list.mjs', import.meta.url))], env: clientEnv },
     ],
     rounds,

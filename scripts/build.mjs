@@ -1,76 +1,86 @@
-// Bundles src/ into dist/ with esbuild: ESM, code splitting, so each verb is its own lazily loaded chunk.
+// Bundles src/ into dist/ with esbuild, in two steps:
+// 1. ESM with code splitting (esbuild splits only ES modules), so each verb is its own lazily loaded
+//    chunk, into a temporary directory;
+// 2. each chunk turned into CommonJS (imports become requires, `import()` a lazy require, live bindings
+//    kept as getters), with source maps that still point into src/.
+// CommonJS because bin/load.cjs gives the chunks a V8 code cache on every Node (Node 20 can cache only
+// scripts, not ES modules), and because a CommonJS program does not start Node's ES-module loader.
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { lazyBuiltins, noHttp2 } from './esbuild-plugins.mjs';
 
 // Extra entry points are separate programs (the simulated kv member runs as its own process).
 const entries = { cli: 'src/cli.ts', 'kv-member': 'src/kv/member/main.ts' };
+const esm = mkdtempSync(join(tmpdir(), 'opsctl-build-'));
 
-// CommonJS dependencies inside ESM chunks expect these (dropped again below from chunks that do not).
-// process.getBuiltinModule, not `import`: an imported built-in gets an ES-module copy of its exports built first.
-const BANNER = [
-  "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
-  "const __filename = process.getBuiltinModule('node:url').fileURLToPath(import.meta.url);",
-  "const __dirname = process.getBuiltinModule('node:path').dirname(__filename);",
-].join(' ');
-
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  entryPoints: Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(file))),
-  outdir: 'dist',
-  // .mjs: Node knows an ES module by its name, without looking for the package.json that says so (per chunk)
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  // Dependencies are bundled too: one file read per chunk instead of hundreds of module resolutions at start-up.
-  // jq-wasm comes in through its `inline` entry (the WebAssembly inside the module), so --jq works from
-  // dist/, the npm tarball and the single executable alike; that chunk loads only with --jq.
-  // @napi-rs/keyring loads a prebuilt native addon per platform: it stays a runtime dependency.
-  external: ['playwright-core', 'fsevents', '@napi-rs/keyring'],
-  minifyWhitespace: true,
-  minifySyntax: true,
-  banner: { js: BANNER },
-  sourcemap: 'linked',
-  chunkNames: 'chunks/[name]-[hash]',
-  logLevel: 'warning',
-  plugins: [noHttp2, lazyBuiltins],
-  define: { __OPSCTL_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
-});
-
-// Start-up: a chunk whose code names none of require, __filename and __dirname does not need the
-// banner (a createRequire per chunk loaded, ~40 for a list). The line stays, empty, so the source
-// maps still line up. A name inside a string keeps the banner: the safe direction.
-const uses = /(?<![\w$.])(require|__filename|__dirname)(?![\w$])/;
-for (const dir of ['dist', 'dist/chunks']) {
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.mjs'))) {
-    const file = `${dir}/${name}`;
-    const text = readFileSync(file, 'utf8');
-    if (!text.startsWith(BANNER)) throw new Error(`${file}: the build's banner is not its first line`);
-    const body = builtinsAsConsts(text.slice(BANNER.length), file);
-    writeFileSync(file, uses.test(body) ? BANNER + body : body);
-  }
-}
-
-/**
- * Start-up: esbuild writes a built-in as `import{a,b as c}from"node:x"`, and Node builds an ES-module
- * copy of all of node:x's exports for it (node:fs, node:crypto: ~100 each). Rewritten to
- * `const{a,b:c}=process.getBuiltinModule("node:x")`: the same bindings, from the module object itself.
- * Imports are hoisted, so the constants go first in the chunk (esbuild's names are unique per chunk).
- */
-function builtinsAsConsts(code, file) {
-  const statement = /(?<=^|[;\n}])import(?:\s*(\*\s*as\s+[\w$]+|[\w$]+)?\s*,?\s*(\{[^}]*\})?\s*from\s*)?"(node:[\w/]+)";?/g;
-  const hoisted = [];
-  const rest = code.replace(statement, (all, whole, named, id) => {
-    const get = `process.getBuiltinModule(${JSON.stringify(id)})`;
-    if (named && /\bdefault\b/.test(named)) throw new Error(`${file}: cannot rewrite ${all}`);
-    if (whole) hoisted.push(`const ${whole.replace(/^\*\s*as\s+/, '')}=${get};`);
-    if (named) hoisted.push(`const${named.replace(/([\w$]+)\s+as\s+([\w$]+)/g, '$1:$2')}=${get};`);
-    if (!whole && !named) hoisted.push(`${get};`);
-    return '';
+try {
+  rmSync('dist', { recursive: true, force: true });
+  await build({
+    entryPoints: Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(file))),
+    outdir: esm,
+    // already the final names, so step 2 keeps every import's path as it is
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Dependencies are bundled too: one file read per chunk instead of hundreds of module resolutions at start-up.
+    // jq-wasm comes in through its `inline` entry (the WebAssembly inside the module), so --jq works from
+    // dist/, the npm tarball and the single executable alike; that chunk loads only with --jq.
+    // @napi-rs/keyring loads a prebuilt native addon per platform: it stays a runtime dependency.
+    external: ['playwright-core', 'fsevents', '@napi-rs/keyring'],
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
+    chunkNames: 'chunks/[name]-[hash]',
+    logLevel: 'warning',
+    plugins: [noHttp2, lazyBuiltins],
+    define: { __OPSCTL_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   });
-  // after the banner's line (kept empty or not), so the source map's lines stay where they were
-  return hoisted.length ? rest.replace(/^\n?/, (nl) => `${hoisted.join('')}${nl}`) : rest;
+
+  const files = ['', 'chunks/'].flatMap((dir) =>
+    readdirSync(join(esm, dir))
+      .filter((f) => f.endsWith('.cjs'))
+      .map((f) => dir + f),
+  );
+  await build({
+    entryPoints: files.map((f) => join(esm, f)),
+    outbase: esm,
+    outdir: 'dist',
+    outExtension: { '.js': '.cjs' },
+    bundle: false,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // `import()` becomes a lazy require: a chunk is compiled as a script (vm.Script), which has no import()
+    supported: { 'dynamic-import': false },
+    // src/kv/drivers/local.ts finds dist/kv-member.cjs beside the chunks. `open` looks for its own copy
+    // of xdg-open beside its package file, which a bundle does not have: with no URL it uses the system's.
+    define: { 'import.meta.dirname': '__dirname', 'import.meta.url': 'undefined' },
+    minifyWhitespace: true,
+    sourcemap: 'linked', // esbuild reads step 1's maps, so these still name src/ and node_modules/
+    logLevel: 'warning',
+  });
+} finally {
+  rmSync(esm, { recursive: true, force: true });
 }
+
+const out = ['', 'chunks/'].flatMap((dir) =>
+  readdirSync(join('dist', dir))
+    .filter((f) => f.endsWith('.cjs'))
+    .map((f) => join('dist', dir, f)),
+);
+const hash = createHash('sha256');
+for (const file of out.sort()) {
+  const text = readFileSync(file, 'utf8');
+  // a script has no import() and no import.meta: step 2 must have rewritten every one
+  const left = /(?<![\w$.])import(?:\(|\.meta\b)/.exec(text.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""'));
+  if (left) throw new Error(`${file}: ${left[0]} is left in a CommonJS chunk`);
+  hash.update(file).update('\0').update(text).update('\0');
+}
+// bin/load.cjs keys its code cache by this: a rebuilt dist/ never meets the cache of another build
+writeFileSync('dist/build-id', `${hash.digest('hex').slice(0, 16)}\n`);

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 
 const files = { bash: 'completions/opsctl.bash', zsh: 'completions/_opsctl', fish: 'completions/opsctl.fish' };
 for (const [shell, file] of Object.entries(files)) {
-  const script = execFileSync(process.execPath, ['bin/opsctl.js', 'completion', shell], { encoding: 'utf8' });
+  const script = execFileSync(process.execPath, ['bin/opsctl.cjs', 'completion', shell], { encoding: 'utf8' });
   writeFileSync(file, script);
   console.log(`wrote ${file}`);
 }

@@ -28,13 +28,14 @@ await build({
   minifySyntax: true,
   logLevel: 'warning',
   plugins: [noHttp2, builtinImportsAsRequire],
-  // import.meta.url is used only to find dist/kv-member.mjs, which the executable replaces by itself
+  // import.meta.dirname is used only to find dist/kv-member.cjs, which the executable replaces by itself;
+  // `open` looks for its own xdg-open beside its package file: with no URL it uses the system's
   define: {
     __OPSCTL_VERSION__: JSON.stringify(version),
     __OPSCTL_SEA__: 'true',
-    'import.meta.url': '__opsImportMetaUrl',
+    'import.meta.dirname': '__dirname',
+    'import.meta.url': 'undefined',
   },
-  banner: { js: "const __opsImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
 const blob = join(out, 'opsctl.blob');

@@ -159,7 +159,7 @@ async function topLevelHelp(argv: readonly string[]): Promise<boolean> {
   return true;
 }
 
-/** The process entry point (bin/opsctl.js): signals, exit code, and a guard against a hung event loop. */
+/** The process entry point (bin/opsctl.cjs): signals, exit code, and a guard against a hung event loop. */
 export async function run(): Promise<void> {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(ExitCode.ok);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const BIN = join(ROOT, 'bin/opsctl.js');
+export const BIN = join(ROOT, 'bin/opsctl.cjs');
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 
 /**

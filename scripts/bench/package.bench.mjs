@@ -31,7 +31,7 @@ export default async function (report, { ROOT, median, tempDir }) {
     ['out/opsctl --version', exe, ['--version']],
     ['out/opsctl --help', exe, ['--help']],
     ['out/opsctl tracker labels list (embedded)', exe, ['tracker', 'labels', 'list']],
-    ['node bin/opsctl.js --version', process.execPath, [join(ROOT, 'bin', 'opsctl.js'), '--version']],
+    ['node bin/opsctl.cjs --version', process.execPath, [join(ROOT, 'bin', 'opsctl.cjs'), '--version']],
   ];
   const samples = new Map(cases.map(([name]) => [name, []]));
   for (let r = 0; r < rounds; r++) for (const [name, file, args] of cases) samples.get(name).push(cpuMs(file, args, env));

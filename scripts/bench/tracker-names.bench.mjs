@@ -1,6 +1,6 @@
 // Names instead of ids and --jq (issue 19): how many list requests name resolution adds (counted in the
 // mock's request log: at most one per kind of record, however many flags name one), and that --jq leaves
-// start-up alone (jq-wasm, bundled as its own chunk dist/chunks/inline-*.mjs, is loaded only by a command given --jq; its cost is measured there).
+// start-up alone (jq-wasm, bundled as its own chunk dist/chunks/inline-*.cjs, is loaded only by a command given --jq; its cost is measured there).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { run, serve } from './tracker.bench.mjs';

@@ -75,7 +75,7 @@ describe.runIf(hasScript)('on a real terminal: kv upgrade', () => {
   it('a terminal of 0 columns: kv upgrade finishes with plain lines, no redraw loop', async () => {
     const s = await sandbox();
     const run = pty(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '0s'], { env: s.env, cols: 0 });
-    expect(await run.exitCode()).toBe(0);
+    expect(await run.exitCode(), run.text).toBe(0);
     expect(run.text).toContain('cluster upgraded to 3.3');
     expect(run.output).not.toMatch(REDRAW);
     // bounded: a line per step (3 members × 7 steps + 2), not a loop

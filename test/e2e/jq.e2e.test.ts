@@ -99,13 +99,13 @@ describe('--jq', () => {
   });
 });
 
-const HOOKS = fileURLToPath(new URL('../helpers/record-modules.mjs', import.meta.url));
+const HOOKS = fileURLToPath(new URL('../helpers/record-modules.cjs', import.meta.url));
 
 /** The chunk of dist/ that holds jq-wasm (bundled through its inline entry), found by its own text. */
 function jqChunks(): string[] {
   const dir = join(dirname(BIN), '..', 'dist', 'chunks');
   return readdirSync(dir)
-    .filter((f) => f.endsWith('.mjs') && readFileSync(join(dir, f), 'utf8').includes('jq-wasm/inline:'))
+    .filter((f) => f.endsWith('.cjs') && readFileSync(join(dir, f), 'utf8').includes('jq-wasm/inline:'))
     .map((f) => join(dir, f));
 }
 
@@ -113,7 +113,7 @@ function jqChunks(): string[] {
 async function loadsJq(args: string[]): Promise<boolean> {
   const chunks = jqChunks();
   expect(chunks.length).toBe(1);
-  const r = await execa(process.execPath, ['--import', HOOKS, BIN, ...args], { env: { ...env, OPSCTL_RECORD_MODULES: '1' }, reject: false });
+  const r = await execa(process.execPath, ['--require', HOOKS, BIN, ...args], { env: { ...env, OPSCTL_RECORD_MODULES: '1' }, reject: false });
   expect(r.exitCode, String(r.stderr)).toBe(0);
   return String(r.stderr)
     .split('\n')

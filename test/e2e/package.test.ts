@@ -23,7 +23,7 @@ let nodelessPath: string;
 /** Built by .ci/run (npm run package); built here when missing or older than dist/. */
 function packageIsCurrent(): boolean {
   if (!existsSync(EXE) || !existsSync(TGZ)) return false;
-  const built = statSync(join(ROOT, 'dist', 'cli.mjs')).mtimeMs;
+  const built = statSync(join(ROOT, 'dist', 'cli.cjs')).mtimeMs;
   return statSync(EXE).mtimeMs >= built && statSync(TGZ).mtimeMs >= built;
 }
 

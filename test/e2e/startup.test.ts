@@ -6,7 +6,7 @@ import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { startMock, trackerEnv } from '../helpers/mock.js';
 
-const HOOKS = fileURLToPath(new URL('../helpers/record-modules.mjs', import.meta.url));
+const HOOKS = fileURLToPath(new URL('../helpers/record-modules.cjs', import.meta.url));
 
 /** The packages bundled into the chunks a run of the binary loaded (from each chunk's source map). */
 async function loadedPackages(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Set<string>> {
@@ -18,7 +18,7 @@ async function loaded(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ packages: Set<string>; builtins: Set<string>; sources: Set<string>; exitCode?: number }> {
-  const r = await execa(process.execPath, ['--import', HOOKS, BIN, ...args], { env: { ...env, OPSCTL_RECORD_MODULES: '1' }, reject: false });
+  const r = await execa(process.execPath, ['--require', HOOKS, BIN, ...args], { env: { ...env, OPSCTL_RECORD_MODULES: '1' }, reject: false });
   const builtinsLine = String(r.stderr)
     .split('\n')
     .find((l) => l.startsWith('builtins '));
@@ -47,12 +47,12 @@ const HEAVY = ['undici', 'conf', 'ora', 'execa', '@inquirer/prompts', '@inquirer
 describe('start-up stays cheap', () => {
   it('opsctl --version and -V are answered by the launcher: no chunk of dist/ loads, not even commander', async () => {
     for (const flag of ['--version', '-V']) {
-      const r = await execa(process.execPath, ['--import', HOOKS, BIN, flag], { env: { OPSCTL_RECORD_MODULES: '1' }, reject: false });
+      const r = await execa(process.execPath, ['--require', HOOKS, BIN, flag], { env: { OPSCTL_RECORD_MODULES: '1' }, reject: false });
       expect(r.exitCode).toBe(0);
       const files = String(r.stderr)
         .split('\n')
         .filter((l) => l.startsWith('loaded '));
-      expect(files.map((l) => l.replace(/^loaded .*\/(bin|dist)\//, '$1/'))).toEqual(['bin/opsctl.js']);
+      expect(files.map((l) => l.replace(/^loaded .*\/(bin|dist)\//, '$1/'))).toEqual(['bin/opsctl.cjs']);
     }
   });
 

@@ -1,7 +1,7 @@
 import { execa, type Options } from 'execa';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/opsctl.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/opsctl.cjs', import.meta.url));
 
 /** Runs the built binary (end-to-end tests). Never rejects: look at exitCode. */
 export function runBin(args: string[], opts: Options = {}) {

@@ -12,8 +12,8 @@ import { prepareEtcdReleases } from './etcd-releases.js';
  * - the real etcd 3.2/3.3 releases are extracted to a cache once (the workers inherit OPSCTL_ETCD_3x_DIR).
  */
 export default function setup(): () => void {
-  const cli = fileURLToPath(new URL('../../dist/cli.mjs', import.meta.url));
-  if (!existsSync(cli)) throw new Error('dist/cli.mjs is missing: run `npm run build` (npm test does it for you)');
+  const cli = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
+  if (!existsSync(cli)) throw new Error('dist/cli.cjs is missing: run `npm run build` (npm test does it for you)');
 
   const home = mkdtempSync(join(tmpdir(), 'opsctl-test-home-'));
   const dirs = {

@@ -56,7 +56,7 @@ export class PtySession {
     });
   }
 
-  /** Runs the built opsctl (bin/opsctl.js) on a new terminal. */
+  /** Runs the built opsctl (bin/opsctl.cjs) on a new terminal. */
   static opsctl(args: string[], opts: PtyOptions = {}): PtySession {
     return new PtySession([process.execPath, BIN, ...args], opts);
   }

@@ -372,7 +372,7 @@ describe('a lock left behind or held (built binary)', () => {
 describe('directories', () => {
   it('the config and data directories are created 0700 under umask 000 (built binary)', async () => {
     const base = join(dir, 'fresh', 'opsctl');
-    const r = await execa('sh', ['-c', `umask 000; exec "${process.execPath}" bin/opsctl.js tracker labels create --name a`], {
+    const r = await execa('sh', ['-c', `umask 000; exec "${process.execPath}" bin/opsctl.cjs tracker labels create --name a`], {
       reject: false,
       env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' },
     });
@@ -385,7 +385,7 @@ describe('directories', () => {
   it('a kv sandbox started first, under umask 000, also creates the data directory 0700 (built binary)', async () => {
     const base = join(dir, 'fresh-kv');
     const sh = (args: string) =>
-      execa('sh', ['-c', `umask 000; exec "${process.execPath}" bin/opsctl.js ${args}`], {
+      execa('sh', ['-c', `umask 000; exec "${process.execPath}" bin/opsctl.cjs ${args}`], {
         reject: false,
         env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' },
       });

@@ -11,7 +11,7 @@ import { freePort } from '../../src/kv/sandbox.js';
 import { verifyTrailer } from '../../src/kv/snapshot.js';
 import { until } from '../helpers/kv.js';
 
-const MEMBER = fileURLToPath(new URL('../../dist/kv-member.mjs', import.meta.url));
+const MEMBER = fileURLToPath(new URL('../../dist/kv-member.cjs', import.meta.url));
 const started: ResultPromise[] = [];
 let dir: string;
 

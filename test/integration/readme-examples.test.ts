@@ -11,7 +11,7 @@ import { BIN } from '../helpers/bin.js';
  * README.md runs as pasted, in order, on a fresh machine: every command of its example blocks runs with
  * the built binary, top to bottom, in ONE shell session (/bin/sh, so `story=$(opsctl … --jq .id)` set in
  * one line is there for the next, and quotes, pipes, `<` and `# comments` mean what they mean to a
- * reader), with `opsctl` on PATH being bin/opsctl.js, one fresh OPSCTL_CONFIG_DIR and one fresh working
+ * reader), with `opsctl` on PATH being bin/opsctl.cjs, one fresh OPSCTL_CONFIG_DIR and one fresh working
  * directory. Nothing is filled in or prepared behind the reader's back: the walkthroughs create what
  * they use, sign in where they need to, and write the files they read; a ```yaml block whose first line
  * is `# NAME.yaml` is saved under that name where it appears, as a reader saves it.
@@ -50,7 +50,7 @@ const NOT_RUN: Record<string, string> = {
     "the checkout's own set-up: npm install reaches the npm registry, npm test is this suite (test/e2e/package.test.ts runs opsctl demo)",
   'npm run package                                   # out/opsctl and out/opsctl-<version>.tgz':
     "installing opsctl into /usr/local/bin and npm's global prefix (root): test/e2e/package.test.ts builds and runs both artefacts",
-  'bin/opsctl.js          launcher: answers --version itself, else dist/cli.mjs': 'the source layout, not commands',
+  'bin/opsctl.cjs         launcher (CommonJS): answers --version itself, else runs dist/cli.cjs through load.cjs': 'the source layout, not commands',
 };
 
 interface Command {

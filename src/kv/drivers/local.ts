@@ -1,7 +1,6 @@
 import { closeSync, cpSync, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { MemberSpec, SandboxSpec } from '../cluster.js';
 import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
 import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData, type RestoreRequest } from '../restore-data.js';
@@ -20,13 +19,14 @@ export function memberArgs(env: NodeJS.ProcessEnv = process.env): string[] {
   return [memberProgram(env)];
 }
 
-/** Where the simulated member program is: dist/kv-member.mjs next to the bundle, or from the sources. */
+/** Where the simulated member program is: dist/kv-member.cjs next to the bundle, or from the sources. */
 export function memberProgram(env: NodeJS.ProcessEnv = process.env): string {
+  const here = import.meta.dirname; // the build makes it the chunk's __dirname
   const candidates = [
     env.OPSCTL_KV_MEMBER,
-    fileURLToPath(new URL('../kv-member.mjs', import.meta.url)), // dist/chunks/*.mjs
-    fileURLToPath(new URL('./kv-member.mjs', import.meta.url)), // dist/*.mjs
-    fileURLToPath(new URL('../../../dist/kv-member.mjs', import.meta.url)), // src/kv/drivers/*.ts
+    join(here, '../kv-member.cjs'), // dist/chunks/*.cjs
+    join(here, 'kv-member.cjs'), // dist/*.cjs
+    join(here, '../../../dist/kv-member.cjs'), // src/kv/drivers/*.ts
   ].filter((x): x is string => Boolean(x));
   const found = candidates.find((c) => existsSync(c));
   if (!found) throw new Error(`the simulated kv member program is missing (looked for ${candidates.join(', ')}): run npm run build`);

@@ -1,7 +1,8 @@
 // The floor of a commander-based `--help`, for npm run bench: a bare program with opsctl's global
-// options and its 12 one-line commands prints its help, loading only dist/'s commander chunk (its path is
+// options and its 12 one-line commands prints its help, loading only dist/'s commander chunk with Node's require (its path is
 // argv[2]). What `opsctl --help` costs above this is opsctl's own start-up.
-const { Command, Option } = await import(process.argv[2]);
+'use strict';
+const { Command, Option } = require(process.argv[2]);
 const program = new Command('opsctl')
   .description('One CLI for operators: OAuth sign-in, work-tracker and label scripting, and safe rolling kv (etcd) upgrades.')
   .version('0.0.0', '-V, --version', 'print the version')
@@ -16,8 +17,6 @@ const program = new Command('opsctl')
   .exitOverride();
 for (const name of ['login', 'logout', 'auth', 'api', 'tracker', 'labels', 'kv', 'config', 'mock', 'demo', 'completion', 'help'])
   program.command(name).description(`the ${name} commands`);
-try {
-  await program.parseAsync(['--help'], { from: 'user' });
-} catch (err) {
+program.parseAsync(['--help'], { from: 'user' }).catch((err) => {
   if (err.code !== 'commander.helpDisplayed') throw err;
-}
+});

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+'use strict';
+// Tiny launcher: `opsctl --version` is answered here, from package.json, before any of the CLI loads
+// (commander would print the same line); every other command line runs dist/cli.cjs through
+// bin/load.cjs, which keeps a V8 code cache of the chunks. CommonJS, so Node's ES-module loader never
+// starts; built-ins come from process.getBuiltinModule (no module resolution).
+if (typeof process.getBuiltinModule !== 'function') {
+  process.stderr.write(
+    `X opsctl needs Node.js 20.18.1 or later; this is ${process.version}\n  install a newer Node.js, or use the single executable (npm run package), which carries its own\n`,
+  );
+  process.exit(1);
+}
+const path = process.getBuiltinModule('node:path');
+
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  const { readFileSync } = process.getBuiltinModule('node:fs');
+  process.stdout.write(`${JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+} else {
+  const dist = path.join(__dirname, '..', 'dist');
+  const loader = require('./load.cjs').createLoader(dist);
+  process.on('exit', loader.save);
+  loader.load(path.join(dist, 'cli.cjs')).run();
+}

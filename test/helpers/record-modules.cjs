@@ -1,0 +1,19 @@
+'use strict';
+// `node --require` this to have every script of bin/ and dist/ the process reads reported on stderr
+// ("loaded <file url>"), and at exit the Node built-in modules it loaded ("builtins <json array>").
+// bin/load.cjs and Node's CommonJS loader both read a module's file with fs.readFileSync (--require, not
+// --import: with --import, Node would run the main script through its ES-module loader instead).
+const fs = require('node:fs');
+const { pathToFileURL } = require('node:url');
+
+if (process.env.OPSCTL_RECORD_MODULES) {
+  const read = fs.readFileSync;
+  fs.readFileSync = function (file, ...rest) {
+    if (typeof file === 'string' && /[\\/](bin|dist)[\\/].*\.cjs$/.test(file)) fs.writeSync(2, `loaded ${pathToFileURL(file).href}\n`);
+    return read.call(this, file, ...rest);
+  };
+  process.on('exit', () => {
+    const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+    process.stderr.write(`builtins ${JSON.stringify(builtins)}\n`);
+  });
+}
