@@ -51,6 +51,12 @@ try {
       { name: 'opsctl --version', args: [BIN, '--version'], env },
       { name: 'opsctl --help', args: [BIN, '--help'], env },
       { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
+      // a first run after an install or upgrade: bin/load.cjs compiles every chunk (and then writes the cache)
+      {
+        name: 'opsctl tracker labels list (embedded, no code cache)',
+        args: [BIN, 'tracker', 'labels', 'list'],
+        env: { ...env, NODE_DISABLE_COMPILE_CACHE: '1' },
+      },
       { name: 'opsctl tracker labels list (server)', args: [BIN, 'tracker', 'labels', 'list'], env: serverEnv },
       { name: 'bare commander program --help', args: [fileURLToPath(new URL('./bench/commander-help.cjs', import.meta.url)), commanderChunk()] },
       { name: 'official client script (server)', args: [fileURLToPath(new URL('./bench/shortcut-list.mjs', import.meta.url))], env: clientEnv },
@@ -64,15 +70,17 @@ const base = results['node -e 0'].cpuMs;
 console.log(`baseline: node -e 0 = ${base.toFixed(1)} ms CPU\n`);
 const ratio = (name) => results[name].cpuMs / base;
 // Issue 18's goals: --version and --help <= 1.2x, an embedded list <= 2x, a list against a server <= 0.8x
-// the official client's script. --help is at about 1.2x, where a bare commander program printing the same
-// help is (the row below); its budget leaves room for a noisy machine. The embedded list is at about
-// 2.2x: it spends its CPU loading and first running about 40 modules (commander, the mock's router and
-// services, the tracker's table), not in any one function; see the README's start-up paragraph.
+// the official client's script. dist/ is CommonJS loaded with a V8 code cache (bin/load.cjs): the rows
+// measure a warm cache, as every run after the first is; the first run after an install or an upgrade
+// compiles everything, and has its own row (its budget is the embedded list's before the cache). --help
+// is where a bare commander program printing the same help is (the row below, itself 1.14-1.19x here):
+// its budget leaves room for a noisy machine above the 1.2x goal.
 console.log(`a bare commander program printing the same --help: ${ratio('bare commander program --help').toFixed(2)}x (the floor of a commander --help)`);
 for (const [name, budget] of [
   ['opsctl --version', 1.2],
   ['opsctl --help', 1.3],
-  ['opsctl tracker labels list (embedded)', 2.5],
+  ['opsctl tracker labels list (embedded)', 2],
+  ['opsctl tracker labels list (embedded, no code cache)', 2.5],
 ]) {
   const r = ratio(name);
   report.row(`${name}: CPU vs node -e 0`, `${r.toFixed(2)}x (${results[name].cpuMs.toFixed(1)} ms)`, `<= ${budget}x`, r <= budget);
