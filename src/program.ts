@@ -18,8 +18,7 @@ const JSON_FIELDS_FLAG = '--json-fields';
 export function splitJsonFlag(argv: readonly string[]): { argv: string[]; json: boolean } {
   let json = false;
   const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
+  for (const [i, word] of argv.entries()) {
     if (word === '--') {
       out.push(...argv.slice(i));
       break;

@@ -1,4 +1,5 @@
 import { NetworkError, OpsError, UsageError } from '../core/errors.js';
+import { itemAt } from '../core/arrays.js';
 import { defaultDispatcher } from '../core/http.js';
 import { request as lite } from '../core/undici-lite.js';
 
@@ -55,7 +56,7 @@ export async function submitConsent(authUrl: string, email: string, opts: Consen
   for (const m of html.matchAll(/name="scope" value="([^"]+)"/g))
     form.append(
       'scope',
-      m[1].replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))),
+      itemAt(m, 1).replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))),
     );
   const post = await request(new URL('/o/oauth2/v2/auth/consent', authUrl), {
     method: 'POST',
@@ -65,7 +66,7 @@ export async function submitConsent(authUrl: string, email: string, opts: Consen
   const answer = await post.body.text();
   const location = post.headers.location;
   if (post.statusCode !== 302 || typeof location !== 'string') throw refused('the consent form', post.statusCode, answer);
-  const back = await request(location.split('#')[0]);
+  const back = await request(itemAt(location.split('#'), 0));
   await back.body.dump();
 }
 

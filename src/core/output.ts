@@ -1,5 +1,6 @@
 import { cutToWidth, neutralizeControls, textWidth, type IOStreams } from './io.js';
 import { UsageError } from './errors.js';
+import { itemAt } from './arrays.js';
 
 /** A column of a table: which field, its heading, and how to read it from a row. */
 export interface Column<R = never> {
@@ -197,8 +198,8 @@ export function fitColumns(natural: number[], headers: number[], width: number):
   const gaps = GAP * Math.max(0, natural.length - 1);
   const total = natural.reduce((a, b) => a + b, 0) + gaps;
   if (width <= 0 || total <= width) return natural;
-  const floor = natural.map((w, i) => Math.min(w, Math.max(MIN_COLUMN, headers[i])));
-  const at = (cap: number) => natural.map((w, i) => Math.max(floor[i], Math.min(w, cap)));
+  const floor = natural.map((w, i) => Math.min(w, Math.max(MIN_COLUMN, itemAt(headers, i))));
+  const at = (cap: number) => natural.map((w, i) => Math.max(itemAt(floor, i), Math.min(w, cap)));
   const sum = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + gaps;
   // the largest cap that fits
   let lo = 0;
@@ -212,8 +213,8 @@ export function fitColumns(natural: number[], headers: number[], width: number):
   // hand the remainder (the cap is a whole number) to the cut columns, left to right
   let spare = width - sum(widths);
   for (let i = 0; i < widths.length && spare > 0; i++) {
-    const add = Math.min(spare, natural[i] - widths[i]);
-    widths[i] += add;
+    const add = Math.min(spare, itemAt(natural, i) - itemAt(widths, i));
+    widths[i] = itemAt(widths, i) + add;
     spare -= add;
   }
   return widths;
@@ -231,19 +232,19 @@ export function formatTable(io: IOStreams, rows: unknown[], columns: Column[]): 
   if (rows.length === 0) return io.color.dim('(none)');
   const headers = columns.map((c) => (c.header ?? c.key).toUpperCase());
   const full = rows.map((row) => columns.map((c) => neutralizeControls(cellOf(row, c))));
-  const natural = headers.map((h, i) => Math.max(textWidth(h), ...full.map((r) => textWidth(r[i]))));
+  const natural = headers.map((h, i) => Math.max(textWidth(h), ...full.map((r) => textWidth(itemAt(r, i)))));
   const widths = fitColumns(
     natural,
     headers.map((h) => textWidth(h)),
     io.columns('stdout'),
   );
-  const cells = full.map((r) => r.map((text, i) => cutToWidth(text, widths[i])));
+  const cells = full.map((r) => r.map((text, i) => cutToWidth(text, itemAt(widths, i))));
   const line = (vals: string[]) =>
     vals
-      .map((v, i) => (i === vals.length - 1 ? v : v + ' '.repeat(Math.max(0, widths[i] - textWidth(v)))))
+      .map((v, i) => (i === vals.length - 1 ? v : v + ' '.repeat(Math.max(0, itemAt(widths, i) - textWidth(v)))))
       .join(' '.repeat(GAP))
       .trimEnd();
-  return [io.color.bold(line(headers.map((h, i) => cutToWidth(h, widths[i])))), ...cells.map(line)].join('\n');
+  return [io.color.bold(line(headers.map((h, i) => cutToWidth(h, itemAt(widths, i))))), ...cells.map(line)].join('\n');
 }
 
 function formatRecord(io: IOStreams, record: Record<string, unknown>, columns?: Column[]): string {

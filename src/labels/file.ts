@@ -398,8 +398,8 @@ export async function parseLabelsFile(text: string, source: string): Promise<Lab
     );
   }
   const out = labels as DesiredLabel[];
-  service.idFromService.forEach((fromService, i) => {
-    if (fromService && out[i].id) out[i].idFromService = true;
+  out.forEach((label, i) => {
+    if (service.idFromService[i] && label.id) label.idFromService = true;
   });
   return { labels: out, list: isList, ignored: service.ignored };
 }
@@ -407,6 +407,7 @@ export async function parseLabelsFile(text: string, source: string): Promise<Lab
 /** Parses an apply file that holds one label. */
 export async function parseLabelFile(text: string, source: string): Promise<DesiredLabel> {
   const file = await parseLabelsFile(text, source);
-  if (file.list) throw new ValidationError(source, `holds ${file.labels.length} label${file.labels.length === 1 ? '' : 's'}; one was expected`);
-  return file.labels[0];
+  const [label] = file.labels;
+  if (file.list || !label) throw new ValidationError(source, `holds ${file.labels.length} label${file.labels.length === 1 ? '' : 's'}; one was expected`);
+  return label;
 }

@@ -12,16 +12,16 @@ export interface LabelRef {
 const REF = /^(?:labels\/)?([A-Za-z0-9_-]+)(?:@([A-Za-z0-9]+)|\/revisions\/([A-Za-z0-9]+))?$/;
 
 export function parseLabelRef(input: string, field = 'label'): LabelRef {
-  const m = REF.exec(input.trim());
-  if (!m) {
+  const [, id, atRev, pathRev] = REF.exec(input.trim()) ?? [];
+  if (!id) {
     throw new ValidationError(
       field,
       `"${input}" is not a label id or name`,
       'give the id (e.g. 0a1b2c) or the name labels/ID, optionally with @latest, @published or @REVISION',
     );
   }
-  const rev = m[2] ?? m[3];
-  return { id: m[1], ...(rev ? { rev } : {}) };
+  const rev = atRev ?? pathRev;
+  return { id, ...(rev ? { rev } : {}) };
 }
 
 /** `labels/ID` or `labels/ID@REV`. */

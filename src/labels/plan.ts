@@ -2,6 +2,7 @@ import type { DesiredChoice, DesiredField, DesiredLabel, DisabledState } from '.
 import { principalKey } from './names.js';
 import type { App, CopyMode } from './schema.js';
 import { fieldType, type Choice, type DeltaRequest, type Field, type Label, type LabelLimits, type LabelPermission } from './types.js';
+import { itemAt } from '../core/arrays.js';
 
 /**
  * What `labels apply` will send: a label create (when the label does not exist yet) or one `:delta`
@@ -99,14 +100,14 @@ export function lis(seq: number[]): Set<number> {
     let hi = tails.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (seq[tails[mid]] < seq[i]) lo = mid + 1;
+      if (itemAt(seq, itemAt(tails, mid)) < itemAt(seq, i)) lo = mid + 1;
       else hi = mid;
     }
-    if (lo > 0) prev[i] = tails[lo - 1];
+    if (lo > 0) prev[i] = itemAt(tails, lo - 1);
     tails[lo] = i;
   }
   const keep = new Set<number>();
-  for (let i = tails.length ? tails[tails.length - 1] : -1; i >= 0; i = prev[i]) keep.add(i);
+  for (let i = tails.at(-1) ?? -1; i >= 0; i = itemAt(prev, i)) keep.add(i);
   return keep;
 }
 
@@ -127,7 +128,7 @@ export function orderPlan(
   const insertBefore = new Array<string | undefined>(desired.length).fill(undefined);
   let next: string | undefined;
   for (let i = desired.length - 1; i >= 0; i--) {
-    const id = desired[i].existingId;
+    const id = itemAt(desired, i).existingId;
     if (id) {
       if (!stays.has(i)) moves.push({ index: i, before: next ?? '' });
       next = id;
@@ -205,7 +206,7 @@ function planChoices(field: Field, wanted: DesiredField, out: Plan): void {
   // updates (with moves) in reverse desired order, so that each move lands before an item already in place
   for (let i = wantedChoices.length - 1; i >= 0; i--) {
     const cur = matched[i];
-    const want = wantedChoices[i];
+    const want = itemAt(wantedChoices, i);
     if (!cur) continue;
     if (isDisabled(cur)) {
       out.requests.push({ enableSelectionChoice: { fieldId: field.id, id: cur.id } });
@@ -327,7 +328,7 @@ function planFields(current: Label, desired: DesiredLabel, out: Plan): void {
   const moveOf = new Map(order.moves.map((m) => [m.index, m.before]));
   for (let i = desired.fields.length - 1; i >= 0; i--) {
     const cur = matched[i];
-    const want = desired.fields[i];
+    const want = itemAt(desired.fields, i);
     if (!cur) continue;
     const mask: string[] = [];
     const props: Record<string, unknown> = { displayName: want.name };

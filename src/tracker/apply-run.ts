@@ -1,4 +1,5 @@
 import { ApiError } from '../core/errors.js';
+import { itemAt } from '../core/arrays.js';
 import type { PlanStep } from './apply.js';
 import type { TrackerClient } from './client.js';
 import type { ResourceSpec } from './resources.js';
@@ -40,7 +41,7 @@ export async function runWrites(
     let next = 0;
     const worker = async () => {
       while (next < phase.length && !stopped()) {
-        const step = phase[next++];
+        const step = itemAt(phase, next++);
         started++;
         const id = step.id ?? created.get(step.key);
         if (step.action !== 'create' && id === undefined) {

@@ -1,6 +1,7 @@
 import { dottedToItemPath, problemList, withArticle } from '../core/problems.js';
 import { readLocalFile } from '../core/local-file.js';
 import { UsageError, ValidationError } from '../core/errors.js';
+import { itemAt } from '../core/arrays.js';
 import { COLOR_HINT, type FieldSpec } from './fields.js';
 import { isId, type NameResolver } from './names.js';
 import { argRef, fieldRef, type ArgSpec, type ResourceSpec } from './resources.js';
@@ -138,7 +139,7 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
   const problems = validateBody(fields, mode, body);
   if (problems.length === 0) return;
   const described = problems.map((p) => {
-    const top = p.field.split('.')[0];
+    const top = itemAt(p.field.split('.'), 0);
     const fspec = fields[top];
     // a nested (json) field has no flag of its own: it came in --data
     const flag = fspec ? (fspec.type === 'json' ? `--data ${dottedToItemPath(p.field)}` : flagName(top)) : p.field;
@@ -155,13 +156,14 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
             : fspec?.type === 'color' && p.kind === 'invalid'
               ? COLOR_HINT
               : undefined;
-    return { flag, message: p.message, hint };
+    return { kind: p.kind, flag, message: p.message, hint };
   });
-  const [first] = described;
+  // problems is not empty (returned above): nor is described, one entry per problem
+  const first = itemAt(described, 0);
   if (described.length === 1) throw new ValidationError(first.flag, first.message, first.hint);
   // several: every one named, each with its fix; nothing was sent
-  const required = problems.map((p, i) => (p.kind === 'required' ? described[i].flag : undefined)).filter((f): f is string => Boolean(f));
-  const others = described.filter((_, i) => problems[i].kind !== 'required').map((d) => d.hint);
+  const required = described.filter((d) => d.kind === 'required' && d.flag).map((d) => d.flag);
+  const others = described.filter((d) => d.kind !== 'required').map((d) => d.hint);
   const hints = [
     ...(required.length
       ? [`pass ${required.length > 1 ? `${required.slice(0, -1).join(', ')} and ${required.at(-1)}` : required[0]} to ${mode} ${withArticle(what)}`]

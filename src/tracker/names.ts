@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors.js';
+import { itemAt } from '../core/arrays.js';
 import type { HttpClient } from '../core/http.js';
 import { UUID_PATTERN } from './fields.js';
 
@@ -148,7 +149,7 @@ export class NameResolver {
     const records = spec.read(await this.fetch(spec.path));
     const key = text.toLowerCase();
     const found = records.filter((r) => r.names.some((n) => n.toLowerCase() === key));
-    if (found.length === 1) return found[0].id;
+    if (found.length === 1) return itemAt(found, 0).id;
     if (found.length === 0) {
       throw new UsageError(`${where}: no ${spec.what} is named "${text}"`, {
         code: 'unknown_name',

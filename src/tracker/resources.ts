@@ -123,13 +123,13 @@ const epicColumns = ['id', 'name', 'state', 'epic_state_id', 'archived', 'positi
 const intId = (name = 'id', help?: string): ArgSpec => ({ name, type: 'int', help });
 const uuidId = (name = 'id', help?: string): ArgSpec => ({ name, type: 'uuid', help });
 
-const commentBody: Record<string, FieldSpec> = {
+const commentBody = {
   text: text('comment text (at most 100000 characters)', { required: true }),
   author_id: uuid('author member id (default: the token owner)'),
   external_id: str(128, 'an id in another system'),
   created_at: when('creation time (ISO 8601)'),
   updated_at: when('update time (ISO 8601)'),
-};
+} satisfies Record<string, FieldSpec>;
 
 export const categories: ResourceSpec = {
   name: 'categories',

@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors.js';
+import { itemAt } from '../core/arrays.js';
 
 export interface WorkflowStateRef {
   id: number;
@@ -29,7 +30,7 @@ export function resolveState(workflows: readonly WorkflowRef[], workflowId: numb
   }
   const key = trimmed.toLowerCase();
   const found = all.filter((s) => s.name.toLowerCase() === key);
-  if (found.length === 1) return found[0];
+  if (found.length === 1) return itemAt(found, 0);
   if (found.length === 0)
     throw new UsageError(`--state: no workflow state is named "${trimmed}"`, {
       field: 'state',

@@ -1,0 +1,10 @@
+/**
+ * `list[index]` for an index known to be in range (a loop bound checked just above, an array as long as
+ * the one being walked, a regex group that takes part in every match). Out of range is a bug in opsctl,
+ * not bad input: it throws rather than handing on `undefined` (so lists that hold `undefined` are not for it).
+ */
+export function itemAt<T>(list: readonly T[], index: number): T {
+  const item = list[index];
+  if (item === undefined) throw new RangeError(`no item at index ${index} of a list of ${list.length}`);
+  return item;
+}
