@@ -70,7 +70,7 @@ describe('accounts (built binary against the mock authorization server)', () => 
     const stored = creds();
     const profile = Object.keys(stored)[0];
     expect(tj).toMatchObject({ account: 'alice@example.com', scopes: ['openid', 'email', READ] });
-    expect(tj.access_token).toBe(stored[profile].accounts.find((x: any) => x.account === 'alice@example.com').access_token);
+    expect(tj.access_token).toBe(stored[profile!].accounts.find((x: any) => x.account === 'alice@example.com').access_token);
     expect(Date.parse(tj.expires_at)).toBeGreaterThan(Date.now());
     const unknown = await run(['auth', 'token', '--account', 'carol@example.com']);
     expect(unknown.exitCode).toBe(2);
@@ -162,7 +162,7 @@ describe('accounts (built binary against the mock authorization server)', () => 
     expect((await login(run, 'alice@example.com')).exitCode).toBe(0);
     const r = await run(['auth', 'refresh', '--scopes', 'media.upload', '--consent-as', 'alice@example.com', '--json']);
     expect(r.exitCode, r.stderr as string).toBe(0);
-    const url = new URL(/(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)/.exec(r.stderr as string)![1]);
+    const url = new URL(/(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)/.exec(r.stderr as string)![1]!);
     expect(url.searchParams.get('scope')).toBe(UPLOAD);
     expect(url.searchParams.get('include_granted_scopes')).toBe('true');
     expect(url.searchParams.get('login_hint')).toBe('alice@example.com');

@@ -35,7 +35,7 @@ describe('the built binary', () => {
       let buf = '';
       server.stdout!.on('data', (c: Buffer) => {
         buf += c.toString();
-        if (buf.includes('\n')) resolve(JSON.parse(buf.split('\n')[0]));
+        if (buf.includes('\n')) resolve(JSON.parse(buf.split('\n')[0]!));
       });
       server.once('exit', () => reject(new Error('mock serve exited early')));
     });

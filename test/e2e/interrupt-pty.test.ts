@@ -106,7 +106,7 @@ describe.runIf(hasScript)('on a real terminal: tracker', () => {
     expect(await run.exitCode()).toBe(130);
     const m = /interrupted: (\d+) of 6 changes applied, (\d+) failed, (\d+) in flight \(may or may not have been made\), (\d+) not started/.exec(run.text);
     expect(m, run.text).not.toBeNull();
-    const [applied, failed, inFlight, notStarted] = m!.slice(1).map(Number);
+    const [applied, failed, inFlight, notStarted] = m!.slice(1).map(Number) as [number, number, number, number];
     expect(failed).toBe(0);
     expect(applied + inFlight + notStarted).toBe(6);
     const created = t.mock.requests.filter((q) => q.method === 'POST').length;

@@ -19,7 +19,7 @@ beforeAll(async () => {
   for (const [name, color] of [
     ['jq-bug', '#ff0000'],
     ['jq-chore', '#00ff00'],
-  ]) {
+  ] as const) {
     const r = await runBin(['tracker', 'labels', 'create', '--name', name, '--color', color], { env });
     expect(r.exitCode, String(r.stderr)).toBe(0);
   }

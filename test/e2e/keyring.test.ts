@@ -42,7 +42,7 @@ wait $daemon 2>/dev/null
       buf += c.toString();
       if (buf.includes('\n')) {
         clearTimeout(timer);
-        resolve(buf.split('\n')[0]);
+        resolve(buf.split('\n')[0]!);
       }
     });
     child.once('exit', (code) => reject(new Error(`dbus-run-session ended (${code}): ${buf}`)));

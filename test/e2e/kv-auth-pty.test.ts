@@ -28,7 +28,7 @@ describe.runIf(
 
   beforeAll(async () => {
     c = await authCluster34(PASSWORD);
-    ep = c.endpoints[0];
+    ep = c.endpoints[0]!;
   }, 40_000);
   afterEach(() => {
     for (const s of sessions.splice(0)) s.kill();

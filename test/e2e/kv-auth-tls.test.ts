@@ -33,7 +33,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
     beforeAll(async () => {
       certs = makeTestCerts({ ips: ['127.0.0.1'] }, '');
       c = await authCluster34(PASSWORD, certs);
-      ep = c.endpoints[0];
+      ep = c.endpoints[0]!;
       expect(ep).toMatch(/^https:/);
     }, 40_000);
     afterAll(() => {
@@ -90,7 +90,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
     it('etcdctl is root by the CN alone; opsctl --user through the gateway is refused by etcd, and the error says which certificate to use', async () => {
       expect(c.etcdctl('/usr/bin', ['put', 'cn/key', 'v'])).toMatch(/OK/);
       const r = await runBin(
-        ['kv', 'get', 'cn/key', '--endpoints', c.endpoints[0], '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, '--user', 'root'],
+        ['kv', 'get', 'cn/key', '--endpoints', c.endpoints[0]!, '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, '--user', 'root'],
         {
           env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD: PASSWORD, OPSCTL_KV_PASSWORD_FILE: undefined } as NodeJS.ProcessEnv,
           timeout: 60_000,

@@ -128,7 +128,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       const r = await up;
       expect(r.exitCode, String(r.stderr)).toBe(3);
       expect(String(r.stderr)).toMatch(/upgrade halted at/);
-      expect(String(r.stderr)).toContain(c.members[cut].name);
+      expect(String(r.stderr)).toContain(c.members[cut]!.name);
       expect(seen.maxDown).toBeLessThanOrEqual(1);
       // Only the first member moved.
       hosts.restore(cut);

@@ -185,7 +185,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
     const failedDirs = c.members.flatMap((m) => readdirSync(m.dir).filter((f) => f.startsWith('data.failed-')));
     expect(failedDirs).toHaveLength(1);
 
-    c.members.forEach((m, i) => writeFileSync(m.configFile, originals[i]));
+    c.members.forEach((m, i) => writeFileSync(m.configFile, originals[i]!));
     const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', ...FAST, '--json');
     expect(up.exitCode, String(up.stderr)).toBe(0);
     expect(await servers()).toEqual(['3.3.27', '3.3.27', '3.3.27']);
@@ -197,7 +197,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
     // its member list, read from the file, gives it away) is refused with nothing stopped.
     const other = await realCluster({ size: 1 });
     try {
-      other.start(other.members[0], releases!.v32);
+      other.start(other.members[0]!, releases!.v32);
       await until(
         () => {
           try {
@@ -216,7 +216,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
       const refused = await opsctl('kv', 'restore', '--cluster', clusterFile, '--snapshot', foreign, '--yes');
       expect(refused.exitCode).toBe(1);
       expect(String(refused.stderr)).toContain(
-        `the snapshot ${foreign} was taken from a cluster of etcd1=${other.members[0].peerUrl}; this cluster is ${c.members.map((m) => `${m.name}=${m.peerUrl}`).join(', ')}`,
+        `the snapshot ${foreign} was taken from a cluster of etcd1=${other.members[0]!.peerUrl}; this cluster is ${c.members.map((m) => `${m.name}=${m.peerUrl}`).join(', ')}`,
       );
       expect(String(refused.stderr)).toContain(rp.file);
       expect(c.members.map((m) => c.pid(m))).toEqual(pids);

@@ -146,7 +146,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
   });
 
   it('a member whose config has a numeric auto-compaction-retention is caught before any member is stopped (exit 1)', async () => {
-    const m = c.members[1];
+    const m = c.members[1]!;
     const original = readFileSync(m.configFile, 'utf8');
     const pids = c.members.map((x) => c.pid(x));
     writeFileSync(m.configFile, `${original}auto-compaction-retention: 1\n`);

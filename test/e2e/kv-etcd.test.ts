@@ -36,7 +36,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     const s = JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout));
     expect(s.filter((m: any) => m.leader)).toHaveLength(1);
     // The gateway's member list agrees with status, digit for digit.
-    const list = await new KvClient(endpoints[0]).members();
+    const list = await new KvClient(endpoints[0]!).members();
     expect(s.map((m: any) => m.id).sort()).toEqual(list.map((m) => m.id).sort());
   });
 
@@ -73,7 +73,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
         const key = `writer/${String(i).padStart(5, '0')}`;
         for (let a = 0; a < clients.length; a++) {
           try {
-            await clients[(i + a) % clients.length].put(key, `w${i}`);
+            await clients[(i + a) % clients.length]!.put(key, `w${i}`);
             acked.push(key);
             break;
           } catch {
@@ -95,7 +95,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
 
     const h = await opsctl('kv', 'health');
     expect(h.exitCode).toBe(0);
-    const c = new KvClient(endpoints[0], { session: new KvSession(), timeoutMs: 5000 });
+    const c = new KvClient(endpoints[0]!, { session: new KvSession(), timeoutMs: 5000 });
     const before = await c.list('before/');
     expect(before).toHaveLength(20);
     const written = new Set((await c.list('writer/')).map((kv) => kv.key));

@@ -73,7 +73,9 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
       expect(Date.parse(m.down.to)).toBeGreaterThanOrEqual(Date.parse(m.down.from));
     }
     // The down windows never overlap: one member at a time.
-    const windows = doc.members.map((m: any) => [Date.parse(m.down.from), Date.parse(m.down.to)]).sort((a: number[], b: number[]) => a[0] - b[0]);
+    const windows = doc.members
+      .map((m: any) => [Date.parse(m.down.from), Date.parse(m.down.to)])
+      .sort((a: [number, number], b: [number, number]) => a[0] - b[0]);
     for (let i = 1; i < windows.length; i++) expect(windows[i][0]).toBeGreaterThanOrEqual(windows[i - 1][1]);
     // Each hash is the snapshot file's own SHA-256 of its content (its trailer, verified when taken).
     expect(doc.snapshots).toHaveLength(3);
@@ -130,7 +132,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(seen.halt).toContain('opsctl kv rollback');
     const open = seen.lanes.filter((l) => l.open);
     expect(open).toHaveLength(1);
-    expect(open[0].label).toBe('down: not back (yet)');
+    expect(open[0]!.label).toBe('down: not back (yet)');
     expect(seen.lanes.filter((l) => l.label === 'not stopped')).toHaveLength(2);
     expect(seen.rollback).toEqual([]);
     const rb = await kv('rollback', '--poll-interval', '25ms');

@@ -137,13 +137,13 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
     const { r, cut, settling } = first.result;
     expect(r.exitCode, String(r.stderr)).toBe(3);
     expect(String(r.stderr)).toMatch(/upgrade halted at/);
-    expect(String(r.stderr)).toContain(c.members[cut].name);
+    expect(String(r.stderr)).toContain(c.members[cut]!.name);
     expect(first.maxDown).toBeLessThanOrEqual(1);
     expect((await versions(c)).filter((v) => v?.etcdserver === '3.3.27')).toHaveLength(1);
     // The first member's stop, backup and start went over ssh to its host.
     const moved = c.members.findIndex((m) => m.name === settling);
-    expect(ssh.accepted(moved) - before[moved]).toBeGreaterThanOrEqual(4);
-    expect(readdirSync(c.members[moved].dir).filter((f) => f.startsWith('data.bak-'))).toHaveLength(1);
+    expect(ssh.accepted(moved) - before[moved]!).toBeGreaterThanOrEqual(4);
+    expect(readdirSync(c.members[moved]!.dir).filter((f) => f.startsWith('data.bak-'))).toHaveLength(1);
 
     hosts.restore(cut);
     await until(

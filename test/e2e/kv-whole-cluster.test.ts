@@ -42,7 +42,7 @@ const alive = (pid: number) => {
 const journalDir = (s: NonNullable<typeof sb>) => join(s.dir, 'data', 'kv', 'journals');
 
 async function stopMember(s: NonNullable<typeof sb>, i: number) {
-  const m = s.spec().members[i];
+  const m = s.spec().members[i]!;
   const pid = Number(readFileSync(m.pidFile, 'utf8'));
   process.kill(pid, 'SIGTERM');
   await until(() => !alive(pid), 20_000, `${m.name} gone`);
@@ -61,7 +61,7 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
     const [kv1, kv2] = s.spec().members;
     const kv3 = await stopMember(s, 2);
     const before = pids(s);
-    const eps = `${kv1.endpoint},${kv2.endpoint}`;
+    const eps = `${kv1!.endpoint},${kv2!.endpoint}`;
     const peer = JSON.parse(readFileSync(join(s.dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')).members[2].peerUrl.replace(/\/$/, '');
 
     const dry = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', eps], { env: s.env });
@@ -87,9 +87,9 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
   it('a healthy member left out is refused too (it would not be counted), naming it as up and healthy', async () => {
     const s = await sandbox();
     const [kv1, kv2, kv3] = s.spec().members;
-    const r = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', `${kv1.endpoint},${kv2.endpoint}`], { env: s.env });
+    const r = await runBin(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', `${kv1!.endpoint},${kv2!.endpoint}`], { env: s.env });
     expect(r.exitCode, String(r.stderr)).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`member ${kv3.name} \\(id \\d+, peer http://127\\.0\\.0\\.1:\\d+\\) .*is up and healthy at ${kv3.endpoint}`));
+    expect(r.stderr).toMatch(new RegExp(`member ${kv3!.name} \\(id \\d+, peer http://127\\.0\\.0\\.1:\\d+\\) .*is up and healthy at ${kv3!.endpoint}`));
     // Every member named: planned.
     const all = await runBin(
       [
@@ -136,20 +136,20 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
     // The next member is the same process it was before the run; the first is back; only the victim is down.
     const nextIndex = s.spec().members.findIndex((m) => m.name === next);
     expect(pids(s)[nextIndex]).toBe(before[nextIndex]);
-    expect(alive(pids(s)[nextIndex])).toBe(true);
+    expect(alive(pids(s)[nextIndex]!)).toBe(true);
     const firstIndex = s.spec().members.findIndex((m) => m.name === first);
-    expect(alive(pids(s)[firstIndex])).toBe(true);
+    expect(alive(pids(s)[firstIndex]!)).toBe(true);
     expect(
       s
         .spec()
-        .members.map((_, i) => alive(pids(s)[i]))
+        .members.map((_, i) => alive(pids(s)[i]!))
         .filter((x) => !x),
     ).toHaveLength(1);
   });
 
   it('a data dir holding v2 data (member/wal) but no v3 database is refused before anything starts, naming the directory', async () => {
     const s = await sandbox();
-    const m = s.spec().members[1];
+    const m = s.spec().members[1]!;
     mkdirSync(join(m.dataDir, 'member', 'wal'), { recursive: true });
     const before = pids(s);
     const r = await runBin(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST], { env: s.env });

@@ -72,7 +72,7 @@ describe.runIf(hasEtcd)('kv upgrade counts the members the cluster lists (real e
   });
 
   it('a v3 database gone from a data dir (v2 data only) is refused naming the directory, nothing stopped', async () => {
-    const m = members[2];
+    const m = members[2]!;
     const db = join(m.dataDir, 'member', 'snap', 'db');
     const before = pids();
     renameSync(db, `${db}.aside`); // the running member keeps its open file

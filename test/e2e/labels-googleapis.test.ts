@@ -64,7 +64,7 @@ describe('googleapis drivelabels v2beta against the mock', () => {
       },
     });
     expect(delta.data.responses).toHaveLength(2);
-    const fieldId = delta.data.responses![0].createField!.id!;
+    const fieldId = delta.data.responses![0]!.createField!.id!;
     expect(delta.data.updatedLabel?.properties?.description).toBe('from googleapis');
 
     const pub1 = await client.labels.publish({ name, requestBody: { writeControl: { requiredRevisionId: delta.data.updatedLabel!.revisionId } } });
@@ -74,9 +74,9 @@ describe('googleapis drivelabels v2beta against the mock', () => {
       name,
       requestBody: { requests: [{ createSelectionChoice: { fieldId, choice: { properties: { displayName: 'Closed' } } } }] },
     });
-    expect(delta2.data.responses![0].createSelectionChoice?.fieldId).toBe(fieldId);
+    expect(delta2.data.responses![0]!.createSelectionChoice?.fieldId).toBe(fieldId);
     const pub2 = await client.labels.publish({ name, requestBody: {} });
-    expect(pub2.data.fields?.[0].selectionOptions?.choices).toHaveLength(2);
+    expect(pub2.data.fields?.[0]?.selectionOptions?.choices).toHaveLength(2);
 
     const got = await client.labels.get({ name: `${name}@published`, view: 'LABEL_VIEW_FULL' });
     expect(got.data.revisionId).toBe(pub2.data.revisionId);
@@ -145,7 +145,7 @@ describe('googleapis drivelabels v2beta against the mock', () => {
       parent: rev,
       requestBody: { requests: [{ labelPermission: { email: 'dan@example.com', role: 'ORGANIZER' } }] },
     });
-    expect(revBatch.data.permissions?.[0].name).toBe(`${rev}/permissions/4`);
+    expect(revBatch.data.permissions?.[0]?.name).toBe(`${rev}/permissions/4`);
     await client.labels.revisions.updatePermissions({ parent: rev, requestBody: { email: 'dan@example.com', role: 'READER' } });
     const revCreate = await client.labels.revisions.permissions.create({ parent: rev, requestBody: { email: 'erin@example.com', role: 'READER' } });
 
@@ -161,7 +161,7 @@ describe('googleapis drivelabels v2beta against the mock', () => {
     await client.labels.revisions.permissions.delete({ name: revCreate.data.name! });
     await client.labels.permissions.delete({ name: p.data.name! });
     await client.labels.revisions.permissions.batchDelete({ parent: rev, requestBody: { requests: [{ name: `${rev}/permissions/4` }] } });
-    await client.labels.permissions.batchDelete({ parent: name, requestBody: { requests: [{ name: batch.data.permissions![0].name! }] } });
+    await client.labels.permissions.batchDelete({ parent: name, requestBody: { requests: [{ name: batch.data.permissions![0]!.name! }] } });
     const left = await client.labels.permissions.list({ parent: name });
     expect(left.data.labelPermissions?.map((x) => x.audience)).toEqual(['audiences/default']);
   });

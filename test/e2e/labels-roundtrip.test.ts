@@ -102,7 +102,7 @@ describe('labels export | apply', () => {
     exported = all.out;
     const docs = parse(exported) as Array<Record<string, unknown>>;
     expect(docs.map((d) => d.title)).toEqual(['Sensitivity', 'Retired']);
-    expect(docs[1].disabled).toEqual({ hideInSearch: true, showInApply: false });
+    expect(docs[1]!.disabled).toEqual({ hideInSearch: true, showInApply: false });
     const json = await opsctl(envA, ['labels', 'export', '--all', '--json']);
     expect(JSON.parse(json.out)).toEqual(docs);
 
@@ -243,7 +243,10 @@ describe('labels apply: renames and the whole label', () => {
   });
 });
 
-async function labelIds(env: NodeJS.ProcessEnv): Promise<string[]> {
+/** The ids `labels list` prints; every caller has applied a label first, so there is one at least. */
+async function labelIds(env: NodeJS.ProcessEnv): Promise<[string, ...string[]]> {
   const r = await opsctl(env, ['labels', 'list', '--json']);
-  return (JSON.parse(r.out) as Array<{ id: string }>).map((l) => l.id);
+  const [first, ...rest] = (JSON.parse(r.out) as Array<{ id: string }>).map((l) => l.id);
+  if (first === undefined) throw new Error(`labels list printed no label: ${r.out}`);
+  return [first, ...rest];
 }

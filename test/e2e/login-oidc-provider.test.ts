@@ -24,7 +24,7 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     for (const [k, v] of [
       ['issuer', op.issuer],
       ['client_id', OIDC_CLIENT_ID],
-    ]) {
+    ] as const) {
       const r = await runBin(['config', 'set', k, v, '--profile', profile], { env });
       expect(r.exitCode, r.stderr as string).toBe(0);
     }
@@ -48,7 +48,7 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
       child.stderr!.on('data', (c: Buffer) => {
         stderr += c.toString();
         const m = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
-        if (m) resolve(m[1]);
+        if (m) resolve(m[1]!);
       });
       void child.then((r) => reject(new Error(`login exited ${r.exitCode} before printing a URL: ${stderr}`)));
     });
@@ -82,7 +82,7 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     // The metadata was fetched once and cached in the data directory.
     const cacheDir = join(dir, 'data', 'oidc-metadata');
     const [cached] = readdirSync(cacheDir);
-    expect(JSON.parse(readFileSync(join(cacheDir, cached), 'utf8')).metadata).toMatchObject({
+    expect(JSON.parse(readFileSync(join(cacheDir, cached!), 'utf8')).metadata).toMatchObject({
       issuer: op.issuer,
       revocation_endpoint: `${op.issuer}/token/revocation`,
     });
@@ -220,7 +220,7 @@ describe('opsctl against oidc-provider without a revocation endpoint', () => {
       child.stderr!.on('data', (c: Buffer) => {
         stderr += c.toString();
         const m = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
-        if (m) resolve(m[1]);
+        if (m) resolve(m[1]!);
       });
       void child.then((r) => reject(new Error(`login exited ${r.exitCode}: ${stderr}`)));
     });

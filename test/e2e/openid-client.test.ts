@@ -38,7 +38,7 @@ describe('openid-client against opsctl mock serve', () => {
         state,
       });
       const browser = await playBrowser(url.href, { scopes: [] });
-      return client.authorizationCodeGrant(config, new URL(browser.location!.split('#')[0]), { pkceCodeVerifier: verifier, expectedState: state });
+      return client.authorizationCodeGrant(config, new URL(browser.location!.split('#')[0]!), { pkceCodeVerifier: verifier, expectedState: state });
     };
     const delegated = await signIn('delegated-desktop.apps.mock', 'delegated-secret');
     expect(delegated.scope!.split(' ').sort()).toEqual(['email', 'openid', `${SCOPE_BASE}/media.readonly`, `${SCOPE_BASE}/media.upload`].sort());
@@ -68,7 +68,7 @@ describe('openid-client against opsctl mock serve', () => {
     const browser = await playBrowser(url.href);
     expect(browser.location).toBeTruthy();
     // What a loopback listener receives: the fragment never leaves the browser.
-    const callback = new URL(browser.location!.split('#')[0]);
+    const callback = new URL(browser.location!.split('#')[0]!);
     const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.refresh_token).toBeTruthy();

@@ -81,7 +81,7 @@ describe('the single executable (out/opsctl)', () => {
       .map(String)
       .filter((f) => f.endsWith('credentials.json'));
     expect(files).toHaveLength(1);
-    expect(statSync(join(work, 'home-login', files[0])).mode & 0o777).toBe(0o600);
+    expect(statSync(join(work, 'home-login', files[0]!)).mode & 0o777).toBe(0o600);
   }, 120_000);
 
   it('brings a kv sandbox up, upgrades it 3.2 → 3.3 and takes it down, its members being the executable itself', async () => {

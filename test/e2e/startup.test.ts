@@ -34,9 +34,9 @@ async function loaded(
     const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
     for (const src of map.sources) {
       const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
-      if (m) packages.add(m[1]);
+      if (m) packages.add(m[1]!);
       const own = /(?:^|\/)(src\/.+)$/.exec(src);
-      if (own && !m) sources.add(own[1]);
+      if (own && !m) sources.add(own[1]!);
     }
   }
   return { packages, builtins, sources, exitCode: r.exitCode };

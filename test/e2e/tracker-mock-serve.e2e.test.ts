@@ -20,7 +20,7 @@ async function serve(dir: string, args: string[]) {
   }
   return {
     child,
-    info: JSON.parse(out.split('\n')[0]) as { url: string; tracker_token: string; tracker_entitlements: { groups: number; objectives: number } },
+    info: JSON.parse(out.split('\n')[0]!) as { url: string; tracker_token: string; tracker_entitlements: { groups: number; objectives: number } },
   };
 }
 

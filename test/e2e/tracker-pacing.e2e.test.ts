@@ -30,7 +30,7 @@ beforeAll(async () => {
     if (serve.exitCode !== null || Date.now() - started > 30_000) throw new Error(`mock serve did not start (run npm run build first): ${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const info = JSON.parse(out.split('\n')[0]);
+  const info = JSON.parse(out.split('\n')[0]!);
   url = info.url;
   token = info.tracker_token;
 });

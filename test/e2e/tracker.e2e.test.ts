@@ -74,7 +74,7 @@ describe('@shortcut/client against `opsctl mock serve` (the built binary)', () =
         await new Promise((r) => setTimeout(r, 50));
       }
       const url = /tracker\s+(http:\/\/\S+)/.exec(out)![1];
-      const token = /tracker token: (\S+)/.exec(out)![1];
+      const token = /tracker token: (\S+)/.exec(out)![1]!;
       const sc = new ShortcutClient(token, { baseURL: url }); // its default Shortcut-Token header
 
       const { data: label, status } = await sc.createLabel({ name: 'served', color: '#112233' });
@@ -86,8 +86,8 @@ describe('@shortcut/client against `opsctl mock serve` (the built binary)', () =
       const { data: comment } = await sc.createEpicComment(epic.id, { text: 'hi' });
       expect((await sc.listEpicComments(epic.id)).data.map((c) => c.id)).toEqual([comment.id]);
       const { data: wfs } = await sc.listWorkflows();
-      const { data: story } = await sc.createStory({ name: 'served story', workflow_state_id: wfs[0].states.find((st) => st.type === 'started')!.id });
-      expect(story).toMatchObject({ started: true, workflow_id: wfs[0].id });
+      const { data: story } = await sc.createStory({ name: 'served story', workflow_state_id: wfs[0]!.states.find((st) => st.type === 'started')!.id });
+      expect(story).toMatchObject({ started: true, workflow_id: wfs[0]!.id });
       const { data: other } = await sc.createStory({ name: 'served blocker' });
       const { data: task } = await sc.createTask(story.id, { description: 'served task' });
       expect((await sc.updateTask(story.id, task.id, { complete: true })).data.complete).toBe(true);
@@ -100,7 +100,7 @@ describe('@shortcut/client against `opsctl mock serve` (the built binary)', () =
       const { data: files } = await sc.uploadFiles({ file0: new File(['served bytes'], 'served.txt', { type: 'text/plain' }) });
       expect(files[0]).toMatchObject({ name: 'served.txt', size: 12 });
       // the CLI sees what the independent client made
-      const r = await runBin(['tracker', 'files', 'get', String(files[0].id), '--json=name'], {
+      const r = await runBin(['tracker', 'files', 'get', String(files[0]!.id), '--json=name'], {
         env: { OPSCTL_CONFIG_DIR: serveDir, OPSCTL_TRACKER_URL: url, OPSCTL_TRACKER_TOKEN: token },
       });
       expect(r.exitCode).toBe(0);

@@ -133,7 +133,7 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
   }
   const run = (m: RealMember, args: string[]) => {
     const argv = [...(o.wrap?.(m) ?? []), ctl, ...args];
-    execFileSync(argv[0], argv.slice(1), { stdio: 'pipe' });
+    execFileSync(argv[0]!, argv.slice(1), { stdio: 'pipe' });
   };
   const pid = (m: RealMember) => {
     const f = join(m.dir, 'pid');
@@ -189,7 +189,7 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
  */
 export async function authCluster34(password: string, certs?: TestCerts): Promise<RealCluster> {
   const c = await realCluster({ size: 1, ...(certs ? { certs } : {}) });
-  c.start(c.members[0], '/usr/bin');
+  c.start(c.members[0]!, '/usr/bin');
   await until(
     () => {
       try {

@@ -14,7 +14,7 @@ export function seeded(seed: number) {
     next,
     int: (n: number) => Math.floor(next() * n),
     pick<T>(list: readonly T[]): T {
-      return list[Math.floor(next() * list.length)];
+      return list[Math.floor(next() * list.length)]!;
     },
   };
 }

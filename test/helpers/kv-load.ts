@@ -123,7 +123,7 @@ export function startLoad(o: LoadOptions): Load {
       if (round === 1) await new Promise((r) => setTimeout(r, retryDelayMs));
       for (let k = 0; k < o.endpoints.length; k++) {
         const i = (current + k) % o.endpoints.length;
-        const endpoint = o.endpoints[i];
+        const endpoint = o.endpoints[i]!;
         attempts++;
         tries++;
         try {
@@ -170,7 +170,7 @@ export function startLoad(o: LoadOptions): Load {
         ph().acked++;
       }
       if (!running || ackedKeys.length === 0) continue;
-      const k = ackedKeys[Math.floor(Math.random() * ackedKeys.length)];
+      const k = ackedKeys[Math.floor(Math.random() * ackedKeys.length)]!;
       reads++;
       const r = await timed('/kv/range', { key: b64(k) });
       if (r.ok && unb64(r.json?.kvs?.[0]?.value) !== acked.get(k)) badReads++;
@@ -181,7 +181,7 @@ export function startLoad(o: LoadOptions): Load {
   const pct = (xs: number[], q: number) => {
     if (!xs.length) return null;
     const s = [...xs].sort((a, b) => a - b);
-    return Math.round(s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] * 10) / 10;
+    return Math.round(s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]! * 10) / 10;
   };
 
   return {

@@ -17,7 +17,7 @@ export async function mintToken(server: MockServer, opts: { email?: string; sub?
         s,
         {
           client_id: 'test-client',
-          sub: opts.sub ?? (opts.email ?? 'ada@example.com').split('@')[0],
+          sub: opts.sub ?? (opts.email ?? 'ada@example.com').split('@')[0]!,
           email: opts.email ?? 'ada@example.com',
           scopes: opts.scopes ?? [LABEL_SCOPES.rw],
           ttlSeconds: opts.ttlSeconds ?? 3600,

@@ -34,8 +34,8 @@ export async function playBrowser(authUrl: string, choice: ConsentChoice = {}): 
   const accounts = [...page.matchAll(/name="user" value="([^"]+)" id="[^"]*" data-email="([^"]+)"( checked)?/g)];
   const account = choice.email ? accounts.find((a) => a[2] === choice.email) : (accounts.find((a) => a[3]) ?? accounts[0]);
   if (!account) throw new Error(`no account ${choice.email} on the page`);
-  const boxes = [...page.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1].replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))));
-  const form = new URLSearchParams({ request: id, user: account[1], action: choice.action ?? 'allow' });
+  const boxes = [...page.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]!.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))));
+  const form = new URLSearchParams({ request: id, user: account[1]!, action: choice.action ?? 'allow' });
   for (const s of choice.scopes ?? boxes) form.append('scope', s);
   if (choice.accessDuration) form.set('access_duration', String(choice.accessDuration));
   const origin = new URL(authUrl).origin;
@@ -51,7 +51,7 @@ export async function playBrowser(authUrl: string, choice: ConsentChoice = {}): 
 
 /** Follows the redirect to the app's loopback listener like a browser (the fragment stays in the browser). */
 export async function followRedirect(location: string): Promise<{ status: number; body: string }> {
-  const res = await request(location.split('#')[0]);
+  const res = await request(location.split('#')[0]!);
   return { status: res.statusCode, body: await res.body.text() };
 }
 

@@ -99,7 +99,7 @@ export function loadSpec(): SpecChecker {
     }
   }
   ops.sort((a, b) => a.params - b.params);
-  const operation = (method: string, path: string) => ops.find((o) => o.method === method && o.re.test(path.split('?')[0]));
+  const operation = (method: string, path: string) => ops.find((o) => o.method === method && o.re.test(path.split('?')[0]!));
   return {
     operation,
     operations: () => ops.map((o) => `${o.method} ${o.template}`),

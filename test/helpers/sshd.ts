@@ -131,8 +131,10 @@ export async function sshHosts(hosts: NetnsHosts, env: (i: number) => Record<str
     ssh: ['ssh', ...opts].join(' '),
     run,
     async down(i) {
-      servers[i].kill('SIGTERM');
-      await servers[i];
+      const s = servers[i];
+      if (!s) throw new Error(`no sshd ${i}`);
+      s.kill('SIGTERM');
+      await s;
     },
     async up(i) {
       servers[i] = serve(i);

@@ -487,7 +487,7 @@ describe('directories', () => {
     for (const [home, words] of [
       ['', 'is not an absolute path (HOME or an XDG_* variable is empty or relative)'],
       ['/proc/self/nothere', '(it cannot be created there, ENOENT)'],
-    ]) {
+    ] as const) {
       const r = await execa(process.execPath, [BIN, 'config', 'set', 'tracker', 'https://t.example'], {
         reject: false,
         timeout: 30_000,

@@ -24,7 +24,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
 
     beforeAll(async () => {
       c = await authCluster34(PASSWORD);
-      ep = c.endpoints[0];
+      ep = c.endpoints[0]!;
       writeFileSync(join(cfg.dir, 'pw'), `${PASSWORD}\n`, { mode: 0o600 });
     }, 40_000);
 

@@ -30,7 +30,7 @@ async function cluster(n: number, version: string, start = [...Array(n).keys()],
   for (let i = 0; i < n; i++) ms.push({ name: `m${i + 1}`, client: await freePort(), peer: await freePort(), data: join(dir, `m${i + 1}`) });
   const initial = ms.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(',');
   const run = (i: number, v = version, more: string[] = extra) => {
-    const m = ms[i];
+    const m = ms[i]!;
     const p = execa(
       process.execPath,
       [
@@ -57,7 +57,7 @@ async function cluster(n: number, version: string, start = [...Array(n).keys()],
     return p;
   };
   const procs = start.map((i) => run(i));
-  const url = (i: number) => `http://127.0.0.1:${ms[i].client}`;
+  const url = (i: number) => `http://127.0.0.1:${ms[i]!.client}`;
   return { ms, run, procs, url };
 }
 
@@ -111,12 +111,12 @@ describe('the simulated kv member', () => {
     );
     const ids = await Promise.all([0, 1, 2].map(async (i) => (await new KvClient(c.url(i)).status()).memberId));
     const leader = ids.indexOf((await leaderOf(0))!);
-    process.kill(c.procs[leader].pid!, 'SIGTERM');
+    process.kill(c.procs[leader]!.pid!, 'SIGTERM');
     await c.procs[leader];
     const others = [0, 1, 2].filter((i) => i !== leader);
     await until(
       async () => {
-        const l = await leaderOf(others[0]).catch(() => undefined);
+        const l = await leaderOf(others[0]!).catch(() => undefined);
         return l && l !== ids[leader] && l !== '0' ? l : undefined;
       },
       10_000,
@@ -160,8 +160,8 @@ describe('the simulated kv member', () => {
     const leader = ids.indexOf((await status(0)).leaderId!);
     const follower = [0, 1, 2].find((i) => i !== leader)!;
     // The leader's heartbeats stop naming it; no write is made, so no append reaches anyone either.
-    writeFileSync(join(c.ms[leader].data, 'FAULT.json'), JSON.stringify({ muteHeartbeats: true }));
-    process.kill(c.procs[follower].pid!, 'SIGTERM');
+    writeFileSync(join(c.ms[leader]!.data, 'FAULT.json'), JSON.stringify({ muteHeartbeats: true }));
+    process.kill(c.procs[follower]!.pid!, 'SIGTERM');
     await c.procs[follower];
     let log = '';
     c.procs[follower] = c.run(follower);
@@ -173,7 +173,7 @@ describe('the simulated kv member', () => {
     expect((await status(follower)).leaderId).toBe('0');
     expect(log).not.toMatch(/published \{Name:/);
     // The leader's next heartbeat names it: the member knows its leader, publishes itself, is healthy.
-    rmSync(join(c.ms[leader].data, 'FAULT.json'));
+    rmSync(join(c.ms[leader]!.data, 'FAULT.json'));
     await until(async () => (await raw(`${c.url(follower)}/health`)).status === 200, 10_000, 'healthy after a heartbeat');
     expect((await status(follower)).leaderId).toBe(ids[leader]);
     await until(() => /published \{Name:m\d ClientURLs:\[http:\/\/127\.0\.0\.1:\d+\]\} to cluster \d+/.test(log), 10_000, 'the published line');
@@ -187,7 +187,7 @@ describe('the simulated kv member', () => {
     const healthy = async () => (await observeMember(spec, { session, timeoutMs: 3000 })).healthy || undefined;
     await until(healthy, 10_000, 'm1 healthy on 3.2');
     const restart = async (v: string) => {
-      process.kill(c.procs[0].pid!, 'SIGTERM');
+      process.kill(c.procs[0]!.pid!, 'SIGTERM');
       await c.procs[0];
       c.procs[0] = c.run(0, v);
       // Asked without the kv client, which would learn the new prefix from the version.
@@ -239,9 +239,9 @@ describe('the simulated kv member', () => {
     const leaderBefore = (await new KvClient(c.url(0)).status()).leaderId;
     for (let round = 0; round < 3; round++) {
       for (const stalled of [0, 1]) {
-        process.kill(c.procs[stalled].pid!, 'SIGSTOP');
+        process.kill(c.procs[stalled]!.pid!, 'SIGSTOP');
         await new Promise((r) => setTimeout(r, 300)); // the stall itself is the thing under test
-        process.kill(c.procs[stalled].pid!, 'SIGCONT');
+        process.kill(c.procs[stalled]!.pid!, 'SIGCONT');
         await new KvClient(c.url(1)).put(`k${round}-${stalled}`, 'v');
         expect(await healthy(0)).toBe(true);
         expect(await healthy(1)).toBe(true);
@@ -267,7 +267,7 @@ describe('the simulated kv member', () => {
     await until(async () => (await raw(`${c.url(0)}/version`).catch(() => undefined))?.text.includes('3.3.0'), 10_000, 'cluster version 3.3');
     process.kill(ok.pid!, 'SIGTERM');
     await ok;
-    mkdirSync(c.ms[0].data, { recursive: true });
+    mkdirSync(c.ms[0]!.data, { recursive: true });
     const old = await c.run(0, '3.2', []);
     expect(old.exitCode).toBe(1);
     expect(old.all).toMatch(/cluster cannot be downgraded/);

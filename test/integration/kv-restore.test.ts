@@ -84,7 +84,7 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     for (const m of sb.spec().members) {
       const kept = readdirSync(dirname(m.dataDir)).filter((f) => f.startsWith('data.before-restore-'));
       expect(kept).toHaveLength(1);
-      expect(readFileSync(join(dirname(m.dataDir), kept[0], 'member', 'kv.json'), 'utf8')).toContain(Buffer.from('after/upgrade').toString('base64'));
+      expect(readFileSync(join(dirname(m.dataDir), kept[0]!, 'member', 'kv.json'), 'utf8')).toContain(Buffer.from('after/upgrade').toString('base64'));
     }
     // A new cluster: the members' config files carry the new token.
     for (const m of sb.spec().members)
@@ -98,7 +98,7 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
 
     const corrupt = join(sb.dir, 'corrupt.db');
     const bad = Buffer.from(data);
-    bad[20] ^= 0xff;
+    bad[20]! ^= 0xff;
     writeFileSync(corrupt, bad);
     const c = await sb.kv('restore', '--snapshot', corrupt, '--yes');
     expect(c.code).toBe(1);
@@ -132,7 +132,7 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     expect(pids()).toEqual(before);
 
     // A missing data dir (the member exits when its data dir goes: down, as on a broken host).
-    const m2 = sb.spec().members[1];
+    const m2 = sb.spec().members[1]!;
     renameSync(m2.dataDir, `${m2.dataDir}.moved`);
     const md = await sb.kv('restore', '--snapshot', rp.file, '--yes');
     expect(md.code).toBe(1);

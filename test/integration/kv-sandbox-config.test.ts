@@ -73,7 +73,7 @@ describe('kv sandbox up --config: a config file per member, read by the 3.3 conf
     expect(readFileSync(kv2.configFile, 'utf8')).toMatch(/^auto-compaction-retention: 1$/m);
     // The other members do not get kv2's setting; every member gets the one for all.
     for (const m of spec.members) expect(readFileSync(m.configFile, 'utf8')).toMatch(/^auto-compaction-mode: periodic$/m);
-    expect(readFileSync(spec.members[0].configFile, 'utf8')).not.toMatch(/auto-compaction-retention/);
+    expect(readFileSync(spec.members[0]!.configFile, 'utf8')).not.toMatch(/auto-compaction-retention/);
     // The member really runs from its file (its command line names it).
     const pid = readFileSync(kv2.pidFile, 'utf8').trim();
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(kv2.configFile);

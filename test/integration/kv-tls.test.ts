@@ -129,19 +129,19 @@ describe('kv over TLS (https endpoints, --cacert/--cert/--key)', () => {
     let etcd: RealCluster;
     beforeAll(async () => {
       etcd = await realCluster({ size: 1, certs });
-      etcd.start(etcd.members[0], '/usr/bin');
-      await until(async () => (await health(etcd.endpoints[0], ...tlsFlags())).code === 0, 30_000, 'the TLS etcd member to answer');
+      etcd.start(etcd.members[0]!, '/usr/bin');
+      await until(async () => (await health(etcd.endpoints[0]!, ...tlsFlags())).code === 0, 30_000, 'the TLS etcd member to answer');
     }, 40_000);
     afterAll(() => etcd?.destroy());
 
     it('answers with the right certificates; refuses a client certificate from another CA, naming --cert/--key', async () => {
-      const ok = await runCli(['kv', 'version', '--endpoints', etcd.endpoints[0], ...tlsFlags(), '--json'], { env });
+      const ok = await runCli(['kv', 'version', '--endpoints', etcd.endpoints[0]!, ...tlsFlags(), '--json'], { env });
       expect(ok.code, ok.stderr).toBe(0);
       expect(ok.json()[0].server).toMatch(/^3\.4\./);
-      const other = await health(etcd.endpoints[0], '--cacert', certs.ca, '--cert', certs.otherClientCert, '--key', certs.otherClientKey, '--json');
+      const other = await health(etcd.endpoints[0]!, '--cacert', certs.ca, '--cert', certs.otherClientCert, '--key', certs.otherClientKey, '--json');
       expect(other.code).toBe(1);
       expect(other.json()[0].detail).toMatch(/refused the client certificate[\s\S]*--cert FILE --key FILE/);
-      const none = await health(etcd.endpoints[0], '--cacert', certs.ca, '--json');
+      const none = await health(etcd.endpoints[0]!, '--cacert', certs.ca, '--json');
       expect(none.json()[0].detail).toMatch(/refused.*client certificate[\s\S]*--cert FILE --key FILE/);
     });
   });

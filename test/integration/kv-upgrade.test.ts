@@ -69,7 +69,7 @@ describe('kv upgrade on a simulated sandbox', () => {
     }
 
     // 3.3 serves /v3beta and redirects /v3alpha there.
-    const ep = sb.spec().members[0].endpoint;
+    const ep = sb.spec().members[0]!.endpoint;
     const res = await fetch(`${ep}/v3alpha/kv/put`, {
       method: 'POST',
       body: JSON.stringify({ key: Buffer.from('a').toString('base64'), value: Buffer.from('b').toString('base64') }),
@@ -92,7 +92,7 @@ describe('kv upgrade on a simulated sandbox', () => {
   });
 
   it('refuses an unhealthy cluster before any change (exit 1)', async () => {
-    const m = sb.spec().members[1];
+    const m = sb.spec().members[1]!;
     const pid = Number(readFileSync(m.pidFile, 'utf8'));
     process.kill(pid, 'SIGTERM');
     await until(async () => (await sb.kv('health')).code === 1, 20_000, 'a member down');

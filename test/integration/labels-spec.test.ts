@@ -43,7 +43,7 @@ describe('the label table agrees with the discovery document', () => {
     const fromDoc = methods();
     expect(Object.keys(table).sort()).toEqual(fromDoc.map(([id]) => id).sort());
     for (const [id, m] of fromDoc) {
-      const row = table[id];
+      const row = table[id]!;
       expect({ id, http: row.http, path: row.path, params: [...row.params].sort() }).toEqual({
         id,
         http: m.httpMethod,
@@ -60,7 +60,7 @@ describe('the label table agrees with the discovery document', () => {
   it('has each enum as the document defines it (the *_UNSPECIFIED values aside)', () => {
     for (const [where, values] of Object.entries(ENUMS)) {
       const [name, prop] = where.split('.');
-      const fromDoc = (schema(name).properties![prop].enum as string[]).filter((v) => !/_UNSPECIFIED$/.test(v));
+      const fromDoc = (schema(name!).properties![prop!].enum as string[]).filter((v) => !/_UNSPECIFIED$/.test(v));
       expect({ where, values: [...values] }).toEqual({ where, values: fromDoc });
     }
   });

@@ -93,7 +93,7 @@ describe('the loopback listener of opsctl login (built binary) under malformed r
         const m = /(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)/.exec(stderr);
         if (m && stderr.includes('Waiting for the browser')) {
           clearTimeout(timer);
-          resolve(m[1]);
+          resolve(m[1]!);
         }
       });
     });

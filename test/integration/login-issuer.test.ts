@@ -234,7 +234,7 @@ describe('issuer: the provider metadata', () => {
         ['authorize_url', `${mock.url}/o/oauth2/v2/auth`],
         ['token_url', `${mock.url}/token`],
         ['revoke_url', `${mock.url}/revoke`],
-      ]) {
+      ] as const) {
         expect((await runCli(['config', 'set', k, v, '--profile', 'hand'], { env })).code).toBe(0);
       }
       const seen: { url?: string } = {};
@@ -284,7 +284,7 @@ describe('ID token checks (the embedded mock signs them; the test tampers)', () 
       'a changed payload (signature no longer verifies)',
       (t) => {
         const [h, p, s] = t.split('.');
-        const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+        const claims = JSON.parse(Buffer.from(p!, 'base64url').toString());
         return `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url')}.${s}`;
       },
       /signature does not verify against the provider's keys at http:\/\/127\.0\.0\.1:\d+\/oauth2\/v3\/certs/,

@@ -220,7 +220,7 @@ describe('opsctl login with the test playing the browser', () => {
       const m = /(http:\/\/\S+\/o\/oauth2\/v2\/auth\?\S+)/.exec(err);
       if (m && !err.includes('#pasted')) {
         err += '#pasted';
-        void playBrowser(m[1]).then((b) => stdin.write(`garbage\n${b.location}\n`));
+        void playBrowser(m[1]!).then((b) => stdin.write(`garbage\n${b.location}\n`));
       }
     });
     stdout.resume();

@@ -102,7 +102,7 @@ const FIELDS = [
 ];
 
 /** tokens: [tracker token, bearer access token]; ids: real record ids; labelIds: a real label-service id. */
-type Ctx = { tokens: string[]; ids: string[]; labelIds: string[] };
+type Ctx = { tokens: [tracker: string, bearer: string]; ids: string[]; labelIds: string[] };
 
 function deep(n: number, leaf: string): string {
   return '['.repeat(n) + leaf + ']'.repeat(n);
@@ -415,7 +415,7 @@ async function start(state: string): Promise<Target> {
   const tlabel = await post('/api/v3/labels', { 'tracker-token': trackerToken }, { name: 'fuzz' });
   const epic = await post('/api/v3/epics', { 'tracker-token': trackerToken }, { name: 'fuzz' });
   const story = await post('/api/v3/stories', { 'tracker-token': trackerToken }, { name: 'fuzz', epic_id: epic.id, label_ids: [tlabel.id] });
-  const ctx = {
+  const ctx: Ctx = {
     tokens: [trackerToken, bearer],
     ids: [String(tlabel.id), String(epic.id), String(story.id), 'mobile-a.apps.mock', 'deleted-recently.apps.mock', 'f1'].filter((x) => x !== 'undefined'),
     labelIds: [String(label.id ?? 'missing')],
@@ -444,7 +444,7 @@ async function fuzz({ mock, routes, ctx }: Target, perRoute: number, what: strin
   let next = 0;
   const worker = async () => {
     while (next < requests.length) {
-      const r = requests[next++];
+      const r = requests[next++]!;
       const out = await rawRequest(port, r, HANG_MS);
       // Caught at the request that did it (or one in flight with it), then undone, so one pollution
       // cannot mask later bugs.

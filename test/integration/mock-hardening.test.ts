@@ -138,7 +138,7 @@ describe('no credentials needed to try, and none of these changes Object.prototy
     const defaultClient = (await mock.store.read((s) => Object.keys(clients(s))))[0];
     const withRealClient = await call(
       'GET',
-      `/o/oauth2/v2/auth?client_id=${encodeURIComponent(defaultClient)}&redirect_uri=http://127.0.0.1:1/&response_type=code&scope=openid%20${name}`,
+      `/o/oauth2/v2/auth?client_id=${encodeURIComponent(defaultClient!)}&redirect_uri=http://127.0.0.1:1/&response_type=code&scope=openid%20${name}`,
     );
     expect(withRealClient.status).toBe(400);
     expect(withRealClient.text).toContain('invalid_scope');

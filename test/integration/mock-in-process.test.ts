@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient, viaNetwork, type TransportRequest, type TransportResponse } from '../../src/core/http.js';
+import { HttpClient, viaNetwork, type Transport, type TransportRequest, type TransportResponse } from '../../src/core/http.js';
 import { startMock } from '../helpers/mock.js';
 
 // The embedded profile's requests are answered by the mock in the same process (MockServer.answer),
@@ -13,9 +13,11 @@ afterAll(() => server.close());
 
 const network = viaNetwork();
 
-async function both(path: string, init: Partial<TransportRequest> = {}): Promise<Array<{ status: number; type: unknown; body: string }>> {
-  const out = [];
-  for (const carry of [(u: URL, r: TransportRequest) => server.answer(u, r), network]) {
+type Answer = { status: number; type: unknown; body: string };
+
+/** The same request answered in-process, then over the network: [local, remote]. */
+async function both(path: string, init: Partial<TransportRequest> = {}): Promise<[local: Answer, remote: Answer]> {
+  const answer = async (carry: Transport): Promise<Answer> => {
     const req: TransportRequest = {
       method: 'GET',
       headers: { 'shortcut-token': server.trackerToken, accept: 'application/json' },
@@ -24,9 +26,11 @@ async function both(path: string, init: Partial<TransportRequest> = {}): Promise
       ...init,
     };
     const res: TransportResponse = await carry(new URL(path, server.url), req);
-    out.push({ status: res.statusCode, type: res.headers['content-type'], body: await res.body.text() });
-  }
-  return out;
+    return { status: res.statusCode, type: res.headers['content-type'], body: await res.body.text() };
+  };
+  const local = await answer((u, r) => server.answer(u, r));
+  const remote = await answer(network);
+  return [local, remote];
 }
 
 describe('the mock answered in-process', () => {

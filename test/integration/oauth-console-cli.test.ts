@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('opsctl mock clients', () => {
   it('create of every type, list, get, update, delete, restore', async () => {
-    const made: Record<string, string> = {};
+    const made = {} as Record<'desktop' | 'universal_desktop' | 'mobile_a' | 'mobile_b' | 'extension', string>;
     for (const [type, extra] of [
       ['desktop', []],
       ['universal_desktop', ['--store-id', '9NBLGGH4NNS1']],

@@ -38,7 +38,7 @@ class Receiver {
 
   async loadJwks(mockUrl: string): Promise<void> {
     const res = await request(`${mockUrl}/oauth2/v3/certs`);
-    const doc = (await res.body.json()) as { keys: Array<Record<string, string>> };
+    const doc = (await res.body.json()) as { keys: Array<{ kid: string } & Record<string, string>> };
     for (const k of doc.keys) this.keys.set(k.kid, createPublicKey({ key: k as never, format: 'jwk' }));
   }
 
@@ -49,14 +49,14 @@ class Receiver {
       req.on('end', () => {
         const token = Buffer.concat(chunks).toString('utf8');
         const [h, c, sig] = token.split('.');
-        const header = JSON.parse(Buffer.from(h, 'base64url').toString());
+        const header = JSON.parse(Buffer.from(h!, 'base64url').toString());
         const key = this.keys.get(header.kid);
-        if (!key || !verify('sha256', Buffer.from(`${h}.${c}`), key, Buffer.from(sig, 'base64url'))) {
+        if (!key || !verify('sha256', Buffer.from(`${h}.${c}`), key, Buffer.from(sig!, 'base64url'))) {
           this.badSignatures++;
           res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ err: 'invalid_key', description: 'signature does not verify' }));
           return;
         }
-        const claims = JSON.parse(Buffer.from(c, 'base64url').toString());
+        const claims = JSON.parse(Buffer.from(c!, 'base64url').toString());
         if (this.answer === 202) {
           this.byJti.set(claims.jti, (this.byJti.get(claims.jti) ?? 0) + 1);
           this.sets.push({ header, claims, contentType: String(req.headers['content-type']) });
@@ -149,7 +149,7 @@ describe('security events pushed to a receiver', () => {
     expect(t.status).toBe(201);
     await waitFor(() => rcv.sets.length >= 1 || rcv.badSignatures > 0, 'the first SET');
     expect(rcv.badSignatures).toBe(0);
-    const got = rcv.sets[0];
+    const got = rcv.sets[0]!;
     expect(got.contentType).toBe('application/secevent+jwt');
     expect(got.header).toMatchObject({ alg: 'RS256', typ: 'secevent+jwt' });
     expect(got.claims).toMatchObject({ iss: mock.url, aud: DEFAULT_CLIENT_ID, jti: expect.any(String), iat: expect.any(Number) });

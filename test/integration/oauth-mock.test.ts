@@ -171,9 +171,9 @@ describe('token endpoint', () => {
     }
     const refresh = (t: string) =>
       postForm(`${mock.url}/token`, { grant_type: 'refresh_token', refresh_token: t, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
-    expect((await refresh(tokens[0])).json.error).toBe('invalid_grant');
-    expect((await refresh(tokens[1])).status).toBe(200);
-    expect((await refresh(tokens[2])).status).toBe(200);
+    expect((await refresh(tokens[0]!)).json.error).toBe('invalid_grant');
+    expect((await refresh(tokens[1]!)).status).toBe(200);
+    expect((await refresh(tokens[2]!)).status).toBe(200);
   });
 });
 

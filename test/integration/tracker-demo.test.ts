@@ -27,7 +27,7 @@ describe('demo: a story through its workflow with the label stats following', ()
         [0, 0, 1],
         [1, 1, 1],
       ]);
-      expect(stats[2].num_points_completed).toBe(3);
+      expect(stats[2]?.num_points_completed).toBe(3);
       expect(errs.join('\n')).toContain('0 to create');
     } finally {
       cfg.cleanup();

@@ -18,7 +18,7 @@ describe('tracker labels CRUD against the mock over HTTP', () => {
       ['E doing', 'In Progress'],
       ['E done', 'Done'],
       ['E done 2', 'Done'],
-    ]) {
+    ] as const) {
       const r = await cli(
         'tracker',
         'epics',

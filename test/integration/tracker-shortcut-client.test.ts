@@ -49,7 +49,7 @@ describe('@shortcut/client against the mock', () => {
     const { data: reply } = await sc.createEpicCommentComment(epic.id, c.id, { text: 'nested' });
     expect(reply.text).toBe('nested');
     const { data: comments } = await sc.listEpicComments(epic.id);
-    expect(comments[0].comments[0].id).toBe(reply.id);
+    expect(comments[0]?.comments[0]?.id).toBe(reply.id);
     expect((await sc.updateEpicComment(epic.id, c.id, { text: 'top!' })).data.text).toBe('top!');
     expect((await sc.getEpic(epic.id)).data.comments).toHaveLength(1);
     expect((await sc.updateEpic(epic.id, { name: 'sc-epic-2', deadline: null })).data.name).toBe('sc-epic-2');
@@ -84,13 +84,13 @@ describe('@shortcut/client against the mock', () => {
     expect(status).toBe(201);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatchObject({ name: 'sc.txt', size: 13, content_type: 'text/plain', entity_type: 'file' });
-    expect((await sc.getFile(files[0].id)).data.name).toBe('sc.txt');
-    expect((await sc.deleteFile(files[0].id)).status).toBe(204);
+    expect((await sc.getFile(files[0]!.id)).data.name).toBe('sc.txt');
+    expect((await sc.deleteFile(files[0]!.id)).status).toBe(204);
   });
 
   it('stories: create, read, update, move through workflow states, bulk, query, history, delete', async () => {
     const { data: workflows } = await sc.listWorkflows();
-    const wf = (await sc.getWorkflow(workflows[0].id)).data;
+    const wf = (await sc.getWorkflow(workflows[0]!.id)).data;
     const started = wf.states.find((st) => st.type === 'started')!;
     const done = wf.states.find((st) => st.type === 'done')!;
     const { data: story, status } = await sc.createStory({ name: 'sc-story', story_type: 'bug', estimate: 2, labels: [{ name: 'sc-story-label' }] });
@@ -100,7 +100,7 @@ describe('@shortcut/client against the mock', () => {
     const moved = (await sc.updateStory(story.id, { workflow_state_id: started.id })).data;
     expect(moved).toMatchObject({ started: true, completed: false, workflow_state_id: started.id });
     expect((await sc.updateStory(story.id, { workflow_state_id: done.id })).data.completed).toBe(true);
-    expect((await sc.getLabel(story.labels[0].id)).data.stats).toMatchObject({ num_stories_completed: 1, num_points_completed: 2 });
+    expect((await sc.getLabel(story.labels[0]!.id)).data.stats).toMatchObject({ num_stories_completed: 1, num_points_completed: 2 });
     expect((await sc.storyHistory(story.id)).data.length).toBe(3);
     const { data: many } = await sc.createMultipleStories({ stories: [{ name: 'sc-bulk-1' }, { name: 'sc-bulk-2' }] });
     expect(many).toHaveLength(2);
@@ -119,7 +119,7 @@ describe('@shortcut/client against the mock', () => {
     expect(reply.parent_id).toBe(c.id);
     expect((await sc.getStoryComment(a.id, c.id)).data.text).toBe('sc comment');
     expect((await sc.updateStoryComment(a.id, c.id, { text: 'sc comment!' })).data.text).toBe('sc comment!');
-    expect((await sc.createStoryReaction(a.id, c.id, { emoji: ':+1:' })).data[0].emoji).toBe(':+1:');
+    expect((await sc.createStoryReaction(a.id, c.id, { emoji: ':+1:' })).data[0]?.emoji).toBe(':+1:');
     expect((await sc.deleteStoryReaction(a.id, c.id, { emoji: ':+1:' })).status).toBe(204);
     expect((await sc.listStoryComment(a.id)).data).toHaveLength(2);
     expect((await sc.deleteStoryComment(a.id, c.id)).status).toBe(204);
@@ -128,7 +128,7 @@ describe('@shortcut/client against the mock', () => {
     const { data: task } = await sc.createTask(a.id, { description: 'sc task' });
     expect((await sc.updateTask(a.id, task.id, { complete: true })).data.complete).toBe(true);
     expect((await sc.getTask(a.id, task.id)).data.completed_at).toEqual(expect.any(String));
-    expect((await sc.getStory(a.id)).data.tasks[0].complete).toBe(true);
+    expect((await sc.getStory(a.id)).data.tasks[0]?.complete).toBe(true);
     expect((await sc.deleteTask(a.id, task.id)).status).toBe(204);
 
     const { data: link } = await sc.createStoryLink({ subject_id: b.id, verb: 'blocks', object_id: a.id });

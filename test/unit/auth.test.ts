@@ -123,28 +123,33 @@ describe('small parts', () => {
 describe('mock client registry', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');
   const byId = Object.fromEntries(seedClients(now).map((c) => [c.client_id, c])) as Record<string, OAuthClient>;
+  const client = (id: string): OAuthClient => {
+    const c = byId[id];
+    if (!c) throw new Error(`no seeded client ${id}`);
+    return c;
+  };
   it('applies the redirect rules per client type', () => {
-    const desktop = byId['opsctl-desktop.apps.mock'];
+    const desktop = client('opsctl-desktop.apps.mock');
     expect(checkRedirectUri(desktop, 'http://127.0.0.1:1234/')).toEqual({ ok: true });
     expect(checkRedirectUri(desktop, 'http://[::1]:80')).toEqual({ ok: true });
     expect(checkRedirectUri(desktop, 'http://localhost:1234/')).toMatchObject({ error: 'redirect_uri_mismatch' });
     expect(checkRedirectUri(desktop, 'urn:ietf:wg:oauth:2.0:oob')).toMatchObject({ error: 'redirect_uri_mismatch' });
-    const uni = byId['universal.apps.mock'];
+    const uni = client('universal.apps.mock');
     expect(checkRedirectUri(uni, 'com.example.universal:/cb')).toEqual({ ok: true });
     expect(checkRedirectUri(uni, 'com.example.universal://cb')).toMatchObject({ error: 'redirect_uri_mismatch' });
     expect(checkRedirectUri({ ...uni, schemes: ['com.example.' + 'a'.repeat(28)] }, `com.example.${'a'.repeat(28)}:/x`).ok).toBe(false);
     expect(checkRedirectUri({ ...uni, schemes: ['com.example.' + 'a'.repeat(27)] }, `com.example.${'a'.repeat(27)}:/x`).ok).toBe(true);
-    expect(checkRedirectUri(byId['mobile-a.apps.mock'], 'com.example.mobilea:/cb')).toMatchObject({ error: 'invalid_request' });
-    expect(checkRedirectUri(byId['mobile-a-schemes.apps.mock'], 'com.example.mobilea2:/cb')).toEqual({ ok: true });
-    expect(checkRedirectUri(byId['mobile-b.apps.mock'], 'nodot:/cb')).toMatchObject({ error: 'redirect_uri_mismatch' });
-    expect(checkRedirectUri(byId['mobile-b.apps.mock'], 'mock.apps.mobile-b:/cb')).toEqual({ ok: true });
+    expect(checkRedirectUri(client('mobile-a.apps.mock'), 'com.example.mobilea:/cb')).toMatchObject({ error: 'invalid_request' });
+    expect(checkRedirectUri(client('mobile-a-schemes.apps.mock'), 'com.example.mobilea2:/cb')).toEqual({ ok: true });
+    expect(checkRedirectUri(client('mobile-b.apps.mock'), 'nodot:/cb')).toMatchObject({ error: 'redirect_uri_mismatch' });
+    expect(checkRedirectUri(client('mobile-b.apps.mock'), 'mock.apps.mobile-b:/cb')).toEqual({ ok: true });
   });
   it('restores deleted clients within 30 days only', () => {
-    const recent = { ...byId['deleted-recently.apps.mock'] };
+    const recent = { ...client('deleted-recently.apps.mock') };
     expect(clientUsable(recent, now)).toMatchObject({ ok: false, error: 'deleted_client' });
     expect(restoreClient(recent, now)).toBeUndefined();
     expect(clientUsable(recent, now)).toEqual({ ok: true });
-    const old = { ...byId['deleted-long-ago.apps.mock'] };
+    const old = { ...client('deleted-long-ago.apps.mock') };
     expect(restoreClient(old, now)).toMatch(/more than 30 days/);
   });
 });

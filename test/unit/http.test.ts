@@ -155,7 +155,7 @@ describe('Pacer', () => {
     }
     // 3 at once, then each slot frees 1 s after its response arrived
     expect(starts).toEqual([0, 10, 20, 1011, 1021, 1031, 2022]);
-    for (let i = 3; i < starts.length; i++) expect(starts[i] - (starts[i - 3] + 10)).toBeGreaterThanOrEqual(1000);
+    for (let i = 3; i < starts.length; i++) expect(starts[i]! - (starts[i - 3]! + 10)).toBeGreaterThanOrEqual(1000);
   });
 
   it('holds concurrent callers while every slot is in flight', async () => {

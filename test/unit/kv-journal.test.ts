@@ -57,14 +57,14 @@ describe('kv journal', () => {
     expect(back.steps).toHaveLength(16);
     expect(isResumable(back)).toBe(true);
     expect(memberInFlight(back)).toBeUndefined();
-    back.steps[0].status = 'done';
-    back.steps[1].status = 'done';
-    back.steps[2].status = 'running';
+    back.steps[0]!.status = 'done';
+    back.steps[1]!.status = 'done';
+    back.steps[2]!.status = 'running';
     expect(memberInFlight(back)).toBe('m2');
-    back.steps[4].status = 'done';
+    back.steps[4]!.status = 'done';
     expect(startedMembers(back)).toEqual(['m2']);
     // Roll-back also brings back a member that was stopped and never started.
-    back.steps[4].status = 'pending';
+    back.steps[4]!.status = 'pending';
     expect(startedMembers(back)).toEqual([]);
     expect(touchedMembers(back)).toEqual(['m2']);
   });
@@ -110,7 +110,7 @@ describe('snapshot trailer', () => {
     const body = Buffer.alloc(512, 7);
     const file = Buffer.concat([body, createHash('sha256').update(body).digest()]);
     expect(() => verifyTrailer(file)).not.toThrow();
-    file[3] ^= 1;
+    file[3]! ^= 1;
     expect(() => verifyTrailer(file)).toThrow(/mismatch/);
   });
 });

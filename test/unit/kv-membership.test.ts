@@ -40,7 +40,7 @@ describe('the cluster member list against the members given', () => {
 
   it('says which members left or joined since pre-flight; nothing when the ids are the same', () => {
     expect(membershipChange(list, [...list].reverse())).toBeUndefined();
-    expect(membershipChange(list, [list[0], list[1], entry('4', '')])).toBe(
+    expect(membershipChange(list, [list[0]!, list[1]!, entry('4', '')])).toBe(
       "the cluster's member list changed since pre-flight (kv3 (id 3, peer http://10.0.0.3:2380) left, (not started yet) (id 4, peer http://10.0.0.4:2380) joined; now 3 members)",
     );
   });

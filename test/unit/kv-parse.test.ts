@@ -54,10 +54,10 @@ describe('uint64 member ids never lose precision', () => {
   it('etcdctl -w json prints bare numbers: parsed exactly too', () => {
     const out = `[{"Endpoint":"127.0.0.1:2379","Status":{"header":{"cluster_id":15118495548433857066,"member_id":${big},"revision":2,"raft_term":2},"version":"3.4.23","dbSize":20480,"leader":${big},"raftIndex":7}}]`;
     const parsed = parseJsonSafe(out) as Array<{ Status: { dbSize: number } }>;
-    const s = parseStatus(parsed[0].Status);
+    const s = parseStatus(parsed[0]!.Status);
     expect(s.memberId).toBe(big);
     expect(s.leaderId).toBe(big);
-    expect(parsed[0].Status.dbSize).toBe(20480);
+    expect(parsed[0]?.Status.dbSize).toBe(20480);
     expect(JSON.parse(out)[0].Status.header.member_id.toString()).not.toBe(big); // what plain JSON.parse would do
   });
   it('strings with digits and escapes are left alone', () => {

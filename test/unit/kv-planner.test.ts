@@ -27,7 +27,7 @@ describe('planner: order and skips', () => {
     if (!r.ok) return;
     expect(r.plan.members.map((m) => m.name)).toEqual(['m2', 'm3', 'm1']);
     expect(r.plan.members.map((m) => m.action)).toEqual(['upgrade', 'upgrade', 'upgrade']);
-    expect(r.plan.members[2].wasLeader).toBe(true);
+    expect(r.plan.members[2]?.wasLeader).toBe(true);
     expect(r.plan.source).toBe('3.2');
   });
 

@@ -64,8 +64,8 @@ function journal(): Journal {
 describe('kv upgrade report', () => {
   it('down windows run from the stop until healthy again; a member not back has an open window', () => {
     const r = buildReport(journal(), '/j.json', () => undefined);
-    expect(r.members[0].down).toEqual({ from: '2026-01-01T10:00:01.000Z', to: '2026-01-01T10:00:05.000Z', ms: 4000 });
-    expect(r.members[1].down).toEqual({ from: '2026-01-01T10:00:11.000Z', to: undefined, ms: undefined });
+    expect(r.members[0]?.down).toEqual({ from: '2026-01-01T10:00:01.000Z', to: '2026-01-01T10:00:05.000Z', ms: 4000 });
+    expect(r.members[1]?.down).toEqual({ from: '2026-01-01T10:00:11.000Z', to: undefined, ms: undefined });
     expect(r.span).toEqual({ from: '2026-01-01T10:00:00.000Z', to: '2026-01-01T10:00:20.000Z' });
     expect(r.plan.map((p) => p.id)).toEqual(['18446744073709551615', '2']);
     expect(r.clusterVersion).toMatchObject({ from: '3.2', to: '3.3', status: 'pending' });

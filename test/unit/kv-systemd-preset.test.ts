@@ -17,15 +17,15 @@ describe('driver preset type: systemd (expands to command templates)', () => {
 
   it("per-version units: start the version's unit, stop and check all of them", () => {
     const t = expandSystemd({ type: 'systemd', units: { '3.2': 'etcd-3.2', '3.3': 'etcd-3.3' }, ssh: 'ssh -l admin', sudo: false });
-    expect(renderTemplate(t.startByVersion!['3.3'], vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.3']);
-    expect(renderTemplate(t.startByVersion!['3.2'], vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.2']);
+    expect(renderTemplate(t.startByVersion!['3.3']!, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.3']);
+    expect(renderTemplate(t.startByVersion!['3.2']!, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.2']);
     expect(renderTemplate(t.stop, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'stop', 'etcd-3.2', 'etcd-3.3']);
     expect(renderTemplate(t.running, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'is-active', '--quiet', 'etcd-3.2', 'etcd-3.3']);
   });
 
   it("per-version binaries: the link the unit runs points at the version's binary, then the unit starts", () => {
     const t = expandSystemd({ type: 'systemd', bins: { '3.2': '/opt/etcd-v3.2.32/etcd', '3.3': '/opt/etcd-v3.3.27/etcd' }, binLink: '/usr/local/bin/etcd' });
-    expect(renderTemplate(t.startByVersion!['3.3'], vars)).toEqual([
+    expect(renderTemplate(t.startByVersion!['3.3']!, vars)).toEqual([
       'ssh',
       'infra2',
       'sudo',

@@ -26,9 +26,9 @@ describe('planApply', () => {
       ['create', 'docs', undefined],
       ['archive', 'OLD', 3],
     ]);
-    expect(plan.steps[1].body).toEqual({ description: 'new things' });
-    expect(plan.steps[2].body).toEqual({ name: 'docs', color: '#0000ff', external_id: 'd1' });
-    expect(plan.steps[3].body).toEqual({ name: 'OLD', archived: true });
+    expect(plan.steps[1]?.body).toEqual({ description: 'new things' });
+    expect(plan.steps[2]?.body).toEqual({ name: 'docs', color: '#0000ff', external_id: 'd1' });
+    expect(plan.steps[3]?.body).toEqual({ name: 'OLD', archived: true });
     expect(plan.counts).toEqual({ create: 1, update: 1, archive: 1, delete: 0, unchanged: 1 });
     expect(plan.unlisted).toEqual([]);
   });
@@ -75,9 +75,9 @@ describe('planApply', () => {
       ['unchanged', 'feature', 2, undefined],
       ['delete', 'old', 3, undefined],
     ]);
-    expect(plan.steps[0].body).toEqual({ name: 'defect' });
+    expect(plan.steps[0]?.body).toEqual({ name: 'defect' });
     // once renamed, the same file finds the record under its new name and plans nothing for it
-    const again = planApply([{ ...current[0], name: 'defect' }, current[1]], [{ name: 'defect', renamed_from: 'bug' }, { name: 'feature' }], {
+    const again = planApply([{ ...current[0]!, name: 'defect' }, current[1]!], [{ name: 'defect', renamed_from: 'bug' }, { name: 'feature' }], {
       ...opts,
       prune: true,
     });

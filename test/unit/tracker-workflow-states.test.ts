@@ -52,7 +52,7 @@ describe('stories import planning', () => {
     expect(rows).toEqual([{ external_id: 'a', name: 'A', estimate: 3, labels: [{ name: 'x' }, { name: 'y' }], archived: false }]);
     const found = importItems({ stories: [...rows, { external_id: 'b', name: 'B', state: 'Done' }] }, (i) => `#${i}`);
     if ('problem' in found) throw new Error(found.problem);
-    expect(found.items[1].state).toBe('Done');
+    expect(found.items[1]?.state).toBe('Done');
     const plan = planImport(found.items, [
       { id: 7, external_id: 'a' },
       { id: 8, external_id: null },
