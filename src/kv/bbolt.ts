@@ -37,9 +37,10 @@ export class BoltFile {
       return { magic: buf.readUInt32LE(m), root: buf.readBigUInt64LE(m + 16), pgid: buf.readBigUInt64LE(m + 40), txid: buf.readBigUInt64LE(m + 48) };
     };
     const metas = [meta(0), meta(1)].filter((m) => m.magic === MAGIC).sort((a, b) => (a.txid > b.txid ? -1 : 1));
-    if (!metas.length) throw new BoltError('not a bbolt database (no valid meta page)');
-    this.rootPage = metas[0].root;
-    this.size = Number(metas[0].pgid) * this.pageSize;
+    const [newest] = metas;
+    if (!newest) throw new BoltError('not a bbolt database (no valid meta page)');
+    this.rootPage = newest.root;
+    this.size = Number(newest.pgid) * this.pageSize;
   }
 
   /** The top-level buckets, in key order (as bbolt's cursor gives them). */
@@ -136,19 +137,21 @@ export function etcdDbFigures(buf: Buffer): EtcdDbFigures {
 
 /** Field 1 (key, bytes) of an mvccpb.KeyValue. */
 function protoKey(v: Buffer): Buffer {
+  // A varint cut short by the end of the value reads its missing bytes as 0 (ending it), as it always has.
+  const byteAt = (at: number) => v[at] ?? 0;
   let i = 0;
   while (i < v.length) {
-    const tag = v[i++];
+    const tag = byteAt(i++);
     const field = tag >> 3;
     const wire = tag & 7;
     if (wire === 0) {
-      while (v[i++] & 0x80);
+      while (byteAt(i++) & 0x80);
       continue;
     }
     if (wire !== 2) break;
     let len = 0;
     for (let shift = 0; ; shift += 7) {
-      const b = v[i++];
+      const b = byteAt(i++);
       len += (b & 0x7f) * 2 ** shift;
       if (!(b & 0x80)) break;
     }
@@ -171,6 +174,7 @@ const CRC32C_TABLE = (() => {
 /** CRC-32C (Castagnoli), continued from `crc` as Go's hash/crc32 Write does. */
 export function crc32c(data: Buffer, crc = 0): number {
   let c = ~crc >>> 0;
-  for (const b of data) c = CRC32C_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  // (?? 0 is never taken: & 0xff is an index of the 256-entry table.)
+  for (const b of data) c = (CRC32C_TABLE[(c ^ b) & 0xff] ?? 0) ^ (c >>> 8);
   return ~c >>> 0;
 }

@@ -149,7 +149,7 @@ export class KvClient {
     // Refreshed on every answer: a member restarted on another version (an upgrade) serves another
     // prefix, and a stale one costs a redirect (3.3 sends /v3alpha to /v3beta) on every request.
     const [maj, min] = v.server.split('.').map(Number);
-    if (maj === 3 && min >= 2) {
+    if (maj === 3 && min !== undefined && min >= 2) {
       const guess = min === 2 ? '/v3alpha' : min === 3 ? '/v3beta' : '/v3';
       if (this.prefixCache.get(this.endpoint) !== guess) {
         this.prefixCache.set(this.endpoint, guess);
@@ -330,7 +330,9 @@ export class KvClient {
   async list(prefixKey: string): Promise<Array<{ key: string; value: string }>> {
     const start = Buffer.from(prefixKey);
     const end = Buffer.from(start);
-    end[end.length - 1]++;
+    // The last byte plus one (an empty prefix has no last byte: the range end stays empty, as before).
+    const last = end.at(-1);
+    if (last !== undefined) end[end.length - 1] = last + 1;
     const r = asObject(parseJsonSafe(await this.gateway('/kv/range', { key: start.toString('base64'), range_end: end.toString('base64') })));
     return asList(r.kvs)
       .map(asObject)

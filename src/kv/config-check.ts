@@ -27,8 +27,8 @@ export async function checkConfig(text: string, file: string, member: string): P
   const lc = new y.LineCounter();
   const doc = y.parseDocument(text, { lineCounter: lc });
   const out: ConfigProblem[] = [];
-  if (doc.errors.length) {
-    const e = doc.errors[0];
+  const [e] = doc.errors;
+  if (e) {
     return [
       { member, file, line: e.linePos?.[0]?.line ?? 0, problem: `not valid YAML (${e.code})`, fix: 'fix the YAML: etcd reads this file with --config-file' },
     ];

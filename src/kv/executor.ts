@@ -270,10 +270,12 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
   };
   const obs = await first;
   // The member list from the cluster itself: asked with the first look, else of a healthy member
-  // (at once with the auth question below).
-  const listed = obs.memberList
-    ? Promise.resolve({ list: obs.memberList, from: obs.members[0].name })
-    : readMembership(obs.members, { session: o.session, timeoutMs: t.requestMs, debug: o.debug });
+  // (at once with the auth question below). The list was asked of the first member: with a list, there is one.
+  const [firstSeen] = obs.members;
+  const listed =
+    obs.memberList && firstSeen
+      ? Promise.resolve({ list: obs.memberList, from: firstSeen.name })
+      : readMembership(obs.members, { session: o.session, timeoutMs: t.requestMs, debug: o.debug });
   // Whether auth is on matters only with a member on 3.2 before 3.2.31 (the seed's lease-revoke
   // corruption): one more request then, none otherwise.
   if (obs.members.some((m) => /^3\.2\.([0-9]|[12][0-9]|30)$/.test(m.serverVersion ?? ''))) {

@@ -70,8 +70,8 @@ export function readJournal(file: string): Journal | undefined {
   }
   const r = JournalSchema.safeParse(raw);
   if (!r.success) {
-    const issue = r.error.issues[0];
-    throw new JournalInvalid(file, `${issue.path.join('.') || '(top)'}: ${issue.message}`);
+    const [issue] = r.error.issues; // (a failed parse has at least one)
+    throw new JournalInvalid(file, issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : r.error.message);
   }
   return raw as Journal;
 }

@@ -12,7 +12,7 @@ export function parseJsonSafe(text: string): unknown {
   let out = '';
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
+    const c = text.charAt(i);
     if (inString) {
       out += c;
       if (c === '\\') {
@@ -27,7 +27,7 @@ export function parseJsonSafe(text: string): unknown {
     }
     if (c === '-' || (c >= '0' && c <= '9')) {
       let j = i;
-      while (j < text.length && /[-+0-9.eE]/.test(text[j])) j++;
+      while (j < text.length && /[-+0-9.eE]/.test(text.charAt(j))) j++;
       const num = text.slice(i, j);
       out += /^-?\d{16,}$/.test(num) && !Number.isSafeInteger(Number(num)) ? `"${num}"` : num;
       i = j - 1;
@@ -135,9 +135,15 @@ export function previousMinor(target: string): string {
 }
 
 export function compareMinor(a: string, b: string): number {
-  const [a1, a2] = a.split('.').map(Number);
-  const [b1, b2] = b.split('.').map(Number);
+  const [a1, a2] = minorParts(a);
+  const [b1, b2] = minorParts(b);
   return a1 - b1 || a2 - b2;
+}
+
+/** A version's major and minor numbers; a missing part is NaN (it compares as neither lower nor higher, as it always has). */
+function minorParts(version: string): [number, number] {
+  const [major, minor] = version.split('.');
+  return [Number(major), Number(minor)];
 }
 
 /** Read a field by either of its JSON spellings (the gateway mixes snake_case and camelCase). */

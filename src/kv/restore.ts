@@ -134,7 +134,10 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   }
 
   // The version every member starts on, and its binaries.
-  const version = o.toVersion ?? j?.source ?? minor(obs.members.find((m) => m.serverVersion)?.serverVersion) ?? driver.current(o.cluster.members[0])?.version;
+  // (A cluster given as --endpoints ',' has no member: no driver's version then, and the refusal below.)
+  const firstMember = o.cluster.members[0];
+  const version =
+    o.toVersion ?? j?.source ?? minor(obs.members.find((m) => m.serverVersion)?.serverVersion) ?? (firstMember && driver.current(firstMember)?.version);
   if (!version) throw refuse('the version to start the members on is unknown', 'pass --to-version 3.2 (or --target-bin DIR)', 'no_version');
   if (o.targetBin && !existsSync(join(o.targetBin, 'etcd')) && (o.cluster.sandbox || driver.type === 'local')) {
     throw refuse(`--target-bin ${o.targetBin} has no etcd binary`, 'give the directory of an extracted etcd release (it holds etcd and etcdctl)', 'no_binary');
@@ -341,7 +344,9 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
     const healthyMs = o.now() - h0;
     start.done(`restore: ${seen.members.length} members healthy on ${p.version} (${healthyMs} ms)`);
     const v0 = o.now();
-    const leader = seen.members.find((x) => x.id === seen.members[0].leaderId) ?? seen.members[0];
+    const [first] = seen.members;
+    if (!first) throw new Error('restore: no member to verify'); // never: the wait above saw one leader among them
+    const leader = seen.members.find((x) => x.id === first.leaderId) ?? first;
     const revision = seen.members
       .map((x) => BigInt(x.revision ?? '0'))
       .reduce((a, b) => (a > b ? a : b))

@@ -96,7 +96,8 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
           : ob.serverVersion && minor(ob.serverVersion) === j.target
             ? `runs ${ob.serverVersion}`
             : 'stopped by the upgrade';
-        return { name: m.name, to: j.previous[m.name]?.version === j.source ? j.previous[m.name].version : j.source, why };
+        const prev = j.previous[m.name];
+        return { name: m.name, to: prev?.version === j.source ? prev.version : j.source, why };
       });
       return { status: plan.length ? 'planned' : 'nothing-to-do', journal: file, members: [], plan };
     }

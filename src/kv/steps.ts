@@ -257,7 +257,8 @@ export async function waitClusterVersionStep(env: StepEnv, source: string): Prom
   const v = await waitFor(
     async () => {
       const vs = await Promise.all(o.cluster.members.map((m) => client(env, m.endpoint).version()));
-      return vs.every((x) => minor(x.cluster) === o.to) ? vs[0].cluster : undefined;
+      const [first] = vs;
+      return first && vs.every((x) => minor(x.cluster) === o.to) ? first.cluster : undefined;
     },
     { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, what: `cluster version ${o.to}`, now: o.now, signal: o.signal },
   );

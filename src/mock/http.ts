@@ -41,6 +41,13 @@ export interface MockRequest {
   auth?: unknown;
 }
 
+/** Path parameter `name` of the route (`:name`): the router sets every parameter of the path it matched. */
+export function pathParam(req: MockRequest, name: string): string {
+  const v = req.params[name];
+  if (v === undefined) throw new Error(`the route has no parameter :${name}`);
+  return v;
+}
+
 export interface MockReply {
   status: number;
   json?: unknown;

@@ -107,9 +107,11 @@ function textBody(text: string): TransportResponse['body'] {
     [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
       const chunks = read || bytes.length === 0 ? [] : [bytes];
       read = true;
-      let next = 0;
       return {
-        next: () => Promise.resolve(next < chunks.length ? { value: chunks[next++], done: false } : { value: undefined, done: true }),
+        next: () => {
+          const value = chunks.shift();
+          return Promise.resolve(value !== undefined ? { value, done: false } : { value: undefined, done: true });
+        },
       };
     },
   };

@@ -133,7 +133,9 @@ function rateLimited(rt: MockRuntime, svc: LoadedService, mreq: MockRequest): Mo
   const hits = (svc.hits.get(key) ?? []).filter((h) => h > t - rate.windowMs);
   svc.hits.set(key, hits);
   if (hits.length >= rate.limit) {
-    const retryAfter = Math.max(1, Math.ceil((hits[0] + rate.windowMs - t) / 1000));
+    // The oldest hit in the window. A limit of 0 (--tracker-rate-limit 0/1m) has none: Retry-After is then NaN, as it always was.
+    const oldest = hits[0] ?? Number.NaN;
+    const retryAfter = Math.max(1, Math.ceil((oldest + rate.windowMs - t) / 1000));
     const out = svc.instance.errorReply(
       new MockError(429, 'rate_limited', `rate limit exceeded: ${rate.limit} requests per ${rate.windowMs / 1000}s; retry after ${retryAfter}s`),
     );

@@ -47,7 +47,8 @@ export function stateProblem(state: unknown): string | undefined {
   if (noSlice) return noSlice;
   const r = MockStateSchema.safeParse(state);
   if (r.success) return undefined;
-  const issue = r.error.issues[0];
+  const [issue] = r.error.issues;
+  if (!issue) return r.error.message; // (a failed parse has at least one issue)
   let path = '';
   for (const p of issue.path) path += typeof p === 'number' ? `[${p}]` : `${path ? '.' : ''}${String(p)}`;
   return `${path || '(top level)'}: ${issue.message}`;

@@ -67,6 +67,13 @@ export function templateProblem(template: string, extra: readonly string[] = [])
   }
 }
 
+/** A rendered template's first token and the rest; a template of blanks only (which the checks let through) has none. */
+function firstAndRest(template: string, tokens: string[]): [string, ...string[]] {
+  const [first, ...rest] = tokens;
+  if (first === undefined) throw new Error(`template ${JSON.stringify(template)} is empty`);
+  return [first, ...rest];
+}
+
 /** Real hosts: templates such as `ssh {host} sudo systemctl stop etcd`, run with execa (no shell). */
 export class CommandDriver implements MemberDriver {
   readonly type = 'command';
@@ -112,7 +119,7 @@ export class CommandDriver implements MemberDriver {
   }
 
   private async run(template: string, m: MemberSpec, target?: MemberTarget, reject = true, extra: Record<string, string> = {}) {
-    const [file, ...args] = renderTemplate(template, this.vars(m, target, extra));
+    const [file, ...args] = firstAndRest(template, renderTemplate(template, this.vars(m, target, extra)));
     const r = await this.exec(file, args, { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
     if (reject && r.exitCode !== 0) {
       const why = r.timedOut ? `timed out after ${this.timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`;
@@ -203,10 +210,11 @@ export class CommandDriver implements MemberDriver {
 
   /** `ls -d` of the paths that matter, on the member's host (the onHost prefix); exit 2 only says one is missing. */
   private async layout(m: MemberSpec, dataDir: string): Promise<DataLayout> {
-    const [dir] = renderTemplate(dataDir, this.vars(m));
+    const [dir] = firstAndRest(dataDir, renderTemplate(dataDir, this.vars(m)));
     const paths = { exists: `${dir}/member`, wal: `${dir}/member/wal`, db: `${dir}/member/snap/db` };
+    // argv[0] is the on-host prefix's first word, else 'ls' (so the `?? 'ls'` below is never taken).
     const argv = [...(this.t.onHost ? renderTemplate(this.t.onHost, this.vars(m)) : []), 'ls', '-d', ...Object.values(paths)];
-    const r = await this.exec(argv[0], argv.slice(1), { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
+    const r = await this.exec(argv[0] ?? 'ls', argv.slice(1), { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
     if (r.exitCode !== 0 && r.exitCode !== 2) {
       const last = String(r.stderr ?? '')
         .trim()

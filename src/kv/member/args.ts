@@ -63,7 +63,7 @@ function readConfigFile(file: string): Record<string, unknown> {
 }
 
 /** The first of a comma-separated list of URLs. */
-const firstUrl = (list: string) => new URL(list.split(',')[0]);
+const firstUrl = (list: string) => new URL(list.split(',')[0] ?? list);
 
 export function readArgs(): MemberArgs {
   const flags = readFlags();

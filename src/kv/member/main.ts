@@ -26,7 +26,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { dict, emptyDict, own } from '../../mock/lookup.js';
-import { asObject, textOf } from '../parse.js';
+import { asObject, compareMinor as cmp, textOf } from '../parse.js';
 import { readArgs } from './args.js';
 import { isAppend, isPeerPut, isPing, readFault, readState, type Append, type Fault, type Persisted, type PingInfo } from './messages.js';
 
@@ -86,13 +86,19 @@ if (minorVersion === '3.2' && typeof retention === 'string') {
 }
 
 // ---- state ---------------------------------------------------------------------------------
+/** A peer from one `name=peerURL` of --initial-cluster, split at '='; one without a peer URL stops the member. */
+function peerOf([n, u]: string[]): Peer {
+  if (n === undefined || u === undefined) fail(`error setting up initial cluster: "${n}" has no peer URL (--initial-cluster ${initialCluster})`);
+  return { name: n, peerUrl: u.replace(/\/$/, ''), reachable: true, lastSeen: performance.now() };
+}
+
 mkdirSync(join(dataDir, 'member'), { recursive: true });
 const stateFile = join(dataDir, 'member', 'kv.json');
 const peers: Peer[] = initialCluster
   .split(',')
   .map((e) => e.split('='))
   .filter(([n]) => n !== name)
-  .map(([n, u]) => ({ name: n, peerUrl: u.replace(/\/$/, ''), reachable: true, lastSeen: performance.now() }));
+  .map(peerOf);
 const clusterSize = peers.length + 1;
 const quorum = Math.floor(clusterSize / 2) + 1;
 
@@ -107,7 +113,8 @@ let term = 0;
 /** The leader whose heartbeat or append last reached this process (it learns the leader from it). */
 let heardFrom = '';
 let published = false;
-st.clients[name] = clientUrl.href.replace(/\/$/, '');
+const ownClientUrl = clientUrl.href.replace(/\/$/, '');
+st.clients[name] = ownClientUrl;
 
 function persist(): void {
   const tmp = `${stateFile}.tmp`;
@@ -116,10 +123,9 @@ function persist(): void {
 }
 persist();
 
-function cmp(a: string, b: string): number {
-  const [a1, a2] = a.split('.').map(Number);
-  const [b1, b2] = b.split('.').map(Number);
-  return a1 - b1 || a2 - b2;
+/** A list with a first item, typed so: its `[0]` (also after a sort) is never undefined. */
+function nonEmpty<T>(first: T, ...rest: T[]): [T, ...T[]] {
+  return [first, ...rest];
 }
 
 function fault(): Fault {
@@ -140,7 +146,7 @@ const ping = (): PingInfo => ({
   leader,
   term,
   clusterVersion: st.clusterVersion,
-  clientUrl: st.clients[name],
+  clientUrl: st.clients[name] ?? ownClientUrl, // set at start; a sync from the leader keeps the key
 });
 
 // ---- HTTP plumbing ---------------------------------------------------------------------------
@@ -357,7 +363,7 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
     }
     case '/cluster/member/list': {
       const members = [
-        { ID: memberId, name, peerURLs: [peerUrl.href.replace(/\/$/, '')], clientURLs: [st.clients[name]] },
+        { ID: memberId, name, peerURLs: [peerUrl.href.replace(/\/$/, '')], clientURLs: [st.clients[name] ?? ownClientUrl] },
         ...peers.map((p) => ({
           ID: p.info?.id ?? idOf(`${token}:${p.name}`),
           name: p.name,
@@ -372,7 +378,7 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
       const payload = Buffer.from(JSON.stringify({ kvsnapshot: 1, member: name, revision: st.revision, clusterVersion: st.clusterVersion, kvs: st.kvs }));
       const padded = Buffer.concat([payload, Buffer.alloc((512 - (payload.length % 512)) % 512, 0x20)]);
       const sum = createHash('sha256').update(padded).digest();
-      if (fault().corruptSnapshot) padded[0] ^= 0xff;
+      if (fault().corruptSnapshot) padded.writeUInt8(padded.readUInt8(0) ^ 0xff, 0);
       const file = Buffer.concat([padded, sum]);
       res.writeHead(200, { 'content-type': 'application/json' });
       for (let i = 0; i < file.length; i += 32 * 1024) {
@@ -507,7 +513,7 @@ async function tick(): Promise<void> {
           leader = claimed.name;
           term = claimed.info!.term;
         } else {
-          const best = [{ name, revision: st.revision }, ...live.map((p) => ({ name: p.name, revision: p.info!.revision }))].sort(
+          const best = nonEmpty({ name, revision: st.revision }, ...live.map((p) => ({ name: p.name, revision: p.info!.revision }))).sort(
             (a, b) => b.revision - a.revision || a.name.localeCompare(b.name),
           )[0];
           if (best.name === name) {
@@ -530,7 +536,7 @@ async function tick(): Promise<void> {
     }
     if (leader === name && live.length === peers.length) {
       // The cluster version is the lowest of the members, raised only when every member is reachable.
-      const lowest = [minorVersion, ...live.map((p) => p.info!.version)].sort(cmp)[0];
+      const lowest = nonEmpty(minorVersion, ...live.map((p) => p.info!.version)).sort(cmp)[0];
       if (!st.clusterVersion || cmp(lowest, st.clusterVersion) > 0) {
         if (st.clusterVersion) {
           log('N', `updated the cluster version from ${st.clusterVersion} to ${lowest}`);

@@ -24,7 +24,7 @@ const STATUS: Record<number, string> = {
  * (domain usageLimits) with an ErrorInfo SERVICE_DISABLED naming the project, as Google's APIs answer it.
  */
 function serviceDisabled(client: OAuthClient): MockError {
-  const project = client.project_number ?? client.client_id.split(/[-.]/)[0];
+  const project = client.project_number ?? client.client_id.split(/[-.]/)[0] ?? client.client_id;
   const enable = `https://console.developers.google.com/apis/api/media.googleapis.com/overview?project=${encodeURIComponent(project)}`;
   return new MockError(
     403,

@@ -208,12 +208,18 @@ function typeOptions(key: TypeKey, v: unknown, where: string, env: DeltaEnv, fie
   }
 }
 
+/** The one item of `list`; undefined when it has none or several. */
+function only<T>(list: readonly T[]): T | undefined {
+  return list.length === 1 ? list[0] : undefined;
+}
+
 function oneType(o: Record<string, unknown>, where: string): TypeKey {
   const given = TYPE_KEYS.filter((k) => o[k] !== undefined && o[k] !== null);
-  if (given.length !== 1) {
+  const type = only(given);
+  if (type === undefined) {
     throw invalid(`${where} needs exactly one of ${TYPE_KEYS.join(', ')} (got ${given.length ? given.join(', ') : 'none'})`);
   }
-  return given[0];
+  return type;
 }
 
 /** Builds a new field (createField, or the fields of a label create) and adds it to `content`. */
@@ -291,10 +297,11 @@ export function applyRequest(content: Content, request: unknown, i: number, env:
   const where = `requests[${i}]`;
   const r = obj(request, where)!;
   const kinds = Object.keys(r).filter((k) => r[k] !== undefined && r[k] !== null);
-  if (kinds.length !== 1 || !(DELTA_KINDS as readonly string[]).includes(kinds[0])) {
+  const key = only(kinds);
+  if (key === undefined || !(DELTA_KINDS as readonly string[]).includes(key)) {
     throw invalid(`${where} must hold exactly one of ${DELTA_KINDS.join(', ')} (got ${kinds.join(', ') || 'none'})`);
   }
-  const kind = kinds[0] as DeltaKind;
+  const kind = key as DeltaKind;
   const at = `${where}.${kind}`;
   const q = obj(r[kind], at)!;
   const pos = (list: Array<{ id: string }>, id: string) => list.findIndex((x) => x.id === id) + 1;

@@ -1,4 +1,4 @@
-import { MockError, type MockRequest } from '../../http.js';
+import { MockError, pathParam, type MockRequest } from '../../http.js';
 import type { Route, ServiceModule } from '../../service.js';
 import { bearerToken, checkAccessToken } from '../oauth/tokens.js';
 import { API, READ_SCOPES, SCOPES, WRITE_SCOPES, errorReply, limitsFrom, type Caller } from './common.js';
@@ -47,7 +47,7 @@ const labelsService: ServiceModule = {
       { method: 'POST', path: `${API}/labels`, handler: (req) => createLabel(req, env) },
       ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({ method, path: `${API}/labels/*`, handler: dispatch })),
       { method: 'GET', path: `${API}/limits/label`, handler: (req) => getLimits(req, env) },
-      { method: 'GET', path: `${API}/users/:user/capabilities`, handler: (req) => getCapabilities(req, req.params.user, env) },
+      { method: 'GET', path: `${API}/users/:user/capabilities`, handler: (req) => getCapabilities(req, pathParam(req, 'user'), env) },
       { method: 'GET', path: DISCOVERY_PATH, handler: getDiscovery },
     ];
     return {

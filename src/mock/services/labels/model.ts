@@ -24,8 +24,11 @@ export function findLabel(state: MockSlices, id: string): StoredLabel {
   return label;
 }
 
+/** The newest revision: a label gets one when it is created and always keeps its newest. */
 export function latest(label: StoredLabel): Revision {
-  return label.revisions[label.revisions.length - 1];
+  const rev = label.revisions.at(-1);
+  if (!rev) throw new Error(`label labels/${label.id} has no revision (a damaged state)`);
+  return rev;
 }
 
 export function published(label: StoredLabel): Revision | undefined {

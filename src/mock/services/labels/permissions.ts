@@ -4,6 +4,7 @@ import { assertAdminAccess, editableLabel, visibleLabel, visibleRevision } from 
 import type { Env } from './labels.js';
 import type { MockSlices } from '../../store.js';
 import { asList } from '../../../kv/parse.js';
+import { group } from '../../match.js';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const AUDIENCE = /^audiences\/[A-Za-z0-9_-]+$/;
@@ -163,8 +164,9 @@ export async function batchDelete(req: MockRequest, env: Env, id: string, rev?: 
       if (typeof name !== 'string' || !name) throw invalid(`${where}.name is required`);
       const m = /^labels\/([^/@]+)(?:\/revisions\/([^/]+))?\/permissions\/([^/]+)$/.exec(name);
       if (!m || m[1] !== id) throw invalid(`${where}.name "${name}" is not a permission of ${parent}`);
-      if (!label.permissions.some((p) => p.id === m[3])) throw notFound(`${where}.name: no permission ${name}`);
-      drop.add(m[3]);
+      const permissionId = group(m, 3);
+      if (!label.permissions.some((p) => p.id === permissionId)) throw notFound(`${where}.name: no permission ${name}`);
+      drop.add(permissionId);
     });
     label.permissions = label.permissions.filter((p) => !drop.has(p.id));
   });

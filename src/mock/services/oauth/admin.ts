@@ -6,7 +6,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { MockError, type MockReply, type MockRequest } from '../../http.js';
+import { MockError, pathParam, type MockReply, type MockRequest } from '../../http.js';
 import { emptyDict, own } from '../../lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import type { MockState } from '../../store.js';
@@ -124,13 +124,14 @@ function clientRoutes(ctx: ServiceContext, delayMs: number): Route[] {
       method: 'GET',
       path: `${P}/clients/:client_id`,
       handler: async (req) => {
+        const id = pathParam(req, 'client_id');
         await sweepIfDue(ctx);
         const now = ctx.now();
         const view = await ctx.store.read((s) => {
-          const c = findClient(s, req.params.client_id);
+          const c = findClient(s, id);
           return c && clientView(c, now);
         });
-        if (!view) throw notFound(`The OAuth client ${req.params.client_id} does not exist.`);
+        if (!view) throw notFound(`The OAuth client ${id} does not exist.`);
         return { status: 200, json: view };
       },
     },
@@ -139,7 +140,7 @@ function clientRoutes(ctx: ServiceContext, delayMs: number): Route[] {
       path: `${P}/clients/:client_id`,
       handler: async (req) => {
         const body = jsonBody(req);
-        const id = req.params.client_id;
+        const id = pathParam(req, 'client_id');
         return onClient(ctx, id, (_s, c) => updateClient(c, id, body));
       },
     },
@@ -147,7 +148,7 @@ function clientRoutes(ctx: ServiceContext, delayMs: number): Route[] {
       method: 'DELETE',
       path: `${P}/clients/:client_id`,
       handler: async (req) => {
-        const id = req.params.client_id;
+        const id = pathParam(req, 'client_id');
         return onClient(ctx, id, (_s, c, now) => {
           c.deleted_at = now;
           c.deleted_by = 'manual';
@@ -220,7 +221,7 @@ function checkRoutes(ctx: ServiceContext, delayMs: number): Route[] {
         const action = stringField(jsonBody(req), 'action', true);
         if (!(INTEGRITY_ACTIONS as readonly string[]).includes(action))
           throw bad('action', `"${action}" is not an integrity-check action`, `one of ${INTEGRITY_ACTIONS.join(', ')}`);
-        return onClient(ctx, req.params.client_id, (_s, c, now) => {
+        return onClient(ctx, pathParam(req, 'client_id'), (_s, c, now) => {
           if (c.type !== 'mobile_b') throw bad('client_id', `the integrity check is a setting of mobile_b clients; ${c.client_id} is ${c.type}`);
           const t = integrityTransition(c, action as IntegrityAction, now, delayMs);
           if (!t.ok)
@@ -237,10 +238,11 @@ function checkRoutes(ctx: ServiceContext, delayMs: number): Route[] {
       method: 'GET',
       path: `${P}/clients/:client_id/metrics`,
       handler: async (req) => {
+        const id = pathParam(req, 'client_id');
         const now = ctx.now();
         const out = await ctx.store.read((s) => {
-          const c = findClient(s, req.params.client_id);
-          if (!c) throw notFound(`The OAuth client ${req.params.client_id} does not exist.`);
+          const c = findClient(s, id);
+          if (!c) throw notFound(`The OAuth client ${id} does not exist.`);
           if (c.type !== 'mobile_b') throw bad('client_id', `integrity metrics exist for mobile_b clients only; ${c.client_id} is ${c.type}`);
           return { client_id: c.client_id, ...integrityView(c.integrity, now), metrics: c.integrity?.metrics ?? emptyMetrics() };
         });
@@ -255,7 +257,7 @@ function checkRoutes(ctx: ServiceContext, delayMs: number): Route[] {
         const now = ctx.now();
         const iss = issuer(req);
         const out = await ctx.store.write((s) => {
-          const c = liveClient(s, req.params.client_id);
+          const c = liveClient(s, pathParam(req, 'client_id'));
           if (c.type !== 'mobile_b') throw bad('client_id', `integrity tokens are for mobile_b clients; ${c.client_id} is ${c.type}`);
           if (!c.team_id) throw bad('team_id', 'is not set: the attestation service identifies the app by team ID and bundle identifier');
           return mintIntegrityToken(s, c, iss, now);
@@ -270,7 +272,7 @@ function checkRoutes(ctx: ServiceContext, delayMs: number): Route[] {
         const account = stringField(jsonBody(req), 'account', true);
         const now = ctx.now();
         const res = await ctx.store.write((s) => {
-          const c = liveClient(s, req.params.client_id);
+          const c = liveClient(s, pathParam(req, 'client_id'));
           if (c.type !== 'mobile_a' && c.type !== 'extension')
             throw bad('client_id', `ownership verification is for mobile_a and extension clients; ${c.client_id} is ${c.type}`);
           const problem = verifyOwnership(s, c, account, now);

@@ -60,8 +60,7 @@ export function configuredMode(st: IntegrityState | undefined): IntegrityMode {
 /** The state in force at `now`. */
 export function effectiveMode(st: IntegrityState | undefined, now: number): IntegrityMode {
   if (!st) return 'disabled';
-  for (let i = st.changes.length - 1; i >= 0; i--) if (st.changes[i].effective_at <= now) return st.changes[i].to;
-  return 'disabled';
+  return [...st.changes].reverse().find((c) => c.effective_at <= now)?.to ?? 'disabled';
 }
 
 /** What the console shows: configured, in force, and the change on its way (if any). */
@@ -142,21 +141,21 @@ export function mintIntegrityToken(state: MockState, client: IntegrityClient, is
 
 /** Is this a valid integrity token for this client, at `now`? */
 export function verifyIntegrityToken(state: MockState, client: IntegrityClient, token: string, now: number): boolean {
-  const parts = token.split('.');
-  if (parts.length !== 3 || token.length > 8192) return false;
+  const [headerPart, claimsPart, signaturePart, ...more] = token.split('.');
+  if (headerPart === undefined || claimsPart === undefined || signaturePart === undefined || more.length || token.length > 8192) return false;
   const key = storedField(state, 'signing');
   if (!key) return false;
   try {
-    const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as Record<string, unknown>;
+    const header = JSON.parse(Buffer.from(headerPart, 'base64url').toString('utf8')) as Record<string, unknown>;
     if (header.alg !== 'RS256' || header.kid !== key.kid || header.typ !== 'integrity+jwt') return false;
     const ok = verify(
       'sha256',
-      Buffer.from(`${parts[0]}.${parts[1]}`),
+      Buffer.from(`${headerPart}.${claimsPart}`),
       createPublicKey({ key: key.public_jwk, format: 'jwk' }),
-      Buffer.from(parts[2], 'base64url'),
+      Buffer.from(signaturePart, 'base64url'),
     );
     if (!ok) return false;
-    const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as Record<string, unknown>;
+    const claims = JSON.parse(Buffer.from(claimsPart, 'base64url').toString('utf8')) as Record<string, unknown>;
     return claims.aud === client.client_id && claims.sub === appId(client) && typeof claims.exp === 'number' && claims.exp * 1000 > now;
   } catch {
     return false;

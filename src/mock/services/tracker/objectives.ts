@@ -4,7 +4,7 @@ import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, find, intParam, move, nextId, tracker, unprocessable, type TrackerState } from './common.js';
 import type { CategoryBody, CategoryParam, KeyResultBody, ObjectiveBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
-import type { Category, Objective } from './records.js';
+import type { Category, ObservedValue, Objective } from './records.js';
 import { presentEpic } from './epics.js';
 
 function assertUniqueCategory(t: TrackerState, name: string, exceptId?: number): void {
@@ -172,7 +172,10 @@ export function planningRoutes(ctx: ServiceContext): Route[] {
       }
       if (k.type === 'boolean') k.progress = k.current_observed_value.boolean_value ? 100 : 0;
       else {
-        const [init, cur, target] = [k.initial_observed_value, k.current_observed_value, k.current_target_value].map((v) => Number(v?.numeric_value ?? 0));
+        const numeric = (v: ObservedValue | undefined) => Number(v?.numeric_value ?? 0);
+        const init = numeric(k.initial_observed_value);
+        const cur = numeric(k.current_observed_value);
+        const target = numeric(k.current_target_value);
         k.progress = target === init ? 0 : Math.max(0, Math.min(100, Math.round(((cur - init) / (target - init)) * 100)));
       }
     },

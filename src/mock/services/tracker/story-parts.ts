@@ -1,3 +1,4 @@
+import type { FieldSpec } from '../../../tracker/fields.js';
 import { extraByName, stories, storyLinks } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
@@ -8,6 +9,12 @@ import type { Story, StoryComment, Task } from './records.js';
 import { addLink, presentLink, presentStoryComment } from './stories.js';
 
 const body = (verb: string) => extraByName(stories, verb)!.body!;
+/** A field of an extra verb's body (resources.ts defines them: a missing one is a bug here, not a client's mistake). */
+function bodyField(verb: string, name: string): FieldSpec {
+  const field = body(verb)[name];
+  if (!field) throw new Error(`the stories ${verb} body has no field ${name}`);
+  return field;
+}
 const commentSpec = { singular: 'comment' };
 const taskSpec = { singular: 'task' };
 /** Distinct emoji one comment may carry (a bound on what a client can make the mock keep). */
@@ -105,7 +112,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       handler: async (req) => {
         const id = intParam(req, 'id');
         const b = await validate<StoryCommentBody>(
-          { ...body('reply'), parent_id: { ...body('reply').parent_id, required: false, nullable: true } },
+          { ...body('reply'), parent_id: { ...bodyField('reply', 'parent_id'), required: false, nullable: true } },
           'create',
           req.body,
         );
