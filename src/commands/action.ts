@@ -18,8 +18,20 @@ export interface VerbModule<O> {
  */
 export type Flags<O> = Readonly<O> & Readonly<Record<string, unknown>>;
 
-/** Turns commander's positional values (`args`; a variadic one arrives as an array, see {@link variadic}) and flags into a verb's options. */
-export type ToOptions<O> = (args: string[], flags: Flags<O>, cmd: Command) => O;
+/**
+ * One positional value as commander hands it to an action: `<x>` a string (commander has already
+ * refused the command without it), `[x]` a string or undefined, `<x...>` and `[x...]` an array of strings
+ * (empty when none were given).
+ */
+export type Positional = string | undefined | string[];
+
+/**
+ * Turns commander's positional values (`args`, one per declared argument, in order) and flags into a
+ * verb's options. A mapper that reads `args` names their types as a tuple mirroring the command's
+ * declaration, e.g. `([label, field]: [string, string | undefined], o) => …` for `<label> [field]`;
+ * one that does not gets `string[]`.
+ */
+export type ToOptions<O, A extends Positional[] = string[]> = (args: A, flags: Flags<O>, cmd: Command) => O;
 
 /** A variadic positional as commander hands it: an array of its values (absent: none). */
 export function variadic(value: unknown): string[] {
@@ -32,12 +44,13 @@ export function variadic(value: unknown): string[] {
  * actions), turns commander's arguments into the verb's options, runs it and renders the result.
  * Without `toOptions` the flags are the verb's options as they are (their names are its fields).
  */
-export function lazyAction<O>(ctx: Context, load: () => Promise<VerbModule<O>>, toOptions?: ToOptions<NoInfer<O>>) {
-  const build: ToOptions<O> = toOptions ?? ((_args, flags) => flags);
+export function lazyAction<O, A extends Positional[] = string[]>(ctx: Context, load: () => Promise<VerbModule<O>>, toOptions?: ToOptions<NoInfer<O>, A>) {
+  const build: ToOptions<O, A> = toOptions ?? ((_args, flags) => flags);
   return async (...raw: unknown[]): Promise<void> => {
     const cmd = raw[raw.length - 1] as Command;
     const flags = raw[raw.length - 2] as Flags<O>;
-    const args = raw.slice(0, -2) as string[];
+    // the mapper's tuple: commander passes one value per declared argument and has checked the required ones
+    const args = raw.slice(0, -2) as A;
     // a --jq expression is compiled before the verb runs: a typo sends nothing
     if (ctx.globals.jq !== undefined) await (await import('../core/output.js')).checkJq(ctx.globals.jq);
     const mod = await load();

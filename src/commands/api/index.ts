@@ -30,8 +30,8 @@ export function register(program: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./call.js'),
-          (args, o) => ({
-            path: args[0],
+          ([path]: [string], o) => ({
+            path,
             method: String(o.method).toUpperCase() as 'GET',
             fields: (o.field as string[] | undefined) ?? [],
             input: o.input,

@@ -12,7 +12,7 @@ export function register(program: Command, ctx: Context): void {
       lazyAction(
         ctx,
         () => import('./print.js'),
-        ([shell]) => ({ shell, program }),
+        ([shell]: [string]) => ({ shell, program }),
       ),
     );
   examples(

@@ -13,7 +13,7 @@ export function register(program: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./get.js'),
-          ([key]) => ({ key }),
+          ([key]: [string]) => ({ key }),
         ),
       ),
     'opsctl config get tracker --profile work',
@@ -26,7 +26,7 @@ export function register(program: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./set.js'),
-          ([key, value]) => ({ key, value }),
+          ([key, value]: [string, string]) => ({ key, value }),
         ),
       ),
     'opsctl config set tracker https://api.app.shortcut.com --profile work',
@@ -40,7 +40,7 @@ export function register(program: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./unset.js'),
-          ([key]) => ({ key }),
+          ([key]: [string]) => ({ key }),
         ),
       ),
     'opsctl config unset labels --profile work',

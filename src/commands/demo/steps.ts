@@ -40,6 +40,23 @@ function captured(out: string, ...path: (string | number)[]): string {
   return String(value);
 }
 
+/**
+ * What an earlier step of the section captured, for a later step's argv. The steps of a section run in
+ * order and a section stops at its first failed step, so the value is there; a step that names a value
+ * no earlier step captures is a mistake in this table.
+ */
+function need(vars: Record<string, string>, name: string): string {
+  const value = vars[name];
+  if (value === undefined) throw new Error(`demo: no earlier step captured ${name}`);
+  return value;
+}
+
+/** The first tab-separated column of a step's output (a list prints TSV when piped): the first row's id. */
+function firstColumn(out: string): string {
+  const tab = out.indexOf('\t');
+  return tab === -1 ? out : out.slice(0, tab);
+}
+
 export const DEMO_SECTIONS: DemoSection[] = [
   {
     job: 'tracker labels over HTTP against the embedded mock',
@@ -51,10 +68,10 @@ export const DEMO_SECTIONS: DemoSection[] = [
       },
       { title: 'create another', argv: ['tracker', 'labels', 'create', '--name', 'demo-feature', '--color', '#0e8a16'] },
       { title: 'list them (TSV when piped)', argv: ['tracker', 'labels', 'list'] },
-      { title: 'rename and archive the first', argv: (v) => ['tracker', 'labels', 'update', v.labelId, '--name', 'demo-defect', '--archived'] },
-      { title: 'show it with stats', argv: (v) => ['tracker', 'labels', 'get', v.labelId, '--json=id,name,archived,stats'] },
+      { title: 'rename and archive the first', argv: (v) => ['tracker', 'labels', 'update', need(v, 'labelId'), '--name', 'demo-defect', '--archived'] },
+      { title: 'show it with stats', argv: (v) => ['tracker', 'labels', 'get', need(v, 'labelId'), '--json=id,name,archived,stats'] },
       { title: 'a bad colour is refused before sending (exit 2)', argv: ['tracker', 'labels', 'create', '--name', 'x', '--color', 'red'], expect: [2] },
-      { title: 'delete it', argv: (v) => ['tracker', 'labels', 'delete', v.labelId, '--yes'] },
+      { title: 'delete it', argv: (v) => ['tracker', 'labels', 'delete', need(v, 'labelId'), '--yes'] },
     ],
   },
   {
@@ -83,10 +100,21 @@ export const DEMO_SECTIONS: DemoSection[] = [
         argv: ['tracker', 'epics', 'create', '--name', 'Demo launch', '--state', 'in progress', '--json=id,name,state'],
         capture: (out, v) => void (v.epicId = captured(out, 'id')),
       },
-      { title: 'comment on it', argv: (v) => ['tracker', 'epics', 'comment-add', v.epicId, '--text', 'Kick-off on Monday', '--json=id,text'] },
+      { title: 'comment on it', argv: (v) => ['tracker', 'epics', 'comment-add', need(v, 'epicId'), '--text', 'Kick-off on Monday', '--json=id,text'] },
       {
         title: 'create a story in the epic',
-        argv: (v) => ['tracker', 'stories', 'create', '--name', 'Demo launch checklist', '--epic-id', v.epicId, '--estimate', '2', '--json=id,name,epic_id'],
+        argv: (v) => [
+          'tracker',
+          'stories',
+          'create',
+          '--name',
+          'Demo launch checklist',
+          '--epic-id',
+          need(v, 'epicId'),
+          '--estimate',
+          '2',
+          '--json=id,name,epic_id',
+        ],
       },
       { title: 'search stories (every page with --all)', argv: ['tracker', 'search', 'stories', '--query', 'demo launch', '--all', '--json=id,name,epic_id'] },
       { title: 'search epics', argv: ['tracker', 'search', 'epics', '--query', 'demo', '--json=id,name,state'] },
@@ -100,7 +128,7 @@ export const DEMO_SECTIONS: DemoSection[] = [
         argv: ['tracker', 'workflows', 'list', '--json=id,name,default_state_id'],
         capture: (out, v) => void (v.workflowId = captured(out, 0, 'id')),
       },
-      { title: 'its states, with how many stories each holds', argv: (v) => ['tracker', 'workflows', 'states', v.workflowId] },
+      { title: 'its states, with how many stories each holds', argv: (v) => ['tracker', 'workflows', 'states', need(v, 'workflowId')] },
       {
         title: 'create a 3-point story with the label demo-flow (the full Story comes back)',
         argv: [
@@ -116,26 +144,32 @@ export const DEMO_SECTIONS: DemoSection[] = [
           v.flowLabelId = captured(out, 'labels', 0, 'id');
         },
       },
-      { title: 'demo-flow counts it as unstarted', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
+      { title: 'demo-flow counts it as unstarted', argv: (v) => ['tracker', 'labels', 'get', need(v, 'flowLabelId'), '--json=name,stats'] },
       {
         title: 'move it by state name',
-        argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'In Progress', '--json=id,workflow_state_id,started,started_at'],
+        argv: (v) => ['tracker', 'stories', 'move', need(v, 'storyId'), '--state', 'In Progress', '--json=id,workflow_state_id,started,started_at'],
       },
-      { title: 'demo-flow now counts it (and its 3 points) in progress', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
+      {
+        title: 'demo-flow now counts it (and its 3 points) in progress',
+        argv: (v) => ['tracker', 'labels', 'get', need(v, 'flowLabelId'), '--json=name,stats'],
+      },
       {
         title: 'a checklist: add a task and tick it',
-        argv: (v) => ['tracker', 'stories', 'task-add', v.storyId, '--description', 'Write the test', '--json=id,description,complete'],
+        argv: (v) => ['tracker', 'stories', 'task-add', need(v, 'storyId'), '--description', 'Write the test', '--json=id,description,complete'],
         capture: (out, v) => void (v.taskId = captured(out, 'id')),
       },
-      { title: 'tick it', argv: (v) => ['tracker', 'stories', 'task-check', v.storyId, v.taskId, '--json=id,complete,completed_at'] },
+      { title: 'tick it', argv: (v) => ['tracker', 'stories', 'task-check', need(v, 'storyId'), need(v, 'taskId'), '--json=id,complete,completed_at'] },
       {
         title: 'an unknown state is refused, listing the choices (exit 2, nothing sent)',
-        argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'Shipped'],
+        argv: (v) => ['tracker', 'stories', 'move', need(v, 'storyId'), '--state', 'Shipped'],
         expect: [2],
       },
-      { title: 'finish it', argv: (v) => ['tracker', 'stories', 'move', v.storyId, '--state', 'done', '--json=id,started,completed,completed_at,cycle_time'] },
-      { title: 'demo-flow: completed, with its points', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
-      { title: 'the story history', argv: (v) => ['tracker', 'stories', 'history', v.storyId] },
+      {
+        title: 'finish it',
+        argv: (v) => ['tracker', 'stories', 'move', need(v, 'storyId'), '--state', 'done', '--json=id,started,completed,completed_at,cycle_time'],
+      },
+      { title: 'demo-flow: completed, with its points', argv: (v) => ['tracker', 'labels', 'get', need(v, 'flowLabelId'), '--json=name,stats'] },
+      { title: 'the story history', argv: (v) => ['tracker', 'stories', 'history', need(v, 'storyId')] },
       {
         title: 'import stories from CSV (bulk, idempotent by external_id)',
         argv: ['tracker', 'stories', 'import', '-f', '-', '--format', 'csv'],
@@ -148,7 +182,7 @@ export const DEMO_SECTIONS: DemoSection[] = [
         stdin:
           'external_id,name,story_type,estimate,labels,state\nDEMO-1,Search: index titles,feature,2,demo-flow,To Do\nDEMO-2,"Search: fix ""no results"" page",bug,1,demo-flow,In Progress\n',
       },
-      { title: 'demo-flow after the import', argv: (v) => ['tracker', 'labels', 'get', v.flowLabelId, '--json=name,stats'] },
+      { title: 'demo-flow after the import', argv: (v) => ['tracker', 'labels', 'get', need(v, 'flowLabelId'), '--json=name,stats'] },
     ],
   },
   {
@@ -174,13 +208,16 @@ export const DEMO_SECTIONS: DemoSection[] = [
       {
         title: 'list labels: id, title, state, revision, unpublished changes, fields, type',
         argv: ['labels', 'list'],
-        capture: (out, v) => void (v.labelsId = out.split('\t')[0]),
+        capture: (out, v) => void (v.labelsId = firstColumn(out)),
       },
-      { title: 'add a choice: a new draft revision waits to be published', argv: (v) => ['labels', 'choices', 'add', v.labelsId, 'Level', '--name', 'Secret'] },
-      { title: 'publish it', argv: (v) => ['labels', 'publish', v.labelsId] },
-      { title: 'show the label', argv: (v) => ['labels', 'get', v.labelsId] },
-      { title: 'who may use it', argv: (v) => ['labels', 'permissions', 'list', v.labelsId] },
-      { title: 'a published label cannot be deleted (disable it first; exit 1)', argv: (v) => ['labels', 'delete', v.labelsId, '--yes'], expect: [1] },
+      {
+        title: 'add a choice: a new draft revision waits to be published',
+        argv: (v) => ['labels', 'choices', 'add', need(v, 'labelsId'), 'Level', '--name', 'Secret'],
+      },
+      { title: 'publish it', argv: (v) => ['labels', 'publish', need(v, 'labelsId')] },
+      { title: 'show the label', argv: (v) => ['labels', 'get', need(v, 'labelsId')] },
+      { title: 'who may use it', argv: (v) => ['labels', 'permissions', 'list', need(v, 'labelsId')] },
+      { title: 'a published label cannot be deleted (disable it first; exit 1)', argv: (v) => ['labels', 'delete', need(v, 'labelsId'), '--yes'], expect: [1] },
     ],
   },
   {

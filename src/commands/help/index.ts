@@ -11,7 +11,7 @@ export function register(program: Command, ctx: Context): void {
       lazyAction(
         ctx,
         () => import('./topic.js'),
-        (args) => ({ topic: (args[0] as unknown as string[]) ?? [], program }),
+        ([topic]: [string[]]) => ({ topic, program }),
       ),
     );
   examples(cmd, 'opsctl help exit-codes', 'opsctl help tracker labels');

@@ -81,8 +81,10 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
   }
   const r = File.safeParse(raw);
   if (!r.success) {
+    // a failed parse carries at least one issue: the first is reported
     const issue = r.error.issues[0];
-    throw new UsageError(`--cluster ${path}: ${issue.path.join('.') || '(top)'}: ${issue.message}`, {
+    const problem = issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : r.error.message;
+    throw new UsageError(`--cluster ${path}: ${problem}`, {
       field: '--cluster',
       hint: 'a cluster file has members: [{name, endpoint, host}] and optionally driver: {type: command, stop, start, running} or {type: systemd, unit}, tls: {cacert, cert, key}, auth: {user}',
     });

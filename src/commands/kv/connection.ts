@@ -78,6 +78,12 @@ export async function resolveConnection(ctx: Context, f: ConnectionFlags, file?:
   return out;
 }
 
+/** The text up to the first line break (all of it without one). */
+function firstLine(text: string): string {
+  const end = text.search(/\r?\n/);
+  return end === -1 ? text : text.slice(0, end);
+}
+
 async function password(ctx: Context, f: ConnectionFlags, user: string, file?: { conn: FileConnection; path: string }): Promise<string> {
   const env = ctx.env;
   const fromFile = f.passwordFile
@@ -95,7 +101,7 @@ async function password(ctx: Context, f: ConnectionFlags, user: string, file?: {
       });
     const w = keyFileWarning(fromFile.path);
     if (w) ctx.io.warn(w.replace(/^warning: the key file/, 'the password file'));
-    return readLocalFileSync(fromFile.path, { what: `${fromFile.from}:`, exitCode: 2, maxBytes: 64 * 1024 }).split(/\r?\n/)[0];
+    return firstLine(readLocalFileSync(fromFile.path, { what: `${fromFile.from}:`, exitCode: 2, maxBytes: 64 * 1024 }));
   }
   if (env.OPSCTL_KV_PASSWORD !== undefined) return env.OPSCTL_KV_PASSWORD;
   const hint = 'pass --password-file FILE or set OPSCTL_KV_PASSWORD (there is no terminal to ask on)';

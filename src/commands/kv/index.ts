@@ -110,7 +110,7 @@ export function register(program: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./put.js'),
-      ([kvKey, value], o) => ({ ...o, kvKey, value }),
+      ([kvKey, value]: [string, string | undefined], o) => ({ ...o, kvKey, value }),
     ),
   );
   examples(put, 'opsctl kv put config/mode maintenance', 'opsctl kv put config/tls.pem --file ./tls.pem', 'generate-config | opsctl kv put config/app -');
@@ -119,7 +119,7 @@ export function register(program: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./get.js'),
-      ([kvKey], o) => ({ ...o, kvKey }),
+      ([kvKey]: [string], o) => ({ ...o, kvKey }),
     ),
   );
   examples(get, 'opsctl kv get config/mode', 'opsctl kv get config/mode --json');
@@ -135,7 +135,7 @@ export function register(program: Command, ctx: Context): void {
       lazyAction(
         ctx,
         () => import('./snapshot-save.js'),
-        ([file], o) => ({ ...o, file }),
+        ([file]: [string], o) => ({ ...o, file }),
       ),
     );
   examples(save, 'opsctl kv snapshot save backup.db', 'opsctl kv snapshot save backup.db --force');
@@ -146,7 +146,7 @@ export function register(program: Command, ctx: Context): void {
       lazyAction(
         ctx,
         () => import('./snapshot-status.js'),
-        ([file], o) => ({ ...o, file }),
+        ([file]: [string], o) => ({ ...o, file }),
       ),
     );
   examples(snapStatus, 'opsctl kv snapshot status backup.db', 'opsctl kv snapshot status backup.db --json');

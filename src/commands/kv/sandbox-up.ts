@@ -26,13 +26,12 @@ export async function parseConfigSettings(raw: string[], members: number): Promi
   const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
   const { parseDocument, isMap, isScalar } = typeof mod.parseDocument === 'function' ? mod : mod.default!;
   return raw.map((item) => {
-    const m = /^(?:(kv\d+):)?([a-z][a-z0-9-]*)=(.*)$/s.exec(item);
-    if (!m)
+    const [, member, key, value] = /^(?:(kv\d+):)?([a-z][a-z0-9-]*)=(.*)$/s.exec(item) ?? [];
+    if (key === undefined || value === undefined)
       throw new UsageError(`--config: "${item}" is not [MEMBER:]KEY=VALUE`, {
         field: '--config',
         hint: 'e.g. --config auto-compaction-retention=1 or --config kv2:auto-compaction-retention=\'"24h"\'',
       });
-    const [, member, key, value] = m;
     if (member && !(Number(member.slice(2)) >= 1 && Number(member.slice(2)) <= members)) {
       throw new UsageError(`--config: no member ${member} in a ${members}-member sandbox`, { field: '--config', hint: `members are kv1..kv${members}` });
     }

@@ -236,7 +236,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
 
   if (opts.dryRun) return { data: { ...summary, applied: false }, text, message: 'dry run: nothing sent' };
   if (!ctx.jsonOutput) ctx.io.out(text);
-  if (writes === 0) return { data: { ...summary, applied: true, ...(file.list ? {} : { revisionId: plans[0].current?.revisionId }) }, text: '' };
+  if (writes === 0) return { data: { ...summary, applied: true, ...(file.list ? {} : { revisionId: plans[0]?.current?.revisionId }) }, text: '' };
   const removals = plans.flatMap((p) => removalsOf(p, file.list));
   if (removals.length) {
     // what the file drops is deleted: the one confirmation rule (the plan above listed it)
@@ -259,10 +259,13 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   }
   const after = (l: Label) => ({ label: `labels/${l.id}`, applied: true, revisionId: l.revisionId, state: l.lifecycle?.state });
   if (!file.list) {
-    return { data: { ...summary, ...after(results[0]) }, text: '', message: `applied ${source}: ${statusLine(results[0])}` };
+    // a file of one label: one plan, one result
+    const [label] = results;
+    if (!label) throw new Error('labels apply: no result for the one label of the file');
+    return { data: { ...summary, ...after(label) }, text: '', message: `applied ${source}: ${statusLine(label)}` };
   }
   return {
-    data: { labels: summaries.map((s, i) => ({ ...s, ...after(results[i]) })), writes, applied: true },
+    data: { labels: results.map((l, i) => ({ ...summaries[i], ...after(l) })), writes, applied: true },
     text: '',
     message: `applied ${source}: ${plural(plans.filter((p) => p.writes).length, 'label')} changed, ${plural(plans.filter((p) => !p.writes).length, 'label')} up to date`,
   };

@@ -46,7 +46,7 @@ export function register(program: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./get.js'),
-      ([label], o) => ({ label, admin: Boolean(o.admin) }),
+      ([label]: [string], o) => ({ label, admin: Boolean(o.admin) }),
     ),
   );
   examples(get, 'opsctl labels get 0a1b2c', 'opsctl labels get labels/0a1b2c@published --json');
@@ -75,7 +75,7 @@ export function register(program: Command, ctx: Context): void {
       lazyAction(
         ctx,
         () => import('./lifecycle.js'),
-        ([label], o) => ({ label, verb: name, admin: Boolean(o.admin) }),
+        ([label]: [string], o) => ({ label, verb: name, admin: Boolean(o.admin) }),
       ),
     );
     examples(cmd, `opsctl labels ${name} 0a1b2c`);
@@ -88,7 +88,7 @@ export function register(program: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./lifecycle.js'),
-      ([label], o) => ({
+      ([label]: [string], o) => ({
         label,
         verb: 'disable' as const,
         hideInSearch: Boolean(o.hideInSearch),
@@ -104,7 +104,7 @@ export function register(program: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./delete.js'),
-      ([label], o) => ({ label, admin: Boolean(o.admin), dryRun: Boolean(o.dryRun) }),
+      ([label]: [string], o) => ({ label, admin: Boolean(o.admin), dryRun: Boolean(o.dryRun) }),
     ),
   );
   examples(del, 'opsctl labels delete 0a1b2c --yes');
@@ -118,7 +118,7 @@ export function register(program: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./copy-mode.js'),
-      ([label, mode], o) => ({ label, mode, admin: Boolean(o.admin) }),
+      ([label, mode]: [string, string], o) => ({ label, mode, admin: Boolean(o.admin) }),
     ),
   );
   examples(copy, 'opsctl labels copy-mode 0a1b2c always-copy');
@@ -128,7 +128,7 @@ export function register(program: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./apps.js'),
-      ([label, list], o) => ({ label, apps: (list as unknown as string[]) ?? [], admin: Boolean(o.admin) }),
+      ([label, list]: [string, string[]], o) => ({ label, apps: list, admin: Boolean(o.admin) }),
     ),
   );
   examples(apps, 'opsctl labels apps 0a1b2c drive gmail');
@@ -142,7 +142,7 @@ export function register(program: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./locks.js'),
-      ([label], o) => ({ label, revision: o.revision }),
+      ([label]: [string], o) => ({ label, revision: o.revision }),
     ),
   );
   examples(locks, 'opsctl labels locks 0a1b2c');
@@ -226,7 +226,7 @@ function registerFields(labels: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./fields-add.js'),
-      ([label], o) => ({ ...o, label }),
+      ([label]: [string], o) => ({ ...o, label }),
     ),
   );
   examples(add, 'opsctl labels fields add 0a1b2c --name Level --type selection --choices Low,High');
@@ -240,7 +240,7 @@ function registerFields(labels: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./fields-update.js'),
-      ([label, field], o) => ({ ...o, label, field }),
+      ([label, field]: [string, string], o) => ({ ...o, label, field }),
     ),
   );
   examples(update, 'opsctl labels fields update 0a1b2c Level --name Sensitivity --required');
@@ -251,7 +251,7 @@ function registerFields(labels: Command, ctx: Context): void {
     );
     if (v === 'delete') dryRun(cmd);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
-    cmd.action(lazyAction(ctx, fieldVerbs[v], ([label, field], o) => ({ ...o, label, field })));
+    cmd.action(lazyAction(ctx, fieldVerbs[v], ([label, field]: [string, string], o) => ({ ...o, label, field })));
     examples(cmd, `opsctl labels fields ${v} 0a1b2c Level`);
   }
 }
@@ -267,7 +267,7 @@ function registerChoices(labels: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./choices-add.js'),
-      ([label, field], o) => ({ ...o, label, field }),
+      ([label, field]: [string, string], o) => ({ ...o, label, field }),
     ),
   );
   examples(add, 'opsctl labels choices add 0a1b2c Level --name Medium --before High');
@@ -280,7 +280,7 @@ function registerChoices(labels: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./choices-update.js'),
-      ([label, field, choice], o) => ({ ...o, label, field, choice }),
+      ([label, field, choice]: [string, string, string], o) => ({ ...o, label, field, choice }),
     ),
   );
   examples(update, 'opsctl labels choices update 0a1b2c Level Low --name Minor');
@@ -295,7 +295,7 @@ function registerChoices(labels: Command, ctx: Context): void {
     );
     if (v === 'delete') dryRun(cmd);
     if (v === 'disable') cmd.option('--hide-in-search', 'hide it in search').option('--show-in-apply', 'keep showing it in the apply menu');
-    cmd.action(lazyAction(ctx, choiceVerbs[v], ([label, field, choice], o) => ({ ...o, label, field, choice })));
+    cmd.action(lazyAction(ctx, choiceVerbs[v], ([label, field, choice]: [string, string, string], o) => ({ ...o, label, field, choice })));
     examples(cmd, `opsctl labels choices ${v} 0a1b2c Level Low`);
   }
 }
@@ -308,7 +308,7 @@ function registerPermissions(labels: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./permissions-list.js'),
-      ([label], o) => ({ label, revision: o.revision, admin: Boolean(o.admin) }),
+      ([label]: [string], o) => ({ label, revision: o.revision, admin: Boolean(o.admin) }),
     ),
   );
   examples(list, 'opsctl labels permissions list 0a1b2c', 'opsctl labels permissions list 0a1b2c --revision 3 --json');
@@ -317,7 +317,7 @@ function registerPermissions(labels: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./permissions-add.js'),
-      ([label, grants], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants: grants as unknown as string[] }),
+      ([label, grants]: [string, string[]], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants }),
     ),
   );
   examples(
@@ -336,12 +336,12 @@ function registerPermissions(labels: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./permissions-remove.js'),
-      ([label, principals], o) => ({
+      ([label, principals]: [string, string[]], o) => ({
         label,
         revision: o.revision,
         admin: Boolean(o.admin),
         dryRun: Boolean(o.dryRun),
-        principals: principals as unknown as string[],
+        principals,
       }),
     ),
   );
@@ -357,12 +357,12 @@ function registerPermissions(labels: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./permissions-set.js'),
-      ([label, grants], o) => ({
+      ([label, grants]: [string, string[]], o) => ({
         label,
         revision: o.revision,
         admin: Boolean(o.admin),
         dryRun: Boolean(o.dryRun),
-        grants: (grants as unknown as string[]) ?? [],
+        grants,
       }),
     ),
   );

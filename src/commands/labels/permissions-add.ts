@@ -8,6 +8,7 @@ export async function run(opts: PermissionTarget & { grants: string[] }, ctx: Co
   const { parent } = permissionParent(opts);
   const grants = uniqueGrants(opts.grants);
   const client = await labelsClient(ctx, opts.admin);
-  const out = grants.length === 1 ? [await client.createPermission(parent, grants[0])] : await client.batchUpdatePermissions(parent, grants);
+  const [first] = grants;
+  const out = grants.length === 1 && first ? [await client.createPermission(parent, first)] : await client.batchUpdatePermissions(parent, grants);
   return { data: out, columns: PERMISSION_COLUMNS, message: `${parent}: granted ${grants.map((g) => `${principalKey(g)}=${g.role}`).join(', ')}` };
 }

@@ -31,7 +31,8 @@ export async function run(opts: PermissionTarget & { principals: string[]; dryRu
   const what = { action: `remove ${unique.length} permission${unique.length === 1 ? '' : 's'} of ${parent}`, items: unique.map(who), dryRun: opts.dryRun };
   const decision = await confirmDestructive(ctx, what);
   if (decision !== 'proceed') return notDone(decision, what);
-  if (unique.length === 1) await client.deletePermission(unique[0]);
+  const [first] = unique;
+  if (unique.length === 1 && first !== undefined) await client.deletePermission(first);
   else await client.batchDeletePermissions(parent, unique);
   return { data: { removed: unique }, text: '', message: `${parent}: removed ${unique.length} permission${unique.length === 1 ? '' : 's'}` };
 }

@@ -89,7 +89,7 @@ function listVerbs(clients: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./clients-get.js'),
-          ([clientId]) => ({ clientId }),
+          ([clientId]: [string]) => ({ clientId }),
         ),
       ),
     'opsctl mock clients get opsctl-desktop.apps.mock',
@@ -137,7 +137,7 @@ function editVerbs(clients: Command, ctx: Context): void {
     lazyAction(
       ctx,
       () => import('./clients-update.js'),
-      ([clientId], o) => ({ ...fields(o), clientId, customScheme: o.customScheme, clear: o.clear ?? [] }),
+      ([clientId]: [string], o) => ({ ...fields(o), clientId, customScheme: o.customScheme, clear: o.clear ?? [] }),
     ),
   );
   examples(update, 'opsctl mock clients update 1234-abc.apps.mock --custom-scheme on', 'opsctl mock clients update 1234-abc.apps.mock --team-id ABCDE12345');
@@ -155,7 +155,7 @@ function deletionVerbs(clients: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./clients-delete.js'),
-          ([clientId], o) => ({ clientId, dryRun: Boolean(o.dryRun) }),
+          ([clientId]: [string], o) => ({ clientId, dryRun: Boolean(o.dryRun) }),
         ),
       ),
     'opsctl mock clients delete 1234-abc.apps.mock --yes',
@@ -169,7 +169,7 @@ function deletionVerbs(clients: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./clients-restore.js'),
-          ([clientId]) => ({ clientId }),
+          ([clientId]: [string]) => ({ clientId }),
         ),
       ),
     'opsctl mock clients restore 1234-abc.apps.mock',
@@ -185,7 +185,7 @@ function checkVerbs(clients: Command, ctx: Context): void {
       lazyAction(
         ctx,
         () => import('./clients-integrity.js'),
-        ([clientId, action]) => ({ clientId, action }),
+        ([clientId, action]: [string, string]) => ({ clientId, action }),
       ),
     );
   examples(integrity, 'opsctl mock clients integrity 1234-abc.apps.mock enable', 'opsctl mock clients integrity 1234-abc.apps.mock enforce');
@@ -198,7 +198,7 @@ function checkVerbs(clients: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./clients-metrics.js'),
-          ([clientId]) => ({ clientId }),
+          ([clientId]: [string]) => ({ clientId }),
         ),
       ),
     'opsctl mock clients metrics 1234-abc.apps.mock',
@@ -213,7 +213,7 @@ function checkVerbs(clients: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./clients-integrity-token.js'),
-          ([clientId]) => ({ clientId }),
+          ([clientId]: [string]) => ({ clientId }),
         ),
       ),
     'curl -H "X-Integrity-Token: $(opsctl mock clients integrity-token 1234-abc.apps.mock)" …',
@@ -228,7 +228,7 @@ function checkVerbs(clients: Command, ctx: Context): void {
         lazyAction(
           ctx,
           () => import('./clients-verify.js'),
-          ([clientId], o) => ({ clientId, account: o.account }),
+          ([clientId]: [string], o) => ({ clientId, account: o.account }),
         ),
       ),
     'opsctl mock clients verify 1234-abc.apps.mock --account alice@example.com',

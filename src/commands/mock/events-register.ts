@@ -42,7 +42,7 @@ export function registerEvents(mock: Command, ctx: Context): void {
       lazyAction(
         ctx,
         () => import('./events-trigger.js'),
-        ([event], o) => ({ event, user: o.user, clientId: o.clientId, reason: o.reason }),
+        ([event]: [string], o) => ({ event, user: o.user, clientId: o.clientId, reason: o.reason }),
       ),
     );
   examples(
@@ -102,7 +102,7 @@ export function registerEvents(mock: Command, ctx: Context): void {
       lazyAction(
         ctx,
         () => import('./events-receivers-remove.js'),
-        ([id], o) => ({ id, dryRun: Boolean(o.dryRun) }),
+        ([id]: [string], o) => ({ id, dryRun: Boolean(o.dryRun) }),
       ),
     );
   examples(remove, 'opsctl mock events receivers remove rcv_0123456789ab');

@@ -40,9 +40,11 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   // (the key and unknown fields were reported by desiredItems already)
   const problems = [...found.problems];
   const { validateBody } = await import('../../tracker/validate.js');
-  const merged: Record<string, FieldSpec> = Object.fromEntries(
-    allowed.filter((f) => spec.fields[f]).map((f) => [f, { ...spec.fields[f], in: undefined, required: false }]),
-  );
+  const merged: Record<string, FieldSpec> = {};
+  for (const f of allowed) {
+    const field = spec.fields[f];
+    if (field) merged[f] = { ...field, in: undefined, required: false };
+  }
   for (const [i, item] of found.items.entries()) {
     if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
     const { renamed_from: _renamedFrom, ...fieldsOnly } = item;

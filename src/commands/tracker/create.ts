@@ -18,7 +18,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<CommandRes
   if (res.status === 204 || res.data === undefined || res.data === null || res.data === '') {
     // created with no body (the webhook integration): the id comes from Location when the server sends one
     const location = [res.headers.location].flat()[0];
-    const id = location ? decodeURIComponent(location.split('?')[0].split('/').pop() ?? '') : undefined;
+    const id = location ? decodeURIComponent(location.replace(/\?.*$/s, '').split('/').pop() ?? '') : undefined;
     if (id) {
       const typed = spec.idType === 'int' && /^\d+$/.test(id) ? Number(id) : id;
       return { data: { id: typed, created: true }, text: '', message: `created ${spec.singular} ${id} (opsctl tracker ${spec.name} get ${id})` };

@@ -110,7 +110,8 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
       if (signal.aborted) break;
       progress.fail(`batch ${n + 1} of ${batches.length} failed`);
       const why = err instanceof ApiError ? err.message : (err as Error).message;
-      const message = `stories import ${label(opts.file)}: ${created.length} of ${plan.create.length} created; batch ${n + 1} (${batch[0].where} … ${batch[batch.length - 1].where}) failed: ${why}`;
+      // chunks() makes no empty batch: its first and last stories name it
+      const message = `stories import ${label(opts.file)}: ${created.length} of ${plan.create.length} created; batch ${n + 1} (${batch[0]?.where} … ${batch.at(-1)?.where}) failed: ${why}`;
       const hint = 'fix what the server named and run the same import again: it creates only the stories still missing';
       if (created.length === 0) throw new OpsError(message, 1, { code: 'import_failed', hint, cause: err });
       throw new PartialError(message, { hint, summary: summary(created) });

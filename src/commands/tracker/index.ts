@@ -61,7 +61,7 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
       lazyAction(
         ctx,
         () => import('./get.js'),
-        ([id]) => ({ resource, id }),
+        ([id]: [string]) => ({ resource, id }),
       ),
     );
     examples(cmd, ex('get', `opsctl tracker ${spec.name} get ID`));
@@ -85,7 +85,7 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
       lazyAction(
         ctx,
         () => import('./update.js'),
-        ([id], o) => ({ resource, id, flags: o }),
+        ([id]: [string], o) => ({ resource, id, flags: o }),
       ),
     );
     examples(cmd, ex('update', `opsctl tracker ${spec.name} update ID --data @changes.json`));
@@ -100,7 +100,7 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
       lazyAction(
         ctx,
         () => import('./delete.js'),
-        ([id], o) => ({ resource, id, dryRun: Boolean(o.dryRun) }),
+        ([id]: [string], o) => ({ resource, id, dryRun: Boolean(o.dryRun) }),
       ),
     );
     examples(cmd, ex('delete', `opsctl tracker ${spec.name} delete ID --yes`));
@@ -146,7 +146,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
       lazyAction(
         ctx,
         () => import('./upload.js'),
-        ([files], o) => ({ files: files as unknown as string[], story: o.story }),
+        ([files]: [string[]], o) => ({ files, story: o.story }),
       ),
     );
     if (extra.example) examples(cmd, extra.example);
@@ -199,7 +199,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
       lazyAction(
         ctx,
         () => import('./move.js'),
-        ([id], o) => ({ id, state: o.state }),
+        ([id]: [string], o) => ({ id, state: o.state }),
       ),
     );
     if (extra.example) examples(cmd, extra.example);

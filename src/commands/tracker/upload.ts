@@ -63,10 +63,11 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   const FormData = mod.FormData ?? mod.default?.FormData;
   if (!FormData) throw new Error('undici/lib/web/fetch/formdata.js exports no FormData');
 
+  // planBatches keeps the order given: each batch is the files at its indexes
   const queue = planBatches(
     local.map((f) => f.size),
     limit,
-  ).map((batch) => batch.map((i) => local[i]));
+  ).map((batch) => local.filter((_, i) => batch.includes(i)));
   const uploaded: Array<Record<string, unknown>> = [];
   const progress = queue.length > 1 ? ctx.io.progress(`uploading ${local.length} files in ${queue.length} requests`) : undefined;
   // Ctrl-C (or SIGTERM) between or during batches: report what is uploaded and what to upload again
@@ -79,8 +80,8 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
       .map((f) => f.arg)
       .join(' ');
 
-  while (queue.length > 0) {
-    const batch = queue[0];
+  // the head of the queue until it is empty: shifted once sent, split in place on a 413
+  for (let batch = queue[0]; batch !== undefined; batch = queue[0]) {
     if (signal.aborted) throw interrupted(false);
     const form = new FormData();
     if (opts.story !== undefined) form.append('story_id', opts.story);
@@ -122,7 +123,9 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
 
   function failed(err: Error, batch: LocalFile[]): OpsError {
     const tooLarge = err instanceof ApiError && err.status === 413;
-    const why = tooLarge ? `${batch[0].arg} (${formatSize(batch[0].size)}) is larger than the server takes in one request: ${err.message}` : err.message;
+    // a 413 on a batch of several files splits it (above): one on a single file fails here
+    const [file] = batch;
+    const why = tooLarge && file ? `${file.arg} (${formatSize(file.size)}) is larger than the server takes in one request: ${err.message}` : err.message;
     // a server that closes the connection on a body it will not take shows up as a broken pipe
     const cutOff = err instanceof NetworkError && /EPIPE|ECONNRESET|other side closed/i.test(err.message);
     const hint = tooLarge
