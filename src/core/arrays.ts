@@ -1,6 +1,6 @@
 /**
  * `list[index]` for an index known to be in range (a loop bound checked just above, an array as long as
- * the one being walked, a regex group that takes part in every match). Out of range is a bug in opsctl,
+ * the one being walked, a group of a regex match that is not optional). Out of range is a bug in opsctl,
  * not bad input: it throws rather than handing on `undefined` (so lists that hold `undefined` are not for it).
  */
 export function itemAt<T>(list: readonly T[], index: number): T {

@@ -5,7 +5,7 @@
  */
 
 import { LABEL_VERBS, type LabelVerb } from '../../../labels/schema.js';
-import { group } from '../../match.js';
+import { itemAt } from '../../../core/arrays.js';
 
 export { LABEL_VERBS, type LabelVerb };
 
@@ -30,18 +30,18 @@ export function parseLabelPath(suffix: string): LabelPath | undefined {
     return undefined;
   }
   let m = new RegExp(`^${ID}(?:@${REV})?$`).exec(s);
-  if (m) return { kind: 'label', id: group(m, 1), ...(m[2] ? { rev: m[2] } : {}) };
+  if (m) return { kind: 'label', id: itemAt(m, 1), ...(m[2] ? { rev: m[2] } : {}) };
   m = new RegExp(`^${ID}(?:@latest)?:([A-Za-z]+)$`).exec(s);
   if (m) {
-    const verb = group(m, 2);
-    return (LABEL_VERBS as readonly string[]).includes(verb) ? { kind: 'verb', id: group(m, 1), verb: verb as LabelVerb } : undefined;
+    const verb = itemAt(m, 2);
+    return (LABEL_VERBS as readonly string[]).includes(verb) ? { kind: 'verb', id: itemAt(m, 1), verb: verb as LabelVerb } : undefined;
   }
   m = new RegExp(`^${ID}(?:/revisions/${REV})?/permissions(?::(batchUpdate|batchDelete))?$`).exec(s);
-  if (m) return { kind: 'permissions', id: group(m, 1), ...(m[2] ? { rev: m[2] } : {}), ...(m[3] ? { batch: m[3] as 'batchUpdate' | 'batchDelete' } : {}) };
+  if (m) return { kind: 'permissions', id: itemAt(m, 1), ...(m[2] ? { rev: m[2] } : {}), ...(m[3] ? { batch: m[3] as 'batchUpdate' | 'batchDelete' } : {}) };
   m = new RegExp(`^${ID}(?:/revisions/${REV})?/permissions/([A-Za-z0-9_.@-]+)$`).exec(s);
-  if (m) return { kind: 'permission', id: group(m, 1), ...(m[2] ? { rev: m[2] } : {}), permissionId: group(m, 3) };
+  if (m) return { kind: 'permission', id: itemAt(m, 1), ...(m[2] ? { rev: m[2] } : {}), permissionId: itemAt(m, 3) };
   m = new RegExp(`^${ID}(?:/revisions/${REV})?/locks$`).exec(s);
-  if (m) return { kind: 'locks', id: group(m, 1), ...(m[2] ? { rev: m[2] } : {}) };
+  if (m) return { kind: 'locks', id: itemAt(m, 1), ...(m[2] ? { rev: m[2] } : {}) };
   return undefined;
 }
 

@@ -4,7 +4,7 @@ import { assertAdminAccess, editableLabel, visibleLabel, visibleRevision } from 
 import type { Env } from './labels.js';
 import type { MockSlices } from '../../store.js';
 import { asList } from '../../../kv/parse.js';
-import { group } from '../../match.js';
+import { itemAt } from '../../../core/arrays.js';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const AUDIENCE = /^audiences\/[A-Za-z0-9_-]+$/;
@@ -164,7 +164,7 @@ export async function batchDelete(req: MockRequest, env: Env, id: string, rev?: 
       if (typeof name !== 'string' || !name) throw invalid(`${where}.name is required`);
       const m = /^labels\/([^/@]+)(?:\/revisions\/([^/]+))?\/permissions\/([^/]+)$/.exec(name);
       if (!m || m[1] !== id) throw invalid(`${where}.name "${name}" is not a permission of ${parent}`);
-      const permissionId = group(m, 3);
+      const permissionId = itemAt(m, 3);
       if (!label.permissions.some((p) => p.id === permissionId)) throw notFound(`${where}.name: no permission ${name}`);
       drop.add(permissionId);
     });

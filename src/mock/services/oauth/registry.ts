@@ -5,7 +5,7 @@
 
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../../auth/defaults.js';
 import { SCOPE_BASE } from '../../../auth/scopes.js';
-import { group } from '../../match.js';
+import { itemAt } from '../../../core/arrays.js';
 
 export { SCOPE_BASE };
 
@@ -188,7 +188,7 @@ export function checkRedirectUri(client: OAuthClient, uri: string): RedirectChec
   }
   const custom = CUSTOM.exec(uri);
   if (!custom) return { ok: false, error: 'redirect_uri_mismatch', description: `${uri} is not a valid redirect URI` };
-  const scheme = group(custom, 1).toLowerCase();
+  const scheme = itemAt(custom, 1).toLowerCase();
   if (!scheme.includes('.'))
     return { ok: false, error: 'redirect_uri_mismatch', description: `the custom URI scheme "${scheme}" must contain a period (a reverse-DNS name)` };
   if (client.type === 'desktop' || client.type === 'extension') {

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { own } from '../../lookup.js';
-import { group } from '../../match.js';
+import { itemAt } from '../../../core/arrays.js';
 import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, oauthOptions, users } from './common.js';
 import { jwks, signingKey, signJwt } from './jwt.js';
@@ -75,7 +75,7 @@ function clientCredentials(req: MockRequest, form: URLSearchParams): { id?: stri
   const auth = String(req.headers.authorization ?? '');
   const basic = /^Basic\s+(\S+)$/i.exec(auth);
   if (basic) {
-    const text = Buffer.from(group(basic, 1), 'base64').toString('utf8');
+    const text = Buffer.from(itemAt(basic, 1), 'base64').toString('utf8');
     const colon = text.indexOf(':');
     if (colon < 0) throw oauthError(401, 'invalid_client', 'HTTP Basic client authentication needs client_id:client_secret.');
     const dec = (s: string) => {
