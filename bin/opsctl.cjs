@@ -18,7 +18,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
 } else {
   const dist = path.join(__dirname, '..', 'dist');
+  const entry = path.join(dist, 'cli.cjs');
+  if (!process.getBuiltinModule('node:fs').existsSync(entry)) {
+    // a checkout that was never built (npm install builds it), or a dist/ removed by hand
+    process.stderr.write(`X opsctl is not built: ${entry} is missing\n  run npm run build (or npm install) in ${path.dirname(__dirname)}\n`);
+    process.exit(1);
+  }
   const loader = require('./load.cjs').createLoader(dist);
   process.on('exit', loader.save);
-  loader.load(path.join(dist, 'cli.cjs')).run();
+  loader.load(entry).run();
 }

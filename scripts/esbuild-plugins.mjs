@@ -37,9 +37,10 @@ export const builtinImportsAsRequire = {
 
 // Start-up: built-in modules that bundled dependencies load at module top level but a command
 // rarely or never uses, each a few ms of CPU at every start (measured with scripts/bench.mjs):
-// - `import process from 'node:process'` (chalk, env-paths, execa, open) makes Node build the ESM
-//   facade of `process`, which reads every property, creating stdin, stdout and stderr (~5-9 ms even
-//   for `--help`): it is the global `process` object, so the bundle uses that directly;
+// - `import process from 'node:process'` (chalk, env-paths, execa, open) is the global `process`
+//   object, so the bundle uses that directly (as an ES module it made Node build a facade reading every
+//   property, creating stdin, stdout and stderr, ~5-9 ms; dist/ is CommonJS now, where esbuild would
+//   still wrap it in an interop copy of its properties);
 // - commander requires node:child_process (~5 ms) only to spawn executable subcommands, which
 //   opsctl does not have: it is required when commander first calls spawn;
 // - chalk's supports-color loads node:tty (~5 ms) to guess a level for its default instance, which

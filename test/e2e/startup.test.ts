@@ -1,5 +1,7 @@
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
@@ -63,6 +65,19 @@ describe('start-up stays cheap', () => {
     expect(String(r.stderr)).toContain(`opsctl needs Node.js 20.18.1 or later; this is ${process.version}`);
     expect(String(r.stderr)).toContain('single executable');
     expect(String(r.stderr)).not.toContain('TypeError');
+  });
+
+  it('a checkout whose dist/ was never built is named with the file and the fix, exit 1, not a stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-unbuilt-'));
+    try {
+      mkdirSync(join(dir, 'bin'));
+      for (const f of ['opsctl.cjs', 'load.cjs']) copyFileSync(join(dirname(BIN), f), join(dir, 'bin', f));
+      const r = await execa(process.execPath, [join(dir, 'bin', 'opsctl.cjs'), 'tracker', 'labels', 'list'], { reject: false });
+      expect(r.exitCode).toBe(1);
+      expect(String(r.stderr)).toBe(`X opsctl is not built: ${join(dir, 'dist', 'cli.cjs')} is missing\n  run npm run build (or npm install) in ${dir}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("the launcher's version is the one the CLI itself prints (commander, with another flag) and package.json's", async () => {
