@@ -28,6 +28,8 @@ import { membershipProblems, readMembership, type Membership } from './membershi
 import type { MemberListEntry } from './parse.js';
 import type { ClusterObservation, UpgradePlan } from './types.js';
 import { sleep, WaitAborted } from './wait.js';
+import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
+import { backToPending, describeBackupFailure, spaceBeforeStop, spacePreflight, startOnPrevious } from './backup-guard.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -47,8 +49,8 @@ export interface Timeouts {
   pollMs: number;
 }
 
-/** How old the health gate's look at the cluster may be when a member is stopped. */
-const GATE_FRESH_MS = 1000;
+/** How old the pre-flight's look may be to serve as the first member's gate before its snapshot (never its stop). */
+const PREFLIGHT_LOOK_MS = 1000;
 
 export const DEFAULT_TIMEOUTS: Timeouts = { requestMs: 3000, stopMs: 60_000, healthyMs: 120_000, clusterVersionMs: 120_000, snapshotMs: 120_000, pollMs: 250 };
 
@@ -290,6 +292,12 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
   const plan = (result as Extract<typeof result, { ok: true }>).plan;
   const v2only = await v2OnlyProblems(o, plan);
   if (v2only.length) refuse('a member holds v2 data without a v3 database', v2only, 'nothing was stopped: fix the data dirs (or the data-dir template) first');
+  // Every backup still to be taken fits where it goes (each member is checked again right before its stop).
+  const toBackUp = plan.members
+    .filter((m) => m.action !== 'skip' && (!journal || journal.steps.some((s) => s.member === m.name && s.kind === 'backup-data' && s.status === 'pending')))
+    .map((m) => o.cluster.members.find((s) => s.name === m.name)!);
+  const space = await spacePreflight(o, o.driver, toBackUp).catch((err: Error) => [`measuring the space for the data-dir backups failed: ${err.message}`]);
+  if (space.length) refuse('too little space for the backups', space, 'nothing was stopped: free space for the backups first (or pass --no-backup)');
   if (o.to === '3.3' && plan.source === '3.2') {
     // The seed's 3.3 interface changes, before any member is touched (also on a resume: the members
     // not yet upgraded start from their config files too).
@@ -353,8 +361,8 @@ class UpgradeRun {
    * (nothing ran in between). Later gates look again: a settle comes before them.
    */
   private lastLook: { at: number; obs: ClusterObservation; list: MemberListEntry[] } | undefined;
-  /** The last gate's look (shared by a member's snapshot and its stop while fresh). */
-  private gated: { at: number; obs: ClusterObservation } | undefined;
+  /** The gate's look before a member's snapshot (its revision; never reused for the stop, which looks again). */
+  private gated: { obs: ClusterObservation } | undefined;
 
   private constructor(
     private readonly o: UpgradeOptions,
@@ -553,10 +561,11 @@ class UpgradeRun {
    * member untouched (its step stays pending).
    */
   private async gate(ms: MemberSpec, step: JournalStep): HaltOr<undefined> {
-    const reuse = this.lastLook && this.o.now() - this.lastLook.at <= GATE_FRESH_MS ? this.lastLook : undefined;
+    // (Only this gate, before the snapshot, may use the pre-flight's look: the stop always looks again.)
+    const reuse = this.lastLook && this.o.now() - this.lastLook.at <= PREFLIGHT_LOOK_MS ? this.lastLook : undefined;
     this.lastLook = undefined;
     try {
-      this.gated = { at: reuse?.at ?? this.o.now(), obs: await gateBeforeStop(this.env, ms, reuse) };
+      this.gated = { obs: await gateBeforeStop(this.env, ms, reuse) };
       return undefined;
     } catch (err) {
       this.gated = undefined;
@@ -576,21 +585,37 @@ class UpgradeRun {
     );
   }
 
-  /** Gate again if the last look is stale, stop, wait until the process is gone. */
+  /**
+   * The space for its backup, then the whole-cluster look and the stop command, with nothing between
+   * them (the look never reused from before the snapshot: a member lost during it means no stop), then
+   * wait until the process is gone. A refusal halts (exit 3) with the member untouched.
+   */
   private async stop(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
-    if (st('stop').status !== 'done') {
-      if (st('stop').status === 'pending') {
+    const step = st('stop');
+    if (step.status !== 'done') {
+      const fresh = step.status === 'pending';
+      if (fresh) {
         if (this.o.signal.aborted) await this.interrupted();
-        if (!this.gated || this.o.now() - this.gated.at > GATE_FRESH_MS) {
-          const refused = await this.gate(ms, st('stop'));
-          if (refused) return refused;
-        }
+        const tight = await spaceBeforeStop(this.env, ms).catch((err: Error) => `not stopping ${ms.name}: measuring the space for its backup failed: ${err.message}`);
+        if (tight) return this.halt(step, `${tight}; ${ms.name} was not touched: free space there (or pass --no-backup), then resume with the same command`, 'pending');
       }
-      const halted = await this.guarded(st('stop'), `${ms.name}: stop`, true, `stopping ${ms.name} failed: `, async () => {
-        await this.driver.stop(ms);
-        return undefined;
-      });
-      if (halted) return halted;
+      try {
+        await this.step(step, `${ms.name}: stop`, true, async () => {
+          // A resumed stop (crashed in it) looks first only while the member still runs.
+          if (fresh || (await this.driver.isRunning(ms))) {
+            await gateBeforeStop(this.env, ms).catch((err: Error) => {
+              throw new GateRefused(err.message);
+            });
+          }
+          await this.driver.stop(ms);
+          return undefined;
+        });
+      } catch (err) {
+        if (err instanceof WaitAborted) throw err;
+        if (err instanceof GateRefused)
+          return this.halt(step, `${err.message}; ${ms.name} was not touched: fix the cluster, then resume with the same command`, 'pending');
+        return this.halt(step, `stopping ${ms.name} failed: ${(err as Error).message}`);
+      }
     }
     if (st('wait-stopped').status === 'done') return undefined;
     return this.guarded(st('wait-stopped'), `${ms.name}: wait until the process is gone`, true, `${ms.name} is still running: `, () =>
@@ -609,13 +634,48 @@ class UpgradeRun {
         : 'not backed up: the driver has no backup command (the v3 snapshot is taken)';
       return undefined;
     }
-    return this.guarded(
-      step,
-      `${ms.name}: back up the data dir`,
-      false,
-      `copying ${ms.name}'s data dir failed (the member is stopped: start it again or resume): `,
-      () => backupStep(this.env, ms),
-    );
+    // The member is down: the others must all still be there before the copy (which can take minutes).
+    const lost = await this.whileDown(ms, step);
+    if (lost) return lost;
+    try {
+      await this.step(step, `${ms.name}: back up the data dir`, false, () => backupStep(this.env, ms));
+      return undefined;
+    } catch (err) {
+      if (err instanceof WaitAborted) throw err;
+      // Never left down with a resume that fails the same way: back on its old binary first.
+      const why = await describeBackupFailure(this.env, ms, err as Error);
+      const back = await startOnPrevious(this.env, ms, 'cluster');
+      if (back.ok) backToPending(this.j.steps.filter((s) => s.member === ms.name));
+      return this.halt(
+        step,
+        `copying ${ms.name}'s data dir failed after its stop: ${why}; ${back.detail}${back.ok ? `; free space for the backup (or pass --no-backup), then resume with the same command` : ''}`,
+        back.ok ? 'pending' : 'failed',
+      );
+    }
+  }
+
+  /**
+   * The whole-cluster look before a copy that runs while `ms` is down. A member lost meanwhile: `ms`
+   * is started again on its binary before the upgrade, then the run halts (exit 3) naming both.
+   */
+  private async whileDown(ms: MemberSpec, step: JournalStep): HaltOr<undefined> {
+    const p = this.o.reporter.begin(`${ms.name}: the other members healthy before its backup`);
+    try {
+      await gateWhileDown(this.env, ms);
+      p.done(`${ms.name}: the other members healthy, one leader, the member list as at pre-flight`);
+      return undefined;
+    } catch (err) {
+      const lost = err instanceof MemberLost ? err : new MemberLost([], (err as Error).message);
+      const who = lost.lost.length ? `${lost.lost.join(', ')} lost` : 'the cluster changed';
+      p.fail(`${ms.name}: ${who} while ${ms.name} is down: ${lost.message}`);
+      const back = await startOnPrevious(this.env, ms, 'member');
+      if (back.ok) backToPending(this.j.steps.filter((s) => s.member === ms.name));
+      return this.halt(
+        step,
+        `${who} while ${ms.name} was down for its upgrade (${lost.message}): ${ms.name} was brought back before anything else; ${back.detail}; fix ${lost.lost.length ? lost.lost.join(', ') : 'the cluster'}, then resume with the same command`,
+        'pending',
+      );
+    }
   }
 
   /** Start on the target, wait until it and the cluster are healthy and it caught up, settle. */

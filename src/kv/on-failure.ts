@@ -26,7 +26,7 @@ export function backupDest(env: StepEnv, m: MemberSpec): string {
 export async function putMemberBack(env: StepEnv, m: MemberSpec, steps: JournalStep[]): Promise<string> {
   const { o, driver, journal: j } = env;
   const t = o.timeouts;
-  const prev: MemberTarget = j.previous[m.name] ?? { version: j.source };
+  const prev = previousTarget(env, m);
   const p = o.reporter.begin(`${m.name}: --on-failure rollback: back to ${prev.version}`);
   try {
     const running = () => driver.isRunning(m);
@@ -47,23 +47,7 @@ export async function putMemberBack(env: StepEnv, m: MemberSpec, steps: JournalS
         backup?.status === 'done'
           ? 'its data dir was not restored (the driver has no restore-backup command)'
           : 'its data dir was not backed up: started on the data it has';
-    await driver.start(m, prev);
-    let notRunning = 0;
-    await waitFor(
-      async () => {
-        if (!(await running())) {
-          if (++notRunning >= 3) throw new WaitFatal(`${m.name}'s process exited after its start on ${prev.version}`);
-          return undefined;
-        }
-        notRunning = 0;
-        const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs, alarms: false });
-        const me = all.members.find((x) => x.name === m.name);
-        if (me?.serverVersion && minor(me.serverVersion) !== prev.version) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${prev.version}`);
-        const leaders = new Set(all.members.map((x) => x.leaderId));
-        return all.members.every((x) => x.healthy) && leaders.size === 1 ? true : undefined;
-      },
-      { timeoutMs: t.healthyMs, pollMs: t.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${prev.version}` },
-    );
+    await startAndWait(env, m, prev, 'cluster');
     for (const s of steps) if (s.kind !== 'snapshot') Object.assign(s, { status: 'pending', error: undefined });
     const detail = `${m.name} is back on ${prev.binDir ? `${prev.binDir}/etcd` : prev.version} (${data}), the cluster healthy`;
     p.done(`${m.name}: --on-failure rollback: ${detail}`);
@@ -72,4 +56,48 @@ export async function putMemberBack(env: StepEnv, m: MemberSpec, steps: JournalS
     p.fail(`${m.name}: --on-failure rollback failed: ${(err as Error).message}`);
     throw err;
   }
+}
+
+/**
+ * Starts a stopped member on `prev` (its binary before the upgrade) and waits, within the healthy
+ * timeout, until it runs that version and either the whole cluster is healthy with one leader
+ * ('cluster') or the member itself answers healthy ('member': another member may be lost for good).
+ */
+export async function startAndWait(env: StepEnv, m: MemberSpec, prev: MemberTarget, until: 'cluster' | 'member'): Promise<void> {
+  const { o, driver } = env;
+  const t = o.timeouts;
+  const running = () => driver.isRunning(m);
+  if (!(await running())) await driver.start(m, prev);
+  let notRunning = 0;
+  await waitFor(
+    async () => {
+      if (!(await running())) {
+        if (++notRunning >= 3) throw new WaitFatal(`${m.name}'s process exited after its start on ${prev.version}`);
+        return undefined;
+      }
+      notRunning = 0;
+      const members = until === 'cluster' ? o.cluster.members : [m];
+      const all = await observeCluster(members, { session: o.session, timeoutMs: t.requestMs, alarms: false });
+      const me = all.members.find((x) => x.name === m.name);
+      if (me?.serverVersion && minor(me.serverVersion) !== prev.version) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${prev.version}`);
+      const leaders = new Set(all.members.map((x) => x.leaderId));
+      return all.members.every((x) => x.healthy) && leaders.size === 1 ? true : undefined;
+    },
+    {
+      timeoutMs: t.healthyMs,
+      pollMs: t.pollMs,
+      now: o.now,
+      what: until === 'cluster' ? `${m.name} and the cluster healthy on ${prev.version}` : `${m.name} healthy on ${prev.version}`,
+    },
+  );
+}
+
+/** The member's binary before the upgrade, as the journal recorded it. */
+export function previousTarget(env: StepEnv, m: MemberSpec): MemberTarget {
+  return env.journal.previous[m.name] ?? { version: env.journal.source };
+}
+
+/** "…/etcd" or the version: how a message names what a member was started on. */
+export function describeTarget(t: MemberTarget): string {
+  return t.binDir ? `${t.binDir}/etcd` : t.version;
 }

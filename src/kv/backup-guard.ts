@@ -1,0 +1,102 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MemberSpec } from './cluster.js';
+import type { MemberDriver } from './drivers/driver.js';
+import type { JournalStep } from './journal.js';
+import { backupDest, describeTarget, previousTarget, startAndWait } from './on-failure.js';
+import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, spaceProbe, treeBytes, type BackupSpace } from './space.js';
+import type { StepEnv } from './steps.js';
+
+/**
+ * Where a member's data-dir backup is copied from and to, when opsctl makes the copy on this machine
+ * (the local driver) and so can measure both; undefined otherwise (the command driver's backup
+ * template runs on the member's host, to a path only the template knows).
+ */
+export async function backupPaths(env: Pick<StepEnv, 'o' | 'driver' | 'journal'>, m: MemberSpec): Promise<{ dataDir: string; dest: string } | undefined> {
+  const { o, driver } = env;
+  if (o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout) return undefined;
+  const { dir } = await driver.dataLayout(m);
+  return dir ? { dataDir: dir, dest: backupDest(env as StepEnv, m) } : undefined;
+}
+
+/**
+ * Right before a member is stopped: its backup fits on the target filesystem (data dir + 10% + 64
+ * MiB). The reason not to stop it, or undefined (fits, or not measurable: see backupPaths).
+ */
+export async function spaceBeforeStop(env: StepEnv, m: MemberSpec): Promise<string | undefined> {
+  const at = await backupPaths(env, m);
+  if (!at) return undefined;
+  const s = await backupSpace(at.dataDir, at.dest);
+  if (s.ok) return undefined;
+  return `not stopping ${m.name}: too little free space for its data-dir backup: ${describeSpace(s)}`;
+}
+
+/**
+ * Pre-flight (exit 1, nothing changed): every member still to be backed up fits on the backup
+ * filesystem at once (the backups of one run are all kept: they are the way back).
+ */
+export async function spacePreflight(o: StepEnv['o'], driver: MemberDriver | undefined, members: MemberSpec[]): Promise<string[]> {
+  if (!driver || o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout || !members.length) return [];
+  const root = join(o.dataDir, 'kv', 'backups', o.cluster.key);
+  const sizes = await Promise.all(
+    members.map(async (m) => {
+      const { dir } = await driver.dataLayout!(m);
+      return { m, bytes: await treeBytes(dir) };
+    }),
+  );
+  // One margin for the run (the filesystem's own cost), the 10% for each member.
+  const needed = sizes.reduce((n, s) => n + backupNeeds(s.bytes) - BACKUP_MARGIN_BYTES, 0) + BACKUP_MARGIN_BYTES;
+  const free = await freeAt(root);
+  if (free >= needed) return [];
+  return [
+    `too little free space for the data-dir backups under ${root}: the ${members.length} member${members.length === 1 ? '' : 's'} to back up (${sizes
+      .map((s) => `${s.m.name} ${fmtBytes(s.bytes)}`)
+      .join(', ')}) need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space there (or move opsctl's data dir with OPSCTL_DATA_DIR), or pass --no-backup`,
+  ];
+}
+
+/** The steps from the stop on go back to pending: the member runs as before, a resume handles it from its gate. */
+export function backToPending(steps: JournalStep[]): void {
+  for (const s of steps) {
+    if (s.member && (s.kind === 'stop' || s.kind === 'wait-stopped' || s.kind === 'backup-data')) {
+      s.status = 'pending';
+      delete s.error;
+      delete s.detail;
+    }
+  }
+}
+
+/**
+ * A stopped member back on its binary before the upgrade. Returns whether it is back and the words
+ * for the halt reason; never throws (the halt must still be written).
+ */
+export async function startOnPrevious(env: StepEnv, m: MemberSpec, until: 'cluster' | 'member'): Promise<{ ok: boolean; detail: string }> {
+  const prev = previousTarget(env, m);
+  const p = env.o.reporter.begin(`${m.name}: start again on ${describeTarget(prev)}`);
+  try {
+    await startAndWait(env, m, prev, until);
+    const detail = `${m.name} was started again on ${describeTarget(prev)} and is healthy${until === 'cluster' ? ', the cluster healthy' : ''}`;
+    p.done(detail);
+    return { ok: true, detail };
+  } catch (err) {
+    const detail = `starting ${m.name} again on ${describeTarget(prev)} failed: ${(err as Error).message}`;
+    p.fail(detail);
+    return { ok: false, detail };
+  }
+}
+
+/**
+ * After a failed backup copy of a stopped member: a partial copy made by opsctl is removed (it only
+ * takes the space a retry needs), and what the copy needs is said: the path, the space needed, free.
+ */
+export async function describeBackupFailure(env: StepEnv, m: MemberSpec, err: Error): Promise<string> {
+  const code = (err as NodeJS.ErrnoException).code;
+  const at = await backupPaths(env, m).catch(() => undefined);
+  if (!at) return `${err.message}${code === 'ENOSPC' ? ' (the backup target is full)' : ''}`;
+  await rm(at.dest, { recursive: true, force: true }).catch(() => undefined);
+  const s: BackupSpace | undefined = await backupSpace(at.dataDir, at.dest).catch(() => undefined);
+  const space = s ? describeSpace(s) : `${at.dest}: free space unknown`;
+  return `${code === 'ENOSPC' ? 'no space left on the device: ' : ''}${err.message}; the partial copy was removed; ${space}`;
+}
+
+export { spaceProbe };
