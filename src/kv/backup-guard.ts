@@ -51,7 +51,9 @@ export async function spacePreflight(o: StepEnv['o'], driver: MemberDriver | und
   return [
     `too little free space for the data-dir backups under ${root}: the ${members.length} member${members.length === 1 ? '' : 's'} to back up (${sizes
       .map((s) => `${s.m.name} ${fmtBytes(s.bytes)}`)
-      .join(', ')}) need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space there (or move opsctl's data dir with OPSCTL_DATA_DIR), or pass --no-backup`,
+      .join(
+        ', ',
+      )}) need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space there (or move opsctl's data dir with OPSCTL_DATA_DIR), or pass --no-backup`,
   ];
 }
 

@@ -596,8 +596,11 @@ class UpgradeRun {
       const fresh = step.status === 'pending';
       if (fresh) {
         if (this.o.signal.aborted) await this.interrupted();
-        const tight = await spaceBeforeStop(this.env, ms).catch((err: Error) => `not stopping ${ms.name}: measuring the space for its backup failed: ${err.message}`);
-        if (tight) return this.halt(step, `${tight}; ${ms.name} was not touched: free space there (or pass --no-backup), then resume with the same command`, 'pending');
+        const tight = await spaceBeforeStop(this.env, ms).catch(
+          (err: Error) => `not stopping ${ms.name}: measuring the space for its backup failed: ${err.message}`,
+        );
+        if (tight)
+          return this.halt(step, `${tight}; ${ms.name} was not touched: free space there (or pass --no-backup), then resume with the same command`, 'pending');
       }
       try {
         await this.step(step, `${ms.name}: stop`, true, async () => {

@@ -89,7 +89,23 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
   it('a member killed while the next one is snapshotted: no stop at all (halt, exit 3, naming it), never two members down', async () => {
     const file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: [backup()] });
     const pids = c.members.map((m) => c.pid(m));
-    const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '0s', '--poll-interval', '100ms', '--snapshot-via', 'etcdctl', '--etcdctl', join(c.dir, 'etcdctl-stall.sh'));
+    const up = opsctl(
+      'kv',
+      'upgrade',
+      '--to',
+      '3.3',
+      '--yes',
+      '--cluster',
+      file,
+      '--settle',
+      '0s',
+      '--poll-interval',
+      '100ms',
+      '--snapshot-via',
+      'etcdctl',
+      '--etcdctl',
+      join(c.dir, 'etcdctl-stall.sh'),
+    );
     let victim: RealMember | undefined;
     let snapped: string | undefined;
     const seen = await watchDown(c, async () => {
