@@ -596,11 +596,12 @@ class UpgradeRun {
       const fresh = step.status === 'pending';
       if (fresh) {
         if (this.o.signal.aborted) await this.interrupted();
-        const tight = await spaceBeforeStop(this.env, ms).catch(
-          (err: Error) => `not stopping ${ms.name}: measuring the space for its backup failed: ${err.message}`,
+        const tight = await spaceBeforeStop(this.env, ms).then(
+          (t) => t && `${t}; ${ms.name} was not touched: free space there (or pass --no-backup), then resume with the same command`,
+          (err: Error) =>
+            `not stopping ${ms.name}: its backup could not be measured: ${err.message}; ${ms.name} was not touched: fix the backup directory (or pass --no-backup), then resume with the same command`,
         );
-        if (tight)
-          return this.halt(step, `${tight}; ${ms.name} was not touched: free space there (or pass --no-backup), then resume with the same command`, 'pending');
+        if (tight) return this.halt(step, tight, 'pending');
       }
       try {
         await this.step(step, `${ms.name}: stop`, true, async () => {
