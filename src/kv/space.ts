@@ -12,7 +12,7 @@ export const BACKUP_MARGIN_BYTES = 64 * 1024 * 1024;
 
 /** The bytes a backup of `dataBytes` needs free on its target filesystem. */
 export function backupNeeds(dataBytes: number): number {
-  return Math.ceil(dataBytes * (1 + BACKUP_MARGIN_RATIO)) + BACKUP_MARGIN_BYTES;
+  return dataBytes + Math.ceil(dataBytes * BACKUP_MARGIN_RATIO) + BACKUP_MARGIN_BYTES;
 }
 
 /** How free space is read: a seam, so a test can state a figure the real filesystem does not have. */
