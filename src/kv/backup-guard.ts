@@ -98,7 +98,7 @@ export async function describeBackupFailure(env: StepEnv, m: MemberSpec, err: Er
   await rm(at.dest, { recursive: true, force: true }).catch(() => undefined);
   const s: BackupSpace | undefined = await backupSpace(at.dataDir, at.dest).catch(() => undefined);
   const space = s ? describeSpace(s) : `${at.dest}: free space unknown`;
-  return `${code === 'ENOSPC' ? 'no space left on the device: ' : ''}${err.message}; the partial copy was removed; ${space}`;
+  return `${code === 'ENOSPC' && !err.message.includes('ENOSPC') ? 'no space left on the device: ' : ''}${err.message}; the partial copy was removed; ${space}`;
 }
 
 export { spaceProbe };

@@ -87,7 +87,7 @@ describe('kv upgrade: space for the data-dir backup (issue 27)', () => {
     const failed = j.steps.find((s: any) => s.kind === 'backup-data' && s.error);
     expect(failed, r.stderr).toBeDefined();
     const name: string = failed.member;
-    expect(r.stderr).toContain(`copying ${name}'s data dir failed after its stop: no space left on the device`);
+    expect(r.stderr).toContain(`copying ${name}'s data dir failed after its stop: ENOSPC: no space left on device`);
     expect(r.stderr).toMatch(new RegExp(`${target.replace(/[/\\]/g, '.')}.[\\w-]+-${name} needs 65\\.\\d MiB free`));
     expect(r.stderr).toMatch(new RegExp(`${name} was started again on 3\\.2 and is healthy, the cluster healthy`));
     // Back on 3.2 (a new process), the others untouched, nothing left in the full filesystem.
