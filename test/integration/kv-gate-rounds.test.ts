@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pidAlive, readPid } from '../../src/kv/drivers/local.js';
@@ -15,7 +16,8 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
  * Issue 27, item 1: randomized member kills during `kv upgrade` of a 3-member sandbox of simulated
  * members (real etcd takes minutes a round on this shared machine; the executor, driver and journal
  * are the same), with a writer running. The kill lands at a random point of the run (after a random
- * number of observed state changes, plus a random jitter), on a random running member. Checked in
+ * number of observed state changes, plus a random jitter; or, in 40% of the rounds, as soon as a
+ * member's snapshot file appears: the window between a snapshot and its stop), on a random running member. Checked in
  * every round, from the members' processes sampled every ~10 ms:
  * - a kill while opsctl had no member down ("clean"): opsctl stops no member while the killed one is
  *   down (never two down at once);
@@ -132,24 +134,33 @@ async function round(dir: string, members: () => MemberSpec[], alive: (m: Member
       await new Promise((r) => setTimeout(r, 10));
     }
   })();
-  // A random point: after `target` state changes seen (a member's process or the journal), then a jitter.
-  const target = Math.floor(Math.random() * 16);
-  let changes = 0;
-  let last = '';
-  const state = () => JSON.stringify([members().map((m) => `${readPid(m)}:${alive(m)}`), journalSteps(dir)]);
-  await until(
-    () => {
-      const s = state();
-      if (s !== last) {
-        changes++;
-        last = s;
-      }
-      return changes > target || exited;
-    },
-    280_000,
-    'the kill point',
-  );
-  await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 150)));
+  if (Math.random() < 0.4) {
+    // As soon as a member's snapshot file appears (the window between the snapshot and the stop).
+    const snaps = join(dir, 'data', 'kv', 'snapshots');
+    const count = () => (existsSync(snaps) ? readdirSync(snaps, { recursive: true }).length : 0);
+    const before = count();
+    const deadline = Date.now() + 280_000;
+    while (count() === before && !exited && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+  } else {
+    // A random point: after `target` state changes seen (a member's process or the journal), then a jitter.
+    const target = Math.floor(Math.random() * 16);
+    let changes = 0;
+    let last = '';
+    const state = () => JSON.stringify([members().map((m) => `${readPid(m)}:${alive(m)}`), journalSteps(dir)]);
+    await until(
+      () => {
+        const s = state();
+        if (s !== last) {
+          changes++;
+          last = s;
+        }
+        return changes > target || exited;
+      },
+      280_000,
+      'the kill point',
+    );
+    await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 150)));
+  }
   let victim: string | undefined;
   let clean = true;
   if (!exited) {
