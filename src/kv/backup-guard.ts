@@ -4,7 +4,7 @@ import type { MemberSpec } from './cluster.js';
 import type { MemberDriver } from './drivers/driver.js';
 import type { JournalStep } from './journal.js';
 import { backupDest, describeTarget, previousTarget, startAndWait } from './on-failure.js';
-import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, spaceProbe, treeBytes, type BackupSpace } from './space.js';
+import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, treeBytes, type BackupSpace } from './space.js';
 import type { StepEnv } from './steps.js';
 
 /**
@@ -100,5 +100,3 @@ export async function describeBackupFailure(env: StepEnv, m: MemberSpec, err: Er
   const space = s ? describeSpace(s) : `${at.dest}: free space unknown`;
   return `${code === 'ENOSPC' && !err.message.includes('ENOSPC') ? 'no space left on the device: ' : ''}${err.message}; the partial copy was removed; ${space}`;
 }
-
-export { spaceProbe };
