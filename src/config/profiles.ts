@@ -198,7 +198,8 @@ export class ConfigStore {
     let release: (() => Promise<void>) | undefined;
     try {
       await ensurePrivateDir(this.dir);
-      const { lockFile } = await import('./lock.js');
+      // conf's module is loaded before the lock: a busy machine spends no load time while others wait.
+      const [{ lockFile }] = await Promise.all([import('./lock.js'), import('conf')]);
       release = await lockFile(this.path, { what: 'the config file', signal: this.signal });
       // Under the lock: what is there now (another process may have changed or replaced it) is checked again.
       this.cache = undefined;
