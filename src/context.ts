@@ -117,7 +117,7 @@ export class Context {
   async config(): Promise<ConfigStore> {
     if (!this.configStore) {
       const { ConfigStore } = await import('./config/profiles.js');
-      this.configStore = new ConfigStore(this.paths.config);
+      this.configStore = new ConfigStore(this.paths.config, this.abort.signal);
     }
     return this.configStore;
   }

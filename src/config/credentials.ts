@@ -1,7 +1,7 @@
 import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuthError, OpsError } from '../core/errors.js';
-import { readLocalFile } from '../core/local-file.js';
+import { checkOwnDirSync, checkOwnFileSync, ownIds, readOwnFile } from '../core/local-file.js';
 import { dirError, ensurePrivateDir } from './paths.js';
 
 /** OAuth tokens as stored after `opsctl login`. */
@@ -61,7 +61,9 @@ export class CredentialStore {
   async read(): Promise<CredentialFile> {
     let text: string;
     try {
-      text = await readLocalFile(this.path, { what: 'the credential file', maxBytes: 1024 * 1024 });
+      // Another user's directory or file, a link, or a file others can write: refused (exit 1), never followed.
+      checkOwnDirSync(this.dir, 'the config directory');
+      text = await readOwnFile(this.path, { what: 'the credential file', maxBytes: 1024 * 1024 });
     } catch (err) {
       if (err instanceof OpsError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
@@ -105,7 +107,10 @@ export class CredentialStore {
       const next = await fn({ ...(all[profile] ?? {}) });
       if (Object.keys(next).length === 0) delete all[profile];
       else all[profile] = next;
-      await writeFileAtomic(this.path, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 }).catch((err) => {
+      // Checked again just before the replace (fn may have waited on a server): a link or another user's
+      // file is refused, never written through; the new file is this user's (a root writer never hands it to another uid).
+      checkOwnFileSync(this.path, 'the credential file');
+      await writeFileAtomic(this.path, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600, chown: ownIds() }).catch((err) => {
         throw dirError(this.dir, err);
       });
     } finally {

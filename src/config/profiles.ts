@@ -1,4 +1,4 @@
-import { readLocalFileSync } from '../core/local-file.js';
+import { checkOwnDirSync, checkOwnFileSync, readOwnFileSync } from '../core/local-file.js';
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { OpsError, UsageError, ValidationError } from '../core/errors.js';
@@ -55,15 +55,23 @@ export class ConfigStore {
   private cache?: ConfigShape;
   private confInstance?: Conf<ConfigShape>;
 
-  constructor(private readonly dir: string) {
+  /** @param signal ends a wait for the file's lock (the command's Ctrl-C / SIGTERM). */
+  constructor(
+    private readonly dir: string,
+    private readonly signal?: AbortSignal,
+  ) {
     this.path = join(dir, 'config.json');
   }
 
   private data(): ConfigShape {
     if (!this.cache) {
       let text: string | undefined;
+      // Another user's directory (or one others can write) is refused before anything in it is used:
+      // its config could name their endpoints, and a token (OPSCTL_TRACKER_TOKEN…) would be sent there.
+      checkOwnDirSync(this.dir, 'the config directory');
       try {
-        text = readLocalFileSync(this.path, { what: 'the config file', maxBytes: CONFIG_MAX_BYTES });
+        // A link, another user's file, or one others can write: refused (exit 1), never followed or rewritten.
+        text = readOwnFileSync(this.path, { what: 'the config file', maxBytes: CONFIG_MAX_BYTES });
       } catch (err) {
         if (err instanceof OpsError) throw err;
         // ENOTDIR: a file where a directory of the path should be; there is no config (writes say why).
@@ -178,18 +186,34 @@ export class ConfigStore {
     });
   }
 
-  /** A write of config.json; a directory opsctl cannot write is named with the way out. */
+  /**
+   * A write of config.json: a read-modify-write under the lock every local file of opsctl takes
+   * (config/lock.ts), so that parallel `config set`s never lose each other's change. conf re-reads the
+   * file for every get, so `fn` works on what is there once the lock is held. A directory opsctl cannot
+   * write is named with the way out.
+   */
   private async writing(fn: () => Promise<void>): Promise<void> {
-    // A file opsctl cannot read is refused before conf sees it (conf would throw, or replace it).
+    // A file opsctl cannot read or trust is refused before conf sees it (conf would throw, or replace it).
     this.data();
+    let release: (() => Promise<void>) | undefined;
     try {
       await ensurePrivateDir(this.dir);
+      // conf's module is loaded before the lock: a busy machine spends no load time while others wait.
+      const [{ lockFile }] = await Promise.all([import('./lock.js'), import('conf')]);
+      release = await lockFile(this.path, { what: 'the config file', signal: this.signal });
+      // Under the lock: what is there now (another process may have changed or replaced it) is checked again.
+      this.cache = undefined;
+      this.data();
+      checkOwnFileSync(this.path, 'the config file');
       await fn();
       // conf rewrites an existing file in place when it cannot rename: its mode is then the old one
       const { chmod } = await import('node:fs/promises');
       await chmod(this.path, 0o600);
     } catch (err) {
       throw dirError(this.dir, err);
+    } finally {
+      this.cache = undefined;
+      await release?.();
     }
   }
 }

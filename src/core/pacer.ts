@@ -17,6 +17,8 @@ export interface PacerOptions {
   onWait?: (ms: number) => void;
   /** Aborts waits (Ctrl-C): acquire() then fails with InterruptedError. */
   signal?: AbortSignal;
+  /** The shared pacer: told when it takes over the lock of a killed process (default: a line on stderr). */
+  notice?: (text: string) => void;
 }
 
 /** What the HTTP layer needs of a pacer: a slot per request, and a shared pause after a 429. */

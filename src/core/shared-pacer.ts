@@ -1,7 +1,8 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { InterruptedError } from './errors.js';
+import { checkOwnDirSync, checkOwnFileSync, readOwnFileSync } from './local-file.js';
 import type { PacerOptions, RequestPacer } from './pacer.js';
 import { sleep as abortableSleep } from './sleep.js';
 
@@ -11,6 +12,8 @@ interface SharedState {
   slots: Array<{ id: string; started: number; at: number | null }>;
   pausedUntil: number;
 }
+
+const PACING_FILE = 'the tracker pacing file';
 
 /** An in-flight slot older than this is taken as finished (its process died mid-request). */
 const ORPHAN_MS = 120_000;
@@ -30,6 +33,7 @@ export class SharedPacer implements RequestPacer {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly onWait?: (ms: number) => void;
   private readonly signal?: AbortSignal;
+  private readonly notice?: (text: string) => void;
   /** One lock holder per process at a time (the file lock is per process anyway). */
   private queue: Promise<unknown> = Promise.resolve();
   /** Requests of this process waiting for a slot: one locked pass serves as many as there is room for. */
@@ -53,6 +57,7 @@ export class SharedPacer implements RequestPacer {
     this.sleep = opts.sleep ?? ((ms) => abortableSleep(ms, opts.signal));
     this.onWait = opts.onWait;
     this.signal = opts.signal;
+    this.notice = opts.notice;
   }
 
   /** Creates the directory and checks that the file can be locked and written; throws naming the file otherwise. */
@@ -61,9 +66,9 @@ export class SharedPacer implements RequestPacer {
     await this.locked(() => undefined);
   }
 
-  private async read(): Promise<SharedState> {
+  private read(): SharedState {
     try {
-      const parsed = JSON.parse(await readFile(this.file, 'utf8')) as Partial<SharedState>;
+      const parsed = JSON.parse(readOwnFileSync(this.file, { what: PACING_FILE, maxBytes: 1024 * 1024 })) as Partial<SharedState>;
       return { slots: Array.isArray(parsed.slots) ? parsed.slots : [], pausedUntil: Number(parsed.pausedUntil) || 0 };
     } catch {
       // absent, or torn by a crash mid-write: start over (the server's own 429 still protects us)
@@ -74,14 +79,14 @@ export class SharedPacer implements RequestPacer {
   /** Runs `fn` on the state under the lock, after writing this process's pending stamps, and saves it. */
   private locked<T>(fn: (s: SharedState) => T): Promise<T> {
     const run = async () => {
-      const release = await lockfile.lock(this.file, {
-        realpath: false,
-        lockfilePath: `${this.file}.lock`,
-        stale: 10_000,
-        retries: { retries: 1000, minTimeout: 1, maxTimeout: 10, factor: 1.2, randomize: true },
-      });
+      // The same lock as every other local file of opsctl: a killed holder's is taken over at once, with a notice.
+      const { lockFile } = await import('../config/lock.js');
+      const release = await lockFile(this.file, { what: PACING_FILE, signal: this.signal, notice: this.notice });
       try {
-        const state = await this.read();
+        // Another user's directory or file, or a link, is refused (init() then paces this process alone).
+        checkOwnDirSync(dirname(this.file), 'the tracker pacing directory');
+        checkOwnFileSync(this.file, PACING_FILE);
+        const state = this.read();
         const stamps = this.stamps;
         this.stamps = new Map();
         for (const slot of state.slots) {
@@ -90,7 +95,10 @@ export class SharedPacer implements RequestPacer {
         }
         state.pausedUntil = Math.max(state.pausedUntil, this.pauseUntil);
         const out = fn(state);
-        await writeFile(this.file, JSON.stringify(state), { mode: 0o600 });
+        await writeFile(this.file, JSON.stringify(state), {
+          mode: 0o600,
+          flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0),
+        });
         return out;
       } finally {
         await release().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readLocalFileSync } from '../core/local-file.js';
+import { readOwnFileSync } from '../core/local-file.js';
 import { z } from 'zod';
 import { OpsError } from '../core/errors.js';
 import type { Journal } from './journal.js';
@@ -63,7 +63,7 @@ export function readJournal(file: string): Journal | undefined {
   if (!existsSync(file)) return undefined;
   let raw: unknown;
   try {
-    raw = JSON.parse(readLocalFileSync(file, { what: 'the upgrade journal' }));
+    raw = JSON.parse(readOwnFileSync(file, { what: 'the upgrade journal' }));
   } catch (err) {
     if (err instanceof OpsError) throw err;
     throw new JournalInvalid(file, err instanceof SyntaxError ? `not JSON (truncated?): ${err.message}` : (err as Error).message);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { InterruptedError, OpsError } from '../core/errors.js';
-import { readLocalFileSync } from '../core/local-file.js';
+import { checkOwnFileSync, ownIds, readOwnFileSync } from '../core/local-file.js';
 import { promised } from '../core/promised.js';
 import { requestSignal } from './request-signal.js';
 
@@ -238,7 +238,10 @@ export class FileStore implements Store {
       const result = fn(state);
       const next = JSON.stringify(state);
       if (next !== raw && !(raw === undefined && next === '{}')) {
-        await writeFileAtomic(this.path, next, { mode: 0o600 }).catch((err) => {
+        // A link or another user's file is refused, never written through (as root, write-file-atomic
+        // would follow the link and give the new file the target's owner); the new file is this user's.
+        checkOwnFileSync(this.path, 'the mock state file');
+        await writeFileAtomic(this.path, next, { mode: 0o600, chown: ownIds() }).catch((err) => {
           throw dirError(dirname(this.path), err);
         });
         await this.markChecked(next);
@@ -252,7 +255,8 @@ export class FileStore implements Store {
 
   private async readRaw(): Promise<string | undefined> {
     try {
-      return readLocalFileSync(this.path, {
+      // A link, another user's file, or one others can write: refused (exit 1), never followed or reset.
+      return readOwnFileSync(this.path, {
         what: 'the mock state file',
         maxBytes: STATE_MAX_BYTES,
         hint: `move it aside (mv ${this.path} ${this.path}.bad); the next command starts a fresh state`,
