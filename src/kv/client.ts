@@ -132,6 +132,8 @@ export class KvClient {
       );
     } catch (err) {
       if (err instanceof RedirectRefused) throw err;
+      // The body's reader failed on its own (a full disk, a broken stream): that error, not "unreachable".
+      if (err instanceof ConsumeFailed) throw err.cause;
       const raw = (err instanceof NetworkError ? err.cause : err) as NodeJS.ErrnoException;
       // A connection closed after a TLS alert: the alert is the cause.
       const cause = (raw?.code === 'UND_ERR_SOCKET' && this.session.tlsErrorSince(this.endpoint, sent)) || raw;
@@ -457,11 +459,15 @@ export class KvClient {
             for await (const chunk of body) await take(stream.push(chunk));
             stream.end();
           } catch (err) {
-            if (err instanceof OpsError || (err as NodeJS.ErrnoException).syscall) throw err;
-            throw new OpsError(`${this.endpoint}: the snapshot stream is unreadable: ${(err as Error).message}`, 1, {
-              code: 'snapshot_stream',
-              hint: 'try again, another member with --endpoint, or --via etcdctl',
-            });
+            // A network error while reading stays one (the HTTP layer says so); ours are thrown as they are.
+            if (isNetworkish(err)) throw err;
+            if (err instanceof OpsError || (err as NodeJS.ErrnoException).syscall) throw new ConsumeFailed(err);
+            throw new ConsumeFailed(
+              new OpsError(`${this.endpoint}: the snapshot stream is unreadable: ${(err as Error).message}`, 1, {
+                code: 'snapshot_stream',
+                hint: 'try again, another member with --endpoint, or --via etcdctl',
+              }),
+            );
           }
         },
       });
@@ -493,6 +499,19 @@ export class KvClient {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** An error of a body's reader (not of the network), carried through the HTTP layer as it is. */
+class ConsumeFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the body reader failed');
+  }
+}
+
+/** undici's errors while a body streams in (the connection, the deadline's abort). */
+function isNetworkish(err: unknown): boolean {
+  const e = err as { code?: string; name?: string };
+  return Boolean(e?.code?.startsWith('UND_ERR') || e?.name === 'AbortError' || e?.code === 'ECONNRESET' || e?.code === 'DEADLINE_PASSED');
+}
 
 /** The headers of a request without what proves who sends it. */
 function withoutCredentials(h: Record<string, string> | undefined): Record<string, string> | undefined {
