@@ -8,8 +8,8 @@ import { snapshotStatus } from '../../kv/snapshot-status.js';
 
 export interface SnapshotStatusOptions {
   file: string;
-  /** etcdctl to cross-check with (default: an installed one, if any). */
-  etcdctl?: string;
+  /** etcdctl to cross-check with (default: an installed one, if any; false: none). */
+  etcdctl?: string | boolean;
 }
 
 /**
@@ -19,9 +19,10 @@ export interface SnapshotStatusOptions {
  * keys, the cluster version, the members and the file's SHA-256.
  */
 export async function run(opts: SnapshotStatusOptions, ctx: Context): Promise<CommandResult> {
-  const etcdctl = findEtcdctl(opts.etcdctl && resolve(ctx.cwd, opts.etcdctl));
-  if (opts.etcdctl && etcdctl !== resolve(ctx.cwd, opts.etcdctl))
-    throw new UsageError(`--etcdctl: ${opts.etcdctl} does not exist`, { field: '--etcdctl', hint: 'give the path of an etcdctl binary, or leave it out' });
+  const given = typeof opts.etcdctl === 'string' ? resolve(ctx.cwd, opts.etcdctl) : undefined;
+  const etcdctl = opts.etcdctl === false ? undefined : findEtcdctl(given);
+  if (given && etcdctl !== given)
+    throw new UsageError(`--etcdctl: ${given} does not exist`, { field: '--etcdctl', hint: 'give the path of an etcdctl binary, or leave it out' });
   const tool = snapshotTool(etcdctl, await ctx.exec());
   const s = await snapshotStatus(resolve(ctx.cwd, opts.file), { crossCheck: tool, signal: ctx.abort.signal });
   return {
