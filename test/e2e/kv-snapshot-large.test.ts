@@ -102,7 +102,11 @@ function generate(file: string): void {
     const rootLeaf = leaf(root, [
       { k: Buffer.from('cluster'), v: inline([{ k: Buffer.from('clusterVersion'), v: Buffer.from('3.3.0') }]), bucket: true },
       { k: Buffer.from('key'), v: bucketHeader(keyPage), bucket: true },
-      { k: Buffer.from('members'), v: inline([{ k: Buffer.from('1'), v: Buffer.from('{"id":1,"peerURLs":["http://127.0.0.1:2380"],"name":"n1"}') }]), bucket: true },
+      {
+        k: Buffer.from('members'),
+        v: inline([{ k: Buffer.from('1'), v: Buffer.from('{"id":1,"peerURLs":["http://127.0.0.1:2380"],"name":"n1"}') }]),
+        bucket: true,
+      },
       { k: Buffer.from('meta'), v: inline([{ k: Buffer.from('consistent_index'), v: Buffer.alloc(8, 0) }]), bucket: true },
     ]);
     writeSync(fd, rootLeaf, 0, PAGE, root * PAGE);
