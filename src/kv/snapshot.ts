@@ -45,8 +45,11 @@ export interface SnapshotOptions {
   exec: Exec;
   /** The revision sampled before: the snapshot must hold at least this one. */
   minRevision?: string;
-  /** etcdctl/etcdutl to cross-check the file with (default: the one beside `etcdctl`, when given). */
-  crossCheck?: string | false;
+  /**
+   * etcdctl (or the etcdutl beside it) to cross-check the file with. Default: none, since the file is
+   * compared with the member's own revision and key count; `kv snapshot status` cross-checks.
+   */
+  crossCheck?: string;
   signal?: AbortSignal;
 }
 
@@ -144,8 +147,8 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
     if (problem) throw new SnapshotError(`snapshot from ${opts.endpoint} is corrupt: ${problem}`);
     let status: SnapshotStatus;
     try {
-      const tool = opts.crossCheck === false ? undefined : snapshotTool(opts.crossCheck ?? opts.etcdctl, opts.exec);
-      status = await snapshotStatus(part, { crossCheck: tool, signal: opts.signal });
+      const tool = snapshotTool(opts.crossCheck, opts.exec);
+      status = await snapshotStatus(part, { crossCheck: tool, noHash: !tool, signal: opts.signal });
     } catch (err) {
       throw new SnapshotError(`snapshot from ${opts.endpoint} fails verification: ${(err as Error).message.replace(/^snapshot \S+ /, '')}`);
     }

@@ -103,7 +103,7 @@ describe.runIf(have).each(RELEASES)('kv snapshots of real etcd $minor: streamed,
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(existsSync(`${file}.part`) || existsSync(`${file}.part.part`)).toBe(false);
     saved[name] = file;
-    return JSON.parse(String(r.stdout)) as { via: string; revision: string; liveKeys: number; totalKey: number; hash: string; member: { keys?: number } };
+    return JSON.parse(String(r.stdout)) as { via: string; revision: string; liveKeys: number; totalKey: number; member: { keys?: number } };
   };
 
   it('through the gateway and etcdctl, empty, small and a few MB: saved, verified, the figures equal etcdctl snapshot status and the member count', async () => {
@@ -121,7 +121,7 @@ describe.runIf(have).each(RELEASES)('kv snapshots of real etcd $minor: streamed,
     for (const via of ['gateway', 'etcdctl'] as const) {
       const s = await save(`small-${via}.db`, via);
       expect(s).toMatchObject({ via, liveKeys: 94, member: { keys: 94 } });
-      expect(etcdStatus(saved[`small-${via}.db`]!)).toMatchObject({ revision: Number(s.revision), totalKey: s.totalKey, hash: parseInt(s.hash, 16) });
+      expect(etcdStatus(saved[`small-${via}.db`]!)).toMatchObject({ revision: Number(s.revision), totalKey: s.totalKey });
     }
 
     const value = 'x'.repeat(100 * 1024);

@@ -10,7 +10,9 @@ describe('the gateway snapshot stream, parsed incrementally', () => {
   const messages = (sep: string) => {
     const out: string[] = [];
     for (let i = 0; i < file.length; i += 32 * 1024)
-      out.push(JSON.stringify({ result: { blob: file.subarray(i, i + 32 * 1024).toString('base64'), remaining_bytes: String(Math.max(0, file.length - i - 32768)) } }));
+      out.push(
+        JSON.stringify({ result: { blob: file.subarray(i, i + 32 * 1024).toString('base64'), remaining_bytes: String(Math.max(0, file.length - i - 32768)) } }),
+      );
     return Buffer.from(out.join(sep));
   };
 

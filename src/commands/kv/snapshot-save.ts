@@ -114,7 +114,6 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
       sampledRevision: before,
       liveKeys: snap.status.liveKeys,
       totalKey: snap.status.totalKey,
-      hash: snap.status.hash,
       verified: snap.status.verified,
       member: m,
     },
