@@ -35,6 +35,11 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Read at most this many bytes of the body, then close it (the response says `truncated`). */
   maxBodyBytes?: number;
+  /**
+   * Reads a 2xx body as it streams (any size, constant memory) instead of buffering it; the response's
+   * data is then empty. Its own errors are thrown as they are, never retried.
+   */
+  consume?: (body: AsyncIterable<Uint8Array>) => Promise<void>;
 }
 
 export interface HttpResponse<T = unknown> {
@@ -257,6 +262,7 @@ export class HttpClient {
       let raw: string;
       let bytes: number;
       let truncated: boolean;
+      let consumeError: { err: unknown } | undefined;
       // One deadline for the whole exchange, body included: undici's own timeouts are per wait (a
       // server that drips a byte a second never trips its body timeout).
       const deadline = new AbortController();
@@ -264,11 +270,21 @@ export class HttpClient {
       try {
         this.sent++;
         res = await this.transport(url, { method, headers, body, signal: deadline.signal, timeoutMs: left });
-        ({ raw, bytes, truncated } = await readBody(res.body, req.maxBodyBytes));
+        if (req.consume && res.statusCode >= 200 && res.statusCode < 300) {
+          const stream = res.body;
+          await req.consume(stream).catch((err: unknown) => {
+            stream.destroy();
+            // The deadline's abort surfaces as a network error below; the consumer's own error as it is.
+            if (!deadline.signal.aborted) consumeError = { err };
+            throw err;
+          });
+          ({ raw, bytes, truncated } = { raw: '', bytes: 0, truncated: false });
+        } else ({ raw, bytes, truncated } = await readBody(res.body, req.maxBodyBytes));
       } catch (err) {
         clearTimeout(timer);
         clearTimeout(waiting);
         release();
+        if (consumeError) throw consumeError.err;
         const msg = deadline.signal.aborted
           ? res
             ? `the answer was not complete within ${formatMs(left)} (${res.statusCode} received, the body still coming)`

@@ -1,180 +1,377 @@
+import { readSync } from 'node:fs';
+
 /**
- * A read-only walk over a bbolt database file (etcd's backend, and so an etcd snapshot): the meta
- * page with the highest transaction id gives the root bucket; branch and leaf pages, inline buckets
- * and overflow pages (contiguous, so read in place) are followed. Layout: go.etcd.io/bbolt page.go,
- * bucket.go, db.go (page header: id u64, flags u16, count u16, overflow u32; little-endian).
+ * A read-only, verifying walk over a bbolt database file (etcd's backend, and so an etcd snapshot),
+ * reading pages from disk by offset: constant memory (a file descriptor, one page buffer, one bit
+ * per page), any size. It checks what bbolt's own `Tx.Check` checks, before any figure is trusted:
+ * both meta pages (magic, version, page size, FNV-64a checksum), the freelist (ids in range, sorted,
+ * none twice), every branch and leaf page reachable from the newest meta (page id in its header,
+ * type, element bounds, keys in order within and across pages, ids in range, no page reached twice),
+ * inline buckets, and that every page is either reachable, free or a meta/freelist page.
+ * Layout: go.etcd.io/bbolt page.go, bucket.go, db.go, freelist.go (little-endian).
  */
 
 const PAGE_HEADER = 16;
 const BRANCH_PAGE = 0x01;
 const LEAF_PAGE = 0x02;
+const META_PAGE = 0x04;
+const FREELIST_PAGE = 0x10;
 const ELEMENT = 16;
 const BUCKET_LEAF = 0x01;
 const MAGIC = 0xed0cdaed;
+const VERSION = 2;
+/** bbolt's pgidNoFreelist: the freelist is not stored (NoFreelistSync) and rebuilt by a scan. */
+const NO_FREELIST = 0xffffffffffffffffn;
+const MAX_DEPTH = 64;
 
 export class BoltError extends Error {}
 
-export interface BoltEntry {
-  key: Buffer;
-  value: Buffer;
-  bucket: boolean;
+export interface BoltMeta {
+  pageSize: number;
+  root: bigint;
+  freelist: bigint;
+  /** The high-water page id: the database is pgid × pageSize bytes (bbolt's Tx.Size). */
+  pgid: number;
+  txid: bigint;
 }
 
-export class BoltFile {
-  private readonly pageSize: number;
-  private readonly rootPage: bigint;
-  /** The high-water page id: the database's size is pgid × page size (bbolt's Tx.Size). */
-  readonly size: number;
+/** Called for each entry of a bucket, in key order. The buffers are valid only during the call. */
+export type EntryVisitor = (key: Buffer, value: Buffer, bucket: boolean) => void;
 
-  constructor(private readonly buf: Buffer) {
-    if (buf.length < 2 * PAGE_HEADER + 64 || buf.readUInt32LE(PAGE_HEADER) !== MAGIC) throw new BoltError('not a bbolt database (no meta page magic)');
-    this.pageSize = buf.readUInt32LE(PAGE_HEADER + 8);
-    if (this.pageSize < 512 || this.pageSize > 65536 || buf.length < 2 * this.pageSize)
-      throw new BoltError(`not a bbolt database (page size ${this.pageSize})`);
-    // Meta: magic u32, version u32, pageSize u32, flags u32, root {pgid u64, seq u64}, freelist u64, pgid u64, txid u64.
-    const meta = (page: number) => {
-      const m = page * this.pageSize + PAGE_HEADER;
-      return { magic: buf.readUInt32LE(m), root: buf.readBigUInt64LE(m + 16), pgid: buf.readBigUInt64LE(m + 40), txid: buf.readBigUInt64LE(m + 48) };
-    };
-    const metas = [meta(0), meta(1)].filter((m) => m.magic === MAGIC).sort((a, b) => (a.txid > b.txid ? -1 : 1));
-    const [newest] = metas;
-    if (!newest) throw new BoltError('not a bbolt database (no valid meta page)');
-    this.rootPage = newest.root;
-    this.size = Number(newest.pgid) * this.pageSize;
+/** What the walk reached: page counts by kind (for the report and tests). */
+export interface BoltWalkStats {
+  pages: number;
+  branch: number;
+  leaf: number;
+  overflow: number;
+  free: number;
+}
+
+/** A bucket as its parent's leaf stores it: its root page, or its inline page (a copy). */
+interface BucketRef {
+  name: Buffer;
+  root: bigint;
+  inline?: Buffer;
+}
+
+const fnv64a = (buf: Buffer): bigint => {
+  let h = 0xcbf29ce484222325n;
+  for (const b of buf) h = BigInt.asUintN(64, (h ^ BigInt(b)) * 0x100000001b3n);
+  return h;
+};
+
+/**
+ * One database file read through `fd`: `dbBytes` is where the database ends (a snapshot's SHA-256
+ * trailer follows it). The constructor checks the meta pages; `walk` checks everything else.
+ */
+export class BoltReader {
+  readonly meta: BoltMeta;
+  private buf = Buffer.alloc(4096);
+  private visited: Uint8Array;
+  readonly stats: BoltWalkStats = { pages: 0, branch: 0, leaf: 0, overflow: 0, free: 0 };
+
+  constructor(
+    private readonly fd: number,
+    private readonly dbBytes: number,
+  ) {
+    if (dbBytes < 1024) throw new BoltError(`not a bbolt database (only ${dbBytes} bytes)`);
+    const first = this.read(0, Math.min(dbBytes, 4096));
+    if (first.readUInt32LE(PAGE_HEADER) !== MAGIC) throw new BoltError('not a bbolt database (no meta page magic at offset 16)');
+    const pageSize = first.readUInt32LE(PAGE_HEADER + 8);
+    if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw new BoltError(`not a bbolt database (page size ${pageSize})`);
+    if (dbBytes < 2 * pageSize) throw new BoltError(`truncated: ${dbBytes} bytes cannot hold the two ${pageSize}-byte meta pages`);
+    const metas = [0, 1].map((id) => this.readMeta(id, pageSize));
+    const [a, b] = metas as [BoltMeta, BoltMeta];
+    this.meta = a.txid >= b.txid ? a : b;
+    const size = this.meta.pgid * pageSize;
+    if (size > dbBytes) throw new BoltError(`truncated: the meta page's high-water mark is page ${this.meta.pgid} (${size} bytes), the file holds ${dbBytes}`);
+    if (size < dbBytes) throw new BoltError(`${dbBytes - size} bytes follow the database's last page (${this.meta.pgid} pages of ${pageSize} bytes)`);
+    this.visited = new Uint8Array(Math.ceil(this.meta.pgid / 8));
   }
 
-  /** The top-level buckets, in key order (as bbolt's cursor gives them). */
-  buckets(): BoltEntry[] {
-    return this.entries(this.buf, Number(this.rootPage) * this.pageSize).filter((e) => e.bucket);
-  }
-
-  /** The entries of a bucket (top-level by name), in key order; undefined when there is no such bucket. */
-  bucket(name: string): BoltEntry[] | undefined {
-    const hit = this.buckets().find((e) => e.key.toString() === name);
-    return hit ? this.contents(hit) : undefined;
-  }
-
-  /** The entries of a bucket entry of the root. */
-  contents(hit: BoltEntry): BoltEntry[] {
-    const root = hit.value.readBigUInt64LE(0);
-    // An inline bucket: its page follows the 16-byte bucket header inside the value.
-    return root === 0n ? this.entries(hit.value, 16) : this.entries(this.buf, Number(root) * this.pageSize);
-  }
-
-  private entries(buf: Buffer, off: number, depth = 0): BoltEntry[] {
-    if (depth > 64 || off + PAGE_HEADER > buf.length) throw new BoltError('corrupt bbolt page reference');
-    const flags = buf.readUInt16LE(off + 8);
-    const count = buf.readUInt16LE(off + 10);
-    const out: BoltEntry[] = [];
-    for (let i = 0; i < count; i++) {
-      const e = off + PAGE_HEADER + i * ELEMENT;
-      if (flags & LEAF_PAGE) {
-        const [f, pos, ksize, vsize] = [buf.readUInt32LE(e), buf.readUInt32LE(e + 4), buf.readUInt32LE(e + 8), buf.readUInt32LE(e + 12)];
-        const k = e + pos;
-        if (k + ksize + vsize > buf.length) throw new BoltError('corrupt bbolt leaf element');
-        out.push({ key: buf.subarray(k, k + ksize), value: buf.subarray(k + ksize, k + ksize + vsize), bucket: Boolean(f & BUCKET_LEAF) });
-      } else if (flags & BRANCH_PAGE) {
-        const pgid = buf.readBigUInt64LE(e + 8);
-        out.push(...this.entries(this.buf, Number(pgid) * this.pageSize, depth + 1));
-      } else throw new BoltError(`unexpected bbolt page type ${flags}`);
+  /** Reads `length` bytes at `offset` into the shared buffer (valid until the next read). */
+  private read(offset: number, length: number): Buffer {
+    if (offset + length > this.dbBytes) throw new BoltError(`a read of ${length} bytes at offset ${offset} runs past the database's end (${this.dbBytes})`);
+    if (this.buf.length < length) this.buf = Buffer.alloc(Math.max(length, this.buf.length * 2));
+    let got = 0;
+    while (got < length) {
+      const n = readSync(this.fd, this.buf, got, length - got, offset + got);
+      if (n === 0) throw new BoltError(`the file ended at offset ${offset + got}, before the database did`);
+      got += n;
     }
+    return this.buf.subarray(0, length);
+  }
+
+  private readMeta(id: number, pageSize: number): BoltMeta {
+    const p = this.read(id * pageSize, PAGE_HEADER + 64);
+    const where = `meta page ${id}`;
+    if (p.readBigUInt64LE(0) !== BigInt(id)) throw new BoltError(`${where}: its header names page ${p.readBigUInt64LE(0)}`);
+    if (p.readUInt16LE(8) !== META_PAGE) throw new BoltError(`${where}: page type 0x${p.readUInt16LE(8).toString(16)}, not meta`);
+    const m = p.subarray(PAGE_HEADER);
+    if (m.readUInt32LE(0) !== MAGIC) throw new BoltError(`${where}: bad magic 0x${m.readUInt32LE(0).toString(16)}`);
+    if (m.readUInt32LE(4) !== VERSION) throw new BoltError(`${where}: format version ${m.readUInt32LE(4)}, not ${VERSION}`);
+    if (m.readUInt32LE(8) !== pageSize) throw new BoltError(`${where}: page size ${m.readUInt32LE(8)}, meta page 0 says ${pageSize}`);
+    const sum = fnv64a(m.subarray(0, 56));
+    if (sum !== m.readBigUInt64LE(56))
+      throw new BoltError(`${where}: checksum mismatch (stored ${m.readBigUInt64LE(56).toString(16)}, computed ${sum.toString(16)})`);
+    const pgid = m.readBigUInt64LE(40);
+    if (pgid < 3n || pgid > BigInt(Math.floor(this.dbBytes / pageSize)) + 1n)
+      throw new BoltError(`${where}: high-water mark ${pgid} is out of range for the file`);
+    return { pageSize, root: m.readBigUInt64LE(16), freelist: m.readBigUInt64LE(32), pgid: Number(pgid), txid: m.readBigUInt64LE(48) };
+  }
+
+  /** Marks pages [id, id + count) as reached; a page reached twice or beyond the high-water mark is corruption. */
+  private mark(id: number, count: number, what: string): void {
+    if (!Number.isSafeInteger(id) || id < 2 || id + count > this.meta.pgid)
+      throw new BoltError(`${what}: page ${id}${count > 1 ? `+${count - 1}` : ''} is outside the database (pages 2…${this.meta.pgid - 1})`);
+    for (let p = id; p < id + count; p++) {
+      const bit = 1 << (p & 7);
+      const i = p >> 3;
+      if ((this.visited[i] ?? 0) & bit) throw new BoltError(`${what}: page ${p} is reached twice`);
+      this.visited[i] = (this.visited[i] ?? 0) | bit;
+    }
+    this.stats.pages += count;
+  }
+
+  /** Reads page `id` with its overflow pages, checks its header; returns the page's bytes (shared buffer). */
+  private page(id: bigint, what: string, types: number): Buffer {
+    if (id < 2n || id >= BigInt(this.meta.pgid)) throw new BoltError(`${what}: page ${id} is outside the database (pages 2…${this.meta.pgid - 1})`);
+    const n = Number(id);
+    const ps = this.meta.pageSize;
+    const head = this.read(n * ps, PAGE_HEADER);
+    if (head.readBigUInt64LE(0) !== id) throw new BoltError(`${what}: page ${id}'s header names page ${head.readBigUInt64LE(0)}`);
+    const flags = head.readUInt16LE(8);
+    if (!(flags & types) || flags & ~types) throw new BoltError(`${what}: page ${id} has type 0x${flags.toString(16)}, expected ${typeName(types)}`);
+    const overflow = head.readUInt32LE(12);
+    this.mark(n, overflow + 1, what);
+    if (overflow) this.stats.overflow += overflow;
+    return this.read(n * ps, (overflow + 1) * ps);
+  }
+
+  /**
+   * Walks the whole database: the freelist, then the root bucket's buckets in key order; `onBucket`
+   * names each top-level bucket and returns the visitor of its entries (undefined: walked, not shown).
+   * Ends with the check that every page is meta, freelist, free or reachable.
+   */
+  walk(onBucket: (name: Buffer) => EntryVisitor | undefined): BoltWalkStats {
+    this.visited.fill(0);
+    this.visited[0] = 0b11;
+    const freelist = this.meta.freelist !== NO_FREELIST;
+    if (freelist) this.walkFreelist();
+    for (const b of this.buckets({ name: Buffer.from('(root)'), root: this.meta.root })) {
+      const visit = onBucket(b.name);
+      this.walkBucket(b, 1, visit);
+    }
+    // Without a stored freelist (NoFreelistSync), bbolt rebuilds it from the unreached pages.
+    if (freelist) {
+      for (let p = 2; p < this.meta.pgid; p++) {
+        if (!((this.visited[p >> 3] ?? 0) & (1 << (p & 7)))) throw new BoltError(`page ${p} is neither reachable nor free (bbolt: unreachable unfreed)`);
+      }
+    }
+    return this.stats;
+  }
+
+  /** The top-level buckets of the root bucket, in key order (copies). */
+  private buckets(root: BucketRef): BucketRef[] {
+    const out: BucketRef[] = [];
+    this.walkBucket(root, 0, (key, value, bucket) => {
+      if (!bucket) throw new BoltError(`the root bucket holds a plain key ${JSON.stringify(key.toString('latin1'))}: etcd keeps only buckets there`);
+      out.push(bucketRef(Buffer.from(key), value, 'the root bucket'));
+    });
     return out;
   }
-}
 
-/** What `etcdctl snapshot status` computes (etcdctl/ctlv3/command/snapshot_command.go), and more. */
-export interface EtcdDbFigures {
-  /** CRC-32C over each bucket's name, then each key and value, in order (uint32). */
-  hash: number;
-  /** The main revision of the last entry of the "key" bucket. */
-  revision: string;
-  /** Entries in every bucket. */
-  totalKey: number;
-  /** Pages in use × page size. */
-  totalSize: number;
-  /** Keys alive at that revision (the latest revision of each key is not a deletion). */
-  liveKeys: number;
-  /** The "cluster" bucket's clusterVersion, when set. */
-  clusterVersion?: string;
-  members: Array<{ id: string; name: string; peerURLs: string[] }>;
-}
-
-export function etcdDbFigures(buf: Buffer): EtcdDbFigures {
-  const db = new BoltFile(buf);
-  let hash = 0;
-  let totalKey = 0;
-  let revision = 0n;
-  let liveKeys = 0;
-  let clusterVersion: string | undefined;
-  let members: EtcdDbFigures['members'] = [];
-  for (const b of db.buckets()) {
-    hash = crc32c(b.key, hash);
-    const name = b.key.toString();
-    const entries = db.contents(b);
-    for (const e of entries) {
-      hash = crc32c(e.value, crc32c(e.key, hash));
-      totalKey++;
-    }
-    if (name === 'key') {
-      const latest = new Map<string, boolean>();
-      for (const e of entries) {
-        // Key: 8-byte main revision, '_', 8-byte sub revision, and a 't' for a deletion (tombstone).
-        if (e.key.length >= 8) revision = e.key.readBigUInt64BE(0);
-        latest.set(protoKey(e.value).toString('latin1'), e.key.length === 18 && e.key[17] === 0x74);
-      }
-      liveKeys = [...latest.values()].filter((tomb) => !tomb).length;
-    } else if (name === 'cluster') {
-      clusterVersion = entries.find((e) => e.key.toString() === 'clusterVersion')?.value.toString();
-    } else if (name === 'members') {
-      members = entries.map((e) => {
-        const m = JSON.parse(e.value.toString()) as { name?: string; peerURLs?: string[] };
-        return { id: BigInt(`0x${e.key.toString()}`).toString(), name: m.name ?? '', peerURLs: m.peerURLs ?? [] };
+  /**
+   * Reads the entries of one bucket without marking its pages (a small bucket read ahead of the walk,
+   * such as etcd's "meta" for its compaction revision). Copies; at most `limit` entries.
+   */
+  peek(name: string, limit = 1000): Array<{ key: Buffer; value: Buffer }> | undefined {
+    const saved = this.visited;
+    const savedStats = { ...this.stats };
+    this.visited = new Uint8Array(saved.length);
+    this.visited[0] = 0b11;
+    try {
+      const b = this.buckets({ name: Buffer.from('(root)'), root: this.meta.root }).find((x) => x.name.toString('latin1') === name);
+      if (!b) return undefined;
+      const out: Array<{ key: Buffer; value: Buffer }> = [];
+      this.walkBucket(b, 1, (key, value) => {
+        if (out.length >= limit) throw new BoltError(`bucket "${name}" holds more than ${limit} entries`);
+        out.push({ key: Buffer.from(key), value: Buffer.from(value) });
       });
+      return out;
+    } finally {
+      this.visited = saved;
+      Object.assign(this.stats, savedStats);
     }
   }
-  return { hash, revision: revision.toString(), totalKey, totalSize: db.size, liveKeys, clusterVersion, members };
-}
 
-/** Field 1 (key, bytes) of an mvccpb.KeyValue. */
-function protoKey(v: Buffer): Buffer {
-  // A varint cut short by the end of the value reads its missing bytes as 0 (ending it), as it always has.
-  const byteAt = (at: number) => v[at] ?? 0;
-  let i = 0;
-  while (i < v.length) {
-    const tag = byteAt(i++);
-    const field = tag >> 3;
-    const wire = tag & 7;
-    if (wire === 0) {
-      while (byteAt(i++) & 0x80);
-      continue;
+  private walkFreelist(): void {
+    const what = 'the freelist';
+    const ps = this.meta.pageSize;
+    const id = this.meta.freelist;
+    if (id < 2n || id >= BigInt(this.meta.pgid)) throw new BoltError(`${what}: page ${id} is outside the database (pages 2…${this.meta.pgid - 1})`);
+    const head = this.read(Number(id) * ps, PAGE_HEADER + 8);
+    if (head.readBigUInt64LE(0) !== id) throw new BoltError(`${what}: page ${id}'s header names page ${head.readBigUInt64LE(0)}`);
+    if (head.readUInt16LE(8) !== FREELIST_PAGE) throw new BoltError(`${what}: page ${id} has type 0x${head.readUInt16LE(8).toString(16)}, not freelist`);
+    const overflow = head.readUInt32LE(12);
+    let count = head.readUInt16LE(10);
+    let at = Number(id) * ps + PAGE_HEADER;
+    if (count === 0xffff) {
+      const big = head.readBigUInt64LE(PAGE_HEADER);
+      if (big > BigInt(this.meta.pgid)) throw new BoltError(`${what}: it claims ${big} free pages, the database has ${this.meta.pgid}`);
+      count = Number(big);
+      at += 8;
     }
-    if (wire !== 2) break;
-    let len = 0;
-    for (let shift = 0; ; shift += 7) {
-      const b = byteAt(i++);
-      len += (b & 0x7f) * 2 ** shift;
-      if (!(b & 0x80)) break;
+    const end = (Number(id) + overflow + 1) * ps;
+    if (at + count * 8 > end) throw new BoltError(`${what}: ${count} ids do not fit its ${overflow + 1} page(s)`);
+    this.mark(Number(id), overflow + 1, what);
+    // Read in chunks: a large database's freelist can span megabytes.
+    let prev = 1;
+    const chunk = 8192;
+    for (let i = 0; i < count; i += chunk) {
+      const n = Math.min(chunk, count - i);
+      const ids = this.read(at + i * 8, n * 8);
+      for (let k = 0; k < n; k++) {
+        const big = ids.readBigUInt64LE(k * 8);
+        if (big >= BigInt(this.meta.pgid) || big < 2n) throw new BoltError(`${what}: free page ${big} is outside the database (pages 2…${this.meta.pgid - 1})`);
+        const p = Number(big);
+        if (p <= prev) throw new BoltError(`${what}: free page ${p} is out of order or listed twice`);
+        prev = p;
+        this.mark(p, 1, `${what} (free page ${p})`);
+        this.stats.free++;
+      }
     }
-    if (field === 1) return v.subarray(i, i + len);
-    i += len;
   }
-  throw new BoltError('an entry of the "key" bucket has no key');
+
+  /** Walks one bucket's pages (or inline page) in key order, calling `visit` for each leaf entry. */
+  private walkBucket(b: BucketRef, depth: number, visit: EntryVisitor | undefined): void {
+    const what = `bucket ${JSON.stringify(b.name.toString('latin1'))}`;
+    const order = { prev: undefined as Buffer | undefined };
+    if (b.inline) {
+      const inline = b.inline;
+      if (inline.length < PAGE_HEADER) throw new BoltError(`${what}: inline bucket of ${inline.length} bytes`);
+      if (inline.readUInt16LE(8) !== LEAF_PAGE) throw new BoltError(`${what}: inline page type 0x${inline.readUInt16LE(8).toString(16)}, not leaf`);
+      this.leaf(inline, what, order, undefined, depth, visit);
+      return;
+    }
+    this.walkPage(b.root, what, order, undefined, depth, visit, 0);
+  }
+
+  private walkPage(
+    id: bigint,
+    what: string,
+    order: { prev?: Buffer },
+    lower: Buffer | undefined,
+    bucketDepth: number,
+    visit: EntryVisitor | undefined,
+    depth: number,
+  ): void {
+    if (depth > MAX_DEPTH) throw new BoltError(`${what}: the page tree is deeper than ${MAX_DEPTH} (a cycle)`);
+    const p = this.page(id, what, BRANCH_PAGE | LEAF_PAGE);
+    if (p.readUInt16LE(8) === LEAF_PAGE) {
+      this.stats.leaf++;
+      this.leaf(p, `${what}, page ${id}`, order, lower, bucketDepth, visit);
+      return;
+    }
+    this.stats.branch++;
+    const count = p.readUInt16LE(10);
+    if (count === 0) throw new BoltError(`${what}: branch page ${id} is empty`);
+    if (PAGE_HEADER + count * ELEMENT > p.length) throw new BoltError(`${what}: branch page ${id}: ${count} elements do not fit`);
+    // Copied out before descending: the page buffer is reused by the children.
+    const children: Array<{ key: Buffer; pgid: bigint }> = [];
+    for (let i = 0; i < count; i++) {
+      const e = PAGE_HEADER + i * ELEMENT;
+      const pos = p.readUInt32LE(e);
+      const ksize = p.readUInt32LE(e + 4);
+      if (e + pos + ksize > p.length) throw new BoltError(`${what}: branch page ${id}, element ${i} points past the page`);
+      const key = Buffer.from(p.subarray(e + pos, e + pos + ksize));
+      const prev = children.at(-1)?.key ?? lower;
+      if (prev && Buffer.compare(key, prev) < 0) throw new BoltError(`${what}: branch page ${id}, element ${i}: keys out of order`);
+      children.push({ key, pgid: p.readBigUInt64LE(e + 8) });
+    }
+    for (const c of children) this.walkPage(c.pgid, what, order, c.key, bucketDepth, visit, depth + 1);
+  }
+
+  private leaf(p: Buffer, what: string, order: { prev?: Buffer }, lower: Buffer | undefined, bucketDepth: number, visit: EntryVisitor | undefined): void {
+    const count = p.readUInt16LE(10);
+    if (PAGE_HEADER + count * ELEMENT > p.length) throw new BoltError(`${what}: ${count} elements do not fit the page`);
+    const nested: BucketRef[] = [];
+    for (let i = 0; i < count; i++) {
+      const e = PAGE_HEADER + i * ELEMENT;
+      const flags = p.readUInt32LE(e);
+      const pos = p.readUInt32LE(e + 4);
+      const ksize = p.readUInt32LE(e + 8);
+      const vsize = p.readUInt32LE(e + 12);
+      if (flags & ~BUCKET_LEAF) throw new BoltError(`${what}, element ${i}: unknown flags 0x${flags.toString(16)}`);
+      if (e + pos + ksize + vsize > p.length) throw new BoltError(`${what}, element ${i} points past the page`);
+      const key = p.subarray(e + pos, e + pos + ksize);
+      const value = p.subarray(e + pos + ksize, e + pos + ksize + vsize);
+      if (order.prev && Buffer.compare(key, order.prev) <= 0) throw new BoltError(`${what}, element ${i}: keys out of order or repeated`);
+      if (lower && Buffer.compare(key, lower) < 0) throw new BoltError(`${what}, element ${i}: a key below its branch's bound`);
+      order.prev = Buffer.from(key);
+      const bucket = Boolean(flags & BUCKET_LEAF);
+      visit?.(key, value, bucket);
+      // Nested buckets (etcd has none below the top level) are walked too, after this page.
+      if (bucket && bucketDepth > 0) nested.push(bucketRef(Buffer.from(key), value, what));
+    }
+    for (const b of nested) {
+      if (bucketDepth >= MAX_DEPTH) throw new BoltError(`${what}: buckets nested deeper than ${MAX_DEPTH}`);
+      this.walkBucket(b, bucketDepth + 1, undefined);
+    }
+  }
 }
 
+function bucketRef(name: Buffer, value: Buffer, what: string): BucketRef {
+  if (value.length < 16) throw new BoltError(`${what}: bucket ${JSON.stringify(name.toString('latin1'))} has a ${value.length}-byte header`);
+  const root = value.readBigUInt64LE(0);
+  return root === 0n ? { name, root, inline: Buffer.from(value.subarray(16)) } : { name, root };
+}
+
+function typeName(types: number): string {
+  const names: string[] = [];
+  if (types & BRANCH_PAGE) names.push('branch');
+  if (types & LEAF_PAGE) names.push('leaf');
+  if (types & META_PAGE) names.push('meta');
+  if (types & FREELIST_PAGE) names.push('freelist');
+  return names.join(' or ');
+}
+
+/** CRC-32C tables for slicing by 8 (table k at k × 256): 8 bytes per step, ~5x the byte-wise loop. */
 const CRC32C_TABLE = (() => {
-  const t = new Uint32Array(256);
+  const t = new Uint32Array(8 * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
     t[n] = c >>> 0;
+  }
+  for (let k = 1; k < 8; k++) {
+    for (let n = 0; n < 256; n++) {
+      const prev = t[(k - 1) * 256 + n] ?? 0;
+      t[k * 256 + n] = ((prev >>> 8) ^ (t[prev & 0xff] ?? 0)) >>> 0;
+    }
   }
   return t;
 })();
 
 /** CRC-32C (Castagnoli), continued from `crc` as Go's hash/crc32 Write does. */
 export function crc32c(data: Buffer, crc = 0): number {
+  const t = CRC32C_TABLE;
   let c = ~crc >>> 0;
-  // (?? 0 is never taken: & 0xff is an index of the 256-entry table.)
-  for (const b of data) c = (CRC32C_TABLE[(c ^ b) & 0xff] ?? 0) ^ (c >>> 8);
+  let i = 0;
+  const n = data.length;
+  // (The ?? 0 are never taken: every index is within the tables and the buffer.)
+  for (; i + 8 <= n; i += 8) {
+    const a = (c ^ ((data[i] ?? 0) | ((data[i + 1] ?? 0) << 8) | ((data[i + 2] ?? 0) << 16) | ((data[i + 3] ?? 0) << 24))) >>> 0;
+    c =
+      (t[1792 + (a & 0xff)] ?? 0) ^
+      (t[1536 + ((a >>> 8) & 0xff)] ?? 0) ^
+      (t[1280 + ((a >>> 16) & 0xff)] ?? 0) ^
+      (t[1024 + (a >>> 24)] ?? 0) ^
+      (t[768 + (data[i + 4] ?? 0)] ?? 0) ^
+      (t[512 + (data[i + 5] ?? 0)] ?? 0) ^
+      (t[256 + (data[i + 6] ?? 0)] ?? 0) ^
+      (t[data[i + 7] ?? 0] ?? 0);
+  }
+  for (; i < n; i++) c = (t[(c ^ (data[i] ?? 0)) & 0xff] ?? 0) ^ (c >>> 8);
   return ~c >>> 0;
 }

@@ -1,7 +1,11 @@
+import { open } from 'node:fs/promises';
 import { HttpClient, type HttpResponse } from '../core/http.js';
+import { redactUrl } from '../core/redact.js';
 import { NetworkError, OpsError } from '../core/errors.js';
 import { explainTlsError } from './connection.js';
 import { KvSession } from './session.js';
+import { JsonObjectStream } from './json-stream.js';
+import { TrailerHasher, type TrailerCheck } from './snapshot-file.js';
 import {
   parseAlarms,
   parseHealth,
@@ -89,27 +93,47 @@ export class KvClient {
 
   private async fetch(
     path: string,
-    init: { method?: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+    init: {
+      method?: 'GET' | 'POST';
+      body?: unknown;
+      headers?: Record<string, string>;
+      timeoutMs?: number;
+      consume?: (body: AsyncIterable<Uint8Array>) => Promise<void>;
+      /** A gateway call (its path after the prefix): a redirect to the same call under another prefix is returned, not refused. */
+      gatewayPath?: string;
+    } = {},
   ): Promise<{ status: number; text: string; url: string }> {
     const url = `${this.endpoint}${path}`;
     let res: HttpResponse<string>;
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
     const sent = performance.now();
     try {
-      res = await this.http.request<string>({
-        method: init.method ?? 'GET',
-        path: url,
-        json: init.body,
-        headers: init.headers,
-        auth: false,
-        text: true,
-        anyStatus: true,
-        followRedirects: true,
-        // Everything but a put only reads.
-        idempotent: !path.endsWith('/kv/put'),
-        timeoutMs,
-      });
+      res = await this.followSafely(
+        url,
+        init.method ?? 'GET',
+        (to, headers) =>
+          this.http.request<string>({
+            method: init.method ?? 'GET',
+            path: to,
+            json: init.body,
+            headers,
+            auth: false,
+            text: true,
+            anyStatus: true,
+            // Redirects are judged here (followSafely), never followed by the HTTP layer.
+            followRedirects: false,
+            // Everything but a put only reads.
+            idempotent: !path.endsWith('/kv/put'),
+            timeoutMs,
+            consume: init.consume,
+          }),
+        init.headers,
+        init.gatewayPath,
+      );
     } catch (err) {
+      if (err instanceof RedirectRefused) throw err;
+      // The body's reader failed on its own (a full disk, a broken stream): that error, not "unreachable".
+      if (err instanceof ConsumeFailed) throw err.cause;
       const raw = (err instanceof NetworkError ? err.cause : err) as NodeJS.ErrnoException;
       // A connection closed after a TLS alert: the alert is the cause.
       const cause = (raw?.code === 'UND_ERR_SOCKET' && this.session.tlsErrorSince(this.endpoint, sent)) || raw;
@@ -181,11 +205,12 @@ export class KvClient {
   private async discover(): Promise<string> {
     // All three at once (a read-only call), the newest that answers wins: one round trip, not three.
     const tries = await Promise.all(
-      GATEWAY_PREFIXES.map((p) => this.fetch(`${p}/maintenance/status`, { method: 'POST', body: {} }).catch((err: unknown) => err as Error)),
+      GATEWAY_PREFIXES.map((p) =>
+        this.fetch(`${p}/maintenance/status`, { method: 'POST', body: {}, gatewayPath: '/maintenance/status' }).catch((err: unknown) => err as Error),
+      ),
     );
     const hit = tries.find((r): r is { status: number; text: string; url: string } => !(r instanceof Error) && r.status === 200);
     if (hit) {
-      // A redirect (3.3 sends /v3alpha to /v3beta) tells the real prefix.
       this.discoveredStatus = hit.text;
       this.prefix = new URL(hit.url).pathname.replace(/\/maintenance\/status$/, '');
       this.prefixCache.set(this.endpoint, this.prefix);
@@ -250,14 +275,14 @@ export class KvClient {
   async gateway(path: string, body: unknown): Promise<string> {
     let token = await this.token();
     const prefix = await this.gatewayPrefix();
-    const send = (p: string) => this.fetch(`${p}${path}`, { method: 'POST', body, headers: token ? { authorization: token } : undefined });
+    const send = (p: string) => this.fetch(`${p}${path}`, { method: 'POST', body, headers: token ? { authorization: token } : undefined, gatewayPath: path });
     let r = await send(prefix);
     if (token && r.status !== 200 && /invalid auth token/i.test(gatewayMessage(r.text))) {
       this.session.forgetToken();
       token = await this.token(true);
       r = await send(prefix);
     }
-    if (r.status === 404) {
+    if (r.status === 404 || REDIRECTS.has(r.status)) {
       // The member now runs another version: find its prefix again (the status answer the discovery
       // got is not kept: this call asks its own path, and a later status() must not read an old one).
       this.prefixCache.delete(this.endpoint);
@@ -267,7 +292,7 @@ export class KvClient {
       r = await send(again);
     }
     if (r.status === 200 && !r.url.endsWith(`${prefix}${path}`)) {
-      // Redirected (3.3 sends /v3alpha to /v3beta): remember where, so the next call goes there.
+      // Sent under the prefix found again (after a 404 or a redirect to another prefix): remember it.
       const real = new URL(r.url).pathname.slice(0, -path.length);
       if (real) {
         this.prefixCache.set(this.endpoint, real);
@@ -351,7 +376,9 @@ export class KvClient {
     const t0 = performance.now();
     let r: HttpResponse<string>;
     try {
-      r = await this.http.request<string>({ method: 'GET', path: url, auth: false, text: true, anyStatus: true, maxBodyBytes: limit });
+      r = await this.followSafely(url, 'GET', (to) =>
+        this.http.request<string>({ method: 'GET', path: to, auth: false, text: true, anyStatus: true, maxBodyBytes: limit }),
+      );
     } catch (err) {
       return { bytes: undefined, why: `${url}: ${(err as Error).message}` };
     }
@@ -363,17 +390,157 @@ export class KvClient {
     return { bytes: r.bytes ?? 0, over: Boolean(r.truncated) };
   }
 
-  /** The snapshot stream of /maintenance/snapshot: the db file with its SHA-256 trailer. */
+  /**
+   * Sends one request and judges each redirect the member answers with: only to the same origin
+   * (scheme, host and port of this member), only for GET/HEAD (a POST is never sent again), at most
+   * 5, and without any credential header (etcd's token) on the next hop. Anything else is refused
+   * with an error naming the member, the status and the Location, before anything is sent there.
+   */
+  private async followSafely(
+    url: string,
+    method: string,
+    send: (url: string, headers: Record<string, string> | undefined) => Promise<HttpResponse<string>>,
+    headers?: Record<string, string>,
+    gatewayPath?: string,
+  ): Promise<HttpResponse<string>> {
+    let at = url;
+    let hdrs = headers;
+    for (let hop = 0; ; hop++) {
+      const res = await send(at, hdrs);
+      if (!REDIRECTS.has(res.status)) return hop ? { ...res, url: at } : res;
+      const raw = res.headers.location;
+      const location = Array.isArray(raw) ? raw[0] : raw;
+      if (!location) return res;
+      let next: URL;
+      try {
+        next = new URL(location, at);
+      } catch {
+        throw new RedirectRefused(this.endpoint, res.status, location, 'the Location is not a URL');
+      }
+      if (next.origin !== new URL(at).origin) throw new RedirectRefused(this.endpoint, res.status, location, `it leads to another origin (${next.origin})`);
+      if (method !== 'GET' && method !== 'HEAD') {
+        // The member serves the call under another gateway prefix (a simulated 3.3 sends /v3alpha to
+        // /v3beta): returned as it is; gateway() finds the prefix again, as after a 404.
+        if (gatewayPath && GATEWAY_PREFIXES.some((p) => next.pathname === `${p}${gatewayPath}`)) return res;
+        throw new RedirectRefused(this.endpoint, res.status, location, `a ${method} is never sent again on a redirect`);
+      }
+      if (hop >= 4) throw new RedirectRefused(this.endpoint, res.status, location, 'more than 5 redirects');
+      at = next.toString();
+      hdrs = withoutCredentials(hdrs);
+    }
+  }
+
+  /**
+   * The snapshot stream of /maintenance/snapshot (the db file with its SHA-256 trailer), decoded
+   * message by message into FILE (created 0600) as it arrives: memory stays at one message whatever
+   * the size. Returns the file's trailer check (hashed on the way).
+   */
+  async snapshotToFile(file: string, timeoutMs: number): Promise<TrailerCheck> {
+    const token = await this.token();
+    const prefix = await this.gatewayPrefix();
+    const fh = await open(file, 'w', 0o600);
+    const hasher = new TrailerHasher();
+    try {
+      const r = await this.fetch(`${prefix}/maintenance/snapshot`, {
+        method: 'POST',
+        body: {},
+        headers: token ? { authorization: token } : undefined,
+        timeoutMs,
+        consume: async (body) => {
+          const stream = new JsonObjectStream();
+          const take = async (msgs: Buffer[]) => {
+            for (const m of msgs) {
+              const blob = snapshotBlobFast(m) ?? this.snapshotBlob(parseJsonSafe(m.toString('utf8')));
+              hasher.update(blob);
+              await fh.write(blob);
+            }
+          };
+          try {
+            for await (const chunk of body) await take(stream.pushRaw(chunk));
+            stream.end();
+          } catch (err) {
+            // A network error while reading stays one (the HTTP layer says so); ours are thrown as they are.
+            if (isNetworkish(err)) throw err;
+            if (err instanceof OpsError || (err as NodeJS.ErrnoException).syscall) throw new ConsumeFailed(err);
+            throw new ConsumeFailed(
+              new OpsError(`${this.endpoint}: the snapshot stream is unreadable: ${(err as Error).message}`, 1, {
+                code: 'snapshot_stream',
+                hint: 'try again, another member with --endpoint, or --via etcdctl',
+              }),
+            );
+          }
+        },
+      });
+      if (r.status !== 200) throw gatewayError(this.endpoint, r.status, gatewayMessage(r.text));
+    } finally {
+      await fh.close();
+    }
+    return hasher.finish();
+  }
+
+  /** One message of the snapshot stream: its blob, decoded; an error message is thrown. */
+  private snapshotBlob(m: unknown): Buffer {
+    const msg = asObject(m);
+    if (msg.error) throw new OpsError(`${this.endpoint}: snapshot failed: ${textOf(asObject(msg.error).message) ?? JSON.stringify(msg.error).slice(0, 200)}`);
+    const blob = textOf(asObject(msg.result).blob);
+    if (blob === undefined && msg.result === undefined) throw new OpsError(`${this.endpoint}: the snapshot stream holds a message without a result`);
+    return Buffer.from(blob ?? '', 'base64');
+  }
+
+  /** The whole snapshot in memory (small ones: tests and the simulated members). */
   async snapshot(timeoutMs: number): Promise<Buffer> {
     const prefix = await this.gatewayPrefix();
     const text = (await this.fetch(`${prefix}/maintenance/snapshot`, { method: 'POST', body: {}, timeoutMs })).text;
-    const parts: Buffer[] = [];
-    for (const line of splitJsonStream(text)) {
-      const msg = asObject(JSON.parse(line));
-      if (msg.error) throw new OpsError(`${this.endpoint}: snapshot failed: ${textOf(asObject(msg.error).message) ?? JSON.stringify(msg.error)}`);
-      parts.push(Buffer.from(textOf(asObject(msg.result).blob) ?? '', 'base64'));
-    }
+    const stream = new JsonObjectStream();
+    const parts = stream.push(Buffer.from(text)).map((m) => this.snapshotBlob(m));
+    stream.end();
     return Buffer.concat(parts);
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+const BLOB_HEAD = Buffer.from('{"result":{"blob":"');
+
+/**
+ * The blob of a snapshot message of the usual shape, read straight from its bytes (no JSON objects
+ * built: a multi-GB stream would otherwise churn the heap); undefined for any other shape.
+ */
+function snapshotBlobFast(m: Buffer): Buffer | undefined {
+  if (!m.subarray(0, BLOB_HEAD.length).equals(BLOB_HEAD)) return undefined;
+  const end = m.indexOf(0x22, BLOB_HEAD.length);
+  if (end < 0 || m.indexOf(0x5c, BLOB_HEAD.length) !== -1) return undefined;
+  const b64 = m.toString('latin1', BLOB_HEAD.length, end);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) return undefined;
+  return Buffer.from(b64, 'base64');
+}
+
+/** An error of a body's reader (not of the network), carried through the HTTP layer as it is. */
+class ConsumeFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the body reader failed');
+  }
+}
+
+/** undici's errors while a body streams in (the connection, the deadline's abort). */
+function isNetworkish(err: unknown): boolean {
+  const e = err as { code?: string; name?: string };
+  return Boolean(e?.code?.startsWith('UND_ERR') || e?.name === 'AbortError' || e?.code === 'ECONNRESET' || e?.code === 'DEADLINE_PASSED');
+}
+
+/** The headers of a request without what proves who sends it. */
+function withoutCredentials(h: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!h) return undefined;
+  return Object.fromEntries(Object.entries(h).filter(([k]) => !/^(authorization|cookie|proxy-authorization)$/i.test(k)));
+}
+
+/** A redirect the kv client will not follow. */
+export class RedirectRefused extends OpsError {
+  constructor(endpoint: string, status: number, location: string, why: string) {
+    super(`${endpoint}: the member answered HTTP ${status} redirecting to ${redactUrl(location)}; not followed: ${why}`, 1, {
+      code: 'kv_redirect_refused',
+      hint: "give the member's own client URL in --endpoints (or the cluster file); opsctl sends etcd requests only to the members themselves",
+    });
   }
 }
 
@@ -390,14 +557,6 @@ function gatewayMessage(text: string): string {
     /* plain text */
   }
   return msg;
-}
-
-/** grpc-gateway streams one JSON object per message (newline-separated). */
-function splitJsonStream(text: string): string[] {
-  return text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
 }
 
 /**

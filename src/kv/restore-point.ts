@@ -1,7 +1,7 @@
 import { journalPath, type Journal } from './journal.js';
 import { readJournal } from './journal-read.js';
 import { KvClient } from './client.js';
-import { snapshotStatus } from './snapshot-status.js';
+import { snapshotStatus, type SnapshotStatus } from './snapshot-status.js';
 
 /** The snapshot taken before an upgrade's first stop: what `kv restore --snapshot` rebuilds from. */
 export interface RestorePoint {
@@ -14,6 +14,10 @@ export interface RestorePoint {
   /** The member it was taken for (the first one the upgrade stopped) and when. */
   member: string;
   takenAt: string;
+  /** How the file was verified (pages walked, etcd's tool), and the member's own figures it matched. */
+  verified?: string;
+  memberRevision?: string;
+  memberKeys?: number;
 }
 
 /** A journal with the restore point (journal.ts's shape plus this one optional field). */
@@ -21,12 +25,20 @@ export type WithRestorePoint = Journal & { restorePoint?: RestorePoint };
 
 /**
  * Called after each verified snapshot of an upgrade: the first one (before any member was stopped)
- * becomes the journal's restore point, with its SHA-256 and key count read from the file. A resumed
- * run keeps the one it has. Returns a detail for the step line, or undefined when nothing changed.
+ * becomes the journal's restore point, with its SHA-256 and figures read from the file (walked page
+ * by page: snapshot-status.ts) and the member's own figures at the time (revision after the snapshot,
+ * live keys at its revision), which saveSnapshot compared. `snap.status` is the verification
+ * saveSnapshot already did (the file is not read again); without it the file is verified here. A
+ * resumed run keeps the one it has. Returns a detail for the step line, or undefined when nothing changed.
  */
-export async function recordRestorePoint(j: WithRestorePoint, snap: { member: string; file: string }, now: number): Promise<string | undefined> {
+export async function recordRestorePoint(
+  j: WithRestorePoint,
+  snap: { member: string; file: string; status?: SnapshotStatus; memberFigures?: { revisionAfter?: string; keys?: number; note?: string } },
+  now: number,
+): Promise<string | undefined> {
   if (j.restorePoint) return undefined;
-  const s = await snapshotStatus(snap.file);
+  const s = snap.status ?? (await snapshotStatus(snap.file));
+  const mf = snap.memberFigures;
   j.restorePoint = {
     file: s.file,
     sha256: s.sha256,
@@ -35,8 +47,12 @@ export async function recordRestorePoint(j: WithRestorePoint, snap: { member: st
     liveKeys: s.liveKeys,
     member: snap.member,
     takenAt: new Date(now).toISOString(),
+    verified: s.verified,
+    ...(mf?.revisionAfter !== undefined ? { memberRevision: mf.revisionAfter } : {}),
+    ...(mf?.keys !== undefined ? { memberKeys: mf.keys } : {}),
   };
-  return `restore point: revision ${s.revision}, ${s.liveKeys} keys`;
+  const matched = mf?.keys !== undefined ? ` (the member counts ${mf.keys} at that revision)` : mf?.note ? ` (${mf.note})` : '';
+  return `restore point: revision ${s.revision}, ${s.liveKeys} keys${matched}`;
 }
 
 /** Live keys in the whole keyspace (a count-only range), optionally at a past revision. */

@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { OpsError } from '../core/errors.js';
 import { parseJsonSafe } from './parse.js';
-import { etcdDbFigures, type EtcdDbFigures } from './bbolt.js';
-import { verifyTrailer } from './snapshot.js';
+import { BoltError } from './bbolt.js';
+import { etcdDbFiguresOfFile, type EtcdDbFigures } from './etcd-db.js';
+import { checkTrailerOfFile, trailerProblem } from './snapshot-file.js';
+import { crossCheckSnapshot, type SnapshotTool } from './snapshot-crosscheck.js';
 
 /** What `etcdctl snapshot status` prints, plus the file's own SHA-256, its live keys and members. */
 export interface SnapshotStatus {
@@ -23,6 +24,8 @@ export interface SnapshotStatus {
   clusterVersion?: string;
   /** The members the snapshot's cluster had (name, peer URLs): a snapshot of another cluster shows here. */
   members: Array<{ id: string; name: string; peerURLs: string[] }>;
+  /** How the file was verified: the structural walk (pages), and etcd's own tool when one ran. */
+  verified: string;
 }
 
 /** A simulated member's snapshot: its JSON state (see src/kv/member/main.ts), padding, trailer. */
@@ -33,6 +36,9 @@ export interface SimSnapshot {
   clusterVersion: string;
   kvs: Record<string, { value: string; create_revision: number; mod_revision: number; version: number }>;
 }
+
+/** A simulated member's snapshot is its whole JSON state: small by construction (the sandbox's members). */
+const SIM_MAX_BYTES = 64 * 1024 * 1024;
 
 export function isSimSnapshot(data: Buffer): boolean {
   return data.subarray(0, 14).toString() === '{"kvsnapshot":';
@@ -47,12 +53,29 @@ export function parseSimSnapshot(data: Buffer): SimSnapshot {
   ) as SimSnapshot;
 }
 
+export interface SnapshotStatusOptions {
+  /** etcd's own tool to compare the figures with (etcdutl 3.5+, or etcdctl's `snapshot status`). */
+  crossCheck?: SnapshotTool;
+  /** Skip etcdctl's CRC-32C hash (a save that compares with the member instead): `hash` is then ''. */
+  noHash?: boolean;
+  signal?: AbortSignal;
+}
+
+const corrupt = (file: string, what: string) =>
+  new OpsError(`snapshot ${file} is not an etcd database: ${what}`, 1, {
+    code: 'snapshot_corrupt',
+    hint: 'use another copy, or take a new one with opsctl kv snapshot save FILE',
+  });
+
 /**
- * Reads and verifies a snapshot file: it must exist, end in the SHA-256 of the rest (etcd's trailer),
- * and be an etcd bbolt database (read directly: src/kv/bbolt.ts, the figures tested equal to etcdctl
- * 3.3.27's) or a simulated member's snapshot. Any failure is an OpsError naming the file and the fix.
+ * Reads and verifies a snapshot file from disk, streamed (memory does not grow with its size): it
+ * must end in the SHA-256 of the rest (etcd's trailer), and be either an etcd bbolt database whose
+ * every page and bucket a restore reads is whole (src/kv/etcd-db.ts: meta checksums, freelist,
+ * branch/leaf pages, the key bucket's revisions; figures tested equal to etcdctl's) or a simulated
+ * member's snapshot. With `crossCheck`, etcd's own tool must print the same figures. Any failure is
+ * an OpsError naming the file, what is wrong and the fix.
  */
-export async function snapshotStatus(file: string): Promise<SnapshotStatus> {
+export async function snapshotStatus(file: string, o: SnapshotStatusOptions = {}): Promise<SnapshotStatus> {
   const st = await stat(file).catch((err: NodeJS.ErrnoException) => {
     throw new OpsError(`snapshot ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code}`, 1, {
       code: 'snapshot_missing',
@@ -60,60 +83,72 @@ export async function snapshotStatus(file: string): Promise<SnapshotStatus> {
     });
   });
   if (!st.isFile()) throw new OpsError(`snapshot ${file} is not a file`, 1, { code: 'snapshot_missing', hint: 'give the path of a snapshot file' });
-  const data = await readFile(file);
-  try {
-    verifyTrailer(data);
-  } catch (err) {
-    throw new OpsError(`snapshot ${file} fails its hash check: ${(err as Error).message}`, 1, {
+  const t = await checkTrailerOfFile(file, o.signal);
+  const problem = trailerProblem(t);
+  if (problem) {
+    throw new OpsError(`snapshot ${file} fails its hash check: ${problem}`, 1, {
       code: 'snapshot_corrupt',
       hint: 'the file is not an etcd snapshot or was damaged: use another copy, or take a new one with opsctl kv snapshot save FILE',
     });
   }
-  const sha256 = createHash('sha256').update(data).digest('hex');
-  if (isSimSnapshot(data)) {
-    let s: SimSnapshot;
-    try {
-      s = parseSimSnapshot(data);
-    } catch (err) {
-      throw new OpsError(`snapshot ${file}: unreadable simulated snapshot: ${(err as Error).message}`, 1, {
-        code: 'snapshot_corrupt',
-        hint: 'take a new one with opsctl kv snapshot save FILE',
-      });
+  const head = Buffer.alloc(14);
+  const fh = await open(file, 'r');
+  try {
+    await fh.read(head, 0, 14, 0);
+    if (isSimSnapshot(head)) {
+      if (t.size > SIM_MAX_BYTES) throw corrupt(file, `a simulated member's snapshot of ${t.size} bytes (at most ${SIM_MAX_BYTES})`);
+      const data = await fh.readFile();
+      let s: SimSnapshot;
+      try {
+        s = parseSimSnapshot(data);
+      } catch (err) {
+        throw new OpsError(`snapshot ${file}: unreadable simulated snapshot: ${(err as Error).message}`, 1, {
+          code: 'snapshot_corrupt',
+          hint: 'take a new one with opsctl kv snapshot save FILE',
+        });
+      }
+      const keys = Object.keys(s.kvs ?? {}).length;
+      return {
+        file,
+        hash: crc32(data.subarray(0, data.length - 32)).toString(16),
+        revision: String(s.revision),
+        totalKey: keys,
+        totalSize: data.length,
+        sha256: t.sha256,
+        kind: 'simulated',
+        liveKeys: keys,
+        clusterVersion: s.clusterVersion || undefined,
+        members: [{ id: '', name: s.member, peerURLs: [] }],
+        verified: 'SHA-256 trailer, JSON state',
+      };
     }
-    const body = data.subarray(0, data.length - 32);
-    const keys = Object.keys(s.kvs ?? {}).length;
-    return {
-      file,
-      hash: crc32(body).toString(16),
-      revision: String(s.revision),
-      totalKey: keys,
-      totalSize: data.length,
-      sha256,
-      kind: 'simulated',
-      liveKeys: keys,
-      clusterVersion: s.clusterVersion || undefined,
-      members: [{ id: '', name: s.member, peerURLs: [] }],
-    };
+  } finally {
+    await fh.close();
   }
   let f: EtcdDbFigures;
   try {
-    f = etcdDbFigures(data.subarray(0, data.length - 32));
+    f = etcdDbFiguresOfFile(file, t.size - 32, { hash: !o.noHash || Boolean(o.crossCheck) });
   } catch (err) {
-    throw new OpsError(`snapshot ${file} is not an etcd database: ${(err as Error).message}`, 1, {
-      code: 'snapshot_corrupt',
-      hint: 'use another copy, or take a new one with opsctl kv snapshot save FILE',
-    });
+    if (err instanceof BoltError) throw corrupt(file, err.message);
+    throw err;
+  }
+  let verified = `SHA-256 trailer; ${f.pages.pages + 2} pages walked (meta checksums, ${f.pages.free ? 'freelist, ' : ''}every bucket's pages, the key bucket's revisions)`;
+  if (o.crossCheck) {
+    const mismatch = await crossCheckSnapshot(file, o.crossCheck, f);
+    if (mismatch) throw corrupt(file, mismatch);
+    verified += `; ${o.crossCheck.name} snapshot status agrees`;
   }
   return {
     file,
-    hash: f.hash.toString(16),
+    hash: o.noHash && !o.crossCheck ? '' : f.hash.toString(16),
     revision: f.revision,
     totalKey: f.totalKey,
     totalSize: f.totalSize,
-    sha256,
+    sha256: t.sha256,
     kind: 'etcd',
     liveKeys: f.liveKeys,
     clusterVersion: f.clusterVersion,
     members: f.members,
+    verified,
   };
 }

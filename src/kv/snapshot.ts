@@ -1,14 +1,27 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { etcdDbFigures } from './bbolt.js';
+import { OpsError } from '../core/errors.js';
 import { KvClient } from './client.js';
 import type { KvSession } from './session.js';
 import type { KvConnection } from './connection.js';
-import { asObject, parseJsonSafe } from './parse.js';
+import { countKeys } from './restore-point.js';
+import { checkTrailerOfFile, trailerProblem, type TrailerCheck } from './snapshot-file.js';
+import { snapshotStatus, type SnapshotStatus } from './snapshot-status.js';
+import { snapshotTool } from './snapshot-crosscheck.js';
 
 type Exec = typeof import('execa').execa;
+
+/** The member's own figures when the snapshot was taken, and what the file says. */
+export interface MemberFigures {
+  /** The member's revision sampled before the snapshot and read again after it. */
+  revisionBefore: string;
+  revisionAfter?: string;
+  /** Live keys the member counts at the snapshot's revision (undefined: not compared, see `note`). */
+  keys?: number;
+  note?: string;
+}
 
 export interface SnapshotResult {
   file: string;
@@ -16,6 +29,9 @@ export interface SnapshotResult {
   /** The store revision the snapshot holds. */
   revision: string;
   via: 'etcdctl' | 'gateway';
+  /** The file as verified (figures, SHA-256, how). */
+  status: SnapshotStatus;
+  member: MemberFigures;
 }
 
 export interface SnapshotOptions {
@@ -29,6 +45,12 @@ export interface SnapshotOptions {
   exec: Exec;
   /** The revision sampled before: the snapshot must hold at least this one. */
   minRevision?: string;
+  /**
+   * etcdctl (or the etcdutl beside it) to cross-check the file with. Default: none, since the file is
+   * compared with the member's own revision and key count; `kv snapshot status` cross-checks.
+   */
+  crossCheck?: string;
+  signal?: AbortSignal;
 }
 
 export class SnapshotError extends Error {}
@@ -64,86 +86,143 @@ export function etcdctlTlsArgs(conn: KvConnection): string[] {
   ];
 }
 
+/** The temporary files a save of FILE writes: ours, and etcdctl's own (it writes PATH.part, then renames). */
+export function partFiles(file: string): string[] {
+  return [`${file}.part`, `${file}.part.part`];
+}
+
 /**
- * Saves a snapshot from one member and verifies it: the trailing SHA-256 over the rest of the file
- * (etcd appends it to the db; the simulated member does the same), and the revision it holds is at
- * least the one sampled before. Writes to FILE.part and renames only once verified.
+ * Saves a snapshot from one member and verifies it before FILE appears: streamed to FILE.part
+ * (etcdctl writes it, or the gateway's stream is decoded chunk by chunk to disk), the SHA-256
+ * trailer checked by streaming the file, every page and bucket walked from disk (snapshot-status.ts),
+ * its revision at least the one sampled before and at most the member's after, and its live keys
+ * equal to the member's own count at that revision. Memory stays constant whatever the size. On any
+ * failure the part files are removed (a run killed outright leaves them to the next save of FILE,
+ * which removes them first).
  */
 export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResult> {
   await mkdir(dirname(opts.file), { recursive: true, mode: 0o700 });
-  const part = `${opts.file}.part`;
-  let via: SnapshotResult['via'];
-  let data: Buffer;
-  if (opts.etcdctl) {
-    via = 'etcdctl';
-    // Exactly one endpoint: etcdctl must not fail over to another member mid-snapshot.
-    const r = await opts.exec(
-      opts.etcdctl,
-      [
-        '--endpoints',
-        opts.endpoint,
-        ...etcdctlTlsArgs(opts.session.conn),
-        '--dial-timeout',
-        '5s',
-        '--command-timeout',
-        `${Math.ceil(opts.timeoutMs / 1000)}s`,
-        'snapshot',
-        'save',
-        part,
-      ],
-      {
-        env: etcdctlEnv(opts.session.conn),
-        extendEnv: false,
-        timeout: opts.timeoutMs + 5000,
-        reject: false,
-        stdin: 'ignore',
-      },
-    );
-    if (r.exitCode !== 0) throw new SnapshotError(`etcdctl snapshot save failed (exit ${r.exitCode}): ${String(r.stderr).trim().split('\n').pop()}`);
-    data = await readFile(part);
-  } else {
-    via = 'gateway';
-    data = await new KvClient(opts.endpoint, { timeoutMs: opts.timeoutMs, session: opts.session }).snapshot(opts.timeoutMs);
-    await writeFile(part, data);
-  }
+  const [part] = partFiles(opts.file) as [string];
+  await removeParts(opts.file);
+  const client = new KvClient(opts.endpoint, { timeoutMs: opts.timeoutMs, session: opts.session });
   try {
-    verifyTrailer(data);
+    let via: SnapshotResult['via'];
+    let trailer: TrailerCheck;
+    if (opts.etcdctl) {
+      via = 'etcdctl';
+      // Exactly one endpoint: etcdctl must not fail over to another member mid-snapshot.
+      const r = await opts.exec(
+        opts.etcdctl,
+        [
+          '--endpoints',
+          opts.endpoint,
+          ...etcdctlTlsArgs(opts.session.conn),
+          '--dial-timeout',
+          '5s',
+          '--command-timeout',
+          `${Math.ceil(opts.timeoutMs / 1000)}s`,
+          'snapshot',
+          'save',
+          part,
+        ],
+        {
+          env: etcdctlEnv(opts.session.conn),
+          extendEnv: false,
+          timeout: opts.timeoutMs + 5000,
+          reject: false,
+          stdin: 'ignore',
+          ...(opts.signal ? { cancelSignal: opts.signal } : {}),
+        },
+      );
+      if (r.exitCode !== 0)
+        throw new SnapshotError(
+          `etcdctl snapshot save failed (${r.exitCode === undefined ? `killed by ${r.signal ?? 'a signal'}` : `exit ${r.exitCode}`}): ${String(r.stderr).trim().split('\n').pop()}`,
+        );
+      trailer = await checkTrailerOfFile(part, opts.signal);
+    } else {
+      via = 'gateway';
+      trailer = await client.snapshotToFile(part, opts.timeoutMs);
+    }
+    const problem = trailerProblem(trailer);
+    if (problem) throw new SnapshotError(`snapshot from ${opts.endpoint} is corrupt: ${problem}`);
+    let status: SnapshotStatus;
+    try {
+      const tool = snapshotTool(opts.crossCheck, opts.exec);
+      status = await snapshotStatus(part, { crossCheck: tool, noHash: !tool, signal: opts.signal });
+    } catch (err) {
+      throw new SnapshotError(`snapshot from ${opts.endpoint} fails verification: ${(err as Error).message.replace(/^snapshot \S+ /, '')}`);
+    }
+    const revision = status.revision;
+    // An empty keyspace: etcd's header revision starts at 1, `snapshot status` counts keys and says 0.
+    const floor = opts.minRevision === undefined ? undefined : BigInt(opts.minRevision) <= 1n ? 0n : BigInt(opts.minRevision);
+    if (floor !== undefined && BigInt(revision) < floor) {
+      throw new SnapshotError(`snapshot from ${opts.endpoint} holds revision ${revision}, older than the revision ${opts.minRevision} sampled before it`);
+    }
+    const member = await memberFigures(client, status, opts.minRevision);
+    if (member.revisionAfter !== undefined && BigInt(revision) > BigInt(member.revisionAfter)) {
+      throw new SnapshotError(`snapshot from ${opts.endpoint} holds revision ${revision}, beyond the member's own revision ${member.revisionAfter}`);
+    }
+    if (member.keys !== undefined && member.keys !== status.liveKeys) {
+      throw new SnapshotError(
+        `snapshot from ${opts.endpoint} holds ${status.liveKeys} live keys at revision ${revision}; the member counts ${member.keys} at that revision`,
+      );
+    }
+    await syncFile(part);
+    await rename(part, opts.file);
+    return { file: opts.file, bytes: trailer.size, revision, via, status: { ...status, file: opts.file }, member };
   } catch (err) {
-    throw new SnapshotError(`snapshot from ${opts.endpoint} is corrupt: ${(err as Error).message} (kept as ${part})`);
+    await removeParts(opts.file);
+    throw err;
   }
-  const revision = snapshotRevision(data);
-  // An empty keyspace: etcd's header revision starts at 1, `snapshot status` counts keys and says 0.
-  const floor = opts.minRevision === undefined ? undefined : BigInt(opts.minRevision) <= 1n ? 0n : BigInt(opts.minRevision);
-  if (opts.minRevision !== undefined && BigInt(revision) < floor!) {
-    throw new SnapshotError(`snapshot from ${opts.endpoint} holds revision ${revision}, older than the revision ${opts.minRevision} sampled before it`);
-  }
-  await rename(part, opts.file);
-  return { file: opts.file, bytes: data.length, revision, via };
 }
 
-/** The last 32 bytes are the SHA-256 of everything before them. */
+/** The part files of FILE gone (ours and etcdctl's); errors other than "not there" are reported. */
+async function removeParts(file: string): Promise<void> {
+  for (const p of partFiles(file)) await rm(p, { force: true });
+}
+
+async function syncFile(file: string): Promise<void> {
+  const fh = await open(file, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * The member's own figures around the snapshot: its revision now (never below the snapshot's), and
+ * for real etcd its count of live keys at the snapshot's revision (a count-only range at that
+ * revision). What cannot be asked (auth on 3.2's gateway, a revision compacted since) is noted.
+ */
+async function memberFigures(c: KvClient, s: SnapshotStatus, before: string | undefined): Promise<MemberFigures> {
+  const out: MemberFigures = { revisionBefore: before ?? '' };
+  try {
+    out.revisionAfter = (await c.status()).revision;
+  } catch (err) {
+    out.note = `the member's revision after the snapshot could not be read: ${(err as Error).message}`;
+  }
+  if (s.kind !== 'etcd') return out;
+  if (s.revision === '0') {
+    out.keys = 0;
+    return out;
+  }
+  try {
+    out.keys = await countKeys(c, s.revision);
+  } catch (err) {
+    const msg = err instanceof OpsError ? err.message : String(err);
+    out.note = `${out.note ? `${out.note}; ` : ''}the member's key count at revision ${s.revision} could not be read: ${msg}`;
+  }
+  return out;
+}
+
+/** The last 32 bytes of an in-memory snapshot are the SHA-256 of everything before them (small files; files on disk stream: snapshot-file.ts). */
 export function verifyTrailer(data: Buffer): void {
   if (data.length <= 32) throw new Error(`only ${data.length} bytes`);
-  const body = data.subarray(0, data.length - 32);
+  const got = createHash('sha256')
+    .update(data.subarray(0, data.length - 32))
+    .digest();
   const want = data.subarray(data.length - 32);
-  const got = createHash('sha256').update(body).digest();
   if (!got.equals(want))
     throw new Error(`SHA-256 trailer mismatch (file says ${want.toString('hex').slice(0, 12)}…, content hashes to ${got.toString('hex').slice(0, 12)}…)`);
-}
-
-function snapshotRevision(data: Buffer): string {
-  // The simulated member's file: JSON state, padding, trailer.
-  if (data.subarray(0, 14).toString() === '{"kvsnapshot":') {
-    const text = data
-      .subarray(0, data.length - 32)
-      .toString()
-      .trimEnd();
-    return String(asObject(parseJsonSafe(text)).revision);
-  }
-  // etcd's: the bbolt database read directly (the revision etcdctl snapshot status would print).
-  try {
-    return etcdDbFigures(data.subarray(0, data.length - 32)).revision;
-  } catch (err) {
-    throw new SnapshotError(`the snapshot is not an etcd database: ${(err as Error).message}`);
-  }
 }

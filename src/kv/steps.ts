@@ -55,7 +55,7 @@ export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterOb
     exec: o.exec,
     minRevision: before,
   });
-  const rp = await recordRestorePoint(j, { member: m.name, file: snap.file }, o.now());
+  const rp = await recordRestorePoint(j, { member: m.name, file: snap.file, status: snap.status, memberFigures: snap.member }, o.now());
   j.snapshots.push({ member: m.name, file: snap.file, revision: snap.revision, bytes: snap.bytes });
   return `${snap.bytes} bytes from ${from.name} via ${snap.via}, SHA-256 ok, revision ${snap.revision} ≥ ${before}${rp ? `; ${rp}` : ''}`;
 }

@@ -142,6 +142,8 @@ export function register(program: Command, ctx: Context): void {
   const snapStatus = snapshot
     .command('status <file>')
     .description('hash, revision, total keys and size of a snapshot file (its SHA-256 trailer checked)')
+    .option('--etcdctl <path>', "cross-check with this etcdctl's snapshot status (or the etcdutl beside it); default: the one installed, if any")
+    .option('--no-etcdctl', 'no cross-check with etcdctl/etcdutl (the page walk only)')
     .action(
       lazyAction(
         ctx,

@@ -42,8 +42,10 @@ export async function checkTarget(file: string, force: boolean): Promise<void> {
 
 /**
  * `kv snapshot save FILE`: from ONE healthy member, via etcdctl (clean env, ETCDCTL_API=3, a
- * timeout) for real etcd when installed, else the gateway's snapshot stream; verified (SHA-256
- * trailer, revision ≥ the one sampled before) before FILE appears.
+ * timeout) for real etcd when installed, else the gateway's snapshot stream decoded to disk as it
+ * comes; verified before FILE appears (SHA-256 trailer, every page and bucket walked, revision between
+ * the member's before and after, live keys equal to the member's count at that revision; see
+ * kv/snapshot.ts), in constant memory whatever its size. No part file is left on failure.
  */
 export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<CommandResult> {
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.via)) throw new UsageError(`--via: "${opts.via}" is not one of auto, etcdctl, gateway`, { field: '--via' });
@@ -80,6 +82,7 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     etcdctl: opts.via === 'etcdctl' || (opts.via === 'auto' && real) ? etcdctl : undefined,
     exec: await ctx.exec(),
     minRevision: before,
+    signal: ctx.abort.signal,
   }).catch((err) => {
     const e = err as NodeJS.ErrnoException;
     // A file-system error is about the path, not the member.
@@ -93,9 +96,28 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
       ? err
       : new OpsError((err as Error).message, 1, { code: 'snapshot', hint: 'try another member with --endpoint, or check it with opsctl kv status' });
   });
+  const m = snap.member;
+  const matched =
+    m.keys !== undefined
+      ? `, ${snap.status.liveKeys} live keys as the member counts at that revision`
+      : m.note
+        ? ` (not compared with the member: ${m.note})`
+        : '';
   return {
-    data: { ...snap, endpoint, sha256: 'verified', sampledRevision: before },
-    message: `snapshot saved to ${snap.file}: ${snap.bytes} bytes via ${snap.via}, SHA-256 trailer verified, revision ${snap.revision} (≥ ${before})`,
+    data: {
+      file: snap.file,
+      bytes: snap.bytes,
+      revision: snap.revision,
+      via: snap.via,
+      endpoint,
+      sha256: snap.status.sha256,
+      sampledRevision: before,
+      liveKeys: snap.status.liveKeys,
+      totalKey: snap.status.totalKey,
+      verified: snap.status.verified,
+      member: m,
+    },
+    message: `snapshot saved to ${snap.file}: ${snap.bytes} bytes via ${snap.via}, revision ${snap.revision} (≥ ${before}${m.revisionAfter !== undefined ? `, ≤ ${m.revisionAfter}` : ''})${matched}; verified: ${snap.status.verified}`,
     text: '',
   };
 }

@@ -1,19 +1,30 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
+import { UsageError } from '../../core/errors.js';
+import { findEtcdctl } from '../../kv/snapshot.js';
+import { snapshotTool } from '../../kv/snapshot-crosscheck.js';
 import { snapshotStatus } from '../../kv/snapshot-status.js';
 
 export interface SnapshotStatusOptions {
   file: string;
+  /** etcdctl to cross-check with (default: an installed one, if any; false: none). */
+  etcdctl?: string | boolean;
 }
 
 /**
- * `kv snapshot status FILE`: the SHA-256 trailer checked, then what `etcdctl snapshot status`
- * prints (hash, revision, total keys, total size), plus the live keys, the cluster version, the
- * members and the file's SHA-256.
+ * `kv snapshot status FILE`: the SHA-256 trailer checked and every page and bucket a restore reads
+ * walked from disk (constant memory), cross-checked with etcd's own tool where one is installed;
+ * then what `etcdctl snapshot status` prints (hash, revision, total keys, total size), plus the live
+ * keys, the cluster version, the members and the file's SHA-256.
  */
 export async function run(opts: SnapshotStatusOptions, ctx: Context): Promise<CommandResult> {
-  const s = await snapshotStatus(resolve(ctx.cwd, opts.file));
+  const given = typeof opts.etcdctl === 'string' ? resolve(ctx.cwd, opts.etcdctl) : undefined;
+  const etcdctl = opts.etcdctl === false ? undefined : findEtcdctl(given);
+  if (given && etcdctl !== given)
+    throw new UsageError(`--etcdctl: ${given} does not exist`, { field: '--etcdctl', hint: 'give the path of an etcdctl binary, or leave it out' });
+  const tool = snapshotTool(etcdctl, await ctx.exec());
+  const s = await snapshotStatus(resolve(ctx.cwd, opts.file), { crossCheck: tool, signal: ctx.abort.signal });
   return {
     data: s,
     columns: [
@@ -27,5 +38,6 @@ export async function run(opts: SnapshotStatusOptions, ctx: Context): Promise<Co
       { key: 'sha256', header: 'SHA-256' },
       { key: 'kind', header: 'KIND' },
     ],
+    message: `verified: ${s.verified}`,
   };
 }
