@@ -194,4 +194,29 @@ export function register(program: Command, ctx: Context): void {
     .option('--keep', 'keep the data dirs')
     .action(lazyAction(ctx, () => import('./sandbox-down.js')));
   examples(down, 'opsctl kv sandbox down', 'opsctl kv sandbox down --keep');
+
+  const release = kv.command('release').description('official etcd release archives, verified (SHA256SUMS, etcd --version) and cached for kv upgrade');
+  const relGet = release
+    .command('get <version>')
+    .description("download etcd-vVERSION-linux-<arch>.tar.gz, check it against the release's SHA256SUMS and its etcd --version, and cache it")
+    .option(
+      '--from <url>',
+      'a mirror laid out like the official downloads (URL/vVERSION/{archive,SHA256SUMS})',
+      'https://github.com/etcd-io/etcd/releases/download',
+    )
+    .option('--cache <dir>', "the release cache (default: opsctl's data directory, cache/etcd-releases)")
+    .action(
+      lazyAction(
+        ctx,
+        () => import('./release-get.js'),
+        ([version]: [string], o) => ({ ...o, version }),
+      ),
+    );
+  examples(relGet, 'opsctl kv release get 3.5.21', 'opsctl kv release get 3.6.5 --json', 'opsctl kv release get 3.4.37 --from https://mirror.example/etcd');
+  const relList = release
+    .command('list')
+    .description('the releases in the cache')
+    .option('--cache <dir>', "the release cache (default: opsctl's data directory, cache/etcd-releases)")
+    .action(lazyAction(ctx, () => import('./release-list.js')));
+  examples(relList, 'opsctl kv release list', 'opsctl kv release list --json');
 }
