@@ -107,6 +107,8 @@ _opsctl() {
     'kv snapshot save|--password-file') _opsctl_files -f; return ;;
     'kv snapshot save|--etcdctl') _opsctl_files -f; return ;;
     'kv sandbox up|--etcd-bin') _opsctl_files -d; return ;;
+    'kv release get|--cache') _opsctl_files -d; return ;;
+    'kv release list|--cache') _opsctl_files -d; return ;;
     'mock serve|--state') _opsctl_files -f; return ;;
     'mock serve|--oauth-clients') _opsctl_files -f; return ;;
     'mock clients create|--type') _opsctl_choose 'desktop' 'universal_desktop' 'mobile_a' 'mobile_b' 'extension'; return ;;
@@ -357,7 +359,7 @@ _opsctl_words() {
     'labels capabilities') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'labels apply') words='--file -f --dry-run --publish --admin --json --jq --no-input --yes -y --debug --profile' ;;
     'labels export') words='--all --admin --json --jq --no-input --yes -y --debug --profile' ;;
-    'kv') words='upgrade rollback restore health version status put get snapshot sandbox --json --jq --no-input --yes -y --debug --profile' ;;
+    'kv') words='upgrade rollback restore health version status put get snapshot sandbox release backups --json --jq --no-input --yes -y --debug --profile' ;;
     'kv upgrade') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --to --dry-run --settle --no-backup --allow-same-version --target-bin --snapshot-via --etcdctl --cluster-version-timeout --snapshot-timeout --on-failure --restore-backup-cmd --report --json --jq --no-input --yes -y --debug --profile' ;;
     'kv rollback') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --dry-run --json --jq --no-input --yes -y --debug --profile' ;;
     'kv restore') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --snapshot --to-version --target-bin --restore-cmd --restore-check-cmd --dry-run --json --jq --no-input --yes -y --debug --profile' ;;
@@ -373,6 +375,12 @@ _opsctl_words() {
     'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --config --json --jq --no-input --yes -y --debug --profile' ;;
     'kv sandbox status') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'kv sandbox down') words='--keep --json --jq --no-input --yes -y --debug --profile' ;;
+    'kv release') words='get list --json --jq --no-input --yes -y --debug --profile' ;;
+    'kv release get') words='--from --cache --json --jq --no-input --yes -y --debug --profile' ;;
+    'kv release list') words='--cache --json --jq --no-input --yes -y --debug --profile' ;;
+    'kv backups') words='list prune --json --jq --no-input --yes -y --debug --profile' ;;
+    'kv backups list') words='--json --jq --no-input --yes -y --debug --profile' ;;
+    'kv backups prune') words='--keep --dry-run --json --jq --no-input --yes -y --debug --profile' ;;
     'config') words='get set unset list --json --jq --no-input --yes -y --debug --profile' ;;
     'config get') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'config set') words='--json --jq --no-input --yes -y --debug --profile' ;;

@@ -3,6 +3,7 @@
 # work tree, for the kv ladder tests (3.5.x and 3.6.x: Debian has 3.4 only, ../shared/etcd has 3.2/3.3).
 #
 #   scripts/etcd-build.sh 3.6.16 [3.5.35 …]   prints one line per version: VERSION DIR
+#   scripts/etcd-build.sh                     the versions pinned in scripts/etcd-versions.json (the tests' own)
 #
 # How: a throw-away module requires go.etcd.io/etcd/{server,etcdctl,etcdutl}/v3 at the release tag (their
 # monorepo `replace` lines apply only inside etcd's own tree, so the tagged modules come from the proxy),
@@ -10,7 +11,13 @@
 # static binaries. A release already built (its `etcd --version` names the version) is reused.
 # Cache: $OPSCTL_ETCD_BUILDS, else /var/tmp/opsctl-etcd-builds (kept across runs on this machine).
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: $0 VERSION [VERSION…]  (for example 3.6.16)" >&2; exit 2; }
+if [ $# -eq 0 ]; then
+  # The pinned versions (one place: the tests read the same file).
+  pinned=$(node -e 'const v = require(process.argv[1]); console.log(v["3.5"], v["3.6"])' "$(cd "$(dirname "$0")" && pwd)/etcd-versions.json") \
+    || { echo "usage: $0 [VERSION…]  (for example 3.6.16; none: scripts/etcd-versions.json)" >&2; exit 2; }
+  read -r -a pinned_versions <<<"$pinned"
+  set -- "${pinned_versions[@]}"
+fi
 command -v go >/dev/null || { echo "etcd-build: no go on PATH (Go builds etcd 3.5/3.6 from the module proxy)" >&2; exit 1; }
 cache=${OPSCTL_ETCD_BUILDS:-/var/tmp/opsctl-etcd-builds}
 mkdir -p "$cache"

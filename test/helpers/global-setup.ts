@@ -2,14 +2,15 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { prepareEtcdReleases } from './etcd-releases.js';
+import { prepareEtcdReleases, prepareLadderReleases } from './etcd-releases.js';
 
 /**
  * Runs once before the test workers start (they inherit this process's environment):
  * - end-to-end tests run the built binary: make sure it exists (npm test builds first);
  * - no test writes into the real home directory: HOME and the XDG directories point into a temporary
  *   directory for the whole run (opsctl's own files, Chromium's profile, dconf, caches), removed at the end;
- * - the real etcd 3.2/3.3 releases are extracted to a cache once (the workers inherit OPSCTL_ETCD_3x_DIR).
+ * - the real etcd 3.2/3.3 releases are extracted to a cache once (the workers inherit OPSCTL_ETCD_3x_DIR);
+ * - Debian's 3.4 and the 3.5/3.6 builds of scripts/etcd-build.sh are found (OPSCTL_ETCD_34/35/36_DIR).
  */
 export default function setup(): () => void {
   const cli = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
@@ -35,5 +36,6 @@ export default function setup(): () => void {
     // The tests that need them say so (and fail under OPSCTL_REQUIRE_E2E=1).
     process.stderr.write(`*** could not extract the etcd 3.2/3.3 archives: ${(err as Error).message} ***\n`);
   }
+  prepareLadderReleases(process.env); // absent ones: the ladder tests say so (etcdLadderDirs)
   return () => rmSync(home, { recursive: true, force: true });
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, lazyAction } from '../action.js';
+import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
 
 /** Flags that find the cluster (every kv verb but sandbox). */
@@ -196,4 +196,49 @@ export function register(program: Command, ctx: Context): void {
     .option('--keep', 'keep the data dirs')
     .action(lazyAction(ctx, () => import('./sandbox-down.js')));
   examples(down, 'opsctl kv sandbox down', 'opsctl kv sandbox down --keep');
+
+  const release = kv.command('release').description('official etcd release archives, verified (SHA256SUMS, etcd --version) and cached for kv upgrade');
+  const relGet = release
+    .command('get <version>')
+    .description("download etcd-vVERSION-linux-<arch>.tar.gz, check it against the release's SHA256SUMS and its etcd --version, and cache it")
+    .option(
+      '--from <url>',
+      'a mirror laid out like the official downloads (URL/vVERSION/{archive,SHA256SUMS})',
+      'https://github.com/etcd-io/etcd/releases/download',
+    )
+    .option('--cache <dir>', "the release cache (default: opsctl's data directory, cache/etcd-releases)")
+    .action(
+      lazyAction(
+        ctx,
+        () => import('./release-get.js'),
+        ([version]: [string], o) => ({ ...o, version }),
+      ),
+    );
+  examples(relGet, 'opsctl kv release get 3.5.21', 'opsctl kv release get 3.6.5 --json', 'opsctl kv release get 3.4.37 --from https://mirror.example/etcd');
+  const relList = release
+    .command('list')
+    .description('the releases in the cache')
+    .option('--cache <dir>', "the release cache (default: opsctl's data directory, cache/etcd-releases)")
+    .action(lazyAction(ctx, () => import('./release-list.js')));
+  examples(relList, 'opsctl kv release list', 'opsctl kv release list --json');
+
+  const backups = kv.command('backups').description("the data-dir backups, snapshots and kept data dirs of opsctl's upgrades and restores on this machine");
+  const bList = backups
+    .command('list')
+    .description('every backup by run (upgrade or restore): kind, member, size, date, path, and the journal that records it')
+    .action(
+      lazyAction(
+        ctx,
+        () => import('./backups-list.js'),
+        () => ({}),
+      ),
+    );
+  examples(bList, 'opsctl kv backups list', 'opsctl kv backups list --json');
+  const bPrune = backups
+    .command('prune')
+    .description(`keep the newest runs' backups of each cluster, remove the rest (never those an upgrade in progress needs); ${CONFIRM_HELP}`)
+    .option('--keep <n>', 'how many runs to keep per cluster', '1')
+    .option('--dry-run', 'show what would be removed, and remove nothing')
+    .action(lazyAction(ctx, () => import('./backups-prune.js')));
+  examples(bPrune, 'opsctl kv backups prune --dry-run', 'opsctl kv backups prune --keep 2 --yes');
 }

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
+import { removeSandboxBackups } from '../../kv/backups.js';
 import { liveMembers, loadSandbox, localDriver, removeSandbox } from '../../kv/sandbox.js';
 import { waitFor } from '../../kv/wait.js';
 
@@ -19,6 +20,7 @@ export async function run(opts: SandboxDownOptions, ctx: Context): Promise<Comma
       await driver.kill(m);
     });
   }
+  if (!opts.keep) await removeSandboxBackups(ctx.paths.data, (line) => ctx.io.info(line));
   if (!opts.keep) await removeSandbox(ctx.paths.data);
   return {
     data: { stopped: live.map((m) => m.name), removed: !opts.keep ? spec.dir : null },

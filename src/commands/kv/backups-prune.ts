@@ -1,0 +1,57 @@
+import type { Context } from '../../context.js';
+import { notDone, confirmDestructive } from '../../core/confirm.js';
+import { OpsError, UsageError } from '../../core/errors.js';
+import type { CommandResult } from '../../core/output.js';
+import { BackupsLockedError, findBackups, humanBytes, planPrune, removeRuns, type BackupRun } from '../../kv/backups.js';
+
+export interface BackupsPruneOptions {
+  keep?: string;
+  dryRun?: boolean;
+}
+
+const describe = (r: BackupRun) =>
+  `${r.cluster}/${r.run} (${r.kind}, ${r.items.length} item(s), ${humanBytes(r.bytes)}): ${r.items.map((i) => `${i.kind} ${i.member}`).join(', ')}`;
+
+/** `kv backups prune`: keeps each cluster's N newest runs of backups; never those a journal in progress needs. */
+export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<CommandResult> {
+  const keepText = opts.keep ?? '1';
+  if (!/^\d+$/.test(keepText))
+    throw new UsageError(`--keep: ${JSON.stringify(keepText)} is not a whole number of runs`, {
+      field: 'keep',
+      hint: 'e.g. --keep 1 (the default: the newest run of each cluster)',
+    });
+  const keep = Number(keepText);
+  const plan = planPrune(findBackups(ctx.paths.data), keep);
+  if (plan.blocked.length) {
+    throw new OpsError(`not pruning: ${plan.blocked.map((r) => `${r.cluster}/${r.run} is needed by ${r.neededBy}`).join('; ')}`, 1, {
+      code: 'backups_needed',
+      hint: 'finish that upgrade first (run kv upgrade again to resume it, or kv rollback), or keep more runs (--keep); nothing was removed',
+    });
+  }
+  const bytes = plan.remove.reduce((n, r) => n + r.bytes, 0);
+  if (!plan.remove.length) {
+    return {
+      data: { removed: [], bytes: 0, kept: plan.keep.map((r) => r.run) },
+      message: `nothing to prune: ${plan.keep.length} run(s) kept (--keep ${keep})`,
+    };
+  }
+  const what = { action: `remove the backups of ${plan.remove.length} run(s), ${humanBytes(bytes)}`, items: plan.remove.map(describe), dryRun: opts.dryRun };
+  const decision = await confirmDestructive(ctx, what);
+  if (decision !== 'proceed') return notDone(decision, what);
+  let freed: number;
+  try {
+    freed = await removeRuns(ctx.paths.data, plan.remove);
+  } catch (err) {
+    if (err instanceof BackupsLockedError)
+      throw new OpsError(`not pruning: ${err.message}`, 1, { code: 'locked', hint: 'wait for it to finish, then prune again' });
+    throw err;
+  }
+  return {
+    data: {
+      removed: plan.remove.map((r) => ({ cluster: r.cluster, run: r.run, bytes: r.bytes, paths: r.items.map((i) => i.path) })),
+      bytes: freed,
+      kept: plan.keep.map((r) => r.run),
+    },
+    message: `pruned ${plan.remove.length} run(s): ${humanBytes(freed)} (${freed} bytes) freed; ${plan.keep.length} run(s) kept`,
+  };
+}
