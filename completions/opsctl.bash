@@ -10,6 +10,7 @@ _opsctl() {
   done
   case "$path|$prev" in
     'auth login|--service') _opsctl_choose 'tracker'; return ;;
+    'auth logout|--service') _opsctl_choose 'tracker'; return ;;
     'api|--method') _opsctl_choose 'GET' 'POST' 'PUT' 'PATCH' 'DELETE'; return ;;
     'api|-X') _opsctl_choose 'GET' 'POST' 'PUT' 'PATCH' 'DELETE'; return ;;
     'api|--input') _opsctl_files -f; return ;;
@@ -142,8 +143,9 @@ _opsctl_words() {
     '') words='login logout auth api tracker labels kv config mock demo completion help --json --jq --no-input --yes -y --debug --profile' ;;
     'login') words='--scopes --login-hint --no-browser --timeout --port --insecure-storage --consent-as --json --jq --no-input --yes -y --debug --profile' ;;
     'logout') words='--account --json --jq --no-input --yes -y --debug --profile' ;;
-    'auth') words='login status list switch token refresh --json --jq --no-input --yes -y --debug --profile' ;;
+    'auth') words='login logout status list switch token refresh --json --jq --no-input --yes -y --debug --profile' ;;
     'auth login') words='--service --with-token --json --jq --no-input --yes -y --debug --profile' ;;
+    'auth logout') words='--service --all --json --jq --no-input --yes -y --debug --profile' ;;
     'auth status') words='--all --json --jq --no-input --yes -y --debug --profile' ;;
     'auth list') words='--json --jq --no-input --yes -y --debug --profile' ;;
     'auth switch') words='--json --jq --no-input --yes -y --debug --profile' ;;

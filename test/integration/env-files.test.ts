@@ -138,8 +138,11 @@ describe('credentials.json with garbage or the wrong shape', () => {
       expect(labels.stderr).toContain(`mv ${path}`);
       expect(labels.stderr).not.toContain('secret-token-xyz');
       expectCleanError(labels.stderr, 'the credential file');
-      // Writing a token would rewrite the file: refused, untouched.
-      const store = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env, stdin: 'tok_123\n' });
+      // Writing a token (for a real tracker: the embedded one takes none) would rewrite the file: refused, untouched.
+      const store = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], {
+        env: { ...env, OPSCTL_TRACKER_URL: 'https://t.example' },
+        stdin: 'tok_123\n',
+      });
       expect(store.code).toBe(4);
       expect(store.stderr).toContain(path);
       // The embedded tracker does not need the file: it works, with a warning naming it.
