@@ -156,7 +156,7 @@ describe('credentials.json with garbage or the wrong shape', () => {
       const login = await runBin(['login', '--consent-as', 'alice@example.com'], { env });
       expect(login.exitCode).toBe(4);
       expect(String(login.stderr)).toContain(path);
-      expect(String(login.stderr)).not.toMatch(/Sign in at|Waiting for the browser|secret-token-xyz/);
+      expect(String(login.stderr)).not.toMatch(/Sign(ing)? in at|Waiting for the browser|secret-token-xyz/);
       expectCleanError(String(login.stderr), 'the credential file');
       const oauth = JSON.parse(readFileSync(statePath, 'utf8')).oauth;
       expect(Object.keys(oauth?.pending ?? {})).toEqual([]);
@@ -184,7 +184,7 @@ describe("the embedded mock's clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is w
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(`the clients file ${file} ${words}`);
       expect(r.stderr).toContain('OPSCTL_MOCK_OAUTH_CLIENTS');
-      expect(r.stderr).not.toMatch(/answered 5\d\d|opsctl mock:|seeded account|Sign in at/);
+      expect(r.stderr).not.toMatch(/answered 5\d\d|opsctl mock:|seeded account|Sign(ing)? in at/);
       expectCleanError(String(r.stderr), `the clients file ${file}`);
       expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
     });
@@ -478,7 +478,7 @@ describe('directories', () => {
           ),
         );
         expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
-        expect(r.stderr).not.toMatch(/ENOENT|Sign in at/);
+        expect(r.stderr).not.toMatch(/ENOENT|Sign(ing)? in at/);
         expectCleanError(r.stderr, 'cannot write');
       }
     },
@@ -525,14 +525,14 @@ describe('directories', () => {
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain(`cannot write opsctl's directory ${dir} (permission denied, EACCES)`);
       expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
-      expect(r.stderr).not.toMatch(/Sign in at|Waiting for the browser|seeded account/);
+      expect(r.stderr).not.toMatch(/Sign(ing)? in at|Waiting for the browser|seeded account/);
       expectCleanError(r.stderr, 'cannot write');
       // The config directory is writable, the embedded mock's data directory is not: named before any page too.
       chmodSync(dir, 0o777);
       r = await asNobody(['login', '--consent-as', 'alice@example.com']);
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain(`cannot write opsctl's directory ${join(dir, 'data')} (permission denied, EACCES)`);
-      expect(r.stderr).not.toMatch(/Sign in at|answered 5\d\d|seeded account/);
+      expect(r.stderr).not.toMatch(/Sign(ing)? in at|answered 5\d\d|seeded account/);
       expectCleanError(r.stderr, 'cannot write');
       expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
       // A write through the embedded mock: its own storage error, as that same message (not "HTTP 503", not a stack).
