@@ -6,7 +6,7 @@
 // Both go to out/, not dist/: dist/ is what the npm package holds (and what npm's prepare rebuilds).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinImportsAsRequire, noHttp2 } from './esbuild-plugins.mjs';
 
@@ -57,6 +57,20 @@ console.log(
   `out/opsctl: ${(statSync(exe).size / 1e6).toFixed(1)} MB (node ${process.version} + ${(statSync(blob).size / 1e6).toFixed(1)} MB of CLI and code cache)`,
 );
 
-// dist/ was built just before (npm run build): no second build through npm's prepare
-const tgz = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', 'out'], { encoding: 'utf8' }).trim().split('\n').pop();
+// The npm package is packed from a staging copy whose package.json has no scripts and no development
+// dependencies: dist/ is built already, and a `prepare` (this repository's build) in the published
+// package.json would only make npm warn about install scripts when the tarball is installed.
+const stage = 'out/npm';
+rmSync(stage, { recursive: true, force: true });
+mkdirSync(stage, { recursive: true });
+const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+delete manifest.scripts;
+delete manifest.devDependencies;
+writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+for (const entry of [...manifest.files, 'README.md']) cpSync(entry, join(stage, entry), { recursive: true });
+const tgz = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', '..'], { cwd: stage, encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .pop();
+rmSync(stage, { recursive: true, force: true });
 console.log(`out/${tgz}: the npm package (npm install -g ./out/${tgz})`);

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import type { Context, ContextOverrides } from './context.js';
 import { ExitCode } from './core/exit-codes.js';
 import { isOpsError, type OpsError } from './core/errors.js';
+import { withProfileFlag } from './core/hints.js';
 import { buildProgram, splitJsonFlag } from './program.js';
 
 /**
@@ -41,14 +42,25 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   }
 }
 
-/** The command words of `argv` that name commands (`opsctl tracker labels list`), for a parse error's hint. */
+/**
+ * The command words of `argv` that name commands (`opsctl tracker labels list`), for a parse error's hint:
+ * the walk stops at the first word that is neither an option (nor an option's value) nor a command of the
+ * level reached, so `opsctl trakcer labels list` points at `opsctl --help`, where the typo is.
+ */
 function commandPath(program: import('commander').Command, argv: readonly string[]): string {
   const names = ['opsctl'];
   let cmd = program;
-  for (const word of argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] ?? '';
     if (word === '--') break;
+    if (word.startsWith('-')) {
+      // an option that takes a value and was not given it attached (`--profile work`) takes the next word
+      const takesValue = [cmd, program].some((c) => c.options.some((o) => (o.long === word || o.short === word) && (o.required || o.optional)));
+      if (takesValue && !word.includes('=')) i++;
+      continue;
+    }
     const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (!sub) continue;
+    if (!sub) break;
     names.push(sub.name());
     cmd = sub;
   }
@@ -120,13 +132,20 @@ export function reportError(ctx: Context, err: unknown): number {
 
 function printError(ctx: Context, err: OpsError): void {
   if (jsonErrors(ctx)) {
-    ctx.io.err(JSON.stringify({ error: err.toJSON() }));
+    const hint = hintFor(ctx, err);
+    ctx.io.err(JSON.stringify({ error: { ...err.toJSON(), ...(hint ? { hint } : {}) } }));
     return;
   }
   // messages and hints often carry a server's words: on a terminal its control characters are shown, not obeyed
   ctx.io.err(`${ctx.io.colorErr.red('X')} ${ctx.io.safeErr(err.message)}`);
-  if (err.hint) ctx.io.err(`  ${ctx.io.safeErr(err.hint)}`);
+  const hint = hintFor(ctx, err);
+  if (hint) ctx.io.err(`  ${ctx.io.safeErr(hint)}`);
   if (ctx.debugEnabled && err.cause) ctx.io.err(causeText(err.cause));
+}
+
+/** An error's hint, its commands carrying the `--profile` the failed command was given (see core/hints.ts). */
+function hintFor(ctx: Context, err: OpsError): string | undefined {
+  return err.hint === undefined ? undefined : withProfileFlag(err.hint, ctx.globals.profile);
 }
 
 /** An error's cause for --debug: its stack when it is an Error. */

@@ -45,21 +45,32 @@ interface TokenSecrets {
   id_token?: string;
 }
 
-let fallbackSaid = false;
+/** The commands (contexts) that said the keyring notice already: at most once per command. */
+const noticed = new WeakSet<Context>();
 
-/** The keyring when there is one (unless `insecure`); otherwise undefined, said once on stderr. */
-async function usableKeyring(ctx: Context, insecure: boolean): Promise<import('../config/secrets.js').Keyring | undefined> {
+/**
+ * The keyring when there is one (unless `insecure`); otherwise undefined, said on stderr once per profile:
+ * a profile that keeps secrets in the credential file already was told so when the first one went there.
+ */
+async function usableKeyring(ctx: Context, insecure: boolean, profile: string): Promise<import('../config/secrets.js').Keyring | undefined> {
   if (insecure) return undefined;
   const { openKeyring } = await import('../config/secrets.js');
   const probe = await openKeyring(ctx.env);
   if ('keyring' in probe) return probe.keyring;
-  fallbackNotice(ctx, probe.unavailable);
+  if (!(await keepsSecretsInFile(ctx, profile))) fallbackNotice(ctx, probe.unavailable);
   return undefined;
 }
 
+/** Whether the profile already keeps a secret (an account's tokens, the client secret) in the credential file. */
+async function keepsSecretsInFile(ctx: Context, profile: string): Promise<boolean> {
+  const stored = await (await ctx.credentials()).get(profile).catch(() => undefined);
+  if (!stored) return false;
+  return stored.client_secret?.storage === 'file' || accountsOf(stored).accounts.some((a) => a.storage !== 'keyring');
+}
+
 function fallbackNotice(ctx: Context, why: string): void {
-  if (fallbackSaid) return;
-  fallbackSaid = true;
+  if (noticed.has(ctx)) return;
+  noticed.add(ctx);
   ctx.io.warn(
     `no OS keyring available (${why}): storing secrets in the credential file (mode 0600) instead. Pass --insecure-storage to choose the file without this notice.`,
   );
@@ -185,7 +196,7 @@ export async function saveAccount(
   const name = tokens.account ?? 'default';
   const existing = (await listAccounts(ctx, profile)).accounts.find((a) => a.account === name && a.issuer === tokens.issuer);
   const previous = existing ? await withSecrets(ctx, profile, existing).catch(() => undefined) : undefined;
-  const keyring = await usableKeyring(ctx, Boolean(opts.insecure));
+  const keyring = await usableKeyring(ctx, Boolean(opts.insecure), profile);
   let storage: 'file' | 'keyring' = 'file';
   await (
     await ctx.credentials()
@@ -277,7 +288,7 @@ export async function switchAccount(ctx: Context, profile: string, name: string)
 
 /** Stores a client secret for the profile: the keyring when there is one, else the credential file. */
 export async function saveClientSecret(ctx: Context, profile: string, value: string): Promise<'file' | 'keyring'> {
-  const keyring = await usableKeyring(ctx, false);
+  const keyring = await usableKeyring(ctx, false, profile);
   let storage: 'file' | 'keyring' = 'file';
   await (
     await ctx.credentials()

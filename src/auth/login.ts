@@ -128,10 +128,14 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
   const cleanups: Array<() => void> = [() => void listener.close()];
   let consentFailed: Promise<never> | undefined;
   try {
-    ctx.io.err(`Sign in at ${new URL(settings.authUrl).host} in your browser. Open this URL if no browser appears:\n\n  ${url}\n`);
+    // --consent-as involves no browser: say what opsctl does instead of how to use one
+    if (!opts.consentAs) ctx.io.err(`Sign in at ${new URL(settings.authUrl).host} in your browser. Open this URL if no browser appears:\n\n  ${url}\n`);
     const decision = browserDecision(ctx.env, opts.browser && !opts.consentAs);
     if (opts.consentAs) {
-      ctx.io.err(`(no browser: opsctl submits the mock's consent form itself as ${opts.consentAs}, granting every requested scope)`);
+      ctx.io.err(
+        `Signing in at ${new URL(settings.authUrl).host} as ${opts.consentAs}: opsctl submits the mock's consent form itself (no browser), granting every requested scope…`,
+      );
+      ctx.debug(`authorization request ${url}`);
       const { submitConsent } = await import('./autoconsent.js');
       // Nobody else will answer: a consent that fails ends the wait at once (no 5-minute hang).
       const localError = settings.local ? (await import('../mock/embedded.js')).embeddedLocalError : undefined;
@@ -151,7 +155,7 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       );
       cleanups.push(await readPastedUrls(ctx, (line) => listener.accept(line)));
     }
-    ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
+    if (!opts.consentAs) ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
     const callback = await waitFor(ctx, consentFailed ? Promise.race([listener.result, consentFailed]) : listener.result, opts.timeoutMs);
     return await finish(ctx, settings, callback, {
       verifier: pkce.verifier,

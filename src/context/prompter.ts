@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../core/errors.js';
+import { whyNoPrompt } from '../core/no-prompt.js';
 
 export interface Prompter {
   /** Asks yes/no. With --yes: true. Without a terminal: fails naming `flag`. */
@@ -44,7 +45,7 @@ export function terminalPrompter(ctx: Context): Prompter {
       if (yes) return true;
       if (!canPrompt) {
         if (opts.default !== undefined && !opts.flag) return opts.default;
-        throw new UsageError(`${message.replace(/\?$/, '')}: confirmation needed`, {
+        throw new UsageError(`${message.replace(/\?$/, '')}: confirmation needed, and ${whyNoPrompt(ctx)}`, {
           code: 'confirmation_required',
           hint: `pass ${opts.flag ?? '--yes'} to confirm without a prompt`,
         });
@@ -55,18 +56,18 @@ export function terminalPrompter(ctx: Context): Prompter {
     input: async (message, opts) => {
       if (!canPrompt) {
         if (opts.default !== undefined) return opts.default;
-        throw new UsageError(`${message}: a value is needed`, { hint: `pass ${opts.flag}` });
+        throw new UsageError(`${message}: a value is needed, and ${whyNoPrompt(ctx)}`, { hint: `pass ${opts.flag}` });
       }
       const { input } = await import('@inquirer/prompts');
       return ask(input, { message: io.safeErr(message), default: opts.default });
     },
     password: async (message, opts) => {
-      if (!canPrompt) throw new UsageError(`${message}: no terminal to ask on`, { field: opts.field, hint: opts.hint });
+      if (!canPrompt) throw new UsageError(`${message}: ${whyNoPrompt(ctx)}`, { field: opts.field, hint: opts.hint });
       const { password } = await import('@inquirer/prompts');
       return ask(password, { message: io.safeErr(message), mask: true });
     },
     select: async (message, opts) => {
-      if (!canPrompt) throw new UsageError(`${message}: no terminal to ask on`, { field: opts.flag, hint: `pass ${opts.flag}` });
+      if (!canPrompt) throw new UsageError(`${message}: ${whyNoPrompt(ctx)}`, { field: opts.flag, hint: `pass ${opts.flag}` });
       const { select } = await import('@inquirer/prompts');
       return ask(select, { message: io.safeErr(message), choices: opts.choices.map((c) => ({ ...c, name: io.safeErr(c.name) })), default: opts.default });
     },

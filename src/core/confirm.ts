@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { UsageError } from './errors.js';
+import { whyNoPrompt } from './no-prompt.js';
 import { ExitCode } from './exit-codes.js';
 import type { CommandResult } from './output.js';
 
@@ -36,7 +37,7 @@ export async function confirmDestructive(ctx: Context, what: Destructive): Promi
     return (await prompter.confirm(question, { flag: '--yes' })) ? 'proceed' : 'declined';
   } catch (err) {
     if (err instanceof UsageError && err.code === 'confirmation_required') {
-      throw new UsageError(`${capitalise(what.action)}: needs confirmation, and there is no terminal to ask on${listed ? `\n${listed}` : ''}`, {
+      throw new UsageError(`${capitalise(what.action)}: needs confirmation, and ${whyNoPrompt(ctx)}${listed ? `\n${listed}` : ''}`, {
         code: 'confirmation_required',
         field: 'yes',
         hint: 'pass --yes to confirm without a prompt, or --dry-run to see what would be deleted; nothing was changed',

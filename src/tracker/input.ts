@@ -2,6 +2,7 @@ import { dottedToItemPath, problemList, withArticle } from '../core/problems.js'
 import { readLocalFile } from '../core/local-file.js';
 import { UsageError, ValidationError } from '../core/errors.js';
 import { itemAt } from '../core/arrays.js';
+import { shellWord } from '../core/hints.js';
 import { COLOR_HINT, type FieldSpec } from './fields.js';
 import { isId, type NameResolver } from './names.js';
 import { argRef, fieldRef, type ArgSpec, type ResourceSpec } from './resources.js';
@@ -193,14 +194,24 @@ export async function resolveArg(spec: ResourceSpec, arg: ArgSpec, raw: string, 
   return raw;
 }
 
+/** The resources `opsctl tracker search <resource> --query Q` finds by text. */
+const SEARCHABLE: ReadonlySet<string> = new Set(['stories', 'epics', 'iterations', 'milestones', 'objectives']);
+
+/** Where to find a record's id: its list, else a search by the text given, else the resource's help. */
+function findIdHint(spec: ResourceSpec, raw: string): string {
+  if (spec.verbs.includes('list')) return `see: opsctl tracker ${spec.name} list`;
+  if (SEARCHABLE.has(spec.name)) return `find its id by text: opsctl tracker search ${spec.name} --query ${shellWord(raw)}`;
+  return `see: opsctl tracker ${spec.name} --help`;
+}
+
 /** Parses an id argument of a resource: an integer or a uuid, as the table says. */
 export function parseId(spec: ResourceSpec, raw: string): string | number {
   if (spec.idType === 'int') {
-    if (!/^\d{1,15}$/.test(raw)) throw new ValidationError(`${spec.singular} id`, `"${raw}" is not an integer id`, `see: opsctl tracker ${spec.name} list`);
+    if (!/^\d{1,15}$/.test(raw)) throw new ValidationError(`${spec.singular} id`, `"${raw}" is not an integer id`, findIdHint(spec, raw));
     return Number(raw);
   }
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw)) {
-    throw new ValidationError(`${spec.singular} id`, `"${raw}" is not a uuid`, `see: opsctl tracker ${spec.name} list`);
+    throw new ValidationError(`${spec.singular} id`, `"${raw}" is not a uuid`, findIdHint(spec, raw));
   }
   return raw;
 }

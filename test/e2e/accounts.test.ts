@@ -11,7 +11,8 @@ import { requireProgram } from '../helpers/e2e.js';
 const hasScript = requireProgram('script (util-linux, for the pty tests)', SCRIPT);
 
 /** Several accounts per profile, bound to their issuer, and incremental consent: the built binary against the mock on port 0. */
-describe('accounts (built binary against the mock authorization server)', () => {
+// every test runs the built binary a dozen times or more: budgets for a loaded 2-core machine, not the 30 s default
+describe('accounts (built binary against the mock authorization server)', { timeout: 240_000 }, () => {
   let mock: Awaited<ReturnType<typeof startMock>>;
   let other: Awaited<ReturnType<typeof startMock>>;
   let dir: string;
@@ -40,6 +41,20 @@ describe('accounts (built binary against the mock authorization server)', () => 
   }
   const login = (run: ReturnType<typeof setup>['run'], who: string, ...more: string[]) =>
     run(['login', '--consent-as', who, '--scopes', 'openid', 'email', 'media.readonly', ...more]);
+
+  it('the "no OS keyring" notice is said once per profile: at its first secret kept in the file, not at later sign-ins', { timeout: 180_000 }, async () => {
+    const { run } = setup();
+    const first = await login(run, 'alice@example.com');
+    expect(first.exitCode, first.stderr as string).toBe(0);
+    expect((first.stderr as string).match(/no OS keyring available/g)).toHaveLength(1);
+    for (const later of [await login(run, 'bob@example.com'), await login(run, 'alice@example.com')]) {
+      expect(later.exitCode, later.stderr as string).toBe(0);
+      expect(later.stderr).not.toContain('no OS keyring available');
+    }
+    const other = await login(run, 'alice@example.com', '--profile', 'work');
+    expect(other.exitCode, other.stderr as string).toBe(0);
+    expect((other.stderr as string).match(/no OS keyring available/g)).toHaveLength(1);
+  });
 
   it('login adds an account and makes it active; list, token --account, switch, status --all, logout --account', async () => {
     const { run, creds, config } = setup();
@@ -160,7 +175,8 @@ describe('accounts (built binary against the mock authorization server)', () => 
   it('auth refresh --scopes asks only for the new scope with include_granted_scopes=true; the mock grants the union', async () => {
     const { run } = setup();
     expect((await login(run, 'alice@example.com')).exitCode).toBe(0);
-    const r = await run(['auth', 'refresh', '--scopes', 'media.upload', '--consent-as', 'alice@example.com', '--json']);
+    // --consent-as shows the authorization request only with --debug (no browser is involved)
+    const r = await run(['auth', 'refresh', '--scopes', 'media.upload', '--consent-as', 'alice@example.com', '--json', '--debug']);
     expect(r.exitCode, r.stderr as string).toBe(0);
     const url = new URL(/(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)/.exec(r.stderr as string)![1]!);
     expect(url.searchParams.get('scope')).toBe(UPLOAD);

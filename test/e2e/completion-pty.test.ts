@@ -58,8 +58,74 @@ describe.runIf(hasTools)('bash completion on a real terminal', () => {
     expect(await complete('opsctl tracker epics health-set 1 --status Of\t')).toBe('<tracker><epics><health-set><1><--status><Off Track>');
   }, 60_000);
 
+  it('a value opsctl cannot list (kv upgrade --to, stories move --state) gets no flag names', async () => {
+    expect(await complete('opsctl kv upgrade --to \t3.6')).toBe('<kv><upgrade><--to><3.6>');
+    expect(await complete('opsctl tracker stories move 6 --state \tDone')).toBe('<tracker><stories><move><6><--state><Done>');
+  }, 60_000);
+
   it('-f completes a file name with a space as one argument; --profile completes a configured profile', async () => {
     expect(await complete('opsctl tracker labels apply -f lab\t')).toBe('<tracker><labels><apply><-f><labels file.yaml>');
     expect(await complete('opsctl tracker labels list --profile wo\t')).toBe('<tracker><labels><list><--profile><work-eu>');
   }, 60_000);
 });
+
+/**
+ * The same completions in zsh and fish, each in its own interactive shell on a real terminal. A value
+ * opsctl cannot list (`kv upgrade --to`) is never completed to a flag name; a fixed choice completes.
+ */
+const SHELL_SETUPS = {
+  zsh: {
+    argv: ['/usr/bin/zsh', '-f', '-i'],
+    init: `autoload -Uz compinit && compinit -u -D; source ${root}/completions/_opsctl; opsctl() { printf '<%s>' "$@"; echo; }; PS1='$ '; echo READY-$((6*7))\r`,
+    two: '$((1+1))',
+  },
+  fish: {
+    argv: ['/usr/bin/fish', '--no-config', '-i'],
+    init: `source ${root}/completions/opsctl.fish; function opsctl; printf '<%s>' $argv; echo; end; set fish_autosuggestion_enabled 0; echo READY-(math 6 '*' 7)\r`,
+    two: '(math 1 + 1)',
+  },
+} as const;
+
+for (const [shell, setup] of Object.entries(SHELL_SETUPS)) {
+  describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT) && requireProgram(shell, setup.argv[0]))(
+    `${shell} completion on a real terminal`,
+    () => {
+      let dir: string;
+      let sh: PtySession;
+      let n = 0;
+      beforeAll(async () => {
+        dir = mkdtempSync(join(tmpdir(), `opsctl-compl-${shell}-`));
+        sh = PtySession.run([...setup.argv], { cwd: dir, env: { HOME: dir, OPSCTL_CONFIG_DIR: dir, HISTFILE: '/dev/null', fish_history: '' } });
+        sh.type(setup.init);
+        await sh.waitFor('READY-42');
+      }, 120_000);
+      afterAll(() => {
+        sh?.type('exit\r');
+        sh?.kill();
+        rmSync(dir, { recursive: true, force: true });
+      });
+
+      async function complete(keys: string): Promise<string> {
+        const mark = `RUN-${++n}`;
+        sh.type(`${keys}\r`);
+        // the marker is computed by the shell, so its echo of the typed line never matches
+        sh.type(`echo ${mark}-${setup.two}\r`);
+        await sh.waitFor(`${mark}-2`);
+        const text = sh.text;
+        const lines = text
+          .slice(0, text.lastIndexOf(`${mark}-2`))
+          .split('\n')
+          .map((l) => l.replace(/^\r+/, '').trim())
+          // fish leaves a charset switch (ESC ( B) before its output: what follows the last < is the line
+          .map((l) => l.slice(Math.max(0, l.indexOf('<'))))
+          .filter((l) => l.startsWith('<'));
+        return lines[lines.length - 1] ?? '';
+      }
+
+      it('a free value (kv upgrade --to) gets no flag name; a fixed choice completes', async () => {
+        expect(await complete('opsctl kv upgrade --to \t3.6')).toBe('<kv><upgrade><--to><3.6>');
+        expect(await complete('opsctl completion fi\t')).toBe('<completion><fish>');
+      }, 120_000);
+    },
+  );
+}

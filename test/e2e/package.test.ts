@@ -112,6 +112,11 @@ describe('the npm package (out/opsctl-<version>.tgz)', () => {
     // fetched them by the lockfile's URLs) but not its registry metadata, which a tarball install resolves
     const install = await execa('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', TGZ], { reject: false });
     expect(install.exitCode, install.stderr).toBe(0);
+    // the published package.json carries no scripts (dist/ is built), so npm has no install script of ours to warn about
+    expect(install.stderr).not.toMatch(/install.?scripts|opsctl@/i);
+    const installed = JSON.parse(readFileSync(join(prefix, 'lib', 'node_modules', 'opsctl', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(installed.scripts).toBeUndefined();
+    expect(installed.devDependencies).toBeUndefined();
     // dist/ bundles every dependency but the keyring binding (a native addon, one prebuilt package per platform)
     expect(readdirSync(join(prefix, 'lib', 'node_modules'))).toEqual(['opsctl']);
     const nested = join(prefix, 'lib', 'node_modules', 'opsctl', 'node_modules');

@@ -38,7 +38,7 @@ export class PtySession {
     const command = `stty cols ${cols} rows ${rows} && exec ${argv.map(shellQuote).join(' ')}`;
     // A person at a terminal: not CI (which would turn prompts and spinners off), a real TERM.
     const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', SHELL: '/bin/sh', ...opts.env };
-    delete env.CI;
+    if (opts.env?.CI === undefined) delete env.CI;
     for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete env[k];
     this.child = spawn(SCRIPT, ['--quiet', '--return', '--flush', '--command', command, '/dev/null'], { cwd: opts.cwd, env, stdio: 'pipe' });
     const onData = (c: Buffer) => {

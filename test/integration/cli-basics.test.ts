@@ -64,16 +64,43 @@ describe('auth login --with-token', () => {
   });
 
   it('refuses an empty token', async () => {
-    const r = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env: env(), stdin: '\n' });
+    const r = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], {
+      env: { ...env(), OPSCTL_TRACKER_URL: 'https://t.example' },
+      stdin: '\n',
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no token on standard input');
+  });
+
+  it('refuses to store a token for the embedded tracker (it provisions its own), and auth logout --service tracker forgets a stored one', async () => {
+    const embedded = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env: env(), stdin: 'tok\n' });
+    expect(embedded.code).toBe(2);
+    expect(embedded.stderr).toContain('profile embedded uses the embedded tracker, which provisions its own token');
+    expect((await runCli(['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'], { env: env() })).code).toBe(0);
+    expect((await runCli(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'work'], { env: env(), stdin: 'tok\n' })).code).toBe(0);
+    const logout = await runCli(['logout', '--profile', 'work'], { env: env() });
+    expect(logout.stderr).toContain('a tracker token is stored: opsctl auth logout --service tracker --profile work forgets it');
+    const forget = await runCli(['auth', 'logout', '--service', 'tracker', '--profile', 'work', '--json'], { env: env() });
+    expect(forget.code).toBe(0);
+    expect(forget.json()).toEqual({ service: 'tracker', removed: ['work'] });
+    const again = await runCli(['auth', 'logout', '--service', 'tracker', '--all'], { env: env() });
+    expect(again.stderr).toContain('no tracker token is stored for any profile: nothing to do');
+  });
+
+  it("a hint names the failed command's --profile", async () => {
+    expect((await runCli(['config', 'set', 'tracker', 'http://127.0.0.1:9', '--profile', 'work'], { env: env() })).code).toBe(0);
+    const r = await runCli(['tracker', 'labels', 'list', '--profile', 'work'], { env: env() });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('run: opsctl auth login --service tracker --with-token --profile work < token.txt');
+    const j = await runCli(['tracker', 'labels', 'list', '--profile', 'work', '--json'], { env: env() });
+    expect(JSON.parse(j.stderr).error.hint).toContain('--with-token --profile work < token.txt');
   });
 
   it('lets OPSCTL_TRACKER_TOKEN beat the stored token', async () => {
     const mock = await startMock({ services: ['tracker'] });
     try {
-      await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env: env(), stdin: 'stale-token' });
       const e = { ...env(), OPSCTL_TRACKER_URL: mock.url };
+      expect((await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env: e, stdin: 'stale-token' })).code).toBe(0);
       expect((await runCli(['tracker', 'labels', 'list'], { env: e })).code).toBe(4);
       expect((await runCli(['tracker', 'labels', 'list'], { env: { ...e, OPSCTL_TRACKER_TOKEN: mock.trackerToken } })).code).toBe(0);
     } finally {
@@ -152,6 +179,9 @@ describe('help', () => {
     expect(r.code).toBe(2);
     // the shape of every other error: "X message", then a hint
     expect(r.stderr).toBe("X unknown command 'lables'\n  did you mean labels? (see: opsctl tracker --help)\n");
+    // the hint points at the level of the typo, not at a command further along the line
+    const top = await runCli(['--profile', 'x', 'trakcer', 'labels', 'list'], { env: env() });
+    expect(top.stderr).toBe("X unknown command 'trakcer'\n  did you mean tracker? (see: opsctl --help)\n");
     const f = await runCli(['tracker', 'labels', 'list', '--nope'], { env: env() });
     expect(f.code).toBe(2);
     expect(f.stderr).toBe("X unknown option '--nope'\n  see: opsctl tracker labels list --help\n");

@@ -139,8 +139,11 @@ describe('credentials.json with garbage or the wrong shape', () => {
       expect(labels.stderr).toContain(`mv ${path}`);
       expect(labels.stderr).not.toContain('secret-token-xyz');
       expectCleanError(labels.stderr, 'the credential file');
-      // Writing a token would rewrite the file: refused, untouched.
-      const store = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env, stdin: 'tok_123\n' });
+      // Writing a token (for a real tracker: the embedded one takes none) would rewrite the file: refused, untouched.
+      const store = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], {
+        env: { ...env, OPSCTL_TRACKER_URL: 'https://t.example' },
+        stdin: 'tok_123\n',
+      });
       expect(store.code).toBe(4);
       expect(store.stderr).toContain(path);
       // The embedded tracker does not need the file: it works, with a warning naming it.
@@ -154,7 +157,7 @@ describe('credentials.json with garbage or the wrong shape', () => {
       const login = await runBin(['login', '--consent-as', 'alice@example.com'], { env });
       expect(login.exitCode).toBe(4);
       expect(String(login.stderr)).toContain(path);
-      expect(String(login.stderr)).not.toMatch(/Sign in at|Waiting for the browser|secret-token-xyz/);
+      expect(String(login.stderr)).not.toMatch(/Sign(ing)? in at|Waiting for the browser|secret-token-xyz/);
       expectCleanError(String(login.stderr), 'the credential file');
       const oauth = JSON.parse(readFileSync(statePath, 'utf8')).oauth;
       expect(Object.keys(oauth?.pending ?? {})).toEqual([]);
@@ -182,7 +185,7 @@ describe("the embedded mock's clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is w
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(`the clients file ${file} ${words}`);
       expect(r.stderr).toContain('OPSCTL_MOCK_OAUTH_CLIENTS');
-      expect(r.stderr).not.toMatch(/answered 5\d\d|opsctl mock:|seeded account|Sign in at/);
+      expect(r.stderr).not.toMatch(/answered 5\d\d|opsctl mock:|seeded account|Sign(ing)? in at/);
       expectCleanError(String(r.stderr), `the clients file ${file}`);
       expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
     });
@@ -475,7 +478,7 @@ describe('directories', () => {
           ),
         );
         expect(r.stderr).toContain('OPSCTL_CONFIG_DIR');
-        expect(r.stderr).not.toMatch(/ENOENT|Sign in at/);
+        expect(r.stderr).not.toMatch(/ENOENT|Sign(ing)? in at/);
         expectCleanError(r.stderr, 'cannot write');
       }
     },
@@ -521,7 +524,7 @@ describe('directories', () => {
       let r = await asNobody(['login', '--consent-as', 'alice@example.com']);
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain(`the config directory ${dir} is owned by uid 0, not by you (uid 65534)`);
-      expect(r.stderr).not.toMatch(/Sign in at|Waiting for the browser|seeded account/);
+      expect(r.stderr).not.toMatch(/Sign(ing)? in at|Waiting for the browser|seeded account/);
       expectCleanError(r.stderr, 'the config directory');
       // The config directory is nobody's, the embedded mock's data directory is root's (not writable): named before any page too.
       chownSync(dir, 65534, 65534);
@@ -529,7 +532,7 @@ describe('directories', () => {
       r = await asNobody(['login', '--consent-as', 'alice@example.com']);
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain(`cannot write opsctl's directory ${join(dir, 'data')} (permission denied, EACCES)`);
-      expect(r.stderr).not.toMatch(/Sign in at|answered 5\d\d|seeded account/);
+      expect(r.stderr).not.toMatch(/Sign(ing)? in at|answered 5\d\d|seeded account/);
       expectCleanError(r.stderr, 'cannot write');
       expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
       // A write through the embedded mock: its own storage error, as that same message (not "HTTP 503", not a stack).

@@ -164,7 +164,10 @@ describe('opsctl login with the test playing the browser', () => {
   it('--consent-as (demo, local mock only) signs in without a browser; a consent it cannot give ends the wait at once (exit 2)', async () => {
     const ok = await cli('login', '--consent-as', 'bob@example.com');
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stderr).toContain("opsctl submits the mock's consent form itself");
+    expect(ok.stderr).toContain('Signing in at 127.0.0.1');
+    expect(ok.stderr).toContain("as bob@example.com: opsctl submits the mock's consent form itself (no browser)");
+    // no browser is involved: no browser instructions, no URL to open, no wait for a browser
+    expect(ok.stderr).not.toMatch(/in your browser|Waiting for the browser|Open this URL|client_id=/);
     expect(creds().embedded.oauth.account).toBe('bob@example.com');
     const bad = await cli('login', '--consent-as', 'nobody@example.com', '--timeout', '10m');
     expect(bad.code).toBe(2);

@@ -23,6 +23,23 @@ export function register(program: Command, ctx: Context): void {
   );
   examples(
     auth
+      .command('logout')
+      .description('forget a stored service credential (the tracker token of auth login --with-token); OAuth accounts sign out with opsctl logout')
+      .addOption(new Option('--service <service>', 'the service whose credential to forget').choices(['tracker']).makeOptionMandatory())
+      .option('--all', "every profile's stored token, not only this profile's")
+      .action(
+        lazyAction(
+          ctx,
+          () => import('./logout.js'),
+          (_args, o) => ({ service: o.service, all: Boolean(o.all) }),
+        ),
+      ),
+    'opsctl auth logout --service tracker',
+    'opsctl auth logout --service tracker --profile work',
+    'opsctl auth logout --service tracker --all',
+  );
+  examples(
+    auth
       .command('status')
       .description(
         'show the active account, its issuer, granted and missing scopes, token expiry and where the token is stored (exit 4 if not signed in, or signed in at another issuer)',

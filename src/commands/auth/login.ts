@@ -14,6 +14,14 @@ export async function run(opts: AuthLoginOptions, ctx: Context): Promise<Command
       hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (OAuth sign-in is opsctl login)',
     });
   }
+  const profile = await ctx.profileName();
+  if ((await ctx.endpoint('tracker')).embedded) {
+    // The embedded tracker accepts only the token it provisioned: a stored one would answer 401 to every command.
+    throw new UsageError(`profile ${profile} uses the embedded tracker, which provisions its own token: there is nothing to store`, {
+      field: '--service',
+      hint: 'to use a real tracker, point a profile at it first: opsctl config set tracker https://… --profile NAME, then store its token with --profile NAME',
+    });
+  }
   if (ctx.io.isStdinTTY) ctx.io.err('Paste the token, then press Enter and Ctrl-D:');
   const token = (await ctx.io.readStdin()).trim();
   if (!token)
@@ -22,7 +30,6 @@ export async function run(opts: AuthLoginOptions, ctx: Context): Promise<Command
       hint: 'pipe the token in: opsctl auth login --service tracker --with-token < token.txt',
     });
   if (/\s/.test(token)) throw new UsageError('the token contains white space; give exactly one token', { field: 'token' });
-  const profile = await ctx.profileName();
   await (await ctx.credentials()).update(profile, (c) => ({ ...c, tracker: { token } }));
   return {
     data: { service: opts.service, profile, stored: (await ctx.credentials()).path },

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import { whyNoPrompt } from '../../core/no-prompt.js';
 
 export interface AuthSwitchOptions {
   account?: string;
@@ -21,7 +22,7 @@ export async function run(opts: AuthSwitchOptions, ctx: Context): Promise<Comman
         message: `${active} is the only account on profile ${profile}: nothing to switch`,
       };
     if (!ctx.io.canPrompt(ctx.noInput)) {
-      throw new UsageError(`auth switch: name the ACCOUNT to make active (no terminal to ask on)`, {
+      throw new UsageError(`auth switch: name the ACCOUNT to make active (${whyNoPrompt(ctx)})`, {
         code: 'account_required',
         field: 'ACCOUNT',
         hint: `run: opsctl auth switch ACCOUNT   (accounts on profile ${profile}: ${accounts.map((a) => a.account).join(', ')})`,

@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { PartialError } from '../../core/errors.js';
 import { IOStreams } from '../../core/io.js';
 import type { CommandResult } from '../../core/output.js';
+import { shellWord } from '../../core/hints.js';
 import { DEMO_SECTIONS } from './steps.js';
 
 /**
@@ -29,7 +30,7 @@ export async function run(opts: { keep: boolean }, ctx: Context): Promise<Comman
       io.out(`\n${bold(`== ${section.job}`)}`);
       for (const step of section.steps) {
         const argv = typeof step.argv === 'function' ? step.argv(vars) : step.argv;
-        io.out(`\n# ${step.title}\n${io.color.cyan(`$ opsctl ${argv.map(shellQuote).join(' ')}`)}`);
+        io.out(`\n# ${step.title}\n${io.color.cyan(`$ opsctl ${argv.map(shellWord).join(' ')}`)}`);
         const stdout = new PassThrough();
         const stderr = new PassThrough();
         const chunks: string[] = [];
@@ -65,8 +66,4 @@ export async function run(opts: { keep: boolean }, ctx: Context): Promise<Comman
   io.out(`${results.length} commands in ${(total / 1000).toFixed(1)} s${opts.keep ? `; state kept in ${dir}` : ''}`);
   if (failed.length > 0) throw new PartialError(`demo: ${failed.length} step(s) failed: ${failed.map((f) => f.step).join('; ')}`);
   return {};
-}
-
-function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -24,7 +24,12 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<CommandRes
   const record = accounts.find((a) => a.account === (opts.account ?? active));
   if (!record) {
     if (opts.account !== undefined) throw unknownAccount(profile, opts.account, accounts);
-    return { data: { profile, revoked: false, removed: false }, text: '', message: `not signed in on profile ${profile}: nothing to do` };
+    // a tracker token is a credential too, but not a sign-in: name the command that forgets it
+    const tracker = Boolean((await (await ctx.credentials()).get(profile)).tracker);
+    const also = tracker
+      ? ` (a tracker token is stored: opsctl auth logout --service tracker${ctx.globals.profile === undefined ? '' : ` --profile ${profile}`} forgets it)`
+      : '';
+    return { data: { profile, revoked: false, removed: false }, text: '', message: `not signed in on profile ${profile}: nothing to do${also}` };
   }
 
   let revoked: 'revoked' | 'already_revoked' | 'unsupported' | 'failed' = 'failed';
