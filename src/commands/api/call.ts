@@ -2,6 +2,7 @@ import { readLocalFile } from '../../core/local-file.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import { parseUserUrl, URL_EXAMPLE } from '../../core/url.js';
 
 export interface ApiOptions {
   path: string;
@@ -18,8 +19,10 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
   }
   if (/^https?:\/\//.test(opts.path)) {
     // A full URL must stay on the service's own origin: the request carries that service's credentials.
+    const target = parseUserUrl(opts.path, '<path>', {
+      hint: `give a path like /media/v3/channels, or a full URL on the ${opts.service} service like ${URL_EXAMPLE}`,
+    });
     const base = new URL((await ctx.endpoint(opts.service)).url);
-    const target = new URL(opts.path);
     if (target.origin !== base.origin) {
       throw new UsageError(`path: ${target.origin} is not the ${opts.service} service (${base.origin}); opsctl api sends its credentials only there`, {
         field: 'path',
