@@ -1,5 +1,6 @@
 import { ValidationError } from '../core/errors.js';
-import { itemPath, syntaxErrorText } from '../core/problems.js';
+import { itemPath } from '../core/problems.js';
+import { keyName, syntaxErrorText } from '../core/syntax-error.js';
 import {
   APPS,
   COPY_MODES,
@@ -64,7 +65,7 @@ function mapping(v: unknown, path: string, keys: readonly string[], issues: Issu
     issues.push(`${where(path)}: expected a mapping, got ${kind(v)}`);
     return undefined;
   }
-  for (const k of Object.keys(v)) if (!keys.includes(k)) issues.push(`${where(path)}: unknown key "${k}" (known: ${keys.join(', ')})`);
+  for (const k of Object.keys(v)) if (!keys.includes(k)) issues.push(`${where(path)}: unknown key ${keyName(k)} (known: ${keys.join(', ')})`);
   return v;
 }
 

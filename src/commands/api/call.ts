@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { parseUserUrl, URL_EXAMPLE } from '../../core/url.js';
+import { jsonSyntaxText } from '../../core/syntax-error.js';
 
 export interface ApiOptions {
   path: string;
@@ -49,8 +50,11 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
           });
     try {
       json = JSON.parse(text);
-    } catch (err) {
-      throw new UsageError(`--input: ${opts.input} is not valid JSON (${(err as Error).message})`, { field: 'input' });
+    } catch {
+      throw new UsageError(`--input: ${opts.input === '-' ? 'stdin' : opts.input} is not valid JSON: ${jsonSyntaxText(text)}`, {
+        field: 'input',
+        hint: 'fix it at that line and column; nothing was sent',
+      });
     }
     if (opts.fields.length) {
       if (!json || typeof json !== 'object' || Array.isArray(json))

@@ -152,7 +152,8 @@ function printPlan(ctx: Context, plan: Plan, what: string): void {
 async function parseText(text: string, file: string): Promise<unknown> {
   // in YAML an unquoted #rrggbb starts a comment: the colour would silently become null (cleared)
   const bare = [...text.matchAll(/^[ \t]*(?:-[ \t]+)?color:[ \t]*#.*$/gm)].map(
-    (m) => `${label(file)}:${text.slice(0, m.index).split('\n').length}: unquoted colour "${m[0].trim()}" is a YAML comment, not a value`,
+    (m) =>
+      `${label(file)}:${text.slice(0, m.index).split('\n').length}: unquoted colour${/^[ \t]*(?:-[ \t]+)?color:[ \t]*#[0-9a-fA-F]{3,8}[ \t]*$/.test(m[0]) ? ` "${m[0].trim()}"` : ''} is a YAML comment, not a value`,
   );
   if (bare.length) throw new UsageError(bare.join('\n'), { field: 'file', hint: 'quote it: color: "#d73a4a"' });
   if (/^\s*[[{]/.test(text) && /\.json$|^-$/.test(file)) {
