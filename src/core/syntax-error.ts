@@ -161,7 +161,7 @@ export function syntaxErrorText(err: unknown, text?: string): string {
     const what = code.slice(4).toLowerCase().replace(/_/g, ' ');
     return `${typeof e.lines === 'number' ? `line ${e.lines}: ` : ''}${what}`;
   }
-  if (code === 'ERR_MAX_ALIAS_COUNT' || /alias/i.test(String(e?.message ?? ''))) return 'too many or unresolved aliases';
+  if (code === 'ERR_MAX_ALIAS_COUNT' || (typeof e?.message === 'string' && /alias/i.test(e.message))) return 'too many or unresolved aliases';
   return pos ? `line ${pos.line}, column ${pos.col}: not valid` : 'not valid';
 }
 
