@@ -31,7 +31,8 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
       });
     }
   }
-  const params: Record<string, string> = {};
+  // keys the user typed: no inherited names (-f __proto__=x is a field like any other, not a prototype)
+  const params = Object.create(null) as Record<string, string>;
   for (const f of opts.fields) {
     const eq = f.indexOf('=');
     if (eq <= 0) throw new UsageError(`-f: "${f}" is not key=value`, { field: 'field', hint: 'write it like -f part=snippet' });
@@ -59,7 +60,7 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
     if (opts.fields.length) {
       if (!json || typeof json !== 'object' || Array.isArray(json))
         throw new UsageError('-f with --input needs the input to be a JSON object', { field: 'field' });
-      Object.assign(json, params);
+      for (const [k, v] of Object.entries(params)) Object.defineProperty(json, k, { value: v, enumerable: true, writable: true, configurable: true });
     }
   } else if (bodyMethod && opts.fields.length) json = params;
 
