@@ -82,7 +82,7 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
     return { data: res.data ?? null, text: res.data === undefined ? '' : JSON.stringify(res.data, null, 2) };
   } catch (err) {
     if (err instanceof ApiError && err.body !== undefined && !ctx.jsonOutput)
-      ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
+      ctx.io.out(ctx.io.safeOut(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2)));
     if (err instanceof ApiError && err.status === 401) {
       throw withHint(
         err,
