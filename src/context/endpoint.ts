@@ -28,7 +28,7 @@ export async function resolveEndpoint(ctx: Context, service: Service): Promise<E
   // A profile that names an issuer signs in there (its endpoints come from the provider's metadata).
   if (service === 'auth') {
     const issuer = ctx.env.OPSCTL_ISSUER ?? profile.issuer;
-    if (issuer) parseUserUrl(issuer, ctx.env.OPSCTL_ISSUER ? 'OPSCTL_ISSUER' : `issuer (profile ${name})`);
+    // an issuer is checked where it is used (auth/discovery.ts issuerProblem: https, no query or fragment)
     if (issuer) return { url: trimSlash(issuer), embedded: false, source: ctx.env.OPSCTL_ISSUER ? 'env' : 'profile' };
   }
   if (name === EMBEDDED_PROFILE) {
