@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../core/errors.js';
 import { isLoopbackHost } from '../core/redact.js';
+import { parseUserUrl } from '../core/url.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './defaults.js';
 import type { ProviderMetadata } from './discovery.js';
 import { DEFAULT_ISSUER_SCOPES, DEFAULT_SCOPES, parseScopes } from './scopes.js';
@@ -35,7 +36,10 @@ function byHand(
   profile: Record<string, string | undefined>,
   key: 'authorize_url' | 'token_url' | 'revoke_url' | 'userinfo_url' | 'jwks_uri',
 ): string | undefined {
-  return ctx.env[`OPSCTL_${key.toUpperCase()}`] ?? profile[key];
+  const env = `OPSCTL_${key.toUpperCase()}`;
+  const value = ctx.env[env] ?? profile[key];
+  if (value !== undefined) parseUserUrl(value, ctx.env[env] !== undefined ? env : key);
+  return value;
 }
 
 /** The issuer to discover: OPSCTL_ISSUER, else the profile's (unless OPSCTL_AUTH_URL points the auth service elsewhere). */

@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { EMBEDDED_PROFILE, endpointEnvVar, type Service } from '../config/services.js';
 import { UsageError } from '../core/errors.js';
+import { parseUserUrl, URL_EXAMPLE } from '../core/url.js';
 
 export interface Endpoint {
   url: string;
@@ -13,14 +14,21 @@ export interface Endpoint {
 /** A service's endpoint: OPSCTL_<SERVICE>_URL, then the profile, then (embedded profile only) the embedded mock. */
 export async function resolveEndpoint(ctx: Context, service: Service): Promise<Endpoint> {
   const fromEnv = ctx.env[endpointEnvVar(service)];
-  if (fromEnv) return { url: trimSlash(fromEnv), embedded: false, source: 'env' };
+  if (fromEnv) {
+    parseUserUrl(fromEnv, endpointEnvVar(service), { hint: `set ${endpointEnvVar(service)} to the service's base URL, e.g. ${URL_EXAMPLE}` });
+    return { url: trimSlash(fromEnv), embedded: false, source: 'env' };
+  }
   const name = await ctx.profileName();
   const profile = await ctx.profile();
   const configured = profile[service];
-  if (configured) return { url: trimSlash(configured), embedded: false, source: 'profile' };
+  if (configured) {
+    parseUserUrl(configured, `${service} (profile ${name})`, { hint: `run: opsctl config set ${service} https://… --profile ${name}` });
+    return { url: trimSlash(configured), embedded: false, source: 'profile' };
+  }
   // A profile that names an issuer signs in there (its endpoints come from the provider's metadata).
   if (service === 'auth') {
     const issuer = ctx.env.OPSCTL_ISSUER ?? profile.issuer;
+    // an issuer is checked where it is used (auth/discovery.ts issuerProblem: https, no query or fragment)
     if (issuer) return { url: trimSlash(issuer), embedded: false, source: ctx.env.OPSCTL_ISSUER ? 'env' : 'profile' };
   }
   if (name === EMBEDDED_PROFILE) {

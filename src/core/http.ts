@@ -1,7 +1,7 @@
 import type { Dispatcher, FormData } from 'undici';
 import { sleep as abortableSleep } from './sleep.js';
 import type { Agent } from './undici-lite.js';
-import { ApiError, NetworkError, type OpsError, UsageError } from './errors.js';
+import { ApiError, InterruptedError, NetworkError, type OpsError, UsageError } from './errors.js';
 import type { RequestPacer } from './pacer.js';
 import { isLoopbackHost, redactBody, redactHeaders, redactUrl } from './redact.js';
 
@@ -248,7 +248,10 @@ export class HttpClient {
     // Time spent waiting on this endpoint: attempts without a usable answer and the backoff between them.
     let spent = 0;
     let redirects = 0;
+    const interrupted = () => new InterruptedError(`${this.service}: ${method} ${redactUrl(url.toString())} interrupted`);
     for (let attempt = 1; ; attempt++) {
+      // Ctrl-C ends the request loop: no new attempt, no "retrying" for a request the interrupt cut off
+      if (this.opts.signal?.aborted) throw interrupted();
       if (hasCreds) assertSafeTransport(url, this.service);
       const release = this.opts.pacer ? await this.opts.pacer.acquire() : () => undefined;
       const started = Date.now();
@@ -267,6 +270,8 @@ export class HttpClient {
       // server that drips a byte a second never trips its body timeout).
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(new DeadlineError(left)), left);
+      const onInterrupt = () => deadline.abort(interrupted());
+      this.opts.signal?.addEventListener('abort', onInterrupt, { once: true });
       try {
         this.sent++;
         res = await this.transport(url, { method, headers, body, signal: deadline.signal, timeoutMs: left });
@@ -284,6 +289,9 @@ export class HttpClient {
         clearTimeout(timer);
         clearTimeout(waiting);
         release();
+        this.opts.signal?.removeEventListener('abort', onInterrupt);
+        // an interrupt (or the client it destroyed: "The client is destroyed") is not a network error to retry
+        if (this.opts.signal?.aborted) throw interrupted();
         if (consumeError) throw consumeError.err;
         const msg = deadline.signal.aborted
           ? res
@@ -313,6 +321,7 @@ export class HttpClient {
       clearTimeout(timer);
       clearTimeout(waiting);
       release();
+      this.opts.signal?.removeEventListener('abort', onInterrupt);
       this.debug(`< ${res.statusCode} (${Date.now() - started} ms)`);
       const data = req.text ? raw : parseBody(raw, res.headers['content-type']);
       const local = res.statusCode === 503 ? this.opts.localError?.() : undefined;
@@ -325,7 +334,9 @@ export class HttpClient {
         continue;
       }
       if (req.anyStatus) return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString(), bytes, truncated };
-      if (res.statusCode === 429 && attempt < maxAttempts) {
+      // an answer that came in after Ctrl-C is returned as it is (a write may have been made), never retried
+      const retryable = attempt < maxAttempts && !this.opts.signal?.aborted;
+      if (res.statusCode === 429 && retryable) {
         const wait = retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt);
         if (wait <= (this.opts.maxRetryAfterMs ?? 120_000)) {
           this.opts.pacer?.pause(wait);
@@ -334,7 +345,7 @@ export class HttpClient {
           continue;
         }
       }
-      if (RETRY_STATUSES.has(res.statusCode) && idempotent && attempt < maxAttempts) {
+      if (RETRY_STATUSES.has(res.statusCode) && idempotent && retryable) {
         spent += Date.now() - started;
         const wait = Math.min(retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt), MAX_BACKOFF_MS);
         if (spent + wait < budgetMs) {

@@ -406,16 +406,22 @@ const SGR = /^\u001b\[[0-9;]*m/;
  * (C0, DEL and C1: ESC, BEL, CR, backspace, CSI…) is shown in visible form instead of being obeyed,
  * so a message cannot move the cursor, clear the screen, retitle or ring the terminal. C0 and DEL in
  * caret notation (ESC → ^[, BEL → ^G, DEL → ^?), C1 as <U+009B>. CRLF line ends become newlines.
+ * Bidirectional controls (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069: the "Trojan Source"
+ * characters that make a terminal show text in another order than it is) are shown as <U+202E> too.
  * `keepColours` lets colour/bold sequences (ESC [ digits m) through, for text that mixes our own
  * colouring with server words: they can change colours only, never move anything.
  */
 export function neutralizeControls(text: string, keepColours = false): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is what this function is for
-  return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c, offset: number, whole: string) => {
-    const code = c.charCodeAt(0);
-    if (keepColours && code === 0x1b && SGR.test(whole.slice(offset, offset + 16))) return c;
-    if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
-    if (code === 0x7f) return '^?';
-    return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
-  });
+  return (
+    text
+      .replace(/\r\n/g, '\n')
+      // eslint-disable-next-line no-control-regex -- matching control characters is what this function is for
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c, offset: number, whole: string) => {
+        const code = c.charCodeAt(0);
+        if (keepColours && code === 0x1b && SGR.test(whole.slice(offset, offset + 16))) return c;
+        if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
+        if (code === 0x7f) return '^?';
+        return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+      })
+  );
 }

@@ -86,7 +86,9 @@ export function render(io: IOStreams, result: CommandResult, opts: RenderOptions
   if (opts.json !== undefined && opts.json !== false) {
     if (result.data === undefined) return;
     const data = typeof opts.json === 'string' ? pickFields(result.data, parseFieldList(opts.json)) : result.data;
-    io.out(JSON.stringify(data, null, 2));
+    const json = JSON.stringify(data, null, 2);
+    // JSON escapes C0 itself; on a terminal C1 and the bidi controls are escaped too (\u202e: the same JSON to a parser)
+    io.out(io.isStdoutTTY ? escapeForTerminal(json) : json);
     return;
   }
   if (result.text !== undefined) {
@@ -97,6 +99,11 @@ export function render(io: IOStreams, result: CommandResult, opts: RenderOptions
     if (text) io.out(text);
   }
   if (result.message) io.success(result.message);
+}
+
+/** JSON text with DEL, C1 and the bidirectional controls written as \\uXXXX escapes (they can occur only inside its strings). */
+export function escapeForTerminal(json: string): string {
+  return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export function parseFieldList(spec: string): string[] {

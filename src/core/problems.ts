@@ -24,17 +24,8 @@ export function problemList(problems: readonly string[]): string {
   return `${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.join('\n  ')}`;
 }
 
-/**
- * A YAML (or JSON) syntax error in full: the yaml library's message already says where (line and
- * column) and quotes the lines with a caret under the spot; nothing of it is cut off.
- */
-export function syntaxErrorText(err: unknown): string {
-  const e = err as Error & { linePos?: Array<{ line: number; col: number }> };
-  const message = String(e?.message ?? err).trimEnd();
-  const pos = e?.linePos?.[0];
-  // the yaml library writes "at line L, column C:" itself; say it when a parser did not
-  return pos && !/line \d+, column \d+/.test(message) ? `line ${pos.line}, column ${pos.col}: ${message}` : message;
-}
+/** A parser's error as line, column and what was expected, never quoting the file (see syntax-error.ts). */
+export { syntaxErrorText } from './syntax-error.js';
 
 /** "a label", "an epic", "a uuid", "an hour": the indefinite article a noun takes. */
 export function withArticle(noun: string): string {

@@ -1,5 +1,7 @@
 import { ValidationError } from '../core/errors.js';
-import { itemPath, syntaxErrorText } from '../core/problems.js';
+import { itemPath } from '../core/problems.js';
+import { keyName } from '../core/syntax-error.js';
+import { parseJsonOrYaml, TextProblem } from '../core/apply-text.js';
 import {
   APPS,
   COPY_MODES,
@@ -64,7 +66,7 @@ function mapping(v: unknown, path: string, keys: readonly string[], issues: Issu
     issues.push(`${where(path)}: expected a mapping, got ${kind(v)}`);
     return undefined;
   }
-  for (const k of Object.keys(v)) if (!keys.includes(k)) issues.push(`${where(path)}: unknown key "${k}" (known: ${keys.join(', ')})`);
+  for (const k of Object.keys(v)) if (!keys.includes(k)) issues.push(`${where(path)}: unknown key ${keyName(k)} (known: ${keys.join(', ')})`);
   return v;
 }
 
@@ -352,19 +354,12 @@ function looksLikeService(raw: unknown): boolean {
 }
 
 async function parseText(text: string, source: string): Promise<unknown> {
-  if (/^\s*[{[]/.test(text)) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      // fall through to YAML (a superset of JSON), whose errors say the line and column
-    }
-  }
+  // JSON when it looks like JSON, else YAML up to 1 MiB (core/apply-text.ts); errors say the line and column
   try {
-    // yaml is CommonJS when bundled: its exports may sit on `default`
-    const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-    return (mod.parse ?? mod.default!.parse)(text);
+    return await parseJsonOrYaml(text);
   } catch (err) {
-    throw new ValidationError(source, `is not valid YAML or JSON: ${syntaxErrorText(err)}`, 'fix the file at that line and column; nothing was sent');
+    if (!(err instanceof TextProblem)) throw err;
+    throw new ValidationError(source, err.message, 'fix the file at that line and column; nothing was sent');
   }
 }
 

@@ -1,3 +1,4 @@
+import { isNameLike, keyName } from '../core/syntax-error.js';
 import { itemPath } from '../core/problems.js';
 /**
  * The `apply` planner: the records on the server and the records a file asks for → the writes that
@@ -158,7 +159,10 @@ export function desiredItems(
     for (const [field, value] of Object.entries(item as Record<string, unknown>)) {
       if (allowed.includes(field)) rec[field] = value;
       else if (serverOwned.includes(field)) ignored.add(field);
-      else problems.push(`${itemPath(resource, i, field)}: unknown field; allowed: ${allowed.join(', ')}`);
+      else
+        problems.push(
+          `${isNameLike(field) ? `${itemPath(resource, i, field)}: unknown field` : `${itemPath(resource, i)}: unknown field ${keyName(field)}`}; allowed: ${allowed.join(', ')}`,
+        );
     }
     items.push(rec);
     // one message per field: a missing key is "required"; a key of the wrong type is left to the type check

@@ -1,5 +1,6 @@
 import { dottedToItemPath, problemList, withArticle } from '../core/problems.js';
 import { readLocalFile } from '../core/local-file.js';
+import { jsonSyntaxText } from '../core/syntax-error.js';
 import { UsageError, ValidationError } from '../core/errors.js';
 import { itemAt } from '../core/arrays.js';
 import { shellWord } from '../core/hints.js';
@@ -79,8 +80,12 @@ export async function readDataFlag(value: string | undefined, readStdin: () => P
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`--data: not valid JSON (${(err as Error).message})`, { field: 'data', hint: 'give @file.json, - for stdin, or a JSON object' });
+  } catch {
+    const source = value === '-' ? 'stdin' : value.startsWith('@') ? value.slice(1) : 'the value';
+    throw new UsageError(`--data: ${source} is not valid JSON: ${jsonSyntaxText(text)}`, {
+      field: 'data',
+      hint: 'give @file.json, - for stdin, or a JSON object',
+    });
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--data: must be a JSON object', { field: 'data' });
   return parsed as Record<string, unknown>;

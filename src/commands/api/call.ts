@@ -2,6 +2,8 @@ import { readLocalFile } from '../../core/local-file.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import { parseUserUrl, URL_EXAMPLE } from '../../core/url.js';
+import { jsonSyntaxText } from '../../core/syntax-error.js';
 
 export interface ApiOptions {
   path: string;
@@ -18,8 +20,10 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
   }
   if (/^https?:\/\//.test(opts.path)) {
     // A full URL must stay on the service's own origin: the request carries that service's credentials.
+    const target = parseUserUrl(opts.path, '<path>', {
+      hint: `give a path like /media/v3/channels, or a full URL on the ${opts.service} service like ${URL_EXAMPLE}`,
+    });
     const base = new URL((await ctx.endpoint(opts.service)).url);
-    const target = new URL(opts.path);
     if (target.origin !== base.origin) {
       throw new UsageError(`path: ${target.origin} is not the ${opts.service} service (${base.origin}); opsctl api sends its credentials only there`, {
         field: 'path',
@@ -27,7 +31,8 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
       });
     }
   }
-  const params: Record<string, string> = {};
+  // keys the user typed: no inherited names (-f __proto__=x is a field like any other, not a prototype)
+  const params = Object.create(null) as Record<string, string>;
   for (const f of opts.fields) {
     const eq = f.indexOf('=');
     if (eq <= 0) throw new UsageError(`-f: "${f}" is not key=value`, { field: 'field', hint: 'write it like -f part=snippet' });
@@ -46,13 +51,16 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
           });
     try {
       json = JSON.parse(text);
-    } catch (err) {
-      throw new UsageError(`--input: ${opts.input} is not valid JSON (${(err as Error).message})`, { field: 'input' });
+    } catch {
+      throw new UsageError(`--input: ${opts.input === '-' ? 'stdin' : opts.input} is not valid JSON: ${jsonSyntaxText(text)}`, {
+        field: 'input',
+        hint: 'fix it at that line and column; nothing was sent',
+      });
     }
     if (opts.fields.length) {
       if (!json || typeof json !== 'object' || Array.isArray(json))
         throw new UsageError('-f with --input needs the input to be a JSON object', { field: 'field' });
-      Object.assign(json, params);
+      for (const [k, v] of Object.entries(params)) Object.defineProperty(json, k, { value: v, enumerable: true, writable: true, configurable: true });
     }
   } else if (bodyMethod && opts.fields.length) json = params;
 
@@ -74,7 +82,7 @@ export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult
     return { data: res.data ?? null, text: res.data === undefined ? '' : JSON.stringify(res.data, null, 2) };
   } catch (err) {
     if (err instanceof ApiError && err.body !== undefined && !ctx.jsonOutput)
-      ctx.io.out(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2));
+      ctx.io.out(ctx.io.safeOut(typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2)));
     if (err instanceof ApiError && err.status === 401) {
       throw withHint(
         err,

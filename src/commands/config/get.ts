@@ -1,8 +1,10 @@
 import type { Context } from '../../context.js';
 import { OpsError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import { checkConfigKey } from './key.js';
 
 export async function run(opts: { key: string }, ctx: Context): Promise<CommandResult> {
+  checkConfigKey(opts.key);
   const config = await ctx.config();
   if (opts.key === 'client_secret') {
     // Shown as set or not, never as its value; one left in config.json by an older opsctl is moved first.

@@ -1,10 +1,13 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import { checkConfigKey, checkProfileName } from './key.js';
 
 export async function run(opts: { key: string; value: string }, ctx: Context): Promise<CommandResult> {
+  checkConfigKey(opts.key);
   const config = await ctx.config();
   const profile = await ctx.profileName();
+  checkProfileName(profile);
   if (opts.key === 'client_secret') {
     // A secret: the OS keyring, else the 0600 credential file; never config.json.
     if (!opts.value.trim()) throw new ValidationError('client_secret', 'must not be empty');

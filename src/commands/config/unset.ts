@@ -1,7 +1,9 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
+import { checkConfigKey } from './key.js';
 
 export async function run(opts: { key: string }, ctx: Context): Promise<CommandResult> {
+  checkConfigKey(opts.key);
   const profile = await ctx.profileName();
   if (opts.key === 'client_secret') {
     const { removeClientSecret } = await import('../../auth/accounts.js');

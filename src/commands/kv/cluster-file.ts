@@ -1,3 +1,4 @@
+import { syntaxErrorText } from '../../core/syntax-error.js';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
@@ -76,7 +77,7 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
     try {
       raw = parse(text);
     } catch (err) {
-      throw new UsageError(`--cluster ${path}: neither JSON nor YAML: ${(err as Error).message}`, { field: '--cluster' });
+      throw new UsageError(`--cluster ${path}: neither JSON nor YAML: ${syntaxErrorText(err)}`, { field: '--cluster' });
     }
   }
   const r = File.safeParse(raw);

@@ -4,7 +4,8 @@ import { readFileFlag } from '../file-flag.js';
 import { confirmDestructive } from '../../core/confirm.js';
 import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
-import { dottedToItemPath, itemPath, plural, problemList, syntaxErrorText } from '../../core/problems.js';
+import { dottedToItemPath, itemPath, plural, problemList } from '../../core/problems.js';
+import { parseJsonOrYaml, TextProblem } from '../../core/apply-text.js';
 import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
 import { runWrites } from '../../tracker/apply-run.js';
 import type { FieldSpec } from '../../tracker/fields.js';
@@ -27,9 +28,8 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     .map(([n]) => n);
   const allowed = [...fields, ...createOnly, 'renamed_from'];
 
-  const text = await readFileFlag(opts.file, ctx, 'a YAML or JSON file');
-  const data = await parseText(text, opts.file);
-  const found = desiredItems(data, spec.name, key, allowed, spec.serverFields);
+  // the text and the parsed document are not kept past this line: only the items (memory: issue 27)
+  const found = desiredItems(await parseText(await readFileFlag(opts.file, ctx, 'a YAML or JSON file'), opts.file), spec.name, key, allowed, spec.serverFields);
   if (found.ignored.length) ctx.io.info(`ignored what the server sets: ${found.ignored.join(', ')} (apply manages ${allowed.join(', ')})`);
   // null where the contract takes no null (`list --json` prints a missing description as null): not given
   for (const item of found.items) {
@@ -148,30 +148,28 @@ function printPlan(ctx: Context, plan: Plan, what: string): void {
   );
 }
 
-/** JSON when it looks like JSON, else YAML (a superset of JSON anyway). */
+/** JSON when it looks like JSON, else YAML (a superset of JSON anyway) up to 1 MiB (core/apply-text.ts). */
 async function parseText(text: string, file: string): Promise<unknown> {
   // in YAML an unquoted #rrggbb starts a comment: the colour would silently become null (cleared)
-  const bare = [...text.matchAll(/^[ \t]*(?:-[ \t]+)?color:[ \t]*#.*$/gm)].map(
-    (m) => `${label(file)}:${text.slice(0, m.index).split('\n').length}: unquoted colour "${m[0].trim()}" is a YAML comment, not a value`,
-  );
-  if (bare.length) throw new UsageError(bare.join('\n'), { field: 'file', hint: 'quote it: color: "#d73a4a"' });
-  if (/^\s*[[{]/.test(text) && /\.json$|^-$/.test(file)) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      // fall through to YAML, which reports positions
-    }
+  const bare: string[] = [];
+  let count = 0;
+  let line = 1;
+  let from = 0;
+  for (const m of text.matchAll(/^[ \t]*(?:-[ \t]+)?color:[ \t]*#.*$/gm)) {
+    // line numbers counted as the matches go (a slice per match was quadratic in a large file)
+    for (let nl = text.indexOf('\n', from); nl !== -1 && nl < m.index; nl = text.indexOf('\n', nl + 1)) line++;
+    from = m.index;
+    if (++count > 20) continue;
+    const shown = /^[ \t]*(?:-[ \t]+)?color:[ \t]*#[0-9a-fA-F]{3,8}[ \t]*$/.test(m[0]) ? ` "${m[0].trim()}"` : '';
+    bare.push(`${label(file)}:${line}: unquoted colour${shown} is a YAML comment, not a value`);
   }
-  // yaml is CommonJS under Node: the bundle may hand back its exports as `default`
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  const parse = mod.parse ?? mod.default!.parse;
+  if (count > 20) bare.push(`… and ${count - 20} more`);
+  if (bare.length) throw new UsageError(bare.join('\n'), { field: 'file', hint: 'quote it: color: "#d73a4a"' });
   try {
-    return parse(text);
+    return await parseJsonOrYaml(text);
   } catch (err) {
-    throw new UsageError(`${label(file)}: not valid YAML or JSON: ${syntaxErrorText(err)}`, {
-      field: 'file',
-      hint: 'fix the file at that line and column; nothing was sent',
-    });
+    if (!(err instanceof TextProblem)) throw err;
+    throw new UsageError(`${label(file)}: ${err.message}`, { field: 'file', hint: 'fix the file at that line and column; nothing was sent' });
   }
 }
 

@@ -1,3 +1,4 @@
+import { syntaxErrorText } from '../../core/syntax-error.js';
 import { extname } from 'node:path';
 import type { Context } from '../../context.js';
 import { readFileFlag } from '../file-flag.js';
@@ -135,6 +136,6 @@ async function parse(text: string, format: string, file: string): Promise<unknow
     const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
     return (mod.parse ?? mod.default!.parse)(text);
   } catch (err) {
-    throw new UsageError(`${label(file)}: not valid ${format.toUpperCase()}: ${(err as Error).message.split('\n')[0]}`, { field: 'file' });
+    throw new UsageError(`${label(file)}: not valid ${format.toUpperCase()}: ${syntaxErrorText(err, format === 'json' ? text : undefined)}`, { field: 'file' });
   }
 }

@@ -1,5 +1,7 @@
 import { openAsBlob } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { refuseKernelFile } from '../../core/kernel-path.js';
 import { basename, isAbsolute, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { ApiError, InterruptedError, NetworkError, OpsError, PartialError, UsageError, ValidationError } from '../../core/errors.js';
@@ -85,7 +87,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
     if (signal.aborted) throw interrupted(false);
     const form = new FormData();
     if (opts.story !== undefined) form.append('story_id', opts.story);
-    for (const [i, f] of batch.entries()) form.append(`file${i}`, await openAsBlob(f.path, { type: f.type }), f.name);
+    for (const [i, f] of batch.entries()) form.append(`file${i}`, await openChecked(f), f.name);
     try {
       const res = await Promise.race([
         http.request<Array<Record<string, unknown>>>({ method: 'POST', path: `${API_PREFIX}${spec.path}`, formData: form }),
@@ -146,6 +148,27 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   }
 }
 
+/** The file as a disk-backed Blob, judged again as it is opened (a path swapped for a link into /proc since the first look is refused). */
+async function openChecked(f: LocalFile): Promise<Blob> {
+  await refuseKernelFile(f.path, f.arg, { what: 'cannot upload', field: 'files', hint: 'give files of your own' });
+  const st = await stat(f.path);
+  if (!st.isFile() || st.size !== f.size)
+    throw new UsageError(`cannot upload ${f.arg}: it changed while the upload ran`, { field: 'files', hint: 'upload it again once it no longer changes' });
+  return openAsBlob(f.path, { type: f.type });
+}
+
+function kindOf(st: Stats): string {
+  return st.isDirectory()
+    ? 'a directory'
+    : st.isFIFO()
+      ? 'a pipe'
+      : st.isSocket()
+        ? 'a socket'
+        : st.isCharacterDevice() || st.isBlockDevice()
+          ? 'a device'
+          : 'not a file';
+}
+
 function total(batch: LocalFile[]): number {
   return batch.reduce((n, f) => n + f.size, 0);
 }
@@ -155,14 +178,21 @@ async function inspect(arg: string, cwd: string): Promise<LocalFile> {
   const name = basename(arg);
   if (name.length > 1024) throw new ValidationError(arg, 'the file name is longer than 1024 characters');
   let size: number;
+  let real: string;
   try {
-    const st = await stat(path);
-    if (!st.isFile()) throw new UsageError(`cannot upload ${arg}: it is not a regular file`, { field: 'files', hint: 'give files, not directories' });
+    // /proc/self/environ is a "regular file" of size 0 that holds opsctl's own tokens: judged where it leads
+    real = await refuseKernelFile(path, arg, { what: 'cannot upload', field: 'files', hint: 'give files of your own (copy what you need into a file first)' });
+    const st = await stat(real);
+    if (!st.isFile())
+      throw new UsageError(`cannot upload ${arg}: it is not a regular file (${kindOf(st)})`, {
+        field: 'files',
+        hint: 'give regular files, not directories, devices, pipes or sockets',
+      });
     size = st.size;
-    await access(path, constants.R_OK);
+    await access(real, constants.R_OK);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     throw new UsageError(`cannot read ${arg}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'files' });
   }
-  return { arg, path, name, size, type: TYPES[name.slice(name.lastIndexOf('.')).toLowerCase()] ?? 'application/octet-stream' };
+  return { arg, path: real, name, size, type: TYPES[name.slice(name.lastIndexOf('.')).toLowerCase()] ?? 'application/octet-stream' };
 }
