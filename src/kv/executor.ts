@@ -227,12 +227,7 @@ function resumableJournal(o: UpgradeOptions, file: string): Journal | undefined 
   // over a record that may be all that says which members moved.
   const journal = readJournal(file);
   if (!isResumable(journal)) return undefined;
-  checkJournalPlan(
-    file,
-    journal,
-    o.cluster.members.map((m) => m.name),
-    o.rollbackCommand,
-  );
+  checkJournalPlan(file, journal, o.cluster.members, o.rollbackCommand);
   if (journal.target !== o.to || journal.allowSameVersion !== o.allowSameVersion) {
     throw new OpsError(`an unfinished upgrade to ${journal.target} of this cluster is recorded in ${file}`, 1, {
       code: 'journal_conflict',

@@ -164,7 +164,10 @@ export class JournalPlanInvalid extends OpsError {
 }
 
 /** Throws JournalPlanInvalid (exit 1, before any action) unless `j` matches its plan and this cluster. */
-export function checkJournalPlan(file: string, j: Journal, clusterMembers?: string[], rollbackCommand?: string): void {
-  const problems = journalPlanProblems(j, clusterMembers);
+export function checkJournalPlan(file: string, j: Journal, clusterMembers?: Array<{ name: string }>, rollbackCommand?: string): void {
+  const problems = journalPlanProblems(
+    j,
+    clusterMembers?.map((m) => m.name),
+  );
   if (problems.length) throw new JournalPlanInvalid(file, problems, rollbackCommand);
 }

@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OpsError } from '../../src/core/errors.js';
-import { newJournal, type Journal, type JournalStep, type StepStatus } from '../../src/kv/journal.js';
+import { clusterKey, newJournal, type Journal, type JournalStep, type StepStatus } from '../../src/kv/journal.js';
 import { checkJournalPlan, JournalPlanInvalid } from '../../src/kv/journal-plan.js';
 import { JournalInvalid, readJournal } from '../../src/kv/journal-read.js';
 import { MEMBER_STEPS, type UpgradePlan } from '../../src/kv/types.js';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { readJournal as journalOf } from '../helpers/kv.js';
 
 /**
  * Journals checked against their plan: a seeded fuzz over mutations of real and synthetic journals
@@ -206,7 +205,12 @@ function verdict(file: string, j: Journal, cluster = ['kv1', 'kv2', 'kv3']): Err
   writeFileSync(file, JSON.stringify(j));
   try {
     const back = readJournal(file)!;
-    checkJournalPlan(file, back, cluster, 'opsctl kv rollback --cluster prod.yaml');
+    checkJournalPlan(
+      file,
+      back,
+      cluster.map((name) => ({ name })),
+      'opsctl kv rollback --cluster prod.yaml',
+    );
     return undefined;
   } catch (err) {
     return err as Error;
@@ -278,17 +282,19 @@ function midUpgrade() {
   const env = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' };
   const opsctl = (...args: string[]) => execa(process.execPath, [BIN, ...args], { reject: false, env, extendEnv: true, timeout: 240_000 });
   const sandbox = () =>
-    JSON.parse(readFileSync(join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')) as { members: Array<{ name: string; pidFile: string }> };
-  const journalFile = () => {
-    const j = journalOf(cfg.dir) as Journal;
-    return join(cfg.dir, 'data', 'kv', 'journals', `${j.cluster}.json`);
-  };
+    JSON.parse(readFileSync(join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')) as {
+      members: Array<{ name: string; pidFile: string; endpoint: string }>;
+    };
+  const journals = join(cfg.dir, 'data', 'kv', 'journals');
+  // The sandbox's cluster (a new sandbox has new ports: a new key).
+  const journalFile = () => join(journals, `${clusterKey(sandbox().members.map((m) => m.endpoint))}.json`);
   return {
     cfg,
     opsctl,
     journalFile,
     async setUp(): Promise<Journal> {
       await opsctl('kv', 'sandbox', 'down');
+      rmSync(journals, { recursive: true, force: true });
       const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--timeout', '120s');
       expect(up.exitCode, String(up.stderr)).toBe(0);
       const child = execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--settle', '0s', '--poll-interval', '100ms'], {
@@ -308,7 +314,7 @@ function midUpgrade() {
       expect(err).toMatch(/opsctl-test: kv\d after-record/);
       child.kill('SIGKILL');
       await child;
-      return journalOf(cfg.dir) as Journal;
+      return JSON.parse(readFileSync(journalFile(), 'utf8')) as Journal;
     },
     /** What a refusal must leave as it was: each member's PID file, and the versions. */
     async state(): Promise<string> {

@@ -10,6 +10,7 @@ import {
   describeProc,
   findMemberProcesses,
   haveProc,
+  listeningInodes,
   memberPorts,
   namesMember,
   procInfo,
@@ -115,6 +116,25 @@ export function memberProcesses(m: MemberSpec): MemberProcesses {
   return { member, foreign: found.filter((p) => !p.member), unrecorded: member.filter((p) => !recorded(p)) };
 }
 
+/**
+ * memberProcesses, without the /proc scan when the record settles it (the driver's hot path: a scan
+ * costs tens of milliseconds on a busy machine): a full record ("started", PID and start time) whose
+ * process lives is the member; one whose process is gone means no member process lives, since every
+ * start writes its intent before it spawns, unless something listens on the member's ports (then the
+ * full look, to name it).
+ */
+export function quickLook(m: MemberSpec): MemberProcesses {
+  const rec = readRecord(m);
+  if (haveProc() && rec?.state === 'started' && rec.pid !== undefined && rec.startTime !== undefined) {
+    const info = procInfo(rec.pid);
+    if (info?.startTime === rec.startTime && namesMember(info.argv, identity(m))) {
+      return { member: [{ ...info, member: true, why: ['its PID file'] }], foreign: [], unrecorded: [] };
+    }
+    if (!listeningInodes(identity(m).ports).size) return { member: [], foreign: [], unrecorded: [] };
+  }
+  return memberProcesses(m);
+}
+
 /** Signals `p` if it is still the same process (same start time): never a PID recycled since it was found. */
 function signalSame(p: FoundProcess, sig: NodeJS.Signals): void {
   if (p.startTime && procStartTime(p.pid) !== p.startTime) return;
@@ -151,14 +171,9 @@ export class LocalDriver implements MemberDriver {
    */
   async isRunning(m: MemberSpec): Promise<boolean> {
     const s = this.spec(m);
-    const rec = readRecord(s);
-    if (rec?.state === 'started' && rec.pid !== undefined && rec.startTime !== undefined && haveProc()) {
-      const info = procInfo(rec.pid);
-      if (info?.startTime === rec.startTime && namesMember(info.argv, identity(s))) return true;
-    }
-    const found = memberProcesses(s);
+    const found = quickLook(s);
     const [only, ...more] = found.unrecorded;
-    if (only && !more.length) await this.adopt(s, only, rec);
+    if (only && !more.length) await this.adopt(s, only, readRecord(s));
     return found.member.length > 0;
   }
 
@@ -204,7 +219,7 @@ export class LocalDriver implements MemberDriver {
 
   /** `sig` to every process that is the member; one its PID file did not name is named, and recorded first (a later look finds it at once). */
   private async signal(s: MemberSpec, sig: NodeJS.Signals): Promise<void> {
-    const found = memberProcesses(s);
+    const found = quickLook(s);
     for (const p of found.unrecorded) this.notice(`${s.name}: sending ${sig} to ${describeProc(p)} (${p.why.join('; ')}), which its PID file did not name`);
     const [only, ...more] = found.unrecorded;
     if (only && !more.length) await this.adopt(s, only, readRecord(s), false);
@@ -320,7 +335,7 @@ export class LocalDriver implements MemberDriver {
    */
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
     const s = this.spec(m);
-    const found = memberProcesses(s);
+    const found = quickLook(s);
     if (found.member.length) throw new Error(`member ${s.name} is already running (${found.member.map(describeProc).join(', ')})`);
     const [holder] = found.foreign;
     if (holder) {
