@@ -7,6 +7,7 @@ import type { KvSession } from './session.js';
 import { isResumable, journalStats, lockJournal, memberInFlight, newJournal, writeJournal, type Journal, type JournalStep } from './journal.js';
 import { checkClusterConfig } from './config-check.js';
 import { readJournal } from './journal-read.js';
+import { checkJournalPlan } from './journal-plan.js';
 import { authEnabled, observeCluster } from './observe.js';
 import { compareMinor, minor } from './parse.js';
 import { putMemberBack, type OnFailure } from './on-failure.js';
@@ -228,6 +229,7 @@ function resumableJournal(o: UpgradeOptions, file: string): Journal | undefined 
   // over a record that may be all that says which members moved.
   const journal = readJournal(file);
   if (!isResumable(journal)) return undefined;
+  checkJournalPlan(file, journal, o.cluster.members, o.rollbackCommand);
   if (journal.target !== o.to || journal.allowSameVersion !== o.allowSameVersion) {
     throw new OpsError(`an unfinished upgrade to ${journal.target} of this cluster is recorded in ${file}`, 1, {
       code: 'journal_conflict',

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { ClusterSpec, MemberSpec, SandboxSpec } from './cluster.js';
-import { LocalDriver, pidAlive, readPid } from './drivers/local.js';
+import { LocalDriver, memberProcesses } from './drivers/local.js';
 import { clusterKey } from './journal.js';
 
 type Exec = typeof import('execa').execa;
@@ -33,8 +33,8 @@ export function sandboxCluster(spec: SandboxSpec): ClusterSpec {
   return { source: 'sandbox', key: clusterKey(spec.members.map((m) => m.endpoint)), members: spec.members, driver: { type: 'local' }, sandbox: spec };
 }
 
-export function localDriver(dataDir: string, spec: SandboxSpec, exec: Exec, env: NodeJS.ProcessEnv): LocalDriver {
-  return new LocalDriver(spec, exec, (s) => saveSandbox(dataDir, s), env);
+export function localDriver(dataDir: string, spec: SandboxSpec, exec: Exec, env: NodeJS.ProcessEnv, notice?: (text: string) => void): LocalDriver {
+  return new LocalDriver(spec, exec, (s) => saveSandbox(dataDir, s), env, notice);
 }
 
 /**
@@ -175,12 +175,9 @@ export async function createSandbox(dataDir: string, opts: SandboxUpOptions): Pr
   return spec;
 }
 
-/** Which sandbox members still have a live process. */
+/** Which sandbox members still have a live process (by PID file, data dir, config file or ports). */
 export function liveMembers(spec: SandboxSpec): MemberSpec[] {
-  return spec.members.filter((m) => {
-    const pid = readPid(m);
-    return pid !== undefined && pidAlive(pid, m);
-  });
+  return spec.members.filter((m) => memberProcesses(m).member.length > 0);
 }
 
 export async function removeSandbox(dataDir: string): Promise<void> {

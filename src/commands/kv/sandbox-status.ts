@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { OpsError } from '../../core/errors.js';
-import { pidAlive, readPid } from '../../kv/drivers/local.js';
+import { memberProcesses, readPid } from '../../kv/drivers/local.js';
 import { observeCluster } from '../../kv/observe.js';
 import { loadSandbox } from '../../kv/sandbox.js';
 import { openSession } from './shared.js';
@@ -12,13 +12,14 @@ export async function run(_opts: object, ctx: Context): Promise<CommandResult> {
   if (!spec) throw new OpsError('no kv sandbox', 1, { code: 'no_sandbox', hint: 'start one with: opsctl kv sandbox up' });
   const obs = await observeCluster(spec.members, { session: openSession(ctx), timeoutMs: 1500 });
   const rows = spec.members.map((m) => {
-    const pid = readPid(m);
+    const live = memberProcesses(m).member;
+    const pid = live[0]?.pid ?? readPid(m);
     const o = obs.members.find((x) => x.name === m.name)!;
     return {
       name: m.name,
       endpoint: m.endpoint,
       pid: pid ?? null,
-      running: pid !== undefined && pidAlive(pid, m),
+      running: live.length > 0,
       healthy: o.healthy,
       server: o.serverVersion ?? null,
       cluster: o.clusterVersion ?? null,

@@ -133,7 +133,7 @@ export async function resolveCluster(
       hint: 'pass --endpoints http://HOST:2379,… or --cluster FILE, or start a local one: opsctl kv sandbox up',
     });
   }
-  return { cluster: sandboxCluster(sandbox), driver: localDriver(ctx.paths.data, sandbox, exec, ctx.env), selector: [], session };
+  return { cluster: sandboxCluster(sandbox), driver: localDriver(ctx.paths.data, sandbox, exec, ctx.env, (t) => ctx.io.warn(t)), selector: [], session };
 }
 
 /** The command's session with the cluster, closed when the command ends. */

@@ -1,10 +1,25 @@
 import { closeSync, cpSync, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster.js';
 import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
 import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData, type RestoreRequest } from '../restore-data.js';
 import { promised } from '../../core/promised.js';
+import { OpsError } from '../../core/errors.js';
+import {
+  describeProc,
+  findMemberProcesses,
+  haveProc,
+  listeningInodes,
+  memberPorts,
+  namesMember,
+  procInfo,
+  procStartTime,
+  type FoundProcess,
+  type MemberIdentity,
+} from '../member-procs.js';
+import { readRecord, recordPath, writeDurably, writeRecord, type MemberRecord } from '../member-record.js';
+import { startHook } from '../start-hook.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -59,14 +74,74 @@ export function pidAlive(pid: number, m: MemberSpec): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  if (!haveProc()) return true; // no /proc: trust kill(0)
+  const info = procInfo(pid);
+  if (!info) return false; // gone, or a zombie
+  const own = identity(m);
+  if (!own.dataDir && !own.configFile) return true;
+  // The record names the exact process (PID and start time): another start time is a recycled PID.
+  const rec = readRecord(m);
+  if (rec?.pid === pid && rec.startTime !== undefined && rec.startTime !== info.startTime) return false;
+  return Boolean(namesMember(info.argv, own));
+}
+
+/** What identifies a local member on this machine (data dir, config file, client and peer ports). */
+export function identity(m: MemberSpec): MemberIdentity {
+  return { name: m.name, dataDir: m.dataDir, configFile: m.configFile, ports: memberPorts([m.endpoint, m.peerUrl]) };
+}
+
+/** A member's processes on this machine: those it is (any way it can be found), and others holding its ports. */
+export interface MemberProcesses {
+  /** Processes that are the member (named by its PID file or record and alive, or naming its data dir or config file). */
+  member: FoundProcess[];
+  /** Processes listening on the member's ports that are not the member: never signalled, named. */
+  foreign: FoundProcess[];
+  /** The member's processes its PID file and record do not name (a start killed before its record). */
+  unrecorded: FoundProcess[];
+}
+
+/** Looks for the member everywhere: its record, its PID file, /proc's command lines and listeners. */
+export function memberProcesses(m: MemberSpec): MemberProcesses {
+  const pid = readPid(m);
+  if (!haveProc()) {
+    // No /proc (not Linux): the PID file is the only record there is.
+    const member = pid !== undefined && pidAlive(pid, m) ? [{ pid, startTime: '', argv: [], member: true, why: ['its PID file'] }] : [];
+    return { member, foreign: [], unrecorded: [] };
+  }
+  const found = findMemberProcesses(identity(m));
+  const rec = readRecord(m);
+  const recorded = (p: FoundProcess) =>
+    rec?.state === 'started' && rec.pid !== undefined ? rec.pid === p.pid && rec.startTime === p.startTime : pid === p.pid;
+  const member = found.filter((p) => p.member);
+  return { member, foreign: found.filter((p) => !p.member), unrecorded: member.filter((p) => !recorded(p)) };
+}
+
+/**
+ * memberProcesses, without the /proc scan when the record settles it (the driver's hot path: a scan
+ * costs tens of milliseconds on a busy machine): a full record ("started", PID and start time) whose
+ * process lives is the member; one whose process is gone means no member process lives, since every
+ * start writes its intent before it spawns, unless something listens on the member's ports (then the
+ * full look, to name it).
+ */
+export function quickLook(m: MemberSpec): MemberProcesses {
+  const rec = readRecord(m);
+  if (haveProc() && rec?.state === 'started' && rec.pid !== undefined && rec.startTime !== undefined) {
+    const info = procInfo(rec.pid);
+    if (info?.startTime === rec.startTime && namesMember(info.argv, identity(m))) {
+      return { member: [{ ...info, member: true, why: ['its PID file'] }], foreign: [], unrecorded: [] };
+    }
+    if (!listeningInodes(identity(m).ports).size) return { member: [], foreign: [], unrecorded: [] };
+  }
+  return memberProcesses(m);
+}
+
+/** Signals `p` if it is still the same process (same start time): never a PID recycled since it was found. */
+function signalSame(p: FoundProcess, sig: NodeJS.Signals): void {
+  if (p.startTime && procStartTime(p.pid) !== p.startTime) return;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    if (/\) Z /.test(stat)) return false; // a zombie is gone
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    const own = [m.configFile, m.dataDir].filter((x): x is string => Boolean(x));
-    return !own.length || own.some((x) => cmdline.includes(x));
-  } catch {
-    return true; // no /proc: trust kill(0)
+    process.kill(p.pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
   }
 }
 
@@ -80,34 +155,75 @@ export class LocalDriver implements MemberDriver {
     private readonly exec: Exec,
     private readonly save: (s: SandboxSpec) => Promise<void>,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** Told when a member's process is found that its PID file does not name (and what is done with it). */
+    private readonly notice: (text: string) => void = () => undefined,
   ) {}
 
   private spec(m: MemberSpec): MemberSpec {
     return this.sandbox.members.find((x) => x.name === m.name) ?? m;
   }
 
-  isRunning(m: MemberSpec): Promise<boolean> {
-    return promised(() => {
-      const s = this.spec(m);
-      const pid = readPid(s);
-      return pid !== undefined && pidAlive(pid, s);
-    });
+  /**
+   * Whether the member has a live process: the recorded one (PID and start time, its command line
+   * naming the member), else any process found by the member's data dir, config file or ports. A
+   * member process its record does not name (a start cut short between the spawn and the record)
+   * is named and taken as the member's from then on, so every later stop reaches it.
+   */
+  async isRunning(m: MemberSpec): Promise<boolean> {
+    const s = this.spec(m);
+    const found = quickLook(s);
+    const [only, ...more] = found.unrecorded;
+    if (only && !more.length) await this.adopt(s, only, readRecord(s));
+    return found.member.length > 0;
   }
 
-  stop(m: MemberSpec): Promise<void> {
-    return promised(() => {
-      const s = this.spec(m);
-      const pid = readPid(s);
-      if (pid !== undefined && pidAlive(pid, s)) process.kill(pid, 'SIGTERM');
+  /** Records a member process found without a record as the member's (its PID file and record now name it). */
+  private async adopt(s: MemberSpec, p: FoundProcess, rec: MemberRecord | undefined, say = true): Promise<void> {
+    const intended = rec !== undefined && [rec.file, ...rec.args].join('\0') === p.argv.join('\0');
+    if (say)
+      this.notice(
+        `${s.name}: ${describeProc(p)} is ${s.name}'s process (${p.why.join('; ')}) but its PID file did not name it ` +
+          `(a start cut short before its record): ${s.name} is tracked by this PID from now on`,
+      );
+    const target = intended ? rec.target : { version: s.version ?? '', binDir: s.binDir };
+    const [file = '', ...args] = p.argv;
+    writeRecord(s, {
+      member: s.name,
+      state: 'started',
+      file,
+      args,
+      target,
+      dataDir: s.dataDir,
+      configFile: s.configFile,
+      ports: identity(s).ports,
+      pid: p.pid,
+      startTime: p.startTime,
+      at: new Date().toISOString(),
     });
+    if (s.pidFile) writeDurably(s.pidFile, `${p.pid}\n`);
+    if (intended && (s.version !== rec.target.version || s.binDir !== rec.target.binDir)) {
+      s.version = rec.target.version;
+      s.binDir = rec.target.binDir;
+      await this.save(this.sandbox);
+    }
+  }
+
+  /** SIGTERM to every process that is the member (named first when its PID file did not name it). */
+  stop(m: MemberSpec): Promise<void> {
+    return this.signal(this.spec(m), 'SIGTERM');
   }
 
   kill(m: MemberSpec): Promise<void> {
-    return promised(() => {
-      const s = this.spec(m);
-      const pid = readPid(s);
-      if (pid !== undefined && pidAlive(pid, s)) process.kill(pid, 'SIGKILL');
-    });
+    return this.signal(this.spec(m), 'SIGKILL');
+  }
+
+  /** `sig` to every process that is the member; one its PID file did not name is named, and recorded first (a later look finds it at once). */
+  private async signal(s: MemberSpec, sig: NodeJS.Signals): Promise<void> {
+    const found = quickLook(s);
+    for (const p of found.unrecorded) this.notice(`${s.name}: sending ${sig} to ${describeProc(p)} (${p.why.join('; ')}), which its PID file did not name`);
+    const [only, ...more] = found.unrecorded;
+    if (only && !more.length) await this.adopt(s, only, readRecord(s), false);
+    for (const p of found.member) signalSame(p, sig);
   }
 
   current(m: MemberSpec): MemberTarget | undefined {
@@ -210,14 +326,42 @@ export class LocalDriver implements MemberDriver {
     };
   }
 
+  /**
+   * Starts the member without ever losing its process: the intent (what is about to run, its data
+   * dir and ports) is written durably first, then the spawn, then the PID and the process's start
+   * time, durably again. A kill anywhere in between leaves a record or a process that isRunning,
+   * stop and kv sandbox down find by the data dir and ports. Refuses while the member runs, and while
+   * another program holds one of its ports (named: the member would only die on it).
+   */
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
     const s = this.spec(m);
-    if (await this.isRunning(s)) throw new Error(`member ${s.name} is already running (pid ${readPid(s)})`);
+    const found = quickLook(s);
+    if (found.member.length) throw new Error(`member ${s.name} is already running (${found.member.map(describeProc).join(', ')})`);
+    const [holder] = found.foreign;
+    if (holder) {
+      throw new OpsError(`member ${s.name} cannot start: ${describeProc(holder)} holds its port (${holder.why.join('; ')}) and is not ${s.name}`, 1, {
+        code: 'port_taken',
+        hint: `its command line names neither ${s.dataDir} nor ${s.configFile ?? 'the member config file'}: stop that program (kill ${holder.pid}) or free the port, then run the command again`,
+      });
+    }
     await mkdir(s.dataDir!, { recursive: true });
     const { file, args } = this.argv(s, target);
+    const base = {
+      member: s.name,
+      file,
+      args,
+      target: { version: target.version, binDir: target.binDir },
+      dataDir: s.dataDir,
+      configFile: s.configFile,
+      ports: identity(s).ports,
+    };
+    startHook(this.env, 'before-intent', s.name);
+    writeRecord(s, { ...base, state: 'starting', at: new Date().toISOString() });
+    startHook(this.env, 'after-intent', s.name);
     const childEnv: Record<string, string> = { PATH: this.env.PATH ?? '/usr/bin:/bin' };
     if (this.env.OPSCTL_KV_MEMBER) childEnv.OPSCTL_KV_MEMBER = this.env.OPSCTL_KV_MEMBER;
     const fd = openSync(s.logFile!, 'a');
+    let pid: number;
     try {
       const child = this.exec(file, args, {
         detached: true,
@@ -234,10 +378,14 @@ export class LocalDriver implements MemberDriver {
       child.catch(() => undefined);
       child.unref();
       if (!child.pid) throw new Error(`member ${s.name}: could not start ${file}`);
-      await writeFile(s.pidFile!, `${child.pid}\n`);
+      pid = child.pid;
     } finally {
       closeSync(fd);
     }
+    startHook(this.env, 'after-spawn', s.name);
+    writeRecord(s, { ...base, state: 'started', pid, startTime: procStartTime(pid), at: new Date().toISOString() });
+    if (s.pidFile) writeDurably(s.pidFile, `${pid}\n`);
+    startHook(this.env, 'after-record', s.name);
     s.version = target.version;
     s.binDir = target.binDir;
     await this.save(this.sandbox);
@@ -270,5 +418,7 @@ export class LocalDriver implements MemberDriver {
   async remove(m: MemberSpec): Promise<void> {
     const s = this.spec(m);
     if (s.pidFile) await rm(s.pidFile, { force: true });
+    const rec = recordPath(s);
+    if (rec) await rm(rec, { force: true });
   }
 }
