@@ -71,7 +71,14 @@ export class CommandDriver implements MemberDriver {
     private readonly timeoutMs = 60_000,
   ) {
     // Every template parsed now: a bad one fails here, before any member is touched.
-    for (const tpl of this.templates()) this.compile(tpl);
+    for (const tpl of this.templates()) {
+      try {
+        this.compile(tpl);
+      } catch (err) {
+        if (!(err instanceof TemplateError)) throw err;
+        throw new UsageError(`template ${JSON.stringify(tpl)}: ${err.message}`, { code: 'template', hint: 'fix the template; nothing was run' });
+      }
+    }
     const dataDir = t.dataDir;
     if (dataDir) this.dataLayout = (m) => this.layout(m, dataDir);
     const backup = t.backup;
