@@ -116,10 +116,12 @@ export function hostProblem(host: string): string | undefined {
 }
 
 export function pathProblem(path: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   return path !== '' && !/[\x00-\x1f\x7f]/.test(path) && !path.startsWith('-') ? undefined : VALUE_RULES.path;
 }
 
 export function urlProblem(url: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   if (/[\s\x00-\x1f\x7f]/.test(url) || url.startsWith('-')) return VALUE_RULES.url;
   try {
     const u = new URL(url);

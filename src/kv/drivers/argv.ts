@@ -65,6 +65,7 @@ function lex(src: string): Word[] {
   };
   for (let i = 0; i < src.length; i++) {
     const c = src[i]!;
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
     if (/[\x00-\x08\x0b-\x1f\x7f]/.test(c)) throw new TemplateError(`a control character (0x${c.charCodeAt(0).toString(16)}) in the template`);
     const ph = c === '{' ? /^\{(\w+)\}/.exec(src.slice(i)) : null;
     if (ph) {
@@ -159,7 +160,8 @@ function compileWords(words: Word[]): Arg[] {
       // One quoted word: a script for the remote shell. Else words, each one argument there.
       const line: Node[][] =
         remote.length === 1 && remote[0]!.quoted ? [script(remote[0]!)] : compileWords(remote).map((a) => (a.bare ? a.nodes : [{ k: 'q', nodes: a.nodes }]));
-      checkScript(line.flatMap((n, i) => (i ? [{ k: 'lit', s: ' ' } as Node, ...n] : n)));
+      const space: Node = { k: 'lit', s: ' ' };
+      checkScript(line.flatMap((n, i) => (i ? [space, ...n] : n)));
       return [...head, ...dest, ...line.map((nodes) => ({ nodes, bare: false }))];
     }
   }
