@@ -130,6 +130,33 @@ exec sh -c "$*"
     expect(sshCalls()).toEqual([]);
   }, 180_000);
 
+  it('--dry-run prints the argv each member would run, quoted for display, and runs none of it', async () => {
+    const r = await opsctl(
+      'kv',
+      'upgrade',
+      '--endpoints',
+      plain,
+      '--to',
+      '3.3',
+      '--dry-run',
+      '--no-backup',
+      '--stop-cmd',
+      'ssh -l admin {host} sudo systemctl stop etcd@{name}',
+      '--start-cmd',
+      'ssh {host} sudo sh -c "systemctl start etcd-{version} && echo started {name}"',
+      '--running-cmd',
+      'ssh {host} systemctl is-active etcd',
+    );
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const out = String(r.stdout);
+    expect(out).toContain('etcd1: stop:  ssh -l admin -- 127.0.0.1 sudo systemctl stop etcd@etcd1');
+    // The script is one word for the remote shell ('…'), shown as a local shell line would pass it to ssh.
+    expect(out).toContain(`etcd1: start: ssh -- 127.0.0.1 sudo sh -c ''\\''systemctl start etcd-3.3 && echo started etcd1'\\'''`);
+    expect(out).toMatch(/--dry-run: nothing was changed/);
+    expect(sshCalls().filter((a) => a.some((w) => /stop|start/.test(w)))).toEqual([]);
+    expect(readdirSync(M)).toEqual([]);
+  }, 180_000);
+
   it("a snapshot path with $(touch …) through the systemd preset's restore check (kv restore --dry-run): one argument on the host, nothing else ran", async () => {
     const snapDir = join(T, 'snaps');
     mkdirSync(snapDir);

@@ -146,6 +146,15 @@ export class CommandDriver implements MemberDriver {
       });
   }
 
+  /** --dry-run: the argv each member's stop and start would run, quoted for display (nothing runs). */
+  preview(members: readonly MemberSpec[], target: MemberTarget): string {
+    const lines = members.flatMap((m) => [
+      `  ${m.name}: stop:  ${displayArgv(this.argv(this.t.stop, m))}`,
+      `  ${m.name}: start: ${displayArgv(this.argv(this.t.startByVersion?.[target.version] ?? this.t.start, m, target))}`,
+    ]);
+    return `commands (as they would run, each argument quoted for display):\n${lines.join('\n')}`;
+  }
+
   private vars(
     m: MemberSpec,
     target?: MemberTarget,
