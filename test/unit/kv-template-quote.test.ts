@@ -106,6 +106,20 @@ describe('the template grammar: argv once, at parse time; each placeholder one a
     ]);
     // A host that looks like an option stays the destination (and is refused earlier by its rule).
     expect(render('ssh {host} true', { host: '-oProxyCommand=touch /tmp/x' })).toEqual(['ssh', '--', '-oProxyCommand=touch /tmp/x', 'true']);
+    // ssh as an argument (a unit), not the program: the words stay as they are.
+    expect(render('ssh {host} systemctl restart ssh && echo {name}', { host: 'h', name: 'a b' })).toEqual([
+      'ssh',
+      '--',
+      'h',
+      'systemctl',
+      'restart',
+      'ssh',
+      '&&',
+      'echo',
+      "'a b'",
+    ]);
+    // After a wrapper, with a placeholder host: the program.
+    expect(render('ip netns exec hub ssh -l root {host} true', { host: 'h' })).toEqual(['ip', 'netns', 'exec', 'hub', 'ssh', '-l', 'root', '--', 'h', 'true']);
     // Already there: not twice.
     expect(render('ssh -- {host} true', { host: 'h' })).toEqual(['ssh', '--', 'h', 'true']);
     // A quoted word is one argument on the host (it used to be split again by the remote shell).

@@ -145,25 +145,25 @@ function shellScript(words: Word[]): number | undefined {
 
 /** Words run as argv (here, or by a remote shell as one command line's words). */
 function compileWords(words: Word[]): Arg[] {
+  // ssh is the program when it comes first, or after a wrapper (sudo, ip netns exec …) when its destination holds a placeholder
+  // (`systemctl restart ssh && …` names a unit, not a host).
   const at = words.findIndex((w) => !w.quoted && isLiteral(w) && basename(litOf(w)) === 'ssh');
-  if (at >= 0) {
-    const d = sshDestination(words, at);
-    if (d) {
-      const head = compileWords(words.slice(0, at)).concat(
-        words.slice(at, d.dashes ? d.dest - 1 : d.dest).map((w) => ({ nodes: plain(w), bare: !w.quoted && isLiteral(w) })),
-      );
-      const dest: Arg[] = [
-        { nodes: [{ k: 'lit', s: '--' }], bare: true },
-        { nodes: plain(words[d.dest]!), bare: false },
-      ];
-      const remote = words.slice(d.dest + 1);
-      // One quoted word: a script for the remote shell. Else words, each one argument there.
-      const line: Node[][] =
-        remote.length === 1 && remote[0]!.quoted ? [script(remote[0]!)] : compileWords(remote).map((a) => (a.bare ? a.nodes : [{ k: 'q', nodes: a.nodes }]));
-      const space: Node = { k: 'lit', s: ' ' };
-      checkScript(line.flatMap((n, i) => (i ? [space, ...n] : n)));
-      return [...head, ...dest, ...line.map((nodes) => ({ nodes, bare: false }))];
-    }
+  const d = at >= 0 ? sshDestination(words, at) : undefined;
+  if (d && (at === 0 || words[d.dest]!.parts.some((p) => 'ph' in p))) {
+    const head = compileWords(words.slice(0, at)).concat(
+      words.slice(at, d.dashes ? d.dest - 1 : d.dest).map((w) => ({ nodes: plain(w), bare: !w.quoted && isLiteral(w) })),
+    );
+    const dest: Arg[] = [
+      { nodes: [{ k: 'lit', s: '--' }], bare: true },
+      { nodes: plain(words[d.dest]!), bare: false },
+    ];
+    const remote = words.slice(d.dest + 1);
+    // One quoted word: a script for the remote shell. Else words, each one argument there.
+    const line: Node[][] =
+      remote.length === 1 && remote[0]!.quoted ? [script(remote[0]!)] : compileWords(remote).map((a) => (a.bare ? a.nodes : [{ k: 'q', nodes: a.nodes }]));
+    const space: Node = { k: 'lit', s: ' ' };
+    checkScript(line.flatMap((n, i) => (i ? [space, ...n] : n)));
+    return [...head, ...dest, ...line.map((nodes) => ({ nodes, bare: false }))];
   }
   const s = shellScript(words);
   return words.map((w, i) => {
