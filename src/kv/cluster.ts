@@ -79,3 +79,86 @@ export interface SandboxSpec {
   members: MemberSpec[];
   createdAt: string;
 }
+
+/**
+ * What a value reaching a member's command may be (undefined: fine). Each is checked before any
+ * command runs, besides being quoted wherever it crosses a shell: a value that cannot be made safe
+ * is refused, never run.
+ */
+export const VALUE_RULES = {
+  /** etcd itself accepts any --name; a name used in a command is the common DNS-like one. */
+  name: 'a member name used in a command is 1–253 letters, digits, ".", "_" and "-", starting with a letter or digit',
+  host: 'a host is a DNS name (letters, digits, "-", "_", dots) or an IP address, optionally after "user@", never starting with "-"',
+  path: 'a path has no control characters and does not start with "-"',
+  url: 'a URL is http(s)://HOST:PORT with no blanks or control characters',
+  id: 'an id is letters, digits, ".", "_", ":" and "-", not starting with "-"',
+} as const;
+
+export function memberNameProblem(name: string): string | undefined {
+  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/.test(name) ? undefined : VALUE_RULES.name;
+}
+
+export function hostProblem(host: string): string | undefined {
+  const at = host.lastIndexOf('@');
+  const user = at >= 0 ? host.slice(0, at) : undefined;
+  const h = at >= 0 ? host.slice(at + 1) : host;
+  if (user !== undefined && !/^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/.test(user)) return VALUE_RULES.host;
+  const ipv4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(h);
+  const ipv6 = /^\[?[0-9A-Fa-f:.]+\]?$/.test(h) && h.includes(':') && h.startsWith('[') === h.endsWith(']');
+  const label = /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
+  const dns =
+    h.length <= 253 &&
+    h
+      .replace(/\.$/, '')
+      .split('.')
+      .every((l) => label.test(l));
+  return ipv4 || ipv6 || dns ? undefined : VALUE_RULES.host;
+}
+
+export function pathProblem(path: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  return path !== '' && !/[\x00-\x1f\x7f]/.test(path) && !path.startsWith('-') ? undefined : VALUE_RULES.path;
+}
+
+export function urlProblem(url: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  if (/[\s\x00-\x1f\x7f]/.test(url) || url.startsWith('-')) return VALUE_RULES.url;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : VALUE_RULES.url;
+  } catch {
+    return VALUE_RULES.url;
+  }
+}
+
+export function idProblem(id: string): string | undefined {
+  return /^[A-Za-z0-9._:][A-Za-z0-9._:-]*$/.test(id) ? undefined : VALUE_RULES.id;
+}
+
+/** The rule of a placeholder's value: {name}, {host}, URLs, {cluster} (name=URL,…), ids; paths for the rest. */
+export function valueProblem(placeholder: string, value: string): string | undefined {
+  // No target yet (a stop, a check): {version} and {bin} are empty.
+  if (value === '' && (placeholder === 'version' || placeholder === 'bin')) return undefined;
+  switch (placeholder) {
+    case 'name':
+      return memberNameProblem(value);
+    case 'host':
+      return hostProblem(value);
+    case 'endpoint':
+    case 'peer':
+      return urlProblem(value);
+    case 'cluster':
+      for (const item of value.split(',')) {
+        const eq = item.indexOf('=');
+        const p = eq < 0 ? VALUE_RULES.name : (memberNameProblem(item.slice(0, eq)) ?? urlProblem(item.slice(eq + 1)));
+        if (p) return `each name=URL of the initial cluster: ${p}`;
+      }
+      return undefined;
+    case 'version':
+    case 'run':
+    case 'token':
+      return idProblem(value);
+    default:
+      return value === '' ? undefined : pathProblem(value);
+  }
+}

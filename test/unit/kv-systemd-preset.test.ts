@@ -8,25 +8,26 @@ const vars = { host: 'infra2', name: 'infra2', endpoint: 'https://10.0.0.2:2379'
 describe('driver preset type: systemd (expands to command templates)', () => {
   it('one unit: stop, start and running over ssh with sudo', () => {
     const t = expandSystemd({ type: 'systemd' });
-    expect(renderTemplate(t.stop, vars)).toEqual(['ssh', 'infra2', 'sudo', 'systemctl', 'stop', 'etcd']);
-    expect(renderTemplate(t.start, vars)).toEqual(['ssh', 'infra2', 'sudo', 'systemctl', 'start', 'etcd']);
-    expect(renderTemplate(t.running, vars)).toEqual(['ssh', 'infra2', 'systemctl', 'is-active', '--quiet', 'etcd']);
+    expect(renderTemplate(t.stop, vars)).toEqual(['ssh', '--', 'infra2', 'sudo', 'systemctl', 'stop', 'etcd']);
+    expect(renderTemplate(t.start, vars)).toEqual(['ssh', '--', 'infra2', 'sudo', 'systemctl', 'start', 'etcd']);
+    expect(renderTemplate(t.running, vars)).toEqual(['ssh', '--', 'infra2', 'systemctl', 'is-active', '--quiet', 'etcd']);
     expect(t.startByVersion).toBeUndefined();
     expect(t.config).toBeUndefined();
   });
 
   it("per-version units: start the version's unit, stop and check all of them", () => {
     const t = expandSystemd({ type: 'systemd', units: { '3.2': 'etcd-3.2', '3.3': 'etcd-3.3' }, ssh: 'ssh -l admin', sudo: false });
-    expect(renderTemplate(t.startByVersion!['3.3']!, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.3']);
-    expect(renderTemplate(t.startByVersion!['3.2']!, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'start', 'etcd-3.2']);
-    expect(renderTemplate(t.stop, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'stop', 'etcd-3.2', 'etcd-3.3']);
-    expect(renderTemplate(t.running, vars)).toEqual(['ssh', '-l', 'admin', 'infra2', 'systemctl', 'is-active', '--quiet', 'etcd-3.2', 'etcd-3.3']);
+    expect(renderTemplate(t.startByVersion!['3.3']!, vars)).toEqual(['ssh', '-l', 'admin', '--', 'infra2', 'systemctl', 'start', 'etcd-3.3']);
+    expect(renderTemplate(t.startByVersion!['3.2']!, vars)).toEqual(['ssh', '-l', 'admin', '--', 'infra2', 'systemctl', 'start', 'etcd-3.2']);
+    expect(renderTemplate(t.stop, vars)).toEqual(['ssh', '-l', 'admin', '--', 'infra2', 'systemctl', 'stop', 'etcd-3.2', 'etcd-3.3']);
+    expect(renderTemplate(t.running, vars)).toEqual(['ssh', '-l', 'admin', '--', 'infra2', 'systemctl', 'is-active', '--quiet', 'etcd-3.2', 'etcd-3.3']);
   });
 
   it("per-version binaries: the link the unit runs points at the version's binary, then the unit starts", () => {
     const t = expandSystemd({ type: 'systemd', bins: { '3.2': '/opt/etcd-v3.2.32/etcd', '3.3': '/opt/etcd-v3.3.27/etcd' }, binLink: '/usr/local/bin/etcd' });
     expect(renderTemplate(t.startByVersion!['3.3']!, vars)).toEqual([
       'ssh',
+      '--',
       'infra2',
       'sudo',
       'ln',
@@ -45,15 +46,16 @@ describe('driver preset type: systemd (expands to command templates)', () => {
 
   it('config file ({version}: the target) and data dir: the config check, backups and the v2 size', () => {
     const t = expandSystemd({ type: 'systemd', configFile: '/etc/etcd/etcd-{version}.yml', dataDir: '/var/lib/etcd' });
-    expect(renderTemplate(t.config!, vars)).toEqual(['ssh', 'infra2', 'cat', '/etc/etcd/etcd-3.3.yml']);
-    expect(renderTemplate(t.backup!, vars)).toEqual(['ssh', 'infra2', 'sudo', 'cp', '-a', '/var/lib/etcd', '/var/lib/etcd.bak-r1']);
-    expect(renderTemplate(t.v2Size!, vars)).toEqual(['ssh', 'infra2', 'sudo', 'du', '-sb', '/var/lib/etcd/member/snap']);
+    expect(renderTemplate(t.config!, vars)).toEqual(['ssh', '--', 'infra2', 'cat', '/etc/etcd/etcd-3.3.yml']);
+    expect(renderTemplate(t.backup!, vars)).toEqual(['ssh', '--', 'infra2', 'sudo', 'cp', '-a', '/var/lib/etcd', '/var/lib/etcd.bak-r1']);
+    expect(renderTemplate(t.v2Size!, vars)).toEqual(['ssh', '--', 'infra2', 'sudo', 'du', '-sb', '/var/lib/etcd/member/snap']);
   });
 
   it('data dir: --on-failure rollback puts the backup back; kv restore checks the host, keeps the old dir, restores with the new token', () => {
     const t = expandSystemd({ type: 'systemd', dataDir: '/var/lib/etcd', etcdctl: '/opt/etcd-v3.2.32/etcdctl' });
     expect(renderTemplate(t.restoreBackup!, vars)).toEqual([
       'ssh',
+      '--',
       'infra2',
       'sudo',
       'mv',
@@ -73,10 +75,11 @@ describe('driver preset type: systemd (expands to command templates)', () => {
       cluster: 'infra1=https://10.0.0.1:2380,infra2=https://10.0.0.2:2380',
       token: 'opsctl-restore-x',
     };
-    expect(renderTemplate(t.restoreCheck!, rv)).toEqual(['ssh', 'infra2', 'test', '-d', '/var/lib/etcd', '&&', 'test', '-f', '/var/backups/etcd.db']);
+    expect(renderTemplate(t.restoreCheck!, rv)).toEqual(['ssh', '--', 'infra2', 'test', '-d', '/var/lib/etcd', '&&', 'test', '-f', '/var/backups/etcd.db']);
     expect(renderTemplate(t.restore!, rv).join(' ')).toBe(
-      'ssh infra2 sudo mv /var/lib/etcd /var/lib/etcd.before-restore-r1 && sudo env ETCDCTL_API=3 /opt/etcd-v3.2.32/etcdctl snapshot restore /var/backups/etcd.db ' +
-        '--name infra2 --initial-cluster infra1=https://10.0.0.1:2380,infra2=https://10.0.0.2:2380 --initial-cluster-token opsctl-restore-x ' +
+      'ssh -- infra2 sudo mv /var/lib/etcd /var/lib/etcd.before-restore-r1 && sudo env ETCDCTL_API=3 /opt/etcd-v3.2.32/etcdctl snapshot restore /var/backups/etcd.db ' +
+        "--name infra2 --initial-cluster 'infra1=https://10.0.0.1:2380,infra2=https://10.0.0.2:2380' --initial-cluster-token" +
+        ' opsctl-restore-x ' +
         '--initial-advertise-peer-urls https://10.0.0.2:2380 --data-dir /var/lib/etcd && sudo chown -R --reference=/var/lib/etcd.before-restore-r1 /var/lib/etcd',
     );
   });

@@ -1,7 +1,7 @@
 import { syntaxErrorText } from '../../core/syntax-error.js';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
-import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
+import { hostProblem, type ClusterSpec, type MemberSpec } from '../../kv/cluster.js';
 import { expandSystemd } from '../../kv/drivers/systemd.js';
 import type { FileConnection } from './connection.js';
 import { TEMPLATE_EXTRA, templateProblem } from '../../kv/drivers/command.js';
@@ -99,6 +99,14 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
       });
     }
     seen.add(m.name);
+    // A host is only ever the destination of a command (ssh): never an option, never shell text.
+    const hp = m.host === undefined ? undefined : hostProblem(m.host);
+    if (hp) {
+      throw new UsageError(`--cluster ${path}: members.${i}.host: ${JSON.stringify(m.host)} (member ${JSON.stringify(m.name)}): ${hp}`, {
+        field: '--cluster',
+        hint: "give the host name or address ssh connects to (ssh options belong in the driver's ssh/command templates); nothing was changed",
+      });
+    }
   }
   let driver: ClusterSpec['driver'];
   if (r.data.driver?.type === 'systemd') {

@@ -58,6 +58,7 @@ export async function resolveCluster(
     const session = openSession(ctx, await resolveConnection(ctx, f, { conn: parsed.conn, path }));
     const cluster: ClusterSpec = { source: 'file', key: clusterKey(parsed.members.map((m) => m.endpoint)), members: parsed.members, driver: parsed.driver };
     const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env) : undefined;
+    driver?.checkMembers(parsed.members, `--cluster ${path}`);
     return { cluster, driver, selector: ['--cluster', f.cluster], session };
   }
   const session = openSession(ctx, await resolveConnection(ctx, f));
@@ -96,7 +97,7 @@ export async function resolveCluster(
         const flag = k === 'data-dir' || k === 'on-host' ? `--${k}` : `--${k}-cmd`;
         if (problem) throw new UsageError(`${flag}: ${problem}`, { field: flag, hint: 'fix the template; nothing was changed' });
       }
-      driver = new CommandDriver(
+      const command = new CommandDriver(
         {
           stop: t.stop!,
           start: t.start!,
@@ -113,6 +114,9 @@ export async function resolveCluster(
         exec,
         ctx.env,
       );
+      // Names come from the cluster's own member list: data, checked before any template uses them.
+      command.checkMembers(members, `--endpoints ${f.endpoints}`);
+      driver = command;
       selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
       if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
       if (f.configCmd) selector.push('--config-cmd', f.configCmd);

@@ -119,7 +119,9 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     }
     throw err;
   }
-  const out = render(report, ctx);
+  const { CommandDriver } = await import('../../kv/drivers/command.js');
+  const commands = report.status === 'planned' && driver instanceof CommandDriver ? driver.preview(cluster.members, { version: opts.to }) : undefined;
+  const out = render(report, ctx, commands);
   if (reportFile && report.journal) out.data = { ...report, report: await writeReport(report.journal) };
   else if (reportFile) ctx.io.warn(`--report: nothing ran, so no report was written to ${reportFile}`);
   return out;
@@ -150,9 +152,10 @@ async function confirmUpgrade(ctx: Context, c: { target: string; warnings: strin
   }
 }
 
-function render(r: UpgradeReport, ctx: Context): CommandResult {
+function render(r: UpgradeReport, ctx: Context, commands?: string): CommandResult {
   const warned = r.warnings.map((w) => `  ! ${w}`).join('\n');
-  if (r.status === 'planned') return { data: r, text: `${r.planText}${warned ? `\n${warned}` : ''}\n(--dry-run: nothing was changed)` };
+  if (r.status === 'planned')
+    return { data: r, text: `${r.planText}${warned ? `\n${warned}` : ''}${commands ? `\n${commands}` : ''}\n(--dry-run: nothing was changed)` };
   if (r.status === 'declined') return { ...notDone('declined', { action: `upgrade the cluster to ${r.target}` }), data: r };
   if (r.status === 'nothing-to-do') return { data: r, text: '', message: `every member and the cluster already run ${r.target}: nothing to do` };
   const lines = r.steps.map((s) =>

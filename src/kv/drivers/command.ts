@@ -1,50 +1,24 @@
 import type { CommandTemplates, MemberSpec } from '../cluster.js';
 import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
 import type { RestoreRequest } from '../restore-data.js';
+import { valueProblem } from '../cluster.js';
+import { UsageError } from '../../core/errors.js';
+import { compileTemplate, displayArgv, renderArgv, TemplateError, type Template } from './argv.js';
 
 type Exec = typeof import('execa').execa;
 
-/**
- * Splits a template into argv tokens (whitespace separates; single or double quotes group) and
- * substitutes {host}, {name}, {endpoint}, {version}, {bin} (and {run} in the backup template) inside each token. No shell is involved,
- * so a value can never inject a command.
- */
+/** A template's argv with its values (the grammar and the quoting: argv.ts). No value is checked here: {@link CommandDriver} does. */
 export function renderTemplate(template: string, vars: Record<string, string | undefined>): string[] {
-  const tokens: string[] = [];
-  let cur = '';
-  let quote: string | undefined;
-  let has = false;
-  for (const c of template) {
-    if (quote) {
-      if (c === quote) quote = undefined;
-      else cur += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      has = true;
-    } else if (/\s/.test(c)) {
-      if (has || cur) tokens.push(cur);
-      cur = '';
-      has = false;
-    } else cur += c;
-  }
-  if (quote) throw new Error(`unbalanced quote in template: ${template}`);
-  if (has || cur) tokens.push(cur);
-  return tokens.map((t) =>
-    t.replace(/\{(\w+)\}/g, (whole, k: string) => {
-      const v = vars[k];
-      if (v === undefined) throw new Error(`template ${template}: no value for {${k}}`);
-      return v;
-    }),
-  );
+  return renderArgv(compileTemplate(template), (k) => {
+    const v = vars[k];
+    if (v === undefined) throw new TemplateError(`template ${template}: no value for {${k}}`);
+    return v;
+  });
 }
 
 /** The placeholders every template may use; the backup template also has {run}. */
 export const TEMPLATE_VARS = ['host', 'name', 'endpoint', 'version', 'bin'] as const;
 
-/**
- * What is wrong with a template before anything runs (an unknown {placeholder}, an unbalanced
- * quote), or undefined. `extra`: placeholders this template has besides TEMPLATE_VARS.
- */
 /** The placeholders a template has beyond the common ones, by template name (file key or flag stem). */
 export const TEMPLATE_EXTRA: Readonly<Record<string, readonly string[]>> = {
   backup: ['run'],
@@ -55,29 +29,33 @@ export const TEMPLATE_EXTRA: Readonly<Record<string, readonly string[]>> = {
   'restore-check': ['snapshot', 'peer', 'cluster', 'token', 'run'],
 };
 
+/**
+ * What is wrong with a template before anything runs (an unknown {placeholder}, an unbalanced
+ * quote, a placeholder where a shell would not read it as one word), or undefined.
+ * `extra`: placeholders this template has besides TEMPLATE_VARS.
+ */
 export function templateProblem(template: string, extra: readonly string[] = []): string | undefined {
   const known = new Set<string>([...TEMPLATE_VARS, ...extra]);
+  let t;
   try {
-    renderTemplate(template, Object.fromEntries([...known].map((k) => [k, 'x'])));
-    return undefined;
+    t = compileTemplate(template);
   } catch (err) {
-    const unknown = /no value for \{(\w+)\}/.exec((err as Error).message)?.[1];
-    if (unknown) return `unknown placeholder {${unknown}} (known: ${[...known].map((k) => `{${k}}`).join(', ')})`;
-    return (err as Error).message;
+    if (err instanceof TemplateError) return err.message;
+    throw err;
   }
+  const unknown = [...t.placeholders].find((k) => !known.has(k));
+  if (unknown) return `unknown placeholder {${unknown}} (known: ${[...known].map((k) => `{${k}}`).join(', ')})`;
+  return undefined;
 }
 
-/** A rendered template's first token and the rest; a template of blanks only (which the checks let through) has none. */
-function firstAndRest(template: string, tokens: string[]): [string, ...string[]] {
-  const [first, ...rest] = tokens;
-  if (first === undefined) throw new Error(`template ${JSON.stringify(template)} is empty`);
-  return [first, ...rest];
-}
+/** A value for a message: JSON-quoted, so control characters and quotes show as escapes. */
+const shown = (v: string) => JSON.stringify(v);
 
-/** Real hosts: templates such as `ssh {host} sudo systemctl stop etcd`, run with execa (no shell). */
+/** Real hosts: templates such as `ssh {host} sudo systemctl stop etcd`, run with execa (no shell here; quoted where ssh crosses one). */
 export class CommandDriver implements MemberDriver {
   readonly type = 'command';
   private readonly versions = new Map<string, MemberTarget>();
+  private readonly compiled = new Map<string, Template>();
 
   /** Present only when a data-dir template is given. */
   readonly dataLayout?: (m: MemberSpec) => Promise<DataLayout>;
@@ -92,6 +70,15 @@ export class CommandDriver implements MemberDriver {
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly timeoutMs = 60_000,
   ) {
+    // Every template parsed now: a bad one fails here, before any member is touched.
+    for (const tpl of this.templates()) {
+      try {
+        this.compile(tpl);
+      } catch (err) {
+        if (!(err instanceof TemplateError)) throw err;
+        throw new UsageError(`template ${JSON.stringify(tpl)}: ${err.message}`, { code: 'template', hint: 'fix the template; nothing was run' });
+      }
+    }
     const dataDir = t.dataDir;
     if (dataDir) this.dataLayout = (m) => this.layout(m, dataDir);
     const backup = t.backup;
@@ -102,14 +89,79 @@ export class CommandDriver implements MemberDriver {
           .trim()
           .split('\n')
           .pop();
-        return `\`${renderTemplate(backup, this.vars(m, undefined, { run })).join(' ')}\` done${out ? `: ${out.slice(0, 120)}` : ''}`;
+        return `\`${displayArgv(r.argv)}\` done${out ? `: ${out.slice(0, 120)}` : ''}`;
       };
     }
   }
 
-  private vars(m: MemberSpec, target?: MemberTarget, extra: Record<string, string> = {}) {
+  /** Every command template the driver may run (the data-dir check's command included). */
+  private templates(): string[] {
+    const t = this.t;
+    const all = [
+      t.stop,
+      t.start,
+      t.running,
+      t.v2Size,
+      t.backup,
+      t.config,
+      t.restore,
+      t.restoreCheck,
+      t.restoreBackup,
+      ...Object.values(t.startByVersion ?? {}),
+    ];
+    if (t.dataDir) all.push(t.dataDir, this.layoutTemplate());
+    return all.filter((x): x is string => x !== undefined);
+  }
+
+  private compile(template: string): Template {
+    let c = this.compiled.get(template);
+    if (!c) {
+      c = compileTemplate(template);
+      this.compiled.set(template, c);
+    }
+    return c;
+  }
+
+  /**
+   * Refuses, before anything runs, a member whose name, host or endpoint a template uses and that
+   * value breaks its rule (VALUE_RULES in cluster.ts): names from the cluster's member list are
+   * data, never code. Every problem is named at once; nothing was run.
+   */
+  checkMembers(members: readonly MemberSpec[], source: string): void {
+    const used = new Set<string>();
+    for (const tpl of this.templates()) for (const p of this.compile(tpl).placeholders) used.add(p);
+    const problems: string[] = [];
+    for (const m of members) {
+      const v = this.vars(m);
+      for (const k of ['name', 'host', 'endpoint'] as const) {
+        if (!used.has(k)) continue;
+        const p = valueProblem(k, v[k]);
+        if (p) problems.push(`member ${shown(m.name)}: {${k}} ${shown(v[k])}: ${p}`);
+      }
+    }
+    if (problems.length)
+      throw new UsageError(`${source}: ${problems.length === 1 ? problems[0] : `\n  - ${problems.join('\n  - ')}`}`, {
+        code: 'unsafe_value',
+        hint: 'such a value never reaches a command: rename the member (a cluster file may give its host), or drop the placeholder from the templates; nothing was run',
+      });
+  }
+
+  /** --dry-run: the argv each member's stop and start would run, quoted for display (nothing runs). */
+  preview(members: readonly MemberSpec[], target: MemberTarget): string {
+    const lines = members.flatMap((m) => [
+      `  ${m.name}: stop:  ${displayArgv(this.argv(this.t.stop, m))}`,
+      `  ${m.name}: start: ${displayArgv(this.argv(this.t.startByVersion?.[target.version] ?? this.t.start, m, target))}`,
+    ]);
+    return `commands (as they would run, each argument quoted for display):\n${lines.join('\n')}`;
+  }
+
+  private vars(
+    m: MemberSpec,
+    target?: MemberTarget,
+    extra: Record<string, string> = {},
+  ): Record<string, string> & Record<(typeof TEMPLATE_VARS)[number], string> {
     return {
-      host: m.host ?? new URL(m.endpoint).hostname,
+      host: m.host ?? hostOf(m.endpoint),
       name: m.name,
       endpoint: m.endpoint,
       version: target?.version ?? '',
@@ -118,8 +170,22 @@ export class CommandDriver implements MemberDriver {
     };
   }
 
+  /** The argv of a template for a member, every value checked against its rule first. */
+  argv(template: string, m: MemberSpec, target?: MemberTarget, extra: Record<string, string> = {}): string[] {
+    const vars = this.vars(m, target, extra);
+    return renderArgv(this.compile(template), (k) => {
+      const v = vars[k];
+      if (v === undefined) throw new TemplateError(`template ${template}: no value for {${k}}`);
+      const p = valueProblem(k, v);
+      if (p) throw new UsageError(`member ${shown(m.name)}: {${k}} ${shown(v)}: ${p}`, { code: 'unsafe_value', hint: 'nothing was run with it' });
+      return v;
+    });
+  }
+
   private async run(template: string, m: MemberSpec, target?: MemberTarget, reject = true, extra: Record<string, string> = {}) {
-    const [file, ...args] = firstAndRest(template, renderTemplate(template, this.vars(m, target, extra)));
+    const argv = this.argv(template, m, target, extra);
+    const [file, ...args] = argv;
+    if (file === undefined) throw new TemplateError(`template ${JSON.stringify(template)} is empty`);
     const r = await this.exec(file, args, { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
     if (reject && r.exitCode !== 0) {
       const why = r.timedOut ? `timed out after ${this.timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`;
@@ -127,9 +193,9 @@ export class CommandDriver implements MemberDriver {
         .trim()
         .split('\n')
         .pop();
-      throw new Error(`\`${[file, ...args].join(' ')}\` failed (${why})${last ? `: ${last}` : ''}`);
+      throw new Error(`\`${displayArgv(argv)}\` failed (${why})${last ? `: ${last}` : ''}`);
     }
-    return r;
+    return Object.assign(r, { argv });
   }
 
   async stop(m: MemberSpec): Promise<void> {
@@ -145,7 +211,6 @@ export class CommandDriver implements MemberDriver {
     const r = await this.run(this.t.running, m, undefined, false);
     if (r.exitCode === 0) return true;
     if (r.exitCode === 255 || r.timedOut || r.exitCode === undefined) {
-      const argv = renderTemplate(this.t.running, this.vars(m));
       const why = r.timedOut
         ? `timed out after ${this.timeoutMs} ms`
         : r.exitCode === 255
@@ -155,7 +220,7 @@ export class CommandDriver implements MemberDriver {
         .trim()
         .split('\n')
         .pop();
-      throw new Error(`cannot tell whether ${m.name} runs: \`${argv.join(' ')}\` failed (${why})${last ? `: ${last}` : ''}`);
+      throw new Error(`cannot tell whether ${m.name} runs: \`${displayArgv(r.argv)}\` failed (${why})${last ? `: ${last}` : ''}`);
     }
     return false;
   }
@@ -175,9 +240,8 @@ export class CommandDriver implements MemberDriver {
   /** The config template's output; the file is the last absolute path in its argv (else the command). */
   async readConfig(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined> {
     if (!this.t.config) return undefined;
-    const argv = renderTemplate(this.t.config, this.vars(m, target));
     const r = await this.run(this.t.config, m, target);
-    const file = [...argv].reverse().find((a) => a.startsWith('/')) ?? `\`${argv.join(' ')}\``;
+    const file = [...r.argv].reverse().find((a) => a.startsWith('/')) ?? `\`${displayArgv(r.argv)}\``;
     return { file, text: String(r.stdout ?? '') };
   }
 
@@ -186,17 +250,19 @@ export class CommandDriver implements MemberDriver {
     const tpl = this.t.restoreBackup;
     if (!tpl) return undefined;
     return async (m, _dest, run) => {
-      await this.run(tpl, m, undefined, true, { run });
-      return `\`${renderTemplate(tpl, this.vars(m, undefined, { run })).join(' ')}\` done`;
+      const r = await this.run(tpl, m, undefined, true, { run });
+      return `\`${displayArgv(r.argv)}\` done`;
     };
   }
 
   /** kv restore: the restoreCheck template, when given (reachable host, data dir there). */
   async checkRestore(m: MemberSpec, r: RestoreRequest): Promise<string> {
     if (!this.t.restore) throw new Error('the driver has no restore template (driver.restore in the cluster file, or --restore-cmd)');
+    // The restore's own values are checked too (before any stop), though the check does not run it.
+    this.argv(this.t.restore, m, r.target, restoreVars(r));
     if (!this.t.restoreCheck) return 'no restore check template: the host and data dir were not checked';
-    await this.run(this.t.restoreCheck, m, r.target, true, restoreVars(r));
-    return `\`${renderTemplate(this.t.restoreCheck, this.vars(m, r.target, restoreVars(r))).join(' ')}\` ok`;
+    const c = await this.run(this.t.restoreCheck, m, r.target, true, restoreVars(r));
+    return `\`${displayArgv(c.argv)}\` ok`;
   }
 
   async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
@@ -205,22 +271,28 @@ export class CommandDriver implements MemberDriver {
       .trim()
       .split('\n')
       .pop();
-    return `\`${renderTemplate(this.t.restore!, this.vars(m, r.target, restoreVars(r))).join(' ')}\` done${out ? `: ${out.slice(0, 160)}` : ''}`;
+    return `\`${displayArgv(r2.argv)}\` done${out ? `: ${out.slice(0, 160)}` : ''}`;
+  }
+
+  /** `ls -d` of the paths that matter, on the member's host (the onHost prefix): each path one argument. */
+  private layoutTemplate(): string {
+    return `${this.t.onHost ?? ''} ls -d {dataExists} {dataWal} {dataDb}`;
   }
 
   /** `ls -d` of the paths that matter, on the member's host (the onHost prefix); exit 2 only says one is missing. */
   private async layout(m: MemberSpec, dataDir: string): Promise<DataLayout> {
-    const [dir] = firstAndRest(dataDir, renderTemplate(dataDir, this.vars(m)));
+    const words = this.argv(dataDir, m);
+    const dir = words[0];
+    if (dir === undefined || words.length !== 1)
+      throw new TemplateError(`the data-dir template ${JSON.stringify(dataDir)} is one path, not ${words.length} words (quote a path with blanks)`);
     const paths = { exists: `${dir}/member`, wal: `${dir}/member/wal`, db: `${dir}/member/snap/db` };
-    // argv[0] is the on-host prefix's first word, else 'ls' (so the `?? 'ls'` below is never taken).
-    const argv = [...(this.t.onHost ? renderTemplate(this.t.onHost, this.vars(m)) : []), 'ls', '-d', ...Object.values(paths)];
-    const r = await this.exec(argv[0] ?? 'ls', argv.slice(1), { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
+    const r = await this.run(this.layoutTemplate(), m, undefined, false, { dataExists: paths.exists, dataWal: paths.wal, dataDb: paths.db });
     if (r.exitCode !== 0 && r.exitCode !== 2) {
       const last = String(r.stderr ?? '')
         .trim()
         .split('\n')
         .pop();
-      throw new Error(`\`${argv.join(' ')}\` failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode ?? '?'}`})${last ? `: ${last}` : ''}`);
+      throw new Error(`\`${displayArgv(r.argv)}\` failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode ?? '?'}`})${last ? `: ${last}` : ''}`);
     }
     const found = new Set(
       String(r.stdout ?? '')
@@ -233,6 +305,11 @@ export class CommandDriver implements MemberDriver {
   current(m: MemberSpec): MemberTarget | undefined {
     return this.versions.get(m.name);
   }
+}
+
+/** An endpoint's host as ssh takes it (an IPv6 address without its brackets). */
+function hostOf(endpoint: string): string {
+  return new URL(endpoint).hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
 /** The restore template's variables: {snapshot} {peer} {cluster} {token} {run} ({name}, {host}, {version}, {bin} as everywhere). */

@@ -41,9 +41,10 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
     throw new PresetError("bins needs binLink: the path the unit's ExecStart runs, which opsctl points at the version's binary before starting");
   const ssh = `${p.ssh ?? 'ssh'} {host}`;
   const sudo = p.sudo === false ? '' : 'sudo ';
-  const units = p.units ? [...new Set(Object.values(p.units))] : [p.unit ?? 'etcd'];
-  const unitOf = (v: string) => p.units?.[v] ?? p.unit ?? 'etcd';
-  const startOf = (v: string) => `${ssh} ${p.bins?.[v] ? `${sudo}ln -sfn ${p.bins[v]} ${p.binLink} && ` : ''}${sudo}systemctl start ${unitOf(v)}`;
+  const units = (p.units ? [...new Set(Object.values(p.units))] : [p.unit ?? 'etcd']).map(word);
+  const unitOf = (v: string) => word(p.units?.[v] ?? p.unit ?? 'etcd');
+  const startOf = (v: string) =>
+    `${ssh} ${p.bins?.[v] ? `${sudo}ln -sfn ${word(p.bins[v])} ${word(p.binLink ?? '')} && ` : ''}${sudo}systemctl start ${unitOf(v)}`;
   const versions = [...new Set([...Object.keys(p.units ?? {}), ...Object.keys(p.bins ?? {})])];
   const t: CommandTemplates = {
     // `systemctl stop` returns once the unit's processes are gone.
@@ -53,20 +54,31 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
     running: `${ssh} systemctl is-active --quiet ${units.join(' ')}`,
   };
   if (versions.length) t.startByVersion = Object.fromEntries(versions.map((v) => [v, startOf(v)]));
-  if (p.configFile) t.config = `${ssh} cat ${p.configFile}`;
+  if (p.configFile) t.config = `${ssh} cat ${word(p.configFile)}`;
   if (p.dataDir) {
-    t.dataDir = p.dataDir;
+    t.dataDir = word(p.dataDir);
     t.onHost = `${ssh}${p.sudo === false ? '' : ' sudo'}`;
-    t.backup = `${ssh} ${sudo}cp -a ${p.dataDir} ${p.dataDir}.bak-{run}`;
-    t.v2Size = `${ssh} ${sudo}du -sb ${p.dataDir}/member/snap`;
-    const d = p.dataDir;
+    // Each path is one word of the template (quoted for it when it has blanks); a path holding a
+    // placeholder is one argument on the host, quoted there by the driver.
+    const d = word(p.dataDir);
+    const dd = (suffix: string) => word(`${p.dataDir}${suffix}`);
+    t.backup = `${ssh} ${sudo}cp -a ${d} ${dd('.bak-{run}')}`;
+    t.v2Size = `${ssh} ${sudo}du -sb ${dd('/member/snap')}`;
     // The remote shell runs these lines (ssh joins its arguments), so `&&` chains on the host.
-    t.restoreBackup = `${ssh} ${sudo}mv ${d} ${d}.failed-{run} && ${sudo}cp -a ${d}.bak-{run} ${d}`;
+    t.restoreBackup = `${ssh} ${sudo}mv ${d} ${dd('.failed-{run}')} && ${sudo}cp -a ${dd('.bak-{run}')} ${d}`;
     t.restoreCheck = `${ssh} test -d ${d} && test -f {snapshot}`;
     t.restore =
-      `${ssh} ${sudo}mv ${d} ${d}.before-restore-{run} && ${sudo}env ETCDCTL_API=3 ${p.etcdctl ?? 'etcdctl'} snapshot restore {snapshot} ` +
+      `${ssh} ${sudo}mv ${d} ${dd('.before-restore-{run}')} && ${sudo}env ETCDCTL_API=3 ${word(p.etcdctl ?? 'etcdctl')} snapshot restore {snapshot} ` +
       `--name {name} --initial-cluster {cluster} --initial-cluster-token {token} --initial-advertise-peer-urls {peer} --data-dir ${d} ` +
-      `&& ${sudo}chown -R --reference=${d}.before-restore-{run} ${d}`;
+      `&& ${sudo}chown -R ${word(`--reference=${p.dataDir}.before-restore-{run}`)} ${d}`;
   }
   return t;
+}
+
+/**
+ * A preset's value (a unit, a path) as one word of a template: as it is when plain, else in double
+ * quotes (the template grammar's, argv.ts: \" and \\ inside). Placeholders in it stay placeholders.
+ */
+function word(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./{}-]+$/.test(value) ? value : `"${value.replace(/["\\]/g, '\\$&')}"`;
 }
