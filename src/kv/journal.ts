@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
+import { checkOwnFileSync } from '../core/local-file.js';
 import { MEMBER_STEPS, type FinalKind, type MemberPlan, type StepKind, type UpgradePlan } from './types.js';
 import { promised } from '../core/promised.js';
 
@@ -107,6 +108,8 @@ export function writeJournal(file: string, j: Journal, now: number, durable = tr
     const t0 = performance.now();
     j.updatedAt = new Date(now).toISOString();
     const dir = dirname(file);
+    // a journal that is a link, or not the user's own, is refused for writing as for reading (core/local-file.ts)
+    checkOwnFileSync(file, 'the upgrade journal');
     const text = `${JSON.stringify(j, null, 2)}\n`;
     const tmp = `${file}.${process.pid}.tmp`;
     // Synchronous on purpose: a few small syscalls in a row, nothing else runs meanwhile, and each

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalTrustError } from '../../src/core/local-file.js';
 import { readJournal } from '../../src/kv/journal-read.js';
+import { newJournal, writeJournal } from '../../src/kv/journal.js';
 import { BIN, runBin } from '../helpers/bin.js';
 
 /**
@@ -202,6 +203,21 @@ describe('the embedded mock state file and a kv journal', () => {
     rmSync(j);
     symlinkSync(othersFile('{}'), j);
     expect(() => readJournal(j)).toThrow('is a symbolic link');
+  });
+
+  it('a kv journal of another uid or a link is refused for writing too, and left as it was', async () => {
+    const j = join(dir, 'journal-w.json');
+    writeFileSync(j, '{"mine":false}', { mode: 0o600 });
+    chownSync(j, NOBODY, NOBODY);
+    const plan = { source: '3.2', target: '3.3', members: [] } as unknown as Parameters<typeof newJournal>[1];
+    const journal = newJournal('c', plan, {}, { allowSameVersion: false, now: Date.now() });
+    await expect(writeJournal(j, journal, Date.now())).rejects.toThrow(`the upgrade journal ${j} is owned by uid ${NOBODY}`);
+    expect(readFileSync(j, 'utf8')).toBe('{"mine":false}');
+    rmSync(j);
+    const target = othersFile('{"theirs":true}');
+    symlinkSync(target, j);
+    await expect(writeJournal(j, journal, Date.now())).rejects.toThrow('is a symbolic link');
+    expect(readFileSync(target, 'utf8')).toBe('{"theirs":true}');
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { UsageError } from '../../core/errors.js';
+import { isOpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 
 export interface AuthLoginOptions {
@@ -15,7 +15,12 @@ export async function run(opts: AuthLoginOptions, ctx: Context): Promise<Command
     });
   }
   const profile = await ctx.profileName();
-  if ((await ctx.endpoint('tracker')).embedded) {
+  // a profile without a tracker endpoint yet may store its token first (config set tracker URL can follow)
+  const endpoint = await ctx.endpoint('tracker').catch((err: unknown) => {
+    if (isOpsError(err) && err.code === 'no_endpoint') return undefined;
+    throw err;
+  });
+  if (endpoint?.embedded) {
     // The embedded tracker accepts only the token it provisioned: a stored one would answer 401 to every command.
     throw new UsageError(`profile ${profile} uses the embedded tracker, which provisions its own token: there is nothing to store`, {
       field: '--service',
