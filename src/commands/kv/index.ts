@@ -52,7 +52,12 @@ export function register(program: Command, ctx: Context): void {
     .option('--settle <auto|duration>', 'wait after each member: auto = 2m when v2 data > 50 MB, else none', 'auto')
     .option('--no-backup', 'command driver without a backup template: upgrade without backing up the data dirs (the plan says so)')
     .option('--allow-same-version', 'a rolling restart when the members already run --to')
-    .option('--target-bin <dir>', 'real etcd: the directory with the new etcd binary')
+    .option(
+      '--target-bin <[version=]dir>',
+      'real etcd: the directory with the new etcd binary; per hop of a ladder: 3.4=DIR (repeatable)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--strict', "refuse to start while any check of the hop's rulebook could not run")
     .option('--snapshot-via <how>', 'auto | etcdctl | gateway', 'auto')
     .option('--etcdctl <path>', 'the etcdctl to use for snapshots')
     .option('--cluster-version-timeout <duration>', 'how long the cluster version may take to reach --to', '2m')
