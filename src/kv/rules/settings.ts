@@ -14,7 +14,8 @@ export async function settingsOf(text: string, file: string): Promise<{ source: 
   } catch {
     parsed = undefined;
   }
-  const looksLikeUnit = /^\s*(ExecStart|Environment(File)?)\s*=|^\s*ETCD_[A-Z0-9_]+=|(^|\s)--[a-z]/m.test(text);
+  // (A YAML map is a config file, unless it is a unit or an environment file that YAML happens to read.)
+  const looksLikeUnit = /^\s*(ExecStart|Environment(File)?)\s*=|^\s*ETCD_[A-Z0-9_]+=/m.test(text);
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && !looksLikeUnit) {
     const list = Object.entries(parsed as Record<string, unknown>).map(([key, value]) => ({ key, value, from: `config file ${file}`, flag: false }));
     return { source: `config file ${file}`, list };
@@ -81,7 +82,11 @@ export function settingRule(r: {
         return {
           member: m.name,
           result: 'ok',
-          detail: s.length ? s.map((x) => `${x.key}: ${JSON.stringify(x.value)} (${x.from})`).join(', ') : `${r.keys.join(', ')} not set`,
+          detail: s.length
+            ? s.map((x) => `${x.key}: ${JSON.stringify(x.value)} (${x.from})`).join(', ')
+            : r.keys.length > 3
+              ? `none of the ${r.keys.length} names set`
+              : `${r.keys.join(', ')} not set`,
         };
       });
     },
