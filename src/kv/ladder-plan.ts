@@ -59,7 +59,7 @@ export function planLadder(obs: ClusterObservation, to: string): LadderPlan {
   }
   if (compareMinor(to, high) < 0) {
     reasons.push(
-      `--to ${to}: member ${seen.find((m) => minor(m.serverVersion) === high)!.name} runs ${high}, newer than ${to}: that is a downgrade, which kv upgrade does not do`,
+      `--to ${to}: member ${seen.find((m) => minor(m.serverVersion) === high)!.name} runs ${high}, newer than ${to}: that is a downgrade, which kv upgrade does not do (to undo an upgrade whose cluster version has not moved yet: opsctl kv rollback)`,
     );
   }
   if (reasons.length) return { ok: false, reasons };

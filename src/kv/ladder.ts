@@ -310,15 +310,17 @@ function blocking(rows: CheckRow[], strict: boolean): CheckRow[] {
 }
 
 function reasonOf(r: CheckRow): string {
-  const what = r.status === 'not checked' ? `not checked (--strict): ${r.detail}` : `${r.detail}; fix: ${r.fix ?? ''}`;
-  return `${r.hop} [${r.rule}]${r.member ? ` ${r.member}` : ''}: ${what} (${r.guide})`;
+  // (A finding that names its own fix, as the 3.3 config check does, is not given the rule's too.)
+  const fix = r.fix && !/fix:/.test(r.detail) ? `; fix: ${r.fix}` : '';
+  const what = r.status === 'not checked' ? `not checked (--strict): ${r.detail}` : `${r.detail}${fix}`;
+  return `${r.hop} [${r.rule}]${r.member ? ` member ${r.member}` : ''}: ${what} (${r.guide})`;
 }
 
 /** Refuses with every blocking row, naming --strict's part when that is what refuses. */
 function refuseRows(rows: CheckRow[], stopped: boolean): never {
   const hint = stopped
     ? 'nothing of this hop was stopped: fix what the checks name, then run the same command to resume the ladder'
-    : `nothing was changed: fix what the checks name, then run the same command${rows.some((r) => r.status === 'not checked') ? '; or drop --strict to go ahead with the checks that cannot run listed as such' : ''}`;
+    : `nothing was stopped or changed: fix what the checks name, then run the same command${rows.some((r) => r.status === 'not checked') ? '; or drop --strict to go ahead with the checks that cannot run listed as such' : ''}`;
   throw new UpgradeRefused(rows.map(reasonOf), hint);
 }
 

@@ -133,7 +133,9 @@ describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
     for (const to of ['3.4', '3.6']) {
       const r = await s.kv('upgrade', '--to', to, '--yes', ...FAST);
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toMatch(/3\.3 → 3\.4 \[log-outputs\] kv1: .*log-output: "default": 3\.4 reads log-outputs, a list.*fix: write log-outputs: \[default\]/);
+      expect(r.stderr).toMatch(
+        /3\.3 → 3\.4 \[log-outputs\] member kv1: .*log-output: "default": 3\.4 reads log-outputs, a list.*fix: write log-outputs: \[default\]/,
+      );
       expect(r.stderr).toContain('nothing was changed');
     }
     for (const v of await versions(s)) expect(v.server).toBe('3.3.27');

@@ -73,7 +73,7 @@ export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
 export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandResult> {
   if (!/^\d+\.\d+$/.test(opts.to))
     throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: `write it as 3.3 (supported targets: ${TARGETS_HELP})` });
-  if (!LADDER_MINORS.includes(opts.to) || (opts.to === LADDER_MINORS[0] && !opts.allowSameVersion)) {
+  if (!LADDER_MINORS.includes(opts.to)) {
     throw new UsageError(`--to: ${opts.to} is not a supported target`, { field: '--to', hint: `supported targets: ${TARGETS_HELP}` });
   }
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia))
