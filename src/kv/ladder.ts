@@ -12,11 +12,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { OpsError } from '../core/errors.js';
 import type { MemberSpec } from './cluster.js';
-import { acquireLock, runUpgrade, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './executor.js';
-import { journalPath, writeJournal, type Journal } from './journal.js';
+import { runUpgrade, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './executor.js';
+import { journalPath, lockJournal, writeJournal, type Journal } from './journal.js';
+import { sleep } from './wait.js';
 import { readJournal } from './journal-read.js';
 import { hopName, planLadder, SIM_RELEASES, type Hop } from './ladder-plan.js';
 import { authEnabled, observeCluster } from './observe.js';
@@ -80,6 +82,8 @@ export interface LadderFile {
   createdAt: string;
   updatedAt: string;
   halt?: LadderReport['halt'];
+  /** The run that holds (or last held) the ladder: a resume after its kill -9 waits for its lock to go stale. */
+  owner?: { pid: number; host: string };
 }
 
 /** Whether a run of `--to` goes through the ladder (more than one hop, or a hop already recorded). */
@@ -418,11 +422,48 @@ async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, 
   if (o.confirm && !(await o.confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: Boolean(recorded) }))) {
     return { ...report, status: 'declined' };
   }
-  const unlock = await acquireLock(file, o);
+  const unlock = await lockLadder(file, o);
   try {
     return await climb(o, file, report, recorded, bins, v2);
   } finally {
     await unlock().catch(() => undefined);
+  }
+}
+
+/** The ladder's lock; when the run that holds it died on this host (kill -9), waits for it to go stale. */
+async function lockLadder(file: string, o: LadderOptions): Promise<() => Promise<void>> {
+  const stale = o.lockStaleMs ?? 4000;
+  const deadline = o.now() + stale * 3;
+  for (;;) {
+    try {
+      return await lockJournal(file, stale);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      let owner: LadderFile['owner'];
+      try {
+        owner = readLadder(file)?.owner;
+      } catch {
+        owner = undefined;
+      }
+      const dead = owner && owner.host === hostname() && owner.pid !== process.pid && !alive(owner.pid);
+      if (!dead || o.now() > deadline) {
+        throw new OpsError(`another kv upgrade of this cluster is running${owner ? ` (pid ${owner.pid} on ${owner.host})` : ''}`, 1, {
+          code: 'locked',
+          hint: 'wait for it to finish; if it crashed, run the command again in a few seconds (its lock goes stale)',
+        });
+      }
+      o.reporter.note(`the previous run (pid ${owner!.pid}) died; waiting for its lock to go stale`);
+      await sleep(Math.min(1000, stale / 2));
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -454,6 +495,7 @@ async function climb(
     updatedAt: now(),
   };
   lf.status = 'running';
+  lf.owner = { pid: process.pid, host: hostname() };
   delete lf.halt;
   // The ladder file is a journal too: the same atomic, synced write.
   const save = () => writeJournal(file, lf as unknown as Journal, o.now(), true);

@@ -136,7 +136,7 @@ describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
       expect(r.stderr).toMatch(
         /3\.3 → 3\.4 \[log-outputs\] member kv1: .*log-output: "default": 3\.4 reads log-outputs, a list.*fix: write log-outputs: \[default\]/,
       );
-      expect(r.stderr).toContain('nothing was changed');
+      expect(r.stderr).toContain('nothing was stopped');
     }
     for (const v of await versions(s)) expect(v.server).toBe('3.3.27');
     expect(s.journal()).toBeUndefined();
