@@ -17,6 +17,7 @@ import {
   parseMemberList,
   parseStatus,
   parseVersion,
+  gatewayPrefixFor,
   type AlarmEntry,
   type HealthResult,
   type MemberListEntry,
@@ -172,9 +173,8 @@ export class KvClient {
     // that spares the discovery round trip; a 404 later makes gateway() discover it for real.
     // Refreshed on every answer: a member restarted on another version (an upgrade) serves another
     // prefix, and a stale one costs a redirect (3.3 sends /v3alpha to /v3beta) on every request.
-    const [maj, min] = v.server.split('.').map(Number);
-    if (maj === 3 && min !== undefined && min >= 2) {
-      const guess = min === 2 ? '/v3alpha' : min === 3 ? '/v3beta' : '/v3';
+    const guess = gatewayPrefixFor(v.server);
+    if (guess) {
       if (this.prefixCache.get(this.endpoint) !== guess) {
         this.prefixCache.set(this.endpoint, guess);
         this.prefix = undefined;

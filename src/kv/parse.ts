@@ -107,6 +107,8 @@ export function parseHealth(status: number, body: string): HealthResult {
 export interface VersionResult {
   server: string;
   cluster: string;
+  /** The storage version (etcd 3.6 and later add it to /version). */
+  storage?: string;
   /** Real etcd (etcdserver/etcdcluster) rather than the seed's kv names. */
   real: boolean;
 }
@@ -117,7 +119,41 @@ export function parseVersion(body: string): VersionResult {
   const server = v.kvserver ?? v.etcdserver;
   const cluster = v.kvcluster ?? v.etcdcluster;
   if (typeof server !== 'string') throw new Error(`/version has neither kvserver nor etcdserver: ${body.slice(0, 120)}`);
-  return { server, cluster: typeof cluster === 'string' ? cluster : 'not_decided', real: v.etcdserver !== undefined };
+  const storage = typeof v.storage === 'string' ? v.storage : undefined;
+  return { server, cluster: typeof cluster === 'string' ? cluster : 'not_decided', real: v.etcdserver !== undefined, ...(storage ? { storage } : {}) };
+}
+
+/**
+ * The v3 JSON gateway prefix a member of this version serves, the one place that decides it
+ * (measured on the real binaries: 3.2.32 /v3alpha; 3.3.27 /v3beta, /v3alpha redirected there;
+ * 3.4.23, 3.5.35 and 3.6.16 /v3, and /v3beta still; none serves /v3alpha from 3.4 on). Undefined
+ * for a version before 3.2 or not a version: the client then discovers the prefix.
+ */
+export function gatewayPrefixFor(version: string | undefined): string | undefined {
+  const m = minor(version);
+  if (!m || !m.startsWith('3.')) return undefined;
+  const n = Number(m.slice(2));
+  return n < 2 ? undefined : n === 2 ? '/v3alpha' : n === 3 ? '/v3beta' : '/v3';
+}
+
+/** "3.5.21" → [3, 5, 21] ("3.5" → [3, 5, 0]); undefined when it is not a version. */
+export function versionParts(version: string | undefined): [number, number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version ?? '');
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : undefined;
+}
+
+/** Orders two full versions (3.5.9 < 3.5.26); a version that does not parse sorts first. */
+export function compareVersion(a: string, b: string): number {
+  const x = versionParts(a) ?? [0, 0, 0];
+  const y = versionParts(b) ?? [0, 0, 0];
+  return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+}
+
+/** The minor after `m` ("3.3" → "3.4"). */
+export function nextMinor(m: string): string {
+  const p = versionParts(m);
+  if (!p) throw new Error(`"${m}" is not a minor version like 3.3`);
+  return `${p[0]}.${p[1] + 1}`;
 }
 
 /** "3.2.32" → "3.2"; undefined when it is not a version. */

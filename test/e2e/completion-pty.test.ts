@@ -58,9 +58,11 @@ describe.runIf(hasTools)('bash completion on a real terminal', () => {
     expect(await complete('opsctl tracker epics health-set 1 --status Of\t')).toBe('<tracker><epics><health-set><1><--status><Off Track>');
   }, 60_000);
 
-  it('a value opsctl cannot list (kv upgrade --to, stories move --state) gets no flag names', async () => {
-    expect(await complete('opsctl kv upgrade --to \t3.6')).toBe('<kv><upgrade><--to><3.6>');
+  it('a value opsctl cannot list (kv upgrade --healthy-timeout, stories move --state) gets no flag names', async () => {
+    expect(await complete('opsctl kv upgrade --healthy-timeout \t90s')).toBe('<kv><upgrade><--healthy-timeout><90s>');
     expect(await complete('opsctl tracker stories move 6 --state \tDone')).toBe('<tracker><stories><move><6><--state><Done>');
+    // a suggested value (the ladder's targets) completes, though commander does not enforce it
+    expect(await complete('opsctl kv upgrade --to 3.5\t')).toBe('<kv><upgrade><--to><3.5>');
   }, 60_000);
 
   it('-f completes a file name with a space as one argument; --profile completes a configured profile', async () => {
@@ -71,7 +73,7 @@ describe.runIf(hasTools)('bash completion on a real terminal', () => {
 
 /**
  * The same completions in zsh and fish, each in its own interactive shell on a real terminal. A value
- * opsctl cannot list (`kv upgrade --to`) is never completed to a flag name; a fixed choice completes.
+ * opsctl cannot list (`kv upgrade --healthy-timeout`) is never completed to a flag name; a fixed choice completes.
  */
 const SHELL_SETUPS = {
   zsh: {
@@ -122,8 +124,9 @@ for (const [shell, setup] of Object.entries(SHELL_SETUPS)) {
         return lines[lines.length - 1] ?? '';
       }
 
-      it('a free value (kv upgrade --to) gets no flag name; a fixed choice completes', async () => {
-        expect(await complete('opsctl kv upgrade --to \t3.6')).toBe('<kv><upgrade><--to><3.6>');
+      it('a free value (kv upgrade --healthy-timeout) gets no flag name; a suggested and a fixed choice complete', async () => {
+        expect(await complete('opsctl kv upgrade --healthy-timeout \t90s')).toBe('<kv><upgrade><--healthy-timeout><90s>');
+        expect(await complete('opsctl kv upgrade --to 3.5\t')).toBe('<kv><upgrade><--to><3.5>');
         expect(await complete('opsctl completion fi\t')).toBe('<completion><fish>');
       }, 120_000);
     },

@@ -9,7 +9,7 @@ describe('kv upgrade --to: bad input before anything else', () => {
       const r = await runCli(['kv', 'upgrade', '--to', to], { env: { OPSCTL_CONFIG_DIR: cfg.dir } });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`--to: ${to} is not a supported target`);
-      expect(r.stderr).toContain('3.3 (from 3.2), 3.4 (from 3.3)');
+      expect(r.stderr).toContain('3.3 to 3.6 (one hop per minor');
       expect(r.stderr).not.toContain('unexpected error');
     } finally {
       cfg.cleanup();
@@ -29,14 +29,18 @@ describe('kv upgrade on a simulated 3.3 sandbox', () => {
   });
   const versions = async () => (await sb.kv('version', '--json')).json<Array<{ server: string; cluster: string }>>().map((v) => `${v.server}/${v.cluster}`);
 
-  it('--to 3.4 is refused before any change: simulated members cannot run 3.4 (exit 2)', async () => {
+  it('--target-bin on simulated members is refused before any change (exit 2); --to 3.4 plans the 3.4 rulebook', async () => {
     const before = await versions();
-    const r = await sb.kv('upgrade', '--to', '3.4', '--yes');
+    const r = await sb.kv('upgrade', '--to', '3.4', '--yes', '--target-bin', '3.4=/usr/bin');
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('cannot start 3.4 members');
-    expect(r.stderr).toContain('--etcd-bin');
+    expect(r.stderr).toContain('--target-bin: the sandbox runs simulated members');
     expect(await versions()).toEqual(before);
     expect(sb.journal()).toBeUndefined();
+    const dry = await sb.kv('upgrade', '--to', '3.4', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/Plan: upgrade 3\.3 → 3\.4/);
+    expect(dry.stdout).toMatch(/checks \(rulebook of 3\.3 → 3\.4\)/);
+    expect(dry.stdout).toContain('[log-outputs]');
   });
 
   it('--to 3.2 is called a downgrade and points to kv rollback (exit 1, nothing changed)', async () => {

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
+import { suggest } from '../suggest.js';
 
 /** Flags that find the cluster (every kv verb but sandbox). */
 function clusterOptions(cmd: Command, withDriver = false): Command {
@@ -47,12 +48,25 @@ export function register(program: Command, ctx: Context): void {
     kv.command('upgrade').description('roll the cluster to a new minor version, one member at a time (journalled, resumable)'),
     true,
   )
-    .requiredOption('--to <minor>', 'the target minor version, e.g. 3.3')
+    // completion offers the ladder's targets (kv/ladder-plan.ts LADDER_MINORS above 3.2; not loaded for --help)
+    .addOption(
+      suggest(new Option('--to <minor>', 'the target minor version: 3.3 to 3.6 (one rolling upgrade per minor), e.g. 3.6').makeOptionMandatory(), [
+        '3.3',
+        '3.4',
+        '3.5',
+        '3.6',
+      ]),
+    )
     .option('--dry-run', 'print the plan and stop')
     .option('--settle <auto|duration>', 'wait after each member: auto = 2m when v2 data > 50 MB, else none', 'auto')
     .option('--no-backup', 'command driver without a backup template: upgrade without backing up the data dirs (the plan says so)')
     .option('--allow-same-version', 'a rolling restart when the members already run --to')
-    .option('--target-bin <dir>', 'real etcd: the directory with the new etcd binary')
+    .option(
+      '--target-bin <[version=]dir>',
+      'real etcd: the directory with the new etcd binary; per hop of a ladder: 3.4=DIR (repeatable)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--strict', "refuse to start while any check of the hop's rulebook could not run")
     .option('--snapshot-via <how>', 'auto | etcdctl | gateway', 'auto')
     .option('--etcdctl <path>', 'the etcdctl to use for snapshots')
     .option('--cluster-version-timeout <duration>', 'how long the cluster version may take to reach --to', '2m')

@@ -8,6 +8,7 @@ import { minor } from '../../kv/parse.js';
 import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS } from '../../kv/sandbox.js';
 import { WaitFatal, waitFor } from '../../kv/wait.js';
 import { duration, openSession } from './shared.js';
+import { SIMULATED_MINORS } from '../../kv/ladder-plan.js';
 
 export interface SandboxUpOptions {
   members: string;
@@ -71,8 +72,8 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
       });
     const r = await exec(join(etcdBin, 'etcd'), ['--version'], { reject: false, timeout: 10_000 });
     version = minor(/Version:\s*(\S+)/.exec(String(r.stdout))?.[1]) ?? 'unknown';
-  } else if (!['3.2', '3.3'].includes(version)) {
-    throw new UsageError(`--version: simulated members run 3.2 or 3.3, not "${version}"`, {
+  } else if (!SIMULATED_MINORS.includes(minor(version) ?? '') || !/^\d+\.\d+(\.\d+)?$/.test(version)) {
+    throw new UsageError(`--version: simulated members run ${SIMULATED_MINORS.join(', ')} (or a patch release of one, e.g. 3.5.21), not "${version}"`, {
       field: '--version',
       hint: 'for other versions run real binaries with --etcd-bin DIR',
     });

@@ -3,21 +3,59 @@ import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone, type Destructive } from '../../core/confirm.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { fmtMs, runUpgrade, type UpgradeReport } from '../../kv/executor.js';
+import type { LadderReport } from '../../kv/ladder.js';
+import { LADDER_MINORS } from '../../kv/ladder-plan.js';
+import { renderChecks } from '../../kv/rules/index.js';
+import type { CheckRow } from '../../kv/rules/types.js';
 import { journalPath } from '../../kv/journal.js';
 import { duration, reporter, resolveCluster, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
 
-/** The minors kv upgrade knows: targets 3.3 (from 3.2) and 3.4 (from 3.3); any of them for --allow-same-version. */
+/** The minors kv restore starts members on (kv upgrade goes up the whole ladder: LADDER_MINORS). */
 export const KNOWN_MINORS = ['3.2', '3.3', '3.4'];
-/** What simulated sandbox members can run (kv sandbox up --kv-version). */
+/** What kv restore can start simulated members on. */
 export const SIMULATED_MINORS = ['3.2', '3.3'];
-const TARGETS_HELP = '3.3 (from 3.2), 3.4 (from 3.3); with --allow-same-version a rolling restart on 3.2, 3.3 or 3.4';
+const TARGETS_HELP =
+  "3.3 to 3.6 (one hop per minor from the cluster's version: 3.2 → 3.3 → 3.4 → 3.5 → 3.6); with --allow-same-version a rolling restart on 3.2 to 3.6";
+
+/**
+ * `--target-bin`, repeatable: `VERSION=DIR` per hop, or one `DIR` for a one-hop run (key `*`).
+ * Refused: a version that is not a ladder minor, the same version twice, an empty DIR.
+ */
+export function parseTargetBins(raw: string[] | string | undefined): Record<string, string> {
+  const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  const out: Record<string, string> = {};
+  for (const item of list) {
+    const m = /^(\d+\.\d+)=(.*)$/.exec(item);
+    const [key, dir] = m ? [m[1]!, m[2]!] : ['*', item];
+    if (!dir.trim())
+      throw new UsageError(`--target-bin: "${item}" names no directory`, {
+        field: '--target-bin',
+        hint: 'write --target-bin 3.4=/opt/etcd-3.4 (or one DIR for a one-hop run)',
+      });
+    if (key !== '*' && !LADDER_MINORS.includes(key))
+      throw new UsageError(`--target-bin ${item}: ${key} is not a minor of the ladder`, {
+        field: '--target-bin',
+        hint: `one of ${LADDER_MINORS.slice(1).join(', ')}`,
+      });
+    if (out[key] !== undefined)
+      throw new UsageError(`--target-bin: ${key === '*' ? 'a directory' : key} given twice`, {
+        field: '--target-bin',
+        hint: 'give each hop one directory: --target-bin 3.3=DIR --target-bin 3.4=DIR …',
+      });
+    out[key] = dir;
+  }
+  return out;
+}
 
 export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
   to: string;
   dryRun?: boolean;
   settle: string;
   allowSameVersion?: boolean;
-  targetBin?: string;
+  /** Repeatable: VERSION=DIR per hop, or DIR for a one-hop run. */
+  targetBin?: string[] | string;
+  /** Refuse while any check of the rulebook could not run. */
+  strict?: boolean;
   snapshotVia: string;
   etcdctl?: string;
   onFailure?: string;
@@ -35,7 +73,7 @@ export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
 export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandResult> {
   if (!/^\d+\.\d+$/.test(opts.to))
     throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: `write it as 3.3 (supported targets: ${TARGETS_HELP})` });
-  if (!KNOWN_MINORS.includes(opts.to)) {
+  if (!LADDER_MINORS.includes(opts.to)) {
     throw new UsageError(`--to: ${opts.to} is not a supported target`, { field: '--to', hint: `supported targets: ${TARGETS_HELP}` });
   }
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia))
@@ -46,7 +84,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       field: '--on-failure',
       hint: 'halt stops at the failed member; rollback puts it back on its old binary and data first',
     });
-  const settle = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
+  const settle: 'auto' | number = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
   const t = timeouts(opts);
   if (opts.report && opts.dryRun)
     throw new UsageError('--report: a dry run changes nothing and records no run to report', {
@@ -54,18 +92,9 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       hint: 'drop --report to see the plan, or drop --dry-run to upgrade and write the report',
     });
   const reportFile = opts.report ? (await import('./report-file.js')).reportPath(ctx, opts.report) : undefined;
+  const targetBins = parseTargetBins(opts.targetBin);
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
-  if (cluster.sandbox?.kind === 'sim' && !SIMULATED_MINORS.includes(opts.to)) {
-    // refused before any change: a simulated member cannot be started on that version
-    throw new UsageError(
-      `--to ${opts.to}: the sandbox runs simulated members, which run ${SIMULATED_MINORS.join(' or ')} only: it cannot start ${opts.to} members`,
-      {
-        field: '--to',
-        hint: `upgrade the sandbox to ${SIMULATED_MINORS.at(-1)}, or start a sandbox of real etcd binaries (opsctl kv sandbox up --etcd-bin DIR); nothing was changed`,
-      },
-    );
-  }
-  if (opts.targetBin && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
+  if (Object.keys(targetBins).length && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
     throw new UsageError('--target-bin: the sandbox runs simulated members', {
       field: '--target-bin',
       hint: 'drop --target-bin (simulated members switch version themselves), or start the sandbox with --etcd-bin DIR',
@@ -88,15 +117,14 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     return doc;
   };
   let report: UpgradeReport;
+  let checks: CheckRow[] = [];
   try {
-    report = await runUpgrade({
+    const common = {
       cluster,
       session,
       driver,
       dataDir: ctx.paths.data,
       to: opts.to,
-      allowSameVersion: Boolean(opts.allowSameVersion),
-      targetBin: opts.targetBin,
       settle,
       dryRun: Boolean(opts.dryRun),
       timeouts: t,
@@ -107,11 +135,22 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       now: ctx.now,
       reporter: reporter(ctx),
       rollbackCommand,
-      onFailure,
+      onFailure: onFailure === 'rollback' ? ('rollback' as const) : ('halt' as const),
       noBackup,
-      confirm: (c) => confirmUpgrade(ctx, c),
+      confirm: (c: { target: string; warnings: string[]; members: number; resuming: boolean }) => confirmUpgrade(ctx, c),
       debug: ctx.debugSink,
-    });
+    };
+    if (opts.allowSameVersion) {
+      report = await runUpgrade({ ...common, allowSameVersion: true, targetBin: targetBins['*'] ?? targetBins[opts.to] });
+    } else {
+      const [{ runUpgradeOrLadder }, { releaseDir }] = await Promise.all([import('../../kv/ladder.js'), import('../../kv/release.js')]);
+      // a hop without --target-bin takes the release `kv release get` keeps in its cache, if any
+      const cached = (version: string) => releaseDir(version, { data: ctx.paths.data });
+      const r = await runUpgradeOrLadder({ ...common, targetBins, strict: Boolean(opts.strict), releaseDir: cached });
+      if ('kind' in r) return renderLadder(r, ctx);
+      report = r.single;
+      checks = r.checks;
+    }
   } catch (err) {
     // Interrupted at a safe point: the journal says how far it got, and so does the report.
     if (reportFile && err instanceof InterruptedError) {
@@ -121,7 +160,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   }
   const { CommandDriver } = await import('../../kv/drivers/command.js');
   const commands = report.status === 'planned' && driver instanceof CommandDriver ? driver.preview(cluster.members, { version: opts.to }) : undefined;
-  const out = render(report, ctx, commands);
+  const out = render(report, ctx, checks, commands);
   if (reportFile && report.journal) out.data = { ...report, report: await writeReport(report.journal) };
   else if (reportFile) ctx.io.warn(`--report: nothing ran, so no report was written to ${reportFile}`);
   return out;
@@ -152,10 +191,14 @@ async function confirmUpgrade(ctx: Context, c: { target: string; warnings: strin
   }
 }
 
-function render(r: UpgradeReport, ctx: Context, commands?: string): CommandResult {
+function render(r: UpgradeReport, ctx: Context, checks: CheckRow[] = [], commands?: string): CommandResult {
   const warned = r.warnings.map((w) => `  ! ${w}`).join('\n');
+  const checked = checks.length ? `\n  checks (rulebook of ${checks[0]!.hop}):\n${renderChecks(checks).join('\n')}` : '';
   if (r.status === 'planned')
-    return { data: r, text: `${r.planText}${warned ? `\n${warned}` : ''}${commands ? `\n${commands}` : ''}\n(--dry-run: nothing was changed)` };
+    return {
+      data: checks.length ? { ...r, checks } : r,
+      text: `${r.planText}${checked}${warned ? `\n${warned}` : ''}${commands ? `\n${commands}` : ''}\n(--dry-run: nothing was changed)`,
+    };
   if (r.status === 'declined') return { ...notDone('declined', { action: `upgrade the cluster to ${r.target}` }), data: r };
   if (r.status === 'nothing-to-do') return { data: r, text: '', message: `every member and the cluster already run ${r.target}: nothing to do` };
   const lines = r.steps.map((s) =>
@@ -170,4 +213,25 @@ function render(r: UpgradeReport, ctx: Context, commands?: string): CommandResul
     return { data: r, text: lines.join('\n'), exitCode: 3 };
   }
   return { data: r, text: `${lines.join('\n')}\n${summary}`, message: `cluster upgraded to ${r.target}: every member healthy` };
+}
+
+/** The ladder's result: the plan (--dry-run), or hop by hop what ran; halted: exit 3 with the way on. */
+function renderLadder(r: LadderReport, ctx: Context): CommandResult {
+  if (r.status === 'planned') return { data: r, text: `${r.planText}\n(--dry-run: nothing was changed)` };
+  if (r.status === 'declined') return { ...notDone('declined', { action: `upgrade the cluster to ${r.to}` }), data: r };
+  const lines: string[] = [];
+  r.hops.forEach((h, i) => {
+    const ran = h.report;
+    const ms = ran ? fmtMs(ran.totals.ms) : '';
+    lines.push(
+      `hop ${i + 1}/${r.hops.length} ${h.from} → ${h.to}${h.patch ? ' (patch)' : ''}: ${h.status}${ms ? ` (${ms})` : ''}${h.journal ? `  journal ${h.journal}` : ''}`,
+    );
+  });
+  if (r.status === 'halted') {
+    ctx.io.err(`${ctx.io.colorErr.red('X')} upgrade ladder halted at hop ${r.halt!.hop}: ${r.halt!.reason}`);
+    if (r.halt!.rollback) ctx.io.err(`  Roll back this hop with:  ${r.halt!.rollback}`);
+    ctx.io.err(`  Or fix the cause and resume with the same command (ladder: ${r.ladderFile}).`);
+    return { data: r, text: lines.join('\n'), exitCode: 3 };
+  }
+  return { data: r, text: lines.join('\n'), message: `cluster upgraded to ${r.to} in ${r.hops.length} hops: every member healthy` };
 }

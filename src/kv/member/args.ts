@@ -13,7 +13,7 @@ import { textOf } from '../parse.js';
 export interface MemberArgs {
   name: string;
   dataDir: string;
-  /** --kv-version ("3.2", "3.3"): a flag only, never read from the config file. */
+  /** --kv-version ("3.2" … "3.6", or a full version such as "3.5.21"): a flag only, never read from the config file. */
   minorVersion: string;
   clientUrl: URL;
   peerUrl: URL;
@@ -27,6 +27,8 @@ export interface MemberArgs {
   configFile?: string;
   /** auto-compaction-retention as the config file wrote it (a number or a string; undefined when absent). */
   retention: unknown;
+  /** Every setting of the config file as written (the version checks of 3.4 and later read them). */
+  settings: Record<string, unknown>;
 }
 
 function readFlags() {
@@ -87,5 +89,6 @@ export function readArgs(): MemberArgs {
     maxRequestBytes: Number(args['max-request-bytes']),
     configFile,
     retention: fileSettings['auto-compaction-retention'],
+    settings: fileSettings,
   };
 }

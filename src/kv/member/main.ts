@@ -1,11 +1,13 @@
 /**
- * The simulated kv member: a small, honest stand-in for an etcd 3.2 / 3.3 server process, used by
+ * The simulated kv member: a small, honest stand-in for an etcd 3.2 … 3.6 server process, used by
  * `opsctl kv sandbox` when no real binaries are given. Not Raft: the leader is the reachable member
  * every member agrees on, writes go to the leader and are acknowledged once a majority stored them,
  * followers copy the leader's state when they fall behind. What it reproduces is what an upgrade
  * sees: /health bodies per version (503 without quorum), /version (kvserver/kvcluster; the cluster
  * version is the lowest of the members, raised only when all are reachable, never lowered), the
- * gateway (3.2 /v3alpha; 3.3 /v3beta and /v3alpha → /v3beta redirects), --max-request-bytes, a
+ * gateway (3.2 /v3alpha; 3.3 /v3beta and /v3alpha → /v3beta redirects; 3.4+ /v3 and /v3beta), the
+ * shapes of 3.4 to 3.6 (/health with a reason from 3.5, /version with storage from 3.6, the v2 API off
+ * from 3.4 and gone in 3.6, a log-output string refused from 3.4), --max-request-bytes, a
  * snapshot stream with a SHA-256 trailer, leader changes, the seed's log lines, and 3.3 refusing a
  * numeric auto-compaction-retention in its config file.
  *
@@ -26,11 +28,13 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { dict, emptyDict, own } from '../../mock/lookup.js';
-import { asObject, compareMinor as cmp, textOf } from '../parse.js';
+import { asObject, compareMinor as cmp, gatewayPrefixFor, minor, textOf } from '../parse.js';
+import { SIM_RELEASES } from '../ladder-plan.js';
 import { readArgs } from './args.js';
 import { isAppend, isPeerPut, isPing, readFault, readState, type Append, type Fault, type Persisted, type PingInfo } from './messages.js';
 
-const VERSIONS: Record<string, string> = { '3.2': '3.2.32', '3.3': '3.3.27' };
+/** The release each minor stands for: the real binaries the tests run (3.4 is Debian's etcd-server). */
+const VERSIONS = SIM_RELEASES;
 
 interface Peer {
   name: string;
@@ -43,8 +47,13 @@ interface Peer {
 }
 
 // The flags, and the settings of the YAML file --config-file names (args.ts).
-const { name, dataDir, minorVersion, clientUrl, peerUrl, initialCluster, token, heartbeatMs, electionMs, maxRequestBytes, configFile, retention } = readArgs();
-const serverVersion = own(VERSIONS, minorVersion) ?? `${minorVersion}.0`;
+const args = readArgs();
+const { name, dataDir, clientUrl, peerUrl, initialCluster, token, heartbeatMs, electionMs, maxRequestBytes, configFile, retention, settings } = args;
+// --kv-version 3.5 runs that minor's release; --kv-version 3.5.21 that very patch release.
+const minorVersion = minor(args.minorVersion) ?? args.minorVersion;
+const serverVersion = /^\d+\.\d+\.\d+$/.test(args.minorVersion) ? args.minorVersion : (own(VERSIONS, minorVersion) ?? `${minorVersion}.0`);
+/** 3.4 and later (the shapes and the rules that changed with it). */
+const from34 = cmp(minorVersion, '3.4') >= 0;
 // As etcd: a peer that stops answering is given up (and a leader without a quorum steps down) only
 // after an election timeout, 10 heartbeats by default. A member that is merely slow for a moment
 // (a GC pause, a stalled disk, a busy CPU) must not cost the cluster its leader. A refused
@@ -54,7 +63,9 @@ const pingTimeoutMs = Math.max(heartbeatMs * 2, Math.floor(electionMs / 2));
 const commitTimeoutMs = Math.max(2000, electionMs * 2);
 const clusterId = idOf(`cluster:${token}`);
 const memberId = idOf(`${token}:${name}`);
-const prefix = minorVersion === '3.2' ? '/v3alpha' : '/v3beta';
+const prefix = gatewayPrefixFor(serverVersion) ?? '/v3beta';
+/** 3.4 and later serve /v3beta beside /v3 (measured on 3.4.23, 3.5.35 and 3.6.16). */
+const alsoServed = from34 ? ['/v3beta'] : [];
 
 function idOf(s: string): string {
   // uint64 ids above 2^53, as real etcd's are: a test of precision for every client.
@@ -84,6 +95,15 @@ if (minorVersion === '3.2' && typeof retention === 'string') {
     `error verifying flags, error unmarshaling JSON: json: cannot unmarshal string into Go struct field configYAML.auto-compaction-retention of type int (config file "${configFile}")`,
   );
 }
+
+// 3.4 made log-output a list (log-outputs); a string there stops 3.4.23 at start (measured).
+if (from34 && typeof settings['log-output'] === 'string') {
+  fail(
+    `error verifying flags, error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field configYAML.log-output of type []string (config file "${configFile}")`,
+  );
+}
+/** The v2 API: on by default before 3.4, off from 3.4 (enable-v2: true turns it on up to 3.5), gone in 3.6. */
+const v2On = cmp(minorVersion, '3.6') < 0 && (!from34 || settings['enable-v2'] === true);
 
 // ---- state ---------------------------------------------------------------------------------
 /** A peer from one `name=peerURL` of --initial-cluster, split at '='; one without a peer URL stops the member. */
@@ -293,8 +313,24 @@ function notePublished(): void {
 function health(res: ServerResponse): void {
   const ok = knownLeader() !== '' && hasQuorum() && fault().neverHealthyOn !== minorVersion;
   const v = ok ? 'true' : 'false';
-  // 3.2 wrote `{"health": "true"}`; 3.3 final `{"health":"true"}`.
-  send(res, ok ? 200 : 503, minorVersion === '3.2' ? `{"health": "${v}"}` : `{"health":"${v}"}`, true);
+  // 3.2 wrote `{"health": "true"}`; 3.3 and 3.4.23 `{"health":"true"}`; 3.5 and 3.6 add a reason
+  // (`{"health":"true","reason":""}`; `"RAFT NO LEADER"` without a leader).
+  const reason = ok ? '' : knownLeader() === '' ? 'RAFT NO LEADER' : 'NOT HEALTHY';
+  const body = minorVersion === '3.2' ? `{"health": "${v}"}` : cmp(minorVersion, '3.5') >= 0 ? `{"health":"${v}","reason":"${reason}"}` : `{"health":"${v}"}`;
+  send(res, ok ? 200 : 503, body, true);
+}
+
+/**
+ * The v2 key tree (GET /v2/keys/?recursive=true): an empty store (etcd's "Key not found", 404 with
+ * errorCode 100), or FAULT.json's v2Bytes of it; a plain 404 where the v2 API is off (3.4 and 3.5
+ * by default) or gone (3.6).
+ */
+function v2Keys(res: ServerResponse): void {
+  if (!v2On) return send(res, 404, '404 page not found\n', true);
+  const bytes = fault().v2Bytes;
+  if (!bytes) return send(res, 404, { errorCode: 100, message: 'Key not found', cause: '/', index: st.revision });
+  const value = 'x'.repeat(Math.max(0, bytes - 120));
+  return send(res, 200, { action: 'get', node: { dir: true, nodes: [{ key: '/v2data', value, modifiedIndex: 1, createdIndex: 1 }] } });
 }
 
 /** A client's write: made here on the leader, else sent on to the leader (then caught up with it). */
@@ -319,6 +355,9 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
   const parsed = jsonOf(body.text);
   if (parsed === undefined) return grpcError(res, 400, 3, 'invalid JSON body');
   const input = asObject(parsed);
+  if (fault().authEnabled && (path === '/kv/put' || path === '/kv/range') && !req.headers.authorization) {
+    return grpcError(res, 400, 3, 'etcdserver: user name is empty');
+  }
   switch (path) {
     case '/kv/put': {
       const key = input.key;
@@ -400,12 +439,23 @@ const clientServer = createServer((req, res) => {
     if (!res.headersSent) grpcError(res, 500, 13, (err as Error).message);
   };
   if (p === '/health') return health(res);
-  if (p === '/version') return send(res, 200, { kvserver: serverVersion, kvcluster: st.clusterVersion ? `${st.clusterVersion}.0` : 'not_decided' });
-  if (minorVersion !== '3.2' && p.startsWith('/v3alpha/')) {
+  if (p === '/version') {
+    const cluster = st.clusterVersion ? `${st.clusterVersion}.0` : 'not_decided';
+    // 3.6 adds the storage version (etcd writes it once the cluster version is decided).
+    return send(res, 200, {
+      kvserver: serverVersion,
+      kvcluster: cluster,
+      ...(cmp(minorVersion, '3.6') >= 0 ? { storage: cluster === 'not_decided' ? '' : cluster } : {}),
+    });
+  }
+  if (p === '/v2/keys/' || p === '/v2/keys') return v2Keys(res);
+  if (minorVersion === '3.3' && p.startsWith('/v3alpha/')) {
     res.writeHead(308, { location: `/v3beta/${p.slice('/v3alpha/'.length)}${url.search}` });
     return void res.end();
   }
   if (p.startsWith(`${prefix}/`) && req.method === 'POST') return void gateway(req, res, p.slice(prefix.length)).catch(done);
+  const other = alsoServed.find((x) => p.startsWith(`${x}/`));
+  if (other && req.method === 'POST') return void gateway(req, res, p.slice(other.length)).catch(done);
   return send(res, 404, `404 page not found\n`, true);
 });
 

@@ -57,6 +57,10 @@ export interface Fault {
   corruptSnapshot?: boolean;
   alarm?: string;
   muteHeartbeats?: boolean;
+  /** Auth enabled: a range or put without a user is refused, as etcd's gateway does ("user name is empty"). */
+  authEnabled?: boolean;
+  /** Bytes of v2 data the member's v2 API reports (3.2/3.3, or 3.4/3.5 with enable-v2). */
+  v2Bytes?: number;
 }
 
 const isText = (v: unknown): v is string => typeof v === 'string';
@@ -114,5 +118,7 @@ export function readFault(v: unknown): Fault {
     corruptSnapshot: f.corruptSnapshot === true,
     alarm: isText(f.alarm) ? f.alarm : undefined,
     muteHeartbeats: f.muteHeartbeats === true,
+    authEnabled: f.authEnabled === true,
+    v2Bytes: isNumber(f.v2Bytes) ? f.v2Bytes : undefined,
   };
 }

@@ -1,0 +1,613 @@
+/**
+ * The ladder: `kv upgrade --to 3.6` from a 3.2 cluster is four rolling upgrades, one per minor,
+ * each a full run of the single-hop executor (runUpgrade: gate, snapshot, stop, backup, start,
+ * catch-up, cluster version), with the cluster version confirmed at each hop's target before the
+ * next hop. Each hop's rulebook (src/kv/rules) is checked before anything stops (for every hop, as
+ * far as it can be seen from the start) and again before that hop's first stop.
+ *
+ * One journal for the whole ladder: `journals/<cluster>.ladder/ladder.json` names the hops and the
+ * current one; each hop keeps the executor's own journal (journals/<cluster>.json, which kv rollback
+ * reads while a hop is mixed), copied beside the ladder file when the hop is done. A re-run after a
+ * kill -9 or Ctrl-C resumes at the ladder's current hop, and the executor at that hop's member.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { OpsError } from '../core/errors.js';
+import type { MemberSpec } from './cluster.js';
+import { runUpgrade, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './executor.js';
+import { journalPath, lockJournal, writeJournal, type Journal } from './journal.js';
+import { sleep } from './wait.js';
+import { readJournal } from './journal-read.js';
+import { hopName, planLadder, SIM_RELEASES, type Hop } from './ladder-plan.js';
+import { authEnabled, observeCluster } from './observe.js';
+import { KvClient } from './client.js';
+import { compareMinor, minor } from './parse.js';
+import { describePlan, planUpgrade } from './planner.js';
+import { checkHop, renderChecks } from './rules/index.js';
+import { settingsOf } from './rules/settings.js';
+import type { CheckRow, HopFacts, MemberFacts } from './rules/types.js';
+import type { ClusterObservation } from './types.js';
+
+export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVersion' | 'targetBin' | 'confirm'> {
+  to: string;
+  /** Binaries per hop target (`--target-bin 3.4=DIR`); `*` for a one-hop `--target-bin DIR`. */
+  targetBins: Record<string, string>;
+  /** Refuse while any check could not run. */
+  strict: boolean;
+  /** The release cache (kv release get), when this build has one: the directory of a version's binaries. */
+  releaseDir?: (version: string) => string | undefined;
+  confirm?: UpgradeOptions['confirm'];
+}
+
+export interface HopReport {
+  from: string;
+  to: string;
+  patch: boolean;
+  status: 'pending' | 'running' | 'done' | 'halted';
+  binDir?: string;
+  binaryVersion?: string;
+  /** The hop's executor journal, kept when the hop is done. */
+  journal?: string;
+  report?: UpgradeReport;
+}
+
+export interface LadderReport {
+  kind: 'ladder';
+  status: 'planned' | 'declined' | 'done' | 'halted' | 'nothing-to-do';
+  cluster: string;
+  from: string;
+  to: string;
+  resumed: boolean;
+  ladderFile?: string;
+  hops: HopReport[];
+  checks: CheckRow[];
+  planText: string;
+  warnings: string[];
+  halt?: { hop: string; reason: string; rollback?: string };
+}
+
+/** The ladder file: the hops, the current one, and what was measured before the v2 API went off. */
+export interface LadderFile {
+  version: 1;
+  id: string;
+  cluster: string;
+  from: string;
+  to: string;
+  status: 'running' | 'halted' | 'interrupted' | 'done';
+  current: number;
+  hops: Array<{ from: string; to: string; patch: boolean; status: HopReport['status']; binDir?: string; binaryVersion?: string; journal?: string }>;
+  v2?: { bytes: number; on: string };
+  createdAt: string;
+  updatedAt: string;
+  halt?: LadderReport['halt'];
+  /** The run that holds (or last held) the ladder: a resume after its kill -9 waits for its lock to go stale. */
+  owner?: { pid: number; host: string };
+}
+
+/** Whether a run of `--to` goes through the ladder (more than one hop, or a hop already recorded). */
+export function ladderDir(dataDir: string, key: string): string {
+  return join(dataDir, 'kv', 'journals', `${key}.ladder`);
+}
+
+export function ladderPath(dataDir: string, key: string): string {
+  return join(ladderDir(dataDir, key), 'ladder.json');
+}
+
+export function readLadder(file: string): LadderFile | undefined {
+  if (!existsSync(file)) return undefined;
+  let j: LadderFile;
+  try {
+    j = JSON.parse(readFileSync(file, 'utf8')) as LadderFile;
+  } catch (err) {
+    throw new OpsError(`the kv ladder file ${file} cannot be used: ${(err as Error).message}`, 1, {
+      code: 'journal_invalid',
+      hint: `it was not changed. Check the cluster with opsctl kv status; if no upgrade is half-done, move it aside (mv ${file} ${file}.bad) and run the command again`,
+    });
+  }
+  if (j.version !== 1 || !Array.isArray(j.hops) || typeof j.current !== 'number' || typeof j.to !== 'string') {
+    throw new OpsError(`the kv ladder file ${file} cannot be used: not a ladder (version, hops, current, to)`, 1, {
+      code: 'journal_invalid',
+      hint: `move it aside (mv ${file} ${file}.bad) once no upgrade is half-done, and run the command again`,
+    });
+  }
+  return j;
+}
+
+/** The full version of `DIR/etcd` (etcd --version), or why it could not be read. */
+export async function binaryVersion(exec: LadderOptions['exec'], dir: string): Promise<{ version: string } | { why: string }> {
+  const bin = join(dir, 'etcd');
+  if (!existsSync(bin)) return { why: `${bin} does not exist` };
+  const r = await exec(bin, ['--version'], { reject: false, timeout: 30_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } });
+  const v = /etcd Version:\s*(\S+)/.exec(String(r.stdout))?.[1];
+  return v ? { version: v } : { why: `${bin} --version printed no "etcd Version:" (exit ${r.exitCode})` };
+}
+
+/** The cluster as it is now, with the auth question asked of a healthy member. */
+async function look(o: LadderOptions): Promise<ClusterObservation> {
+  const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  obs.authEnabled = await authEnabled(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  return obs;
+}
+
+/** The v2 store measured on a healthy member while its v2 API answers. */
+async function measureV2(o: LadderOptions, obs: ClusterObservation): Promise<HopFacts['v2']> {
+  const m = obs.members.find((x) => x.reachable && x.healthy);
+  if (!m) return { why: 'no healthy member to measure the v2 store on' };
+  const r = await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug }).v2DataBytes(100 * 1024 * 1024);
+  if (r.bytes !== undefined) return { bytes: r.bytes, on: `measured on ${m.name} (${m.serverVersion}) over its v2 API` };
+  const off = compareMinor(minor(m.serverVersion) ?? '3.4', '3.4') >= 0;
+  return { why: `${r.why}${off ? ` (the v2 API is off from 3.4 unless --enable-v2; the ladder measures it while it is still on, before 3.3 → 3.4)` : ''}` };
+}
+
+/** What the rules read for one member: its settings for the hop's target and its data dir. */
+async function memberFacts(o: LadderOptions, m: MemberSpec, hop: Hop, binDir: string | undefined, version: string | undefined): Promise<MemberFacts> {
+  const out: MemberFacts = { name: m.name, serverVersion: version };
+  if (o.driver?.readConfig) {
+    try {
+      const c = await o.driver.readConfig(m, { version: hop.to, binDir });
+      if (c) {
+        out.config = c;
+        out.settings = await settingsOf(c.text, c.file);
+      } else out.settings = { why: 'the driver found no config file for this member' };
+    } catch (err) {
+      out.settings = { why: `reading its config failed: ${(err as Error).message}` };
+    }
+  }
+  const sim = o.cluster.sandbox?.kind === 'sim';
+  if (o.driver?.type === 'local' && m.dataDir && !sim) {
+    try {
+      out.dataDir = { dir: m.dataDir, mode: statSync(m.dataDir).mode };
+    } catch (err) {
+      out.dataDir = { why: `${m.dataDir}: ${(err as Error).message}` };
+    }
+  } else if (sim) out.dataDir = { why: 'a simulated member keeps no etcd data dir' };
+  else out.dataDir = { why: "the data dir is on the member's host: its mode is not read from here (there: stat -c %a DIR)" };
+  return out;
+}
+
+/** `etcdutl check v2store` (3.5.26+'s etcdutl) on each member's data dir, where opsctl can reach it. */
+async function checkV2store(o: LadderOptions, dirs: Record<string, string | undefined>): Promise<HopFacts['v2store']> {
+  if (o.cluster.sandbox?.kind === 'sim') return { why: 'simulated members keep no etcd data dir for etcdutl' };
+  if (o.driver?.type !== 'local')
+    return { why: "the data dirs are on the members' hosts: run etcdutl check v2store --data-dir DIR there (etcdutl of 3.5.26 or later)" };
+  const etcdutl = Object.values(dirs)
+    .filter((d): d is string => Boolean(d))
+    .map((d) => join(d, 'etcdutl'))
+    .find((f) => existsSync(f));
+  if (!etcdutl) return { why: 'no etcdutl beside the 3.5 binaries (3.5.26 and later ship one with check v2store)' };
+  const out: Array<{ member: string; ok: boolean; detail: string }> = [];
+  for (const m of o.cluster.members) {
+    if (!m.dataDir) return { why: `member ${m.name}: its data dir is not known` };
+    // Measured: a live 3.5.35 data dir is read in ~20 ms; it takes no lock.
+    const r = await o.exec(etcdutl, ['check', 'v2store', '--data-dir', m.dataDir], {
+      reject: false,
+      timeout: 60_000,
+      extendEnv: false,
+      env: { PATH: '/usr/bin:/bin' },
+    });
+    if (/unknown command/i.test(String(r.stderr))) return { why: `${etcdutl} has no check v2store (etcdutl of 3.5.26 or later has)` };
+    const said = `${String(r.stdout)} ${String(r.stderr)}`.trim().split('\n').pop() ?? '';
+    out.push({ member: m.name, ok: r.exitCode === 0, detail: `etcdutl check v2store: ${said || `exit ${r.exitCode}`}` });
+  }
+  return out;
+}
+
+interface Binaries {
+  dir?: string;
+  version?: string | { why: string };
+}
+
+/**
+ * Each hop's binaries: `--target-bin VERSION=DIR`, else the release cache, else (simulated members)
+ * the release the simulated member stands for. A real cluster without a binary for a hop, a binary
+ * of another minor, or a --target-bin for no hop of the ladder is refused before anything stops.
+ */
+async function hopBinaries(o: LadderOptions, hops: Hop[]): Promise<{ bins: Record<string, Binaries>; reasons: string[] }> {
+  const reasons: string[] = [];
+  const bins: Record<string, Binaries> = {};
+  const sim = o.cluster.sandbox?.kind === 'sim';
+  const targets = [...new Set(hops.map((h) => h.to))];
+  const given = { ...o.targetBins };
+  if (given['*']) {
+    if (targets.length !== 1) {
+      reasons.push(
+        `--target-bin ${given['*']}: this ladder has ${targets.length} hops (${targets.join(', ')}); name each hop's binaries: ${targets.map((t) => `--target-bin ${t}=DIR`).join(' ')}`,
+      );
+    } else given[targets[0]!] = given['*'];
+    delete given['*'];
+  }
+  for (const v of Object.keys(given)) {
+    if (!targets.includes(v)) reasons.push(`--target-bin ${v}=${given[v]}: no hop of this ladder goes to ${v} (its hops go to ${targets.join(', ')})`);
+  }
+  for (const t of targets) {
+    if (sim) {
+      bins[t] = { version: SIM_RELEASES[t] };
+      continue;
+    }
+    const dir = given[t] ?? o.releaseDir?.(t);
+    if (!dir) {
+      if (o.cluster.sandbox?.kind === 'etcd') {
+        reasons.push(
+          `no etcd binaries for the hop to ${t}: give --target-bin ${t}=DIR (a directory holding etcd ${t}.x)${o.releaseDir ? `, or fetch the release first: opsctl kv release get ${t}.N` : ''}`,
+        );
+      }
+      bins[t] = {};
+      continue;
+    }
+    const v = await binaryVersion(o.exec, dir);
+    if ('why' in v) reasons.push(`--target-bin ${t}=${dir}: ${v.why}`);
+    else if (minor(v.version) !== t) reasons.push(`--target-bin ${t}=${dir}: its etcd is ${v.version}, not ${t}.x: the hop to ${t} needs a ${t} binary`);
+    bins[t] = { dir, version: 'why' in v ? v : v.version };
+  }
+  return { bins, reasons };
+}
+
+/** The facts of one hop: each member's settings and data dir, auth, the v2 store, etcdutl's verdict. */
+async function hopFacts(
+  o: LadderOptions,
+  hop: Hop,
+  obs: ClusterObservation,
+  bins: Record<string, Binaries>,
+  v2: HopFacts['v2'],
+  current: boolean,
+  patchPlanned: boolean,
+): Promise<HopFacts> {
+  const b = bins[hop.to] ?? {};
+  const members = await Promise.all(
+    o.cluster.members.map((m) => memberFacts(o, m, hop, b.dir, current ? obs.members.find((x) => x.name === m.name)?.serverVersion : undefined)),
+  );
+  const before = bins[hop.from]?.version;
+  const facts: HopFacts = {
+    from: hop.from,
+    to: hop.to,
+    binaryVersion: b.version,
+    members,
+    auth: obs.authEnabled === undefined ? { why: 'no member answered whether auth is enabled' } : obs.authEnabled,
+    v2,
+    current,
+    patchHopPlanned: patchPlanned,
+    startsFrom: typeof before === 'string' ? before : undefined,
+  };
+  if (current && hop.to === '3.6') {
+    const dirs: Record<string, string | undefined> = { given: bins['3.5']?.dir };
+    for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
+    facts.v2store = await checkV2store(o, dirs);
+  }
+  return facts;
+}
+
+/** A hop's member plan as the executor will run it (later hops: the members as they will be then). */
+function hopPlanText(obs: ClusterObservation, hop: Hop, first: boolean, settle: string, noBackup: boolean): string {
+  const seen: ClusterObservation = first
+    ? obs
+    : {
+        ...obs,
+        members: obs.members.map((m) => ({ ...m, serverVersion: `${hop.from}.0`, clusterVersion: `${hop.from}.0`, reachable: true, healthy: true })),
+      };
+  const r = planUpgrade(seen, { to: hop.to, allowSameVersion: hop.patch });
+  if (!r.ok) return `    (the executor's pre-flight will refuse this hop as the cluster is now: ${r.reasons.join('; ')})`;
+  return describePlan(r.plan, settle, { noBackup })
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+}
+
+/** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
+async function checkAll(o: LadderOptions, hops: Hop[], obs: ClusterObservation, bins: Record<string, Binaries>, v2: HopFacts['v2'], fromHop: number) {
+  const rows: CheckRow[][] = [];
+  const patchPlanned = hops.some((h) => h.patch);
+  for (let i = 0; i < hops.length; i++) {
+    if (i < fromHop) {
+      rows.push([]);
+      continue;
+    }
+    rows.push(await checkHop(await hopFacts(o, hops[i]!, obs, bins, v2, i === fromHop, patchPlanned && !hops[i]!.patch)));
+  }
+  return rows;
+}
+
+/** The rows that stop the ladder: refusals, and with --strict every check that could not run. */
+function blocking(rows: CheckRow[], strict: boolean): CheckRow[] {
+  return rows.filter((r) => r.status === 'refuse' || (strict && r.status === 'not checked'));
+}
+
+function reasonOf(r: CheckRow): string {
+  // (A finding that names its own fix, as the 3.3 config check does, is not given the rule's too.)
+  const fix = r.fix && !/fix:/.test(r.detail) ? `; fix: ${r.fix}` : '';
+  const what = r.status === 'not checked' ? `not checked (--strict): ${r.detail}` : `${r.detail}${fix}`;
+  return `${r.hop} [${r.rule}]${r.member ? ` member ${r.member}` : ''}: ${what} (${r.guide})`;
+}
+
+/** Refuses with every blocking row, naming --strict's part when that is what refuses. */
+function refuseRows(rows: CheckRow[], stopped: boolean): never {
+  const hint = stopped
+    ? 'nothing of this hop was stopped: fix what the checks name, then run the same command to resume the ladder'
+    : `nothing was stopped or changed: fix what the checks name, then run the same command${rows.some((r) => r.status === 'not checked') ? '; or drop --strict to go ahead with the checks that cannot run listed as such' : ''}`;
+  throw new UpgradeRefused(rows.map(reasonOf), hint);
+}
+
+/**
+ * The single-hop run with its rulebook checked first (`kv upgrade --to 3.4` on a 3.3 cluster), or
+ * the ladder when the target is more than one hop away (or a ladder is recorded for this cluster).
+ */
+export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: UpgradeReport; checks: CheckRow[] } | LadderReport> {
+  const file = ladderPath(o.dataDir, o.cluster.key);
+  const recorded = readLadder(file);
+  if (recorded && recorded.status !== 'done') {
+    if (recorded.to !== o.to) {
+      throw new OpsError(`an unfinished upgrade ladder to ${recorded.to} of this cluster is recorded in ${file}`, 1, {
+        code: 'journal_conflict',
+        hint: `finish it with: opsctl kv upgrade --to ${recorded.to}   (or undo the hop in flight with: ${o.rollbackCommand})`,
+      });
+    }
+    return runLadder(o, file, recorded);
+  }
+  const obs = await look(o);
+  const plan = planLadder(obs, o.to);
+  if (!plan.ok) throw new UpgradeRefused(plan.reasons, 'fix the cluster first; nothing was changed');
+  if (plan.hops.length <= 1) return single(o, obs, plan.hops[0]);
+  return runLadder(o, file, undefined, obs, plan.hops);
+}
+
+/** One hop: its rules, then the executor as before. */
+async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | undefined): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
+  let checks: CheckRow[] = [];
+  let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
+  if (hop && !hop.patch) {
+    const { bins, reasons } = await hopBinaries(o, [hop]);
+    // The executor names a missing binary of a one-hop run itself, as it always has.
+    const binReasons = reasons.filter((r) => !r.startsWith('no etcd binaries'));
+    if (binReasons.length) throw new UpgradeRefused(binReasons, 'nothing was changed: give the binary of the right version');
+    targetBin = bins[hop.to]?.dir ?? targetBin;
+    const v2 = await measureV2(o, obs);
+    checks = await checkHop(await hopFacts(o, hop, obs, bins, v2, true, false));
+    const stop = blocking(checks, o.strict);
+    if (stop.length) refuseRows(stop, false);
+    o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks)].join('\n'));
+  }
+  const report = await runUpgrade({ ...o, to: hop?.patch ? hop.to : o.to, allowSameVersion: Boolean(hop?.patch), targetBin, confirm: o.confirm });
+  return { single: report, checks };
+}
+
+/** The ladder: plan (or resume), every hop's checks, one question, then hop after hop. */
+async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, seen?: ClusterObservation, planned?: Hop[]): Promise<LadderReport> {
+  const obs = seen ?? (await look(o));
+  const hops: Hop[] = recorded ? recorded.hops.map((h) => ({ from: h.from, to: h.to, patch: h.patch })) : planned!;
+  const at = recorded?.current ?? 0;
+  if (recorded) {
+    // The hop in flight must be where the cluster is: a hop done by hand, or a member elsewhere, is refused.
+    const plan = planLadder(obs, o.to);
+    const hop = hops[at];
+    if (!plan.ok) throw new UpgradeRefused(plan.reasons, `the ladder (${file}) was not resumed; nothing was changed`);
+    if (hop && plan.hops[0] && (plan.hops[0].from !== hop.from || plan.hops[0].to !== hop.to)) {
+      throw new UpgradeRefused(
+        [`the ladder is at hop ${hopName(hop)}, but the cluster is at ${plan.from} (hop ${hopName(plan.hops[0])} next): was a hop done by hand?`],
+        `nothing was changed: check the cluster (opsctl kv status); if it is where it should be, move the ladder file aside (mv ${file} ${file}.bad) and run the command again`,
+      );
+    }
+  }
+  // A resume without the --target-bin flags of the first run uses the binaries the ladder recorded.
+  const recordedBins: Record<string, string> = {};
+  for (const h of recorded?.hops.slice(at) ?? []) if (h.binDir) recordedBins[h.to] = h.binDir;
+  const { bins, reasons } = await hopBinaries({ ...o, targetBins: { ...recordedBins, ...o.targetBins } }, hops.slice(at));
+  if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: give each hop its binaries (--target-bin VERSION=DIR, repeatable)');
+  const v2 = recorded?.v2 ?? (await measureV2(o, obs));
+  const rows = await checkAll(o, hops, obs, bins, v2, at);
+  const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
+  const planText = ladderText(o, obs, hops, rows, bins, at, settle);
+  const report: LadderReport = {
+    kind: 'ladder',
+    status: 'planned',
+    cluster: o.cluster.key,
+    from: hops[0]!.from,
+    to: o.to,
+    resumed: Boolean(recorded),
+    hops: hops.map((h, i) => ({
+      ...h,
+      status: recorded?.hops[i]?.status ?? 'pending',
+      binDir: bins[h.to]?.dir,
+      binaryVersion: strOf(bins[h.to]?.version),
+      journal: recorded?.hops[i]?.journal,
+    })),
+    checks: rows.flat(),
+    planText,
+    warnings: [],
+  };
+  const stop = blocking(rows.flat(), o.strict);
+  if (o.dryRun) return report;
+  if (stop.length) refuseRows(stop, false);
+  o.reporter.note(planText);
+  if (o.confirm && !(await o.confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: Boolean(recorded) }))) {
+    return { ...report, status: 'declined' };
+  }
+  const unlock = await lockLadder(file, o);
+  try {
+    return await climb(o, file, report, recorded, bins, v2);
+  } finally {
+    await unlock().catch(() => undefined);
+  }
+}
+
+/** The ladder's lock; when the run that holds it died on this host (kill -9), waits for it to go stale. */
+async function lockLadder(file: string, o: LadderOptions): Promise<() => Promise<void>> {
+  const stale = o.lockStaleMs ?? 4000;
+  const deadline = o.now() + stale * 3;
+  for (;;) {
+    try {
+      return await lockJournal(file, stale);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      let owner: LadderFile['owner'];
+      try {
+        owner = readLadder(file)?.owner;
+      } catch {
+        owner = undefined;
+      }
+      const dead = owner && owner.host === hostname() && owner.pid !== process.pid && !alive(owner.pid);
+      if (!dead || o.now() > deadline) {
+        throw new OpsError(`another kv upgrade of this cluster is running${owner ? ` (pid ${owner.pid} on ${owner.host})` : ''}`, 1, {
+          code: 'locked',
+          hint: 'wait for it to finish; if it crashed, run the command again in a few seconds (its lock goes stale)',
+        });
+      }
+      o.reporter.note(`the previous run (pid ${owner!.pid}) died; waiting for its lock to go stale`);
+      await sleep(Math.min(1000, stale / 2));
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function strOf(v: string | { why: string } | undefined): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Hop after hop, each one's executor run, the cluster version confirmed, the ladder file kept current. */
+async function climb(
+  o: LadderOptions,
+  file: string,
+  report: LadderReport,
+  recorded: LadderFile | undefined,
+  bins: Record<string, Binaries>,
+  v2: HopFacts['v2'],
+): Promise<LadderReport> {
+  const now = () => new Date(o.now()).toISOString();
+  const lf: LadderFile = recorded ?? {
+    version: 1,
+    id: `${now().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
+    cluster: o.cluster.key,
+    from: report.from,
+    to: o.to,
+    status: 'running',
+    current: 0,
+    hops: report.hops.map((h) => ({ from: h.from, to: h.to, patch: h.patch, status: 'pending', binDir: h.binDir, binaryVersion: h.binaryVersion })),
+    ...(v2 && 'bytes' in v2 ? { v2 } : {}),
+    createdAt: now(),
+    updatedAt: now(),
+  };
+  lf.status = 'running';
+  lf.owner = { pid: process.pid, host: hostname() };
+  delete lf.halt;
+  // The ladder file is a journal too: the same atomic, synced write.
+  const save = () => writeJournal(file, lf as unknown as Journal, o.now(), true);
+  await save();
+  const journal = journalPath(o.dataDir, o.cluster.key);
+  const start = lf.current;
+  for (let i = start; i < lf.hops.length; i++) {
+    const hop = lf.hops[i]!;
+    lf.current = i;
+    hop.status = 'running';
+    await save();
+    if (i > start) {
+      // Before this hop's first stop: its rules on the cluster as it is now (the first hop of this
+      // run was checked on the plan a moment ago).
+      const obs = await look(o);
+      const facts = await hopFacts(
+        o,
+        hop,
+        obs,
+        bins,
+        v2,
+        true,
+        lf.hops.some((h, k) => k > i && h.patch),
+      );
+      const rows = await checkHop(facts);
+      report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
+      const stop = blocking(rows, o.strict);
+      if (stop.length) {
+        hop.status = 'pending';
+        lf.status = 'halted';
+        lf.halt = { hop: hopName(hop), reason: stop.map(reasonOf).join('; ') };
+        await save();
+        refuseRows(stop, true);
+      }
+    }
+    let r: UpgradeReport;
+    try {
+      r = await runUpgrade({ ...o, to: hop.to, allowSameVersion: hop.patch, targetBin: hop.binDir, confirm: undefined });
+    } catch (err) {
+      lf.status = 'interrupted';
+      await save();
+      throw err;
+    }
+    report.hops[i] = {
+      ...report.hops[i]!,
+      report: r,
+      status: r.status === 'halted' ? 'halted' : r.status === 'done' || r.status === 'nothing-to-do' ? 'done' : 'running',
+    };
+    if (r.status === 'halted') {
+      hop.status = 'halted';
+      lf.status = 'halted';
+      lf.halt = { hop: hopName(hop), reason: r.halt?.reason ?? 'halted', rollback: r.halt?.rollback };
+      await save();
+      return { ...report, status: 'halted', ladderFile: file, halt: lf.halt };
+    }
+    // The cluster version at the hop's target on every member before the next hop.
+    const after = await look(o);
+    const off = after.members.filter((m) => minor(m.clusterVersion) !== hop.to || minor(m.serverVersion) !== hop.to);
+    if (off.length) {
+      lf.status = 'halted';
+      lf.halt = {
+        hop: hopName(hop),
+        reason: `after the hop, ${off.map((m) => `${m.name} reports server ${m.serverVersion ?? '?'}, cluster ${m.clusterVersion ?? '?'}`).join('; ')}: not at ${hop.to}`,
+      };
+      await save();
+      return { ...report, status: 'halted', ladderFile: file, halt: lf.halt };
+    }
+    if (existsSync(journal)) {
+      const kept = join(ladderDir(o.dataDir, o.cluster.key), `hop-${i + 1}-${hop.from}-${hop.to}.json`);
+      const j = readJournal(journal);
+      if (j && j.target === hop.to) {
+        copyFileSync(journal, kept);
+        hop.journal = kept;
+        report.hops[i]!.journal = kept;
+      }
+    }
+    hop.status = 'done';
+    lf.current = i + 1;
+    await save();
+  }
+  lf.status = 'done';
+  await save();
+  return { ...report, status: 'done', ladderFile: file };
+}
+
+/** The plan: every hop, every member, every check with its result. */
+function ladderText(
+  o: LadderOptions,
+  obs: ClusterObservation,
+  hops: Hop[],
+  rows: CheckRow[][],
+  bins: Record<string, Binaries>,
+  at: number,
+  settle: string,
+): string {
+  const lines = [
+    `Ladder: ${hops[0]!.from} → ${o.to} in ${hops.length} hops, one rolling upgrade per minor; the cluster version is confirmed at each hop's target before the next${at ? ` (resuming at hop ${at + 1})` : ''}`,
+  ];
+  hops.forEach((h, i) => {
+    const b = bins[h.to];
+    const bin =
+      o.cluster.sandbox?.kind === 'sim'
+        ? `simulated ${strOf(b?.version) ?? h.to}`
+        : b?.dir
+          ? `${b.dir} (etcd ${strOf(b.version) ?? '?'})`
+          : "the driver's start template ({version})";
+    lines.push(`Hop ${i + 1}/${hops.length}: ${hopName(h)}${i < at ? ': done' : ''} — binaries: ${bin}`);
+    if (i < at) return;
+    lines.push(hopPlanText(obs, h, i === at, settle, Boolean(o.noBackup)));
+    const r = rows[i] ?? [];
+    lines.push(r.length ? '    checks:' : '    checks: none for a patch hop (the same minor)');
+    lines.push(...renderChecks(r, '      '));
+  });
+  return lines.join('\n');
+}

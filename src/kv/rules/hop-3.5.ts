@@ -1,0 +1,76 @@
+import { compareVersion } from '../parse.js';
+import { isOn, settingRule } from './settings.js';
+import type { Rule } from './types.js';
+
+const GUIDE = 'https://etcd.io/docs/v3.5/upgrades/upgrade_3_5/';
+
+/** A v2 key tree this small holds no key: `{"action":"get","node":{"dir":true}}` and the like. */
+export const V2_EMPTY_BYTES = 64;
+
+/**
+ * 3.4 → 3.5. Measured on etcd 3.5.35: --log-output, --debug and --log-package-levels are "flag
+ * provided but not defined"; --enable-v2 still starts it, deprecated.
+ */
+export const HOP_35: Rule[] = [
+  {
+    id: 'auth-rolling',
+    check: 'auth is not enabled: a rolling upgrade 3.4 → 3.5 with auth enabled is not supported (the WAL format of auth entries changed)',
+    where: ["the member's API"],
+    severity: 'refuse',
+    fix: 'stop the ladder at 3.4 (kv upgrade --to 3.4), then move by restore, with downtime: opsctl kv snapshot save FILE, opsctl kv restore --snapshot FILE --to-version 3.5 (every member is stopped for the restore)',
+    guide: GUIDE,
+    test: (f) => {
+      if (f.auth === undefined) return [{ result: 'not-checked', detail: 'no member answered whether auth is enabled' }];
+      if (typeof f.auth === 'object') return [{ result: 'not-checked', detail: f.auth.why }];
+      return [{ result: f.auth ? 'problem' : 'ok', detail: f.auth ? 'auth is enabled on the cluster' : 'auth is not enabled' }];
+    },
+  },
+  {
+    id: 'v2-data',
+    check: 'no v2 data: 3.5 no longer serves the v2 store and `etcdctl migrate` is gone, so v2 data must move to v3 while still on 3.4',
+    where: ["the member's API"],
+    severity: 'refuse',
+    fix: 'on 3.4, before this hop: move the v2 keys to v3 (ETCDCTL_API=3 etcdctl migrate --data-dir DIR on each stopped member, or rewrite them through the v3 API), or delete them if nothing reads them (ETCDCTL_API=2 etcdctl rm --recursive KEY)',
+    guide: GUIDE,
+    test: (f) => {
+      if (!f.v2) return [{ result: 'not-checked', detail: 'the v2 store was not measured' }];
+      if ('why' in f.v2) return [{ result: 'not-checked', detail: f.v2.why }];
+      return f.v2.bytes > V2_EMPTY_BYTES
+        ? [{ result: 'problem', detail: `the v2 store holds data: its key tree is ${f.v2.bytes} bytes (${f.v2.on})` }]
+        : [{ result: 'ok', detail: `the v2 store is empty (${f.v2.on})` }];
+    },
+  },
+  settingRule({
+    id: 'removed-log-flags',
+    check: '--log-output, --debug and --log-package-levels are removed in 3.5: it refuses to start with them',
+    keys: ['log-output', 'debug', 'log-package-levels'],
+    severity: 'refuse',
+    fix: 'use --log-outputs (a list), --log-level=debug and --log-level (and --logger=zap); in the config file log-outputs and log-level',
+    guide: GUIDE,
+    problem: (s) => `${s.from}: ${s.key} is gone in 3.5 (${s.flag ? '"flag provided but not defined"' : 'ignored in the config file'})`,
+  }),
+  settingRule({
+    id: 'enable-v2-deprecated',
+    check: '--enable-v2 is deprecated in 3.5 and gone in 3.6',
+    keys: ['enable-v2'],
+    severity: 'warn',
+    fix: 'move the v2 clients to v3 and drop enable-v2 before 3.6',
+    guide: GUIDE,
+    problem: (s) => (isOn(s.value) ? `${s.from}: enable-v2 is on: 3.5 still serves v2 (deprecated); 3.6 does not` : undefined),
+  }),
+  {
+    id: 'target-3.5.3',
+    check: 'the 3.5 binary is 3.5.3 or later (3.5.0 to 3.5.2 have a data inconsistency bug)',
+    where: ['binary'],
+    severity: 'refuse',
+    fix: 'use the newest 3.5 release (3.5.26 or later also opens the way to 3.6): --target-bin 3.5=DIR',
+    guide: 'https://groups.google.com/g/etcd-dev/c/sHJqMLh8nRA',
+    test: (f) => {
+      const v = f.binaryVersion;
+      if (v === undefined)
+        return [{ result: 'not-checked', detail: 'the binary is chosen by the driver (its start template): its version is not known before the start' }];
+      if (typeof v === 'object') return [{ result: 'not-checked', detail: v.why }];
+      return compareVersion(v, '3.5.3') < 0 ? [{ result: 'problem', detail: `the 3.5 binary is ${v}` }] : [{ result: 'ok', detail: `the 3.5 binary is ${v}` }];
+    },
+  },
+];

@@ -1,0 +1,94 @@
+import type { Finding, HopFacts, MemberFacts, Rule, RuleSource, Setting, Severity } from './types.js';
+
+/**
+ * A member's settings from what the driver reads: a YAML config file (etcd --config-file), or a
+ * systemd unit, an environment file or a start command line (`--flag=value`, `--flag value`,
+ * `ETCD_FLAG_NAME=value`). Undefined when the text is neither.
+ */
+export async function settingsOf(text: string, file: string): Promise<{ source: string; list: Setting[] }> {
+  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+  const y = (mod as { parse?: unknown }).parse ? mod : mod.default!;
+  let parsed: unknown;
+  try {
+    parsed = y.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  // (A YAML map is a config file, unless it is a unit or an environment file that YAML happens to read.)
+  const looksLikeUnit = /^\s*(ExecStart|Environment(File)?)\s*=|^\s*ETCD_[A-Z0-9_]+=/m.test(text);
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && !looksLikeUnit) {
+    const list = Object.entries(parsed as Record<string, unknown>).map(([key, value]) => ({ key, value, from: `config file ${file}`, flag: false }));
+    return { source: `config file ${file}`, list };
+  }
+  const list: Setting[] = [];
+  const what = /^\s*\[Unit\]|^\s*ExecStart\s*=/m.test(text) ? `systemd unit ${file}` : file;
+  for (const m of text.matchAll(/^\s*(?:Environment\s*=\s*"?)?ETCD_([A-Z0-9_]+)=("?)([^"\n]*)\2/gm)) {
+    list.push({ key: (m[1] ?? '').toLowerCase().replace(/_/g, '-'), value: m[3] ?? '', from: `environment ETCD_${m[1]} in ${what}`, flag: true });
+  }
+  const tokens = text.split(/[\s\\]+/).filter(Boolean);
+  tokens.forEach((tok, i) => {
+    const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(tok.replace(/^["']|["']$/g, ''));
+    if (!m || !m[1]) return;
+    const next = tokens[i + 1];
+    const value = m[2] !== undefined ? m[2] : next !== undefined && !next.startsWith('-') ? next : true;
+    list.push({ key: m[1], value, from: `flag --${m[1]} in ${what}`, flag: true });
+  });
+  return { source: what, list };
+}
+
+/** Whether a setting's value says "on" (true, "true"; a bare flag). */
+export function isOn(v: unknown): boolean {
+  return v === true || (typeof v === 'string' && v.trim().toLowerCase() === 'true');
+}
+
+/** The member's settings for `keys`, or the reason they could not be read. */
+function found(m: MemberFacts, keys: string[]): Setting[] | { why: string } {
+  if (!m.settings) return { why: 'the driver reads no config file, unit or flags of this member (give --config-cmd, or configFile in the cluster file)' };
+  if ('why' in m.settings) return { why: m.settings.why };
+  return m.settings.list.filter((s) => keys.includes(s.key));
+}
+
+/**
+ * A rule over settings: for each member, each setting named by `keys` is passed to `problem`, which
+ * says what is wrong with it (undefined: nothing). A member whose settings could not be read is
+ * "not checked", with the reason.
+ */
+export function settingRule(r: {
+  id: string;
+  check: string;
+  keys: string[];
+  severity: Severity;
+  fix: string;
+  guide: string;
+  where?: RuleSource[];
+  problem(s: Setting, f: HopFacts): string | undefined;
+  /** The finding when no member sets any of the keys (default: ok, "not set"). */
+  absent?: (m: MemberFacts, f: HopFacts) => Finding;
+}): Rule {
+  return {
+    id: r.id,
+    check: r.check,
+    where: r.where ?? ['config file', 'flags', 'systemd unit'],
+    severity: r.severity,
+    fix: r.fix,
+    guide: r.guide,
+    test(f) {
+      return f.members.map((m): Finding => {
+        const s = found(m, r.keys);
+        if ('why' in s) return { member: m.name, result: 'not-checked', detail: s.why };
+        const problems = s.map((x) => r.problem(x, f)).filter((x): x is string => Boolean(x));
+        if (problems.length) return { member: m.name, result: 'problem', detail: problems.join('; ') };
+        if (!s.length && r.absent) return r.absent(m, f);
+        return {
+          member: m.name,
+          result: 'ok',
+          detail: s.length
+            ? s.map((x) => `${x.key}: ${JSON.stringify(x.value)} (${x.from})`).join(', ')
+            : r.keys.length > 3
+              ? `none of the ${r.keys.length} names set`
+              : `${r.keys.join(', ')} not set`,
+        };
+      });
+    },
+  };
+}

@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runBin } from '../helpers/bin.js';
+import { kvSandbox, until } from '../helpers/kv.js';
+
+// Fast but never speed-dependent: short polls, generous timeouts.
+const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '60s', '--stop-timeout', '30s'];
+
+let sb: ReturnType<typeof kvSandbox> | undefined;
+afterEach(async () => {
+  await sb?.down();
+  sb = undefined;
+});
+
+async function up(version: string, ...extra: string[]) {
+  sb = kvSandbox();
+  const r = await sb.kv('sandbox', 'up', '--members', '3', '--version', version, '--heartbeat', '50ms', ...extra);
+  expect(r.code, r.stderr).toBe(0);
+  return sb;
+}
+
+async function versions(s: ReturnType<typeof kvSandbox>) {
+  return (await s.kv('version', '--json')).json<Array<{ name: string; server: string; cluster: string }>>();
+}
+
+/** The ladder file of the sandbox's cluster (one cluster per sandbox). */
+function ladder(s: ReturnType<typeof kvSandbox>): any {
+  const dir = join(s.dir, 'data', 'kv', 'journals');
+  const sub = existsSync(dir) ? readdirSync(dir).find((x: string) => x.endsWith('.ladder')) : undefined;
+  const f = sub ? join(dir, sub, 'ladder.json') : undefined;
+  try {
+    return f && existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
+  it('--dry-run shows every hop, every member and every check with its result; nothing changes', async () => {
+    const s = await up('3.2');
+    const r = await s.kv('upgrade', '--to', '3.6', '--dry-run');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Ladder: 3\.2 → 3\.6 in 4 hops/);
+    for (const hop of ['3.2 → 3.3', '3.3 → 3.4', '3.4 → 3.5', '3.5 → 3.6']) expect(r.stdout).toContain(`: ${hop} — binaries: simulated`);
+    // every member in every hop, the leader last
+    expect(r.stdout.match(/\[leader, last\]/g)).toHaveLength(4);
+    for (const id of [
+      'config-3.3',
+      'log-outputs',
+      'enable-v2',
+      'data-dir-0700',
+      'auth-rolling',
+      'v2-data',
+      'removed-log-flags',
+      'target-3.5.3',
+      'from-3.5.26',
+      'v2store-check',
+      'experimental-renamed',
+    ])
+      expect(r.stdout).toContain(`[${id}]`);
+    // a check that cannot run says so, with why
+    expect(r.stdout).toMatch(/kv1: not checked: a simulated member keeps no etcd data dir/);
+    expect(r.stdout).toContain('(--dry-run: nothing was changed)');
+    for (const v of await versions(s)) expect(v.server).toBe('3.2.32');
+    expect(ladder(s)).toBeUndefined();
+    // --strict refuses while any check cannot run, naming it (exit 1, nothing stopped)
+    const strict = await s.kv('upgrade', '--to', '3.6', '--yes', '--strict');
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/not checked \(--strict\): a simulated member keeps no etcd data dir/);
+    for (const v of await versions(s)) expect(v.server).toBe('3.2.32');
+  }, 120_000);
+
+  it('3.2 → 3.6 with --yes: four hops, keys intact, cluster version 3.6, each hop journal kept; the 3.6 shapes', async () => {
+    const s = await up('3.2');
+    for (let i = 0; i < 5; i++) expect((await s.kv('put', `k${i}`, `v${i}`)).code).toBe(0);
+    const r = await s.kv('upgrade', '--to', '3.6', '--yes', ...FAST, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const rep = r.json();
+    expect(rep).toMatchObject({ kind: 'ladder', status: 'done', from: '3.2', to: '3.6' });
+    expect(rep.hops.map((h: any) => `${h.from}>${h.to}:${h.status}`)).toEqual(['3.2>3.3:done', '3.3>3.4:done', '3.4>3.5:done', '3.5>3.6:done']);
+    for (const h of rep.hops) {
+      expect(existsSync(h.journal)).toBe(true);
+      expect(h.report.steps.filter((x: any) => x.kind === 'start')).toHaveLength(3);
+    }
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+    for (let i = 0; i < 5; i++) expect((await s.kv('get', `k${i}`)).stdout.trim()).toBe(`v${i}`);
+    expect(ladder(s)).toMatchObject({ status: 'done', current: 4 });
+    expect(s.logs()).toContain('updated the cluster version from 3.5 to 3.6');
+    // 3.6's shapes: /version adds storage, /health a reason, the gateway is /v3 (and /v3beta), /v3alpha is gone
+    const ep = s.spec().members[0]!.endpoint;
+    expect(await (await fetch(`${ep}/version`)).json()).toMatchObject({ kvserver: '3.6.16', kvcluster: '3.6.0', storage: '3.6.0' });
+    expect(await (await fetch(`${ep}/health`)).json()).toEqual({ health: 'true', reason: '' });
+    for (const p of ['/v3', '/v3beta']) expect((await fetch(`${ep}${p}/maintenance/status`, { method: 'POST', body: '{}' })).status).toBe(200);
+    expect((await fetch(`${ep}/v3alpha/maintenance/status`, { method: 'POST', body: '{}' })).status).toBe(404);
+    // a re-run has nothing left to do
+    const again = await s.kv('upgrade', '--to', '3.6', '--yes');
+    expect(again.code, again.stderr).toBe(0);
+  }, 300_000);
+
+  it('opsctl killed (SIGKILL) during the 3.4 → 3.5 hop: the re-run resumes at that hop and member and finishes', async () => {
+    const s = await up('3.2');
+    expect((await s.kv('put', 'before', 'kill')).code).toBe(0);
+    const child = runBin(['kv', 'upgrade', '--to', '3.6', '--yes', ...FAST, '--settle', '3s'], { env: s.env });
+    await until(
+      () => {
+        const l = ladder(s);
+        return l?.current === 2 && s.journal()?.target === '3.5' && s.journal()?.steps.some((x: any) => x.kind === 'wait-healthy' && x.status === 'done');
+      },
+      240_000,
+      'the first member back on 3.5',
+    );
+    child.kill('SIGKILL');
+    await child;
+    expect(ladder(s)).toMatchObject({ status: 'running', current: 2 });
+    const first = s.journal().steps.find((x: any) => x.kind === 'wait-healthy' && x.status === 'done').member;
+    const startedAt = s.journal().steps.find((x: any) => x.id === `${first}/start`).startedAt;
+    const r = await runBin(['kv', 'upgrade', '--to', '3.6', '--yes', ...FAST, '--settle', '0s', '--json'], { env: s.env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const rep = JSON.parse(String(r.stdout));
+    expect(rep).toMatchObject({ kind: 'ladder', status: 'done', resumed: true });
+    expect(String(r.stderr)).toMatch(/resuming at hop 3/);
+    // hop 3 resumed its journal: the member upgraded before the kill was not started again
+    const hop3 = rep.hops[2].report;
+    expect(hop3.resumed).toBe(true);
+    expect(hop3.steps.find((x: any) => x.id === `${first}/start`).startedAt).toBe(startedAt);
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+    expect((await s.kv('get', 'before')).stdout.trim()).toBe('kill');
+  }, 300_000);
+
+  it('3.3 → 3.4 with log-output: default in the config: refused before anything stops, naming log-outputs', async () => {
+    const s = await up('3.3', '--config', 'log-output=default');
+    for (const to of ['3.4', '3.6']) {
+      const r = await s.kv('upgrade', '--to', to, '--yes', ...FAST);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(
+        /3\.3 → 3\.4 \[log-outputs\] member kv1: .*log-output: "default": 3\.4 reads log-outputs, a list.*fix: write log-outputs: \[default\]/,
+      );
+      expect(r.stderr).toContain('nothing was stopped');
+    }
+    for (const v of await versions(s)) expect(v.server).toBe('3.3.27');
+    expect(s.journal()).toBeUndefined();
+  }, 120_000);
+
+  it('3.4 → 3.5 with auth enabled: refused before anything stops, naming the restore-based way', async () => {
+    const s = await up('3.4');
+    s.fault({ authEnabled: true });
+    const r = await s.kv('upgrade', '--to', '3.6', '--yes', ...FAST);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/3\.4 → 3\.5 \[auth-rolling\]: auth is enabled on the cluster; fix: .*kv restore --snapshot FILE --to-version 3\.5/);
+    for (const v of await versions(s)) expect(v.server).toBe('3.4.23');
+    expect(s.journal()).toBeUndefined();
+  }, 120_000);
+
+  it('a 3.5 member before 3.5.26: the plan has a patch hop inside 3.5 before 3.5 → 3.6', async () => {
+    const s = await up('3.5.21');
+    const r = await s.kv('upgrade', '--to', '3.6', '--dry-run');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Hop 1\/2: 3\.5 → 3\.5 \(patch\)/);
+    expect(r.stdout).toMatch(/Hop 2\/2: 3\.5 → 3\.6/);
+    expect(r.stdout).toMatch(/\[from-3\.5\.26\][^\n]*\n\s+ok: a patch hop inside 3\.5 is planned first/);
+  }, 120_000);
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { planLadder } from '../../src/kv/ladder-plan.js';
+import { gatewayPrefixFor, parseHealth, parseVersion } from '../../src/kv/parse.js';
+import type { ClusterObservation } from '../../src/kv/types.js';
+
+function cluster(versions: string[], clusterVersion: string): ClusterObservation {
+  return {
+    members: versions.map((v, i) => ({
+      name: `kv${i + 1}`,
+      id: String(i + 1),
+      endpoint: `http://127.0.0.1:${2379 + i}`,
+      reachable: true,
+      healthy: true,
+      healthDetail: 'healthy',
+      serverVersion: v,
+      clusterVersion,
+      leaderId: '1',
+    })),
+    alarms: [],
+  };
+}
+
+describe('planLadder: one hop per minor from the cluster to the target', () => {
+  it('3.2 → 3.6: four hops', () => {
+    const r = planLadder(cluster(['3.2.32', '3.2.32', '3.2.32'], '3.2.0'), '3.6');
+    expect(r).toEqual({
+      ok: true,
+      from: '3.2',
+      hops: [
+        { from: '3.2', to: '3.3', patch: false },
+        { from: '3.3', to: '3.4', patch: false },
+        { from: '3.4', to: '3.5', patch: false },
+        { from: '3.5', to: '3.6', patch: false },
+      ],
+    });
+  });
+  it('a hop stopped half-way (3.3 and 3.4, cluster 3.3) is the first hop', () => {
+    const r = planLadder(cluster(['3.4.23', '3.3.27', '3.3.27'], '3.3.0'), '3.5');
+    expect(r.ok && r.hops.map((h) => `${h.from}>${h.to}`)).toEqual(['3.3>3.4', '3.4>3.5']);
+  });
+  it('a 3.5 member before 3.5.26 gets a patch hop before 3.6, not before 3.5 targets', () => {
+    const r = planLadder(cluster(['3.5.21', '3.5.35', '3.5.35'], '3.5.0'), '3.6');
+    expect(r.ok && r.hops).toEqual([
+      { from: '3.5', to: '3.5', patch: true },
+      { from: '3.5', to: '3.6', patch: false },
+    ]);
+    const same = planLadder(cluster(['3.5.35', '3.5.35', '3.5.35'], '3.5.0'), '3.6');
+    expect(same.ok && same.hops).toHaveLength(1);
+  });
+  it('refuses members more than one hop apart, a cluster version above the lowest member, a downgrade', () => {
+    const apart = planLadder(cluster(['3.2.32', '3.4.23', '3.2.32'], '3.2.0'), '3.6');
+    expect(!apart.ok && apart.reasons.join()).toMatch(/more than one hop apart/);
+    const cv = planLadder(cluster(['3.3.27', '3.4.23', '3.4.23'], '3.4.0'), '3.6');
+    expect(!cv.ok && cv.reasons.join()).toMatch(/cluster version is 3\.4 while the lowest member runs 3\.3/);
+    const down = planLadder(cluster(['3.5.35', '3.5.35', '3.5.35'], '3.5.0'), '3.4');
+    expect(!down.ok && down.reasons.join()).toMatch(/downgrade/);
+    const unknown = planLadder(cluster(['3.2.32'], '3.2.0'), '3.7');
+    expect(!unknown.ok && unknown.reasons.join()).toMatch(/the ladder knows 3\.2, 3\.3, 3\.4, 3\.5, 3\.6/);
+  });
+  it('nothing to do when every member and the cluster are at the target', () => {
+    const r = planLadder(cluster(['3.6.16', '3.6.16', '3.6.16'], '3.6.0'), '3.6');
+    expect(r).toEqual({ ok: true, from: '3.6', hops: [] });
+  });
+});
+
+describe('per-version shapes (measured on 3.2.32, 3.3.27, 3.4.23, 3.5.35, 3.6.16)', () => {
+  it('the gateway path by version, from one function', () => {
+    expect(['3.2.32', '3.3.27', '3.4.23', '3.5.35', '3.6.16', '3.1.0', 'x'].map(gatewayPrefixFor)).toEqual([
+      '/v3alpha',
+      '/v3beta',
+      '/v3',
+      '/v3',
+      '/v3',
+      undefined,
+      undefined,
+    ]);
+  });
+  it('/health with a reason (3.5+), /version with storage (3.6)', () => {
+    expect(parseHealth(200, '{"health":"true","reason":""}')).toEqual({ healthy: true, detail: 'healthy' });
+    expect(parseHealth(503, '{"health":"false","reason":"RAFT NO LEADER"}').detail).toContain('RAFT NO LEADER');
+    expect(parseVersion('{"etcdserver":"3.6.16","etcdcluster":"3.6.0","storage":"3.6.0"}')).toEqual({
+      server: '3.6.16',
+      cluster: '3.6.0',
+      real: true,
+      storage: '3.6.0',
+    });
+    expect(parseVersion('{"etcdserver":"3.4.23","etcdcluster":"3.4.0"}')).toEqual({ server: '3.4.23', cluster: '3.4.0', real: true });
+  });
+});
