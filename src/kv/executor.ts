@@ -144,10 +144,15 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
 }
 
 /**
- * The journal's lock; when the run that holds it died on this host (SIGKILL, a crash), waits for its
- * lock to go stale instead of refusing (the upgrade's resume and the roll-back after a crash).
+ * The journal's lock (or the ladder file's: `ownerOf` reads the owner a file records); when the run that
+ * holds it died on this host (SIGKILL, a crash), waits for its lock to go stale instead of refusing (the
+ * upgrade's resume and the roll-back after a crash).
  */
-export async function acquireLock(file: string, o: Pick<UpgradeOptions, 'lockStaleMs' | 'now' | 'reporter'>): Promise<() => Promise<void>> {
+export async function acquireLock(
+  file: string,
+  o: Pick<UpgradeOptions, 'lockStaleMs' | 'now' | 'reporter'>,
+  ownerOf: (file: string) => { pid: number; host: string } | undefined = (f) => safeRead(f)?.owner,
+): Promise<() => Promise<void>> {
   const stale = o.lockStaleMs ?? 4000;
   const deadline = o.now() + stale * 3;
   for (;;) {
@@ -155,7 +160,7 @@ export async function acquireLock(file: string, o: Pick<UpgradeOptions, 'lockSta
       return await lockJournal(file, stale);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-      const owner = safeRead(file)?.owner;
+      const owner = ownerOf(file);
       const deadOwner = owner && owner.host === hostname() && owner.pid !== process.pid && !pidExists(owner.pid);
       if (!deadOwner || o.now() > deadline) {
         throw new OpsError(`another kv upgrade of this cluster is running${owner ? ` (pid ${owner.pid} on ${owner.host})` : ''}`, 1, {

@@ -16,9 +16,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { OpsError } from '../core/errors.js';
 import type { MemberSpec } from './cluster.js';
-import { runUpgrade, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './executor.js';
-import { journalPath, lockJournal, writeJournal, type Journal } from './journal.js';
-import { sleep } from './wait.js';
+import { acquireLock, runUpgrade, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './executor.js';
+import { journalPath, writeJournal, type Journal } from './journal.js';
 import { readJournal } from './journal-read.js';
 import { hopName, planLadder, SIM_RELEASES, type Hop } from './ladder-plan.js';
 import { authEnabled, observeCluster } from './observe.js';
@@ -430,41 +429,15 @@ async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, 
   }
 }
 
-/** The ladder's lock; when the run that holds it died on this host (kill -9), waits for it to go stale. */
-async function lockLadder(file: string, o: LadderOptions): Promise<() => Promise<void>> {
-  const stale = o.lockStaleMs ?? 4000;
-  const deadline = o.now() + stale * 3;
-  for (;;) {
+/** The ladder's lock: the journal's lock rule (executor.ts acquireLock) with the owner the ladder file records. */
+function lockLadder(file: string, o: LadderOptions): Promise<() => Promise<void>> {
+  return acquireLock(file, o, (f) => {
     try {
-      return await lockJournal(file, stale);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-      let owner: LadderFile['owner'];
-      try {
-        owner = readLadder(file)?.owner;
-      } catch {
-        owner = undefined;
-      }
-      const dead = owner && owner.host === hostname() && owner.pid !== process.pid && !alive(owner.pid);
-      if (!dead || o.now() > deadline) {
-        throw new OpsError(`another kv upgrade of this cluster is running${owner ? ` (pid ${owner.pid} on ${owner.host})` : ''}`, 1, {
-          code: 'locked',
-          hint: 'wait for it to finish; if it crashed, run the command again in a few seconds (its lock goes stale)',
-        });
-      }
-      o.reporter.note(`the previous run (pid ${owner!.pid}) died; waiting for its lock to go stale`);
-      await sleep(Math.min(1000, stale / 2));
+      return readLadder(f)?.owner;
+    } catch {
+      return undefined;
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  });
 }
 
 function strOf(v: string | { why: string } | undefined): string | undefined {

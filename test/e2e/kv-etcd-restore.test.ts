@@ -49,7 +49,12 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
     // The injected failure: a release directory whose etcd exits at once (its etcdctl is the real one).
     const broken = join(cfg.dir, 'broken-3.3');
     mkdirSync(broken);
-    writeFileSync(join(broken, 'etcd'), '#!/bin/sh\necho "etcdmain: injected start failure" >&2\nexit 1\n', { mode: 0o755 });
+    // it names its version like the real 3.3.27 (opsctl checks a target binary's version before any stop), then fails to start
+    writeFileSync(
+      join(broken, 'etcd'),
+      `#!/bin/sh\n[ "$1" = --version ] && exec ${join(releases!.v33, 'etcd')} --version\necho "etcdmain: injected start failure" >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
     symlinkSync(join(releases!.v33, 'etcdctl'), join(broken, 'etcdctl'));
     const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--target-bin', broken, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
     expect(r.exitCode, String(r.stderr)).toBe(3);
@@ -179,7 +184,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
     const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
     expect(r.exitCode, String(r.stderr)).toBe(3);
     expect(String(r.stderr)).toMatch(/process exited after its start/);
-    expect(String(r.stderr)).toMatch(/--on-failure rollback: etcd\d is back on 3\.2 \(`sh -c mv .*data\.failed-.* done\), the cluster healthy/);
+    expect(String(r.stderr)).toMatch(/--on-failure rollback: etcd\d is back on 3\.2 \(`sh -c '?mv .*data\.failed-.* done\), the cluster healthy/);
     expect(await servers()).toEqual(['3.2.32', '3.2.32', '3.2.32']);
     expect(c.members.every((m) => c.alive(m))).toBe(true);
     const failedDirs = c.members.flatMap((m) => readdirSync(m.dir).filter((f) => f.startsWith('data.failed-')));
