@@ -88,7 +88,7 @@ async function hostPreflight(measure: (m: MemberSpec) => Promise<HostSpace>, mem
     const free = Math.min(...all.map((s) => s.free));
     if (free >= needed) continue;
     out.push(
-      `too little free space for the data-dir backups on ${dest}: ${all.map((s) => `${s.dataDir} ${fmtBytes(s.dataBytes)}`).join(', ')} need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space on ${all[0]!.host}, or pass --no-backup`,
+      `too little free space for the data-dir backups on ${dest}: the backups of ${all.map((s) => `${s.dataDir} ${fmtBytes(s.dataBytes)}`).join(', ')} need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space on ${all[0]!.host}, or pass --no-backup`,
     );
   }
   return out;
