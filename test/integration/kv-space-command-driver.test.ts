@@ -46,7 +46,7 @@ describe('kv upgrade, command driver: the backup space on the member host (issue
     );
     writeFileSync(join(bin, 'backup-full.sh'), 'echo "cp: error writing \'$1.bak-$2/member/snap/db\': No space left on device" >&2\nexit 1\n');
     for (const f of ['ssh', 'space.sh', 'backup-full.sh']) chmodSync(join(bin, f), 0o755);
-    sb.env.PATH = `${bin}:${process.env.PATH}`;
+    (sb.env as Record<string, string>).PATH = `${bin}:${process.env.PATH}`;
   });
   afterEach(async () => {
     await sb.down();
