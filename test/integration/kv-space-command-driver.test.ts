@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kvSandbox } from '../helpers/kv.js';
 
@@ -134,9 +134,39 @@ describe('kv upgrade, command driver: the backup space on the member host (issue
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/backup space not checked: the command driver's backup runs on each member's host/);
     expect(r.stdout).toMatch(/--space-cmd/);
-    // With a space template nothing is said, and the dry run measures nothing (nothing runs on the hosts).
+    // With a space template nothing is said; the dry run's pre-flight measures (a read) as the real run's does.
     writeFileSync(join(bin, 'FREE-KIB'), String(100 * 1024 * KiB));
     const r2 = await sb.kv('upgrade', '--to', '3.3', ...driver(), ...spaceCmd(), ...FAST, '--dry-run');
+    expect(r2.code, r2.stderr).toBe(0);
     expect(r2.stdout).not.toMatch(/backup space not checked/);
+    expect(readFileSync(join(bin, 'count'), 'utf8').trim()).toBe('3');
+  }, 120_000);
+
+  it('cluster file: the systemd preset with dataDir measures with the real du -sk and df -Pk on the host; driver.space is checked as a template', async () => {
+    const members = sb.spec().members.map((m) => ({ name: m.name, endpoint: m.endpoint }));
+    const file = join(sb.dir, 'cluster.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ members, driver: { type: 'systemd', sudo: false, dataDir: `${dirname(dirname(sb.spec().members[0]!.dataDir))}/{name}/data` } }),
+    );
+    const r = await sb.kv('upgrade', '--to', '3.3', '--cluster', file, ...FAST, '--dry-run');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/backup space not checked/);
+    const calls = sshCalls().filter((c) => c[2] === 'du');
+    const at = dirname(dirname(sb.spec().members[0]!.dataDir));
+    expect(calls.sort()).toEqual(
+      sb
+        .spec()
+        .members.map((m) => ['--', '127.0.0.1', 'du', '-sk', `${at}/${m.name}/data`, '&&', 'df', '-Pk', `${at}/${m.name}`])
+        .sort(),
+    );
+    const bad = join(sb.dir, 'bad.json');
+    writeFileSync(
+      bad,
+      JSON.stringify({ members, driver: { type: 'command', stop: 'x', start: 'x', running: 'x', backup: 'x', space: 'ssh {host} df -Pk {nope}' } }),
+    );
+    const r2 = await sb.kv('upgrade', '--to', '3.3', '--cluster', bad, ...FAST, '--dry-run');
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toMatch(/driver\.space: unknown placeholder \{nope\}/);
   }, 120_000);
 });
