@@ -129,6 +129,15 @@ describe('kv upgrade, command driver: the backup space on the member host (issue
     expect((await versions()).map((v) => v.replace(/\.\d+$/, ''))).toEqual(['3.2', '3.2', '3.2']);
   }, 120_000);
 
+  it('a space template whose output is not du/df: refused at pre-flight (exit 1) naming the command and what was expected', async () => {
+    const r = await sb.kv('upgrade', '--to', '3.3', ...driver(), '--space-cmd', 'ssh {host} echo hello', ...FAST);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(
+      /measuring the space for the data-dir backups failed: the space template's output \(`ssh -- 127\.0\.0\.1 echo hello`\) cannot be read: not a `du -sk` line/,
+    );
+    expect(sb.journal()).toBeUndefined();
+  }, 120_000);
+
   it('no space template: the plan says the backup space is not checked (never silent)', async () => {
     const r = await sb.kv('upgrade', '--to', '3.3', ...driver(), ...FAST, '--dry-run');
     expect(r.code, r.stderr).toBe(0);
