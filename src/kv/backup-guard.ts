@@ -19,14 +19,31 @@ export async function backupPaths(env: Pick<StepEnv, 'o' | 'driver' | 'journal'>
   return dir ? { dataDir: dir, dest: backupDest(env as StepEnv, m) } : undefined;
 }
 
+type HostSpace = BackupSpace & { host: string };
+/** The command driver's space check (its space template on the member's host), when it has one. */
+function hostSpace(driver: MemberDriver | undefined): ((m: MemberSpec) => Promise<HostSpace>) | undefined {
+  const f = (driver as { backupSpace?: (m: MemberSpec) => Promise<HostSpace> } | undefined)?.backupSpace;
+  return driver?.type === 'command' && driver.backupDataDir && f ? f : undefined;
+}
+
+/**
+ * Said on the plan when the backups' space cannot be checked before the stops (never silent): the
+ * command driver backs up on the member's host, with no space template to measure it there.
+ */
+export function spaceWarning(o: Pick<StepEnv['o'], 'noBackup'>, driver: MemberDriver | undefined): string | undefined {
+  if (o.noBackup || !driver || driver.type !== 'command' || !driver.backupDataDir || hostSpace(driver)) return undefined;
+  return "backup space not checked: the command driver's backup runs on each member's host and there is no space template to measure it (driver.space in the cluster file or --space-cmd, printing `du -sk DATA_DIR` then `df -Pk BACKUP_DIR`; the systemd preset with dataDir has one)";
+}
+
 /**
  * Right before a member is stopped: its backup fits on the target filesystem (data dir + 10% + 64
  * MiB). The reason not to stop it, or undefined (fits, or not measurable: see backupPaths).
  */
 export async function spaceBeforeStop(env: StepEnv, m: MemberSpec): Promise<string | undefined> {
-  const at = await backupPaths(env, m);
-  if (!at) return undefined;
-  const s = await backupSpace(at.dataDir, at.dest);
+  const remote = env.o.noBackup ? undefined : hostSpace(env.driver);
+  const at = remote ? undefined : await backupPaths(env, m);
+  if (!remote && !at) return undefined;
+  const s = remote ? await remote(m) : await backupSpace(at!.dataDir, at!.dest);
   if (s.ok) return undefined;
   return `not stopping ${m.name}: too little free space for its data-dir backup: ${describeSpace(s)}`;
 }
@@ -36,6 +53,8 @@ export async function spaceBeforeStop(env: StepEnv, m: MemberSpec): Promise<stri
  * filesystem at once (the backups of one run are all kept: they are the way back).
  */
 export async function spacePreflight(o: StepEnv['o'], driver: MemberDriver | undefined, members: MemberSpec[]): Promise<string[]> {
+  const remote = o.noBackup ? undefined : hostSpace(driver);
+  if (remote) return hostPreflight(remote, members);
   if (!driver || o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout || !members.length) return [];
   const root = join(o.dataDir, 'kv', 'backups', o.cluster.key);
   const sizes = await Promise.all(
@@ -55,6 +74,24 @@ export async function spacePreflight(o: StepEnv['o'], driver: MemberDriver | und
         ', ',
       )}) need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space there (or move opsctl's data dir with OPSCTL_DATA_DIR), or pass --no-backup`,
   ];
+}
+
+/** The command driver's pre-flight: each host's filesystem holds the backups of the members it has (one margin per filesystem). */
+async function hostPreflight(measure: (m: MemberSpec) => Promise<HostSpace>, members: MemberSpec[]): Promise<string[]> {
+  const got: HostSpace[] = [];
+  for (const m of members) got.push(await measure(m));
+  const byFs = new Map<string, HostSpace[]>();
+  for (const s of got) byFs.set(s.dest, [...(byFs.get(s.dest) ?? []), s]);
+  const out: string[] = [];
+  for (const [dest, all] of byFs) {
+    const needed = all.reduce((n, s) => n + s.needed - BACKUP_MARGIN_BYTES, 0) + BACKUP_MARGIN_BYTES;
+    const free = Math.min(...all.map((s) => s.free));
+    if (free >= needed) continue;
+    out.push(
+      `too little free space for the data-dir backups on ${dest}: the backups of ${all.map((s) => `${s.dataDir} ${fmtBytes(s.dataBytes)}`).join(', ')} need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space on ${all[0]!.host}, or pass --no-backup`,
+    );
+  }
+  return out;
 }
 
 /** The steps from the stop on go back to pending: the member runs as before, a resume handles it from its gate. */
@@ -93,6 +130,14 @@ export async function startOnPrevious(env: StepEnv, m: MemberSpec, until: 'clust
  */
 export async function describeBackupFailure(env: StepEnv, m: MemberSpec, err: Error): Promise<string> {
   const code = (err as NodeJS.ErrnoException).code;
+  const remote = hostSpace(env.driver);
+  if (remote) {
+    // The copy ran on the member's host: what it needs, measured there again (the partial copy is the template's to clean).
+    const s = await remote(m).then(describeSpace, (e: Error) => `the space could not be measured again: ${e.message}`);
+    return `${err.message}; ${s}`;
+  }
+  if (env.driver.type === 'command' && !env.o.noBackup && env.driver.backupDataDir)
+    return `${err.message}; the space the backup needs was not measured (no space template: driver.space or --space-cmd)`;
   const at = await backupPaths(env, m).catch(() => undefined);
   if (!at) return `${err.message}${code === 'ENOSPC' ? ' (the backup target is full)' : ''}`;
   await rm(at.dest, { recursive: true, force: true }).catch(() => undefined);

@@ -31,6 +31,11 @@ export interface CommandTemplates {
    */
   backup?: string;
   /**
+   * Optional: prints `du -sk DATA_DIR` then `df -Pk BACKUP_DIR` on the member's host, e.g.
+   * `ssh {host} sudo du -sk /var/lib/etcd && df -Pk /var/lib`: the backup's space, checked before each stop.
+   */
+  space?: string;
+  /**
    * Optional: prints the member's etcd config file (YAML), e.g. `ssh {host} cat /etc/etcd/etcd.conf.yml`,
    * read before the upgrade for the 3.3 configuration check.
    */

@@ -30,7 +30,7 @@ import type { MemberListEntry } from './parse.js';
 import type { ClusterObservation, UpgradePlan } from './types.js';
 import { sleep, WaitAborted } from './wait.js';
 import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
-import { backToPending, describeBackupFailure, spaceBeforeStop, spacePreflight, startOnPrevious } from './backup-guard.js';
+import { backToPending, describeBackupFailure, spaceBeforeStop, spacePreflight, spaceWarning, startOnPrevious } from './backup-guard.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -253,6 +253,8 @@ function planWarnings(size: number, o: UpgradeOptions): string[] {
     );
   }
   if (o.noBackup) out.push('--no-backup: the data dirs are not backed up before each start (only the v3 snapshot is taken, and v2 data is not in it)');
+  const space = spaceWarning(o, o.driver);
+  if (space) out.push(space);
   return out;
 }
 

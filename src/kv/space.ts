@@ -94,3 +94,46 @@ export function fmtBytes(n: number): string {
 export function describeSpace(s: BackupSpace): string {
   return `${s.dest} needs ${fmtBytes(s.needed)} free (${s.dataDir} holds ${fmtBytes(s.dataBytes)}, plus ${BACKUP_MARGIN_RATIO * 100}% and ${fmtBytes(BACKUP_MARGIN_BYTES)} margin), ${fmtBytes(s.free)} is free`;
 }
+
+/** A space report from a member's host that cannot be read: names what was expected. */
+export class SpaceReportError extends Error {}
+
+/** `du -sk PATH` (GNU, busybox, BSD): "KIB<tab>PATH". The bytes and the path. */
+export function parseDu(line: string): { bytes: number; path: string } {
+  const m = /^\s*(\d+)\s+(.+?)\s*$/.exec(line);
+  if (!m) throw new SpaceReportError(`not a \`du -sk\` line ("KiB<tab>path"): ${JSON.stringify(line.slice(0, 120))}`);
+  return { bytes: Number(m[1]) * 1024, path: m[2]! };
+}
+
+/**
+ * `df -Pk PATH` (POSIX: one line per filesystem, never wrapped; GNU "1024-blocks", busybox alike):
+ * the header, then "FS BLOCKS USED AVAILABLE CAPACITY MOUNT" (the mount point may hold blanks).
+ * The free bytes an unprivileged writer has (Available × block size) and the mount point.
+ */
+export function parseDf(text: string): { free: number; mount: string } {
+  const lines = text.split('\n').filter((l) => l.trim());
+  const h = lines.findIndex((l) => /^Filesystem\s/.test(l));
+  if (h < 0) throw new SpaceReportError('no `df -Pk` header ("Filesystem 1024-blocks Used Available Capacity Mounted on")');
+  const unit = /\s(\d+)([KMG]?)-blocks\s/i.exec(lines[h]!);
+  if (!unit) throw new SpaceReportError(`the df header names no block size ("1024-blocks"): ${JSON.stringify(lines[h]!.slice(0, 120))}`);
+  const block = Number(unit[1]) * ({ '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 } as Record<string, number>)[unit[2]!.toLowerCase()]!;
+  const row = lines[h + 1];
+  const m = row === undefined ? null : /^(.*?)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+%|-)\s+(\/.*?)\s*$/.exec(row);
+  if (!m) throw new SpaceReportError(`no \`df -Pk\` row after the header: ${JSON.stringify((row ?? '(none)').slice(0, 120))}`);
+  return { free: Number(m[4]) * block, mount: m[6]! };
+}
+
+/**
+ * A space template's output: `du -sk DATA_DIR` then `df -Pk BACKUP_DIR` (e.g. `ssh {host} sudo du -sk
+ * /var/lib/etcd && df -Pk /var/lib`). What it measured, or a SpaceReportError naming what is missing.
+ */
+export function parseSpaceReport(text: string): { dataDir: string; dataBytes: number; free: number; mount: string } {
+  const lines = text.split('\n');
+  const h = lines.findIndex((l) => /^Filesystem\s/.test(l));
+  const before = (h < 0 ? lines : lines.slice(0, h)).filter((l) => l.trim());
+  const du = before[before.length - 1];
+  if (du === undefined) throw new SpaceReportError('no `du -sk` line before the df output (the template prints `du -sk DATA_DIR` then `df -Pk BACKUP_DIR`)');
+  const d = parseDu(du);
+  const f = parseDf(h < 0 ? '' : lines.slice(h).join('\n'));
+  return { dataDir: d.path, dataBytes: d.bytes, free: f.free, mount: f.mount };
+}

@@ -34,6 +34,7 @@ const File = z.object({
         running: z.string().min(1),
         v2Size: z.string().min(1).optional(),
         backup: z.string().min(1).optional(),
+        space: z.string().min(1).optional(),
         config: z.string().min(1).optional(),
         restore: z.string().min(1).optional(),
         restoreCheck: z.string().min(1).optional(),
@@ -62,7 +63,7 @@ const File = z.object({
 /**
  * A cluster file (YAML or JSON):
  *   members: [{name, endpoint, host?}]
- *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …, config?: …}
+ *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …, space?: …, config?: …}
  *   tls: {cacert?, cert?, key?, insecureSkipTlsVerify?}   (paths relative to the file)
  *   auth: {user, passwordFile?}                            (never the password itself)
  */
@@ -123,6 +124,7 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
       ['running', driver.running],
       ['v2Size', driver.v2Size],
       ['backup', driver.backup],
+      ['space', driver.space],
       ['config', driver.config],
       ['restore', driver.restore],
       ['restoreCheck', driver.restoreCheck],

@@ -24,6 +24,10 @@ function clusterOptions(cmd: Command, withDriver = false): Command {
       .option('--v2-size-cmd <template>', 'with --endpoints: prints the bytes of v2 data (for --settle auto)')
       .option('--config-cmd <template>', "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade")
       .option('--backup-cmd <template>', "with --endpoints: backs up a stopped member's data dir on its host ({run}: the upgrade id)")
+      .option(
+        '--space-cmd <template>',
+        "with --endpoints: prints `du -sk DATA_DIR` then `df -Pk BACKUP_DIR` on the host: the backup's space, checked before each stop",
+      )
       .option('--data-dir <template>', "with --endpoints: the member's data dir on its host, checked before 3.3 (v2 data without a v3 db)")
       .option('--on-host <template>', 'with --endpoints: runs a command on the member\'s host for that check, e.g. "ssh {host} sudo"')
       .option('--stop-timeout <duration>', 'how long a stopping member may take', '60s')

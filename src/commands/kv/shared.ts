@@ -26,6 +26,7 @@ export interface ClusterFlags extends ConnectionFlags {
   runningCmd?: string;
   v2SizeCmd?: string;
   backupCmd?: string;
+  spaceCmd?: string;
   configCmd?: string;
   restoreCmd?: string;
   restoreCheckCmd?: string;
@@ -85,6 +86,7 @@ export async function resolveCluster(
         ['running', t.running],
         ['v2-size', f.v2SizeCmd],
         ['backup', f.backupCmd],
+        ['space', f.spaceCmd],
         ['config', f.configCmd],
         ['restore', f.restoreCmd],
         ['restore-check', f.restoreCheckCmd],
@@ -104,6 +106,7 @@ export async function resolveCluster(
           running: t.running!,
           v2Size: f.v2SizeCmd,
           backup: f.backupCmd,
+          space: f.spaceCmd,
           config: f.configCmd,
           restore: f.restoreCmd,
           restoreCheck: f.restoreCheckCmd,

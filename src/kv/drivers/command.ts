@@ -3,6 +3,7 @@ import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
 import type { RestoreRequest } from '../restore-data.js';
 import { valueProblem } from '../cluster.js';
 import { UsageError } from '../../core/errors.js';
+import { backupNeeds, parseSpaceReport, type BackupSpace } from '../space.js';
 import { compileTemplate, displayArgv, renderArgv, TemplateError, type Template } from './argv.js';
 
 type Exec = typeof import('execa').execa;
@@ -63,6 +64,12 @@ export class CommandDriver implements MemberDriver {
   /** Present only when a backup template is given (the executor then runs it after each stop). */
   readonly backupDataDir?: (m: MemberSpec, dest: string, run: string) => Promise<string>;
 
+  /**
+   * Present only when a space template is given: the backup's space on the member's host (its output:
+   * `du -sk DATA_DIR` then `df -Pk BACKUP_DIR`), dest named host:mount point.
+   */
+  readonly backupSpace?: (m: MemberSpec) => Promise<BackupSpace & { host: string }>;
+
   constructor(
     private readonly t: CommandTemplates,
     private readonly exec: Exec,
@@ -81,6 +88,8 @@ export class CommandDriver implements MemberDriver {
     }
     const dataDir = t.dataDir;
     if (dataDir) this.dataLayout = (m) => this.layout(m, dataDir);
+    const space = t.space;
+    if (space) this.backupSpace = (m) => this.measureSpace(m, space);
     const backup = t.backup;
     if (backup) {
       this.backupDataDir = async (m, _dest, run) => {
@@ -103,6 +112,7 @@ export class CommandDriver implements MemberDriver {
       t.running,
       t.v2Size,
       t.backup,
+      t.space,
       t.config,
       t.restore,
       t.restoreCheck,
@@ -196,6 +206,20 @@ export class CommandDriver implements MemberDriver {
       throw new Error(`\`${displayArgv(argv)}\` failed (${why})${last ? `: ${last}` : ''}`);
     }
     return Object.assign(r, { argv });
+  }
+
+  /** Runs the space template on the member's host and reads its du and df output (need: the data dir + 10% + 64 MiB). */
+  private async measureSpace(m: MemberSpec, template: string): Promise<BackupSpace & { host: string }> {
+    const r = await this.run(template, m);
+    let got;
+    try {
+      got = parseSpaceReport(String(r.stdout ?? ''));
+    } catch (err) {
+      throw new Error(`the space template's output (\`${displayArgv(r.argv)}\`) cannot be read: ${(err as Error).message}`);
+    }
+    const host = this.vars(m).host;
+    const needed = backupNeeds(got.dataBytes);
+    return { host, dest: `${host}:${got.mount}`, dataDir: `${host}:${got.dataDir}`, dataBytes: got.dataBytes, needed, free: got.free, ok: got.free >= needed };
   }
 
   async stop(m: MemberSpec): Promise<void> {

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import type { CommandTemplates } from '../cluster.js';
 
 /**
@@ -64,6 +65,9 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
     const dd = (suffix: string) => word(`${p.dataDir}${suffix}`);
     t.backup = `${ssh} ${sudo}cp -a ${d} ${dd('.bak-{run}')}`;
     t.v2Size = `${ssh} ${sudo}du -sb ${dd('/member/snap')}`;
+    // The backup's space (checked before each stop): the data dir's size, then the free space where
+    // the backup goes (beside the data dir). POSIX output: `du -sk`, `df -Pk`.
+    t.space = `${ssh} ${sudo}du -sk ${d} && df -Pk ${word(posix.dirname(p.dataDir))}`;
     // The remote shell runs these lines (ssh joins its arguments), so `&&` chains on the host.
     t.restoreBackup = `${ssh} ${sudo}mv ${d} ${dd('.failed-{run}')} && ${sudo}cp -a ${dd('.bak-{run}')} ${d}`;
     t.restoreCheck = `${ssh} test -d ${d} && test -f {snapshot}`;
