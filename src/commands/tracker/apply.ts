@@ -159,7 +159,7 @@ function printPlan(ctx: Context, plan: Plan, what: string): void {
   );
 }
 
-/** JSON when it looks like JSON, else YAML (a superset of JSON anyway) up to 1 MiB (core/apply-text.ts). */
+/** JSON when it looks like JSON, else YAML (a superset of JSON anyway) up to 128 KiB (core/apply-text.ts). */
 async function parseText(text: string, file: string): Promise<unknown> {
   // in YAML an unquoted #rrggbb starts a comment: the colour would silently become null (cleared)
   const bare: string[] = [];
