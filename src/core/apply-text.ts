@@ -40,6 +40,7 @@ export async function parseJsonOrYaml(text: string, opts: { jsonMaxBytes?: numbe
       `split it into files under ${size(jsonMax)} and apply each; nothing was sent`,
     );
   }
+  if (!looksJson && bytes > YAML_MAX_BYTES) throw yamlTooBig(bytes, jsonMax);
   const dense = denseText(text, bytes, looksJson);
   if (dense) throw new TextProblem(dense, 'split it into files of fewer entries and apply each; nothing was sent');
   if (looksJson) {
@@ -50,12 +51,7 @@ export async function parseJsonOrYaml(text: string, opts: { jsonMaxBytes?: numbe
       if (bytes > YAML_MAX_BYTES) throw new TextProblem(`not valid JSON: ${jsonSyntaxText(text)}`);
     }
   }
-  if (bytes > YAML_MAX_BYTES) {
-    throw new TextProblem(
-      `is ${size(bytes)} of YAML: YAML files are read up to ${size(YAML_MAX_BYTES)} (the YAML parser needs 70 to 150 times a file's size in memory)`,
-      `write it as JSON (read up to ${size(jsonMax)}), e.g. with --json, or split it into files under ${size(YAML_MAX_BYTES)} and apply each; nothing was sent`,
-    );
-  }
+  if (bytes > YAML_MAX_BYTES) throw yamlTooBig(bytes, jsonMax);
   // yaml is CommonJS when bundled: its exports may sit on `default`
   const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
   try {
@@ -89,4 +85,12 @@ function denseText(text: string, bytes: number, json: boolean): string | undefin
   const per = json ? 8 : 12;
   if (values <= Math.max(DENSE_FLOOR, bytes / per)) return undefined;
   return `is ${size(bytes)} of ${json ? 'JSON' : 'YAML'} holding about ${values} ${json ? 'values' : 'nodes'}, more than one per ${per} bytes (an apply file has one per 30 or more): parsed, it would cost well over 10 times its size in memory`;
+}
+
+/** The refusal of a YAML file over YAML_MAX_BYTES: its size, the cap and the ways out. */
+function yamlTooBig(bytes: number, jsonMax: number): TextProblem {
+  return new TextProblem(
+    `is ${size(bytes)} of YAML: YAML files are read up to ${size(YAML_MAX_BYTES)} (the YAML parser needs 70 to 300 times a file's size in memory)`,
+    `write it as JSON (read up to ${size(jsonMax)}), e.g. with --json, or split it into files under ${size(YAML_MAX_BYTES)} and apply each; nothing was sent`,
+  );
 }
