@@ -1,23 +1,49 @@
 import { jsonSyntaxText, syntaxErrorText } from './syntax-error.js';
 
 /**
- * The largest YAML text opsctl parses. The yaml library builds a document model that costs about 70
- * times the file's size in memory and ~4 s per MB (measured: a 1.8 MB apply file, 130 MB and 6.3 s of
- * parsing; 15 MB took 42 s and 2 GB), so YAML is read up to 1 MiB; JSON, parsed natively at about 3
- * times its size, is read up to the 16 MiB cap of every file.
+ * The largest YAML text opsctl parses. The yaml library builds a document model that costs 70 to 300
+ * times the file's size in memory (measured on the built binary, `--dry-run`: 1 MB of tracker YAML
+ * peaked at 156 MB, 194 KB of labels YAML at 110 MB), so YAML is read up to 128 KiB, which keeps an
+ * apply under DESIGN's 100 MB budget (85 MB tracker, 94 MB labels); a larger file is written as JSON.
  */
-export const YAML_MAX_BYTES = 1024 * 1024;
+export const YAML_MAX_BYTES = 128 * 1024;
+
+/** The largest JSON apply file: the 16 MiB cap of every file (parsed natively at about 3 times its size; a 15.7 MB tracker apply peaks 7.5 times its size above its baseline). */
+export const JSON_MAX_BYTES = 16 * 1024 * 1024;
 
 /** A file's text that is neither JSON nor YAML opsctl reads: `problem` names the line and column, never the content. */
-export class TextProblem extends Error {}
+export class TextProblem extends Error {
+  constructor(
+    message: string,
+    /** What to do about a file refused for its size (a syntax error's fix is the caller's hint). */
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
 
 /**
  * An apply file's data: JSON when it looks like JSON (whatever its name), else YAML (a superset of JSON)
- * under YAML_MAX_BYTES. Throws a TextProblem saying what is wrong and where.
+ * under YAML_MAX_BYTES. `jsonMaxBytes` is the command's own cap for JSON (what its planner can hold
+ * within the memory budget). Throws a TextProblem saying what is wrong and where, or how big the file
+ * is, its cap and the way out (split it, or write it as JSON), before anything is built from it.
  */
-export async function parseJsonOrYaml(text: string): Promise<unknown> {
+export async function parseJsonOrYaml(text: string, opts: { jsonMaxBytes?: number } = {}): Promise<unknown> {
+  const jsonMax = opts.jsonMaxBytes ?? JSON_MAX_BYTES;
   const bytes = Buffer.byteLength(text);
-  if (/^\s*[[{]/.test(text)) {
+  const looksJson = /^\s*[[{]/.test(text);
+  if (looksJson && bytes > jsonMax) {
+    throw new TextProblem(
+      `is ${size(bytes)} of JSON: this command reads apply files up to ${size(jsonMax)} (what it can plan within its 100 MB memory budget)`,
+      `split it into files under ${size(jsonMax)} and apply each; nothing was sent`,
+    );
+  }
+  if (!looksJson && bytes > YAML_MAX_BYTES) throw yamlTooBig(bytes, jsonMax);
+  const dense = denseText(text, bytes, looksJson);
+  if (dense) throw new TextProblem(dense, 'split it into files of fewer entries and apply each; nothing was sent');
+  if (looksJson) {
     try {
       return JSON.parse(text);
     } catch {
@@ -25,11 +51,7 @@ export async function parseJsonOrYaml(text: string): Promise<unknown> {
       if (bytes > YAML_MAX_BYTES) throw new TextProblem(`not valid JSON: ${jsonSyntaxText(text)}`);
     }
   }
-  if (bytes > YAML_MAX_BYTES) {
-    throw new TextProblem(
-      `is ${(bytes / 1024 / 1024).toFixed(1)} MiB of YAML: YAML files are read up to 1 MiB (the YAML parser needs about 70 times a file's size in memory); write a larger file as JSON (read up to 16 MiB), e.g. with --json`,
-    );
-  }
+  if (bytes > YAML_MAX_BYTES) throw yamlTooBig(bytes, jsonMax);
   // yaml is CommonJS when bundled: its exports may sit on `default`
   const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
   try {
@@ -37,4 +59,38 @@ export async function parseJsonOrYaml(text: string): Promise<unknown> {
   } catch (err) {
     throw new TextProblem(`not valid YAML or JSON: ${syntaxErrorText(err)}`);
   }
+}
+
+/** Below this many values a file is never judged dense (the fixed cost is small). */
+const DENSE_FLOOR = 10_000;
+
+/**
+ * A file's values (about: the `,` `[` `{` outside JSON strings; in YAML every line and flow separator
+ * too) costing more than ~10 times its size once parsed: each JSON value costs up to 64 bytes (an empty
+ * mapping), each YAML node a few KiB, so JSON with more than one value per 8 bytes and YAML with more
+ * than one node per 12 bytes (an apply file has one per 30 to 40) are refused before they are parsed.
+ */
+function denseText(text: string, bytes: number, json: boolean): string | undefined {
+  let values = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (json && inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x2c || c === 0x5b || c === 0x7b || (!json && c === 0x0a)) values++;
+    else if (json && c === 0x22) inString = true;
+  }
+  const per = json ? 8 : 12;
+  if (values <= Math.max(DENSE_FLOOR, bytes / per)) return undefined;
+  return `is ${size(bytes)} of ${json ? 'JSON' : 'YAML'} holding about ${values} ${json ? 'values' : 'nodes'}, more than one per ${per} bytes (an apply file has one per 30 or more): parsed, it would cost well over 10 times its size in memory`;
+}
+
+/** The refusal of a YAML file over YAML_MAX_BYTES: its size, the cap and the ways out. */
+function yamlTooBig(bytes: number, jsonMax: number): TextProblem {
+  return new TextProblem(
+    `is ${size(bytes)} of YAML: YAML files are read up to ${size(YAML_MAX_BYTES)} (the YAML parser needs 70 to 300 times a file's size in memory)`,
+    `write it as JSON (read up to ${size(jsonMax)}), e.g. with --json, or split it into files under ${size(YAML_MAX_BYTES)} and apply each; nothing was sent`,
+  );
 }

@@ -57,6 +57,15 @@ export function planApply(current: ReadonlyArray<ApplyRecord>, desired: Readonly
   const byKey = new Map(current.map((r) => [keyOf(r), r]));
   const steps: PlanStep[] = [];
   const wanted = new Set<string>();
+  const sendable = new Set([...opts.fields, ...(opts.createOnly ?? [])].filter((f) => f !== 'archived'));
+  // the lists of changed fields repeat (most records change the same fields): one array per distinct list
+  const lists = new Map<string, string[]>();
+  const shared = (names: string[]) => {
+    const sig = names.join(',');
+    let list = lists.get(sig);
+    if (!list) lists.set(sig, (list = names));
+    return list;
+  };
   for (const want of desired) {
     const k = keyOf(want);
     wanted.add(k);
@@ -73,9 +82,11 @@ export function planApply(current: ReadonlyArray<ApplyRecord>, desired: Readonly
       }
     }
     if (!have) {
-      const body: Record<string, unknown> = {};
-      for (const f of [...opts.fields, ...(opts.createOnly ?? [])]) if (want[f] !== undefined && f !== 'archived') body[f] = want[f];
-      steps.push({ action: 'create', key: keyText(want), body, changes: Object.keys(body).filter((f) => f !== opts.key) });
+      // the file's own record is the body when it holds nothing else (no copy per record: issue 27's memory bound)
+      const own = Object.keys(want).every((f) => sendable.has(f) && want[f] !== undefined);
+      const body: Record<string, unknown> = own ? want : {};
+      if (!own) for (const f of sendable) if (want[f] !== undefined) body[f] = want[f];
+      steps.push({ action: 'create', key: keyText(want), body, changes: shared([...sendable].filter((f) => f !== opts.key && body[f] !== undefined)) });
       // a record born archived: create it, then archive it
       if (want.archived === true) steps.push({ action: 'archive', key: keyText(want), body: { archived: true }, changes: ['archived'] });
       continue;
@@ -86,7 +97,7 @@ export function planApply(current: ReadonlyArray<ApplyRecord>, desired: Readonly
       // a rename sends the new name even when only its case differs
       if (norm(f, want[f]) !== norm(f, have[f]) || (renamedFrom !== undefined && f === opts.key)) body[f] = want[f];
     }
-    const changes = Object.keys(body);
+    const changes = shared(Object.keys(body));
     const action: ApplyAction = changes.length === 0 ? 'unchanged' : body.archived === true && !renamedFrom ? 'archive' : 'update';
     steps.push({
       action,
@@ -131,7 +142,8 @@ export function writes(plan: Plan): PlanStep[] {
  * prints). Fields the server owns (`serverOwned`: id, stats, timestamps… as `list --json` and
  * `get --json` print them) are dropped and returned in `ignored`, so a command's own output applies
  * as it is; any other unknown field is a problem. Returns the items, or every problem at once, each
- * naming its item the way the file counts it (0-based, `labels[3].name`).
+ * naming its item the way the file counts it (0-based, `labels[3].name`): the first PROBLEMS_SHOWN, the
+ * rest counted in `more`.
  */
 export function desiredItems(
   data: unknown,
@@ -139,42 +151,55 @@ export function desiredItems(
   key: string,
   allowed: readonly string[],
   serverOwned: readonly string[] = [],
-): { items: ApplyRecord[]; problems: string[]; ignored: string[] } {
+): { items: ApplyRecord[]; problems: string[]; more?: number; ignored: string[] } {
   const single = data && typeof data === 'object' && !Array.isArray(data) && !Object.hasOwn(data, resource) && Object.hasOwn(data, key);
   const list = Array.isArray(data) ? data : single ? [data] : data && typeof data === 'object' ? (data as Record<string, unknown>)[resource] : undefined;
   if (!Array.isArray(list))
     return { items: [], problems: [`(top level): expected a list of ${resource}, a mapping with a "${resource}:" list, or one ${key}d record`], ignored: [] };
   const problems: string[] = [];
+  let more = 0;
+  const problem = (p: string) => (problems.length < PROBLEMS_SHOWN ? problems.push(p) : more++);
   const ignored = new Set<string>();
   const seen = new Map<string, number>();
   const items: ApplyRecord[] = [];
   for (const [i, item] of list.entries()) {
     const where = itemPath(resource, i);
     if (!item || typeof item !== 'object' || Array.isArray(item)) {
-      problems.push(`${where}: must be a mapping such as {${key}: …}`);
-      items.push({}); // keeps the file's numbering; a file with a problem plans nothing
+      problem(`${where}: must be a mapping such as {${key}: …}`);
+      items.push(NOTHING); // keeps the file's numbering; a file with a problem plans nothing
       continue;
     }
-    const rec: Record<string, unknown> = {};
-    for (const [field, value] of Object.entries(item as Record<string, unknown>)) {
-      if (allowed.includes(field)) rec[field] = value;
-      else if (serverOwned.includes(field)) ignored.add(field);
-      else
-        problems.push(
-          `${isNameLike(field) ? `${itemPath(resource, i, field)}: unknown field` : `${itemPath(resource, i)}: unknown field ${keyName(field)}`}; allowed: ${allowed.join(', ')}`,
-        );
-    }
+    // the file's own record when every field is one apply manages (no copy per record: issue 27's memory bound)
+    const fields = Object.keys(item as object);
+    const own = fields.every((f) => allowed.includes(f));
+    const rec: Record<string, unknown> = own ? (item as Record<string, unknown>) : {};
+    if (!own)
+      for (const field of fields) {
+        const value = (item as Record<string, unknown>)[field];
+        if (allowed.includes(field)) rec[field] = value;
+        else if (serverOwned.includes(field)) ignored.add(field);
+        else
+          problem(
+            `${isNameLike(field) ? `${itemPath(resource, i, field)}: unknown field` : `${itemPath(resource, i)}: unknown field ${keyName(field)}`}; allowed: ${allowed.join(', ')}`,
+          );
+      }
     items.push(rec);
     // one message per field: a missing key is "required"; a key of the wrong type is left to the type check
-    if (rec[key] === undefined || rec[key] === null || rec[key] === '') problems.push(`${itemPath(resource, i, key)}: required`);
+    if (rec[key] === undefined || rec[key] === null || rec[key] === '') problem(`${itemPath(resource, i, key)}: required`);
     if (typeof rec[key] !== 'string') continue;
     const k = String(rec[key]).toLowerCase();
-    if (seen.has(k)) problems.push(`${itemPath(resource, i, key)}: "${String(rec[key])}" is listed twice (also ${itemPath(resource, seen.get(k)!)})`);
+    if (seen.has(k)) problem(`${itemPath(resource, i, key)}: "${String(rec[key])}" is listed twice (also ${itemPath(resource, seen.get(k)!)})`);
     else seen.set(k, i);
   }
-  if (allowed.includes('renamed_from')) problems.push(...renameProblems(items, resource, key, seen));
-  return { items, problems, ignored: [...ignored] };
+  if (allowed.includes('renamed_from')) for (const p of renameProblems(items, resource, key, seen)) problem(p);
+  return { items, problems, ...(more ? { more } : {}), ignored: [...ignored] };
 }
+
+/** The place of a non-mapping entry: one shared empty record, not one per entry (a file of a million `{}`s). */
+const NOTHING: ApplyRecord = Object.freeze({});
+
+/** How many problems of an apply file are kept and shown; the rest are counted (`more`): a file of a million bad entries costs one short message. */
+export const PROBLEMS_SHOWN = 100;
 
 /** `renamed_from`: a name or a list of names, none of them listed as an entry of its own or claimed twice. */
 function renameProblems(items: ReadonlyArray<ApplyRecord>, resource: string, key: string, names: ReadonlyMap<string, number>): string[] {

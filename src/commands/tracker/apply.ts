@@ -4,9 +4,9 @@ import { readFileFlag } from '../file-flag.js';
 import { confirmDestructive } from '../../core/confirm.js';
 import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
-import { dottedToItemPath, itemPath, plural, problemList } from '../../core/problems.js';
+import { dottedToItemPath, itemPath, plural } from '../../core/problems.js';
 import { parseJsonOrYaml, TextProblem } from '../../core/apply-text.js';
-import { desiredItems, planApply, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
+import { desiredItems, planApply, PROBLEMS_SHOWN, writes, type Plan, type PlanStep } from '../../tracker/apply.js';
 import { runWrites } from '../../tracker/apply-run.js';
 import type { FieldSpec } from '../../tracker/fields.js';
 import { columns, handleInterrupts, resource, trackerClient } from './shared.js';
@@ -39,6 +39,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   // every record is checked against the contract before anything is sent; every problem is reported
   // (the key and unknown fields were reported by desiredItems already)
   const problems = [...found.problems];
+  let more = found.more ?? 0;
   const { validateBody } = await import('../../tracker/validate.js');
   const merged: Record<string, FieldSpec> = {};
   for (const f of allowed) {
@@ -49,13 +50,19 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
     const { renamed_from: _renamedFrom, ...fieldsOnly } = item;
     for (const p of validateBody(merged, 'create', fieldsOnly))
-      if (p.kind !== 'unknown') problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
+      if (p.kind === 'unknown') continue;
+      else if (problems.length < 2 * PROBLEMS_SHOWN) problems.push(`${itemPath(spec.name, i)}.${dottedToItemPath(p.field)}: ${p.message}`);
+      else more++;
   }
   if (problems.length) {
     // in the file's order: every problem of labels[0], then of labels[1]…
     const at = (p: string) => Number(/^[\w-]+\[(\d+)\]/.exec(p)?.[1] ?? -1);
     problems.sort((a, b) => at(a) - at(b));
-    throw new UsageError(`${label(opts.file)}: ${problemList(problems)}`, {
+    // the first PROBLEMS_SHOWN, the rest counted: a file of a million bad entries is one short message
+    const total = problems.length + more;
+    const shown = problems.slice(0, PROBLEMS_SHOWN);
+    if (total > shown.length) shown.push(`… and ${total - shown.length} more`);
+    throw new UsageError(`${label(opts.file)}: ${plural(total, 'problem')}:\n  ${shown.join('\n  ')}`, {
       code: 'validation',
       field: 'file',
       hint: `fix them all, then run again; nothing was sent (see: opsctl tracker ${spec.name} apply --help)`,
@@ -128,19 +135,23 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   throw new PartialError(message, { hint, summary });
 }
 
+/** Plan rows formatted and written this many at a time: a plan of 131,000 creates is never one string (memory: issue 27). */
+const PLAN_ROWS_PER_WRITE = 2000;
+
 function printPlan(ctx: Context, plan: Plan, what: string): void {
-  const rows = plan.steps
-    .filter((s) => s.action !== 'unchanged' || plan.steps.length <= 50)
-    .map((s: PlanStep) => ({
-      action: s.action,
-      name: s.key,
-      id: s.id ?? '',
-      changes: [
-        ...(s.renamedFrom !== undefined ? [`renamed from ${JSON.stringify(s.renamedFrom)}:`] : []),
-        ...s.changes.map((c) => `${c}=${JSON.stringify(s.body?.[c] ?? null)}`),
-      ].join(' '),
-    }));
-  if (rows.length) ctx.io.out(formatTable(ctx.io, rows, columns(['action', 'name', 'id', 'changes'])));
+  const shown = plan.steps.filter((s) => s.action !== 'unchanged' || plan.steps.length <= 50);
+  const row = (s: PlanStep) => ({
+    action: s.action,
+    name: s.key,
+    id: s.id ?? '',
+    changes: [
+      ...(s.renamedFrom !== undefined ? [`renamed from ${JSON.stringify(s.renamedFrom)}:`] : []),
+      ...s.changes.map((c) => `${c}=${JSON.stringify(s.body?.[c] ?? null)}`),
+    ].join(' '),
+  });
+  // on a terminal a longer plan repeats its header every PLAN_ROWS_PER_WRITE rows; piped, the lines are the same
+  for (let i = 0; i < shown.length; i += PLAN_ROWS_PER_WRITE)
+    ctx.io.out(formatTable(ctx.io, shown.slice(i, i + PLAN_ROWS_PER_WRITE).map(row), columns(['action', 'name', 'id', 'changes'])));
   const c = plan.counts;
   ctx.io.err(
     `plan for ${what}: ${c.create} to create, ${c.update} to update, ${c.archive} to archive, ${c.delete} to delete, ${c.unchanged} unchanged` +
@@ -148,7 +159,7 @@ function printPlan(ctx: Context, plan: Plan, what: string): void {
   );
 }
 
-/** JSON when it looks like JSON, else YAML (a superset of JSON anyway) up to 1 MiB (core/apply-text.ts). */
+/** JSON when it looks like JSON, else YAML (a superset of JSON anyway) up to 128 KiB (core/apply-text.ts). */
 async function parseText(text: string, file: string): Promise<unknown> {
   // in YAML an unquoted #rrggbb starts a comment: the colour would silently become null (cleared)
   const bare: string[] = [];
@@ -169,7 +180,7 @@ async function parseText(text: string, file: string): Promise<unknown> {
     return await parseJsonOrYaml(text);
   } catch (err) {
     if (!(err instanceof TextProblem)) throw err;
-    throw new UsageError(`${label(file)}: ${err.message}`, { field: 'file', hint: 'fix the file at that line and column; nothing was sent' });
+    throw new UsageError(`${label(file)}: ${err.message}`, { field: 'file', hint: err.hint ?? 'fix the file at that line and column; nothing was sent' });
   }
 }
 
