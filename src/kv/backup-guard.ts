@@ -72,7 +72,7 @@ export async function spacePreflight(o: StepEnv['o'], driver: MemberDriver | und
       .map((s) => `${s.m.name} ${fmtBytes(s.bytes)}`)
       .join(
         ', ',
-      )}) need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space there (or move opsctl's data dir with OPSCTL_DATA_DIR), or pass --no-backup`,
+      )}) need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space there, or pass --no-backup`,
   ];
 }
 

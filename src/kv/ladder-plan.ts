@@ -4,6 +4,7 @@
  * when a member runs a 3.5 release that 3.6 will not join (before 3.5.26).
  */
 import { compareMinor, compareVersion, minor, nextMinor } from './parse.js';
+import { unreachable } from './planner.js';
 import { MIN_35_FOR_36 } from './rules/hop-3.6.js';
 import type { ClusterObservation } from './types.js';
 
@@ -37,7 +38,10 @@ export function hopName(h: Hop): string {
 export function planLadder(obs: ClusterObservation, to: string): LadderPlan {
   if (!LADDER_MINORS.includes(to)) return { ok: false, reasons: [`--to ${to}: the ladder knows ${LADDER_MINORS.join(', ')}`] };
   const seen = obs.members.filter((m) => m.reachable && m.serverVersion);
-  if (!seen.length) return { ok: false, reasons: ['no member answered with its version'] };
+  if (!seen.length) {
+    const down = obs.members.filter((m) => !m.reachable).map(unreachable);
+    return { ok: false, reasons: down.length ? down : ['no member answered with its version'] };
+  }
   const reasons: string[] = [];
   const minors = [...new Set(seen.map((m) => minor(m.serverVersion)!))].sort(compareMinor);
   const low = minors[0]!;

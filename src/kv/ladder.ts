@@ -343,6 +343,9 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
     }
     return runLadder(o, file, recorded);
   }
+  // a journal opsctl cannot use is named (with its fix) before anything looks at the cluster, as a one-hop run always did
+  const journal = journalPath(o.dataDir, o.cluster.key);
+  if (existsSync(journal)) readJournal(journal);
   const obs = await look(o);
   const plan = planLadder(obs, o.to);
   if (!plan.ok) throw new UpgradeRefused(plan.reasons, 'fix the cluster first; nothing was changed');

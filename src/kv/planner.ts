@@ -30,7 +30,7 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   const present = state.members.filter((m) => !(opts.mayBeDown === m.name && !m.reachable));
   for (const m of state.members) {
     if (m.name === opts.mayBeDown && !m.reachable) continue;
-    if (!m.reachable) reasons.push(`member ${m.name} (${m.endpoint}) is not reachable: ${m.error ?? 'no answer'}`);
+    if (!m.reachable) reasons.push(unreachable(m));
     else if (!m.healthy) reasons.push(`member ${m.name} (${m.endpoint}) is not healthy: ${m.healthDetail}`);
   }
   const quorum = Math.floor(state.members.length / 2) + 1;
@@ -135,4 +135,9 @@ export function describePlan(plan: UpgradePlan, settle: string, opts: { noBackup
   }
   lines.push(`  then: wait for the cluster version to reach ${plan.target}, final health pass`);
   return lines.join('\n');
+}
+
+/** Why a member that did not answer stops a plan: its name, endpoint and the error. */
+export function unreachable(m: ClusterObservation['members'][number]): string {
+  return `member ${m.name} (${m.endpoint}) is not reachable: ${m.error ?? 'no answer'}`;
 }

@@ -14,7 +14,7 @@ import { runBin } from '../helpers/bin.js';
 let dir: string;
 let n = 0;
 async function run(args: string[], configDir: string, extra: NodeJS.ProcessEnv = {}) {
-  const r = await runBin(args, { env: { OPSCTL_CONFIG_DIR: configDir, OPSCTL_DATA_DIR: join(dir, 'data'), ...extra } });
+  const r = await runBin(args, { env: { OPSCTL_CONFIG_DIR: configDir, ...extra } });
   return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 

@@ -29,7 +29,7 @@ function file(name: string, text: string): string {
 beforeAll(async () => {
   mock = await startMock({ services: ['tracker', 'api'] });
   dir = mkdtempSync(join(tmpdir(), 'opsctl-small-content-'));
-  env = { ...trackerEnv(mock, join(dir, 'config')), OPSCTL_DATA_DIR: join(dir, 'data'), OPSCTL_API_URL: mock.url, OPSCTL_ACCESS_TOKEN: 'tok' };
+  env = { ...trackerEnv(mock, join(dir, 'config')), OPSCTL_API_URL: mock.url, OPSCTL_ACCESS_TOKEN: 'tok' };
   file('shadow', `root:$6$${SECRET}hash:19000:0:99999:7:::\ndaemon:*${SECRET}:19000:0:99999:7:::\n`);
 });
 afterAll(async () => {

@@ -50,7 +50,7 @@ describe.runIf(hasScript)('Ctrl-C during a request', () => {
     ['tracker labels list (GET, retried on network errors)', ['tracker', 'labels', 'list'], { OPSCTL_TRACKER_URL: '', OPSCTL_TRACKER_TOKEN: 'tok' }],
     ['api GET', ['api', '/media/v3/channels'], { OPSCTL_API_URL: '', OPSCTL_ACCESS_TOKEN: 'tok' }],
   ])('%s: exit 130, no "retrying"', async (_name, args, extra) => {
-    const env: NodeJS.ProcessEnv = { OPSCTL_CONFIG_DIR: join(dir, 'config'), OPSCTL_DATA_DIR: join(dir, 'data'), NO_COLOR: '1' };
+    const env: NodeJS.ProcessEnv = { OPSCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
     for (const [k, v] of Object.entries(extra)) env[k] = v || url;
     const before = held.length;
     const s = PtySession.opsctl(args, { env });

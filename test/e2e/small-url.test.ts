@@ -22,7 +22,7 @@ async function run(args: string[], extra: NodeJS.ProcessEnv = {}) {
 beforeAll(async () => {
   mock = await startMock({ services: ['tracker', 'api'] });
   dir = mkdtempSync(join(tmpdir(), 'opsctl-small-url-'));
-  env = { ...trackerEnv(mock, join(dir, 'config')), OPSCTL_DATA_DIR: join(dir, 'data'), OPSCTL_API_URL: mock.url, OPSCTL_ACCESS_TOKEN: 'tok' };
+  env = { ...trackerEnv(mock, join(dir, 'config')), OPSCTL_API_URL: mock.url, OPSCTL_ACCESS_TOKEN: 'tok' };
 });
 afterAll(async () => {
   await mock.close();

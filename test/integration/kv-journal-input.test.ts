@@ -15,7 +15,9 @@ const cfg = tempConfigDir('opsctl-kvj-');
 const env = { OPSCTL_CONFIG_DIR: cfg.dir };
 const eps = ['http://127.0.0.1:9', 'http://127.0.0.1:7'];
 const journalFile = join(cfg.dir, 'data', 'kv', 'journals', `${clusterKey(eps)}.json`);
-const driver = ['--stop-cmd', 'true {name}', '--start-cmd', 'true {name}', '--running-cmd', 'false {name}'];
+// {host}, not {name}: the members never answer here, and a name used in a command must be one etcd would give
+// (the host:port stand-in is refused before anything runs), while these cases are about the journal
+const driver = ['--stop-cmd', 'true {host}', '--start-cmd', 'true {host}', '--running-cmd', 'false {host}'];
 const good = {
   version: 1,
   id: '20260101T000000-abcdef',

@@ -21,6 +21,9 @@ function sourceFiles(dir: string): string[] {
 /** Variables set for child processes (etcdctl, kv members), not read for opsctl's own behaviour. */
 const WRITTEN_FOR_CHILDREN = new Set(['ETCDCTL_USER', 'ETCDCTL_API', 'PATH']);
 
+/** A test hook, honoured only when vitest's own VITEST is set too (src/kv/start-hook.ts): not for users. */
+const TEST_ONLY = new Set(['OPSCTL_TEST_KV_START_HOOK', 'VITEST']);
+
 /** The launcher and its chunk loader (bin/*.cjs) read variables too. */
 const BIN_DIR = fileURLToPath(new URL('../../bin/', import.meta.url));
 
@@ -39,10 +42,10 @@ function variablesRead(): Set<string> {
     // OPSCTL_${service.toUpperCase()}_URL: one variable per service.
     if (text.includes('`OPSCTL_${service.toUpperCase()}_URL`')) for (const s of SERVICES) found.add(`OPSCTL_${s.toUpperCase()}_URL`);
     // OPSCTL_${key.toUpperCase()} for the endpoints set by hand (src/auth/settings.ts).
-    const byHand = text.match(/key: ((?:'[a-z_]+' \| )*'[a-z_]+'),?\s*\): string \| undefined \{\s*return ctx\.env\[`OPSCTL_\$\{key\.toUpperCase\(\)\}`\]/);
+    const byHand = text.match(/key: ((?:'[a-z_]+' \| )*'[a-z_]+'),?\s*\): string \| undefined \{[^}]*?`OPSCTL_\$\{key\.toUpperCase\(\)\}`/);
     if (byHand) for (const k of byHand[1]!.matchAll(/'([a-z_]+)'/g)) found.add(`OPSCTL_${k[1]!.toUpperCase()}`);
   }
-  for (const name of WRITTEN_FOR_CHILDREN) found.delete(name);
+  for (const name of [...WRITTEN_FOR_CHILDREN, ...TEST_ONLY]) found.delete(name);
   return found;
 }
 
