@@ -62,17 +62,22 @@ function readBytes(path: string, opts: LocalFileOptions, own: boolean): Buffer {
     const st = fstatSync(fd);
     refuseIfNotRegular(path, st, opts, max);
     if (own) refuseIfNotOwn(path, st, opts.what);
-    const chunks: Buffer[] = [];
+    // One buffer of the size fstat gave (+1 byte to notice growth), grown only for a file that grows or
+    // reports no size (/proc): a large apply file is held once while read, not as chunks plus their copy.
+    let buf = Buffer.allocUnsafe(Math.min(st.size, max) + 1);
     let total = 0;
     for (;;) {
-      const buf = Buffer.allocUnsafe(Math.min(64 * 1024, max + 1 - total));
-      const n = readSync(fd, buf, 0, buf.length, null);
+      if (total === buf.length) {
+        const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, max + 1));
+        buf.copy(bigger, 0, 0, total);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, total, buf.length - total, null);
       if (n === 0) break;
-      chunks.push(buf.subarray(0, n));
       total += n;
       if (total > max) throw new LocalFileError(path, `grew past ${formatBytes(max)} while being read (the most opsctl reads)`, opts);
     }
-    return Buffer.concat(chunks, total);
+    return buf.subarray(0, total);
   } finally {
     closeSync(fd);
   }

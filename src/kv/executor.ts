@@ -608,7 +608,7 @@ class UpgradeRun {
         const tight = await spaceBeforeStop(this.env, ms).then(
           (t) => t && `${t}; ${ms.name} was not touched: free space there (or pass --no-backup), then resume with the same command`,
           (err: Error) =>
-            `not stopping ${ms.name}: its backup could not be measured: ${err.message}; ${ms.name} was not touched: fix the backup directory (or pass --no-backup), then resume with the same command`,
+            `not stopping ${ms.name}: its backup could not be measured: ${err.message}; ${ms.name} was not touched: fix what stopped the measure (the host's reach, or the backup directory), or pass --no-backup, then resume with the same command`,
         );
         if (tight) return this.halt(step, tight, 'pending');
       }
