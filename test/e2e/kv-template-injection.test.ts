@@ -1,3 +1,4 @@
+import { fakeSshScript } from '../helpers/fake-ssh.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,26 +67,7 @@ describe.runIf(releases)('kv templates: names, hosts and snapshot paths are data
 
   beforeAll(async () => {
     for (const d of [BIN, LOG, M]) mkdirSync(d);
-    writeFileSync(
-      join(BIN, 'ssh'),
-      `#!/bin/sh
-# FAKE ssh (opsctl test kv-template-injection): logs its argv; OpenSSH's option parsing; ProxyCommand runs locally; the remote command runs with sh -c.
-{ for a in "$@"; do printf '%s\\0' "$a"; done; } >"${LOG}/$(date +%s%N).$$"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --) shift; break ;;
-    -o) case "$2" in ProxyCommand=*) sh -c "\${2#ProxyCommand=}" ;; esac; shift 2 ;;
-    -oProxyCommand=*) sh -c "\${1#-oProxyCommand=}"; shift ;;
-    -[BbcDEeFIiJLlmOoPpQRSWw]) shift 2 ;;
-    -*) shift ;;
-    *) break ;;
-  esac
-done
-[ $# -gt 0 ] || exit 255
-shift
-exec sh -c "$*"
-`,
-    );
+    writeFileSync(join(BIN, 'ssh'), fakeSshScript('kv-template-injection', `{ for a in "$@"; do printf '%s\\0' "$a"; done; } >"${LOG}/$(date +%s%N).$$"`));
     chmodSync(join(BIN, 'ssh'), 0o755);
     hostile = (await member(HOSTILE)).client;
     const p = await member('etcd1');

@@ -1,3 +1,4 @@
+import { fakeSshScript } from '../helpers/fake-ssh.js';
 import { execa } from 'execa';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,23 +28,7 @@ const REC = `#!/bin/sh
 f="$REC_LOG/$(date +%s%N).$$"
 { printf '%s\\0' "$(basename "$0")"; for a in "$@"; do printf '%s\\0' "$a"; done; } >"$f"
 `;
-const SSH = `#!/bin/sh
-# FAKE ssh (opsctl test kv-template-fuzz): OpenSSH's option parsing, ProxyCommand run locally, the remote command run by sh -c.
-{ printf '%s\\0' ssh; for a in "$@"; do printf '%s\\0' "$a"; done; } >"$REC_LOG/$(date +%s%N).$$.ssh"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --) shift; break ;;
-    -o) case "$2" in ProxyCommand=*) sh -c "\${2#ProxyCommand=}" ;; esac; shift 2 ;;
-    -oProxyCommand=*) sh -c "\${1#-oProxyCommand=}"; shift ;;
-    -[BbcDEeFIiJLlmOoPpQRSWw]) shift 2 ;;
-    -*) shift ;;
-    *) break ;;
-  esac
-done
-[ $# -gt 0 ] || exit 255
-shift
-exec sh -c "$*"
-`;
+const SSH = fakeSshScript('kv-template-fuzz', `{ printf '%s\\0' ssh; for a in "$@"; do printf '%s\\0' "$a"; done; } >"$REC_LOG/$(date +%s%N).$$.ssh"`);
 writeFileSync(join(BIN, 'rec'), REC);
 writeFileSync(join(BIN, 'ssh'), SSH);
 writeFileSync(join(BIN, 'sudo'), '#!/bin/sh\nexec "$@"\n');
