@@ -1,21 +1,61 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { deadlineScale } from './test/helpers/deadline.js';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
+/** Per-test budgets on an idle machine, stretched by the load when the run starts (test/helpers/deadline.ts). */
+const scale = deadlineScale();
+const budget = (ms: number) => Math.round(ms * scale);
+
+/**
+ * Three tiers, each a vitest project (`npm run test:unit`, `test:integration`, `test:e2e`; `npm test` runs all):
+ * - unit: pure functions and each verb's run against a fake HTTP client; no child process, no socket
+ *   beyond loopback fakes; the whole tier runs in seconds;
+ * - integration: a live mock on port 0, opsctl's main() in process, simulated kv members, sh/ssh stand-ins;
+ * - e2e: the built binary, real Chromium, real etcd, sshd in network namespaces, the OS keyring.
+ */
 export default defineConfig({
   define: { __OPSCTL_VERSION__: JSON.stringify(pkg.version) },
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
     pool: 'forks',
     // Vitest's default is one file at a time on a 2-core machine (cores - 1), but most files spend their
     // time waiting on child processes (etcd, chromium, the built binary): two at a time took the whole
     // suite from 814 s to 497 s there. Every test takes its own free ports, directories and namespaces.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default'],
-    globalSetup: ['test/helpers/global-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          testTimeout: budget(10_000),
+          hookTimeout: budget(20_000),
+          globalSetup: ['test/helpers/home-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          testTimeout: budget(90_000),
+          hookTimeout: budget(120_000),
+          globalSetup: ['test/helpers/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: budget(240_000),
+          hookTimeout: budget(240_000),
+          globalSetup: ['test/helpers/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,3 +1,4 @@
+import { scaled } from './deadline.js';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from './cli.js';
@@ -46,9 +47,9 @@ export function kvSandbox() {
   };
 }
 
-/** Polls until `check` is truthy (generous timeout; never a fixed sleep). */
+/** Polls until `check` is truthy (a generous deadline, stretched by the machine's load; never a fixed sleep). */
 export async function until<T>(check: () => T | Promise<T>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   for (;;) {
     const v = await check();
     if (v) return v;

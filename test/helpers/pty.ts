@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { BIN } from './bin.js';
+import { scaled } from './deadline.js';
 
 /**
  * A real pseudo-terminal for end-to-end tests, through util-linux's `script` (Debian's bsdutils,
@@ -88,7 +89,7 @@ export class PtySession {
   /** Waits until the terminal has shown `what` (after escape sequences are removed); generous by default. */
   async waitFor(what: string | RegExp, timeoutMs = 90_000): Promise<void> {
     const seen = () => (typeof what === 'string' ? this.text.includes(what) : what.test(this.text));
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + scaled(timeoutMs);
     let done = false;
     void this.exited.then(() => (done = true));
     while (!seen()) {
