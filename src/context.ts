@@ -176,9 +176,4 @@ export class Context {
   async accessToken(): Promise<string> {
     return (await import('./auth/access-token.js')).accessToken(this);
   }
-
-  /** The tracker token (tracker/token.ts, through tracker/http-setup.ts). */
-  async trackerToken(endpoint?: Endpoint): Promise<string> {
-    return (await import('./tracker/http-setup.js')).trackerToken(this, endpoint);
-  }
 }

@@ -1,13 +1,14 @@
 // Names instead of ids and --jq (issue 19): how many list requests name resolution adds (counted in the
 // mock's request log: at most one per kind of record, however many flags name one), and that --jq leaves
 // start-up alone (jq-wasm, bundled as its own chunk dist/chunks/inline-*.cjs, is loaded only by a command given --jq; its cost is measured there).
+// test/helpers/record-modules.cjs reports each script of bin/ and dist/ the process reads (node --require).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { run, serve } from './tracker.bench.mjs';
 
 const requests = async (url) => (await fetch(`${url}/__mock/requests`)).json();
 const clear = (url) => fetch(`${url}/__mock/requests`, { method: 'DELETE' });
-const HOOKS = fileURLToPath(new URL('../../test/helpers/record-modules.mjs', import.meta.url));
+const HOOKS = fileURLToPath(new URL('../../test/helpers/record-modules.cjs', import.meta.url));
 
 export default async function trackerNames(report, { BIN, tempDir, interleaved }) {
   const dir = tempDir('opsctl-bench-names-');
@@ -91,13 +92,13 @@ export default async function trackerNames(report, { BIN, tempDir, interleaved }
     // 3. --jq at start-up: not loaded by --version, --help or a list without it; loaded by a list with it
     const record = (args) =>
       new Promise((resolve) => {
-        const child = spawn(process.execPath, ['--import', HOOKS, BIN, ...args], {
+        const child = spawn(process.execPath, ['--require', HOOKS, BIN, ...args], {
           env: { ...process.env, ...env, OPSCTL_RECORD_MODULES: '1' },
           stdio: ['ignore', 'ignore', 'pipe'],
         });
         let err = '';
         child.stderr.on('data', (c) => (err += c));
-        child.on('exit', () => resolve(err.split('\n').some((l) => l.startsWith('loaded ') && /\/dist\/chunks\/inline-[^/]*\.mjs$/.test(l))));
+        child.on('exit', () => resolve(err.split('\n').some((l) => l.startsWith('loaded ') && /\/dist\/chunks\/inline-[^/]*\.cjs$/.test(l))));
       });
     const startUp = [await record(['--version']), await record(['--help']), await record(['tracker', 'labels', 'list'])];
     const withJq = await record(['tracker', 'labels', 'list', '--jq', 'length']);

@@ -65,7 +65,15 @@ export function lazyAction<O, A extends Positional[] = string[]>(ctx: Context, l
   };
 }
 
+const EXAMPLES = new WeakMap<Command, string[]>();
+
+/** The examples a command's --help shows (for the generated reference and man pages). */
+export function examplesOf(cmd: Command): readonly string[] {
+  return EXAMPLES.get(cmd) ?? [];
+}
+
 /** Adds an "Examples:" block to a command's --help. */
 export function examples(cmd: Command, ...lines: string[]): Command {
+  EXAMPLES.set(cmd, [...(EXAMPLES.get(cmd) ?? []), ...lines]);
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }

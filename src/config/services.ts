@@ -4,10 +4,6 @@ export type Service = (typeof SERVICES)[number];
 
 export const EMBEDDED_PROFILE = 'embedded';
 
-export function isService(name: string): name is Service {
-  return (SERVICES as readonly string[]).includes(name);
-}
-
 /** The environment variable that overrides a service's endpoint, e.g. OPSCTL_TRACKER_URL. */
 export function endpointEnvVar(service: Service): string {
   return `OPSCTL_${service.toUpperCase()}_URL`;

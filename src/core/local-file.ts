@@ -226,10 +226,6 @@ export function readLocalFile(path: string, opts: LocalFileOptions): Promise<str
   return promised(() => readLocalFileSync(path, opts));
 }
 
-export function readLocalBytes(path: string, opts: LocalFileOptions): Promise<Buffer> {
-  return promised(() => readLocalBytesSync(path, opts));
-}
-
 function refuseIfNotRegular(path: string, st: Stats, opts: LocalFileOptions, max: number): void {
   const kind = kindOf(st);
   if (kind) throw new LocalFileError(path, `is ${kind}, not a regular file; opsctl does not read it`, opts);

@@ -396,7 +396,7 @@ export async function parseLabelsFile(text: string, source: string): Promise<Lab
     throw new ValidationError(
       source,
       `does not describe ${isList ? 'labels' : 'a label'}:\n  ${issues.join('\n  ')}`,
-      'see `opsctl labels apply --help` or the README section "Label service" for the file format',
+      'see `opsctl labels apply --help` or docs/scripting.md ("Label service") for the file format',
     );
   }
   const out = labels as DesiredLabel[];

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { execa } from 'execa';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,12 @@ import { BIN } from '../helpers/bin.js';
  * (`# again: "up to date: nothing to send"`).
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/**
+ * The README and each guide, each run as a reader runs it: from the top, in a fresh shell, with a fresh
+ * config dir and working directory (a guide sets up what it uses; it never leans on another one).
+ */
+const DOCS = ['README.md', 'docs/usage.md', 'docs/scripting.md', 'docs/sign-in.md', 'docs/kv-upgrade.md', 'docs/mock.md', 'docs/development.md'];
+const TEXTS = DOCS.map((doc) => ({ doc, text: readFileSync(join(ROOT, doc), 'utf8') }));
 
 /**
  * The only commands not run, each because it needs what no test may use: a host off this machine or a
@@ -203,7 +208,9 @@ class Session {
   }
 }
 
-const { blocks, files, others } = parseReadme(README);
+const parsed = TEXTS.map(({ doc, text }) => ({ doc, ...parseReadme(text) }));
+const files = Object.assign({}, ...parsed.map((p) => p.files)) as Record<string, string>;
+const others = parsed.flatMap((p) => p.others);
 const shim = mkdtempSync(join(tmpdir(), 'opsctl-readme-bin-'));
 writeFileSync(join(shim, 'opsctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
 chmodSync(join(shim, 'opsctl'), 0o755);
@@ -212,8 +219,8 @@ afterAll(() => {
   for (const d of temps) rmSync(d, { recursive: true, force: true });
 });
 
-it('finds the README examples (the parser still matches the README)', () => {
-  const all = blocks.flatMap((b) => b.commands.map((c) => c.text));
+it('finds the examples of the README and the guides (the parser still matches them)', () => {
+  const all = parsed.flatMap((p) => p.blocks.flatMap((b) => b.commands.map((c) => c.text)));
   expect(all.length).toBeGreaterThan(50);
   expect(Object.keys(files).sort()).toEqual(['labels.yaml', 'prod.yaml', 'sensitivity.yaml']);
   expect(others.sort()).toEqual(Object.keys(NOT_RUN).sort());
@@ -225,52 +232,63 @@ it('finds the README examples (the parser still matches the README)', () => {
   }
 });
 
-describe('README.md, pasted in order into one shell on a fresh machine', () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'opsctl-readme-'));
-  const config = mkdtempSync(join(tmpdir(), 'opsctl-readme-config-'));
-  temps.push(cwd, config);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PATH: `${shim}:${process.env.PATH}`,
-    OPSCTL_CONFIG_DIR: join(config, '.opsctl'),
-    NO_COLOR: '1',
-    CI: '1',
-  };
-  for (const v of Object.keys(env)) if (v.startsWith('OPSCTL_') && v !== 'OPSCTL_CONFIG_DIR' && !v.startsWith('OPSCTL_ETCD_')) delete env[v];
-  const session = new Session(cwd, env);
-  let sandboxUp = false;
-  afterAll(async () => {
-    // A failed run may leave the kv sandbox of the README's kv block up: stop exactly it.
-    if (sandboxUp) await execa(process.execPath, [BIN, 'kv', 'sandbox', 'down'], { cwd, env, reject: false, extendEnv: false });
-    await session.close();
+for (const { doc, blocks } of parsed.filter((p) => p.blocks.length > 0))
+  describe(`${doc}, pasted in order into one shell on a fresh machine`, () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'opsctl-readme-'));
+    const config = mkdtempSync(join(tmpdir(), 'opsctl-readme-config-'));
+    temps.push(cwd, config);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: `${shim}:${process.env.PATH}`,
+      OPSCTL_CONFIG_DIR: join(config, '.opsctl'),
+      NO_COLOR: '1',
+      CI: '1',
+    };
+    for (const v of Object.keys(env)) if (v.startsWith('OPSCTL_') && v !== 'OPSCTL_CONFIG_DIR' && !v.startsWith('OPSCTL_ETCD_')) delete env[v];
+    const session = new Session(cwd, env);
+    let sandboxUp = false;
+    afterAll(async () => {
+      // A failed run may leave the kv sandbox of the README's kv block up: stop exactly it.
+      if (sandboxUp) await execa(process.execPath, [BIN, 'kv', 'sandbox', 'down'], { cwd, env, reject: false, extendEnv: false });
+      await session.close();
+    });
+
+    for (const block of blocks) {
+      it(`${doc} line ${block.line} (${block.heading}): ${block.commands.map((c) => c.text.replace(/\s+#.*$/, '')).join(' ; ')}`, async () => {
+        for (const [name, content] of Object.entries(block.files)) writeFileSync(join(cwd, name), content);
+        for (const { text, line, output } of block.commands) {
+          if (SKIP[text]) continue;
+          if (/\bkv sandbox up\b/.test(text)) sandboxUp = true;
+          const r = await session.run(text);
+          if (/\bkv sandbox down\b/.test(text) && r.exitCode === 0) sandboxUp = false;
+          expect(r.exitCode, `${doc} line ${line}: ${text}\n${r.stderr}`).toBe(expectedExit(text));
+          expect(r.stderr, `${doc} line ${line}: ${text}`).not.toMatch(/unexpected error/i);
+          const printed = `${r.stdout}\n${r.stderr}`.split('\n').map((l) => l.trim());
+          for (const claim of claimsOf(text)) {
+            expect(
+              printed.some((l) => l.includes(claim)),
+              `${doc} line ${line}: ${text}\nsays it prints "${claim}", but it printed:\n${r.stdout}\n${r.stderr}`,
+            ).toBe(true);
+          }
+          for (const shown of output.filter((o) => o !== '…')) {
+            const pattern = outputPattern(shown);
+            expect(
+              printed.some((l) => pattern.test(l)),
+              `${doc} line ${line}: ${text}\nshows "${shown}", but it printed:\n${r.stdout}\n${r.stderr}`,
+            ).toBe(true);
+          }
+        }
+      }, 300_000);
+    }
   });
 
-  for (const block of blocks) {
-    it(`README line ${block.line} (${block.heading}): ${block.commands.map((c) => c.text.replace(/\s+#.*$/, '')).join(' ; ')}`, async () => {
-      for (const [name, content] of Object.entries(block.files)) writeFileSync(join(cwd, name), content);
-      for (const { text, line, output } of block.commands) {
-        if (SKIP[text]) continue;
-        if (/\bkv sandbox up\b/.test(text)) sandboxUp = true;
-        const r = await session.run(text);
-        if (/\bkv sandbox down\b/.test(text) && r.exitCode === 0) sandboxUp = false;
-        expect(r.exitCode, `README line ${line}: ${text}\n${r.stderr}`).toBe(expectedExit(text));
-        expect(r.stderr, `README line ${line}: ${text}`).not.toMatch(/unexpected error/i);
-        const printed = `${r.stdout}\n${r.stderr}`.split('\n').map((l) => l.trim());
-        for (const claim of claimsOf(text)) {
-          expect(
-            printed.some((l) => l.includes(claim)),
-            `README line ${line}: ${text}\nsays it prints "${claim}", but it printed:\n${r.stdout}\n${r.stderr}`,
-          ).toBe(true);
-        }
-        for (const shown of output.filter((o) => o !== '…')) {
-          const pattern = outputPattern(shown);
-          expect(
-            printed.some((l) => pattern.test(l)),
-            `README line ${line}: ${text}\nshows "${shown}", but it printed:\n${r.stdout}\n${r.stderr}`,
-          ).toBe(true);
-        }
-      }
-    }, 300_000);
+it('the README stays short (at most 250 lines) and every document it and the guides link to exists', () => {
+  expect(TEXTS[0]!.text.split('\n').length).toBeLessThanOrEqual(250);
+  for (const { doc, text } of TEXTS) {
+    for (const [, target] of text.matchAll(/\]\(((?:docs\/)?[\w.-]+\.md)(?:#[\w-]*)?\)/g)) {
+      const path = doc === 'README.md' ? join(ROOT, target!) : join(ROOT, 'docs', target!.replace(/^docs\//, ''));
+      expect(existsSync(path), `${doc} links to ${target}`).toBe(true);
+    }
   }
 });
 

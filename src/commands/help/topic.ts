@@ -3,6 +3,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import { exitCodeHelp } from '../../core/exit-codes.js';
 import type { CommandResult } from '../../core/output.js';
+import { VERSION } from '../../program.js';
+import { manPages, referenceMarkdown, referenceOf } from './reference.js';
 
 export interface HelpOptions {
   topic: string[];
@@ -70,12 +72,23 @@ function topic(opts: HelpOptions, ctx: Context): CommandResult {
   if (first === 'environment') {
     return { data: ENVIRONMENT.map(([name, meaning]) => ({ name, meaning })), columns: [{ key: 'name' }, { key: 'meaning' }] };
   }
+  if (first === 'reference' || first === 'man') {
+    const docs = referenceOf(opts.program);
+    if (first === 'man')
+      return {
+        data: manPages(docs, VERSION),
+        text: manPages(docs, VERSION)
+          .map((p) => p.name)
+          .join('\n'),
+      };
+    return { data: docs, text: referenceMarkdown(docs).trimEnd() };
+  }
   let cmd = opts.program;
   for (const word of opts.topic) {
     const next = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
     if (!next)
       throw new UsageError(`no help topic or command "${opts.topic.join(' ')}"`, {
-        hint: 'topics: exit-codes, environment; or a command such as "tracker labels"',
+        hint: 'topics: exit-codes, environment, reference, man; or a command such as "tracker labels"',
       });
     cmd = next;
   }

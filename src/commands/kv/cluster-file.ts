@@ -114,7 +114,7 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
     try {
       driver = { type: 'command', ...expandSystemd(r.data.driver) };
     } catch (err) {
-      throw new UsageError(`--cluster ${path}: driver: ${(err as Error).message}`, { field: '--cluster', hint: 'see "Driver presets" in the README' });
+      throw new UsageError(`--cluster ${path}: driver: ${(err as Error).message}`, { field: '--cluster', hint: 'see "Driver presets" in docs/kv-upgrade.md' });
     }
   } else driver = r.data.driver;
   if (driver?.type === 'command') {

@@ -24,7 +24,6 @@ import {
 
 export { API } from '../../../labels/schema.js';
 export { APPS, COPY_MODES, DEFAULT_LIMITS, ROLES, VIEWS, type Role, type View };
-export const CUSTOMER = 'customers/mock';
 
 /** The OAuth scopes of the label API (discovery document `auth.oauth2.scopes`). */
 export const SCOPES = {

@@ -246,8 +246,3 @@ const ACTIVE = new WeakMap<Store, Deliverer>();
 export function registerDeliverer(store: Store, d: Deliverer): void {
   ACTIVE.set(store, d);
 }
-
-/** Wakes the delivery loop of this store, if one runs. */
-export function kickDelivery(store: Store): void {
-  ACTIVE.get(store)?.kick();
-}

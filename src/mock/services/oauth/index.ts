@@ -22,7 +22,7 @@ export async function readRegistryFile(path: string): Promise<{ clients: OAuthCl
   const refuse = (problem: string) =>
     new UsageError(`the clients file ${path} ${problem}`, {
       code: 'clients_file',
-      hint: 'fix it (see "The mock services" in the README for its shape), or unset OPSCTL_MOCK_OAUTH_CLIENTS',
+      hint: 'fix it (see docs/mock.md for its shape), or unset OPSCTL_MOCK_OAUTH_CLIENTS',
     });
   let doc: unknown;
   try {

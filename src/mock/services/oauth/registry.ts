@@ -244,10 +244,6 @@ export function isEmbeddedUserAgent(ua: string | undefined): boolean {
   return /\b(iPhone|iPad|iPod)\b/.test(ua) && /AppleWebKit/.test(ua) && !/Safari\//.test(ua);
 }
 
-export function isLoopbackRedirect(uri: string): boolean {
-  return LOOPBACK.test(uri);
-}
-
 /** Clients that skip the granular consent screen (the seed: domain-wide delegation, or marked trusted): all requested scopes or none. */
 export function skipsGranularConsent(client: OAuthClient): boolean {
   return client.trusted === true || client.domain_wide_delegation === true;

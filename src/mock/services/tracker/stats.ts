@@ -41,10 +41,6 @@ export function associatedGroups(stories: readonly Story[]): Array<{ group_id: s
   return [...groups].map(([group_id, n]) => ({ group_id, associated_stories_count: n }));
 }
 
-export function storiesWhere(t: TrackerState, pred: (s: Story) => boolean): Story[] {
-  return (t.stories ?? []).filter(pred);
-}
-
 /** Current health of an epic: its latest record, or a "No Health" placeholder. */
 export function currentHealth(t: TrackerState, epicId: number): Health | NoHealth {
   const mine = t.health.filter((h) => h.epic_id === epicId);
