@@ -21,12 +21,19 @@ const Module = process.getBuiltinModule('node:module');
 
 const KEEP = 3;
 
+/** Where the chunks come from: files under dist/ (the npm package), or the single executable's assets. */
+const FILES = {
+  read: (file) => fs.readFileSync(file, 'utf8'),
+  /** Code compiled at package time for this chunk (the single executable only). */
+  baked: () => undefined,
+};
+
 /** This build's cache directory, or undefined when there is none to use. */
-function cacheDir(dist, env) {
+function cacheDir(dist, env, source) {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   let id;
   try {
-    id = fs.readFileSync(path.join(dist, 'build-id'), 'utf8').trim();
+    id = source.read(path.join(dist, 'build-id')).trim();
   } catch {
     return undefined;
   }
@@ -51,9 +58,11 @@ function ownDir(dir) {
 /**
  * A loader for the chunks under `dist`: `load(file)` runs a chunk (once) and returns its exports.
  * `stats` counts what happened, for the tests: chunks compiled from the cache, compiled afresh, written.
+ * `source` reads a chunk (default: the file); the single executable passes its assets and the code its
+ * chunks were compiled to at package time, used before the user's cache directory.
  */
-function createLoader(dist, env = process.env) {
-  const dir = cacheDir(dist, env);
+function createLoader(dist, env = process.env, source = FILES) {
+  const dir = cacheDir(dist, env, source);
   const usable = dir !== undefined && ownDir(dir);
   const modules = new Map();
   const fresh = [];
@@ -64,17 +73,17 @@ function createLoader(dist, env = process.env) {
     if (known) return known.exports;
     const module = { exports: {} };
     modules.set(file, module);
-    const source = fs.readFileSync(file, 'utf8');
+    const code = source.read(file);
     const cacheFile = dir && path.join(dir, `${path.basename(file)}.v8`);
-    let cachedData;
-    if (usable) {
+    let cachedData = env.NODE_DISABLE_COMPILE_CACHE ? undefined : source.baked(file);
+    if (!cachedData && usable) {
       try {
         cachedData = fs.readFileSync(cacheFile);
       } catch {
         // not cached yet
       }
     }
-    const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
+    const script = new vm.Script(Module.wrap(code), { filename: file, cachedData });
     if (cachedData && !script.cachedDataRejected) stats.cached++;
     else {
       stats.compiled++;

@@ -16,25 +16,6 @@ export const noHttp2 = {
   },
 };
 
-// A single executable's script cannot import() at run time (node 20 gives it no dynamic-import
-// callback): every lazy `import('node:x')` of a built-in becomes a require of it. Lazy imports of
-// our own modules are already turned into lazily run bundled code by esbuild.
-export const builtinImportsAsRequire = {
-  name: 'builtin-imports-as-require',
-  setup(b) {
-    b.onLoad({ filter: /\.(ts|js|mjs|cjs)$/ }, async (args) => {
-      const fs = await import('node:fs/promises');
-      const text = await fs.readFile(args.path, 'utf8');
-      if (!/\bimport\(\s*['"]node:/.test(text)) return undefined;
-      // type positions (`typeof import('node:x')`, `import('node:x').Name`) are left to the TS loader
-      const call = /(?<!typeof\s*)\bimport\(\s*(['"])(node:[\w/]+)\1\s*\)(?!\s*\.(?!then\b))/g;
-      const contents = text.replace(call, 'Promise.resolve().then(() => require($1$2$1))');
-      const ext = args.path.slice(args.path.lastIndexOf('.') + 1);
-      return { contents, loader: ext === 'ts' ? 'ts' : 'js' };
-    });
-  },
-};
-
 // Start-up: built-in modules that bundled dependencies load at module top level but a command
 // rarely or never uses, each a few ms of CPU at every start (measured with scripts/bench.mjs):
 // - `import process from 'node:process'` (chalk, env-paths, execa, open) is the global `process`

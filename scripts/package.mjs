@@ -1,47 +1,70 @@
 // `npm run package`: the two ways to install opsctl.
 //   out/opsctl             one executable for this platform (a Node single executable application:
-//                          the whole CLI bundled as one CommonJS script, its V8 code cache, injected
-//                          into a copy of this node with postject); runs on a host without node.
+//                          dist/'s chunks as assets with the code V8 compiled them to, loaded by
+//                          bin/sea.cjs as bin/load.cjs loads them from disk, injected into a copy of
+//                          this node with postject); runs on a host without node.
 //   out/opsctl-<version>.tgz  the npm package (npm pack): `npm install -g ./out/opsctl-<version>.tgz`.
 // Both go to out/, not dist/: dist/ is what the npm package holds (and what npm's prepare rebuilds).
 import { build } from 'esbuild';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtinImportsAsRequire, noHttp2 } from './esbuild-plugins.mjs';
 
 const out = 'out/sea';
 const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-
+// The main script: bin/sea.cjs with bin/load.cjs (a single executable's main script is one CommonJS
+// file that may require only built-in modules). Everything else is dist/ itself, as assets.
 await build({
-  entryPoints: { opsctl: 'src/sea.ts' },
+  entryPoints: { opsctl: 'bin/sea.cjs' },
   outdir: out,
   bundle: true,
-  format: 'cjs', // a single executable's main script is CommonJS and may require only built-in modules
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // the keyring binding is a native addon the executable cannot carry: there the credential file is used, said once
-  external: ['playwright-core', 'fsevents', '@napi-rs/keyring'],
-  minifyWhitespace: true,
-  minifySyntax: true,
   logLevel: 'warning',
-  plugins: [noHttp2, builtinImportsAsRequire],
-  // import.meta.dirname is used only to find dist/kv-member.cjs, which the executable replaces by itself;
-  // `open` looks for its own xdg-open beside its package file: with no URL it uses the system's
-  define: {
-    __OPSCTL_VERSION__: JSON.stringify(version),
-    __OPSCTL_SEA__: 'true',
-    'import.meta.dirname': '__dirname',
-    'import.meta.url': 'undefined',
-  },
 });
-
+// The code of dist/'s chunks, compiled at package time by this node (the executable's own): bin/load.cjs
+// writes what V8 compiled for the chunks a command ran, the functions that ran included. The commands
+// are the ones start-up budgets are kept for, and the verbs an operator runs on a host.
+const warm = mkdtempSync(join(tmpdir(), 'opsctl-sea-cache-'));
+const warmEnv = { ...process.env, OPSCTL_CODE_CACHE: join(warm, 'code'), OPSCTL_CONFIG_DIR: join(warm, 'config'), NO_COLOR: '1', CI: '1' };
+delete warmEnv.NODE_DISABLE_COMPILE_CACHE;
+for (const args of [
+  ['--help'],
+  ['tracker', 'labels', 'list'],
+  ['tracker', '--help'],
+  ['labels', '--help'],
+  ['kv', '--help'],
+  ['kv', 'upgrade', '--help'],
+  ['auth', 'status'],
+  ['mock', '--help'],
+]) {
+  // `auth status` with nobody signed in exits 4: what matters is the code it ran
+  spawnSync(process.execPath, ['bin/opsctl.cjs', ...args], { env: warmEnv, stdio: 'ignore' });
+}
+const assets = { version: join(out, 'version') };
+writeFileSync(assets.version, version);
+for (const file of [
+  'build-id',
+  ...readdirSync('dist').filter((f) => f.endsWith('.cjs')),
+  ...readdirSync('dist/chunks')
+    .filter((f) => f.endsWith('.cjs'))
+    .map((f) => `chunks/${f}`),
+])
+  assets[file] = join('dist', file);
+const [cacheBuild] = readdirSync(join(warm, 'code'));
+for (const f of cacheBuild ? readdirSync(join(warm, 'code', cacheBuild)) : []) {
+  copyFileSync(join(warm, 'code', cacheBuild, f), join(out, f));
+  assets[`cache/${f}`] = join(out, f);
+}
+rmSync(warm, { recursive: true, force: true });
 const blob = join(out, 'opsctl.blob');
 writeFileSync(
   join(out, 'sea-config.json'),
-  JSON.stringify({ main: join(out, 'opsctl.js'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }, null, 2),
+  JSON.stringify({ main: join(out, 'opsctl.js'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2),
 );
 execFileSync(process.execPath, ['--experimental-sea-config', join(out, 'sea-config.json')], { stdio: 'inherit' });
 

@@ -41,6 +41,11 @@ export default async function (report, { ROOT, median, tempDir }) {
     const ms = median(samples.get(name));
     console.log(`     ${name.padEnd(58)} ${(ms / base).toFixed(2)}x (${ms.toFixed(1)} ms)`);
   }
-  const exeVersion = median(samples.get('out/opsctl --version')) / base;
-  report.row('single executable --version: CPU vs node -e 0', `${exeVersion.toFixed(2)}x`, '<= 2x', exeVersion <= 2);
+  // dist/'s chunks ride in the executable as assets with the code compiled at package time (bin/sea.cjs):
+  // it is held to the npm package's budgets
+  const ratio = (name) => median(samples.get(name)) / base;
+  const exeVersion = ratio('out/opsctl --version');
+  const exeList = ratio('out/opsctl tracker labels list (embedded)');
+  report.row('single executable --version: CPU vs node -e 0', `${exeVersion.toFixed(2)}x`, '<= 1.2x', exeVersion <= 1.2);
+  report.row('single executable tracker labels list (embedded): CPU vs node -e 0', `${exeList.toFixed(2)}x`, '<= 2x', exeList <= 2);
 }

@@ -4,8 +4,7 @@
  * can be reached, callers keep the secret in the 0600 credential file instead and say so.
  */
 
-/** Set by `npm run package` (scripts/package.mjs) in the single executable's bundle. */
-declare const __OPSCTL_SEA__: boolean | undefined;
+import { isSea } from '../core/sea.js';
 
 /** The keyring service name every opsctl secret is filed under. */
 export const KEYRING_SERVICE = 'opsctl';
@@ -31,7 +30,7 @@ export function keyringAbsence(env: NodeJS.ProcessEnv, platform: NodeJS.Platform
 export async function openKeyring(env: NodeJS.ProcessEnv): Promise<KeyringProbe> {
   const absent = keyringAbsence(env);
   if (absent) return { unavailable: absent };
-  if (typeof __OPSCTL_SEA__ === 'boolean' && __OPSCTL_SEA__) {
+  if (isSea()) {
     return {
       unavailable:
         'the single executable cannot load the keyring binding (a native addon); the npm package (npm install -g opsctl-<version>.tgz) uses the OS keyring',

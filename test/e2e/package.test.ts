@@ -60,6 +60,28 @@ describe('the single executable (out/opsctl)', () => {
     expect(r.stdout.trim()).toBe(VERSION);
   });
 
+  it('runs the chunks it ran at package time from the code compiled then: a first --help and list in a new home compile none of them', async () => {
+    const home = join(work, 'home-baked');
+    const env = cleanEnv(home, nodelessPath);
+    for (const args of [['--help'], ['tracker', 'labels', 'list']]) {
+      const r = await run(join(nodelessPath, 'opsctl'), args, env);
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
+    // bin/load.cjs writes a chunk's code to the user's cache only when it compiled the chunk itself
+    const written = existsSync(join(home, '.cache', 'opsctl', 'code'))
+      ? readdirSync(join(home, '.cache', 'opsctl', 'code'), { recursive: true })
+          .map(String)
+          .filter((f) => f.endsWith('.v8'))
+      : [];
+    expect(written).toEqual([]);
+    // a command not run at package time compiles its own chunk and keeps it in the user's cache, as dist/ does
+    expect((await run(join(nodelessPath, 'opsctl'), ['help', 'exit-codes'], env)).exitCode).toBe(0);
+    const later = readdirSync(join(home, '.cache', 'opsctl', 'code'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.v8'));
+    expect(later.length).toBeGreaterThan(0);
+  });
+
   it('runs the whole demo against its embedded mocks', async () => {
     const env = cleanEnv(join(work, 'home-demo'), nodelessPath);
     const r = await run(join(nodelessPath, 'opsctl'), ['demo'], env);

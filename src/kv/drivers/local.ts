@@ -20,17 +20,16 @@ import {
 } from '../member-procs.js';
 import { readRecord, recordPath, writeDurably, writeRecord, type MemberRecord } from '../member-record.js';
 import { startHook } from '../start-hook.js';
+import { isSea } from '../../core/sea.js';
 
 type Exec = typeof import('execa').execa;
-
-declare const __OPSCTL_SEA__: boolean | undefined;
 
 /**
  * How to start a simulated member: the running executable itself with `__kv-member` when opsctl is
  * one file (the single executable has no node to run a script with), else node with the member script.
  */
 export function memberArgs(env: NodeJS.ProcessEnv = process.env): string[] {
-  if (typeof __OPSCTL_SEA__ === 'boolean' && __OPSCTL_SEA__) return ['__kv-member'];
+  if (isSea()) return ['__kv-member'];
   return [memberProgram(env)];
 }
 
