@@ -98,9 +98,10 @@ export function register(program: Command, ctx: Context): void {
     kv.command('restore').description('rebuild every member from a verified snapshot (old data dirs kept): the way back after the cluster version moved'),
     true,
   )
-    .requiredOption('--snapshot <file>', "the snapshot to restore (kv status names the last upgrade's restore point)")
+    .option('--snapshot <file>', "the snapshot to restore (kv status names the last upgrade's restore point)")
+    .option('--from-hop <minor>', "instead of --snapshot: the restore point taken before the upgrade's hop off this minor (e.g. 3.3), restored on it")
     .option('--to-version <minor>', 'start the members on this version (default: the version the last upgrade started from)')
-    .option('--target-bin <dir>', 'real etcd: the release directory to start (its etcdctl restores the data)')
+    .option('--target-bin <dir>', 'real etcd: the release directory to start (its etcdutl, before 3.5 its etcdctl, restores the data)')
     .option('--restore-cmd <template>', "with --endpoints: restores {snapshot} on a stopped member's host ({name} {peer} {cluster} {token} {run})")
     .option('--restore-check-cmd <template>', 'with --endpoints: exits 0 when the host is reachable and the data dir is there')
     .option('--dry-run', 'check everything and print the plan; change nothing')
@@ -109,6 +110,7 @@ export function register(program: Command, ctx: Context): void {
     restore,
     'opsctl kv restore --snapshot backup.db --dry-run',
     'opsctl kv restore --snapshot backup.db --to-version 3.2 --yes',
+    'opsctl kv restore --from-hop 3.4 --dry-run',
     'opsctl kv restore --cluster prod.yaml --snapshot /var/backups/etcd.db --to-version 3.2',
   );
   const health = clusterOptions(kv.command('health').description('/health of every member'));

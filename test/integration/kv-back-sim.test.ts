@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { kvSandbox } from '../helpers/kv.js';
+
+// The ways back of issue 28 item 4 on simulated members: a hop's restore point, kv restore onto 3.5/3.6.
+// Fast but never speed-dependent: short polls, generous timeouts.
+const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '60s', '--stop-timeout', '30s'];
+
+let sb: ReturnType<typeof kvSandbox> | undefined;
+afterEach(async () => {
+  await sb?.down();
+  sb = undefined;
+});
+
+async function up(version: string) {
+  sb = kvSandbox();
+  const r = await sb.kv('sandbox', 'up', '--members', '3', '--version', version, '--heartbeat', '50ms');
+  expect(r.code, r.stderr).toBe(0);
+  return sb;
+}
+
+async function versions(s: ReturnType<typeof kvSandbox>) {
+  return (await s.kv('version', '--json')).json<Array<{ name: string; server: string; cluster: string }>>();
+}
+
+function ladderFile(s: ReturnType<typeof kvSandbox>): any {
+  const dir = join(s.dir, 'data', 'kv', 'journals');
+  const sub = readdirSync(dir).find((x: string) => x.endsWith('.ladder'))!;
+  return JSON.parse(readFileSync(join(dir, sub, 'ladder.json'), 'utf8'));
+}
+
+describe('kv restore --from-hop: a restore point per hop of the ladder (simulated members)', () => {
+  it('after 3.4 → 3.5 → 3.6, the 3.4 point restores onto 3.4 and the 3.5 point onto 3.5, each with its keys', async () => {
+    const s = await up('3.4');
+    for (let i = 0; i < 4; i++) expect((await s.kv('put', `early/${i}`, `v${i}`)).code).toBe(0);
+    const lad = await s.kv('upgrade', '--to', '3.6', '--yes', ...FAST);
+    expect(lad.code, lad.stderr).toBe(0);
+    // the ladder file keeps each hop's restore point
+    const lf = ladderFile(s);
+    expect(lf.hops.map((h: any) => `${h.from}>${h.to}`)).toEqual(['3.4>3.5', '3.5>3.6']);
+    for (const h of lf.hops) {
+      expect(h.restorePoint?.file, JSON.stringify(h)).toBeTruthy();
+      expect(existsSync(h.restorePoint.file)).toBe(true);
+    }
+    expect(lf.hops[0].restorePoint.file).not.toBe(lf.hops[1].restorePoint.file);
+    for (let i = 0; i < 3; i++) expect((await s.kv('put', `late/${i}`, 'after the ladder')).code).toBe(0);
+
+    // an unknown minor, a hop with no point, both sources at once: usage errors, nothing stopped
+    expect((await s.kv('restore', '--from-hop', '3.9', '--yes')).code).toBe(2);
+    const none = await s.kv('restore', '--from-hop', '3.2', '--yes');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no restore point of a hop from 3\.2.*\n?.*3\.4 \(hop 3\.4 → 3\.5/s);
+    expect((await s.kv('restore', '--from-hop', '3.4', '--snapshot', 'x.db', '--yes')).code).toBe(2);
+
+    const dry = await s.kv('restore', '--from-hop', '3.5', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`Restore from ${lf.hops[1].restorePoint.file}`);
+    expect(dry.stdout).toMatch(/started on 3\.5/);
+
+    const r35 = await s.kv('restore', '--from-hop', '3.5', '--yes', ...FAST);
+    expect(r35.code, r35.stderr).toBe(0);
+    for (const m of await versions(s)) expect(m.server).toMatch(/^3\.5\./);
+    expect((await s.kv('get', 'early/3')).stdout.trim()).toBe('v3');
+    expect((await s.kv('get', 'late/0')).code).not.toBe(0);
+
+    const r34 = await s.kv('restore', '--from-hop', '3.4', '--yes', ...FAST);
+    expect(r34.code, r34.stderr).toBe(0);
+    for (const m of await versions(s)) expect(m.server).toMatch(/^3\.4\./);
+    expect((await s.kv('get', 'early/0')).stdout.trim()).toBe('v0');
+  }, 240_000);
+
+  it('kv restore --to-version 3.6 on a 3.6 sandbox (a snapshot of it): members back on 3.6 with its keys', async () => {
+    const s = await up('3.6');
+    expect((await s.kv('put', 'k', 'before')).code).toBe(0);
+    const file = join(s.dir, 'snap.db');
+    expect((await s.kv('snapshot', 'save', file)).code).toBe(0);
+    expect((await s.kv('put', 'k', 'after')).code).toBe(0);
+    const r = await s.kv('restore', '--snapshot', file, '--to-version', '3.6', '--yes', ...FAST);
+    expect(r.code, r.stderr).toBe(0);
+    for (const m of await versions(s)) expect(m.server).toMatch(/^3\.6\./);
+    expect((await s.kv('get', 'k')).stdout.trim()).toBe('before');
+  }, 120_000);
+});
