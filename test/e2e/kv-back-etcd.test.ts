@@ -1,0 +1,79 @@
+import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/bin.js';
+import { tempConfigDir } from '../helpers/cli.js';
+
+/**
+ * The ways back on real etcd (issue 28 item 4): a hop's restore point restored onto 3.5 with etcdutl,
+ * a snapshot restored onto 3.6 (3.6's etcdctl has no snapshot restore). Binaries: Debian's 3.4,
+ * 3.5.35 and 3.6.16 built by scripts/etcd-build.sh.
+ */
+const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';
+export const dirs = {
+  '3.4': process.env.OPSCTL_ETCD_34_DIR ?? '/usr/bin',
+  '3.5': process.env.OPSCTL_ETCD_35_DIR ?? join(BUILDS, 'etcd-v3.5.35-linux-amd64'),
+  '3.6': process.env.OPSCTL_ETCD_36_DIR ?? join(BUILDS, 'etcd-v3.6.16-linux-amd64'),
+};
+const missing = Object.entries(dirs).filter(([, d]) => !existsSync(join(d, 'etcd')));
+const ready = missing.length === 0;
+if (!ready) {
+  const why = `missing ${missing.map(([v, d]) => `etcd ${v} in ${d}`).join(', ')} (build 3.5/3.6 with scripts/etcd-build.sh)`;
+  if (process.env.OPSCTL_REQUIRE_E2E === '1') throw new Error(`real etcd 3.4-3.6 is required (OPSCTL_REQUIRE_E2E=1): ${why}`);
+  process.stderr.write(`\n*** SKIPPING the real etcd ways back (restore onto 3.5/3.6): ${why} ***\n\n`);
+}
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+function sandbox() {
+  const cfg = tempConfigDir('opsctl-back-e2e-');
+  const opsctl = (...args: string[]) =>
+    execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true, timeout: 300_000 });
+  cleanup = async () => {
+    await opsctl('kv', 'sandbox', 'down');
+    cfg.cleanup();
+  };
+  return { opsctl, dir: cfg.dir };
+}
+
+const FAST = ['--poll-interval', '100ms'];
+
+describe.runIf(ready)('kv restore on real etcd 3.5 and 3.6 (etcdutl), from a hop restore point of a ladder (the built binary)', () => {
+  it('3.4 → 3.5.35 → 3.6.16, then a snapshot restored onto 3.6 and the 3.5 hop point onto 3.5: the keys of each point', async () => {
+    const { opsctl, dir } = sandbox();
+    // snapshot-count=2: the 3.5 members write a snapshot past the v2 entries 3.4 proposed (else etcdutl check v2store refuses 3.6)
+    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.4'], '--config', 'snapshot-count=2');
+    expect(up.exitCode, String(up.stderr)).toBe(0);
+    for (let i = 0; i < 10; i++) expect((await opsctl('kv', 'put', `early/${i}`, `v${i}`)).exitCode).toBe(0);
+    const lad = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', `3.5=${dirs['3.5']}`, '--target-bin', `3.6=${dirs['3.6']}`, ...FAST);
+    expect(lad.exitCode, String(lad.stderr)).toBe(0);
+
+    // onto 3.6: a snapshot of the 3.6 cluster, restored with 3.6's etcdutl
+    const snap = join(dir, 'on36.db');
+    expect((await opsctl('kv', 'snapshot', 'save', snap)).exitCode).toBe(0);
+    expect((await opsctl('kv', 'put', 'late/0', 'after the snapshot')).exitCode).toBe(0);
+    const r36 = await opsctl('kv', 'restore', '--snapshot', snap, '--to-version', '3.6', '--target-bin', dirs['3.6'], '--yes', ...FAST);
+    expect(r36.exitCode, String(r36.stderr)).toBe(0);
+    let v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
+    for (const m of v) expect(m.server).toBe('3.6.16');
+    expect((await opsctl('kv', 'get', 'late/0')).exitCode).not.toBe(0);
+    expect(String((await opsctl('kv', 'get', 'early/9')).stdout).trim()).toBe('v9');
+
+    // onto 3.5: the restore point the ladder took before the hop 3.5 → 3.6, with the 3.5 binaries that hop's journal records
+    expect((await opsctl('kv', 'put', 'late/1', 'after the ladder')).exitCode).toBe(0);
+    const dry = await opsctl('kv', 'restore', '--from-hop', '3.5', '--dry-run');
+    expect(dry.exitCode, String(dry.stderr)).toBe(0);
+    expect(String(dry.stdout)).toContain(`${dirs['3.5']}/etcd`);
+    const r35 = await opsctl('kv', 'restore', '--from-hop', '3.5', '--yes', ...FAST);
+    expect(r35.exitCode, String(r35.stderr)).toBe(0);
+    v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
+    for (const m of v) expect(m).toMatchObject({ server: '3.5.35', cluster: '3.5.0' });
+    for (let i = 0; i < 10; i++) expect(String((await opsctl('kv', 'get', `early/${i}`)).stdout).trim()).toBe(`v${i}`);
+    expect((await opsctl('kv', 'get', 'late/1')).exitCode).not.toBe(0);
+  }, 300_000);
+});
