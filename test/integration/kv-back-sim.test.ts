@@ -82,3 +82,41 @@ describe('kv restore --from-hop: a restore point per hop of the ladder (simulate
     expect((await s.kv('get', 'k')).stdout.trim()).toBe('before');
   }, 120_000);
 });
+
+describe("kv downgrade --to 3.5: etcd 3.6's downgrade API on simulated members", () => {
+  it('refuses with nothing changed: not all on 3.6, a target other than the previous minor', async () => {
+    const s = await up('3.5');
+    const r = await s.kv('downgrade', '--to', '3.4', '--yes', ...FAST);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/every member runs 3\.6/);
+    for (const m of await versions(s)) expect(m.server).toMatch(/^3\.5\./);
+    await s.down();
+    const s6 = await up('3.6');
+    const bad = await s6.kv('downgrade', '--to', '3.4', '--yes', ...FAST);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--to 3\.4: etcd downgrades one minor at a time, from 3\.6 to 3\.5 only/);
+    for (const m of await versions(s6)) expect(m).toMatchObject({ cluster: '3.6.0' });
+  }, 120_000);
+
+  it('--dry-run shows validate, enable and every member (the leader last); the run takes every member to 3.5 with the keys', async () => {
+    const s = await up('3.6');
+    for (let i = 0; i < 5; i++) expect((await s.kv('put', `d/${i}`, `v${i}`)).code).toBe(0);
+    const dry = await s.kv('downgrade', '--to', '3.5', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/downgrade validate 3\.5, then etcdctl downgrade enable 3\.5/);
+    expect(dry.stdout).toMatch(/Plan: downgrade 3\.6 → 3\.5/);
+    expect(dry.stdout).toMatch(/\[leader, last\]/);
+    for (const m of await versions(s)) expect(m).toMatchObject({ cluster: '3.6.0' });
+
+    const r = await s.kv('downgrade', '--to', '3.5', '--yes', '--json', ...FAST);
+    expect(r.code, r.stderr).toBe(0);
+    const rep = r.json<any>();
+    expect(rep).toMatchObject({ kind: 'downgrade', status: 'done', from: '3.6', to: '3.5' });
+    expect(rep.finished).toMatch(/the downgrade finished/);
+    expect(rep.run.steps.filter((x: any) => x.kind === 'snapshot' && x.status === 'done')).toHaveLength(3);
+    for (const m of await versions(s)) expect(m).toMatchObject({ server: '3.5.35', cluster: '3.5.0' });
+    for (let i = 0; i < 5; i++) expect((await s.kv('get', `d/${i}`)).stdout.trim()).toBe(`v${i}`);
+    // the journal is a downgrade's: kv upgrade does not take it for its own
+    expect(s.journal()).toMatchObject({ downgrade: true, source: '3.6', target: '3.5', status: 'done' });
+  }, 180_000);
+});
