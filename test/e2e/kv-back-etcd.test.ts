@@ -77,3 +77,27 @@ describe.runIf(ready)('kv restore on real etcd 3.5 and 3.6 (etcdutl), from a hop
     expect((await opsctl('kv', 'get', 'late/1')).exitCode).not.toBe(0);
   }, 300_000);
 });
+
+describe.runIf(ready)("kv downgrade --to 3.5 on real etcd: a 3-member 3.6.16 cluster back to 3.5.35 with 3.6's downgrade API (the built binary)", () => {
+  it('a 3.5 binary of the wrong version is refused first; then every member on 3.5.35, cluster version 3.5, keys intact', async () => {
+    const { opsctl } = sandbox();
+    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.6']);
+    expect(up.exitCode, String(up.stderr)).toBe(0);
+    for (let i = 0; i < 10; i++) expect((await opsctl('kv', 'put', `down/${i}`, `v${i}`)).exitCode).toBe(0);
+    // the 3.4 binaries given as 3.5: refused before anything changes
+    const wrong = await opsctl('kv', 'downgrade', '--to', '3.5', '--yes', '--target-bin', `3.5=${dirs['3.4']}`);
+    expect(wrong.exitCode).toBe(1);
+    expect(String(wrong.stderr)).toMatch(/--target-bin 3\.5=.*its etcd is 3\.4\.\d+, not 3\.5\.x/);
+    let v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
+    for (const m of v) expect(m).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+
+    const r = await opsctl('kv', 'downgrade', '--to', '3.5', '--yes', '--json', '--target-bin', `3.5=${dirs['3.5']}`, ...FAST);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const rep = JSON.parse(String(r.stdout));
+    expect(rep).toMatchObject({ kind: 'downgrade', status: 'done', from: '3.6', to: '3.5', binaryVersion: '3.5.35' });
+    expect(rep.finished).toMatch(/the downgrade finished/);
+    v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
+    for (const m of v) expect(m).toMatchObject({ server: '3.5.35', cluster: '3.5.0' });
+    for (let i = 0; i < 10; i++) expect(String((await opsctl('kv', 'get', `down/${i}`)).stdout).trim()).toBe(`v${i}`);
+  }, 300_000);
+});

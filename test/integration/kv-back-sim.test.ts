@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kvSandbox } from '../helpers/kv.js';
+import { runBin } from '../helpers/bin.js';
+import { kvSandbox, until } from '../helpers/kv.js';
 
 // The ways back of issue 28 item 4 on simulated members: a hop's restore point, kv restore onto 3.5/3.6.
 // Fast but never speed-dependent: short polls, generous timeouts.
@@ -119,4 +120,27 @@ describe("kv downgrade --to 3.5: etcd 3.6's downgrade API on simulated members",
     // the journal is a downgrade's: kv upgrade does not take it for its own
     expect(s.journal()).toMatchObject({ downgrade: true, source: '3.6', target: '3.5', status: 'done' });
   }, 180_000);
+
+  it('opsctl killed (SIGKILL) in the second member of a downgrade: the re-run resumes there (the downgrade not enabled again) and finishes', async () => {
+    const s = await up('3.6');
+    expect((await s.kv('put', 'before', 'kill')).code).toBe(0);
+    // the run blocks right after its second member start spawned the 3.5 process; SIGKILL lands there
+    const child = runBin(['kv', 'downgrade', '--to', '3.5', '--yes', ...FAST], { env: { ...s.env, OPSCTL_TEST_KV_START_HOOK: 'pause:after-spawn:#2' } });
+    let err = '';
+    child.stderr?.on('data', (d: Buffer) => (err += String(d)));
+    await until(() => /opsctl-test: \S+ after-spawn/.test(err), 120_000, 'the second member start');
+    child.kill('SIGKILL');
+    await child;
+    expect(s.journal()).toMatchObject({ downgrade: true, status: 'running' });
+    // kv upgrade does not take the downgrade's journal for its own
+    const up35 = await s.kv('upgrade', '--to', '3.5', '--yes', ...FAST);
+    expect(up35.code).toBe(1);
+    const r = await runBin(['kv', 'downgrade', '--to', '3.5', '--yes', '--json', ...FAST], { env: s.env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const rep = JSON.parse(String(r.stdout));
+    expect(rep).toMatchObject({ kind: 'downgrade', status: 'done', resumed: true });
+    expect(rep.enable.join(' ')).not.toMatch(/enable 3\.5: ok/);
+    for (const m of await versions(s)) expect(m).toMatchObject({ server: '3.5.35', cluster: '3.5.0' });
+    expect((await s.kv('get', 'before')).stdout.trim()).toBe('kill');
+  }, 240_000);
 });
