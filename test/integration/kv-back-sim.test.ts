@@ -178,3 +178,19 @@ describe('kv upgrade --on-failure rollback on every hop of the ladder (simulated
     for (const m of await versions(s)) expect(m).toMatchObject({ server: '3.5.35', cluster: '3.5.0' });
   }, 180_000);
 });
+
+describe('kv downgrade --on-failure rollback (simulated members)', () => {
+  it('a member never healthy on 3.5 is put back on 3.6: exit 3 naming kv rollback, the cluster healthy at cluster version 3.5', async () => {
+    const s = await up('3.6');
+    expect((await s.kv('put', 'k', 'v')).code).toBe(0);
+    s.fault({ neverHealthyOn: '3.5' });
+    const r = await s.kv('downgrade', '--to', '3.5', '--yes', ...FAST, '--healthy-timeout', '2s', '--on-failure', 'rollback');
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/did not become healthy on 3\.5/);
+    expect(r.stderr).toMatch(/--on-failure rollback: \S+ is back on 3\.6/);
+    expect(r.stderr).toContain('opsctl kv rollback');
+    for (const m of await versions(s)) expect(m).toMatchObject({ server: '3.6.16', cluster: '3.5.0' });
+    expect((await s.kv('health')).code).toBe(0);
+    expect((await s.kv('get', 'k')).stdout.trim()).toBe('v');
+  }, 120_000);
+});
