@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
@@ -99,5 +99,73 @@ describe.runIf(ready)("kv downgrade --to 3.5 on real etcd: a 3-member 3.6.16 clu
     v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
     for (const m of v) expect(m).toMatchObject({ server: '3.5.35', cluster: '3.5.0' });
     for (let i = 0; i < 10; i++) expect(String((await opsctl('kv', 'get', `down/${i}`)).stdout).trim()).toBe(`v${i}`);
+  }, 300_000);
+});
+
+/** The ladder file and the executor journal of the one cluster under a config dir. */
+function files(dir: string) {
+  const jd = join(dir, 'data', 'kv', 'journals');
+  const read = (f: string | undefined) => {
+    try {
+      return f && existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const names = existsSync(jd) ? readdirSync(jd) : [];
+  const lad = names.find((x) => x.endsWith('.ladder'));
+  return {
+    ladder: read(lad && join(jd, lad, 'ladder.json')),
+    journal: read(
+      names.find((x) => x.endsWith('.json')) &&
+        join(
+          jd,
+          names.find((x) => x.endsWith('.json'))!,
+        ),
+    ),
+  };
+}
+
+describe.runIf(ready)('kv upgrade ladder on real etcd: opsctl killed (SIGKILL) in the middle of the 3.4 → 3.5 hop, and the re-run finishes', () => {
+  it('3.4 → 3.5.35 → 3.6.16: killed right after the second member of the 3.4 → 3.5 hop spawned; the re-run resumes that hop and member', async () => {
+    const { opsctl, dir } = sandbox();
+    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.4'], '--config', 'snapshot-count=2');
+    expect(up.exitCode, String(up.stderr)).toBe(0);
+    for (let i = 0; i < 10; i++) expect((await opsctl('kv', 'put', `kill/${i}`, `v${i}`)).exitCode).toBe(0);
+    const bins = ['--target-bin', `3.5=${dirs['3.5']}`, '--target-bin', `3.6=${dirs['3.6']}`];
+    // the run blocks right after its second member start (3.5.35 spawned, not yet recorded); SIGKILL lands there
+    const child = execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.6', '--yes', ...bins, ...FAST], {
+      reject: false,
+      env: { OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1', OPSCTL_TEST_KV_START_HOOK: 'pause:after-spawn:#2' },
+      extendEnv: true,
+      timeout: 300_000,
+    });
+    let err = '';
+    child.stderr?.on('data', (d: Buffer) => (err += String(d)));
+    const deadline = Date.now() + 240_000;
+    while (!/opsctl-test: \S+ after-spawn/.test(err)) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the second member start was never reached: ${err}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    child.kill('SIGKILL');
+    await child;
+    const at = files(dir);
+    expect(at.ladder).toMatchObject({ status: 'running', current: 0 });
+    expect(at.journal).toMatchObject({ source: '3.4', target: '3.5', status: 'running' });
+    const firstDone = at.journal.steps.find((x: any) => x.kind === 'settle' && x.status === 'done')?.member;
+    expect(firstDone).toBeTruthy();
+    const startedAt = at.journal.steps.find((x: any) => x.id === `${firstDone}/start`).startedAt;
+
+    const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--json', ...FAST);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const rep = JSON.parse(String(r.stdout));
+    expect(rep).toMatchObject({ kind: 'ladder', status: 'done', resumed: true });
+    expect(rep.hops.map((h: any) => `${h.from}>${h.to}:${h.status}`)).toEqual(['3.4>3.5:done', '3.5>3.6:done']);
+    // the member done before the kill was not started again
+    expect(rep.hops[0].report.resumed).toBe(true);
+    expect(rep.hops[0].report.steps.find((x: any) => x.id === `${firstDone}/start`).startedAt).toBe(startedAt);
+    const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
+    for (const m of v) expect(m).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+    for (let i = 0; i < 10; i++) expect(String((await opsctl('kv', 'get', `kill/${i}`)).stdout).trim()).toBe(`v${i}`);
   }, 300_000);
 });
