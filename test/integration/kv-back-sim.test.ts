@@ -152,19 +152,23 @@ describe('kv upgrade --on-failure rollback on every hop of the ladder (simulated
     ['3.4', '3.5', '3.4.23'],
     ['3.5', '3.6', '3.5.35'],
   ];
-  it.each(HOPS)('%s → %s: a member never healthy on the target is put back with its data; exit 3, every member healthy on %s', async (from, to, release) => {
-    const s = await up(from);
-    for (let i = 0; i < 3; i++) expect((await s.kv('put', `rb/${i}`, `v${i}`)).code).toBe(0);
-    s.fault({ neverHealthyOn: to });
-    const r = await s.kv('upgrade', '--to', to, '--yes', ...FAST, '--healthy-timeout', '2s', '--on-failure', 'rollback');
-    expect(r.code, r.stderr).toBe(3);
-    expect(r.stderr).toMatch(new RegExp(`did not become healthy on ${to.replace('.', '\\.')}`));
-    const first = s.journal().members.find((m: any) => m.action !== 'skip').name;
-    expect(r.stderr).toContain(`--on-failure rollback: ${first} is back on ${from}`);
-    for (const m of await versions(s)) expect(m).toMatchObject({ server: release, cluster: `${from}.0` });
-    expect((await s.kv('health')).code).toBe(0);
-    for (let i = 0; i < 3; i++) expect((await s.kv('get', `rb/${i}`)).stdout.trim()).toBe(`v${i}`);
-  }, 120_000);
+  it.each(HOPS)(
+    '%s → %s: a member never healthy on the target is put back with its data; exit 3, every member healthy on %s',
+    async (from, to, release) => {
+      const s = await up(from);
+      for (let i = 0; i < 3; i++) expect((await s.kv('put', `rb/${i}`, `v${i}`)).code).toBe(0);
+      s.fault({ neverHealthyOn: to });
+      const r = await s.kv('upgrade', '--to', to, '--yes', ...FAST, '--healthy-timeout', '2s', '--on-failure', 'rollback');
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(new RegExp(`did not become healthy on ${to.replace('.', '\\.')}`));
+      const first = s.journal().members.find((m: any) => m.action !== 'skip').name;
+      expect(r.stderr).toContain(`--on-failure rollback: ${first} is back on ${from}`);
+      for (const m of await versions(s)) expect(m).toMatchObject({ server: release, cluster: `${from}.0` });
+      expect((await s.kv('health')).code).toBe(0);
+      for (let i = 0; i < 3; i++) expect((await s.kv('get', `rb/${i}`)).stdout.trim()).toBe(`v${i}`);
+    },
+    120_000,
+  );
 
   it('a ladder 3.4 → 3.6 whose 3.6 hop fails: the member is put back on 3.5, the ladder halts at that hop (exit 3), the earlier hop stays done', async () => {
     const s = await up('3.4');
