@@ -77,6 +77,28 @@ describe('kv restore --from-hop: a restore point per hop of the ladder (simulate
     const file = join(s.dir, 'snap.db');
     expect((await s.kv('snapshot', 'save', file)).code).toBe(0);
     expect((await s.kv('put', 'k', 'after')).code).toBe(0);
+    // a command driver whose restore template runs etcdctl snapshot restore: refused for 3.6 before any stop
+    const eps = s
+      .spec()
+      .members.map((m) => m.endpoint)
+      .join(',');
+    const cmd = ['--stop-cmd', 'false', '--start-cmd', 'false', '--running-cmd', 'false'];
+    const old = await s.kv(
+      'restore',
+      '--snapshot',
+      file,
+      '--endpoints',
+      eps,
+      ...cmd,
+      '--restore-cmd',
+      'etcdctl snapshot restore {snapshot} --name {name}',
+      '--to-version',
+      '3.6',
+      '--yes',
+    );
+    expect(old.code).toBe(1);
+    expect(old.stderr).toMatch(/runs etcdctl snapshot restore, which etcd 3\.6's etcdctl does not have: write etcdutl snapshot restore/);
+    expect(old.stderr).toMatch(/nothing was stopped/);
     const r = await s.kv('restore', '--snapshot', file, '--to-version', '3.6', '--yes', ...FAST);
     expect(r.code, r.stderr).toBe(0);
     for (const m of await versions(s)) expect(m.server).toMatch(/^3\.6\./);
