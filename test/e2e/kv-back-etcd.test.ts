@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
@@ -167,5 +167,29 @@ describe.runIf(ready)('kv upgrade ladder on real etcd: opsctl killed (SIGKILL) i
     const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
     for (const m of v) expect(m).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
     for (let i = 0; i < 10; i++) expect(String((await opsctl('kv', 'get', `kill/${i}`)).stdout).trim()).toBe(`v${i}`);
+  }, 300_000);
+});
+
+describe.runIf(ready)('kv upgrade --on-failure rollback on real etcd, on the 3.5 → 3.6 hop (the built binary)', () => {
+  it('a 3.6 binary that never comes up: the first member is put back on 3.5.35 with its data, exit 3, the cluster healthy on 3.5', async () => {
+    const { opsctl, dir } = sandbox();
+    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.5'], '--config', 'snapshot-count=2');
+    expect(up.exitCode, String(up.stderr)).toBe(0);
+    for (let i = 0; i < 5; i++) expect((await opsctl('kv', 'put', `rb/${i}`, `v${i}`)).exitCode).toBe(0);
+    // a release directory whose etcd says 3.6.16 but exits at once when started (a broken host binary)
+    const broken = join(dir, 'broken-3.6');
+    mkdirSync(broken);
+    writeFileSync(
+      join(broken, 'etcd'),
+      '#!/bin/sh\nif [ "$1" = --version ]; then echo "etcd Version: 3.6.16"; exit 0; fi\necho "broken on purpose" >&2\nexit 1\n',
+    );
+    chmodSync(join(broken, 'etcd'), 0o755);
+    const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', broken, '--on-failure', 'rollback', '--healthy-timeout', '20s', ...FAST);
+    expect(r.exitCode, String(r.stderr)).toBe(3);
+    expect(String(r.stderr)).toContain(`is back on ${dirs['3.5']}/etcd (data dir restored from `);
+    const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
+    for (const m of v) expect(m).toMatchObject({ server: '3.5.35', cluster: '3.5.0' });
+    expect((await opsctl('kv', 'health')).exitCode).toBe(0);
+    for (let i = 0; i < 5; i++) expect(String((await opsctl('kv', 'get', `rb/${i}`)).stdout).trim()).toBe(`v${i}`);
   }, 300_000);
 });
