@@ -317,6 +317,13 @@ export class KvClient {
     return r.text;
   }
 
+  /** etcd 3.5+'s peer handler GET /downgrade/enabled, asked of a client made for a member's peer URL: whether a downgrade is enabled. */
+  async downgradeEnabled(): Promise<boolean | undefined> {
+    const r = await this.fetch('/downgrade/enabled');
+    const t = r.text.trim();
+    return r.status === 200 && (t === 'true' || t === 'false') ? t === 'true' : undefined;
+  }
+
   async status(): Promise<StatusResult> {
     await this.gatewayPrefix();
     const fresh = this.discoveredStatus;

@@ -82,6 +82,8 @@ export interface UpgradeOptions {
   reporter: StepReporter;
   /** The exact command that rolls back this cluster (printed when halting). */
   rollbackCommand: string;
+  /** etcd 3.6's downgrade, enabled by kv downgrade before this run: the members go from the next minor down to `to`. */
+  downgrade?: boolean;
   /** The data dirs are not backed up (the command driver without a backup template: said on the plan). */
   noBackup?: boolean;
   /** A member that never becomes healthy on the target: halt there (default), or put it back first. */
@@ -235,10 +237,11 @@ function resumableJournal(o: UpgradeOptions, file: string): Journal | undefined 
   const journal = readJournal(file);
   if (!isResumable(journal)) return undefined;
   checkJournalPlan(file, journal, o.cluster.members, o.rollbackCommand);
-  if (journal.target !== o.to || journal.allowSameVersion !== o.allowSameVersion) {
-    throw new OpsError(`an unfinished upgrade to ${journal.target} of this cluster is recorded in ${file}`, 1, {
+  if (journal.target !== o.to || journal.allowSameVersion !== o.allowSameVersion || Boolean(journal.downgrade) !== Boolean(o.downgrade)) {
+    const verb = journal.downgrade ? 'downgrade' : 'upgrade';
+    throw new OpsError(`an unfinished ${verb} to ${journal.target} of this cluster is recorded in ${file}`, 1, {
       code: 'journal_conflict',
-      hint: `finish it with: opsctl kv upgrade --to ${journal.target}${journal.allowSameVersion ? ' --allow-same-version' : ''}   or undo it with: ${o.rollbackCommand}`,
+      hint: `finish it with: opsctl kv ${verb} --to ${journal.target}${journal.allowSameVersion ? ' --allow-same-version' : ''}   or undo it with: ${o.rollbackCommand}`,
     });
   }
   return journal;
@@ -293,7 +296,12 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
     obs.authEnabled = await authEnabled(obs.members, { session: o.session, timeoutMs: t.requestMs, debug: o.debug });
   }
   const observedAt = o.now();
-  const result = planUpgrade(obs, { to: o.to, allowSameVersion: o.allowSameVersion, mayBeDown: journal ? memberInFlight(journal) : undefined });
+  const result = planUpgrade(obs, {
+    to: o.to,
+    allowSameVersion: o.allowSameVersion,
+    mayBeDown: journal ? memberInFlight(journal) : undefined,
+    downgrade: o.downgrade,
+  });
   const membership = await listed;
   // (When the planner already refused because no member is healthy, "no one to ask" adds nothing.)
   const whole = !result.ok && 'error' in membership ? [] : await membershipProblems(o.cluster, obs.members, membership, o.session, t.requestMs);
@@ -406,6 +414,7 @@ class UpgradeRun {
         previous[m.name] = { version: minor(ob?.serverVersion) ?? cur?.version ?? pre.plan.source, binDir: cur?.binDir };
       }
       j = newJournal(o.cluster.key, pre.plan, previous, { allowSameVersion: o.allowSameVersion, targetBin: o.targetBin, now: o.now() });
+      if (o.downgrade) j.downgrade = true;
     } else {
       j = resumed;
       j.status = 'running';

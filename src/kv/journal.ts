@@ -40,6 +40,8 @@ export interface Journal {
   /** Per member: what it ran before (for roll-back). */
   previous: Record<string, { version: string; binDir?: string }>;
   target_bin?: string;
+  /** A downgrade (kv downgrade, etcd 3.6's downgrade API): kv upgrade does not resume it, nor it an upgrade. */
+  downgrade?: boolean;
   steps: JournalStep[];
   snapshots: Array<{ member: string; file: string; revision: string; bytes: number }>;
   halt?: { step: string; reason: string; rollback: string };

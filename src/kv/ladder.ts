@@ -19,6 +19,7 @@ import type { MemberSpec } from './cluster.js';
 import { acquireLock, runUpgrade, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './executor.js';
 import { journalPath, writeJournal, type Journal } from './journal.js';
 import { readJournal } from './journal-read.js';
+import { restorePointOf } from './restore-point.js';
 import { hopName, planLadder, SIM_RELEASES, type Hop } from './ladder-plan.js';
 import { authEnabled, observeCluster } from './observe.js';
 import { KvClient } from './client.js';
@@ -76,7 +77,17 @@ export interface LadderFile {
   to: string;
   status: 'running' | 'halted' | 'interrupted' | 'done';
   current: number;
-  hops: Array<{ from: string; to: string; patch: boolean; status: HopReport['status']; binDir?: string; binaryVersion?: string; journal?: string }>;
+  hops: Array<{
+    from: string;
+    to: string;
+    patch: boolean;
+    status: HopReport['status'];
+    binDir?: string;
+    binaryVersion?: string;
+    journal?: string;
+    /** The snapshot taken before the hop's first stop (`kv restore --from-hop FROM` rebuilds the cluster on FROM from it). */
+    restorePoint?: { file: string; revision: string; sha256?: string; keys?: number };
+  }>;
   v2?: { bytes: number; on: string };
   createdAt: string;
   updatedAt: string;
@@ -545,6 +556,8 @@ async function climb(
       if (j && j.target === hop.to) {
         copyFileSync(journal, kept);
         hop.journal = kept;
+        const rp = restorePointOf(j);
+        if (rp) hop.restorePoint = rp;
         report.hops[i]!.journal = kept;
       }
     }

@@ -1,4 +1,4 @@
-import { compareMinor, minor, previousMinor } from './parse.js';
+import { compareMinor, minor, nextMinor, previousMinor } from './parse.js';
 import type { ClusterObservation, MemberPlan, UpgradePlan } from './types.js';
 
 export interface PlanOptions {
@@ -7,6 +7,11 @@ export interface PlanOptions {
   allowSameVersion?: boolean;
   /** A member that may be down because an interrupted upgrade stopped it (resume). */
   mayBeDown?: string;
+  /**
+   * etcd 3.6's downgrade (kv downgrade): members go from the next minor down to `to`; the cluster
+   * version is `to` once the downgrade is enabled (before it, on a dry run, the next minor).
+   */
+  downgrade?: boolean;
 }
 
 export type PlanResult = { ok: true; plan: UpgradePlan } | { ok: false; reasons: string[] };
@@ -21,7 +26,7 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   const same = Boolean(opts.allowSameVersion);
   let source: string;
   try {
-    source = same ? target : previousMinor(target);
+    source = same ? target : opts.downgrade ? nextMinor(target) : previousMinor(target);
   } catch (err) {
     return { ok: false, reasons: [`--to ${target}: ${(err as Error).message}`] };
   }
@@ -46,7 +51,7 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   for (const m of present.filter((x) => x.reachable)) {
     const v = minor(m.serverVersion);
     if (!v) reasons.push(`member ${m.name} reports no server version`);
-    else if (!same && compareMinor(v, target) > 0) {
+    else if (!same && !opts.downgrade && compareMinor(v, target) > 0) {
       downgrade = true;
       reasons.push(
         `member ${m.name} runs ${m.serverVersion}, newer than ${target}: that is a downgrade, which kv upgrade does not do ` +
@@ -62,7 +67,13 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   const clusterVersion = clusterVersions.size === 1 ? [...clusterVersions][0] : undefined;
   const allAtTarget = present.every((m) => minor(m.serverVersion) === target);
   if (clusterVersions.size > 1) reasons.push(`members disagree on the cluster version (${[...clusterVersions].join(', ')})`);
-  else if (!downgrade && clusterVersion !== source && !(clusterVersion === target && allAtTarget && !same)) {
+  else if (opts.downgrade) {
+    if (clusterVersion !== target && !(clusterVersion === source && present.every((m) => minor(m.serverVersion) === source))) {
+      reasons.push(
+        `the cluster version is ${clusterVersion ?? 'not decided'}, not ${target} (the downgrade is enabled first: etcdctl downgrade enable ${target})`,
+      );
+    }
+  } else if (!downgrade && clusterVersion !== source && !(clusterVersion === target && allAtTarget && !same)) {
     reasons.push(`the cluster version is ${clusterVersion ?? 'not decided'}, not ${source}`);
   }
   if (state.authEnabled && compareMinor(target, '3.3') >= 0) {
@@ -97,7 +108,10 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
       return { name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.serverVersion ?? '?', action: 'skip', reason: `already at ${target}`, wasLeader };
     return { name: m.name, id: m.id, endpoint: m.endpoint, fromVersion: m.serverVersion ?? source, action: 'upgrade', reason: `${at} → ${target}`, wasLeader };
   });
-  return { ok: true, plan: { source, target, members: orderMembers(members), clusterVersion: clusterVersion ?? source } };
+  return {
+    ok: true,
+    plan: { source, target, members: orderMembers(members), clusterVersion: clusterVersion ?? source, ...(opts.downgrade ? { downgrade: true } : {}) },
+  };
 }
 
 /**
@@ -120,7 +134,7 @@ export function nextMember<T extends { name: string; id: string }>(pending: T[],
 /** A human rendering of the plan. */
 export function describePlan(plan: UpgradePlan, settle: string, opts: { noBackup?: boolean } = {}): string {
   const lines = [
-    `Plan: ${plan.source === plan.target ? `rolling restart on ${plan.target}` : `upgrade ${plan.source} → ${plan.target}`}, one member at a time (cluster version ${plan.clusterVersion})`,
+    `Plan: ${plan.source === plan.target ? `rolling restart on ${plan.target}` : `${plan.downgrade ? 'downgrade' : 'upgrade'} ${plan.source} → ${plan.target}`}, one member at a time (cluster version ${plan.clusterVersion})`,
   ];
   let n = 0;
   for (const m of plan.members) {
@@ -133,7 +147,11 @@ export function describePlan(plan: UpgradePlan, settle: string, opts: { noBackup
     const backup = opts.noBackup ? 'no data-dir backup (--no-backup)' : 'back up the data dir';
     lines.push(`       snapshot + verify → stop → wait until gone → ${backup} → start ${plan.target} → wait healthy + caught up → settle ${settle}`);
   }
-  lines.push(`  then: wait for the cluster version to reach ${plan.target}, final health pass`);
+  lines.push(
+    plan.downgrade
+      ? `  then: the cluster version confirmed at ${plan.target} on every member, final health pass`
+      : `  then: wait for the cluster version to reach ${plan.target}, final health pass`,
+  );
   return lines.join('\n');
 }
 

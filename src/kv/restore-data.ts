@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec, SandboxSpec } from './cluster.js';
 import type { MemberTarget } from './drivers/driver.js';
+import { compareMinor, minor } from './parse.js';
 import { parseSimSnapshot } from './snapshot-status.js';
 
 type Exec = typeof import('execa').execa;
@@ -41,8 +42,8 @@ export function stagedDir(dataDir: string, run: string): string {
 
 /**
  * Builds a local member's restored data dir beside the live one, while the cluster still runs (so a
- * failure here changes nothing): real etcd's `etcdctl snapshot restore` (the target release's
- * etcdctl, with the member's name, peer URL, the initial cluster and the new token), or, for a
+ * failure here changes nothing): real etcd's `snapshot restore` (the target release's etcdutl from
+ * 3.5 on, its etcdctl before: with the member's name, peer URL, the initial cluster and the new token), or, for a
  * simulated member, its state file written from the snapshot's state (its keys and revision; the
  * cluster version is decided again by the members, as after a real restore).
  */
@@ -55,7 +56,13 @@ export async function stageLocalData(sandbox: SandboxSpec, m: MemberSpec, r: Res
     writeFileSync(join(staged, 'member', 'kv.json'), JSON.stringify({ revision: snap.revision, kvs: snap.kvs, clusterVersion: '', clients: {} }));
     return staged;
   }
-  const etcdctl = join(r.target.binDir ?? '', 'etcdctl');
+  const tool = restoreTool(r.target);
+  if (!existsSync(tool.path)) {
+    throw new Error(
+      `${tool.path} does not exist: ${tool.name === 'etcdutl' ? `etcd ${r.target.version} restores snapshots with etcdutl (3.6's etcdctl has no snapshot restore; 3.5's is deprecated)` : 'the target release ships etcdctl'}; give the release directory with --target-bin DIR`,
+    );
+  }
+  const etcdctl = tool.path;
   const res = await exec(
     etcdctl,
     [
@@ -77,9 +84,19 @@ export async function stageLocalData(sandbox: SandboxSpec, m: MemberSpec, r: Res
   );
   if (res.exitCode !== 0) {
     rmSync(staged, { recursive: true, force: true });
-    throw new Error(`${etcdctl} snapshot restore for ${m.name} failed (exit ${res.exitCode}): ${String(res.stderr).trim().split('\n').pop()}`);
+    throw new Error(`${tool.path} snapshot restore for ${m.name} failed (exit ${res.exitCode}): ${String(res.stderr).trim().split('\n').pop()}`);
   }
   return staged;
+}
+
+/**
+ * The tool that rebuilds a data dir from a snapshot for a target release: etcdutl from 3.5 on (3.6's
+ * etcdctl has no `snapshot restore`; 3.5's still has it, deprecated in favour of etcdutl), etcdctl
+ * (ETCDCTL_API=3) before 3.5.
+ */
+export function restoreTool(target: MemberTarget): { name: 'etcdutl' | 'etcdctl'; path: string } {
+  const name = compareMinor(minor(target.version) ?? target.version, '3.5') >= 0 ? 'etcdutl' : 'etcdctl';
+  return { name, path: join(target.binDir ?? '', name) };
 }
 
 /** Drops a staged dir that was never swapped in (a refused or declined restore). */

@@ -11,7 +11,7 @@ import { readJournal } from './journal-read.js';
 import { observeCluster } from './observe.js';
 import type { KvSession } from './session.js';
 import { minor } from './parse.js';
-import type { RestoreRequest } from './restore-data.js';
+import { restoreTool, type RestoreRequest } from './restore-data.js';
 import { countKeys, type WithRestorePoint } from './restore-point.js';
 import { parseSimSnapshot, snapshotStatus, type SnapshotStatus } from './snapshot-status.js';
 import { waitFor, WaitFatal } from './wait.js';
@@ -24,6 +24,8 @@ export interface RestoreOptions {
   /** opsctl's data dir (journals). */
   dataDir: string;
   snapshot: string;
+  /** The journal whose restore point and binaries the restore reads (default: the cluster's; `--from-hop`: that hop's). */
+  journalFile?: string;
   /** The minor version to start every member on (default: the recorded upgrade's source, else what runs now). */
   toVersion?: string;
   /** Real etcd: the directory of the release to start (and whose etcdctl restores the data, local driver). */
@@ -89,7 +91,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   const checkRestore = o.driver.checkRestore.bind(o.driver);
   let j: WithRestorePoint | undefined;
   try {
-    j = readJournal(journalPath(o.dataDir, o.cluster.key));
+    j = readJournal(o.journalFile ?? journalPath(o.dataDir, o.cluster.key));
   } catch {
     notes.push('the upgrade journal of this cluster cannot be read: the snapshot is not compared with its restore point');
   }
@@ -189,6 +191,15 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
     if (o.cluster.sandbox?.kind === 'etcd' && !target.binDir) {
       problems.push(`member ${m.name}: no etcd ${version} binary is known (the journal records none): pass --target-bin DIR`);
       continue;
+    }
+    if (snap.kind === 'etcd' && target.binDir && (o.cluster.sandbox || driver.type === 'local')) {
+      const tool = restoreTool(target);
+      if (!existsSync(tool.path)) {
+        problems.push(
+          `member ${m.name}: ${tool.path} does not exist${tool.name === 'etcdutl' ? ` (etcd ${version} restores with etcdutl: 3.6's etcdctl has no snapshot restore)` : ''}: pass --target-bin DIR of a ${version} release`,
+        );
+        continue;
+      }
     }
     const req = request(o.snapshot, m, initialCluster, token, run, target);
     const check = await checkRestore(m, req).catch((err: Error) => {

@@ -71,7 +71,8 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     const look = () => observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs });
     const obs = await look();
     const cluster = obs.members.find((m) => m.clusterVersion)?.clusterVersion;
-    if (minor(cluster) === j.target) {
+    // (A downgrade lowers the cluster version first: its members go back up while the downgrade is enabled.)
+    if (minor(cluster) === j.target && !j.downgrade) {
       throw new OpsError(`the cluster version is already ${cluster}: a downgrade is no longer possible by restarting members`, 1, {
         code: 'rollback_refused',
         hint: restoreHint(j, o.restoreCommand),

@@ -262,6 +262,7 @@ export async function waitClusterVersionStep(env: StepEnv, source: string): Prom
     },
     { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, what: `cluster version ${o.to}`, now: o.now, signal: o.signal },
   );
+  if (o.downgrade) return `cluster version ${v} (downgraded from ${source})`;
   return `cluster version ${v}${source !== o.to ? ` (updated from ${source}: downgrade is no longer possible)` : ''}`;
 }
 

@@ -45,6 +45,8 @@ export interface UpgradePlan {
   /** In the order they will be handled: followers first, the leader last. */
   members: MemberPlan[];
   clusterVersion: string;
+  /** etcd 3.6's downgrade (kv downgrade): the members go one minor down. */
+  downgrade?: boolean;
 }
 
 export const MEMBER_STEPS: StepKind[] = ['snapshot', 'stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy', 'settle'];

@@ -87,6 +87,29 @@ export function register(program: Command, ctx: Context): void {
     'opsctl kv upgrade --to 3.3 --cluster prod.yaml --settle 2m',
   );
 
+  const downgrade = clusterOptions(
+    kv.command('downgrade').description("take a 3.6 cluster back to 3.5 with etcd's downgrade API, one member at a time (journalled, resumable)"),
+    true,
+  )
+    .addOption(suggest(new Option('--to <minor>', 'the target minor: the previous one (3.5 for a 3.6 cluster)').makeOptionMandatory(), ['3.5']))
+    .option('--dry-run', 'print the plan and stop')
+    .option('--settle <auto|duration>', 'wait after each member: auto = measured catch-up', 'auto')
+    .option('--no-backup', 'command driver without a backup template: downgrade without backing up the data dirs')
+    .option('--target-bin <[version=]dir>', 'real etcd: the directory with the 3.5 etcd binary (3.5=DIR)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--snapshot-via <how>', 'auto | etcdctl | gateway', 'auto')
+    .option('--etcdctl <path>', 'the etcdctl to use for snapshots')
+    .option('--cluster-version-timeout <duration>', 'how long the cluster version may take to drop to --to, and the downgrade to end', '2m')
+    .option('--snapshot-timeout <duration>', 'timeout of one snapshot', '2m')
+    .option('--on-failure <halt|rollback>', 'a member that never becomes healthy on --to: halt there, or put it back on 3.6 first', 'halt')
+    .option('--restore-backup-cmd <template>', "with --endpoints: puts a stopped member's data dir back from the backup ({run}), for --on-failure rollback")
+    .action(lazyAction(ctx, () => import('./downgrade.js')));
+  examples(
+    downgrade,
+    'opsctl kv downgrade --to 3.5 --dry-run',
+    'opsctl kv downgrade --to 3.5 --target-bin 3.5=/opt/etcd-3.5',
+    'opsctl kv downgrade --to 3.5 --json',
+  );
+
   const rollback = clusterOptions(
     kv.command('rollback').description('restart upgraded members on their previous version (only while the cluster version has not moved)'),
     true,
@@ -98,9 +121,10 @@ export function register(program: Command, ctx: Context): void {
     kv.command('restore').description('rebuild every member from a verified snapshot (old data dirs kept): the way back after the cluster version moved'),
     true,
   )
-    .requiredOption('--snapshot <file>', "the snapshot to restore (kv status names the last upgrade's restore point)")
+    .option('--snapshot <file>', "the snapshot to restore (kv status names the last upgrade's restore point)")
+    .option('--from-hop <minor>', "instead of --snapshot: the restore point taken before the upgrade's hop off this minor (e.g. 3.3), restored on it")
     .option('--to-version <minor>', 'start the members on this version (default: the version the last upgrade started from)')
-    .option('--target-bin <dir>', 'real etcd: the release directory to start (its etcdctl restores the data)')
+    .option('--target-bin <dir>', 'real etcd: the release directory to start (its etcdutl, before 3.5 its etcdctl, restores the data)')
     .option('--restore-cmd <template>', "with --endpoints: restores {snapshot} on a stopped member's host ({name} {peer} {cluster} {token} {run})")
     .option('--restore-check-cmd <template>', 'with --endpoints: exits 0 when the host is reachable and the data dir is there')
     .option('--dry-run', 'check everything and print the plan; change nothing')
@@ -109,6 +133,7 @@ export function register(program: Command, ctx: Context): void {
     restore,
     'opsctl kv restore --snapshot backup.db --dry-run',
     'opsctl kv restore --snapshot backup.db --to-version 3.2 --yes',
+    'opsctl kv restore --from-hop 3.4 --dry-run',
     'opsctl kv restore --cluster prod.yaml --snapshot /var/backups/etcd.db --to-version 3.2',
   );
   const health = clusterOptions(kv.command('health').description('/health of every member'));

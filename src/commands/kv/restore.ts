@@ -9,14 +9,17 @@ import { reporter, resolveCluster, timeouts, type ClusterFlags, type TimeoutFlag
 import { KNOWN_MINORS, SIMULATED_MINORS } from './upgrade.js';
 
 export interface RestoreOptions extends ClusterFlags, TimeoutFlags {
-  snapshot: string;
+  snapshot?: string;
+  /** The restore point of the hop that started from this minor (a ladder's, or a one-hop upgrade's). */
+  fromHop?: string;
   toVersion?: string;
   targetBin?: string;
   dryRun?: boolean;
 }
 
 /**
- * `kv restore --snapshot FILE`: every member rebuilt from a verified snapshot (old data dirs kept),
+ * `kv restore --snapshot FILE` (or `--from-hop MINOR`: the restore point an upgrade took before its
+ * hop off MINOR, restored on MINOR with the binaries that hop's journal records): every member rebuilt from a verified snapshot (old data dirs kept),
  * started on --to-version, healthy, and checked against the snapshot. Everything that can be checked
  * is checked before a member is stopped; it warns that later writes are lost and asks (or --yes).
  */
@@ -27,20 +30,41 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
       hint: `one of ${KNOWN_MINORS.join(', ')}, e.g. --to-version 3.2`,
     });
   }
+  if (Boolean(opts.snapshot) === Boolean(opts.fromHop)) {
+    throw new UsageError(opts.snapshot ? '--snapshot and --from-hop name two restore points' : 'kv restore needs the snapshot to restore', {
+      field: opts.snapshot ? '--from-hop' : '--snapshot',
+      hint: 'give one: --snapshot FILE, or --from-hop MINOR (the restore point an upgrade took before its hop off that minor, e.g. --from-hop 3.3)',
+    });
+  }
+  if (opts.fromHop !== undefined && !KNOWN_MINORS.includes(opts.fromHop)) {
+    throw new UsageError(`--from-hop: "${opts.fromHop}" is not a minor of the ladder`, { field: '--from-hop', hint: `one of ${KNOWN_MINORS.join(', ')}` });
+  }
   const { cluster, driver, session } = await resolveCluster(ctx, opts);
+  let snapshot = opts.snapshot ? resolve(ctx.cwd, opts.snapshot) : '';
+  let journalFile: string | undefined;
+  let toVersion = opts.toVersion;
+  if (opts.fromHop) {
+    const { hopPoint } = await import('../../kv/hop-points.js');
+    const point = hopPoint(ctx.paths.data, cluster.key, opts.fromHop);
+    snapshot = point.file;
+    journalFile = point.journalFile;
+    toVersion ??= point.version;
+    ctx.io.err(`restore point of the hop ${point.hop}: ${point.file} (revision ${point.revision}), recorded in ${point.journalFile}`);
+  }
   if (cluster.sandbox?.kind === 'sim') {
     if (opts.targetBin)
       throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'use --to-version 3.2 or 3.3' });
     if (opts.toVersion && !SIMULATED_MINORS.includes(opts.toVersion))
-      throw new UsageError(`--to-version ${opts.toVersion}: simulated members run ${SIMULATED_MINORS.join(' or ')} only`, { field: '--to-version' });
+      throw new UsageError(`--to-version ${opts.toVersion}: simulated members run ${SIMULATED_MINORS.join(', ')} only`, { field: '--to-version' });
   }
   const o = {
     cluster,
     session,
     driver,
     dataDir: ctx.paths.data,
-    snapshot: resolve(ctx.cwd, opts.snapshot),
-    toVersion: opts.toVersion,
+    snapshot,
+    journalFile,
+    toVersion,
     targetBin: opts.targetBin ? resolve(ctx.cwd, opts.targetBin) : undefined,
     timeouts: timeouts(opts),
     now: ctx.now,

@@ -10,10 +10,10 @@ import type { CheckRow } from '../../kv/rules/types.js';
 import { journalPath } from '../../kv/journal.js';
 import { duration, reporter, resolveCluster, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
 
-/** The minors kv restore starts members on (kv upgrade goes up the whole ladder: LADDER_MINORS). */
-export const KNOWN_MINORS = ['3.2', '3.3', '3.4'];
-/** What kv restore can start simulated members on. */
-export const SIMULATED_MINORS = ['3.2', '3.3'];
+/** The minors kv restore starts members on: every minor of the ladder (3.5 and 3.6 restore with etcdutl). */
+export const KNOWN_MINORS = LADDER_MINORS;
+/** What kv restore can start simulated members on (they learned every minor's shapes). */
+export const SIMULATED_MINORS = LADDER_MINORS;
 const TARGETS_HELP =
   "3.3 to 3.6 (one hop per minor from the cluster's version: 3.2 → 3.3 → 3.4 → 3.5 → 3.6); with --allow-same-version a rolling restart on 3.2 to 3.6";
 

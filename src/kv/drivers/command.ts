@@ -2,6 +2,7 @@ import type { CommandTemplates, MemberSpec } from '../cluster.js';
 import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
 import type { RestoreRequest } from '../restore-data.js';
 import { valueProblem } from '../cluster.js';
+import { compareMinor, minor } from '../parse.js';
 import { UsageError } from '../../core/errors.js';
 import { backupNeeds, parseSpaceReport, type BackupSpace } from '../space.js';
 import { compileTemplate, displayArgv, renderArgv, TemplateError, type Template } from './argv.js';
@@ -282,6 +283,12 @@ export class CommandDriver implements MemberDriver {
   /** kv restore: the restoreCheck template, when given (reachable host, data dir there). */
   async checkRestore(m: MemberSpec, r: RestoreRequest): Promise<string> {
     if (!this.t.restore) throw new Error('the driver has no restore template (driver.restore in the cluster file, or --restore-cmd)');
+    // 3.6's etcdctl has no `snapshot restore` (etcdutl took it over in 3.5): refused before any stop, not on the host.
+    if (/\betcdctl\b[^&;|]*\bsnapshot\s+restore\b/.test(this.t.restore) && compareMinor(minor(r.target.version) ?? r.target.version, '3.6') >= 0) {
+      throw new Error(
+        `member ${m.name}: the restore template runs etcdctl snapshot restore, which etcd ${r.target.version}'s etcdctl does not have: write etcdutl snapshot restore (the same flags) in driver.restore or --restore-cmd`,
+      );
+    }
     // The restore's own values are checked too (before any stop), though the check does not run it.
     this.argv(this.t.restore, m, r.target, restoreVars(r));
     if (!this.t.restoreCheck) return 'no restore check template: the host and data dir were not checked';

@@ -167,7 +167,36 @@ const ping = (): PingInfo => ({
   term,
   clusterVersion: st.clusterVersion,
   clientUrl: st.clients[name] ?? ownClientUrl, // set at start; a sync from the leader keeps the key
+  downgrade: st.downgrade ?? '',
 });
+
+/**
+ * etcd 3.6's downgrade API (POST /v3/maintenance/downgrade): VALIDATE and ENABLE take the previous
+ * minor of the cluster version only; ENABLE (on the leader) lowers the cluster version to it at once,
+ * and the leader ends the downgrade once every member runs it; CANCEL ends it. Answers `version`.
+ */
+function downgradeAction(action: unknown, version: string): { ok: true; version: string } | { ok: false; code: number; message: string } {
+  const act = action === 1 || action === 'ENABLE' ? 'ENABLE' : action === 2 || action === 'CANCEL' ? 'CANCEL' : 'VALIDATE';
+  const target = /^(\d+\.\d+)/.exec(version)?.[1];
+  if (act === 'CANCEL') {
+    if (!st.downgrade) return { ok: false, code: 9, message: 'etcdserver: no inflight downgrade job' };
+    log('N', `the cluster downgrade to ${st.downgrade} was cancelled`);
+    delete st.downgrade;
+    persist();
+    return { ok: true, version: st.clusterVersion };
+  }
+  const [maj, min] = st.clusterVersion.split('.').map(Number);
+  const previous = maj !== undefined && min !== undefined ? `${maj}.${min - 1}` : '';
+  if (!target || target !== previous) return { ok: false, code: 3, message: 'etcdserver: invalid downgrade target version' };
+  if (act === 'VALIDATE') return { ok: true, version: st.clusterVersion };
+  if (st.downgrade) return { ok: false, code: 9, message: 'etcdserver: cluster has a downgrade job in progress' };
+  log('N', `the cluster downgrade to ${target} is enabled; the cluster version goes from ${st.clusterVersion} to ${target}`);
+  const was = st.clusterVersion;
+  st.downgrade = target;
+  st.clusterVersion = target;
+  persist();
+  return { ok: true, version: was };
+}
 
 // ---- HTTP plumbing ---------------------------------------------------------------------------
 // Peer calls of the simulated member (a stand-in server process, not opsctl's client: that is
@@ -394,7 +423,30 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
         leader: leaderId,
         raftIndex: String(st.revision),
         raftTerm: String(term),
+        // 3.6 adds the storage version and the downgrade in progress
+        ...(cmp(minorVersion, '3.6') >= 0
+          ? {
+              storageVersion: st.clusterVersion ? `${st.clusterVersion}.0` : '',
+              downgradeInfo: st.downgrade ? { enabled: true, targetVersion: `${st.downgrade}.0` } : {},
+            }
+          : {}),
       });
+    }
+    case '/maintenance/downgrade': {
+      if (cmp(minorVersion, '3.6') < 0) return grpcError(res, 404, 5, `unknown gateway path ${path}`);
+      const version = textOf(input.version) ?? '';
+      let r: ReturnType<typeof downgradeAction>;
+      if (leader === name) r = downgradeAction(input.action, version);
+      else {
+        const lp = peers.find((x) => x.name === knownLeader());
+        if (!lp) return grpcError(res, 503, 14, 'etcdserver: no leader');
+        r = (await peerCall(lp.peerUrl, '/peer/downgrade', { action: input.action, version }).catch((err: Error & { body?: string }) => {
+          const e = asObject(jsonOf(err.body ?? '') ?? {});
+          return { ok: false, code: Number(e.code ?? 14), message: textOf(e.message) ?? err.message };
+        })) as ReturnType<typeof downgradeAction>;
+      }
+      if (!r.ok) return grpcError(res, r.code === 3 ? 400 : 500, r.code, r.message);
+      return send(res, 200, { header: header(), version: r.version });
     }
     case '/maintenance/alarm': {
       const a = fault().alarm;
@@ -485,12 +537,20 @@ const peerServer = createServer((req, res) => {
       return send(res, 200, ping());
     }
     if (p === '/peer/state') return send(res, 200, st);
+    // etcd 3.5+'s peer handler: whether a downgrade is enabled
+    if (p === '/downgrade/enabled' && cmp(minorVersion, '3.5') >= 0) return send(res, 200, st.downgrade ? 'true' : 'false', true);
     const body = jsonOf((await readBody(req)).text);
     if (body === undefined) return send(res, 400, { error: 'invalid JSON body' });
     if (p === '/peer/append') {
       if (!isAppend(body)) return send(res, 400, { error: 'an append needs leader, term, revision, key and kv' });
       await applyAppend(body);
       return send(res, 200, { revision: st.revision });
+    }
+    if (p === '/peer/downgrade') {
+      const o = asObject(body);
+      if (leader !== name) return send(res, 503, { code: 14, message: 'etcdserver: not the leader' });
+      const r = downgradeAction(o.action, textOf(o.version) ?? '');
+      return r.ok ? send(res, 200, r) : send(res, 400, { code: r.code, message: r.message });
     }
     if (p === '/peer/put') {
       if (!isPeerPut(body)) return send(res, 400, { error: 'a put needs a key and a value' });
@@ -578,6 +638,18 @@ async function tick(): Promise<void> {
     notePublished();
     const lp = live.find((p) => p.name === leader);
     if (lp && lp.info!.revision > st.revision) await syncFromLeader().catch(() => undefined);
+    if (lp && leader !== name && (lp.info!.downgrade ?? '') !== (st.downgrade ?? '')) {
+      // The downgrade job is the leader's: followers take it (and its end) from the leader.
+      if (lp.info!.downgrade) st.downgrade = lp.info!.downgrade;
+      else delete st.downgrade;
+      persist();
+    }
+    const lowered = Boolean(st.downgrade) && lp && lp.info!.clusterVersion && st.clusterVersion && cmp(lp.info!.clusterVersion, st.clusterVersion) < 0;
+    if (lowered) {
+      log('N', `updated the cluster version from ${st.clusterVersion} to ${lp.info!.clusterVersion} (downgrade)`);
+      st.clusterVersion = lp.info!.clusterVersion;
+      persist();
+    }
     if (lp && lp.info!.clusterVersion && (!st.clusterVersion || cmp(lp.info!.clusterVersion, st.clusterVersion) > 0)) {
       if (st.clusterVersion) log('N', `updated the cluster version from ${st.clusterVersion} to ${lp.info!.clusterVersion}`);
       else log('N', `set the initial cluster version to ${lp.info!.clusterVersion}`);
@@ -587,7 +659,17 @@ async function tick(): Promise<void> {
     if (leader === name && live.length === peers.length) {
       // The cluster version is the lowest of the members, raised only when every member is reachable.
       const lowest = nonEmpty(minorVersion, ...live.map((p) => p.info!.version)).sort(cmp)[0];
-      if (!st.clusterVersion || cmp(lowest, st.clusterVersion) > 0) {
+      const highest = nonEmpty(minorVersion, ...live.map((p) => p.info!.version))
+        .sort(cmp)
+        .at(-1);
+      if (st.downgrade) {
+        // While a downgrade is enabled the cluster version stays at its target; it ends once every member runs it.
+        if (highest === st.downgrade) {
+          log('N', `the cluster has been downgraded to ${st.downgrade}`);
+          delete st.downgrade;
+          persist();
+        }
+      } else if (!st.clusterVersion || cmp(lowest, st.clusterVersion) > 0) {
         if (st.clusterVersion) {
           log('N', `updated the cluster version from ${st.clusterVersion} to ${lowest}`);
           log('I', `enabled capabilities for version ${lowest}`);

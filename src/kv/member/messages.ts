@@ -20,6 +20,8 @@ export interface Persisted {
   /** By base64 key: prototype-free, a client's key is never a built-in. */
   kvs: Dict<Kv>;
   clusterVersion: string;
+  /** etcd 3.6's downgrade: the target minor while a downgrade is enabled. */
+  downgrade?: string;
   /** Client URL by member name. */
   clients: Dict<string>;
 }
@@ -34,6 +36,8 @@ export interface PingInfo {
   term: number;
   clusterVersion: string;
   clientUrl: string;
+  /** The downgrade target while one is enabled ('' or absent: none). */
+  downgrade?: string;
 }
 
 /** A leader's /peer/append: one write, which followers store when it is the next revision. */

@@ -1,0 +1,99 @@
+import type { Context } from '../../context.js';
+import type { CommandResult } from '../../core/output.js';
+import { confirmDestructive, notDone } from '../../core/confirm.js';
+import { UsageError } from '../../core/errors.js';
+import { fmtMs } from '../../kv/executor.js';
+import { duration, reporter, resolveCluster, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { parseTargetBins } from './upgrade.js';
+
+export interface DowngradeOptions extends ClusterFlags, TimeoutFlags {
+  to: string;
+  dryRun?: boolean;
+  settle: string;
+  /** `3.5=DIR` (or one DIR): the target's binaries. */
+  targetBin?: string[] | string;
+  snapshotVia: string;
+  etcdctl?: string;
+  onFailure?: string;
+  /** false with --no-backup. */
+  backup?: boolean;
+}
+
+/**
+ * `kv downgrade --to 3.5`: a 3.6 cluster back to 3.5 with etcd's downgrade API (validate, enable, then
+ * member by member on the 3.5 binaries, the leader last, the end confirmed). Refused with nothing
+ * changed (exit 1); halted (exit 3) with the way back; Ctrl-C at a safe point (130); a re-run resumes.
+ */
+export async function run(opts: DowngradeOptions, ctx: Context): Promise<CommandResult> {
+  if (!/^\d+\.\d+$/.test(opts.to)) throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: 'write it as 3.5' });
+  if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia))
+    throw new UsageError(`--snapshot-via: "${opts.snapshotVia}" is not one of auto, etcdctl, gateway`, { field: '--snapshot-via' });
+  const onFailure = opts.onFailure ?? 'halt';
+  if (onFailure !== 'halt' && onFailure !== 'rollback')
+    throw new UsageError(`--on-failure: "${onFailure}" is not one of halt, rollback`, {
+      field: '--on-failure',
+      hint: 'halt stops at the failed member; rollback puts it back on its 3.6 binary and data first',
+    });
+  const settle: 'auto' | number = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
+  const bins = parseTargetBins(opts.targetBin);
+  const other = Object.keys(bins).filter((k) => k !== '*' && k !== opts.to);
+  if (other.length)
+    throw new UsageError(`--target-bin ${other[0]}=…: the downgrade goes to ${opts.to} only`, { field: '--target-bin', hint: `--target-bin ${opts.to}=DIR` });
+  const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
+  if (Object.keys(bins).length && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
+    throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'drop --target-bin' });
+  }
+  const noBackup = opts.backup === false;
+  if (driver?.type === 'command' && !driver.backupDataDir && !noBackup) {
+    throw new UsageError('the command driver has no data-dir backup template', {
+      field: '--backup-cmd',
+      hint: 'give one (--backup-cmd, driver.backup in the cluster file, or dataDir in a systemd preset), or pass --no-backup; nothing was changed',
+    });
+  }
+  ctx.handlesInterrupt = true;
+  const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/downgrade.js'), import('../../kv/release.js')]);
+  const targetBin = bins[opts.to] ?? bins['*'] ?? (cluster.sandbox?.kind === 'sim' ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));
+  const r = await runDowngrade({
+    cluster,
+    session,
+    driver,
+    dataDir: ctx.paths.data,
+    to: opts.to,
+    targetBin,
+    settle,
+    dryRun: Boolean(opts.dryRun),
+    timeouts: timeouts(opts),
+    snapshotVia: opts.snapshotVia as 'auto',
+    etcdctl: opts.etcdctl,
+    exec: await ctx.exec(),
+    signal: ctx.abort.signal,
+    now: ctx.now,
+    reporter: reporter(ctx),
+    rollbackCommand: shellLine(['opsctl', 'kv', 'rollback', ...selector]),
+    onFailure: onFailure === 'rollback' ? 'rollback' : 'halt',
+    noBackup,
+    confirm: async (c) => {
+      const action = `downgrade the cluster to ${c.target}: enable etcd's downgrade, then stop and restart ${c.members} member${c.members === 1 ? '' : 's'} on ${c.target}, one at a time`;
+      return (await confirmDestructive(ctx, { action, items: c.warnings })) === 'proceed';
+    },
+    debug: ctx.debugSink,
+  });
+  const run = r.run;
+  if (r.status === 'planned') return { data: r, text: `${r.planText}\n(--dry-run: nothing was changed)` };
+  if (r.status === 'declined') return { ...notDone('declined', { action: `downgrade the cluster to ${r.to}` }), data: r };
+  const lines = [
+    ...r.enable.map((e) => `done     downgrade: ${e}`),
+    ...run.steps.map((s) =>
+      `${s.status.padEnd(8)} ${s.id.padEnd(34)} ${s.ms === undefined ? '' : fmtMs(s.ms).padStart(8)}  ${s.detail ?? s.error ?? ''}`.trimEnd(),
+    ),
+    ...(r.finished ? [`${r.status === 'done' ? 'done' : 'failed'}     downgrade: ${r.finished}`] : []),
+  ];
+  if (r.status === 'halted') {
+    ctx.io.err(`${ctx.io.colorErr.red('X')} downgrade halted${run.halt ? ` at ${run.halt.step}: ${run.halt.reason}` : `: ${r.finished ?? ''}`}`);
+    ctx.io.err('  The cluster stays on cluster version 3.5 with the downgrade enabled; members not yet downgraded still run 3.6.');
+    ctx.io.err(`  Put downgraded members back on 3.6 with:  ${shellLine(['opsctl', 'kv', 'rollback', ...selector])}   (then: etcdctl downgrade cancel)`);
+    ctx.io.err(`  Or fix the cause and resume with the same command (journal: ${run.journal ?? '?'}).`);
+    return { data: r, text: lines.join('\n'), exitCode: 3 };
+  }
+  return { data: r, text: lines.join('\n'), message: `cluster downgraded to ${r.to}: every member healthy on ${r.binaryVersion ?? r.to}; ${r.finished ?? ''}` };
+}
