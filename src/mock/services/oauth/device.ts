@@ -52,7 +52,7 @@ function devices(s: MockState): Dict<DeviceRecord> {
 }
 
 function deviceOptions(ctx: ServiceContext): DeviceOptions {
-  return (ctx.options.oauth ?? {}) as DeviceOptions;
+  return ctx.options.oauth ?? {};
 }
 
 function userCode(): string {
