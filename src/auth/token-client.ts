@@ -83,10 +83,12 @@ export async function exchangeCode(ctx: Context, settings: OAuthSettings, code: 
 }
 
 /** Refreshes; `invalid_grant` becomes an AuthError telling the user to sign in again. */
-export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, refreshToken: string): Promise<TokenResponse> {
+export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, refreshToken: string, scope?: string): Promise<TokenResponse> {
   const { status, data } = await post(ctx, settings.tokenUrl, {
     grant_type: 'refresh_token',
     refresh_token: refreshToken,
+    // RFC 6749 §6: a narrower scope than granted (auth refresh --remove-scopes); absent, the whole grant.
+    scope,
     client_id: settings.clientId,
     client_secret: settings.clientSecret,
   });
