@@ -110,8 +110,14 @@ export function register(program: Command, ctx: Context): void {
   examples(
     auth
       .command('refresh')
-      .description('add scopes to the active account: asks only for the new ones (include_granted_scopes=true) and keeps the earlier grant')
-      .requiredOption('--scopes <scope...>', 'the scopes to add (short names like media.upload expand)')
+      .description(
+        'add scopes to the active account: asks only for the new ones (include_granted_scopes=true) and keeps the earlier grant; or --remove-scopes: narrower access tokens from now on (no browser)',
+      )
+      .option('--scopes <scope...>', 'the scopes to add (short names like media.upload expand)')
+      .option(
+        '--remove-scopes <scope...>',
+        'the scopes to drop from the access tokens (a refresh with a narrower scope; the grant stays at the server until logout)',
+      )
       .option('--account <account>', 'a signed-in account other than the active one')
       .option('--no-browser', 'do not open a browser: print the URL, and accept the redirected URL pasted back')
       .option('--timeout <duration>', 'how long to wait for the browser', '5m')
@@ -123,6 +129,7 @@ export function register(program: Command, ctx: Context): void {
           () => import('./refresh.js'),
           (_a, o) => ({
             scopes: o.scopes,
+            removeScopes: o.removeScopes,
             account: o.account,
             browser: o.browser !== false,
             timeout: String(o.timeout),
@@ -132,5 +139,6 @@ export function register(program: Command, ctx: Context): void {
         ),
       ),
     'opsctl auth refresh --scopes media.upload',
+    'opsctl auth refresh --remove-scopes drive.labels',
   );
 }
