@@ -149,11 +149,15 @@ describe('login --device against opsctl mock serve (piped: no QR, the code on st
 
   it('denied on the verification page: exit 4 naming access_denied, nothing stored', async () => {
     const dir = tempDir();
-    const child = runBin(['login', '--device'], { env: env(dir) });
+    const child = runBin(['login', '--device', '--debug'], { env: env(dir) });
     const { code, uri } = await codeFrom(child);
     expect(await answer(uri, code, 'deny')).toContain('Access denied');
     const done = await child;
     expect(done.exitCode).toBe(4);
+    // --debug shows each poll with the device code and the client secret redacted.
+    expect(done.stderr).toMatch(/grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=%5Bredacted%5D/);
+    expect(done.stderr).toContain('client_secret=%5Bredacted%5D');
+    expect(done.stderr).not.toContain('mock-desktop-secret');
     expect(done.stderr).toContain('denied on the verification page (access_denied)');
     expect(done.stderr).toContain('choose Allow');
     expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
