@@ -94,6 +94,20 @@ describe('CI credentials (built binary, opsctl mock serve)', () => {
     expect(t2).not.toBe(t1.access_token);
     expect((await channels(t2)).status).toBe(200);
 
+    // auth status names the environment account (one refresh proves it works).
+    const status = await runBin(['auth', 'status', '--json'], { env: job(dir) });
+    expect(status.exitCode, status.stderr as string).toBe(0);
+    expect(JSON.parse(status.stdout as string)).toMatchObject({
+      source: 'environment',
+      source_detail: 'OPSCTL_REFRESH_TOKEN',
+      stored_in: null,
+      account: 'alice@example.com',
+    });
+    const dead = await runBin(['auth', 'status'], { env: job(dir, { OPSCTL_REFRESH_TOKEN: '1//not-a-live-token' }) });
+    expect(dead.exitCode).toBe(4);
+    expect(dead.stderr).toContain('the refresh token in OPSCTL_REFRESH_TOKEN no longer works (invalid_grant)');
+    expect(dead.stderr).not.toContain('not-a-live-token');
+
     // Never written: the job's home holds no file with a token (no credential file at all).
     expect(filesUnder(dir).filter((f) => f.includes('credentials'))).toEqual([]);
     for (const f of filesUnder(dir)) expect(readFileSync(join(dir, f), 'utf8')).not.toContain(refreshToken);
