@@ -9,7 +9,7 @@ _opsctl() {
     _opsctl_has "${path:+$path }$w" && path="${path:+$path }$w"
   done
   case "$path|$prev" in
-    'auth login|--service') _opsctl_choose 'tracker'; return ;;
+    'auth login|--service') _opsctl_choose 'tracker' 'oauth'; return ;;
     'auth logout|--service') _opsctl_choose 'tracker'; return ;;
     'api|--method') _opsctl_choose 'GET' 'POST' 'PUT' 'PATCH' 'DELETE'; return ;;
     'api|-X') _opsctl_choose 'GET' 'POST' 'PUT' 'PATCH' 'DELETE'; return ;;
@@ -153,16 +153,16 @@ _opsctl_has() { local words="" free="" files=""; _opsctl_words "$1"; [[ -n "$wor
 _opsctl_words() {
   case "$1" in
     '') words='login logout auth api tracker labels kv config mock demo completion help --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'login') words='--scopes --login-hint --no-browser --timeout --port --insecure-storage --consent-as --json --jq --no-input --yes -y --debug --profile'; free='--scopes --login-hint --timeout --port --consent-as --jq' ;;
+    'login') words='--scopes --login-hint --no-browser --timeout --port --device --insecure-storage --consent-as --json --jq --no-input --yes -y --debug --profile'; free='--scopes --login-hint --timeout --port --consent-as --jq' ;;
     'logout') words='--account --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
     'auth') words='login logout status list switch token refresh --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'auth login') words='--service --with-token --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
+    'auth login') words='--service --with-token --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth logout') words='--service --all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth status') words='--all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth list') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth switch') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'auth token') words='--account --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
-    'auth refresh') words='--scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--scopes --account --timeout --consent-as --jq' ;;
+    'auth token') words='--account --id-token --refresh-token --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
+    'auth refresh') words='--scopes --remove-scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--scopes --remove-scopes --account --timeout --consent-as --jq' ;;
     'api') words='--method -X --field -f --input --service --json --jq --no-input --yes -y --debug --profile'; free='--field -f --jq' ;;
     'tracker') words='categories custom-fields documents entity-templates epic-workflow epics files linked-files groups health webhooks iterations key-results labels members milestones objectives projects repositories search stories story-links workflows --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker categories') words='list get create update delete milestones objectives apply export --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
@@ -400,7 +400,7 @@ _opsctl_words() {
     'config unset') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'config list') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock') words='serve clients events --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --json --jq --no-input --yes -y --debug --profile'; free='--port --host --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --jq' ;;
+    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --device-interval --device-slow-down --json --jq --no-input --yes -y --debug --profile'; free='--port --host --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --device-interval --device-slow-down --jq' ;;
     'mock clients') words='list get create update delete restore integrity metrics integrity-token verify sweep --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients list') words='--active --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients get') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;

@@ -7,6 +7,8 @@ import type { Context } from '../context.js';
  */
 export async function accessToken(ctx: Context): Promise<string> {
   if (ctx.env.OPSCTL_ACCESS_TOKEN) return ctx.env.OPSCTL_ACCESS_TOKEN;
+  // The CI account (OPSCTL_REFRESH_TOKEN): refreshed in memory, never stored.
+  if (ctx.env.OPSCTL_REFRESH_TOKEN) return (await (await import('./env-account.js')).envTokens(ctx)).access_token;
   const { freshAccessToken } = await import('./session.js');
   return (await freshAccessToken(ctx)).access_token;
 }

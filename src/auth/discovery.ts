@@ -15,6 +15,8 @@ export interface ProviderMetadata {
   code_challenge_methods_supported?: string[];
   authorization_response_iss_parameter_supported?: boolean;
   id_token_signing_alg_values_supported?: string[];
+  /** RFC 8628 §4: where a device asks for a user code (login --device). */
+  device_authorization_endpoint?: string;
 }
 
 /** How long cached metadata is trusted before it is fetched again (providers change it rarely). */
@@ -70,7 +72,14 @@ function checkMetadata(doc: unknown, issuer: string, source: string): ProviderMe
       hint: typeof md.issuer === 'string' ? `if you trust it, run: opsctl config set issuer ${md.issuer}` : fix,
     });
   }
-  for (const key of ['authorization_endpoint', 'token_endpoint', 'revocation_endpoint', 'userinfo_endpoint', 'jwks_uri'] as const) {
+  for (const key of [
+    'authorization_endpoint',
+    'token_endpoint',
+    'revocation_endpoint',
+    'userinfo_endpoint',
+    'jwks_uri',
+    'device_authorization_endpoint',
+  ] as const) {
     const v = md[key];
     if (v === undefined) continue;
     if (typeof v !== 'string' || !/^https?:\/\//.test(v)) {
@@ -90,6 +99,7 @@ function checkMetadata(doc: unknown, issuer: string, source: string): ProviderMe
     id_token_signing_alg_values_supported: Array.isArray(md.id_token_signing_alg_values_supported)
       ? md.id_token_signing_alg_values_supported.filter((m): m is string => typeof m === 'string')
       : undefined,
+    ...(typeof md.device_authorization_endpoint === 'string' ? { device_authorization_endpoint: md.device_authorization_endpoint } : {}),
   };
 }
 

@@ -79,7 +79,7 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean; ac
       ctx.debug(
         `[auth] refreshing the access token (${stored.expires_at === undefined ? 'forced' : `${Math.round((stored.expires_at - now) / 1000)} s left`})`,
       );
-      const res = await refreshAccessToken(ctx, settings, stored.refresh_token as string);
+      const res = await refreshAccessToken(ctx, settings, stored.refresh_token as string, stored.scope_limit);
       if (res.id_token) {
         // A refreshed ID token is checked like the first one (minus the nonce): same issuer, audience, user.
         const { verifyIdToken } = await import('./id-token.js');
@@ -97,6 +97,7 @@ export async function freshAccessToken(ctx: Context, opts: { force?: boolean; ac
       const next = toStored(res, ctx.now(), stored, settings);
       next.requested_scope = stored.requested_scope;
       next.account = stored.account;
+      if (stored.scope_limit) next.scope_limit = stored.scope_limit;
       // Another process may have signed out, signed in or stored a rotated refresh token while this refresh
       // was on the wire: never overwrite that; use what is stored now instead.
       const { storeRefreshed } = await import('./accounts.js');

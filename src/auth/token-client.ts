@@ -83,10 +83,12 @@ export async function exchangeCode(ctx: Context, settings: OAuthSettings, code: 
 }
 
 /** Refreshes; `invalid_grant` becomes an AuthError telling the user to sign in again. */
-export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, refreshToken: string): Promise<TokenResponse> {
+export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, refreshToken: string, scope?: string): Promise<TokenResponse> {
   const { status, data } = await post(ctx, settings.tokenUrl, {
     grant_type: 'refresh_token',
     refresh_token: refreshToken,
+    // RFC 6749 §6: a narrower scope than granted (auth refresh --remove-scopes); absent, the whole grant.
+    scope,
     client_id: settings.clientId,
     client_secret: settings.clientSecret,
   });
@@ -104,6 +106,43 @@ export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, 
     });
   }
   return checkTokenResponse(data, settings);
+}
+
+/** One poll of a device sign-in (RFC 8628 §3.4): the tokens, or the OAuth error the token endpoint answered (pending, slow_down…). */
+export async function pollDeviceToken(
+  ctx: Context,
+  settings: OAuthSettings,
+  deviceCode: string,
+): Promise<{ tokens: TokenResponse } | { error: string; description?: string; status: number }> {
+  const { status, data } = await post(ctx, settings.tokenUrl, {
+    grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+    device_code: deviceCode,
+    client_id: settings.clientId,
+    client_secret: settings.clientSecret,
+  });
+  if (status >= 400) {
+    const err = oauthFailure(status, data, 'the device sign-in');
+    return { error: err.error, description: err.description, status };
+  }
+  return { tokens: checkTokenResponse(data, settings) };
+}
+
+/** RFC 8628 §3.1: asks the device authorization endpoint for a user code. */
+export async function requestDeviceCode(ctx: Context, settings: OAuthSettings, url: string, scopes: string[]): Promise<Record<string, unknown>> {
+  const { status, data } = await post(ctx, url, { client_id: settings.clientId, client_secret: settings.clientSecret, scope: scopes.join(' ') });
+  if (status >= 400) {
+    const err = oauthFailure(status, data, 'the device authorization request');
+    throw new AuthError(`the provider refused the device sign-in: ${err.message}`, {
+      code: err.error,
+      hint:
+        err.error === 'invalid_client' || err.error === 'unauthorized_client'
+          ? `enable the device authorization grant for client ${settings.clientId} at the provider, or sign in with a browser: opsctl login --no-browser`
+          : err.error === 'invalid_scope'
+            ? 'ask only for scopes the provider knows: opsctl login --device --scopes …'
+            : 'run opsctl login --device again, or sign in with a browser: opsctl login --no-browser',
+    });
+  }
+  return fieldsOf(data);
 }
 
 export type RevokeOutcome = 'revoked' | 'already_revoked' | 'unsupported';

@@ -11,6 +11,8 @@ export interface OAuthTokens {
   token_type?: string;
   scope?: string;
   requested_scope?: string;
+  /** auth refresh --remove-scopes: every refresh asks for this narrower scope (RFC 6749 §6). */
+  scope_limit?: string;
   id_token?: string;
   /** Epoch milliseconds. */
   expires_at?: number;

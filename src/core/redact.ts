@@ -1,6 +1,17 @@
 /** Header and parameter names whose values never reach a log. */
 const SECRET_HEADERS = new Set(['authorization', 'tracker-token', 'shortcut-token', 'cookie', 'set-cookie', 'proxy-authorization']);
-const SECRET_PARAMS = new Set(['token', 'access_token', 'refresh_token', 'id_token', 'client_secret', 'code', 'code_verifier', 'password', 'secret']);
+const SECRET_PARAMS = new Set([
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'client_secret',
+  'code',
+  'code_verifier',
+  'device_code',
+  'password',
+  'secret',
+]);
 
 export const REDACTED = '[redacted]';
 

@@ -79,6 +79,7 @@ export const SERVICE_PREFIXES: ReadonlyArray<[string, ServiceName]> = [
   ['/tokeninfo', 'oauth'],
   ['/.well-known/', 'oauth'],
   ['/oauth2/', 'oauth'],
+  ['/device', 'oauth'],
   ['/media/', 'api'],
   ['/v2beta/', 'labels'],
   ['/$discovery/', 'labels'],

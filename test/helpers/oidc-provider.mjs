@@ -10,7 +10,7 @@ export const API_SCOPES = ['api:read', 'api:write'];
  * port 0, in this process: a native public client with a loopback redirect (any port, RFC 8252 §7.3),
  * PKCE required, refresh tokens for offline_access, revocation on, and its own development
  * interaction pages (login + consent). `scopes`: the API scopes it knows (others asked for are not granted);
- * `revocation: false` leaves the revocation endpoint out of its metadata.
+ * `revocation: false` leaves the revocation endpoint out of its metadata; `deviceFlow: true` turns on RFC 8628.
  */
 export async function startOidcProvider(opts = {}) {
   const { default: Provider } = await import('oidc-provider');
@@ -25,14 +25,14 @@ export async function startOidcProvider(opts = {}) {
         application_type: 'native',
         redirect_uris: ['http://127.0.0.1/'],
         token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code', 'refresh_token'],
+        grant_types: ['authorization_code', 'refresh_token', ...(opts.deviceFlow ? ['urn:ietf:params:oauth:grant-type:device_code'] : [])],
         response_types: ['code'],
       },
     ],
     scopes: ['openid', 'offline_access', 'email', 'profile', ...(opts.scopes ?? API_SCOPES)],
     claims: { email: ['email', 'email_verified'], profile: ['name'] },
     pkce: { required: () => true },
-    features: { revocation: { enabled: opts.revocation ?? true }, devInteractions: { enabled: true } },
+    features: { revocation: { enabled: opts.revocation ?? true }, devInteractions: { enabled: true }, deviceFlow: { enabled: Boolean(opts.deviceFlow) } },
     findAccount: async (_ctx, sub) => {
       if (!accounts.has(sub)) accounts.set(sub, { email: sub.includes('@') ? sub : `${sub}@example.org` });
       const a = accounts.get(sub);
@@ -129,4 +129,53 @@ export async function signInThroughPages(authorizeUrl, login) {
     body = form.fields;
   }
   throw new Error('too many redirects in the sign-in');
+}
+
+/**
+ * Plays a person on another device through oidc-provider's device flow pages (RFC 8628): the code
+ * page (types `userCode`), the confirmation, login as `login`, consent, up to "Sign-in Success".
+ */
+export async function approveDeviceThroughPages(verificationUri, userCode, login) {
+  const jar = new CookieJar();
+  const pages = [];
+  let url = new URL(verificationUri);
+  let method = 'GET';
+  let body;
+  for (let hop = 0; hop < 30; hop++) {
+    const res = await fetch(url, {
+      method,
+      body,
+      redirect: 'manual',
+      headers: { cookie: jar.header(url), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    });
+    jar.store(res);
+    method = 'GET';
+    body = undefined;
+    if (res.status >= 300 && res.status < 400) {
+      await res.arrayBuffer();
+      url = new URL(res.headers.get('location') ?? '', url);
+      continue;
+    }
+    const html = await res.text();
+    if (res.status !== 200) throw new Error(`oidc-provider answered ${res.status} at ${url.pathname}: ${html.slice(0, 500)}`);
+    if (html.includes('Sign-in Success')) return { pages: [...pages, 'success'] };
+    const form = formOf(html, url);
+    if (html.includes('op.deviceInputForm')) {
+      pages.push('code');
+      form.fields.set('user_code', userCode);
+    } else if (html.includes('op.deviceConfirmForm')) pages.push('confirm');
+    else if (html.includes('<title>Submitting Callback</title>')) pages.push('callback');
+    else {
+      const prompt = form.fields.get('prompt');
+      pages.push(prompt ?? 'unknown');
+      if (prompt === 'login') {
+        form.fields.set('login', login);
+        form.fields.set('password', 'any password');
+      } else if (prompt !== 'consent') throw new Error(`unexpected page (prompt ${prompt}): ${html.slice(0, 300)}`);
+    }
+    url = form.action;
+    method = 'POST';
+    body = form.fields;
+  }
+  throw new Error('too many steps in the device sign-in');
 }

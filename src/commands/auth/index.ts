@@ -8,18 +8,22 @@ export function register(program: Command, ctx: Context): void {
   examples(
     auth
       .command('login')
-      .description('store a credential for a service; the tracker token is read from stdin with --with-token')
-      .addOption(new Option('--service <service>', 'the service the token is for').choices(['tracker']).default('tracker'))
+      .description(
+        'store a credential for a service, read from stdin with --with-token: the tracker token, or (--service oauth) an OAuth account as JSON {refresh_token, client_id, issuer}',
+      )
+      .addOption(new Option('--service <service>', 'the service the token is for').choices(['tracker', 'oauth']).default('tracker'))
       .option('--with-token', 'read the token from standard input')
+      .option('--insecure-storage', '--service oauth: keep the account in the 0600 credential file (needed where there is no OS keyring, e.g. CI)')
       .action(
         lazyAction(
           ctx,
           () => import('./login.js'),
-          (_args, o) => ({ service: o.service, withToken: Boolean(o.withToken) }),
+          (_args, o) => ({ service: o.service, withToken: Boolean(o.withToken), insecureStorage: Boolean(o.insecureStorage) }),
         ),
       ),
     'opsctl auth login --service tracker --with-token < token.txt',
     'echo "$TRACKER_TOKEN" | opsctl auth login --service tracker --with-token --profile work',
+    'echo \'{"refresh_token":"…","client_id":"…","issuer":"https://…"}\' | opsctl auth login --service oauth --with-token',
   );
   examples(
     auth
@@ -90,21 +94,30 @@ export function register(program: Command, ctx: Context): void {
       .command('token')
       .description('print a valid OAuth access token for scripts (refreshed first when less than 5 minutes remain); --json adds expiry and scopes')
       .option('--account <account>', 'a signed-in account other than the active one')
+      .option('--id-token', 'print the ID token instead (for a service that checks its audience); renewed first when it is about to expire')
+      .option('--refresh-token', "print the refresh token instead (a CI job's OPSCTL_REFRESH_TOKEN); handle it like a password")
       .action(
         lazyAction(
           ctx,
           () => import('./token.js'),
-          (_a, o) => ({ account: o.account }),
+          (_a, o) => ({ account: o.account, idToken: Boolean(o.idToken), refreshToken: Boolean(o.refreshToken) }),
         ),
       ),
     'curl -H "Authorization: Bearer $(opsctl auth token)" "$API/media/v3/channels?part=id&mine=true"',
     'opsctl auth token --account bob@example.com --json',
+    'curl -H "Authorization: Bearer $(opsctl auth token --id-token)" https://internal.example/   # a service that checks the ID token\'s audience',
   );
   examples(
     auth
       .command('refresh')
-      .description('add scopes to the active account: asks only for the new ones (include_granted_scopes=true) and keeps the earlier grant')
-      .requiredOption('--scopes <scope...>', 'the scopes to add (short names like media.upload expand)')
+      .description(
+        'add scopes to the active account: asks only for the new ones (include_granted_scopes=true) and keeps the earlier grant; or --remove-scopes: narrower access tokens from now on (no browser)',
+      )
+      .option('--scopes <scope...>', 'the scopes to add (short names like media.upload expand)')
+      .option(
+        '--remove-scopes <scope...>',
+        'the scopes to drop from the access tokens (a refresh with a narrower scope; the grant stays at the server until logout)',
+      )
       .option('--account <account>', 'a signed-in account other than the active one')
       .option('--no-browser', 'do not open a browser: print the URL, and accept the redirected URL pasted back')
       .option('--timeout <duration>', 'how long to wait for the browser', '5m')
@@ -116,6 +129,7 @@ export function register(program: Command, ctx: Context): void {
           () => import('./refresh.js'),
           (_a, o) => ({
             scopes: o.scopes,
+            removeScopes: o.removeScopes,
             account: o.account,
             browser: o.browser !== false,
             timeout: String(o.timeout),
@@ -125,5 +139,6 @@ export function register(program: Command, ctx: Context): void {
         ),
       ),
     'opsctl auth refresh --scopes media.upload',
+    'opsctl auth refresh --remove-scopes drive.labels',
   );
 }

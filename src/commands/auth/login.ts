@@ -3,12 +3,14 @@ import { isOpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 
 export interface AuthLoginOptions {
-  service: 'tracker';
+  service: 'tracker' | 'oauth';
   withToken: boolean;
+  insecureStorage?: boolean;
 }
 
 /** Stores a tracker API token (read from stdin, never from argv, so it stays out of shell history). */
 export async function run(opts: AuthLoginOptions, ctx: Context): Promise<CommandResult> {
+  if (opts.service === 'oauth') return (await import('./login-oauth.js')).run(opts, ctx);
   if (!opts.withToken) {
     throw new UsageError('the tracker token is read from standard input', {
       hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (OAuth sign-in is opsctl login)',

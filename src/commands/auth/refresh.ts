@@ -4,6 +4,8 @@ import type { CommandResult } from '../../core/output.js';
 
 export interface AuthRefreshOptions {
   scopes?: string[];
+  /** gh's --remove-scopes: narrower access tokens from now on (auth/refresh-remove.ts). */
+  removeScopes?: string[];
   account?: string;
   browser: boolean;
   timeout: string;
@@ -16,6 +18,11 @@ export interface AuthRefreshOptions {
  * scopes not granted yet, with include_granted_scopes=true, as the same account; the earlier grant is kept.
  */
 export async function run(opts: AuthRefreshOptions, ctx: Context): Promise<CommandResult> {
+  if (opts.removeScopes) {
+    if (opts.scopes)
+      throw new UsageError('give --scopes (add) or --remove-scopes, not both', { field: 'remove-scopes', hint: 'run opsctl auth refresh twice' });
+    return (await import('./refresh-remove.js')).run({ removeScopes: opts.removeScopes, account: opts.account }, ctx);
+  }
   const [{ login, parseTimeout }, { parseScopes, shortScope }, { configuredIssuer }, { accountTokens, assertBoundHere }] = await Promise.all([
     import('../../auth/login.js'),
     import('../../auth/scopes.js'),
@@ -26,7 +33,10 @@ export async function run(opts: AuthRefreshOptions, ctx: Context): Promise<Comma
   if (!timeoutMs) throw new UsageError(`--timeout: "${opts.timeout}" is not a duration`, { field: 'timeout', hint: 'write it like 90s, 5m or 1h' });
   const wanted = parseScopes(opts.scopes ?? [], { expand: !configuredIssuer(ctx.env, await ctx.profile()) });
   if (!wanted.length)
-    throw new UsageError('auth refresh: give the scopes to add with --scopes', { field: 'scopes', hint: 'e.g. opsctl auth refresh --scopes media.upload' });
+    throw new UsageError('auth refresh: give the scopes to add with --scopes (or to remove with --remove-scopes)', {
+      field: 'scopes',
+      hint: 'e.g. opsctl auth refresh --scopes media.upload',
+    });
   const profile = await ctx.profileName();
   const current = await accountTokens(ctx, profile, opts.account);
   if (!current)

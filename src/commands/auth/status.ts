@@ -55,6 +55,33 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<Comman
     return { data, text: lines.join('\n') };
   }
 
+  if (ctx.env.OPSCTL_REFRESH_TOKEN) {
+    // The CI account: one refresh proves it still works (invalid_grant is exit 4); nothing is stored.
+    const t = await (await import('../../auth/env-account.js')).envTokens(ctx);
+    const scopes = (t.scope ?? '').split(/\s+/).filter(Boolean);
+    const data = {
+      signed_in: true,
+      profile,
+      source: 'environment',
+      source_detail: 'OPSCTL_REFRESH_TOKEN',
+      stored_in: null,
+      account: t.account ?? null,
+      scopes,
+      missing_scopes: [],
+      access_token_expires_at: iso(t.expires_at),
+      access_token_expires_in: inSeconds(t.expires_at),
+      refresh_token: true,
+      refresh_token_expires_at: iso(t.refresh_expires_at),
+    };
+    const lines = [
+      `source:    environment (OPSCTL_REFRESH_TOKEN; refreshed in memory as needed, never stored)`,
+      `account:   ${data.account ?? 'unknown (no openid/email scope)'}`,
+      `granted:   ${scopes.map(shortScope).join(' ') || '(none)'}`,
+      `expires:   ${data.access_token_expires_at ?? 'unknown'} (refreshed automatically)`,
+    ];
+    return { data, text: lines.join('\n') };
+  }
+
   const { listAccounts, assertBoundHere, withSecrets } = await import('../../auth/accounts.js');
   const { accounts, active } = await listAccounts(ctx, profile);
   const record = accounts.find((a) => a.account === active);

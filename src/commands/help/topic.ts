@@ -18,6 +18,10 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['OPSCTL_<SERVICE>_URL', 'endpoint of a service (AUTH, API, TRACKER, LABELS); beats the profile'],
   ['OPSCTL_TRACKER_TOKEN', 'tracker API token; beats the stored one'],
   ['OPSCTL_ACCESS_TOKEN', 'OAuth access token for the api and labels services; beats the stored one'],
+  [
+    'OPSCTL_REFRESH_TOKEN',
+    'CI: an OAuth refresh token (with OPSCTL_CLIENT_ID and OPSCTL_ISSUER) refreshed in memory as needed, never written; beats the stored sign-in',
+  ],
   ['OPSCTL_ISSUER', "OpenID Connect / OAuth 2.0 issuer to sign in to (endpoints from its metadata); beats the profile's issuer"],
   [
     'OPSCTL_AUTHORIZE_URL, OPSCTL_TOKEN_URL, OPSCTL_REVOKE_URL',

@@ -13,6 +13,7 @@ export function register(program: Command, ctx: Context): void {
       .option('--no-browser', 'do not open a browser: print the URL, and accept the redirected URL pasted back (remote/SSH)')
       .option('--timeout <duration>', 'how long to wait for the browser, e.g. 90s, 5m', '5m')
       .option('--port <port>', 'loopback port for the redirect listener (default: any free port)')
+      .option('--device', 'sign in with a one-time code entered on any device with a browser (RFC 8628 device grant; for SSH sessions and containers)')
       .option('--insecure-storage', 'keep the tokens in the 0600 credential file instead of the OS keyring')
       .option(
         '--consent-as <email>',
@@ -30,6 +31,7 @@ export function register(program: Command, ctx: Context): void {
             port: o.port,
             consentAs: o.consentAs,
             insecureStorage: Boolean(o.insecureStorage),
+            device: Boolean(o.device),
           }),
         ),
       ),
@@ -37,6 +39,7 @@ export function register(program: Command, ctx: Context): void {
     'opsctl login --scopes media.readonly openid email --login-hint alice@example.com',
     'opsctl login --no-browser            # over SSH: open the URL elsewhere, paste the redirected URL back',
     'opsctl login --profile work --timeout 10m',
+    'opsctl login --device                 # no browser here: enter the code it shows on any device with one',
     'opsctl login --consent-as alice@example.com   # no browser at all, local mock only: grants every requested scope as alice',
   );
 }

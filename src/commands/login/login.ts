@@ -10,6 +10,8 @@ export interface LoginCommandOptions {
   port?: string;
   consentAs?: string;
   insecureStorage?: boolean;
+  /** The device authorization grant (RFC 8628): a code to enter on any device with a browser. */
+  device?: boolean;
 }
 
 /** `opsctl login`: signs in, stores the tokens, says who you are and what you may do. */
@@ -44,15 +46,25 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
     });
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set: it will still take precedence over the tokens stored by this sign-in');
 
-  const out = await login(ctx, {
-    scopes,
-    loginHint: opts.loginHint,
-    browser: opts.browser,
-    timeoutMs,
-    port,
-    consentAs: opts.consentAs,
-    insecureStorage: opts.insecureStorage,
-  });
+  if (opts.device && (opts.consentAs !== undefined || opts.port !== undefined)) {
+    throw new UsageError(`--device cannot be combined with ${opts.consentAs !== undefined ? '--consent-as' : '--port'}`, {
+      field: 'device',
+      hint: 'the device sign-in involves no redirect to this machine: leave the other flag out',
+    });
+  }
+  const out = opts.device
+    ? await (
+        await import('../../auth/device.js')
+      ).deviceLogin(ctx, { scopes, insecureStorage: opts.insecureStorage, show: (code) => showDeviceCode(ctx, code) })
+    : await login(ctx, {
+        scopes,
+        loginHint: opts.loginHint,
+        browser: opts.browser,
+        timeoutMs,
+        port,
+        consentAs: opts.consentAs,
+        insecureStorage: opts.insecureStorage,
+      });
   if (out.missing.length) {
     ctx.io.warn(
       `not granted: ${out.missing.map(shortScope).join(', ')}. Commands that need ${out.missing.length === 1 ? 'it' : 'them'} will fail; run opsctl login again to grant ${out.missing.length === 1 ? 'it' : 'them'}.`,
@@ -82,4 +94,13 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
     text: lines.join('\n'),
     message: `Signed in${out.account ? ` as ${out.account}` : ''}`,
   };
+}
+
+/** The one-time code and where to enter it, on stderr (stdout keeps the result for scripts). */
+function showDeviceCode(ctx: Context, code: import('../../auth/device.js').DeviceCode): void {
+  const minutes = Math.max(1, Math.round(code.expiresIn / 60));
+  ctx.io.err(`! First copy your one-time code: ${code.userCode}`);
+  ctx.io.err(`  Then open ${code.verificationUri} in a browser on any device and enter it (the code expires in ${minutes} min).`);
+  if (code.verificationUriComplete) ctx.io.err(`  Or open this address, which carries the code: ${code.verificationUriComplete}`);
+  ctx.io.err(`Waiting for approval (polling every ${code.interval} s; Ctrl-C to stop)…`);
 }

@@ -30,6 +30,8 @@ export function register(program: Command, ctx: Context): void {
       .option('--refresh-token-limit <n>', 'live refresh tokens per client and user; the oldest stop working beyond it', '100')
       .option('--integrity-delay <seconds>', 'how long an integrity-check change takes to come into force (the seed: up to 15 minutes)', '900')
       .option('--unused-client-days <days>', 'days without use after which the console deletes a client', '180')
+      .option('--device-interval <seconds>', 'device sign-in (login --device): the polling interval the server asks for', '5')
+      .option('--device-slow-down <n>', 'device sign-in: answer slow_down to the first N polls of each code, as a loaded server does', '0')
       .action(
         lazyAction(
           ctx,
@@ -51,6 +53,8 @@ export function register(program: Command, ctx: Context): void {
             refreshTokenLimit: o.refreshTokenLimit,
             integrityDelay: o.integrityDelay,
             unusedClientDays: o.unusedClientDays,
+            deviceInterval: o.deviceInterval,
+            deviceSlowDown: o.deviceSlowDown,
           }),
         ),
       ),

@@ -27,6 +27,8 @@ export interface ServeOptions {
   refreshTokenLimit?: string;
   integrityDelay?: string;
   unusedClientDays?: string;
+  deviceInterval?: string;
+  deviceSlowDown?: string;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -144,6 +146,8 @@ async function serviceOptions(opts: ServeOptions): Promise<MockServiceOptions> {
     clientsFile: opts.oauthClients,
     integrityDelaySeconds: nonNegative('--integrity-delay', opts.integrityDelay),
     unusedClientDays: positive('--unused-client-days', opts.unusedClientDays),
+    deviceIntervalSeconds: positive('--device-interval', opts.deviceInterval),
+    deviceSlowDown: nonNegative('--device-slow-down', opts.deviceSlowDown),
   };
   if (opts.oauthClients) {
     const { readRegistryFile } = await import('../../mock/services/oauth/index.js');

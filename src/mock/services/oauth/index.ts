@@ -6,6 +6,7 @@ import { authorizeRoutes } from './authorize.js';
 import { errorReply, oauthOptions, type OAuthMockOptions } from './common.js';
 import { clientProblem, restoreClient, seedClients, seedUsers, type MockUser, type OAuthClient } from './registry.js';
 import { tokenRoutes } from './token.js';
+import { deviceRoutes } from './device.js';
 import { oauth, storedField } from './tokens.js';
 import { MockError } from '../../http.js';
 import { emptyDict, own } from '../../lookup.js';
@@ -97,6 +98,7 @@ const oauthService: ServiceModule = {
       routes: [
         ...authorizeRoutes(ctx),
         ...tokenRoutes(ctx, admin),
+        ...deviceRoutes(ctx),
         {
           // The developer console's "restore" of a deleted client (not part of the OAuth API; within 30 days).
           method: 'POST',

@@ -7,6 +7,7 @@ import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, oauthOptions, users } from './common.js';
 import { jwks, signingKey, signJwt } from './jwt.js';
 import type { LazyConsole } from './admin-lazy.js';
+import { DEVICE_CODE_PATH, DEVICE_GRANT, deviceCodeGrant, slowDownPolls } from './device.js';
 import {
   consoleGate,
   findClient,
@@ -57,6 +58,7 @@ export function discovery(iss: string): Record<string, unknown> {
     authorization_endpoint: `${iss}/o/oauth2/v2/auth`,
     token_endpoint: `${iss}/token`,
     revocation_endpoint: `${iss}/revoke`,
+    device_authorization_endpoint: `${iss}${DEVICE_CODE_PATH}`,
     userinfo_endpoint: `${iss}/oauth2/v3/userinfo`,
     jwks_uri: `${iss}/oauth2/v3/certs`,
     response_types_supported: ['code'],
@@ -106,7 +108,7 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
   const form = formParams(req);
   const grantType = form.get('grant_type');
   if (!grantType) throw oauthError(400, 'invalid_request', 'Missing required parameter: grant_type');
-  if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+  if (grantType !== 'authorization_code' && grantType !== 'refresh_token' && grantType !== DEVICE_GRANT) {
     throw oauthError(400, 'unsupported_grant_type', `Invalid grant_type: ${grantType}`);
   }
   const creds = clientCredentials(req, form);
@@ -139,6 +141,10 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
     const refused = consoleGate(s, client, integrityEvidence(req.headers, form), now);
     if (refused) return fail(refused.status, refused.error, refused.description);
     prune(s, now);
+    if (grantType === DEVICE_GRANT) {
+      const device = deviceCodeGrant(s, client.client_id, form, now, slowDownPolls(ctx.options.oauth));
+      return device.ok ? exchangeCode(s, client, device.form, now, opts, iss) : device;
+    }
     return grantType === 'authorization_code' ? exchangeCode(s, client, form, now, opts, iss) : refresh(s, client, form, now, opts, iss);
   };
   let outcome = await attempt();
