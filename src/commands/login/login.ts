@@ -52,10 +52,12 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
       hint: 'the device sign-in involves no redirect to this machine: leave the other flag out',
     });
   }
+  // a QR code of the address that carries the code, for a phone: only where a person sees it (a terminal, not --json)
+  const qr = opts.device && ctx.io.isStderrTTY && !ctx.jsonOutput && ctx.env.TERM !== 'dumb' ? await import('uqr') : undefined;
   const out = opts.device
     ? await (
         await import('../../auth/device.js')
-      ).deviceLogin(ctx, { scopes, insecureStorage: opts.insecureStorage, show: (code) => showDeviceCode(ctx, code) })
+      ).deviceLogin(ctx, { scopes, insecureStorage: opts.insecureStorage, show: (code) => showDeviceCode(ctx, code, qr?.renderUnicodeCompact) })
     : await login(ctx, {
         scopes,
         loginHint: opts.loginHint,
@@ -97,10 +99,17 @@ export async function run(opts: LoginCommandOptions, ctx: Context): Promise<Comm
 }
 
 /** The one-time code and where to enter it, on stderr (stdout keeps the result for scripts). */
-function showDeviceCode(ctx: Context, code: import('../../auth/device.js').DeviceCode): void {
+function showDeviceCode(ctx: Context, code: import('../../auth/device.js').DeviceCode, qr?: (data: string) => string): void {
   const minutes = Math.max(1, Math.round(code.expiresIn / 60));
   ctx.io.err(`! First copy your one-time code: ${code.userCode}`);
   ctx.io.err(`  Then open ${code.verificationUri} in a browser on any device and enter it (the code expires in ${minutes} min).`);
-  if (code.verificationUriComplete) ctx.io.err(`  Or open this address, which carries the code: ${code.verificationUriComplete}`);
+  if (code.verificationUriComplete) {
+    ctx.io.err(`  Or open this address, which carries the code: ${code.verificationUriComplete}`);
+    // two rows of modules per line; shown only when it fits the terminal (a cut QR code scans as nothing)
+    const drawn = qr?.(code.verificationUriComplete);
+    const width = drawn ? Math.max(...drawn.split('\n').map((l) => [...l].length)) : 0;
+    const columns = ctx.io.columns('stderr');
+    if (drawn && columns >= width) ctx.io.err(`  or scan it:\n${drawn}`);
+  }
   ctx.io.err(`Waiting for approval (polling every ${code.interval} s; Ctrl-C to stop)…`);
 }
