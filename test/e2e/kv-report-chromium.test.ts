@@ -73,6 +73,11 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(String(r.stderr)).toContain(`report: ${file}`);
     const out = JSON.parse(String(r.stdout));
     const doc = out.report;
+    // the summary's backups: 3 snapshots and 3 data-dir copies, their total and their directories
+    expect(out.backups.items.map((i: any) => i.kind).sort()).toEqual(['data-dir', 'data-dir', 'data-dir', 'snapshot', 'snapshot', 'snapshot']);
+    expect(out.backups.bytes).toBe(out.backups.items.reduce((n: number, i: any) => n + i.bytes, 0));
+    expect([...out.backups.dirs].sort()).toEqual([join(cfg.dir, 'data', 'kv', 'backups', doc.cluster), join(cfg.dir, 'data', 'kv', 'snapshots', doc.cluster)]);
+    expect(doc.backups).toEqual(out.backups);
     expect(doc.kind).toBe('opsctl-kv-upgrade-report');
     expect(doc.status).toBe('done');
     expect(doc.members.map((m: any) => m.name).sort()).toEqual(['kv1', 'kv2', 'kv3']);
@@ -121,7 +126,14 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(seen.steps).toContain('kv1/wait-healthy');
     expect(seen.hashes).toEqual(doc.snapshots.map((s: any) => s.sha256));
     expect(seen.clusterVersion).toMatch(/3\.2 → 3\.3: done/);
-  }, 120_000);
+
+    // The human summary names the backups too (an upgrade with nothing left to do makes none).
+    const human = await kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--allow-same-version');
+    expect(human.exitCode, String(human.stderr)).toBe(0);
+    expect(String(human.stdout)).toMatch(
+      /\nbackups made: \d+(\.\d)? k?B \(3 snapshots, 3 data-dir copies\) in .*kv\/(snapshots|backups)\/.*, .*kv\/(snapshots|backups)\/.*; see them with opsctl kv backups list/,
+    );
+  }, 180_000);
 
   it('a halted upgrade: the page shows the halt and the member that is not back; no journal means a clear error', async () => {
     const none = await kv('status', '--report', join(cfg.dir, 'none.html'));

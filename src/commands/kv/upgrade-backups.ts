@@ -16,7 +16,16 @@ export async function backupsOfRuns(ctx: Context, cluster: string, ids: string[]
   );
   const kinds = new Map<string, number>();
   for (const i of doc.items) kinds.set(i.kind, (kinds.get(i.kind) ?? 0) + 1);
-  const what = [...kinds].map(([k, n]) => `${n} ${k === 'snapshot' ? 'snapshot' : k}${n === 1 ? '' : 's'}`).join(', ');
+  const words: Record<string, [string, string]> = {
+    snapshot: ['snapshot', 'snapshots'],
+    'data-dir': ['data-dir copy', 'data-dir copies'],
+    'failed-data-dir': ['failed data dir kept', 'failed data dirs kept'],
+    'before-restore': ['data dir kept before a restore', 'data dirs kept before a restore'],
+  };
+  const what = [...kinds]
+    .sort(([a], [b]) => (a === 'snapshot' ? -1 : b === 'snapshot' ? 1 : a.localeCompare(b)))
+    .map(([k, n]) => `${n} ${(words[k] ?? [k, k])[n === 1 ? 0 : 1]}`)
+    .join(', ');
   const line = doc.items.length
     ? `backups made: ${humanBytes(doc.bytes)} (${what}) in ${doc.dirs.join(', ')}; see them with opsctl kv backups list, remove old ones with opsctl kv backups prune --keep N`
     : 'backups made: none on this machine';
