@@ -237,8 +237,37 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   if (o.confirm && !(await o.confirm({ target: plan.target, planText, warnings, members: upgrading.length, resuming: Boolean(journal) }))) {
     return { ...base, status: 'declined', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   }
+  await stageBinaries(o, o.driver, upgrading, journal);
   const run = await UpgradeRun.start(o, o.driver, file, started, base, pre, journal);
   return run.go();
+}
+
+/**
+ * The driver's stage template (the command driver's `stage`): the hop's binary staged on every member
+ * still to start, and its version checked, before the first stop: a failure refuses with nothing stopped.
+ */
+async function stageBinaries(o: UpgradeOptions, driver: MemberDriver, upgrading: Array<{ name: string }>, journal: Journal | undefined): Promise<void> {
+  if (!driver.stage) return;
+  const todo = upgrading.filter((m) => !journal?.steps.some((s) => s.member === m.name && s.kind === 'start' && s.status === 'done'));
+  const p = o.reporter.begin(`stage: the ${o.to} binary on ${todo.length} member(s) before any stop`);
+  const reasons: string[] = [];
+  const lines: string[] = [];
+  for (const pm of todo) {
+    const m = o.cluster.members.find((x) => x.name === pm.name)!;
+    const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? journal?.target_bin ?? driver.current(m)?.binDir };
+    await driver.stage(m, target).then(
+      (d) => lines.push(`${m.name}: ${d}`),
+      (err: Error) => reasons.push(`member ${m.name}: staging its ${o.to} binary failed: ${err.message}`),
+    );
+  }
+  if (reasons.length) {
+    p.fail(`stage: ${reasons.length} of ${todo.length} member(s) failed`);
+    throw new UpgradeRefused(
+      reasons,
+      'nothing was stopped: fix the stage template or the hosts (the staged binary must print its etcd --version), then run the same command',
+    );
+  }
+  p.done(`stage: ${lines.join('; ')}`);
 }
 
 /** The recorded run this one resumes, if any (checked when read; one for another target refuses). */
