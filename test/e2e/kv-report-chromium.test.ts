@@ -263,4 +263,29 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(drawn.barWidth).toBeGreaterThan(0);
     expect(drawn.label).toMatch(/^down \d+(\.\d)? (ms|s), back on 3\.2 \(--on-failure rollback\)$/);
   }, 180_000);
+
+  it('a ladder run (3.2 → 3.4): the report shows both hops, the first one folded with its own report, and the backups of both', async () => {
+    const file = join(cfg.dir, 'ladder.html');
+    const r = await kv('upgrade', '--to', '3.4', '--yes', ...FAST, '--report', file, '--json');
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const out = JSON.parse(String(r.stdout));
+    const doc = out.report;
+    expect(doc.ladder).toMatchObject({ from: '3.2', to: '3.4', status: 'done' });
+    expect(doc.ladder.hops.map((h: any) => `${h.name}:${h.status}`)).toEqual(['3.2 → 3.3:done', '3.3 → 3.4:done']);
+    expect(doc.ladder.hops[0].report.hop).toBe('3.2 → 3.3');
+    expect(doc.hop).toBe('3.3 → 3.4');
+    expect(doc.restorePoints.map((p: any) => p.hop)).toEqual(['3.2 → 3.3', '3.3 → 3.4']);
+    expect(doc.restorePoints[1].command).toMatch(/--to-version 3\.3$/);
+    expect(doc.backups.items.filter((i: any) => i.kind === 'snapshot')).toHaveLength(6);
+    expect(out.backups.bytes).toBe(doc.backups.bytes);
+    const seen = await withChromiumPage(async (page) => {
+      await page.goto(pathToFileURL(file).href);
+      return page.evaluate(() => ({
+        hops: [...document.querySelectorAll('#ladder tbody tr')].map((tr) => tr.getAttribute('data-hop')),
+        folded: [...document.querySelectorAll('details.hop')].map((d) => d.getAttribute('data-hop')),
+      }));
+    });
+    expect(seen.hops).toEqual(['3.2 → 3.3', '3.3 → 3.4']);
+    expect(seen.folded).toEqual(['3.2 → 3.3']);
+  }, 240_000);
 });
