@@ -26,6 +26,14 @@ export interface CommandTemplates {
   /** Optional: prints the size in bytes of the member's v2 data (for --settle auto). */
   v2Size?: string;
   /**
+   * Optional: stages the hop's target binary on the member's host before the hop's first stop, and
+   * prints the staged binary's `etcd --version` ({version}: the hop's minor, {bin}: its directory), e.g.
+   * `ssh {host} sudo /usr/local/bin/fetch-etcd {version} && ssh {host} /opt/etcd-{version}/etcd --version`.
+   */
+  stage?: string;
+  /** The stage template per target minor (a systemd preset with bins: each version's binary checked on the host). */
+  stageByVersion?: Record<string, string>;
+  /**
    * Optional: backs up the stopped member's data dir on its host, e.g.
    * `ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}` ({run}: the upgrade's journal id).
    */

@@ -30,6 +30,9 @@ import type { MemberListEntry } from './parse.js';
 import type { ClusterObservation, UpgradePlan } from './types.js';
 import { sleep, WaitAborted } from './wait.js';
 import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
+import { beginRun, endRun, recordPutBack, signalWords, type JournalWithRuns } from './journal-runs.js';
+import type { CheckRow } from './rules/types.js';
+import { describeResume, resumeState, type ResumeState } from './resume-state.js';
 import { backToPending, describeBackupFailure, spaceBeforeStop, spacePreflight, spaceWarning, startOnPrevious } from './backup-guard.js';
 
 type Exec = typeof import('execa').execa;
@@ -95,6 +98,8 @@ export interface UpgradeOptions {
   confirm?: (c: { target: string; planText: string; warnings: string[]; members: number; resuming: boolean }) => Promise<boolean>;
   /** How long a lock of a crashed run stays (ms). */
   lockStaleMs?: number;
+  /** The hop's rulebook as checked before this run (kept in the journal for the report). */
+  checks?: CheckRow[];
   debug?: (line: string) => void;
 }
 
@@ -104,6 +109,8 @@ export interface UpgradeReport {
   source: string;
   target: string;
   journal?: string;
+  /** The journal's run id (its backups are named by it). */
+  run?: string;
   resumed: boolean;
   plan: UpgradePlan['members'];
   planText: string;
@@ -113,6 +120,8 @@ export interface UpgradeReport {
   snapshots: Journal['snapshots'];
   totals: { ms: number; imposedMs: number; overheadMs: number; overheadRatio: number | null };
   halt?: Journal['halt'];
+  /** A resume: what was done and what was left when it began. */
+  resume?: ResumeState;
 }
 
 /** Pre-flight said no: nothing was changed. Exit 1 with every reason. */
@@ -199,7 +208,10 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   o.debug?.(`[kv] pre-flight done after ${o.now() - started} ms`);
   const { plan } = pre;
   const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
-  const planText = journal ? `Resuming the upgrade to ${journal.target} recorded in ${file}` : describePlan(plan, settleText, { noBackup: o.noBackup });
+  const resume = journal ? resumeState(journal, file) : undefined;
+  const planText = resume
+    ? [`Resuming the upgrade ${resume.hop} recorded in ${file}`, ...describeResume(resume, journal!.target)].join('\n')
+    : describePlan(plan, settleText, { noBackup: o.noBackup });
   const warnings = planWarnings(pre.membership.list.length, o);
   const base = {
     cluster: o.cluster.key,
@@ -209,6 +221,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     warnings,
     plan: journal?.members ?? plan.members,
     resumed: Boolean(journal),
+    ...(resume ? { resume } : {}),
   };
   const upgrading = plan.members.filter((m) => m.action !== 'skip');
   if (o.dryRun) return { ...base, status: 'planned', steps: [], snapshots: [], totals: totals([], o.now() - started) };
@@ -226,8 +239,37 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   if (o.confirm && !(await o.confirm({ target: plan.target, planText, warnings, members: upgrading.length, resuming: Boolean(journal) }))) {
     return { ...base, status: 'declined', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   }
+  await stageBinaries(o, o.driver, upgrading, journal);
   const run = await UpgradeRun.start(o, o.driver, file, started, base, pre, journal);
   return run.go();
+}
+
+/**
+ * The driver's stage template (the command driver's `stage`): the hop's binary staged on every member
+ * still to start, and its version checked, before the first stop: a failure refuses with nothing stopped.
+ */
+async function stageBinaries(o: UpgradeOptions, driver: MemberDriver, upgrading: Array<{ name: string }>, journal: Journal | undefined): Promise<void> {
+  if (!driver.stage) return;
+  const todo = upgrading.filter((m) => !journal?.steps.some((s) => s.member === m.name && s.kind === 'start' && s.status === 'done'));
+  const p = o.reporter.begin(`stage: the ${o.to} binary on ${todo.length} member(s) before any stop`);
+  const reasons: string[] = [];
+  const lines: string[] = [];
+  for (const pm of todo) {
+    const m = o.cluster.members.find((x) => x.name === pm.name)!;
+    const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? journal?.target_bin ?? driver.current(m)?.binDir };
+    await driver.stage(m, target).then(
+      (d) => lines.push(`${m.name}: ${d}`),
+      (err: Error) => reasons.push(`member ${m.name}: staging its ${o.to} binary failed: ${err.message}`),
+    );
+  }
+  if (reasons.length) {
+    p.fail(`stage: ${reasons.length} of ${todo.length} member(s) failed`);
+    throw new UpgradeRefused(
+      reasons,
+      'nothing was stopped: fix the stage template or the hosts (the staged binary must print its etcd --version), then run the same command',
+    );
+  }
+  p.done(`stage: ${lines.join('; ')}`);
 }
 
 /** The recorded run this one resumes, if any (checked when read; one for another target refuses). */
@@ -364,7 +406,7 @@ async function v2OnlyProblems(o: UpgradeOptions, plan: UpgradePlan): Promise<str
   return out.filter((x): x is string => x !== undefined);
 }
 
-type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planText' | 'warnings' | 'plan' | 'resumed'>;
+type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planText' | 'warnings' | 'plan' | 'resumed' | 'resume'>;
 /** A step's body: gets the spinner, returns the detail line. */
 type StepBody = (p: { update(t: string): void }) => Promise<string | undefined>;
 type HaltOr<T = undefined> = Promise<UpgradeReport | T>;
@@ -421,6 +463,9 @@ class UpgradeRun {
       j.owner = { pid: process.pid, host: hostname() };
       delete j.halt;
     }
+    beginRun(j, new Date(o.now()).toISOString());
+    (j as JournalWithRuns).commands = { rollback: o.rollbackCommand };
+    if (o.checks) (j as JournalWithRuns).checks = o.checks;
     await writeJournal(file, j, o.now(), false);
     o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
     const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
@@ -443,6 +488,7 @@ class UpgradeRun {
       ...this.base,
       status,
       journal: this.file,
+      run: j.id,
       steps: j.steps,
       snapshots: j.snapshots,
       totals: totals(mine, this.o.now() - this.started),
@@ -455,12 +501,14 @@ class UpgradeRun {
     step.error = reason;
     this.j.status = 'halted';
     this.j.halt = { step: step.id, reason, rollback: this.o.rollbackCommand };
+    endRun(this.j, 'halted', reason, new Date(this.o.now()).toISOString());
     await this.save();
     return this.report('halted');
   }
 
   private async interrupted(): Promise<never> {
     this.j.status = 'interrupted';
+    endRun(this.j, 'interrupted', signalWords(this.o.signal.reason), new Date(this.o.now()).toISOString());
     await this.save();
     throw Object.assign(new InterruptedError('kv upgrade interrupted at a safe point; the journal is consistent'), {
       hint: `run the same command again to resume, or roll back: ${this.o.rollbackCommand}`,
@@ -537,6 +585,9 @@ class UpgradeRun {
         (e: Error) => ({ ok: false, detail: e.message }),
       );
       if (!back.ok) return this.halt(step, `${reason}; --on-failure rollback could not put ${ms.name} back: ${back.detail}`);
+      const to = this.j.previous[ms.name]?.version ?? this.j.source;
+      const downFrom = steps.find((s) => s.kind === 'stop')?.startedAt;
+      recordPutBack(this.j, { member: ms.name, to, at: new Date(this.o.now()).toISOString(), downFrom, detail: back.detail });
       return this.halt(step, `${reason}; --on-failure rollback: ${back.detail}`, 'pending');
     }
   }
@@ -744,6 +795,7 @@ class UpgradeRun {
       if (halted) return halted;
     }
     j.status = 'done';
+    endRun(j, 'done', undefined, new Date(o.now()).toISOString());
     o.debug?.(`[kv] steps finished after ${o.now() - this.started} ms; ${journalStats.writes} journal writes took ${journalStats.ms.toFixed(1)} ms`);
     await this.save();
     return this.report('done');

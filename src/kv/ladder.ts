@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { OpsError } from '../core/errors.js';
 import type { MemberSpec } from './cluster.js';
 import { acquireLock, runUpgrade, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './executor.js';
-import { journalPath, writeJournal, type Journal } from './journal.js';
+import { isResumable, journalPath, writeJournal, type Journal } from './journal.js';
+import { describeResume, resumeState, type ResumeState } from './resume-state.js';
 import { readJournal } from './journal-read.js';
 import { restorePointOf } from './restore-point.js';
 import { hopName, planLadder, SIM_RELEASES, type Hop } from './ladder-plan.js';
@@ -66,6 +67,52 @@ export interface LadderReport {
   planText: string;
   warnings: string[];
   halt?: { hop: string; reason: string; rollback?: string };
+  /** A resume: the hops done, the hop in flight (its members done and left), the hops left. */
+  resume?: LadderResume;
+}
+
+export interface LadderResume {
+  ladderFile: string;
+  stopped: string;
+  hopsDone: string[];
+  hop: string;
+  members?: ResumeState;
+  hopsLeft: string[];
+}
+
+/** What a ladder's resume finds: the hops done and left, and inside the hop in flight its members (from its journal). */
+function ladderResume(o: LadderOptions, lf: LadderFile, hops: Hop[], at: number): { state: LadderResume; text: string[] } {
+  const cur = hops[at];
+  const file = journalPath(o.dataDir, o.cluster.key);
+  let members: ResumeState | undefined;
+  try {
+    const j = readJournal(file);
+    if (cur && isResumable(j) && j.target === cur.to && j.createdAt >= lf.createdAt) members = resumeState(j, file);
+  } catch {
+    // (the executor names a journal it cannot use when it starts the hop)
+  }
+  const stopped =
+    lf.status === 'halted'
+      ? `halted at hop ${lf.halt?.hop ?? '?'}: ${lf.halt?.reason ?? ''}`
+      : lf.status === 'interrupted'
+        ? 'interrupted'
+        : `the last run${lf.owner ? ` (pid ${lf.owner.pid} on ${lf.owner.host})` : ''} ended without a word: kill -9, a crash or a power loss`;
+  const state: LadderResume = {
+    ladderFile: ladderPath(o.dataDir, o.cluster.key),
+    stopped: members?.stopped.how ?? stopped,
+    hopsDone: hops.slice(0, at).map(hopName),
+    hop: cur ? hopName(cur) : '',
+    ...(members ? { members } : {}),
+    hopsLeft: hops.slice(at + 1).map(hopName),
+  };
+  const text = [
+    `Resuming the ladder recorded in ${state.ladderFile}: ${state.stopped} (last record ${members?.stopped.at ?? lf.updatedAt})`,
+    `  hops done: ${state.hopsDone.join(', ') || 'none yet'}`,
+    `  hop in flight: ${state.hop}${members ? '' : ' (no member of it touched yet)'}`,
+    ...(members ? describeResume(members, cur!.to, '    ').slice(1) : []),
+    `  hops left: ${state.hopsLeft.join(', ') || 'none after this one'}`,
+  ];
+  return { state, text };
 }
 
 /** The ladder file: the hops, the current one, and what was measured before the v2 API went off. */
@@ -380,7 +427,7 @@ async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | unde
     if (stop.length) refuseRows(stop, false);
     o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks)].join('\n'));
   }
-  const report = await runUpgrade({ ...o, to: hop?.patch ? hop.to : o.to, allowSameVersion: Boolean(hop?.patch), targetBin, confirm: o.confirm });
+  const report = await runUpgrade({ ...o, to: hop?.patch ? hop.to : o.to, allowSameVersion: Boolean(hop?.patch), targetBin, confirm: o.confirm, checks });
   return { single: report, checks };
 }
 
@@ -409,7 +456,8 @@ async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, 
   const v2 = recorded?.v2 ?? (await measureV2(o, obs));
   const rows = await checkAll(o, hops, obs, bins, v2, at);
   const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
-  const planText = ladderText(o, obs, hops, rows, bins, at, settle);
+  const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
+  const planText = [ladderText(o, obs, hops, rows, bins, at, settle), ...(resume?.text ?? [])].join('\n');
   const report: LadderReport = {
     kind: 'ladder',
     status: 'planned',
@@ -427,6 +475,7 @@ async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, 
     checks: rows.flat(),
     planText,
     warnings: [],
+    ...(resume ? { resume: resume.state } : {}),
   };
   const stop = blocking(rows.flat(), o.strict);
   if (o.dryRun) return report;
@@ -520,7 +569,8 @@ async function climb(
     }
     let r: UpgradeReport;
     try {
-      r = await runUpgrade({ ...o, to: hop.to, allowSameVersion: hop.patch, targetBin: hop.binDir, confirm: undefined });
+      const checks = report.checks.filter((c) => c.hop === `${hop.from} → ${hop.to}`);
+      r = await runUpgrade({ ...o, to: hop.to, allowSameVersion: hop.patch, targetBin: hop.binDir, confirm: undefined, checks });
     } catch (err) {
       lf.status = 'interrupted';
       await save();

@@ -124,8 +124,11 @@ describe('kv backups list / prune, and sandbox down removing its backups (built 
 
     // sandbox down removes the sandbox's own backups, saying how much it freed.
     const leftBytes = du(left.map((r) => r.path));
-    const down = await opsctl('kv', 'sandbox', 'down');
+    const down = await opsctl('kv', 'sandbox', 'down', '--json');
     expect(down.exitCode, String(down.stderr)).toBe(0);
+    // --json says it too: the runs, the bytes freed and every path removed
+    expect(JSON.parse(String(down.stdout)).backupsRemoved).toMatchObject({ runs: 1, bytes: leftBytes });
+    expect(JSON.parse(String(down.stdout)).backupsRemoved.paths.sort()).toEqual(left.map((r) => r.path).sort());
     expect(String(down.stderr)).toContain(`removed the sandbox's backups: 1 run(s), ${left.length} item(s)`);
     expect(String(down.stderr)).toContain(`(${leftBytes} bytes) freed`);
     for (const r of left) expect(existsSync(r.path), r.path).toBe(false);

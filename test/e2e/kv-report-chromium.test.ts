@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/bin.js';
+import { execa } from 'execa';
+import { BIN, runBin } from '../helpers/bin.js';
 import { requireChromium, withChromiumPage } from '../helpers/chromium.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
@@ -50,6 +51,13 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
         clusterVersion: document.querySelector('#cluster-version')?.textContent ?? '',
         halt: document.querySelector('.halt')?.textContent ?? '',
         rollback: [...document.querySelectorAll('#rollback tbody tr')].map((tr) => tr.textContent),
+        interruptions: [...document.querySelectorAll('#interruptions tbody tr[data-how]')].map((tr) => ({
+          how: tr.getAttribute('data-how'),
+          text: tr.textContent ?? '',
+        })),
+        gaps: document.querySelectorAll('#timeline .gap').length,
+        restore: [...document.querySelectorAll('#restore-points .cmd')].map((c) => c.textContent),
+        backups: document.querySelector('#backups-total')?.textContent ?? '',
       }));
       const png = join(cfg.dir, 'report.png');
       await page.setViewportSize({ width: 1280, height: 900 });
@@ -65,6 +73,11 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(String(r.stderr)).toContain(`report: ${file}`);
     const out = JSON.parse(String(r.stdout));
     const doc = out.report;
+    // the summary's backups: 3 snapshots and 3 data-dir copies, their total and their directories
+    expect(out.backups.items.map((i: any) => i.kind).sort()).toEqual(['data-dir', 'data-dir', 'data-dir', 'snapshot', 'snapshot', 'snapshot']);
+    expect(out.backups.bytes).toBe(out.backups.items.reduce((n: number, i: any) => n + i.bytes, 0));
+    expect([...out.backups.dirs].sort()).toEqual([join(cfg.dir, 'data', 'kv', 'backups', doc.cluster), join(cfg.dir, 'data', 'kv', 'snapshots', doc.cluster)]);
+    expect(doc.backups).toEqual(out.backups);
     expect(doc.kind).toBe('opsctl-kv-upgrade-report');
     expect(doc.status).toBe('done');
     expect(doc.members.map((m: any) => m.name).sort()).toEqual(['kv1', 'kv2', 'kv3']);
@@ -113,7 +126,14 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(seen.steps).toContain('kv1/wait-healthy');
     expect(seen.hashes).toEqual(doc.snapshots.map((s: any) => s.sha256));
     expect(seen.clusterVersion).toMatch(/3\.2 → 3\.3: done/);
-  }, 120_000);
+
+    // The human summary names the backups too (an upgrade with nothing left to do makes none).
+    const human = await kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--allow-same-version');
+    expect(human.exitCode, String(human.stderr)).toBe(0);
+    expect(String(human.stdout)).toMatch(
+      /\nbackups made: \d+(\.\d)? k?B \(3 snapshots, 3 data-dir copies\) in .*kv\/(snapshots|backups)\/.*, .*kv\/(snapshots|backups)\/.*; see them with opsctl kv backups list/,
+    );
+  }, 180_000);
 
   it('a halted upgrade: the page shows the halt and the member that is not back; no journal means a clear error', async () => {
     const none = await kv('status', '--report', join(cfg.dir, 'none.html'));
@@ -145,4 +165,127 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(back.rollback).toHaveLength(1);
     expect(back.rollback[0]).toMatch(/^kv\d3\.2/);
   }, 120_000);
+
+  /** The journal of the sandbox's upgrade, as the run left it on disk. */
+  const journalNow = () => {
+    const dir = join(cfg.dir, 'data', 'kv', 'journals');
+    try {
+      const f = readdirSync(dir).find((n) => n.endsWith('.json'));
+      return f ? JSON.parse(readFileSync(join(dir, f), 'utf8')) : undefined;
+    } catch {
+      return undefined; // (between the temp file and its rename)
+    }
+  };
+  const until = async (what: string, ok: () => boolean, ms = 120_000) => {
+    const end = Date.now() + ms;
+    while (!ok()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const child = (args: string[], env: Record<string, string> = {}) =>
+    execa(process.execPath, [BIN, 'kv', ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1', ...env }, timeout: 180_000 });
+
+  it('an interrupted and resumed run: the report shows the Ctrl-C and the kill -9 with their resumes; the resume says what is done and what is left', async () => {
+    // Run 1: Ctrl-C while the first member settles (a 60 s settle: a wide window).
+    const first = child(['upgrade', '--to', '3.3', '--yes', '--settle', '60s', '--poll-interval', '25ms']);
+    await until('the first member back on 3.3', () => Boolean(journalNow()?.steps?.some((st: any) => st.kind === 'wait-healthy' && st.status === 'done')));
+    first.kill('SIGINT');
+    expect((await first).exitCode).toBe(130);
+    expect(journalNow().status).toBe('interrupted');
+
+    // Run 2: kill -9 right after the second member's start was recorded.
+    const second = child(['upgrade', '--to', '3.3', '--yes', ...FAST], { VITEST: 'true', OPSCTL_TEST_KV_START_HOOK: 'pause:after-record:#1' });
+    let err = '';
+    await new Promise<void>((res) => {
+      second.stderr?.on('data', (b: Buffer) => {
+        err += String(b);
+        if (/opsctl-test: kv\d after-record/.test(err)) res();
+      });
+      void second.then(() => res());
+    });
+    expect(err, err).toMatch(/opsctl-test: kv\d after-record/);
+    // The resume said what was done and what was left before it went on.
+    expect(err).toMatch(/Resuming the upgrade 3\.2 → 3\.3 recorded in .*\n {2}stopped: Ctrl-C \(SIGINT\)/);
+    expect(err).toMatch(
+      /done: no member yet\n {2}left: kv\d \(from its settle step: back on 3\.3, its settle left\), kv\d, kv\d, then the cluster version and a final health pass/,
+    );
+    second.kill('SIGKILL');
+    await second;
+
+    // Run 3: finishes, with the report.
+    const file = join(cfg.dir, 'resumed.html');
+    const r = await kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--report', file, '--json');
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const out = JSON.parse(String(r.stdout));
+    // run 2 settled the first member and was killed after the second one's start: one done, one in flight, one left
+    expect(out.resume).toMatchObject({ hop: '3.2 → 3.3', inFlight: { next: 'start', stopped: true } });
+    expect(out.resume.stopped.how).toMatch(/ended without a word: kill -9/);
+    expect(out.resume.done).toHaveLength(1);
+    expect(out.resume.left).toHaveLength(1);
+    expect(String(r.stderr)).toMatch(/done: kv\d \(on 3\.3\)\n {2}left: kv\d \(from its start step: stopped, not yet back on 3\.3\), kv\d, then/);
+    const doc = out.report;
+    expect(doc.status).toBe('done');
+    expect(doc.runs).toHaveLength(3);
+    expect(doc.interruptions.map((i: any) => i.how)).toEqual(['interrupted', 'killed']);
+    expect(doc.interruptions[0].detail).toMatch(/SIGINT/);
+    expect(doc.interruptions[1].detail).toMatch(/ended without a word: kill -9/);
+    for (const i of doc.interruptions) expect(Date.parse(i.resumedAt)).toBeGreaterThanOrEqual(Date.parse(i.stoppedAt));
+    expect(doc.restorePoints).toHaveLength(1);
+    expect(doc.restorePoints[0].command).toBe(`opsctl kv restore --snapshot ${doc.restorePoints[0].file} --to-version 3.2`);
+    expect(doc.backups.bytes).toBeGreaterThan(0);
+    expect(doc.backups.dirs.some((d: string) => d.endsWith(join('kv', 'snapshots', doc.cluster)))).toBe(true);
+    const seen = await view(file);
+    expect(seen.status).toBe('done');
+    expect(seen.interruptions.map((i) => i.how)).toEqual(['interrupted', 'killed']);
+    expect(seen.interruptions[0]!.text).toMatch(/interrupted \(signal\)/);
+    expect(seen.gaps).toBeGreaterThanOrEqual(2 * 3);
+    expect(seen.lanes.every((l) => !l.open && /^down \d/.test(l.label ?? ''))).toBe(true);
+    expect(seen.restore).toEqual([doc.restorePoints[0].command]);
+    expect(seen.backups).toMatch(/B \(\d[\d,]* bytes\) in \d+ item/);
+  }, 300_000);
+
+  it('an --on-failure rollback run: the member put back is drawn back on 3.2, not down', async () => {
+    const spec = JSON.parse(readFileSync(join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8'));
+    for (const m of spec.members) writeFileSync(join(m.dataDir, 'FAULT.json'), JSON.stringify({ neverHealthyOn: '3.3' }));
+    const file = join(cfg.dir, 'rollback.html');
+    const r = await kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--healthy-timeout', '2s', '--on-failure', 'rollback', '--report', file, '--json');
+    expect(r.exitCode, String(r.stderr)).toBe(3);
+    const doc = JSON.parse(String(r.stdout)).report;
+    const back = doc.members.filter((m: any) => m.down);
+    expect(back).toHaveLength(1);
+    expect(back[0].down.back).toEqual({ on: '3.2', by: '--on-failure rollback' });
+    expect(back[0].down.ms).toBeGreaterThan(0);
+    const seen = await view(file);
+    expect(seen.status).toBe('halted');
+    expect(seen.lanes.filter((l) => l.open)).toEqual([]);
+    const drawn = seen.lanes.find((l) => l.member === back[0].name)!;
+    expect(drawn.barWidth).toBeGreaterThan(0);
+    expect(drawn.label).toMatch(/^down \d+(\.\d)? (ms|s), back on 3\.2 \(--on-failure rollback\)$/);
+  }, 180_000);
+
+  it('a ladder run (3.2 → 3.4): the report shows both hops, the first one folded with its own report, and the backups of both', async () => {
+    const file = join(cfg.dir, 'ladder.html');
+    const r = await kv('upgrade', '--to', '3.4', '--yes', ...FAST, '--report', file, '--json');
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const out = JSON.parse(String(r.stdout));
+    const doc = out.report;
+    expect(doc.ladder).toMatchObject({ from: '3.2', to: '3.4', status: 'done' });
+    expect(doc.ladder.hops.map((h: any) => `${h.name}:${h.status}`)).toEqual(['3.2 → 3.3:done', '3.3 → 3.4:done']);
+    expect(doc.ladder.hops[0].report.hop).toBe('3.2 → 3.3');
+    expect(doc.hop).toBe('3.3 → 3.4');
+    expect(doc.restorePoints.map((p: any) => p.hop)).toEqual(['3.2 → 3.3', '3.3 → 3.4']);
+    expect(doc.restorePoints[1].command).toMatch(/--to-version 3\.3$/);
+    expect(doc.backups.items.filter((i: any) => i.kind === 'snapshot')).toHaveLength(6);
+    expect(out.backups.bytes).toBe(doc.backups.bytes);
+    const seen = await withChromiumPage(async (page) => {
+      await page.goto(pathToFileURL(file).href);
+      return page.evaluate(() => ({
+        hops: [...document.querySelectorAll('#ladder tbody tr')].map((tr) => tr.getAttribute('data-hop')),
+        folded: [...document.querySelectorAll('details.hop')].map((d) => d.getAttribute('data-hop')),
+      }));
+    });
+    expect(seen.hops).toEqual(['3.2 → 3.3', '3.3 → 3.4']);
+    expect(seen.folded).toEqual(['3.2 → 3.3']);
+  }, 240_000);
 });

@@ -25,6 +25,8 @@ describe('driver preset type: systemd (expands to command templates)', () => {
 
   it("per-version binaries: the link the unit runs points at the version's binary, then the unit starts", () => {
     const t = expandSystemd({ type: 'systemd', bins: { '3.2': '/opt/etcd-v3.2.32/etcd', '3.3': '/opt/etcd-v3.3.27/etcd' }, binLink: '/usr/local/bin/etcd' });
+    // the stage default: each version's binary on the host answers its --version before the hop's first stop
+    expect(renderTemplate(t.stageByVersion!['3.3']!, vars)).toEqual(['ssh', '--', 'infra2', '/opt/etcd-v3.3.27/etcd', '--version']);
     expect(renderTemplate(t.startByVersion!['3.3']!, vars)).toEqual([
       'ssh',
       '--',

@@ -25,6 +25,10 @@ function clusterOptions(cmd: Command, withDriver = false): Command {
       .option('--config-cmd <template>', "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade")
       .option('--backup-cmd <template>', "with --endpoints: backs up a stopped member's data dir on its host ({run}: the upgrade id)")
       .option(
+        '--stage-cmd <template>',
+        "with --endpoints: stages the hop's binary ({version} {bin}) on each host before the hop's first stop; must print its etcd --version",
+      )
+      .option(
         '--space-cmd <template>',
         "with --endpoints: prints `du -sk DATA_DIR` then `df -Pk BACKUP_DIR` on the host: the backup's space, checked before each stop",
       )

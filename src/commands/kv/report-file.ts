@@ -37,8 +37,17 @@ export async function writeReport(path: string, journalFile: string): Promise<Up
       code: 'no_journal',
       hint: 'run opsctl kv upgrade first (the report is built from its journal); check --cluster/--endpoints name the upgraded cluster',
     });
-  const doc = buildReport(j, journalFile);
-  const [{ reportHtml }, { default: writeFileAtomic }] = await Promise.all([import('../../kv/report-html.js'), import('write-file-atomic')]);
+  const [{ reportHtml }, { default: writeFileAtomic }, { findBackups }, { withLadder }] = await Promise.all([
+    import('../../kv/report-html.js'),
+    import('write-file-atomic'),
+    import('../../kv/backups.js'),
+    import('../../kv/report-ladder.js'),
+  ]);
+  // DATA/kv/journals/KEY.json: the backups are under DATA/kv/{backups,snapshots}/KEY
+  const dataDir = dirname(dirname(dirname(journalFile)));
+  const runs = findBackups(dataDir);
+  const src = { backups: (cluster: string) => runs.filter((r) => r.cluster === cluster) };
+  const doc = withLadder(buildReport(j, journalFile, src), j, journalFile, (hj, file) => buildReport(hj, file, src));
   await writeFileAtomic(path, reportHtml(doc), { mode: 0o644 });
   return doc;
 }

@@ -51,10 +51,10 @@ export async function run(opts: SandboxDownOptions, ctx: Context): Promise<Comma
       hint: `the sandbox files under ${spec.dir} were kept; find out why the process does not exit (ps -o pid,stat,cmd -p PID), then run opsctl kv sandbox down again`,
     });
   }
-  if (!opts.keep) await removeSandboxBackups(ctx.paths.data, (line) => ctx.io.info(line));
+  const backups = opts.keep ? undefined : await removeSandboxBackups(ctx.paths.data, (line) => ctx.io.info(line));
   if (!opts.keep) await removeSandbox(ctx.paths.data);
   return {
-    data: { stopped: live.map((m) => m.name), removed: !opts.keep ? spec.dir : null },
+    data: { stopped: live.map((m) => m.name), removed: !opts.keep ? spec.dir : null, backupsRemoved: backups ?? null },
     text: '',
     message: `sandbox down: stopped ${live.length} member(s)${opts.keep ? '' : `, removed ${spec.dir}`}`,
   };

@@ -26,6 +26,7 @@ export interface ClusterFlags extends ConnectionFlags {
   runningCmd?: string;
   v2SizeCmd?: string;
   backupCmd?: string;
+  stageCmd?: string;
   spaceCmd?: string;
   configCmd?: string;
   restoreCmd?: string;
@@ -86,6 +87,7 @@ export async function resolveCluster(
         ['running', t.running],
         ['v2-size', f.v2SizeCmd],
         ['backup', f.backupCmd],
+        ['stage', f.stageCmd],
         ['space', f.spaceCmd],
         ['config', f.configCmd],
         ['restore', f.restoreCmd],
@@ -106,6 +108,7 @@ export async function resolveCluster(
           running: t.running!,
           v2Size: f.v2SizeCmd,
           backup: f.backupCmd,
+          stage: f.stageCmd,
           space: f.spaceCmd,
           config: f.configCmd,
           restore: f.restoreCmd,

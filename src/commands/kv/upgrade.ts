@@ -147,7 +147,16 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       // a hop without --target-bin takes the release `kv release get` keeps in its cache, if any
       const cached = (version: string) => releaseDir(version, { data: ctx.paths.data });
       const r = await runUpgradeOrLadder({ ...common, targetBins, strict: Boolean(opts.strict), releaseDir: cached });
-      if ('kind' in r) return renderLadder(r, ctx);
+      if ('kind' in r) {
+        const out = renderLadder(r, ctx);
+        if (r.status !== 'done' && r.status !== 'halted') return out;
+        const { backupsOfRuns, ladderRunIds } = await import('./upgrade-backups.js');
+        const { ids, steps } = await ladderRunIds(r);
+        const b = await backupsOfRuns(ctx, cluster.key, ids, steps);
+        out.text = `${out.text}\n${b.line}`;
+        out.data = { ...r, backups: b.doc, ...(reportFile ? { report: await writeReport(journalPath(ctx.paths.data, cluster.key)) } : {}) };
+        return out;
+      }
       report = r.single;
       checks = r.checks;
     }
@@ -161,7 +170,13 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const { CommandDriver } = await import('../../kv/drivers/command.js');
   const commands = report.status === 'planned' && driver instanceof CommandDriver ? driver.preview(cluster.members, { version: opts.to }) : undefined;
   const out = render(report, ctx, checks, commands);
-  if (reportFile && report.journal) out.data = { ...report, report: await writeReport(report.journal) };
+  if ((report.status === 'done' || report.status === 'halted') && report.run) {
+    const { backupsOfRuns } = await import('./upgrade-backups.js');
+    const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps);
+    out.text = `${out.text ?? ''}\n${b.line}`;
+    out.data = { ...(out.data as object), backups: b.doc };
+  }
+  if (reportFile && report.journal) out.data = { ...(out.data as object), report: await writeReport(report.journal) };
   else if (reportFile) ctx.io.warn(`--report: nothing ran, so no report was written to ${reportFile}`);
   return out;
 }

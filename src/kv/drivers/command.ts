@@ -62,6 +62,9 @@ export class CommandDriver implements MemberDriver {
   /** Present only when a data-dir template is given. */
   readonly dataLayout?: (m: MemberSpec) => Promise<DataLayout>;
 
+  /** Present only when a stage template is given: run on every member before a hop's first stop. */
+  readonly stage?: (m: MemberSpec, target: MemberTarget) => Promise<string>;
+
   /** Present only when a backup template is given (the executor then runs it after each stop). */
   readonly backupDataDir?: (m: MemberSpec, dest: string, run: string) => Promise<string>;
 
@@ -91,6 +94,13 @@ export class CommandDriver implements MemberDriver {
     if (dataDir) this.dataLayout = (m) => this.layout(m, dataDir);
     const space = t.space;
     if (space) this.backupSpace = (m) => this.measureSpace(m, space);
+    if (t.stage || t.stageByVersion) {
+      this.stage = (m, target) => {
+        const tpl = t.stageByVersion?.[target.version] ?? t.stage;
+        // (a preset that stages some versions only: the others have nothing to stage here)
+        return tpl ? this.runStage(m, target, tpl) : Promise.resolve(`nothing to stage for ${target.version}`);
+      };
+    }
     const backup = t.backup;
     if (backup) {
       this.backupDataDir = async (m, _dest, run) => {
@@ -112,6 +122,7 @@ export class CommandDriver implements MemberDriver {
       t.start,
       t.running,
       t.v2Size,
+      t.stage,
       t.backup,
       t.space,
       t.config,
@@ -119,6 +130,7 @@ export class CommandDriver implements MemberDriver {
       t.restoreCheck,
       t.restoreBackup,
       ...Object.values(t.startByVersion ?? {}),
+      ...Object.values(t.stageByVersion ?? {}),
     ];
     if (t.dataDir) all.push(t.dataDir, this.layoutTemplate());
     return all.filter((x): x is string => x !== undefined);
@@ -221,6 +233,25 @@ export class CommandDriver implements MemberDriver {
     const host = this.vars(m).host;
     const needed = backupNeeds(got.dataBytes);
     return { host, dest: `${host}:${got.mount}`, dataDir: `${host}:${got.dataDir}`, dataBytes: got.dataBytes, needed, free: got.free, ok: got.free >= needed };
+  }
+
+  /**
+   * The stage template on the member's host; its output must name the staged binary's version
+   * (`etcd Version: X`, as `etcd --version` prints it) and X must be of the hop's minor.
+   */
+  private async runStage(m: MemberSpec, target: MemberTarget, template: string): Promise<string> {
+    const r = await this.run(template, m, target);
+    const out = String(r.stdout ?? '');
+    const v = /etcd Version:\s*(\S+)/.exec(out)?.[1];
+    if (!v)
+      throw new Error(
+        `\`${displayArgv(r.argv)}\` printed no "etcd Version:" line: the stage template must end with the staged binary's --version (e.g. … && ssh {host} {bin}/etcd --version), so the binary is checked before anything stops`,
+      );
+    if (!v.startsWith(`${target.version}.`) && v !== target.version)
+      throw new Error(
+        `\`${displayArgv(r.argv)}\`: the staged etcd is ${v}, not ${target.version}.x: the hop to ${target.version} needs a ${target.version} binary`,
+      );
+    return `staged etcd ${v} (\`${displayArgv(r.argv)}\`)`;
   }
 
   async stop(m: MemberSpec): Promise<void> {

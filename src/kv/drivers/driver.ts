@@ -36,6 +36,8 @@ export interface MemberDriver {
    * it to `dest`, the command driver runs its backup template with {run}. Returns the journal detail.
    */
   backupDataDir?(m: MemberSpec, dest: string, run: string): Promise<string>;
+  /** Stages the target binary on the member's host and checks its version (before a hop's first stop); the detail line. */
+  stage?(m: MemberSpec, target: MemberTarget): Promise<string>;
   /**
    * --on-failure rollback: a stopped member's data dir back from the backup taken after its stop
    * (`dest`/{run} as in backupDataDir), the current dir kept beside it. Returns the journal detail.

@@ -55,6 +55,9 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
     running: `${ssh} systemctl is-active --quiet ${units.join(' ')}`,
   };
   if (versions.length) t.startByVersion = Object.fromEntries(versions.map((v) => [v, startOf(v)]));
+  // Each version's binary is on the hosts already (bins): before a hop's first stop, each host's is
+  // checked by its own --version, so a missing or wrong binary refuses with nothing stopped.
+  if (p.bins) t.stageByVersion = Object.fromEntries(Object.entries(p.bins).map(([v, bin]) => [v, `${ssh} ${word(bin)} --version`]));
   if (p.configFile) t.config = `${ssh} cat ${word(p.configFile)}`;
   if (p.dataDir) {
     t.dataDir = word(p.dataDir);

@@ -1,0 +1,58 @@
+import type { Context } from '../../context.js';
+import type { JournalStep } from '../../kv/journal.js';
+import type { LadderReport } from '../../kv/ladder.js';
+import type { BackupsDoc } from '../../kv/report.js';
+
+/**
+ * The backups an upgrade made (its snapshots, its data-dir copies), for the summary and --json: the
+ * total size and the directories that hold them; the ones on the members' hosts are named, not measured.
+ */
+export async function backupsOfRuns(ctx: Context, cluster: string, ids: string[], steps: JournalStep[]): Promise<{ doc: BackupsDoc; line: string }> {
+  const [{ findBackups, humanBytes }, { backupsMade }] = await Promise.all([import('../../kv/backups.js'), import('../../kv/report.js')]);
+  const doc = backupsMade(
+    findBackups(ctx.paths.data).filter((r) => r.cluster === cluster),
+    ids,
+    steps,
+  );
+  const kinds = new Map<string, number>();
+  for (const i of doc.items) kinds.set(i.kind, (kinds.get(i.kind) ?? 0) + 1);
+  const words: Record<string, [string, string]> = {
+    snapshot: ['snapshot', 'snapshots'],
+    'data-dir': ['data-dir copy', 'data-dir copies'],
+    'failed-data-dir': ['failed data dir kept', 'failed data dirs kept'],
+    'before-restore': ['data dir kept before a restore', 'data dirs kept before a restore'],
+  };
+  const what = [...kinds]
+    .sort(([a], [b]) => (a === 'snapshot' ? -1 : b === 'snapshot' ? 1 : a.localeCompare(b)))
+    .map(([k, n]) => `${n} ${(words[k] ?? [k, k])[n === 1 ? 0 : 1]}`)
+    .join(', ');
+  const line = doc.items.length
+    ? `backups made: ${humanBytes(doc.bytes)} (${what}) in ${doc.dirs.join(', ')}; see them with opsctl kv backups list, remove old ones with opsctl kv backups prune --keep N`
+    : 'backups made: none on this machine';
+  return { doc, line: doc.remote ? `${line}\n${doc.remote}` : line };
+}
+
+/** The run ids of a ladder's hops: the ones this run ran, and the hops done before it (their kept journals). */
+export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; steps: JournalStep[] }> {
+  const { readJournal } = await import('../../kv/journal-read.js');
+  const ids: string[] = [];
+  const steps: JournalStep[] = [];
+  for (const h of r.hops) {
+    if (h.report?.run) {
+      ids.push(h.report.run);
+      steps.push(...h.report.steps);
+      continue;
+    }
+    if (!h.journal) continue;
+    try {
+      const j = readJournal(h.journal);
+      if (j) {
+        ids.push(j.id);
+        steps.push(...j.steps);
+      }
+    } catch {
+      // (a kept journal that cannot be read: its backups are not counted here; kv backups list shows them)
+    }
+  }
+  return { ids, steps };
+}
