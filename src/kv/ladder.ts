@@ -509,7 +509,14 @@ async function climb(
     }
     let r: UpgradeReport;
     try {
-      r = await runUpgrade({ ...o, to: hop.to, allowSameVersion: hop.patch, targetBin: hop.binDir, confirm: undefined });
+      r = await runUpgrade({
+        ...o,
+        to: hop.to,
+        allowSameVersion: hop.patch,
+        targetBin: hop.binDir,
+        confirm: undefined,
+        v2Before: v2 && 'bytes' in v2 ? v2 : undefined,
+      });
     } catch (err) {
       lf.status = 'interrupted';
       await save();
