@@ -187,7 +187,7 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
  * the writer ended. Undefined when the file never appeared or could not be read: the caller hashes
  * the finished file instead.
  */
-async function hashWhileWritten(file: string, writer: Promise<unknown>): Promise<{ trailer: TrailerCheck; ino: number } | undefined> {
+export async function hashWhileWritten(file: string, writer: Promise<unknown>): Promise<{ trailer: TrailerCheck; ino: number } | undefined> {
   let ended = false;
   const end = writer.then(
     () => (ended = true),
