@@ -9,6 +9,7 @@
 // noisy run is seen as one. Skipped (not failed) without the releases.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { cpus, loadavg } from 'node:os';
@@ -18,8 +19,13 @@ import { pathToFileURL } from 'node:url';
 const POLL_MS = 100;
 
 /** The test helpers (TypeScript) that make certificates, real clusters and client load, bundled for the kv benches. */
+function helpersFile(ROOT) {
+  return join(ROOT, 'node_modules', '.cache', 'opsctl-bench', `etcd-helpers-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.mjs`);
+}
+
 export async function helpers(ROOT) {
-  const out = join(ROOT, 'node_modules', '.cache', 'opsctl-bench', 'etcd-helpers.mjs');
+  // One file per checkout (node_modules may be shared by several work trees, each with its own helpers).
+  const out = helpersFile(ROOT);
   mkdirSync(join(out, '..'), { recursive: true });
   const entry = join(ROOT, 'test', 'helpers', 'etcd-releases.ts');
   const r = await build({
@@ -204,5 +210,5 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
     '<= 1.2x',
     med <= 1.2,
   );
-  rmSync(join(ROOT, 'node_modules', '.cache', 'opsctl-bench'), { recursive: true, force: true });
+  rmSync(helpersFile(ROOT), { force: true });
 }

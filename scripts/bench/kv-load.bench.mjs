@@ -7,8 +7,14 @@
 // Budgets: 0 failed after retry, 0 lost, longest gap below the settle time. Rounds: BENCH_KV_LOAD_ROUNDS
 // (default 2, each on a fresh cluster; the rows sum the counts and take the worst gap).
 // `npm run bench -- --only kv-load` runs this alone. Skipped (not failed) without the releases.
+//
+// Then the whole ladder (issue 28 item 7): `kv upgrade --to 3.6` takes a fresh 3-member 3.2.32 cluster
+// to 3.6.16 (3.4 from Debian, 3.5.35/3.6.16 from scripts/etcd-build.sh; command driver, plain HTTP,
+// data dirs backed up) while three clients write and read: the gateway straight, opsctl's own gateway
+// client and etcdctl (gRPC). Per hop: the longest gap between two acknowledged writes and the p99
+// latency; over the run: 0 failed after the retry, 0 acknowledged writes lost. BENCH_KV_LOAD_LADDER=0 skips it.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { helpers } from './kv-etcd.bench.mjs';
@@ -120,6 +126,7 @@ export default async function kvLoadBench(report, { BIN, ROOT }) {
   } finally {
     certs.cleanup();
   }
+  if (process.env.BENCH_KV_LOAD_LADDER !== '0') await ladderUnderLoad(report, h, dirs, BIN, until);
   const sum = (f) => results.reduce((n, x) => n + f(x), 0);
   const gap = Math.max(...results.map((x) => x.longestWriteGapMs));
   const phase = (name) => results.map((x) => x.phases.find((p) => p.phase === name));
@@ -138,6 +145,103 @@ export default async function kvLoadBench(report, { BIN, ROOT }) {
     report.row(
       `kv upgrade under load: latency ${name} (p50 / p99, worst round)`,
       `${worst(ps, 'p50Ms')} / ${worst(ps, 'p99Ms')} ms (${ps.reduce((n, p) => n + p.sent, 0)} requests)`,
+      'info',
+      true,
+    );
+  }
+}
+
+const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';
+
+/** The ladder 3.2 → 3.6 under the load of three kinds of client; rows per hop. */
+async function ladderUnderLoad(report, h, dirs, BIN, until) {
+  const bins = {
+    3.2: dirs.v32,
+    3.3: dirs.v33,
+    3.4: process.env.OPSCTL_ETCD_34_DIR ?? '/usr/bin',
+    3.5: process.env.OPSCTL_ETCD_35_DIR ?? join(BUILDS, 'etcd-v3.5.35-linux-amd64'),
+    3.6: process.env.OPSCTL_ETCD_36_DIR ?? join(BUILDS, 'etcd-v3.6.16-linux-amd64'),
+  };
+  const missing = Object.entries(bins).filter(([, d]) => !existsSync(join(d, 'etcd')));
+  if (missing.length) {
+    console.log(`   the ladder under load: missing ${missing.map(([v, d]) => `etcd ${v} (${d})`).join(', ')} (scripts/etcd-build.sh)`);
+    report.row('kv ladder 3.2→3.6 under load', 'skipped (no binaries)', '0 failed, 0 lost', process.env.OPSCTL_REQUIRE_E2E !== '1');
+    return;
+  }
+  const hops = ['3.3', '3.4', '3.5', '3.6'];
+  // snapshot-count 2: the v2store workaround of test/e2e/kv-ladder-etcd.test.ts.
+  const c = await h.realCluster({ size: 3, snapshotCount: 2, bins });
+  let res;
+  let rep;
+  try {
+    for (const m of c.members) c.start(m, '3.2');
+    await until(
+      async () => {
+        try {
+          return JSON.parse(await (await fetch(`${c.endpoints[0]}/version`)).text()).etcdcluster === '3.2.0';
+        } catch {
+          return false;
+        }
+      },
+      'the 3.2 cluster',
+      60_000,
+    );
+    const dir = join(c.dir, 'opsctl');
+    mkdirSync(dir, { recursive: true });
+    const file = h.writeCommandClusterFile(join(dir, 'cluster.yaml'), c, { extra: [`backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`] });
+    const load = h.startLoad({ endpoints: c.endpoints, clients: ['gateway', 'opsctl', 'etcdctl'], etcdctl: join(bins['3.4'], 'etcdctl') });
+    await until(() => load.acknowledgedIn('before') >= PHASE_ACKS, 'writes before the upgrade');
+    const follow = h.followLadder(load, { endpoints: c.endpoints, from: '3.2', to: hops });
+    let out;
+    try {
+      ({ stdout: out } = await promisify(execFile)(
+        process.execPath,
+        [
+          BIN,
+          'kv',
+          'upgrade',
+          '--to',
+          '3.6',
+          '--yes',
+          '--cluster',
+          file,
+          ...hops.flatMap((v) => ['--target-bin', `${v}=${bins[v]}`]),
+          '--poll-interval',
+          '100ms',
+          '--json',
+        ],
+        { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, timeout: 1_800_000, maxBuffer: 64 * 1024 * 1024 },
+      ));
+    } finally {
+      await follow.stop();
+      load.phase('after');
+    }
+    rep = JSON.parse(out);
+    if (rep.status !== 'done') throw new Error(`opsctl did not finish the ladder: ${rep.status}`);
+    await until(() => load.acknowledgedIn('after') >= PHASE_ACKS, 'writes after the upgrade');
+    res = await load.stop();
+  } finally {
+    c.destroy();
+  }
+  console.log(
+    `   ladder: ${res.sent} requests (${res.attempts} attempts), ${res.failedAfterRetry} failed after retry, ${res.lost} lost of ${res.acknowledged} acknowledged, ${(rep.hops ?? []).map((x) => `${x.from}→${x.to} ${(x.report.totals.ms / 1000).toFixed(1)} s`).join(', ')}`,
+  );
+  if (res.lastErrors.length) console.log(`   last member errors: ${res.lastErrors.slice(-3).join(' | ')}`);
+  const clients = (p) =>
+    Object.entries(p.byClient)
+      .map(([k, v]) => `${k} ${v.sent}`)
+      .join(', ');
+  report.row(
+    'kv ladder 3.2→3.6 under load: failed after retry (gateway, opsctl client, etcdctl)',
+    String(res.failedAfterRetry),
+    '0',
+    res.failedAfterRetry === 0,
+  );
+  report.row('kv ladder 3.2→3.6 under load: acknowledged writes lost', `${res.lost} of ${res.acknowledged}`, '0', res.lost === 0);
+  for (const p of res.phases.filter((x) => x.phase.includes('→'))) {
+    report.row(
+      `kv ladder under load: hop ${p.phase} longest write gap / p99`,
+      `${p.longestWriteGapMs} / ${p.p99Ms} ms (${p.sent} requests: ${clients(p)})`,
       'info',
       true,
     );

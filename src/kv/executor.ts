@@ -96,6 +96,11 @@ export interface UpgradeOptions {
    * the run ends as 'declined' with nothing changed. Absent: no question (the library's own callers).
    */
   confirm?: (c: { target: string; planText: string; warnings: string[]; members: number; resuming: boolean }) => Promise<boolean>;
+  /**
+   * The ladder's v2 store size, measured while the v2 API still answered (before 3.3 → 3.4): the
+   * settle's size where the member's own v2 API is off (3.4+), since no client can add v2 data then.
+   */
+  v2Before?: { bytes: number; on: string };
   /** How long a lock of a crashed run stays (ms). */
   lockStaleMs?: number;
   /** The hop's rulebook as checked before this run (kept in the journal for the report). */

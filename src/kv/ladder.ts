@@ -278,6 +278,7 @@ async function hopBinaries(o: LadderOptions, hops: Hop[]): Promise<{ bins: Recor
   for (const v of Object.keys(given)) {
     if (!targets.includes(v)) reasons.push(`--target-bin ${v}=${given[v]}: no hop of this ladder goes to ${v} (its hops go to ${targets.join(', ')})`);
   }
+  const asked: Array<{ t: string; dir: string; v: ReturnType<typeof binaryVersion> }> = [];
   for (const t of targets) {
     if (sim) {
       bins[t] = { version: SIM_RELEASES[t] };
@@ -293,7 +294,11 @@ async function hopBinaries(o: LadderOptions, hops: Hop[]): Promise<{ bins: Recor
       bins[t] = {};
       continue;
     }
-    const v = await binaryVersion(o.exec, dir);
+    // Every hop's `etcd --version` at once (each a Go start-up), read in hop order below.
+    asked.push({ t, dir, v: binaryVersion(o.exec, dir) });
+  }
+  for (const { t, dir, v: pending } of asked) {
+    const v = await pending;
     if ('why' in v) reasons.push(`--target-bin ${t}=${dir}: ${v.why}`);
     else if (minor(v.version) !== t) reasons.push(`--target-bin ${t}=${dir}: its etcd is ${v.version}, not ${t}.x: the hop to ${t} needs a ${t} binary`);
     bins[t] = { dir, version: 'why' in v ? v : v.version };
@@ -451,9 +456,12 @@ async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, 
   // A resume without the --target-bin flags of the first run uses the binaries the ladder recorded.
   const recordedBins: Record<string, string> = {};
   for (const h of recorded?.hops.slice(at) ?? []) if (h.binDir) recordedBins[h.to] = h.binDir;
+  // The v2 store measured while the binaries are asked their versions (both only look).
+  const measuring = recorded?.v2 ? Promise.resolve(recorded.v2) : measureV2(o, obs);
+  measuring.catch(() => undefined); // awaited below: a failure is thrown there, not unhandled meanwhile
   const { bins, reasons } = await hopBinaries({ ...o, targetBins: { ...recordedBins, ...o.targetBins } }, hops.slice(at));
+  const v2 = await measuring;
   if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: give each hop its binaries (--target-bin VERSION=DIR, repeatable)');
-  const v2 = recorded?.v2 ?? (await measureV2(o, obs));
   const rows = await checkAll(o, hops, obs, bins, v2, at);
   const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
@@ -570,7 +578,15 @@ async function climb(
     let r: UpgradeReport;
     try {
       const checks = report.checks.filter((c) => c.hop === `${hop.from} → ${hop.to}`);
-      r = await runUpgrade({ ...o, to: hop.to, allowSameVersion: hop.patch, targetBin: hop.binDir, confirm: undefined, checks });
+      r = await runUpgrade({
+        ...o,
+        to: hop.to,
+        allowSameVersion: hop.patch,
+        targetBin: hop.binDir,
+        confirm: undefined,
+        checks,
+        v2Before: v2 && 'bytes' in v2 ? v2 : undefined,
+      });
     } catch (err) {
       lf.status = 'interrupted';
       await save();

@@ -25,8 +25,8 @@ export async function checkTrailerOfFile(file: string, signal?: AbortSignal): Pr
   const fh = await open(file, 'r');
   try {
     const size = (await fh.stat()).size;
+    // One hash pass: the body's, and the whole file's from a copy of it plus the trailer.
     const body = createHash('sha256');
-    const whole = createHash('sha256');
     const buf = Buffer.alloc(Math.min(CHUNK, Math.max(size, 1)));
     const tail = Buffer.alloc(32);
     const bodyEnd = Math.max(0, size - 32);
@@ -36,12 +36,12 @@ export async function checkTrailerOfFile(file: string, signal?: AbortSignal): Pr
       const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
       if (bytesRead === 0) throw new Error(`${file} shrank while it was read (at byte ${pos} of ${size})`);
       const chunk = buf.subarray(0, bytesRead);
-      whole.update(chunk);
       const inBody = Math.max(0, Math.min(bytesRead, bodyEnd - pos));
       if (inBody) body.update(chunk.subarray(0, inBody));
       if (inBody < bytesRead) chunk.copy(tail, pos + inBody - bodyEnd, inBody);
       pos += bytesRead;
     }
+    const whole = body.copy().update(tail.subarray(0, Math.min(32, size)));
     const computed = body.digest('hex');
     const stored = size >= 32 ? tail.toString('hex') : '';
     return { size, sha256: whole.digest('hex'), ok: size > 32 && computed === stored, stored, computed };
@@ -59,15 +59,14 @@ export function trailerProblem(t: TrailerCheck): string | undefined {
 
 /** A SHA-256 that also remembers the last 32 bytes fed to it, for a stream whose length is not known. */
 export class TrailerHasher {
+  /** Everything but the held bytes; the whole stream's hash is a copy of it plus them (one hash pass). */
   private readonly body: Hash = createHash('sha256');
-  private readonly whole: Hash = createHash('sha256');
   /** The last (at most) 32 bytes seen, not yet in `body`. */
   private held = Buffer.alloc(0);
   bytes = 0;
 
   update(chunk: Buffer): void {
     this.bytes += chunk.length;
-    this.whole.update(chunk);
     if (chunk.length >= 32) {
       // Everything held so far, and all of this chunk but its last 32 bytes, is body.
       this.body.update(this.held);
@@ -82,8 +81,9 @@ export class TrailerHasher {
   }
 
   finish(): TrailerCheck {
+    const whole = this.body.copy().update(this.held);
     const computed = this.body.digest('hex');
     const stored = this.held.length === 32 ? this.held.toString('hex') : '';
-    return { size: this.bytes, sha256: this.whole.digest('hex'), ok: this.bytes > 32 && stored === computed, stored, computed };
+    return { size: this.bytes, sha256: whole.digest('hex'), ok: this.bytes > 32 && stored === computed, stored, computed };
   }
 }

@@ -4,7 +4,7 @@ import { OpsError } from '../core/errors.js';
 import { parseJsonSafe } from './parse.js';
 import { BoltError } from './bbolt.js';
 import { etcdDbFiguresOfFile, type EtcdDbFigures } from './etcd-db.js';
-import { checkTrailerOfFile, trailerProblem } from './snapshot-file.js';
+import { checkTrailerOfFile, trailerProblem, type TrailerCheck } from './snapshot-file.js';
 import { crossCheckSnapshot, type SnapshotTool } from './snapshot-crosscheck.js';
 
 /** What `etcdctl snapshot status` prints, plus the file's own SHA-256, its live keys and members. */
@@ -59,6 +59,8 @@ export interface SnapshotStatusOptions {
   /** Skip etcdctl's CRC-32C hash (a save that compares with the member instead): `hash` is then ''. */
   noHash?: boolean;
   signal?: AbortSignal;
+  /** The file's trailer as its writer already checked it (kv snapshot save hashes while it saves): not read again. */
+  trailer?: TrailerCheck;
 }
 
 const corrupt = (file: string, what: string) =>
@@ -83,7 +85,7 @@ export async function snapshotStatus(file: string, o: SnapshotStatusOptions = {}
     });
   });
   if (!st.isFile()) throw new OpsError(`snapshot ${file} is not a file`, 1, { code: 'snapshot_missing', hint: 'give the path of a snapshot file' });
-  const t = await checkTrailerOfFile(file, o.signal);
+  const t = o.trailer && o.trailer.size === st.size ? o.trailer : await checkTrailerOfFile(file, o.signal);
   const problem = trailerProblem(t);
   if (problem) {
     throw new OpsError(`snapshot ${file} fails its hash check: ${problem}`, 1, {

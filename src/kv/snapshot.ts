@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { OpsError } from '../core/errors.js';
 import { KvClient } from './client.js';
 import type { KvSession } from './session.js';
 import type { KvConnection } from './connection.js';
 import { countKeys } from './restore-point.js';
-import { checkTrailerOfFile, trailerProblem, type TrailerCheck } from './snapshot-file.js';
+import { CHUNK, checkTrailerOfFile, TrailerHasher, trailerProblem, type TrailerCheck } from './snapshot-file.js';
 import { snapshotStatus, type SnapshotStatus } from './snapshot-status.js';
 import { snapshotTool } from './snapshot-crosscheck.js';
 
@@ -111,7 +111,7 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
     if (opts.etcdctl) {
       via = 'etcdctl';
       // Exactly one endpoint: etcdctl must not fail over to another member mid-snapshot.
-      const r = await opts.exec(
+      const saving = opts.exec(
         opts.etcdctl,
         [
           '--endpoints',
@@ -134,11 +134,16 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
           ...(opts.signal ? { cancelSignal: opts.signal } : {}),
         },
       );
+      // The file hashed as etcdctl writes it (its own part file, renamed when done): no second read after.
+      const hashing = hashWhileWritten(partFiles(opts.file)[1]!, saving);
+      const r = await saving;
+      const early = await hashing;
       if (r.exitCode !== 0)
         throw new SnapshotError(
           `etcdctl snapshot save failed (${r.exitCode === undefined ? `killed by ${r.signal ?? 'a signal'}` : `exit ${r.exitCode}`}): ${String(r.stderr).trim().split('\n').pop()}`,
         );
-      trailer = await checkTrailerOfFile(part, opts.signal);
+      const st = await stat(part);
+      trailer = early && early.ino === st.ino && early.trailer.size === st.size ? early.trailer : await checkTrailerOfFile(part, opts.signal);
     } else {
       via = 'gateway';
       trailer = await client.snapshotToFile(part, opts.timeoutMs);
@@ -148,7 +153,7 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
     let status: SnapshotStatus;
     try {
       const tool = snapshotTool(opts.crossCheck, opts.exec);
-      status = await snapshotStatus(part, { crossCheck: tool, noHash: !tool, signal: opts.signal });
+      status = await snapshotStatus(part, { crossCheck: tool, noHash: !tool, signal: opts.signal, trailer });
     } catch (err) {
       throw new SnapshotError(`snapshot from ${opts.endpoint} fails verification: ${(err as Error).message.replace(/^snapshot \S+ /, '')}`);
     }
@@ -173,6 +178,47 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
   } catch (err) {
     await removeParts(opts.file);
     throw err;
+  }
+}
+
+/**
+ * Follows FILE while `writer` writes it from start to end (etcdctl's part file, renamed when it is
+ * done: the descriptor keeps the same file), hashing each chunk once it is there, and the rest after
+ * the writer ended. Undefined when the file never appeared or could not be read: the caller hashes
+ * the finished file instead.
+ */
+export async function hashWhileWritten(file: string, writer: Promise<unknown>): Promise<{ trailer: TrailerCheck; ino: number } | undefined> {
+  let ended = false;
+  const end = writer.then(
+    () => (ended = true),
+    () => (ended = true),
+  );
+  const pause = () => Promise.race([end, new Promise((r) => setTimeout(r, 20))]);
+  let fh: FileHandle | undefined;
+  while (!fh) {
+    const wasEnded = ended;
+    fh = await open(file, 'r').catch(() => undefined);
+    if (!fh && wasEnded) return undefined;
+    if (!fh) await pause();
+  }
+  try {
+    const h = new TrailerHasher();
+    const buf = Buffer.alloc(CHUNK);
+    let pos = 0;
+    for (;;) {
+      const wasEnded = ended;
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead > 0) {
+        h.update(buf.subarray(0, bytesRead));
+        pos += bytesRead;
+      } else if (wasEnded) break;
+      else await pause();
+    }
+    return { trailer: h.finish(), ino: (await fh.stat()).ino };
+  } catch {
+    return undefined;
+  } finally {
+    await fh.close();
   }
 }
 

@@ -248,7 +248,10 @@ async function v2Size(env: StepEnv, m: MemberSpec): Promise<{ bytes: number; ove
   if (fromDriver !== undefined)
     return { bytes: fromDriver, over: false, how: env.driver.type === 'local' ? "(the member's snapshot files)" : '(the v2-size command)' };
   const measured = await client(env, m.endpoint).v2DataBytes(V2_LARGE_THRESHOLD);
-  return measured.bytes === undefined ? measured : { ...measured, how: `(measured on ${m.name}: its v2 key tree)` };
+  if (measured.bytes !== undefined) return { ...measured, how: `(measured on ${m.name}: its v2 key tree)` };
+  // The v2 API is off (3.4+): the ladder's measure from before it went off (no client can add v2 data since).
+  const before = env.o.v2Before;
+  return before ? { bytes: before.bytes, over: false, how: `(${before.on}, before the v2 API went off)` } : measured;
 }
 
 /** Until every member reports the target cluster version (the members log the update). */

@@ -44,6 +44,8 @@ export interface RealClusterOptions {
   hosts?: string[];
   ports?: { client: number; peer: number };
   certs?: TestCerts;
+  /** etcd's snapshot-count (default 10000; the ladder runs use 2, see test/e2e/kv-ladder-etcd.test.ts). */
+  snapshotCount?: number;
   /** Extra YAML lines of each member's config file. */
   extraConfig?: (m: { name: string }) => string;
   /** Release directories by minor version ("3.2" → …/etcd-v3.2.32-linux-amd64): `ctl.sh start NAME 3.2`. */
@@ -124,7 +126,7 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
         // Fast but realistic on a loaded 2-core machine: 100 ms heartbeats, 1 s elections.
         'heartbeat-interval: 100',
         'election-timeout: 1000',
-        'snapshot-count: 10000',
+        `snapshot-count: ${o.snapshotCount ?? 10000}`,
         // 3.4 serves the JSON gateway from a config file only when asked (3.2/3.3 ignore the key).
         'enable-grpc-gateway: true',
         o.extraConfig?.(m) ?? '',

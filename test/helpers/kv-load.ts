@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { KvClient } from '../../src/kv/client.js';
+import { KvSession } from '../../src/kv/session.js';
 
 /**
  * A load client of a kv (etcd) cluster as an application sees it during an upgrade: it writes and
@@ -11,6 +14,12 @@ import { Agent, request } from 'undici';
  * compare. At the end `stop()` reads back every acknowledged key (one range request) and counts the
  * acknowledged writes that are missing or wrong: lost. Used by `npm run bench` (kv-load) and by
  * test/e2e/kv-load-upgrade.test.ts.
+ *
+ * `clients` picks each worker's way in: `gateway` (undici straight to the JSON gateway, as above),
+ * `opsctl` (opsctl's own gateway client, src/kv/client.ts: it finds each member's prefix again when
+ * the member comes back on another version) or `etcdctl` (one `etcdctl put`/`get` process per request,
+ * gRPC, every endpoint given: its balancer fails over; the round is retried once). Phases carry their
+ * own longest write gap, so a ladder run can report one per hop.
  */
 export interface LoadOptions {
   endpoints: string[];
@@ -24,7 +33,15 @@ export interface LoadOptions {
   workers?: number;
   /** The first phase's name (default "before"); `phase(name)` starts the next. */
   phase?: string;
+  /** One worker per entry (default two gateway workers, or `workers` of them). */
+  clients?: LoadClient[];
+  /** etcdctl for the etcdctl workers (API 3; default /usr/bin/etcdctl). */
+  etcdctl?: string;
+  /** The TLS files, for the etcdctl and opsctl workers (the gateway worker takes `tls`). */
+  tlsFiles?: { ca: string; cert: string; key: string };
 }
+
+export type LoadClient = 'gateway' | 'opsctl' | 'etcdctl';
 
 export interface PhaseStats {
   phase: string;
@@ -35,6 +52,10 @@ export interface PhaseStats {
   p50Ms: number | null;
   p99Ms: number | null;
   maxMs: number | null;
+  /** The longest time between two acknowledged writes that ended in this phase (ms). */
+  longestWriteGapMs: number;
+  /** Requests per client kind in this phase, and how many of them failed after the retry. */
+  byClient: Record<string, { sent: number; failed: number }>;
 }
 
 export interface LoadResult {
@@ -75,12 +96,36 @@ export function startLoad(o: LoadOptions): Load {
   const keyPrefix = `load/${run}/`;
   let current = 0;
   let phase = o.phase ?? 'before';
-  const phases = new Map<string, { sent: number; failed: number; failedOver: number; lat: number[]; acked: number }>();
+  type Phase = {
+    sent: number;
+    failed: number;
+    failedOver: number;
+    lat: number[];
+    acked: number;
+    gap: number;
+    byClient: Record<string, { sent: number; failed: number }>;
+  };
+  const phases = new Map<string, Phase>();
   const ph = (name = phase) => {
     let p = phases.get(name);
-    if (!p) phases.set(name, (p = { sent: 0, failed: 0, failedOver: 0, lat: [], acked: 0 }));
+    if (!p) phases.set(name, (p = { sent: 0, failed: 0, failedOver: 0, lat: [], acked: 0, gap: 0, byClient: {} }));
     return p;
   };
+  const session = new KvSession(o.tlsFiles ? { tls: { cacert: o.tlsFiles.ca, cert: o.tlsFiles.cert, key: o.tlsFiles.key } } : {});
+  const opsctlClients = new Map(o.endpoints.map((e) => [e, new KvClient(e, { session, timeoutMs })]));
+  const etcdctl = o.etcdctl ?? '/usr/bin/etcdctl';
+  const etcdctlTls = o.tlsFiles ? ['--cacert', o.tlsFiles.ca, '--cert', o.tlsFiles.cert, '--key', o.tlsFiles.key] : [];
+  const seconds = `${Math.max(1, Math.ceil(timeoutMs / 1000))}s`;
+  const runEtcdctl = (args: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      execFile(
+        etcdctl,
+        ['--endpoints', o.endpoints.join(','), ...etcdctlTls, '--dial-timeout', seconds, '--command-timeout', seconds, ...args],
+        { env: { PATH: '/usr/bin:/bin', ETCDCTL_API: '3' }, timeout: timeoutMs * 3 },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(`etcdctl ${args[0]}: ${String(stderr).trim().split('\n').pop() || err.message}`)) : resolve(String(stdout)),
+      );
+    });
   ph();
   const acked = new Map<string, string>();
   const ackedKeys: string[] = [];
@@ -116,23 +161,56 @@ export function startLoad(o: LoadOptions): Load {
     return JSON.parse(text);
   };
 
+  /** etcdctl: one process per request, every endpoint given (its balancer fails over); the answer in the gateway's JSON shape. */
+  const viaEtcdctl = async (path: string, body: { key: string; value?: string }): Promise<any> => {
+    const key = unb64(body.key);
+    if (path === '/kv/put') {
+      await runEtcdctl(['put', key, unb64(body.value)]);
+      return {};
+    }
+    const out = await runEtcdctl(['get', key, '-w', 'json']);
+    return JSON.parse(out);
+  };
+  /** opsctl's gateway client: the member's prefix learnt and found again by KvClient itself. */
+  const viaOpsctl = async (endpoint: string, path: string, body: { key: string; value?: string }): Promise<any> => {
+    const c = opsctlClients.get(endpoint)!;
+    const key = unb64(body.key);
+    if (path === '/kv/put') {
+      await c.put(key, unb64(body.value));
+      return {};
+    }
+    const got = await c.get(key);
+    return { kvs: got ? [{ key: body.key, value: b64(got.value) }] : [] };
+  };
+
   /** One request with failover across every member, and one retry of the whole round. */
-  const send = async (path: string, body: unknown): Promise<{ ok: true; json: any; tries: number } | { ok: false }> => {
+  const send = async (path: string, body: any, via: LoadClient = 'gateway'): Promise<{ ok: true; json: any; tries: number } | { ok: false }> => {
     let tries = 0;
     for (let round = 0; round < 2; round++) {
       if (round === 1) await new Promise((r) => setTimeout(r, retryDelayMs));
+      if (via === 'etcdctl') {
+        attempts++;
+        tries++;
+        try {
+          return { ok: true, json: await viaEtcdctl(path, body), tries };
+        } catch (err) {
+          lastErrors.push(`etcdctl ${path}: ${(err as Error).message}`);
+          if (lastErrors.length > 20) lastErrors.shift();
+          continue;
+        }
+      }
       for (let k = 0; k < o.endpoints.length; k++) {
         const i = (current + k) % o.endpoints.length;
         const endpoint = o.endpoints[i]!;
         attempts++;
         tries++;
         try {
-          const json = await call(endpoint, path, body);
+          const json = via === 'opsctl' ? await viaOpsctl(endpoint, path, body) : await call(endpoint, path, body);
           current = i;
           return { ok: true, json, tries };
         } catch (err) {
           prefixes.delete(endpoint); // the member may come back on another version
-          lastErrors.push(`${endpoint}${path}: ${(err as Error).message}`);
+          lastErrors.push(`${via} ${endpoint}${path}: ${(err as Error).message}`);
           if (lastErrors.length > 20) lastErrors.shift();
         }
       }
@@ -140,30 +218,37 @@ export function startLoad(o: LoadOptions): Load {
     return { ok: false };
   };
 
-  const timed = async (path: string, body: unknown) => {
+  const timed = async (path: string, body: unknown, via: LoadClient) => {
     const p = ph();
     p.sent++;
+    const c = (p.byClient[via] ??= { sent: 0, failed: 0 });
+    c.sent++;
     const t0 = performance.now();
-    const r = await send(path, body);
+    const r = await send(path, body, via);
     const ms = performance.now() - t0;
-    if (!r.ok) p.failed++;
-    else {
+    if (!r.ok) {
+      p.failed++;
+      c.failed++;
+    } else {
       p.lat.push(ms);
       if (r.tries > 1) p.failedOver++;
     }
     return r;
   };
 
-  const worker = async () => {
+  const worker = async (via: LoadClient) => {
     while (running) {
       const n = seq++;
       const key = `${keyPrefix}${String(n).padStart(8, '0')}`;
       const value = `v${n}-${run}`;
       writes++;
-      const w = await timed('/kv/put', { key: b64(key), value: b64(value) });
+      const w = await timed('/kv/put', { key: b64(key), value: b64(value) }, via);
       if (w.ok) {
         const now = performance.now();
-        if (lastWrite !== undefined) longestGap = Math.max(longestGap, now - lastWrite);
+        if (lastWrite !== undefined) {
+          longestGap = Math.max(longestGap, now - lastWrite);
+          ph().gap = Math.max(ph().gap, now - lastWrite);
+        }
         lastWrite = now;
         acked.set(key, value);
         ackedKeys.push(key);
@@ -172,11 +257,12 @@ export function startLoad(o: LoadOptions): Load {
       if (!running || ackedKeys.length === 0) continue;
       const k = ackedKeys[Math.floor(Math.random() * ackedKeys.length)]!;
       reads++;
-      const r = await timed('/kv/range', { key: b64(k) });
+      const r = await timed('/kv/range', { key: b64(k) }, via);
       if (r.ok && unb64(r.json?.kvs?.[0]?.value) !== acked.get(k)) badReads++;
     }
   };
-  const workers = Array.from({ length: o.workers ?? 2 }, () => worker());
+  const kinds: LoadClient[] = o.clients ?? Array.from({ length: o.workers ?? 2 }, () => 'gateway' as const);
+  const workers = kinds.map((via) => worker(via));
 
   const pct = (xs: number[], q: number) => {
     if (!xs.length) return null;
@@ -197,6 +283,7 @@ export function startLoad(o: LoadOptions): Load {
       const end = keyPrefix.slice(0, -1) + String.fromCharCode(keyPrefix.charCodeAt(keyPrefix.length - 1) + 1);
       const all = await send('/kv/range', { key: b64(keyPrefix), range_end: b64(end) });
       await dispatcher.close();
+      await session.close();
       if (!all.ok) throw new Error(`the read-back of the acknowledged writes failed on every member: ${lastErrors.slice(-3).join('; ')}`);
       const stored = new Map<string, string>(((all.json.kvs ?? []) as Array<{ key: string; value?: string }>).map((kv) => [unb64(kv.key), unb64(kv.value)]));
       const lostKeys = ackedKeys.filter((k) => stored.get(k) !== acked.get(k));
@@ -208,6 +295,8 @@ export function startLoad(o: LoadOptions): Load {
         p50Ms: pct(p.lat, 0.5),
         p99Ms: pct(p.lat, 0.99),
         maxMs: pct(p.lat, 1),
+        longestWriteGapMs: Math.round(p.gap),
+        byClient: p.byClient,
       }));
       return {
         sent: list.reduce((n, p) => n + p.sent, 0),
@@ -223,6 +312,45 @@ export function startLoad(o: LoadOptions): Load {
         phases: list,
         lastErrors,
       };
+    },
+  };
+}
+
+/**
+ * Names the load's phase after the ladder hop under way: `3.2→3.3` from the start, then the next hop
+ * once every member that answers (at least a majority) reports the hop's target as its cluster version
+ * (/version, polled every 200 ms). `stop()` ends the polling; the caller then starts its own phase.
+ */
+export function followLadder(load: Load, o: { endpoints: string[]; from: string; to: string[]; tls?: LoadOptions['tls'] }): { stop(): Promise<void> } {
+  const dispatcher = new Agent({ connect: o.tls ? { ca: o.tls.ca, cert: o.tls.cert, key: o.tls.key } : undefined });
+  const hops = o.to.map((t, i) => ({ name: `${i === 0 ? o.from : o.to[i - 1]}→${t}`, to: t }));
+  let at = 0;
+  load.phase(hops[0]!.name);
+  let running = true;
+  const minorOf = (v: string) => v.split('.').slice(0, 2).join('.');
+  const newer = (a: string, b: string) => Number(a.split('.')[1]) >= Number(b.split('.')[1]);
+  const poll = (async () => {
+    while (running && at < hops.length - 1) {
+      const vs = await Promise.all(
+        o.endpoints.map(async (e) => {
+          try {
+            const r = await request(`${e}/version`, { dispatcher, headersTimeout: 1000, bodyTimeout: 1000 });
+            return String(((await r.body.json()) as { etcdcluster?: string }).etcdcluster ?? '');
+          } catch {
+            return undefined;
+          }
+        }),
+      );
+      const answered = vs.filter((v): v is string => Boolean(v));
+      if (answered.length * 2 > o.endpoints.length && answered.every((v) => newer(minorOf(v), hops[at]!.to))) load.phase(hops[++at]!.name);
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await poll;
+      await dispatcher.close();
     },
   };
 }
