@@ -39,6 +39,24 @@ export const RENAMED_36: Record<string, string> = {
   'experimental-watch-progress-notify-interval': '--watch-progress-notify-interval',
 };
 
+/**
+ * The fix for what `etcdutl check v2store` said of a member, as the 3.5 → 3.6 guide gives it. Measured
+ * on a ladder from 3.2: the 3.5 members' WAL still holds the v2 requests 3.2-3.4 proposed after the
+ * last v2 snapshot ("detected custom v2 content in WAL records"); with etcd's default snapshot-count
+ * (100,000) no new v2 snapshot covers them, and 3.6 panics replaying them ("detected disallowed v2 WAL
+ * for stage --v2-deprecation=write-only", etcd-io/etcd#20809, #21849). A restart on 3.5 with
+ * --snapshot-count=1 writes a v2 snapshot past them (the guide's workaround); then the old value.
+ */
+export function v2storeFix(said: string, member: string): string {
+  const restart = `restart ${member} once on 3.5 with --snapshot-count=1 (snapshot-count: 1 in its config file: etcd reads no flags beside a config file), wait until it is healthy, then put its old snapshot-count back`;
+  // (Measured on 3.5.35: a v2 key put and deleted leaves "WAL records" only; once a snapshot is written, a key still there is "in both".)
+  const inStore = /in v2store|in both/i.test(said) || !/WAL/i.test(said);
+  const steps = inStore
+    ? `remove the custom v2 keys while the v2 API is on (ETCDCTL_API=2 etcdctl rm --recursive KEY, or curl -X DELETE ENDPOINT/v2/keys/KEY; migrate them to v3 first if anything reads them), then ${restart}`
+    : `${restart} (the custom v2 entries in its WAL are older than its last v2 snapshot then); if the check then names content in the v2 store, remove those keys too`;
+  return `${steps}; etcdutl check v2store --data-dir DIR must say "No custom content found"; then run the same command`;
+}
+
 /** 3.5 → 3.6. */
 export const HOP_36: Rule[] = [
   {
@@ -69,13 +87,17 @@ export const HOP_36: Rule[] = [
     check: '`etcdutl check v2store` passes on every member (3.6 reads no v2 store: custom v2 content must be gone)',
     where: ['data dir', 'binary'],
     severity: 'refuse',
-    fix: 'remove the v2 content on 3.5 (ETCDCTL_API=2 etcdctl rm --recursive KEY with --enable-v2, or migrate it to v3), then run the ladder again',
+    fix: 'as the guide says for what etcdutl found: custom v2 content in WAL records goes with one restart of that member on 3.5 with --snapshot-count=1 (then its old value); custom content in the v2 store must be removed (or migrated to v3) on 3.5 first',
     guide: GUIDE,
     test: (f) => {
       if (!f.current) return [{ result: 'later', detail: 'etcdutl check v2store runs on the 3.5 data dirs before the hop' }];
       if (!f.v2store) return [{ result: 'not-checked', detail: 'etcdutl was not run' }];
       if ('why' in f.v2store) return [{ result: 'not-checked', detail: f.v2store.why }];
-      return f.v2store.map((r) => ({ member: r.member, result: r.ok ? 'ok' : 'problem', detail: r.detail }));
+      return f.v2store.map((r) => ({
+        member: r.member,
+        result: r.ok ? 'ok' : 'problem',
+        detail: r.ok ? r.detail : `${r.detail}; fix: ${v2storeFix(r.detail, r.member)}`,
+      }));
     },
   },
   settingRule({
