@@ -13,6 +13,7 @@ import { compareMinor, minor } from './parse.js';
 import { putMemberBack, type OnFailure } from './on-failure.js';
 import { describePlan, nextMember, planUpgrade } from './planner.js';
 import { findEtcdctl } from './snapshot.js';
+import { KvClient } from './client.js';
 import {
   backupStep,
   finalHealthStep,
@@ -30,6 +31,7 @@ import type { MemberListEntry } from './parse.js';
 import type { ClusterObservation, UpgradePlan } from './types.js';
 import { sleep, WaitAborted } from './wait.js';
 import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
+import { compareHashes, HASHKV_MIN, type HashCheck } from './hashkv.js';
 import { backToPending, describeBackupFailure, spaceBeforeStop, spacePreflight, spaceWarning, startOnPrevious } from './backup-guard.js';
 
 type Exec = typeof import('execa').execa;
@@ -111,6 +113,8 @@ export interface UpgradeReport {
   snapshots: Journal['snapshots'];
   totals: { ms: number; imposedMs: number; overheadMs: number; overheadRatio: number | null };
   halt?: Journal['halt'];
+  /** The KV hash comparisons (HashKV) of the run: before the first stop and after each member. */
+  consistency?: HashCheck[];
 }
 
 /** Pre-flight said no: nothing was changed. Exit 1 with every reason. */
@@ -197,7 +201,9 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   o.debug?.(`[kv] pre-flight done after ${o.now() - started} ms`);
   const { plan } = pre;
   const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
-  const planText = journal ? `Resuming the upgrade to ${journal.target} recorded in ${file}` : describePlan(plan, settleText, { noBackup: o.noBackup });
+  const planText = journal
+    ? `Resuming the upgrade to ${journal.target} recorded in ${file}`
+    : `${describePlan(plan, settleText, { noBackup: o.noBackup })}\n${hashPlanLine(o, pre.obs, plan.source)}`;
   const warnings = planWarnings(pre.membership.list.length, o);
   const base = {
     cluster: o.cluster.key,
@@ -438,6 +444,7 @@ class UpgradeRun {
       snapshots: j.snapshots,
       totals: totals(mine, this.o.now() - this.started),
       halt: j.halt,
+      ...(j.consistency ? { consistency: j.consistency } : {}),
     };
   }
 
@@ -537,6 +544,17 @@ class UpgradeRun {
     const { j } = this;
     const pending = () => j.members.filter((m) => j.steps.some((s) => s.member === m.name && s.status !== 'done' && s.status !== 'skipped'));
     try {
+      const first = nextMember(pending(), this.leaderId);
+      if (first) {
+        const fresh = !j.steps.some((s) => s.kind === 'stop' && s.status !== 'pending');
+        const st = j.steps.find((s) => s.member === first.name && s.kind === 'snapshot')!;
+        const diverged = await this.hashCheck(
+          fresh ? 'before the first stop' : 'before resuming',
+          st.status === 'done' ? j.steps.find((s) => s.member === first.name && s.kind === 'stop')! : st,
+          'pending',
+        );
+        if (diverged) return diverged;
+      }
       for (let m = nextMember(pending(), this.leaderId); m; m = nextMember(pending(), this.leaderId)) {
         const halted = await this.member(m.name);
         if (halted) return halted;
@@ -709,6 +727,8 @@ class UpgradeRun {
       if (halted) return halted;
     }
     if (st('settle').status === 'done') return undefined;
+    const diverged = await this.hashCheck(`after ${ms.name} is back on ${o.to}`, st('settle'), 'failed');
+    if (diverged) return diverged;
     try {
       await this.step(st('settle'), `${ms.name}: settle`, true, () => settleStep(this.env, ms, fmtMs));
       return undefined;
@@ -716,6 +736,55 @@ class UpgradeRun {
       if (err instanceof WaitAborted) await this.interrupted();
       return this.halt(st('settle'), (err as Error).message);
     }
+  }
+
+  /**
+   * Every member's KV hash at one revision (HashKV), compared and kept in the journal. A member off
+   * the others' hash halts the run (exit 3) naming it and both hashes; where HashKV cannot be asked
+   * (3.2, no etcdctl for real members) the check says "not checked" and why, and the run goes on.
+   */
+  private async hashCheck(at: string, step: JournalStep, status: JournalStep['status']): HaltOr<undefined> {
+    const { o, j } = this;
+    const p = o.reporter.begin(`cluster: KV hashes compared ${at}`);
+    const members = o.cluster.members;
+    const versions: Record<string, string | undefined> = {};
+    await Promise.all(
+      members.map(async (m) => {
+        versions[m.name] = await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug })
+          .version()
+          .then((v) => v.server)
+          .catch(() => undefined);
+      }),
+    );
+    let c: HashCheck;
+    try {
+      c = await compareHashes(
+        {
+          session: o.session,
+          timeoutMs: o.timeouts.snapshotMs,
+          exec: o.exec,
+          etcdctl: this.env.etcdctl ?? findEtcdctl(o.etcdctl),
+          real: this.env.real,
+          debug: o.debug,
+        },
+        members,
+        versions,
+        at,
+      );
+    } catch (err) {
+      c = { at, result: 'not-checked', hashes: [], notChecked: [], detail: `not checked: ${(err as Error).message}` };
+    }
+    (j.consistency ??= []).push(c);
+    if (c.result !== 'divergent') {
+      p.done(`cluster: KV hashes ${at}: ${c.result === 'ok' ? 'one hash, ' : ''}${c.detail}`);
+      return undefined;
+    }
+    p.fail(`cluster: KV hashes ${at}: ${c.detail}`);
+    return this.halt(
+      step,
+      `${c.detail}: a member's keys differ from the others' at the same revision; nothing more is stopped. Find which is right before anything else (etcdctl endpoint hashkv --rev ${c.revision}; compare the keys); the way back: ${o.rollbackCommand}`,
+      status,
+    );
   }
 
   /** The cluster version reaches the target; a final health pass. */
@@ -748,4 +817,15 @@ export function totals(steps: JournalStep[], wallMs: number): UpgradeReport['tot
 
 export function fmtMs(ms: number): string {
   return ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
+}
+
+/** The plan's line on the KV hash comparison, with what cannot be checked and why. */
+function hashPlanLine(o: UpgradeOptions, obs: ClusterObservation, source: string): string {
+  const real = obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
+  const head = "consistency: every member's KV hash at one revision (HashKV) compared before the first stop and after each member is back";
+  if (real && !findEtcdctl(o.etcdctl))
+    return `${head}\n  not checked: HashKV is gRPC only (the gateway's /maintenance/hash hashes the whole db file): install etcdctl 3.3+ (etcd-client) or pass --etcdctl PATH`;
+  if (compareMinor(source, HASHKV_MIN) < 0)
+    return `${head}\n  not checked: HashKV needs etcd 3.3+ (the members run ${source}): compared among the members on ${o.to} once two of them are`;
+  return head;
 }

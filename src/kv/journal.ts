@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { HashCheck } from './hashkv.js';
 import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -43,6 +44,8 @@ export interface Journal {
   steps: JournalStep[];
   snapshots: Array<{ member: string; file: string; revision: string; bytes: number }>;
   halt?: { step: string; reason: string; rollback: string };
+  /** Every KV hash comparison of the run (hashkv.ts): before the first stop and after each member. */
+  consistency?: HashCheck[];
   /** Roll-back progress: each member as it is brought back (written after each one). */
   rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
 }

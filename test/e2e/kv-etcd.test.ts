@@ -92,6 +92,16 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     expect(report.status).toBe('done');
     expect(report.steps.filter((s: any) => s.kind === 'start')).toHaveLength(3);
     expect(report.snapshots.every((s: any) => s.bytes > 0)).toBe(true);
+    // every member's KV hash (etcdctl endpoint hashkv at the lowest revision all have) compared before
+    // the first stop and after each member, the writer running: one hash each time
+    expect(report.consistency.map((c: any) => `${c.at.split(' is back')[0]}:${c.result}`)).toEqual([
+      'before the first stop:ok',
+      ...report.plan.map((m: any) => `after ${m.name}:ok`),
+    ]);
+    for (const c of report.consistency) {
+      expect(c.hashes).toHaveLength(3);
+      expect(new Set(c.hashes.map((x: any) => x.hash)).size, JSON.stringify(c)).toBe(1);
+    }
 
     const h = await opsctl('kv', 'health');
     expect(h.exitCode).toBe(0);
