@@ -32,6 +32,7 @@ import type { ClusterObservation, UpgradePlan } from './types.js';
 import { sleep, WaitAborted } from './wait.js';
 import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
 import { compareHashes, HASHKV_MIN, type HashCheck } from './hashkv.js';
+import { defragMember } from './defrag.js';
 import { backToPending, describeBackupFailure, spaceBeforeStop, spacePreflight, spaceWarning, startOnPrevious } from './backup-guard.js';
 
 type Exec = typeof import('execa').execa;
@@ -93,6 +94,8 @@ export interface UpgradeOptions {
    * the run ends as 'declined' with nothing changed. Absent: no question (the library's own callers).
    */
   confirm?: (c: { target: string; planText: string; warnings: string[]; members: number; resuming: boolean }) => Promise<boolean>;
+  /** Defragment each member (etcd's maintenance Defragment) right before its snapshot, showing the space freed. */
+  defrag?: boolean;
   /** How long a lock of a crashed run stays (ms). */
   lockStaleMs?: number;
   debug?: (line: string) => void;
@@ -115,6 +118,8 @@ export interface UpgradeReport {
   halt?: Journal['halt'];
   /** The KV hash comparisons (HashKV) of the run: before the first stop and after each member. */
   consistency?: HashCheck[];
+  /** --defrag: each member's db size before and after its defragmentation. */
+  defrag?: Journal['defrag'];
 }
 
 /** Pre-flight said no: nothing was changed. Exit 1 with every reason. */
@@ -203,7 +208,13 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const planText = journal
     ? `Resuming the upgrade to ${journal.target} recorded in ${file}`
-    : `${describePlan(plan, settleText, { noBackup: o.noBackup })}\n${hashPlanLine(o, pre.obs, plan.source)}`;
+    : [
+        describePlan(plan, settleText, { noBackup: o.noBackup }),
+        ...(o.defrag
+          ? ['--defrag: each member is defragmented right before its snapshot (its reads and writes wait while it runs); the space freed is shown']
+          : []),
+        hashPlanLine(o, pre.obs, plan.source),
+      ].join('\n');
   const warnings = planWarnings(pre.membership.list.length, o);
   const base = {
     cluster: o.cluster.key,
@@ -445,6 +456,7 @@ class UpgradeRun {
       totals: totals(mine, this.o.now() - this.started),
       halt: j.halt,
       ...(j.consistency ? { consistency: j.consistency } : {}),
+      ...(j.defrag ? { defrag: j.defrag } : {}),
     };
   }
 
@@ -607,6 +619,21 @@ class UpgradeRun {
     if (this.o.signal.aborted) await this.interrupted();
     const refused = await this.gate(ms, st('snapshot'));
     if (refused) return refused;
+    if (this.o.defrag) {
+      const p = this.o.reporter.begin(`${ms.name}: defragment (--defrag)`);
+      try {
+        const d = await defragMember(this.env, ms);
+        (this.j.defrag ??= []).push({ member: ms.name, before: d.before, after: d.after });
+        p.done(d.detail);
+      } catch (err) {
+        p.fail(`${ms.name}: defragment failed: ${(err as Error).message}`);
+        return this.halt(
+          st('snapshot'),
+          `defragmenting ${ms.name} failed before it was stopped: ${(err as Error).message}; ${ms.name} was not stopped: check it (etcdctl endpoint status), then resume with the same command, or without --defrag`,
+          'pending',
+        );
+      }
+    }
     return this.guarded(st('snapshot'), `${ms.name}: snapshot + verify`, false, `snapshot of ${ms.name} failed before the member was stopped: `, () =>
       snapshotStep(this.env, ms, this.gated?.obs),
     );

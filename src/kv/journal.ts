@@ -46,6 +46,8 @@ export interface Journal {
   halt?: { step: string; reason: string; rollback: string };
   /** Every KV hash comparison of the run (hashkv.ts): before the first stop and after each member. */
   consistency?: HashCheck[];
+  /** --defrag: each member's db size (bytes) before and after its defragmentation. */
+  defrag?: Array<{ member: string; before?: number; after?: number }>;
   /** Roll-back progress: each member as it is brought back (written after each one). */
   rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
 }
