@@ -94,6 +94,8 @@ export interface UpgradeOptions {
    * the run ends as 'declined' with nothing changed. Absent: no question (the library's own callers).
    */
   confirm?: (c: { target: string; planText: string; warnings: string[]; members: number; resuming: boolean }) => Promise<boolean>;
+  /** The v2 store measured while the v2 API was on (the ladder, before 3.3 → 3.4): kept in the journal for --settle auto. */
+  v2Measured?: { bytes: number; on: string };
   /** Defragment each member (etcd's maintenance Defragment) right before its snapshot, showing the space freed. */
   defrag?: boolean;
   /** How long a lock of a crashed run stays (ms). */
@@ -429,6 +431,7 @@ class UpgradeRun {
       j.owner = { pid: process.pid, host: hostname() };
       delete j.halt;
     }
+    if (o.v2Measured && !j.v2) j.v2 = o.v2Measured;
     await writeJournal(file, j, o.now(), false);
     o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
     const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
@@ -757,7 +760,9 @@ class UpgradeRun {
     const diverged = await this.hashCheck(`after ${ms.name} is back on ${o.to}`, st('settle'), 'failed');
     if (diverged) return diverged;
     try {
-      await this.step(st('settle'), `${ms.name}: settle`, true, () => settleStep(this.env, ms, fmtMs));
+      // Only between members: none after the last one of the hop.
+      const last = !this.j.steps.some((x) => x.member && x.member !== ms.name && x.status !== 'done' && x.status !== 'skipped');
+      await this.step(st('settle'), `${ms.name}: settle`, true, () => settleStep(this.env, ms, fmtMs, last));
       return undefined;
     } catch (err) {
       if (err instanceof WaitAborted) await this.interrupted();

@@ -46,6 +46,8 @@ export interface Journal {
   halt?: { step: string; reason: string; rollback: string };
   /** Every KV hash comparison of the run (hashkv.ts): before the first stop and after each member. */
   consistency?: HashCheck[];
+  /** The v2 store as measured before 3.4 turned the v2 API off (the ladder's figure): later settles use it. */
+  v2?: { bytes: number; on: string };
   /** --defrag: each member's db size (bytes) before and after its defragmentation. */
   defrag?: Array<{ member: string; before?: number; after?: number }>;
   /** Roll-back progress: each member as it is brought back (written after each one). */

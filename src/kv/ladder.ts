@@ -356,6 +356,7 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
 /** One hop: its rules, then the executor as before. */
 async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | undefined): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
   let checks: CheckRow[] = [];
+  let v2: HopFacts['v2'];
   let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
   if (hop && !hop.patch) {
     const { bins, reasons } = await hopBinaries(o, [hop]);
@@ -363,13 +364,20 @@ async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | unde
     const binReasons = reasons.filter((r) => !r.startsWith('no etcd binaries'));
     if (binReasons.length) throw new UpgradeRefused(binReasons, 'nothing was changed: give the binary of the right version');
     targetBin = bins[hop.to]?.dir ?? targetBin;
-    const v2 = await measureV2(o, obs);
+    v2 = await measureV2(o, obs);
     checks = await checkHop(await hopFacts(o, hop, obs, bins, v2, true, false));
     const stop = blocking(checks, o.strict);
     if (stop.length) refuseRows(stop, false);
     o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks)].join('\n'));
   }
-  const report = await runUpgrade({ ...o, to: hop?.patch ? hop.to : o.to, allowSameVersion: Boolean(hop?.patch), targetBin, confirm: o.confirm });
+  const report = await runUpgrade({
+    ...o,
+    to: hop?.patch ? hop.to : o.to,
+    allowSameVersion: Boolean(hop?.patch),
+    targetBin,
+    confirm: o.confirm,
+    ...(v2 && 'bytes' in v2 ? { v2Measured: v2 } : {}),
+  });
   return { single: report, checks };
 }
 
@@ -509,7 +517,7 @@ async function climb(
     }
     let r: UpgradeReport;
     try {
-      r = await runUpgrade({ ...o, to: hop.to, allowSameVersion: hop.patch, targetBin: hop.binDir, confirm: undefined });
+      r = await runUpgrade({ ...o, to: hop.to, allowSameVersion: hop.patch, targetBin: hop.binDir, confirm: undefined, v2Measured: lf.v2 });
     } catch (err) {
       lf.status = 'interrupted';
       await save();
