@@ -105,4 +105,11 @@ describe('the rulebook: one table per hop, as data', () => {
     expect(rows[0]!.detail).not.toMatch(/remove the custom v2 keys/);
     expect(rows[1]!.detail).toMatch(/fix: remove the custom v2 keys while the v2 API is on .*then restart kv2 once on 3\.5 with --snapshot-count=1/);
   });
+
+  it('3.5 → 3.6: a member on 3.5.26-3.5.31 is warned to take 3.5.32+ (WAL-aware check v2store); 3.5.35 is ok', async () => {
+    const at = (v: string) => ({ name: `m${v}`, serverVersion: v });
+    const rows = (await checkHop(facts('3.5', '3.6', [at('3.5.26'), at('3.5.35')]))).filter((r) => r.rule === 'from-3.5.32');
+    expect(rows.map((r) => `${r.member}:${r.status}`)).toEqual(['m3.5.26:warn', 'm3.5.35:ok']);
+    expect(rows[0]!.fix).toMatch(/3\.5\.32 or later/);
+  });
 });

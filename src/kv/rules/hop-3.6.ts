@@ -6,6 +6,8 @@ const GUIDE = 'https://etcd.io/docs/v3.6/upgrades/upgrade_3_6/';
 
 /** The first 3.5 release a 3.6 member may join (its membership and v2store handling). */
 export const MIN_35_FOR_36 = '3.5.26';
+/** The 3.5 release the guide recommends before 3.6 since August 2026 (etcd-io/website#1203): WAL-aware `etcdutl check v2store`. */
+export const REC_35_FOR_36 = '3.5.32';
 
 /**
  * The experimental flags 3.6 renamed or made feature gates, as etcd 3.6.16's --help states them
@@ -78,6 +80,27 @@ export const HOP_36: Rule[] = [
         if (!m.serverVersion) return { member: m.name, result: 'not-checked', detail: 'the member reported no version' };
         return compareVersion(m.serverVersion, MIN_35_FOR_36) < 0
           ? { member: m.name, result: 'problem', detail: `runs ${m.serverVersion}` }
+          : { member: m.name, result: 'ok', detail: `runs ${m.serverVersion}` };
+      });
+    },
+  },
+  {
+    id: 'from-3.5.32',
+    check: `every member runs ${REC_35_FOR_36} or later (the guide's advice since August 2026: its etcdutl check v2store reads the WAL records too)`,
+    where: ["the member's API"],
+    severity: 'warn',
+    fix: `upgrade every member to the newest 3.5 first (a patch hop: --target-bin 3.5=DIR with ${REC_35_FOR_36} or later), so the v2store check sees the WAL records as well`,
+    guide: 'https://github.com/etcd-io/website/pull/1203',
+    test: (f) => {
+      if (!f.current) return [{ result: 'later', detail: 'checked on the members before the hop' }];
+      return f.members.map((m) => {
+        if (!m.serverVersion) return { member: m.name, result: 'not-checked', detail: 'the member reported no version' };
+        return compareVersion(m.serverVersion, REC_35_FOR_36) < 0
+          ? {
+              member: m.name,
+              result: 'problem',
+              detail: `runs ${m.serverVersion}: its etcdutl check v2store may pass while the WAL still holds v2 entries 3.6 panics on`,
+            }
           : { member: m.name, result: 'ok', detail: `runs ${m.serverVersion}` };
       });
     },
