@@ -2240,6 +2240,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'no-backup' -d 'c
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'allow-same-version' -d 'a rolling restart when the members already run --to'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'target-bin' -r -d 'real etcd: the directory with the new etcd binary; per hop of a ladder: 3.4=DIR '
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'strict' -d 'refuse to start while any check of the hop'\''s rulebook could not run'
+complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'defrag' -d 'defragment each member right before its snapshot (etcd maintenance Defragment); '
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'snapshot-via' -r -d 'auto | etcdctl | gateway'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'etcdctl' -r -F -d 'the etcdctl to use for snapshots'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'cluster-version-timeout' -r -d 'how long the cluster version may take to reach --to'

@@ -331,6 +331,22 @@ export class KvClient {
     return parseStatus(fresh ?? (await this.gateway('/maintenance/status', {})));
   }
 
+  /**
+   * HashKV at `revision`, as the simulated members answer it on their gateway (real etcd's gateway
+   * routes /maintenance/hash to Hash, of the whole db: hashkv.ts asks real members with etcdctl).
+   */
+  async hashKv(revision: string): Promise<string> {
+    const r = asObject(parseJsonSafe(await this.gateway('/maintenance/hashkv', { revision })));
+    const h = textOf(r.hash);
+    if (h === undefined) throw new Error(`${this.endpoint}: HashKV answered no hash`);
+    return h;
+  }
+
+  /** Maintenance Defragment of this member (its own db file only; it blocks the member's reads and writes while it runs). */
+  async defragment(): Promise<void> {
+    await this.gateway('/maintenance/defragment', {});
+  }
+
   async members(): Promise<MemberListEntry[]> {
     return parseMemberList(await this.gateway('/cluster/member/list', {}));
   }

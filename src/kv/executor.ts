@@ -13,6 +13,7 @@ import { compareMinor, minor } from './parse.js';
 import { putMemberBack, type OnFailure } from './on-failure.js';
 import { describePlan, nextMember, planUpgrade } from './planner.js';
 import { findEtcdctl } from './snapshot.js';
+import { KvClient } from './client.js';
 import {
   backupStep,
   finalHealthStep,
@@ -33,6 +34,8 @@ import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
 import { beginRun, endRun, recordPutBack, signalWords, type JournalWithRuns } from './journal-runs.js';
 import type { CheckRow } from './rules/types.js';
 import { describeResume, resumeState, type ResumeState } from './resume-state.js';
+import { compareHashes, HASHKV_MIN, type HashCheck } from './hashkv.js';
+import { defragMember } from './defrag.js';
 import { backToPending, describeBackupFailure, spaceBeforeStop, spacePreflight, spaceWarning, startOnPrevious } from './backup-guard.js';
 
 type Exec = typeof import('execa').execa;
@@ -96,11 +99,10 @@ export interface UpgradeOptions {
    * the run ends as 'declined' with nothing changed. Absent: no question (the library's own callers).
    */
   confirm?: (c: { target: string; planText: string; warnings: string[]; members: number; resuming: boolean }) => Promise<boolean>;
-  /**
-   * The ladder's v2 store size, measured while the v2 API still answered (before 3.3 → 3.4): the
-   * settle's size where the member's own v2 API is off (3.4+), since no client can add v2 data then.
-   */
-  v2Before?: { bytes: number; on: string };
+  /** The v2 store measured while the v2 API was on (the ladder, before 3.3 → 3.4): kept in the journal for --settle auto. */
+  v2Measured?: { bytes: number; on: string };
+  /** Defragment each member (etcd's maintenance Defragment) right before its snapshot, showing the space freed. */
+  defrag?: boolean;
   /** How long a lock of a crashed run stays (ms). */
   lockStaleMs?: number;
   /** The hop's rulebook as checked before this run (kept in the journal for the report). */
@@ -127,6 +129,10 @@ export interface UpgradeReport {
   halt?: Journal['halt'];
   /** A resume: what was done and what was left when it began. */
   resume?: ResumeState;
+  /** The KV hash comparisons (HashKV) of the run: before the first stop and after each member. */
+  consistency?: HashCheck[];
+  /** --defrag: each member's db size before and after its defragmentation. */
+  defrag?: Journal['defrag'];
 }
 
 /** Pre-flight said no: nothing was changed. Exit 1 with every reason. */
@@ -216,7 +222,13 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   const resume = journal ? resumeState(journal, file) : undefined;
   const planText = resume
     ? [`Resuming the upgrade ${resume.hop} recorded in ${file}`, ...describeResume(resume, journal!.target)].join('\n')
-    : describePlan(plan, settleText, { noBackup: o.noBackup });
+    : [
+        describePlan(plan, settleText, { noBackup: o.noBackup }),
+        ...(o.defrag
+          ? ['--defrag: each member is defragmented right before its snapshot (its reads and writes wait while it runs); the space freed is shown']
+          : []),
+        hashPlanLine(o, pre.obs, plan.source),
+      ].join('\n');
   const warnings = planWarnings(pre.membership.list.length, o);
   const base = {
     cluster: o.cluster.key,
@@ -471,6 +483,7 @@ class UpgradeRun {
     beginRun(j, new Date(o.now()).toISOString());
     (j as JournalWithRuns).commands = { rollback: o.rollbackCommand };
     if (o.checks) (j as JournalWithRuns).checks = o.checks;
+    if (o.v2Measured && !j.v2) j.v2 = o.v2Measured;
     await writeJournal(file, j, o.now(), false);
     o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
     const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
@@ -498,6 +511,8 @@ class UpgradeRun {
       snapshots: j.snapshots,
       totals: totals(mine, this.o.now() - this.started),
       halt: j.halt,
+      ...(j.consistency ? { consistency: j.consistency } : {}),
+      ...(j.defrag ? { defrag: j.defrag } : {}),
     };
   }
 
@@ -602,6 +617,17 @@ class UpgradeRun {
     const { j } = this;
     const pending = () => j.members.filter((m) => j.steps.some((s) => s.member === m.name && s.status !== 'done' && s.status !== 'skipped'));
     try {
+      const first = nextMember(pending(), this.leaderId);
+      if (first) {
+        const fresh = !j.steps.some((s) => s.kind === 'stop' && s.status !== 'pending');
+        const st = j.steps.find((s) => s.member === first.name && s.kind === 'snapshot')!;
+        const diverged = await this.hashCheck(
+          fresh ? 'before the first stop' : 'before resuming',
+          st.status === 'done' ? j.steps.find((s) => s.member === first.name && s.kind === 'stop')! : st,
+          'pending',
+        );
+        if (diverged) return diverged;
+      }
       for (let m = nextMember(pending(), this.leaderId); m; m = nextMember(pending(), this.leaderId)) {
         const halted = await this.member(m.name);
         if (halted) return halted;
@@ -654,6 +680,21 @@ class UpgradeRun {
     if (this.o.signal.aborted) await this.interrupted();
     const refused = await this.gate(ms, st('snapshot'));
     if (refused) return refused;
+    if (this.o.defrag) {
+      const p = this.o.reporter.begin(`${ms.name}: defragment (--defrag)`);
+      try {
+        const d = await defragMember(this.env, ms);
+        (this.j.defrag ??= []).push({ member: ms.name, before: d.before, after: d.after });
+        p.done(d.detail);
+      } catch (err) {
+        p.fail(`${ms.name}: defragment failed: ${(err as Error).message}`);
+        return this.halt(
+          st('snapshot'),
+          `defragmenting ${ms.name} failed before it was stopped: ${(err as Error).message}; ${ms.name} was not stopped: check it (etcdctl endpoint status), then resume with the same command, or without --defrag`,
+          'pending',
+        );
+      }
+    }
     return this.guarded(st('snapshot'), `${ms.name}: snapshot + verify`, false, `snapshot of ${ms.name} failed before the member was stopped: `, () =>
       snapshotStep(this.env, ms, this.gated?.obs),
     );
@@ -774,13 +815,66 @@ class UpgradeRun {
       if (halted) return halted;
     }
     if (st('settle').status === 'done') return undefined;
+    const diverged = await this.hashCheck(`after ${ms.name} is back on ${o.to}`, st('settle'), 'failed');
+    if (diverged) return diverged;
     try {
-      await this.step(st('settle'), `${ms.name}: settle`, true, () => settleStep(this.env, ms, fmtMs));
+      // Only between members: none after the last one of the hop.
+      const last = !this.j.steps.some((x) => x.member && x.member !== ms.name && x.status !== 'done' && x.status !== 'skipped');
+      await this.step(st('settle'), `${ms.name}: settle`, true, () => settleStep(this.env, ms, fmtMs, last));
       return undefined;
     } catch (err) {
       if (err instanceof WaitAborted) await this.interrupted();
       return this.halt(st('settle'), (err as Error).message);
     }
+  }
+
+  /**
+   * Every member's KV hash at one revision (HashKV), compared and kept in the journal. A member off
+   * the others' hash halts the run (exit 3) naming it and both hashes; where HashKV cannot be asked
+   * (3.2, no etcdctl for real members) the check says "not checked" and why, and the run goes on.
+   */
+  private async hashCheck(at: string, step: JournalStep, status: JournalStep['status']): HaltOr<undefined> {
+    const { o, j } = this;
+    const p = o.reporter.begin(`cluster: KV hashes compared ${at}`);
+    const members = o.cluster.members;
+    const versions: Record<string, string | undefined> = {};
+    await Promise.all(
+      members.map(async (m) => {
+        versions[m.name] = await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug })
+          .version()
+          .then((v) => v.server)
+          .catch(() => undefined);
+      }),
+    );
+    let c: HashCheck;
+    try {
+      c = await compareHashes(
+        {
+          session: o.session,
+          timeoutMs: o.timeouts.snapshotMs,
+          exec: o.exec,
+          etcdctl: this.env.etcdctl ?? findEtcdctl(o.etcdctl),
+          real: this.env.real,
+          debug: o.debug,
+        },
+        members,
+        versions,
+        at,
+      );
+    } catch (err) {
+      c = { at, result: 'not-checked', hashes: [], notChecked: [], detail: `not checked: ${(err as Error).message}` };
+    }
+    (j.consistency ??= []).push(c);
+    if (c.result !== 'divergent') {
+      p.done(`cluster: KV hashes ${at}: ${c.result === 'ok' ? 'one hash, ' : ''}${c.detail}`);
+      return undefined;
+    }
+    p.fail(`cluster: KV hashes ${at}: ${c.detail}`);
+    return this.halt(
+      step,
+      `${c.detail}: a member's keys differ from the others' at the same revision; nothing more is stopped. Find which is right before anything else (etcdctl endpoint hashkv --rev ${c.revision}; compare the keys); the way back: ${o.rollbackCommand}`,
+      status,
+    );
   }
 
   /** The cluster version reaches the target; a final health pass. */
@@ -814,4 +908,15 @@ export function totals(steps: JournalStep[], wallMs: number): UpgradeReport['tot
 
 export function fmtMs(ms: number): string {
   return ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
+}
+
+/** The plan's line on the KV hash comparison, with what cannot be checked and why. */
+function hashPlanLine(o: UpgradeOptions, obs: ClusterObservation, source: string): string {
+  const real = obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
+  const head = "consistency: every member's KV hash at one revision (HashKV) compared before the first stop and after each member is back";
+  if (real && !findEtcdctl(o.etcdctl))
+    return `${head}\n  not checked: HashKV is gRPC only (the gateway's /maintenance/hash hashes the whole db file): install etcdctl 3.3+ (etcd-client) or pass --etcdctl PATH`;
+  if (compareMinor(source, HASHKV_MIN) < 0)
+    return `${head}\n  not checked: HashKV needs etcd 3.3+ (the members run ${source}): compared among the members on ${o.to} once two of them are`;
+  return head;
 }

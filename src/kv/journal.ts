@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { HashCheck } from './hashkv.js';
 import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -45,6 +46,12 @@ export interface Journal {
   steps: JournalStep[];
   snapshots: Array<{ member: string; file: string; revision: string; bytes: number }>;
   halt?: { step: string; reason: string; rollback: string };
+  /** Every KV hash comparison of the run (hashkv.ts): before the first stop and after each member. */
+  consistency?: HashCheck[];
+  /** The v2 store as measured before 3.4 turned the v2 API off (the ladder's figure): later settles use it. */
+  v2?: { bytes: number; on: string };
+  /** --defrag: each member's db size (bytes) before and after its defragmentation. */
+  defrag?: Array<{ member: string; before?: number; after?: number }>;
   /** Roll-back progress: each member as it is brought back (written after each one). */
   rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
 }

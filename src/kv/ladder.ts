@@ -419,6 +419,7 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
 /** One hop: its rules, then the executor as before. */
 async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | undefined): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
   let checks: CheckRow[] = [];
+  let v2: HopFacts['v2'];
   let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
   if (hop && !hop.patch) {
     const { bins, reasons } = await hopBinaries(o, [hop]);
@@ -426,13 +427,21 @@ async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | unde
     const binReasons = reasons.filter((r) => !r.startsWith('no etcd binaries'));
     if (binReasons.length) throw new UpgradeRefused(binReasons, 'nothing was changed: give the binary of the right version');
     targetBin = bins[hop.to]?.dir ?? targetBin;
-    const v2 = await measureV2(o, obs);
+    v2 = await measureV2(o, obs);
     checks = await checkHop(await hopFacts(o, hop, obs, bins, v2, true, false));
     const stop = blocking(checks, o.strict);
     if (stop.length) refuseRows(stop, false);
     o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks)].join('\n'));
   }
-  const report = await runUpgrade({ ...o, to: hop?.patch ? hop.to : o.to, allowSameVersion: Boolean(hop?.patch), targetBin, confirm: o.confirm, checks });
+  const report = await runUpgrade({
+    ...o,
+    to: hop?.patch ? hop.to : o.to,
+    allowSameVersion: Boolean(hop?.patch),
+    targetBin,
+    confirm: o.confirm,
+    checks,
+    ...(v2 && 'bytes' in v2 ? { v2Measured: v2 } : {}),
+  });
   return { single: report, checks };
 }
 
@@ -585,7 +594,7 @@ async function climb(
         targetBin: hop.binDir,
         confirm: undefined,
         checks,
-        v2Before: v2 && 'bytes' in v2 ? v2 : undefined,
+        v2Measured: lf.v2 ?? (v2 && 'bytes' in v2 ? v2 : undefined),
       });
     } catch (err) {
       lf.status = 'interrupted';

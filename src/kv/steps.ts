@@ -211,47 +211,65 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
   );
 }
 
-/**
- * --settle: a duration, or auto: the seed's waits only where the v2 data really is that large (2
- * minutes over 50 MB, 4 over 100 MB), none under 50 MB. The size comes from the driver (the sandbox's
- * snapshot files, a v2Size template) or else is measured on the member itself over the cluster's
- * connection; only when neither can tell is it assumed over 50 MB. The detail says which applied.
- */
-export async function settleStep(env: StepEnv, m: MemberSpec, fmt: (ms: number) => string): Promise<string> {
-  const { o } = env;
-  let ms = typeof o.settle === 'number' ? o.settle : 0;
-  let why = 'as asked';
-  if (o.settle === 'auto') {
-    const v2 = await v2Size(env, m);
-    if (v2.bytes === undefined) {
-      ms = V2_SETTLE_MS;
-      why = `v2 data size unknown (${v2.why}): assuming over 50 MB, the seed's 2-minute wait`;
-    } else if (v2.over || v2.bytes >= V2_LARGE_THRESHOLD) {
-      ms = V2_LARGE_SETTLE_MS;
-      why = `v2 data ${v2.over ? 'over 100 MB' : `${v2.bytes} bytes`} ${v2.how}: 100 MB or more, the seed's longer wait`;
-    } else if (v2.bytes > V2_SETTLE_THRESHOLD) {
-      ms = V2_SETTLE_MS;
-      why = `v2 data ${v2.bytes} bytes ${v2.how}: over 50 MB, the seed's 2-minute wait`;
-    } else {
-      why = `v2 data ${v2.bytes} bytes ${v2.how}: under 50 MB, no catch-up wait`;
-    }
-  }
-  if (ms > 0) await env.checkpoint();
-  await sleep(ms, o.signal);
-  if (o.signal.aborted) throw new WaitAborted('settle');
-  return `${fmt(ms)} (${why})`;
+/** How long to settle after a member, and why (decided before the wait, said before it starts). */
+export interface SettleDecision {
+  ms: number;
+  why: string;
 }
 
-/** The member's v2 data size: from the driver when it can tell, else measured on the member. */
-async function v2Size(env: StepEnv, m: MemberSpec): Promise<{ bytes: number; over: boolean; how: string } | { bytes: undefined; why: string }> {
-  const fromDriver = await env.driver.v2DataBytes?.(m);
-  if (fromDriver !== undefined)
-    return { bytes: fromDriver, over: false, how: env.driver.type === 'local' ? "(the member's snapshot files)" : '(the v2-size command)' };
+/**
+ * --settle: a duration, or auto: the seed's waits only where the v2 data really is that large (2
+ * minutes over 50 MB, 4 over 100 MB), none under 50 MB, and only between members: none after the
+ * last one of the hop (nothing follows it that could meet a member still catching up). The v2 size,
+ * in order: the operator's v2-size command; the member's own v2 key tree over its v2 API (exact,
+ * while the API is on); the figure measured before 3.4 turned the v2 API off, carried in the journal
+ * (the ladder measures it before 3.3 → 3.4); the member's newest snapshot file (not the sum: each is
+ * the whole store). Only when none can tell is it assumed over 50 MB. The detail says which applied.
+ */
+export async function settleDecision(env: StepEnv, m: MemberSpec, last = false): Promise<SettleDecision> {
+  const { o } = env;
+  if (last) return { ms: 0, why: 'the last member of this hop: the settle is between members' };
+  if (o.settle !== 'auto') return { ms: o.settle, why: 'as asked' };
+  const v2 = await v2Size(env, m);
+  if (v2.bytes === undefined) return { ms: V2_SETTLE_MS, why: `v2 data size unknown (${v2.why}): assuming over 50 MB, the seed's 2-minute wait` };
+  if (v2.over || v2.bytes >= V2_LARGE_THRESHOLD)
+    return { ms: V2_LARGE_SETTLE_MS, why: `v2 data ${v2.over ? 'over 100 MB' : `${v2.bytes} bytes`} ${v2.how}: 100 MB or more, the seed's longer wait` };
+  if (v2.bytes > V2_SETTLE_THRESHOLD) return { ms: V2_SETTLE_MS, why: `v2 data ${v2.bytes} bytes ${v2.how}: over 50 MB, the seed's 2-minute wait` };
+  return { ms: 0, why: `v2 data ${v2.bytes} bytes ${v2.how}: under 50 MB, no catch-up wait` };
+}
+
+export async function settleStep(env: StepEnv, m: MemberSpec, fmt: (ms: number) => string, last = false): Promise<string> {
+  const { o } = env;
+  const d = await settleDecision(env, m, last);
+  if (d.ms > 0) {
+    o.reporter.note(`${m.name}: settling ${fmt(d.ms)} (${d.why})`);
+    await env.checkpoint();
+  }
+  await sleep(d.ms, o.signal);
+  if (o.signal.aborted) throw new WaitAborted('settle');
+  return `${fmt(d.ms)} (${d.why})`;
+}
+
+type V2Size = { bytes: number; over: boolean; how: string } | { bytes: undefined; why: string };
+
+/** The member's v2 data size, from the best source that can tell (settleDecision). */
+async function v2Size(env: StepEnv, m: MemberSpec): Promise<V2Size> {
+  const whyNot: string[] = [];
+  if (env.driver.type === 'command') {
+    const fromCmd = await env.driver.v2DataBytes?.(m);
+    if (fromCmd !== undefined) return { bytes: fromCmd, over: false, how: '(the v2-size command)' };
+  }
   const measured = await client(env, m.endpoint).v2DataBytes(V2_LARGE_THRESHOLD);
   if (measured.bytes !== undefined) return { ...measured, how: `(measured on ${m.name}: its v2 key tree)` };
-  // The v2 API is off (3.4+): the ladder's measure from before it went off (no client can add v2 data since).
-  const before = env.o.v2Before;
-  return before ? { bytes: before.bytes, over: false, how: `(${before.on}, before the v2 API went off)` } : measured;
+  whyNot.push(measured.why);
+  const carried = env.journal.v2 ?? env.o.v2Measured;
+  if (carried) return { bytes: carried.bytes, over: false, how: `(${carried.on}, before 3.4 turned the v2 API off)` };
+  if (env.driver.type === 'local') {
+    const snap = await env.driver.v2DataBytes?.(m);
+    if (snap !== undefined) return { bytes: snap, over: false, how: `(${m.name}'s newest snapshot file)` };
+    whyNot.push(`${m.name} has no snapshot file yet`);
+  }
+  return { bytes: undefined, why: whyNot.join('; ') };
 }
 
 /** Until every member reports the target cluster version (the members log the update). */

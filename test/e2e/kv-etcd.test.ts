@@ -92,6 +92,16 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     expect(report.status).toBe('done');
     expect(report.steps.filter((s: any) => s.kind === 'start')).toHaveLength(3);
     expect(report.snapshots.every((s: any) => s.bytes > 0)).toBe(true);
+    // every member's KV hash (etcdctl endpoint hashkv at the lowest revision all have) compared before
+    // the first stop and after each member, the writer running: one hash each time
+    expect(report.consistency.map((c: any) => `${c.at.split(' is back')[0]}:${c.result}`)).toEqual([
+      'before the first stop:ok',
+      ...report.plan.map((m: any) => `after ${m.name}:ok`),
+    ]);
+    for (const c of report.consistency) {
+      expect(c.hashes).toHaveLength(3);
+      expect(new Set(c.hashes.map((x: any) => x.hash)).size, JSON.stringify(c)).toBe(1);
+    }
 
     const h = await opsctl('kv', 'health');
     expect(h.exitCode).toBe(0);
@@ -103,4 +113,45 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     const lost = acked.filter((k) => !written.has(k));
     expect(lost, `lost acknowledged writes (${failures} failed attempts)`).toEqual([]);
   }, 120_000);
+
+  it('--defrag: each member defragmented right before its snapshot, the space freed shown (db size before and after)', async () => {
+    // free pages: 1,500 values of 4 kB written twice, then compacted (physical) to the last revision
+    const c = new KvClient(endpoints[0]!, { session: new KvSession(), timeoutMs: 5000 });
+    const big = 'x'.repeat(4096);
+    let rev = '';
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 1500; i += 50) {
+        const done = await Promise.all(Array.from({ length: 50 }, (_, k) => c.put(`defrag/${i + k}`, `${round}${big}`)));
+        rev = done.at(-1)!.revision;
+      }
+    }
+    const compact = await fetch(`${endpoints[0]}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision: rev, physical: true }) });
+    expect(compact.status).toBe(200);
+    const r = await opsctl(
+      'kv',
+      'upgrade',
+      '--to',
+      '3.4',
+      '--yes',
+      '--allow-same-version',
+      '--target-bin',
+      '/usr/bin',
+      '--defrag',
+      '--settle',
+      '0s',
+      '--poll-interval',
+      '100ms',
+      '--json',
+    );
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const report = JSON.parse(String(r.stdout));
+    expect(report.planText).toMatch(/--defrag: each member is defragmented right before its snapshot/);
+    expect(report.defrag.map((d: any) => d.member).sort()).toEqual(['kv1', 'kv2', 'kv3']);
+    for (const d of report.defrag) expect(d.after, JSON.stringify(d)).toBeLessThan(d.before - 4_000_000);
+    for (const m of ['kv1', 'kv2', 'kv3'])
+      expect(String(r.stderr)).toMatch(new RegExp(`${m} defragmented: db [\\d.]+ MB → [\\d.]+ [kM]B \\([\\d.]+ MB freed\\)`));
+    // the snapshot taken after it is of the defragmented db
+    const snaps = report.snapshots.map((x: any) => x.bytes);
+    for (const [i, b] of snaps.entries()) expect(b).toBeLessThanOrEqual(report.defrag[i].after + 1_000_000);
+  }, 180_000);
 });

@@ -91,4 +91,25 @@ describe('the rulebook: one table per hop, as data', () => {
     expect(by('experimental-renamed').detail).toContain('--feature-gates=InitialCorruptCheck=true');
     expect(by('v2store-check')).toMatchObject({ status: 'not checked', detail: 'etcdutl was not run' });
   });
+
+  it("3.5 → 3.6: a failed etcdutl check v2store refuses naming the member, what etcdutl said and the guide's fix for it", async () => {
+    const v2store = [
+      { member: 'kv1', ok: false, detail: 'etcdutl check v2store: Error: detected custom v2 content in WAL records' },
+      { member: 'kv2', ok: false, detail: 'etcdutl check v2store: Error: detected custom v2 content in both v2store and WAL records' },
+      { member: 'kv3', ok: true, detail: 'etcdutl check v2store: No custom content found in both v2store and WAL records.' },
+    ];
+    const m = (n: string) => ({ name: n, serverVersion: '3.5.35' });
+    const rows = (await checkHop(facts('3.5', '3.6', [m('kv1'), m('kv2'), m('kv3')], { v2store }))).filter((r) => r.rule === 'v2store-check');
+    expect(rows.map((r) => `${r.member}:${r.status}`)).toEqual(['kv1:refuse', 'kv2:refuse', 'kv3:ok']);
+    expect(rows[0]!.detail).toMatch(/WAL records; fix: restart kv1 once on 3\.5 with --snapshot-count=1 .*put its old snapshot-count back/);
+    expect(rows[0]!.detail).not.toMatch(/remove the custom v2 keys/);
+    expect(rows[1]!.detail).toMatch(/fix: remove the custom v2 keys while the v2 API is on .*then restart kv2 once on 3\.5 with --snapshot-count=1/);
+  });
+
+  it('3.5 → 3.6: a member on 3.5.26-3.5.31 is warned to take 3.5.32+ (WAL-aware check v2store); 3.5.35 is ok', async () => {
+    const at = (v: string) => ({ name: `m${v}`, serverVersion: v });
+    const rows = (await checkHop(facts('3.5', '3.6', [at('3.5.26'), at('3.5.35')]))).filter((r) => r.rule === 'from-3.5.32');
+    expect(rows.map((r) => `${r.member}:${r.status}`)).toEqual(['m3.5.26:warn', 'm3.5.35:ok']);
+    expect(rows[0]!.fix).toMatch(/3\.5\.32 or later/);
+  });
 });

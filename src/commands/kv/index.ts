@@ -75,6 +75,7 @@ export function register(program: Command, ctx: Context): void {
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option('--strict', "refuse to start while any check of the hop's rulebook could not run")
+    .option('--defrag', 'defragment each member right before its snapshot (etcd maintenance Defragment); shows the space freed')
     .option('--snapshot-via <how>', 'auto | etcdctl | gateway', 'auto')
     .option('--etcdctl <path>', 'the etcdctl to use for snapshots')
     .option('--cluster-version-timeout <duration>', 'how long the cluster version may take to reach --to', '2m')

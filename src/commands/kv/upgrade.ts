@@ -56,6 +56,8 @@ export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
   targetBin?: string[] | string;
   /** Refuse while any check of the rulebook could not run. */
   strict?: boolean;
+  /** Defragment each member before its snapshot. */
+  defrag?: boolean;
   snapshotVia: string;
   etcdctl?: string;
   onFailure?: string;
@@ -137,6 +139,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       rollbackCommand,
       onFailure: onFailure === 'rollback' ? ('rollback' as const) : ('halt' as const),
       noBackup,
+      defrag: Boolean(opts.defrag),
       confirm: (c: { target: string; warnings: string[]; members: number; resuming: boolean }) => confirmUpgrade(ctx, c),
       debug: ctx.debugSink,
     };

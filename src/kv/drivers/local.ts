@@ -231,13 +231,7 @@ export class LocalDriver implements MemberDriver {
   }
 
   v2DataBytes(m: MemberSpec): Promise<number | undefined> {
-    return promised(() => {
-      const dir = join(this.spec(m).dataDir ?? '', 'member', 'snap');
-      if (!existsSync(dir)) return 0;
-      return readdirSync(dir)
-        .filter((f) => f.endsWith('.snap'))
-        .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
-    });
+    return promised(() => newestSnapBytes(this.spec(m).dataDir));
   }
 
   dataLayout(m: MemberSpec): Promise<DataLayout> {
@@ -421,4 +415,20 @@ export class LocalDriver implements MemberDriver {
     const rec = recordPath(s);
     if (rec) await rm(rec, { force: true });
   }
+}
+
+/**
+ * The v2 store's size as the member's newest snapshot file holds it (member/snap/TERM-INDEX.snap,
+ * hex-named, so the greatest name is the newest): each .snap is the whole v2 store, and etcd keeps
+ * several, so their sum counts it several times. Undefined with no .snap yet (the v2 data is then in
+ * the WAL only: the file says nothing of its size).
+ */
+export function newestSnapBytes(dataDir: string | undefined): number | undefined {
+  const dir = join(dataDir ?? '', 'member', 'snap');
+  if (!dataDir || !existsSync(dir)) return undefined;
+  const newest = readdirSync(dir)
+    .filter((f) => /^[0-9a-f]{16}-[0-9a-f]{16}\.snap$/.test(f))
+    .sort()
+    .pop();
+  return newest === undefined ? undefined : statSync(join(dir, newest)).size;
 }

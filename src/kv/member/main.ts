@@ -130,6 +130,8 @@ if (st.clusterVersion && cmp(st.clusterVersion, minorVersion) > 0) {
 }
 let leader = '';
 let term = 0;
+/** Defragmented since it started: FAULT.json's free pages are gone from its db size. */
+let defragmented = false;
 /** The leader whose heartbeat or append last reached this process (it learns the leader from it). */
 let heardFrom = '';
 let published = false;
@@ -419,7 +421,7 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
       return send(res, 200, {
         header: header(),
         version: serverVersion,
-        dbSize: String(Buffer.byteLength(JSON.stringify(st.kvs))),
+        dbSize: String(Buffer.byteLength(JSON.stringify(st.kvs)) + (defragmented ? 0 : (fault().freeBytes ?? 0))),
         leader: leaderId,
         raftIndex: String(st.revision),
         raftTerm: String(term),
@@ -447,6 +449,22 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
       }
       if (!r.ok) return grpcError(res, r.code === 3 ? 400 : 500, r.code, r.message);
       return send(res, 200, { header: header(), version: r.version });
+    }
+    case '/maintenance/hashkv': {
+      // HashKV (3.3+): a hash of the keys and values at a revision; 3.2 has no such method.
+      if (cmp(minorVersion, '3.3') < 0) return grpcError(res, 501, 12, 'unknown method HashKV');
+      const rev = Number(textOf(input.revision) ?? '0') || st.revision;
+      if (rev > st.revision) return grpcError(res, 400, 11, 'etcdserver: mvcc: required revision is a future revision');
+      const h = createHash('sha256');
+      for (const [k, v] of Object.entries(st.kvs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        if (v.mod_revision <= rev) h.update(`${k}\0${v.value}\0${v.mod_revision}\0`);
+      }
+      if (fault().divergent || fault().divergentOn === minorVersion) h.update('diverged');
+      return send(res, 200, { header: header(), hash: h.digest().readUInt32BE(0), compact_revision: '-1' });
+    }
+    case '/maintenance/defragment': {
+      defragmented = true;
+      return send(res, 200, {});
     }
     case '/maintenance/alarm': {
       const a = fault().alarm;

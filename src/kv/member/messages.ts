@@ -65,6 +65,12 @@ export interface Fault {
   authEnabled?: boolean;
   /** Bytes of v2 data the member's v2 API reports (3.2/3.3, or 3.4/3.5 with enable-v2). */
   v2Bytes?: number;
+  /** This member's KV diverged: its HashKV differs from the others' at the same revision. */
+  divergent?: boolean;
+  /** The same, only while it runs this minor version (a member that diverges after its upgrade). */
+  divergentOn?: string;
+  /** Free pages in the db file (dbSize counts them) until this member is defragmented. */
+  freeBytes?: number;
 }
 
 const isText = (v: unknown): v is string => typeof v === 'string';
@@ -124,5 +130,8 @@ export function readFault(v: unknown): Fault {
     muteHeartbeats: f.muteHeartbeats === true,
     authEnabled: f.authEnabled === true,
     v2Bytes: isNumber(f.v2Bytes) ? f.v2Bytes : undefined,
+    divergent: f.divergent === true,
+    divergentOn: isText(f.divergentOn) ? f.divergentOn : undefined,
+    freeBytes: isNumber(f.freeBytes) ? f.freeBytes : undefined,
   };
 }

@@ -6,6 +6,8 @@ const GUIDE = 'https://etcd.io/docs/v3.6/upgrades/upgrade_3_6/';
 
 /** The first 3.5 release a 3.6 member may join (its membership and v2store handling). */
 export const MIN_35_FOR_36 = '3.5.26';
+/** The 3.5 release the guide recommends before 3.6 since August 2026 (etcd-io/website#1203): WAL-aware `etcdutl check v2store`. */
+export const REC_35_FOR_36 = '3.5.32';
 
 /**
  * The experimental flags 3.6 renamed or made feature gates, as etcd 3.6.16's --help states them
@@ -39,6 +41,24 @@ export const RENAMED_36: Record<string, string> = {
   'experimental-watch-progress-notify-interval': '--watch-progress-notify-interval',
 };
 
+/**
+ * The fix for what `etcdutl check v2store` said of a member, as the 3.5 → 3.6 guide gives it. Measured
+ * on a ladder from 3.2: the 3.5 members' WAL still holds the v2 requests 3.2-3.4 proposed after the
+ * last v2 snapshot ("detected custom v2 content in WAL records"); with etcd's default snapshot-count
+ * (100,000) no new v2 snapshot covers them, and 3.6 panics replaying them ("detected disallowed v2 WAL
+ * for stage --v2-deprecation=write-only", etcd-io/etcd#20809, #21849). A restart on 3.5 with
+ * --snapshot-count=1 writes a v2 snapshot past them (the guide's workaround); then the old value.
+ */
+export function v2storeFix(said: string, member: string): string {
+  const restart = `restart ${member} once on 3.5 with --snapshot-count=1 (snapshot-count: 1 in its config file: etcd reads no flags beside a config file), wait until it is healthy, then put its old snapshot-count back`;
+  // (Measured on 3.5.35: a v2 key put and deleted leaves "WAL records" only; once a snapshot is written, a key still there is "in both".)
+  const inStore = /in v2store|in both/i.test(said) || !/WAL/i.test(said);
+  const steps = inStore
+    ? `remove the custom v2 keys while the v2 API is on (ETCDCTL_API=2 etcdctl rm --recursive KEY, or curl -X DELETE ENDPOINT/v2/keys/KEY; migrate them to v3 first if anything reads them), then ${restart}`
+    : `${restart} (the custom v2 entries in its WAL are older than its last v2 snapshot then); if the check then names content in the v2 store, remove those keys too`;
+  return `${steps}; etcdutl check v2store --data-dir DIR must say "No custom content found"; then run the same command`;
+}
+
 /** 3.5 → 3.6. */
 export const HOP_36: Rule[] = [
   {
@@ -65,17 +85,42 @@ export const HOP_36: Rule[] = [
     },
   },
   {
+    id: 'from-3.5.32',
+    check: `every member runs ${REC_35_FOR_36} or later (the guide's advice since August 2026: its etcdutl check v2store reads the WAL records too)`,
+    where: ["the member's API"],
+    severity: 'warn',
+    fix: `upgrade every member to the newest 3.5 first (a patch hop: --target-bin 3.5=DIR with ${REC_35_FOR_36} or later), so the v2store check sees the WAL records as well`,
+    guide: 'https://github.com/etcd-io/website/pull/1203',
+    test: (f) => {
+      if (!f.current) return [{ result: 'later', detail: 'checked on the members before the hop' }];
+      return f.members.map((m) => {
+        if (!m.serverVersion) return { member: m.name, result: 'not-checked', detail: 'the member reported no version' };
+        return compareVersion(m.serverVersion, REC_35_FOR_36) < 0
+          ? {
+              member: m.name,
+              result: 'problem',
+              detail: `runs ${m.serverVersion}: its etcdutl check v2store may pass while the WAL still holds v2 entries 3.6 panics on`,
+            }
+          : { member: m.name, result: 'ok', detail: `runs ${m.serverVersion}` };
+      });
+    },
+  },
+  {
     id: 'v2store-check',
     check: '`etcdutl check v2store` passes on every member (3.6 reads no v2 store: custom v2 content must be gone)',
     where: ['data dir', 'binary'],
     severity: 'refuse',
-    fix: 'remove the v2 content on 3.5 (ETCDCTL_API=2 etcdctl rm --recursive KEY with --enable-v2, or migrate it to v3), then run the ladder again',
+    fix: 'as the guide says for what etcdutl found: custom v2 content in WAL records goes with one restart of that member on 3.5 with --snapshot-count=1 (then its old value); custom content in the v2 store must be removed (or migrated to v3) on 3.5 first',
     guide: GUIDE,
     test: (f) => {
       if (!f.current) return [{ result: 'later', detail: 'etcdutl check v2store runs on the 3.5 data dirs before the hop' }];
       if (!f.v2store) return [{ result: 'not-checked', detail: 'etcdutl was not run' }];
       if ('why' in f.v2store) return [{ result: 'not-checked', detail: f.v2store.why }];
-      return f.v2store.map((r) => ({ member: r.member, result: r.ok ? 'ok' : 'problem', detail: r.detail }));
+      return f.v2store.map((r) => ({
+        member: r.member,
+        result: r.ok ? 'ok' : 'problem',
+        detail: r.ok ? r.detail : `${r.detail}; fix: ${v2storeFix(r.detail, r.member)}`,
+      }));
     },
   },
   settingRule({

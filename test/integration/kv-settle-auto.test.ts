@@ -1,0 +1,147 @@
+import { closeSync, mkdirSync, openSync, ftruncateSync, rmSync, mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MemberSpec } from '../../src/kv/cluster.js';
+import type { MemberDriver } from '../../src/kv/drivers/driver.js';
+import { newestSnapBytes } from '../../src/kv/drivers/local.js';
+import type { UpgradeOptions } from '../../src/kv/executor.js';
+import type { Journal } from '../../src/kv/journal.js';
+import { KvSession } from '../../src/kv/session.js';
+import { settleDecision, type StepEnv } from '../../src/kv/steps.js';
+import { runBin } from '../helpers/bin.js';
+import { kvSandbox } from '../helpers/kv.js';
+
+/**
+ * --settle auto decides from a measured v2 size: the newest snapshot file (not the sum of all), the
+ * member's v2 key tree over its v2 API while it is on, the figure measured before 3.4 carried in the
+ * journal; no wait after the last member. Members here: a loopback server answering /v2/keys with a
+ * body of a chosen size, data dirs with .snap files of chosen sizes (sparse).
+ */
+const MB = 1000 * 1000;
+
+function file(path: string, bytes: number) {
+  const fd = openSync(path, 'w');
+  ftruncateSync(fd, bytes);
+  closeSync(fd);
+}
+
+/** A data dir whose member/snap holds .snap files of these sizes (oldest first). */
+function dataDir(root: string, name: string, sizes: number[]): string {
+  const dir = join(root, name);
+  mkdirSync(join(dir, 'member', 'snap'), { recursive: true });
+  sizes.forEach((b, i) => file(join(dir, 'member', 'snap', `${'0'.repeat(15)}2-${(0x2710 * (i + 1)).toString(16).padStart(16, '0')}.snap`), b));
+  file(join(dir, 'member', 'snap', 'db'), 5 * MB);
+  return dir;
+}
+
+let root: string;
+let server: Server;
+let url: string;
+/** What the member's /v2/keys answers: a key tree of this many bytes, or the v2 API off (plain 404). */
+let v2: number | 'off' = 'off';
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'opsctl-settle-'));
+  server = createServer((req, res) => {
+    if (!req.url?.startsWith('/v2/keys')) return void res.writeHead(404).end('404 page not found\n');
+    if (v2 === 'off') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
+    const body = Buffer.alloc(v2, 0x78);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function env(driver: Partial<MemberDriver>, journal: Partial<Journal> = {}): StepEnv {
+  const o = { settle: 'auto', session: new KvSession(), timeouts: { requestMs: 10_000 }, reporter: { note() {} } } as unknown as UpgradeOptions;
+  return { o, driver: driver as MemberDriver, journal: journal as Journal, real: true, membership: [], checkpoint: async () => {} };
+}
+const member = (dir?: string): MemberSpec => ({ name: 'kv1', endpoint: url, dataDir: dir }) as MemberSpec;
+const local = (dir: string): Partial<MemberDriver> => ({ type: 'local', v2DataBytes: async () => newestSnapBytes(dir) });
+
+describe('--settle auto: measured, not guessed', () => {
+  it('the newest .snap file is the size, not the sum: 3 snapshots of 30 MB are 30 MB (no wait), not 90.9 MB', () => {
+    const dir = dataDir(root, 'three', [30.3 * MB, 30.3 * MB, 30.3 * MB]);
+    expect(newestSnapBytes(dir)).toBe(30.3 * MB);
+    const grown = dataDir(root, 'grown', [10 * MB, 20 * MB, 64.8 * MB]);
+    expect(newestSnapBytes(grown)).toBe(64.8 * MB);
+    expect(newestSnapBytes(dataDir(root, 'none', []))).toBeUndefined();
+  });
+
+  it('v2 API off, 25 MB in the newest of 3 snapshot files (78 MB together): no wait', async () => {
+    v2 = 'off';
+    const dir = dataDir(root, 'snap25', [26 * MB, 27 * MB, 25 * MB]);
+    const d = await settleDecision(env(local(dir)), member(dir));
+    expect(d).toMatchObject({ ms: 0 });
+    expect(d.why).toMatch(/v2 data 25000000 bytes \(kv1's newest snapshot file\): under 50 MB, no catch-up wait/);
+  });
+
+  it("60 MB of v2 data and no snapshot file yet: measured over the v2 API, the seed's 2-minute wait (was: none)", async () => {
+    v2 = 60 * MB;
+    const dir = dataDir(root, 'nosnap', []);
+    const d = await settleDecision(env(local(dir)), member(dir));
+    expect(d.ms).toBe(120_000);
+    expect(d.why).toMatch(/v2 data 60000000 bytes \(measured on kv1: its v2 key tree\): over 50 MB, the seed's 2-minute wait/);
+  });
+
+  it('60 MB over the v2 API with snapshot files summing 234 MB: the measured 60 MB wins (2 minutes, not 4)', async () => {
+    v2 = 60 * MB;
+    const dir = dataDir(root, 'many', [58 * MB, 58 * MB, 58 * MB, 60 * MB]);
+    const d = await settleDecision(env(local(dir)), member(dir));
+    expect(d.ms).toBe(120_000);
+  });
+
+  it('on 3.4 (v2 API off): the figure measured before the hop, carried in the journal, decides', async () => {
+    v2 = 'off';
+    const dir = dataDir(root, 'carried', [1 * MB]);
+    const small = await settleDecision(env(local(dir), { v2: { bytes: 25 * MB, on: 'measured on kv1 (3.3.27) over its v2 API' } }), member(dir));
+    expect(small).toMatchObject({ ms: 0 });
+    expect(small.why).toMatch(/v2 data 25000000 bytes \(measured on kv1 \(3\.3\.27\) over its v2 API, before 3\.4 turned the v2 API off\)/);
+    const big = await settleDecision(env(local(dir), { v2: { bytes: 120 * MB, on: 'measured on kv1 (3.3.27) over its v2 API' } }), member(dir));
+    expect(big.ms).toBe(240_000);
+  });
+
+  it("nothing can tell (v2 API off, no snapshot file, nothing carried): the seed's wait, saying why", async () => {
+    v2 = 'off';
+    const dir = dataDir(root, 'blind', []);
+    const d = await settleDecision(env(local(dir)), member(dir));
+    expect(d.ms).toBe(120_000);
+    expect(d.why).toMatch(/v2 data size unknown \(.*serves no v2 API.*; kv1 has no snapshot file yet\)/);
+  });
+
+  it('the last member of the hop: no wait (the settle is between members), whatever the size', async () => {
+    v2 = 60 * MB;
+    const d = await settleDecision(env(local(root)), member(), true);
+    expect(d).toEqual({ ms: 0, why: 'the last member of this hop: the settle is between members' });
+  });
+});
+
+describe('--settle auto through the built binary (simulated members)', () => {
+  it('3.3 → 3.4: the v2 data measured before the hop is carried in the journal; no wait after the last member', async () => {
+    const sb = kvSandbox();
+    try {
+      expect((await sb.kv('sandbox', 'up', '--members', '3', '--version', '3.3', '--heartbeat', '50ms')).code).toBe(0);
+      sb.fault({ v2Bytes: 20 * MB });
+      const r = await runBin(['kv', 'upgrade', '--to', '3.4', '--yes', '--poll-interval', '50ms', '--healthy-timeout', '30s', '--json'], { env: sb.env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      const rep = JSON.parse(String(r.stdout));
+      const settles = rep.steps.filter((s: any) => s.kind === 'settle');
+      expect(settles).toHaveLength(3);
+      // the 3.4 members serve no v2 API: the 20 MB measured on 3.3 before the hop decides
+      expect(settles[0].detail).toMatch(
+        /v2 data \d{8} bytes \(measured on kv\d \(3\.3\.\d+\) over its v2 API, before 3\.4 turned the v2 API off\): under 50 MB/,
+      );
+      expect(settles[2].detail).toMatch(/the last member of this hop: the settle is between members/);
+      expect(sb.journal().v2.bytes).toBeGreaterThan(19 * MB);
+    } finally {
+      await sb.down();
+    }
+  }, 180_000);
+});
