@@ -81,6 +81,7 @@ export const SERVICE_PREFIXES: ReadonlyArray<[string, ServiceName]> = [
   ['/oauth2/', 'oauth'],
   ['/media/', 'api'],
   ['/v2beta/', 'labels'],
+  ['/v2/', 'labels'],
   ['/$discovery/', 'labels'],
 ];
 

@@ -16,7 +16,7 @@ const admin = (c: Command): Command => c.option('--admin', ADMIN_HELP);
 const dryRun = (c: Command): Command => c.option('--dry-run', 'show what would be deleted and change nothing');
 const LABEL_HELP = 'ids are bare (0a1b2c) or names (labels/0a1b2c, labels/0a1b2c@published, labels/0a1b2c@3, labels/0a1b2c/revisions/3)';
 
-/** `opsctl labels …`: the label-management service (Drive Labels API v2beta shape). */
+/** `opsctl labels …`: the label-management service (Drive Labels API v2, or v2beta by the profile). */
 export function register(program: Command, ctx: Context): void {
   const labels = program
     .command('labels')
