@@ -78,3 +78,31 @@ describe('labels by title', () => {
     expect((await cli('labels', 'get', a, '--json')).json().id).toBe(a);
   });
 });
+
+describe('labels permissions update: PATCH …/permissions on a label and a revision', () => {
+  it('creates or changes a role with one PATCH per grant, by title, on the label and with --revision', async () => {
+    const id = await create('Perms');
+    mock.requests.length = 0;
+    let r = await cli('labels', 'permissions', 'update', 'Perms', 'bob@example.com=READER', '--json');
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual([{ name: `labels/${id}/permissions/1`, role: 'READER', email: 'bob@example.com' }]);
+    r = await cli('labels', 'permissions', 'update', id, 'bob@example.com=editor', 'audiences/default=APPLIER');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`labels/${id}: updated bob@example.com=EDITOR, audiences/default=APPLIER`);
+    r = await cli('labels', 'permissions', 'update', `labels/${id}`, 'carol@example.com=ORGANIZER', '--revision', '1');
+    expect(r.code).toBe(0);
+    expect(writes()).toEqual([
+      `PATCH /v2/labels/${id}/permissions`,
+      `PATCH /v2/labels/${id}/permissions`,
+      `PATCH /v2/labels/${id}/permissions`,
+      `PATCH /v2/labels/${id}/revisions/1/permissions`,
+    ]);
+    const listed = (await cli('labels', 'permissions', 'list', 'Perms', '--json')).json();
+    expect(listed.map((p: { role: string }) => p.role)).toEqual(['EDITOR', 'APPLIER', 'ORGANIZER']);
+    // a bad grant or revision is refused before anything is sent
+    mock.requests.length = 0;
+    expect((await cli('labels', 'permissions', 'update', 'Perms', 'bob@example.com=OWNER')).code).toBe(2);
+    expect((await cli('labels', 'permissions', 'update', 'Perms', 'bob@example.com=READER', '--revision', '1/2')).code).toBe(2);
+    expect(mock.requests).toEqual([]);
+  });
+});

@@ -325,6 +325,21 @@ function registerPermissions(labels: Command, ctx: Context): void {
     'opsctl labels permissions add 0a1b2c bob@example.com=READER',
     'opsctl labels permissions add 0a1b2c carol@example.com=EDITOR audiences/default=APPLIER',
   );
+  const update = rev(
+    perms.command(`update ${LABEL_ARG} <grants...>`).description('create or change the role of PRINCIPAL=ROLE (PATCH …/permissions, one per grant)'),
+  );
+  update.action(
+    lazyAction(
+      ctx,
+      () => import('./permissions-update.js'),
+      ([label, grants]: [string, string[]], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants }),
+    ),
+  );
+  examples(
+    update,
+    'opsctl labels permissions update 0a1b2c bob@example.com=EDITOR',
+    'opsctl labels permissions update Sensitivity audiences/default=READER --revision 3',
+  );
   const remove = dryRun(
     rev(
       perms
