@@ -354,9 +354,10 @@ _opsctl_words() {
     'labels choices enable') words='--admin --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels choices disable') words='--admin --hide-in-search --show-in-apply --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels choices delete') words='--admin --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'labels permissions') words='list add remove set --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
+    'labels permissions') words='list add update remove set --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels permissions list') words='--revision --admin --json --jq --no-input --yes -y --debug --profile'; free='--revision --jq' ;;
     'labels permissions add') words='--revision --admin --json --jq --no-input --yes -y --debug --profile'; free='--revision --jq' ;;
+    'labels permissions update') words='--revision --admin --json --jq --no-input --yes -y --debug --profile'; free='--revision --jq' ;;
     'labels permissions remove') words='--revision --admin --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--revision --jq' ;;
     'labels permissions set') words='--revision --admin --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--revision --jq' ;;
     'labels locks') words='--revision --json --jq --no-input --yes -y --debug --profile'; free='--revision --jq' ;;

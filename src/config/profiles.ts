@@ -5,6 +5,7 @@ import { OpsError, UsageError, ValidationError } from '../core/errors.js';
 import { dirError, ensurePrivateDir } from './paths.js';
 import { EMBEDDED_PROFILE } from './services.js';
 import { TRACKER_TOKEN_HEADERS } from '../tracker/token-header.js';
+import { LABEL_API_VERSIONS } from '../labels/schema.js';
 
 /**
  * Profiles: an endpoint per service plus OAuth client settings, stored with `conf` in config.json.
@@ -13,7 +14,7 @@ import { TRACKER_TOKEN_HEADERS } from '../tracker/token-header.js';
  * Reads parse config.json directly (conf's format is plain JSON) because conf's import pulls in a
  * JSON-schema compiler that would cost every command ~20 ms; writes go through conf.
  */
-type Kind = 'url' | 'issuer' | 'text' | 'rate' | 'token-header';
+type Kind = 'url' | 'issuer' | 'text' | 'rate' | 'token-header' | 'labels-version';
 
 /** Every key a profile may hold. Later features add theirs here. */
 export const PROFILE_KEYS = {
@@ -26,7 +27,7 @@ export const PROFILE_KEYS = {
   jwks_uri: { kind: 'url', help: "the key set that signs ID tokens (default: from the issuer's metadata)" },
   api: { kind: 'url', help: 'data API base URL' },
   tracker: { kind: 'url', help: 'work-tracker base URL (serves /api/v3)' },
-  labels: { kind: 'url', help: 'label service base URL (serves /v2beta)' },
+  labels: { kind: 'url', help: 'label service base URL (serves /v2, or /v2beta with labels_version)' },
   client_id: { kind: 'text', help: 'OAuth client id' },
   client_secret: {
     kind: 'text',
@@ -35,6 +36,7 @@ export const PROFILE_KEYS = {
   scopes: { kind: 'text', help: 'default scopes for opsctl login, space-separated' },
   tracker_rate_limit: { kind: 'rate', help: 'client-side pacing for the tracker, e.g. 200/1m' },
   tracker_token_header: { kind: 'token-header', help: 'header that carries the tracker token: Shortcut-Token or Tracker-Token (default: by host)' },
+  labels_version: { kind: 'labels-version', help: "label service API version: v2 (default, Google's current) or v2beta" },
 } as const satisfies Record<string, { kind: Kind; help: string }>;
 
 export type ProfileKey = keyof typeof PROFILE_KEYS;
@@ -223,6 +225,8 @@ function checkValue(kind: Kind, value: string): string | undefined {
   if (kind === 'token-header') {
     return TRACKER_TOKEN_HEADERS.some((h) => h.toLowerCase() === value.toLowerCase()) ? undefined : `must be one of ${TRACKER_TOKEN_HEADERS.join(', ')}`;
   }
+  if (kind === 'labels-version')
+    return (LABEL_API_VERSIONS as readonly string[]).includes(value) ? undefined : `must be one of ${LABEL_API_VERSIONS.join(', ')}`;
   if (kind === 'rate') return /^\d+\/\d+(ms|s|m)$/.test(value) ? undefined : 'must look like 200/1m (requests per window)';
   // RFC 8414 §2: an issuer has no query or fragment (it is compared with the provider's metadata as written).
   if (kind === 'issuer' && (value.includes('?') || value.includes('#')))

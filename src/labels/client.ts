@@ -1,14 +1,14 @@
 import { ApiError } from '../core/errors.js';
 import type { HttpClient, Query } from '../core/http.js';
-import { API, METHODS, type MethodId } from './schema.js';
+import { API, apiPrefix, DEFAULT_LABEL_API_VERSION, METHODS, type LabelApiVersion, type MethodId } from './schema.js';
 import type { Label, LabelLimits, LabelPermission, DeltaRequest, DeltaResponse } from './types.js';
 
 export { API };
 
 /** A method's URL path from the table: the resource name takes the place of the path's `{…Id}` part. */
-export function methodPath(id: MethodId, name?: string): string {
+export function methodPath(id: MethodId, name?: string, version: LabelApiVersion = DEFAULT_LABEL_API_VERSION): string {
   const path: string = METHODS[id].path;
-  return `${API}/${name ? path.replace(/^.*\}/, name) : path}`;
+  return `${apiPrefix(version)}/${name ? path.replace(/^.*\}/, name) : path}`;
 }
 const takesQuery = (id: MethodId, param: string) => (METHODS[id].params as readonly string[]).includes(param);
 const takesBody = (id: MethodId, param: string) => ((METHODS[id] as { body?: readonly string[] }).body ?? []).includes(param);
@@ -38,9 +38,11 @@ export function missingScope(err: ApiError): boolean {
   );
 }
 
-/** The label-management API v2beta over the shared HTTP layer; errors carry a hint saying what to do next. */
+/** The label-management API (v2, or v2beta by the profile's labels_version) over the shared HTTP layer; errors carry a hint saying what to do next. */
 export class LabelsClient {
   readonly http: HttpClient;
+  /** The API version the paths are under. */
+  version: LabelApiVersion = DEFAULT_LABEL_API_VERSION;
   /** Send `useAdminAccess` (query parameter or body field, as each method defines it). */
   admin = false;
   /** Send `languageCode` (BCP-47) with every method that takes it. */
@@ -67,6 +69,11 @@ export class LabelsClient {
       patch: wrap(http.patch.bind(http)),
       delete: wrap(http.delete.bind(http)),
     });
+  }
+
+  /** A method's path under this client's version. */
+  private path(id: MethodId, name?: string): string {
+    return methodPath(id, name, this.version);
   }
 
   /** `useAdminAccess` and `languageCode` where the method takes them as query parameters (the table says which). */
@@ -105,72 +112,77 @@ export class LabelsClient {
 
   /** Labels up to `limit`, and whether more exist beyond it. */
   listUpTo(query: { view?: string; publishedOnly?: boolean; minimumRole?: string }, limit: number): Promise<{ items: Label[]; more: boolean }> {
-    return this.upTo<Label>(methodPath('labels.list'), 'labels', this.q('labels.list', { view: 'LABEL_VIEW_FULL', ...query }), limit);
+    return this.upTo<Label>(this.path('labels.list'), 'labels', this.q('labels.list', { view: 'LABEL_VIEW_FULL', ...query }), limit);
   }
 
   list(query: { view?: string; publishedOnly?: boolean; minimumRole?: string } = {}, limit?: number): Promise<Label[]> {
-    return this.all<Label>(methodPath('labels.list'), 'labels', this.q('labels.list', { view: 'LABEL_VIEW_FULL', ...query }), limit);
+    return this.all<Label>(this.path('labels.list'), 'labels', this.q('labels.list', { view: 'LABEL_VIEW_FULL', ...query }), limit);
   }
   get(name: string, view = 'LABEL_VIEW_FULL'): Promise<Label> {
-    return this.http.get<Label>(methodPath('labels.get', name), this.q('labels.get', { view }));
+    return this.http.get<Label>(this.path('labels.get', name), this.q('labels.get', { view }));
   }
   create(body: Record<string, unknown>): Promise<Label> {
-    return this.http.post<Label>(methodPath('labels.create'), body, this.q('labels.create'));
+    return this.http.post<Label>(this.path('labels.create'), body, this.q('labels.create'));
   }
   async delete(name: string, requiredRevisionId?: string): Promise<void> {
     await this.http.delete(
-      methodPath('labels.delete', name),
+      this.path('labels.delete', name),
       this.q('labels.delete', requiredRevisionId ? { 'writeControl.requiredRevisionId': requiredRevisionId } : {}),
     );
   }
   delta(name: string, requests: DeltaRequest[], requiredRevisionId?: string): Promise<DeltaResponse> {
     return this.http.post<DeltaResponse>(
-      methodPath('labels.delta', name),
+      this.path('labels.delta', name),
       this.b('labels.delta', { requests, view: 'LABEL_VIEW_FULL', ...(requiredRevisionId ? { writeControl: { requiredRevisionId } } : {}) }),
     );
   }
   lifecycle(name: string, verb: 'publish' | 'disable' | 'enable', body: Record<string, unknown> = {}): Promise<Label> {
     const id = `labels.${verb}` as const;
-    return this.http.post<Label>(methodPath(id, name), this.b(id, body));
+    return this.http.post<Label>(this.path(id, name), this.b(id, body));
   }
   copyMode(name: string, copyMode: string): Promise<Label> {
-    return this.http.post<Label>(methodPath('labels.updateLabelCopyMode', name), this.b('labels.updateLabelCopyMode', { copyMode, view: 'LABEL_VIEW_FULL' }));
+    return this.http.post<Label>(this.path('labels.updateLabelCopyMode', name), this.b('labels.updateLabelCopyMode', { copyMode, view: 'LABEL_VIEW_FULL' }));
   }
   enabledApps(name: string, apps: string[]): Promise<Label> {
     return this.http.post<Label>(
-      methodPath('labels.updateLabelEnabledAppSettings', name),
+      this.path('labels.updateLabelEnabledAppSettings', name),
       this.b('labels.updateLabelEnabledAppSettings', { enabledAppSettings: { enabledApps: apps.map((app) => ({ app })) }, view: 'LABEL_VIEW_FULL' }),
     );
   }
   permissions(parent: string): Promise<LabelPermission[]> {
-    return this.all<LabelPermission>(methodPath('labels.permissions.list', parent), 'labelPermissions', this.q('labels.permissions.list'));
+    return this.all<LabelPermission>(this.path('labels.permissions.list', parent), 'labelPermissions', this.q('labels.permissions.list'));
   }
   createPermission(parent: string, p: LabelPermission): Promise<LabelPermission> {
-    return this.http.post<LabelPermission>(methodPath('labels.permissions.create', parent), p, this.q('labels.permissions.create'));
+    return this.http.post<LabelPermission>(this.path('labels.permissions.create', parent), p, this.q('labels.permissions.create'));
+  }
+  /** PATCH `…/permissions` (labels.updatePermissions, or labels.revisions.updatePermissions under a revision): creates or updates the principal's permission. */
+  updatePermission(parent: string, p: LabelPermission): Promise<LabelPermission> {
+    const id = parent.includes('/revisions/') ? 'labels.revisions.updatePermissions' : 'labels.updatePermissions';
+    return this.http.patch<LabelPermission>(this.path(id, parent), p, this.q(id));
   }
   async deletePermission(name: string): Promise<void> {
-    await this.http.delete(`${API}/${name}`, this.q('labels.permissions.delete'));
+    await this.http.delete(`${apiPrefix(this.version)}/${name}`, this.q('labels.permissions.delete'));
   }
   async batchUpdatePermissions(parent: string, perms: LabelPermission[]): Promise<LabelPermission[]> {
     const r = await this.http.post<{ permissions?: LabelPermission[] }>(
-      methodPath('labels.permissions.batchUpdate', parent),
+      this.path('labels.permissions.batchUpdate', parent),
       this.b('labels.permissions.batchUpdate', { requests: perms.map((labelPermission) => ({ parent, labelPermission })) }),
     );
     return r.permissions ?? [];
   }
   async batchDeletePermissions(parent: string, names: string[]): Promise<void> {
     await this.http.post(
-      methodPath('labels.permissions.batchDelete', parent),
+      this.path('labels.permissions.batchDelete', parent),
       this.b('labels.permissions.batchDelete', { requests: names.map((name) => ({ name })) }),
     );
   }
   locks(parent: string): Promise<Array<Record<string, unknown>>> {
-    return this.all(methodPath('labels.locks.list', parent), 'labelLocks');
+    return this.all(this.path('labels.locks.list', parent), 'labelLocks');
   }
   limits(): Promise<LabelLimits> {
-    return this.http.get<LabelLimits>(methodPath('limits.getLabel'), { name: 'limits/label' });
+    return this.http.get<LabelLimits>(this.path('limits.getLabel'), { name: 'limits/label' });
   }
   capabilities(): Promise<Record<string, unknown>> {
-    return this.http.get(methodPath('users.getCapabilities', 'users/me'));
+    return this.http.get(this.path('users.getCapabilities', 'users/me'));
   }
 }

@@ -1,13 +1,24 @@
 /**
- * The label service (Drive Labels API v2beta) described once: its methods, enums, updatable
+ * The label service (Drive Labels API v2 and v2beta) described once: its methods, enums, updatable
  * properties, id patterns and default limits. The CLI verbs (flag choices, hence completions), the
- * apply file's checks, the client and the mock all read this table; a test compares it with the
- * discovery document the mock serves (src/mock/services/labels/drivelabels-v2beta-discovery.json).
+ * apply file's checks, the client and the mock all read this table; a test compares it with both
+ * discovery documents the mock serves (src/mock/services/labels/drivelabels-{v2,v2beta}-discovery.json).
  * Plain data: it is loaded at start-up by `commands/labels/index.ts`.
  */
 
-/** API path prefix (the discovery document's `servicePath` + version). */
-export const API = '/v2beta';
+/**
+ * The versions of the API, each described by its discovery document (shared/ref/drivelabels-*-discovery.json):
+ * `v2` is Google's current one and opsctl's default; `v2beta` is kept as a profile setting (`labels_version`).
+ * Both have the same methods, parameters and schema properties (their schema names differ by prefix).
+ */
+export const LABEL_API_VERSIONS = ['v2', 'v2beta'] as const;
+export type LabelApiVersion = (typeof LABEL_API_VERSIONS)[number];
+export const DEFAULT_LABEL_API_VERSION: LabelApiVersion = 'v2';
+
+/** The API path prefix of a version (the discovery document's `servicePath` + version). */
+export const apiPrefix = (version: LabelApiVersion = DEFAULT_LABEL_API_VERSION): string => `/${version}`;
+/** The default version's prefix. */
+export const API = apiPrefix();
 
 export const LABEL_TYPES = ['SHARED', 'ADMIN'] as const;
 export type LabelType = (typeof LABEL_TYPES)[number];
@@ -84,7 +95,7 @@ export const LANGUAGE_CODE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
 
 export interface MethodSpec {
   http: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Under /v2beta, as the discovery document's `flatPath` writes it. */
+  /** Under the version prefix (/v2), as the discovery document's `flatPath` writes it. */
   path: string;
   /** Query (and path) parameters. */
   params: readonly string[];

@@ -1,6 +1,6 @@
 import { FIELD_TYPE_OPTIONS, FIELD_TYPES, type FieldType } from './schema.js';
 
-/** The parts of the v2beta resources opsctl reads (the discovery document has the rest). */
+/** The parts of the v2 (and v2beta) resources opsctl reads (the discovery document has the rest). */
 export interface Lifecycle {
   state?: 'UNPUBLISHED_DRAFT' | 'PUBLISHED' | 'DISABLED' | 'DELETED' | 'STATE_UNSPECIFIED';
   hasUnpublishedChanges?: boolean;

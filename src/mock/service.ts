@@ -82,6 +82,7 @@ export const SERVICE_PREFIXES: ReadonlyArray<[string, ServiceName]> = [
   ['/device', 'oauth'],
   ['/media/', 'api'],
   ['/v2beta/', 'labels'],
+  ['/v2/', 'labels'],
   ['/$discovery/', 'labels'],
 ];
 

@@ -6,7 +6,8 @@ import { OAuth2Client } from 'google-auth-library';
 import { drivelabels, type drivelabels_v2beta } from 'googleapis/build/src/apis/drivelabels/index.js';
 import { google } from 'googleapis';
 import { request } from 'undici';
-import served from '../../src/mock/services/labels/drivelabels-v2beta-discovery.json' with { type: 'json' };
+import servedBeta from '../../src/mock/services/labels/drivelabels-v2beta-discovery.json' with { type: 'json' };
+import servedV2 from '../../src/mock/services/labels/drivelabels-v2-discovery.json' with { type: 'json' };
 import { FileStore } from '../../src/mock/store.js';
 import { mintAccessToken } from '../../src/mock/services/oauth/tokens.js';
 import { runBin } from '../helpers/bin.js';
@@ -19,7 +20,8 @@ import { serveUrl } from '../helpers/serve.js';
  * OAuth2Client holding an access token minted into that state file (what the mock's token endpoint
  * stores after a login). Every call must succeed and parse, which checks paths, verbs, bodies and shapes.
  */
-let client: drivelabels_v2beta.Drivelabels;
+/** The v2 and v2beta clients have the same methods (their type names differ by prefix): one type serves both. */
+type Client = drivelabels_v2beta.Drivelabels;
 let serve: ReturnType<typeof runBin>;
 let dir: string;
 let url: string;
@@ -37,7 +39,6 @@ beforeAll(async () => {
   await store.close();
   auth = new OAuth2Client({ clientId: 'gapi' });
   auth.setCredentials({ access_token: token, token_type: 'Bearer', expiry_date: Date.now() + 3_600_000 });
-  client = drivelabels({ version: 'v2beta', auth, rootUrl: `${url}/` });
 }, 30_000);
 afterAll(async () => {
   serve?.kill('SIGTERM');
@@ -45,7 +46,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('googleapis drivelabels v2beta against the mock', () => {
+describe.each(['v2', 'v2beta'] as const)('googleapis drivelabels %s against the mock', (version) => {
+  let client: Client;
+  beforeAll(() => {
+    client = (version === 'v2' ? drivelabels({ version, auth, rootUrl: `${url}/` }) : drivelabels({ version, auth, rootUrl: `${url}/` })) as unknown as Client;
+  });
   it('runs the whole lifecycle', async () => {
     const created = await client.labels.create({ requestBody: { labelType: 'SHARED', properties: { title: 'Client label' } } });
     expect(created.status).toBe(200);
@@ -167,22 +172,27 @@ describe('googleapis drivelabels v2beta against the mock', () => {
   });
 });
 
-describe('the label mock serves its own discovery document', () => {
-  it("at /$discovery/rest?version=v2beta, without credentials: Google's v2beta document with its root URLs pointed at the mock", async () => {
-    const res = await request(`${url}/$discovery/rest?version=v2beta`);
-    expect(res.statusCode).toBe(200);
-    const doc = (await res.body.json()) as Record<string, unknown>;
-    expect(doc).toEqual({ ...served, rootUrl: `${url}/`, mtlsRootUrl: `${url}/`, baseUrl: `${url}/` });
+describe('the label mock serves its own discovery documents', () => {
+  it("at /$discovery/rest?version=v2 and v2beta, without credentials: Google's documents with their root URLs pointed at the mock", async () => {
+    for (const [version, served] of [
+      ['v2', servedV2],
+      ['v2beta', servedBeta],
+    ] as const) {
+      const res = await request(`${url}/$discovery/rest?version=${version}`);
+      expect(res.statusCode).toBe(200);
+      const doc = (await res.body.json()) as Record<string, unknown>;
+      expect(doc).toEqual({ ...served, rootUrl: `${url}/`, mtlsRootUrl: `${url}/`, baseUrl: `${url}/` });
+    }
     const v1 = await request(`${url}/$discovery/rest?version=v1`);
     expect(v1.statusCode).toBe(404);
-    expect(((await v1.body.json()) as any).error.message).toMatch(/only v2beta/);
+    expect(((await v1.body.json()) as any).error.message).toMatch(/only v2, v2beta/);
     const none = await request(`${url}/$discovery/rest`);
     expect(none.statusCode).toBe(400);
     expect(((await none.body.json()) as any).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
   });
 
-  it('googleapis builds a client from that document (google.discoverAPI) and drives the mock with it', async () => {
-    const api = await google.discoverAPI<any>(`${url}/$discovery/rest?version=v2beta`, { auth });
+  it.each(['v2', 'v2beta'])('googleapis builds a %s client from that document (google.discoverAPI) and drives the mock with it', async (version) => {
+    const api = await google.discoverAPI<any>(`${url}/$discovery/rest?version=${version}`, { auth });
     const created = await api.labels.create({ requestBody: { labelType: 'SHARED', properties: { title: 'Discovered' } } });
     expect(created.status).toBe(200);
     const name = created.data.name as string;

@@ -200,9 +200,9 @@ describe('labels apply: renames and the whole label', () => {
     expect(r.out).toMatch(/~ enabled apps: DRIVE → DRIVE, GMAIL/);
     expect(r.out).toMatch(/~ label: disable \(default policy\)/);
     expect(a.requests.filter((q) => q.method === 'POST').map((q) => q.path.replace(/labels\/\w+/, 'labels/ID'))).toEqual([
-      '/v2beta/labels/ID:updateLabelCopyMode',
-      '/v2beta/labels/ID:updateLabelEnabledAppSettings',
-      '/v2beta/labels/ID:disable',
+      '/v2/labels/ID:updateLabelCopyMode',
+      '/v2/labels/ID:updateLabelEnabledAppSettings',
+      '/v2/labels/ID:disable',
     ]);
     const exported = parse((await opsctl(envA, ['labels', 'export', id])).out);
     expect(exported).toMatchObject({ copyMode: 'COPY_APPLIABLE', enabledApps: ['DRIVE', 'GMAIL'], disabled: true });

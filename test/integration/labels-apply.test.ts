@@ -86,7 +86,7 @@ describe('labels apply', () => {
     expect(first.stdout).toContain('+ permission bob@example.com READER');
     expect(first.stdout).toContain('3 writes: 1 create, 1 permissions:batchUpdate (2), 1 :publish');
     expect(first.stderr).toMatch(/applied .*sensitivity.yaml: labels\/\w+: PUBLISHED, revision 2$/m);
-    expect(writes()).toEqual(['POST /v2beta/labels', 'POST /v2beta/labels/ID/permissions:batchUpdate', 'POST /v2beta/labels/ID:publish']);
+    expect(writes()).toEqual(['POST /v2/labels', 'POST /v2/labels/ID/permissions:batchUpdate', 'POST /v2/labels/ID:publish']);
 
     const label = (await runCli(['labels', 'list', '--json'], { env })).json()[0];
     expect(label.fields.map((x: any) => x.properties.displayName)).toEqual(['Level', 'Review date', 'Reviewers']);
@@ -98,7 +98,7 @@ describe('labels apply', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('up to date: nothing to send');
     expect(writes()).toEqual([]);
-    expect(mock.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/v2beta/limits/label', '/v2beta/labels']));
+    expect(mock.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/v2/limits/label', '/v2/labels']));
   });
 
   it('plans the fewest writes for a change: one guarded :delta and one permissions batch each way', async () => {
@@ -130,10 +130,10 @@ describe('labels apply', () => {
     const real = await apply('-f', f2, '--publish', '--yes');
     expect(real.code).toBe(0);
     expect(writes()).toEqual([
-      'POST /v2beta/labels/ID:delta',
-      'POST /v2beta/labels/ID/permissions:batchUpdate',
-      'POST /v2beta/labels/ID/permissions:batchDelete',
-      'POST /v2beta/labels/ID:publish',
+      'POST /v2/labels/ID:delta',
+      'POST /v2/labels/ID/permissions:batchUpdate',
+      'POST /v2/labels/ID/permissions:batchDelete',
+      'POST /v2/labels/ID:publish',
     ]);
     const label = (await runCli(['labels', 'list', '--json'], { env })).json()[0];
     expect(label.lifecycle).toEqual({ state: 'PUBLISHED', hasUnpublishedChanges: false });
@@ -211,7 +211,7 @@ describe('labels apply', () => {
     const first = await runCli(['labels', 'apply', '-f', f, '--publish'], { env: adminEnv });
     expect(first.code).toBe(0);
     expect(mock.requests.filter((r) => r.method !== 'GET').every((r) => r.status === 200)).toBe(true);
-    expect(mock.requests.find((r) => r.method === 'POST' && r.path === '/v2beta/labels')?.query).toContain('useAdminAccess=true');
+    expect(mock.requests.find((r) => r.method === 'POST' && r.path === '/v2/labels')?.query).toContain('useAdminAccess=true');
     mock.requests.length = 0;
     const again = await runCli(['labels', 'apply', '-f', f, '--publish'], { env: adminEnv });
     expect(again.stdout).toContain('nothing to send');
@@ -232,7 +232,7 @@ describe('labels apply', () => {
       env: adminEnv,
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(writes()).toEqual(['POST /v2beta/labels/ID:delta', 'POST /v2beta/labels/ID:publish']);
+    expect(writes()).toEqual(['POST /v2/labels/ID:delta', 'POST /v2/labels/ID:publish']);
     // the service refuses a non-admin write to an ADMIN label (403), so these passed with useAdminAccess
     expect(mock.requests.map((q) => q.status)).toEqual([200, 200, 200, 200]);
   });
@@ -250,7 +250,7 @@ describe('labels apply', () => {
     expect(writes()).toEqual([]);
     // without --publish the change is sent as a draft of the disabled label
     expect((await apply('-f', file('d3.yaml', 'title: Dormant\nfields:\n  - {name: A, type: text}\n  - {name: B, type: text}\n'))).code).toBe(0);
-    expect(writes()).toEqual(['POST /v2beta/labels/ID:delta']);
+    expect(writes()).toEqual(['POST /v2/labels/ID:delta']);
   });
 
   it('a concurrent change between plan and write is refused by requiredRevisionId, and nothing is half-applied', async () => {
@@ -263,7 +263,7 @@ describe('labels apply', () => {
           this.raced = true;
           const id = /labels\/(\w+):delta/.exec(String(opts.path))![1];
           const token = String(env.OPSCTL_ACCESS_TOKEN);
-          void fetch(`${mock.url}/v2beta/labels/${id}:delta`, {
+          void fetch(`${mock.url}/v2/labels/${id}:delta`, {
             method: 'POST',
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
             body: JSON.stringify({ requests: [{ updateLabel: { properties: { title: 'Race', description: 'someone else' }, updateMask: 'description' } }] }),

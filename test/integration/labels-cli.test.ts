@@ -177,7 +177,7 @@ describe('opsctl labels: the lifecycle from the command line', () => {
     });
     const all = await cli('labels', 'list', '--json=id');
     expect(all.json()).toHaveLength(205);
-    expect(mock.requests.filter((r) => r.path === '/v2beta/labels')).toHaveLength(2);
+    expect(mock.requests.filter((r) => r.path === '/v2/labels')).toHaveLength(2);
     expect((await cli('labels', 'list', '--limit', '3', '--json=id')).json()).toHaveLength(3);
     expect((await cli('labels', 'list', '--published-only', '--json')).json()).toEqual([]);
     expect((await cli('labels', 'list', '--limit', 'x')).code).toBe(2);
@@ -189,10 +189,10 @@ describe('permissions from the command line', () => {
     const id = (await cli('labels', 'create', '--title', 'P', '--json')).json().id;
     let r = await cli('labels', 'permissions', 'add', id, 'bob@example.com=reader');
     expect(r.code).toBe(0);
-    expect(mock.requests.at(-1)).toMatchObject({ method: 'POST', path: `/v2beta/labels/${id}/permissions` });
+    expect(mock.requests.at(-1)).toMatchObject({ method: 'POST', path: `/v2/labels/${id}/permissions` });
     r = await cli('labels', 'permissions', 'add', id, 'carol@example.com=EDITOR', 'audiences/default=APPLIER');
     expect(r.code).toBe(0);
-    expect(mock.requests.at(-1)).toMatchObject({ method: 'POST', path: `/v2beta/labels/${id}/permissions:batchUpdate` });
+    expect(mock.requests.at(-1)).toMatchObject({ method: 'POST', path: `/v2/labels/${id}/permissions:batchUpdate` });
     r = await cli('labels', 'permissions', 'list', id);
     expect(
       r.stdout
@@ -215,26 +215,26 @@ describe('permissions from the command line', () => {
 
     r = await cli('labels', 'permissions', 'remove', id, 'dan@example.com', 'audiences/default', '--yes');
     expect(r.code).toBe(0);
-    expect(writes().at(-1)?.path).toBe(`/v2beta/labels/${id}/permissions:batchDelete`);
+    expect(writes().at(-1)?.path).toBe(`/v2/labels/${id}/permissions:batchDelete`);
     r = await cli('labels', 'permissions', 'remove', id, 'bob@example.com', '--yes');
     expect(writes().at(-1)).toMatchObject({ method: 'DELETE' });
 
     r = await cli('labels', 'permissions', 'add', id, '--revision', '1', 'erin@example.com=READER', 'fay@example.com=READER');
     expect(r.code).toBe(0);
-    expect(writes().at(-1)?.path).toBe(`/v2beta/labels/${id}/revisions/1/permissions:batchUpdate`);
+    expect(writes().at(-1)?.path).toBe(`/v2/labels/${id}/revisions/1/permissions:batchUpdate`);
     const revList = await cli('labels', 'permissions', 'list', `labels/${id}@1`, '--json');
     expect(revList.json().map((p: any) => p.name)).toEqual([`labels/${id}/revisions/1/permissions/5`, `labels/${id}/revisions/1/permissions/6`]);
     // the revision's own resource name works too
     expect((await cli('labels', 'permissions', 'list', `labels/${id}/revisions/1`, '--json')).json()).toHaveLength(2);
     r = await cli('labels', 'permissions', 'remove', id, '--revision', '1', 'erin@example.com', 'fay@example.com', '--yes');
-    expect(writes().at(-1)?.path).toBe(`/v2beta/labels/${id}/revisions/1/permissions:batchDelete`);
+    expect(writes().at(-1)?.path).toBe(`/v2/labels/${id}/revisions/1/permissions:batchDelete`);
     expect((await cli('labels', 'permissions', 'list', id, '--json')).json()).toEqual([]);
   });
 
   it('set: a removal that fails after the grants went through exits 3 and says what was done; a re-run finishes it', async () => {
     const id = (await cli('labels', 'create', '--title', 'P', '--json')).json().id;
     expect((await cli('labels', 'permissions', 'add', id, 'bob@example.com=READER', 'carol@example.com=READER')).code).toBe(0);
-    mock.inject({ service: 'labels', method: 'POST', path: `/v2beta/labels/${id}/permissions:batchDelete`, status: 400, message: 'injected refusal' });
+    mock.inject({ service: 'labels', method: 'POST', path: `/v2/labels/${id}/permissions:batchDelete`, status: 400, message: 'injected refusal' });
     const r = await cli('labels', 'permissions', 'set', id, 'bob@example.com=EDITOR', 'dan@example.com=READER', '--yes');
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('granted or changed 2, then removing 1 failed');
@@ -360,7 +360,7 @@ describe('the token of opsctl login', () => {
         'POST /token 200',
         'GET /.well-known/openid-configuration 200',
         'GET /oauth2/v3/certs 200',
-        'POST /v2beta/labels 200',
+        'POST /v2/labels 200',
       ]);
       expect(r.json().creator.person).toMatch(/^people\//);
     } finally {

@@ -40,7 +40,7 @@ export function register(program: Command, ctx: Context): void {
         ),
       ),
     'opsctl api /media/v3/channels -f part=snippet -f mine=true',
-    'opsctl api /v2beta/labels --service labels -f view=LABEL_VIEW_FULL',
+    'opsctl api /v2/labels --service labels -f view=LABEL_VIEW_FULL',
     'opsctl api /api/v3/labels --service tracker -X POST -f name=bug',
   );
 }

@@ -10,8 +10,9 @@ export async function run(opts: { label: string; apps: string[]; admin?: boolean
   const bad = apps.filter((a) => !(APPS as readonly string[]).includes(a));
   if (bad.length)
     throw new ValidationError('apps', `unknown app${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, `use ${APPS.map((a) => a.toLowerCase()).join(' and/or ')}`);
-  const name = labelName(writableRef(opts.label));
-  const label = await (await labelsClient(ctx, opts.admin)).enabledApps(name, apps);
+  const client = await labelsClient(ctx, opts.admin);
+  const name = labelName(await writableRef(client, opts.label));
+  const label = await client.enabledApps(name, apps);
   const now = (label.enabledAppSettings?.enabledApps ?? []).map((a) => a.app).join(', ') || 'none';
   return { data: label, text: '', message: `${name}: enabled apps ${now}` };
 }

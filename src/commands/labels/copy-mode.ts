@@ -16,7 +16,8 @@ export async function run(opts: { label: string; mode: string; admin?: boolean }
         .replace(/, ([^,]+)$/, ' or $1')}`,
     );
   }
-  const name = labelName(writableRef(opts.label));
-  const label = await (await labelsClient(ctx, opts.admin)).copyMode(name, mode);
+  const client = await labelsClient(ctx, opts.admin);
+  const name = labelName(await writableRef(client, opts.label));
+  const label = await client.copyMode(name, mode);
   return { data: label, text: '', message: `${name}: copy mode ${label.appliedLabelPolicy?.copyMode} (takes effect now; not revisioned)` };
 }

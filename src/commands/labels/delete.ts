@@ -5,8 +5,8 @@ import { labelName } from '../../labels/names.js';
 import { labelsClient, writableRef } from './shared.js';
 
 export async function run(opts: { label: string; admin?: boolean; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
-  const name = labelName(writableRef(opts.label));
   const client = await labelsClient(ctx, opts.admin);
+  const name = labelName(await writableRef(client, opts.label));
   const current = await client.get(name);
   const what = {
     action: `delete ${name} and its metadata on every item`,

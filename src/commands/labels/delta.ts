@@ -23,8 +23,8 @@ export async function oneDelta(
   ctx: Context,
   build: (label: Label) => { request: DeltaRequest; what: string; deletes?: string },
 ): Promise<CommandResult> {
-  const name = labelName(writableRef(opts.label));
   const client = await labelsClient(ctx, opts.admin);
+  const name = labelName(await writableRef(client, opts.label));
   const label = await client.get(name);
   const { request, what, deletes } = build(label);
   if (deletes) {

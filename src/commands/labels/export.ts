@@ -2,9 +2,9 @@ import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { labelToFile } from '../../labels/from-service.js';
-import { labelName, parseLabelRef } from '../../labels/names.js';
+import { labelName } from '../../labels/names.js';
 import type { Label, LabelPermission } from '../../labels/types.js';
-import { labelsClient } from './shared.js';
+import { labelRef, labelsClient } from './shared.js';
 
 export interface ExportOptions {
   label?: string;
@@ -26,7 +26,7 @@ export async function run(opts: ExportOptions, ctx: Context): Promise<CommandRes
     });
   }
   const client = await labelsClient(ctx, opts.admin);
-  const labels: Label[] = opts.label ? [await client.get(labelName(parseLabelRef(opts.label)))] : await client.list({ minimumRole: 'EDITOR' });
+  const labels: Label[] = opts.label ? [await client.get(labelName(await labelRef(client, opts.label)))] : await client.list({ minimumRole: 'EDITOR' });
   const skipped = labels.filter((l) => l.labelType !== 'SHARED' && l.labelType !== 'ADMIN');
   if (skipped.length) ctx.io.warn(`left out ${skipped.map((l) => `labels/${l.id} (${l.labelType})`).join(', ')}: only SHARED and ADMIN labels can be applied`);
   const files: Array<Record<string, unknown>> = [];

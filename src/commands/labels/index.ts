@@ -16,7 +16,7 @@ const admin = (c: Command): Command => c.option('--admin', ADMIN_HELP);
 const dryRun = (c: Command): Command => c.option('--dry-run', 'show what would be deleted and change nothing');
 const LABEL_HELP = 'ids are bare (0a1b2c) or names (labels/0a1b2c, labels/0a1b2c@published, labels/0a1b2c@3, labels/0a1b2c/revisions/3)';
 
-/** `opsctl labels …`: the label-management service (Drive Labels API v2beta shape). */
+/** `opsctl labels …`: the label-management service (Drive Labels API v2, or v2beta by the profile). */
 export function register(program: Command, ctx: Context): void {
   const labels = program
     .command('labels')
@@ -324,6 +324,21 @@ function registerPermissions(labels: Command, ctx: Context): void {
     add,
     'opsctl labels permissions add 0a1b2c bob@example.com=READER',
     'opsctl labels permissions add 0a1b2c carol@example.com=EDITOR audiences/default=APPLIER',
+  );
+  const update = rev(
+    perms.command(`update ${LABEL_ARG} <grants...>`).description('create or change the role of PRINCIPAL=ROLE (PATCH …/permissions, one per grant)'),
+  );
+  update.action(
+    lazyAction(
+      ctx,
+      () => import('./permissions-update.js'),
+      ([label, grants]: [string, string[]], o) => ({ label, revision: o.revision, admin: Boolean(o.admin), grants }),
+    ),
+  );
+  examples(
+    update,
+    'opsctl labels permissions update 0a1b2c bob@example.com=EDITOR',
+    'opsctl labels permissions update Sensitivity audiences/default=READER --revision 3',
   );
   const remove = dryRun(
     rev(

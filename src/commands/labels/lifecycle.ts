@@ -14,8 +14,8 @@ export interface LifecycleOptions {
 
 /** publish / disable / enable, guarded by the revision just read (a concurrent change is refused, not overwritten). */
 export async function run(opts: LifecycleOptions, ctx: Context): Promise<CommandResult> {
-  const name = labelName(writableRef(opts.label));
   const client = await labelsClient(ctx, opts.admin);
+  const name = labelName(await writableRef(client, opts.label));
   const current = await client.get(name);
   const body: Record<string, unknown> = { writeControl: { requiredRevisionId: current.revisionId } };
   if (opts.verb === 'disable') body.disabledPolicy = { hideInSearch: Boolean(opts.hideInSearch), showInApply: Boolean(opts.showInApply) };

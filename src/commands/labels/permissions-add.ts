@@ -5,9 +5,9 @@ import { labelsClient, permissionParent, PERMISSION_COLUMNS, uniqueGrants, type 
 
 /** `labels permissions add`: one grant is a create (an upsert by principal), several are one `:batchUpdate`. */
 export async function run(opts: PermissionTarget & { grants: string[] }, ctx: Context): Promise<CommandResult> {
-  const { parent } = permissionParent(opts);
   const grants = uniqueGrants(opts.grants);
   const client = await labelsClient(ctx, opts.admin);
+  const { parent } = await permissionParent(client, opts);
   const [first] = grants;
   const out = grants.length === 1 && first ? [await client.createPermission(parent, first)] : await client.batchUpdatePermissions(parent, grants);
   return { data: out, columns: PERMISSION_COLUMNS, message: `${parent}: granted ${grants.map((g) => `${principalKey(g)}=${g.role}`).join(', ')}` };

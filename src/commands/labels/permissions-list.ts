@@ -4,6 +4,7 @@ import { labelsClient, permissionParent, PERMISSION_COLUMNS, type PermissionTarg
 
 /** `labels permissions list`: every page of a label's (or a revision's) permissions. */
 export async function run(opts: PermissionTarget, ctx: Context): Promise<CommandResult> {
-  const { parent } = permissionParent(opts);
-  return { data: await (await labelsClient(ctx, opts.admin)).permissions(parent), columns: PERMISSION_COLUMNS };
+  const client = await labelsClient(ctx, opts.admin);
+  const { parent } = await permissionParent(client, opts);
+  return { data: await client.permissions(parent), columns: PERMISSION_COLUMNS };
 }

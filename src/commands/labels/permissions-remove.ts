@@ -7,8 +7,8 @@ import { labelsClient, permissionParent, type PermissionTarget } from './shared.
 
 /** `labels permissions remove`: by email, audience or permission name; one is a DELETE, several are one `:batchDelete`. */
 export async function run(opts: PermissionTarget & { principals: string[]; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
-  const { id, parent } = permissionParent(opts);
   const client = await labelsClient(ctx, opts.admin);
+  const { id, parent } = await permissionParent(client, opts);
   const current = await client.permissions(parent);
   const names = opts.principals.map((input) => {
     const byName = current.find((p) => p.name === input || p.name?.endsWith(`/permissions/${input}`));

@@ -7,9 +7,9 @@ import { labelsClient, permissionParent, PERMISSION_COLUMNS, uniqueGrants, type 
 
 /** `labels permissions set`: exactly these grants; one `:batchUpdate` for new and changed, one `:batchDelete` for the rest. */
 export async function run(opts: PermissionTarget & { grants: string[]; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
-  const { parent } = permissionParent(opts);
   const grants = uniqueGrants(opts.grants);
   const client = await labelsClient(ctx, opts.admin);
+  const { parent } = await permissionParent(client, opts);
   const current = await client.permissions(parent);
   const byKey = new Map(current.filter((p) => p.email || p.audience).map((p) => [principalKey(p), p]));
   const upserts = grants.filter((g) => byKey.get(principalKey(g))?.role !== g.role);

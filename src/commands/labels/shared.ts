@@ -1,19 +1,38 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import { LabelsClient } from '../../labels/client.js';
-import { parentName, parseGrant, parseLabelRef, principalKey, type Grant, type LabelRef } from '../../labels/names.js';
+import { LABEL_API_VERSIONS, type LabelApiVersion } from '../../labels/schema.js';
+import { parentName, parseGrant, principalKey, type Grant, type LabelRef } from '../../labels/names.js';
+import { resolveLabelRef } from '../../labels/resolve.js';
 import type { Choice, Field, Label, LabelPermission } from '../../labels/types.js';
 
 /** A client of the label service; `admin` sends useAdminAccess (the `--admin` flag). */
 export async function labelsClient(ctx: Context, admin = false): Promise<LabelsClient> {
   const client = new LabelsClient(await ctx.http('labels'));
   client.admin = admin;
+  // the profile's labels_version: v2 unless it says v2beta (a value edited into config.json by hand is refused, named)
+  const version = (await ctx.profile()).labels_version;
+  if (version !== undefined) {
+    if (!(LABEL_API_VERSIONS as readonly string[]).includes(version)) {
+      throw new ValidationError(
+        'labels_version',
+        `"${version}" is not a label API version`,
+        `use one of ${LABEL_API_VERSIONS.join(', ')}: opsctl config set labels_version v2`,
+      );
+    }
+    client.version = version as LabelApiVersion;
+  }
   return client;
 }
 
+/** A label as the user names it (id, labels/ID or exact title; src/labels/resolve.ts), as `labels/ID[@REV]`. */
+export async function labelRef(client: LabelsClient, input: string): Promise<LabelRef> {
+  return resolveLabelRef(client, input);
+}
+
 /** A label reference for a write: the label itself (a revision suffix other than @latest is refused). */
-export function writableRef(input: string): LabelRef {
-  const ref = parseLabelRef(input);
+export async function writableRef(client: LabelsClient, input: string): Promise<LabelRef> {
+  const ref = await resolveLabelRef(client, input);
   if (ref.rev && ref.rev !== 'latest') {
     throw new ValidationError('label', `changes apply to the label, not to revision @${ref.rev}`, `use labels/${ref.id}`);
   }
@@ -57,8 +76,9 @@ export interface PermissionTarget {
 }
 
 /** The parent of a permission verb: the label, or one of its revisions (`--revision` or a name with `@REV`). */
-export function permissionParent(opts: PermissionTarget): { id: string; parent: string } {
-  const ref = parseLabelRef(opts.label);
+export async function permissionParent(client: LabelsClient, opts: PermissionTarget): Promise<{ id: string; parent: string }> {
+  if (opts.revision !== undefined) parentName('x', opts.revision);
+  const ref = await resolveLabelRef(client, opts.label);
   return { id: ref.id, parent: parentName(ref.id, opts.revision ?? (ref.rev && ref.rev !== 'latest' ? ref.rev : undefined)) };
 }
 

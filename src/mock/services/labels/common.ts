@@ -22,7 +22,7 @@ import {
   type View,
 } from '../../../labels/schema.js';
 
-export { API } from '../../../labels/schema.js';
+export { API, apiPrefix, LABEL_API_VERSIONS, type LabelApiVersion } from '../../../labels/schema.js';
 export { APPS, COPY_MODES, DEFAULT_LIMITS, ROLES, VIEWS, type Role, type View };
 
 /** The OAuth scopes of the label API (discovery document `auth.oauth2.scopes`). */
@@ -198,7 +198,8 @@ export function errorReply(err: MockError): MockReply {
   const status = GOOGLE_STATUSES.has(err.code) ? err.code : (STATUS_BY_CODE[err.status] ?? (err.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT'));
   const headers: Record<string, string> | undefined =
     err.status === 401 ? { 'www-authenticate': 'Bearer realm="opsctl-mock", error="invalid_token"' } : undefined;
-  return { status: err.status, json: { error: { code: err.status, message: err.message, status } }, headers };
+  const details = Array.isArray(err.extra.details) ? { details: err.extra.details } : {};
+  return { status: err.status, json: { error: { code: err.status, message: err.message, status, ...details } }, headers };
 }
 
 export const invalid = (message: string) => new MockError(400, 'INVALID_ARGUMENT', message);

@@ -471,11 +471,11 @@ export function applyRequest(content: Content, request: unknown, i: number, env:
 /** Checks the structural limits of a content after a change. */
 export function checkLimits(content: Content, limits: LabelLimits, where = 'label'): void {
   if (content.fields.length > limits.maxFields) {
-    throw invalid(`${where} would have ${content.fields.length} fields; the limit is ${limits.maxFields} (see GET /v2beta/limits/label)`);
+    throw invalid(`${where} would have ${content.fields.length} fields; the limit is ${limits.maxFields} (see GET /v2/limits/label)`);
   }
   const max = limits.fieldLimits.selectionLimits.maxChoices;
   for (const f of content.fields) {
     const n = f.selectionOptions?.choices.length ?? 0;
-    if (n > max) throw invalid(`field ${f.id} ("${f.properties.displayName}") would have ${n} choices; the limit is ${max} (see GET /v2beta/limits/label)`);
+    if (n > max) throw invalid(`field ${f.id} ("${f.properties.displayName}") would have ${n} choices; the limit is ${max} (see GET /v2/limits/label)`);
   }
 }

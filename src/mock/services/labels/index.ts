@@ -1,16 +1,38 @@
-import { MockError, pathParam, type MockRequest } from '../../http.js';
+import { MockError, pathParam, type Handler, type MockRequest } from '../../http.js';
 import type { Route, ServiceModule } from '../../service.js';
+import type { MethodId } from '../../../labels/schema.js';
 import { bearerToken, checkAccessToken } from '../oauth/tokens.js';
-import { API, READ_SCOPES, SCOPES, WRITE_SCOPES, errorReply, limitsFrom, type Caller } from './common.js';
+import { LABEL_API_VERSIONS, READ_SCOPES, SCOPES, WRITE_SCOPES, apiPrefix, errorReply, limitsFrom, type Caller, type LabelApiVersion } from './common.js';
+import { checkRequest, contractOf } from './contract.js';
 import { createLabel, deleteLabel, getCapabilities, getLabel, getLimits, labelVerb, listLabels, listLocks, type Env } from './labels.js';
 import { DISCOVERY_PATH, getDiscovery } from './discovery.js';
-import { allowedMethods, parseLabelPath } from './paths.js';
+import { allowedMethods, parseLabelPath, type LabelPath } from './paths.js';
 import { batchDelete, batchUpdate, deletePermission, listPermissions, upsertPermission } from './permissions.js';
 
+/** The discovery method a label-path request is (its id in the table and the documents). */
+function methodOf(p: LabelPath, method: string): MethodId {
+  const under = 'rev' in p && p.rev ? 'labels.revisions' : 'labels';
+  switch (p.kind) {
+    case 'label':
+      return method === 'GET' ? 'labels.get' : 'labels.delete';
+    case 'verb':
+      return `labels.${p.verb}`;
+    case 'permissions':
+      if (p.batch) return `${under}.permissions.${p.batch}`;
+      if (method === 'PATCH') return `${under}.updatePermissions`;
+      return method === 'GET' ? `${under}.permissions.list` : `${under}.permissions.create`;
+    case 'permission':
+      return `${under}.permissions.delete`;
+    case 'locks':
+      return `${under}.locks.list`;
+  }
+}
+
 /**
- * The label-management service (Drive Labels API v2beta shape): labels with draft revisions,
- * publishing, disable/enable, permissions, locks, limits and capabilities. Callers need a bearer
- * token from the mock authorization server (state.oauth.accessTokens) with a label scope.
+ * The label-management service (Drive Labels API, v2 and v2beta: the same methods under `/v2` and
+ * `/v2beta`, each request checked against its version's discovery document): labels with draft
+ * revisions, publishing, disable/enable, permissions, locks, limits and capabilities. Callers need a
+ * bearer token from the mock authorization server (state.oauth.accessTokens) with a label scope.
  */
 const labelsService: ServiceModule = {
   name: 'labels',
@@ -21,12 +43,20 @@ const labelsService: ServiceModule = {
   },
   create(ctx) {
     const env: Env = { ctx, limits: limitsFrom(ctx.options) };
-    const dispatch = (req: MockRequest) => {
+    /** A handler of one method of one version: the request is checked against that version's document first. */
+    const checked =
+      (version: LabelApiVersion, id: MethodId, handler: Handler): Handler =>
+      async (req) => {
+        checkRequest(await contractOf(version), id, req);
+        return handler(req);
+      };
+    const dispatch = (version: LabelApiVersion) => async (req: MockRequest) => {
       const p = parseLabelPath(req.params['*'] ?? '');
       if (!p) throw new MockError(404, 'NOT_FOUND', `no such resource: ${req.path}`);
       if (!allowedMethods(p).includes(req.method)) {
         throw new MockError(405, 'UNIMPLEMENTED', `${req.method} is not supported on ${req.path} (use ${allowedMethods(p).join(' or ')})`);
       }
+      checkRequest(await contractOf(version), methodOf(p, req.method), req);
       switch (p.kind) {
         case 'label':
           return req.method === 'GET' ? getLabel(req, env, p.id, p.rev) : deleteLabel(req, env, p.id, p.rev);
@@ -42,14 +72,21 @@ const labelsService: ServiceModule = {
           return listLocks(req, env, p.id, p.rev);
       }
     };
-    const routes: Route[] = [
-      { method: 'GET', path: `${API}/labels`, handler: (req) => listLabels(req, env) },
-      { method: 'POST', path: `${API}/labels`, handler: (req) => createLabel(req, env) },
-      ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({ method, path: `${API}/labels/*`, handler: dispatch })),
-      { method: 'GET', path: `${API}/limits/label`, handler: (req) => getLimits(req, env) },
-      { method: 'GET', path: `${API}/users/:user/capabilities`, handler: (req) => getCapabilities(req, pathParam(req, 'user'), env) },
-      { method: 'GET', path: DISCOVERY_PATH, handler: getDiscovery },
-    ];
+    const routes: Route[] = LABEL_API_VERSIONS.flatMap((version): Route[] => {
+      const api = apiPrefix(version);
+      return [
+        { method: 'GET', path: `${api}/labels`, handler: checked(version, 'labels.list', (req) => listLabels(req, env)) },
+        { method: 'POST', path: `${api}/labels`, handler: checked(version, 'labels.create', (req) => createLabel(req, env)) },
+        ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({ method, path: `${api}/labels/*`, handler: dispatch(version) })),
+        { method: 'GET', path: `${api}/limits/label`, handler: checked(version, 'limits.getLabel', (req) => getLimits(req, env)) },
+        {
+          method: 'GET',
+          path: `${api}/users/:user/capabilities`,
+          handler: checked(version, 'users.getCapabilities', (req) => getCapabilities(req, pathParam(req, 'user'), env)),
+        },
+      ];
+    });
+    routes.push({ method: 'GET', path: DISCOVERY_PATH, handler: getDiscovery });
     return {
       routes,
       errorReply,

@@ -1,7 +1,7 @@
 /**
- * The label API's resource paths (`/v2beta/labels/{id}[@rev][:verb]`, `.../permissions[:batchX]`,
+ * The label API's resource paths (`/v2/labels/{id}[@rev][:verb]` and the same under `/v2beta`, `.../permissions[:batchX]`,
  * `.../revisions/{rev}/permissions/{pid}`, …). find-my-way treats `:` as a parameter marker, so every
- * `/v2beta/labels/*` request is routed here and the suffix is parsed in this one function.
+ * `/v2/labels/*` (and `/v2beta/labels/*`) request is routed here and the suffix is parsed in this one function.
  */
 
 import { LABEL_VERBS, type LabelVerb } from '../../../labels/schema.js';
@@ -21,7 +21,7 @@ export type LabelPath =
 const ID = '([A-Za-z0-9_-]+)';
 const REV = '([A-Za-z0-9]+)';
 
-/** Parses what follows `/v2beta/labels/`; undefined when it is no label-API path. */
+/** Parses what follows `/v2/labels/` (or `/v2beta/labels/`); undefined when it is no label-API path. */
 export function parseLabelPath(suffix: string): LabelPath | undefined {
   let s: string;
   try {

@@ -39,6 +39,13 @@ async function authorize(ctx: ServiceContext, req: MockRequest): Promise<MockRep
       'This app tried to sign you in from an embedded web view, which this server does not allow. Open the sign-in page in your system browser.',
     );
   }
+  // RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once" (invalid_request).
+  // Shown on this page, as the seed shows every authorization endpoint error: a doubled client_id or
+  // redirect_uri leaves no redirect URI to trust.
+  const doubled = [...new Set(q.keys())].filter((k) => q.getAll(k).length > 1);
+  if (doubled.length) {
+    return errorPage(400, 'invalid_request', `Parameter${doubled.length > 1 ? 's' : ''} given more than once: ${doubled.join(', ')} (each may appear once)`);
+  }
   const clientId = q.get('client_id');
   if (!clientId) return errorPage(400, 'invalid_request', 'Missing required parameter: client_id');
   const now = ctx.now();

@@ -48,7 +48,10 @@ export function tokenRoutes(ctx: ServiceContext, admin: Pick<LazyConsole, 'kick'
     { method: 'GET', path: '/tokeninfo', handler: (req) => tokeninfo(ctx, req) },
     { method: 'GET', path: '/oauth2/v3/certs', handler: async () => ({ status: 200, json: jwks(await ctx.store.read((s) => storedField(s, 'signing'))) }) },
     { method: 'GET', path: '/oauth2/v3/userinfo', handler: (req) => userinfo(ctx, req) },
+    { method: 'POST', path: '/oauth2/v3/userinfo', handler: (req) => userinfo(ctx, req) },
     { method: 'GET', path: '/.well-known/openid-configuration', handler: (req) => ({ status: 200, json: discovery(issuer(req)) }) },
+    // RFC 8414: the OAuth 2.0 authorization server metadata, beside the OpenID one (the same document)
+    { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: (req) => ({ status: 200, json: discovery(issuer(req)) }) },
   ];
 }
 
@@ -328,17 +331,73 @@ async function tokeninfo(ctx: ServiceContext, req: MockRequest): Promise<MockRep
   };
 }
 
+/** The realm of the userinfo endpoint's challenges. */
+const USERINFO_REALM = 'opsctl-mock';
+
+/**
+ * A refusal of the userinfo endpoint as RFC 6750 §3 writes it: a `WWW-Authenticate: Bearer` challenge,
+ * with no error code when the request carried no credentials (§3.1: "SHOULD NOT include an error code"),
+ * else `invalid_request` (400), `invalid_token` (401) or `insufficient_scope` (403, naming the scope needed).
+ */
+function bearerRefusal(status: 400 | 401 | 403, error?: string, description?: string, scope?: string): MockReply {
+  const quote = (v: string) => `"${v.replace(/["\\]/g, '')}"`;
+  const attrs = [`realm=${quote(USERINFO_REALM)}`];
+  if (error) attrs.push(`error=${quote(error)}`);
+  if (description) attrs.push(`error_description=${quote(description)}`);
+  if (scope) attrs.push(`scope=${quote(scope)}`);
+  return {
+    status,
+    headers: { ...NO_STORE, 'www-authenticate': `Bearer ${attrs.join(', ')}` },
+    ...(error ? { json: { error, ...(description ? { error_description: description } : {}) } } : { text: '' }),
+  };
+}
+
+/**
+ * The access token of a userinfo request, from exactly one of the places RFC 6750 §2 allows: the
+ * Authorization header, a form-encoded POST body, or the `access_token` query parameter.
+ */
+function userinfoToken(req: MockRequest): { token?: string; problem?: string } {
+  const value: string | undefined = req.headers.authorization;
+  const places: string[] = [];
+  let token: string | undefined;
+  if (value !== undefined) {
+    const m = /^Bearer\s+(\S+)$/i.exec(value);
+    if (!m) return { problem: 'the Authorization header must be "Bearer <access token>"' };
+    token = m[1];
+    places.push('the Authorization header');
+  }
+  const form = req.method === 'POST' ? formParams(req).getAll('access_token') : [];
+  const query = req.query.getAll('access_token');
+  if (form.length + query.length > 1) return { problem: 'access_token is given more than once' };
+  for (const [found, where] of [
+    [form[0], 'the form body'],
+    [query[0], 'the query'],
+  ] as const) {
+    if (found === undefined) continue;
+    token = found;
+    places.push(where);
+  }
+  if (places.length > 1) return { problem: `the access token is sent in more than one way (${places.join(' and ')}); use one` };
+  return { token };
+}
+
+/** GET and POST `/oauth2/v3/userinfo` (OIDC Core 5.3.1: both methods), a bearer-protected resource (RFC 6750). */
 async function userinfo(ctx: ServiceContext, req: MockRequest): Promise<MockReply> {
   const now = ctx.now();
+  const given = userinfoToken(req);
+  if (given.problem) return bearerRefusal(400, 'invalid_request', given.problem);
+  if (given.token === undefined) return bearerRefusal(401);
   const check = await ctx.store.read((s) => {
-    const c = checkAccessToken(s, bearerToken(req.headers, req.query), now);
+    const c = checkAccessToken(s, given.token, now);
     return c.ok ? { ...c, user: users(s).find((u) => u.sub === c.record.sub) } : c;
   });
-  if (!check.ok) throw new MockError(401, 'invalid_token', `the access token is ${check.reason}`);
+  if (!check.ok) return bearerRefusal(401, 'invalid_token', `The access token is ${check.reason}.`);
   const r = check.record;
-  if (!r.scopes.some((x) => IDENTITY_SCOPES.includes(x))) throw new MockError(401, 'invalid_token', 'the token has no openid, email or profile scope');
+  if (!r.scopes.some((x) => IDENTITY_SCOPES.includes(x))) {
+    return bearerRefusal(403, 'insufficient_scope', 'The access token was not granted the openid scope (or email, profile).', 'openid');
+  }
   const out: Record<string, unknown> = { sub: r.sub };
   if (r.scopes.includes('email')) Object.assign(out, { email: r.email, email_verified: true });
   if (r.scopes.includes('profile') && 'user' in check && check.user) out.name = check.user.name;
-  return { status: 200, json: out };
+  return { status: 200, json: out, headers: NO_STORE };
 }
