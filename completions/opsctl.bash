@@ -156,7 +156,7 @@ _opsctl_words() {
     'auth switch') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth token') words='--account --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
     'auth refresh') words='--scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--scopes --account --timeout --consent-as --jq' ;;
-    'api') words='--method -X --field -f --input --service --json --jq --no-input --yes -y --debug --profile'; free='--field -f --jq' ;;
+    'api') words='--method -X --raw-field -f --field -F --header -H --input --include -i --silent --paginate --slurp --service --json --jq --no-input --yes -y --debug --profile'; free='--raw-field -f --field -F --header -H --jq' ;;
     'tracker') words='categories custom-fields documents entity-templates epic-workflow epics files linked-files groups health webhooks iterations key-results labels members milestones objectives projects repositories search stories story-links workflows --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker categories') words='list get create update delete milestones objectives apply export --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker categories list') words='--all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
