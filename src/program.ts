@@ -126,5 +126,7 @@ With no configuration every command uses the embedded mock services (profile "em
       (await load()).register(program, ctx, everything);
     } else program.command(name).description(NOUN_SUMMARIES[name]);
   }
+  // the hidden command the completion scripts call for names the service knows (opt-in dynamic completion)
+  if (ctx && argv?.[0] === '__complete') (await import('./commands/completion/index.js')).registerComplete(program, ctx);
   return program;
 }
