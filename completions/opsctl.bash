@@ -38,15 +38,27 @@ _opsctl() {
     'tracker search milestones|--detail') _opsctl_choose 'full' 'slim'; return ;;
     'tracker search objectives|--detail') _opsctl_choose 'full' 'slim'; return ;;
     'tracker stories create|--story-type') _opsctl_choose 'feature' 'chore' 'bug'; return ;;
+    'tracker stories create|--workflow-state-id') _opsctl_dynamic states; return ;;
+    'tracker stories create|--epic-id') _opsctl_dynamic epics; return ;;
     'tracker stories create|--move-to') _opsctl_choose 'first' 'last'; return ;;
     'tracker stories update|--story-type') _opsctl_choose 'feature' 'chore' 'bug'; return ;;
+    'tracker stories update|--workflow-state-id') _opsctl_dynamic states; return ;;
+    'tracker stories update|--epic-id') _opsctl_dynamic epics; return ;;
     'tracker stories update|--move-to') _opsctl_choose 'first' 'last'; return ;;
+    'tracker stories move|--state') _opsctl_dynamic states; return ;;
     'tracker stories import|--file') _opsctl_files -f; return ;;
     'tracker stories import|-f') _opsctl_files -f; return ;;
     'tracker stories search|--story-type') _opsctl_choose 'feature' 'chore' 'bug'; return ;;
+    'tracker stories search|--workflow-state-id') _opsctl_dynamic states; return ;;
+    'tracker stories search|--epic-id') _opsctl_dynamic epics; return ;;
+    'tracker stories search|--label-name') _opsctl_dynamic labels; return ;;
     'tracker stories bulk-update|--story-type') _opsctl_choose 'feature' 'chore' 'bug'; return ;;
+    'tracker stories bulk-update|--workflow-state-id') _opsctl_dynamic states; return ;;
+    'tracker stories bulk-update|--epic-id') _opsctl_dynamic epics; return ;;
     'tracker stories bulk-update|--move-to') _opsctl_choose 'first' 'last'; return ;;
     'tracker stories from-template|--story-type') _opsctl_choose 'feature' 'chore' 'bug'; return ;;
+    'tracker stories from-template|--workflow-state-id') _opsctl_dynamic states; return ;;
+    'tracker stories from-template|--epic-id') _opsctl_dynamic epics; return ;;
     'tracker stories from-template|--move-to') _opsctl_choose 'first' 'last'; return ;;
     'tracker story-links create|--verb') _opsctl_choose 'blocks' 'duplicates' 'relates to'; return ;;
     'tracker story-links update|--verb') _opsctl_choose 'blocks' 'duplicates' 'relates to'; return ;;
@@ -142,6 +154,14 @@ _opsctl_files() {
   mapfile -t COMPREPLY < <(compgen "$1" -- "$cur")
 }
 _opsctl_profiles() { command node -e 'const o=require("os"),p=require("path"),e=process.env,h=o.homedir();const d=e.OPSCTL_CONFIG_DIR||(process.platform==="darwin"?p.join(h,"Library","Preferences","opsctl"):process.platform==="win32"?p.join(e.APPDATA||p.join(h,"AppData","Roaming"),"opsctl","Config"):p.join(e.XDG_CONFIG_HOME||p.join(h,".config"),"opsctl"));let n=[];try{n=Object.keys(JSON.parse(require("fs").readFileSync(p.join(d,"config.json"),"utf8")).profiles||{})}catch{}console.log(["embedded",...n.filter(x=>x!=="embedded")].join("\n"))' 2>/dev/null || echo embedded; }
+# Names the service knows, only when dynamic completion is on (opsctl completion bash --dynamic, or
+# OPSCTL_COMPLETE_DYNAMIC=1): opsctl __complete asks the service with a short timeout and prints nothing on error.
+_opsctl_dynamic() {
+  COMPREPLY=()
+  [[ -n "$_opsctl_dynamic_on" || ( -n "$OPSCTL_COMPLETE_DYNAMIC" && "$OPSCTL_COMPLETE_DYNAMIC" != 0 ) ]] || return 0
+  local names; mapfile -t names < <(command opsctl __complete "$1" 2>/dev/null)
+  _opsctl_choose "${names[@]}"
+}
 _opsctl_has() { local words="" free="" files=""; _opsctl_words "$1"; [[ -n "$words" ]]; }
 _opsctl_words() {
   case "$1" in
@@ -156,7 +176,7 @@ _opsctl_words() {
     'auth switch') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth token') words='--account --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
     'auth refresh') words='--scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--scopes --account --timeout --consent-as --jq' ;;
-    'api') words='--method -X --field -f --input --service --json --jq --no-input --yes -y --debug --profile'; free='--field -f --jq' ;;
+    'api') words='--method -X --raw-field -f --field -F --header -H --input --include -i --silent --paginate --slurp --service --json --jq --no-input --yes -y --debug --profile'; free='--raw-field -f --field -F --header -H --jq' ;;
     'tracker') words='categories custom-fields documents entity-templates epic-workflow epics files linked-files groups health webhooks iterations key-results labels members milestones objectives projects repositories search stories story-links workflows --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker categories') words='list get create update delete milestones objectives apply export --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker categories list') words='--all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
@@ -296,16 +316,16 @@ _opsctl_words() {
     'tracker search documents') words='--title --archived --no-archived --created-by-me --no-created-by-me --followed-by-me --no-followed-by-me --page-size --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--title --page-size --limit --jq' ;;
     'tracker stories') words='get create update delete move import search bulk-create bulk-update bulk-delete from-template history sub-tasks comments comment comment-add reply comment-update comment-delete react unreact task-add task task-update task-check task-uncheck task-delete by-link --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker stories get') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'tracker stories create') words='--name --description --story-type --workflow-state-id --estimate --epic-id --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --move-to --archived --story-template-id --created-at --updated-at --data --json --jq --no-input --yes -y --debug --profile'; free='--name --description --workflow-state-id --estimate --epic-id --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --story-template-id --created-at --updated-at --data --jq' ;;
-    'tracker stories update') words='--name --description --story-type --workflow-state-id --estimate --epic-id --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --move-to --archived --no-archived --data --json --jq --no-input --yes -y --debug --profile'; free='--name --description --workflow-state-id --estimate --epic-id --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --data --jq' ;;
+    'tracker stories create') words='--name --description --story-type --workflow-state-id --estimate --epic-id --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --move-to --archived --story-template-id --created-at --updated-at --data --json --jq --no-input --yes -y --debug --profile'; free='--name --description --estimate --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --story-template-id --created-at --updated-at --data --jq' ;;
+    'tracker stories update') words='--name --description --story-type --workflow-state-id --estimate --epic-id --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --move-to --archived --no-archived --data --json --jq --no-input --yes -y --debug --profile'; free='--name --description --estimate --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --data --jq' ;;
     'tracker stories delete') words='--dry-run --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'tracker stories move') words='--state --json --jq --no-input --yes -y --debug --profile'; free='--state --jq' ;;
+    'tracker stories move') words='--state --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker stories import') words='--file -f --format --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--format --jq' ;;
-    'tracker stories search') words='--archived --story-type --workflow-state-id --workflow-state-types --epic-id --epic-ids --iteration-id --iteration-ids --project-id --project-ids --group-id --group-ids --label-ids --label-name --owner-id --owner-ids --requested-by-id --external-id --estimate --includes-description --created-at-start --created-at-end --updated-at-start --updated-at-end --completed-at-start --completed-at-end --deadline-start --deadline-end --data --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--workflow-state-id --workflow-state-types --epic-id --epic-ids --iteration-id --iteration-ids --project-id --project-ids --group-id --group-ids --label-ids --label-name --owner-id --owner-ids --requested-by-id --external-id --estimate --created-at-start --created-at-end --updated-at-start --updated-at-end --completed-at-start --completed-at-end --deadline-start --deadline-end --data --limit --jq' ;;
+    'tracker stories search') words='--archived --story-type --workflow-state-id --workflow-state-types --epic-id --epic-ids --iteration-id --iteration-ids --project-id --project-ids --group-id --group-ids --label-ids --label-name --owner-id --owner-ids --requested-by-id --external-id --estimate --includes-description --created-at-start --created-at-end --updated-at-start --updated-at-end --completed-at-start --completed-at-end --deadline-start --deadline-end --data --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--workflow-state-types --epic-ids --iteration-id --iteration-ids --project-id --project-ids --group-id --group-ids --label-ids --owner-id --owner-ids --requested-by-id --external-id --estimate --created-at-start --created-at-end --updated-at-start --updated-at-end --completed-at-start --completed-at-end --deadline-start --deadline-end --data --limit --jq' ;;
     'tracker stories bulk-create') words='--data --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--data --limit --jq' ;;
-    'tracker stories bulk-update') words='--story-ids --archived --story-type --workflow-state-id --epic-id --iteration-id --project-id --group-id --estimate --requested-by-id --deadline --external-links --owner-ids-add --owner-ids-remove --follower-ids-add --follower-ids-remove --move-to --before-id --after-id --data --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--story-ids --workflow-state-id --epic-id --iteration-id --project-id --group-id --estimate --requested-by-id --deadline --external-links --owner-ids-add --owner-ids-remove --follower-ids-add --follower-ids-remove --before-id --after-id --data --limit --jq' ;;
+    'tracker stories bulk-update') words='--story-ids --archived --story-type --workflow-state-id --epic-id --iteration-id --project-id --group-id --estimate --requested-by-id --deadline --external-links --owner-ids-add --owner-ids-remove --follower-ids-add --follower-ids-remove --move-to --before-id --after-id --data --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--story-ids --iteration-id --project-id --group-id --estimate --requested-by-id --deadline --external-links --owner-ids-add --owner-ids-remove --follower-ids-add --follower-ids-remove --before-id --after-id --data --limit --jq' ;;
     'tracker stories bulk-delete') words='--dry-run --story-ids --data --json --jq --no-input --yes -y --debug --profile'; free='--story-ids --data --jq' ;;
-    'tracker stories from-template') words='--description --story-type --workflow-state-id --estimate --epic-id --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --move-to --archived --story-template-id --created-at --updated-at --name --data --json --jq --no-input --yes -y --debug --profile'; free='--description --workflow-state-id --estimate --epic-id --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --story-template-id --created-at --updated-at --name --data --jq' ;;
+    'tracker stories from-template') words='--description --story-type --workflow-state-id --estimate --epic-id --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --move-to --archived --story-template-id --created-at --updated-at --name --data --json --jq --no-input --yes -y --debug --profile'; free='--description --estimate --iteration-id --project-id --group-id --parent-story-id --owner-ids --follower-ids --requested-by-id --external-id --external-links --file-ids --linked-file-ids --deadline --started-at-override --completed-at-override --story-template-id --created-at --updated-at --name --data --jq' ;;
     'tracker stories history') words='--all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
     'tracker stories sub-tasks') words='--all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
     'tracker stories comments') words='--all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
@@ -415,9 +435,10 @@ _opsctl_words() {
     'mock events receivers list') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock events receivers remove') words='--dry-run --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'demo') words='--keep --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'completion') words='bash zsh fish --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
+    'completion') words='bash zsh fish --dynamic --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'help') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     *) words="" ;;
   esac
 }
+_opsctl_dynamic_on=${_opsctl_dynamic_on:-}
 complete -F _opsctl opsctl

@@ -3,7 +3,7 @@ import type { Context, ContextOverrides } from './context.js';
 import { ExitCode } from './core/exit-codes.js';
 import { isOpsError, type OpsError } from './core/errors.js';
 import { withProfileFlag } from './core/hints.js';
-import { buildProgram, splitJsonFlag } from './program.js';
+import { buildProgram, JSON_FIELD_LIST, splitJsonFlag } from './program.js';
 
 /**
  * Runs opsctl with `argv` (without node and script) and returns the exit code. Never calls
@@ -34,12 +34,26 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   } catch (err) {
     // a spinner or counter still running stops here: nothing of it may follow the error or summary
     ctx.io.endProgress();
-    if (err instanceof CommanderError) return reportParseError(ctx, err, argv, commandPath(program, split.argv));
+    if (err instanceof CommanderError) {
+      // `--json name` (a field list as its own word) is taken as `--json=name` when the command has no room for it
+      const attached = err.code === 'commander.excessArguments' ? jsonFieldsAttached(argv) : undefined;
+      if (attached) return await main(attached, overrides, ctxOut);
+      return reportParseError(ctx, err, argv, commandPath(program, split.argv));
+    }
     return reportError(ctx, err);
   } finally {
     ctx.io.endProgress();
     await ctx.cleanup();
   }
+}
+
+/** `argv` with a bare `--json` and the field list after it joined (`--json id` → `--json=id`), if that word looks like one. */
+function jsonFieldsAttached(argv: readonly string[]): string[] | undefined {
+  const end = argv.indexOf('--');
+  const at = argv.indexOf('--json');
+  const next = at >= 0 && (end < 0 || at < end) ? argv[at + 1] : undefined;
+  if (next === undefined || !JSON_FIELD_LIST.test(next)) return undefined;
+  return [...argv.slice(0, at), `--json=${next}`, ...argv.slice(at + 2)];
 }
 
 /**
@@ -67,9 +81,12 @@ function commandPath(program: import('commander').Command, argv: readonly string
   return names.join(' ');
 }
 
-/** Errors are JSON on stderr with --json; with --jq (which implies JSON output) they stay text for the person reading. */
+/**
+ * Errors are JSON on stderr with --json when stderr is not a terminal (a program reads it); on a
+ * terminal a person reads them, as gh does: text. With --jq (which implies JSON output) they stay text.
+ */
 function jsonErrors(ctx: Context): boolean {
-  return ctx.jsonOutput && ctx.globals.jq === undefined;
+  return ctx.jsonOutput && ctx.globals.jq === undefined && !ctx.io.isStderrTTY;
 }
 
 function allCommands(cmd: import('commander').Command): import('commander').Command[] {
@@ -87,7 +104,7 @@ function reportParseError(ctx: Context, err: CommanderError, argv: readonly stri
   const at = argv.indexOf('--json');
   const next = at >= 0 ? argv[at + 1] : undefined;
   const hint =
-    next !== undefined && /^[A-Za-z_][\w.]*(,[A-Za-z_][\w.]*)*$/.test(next) && (err.code === 'commander.excessArguments' || next.includes(','))
+    next !== undefined && JSON_FIELD_LIST.test(next) && (err.code === 'commander.excessArguments' || next.includes(','))
       ? `--json takes no separate value; to pick fields attach them: --json=${next}`
       : undefined;
   const [first = '', ...rest] = err.message.replace(/^error: /, '').split('\n');

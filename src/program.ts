@@ -5,25 +5,41 @@ import { NOUN_SUMMARIES, type NounName } from './commands/nouns.js';
 declare const __OPSCTL_VERSION__: string;
 export const VERSION = typeof __OPSCTL_VERSION__ === 'string' ? __OPSCTL_VERSION__ : '0.0.0-dev';
 
+/** A field list as `--json` takes it: names (dotted for nested) separated by commas. */
+export const JSON_FIELD_LIST = /^[A-Za-z_][\w.]*(,[A-Za-z_][\w.]*)*$/;
+
 /** The hidden option `--json=FIELDS` is rewritten to (see splitJsonFlag). */
 const JSON_FIELDS_FLAG = '--json-fields';
 
 /**
  * `--json` is a plain flag: it never takes the next word, so `opsctl --json tracker epics list` and
- * `tracker epics get --json 1` parse as written. Fields are picked only when attached:
- * `--json=id,name`. Commander cannot give one option both behaviours (bare = flag, attached = value),
+ * `tracker epics get --json 1` parse as written. Fields are picked when attached (`--json=id,name`),
+ * or, as gh writes them, as the next word when it is a comma-separated list of names (`--json id,name`;
+ * a single name after it is taken when the command has no room for it: see cli.ts). Commander cannot give one option both behaviours (bare = flag, attached = value),
  * so the attached form is renamed to a hidden option before parsing. Words after `--` are left alone.
  * Returns the argv to parse and whether JSON output was asked for (parse errors are then JSON too).
  */
 export function splitJsonFlag(argv: readonly string[]): { argv: string[]; json: boolean } {
   let json = false;
+  let skip = false;
   const out: string[] = [];
   for (const [i, word] of argv.entries()) {
+    if (skip) {
+      skip = false;
+      continue;
+    }
     if (word === '--') {
       out.push(...argv.slice(i));
       break;
     }
     if (word === '--json') json = true;
+    // gh's `--json id,name`: a comma-separated list of field names after it is its field list
+    const next = argv[i + 1];
+    if (word === '--json' && next !== undefined && next.includes(',') && JSON_FIELD_LIST.test(next)) {
+      out.push(`${JSON_FIELDS_FLAG}=${next}`);
+      skip = true;
+      continue;
+    }
     if (word.startsWith('--json=')) {
       json = true;
       out.push(`${JSON_FIELDS_FLAG}=${word.slice('--json='.length)}`);
@@ -110,5 +126,7 @@ With no configuration every command uses the embedded mock services (profile "em
       (await load()).register(program, ctx, everything);
     } else program.command(name).description(NOUN_SUMMARIES[name]);
   }
+  // the hidden command the completion scripts call for names the service knows (opt-in dynamic completion)
+  if (ctx && argv?.[0] === '__complete') (await import('./commands/completion/index.js')).registerComplete(program, ctx);
   return program;
 }

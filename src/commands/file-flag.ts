@@ -3,24 +3,27 @@ import type { Context } from '../context.js';
 import { OpsError, UsageError } from '../core/errors.js';
 import { readLocalFile } from '../core/local-file.js';
 import { refuseKernelFile } from '../core/kernel-path.js';
+import { fileFix, fileProblem } from '../core/file-errors.js';
 
 /**
  * The text of a `-f/--file` flag: stdin for `-`, else the file (relative to the working directory).
- * An unreadable file is bad input naming the flag, the file and its error code; `what` says what the
- * file should be ("a YAML or JSON file"). A path that leads under /proc, /sys or /dev is refused.
+ * An unreadable file is bad input naming the flag, the file and, in plain words, what is wrong with it
+ * ("does not exist", "permission denied"); `what` says what the file should be ("a YAML or JSON file").
+ * A path that leads under /proc, /sys or /dev is refused. `flag` names the flag in messages (`--file`).
  */
-export async function readFileFlag(file: string, ctx: Context, what: string): Promise<string> {
+export async function readFileFlag(file: string, ctx: Context, what: string, flag = '--file'): Promise<string> {
   if (file === '-') return ctx.io.readStdin();
   const path = isAbsolute(file) ? file : join(ctx.cwd, file);
   try {
     // /proc/self/environ reads as a file and holds opsctl's own tokens (a kv put would store them)
-    await refuseKernelFile(path, file, { what: '--file', field: 'file', hint: `give the path of ${what}, or - for stdin` });
-    return await readLocalFile(path, { what: '--file:', exitCode: 2, hint: `give the path of ${what}, or - for stdin` });
+    await refuseKernelFile(path, file, { what: flag, field: flag.replace(/^-+/, ''), hint: `give the path of ${what}, or - for stdin` });
+    return await readLocalFile(path, { what: `${flag}:`, exitCode: 2, hint: `give the path of ${what}, or - for stdin` });
   } catch (err) {
     if (err instanceof OpsError) throw err;
-    throw new UsageError(`--file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
-      field: 'file',
-      hint: `give the path of ${what}, or - for stdin`,
+    const fix = fileFix(err, file);
+    throw new UsageError(`${flag}: ${file} ${fileProblem(err)}`, {
+      field: flag.replace(/^-+/, ''),
+      hint: `${fix ? `${fix}; ` : ''}give the path of ${what}, or - for stdin`,
     });
   }
 }

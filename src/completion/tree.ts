@@ -10,6 +10,8 @@ export interface CompletionFlag {
   /** Fixed values; a value may contain spaces ("in progress") and is offered as one word. */
   choices?: string[];
   kind?: ValueKind;
+  /** Values the service knows (`states`, `labels`, `epics`), listed by `opsctl __complete SOURCE` when dynamic completion is on. */
+  dynamic?: DynamicSource;
   /** On the long name of an option that also has a short one: that short name (`-f`). */
   short?: string;
   description: string;
@@ -27,6 +29,25 @@ export interface CompletionNode {
   children: CompletionNode[];
 }
 
+/** What `opsctl __complete` can list: names the tracker knows, and the configured profiles. */
+export const DYNAMIC_SOURCES = ['states', 'labels', 'epics', 'profiles'] as const;
+export type DynamicSource = (typeof DYNAMIC_SOURCES)[number];
+
+/** The tracker flags that take a name the service knows (`<name|id>`), and where the names come from. */
+const TRACKER_DYNAMIC: Record<string, DynamicSource> = {
+  '--state': 'states',
+  '--workflow-state-id': 'states',
+  '--epic-id': 'epics',
+  '--label-name': 'labels',
+};
+
+/** The top-level noun a command belongs to (`tracker` for `tracker stories move`). */
+function nounOf(cmd: Command): string {
+  let c = cmd;
+  while (c.parent?.parent) c = c.parent;
+  return c.parent ? c.name() : '';
+}
+
 /** The kind of a flag's value, from its name and placeholder: `--profile <name>`, `-f, --file <path|->`, `--etcd-bin <dir>`. */
 function valueKind(long: string | undefined, flags: string): ValueKind | undefined {
   if (long === '--profile') return 'profile';
@@ -42,11 +63,13 @@ export function completionTree(cmd: Command, inherited: CompletionFlag[] = []): 
     .flatMap((o) => {
       const names = [o.long, o.short].filter((n): n is string => Boolean(n));
       const kind = o.required || o.optional ? valueKind(o.long, o.flags) : undefined;
+      const dynamic = (o.required || o.optional) && !o.argChoices && nounOf(cmd) === 'tracker' ? TRACKER_DYNAMIC[o.long ?? ''] : undefined;
       return names.map((flag) => ({
         flag,
         takesValue: o.required || o.optional,
         choices: o.argChoices ? [...o.argChoices] : suggested(o) ? [...(suggested(o) ?? [])] : undefined,
         kind,
+        ...(dynamic ? { dynamic } : {}),
         short: flag === o.long && o.short ? o.short : undefined,
         description: o.description ?? '',
       }));
@@ -87,7 +110,7 @@ export const PROFILE_LISTER =
 /** The flags of a command whose value opsctl cannot list (free text, numbers): nothing is offered after them, never a flag name. */
 function freeValueFlags(node: CompletionNode): string {
   return node.flags
-    .filter((f) => f.takesValue && !f.choices && !f.kind)
+    .filter((f) => f.takesValue && !f.choices && !f.kind && !f.dynamic)
     .map((f) => f.flag)
     .join(' ');
 }
@@ -95,7 +118,7 @@ function freeValueFlags(node: CompletionNode): string {
 /** The flag/value cases of one command: `path|flag` → what to offer (choices or suggestions, files). */
 function valueEntries(root: CompletionNode): Array<{ path: string; flag: CompletionFlag }> {
   return paths(root).flatMap(({ path, node }) =>
-    node.flags.filter((f) => f.takesValue && (f.choices || (f.kind && f.kind !== 'profile'))).map((flag) => ({ path: path.trim(), flag })),
+    node.flags.filter((f) => f.takesValue && (f.choices || f.dynamic || (f.kind && f.kind !== 'profile'))).map((flag) => ({ path: path.trim(), flag })),
   );
 }
 
@@ -109,7 +132,13 @@ export function bashScript(root: CompletionNode): string {
     .join('\n');
   const valueCases = valueEntries(root)
     .map(({ path, flag }) => {
-      const action = flag.choices ? `_opsctl_choose ${flag.choices.map(q).join(' ')}` : flag.kind === 'dir' ? '_opsctl_files -d' : '_opsctl_files -f';
+      const action = flag.choices
+        ? `_opsctl_choose ${flag.choices.map(q).join(' ')}`
+        : flag.dynamic
+          ? `_opsctl_dynamic ${flag.dynamic}`
+          : flag.kind === 'dir'
+            ? '_opsctl_files -d'
+            : '_opsctl_files -f';
       return `    ${q(`${path}|${flag.flag}`)}) ${action}; return ;;`;
     })
     .join('\n');
@@ -151,6 +180,14 @@ _opsctl_files() {
   mapfile -t COMPREPLY < <(compgen "$1" -- "$cur")
 }
 _opsctl_profiles() { command node -e ${q(PROFILE_LISTER)} 2>/dev/null || echo embedded; }
+# Names the service knows, only when dynamic completion is on (opsctl completion bash --dynamic, or
+# OPSCTL_COMPLETE_DYNAMIC=1): opsctl __complete asks the service with a short timeout and prints nothing on error.
+_opsctl_dynamic() {
+  COMPREPLY=()
+  [[ -n "$_opsctl_dynamic_on" || ( -n "$OPSCTL_COMPLETE_DYNAMIC" && "$OPSCTL_COMPLETE_DYNAMIC" != 0 ) ]] || return 0
+  local names; mapfile -t names < <(command opsctl __complete "$1" 2>/dev/null)
+  _opsctl_choose "\${names[@]}"
+}
 _opsctl_has() { local words="" free="" files=""; _opsctl_words "$1"; [[ -n "$words" ]]; }
 _opsctl_words() {
   case "$1" in
@@ -158,6 +195,7 @@ ${cases}
     *) words="" ;;
   esac
 }
+${DYNAMIC_MARK.bash}
 complete -F _opsctl opsctl
 `;
 }
@@ -176,7 +214,13 @@ export function zshScript(root: CompletionNode): string {
     .join('\n');
   const valueCases = valueEntries(root)
     .map(({ path, flag }) => {
-      const action = flag.choices ? `compadd -- ${flag.choices.map(q).join(' ')}` : flag.kind === 'dir' ? '_files -/' : '_files';
+      const action = flag.choices
+        ? `compadd -- ${flag.choices.map(q).join(' ')}`
+        : flag.dynamic
+          ? `_opsctl_dynamic ${flag.dynamic}`
+          : flag.kind === 'dir'
+            ? '_files -/'
+            : '_files';
       return `    ${q(`${path}|${flag.flag}`)}) ${action}; return ;;`;
     })
     .join('\n');
@@ -202,6 +246,12 @@ ${valueCases || '    __none__) ;;'}
   _describe 'opsctl' items
 }
 _opsctl_profiles() { command node -e ${q(PROFILE_LISTER)} 2>/dev/null || print embedded; }
+_opsctl_dynamic() {
+  if [[ -z "$_opsctl_dynamic_on" && ( -z "$OPSCTL_COMPLETE_DYNAMIC" || "$OPSCTL_COMPLETE_DYNAMIC" == 0 ) ]]; then _message -r "a value for \${words[CURRENT-1]}"; return; fi
+  local -a names
+  names=(\${(f)"$(command opsctl __complete $1 2>/dev/null)"})
+  compadd -- \${names[@]}
+}
 _opsctl_items() {
   items=()
   free=""
@@ -210,6 +260,7 @@ _opsctl_items() {
 ${cases}
   esac
 }
+${DYNAMIC_MARK.zsh}
 compdef _opsctl opsctl
 `;
 }
@@ -224,6 +275,12 @@ export function fishScript(root: CompletionNode): string {
     // fish single quotes keep everything but \\ and \' literally; the lister has neither
     `    node -e '${PROFILE_LISTER}' 2>/dev/null; or echo embedded`,
     'end',
+    'function __opsctl_dynamic',
+    '    if set -q __opsctl_dynamic_on; or begin; set -q OPSCTL_COMPLETE_DYNAMIC; and test -n "$OPSCTL_COMPLETE_DYNAMIC"; and test "$OPSCTL_COMPLETE_DYNAMIC" != 0; end',
+    '        command opsctl __complete $argv[1] 2>/dev/null',
+    '    end',
+    'end',
+    DYNAMIC_MARK.fish,
     'complete -c opsctl -f',
   ];
   for (const { path, node } of paths(root)) {
@@ -239,13 +296,15 @@ export function fishScript(root: CompletionNode): string {
       const s = f.short ? ` -s ${f.short.slice(1)}` : '';
       const arg = f.choices
         ? ` -r -a ${q(f.choices.map(fishWord).join(' '))}`
-        : f.kind === 'profile'
-          ? ` -r -a '(__opsctl_profiles)'`
-          : f.kind === 'file' || f.kind === 'dir'
-            ? ' -r -F'
-            : f.takesValue
-              ? ' -r'
-              : '';
+        : f.dynamic
+          ? ` -x -a '(__opsctl_dynamic ${f.dynamic})'`
+          : f.kind === 'profile'
+            ? ` -r -a '(__opsctl_profiles)'`
+            : f.kind === 'file' || f.kind === 'dir'
+              ? ' -r -F'
+              : f.takesValue
+                ? ' -x'
+                : '';
       lines.push(`complete -c opsctl -n ${q(cond)} -l ${q(f.flag.slice(2))}${s}${arg} -d ${q(f.description.slice(0, 80))}`);
     }
   }
@@ -255,7 +314,17 @@ export function fishScript(root: CompletionNode): string {
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
-export function completionScript(shell: Shell, program: Command): string {
+/** The line each script carries that `--dynamic` turns on (committed scripts: off; the environment variable still turns it on). */
+const DYNAMIC_MARK = {
+  bash: '_opsctl_dynamic_on=${_opsctl_dynamic_on:-}',
+  zsh: '_opsctl_dynamic_on=${_opsctl_dynamic_on:-}',
+  fish: '# dynamic completion: off unless OPSCTL_COMPLETE_DYNAMIC is set',
+} as const;
+const DYNAMIC_ON = { bash: '_opsctl_dynamic_on=1', zsh: '_opsctl_dynamic_on=1', fish: 'set -g __opsctl_dynamic_on 1' } as const;
+
+/** The completion script of `shell`; `dynamic`: values the service knows are completed without OPSCTL_COMPLETE_DYNAMIC. */
+export function completionScript(shell: Shell, program: Command, dynamic = false): string {
   const tree = completionTree(program);
-  return shell === 'bash' ? bashScript(tree) : shell === 'zsh' ? zshScript(tree) : fishScript(tree);
+  const script = shell === 'bash' ? bashScript(tree) : shell === 'zsh' ? zshScript(tree) : fishScript(tree);
+  return dynamic ? script.replace(DYNAMIC_MARK[shell], DYNAMIC_ON[shell]) : script;
 }

@@ -75,7 +75,7 @@ export class IOStreams {
     return (this.made.isStderrTTY ??= this.init.stderrTTY ?? Boolean(this.stderr.isTTY));
   }
 
-  /** Colours for stdout (NO_COLOR, FORCE_COLOR and TTY-ness decide). */
+  /** Colours for stdout (NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE, CLICOLOR and TTY-ness decide, in that order). */
   get color(): ChalkInstance {
     return (this.made.color ??= new Chalk({ level: colorLevel(this.isStdoutTTY, this.env) }));
   }
@@ -196,6 +196,9 @@ function colorLevel(isTTY: boolean, env: NodeJS.ProcessEnv): 0 | 1 | 2 | 3 {
     const n = Number(force);
     return n >= 1 && n <= 3 ? (n as 1 | 2 | 3) : 1;
   }
+  // gh's habits: CLICOLOR_FORCE (not "0") colours a pipe too; CLICOLOR=0 turns colour off on a terminal
+  if (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0') return 1;
+  if (env.CLICOLOR === '0') return 0;
   if (!isTTY || env.TERM === 'dumb') return 0;
   return 1;
 }

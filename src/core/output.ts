@@ -129,12 +129,45 @@ export function pickFields(data: unknown, fields: string[]): unknown {
     const known = Object.keys(sample);
     const unknown = fields.filter((f) => !known.includes(f));
     if (unknown.length > 0) {
-      throw new UsageError(`--json: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`, {
+      const guesses = unknown.map((f) => closest(f, known)).filter((g): g is string => g !== undefined);
+      const guess = guesses.length === unknown.length ? ` (did you mean ${guesses.join(', ')}?)` : '';
+      throw new UsageError(`--json: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}${guess}`, {
+        field: 'json',
         hint: `available fields: ${known.join(', ')}`,
       });
     }
   }
   return Array.isArray(data) ? data.map(pickOne) : pickOne(data);
+}
+
+/** The known name nearest to a typo (`nmae` → `name`): at most 2 edits (a swap counts as 1) and fewer than half its letters. */
+export function closest(word: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = editDistance(word.toLowerCase(), k.toLowerCase());
+    if (d < bestD && d <= 2 && d < Math.max(word.length, k.length) / 2) {
+      best = k;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+/** Optimal string alignment distance (Levenshtein plus adjacent swaps). */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number) => d[i]?.[j] ?? Infinity;
+  for (let i = 1; i <= a.length; i++) {
+    const row = d[i] ?? [];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1);
+      row[j] = v;
+    }
+  }
+  return at(a.length, b.length);
 }
 
 /**
@@ -199,7 +232,7 @@ const GAP = 2;
 /**
  * Column widths for a terminal `width` columns wide: the natural widths when the row fits (or the
  * width is unknown: 0), else the widest columns are cut down together to one common cap, never below
- * MIN_COLUMN or the header; if even that does not fit, the rows wrap rather than lose every column.
+ * MIN_COLUMN or the header (keptColumns has already dropped the columns that could not fit at that).
  */
 export function fitColumns(natural: number[], headers: number[], width: number): number[] {
   const gaps = GAP * Math.max(0, natural.length - 1);
@@ -228,6 +261,21 @@ export function fitColumns(natural: number[], headers: number[], width: number):
 }
 
 /**
+ * The columns (by index) a table keeps on a terminal `width` columns wide: all of them when their
+ * narrowest widths fit (or the width is unknown: 0), else the columns of least value go first: the
+ * last ones (a table's columns are listed most telling first: id, name, then detail), never the first.
+ * So a row never wraps: what is left is cut to fit.
+ */
+export function keptColumns(natural: number[], headers: number[], width: number): number[] {
+  const keep = natural.map((_, i) => i);
+  if (width <= 0) return keep;
+  const floorOf = (i: number) => Math.min(itemAt(natural, i), Math.max(MIN_COLUMN, itemAt(headers, i)));
+  const need = () => keep.reduce((sum, i) => sum + floorOf(i), 0) + GAP * Math.max(0, keep.length - 1);
+  while (keep.length > 1 && need() > width) keep.pop();
+  return keep;
+}
+
+/**
  * TTY: aligned columns with a bold header, as wide as the terminal (cells are cut only when a row
  * would not fit; no cut when the width is unknown), server text with its control characters shown,
  * not obeyed. Piped: TSV without header or colour (stable for cut/awk).
@@ -237,14 +285,23 @@ export function formatTable(io: IOStreams, rows: unknown[], columns: Column[]): 
     return rows.map((row) => columns.map((c) => cellOf(row, c)).join('\t')).join('\n');
   }
   if (rows.length === 0) return io.color.dim('(none)');
-  const headers = columns.map((c) => (c.header ?? c.key).toUpperCase());
-  const full = rows.map((row) => columns.map((c) => neutralizeControls(cellOf(row, c))));
-  const natural = headers.map((h, i) => Math.max(textWidth(h), ...full.map((r) => textWidth(itemAt(r, i)))));
+  const width = io.columns('stdout');
+  const allHeaders = columns.map((c) => (c.header ?? c.key).toUpperCase());
+  const allFull = rows.map((row) => columns.map((c) => neutralizeControls(cellOf(row, c))));
+  const allNatural = allHeaders.map((h, i) => Math.max(textWidth(h), ...allFull.map((r) => textWidth(itemAt(r, i)))));
+  const keep = keptColumns(
+    allNatural,
+    allHeaders.map((h) => textWidth(h)),
+    width,
+  );
+  const headers = keep.map((i) => itemAt(allHeaders, i));
+  const full = allFull.map((r) => keep.map((i) => itemAt(r, i)));
+  const natural = keep.map((i) => itemAt(allNatural, i));
   const widths = fitColumns(
     natural,
     headers.map((h) => textWidth(h)),
-    io.columns('stdout'),
-  );
+    width,
+  ).map((w) => (width > 0 ? Math.min(w, width) : w));
   const cells = full.map((r) => r.map((text, i) => cutToWidth(text, itemAt(widths, i))));
   const line = (vals: string[]) =>
     vals

@@ -76,7 +76,7 @@ describe.runIf(releases)('kv put: the value from stdin or a file (real etcd, --m
     expect(String(none.stderr)).toContain('kv put k: no value');
     const missing = await kv(['put', 'k', '--file', 'no-such-file.txt']);
     expect(missing.exitCode).toBe(2);
-    expect(String(missing.stderr)).toContain('--file: cannot read no-such-file.txt: ENOENT');
+    expect(String(missing.stderr)).toContain('--file: no-such-file.txt does not exist');
     expect((await kv(['get', 'k'])).exitCode).toBe(1);
   });
 });

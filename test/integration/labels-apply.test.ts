@@ -189,7 +189,8 @@ describe('labels apply', () => {
     expect(r.stderr).toContain('fields[0].type');
     r = await apply('-f', join(cfg.dir, 'missing.yaml'));
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('cannot read');
+    expect(r.stderr).toContain(`--file: ${join(cfg.dir, 'missing.yaml')} does not exist`);
+    expect(r.stderr).not.toContain('ENOENT');
     r = await apply('-f', file('id.yaml', 'id: nosuchlabel\ntitle: T\n'));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('label nosuchlabel does not exist');

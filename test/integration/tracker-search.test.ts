@@ -59,7 +59,7 @@ describe('tracker search all', () => {
     const r = await t.cli('tracker', 'search', 'stories', '--query', 'capped needle', '--all', '--page-size', '250', '--json=id');
     expect(r.code).toBe(0);
     expect(r.json()).toHaveLength(1000);
-    expect(r.stderr).toContain('showing 1000 of 1005 search stories: the service returns no more for one search; narrow --query');
+    expect(r.stderr).toContain('showing 1000 of 1005 stories found: the service returns no more for one search; narrow --query');
     expect(r.stderr).not.toContain('pass --all');
   });
 });

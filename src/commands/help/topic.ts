@@ -52,7 +52,10 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['NODE_DISABLE_COMPILE_CACHE=1', "no code cache: each command compiles opsctl's code afresh (a slower start, nothing written)"],
   ['OPSCTL_DEBUG=1', 'same as --debug'],
   ['NO_COLOR, FORCE_COLOR', 'turn colour off, or force it on when piped'],
+  ['CLICOLOR=0, CLICOLOR_FORCE=1', 'as gh: colour off on a terminal, or on when piped (NO_COLOR wins over both)'],
   ['TERM=dumb', 'no colour and no redrawn progress line (one plain line per step)'],
+  ['OPSCTL_COMPLETE_DYNAMIC=1', 'shell completion also offers names the service knows (states, labels, epics) by asking it (opsctl __complete)'],
+  ['OPSCTL_COMPLETE_TIMEOUT_MS', 'how long one such completion may wait for the service (default 2000); it prints nothing on any error'],
   ['CI', 'when set: no prompts, no browser, no redrawn progress line'],
   ['SSH_CONNECTION, DISPLAY, WAYLAND_DISPLAY', 'opsctl login opens no browser in an SSH session or, on Linux, without a display (it prints the URL)'],
   [

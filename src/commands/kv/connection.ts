@@ -3,6 +3,7 @@ import { readLocalFileSync } from '../../core/local-file.js';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
+import { whyNoPrompt } from '../../core/no-prompt.js';
 import { keyFileWarning, type KvConnection, type KvTls } from '../../kv/connection.js';
 
 /** TLS and auth flags of every kv verb (etcdctl's names). */
@@ -104,7 +105,7 @@ async function password(ctx: Context, f: ConnectionFlags, user: string, file?: {
     return firstLine(readLocalFileSync(fromFile.path, { what: `${fromFile.from}:`, exitCode: 2, maxBytes: 64 * 1024 }));
   }
   if (env.OPSCTL_KV_PASSWORD !== undefined) return env.OPSCTL_KV_PASSWORD;
-  const hint = 'pass --password-file FILE or set OPSCTL_KV_PASSWORD (there is no terminal to ask on)';
+  const hint = `pass --password-file FILE or set OPSCTL_KV_PASSWORD (${whyNoPrompt(ctx)})`;
   if (!ctx.io.canPrompt(ctx.noInput)) throw new UsageError(`--user ${user}: no password`, { field: '--password-file', hint });
   // Through the context's prompter: Ctrl-C at the prompt is an interrupt (130), like every prompt.
   return (await ctx.prompter()).password(`etcd password for ${user}`, { field: '--password-file', hint });

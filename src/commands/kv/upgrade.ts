@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone, type Destructive } from '../../core/confirm.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
+import { whyNoPrompt } from '../../core/no-prompt.js';
 import { fmtMs, runUpgrade, type UpgradeReport } from '../../kv/executor.js';
 import type { LadderReport } from '../../kv/ladder.js';
 import { LADDER_MINORS } from '../../kv/ladder-plan.js';
@@ -199,7 +200,7 @@ async function confirmUpgrade(ctx: Context, c: { target: string; warnings: strin
     return (await confirmDestructive(ctx, what(c))) === 'proceed';
   } catch (err) {
     if (err instanceof UsageError && err.code === 'confirmation_required') {
-      throw new UsageError(`kv upgrade needs confirmation before it stops a member, and there is no terminal to ask on`, {
+      throw new UsageError(`kv upgrade needs confirmation before it stops a member, and ${whyNoPrompt(ctx)}`, {
         code: 'confirmation_required',
         field: '--yes',
         hint: `pass --yes to upgrade without a prompt, or --dry-run to see the plan only; nothing was changed${c.warnings.length ? ` (${c.warnings.join('; ')})` : ''}`,

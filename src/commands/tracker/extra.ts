@@ -61,7 +61,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
       onPage: (n, total) => progress?.update(`fetched ${n}${total !== undefined ? ` of ${total}` : ''}`),
     });
     progress?.stop();
-    const what = `${spec.name} ${extra.name}`.trim();
+    const what = listNoun(spec.name, extra.name);
     if (got.capped) ctx.io.warn(cappedNotice(got.items.length, what, got.total));
     else if (got.more) ctx.io.warn(moreNotice(got.items.length, what, got.total));
     return { data: got.items, columns: extra.columns ? columns(extra.columns) : undefined };
@@ -117,4 +117,11 @@ function groups(data: Record<string, Group>, query: Record<string, unknown>, ctx
     }
   }
   return { data, text: rows.length ? formatTable(ctx.io, rows, columns(['kind', 'id', 'name'])) : '' };
+}
+
+/** What a paged list holds, as a sentence says it: "stories found" (search stories), "epics" (epics paginated), "stories of the group". */
+export function listNoun(resource: string, verb: string): string {
+  if (resource === 'search') return `${verb} found`;
+  if (verb === 'paginated') return resource;
+  return `${verb} of the ${resource.replace(/ies$/, 'y').replace(/s$/, '')}`;
 }

@@ -68,7 +68,8 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
     ...(await client.http.post<Array<{ id: number; external_id?: string | null }>>('/api/v3/stories/search', { archived: true })),
   ];
   const plan = planImport(found.items, current);
-  if (!ctx.jsonOutput && plan.create.length + plan.existing.length <= 50) {
+  // the plan is for the person at the terminal; piped, stdout carries only the created stories (id, external_id, name)
+  if (!ctx.jsonOutput && ctx.io.isStdoutTTY && plan.create.length + plan.existing.length <= 50) {
     const rows = [
       ...plan.create.map((i) => ({ action: 'create', external_id: i.body.external_id, name: i.body.name, id: '' })),
       ...plan.existing.map((e) => ({ action: 'exists', external_id: e.item.body.external_id, name: e.item.body.name, id: e.id })),
@@ -101,11 +102,15 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
   const signal = await handleInterrupts(ctx);
   const progress = ctx.io.progress(`creating ${plural(plan.create.length, 'story', 'stories')}`);
   const created: number[] = [];
+  const rows: Array<{ id: number; external_id: unknown; name: unknown }> = [];
   for (const [n, batch] of batches.entries()) {
     if (signal.aborted) break;
     try {
-      const made = await client.http.post<Array<{ id: number }>>('/api/v3/stories/bulk', { stories: batch.map((i) => i.body) });
+      const made = await client.http.post<Array<{ id: number; external_id?: unknown; name?: unknown }>>('/api/v3/stories/bulk', {
+        stories: batch.map((i) => i.body),
+      });
       created.push(...made.map((s) => s.id));
+      rows.push(...made.map((s) => ({ id: s.id, external_id: s.external_id ?? null, name: s.name ?? null })));
       progress.update(`created ${created.length}/${plan.create.length}`);
     } catch (err) {
       if (signal.aborted) break;
@@ -123,7 +128,8 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
     throw new InterruptedError(`stories import interrupted: ${created.length} of ${plan.create.length} created; run the same import again to finish`);
   }
   progress.succeed(`created ${plural(created.length, 'story', 'stories')} in ${plural(batches.length, 'bulk request')}`);
-  return { data: summary(created), text: '' };
+  // the ids made, as gh prints what it created: a table on a terminal, TSV (id, external_id, name) piped
+  return { data: summary(created), text: formatTable(ctx.io, rows, columns(['id', 'external_id', 'name'])) };
 }
 
 async function parse(text: string, format: string, file: string): Promise<unknown> {
