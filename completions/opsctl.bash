@@ -9,7 +9,7 @@ _opsctl() {
     _opsctl_has "${path:+$path }$w" && path="${path:+$path }$w"
   done
   case "$path|$prev" in
-    'auth login|--service') _opsctl_choose 'tracker'; return ;;
+    'auth login|--service') _opsctl_choose 'tracker' 'oauth'; return ;;
     'auth logout|--service') _opsctl_choose 'tracker'; return ;;
     'api|--method') _opsctl_choose 'GET' 'POST' 'PUT' 'PATCH' 'DELETE'; return ;;
     'api|-X') _opsctl_choose 'GET' 'POST' 'PUT' 'PATCH' 'DELETE'; return ;;
@@ -75,6 +75,13 @@ _opsctl() {
     'kv upgrade|--password-file') _opsctl_files -f; return ;;
     'kv upgrade|--to') _opsctl_choose '3.3' '3.4' '3.5' '3.6'; return ;;
     'kv upgrade|--etcdctl') _opsctl_files -f; return ;;
+    'kv downgrade|--cluster') _opsctl_files -f; return ;;
+    'kv downgrade|--cacert') _opsctl_files -f; return ;;
+    'kv downgrade|--cert') _opsctl_files -f; return ;;
+    'kv downgrade|--key') _opsctl_files -f; return ;;
+    'kv downgrade|--password-file') _opsctl_files -f; return ;;
+    'kv downgrade|--to') _opsctl_choose '3.5'; return ;;
+    'kv downgrade|--etcdctl') _opsctl_files -f; return ;;
     'kv rollback|--cluster') _opsctl_files -f; return ;;
     'kv rollback|--cacert') _opsctl_files -f; return ;;
     'kv rollback|--cert') _opsctl_files -f; return ;;
@@ -166,16 +173,16 @@ _opsctl_has() { local words="" free="" files=""; _opsctl_words "$1"; [[ -n "$wor
 _opsctl_words() {
   case "$1" in
     '') words='login logout auth api tracker labels kv config mock demo completion help --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'login') words='--scopes --login-hint --no-browser --timeout --port --insecure-storage --consent-as --json --jq --no-input --yes -y --debug --profile'; free='--scopes --login-hint --timeout --port --consent-as --jq' ;;
+    'login') words='--scopes --login-hint --no-browser --timeout --port --device --insecure-storage --consent-as --json --jq --no-input --yes -y --debug --profile'; free='--scopes --login-hint --timeout --port --consent-as --jq' ;;
     'logout') words='--account --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
     'auth') words='login logout status list switch token refresh --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'auth login') words='--service --with-token --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
+    'auth login') words='--service --with-token --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth logout') words='--service --all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth status') words='--all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth list') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth switch') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'auth token') words='--account --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
-    'auth refresh') words='--scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--scopes --account --timeout --consent-as --jq' ;;
+    'auth token') words='--account --id-token --refresh-token --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
+    'auth refresh') words='--scopes --remove-scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--scopes --remove-scopes --account --timeout --consent-as --jq' ;;
     'api') words='--method -X --raw-field -f --field -F --header -H --input --include -i --silent --paginate --slurp --service --json --jq --no-input --yes -y --debug --profile'; free='--raw-field -f --field -F --header -H --jq' ;;
     'tracker') words='categories custom-fields documents entity-templates epic-workflow epics files linked-files groups health webhooks iterations key-results labels members milestones objectives projects repositories search stories story-links workflows --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker categories') words='list get create update delete milestones objectives apply export --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
@@ -385,10 +392,11 @@ _opsctl_words() {
     'labels capabilities') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels apply') words='--file -f --dry-run --publish --admin --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels export') words='--all --admin --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'kv') words='upgrade rollback restore health version status put get snapshot sandbox release backups --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'kv upgrade') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --to --dry-run --settle --no-backup --allow-same-version --target-bin --strict --snapshot-via --etcdctl --cluster-version-timeout --snapshot-timeout --on-failure --restore-backup-cmd --report --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --settle --target-bin --snapshot-via --cluster-version-timeout --snapshot-timeout --on-failure --restore-backup-cmd --report --jq' ;;
+    'kv') words='upgrade downgrade rollback restore health version status put get snapshot sandbox release backups --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
+    'kv upgrade') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --to --dry-run --settle --no-backup --allow-same-version --target-bin --strict --defrag --snapshot-via --etcdctl --cluster-version-timeout --snapshot-timeout --on-failure --restore-backup-cmd --report --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --settle --target-bin --snapshot-via --cluster-version-timeout --snapshot-timeout --on-failure --restore-backup-cmd --report --jq' ;;
+    'kv downgrade') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --to --dry-run --settle --no-backup --target-bin --snapshot-via --etcdctl --cluster-version-timeout --snapshot-timeout --on-failure --restore-backup-cmd --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --settle --target-bin --snapshot-via --cluster-version-timeout --snapshot-timeout --on-failure --restore-backup-cmd --jq' ;;
     'kv rollback') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --jq' ;;
-    'kv restore') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --snapshot --to-version --target-bin --restore-cmd --restore-check-cmd --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --to-version --restore-cmd --restore-check-cmd --jq' ;;
+    'kv restore') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --snapshot --from-hop --to-version --target-bin --restore-cmd --restore-check-cmd --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --stop-cmd --start-cmd --running-cmd --v2-size-cmd --config-cmd --backup-cmd --stage-cmd --space-cmd --data-dir --on-host --stop-timeout --healthy-timeout --poll-interval --from-hop --to-version --restore-cmd --restore-check-cmd --jq' ;;
     'kv health') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --jq' ;;
     'kv version') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --jq' ;;
     'kv status') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --report --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --report --jq' ;;
@@ -413,7 +421,7 @@ _opsctl_words() {
     'config unset') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'config list') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock') words='serve clients events --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --json --jq --no-input --yes -y --debug --profile'; free='--port --host --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --jq' ;;
+    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --device-interval --device-slow-down --json --jq --no-input --yes -y --debug --profile'; free='--port --host --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --device-interval --device-slow-down --jq' ;;
     'mock clients') words='list get create update delete restore integrity metrics integrity-token verify sweep --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients list') words='--active --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients get') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
