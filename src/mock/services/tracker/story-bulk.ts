@@ -1,14 +1,13 @@
-import { extraByName, stories as spec } from '../../../tracker/resources.js';
+import { stories as spec } from '../../../tracker/resources.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, assign, ensureLabels, find, intParam, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
+import { API, assign, ensureLabels, find, intParam, nowIso, tracker, unprocessable, validate, validateAs, type TrackerState } from './common.js';
 import type { BulkCreateBody, BulkDeleteBody, BulkUpdateBody, FromTemplateBody, StoryBody, StorySearchBody } from './bodies.js';
 import type { Story } from './records.js';
 import { phase } from './stats.js';
 import { STORY_STATES } from './state.js';
 import { changeStory, createStory, customValues, presentStory, removeStory } from './stories.js';
 
-const body = (verb: string) => extraByName(spec, verb)!.body!;
 /** The most stories one bulk request may carry (the reference's bulk endpoints take up to 100). */
 export const BULK_MAX = 100;
 
@@ -17,7 +16,7 @@ async function validateEach(items: unknown[], mode: 'create'): Promise<StoryBody
   const out: StoryBody[] = [];
   for (let i = 0; i < items.length; i++) {
     try {
-      out.push(await validate<StoryBody>(spec.fields, mode, items[i]));
+      out.push(await validateAs<StoryBody>('CreateStoryParams', mode, items[i]));
     } catch (err) {
       if (err instanceof MockError) throw new MockError(err.status, err.code, `stories[${i}]: ${err.message}`, err.extra);
       throw err;
@@ -114,7 +113,7 @@ export function storyBulkRoutes(ctx: ServiceContext): Route[] {
 function storyWriteRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
   const createOne = async (req: MockRequest) => {
-    const b = await validate<StoryBody>(spec.fields, 'create', req.body);
+    const b = await validate<StoryBody>(req);
     return reply.created(
       await store.write((s) => {
         const t = tracker(s);
@@ -128,7 +127,12 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/stories/bulk`,
       handler: async (req) => {
-        const env = await validate<BulkCreateBody>(body('bulk-create'), 'create', req.body);
+        const env = await validate<BulkCreateBody>(req);
+        // the service's own bound (the document gives none): 1 to BULK_MAX stories per request
+        if (env.stories.length < 1 || env.stories.length > BULK_MAX)
+          throw new MockError(400, 'schema_mismatch', `schema mismatch: stories must hold 1 to ${BULK_MAX} stories (got ${env.stories.length})`, {
+            errors: { stories: `1 to ${BULK_MAX} stories per request` },
+          });
         const items = await validateEach(env.stories, 'create');
         // all or nothing: the transaction throws before anything is kept when one story is unprocessable
         return reply.created(
@@ -151,7 +155,7 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'PUT',
       path: `${API}/stories/bulk`,
       handler: async (req) => {
-        const b = await validate<BulkUpdateBody>(body('bulk-update'), 'create', req.body);
+        const b = await validate<BulkUpdateBody>(req);
         return reply.ok(
           await store.write((s) => {
             const t = tracker(s);
@@ -167,7 +171,7 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'DELETE',
       path: `${API}/stories/bulk`,
       handler: async (req) => {
-        const b = await validate<BulkDeleteBody>(body('bulk-delete'), 'create', req.body);
+        const b = await validate<BulkDeleteBody>(req);
         await store.write((s) => {
           const t = tracker(s);
           const at = nowIso(ctx.now());
@@ -180,7 +184,7 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/stories/from-template`,
       handler: async (req) => {
-        const b = await validate<FromTemplateBody>(body('from-template'), 'create', req.body);
+        const b = await validate<FromTemplateBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -214,7 +218,7 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/stories/search`,
       handler: async (req) => {
-        const q = await validate<StorySearchBody>(body('search'), 'update', req.body ?? {});
+        const q = await validate<StorySearchBody>(req);
         for (const ty of q.workflow_state_types ?? []) {
           if (!STATE_TYPES.has(ty))
             throw new MockError(400, 'schema_mismatch', `schema mismatch: workflow_state_types: "${ty}" is not one of ${[...STATE_TYPES].join(', ')}`, {

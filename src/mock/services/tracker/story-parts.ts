@@ -1,5 +1,4 @@
-import type { FieldSpec } from '../../../tracker/fields.js';
-import { extraByName, stories, storyLinks } from '../../../tracker/resources.js';
+import { stories, storyLinks } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, find, intParam, move, nextId, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
@@ -8,13 +7,6 @@ import { crudRoutes } from './crud.js';
 import type { Story, StoryComment, Task } from './records.js';
 import { addLink, presentLink, presentStoryComment } from './stories.js';
 
-const body = (verb: string) => extraByName(stories, verb)!.body!;
-/** A field of an extra verb's body (resources.ts defines them: a missing one is a bug here, not a client's mistake). */
-function bodyField(verb: string, name: string): FieldSpec {
-  const field = body(verb)[name];
-  if (!field) throw new Error(`the stories ${verb} body has no field ${name}`);
-  return field;
-}
 const commentSpec = { singular: 'comment' };
 const taskSpec = { singular: 'task' };
 /** Distinct emoji one comment may carry (a bound on what a client can make the mock keep). */
@@ -76,7 +68,7 @@ function linkRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/story-links`,
       handler: async (req) => {
-        const b = await validate<StoryLinkBody>(storyLinks.fields, 'create', req.body);
+        const b = await validate<StoryLinkBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -111,11 +103,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const b = await validate<StoryCommentBody>(
-          { ...body('reply'), parent_id: { ...bodyField('reply', 'parent_id'), required: false, nullable: true } },
-          'create',
-          req.body,
-        );
+        const b = await validate<StoryCommentBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -141,7 +129,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments/:cid`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const b = await validate<TextBody>(body('comment-update'), 'create', req.body);
+        const b = await validate<TextBody>(req);
         return reply.ok(
           await store.write((s) => {
             const c = commentOf(tracker(s), id, cid);
@@ -216,7 +204,7 @@ function reactionRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments/:cid/reactions`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const b = await validate<EmojiBody>(body('react'), 'create', req.body);
+        const b = await validate<EmojiBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -238,7 +226,7 @@ function reactionRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments/:cid/reactions`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const b = await validate<EmojiBody>(body('unreact'), 'create', req.body);
+        const b = await validate<EmojiBody>(req);
         await store.write((s) => {
           const t = tracker(s);
           const c = commentOf(t, id, cid);
@@ -262,7 +250,7 @@ function taskRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/tasks`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const b = await validate<TaskAddBody>(body('task-add'), 'create', req.body);
+        const b = await validate<TaskAddBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -305,7 +293,7 @@ function taskRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/tasks/:tid`,
       handler: async (req) => {
         const [id, tid] = [intParam(req, 'id'), intParam(req, 'tid')];
-        const b = await validate<TaskUpdateBody>(body('task-update'), 'update', req.body ?? {});
+        const b = await validate<TaskUpdateBody>(req);
         return reply.ok(
           await store.write((s) => {
             const t = tracker(s);
