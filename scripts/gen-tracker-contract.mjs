@@ -37,11 +37,13 @@ function field(node, where) {
   else out.type = node.type ?? 'any';
   if (node.format && node.format !== 'int64' && node.format !== 'double') out.format = node.format;
   if (dateOnly.has(where)) out.format = 'date';
-  for (const k of ['maxLength', 'minLength', 'minimum', 'maximum', 'pattern', 'uniqueItems', 'minItems', 'maxItems']) if (node[k] !== undefined) out[k] = node[k];
+  for (const k of ['maxLength', 'minLength', 'minimum', 'maximum', 'pattern', 'uniqueItems', 'minItems', 'maxItems'])
+    if (node[k] !== undefined) out[k] = node[k];
   if (node.enum) out.enum = node.enum.map(enumValue);
   if (node['x-nullable'] === true) out.nullable = true;
   if (node.items) out.items = field(node.items, `${where}[]`);
-  if (node.type === 'object' && node.properties) out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [fieldName(k), field(v, `${where}.${k}`)]));
+  if (node.type === 'object' && node.properties)
+    out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [fieldName(k), field(v, `${where}.${k}`)]));
   return out;
 }
 
@@ -91,7 +93,10 @@ function tsType(f) {
   else if (f.type === 'integer' || f.type === 'number') t = 'number';
   else if (f.type === 'boolean') t = 'boolean';
   else if (f.type === 'array') t = `Array<${tsType(f.items ?? { type: 'any' })}>`;
-  else if (f.type === 'object' && f.properties) t = `{ ${Object.entries(f.properties).map(([k, v]) => `${JSON.stringify(k)}?: ${tsType(v)}`).join('; ')} }`;
+  else if (f.type === 'object' && f.properties)
+    t = `{ ${Object.entries(f.properties)
+      .map(([k, v]) => `${JSON.stringify(k)}?: ${tsType(v)}`)
+      .join('; ')} }`;
   else if (f.type === 'object') t = 'Record<string, unknown>';
   else t = 'unknown';
   return f.nullable ? `${t} | null` : t;
@@ -99,7 +104,9 @@ function tsType(f) {
 const types = Object.entries(DEFS)
   .map(([name, d]) => {
     const desc = doc.definitions[name].description;
-    const lines = Object.entries(d.fields).map(([k, f]) => `  ${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}${d.required.includes(k) ? '' : '?'}: ${tsType(f)};`);
+    const lines = Object.entries(d.fields).map(
+      ([k, f]) => `  ${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}${d.required.includes(k) ? '' : '?'}: ${tsType(f)};`,
+    );
     return `${desc ? `/** ${desc.replace(/\*\//g, '* /').replace(/\n/g, ' ')} */\n` : ''}export interface ${name} {\n${lines.join('\n')}\n}`;
   })
   .join('\n\n');
@@ -146,5 +153,7 @@ if (process.argv.includes('--check')) {
   }
 } else {
   for (const [name, text] of Object.entries(files)) writeFileSync(OUT + name, text);
-  console.log(`wrote src/contract/tracker/{${Object.keys(files).join(',')}}: ${Object.keys(operations).length} operations, ${Object.keys(DEFS).length} definitions`);
+  console.log(
+    `wrote src/contract/tracker/{${Object.keys(files).join(',')}}: ${Object.keys(operations).length} operations, ${Object.keys(DEFS).length} definitions`,
+  );
 }

@@ -47,7 +47,10 @@ describe('the generated tracker contract (src/contract/tracker)', () => {
   it('holds every operation of the document with the seed renames applied', () => {
     expect(Object.keys(OPERATIONS)).toHaveLength(141);
     expect(OPERATIONS.unlinkProductboardFromEpic.path).toBe('/epics/{epic-public-id}/unlink-planningtool');
-    expect(OPERATIONS.unlinkCommentThreadFromSlack).toMatchObject({ method: 'POST', path: '/stories/{story-public-id}/comments/{comment-public-id}/unlink-from-slack' });
+    expect(OPERATIONS.unlinkCommentThreadFromSlack).toMatchObject({
+      method: 'POST',
+      path: '/stories/{story-public-id}/comments/{comment-public-id}/unlink-from-slack',
+    });
     expect(OPERATIONS.deleteDoc).toMatchObject({ body: 'GetDoc', bodyRequired: true });
     expect(OPERATIONS.disableIterations).not.toHaveProperty('body');
     expect(DEFINITIONS.Epic!.fields).toHaveProperty('planningtool_id');
@@ -72,7 +75,9 @@ describe('the generated tracker contract (src/contract/tracker)', () => {
   it('validates bodies from the tables: the fields the resource table used to refuse pass, what the document refuses fails', () => {
     expect(validateDefinition('CreateDoc', { title: 't', content: 'c', content_format: 'markdown' }, 'create')).toEqual([]);
     expect(validateDefinition('CreateCategory', { name: 'c', type: 'milestone' }, 'create')).toEqual([]);
-    expect(validateDefinition('CreateTask', { description: 'd', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-02T00:00:00Z' }, 'create')).toEqual([]);
+    expect(validateDefinition('CreateTask', { description: 'd', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-02T00:00:00Z' }, 'create')).toEqual(
+      [],
+    );
     expect(validateDefinition('UpdateStory', { after_id: 1, branch_ids: [1], commit_ids: [2], pull_request_ids: [3] }, 'update')).toEqual([]);
     expect(validateDefinition('CreateLabelParams', { name: 'x'.repeat(129) }, 'create')).toEqual([
       { field: 'name', message: 'must be at most 128 characters (got 129)', kind: 'too_long' },
@@ -86,6 +91,8 @@ describe('the generated tracker contract (src/contract/tracker)', () => {
       field: 'start_date',
       message: 'must be a date, e.g. 2026-01-31',
     });
-    expect(validateOperationBody({ method: 'PUT' }, { x: 1 })).toEqual([{ field: 'body', message: 'is not accepted: this operation takes no body', kind: 'unknown' }]);
+    expect(validateOperationBody({ method: 'PUT' }, { x: 1 })).toEqual([
+      { field: 'body', message: 'is not accepted: this operation takes no body', kind: 'unknown' },
+    ]);
   });
 });

@@ -24,9 +24,28 @@ export function nowIso(now: number): string {
   return new Date(now).toISOString();
 }
 
-/** The tracker's error shape: `{message, error, errors?}` with the seed's statuses. */
+const tag = (v: unknown): string => (typeof v === 'string' && v ? v : 'unknown');
+
+/**
+ * The tracker's error shape: `{message, error, errors?}` with the seed's statuses, except the document's
+ * typed errors, each answered with exactly its schema (no other key: the schemas refuse additional ones).
+ */
 export function errorReply(err: MockError): MockReply {
-  return { status: err.status, json: { message: err.message, error: err.code, ...err.extra } };
+  switch (err.code) {
+    case 'DisabledFeatureError':
+      return { status: err.status, json: { message: err.message, feature_tag: tag(err.extra.feature_tag) } };
+    case 'UnusableEntitlementError':
+      return {
+        status: err.status,
+        json: { reason_tag: 'entitlement-violation', entitlement_tag: tag(err.extra.entitlement_tag), message: err.message.slice(0, 256) },
+      };
+    case 'DataConflictError':
+      return { status: err.status, json: { error: 'data-conflict-error', message: err.message } };
+    case 'MaxSearchResultsExceededError':
+      return { status: err.status, json: { error: 'maximum-results-exceeded', message: err.message, 'maximum-results': 1000 } };
+    default:
+      return { status: err.status, json: { message: err.message, error: err.code, ...err.extra } };
+  }
 }
 
 /**
@@ -36,7 +55,10 @@ export function errorReply(err: MockError): MockReply {
  * document, no other key is present, and the required ones are there.
  */
 export async function validate<B extends object>(req: Pick<MockRequest, 'method' | 'path'>, body: unknown = (req as MockRequest).body): Promise<B> {
-  const [{ operationAt }, { validateOperationBody }] = await Promise.all([import('../../../contract/tracker/lookup.js'), import('../../../tracker/validate.js')]);
+  const [{ operationAt }, { validateOperationBody }] = await Promise.all([
+    import('../../../contract/tracker/lookup.js'),
+    import('../../../tracker/validate.js'),
+  ]);
   const op = operationAt(req.method, req.path);
   if (!op) throw new Error(`the tracker contract has no operation ${req.method} ${req.path}`);
   throwProblems(validateOperationBody(op, body ?? (op.body ? {} : undefined)));
@@ -163,5 +185,7 @@ export function assertFeature(t: TrackerState, name: 'iterations' | 'story_templ
   if (t.features[name]) return;
   const what = name === 'iterations' ? 'iterations are' : 'story templates are';
   const verb = name === 'iterations' ? 'iterations' : 'entity-templates';
-  throw new MockError(403, 'DisabledFeatureError', `${what} turned off for this workspace (opsctl tracker ${verb} enable)`);
+  throw new MockError(403, 'DisabledFeatureError', `${what} turned off for this workspace (opsctl tracker ${verb} enable)`, {
+    feature_tag: name === 'iterations' ? 'iterations' : 'story-templates',
+  });
 }

@@ -192,13 +192,17 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
             const tpl = t.entityTemplates.find((x) => x.id === b.story_template_id);
             if (!tpl) throw unprocessable(`story_template_id: entity template ${b.story_template_id} does not exist`, 'story_template_id');
             if (!t.features.story_templates)
-              throw new MockError(403, 'DisabledFeatureError', 'story templates are turned off for this workspace (opsctl tracker entity-templates enable)');
+              throw new MockError(403, 'DisabledFeatureError', 'story templates are turned off for this workspace (opsctl tracker entity-templates enable)', {
+                feature_tag: 'story-templates',
+              });
             const { entity_type: _e, labels, tasks, custom_fields, ...contents } = tpl.story_contents;
-            const merged: Partial<StoryBody> = { ...contents, ...b };
+            const { story_template_id: _tplId, ...given } = b;
+            const merged: Partial<StoryBody> & Record<string, unknown> = { ...contents, ...given, story_template_id: b.story_template_id };
             if (b.labels === undefined && labels) merged.labels = labels.map((l) => ({ name: l.name }));
             if (b.tasks === undefined && tasks) merged.tasks = tasks.map((k) => ({ description: k.description, complete: k.complete ?? false }));
             if (b.custom_fields === undefined && custom_fields)
               merged.custom_fields = custom_fields.map((c) => ({ field_id: c.field_id, value_id: c.value_id }));
+            applyAddRemove(merged, b);
             if (!merged.name) throw unprocessable('name: neither the body nor the template gives the story a name', 'name');
             const story = createStory(t, { ...merged, name: merged.name }, at);
             tpl.last_used_at = at;
@@ -263,4 +267,34 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
       },
     },
   ];
+}
+
+/** The `*_add` / `*_remove` lists of a create-from-template: each adds to, or takes from, what the template (or the body) gives. */
+function applyAddRemove(merged: Partial<StoryBody> & Record<string, unknown>, b: FromTemplateBody): void {
+  const lists = ['external_links', 'file_ids', 'linked_file_ids', 'follower_ids', 'owner_ids'] as const;
+  for (const key of lists) {
+    const add = b[`${key}_add`] as Array<string | number> | undefined;
+    const remove = b[`${key}_remove`] as Array<string | number> | undefined;
+    delete merged[`${key}_add`];
+    delete merged[`${key}_remove`];
+    if (!add && !remove) continue;
+    const now = (merged[key] as Array<string | number> | undefined) ?? [];
+    (merged as Record<string, unknown>)[key] = [...now, ...(add ?? []).filter((x) => !now.includes(x))].filter((x) => !(remove ?? []).includes(x));
+  }
+  delete merged.labels_add;
+  delete merged.labels_remove;
+  if (b.labels_add || b.labels_remove) {
+    const gone = new Set((b.labels_remove ?? []).map((l) => l.name.toLowerCase()));
+    const now = merged.labels ?? [];
+    const added = (b.labels_add ?? []).filter((l) => !now.some((x) => x.name.toLowerCase() === l.name.toLowerCase()));
+    merged.labels = [...now, ...added].filter((l) => !gone.has(l.name.toLowerCase()));
+  }
+  delete merged.custom_fields_add;
+  delete merged.custom_fields_remove;
+  if (b.custom_fields_add || b.custom_fields_remove) {
+    const gone = new Set((b.custom_fields_remove ?? []).map((c) => c.field_id));
+    const added = b.custom_fields_add ?? [];
+    const now = (merged.custom_fields ?? []).filter((c) => !added.some((a) => a.field_id === c.field_id));
+    merged.custom_fields = [...now, ...added].filter((c) => !gone.has(c.field_id));
+  }
 }

@@ -1,11 +1,11 @@
 import { stories, storyLinks } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, APP_URL, find, intParam, move, nextId, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
+import { API, find, intParam, move, nextId, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
 import type { EmojiBody, StoryCommentBody, StoryLinkBody, TaskAddBody, TaskUpdateBody, TextBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
 import type { Story, StoryComment, Task } from './records.js';
-import { addLink, presentLink, presentStoryComment } from './stories.js';
+import { addComment, addLink, presentLink, presentStoryComment } from './stories.js';
 
 const commentSpec = { singular: 'comment' };
 const taskSpec = { singular: 'task' };
@@ -141,6 +141,16 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       },
     },
     {
+      // the mock has no chat: the thread has nothing to unlink, and the comment is answered as it is (201, as the document says)
+      method: 'POST',
+      path: `${API}/stories/:id/comments/:cid/unlink-from-slack`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        await validate(req);
+        return reply.created(await store.read((s) => presentStoryComment(commentOf(tracker(s), id, cid))));
+      },
+    },
+    {
       method: 'DELETE',
       path: `${API}/stories/:id/comments/:cid`,
       handler: async (req) => {
@@ -164,35 +174,6 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       },
     },
   ];
-}
-
-/** A comment (or a reply, with `parent_id`) on story `id`, added at the end. */
-function addComment(t: TrackerState, id: number, b: StoryCommentBody, at: string): StoryComment {
-  const cid = nextId(t);
-  const c: StoryComment = {
-    id: cid,
-    story_id: id,
-    parent_id: b.parent_id ?? null,
-    app_url: `${APP_URL}/story/${id}#activity-${cid}`,
-    author_id: b.author_id ?? t.ownerId,
-    text: b.text,
-    external_id: b.external_id ?? null,
-    deleted: false,
-    entity_type: 'story-comment',
-    linked_to_slack: false,
-    blocker: false,
-    unblocks_parent: false,
-    position: t.storyComments.filter((x) => x.story_id === id).length + 1,
-    reactions: [],
-    group_mention_ids: [],
-    member_mention_ids: [],
-    mention_ids: [],
-    created_at: b.created_at ?? at,
-    updated_at: b.updated_at ?? at,
-  };
-  t.storyComments.push(c);
-  touch(t, id, at);
-  return c;
 }
 
 /** Emoji reactions on a story comment, one per person and emoji. */
@@ -270,8 +251,8 @@ function taskRoutes(ctx: ServiceContext): Route[] {
               mention_ids: [],
               member_mention_ids: [],
               group_mention_ids: [],
-              created_at: at,
-              updated_at: at,
+              created_at: b.created_at ?? at,
+              updated_at: b.updated_at ?? b.created_at ?? at,
             };
             t.tasks.push(task);
             touch(t, id, at);
