@@ -7,7 +7,9 @@ export const API_PREFIX = '/api/v3';
 
 /** What to do next after an error of the tracker, by status and the server's error name. */
 export function hintFor(err: ApiError, resource?: ResourceSpec): string | undefined {
-  const name = (err.body as { error?: string } | undefined)?.error;
+  const body = err.body as { error?: string; feature_tag?: string; reason_tag?: string } | undefined;
+  // the typed errors by their schemas: DisabledFeatureError has feature_tag, UnusableEntitlementError reason_tag
+  const name = body?.feature_tag ? 'DisabledFeatureError' : body?.reason_tag === 'entitlement-violation' ? 'UnusableEntitlementError' : body?.error;
   const noun = resource ? `opsctl tracker ${resource.name}` : 'opsctl tracker <resource>';
   const lookup = !resource || resource.verbs.includes('list') ? `${noun} list` : `${noun} --help`;
   if (err.status === 401) return 'set OPSCTL_TRACKER_TOKEN to a valid API token, or run: opsctl auth login --service tracker --with-token < token.txt';
@@ -15,6 +17,7 @@ export function hintFor(err: ApiError, resource?: ResourceSpec): string | undefi
   if (name === 'UnusableEntitlementError') return "the workspace's plan has no room left for this: archive an unused one or upgrade the plan, then retry";
   if (err.status === 403) return 'the token is not allowed to do this: use a token of a member with the right role';
   if (err.status === 404) return `check the id: ${lookup}`;
+  if (name === 'maximum-results-exceeded') return 'a search reaches its first 1,000 results only: narrow the query (more words, or a search of one kind)';
   if (err.status === 409) return `the record changed meanwhile: read it again (${noun} get ID) and retry with its current values`;
   if (err.status === 400 || err.status === 413) return `the server named the field it refused; fix it and retry (see: ${noun} --help)`;
   if (err.status === 422) return `the server said what stands in the way; look at the current state (${lookup}), fix that, and retry`;
@@ -80,6 +83,8 @@ export class TrackerClient {
     return this.http.put<T>(this.path(spec, id), body);
   }
   async delete(spec: ResourceSpec, id: string | number): Promise<void> {
-    await this.http.delete(this.path(spec, id));
+    // a DELETE with a body only where the document requires one (documents: GetDoc, all optional: `{}`)
+    if (spec.deleteBody) await this.http.request({ method: 'DELETE', path: this.path(spec, id), json: spec.deleteBody });
+    else await this.http.delete(this.path(spec, id));
   }
 }

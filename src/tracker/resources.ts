@@ -71,6 +71,8 @@ export interface ResourceSpec {
   /** Fields of its records that only the server sets: `apply -f` ignores them (so `list --json` output applies as it is). */
   serverFields?: readonly string[];
   description?: string;
+  /** The body a `delete` sends, where the contract requires one (DELETE /documents/{id} takes a GetDoc); none otherwise. */
+  deleteBody?: Readonly<Record<string, unknown>>;
   /** Its records answer to names (see names.ts): `get`, `update`, `delete` and extra verbs take a name as well as an id. */
   ref?: RefKind;
 }
@@ -219,6 +221,7 @@ export const documents: ResourceSpec = {
   },
   columns: ['id', 'title', 'app_url'],
   verbs: ['list', 'get', 'create', 'update', 'delete'],
+  deleteBody: {},
   extras: [
     {
       name: 'epics',
@@ -1020,6 +1023,15 @@ export const stories: ResourceSpec = {
       args: [storyArg, intId('comment_id')],
       result: 'none',
       confirm: true,
+    },
+    {
+      name: 'comment-unlink-chat',
+      description: 'unlink a story comment thread from its chat (Slack) thread: replies there no longer come back as comments',
+      method: 'POST',
+      path: '/stories/{id}/comments/{comment_id}/unlink-from-slack',
+      args: [storyArg, intId('comment_id')],
+      result: 'one',
+      example: 'opsctl tracker stories comment-unlink-chat 12 34',
     },
     {
       name: 'react',

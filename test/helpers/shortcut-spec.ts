@@ -58,6 +58,11 @@ interface Operation {
   params: number;
   /** status → compiled validator (undefined: the contract gives no body). */
   responses: Map<number, ValidateFunction | undefined>;
+  /** The declared JSON body (undefined: none is declared) and whether it is required. */
+  body?: { validate: ValidateFunction; required: boolean };
+  /** Query parameters the operation declares. */
+  query: Set<string>;
+  formData: boolean;
 }
 
 export interface SpecChecker {
@@ -67,6 +72,10 @@ export interface SpecChecker {
   check(method: string, path: string, status: number, body: unknown): string[];
   /** Every operation of the contract, `METHOD /template`. */
   operations(): string[];
+  /** Problems of one request against the contract ([] when it is valid): its body (none where none is declared) and its query. */
+  checkRequest(method: string, path: string, body: string, contentType: string): string[];
+  /** Problems of an error response whose status the operation documents with a schema (403, 409, 400 of search). */
+  checkError(method: string, path: string, status: number, body: unknown): string[];
 }
 
 export function loadSpec(): SpecChecker {
@@ -93,9 +102,24 @@ export function loadSpec(): SpecChecker {
         const schema = r.schema ? JSON.parse(JSON.stringify(convert(r.schema)).replace(/"#\/definitions\//g, '"shortcut#/definitions/')) : undefined;
         responses.set(status, schema ? ajv.compile(schema) : undefined);
       }
+      const errors = new Map<number, ValidateFunction>();
+      for (const [code, r] of Object.entries<any>(op.responses ?? {})) {
+        const status = Number(code);
+        if (status >= 400 && r.schema)
+          errors.set(status, ajv.compile(JSON.parse(JSON.stringify(convert(r.schema)).replace(/"#\/definitions\//g, '"shortcut#/definitions/'))));
+      }
+      const bodyParam = (op.parameters ?? []).find((x: any) => x.in === 'body');
+      const body = bodyParam
+        ? {
+            validate: ajv.compile(JSON.parse(JSON.stringify(convert(bodyParam.schema)).replace(/"#\/definitions\//g, '"shortcut#/definitions/'))),
+            required: bodyParam.required === true,
+          }
+        : undefined;
+      const query = new Set<string>((op.parameters ?? []).filter((x: any) => x.in === 'query').map((x: any) => x.name as string));
+      const formData = (op.parameters ?? []).some((x: any) => x.in === 'formData');
       const params = (template.match(/\{/g) ?? []).length;
       const re = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
-      ops.push({ method: method.toUpperCase(), template, re, params, responses });
+      ops.push({ method: method.toUpperCase(), template, re, params, responses, body, query, formData, errors } as Operation & { errors: typeof errors });
     }
   }
   ops.sort((a, b) => a.params - b.params);
@@ -103,6 +127,43 @@ export function loadSpec(): SpecChecker {
   return {
     operation,
     operations: () => ops.map((o) => `${o.method} ${o.template}`),
+    checkRequest(method, path, body, contentType) {
+      const op = operation(method, path);
+      if (!op) return [`${method} ${path}: not an operation of the contract`];
+      const out: string[] = [];
+      const url = new URL(path, 'http://x');
+      for (const name of url.searchParams.keys())
+        if (!op.query.has(name) && name !== 'token') out.push(`${method} ${path}: query parameter ${name} is not declared`);
+      if (op.formData) return out;
+      if (!op.body) {
+        if (body.length > 0) out.push(`${method} ${op.template}: a body (${body.slice(0, 40)}) where the contract declares none`);
+        return out;
+      }
+      if (body.length === 0) {
+        if (op.body.required) out.push(`${method} ${op.template}: the contract requires a body, none was sent`);
+        return out;
+      }
+      if (!/^application\/json/i.test(contentType))
+        out.push(`${method} ${op.template}: body sent as ${contentType || 'no content type'}, not application/json`);
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        return [...out, `${method} ${op.template}: the body is not JSON`];
+      }
+      if (!op.body.validate(json))
+        for (const e of op.body.validate.errors ?? [])
+          out.push(
+            `${method} ${op.template} request: ${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${e.params.additionalProperty})` : ''}`,
+          );
+      return out;
+    },
+    checkError(method, path, status, body) {
+      const op = operation(method, path) as (Operation & { errors: Map<number, ValidateFunction> }) | undefined;
+      const validate = op?.errors.get(status);
+      if (!validate || validate(body)) return [];
+      return (validate.errors ?? []).map((e) => `${method} ${path} ${status}: ${e.instancePath || '/'} ${e.message}`);
+    },
     check(method, path, status, body) {
       const op = operation(method, path);
       if (!op) return [`${method} ${path}: not an operation of the contract`];

@@ -216,6 +216,7 @@ describe('every mock response validates against the reference contract', () => {
     await call('PUT', `/stories/${story.id}/comments/${sc.id}`, { text: 'story comment!' });
     await call('POST', `/stories/${story.id}/comments/${sc.id}/reactions`, { emoji: ':+1:' }, 201);
     await call('DELETE', `/stories/${story.id}/comments/${sc.id}/reactions`, { emoji: ':+1:' }, 204);
+    await call('POST', `/stories/${story.id}/comments/${sc.id}/unlink-from-slack`, undefined, 201);
     const task = await call('POST', `/stories/${story.id}/tasks`, { description: 'Spec task' }, 201);
     await call('GET', `/stories/${story.id}/tasks/${task.id}`);
     await call('PUT', `/stories/${story.id}/tasks/${task.id}`, { complete: true });

@@ -82,7 +82,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
     body = await flagsToBody(extra.body, 'create', opts.flags, data, client.names);
     await assertValid(extra.body, 'create', body, spec.singular);
   }
-  const res = await http.request({ method: extra.method, path: full, query, json: body ?? (extra.method === 'GET' ? undefined : {}) });
+  const res = await http.request({ method: extra.method, path: full, query, json: body });
   if (extra.result === 'groups') return groups(res.data as Record<string, Group>, query, ctx);
   if (extra.result === 'none' || res.status === 204) {
     return {

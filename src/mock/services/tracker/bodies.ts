@@ -241,6 +241,19 @@ export interface StoryBody {
   story_template_id?: string;
   created_at?: string;
   updated_at?: string;
+  /** Comments the new story starts with (CreateStoryCommentParams). */
+  comments?: StoryCommentBody[];
+  /** Sub-tasks: an existing story linked by id, or a new one made from a name. */
+  sub_tasks?: Array<{ story_id: number } | { name: string; owner_ids?: string[]; workflow_state_id?: number }>;
+  /** The task this story was converted from (accepted; the mock keeps no record of conversions). */
+  source_task_id?: number;
+  /** Update: move before or after another story (its id). */
+  before_id?: number;
+  after_id?: number;
+  /** Update: version-control links (accepted; the mock has no repositories to link). */
+  branch_ids?: number[];
+  commit_ids?: number[];
+  pull_request_ids?: number[];
 }
 
 export interface StoryLinkBody {
@@ -281,6 +294,8 @@ export interface EmojiBody {
 
 export interface TaskAddBody {
   description: string;
+  created_at?: string;
+  updated_at?: string;
   complete?: boolean;
   owner_ids?: string[];
   external_id?: string;
@@ -332,6 +347,21 @@ export interface BulkDeleteBody {
 /** from-template: any story field overrides the template's; the name too, when given. */
 export interface FromTemplateBody extends Partial<StoryBody> {
   story_template_id: string;
+  /** Added to, or removed from, what the template gives (CreateStoryFromTemplateParams' *_add / *_remove). */
+  external_links_add?: string[];
+  external_links_remove?: string[];
+  file_ids_add?: number[];
+  file_ids_remove?: number[];
+  linked_file_ids_add?: number[];
+  linked_file_ids_remove?: number[];
+  follower_ids_add?: string[];
+  follower_ids_remove?: string[];
+  owner_ids_add?: string[];
+  owner_ids_remove?: string[];
+  labels_add?: LabelParam[];
+  labels_remove?: Array<{ name: string }>;
+  custom_fields_add?: CustomFieldParam[];
+  custom_fields_remove?: Array<{ field_id: string }>;
 }
 
 export interface StorySearchBody {

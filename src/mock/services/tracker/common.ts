@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FieldSpec } from '../../../tracker/fields.js';
+import type { FieldProblem } from '../../../tracker/fields.js';
 import type { ResourceSpec } from '../../../tracker/resources.js';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { MockState } from '../../store.js';
@@ -24,28 +24,62 @@ export function nowIso(now: number): string {
   return new Date(now).toISOString();
 }
 
-/** The tracker's error shape: `{message, error, errors?}` with the seed's statuses. */
+const tag = (v: unknown): string => (typeof v === 'string' && v ? v : 'unknown');
+
+/**
+ * The tracker's error shape: `{message, error, errors?}` with the seed's statuses, except the document's
+ * typed errors, each answered with exactly its schema (no other key: the schemas refuse additional ones).
+ */
 export function errorReply(err: MockError): MockReply {
-  return { status: err.status, json: { message: err.message, error: err.code, ...err.extra } };
+  switch (err.code) {
+    case 'DisabledFeatureError':
+      return { status: err.status, json: { message: err.message, feature_tag: tag(err.extra.feature_tag) } };
+    case 'UnusableEntitlementError':
+      return {
+        status: err.status,
+        json: { reason_tag: 'entitlement-violation', entitlement_tag: tag(err.extra.entitlement_tag), message: err.message.slice(0, 256) },
+      };
+    case 'DataConflictError':
+      return { status: err.status, json: { error: 'data-conflict-error', message: err.message } };
+    case 'MaxSearchResultsExceededError':
+      return { status: err.status, json: { error: 'maximum-results-exceeded', message: err.message, 'maximum-results': 1000 } };
+    default:
+      return { status: err.status, json: { message: err.message, error: err.code, ...err.extra } };
+  }
 }
 
 /**
- * Validates a body against the resource table. Schema mismatch → 400; a string over its limit → 413
- * (the seed's "other 4xx"), each naming the field. `B` is the body type of `fields` (bodies.ts): every
- * field has been checked against its spec, no other key is present, and the required ones are there.
+ * Validates a request's body against its operation in the generated contract (src/contract/tracker, from
+ * the OpenAPI document): schema mismatch → 400; a string over its limit → 413 (the seed's "other 4xx"),
+ * each naming the field. `B` is the body type (bodies.ts): every field has been checked against the
+ * document, no other key is present, and the required ones are there.
  */
-export async function validate<B extends object>(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: unknown): Promise<B> {
-  const { validateBody } = await import('../../../tracker/validate.js');
-  const problems = validateBody(fields, mode, body);
-  if (problems.length > 0) {
-    const errors = Object.fromEntries(problems.map((p) => [p.field, p.message]));
-    const tooLong = problems.every((p) => p.kind === 'too_long');
-    const summary = problems.map((p) => `${p.field} ${p.message}`).join('; ');
-    throw tooLong
-      ? new MockError(413, 'string_too_long', `a string exceeded its length limit: ${summary}`, { errors })
-      : new MockError(400, 'schema_mismatch', `schema mismatch: ${summary}`, { errors });
-  }
+export async function validate<B extends object>(req: Pick<MockRequest, 'method' | 'path'>, body: unknown = (req as MockRequest).body): Promise<B> {
+  const [{ operationAt }, { validateOperationBody }] = await Promise.all([
+    import('../../../contract/tracker/lookup.js'),
+    import('../../../tracker/validate.js'),
+  ]);
+  const op = operationAt(req.method, req.path);
+  if (!op) throw new Error(`the tracker contract has no operation ${req.method} ${req.path}`);
+  throwProblems(validateOperationBody(op, body ?? (op.body ? {} : undefined)));
+  return (body ?? {}) as B;
+}
+
+/** Validates `body` against one definition of the contract (a story of a bulk create: CreateStoryParams). */
+export async function validateAs<B extends object>(definition: string, mode: 'create' | 'update', body: unknown): Promise<B> {
+  const { validateDefinition } = await import('../../../tracker/validate.js');
+  throwProblems(validateDefinition(definition, body, mode));
   return body as B;
+}
+
+function throwProblems(problems: FieldProblem[]): void {
+  if (problems.length === 0) return;
+  const errors = Object.fromEntries(problems.map((p) => [p.field, p.message]));
+  const tooLong = problems.every((p) => p.kind === 'too_long');
+  const summary = problems.map((p) => `${p.field} ${p.message}`).join('; ');
+  throw tooLong
+    ? new MockError(413, 'string_too_long', `a string exceeded its length limit: ${summary}`, { errors })
+    : new MockError(400, 'schema_mismatch', `schema mismatch: ${summary}`, { errors });
 }
 
 export function intParam(req: MockRequest, name: string): number {
@@ -151,5 +185,7 @@ export function assertFeature(t: TrackerState, name: 'iterations' | 'story_templ
   if (t.features[name]) return;
   const what = name === 'iterations' ? 'iterations are' : 'story templates are';
   const verb = name === 'iterations' ? 'iterations' : 'entity-templates';
-  throw new MockError(403, 'DisabledFeatureError', `${what} turned off for this workspace (opsctl tracker ${verb} enable)`);
+  throw new MockError(403, 'DisabledFeatureError', `${what} turned off for this workspace (opsctl tracker ${verb} enable)`, {
+    feature_tag: name === 'iterations' ? 'iterations' : 'story-templates',
+  });
 }

@@ -65,7 +65,7 @@ export function crudRoutes<K extends CrudCollection, B extends object = Record<s
       method: 'POST',
       path: base,
       handler: async (req) => {
-        const body = await validate<B>(def.spec.fields, 'create', req.body);
+        const body = await validate<B>(req);
         const out = await store.write((s) => {
           const t = tracker(s);
           const at = nowIso(ctx.now());
@@ -104,7 +104,7 @@ export function crudRoutes<K extends CrudCollection, B extends object = Record<s
       path: `${base}/:id`,
       handler: async (req) => {
         const id = idOf(req);
-        const body = await validate<Partial<B>>(def.spec.fields, 'update', req.body ?? {});
+        const body = await validate<Partial<B>>(req);
         return reply.ok(
           await store.write((s) => {
             const t = tracker(s);

@@ -135,7 +135,9 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
     r.handler = async (req) => {
       const on = await store.read((s) => tracker(s).features.documents);
       if (!on)
-        throw new MockError(403, 'DisabledFeatureError', 'documents are turned off for this workspace; an admin can turn them on in the workspace settings');
+        throw new MockError(403, 'DisabledFeatureError', 'documents are turned off for this workspace; an admin can turn them on in the workspace settings', {
+          feature_tag: 'documents',
+        });
       return handler(req);
     };
   }

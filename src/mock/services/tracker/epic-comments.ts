@@ -1,5 +1,5 @@
 import { epics, health as healthSpec } from '../../../tracker/resources.js';
-import { reply } from '../../http.js';
+import { reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type TrackerState } from './common.js';
 import type { CommentBody, HealthBody, HealthSetBody, TextBody } from './bodies.js';
@@ -12,7 +12,6 @@ export interface CommentView extends Omit<EpicComment, 'epic_id' | 'parent_id'> 
 }
 
 const commentSpec = { singular: 'comment' };
-const bodyOf = (name: string) => epics.extras!.find((e) => e.name === name)!.body!;
 
 /** The comments of an epic under `parentId` (null: top level), each with its replies nested. */
 export function commentTree(t: TrackerState, epicId: number, parentId: number | null): CommentView[] {
@@ -39,8 +38,8 @@ export function epicCommentRoutes(ctx: ServiceContext): Route[] {
 }
 
 /** A comment on an epic, or (with `parentId`) a reply to one of its comments. */
-async function addComment(ctx: ServiceContext, epicId: number, parentId: number | null, raw: unknown): Promise<CommentView> {
-  const body = await validate<CommentBody>(bodyOf('comment-add'), 'create', raw);
+async function addComment(ctx: ServiceContext, epicId: number, parentId: number | null, req: MockRequest): Promise<CommentView> {
+  const body = await validate<CommentBody>(req);
   return ctx.store.write((s) => {
     const t = tracker(s);
     if (parentId === null) find(t.epics, epicId, epics);
@@ -86,7 +85,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
         );
       },
     },
-    { method: 'POST', path: `${API}/epics/:id/comments`, handler: async (req) => reply.created(await addComment(ctx, intParam(req, 'id'), null, req.body)) },
+    { method: 'POST', path: `${API}/epics/:id/comments`, handler: async (req) => reply.created(await addComment(ctx, intParam(req, 'id'), null, req)) },
     {
       method: 'GET',
       path: `${API}/epics/:id/comments/:cid`,
@@ -98,14 +97,14 @@ function commentRoutes(ctx: ServiceContext): Route[] {
     {
       method: 'POST',
       path: `${API}/epics/:id/comments/:cid`,
-      handler: async (req) => reply.created(await addComment(ctx, intParam(req, 'id'), intParam(req, 'cid'), req.body)),
+      handler: async (req) => reply.created(await addComment(ctx, intParam(req, 'id'), intParam(req, 'cid'), req)),
     },
     {
       method: 'PUT',
       path: `${API}/epics/:id/comments/:cid`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const body = await validate<TextBody>(bodyOf('comment-update'), 'create', req.body);
+        const body = await validate<TextBody>(req);
         return reply.ok(
           await store.write((s) => {
             const c = findComment(tracker(s), id, cid);
@@ -165,7 +164,7 @@ function healthRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/epics/:id/health`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const body = await validate<HealthSetBody>(bodyOf('health-set'), 'create', req.body);
+        const body = await validate<HealthSetBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -210,7 +209,7 @@ function healthRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/health/:id`,
       handler: async (req) => {
         const id = uuidParam(req, 'id');
-        const body = await validate<HealthBody>(healthSpec.fields, 'update', req.body ?? {});
+        const body = await validate<HealthBody>(req);
         return reply.ok(
           await store.write((s) => {
             const h = find(tracker(s).health, id, healthSpec);

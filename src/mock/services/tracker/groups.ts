@@ -14,6 +14,7 @@ function entitlementExhausted(t: TrackerState): MockError {
     403,
     'UnusableEntitlementError',
     `the workspace's group entitlement (${t.entitlements.groups} active groups) is used up; archive a group or upgrade the plan`,
+    { entitlement_tag: 'groups' },
   );
 }
 

@@ -123,7 +123,7 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/labels`,
       handler: async (req) => {
-        const body = await validate<LabelBody>(spec.fields, 'create', req.body);
+        const body = await validate<LabelBody>(req);
         const label = await store.write((s) => {
           const t = tracker(s);
           assertUniqueName(t, body.name);
@@ -161,7 +161,7 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/labels/:id`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const body = await validate<Partial<LabelBody>>(spec.fields, 'update', req.body);
+        const body = await validate<Partial<LabelBody>>(req);
         return reply.ok(
           await store.write((s) => {
             const t = tracker(s);

@@ -72,6 +72,7 @@ function objectiveRoutes(ctx: ServiceContext, spec: typeof objectives): Route[] 
           403,
           'UnusableEntitlementError',
           `the workspace's objective entitlement (${t.entitlements.objectives}) is used up; archive or delete objectives, or upgrade the plan`,
+          { entitlement_tag: 'objectives' },
         );
       }
       const state = body.state ?? 'to do';

@@ -58,6 +58,8 @@ function params(req: MockRequest): SearchParams {
     if (!/^o:\d+$/.test(decoded)) throw new MockError(400, 'schema_mismatch', 'schema mismatch: next is not a page token from this search');
     offset = Number(decoded.slice(2));
   }
+  // the document's 400 MaxSearchResultsExceededError: no page may reach past the 1,000th result
+  if (offset >= MAX_RESULTS) throw new MockError(400, 'MaxSearchResultsExceededError', `A maximum of ${MAX_RESULTS} search results are supported.`);
   return { query, pageSize, detail, offset };
 }
 

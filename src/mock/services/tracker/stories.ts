@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { stories as spec } from '../../../tracker/resources.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, APP_URL, assign, boolQuery, ensureLabels, find, intParam, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
-import type { CustomFieldParam, StoryBody, TaskParam } from './bodies.js';
+import { API, APP_URL, assign, boolQuery, ensureLabels, find, intParam, move, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
+import type { CustomFieldParam, StoryBody, StoryCommentBody, TaskParam } from './bodies.js';
 import { crudRoutes } from './crud.js';
 import type { HistoryAction, Label, LinkedFile, Story, StoryChanges, StoryComment, StoryCustomField, StoryLink, Task, TrackerFile } from './records.js';
 import { phase } from './stats.js';
@@ -306,11 +306,21 @@ export function addInlineTasks(t: TrackerState, story: Story, tasks: readonly Ta
 
 /** Creates one story from a validated body inside a store transaction: record, inline tasks, history. */
 export function createStory(t: TrackerState, body: StoryBody, at: string): Story {
-  const own = makeStory(t, body, at);
+  for (const sub of body.sub_tasks ?? [])
+    if ('story_id' in sub && !t.stories.some((x) => x.id === sub.story_id)) throw unprocessable(`sub_tasks: story ${sub.story_id} does not exist`, 'sub_tasks');
+  const { comments, sub_tasks: subTasks, source_task_id: _source, ...rest } = body;
+  const own = makeStory(t, rest, at);
   const id = nextId(t);
   const story: Story = { id, entity_type: 'story', app_url: `${APP_URL}/story/${id}`, ...own };
   t.stories.push(story);
   addInlineTasks(t, story, body.tasks ?? [], at);
+  for (const c of comments ?? []) addComment(t, id, { ...c, parent_id: null }, at);
+  for (const sub of subTasks ?? []) {
+    if ('story_id' in sub) {
+      const child = t.stories.find((x) => x.id === sub.story_id);
+      if (child) child.parent_story_id = id;
+    } else createStory(t, { name: sub.name, owner_ids: sub.owner_ids, workflow_state_id: sub.workflow_state_id, parent_story_id: id }, at);
+  }
   for (const l of body.story_links ?? []) addLink(t, { verb: l.verb, subject_id: l.subject_id ?? id, object_id: l.object_id ?? id }, at);
   linkFiles(t, story);
   recordHistory(t, story, 'create', story.created_at);
@@ -357,6 +367,17 @@ export function changeStory(t: TrackerState, item: Story, body: Partial<StoryBod
   if (body.labels !== undefined) item.label_ids = ensureLabels(t, body.labels, at);
   if (body.custom_fields !== undefined) item.custom_fields = customValues(t, body.custom_fields);
   if (body.workflow_state_id !== undefined) enterState(item, body.workflow_state_id, at);
+  // sub_tasks on update is the final list: the stories named become (in that order) the sub-tasks, the others are unlinked
+  if (body.sub_tasks !== undefined) {
+    const want = body.sub_tasks.map((x) => ('story_id' in x ? x.story_id : -1));
+    for (const sid of want) if (!t.stories.some((x) => x.id === sid)) throw unprocessable(`sub_tasks: story ${sid} does not exist`, 'sub_tasks');
+    for (const x of t.stories) {
+      if (x.parent_story_id === item.id && !want.includes(x.id)) x.parent_story_id = null;
+      if (want.includes(x.id)) x.parent_story_id = item.id;
+    }
+  }
+  if (body.before_id !== undefined || body.after_id !== undefined) move(t.stories, item, { before_id: body.before_id, after_id: body.after_id }, 'story');
+  if (body.before_id !== undefined || body.after_id !== undefined) move(t.stories, item, { before_id: body.before_id, after_id: body.after_id }, 'story');
   if (body.move_to === 'first') item.position = Math.min(1, ...t.stories.map((x) => x.position)) - 1;
   if (body.move_to === 'last') item.position = Math.max(0, ...t.stories.map((x) => x.position)) + 1;
   const changes: StoryChanges = {};
@@ -411,4 +432,34 @@ export function storyRoutes(ctx: ServiceContext): Route[] {
     },
   );
   return routes;
+}
+
+/** A comment (or a reply, with `parent_id`) on story `id`, added at the end. */
+export function addComment(t: TrackerState, id: number, b: StoryCommentBody, at: string): StoryComment {
+  const cid = nextId(t);
+  const c: StoryComment = {
+    id: cid,
+    story_id: id,
+    parent_id: b.parent_id ?? null,
+    app_url: `${APP_URL}/story/${id}#activity-${cid}`,
+    author_id: b.author_id ?? t.ownerId,
+    text: b.text,
+    external_id: b.external_id ?? null,
+    deleted: false,
+    entity_type: 'story-comment',
+    linked_to_slack: false,
+    blocker: false,
+    unblocks_parent: false,
+    position: t.storyComments.filter((x) => x.story_id === id).length + 1,
+    reactions: [],
+    group_mention_ids: [],
+    member_mention_ids: [],
+    mention_ids: [],
+    created_at: b.created_at ?? at,
+    updated_at: b.updated_at ?? at,
+  };
+  t.storyComments.push(c);
+  const story = t.stories.find((x) => x.id === id);
+  if (story) story.updated_at = at;
+  return c;
 }

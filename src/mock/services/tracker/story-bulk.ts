@@ -1,14 +1,13 @@
-import { extraByName, stories as spec } from '../../../tracker/resources.js';
+import { stories as spec } from '../../../tracker/resources.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, assign, ensureLabels, find, intParam, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
+import { API, assign, ensureLabels, find, intParam, nowIso, tracker, unprocessable, validate, validateAs, type TrackerState } from './common.js';
 import type { BulkCreateBody, BulkDeleteBody, BulkUpdateBody, FromTemplateBody, StoryBody, StorySearchBody } from './bodies.js';
 import type { Story } from './records.js';
 import { phase } from './stats.js';
 import { STORY_STATES } from './state.js';
 import { changeStory, createStory, customValues, presentStory, removeStory } from './stories.js';
 
-const body = (verb: string) => extraByName(spec, verb)!.body!;
 /** The most stories one bulk request may carry (the reference's bulk endpoints take up to 100). */
 export const BULK_MAX = 100;
 
@@ -17,7 +16,7 @@ async function validateEach(items: unknown[], mode: 'create'): Promise<StoryBody
   const out: StoryBody[] = [];
   for (let i = 0; i < items.length; i++) {
     try {
-      out.push(await validate<StoryBody>(spec.fields, mode, items[i]));
+      out.push(await validateAs<StoryBody>('CreateStoryParams', mode, items[i]));
     } catch (err) {
       if (err instanceof MockError) throw new MockError(err.status, err.code, `stories[${i}]: ${err.message}`, err.extra);
       throw err;
@@ -114,7 +113,7 @@ export function storyBulkRoutes(ctx: ServiceContext): Route[] {
 function storyWriteRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
   const createOne = async (req: MockRequest) => {
-    const b = await validate<StoryBody>(spec.fields, 'create', req.body);
+    const b = await validate<StoryBody>(req);
     return reply.created(
       await store.write((s) => {
         const t = tracker(s);
@@ -128,7 +127,12 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/stories/bulk`,
       handler: async (req) => {
-        const env = await validate<BulkCreateBody>(body('bulk-create'), 'create', req.body);
+        const env = await validate<BulkCreateBody>(req);
+        // the service's own bound (the document gives none): 1 to BULK_MAX stories per request
+        if (env.stories.length < 1 || env.stories.length > BULK_MAX)
+          throw new MockError(400, 'schema_mismatch', `schema mismatch: stories must hold 1 to ${BULK_MAX} stories (got ${env.stories.length})`, {
+            errors: { stories: `1 to ${BULK_MAX} stories per request` },
+          });
         const items = await validateEach(env.stories, 'create');
         // all or nothing: the transaction throws before anything is kept when one story is unprocessable
         return reply.created(
@@ -151,7 +155,7 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'PUT',
       path: `${API}/stories/bulk`,
       handler: async (req) => {
-        const b = await validate<BulkUpdateBody>(body('bulk-update'), 'create', req.body);
+        const b = await validate<BulkUpdateBody>(req);
         return reply.ok(
           await store.write((s) => {
             const t = tracker(s);
@@ -167,7 +171,7 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'DELETE',
       path: `${API}/stories/bulk`,
       handler: async (req) => {
-        const b = await validate<BulkDeleteBody>(body('bulk-delete'), 'create', req.body);
+        const b = await validate<BulkDeleteBody>(req);
         await store.write((s) => {
           const t = tracker(s);
           const at = nowIso(ctx.now());
@@ -180,7 +184,7 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/stories/from-template`,
       handler: async (req) => {
-        const b = await validate<FromTemplateBody>(body('from-template'), 'create', req.body);
+        const b = await validate<FromTemplateBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -188,13 +192,17 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
             const tpl = t.entityTemplates.find((x) => x.id === b.story_template_id);
             if (!tpl) throw unprocessable(`story_template_id: entity template ${b.story_template_id} does not exist`, 'story_template_id');
             if (!t.features.story_templates)
-              throw new MockError(403, 'DisabledFeatureError', 'story templates are turned off for this workspace (opsctl tracker entity-templates enable)');
+              throw new MockError(403, 'DisabledFeatureError', 'story templates are turned off for this workspace (opsctl tracker entity-templates enable)', {
+                feature_tag: 'story-templates',
+              });
             const { entity_type: _e, labels, tasks, custom_fields, ...contents } = tpl.story_contents;
-            const merged: Partial<StoryBody> = { ...contents, ...b };
+            const { story_template_id: _tplId, ...given } = b;
+            const merged: Partial<StoryBody> & Record<string, unknown> = { ...contents, ...given, story_template_id: b.story_template_id };
             if (b.labels === undefined && labels) merged.labels = labels.map((l) => ({ name: l.name }));
             if (b.tasks === undefined && tasks) merged.tasks = tasks.map((k) => ({ description: k.description, complete: k.complete ?? false }));
             if (b.custom_fields === undefined && custom_fields)
               merged.custom_fields = custom_fields.map((c) => ({ field_id: c.field_id, value_id: c.value_id }));
+            applyAddRemove(merged, b);
             if (!merged.name) throw unprocessable('name: neither the body nor the template gives the story a name', 'name');
             const story = createStory(t, { ...merged, name: merged.name }, at);
             tpl.last_used_at = at;
@@ -214,7 +222,7 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/stories/search`,
       handler: async (req) => {
-        const q = await validate<StorySearchBody>(body('search'), 'update', req.body ?? {});
+        const q = await validate<StorySearchBody>(req);
         for (const ty of q.workflow_state_types ?? []) {
           if (!STATE_TYPES.has(ty))
             throw new MockError(400, 'schema_mismatch', `schema mismatch: workflow_state_types: "${ty}" is not one of ${[...STATE_TYPES].join(', ')}`, {
@@ -259,4 +267,34 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
       },
     },
   ];
+}
+
+/** The `*_add` / `*_remove` lists of a create-from-template: each adds to, or takes from, what the template (or the body) gives. */
+function applyAddRemove(merged: Partial<StoryBody> & Record<string, unknown>, b: FromTemplateBody): void {
+  const lists = ['external_links', 'file_ids', 'linked_file_ids', 'follower_ids', 'owner_ids'] as const;
+  for (const key of lists) {
+    const add = b[`${key}_add`] as Array<string | number> | undefined;
+    const remove = b[`${key}_remove`] as Array<string | number> | undefined;
+    delete merged[`${key}_add`];
+    delete merged[`${key}_remove`];
+    if (!add && !remove) continue;
+    const now = (merged[key] as Array<string | number> | undefined) ?? [];
+    (merged as Record<string, unknown>)[key] = [...now, ...(add ?? []).filter((x) => !now.includes(x))].filter((x) => !(remove ?? []).includes(x));
+  }
+  delete merged.labels_add;
+  delete merged.labels_remove;
+  if (b.labels_add || b.labels_remove) {
+    const gone = new Set((b.labels_remove ?? []).map((l) => l.name.toLowerCase()));
+    const now = merged.labels ?? [];
+    const added = (b.labels_add ?? []).filter((l) => !now.some((x) => x.name.toLowerCase() === l.name.toLowerCase()));
+    merged.labels = [...now, ...added].filter((l) => !gone.has(l.name.toLowerCase()));
+  }
+  delete merged.custom_fields_add;
+  delete merged.custom_fields_remove;
+  if (b.custom_fields_add || b.custom_fields_remove) {
+    const gone = new Set((b.custom_fields_remove ?? []).map((c) => c.field_id));
+    const added = b.custom_fields_add ?? [];
+    const now = (merged.custom_fields ?? []).filter((c) => !added.some((a) => a.field_id === c.field_id));
+    merged.custom_fields = [...now, ...added].filter((c) => !gone.has(c.field_id));
+  }
 }

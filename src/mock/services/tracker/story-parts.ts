@@ -1,20 +1,12 @@
-import type { FieldSpec } from '../../../tracker/fields.js';
-import { extraByName, stories, storyLinks } from '../../../tracker/resources.js';
+import { stories, storyLinks } from '../../../tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, APP_URL, find, intParam, move, nextId, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
+import { API, find, intParam, move, nextId, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
 import type { EmojiBody, StoryCommentBody, StoryLinkBody, TaskAddBody, TaskUpdateBody, TextBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
 import type { Story, StoryComment, Task } from './records.js';
-import { addLink, presentLink, presentStoryComment } from './stories.js';
+import { addComment, addLink, presentLink, presentStoryComment } from './stories.js';
 
-const body = (verb: string) => extraByName(stories, verb)!.body!;
-/** A field of an extra verb's body (resources.ts defines them: a missing one is a bug here, not a client's mistake). */
-function bodyField(verb: string, name: string): FieldSpec {
-  const field = body(verb)[name];
-  if (!field) throw new Error(`the stories ${verb} body has no field ${name}`);
-  return field;
-}
 const commentSpec = { singular: 'comment' };
 const taskSpec = { singular: 'task' };
 /** Distinct emoji one comment may carry (a bound on what a client can make the mock keep). */
@@ -76,7 +68,7 @@ function linkRoutes(ctx: ServiceContext): Route[] {
       method: 'POST',
       path: `${API}/story-links`,
       handler: async (req) => {
-        const b = await validate<StoryLinkBody>(storyLinks.fields, 'create', req.body);
+        const b = await validate<StoryLinkBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -111,11 +103,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const b = await validate<StoryCommentBody>(
-          { ...body('reply'), parent_id: { ...bodyField('reply', 'parent_id'), required: false, nullable: true } },
-          'create',
-          req.body,
-        );
+        const b = await validate<StoryCommentBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -141,7 +129,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments/:cid`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const b = await validate<TextBody>(body('comment-update'), 'create', req.body);
+        const b = await validate<TextBody>(req);
         return reply.ok(
           await store.write((s) => {
             const c = commentOf(tracker(s), id, cid);
@@ -150,6 +138,16 @@ function commentRoutes(ctx: ServiceContext): Route[] {
             return presentStoryComment(c);
           }),
         );
+      },
+    },
+    {
+      // the mock has no chat: the thread has nothing to unlink, and the comment is answered as it is (201, as the document says)
+      method: 'POST',
+      path: `${API}/stories/:id/comments/:cid/unlink-from-slack`,
+      handler: async (req) => {
+        const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
+        await validate(req);
+        return reply.created(await store.read((s) => presentStoryComment(commentOf(tracker(s), id, cid))));
       },
     },
     {
@@ -178,35 +176,6 @@ function commentRoutes(ctx: ServiceContext): Route[] {
   ];
 }
 
-/** A comment (or a reply, with `parent_id`) on story `id`, added at the end. */
-function addComment(t: TrackerState, id: number, b: StoryCommentBody, at: string): StoryComment {
-  const cid = nextId(t);
-  const c: StoryComment = {
-    id: cid,
-    story_id: id,
-    parent_id: b.parent_id ?? null,
-    app_url: `${APP_URL}/story/${id}#activity-${cid}`,
-    author_id: b.author_id ?? t.ownerId,
-    text: b.text,
-    external_id: b.external_id ?? null,
-    deleted: false,
-    entity_type: 'story-comment',
-    linked_to_slack: false,
-    blocker: false,
-    unblocks_parent: false,
-    position: t.storyComments.filter((x) => x.story_id === id).length + 1,
-    reactions: [],
-    group_mention_ids: [],
-    member_mention_ids: [],
-    mention_ids: [],
-    created_at: b.created_at ?? at,
-    updated_at: b.updated_at ?? at,
-  };
-  t.storyComments.push(c);
-  touch(t, id, at);
-  return c;
-}
-
 /** Emoji reactions on a story comment, one per person and emoji. */
 function reactionRoutes(ctx: ServiceContext): Route[] {
   const { store } = ctx;
@@ -216,7 +185,7 @@ function reactionRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments/:cid/reactions`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const b = await validate<EmojiBody>(body('react'), 'create', req.body);
+        const b = await validate<EmojiBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -238,7 +207,7 @@ function reactionRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/comments/:cid/reactions`,
       handler: async (req) => {
         const [id, cid] = [intParam(req, 'id'), intParam(req, 'cid')];
-        const b = await validate<EmojiBody>(body('unreact'), 'create', req.body);
+        const b = await validate<EmojiBody>(req);
         await store.write((s) => {
           const t = tracker(s);
           const c = commentOf(t, id, cid);
@@ -262,7 +231,7 @@ function taskRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/tasks`,
       handler: async (req) => {
         const id = intParam(req, 'id');
-        const b = await validate<TaskAddBody>(body('task-add'), 'create', req.body);
+        const b = await validate<TaskAddBody>(req);
         return reply.created(
           await store.write((s) => {
             const t = tracker(s);
@@ -282,8 +251,8 @@ function taskRoutes(ctx: ServiceContext): Route[] {
               mention_ids: [],
               member_mention_ids: [],
               group_mention_ids: [],
-              created_at: at,
-              updated_at: at,
+              created_at: b.created_at ?? at,
+              updated_at: b.updated_at ?? b.created_at ?? at,
             };
             t.tasks.push(task);
             touch(t, id, at);
@@ -305,7 +274,7 @@ function taskRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/stories/:id/tasks/:tid`,
       handler: async (req) => {
         const [id, tid] = [intParam(req, 'id'), intParam(req, 'tid')];
-        const b = await validate<TaskUpdateBody>(body('task-update'), 'update', req.body ?? {});
+        const b = await validate<TaskUpdateBody>(req);
         return reply.ok(
           await store.write((s) => {
             const t = tracker(s);

@@ -1,0 +1,159 @@
+// Generates src/contract/tracker/{contract,types}.ts from the vendored OpenAPI (Swagger 2.0) document
+// (src/mock/services/tracker/openapi.json, a verbatim copy of shared/ref/shortcut-openapi.json) and the
+// seed's deliberate differences (src/contract/tracker/overrides.json). One source for the tracker
+// contract: the CLI's validation, the mock's body checks and their types all read the generated files.
+//
+//   node scripts/gen-tracker-contract.mjs          write the files (npm run gen:contract)
+//   node scripts/gen-tracker-contract.mjs --check  exit 1 naming the stale file (the test runs this)
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as prettier from 'prettier';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const SPEC = `${root}src/mock/services/tracker/openapi.json`;
+const OVERRIDES = `${root}src/contract/tracker/overrides.json`;
+const OUT = `${root}src/contract/tracker/`;
+const BASE = '/api/v3';
+
+const doc = JSON.parse(readFileSync(SPEC, 'utf8'));
+const ov = JSON.parse(readFileSync(OVERRIDES, 'utf8'));
+
+const fieldName = (name) => {
+  for (const r of ov.fields) if (r.from === name) return r.to;
+  for (const r of ov.fieldPrefixes) if (name.startsWith(r.from)) return r.to + name.slice(r.from.length);
+  return name;
+};
+const enumValue = (v) => ov.enumValues.find((r) => r.from === v)?.to ?? v;
+const pathOf = (p) => ov.pathSegments.reduce((acc, r) => acc.split(r.from).join(r.to), p.startsWith(BASE) ? p.slice(BASE.length) : p);
+const dateOnly = new Set(ov.dateOnly.map((d) => d.field));
+const refName = (ref) => ref.replace('#/definitions/', '');
+
+/** One Swagger schema node → the contract's field shape (plain data, JSON-Schema words). */
+function field(node, where) {
+  const out = {};
+  if (node.$ref) out.ref = refName(node.$ref);
+  else if (node['x-oneOf']) out.oneOf = node['x-oneOf'].map((n, i) => field(n, `${where}|${i}`));
+  else if (node.allOf) out.ref = refName(node.allOf[0].$ref);
+  else out.type = node.type ?? 'any';
+  if (node.format && node.format !== 'int64' && node.format !== 'double') out.format = node.format;
+  if (dateOnly.has(where)) out.format = 'date';
+  for (const k of ['maxLength', 'minLength', 'minimum', 'maximum', 'pattern', 'uniqueItems', 'minItems', 'maxItems'])
+    if (node[k] !== undefined) out[k] = node[k];
+  if (node.enum) out.enum = node.enum.map(enumValue);
+  if (node['x-nullable'] === true) out.nullable = true;
+  if (node.items) out.items = field(node.items, `${where}[]`);
+  if (node.type === 'object' && node.properties)
+    out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [fieldName(k), field(v, `${where}.${k}`)]));
+  return out;
+}
+
+function definition(name, def) {
+  return {
+    fields: Object.fromEntries(Object.entries(def.properties ?? {}).map(([k, v]) => [fieldName(k), field(v, `${name}.${fieldName(k)}`)])),
+    required: (def.required ?? []).map(fieldName),
+    closed: def.additionalProperties === false,
+  };
+}
+
+const DEFS = Object.fromEntries(
+  Object.keys(doc.definitions)
+    .sort()
+    .map((n) => [n, definition(n, doc.definitions[n])]),
+);
+
+const operations = {};
+for (const [p, item] of Object.entries(doc.paths)) {
+  for (const [method, op] of Object.entries(item)) {
+    if (method === 'parameters') continue;
+    const params = [...(item.parameters ?? []), ...(op.parameters ?? [])];
+    const pick = (where) => Object.fromEntries(params.filter((x) => x.in === where).map((x) => [x.name, field(x, `${op.operationId}.${x.name}`)]));
+    const body = params.find((x) => x.in === 'body');
+    const responses = {};
+    for (const [code, r] of Object.entries(op.responses ?? {})) responses[code] = r.schema ? field(r.schema, `${op.operationId}.${code}`) : null;
+    operations[op.operationId] = {
+      method: method.toUpperCase(),
+      path: pathOf(p),
+      pathParams: pick('path'),
+      query: pick('query'),
+      requiredQuery: params.filter((x) => x.in === 'query' && x.required).map((x) => x.name),
+      ...(body ? { body: refName(body.schema.$ref), bodyRequired: body.required === true } : {}),
+      ...(params.some((x) => x.in === 'formData') ? { formData: pick('formData') } : {}),
+      responses,
+    };
+  }
+}
+
+// ---- TypeScript types of every definition ----
+function tsType(f) {
+  let t;
+  if (f.ref) t = f.ref;
+  else if (f.oneOf) t = f.oneOf.map(tsType).join(' | ');
+  else if (f.enum) t = f.enum.map((v) => JSON.stringify(v)).join(' | ');
+  else if (f.type === 'string') t = 'string';
+  else if (f.type === 'integer' || f.type === 'number') t = 'number';
+  else if (f.type === 'boolean') t = 'boolean';
+  else if (f.type === 'array') t = `Array<${tsType(f.items ?? { type: 'any' })}>`;
+  else if (f.type === 'object' && f.properties)
+    t = `{ ${Object.entries(f.properties)
+      .map(([k, v]) => `${JSON.stringify(k)}?: ${tsType(v)}`)
+      .join('; ')} }`;
+  else if (f.type === 'object') t = 'Record<string, unknown>';
+  else t = 'unknown';
+  return f.nullable ? `${t} | null` : t;
+}
+const types = Object.entries(DEFS)
+  .map(([name, d]) => {
+    const desc = doc.definitions[name].description;
+    const lines = Object.entries(d.fields).map(
+      ([k, f]) => `  ${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}${d.required.includes(k) ? '' : '?'}: ${tsType(f)};`,
+    );
+    return `${desc ? `/** ${desc.replace(/\*\//g, '* /').replace(/\n/g, ' ')} */\n` : ''}export interface ${name} {\n${lines.join('\n')}\n}`;
+  })
+  .join('\n\n');
+
+const HEADER = `// GENERATED by scripts/gen-tracker-contract.mjs from src/mock/services/tracker/openapi.json and
+// src/contract/tracker/overrides.json. Do not edit: change the overrides or the document, then run
+// npm run gen:contract (test/unit/tracker-contract.test.ts fails while this file is stale).
+`;
+const contractTs = `${HEADER}import type { ContractBody, ContractOperation } from './shape.js';
+
+/** The document's version (info.version) this contract was generated from. */
+export const VERSION = ${JSON.stringify(doc.info?.version ?? '')};
+
+/** The header the token goes in, to the mock (the seed's name) and to the real service. */
+export const TOKEN_HEADER = ${JSON.stringify({ seed: ov.header.to, real: ov.header.from })} as const;
+
+/** Every operation of the document, by operationId (the official client's method names). */
+export const OPERATIONS = ${JSON.stringify(operations)} satisfies Record<string, ContractOperation>;
+
+export type OperationId = keyof typeof OPERATIONS;
+
+/** Every definition of the document: its fields (renamed per the overrides), required ones and whether others are refused. */
+export const DEFINITIONS: Record<string, ContractBody> = ${JSON.stringify(DEFS)};
+`;
+const typesTs = `${HEADER}\n${types}\n`;
+
+const cfg = (await prettier.resolveConfig(`${OUT}contract.ts`)) ?? {};
+const files = {
+  'contract.ts': await prettier.format(contractTs, { ...cfg, parser: 'typescript' }),
+  'types.ts': await prettier.format(typesTs, { ...cfg, parser: 'typescript' }),
+};
+
+if (process.argv.includes('--check')) {
+  const stale = Object.entries(files).filter(([name, text]) => {
+    try {
+      return readFileSync(OUT + name, 'utf8') !== text;
+    } catch {
+      return true;
+    }
+  });
+  if (stale.length) {
+    console.error(`stale: ${stale.map(([n]) => `src/contract/tracker/${n}`).join(', ')}; run npm run gen:contract and commit the result`);
+    process.exit(1);
+  }
+} else {
+  for (const [name, text] of Object.entries(files)) writeFileSync(OUT + name, text);
+  console.log(
+    `wrote src/contract/tracker/{${Object.keys(files).join(',')}}: ${Object.keys(operations).length} operations, ${Object.keys(DEFS).length} definitions`,
+  );
+}
