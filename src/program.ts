@@ -1,9 +1,9 @@
 import { Command, Option } from 'commander';
 import type { Context, GlobalOptions } from './context.js';
 import { NOUN_SUMMARIES, type NounName } from './commands/nouns.js';
+import { VERSION } from './core/version.js';
 
-declare const __OPSCTL_VERSION__: string;
-export const VERSION = typeof __OPSCTL_VERSION__ === 'string' ? __OPSCTL_VERSION__ : '0.0.0-dev';
+export { VERSION };
 
 /** A field list as `--json` takes it: names (dotted for nested) separated by commas. */
 export const JSON_FIELD_LIST = /^[A-Za-z_][\w.]*(,[A-Za-z_][\w.]*)*$/;

@@ -6,7 +6,7 @@ import type { UpgradeOptions } from './executor.js';
 import type { Journal } from './journal.js';
 import { observeCluster } from './observe.js';
 import { membershipChange } from './membership.js';
-import { minor, type MemberListEntry } from './parse.js';
+import { compareMinor, minor, type MemberListEntry } from './parse.js';
 import type { ClusterObservation } from './types.js';
 import { recordRestorePoint } from './restore-point.js';
 import { saveSnapshot } from './snapshot.js';
@@ -255,6 +255,9 @@ type V2Size = { bytes: number; over: boolean; how: string } | { bytes: undefined
 /** The member's v2 data size, from the best source that can tell (settleDecision). */
 async function v2Size(env: StepEnv, m: MemberSpec): Promise<V2Size> {
   const whyNot: string[] = [];
+  // etcd 3.6 keeps no v2 store (only the membership, rebuilt from v3): a hop to or from 3.6 has no v2 data to catch up
+  const minors = [env.o.to, env.journal.source].filter((v): v is string => typeof v === 'string');
+  if (minors.some((v) => compareMinor(v, '3.6') >= 0)) return { bytes: 0, over: false, how: '(etcd 3.6 keeps no v2 store)' };
   if (env.driver.type === 'command') {
     const fromCmd = await env.driver.v2DataBytes?.(m);
     if (fromCmd !== undefined) return { bytes: fromCmd, over: false, how: '(the v2-size command)' };

@@ -39,7 +39,7 @@ describe('kv backups list / prune, and sandbox down removing its backups (built 
   afterAll(async () => {
     await opsctl('kv', 'sandbox', 'down');
     cleanup();
-  }, 60_000);
+  }, 300_000);
 
   it('lists every backup of 2 upgrades and a restore, refuses to prune an interrupted run, prunes the rest, and sandbox down frees its own', async () => {
     const ok = async (...args: string[]) => {

@@ -48,7 +48,7 @@ describe.runIf(releases)('kv upgrade --settle auto: the v2 data size measured on
     for (let i = 0; i < 10; i++) c.etcdctl(releases!.v33, ['put', `v3/${i}`, `value-${i}`]);
     clusterFile = join(cfg.dir, 'cluster.yaml');
     writeCommandClusterFile(clusterFile, c, { certs });
-  }, 120_000);
+  }, 300_000);
 
   afterAll(() => {
     c?.destroy();

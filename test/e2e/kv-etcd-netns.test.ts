@@ -93,7 +93,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
         `onHost: ${onHost}`,
       ],
     });
-  }, 120_000);
+  }, 300_000);
 
   afterAll(() => {
     c?.destroy();

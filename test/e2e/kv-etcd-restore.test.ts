@@ -38,12 +38,12 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
     for (let i = 0; i < 30; i++) etcdctl(releases!.v32, 'put', `before/${String(i).padStart(2, '0')}`, `value-${i}`);
     // A few overwrites: the snapshot's total key count (revisions) differs from its live keys.
     for (let i = 0; i < 5; i++) etcdctl(releases!.v32, 'put', 'before/00', `rewritten-${i}`);
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await opsctl('kv', 'sandbox', 'down');
     cfg.cleanup();
-  }, 60_000);
+  }, 300_000);
 
   it('--on-failure rollback: a 3.3 binary that exits at start; the member is put back on 3.2.32 with its data, exit 3, the cluster healthy on 3.2', async () => {
     // The injected failure: a release directory whose etcd exits at once (its etcdctl is the real one).
@@ -67,7 +67,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
     expect(v.every((x) => x.cluster === '3.2.0')).toBe(true);
     expect((await opsctl('kv', 'health')).exitCode).toBe(0);
     expect(etcdctl(releases!.v32, 'get', 'before/', '--prefix', '--keys-only').split('\n').filter(Boolean)).toHaveLength(30);
-  }, 180_000);
+  }, 300_000);
 
   it('after the finished 3.3 upgrade: kv rollback names kv restore; snapshot status matches etcdctl 3.3.27; kv restore brings every member back to 3.2.32 with the snapshot keys', async () => {
     const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--target-bin', releases!.v33, '--settle', '0s', ...FAST, '--json');
@@ -170,7 +170,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
         `restore: sh -c 'mv ${d('data')} ${d('data.before-restore-{run}')} && ETCDCTL_API=3 exec ${releases!.v32}/etcdctl snapshot restore {snapshot} --name {name} --initial-cluster {cluster} --initial-cluster-token {token} --initial-advertise-peer-urls {peer} --data-dir ${d('data')}'`,
       ],
     });
-  }, 120_000);
+  }, 300_000);
 
   afterAll(() => {
     c?.destroy();

@@ -129,7 +129,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
       extra: [`config: cat ${c.dir}/{name}/etcd.yaml`, `backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`, `dataDir: ${c.dir}/{name}/data`],
       top: ['auth: { user: root }'],
     });
-  }, 120_000);
+  }, 300_000);
 
   afterAll(() => {
     c?.destroy();
@@ -164,7 +164,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
     } finally {
       writeFileSync(m.configFile, original);
     }
-  }, 60_000);
+  }, 300_000);
 
   it('SIGKILLed mid-upgrade leaves one member on 3.3; kv rollback brings the cluster back to 3.2.32', async () => {
     const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');

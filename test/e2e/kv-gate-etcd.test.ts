@@ -77,7 +77,7 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
       `#!/bin/sh\n${c.ctl} stop "$1"\ntouch ${mark('stopped-')}"$1"\nwhile [ ! -e ${mark('go-stop')} ]; do sleep 0.05; done\n`,
       { mode: 0o755 },
     );
-  }, 150_000);
+  }, 300_000);
 
   afterAll(() => {
     c?.destroy();

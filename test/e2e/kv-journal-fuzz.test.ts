@@ -330,7 +330,7 @@ describe('journal fuzz through the real resume (the built binary, a simulated sa
   afterAll(async () => {
     await box.opsctl('kv', 'sandbox', 'down');
     box.cfg.cleanup();
-  }, 120_000);
+  }, 300_000);
   const resume = () => box.opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--settle', '0s', '--poll-interval', '100ms');
 
   it('a representative subset: each refused before any change (exit 1, the file, member and step named, the fix), the cluster untouched; never "unexpected error"', async () => {

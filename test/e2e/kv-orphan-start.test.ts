@@ -118,7 +118,7 @@ describe('kv sandbox up SIGKILLed across the start window (simulated members, th
   afterAll(async () => {
     await b.opsctl('kv', 'sandbox', 'down');
     b.cfg.cleanup();
-  }, 120_000);
+  }, 300_000);
 
   it('a kill at 60 delays from 0 to 120 ms after the start begins: kv sandbox down stops whatever was started, names what its PID file did not, ports free', async () => {
     const seen = new Map<string, number>();
@@ -214,7 +214,7 @@ describe.runIf(releases)('real etcd 3.2.32 → 3.3.27: opsctl SIGKILLed right af
     await b.opsctl('kv', 'sandbox', 'down');
     for (const m of members) expect(holders(m)).toEqual([]);
     b.cfg.cleanup();
-  }, 120_000);
+  }, 300_000);
 
   it('kv rollback stops the unrecorded 3.3.27 (named) and brings the member back on 3.2.32; a second kill is resumed to 3.3.27; kv sandbox down leaves no process and free ports', async () => {
     const up = await b.opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', releases!.v32, '--timeout', '120s');

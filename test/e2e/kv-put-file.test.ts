@@ -31,7 +31,7 @@ describe.runIf(releases)('kv put: the value from stdin or a file (real etcd, --m
     c = await realCluster({ size: 1, bins: { '3.3': releases!.v33 }, extraConfig: () => `max-request-bytes: ${LIMIT}` });
     c.start(c.members[0]!, '3.3');
     await until(async () => (await kv(['health'])).exitCode === 0 || undefined, 60_000, 'the member healthy');
-  }, 90_000);
+  }, 300_000);
 
   afterAll(() => {
     c?.destroy();

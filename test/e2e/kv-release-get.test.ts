@@ -91,7 +91,7 @@ describe.runIf(releases)('kv release get: verified etcd releases from a loopback
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const addr = server.address();
     base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await new Promise((r) => server?.close(r));

@@ -133,7 +133,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(String(human.stdout)).toMatch(
       /\nbackups made: \d+(\.\d)? k?B \(3 snapshots, 3 data-dir copies\) in .*kv\/(snapshots|backups)\/.*, .*kv\/(snapshots|backups)\/.*; see them with opsctl kv backups list/,
     );
-  }, 180_000);
+  }, 300_000);
 
   it('a halted upgrade: the page shows the halt and the member that is not back; no journal means a clear error', async () => {
     const none = await kv('status', '--report', join(cfg.dir, 'none.html'));
@@ -164,7 +164,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(back.status).toBe('rolled-back');
     expect(back.rollback).toHaveLength(1);
     expect(back.rollback[0]).toMatch(/^kv\d3\.2/);
-  }, 120_000);
+  }, 300_000);
 
   /** The journal of the sandbox's upgrade, as the run left it on disk. */
   const journalNow = () => {
@@ -262,7 +262,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     const drawn = seen.lanes.find((l) => l.member === back[0].name)!;
     expect(drawn.barWidth).toBeGreaterThan(0);
     expect(drawn.label).toMatch(/^down \d+(\.\d)? (ms|s), back on 3\.2 \(--on-failure rollback\)$/);
-  }, 180_000);
+  }, 300_000);
 
   it('a ladder run (3.2 → 3.4): the report shows both hops, the first one folded with its own report, and the backups of both', async () => {
     const file = join(cfg.dir, 'ladder.html');

@@ -31,14 +31,14 @@ describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT))
       expect(up.exitCode, String(up.stderr)).toBe(0);
       expect((await opsctl('kv', 'put', 'after', 'x')).exitCode).toBe(0);
       rp = readJournal(cfg.dir).restorePoint;
-    }, 90_000);
+    }, 300_000);
     afterEach(() => {
       for (const s of sessions.splice(0)) s.kill();
     });
     afterAll(async () => {
       await opsctl('kv', 'sandbox', 'down');
       cfg.cleanup();
-    }, 60_000);
+    }, 300_000);
 
     it('Enter (the default, no) changes nothing and exits 5; "y" restores every member to 3.2', async () => {
       const no = pty(['kv', 'restore', '--snapshot', rp.file, '--to-version', '3.2', '--poll-interval', '50ms']);
@@ -57,6 +57,6 @@ describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT))
       expect(yes.text).toMatch(/cluster restored from .*: 3 members healthy on 3\.2/);
       expect(await servers()).toEqual(['3.2.32', '3.2.32', '3.2.32']);
       expect((await opsctl('kv', 'get', 'after')).exitCode).toBe(1);
-    }, 90_000);
+    }, 300_000);
   },
 );

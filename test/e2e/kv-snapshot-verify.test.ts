@@ -90,7 +90,7 @@ describe.runIf(have).each(RELEASES)('kv snapshots of real etcd $minor: streamed,
       60_000,
       `etcd ${minor} healthy`,
     );
-  }, 90_000);
+  }, 300_000);
 
   afterAll(() => {
     if (proc?.pid) process.kill(proc.pid, 'SIGKILL');

@@ -79,7 +79,7 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
     hosts = netnsHosts(3, 'kvhosts', 214);
     standinDir = join(cfg.dir, 'standin-bin');
     ssh = await sshHosts(hosts, (i) => ({ PATH: `${standinDir}:/usr/local/bin:/usr/bin:/bin`, OPSCTL_TEST_MEMBER: `etcd${i + 1}` }));
-  }, 60_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const c of clusters) c.destroy();

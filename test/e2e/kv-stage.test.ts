@@ -35,13 +35,13 @@ describe('kv upgrade --stage-cmd: the binary staged and checked on every host be
     expect(up.exitCode, String(up.stderr)).toBe(0);
     const st = JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout)) as Array<{ endpoint: string }>;
     endpoints = st.map((m) => m.endpoint).join(',');
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     await opsctl('kv', 'sandbox', 'down');
     rmSync(T, { recursive: true, force: true });
     cfg.cleanup();
-  }, 120_000);
+  }, 300_000);
 
   const upgrade = (stage: string) =>
     opsctl(
@@ -79,7 +79,7 @@ describe('kv upgrade --stage-cmd: the binary staged and checked on every host be
     expect(silent.exitCode).toBe(1);
     expect(String(silent.stderr)).toMatch(/printed no "etcd Version:" line: the stage template must end with the staged binary's --version/);
     expect(calls().filter((c) => /echo stop/.test(c))).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 
   it('a good stage runs on every member with {version} before the first stop', async () => {
     for (const f of readdirSync(LOG)) rmSync(join(LOG, f));
@@ -93,5 +93,5 @@ describe('kv upgrade --stage-cmd: the binary staged and checked on every host be
     const staged = seen.map((c, i) => [c, i] as const).filter(([c]) => /staged kv\d 3\.3/.test(c));
     expect(staged).toHaveLength(3);
     for (const [, i] of staged) expect(i).toBeLessThan(firstStop);
-  }, 180_000);
+  }, 300_000);
 });

@@ -73,7 +73,7 @@ describe.runIf(releases)('kv templates: names, hosts and snapshot paths are data
     const p = await member('etcd1');
     plain = p.client;
     plainPeer = p.peer;
-  }, 180_000);
+  }, 300_000);
 
   beforeEach(() => {
     for (const f of readdirSync(LOG)) rmSync(join(LOG, f));
@@ -110,7 +110,7 @@ describe.runIf(releases)('kv templates: names, hosts and snapshot paths are data
     expect(String(r.stderr)).toMatch(/member "e1\$\(touch .*\/name\)": \{name\} "e1\$\(touch .*\)": a member name used in a command is 1–253 letters, digits/);
     expect(readdirSync(M)).toEqual([]);
     expect(sshCalls()).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 
   it('--dry-run prints the argv each member would run, quoted for display, and runs none of it', async () => {
     const r = await opsctl(
@@ -137,7 +137,7 @@ describe.runIf(releases)('kv templates: names, hosts and snapshot paths are data
     expect(out).toMatch(/--dry-run: nothing was changed/);
     expect(sshCalls().filter((a) => a.some((w) => /stop|start/.test(w)))).toEqual([]);
     expect(readdirSync(M)).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 
   it("a snapshot path with $(touch …) through the systemd preset's restore check (kv restore --dry-run): one argument on the host, nothing else ran", async () => {
     const snapDir = join(T, 'snaps');
@@ -164,7 +164,7 @@ describe.runIf(releases)('kv templates: names, hosts and snapshot paths are data
     expect(calls, `${r.stdout}\n${r.stderr}`).toContainEqual(['--', '127.0.0.1', 'test', '-d', dataDir, '&&', 'test', '-f', `'${snapshot}'`]);
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(String(r.stdout) + String(r.stderr)).toMatch(/--dry-run: nothing was changed/);
-  }, 180_000);
+  }, 300_000);
 
   it('a cluster-file host "-oProxyCommand=touch …" is refused when the file is read (exit 2, naming members.0.host), never an ssh option', async () => {
     const file = join(T, 'proxy.yaml');
@@ -183,5 +183,5 @@ describe.runIf(releases)('kv templates: names, hosts and snapshot paths are data
     expect(readdirSync(M)).toEqual([]);
     expect(sshCalls()).toEqual([]);
     expect(existsSync(join(M, 'host'))).toBe(false);
-  }, 180_000);
+  }, 300_000);
 });

@@ -43,12 +43,12 @@ describe.runIf(hasEtcd)('kv upgrade counts the members the cluster lists (real e
     const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', '/usr/bin', '--config', 'strict-reconfig-check=false', '--json');
     expect(up.exitCode, String(up.stderr)).toBe(0);
     members = JSON.parse(readFileSync(join(dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')).members;
-  }, 90_000);
+  }, 300_000);
 
   afterAll(async () => {
     await opsctl('kv', 'sandbox', 'down');
     cleanup();
-  }, 60_000);
+  }, 300_000);
 
   it('an added, never started member refuses the upgrade before any change (exit 1), named by id and peer URL', async () => {
     const ghost = await addGhost();
@@ -118,5 +118,5 @@ describe.runIf(hasEtcd)('kv upgrade counts the members the cluster lists (real e
     expect(again.exitCode, String(again.stderr)).toBe(0);
     expect(JSON.parse(String(again.stdout))).toMatchObject({ status: 'done', resumed: true });
     expect((await opsctl('kv', 'health')).exitCode).toBe(0);
-  }, 180_000);
+  }, 300_000);
 });

@@ -85,8 +85,8 @@ describe('opsctl help exit-codes', () => {
 
   it('matches the README table', () => {
     const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-    const section = readme.slice(readme.indexOf('### Exit codes'));
-    const codes = [...section.slice(0, section.indexOf('\n\n`opsctl help exit-codes`')).matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    const section = readme.slice(readme.indexOf('## Output and exit codes'));
+    const codes = [...section.slice(0, section.indexOf('\n## ', 5)).matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
     expect(codes).toEqual(exitCodeHelp.map(([code]) => code));
   });
 });

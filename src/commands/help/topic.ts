@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import { exitCodeHelp } from '../../core/exit-codes.js';
 import type { CommandResult } from '../../core/output.js';
-import { VERSION } from '../../program.js';
+import { VERSION } from '../../core/version.js';
 import { manPages, referenceMarkdown, referenceOf } from './reference.js';
 
 export interface HelpOptions {

@@ -3,7 +3,7 @@ import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/executor.js';
-import { duration, reporter, resolveCluster, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
 import { parseTargetBins } from './upgrade.js';
 
 export interface DowngradeOptions extends ClusterFlags, TimeoutFlags {
@@ -26,15 +26,7 @@ export interface DowngradeOptions extends ClusterFlags, TimeoutFlags {
  */
 export async function run(opts: DowngradeOptions, ctx: Context): Promise<CommandResult> {
   if (!/^\d+\.\d+$/.test(opts.to)) throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: 'write it as 3.5' });
-  if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia))
-    throw new UsageError(`--snapshot-via: "${opts.snapshotVia}" is not one of auto, etcdctl, gateway`, { field: '--snapshot-via' });
-  const onFailure = opts.onFailure ?? 'halt';
-  if (onFailure !== 'halt' && onFailure !== 'rollback')
-    throw new UsageError(`--on-failure: "${onFailure}" is not one of halt, rollback`, {
-      field: '--on-failure',
-      hint: 'halt stops at the failed member; rollback puts it back on its 3.6 binary and data first',
-    });
-  const settle: 'auto' | number = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
+  const { onFailure, settle } = rollingFlags(opts, 'its 3.6 binary');
   const bins = parseTargetBins(opts.targetBin);
   const other = Object.keys(bins).filter((k) => k !== '*' && k !== opts.to);
   if (other.length)
@@ -44,12 +36,7 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
     throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'drop --target-bin' });
   }
   const noBackup = opts.backup === false;
-  if (driver?.type === 'command' && !driver.backupDataDir && !noBackup) {
-    throw new UsageError('the command driver has no data-dir backup template', {
-      field: '--backup-cmd',
-      hint: 'give one (--backup-cmd, driver.backup in the cluster file, or dataDir in a systemd preset), or pass --no-backup; nothing was changed',
-    });
-  }
+  requireBackupTemplate(driver, noBackup, '--backup-cmd, ');
   ctx.handlesInterrupt = true;
   const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/downgrade.js'), import('../../kv/release.js')]);
   const targetBin = bins[opts.to] ?? bins['*'] ?? (cluster.sandbox?.kind === 'sim' ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));

@@ -214,3 +214,29 @@ export function reporter(ctx: Context): StepReporter {
 export function shellLine(argv: string[]): string {
   return argv.map((s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
+
+/** The flags of a rolling run (kv upgrade, kv downgrade), checked once: bad values are usage errors naming the flag. */
+export function rollingFlags(
+  opts: { snapshotVia: string; onFailure?: string; settle: string },
+  oldSide: string,
+): { onFailure: 'halt' | 'rollback'; settle: 'auto' | number } {
+  if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia))
+    throw new UsageError(`--snapshot-via: "${opts.snapshotVia}" is not one of auto, etcdctl, gateway`, { field: '--snapshot-via' });
+  const onFailure = opts.onFailure ?? 'halt';
+  if (onFailure !== 'halt' && onFailure !== 'rollback')
+    throw new UsageError(`--on-failure: "${onFailure}" is not one of halt, rollback`, {
+      field: '--on-failure',
+      hint: `halt stops at the failed member; rollback puts it back on ${oldSide} and data first`,
+    });
+  return { onFailure, settle: opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0) };
+}
+
+/** A command driver with no data-dir backup template refuses unless --no-backup said so (never a silent skip). */
+export function requireBackupTemplate(driver: MemberDriver | undefined, noBackup: boolean, example: string): void {
+  if (driver?.type === 'command' && !driver.backupDataDir && !noBackup) {
+    throw new UsageError('the command driver has no data-dir backup template', {
+      field: '--backup-cmd',
+      hint: `give one (${example}driver.backup in the cluster file, or dataDir in a systemd preset), or pass --no-backup; nothing was changed`,
+    });
+  }
+}

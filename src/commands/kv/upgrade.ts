@@ -9,7 +9,7 @@ import { LADDER_MINORS } from '../../kv/ladder-plan.js';
 import { renderChecks } from '../../kv/rules/index.js';
 import type { CheckRow } from '../../kv/rules/types.js';
 import { journalPath } from '../../kv/journal.js';
-import { duration, reporter, resolveCluster, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
 
 /** The minors kv restore starts members on: every minor of the ladder (3.5 and 3.6 restore with etcdutl). */
 export const KNOWN_MINORS = LADDER_MINORS;
@@ -79,15 +79,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   if (!LADDER_MINORS.includes(opts.to)) {
     throw new UsageError(`--to: ${opts.to} is not a supported target`, { field: '--to', hint: `supported targets: ${TARGETS_HELP}` });
   }
-  if (!['auto', 'etcdctl', 'gateway'].includes(opts.snapshotVia))
-    throw new UsageError(`--snapshot-via: "${opts.snapshotVia}" is not one of auto, etcdctl, gateway`, { field: '--snapshot-via' });
-  const onFailure = opts.onFailure ?? 'halt';
-  if (onFailure !== 'halt' && onFailure !== 'rollback')
-    throw new UsageError(`--on-failure: "${onFailure}" is not one of halt, rollback`, {
-      field: '--on-failure',
-      hint: 'halt stops at the failed member; rollback puts it back on its old binary and data first',
-    });
-  const settle: 'auto' | number = opts.settle === 'auto' ? 'auto' : duration(opts.settle, '--settle', 0);
+  const { onFailure, settle } = rollingFlags(opts, 'its old binary');
   const t = timeouts(opts);
   if (opts.report && opts.dryRun)
     throw new UsageError('--report: a dry run changes nothing and records no run to report', {
@@ -104,13 +96,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     });
   }
   const noBackup = opts.backup === false;
-  if (driver?.type === 'command' && !driver.backupDataDir && !noBackup) {
-    // Never a silent "skipped": the seed says back up every data dir (a snapshot holds only v3 data).
-    throw new UsageError('the command driver has no data-dir backup template', {
-      field: '--backup-cmd',
-      hint: 'give one (--backup-cmd "ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}", driver.backup in the cluster file, or dataDir in a systemd preset), or pass --no-backup to upgrade without it; nothing was changed',
-    });
-  }
+  // Never a silent "skipped": the seed says back up every data dir (a snapshot holds only v3 data).
+  requireBackupTemplate(driver, noBackup, '--backup-cmd "ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}", ');
   ctx.handlesInterrupt = true;
   const rollbackCommand = shellLine(['opsctl', 'kv', 'rollback', ...selector]);
   const writeReport = async (journal: string) => {

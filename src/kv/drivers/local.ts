@@ -425,10 +425,21 @@ export class LocalDriver implements MemberDriver {
  */
 export function newestSnapBytes(dataDir: string | undefined): number | undefined {
   const dir = join(dataDir ?? '', 'member', 'snap');
+  if (dataDir && !existsSync(dir) && existsSync(join(dataDir, 'member', 'kv.json'))) return simulatedV2Bytes(dataDir);
   if (!dataDir || !existsSync(dir)) return undefined;
   const newest = readdirSync(dir)
     .filter((f) => /^[0-9a-f]{16}-[0-9a-f]{16}\.snap$/.test(f))
     .sort()
     .pop();
   return newest === undefined ? undefined : statSync(join(dir, newest)).size;
+}
+
+/** A simulated member (src/kv/member) keeps its v2 store as a size in FAULT.json (a test knob), else it has none. */
+function simulatedV2Bytes(dataDir: string): number {
+  try {
+    const f = JSON.parse(readFileSync(join(dataDir, 'FAULT.json'), 'utf8')) as { v2Bytes?: unknown };
+    return typeof f.v2Bytes === 'number' ? f.v2Bytes : 0;
+  } catch {
+    return 0;
+  }
 }
