@@ -185,17 +185,24 @@ export function validateBody(fields: Record<string, FieldSpec>, mode: 'create' |
     const spec = Object.hasOwn(fields, name) ? fields[name] : undefined;
     return !spec || (spec.in && !spec.in.includes(mode));
   });
-  // A flood of unknown keys (60,000 in a 1 MB body) is one problem naming the first few and the count:
-  // the answer stays short whatever was sent.
-  if (unknown.length > UNKNOWN_SHOWN) {
-    const first = unknown.slice(1, UNKNOWN_SHOWN).map(shortKey).join(', ');
-    problems.push({
+  problems.push(...unknownProblems(unknown, mode));
+  return problems;
+}
+
+/**
+ * The problems of keys that are no field: one each, or, for a flood (60,000 in a 1 MB body), one problem
+ * naming the first few and the count, so the answer stays short whatever was sent.
+ */
+function unknownProblems(unknown: readonly string[], mode: string): FieldProblem[] {
+  if (unknown.length <= UNKNOWN_SHOWN) return unknown.map((k) => ({ field: shortKey(k), message: `is not a field of this ${mode} request`, kind: 'unknown' }));
+  const first = unknown.slice(1, UNKNOWN_SHOWN).map(shortKey).join(', ');
+  return [
+    {
       field: shortKey(unknown[0] ?? ''),
       message: `is not a field of this ${mode} request, nor are ${unknown.length - 1} other keys (${first}, …)`,
       kind: 'unknown',
-    });
-  } else for (const name of unknown) problems.push({ field: shortKey(name), message: `is not a field of this ${mode} request`, kind: 'unknown' });
-  return problems;
+    },
+  ];
 }
 
 /** How many unknown keys are named one by one before they are counted instead. */
@@ -348,15 +355,12 @@ export function validateDefinition(name: string, body: unknown, mode: 'create' |
     }
   }
   if (def.closed) {
-    const unknown = Object.keys(rec).filter((k) => !Object.hasOwn(def.fields, k));
-    if (unknown.length > UNKNOWN_SHOWN) {
-      const first = unknown.slice(1, UNKNOWN_SHOWN).map(shortKey).join(', ');
-      problems.push({
-        field: shortKey(unknown[0] ?? ''),
-        message: `is not a field of this ${mode} request, nor are ${unknown.length - 1} other keys (${first}, …)`,
-        kind: 'unknown',
-      });
-    } else for (const k of unknown) problems.push({ field: shortKey(k), message: `is not a field of this ${mode} request`, kind: 'unknown' });
+    problems.push(
+      ...unknownProblems(
+        Object.keys(rec).filter((k) => !Object.hasOwn(def.fields, k)),
+        mode,
+      ),
+    );
   }
   return problems;
 }

@@ -57,7 +57,7 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
     now: ctx.now,
     reporter: reporter(ctx),
     rollbackCommand: shellLine(['opsctl', 'kv', 'rollback', ...selector]),
-    onFailure: onFailure === 'rollback' ? 'rollback' : 'halt',
+    onFailure,
     noBackup,
     confirm: async (c) => {
       const action = `downgrade the cluster to ${c.target}: enable etcd's downgrade, then stop and restart ${c.members} member${c.members === 1 ? '' : 's'} on ${c.target}, one at a time`;

@@ -125,7 +125,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       now: ctx.now,
       reporter: reporter(ctx),
       rollbackCommand,
-      onFailure: onFailure === 'rollback' ? ('rollback' as const) : ('halt' as const),
+      onFailure,
       noBackup,
       defrag: Boolean(opts.defrag),
       confirm: (c: { target: string; warnings: string[]; members: number; resuming: boolean }) => confirmUpgrade(ctx, c),
