@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../core/output.js';
 
-/** What a verb module exports: `run(opts, ctx)` returning data for the renderer. */
 /** How every destructive verb's description ends (the one rule of src/core/confirm.ts). */
 export const CONFIRM_HELP = 'asks on a terminal; needs --yes without one; --dry-run shows it';
 
+/** What a verb module exports: `run(opts, ctx)` returning data for the renderer. */
 export interface VerbModule<O> {
   run(opts: O, ctx: Context): Promise<CommandResult | void>;
 }

@@ -15,10 +15,10 @@ const LABEL_KEYS = new Set(['properties', 'labelType', 'enabledAppSettings', 'fi
 const FIELD_KEYS = new Set(['properties', ...Object.values(FIELD_TYPE_OPTIONS), ...SERVER_OWNED.field]);
 const CHOICE_KEYS = new Set(['id', 'properties', ...SERVER_OWNED.choice]);
 
-/** Does this look like the service's Label (rather than a file's label)? */
 /** `v` when it is a list, else an empty one. */
 const asList = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
 
+/** Does this look like the service's Label (rather than a file's label)? */
 export function isServiceLabel(v: unknown): v is Obj {
   return isObj(v) && (isObj(v.properties) || (typeof v.name === 'string' && v.name.startsWith('labels/')) || v.revisionId !== undefined);
 }

@@ -46,7 +46,6 @@ export function withHints(http: HttpClient, resource?: ResourceSpec): HttpClient
   });
 }
 
-/** The tracker REST API v3 over the shared HTTP layer: generic CRUD driven by the resource table. */
 /** The id of a record the server returned, as text ('' when it has none). */
 export function idOf(data: unknown): string {
   if (data === null || typeof data !== 'object' || !('id' in data)) return '';
@@ -56,6 +55,7 @@ export function idOf(data: unknown): string {
 /** A record as the tracker API returns it, until a caller names the fields it reads. */
 export type TrackerRecord = Record<string, unknown>;
 
+/** The tracker REST API v3 over the shared HTTP layer: generic CRUD driven by the resource table. */
 export class TrackerClient {
   readonly http: HttpClient;
   /** Names instead of ids, for this run (each kind's list fetched at most once). */

@@ -19,8 +19,9 @@ import { serveUrl } from '../helpers/serve.js';
  * at `opsctl mock serve` (the built binary, state in a file) with `rootUrl`, authenticated by an
  * OAuth2Client holding an access token minted into that state file (what the mock's token endpoint
  * stores after a login). Every call must succeed and parse, which checks paths, verbs, bodies and shapes.
+ *
+ * The v2 and v2beta clients have the same methods (their type names differ by prefix): one type serves both.
  */
-/** The v2 and v2beta clients have the same methods (their type names differ by prefix): one type serves both. */
 type Client = drivelabels_v2beta.Drivelabels;
 let serve: ReturnType<typeof runBin>;
 let dir: string;

@@ -27,8 +27,8 @@ function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 }
 
-/** EC P-256 keys (fast) and certificates made by Debian's openssl CLI in a temp dir. */
 /**
+ * EC P-256 keys (fast) and certificates made by Debian's openssl CLI in a temp dir.
  * `clientCn`: with --client-cert-auth and auth enabled, etcd takes the user from the client
  * certificate's CN on gRPC (etcdctl) and ignores it on gateway requests, which use the token.
  */

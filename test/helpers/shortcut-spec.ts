@@ -23,6 +23,7 @@ const addFormats: AddFormats = (formatsPlugin as unknown as { default?: AddForma
  *  - iteration `start_date`/`end_date` are date strings (`2026-01-05`): the seed says "Iteration dates are
  *    date strings", the reference types them as date-times.
  */
+
 /** A verbatim copy of shared/ref/shortcut-openapi.json, kept in the repository so CI needs nothing else (the mock serves it too). */
 export const SPEC_PATH = fileURLToPath(new URL('../../src/mock/services/tracker/openapi.json', import.meta.url));
 

@@ -32,7 +32,6 @@ permissions:
   - {email: auditor@example.com, role: READER}
 `;
 
-/** The tour, one section per job. Each feature adds its own section here. */
 /** The value at `path` in the JSON a step printed, as text (a later step's argument). */
 function captured(out: string, ...path: (string | number)[]): string {
   let value: unknown = JSON.parse(out);
@@ -57,6 +56,7 @@ function firstColumn(out: string): string {
   return tab === -1 ? out : out.slice(0, tab);
 }
 
+/** The tour, one section per job. Each feature adds its own section here. */
 export const DEMO_SECTIONS: DemoSection[] = [
   {
     job: 'tracker labels over HTTP against the embedded mock',

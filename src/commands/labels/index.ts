@@ -11,7 +11,6 @@ const LABEL_ARG = '<label>';
 const ADMIN_HELP = 'use admin access (useAdminAccess; needs the drive.admin.labels scope): the way to read or change an ADMIN label';
 /** `--admin` on a verb that acts on one label. */
 const admin = (c: Command): Command => c.option('--admin', ADMIN_HELP);
-/** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
 /** `--dry-run` on a destructive verb. */
 const dryRun = (c: Command): Command => c.option('--dry-run', 'show what would be deleted and change nothing');
 const LABEL_HELP = 'ids are bare (0a1b2c) or names (labels/0a1b2c, labels/0a1b2c@published, labels/0a1b2c@3, labels/0a1b2c/revisions/3)';

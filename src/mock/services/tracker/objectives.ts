@@ -36,8 +36,7 @@ function ensureCategories(t: TrackerState, params: readonly CategoryParam[], at:
   });
 }
 
-/** An objective (or deprecated milestone: the same shape) with its categories and computed stats. */
-/** An objective as the API shows it. */
+/** An objective (or deprecated milestone: the same shape) as the API shows it: with its categories and computed stats. */
 export interface ObjectiveView extends Omit<Objective, 'category_ids'> {
   categories: Category[];
   key_result_ids: string[];
