@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * A doc comment belongs to the declaration right below it. Two doc comments in a row mean the first
  * one stands above the wrong code (its declaration moved or was deleted): the reader is misled.
+ * strandedLines gives the 1-based numbers of the lines that open a doc comment right after another one ended.
  */
-/** The 1-based numbers of the lines that open a doc comment right after another one ended. */
 function strandedLines(lines: string[]): number[] {
   const hits: number[] = [];
   let docEndedAt = -2;
