@@ -146,4 +146,19 @@ describe('authorization requests: each parameter once (RFC 6749 §3.1)', () => {
       expect(html).toContain(`given more than once: ${param}`);
     }
   });
+
+  it('a token request with a parameter given twice is a 400 invalid_request naming it, and grants nothing (§3.2)', async () => {
+    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    form.append('grant_type', 'authorization_code');
+    const res = await request(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+    expect(res.statusCode).toBe(400);
+    const body = (await res.body.json()) as { error: string; error_description: string };
+    expect(body.error).toBe('invalid_request');
+    expect(body.error_description).toContain('given more than once: grant_type');
+  });
+
+  it('the metadata lists every grant the token endpoint takes, the device grant included', async () => {
+    const meta = (await (await request(`${base}/.well-known/oauth-authorization-server`)).body.json()) as { grant_types_supported: string[] };
+    expect(meta.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+  });
 });

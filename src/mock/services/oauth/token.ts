@@ -70,7 +70,7 @@ export function discovery(iss: string): Record<string, unknown> {
     scopes_supported: Object.keys(KNOWN_SCOPES),
     token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
     code_challenge_methods_supported: ['plain', 'S256'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_GRANT],
     claims_supported: ['aud', 'email', 'email_verified', 'exp', 'iat', 'iss', 'name', 'sub'],
   };
 }
@@ -109,6 +109,11 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
     throw oauthError(400, 'invalid_request', 'the token endpoint takes Content-Type: application/x-www-form-urlencoded');
   }
   const form = formParams(req);
+  // RFC 6749 §3.2: "Request and response parameters MUST NOT be included more than once" (invalid_request)
+  const doubled = [...new Set([...form.keys()].filter((k, i, all) => all.indexOf(k) !== i))];
+  if (doubled.length) {
+    throw oauthError(400, 'invalid_request', `Parameter${doubled.length > 1 ? 's' : ''} given more than once: ${doubled.join(', ')} (each may appear once)`);
+  }
   const grantType = form.get('grant_type');
   if (!grantType) throw oauthError(400, 'invalid_request', 'Missing required parameter: grant_type');
   if (grantType !== 'authorization_code' && grantType !== 'refresh_token' && grantType !== DEVICE_GRANT) {
