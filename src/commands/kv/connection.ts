@@ -3,6 +3,7 @@ import { readLocalFileSync } from '../../core/local-file.js';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
+import { fileFix, fileProblem } from '../../core/file-errors.js';
 import { whyNoPrompt } from '../../core/no-prompt.js';
 import { keyFileWarning, type KvConnection, type KvTls } from '../../kv/connection.js';
 
@@ -51,9 +52,10 @@ export async function resolveConnection(ctx: Context, f: ConnectionFlags, file?:
       readLocalFileSync(p.path, { what: `${p.from}:`, exitCode: 2, maxBytes: 1024 * 1024 });
     } catch (err) {
       if (err instanceof UsageError) throw err;
-      throw new UsageError(`${p.from}: cannot read ${p.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+      const wanted = `a PEM file (${name === 'cacert' ? 'the CA bundle' : name === 'cert' ? 'the client certificate' : 'the client key'})`;
+      throw new UsageError(`${p.from}: ${p.path} ${fileProblem(err)}`, {
         field: `--${name}`,
-        hint: `give the path of a PEM file (${name === 'cacert' ? 'the CA bundle' : name === 'cert' ? 'the client certificate' : 'the client key'})`,
+        hint: `${fileFix(err, p.path) ?? 'fix the file'}; it must be ${wanted}`,
       });
     }
     tls[name] = p.path;

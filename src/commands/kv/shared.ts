@@ -2,6 +2,7 @@ import { readLocalFile } from '../../core/local-file.js';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
+import { fileFix, fileProblem } from '../../core/file-errors.js';
 import type { ClusterSpec, MemberSpec } from '../../kv/cluster.js';
 import { CommandDriver, TEMPLATE_EXTRA, templateProblem } from '../../kv/drivers/command.js';
 import type { MemberDriver } from '../../kv/drivers/driver.js';
@@ -53,7 +54,10 @@ export async function resolveCluster(
     const path = resolve(ctx.cwd, f.cluster);
     const text = await readLocalFile(path, { what: '--cluster:', exitCode: 2, maxBytes: 1024 * 1024 }).catch((err) => {
       if (err instanceof UsageError) throw err;
-      throw new UsageError(`--cluster: cannot read ${path}: ${(err as Error).message}`, { field: '--cluster' });
+      throw new UsageError(`--cluster: ${path} ${fileProblem(err)}`, {
+        field: '--cluster',
+        hint: fileFix(err, path) ?? 'give the path of a cluster file (see docs/kv-upgrade.md)',
+      });
     });
     const { parseClusterFile } = await import('./cluster-file.js');
     const parsed = await parseClusterFile(text, path);
