@@ -240,7 +240,7 @@ function checkValue(kind: Kind, value: string): string | undefined {
 }
 
 function assertKey(key: string): asserts key is ProfileKey {
-  if (!(key in PROFILE_KEYS)) {
+  if (!Object.hasOwn(PROFILE_KEYS, key)) {
     throw new UsageError(`unknown config key "${key}"`, {
       field: 'key',
       hint: `known keys: profile, ${Object.keys(PROFILE_KEYS).join(', ')}`,
