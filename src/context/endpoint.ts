@@ -32,7 +32,7 @@ export async function resolveEndpoint(ctx: Context, service: Service): Promise<E
     if (issuer) return { url: trimSlash(issuer), embedded: false, source: ctx.env.OPSCTL_ISSUER ? 'env' : 'profile' };
   }
   if (name === EMBEDDED_PROFILE) {
-    const { embeddedMock } = await import('../mock/embedded.js');
+    const { embeddedMock } = await import('../wiring/mock.js');
     const server = await embeddedMock(ctx);
     return { url: server.url, embedded: true, source: 'embedded' };
   }

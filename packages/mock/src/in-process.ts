@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import type { TransportRequest, TransportResponse } from '../core/http.js';
+import type { TransportRequest, TransportResponse } from './transport.js';
 import type { MockIncoming, MockOutgoing } from './http.js';
 
 /**

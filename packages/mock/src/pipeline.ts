@@ -1,5 +1,5 @@
 import type Router from 'find-my-way';
-import { isOpsError } from '../core/errors.js';
+import { isOpsError } from '@opsctl/shared/errors.js';
 import { checkDeclaredLength, PARSE_FAILED, parseBody, readBody } from './body.js';
 import { MockError, type MockIncoming, type MockOutgoing, type MockReply, type MockRequest } from './http.js';
 import { addMoreRoutes, registerAllRoutes, registerRoutesFor, type LoadedService, type MockRuntime } from './runtime.js';

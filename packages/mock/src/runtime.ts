@@ -1,5 +1,5 @@
 import Router from 'find-my-way';
-import type { OpsError } from '../core/errors.js';
+import type { OpsError } from '@opsctl/shared/errors.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from './body.js';
 import type { Fault, LoggedRequest, MockServerOptions, RouteInfo } from './server.js';
 import { SERVICE_LOADERS, SERVICE_NAMES, type MockServiceOptions, type Route, type ServiceContext, type ServiceInstance, type ServiceName } from './service.js';

@@ -1,4 +1,4 @@
-import { isOpsError } from '../core/errors.js';
+import { isOpsError } from '@opsctl/shared/errors.js';
 import { MockError, type MockIncoming, type MockOutgoing, type MockReply } from './http.js';
 
 /**

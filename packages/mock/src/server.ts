@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { Transport } from '../core/http.js';
+import type { Transport } from './transport.js';
 import type { MockIncoming, MockOutgoing } from './http.js';
 import { answerInProcess } from './in-process.js';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { handle } from './pipeline.js';
-import { isOpsError, type OpsError } from '../core/errors.js';
+import { isOpsError, type OpsError } from '@opsctl/shared/errors.js';
 import { withRequestSignal } from './request-signal.js';
 import { MockRuntime } from './runtime.js';
 import { send } from './send.js';

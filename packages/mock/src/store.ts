@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { InterruptedError, OpsError } from '../core/errors.js';
-import { checkOwnFileSync, ownIds, readOwnFileSync } from '../core/local-file.js';
-import { promised } from '../core/promised.js';
+import { InterruptedError, OpsError } from '@opsctl/shared/errors.js';
+import { checkOwnFileSync, ownIds, readOwnFileSync } from '@opsctl/shared/local-file.js';
+import { promised } from '@opsctl/shared/promised.js';
 import { requestSignal } from './request-signal.js';
 
 /** The mock state is small (demo data); 64 MiB is far above any real one and below trouble. */
@@ -199,7 +199,7 @@ export class FileStore implements Store {
   }
 
   private async locked<T>(fn: (state: MockState) => T): Promise<T> {
-    const { ensurePrivateDir, dirError } = await import('../config/paths.js');
+    const { ensurePrivateDir, dirError } = await import('@opsctl/shared/private-dir.js');
     // A relative --state (mock serve) is relative to the working directory; opsctl's own directories must be absolute.
     const dir = dirname(resolve(this.path));
     // The directory is made (or checked) by this store's first write, not before every one.
@@ -208,7 +208,10 @@ export class FileStore implements Store {
       this.dirReady = true;
     }
     // Loaded on the first write only: a read-only command never pays for them.
-    const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('write-file-atomic')]);
+    const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([
+      import('@opsctl/shared/lock.js'),
+      import('write-file-atomic'),
+    ]);
     // The wait ends on close(), on the command's Ctrl-C / SIGTERM, or when the client that asked gave up
     // (its request signal): a write whose requester failed is never applied after the fact.
     const signal = AbortSignal.any([this.closing.signal, ...[this.lockOptions.signal, requestSignal()].filter((s): s is AbortSignal => s !== undefined)]);
@@ -266,7 +269,7 @@ export class FileStore implements Store {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
       if (code === 'ENOTDIR') {
-        const { dirError } = await import('../config/paths.js');
+        const { dirError } = await import('@opsctl/shared/private-dir.js');
         throw dirError(dirname(this.path), err);
       }
       if (code === 'EISDIR') throw new StateFileError(this.path, 'is a directory, not a file');

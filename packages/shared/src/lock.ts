@@ -3,8 +3,8 @@ import { open, readdir, readFile, rmdir, unlink, utimes } from 'node:fs/promises
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { InterruptedError, OpsError } from '../core/errors.js';
-import { checkOwnDirSync } from '../core/local-file.js';
+import { InterruptedError, OpsError } from './errors.js';
+import { checkOwnDirSync } from './local-file.js';
 
 export interface FileLockOptions {
   /** How long an entry of a process on another host (one whose pid cannot be checked here) may go without its heartbeat before it is removed. */

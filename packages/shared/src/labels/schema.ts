@@ -2,7 +2,7 @@
  * The label service (Drive Labels API v2 and v2beta) described once: its methods, enums, updatable
  * properties, id patterns and default limits. The CLI verbs (flag choices, hence completions), the
  * apply file's checks, the client and the mock all read this table; a test compares it with both
- * discovery documents the mock serves (src/mock/services/labels/drivelabels-{v2,v2beta}-discovery.json).
+ * discovery documents the mock serves (packages/mock/src/services/labels/drivelabels-{v2,v2beta}-discovery.json).
  * Plain data: it is loaded at start-up by `commands/labels/index.ts`.
  */
 

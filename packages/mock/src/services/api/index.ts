@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { ServiceModule } from '../../service.js';
-import { own } from '../../lookup.js';
+import { own } from '@opsctl/shared/lookup.js';
 import { clients } from '../oauth/common.js';
 import { SCOPE_BASE, type OAuthClient } from '../oauth/registry.js';
 import { bearerToken, checkAccessToken, type AccessTokenRecord } from '../oauth/tokens.js';

@@ -3,7 +3,7 @@ import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { MockServiceOptions } from '../../service.js';
 import type { MockSlices } from '../../store.js';
 import type { AccessTokenRecord } from '../oauth/tokens.js';
-import { asObject } from '../../../kv/parse.js';
+import { asObject } from '../../json.js';
 
 import {
   APPS,
@@ -20,9 +20,9 @@ import {
   type LabelType,
   type Role,
   type View,
-} from '../../../labels/schema.js';
+} from '@opsctl/shared/labels/schema.js';
 
-export { API, apiPrefix, LABEL_API_VERSIONS, type LabelApiVersion } from '../../../labels/schema.js';
+export { API, apiPrefix, LABEL_API_VERSIONS, type LabelApiVersion } from '@opsctl/shared/labels/schema.js';
 export { APPS, COPY_MODES, DEFAULT_LIMITS, ROLES, VIEWS, type Role, type View };
 
 /** The OAuth scopes of the label API (discovery document `auth.oauth2.scopes`). */

@@ -1,5 +1,5 @@
 import { MockError, type MockRequest } from '../../http.js';
-import type { LabelApiVersion, MethodId } from '../../../labels/schema.js';
+import type { LabelApiVersion, MethodId } from '@opsctl/shared/labels/schema.js';
 
 /**
  * The label API's contract as Google publishes it: the discovery document of each version (verbatim

@@ -23,7 +23,7 @@ import {
   type DateFormat,
   type DeltaKind,
   type TypeOptionsKey,
-} from '../../../labels/schema.js';
+} from '@opsctl/shared/labels/schema.js';
 
 export { DELTA_KINDS, type DeltaKind };
 

@@ -1,6 +1,6 @@
 import { MockError, pathParam, type Handler, type MockRequest } from '../../http.js';
 import type { Route, ServiceModule } from '../../service.js';
-import type { MethodId } from '../../../labels/schema.js';
+import type { MethodId } from '@opsctl/shared/labels/schema.js';
 import { bearerToken, checkAccessToken } from '../oauth/tokens.js';
 import { LABEL_API_VERSIONS, READ_SCOPES, SCOPES, WRITE_SCOPES, apiPrefix, errorReply, limitsFrom, type Caller, type LabelApiVersion } from './common.js';
 import { checkRequest, contractOf } from './contract.js';

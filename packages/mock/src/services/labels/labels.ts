@@ -1,9 +1,9 @@
 import { reply, type MockReply, type MockRequest } from '../../http.js';
 import type { ServiceContext } from '../../service.js';
 import { sliceField, type MockSlices } from '../../store.js';
-import { promised } from '../../../core/promised.js';
-import { asList, asObject } from '../../../kv/parse.js';
-import type { App } from '../../../labels/schema.js';
+import { promised } from '@opsctl/shared/promised.js';
+import { asList, asObject } from '../../json.js';
+import type { App } from '@opsctl/shared/labels/schema.js';
 import {
   APPS,
   COPY_MODES,

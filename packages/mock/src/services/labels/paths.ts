@@ -4,8 +4,8 @@
  * `/v2/labels/*` (and `/v2beta/labels/*`) request is routed here and the suffix is parsed in this one function.
  */
 
-import { LABEL_VERBS, type LabelVerb } from '../../../labels/schema.js';
-import { itemAt } from '../../../core/arrays.js';
+import { LABEL_VERBS, type LabelVerb } from '@opsctl/shared/labels/schema.js';
+import { itemAt } from '../../arrays.js';
 
 export { LABEL_VERBS, type LabelVerb };
 

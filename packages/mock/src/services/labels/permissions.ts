@@ -3,8 +3,8 @@ import { ROLES, body, boolParam, caller, enumParam, invalid, notFound, paginate,
 import { assertAdminAccess, editableLabel, visibleLabel, visibleRevision } from './model.js';
 import type { Env } from './labels.js';
 import type { MockSlices } from '../../store.js';
-import { asList } from '../../../kv/parse.js';
-import { itemAt } from '../../../core/arrays.js';
+import { asList } from '../../json.js';
+import { itemAt } from '../../arrays.js';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const AUDIENCE = /^audiences\/[A-Za-z0-9_-]+$/;

@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { MockError, pathParam, type MockReply, type MockRequest } from '../../http.js';
-import { emptyDict, own } from '../../lookup.js';
+import { emptyDict, own } from '@opsctl/shared/lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import type { MockState } from '../../store.js';
 import { issuer, users } from './common.js';

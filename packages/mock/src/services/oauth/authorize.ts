@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { escapeHtml, htmlPage } from '../../../auth/html.js';
+import { escapeHtml, htmlPage } from '../../html.js';
 import { reply, type MockReply, type MockRequest } from '../../http.js';
-import { hasOwn, own } from '../../lookup.js';
+import { hasOwn, own } from '@opsctl/shared/lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { clients, errorPage, formParams, oauthOptions, pending, users, type PendingRequest } from './common.js';
 import {

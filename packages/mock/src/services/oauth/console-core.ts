@@ -7,7 +7,7 @@
 
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { own } from '../../lookup.js';
+import { own } from '@opsctl/shared/lookup.js';
 import type { ServiceContext } from '../../service.js';
 import type { MockState } from '../../store.js';
 import type { DeliveryOptions } from './delivery.js';

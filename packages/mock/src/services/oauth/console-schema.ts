@@ -4,7 +4,7 @@
  * side effects, so the CLI can load it cheaply.
  */
 
-import { emptyDict } from '../../lookup.js';
+import { emptyDict } from '@opsctl/shared/lookup.js';
 
 export type ClientType = 'desktop' | 'universal_desktop' | 'mobile_a' | 'mobile_b' | 'extension';
 export const CONSOLE_CLIENT_TYPES: readonly ClientType[] = ['desktop', 'universal_desktop', 'mobile_a', 'mobile_b', 'extension'];

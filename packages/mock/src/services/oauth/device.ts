@@ -1,7 +1,7 @@
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { escapeHtml, htmlPage } from '../../../auth/html.js';
+import { escapeHtml, htmlPage } from '../../html.js';
 import type { MockReply, MockRequest } from '../../http.js';
-import { dict, hasOwn, own, type Dict } from '../../lookup.js';
+import { dict, hasOwn, own, type Dict } from '@opsctl/shared/lookup.js';
 import type { Route, ServiceContext } from '../../service.js';
 import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, users } from './common.js';

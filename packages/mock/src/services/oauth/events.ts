@@ -9,7 +9,7 @@ import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
 import type { MockState } from '../../store.js';
 import type { EventKind } from './console-schema.js';
 import { signingKey } from './jwt.js';
-import { own } from '../../lookup.js';
+import { own } from '@opsctl/shared/lookup.js';
 import { oauth } from './tokens.js';
 
 /** {secevent_base} in the seed. */

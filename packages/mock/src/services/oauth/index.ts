@@ -1,5 +1,5 @@
-import { UsageError } from '../../../core/errors.js';
-import { readLocalFileSync } from '../../../core/local-file.js';
+import { UsageError } from '@opsctl/shared/errors.js';
+import { readLocalFileSync } from '@opsctl/shared/local-file.js';
 import type { ServiceModule } from '../../service.js';
 import type { MockState } from '../../store.js';
 import { authorizeRoutes } from './authorize.js';
@@ -9,7 +9,7 @@ import { tokenRoutes } from './token.js';
 import { deviceRoutes } from './device.js';
 import { oauth, storedField } from './tokens.js';
 import { MockError } from '../../http.js';
-import { emptyDict, own } from '../../lookup.js';
+import { emptyDict, own } from '@opsctl/shared/lookup.js';
 import { lazyConsole } from './admin-lazy.js';
 import { afterRestore, hasPendingEvents } from './console-core.js';
 

@@ -3,9 +3,9 @@
  * known scopes, and the redirect-URI rules of each client type.
  */
 
-import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../../auth/defaults.js';
-import { SCOPE_BASE } from '../../../auth/scopes.js';
-import { itemAt } from '../../../core/arrays.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '@opsctl/shared/oauth.js';
+import { SCOPE_BASE } from '@opsctl/shared/oauth.js';
+import { itemAt } from '../../arrays.js';
 
 export { SCOPE_BASE };
 

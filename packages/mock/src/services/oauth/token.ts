@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { own } from '../../lookup.js';
-import { itemAt } from '../../../core/arrays.js';
+import { own } from '@opsctl/shared/lookup.js';
+import { itemAt } from '../../arrays.js';
 import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, oauthOptions, users } from './common.js';
 import { jwks, signingKey, signJwt } from './jwt.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { dict, own, type Dict } from '../../lookup.js';
+import { dict, own, type Dict } from '@opsctl/shared/lookup.js';
 import { sliceField, type MockState } from '../../store.js';
 import type { PendingRequest } from './common.js';
 import type { StoreListings } from './console.js';

@@ -1,4 +1,4 @@
-// Its own module, with no imports: the state file's schema (src/mock/state-schema.ts) checks these
+// Its own module, with no imports: the state file's schema (state-schema.ts) checks these
 // without loading the tracker mock.
 
 /** Collections of the tracker slice, each an array of records. */

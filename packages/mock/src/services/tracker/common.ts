@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { FieldProblem } from '../../../tracker/fields.js';
-import type { ResourceSpec } from '../../../tracker/resources.js';
+import type { FieldProblem } from '@opsctl/shared/tracker/validate.js';
+import type { ResourceRoutes } from './resources.js';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { MockState } from '../../store.js';
 import type { LabelParam, MoveParams } from './bodies.js';
@@ -49,15 +49,15 @@ export function errorReply(err: MockError): MockReply {
 }
 
 /**
- * Validates a request's body against its operation in the generated contract (src/contract/tracker, from
+ * Validates a request's body against its operation in the generated contract (@opsctl/shared/tracker, from
  * the OpenAPI document): schema mismatch → 400; a string over its limit → 413 (the seed's "other 4xx"),
  * each naming the field. `B` is the body type (bodies.ts): every field has been checked against the
  * document, no other key is present, and the required ones are there.
  */
 export async function validate<B extends object>(req: Pick<MockRequest, 'method' | 'path'>, body: unknown = (req as MockRequest).body): Promise<B> {
   const [{ operationAt }, { validateOperationBody }] = await Promise.all([
-    import('../../../contract/tracker/lookup.js'),
-    import('../../../tracker/validate.js'),
+    import('@opsctl/shared/tracker/lookup.js'),
+    import('@opsctl/shared/tracker/validate.js'),
   ]);
   const op = operationAt(req.method, req.path);
   if (!op) throw new Error(`the tracker contract has no operation ${req.method} ${req.path}`);
@@ -67,7 +67,7 @@ export async function validate<B extends object>(req: Pick<MockRequest, 'method'
 
 /** Validates `body` against one definition of the contract (a story of a bulk create: CreateStoryParams). */
 export async function validateAs<B extends object>(definition: string, mode: 'create' | 'update', body: unknown): Promise<B> {
-  const { validateDefinition } = await import('../../../tracker/validate.js');
+  const { validateDefinition } = await import('@opsctl/shared/tracker/validate.js');
   throwProblems(validateDefinition(definition, body, mode));
   return body as B;
 }
@@ -104,11 +104,11 @@ export function boolQuery(req: MockRequest, name: string): boolean | undefined {
   throw new MockError(400, 'schema_mismatch', `schema mismatch: query parameter ${name} must be true or false`);
 }
 
-export function notFound(spec: Pick<ResourceSpec, 'singular'>, id: number | string): MockError {
+export function notFound(spec: Pick<ResourceRoutes, 'singular'>, id: number | string): MockError {
   return new MockError(404, 'not_found', `${spec.singular} ${id} does not exist`);
 }
 
-export function find<T extends { id: number | string }>(list: T[], id: number | string, spec: Pick<ResourceSpec, 'singular'>): T {
+export function find<T extends { id: number | string }>(list: T[], id: number | string, spec: Pick<ResourceRoutes, 'singular'>): T {
   const item = list.find((x) => x.id === id);
   if (!item) throw notFound(spec, id);
   return item;

@@ -1,4 +1,4 @@
-import type { ResourceSpec } from '../../../tracker/resources.js';
+import type { ResourceRoutes } from './resources.js';
 import { reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type TrackerState } from './common.js';
@@ -16,7 +16,7 @@ export type ItemOf<K extends Collection> = TrackerState[K][number];
  * and `B` is the type of its body (bodies.ts; an update body is its `Partial`).
  */
 export interface CrudDef<K extends CrudCollection, B extends object = Record<string, unknown>> {
-  spec: ResourceSpec;
+  spec: ResourceRoutes;
   /** The state collection, e.g. `categories`. */
   coll: K;
   entityType: string;

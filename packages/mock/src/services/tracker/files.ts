@@ -1,5 +1,5 @@
-import { files, linkedFiles } from '../../../tracker/resources.js';
-import { UPLOAD_REQUEST_LIMIT_BYTES } from '../../../tracker/upload.js';
+import { files, linkedFiles } from './resources.js';
+import { UPLOAD_REQUEST_LIMIT_BYTES } from '@opsctl/shared/tracker/limits.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';

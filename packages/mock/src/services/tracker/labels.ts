@@ -1,4 +1,4 @@
-import { labels as spec } from '../../../tracker/resources.js';
+import { labels as spec } from './resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { presentEpic } from './epics.js';

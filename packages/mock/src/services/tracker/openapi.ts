@@ -6,7 +6,7 @@ import { API } from './common.js';
 export const OPENAPI_PATH = `${API}/openapi.json`;
 
 /**
- * The reference contract (shared/ref/shortcut-openapi.json, copied beside this file), served as the
+ * The reference contract (shared/ref/shortcut-openapi.json, copied to packages/shared/src/tracker beside the contract generated from it), served as the
  * mock's own: `host` and `schemes` point at this mock, so a generic Swagger client aimed at the document
  * talks to it. The JSON is its own chunk, imported on the first request for it (never at start-up).
  */
@@ -15,7 +15,7 @@ export function openapiRoute(): Route {
     method: 'GET',
     path: OPENAPI_PATH,
     handler: async (req: MockRequest) => {
-      const doc = (await import('./openapi.json', { with: { type: 'json' } })).default as Record<string, unknown>;
+      const doc = (await import('@opsctl/shared/tracker/openapi.json', { with: { type: 'json' } })).default as Record<string, unknown>;
       const host = typeof req.headers.host === 'string' && req.headers.host ? req.headers.host : req.url.host;
       return reply.ok({ ...doc, host, schemes: [req.url.protocol === 'https:' ? 'https' : 'http'] });
     },
