@@ -37,7 +37,7 @@ async function loaded(
     for (const src of map.sources) {
       const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
       if (m) packages.add(m[1]!);
-      const own = /(?:^|\/)(src\/.+)$/.exec(src);
+      const own = /(?:^|\/)((?:packages\/[^/]+\/)?src\/.+)$/.exec(src);
       if (own && !m) sources.add(own[1]!);
     }
   }
