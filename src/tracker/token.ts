@@ -39,7 +39,7 @@ export async function trackerToken(ctx: Context, endpoint?: Endpoint): Promise<s
   if (ep.embedded) {
     // The embedded tracker provisions its own token: a broken credential file does not stop it.
     if (unreadable) ctx.io.warn(`${unreadable.message}; using the embedded tracker's own token`);
-    return (await import('../wiring/mock.js')).embeddedTrackerToken(ctx);
+    return (await import('../wiring/embedded.js')).embeddedTrackerToken(ctx);
   }
   throw new AuthError('no tracker token', {
     hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)',

@@ -65,7 +65,7 @@ describe('the mock is its own package (packages/mock), reached only through the 
     expect(boundaryProblems(edges)).toEqual([]);
     // and the wiring does use it (the rule is not met by accident)
     expect(edges.filter((e) => e.to.startsWith('packages/mock/') && e.file.startsWith('src/')).map((e) => e.file.split('/').slice(0, 3).join('/'))).toContain(
-      'src/wiring/mock.ts',
+      'src/wiring/embedded.ts',
     );
   });
 
@@ -73,11 +73,11 @@ describe('the mock is its own package (packages/mock), reached only through the 
     const planted = [
       { file: 'src/tracker/token.ts', spec: '@opsctl/mock', to: target('src/tracker/token.ts', '@opsctl/mock') },
       { file: 'src/auth/login.ts', spec: '../../packages/mock/src/store.js', to: target('src/auth/login.ts', '../../packages/mock/src/store.js') },
-      { file: 'src/wiring/mock.ts', spec: '@opsctl/mock/store.js', to: target('src/wiring/mock.ts', '@opsctl/mock/store.js') },
+      { file: 'src/wiring/embedded.ts', spec: '@opsctl/mock/store.js', to: target('src/wiring/embedded.ts', '@opsctl/mock/store.js') },
       { file: 'packages/mock/src/store.ts', spec: '../../../src/core/errors.js', to: target('packages/mock/src/store.ts', '../../../src/core/errors.js') },
       { file: 'packages/shared/src/lock.ts', spec: '@opsctl/mock', to: target('packages/shared/src/lock.ts', '@opsctl/mock') },
       // allowed: the wiring, the mock's verbs, the shared package from either side
-      { file: 'src/wiring/mock.ts', spec: '@opsctl/mock', to: target('src/wiring/mock.ts', '@opsctl/mock') },
+      { file: 'src/wiring/embedded.ts', spec: '@opsctl/mock', to: target('src/wiring/embedded.ts', '@opsctl/mock') },
       { file: 'src/commands/mock/events-trigger.ts', spec: '@opsctl/mock/console', to: target('src/commands/mock/events-trigger.ts', '@opsctl/mock/console') },
       { file: 'packages/mock/src/store.ts', spec: '@opsctl/shared/lock.js', to: target('packages/mock/src/store.ts', '@opsctl/shared/lock.js') },
     ];
@@ -85,7 +85,7 @@ describe('the mock is its own package (packages/mock), reached only through the 
     expect(problems).toHaveLength(5);
     expect(problems[0]).toMatch(/^src\/tracker\/token\.ts imports @opsctl\/mock \(only src\/wiring\//);
     expect(problems[1]).toContain('src/auth/login.ts imports ../../packages/mock/src/store.js');
-    expect(problems[2]).toContain('src/wiring/mock.ts imports @opsctl/mock/store.js');
+    expect(problems[2]).toContain('src/wiring/embedded.ts imports @opsctl/mock/store.js');
     expect(problems[3]).toContain('the mock imports nothing of the CLI');
     expect(problems[4]).toContain('@opsctl/shared imports neither');
   });

@@ -2,7 +2,7 @@
  * @opsctl/mock: the mock of every service opsctl talks to, as its own package.
  *
  * Its public face: `createMockServer()` (tests, `opsctl mock serve`) and `createEmbeddedMock()`, the one
- * adapter opsctl's wiring builds for the embedded profile (src/wiring/mock.ts). The developer console and
+ * adapter opsctl's wiring builds for the embedded profile (src/wiring/embedded.ts). The developer console and
  * the security events have their own entry, `@opsctl/mock/console`, for the `opsctl mock …` verbs.
  * The package imports nothing of the CLI: what both sides share is in @opsctl/shared.
  */

@@ -26,6 +26,11 @@ export function embeddedMock(ctx: Context): Promise<EmbeddedMock> {
   return mock;
 }
 
+/** The embedded mock of every service, started once per command: its base URL. */
+export async function embeddedUrl(ctx: Context): Promise<string> {
+  return (await embeddedMock(ctx)).url;
+}
+
 /** How a command's HTTP client reaches the embedded mock: in this process, without a socket (see EmbeddedMock.transport). */
 export async function embeddedTransport(ctx: Context): Promise<Transport> {
   const [mock, { viaNetwork }] = await Promise.all([embeddedMock(ctx), import('../core/http.js')]);
