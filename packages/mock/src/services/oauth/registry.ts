@@ -3,8 +3,7 @@
  * known scopes, and the redirect-URI rules of each client type.
  */
 
-import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '@opsctl/shared/oauth.js';
-import { SCOPE_BASE } from '@opsctl/shared/oauth.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, SCOPE_BASE } from '@opsctl/shared/oauth.js';
 import { itemAt } from '../../arrays.js';
 
 export { SCOPE_BASE };
