@@ -1,4 +1,4 @@
-// Lint (typescript-eslint, type-checked) over src/; formatting is Prettier's (eslint-config-prettier
+// Lint (typescript-eslint, type-checked) over src/ and the workspace packages (packages/*/src); formatting is Prettier's (eslint-config-prettier
 // turns off the stylistic rules that would fight it). `npm run lint` runs both; .ci/run runs it
 // before the tests.
 import js from '@eslint/js';
@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'completions/**', 'coverage/**'] },
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

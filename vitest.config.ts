@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { deadlineScale } from './test/helpers/deadline.js';
 
@@ -16,8 +17,19 @@ const budget = (ms: number) => Math.round(ms * scale);
  * - integration: a live mock on port 0, opsctl's main() in process, simulated kv members, sh/ssh stand-ins;
  * - e2e: the built binary, real Chromium, real etcd, sshd in network namespaces, the OS keyring.
  */
+/** The workspace packages resolve to their sources, as tsconfig.json's `paths` and esbuild (which reads them) do. */
+const packages = fileURLToPath(new URL('./packages/', import.meta.url));
+
 export default defineConfig({
   define: { __OPSCTL_VERSION__: JSON.stringify(pkg.version) },
+  resolve: {
+    alias: [
+      { find: /^@opsctl\/mock$/, replacement: `${packages}mock/src/index.ts` },
+      { find: /^@opsctl\/mock\/console$/, replacement: `${packages}mock/src/console.ts` },
+      { find: /^@opsctl\/mock\/(.*)$/, replacement: `${packages}mock/src/$1` },
+      { find: /^@opsctl\/shared\/(.*)$/, replacement: `${packages}shared/src/$1` },
+    ],
+  },
   test: {
     pool: 'forks',
     // Vitest's default is one file at a time on a 2-core machine (cores - 1), but most files spend their

@@ -89,6 +89,8 @@ mkdirSync(stage, { recursive: true });
 const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
 delete manifest.scripts;
 delete manifest.devDependencies;
+// the workspace packages (packages/mock, packages/shared) are bundled into dist/: nothing to link at install
+delete manifest.workspaces;
 writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 for (const entry of [...manifest.files, 'README.md']) cpSync(entry, join(stage, entry), { recursive: true });
 const tgz = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', '..'], { cwd: stage, encoding: 'utf8' })

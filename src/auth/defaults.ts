@@ -1,4 +1,2 @@
-/** The desktop client the mock authorization server seeds, and opsctl uses against it when no client_id is configured. */
-export const DEFAULT_CLIENT_ID = 'opsctl-desktop.apps.mock';
-/** Installed apps cannot keep a secret; this one is public (as for any desktop app). */
-export const DEFAULT_CLIENT_SECRET = 'mock-desktop-secret-not-confidential';
+// Shared with the mock authorization server (packages/shared/src/oauth.ts).
+export { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '@opsctl/shared/oauth.js';

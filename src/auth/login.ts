@@ -138,7 +138,7 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       ctx.debug(`authorization request ${url}`);
       const { submitConsent } = await import('./autoconsent.js');
       // Nobody else will answer: a consent that fails ends the wait at once (no 5-minute hang).
-      const localError = settings.local ? (await import('../mock/embedded.js')).embeddedLocalError : undefined;
+      const localError = settings.local ? (await import('../wiring/embedded.js')).embeddedLocalError : undefined;
       consentFailed = submitConsent(url, opts.consentAs, { localError: localError && (() => localError(ctx)) }).then(() => new Promise<never>(() => undefined));
     } else if (decision.open) {
       const opened = await ctx.openBrowser(url);

@@ -1,5 +1,7 @@
-/** The scope identifier prefix ({scope_base} in the seed); short names like `media.readonly` expand to it. */
-export const SCOPE_BASE = 'https://www.googleapis.com/auth';
+import { SCOPE_BASE } from '@opsctl/shared/oauth.js';
+
+/** The scope identifier prefix ({scope_base} in the seed), shared with the mock authorization server. */
+export { SCOPE_BASE };
 
 /** What `opsctl login` asks for when neither --scopes nor the profile's `scopes` says otherwise. */
 export const DEFAULT_SCOPES = ['openid', 'email', `${SCOPE_BASE}/media.readonly`, `${SCOPE_BASE}/drive.labels`];

@@ -32,9 +32,8 @@ export async function resolveEndpoint(ctx: Context, service: Service): Promise<E
     if (issuer) return { url: trimSlash(issuer), embedded: false, source: ctx.env.OPSCTL_ISSUER ? 'env' : 'profile' };
   }
   if (name === EMBEDDED_PROFILE) {
-    const { embeddedMock } = await import('../mock/embedded.js');
-    const server = await embeddedMock(ctx);
-    return { url: server.url, embedded: true, source: 'embedded' };
+    const url = await (await import('../wiring/embedded.js')).embeddedUrl(ctx);
+    return { url, embedded: true, source: 'embedded' };
   }
   throw new UsageError(`profile "${name}" has no ${service} endpoint`, {
     code: 'no_endpoint',

@@ -8,14 +8,14 @@ import type { Endpoint } from './endpoint.js';
  * The HTTP client of a service: its endpoint, the credentials and pacing its own room decides
  * (tracker/: token header and rate limit; auth/: the OAuth bearer token), and the command's
  * debug, notice and Ctrl-C wiring. `dispatcher` is the tests' undici MockAgent, if any; the embedded
- * mock has its own transport (mock/embedded.ts: in-process, without a socket).
+ * mock has its own transport (wiring/embedded.ts: in-process, without a socket).
  */
 export async function createServiceClient(ctx: Context, service: Service, dispatcher?: Dispatcher): Promise<HttpClient> {
   const endpoint = await ctx.endpoint(service);
   const [{ HttpClient, closeDefaultDispatcher }, tracker, embedded] = await Promise.all([
     import('../core/http.js'),
     service === 'tracker' ? import('../tracker/http-setup.js') : undefined,
-    endpoint.embedded ? import('../mock/embedded.js') : undefined,
+    endpoint.embedded ? import('../wiring/embedded.js') : undefined,
   ]);
   if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher(ctx.abort.signal.aborted));
   return new HttpClient({

@@ -1,7 +1,2 @@
-/**
- * `fn`'s result as a promise, a throw becoming its rejection as in an async function: for a
- * function an asynchronous interface asks for whose work is synchronous.
- */
-export function promised<T>(fn: () => T): Promise<T> {
-  return new Promise((resolve) => resolve(fn()));
-}
+// Shared with the mock (packages/shared): the CLI keeps this path.
+export * from '@opsctl/shared/promised.js';

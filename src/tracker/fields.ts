@@ -25,13 +25,6 @@ export interface FieldSpec {
   schema?: string;
 }
 
-export const COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/;
+// The patterns and the problem shape are the contract's, shared with the mock (packages/shared).
+export { COLOR_PATTERN, UUID_PATTERN, type FieldProblem } from '@opsctl/shared/tracker/patterns.js';
 export const COLOR_HINT = 'use "#" followed by 6 hex digits, e.g. #ff0000 (names such as "red" are not accepted)';
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A problem with one field of a body. `too_long` maps to the seed's "other 4xx". */
-export interface FieldProblem {
-  field: string;
-  message: string;
-  kind: 'too_long' | 'invalid' | 'required' | 'unknown';
-}

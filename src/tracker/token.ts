@@ -39,10 +39,7 @@ export async function trackerToken(ctx: Context, endpoint?: Endpoint): Promise<s
   if (ep.embedded) {
     // The embedded tracker provisions its own token: a broken credential file does not stop it.
     if (unreadable) ctx.io.warn(`${unreadable.message}; using the embedded tracker's own token`);
-    const [{ embeddedMock }, { stateTrackerToken }] = await Promise.all([import('../mock/embedded.js'), import('../mock/store.js')]);
-    const server = await embeddedMock(ctx);
-    await server.service('tracker');
-    return server.store.read(stateTrackerToken);
+    return (await import('../wiring/embedded.js')).embeddedTrackerToken(ctx);
   }
   throw new AuthError('no tracker token', {
     hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)',

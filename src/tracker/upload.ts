@@ -1,12 +1,8 @@
 /** The API takes file0 … file3 in one request. */
 export const FILES_PER_REQUEST = 4;
 
-/**
- * The largest upload request opsctl sends, and the mock's default limit on its upload route: 50 MiB.
- * A real tracker may differ: OPSCTL_TRACKER_UPLOAD_LIMIT (or the profile's tracker_upload_limit)
- * sets it, and a 413 for a batch of several files is retried one file per request anyway.
- */
-export const UPLOAD_REQUEST_LIMIT_BYTES = 50 * 1024 * 1024;
+// The largest upload request: shared with the mock's upload route (packages/shared/src/tracker/limits.ts).
+export { UPLOAD_REQUEST_LIMIT_BYTES } from '@opsctl/shared/tracker/limits.js';
 
 /** Room per part for its multipart headers (boundary, Content-Disposition with the name, Content-Type). */
 export const PART_OVERHEAD_BYTES = 1024;

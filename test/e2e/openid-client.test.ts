@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as client from 'openid-client';
 import { request } from 'undici';
 import { SCOPE_BASE } from '../../src/auth/scopes.js';
-import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '@opsctl/mock/services/oauth/registry.js';
 import { runBin } from '../helpers/bin.js';
 import { playBrowser } from '../helpers/oauth-browser.js';
 import { serveUrl } from '../helpers/serve.js';

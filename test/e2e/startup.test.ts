@@ -37,7 +37,7 @@ async function loaded(
     for (const src of map.sources) {
       const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
       if (m) packages.add(m[1]!);
-      const own = /(?:^|\/)(src\/.+)$/.exec(src);
+      const own = /(?:^|\/)((?:packages\/[^/]+\/)?src\/.+)$/.exec(src);
       if (own && !m) sources.add(own[1]!);
     }
   }
@@ -106,7 +106,7 @@ describe('start-up stays cheap', () => {
     const cfg = tempConfigDir();
     try {
       const { packages: pkgs, builtins, sources } = await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir });
-      expect(sources.has('src/mock/in-process.ts')).toBe(true);
+      expect(sources.has('packages/mock/src/in-process.ts')).toBe(true);
       for (const heavy of ['undici', 'zod', 'conf', 'ora', 'execa', '@inquirer/prompts', 'open']) expect(pkgs.has(heavy), heavy).toBe(false);
       // no WebAssembly on this path, so nothing sets V8 flags
       expect(builtins.has('v8')).toBe(false);
@@ -139,10 +139,10 @@ describe('start-up stays cheap', () => {
       const { sources, exitCode } = await loaded(['login', '--consent-as', 'alice@example.com'], { OPSCTL_CONFIG_DIR: cfg.dir });
       expect(exitCode).toBe(0);
       // The mock's authorization and token endpoints did run in this process.
-      expect(sources.has('src/mock/services/oauth/authorize.ts')).toBe(true);
-      expect(sources.has('src/mock/services/oauth/token.ts')).toBe(true);
+      expect(sources.has('packages/mock/src/services/oauth/authorize.ts')).toBe(true);
+      expect(sources.has('packages/mock/src/services/oauth/token.ts')).toBe(true);
       for (const file of ['admin', 'console', 'console-schema', 'integrity', 'events', 'delivery']) {
-        expect(sources.has(`src/mock/services/oauth/${file}.ts`), file).toBe(false);
+        expect(sources.has(`packages/mock/src/services/oauth/${file}.ts`), file).toBe(false);
       }
     } finally {
       cfg.cleanup();

@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import { mintAccessToken } from '../../src/mock/services/oauth/tokens.js';
-import type { MockServer } from '../../src/mock/server.js';
+import { mintAccessToken } from '@opsctl/mock/services/oauth/tokens.js';
+import type { MockServer } from '@opsctl/mock/server.js';
 
 export const LABEL_SCOPES = {
   rw: 'https://www.googleapis.com/auth/drive.labels',

@@ -1,4 +1,4 @@
-import { createMockServer, type MockServer, type MockServerOptions } from '../../src/mock/server.js';
+import { createMockServer, type MockServer, type MockServerOptions } from '@opsctl/mock/server.js';
 
 /** The mock state as tests poke at it: any slice, unnarrowed (src/ narrows each service's own). */
 export type TestState = Record<string, any>;

@@ -7,7 +7,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Bundles a TypeScript snippet that imports from src/ (paths relative to the repo root, e.g.
- * `import { FileStore } from './src/mock/store.ts'`) into a runnable .mjs, for tests that need the
+ * `import { FileStore } from './packages/mock/src/store.ts'`) into a runnable .mjs, for tests that need the
  * code in a separate process (crashes, concurrency).
  */
 export async function bundleScript(source: string): Promise<string> {

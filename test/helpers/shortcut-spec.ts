@@ -25,7 +25,7 @@ const addFormats: AddFormats = (formatsPlugin as unknown as { default?: AddForma
  */
 
 /** A verbatim copy of shared/ref/shortcut-openapi.json, kept in the repository so CI needs nothing else (the mock serves it too). */
-export const SPEC_PATH = fileURLToPath(new URL('../../src/mock/services/tracker/openapi.json', import.meta.url));
+export const SPEC_PATH = fileURLToPath(new URL('../../packages/shared/src/tracker/openapi.json', import.meta.url));
 
 const RENAMES: Record<string, string> = { gravatar_hash: 'avatar_hash' };
 const rename = (key: string) => RENAMES[key] ?? key.replace(/^productboard_/, 'planningtool_');

@@ -5,7 +5,7 @@ import { loadSpec, type SpecChecker } from './shortcut-spec.js';
 /**
  * A validating gateway in front of the tracker mock, in strict mode: every request is checked against
  * the real OpenAPI document (ajv driven by shared/ref/shortcut-openapi.json through shortcut-spec.ts,
- * independent of src/contract) before it is forwarded, and every answer after: a body where none is
+ * independent of packages/shared/src/tracker) before it is forwarded, and every answer after: a body where none is
  * declared, a missing required body, an undeclared field or query parameter, a response or typed error
  * off its schema — each is recorded as a problem (and the request is refused with 422, as a real
  * gateway would). The only differences allowed are the seed's renames (shortcut-spec.ts lists them).

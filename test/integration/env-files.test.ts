@@ -18,7 +18,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockFile } from '../../src/config/lock.js';
-import { FileStore } from '../../src/mock/store.js';
+import { FileStore } from '@opsctl/mock/store.js';
 import { BIN, runBin } from '../helpers/bin.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { ptyAvailable, PtySession } from '../helpers/pty.js';

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_SECTIONS } from '../../src/commands/demo/steps.js';
-import { FileStore } from '../../src/mock/store.js';
-import { mintAccessToken } from '../../src/mock/services/oauth/tokens.js';
+import { FileStore } from '@opsctl/mock/store.js';
+import { mintAccessToken } from '@opsctl/mock/services/oauth/tokens.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { LABEL_SCOPES } from '../helpers/labels.js';
 

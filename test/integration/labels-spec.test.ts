@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, DELTA_KINDS, ENUMS, FIELD_TYPE_OPTIONS, METHODS, PROPERTIES, SERVER_OWNED, type MethodSpec } from '../../src/labels/schema.js';
-import { allowedMethods, parseLabelPath } from '../../src/mock/services/labels/paths.js';
+import { allowedMethods, parseLabelPath } from '@opsctl/mock/services/labels/paths.js';
 import { startMock } from '../helpers/mock.js';
 import { labelsApi, mintToken, type Api } from '../helpers/labels.js';
 
@@ -12,7 +12,7 @@ import { labelsApi, mintToken, type Api } from '../helpers/labels.js';
  * 140,720 characters): methods, parameters, request bodies, enums, updatable properties, output-only
  * properties and limits must agree, and every key of what the mock answers must exist in the schema.
  */
-const DOC_PATH = fileURLToPath(new URL('../../src/mock/services/labels/drivelabels-v2beta-discovery.json', import.meta.url));
+const DOC_PATH = fileURLToPath(new URL('../../packages/mock/src/services/labels/drivelabels-v2beta-discovery.json', import.meta.url));
 const text = readFileSync(DOC_PATH, 'utf8');
 const doc = JSON.parse(text);
 const P = 'GoogleAppsDriveLabelsV2beta';

@@ -3,7 +3,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock, type TestState } from '../helpers/mock.js';
 import { labelsApi, mintToken, type Api } from '../helpers/labels.js';
 import { METHODS } from '../../src/labels/schema.js';
-import { contractOf } from '../../src/mock/services/labels/contract.js';
+import { contractOf } from '@opsctl/mock/services/labels/contract.js';
 
 /**
  * The label service speaks v2 (Google's current API, opsctl's default) and v2beta (a profile setting),

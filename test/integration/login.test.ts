@@ -9,7 +9,7 @@ import { main } from '../../src/cli.js';
 import { Context } from '../../src/context.js';
 import { IOStreams } from '../../src/core/io.js';
 import { SCOPE_BASE } from '../../src/auth/scopes.js';
-import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '@opsctl/mock/services/oauth/registry.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { readCredentials } from '../helpers/credentials.js';
 import { startMock, type TestState } from '../helpers/mock.js';

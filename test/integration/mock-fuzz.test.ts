@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockServer, type MockServer, type RouteInfo } from '../../src/mock/server.js';
-import { mintAccessToken } from '../../src/mock/services/oauth/tokens.js';
+import { createMockServer, type MockServer, type RouteInfo } from '@opsctl/mock/server.js';
+import { mintAccessToken } from '@opsctl/mock/services/oauth/tokens.js';
 import { rawRequest, seeded, type RawRequest, type Rng } from '../helpers/fuzz.js';
 import type { TestState } from '../helpers/mock.js';
 

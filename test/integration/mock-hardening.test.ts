@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMockServer, type MockServer } from '../../src/mock/server.js';
-import { oauth } from '../../src/mock/services/oauth/tokens.js';
-import { pending, clients } from '../../src/mock/services/oauth/common.js';
+import { createMockServer, type MockServer } from '@opsctl/mock/server.js';
+import { oauth } from '@opsctl/mock/services/oauth/tokens.js';
+import { pending, clients } from '@opsctl/mock/services/oauth/common.js';
 import { LABEL_SCOPES, mintToken } from '../helpers/labels.js';
 import { rawExchange, type RawRequest } from '../helpers/fuzz.js';
 import type { TestState } from '../helpers/mock.js';

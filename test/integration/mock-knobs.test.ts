@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMockServer } from '../../src/mock/server.js';
+import { createMockServer } from '@opsctl/mock/server.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock, trackerEnv, type TestState } from '../helpers/mock.js';
 

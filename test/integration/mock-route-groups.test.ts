@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MockRuntime, registerRoutesFor } from '../../src/mock/runtime.js';
-import { createMockServer, type MockServer } from '../../src/mock/server.js';
+import { MockRuntime, registerRoutesFor } from '@opsctl/mock/runtime.js';
+import { createMockServer, type MockServer } from '@opsctl/mock/server.js';
 import type { TestState } from '../helpers/mock.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
-import { mintRefreshToken } from '../../src/mock/services/oauth/tokens.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '@opsctl/mock/services/oauth/registry.js';
+import { mintRefreshToken } from '@opsctl/mock/services/oauth/tokens.js';
 import { runBin } from '../helpers/bin.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
@@ -185,7 +185,7 @@ describe('the built binary against the embedded mock', () => {
       const add = await runBin(['mock', 'events', 'receivers', 'add', '--url', `http://127.0.0.1:${port}/se`, '--client-id', DEFAULT_CLIENT_ID], { env: benv });
       expect(add.exitCode, String(add.stderr)).toBe(0);
       // carol grants opsctl's client in the embedded state (a refresh token), so her events concern it.
-      const { FileStore } = await import('../../src/mock/store.js');
+      const { FileStore } = await import('@opsctl/mock/store.js');
       const store = new FileStore(benv.OPSCTL_MOCK_STATE);
       await store.write(
         (s) =>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { DEFAULT_CLIENT_ID } from '../../src/mock/services/oauth/registry.js';
-import { mintRefreshToken } from '../../src/mock/services/oauth/tokens.js';
+import { DEFAULT_CLIENT_ID } from '@opsctl/mock/services/oauth/registry.js';
+import { mintRefreshToken } from '@opsctl/mock/services/oauth/tokens.js';
 import { startMock } from '../helpers/mock.js';
 import { playBrowser, postForm } from '../helpers/oauth-browser.js';
 

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
-import { signingKey } from '../../src/mock/services/oauth/jwt.js';
-import { mintRefreshToken } from '../../src/mock/services/oauth/tokens.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '@opsctl/mock/services/oauth/registry.js';
+import { signingKey } from '@opsctl/mock/services/oauth/jwt.js';
+import { mintRefreshToken } from '@opsctl/mock/services/oauth/tokens.js';
 import { startMock } from '../helpers/mock.js';
 import { postForm } from '../helpers/oauth-browser.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { challengeS256, createVerifier } from '../../src/auth/pkce.js';
-import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, SCOPE_BASE } from '../../src/mock/services/oauth/registry.js';
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, SCOPE_BASE } from '@opsctl/mock/services/oauth/registry.js';
 import { startMock } from '../helpers/mock.js';
 import { playBrowser, postForm } from '../helpers/oauth-browser.js';
 

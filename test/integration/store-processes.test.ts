@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileStore, MemoryStore } from '../../src/mock/store.js';
+import { FileStore, MemoryStore } from '@opsctl/mock/store.js';
 import { bundleScript } from '../helpers/script.js';
 import type { TestState } from '../helpers/mock.js';
 
@@ -59,7 +59,7 @@ describe('FileStore', () => {
     const path = join(dir, 'state.json');
     const script = await bundleScript(`
       import fs from 'node:fs';
-      import { FileStore } from './src/mock/store.ts';
+      import { FileStore } from './packages/mock/src/store.ts';
       const store = new FileStore(process.argv[2], 2000);
       await store.write((s) => { s.n = 1; s.note = 'before the crash'; });
       // Die the moment the new content is written and the rename is about to happen.
@@ -83,7 +83,7 @@ describe('FileStore', () => {
   it('loses no write when two processes write at the same time', async () => {
     const path = join(dir, 'state.json');
     const script = await bundleScript(`
-      import { FileStore } from './src/mock/store.ts';
+      import { FileStore } from './packages/mock/src/store.ts';
       const [path, who] = process.argv.slice(2);
       const store = new FileStore(path);
       for (let i = 0; i < 100; i++) {

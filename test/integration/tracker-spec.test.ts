@@ -4,7 +4,7 @@ import { loadSpec, type SpecChecker } from '../helpers/shortcut-spec.js';
 
 /**
  * Every route of the tracker mock, driven once with valid input, and every answer validated against
- * the reference contract (src/mock/services/tracker/openapi.json = shared/ref/shortcut-openapi.json),
+ * the reference contract (packages/shared/src/tracker/openapi.json = shared/ref/shortcut-openapi.json),
  * nullability included. The seed's deliberate differences are listed in test/helpers/shortcut-spec.ts
  * (brand renames; iteration dates as date strings). Routes the contract does not have are named below
  * with the reason.

@@ -6,7 +6,7 @@ import { startValidatingProxy, type ValidatingProxy } from '../helpers/validatin
 
 /**
  * Issue 25, items 3 and 4: a validating gateway of the real OpenAPI document (ajv, test/helpers/
- * validating-proxy.ts, independent of src/contract) stands between each client and the mock in strict
+ * validating-proxy.ts, independent of packages/shared/src/tracker) stands between each client and the mock in strict
  * mode; any request or answer that breaks the document is a problem, and the test wants none.
  */
 let mock: Awaited<ReturnType<typeof startMock>>;

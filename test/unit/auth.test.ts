@@ -5,7 +5,7 @@ import { startListener } from '../../src/auth/listener.js';
 import { browserDecision, parseTimeout } from '../../src/auth/login.js';
 import { challengeS256, createPkce, createVerifier, VERIFIER_PATTERN } from '../../src/auth/pkce.js';
 import { expandScope, missingScopes, parseScopes } from '../../src/auth/scopes.js';
-import { checkRedirectUri, clientUsable, restoreClient, seedClients, type OAuthClient } from '../../src/mock/services/oauth/registry.js';
+import { checkRedirectUri, clientUsable, restoreClient, seedClients, type OAuthClient } from '@opsctl/mock/services/oauth/registry.js';
 
 describe('PKCE', () => {
   it('matches the RFC 7636 appendix B vector', () => {

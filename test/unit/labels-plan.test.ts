@@ -5,7 +5,7 @@ import { labelName, parseGrant, parseLabelRef } from '../../src/labels/names.js'
 import { PlanError, limitProblems, lis, matchAll, orderPlan, planLabel, planWrites } from '../../src/labels/plan.js';
 import { labelToFile } from '../../src/labels/from-service.js';
 import type { Field, Label } from '../../src/labels/types.js';
-import { allowedMethods, parseLabelPath } from '../../src/mock/services/labels/paths.js';
+import { allowedMethods, parseLabelPath } from '@opsctl/mock/services/labels/paths.js';
 
 const pub = { state: 'PUBLISHED' as const, hasUnpublishedChanges: false };
 const draft = { state: 'UNPUBLISHED_DRAFT' as const, hasUnpublishedChanges: true };

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { ValidationError } from '../../core/errors.js';
-import { integrityProblem, type ClientType } from '../../mock/services/oauth/console-schema.js';
+import { integrityProblem, type ClientType } from '@opsctl/mock/console';
 import { ADMIN, consoleApi, FIELD_FLAGS, fieldsFromFlags, validateFields, type FieldFlags } from './clients-shared.js';
 
 export interface CreateOptions extends FieldFlags {

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { INTEGRITY_ACTIONS } from '../../mock/services/oauth/console-schema.js';
+import { INTEGRITY_ACTIONS } from '@opsctl/mock/console';
 import { clientPath, consoleApi } from './clients-shared.js';
 
 export async function run(opts: { clientId: string; action: string }, ctx: Context): Promise<CommandResult> {

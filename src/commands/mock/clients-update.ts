@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import type { ClientType } from '../../mock/services/oauth/console-schema.js';
+import type { ClientType } from '@opsctl/mock/console';
 import { clientPath, consoleApi, fieldsFromFlags, onOff, validateFields, type FieldFlags } from './clients-shared.js';
 
 export interface UpdateOptions extends FieldFlags {

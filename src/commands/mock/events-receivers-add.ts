@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { EVENT_KINDS } from '../../mock/services/oauth/console-schema.js';
+import { EVENT_KINDS } from '@opsctl/mock/console';
 import { ADMIN, consoleApi } from './clients-shared.js';
 
 export async function run(opts: { url: string; clientId: string; events: string[] }, ctx: Context): Promise<CommandResult> {

@@ -6,9 +6,7 @@ import type { CommandResult } from '../../core/output.js';
 import { parseRate } from '../../core/pacer.js';
 import { isLoopbackHost } from '../../core/redact.js';
 import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
-import type { MockServer } from '../../mock/server.js';
-import { sliceField, stateTrackerToken } from '../../mock/store.js';
-import type { MockServiceOptions } from '../../mock/service.js';
+import { sliceField, stateTrackerToken, type MockServer, type MockServiceOptions } from '@opsctl/mock';
 
 export interface ServeOptions {
   port: string;
@@ -150,8 +148,8 @@ async function serviceOptions(opts: ServeOptions): Promise<MockServiceOptions> {
     deviceSlowDown: nonNegative('--device-slow-down', opts.deviceSlowDown),
   };
   if (opts.oauthClients) {
-    const { readRegistryFile } = await import('../../mock/services/oauth/index.js');
-    await readRegistryFile(opts.oauthClients).catch((err: Error) => {
+    const { readClientsFile } = await import('@opsctl/mock');
+    await readClientsFile(opts.oauthClients).catch((err: Error) => {
       throw new UsageError(`--oauth-clients: ${err.message}`, { field: 'oauth-clients', hint: 'give a JSON or YAML file with {clients: [...], users: [...]}' });
     });
   }
@@ -164,7 +162,7 @@ async function serviceOptions(opts: ServeOptions): Promise<MockServiceOptions> {
 
 /** Checks the state, listens, and loads the services that work in the background; the tracker token it accepts. */
 async function start(opts: ServeOptions, port: number, state: string, options: MockServiceOptions): Promise<{ server: MockServer; token: string }> {
-  const [{ createMockServer }, { FileStore, MemoryStore }] = await Promise.all([import('../../mock/server.js'), import('../../mock/store.js')]);
+  const { createMockServer, FileStore, MemoryStore } = await import('@opsctl/mock');
   // The state file is checked before listening: a wrong shape is refused naming the file, never served as 500s.
   const store = opts.memory ? new MemoryStore() : new FileStore(state);
   await store.read(() => undefined);

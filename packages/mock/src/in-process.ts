@@ -1,0 +1,118 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import type { TransportRequest, TransportResponse } from './transport.js';
+import type { MockIncoming, MockOutgoing } from './http.js';
+
+/**
+ * A request to the mock from this very process (the embedded profile): the same pipeline as over
+ * HTTP, without a socket, an HTTP parser or undici on either side. `serve` is what the node:http
+ * server runs for each request. The body is in memory already (a string: FormData uploads go over
+ * the network instead), so the request reads as a finished stream.
+ */
+export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) => Promise<void>, url: URL, init: TransportRequest): Promise<TransportResponse> {
+  if (init.body !== undefined && typeof init.body !== 'string')
+    throw new TypeError('in-process requests carry a string body (multipart goes over the network)');
+  const body = init.body === undefined ? undefined : Buffer.from(init.body);
+  const headers: IncomingHttpHeaders = { host: url.host };
+  for (const [name, value] of Object.entries(init.headers)) headers[name.toLowerCase()] = value;
+  if (body) headers['content-length'] = String(body.length);
+  const req = Object.assign(Readable.from(body ? [body] : [], { objectMode: false }), {
+    method: init.method,
+    url: `${url.pathname}${url.search}`,
+    headers,
+    complete: true,
+  });
+  return new Promise<TransportResponse>((resolve, reject) => {
+    if (init.signal.aborted) return reject(abortReason(init.signal));
+    const res = new InProcessResponse((answer) => {
+      init.signal.removeEventListener('abort', onAbort);
+      if (!answer) return reject(Object.assign(new Error('the in-process mock closed the request without an answer'), { code: 'UND_ERR_SOCKET' }));
+      // as over HTTP, a HEAD answer carries the headers of the GET and no body
+      resolve({ statusCode: answer.status, headers: answer.headers, body: textBody(init.method === 'HEAD' ? '' : answer.body) });
+    });
+    // the client gave up (its deadline, Ctrl-C): as a closed connection does, this aborts the request's
+    // own signal, so a write it started is never applied after the client was told it failed
+    function onAbort() {
+      reject(abortReason(init.signal));
+      res.destroy();
+    }
+    init.signal.addEventListener('abort', onAbort, { once: true });
+    serve(req, res).catch(reject);
+  });
+}
+
+/** Why the client gave up (HttpClient aborts with a DeadlineError; anything else is wrapped). */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('the request was aborted', { cause: reason });
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The response side: what `send` writes is handed to `settle` as it is; a destroy before that settles with nothing. */
+class InProcessResponse extends EventEmitter implements MockOutgoing {
+  headersSent = false;
+  writableFinished = false;
+  private status = 200;
+  private headers: Record<string, string> = {};
+  private settled = false;
+
+  constructor(private readonly settle: (answer: Answer | undefined) => void) {
+    super();
+  }
+
+  writeHead(status: number, headers: Record<string, string>): this {
+    this.status = status;
+    this.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    this.headersSent = true;
+    return this;
+  }
+
+  end(body?: string): this {
+    if (this.settled) return this;
+    this.settled = true;
+    this.writableFinished = true;
+    this.settle({ status: this.status, headers: this.headers, body: body ?? '' });
+    this.emit('close');
+    return this;
+  }
+
+  destroy(): this {
+    if (this.settled) return this;
+    this.settled = true;
+    this.settle(undefined);
+    this.emit('close');
+    return this;
+  }
+}
+
+/** A response body read once, as text or as chunks (what HttpClient reads of undici's). */
+function textBody(text: string): TransportResponse['body'] {
+  const bytes = Buffer.from(text);
+  let read = false;
+  return {
+    text: () => {
+      const out = read ? '' : text;
+      read = true;
+      return Promise.resolve(out);
+    },
+    destroy: () => {
+      read = true;
+    },
+    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+      const chunks = read || bytes.length === 0 ? [] : [bytes];
+      read = true;
+      return {
+        next: () => {
+          const value = chunks.shift();
+          return Promise.resolve(value !== undefined ? { value, done: false } : { value: undefined, done: true });
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * @opsctl/mock: the mock of every service opsctl talks to, as its own package.
+ *
+ * Its public face: `createMockServer()` (tests, `opsctl mock serve`) and `createEmbeddedMock()`, the one
+ * adapter opsctl's wiring builds for the embedded profile (src/wiring/embedded.ts). The developer console and
+ * the security events have their own entry, `@opsctl/mock/console`, for the `opsctl mock …` verbs.
+ * The package imports nothing of the CLI: what both sides share is in @opsctl/shared.
+ */
+export { createMockServer, type Fault, type LoggedRequest, type MockServer, type MockServerOptions, type RouteInfo } from './server.js';
+export { createEmbeddedMock, type EmbeddedMock, type EmbeddedMockOptions } from './embedded.js';
+export { FileStore, MemoryStore, sliceField, stateTrackerToken, type Store } from './store.js';
+export { SERVICE_NAMES, type MockServiceOptions, type ServiceName } from './service.js';
+export type { Transport, TransportRequest, TransportResponse } from './transport.js';
+
+/** Reads and checks an authorization server's clients file (JSON or YAML) the way the mock will; throws naming the problem. */
+export async function readClientsFile(path: string): Promise<void> {
+  await (await import('./services/oauth/index.js')).readRegistryFile(path);
+}
