@@ -12,8 +12,3 @@ export async function accessToken(ctx: Context): Promise<string> {
   const { freshAccessToken } = await import('./session.js');
   return (await freshAccessToken(ctx)).access_token;
 }
-
-/** The bearer header every api and labels request carries. */
-export async function bearerCredentials(ctx: Context): Promise<{ headers: Record<string, string> }> {
-  return { headers: { Authorization: `Bearer ${await accessToken(ctx)}` } };
-}

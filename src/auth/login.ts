@@ -138,8 +138,8 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       ctx.debug(`authorization request ${url}`);
       const { submitConsent } = await import('./autoconsent.js');
       // Nobody else will answer: a consent that fails ends the wait at once (no 5-minute hang).
-      const localError = settings.local ? (await import('../mock/embedded.js')).embeddedLocalError : undefined;
-      consentFailed = submitConsent(url, opts.consentAs, { localError: localError && (() => localError(ctx)) }).then(() => new Promise<never>(() => undefined));
+      const localError = settings.local ? () => ctx.embeddedLocalError() : undefined;
+      consentFailed = submitConsent(url, opts.consentAs, { localError }).then(() => new Promise<never>(() => undefined));
     } else if (decision.open) {
       const opened = await ctx.openBrowser(url);
       if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');

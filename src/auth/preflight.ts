@@ -11,5 +11,5 @@ export async function signInPreflight(ctx: Context): Promise<void> {
   const creds = await ctx.credentials();
   await creds.read();
   await writableDir(creds.dir);
-  if ((await ctx.endpoint('auth')).embedded) await (await import('../mock/embedded.js')).checkEmbeddedSignIn(ctx);
+  if ((await ctx.endpoint('auth')).embedded) await ctx.checkEmbeddedSignIn();
 }

@@ -11,8 +11,10 @@
  * `v2` is Google's current one and opsctl's default; `v2beta` is kept as a profile setting (`labels_version`).
  * Both have the same methods, parameters and schema properties (their schema names differ by prefix).
  */
-export const LABEL_API_VERSIONS = ['v2', 'v2beta'] as const;
-export type LabelApiVersion = (typeof LABEL_API_VERSIONS)[number];
+import { LABEL_API_VERSIONS, type LabelApiVersion } from '../config/services.js';
+
+// the values of the profile setting `labels_version`, so config/ checks them without importing this room
+export { LABEL_API_VERSIONS, type LabelApiVersion };
 export const DEFAULT_LABEL_API_VERSION: LabelApiVersion = 'v2';
 
 /** The API path prefix of a version (the discovery document's `servicePath` + version). */

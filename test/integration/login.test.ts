@@ -6,8 +6,9 @@ import { PassThrough } from 'node:stream';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { Context } from '../../src/context.js';
+import { createContext, type WiredContext } from '../../src/wiring/context.js';
 import { IOStreams } from '../../src/core/io.js';
+import { accessToken } from '../../src/auth/access-token.js';
 import { SCOPE_BASE } from '../../src/auth/scopes.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../src/mock/services/oauth/registry.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -176,7 +177,7 @@ describe('opsctl login with the test playing the browser', () => {
   });
 
   it('Ctrl-C while waiting: exit 130, the listener is closed, nothing stored', async () => {
-    let ctx: Context | undefined;
+    let ctx: WiredContext | undefined;
     let redirect = '';
     const stderr = new PassThrough();
     let err = '';
@@ -245,8 +246,8 @@ describe('tokens over time', () => {
     expect((await login([])).code).toBe(0);
     const before = creds().embedded.oauth.access_token;
     mock.requests.length = 0;
-    const ctx = new Context({ env, io: new IOStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env }) });
-    const tokens = await Promise.all([ctx.accessToken(), ctx.accessToken(), ctx.accessToken()]);
+    const ctx = createContext({ env, io: new IOStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env }) });
+    const tokens = await Promise.all([accessToken(ctx), accessToken(ctx), accessToken(ctx)]);
     await ctx.cleanup();
     expect(new Set(tokens).size).toBe(1);
     expect(tokens[0]).not.toBe(before);

@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { dict, emptyDict, own } from '../../mock/lookup.js';
+import { dict, emptyDict, own } from '../../core/lookup.js';
 import { asObject, compareMinor as cmp, gatewayPrefixFor, minor, textOf } from '../parse.js';
 import { SIM_RELEASES } from '../ladder-plan.js';
 import { readArgs } from './args.js';

@@ -3,7 +3,7 @@
  * a ping's answer, a leader's append, a put sent on to the leader, and the FAULT.json test knob.
  * Whatever comes from the peer port or a file is read as unknown and narrowed here.
  */
-import { dict, type Dict } from '../../mock/lookup.js';
+import { dict, type Dict } from '../../core/lookup.js';
 import { asObject } from '../parse.js';
 
 /** One key, as etcd's mvccpb.KeyValue (the key itself, base64, is the record's name). */
