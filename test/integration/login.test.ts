@@ -506,6 +506,25 @@ describe('profiles and real servers', () => {
     expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
   });
 
+  it('a client_secret an older opsctl left in config.json: auth status reads and leaves it; login signs in with it and moves it out, saying so', async () => {
+    const file = join(cfg.dir, 'config.json');
+    expect((await cli('config', 'set', 'client_id', DEFAULT_CLIENT_ID, '--profile', 'old')).code).toBe(0);
+    const cfgJson = JSON.parse(readFileSync(file, 'utf8'));
+    cfgJson.profiles.old.client_secret = DEFAULT_CLIENT_SECRET;
+    writeFileSync(file, JSON.stringify(cfgJson));
+    const text = readFileSync(file, 'utf8');
+    // reading (no sign-in stored: exit 4) writes nothing
+    const status = await cli('auth', 'status', '--profile', 'old');
+    expect(status.stderr).not.toContain('moved');
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    const r = await runCli(['login', '--profile', 'old'], { env, openBrowser: browser() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`moved the client_secret of profile old out of ${file}`);
+    expect(readFileSync(file, 'utf8')).not.toContain(DEFAULT_CLIENT_SECRET);
+    expect(creds().old.client_secret).toEqual({ storage: 'file', value: DEFAULT_CLIENT_SECRET });
+    expect(creds().old.oauth.account).toBe('alice@example.com');
+  });
+
   it('a real (non-loopback) server without a client_id: exit 2 naming client_id, before any request', async () => {
     const r = await runCli(['login'], { env: { ...env, OPSCTL_AUTH_URL: 'https://accounts.example.invalid' } });
     expect(r.code).toBe(2);
