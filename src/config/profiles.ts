@@ -188,7 +188,7 @@ export class ConfigStore {
 
   /**
    * A write of config.json: a read-modify-write under the lock every local file of opsctl takes
-   * (config/lock.ts), so that parallel `config set`s never lose each other's change. conf re-reads the
+   * (core/lock.ts), so that parallel `config set`s never lose each other's change. conf re-reads the
    * file for every get, so `fn` works on what is there once the lock is held. A directory opsctl cannot
    * write is named with the way out.
    */

@@ -47,6 +47,12 @@ describe('no import cycle between rooms, type imports included', () => {
     expect(fromPort.filter((e) => e.kind !== 'type' || !/^(core|config)\//.test(e.to)).map((e) => `${e.kind} ${e.to}`)).toEqual([]);
   });
 
+  it('only cli.ts builds the wiring: no verb or domain reaches past the port', () => {
+    const intoWiring = srcEdges().filter((e) => e.to.startsWith('wiring/') && !e.from.startsWith('wiring/'));
+    expect(intoWiring.length).toBeGreaterThan(0);
+    expect(intoWiring.filter((e) => e.from !== 'cli.ts').map((e) => `${e.from} imports ${e.to}`)).toEqual([]);
+  });
+
   it('only wiring/ imports the embedded mock, from one file', () => {
     // (the `mock …` verbs serve the mock itself; a package import of the mock is not a relative edge)
     const intoMock = srcEdges().filter((e) => e.to.startsWith('mock/') && !e.from.startsWith('mock/') && !e.from.startsWith('commands/mock/'));
