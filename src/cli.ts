@@ -1,17 +1,19 @@
 import { CommanderError } from 'commander';
-import type { Context, ContextOverrides } from './context.js';
+import type { Context } from './context.js';
 import { ExitCode } from './core/exit-codes.js';
 import { isOpsError, type OpsError } from './core/errors.js';
 import { withProfileFlag } from './core/hints.js';
 import { buildProgram, JSON_FIELD_LIST, splitJsonFlag } from './program.js';
+import type { ContextOverrides, WiredContext } from './wiring/context.js';
 
 /**
  * Runs opsctl with `argv` (without node and script) and returns the exit code. Never calls
  * process.exit, so tests run it in-process with their own streams and environment.
  */
-export async function main(argv: string[], overrides: ContextOverrides = {}, ctxOut?: (ctx: Context) => void): Promise<number> {
-  const { Context } = await import('./context.js');
-  const ctx = new Context(overrides, main);
+export async function main(argv: string[], overrides: ContextOverrides = {}, ctxOut?: (ctx: WiredContext) => void): Promise<number> {
+  // the port (context.ts) is wired here, the one place that builds it
+  const { createContext } = await import('./wiring/context.js');
+  const ctx = createContext(overrides, main);
   ctxOut?.(ctx);
   const split = splitJsonFlag(argv);
   // A parse error happens before any action sets ctx.globals: with --json anywhere in argv it is
@@ -201,7 +203,7 @@ export async function run(): Promise<void> {
     if (err.code === 'EPIPE') process.exit(ExitCode.ok);
   });
   if (await topLevelHelp(process.argv.slice(2))) return;
-  let ctx: Context | undefined;
+  let ctx: WiredContext | undefined;
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;

@@ -1,7 +1,7 @@
 import type { OAuthTokens, ProfileCredentials, StoredAccount } from '../config/credentials.js';
 import type { Profile } from '../config/profiles.js';
 import { EMBEDDED_PROFILE } from '../config/services.js';
-import type { Context } from '../context.js';
+import type { AccountDeps, Credentials, Env } from './deps.js';
 import { AuthError, UsageError } from '../core/errors.js';
 
 /**
@@ -46,13 +46,13 @@ interface TokenSecrets {
 }
 
 /** The commands (contexts) that said the keyring notice already: at most once per command. */
-const noticed = new WeakSet<Context>();
+const noticed = new WeakSet<object>();
 
 /**
  * The keyring when there is one (unless `insecure`); otherwise undefined, said on stderr once per profile:
  * a profile that keeps secrets in the credential file already was told so when the first one went there.
  */
-async function usableKeyring(ctx: Context, insecure: boolean, profile: string): Promise<import('../config/secrets.js').Keyring | undefined> {
+async function usableKeyring(ctx: AccountDeps, insecure: boolean, profile: string): Promise<import('../config/secrets.js').Keyring | undefined> {
   if (insecure) return undefined;
   const { openKeyring } = await import('../config/secrets.js');
   const probe = await openKeyring(ctx.env);
@@ -62,13 +62,13 @@ async function usableKeyring(ctx: Context, insecure: boolean, profile: string): 
 }
 
 /** Whether the profile already keeps a secret (an account's tokens, the client secret) in the credential file. */
-async function keepsSecretsInFile(ctx: Context, profile: string): Promise<boolean> {
+async function keepsSecretsInFile(ctx: AccountDeps, profile: string): Promise<boolean> {
   const stored = await (await ctx.credentials()).get(profile).catch(() => undefined);
   if (!stored) return false;
   return stored.client_secret?.storage === 'file' || accountsOf(stored).accounts.some((a) => a.storage !== 'keyring');
 }
 
-function fallbackNotice(ctx: Context, why: string): void {
+function fallbackNotice(ctx: AccountDeps, why: string): void {
   if (noticed.has(ctx)) return;
   noticed.add(ctx);
   ctx.io.warn(
@@ -78,7 +78,7 @@ function fallbackNotice(ctx: Context, why: string): void {
 
 /** Stores `secrets` in the keyring; false (said once) when the keyring refused, so the caller keeps them in the file. */
 async function keyringWrite(
-  ctx: Context,
+  ctx: AccountDeps,
   keyring: import('../config/secrets.js').Keyring | undefined,
   key: string,
   secrets: TokenSecrets | string,
@@ -94,7 +94,7 @@ async function keyringWrite(
   }
 }
 
-async function keyringDelete(ctx: Context, key: string): Promise<void> {
+async function keyringDelete(ctx: AccountDeps, key: string): Promise<void> {
   const { openKeyring, keyringProblem } = await import('../config/secrets.js');
   const probe = await openKeyring(ctx.env);
   if (!('keyring' in probe)) return ctx.io.warn(`could not remove ${key} from the OS keyring (${probe.unavailable}); remove it with your keyring's tool`);
@@ -102,7 +102,7 @@ async function keyringDelete(ctx: Context, key: string): Promise<void> {
 }
 
 /** An account with its tokens (read from the keyring when they are kept there). */
-export async function withSecrets(ctx: Context, profile: string, a: StoredAccount): Promise<OAuthTokens & { account: string }> {
+export async function withSecrets(ctx: AccountDeps, profile: string, a: StoredAccount): Promise<OAuthTokens & { account: string }> {
   if (a.storage !== 'keyring') return a as OAuthTokens & { account: string };
   const { openKeyring, keyringProblem } = await import('../config/secrets.js');
   const probe = await openKeyring(ctx.env);
@@ -134,12 +134,12 @@ export async function withSecrets(ctx: Context, profile: string, a: StoredAccoun
 }
 
 /** Every account of a profile (without secrets) and the active one's name. */
-export async function listAccounts(ctx: Context, profile: string): Promise<{ accounts: StoredAccount[]; active?: string }> {
+export async function listAccounts(ctx: AccountDeps, profile: string): Promise<{ accounts: StoredAccount[]; active?: string }> {
   return accountsOf(await (await ctx.credentials()).get(profile));
 }
 
 /** The account `name` (default: the active one) of the profile, with its tokens; undefined when none is signed in. */
-export async function accountTokens(ctx: Context, profile: string, name?: string): Promise<(OAuthTokens & { account: string }) | undefined> {
+export async function accountTokens(ctx: AccountDeps, profile: string, name?: string): Promise<(OAuthTokens & { account: string }) | undefined> {
   const { accounts, active } = await listAccounts(ctx, profile);
   const wanted = name ?? active;
   const found = accounts.find((a) => a.account === wanted);
@@ -165,7 +165,7 @@ export function unknownAccount(profile: string, name: string, accounts: StoredAc
  * Refuses an account whose tokens another authorization server minted than the one the profile signs
  * in at now (the auth endpoint or issuer changed): exit 4 naming both, so no token reaches the other one.
  */
-export async function assertBoundHere(ctx: Context, profile: string, a: { account: string; issuer?: string }): Promise<void> {
+export async function assertBoundHere(ctx: AccountDeps, profile: string, a: { account: string; issuer?: string }): Promise<void> {
   if (!a.issuer) return;
   const here = authServerId(ctx.env, profile, (await ctx.config()).profile(profile));
   if (here === undefined || here === a.issuer) return;
@@ -188,7 +188,7 @@ export function issuerMismatch(profile: string, a: { account: string; issuer?: s
  * or there is none. Returns the replaced sign-in of the same account at the same server, with its tokens.
  */
 export async function saveAccount(
-  ctx: Context,
+  ctx: AccountDeps,
   profile: string,
   tokens: OAuthTokens,
   opts: { insecure?: boolean } = {},
@@ -225,7 +225,7 @@ export async function saveAccount(
  * was on the wire. Returns null when stored, else what is stored now (undefined: signed out meanwhile).
  */
 export async function storeRefreshed(
-  ctx: Context,
+  ctx: AccountDeps,
   profile: string,
   before: OAuthTokens & { account: string },
   next: OAuthTokens,
@@ -259,7 +259,7 @@ export async function storeRefreshed(
 }
 
 /** Forgets an account (its keyring entry too); the next one becomes active. Returns the new active account. */
-export async function removeAccount(ctx: Context, profile: string, a: StoredAccount): Promise<string | undefined> {
+export async function removeAccount(ctx: AccountDeps, profile: string, a: StoredAccount): Promise<string | undefined> {
   let nowActive: string | undefined;
   await (
     await ctx.credentials()
@@ -275,7 +275,7 @@ export async function removeAccount(ctx: Context, profile: string, a: StoredAcco
 }
 
 /** Makes `name` the active account of the profile. */
-export async function switchAccount(ctx: Context, profile: string, name: string): Promise<void> {
+export async function switchAccount(ctx: AccountDeps, profile: string, name: string): Promise<void> {
   await (
     await ctx.credentials()
   ).update(profile, (c) => {
@@ -287,7 +287,7 @@ export async function switchAccount(ctx: Context, profile: string, name: string)
 }
 
 /** Stores a client secret for the profile: the keyring when there is one, else the credential file. */
-export async function saveClientSecret(ctx: Context, profile: string, value: string): Promise<'file' | 'keyring'> {
+export async function saveClientSecret(ctx: AccountDeps, profile: string, value: string): Promise<'file' | 'keyring'> {
   const keyring = await usableKeyring(ctx, false, profile);
   let storage: 'file' | 'keyring' = 'file';
   await (
@@ -300,7 +300,7 @@ export async function saveClientSecret(ctx: Context, profile: string, value: str
 }
 
 /** The profile's stored client secret (undefined when none is stored). */
-export async function storedClientSecret(ctx: Context, profile: string): Promise<string | undefined> {
+export async function storedClientSecret(ctx: Env & Credentials, profile: string): Promise<string | undefined> {
   const stored = (await (await ctx.credentials()).get(profile)).client_secret;
   if (!stored) return undefined;
   if (stored.storage === 'file') return stored.value;
@@ -319,7 +319,7 @@ export async function storedClientSecret(ctx: Context, profile: string): Promise
 }
 
 /** Removes the profile's stored client secret. */
-export async function removeClientSecret(ctx: Context, profile: string): Promise<boolean> {
+export async function removeClientSecret(ctx: AccountDeps, profile: string): Promise<boolean> {
   let had: ProfileCredentials['client_secret'];
   await (
     await ctx.credentials()
@@ -345,7 +345,7 @@ export interface AccountRow {
 }
 
 /** A row per account of the given profiles (default: every profile with a sign-in), without reading any secret. */
-export async function accountRows(ctx: Context, profiles?: string[]): Promise<AccountRow[]> {
+export async function accountRows(ctx: AccountDeps, profiles?: string[]): Promise<AccountRow[]> {
   const all = await (await ctx.credentials()).read();
   const config = await ctx.config();
   const names = profiles ?? Object.keys(all).sort();

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { SignInDeps } from './deps.js';
 import { AuthError, InterruptedError, OpsError } from '../core/errors.js';
 import type { LoginOutcome } from './login.js';
 import { missingScopes } from './scopes.js';
@@ -28,7 +28,7 @@ export interface DeviceLoginOptions {
 }
 
 /** Where the provider takes device sign-ins: its metadata's device_authorization_endpoint, or a refusal naming what is missing. */
-export async function deviceEndpoint(ctx: Context, settings: OAuthSettings): Promise<string> {
+export async function deviceEndpoint(ctx: SignInDeps, settings: OAuthSettings): Promise<string> {
   const { providerMetadata } = await import('./discovery.js');
   let md = settings.metadata;
   // A metadata cache from before this field was read, or a provider that added the grant since: look again.
@@ -79,7 +79,7 @@ function checkDeviceCode(f: Record<string, unknown>, url: string): DeviceCode {
 }
 
 /** Waits `ms`, or rejects with exit 130 on Ctrl-C. */
-function pause(ctx: Context, ms: number): Promise<void> {
+function pause(ctx: SignInDeps, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const signal = ctx.abort.signal;
     const onAbort = () => {
@@ -99,7 +99,7 @@ function pause(ctx: Context, ms: number): Promise<void> {
  * Polls the token endpoint at the server's interval until the person approves (the tokens), denies
  * (exit 4, access_denied) or the code expires (exit 4, expired_token); slow_down adds 5 s for good.
  */
-export async function pollForTokens(ctx: Context, settings: OAuthSettings, code: DeviceCode): Promise<TokenResponse> {
+export async function pollForTokens(ctx: SignInDeps, settings: OAuthSettings, code: DeviceCode): Promise<TokenResponse> {
   const { pollDeviceToken } = await import('./token-client.js');
   let interval = code.interval;
   const deadline = ctx.now() + code.expiresIn * 1000;
@@ -151,8 +151,10 @@ export async function pollForTokens(ctx: Context, settings: OAuthSettings, code:
  * the token endpoint, then checks and stores the tokens as a browser sign-in does. Nothing is stored
  * unless the whole flow succeeds.
  */
-export async function deviceLogin(ctx: Context, opts: DeviceLoginOptions): Promise<LoginOutcome> {
+export async function deviceLogin(ctx: SignInDeps, opts: DeviceLoginOptions): Promise<LoginOutcome> {
   await (await import('./preflight.js')).signInPreflight(ctx);
+  // a sign-in writes the credential file anyway: a client secret an older opsctl left in config.json moves there now
+  await (await import('./client-secret.js')).moveClientSecretsOutOfConfig(ctx, await ctx.profileName());
   const settings = await oauthSettings(ctx);
   const scopes = opts.scopes?.length ? opts.scopes : settings.defaultScopes;
   const endpoint = await deviceEndpoint(ctx, settings);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Context } from '../context.js';
+import type { MetadataDeps } from './deps.js';
 import { ApiError, NetworkError, OpsError } from '../core/errors.js';
 
 /** What opsctl takes from a provider's metadata (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). */
@@ -103,7 +103,7 @@ function checkMetadata(doc: unknown, issuer: string, source: string): ProviderMe
   };
 }
 
-async function readCache(ctx: Context, path: string, issuer: string): Promise<ProviderMetadata | undefined> {
+async function readCache(ctx: MetadataDeps, path: string, issuer: string): Promise<ProviderMetadata | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -123,7 +123,7 @@ async function readCache(ctx: Context, path: string, issuer: string): Promise<Pr
   }
 }
 
-async function writeCache(ctx: Context, path: string, file: CacheFile): Promise<void> {
+async function writeCache(ctx: MetadataDeps, path: string, file: CacheFile): Promise<void> {
   try {
     await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
     const { default: writeFileAtomic } = await import('write-file-atomic');
@@ -135,7 +135,7 @@ async function writeCache(ctx: Context, path: string, file: CacheFile): Promise<
 }
 
 /** GETs one candidate document; undefined when the provider does not serve it there (404/405/410). */
-async function fetchDoc(ctx: Context, url: string): Promise<unknown> {
+async function fetchDoc(ctx: MetadataDeps, url: string): Promise<unknown> {
   const http = await ctx.http('auth');
   try {
     const res = await http.request<unknown>({ method: 'GET', path: url, auth: false, okStatuses: [404, 405, 410], followRedirects: true });
@@ -167,7 +167,7 @@ async function fetchDoc(ctx: Context, url: string): Promise<unknown> {
  * else fetched from OpenID Connect Discovery (`<issuer>/.well-known/openid-configuration`), falling back
  * to RFC 8414 (`<origin>/.well-known/oauth-authorization-server<path>`), checked, and cached.
  */
-export async function providerMetadata(ctx: Context, issuer: string, opts: { cache?: boolean } = {}): Promise<ProviderMetadata> {
+export async function providerMetadata(ctx: MetadataDeps, issuer: string, opts: { cache?: boolean } = {}): Promise<ProviderMetadata> {
   const cachePath = metadataCachePath(ctx.paths.data, issuer);
   if (opts.cache !== false) {
     const cached = await readCache(ctx, cachePath, issuer);

@@ -1,5 +1,5 @@
 import type { OAuthTokens } from '../config/credentials.js';
-import type { Context } from '../context.js';
+import type { SettingsDeps } from './deps.js';
 import { AuthError, UsageError } from '../core/errors.js';
 import { REFRESH_MARGIN_MS, toStored } from './session.js';
 import { oauthSettings, type OAuthSettings } from './settings.js';
@@ -21,7 +21,7 @@ export function hasEnvAccount(env: NodeJS.ProcessEnv): boolean {
 
 /** Refreshes `refreshToken` at the profile's server as `settings.clientId`; the ID token (if any) is checked. */
 export async function redeemRefreshToken(
-  ctx: Context,
+  ctx: SettingsDeps,
   settings: OAuthSettings,
   refreshToken: string,
   prev: Partial<OAuthTokens> = {},
@@ -38,7 +38,7 @@ export async function redeemRefreshToken(
 }
 
 /** The environment account's tokens, refreshed when less than 5 minutes remain (or `force`). */
-export async function envTokens(ctx: Context, opts: { force?: boolean } = {}): Promise<OAuthTokens> {
+export async function envTokens(ctx: SettingsDeps, opts: { force?: boolean } = {}): Promise<OAuthTokens> {
   const original = (ctx.env[REFRESH_TOKEN_ENV] ?? '').trim();
   if (!original || /\s/.test(original)) {
     throw new UsageError(`${REFRESH_TOKEN_ENV} must hold one refresh token (no white space)`, {

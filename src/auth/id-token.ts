@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { MetadataDeps } from './deps.js';
 import { AuthError, NetworkError, OpsError } from '../core/errors.js';
 import type { OAuthSettings } from './settings.js';
 
@@ -16,7 +16,7 @@ function refused(
 }
 
 /** Where the provider publishes its signing keys: set by hand, from the issuer's metadata, or from the auth server's discovery document. */
-async function jwksUri(ctx: Context, settings: OAuthSettings): Promise<string> {
+async function jwksUri(ctx: MetadataDeps, settings: OAuthSettings): Promise<string> {
   if (settings.jwksUri) return settings.jwksUri;
   const { providerMetadata } = await import('./discovery.js');
   // A profile with endpoints only: the auth server's discovery document (the local mocks' ports change: no cache).
@@ -42,7 +42,7 @@ async function jwksUri(ctx: Context, settings: OAuthSettings): Promise<string> {
   return md.jwks_uri;
 }
 
-async function fetchJwks(ctx: Context, url: string): Promise<{ keys: Record<string, unknown>[] }> {
+async function fetchJwks(ctx: MetadataDeps, url: string): Promise<{ keys: Record<string, unknown>[] }> {
   const http = await ctx.http('auth');
   try {
     const res = await http.request<{ keys?: unknown }>({ method: 'GET', path: url, auth: false, followRedirects: true });
@@ -76,7 +76,7 @@ async function fetchJwks(ctx: Context, url: string): Promise<{ keys: Record<stri
  * fetching its key set or loading jose (login against it stays within its CPU budget).
  */
 export async function verifyIdToken(
-  ctx: Context,
+  ctx: MetadataDeps,
   settings: OAuthSettings,
   idToken: string,
   expect: { nonce?: string; sub?: string },
@@ -117,7 +117,7 @@ function embeddedClaims(settings: OAuthSettings, idToken: string, now: number): 
   return payload;
 }
 
-async function verifiedClaims(ctx: Context, settings: OAuthSettings, idToken: string): Promise<Record<string, unknown>> {
+async function verifiedClaims(ctx: MetadataDeps, settings: OAuthSettings, idToken: string): Promise<Record<string, unknown>> {
   const issuer = settings.issuer ?? settings.authUrl;
   const url = await jwksUri(ctx, settings);
   const jwks = await fetchJwks(ctx, url);

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { LoginDeps } from './deps.js';
 import { AuthError, InterruptedError, OpsError, UsageError } from '../core/errors.js';
 import { startListener, type Callback } from './listener.js';
 import { createPkce, createState } from './pkce.js';
@@ -92,8 +92,10 @@ export function buildAuthorizeUrl(
  * the system browser (or the printed URL, or a pasted redirect), the code exchange, and the tokens
  * stored 0600. Nothing is stored unless the whole flow succeeds.
  */
-export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutcome> {
+export async function login(ctx: LoginDeps, opts: LoginOptions): Promise<LoginOutcome> {
   await (await import('./preflight.js')).signInPreflight(ctx);
+  // a sign-in writes the credential file anyway: a client secret an older opsctl left in config.json moves there now
+  await (await import('./client-secret.js')).moveClientSecretsOutOfConfig(ctx, await ctx.profileName());
   const settings = await oauthSettings(ctx);
   const scopes = opts.scopes?.length ? opts.scopes : settings.defaultScopes;
   if (opts.consentAs && !settings.local) {
@@ -138,8 +140,8 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
       ctx.debug(`authorization request ${url}`);
       const { submitConsent } = await import('./autoconsent.js');
       // Nobody else will answer: a consent that fails ends the wait at once (no 5-minute hang).
-      const localError = settings.local ? (await import('../wiring/embedded.js')).embeddedLocalError : undefined;
-      consentFailed = submitConsent(url, opts.consentAs, { localError: localError && (() => localError(ctx)) }).then(() => new Promise<never>(() => undefined));
+      const localError = settings.local ? () => ctx.embeddedLocalError() : undefined;
+      consentFailed = submitConsent(url, opts.consentAs, { localError }).then(() => new Promise<never>(() => undefined));
     } else if (decision.open) {
       const opened = await ctx.openBrowser(url);
       if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');
@@ -172,7 +174,7 @@ export async function login(ctx: Context, opts: LoginOptions): Promise<LoginOutc
 }
 
 async function finish(
-  ctx: Context,
+  ctx: LoginDeps,
   settings: OAuthSettings,
   cb: Callback,
   p: { verifier: string; redirectUri: string; scopes: string[]; nonce: string; insecure: boolean; incremental?: LoginOptions['incremental'] },
@@ -295,7 +297,7 @@ function issuerParamProblem(settings: OAuthSettings, iss: string | undefined): s
   return iss === expected ? undefined : `the sign-in response comes from issuer ${iss}, not ${expected} (a mix-up or forged response)`;
 }
 
-function waitFor<T>(ctx: Context, result: Promise<T>, timeoutMs: number): Promise<T> {
+function waitFor<T>(ctx: LoginDeps, result: Promise<T>, timeoutMs: number): Promise<T> {
   ctx.handlesInterrupt = true;
   return new Promise<T>((resolve, reject) => {
     const signal = ctx.abort.signal;
@@ -327,7 +329,7 @@ function waitFor<T>(ctx: Context, result: Promise<T>, timeoutMs: number): Promis
 }
 
 /** Reads pasted redirect URLs from stdin (remote/SSH sign-in); returns a stop function. */
-async function readPastedUrls(ctx: Context, accept: (line: string) => string | undefined): Promise<() => void> {
+async function readPastedUrls(ctx: LoginDeps, accept: (line: string) => string | undefined): Promise<() => void> {
   // node:readline only on this path: a sign-in through a browser never reads stdin.
   const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: ctx.io.stdin, terminal: false });

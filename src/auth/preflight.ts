@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Credentials, EmbeddedSignIn, Endpoints } from './deps.js';
 import { writableDir } from '../config/writable.js';
 
 /**
@@ -7,9 +7,9 @@ import { writableDir } from '../config/writable.js';
  * 4 naming it and the fix), and its directory can be written (else exit 1 naming it and OPSCTL_CONFIG_DIR),
  * and so can the embedded mock's, when it is the authorization server.
  */
-export async function signInPreflight(ctx: Context): Promise<void> {
+export async function signInPreflight(ctx: Credentials & Endpoints & Pick<EmbeddedSignIn, 'checkEmbeddedSignIn'>): Promise<void> {
   const creds = await ctx.credentials();
   await creds.read();
   await writableDir(creds.dir);
-  if ((await ctx.endpoint('auth')).embedded) await (await import('../wiring/embedded.js')).checkEmbeddedSignIn(ctx);
+  if ((await ctx.endpoint('auth')).embedded) await ctx.checkEmbeddedSignIn();
 }

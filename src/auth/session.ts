@@ -1,5 +1,5 @@
 import type { OAuthTokens } from '../config/credentials.js';
-import type { Context } from '../context.js';
+import type { SessionDeps } from './deps.js';
 import { AuthError, NetworkError } from '../core/errors.js';
 import { oauthSettings, type OAuthSettings } from './settings.js';
 import { idTokenClaims, INVALID_GRANT_REASONS, refreshAccessToken, type TokenResponse } from './token-client.js';
@@ -37,7 +37,7 @@ export function toStored(res: TokenResponse, now: number, prev: Partial<OAuthTok
 }
 
 /** The profile's active account (or `account`), with its tokens; undefined when nobody is signed in. */
-export async function storedTokens(ctx: Context, account?: string): Promise<(OAuthTokens & { account: string }) | undefined> {
+export async function storedTokens(ctx: SessionDeps, account?: string): Promise<(OAuthTokens & { account: string }) | undefined> {
   const { accountTokens } = await import('./accounts.js');
   return accountTokens(ctx, await ctx.profileName(), account);
 }
@@ -46,7 +46,7 @@ export async function storedTokens(ctx: Context, account?: string): Promise<(OAu
  * A valid access token from the credential file, refreshed first when less than 5 minutes remain.
  * Concurrent callers in one process wait for the same refresh.
  */
-export async function freshAccessToken(ctx: Context, opts: { force?: boolean; account?: string } = {}): Promise<OAuthTokens> {
+export async function freshAccessToken(ctx: SessionDeps, opts: { force?: boolean; account?: string } = {}): Promise<OAuthTokens> {
   const stored = await storedTokens(ctx, opts.account);
   if (!stored?.access_token) throw new AuthError('not signed in', { hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
   // Tokens go only to the server that minted them: a profile pointed at another issuer must sign in again.

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { SettingsDeps } from './deps.js';
 import { UsageError } from '../core/errors.js';
 import { isLoopbackHost } from '../core/redact.js';
 import { parseUserUrl } from '../core/url.js';
@@ -32,7 +32,7 @@ export interface OAuthSettings {
 
 /** Endpoints set by hand (environment, then profile) win over the provider's metadata. */
 function byHand(
-  ctx: Context,
+  ctx: SettingsDeps,
   profile: Record<string, string | undefined>,
   key: 'authorize_url' | 'token_url' | 'revoke_url' | 'userinfo_url' | 'jwks_uri',
 ): string | undefined {
@@ -47,7 +47,7 @@ export function configuredIssuer(env: NodeJS.ProcessEnv, profile: { issuer?: str
   return env.OPSCTL_ISSUER ?? (env.OPSCTL_AUTH_URL ? undefined : profile.issuer);
 }
 
-export async function oauthSettings(ctx: Context): Promise<OAuthSettings> {
+export async function oauthSettings(ctx: SettingsDeps): Promise<OAuthSettings> {
   const profileName = await ctx.profileName();
   const profile = await ctx.profile();
   const issuer = configuredIssuer(ctx.env, profile);

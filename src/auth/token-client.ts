@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Http } from './deps.js';
 import { AuthError, OpsError } from '../core/errors.js';
 import { assertSafeTransport } from '../core/http.js';
 import type { OAuthSettings } from './settings.js';
@@ -30,7 +30,7 @@ export class OAuthError extends OpsError {
 export const INVALID_GRANT_REASONS =
   'the refresh token expired (time-based access), you or an administrator revoked access, the account was deleted or disabled, or newer sign-ins retired it (too many refresh tokens)';
 
-async function post(ctx: Context, url: string, form: Record<string, string | undefined>): Promise<{ status: number; data: unknown }> {
+async function post(ctx: Http, url: string, form: Record<string, string | undefined>): Promise<{ status: number; data: unknown }> {
   assertSafeTransport(new URL(url), 'auth');
   const http = await ctx.http('auth');
   const res = await http.request<unknown>({ method: 'POST', path: url, form, auth: false, okStatuses: [400, 401, 403] });
@@ -63,7 +63,7 @@ function checkTokenResponse(data: unknown, settings: OAuthSettings): TokenRespon
   return data as TokenResponse;
 }
 
-export async function exchangeCode(ctx: Context, settings: OAuthSettings, code: string, verifier: string, redirectUri: string): Promise<TokenResponse> {
+export async function exchangeCode(ctx: Http, settings: OAuthSettings, code: string, verifier: string, redirectUri: string): Promise<TokenResponse> {
   const { status, data } = await post(ctx, settings.tokenUrl, {
     grant_type: 'authorization_code',
     code,
@@ -83,7 +83,7 @@ export async function exchangeCode(ctx: Context, settings: OAuthSettings, code: 
 }
 
 /** Refreshes; `invalid_grant` becomes an AuthError telling the user to sign in again. */
-export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, refreshToken: string, scope?: string): Promise<TokenResponse> {
+export async function refreshAccessToken(ctx: Http, settings: OAuthSettings, refreshToken: string, scope?: string): Promise<TokenResponse> {
   const { status, data } = await post(ctx, settings.tokenUrl, {
     grant_type: 'refresh_token',
     refresh_token: refreshToken,
@@ -110,7 +110,7 @@ export async function refreshAccessToken(ctx: Context, settings: OAuthSettings, 
 
 /** One poll of a device sign-in (RFC 8628 §3.4): the tokens, or the OAuth error the token endpoint answered (pending, slow_down…). */
 export async function pollDeviceToken(
-  ctx: Context,
+  ctx: Http,
   settings: OAuthSettings,
   deviceCode: string,
 ): Promise<{ tokens: TokenResponse } | { error: string; description?: string; status: number }> {
@@ -128,7 +128,7 @@ export async function pollDeviceToken(
 }
 
 /** RFC 8628 §3.1: asks the device authorization endpoint for a user code. */
-export async function requestDeviceCode(ctx: Context, settings: OAuthSettings, url: string, scopes: string[]): Promise<Record<string, unknown>> {
+export async function requestDeviceCode(ctx: Http, settings: OAuthSettings, url: string, scopes: string[]): Promise<Record<string, unknown>> {
   const { status, data } = await post(ctx, url, { client_id: settings.clientId, client_secret: settings.clientSecret, scope: scopes.join(' ') });
   if (status >= 400) {
     const err = oauthFailure(status, data, 'the device authorization request');
@@ -148,11 +148,7 @@ export async function requestDeviceCode(ctx: Context, settings: OAuthSettings, u
 export type RevokeOutcome = 'revoked' | 'already_revoked' | 'unsupported';
 
 /** RFC 7009 revocation; the seed's 400 `invalid_token` means the token was already revoked or expired. */
-export async function revokeToken(
-  ctx: Context,
-  settings: Pick<OAuthSettings, 'revokeUrl' | 'clientId' | 'clientSecret'>,
-  token: string,
-): Promise<RevokeOutcome> {
+export async function revokeToken(ctx: Http, settings: Pick<OAuthSettings, 'revokeUrl' | 'clientId' | 'clientSecret'>, token: string): Promise<RevokeOutcome> {
   // A provider whose metadata names no revocation endpoint (and none set by hand) cannot revoke.
   if (!settings.revokeUrl) return 'unsupported';
   const { status, data } = await post(ctx, settings.revokeUrl, { token, client_id: settings.clientId, client_secret: settings.clientSecret });

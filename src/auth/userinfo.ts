@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Debug, Http } from './deps.js';
 import { assertSafeTransport } from '../core/http.js';
 
 export type UserinfoAnswer = { claims: Record<string, unknown> } | { rejected: string } | { unknown: string };
@@ -7,7 +7,7 @@ export type UserinfoAnswer = { claims: Record<string, unknown> } | { rejected: s
  * Asks the provider's userinfo endpoint (OpenID Connect Core §5.3) about an access token: its claims,
  * `rejected` when the provider refuses the token (401/403), `unknown` when it cannot tell (no answer).
  */
-export async function userinfo(ctx: Context, url: string, accessToken: string): Promise<UserinfoAnswer> {
+export async function userinfo(ctx: Http & Debug, url: string, accessToken: string): Promise<UserinfoAnswer> {
   try {
     assertSafeTransport(new URL(url), 'auth');
     const http = await ctx.http('auth');

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { suggested } from '../commands/suggest.js';
+import { suggested } from './suggest.js';
 
 /** What a flag's value, or a positional argument, completes to besides fixed choices. */
 export type ValueKind = 'file' | 'dir' | 'profile';

@@ -99,7 +99,7 @@ export class CredentialStore {
       throw dirError(this.dir, err);
     });
     // the lock and the atomic write load only for a write (a read needs neither)
-    const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([import('./lock.js'), import('write-file-atomic')]);
+    const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([import('../core/lock.js'), import('write-file-atomic')]);
     const release = await lockFile(this.path, { what: 'the credential file', signal: this.signal }).catch((err) => {
       throw dirError(this.dir, err);
     });

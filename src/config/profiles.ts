@@ -3,9 +3,7 @@ import { join } from 'node:path';
 import type Conf from 'conf';
 import { OpsError, UsageError, ValidationError } from '../core/errors.js';
 import { dirError, ensurePrivateDir } from './paths.js';
-import { EMBEDDED_PROFILE } from './services.js';
-import { TRACKER_TOKEN_HEADERS } from '../tracker/token-header.js';
-import { LABEL_API_VERSIONS } from '../labels/schema.js';
+import { EMBEDDED_PROFILE, LABEL_API_VERSIONS, TRACKER_TOKEN_HEADERS } from './services.js';
 
 /**
  * Profiles: an endpoint per service plus OAuth client settings, stored with `conf` in config.json.
@@ -190,7 +188,7 @@ export class ConfigStore {
 
   /**
    * A write of config.json: a read-modify-write under the lock every local file of opsctl takes
-   * (config/lock.ts), so that parallel `config set`s never lose each other's change. conf re-reads the
+   * (core/lock.ts), so that parallel `config set`s never lose each other's change. conf re-reads the
    * file for every get, so `fn` works on what is there once the lock is held. A directory opsctl cannot
    * write is named with the way out.
    */
@@ -201,7 +199,7 @@ export class ConfigStore {
     try {
       await ensurePrivateDir(this.dir);
       // conf's module is loaded before the lock: a busy machine spends no load time while others wait.
-      const [{ lockFile }] = await Promise.all([import('./lock.js'), import('conf')]);
+      const [{ lockFile }] = await Promise.all([import('../core/lock.js'), import('conf')]);
       release = await lockFile(this.path, { what: 'the config file', signal: this.signal });
       // Under the lock: what is there now (another process may have changed or replaced it) is checked again.
       this.cache = undefined;

@@ -4,7 +4,23 @@ export type Service = (typeof SERVICES)[number];
 
 export const EMBEDDED_PROFILE = 'embedded';
 
+/** The tracker token headers a profile may name (`tracker_token_header`); tracker/token-header.ts picks one by host. */
+export const TRACKER_TOKEN_HEADERS = ['Shortcut-Token', 'Tracker-Token'] as const;
+export type TrackerTokenHeader = (typeof TRACKER_TOKEN_HEADERS)[number];
+
+// The label service API versions a profile may name (`labels_version`): the label schema's, in packages/shared.
+export { LABEL_API_VERSIONS, type LabelApiVersion } from '@opsctl/shared/labels/schema.js';
+
 /** The environment variable that overrides a service's endpoint, e.g. OPSCTL_TRACKER_URL. */
 export function endpointEnvVar(service: Service): string {
   return `OPSCTL_${service.toUpperCase()}_URL`;
+}
+
+/** Where a service is reached, once resolved (src/wiring/endpoint.ts). */
+export interface Endpoint {
+  url: string;
+  /** Served by the in-process embedded mock. */
+  embedded: boolean;
+  /** Where the URL came from, for `auth status` and error messages. */
+  source: 'env' | 'profile' | 'embedded';
 }

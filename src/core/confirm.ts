@@ -1,8 +1,18 @@
-import type { Context } from '../context.js';
 import { UsageError } from './errors.js';
 import { whyNoPrompt } from './no-prompt.js';
 import { ExitCode } from './exit-codes.js';
+import type { IOStreams } from './io.js';
 import type { CommandResult } from './output.js';
+import type { Prompter } from './prompter.js';
+
+/** What the confirmation rule reads of a command: its stderr, --yes and --no-input, the environment, the prompter. */
+export interface ConfirmContext {
+  env: NodeJS.ProcessEnv;
+  io: Pick<IOStreams, 'info' | 'isStdinTTY' | 'isStdoutTTY'>;
+  globals: { yes?: boolean };
+  noInput: boolean;
+  prompter(): Promise<Prompter>;
+}
 
 /** Something a destructive verb is about to remove. */
 export interface Destructive {
@@ -22,7 +32,7 @@ export type Decision = 'proceed' | 'dry-run' | 'declined';
  * apply): with --dry-run show what would go and change nothing; with --yes go ahead; on a terminal
  * ask (default no); without one (piped, CI, --no-input) refuse with exit 2 naming --yes.
  */
-export async function confirmDestructive(ctx: Context, what: Destructive): Promise<Decision> {
+export async function confirmDestructive(ctx: ConfirmContext, what: Destructive): Promise<Decision> {
   const items = what.items ?? [];
   if (what.dryRun) {
     ctx.io.info(`dry run: would ${what.action}${items.length ? `:\n${listItems(items)}` : ''}`);

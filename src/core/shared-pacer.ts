@@ -80,7 +80,7 @@ export class SharedPacer implements RequestPacer {
   private locked<T>(fn: (s: SharedState) => T): Promise<T> {
     const run = async () => {
       // The same lock as every other local file of opsctl: a killed holder's is taken over at once, with a notice.
-      const { lockFile } = await import('../config/lock.js');
+      const { lockFile } = await import('./lock.js');
       const release = await lockFile(this.file, { what: PACING_FILE, signal: this.signal, notice: this.notice });
       try {
         // Another user's directory or file, or a link, is refused (init() then paces this process alone).

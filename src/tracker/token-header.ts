@@ -5,8 +5,10 @@
  * `tracker_token_header` (or OPSCTL_TRACKER_TOKEN_HEADER) overrides it for a proxy or a self-hosted copy.
  * Only these two names are allowed, so --debug always knows which header to redact.
  */
-export const TRACKER_TOKEN_HEADERS = ['Shortcut-Token', 'Tracker-Token'] as const;
-export type TrackerTokenHeader = (typeof TRACKER_TOKEN_HEADERS)[number];
+import { TRACKER_TOKEN_HEADERS, type TrackerTokenHeader } from '../config/services.js';
+
+// the names a profile setting may take, so config/ checks them without importing this room
+export { TRACKER_TOKEN_HEADERS, type TrackerTokenHeader };
 
 /** Hosts of the real service: shortcut.com and its subdomains. */
 export function isShortcutHost(hostname: string): boolean {

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { MockAgent } from 'undici';
-import { Context } from '../../src/context.js';
+import { createContext, type WiredContext } from '../../src/wiring/context.js';
 import { IOStreams } from '../../src/core/io.js';
 
 /**
@@ -9,7 +9,7 @@ import { IOStreams } from '../../src/core/io.js';
  * captured streams and no terminal, and nothing starts: no mock server, no child process, no socket.
  */
 export interface VerbHarness {
-  ctx: Context;
+  ctx: WiredContext;
   agent: MockAgent;
   stdout(): string;
   stderr(): string;
@@ -27,7 +27,7 @@ export function verbHarness(env: NodeJS.ProcessEnv): VerbHarness {
   const stdin = new PassThrough().end('');
   const fullEnv = { NO_COLOR: '1', CI: '1', ...env };
   const io = new IOStreams({ stdin, stdout, stderr, env: fullEnv, stdinTTY: false, stdoutTTY: false, stderrTTY: false });
-  const ctx = new Context({ env: fullEnv, io, dispatcher: agent, openBrowser: () => Promise.resolve(false) });
+  const ctx = createContext({ env: fullEnv, io, dispatcher: agent, openBrowser: () => Promise.resolve(false) });
   return {
     ctx,
     agent,

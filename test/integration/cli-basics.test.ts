@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { Context } from '../../src/context.js';
+import { createContext } from '../../src/wiring/context.js';
 import { buildProgram } from '../../src/program.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
@@ -127,7 +127,7 @@ describe('help', () => {
   }
 
   it('shows an example in the --help of every command', async () => {
-    const program = await buildProgram(new Context({ env: env() }));
+    const program = await buildProgram(createContext({ env: env() }));
     const paths = leaves(program);
     expect(paths.length).toBeGreaterThan(10);
     for (const path of paths) {
@@ -139,7 +139,7 @@ describe('help', () => {
   });
 
   it('every verb that deletes or removes names the one rule: asks, --yes without a terminal, --dry-run', async () => {
-    const program = await buildProgram(new Context({ env: env() }));
+    const program = await buildProgram(createContext({ env: env() }));
     const destructive: string[] = [];
     const walk = (cmd: Command, path: string[]): void => {
       for (const c of cmd.commands) {

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { Context } from '../../src/context.js';
+import { createContext } from '../../src/wiring/context.js';
 import { buildProgram } from '../../src/program.js';
 import { parseId } from '../../src/tracker/input.js';
 import { RESOURCES } from '../../src/tracker/resources.js';
@@ -82,7 +82,7 @@ function distance(a: string, b: string): number {
 
 describe('every command a hint or message names exists', () => {
   it('walks every `opsctl …` string in src/ and runs its command --help', { timeout: 120_000 }, async () => {
-    const program = await buildProgram(new Context({ env: { OPSCTL_CONFIG_DIR: '/nonexistent' } }));
+    const program = await buildProgram(createContext({ env: { OPSCTL_CONFIG_DIR: '/nonexistent' } }));
     const found = commandsInSource();
     expect(found.length).toBeGreaterThan(100);
     const bad: string[] = [];
@@ -103,7 +103,7 @@ describe('every command a hint or message names exists', () => {
 
 describe('the id hints of every tracker resource', () => {
   it('name a command that exists (stories by title point at tracker search stories)', { timeout: 60_000 }, async () => {
-    const program = await buildProgram(new Context({ env: { OPSCTL_CONFIG_DIR: '/nonexistent' } }));
+    const program = await buildProgram(createContext({ env: { OPSCTL_CONFIG_DIR: '/nonexistent' } }));
     const bad: string[] = [];
     let stories = '';
     for (const spec of RESOURCES) {

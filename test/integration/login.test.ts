@@ -6,8 +6,9 @@ import { PassThrough } from 'node:stream';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { Context } from '../../src/context.js';
+import { createContext, type WiredContext } from '../../src/wiring/context.js';
 import { IOStreams } from '../../src/core/io.js';
+import { accessToken } from '../../src/auth/access-token.js';
 import { SCOPE_BASE } from '../../src/auth/scopes.js';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '@opsctl/mock/services/oauth/registry.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -176,7 +177,7 @@ describe('opsctl login with the test playing the browser', () => {
   });
 
   it('Ctrl-C while waiting: exit 130, the listener is closed, nothing stored', async () => {
-    let ctx: Context | undefined;
+    let ctx: WiredContext | undefined;
     let redirect = '';
     const stderr = new PassThrough();
     let err = '';
@@ -245,8 +246,8 @@ describe('tokens over time', () => {
     expect((await login([])).code).toBe(0);
     const before = creds().embedded.oauth.access_token;
     mock.requests.length = 0;
-    const ctx = new Context({ env, io: new IOStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env }) });
-    const tokens = await Promise.all([ctx.accessToken(), ctx.accessToken(), ctx.accessToken()]);
+    const ctx = createContext({ env, io: new IOStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env }) });
+    const tokens = await Promise.all([accessToken(ctx), accessToken(ctx), accessToken(ctx)]);
     await ctx.cleanup();
     expect(new Set(tokens).size).toBe(1);
     expect(tokens[0]).not.toBe(before);
@@ -503,6 +504,25 @@ describe('profiles and real servers', () => {
     expect(seen.status).toBe(400);
     expect(seen.page).toContain('Sign-in failed');
     expect(existsSync(join(cfg.dir, 'credentials.json'))).toBe(false);
+  });
+
+  it('a client_secret an older opsctl left in config.json: auth status reads and leaves it; login signs in with it and moves it out, saying so', async () => {
+    const file = join(cfg.dir, 'config.json');
+    expect((await cli('config', 'set', 'client_id', DEFAULT_CLIENT_ID, '--profile', 'old')).code).toBe(0);
+    const cfgJson = JSON.parse(readFileSync(file, 'utf8'));
+    cfgJson.profiles.old.client_secret = DEFAULT_CLIENT_SECRET;
+    writeFileSync(file, JSON.stringify(cfgJson));
+    const text = readFileSync(file, 'utf8');
+    // reading (no sign-in stored: exit 4) writes nothing
+    const status = await cli('auth', 'status', '--profile', 'old');
+    expect(status.stderr).not.toContain('moved');
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    const r = await runCli(['login', '--profile', 'old'], { env, openBrowser: browser() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`moved the client_secret of profile old out of ${file}`);
+    expect(readFileSync(file, 'utf8')).not.toContain(DEFAULT_CLIENT_SECRET);
+    expect(creds().old.client_secret).toEqual({ storage: 'file', value: DEFAULT_CLIENT_SECRET });
+    expect(creds().old.oauth.account).toBe('alice@example.com');
   });
 
   it('a real (non-loopback) server without a client_id: exit 2 naming client_id, before any request', async () => {

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { reportError } from '../../src/cli.js';
-import { Context } from '../../src/context.js';
+import { createContext } from '../../src/wiring/context.js';
 import { ApiError, AuthError, InterruptedError, NetworkError, PartialError, UsageError, ValidationError } from '../../src/core/errors.js';
 import { IOStreams } from '../../src/core/io.js';
 
@@ -10,7 +10,10 @@ function ctx(json = false) {
   const stderr = new PassThrough();
   let err = '';
   stderr.on('data', (c) => (err += c));
-  const c = new Context({ env: { NO_COLOR: '1' }, io: new IOStreams({ stderr, stdout: new PassThrough(), stdin: new PassThrough(), env: { NO_COLOR: '1' } }) });
+  const c = createContext({
+    env: { NO_COLOR: '1' },
+    io: new IOStreams({ stderr, stdout: new PassThrough(), stdin: new PassThrough(), env: { NO_COLOR: '1' } }),
+  });
   if (json) c.globals = { json: true };
   return { c, err: () => err };
 }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import type { Endpoint } from '../context/endpoint.js';
+import type { Endpoint } from '../config/services.js';
 import { UsageError } from '../core/errors.js';
 import { Pacer, parseRate, type PacerOptions, type RequestPacer } from '../core/pacer.js';
-import { trackerToken } from './token.js';
+import { trackerToken } from './tracker-token.js';
 
 /**
  * How the tracker's HTTP client paces itself under the service's rate limit (OPSCTL_TRACKER_RATE_LIMIT,

@@ -1,17 +1,7 @@
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../core/errors.js';
 import { whyNoPrompt } from '../core/no-prompt.js';
-
-export interface Prompter {
-  /** Asks yes/no. With --yes: true. Without a terminal: fails naming `flag`. */
-  confirm(message: string, opts?: { flag?: string; default?: boolean }): Promise<boolean>;
-  /** Asks for text. Without a terminal: the default, or fails naming `flag`. */
-  input(message: string, opts: { flag: string; default?: string }): Promise<string>;
-  /** Asks for a secret; what is typed is not shown (a * per key). Without a terminal: fails with `hint`. */
-  password(message: string, opts: { hint: string; field?: string }): Promise<string>;
-  /** Asks to pick one of `choices` (arrow keys). Without a terminal: fails naming `flag`. */
-  select?(message: string, opts: { flag: string; choices: Array<{ value: string; name: string }>; default?: string }): Promise<string>;
-}
+import type { Prompter } from '../core/prompter.js';
 
 /** Where an @inquirer prompt reads and writes, and what cancels it. */
 interface PromptContext {

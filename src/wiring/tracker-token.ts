@@ -1,7 +1,8 @@
 import type { Context } from '../context.js';
-import type { Endpoint } from '../context/endpoint.js';
+import type { Endpoint } from '../config/services.js';
 import { AuthError, isOpsError, type OpsError, UsageError } from '../core/errors.js';
-import { TRACKER_TOKEN_HEADERS, trackerTokenHeader as headerFor } from './token-header.js';
+import { TRACKER_TOKEN_HEADERS, trackerTokenHeader as headerFor } from '../tracker/token-header.js';
+import { loadEmbedded } from './embedded-loader.js';
 
 /** The header and token every tracker request carries. */
 export async function trackerCredentials(ctx: Context, endpoint: Endpoint): Promise<{ headers: Record<string, string> }> {
@@ -39,7 +40,7 @@ export async function trackerToken(ctx: Context, endpoint?: Endpoint): Promise<s
   if (ep.embedded) {
     // The embedded tracker provisions its own token: a broken credential file does not stop it.
     if (unreadable) ctx.io.warn(`${unreadable.message}; using the embedded tracker's own token`);
-    return (await import('../wiring/embedded.js')).embeddedTrackerToken(ctx);
+    return (await loadEmbedded()).embeddedTrackerToken(ctx);
   }
   throw new AuthError('no tracker token', {
     hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)',

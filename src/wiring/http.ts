@@ -1,21 +1,21 @@
 import type { Dispatcher } from 'undici';
-import type { Service } from '../config/services.js';
+import type { Endpoint, Service } from '../config/services.js';
 import type { Context } from '../context.js';
 import type { HttpClient } from '../core/http.js';
-import type { Endpoint } from './endpoint.js';
+import { loadEmbedded } from './embedded-loader.js';
 
 /**
- * The HTTP client of a service: its endpoint, the credentials and pacing its own room decides
- * (tracker/: token header and rate limit; auth/: the OAuth bearer token), and the command's
- * debug, notice and Ctrl-C wiring. `dispatcher` is the tests' undici MockAgent, if any; the embedded
- * mock has its own transport (wiring/embedded.ts: in-process, without a socket).
+ * The HTTP client of a service: its endpoint, its credentials and pacing (tracker.ts: token header and
+ * rate limit; the OAuth bearer token of auth/access-token.ts), and the command's debug, notice and Ctrl-C
+ * wiring. `dispatcher` is the tests' undici MockAgent, if any; the embedded mock has its own transport
+ * (embedded.ts: in-process, without a socket).
  */
 export async function createServiceClient(ctx: Context, service: Service, dispatcher?: Dispatcher): Promise<HttpClient> {
   const endpoint = await ctx.endpoint(service);
   const [{ HttpClient, closeDefaultDispatcher }, tracker, embedded] = await Promise.all([
     import('../core/http.js'),
-    service === 'tracker' ? import('../tracker/http-setup.js') : undefined,
-    endpoint.embedded ? import('../wiring/embedded.js') : undefined,
+    service === 'tracker' ? import('./tracker.js') : undefined,
+    endpoint.embedded ? loadEmbedded() : undefined,
   ]);
   if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher(ctx.abort.signal.aborted));
   return new HttpClient({
@@ -35,7 +35,8 @@ export async function createServiceClient(ctx: Context, service: Service, dispat
 
 /** The credentials a request to `service` carries, as the service's room says. Environment tokens beat stored ones (CI). */
 async function serviceCredentials(ctx: Context, service: Service, endpoint: Endpoint): Promise<{ headers: Record<string, string> }> {
-  if (service === 'tracker') return (await import('../tracker/http-setup.js')).trackerCredentials(ctx, endpoint);
-  if (service === 'api' || service === 'labels') return (await import('../auth/access-token.js')).bearerCredentials(ctx);
+  if (service === 'tracker') return (await import('./tracker.js')).trackerCredentials(ctx, endpoint);
+  if (service === 'api' || service === 'labels')
+    return { headers: { Authorization: `Bearer ${await (await import('../auth/access-token.js')).accessToken(ctx)}` } };
   return { headers: {} };
 }

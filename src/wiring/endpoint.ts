@@ -1,15 +1,8 @@
 import type { Context } from '../context.js';
-import { EMBEDDED_PROFILE, endpointEnvVar, type Service } from '../config/services.js';
+import { EMBEDDED_PROFILE, endpointEnvVar, type Endpoint, type Service } from '../config/services.js';
 import { UsageError } from '../core/errors.js';
 import { parseUserUrl, URL_EXAMPLE } from '../core/url.js';
-
-export interface Endpoint {
-  url: string;
-  /** Served by the in-process embedded mock. */
-  embedded: boolean;
-  /** Where the URL came from, for `auth status` and error messages. */
-  source: 'env' | 'profile' | 'embedded';
-}
+import { loadEmbedded } from './embedded-loader.js';
 
 /** A service's endpoint: OPSCTL_<SERVICE>_URL, then the profile, then (embedded profile only) the embedded mock. */
 export async function resolveEndpoint(ctx: Context, service: Service): Promise<Endpoint> {
@@ -32,7 +25,7 @@ export async function resolveEndpoint(ctx: Context, service: Service): Promise<E
     if (issuer) return { url: trimSlash(issuer), embedded: false, source: ctx.env.OPSCTL_ISSUER ? 'env' : 'profile' };
   }
   if (name === EMBEDDED_PROFILE) {
-    const url = await (await import('../wiring/embedded.js')).embeddedUrl(ctx);
+    const url = await (await loadEmbedded()).embeddedUrl(ctx);
     return { url, embedded: true, source: 'embedded' };
   }
   throw new UsageError(`profile "${name}" has no ${service} endpoint`, {

@@ -1,0 +1,79 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { importEdges, roomCycles, type FileEdge, type RoomCycle } from '../helpers/room-graph.js';
+
+const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+
+/** A cycle as a reader needs it: the rooms, then the import that makes each step. */
+function describeCycle(c: RoomCycle): string {
+  return `${c.rooms.join(' -> ')}  (${c.via.map((e) => `${e.from} ${e.kind === 'static' ? '' : `${e.kind} `}imports ${e.to}`).join('; ')})`;
+}
+
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'opsctl-rooms-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+/**
+ * A room is a top-level folder of src/ (auth, core, wiring…) or a file at its root (cli.ts, context.ts).
+ * Rooms import one another one way only, type imports included: the port (context.ts) imports only
+ * core/ and config/ types, the domains take narrow dependencies, and only wiring/ (built by cli.ts)
+ * knows every room. The runtime cycles between files are import-cycles.test.ts's.
+ */
+describe('no import cycle between rooms, type imports included', () => {
+  // read once: parsing every file of src/ is most of this file's time
+  let cached: FileEdge[] | undefined;
+  const srcEdges = () => (cached ??= importEdges(SRC));
+
+  it('src/ has none', () => {
+    const edges = srcEdges();
+    // the whole tree was read, type-only imports and import() included
+    expect(edges.length).toBeGreaterThan(1000);
+    expect(edges.some((e) => e.kind === 'type' && e.to === 'context.ts')).toBe(true);
+    expect(edges.some((e) => e.kind === 'dynamic' && e.from === 'cli.ts' && e.to === 'wiring/context.ts')).toBe(true);
+    expect(roomCycles(edges).map(describeCycle)).toEqual([]);
+  });
+
+  it('the port imports only types, and only of core/ and config/', () => {
+    const fromPort = srcEdges().filter((e) => e.from === 'context.ts');
+    expect(fromPort.length).toBeGreaterThan(0);
+    expect(fromPort.filter((e) => e.kind !== 'type' || !/^(core|config)\//.test(e.to)).map((e) => `${e.kind} ${e.to}`)).toEqual([]);
+  });
+
+  it('only cli.ts builds the wiring: no verb or domain reaches past the port', () => {
+    const intoWiring = srcEdges().filter((e) => e.to.startsWith('wiring/') && !e.from.startsWith('wiring/'));
+    expect(intoWiring.length).toBeGreaterThan(0);
+    expect(intoWiring.filter((e) => e.from !== 'cli.ts').map((e) => `${e.from} imports ${e.to}`)).toEqual([]);
+  });
+
+  it('only wiring/ imports the embedded mock, from one file', () => {
+    // (the `mock …` verbs serve the mock itself; a package import of the mock is not a relative edge)
+    const intoMock = srcEdges().filter((e) => e.to.startsWith('mock/') && !e.from.startsWith('mock/') && !e.from.startsWith('commands/mock/'));
+    expect(intoMock.filter((e) => e.from !== 'wiring/embedded.ts').map((e) => `${e.from} imports ${e.to}`)).toEqual([]);
+  });
+
+  it('finds a cycle made only of type imports, and names it with the imports that make it', () => {
+    const dir = tree({
+      'a/one.ts': "import type { B } from '../b/two.js';\nexport type A = B;\n",
+      'b/two.ts': "export type B = number;\nexport type Later = typeof import('../root.js');\n",
+      'root.ts': "export async function load() { return import('./a/one.js'); }\n",
+      'c/free.ts': "import { x } from './same-room.js';\nexport const y = x;\n",
+      'c/same-room.ts': "import { y } from './free.js';\nexport const x = 1;\nexport const z = y;\n",
+    });
+    try {
+      const cycles = roomCycles(importEdges(dir));
+      expect(cycles.map(describeCycle)).toEqual([
+        'a -> b -> root.ts -> a  (a/one.ts type imports b/two.ts; b/two.ts type imports root.ts; root.ts dynamic imports a/one.ts)',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
