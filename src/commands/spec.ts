@@ -149,7 +149,7 @@ type FlagValue<F> = F extends { readonly type: 'boolean' }
             : string[] | undefined
         : never;
 
-type FlagsOf<T> = { [K in keyof T]: FlagValue<T[K]> };
+type FlagsOf<T> = { -readonly [K in keyof T]: FlagValue<T[K]> };
 
 type Flatten<T> = { [K in keyof T]: T[K] } & {};
 

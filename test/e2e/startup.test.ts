@@ -111,7 +111,10 @@ describe('start-up stays cheap', () => {
       for (const heavy of HEAVY) expect(packages.has(heavy), `${noun} --help loads ${heavy}`).toBe(false);
       const commands = [...sources].filter((f) => f.startsWith(`src/commands/${noun}/`));
       expect(commands.length, noun).toBeGreaterThan(1);
-      expect(commands.filter((f) => !light(f)), `${noun} --help loads run modules`).toEqual([]);
+      expect(
+        commands.filter((f) => !light(f)),
+        `${noun} --help loads run modules`,
+      ).toEqual([]);
     }
   });
 
