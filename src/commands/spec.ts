@@ -256,3 +256,10 @@ export function addCommands(parent: Command, ctx: Context, specs: readonly Comma
     else addVerb(parent, ctx, spec);
   }
 }
+
+/** The root of the command tree a command belongs to (what `help` and `completion` describe). */
+export function rootOf(cmd: Command): Command {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  return root;
+}
