@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { addVerb, defineVerb, flagText, toOptions, type OptionsOf, type RunModule } from '../../src/commands/spec.js';
+import { spec as api } from '../../src/commands/api/api.spec.js';
 import { spec as fieldsAdd } from '../../src/commands/labels/fields-add.spec.js';
 import { spec as fieldsUpdate } from '../../src/commands/labels/fields-update.spec.js';
 import { spec as permissionsSet } from '../../src/commands/labels/permissions-set.spec.js';
@@ -166,5 +167,15 @@ describe('a verb spec: the adapter turns what commander parsed into those option
 
   it('toOptions alone: a single string given for a variadic positional becomes a list', () => {
     expect(toOptions(defineVerb({ name: 'v', args: ['[items...]'], summary: '', load }), ['one'], {})).toEqual({ items: ['one'] });
+  });
+
+  it('api: -f and -F fill their lists with their place on the command line (the run merges them in the order typed); -X takes any case', async () => {
+    const program = new Command('opsctl').exitOverride();
+    addVerb(program, h.ctx, { ...api, load });
+    await program.parseAsync(['api', '/x', '-F', 'b=2', '-f', 'a=1', '-F', 'c=3', '-X', 'post'], { from: 'user' });
+    const opts = seen[0] as { method: string; rawField: Array<{ text: string; at: number }>; field: Array<{ text: string; at: number }> };
+    expect(opts.method).toBe('POST');
+    const order = [...opts.rawField, ...opts.field].sort((x, y) => x.at - y.at).map((f) => f.text);
+    expect(order).toEqual(['b=2', 'a=1', 'c=3']);
   });
 });
