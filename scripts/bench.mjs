@@ -50,6 +50,9 @@ try {
       { name: 'node -e 0', args: ['-e', '0'] },
       { name: 'opsctl --version', args: [BIN, '--version'], env },
       { name: 'opsctl --help', args: [BIN, '--help'], env },
+      // a noun's --help builds its verbs from their specs only (no run module is loaded)
+      { name: 'opsctl labels --help', args: [BIN, 'labels', '--help'], env },
+      { name: 'opsctl kv --help', args: [BIN, 'kv', '--help'], env },
       { name: 'opsctl tracker labels list (embedded)', args: [BIN, 'tracker', 'labels', 'list'], env },
       // a first run after an install or upgrade: bin/load.cjs compiles every chunk (and then writes the cache)
       {
@@ -76,6 +79,7 @@ const ratio = (name) => results[name].cpuMs / base;
 // is where a bare commander program printing the same help is (the row below, itself 1.14-1.19x here):
 // its budget leaves room for a noisy machine above the 1.2x goal.
 console.log(`a bare commander program printing the same --help: ${ratio('bare commander program --help').toFixed(2)}x (the floor of a commander --help)`);
+for (const name of ['opsctl labels --help', 'opsctl kv --help']) console.log(`${name}: ${ratio(name).toFixed(2)}x (${results[name].cpuMs.toFixed(1)} ms)`);
 for (const [name, budget] of [
   ['opsctl --version', 1.2],
   ['opsctl --help', 1.3],

@@ -7,7 +7,8 @@ export const CONFIRM_HELP = 'asks on a terminal; needs --yes without one; --dry-
 
 /** What a verb module exports: `run(opts, ctx)` returning data for the renderer. */
 export interface VerbModule<O> {
-  run(opts: O, ctx: Context): Promise<CommandResult | void>;
+  /** `cmd` is the command that ran (the few verbs that read the command tree, help and completion, use it). */
+  run(opts: O, ctx: Context, cmd: Command): Promise<CommandResult | void>;
 }
 
 /**
@@ -54,7 +55,7 @@ export function lazyAction<O, A extends Positional[] = string[]>(ctx: Context, l
     // a --jq expression is compiled before the verb runs: a typo sends nothing
     if (ctx.globals.jq !== undefined) await (await import('../core/output.js')).checkJq(ctx.globals.jq);
     const mod = await load();
-    const result = await mod.run(build(args, flags, cmd), ctx);
+    const result = await mod.run(build(args, flags, cmd), ctx, cmd);
     if (result) {
       const { render, renderJq } = await import('../core/output.js');
       const jq = ctx.globals.jq;

@@ -102,6 +102,22 @@ describe('start-up stays cheap', () => {
     for (const heavy of HEAVY) expect(pkgs.has(heavy), heavy).toBe(false);
   });
 
+  it("a noun's --help builds its verbs from their specs: no verb's run module, no domain code beyond plain data, no heavy package", async () => {
+    // the light files a noun's --help may load: its index, the verbs' specs, and the spec helpers they share
+    const light = (f: string) => /^src\/commands\/([\w-]+\/)?(index|nouns|action|spec|[\w-]+\.spec|lib\/flags)\.ts$/.test(f);
+    for (const noun of ['labels', 'auth', 'config']) {
+      const { packages, sources, exitCode } = await loaded([noun, '--help']);
+      expect(exitCode, noun).toBe(0);
+      for (const heavy of HEAVY) expect(packages.has(heavy), `${noun} --help loads ${heavy}`).toBe(false);
+      const commands = [...sources].filter((f) => f.startsWith(`src/commands/${noun}/`));
+      expect(commands.length, noun).toBeGreaterThan(1);
+      expect(
+        commands.filter((f) => !light(f)),
+        `${noun} --help loads run modules`,
+      ).toEqual([]);
+    }
+  });
+
   it('a read against the embedded mock is answered in-process: no undici, and none of zod, conf, ora, execa, prompts, node:v8', async () => {
     const cfg = tempConfigDir();
     try {

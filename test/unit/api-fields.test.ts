@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fieldsBody, fieldsQuery, type FieldArg } from '../../src/commands/api/fields.js';
-import { linkNext, nextPage, pageItems } from '../../src/commands/api/paginate.js';
+import { fieldsBody, fieldsQuery, type FieldArg } from '../../src/commands/api/lib/fields.js';
+import { linkNext, nextPage, pageItems } from '../../src/commands/api/lib/paginate.js';
 
 const F = (text: string): FieldArg => ({ raw: false, text });
 const f = (text: string): FieldArg => ({ raw: true, text });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT } from '../../src/commands/help/topic.js';
+import { ENVIRONMENT } from '../../src/commands/help/help.js';
 import { SERVICES } from '../../src/config/services.js';
 import { ExitCode, exitCodeHelp } from '../../src/core/exit-codes.js';
 

@@ -1,9 +1,13 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { accountColumns } from './columns.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './list.spec.js';
+
+export type Options = OptionsOf<typeof spec>;
 
 /** `opsctl auth list`: the accounts signed in on the profile (gh-style), the active one marked; no secret is read. */
-export async function run(_opts: Record<string, never>, ctx: Context): Promise<CommandResult> {
+export async function run(_opts: Options, ctx: Context): Promise<CommandResult> {
   const [{ accountRows }, { shortScope }] = await Promise.all([import('../../auth/accounts.js'), import('../../auth/scopes.js')]);
   const profile = await ctx.profileName();
   const rows = await accountRows(ctx, [profile]);

@@ -1,15 +1,13 @@
 import type { Context } from '../../context.js';
 import { isOpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './login.spec.js';
 
-export interface AuthLoginOptions {
-  service: 'tracker' | 'oauth';
-  withToken: boolean;
-  insecureStorage?: boolean;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** Stores a tracker API token (read from stdin, never from argv, so it stays out of shell history). */
-export async function run(opts: AuthLoginOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.service === 'oauth') return (await import('./login-oauth.js')).run(opts, ctx);
   if (!opts.withToken) {
     throw new UsageError('the tracker token is read from standard input', {

@@ -1,18 +1,16 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './logout.spec.js';
 
-export interface AuthLogoutOptions {
-  service: 'tracker';
-  /** Every profile's stored token, not only the active profile's. */
-  all: boolean;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * `opsctl auth logout --service tracker [--all]`: forgets the tracker API token stored by
  * `auth login --with-token` (the tracker has no revocation endpoint: revoke it in the tracker's own
  * settings too). OAuth accounts are signed out with `opsctl logout`.
  */
-export async function run(opts: AuthLogoutOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const store = await ctx.credentials();
   const here = await ctx.profileName();
   const profiles = opts.all ? Object.keys(await store.read()) : [here];

@@ -1,23 +1,16 @@
 import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './refresh.spec.js';
 
-export interface AuthRefreshOptions {
-  scopes?: string[];
-  /** gh's --remove-scopes: narrower access tokens from now on (auth/refresh-remove.ts). */
-  removeScopes?: string[];
-  account?: string;
-  browser: boolean;
-  timeout: string;
-  consentAs?: string;
-  insecureStorage?: boolean;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * `opsctl auth refresh --scopes S…` (gh's `auth refresh -s`): incremental consent. Asks only for the
  * scopes not granted yet, with include_granted_scopes=true, as the same account; the earlier grant is kept.
  */
-export async function run(opts: AuthRefreshOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.removeScopes) {
     if (opts.scopes)
       throw new UsageError('give --scopes (add) or --remove-scopes, not both', { field: 'remove-scopes', hint: 'run opsctl auth refresh twice' });
@@ -65,7 +58,7 @@ export async function run(opts: AuthRefreshOptions, ctx: Context): Promise<Comma
     browser: opts.browser,
     timeoutMs,
     consentAs: opts.consentAs,
-    insecureStorage: opts.insecureStorage ?? current.storage === 'file',
+    insecureStorage: opts.insecureStorage || current.storage === 'file',
     incremental: { account: current.account, granted, requested, refreshToken: current.refresh_token, idToken: current.id_token },
   });
   if (out.unionKeptLocally) {

@@ -3,17 +3,12 @@ import type { Context } from '../../context.js';
 import { AuthError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { accountColumns } from './columns.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './status.spec.js';
 
-/**
- * `opsctl auth status`: the account, granted and missing scopes, token expiries, where the token
- * comes from and where it is stored. Exit 4 when not signed in.
- */
-export interface AuthStatusOptions {
-  /** Every profile's accounts, from the credential file alone (no network, no keyring). */
-  all?: boolean;
-}
+export type Options = OptionsOf<typeof spec>;
 
-export async function run(opts: AuthStatusOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.all) return everyProfile(ctx);
   const { missingScopes, shortScope } = await import('../../auth/scopes.js');
   const profile = await ctx.profileName();

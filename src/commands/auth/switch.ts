@@ -2,13 +2,13 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { whyNoPrompt } from '../../core/no-prompt.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './switch.spec.js';
 
-export interface AuthSwitchOptions {
-  account?: string;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** `opsctl auth switch [ACCOUNT]`: makes another signed-in account the active one (a picker on a terminal). */
-export async function run(opts: AuthSwitchOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const { listAccounts, switchAccount, unknownAccount } = await import('../../auth/accounts.js');
   const profile = await ctx.profileName();
   const { accounts, active } = await listAccounts(ctx, profile);

@@ -2,21 +2,16 @@ import type { OAuthTokens } from '../../config/credentials.js';
 import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './token.spec.js';
 
-export interface AuthTokenOptions {
-  /** A signed-in account other than the active one. */
-  account?: string;
-  /** Print the ID token (for a service that checks its audience) instead of the access token. */
-  idToken?: boolean;
-  /** Print the refresh token (to put in a CI job's OPSCTL_REFRESH_TOKEN). */
-  refreshToken?: boolean;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** An ID token with less than this left is renewed first (a service checking it must see it valid). */
 const ID_TOKEN_MARGIN_MS = 60_000;
 
 /** `opsctl auth token [--account A] [--id-token | --refresh-token]`: a valid token on stdout for scripts (refreshed first when < 5 minutes remain). */
-export async function run(opts: AuthTokenOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.idToken && opts.refreshToken)
     throw new UsageError('--id-token and --refresh-token print different tokens: give one', { field: 'id-token', hint: 'leave one of them out' });
   if (ctx.env.OPSCTL_ACCESS_TOKEN && opts.account === undefined) {

@@ -1,11 +1,10 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { DYNAMIC_SOURCES, type DynamicSource } from '../../completion/tree.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './complete.spec.js';
 
-export interface CompleteOptions {
-  source: string;
-  prefix: string;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** How long a completion may wait for the service (a person is waiting at the Tab key); OPSCTL_COMPLETE_TIMEOUT_MS changes it. */
 const DEFAULT_TIMEOUT_MS = 2000;
@@ -16,7 +15,7 @@ const DEFAULT_TIMEOUT_MS = 2000;
  * refuses the credentials or answers in an unknown shape prints nothing and exits 0, so a Tab key
  * never shows a message in the middle of the line being typed.
  */
-export async function run(opts: CompleteOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const source = DYNAMIC_SOURCES.find((s) => s === opts.source);
   if (!source) return { text: '' };
   const ms = Number(ctx.env.OPSCTL_COMPLETE_TIMEOUT_MS) > 0 ? Number(ctx.env.OPSCTL_COMPLETE_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
@@ -28,7 +27,7 @@ export async function run(opts: CompleteOptions, ctx: Context): Promise<CommandR
     }, ms);
   });
   const names = await Promise.race([namesOf(source, ctx).catch(() => [] as string[]), late]).finally(() => clearTimeout(timer));
-  const unique = [...new Set(names.filter((n) => n.startsWith(opts.prefix) && !/[\n\r]/.test(n)))];
+  const unique = [...new Set(names.filter((n) => n.startsWith(opts.prefix ?? '') && !/[\n\r]/.test(n)))];
   return { text: unique.join('\n') };
 }
 

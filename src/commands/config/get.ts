@@ -1,9 +1,13 @@
 import type { Context } from '../../context.js';
 import { OpsError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { checkConfigKey } from './key.js';
+import { checkConfigKey } from './lib/key.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './get.spec.js';
 
-export async function run(opts: { key: string }, ctx: Context): Promise<CommandResult> {
+export type Options = OptionsOf<typeof spec>;
+
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   checkConfigKey(opts.key);
   const config = await ctx.config();
   if (opts.key === 'client_secret') {

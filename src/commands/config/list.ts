@@ -1,8 +1,12 @@
 import type { Context } from '../../context.js';
 import { EMBEDDED_PROFILE } from '../../config/services.js';
 import type { CommandResult } from '../../core/output.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './list.spec.js';
 
-export async function run(_opts: unknown, ctx: Context): Promise<CommandResult> {
+export type Options = OptionsOf<typeof spec>;
+
+export async function run(_opts: Options, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config();
   const active = await ctx.profileName();
   const [{ moveClientSecretsOutOfConfig, clientSecretStatus }] = await Promise.all([import('../../auth/client-secret.js')]);

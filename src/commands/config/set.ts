@@ -1,9 +1,13 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { checkConfigKey, checkProfileName } from './key.js';
+import { checkConfigKey, checkProfileName } from './lib/key.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './set.spec.js';
 
-export async function run(opts: { key: string; value: string }, ctx: Context): Promise<CommandResult> {
+export type Options = OptionsOf<typeof spec>;
+
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   checkConfigKey(opts.key);
   const config = await ctx.config();
   const profile = await ctx.profileName();

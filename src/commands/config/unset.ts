@@ -1,8 +1,12 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { checkConfigKey } from './key.js';
+import { checkConfigKey } from './lib/key.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './unset.spec.js';
 
-export async function run(opts: { key: string }, ctx: Context): Promise<CommandResult> {
+export type Options = OptionsOf<typeof spec>;
+
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   checkConfigKey(opts.key);
   const profile = await ctx.profileName();
   if (opts.key === 'client_secret') {

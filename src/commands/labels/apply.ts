@@ -10,15 +10,11 @@ import { statusLine } from '../../labels/format.js';
 import { PlanError, limitProblems, planLabel, planWrites, type Plan } from '../../labels/plan.js';
 import type { Label, LabelLimits, LabelPermission } from '../../labels/types.js';
 import { principalKey } from '../../labels/names.js';
-import { labelsClient } from './shared.js';
+import { labelsClient } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './apply.spec.js';
 
-export interface ApplyOptions {
-  file: string;
-  dryRun: boolean;
-  publish: boolean;
-  /** Send useAdminAccess (also on when the file or the label says ADMIN). */
-  admin?: boolean;
-}
+export type Options = OptionsOf<typeof spec>;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -97,7 +93,7 @@ async function planOne(
   source: string,
   limits: LabelLimits,
   editable: Editable,
-  opts: ApplyOptions,
+  opts: Options,
 ): Promise<LabelPlan> {
   const current = await findCurrent(client, desired, `${source}: ${at}`, editable);
   const problems = limitProblems(desired, current, limits);
@@ -211,7 +207,7 @@ async function send(client: LabelsClient, p: LabelPlan, done: string[]): Promise
  * changes, an optional publish), prints the plan, refuses a file that breaks limits/label before sending
  * anything, then sends it. A file may hold one label or a list; `labels get/list --json` output is taken as it is.
  */
-export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const source = opts.file === '-' ? 'stdin' : opts.file;
   const file = await parseLabelsFile(await readFileFlag(opts.file, ctx, 'a YAML or JSON label file'), source);
   if (file.ignored.length) ctx.io.info(`${source}: ignored what the service owns: ${file.ignored.join(', ')}`);

@@ -3,9 +3,13 @@ import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { labelName } from '../../labels/names.js';
 import { APPS } from '../../labels/schema.js';
-import { labelsClient, writableRef } from './shared.js';
+import { labelsClient, writableRef } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './apps.spec.js';
 
-export async function run(opts: { label: string; apps: string[]; admin?: boolean }, ctx: Context): Promise<CommandResult> {
+export type Options = OptionsOf<typeof spec>;
+
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const apps = [...new Set(opts.apps.map((a) => a.toUpperCase()))];
   const bad = apps.filter((a) => !(APPS as readonly string[]).includes(a));
   if (bad.length)

@@ -1,17 +1,14 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { oneDelta, type OneLabelOptions } from './delta.js';
-import { findChoice, selectionField } from './shared.js';
+import { oneDelta } from './lib/delta.js';
+import { findChoice, selectionField } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './choices-add.spec.js';
 
-export interface ChoiceAddOptions extends OneLabelOptions {
-  field: string;
-  name: string;
-  description?: string;
-  before?: string;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** `labels choices add`: one `createSelectionChoice` request. */
-export async function run(opts: ChoiceAddOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   return oneDelta(opts, ctx, (label) => {
     const field = selectionField(label, opts.field);
     const before = opts.before ? findChoice(field, opts.before).id : undefined;

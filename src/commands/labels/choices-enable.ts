@@ -1,10 +1,14 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { oneDelta, type OneLabelOptions } from './delta.js';
-import { findChoice, selectionField } from './shared.js';
+import { oneDelta } from './lib/delta.js';
+import { findChoice, selectionField } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './choices-enable.spec.js';
+
+export type Options = OptionsOf<typeof spec>;
 
 /** `labels choices enable`: one `enableSelectionChoice` request. */
-export async function run(opts: OneLabelOptions & { field: string; choice: string }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   return oneDelta(opts, ctx, (label) => {
     const field = selectionField(label, opts.field);
     const choice = findChoice(field, opts.choice);

@@ -1,19 +1,15 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { oneDelta, type OneLabelOptions } from './delta.js';
-import { findChoice, selectionField } from './shared.js';
+import { oneDelta } from './lib/delta.js';
+import { findChoice, selectionField } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './choices-update.spec.js';
 
-export interface ChoiceUpdateOptions extends OneLabelOptions {
-  field: string;
-  choice: string;
-  name?: string;
-  description?: string;
-  before?: string;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** `labels choices update`: one `updateSelectionChoiceProperties` request with the mask of what was given. */
-export async function run(opts: ChoiceUpdateOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   return oneDelta(opts, ctx, (label) => {
     const field = selectionField(label, opts.field);
     const choice = findChoice(field, opts.choice);

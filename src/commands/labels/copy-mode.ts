@@ -3,9 +3,13 @@ import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { labelName } from '../../labels/names.js';
 import { COPY_MODES } from '../../labels/schema.js';
-import { labelsClient, writableRef } from './shared.js';
+import { labelsClient, writableRef } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './copy-mode.spec.js';
 
-export async function run(opts: { label: string; mode: string; admin?: boolean }, ctx: Context): Promise<CommandResult> {
+export type Options = OptionsOf<typeof spec>;
+
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const mode = opts.mode.toUpperCase().replace(/-/g, '_');
   if (!(COPY_MODES as readonly string[]).includes(mode)) {
     throw new ValidationError(

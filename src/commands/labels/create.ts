@@ -2,15 +2,13 @@ import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { LABEL_RECORD } from '../../labels/format.js';
-import { labelsClient } from './shared.js';
+import { labelsClient } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './create.spec.js';
 
-export interface CreateOptions {
-  title: string;
-  description?: string;
-  type: 'shared' | 'admin';
-}
+export type Options = OptionsOf<typeof spec>;
 
-export async function run(opts: CreateOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (!opts.title.trim()) throw new ValidationError('--title', 'must not be empty');
   const admin = opts.type === 'admin';
   const client = await labelsClient(ctx);

@@ -2,9 +2,13 @@ import type { Context } from '../../context.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
 import { labelName } from '../../labels/names.js';
-import { labelsClient, writableRef } from './shared.js';
+import { labelsClient, writableRef } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './delete.spec.js';
 
-export async function run(opts: { label: string; admin?: boolean; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
+export type Options = OptionsOf<typeof spec>;
+
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const client = await labelsClient(ctx, opts.admin);
   const name = labelName(await writableRef(client, opts.label));
   const current = await client.get(name);

@@ -4,13 +4,11 @@ import type { CommandResult } from '../../core/output.js';
 import { labelToFile } from '../../labels/from-service.js';
 import { labelName } from '../../labels/names.js';
 import type { Label, LabelPermission } from '../../labels/types.js';
-import { labelRef, labelsClient } from './shared.js';
+import { labelRef, labelsClient } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './export.spec.js';
 
-export interface ExportOptions {
-  label?: string;
-  all: boolean;
-  admin?: boolean;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * `labels export LABEL|--all`: the label(s) in the apply-file format, so that `export | apply` changes
@@ -18,7 +16,7 @@ export interface ExportOptions {
  * matches by title and names); disabled fields and choices are left out (apply leaves them disabled).
  * YAML by default, the same objects as JSON with --json.
  */
-export async function run(opts: ExportOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.all === Boolean(opts.label)) {
     throw new UsageError(opts.all ? 'give a label or --all, not both' : 'give a label to export, or --all', {
       field: 'label',

@@ -1,21 +1,15 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { oneDelta, type OneLabelOptions } from './delta.js';
-import { findField } from './shared.js';
+import { oneDelta } from './lib/delta.js';
+import { findField } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './fields-add.spec.js';
 
-export interface FieldAddOptions extends OneLabelOptions {
-  name: string;
-  type: 'text' | 'integer' | 'date' | 'selection' | 'user';
-  required?: boolean;
-  choices?: string;
-  list?: boolean | string;
-  dateFormat?: string;
-  before?: string;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** `labels fields add`: one `createField` request. */
-export async function run(opts: FieldAddOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const type = opts.type;
   if (opts.choices !== undefined && type !== 'selection') throw new ValidationError('--choices', `only a selection field has choices (--type is ${type})`);
   if (opts.list !== undefined && type !== 'selection' && type !== 'user') throw new ValidationError('--list', 'only selection and user fields hold lists');

@@ -1,18 +1,15 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { oneDelta, type OneLabelOptions } from './delta.js';
-import { findField } from './shared.js';
+import { oneDelta } from './lib/delta.js';
+import { findField } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './fields-update.spec.js';
 
-export interface FieldUpdateOptions extends OneLabelOptions {
-  field: string;
-  name?: string;
-  required?: boolean;
-  before?: string;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** `labels fields update`: one `updateField` request with the mask of what was given. */
-export async function run(opts: FieldUpdateOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   return oneDelta(opts, ctx, (label) => {
     const field = findField(label, opts.field);
     const fname = field.properties?.displayName;

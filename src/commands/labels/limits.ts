@@ -1,8 +1,12 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { labelsClient } from './shared.js';
+import { labelsClient } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './limits.spec.js';
 
-export async function run(_opts: Record<string, never>, ctx: Context): Promise<CommandResult> {
+export type Options = OptionsOf<typeof spec>;
+
+export async function run(_opts: Options, ctx: Context): Promise<CommandResult> {
   const l = await (await labelsClient(ctx)).limits();
   const fl = l.fieldLimits ?? {};
   const rows = [

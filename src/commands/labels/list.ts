@@ -2,16 +2,13 @@ import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { LABEL_COLUMNS } from '../../labels/format.js';
-import { labelsClient } from './shared.js';
+import { labelsClient } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './list.spec.js';
 
-export interface ListOptions {
-  publishedOnly: boolean;
-  minimumRole?: string;
-  admin: boolean;
-  limit?: string;
-}
+export type Options = OptionsOf<typeof spec>;
 
-export async function run(opts: ListOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   let limit: number | undefined;
   if (opts.limit !== undefined) {
     limit = Number(opts.limit);

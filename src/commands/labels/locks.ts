@@ -1,9 +1,13 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { parentName } from '../../labels/names.js';
-import { labelRef, labelsClient } from './shared.js';
+import { labelRef, labelsClient } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './locks.spec.js';
 
-export async function run(opts: { label: string; revision?: string }, ctx: Context): Promise<CommandResult> {
+export type Options = OptionsOf<typeof spec>;
+
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.revision !== undefined) parentName('x', opts.revision);
   const client = await labelsClient(ctx);
   const ref = await labelRef(client, opts.label);

@@ -3,10 +3,14 @@ import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { parsePrincipal, principalKey } from '../../labels/names.js';
-import { labelsClient, permissionParent, type PermissionTarget } from './shared.js';
+import { labelsClient, permissionParent } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './permissions-remove.spec.js';
+
+export type Options = OptionsOf<typeof spec>;
 
 /** `labels permissions remove`: by email, audience or permission name; one is a DELETE, several are one `:batchDelete`. */
-export async function run(opts: PermissionTarget & { principals: string[]; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const client = await labelsClient(ctx, opts.admin);
   const { id, parent } = await permissionParent(client, opts);
   const current = await client.permissions(parent);

@@ -3,10 +3,14 @@ import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { PartialError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { principalKey } from '../../labels/names.js';
-import { labelsClient, permissionParent, PERMISSION_COLUMNS, uniqueGrants, type PermissionTarget } from './shared.js';
+import { labelsClient, permissionParent, PERMISSION_COLUMNS, uniqueGrants } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './permissions-set.spec.js';
+
+export type Options = OptionsOf<typeof spec>;
 
 /** `labels permissions set`: exactly these grants; one `:batchUpdate` for new and changed, one `:batchDelete` for the rest. */
-export async function run(opts: PermissionTarget & { grants: string[]; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const grants = uniqueGrants(opts.grants);
   const client = await labelsClient(ctx, opts.admin);
   const { parent } = await permissionParent(client, opts);

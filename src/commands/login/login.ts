@@ -1,21 +1,13 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './login.spec.js';
 
-export interface LoginCommandOptions {
-  scopes?: string[];
-  loginHint?: string;
-  browser: boolean;
-  timeout: string;
-  port?: string;
-  consentAs?: string;
-  insecureStorage?: boolean;
-  /** The device authorization grant (RFC 8628): a code to enter on any device with a browser. */
-  device?: boolean;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** `opsctl login`: signs in, stores the tokens, says who you are and what you may do. */
-export async function run(opts: LoginCommandOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const [{ login, parseTimeout }, { parseScopes, shortScope }, { configuredIssuer }] = await Promise.all([
     import('../../auth/login.js'),
     import('../../auth/scopes.js'),

@@ -1,18 +1,17 @@
 import type { Context } from '../../context.js';
 import { OpsError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './logout.spec.js';
 
-export interface LogoutOptions {
-  /** The account to sign out (default: the active one). */
-  account?: string;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * `opsctl logout [--account A]`: revokes the account's refresh token (which takes its access tokens with
  * it) at the server that minted it, and always forgets the account locally; the next account becomes
  * active. A 400 `invalid_token` means the server had already forgotten them.
  */
-export async function run(opts: LogoutOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const [{ listAccounts, withSecrets, removeAccount, unknownAccount, authServerId }, { oauthSettings }, { revokeToken }] = await Promise.all([
     import('../../auth/accounts.js'),
     import('../../auth/settings.js'),

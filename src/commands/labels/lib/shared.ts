@@ -1,10 +1,10 @@
-import type { Context } from '../../context.js';
-import { ValidationError } from '../../core/errors.js';
-import { LabelsClient } from '../../labels/client.js';
-import { LABEL_API_VERSIONS, type LabelApiVersion } from '../../labels/schema.js';
-import { parentName, parseGrant, principalKey, type Grant, type LabelRef } from '../../labels/names.js';
-import { resolveLabelRef } from '../../labels/resolve.js';
-import type { Choice, Field, Label, LabelPermission } from '../../labels/types.js';
+import type { Context } from '../../../context.js';
+import { ValidationError } from '../../../core/errors.js';
+import { LabelsClient } from '../../../labels/client.js';
+import { LABEL_API_VERSIONS, type LabelApiVersion } from '../../../labels/schema.js';
+import { parentName, parseGrant, principalKey, type Grant, type LabelRef } from '../../../labels/names.js';
+import { resolveLabelRef } from '../../../labels/resolve.js';
+import type { Choice, Field, Label, LabelPermission } from '../../../labels/types.js';
 
 /** A client of the label service; `admin` sends useAdminAccess (the `--admin` flag). */
 export async function labelsClient(ctx: Context, admin = false): Promise<LabelsClient> {

@@ -1,4 +1,4 @@
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from '../../../core/errors.js';
 
 /** One `-f key=value` (raw: always a string) or `-F key=value` (typed: numbers, booleans, null, @file) as typed. */
 export interface FieldArg {

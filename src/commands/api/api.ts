@@ -7,27 +7,15 @@ import { redactHeaders } from '../../core/redact.js';
 import { parseUserUrl, URL_EXAMPLE } from '../../core/url.js';
 import { jsonSyntaxText } from '../../core/syntax-error.js';
 import { readFileFlag } from '../file-flag.js';
-import { fieldsBody, fieldsQuery, type FieldArg } from './fields.js';
-import { nextPage, pageItems } from './paginate.js';
+import { fieldsBody, fieldsQuery, type FieldArg } from './lib/fields.js';
+import { nextPage, pageItems } from './lib/paginate.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './api.spec.js';
 
-export interface ApiOptions {
-  path: string;
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** `-f` (raw) and `-F` (typed) fields, in the order given. */
-  fields: FieldArg[];
-  /** `-H 'Name: value'`, repeatable. */
-  headers?: string[];
-  input?: string;
-  service: 'api' | 'labels' | 'tracker';
-  /** `-i`: the status line and headers before the body. */
-  include?: boolean;
-  /** `--silent`: no body on stdout. */
-  silent?: boolean;
-  /** `--paginate`: follow the next page until the last. */
-  paginate?: boolean;
-  /** `--slurp`: with --paginate, one JSON array of every page's items. */
-  slurp?: boolean;
-}
+export type Options = OptionsOf<typeof spec>;
+
+/** The options with `-f` and `-F` in one list, in the order typed, and the `-H` headers. */
+type ApiOptions = Options & { fields: FieldArg[]; headers: string[] };
 
 /** Every 4xx and 5xx comes back as a response (after the client's own retries of 429 and 5xx), so -i can show its headers. */
 const ERROR_STATUSES = Array.from({ length: 200 }, (_, i) => 400 + i);
@@ -37,13 +25,15 @@ const ERROR_STATUSES = Array.from({ length: 200 }, (_, i) => 400 + i);
  * stdout (errors too, then a non-zero exit). Requests go through the service's own client: its pacing,
  * retries of 429/5xx, credentials and redaction.
  */
-export async function run(opts: ApiOptions, ctx: Context): Promise<CommandResult | void> {
+export async function run(given: Options, ctx: Context): Promise<CommandResult | void> {
+  const fields = [...(given.rawField ?? []), ...(given.field ?? [])].sort((a, b) => a.at - b.at).map(({ raw, text }) => ({ raw, text }));
+  const opts: ApiOptions = { ...given, fields, headers: given.header ?? [] };
   await checkPath(opts, ctx);
   if (opts.slurp && !opts.paginate)
     throw new UsageError('--slurp needs --paginate', { field: 'slurp', hint: 'add --paginate to gather every page into one array' });
   if (opts.paginate && opts.method !== 'GET')
     throw new UsageError(`--paginate: follows the pages of a GET request, not ${opts.method}`, { field: 'paginate', hint: 'drop -X, or drop --paginate' });
-  const headers = parseHeaders(opts.headers ?? []);
+  const headers = parseHeaders(opts.headers);
   const stdin = stdinOnce(ctx);
   const read = (source: string, flag: string) => (source === '-' ? stdin(flag) : readFileFlag(source, ctx, 'a file whose text is the value', flag));
   const bodyMethod = !['GET', 'DELETE'].includes(opts.method);

@@ -8,12 +8,16 @@ import { IOStreams } from '../../core/io.js';
 import type { CommandResult } from '../../core/output.js';
 import { shellWord } from '../../core/hints.js';
 import { DEMO_SECTIONS } from './steps.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './demo.spec.js';
+
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * Runs every demo step in-process through the real CLI (the same main() as the binary) against a
  * fresh embedded state in a temporary directory, echoing each command and its output.
  */
-export async function run(opts: { keep: boolean }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   // main() comes in through the context (cli.ts passes it): importing cli.ts here would be an import cycle.
   const { main } = ctx;
   if (!main) throw new Error('demo: this context was made without main()');

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { examplesOf } from '../action.js';
+import { examplesOf } from '../../action.js';
 
 /** One command of the tree, as the reference, `opsctl help reference` and the man pages show it. */
 export interface CommandDoc {

@@ -1,9 +1,9 @@
-import type { Context } from '../../context.js';
-import { confirmDestructive, notDone } from '../../core/confirm.js';
-import type { CommandResult } from '../../core/output.js';
-import { statusLine } from '../../labels/format.js';
-import { labelName } from '../../labels/names.js';
-import type { DeltaRequest, Label } from '../../labels/types.js';
+import type { Context } from '../../../context.js';
+import { confirmDestructive, notDone } from '../../../core/confirm.js';
+import type { CommandResult } from '../../../core/output.js';
+import { statusLine } from '../../../labels/format.js';
+import { labelName } from '../../../labels/names.js';
+import type { DeltaRequest, Label } from '../../../labels/types.js';
 import { labelsClient, writableRef } from './shared.js';
 
 /** What every field and choice verb is given: the label, and `--admin`. */

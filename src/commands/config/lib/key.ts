@@ -1,5 +1,5 @@
-import { PROFILE_KEYS } from '../../config/profiles.js';
-import { UsageError } from '../../core/errors.js';
+import { PROFILE_KEYS } from '../../../config/profiles.js';
+import { UsageError } from '../../../core/errors.js';
 
 /** Names every JavaScript object inherits: never a config key or profile name (`profiles[name][key]` would reach Object.prototype). */
 export const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

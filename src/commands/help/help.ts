@@ -1,15 +1,14 @@
 import type { Command } from 'commander';
+import { rootOf, type OptionsOf } from '../spec.js';
+import type { spec } from './help.spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import { exitCodeHelp } from '../../core/exit-codes.js';
 import type { CommandResult } from '../../core/output.js';
 import { VERSION } from '../../core/version.js';
-import { manPages, referenceMarkdown, referenceOf } from './reference.js';
+import { manPages, referenceMarkdown, referenceOf } from './lib/reference.js';
 
-export interface HelpOptions {
-  topic: string[];
-  program: Command;
-}
+export type Options = OptionsOf<typeof spec>;
 
 /** Every variable opsctl reads (test/unit/help-environment.test.ts checks this list against src/). */
 export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
@@ -64,11 +63,12 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ],
 ];
 
-export function run(opts: HelpOptions, ctx: Context): Promise<CommandResult> {
-  return Promise.resolve().then(() => topic(opts, ctx));
+/** `opsctl help [topic...]`: a topic, or the help of the command the words name (`cmd` is `help` itself: its root is the tree). */
+export function run(opts: Options, ctx: Context, cmd: Command): Promise<CommandResult> {
+  return Promise.resolve().then(() => topic(opts, rootOf(cmd), ctx));
 }
 
-function topic(opts: HelpOptions, ctx: Context): CommandResult {
+function topic(opts: Options, program: Command, ctx: Context): CommandResult {
   const [first] = opts.topic;
   if (first === 'exit-codes') {
     return {
@@ -80,7 +80,7 @@ function topic(opts: HelpOptions, ctx: Context): CommandResult {
     return { data: ENVIRONMENT.map(([name, meaning]) => ({ name, meaning })), columns: [{ key: 'name' }, { key: 'meaning' }] };
   }
   if (first === 'reference' || first === 'man') {
-    const docs = referenceOf(opts.program);
+    const docs = referenceOf(program);
     if (first === 'man')
       return {
         data: manPages(docs, VERSION),
@@ -90,7 +90,7 @@ function topic(opts: HelpOptions, ctx: Context): CommandResult {
       };
     return { data: docs, text: referenceMarkdown(docs).trimEnd() };
   }
-  let cmd = opts.program;
+  let cmd = program;
   for (const word of opts.topic) {
     const next = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
     if (!next)

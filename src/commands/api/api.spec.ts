@@ -1,0 +1,74 @@
+import { InvalidArgumentError } from 'commander';
+import { NOUN_SUMMARIES } from '../nouns.js';
+import { defineVerb, type RunModule } from '../spec.js';
+import type { FieldArg } from './lib/fields.js';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type Method = (typeof METHODS)[number];
+
+/** A `-f` or `-F` value with its place on the command line: the two flags fill one list in the order typed (key[]=a -F key[]=1 keeps its order). */
+export type TypedField = FieldArg & { at: number };
+let typed = 0;
+const field =
+  (raw: boolean) =>
+  (text: string, previous: TypedField[] | undefined): TypedField[] => [...(previous ?? []), { raw, text, at: typed++ }];
+
+export const spec = defineVerb({
+  name: 'api',
+  args: [{ name: '<path>', help: 'the request path, e.g. /media/v3/channels (or a full URL on the same service)' }],
+  summary: NOUN_SUMMARIES.api,
+  flags: {
+    method: {
+      type: 'string',
+      short: 'X',
+      value: 'method',
+      help: 'HTTP method (any case: -X post)',
+      // the help and completions list METHODS, and any case is accepted
+      choices: METHODS,
+      parse: (value: string): Method => {
+        const method = value.toUpperCase();
+        if (!(METHODS as readonly string[]).includes(method)) throw new InvalidArgumentError(`Allowed choices are ${METHODS.join(', ')} (any case).`);
+        return method as Method;
+      },
+      default: 'GET',
+    },
+    rawField: {
+      type: 'list',
+      short: 'f',
+      value: 'key=value',
+      repeat: true,
+      help: 'a string parameter: query string for GET/DELETE, JSON body field otherwise (repeatable)',
+      collect: field(true),
+    },
+    field: {
+      type: 'list',
+      short: 'F',
+      value: 'key=value',
+      repeat: true,
+      help: "a typed parameter: true, false, null and whole numbers as JSON, @file (@- stdin) the file's text; key[sub]=v nests, key[]=v appends (repeatable)",
+      collect: field(false),
+    },
+    header: { type: 'list', short: 'H', value: 'name:value', repeat: true, help: 'an HTTP request header, e.g. -H "Accept: text/plain" (repeatable)' },
+    input: { type: 'string', value: 'file', help: 'send this file as the JSON body ("-" reads stdin)' },
+    include: { type: 'boolean', short: 'i', help: 'print the HTTP status line and response headers before the body' },
+    silent: { type: 'boolean', help: 'print no response body' },
+    paginate: { type: 'boolean', help: "follow the next page (Link header, the answer's next, nextPageToken or cursor) until the last" },
+    slurp: { type: 'boolean', help: "with --paginate: one JSON array of every page's items" },
+    service: {
+      type: 'string',
+      value: 'service',
+      help: 'which service to call (its endpoint and credentials)',
+      choices: ['api', 'labels', 'tracker'],
+      default: 'api',
+    },
+  },
+  examples: [
+    'opsctl api /media/v3/channels -f part=snippet -f mine=true',
+    'opsctl api /v2/labels --service labels -f view=LABEL_VIEW_FULL',
+    'opsctl api /api/v3/labels --service tracker -X POST -f name=bug',
+    "opsctl api /api/v3/search/stories --service tracker -f query=login --paginate --slurp --jq 'length'",
+    'opsctl api /api/v3/stories --service tracker -X POST -f name=Hi -F estimate=3 -F "label_ids[]=7" -F description=@notes.md',
+    'opsctl api /api/v3/labels --service tracker -i -H "Accept: application/json"',
+  ],
+  load: (): RunModule => import('./api.js'),
+});

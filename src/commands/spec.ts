@@ -1,0 +1,265 @@
+import { Argument, Option, type Command } from 'commander';
+import type { Context } from '../context.js';
+import { examples, lazyAction, type VerbModule } from './action.js';
+
+/**
+ * A verb as data: its name, positional arguments, flags, help and examples. The spec is all a noun's
+ * `--help` (and the completions and reference built from the tree) needs, so it lives in a light file
+ * (`<verb>.spec.ts`) that imports nothing heavier than this module; the verb's `run` (`<verb>.ts`) is
+ * loaded by `load` only when the command runs. The verb's options type is inferred from the spec
+ * (`OptionsOf<typeof spec>`), so there is no hand-written options interface and no mapper: the adapter
+ * below turns commander's values into those options, positional names becoming option fields.
+ */
+
+/** A boolean flag `--name` (false when absent); with `negate`, also `--no-name` (then undefined when neither is given). */
+export interface BooleanFlag {
+  readonly type: 'boolean';
+  readonly help: string;
+  readonly short?: string;
+  readonly hidden?: boolean;
+  /** The help of the `--no-<name>` flag that turns it off: the option is then true, false or undefined. */
+  readonly negate?: string;
+}
+
+/** A flag `--no-name` only: the option `name` is true unless it is given. */
+export interface NegatedFlag {
+  readonly type: 'negated';
+  readonly help: string;
+  readonly hidden?: boolean;
+}
+
+/** A flag with a value: `--name <value>`, or `--name [value]` with `optional` (alone it is `true`). */
+export interface StringFlag {
+  readonly type: 'string';
+  /** The placeholder in the help: `text` shows as `--name <text>`. */
+  readonly value: string;
+  readonly help: string;
+  readonly short?: string;
+  readonly hidden?: boolean;
+  readonly choices?: readonly string[];
+  readonly default?: string;
+  readonly required?: boolean;
+  readonly optional?: boolean;
+  /** Turns the typed text into the option's value (after the choices are checked); its return type is the option's type. */
+  readonly parse?: (value: string) => unknown;
+}
+
+/** A flag with several values: `--name <value...>` (one or more after it), or with `repeat` `--name <value>` given again for each. */
+export interface ListFlag {
+  readonly type: 'list';
+  readonly value: string;
+  readonly help: string;
+  readonly short?: string;
+  readonly hidden?: boolean;
+  readonly repeat?: boolean;
+  readonly required?: boolean;
+  /** With `repeat`: adds one typed value to the list so far (the option's type is its return type). */
+  readonly collect?: (value: string, previous: never) => unknown;
+}
+
+/** What a spec's `load` returns: the verb's module, with its `run(opts, ctx)`. */
+export type RunModule = Promise<VerbModule<never>>;
+
+export type FlagSpec = BooleanFlag | NegatedFlag | StringFlag | ListFlag;
+
+/** A positional argument as commander writes it: `<name>`, `[name]`, `<name...>` or `[name...]`; the object form adds help and choices. */
+export type ArgSpec = string | { readonly name: string; readonly help?: string; readonly choices?: readonly string[] };
+
+export interface VerbSpec {
+  /** The command word (a verb of a noun, or a top-level command such as `login`). */
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  readonly args?: readonly ArgSpec[];
+  /** Keyed by the option's field name; the flag is its kebab-case (`dryRun` is `--dry-run`), in this order in --help. */
+  readonly flags?: Readonly<Record<string, FlagSpec>>;
+  /** The one-line description. */
+  readonly summary: string;
+  /** Text --help prints after the options (before the examples). */
+  readonly help?: string;
+  readonly examples?: readonly string[];
+  readonly hidden?: boolean;
+  /**
+   * The verb's run module, imported only when the command runs: `load: (): RunModule => import('./x.js')`
+   * (the return type written out: the run's options are inferred from this spec, so its type must not be).
+   */
+  readonly load: () => RunModule;
+}
+
+/** A word that only groups verbs (`labels fields …`, or a noun itself). */
+export interface GroupSpec {
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  readonly summary: string;
+  readonly help?: string;
+  readonly examples?: readonly string[];
+  readonly verbs: readonly CommandSpec[];
+}
+
+export type CommandSpec = VerbSpec | GroupSpec;
+
+/** Declares a verb; `const` keeps the literal flag types and argument names the options are inferred from. */
+export function defineVerb<const S extends VerbSpec>(spec: S): S {
+  return spec;
+}
+
+export function defineGroup<const S extends GroupSpec>(spec: S): S {
+  return spec;
+}
+
+// ---------- the options type, inferred ----------
+
+type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+type ArgText<A> = A extends string ? A : A extends { readonly name: infer N extends string } ? N : never;
+type ArgChoice<A> = A extends { readonly choices: readonly (infer C extends string)[] } ? C : string;
+
+type ArgField<A> =
+  ArgText<A> extends `<${infer N}...>` | `[${infer N}...]`
+    ? { [K in Camel<N>]: ArgChoice<A>[] }
+    : ArgText<A> extends `<${infer N}>`
+      ? { [K in Camel<N>]: ArgChoice<A> }
+      : ArgText<A> extends `[${infer N}]`
+        ? { [K in Camel<N>]: ArgChoice<A> | undefined }
+        : never;
+
+type ArgsOf<T> = T extends readonly [infer H, ...infer R] ? ArgField<H> & ArgsOf<R> : unknown;
+
+type StringValue<F> = F extends { readonly parse: (value: string) => infer R }
+  ? R
+  : F extends { readonly choices: readonly (infer C extends string)[] }
+    ? C
+    : string;
+
+type FlagValue<F> = F extends { readonly type: 'boolean' }
+  ? F extends { readonly negate: string }
+    ? boolean | undefined
+    : boolean
+  : F extends { readonly type: 'negated' }
+    ? boolean
+    : F extends { readonly type: 'string' }
+      ? F extends { readonly optional: true }
+        ? StringValue<F> | true | undefined
+        : F extends { readonly required: true } | { readonly default: string }
+          ? StringValue<F>
+          : StringValue<F> | undefined
+      : F extends { readonly type: 'list' }
+        ? F extends { readonly collect: (value: string, previous: never) => infer R }
+          ? R | undefined
+          : F extends { readonly required: true }
+            ? string[]
+            : string[] | undefined
+        : never;
+
+type FlagsOf<T> = { -readonly [K in keyof T]: FlagValue<T[K]> };
+
+type Flatten<T> = { [K in keyof T]: T[K] } & {};
+
+/** The options a verb's `run` receives: one field per positional argument (camelCase) and per flag. */
+export type OptionsOf<S extends VerbSpec> = Flatten<
+  (S['args'] extends readonly ArgSpec[] ? ArgsOf<S['args']> : unknown) & (S['flags'] extends Readonly<Record<string, FlagSpec>> ? FlagsOf<S['flags']> : unknown)
+>;
+
+// ---------- the adapter: commander's values -> the inferred options ----------
+
+const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const camel = (name: string) => name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/** The name and shape of a positional argument (`<label>`, `[apps...]`). */
+export function argShape(arg: ArgSpec): { name: string; field: string; required: boolean; variadic: boolean } {
+  const text = typeof arg === 'string' ? arg : arg.name;
+  const m = /^([<[])([\w-]+)(\.\.\.)?[>\]]$/.exec(text);
+  if (!m?.[2]) throw new Error(`spec: "${text}" is not an argument (<name>, [name], <name...> or [name...])`);
+  return { name: m[2], field: camel(m[2]), required: m[1] === '<', variadic: m[3] !== undefined };
+}
+
+/** The commander flags text of a flag spec: `-f, --file <path>`, `--no-browser`, `--list [maxEntries]`, `--scopes <scope...>`. */
+export function flagText(key: string, flag: FlagSpec): string {
+  const long = flag.type === 'negated' ? `--no-${kebab(key)}` : `--${kebab(key)}`;
+  const short = 'short' in flag && flag.short ? `-${flag.short}, ` : '';
+  if (flag.type === 'boolean' || flag.type === 'negated') return `${short}${long}`;
+  if (flag.type === 'list') return `${short}${long} <${flag.value}${flag.repeat ? '' : '...'}>`;
+  return `${short}${long} ${flag.optional ? `[${flag.value}]` : `<${flag.value}>`}`;
+}
+
+const appendOne = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/** The commander options of one flag spec (two for a boolean with `negate`). */
+export function flagOptions(key: string, flag: FlagSpec): Option[] {
+  const option = new Option(flagText(key, flag), flag.help);
+  if (flag.hidden) option.hideHelp();
+  if (flag.type === 'string') {
+    if (flag.choices) option.choices(flag.choices);
+    // after choices(): commander's parser checks them; this one replaces it (it must check them itself)
+    if (flag.parse) option.argParser(flag.parse);
+    if (flag.default !== undefined) option.default(flag.default);
+    if (flag.required) option.makeOptionMandatory();
+  }
+  if (flag.type === 'list') {
+    if (flag.repeat) option.argParser((flag.collect ?? appendOne) as (value: string, previous: unknown) => unknown);
+    if (flag.required) option.makeOptionMandatory();
+  }
+  if (flag.type === 'boolean' && flag.negate !== undefined) return [option, new Option(`--no-${kebab(key)}`, flag.negate)];
+  return [option];
+}
+
+/**
+ * commander's values as a verb's options: each positional under its name (camelCase; a variadic one an
+ * array, empty when none were given), each flag under its key — a plain boolean flag false when absent,
+ * a `negate`d one undefined when neither form was given.
+ */
+export function toOptions<S extends VerbSpec>(spec: S, positional: readonly unknown[], flags: Readonly<Record<string, unknown>>): OptionsOf<S> {
+  const out: Record<string, unknown> = {};
+  for (const [i, arg] of (spec.args ?? []).entries()) {
+    const { field, variadic } = argShape(arg);
+    const value = positional[i];
+    out[field] = variadic ? (Array.isArray(value) ? value : typeof value === 'string' ? [value] : []) : value;
+  }
+  for (const [key, flag] of Object.entries(spec.flags ?? {})) {
+    const value = flags[key];
+    out[key] = flag.type === 'boolean' && flag.negate === undefined ? value === true : value;
+  }
+  return out as OptionsOf<S>;
+}
+
+/** Adds a verb to `parent` from its spec: arguments, flags, help, examples, and a lazy action running it with the inferred options. */
+export function addVerb(parent: Command, ctx: Context, spec: VerbSpec): Command {
+  const cmd = parent.command(spec.name, spec.hidden ? { hidden: true } : {});
+  for (const alias of spec.aliases ?? []) cmd.alias(alias);
+  cmd.description(spec.summary);
+  for (const arg of spec.args ?? []) {
+    const text = typeof arg === 'string' ? arg : arg.name;
+    const argument = new Argument(text, typeof arg === 'string' ? undefined : arg.help);
+    if (typeof arg !== 'string' && arg.choices) argument.choices(arg.choices);
+    cmd.addArgument(argument);
+  }
+  for (const [key, flag] of Object.entries(spec.flags ?? {})) for (const option of flagOptions(key, flag)) cmd.addOption(option);
+  if (spec.help !== undefined) cmd.addHelpText('after', spec.help);
+  if (spec.examples?.length) examples(cmd, ...spec.examples);
+  cmd.action(lazyAction<object>(ctx, spec.load, (args, flags) => toOptions(spec, args, flags)));
+  return cmd;
+}
+
+/** Adds a group (a noun, or a word like `labels fields`) and every verb under it. */
+export function addGroup(parent: Command, ctx: Context, spec: GroupSpec): Command {
+  const cmd = parent.command(spec.name);
+  for (const alias of spec.aliases ?? []) cmd.alias(alias);
+  cmd.description(spec.summary);
+  if (spec.help !== undefined) cmd.addHelpText('after', spec.help);
+  if (spec.examples?.length) examples(cmd, ...spec.examples);
+  addCommands(cmd, ctx, spec.verbs);
+  return cmd;
+}
+
+/** Adds each verb or group of a list, in order (the order of --help). */
+export function addCommands(parent: Command, ctx: Context, specs: readonly CommandSpec[]): void {
+  for (const spec of specs) {
+    if ('verbs' in spec) addGroup(parent, ctx, spec);
+    else addVerb(parent, ctx, spec);
+  }
+}
+
+/** The root of the command tree a command belongs to (what `help` and `completion` describe). */
+export function rootOf(cmd: Command): Command {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  return root;
+}

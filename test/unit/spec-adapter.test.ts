@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { addVerb, defineVerb, flagText, toOptions, type OptionsOf, type RunModule } from '../../src/commands/spec.js';
+import { spec as api } from '../../src/commands/api/api.spec.js';
+import { spec as fieldsAdd } from '../../src/commands/labels/fields-add.spec.js';
+import { spec as fieldsUpdate } from '../../src/commands/labels/fields-update.spec.js';
+import { spec as permissionsSet } from '../../src/commands/labels/permissions-set.spec.js';
+import { verbHarness, type VerbHarness } from '../helpers/httpmock.js';
+
+/** What the test verb's run was given (the module `load` returns records it). */
+let seen: unknown[] = [];
+const load = (): RunModule =>
+  Promise.resolve({
+    run: (opts: never) => {
+      seen.push(opts);
+      return Promise.resolve();
+    },
+  });
+
+const sample = defineVerb({
+  name: 'sample',
+  args: ['<label-id>', '[rest...]'],
+  summary: 'a verb with one flag of each kind',
+  flags: {
+    dryRun: { type: 'boolean', short: 'n', help: 'change nothing' },
+    required: { type: 'boolean', help: 'mark it required', negate: 'mark it optional' },
+    browser: { type: 'negated', help: 'do not open a browser' },
+    name: { type: 'string', value: 'text', help: 'the name', required: true },
+    mode: { type: 'string', value: 'mode', help: 'the mode', choices: ['fast', 'safe'], default: 'safe' },
+    list: { type: 'string', value: 'max', optional: true, help: 'a list, at most max' },
+    method: { type: 'string', value: 'method', help: 'any case', choices: ['GET', 'POST'], parse: (v: string) => v.toUpperCase() as 'GET' | 'POST' },
+    scopes: { type: 'list', value: 'scope', help: 'scopes' },
+    header: { type: 'list', value: 'name:value', repeat: true, help: 'a header (repeatable)' },
+  },
+  load,
+});
+
+let dir: string;
+let h: VerbHarness;
+beforeEach(() => {
+  seen = [];
+  dir = mkdtempSync(join(tmpdir(), 'opsctl-unit-'));
+  h = verbHarness({ OPSCTL_CONFIG_DIR: dir });
+});
+afterEach(async () => {
+  await h.verify();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Parses `argv` with the sample verb under a program, as the CLI does; commander's refusals are thrown. */
+async function parse(...argv: string[]): Promise<unknown> {
+  const program = new Command('opsctl').exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  addVerb(program, h.ctx, sample).exitOverride();
+  await program.parseAsync(['sample', ...argv], { from: 'user' });
+  return seen[0];
+}
+
+describe('a verb spec: the options type is inferred from it', () => {
+  it('positionals become camelCase fields; flags keep their spec keys with the types their kind, choices, default and required give', () => {
+    type O = OptionsOf<typeof sample>;
+    expectTypeOf<O['labelId']>().toEqualTypeOf<string>();
+    expectTypeOf<O['rest']>().toEqualTypeOf<string[]>();
+    expectTypeOf<O['dryRun']>().toEqualTypeOf<boolean>();
+    expectTypeOf<O['required']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<O['browser']>().toEqualTypeOf<boolean>();
+    expectTypeOf<O['name']>().toEqualTypeOf<string>();
+    expectTypeOf<O['mode']>().toEqualTypeOf<'fast' | 'safe'>();
+    expectTypeOf<O['list']>().toEqualTypeOf<string | true | undefined>();
+    expectTypeOf<O['method']>().toEqualTypeOf<'GET' | 'POST' | undefined>();
+    expectTypeOf<O['scopes']>().toEqualTypeOf<string[] | undefined>();
+    expectTypeOf<O>().toHaveProperty('header');
+  });
+
+  it('the real verbs: labels fields add, fields update, permissions set', () => {
+    expectTypeOf<OptionsOf<typeof fieldsAdd>['type']>().toEqualTypeOf<'text' | 'integer' | 'date' | 'selection' | 'user'>();
+    expectTypeOf<OptionsOf<typeof fieldsAdd>['dateFormat']>().toEqualTypeOf<'LONG_DATE' | 'SHORT_DATE' | undefined>();
+    expectTypeOf<OptionsOf<typeof fieldsUpdate>['required']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<OptionsOf<typeof permissionsSet>>().toEqualTypeOf<{
+      label: string;
+      grants: string[];
+      revision: string | undefined;
+      admin: boolean;
+      dryRun: boolean;
+    }>();
+  });
+
+  it('the flags text commander is given', () => {
+    expect(flagText('dryRun', { type: 'boolean', short: 'n', help: '' })).toBe('-n, --dry-run');
+    expect(flagText('browser', { type: 'negated', help: '' })).toBe('--no-browser');
+    expect(flagText('list', { type: 'string', value: 'max', optional: true, help: '' })).toBe('--list [max]');
+    expect(flagText('scopes', { type: 'list', value: 'scope', help: '' })).toBe('--scopes <scope...>');
+    expect(flagText('header', { type: 'list', value: 'h', repeat: true, help: '' })).toBe('--header <h>');
+  });
+});
+
+describe('a verb spec: the adapter turns what commander parsed into those options', () => {
+  it('defaults: absent booleans false, a negate-able one undefined, a --no- flag true, the default of a choice, absent lists undefined, a missing variadic []', async () => {
+    expect(await parse('L1', '--name', 'x')).toEqual({
+      labelId: 'L1',
+      rest: [],
+      dryRun: false,
+      required: undefined,
+      browser: true,
+      name: 'x',
+      mode: 'safe',
+      list: undefined,
+      method: undefined,
+      scopes: undefined,
+      header: undefined,
+    });
+  });
+
+  it('every kind given: short flags, --no-, optional values, choices, the parser, variadic and repeated values', async () => {
+    expect(
+      await parse(
+        'L1',
+        'a',
+        'b',
+        '-n',
+        '--no-required',
+        '--no-browser',
+        '--name',
+        'x',
+        '--mode',
+        'fast',
+        '--list',
+        '--method',
+        'post',
+        '--scopes',
+        's1',
+        's2',
+        '-n',
+      ),
+    ).toMatchObject({
+      labelId: 'L1',
+      rest: ['a', 'b'],
+      dryRun: true,
+      required: false,
+      browser: false,
+      mode: 'fast',
+      list: true,
+      method: 'POST',
+      scopes: ['s1', 's2'],
+    });
+    seen = [];
+    expect(await parse('L1', '--name', 'x', '--required', '--list', '5', '--header', 'A: 1', '--header', 'B: 2')).toMatchObject({
+      required: true,
+      list: '5',
+      header: ['A: 1', 'B: 2'],
+    });
+  });
+
+  it('commander refuses before the run: a missing required flag or argument, a value outside the choices', async () => {
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (e: unknown) => (e instanceof CommanderError ? e.code : e),
+      );
+    expect(await refusal(parse('L1'))).toBe('commander.missingMandatoryOptionValue');
+    expect(await refusal(parse('--name', 'x'))).toBe('commander.missingArgument');
+    expect(await refusal(parse('L1', '--name', 'x', '--mode', 'slow'))).toBe('commander.invalidArgument');
+    expect(seen).toEqual([]);
+  });
+
+  it('toOptions alone: a single string given for a variadic positional becomes a list', () => {
+    expect(toOptions(defineVerb({ name: 'v', args: ['[items...]'], summary: '', load }), ['one'], {})).toEqual({ items: ['one'] });
+  });
+
+  it('api: -f and -F fill their lists with their place on the command line (the run merges them in the order typed); -X takes any case', async () => {
+    const program = new Command('opsctl').exitOverride();
+    addVerb(program, h.ctx, { ...api, load });
+    await program.parseAsync(['api', '/x', '-F', 'b=2', '-f', 'a=1', '-F', 'c=3', '-X', 'post'], { from: 'user' });
+    const opts = seen[0] as { method: string; rawField: Array<{ text: string; at: number }>; field: Array<{ text: string; at: number }> };
+    expect(opts.method).toBe('POST');
+    const order = [...opts.rawField, ...opts.field].sort((x, y) => x.at - y.at).map((f) => f.text);
+    expect(order).toEqual(['b=2', 'a=1', 'c=3']);
+  });
+});
