@@ -364,6 +364,26 @@ function hopPlanText(obs: ClusterObservation, hop: Hop, first: boolean, settle: 
     .join('\n');
 }
 
+/**
+ * How --settle auto will size the v2 data between the hop's members, as the plan says it (the
+ * settle step measures it then: steps.ts v2Size). Where nothing can, "not checked: why".
+ */
+export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster'>, hop: Hop, v2: HopFacts['v2']): string {
+  if (o.settle !== 'auto') return `settle ${o.settle} ms between members, as asked`;
+  if (compareMinor(hop.to, '3.6') >= 0 || compareMinor(hop.from, '3.6') >= 0) return 'settle auto: no wait (etcd 3.6 keeps no v2 store)';
+  if (o.cluster.sandbox?.kind === 'sim') return "settle auto: each simulated member's v2 size";
+  const ways: string[] = [];
+  const d = o.cluster.driver;
+  if (o.driver?.type === 'command' && d?.type === 'command' && d.v2Size) ways.push("the v2-size template on each member's host");
+  if (compareMinor(hop.from, '3.3') <= 0) ways.push("each member's v2 key tree over its v2 API");
+  else ways.push("each member's v2 key tree over its v2 API where enable-v2 is on");
+  if (v2 && 'bytes' in v2) ways.push(`the ${v2.bytes} bytes ${v2.on}`);
+  if (o.driver?.type === 'local') ways.push("its newest member/snap/*.snap, else its WAL's v2 writes");
+  else if (!(v2 && 'bytes' in v2) && compareMinor(hop.from, '3.4') >= 0 && !ways.some((w) => w.startsWith('the v2-size')))
+    return "settle auto: v2 data size not checked: a 3.4+ member serves no v2 API unless enable-v2, its data dir is on its host and no v2-size template asks it there (driver.v2Size / --v2-size-cmd); the guide's rule applies: 2 minutes between members";
+  return `settle auto: the guide's 2 minutes between members only over 50 MB of v2 data, sized by ${ways.join(', else ')}`;
+}
+
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
 async function checkAll(o: LadderOptions, hops: Hop[], obs: ClusterObservation, bins: Record<string, Binaries>, v2: HopFacts['v2'], fromHop: number) {
   const rows: CheckRow[][] = [];
@@ -476,7 +496,7 @@ async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | unde
     checks = planFix(o, await checkHop(await hopFacts(o, hop, obs, bins, v2, true, false)));
     const stop = blocking(checks, o.strict);
     if (stop.length) refuseRows(stop, false);
-    o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks)].join('\n'));
+    o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks), `  ${settlePlan(o, hop, v2)}`].join('\n'));
   }
   let confirm = o.confirm;
   const fixing = hop?.to === '3.6' && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key) !== undefined);
@@ -538,7 +558,7 @@ async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, 
   const rows = (await checkAll(o, hops, obs, bins, v2, at)).map((r) => planFix(o, r));
   const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
-  const planText = [ladderText(o, obs, hops, rows, bins, at, settle), ...(resume?.text ?? [])].join('\n');
+  const planText = [ladderText(o, obs, hops, rows, bins, at, settle, v2), ...(resume?.text ?? [])].join('\n');
   const report: LadderReport = {
     kind: 'ladder',
     status: 'planned',
@@ -748,6 +768,7 @@ function ladderText(
   bins: Record<string, Binaries>,
   at: number,
   settle: string,
+  v2: HopFacts['v2'],
 ): string {
   const lines = [
     `Ladder: ${hops[0]!.from} → ${o.to} in ${hops.length} hops, one rolling upgrade per minor; the cluster version is confirmed at each hop's target before the next${at ? ` (resuming at hop ${at + 1})` : ''}`,
@@ -763,6 +784,7 @@ function ladderText(
     lines.push(`Hop ${i + 1}/${hops.length}: ${hopName(h)}${i < at ? ': done' : ''} — binaries: ${bin}`);
     if (i < at) return;
     lines.push(hopPlanText(obs, h, i === at, settle, Boolean(o.noBackup)));
+    lines.push(`    ${settlePlan(o, h, v2)}`);
     const r = rows[i] ?? [];
     lines.push(r.length ? '    checks:' : '    checks: none for a patch hop (the same minor)');
     lines.push(...renderChecks(r, '      '));
