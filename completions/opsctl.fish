@@ -2268,6 +2268,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'no-backup' -d 'c
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'allow-same-version' -d 'a rolling restart when the members already run --to'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'target-bin' -x -d 'real etcd: the directory with the new etcd binary; per hop of a ladder: 3.4=DIR '
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'strict' -d 'refuse to start while any check of the hop'\''s rulebook could not run'
+complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'fix-v2store' -d 'before 3.5 → 3.6: restart each member whose etcdutl check v2store fails once on '
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'defrag' -d 'defragment each member right before its snapshot (etcd maintenance Defragment); '
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'snapshot-via' -x -d 'auto | etcdctl | gateway'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'etcdctl' -r -F -d 'the etcdctl to use for snapshots'

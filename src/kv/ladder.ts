@@ -30,6 +30,7 @@ import { checkHop, renderChecks } from './rules/index.js';
 import { settingsOf } from './rules/settings.js';
 import type { CheckRow, HopFacts, MemberFacts } from './rules/types.js';
 import type { ClusterObservation } from './types.js';
+import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
 
 export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVersion' | 'targetBin' | 'confirm'> {
   to: string;
@@ -40,6 +41,8 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
   /** The release cache (kv release get), when this build has one: the directory of a version's binaries. */
   releaseDir?: (version: string) => string | undefined;
   confirm?: UpgradeOptions['confirm'];
+  /** Before the 3.5 → 3.6 hop: the guide's fix for members whose `etcdutl check v2store` fails (v2store-fix.ts). */
+  fixV2store?: boolean;
 }
 
 export interface HopReport {
@@ -224,15 +227,20 @@ async function memberFacts(o: LadderOptions, m: MemberSpec, hop: Hop, binDir: st
   return out;
 }
 
+/** The first etcdutl beside the given binaries. */
+function etcdutlIn(dirs: Record<string, string | undefined>): string | undefined {
+  return Object.values(dirs)
+    .filter((d): d is string => Boolean(d))
+    .map((d) => join(d, 'etcdutl'))
+    .find((f) => existsSync(f));
+}
+
 /** `etcdutl check v2store` (3.5.26+'s etcdutl) on each member's data dir, where opsctl can reach it. */
 async function checkV2store(o: LadderOptions, dirs: Record<string, string | undefined>): Promise<HopFacts['v2store']> {
   if (o.cluster.sandbox?.kind === 'sim') return { why: 'simulated members keep no etcd data dir for etcdutl' };
   if (o.driver?.type !== 'local')
     return { why: "the data dirs are on the members' hosts: run etcdutl check v2store --data-dir DIR there (etcdutl of 3.5.26 or later)" };
-  const etcdutl = Object.values(dirs)
-    .filter((d): d is string => Boolean(d))
-    .map((d) => join(d, 'etcdutl'))
-    .find((f) => existsSync(f));
+  const etcdutl = etcdutlIn(dirs);
   if (!etcdutl) return { why: 'no etcdutl beside the 3.5 binaries (3.5.26 and later ship one with check v2store)' };
   const out: Array<{ member: string; ok: boolean; detail: string }> = [];
   for (const m of o.cluster.members) {
@@ -356,6 +364,26 @@ function hopPlanText(obs: ClusterObservation, hop: Hop, first: boolean, settle: 
     .join('\n');
 }
 
+/**
+ * How --settle auto will size the v2 data between the hop's members, as the plan says it (the
+ * settle step measures it then: steps.ts v2Size). Where nothing can, "not checked: why".
+ */
+export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster'>, hop: Hop, v2: HopFacts['v2']): string {
+  if (o.settle !== 'auto') return `settle ${o.settle} ms between members, as asked`;
+  if (compareMinor(hop.to, '3.6') >= 0 || compareMinor(hop.from, '3.6') >= 0) return 'settle auto: no wait (etcd 3.6 keeps no v2 store)';
+  if (o.cluster.sandbox?.kind === 'sim') return "settle auto: each simulated member's v2 size";
+  const ways: string[] = [];
+  const d = o.cluster.driver;
+  if (o.driver?.type === 'command' && d?.type === 'command' && d.v2Size) ways.push("the v2-size template on each member's host");
+  if (compareMinor(hop.from, '3.3') <= 0) ways.push("each member's v2 key tree over its v2 API");
+  else ways.push("each member's v2 key tree over its v2 API where enable-v2 is on");
+  if (v2 && 'bytes' in v2) ways.push(`the ${v2.bytes} bytes ${v2.on}`);
+  if (o.driver?.type === 'local') ways.push("its newest member/snap/*.snap, else its WAL's v2 writes");
+  else if (!(v2 && 'bytes' in v2) && compareMinor(hop.from, '3.4') >= 0 && !ways.some((w) => w.startsWith('the v2-size')))
+    return "settle auto: v2 data size not checked: a 3.4+ member serves no v2 API unless enable-v2, its data dir is on its host and no v2-size template asks it there (driver.v2Size / --v2-size-cmd); the guide's rule applies: 2 minutes between members";
+  return `settle auto: the guide's 2 minutes between members only over 50 MB of v2 data, sized by ${ways.join(', else ')}`;
+}
+
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
 async function checkAll(o: LadderOptions, hops: Hop[], obs: ClusterObservation, bins: Record<string, Binaries>, v2: HopFacts['v2'], fromHop: number) {
   const rows: CheckRow[][] = [];
@@ -368,6 +396,43 @@ async function checkAll(o: LadderOptions, hops: Hop[], obs: ClusterObservation, 
     rows.push(await checkHop(await hopFacts(o, hops[i]!, obs, bins, v2, i === fromHop, patchPlanned && !hops[i]!.patch)));
   }
   return rows;
+}
+
+/** What --fix-v2store does before the 3.6 hop, as its rows say it. */
+const FIX_WORDS = '--fix-v2store: restarted once on 3.5 with snapshot-count 1 before the first 3.6 start (gate, snapshot, backup first), then checked again';
+
+/** With --fix-v2store, a failing `etcdutl check v2store` is the fix's work before the hop, not a refusal. */
+function planFix(o: LadderOptions, rows: CheckRow[]): CheckRow[] {
+  if (!o.fixV2store) return rows;
+  return rows.map((r) => {
+    if (r.rule !== 'v2store-check' || r.status !== 'refuse' || !r.member) return r;
+    const { fix: _fix, ...rest } = r;
+    return { ...rest, status: 'before the hop', detail: `${r.detail.split('; fix:')[0]}; ${FIX_WORDS}` };
+  });
+}
+
+const fixRows = (rows: CheckRow[]) => rows.filter((r) => r.rule === 'v2store-check' && r.member && r.detail.includes(FIX_WORDS));
+
+/**
+ * Before the 3.5 → 3.6 hop's first stop: the fix for the members its rows name (or the unfinished
+ * fix a killed run left), then the hop's checks again on the cluster as the fix left it. Undefined
+ * when there is nothing to fix.
+ */
+async function runFix(o: LadderOptions, hop: Hop, rows: CheckRow[], bins: Record<string, Binaries>, v2: HopFacts['v2']): Promise<CheckRow[] | undefined> {
+  const pending = unfinishedV2Fix(o.dataDir, o.cluster.key);
+  const members = fixRows(rows).map((r) => r.member!);
+  if (!pending && !members.length) return undefined;
+  const dirs: Record<string, string | undefined> = { given: bins['3.5']?.dir };
+  for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
+  const etcdutl = etcdutlIn(dirs);
+  if (!o.driver || !etcdutl) throw new UpgradeRefused(['--fix-v2store: no etcdutl beside the 3.5 binaries to check the fix with'], 'nothing was changed');
+  o.reporter.note(
+    pending
+      ? `--fix-v2store: finishing the fix recorded for ${pending.members.map((x) => `${x.name} (${x.phase})`).join(', ')}`
+      : `--fix-v2store: ${members.join(', ')} restarted once on 3.5 with snapshot-count 1, one at a time, before the hop`,
+  );
+  await fixV2store({ ...o, driver: o.driver, etcdutl, members });
+  return checkHop(await hopFacts(o, hop, await look(o), bins, v2, true, false));
 }
 
 /** The rows that stop the ladder: refusals, and with --strict every check that could not run. */
@@ -428,17 +493,36 @@ async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | unde
     if (binReasons.length) throw new UpgradeRefused(binReasons, 'nothing was changed: give the binary of the right version');
     targetBin = bins[hop.to]?.dir ?? targetBin;
     v2 = await measureV2(o, obs);
-    checks = await checkHop(await hopFacts(o, hop, obs, bins, v2, true, false));
+    checks = planFix(o, await checkHop(await hopFacts(o, hop, obs, bins, v2, true, false)));
     const stop = blocking(checks, o.strict);
     if (stop.length) refuseRows(stop, false);
-    o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks)].join('\n'));
+    o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks), `  ${settlePlan(o, hop, v2)}`].join('\n'));
+  }
+  let confirm = o.confirm;
+  const fixing = hop?.to === '3.6' && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key) !== undefined);
+  if (hop && fixing) {
+    // One question for both: the fix changes the cluster, so it is asked before the fix.
+    const names = fixRows(checks).map((r) => r.member!);
+    const planText = `Before the hop ${hop.from} → ${hop.to}: ${names.join(', ') || 'the members the recorded fix names'} restarted once on 3.5 with snapshot-count 1 (--fix-v2store); then the hop`;
+    if (confirm && !(await confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: false }))) {
+      return { single: await runUpgrade({ ...o, to: o.to, allowSameVersion: false, targetBin, confirm: () => Promise.resolve(false), checks }), checks };
+    }
+    confirm = undefined;
+    const bins = (await hopBinaries(o, [hop])).bins;
+    const again = await runFix(o, hop, checks, bins, v2);
+    if (again) {
+      checks = again;
+      const stop = blocking(checks, o.strict);
+      if (stop.length) refuseRows(stop, true);
+      o.reporter.note(['Checks of the hop after --fix-v2store:', ...renderChecks(checks)].join('\n'));
+    }
   }
   const report = await runUpgrade({
     ...o,
     to: hop?.patch ? hop.to : o.to,
     allowSameVersion: Boolean(hop?.patch),
     targetBin,
-    confirm: o.confirm,
+    confirm,
     checks,
     ...(v2 && 'bytes' in v2 ? { v2Measured: v2 } : {}),
   });
@@ -471,10 +555,10 @@ async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, 
   const { bins, reasons } = await hopBinaries({ ...o, targetBins: { ...recordedBins, ...o.targetBins } }, hops.slice(at));
   const v2 = await measuring;
   if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: give each hop its binaries (--target-bin VERSION=DIR, repeatable)');
-  const rows = await checkAll(o, hops, obs, bins, v2, at);
+  const rows = (await checkAll(o, hops, obs, bins, v2, at)).map((r) => planFix(o, r));
   const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
-  const planText = [ladderText(o, obs, hops, rows, bins, at, settle), ...(resume?.text ?? [])].join('\n');
+  const planText = [ladderText(o, obs, hops, rows, bins, at, settle, v2), ...(resume?.text ?? [])].join('\n');
   const report: LadderReport = {
     kind: 'ladder',
     status: 'planned',
@@ -573,7 +657,7 @@ async function climb(
         true,
         lf.hops.some((h, k) => k > i && h.patch),
       );
-      const rows = await checkHop(facts);
+      const rows = planFix(o, await checkHop(facts));
       report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
       const stop = blocking(rows, o.strict);
       if (stop.length) {
@@ -582,6 +666,36 @@ async function climb(
         lf.halt = { hop: hopName(hop), reason: stop.map(reasonOf).join('; ') };
         await save();
         refuseRows(stop, true);
+      }
+    }
+    if (hop.to === '3.6' && !hop.patch) {
+      // --fix-v2store (or the fix a killed run left unfinished) before the hop's first stop, then its checks again
+      const name = `${hop.from} → ${hop.to}`;
+      let again: CheckRow[] | undefined;
+      try {
+        again = await runFix(
+          o,
+          hop,
+          report.checks.filter((c) => c.hop === name),
+          bins,
+          v2,
+        );
+      } catch (err) {
+        hop.status = 'pending';
+        lf.status = err instanceof UpgradeRefused ? 'halted' : 'interrupted';
+        await save();
+        throw err;
+      }
+      if (again) {
+        report.checks = [...report.checks.filter((c) => c.hop !== name), ...again];
+        const stop = blocking(again, o.strict);
+        if (stop.length) {
+          hop.status = 'pending';
+          lf.status = 'halted';
+          lf.halt = { hop: hopName(hop), reason: stop.map(reasonOf).join('; ') };
+          await save();
+          refuseRows(stop, true);
+        }
       }
     }
     let r: UpgradeReport;
@@ -654,6 +768,7 @@ function ladderText(
   bins: Record<string, Binaries>,
   at: number,
   settle: string,
+  v2: HopFacts['v2'],
 ): string {
   const lines = [
     `Ladder: ${hops[0]!.from} → ${o.to} in ${hops.length} hops, one rolling upgrade per minor; the cluster version is confirmed at each hop's target before the next${at ? ` (resuming at hop ${at + 1})` : ''}`,
@@ -669,6 +784,7 @@ function ladderText(
     lines.push(`Hop ${i + 1}/${hops.length}: ${hopName(h)}${i < at ? ': done' : ''} — binaries: ${bin}`);
     if (i < at) return;
     lines.push(hopPlanText(obs, h, i === at, settle, Boolean(o.noBackup)));
+    lines.push(`    ${settlePlan(o, h, v2)}`);
     const r = rows[i] ?? [];
     lines.push(r.length ? '    checks:' : '    checks: none for a patch hop (the same minor)');
     lines.push(...renderChecks(r, '      '));

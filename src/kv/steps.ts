@@ -11,6 +11,7 @@ import type { ClusterObservation } from './types.js';
 import { recordRestorePoint } from './restore-point.js';
 import { saveSnapshot } from './snapshot.js';
 import { sleep, waitFor, WaitAborted, WaitFatal } from './wait.js';
+import { walV2Bytes } from './wal-v2.js';
 
 export const V2_SETTLE_THRESHOLD = 50 * 1000 * 1000;
 export const V2_SETTLE_MS = 120_000;
@@ -231,7 +232,11 @@ export async function settleDecision(env: StepEnv, m: MemberSpec, last = false):
   if (last) return { ms: 0, why: 'the last member of this hop: the settle is between members' };
   if (o.settle !== 'auto') return { ms: o.settle, why: 'as asked' };
   const v2 = await v2Size(env, m);
-  if (v2.bytes === undefined) return { ms: V2_SETTLE_MS, why: `v2 data size unknown (${v2.why}): assuming over 50 MB, the seed's 2-minute wait` };
+  if (v2.bytes === undefined)
+    return {
+      ms: V2_SETTLE_MS,
+      why: `v2 data size not checked: ${v2.why}; the guide's rule for the hop to ${o.to} (over 50 MB: 2 minutes between members) taken as it stands`,
+    };
   if (v2.over || v2.bytes >= V2_LARGE_THRESHOLD)
     return { ms: V2_LARGE_SETTLE_MS, why: `v2 data ${v2.over ? 'over 100 MB' : `${v2.bytes} bytes`} ${v2.how}: 100 MB or more, the seed's longer wait` };
   if (v2.bytes > V2_SETTLE_THRESHOLD) return { ms: V2_SETTLE_MS, why: `v2 data ${v2.bytes} bytes ${v2.how}: over 50 MB, the seed's 2-minute wait` };
@@ -271,7 +276,18 @@ async function v2Size(env: StepEnv, m: MemberSpec): Promise<V2Size> {
     const snap = await env.driver.v2DataBytes?.(m);
     if (snap !== undefined) return { bytes: snap, over: false, how: `(${m.name}'s newest snapshot file)` };
     whyNot.push(`${m.name} has no snapshot file yet`);
-  }
+    // No v2 snapshot yet: every v2 write since the member began is in its WAL (an upper bound: deleted keys count too).
+    if (m.dataDir) {
+      const wal = walV2Bytes(m.dataDir, V2_LARGE_THRESHOLD);
+      if ('bytes' in wal)
+        return {
+          bytes: wal.bytes,
+          over: false,
+          how: `(${m.name}'s WAL: ${wal.writes} v2 writes in ${wal.files} file${wal.files === 1 ? '' : 's'}, no v2 snapshot yet; an upper bound)`,
+        };
+      whyNot.push(wal.why);
+    }
+  } else if (env.driver.type === 'command') whyNot.push('no v2-size template (driver.v2Size / --v2-size-cmd) to ask the host');
   return { bytes: undefined, why: whyNot.join('; ') };
 }
 

@@ -84,23 +84,9 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
       }
     })();
 
-    // --settle 0s: a 3.4 member serves no v2 API and has written no v2 snapshot file yet, so --settle auto
-    // cannot tell its v2 size and would wait the seed's 2 minutes between members (test/integration/kv-settle-auto.test.ts)
-    const r = await opsctl(
-      'kv',
-      'upgrade',
-      '--to',
-      '3.4',
-      '--yes',
-      '--allow-same-version',
-      '--target-bin',
-      '/usr/bin',
-      '--settle',
-      '0s',
-      '--poll-interval',
-      '100ms',
-      '--json',
-    );
+    // --settle auto (the default): a 3.4 member serves no v2 API and has written no v2 snapshot file yet;
+    // its WAL tells its v2 writes (src/kv/wal-v2.ts), so no blind 2-minute wait between members
+    const r = await opsctl('kv', 'upgrade', '--to', '3.4', '--yes', '--allow-same-version', '--target-bin', '/usr/bin', '--poll-interval', '100ms', '--json');
     stop = true;
     await writer;
     expect(r.exitCode, String(r.stderr)).toBe(0);
@@ -108,6 +94,8 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     expect(report.status).toBe('done');
     expect(report.steps.filter((s: any) => s.kind === 'start')).toHaveLength(3);
     expect(report.snapshots.every((s: any) => s.bytes > 0)).toBe(true);
+    const settles = report.steps.filter((s: any) => s.kind === 'settle');
+    for (const st of settles.slice(0, 2)) expect(st.detail).toMatch(/^0 ms \(v2 data \d+ bytes \(kv\d's (WAL: \d+ v2 writes|newest snapshot file)/);
     // every member's KV hash (etcdctl endpoint hashkv at the lowest revision all have) compared before
     // the first stop and after each member, the writer running: one hash each time
     expect(report.consistency.map((c: any) => `${c.at.split(' is back')[0]}:${c.result}`)).toEqual([
@@ -153,8 +141,6 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
       '--target-bin',
       '/usr/bin',
       '--defrag',
-      '--settle',
-      '0s',
       '--poll-interval',
       '100ms',
       '--json',

@@ -32,13 +32,11 @@ describe.runIf(ready)('kv upgrade --to 3.6 on real etcd: a 3-member 3.2.32 clust
   });
 
   it('3.2.32 → 3.3.27 → 3.4 → 3.5.35 → 3.6.16: keys intact, cluster version 3.6; a binary of the wrong version is refused first', async () => {
-    // Measured: with the default snapshot-count, the 3.5.35 members' WAL still holds the v2 requests
-    // 3.2-3.4 proposed after the last v2 snapshot, and `etcdutl check v2store` refuses 3.6 ("detected
-    // custom v2 content in WAL records"); a small snapshot-count lets 3.5 write a snapshot past them.
-    // It stays: opsctl refuses that case before any stop with the guide's fix (--snapshot-count=1, one
-    // restart on 3.5; test/e2e/kv-v2store-etcd.test.ts) but does not apply it itself: that means
-    // rewriting the member's own config file (etcd reads no flags beside one) for one restart.
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', releases!.v32, '--config', 'snapshot-count=2');
+    // Members with etcd's default snapshot-count: the 3.5.35 members' WAL still holds the v2 requests
+    // 3.2-3.4 proposed after the last v2 snapshot (3.4 answers each /health with a v2 QGET through raft),
+    // and `etcdutl check v2store` refuses 3.6 ("detected custom v2 content in WAL records"). --fix-v2store
+    // applies the guide's fix before the 3.6 hop: each member restarted once on 3.5 with snapshot-count 1.
+    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', releases!.v32);
     expect(up.exitCode, String(up.stderr)).toBe(0);
     for (let i = 0; i < 20; i++) expect((await opsctl('kv', 'put', `ladder/${i}`, `value ${i}`)).exitCode).toBe(0);
     const bins = [
@@ -60,15 +58,19 @@ describe.runIf(ready)('kv upgrade --to 3.6 on real etcd: a 3-member 3.2.32 clust
     expect(gap.exitCode).toBe(1);
     expect(String(gap.stderr)).toContain('give --target-bin 3.4=DIR');
 
-    const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', ...bins, '--json');
+    const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', ...bins, '--fix-v2store', '--json');
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const rep = JSON.parse(String(r.stdout));
     expect(rep).toMatchObject({ kind: 'ladder', status: 'done', to: '3.6' });
     expect(rep.hops.map((h: any) => `${h.from}>${h.to}:${h.status}`)).toEqual(['3.2>3.3:done', '3.3>3.4:done', '3.4>3.5:done', '3.5>3.6:done']);
-    // the 3.6 hop ran etcdutl check v2store on every member (3.5.35's etcdutl)
+    // the 3.6 hop ran etcdutl check v2store on every member (3.5.35's etcdutl): it failed, --fix-v2store
+    // restarted each member once with snapshot-count 1, and the hop's checks ran again and passed
     const v2store = rep.checks.filter((c: any) => c.rule === 'v2store-check');
     expect(v2store.length).toBe(3);
     expect(v2store.every((c: any) => c.status === 'ok')).toBe(true);
+    const err = String(r.stderr);
+    for (const m of ['kv1', 'kv2', 'kv3']) expect(err).toMatch(new RegExp(`${m}: wait for a new v2 snapshot: [0-9a-f]{16}-[0-9a-f]{16}\\.snap`));
+    expect(err).toMatch(/--fix-v2store round \d: etcdutl check v2store passes on every member/);
     const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
     for (const m of v) expect(m).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
     for (let i = 0; i < 20; i++) expect(String((await opsctl('kv', 'get', `ladder/${i}`)).stdout).trim()).toBe(`value ${i}`);

@@ -43,7 +43,7 @@ describe.runIf(ready)('kv upgrade --to 3.6 under client load (real etcd, the bui
   });
 
   it('gateway, opsctl client and etcdctl: 0 failed after the retry, 0 acknowledged writes lost, every hop under load', async () => {
-    // snapshot-count 2: the v2store workaround of test/e2e/kv-ladder-etcd.test.ts (3.6 refuses v2 requests still in 3.5's WAL).
+    // snapshot-count 2: 3.6 refuses v2 requests still in 3.5's WAL; --fix-v2store (test/e2e/kv-ladder-etcd.test.ts) needs the local driver, and this cluster runs under the command driver.
     c = await realCluster({ size: 3, snapshotCount: 2, bins: { '3.2': releases!.v32, '3.3': releases!.v33, ...dirs } });
     const cl = c;
     for (const m of cl.members) cl.start(m, '3.2');

@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
@@ -54,5 +54,107 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
     expect(after.map((m) => m.id)).toEqual(status.map((m) => m.id));
     const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout)) as Array<{ server: string }>;
     expect(v.map((m) => m.server)).toEqual(['3.5.35', '3.5.35', '3.5.35']);
+    // the refusal names the flag that applies the fix
+    expect(err).toContain('--fix-v2store');
   }, 300_000);
+
+  it('--fix-v2store: each member restarted once on 3.5 with snapshot-count 1 (its config file put back), check v2store passes, the hop finishes with keys intact', async () => {
+    for (let i = 0; i < 5; i++) expect((await opsctl('kv', 'put', `fix/${i}`, `v${i}`)).exitCode).toBe(0);
+    const configs = (readdirSync(cfg.dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.conf.yml')).map((f) => join(cfg.dir, f));
+    expect(configs).toHaveLength(3);
+    // the operator drops enable-v2 (3.6 refuses it: its own rule) before the hop; the members still run with it
+    for (const f of configs) writeFileSync(f, readFileSync(f, 'utf8').replace(/^enable-v2:.*\n/m, ''));
+    const before = configs.map((f) => readFileSync(f, 'utf8'));
+
+    const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', v36, '--fix-v2store', '--json');
+    const err = String(r.stderr);
+    expect(r.exitCode, err).toBe(0);
+    for (const m of ['kv1', 'kv2', 'kv3']) {
+      expect(err).toMatch(new RegExp(`${m}: start on 3\\.5 with snapshot-count 1`));
+      expect(err).toMatch(new RegExp(`${m}: wait for a new v2 snapshot: [0-9a-f]{16}-[0-9a-f]{16}\\.snap`));
+    }
+    const rep = JSON.parse(String(r.stdout));
+    expect(rep.status).toBe('done');
+    // each member's own config is back, unedited (the journal says every member is done)
+    expect(configs.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
+    expect(configs.filter((f) => existsSync(`${f}.opsctl-kept`))).toEqual([]);
+    const journal = (readdirSync(cfg.dir, { recursive: true }) as string[]).find((f) => f.endsWith('.v2store-fix.json'));
+    const fix = JSON.parse(readFileSync(join(cfg.dir, journal!), 'utf8'));
+    expect(fix.status).toBe('done');
+    expect(fix.members.map((m: any) => m.phase)).toEqual(['done', 'done', 'done']);
+    // the last round's etcdutl check v2store passed on every member (measured: a second round when the members
+    // still serving the v2 API wrote v2 QGETs, one per /health, while the first ones were restarted)
+    const last = fix.checks.filter((c: any) => c.round === fix.round);
+    expect(last.map((c: any) => [c.member, c.ok])).toEqual([
+      ['kv1', true],
+      ['kv2', true],
+      ['kv3', true],
+    ]);
+    expect(err).toMatch(new RegExp(`--fix-v2store round ${fix.round}: etcdutl check v2store passes on every member`));
+    const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout)) as Array<{ server: string; cluster: string }>;
+    for (const m of v) expect(m).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+    for (let i = 0; i < 5; i++) expect(String((await opsctl('kv', 'get', `fix/${i}`)).stdout).trim()).toBe(`v${i}`);
+  }, 400_000);
+
+  it('--fix-v2store is resumable: opsctl killed (SIGKILL) while a member runs on its edited config; the same command finishes the fix, puts every config back, then the hop', async () => {
+    await opsctl('kv', 'sandbox', 'down');
+    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', v35, '--config', 'enable-v2=true');
+    expect(up.exitCode, String(up.stderr)).toBe(0);
+    const endpoint = (JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout)) as Array<{ endpoint: string }>)[0]!.endpoint;
+    expect((await fetch(`${endpoint}/v2/keys/legacy`, { method: 'PUT', body: new URLSearchParams({ value: 'old' }) })).status).toBe(201);
+    expect((await fetch(`${endpoint}/v2/keys/legacy`, { method: 'DELETE' })).status).toBe(200);
+    expect((await opsctl('kv', 'put', 'resume/k', 'kept')).exitCode).toBe(0);
+    const configs = (readdirSync(cfg.dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.conf.yml')).map((f) => join(cfg.dir, f));
+    for (const f of configs) writeFileSync(f, readFileSync(f, 'utf8').replace(/^enable-v2:.*\n/m, ''));
+    const before = configs.map((f) => readFileSync(f, 'utf8'));
+    // (the previous test's fix journal is another cluster's: this sandbox has new ports)
+    const old = new Set((readdirSync(cfg.dir, { recursive: true }) as string[]).filter((x) => x.endsWith('.v2store-fix.json')));
+    const fixJournal = () => {
+      const f = (readdirSync(cfg.dir, { recursive: true }) as string[]).find((x) => x.endsWith('.v2store-fix.json') && !old.has(x));
+      try {
+        return f ? (JSON.parse(readFileSync(join(cfg.dir, f), 'utf8')) as { status: string; members: Array<{ name: string; phase: string }> }) : undefined;
+      } catch {
+        return undefined; // (between its write and rename)
+      }
+    };
+    const args = ['kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', v36, '--fix-v2store'];
+    const first = execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true });
+    // a member started with snapshot-count 1 in its config (the fix's middle): kill -9 there
+    let edited: string | undefined;
+    let ended = false;
+    void first.then(() => (ended = true));
+    for (const t0 = Date.now(); Date.now() - t0 < 200_000 && !ended;) {
+      const m = fixJournal()?.members.find((x) => x.phase === 'up-fix' || x.phase === 'down-2');
+      const conf = m && configs.find((f) => f.includes(`${m.name}.conf.yml`));
+      if (conf && existsSync(`${conf}.opsctl-kept`) && /snapshot-count: 1/.test(readFileSync(conf, 'utf8'))) {
+        edited = m.name;
+        first.kill('SIGKILL');
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const ran = await first;
+    expect(
+      edited,
+      `opsctl was killed while a member ran on its edited config (it ended: ${String(ran.stderr).slice(-1500)}; journal ${JSON.stringify(fixJournal())})`,
+    ).toBeDefined();
+    expect(fixJournal()?.status).toBe('running');
+    expect(
+      readFileSync(
+        configs.find((f) => f.includes(`${edited}.conf.yml`))!,
+        'utf8',
+      ),
+    ).toMatch(/snapshot-count: 1/);
+
+    const again = await opsctl(...args, '--json');
+    const err = String(again.stderr);
+    expect(again.exitCode, err).toBe(0);
+    expect(err).toMatch(/--fix-v2store: finishing the fix recorded for/);
+    expect(fixJournal()?.status).toBe('done');
+    expect(configs.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
+    expect(configs.filter((f) => existsSync(`${f}.opsctl-kept`))).toEqual([]);
+    const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout)) as Array<{ server: string }>;
+    expect(v.map((m) => m.server)).toEqual(['3.6.16', '3.6.16', '3.6.16']);
+    expect(String((await opsctl('kv', 'get', 'resume/k')).stdout).trim()).toBe('kept');
+  }, 400_000);
 });

@@ -44,7 +44,7 @@ export interface RealClusterOptions {
   hosts?: string[];
   ports?: { client: number; peer: number };
   certs?: TestCerts;
-  /** etcd's snapshot-count (default 10000; the ladder runs use 2, see test/e2e/kv-ladder-etcd.test.ts). */
+  /** etcd's snapshot-count (default 10000; the load ladder uses 2: its command driver cannot take --fix-v2store). */
   snapshotCount?: number;
   /** Extra YAML lines of each member's config file. */
   extraConfig?: (m: { name: string }) => string;

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, ftruncateSync, rmSync, mkdtempSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, ftruncateSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,6 +35,41 @@ function dataDir(root: string, name: string, sizes: number[]): string {
   sizes.forEach((b, i) => file(join(dir, 'member', 'snap', `${'0'.repeat(15)}2-${(0x2710 * (i + 1)).toString(16).padStart(16, '0')}.snap`), b));
   file(join(dir, 'member', 'snap', 'db'), 5 * MB);
   return dir;
+}
+
+/** Protobuf encoding enough for a WAL (etcd's wal/encoder.go framing, walpb.Record, raftpb.Entry). */
+const varint = (n: number): Buffer => {
+  const out: number[] = [];
+  while (n > 127) {
+    out.push((n & 0x7f) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  out.push(n);
+  return Buffer.from(out);
+};
+const field = (n: number, v: Buffer | number): Buffer =>
+  typeof v === 'number' ? Buffer.concat([varint(n << 3), varint(v)]) : Buffer.concat([varint((n << 3) | 2), varint(v.length), v]);
+/** A v2 PUT: in an InternalRaftRequest (field 2), or bare as 3.2 wrote it. */
+const v2Put = (path: string, bytes: number, wrapped: boolean): Buffer => {
+  const req = Buffer.concat([field(1, 7), field(2, Buffer.from('PUT')), field(3, Buffer.from(path)), field(4, Buffer.alloc(bytes, 0x61))]);
+  return wrapped ? Buffer.concat([field(1, 7), field(2, req)]) : req;
+};
+/** A v3 put (InternalRaftRequest field 4): not v2 data. */
+const v3Put = (bytes: number): Buffer =>
+  Buffer.concat([field(1, 9), field(4, Buffer.concat([field(1, Buffer.from('k')), field(2, Buffer.alloc(bytes, 0x62))]))]);
+/** A data dir whose member/wal holds one WAL file with these entries (no member/snap). */
+function walDir(root: string, name: string, payloads: Buffer[]): string {
+  const dir = join(root, name, 'member', 'wal');
+  mkdirSync(dir, { recursive: true });
+  const frames = payloads.map((p, i) => {
+    const entry = Buffer.concat([field(1, 0), field(2, 1), field(3, i + 1), field(4, p)]);
+    const rec = Buffer.concat([field(1, 2), field(2, 0), field(3, entry)]);
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64LE(BigInt(rec.length));
+    return Buffer.concat([len, rec]);
+  });
+  writeFileSync(join(dir, '0000000000000000-0000000000000000.wal'), Buffer.concat([...frames, Buffer.alloc(64)]));
+  return join(root, name);
 }
 
 let root: string;
@@ -108,12 +143,30 @@ describe('--settle auto: measured, not guessed', () => {
     expect(big.ms).toBe(240_000);
   });
 
-  it("nothing can tell (v2 API off, no snapshot file, nothing carried): the seed's wait, saying why", async () => {
+  it("nothing can tell (v2 API off, no snapshot file, no WAL, nothing carried): not checked, the guide's rule for the hop, saying why", async () => {
     v2 = 'off';
     const dir = dataDir(root, 'blind', []);
     const d = await settleDecision(env(local(dir)), member(dir));
     expect(d.ms).toBe(120_000);
-    expect(d.why).toMatch(/v2 data size unknown \(.*serves no v2 API.*; kv1 has no snapshot file yet\)/);
+    expect(d.why).toMatch(/v2 data size not checked: .*serves no v2 API.*; kv1 has no snapshot file yet; .*member\/wal does not exist; the guide's rule/);
+  });
+
+  it('v2 API off, no snapshot file yet (a 3.4/3.5 member the ladder never saw with v2 on): its WAL is read, v2 writes only', async () => {
+    v2 = 'off';
+    // 30 v2 PUTs of 1 MB (an InternalRaftRequest's v2, and 3.2's bare Request), 40 v3 puts of 1 MB: 30 MB of v2 data
+    const small = walDir(root, 'wal30', [
+      ...Array.from({ length: 30 }, (_, i) => v2Put(`/1/k${i}`, MB, i % 2 === 0)),
+      ...Array.from({ length: 40 }, () => v3Put(MB)),
+    ]);
+    const d = await settleDecision(env(local(small)), member(small));
+    expect(d.ms).toBe(0);
+    expect(d.why).toMatch(/v2 data 30000\d{3} bytes \(kv1's WAL: 30 v2 writes in 1 file, no v2 snapshot yet; an upper bound\): under 50 MB/);
+    const big = walDir(
+      root,
+      'wal60',
+      Array.from({ length: 60 }, (_, i) => v2Put(`/1/k${i}`, MB, true)),
+    );
+    expect((await settleDecision(env(local(big)), member(big))).ms).toBe(120_000);
   });
 
   it('the last member of the hop: no wait (the settle is between members), whatever the size', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseClusterFile } from '../../src/commands/kv/cluster-file.js';
-import { renderTemplate } from '../../src/kv/drivers/command.js';
+import { CommandDriver, renderTemplate } from '../../src/kv/drivers/command.js';
 import { expandSystemd } from '../../src/kv/drivers/systemd.js';
 
 const vars = { host: 'infra2', name: 'infra2', endpoint: 'https://10.0.0.2:2379', version: '3.3', bin: '', run: 'r1' };
@@ -98,5 +98,47 @@ describe('driver preset type: systemd (expands to command templates)', () => {
     await expect(parseClusterFile('members:\n  - {name: a, endpoint: "http://x:2379"}\ndriver: {type: systemd, unitt: x}\n', '/c.yaml')).rejects.toThrow(
       /driver/,
     );
+  });
+
+  it('kv restore onto 3.5 or 3.6 runs etcdutl snapshot restore on the host (3.6 has no etcdctl snapshot restore); onto 3.4 etcdctl', async () => {
+    const t = expandSystemd({ type: 'systemd', dataDir: '/var/lib/etcd', etcdctl: '/opt/etcd-v3.4/etcdctl', etcdutl: '/opt/etcd-v3.6.16/etcdutl' });
+    const ran: string[][] = [];
+    const exec = ((file: string, args: string[]) => {
+      ran.push([file, ...args]);
+      return Promise.resolve({ exitCode: 0, stdout: '', stderr: '' });
+    }) as unknown as ConstructorParameters<typeof CommandDriver>[1];
+    const d = new CommandDriver(t, exec, {});
+    const m = { name: 'infra2', endpoint: 'https://10.0.0.2:2379', host: 'infra2' };
+    const req = (version: string) => ({
+      snapshot: '/var/backups/etcd.db',
+      name: 'infra2',
+      peerUrl: 'https://10.0.0.2:2380',
+      initialCluster: 'infra2=https://10.0.0.2:2380',
+      token: 'opsctl-restore-x',
+      run: 'r1',
+      target: { version },
+    });
+    for (const v of ['3.5', '3.6']) {
+      // refused before any stop until now: the one restore template ran etcdctl snapshot restore
+      await expect(d.checkRestore(m, req(v))).resolves.toBeTypeOf('string');
+      ran.length = 0;
+      await d.restoreData(m, req(v));
+      const line = ran.find((a) => a.includes('restore'))!.join(' ');
+      expect(line).toContain('sudo /opt/etcd-v3.6.16/etcdutl snapshot restore /var/backups/etcd.db --name infra2');
+      expect(line).not.toContain('etcdctl');
+    }
+    ran.length = 0;
+    await d.restoreData(m, req('3.4'));
+    expect(ran[0]!.join(' ')).toContain('sudo env ETCDCTL_API=3 /opt/etcd-v3.4/etcdctl snapshot restore');
+    // the default etcdutl is the host's PATH one
+    expect(
+      renderTemplate(expandSystemd({ type: 'systemd', dataDir: '/d' }).restoreByVersion!['3.6']!, {
+        ...vars,
+        snapshot: 's',
+        peer: 'p',
+        cluster: 'c',
+        token: 't',
+      }),
+    ).toContain('etcdutl');
   });
 });

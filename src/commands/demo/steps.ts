@@ -228,17 +228,23 @@ export const DEMO_SECTIONS: DemoSection[] = [
     ],
   },
   {
-    job: 'kv: a safe rolling upgrade 3.2 → 3.3 of a local sandbox cluster',
+    job: 'kv: the upgrade ladder 3.2 → 3.6 of a local sandbox cluster, one safe rolling upgrade per minor',
     steps: [
-      { title: 'start a 3-member sandbox of simulated 3.2 members', argv: ['kv', 'sandbox', 'up', '--members', '3', '--version', '3.2'] },
-      { title: 'write a key through the gateway', argv: ['kv', 'put', 'demo/greeting', 'hello from 3.2'] },
-      { title: 'the plan: followers first, the leader last', argv: ['kv', 'upgrade', '--to', '3.3', '--dry-run'] },
       {
-        title: 'upgrade, one member at a time (snapshot, stop, start 3.3, wait healthy)',
-        argv: ['kv', 'upgrade', '--to', '3.3', '--yes', '--poll-interval', '100ms'],
+        title: 'start a 3-member sandbox of simulated 3.2 members (they answer as each etcd minor does)',
+        argv: ['kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--heartbeat', '50ms'],
       },
-      { title: 'every member and the cluster report 3.3', argv: ['kv', 'status'] },
-      { title: 'the key written before is still there', argv: ['kv', 'get', 'demo/greeting'] },
+      { title: 'write a key through the gateway', argv: ['kv', 'put', 'demo/greeting', 'hello from 3.2'] },
+      {
+        title: "the plan: every hop, its members (followers first, the leader last) and its guide's checks",
+        argv: ['kv', 'upgrade', '--to', '3.6', '--dry-run'],
+      },
+      {
+        title: 'climb the ladder: 3.2 → 3.3 → 3.4 → 3.5 → 3.6, the cluster version confirmed after each hop',
+        argv: ['kv', 'upgrade', '--to', '3.6', '--yes', '--poll-interval', '50ms'],
+      },
+      { title: 'every member and the cluster report 3.6', argv: ['kv', 'status'] },
+      { title: 'the key written on 3.2 is still there', argv: ['kv', 'get', 'demo/greeting'] },
       { title: 'stop the sandbox', argv: ['kv', 'sandbox', 'down'] },
     ],
   },

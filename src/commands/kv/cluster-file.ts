@@ -55,6 +55,7 @@ const File = z.object({
           configFile: z.string().min(1).optional(),
           dataDir: z.string().min(1).optional(),
           etcdctl: z.string().min(1).optional(),
+          etcdutl: z.string().min(1).optional(),
         })
         .strict(),
     ])

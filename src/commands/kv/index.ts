@@ -75,6 +75,7 @@ export function register(program: Command, ctx: Context): void {
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option('--strict', "refuse to start while any check of the hop's rulebook could not run")
+    .option('--fix-v2store', "before 3.5 → 3.6: restart each member whose etcdutl check v2store fails once on 3.5 with snapshot-count 1 (the guide's fix)")
     .option('--defrag', 'defragment each member right before its snapshot (etcd maintenance Defragment); shows the space freed')
     .option('--snapshot-via <how>', 'auto | etcdctl | gateway', 'auto')
     .option('--etcdctl <path>', 'the etcdctl to use for snapshots')

@@ -59,6 +59,8 @@ export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
   strict?: boolean;
   /** Defragment each member before its snapshot. */
   defrag?: boolean;
+  /** Before 3.5 → 3.6: the guide's snapshot-count 1 restart for members whose etcdutl check v2store fails. */
+  fixV2store?: boolean;
   snapshotVia: string;
   etcdctl?: string;
   onFailure?: string;
@@ -137,7 +139,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       const [{ runUpgradeOrLadder }, { releaseDir }] = await Promise.all([import('../../kv/ladder.js'), import('../../kv/release.js')]);
       // a hop without --target-bin takes the release `kv release get` keeps in its cache, if any
       const cached = (version: string) => releaseDir(version, { data: ctx.paths.data });
-      const r = await runUpgradeOrLadder({ ...common, targetBins, strict: Boolean(opts.strict), releaseDir: cached });
+      const r = await runUpgradeOrLadder({ ...common, targetBins, strict: Boolean(opts.strict), releaseDir: cached, fixV2store: Boolean(opts.fixV2store) });
       if ('kind' in r) {
         const out = renderLadder(r, ctx);
         if (r.status !== 'done' && r.status !== 'halted') return out;

@@ -131,6 +131,7 @@ export class CommandDriver implements MemberDriver {
       t.restoreBackup,
       ...Object.values(t.startByVersion ?? {}),
       ...Object.values(t.stageByVersion ?? {}),
+      ...Object.values(t.restoreByVersion ?? {}),
     ];
     if (t.dataDir) all.push(t.dataDir, this.layoutTemplate());
     return all.filter((x): x is string => x !== undefined);
@@ -311,24 +312,30 @@ export class CommandDriver implements MemberDriver {
     };
   }
 
+  /** The restore template for the restore's target minor (restoreByVersion), else the one restore template. */
+  private restoreTemplate(r: RestoreRequest): string | undefined {
+    return this.t.restoreByVersion?.[minor(r.target.version) ?? r.target.version] ?? this.t.restore;
+  }
+
   /** kv restore: the restoreCheck template, when given (reachable host, data dir there). */
   async checkRestore(m: MemberSpec, r: RestoreRequest): Promise<string> {
-    if (!this.t.restore) throw new Error('the driver has no restore template (driver.restore in the cluster file, or --restore-cmd)');
+    const tpl = this.restoreTemplate(r);
+    if (!tpl) throw new Error('the driver has no restore template (driver.restore in the cluster file, or --restore-cmd)');
     // 3.6's etcdctl has no `snapshot restore` (etcdutl took it over in 3.5): refused before any stop, not on the host.
-    if (/\betcdctl\b[^&;|]*\bsnapshot\s+restore\b/.test(this.t.restore) && compareMinor(minor(r.target.version) ?? r.target.version, '3.6') >= 0) {
+    if (/\betcdctl\b[^&;|]*\bsnapshot\s+restore\b/.test(tpl) && compareMinor(minor(r.target.version) ?? r.target.version, '3.6') >= 0) {
       throw new Error(
         `member ${m.name}: the restore template runs etcdctl snapshot restore, which etcd ${r.target.version}'s etcdctl does not have: write etcdutl snapshot restore (the same flags) in driver.restore or --restore-cmd`,
       );
     }
     // The restore's own values are checked too (before any stop), though the check does not run it.
-    this.argv(this.t.restore, m, r.target, restoreVars(r));
+    this.argv(tpl, m, r.target, restoreVars(r));
     if (!this.t.restoreCheck) return 'no restore check template: the host and data dir were not checked';
     const c = await this.run(this.t.restoreCheck, m, r.target, true, restoreVars(r));
     return `\`${displayArgv(c.argv)}\` ok`;
   }
 
   async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
-    const r2 = await this.run(this.t.restore!, m, r.target, true, restoreVars(r));
+    const r2 = await this.run(this.restoreTemplate(r)!, m, r.target, true, restoreVars(r));
     const out = String(r2.stdout ?? '')
       .trim()
       .split('\n')

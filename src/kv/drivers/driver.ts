@@ -5,6 +5,12 @@ import type { RestoreRequest } from '../restore-data.js';
 export interface MemberTarget {
   version: string;
   binDir?: string;
+  /**
+   * Settings for this one start only (kv upgrade --fix-v2store: `snapshot-count: 1`): the local
+   * driver writes them into the member's config file (its original kept beside it and put back at
+   * the next start without them), or adds them as flags when the member has no config file.
+   */
+  settings?: Record<string, string>;
 }
 
 /** What a member's data directory holds (the v2-only check before 3.3: member/wal without member/snap/db). */

@@ -29,8 +29,10 @@ export interface SystemdPreset {
    * back (--on-failure rollback), and kv restore (the snapshot must be at the same path on each host).
    */
   dataDir?: string;
-  /** The etcdctl on the hosts that restores a snapshot (default etcdctl, from the PATH). */
+  /** The etcdctl on the hosts that restores a snapshot onto 3.2-3.4 (default etcdctl, from the PATH). */
   etcdctl?: string;
+  /** The etcdutl on the hosts that restores a snapshot onto 3.5 and 3.6 (default etcdutl; 3.6's etcdctl has no snapshot restore). */
+  etcdutl?: string;
 }
 
 export class PresetError extends Error {}
@@ -74,10 +76,15 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
     // The remote shell runs these lines (ssh joins its arguments), so `&&` chains on the host.
     t.restoreBackup = `${ssh} ${sudo}mv ${d} ${dd('.failed-{run}')} && ${sudo}cp -a ${dd('.bak-{run}')} ${d}`;
     t.restoreCheck = `${ssh} test -d ${d} && test -f {snapshot}`;
-    t.restore =
-      `${ssh} ${sudo}mv ${d} ${dd('.before-restore-{run}')} && ${sudo}env ETCDCTL_API=3 ${word(p.etcdctl ?? 'etcdctl')} snapshot restore {snapshot} ` +
+    // etcdctl snapshot restore up to 3.4; etcdutl from 3.5 on, as kv restore --to-version does locally
+    // (3.6's etcdctl has no snapshot restore; 3.5's is deprecated). The same flags for both.
+    const restoreWith = (tool: string) =>
+      `${ssh} ${sudo}mv ${d} ${dd('.before-restore-{run}')} && ${sudo}${tool} snapshot restore {snapshot} ` +
       `--name {name} --initial-cluster {cluster} --initial-cluster-token {token} --initial-advertise-peer-urls {peer} --data-dir ${d} ` +
       `&& ${sudo}chown -R ${word(`--reference=${p.dataDir}.before-restore-{run}`)} ${d}`;
+    t.restore = restoreWith(`env ETCDCTL_API=3 ${word(p.etcdctl ?? 'etcdctl')}`);
+    const etcdutl = restoreWith(word(p.etcdutl ?? 'etcdutl'));
+    t.restoreByVersion = { '3.5': etcdutl, '3.6': etcdutl };
   }
   return t;
 }

@@ -55,7 +55,7 @@ export function v2storeFix(said: string, member: string): string {
   const inStore = /in v2store|in both/i.test(said) || !/WAL/i.test(said);
   const steps = inStore
     ? `remove the custom v2 keys while the v2 API is on (ETCDCTL_API=2 etcdctl rm --recursive KEY, or curl -X DELETE ENDPOINT/v2/keys/KEY; migrate them to v3 first if anything reads them), then ${restart}`
-    : `${restart} (the custom v2 entries in its WAL are older than its last v2 snapshot then); if the check then names content in the v2 store, remove those keys too`;
+    : `${restart} (the custom v2 entries in its WAL are older than its last v2 snapshot then), or let opsctl do it member by member: the same command with --fix-v2store; if the check then names content in the v2 store, remove those keys too`;
   return `${steps}; etcdutl check v2store --data-dir DIR must say "No custom content found"; then run the same command`;
 }
 

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { ClusterSpec } from '../../src/kv/cluster.js';
+import type { MemberDriver } from '../../src/kv/drivers/driver.js';
+import { settlePlan } from '../../src/kv/ladder.js';
+
+/** What the plan says of --settle auto per hop: how the v2 size will be measured, or "not checked: why". */
+const cluster = (driver?: ClusterSpec['driver']): ClusterSpec => ({ source: 'file', key: 'k', members: [], driver });
+const command = { type: 'command' } as MemberDriver;
+const local = { type: 'local' } as MemberDriver;
+const hop = (from: string, to: string) => ({ from, to, patch: false });
+const templates = { stop: 's', start: 's', running: 'r' };
+
+describe('settlePlan: --settle auto on the plan, per hop', () => {
+  it('a remote 3.4 → 3.5 hop with no v2-size template and no figure carried: not checked, and why; the guide’s 2 minutes', () => {
+    const line = settlePlan({ settle: 'auto', driver: command, cluster: cluster({ type: 'command', ...templates }) }, hop('3.4', '3.5'), undefined);
+    expect(line).toMatch(
+      /^settle auto: v2 data size not checked: a 3\.4\+ member serves no v2 API unless enable-v2, .*no v2-size template.*2 minutes between members$/,
+    );
+  });
+
+  it('measured where it can be: the v2-size template, the figure carried from before 3.4, the data dir (snap, else WAL)', () => {
+    const tpl = settlePlan(
+      { settle: 'auto', driver: command, cluster: cluster({ type: 'command', ...templates, v2Size: 'ssh {host} du' }) },
+      hop('3.4', '3.5'),
+      undefined,
+    );
+    expect(tpl).toMatch(/sized by the v2-size template on each member's host/);
+    const carried = settlePlan({ settle: 'auto', driver: command, cluster: cluster({ type: 'command', ...templates }) }, hop('3.4', '3.5'), {
+      bytes: 1234,
+      on: 'measured on kv1 (3.3.27) over its v2 API',
+    });
+    expect(carried).toMatch(/the 1234 bytes measured on kv1 \(3\.3\.27\)/);
+    expect(settlePlan({ settle: 'auto', driver: local, cluster: cluster({ type: 'local' }) }, hop('3.4', '3.5'), undefined)).toMatch(
+      /newest member\/snap\/\*\.snap, else its WAL's v2 writes/,
+    );
+    expect(settlePlan({ settle: 'auto', driver: command, cluster: cluster({ type: 'command', ...templates }) }, hop('3.2', '3.3'), undefined)).toMatch(
+      /over its v2 API$/,
+    );
+  });
+
+  it('3.6 keeps no v2 store; an explicit --settle is as asked', () => {
+    expect(settlePlan({ settle: 'auto', driver: command, cluster: cluster() }, hop('3.5', '3.6'), undefined)).toBe(
+      'settle auto: no wait (etcd 3.6 keeps no v2 store)',
+    );
+    expect(settlePlan({ settle: 5000, driver: command, cluster: cluster() }, hop('3.4', '3.5'), undefined)).toBe('settle 5000 ms between members, as asked');
+  });
+});
