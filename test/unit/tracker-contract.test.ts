@@ -29,6 +29,7 @@ describe('the generated tracker contract (src/contract/tracker)', () => {
         'src/contract/tracker/overrides.json',
         'src/contract/tracker/contract.ts',
         'src/contract/tracker/types.ts',
+        'src/contract/tracker/flags.ts',
         '.prettierrc.json',
       ])
         copyFileSync(join(ROOT, f), join(dir, f));
