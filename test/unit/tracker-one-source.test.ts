@@ -77,4 +77,12 @@ describe('one source for the tracker CLI: the generated contract', () => {
       message: 'must be one of: markdown, html',
     });
   });
+
+  it("the mock's body types are the generated definitions (src/contract/tracker/types.ts), none written by hand but MoveParams", () => {
+    const text = readFileSync(new URL('../../src/mock/services/tracker/bodies.ts', import.meta.url), 'utf8');
+    expect([...text.matchAll(/^export interface (\w+)/gm)].map((m) => m[1])).toEqual(['MoveParams']);
+    const aliases = [...text.matchAll(/^export type (\w+) = (.+);$/gm)];
+    expect(aliases.length).toBeGreaterThan(30);
+    for (const [, name, type] of aliases) expect(type, name).toMatch(/^(Either<T\.\w+, T\.\w+>|T\.\w+)$/);
+  });
 });
