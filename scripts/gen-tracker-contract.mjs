@@ -128,14 +128,14 @@ const flagOps = {};
 const flagDefs = {};
 const flagsOf = (fields, required) =>
   Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, { ...flagKind(f), ...(required.includes(k) ? { required: true } : {}) }]));
-for (const [id, op] of Object.entries(operations)) {
+for (const op of Object.values(operations)) {
   const entry = {};
   if (op.body) {
     entry.body = op.body;
     flagDefs[op.body] ??= flagsOf(DEFS[op.body].fields, DEFS[op.body].required);
   }
   if (Object.keys(op.query).length) entry.query = flagsOf(op.query, op.requiredQuery);
-  flagOps[opKey(op.method, op.path)] = { id, ...entry };
+  if (entry.body || entry.query) flagOps[opKey(op.method, op.path)] = entry;
 }
 
 // ---- TypeScript types of every definition ----
@@ -191,8 +191,8 @@ const flagsTs = `${HEADER}// The small table the commander tree reads at start-u
 // operation's body definition and query fields, each body definition's fields as flag kinds.
 import type { FlagKind } from './shape.js';
 
-/** \`METHOD /path\` (placeholders written {}) → its operationId, body definition and query parameters. */
-export const FLAG_OPERATIONS: Record<string, { id: string; body?: string; query?: Record<string, FlagKind> }> = ${JSON.stringify(flagOps)};
+/** \`METHOD /path\` (placeholders written {}) → its body definition and query parameters (operations with neither are left out). */
+export const FLAG_OPERATIONS: Record<string, { body?: string; query?: Record<string, FlagKind> }> = ${JSON.stringify(flagOps)};
 
 /** Each body definition's fields as flags. */
 export const FLAG_BODIES: Record<string, Record<string, FlagKind>> = ${JSON.stringify(flagDefs)};
