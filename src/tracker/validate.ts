@@ -22,7 +22,11 @@ export function validateBody(fields: Record<string, FieldSpec>, mode: 'create' |
   }
   const definition = bodyDefinition(fields, mode);
   if (!definition) return unknownProblems(Object.keys(body), mode);
-  return validateDefinition(definition, body, mode).filter((p) => !(p.kind === 'required' && Object.hasOwn(fields, p.field) && !fields[p.field]?.required));
+  const own = (p: FieldProblem) => (Object.hasOwn(fields, p.field) ? fields[p.field] : undefined);
+  // the table's choices: a required field it does not ask for (apply's records), null where either of create and update takes it (apply plans both)
+  return validateDefinition(definition, body, mode).filter(
+    (p) => !(p.kind === 'required' && own(p) && !own(p)?.required) && !(p.message === 'cannot be null' && own(p)?.nullable),
+  );
 }
 
 /** The contract's definition of the body that `fields` belong to in `mode`, if any. */
@@ -79,6 +83,17 @@ function typeMessage(issue: z.core.$ZodIssue | undefined): string | undefined {
   };
   const got = /received (\w+)/.exec(issue.message)?.[1];
   return `must be ${words[expected] ?? expected}${got ? ` (got ${got === 'undefined' ? 'nothing' : `a ${got}`})` : ''}`;
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), value);
+}
+
+/** A value's kind as zod's messages name it: a number, a string, null, nothing. */
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  return `a ${Array.isArray(v) ? 'array' : typeof v}`;
 }
 
 /** `YYYY-MM-DD` (optionally followed by `T…`) naming a day that exists. */
@@ -203,7 +218,10 @@ export function validateDefinition(name: string, body: unknown, mode: 'create' |
       const tooLong = issue?.code === 'too_big' && (issue as { origin?: string }).origin === 'string';
       const path = issue?.path?.length ? `${field}.${issue.path.join('.')}` : field;
       const unknownKeys = issue?.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')} is not a field)` : '';
-      problems.push({ field: path, message: (typeMessage(issue) ?? issue?.message ?? 'is invalid') + unknownKeys, kind: tooLong ? 'too_long' : 'invalid' });
+      // inside a nested body, say what was given (`labels[0].name: must be a string (got a number)`)
+      const got = issue?.code === 'invalid_type' && issue.path.length ? ` (got ${describe(valueAt(value, issue.path))})` : '';
+      const message = typeMessage(issue) ?? `${issue?.message ?? 'is invalid'}${got}`;
+      problems.push({ field: path, message: message + unknownKeys, kind: tooLong ? 'too_long' : 'invalid' });
     }
   }
   if (def.closed) {
