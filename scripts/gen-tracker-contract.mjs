@@ -1,4 +1,4 @@
-// Generates packages/shared/src/tracker/{contract,types}.ts from the vendored OpenAPI (Swagger 2.0) document
+// Generates packages/shared/src/tracker/{contract,types,flags}.ts from the vendored OpenAPI (Swagger 2.0) document
 // (packages/shared/src/tracker/openapi.json, a verbatim copy of shared/ref/shortcut-openapi.json) and the
 // seed's deliberate differences (packages/shared/src/tracker/overrides.json). One source for the tracker
 // contract: the CLI's validation, the mock's body checks and their types all read the generated files.
@@ -66,7 +66,16 @@ for (const [p, item] of Object.entries(doc.paths)) {
   for (const [method, op] of Object.entries(item)) {
     if (method === 'parameters') continue;
     const params = [...(item.parameters ?? []), ...(op.parameters ?? [])];
-    const pick = (where) => Object.fromEntries(params.filter((x) => x.in === where).map((x) => [x.name, field(x, `${op.operationId}.${x.name}`)]));
+    const limits = (x) => ov.paramLimits.find((r) => r.param === x.name && x.in === 'query') ?? {};
+    const pick = (where) =>
+      Object.fromEntries(
+        params
+          .filter((x) => x.in === where)
+          .map((x) => {
+            const { minimum, maximum } = limits(x);
+            return [x.name, { ...field(x, `${op.operationId}.${x.name}`), ...(minimum !== undefined ? { minimum, maximum } : {}) }];
+          }),
+      );
     const body = params.find((x) => x.in === 'body');
     const responses = {};
     for (const [code, r] of Object.entries(op.responses ?? {})) responses[code] = r.schema ? field(r.schema, `${op.operationId}.${code}`) : null;
@@ -81,6 +90,52 @@ for (const [p, item] of Object.entries(doc.paths)) {
       responses,
     };
   }
+}
+
+// ---- the flags table: what the commander tree needs at start-up (flag kinds, enum choices), nothing more ----
+// Keyed by `METHOD /path` with every placeholder written `{}` (resources.ts normalises its own paths the
+// same way), so the CLI finds an operation's body and query fields without loading contract.ts.
+function flagKind(f) {
+  const ref = f.ref ? DEFS[f.ref] : undefined;
+  if (f.oneOf || (f.type === 'object' && !ref) || ref) return { type: 'json' };
+  const out = {};
+  if (f.type === 'array') {
+    const it = f.items ?? {};
+    if (it.type === 'integer' || it.type === 'number') out.type = 'int[]';
+    else if (it.type === 'string' && it.format === 'uuid') out.type = 'uuid[]';
+    else if (it.type === 'string') out.type = 'string[]';
+    else out.type = 'json';
+    if (it.maxLength !== undefined) out.max = it.maxLength;
+  } else if (f.type === 'integer' || f.type === 'number') out.type = 'int';
+  else if (f.type === 'boolean') out.type = 'bool';
+  else if (f.type === 'string') {
+    if (f.enum) Object.assign(out, { type: 'enum', values: f.enum });
+    else if (f.format === 'uuid') out.type = 'uuid';
+    else if (f.format === 'date-time') out.type = 'datetime';
+    else if (f.format === 'date') out.type = 'date';
+    else if (f.format === 'css-color' || f.pattern === '^#[a-fA-F0-9]{6}$') out.type = 'color';
+    else out.type = 'string';
+    if (f.maxLength !== undefined && out.type === 'string') out.max = f.maxLength;
+    if (f.minLength !== undefined && out.type === 'string') out.min = f.minLength;
+  } else out.type = 'json';
+  if (out.type === 'int' && f.minimum !== undefined) out.min = f.minimum;
+  if (out.type === 'int' && f.maximum !== undefined) out.maxValue = f.maximum;
+  if (f.nullable) out.nullable = true;
+  return out;
+}
+const opKey = (method, path) => `${method} ${path.replace(/\{[^}]+\}/g, '{}')}`;
+const flagOps = {};
+const flagDefs = {};
+const flagsOf = (fields, required) =>
+  Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, { ...flagKind(f), ...(required.includes(k) ? { required: true } : {}) }]));
+for (const op of Object.values(operations)) {
+  const entry = {};
+  if (op.body) {
+    entry.body = op.body;
+    flagDefs[op.body] ??= flagsOf(DEFS[op.body].fields, DEFS[op.body].required);
+  }
+  if (Object.keys(op.query).length) entry.query = flagsOf(op.query, op.requiredQuery);
+  if (entry.body || entry.query) flagOps[opKey(op.method, op.path)] = entry;
 }
 
 // ---- TypeScript types of every definition ----
@@ -132,11 +187,22 @@ export type OperationId = keyof typeof OPERATIONS;
 export const DEFINITIONS: Record<string, ContractBody> = ${JSON.stringify(DEFS)};
 `;
 const typesTs = `${HEADER}\n${types}\n`;
+const flagsTs = `${HEADER}// The small table the commander tree reads at start-up (--help loads this, never contract.ts): each
+// operation's body definition and query fields, each body definition's fields as flag kinds.
+import type { FlagKind } from './shape.js';
+
+/** \`METHOD /path\` (placeholders written {}) → its body definition and query parameters (operations with neither are left out). */
+export const FLAG_OPERATIONS: Record<string, { body?: string; query?: Record<string, FlagKind> }> = ${JSON.stringify(flagOps)};
+
+/** Each body definition's fields as flags. */
+export const FLAG_BODIES: Record<string, Record<string, FlagKind>> = ${JSON.stringify(flagDefs)};
+`;
 
 const cfg = (await prettier.resolveConfig(`${OUT}contract.ts`)) ?? {};
 const files = {
   'contract.ts': await prettier.format(contractTs, { ...cfg, parser: 'typescript' }),
   'types.ts': await prettier.format(typesTs, { ...cfg, parser: 'typescript' }),
+  'flags.ts': await prettier.format(flagsTs, { ...cfg, parser: 'typescript' }),
 };
 
 if (process.argv.includes('--check')) {

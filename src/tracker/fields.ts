@@ -1,17 +1,18 @@
 /**
- * The field vocabulary of the tracker's resource table. One description drives the CLI flags, the
- * client-side validation, the mock's validation and the shell completions.
+ * A field of the tracker's resource table as a flag: resources.ts gives its help, the generated contract
+ * (packages/shared/src/tracker/flags.ts) its kind, choices, nullability and requiredness; validation reads the
+ * full contract (contract.ts) through `source`.
  */
 export type FieldType = 'string' | 'int' | 'bool' | 'color' | 'uuid' | 'datetime' | 'date' | 'enum' | 'int[]' | 'uuid[]' | 'string[]' | 'json';
 
 export interface FieldSpec {
   type: FieldType;
-  /** String(n): at most n characters. */
+  /** String(n): at most n characters (for the help and the fix of a too-long value). */
   max?: number;
-  /** Numeric bounds, or the minimum string length. */
+  /** A string's shortest length or an integer's least value; an integer's greatest. */
   min?: number;
   maxValue?: number;
-  /** Enum values. */
+  /** Enum values (the flag's choices). */
   values?: readonly string[];
   /** Accepts `null`, which unsets the property (update bodies). */
   nullable?: boolean;
@@ -21,8 +22,8 @@ export interface FieldSpec {
   in?: ReadonlyArray<'create' | 'update'>;
   /** One line for --help. */
   help?: string;
-  /** For `json` fields: a name in validate.ts's JSON_SCHEMAS, when the shape is known. */
-  schema?: string;
+  /** The operation (`METHOD /path`, the generated contract's key) whose body or query holds the field, per mode: validation checks it there. */
+  source?: Partial<Record<'create' | 'update', string>>;
 }
 
 // The patterns and the problem shape are the contract's, shared with the mock (packages/shared).

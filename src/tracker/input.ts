@@ -126,7 +126,7 @@ export async function flagsToBody(
   return body;
 }
 
-/** Builds a create or update body from flags (and --data), then validates it against the table. */
+/** Builds a create or update body from flags (and --data), then validates it against the contract. */
 export async function buildBody(
   spec: ResourceSpec,
   mode: 'create' | 'update',
@@ -141,7 +141,7 @@ export async function buildBody(
 
 /** Rejects what the contract forbids before anything is sent, naming every bad field (as its flag). */
 export async function assertValid(fields: Record<string, FieldSpec>, mode: 'create' | 'update', body: Record<string, unknown>, what: string): Promise<void> {
-  const { validateBody } = await import('./validate.js');
+  const { acceptedFields, validateBody } = await import('./validate.js');
   const problems = validateBody(fields, mode, body);
   if (problems.length === 0) return;
   const described = problems.map((p) => {
@@ -153,10 +153,7 @@ export async function assertValid(fields: Record<string, FieldSpec>, mode: 'crea
       p.kind === 'required'
         ? `pass ${flag} to ${mode} ${withArticle(what)}`
         : p.kind === 'unknown'
-          ? `${what} ${mode} accepts: ${Object.entries(fields)
-              .filter(([, s]) => !s.in || s.in.includes(mode))
-              .map(([n]) => n)
-              .join(', ')}`
+          ? `${what} ${mode} accepts: ${acceptedFields(fields, mode).join(', ')}`
           : p.kind === 'too_long' && fspec?.max
             ? `shorten it to ${fspec.max} characters or fewer`
             : fspec?.type === 'color' && p.kind === 'invalid'

@@ -1,4 +1,6 @@
 import type { FieldSpec } from './fields.js';
+export { operationKey } from './contract-fields.js';
+import { resource, type ExtraInput, type Helps } from './contract-fields.js';
 import type { RefKind } from './names.js';
 import { withArticle } from '../core/problems.js';
 
@@ -77,73 +79,34 @@ export interface ResourceSpec {
   ref?: RefKind;
 }
 
-// ---- field helpers (plain data: no zod here, this module is loaded at start-up) ----
-const str = (max: number, help: string, more: Partial<FieldSpec> = {}): FieldSpec => ({ type: 'string', max, help, ...more });
-const text = (help: string, more: Partial<FieldSpec> = {}): FieldSpec => str(100_000, help, more);
-const int = (help: string, more: Partial<FieldSpec> = {}): FieldSpec => ({ type: 'int', help, ...more });
-const bool = (help: string, more: Partial<FieldSpec> = {}): FieldSpec => ({ type: 'bool', help, ...more });
-const uuid = (help: string, more: Partial<FieldSpec> = {}): FieldSpec => ({ type: 'uuid', help, ...more });
-const uuids = (help: string): FieldSpec => ({ type: 'uuid[]', help });
-const ints = (help: string): FieldSpec => ({ type: 'int[]', help });
-const when = (help: string, more: Partial<FieldSpec> = {}): FieldSpec => ({ type: 'datetime', help, ...more });
-const color = (more: Partial<FieldSpec> = {}): FieldSpec => ({
-  type: 'color',
-  nullable: true,
-  help: 'hex colour such as #ff0000 (null clears it on update)',
-  ...more,
-});
-const json = (schema: string, help: string, more: Partial<FieldSpec> = {}): FieldSpec => ({ type: 'json', schema, help, ...more });
-const C = ['create'] as const;
-const U = ['update'] as const;
+// ---- fields: the help is the CLI's choice; type, choices, nullability, requiredness and limits are the contract's (contract-fields.ts) ----
+const COLOR_HELP = 'hex colour such as #ff0000 (null clears it on update)';
 
-export const STATE_VALUES = ['done', 'in progress', 'to do'] as const;
-export const HEALTH_STATUSES = ['At Risk', 'No Health', 'Off Track', 'On Track'] as const;
-export const LINKED_FILE_TYPES = ['storage_a', 'storage_b', 'storage_c', 'storage_d', 'url'] as const;
-export const COLOR_KEYS = [
-  'black',
-  'blue',
-  'brass',
-  'fuchsia',
-  'gray',
-  'green',
-  'midnight-blue',
-  'orange',
-  'pink',
-  'purple',
-  'red',
-  'sky-blue',
-  'slate',
-  'turquoise',
-  'yellow',
-  'yellow-green',
-] as const;
-export const STORY_TYPES = ['feature', 'chore', 'bug'] as const;
-
-const includesDescription = { includes_description: bool('include each story/epic description') };
+const includesDescription = { includes_description: 'include each story/epic description' };
 const storyColumns = ['id', 'name', 'story_type', 'workflow_state_id', 'estimate', 'project_id', 'epic_id'];
 const epicColumns = ['id', 'name', 'state', 'epic_state_id', 'archived', 'position'];
 const intId = (name = 'id', help?: string): ArgSpec => ({ name, type: 'int', help });
 const uuidId = (name = 'id', help?: string): ArgSpec => ({ name, type: 'uuid', help });
 
 const commentBody = {
-  text: text('comment text (at most 100000 characters)', { required: true }),
-  author_id: uuid('author member id (default: the token owner)'),
-  external_id: str(128, 'an id in another system'),
-  created_at: when('creation time (ISO 8601)'),
-  updated_at: when('update time (ISO 8601)'),
-} satisfies Record<string, FieldSpec>;
+  text: 'comment text',
+  author_id: 'author member id (default: the token owner)',
+  external_id: 'an id in another system',
+  created_at: 'creation time (ISO 8601)',
+  updated_at: 'update time (ISO 8601)',
+} satisfies Helps;
 
-export const categories: ResourceSpec = {
+export const categories = resource({
   name: 'categories',
   ref: 'category',
   singular: 'category',
   path: '/categories',
   idType: 'int',
   fields: {
-    name: str(128, 'category name (at most 128 characters, unique)', { min: 1, required: true }),
-    color: color(),
-    external_id: str(128, 'an id in another system', { in: C }),
-    archived: bool('archive (true) or restore (false)', { in: U }),
+    name: 'category name (at most 128 characters, unique)',
+    color: COLOR_HELP,
+    external_id: 'an id in another system',
+    archived: 'archive (true) or restore (false)',
   },
   columns: ['id', 'name', 'color', 'archived'],
   verbs: ['list', 'get', 'create', 'update', 'delete'],
@@ -189,35 +152,35 @@ export const categories: ResourceSpec = {
   applyKey: 'name',
   applyFields: ['name', 'color', 'archived'],
   serverFields: ['id', 'entity_type', 'global_id', 'created_at', 'updated_at', 'type'],
-};
+});
 
-export const customFields: ResourceSpec = {
+export const customFields = resource({
   name: 'custom-fields',
   singular: 'custom field',
   path: '/custom-fields',
   idType: 'uuid',
   fields: {
-    name: str(63, 'field name (at most 63 characters)', { min: 1 }),
-    description: str(100_000, 'description'),
-    enabled: bool('enable (only enabled fields can be applied to stories) or disable'),
-    icon_set_identifier: str(63, 'icon set identifier (at most 63 characters)'),
-    before_id: uuid('move before this custom field'),
-    after_id: uuid('move after this custom field'),
-    values: json('customFieldValues', 'the values in sort order; omitted values are deleted, values without id are created (--data)'),
+    name: 'field name',
+    description: 'description',
+    enabled: 'enable (only enabled fields can be applied to stories) or disable',
+    icon_set_identifier: 'icon set identifier',
+    before_id: 'move before this custom field',
+    after_id: 'move after this custom field',
+    values: 'the values in sort order; omitted values are deleted, values without id are created (--data)',
   },
   columns: ['id', 'name', 'field_type', 'enabled', 'position'],
   verbs: ['list', 'get', 'update', 'delete'],
   examples: { update: 'opsctl tracker custom-fields update UUID --data @values.json' },
-};
+});
 
-export const documents: ResourceSpec = {
+export const documents = resource({
   name: 'documents',
   singular: 'document',
   path: '/documents',
   idType: 'uuid',
   fields: {
-    title: str(256, 'document title (at most 256 characters)', { min: 1, required: true }),
-    content: text('document content (markdown)', { required: true }),
+    title: 'document title',
+    content: 'document content (markdown)',
   },
   columns: ['id', 'title', 'app_url'],
   verbs: ['list', 'get', 'create', 'update', 'delete'],
@@ -254,17 +217,17 @@ export const documents: ResourceSpec = {
     create: 'opsctl tracker documents create --title Runbook --content "# Steps"',
     update: 'opsctl tracker documents update UUID --title "Runbook v2"',
   },
-};
+});
 
-export const entityTemplates: ResourceSpec = {
+export const entityTemplates = resource({
   name: 'entity-templates',
   singular: 'entity template',
   path: '/entity-templates',
   idType: 'uuid',
   fields: {
-    name: str(128, 'template name (at most 128 characters)', { min: 1, required: true }),
-    author_id: uuid('author member id', { in: C }),
-    story_contents: json('storyContents', 'the story the template makes (--data)', { required: true }),
+    name: 'template name',
+    author_id: 'author member id',
+    story_contents: 'the story the template makes (--data)',
   },
   columns: ['id', 'name', 'author_id', 'last_used_at'],
   verbs: ['list', 'get', 'create', 'update', 'delete'],
@@ -273,9 +236,9 @@ export const entityTemplates: ResourceSpec = {
     { name: 'disable', description: 'turn story templates off for the workspace', method: 'PUT', path: '/entity-templates/disable', result: 'none' },
   ],
   examples: { create: `opsctl tracker entity-templates create --data '{"name":"Bug","story_contents":{"story_type":"bug"}}'` },
-};
+});
 
-export const epicWorkflow: ResourceSpec = {
+export const epicWorkflow = resource({
   name: 'epic-workflow',
   singular: 'epic workflow',
   path: '/epic-workflow',
@@ -284,35 +247,35 @@ export const epicWorkflow: ResourceSpec = {
   columns: [],
   verbs: [],
   extras: [{ name: 'get', description: 'show the epic workflow and its states', method: 'GET', path: '/epic-workflow', result: 'one' }],
+});
+
+const epicFields: Helps = {
+  name: 'epic name',
+  description: 'description',
+  epic_state_id: 'epic workflow state id (wins over --state)',
+  state: 'deprecated: use --epic-state-id',
+  external_id: 'an id in another system',
+  owner_ids: 'owner member ids',
+  follower_ids: 'follower member ids',
+  group_ids: 'group ids',
+  group_id: 'deprecated: use --group-ids',
+  objective_ids: 'objective ids',
+  milestone_id: 'deprecated: use --objective-ids',
+  labels: 'labels [{name, color, description, external_id}] (--data)',
+  requested_by_id: 'requesting member id',
+  deadline: 'deadline (null clears it)',
+  planned_start_date: 'planned start (null clears it)',
+  started_at_override: 'override the start time (null clears it)',
+  completed_at_override: 'override the completion time (null clears it)',
+  converted_from_story_id: 'the story this epic was converted from',
+  created_at: 'creation time (ISO 8601)',
+  updated_at: 'update time (ISO 8601)',
+  archived: 'archive (true) or restore (false)',
+  before_id: 'move before this epic',
+  after_id: 'move after this epic',
 };
 
-const epicFields: Record<string, FieldSpec> = {
-  name: str(256, 'epic name (at most 256 characters)', { min: 1, required: true }),
-  description: text('description (at most 100000 characters)'),
-  epic_state_id: int('epic workflow state id (wins over --state)'),
-  state: { type: 'enum', values: STATE_VALUES, help: 'deprecated: done, in progress, to do (use --epic-state-id)' },
-  external_id: str(128, 'an id in another system'),
-  owner_ids: uuids('owner member ids'),
-  follower_ids: uuids('follower member ids'),
-  group_ids: uuids('group ids'),
-  group_id: uuid('deprecated: use --group-ids', { nullable: true }),
-  objective_ids: ints('objective ids'),
-  milestone_id: int('deprecated: use --objective-ids', { nullable: true }),
-  labels: json('labelParams', 'labels [{name, color, description, external_id}] (--data)'),
-  requested_by_id: uuid('requesting member id'),
-  deadline: when('deadline (null clears it)', { nullable: true }),
-  planned_start_date: when('planned start (null clears it)', { nullable: true }),
-  started_at_override: when('override the start time (null clears it)', { nullable: true }),
-  completed_at_override: when('override the completion time (null clears it)', { nullable: true }),
-  converted_from_story_id: int('the story this epic was converted from', { nullable: true, in: C }),
-  created_at: when('creation time (ISO 8601)', { in: C }),
-  updated_at: when('update time (ISO 8601)', { in: C }),
-  archived: bool('archive (true) or restore (false)', { in: U }),
-  before_id: int('move before this epic', { in: U }),
-  after_id: int('move after this epic', { in: U }),
-};
-
-export const epics: ResourceSpec = {
+export const epics = resource({
   name: 'epics',
   ref: 'epic',
   singular: 'epic',
@@ -395,7 +358,7 @@ export const epics: ResourceSpec = {
       method: 'POST',
       path: '/epics/{id}/health',
       args: [intId()],
-      body: { status: { type: 'enum', values: HEALTH_STATUSES, required: true, help: 'At Risk, No Health, Off Track, On Track' }, text: text('a note') },
+      body: { status: 'the health', text: 'a note' },
       result: 'one',
       example: 'opsctl tracker epics health-set 12 --status "On Track"',
     },
@@ -440,20 +403,20 @@ export const epics: ResourceSpec = {
     create: 'opsctl tracker epics create --name "Q3 launch" --epic-state-id 500000002',
     update: 'opsctl tracker epics update 12 --before-id 10 --deadline null',
   },
-};
+});
 
-export const files: ResourceSpec = {
+export const files = resource({
   name: 'files',
   singular: 'file',
   path: '/files',
   idType: 'int',
   fields: {
-    name: str(1024, 'file name (at most 1024 characters)', { min: 1 }),
-    description: str(4096, 'description (at most 4096 characters)'),
-    external_id: str(128, 'an id in another system'),
-    uploader_id: uuid('uploader member id'),
-    created_at: when('creation time'),
-    updated_at: when('update time'),
+    name: 'file name',
+    description: 'description',
+    external_id: 'an id in another system',
+    uploader_id: 'uploader member id',
+    created_at: 'creation time',
+    updated_at: 'update time',
   },
   columns: ['id', 'name', 'content_type', 'size', 'story_ids'],
   verbs: ['list', 'get', 'update', 'delete'],
@@ -469,46 +432,46 @@ export const files: ResourceSpec = {
       example: 'opsctl tracker files upload a.png b.log --story 12',
     },
   ],
-};
+});
 
-export const linkedFiles: ResourceSpec = {
+export const linkedFiles = resource({
   name: 'linked-files',
   singular: 'linked file',
   path: '/linked-files',
   idType: 'int',
   fields: {
-    name: str(256, 'name (at most 256 characters)', { min: 1, required: true }),
-    url: str(2048, 'URL (at most 2048 characters)', { min: 1, required: true }),
-    type: { type: 'enum', values: LINKED_FILE_TYPES, required: true, help: `one of ${LINKED_FILE_TYPES.join(', ')}` },
-    description: str(512, 'description (at most 512 characters)'),
-    content_type: str(128, 'MIME type', { in: C }),
-    size: int('size in bytes'),
-    story_id: int('attach to this story'),
-    thumbnail_url: str(2048, 'thumbnail URL'),
-    uploader_id: uuid('uploader member id'),
+    name: 'name',
+    url: 'URL',
+    type: 'where the file lives',
+    description: 'description',
+    content_type: 'MIME type',
+    size: 'size in bytes',
+    story_id: 'attach to this story',
+    thumbnail_url: 'thumbnail URL',
+    uploader_id: 'uploader member id',
   },
   columns: ['id', 'name', 'type', 'url', 'story_ids'],
   verbs: ['list', 'get', 'create', 'update', 'delete'],
   examples: { create: 'opsctl tracker linked-files create --name spec --type url --url https://example.com/spec' },
-};
+});
 
-export const groups: ResourceSpec = {
+export const groups = resource({
   name: 'groups',
   ref: 'group',
   singular: 'group',
   path: '/groups',
   idType: 'uuid',
   fields: {
-    name: str(63, 'group name (at most 63 characters)', { min: 1, required: true }),
-    mention_name: str(63, 'mention name (at most 63 characters)', { min: 1, required: true }),
-    description: str(4096, 'description'),
-    color: color(),
-    color_key: { type: 'enum', values: COLOR_KEYS, help: `one of ${COLOR_KEYS.join(', ')}` },
-    display_icon_id: uuid('icon id', { nullable: true }),
-    member_ids: uuids('member ids'),
-    workflow_ids: ints('workflow ids'),
-    archived: bool('archive (true) or restore (false)', { in: U, nullable: true }),
-    default_workflow_id: int('default workflow id', { in: U, nullable: true }),
+    name: 'group name',
+    mention_name: 'mention name',
+    description: 'description',
+    color: COLOR_HELP,
+    color_key: 'a colour by name',
+    display_icon_id: 'icon id',
+    member_ids: 'member ids',
+    workflow_ids: 'workflow ids',
+    archived: 'archive (true) or restore (false)',
+    default_workflow_id: 'default workflow id',
   },
   columns: ['id', 'name', 'mention_name', 'color_key', 'archived', 'num_stories'],
   verbs: ['list', 'get', 'create', 'update'],
@@ -525,46 +488,46 @@ export const groups: ResourceSpec = {
     },
   ],
   examples: { create: 'opsctl tracker groups create --name Platform --mention-name platform --color-key blue' },
-};
+});
 
-export const health: ResourceSpec = {
+export const health = resource({
   name: 'health',
   singular: 'health record',
   path: '/health',
   idType: 'uuid',
   fields: {
-    status: { type: 'enum', values: HEALTH_STATUSES, help: 'At Risk, No Health, Off Track, On Track' },
-    text: text('a note'),
+    status: 'the health',
+    text: 'a note',
   },
   columns: ['id', 'status', 'text'],
   verbs: ['update'],
-};
+});
 
-export const webhooks: ResourceSpec = {
+export const webhooks = resource({
   name: 'webhooks',
   singular: 'webhook integration',
   path: '/integrations/webhook',
   idType: 'int',
   fields: {
-    webhook_url: str(2048, 'where events are sent (at most 2048 characters)', { min: 1, required: true }),
-    secret: str(128, 'shared secret for signatures (at most 128 characters)'),
+    webhook_url: 'where events are sent',
+    secret: 'shared secret for signatures',
   },
   columns: ['id', 'webhook_url'],
   verbs: ['get', 'create', 'delete'],
   examples: { create: 'opsctl tracker webhooks create --webhook-url https://ci.example/hook --secret s3cret' },
+});
+
+const iterationFields: Helps = {
+  name: 'iteration name',
+  start_date: 'start date, e.g. 2026-01-05',
+  end_date: 'end date, e.g. 2026-01-19',
+  description: 'description',
+  follower_ids: 'follower member ids',
+  group_ids: 'group ids',
+  labels: 'labels [{name, color, …}] (--data)',
 };
 
-const iterationFields: Record<string, FieldSpec> = {
-  name: str(256, 'iteration name (at most 256 characters)', { min: 1, required: true }),
-  start_date: { type: 'date', required: true, help: 'start date, e.g. 2026-01-05' },
-  end_date: { type: 'date', required: true, help: 'end date, e.g. 2026-01-19' },
-  description: text('description'),
-  follower_ids: uuids('follower member ids'),
-  group_ids: uuids('group ids'),
-  labels: json('labelParams', 'labels [{name, color, …}] (--data)'),
-};
-
-export const iterations: ResourceSpec = {
+export const iterations = resource({
   name: 'iterations',
   ref: 'iteration',
   singular: 'iteration',
@@ -588,18 +551,18 @@ export const iterations: ResourceSpec = {
     },
   ],
   examples: { create: 'opsctl tracker iterations create --name "Sprint 1" --start-date 2026-01-05 --end-date 2026-01-19' },
-};
+});
 
-export const keyResults: ResourceSpec = {
+export const keyResults = resource({
   name: 'key-results',
   singular: 'key result',
   path: '/key-results',
   idType: 'uuid',
   fields: {
-    name: str(1024, 'name (at most 1024 characters)', { min: 1 }),
-    initial_observed_value: json('keyResultValue', '{numeric_value} or {boolean_value} (--data)'),
-    observed_value: json('keyResultValue', '{numeric_value} or {boolean_value} (--data)'),
-    target_value: json('keyResultValue', '{numeric_value} or {boolean_value} (--data)'),
+    name: 'name',
+    initial_observed_value: '{numeric_value} or {boolean_value} (--data)',
+    observed_value: '{numeric_value} or {boolean_value} (--data)',
+    target_value: '{numeric_value} or {boolean_value} (--data)',
   },
   columns: ['id', 'name', 'type', 'progress'],
   verbs: ['get', 'update'],
@@ -615,22 +578,22 @@ export const keyResults: ResourceSpec = {
       example: 'opsctl tracker key-results list --objective "Grow adoption"',
     },
   ],
-};
+});
 
-export const labels: ResourceSpec = {
+export const labels = resource({
   name: 'labels',
   ref: 'label',
   singular: 'label',
   path: '/labels',
   idType: 'int',
   fields: {
-    name: str(128, 'label name (at most 128 characters, unique)', { min: 1, required: true }),
-    description: str(1024, 'description (at most 1024 characters)'),
-    color: color(),
-    external_id: str(128, 'an id in another system (at most 128 characters)', { min: 1, in: C }),
-    archived: bool('archive (true) or restore (false)', { in: U }),
+    name: 'label name (at most 128 characters, unique)',
+    description: 'description',
+    color: COLOR_HELP,
+    external_id: 'an id in another system',
+    archived: 'archive (true) or restore (false)',
   },
-  listQuery: { slim: bool('return slim labels (no stats)') },
+  listQuery: { slim: 'return slim labels (no stats)' },
   columns: ['id', 'name', 'color', 'archived', 'description'],
   verbs: ['list', 'get', 'create', 'update', 'delete'],
   extras: [
@@ -674,24 +637,24 @@ export const labels: ResourceSpec = {
   applyKey: 'name',
   applyFields: ['name', 'description', 'color', 'archived'],
   serverFields: ['id', 'app_url', 'entity_type', 'global_id', 'created_at', 'updated_at', 'stats'],
-};
+});
 
-export const members: ResourceSpec = {
+export const members = resource({
   name: 'members',
   ref: 'member',
   singular: 'member',
   path: '/members',
   idType: 'uuid',
   fields: {},
-  listQuery: { disabled: bool('true: only disabled members; false: only enabled ones') },
+  listQuery: { disabled: 'true: only disabled members; false: only enabled ones' },
   columns: ['id', 'profile.name', 'profile.mention_name', 'role', 'disabled'],
   verbs: ['list', 'get'],
   extras: [{ name: 'me', description: 'the member the token belongs to', method: 'GET', path: '/member', result: 'one' }],
-};
+});
 
 function objectiveSpec(name: 'objectives' | 'milestones'): ResourceSpec {
   const singular = name.slice(0, -1);
-  return {
+  return resource({
     name,
     ref: name === 'objectives' ? 'objective' : 'milestone',
     singular,
@@ -699,15 +662,15 @@ function objectiveSpec(name: 'objectives' | 'milestones'): ResourceSpec {
     idType: 'int',
     description: name === 'milestones' ? 'milestones (deprecated: use objectives)' : undefined,
     fields: {
-      name: str(256, `${singular} name (at most 256 characters)`, { min: 1, required: true }),
-      description: text('description'),
-      state: { type: 'enum', values: STATE_VALUES, help: 'done, in progress, to do' },
-      categories: json('categoryParams', 'categories [{name, color, external_id}] (--data)'),
-      started_at_override: when('override the start time (null clears it)', { nullable: true }),
-      completed_at_override: when('override the completion time (null clears it)', { nullable: true }),
-      archived: bool('archive (true) or restore (false)', { in: U }),
-      before_id: int(`move before this ${singular}`, { in: U }),
-      after_id: int(`move after this ${singular}`, { in: U }),
+      name: `${singular} name`,
+      description: 'description',
+      state: 'the state',
+      categories: 'categories [{name, color, external_id}] (--data)',
+      started_at_override: 'override the start time (null clears it)',
+      completed_at_override: 'override the completion time (null clears it)',
+      archived: 'archive (true) or restore (false)',
+      before_id: `move before this ${singular}`,
+      after_id: `move after this ${singular}`,
     },
     columns: ['id', 'name', 'state', 'archived', 'position'],
     verbs: ['list', 'get', 'create', 'update', 'delete'],
@@ -722,32 +685,32 @@ function objectiveSpec(name: 'objectives' | 'milestones'): ResourceSpec {
         columns: epicColumns,
       },
     ],
-  };
+  });
 }
 export const objectives = objectiveSpec('objectives');
 export const milestones = objectiveSpec('milestones');
 
-export const projects: ResourceSpec = {
+export const projects = resource({
   name: 'projects',
   ref: 'project',
   singular: 'project',
   path: '/projects',
   idType: 'int',
   fields: {
-    name: str(128, 'project name (at most 128 characters)', { min: 1, required: true }),
-    team_id: int('team id', { required: true }),
-    abbreviation: str(63, 'short name (3 characters recommended)'),
-    color: color(),
-    description: text('description'),
-    external_id: str(128, 'an id in another system', { in: C }),
-    follower_ids: uuids('follower member ids'),
-    iteration_length: int('iteration length in weeks', { in: C }),
-    start_time: when('start time', { in: C }),
-    created_at: when('creation time', { in: C }),
-    updated_at: when('update time', { in: C }),
-    archived: bool('archive (true) or restore (false)', { in: U }),
-    days_to_thermometer: int('days to thermometer', { in: U }),
-    show_thermometer: bool('show the thermometer', { in: U }),
+    name: 'project name',
+    team_id: 'team id',
+    abbreviation: 'short name (3 characters recommended)',
+    color: COLOR_HELP,
+    description: 'description',
+    external_id: 'an id in another system',
+    follower_ids: 'follower member ids',
+    iteration_length: 'iteration length in weeks',
+    start_time: 'start time',
+    created_at: 'creation time',
+    updated_at: 'update time',
+    archived: 'archive (true) or restore (false)',
+    days_to_thermometer: 'days to thermometer',
+    show_thermometer: 'show the thermometer',
   },
   columns: ['id', 'name', 'abbreviation', 'archived', 'stats.num_stories'],
   verbs: ['list', 'get', 'create', 'update', 'delete'],
@@ -764,9 +727,9 @@ export const projects: ResourceSpec = {
     },
   ],
   examples: { create: 'opsctl tracker projects create --name Backend --team-id 1 --abbreviation BE' },
-};
+});
 
-export const repositories: ResourceSpec = {
+export const repositories = resource({
   name: 'repositories',
   singular: 'repository',
   path: '/repositories',
@@ -774,104 +737,103 @@ export const repositories: ResourceSpec = {
   fields: {},
   columns: ['id', 'full_name', 'type', 'url'],
   verbs: ['list', 'get'],
-};
+});
 
-export const STORY_LINK_VERBS = ['blocks', 'duplicates', 'relates to'] as const;
 const storyCommentColumns = ['id', 'author_id', 'parent_id', 'text', 'created_at'];
 const storyArg = intId('id', 'story id');
 
 /** Body fields a story can be created with (single, bulk and from a template). */
-const storyFields: Record<string, FieldSpec> = {
-  name: str(512, 'story name (at most 512 characters)', { min: 1, required: true }),
-  description: text('description'),
-  story_type: { type: 'enum', values: STORY_TYPES, help: 'feature, chore or bug' },
-  workflow_state_id: int('workflow state id (see: opsctl tracker workflows list; or use stories move --state NAME)'),
-  estimate: int('estimate in points (null clears it)', { nullable: true }),
-  epic_id: int('epic id (null detaches)', { nullable: true }),
-  iteration_id: int('iteration id (null detaches)', { nullable: true }),
-  project_id: int('project id (null detaches)', { nullable: true }),
-  group_id: uuid('group id (null detaches)', { nullable: true }),
-  parent_story_id: int('make it a sub-task of this story (null detaches)', { nullable: true }),
-  labels: json('labelParams', 'labels [{name, color, …}]; created when missing (--data)'),
-  custom_fields: json('storyCustomFields', 'custom field values [{field_id, value_id}]; only enabled fields (--data)'),
-  owner_ids: uuids('owner member ids'),
-  follower_ids: uuids('follower member ids'),
-  requested_by_id: uuid('requesting member id'),
-  external_id: str(128, 'an id in another system (stories import matches on it)', { in: C }),
-  external_links: { type: 'string[]', max: 2048, help: 'external links (comma-separated URLs)' },
-  file_ids: ints('uploaded file ids'),
-  linked_file_ids: ints('linked file ids'),
-  deadline: when('deadline (null clears it)', { nullable: true }),
-  started_at_override: when('override the start time (null clears it)', { nullable: true }),
-  completed_at_override: when('override the completion time (null clears it)', { nullable: true }),
-  move_to: { type: 'enum', values: ['first', 'last'], help: 'first or last in its state' },
-  archived: bool('archive (true) or restore (false)'),
-  tasks: json('storyTasks', 'checklist [{description, complete, owner_ids, external_id}] (--data)', { in: C }),
-  story_links: json('storyLinkParams', 'links [{verb, subject_id | object_id}] to existing stories (--data)', { in: C }),
-  story_template_id: uuid('the template it was made from', { in: C }),
-  created_at: when('creation time (ISO 8601)', { in: C }),
-  updated_at: when('update time (ISO 8601)', { in: C }),
+const storyFields: Helps = {
+  name: 'story name',
+  description: 'description',
+  story_type: 'the kind of story',
+  workflow_state_id: 'workflow state id (see: opsctl tracker workflows list; or use stories move --state NAME)',
+  estimate: 'estimate in points (null clears it)',
+  epic_id: 'epic id (null detaches)',
+  iteration_id: 'iteration id (null detaches)',
+  project_id: 'project id (null detaches)',
+  group_id: 'group id (null detaches)',
+  parent_story_id: 'make it a sub-task of this story (null detaches)',
+  labels: 'labels [{name, color, …}]; created when missing (--data)',
+  custom_fields: 'custom field values [{field_id, value_id}]; only enabled fields (--data)',
+  owner_ids: 'owner member ids',
+  follower_ids: 'follower member ids',
+  requested_by_id: 'requesting member id',
+  external_id: 'an id in another system (stories import matches on it)',
+  external_links: 'external links (comma-separated URLs)',
+  file_ids: 'uploaded file ids',
+  linked_file_ids: 'linked file ids',
+  deadline: 'deadline (null clears it)',
+  started_at_override: 'override the start time (null clears it)',
+  completed_at_override: 'override the completion time (null clears it)',
+  move_to: 'move it to the top or bottom of its state',
+  archived: 'archive (true) or restore (false)',
+  tasks: 'checklist [{description, complete, owner_ids, external_id}] (--data)',
+  story_links: 'links [{verb, subject_id | object_id}] to existing stories (--data)',
+  story_template_id: 'the template it was made from',
+  created_at: 'creation time (ISO 8601)',
+  updated_at: 'update time (ISO 8601)',
 };
 
-const commentBodyStory: Record<string, FieldSpec> = { ...commentBody, external_id: str(1024, 'an id in another system') };
-const storySearchBody: Record<string, FieldSpec> = {
-  archived: bool('archived (true) or active (false) stories only'),
-  story_type: { type: 'enum', values: STORY_TYPES, help: 'feature, chore or bug' },
-  workflow_state_id: int('in this workflow state'),
-  workflow_state_types: { type: 'string[]', help: 'backlog, unstarted, started, done (comma-separated)' },
-  epic_id: int('in this epic', { nullable: true }),
-  epic_ids: ints('in any of these epics'),
-  iteration_id: int('in this iteration', { nullable: true }),
-  iteration_ids: ints('in any of these iterations'),
-  project_id: int('in this project', { nullable: true }),
-  project_ids: ints('in any of these projects'),
-  group_id: uuid('of this group', { nullable: true }),
-  group_ids: uuids('of any of these groups'),
-  label_ids: ints('with any of these labels'),
-  label_name: str(128, 'with this label name'),
-  owner_id: uuid('owned by this member', { nullable: true }),
-  owner_ids: uuids('owned by any of these members'),
-  requested_by_id: uuid('requested by this member'),
-  external_id: str(1024, 'with this external id'),
-  estimate: int('with this estimate'),
-  includes_description: bool('include each description'),
-  created_at_start: when('created at or after'),
-  created_at_end: when('created at or before'),
-  updated_at_start: when('updated at or after'),
-  updated_at_end: when('updated at or before'),
-  completed_at_start: when('completed at or after'),
-  completed_at_end: when('completed at or before'),
-  deadline_start: when('deadline at or after'),
-  deadline_end: when('deadline at or before'),
+const commentBodyStory: Helps = { ...commentBody, external_id: 'an id in another system' };
+const storySearchBody: Helps = {
+  archived: 'archived (true) or active (false) stories only',
+  story_type: 'the kind of story',
+  workflow_state_id: 'in this workflow state',
+  workflow_state_types: 'backlog, unstarted, started, done (comma-separated)',
+  epic_id: 'in this epic',
+  epic_ids: 'in any of these epics',
+  iteration_id: 'in this iteration',
+  iteration_ids: 'in any of these iterations',
+  project_id: 'in this project',
+  project_ids: 'in any of these projects',
+  group_id: 'of this group',
+  group_ids: 'of any of these groups',
+  label_ids: 'with any of these labels',
+  label_name: 'with this label name',
+  owner_id: 'owned by this member',
+  owner_ids: 'owned by any of these members',
+  requested_by_id: 'requested by this member',
+  external_id: 'with this external id',
+  estimate: 'with this estimate',
+  includes_description: 'include each description',
+  created_at_start: 'created at or after',
+  created_at_end: 'created at or before',
+  updated_at_start: 'updated at or after',
+  updated_at_end: 'updated at or before',
+  completed_at_start: 'completed at or after',
+  completed_at_end: 'completed at or before',
+  deadline_start: 'deadline at or after',
+  deadline_end: 'deadline at or before',
 };
-const bulkUpdateBody: Record<string, FieldSpec> = {
-  story_ids: { ...ints('the stories to change'), required: true },
-  archived: bool('archive (true) or restore (false)'),
-  story_type: { type: 'enum', values: STORY_TYPES, help: 'feature, chore or bug' },
-  workflow_state_id: int('move them to this workflow state'),
-  epic_id: int('epic id (null detaches)', { nullable: true }),
-  iteration_id: int('iteration id (null detaches)', { nullable: true }),
-  project_id: int('project id (null detaches)', { nullable: true }),
-  group_id: uuid('group id (null detaches)', { nullable: true }),
-  estimate: int('estimate (null clears it)', { nullable: true }),
-  requested_by_id: uuid('requesting member id'),
-  deadline: when('deadline (null clears it)', { nullable: true }),
-  external_links: { type: 'string[]', max: 2048, help: 'external links (replaces them)' },
-  owner_ids_add: uuids('owners to add'),
-  owner_ids_remove: uuids('owners to remove'),
-  follower_ids_add: uuids('followers to add'),
-  follower_ids_remove: uuids('followers to remove'),
-  labels_add: json('labelParams', 'labels to add [{name, …}] (--data)'),
-  labels_remove: json('labelParams', 'labels to remove [{name}] (--data)'),
-  custom_fields_add: json('storyCustomFields', 'custom field values to set (--data)'),
-  custom_fields_remove: json('storyCustomFields', 'custom field values to remove (--data)'),
-  move_to: { type: 'enum', values: ['first', 'last'], help: 'first or last in their states' },
-  before_id: int('move before this story'),
-  after_id: int('move after this story'),
+const bulkUpdateBody: Helps = {
+  story_ids: 'the stories to change',
+  archived: 'archive (true) or restore (false)',
+  story_type: 'the kind of story',
+  workflow_state_id: 'move them to this workflow state',
+  epic_id: 'epic id (null detaches)',
+  iteration_id: 'iteration id (null detaches)',
+  project_id: 'project id (null detaches)',
+  group_id: 'group id (null detaches)',
+  estimate: 'estimate (null clears it)',
+  requested_by_id: 'requesting member id',
+  deadline: 'deadline (null clears it)',
+  external_links: 'external links (replaces them)',
+  owner_ids_add: 'owners to add',
+  owner_ids_remove: 'owners to remove',
+  follower_ids_add: 'followers to add',
+  follower_ids_remove: 'followers to remove',
+  labels_add: 'labels to add [{name, …}] (--data)',
+  labels_remove: 'labels to remove [{name}] (--data)',
+  custom_fields_add: 'custom field values to set (--data)',
+  custom_fields_remove: 'custom field values to remove (--data)',
+  move_to: 'move them to the top or bottom of their states',
+  before_id: 'move before this story',
+  after_id: 'move after this story',
 };
 const { name: _tplName, ...templateOverrides } = storyFields;
 
-export const stories: ResourceSpec = {
+export const stories = resource({
   name: 'stories',
   singular: 'story',
   path: '/stories',
@@ -886,7 +848,6 @@ export const stories: ResourceSpec = {
       method: 'PUT',
       path: '/stories/{id}',
       args: [storyArg],
-      body: { state: { type: 'string', min: 1, max: 128, required: true, help: 'the workflow state name (see: opsctl tracker workflows list)' } },
       result: 'one',
       handler: 'move',
       example: 'opsctl tracker stories move 12 --state "In Progress"',
@@ -915,7 +876,7 @@ export const stories: ResourceSpec = {
       description: 'create up to 100 stories in one request (--data \'{"stories":[…]}\')',
       method: 'POST',
       path: '/stories/bulk',
-      body: { stories: json('storyList', 'the stories [{name, …}] (at most 100)', { required: true }) },
+      body: { stories: 'the stories [{name, …}] (at most 100)' },
       result: 'list',
       columns: storyColumns,
     },
@@ -934,7 +895,7 @@ export const stories: ResourceSpec = {
       description: 'delete many stories at once',
       method: 'DELETE',
       path: '/stories/bulk',
-      body: { story_ids: { ...ints('the stories to delete'), required: true } },
+      body: { story_ids: 'the stories to delete' },
       result: 'none',
       confirm: true,
     },
@@ -945,8 +906,8 @@ export const stories: ResourceSpec = {
       path: '/stories/from-template',
       body: {
         ...templateOverrides,
-        name: str(512, "story name (default: the template's)", { min: 1 }),
-        story_template_id: uuid('the template', { required: true }),
+        name: "story name (default: the template's)",
+        story_template_id: 'the template',
       },
       result: 'one',
       example: 'opsctl tracker stories from-template --story-template-id UUID --name "Crash on save"',
@@ -1002,7 +963,7 @@ export const stories: ResourceSpec = {
       method: 'POST',
       path: '/stories/{id}/comments',
       args: [storyArg],
-      body: { ...commentBodyStory, parent_id: int('the comment replied to', { required: true }) },
+      body: { ...commentBodyStory, parent_id: 'the comment replied to' },
       result: 'one',
       example: 'opsctl tracker stories reply 12 --parent-id 40 --text "Fixed"',
     },
@@ -1039,7 +1000,7 @@ export const stories: ResourceSpec = {
       method: 'POST',
       path: '/stories/{id}/comments/{comment_id}/reactions',
       args: [storyArg, intId('comment_id')],
-      body: { emoji: str(64, 'the emoji, e.g. :+1:', { min: 1, required: true }) },
+      body: { emoji: 'the emoji, e.g. :+1:' },
       result: 'list',
       columns: ['emoji', 'permission_ids'],
     },
@@ -1049,7 +1010,7 @@ export const stories: ResourceSpec = {
       method: 'DELETE',
       path: '/stories/{id}/comments/{comment_id}/reactions',
       args: [storyArg, intId('comment_id')],
-      body: { emoji: str(64, 'the emoji, e.g. :+1:', { min: 1, required: true }) },
+      body: { emoji: 'the emoji, e.g. :+1:' },
       result: 'none',
     },
     {
@@ -1059,10 +1020,10 @@ export const stories: ResourceSpec = {
       path: '/stories/{id}/tasks',
       args: [storyArg],
       body: {
-        description: str(2048, 'what to do (at most 2048 characters)', { min: 1, required: true }),
-        complete: bool('already done'),
-        owner_ids: uuids('owner member ids'),
-        external_id: str(128, 'an id in another system'),
+        description: 'what to do',
+        complete: 'already done',
+        owner_ids: 'owner member ids',
+        external_id: 'an id in another system',
       },
       result: 'one',
       example: 'opsctl tracker stories task-add 12 --description "Write the test"',
@@ -1082,11 +1043,11 @@ export const stories: ResourceSpec = {
       path: '/stories/{id}/tasks/{task_id}',
       args: [storyArg, intId('task_id')],
       body: {
-        description: str(2048, 'what to do', { min: 1 }),
-        complete: bool('done (true) or not (false)'),
-        owner_ids: uuids('owner member ids'),
-        before_id: int('move before this task'),
-        after_id: int('move after this task'),
+        description: 'what to do',
+        complete: 'done (true) or not (false)',
+        owner_ids: 'owner member ids',
+        before_id: 'move before this task',
+        after_id: 'move after this task',
       },
       result: 'one',
     },
@@ -1123,31 +1084,31 @@ export const stories: ResourceSpec = {
       description: 'the stories with an external link',
       method: 'GET',
       path: '/external-link/stories',
-      query: { external_link: str(2048, 'the external link', { required: true, min: 1 }) },
+      query: { external_link: 'the external link' },
       result: 'list',
       columns: storyColumns,
     },
   ],
   examples: { create: 'opsctl tracker stories create --name "Fix login" --story-type bug --project-id 12' },
-};
+});
 
-export const storyLinks: ResourceSpec = {
+export const storyLinks = resource({
   name: 'story-links',
   singular: 'story link',
   path: '/story-links',
   idType: 'int',
   description: 'story links: SUBJECT blocks | duplicates | relates to OBJECT',
   fields: {
-    verb: { type: 'enum', values: STORY_LINK_VERBS, required: true, help: 'blocks, duplicates or relates to' },
-    subject_id: int('the story that blocks / duplicates / relates to', { required: true }),
-    object_id: int('the story it is about', { required: true }),
+    verb: 'how the subject relates to the object',
+    subject_id: 'the story that blocks / duplicates / relates to',
+    object_id: 'the story it is about',
   },
   columns: ['id', 'subject_id', 'verb', 'object_id'],
   verbs: ['get', 'create', 'update', 'delete'],
   examples: { create: 'opsctl tracker story-links create --subject-id 12 --verb blocks --object-id 13' },
-};
+});
 
-export const workflows: ResourceSpec = {
+export const workflows = resource({
   name: 'workflows',
   ref: 'workflow',
   singular: 'workflow',
@@ -1169,14 +1130,14 @@ export const workflows: ResourceSpec = {
       pick: 'states',
     },
   ],
-};
+});
 
-const searchQuery: Record<string, FieldSpec> = {
-  query: { type: 'string', min: 1, max: 2048, required: true, help: 'search operators as in the web app' },
-  page_size: { type: 'int', min: 1, maxValue: 250, help: 'results per page (1-250, default 25)' },
-  detail: { type: 'enum', values: ['full', 'slim'], help: 'full (default) or slim' },
+const searchQuery: Helps = {
+  query: 'search operators as in the web app',
+  page_size: 'results per page (1-250, default 25)',
+  detail: 'how much of each result (default: full)',
 };
-const searchVerb = (name: string, what: string, columns: string[]): ExtraVerb => ({
+const searchVerb = (name: string, what: string, columns: string[]): ExtraInput => ({
   name,
   description: `search ${what}`,
   method: 'GET',
@@ -1188,7 +1149,7 @@ const searchVerb = (name: string, what: string, columns: string[]): ExtraVerb =>
   example: `opsctl tracker search ${name} --query "login" --all`,
 });
 
-export const search: ResourceSpec = {
+export const search = resource({
   name: 'search',
   singular: 'search',
   path: '/search',
@@ -1202,7 +1163,7 @@ export const search: ResourceSpec = {
       description: 'search epics, iterations, milestones and stories at once (one page of each)',
       method: 'GET',
       path: '/search',
-      query: { ...searchQuery, entity_types: { type: 'string[]', help: 'story, epic, iteration, milestone, objective' } },
+      query: { ...searchQuery, entity_types: 'story, epic, iteration, milestone, objective' },
       result: 'groups',
     },
     searchVerb('stories', 'stories', storyColumns),
@@ -1216,11 +1177,11 @@ export const search: ResourceSpec = {
       method: 'GET',
       path: '/search/documents',
       query: {
-        title: { type: 'string', min: 1, max: 256, required: true, help: 'words of the title' },
-        archived: bool('archived documents only (true) or active ones (false)'),
-        created_by_me: bool('only documents you created'),
-        followed_by_me: bool('only documents you follow'),
-        page_size: { type: 'int', min: 1, maxValue: 250, help: 'results per page (1-250, default 25)' },
+        title: 'words of the title',
+        archived: 'archived documents only (true) or active ones (false)',
+        created_by_me: 'only documents you created',
+        followed_by_me: 'only documents you follow',
+        page_size: 'results per page (1-250, default 25)',
       },
       result: 'list',
       columns: ['id', 'title', 'app_url'],
@@ -1228,7 +1189,7 @@ export const search: ResourceSpec = {
       example: 'opsctl tracker search documents --title runbook',
     },
   ],
-};
+});
 
 /** The resource table. The CLI tree, validation and the mock's routes come from here. */
 export const RESOURCES: readonly ResourceSpec[] = [

@@ -118,6 +118,17 @@ describe('start-up stays cheap', () => {
     }
   });
 
+  it("--help and a tracker verb's --help build their flags from the small generated table (flags.ts), never the whole contract", async () => {
+    for (const args of [['--help'], ['tracker', 'stories', 'create', '--help']]) {
+      const { sources, exitCode } = await loaded(args);
+      expect(exitCode, args.join(' ')).toBe(0);
+      expect(sources.has('packages/shared/src/tracker/contract.ts'), args.join(' ')).toBe(false);
+      expect(sources.has('packages/shared/src/tracker/types.ts'), args.join(' ')).toBe(false);
+    }
+    const { sources } = await loaded(['tracker', 'stories', 'create', '--help']);
+    expect(sources.has('packages/shared/src/tracker/flags.ts')).toBe(true);
+  });
+
   it('a read against the embedded mock is answered in-process: no undici, and none of zod, conf, ora, execa, prompts, node:v8', async () => {
     const cfg = tempConfigDir();
     try {

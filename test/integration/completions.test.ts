@@ -45,9 +45,9 @@ describe('shell completions', () => {
   });
 
   it('bash offers a multi-word choice as one quoted candidate, never split into words', () => {
-    expect(bash(['opsctl', 'tracker', 'epics', 'create', '--state', ''])).toEqual(['done', "'in progress'", "'to do'"]);
+    expect(bash(['opsctl', 'tracker', 'epics', 'create', '--state', ''])).toEqual(["'in progress'", "'to do'", 'done']); // the document's order (CreateEpic.state)
     expect(bash(['opsctl', 'tracker', 'epics', 'create', '--state', 'i'])).toEqual(["'in progress'"]);
-    expect(bash(['opsctl', 'tracker', 'epics', 'health-set', '1', '--status', 'O'])).toEqual(["'Off Track'", "'On Track'"]);
+    expect(bash(['opsctl', 'tracker', 'epics', 'health-set', '1', '--status', 'O'])).toEqual(["'On Track'", "'Off Track'"]);
     // inside a quote the user opened, the bare choice (the shell closes the quote)
     expect(bash(['opsctl', 'tracker', 'epics', 'create', '--state', '"in'])).toEqual(['in progress']);
     expect(bash(['opsctl', 'tracker', 'epics', 'update', '--state', "'to"])).toEqual(['to do']);
@@ -105,12 +105,12 @@ describe('shell completions', () => {
 
   it('zsh and fish keep multi-word choices whole and complete files and profiles', async () => {
     const zsh = (await runCli(['completion', 'zsh'])).stdout;
-    expect(zsh).toContain("'tracker epics create|--state') compadd -- 'done' 'in progress' 'to do'; return ;;");
+    expect(zsh).toContain("'tracker epics create|--state') compadd -- 'in progress' 'to do' 'done'; return ;;");
     expect(zsh).toContain("'tracker labels apply|-f') _files; return ;;");
     expect(zsh).toContain("*'|--profile') compadd --");
     expect(zsh).not.toMatch(/local path=/); // zsh's $path is PATH
     const fish = (await runCli(['completion', 'fish'])).stdout;
-    expect(fish).toContain(`-l 'state' -r -a 'done "in progress" "to do"'`);
+    expect(fish).toContain(`-l 'state' -r -a '"in progress" "to do" done'`);
     expect(fish).toMatch(/-l 'file' -s f -r -F/);
     expect(fish).toContain("-l 'profile' -r -a '(__opsctl_profiles)'");
   });

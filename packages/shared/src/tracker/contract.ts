@@ -265,7 +265,7 @@ export const OPERATIONS = {
     method: 'GET',
     path: '/epics/paginated',
     pathParams: {},
-    query: { includes_description: { type: 'boolean' }, page: { type: 'integer' }, page_size: { type: 'integer' } },
+    query: { includes_description: { type: 'boolean' }, page: { type: 'integer' }, page_size: { type: 'integer', minimum: 1, maximum: 250 } },
     requiredQuery: [],
     responses: { '200': { ref: 'EpicPaginatedResults' }, '400': null, '404': null, '422': null },
   },
@@ -922,7 +922,7 @@ export const OPERATIONS = {
     pathParams: {},
     query: {
       query: { type: 'string', minLength: 1 },
-      page_size: { type: 'integer' },
+      page_size: { type: 'integer', minimum: 1, maximum: 250 },
       detail: { type: 'string', enum: ['full', 'slim'] },
       next: { type: 'string' },
       entity_types: { type: 'array', items: { type: 'string', enum: ['story', 'milestone', 'epic', 'iteration', 'objective'] } },
@@ -939,7 +939,7 @@ export const OPERATIONS = {
       archived: { type: 'boolean' },
       created_by_me: { type: 'boolean' },
       followed_by_me: { type: 'boolean' },
-      page_size: { type: 'integer' },
+      page_size: { type: 'integer', minimum: 1, maximum: 250 },
       next: { type: 'string' },
     },
     requiredQuery: ['title'],
@@ -957,7 +957,7 @@ export const OPERATIONS = {
     pathParams: {},
     query: {
       query: { type: 'string', minLength: 1 },
-      page_size: { type: 'integer' },
+      page_size: { type: 'integer', minimum: 1, maximum: 250 },
       detail: { type: 'string', enum: ['full', 'slim'] },
       next: { type: 'string' },
       entity_types: { type: 'array', items: { type: 'string', enum: ['story', 'milestone', 'epic', 'iteration', 'objective'] } },
@@ -971,7 +971,7 @@ export const OPERATIONS = {
     pathParams: {},
     query: {
       query: { type: 'string', minLength: 1 },
-      page_size: { type: 'integer' },
+      page_size: { type: 'integer', minimum: 1, maximum: 250 },
       detail: { type: 'string', enum: ['full', 'slim'] },
       next: { type: 'string' },
       entity_types: { type: 'array', items: { type: 'string', enum: ['story', 'milestone', 'epic', 'iteration', 'objective'] } },
@@ -985,7 +985,7 @@ export const OPERATIONS = {
     pathParams: {},
     query: {
       query: { type: 'string', minLength: 1 },
-      page_size: { type: 'integer' },
+      page_size: { type: 'integer', minimum: 1, maximum: 250 },
       detail: { type: 'string', enum: ['full', 'slim'] },
       next: { type: 'string' },
       entity_types: { type: 'array', items: { type: 'string', enum: ['story', 'milestone', 'epic', 'iteration', 'objective'] } },
@@ -999,7 +999,7 @@ export const OPERATIONS = {
     pathParams: {},
     query: {
       query: { type: 'string', minLength: 1 },
-      page_size: { type: 'integer' },
+      page_size: { type: 'integer', minimum: 1, maximum: 250 },
       detail: { type: 'string', enum: ['full', 'slim'] },
       next: { type: 'string' },
       entity_types: { type: 'array', items: { type: 'string', enum: ['story', 'milestone', 'epic', 'iteration', 'objective'] } },
@@ -1013,7 +1013,7 @@ export const OPERATIONS = {
     pathParams: {},
     query: {
       query: { type: 'string', minLength: 1 },
-      page_size: { type: 'integer' },
+      page_size: { type: 'integer', minimum: 1, maximum: 250 },
       detail: { type: 'string', enum: ['full', 'slim'] },
       next: { type: 'string' },
       entity_types: { type: 'array', items: { type: 'string', enum: ['story', 'milestone', 'epic', 'iteration', 'objective'] } },

@@ -49,3 +49,20 @@ export interface ContractOperation {
   /** Status → its body's schema (null: no body). */
   responses: Record<string, ContractField | null>;
 }
+
+/**
+ * A field as a flag (flags.ts, the table the commander tree reads at start-up): the kind of value the
+ * flag takes, its choices, whether `null` is a value, whether the body requires it, and its limits
+ * (for the help and the query flags). Types, limits and formats are checked against contract.ts when a
+ * body is sent.
+ */
+export interface FlagKind {
+  type: 'string' | 'int' | 'bool' | 'color' | 'uuid' | 'datetime' | 'date' | 'enum' | 'int[]' | 'uuid[]' | 'string[]' | 'json';
+  values?: ReadonlyArray<string | number>;
+  nullable?: boolean;
+  required?: boolean;
+  max?: number;
+  /** A string's shortest length or an integer's least value (checked on query flags before sending). */
+  min?: number;
+  maxValue?: number;
+}

@@ -50,6 +50,17 @@ export function typeMessage(issue: z.core.$ZodIssue | undefined): string | undef
   return `must be ${words[expected] ?? expected}${got ? ` (got ${got === 'undefined' ? 'nothing' : `a ${got}`})` : ''}`;
 }
 
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), value);
+}
+
+/** A value's kind as zod's messages name it: a number, a string, null, nothing. */
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  return `a ${Array.isArray(v) ? 'array' : typeof v}`;
+}
+
 /** `YYYY-MM-DD` (optionally followed by `T…`) naming a day that exists. */
 export function isCalendarDate(text: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T.*)?$/.exec(text);
@@ -172,7 +183,10 @@ export function validateDefinition(name: string, body: unknown, mode: 'create' |
       const tooLong = issue?.code === 'too_big' && (issue as { origin?: string }).origin === 'string';
       const path = issue?.path?.length ? `${field}.${issue.path.join('.')}` : field;
       const unknownKeys = issue?.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')} is not a field)` : '';
-      problems.push({ field: path, message: (typeMessage(issue) ?? issue?.message ?? 'is invalid') + unknownKeys, kind: tooLong ? 'too_long' : 'invalid' });
+      // inside a nested body, say what was given (`labels[0].name: must be a string (got a number)`)
+      const got = issue?.code === 'invalid_type' && issue.path.length ? ` (got ${describe(valueAt(value, issue.path))})` : '';
+      const message = typeMessage(issue) ?? `${issue?.message ?? 'is invalid'}${got}`;
+      problems.push({ field: path, message: message + unknownKeys, kind: tooLong ? 'too_long' : 'invalid' });
     }
   }
   if (def.closed) {

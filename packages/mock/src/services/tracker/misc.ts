@@ -1,7 +1,7 @@
 import { customFields, entityTemplates, members, repositories, webhooks } from './resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, assertFeature, assign, boolQuery, find, move, newGlobalId, tracker, type TrackerState } from './common.js';
+import { API, assertFeature, assign, boolQuery, find, move, newGlobalId, tracker, unprocessable, type TrackerState } from './common.js';
 import type { CustomFieldBody, CustomFieldValueParam, EntityTemplateBody, WebhookBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
 import type { CustomField, CustomFieldValue, Member } from './records.js';
@@ -20,7 +20,8 @@ function updateValues(field: CustomField, items: readonly CustomFieldValueParam[
       v = field.values.find((x) => x.id === item.id);
       if (!v) throw new MockError(409, 'DataConflictError', `value ${item.id} is not a value of custom field ${field.id}; reload the field and try again`);
     } else {
-      if (item.value === undefined) throw new MockError(400, 'schema_mismatch', `schema mismatch: values[${i}] needs an id or a value`);
+      // {} is valid against UpdateCustomFieldEnumValue (every field optional): a value it cannot make is 422, not a schema mismatch
+      if (item.value === undefined) throw unprocessable(`values[${i}]: a new value needs its text (value), or give the id of an existing one`, `values[${i}]`);
       v = { id: newGlobalId(), value: item.value, color_key: null, enabled: true, entity_type: 'custom-field-enum-value' };
     }
     const out = { ...v, position: i + 1 };

@@ -89,7 +89,7 @@ export interface StoryContents {
   group_id?: string | null;
   iteration_id?: number | null;
   project_id?: number | null;
-  workflow_state_id?: number;
+  workflow_state_id?: number | null;
   labels?: Array<{ name: string; color?: string; description?: string; external_id?: string }>;
   tasks?: Array<{ description: string; complete?: boolean; external_id?: string; owner_ids?: string[] }>;
 }

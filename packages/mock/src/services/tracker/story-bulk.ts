@@ -197,7 +197,8 @@ function storyWriteRoutes(ctx: ServiceContext): Route[] {
               });
             const { entity_type: _e, labels, tasks, custom_fields, ...contents } = tpl.story_contents;
             const { story_template_id: _tplId, ...given } = b;
-            const merged: Partial<StoryBody> & Record<string, unknown> = { ...contents, ...given, story_template_id: b.story_template_id };
+            // the template's contents under the body's fields (the document types a template's story_type as any string)
+            const merged = { ...contents, ...given, story_template_id: b.story_template_id } as Partial<StoryBody> & Record<string, unknown>;
             if (b.labels === undefined && labels) merged.labels = labels.map((l) => ({ name: l.name }));
             if (b.tasks === undefined && tasks) merged.tasks = tasks.map((k) => ({ description: k.description, complete: k.complete ?? false }));
             if (b.custom_fields === undefined && custom_fields)

@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DEFINITIONS } from '@opsctl/shared/tracker/contract.js';
+import { FLAG_BODIES, FLAG_OPERATIONS } from '@opsctl/shared/tracker/flags.js';
+import { operationFor } from '@opsctl/shared/tracker/lookup.js';
+import { documents, groups, linkedFiles, operationKey, RESOURCES, stories } from '../../src/tracker/resources.js';
+import { validateBody } from '../../src/tracker/validate.js';
+
+// Issue 25 item 1: resources.ts keeps only the CLI's choices; the flags, the check before sending and the
+// completions read the generated contract (flags.ts at start-up, contract.ts when a body is sent).
+describe('one source for the tracker CLI: the generated contract', () => {
+  it('resources.ts declares no field type, limit, enum or nullability of its own', () => {
+    const text = readFileSync(new URL('../../src/tracker/resources.ts', import.meta.url), 'utf8');
+    expect(text).not.toMatch(/\b(maxLength|maxValue|nullable|required):\s|\bvalues: \[/);
+    // (int and uuid remain as the kinds of positional id arguments)
+    expect(text).not.toMatch(/type: '(string|bool|enum|date|datetime|color|uuid\[\]|int\[\]|string\[\]|json)'/);
+  });
+
+  it("every flag of every verb is a field of its operation's body or query in the contract, with the contract's kind", () => {
+    let checked = 0;
+    for (const spec of RESOURCES) {
+      const sets = [
+        { fields: spec.fields, keys: { create: operationKey('POST', spec.path), update: operationKey('PUT', `${spec.path}/{id}`) } },
+        ...(spec.extras ?? []).filter((e) => e.body).map((e) => ({ fields: e.body!, keys: { create: operationKey(e.method, e.path) } })),
+      ];
+      for (const { fields, keys } of sets) {
+        for (const [name, f] of Object.entries(fields)) {
+          for (const mode of f.in ?? (['create', 'update'] as const)) {
+            const key = (keys as Record<string, string | undefined>)[mode];
+            if (!key || !f.source?.[mode]) continue;
+            expect(f.source[mode], `${spec.name} ${name}`).toBe(key);
+            const [method = '', path = ''] = key.split(' ');
+            const def = operationFor(method, path)?.body;
+            expect(def, key).toBeDefined();
+            const field = DEFINITIONS[def!]!.fields[name];
+            expect(field, `${spec.name} ${name} in ${def}`).toBeDefined();
+            expect(FLAG_BODIES[def!]![name]!.type).toBe(f.type);
+            if (field!.enum) expect(f.values).toEqual(field!.enum.map(String));
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(150);
+  });
+
+  it("the flags table names each operation's body definition as contract.ts does", () => {
+    for (const [key, entry] of Object.entries(FLAG_OPERATIONS)) {
+      const [method = '', path = ''] = key.split(' ');
+      const op = operationFor(method, path);
+      expect(op, key).toBeDefined();
+      expect(op?.body, key).toBe(entry.body);
+      expect(Object.keys(entry.query ?? {}), key).toEqual(Object.keys(op?.query ?? {}));
+    }
+  });
+
+  it("enum choices (the flags' choices and the completions) are the document's values, seed renames applied", () => {
+    expect(linkedFiles.fields.type!.values).toEqual(['storage_a', 'url', 'storage_b', 'storage_c', 'storage_d']);
+    expect(groups.fields.color_key!.values).toEqual(DEFINITIONS.CreateGroup!.fields.color_key!.enum);
+    expect(stories.fields.story_type!.values).toEqual(['feature', 'chore', 'bug']);
+  });
+
+  it('the check before sending accepts what the document accepts and the old hand table refused', () => {
+    // content_format is no flag of documents create, but the document's CreateDoc has it (the official client sends it)
+    expect(validateBody(documents.fields, 'create', { title: 'Runbook', content: '# Steps', content_format: 'markdown' })).toEqual([]);
+    // the hand table said 128 for a story's external_id; CreateStoryParams says 1024
+    expect(validateBody(stories.fields, 'create', { name: 's', external_id: 'x'.repeat(1024) })).toEqual([]);
+    expect(validateBody(stories.fields, 'create', { name: 's', external_id: 'x'.repeat(1025) })).toEqual([
+      { field: 'external_id', message: 'must be at most 1024 characters (got 1025)', kind: 'too_long' },
+    ]);
+    // nested bodies are checked by the document's definitions (no hand-written schemas)
+    expect(validateBody(stories.fields, 'create', { name: 's', tasks: [{ description: 'd', complete: 'yes' }] })[0]).toMatchObject({
+      field: 'tasks.0.complete',
+      kind: 'invalid',
+    });
+    expect(validateBody(documents.fields, 'create', { title: 'Runbook', content: 'c', content_format: 'docx' })[0]).toMatchObject({
+      field: 'content_format',
+      message: 'must be one of: markdown, html',
+    });
+  });
+
+  it("the mock's body types are the generated definitions (packages/shared/src/tracker/types.ts), none written by hand but MoveParams", () => {
+    const text = readFileSync(new URL('../../packages/mock/src/services/tracker/bodies.ts', import.meta.url), 'utf8');
+    expect([...text.matchAll(/^export interface (\w+)/gm)].map((m) => m[1])).toEqual(['MoveParams']);
+    const aliases = [...text.matchAll(/^export type (\w+) = (.+);$/gm)];
+    expect(aliases.length).toBeGreaterThan(30);
+    for (const [, name, type] of aliases) expect(type, name).toMatch(/^(Either<T\.\w+, T\.\w+>|T\.\w+)$/);
+  });
+});
