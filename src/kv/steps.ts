@@ -151,7 +151,13 @@ export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarge
  * is healthy, all agree on one leader, and the member's revision reached the leader's revision as
  * sampled when all was first healthy (under constant writes the leader is always a little ahead).
  */
-export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void): Promise<string> {
+export async function waitBackStep(
+  env: StepEnv,
+  m: MemberSpec,
+  p: { update(t: string): void },
+  onLeader: (id: string) => void,
+  onBack?: (all: ClusterObservation) => void,
+): Promise<string> {
   const { o, driver } = env;
   let mark: { rev: bigint; index?: bigint; name: string } | undefined;
   let notRunning = 0;
@@ -204,6 +210,7 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         return undefined;
       }
       const index = mark.index !== undefined && me.raftIndex !== undefined ? `, raft index ${me.raftIndex} ≥ ${mark.index}` : '';
+      onBack?.(all);
       return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}${index}`;
     },
     // Not ended by Ctrl-C either: an interrupted run leaves the member back and healthy.
