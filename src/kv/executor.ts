@@ -755,10 +755,17 @@ class UpgradeRun {
       return undefined;
     }
     // The member is down: the others must all still be there before the copy (which can take minutes).
-    const lost = await this.whileDown(ms, step);
+    const looked = this.o.now();
+    let electionMs = 0;
+    const lost = await this.whileDown(ms, step, (w) => (electionMs = w));
     if (lost) return lost;
     try {
       await this.step(step, `${ms.name}: back up the data dir`, false, () => backupStep(this.env, ms));
+      // The step counts the whole-cluster look before the copy; the part of it the other members took to
+      // agree on a leader again (after a leader's stop) is the cluster's own wait.
+      step.startedAt = new Date(looked).toISOString();
+      step.ms = Math.max(step.ms ?? 0, Date.parse(step.finishedAt!) - looked);
+      if (electionMs > 0) step.imposedMs = Math.min(electionMs, step.ms);
       return undefined;
     } catch (err) {
       if (err instanceof WaitAborted) throw err;
@@ -778,10 +785,10 @@ class UpgradeRun {
    * The whole-cluster look before a copy that runs while `ms` is down. A member lost meanwhile: `ms`
    * is started again on its binary before the upgrade, then the run halts (exit 3) naming both.
    */
-  private async whileDown(ms: MemberSpec, step: JournalStep): HaltOr<undefined> {
+  private async whileDown(ms: MemberSpec, step: JournalStep, waited?: (ms: number) => void): HaltOr<undefined> {
     const p = this.o.reporter.begin(`${ms.name}: the other members healthy before its backup`);
     try {
-      await gateWhileDown(this.env, ms);
+      await gateWhileDown(this.env, ms, waited);
       p.done(`${ms.name}: the other members healthy, one leader, the member list as at pre-flight`);
       return undefined;
     } catch (err) {

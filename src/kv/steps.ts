@@ -161,21 +161,31 @@ export async function waitBackStep(
   const { o, driver } = env;
   let mark: { rev: bigint; index?: bigint; name: string } | undefined;
   let notRunning = 0;
+  let runningAskedAt = -Infinity;
   return waitFor(
     async () => {
-      // Gone on three polls in a row (a service manager may be between two states once): waiting
+      // Whether the process still runs (the driver's running command: a process start for the command
+      // driver) at most once per poll interval, asked beside the health request, not before it.
+      const askRunning = o.now() - runningAskedAt >= o.timeouts.pollMs;
+      if (askRunning) runningAskedAt = o.now();
+      const running = askRunning ? driver.isRunning(m) : Promise.resolve(true);
+      // The member itself first (one request a poll, a small share of a busy machine's CPU, which
+      // the starting member needs); the whole cluster once it answers healthy.
+      const ownHealth = mark
+        ? undefined
+        : client(env, m.endpoint)
+            .health()
+            .catch((err: Error) => ({ healthy: false, detail: err.message }));
+      // Gone on three looks in a row (a service manager may be between two states once): waiting
       // longer cannot help, halt now rather than after the healthy timeout.
-      if (!(await driver.isRunning(m))) {
+      if (!(await running)) {
+        await ownHealth;
         if (++notRunning >= 3) throw new WaitFatal(`${m.name}'s process exited after its start (see its log)`);
         return undefined;
       }
-      notRunning = 0;
-      // The member itself first (one request a poll, a small share of a busy machine's CPU, which
-      // the starting member needs); the whole cluster once it answers healthy.
-      if (!mark) {
-        const own = await client(env, m.endpoint)
-          .health()
-          .catch((err: Error) => ({ healthy: false, detail: err.message }));
+      if (askRunning) notRunning = 0;
+      if (ownHealth) {
+        const own = await ownHealth;
         if (!own.healthy) {
           p.update(`${m.name}: waiting for it to answer healthy (${own.detail})`);
           return undefined;
@@ -213,8 +223,15 @@ export async function waitBackStep(
       onBack?.(all);
       return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}${index}`;
     },
-    // Not ended by Ctrl-C either: an interrupted run leaves the member back and healthy.
-    { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${o.to}` },
+    // Not ended by Ctrl-C either: an interrupted run leaves the member back and healthy. A member is
+    // usually back within a few hundred milliseconds: the first polls come sooner (20 ms, growing).
+    {
+      timeoutMs: o.timeouts.healthyMs,
+      pollMs: o.timeouts.pollMs,
+      firstPollMs: 20,
+      now: o.now,
+      what: `${m.name} and the cluster healthy on ${o.to}`,
+    },
   );
 }
 
