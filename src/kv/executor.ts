@@ -813,7 +813,7 @@ class UpgradeRun {
     let backLook: ClusterObservation | undefined;
     if (st('start').status !== 'done') {
       const halted = await this.memberStep(ms, st('start'), `${ms.name}: start ${o.to}`, `starting ${ms.name} on ${o.to} failed: `, () =>
-        startStep(this.env, ms, target),
+        startStep(this.env, ms, target, this.ranNow.has(st('wait-stopped').id) && st('wait-stopped').status === 'done'),
       );
       if (halted) return halted;
     }

@@ -119,7 +119,14 @@ async function memberList(env: StepEnv, m: MemberSpec): Promise<MemberListEntry[
 export async function waitGoneStep(env: StepEnv, m: MemberSpec): Promise<string> {
   const { o, driver } = env;
   const t = o.timeouts;
-  const gone = async () => ((await driver.isRunning(m)) ? undefined : true);
+  // Gone on two looks in a row: one answer of the driver's running command that fails for another
+  // reason (a fork refused on a loaded host) must not pass for the exit and let the copy run on a live
+  // data dir.
+  let seenGone = 0;
+  const gone = async () => {
+    seenGone = (await driver.isRunning(m)) ? 0 : seenGone + 1;
+    return seenGone >= 2 ? true : undefined;
+  };
   try {
     // Checking a process is cheap: poll often, so the wait measured is the member's own.
     // Not ended by Ctrl-C: the safe point is after the member is back (never between a stop and its start).
@@ -140,8 +147,14 @@ export async function backupStep(env: StepEnv, m: MemberSpec): Promise<string> {
   return env.driver.backupDataDir!(m, dest, env.journal.id);
 }
 
-export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarget): Promise<string> {
-  if (await env.driver.isRunning(m)) return 'already running';
+/**
+ * Starts the member on the target. A start resumed after a crash first asks whether the member runs
+ * (a start whose record was lost is not run twice); right after this run saw the process gone twice
+ * (`seenGone`), the question is not asked again: nothing of opsctl's started it since, and a member
+ * something else restarted on its old binary is caught by the health wait (its version is checked).
+ */
+export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarget, seenGone = false): Promise<string> {
+  if (!seenGone && (await env.driver.isRunning(m))) return 'already running';
   await env.driver.start(m, target);
   return target.binDir ? `${target.binDir}/etcd` : `version ${target.version}`;
 }
