@@ -15,6 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { helpers } from './kv-etcd.bench.mjs';
 
@@ -199,6 +200,9 @@ export default async function kvLadderBench(report, { BIN, ROOT, median }) {
         }
       }
       pairs.push(pair);
+      console.log(
+        `   ${label}, round ${r + 1}: opsctl ${(pair.opsctl.ms / 1000).toFixed(1)} s, hand ${(pair.hand.ms / 1000).toFixed(1)} s, ${(pair.opsctl.ms / pair.hand.ms).toFixed(2)}x (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)`,
+      );
     }
     const names = Object.keys(pairs[0].hand.perHop);
     const med = (f) => median(pairs.map(f));

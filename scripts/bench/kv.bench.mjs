@@ -1,8 +1,12 @@
 // kv upgrade of a 3-member simulated sandbox: orchestration overhead (everything opsctl does itself:
 // pre-flight, health gates, snapshots + verification, data-dir backups, journal writes, final checks)
 // against the waits the cluster imposes (a member stopping, starting until healthy and caught up,
-// settling, the cluster version moving). Uses the executor's own per-step report.
-// Budget: overhead <= 20% of the imposed waits (median of the measured rounds).
+// settling, the cluster version moving, the other members agreeing on a new leader after the leader's
+// stop: the backup step's look while a member is down waits for that). Uses the executor's own per-step report.
+// Budget: overhead <= 20% of the imposed waits (median of the measured rounds). Most of what is left
+// are the safety steps themselves (the whole-cluster look before each snapshot and while each member is
+// down, snapshot + verify, the copy, the KV hash comparisons), each a few round trips to simulated members
+// that share the machine's CPU: on a loaded 2-core machine they dominate (see the parts printed).
 //
 // Robustness: a warm-up round is not counted (cold disk and compile caches); every round runs on a
 // fresh sandbox; the budget is judged on the median, and the spread, the ratio of the sums, the
@@ -56,13 +60,15 @@ export default async function kvBench(report, { BIN, tempDir, measure, median })
 /** Where the overhead of one run went, from the journal's step times (ms). */
 function breakdown(rep) {
   const t = (s) => Date.parse(s);
+  // backups: the copy and the whole-cluster look before it (while the member is down); between steps:
+  // the look before each snapshot, the KV hash comparisons, journal writes.
   const parts = { 'pre-flight+end': 0, snapshots: 0, backups: 0, 'between steps': 0, 'final health': 0 };
   let prevEnd;
   for (const s of rep.steps) {
     if (prevEnd !== undefined) parts['between steps'] += t(s.startedAt) - prevEnd;
     prevEnd = t(s.finishedAt);
     if (s.kind === 'snapshot') parts.snapshots += s.ms ?? 0;
-    if (s.kind === 'backup-data') parts.backups += s.ms ?? 0;
+    if (s.kind === 'backup-data') parts.backups += (s.ms ?? 0) - (s.imposedMs ?? 0);
     if (s.kind === 'final-health') parts['final health'] += s.ms ?? 0;
   }
   parts['pre-flight+end'] = rep.totals.ms - (prevEnd - t(rep.steps[0].startedAt));

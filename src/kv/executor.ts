@@ -625,6 +625,7 @@ class UpgradeRun {
           fresh ? 'before the first stop' : 'before resuming',
           st.status === 'done' ? j.steps.find((s) => s.member === first.name && s.kind === 'stop')! : st,
           'pending',
+          this.lastLook?.obs,
         );
         if (diverged) return diverged;
       }
@@ -754,10 +755,17 @@ class UpgradeRun {
       return undefined;
     }
     // The member is down: the others must all still be there before the copy (which can take minutes).
-    const lost = await this.whileDown(ms, step);
+    const looked = this.o.now();
+    let electionMs = 0;
+    const lost = await this.whileDown(ms, step, (w) => (electionMs = w));
     if (lost) return lost;
     try {
       await this.step(step, `${ms.name}: back up the data dir`, false, () => backupStep(this.env, ms));
+      // The step counts the whole-cluster look before the copy; the part of it the other members took to
+      // agree on a leader again (after a leader's stop) is the cluster's own wait.
+      step.startedAt = new Date(looked).toISOString();
+      step.ms = Math.max(step.ms ?? 0, Date.parse(step.finishedAt!) - looked);
+      if (electionMs > 0) step.imposedMs = Math.min(electionMs, step.ms);
       return undefined;
     } catch (err) {
       if (err instanceof WaitAborted) throw err;
@@ -777,10 +785,10 @@ class UpgradeRun {
    * The whole-cluster look before a copy that runs while `ms` is down. A member lost meanwhile: `ms`
    * is started again on its binary before the upgrade, then the run halts (exit 3) naming both.
    */
-  private async whileDown(ms: MemberSpec, step: JournalStep): HaltOr<undefined> {
+  private async whileDown(ms: MemberSpec, step: JournalStep, waited?: (ms: number) => void): HaltOr<undefined> {
     const p = this.o.reporter.begin(`${ms.name}: the other members healthy before its backup`);
     try {
-      await gateWhileDown(this.env, ms);
+      await gateWhileDown(this.env, ms, waited);
       p.done(`${ms.name}: the other members healthy, one leader, the member list as at pre-flight`);
       return undefined;
     } catch (err) {
@@ -801,21 +809,29 @@ class UpgradeRun {
   private async bringBack(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
     const { o } = this;
     const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? this.driver.current(ms)?.binDir };
+    /** The health poll's look that saw the member back and caught up (its versions and revisions serve the hash comparison). */
+    let backLook: ClusterObservation | undefined;
     if (st('start').status !== 'done') {
       const halted = await this.memberStep(ms, st('start'), `${ms.name}: start ${o.to}`, `starting ${ms.name} on ${o.to} failed: `, () =>
-        startStep(this.env, ms, target),
+        startStep(this.env, ms, target, this.ranNow.has(st('wait-stopped').id) && st('wait-stopped').status === 'done'),
       );
       if (halted) return halted;
     }
     if (st('wait-healthy').status !== 'done') {
       const label = `${ms.name}: wait until it and the cluster are healthy and it caught up`;
       const halted = await this.memberStep(ms, st('wait-healthy'), label, `${ms.name} did not become healthy on ${o.to}: `, (p) =>
-        waitBackStep(this.env, ms, p, (id) => (this.leaderId = id)),
+        waitBackStep(
+          this.env,
+          ms,
+          p,
+          (id) => (this.leaderId = id),
+          (obs) => (backLook = obs),
+        ),
       );
       if (halted) return halted;
     }
     if (st('settle').status === 'done') return undefined;
-    const diverged = await this.hashCheck(`after ${ms.name} is back on ${o.to}`, st('settle'), 'failed');
+    const diverged = await this.hashCheck(`after ${ms.name} is back on ${o.to}`, st('settle'), 'failed', backLook);
     if (diverged) return diverged;
     try {
       // Only between members: none after the last one of the hop.
@@ -833,19 +849,27 @@ class UpgradeRun {
    * the others' hash halts the run (exit 3) naming it and both hashes; where HashKV cannot be asked
    * (3.2, no etcdctl for real members) the check says "not checked" and why, and the run goes on.
    */
-  private async hashCheck(at: string, step: JournalStep, status: JournalStep['status']): HaltOr<undefined> {
+  private async hashCheck(at: string, step: JournalStep, status: JournalStep['status'], seen?: ClusterObservation): HaltOr<undefined> {
     const { o, j } = this;
     const p = o.reporter.begin(`cluster: KV hashes compared ${at}`);
     const members = o.cluster.members;
     const versions: Record<string, string | undefined> = {};
-    await Promise.all(
-      members.map(async (m) => {
-        versions[m.name] = await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug })
-          .version()
-          .then((v) => v.server)
-          .catch(() => undefined);
-      }),
-    );
+    const revisions: Record<string, string | undefined> = {};
+    // A look at every member taken a moment ago (the pre-flight's, the poll that saw the member back)
+    // gives each one's version and revision: no round trip to ask them again.
+    const looked = seen?.members.filter((x) => x.healthy && x.serverVersion);
+    if (looked?.length === members.length) {
+      for (const x of looked) [versions[x.name], revisions[x.name]] = [x.serverVersion, x.revision];
+    } else {
+      await Promise.all(
+        members.map(async (m) => {
+          versions[m.name] = await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug })
+            .version()
+            .then((v) => v.server)
+            .catch(() => undefined);
+        }),
+      );
+    }
     let c: HashCheck;
     try {
       c = await compareHashes(
@@ -860,6 +884,7 @@ class UpgradeRun {
         members,
         versions,
         at,
+        looked?.length === members.length ? revisions : undefined,
       );
     } catch (err) {
       c = { at, result: 'not-checked', hashes: [], notChecked: [], detail: `not checked: ${(err as Error).message}` };

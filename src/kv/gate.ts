@@ -41,12 +41,19 @@ async function memberListOf(env: StepEnv, order: MemberSpec[]): Promise<MemberLi
  * election after the old leader's stop), are polled until the healthy timeout; still so then, they are
  * lost too. Not ended by Ctrl-C: the member is down, the safe point is after it is back.
  */
-export async function gateWhileDown(env: StepEnv, down: MemberSpec): Promise<ClusterObservation> {
+export async function gateWhileDown(env: StepEnv, down: MemberSpec, waited?: (ms: number) => void): Promise<ClusterObservation> {
   const { o } = env;
   const others = o.cluster.members.filter((x) => x.name !== down.name);
   let last = '';
+  // When the first look found the others not healthy yet or without a leader (the election after a
+  // leader's stop), how long the cluster took from then: its own wait, not opsctl's.
+  let firstNotYet: number | undefined;
+  const notYet = () => {
+    firstNotYet ??= o.now();
+    return undefined;
+  };
   try {
-    return await waitFor(
+    const obs = await waitFor(
       async () => {
         const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
         const rest = all.members.filter((x) => x.name !== down.name);
@@ -64,19 +71,21 @@ export async function gateWhileDown(env: StepEnv, down: MemberSpec): Promise<Clu
         const sick = rest.filter((x) => !x.healthy);
         if (sick.length) {
           last = sick.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ');
-          return undefined;
+          return notYet();
         }
         const downId = all.members.find((x) => x.name === down.name)?.id || env.membership.find((e) => e.name === down.name)?.id;
         const leaders = new Set(rest.map((x) => x.leaderId ?? ''));
         const [leader] = leaders;
         if (leaders.size !== 1 || !leader || leader === '0' || leader === downId) {
           last = 'the other members do not agree on one leader';
-          return undefined;
+          return notYet();
         }
         return all;
       },
       { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `the other members healthy while ${down.name} is down` },
     );
+    if (firstNotYet !== undefined) waited?.(o.now() - firstNotYet);
+    return obs;
   } catch (err) {
     if (err instanceof WaitTimeout) {
       const names = others.map((x) => x.name).filter((n) => last.includes(n));

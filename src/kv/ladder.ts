@@ -184,6 +184,20 @@ export async function binaryVersion(exec: LadderOptions['exec'], dir: string): P
   return v ? { version: v } : { why: `${bin} --version printed no "etcd Version:" (exit ${r.exitCode})` };
 }
 
+/** `etcd --version` of each --target-bin directory, asked while the cluster is first looked at (each a Go start-up; they only look). */
+type EarlyVersions = Map<string, ReturnType<typeof binaryVersion>>;
+
+function askVersionsEarly(o: LadderOptions): EarlyVersions {
+  const early: EarlyVersions = new Map();
+  if (o.cluster.sandbox?.kind === 'sim') return early;
+  for (const dir of new Set(Object.values(o.targetBins))) {
+    const v = binaryVersion(o.exec, dir);
+    v.catch(() => undefined); // read (and its failure named) by hopBinaries
+    early.set(dir, v);
+  }
+  return early;
+}
+
 /** The cluster as it is now, with the auth question asked of a healthy member. */
 async function look(o: LadderOptions): Promise<ClusterObservation> {
   const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
@@ -242,21 +256,19 @@ async function checkV2store(o: LadderOptions, dirs: Record<string, string | unde
     return { why: "the data dirs are on the members' hosts: run etcdutl check v2store --data-dir DIR there (etcdutl of 3.5.26 or later)" };
   const etcdutl = etcdutlIn(dirs);
   if (!etcdutl) return { why: 'no etcdutl beside the 3.5 binaries (3.5.26 and later ship one with check v2store)' };
-  const out: Array<{ member: string; ok: boolean; detail: string }> = [];
-  for (const m of o.cluster.members) {
-    if (!m.dataDir) return { why: `member ${m.name}: its data dir is not known` };
-    // Measured: a live 3.5.35 data dir is read in ~20 ms; it takes no lock.
-    const r = await o.exec(etcdutl, ['check', 'v2store', '--data-dir', m.dataDir], {
-      reject: false,
-      timeout: 60_000,
-      extendEnv: false,
-      env: { PATH: '/usr/bin:/bin' },
-    });
-    if (/unknown command/i.test(String(r.stderr))) return { why: `${etcdutl} has no check v2store (etcdutl of 3.5.26 or later has)` };
+  const unknown = o.cluster.members.find((m) => !m.dataDir);
+  if (unknown) return { why: `member ${unknown.name}: its data dir is not known` };
+  // Every member's data dir at once. Measured: a live 3.5.35 data dir is read in ~20 ms; it takes no lock.
+  const runs = await Promise.all(
+    o.cluster.members.map((m) =>
+      o.exec(etcdutl, ['check', 'v2store', '--data-dir', m.dataDir!], { reject: false, timeout: 60_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } }),
+    ),
+  );
+  if (runs.some((r) => /unknown command/i.test(String(r.stderr)))) return { why: `${etcdutl} has no check v2store (etcdutl of 3.5.26 or later has)` };
+  return runs.map((r, i) => {
     const said = `${String(r.stdout)} ${String(r.stderr)}`.trim().split('\n').pop() ?? '';
-    out.push({ member: m.name, ok: r.exitCode === 0, detail: `etcdutl check v2store: ${said || `exit ${r.exitCode}`}` });
-  }
-  return out;
+    return { member: o.cluster.members[i]!.name, ok: r.exitCode === 0, detail: `etcdutl check v2store: ${said || `exit ${r.exitCode}`}` };
+  });
 }
 
 interface Binaries {
@@ -269,7 +281,7 @@ interface Binaries {
  * the release the simulated member stands for. A real cluster without a binary for a hop, a binary
  * of another minor, or a --target-bin for no hop of the ladder is refused before anything stops.
  */
-async function hopBinaries(o: LadderOptions, hops: Hop[]): Promise<{ bins: Record<string, Binaries>; reasons: string[] }> {
+async function hopBinaries(o: LadderOptions, hops: Hop[], early?: EarlyVersions): Promise<{ bins: Record<string, Binaries>; reasons: string[] }> {
   const reasons: string[] = [];
   const bins: Record<string, Binaries> = {};
   const sim = o.cluster.sandbox?.kind === 'sim';
@@ -303,7 +315,7 @@ async function hopBinaries(o: LadderOptions, hops: Hop[]): Promise<{ bins: Recor
       continue;
     }
     // Every hop's `etcd --version` at once (each a Go start-up), read in hop order below.
-    asked.push({ t, dir, v: binaryVersion(o.exec, dir) });
+    asked.push({ t, dir, v: early?.get(dir) ?? binaryVersion(o.exec, dir) });
   }
   for (const { t, dir, v: pending } of asked) {
     const v = await pending;
@@ -474,20 +486,26 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   // a journal opsctl cannot use is named (with its fix) before anything looks at the cluster, as a one-hop run always did
   const journal = journalPath(o.dataDir, o.cluster.key);
   if (existsSync(journal)) readJournal(journal);
+  const early = askVersionsEarly(o);
   const obs = await look(o);
   const plan = planLadder(obs, o.to);
   if (!plan.ok) throw new UpgradeRefused(plan.reasons, 'fix the cluster first; nothing was changed');
-  if (plan.hops.length <= 1) return single(o, obs, plan.hops[0]);
-  return runLadder(o, file, undefined, obs, plan.hops);
+  if (plan.hops.length <= 1) return single(o, obs, plan.hops[0], early);
+  return runLadder(o, file, undefined, obs, plan.hops, early);
 }
 
 /** One hop: its rules, then the executor as before. */
-async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | undefined): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
+async function single(
+  o: LadderOptions,
+  obs: ClusterObservation,
+  hop: Hop | undefined,
+  early?: EarlyVersions,
+): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
   let checks: CheckRow[] = [];
   let v2: HopFacts['v2'];
   let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
   if (hop && !hop.patch) {
-    const { bins, reasons } = await hopBinaries(o, [hop]);
+    const { bins, reasons } = await hopBinaries(o, [hop], early);
     // The executor names a missing binary of a one-hop run itself, as it always has.
     const binReasons = reasons.filter((r) => !r.startsWith('no etcd binaries'));
     if (binReasons.length) throw new UpgradeRefused(binReasons, 'nothing was changed: give the binary of the right version');
@@ -530,7 +548,14 @@ async function single(o: LadderOptions, obs: ClusterObservation, hop: Hop | unde
 }
 
 /** The ladder: plan (or resume), every hop's checks, one question, then hop after hop. */
-async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, seen?: ClusterObservation, planned?: Hop[]): Promise<LadderReport> {
+async function runLadder(
+  o: LadderOptions,
+  file: string,
+  recorded?: LadderFile,
+  seen?: ClusterObservation,
+  planned?: Hop[],
+  early?: EarlyVersions,
+): Promise<LadderReport> {
   const obs = seen ?? (await look(o));
   const hops: Hop[] = recorded ? recorded.hops.map((h) => ({ from: h.from, to: h.to, patch: h.patch })) : planned!;
   const at = recorded?.current ?? 0;
@@ -552,7 +577,7 @@ async function runLadder(o: LadderOptions, file: string, recorded?: LadderFile, 
   // The v2 store measured while the binaries are asked their versions (both only look).
   const measuring = recorded?.v2 ? Promise.resolve(recorded.v2) : measureV2(o, obs);
   measuring.catch(() => undefined); // awaited below: a failure is thrown there, not unhandled meanwhile
-  const { bins, reasons } = await hopBinaries({ ...o, targetBins: { ...recordedBins, ...o.targetBins } }, hops.slice(at));
+  const { bins, reasons } = await hopBinaries({ ...o, targetBins: { ...recordedBins, ...o.targetBins } }, hops.slice(at), early);
   const v2 = await measuring;
   if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: give each hop its binaries (--target-bin VERSION=DIR, repeatable)');
   const rows = (await checkAll(o, hops, obs, bins, v2, at)).map((r) => planFix(o, r));
@@ -634,20 +659,21 @@ async function climb(
   lf.status = 'running';
   lf.owner = { pid: process.pid, host: hostname() };
   delete lf.halt;
-  // The ladder file is a journal too: the same atomic, synced write.
+  // The ladder file is a journal too: the same atomic, synced write, once per change of hop (a hop
+  // done and the next one running are one write; the run's start and its first hop too).
   const save = () => writeJournal(file, lf as unknown as Journal, o.now(), true);
+  const start = lf.current;
+  if (lf.hops[start]) lf.hops[start].status = 'running';
   await save();
   const journal = journalPath(o.dataDir, o.cluster.key);
-  const start = lf.current;
+  /** The look that confirmed the previous hop's cluster version (taken a moment ago): the next hop's rules read it. */
+  let confirmed: ClusterObservation | undefined;
   for (let i = start; i < lf.hops.length; i++) {
     const hop = lf.hops[i]!;
-    lf.current = i;
-    hop.status = 'running';
-    await save();
     if (i > start) {
       // Before this hop's first stop: its rules on the cluster as it is now (the first hop of this
-      // run was checked on the plan a moment ago).
-      const obs = await look(o);
+      // run was checked on the plan a moment ago; the look after the previous hop is as fresh).
+      const obs = confirmed ?? (await look(o));
       const facts = await hopFacts(
         o,
         hop,
@@ -729,6 +755,7 @@ async function climb(
     }
     // The cluster version at the hop's target on every member before the next hop.
     const after = await look(o);
+    confirmed = after;
     const off = after.members.filter((m) => minor(m.clusterVersion) !== hop.to || minor(m.serverVersion) !== hop.to);
     if (off.length) {
       lf.status = 'halted';
@@ -752,10 +779,15 @@ async function climb(
     }
     hop.status = 'done';
     lf.current = i + 1;
+    const next = lf.hops[i + 1];
+    if (next) next.status = 'running';
+    else lf.status = 'done';
     await save();
   }
-  lf.status = 'done';
-  await save();
+  if (lf.status !== 'done') {
+    lf.status = 'done';
+    await save();
+  }
   return { ...report, status: 'done', ladderFile: file };
 }
 

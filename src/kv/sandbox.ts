@@ -44,12 +44,30 @@ export function localDriver(dataDir: string, spec: SandboxSpec, exec: Exec, env:
  * connection or port-0 listener before the member binds it again. Falls back to a port the OS picks.
  */
 export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  return port!;
+}
+
+/**
+ * `n` distinct free ports (freePort's rule), each held bound until all are picked: two members of one
+ * sandbox never get the same port (one bound and freed at a time, two picks may meet).
+ */
+export async function freePorts(n: number): Promise<number[]> {
   const low = ephemeralLow();
-  for (let i = 0; low > FIXED_PORTS_FROM + 1000 && i < 20; i++) {
-    const port = FIXED_PORTS_FROM + randomInt(low - FIXED_PORTS_FROM);
-    if ((await bindable(port)) !== undefined) return port;
+  const held: Array<{ port: number; close: () => Promise<void> }> = [];
+  try {
+    while (held.length < n) {
+      let got: { port: number; close: () => Promise<void> } | undefined;
+      for (let i = 0; !got && low > FIXED_PORTS_FROM + 1000 && i < 20; i++) {
+        const port = FIXED_PORTS_FROM + randomInt(low - FIXED_PORTS_FROM);
+        if (!held.some((h) => h.port === port)) got = await hold(port);
+      }
+      held.push(got ?? (await hold(0))!);
+    }
+    return held.map((h) => h.port);
+  } finally {
+    await Promise.all(held.map((h) => h.close()));
   }
-  return (await bindable(0))!;
 }
 
 const FIXED_PORTS_FROM = 10_000;
@@ -65,17 +83,30 @@ function ephemeralLow(): number {
   return 49_152;
 }
 
-/** Binds the port on 127.0.0.1 and frees it again: the port bound, or undefined when it is taken. */
-function bindable(port: number): Promise<number | undefined> {
+/** Binds the port on 127.0.0.1 and keeps it until `close`: undefined when it is taken. */
+function hold(port: number): Promise<{ port: number; close: () => Promise<void> } | undefined> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
     srv.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(undefined) : reject(err)));
     srv.listen(port, '127.0.0.1', () => {
       const bound = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(bound));
+      resolve({ port: bound, close: () => new Promise<void>((done) => srv.close(() => done())) });
     });
   });
+}
+
+/**
+ * Tests only (honoured only when vitest's VITEST is set as well): OPSCTL_TEST_KV_SANDBOX_PORTS=P1,P2,…
+ * gives the first layout's ports (client then peer, member by member) instead of free ones, so a test
+ * can hand the sandbox a port it holds, or one port twice (two members racing for it, as two sandboxes
+ * started at once may).
+ */
+export function testPorts(env: NodeJS.ProcessEnv, n: number): number[] | undefined {
+  const raw = env.OPSCTL_TEST_KV_SANDBOX_PORTS;
+  if (!raw || !env.VITEST) return undefined;
+  const ports = raw.split(',').map(Number);
+  return ports.length === n && ports.every((p) => Number.isInteger(p) && p > 0 && p < 65_536) ? ports : undefined;
 }
 
 export interface SandboxUpOptions {
@@ -86,6 +117,8 @@ export interface SandboxUpOptions {
   heartbeatMs: number;
   /** Settings for the members' config files (kv sandbox up --config). */
   config?: ConfigSetting[];
+  /** The members' ports (client then peer, member by member); default: free ones (freePorts). */
+  ports?: number[];
 }
 
 /** One `--config [MEMBER:]KEY=VALUE`: VALUE is YAML as written (`1` is a number, `"1"` a string). */
@@ -146,9 +179,10 @@ export async function createSandbox(dataDir: string, opts: SandboxUpOptions): Pr
   const dir = sandboxDir(dataDir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const members: MemberSpec[] = [];
+  const ports = opts.ports ?? (await freePorts(opts.members * 2));
   for (let i = 1; i <= opts.members; i++) {
     const name = `kv${i}`;
-    const [client, peer] = [await freePort(), await freePort()];
+    const [client, peer] = [ports[2 * i - 2]!, ports[2 * i - 1]!];
     members.push({
       name,
       endpoint: `http://127.0.0.1:${client}`,

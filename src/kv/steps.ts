@@ -120,7 +120,14 @@ async function memberList(env: StepEnv, m: MemberSpec): Promise<MemberListEntry[
 export async function waitGoneStep(env: StepEnv, m: MemberSpec): Promise<string> {
   const { o, driver } = env;
   const t = o.timeouts;
-  const gone = async () => ((await driver.isRunning(m)) ? undefined : true);
+  // Gone on two looks in a row: one answer of the driver's running command that fails for another
+  // reason (a fork refused on a loaded host) must not pass for the exit and let the copy run on a live
+  // data dir.
+  let seenGone = 0;
+  const gone = async () => {
+    seenGone = (await driver.isRunning(m)) ? 0 : seenGone + 1;
+    return seenGone >= 2 ? true : undefined;
+  };
   try {
     // Checking a process is cheap: poll often, so the wait measured is the member's own.
     // Not ended by Ctrl-C: the safe point is after the member is back (never between a stop and its start).
@@ -141,8 +148,14 @@ export async function backupStep(env: StepEnv, m: MemberSpec): Promise<string> {
   return env.driver.backupDataDir!(m, dest, env.journal.id);
 }
 
-export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarget): Promise<string> {
-  if (await env.driver.isRunning(m)) return 'already running';
+/**
+ * Starts the member on the target. A start resumed after a crash first asks whether the member runs
+ * (a start whose record was lost is not run twice); right after this run saw the process gone twice
+ * (`seenGone`), the question is not asked again: nothing of opsctl's started it since, and a member
+ * something else restarted on its old binary is caught by the health wait (its version is checked).
+ */
+export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarget, seenGone = false): Promise<string> {
+  if (!seenGone && (await env.driver.isRunning(m))) return 'already running';
   await env.driver.start(m, target);
   return target.binDir ? `${target.binDir}/etcd` : `version ${target.version}`;
 }
@@ -152,25 +165,41 @@ export async function startStep(env: StepEnv, m: MemberSpec, target: MemberTarge
  * is healthy, all agree on one leader, and the member's revision reached the leader's revision as
  * sampled when all was first healthy (under constant writes the leader is always a little ahead).
  */
-export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: string): void }, onLeader: (id: string) => void): Promise<string> {
+export async function waitBackStep(
+  env: StepEnv,
+  m: MemberSpec,
+  p: { update(t: string): void },
+  onLeader: (id: string) => void,
+  onBack?: (all: ClusterObservation) => void,
+): Promise<string> {
   const { o, driver } = env;
   let mark: { rev: bigint; index?: bigint; name: string } | undefined;
   let notRunning = 0;
+  let runningAskedAt = -Infinity;
   return waitFor(
     async () => {
-      // Gone on three polls in a row (a service manager may be between two states once): waiting
+      // Whether the process still runs (the driver's running command: a process start for the command
+      // driver) at most once per poll interval, asked beside the health request, not before it.
+      const askRunning = o.now() - runningAskedAt >= o.timeouts.pollMs;
+      if (askRunning) runningAskedAt = o.now();
+      const running = askRunning ? driver.isRunning(m) : Promise.resolve(true);
+      // The member itself first (one request a poll, a small share of a busy machine's CPU, which
+      // the starting member needs); the whole cluster once it answers healthy.
+      const ownHealth = mark
+        ? undefined
+        : client(env, m.endpoint)
+            .health()
+            .catch((err: Error) => ({ healthy: false, detail: err.message }));
+      // Gone on three looks in a row (a service manager may be between two states once): waiting
       // longer cannot help, halt now rather than after the healthy timeout.
-      if (!(await driver.isRunning(m))) {
+      if (!(await running)) {
+        await ownHealth;
         if (++notRunning >= 3) throw new WaitFatal(`${m.name}'s process exited after its start (see its log)`);
         return undefined;
       }
-      notRunning = 0;
-      // The member itself first (one request a poll, a small share of a busy machine's CPU, which
-      // the starting member needs); the whole cluster once it answers healthy.
-      if (!mark) {
-        const own = await client(env, m.endpoint)
-          .health()
-          .catch((err: Error) => ({ healthy: false, detail: err.message }));
+      if (askRunning) notRunning = 0;
+      if (ownHealth) {
+        const own = await ownHealth;
         if (!own.healthy) {
           p.update(`${m.name}: waiting for it to answer healthy (${own.detail})`);
           return undefined;
@@ -205,10 +234,18 @@ export async function waitBackStep(env: StepEnv, m: MemberSpec, p: { update(t: s
         return undefined;
       }
       const index = mark.index !== undefined && me.raftIndex !== undefined ? `, raft index ${me.raftIndex} ≥ ${mark.index}` : '';
+      onBack?.(all);
       return `${me.serverVersion}, cluster healthy, revision ${me.revision} ≥ leader ${mark.name}'s ${mark.rev}${index}`;
     },
-    // Not ended by Ctrl-C either: an interrupted run leaves the member back and healthy.
-    { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `${m.name} and the cluster healthy on ${o.to}` },
+    // Not ended by Ctrl-C either: an interrupted run leaves the member back and healthy. A member is
+    // usually back within a few hundred milliseconds: the first polls come sooner (20 ms, growing).
+    {
+      timeoutMs: o.timeouts.healthyMs,
+      pollMs: o.timeouts.pollMs,
+      firstPollMs: 20,
+      now: o.now,
+      what: `${m.name} and the cluster healthy on ${o.to}`,
+    },
   );
 }
 

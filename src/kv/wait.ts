@@ -1,11 +1,17 @@
-/** Polls `check` every `pollMs` until it returns a value (not undefined), or fails after `timeoutMs`. */
+/**
+ * Polls `check` every `pollMs` until it returns a value (not undefined), or fails after `timeoutMs`.
+ * `firstPollMs`: the first pauses are shorter, growing by half each time up to `pollMs` (a state that
+ * usually comes within a few hundred milliseconds is seen soon after it comes, a long wait still polls
+ * at `pollMs`).
+ */
 export async function waitFor<T>(
   check: () => Promise<T | undefined>,
-  opts: { timeoutMs: number; pollMs: number; what: string; signal?: AbortSignal; now?: () => number },
+  opts: { timeoutMs: number; pollMs: number; what: string; signal?: AbortSignal; now?: () => number; firstPollMs?: number },
 ): Promise<T> {
   const now = opts.now ?? Date.now;
   const deadline = now() + opts.timeoutMs;
   let last: unknown;
+  let pause = Math.min(opts.pollMs, opts.firstPollMs ?? opts.pollMs);
   for (;;) {
     try {
       const v = await check();
@@ -17,7 +23,8 @@ export async function waitFor<T>(
     if (opts.signal?.aborted) throw new WaitAborted(opts.what);
     if (now() >= deadline)
       throw new WaitTimeout(`${opts.what}: not reached after ${opts.timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await sleep(opts.pollMs, opts.signal);
+    await sleep(pause, opts.signal);
+    pause = Math.min(opts.pollMs, Math.ceil(pause * 1.5));
   }
 }
 

@@ -1,11 +1,12 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import { KvClient } from '../../kv/client.js';
 import { minor } from '../../kv/parse.js';
-import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS } from '../../kv/sandbox.js';
+import type { MemberSpec, SandboxSpec } from '../../kv/cluster.js';
+import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS, testPorts } from '../../kv/sandbox.js';
 import { WaitFatal, waitFor } from '../../kv/wait.js';
 import { duration, openSession } from './shared.js';
 import { SIMULATED_MINORS } from '../../kv/ladder-plan.js';
@@ -89,18 +90,106 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
     await removeSandbox(ctx.paths.data);
   }
   const heartbeatMs = duration(opts.heartbeat, '--heartbeat', etcdBin ? 50 : 100);
-  const spec = await createSandbox(ctx.paths.data, { members: n, version, etcdBin, heartbeatMs, config });
-  const driver = localDriver(ctx.paths.data, spec, exec, ctx.env);
+  const timeoutMs = duration(opts.timeout, '--timeout', 60_000);
   const session = openSession(ctx);
   const p = ctx.io.progress(`starting ${n} ${etcdBin ? `etcd ${version}` : `simulated kv ${version}`} members`);
-  await Promise.all(spec.members.map((m) => driver.start(m, { version, binDir: etcdBin })));
+  let spec: SandboxSpec;
+  // A port picked free can be taken before its member binds it (another sandbox or program starting
+  // at the same moment): the member then dies on "address already in use". Nothing is in the new
+  // cluster yet, so it is laid out again on fresh ports, a bounded number of times.
+  for (let attempt = 1; ; attempt++) {
+    spec = await createSandbox(ctx.paths.data, {
+      members: n,
+      version,
+      etcdBin,
+      heartbeatMs,
+      config,
+      ports: attempt === 1 ? testPorts(ctx.env, n * 2) : undefined,
+    });
+    const driver = localDriver(ctx.paths.data, spec, exec, ctx.env);
+    const clash = await startMembers(spec, driver, { version, binDir: etcdBin }, timeoutMs, session, p);
+    if (!clash) break;
+    if (attempt >= PORT_ATTEMPTS) {
+      p.fail('the sandbox did not start: its ports were taken');
+      throw new OpsError(`kv sandbox: ${clash}; ${PORT_ATTEMPTS} layouts on fresh ports each met a taken port`, 1, {
+        code: 'sandbox_ports',
+        hint: `see what holds ports on 127.0.0.1 (ss -ltnp), then: opsctl kv sandbox down; opsctl kv sandbox up`,
+      });
+    }
+    ctx.io.warn(`${clash}: starting the sandbox again on fresh ports (layout ${attempt + 1} of ${PORT_ATTEMPTS})`);
+    await stopAll(spec, driver);
+    await removeSandbox(ctx.paths.data);
+  }
+  p.succeed(`sandbox up: ${n} members, ${etcdBin ? `etcd ${version} from ${etcdBin}` : `simulated kv ${version}`}; the kv commands use it by default`);
+  const up = spec;
+  return {
+    data: {
+      dir: up.dir,
+      kind: up.kind,
+      members: up.members.map((m) => ({ name: m.name, endpoint: m.endpoint, peer: m.peerUrl, dataDir: m.dataDir, configFile: m.configFile })),
+    },
+    columns: undefined,
+    text: up.members.map((m) => `${m.name}\t${m.endpoint}\t${m.dataDir}`).join('\n'),
+  };
+}
+
+/** How many layouts (each on fresh ports) kv sandbox up tries when a member's port was taken. */
+const PORT_ATTEMPTS = 3;
+
+/** A member gone after its start: its log says whether a port was taken under it. */
+class MemberExited extends WaitFatal {
+  constructor(
+    readonly member: MemberSpec,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The line of a member's log that says its port was taken (etcd: "bind: address already in use"; the simulated member: EADDRINUSE), if any. */
+export function portTakenLine(log: string): string | undefined {
+  return log
+    .split('\n')
+    .reverse()
+    .find((l) => /address already in use|EADDRINUSE/.test(l))
+    ?.trim()
+    .slice(0, 300);
+}
+
+function readLog(m: MemberSpec): string {
+  try {
+    return m.logFile && existsSync(m.logFile) ? readFileSync(m.logFile, 'utf8').slice(-20_000) : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Starts every member and waits until all are healthy with one leader. A port taken under a member
+ * (its start refused it, or it died on "address already in use") is returned as what happened; any
+ * other failure is thrown as before.
+ */
+async function startMembers(
+  spec: SandboxSpec,
+  driver: ReturnType<typeof localDriver>,
+  target: { version: string; binDir?: string },
+  timeoutMs: number,
+  session: ReturnType<typeof openSession>,
+  p: { update(text: string): void; fail(text: string): void },
+): Promise<string | undefined> {
+  const n = spec.members.length;
+  const started = await Promise.allSettled(spec.members.map((m) => driver.start(m, target)));
+  const taken = started.findIndex((r) => r.status === 'rejected' && r.reason instanceof OpsError && r.reason.code === 'port_taken');
+  if (taken >= 0) return `${((started[taken] as PromiseRejectedResult).reason as Error).message}`;
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason as Error;
   try {
     await waitFor(
       async () => {
         const states = await Promise.all(
           spec.members.map(async (m) => {
             if (!(await driver.isRunning(m)))
-              throw new WaitFatal(`member ${m.name} exited after its start (its log: ${m.logFile}; its config: ${m.configFile})`);
+              throw new MemberExited(m, `member ${m.name} exited after its start (its log: ${m.logFile}; its config: ${m.configFile})`);
             const c = new KvClient(m.endpoint, { timeoutMs: 1000, session });
             const h = await c.health();
             const v = await c.version();
@@ -113,20 +202,28 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
         // Every member healthy, the cluster version decided, and one leader agreed by all.
         return states.every(Boolean) && new Set(states).size === 1 ? true : undefined;
       },
-      { timeoutMs: duration(opts.timeout, '--timeout', 60_000), pollMs: 100, what: 'sandbox healthy' },
+      { timeoutMs, pollMs: 100, what: 'sandbox healthy' },
     );
+    return undefined;
   } catch (err) {
+    const line = err instanceof MemberExited ? portTakenLine(readLog(err.member)) : undefined;
+    if (err instanceof MemberExited && line) return `member ${err.member.name} exited at its start: a port of it was taken (its log: "${line}")`;
     p.fail('the sandbox did not become healthy');
     throw new OpsError(`kv sandbox: ${(err as Error).message}`, 1, { hint: `see the member logs under ${spec.dir}, then: opsctl kv sandbox down` });
   }
-  p.succeed(`sandbox up: ${n} members, ${etcdBin ? `etcd ${version} from ${etcdBin}` : `simulated kv ${version}`}; the kv commands use it by default`);
-  return {
-    data: {
-      dir: spec.dir,
-      kind: spec.kind,
-      members: spec.members.map((m) => ({ name: m.name, endpoint: m.endpoint, peer: m.peerUrl, dataDir: m.dataDir, configFile: m.configFile })),
-    },
-    columns: undefined,
-    text: spec.members.map((m) => `${m.name}\t${m.endpoint}\t${m.dataDir}`).join('\n'),
-  };
+}
+
+/** Stops the members of a layout given up (SIGTERM, then SIGKILL), waiting until each is gone. */
+async function stopAll(spec: SandboxSpec, driver: ReturnType<typeof localDriver>): Promise<void> {
+  await Promise.all(
+    spec.members.map(async (m) => {
+      if (!(await driver.isRunning(m))) return;
+      await driver.stop(m);
+      const gone = (ms: number) => waitFor(async () => ((await driver.isRunning(m)) ? undefined : true), { timeoutMs: ms, pollMs: 50, what: `${m.name} exit` });
+      await gone(30_000).catch(async () => {
+        await driver.kill(m);
+        await gone(10_000);
+      });
+    }),
+  );
 }
