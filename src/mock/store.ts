@@ -203,11 +203,20 @@ export class FileStore implements Store {
     return changed;
   }
 
-  /** True when what this store holds is what the files hold (nobody else wrote since). */
-  private current(): boolean {
+  /** Set while a check that the files are unchanged holds: until the event loop's next turn. */
+  private checked?: Loaded;
+
+  /** True when what this store holds is what the files hold (nobody else wrote since; checked once an event-loop turn). */
+  private current(fresh = false): boolean {
     const m = this.mem;
     if (!m) return false;
-    return fileId(this.path) === m.snap && fileId(this.journalPath) === m.journal?.id;
+    if (this.checked === m && !fresh) return true;
+    const same = fileId(this.path) === m.snap && fileId(this.journalPath) === m.journal?.id;
+    if (same) {
+      this.checked = m;
+      setImmediate(() => (this.checked = undefined));
+    }
+    return same;
   }
 
   async read<T>(fn: (state: MockState) => T): Promise<T> {
@@ -374,7 +383,7 @@ export class FileStore implements Store {
         this.swept = true;
       }
       // Catch up with the files (another process wrote) and fill in missing slices.
-      if (!this.mem || this.mem.journal?.torn || !this.current()) this.mem = await this.load(true);
+      if (!this.mem || this.mem.journal?.torn || !this.current(true)) this.mem = await this.load(true);
       const mem = this.mem;
       let snapshot = mem.raw === undefined;
       const initTx = transact(mem.state, (s) => this.init(s));
