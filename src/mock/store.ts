@@ -98,6 +98,9 @@ export interface FileStoreOptions {
   warn?: (text: string) => void;
 }
 
+/** How long a file store keeps the lock from one batch of writes to the next while writes keep coming. */
+const LOCK_HOLD_MS = 200;
+
 /** The journal is folded into the snapshot once it is larger than this and than the snapshot. */
 const JOURNAL_MIN_COMPACT_BYTES = 1024 * 1024;
 
@@ -220,13 +223,15 @@ export class FileStore implements Store {
   }
 
   async read<T>(fn: (state: MockState) => T): Promise<T> {
-    if (this.mem && this.current()) return fn(this.mem.state);
+    // while this store writes, the files change under it: what it holds is the newest state
+    if (this.mem && (this.flushing || this.current())) return fn(this.mem.state);
     const loaded = await this.load(false);
     // No file and nothing to fill in (a check before any service is loaded): nothing to write either.
     if (loaded.raw === undefined && this.inits.length === 0) return fn({});
     // First use (or a slice missing): fill it in under the lock, then answer from what was written.
     if (loaded.raw === undefined || this.init(loaded.state)) return this.write((s) => fn(s));
-    this.mem = loaded;
+    // a write that started meanwhile owns what this store holds
+    if (!this.flushing) this.mem = loaded;
     return fn(loaded.state);
   }
 
@@ -336,13 +341,39 @@ export class FileStore implements Store {
     });
   }
 
+  /**
+   * Runs the waiting writes in batches. The lock is held from one batch to the next while writes keep
+   * coming (up to LOCK_HOLD_MS, so another process waits at most that long), then released.
+   */
   private async flushAll(): Promise<void> {
     while (this.pending.length > 0) {
-      const batch = this.pending;
-      this.pending = [];
-      await this.flush(batch).catch((err) => {
-        for (const p of batch) p.reject(err);
+      const waiting = this.pending;
+      const release = await this.lock(waiting).catch((err: unknown) => {
+        this.pending = this.pending.filter((p) => !waiting.includes(p));
+        for (const p of waiting) p.reject(err);
+        return undefined;
       });
+      if (!release) continue;
+      const since = Date.now();
+      let released = false;
+      try {
+        for (;;) {
+          const batch = this.pending;
+          this.pending = [];
+          const done = await this.flush(batch).catch((err: unknown) => batch.map((p) => () => p.reject(err)));
+          // more writes came meanwhile: answer these (they are on disk) and go on under the same lock
+          if (this.pending.length > 0 && Date.now() - since < LOCK_HOLD_MS) {
+            for (const d of done) d();
+            continue;
+          }
+          released = true;
+          await release();
+          for (const d of done) d();
+          break;
+        }
+      } finally {
+        if (!released) await release();
+      }
     }
     this.flushing = undefined;
   }
@@ -352,7 +383,8 @@ export class FileStore implements Store {
     await this.flushing?.catch(() => undefined);
   }
 
-  private async flush(batch: Pending[]): Promise<void> {
+  /** Takes the cross-process lock for the writes waiting now. */
+  private async lock(batch: Pending[]): Promise<() => Promise<void>> {
     const { ensurePrivateDir, dirError } = await import('../config/paths.js');
     // A relative --state (mock serve) is relative to the working directory; opsctl's own directories must be absolute.
     const dir = dirname(resolve(this.path));
@@ -361,13 +393,13 @@ export class FileStore implements Store {
       await ensurePrivateDir(dir);
       this.dirReady = true;
     }
-    const { lockFile, removeLeftoverTempFiles } = await import('../config/lock.js');
+    const { lockFile } = await import('../config/lock.js');
     // The wait ends on close(), on the command's Ctrl-C / SIGTERM, or when every client that asked gave up
     // (their request signals): a write whose requester failed is never applied after the fact.
     const signal = AbortSignal.any([this.closing.signal, ...(this.lockOptions.signal ? [this.lockOptions.signal] : []), allAborted(batch)]);
     const take = () =>
       lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file', signal, notice: this.lockOptions.notice, waitMs: this.lockOptions.waitMs });
-    const release = await take().catch(async (err) => {
+    return take().catch(async (err) => {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw dirError(dir, err);
       // The directory was removed since this store made it: make it again.
       await ensurePrivateDir(dir);
@@ -375,55 +407,56 @@ export class FileStore implements Store {
         throw dirError(dir, again);
       });
     });
+  }
+
+  /** Runs a batch of writes under the lock and persists them; what answers each (called once they are on disk). */
+  private async flush(batch: Pending[]): Promise<Array<() => void>> {
+    const { removeLeftoverTempFiles } = await import('../config/lock.js');
     const done: Array<() => void> = [];
-    try {
-      // A killed writer's temp files: looked for once per process (a live one of ours never leaves any).
-      if (!this.swept) {
-        await removeLeftoverTempFiles(this.path);
-        this.swept = true;
-      }
-      // Catch up with the files (another process wrote) and fill in missing slices.
-      if (!this.mem || this.mem.journal?.torn || !this.current(true)) this.mem = await this.load(true);
-      const mem = this.mem;
-      let snapshot = mem.raw === undefined;
-      const initTx = transact(mem.state, (s) => this.init(s));
-      if (initTx.result) snapshot = true;
-      let lines = '';
-      let changed = false;
-      for (const p of batch) {
-        if (p.signal?.aborted || this.closing.signal.aborted) {
-          const gone = new InterruptedError(`the write to the mock state file ${this.path} was given up (its requester stopped waiting); nothing was changed`);
-          done.push(() => p.reject(gone));
-          continue;
-        }
-        try {
-          const { result, touched } = transact(mem.state, p.fn);
-          if (touched.size > 0) {
-            changed = true;
-            const line = this.opts.journal && !snapshot ? journalLine(mem.state, touched) : undefined;
-            if (line === undefined) snapshot = true;
-            else lines += line;
-          }
-          done.push(() => p.resolve(result));
-        } catch (err) {
-          done.push(() => p.reject(err));
-        }
+    // A killed writer's temp files: looked for once per process (a live one of ours never leaves any).
+    if (!this.swept) {
+      await removeLeftoverTempFiles(this.path);
+      this.swept = true;
+    }
+    // Catch up with the files (another process wrote) and fill in missing slices.
+    if (!this.mem || this.mem.journal?.torn || !this.current(true)) this.mem = await this.load(true);
+    const mem = this.mem;
+    let snapshot = mem.raw === undefined;
+    const initTx = transact(mem.state, (s) => this.init(s));
+    if (initTx.result) snapshot = true;
+    let lines = '';
+    let changed = false;
+    for (const p of batch) {
+      if (p.signal?.aborted || this.closing.signal.aborted) {
+        const gone = new InterruptedError(`the write to the mock state file ${this.path} was given up (its requester stopped waiting); nothing was changed`);
+        done.push(() => p.reject(gone));
+        continue;
       }
       try {
-        if (!this.opts.journal) {
-          if (changed || snapshot) await this.writeSnapshot(mem);
-        } else if (snapshot || (mem.journal?.live && mem.journal.bytes + lines.length > Math.max(JOURNAL_MIN_COMPACT_BYTES, mem.raw?.length ?? 0))) {
-          await this.writeSnapshot(mem);
-        } else if (lines) await this.append(mem, lines);
+        const { result, touched } = transact(mem.state, p.fn);
+        if (touched.size > 0) {
+          changed = true;
+          const line = this.opts.journal && !snapshot ? journalLine(mem.state, touched) : undefined;
+          if (line === undefined) snapshot = true;
+          else lines += line;
+        }
+        done.push(() => p.resolve(result));
       } catch (err) {
-        // not on disk: what this store holds is not what the files hold; the next use reads them again
-        this.mem = undefined;
-        throw err;
+        done.push(() => p.reject(err));
       }
-    } finally {
-      await release();
     }
-    for (const d of done) d();
+    try {
+      if (!this.opts.journal) {
+        if (changed || snapshot) await this.writeSnapshot(mem);
+      } else if (snapshot || (mem.journal?.live && mem.journal.bytes + lines.length > Math.max(JOURNAL_MIN_COMPACT_BYTES, mem.raw?.length ?? 0))) {
+        await this.writeSnapshot(mem);
+      } else if (lines) await this.append(mem, lines);
+    } catch (err) {
+      // not on disk: what this store holds is not what the files hold; the next use reads them again
+      this.mem = undefined;
+      throw err;
+    }
+    return done;
   }
 
   /** Replaces the snapshot with the whole state and starts an empty journal for it (journal mode). */
