@@ -112,7 +112,8 @@ function fileId(path: string): FileId | undefined {
     const st = lstatSync(path, { bigint: true });
     return `${st.ino}:${st.size}:${st.mtimeNs}:${st.isSymbolicLink() ? 'l' : 'f'}`;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // missing, or under something that is not a directory: reading it says which (readRaw)
+    if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined;
     throw err;
   }
 }
