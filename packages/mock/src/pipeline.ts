@@ -130,11 +130,24 @@ function rateLimited(rt: MockRuntime, svc: LoadedService, mreq: MockRequest): Mo
   if (!rate) return undefined;
   const key = rate.key(mreq);
   const t = rt.now();
-  const hits = (svc.hits.get(key) ?? []).filter((h) => h > t - rate.windowMs);
-  svc.hits.set(key, hits);
-  if (hits.length >= rate.limit) {
+  // The hits, oldest first: the expired ones (found by a binary search) leave from the front once they are
+  // half of the list, so a request costs O(log n) amortized, not a copy of the window (a high --tracker-rate-limit).
+  let hits = svc.hits.get(key);
+  if (!hits) svc.hits.set(key, (hits = []));
+  let lo = 0;
+  for (let hi = hits.length; lo < hi;) {
+    const mid = (lo + hi) >>> 1;
+    if (hits[mid]! <= t - rate.windowMs) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && lo * 2 >= hits.length) {
+    hits.splice(0, lo);
+    lo = 0;
+  }
+  const inWindow = hits.length - lo;
+  if (inWindow >= rate.limit) {
     // The oldest hit in the window. A limit of 0 (--tracker-rate-limit 0/1m) has none: Retry-After is then NaN, as it always was.
-    const oldest = hits[0] ?? Number.NaN;
+    const oldest = hits[lo] ?? Number.NaN;
     const retryAfter = Math.max(1, Math.ceil((oldest + rate.windowMs - t) / 1000));
     const out = svc.instance.errorReply(
       new MockError(429, 'rate_limited', `rate limit exceeded: ${rate.limit} requests per ${rate.windowMs / 1000}s; retry after ${retryAfter}s`),

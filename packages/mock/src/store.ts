@@ -1,9 +1,12 @@
+import { constants as fsConstants, lstatSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { InterruptedError, OpsError } from '@opsctl/shared/errors.js';
 import { checkOwnFileSync, ownIds, readOwnFileSync } from '@opsctl/shared/local-file.js';
 import { promised } from '@opsctl/shared/promised.js';
+import { applyLine, journalHeader, journalLine, splitJournal } from './journal.js';
 import { requestSignal } from './request-signal.js';
+import { transact } from './tx.js';
 
 /** The mock state is small (demo data); 64 MiB is far above any real one and below trouble. */
 const STATE_MAX_BYTES = 64 * 1024 * 1024;
@@ -72,13 +75,9 @@ export class MemoryStore implements Store {
     return promised(() => fn(this.state));
   }
 
+  /** A transaction on the live state (tx.ts): no copy of it, the function's changes undone if it throws. */
   write<T>(fn: (state: MockState) => T): Promise<T> {
-    const run = () => {
-      const draft = structuredClone(this.state);
-      const result = fn(draft);
-      this.state = draft;
-      return result;
-    };
+    const run = () => transact(this.state, fn).result;
     const p = this.queue.then(run, run);
     this.queue = p.catch(() => undefined);
     return p;
@@ -87,20 +86,77 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {}
 }
 
+/** How a file store keeps its file: see FileStore. */
+export interface FileStoreOptions {
+  /**
+   * Append each write to `PATH.journal` (fdatasync'ed before the write is answered) and rewrite `PATH`
+   * only when the journal has grown past the snapshot's size (`mock serve`). Without it every write
+   * rewrites `PATH` (the embedded mock of a one-request command: the next command reads one file).
+   */
+  journal?: boolean;
+  /** Where warnings go (an interrupted journal line); default stderr. */
+  warn?: (text: string) => void;
+}
+
+/** How long a file store keeps the lock from one batch of writes to the next while writes keep coming. */
+const LOCK_HOLD_MS = 200;
+
+/** The journal is folded into the snapshot once it is larger than this and than the snapshot. */
+const JOURNAL_MIN_COMPACT_BYTES = 1024 * 1024;
+
+/** What identifies a file's content without reading it: inode, size and modification time. */
+type FileId = string;
+
+function fileId(path: string): FileId | undefined {
+  try {
+    const st = lstatSync(path, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.isSymbolicLink() ? 'l' : 'f'}`;
+  } catch (err) {
+    // missing, or under something that is not a directory: reading it says which (readRaw)
+    if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined;
+    throw err;
+  }
+}
+
+interface Loaded {
+  state: MockState;
+  /** The snapshot's text (undefined: no file yet) and identity when loaded or written. */
+  raw?: string;
+  snap?: FileId;
+  /** SHA-256 of the snapshot's text (the journal's base), computed when first needed. */
+  base?: string;
+  /**
+   * The journal's identity and size when last read or appended by this store (undefined: no file).
+   * `live`: it continues this snapshot (else an older one's, to be replaced); `torn`: it ends in an
+   * incomplete line, cut off before the next append.
+   */
+  journal?: { id: FileId; bytes: number; live: boolean; torn?: boolean };
+}
+
+interface Pending {
+  fn: (state: MockState) => unknown;
+  signal?: AbortSignal;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * State in a JSON file shared by every process that uses it (the embedded default runs one mock per
- * command). Writes take a cross-process lock (proper-lockfile), re-read the file, apply the change and
- * replace the file atomically (write-file-atomic: temp file, fsync, rename), so a crash leaves either
- * the old or the new file and two processes never lose each other's writes.
+ * command). The store keeps the state in memory and knows the file's identity (inode, size, time), so a
+ * read costs two lstat calls while nobody else wrote. Writes take a cross-process lock, catch up with
+ * what another process wrote, run each write as a transaction on the state (tx.ts: no copy; a function
+ * that throws changes nothing) and then persist, before any of them is answered:
+ *  - journal mode (`mock serve`): the writes waiting together are appended to `PATH.journal` in one
+ *    write and one fdatasync (group commit), so an answered write survives kill -9 or a crash of the
+ *    machine; past the snapshot's size the journal is folded into a new snapshot;
+ *  - otherwise: the file is replaced atomically (write-file-atomic: temp file, fsync, rename).
  */
 export class FileStore implements Store {
   readonly kind = 'file' as const;
-  private queue: Promise<unknown> = Promise.resolve();
-  /**
-   * The file's content as this store last read or wrote it; `state` is its parse, made on the first read
-   * that needs it (a write parses `raw` itself: that is its private copy, no clone needed).
-   */
-  private cache?: { raw: string; state?: MockState };
+  readonly journalPath: string;
+  private mem?: Loaded;
+  private pending: Pending[] = [];
+  private flushing?: Promise<void>;
   private swept = false;
   private dirReady = false;
 
@@ -116,17 +172,31 @@ export class FileStore implements Store {
     readonly path: string,
     private readonly staleMs = 60_000,
     private readonly lockOptions: StoreLockOptions = {},
-  ) {}
+    private readonly opts: FileStoreOptions = {},
+  ) {
+    this.journalPath = `${path}.journal`;
+  }
 
   /** Aborted by close(): a write still waiting for the lock then is given up, never applied later. */
   private readonly closing = new AbortController();
 
   async addInit(init: StateInit): Promise<void> {
     this.inits.push(init);
-    // What this store last read or wrote already has the slice (the common case): keep it, so the
-    // next read does not parse and check the file again. Otherwise fill the slice in now.
-    if (this.cache && !init(JSON.parse(this.cache.raw) as MockState)) return;
-    this.cache = undefined;
+    // What this store holds already has the slice (the common case): nothing to write. Otherwise fill it in now.
+    if (this.mem && this.current()) {
+      let changed = false;
+      try {
+        transact(this.mem.state, (s) => {
+          changed = init(s);
+          throw ASKED;
+        });
+      } catch (err) {
+        if (err !== ASKED) throw err;
+      }
+      if (!changed) return;
+      await this.write(() => undefined);
+      return;
+    }
     await this.read(() => undefined);
   }
 
@@ -137,16 +207,94 @@ export class FileStore implements Store {
     return changed;
   }
 
+  /** Set while a check that the files are unchanged holds: until the event loop's next turn. */
+  private checked?: Loaded;
+
+  /** True when what this store holds is what the files hold (nobody else wrote since; checked once an event-loop turn). */
+  private current(fresh = false): boolean {
+    const m = this.mem;
+    if (!m) return false;
+    if (this.checked === m && !fresh) return true;
+    const same = fileId(this.path) === m.snap && fileId(this.journalPath) === m.journal?.id;
+    if (same) {
+      this.checked = m;
+      setImmediate(() => (this.checked = undefined));
+    }
+    return same;
+  }
+
   async read<T>(fn: (state: MockState) => T): Promise<T> {
-    const raw = await this.readRaw();
-    if (raw !== undefined && this.cache?.raw === raw) return fn((this.cache.state ??= JSON.parse(raw) as MockState));
-    const state = raw === undefined ? undefined : await this.parse(raw);
+    // while this store writes, the files change under it: what it holds is the newest state
+    if (this.mem && (this.flushing || this.current())) return fn(this.mem.state);
+    const loaded = await this.load(false);
     // No file and nothing to fill in (a check before any service is loaded): nothing to write either.
-    if (state === undefined && this.inits.length === 0) return fn({});
+    if (loaded.raw === undefined && this.inits.length === 0) return fn({});
     // First use (or a slice missing): fill it in under the lock, then answer from what was written.
-    if (state === undefined || this.init(state)) return this.write((s) => fn(s));
-    this.cache = { raw: raw as string, state };
-    return fn(state);
+    if (loaded.raw === undefined || this.init(loaded.state)) return this.write((s) => fn(s));
+    // a write that started meanwhile owns what this store holds
+    if (!this.flushing) this.mem = loaded;
+    return fn(loaded.state);
+  }
+
+  /**
+   * The state as the files hold it: the snapshot, checked, and the journal that continues it. `locked`:
+   * this store holds the lock, so an incomplete last line is an interrupted write: warned about and cut off.
+   */
+  private async load(locked: boolean): Promise<Loaded> {
+    const snap = fileId(this.path);
+    const raw = await this.readRaw();
+    if (raw === undefined) return { state: {} };
+    const state = await this.parse(raw);
+    const loaded: Loaded = { state, raw, snap };
+    await this.replayJournal(loaded, locked);
+    return loaded;
+  }
+
+  /** Applies the journal that continues the snapshot (another snapshot's journal is ignored). */
+  private async replayJournal(loaded: Loaded, locked: boolean): Promise<void> {
+    const id = fileId(this.journalPath);
+    if (id === undefined) return;
+    const text = readOwnFileSync(this.journalPath, {
+      what: 'the mock state journal',
+      maxBytes: 4 * STATE_MAX_BYTES,
+      hint: `move it aside (mv ${this.journalPath} ${this.journalPath}.bad): the state is then the one in ${this.path}, without the changes since it was last written`,
+    });
+    let split: ReturnType<typeof splitJournal>;
+    try {
+      split = splitJournal(text);
+    } catch (err) {
+      throw journalError(this.journalPath, (err as Error).message);
+    }
+    loaded.base ??= await digest(loaded.raw ?? '');
+    // an older snapshot's journal (a crash between writing a snapshot and starting its journal): already in the snapshot
+    if (split.base !== loaded.base) {
+      loaded.journal = { id, bytes: 0, live: false };
+      return;
+    }
+    let applied = 0;
+    for (const [i, line] of split.lines.entries()) {
+      try {
+        applyLine(loaded.state, JSON.parse(line));
+        applied++;
+      } catch (err) {
+        throw journalError(this.journalPath, `line ${i + 2}: ${(err as Error).message}`);
+      }
+    }
+    let bytes = Buffer.byteLength(text);
+    if (split.torn !== undefined && locked) {
+      bytes -= Buffer.byteLength(split.torn);
+      (this.opts.warn ?? ((t: string) => process.stderr.write(`${t}\n`)))(
+        `opsctl mock: ${this.journalPath}: its last line is incomplete (a write interrupted before it was answered): ignored and cut off`,
+      );
+      const { truncateSync } = await import('node:fs');
+      truncateSync(this.journalPath, bytes);
+    }
+    if (applied > 0) {
+      const { stateProblem } = await import('./state-schema.js');
+      const problem = stateProblem(loaded.state);
+      if (problem) throw journalError(this.journalPath, `the state it leaves is not valid: ${problem}`);
+    }
+    loaded.journal = { id: fileId(this.journalPath) ?? id, bytes, live: true, torn: split.torn !== undefined && !locked };
   }
 
   /**
@@ -181,24 +329,63 @@ export class FileStore implements Store {
     return known !== undefined && known.trim() === (await digest(raw));
   }
 
-  private async markChecked(raw: string): Promise<void> {
+  private async markChecked(raw: string, sum?: string): Promise<void> {
     const { writeFile } = await import('node:fs/promises');
-    await writeFile(this.checkedPath, `${await digest(raw)}\n`, { mode: 0o600 }).catch(() => undefined);
+    await writeFile(this.checkedPath, `${sum ?? (await digest(raw))}\n`, { mode: 0o600 }).catch(() => undefined);
   }
 
+  /** Queued with the writes waiting now; they are run and persisted together (one lock, one fdatasync). */
   write<T>(fn: (state: MockState) => T): Promise<T> {
-    const run = () => this.locked(fn);
-    const p = this.queue.then(run, run);
-    this.queue = p.catch(() => undefined);
-    return p;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, signal: requestSignal(), resolve: resolve as (v: unknown) => void, reject });
+      this.flushing ??= this.flushAll();
+    });
+  }
+
+  /**
+   * Runs the waiting writes in batches. The lock is held from one batch to the next while writes keep
+   * coming (up to LOCK_HOLD_MS, so another process waits at most that long), then released.
+   */
+  private async flushAll(): Promise<void> {
+    while (this.pending.length > 0) {
+      const waiting = this.pending;
+      const release = await this.lock(waiting).catch((err: unknown) => {
+        this.pending = this.pending.filter((p) => !waiting.includes(p));
+        for (const p of waiting) p.reject(err);
+        return undefined;
+      });
+      if (!release) continue;
+      const since = Date.now();
+      let released = false;
+      try {
+        for (;;) {
+          const batch = this.pending;
+          this.pending = [];
+          const done = await this.flush(batch).catch((err: unknown) => batch.map((p) => () => p.reject(err)));
+          // more writes came meanwhile: answer these (they are on disk) and go on under the same lock
+          if (this.pending.length > 0 && Date.now() - since < LOCK_HOLD_MS) {
+            for (const d of done) d();
+            continue;
+          }
+          released = true;
+          await release();
+          for (const d of done) d();
+          break;
+        }
+      } finally {
+        if (!released) await release();
+      }
+    }
+    this.flushing = undefined;
   }
 
   async close(): Promise<void> {
     this.closing.abort();
-    await this.queue.catch(() => undefined);
+    await this.flushing?.catch(() => undefined);
   }
 
-  private async locked<T>(fn: (state: MockState) => T): Promise<T> {
+  /** Takes the cross-process lock for the writes waiting now. */
+  private async lock(batch: Pending[]): Promise<() => Promise<void>> {
     const { ensurePrivateDir, dirError } = await import('@opsctl/shared/private-dir.js');
     // A relative --state (mock serve) is relative to the working directory; opsctl's own directories must be absolute.
     const dir = dirname(resolve(this.path));
@@ -207,17 +394,13 @@ export class FileStore implements Store {
       await ensurePrivateDir(dir);
       this.dirReady = true;
     }
-    // Loaded on the first write only: a read-only command never pays for them.
-    const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([
-      import('@opsctl/shared/lock.js'),
-      import('write-file-atomic'),
-    ]);
-    // The wait ends on close(), on the command's Ctrl-C / SIGTERM, or when the client that asked gave up
-    // (its request signal): a write whose requester failed is never applied after the fact.
-    const signal = AbortSignal.any([this.closing.signal, ...[this.lockOptions.signal, requestSignal()].filter((s): s is AbortSignal => s !== undefined)]);
+    const { lockFile } = await import('@opsctl/shared/lock.js');
+    // The wait ends on close(), on the command's Ctrl-C / SIGTERM, or when every client that asked gave up
+    // (their request signals): a write whose requester failed is never applied after the fact.
+    const signal = AbortSignal.any([this.closing.signal, ...(this.lockOptions.signal ? [this.lockOptions.signal] : []), allAborted(batch)]);
     const take = () =>
       lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file', signal, notice: this.lockOptions.notice, waitMs: this.lockOptions.waitMs });
-    const release = await take().catch(async (err) => {
+    return take().catch(async (err) => {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw dirError(dir, err);
       // The directory was removed since this store made it: make it again.
       await ensurePrivateDir(dir);
@@ -225,35 +408,100 @@ export class FileStore implements Store {
         throw dirError(dir, again);
       });
     });
-    try {
-      if (signal.aborted)
-        throw new InterruptedError(`the write to the mock state file ${this.path} was given up (its requester stopped waiting); nothing was changed`);
-      // A killed writer's temp files: looked for once per process (a live one of ours never leaves any).
-      if (!this.swept) {
-        await removeLeftoverTempFiles(this.path);
-        this.swept = true;
-      }
-      const raw = await this.readRaw();
-      // Unchanged since this store last read or wrote it: already checked, a plain parse is the private copy.
-      const known = raw !== undefined && this.cache?.raw === raw;
-      const state: MockState = known ? (JSON.parse(raw) as MockState) : raw === undefined ? {} : await this.parse(raw);
-      this.init(state);
-      const result = fn(state);
-      const next = JSON.stringify(state);
-      if (next !== raw && !(raw === undefined && next === '{}')) {
-        // A link or another user's file is refused, never written through (as root, write-file-atomic
-        // would follow the link and give the new file the target's owner); the new file is this user's.
-        checkOwnFileSync(this.path, 'the mock state file');
-        await writeFileAtomic(this.path, next, { mode: 0o600, chown: ownIds() }).catch((err) => {
-          throw dirError(dirname(this.path), err);
-        });
-        await this.markChecked(next);
-      }
-      this.cache = { raw: next };
-      return result;
-    } finally {
-      await release();
+  }
+
+  /** Runs a batch of writes under the lock and persists them; what answers each (called once they are on disk). */
+  private async flush(batch: Pending[]): Promise<Array<() => void>> {
+    const { removeLeftoverTempFiles } = await import('@opsctl/shared/lock.js');
+    const done: Array<() => void> = [];
+    // A killed writer's temp files: looked for once per process (a live one of ours never leaves any).
+    if (!this.swept) {
+      await removeLeftoverTempFiles(this.path);
+      this.swept = true;
     }
+    // Catch up with the files (another process wrote) and fill in missing slices.
+    if (!this.mem || this.mem.journal?.torn || !this.current(true)) this.mem = await this.load(true);
+    const mem = this.mem;
+    let snapshot = mem.raw === undefined;
+    const initTx = transact(mem.state, (s) => this.init(s));
+    if (initTx.result) snapshot = true;
+    let lines = '';
+    let changed = false;
+    for (const p of batch) {
+      if (p.signal?.aborted || this.closing.signal.aborted) {
+        const gone = new InterruptedError(`the write to the mock state file ${this.path} was given up (its requester stopped waiting); nothing was changed`);
+        done.push(() => p.reject(gone));
+        continue;
+      }
+      try {
+        const { result, touched } = transact(mem.state, p.fn);
+        if (touched.size > 0) {
+          changed = true;
+          const line = this.opts.journal && !snapshot ? journalLine(mem.state, touched) : undefined;
+          if (line === undefined) snapshot = true;
+          else lines += line;
+        }
+        done.push(() => p.resolve(result));
+      } catch (err) {
+        done.push(() => p.reject(err));
+      }
+    }
+    try {
+      if (!this.opts.journal) {
+        if (changed || snapshot) await this.writeSnapshot(mem);
+      } else if (snapshot || (mem.journal?.live && mem.journal.bytes + lines.length > Math.max(JOURNAL_MIN_COMPACT_BYTES, mem.raw?.length ?? 0))) {
+        await this.writeSnapshot(mem);
+      } else if (lines) await this.append(mem, lines);
+    } catch (err) {
+      // not on disk: what this store holds is not what the files hold; the next use reads them again
+      this.mem = undefined;
+      throw err;
+    }
+    return done;
+  }
+
+  /** Replaces the snapshot with the whole state and starts an empty journal for it (journal mode). */
+  private async writeSnapshot(mem: Loaded): Promise<void> {
+    const { dirError } = await import('@opsctl/shared/private-dir.js');
+    const { default: writeFileAtomic } = await import('write-file-atomic');
+    const next = JSON.stringify(mem.state);
+    if (next !== mem.raw || mem.journal) {
+      // A link or another user's file is refused, never written through (as root, write-file-atomic
+      // would follow the link and give the new file the target's owner); the new file is this user's.
+      checkOwnFileSync(this.path, 'the mock state file');
+      await writeFileAtomic(this.path, next, { mode: 0o600, chown: ownIds() }).catch((err) => {
+        throw dirError(dirname(this.path), err);
+      });
+      mem.base = await digest(next);
+      await this.markChecked(next, mem.base);
+      mem.raw = next;
+      mem.snap = fileId(this.path);
+    }
+    // the old journal is in the snapshot now (and names the old one as its base): gone
+    if (mem.journal || fileId(this.journalPath) !== undefined) {
+      const { rm } = await import('node:fs/promises');
+      await rm(this.journalPath, { force: true });
+      mem.journal = undefined;
+    }
+  }
+
+  /** Appends lines to the journal (started, with its header, if there is none) and fdatasyncs it. */
+  private async append(mem: Loaded, lines: string): Promise<void> {
+    const { open } = await import('node:fs/promises');
+    const fresh = !mem.journal?.live;
+    mem.base ??= await digest(mem.raw ?? '');
+    if (fresh) checkOwnFileSync(this.journalPath, 'the mock state journal');
+    const data = fresh ? journalHeader(mem.base) + lines : lines;
+    const fh = await open(this.journalPath, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | (fsConstants.O_NOFOLLOW ?? 0), 0o600);
+    try {
+      if (fresh) await fh.truncate(0);
+      await fh.write(data);
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    if (fresh) await syncDir(dirname(resolve(this.journalPath)));
+    mem.journal = { id: fileId(this.journalPath) ?? '', bytes: (fresh ? 0 : mem.journal!.bytes) + Buffer.byteLength(data), live: true };
   }
 
   private async readRaw(): Promise<string | undefined> {
@@ -277,6 +525,38 @@ export class FileStore implements Store {
       throw err;
     }
   }
+}
+
+/** Thrown to undo a transaction that only asked whether an initializer would change the state. */
+const ASKED = new Error('asked');
+
+/** Aborted once every write of the batch has lost its requester (a batch of writes from no request never is). */
+function allAborted(batch: Pending[]): AbortSignal {
+  const c = new AbortController();
+  const signals = batch.map((p) => p.signal);
+  if (signals.some((s) => s === undefined)) return c.signal;
+  const check = () => {
+    if (signals.every((s) => s!.aborted)) c.abort();
+  };
+  for (const s of signals) s!.addEventListener('abort', check, { once: true });
+  check();
+  return c.signal;
+}
+
+/** fsync of a directory: a new file's name in it survives a crash of the machine. */
+async function syncDir(dir: string): Promise<void> {
+  const { open } = await import('node:fs/promises');
+  const fh = await open(dir, 'r').catch(() => undefined);
+  await fh?.sync().catch(() => undefined);
+  await fh?.close();
+}
+
+function journalError(path: string, problem: string): StateFileError {
+  return new StateFileError(
+    path,
+    problem,
+    `opsctl leaves it untouched. Move it aside (mv ${path} ${path}.bad) to use the state as its snapshot ${path.replace(/\.journal$/, '')} holds it, without the changes since`,
+  );
 }
 
 async function digest(raw: string): Promise<string> {

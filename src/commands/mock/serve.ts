@@ -164,7 +164,8 @@ async function serviceOptions(opts: ServeOptions): Promise<MockServiceOptions> {
 async function start(opts: ServeOptions, port: number, state: string, options: MockServiceOptions): Promise<{ server: MockServer; token: string }> {
   const { createMockServer, FileStore, MemoryStore } = await import('@opsctl/mock');
   // The state file is checked before listening: a wrong shape is refused naming the file, never served as 500s.
-  const store = opts.memory ? new MemoryStore() : new FileStore(state);
+  // the journal: each write appended and fdatasync'ed before it is answered, O(1) in the state's size (docs/mock.md)
+  const store = opts.memory ? new MemoryStore() : new FileStore(state, undefined, undefined, { journal: true });
   await store.read(() => undefined);
   const server = await createMockServer({ port, host: opts.host, state: store, test: opts.test, options }).catch((err) => {
     throw listenError(err, opts.host, port);

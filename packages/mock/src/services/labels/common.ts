@@ -21,6 +21,7 @@ import {
   type Role,
   type View,
 } from '@opsctl/shared/labels/schema.js';
+import { clone } from '../../tx.js';
 
 export { API, apiPrefix, LABEL_API_VERSIONS, type LabelApiVersion } from '@opsctl/shared/labels/schema.js';
 export { APPS, COPY_MODES, DEFAULT_LIMITS, ROLES, VIEWS, type Role, type View };
@@ -219,7 +220,7 @@ type FieldLimits = LabelLimits['fieldLimits'];
  */
 export function limitsFrom(options: MockServiceOptions): LabelLimits {
   const o = options.labels ?? {};
-  const merged = deepMerge(structuredClone(DEFAULT_LIMITS), o.limits) as LabelLimits;
+  const merged = deepMerge(clone(DEFAULT_LIMITS), o.limits) as LabelLimits;
   if (typeof o.maxFields === 'number') merged.maxFields = o.maxFields;
   if (typeof o.maxTitleLength === 'number') merged.maxTitleLength = o.maxTitleLength;
   if (typeof o.maxChoices === 'number') merged.fieldLimits.selectionLimits.maxChoices = o.maxChoices;

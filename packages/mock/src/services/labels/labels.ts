@@ -48,6 +48,7 @@ import {
 } from './model.js';
 import type { LabelVerb } from './paths.js';
 import { seedUsers, type MockUser } from '../oauth/registry.js';
+import { clone } from '../../tx.js';
 
 export interface Env {
   ctx: ServiceContext;
@@ -232,7 +233,7 @@ export async function labelVerb(req: MockRequest, env: Env, id: string, verb: La
         assertNotLocked(label);
         const requests = asList(b.requests);
         if (requests.length === 0) throw invalid('requests must be a non-empty list of update requests');
-        const content = structuredClone(latest(label).content);
+        const content = clone(latest(label).content);
         const denv: DeltaEnv = { label, limits: lim, now, who };
         const responses = requests.map((r, i) => applyRequest(content, r, i, denv));
         checkLimits(content, lim);
@@ -243,7 +244,7 @@ export async function labelVerb(req: MockRequest, env: Env, id: string, verb: La
         assertRevision(label, required);
         if (label.state === 'DISABLED') throw precondition(`labels/${id} is disabled: enable it before publishing`);
         if (!hasUnpublishedChanges(label)) throw precondition(`labels/${id} has no unpublished changes to publish`);
-        const content = structuredClone(latest(label).content);
+        const content = clone(latest(label).content);
         checkLimits(content, lim);
         publishContent(content, now, who);
         addRevision(label, content, now, who, true);
@@ -262,8 +263,8 @@ export async function labelVerb(req: MockRequest, env: Env, id: string, verb: La
         }
         if (verb === 'enable' && label.state !== 'DISABLED') throw precondition(`labels/${id} is ${label.state}: only a disabled label can be enabled`);
         const policy = verb === 'disable' ? parseDisabledPolicy(b.disabledPolicy, 'disabledPolicy') : undefined;
-        const draft = hasUnpublishedChanges(label) ? structuredClone(latest(label).content) : undefined;
-        addRevision(label, structuredClone(published(label)!.content), now, who, true);
+        const draft = hasUnpublishedChanges(label) ? clone(latest(label).content) : undefined;
+        addRevision(label, clone(published(label)!.content), now, who, true);
         if (draft) addRevision(label, draft, now, who, false, lim.maxDraftRevisions);
         if (verb === 'disable') {
           label.state = 'DISABLED';
@@ -319,7 +320,7 @@ export function getLimits(req: MockRequest, env: Env): Promise<MockReply> {
   return promised(() => {
     const name = req.query.get('name');
     if (name && name !== 'limits/label') throw invalid(`name must be "limits/label" (got "${name}")`);
-    return reply.ok(structuredClone(env.limits));
+    return reply.ok(clone(env.limits));
   });
 }
 

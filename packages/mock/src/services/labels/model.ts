@@ -17,6 +17,7 @@ import {
   type View,
 } from './common.js';
 import type { MockSlices } from '../../store.js';
+import { clone } from '../../tx.js';
 
 export function findLabel(state: MockSlices, id: string): StoredLabel {
   const label = slice(state).labels.find((l) => l.id === id);
@@ -252,7 +253,7 @@ function presentField(label: StoredLabel, f: StoredField, editor: boolean): Reco
   if (f.textOptions) out.textOptions = { ...f.textOptions };
   if (f.integerOptions) out.integerOptions = { ...f.integerOptions };
   if (f.dateOptions) out.dateOptions = { ...f.dateOptions };
-  if (f.userOptions) out.userOptions = structuredClone(f.userOptions);
+  if (f.userOptions) out.userOptions = clone(f.userOptions);
   if (f.selectionOptions) {
     out.selectionOptions = {
       ...(f.selectionOptions.listOptions ? { listOptions: { ...f.selectionOptions.listOptions } } : {}),

@@ -31,6 +31,7 @@ import { deliveryView, enqueueEvent, secEvents, type Delivery, type Receiver } f
 import { configuredMode, DEFAULT_INTEGRITY_DELAY_SECONDS, emptyMetrics, integrityTransition, integrityView, mintIntegrityToken } from './integrity.js';
 import type { MockUser } from './registry.js';
 import { oauth, revokeGrant } from './tokens.js';
+import { clone } from '../../tx.js';
 
 export const ADMIN_PREFIX = '/oauth2/mock';
 const MAX_ADMIN_BODY = 64 * 1024;
@@ -301,7 +302,7 @@ function storeRoutes(ctx: ServiceContext): Route[] {
         return { status: 200, json: { deleted, unused_client_days: days } };
       },
     },
-    { method: 'GET', path: `${P}/store`, handler: async () => ({ status: 200, json: await ctx.store.read((s) => structuredClone(storeListings(s))) }) },
+    { method: 'GET', path: `${P}/store`, handler: async () => ({ status: 200, json: await ctx.store.read((s) => clone(storeListings(s))) }) },
     {
       method: 'POST',
       path: `${P}/store/apps`,
@@ -356,7 +357,7 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
     {
       method: 'GET',
       path: `${P}/receivers`,
-      handler: async () => ({ status: 200, json: { receivers: await ctx.store.read((s) => structuredClone(secEvents(s).receivers)) } }),
+      handler: async () => ({ status: 200, json: { receivers: await ctx.store.read((s) => clone(secEvents(s).receivers)) } }),
     },
     {
       method: 'POST',
@@ -468,7 +469,7 @@ async function triggerEvent(ctx: ServiceContext, deliverer: Deliverer, req: Mock
   const created = await ctx.store.write((s) => {
     const made = enqueueFor(s, { kind: kind as EventKind, who, clientId, reason, iss, now });
     for (const d of made) deliverer.lease(d, now);
-    return made.map((d) => structuredClone(d));
+    return made.map((d) => clone(d));
   });
   // The first attempt happens now (leased in the write above), so the answer shows how it went.
   const sent = await deliverer.deliverLeased(created);

@@ -13,6 +13,7 @@ import { request as httpRequest } from 'node:http';
 import type { Store } from '../../store.js';
 import { secEvents, type Delivery } from './events.js';
 import { storedField } from './tokens.js';
+import { clone } from '../../tx.js';
 
 export interface DeliveryOptions {
   /** First retry delay (default 1 s); doubles per attempt. */
@@ -212,7 +213,7 @@ export class Deliverer {
           d.last_error = o.error ?? `HTTP ${o.status}`;
           d.next_attempt_at = done + this.backoffMs(d.attempts);
         }
-        updated.push(structuredClone(d));
+        updated.push(clone(d));
       }
       return updated;
     });

@@ -1,5 +1,6 @@
 import { labels as spec } from './resources.js';
 import { MockError, reply } from '../../http.js';
+import { hasDuplicates, lookup } from '../../indexes.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { presentEpic } from './epics.js';
 import { phase as storyPhase } from './stats.js';
@@ -75,8 +76,17 @@ export function presentLabel(t: TrackerState, label: Label, withStats: boolean):
   return withStats ? { ...label, stats: labelStats(t, label.id) } : { ...label };
 }
 
+const lowerName = (l: Label) => String(l.name).toLowerCase();
+
+/** 422 when another label has this name (any case): an index of the lower-cased names, O(1) in the number of labels. */
 function assertUniqueName(t: TrackerState, name: string, exceptId?: number): void {
-  const clash = t.labels.find((l) => l.id !== exceptId && l.name.toLowerCase() === name.toLowerCase());
+  const first = lookup(t.labels, 'name', lowerName, name.toLowerCase());
+  const clash =
+    first && first.id === exceptId && hasDuplicates(t.labels, 'name', lowerName)
+      ? t.labels.find((l) => l.id !== exceptId && lowerName(l) === name.toLowerCase())
+      : first?.id === exceptId
+        ? undefined
+        : first;
   if (clash) throw new MockError(422, 'unprocessable', `a label named "${name}" already exists (id ${clash.id})`, { errors: { name: 'is already used' } });
 }
 

@@ -6,6 +6,7 @@ import type { CustomFieldBody, CustomFieldValueParam, EntityTemplateBody, Webhoo
 import { crudRoutes } from './crud.js';
 import type { CustomField, CustomFieldValue, Member } from './records.js';
 import { presentContents, storeContents } from './templates.js';
+import { clone } from '../../tx.js';
 
 /**
  * The custom-field update rules: `values` in the order given is the sort order; an existing value left
@@ -35,7 +36,7 @@ function updateValues(field: CustomField, items: readonly CustomFieldValueParam[
 }
 
 function presentMember(m: Member): Member {
-  return structuredClone(m);
+  return clone(m);
 }
 
 export function miscRoutes(ctx: ServiceContext): Route[] {
@@ -49,7 +50,7 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
       if (body.values !== undefined) updateValues(f, body.values);
       move(t.customFields, f, body, 'custom field');
     },
-    present: (_t, f) => structuredClone(f),
+    present: (_t, f) => clone(f),
   });
   const templates = crudRoutes<'entityTemplates', EntityTemplateBody>(ctx, {
     spec: entityTemplates,
@@ -66,7 +67,7 @@ export function miscRoutes(ctx: ServiceContext): Route[] {
     },
     present: (t, tpl) => {
       const { app_url: _a, story_contents, ...rest } = tpl;
-      return { ...structuredClone(rest), story_contents: presentContents(t, story_contents) };
+      return { ...clone(rest), story_contents: presentContents(t, story_contents) };
     },
   });
   const people = crudRoutes<'members', Record<string, never>>(ctx, {

@@ -42,16 +42,18 @@ const DROP = new Map<string, readonly string[]>([
 
 const ALWAYS = new Map<string, Readonly<Record<string, unknown>>>([['member', { created_without_invite: false }]]);
 
+const NONE: readonly string[] = [];
+
 function walk(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(walk);
   if (!value || typeof value !== 'object') return value;
   const src = value as Record<string, unknown>;
   const type = typeof src.entity_type === 'string' ? src.entity_type : '';
-  const omit = new Set(OMIT_WHEN_NULL.get(type) ?? []);
-  const drop = new Set(DROP.get(type) ?? []);
+  const omit = OMIT_WHEN_NULL.get(type) ?? NONE;
+  const drop = DROP.get(type) ?? NONE;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(src)) {
-    if (drop.has(k) || (v === null && omit.has(k))) continue;
+    if (drop.includes(k) || (v === null && omit.includes(k))) continue;
     out[k] = walk(v);
   }
   // the store's ids are integers or uuids

@@ -7,6 +7,7 @@ import type { Story } from './records.js';
 import { phase } from './stats.js';
 import { STORY_STATES } from './state.js';
 import { changeStory, createStory, customValues, presentStory, removeStory } from './stories.js';
+import { clone } from '../../tx.js';
 
 /** The most stories one bulk request may carry (the reference's bulk endpoints take up to 100). */
 export const BULK_MAX = 100;
@@ -248,7 +249,7 @@ function storyReadRoutes(ctx: ServiceContext): Route[] {
           await store.read((s) => {
             const t = tracker(s);
             find(t.stories, id, spec);
-            return t.storyHistory.filter((h) => h.story_id === id).map(({ story_id: _s, ...h }) => structuredClone(h));
+            return t.storyHistory.filter((h) => h.story_id === id).map(({ story_id: _s, ...h }) => clone(h));
           }),
         );
       },

@@ -1,6 +1,7 @@
 import { ensureLabels, type TrackerState } from './common.js';
 import { presentLabel } from './labels.js';
 import type { StoryContents } from './records.js';
+import { clone } from '../../tx.js';
 
 /**
  * An entity template's story contents as stored: what the create or update body gave (so a story made
@@ -17,7 +18,7 @@ export function storeContents(t: TrackerState, contents: StoryContents, at: stri
  * (the records the ids name), tasks with their `position`; the ids of the create body are not echoed.
  */
 export function presentContents(t: TrackerState, contents: StoryContents = {}): Record<string, unknown> {
-  const { labels, file_ids, linked_file_ids, tasks, ...rest } = structuredClone(contents);
+  const { labels, file_ids, linked_file_ids, tasks, ...rest } = clone(contents);
   const found = (Array.isArray(labels) ? labels : [])
     .map((p) => t.labels.find((l) => l.name.toLowerCase() === String(p?.name).toLowerCase()))
     .filter((l) => l !== undefined);
@@ -25,7 +26,7 @@ export function presentContents(t: TrackerState, contents: StoryContents = {}): 
     (Array.isArray(ids) ? ids : [])
       .map((id) => list.find((x) => x.id === id))
       .filter((x) => x !== undefined)
-      .map((x) => structuredClone(x));
+      .map((x) => clone(x));
   return {
     ...rest,
     entity_type: 'story-contents',
