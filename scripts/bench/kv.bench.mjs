@@ -59,7 +59,12 @@ export default async function kvBench(report, { BIN, tempDir, measure, median })
   console.log(
     `   load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs (wall-clock ratios: a busy machine inflates the overhead, not the waits)`,
   );
-  report.row('kv upgrade 3.2→3.3, 3-member sandbox: orchestration over imposed waits', `${(med * 100).toFixed(0)}% (median of ${rounds})`, '<= 20%', med <= 0.2);
+  report.row(
+    'kv upgrade 3.2→3.3, 3-member sandbox: orchestration over imposed waits',
+    `${(med * 100).toFixed(0)}% (median of ${rounds})`,
+    '<= 20%',
+    med <= 0.2,
+  );
 }
 
 /** Where the overhead of one run went, from the journal's step times (ms). */

@@ -29,7 +29,7 @@ describe('the generated tracker contract (packages/shared/src/tracker)', () => {
         'packages/shared/src/tracker/overrides.json',
         'packages/shared/src/tracker/contract.ts',
         'packages/shared/src/tracker/types.ts',
-          'packages/shared/src/tracker/flags.ts',
+        'packages/shared/src/tracker/flags.ts',
         '.prettierrc.json',
       ])
         copyFileSync(join(ROOT, f), join(dir, f));
