@@ -7,7 +7,8 @@ import type { IOStreams } from '../core/io.js';
 
 // What auth/ takes from a command, piece by piece: each function names the pieces it uses (the port,
 // src/context.ts, has them all, so a verb passes its context; a test passes just these). Auth reports
-// what it did through `io.warn` and `debug`, never by reaching for the command's streams.
+// what it did through `io.warn`, `debug` and its callbacks (a sign-in's `progress`, the device flow's
+// `show`), never by writing to the command's streams.
 
 export interface Clock {
   now: () => number;
@@ -70,6 +71,6 @@ export type SignInDeps = SessionDeps & Signals & Pick<EmbeddedSignIn, 'checkEmbe
 /** The browser sign-in: it also talks to the person (stderr, a pasted URL on stdin) and opens the browser. */
 export type LoginDeps = SignInDeps &
   EmbeddedSignIn & {
-    io: Pick<IOStreams, 'err' | 'warn' | 'stdin'>;
+    io: Pick<IOStreams, 'warn' | 'stdin'>;
     openBrowser(url: string): Promise<boolean>;
   };

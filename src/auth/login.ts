@@ -23,7 +23,25 @@ export interface LoginOptions {
    * and keep the scopes this account was already granted.
    */
   incremental?: { account: string; granted: string[]; requested: string[]; refreshToken?: string; idToken?: string };
+  /** What the sign-in is doing, for the verb to show (as the device flow's `show`): auth/ writes to no stream. */
+  progress: (event: LoginProgress) => void;
 }
+
+/** The steps of a browser sign-in a person is told about, in order. */
+export type LoginProgress =
+  /** The authorization URL to open (not with --consent-as). */
+  | { kind: 'open-url'; host: string; url: string }
+  /** --consent-as: opsctl answers the mock's consent form itself. */
+  | { kind: 'consent-as'; host: string; account: string }
+  /** The system browser could not be launched. */
+  | { kind: 'browser-failed' }
+  /** No browser is launched (why), so the redirect may have to be pasted; `local`: the mock, which --consent-as can answer. */
+  | { kind: 'no-browser'; reason: string; local: boolean; redirectUri: string }
+  | { kind: 'waiting'; seconds: number }
+  /** A response with the wrong state came in (a stale tab or a forged request) and was ignored. */
+  | { kind: 'wrong-state' }
+  /** A pasted line was not the redirect (why). */
+  | { kind: 'paste-refused'; problem: string };
 
 export interface LoginOutcome {
   account?: string;
@@ -116,7 +134,7 @@ export async function login(ctx: LoginDeps, opts: LoginOptions): Promise<LoginOu
   const listener = await startListener({
     port: opts.port,
     state,
-    onWrongState: () => ctx.io.warn('ignored a sign-in response with the wrong state (stale tab or forged request); still waiting'),
+    onWrongState: () => opts.progress({ kind: 'wrong-state' }),
   });
   const url = buildAuthorizeUrl(settings, {
     redirectUri: listener.redirectUri,
@@ -131,12 +149,11 @@ export async function login(ctx: LoginDeps, opts: LoginOptions): Promise<LoginOu
   let consentFailed: Promise<never> | undefined;
   try {
     // --consent-as involves no browser: say what opsctl does instead of how to use one
-    if (!opts.consentAs) ctx.io.err(`Sign in at ${new URL(settings.authUrl).host} in your browser. Open this URL if no browser appears:\n\n  ${url}\n`);
+    const host = new URL(settings.authUrl).host;
+    if (!opts.consentAs) opts.progress({ kind: 'open-url', host, url });
     const decision = browserDecision(ctx.env, opts.browser && !opts.consentAs);
     if (opts.consentAs) {
-      ctx.io.err(
-        `Signing in at ${new URL(settings.authUrl).host} as ${opts.consentAs}: opsctl submits the mock's consent form itself (no browser), granting every requested scope…`,
-      );
+      opts.progress({ kind: 'consent-as', host, account: opts.consentAs });
       ctx.debug(`authorization request ${url}`);
       const { submitConsent } = await import('./autoconsent.js');
       // Nobody else will answer: a consent that fails ends the wait at once (no 5-minute hang).
@@ -144,20 +161,12 @@ export async function login(ctx: LoginDeps, opts: LoginOptions): Promise<LoginOu
       consentFailed = submitConsent(url, opts.consentAs, { localError }).then(() => new Promise<never>(() => undefined));
     } else if (decision.open) {
       const opened = await ctx.openBrowser(url);
-      if (!opened) ctx.io.warn('could not open a browser: open the URL above yourself');
+      if (!opened) opts.progress({ kind: 'browser-failed' });
     } else {
-      ctx.io.err(`Not opening a browser (${decision.reason}). Open the URL above on any machine with a browser.`);
-      if (settings.local) {
-        ctx.io.err(
-          `This is a local mock: without any browser, run opsctl login --consent-as alice@example.com instead (it grants every requested scope as that seeded account).`,
-        );
-      }
-      ctx.io.err(
-        `The browser will be sent to ${listener.redirectUri}. If that browser is on another machine, the page will fail to load: copy its full address and paste it here, then press Enter.`,
-      );
-      cleanups.push(await readPastedUrls(ctx, (line) => listener.accept(line)));
+      opts.progress({ kind: 'no-browser', reason: decision.reason ?? 'no browser', local: settings.local, redirectUri: listener.redirectUri });
+      cleanups.push(await readPastedUrls(ctx, (line) => listener.accept(line), opts.progress));
     }
-    if (!opts.consentAs) ctx.io.err(`Waiting for the browser (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
+    if (!opts.consentAs) opts.progress({ kind: 'waiting', seconds: Math.round(opts.timeoutMs / 1000) });
     const callback = await waitFor(ctx, consentFailed ? Promise.race([listener.result, consentFailed]) : listener.result, opts.timeoutMs);
     return await finish(ctx, settings, callback, {
       verifier: pkce.verifier,
@@ -329,14 +338,14 @@ function waitFor<T>(ctx: LoginDeps, result: Promise<T>, timeoutMs: number): Prom
 }
 
 /** Reads pasted redirect URLs from stdin (remote/SSH sign-in); returns a stop function. */
-async function readPastedUrls(ctx: LoginDeps, accept: (line: string) => string | undefined): Promise<() => void> {
+async function readPastedUrls(ctx: LoginDeps, accept: (line: string) => string | undefined, progress: LoginOptions['progress']): Promise<() => void> {
   // node:readline only on this path: a sign-in through a browser never reads stdin.
   const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: ctx.io.stdin, terminal: false });
   rl.on('line', (line) => {
     if (!line.trim()) return;
     const problem = accept(line);
-    if (problem) ctx.io.warn(`${problem}; paste again, or wait for the browser`);
+    if (problem) progress({ kind: 'paste-refused', problem });
   });
   rl.on('error', () => undefined);
   return () => rl.close();

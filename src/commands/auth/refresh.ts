@@ -3,6 +3,7 @@ import { AuthError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './refresh.spec.js';
+import { showLoginProgress } from '../login/lib/progress.js';
 
 export type Options = OptionsOf<typeof spec>;
 
@@ -60,6 +61,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     consentAs: opts.consentAs,
     insecureStorage: opts.insecureStorage || current.storage === 'file',
     incremental: { account: current.account, granted, requested, refreshToken: current.refresh_token, idToken: current.id_token },
+    progress: showLoginProgress(ctx.io),
   });
   if (out.unionKeptLocally) {
     ctx.io.warn(

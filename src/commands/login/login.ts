@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './login.spec.js';
+import { showLoginProgress } from './lib/progress.js';
 
 export type Options = OptionsOf<typeof spec>;
 
@@ -58,6 +59,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
         port,
         consentAs: opts.consentAs,
         insecureStorage: opts.insecureStorage,
+        progress: showLoginProgress(ctx.io),
       });
   if (out.missing.length) {
     ctx.io.warn(
