@@ -1,7 +1,7 @@
 import { syntaxErrorText } from '../../core/syntax-error.js';
 import { extname } from 'node:path';
 import type { Context } from '../../context.js';
-import { readFileFlag } from '../file-flag.js';
+import { readFileFlag } from '../lib/file-flag.js';
 import { ApiError, InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { plural } from '../../core/problems.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
