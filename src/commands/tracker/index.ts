@@ -7,6 +7,11 @@ import { refHelp, refPlaceholder } from '../../tracker/names.js';
 import { argRef, fieldRef, RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
 import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
+import { addVerb } from '../spec.js';
+import { importSpec } from './import.spec.js';
+import { keyResultsSpec } from './key-results.spec.js';
+import { moveSpec } from './move.spec.js';
+import { uploadSpec } from './upload.spec.js';
 
 /** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
 
@@ -140,16 +145,7 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
   const resource = spec.name;
   const verb = extra.name;
   if (extra.handler === 'upload') {
-    const cmd = noun.command('upload <files...>').description(extra.description);
-    cmd.option('--story <id>', 'attach the files to this story');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./upload.js'),
-        ([files]: [string[]], o) => ({ files, story: o.story }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example);
+    addVerb(noun, ctx, uploadSpec(extra));
     return;
   }
   if (extra.handler === 'apply') {
@@ -180,44 +176,15 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     return;
   }
   if (extra.handler === 'key-results') {
-    const cmd = noun.command('list').alias('ls').description(extra.description);
-    cmd.requiredOption('--objective <name|id>', 'the objective, by its exact name (any case) or id');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./key-results.js'),
-        (_a, o) => ({ objective: o.objective }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example);
+    addVerb(noun, ctx, keyResultsSpec(extra));
     return;
   }
   if (extra.handler === 'move') {
-    const cmd = noun.command('move <story-id>').description(extra.description);
-    cmd.requiredOption('--state <name>', 'the workflow state, by its exact name (any case) or its id');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./move.js'),
-        ([id]: [string], o) => ({ id, state: o.state }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example);
+    addVerb(noun, ctx, moveSpec(extra));
     return;
   }
   if (extra.handler === 'import') {
-    const cmd = noun.command('import').description(extra.description);
-    cmd.requiredOption('-f, --file <path|->', 'stories as YAML, JSON or CSV (- reads stdin; CSV needs --format csv)');
-    cmd.option('--format <format>', 'yaml, json or csv (default: from the file name)');
-    cmd.option('--dry-run', 'print the plan and send nothing');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./import.js'),
-        (_a, o) => ({ file: o.file, format: o.format, dryRun: Boolean(o.dryRun) }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example, 'opsctl tracker stories import -f stories.yaml');
+    addVerb(noun, ctx, importSpec(extra));
     return;
   }
   const args = (extra.args ?? [])
