@@ -85,6 +85,8 @@ export interface VerbSpec {
   readonly help?: string;
   readonly examples?: readonly string[];
   readonly hidden?: boolean;
+  /** Options fixed when the spec is made, not typed by the user: a verb built from a data row (tracker's `resource`). */
+  readonly bound?: Readonly<Record<string, string>>;
   /**
    * The verb's run module, imported only when the command runs: `load: (): RunModule => import('./x.js')`
    * (the return type written out: the run's options are inferred from this spec, so its type must not be).
@@ -169,7 +171,9 @@ type Flatten<T> = { [K in keyof T]: T[K] } & {};
 
 /** The options a verb's `run` receives: one field per positional argument (camelCase) and per flag. */
 export type OptionsOf<S extends VerbSpec> = Flatten<
-  (S['args'] extends readonly ArgSpec[] ? ArgsOf<S['args']> : unknown) & (S['flags'] extends Readonly<Record<string, FlagSpec>> ? FlagsOf<S['flags']> : unknown)
+  (S['args'] extends readonly ArgSpec[] ? ArgsOf<S['args']> : unknown) &
+    (S['bound'] extends Readonly<Record<string, string>> ? { -readonly [K in keyof S['bound']]: string } : unknown) &
+    (S['flags'] extends Readonly<Record<string, FlagSpec>> ? FlagsOf<S['flags']> : unknown)
 >;
 
 // ---------- the adapter: commander's values -> the inferred options ----------
@@ -180,7 +184,7 @@ const camel = (name: string) => name.replace(/-([a-z])/g, (_m, c: string) => c.t
 /** The name and shape of a positional argument (`<label>`, `[apps...]`). */
 export function argShape(arg: ArgSpec): { name: string; field: string; required: boolean; variadic: boolean } {
   const text = typeof arg === 'string' ? arg : arg.name;
-  const m = /^([<[])([\w-]+)(\.\.\.)?[>\]]$/.exec(text);
+  const m = /^([<[])([\w|-]+)(\.\.\.)?[>\]]$/.exec(text);
   if (!m?.[2]) throw new Error(`spec: "${text}" is not an argument (<name>, [name], <name...> or [name...])`);
   return { name: m[2], field: (typeof arg === 'string' ? undefined : arg.field) ?? camel(m[2]), required: m[1] === '<', variadic: m[3] !== undefined };
 }
@@ -223,7 +227,7 @@ export function flagOptions(key: string, flag: FlagSpec): Option[] {
  * a `negate`d one undefined when neither form was given.
  */
 export function toOptions<S extends VerbSpec>(spec: S, positional: readonly unknown[], flags: Readonly<Record<string, unknown>>): OptionsOf<S> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = { ...spec.bound };
   for (const [i, arg] of (spec.args ?? []).entries()) {
     const { field, variadic } = argShape(arg);
     const value = positional[i];

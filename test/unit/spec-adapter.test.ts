@@ -13,6 +13,8 @@ import { spec as kvSandboxUp } from '../../src/commands/kv/sandbox-up.spec.js';
 import { spec as kvSnapshotStatus } from '../../src/commands/kv/snapshot-status.spec.js';
 import { spec as kvUpgrade } from '../../src/commands/kv/upgrade.spec.js';
 import { suggested } from '../../src/completion/suggest.js';
+import { getSpec } from '../../src/commands/tracker/get.spec.js';
+import { labels as trackerLabels } from '../../src/tracker/resources.js';
 import { verbHarness, type VerbHarness } from '../helpers/httpmock.js';
 
 /** What the test verb's run was given (the module `load` returns records it). */
@@ -209,5 +211,11 @@ describe('a verb spec: the adapter turns what commander parsed into those option
     const to = addVerb(program, h.ctx, kvUpgrade).options.find((o) => o.long === '--to');
     expect(to && suggested(to)).toEqual(['3.3', '3.4', '3.5', '3.6']);
     expect(to?.mandatory).toBe(true);
+  });
+
+  it('tracker: a verb built from a resource row is bound to it (resource), and <id|name> lands in id', async () => {
+    const spec = getSpec(trackerLabels);
+    expectTypeOf<OptionsOf<typeof spec>>().toEqualTypeOf<{ id: string; resource: string }>();
+    expect(await runSpec(spec, ['bug'])).toEqual({ resource: 'labels', id: 'bug' });
   });
 });

@@ -8,6 +8,11 @@ import { argRef, fieldRef, RESOURCES, type ExtraVerb, type ResourceSpec } from '
 import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
 import { addVerb } from '../spec.js';
+import { applySpec } from './apply.spec.js';
+import { deleteSpec } from './delete.spec.js';
+import { exportSpec } from './export.spec.js';
+import { getSpec } from './get.spec.js';
+import { byName, idArg } from './lib/row.js';
 import { importSpec } from './import.spec.js';
 import { keyResultsSpec } from './key-results.spec.js';
 import { moveSpec } from './move.spec.js';
@@ -60,17 +65,7 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     );
     examples(cmd, ex('list', `opsctl tracker ${spec.name} list`));
   }
-  if (spec.verbs.includes('get')) {
-    const cmd = noun.command(`get <${idArg(spec)}>`).description(`show one ${spec.singular}${byName(spec)}`);
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./get.js'),
-        ([id]: [string]) => ({ resource, id }),
-      ),
-    );
-    examples(cmd, ex('get', `opsctl tracker ${spec.name} get ID`));
-  }
+  if (spec.verbs.includes('get')) addVerb(noun, ctx, getSpec(spec));
   if (spec.verbs.includes('create')) {
     const cmd = noun.command('create').description(`create ${withArticle(spec.singular)}`);
     addBodyOptions(cmd, spec.fields, 'create');
@@ -95,21 +90,7 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     );
     examples(cmd, ex('update', `opsctl tracker ${spec.name} update ID --data @changes.json`));
   }
-  if (spec.verbs.includes('delete')) {
-    const cmd = noun
-      .command(`delete <${idArg(spec)}>`)
-      .alias('rm')
-      .description(`delete ${withArticle(spec.singular)} (${CONFIRM_HELP})${byName(spec)}`);
-    cmd.option('--dry-run', 'show what would be deleted and change nothing');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./delete.js'),
-        ([id]: [string], o) => ({ resource, id, dryRun: Boolean(o.dryRun) }),
-      ),
-    );
-    examples(cmd, ex('delete', `opsctl tracker ${spec.name} delete ID --yes`));
-  }
+  if (spec.verbs.includes('delete')) addVerb(noun, ctx, deleteSpec(spec));
   if (!spec.verbs.includes('list') && !(spec.extras ?? []).some((e) => e.name === 'list')) {
     // no list endpoint in the contract: a hidden `list` that says what to use instead
     const list = noun.command('list', { hidden: true }).description(`there is no list of ${spec.name}: says what to use instead`);
@@ -149,30 +130,11 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     return;
   }
   if (extra.handler === 'apply') {
-    const cmd = noun.command('apply').description(extra.description);
-    cmd.requiredOption('-f, --file <path|->', 'the desired state: a YAML or JSON file (- reads stdin)');
-    cmd.option('--dry-run', 'print the plan and send nothing');
-    cmd.option('--prune', `delete ${spec.name} that the file does not list (${CONFIRM_HELP})`);
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./apply.js'),
-        (_a, o) => ({ resource, file: o.file, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune) }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
+    addVerb(noun, ctx, applySpec(spec, extra));
     return;
   }
   if (extra.handler === 'export') {
-    const cmd = noun.command('export').description(extra.description);
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./export.js'),
-        () => ({ resource }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} export --profile staging | opsctl tracker ${spec.name} apply -f - --dry-run`);
+    addVerb(noun, ctx, exportSpec(spec, extra));
     return;
   }
   if (extra.handler === 'key-results') {
@@ -203,17 +165,6 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     ),
   );
   examples(cmd, extra.example ?? `opsctl tracker ${spec.name} ${verb}${(extra.args ?? []).map((a) => ` ${a.type === 'uuid' ? 'UUID' : 'ID'}`).join('')}`);
-}
-
-/** `id` or `id|name` for a resource whose records have names. */
-function idArg(spec: ResourceSpec): string {
-  return spec.ref ? 'id|name' : 'id';
-}
-
-/** The help words of a verb that takes a name as well as an id. */
-function byName(spec: ResourceSpec): string {
-  if (!spec.ref) return '';
-  return spec.ref === 'member' ? '; by id, mention name, email or @me' : '; by id or exact name';
 }
 
 function addPagingOptions(cmd: Command): void {
