@@ -4,7 +4,7 @@ import type { AccountDeps, Config, Credentials, Env } from './deps.js';
  * The OAuth client secret never lives in config.json: `config set client_secret` puts it in the OS
  * keyring or the 0600 credential file, and one found in config.json (written by an older opsctl) is
  * moved there, with a notice, and config.json rewritten without it, by the verbs that write: `login`
- * (auth/login.ts, auth/device.ts) and `config get|list|set`. Reading the settings never writes.
+ * (auth/browser-login.ts, auth/device.ts) and `config get|list|set`. Reading the settings never writes.
  */
 export async function moveClientSecretsOutOfConfig(ctx: AccountDeps, only?: string): Promise<void> {
   const config = await ctx.config();

@@ -1,6 +1,6 @@
 import type { SignInDeps } from './deps.js';
 import { AuthError, InterruptedError, OpsError } from '../core/errors.js';
-import type { LoginOutcome } from './login.js';
+import type { LoginOutcome } from './browser-login.js';
 import { missingScopes } from './scopes.js';
 import { toStored } from './session.js';
 import { oauthSettings, type OAuthSettings } from './settings.js';

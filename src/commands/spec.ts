@@ -1,5 +1,6 @@
 import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../context.js';
+import { suggest } from '../completion/suggest.js';
 import { examples, lazyAction, type VerbModule } from './action.js';
 
 /**
@@ -42,6 +43,12 @@ export interface StringFlag {
   readonly optional?: boolean;
   /** Turns the typed text into the option's value (after the choices are checked); its return type is the option's type. */
   readonly parse?: (value: string) => unknown;
+  /** Values completion offers without commander enforcing them (`kv upgrade --to`). */
+  readonly suggest?: readonly string[];
+  /** The help of a `--no-<name>` flag beside it: the option is then false when that is given. */
+  readonly negate?: string;
+  /** A hidden second spelling of the flag keyed so: its value fills that option when the option is not given (no field of its own). */
+  readonly sameAs?: string;
 }
 
 /** A flag with several values: `--name <value...>` (one or more after it), or with `repeat` `--name <value>` given again for each. */
@@ -63,7 +70,7 @@ export type RunModule = Promise<VerbModule<never>>;
 export type FlagSpec = BooleanFlag | NegatedFlag | StringFlag | ListFlag;
 
 /** A positional argument as commander writes it: `<name>`, `[name]`, `<name...>` or `[name...]`; the object form adds help and choices. */
-export type ArgSpec = string | { readonly name: string; readonly help?: string; readonly choices?: readonly string[] };
+export type ArgSpec = string | { readonly name: string; readonly help?: string; readonly choices?: readonly string[]; readonly field?: string };
 
 export interface VerbSpec {
   /** The command word (a verb of a noun, or a top-level command such as `login`). */
@@ -78,6 +85,8 @@ export interface VerbSpec {
   readonly help?: string;
   readonly examples?: readonly string[];
   readonly hidden?: boolean;
+  /** Options fixed when the spec is made, not typed by the user: a verb built from a data row (tracker's `resource`). */
+  readonly bound?: Readonly<Record<string, string>>;
   /**
    * The verb's run module, imported only when the command runs: `load: (): RunModule => import('./x.js')`
    * (the return type written out: the run's options are inferred from this spec, so its type must not be).
@@ -112,8 +121,13 @@ type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capita
 type ArgText<A> = A extends string ? A : A extends { readonly name: infer N extends string } ? N : never;
 type ArgChoice<A> = A extends { readonly choices: readonly (infer C extends string)[] } ? C : string;
 
-type ArgField<A> =
-  ArgText<A> extends `<${infer N}...>` | `[${infer N}...]`
+type ArgField<A> = A extends { readonly field: infer F extends string }
+  ? ArgText<A> extends `<${string}...>` | `[${string}...]`
+    ? { [K in F]: ArgChoice<A>[] }
+    : ArgText<A> extends `<${string}>`
+      ? { [K in F]: ArgChoice<A> }
+      : { [K in F]: ArgChoice<A> | undefined }
+  : ArgText<A> extends `<${infer N}...>` | `[${infer N}...]`
     ? { [K in Camel<N>]: ArgChoice<A>[] }
     : ArgText<A> extends `<${infer N}>`
       ? { [K in Camel<N>]: ArgChoice<A> }
@@ -140,7 +154,9 @@ type FlagValue<F> = F extends { readonly type: 'boolean' }
         ? StringValue<F> | true | undefined
         : F extends { readonly required: true } | { readonly default: string }
           ? StringValue<F>
-          : StringValue<F> | undefined
+          : F extends { readonly negate: string }
+            ? StringValue<F> | false | undefined
+            : StringValue<F> | undefined
       : F extends { readonly type: 'list' }
         ? F extends { readonly collect: (value: string, previous: never) => infer R }
           ? R | undefined
@@ -149,13 +165,15 @@ type FlagValue<F> = F extends { readonly type: 'boolean' }
             : string[] | undefined
         : never;
 
-type FlagsOf<T> = { -readonly [K in keyof T]: FlagValue<T[K]> };
+type FlagsOf<T> = { -readonly [K in keyof T as T[K] extends { readonly sameAs: string } ? never : K]: FlagValue<T[K]> };
 
 type Flatten<T> = { [K in keyof T]: T[K] } & {};
 
 /** The options a verb's `run` receives: one field per positional argument (camelCase) and per flag. */
 export type OptionsOf<S extends VerbSpec> = Flatten<
-  (S['args'] extends readonly ArgSpec[] ? ArgsOf<S['args']> : unknown) & (S['flags'] extends Readonly<Record<string, FlagSpec>> ? FlagsOf<S['flags']> : unknown)
+  (S['args'] extends readonly ArgSpec[] ? ArgsOf<S['args']> : unknown) &
+    (S['bound'] extends Readonly<Record<string, string>> ? { -readonly [K in keyof S['bound']]: string } : unknown) &
+    (S['flags'] extends Readonly<Record<string, FlagSpec>> ? FlagsOf<S['flags']> : unknown)
 >;
 
 // ---------- the adapter: commander's values -> the inferred options ----------
@@ -166,9 +184,9 @@ const camel = (name: string) => name.replace(/-([a-z])/g, (_m, c: string) => c.t
 /** The name and shape of a positional argument (`<label>`, `[apps...]`). */
 export function argShape(arg: ArgSpec): { name: string; field: string; required: boolean; variadic: boolean } {
   const text = typeof arg === 'string' ? arg : arg.name;
-  const m = /^([<[])([\w-]+)(\.\.\.)?[>\]]$/.exec(text);
+  const m = /^([<[])([\w|-]+)(\.\.\.)?[>\]]$/.exec(text);
   if (!m?.[2]) throw new Error(`spec: "${text}" is not an argument (<name>, [name], <name...> or [name...])`);
-  return { name: m[2], field: camel(m[2]), required: m[1] === '<', variadic: m[3] !== undefined };
+  return { name: m[2], field: (typeof arg === 'string' ? undefined : arg.field) ?? camel(m[2]), required: m[1] === '<', variadic: m[3] !== undefined };
 }
 
 /** The commander flags text of a flag spec: `-f, --file <path>`, `--no-browser`, `--list [maxEntries]`, `--scopes <scope...>`. */
@@ -192,6 +210,8 @@ export function flagOptions(key: string, flag: FlagSpec): Option[] {
     if (flag.parse) option.argParser(flag.parse);
     if (flag.default !== undefined) option.default(flag.default);
     if (flag.required) option.makeOptionMandatory();
+    if (flag.suggest) suggest(option, flag.suggest);
+    if (flag.negate !== undefined) return [option, new Option(`--no-${kebab(key)}`, flag.negate)];
   }
   if (flag.type === 'list') {
     if (flag.repeat) option.argParser((flag.collect ?? appendOne) as (value: string, previous: unknown) => unknown);
@@ -207,7 +227,7 @@ export function flagOptions(key: string, flag: FlagSpec): Option[] {
  * a `negate`d one undefined when neither form was given.
  */
 export function toOptions<S extends VerbSpec>(spec: S, positional: readonly unknown[], flags: Readonly<Record<string, unknown>>): OptionsOf<S> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = { ...spec.bound };
   for (const [i, arg] of (spec.args ?? []).entries()) {
     const { field, variadic } = argShape(arg);
     const value = positional[i];
@@ -215,8 +235,11 @@ export function toOptions<S extends VerbSpec>(spec: S, positional: readonly unkn
   }
   for (const [key, flag] of Object.entries(spec.flags ?? {})) {
     const value = flags[key];
+    if (flag.type === 'string' && flag.sameAs !== undefined) continue;
     out[key] = flag.type === 'boolean' && flag.negate === undefined ? value === true : value;
   }
+  // a second spelling fills its option when that was not given
+  for (const [key, flag] of Object.entries(spec.flags ?? {})) if (flag.type === 'string' && flag.sameAs !== undefined) out[flag.sameAs] ??= flags[key];
   return out as OptionsOf<S>;
 }
 

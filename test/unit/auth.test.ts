@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { escapeHtml, resultPage } from '../../src/auth/html.js';
 import { startListener } from '../../src/auth/listener.js';
-import { browserDecision, parseTimeout } from '../../src/auth/login.js';
+import { browserDecision, parseTimeout } from '../../src/auth/browser-login.js';
 import { challengeS256, createPkce, createVerifier, VERIFIER_PATTERN } from '../../src/auth/pkce.js';
 import { expandScope, missingScopes, parseScopes } from '../../src/auth/scopes.js';
 import { checkRedirectUri, clientUsable, restoreClient, seedClients, type OAuthClient } from '@opsctl/mock/services/oauth/registry.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseClusterFile } from '../../src/commands/kv/cluster-file.js';
+import { parseClusterFile } from '../../src/commands/kv/lib/cluster-file.js';
 import { CommandDriver, renderTemplate } from '../../src/kv/drivers/command.js';
 import { expandSystemd } from '../../src/kv/drivers/systemd.js';
 

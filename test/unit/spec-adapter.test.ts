@@ -8,6 +8,13 @@ import { spec as api } from '../../src/commands/api/api.spec.js';
 import { spec as fieldsAdd } from '../../src/commands/labels/fields-add.spec.js';
 import { spec as fieldsUpdate } from '../../src/commands/labels/fields-update.spec.js';
 import { spec as permissionsSet } from '../../src/commands/labels/permissions-set.spec.js';
+import { spec as kvPut } from '../../src/commands/kv/put.spec.js';
+import { spec as kvSandboxUp } from '../../src/commands/kv/sandbox-up.spec.js';
+import { spec as kvSnapshotStatus } from '../../src/commands/kv/snapshot-status.spec.js';
+import { spec as kvUpgrade } from '../../src/commands/kv/upgrade.spec.js';
+import { suggested } from '../../src/completion/suggest.js';
+import { getSpec } from '../../src/commands/tracker/get.spec.js';
+import { labels as trackerLabels } from '../../src/tracker/resources.js';
 import { verbHarness, type VerbHarness } from '../helpers/httpmock.js';
 
 /** What the test verb's run was given (the module `load` returns records it). */
@@ -177,5 +184,38 @@ describe('a verb spec: the adapter turns what commander parsed into those option
     expect(opts.method).toBe('POST');
     const order = [...opts.rawField, ...opts.field].sort((x, y) => x.at - y.at).map((f) => f.text);
     expect(order).toEqual(['b=2', 'a=1', 'c=3']);
+  });
+
+  /** Runs one real verb spec (with the recording run) under a program. */
+  async function runSpec(spec: Parameters<typeof addVerb>[2], argv: string[]): Promise<Record<string, unknown>> {
+    const program = new Command('opsctl').exitOverride();
+    addVerb(program, h.ctx, { ...spec, load });
+    await program.parseAsync([spec.name, ...argv], { from: 'user' });
+    return seen[seen.length - 1] as Record<string, unknown>;
+  }
+
+  it('kv: an argument under another field (put <key> is kvKey: --key is the TLS key), a value flag with --no-, a hidden second spelling, suggestions', async () => {
+    expectTypeOf<OptionsOf<typeof kvPut>['kvKey']>().toEqualTypeOf<string>();
+    expectTypeOf<OptionsOf<typeof kvPut>['key']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<OptionsOf<typeof kvSnapshotStatus>['etcdctl']>().toEqualTypeOf<string | false | undefined>();
+    expectTypeOf<OptionsOf<typeof kvSandboxUp>>().not.toHaveProperty('kvVersion');
+    expect(await runSpec(kvPut, ['config/mode', 'on', '--key', 'client.key'])).toMatchObject({ kvKey: 'config/mode', value: 'on', key: 'client.key' });
+    expect((await runSpec(kvSnapshotStatus, ['b.db', '--no-etcdctl'])).etcdctl).toBe(false);
+    expect((await runSpec(kvSnapshotStatus, ['b.db', '--etcdctl', '/x/etcdctl'])).etcdctl).toBe('/x/etcdctl');
+    expect((await runSpec(kvSnapshotStatus, ['b.db'])).etcdctl).toBeUndefined();
+    const up = await runSpec(kvSandboxUp, ['--kv-version', '3.3']);
+    expect(up).toMatchObject({ version: '3.3', members: '3' });
+    expect(up).not.toHaveProperty('kvVersion');
+    expect((await runSpec(kvSandboxUp, ['--version', '3.2', '--kv-version', '3.3'])).version).toBe('3.2');
+    const program = new Command('opsctl');
+    const to = addVerb(program, h.ctx, kvUpgrade).options.find((o) => o.long === '--to');
+    expect(to && suggested(to)).toEqual(['3.3', '3.4', '3.5', '3.6']);
+    expect(to?.mandatory).toBe(true);
+  });
+
+  it('tracker: a verb built from a resource row is bound to it (resource), and <id|name> lands in id', async () => {
+    const spec = getSpec(trackerLabels);
+    expectTypeOf<OptionsOf<typeof spec>>().toEqualTypeOf<{ id: string; resource: string }>();
+    expect(await runSpec(spec, ['bug'])).toEqual({ resource: 'labels', id: 'bug' });
   });
 });

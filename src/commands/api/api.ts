@@ -6,7 +6,7 @@ import type { CommandResult } from '../../core/output.js';
 import { redactHeaders } from '../../core/redact.js';
 import { parseUserUrl, URL_EXAMPLE } from '../../core/url.js';
 import { jsonSyntaxText } from '../../core/syntax-error.js';
-import { readFileFlag } from '../file-flag.js';
+import { readFileFlag } from '../lib/file-flag.js';
 import { fieldsBody, fieldsQuery, type FieldArg } from './lib/fields.js';
 import { nextPage, pageItems } from './lib/paginate.js';
 import type { OptionsOf } from '../spec.js';

@@ -18,7 +18,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     return (await import('./refresh-remove.js')).run({ removeScopes: opts.removeScopes, account: opts.account }, ctx);
   }
   const [{ login, parseTimeout }, { parseScopes, shortScope }, { configuredIssuer }, { accountTokens, assertBoundHere }] = await Promise.all([
-    import('../../auth/login.js'),
+    import('../../auth/browser-login.js'),
     import('../../auth/scopes.js'),
     import('../../auth/settings.js'),
     import('../../auth/accounts.js'),

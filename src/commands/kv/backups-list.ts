@@ -1,8 +1,10 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { findBackups, humanBytes } from '../../kv/backups.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './backups-list.spec.js';
 
-export type BackupsListOptions = Record<string, never>;
+export type BackupsListOptions = OptionsOf<typeof spec>;
 
 /** `kv backups list`: every data-dir backup, snapshot and kept data dir opsctl made here, by run. */
 export function run(_opts: BackupsListOptions, ctx: Context): Promise<CommandResult> {

@@ -3,11 +3,10 @@ import { notDone, confirmDestructive } from '../../core/confirm.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { BackupsLockedError, findBackups, humanBytes, planPrune, removeRuns, type BackupRun } from '../../kv/backups.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './backups-prune.spec.js';
 
-export interface BackupsPruneOptions {
-  keep?: string;
-  dryRun?: boolean;
-}
+export type BackupsPruneOptions = OptionsOf<typeof spec>;
 
 const describe = (r: BackupRun) =>
   `${r.cluster}/${r.run} (${r.kind}, ${r.items.length} item(s), ${humanBytes(r.bytes)}): ${r.items.map((i) => `${i.kind} ${i.member}`).join(', ')}`;

@@ -3,21 +3,12 @@ import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/executor.js';
-import { reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
 import { parseTargetBins } from './upgrade.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './downgrade.spec.js';
 
-export interface DowngradeOptions extends ClusterFlags, TimeoutFlags {
-  to: string;
-  dryRun?: boolean;
-  settle: string;
-  /** `3.5=DIR` (or one DIR): the target's binaries. */
-  targetBin?: string[] | string;
-  snapshotVia: string;
-  etcdctl?: string;
-  onFailure?: string;
-  /** false with --no-backup. */
-  backup?: boolean;
-}
+export type DowngradeOptions = OptionsOf<typeof spec>;
 
 /**
  * `kv downgrade --to 3.5`: a 3.6 cluster back to 3.5 with etcd's downgrade API (validate, enable, then

@@ -2,12 +2,11 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { NetworkError, OpsError } from '../../core/errors.js';
 import { GatewayError, KvClient } from '../../kv/client.js';
-import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+import { resolveCluster, timeouts } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './get.spec.js';
 
-export interface GetOptions extends ClusterFlags {
-  /** The key to write or read (--key names the TLS client key). */
-  kvKey: string;
-}
+export type GetOptions = OptionsOf<typeof spec>;
 
 /** `kv get KEY`: the value on stdout (exit 1 when the key does not exist). */
 export async function run(opts: GetOptions, ctx: Context): Promise<CommandResult> {

@@ -1,9 +1,11 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { KvClient } from '../../kv/client.js';
-import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+import { resolveCluster, timeouts } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './health.spec.js';
 
-export type HealthOptions = ClusterFlags;
+export type HealthOptions = OptionsOf<typeof spec>;
 
 /** `kv health`: each member's /health (lenient), one row per member; exit 1 when any is unhealthy. */
 export async function run(opts: HealthOptions, ctx: Context): Promise<CommandResult> {

@@ -2,17 +2,12 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { NetworkError, OpsError, UsageError } from '../../core/errors.js';
 import { GatewayError, KvClient } from '../../kv/client.js';
-import { readFileFlag } from '../file-flag.js';
-import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+import { readFileFlag } from '../lib/file-flag.js';
+import { resolveCluster, timeouts } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './put.spec.js';
 
-export interface PutOptions extends ClusterFlags {
-  /** The key to write or read (--key names the TLS client key). */
-  kvKey: string;
-  /** The value; `-` reads it from stdin. */
-  value?: string;
-  /** The value is this file's content (`-`: stdin). */
-  file?: string;
-}
+export type PutOptions = OptionsOf<typeof spec>;
 
 /** The value to write: the argument, stdin (`-`), or --file; exactly one of them. */
 async function valueOf(opts: PutOptions, ctx: Context): Promise<string> {

@@ -3,12 +3,10 @@ import type { Context } from '../../context.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { defaultCacheDir, getRelease, isReleaseVersion, RELEASE_BASE, ReleaseError, releaseUrl } from '../../kv/release.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './release-get.spec.js';
 
-export interface ReleaseGetOptions {
-  version: string;
-  from?: string;
-  cache?: string;
-}
+export type ReleaseGetOptions = OptionsOf<typeof spec>;
 
 const HINTS: Record<ReleaseError['code'], string> = {
   download: 'check --from and the network (the archive is fetched from BASE/vVERSION/), then run it again',

@@ -2,10 +2,10 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { defaultCacheDir, listReleases } from '../../kv/release.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './release-list.spec.js';
 
-export interface ReleaseListOptions {
-  cache?: string;
-}
+export type ReleaseListOptions = OptionsOf<typeof spec>;
 
 /** `kv release list`: the releases `kv release get` verified and cached, newest first. */
 export function run(opts: ReleaseListOptions, ctx: Context): Promise<CommandResult> {

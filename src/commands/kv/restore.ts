@@ -5,17 +5,12 @@ import type { CommandResult } from '../../core/output.js';
 import { UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/executor.js';
 import { describeRestore, planRestore, runRestore } from '../../kv/restore.js';
-import { reporter, resolveCluster, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { reporter, resolveCluster, timeouts } from './lib/shared.js';
 import { KNOWN_MINORS, SIMULATED_MINORS } from './upgrade.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './restore.spec.js';
 
-export interface RestoreOptions extends ClusterFlags, TimeoutFlags {
-  snapshot?: string;
-  /** The restore point of the hop that started from this minor (a ladder's, or a one-hop upgrade's). */
-  fromHop?: string;
-  toVersion?: string;
-  targetBin?: string;
-  dryRun?: boolean;
-}
+export type RestoreOptions = OptionsOf<typeof spec>;
 
 /**
  * `kv restore --snapshot FILE` (or `--from-hop MINOR`: the restore point an upgrade took before its

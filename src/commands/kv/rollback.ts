@@ -2,11 +2,11 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { UsageError } from '../../core/errors.js';
 import { runRollback } from '../../kv/rollback.js';
-import { reporter, resolveCluster, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { reporter, resolveCluster, shellLine, timeouts } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './rollback.spec.js';
 
-export interface RollbackOptions extends ClusterFlags, TimeoutFlags {
-  dryRun?: boolean;
-}
+export type RollbackOptions = OptionsOf<typeof spec>;
 
 /** `kv rollback`: upgraded members back on their old version while the cluster version has not moved. */
 export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandResult> {

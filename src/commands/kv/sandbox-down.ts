@@ -6,10 +6,10 @@ import { describeProc } from '../../kv/member-procs.js';
 import { removeSandboxBackups } from '../../kv/backups.js';
 import { loadSandbox, localDriver, removeSandbox } from '../../kv/sandbox.js';
 import { waitFor } from '../../kv/wait.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './sandbox-down.spec.js';
 
-export interface SandboxDownOptions {
-  keep?: boolean;
-}
+export type SandboxDownOptions = OptionsOf<typeof spec>;
 
 /** How long a member may take to exit after SIGTERM (a busy machine, a large data dir), then after SIGKILL. */
 const TERM_WAIT_MS = 60_000;

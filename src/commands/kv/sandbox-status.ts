@@ -4,10 +4,12 @@ import { OpsError } from '../../core/errors.js';
 import { memberProcesses, readPid } from '../../kv/drivers/local.js';
 import { observeCluster } from '../../kv/observe.js';
 import { loadSandbox } from '../../kv/sandbox.js';
-import { openSession } from './shared.js';
+import { openSession } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './sandbox-status.spec.js';
 
 /** `kv sandbox status`: each member's PID, process, health and versions. */
-export async function run(_opts: object, ctx: Context): Promise<CommandResult> {
+export async function run(_opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const spec = loadSandbox(ctx.paths.data);
   if (!spec) throw new OpsError('no kv sandbox', 1, { code: 'no_sandbox', hint: 'start one with: opsctl kv sandbox up' });
   const obs = await observeCluster(spec.members, { session: openSession(ctx), timeoutMs: 1500 });

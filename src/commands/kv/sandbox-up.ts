@@ -8,17 +8,12 @@ import { minor } from '../../kv/parse.js';
 import type { MemberSpec, SandboxSpec } from '../../kv/cluster.js';
 import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS, testPorts } from '../../kv/sandbox.js';
 import { WaitFatal, waitFor } from '../../kv/wait.js';
-import { duration, openSession } from './shared.js';
+import { duration, openSession } from './lib/shared.js';
 import { SIMULATED_MINORS } from '../../kv/ladder-plan.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './sandbox-up.spec.js';
 
-export interface SandboxUpOptions {
-  members: string;
-  version?: string;
-  etcdBin?: string;
-  heartbeat?: string;
-  timeout?: string;
-  config?: string[];
-}
+export type SandboxUpOptions = OptionsOf<typeof spec>;
 
 /**
  * `--config [MEMBER:]KEY=VALUE`, checked before anything starts: KEY an etcd config key the sandbox

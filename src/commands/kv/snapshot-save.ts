@@ -4,18 +4,12 @@ import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import { KvClient } from '../../kv/client.js';
 import { findEtcdctl, saveSnapshot } from '../../kv/snapshot.js';
-import { resolveConnection } from './connection.js';
-import { normalizeEndpoint, openSession, resolveCluster, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { resolveConnection } from './lib/connection.js';
+import { normalizeEndpoint, openSession, resolveCluster, timeouts } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './snapshot-save.spec.js';
 
-export interface SnapshotSaveOptions extends ClusterFlags, TimeoutFlags {
-  file: string;
-  /** Take it from this member (default: the first healthy one). */
-  endpoint?: string;
-  via: 'auto' | 'etcdctl' | 'gateway';
-  etcdctl?: string;
-  /** Overwrite FILE when it exists. */
-  force?: boolean;
-}
+export type SnapshotSaveOptions = OptionsOf<typeof spec>;
 
 /**
  * Where the snapshot goes: an existing directory (never created on the fly: a typo would scatter

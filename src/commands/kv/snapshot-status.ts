@@ -5,12 +5,10 @@ import { UsageError } from '../../core/errors.js';
 import { findEtcdctl } from '../../kv/snapshot.js';
 import { snapshotTool } from '../../kv/snapshot-crosscheck.js';
 import { snapshotStatus } from '../../kv/snapshot-status.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './snapshot-status.spec.js';
 
-export interface SnapshotStatusOptions {
-  file: string;
-  /** etcdctl to cross-check with (default: an installed one, if any; false: none). */
-  etcdctl?: string | boolean;
-}
+export type SnapshotStatusOptions = OptionsOf<typeof spec>;
 
 /**
  * `kv snapshot status FILE`: the SHA-256 trailer checked and every page and bucket a restore reads

@@ -3,12 +3,11 @@ import type { CommandResult } from '../../core/output.js';
 import { journalPath } from '../../kv/journal.js';
 import { observeCluster } from '../../kv/observe.js';
 import { lastRestorePoint } from '../../kv/restore-point.js';
-import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+import { resolveCluster, timeouts } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './status.spec.js';
 
-export interface StatusOptions extends ClusterFlags {
-  /** Write the report of the cluster's last upgrade (from its journal) to this HTML file instead. */
-  report?: string;
-}
+export type StatusOptions = OptionsOf<typeof spec>;
 
 /** `kv status`: id (uint64, exact), versions, leader, revision and health of each member, plus alarms. */
 export async function run(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
@@ -45,7 +44,7 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<CommandRes
 
 /** `kv status --report FILE`: the last upgrade's report, after the fact, from the journal alone (the members' health is not asked: it works with the cluster down). */
 async function report(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
-  const { reportPath, writeReport } = await import('./report-file.js');
+  const { reportPath, writeReport } = await import('./lib/report-file.js');
   const path = reportPath(ctx, opts.report!);
   const { cluster } = await resolveCluster(ctx, opts);
   const doc = await writeReport(path, journalPath(ctx.paths.data, cluster.key));

@@ -9,7 +9,9 @@ import { LADDER_MINORS } from '../../kv/ladder-plan.js';
 import { renderChecks } from '../../kv/rules/index.js';
 import type { CheckRow } from '../../kv/rules/types.js';
 import { journalPath } from '../../kv/journal.js';
-import { reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts, type ClusterFlags, type TimeoutFlags } from './shared.js';
+import { reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './upgrade.spec.js';
 
 /** The minors kv restore starts members on: every minor of the ladder (3.5 and 3.6 restore with etcdutl). */
 export const KNOWN_MINORS = LADDER_MINORS;
@@ -48,27 +50,7 @@ export function parseTargetBins(raw: string[] | string | undefined): Record<stri
   return out;
 }
 
-export interface UpgradeOptions extends ClusterFlags, TimeoutFlags {
-  to: string;
-  dryRun?: boolean;
-  settle: string;
-  allowSameVersion?: boolean;
-  /** Repeatable: VERSION=DIR per hop, or DIR for a one-hop run. */
-  targetBin?: string[] | string;
-  /** Refuse while any check of the rulebook could not run. */
-  strict?: boolean;
-  /** Defragment each member before its snapshot. */
-  defrag?: boolean;
-  /** Before 3.5 → 3.6: the guide's snapshot-count 1 restart for members whose etcdutl check v2store fails. */
-  fixV2store?: boolean;
-  snapshotVia: string;
-  etcdctl?: string;
-  onFailure?: string;
-  /** false with --no-backup. */
-  backup?: boolean;
-  /** Write the upgrade report (HTML) to this file when the run ends (done, halted or interrupted). */
-  report?: string;
-}
+export type UpgradeOptions = OptionsOf<typeof spec>;
 
 /**
  * `kv upgrade --to 3.3`: pre-flight (refuse with exit 1), the plan (--dry-run stops), then one
@@ -88,7 +70,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       field: '--report',
       hint: 'drop --report to see the plan, or drop --dry-run to upgrade and write the report',
     });
-  const reportFile = opts.report ? (await import('./report-file.js')).reportPath(ctx, opts.report) : undefined;
+  const reportFile = opts.report ? (await import('./lib/report-file.js')).reportPath(ctx, opts.report) : undefined;
   const targetBins = parseTargetBins(opts.targetBin);
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
   if (Object.keys(targetBins).length && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
@@ -103,7 +85,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   ctx.handlesInterrupt = true;
   const rollbackCommand = shellLine(['opsctl', 'kv', 'rollback', ...selector]);
   const writeReport = async (journal: string) => {
-    const { writeReport: write } = await import('./report-file.js');
+    const { writeReport: write } = await import('./lib/report-file.js');
     const doc = await write(reportFile!, journal);
     ctx.io.err(`report: ${reportFile}`);
     return doc;
@@ -143,7 +125,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       if ('kind' in r) {
         const out = renderLadder(r, ctx);
         if (r.status !== 'done' && r.status !== 'halted') return out;
-        const { backupsOfRuns, ladderRunIds } = await import('./upgrade-backups.js');
+        const { backupsOfRuns, ladderRunIds } = await import('./lib/upgrade-backups.js');
         const { ids, steps } = await ladderRunIds(r);
         const b = await backupsOfRuns(ctx, cluster.key, ids, steps);
         out.text = `${out.text}\n${b.line}`;
@@ -164,7 +146,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const commands = report.status === 'planned' && driver instanceof CommandDriver ? driver.preview(cluster.members, { version: opts.to }) : undefined;
   const out = render(report, ctx, checks, commands);
   if ((report.status === 'done' || report.status === 'halted') && report.run) {
-    const { backupsOfRuns } = await import('./upgrade-backups.js');
+    const { backupsOfRuns } = await import('./lib/upgrade-backups.js');
     const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps);
     out.text = `${out.text ?? ''}\n${b.line}`;
     out.data = { ...(out.data as object), backups: b.doc };

@@ -1,9 +1,11 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { KvClient } from '../../kv/client.js';
-import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+import { resolveCluster, timeouts } from './lib/shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './version.spec.js';
 
-export type VersionOptions = ClusterFlags;
+export type VersionOptions = OptionsOf<typeof spec>;
 
 /** `kv version`: server and cluster version of each member (kvserver/kvcluster or etcdserver/etcdcluster). */
 export async function run(opts: VersionOptions, ctx: Context): Promise<CommandResult> {

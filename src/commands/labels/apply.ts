@@ -1,6 +1,6 @@
 import { ExitCode } from '../../core/exit-codes.js';
 import type { Context } from '../../context.js';
-import { readFileFlag } from '../file-flag.js';
+import { readFileFlag } from '../lib/file-flag.js';
 import { ApiError, PartialError, ValidationError } from '../../core/errors.js';
 import { confirmDestructive } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';

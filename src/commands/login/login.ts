@@ -10,7 +10,7 @@ export type Options = OptionsOf<typeof spec>;
 /** `opsctl login`: signs in, stores the tokens, says who you are and what you may do. */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const [{ login, parseTimeout }, { parseScopes, shortScope }, { configuredIssuer }] = await Promise.all([
-    import('../../auth/login.js'),
+    import('../../auth/browser-login.js'),
     import('../../auth/scopes.js'),
     import('../../auth/settings.js'),
   ]);

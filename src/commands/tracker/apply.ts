@@ -1,6 +1,6 @@
 import { ExitCode } from '../../core/exit-codes.js';
 import type { Context } from '../../context.js';
-import { readFileFlag } from '../file-flag.js';
+import { readFileFlag } from '../lib/file-flag.js';
 import { confirmDestructive } from '../../core/confirm.js';
 import { InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
@@ -10,13 +10,10 @@ import { desiredItems, planApply, PROBLEMS_SHOWN, writes, type Plan, type PlanSt
 import { runWrites } from '../../tracker/apply-run.js';
 import type { FieldSpec } from '../../tracker/fields.js';
 import { columns, handleInterrupts, resource, trackerClient } from './shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { applySpec } from './apply.spec.js';
 
-export interface ApplyOptions {
-  resource: string;
-  file: string;
-  dryRun: boolean;
-  prune: boolean;
-}
+export type ApplyOptions = OptionsOf<ReturnType<typeof applySpec>>;
 
 /** `opsctl tracker labels apply -f FILE`: plan from 1 list, print, then exactly the writes the plan needs. */
 export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResult> {

@@ -3,8 +3,10 @@ import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
 import { resolveId } from '../../tracker/input.js';
 import { resource, trackerClient } from './shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { deleteSpec } from './delete.spec.js';
 
-export async function run(opts: { resource: string; id: string; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<ReturnType<typeof deleteSpec>>, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
   const client = await trackerClient(ctx, spec);
   const id = await resolveId(spec, opts.id, client.names);

@@ -2,10 +2,10 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { exportItems } from '../../tracker/apply.js';
 import { resource, trackerClient } from './shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { exportSpec } from './export.spec.js';
 
-export interface ExportOptions {
-  resource: string;
-}
+export type ExportOptions = OptionsOf<ReturnType<typeof exportSpec>>;
 
 /**
  * `opsctl tracker labels export`: the records as the apply file that recreates them (YAML; `--json`

@@ -1,7 +1,7 @@
 import { syntaxErrorText } from '../../core/syntax-error.js';
 import { extname } from 'node:path';
 import type { Context } from '../../context.js';
-import { readFileFlag } from '../file-flag.js';
+import { readFileFlag } from '../lib/file-flag.js';
 import { ApiError, InterruptedError, OpsError, PartialError, UsageError } from '../../core/errors.js';
 import { plural } from '../../core/problems.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
@@ -10,12 +10,10 @@ import { stories, workflows } from '../../tracker/resources.js';
 import { chunks, csvRecords, importItems, planImport } from '../../tracker/story-import.js';
 import { resolveState, type WorkflowRef } from '../../tracker/workflow-states.js';
 import { columns, handleInterrupts, trackerClient } from './shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { importSpec } from './import.spec.js';
 
-export interface ImportOptions {
-  file: string;
-  format?: string;
-  dryRun: boolean;
-}
+export type ImportOptions = OptionsOf<ReturnType<typeof importSpec>>;
 
 const label = (file: string) => (file === '-' ? 'stdin' : file);
 

@@ -7,6 +7,16 @@ import { refHelp, refPlaceholder } from '../../tracker/names.js';
 import { argRef, fieldRef, RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
 import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
+import { addVerb } from '../spec.js';
+import { applySpec } from './apply.spec.js';
+import { deleteSpec } from './delete.spec.js';
+import { exportSpec } from './export.spec.js';
+import { getSpec } from './get.spec.js';
+import { byName, idArg } from './lib/row.js';
+import { importSpec } from './import.spec.js';
+import { keyResultsSpec } from './key-results.spec.js';
+import { moveSpec } from './move.spec.js';
+import { uploadSpec } from './upload.spec.js';
 
 /** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
 
@@ -55,17 +65,7 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     );
     examples(cmd, ex('list', `opsctl tracker ${spec.name} list`));
   }
-  if (spec.verbs.includes('get')) {
-    const cmd = noun.command(`get <${idArg(spec)}>`).description(`show one ${spec.singular}${byName(spec)}`);
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./get.js'),
-        ([id]: [string]) => ({ resource, id }),
-      ),
-    );
-    examples(cmd, ex('get', `opsctl tracker ${spec.name} get ID`));
-  }
+  if (spec.verbs.includes('get')) addVerb(noun, ctx, getSpec(spec));
   if (spec.verbs.includes('create')) {
     const cmd = noun.command('create').description(`create ${withArticle(spec.singular)}`);
     addBodyOptions(cmd, spec.fields, 'create');
@@ -90,21 +90,7 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
     );
     examples(cmd, ex('update', `opsctl tracker ${spec.name} update ID --data @changes.json`));
   }
-  if (spec.verbs.includes('delete')) {
-    const cmd = noun
-      .command(`delete <${idArg(spec)}>`)
-      .alias('rm')
-      .description(`delete ${withArticle(spec.singular)} (${CONFIRM_HELP})${byName(spec)}`);
-    cmd.option('--dry-run', 'show what would be deleted and change nothing');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./delete.js'),
-        ([id]: [string], o) => ({ resource, id, dryRun: Boolean(o.dryRun) }),
-      ),
-    );
-    examples(cmd, ex('delete', `opsctl tracker ${spec.name} delete ID --yes`));
-  }
+  if (spec.verbs.includes('delete')) addVerb(noun, ctx, deleteSpec(spec));
   if (!spec.verbs.includes('list') && !(spec.extras ?? []).some((e) => e.name === 'list')) {
     // no list endpoint in the contract: a hidden `list` that says what to use instead
     const list = noun.command('list', { hidden: true }).description(`there is no list of ${spec.name}: says what to use instead`);
@@ -140,84 +126,27 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
   const resource = spec.name;
   const verb = extra.name;
   if (extra.handler === 'upload') {
-    const cmd = noun.command('upload <files...>').description(extra.description);
-    cmd.option('--story <id>', 'attach the files to this story');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./upload.js'),
-        ([files]: [string[]], o) => ({ files, story: o.story }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example);
+    addVerb(noun, ctx, uploadSpec(extra));
     return;
   }
   if (extra.handler === 'apply') {
-    const cmd = noun.command('apply').description(extra.description);
-    cmd.requiredOption('-f, --file <path|->', 'the desired state: a YAML or JSON file (- reads stdin)');
-    cmd.option('--dry-run', 'print the plan and send nothing');
-    cmd.option('--prune', `delete ${spec.name} that the file does not list (${CONFIRM_HELP})`);
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./apply.js'),
-        (_a, o) => ({ resource, file: o.file, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune) }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} apply -f ${spec.name}.yaml --prune`);
+    addVerb(noun, ctx, applySpec(spec, extra));
     return;
   }
   if (extra.handler === 'export') {
-    const cmd = noun.command('export').description(extra.description);
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./export.js'),
-        () => ({ resource }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example, `opsctl tracker ${spec.name} export --profile staging | opsctl tracker ${spec.name} apply -f - --dry-run`);
+    addVerb(noun, ctx, exportSpec(spec, extra));
     return;
   }
   if (extra.handler === 'key-results') {
-    const cmd = noun.command('list').alias('ls').description(extra.description);
-    cmd.requiredOption('--objective <name|id>', 'the objective, by its exact name (any case) or id');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./key-results.js'),
-        (_a, o) => ({ objective: o.objective }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example);
+    addVerb(noun, ctx, keyResultsSpec(extra));
     return;
   }
   if (extra.handler === 'move') {
-    const cmd = noun.command('move <story-id>').description(extra.description);
-    cmd.requiredOption('--state <name>', 'the workflow state, by its exact name (any case) or its id');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./move.js'),
-        ([id]: [string], o) => ({ id, state: o.state }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example);
+    addVerb(noun, ctx, moveSpec(extra));
     return;
   }
   if (extra.handler === 'import') {
-    const cmd = noun.command('import').description(extra.description);
-    cmd.requiredOption('-f, --file <path|->', 'stories as YAML, JSON or CSV (- reads stdin; CSV needs --format csv)');
-    cmd.option('--format <format>', 'yaml, json or csv (default: from the file name)');
-    cmd.option('--dry-run', 'print the plan and send nothing');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./import.js'),
-        (_a, o) => ({ file: o.file, format: o.format, dryRun: Boolean(o.dryRun) }),
-      ),
-    );
-    if (extra.example) examples(cmd, extra.example, 'opsctl tracker stories import -f stories.yaml');
+    addVerb(noun, ctx, importSpec(extra));
     return;
   }
   const args = (extra.args ?? [])
@@ -236,17 +165,6 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     ),
   );
   examples(cmd, extra.example ?? `opsctl tracker ${spec.name} ${verb}${(extra.args ?? []).map((a) => ` ${a.type === 'uuid' ? 'UUID' : 'ID'}`).join('')}`);
-}
-
-/** `id` or `id|name` for a resource whose records have names. */
-function idArg(spec: ResourceSpec): string {
-  return spec.ref ? 'id|name' : 'id';
-}
-
-/** The help words of a verb that takes a name as well as an id. */
-function byName(spec: ResourceSpec): string {
-  if (!spec.ref) return '';
-  return spec.ref === 'member' ? '; by id, mention name, email or @me' : '; by id or exact name';
 }
 
 function addPagingOptions(cmd: Command): void {

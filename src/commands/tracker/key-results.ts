@@ -2,11 +2,10 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { keyResults, objectives } from '../../tracker/resources.js';
 import { columns, trackerClient } from './shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { keyResultsSpec } from './key-results.spec.js';
 
-export interface KeyResultsOptions {
-  /** The objective: its exact name (any case) or its id. */
-  objective: string;
-}
+export type KeyResultsOptions = OptionsOf<ReturnType<typeof keyResultsSpec>>;
 
 /**
  * `tracker key-results list --objective NAME`: the API has no list of key results, so it reads the

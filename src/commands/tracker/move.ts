@@ -4,11 +4,10 @@ import type { CommandResult } from '../../core/output.js';
 import { stories, workflows } from '../../tracker/resources.js';
 import { resolveState, type WorkflowRef } from '../../tracker/workflow-states.js';
 import { trackerClient } from './shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { moveSpec } from './move.spec.js';
 
-export interface MoveOptions {
-  id: string;
-  state: string;
-}
+export type MoveOptions = OptionsOf<ReturnType<typeof moveSpec>>;
 
 /** The fields of a story the move reads. */
 interface StoryRef {

@@ -10,11 +10,10 @@ import { API_PREFIX } from '../../tracker/client.js';
 import { files as spec } from '../../tracker/resources.js';
 import { formatSize, parseSize, planBatches, UPLOAD_REQUEST_LIMIT_BYTES } from '../../tracker/upload.js';
 import { columns, handleInterrupts, trackerClient } from './shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { uploadSpec } from './upload.spec.js';
 
-export interface UploadOptions {
-  files: string[];
-  story?: string;
-}
+export type UploadOptions = OptionsOf<ReturnType<typeof uploadSpec>>;
 
 const TYPES: Record<string, string> = {
   '.png': 'image/png',

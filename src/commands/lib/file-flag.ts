@@ -1,9 +1,9 @@
 import { isAbsolute, join } from 'node:path';
-import type { Context } from '../context.js';
-import { OpsError, UsageError } from '../core/errors.js';
-import { readLocalFile } from '../core/local-file.js';
-import { refuseKernelFile } from '../core/kernel-path.js';
-import { fileFix, fileProblem } from '../core/file-errors.js';
+import type { Context } from '../../context.js';
+import { OpsError, UsageError } from '../../core/errors.js';
+import { readLocalFile } from '../../core/local-file.js';
+import { refuseKernelFile } from '../../core/kernel-path.js';
+import { fileFix, fileProblem } from '../../core/file-errors.js';
 
 /**
  * The text of a `-f/--file` flag: stdin for `-`, else the file (relative to the working directory).

@@ -1,4 +1,4 @@
-import { parseUserUrl } from '../../core/url.js';
+import { parseUserUrl } from '../../../core/url.js';
 
 /** "127.0.0.1:2379" → "http://127.0.0.1:2379"; the URL is checked. */
 export function normalizeEndpoint(e: string, flag = '--endpoints'): string {

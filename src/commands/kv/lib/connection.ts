@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { readLocalFileSync } from '../../core/local-file.js';
+import { readLocalFileSync } from '../../../core/local-file.js';
 import { dirname, resolve } from 'node:path';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../core/errors.js';
-import { fileFix, fileProblem } from '../../core/file-errors.js';
-import { whyNoPrompt } from '../../core/no-prompt.js';
-import { keyFileWarning, type KvConnection, type KvTls } from '../../kv/connection.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../core/errors.js';
+import { fileFix, fileProblem } from '../../../core/file-errors.js';
+import { whyNoPrompt } from '../../../core/no-prompt.js';
+import { keyFileWarning, type KvConnection, type KvTls } from '../../../kv/connection.js';
 
 /** TLS and auth flags of every kv verb (etcdctl's names). */
 export interface ConnectionFlags {

@@ -1,0 +1,13 @@
+import { CONFIRM_HELP } from '../action.js';
+import { defineVerb, type RunModule } from '../spec.js';
+
+export const spec = defineVerb({
+  name: 'prune',
+  summary: `keep the newest runs' backups of each cluster, remove the rest (never those an upgrade in progress needs); ${CONFIRM_HELP}`,
+  flags: {
+    keep: { type: 'string', value: 'n', help: 'how many runs to keep per cluster', default: '1' },
+    dryRun: { type: 'boolean', help: 'show what would be removed, and remove nothing' },
+  },
+  examples: ['opsctl kv backups prune --dry-run', 'opsctl kv backups prune --keep 2 --yes'],
+  load: (): RunModule => import('./backups-prune.js'),
+});

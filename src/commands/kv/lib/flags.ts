@@ -1,0 +1,57 @@
+/** The flag sets the kv verbs' specs share (light: the specs are loaded for --help). */
+
+/** Flags that find the cluster and reach it (every kv verb but sandbox, release, backups and snapshot status). */
+export const cluster = {
+  endpoints: { type: 'string', value: 'urls', help: 'client URLs, comma-separated (default: the sandbox)' },
+  cluster: { type: 'string', value: 'file', help: 'a cluster file (YAML or JSON): members and a driver' },
+  requestTimeout: { type: 'string', value: 'duration', help: 'timeout of one request to a member', default: '3s' },
+  cacert: { type: 'string', value: 'file', help: "TLS: the CA bundle that signed the members' certificates (env OPSCTL_KV_CACERT)" },
+  cert: { type: 'string', value: 'file', help: 'TLS: client certificate (env OPSCTL_KV_CERT)' },
+  key: { type: 'string', value: 'file', help: 'TLS: client key (env OPSCTL_KV_KEY)' },
+  insecureSkipTlsVerify: { type: 'boolean', help: "TLS: do not check the members' certificates (warned about)" },
+  user: { type: 'string', value: 'name', help: 'etcd auth: the user; the password from the prompt, OPSCTL_KV_PASSWORD or --password-file' },
+  passwordFile: { type: 'string', value: 'file', help: 'etcd auth: a file whose first line is the password' },
+} as const;
+
+/** The command driver's templates and the member timeouts: the verbs that stop and start members. */
+export const driver = {
+  stopCmd: { type: 'string', value: 'template', help: 'with --endpoints: stops a member, e.g. "ssh {host} sudo systemctl stop etcd"' },
+  startCmd: { type: 'string', value: 'template', help: 'with --endpoints: starts a member on {version}/{bin}' },
+  runningCmd: { type: 'string', value: 'template', help: "with --endpoints: exits 0 while the member's process exists" },
+  v2SizeCmd: { type: 'string', value: 'template', help: 'with --endpoints: prints the bytes of v2 data (for --settle auto)' },
+  configCmd: { type: 'string', value: 'template', help: "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade" },
+  backupCmd: { type: 'string', value: 'template', help: "with --endpoints: backs up a stopped member's data dir on its host ({run}: the upgrade id)" },
+  stageCmd: {
+    type: 'string',
+    value: 'template',
+    help: "with --endpoints: stages the hop's binary ({version} {bin}) on each host before the hop's first stop; must print its etcd --version",
+  },
+  spaceCmd: {
+    type: 'string',
+    value: 'template',
+    help: "with --endpoints: prints `du -sk DATA_DIR` then `df -Pk BACKUP_DIR` on the host: the backup's space, checked before each stop",
+  },
+  dataDir: { type: 'string', value: 'template', help: "with --endpoints: the member's data dir on its host, checked before 3.3 (v2 data without a v3 db)" },
+  onHost: { type: 'string', value: 'template', help: 'with --endpoints: runs a command on the member\'s host for that check, e.g. "ssh {host} sudo"' },
+  stopTimeout: { type: 'string', value: 'duration', help: 'how long a stopping member may take', default: '60s' },
+  healthyTimeout: { type: 'string', value: 'duration', help: 'how long a started member may take to be healthy and caught up', default: '2m' },
+  pollInterval: { type: 'string', value: 'duration', help: 'between health polls', default: '250ms' },
+} as const;
+
+/** `--dry-run` of the verbs that print their plan. */
+export const dryRun = { type: 'boolean', help: 'print the plan and stop' } as const;
+
+/** `--target-bin`, repeatable (`3.4=DIR` per hop). */
+export const targetBin = (help: string) => ({ type: 'list', value: '[version=]dir', repeat: true, help }) as const;
+
+/** The snapshot flags of a rolling run (kv upgrade, kv downgrade). */
+export const snapshotVia = { type: 'string', value: 'how', help: 'auto | etcdctl | gateway', default: 'auto' } as const;
+export const etcdctl = { type: 'string', value: 'path', help: 'the etcdctl to use for snapshots' } as const;
+export const snapshotTimeout = { type: 'string', value: 'duration', help: 'timeout of one snapshot', default: '2m' } as const;
+export const restoreBackupCmd = {
+  type: 'string',
+  value: 'template',
+  help: "with --endpoints: puts a stopped member's data dir back from the backup ({run}), for --on-failure rollback",
+} as const;
+/** `--cache` of the release verbs. */
+export const cache = { type: 'string', value: 'dir', help: "the release cache (default: opsctl's data directory, cache/etcd-releases)" } as const;

@@ -1,0 +1,33 @@
+import { defineVerb, type RunModule } from '../spec.js';
+import { cluster, driver } from './lib/flags.js';
+
+export const spec = defineVerb({
+  name: 'restore',
+  summary: 'rebuild every member from a verified snapshot (old data dirs kept): the way back after the cluster version moved',
+  flags: {
+    ...cluster,
+    ...driver,
+    snapshot: { type: 'string', value: 'file', help: "the snapshot to restore (kv status names the last upgrade's restore point)" },
+    fromHop: {
+      type: 'string',
+      value: 'minor',
+      help: "instead of --snapshot: the restore point taken before the upgrade's hop off this minor (e.g. 3.3), restored on it",
+    },
+    toVersion: { type: 'string', value: 'minor', help: 'start the members on this version (default: the version the last upgrade started from)' },
+    targetBin: { type: 'string', value: 'dir', help: 'real etcd: the release directory to start (its etcdutl, before 3.5 its etcdctl, restores the data)' },
+    restoreCmd: {
+      type: 'string',
+      value: 'template',
+      help: "with --endpoints: restores {snapshot} on a stopped member's host ({name} {peer} {cluster} {token} {run})",
+    },
+    restoreCheckCmd: { type: 'string', value: 'template', help: 'with --endpoints: exits 0 when the host is reachable and the data dir is there' },
+    dryRun: { type: 'boolean', help: 'check everything and print the plan; change nothing' },
+  },
+  examples: [
+    'opsctl kv restore --snapshot backup.db --dry-run',
+    'opsctl kv restore --snapshot backup.db --to-version 3.2 --yes',
+    'opsctl kv restore --from-hop 3.4 --dry-run',
+    'opsctl kv restore --cluster prod.yaml --snapshot /var/backups/etcd.db --to-version 3.2',
+  ],
+  load: (): RunModule => import('./restore.js'),
+});

@@ -1,0 +1,53 @@
+import { defineVerb, type RunModule } from '../spec.js';
+import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin } from './lib/flags.js';
+
+export const spec = defineVerb({
+  name: 'upgrade',
+  summary: 'roll the cluster to a new minor version, one member at a time (journalled, resumable)',
+  flags: {
+    ...cluster,
+    ...driver,
+    // completion offers the ladder's targets (kv/ladder-plan.ts LADDER_MINORS above 3.2; not loaded for --help)
+    to: {
+      type: 'string',
+      value: 'minor',
+      help: 'the target minor version: 3.3 to 3.6 (one rolling upgrade per minor), e.g. 3.6',
+      required: true,
+      suggest: ['3.3', '3.4', '3.5', '3.6'],
+    },
+    dryRun,
+    settle: { type: 'string', value: 'auto|duration', help: 'wait after each member: auto = 2m when v2 data > 50 MB, else none', default: 'auto' },
+    backup: { type: 'negated', help: 'command driver without a backup template: upgrade without backing up the data dirs (the plan says so)' },
+    allowSameVersion: { type: 'boolean', help: 'a rolling restart when the members already run --to' },
+    targetBin: targetBin('real etcd: the directory with the new etcd binary; per hop of a ladder: 3.4=DIR (repeatable)'),
+    strict: { type: 'boolean', help: "refuse to start while any check of the hop's rulebook could not run" },
+    fixV2store: {
+      type: 'boolean',
+      help: "before 3.5 → 3.6: restart each member whose etcdutl check v2store fails once on 3.5 with snapshot-count 1 (the guide's fix)",
+    },
+    defrag: { type: 'boolean', help: 'defragment each member right before its snapshot (etcd maintenance Defragment); shows the space freed' },
+    snapshotVia,
+    etcdctl,
+    clusterVersionTimeout: { type: 'string', value: 'duration', help: 'how long the cluster version may take to reach --to', default: '2m' },
+    snapshotTimeout,
+    onFailure: {
+      type: 'string',
+      value: 'halt|rollback',
+      help: 'a member that never becomes healthy on --to: halt there, or put it back on its old binary and data first',
+      default: 'halt',
+    },
+    restoreBackupCmd,
+    report: {
+      type: 'string',
+      value: 'file.html',
+      help: 'write a one-page HTML report of the run (plan, down windows, health, snapshots); with --json its data too',
+    },
+  },
+  examples: [
+    'opsctl kv upgrade --to 3.3 --dry-run',
+    'opsctl kv upgrade --to 3.3 --json',
+    'opsctl kv upgrade --to 3.3 --report upgrade.html',
+    'opsctl kv upgrade --to 3.3 --cluster prod.yaml --settle 2m',
+  ],
+  load: (): RunModule => import('./upgrade.js'),
+});

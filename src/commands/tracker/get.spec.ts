@@ -1,0 +1,14 @@
+import type { ResourceSpec } from '../../tracker/resources.js';
+import { defineVerb, type RunModule } from '../spec.js';
+import { byName, idArg, rowExample } from './lib/row.js';
+
+/** `tracker <resource> get`: one spec per resource row (bound to it). */
+export const getSpec = (row: ResourceSpec) =>
+  defineVerb({
+    name: 'get',
+    args: [{ name: `<${idArg(row)}>` as const, field: 'id' }],
+    summary: `show one ${row.singular}${byName(row)}`,
+    bound: { resource: row.name },
+    examples: [rowExample(row, 'get', `opsctl tracker ${row.name} get ID`)],
+    load: (): RunModule => import('./get.js'),
+  });
