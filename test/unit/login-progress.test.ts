@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { LoginProgress } from '../../src/auth/login.js';
+import type { LoginProgress } from '../../src/auth/browser-login.js';
 import { showLoginProgress } from '../../src/commands/login/lib/progress.js';
 
 function render(events: LoginProgress[]): { err: string[]; warn: string[] } {

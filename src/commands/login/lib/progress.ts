@@ -1,5 +1,5 @@
 import type { IOStreams } from '../../../core/io.js';
-import type { LoginProgress } from '../../../auth/login.js';
+import type { LoginProgress } from '../../../auth/browser-login.js';
 
 /** How a browser sign-in's steps read on stderr (`opsctl login`, `auth refresh --scopes`). */
 export function showLoginProgress(io: Pick<IOStreams, 'err' | 'warn'>): (event: LoginProgress) => void {
