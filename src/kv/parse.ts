@@ -3,6 +3,8 @@
  * /version with either naming, gateway JSON whose uint64 ids must never lose precision.
  */
 
+import { asList, asObject, textOf, type JsonObject } from '@opsctl/shared/json.js';
+
 /**
  * JSON.parse that keeps every integer too large for a double exact, as a decimal string.
  * etcd's gateway sends uint64 as strings, but etcdctl's `-w json` prints them as bare numbers.
@@ -38,26 +40,8 @@ export function parseJsonSafe(text: string): unknown {
   return JSON.parse(out) as unknown;
 }
 
-/** A parsed JSON object, field by field. */
-export type JsonObject = Readonly<Record<string, unknown>>;
-
-/** `v` when it is a JSON object, else an empty one (a missing or odd part of an answer reads as absent). */
-export function asObject(v: unknown): JsonObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
-}
-
-/** `v` when it is a JSON array, else an empty one. */
-export function asList(v: unknown): unknown[] {
-  return Array.isArray(v) ? (v as unknown[]) : [];
-}
-
-/** A scalar of an answer as text (undefined when absent; an object or array as its JSON). */
-export function textOf(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v);
-}
+// reading parsed JSON field by field, shared with the mock (packages/shared)
+export { asList, asObject, textOf, type JsonObject };
 
 /** A uint64 id as a canonical decimal string (accepts strings, safe numbers, bigint, hex "0x…"). */
 export function idString(v: unknown): string | undefined {

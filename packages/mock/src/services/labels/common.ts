@@ -3,7 +3,7 @@ import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { MockServiceOptions } from '../../service.js';
 import type { MockSlices } from '../../store.js';
 import type { AccessTokenRecord } from '../oauth/tokens.js';
-import { asObject } from '../../json.js';
+import { asObject } from '@opsctl/shared/json.js';
 
 import {
   APPS,

@@ -3,7 +3,7 @@ import { issuer } from '../oauth/common.js';
 import { invalid, notFound } from './common.js';
 import { contractOf } from './contract.js';
 import { DEFAULT_LABEL_API_VERSION, LABEL_API_VERSIONS, type LabelApiVersion } from '@opsctl/shared/labels/schema.js';
-import { textOf } from '../../json.js';
+import { textOf } from '@opsctl/shared/json.js';
 
 /** Where Google serves a discovery document: `https://drivelabels.googleapis.com/$discovery/rest?version=v2`. */
 export const DISCOVERY_PATH = '/$discovery/rest';

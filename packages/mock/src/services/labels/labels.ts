@@ -2,7 +2,7 @@ import { reply, type MockReply, type MockRequest } from '../../http.js';
 import type { ServiceContext } from '../../service.js';
 import { sliceField, type MockSlices } from '../../store.js';
 import { promised } from '@opsctl/shared/promised.js';
-import { asList, asObject } from '../../json.js';
+import { asList, asObject } from '@opsctl/shared/json.js';
 import type { App } from '@opsctl/shared/labels/schema.js';
 import {
   APPS,

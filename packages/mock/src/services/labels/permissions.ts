@@ -3,7 +3,7 @@ import { ROLES, body, boolParam, caller, enumParam, invalid, notFound, paginate,
 import { assertAdminAccess, editableLabel, visibleLabel, visibleRevision } from './model.js';
 import type { Env } from './labels.js';
 import type { MockSlices } from '../../store.js';
-import { asList } from '../../json.js';
+import { asList } from '@opsctl/shared/json.js';
 import { itemAt } from '../../arrays.js';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;

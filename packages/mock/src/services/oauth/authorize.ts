@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { escapeHtml, htmlPage } from '../../html.js';
+import { escapeHtml, htmlPage } from '@opsctl/shared/html.js';
 import { reply, type MockReply, type MockRequest } from '../../http.js';
 import { hasOwn, own } from '@opsctl/shared/lookup.js';
 import type { Route, ServiceContext } from '../../service.js';

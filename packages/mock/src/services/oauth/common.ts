@@ -2,7 +2,7 @@ import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { ServiceContext } from '../../service.js';
 import { emptyDict } from '@opsctl/shared/lookup.js';
 import type { MockState } from '../../store.js';
-import { escapeHtml, htmlPage } from '../../html.js';
+import { escapeHtml, htmlPage } from '@opsctl/shared/html.js';
 import type { MockUser, OAuthClient } from './registry.js';
 import { oauth } from './tokens.js';
 

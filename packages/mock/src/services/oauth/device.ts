@@ -1,5 +1,5 @@
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { escapeHtml, htmlPage } from '../../html.js';
+import { escapeHtml, htmlPage } from '@opsctl/shared/html.js';
 import type { MockReply, MockRequest } from '../../http.js';
 import { dict, hasOwn, own, type Dict } from '@opsctl/shared/lookup.js';
 import type { Route, ServiceContext } from '../../service.js';

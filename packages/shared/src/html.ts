@@ -1,4 +1,4 @@
-// The mock's own pages (its consent, device and error pages): small, self-contained, every value escaped.
+// Small self-contained HTML pages (the mock's consent, device and error pages; the CLI's loopback result page), every value escaped.
 
 /** Escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(value: unknown): string {
