@@ -382,6 +382,27 @@ export class FileStore implements Store {
   async close(): Promise<void> {
     this.closing.abort();
     await this.flushing?.catch(() => undefined);
+    // A clean stop folds the journal into the snapshot: the state file alone holds the whole state again.
+    if (this.opts.journal && fileId(this.journalPath) !== undefined) await this.compact();
+  }
+
+  /** Writes the snapshot from the files' state (snapshot + journal) under the lock, and drops the journal. */
+  private async compact(): Promise<void> {
+    const { lockFile } = await import('@opsctl/shared/lock.js');
+    const release = await lockFile(this.path, {
+      staleMs: this.staleMs,
+      what: 'the mock state file',
+      signal: this.lockOptions.signal,
+      notice: this.lockOptions.notice,
+      waitMs: this.lockOptions.waitMs,
+    });
+    try {
+      const mem = await this.load(true);
+      if (mem.raw !== undefined) await this.writeSnapshot(mem);
+      this.mem = mem;
+    } finally {
+      await release();
+    }
   }
 
   /** Takes the cross-process lock for the writes waiting now. */
