@@ -20,6 +20,8 @@ export interface BooleanFlag {
   readonly hidden?: boolean;
   /** The help of the `--no-<name>` flag that turns it off: the option is then true, false or undefined. */
   readonly negate?: string;
+  /** `'undefined'`: the option is undefined (not false) when the flag is absent — a create must not send `false` for what was not asked. */
+  readonly absent?: 'undefined';
 }
 
 /** A flag `--no-name` only: the option `name` is true unless it is given. */
@@ -67,7 +69,16 @@ export interface ListFlag {
 /** What a spec's `load` returns: the verb's module, with its `run(opts, ctx)`. */
 export type RunModule = Promise<VerbModule<never>>;
 
-export type FlagSpec = BooleanFlag | NegatedFlag | StringFlag | ListFlag;
+/**
+ * Flags made from a data row (tracker's field tables, `fieldFlags`): each is a flag as above, but its value
+ * lands in the record `opts[key]` under the flag's own key, so a field's name can never clash with another option.
+ */
+export interface FieldsFlag {
+  readonly type: 'fields';
+  readonly flags: Readonly<Record<string, BooleanFlag | StringFlag | ListFlag>>;
+}
+
+export type FlagSpec = BooleanFlag | NegatedFlag | StringFlag | ListFlag | FieldsFlag;
 
 /** A positional argument as commander writes it: `<name>`, `[name]`, `<name...>` or `[name...]`; the object form adds help and choices. */
 export type ArgSpec = string | { readonly name: string; readonly help?: string; readonly choices?: readonly string[]; readonly field?: string };
@@ -143,27 +154,29 @@ type StringValue<F> = F extends { readonly parse: (value: string) => infer R }
     ? C
     : string;
 
-type FlagValue<F> = F extends { readonly type: 'boolean' }
-  ? F extends { readonly negate: string }
-    ? boolean | undefined
-    : boolean
-  : F extends { readonly type: 'negated' }
-    ? boolean
-    : F extends { readonly type: 'string' }
-      ? F extends { readonly optional: true }
-        ? StringValue<F> | true | undefined
-        : F extends { readonly required: true } | { readonly default: string }
-          ? StringValue<F>
-          : F extends { readonly negate: string }
-            ? StringValue<F> | false | undefined
-            : StringValue<F> | undefined
-      : F extends { readonly type: 'list' }
-        ? F extends { readonly collect: (value: string, previous: never) => infer R }
-          ? R | undefined
-          : F extends { readonly required: true }
-            ? string[]
-            : string[] | undefined
-        : never;
+type FlagValue<F> = F extends { readonly type: 'fields' }
+  ? Record<string, unknown>
+  : F extends { readonly type: 'boolean' }
+    ? F extends { readonly negate: string } | { readonly absent: 'undefined' }
+      ? boolean | undefined
+      : boolean
+    : F extends { readonly type: 'negated' }
+      ? boolean
+      : F extends { readonly type: 'string' }
+        ? F extends { readonly optional: true }
+          ? StringValue<F> | true | undefined
+          : F extends { readonly required: true } | { readonly default: string }
+            ? StringValue<F>
+            : F extends { readonly negate: string }
+              ? StringValue<F> | false | undefined
+              : StringValue<F> | undefined
+        : F extends { readonly type: 'list' }
+          ? F extends { readonly collect: (value: string, previous: never) => infer R }
+            ? R | undefined
+            : F extends { readonly required: true }
+              ? string[]
+              : string[] | undefined
+          : never;
 
 type FlagsOf<T> = { -readonly [K in keyof T as T[K] extends { readonly sameAs: string } ? never : K]: FlagValue<T[K]> };
 
@@ -190,7 +203,7 @@ export function argShape(arg: ArgSpec): { name: string; field: string; required:
 }
 
 /** The commander flags text of a flag spec: `-f, --file <path>`, `--no-browser`, `--list [maxEntries]`, `--scopes <scope...>`. */
-export function flagText(key: string, flag: FlagSpec): string {
+export function flagText(key: string, flag: Exclude<FlagSpec, FieldsFlag>): string {
   const long = flag.type === 'negated' ? `--no-${kebab(key)}` : `--${kebab(key)}`;
   const short = 'short' in flag && flag.short ? `-${flag.short}, ` : '';
   if (flag.type === 'boolean' || flag.type === 'negated') return `${short}${long}`;
@@ -202,6 +215,7 @@ const appendOne = (value: string, previous: string[] | undefined) => [...(previo
 
 /** The commander options of one flag spec (two for a boolean with `negate`). */
 export function flagOptions(key: string, flag: FlagSpec): Option[] {
+  if (flag.type === 'fields') return Object.entries(flag.flags).flatMap(([k, f]) => flagOptions(k, f));
   const option = new Option(flagText(key, flag), flag.help);
   if (flag.hidden) option.hideHelp();
   if (flag.type === 'string') {
@@ -224,7 +238,8 @@ export function flagOptions(key: string, flag: FlagSpec): Option[] {
 /**
  * commander's values as a verb's options: each positional under its name (camelCase; a variadic one an
  * array, empty when none were given), each flag under its key — a plain boolean flag false when absent,
- * a `negate`d one undefined when neither form was given.
+ * a `negate`d one (or one with `absent: 'undefined'`) undefined when not given; a `fields` flag's values in
+ * one record under its key.
  */
 export function toOptions<S extends VerbSpec>(spec: S, positional: readonly unknown[], flags: Readonly<Record<string, unknown>>): OptionsOf<S> {
   const out: Record<string, unknown> = { ...spec.bound };
@@ -233,10 +248,14 @@ export function toOptions<S extends VerbSpec>(spec: S, positional: readonly unkn
     const value = positional[i];
     out[field] = variadic ? (Array.isArray(value) ? value : typeof value === 'string' ? [value] : []) : value;
   }
-  for (const [key, flag] of Object.entries(spec.flags ?? {})) {
+  const valueOf = (key: string, flag: FlagSpec): unknown => {
     const value = flags[key];
+    if (flag.type === 'fields') return Object.fromEntries(Object.entries(flag.flags).map(([k, f]) => [k, valueOf(k, f)]));
+    return flag.type === 'boolean' && flag.negate === undefined && flag.absent === undefined ? value === true : value;
+  };
+  for (const [key, flag] of Object.entries(spec.flags ?? {})) {
     if (flag.type === 'string' && flag.sameAs !== undefined) continue;
-    out[key] = flag.type === 'boolean' && flag.negate === undefined ? value === true : value;
+    out[key] = valueOf(key, flag);
   }
   // a second spelling fills its option when that was not given
   for (const [key, flag] of Object.entries(spec.flags ?? {})) if (flag.type === 'string' && flag.sameAs !== undefined) out[flag.sameAs] ??= flags[key];

@@ -14,6 +14,8 @@ import { spec as kvSnapshotStatus } from '../../src/commands/kv/snapshot-status.
 import { spec as kvUpgrade } from '../../src/commands/kv/upgrade.spec.js';
 import { suggested } from '../../src/completion/suggest.js';
 import { getSpec } from '../../src/commands/tracker/get.spec.js';
+import { fieldFlags } from '../../src/commands/tracker/lib/field-flags.js';
+import { updateSpec } from '../../src/commands/tracker/update.spec.js';
 import { labels as trackerLabels } from '../../src/tracker/resources.js';
 import { verbHarness, type VerbHarness } from '../helpers/httpmock.js';
 
@@ -217,5 +219,53 @@ describe('a verb spec: the adapter turns what commander parsed into those option
     const spec = getSpec(trackerLabels);
     expectTypeOf<OptionsOf<typeof spec>>().toEqualTypeOf<{ id: string; resource: string }>();
     expect(await runSpec(spec, ['bug'])).toEqual({ resource: 'labels', id: 'bug' });
+  });
+});
+
+describe('a verb spec: a boolean left undefined when absent, and flags from a data row in one record', () => {
+  const tri = defineVerb({
+    name: 'tri',
+    summary: 'test verb',
+    flags: {
+      archived: { type: 'boolean', help: 'archive it', absent: 'undefined' },
+      fields: {
+        type: 'fields',
+        flags: { name: { type: 'string', value: 'text', help: 'the name' }, pinned: { type: 'boolean', help: 'x', absent: 'undefined' } },
+      },
+    },
+    load,
+  });
+  const run = async (spec: Parameters<typeof addVerb>[2], ...argv: string[]) => {
+    seen = [];
+    const program = new Command('opsctl').exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+    addVerb(program, h.ctx, spec).exitOverride();
+    await program.parseAsync([spec.name, ...argv], { from: 'user' });
+    return seen[0] as Record<string, unknown>;
+  };
+
+  it("types: `absent: 'undefined'` is boolean | undefined; a fields flag is a record", () => {
+    type O = OptionsOf<typeof tri>;
+    expectTypeOf<O['archived']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<O['fields']>().toEqualTypeOf<Record<string, unknown>>();
+  });
+
+  it('absent it is undefined (never false); given it is true; a fields flag keeps its values apart from the other options', async () => {
+    expect(await run(tri)).toEqual({ archived: undefined, fields: { name: undefined, pinned: undefined } });
+    expect(await run(tri, '--archived', '--pinned')).toEqual({ archived: true, fields: { name: undefined, pinned: true } });
+  });
+
+  it("a field table's create flags: an absent bool field is not sent as false; its update flags have --no-<field> for false", async () => {
+    const table = { name: { type: 'string' }, archived: { type: 'bool' }, label_ids: { type: 'int[]' } } as const;
+    const verb = (mode: 'create' | 'update') => defineVerb({ name: mode, summary: 'test verb', flags: { fields: fieldFlags(table, mode) }, load });
+    expect((await run(verb('create'), '--name', 'bug')).fields).toEqual({ name: 'bug', archived: undefined, labelIds: undefined });
+    expect((await run(verb('create'), '--archived', '--label-ids', '1,2')).fields).toEqual({ name: undefined, archived: true, labelIds: '1,2' });
+    expect((await run(verb('update'), '--no-archived')).fields).toMatchObject({ archived: false });
+    await expect(run(verb('create'), '--no-archived')).rejects.toThrow(/unknown option/);
+    // a row's real spec, with the recording run in place of the one that calls the service
+    expect(await run({ ...updateSpec(trackerLabels), load }, '7', '--color', '#ff0000')).toMatchObject({
+      resource: 'labels',
+      id: '7',
+      fields: { color: '#ff0000' },
+    });
   });
 });

@@ -2,18 +2,17 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { buildBody, readDataFlag } from '../../tracker/input.js';
 import { idOf } from '../../tracker/client.js';
+import type { OptionsOf } from '../spec.js';
+import type { createSpec } from './create.spec.js';
 import { columns, resource, trackerClient } from './shared.js';
 
-export interface CreateOptions {
-  resource: string;
-  flags: Record<string, unknown>;
-}
+export type CreateOptions = OptionsOf<ReturnType<typeof createSpec>>;
 
 export async function run(opts: CreateOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
-  const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
+  const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), ctx.cwd);
   const client = await trackerClient(ctx, spec);
-  const body = await buildBody(spec, 'create', opts.flags, data, client.names);
+  const body = await buildBody(spec, 'create', opts.fields, data, client.names);
   const res = await client.http.request<unknown>({ method: 'POST', path: client.path(spec), json: body });
   if (res.status === 204 || res.data === undefined || res.data === null || res.data === '') {
     // created with no body (the webhook integration): the id comes from Location when the server sends one

@@ -8,11 +8,16 @@ import { cappedNotice, fetchList, moreNotice } from '../../tracker/paging.js';
 import { extraByName } from '../../tracker/resources.js';
 import { columns, pageFlags, resource, trackerClient } from './shared.js';
 
+/** The options of `extraSpec` (its arguments are the row's, so they are read by position: `arg0`, `arg1`, …). */
 export interface ExtraOptions {
   resource: string;
   verb: string;
-  args: string[];
-  flags: Record<string, unknown>;
+  fields: Record<string, unknown>;
+  dryRun?: boolean;
+  data?: string;
+  all?: boolean;
+  limit?: string;
+  [arg: `arg${number}`]: string | undefined;
 }
 
 /** Any verb of the table beyond CRUD: fills the path from the arguments, sends query or body, pages lists. */
@@ -20,17 +25,18 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   const spec = resource(opts.resource);
   const extra = extraByName(spec, opts.verb);
   if (!extra) throw new UsageError(`unknown verb "${opts.verb}" for tracker ${spec.name}`);
+  const given = (extra.args ?? []).map((_a, i) => opts[`arg${i}`] ?? '');
   const client = await trackerClient(ctx, spec);
   let path = extra.path;
   const args: Array<string | number> = [];
   for (const [i, arg] of (extra.args ?? []).entries()) {
-    const id = await resolveArg(spec, arg, String(opts.args[i] ?? ''), client.names);
+    const id = await resolveArg(spec, arg, given[i] ?? '', client.names);
     args.push(id);
     path = path.replace(`{${arg.name}}`, encodeURIComponent(String(id)));
   }
   const query: Record<string, string | number | boolean | string[]> = {};
   for (const [name, f] of Object.entries(extra.query ?? {})) {
-    const raw = opts.flags[flagAttr(name)];
+    const raw = opts.fields[flagAttr(name)];
     if (raw === undefined) {
       if (f.required) throw new ValidationError(flagName(name), 'is required', `pass ${flagName(name)} <${f.type}>`);
       continue;
@@ -54,7 +60,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   const full = `${API_PREFIX}${path}`;
 
   if (extra.method === 'GET' && extra.result === 'list' && !extra.pick) {
-    const paging = pageFlags(opts.flags);
+    const paging = pageFlags({ all: opts.all, limit: opts.limit });
     const progress = paging.all ? ctx.io.progress(`fetching ${spec.name} ${extra.name}`) : undefined;
     const got = await fetchList(http, full, query, extra.paging, {
       ...paging,
@@ -69,26 +75,26 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
 
   if (extra.confirm) {
     const what = {
-      action: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}`,
-      items: [`${extra.description}: ${opts.args.join(' ')}`],
-      dryRun: Boolean(opts.flags.dryRun),
+      action: `${spec.name} ${extra.name}${given.length ? ` ${given.join(' ')}` : ''}`,
+      items: [`${extra.description}: ${given.join(' ')}`],
+      dryRun: Boolean(opts.dryRun),
     };
     const decision = await confirmDestructive(ctx, what);
     if (decision !== 'proceed') return notDone(decision, what);
   }
   let body: Record<string, unknown> | undefined = extra.fixedBody ? { ...extra.fixedBody } : undefined;
   if (extra.body) {
-    const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
-    body = await flagsToBody(extra.body, 'create', opts.flags, data, client.names);
+    const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), ctx.cwd);
+    body = await flagsToBody(extra.body, 'create', opts.fields, data, client.names);
     await assertValid(extra.body, 'create', body, spec.singular);
   }
   const res = await http.request({ method: extra.method, path: full, query, json: body });
   if (extra.result === 'groups') return groups(res.data as Record<string, Group>, query, ctx);
   if (extra.result === 'none' || res.status === 204) {
     return {
-      data: { ok: true, verb: extra.name, args: opts.args },
+      data: { ok: true, verb: extra.name, args: given },
       text: '',
-      message: `${spec.name} ${extra.name}${opts.args.length ? ` ${opts.args.join(' ')}` : ''}: done`,
+      message: `${spec.name} ${extra.name}${given.length ? ` ${given.join(' ')}` : ''}: done`,
     };
   }
   if (extra.pick) {

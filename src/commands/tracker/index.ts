@@ -1,21 +1,21 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
-import { withArticle } from '../../core/problems.js';
-import type { FieldSpec } from '../../tracker/fields.js';
-import { refHelp, refPlaceholder } from '../../tracker/names.js';
-import { argRef, fieldRef, RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
-import { CONFIRM_HELP, examples, lazyAction } from '../action.js';
+import { RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
+import { examples } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
 import { addVerb } from '../spec.js';
 import { applySpec } from './apply.spec.js';
+import { createSpec } from './create.spec.js';
 import { deleteSpec } from './delete.spec.js';
 import { exportSpec } from './export.spec.js';
+import { extraSpec } from './extra.spec.js';
 import { getSpec } from './get.spec.js';
-import { byName, idArg } from './lib/row.js';
 import { importSpec } from './import.spec.js';
 import { keyResultsSpec } from './key-results.spec.js';
+import { listSpec } from './list.spec.js';
 import { moveSpec } from './move.spec.js';
+import { updateSpec } from './update.spec.js';
 import { uploadSpec } from './upload.spec.js';
 
 /** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
@@ -49,47 +49,10 @@ export function register(program: Command, ctx: Context, wholeTree = false): voi
 
 /** The verbs of one resource: CRUD from `verbs`, the rest from `extras`. */
 export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): void {
-  const ex = (verb: keyof NonNullable<ResourceSpec['examples']>, fallback: string) => spec.examples?.[verb] ?? fallback;
-  const resource = spec.name;
-
-  if (spec.verbs.includes('list')) {
-    const cmd = noun.command('list').alias('ls').description(`list ${spec.name}`);
-    for (const [name, f] of Object.entries(spec.listQuery ?? {})) addFieldOption(cmd, name, f, 'list');
-    addPagingOptions(cmd);
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./list.js'),
-        (_a, o) => ({ resource, flags: o }),
-      ),
-    );
-    examples(cmd, ex('list', `opsctl tracker ${spec.name} list`));
-  }
+  if (spec.verbs.includes('list')) addVerb(noun, ctx, listSpec(spec));
   if (spec.verbs.includes('get')) addVerb(noun, ctx, getSpec(spec));
-  if (spec.verbs.includes('create')) {
-    const cmd = noun.command('create').description(`create ${withArticle(spec.singular)}`);
-    addBodyOptions(cmd, spec.fields, 'create');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./create.js'),
-        (_a, o) => ({ resource, flags: o }),
-      ),
-    );
-    examples(cmd, ex('create', `opsctl tracker ${spec.name} create --data @${spec.singular.replace(/ /g, '-')}.json`));
-  }
-  if (spec.verbs.includes('update')) {
-    const cmd = noun.command(`update <${idArg(spec)}>`).description(`change ${withArticle(spec.singular)} (only the fields given)${byName(spec)}`);
-    addBodyOptions(cmd, spec.fields, 'update');
-    cmd.action(
-      lazyAction(
-        ctx,
-        () => import('./update.js'),
-        ([id]: [string], o) => ({ resource, id, flags: o }),
-      ),
-    );
-    examples(cmd, ex('update', `opsctl tracker ${spec.name} update ID --data @changes.json`));
-  }
+  if (spec.verbs.includes('create')) addVerb(noun, ctx, createSpec(spec));
+  if (spec.verbs.includes('update')) addVerb(noun, ctx, updateSpec(spec));
   if (spec.verbs.includes('delete')) addVerb(noun, ctx, deleteSpec(spec));
   if (!spec.verbs.includes('list') && !(spec.extras ?? []).some((e) => e.name === 'list')) {
     // no list endpoint in the contract: a hidden `list` that says what to use instead
@@ -123,8 +86,6 @@ function listInstead(spec: ResourceSpec): { ways: string[]; hint: string } {
 }
 
 function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx: Context): void {
-  const resource = spec.name;
-  const verb = extra.name;
   if (extra.handler === 'upload') {
     addVerb(noun, ctx, uploadSpec(extra));
     return;
@@ -149,55 +110,5 @@ function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx:
     addVerb(noun, ctx, importSpec(extra));
     return;
   }
-  const args = (extra.args ?? [])
-    .map((a) => `<${(a.name === 'id' ? `${spec.singular}-id` : a.name).replace(/[_ ]/g, '-')}${argRef(spec, a) ? '|name' : ''}>`)
-    .join(' ');
-  const cmd = noun.command(args ? `${verb} ${args}` : verb).description(extra.confirm ? `${extra.description} (${CONFIRM_HELP})` : extra.description);
-  if (extra.confirm) cmd.option('--dry-run', 'show what would be deleted and change nothing');
-  for (const [name, f] of Object.entries(extra.query ?? {})) addFieldOption(cmd, name, f, 'list');
-  if (extra.body) addBodyOptions(cmd, extra.body, 'create');
-  if (extra.paging || extra.result === 'list') addPagingOptions(cmd);
-  cmd.action(
-    lazyAction(
-      ctx,
-      () => import('./extra.js'),
-      (a, o) => ({ resource, verb, args: a, flags: o }),
-    ),
-  );
-  examples(cmd, extra.example ?? `opsctl tracker ${spec.name} ${verb}${(extra.args ?? []).map((a) => ` ${a.type === 'uuid' ? 'UUID' : 'ID'}`).join('')}`);
-}
-
-function addPagingOptions(cmd: Command): void {
-  cmd.option('--all', 'fetch every page');
-  cmd.option('--limit <n>', 'stop after n records (says so when more exist)');
-}
-
-function addBodyOptions(cmd: Command, fields: Record<string, FieldSpec>, mode: 'create' | 'update'): void {
-  for (const [name, f] of Object.entries(fields)) if (!f.in || f.in.includes(mode)) addFieldOption(cmd, name, f, mode);
-  cmd.option('--data <json|@file|->', 'the request body as JSON (flags override its fields)');
-}
-
-/** A typed flag for a scalar field: `--name <text>`, `--archived/--no-archived`, `--label-ids <1,2>`. */
-function addFieldOption(cmd: Command, name: string, f: FieldSpec, mode: 'create' | 'update' | 'list'): void {
-  const flag = `--${name.replace(/_/g, '-')}`;
-  const help = f.help ?? name;
-  if (f.type === 'json') return; // nested bodies go through --data
-  if (f.type === 'bool') {
-    cmd.addOption(new Option(flag, help));
-    if (mode !== 'create') cmd.addOption(new Option(`--no-${name.replace(/_/g, '-')}`, `set ${name} to false`));
-    return;
-  }
-  const ref = fieldRef(name, f);
-  const placeholder = ref
-    ? refPlaceholder(ref, f.type.endsWith('[]'))
-    : f.type === 'enum'
-      ? 'value'
-      : f.type.endsWith('[]')
-        ? 'a,b,…'
-        : f.type === 'color'
-          ? 'hex'
-          : f.type;
-  const opt = new Option(`${flag} <${placeholder}>`, ref ? `${help} (${f.type.endsWith('[]') ? 'comma-separated; each a ' : ''}${refHelp(ref)})` : help);
-  if (f.type === 'enum' && f.values) opt.choices([...f.values, ...(f.nullable ? ['null'] : [])]);
-  cmd.addOption(opt);
+  addVerb(noun, ctx, extraSpec(spec, extra));
 }

@@ -2,20 +2,18 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { buildBody, flagName, readDataFlag, resolveId } from '../../tracker/input.js';
+import type { OptionsOf } from '../spec.js';
 import { columns, resource, trackerClient } from './shared.js';
+import type { updateSpec } from './update.spec.js';
 
-export interface UpdateOptions {
-  resource: string;
-  id: string;
-  flags: Record<string, unknown>;
-}
+export type UpdateOptions = OptionsOf<ReturnType<typeof updateSpec>>;
 
 export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
-  const data = await readDataFlag(opts.flags.data as string | undefined, () => ctx.io.readStdin(), ctx.cwd);
+  const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), ctx.cwd);
   const client = await trackerClient(ctx, spec);
   const id = await resolveId(spec, opts.id, client.names);
-  const body = await buildBody(spec, 'update', opts.flags, data, client.names);
+  const body = await buildBody(spec, 'update', opts.fields, data, client.names);
   if (Object.keys(body).length === 0) {
     const flags = Object.entries(spec.fields)
       .filter(([, f]) => !f.in || f.in.includes('update'))

@@ -43,7 +43,7 @@ describe('tracker list (run with a fake HTTP client)', () => {
           { id: 2, name: 'chore', color: null, archived: true },
         ];
       });
-    const result = await list({ resource: 'labels', flags: {} }, h.ctx);
+    const result = await list({ resource: 'labels', fields: {}, all: false, limit: undefined }, h.ctx);
     expect(token).toBe('unit-token');
     expect((result.data as Array<{ name: string }>).map((l) => l.name)).toEqual(['bug', 'chore']);
     expect(result.columns?.map((c) => c.key)).toContain('name');
@@ -51,7 +51,7 @@ describe('tracker list (run with a fake HTTP client)', () => {
 
   it('a 401 from the service is an auth error (exit 4) naming the fix, the token never in it', async () => {
     h.agent.get(ORIGIN).intercept({ path: '/api/v3/labels', method: 'GET' }).reply(401, { message: 'Unauthorized' });
-    const err = (await list({ resource: 'labels', flags: {} }, h.ctx).catch((e: unknown) => e)) as Error & { exitCode?: number };
+    const err = (await list({ resource: 'labels', fields: {}, all: false, limit: undefined }, h.ctx).catch((e: unknown) => e)) as Error & { exitCode?: number };
     expect(err).toBeInstanceOf(Error);
     expect(err.exitCode).toBe(4);
     expect(`${err.message} ${JSON.stringify(err)}`).not.toContain('unit-token');

@@ -1,0 +1,10 @@
+/** Flags several generated tracker verbs share (as spec fragments). */
+
+export const PAGING_FLAGS = {
+  all: { type: 'boolean', help: 'fetch every page' },
+  limit: { type: 'string', value: 'n', help: 'stop after n records (says so when more exist)' },
+} as const;
+
+export const DATA_FLAG = {
+  data: { type: 'string', value: 'json|@file|-', help: 'the request body as JSON (flags override its fields)' },
+} as const;
