@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,11 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('npm install on a fresh clone', () => {
   it('leaves package-lock.json as committed (the lock file matches package.json)', { timeout: 180_000 }, async () => {
     for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(REPO, f), join(work, f));
+    // the workspace packages' manifests (packages/mock, packages/shared): the lock file names them
+    for (const pkg of readdirSync(join(REPO, 'packages'))) {
+      mkdirSync(join(work, 'packages', pkg), { recursive: true });
+      copyFileSync(join(REPO, 'packages', pkg, 'package.json'), join(work, 'packages', pkg, 'package.json'));
+    }
     // what `npm install` would write to the lock file, without installing anything
     const r = await execa('npm', ['install', '--package-lock-only', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], {
       cwd: work,
