@@ -15,7 +15,7 @@ export function flagName(field: string): string {
 
 /** commander's camelCase attribute for a field's flag. */
 export function flagAttr(field: string): string {
-  return field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+  return field.replace(/[_-]([a-z])/g, (_m, c: string) => c.toUpperCase());
 }
 
 /** Converts one flag's text into the field's JSON value, or fails naming the flag. */
