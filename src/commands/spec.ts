@@ -51,6 +51,8 @@ export interface StringFlag {
   readonly negate?: string;
   /** A hidden second spelling of the flag keyed so: its value fills that option when the option is not given (no field of its own). */
   readonly sameAs?: string;
+  /** The key of a flag this one cannot be given with (`mock serve --state` and `--memory`): commander refuses both. */
+  readonly conflicts?: string;
 }
 
 /** A flag with several values: `--name <value...>` (one or more after it), or with `repeat` `--name <value>` given again for each. */
@@ -225,6 +227,7 @@ export function flagOptions(key: string, flag: FlagSpec): Option[] {
     if (flag.default !== undefined) option.default(flag.default);
     if (flag.required) option.makeOptionMandatory();
     if (flag.suggest) suggest(option, flag.suggest);
+    if (flag.conflicts !== undefined) option.conflicts(flag.conflicts);
     if (flag.negate !== undefined) return [option, new Option(`--no-${kebab(key)}`, flag.negate)];
   }
   if (flag.type === 'list') {

@@ -105,7 +105,7 @@ describe('start-up stays cheap', () => {
   it("a noun's --help builds its verbs from their specs: no verb's run module, no domain code beyond plain data, no heavy package", async () => {
     // the light files a noun's --help may load: its index, the verbs' specs, and the spec helpers they share
     const light = (f: string) => /^src\/commands\/([\w-]+\/)?(index|nouns|action|spec|[\w-]+\.spec|lib\/flags)\.ts$/.test(f);
-    for (const noun of ['labels', 'auth', 'config']) {
+    for (const noun of ['labels', 'auth', 'config', 'mock']) {
       const { packages, sources, exitCode } = await loaded([noun, '--help']);
       expect(exitCode, noun).toBe(0);
       for (const heavy of HEAVY) expect(packages.has(heavy), `${noun} --help loads ${heavy}`).toBe(false);

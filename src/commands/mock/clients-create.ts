@@ -2,17 +2,11 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { ValidationError } from '../../core/errors.js';
 import { integrityProblem, type ClientType } from '@opsctl/mock/console';
-import { ADMIN, consoleApi, FIELD_FLAGS, fieldsFromFlags, validateFields, type FieldFlags } from './clients-shared.js';
+import { ADMIN, consoleApi, FIELD_FLAGS, fieldsFromFlags, validateFields } from './lib/clients-shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './clients-create.spec.js';
 
-export interface CreateOptions extends FieldFlags {
-  type?: string;
-  clientId?: string;
-  customScheme: boolean;
-  integrity: boolean;
-  showSecret: boolean;
-}
-
-export async function run(opts: CreateOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const body: Record<string, unknown> = { type: opts.type, ...fieldsFromFlags(opts) };
   if (opts.clientId !== undefined) body.client_id = opts.clientId;
   if (opts.customScheme) body.custom_scheme_enabled = true;

@@ -1,9 +1,11 @@
 import type { Context } from '../../context.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
-import { clientPath, consoleApi } from './clients-shared.js';
+import { clientPath, consoleApi } from './lib/clients-shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './clients-delete.spec.js';
 
-export async function run(opts: { clientId: string; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const api = await consoleApi(ctx);
   const current = await api.get<{ type: string; name: string; status: string }>(clientPath(opts.clientId)); // a 404 before asking
   const what = {

@@ -2,9 +2,11 @@ import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { INTEGRITY_ACTIONS } from '@opsctl/mock/console';
-import { clientPath, consoleApi } from './clients-shared.js';
+import { clientPath, consoleApi } from './lib/clients-shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './clients-integrity.spec.js';
 
-export async function run(opts: { clientId: string; action: string }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   if (!(INTEGRITY_ACTIONS as readonly string[]).includes(opts.action)) {
     throw new ValidationError('action', `"${opts.action}" is not an integrity-check action`, `one of ${INTEGRITY_ACTIONS.join(', ')}`);
   }

@@ -1,9 +1,11 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { clientPath, consoleApi } from './clients-shared.js';
+import { clientPath, consoleApi } from './lib/clients-shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './clients-metrics.spec.js';
 
 /** The integrity check's four categories (and how many requests enforcement refused). */
-export async function run(opts: { clientId: string }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const api = await consoleApi(ctx);
   return { data: await api.get(`${clientPath(opts.clientId)}/metrics`) };
 }

@@ -1,8 +1,10 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { clientPath, consoleApi } from './clients-shared.js';
+import { clientPath, consoleApi } from './lib/clients-shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './clients-restore.spec.js';
 
-export async function run(opts: { clientId: string }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const api = await consoleApi(ctx);
   await api.post(`${clientPath(opts.clientId)}/restore`);
   return { data: await api.get(clientPath(opts.clientId)), message: `restored ${opts.clientId}` };

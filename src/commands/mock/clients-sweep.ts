@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { ADMIN, consoleApi } from './clients-shared.js';
+import { ADMIN, consoleApi } from './lib/clients-shared.js';
 
 /** Runs the console's automatic deletion of unused clients now. */
 export async function run(_opts: Record<string, never>, ctx: Context): Promise<CommandResult> {

@@ -2,24 +2,20 @@ import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import type { ClientType } from '@opsctl/mock/console';
-import { clientPath, consoleApi, fieldsFromFlags, onOff, validateFields, type FieldFlags } from './clients-shared.js';
-
-export interface UpdateOptions extends FieldFlags {
-  clientId: string;
-  customScheme?: string;
-  clear: string[];
-}
+import { clientPath, consoleApi, fieldsFromFlags, onOff, validateFields } from './lib/clients-shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './clients-update.spec.js';
 
 const CLEARABLE = new Map([
   ['store-id', 'store_id'],
   ['team-id', 'team_id'],
 ]);
 
-export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const body: Record<string, unknown> = fieldsFromFlags(opts);
   const scheme = onOff('--custom-scheme', opts.customScheme);
   if (scheme !== undefined) body.custom_scheme_enabled = scheme;
-  for (const name of opts.clear) {
+  for (const name of opts.clear ?? []) {
     const field = CLEARABLE.get(name);
     if (!field) throw new ValidationError('--clear', `"${name}" cannot be cleared`, `one of: ${[...CLEARABLE.keys()].join(', ')}`);
     if (field in body) throw new ValidationError('--clear', `--${name} is both set and cleared`);

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { ADMIN, consoleApi } from './clients-shared.js';
+import { ADMIN, consoleApi } from './lib/clients-shared.js';
 
 /** Tries every pending SET now instead of at its next retry. */
 export async function run(_opts: Record<string, never>, ctx: Context): Promise<CommandResult> {

@@ -1,7 +1,9 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { Column, CommandResult } from '../../core/output.js';
-import { ADMIN, consoleApi } from './clients-shared.js';
+import { ADMIN, consoleApi } from './lib/clients-shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './events-list.spec.js';
 
 /** A security event as the console API lists it: the fields its table reads. */
 interface EventRow {
@@ -23,7 +25,7 @@ export const EVENT_COLUMNS: Column<EventRow>[] = [
 const STATUSES = ['pending', 'delivered', 'rejected'];
 
 /** The SETs the mock has sent or still tries to send, with their delivery status. */
-export async function run(opts: { status?: string; withSet: boolean }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   if (opts.status && !STATUSES.includes(opts.status)) throw new ValidationError('--status', `"${opts.status}" is not a delivery status`, STATUSES.join(', '));
   const api = await consoleApi(ctx);
   const { events } = await api.get<{ events: unknown[] }>(`${ADMIN}/events`, { status: opts.status, set: opts.withSet ? 'true' : undefined });

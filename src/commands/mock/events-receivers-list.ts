@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { ADMIN, consoleApi } from './clients-shared.js';
+import { ADMIN, consoleApi } from './lib/clients-shared.js';
 
 export async function run(_opts: Record<string, never>, ctx: Context): Promise<CommandResult> {
   const api = await consoleApi(ctx);

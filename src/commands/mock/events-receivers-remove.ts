@@ -1,9 +1,11 @@
 import type { Context } from '../../context.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
-import { ADMIN, consoleApi } from './clients-shared.js';
+import { ADMIN, consoleApi } from './lib/clients-shared.js';
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './events-receivers-remove.spec.js';
 
-export async function run(opts: { id: string; dryRun?: boolean }, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const api = await consoleApi(ctx);
   const { receivers } = await api.get<{ receivers: Array<{ id: string; url: string; client_id: string }> }>(`${ADMIN}/events/receivers`);
   const r = receivers.find((x) => x.id === opts.id);

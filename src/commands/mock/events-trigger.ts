@@ -2,18 +2,13 @@ import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { EVENT_KINDS } from '@opsctl/mock/console';
-import { ADMIN, consoleApi } from './clients-shared.js';
+import { ADMIN, consoleApi } from './lib/clients-shared.js';
 import { EVENT_COLUMNS } from './events-list.js';
-
-export interface TriggerOptions {
-  event: string;
-  user: string;
-  clientId?: string;
-  reason?: string;
-}
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './events-trigger.spec.js';
 
 /** Something happens to an account; the mock sends the SETs (first attempt now, retries in the background). */
-export async function run(opts: TriggerOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   if (!(EVENT_KINDS as readonly string[]).includes(opts.event))
     throw new ValidationError('event', `"${opts.event}" is not an event kind`, `one of ${EVENT_KINDS.join(', ')}`);
   if (opts.event === 'token-revoked' && !opts.clientId)

@@ -7,27 +7,8 @@ import { parseRate } from '../../core/pacer.js';
 import { isLoopbackHost } from '../../core/redact.js';
 import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
 import { sliceField, stateTrackerToken, type MockServer, type MockServiceOptions } from '@opsctl/mock';
-
-export interface ServeOptions {
-  port: string;
-  host: string;
-  state?: string;
-  memory: boolean;
-  test: boolean;
-  exposeAdmin: boolean;
-  trackerRateLimit: string;
-  trackerMaxGroups?: string;
-  trackerMaxObjectives?: string;
-  maxUpload: string;
-  oauthClients?: string;
-  accessTokenTtl?: string;
-  refreshTokenTtl?: string;
-  refreshTokenLimit?: string;
-  integrityDelay?: string;
-  unusedClientDays?: string;
-  deviceInterval?: string;
-  deviceSlowDown?: string;
-}
+import type { OptionsOf } from '../spec.js';
+import type { spec } from './serve.spec.js';
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
@@ -83,7 +64,7 @@ export function exposedAdmin(test: boolean): string {
 }
 
 /** Serves the mocks until SIGINT/SIGTERM; prints each service's URL and the tracker token it accepts. */
-export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const { port, offLoopback } = checkAddress(opts);
   const options = await serviceOptions(opts);
   const state = opts.memory ? 'memory' : (opts.state ?? join(ctx.paths.data, 'mock-state.json'));
@@ -109,7 +90,7 @@ export async function run(opts: ServeOptions, ctx: Context): Promise<CommandResu
 }
 
 /** --port and --host checked; a host off loopback only with --expose-admin. */
-function checkAddress(opts: ServeOptions): { port: number; offLoopback: boolean } {
+function checkAddress(opts: OptionsOf<typeof spec>): { port: number; offLoopback: boolean } {
   const port = /^\d+$/.test(opts.port) ? Number(opts.port) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port: "${opts.port}" is not a port number`, { field: 'port', hint: 'use 0..65535 (0 picks a free port)' });
@@ -130,7 +111,7 @@ function checkAddress(opts: ServeOptions): { port: number; offLoopback: boolean 
 }
 
 /** The services' options from the flags, each checked (and the --oauth-clients file read) before anything listens. */
-async function serviceOptions(opts: ServeOptions): Promise<MockServiceOptions> {
+async function serviceOptions(opts: OptionsOf<typeof spec>): Promise<MockServiceOptions> {
   const rate = parseRate(opts.trackerRateLimit);
   if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
   const { parseSize } = await import('../../tracker/upload.js');
@@ -161,7 +142,7 @@ async function serviceOptions(opts: ServeOptions): Promise<MockServiceOptions> {
 }
 
 /** Checks the state, listens, and loads the services that work in the background; the tracker token it accepts. */
-async function start(opts: ServeOptions, port: number, state: string, options: MockServiceOptions): Promise<{ server: MockServer; token: string }> {
+async function start(opts: OptionsOf<typeof spec>, port: number, state: string, options: MockServiceOptions): Promise<{ server: MockServer; token: string }> {
   const { createMockServer, FileStore, MemoryStore } = await import('@opsctl/mock');
   // The state file is checked before listening: a wrong shape is refused naming the file, never served as 500s.
   // the journal: each write appended and fdatasync'ed before it is answered, O(1) in the state's size (docs/mock.md)

@@ -1,7 +1,7 @@
-import type { Context } from '../../context.js';
-import { ValidationError } from '../../core/errors.js';
-import type { HttpClient } from '../../core/http.js';
-import type { Column } from '../../core/output.js';
+import type { Context } from '../../../context.js';
+import { ValidationError } from '../../../core/errors.js';
+import type { HttpClient } from '../../../core/http.js';
+import type { Column } from '../../../core/output.js';
 import { checkClientFields, type ClientType } from '@opsctl/mock/console';
 
 /** The mock's developer-console API, on the auth endpoint (OPSCTL_AUTH_URL, the profile, or the embedded mock). */
