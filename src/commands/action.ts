@@ -34,12 +34,6 @@ export type Positional = string | undefined | string[];
  */
 export type ToOptions<O, A extends Positional[] = string[]> = (args: A, flags: Flags<O>, cmd: Command) => O;
 
-/** A variadic positional as commander hands it: an array of its values (absent: none). */
-export function variadic(value: unknown): string[] {
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
-  return typeof value === 'string' ? [value] : [];
-}
-
 /**
  * A commander action that imports its verb module only when the command runs (netlify-style lazy
  * actions), turns commander's arguments into the verb's options, runs it and renders the result.
