@@ -5,7 +5,7 @@ import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import { byId } from '../../indexes.js';
 import type { MockState } from '../../store.js';
 import type { LabelParam, MoveParams } from './bodies.js';
-import type { TrackerState } from './records.js';
+import type { Label, TrackerState } from './records.js';
 
 export type { TrackerState } from './records.js';
 
@@ -155,26 +155,35 @@ export function intQuery(req: MockRequest, name: string, dflt: number, min: numb
   return n;
 }
 
+/** A new label record with the next id (not yet stored): what both label creation paths make. */
+export function newLabel(
+  t: TrackerState,
+  p: { name: string; description?: string | null; color?: string | null; external_id?: string | null },
+  at: string,
+): Label {
+  const id = nextId(t);
+  return {
+    id,
+    name: p.name,
+    description: p.description ?? null,
+    color: p.color ?? null,
+    external_id: p.external_id ?? null,
+    archived: false,
+    app_url: `${APP_URL}/label/${id}`,
+    entity_type: 'label',
+    global_id: newGlobalId(),
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 /** Label ids for `labels: [{name, color, …}]` params: existing labels by name, new ones created. */
 export function ensureLabels(t: TrackerState, params: readonly LabelParam[], at: string): number[] {
   const ids: number[] = [];
   for (const p of params) {
     let label = t.labels.find((l) => l.name.toLowerCase() === String(p.name).toLowerCase());
     if (!label) {
-      const id = nextId(t);
-      label = {
-        id,
-        name: p.name,
-        description: p.description ?? null,
-        color: p.color ?? null,
-        external_id: p.external_id ?? null,
-        archived: false,
-        app_url: `${APP_URL}/label/${id}`,
-        entity_type: 'label',
-        global_id: newGlobalId(),
-        created_at: at,
-        updated_at: at,
-      };
+      label = newLabel(t, p, at);
       t.labels.push(label);
     }
     if (!ids.includes(label.id)) ids.push(label.id);

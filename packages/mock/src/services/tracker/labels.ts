@@ -8,7 +8,7 @@ import { EPIC_STATES } from './state.js';
 import { storyList } from './stories.js';
 import type { LabelBody } from './bodies.js';
 import type { Label } from './records.js';
-import { API, APP_URL, assign, boolQuery, find, intParam, newGlobalId, nextId, nowIso, tracker, validate, type TrackerState } from './common.js';
+import { API, assign, boolQuery, find, intParam, newLabel, nowIso, tracker, validate, type TrackerState } from './common.js';
 
 const STAT_KEYS = [
   'num_epics',
@@ -137,21 +137,7 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
         const label = await store.write((s) => {
           const t = tracker(s);
           assertUniqueName(t, body.name);
-          const id = nextId(t);
-          const at = nowIso(ctx.now());
-          const created: Label = {
-            id,
-            name: body.name,
-            description: body.description ?? null,
-            color: body.color ?? null,
-            external_id: body.external_id ?? null,
-            archived: false,
-            app_url: `${APP_URL}/label/${id}`,
-            entity_type: 'label',
-            global_id: newGlobalId(),
-            created_at: at,
-            updated_at: at,
-          };
+          const created = newLabel(t, body, nowIso(ctx.now()));
           t.labels.push(created);
           return presentLabel(t, created, true);
         });
