@@ -32,6 +32,7 @@ _opsctl() {
     'tracker objectives create|--state') _opsctl_choose 'in progress' 'to do' 'done'; return ;;
     'tracker objectives update|--state') _opsctl_choose 'in progress' 'to do' 'done'; return ;;
     'tracker search all|--detail') _opsctl_choose 'full' 'slim'; return ;;
+    'tracker search all|--entity-types') _opsctl_choose 'story' 'milestone' 'epic' 'iteration' 'objective'; return ;;
     'tracker search stories|--detail') _opsctl_choose 'full' 'slim'; return ;;
     'tracker search epics|--detail') _opsctl_choose 'full' 'slim'; return ;;
     'tracker search iterations|--detail') _opsctl_choose 'full' 'slim'; return ;;
@@ -50,6 +51,7 @@ _opsctl() {
     'tracker stories import|-f') _opsctl_files -f; return ;;
     'tracker stories search|--story-type') _opsctl_choose 'feature' 'chore' 'bug'; return ;;
     'tracker stories search|--workflow-state-id') _opsctl_dynamic states; return ;;
+    'tracker stories search|--workflow-state-types') _opsctl_choose 'started' 'backlog' 'unstarted' 'done'; return ;;
     'tracker stories search|--epic-id') _opsctl_dynamic epics; return ;;
     'tracker stories search|--label-name') _opsctl_dynamic labels; return ;;
     'tracker stories bulk-update|--story-type') _opsctl_choose 'feature' 'chore' 'bug'; return ;;
@@ -314,7 +316,7 @@ _opsctl_words() {
     'tracker repositories list') words='--all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
     'tracker repositories get') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker search') words='all stories epics iterations milestones objectives documents --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'tracker search all') words='--query --page-size --detail --entity-types --json --jq --no-input --yes -y --debug --profile'; free='--query --page-size --entity-types --jq' ;;
+    'tracker search all') words='--query --page-size --detail --entity-types --json --jq --no-input --yes -y --debug --profile'; free='--query --page-size --jq' ;;
     'tracker search stories') words='--query --page-size --detail --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--query --page-size --limit --jq' ;;
     'tracker search epics') words='--query --page-size --detail --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--query --page-size --limit --jq' ;;
     'tracker search iterations') words='--query --page-size --detail --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--query --page-size --limit --jq' ;;
@@ -328,7 +330,7 @@ _opsctl_words() {
     'tracker stories delete') words='--dry-run --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker stories move') words='--state --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker stories import') words='--file -f --format --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--format --jq' ;;
-    'tracker stories search') words='--archived --story-type --workflow-state-id --workflow-state-types --epic-id --epic-ids --iteration-id --iteration-ids --project-id --project-ids --group-id --group-ids --label-ids --label-name --owner-id --owner-ids --requested-by-id --external-id --estimate --includes-description --created-at-start --created-at-end --updated-at-start --updated-at-end --completed-at-start --completed-at-end --deadline-start --deadline-end --data --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--workflow-state-types --epic-ids --iteration-id --iteration-ids --project-id --project-ids --group-id --group-ids --label-ids --owner-id --owner-ids --requested-by-id --external-id --estimate --created-at-start --created-at-end --updated-at-start --updated-at-end --completed-at-start --completed-at-end --deadline-start --deadline-end --data --limit --jq' ;;
+    'tracker stories search') words='--archived --story-type --workflow-state-id --workflow-state-types --epic-id --epic-ids --iteration-id --iteration-ids --project-id --project-ids --group-id --group-ids --label-ids --label-name --owner-id --owner-ids --requested-by-id --external-id --estimate --includes-description --created-at-start --created-at-end --updated-at-start --updated-at-end --completed-at-start --completed-at-end --deadline-start --deadline-end --data --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--epic-ids --iteration-id --iteration-ids --project-id --project-ids --group-id --group-ids --label-ids --owner-id --owner-ids --requested-by-id --external-id --estimate --created-at-start --created-at-end --updated-at-start --updated-at-end --completed-at-start --completed-at-end --deadline-start --deadline-end --data --limit --jq' ;;
     'tracker stories bulk-create') words='--data --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--data --limit --jq' ;;
     'tracker stories bulk-update') words='--story-ids --archived --story-type --workflow-state-id --epic-id --iteration-id --project-id --group-id --estimate --requested-by-id --deadline --external-links --owner-ids-add --owner-ids-remove --follower-ids-add --follower-ids-remove --move-to --before-id --after-id --data --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--story-ids --iteration-id --project-id --group-id --estimate --requested-by-id --deadline --external-links --owner-ids-add --owner-ids-remove --follower-ids-add --follower-ids-remove --before-id --after-id --data --limit --jq' ;;
     'tracker stories bulk-delete') words='--dry-run --story-ids --data --json --jq --no-input --yes -y --debug --profile'; free='--story-ids --data --jq' ;;

@@ -103,7 +103,7 @@ function flagKind(f) {
     const it = f.items ?? {};
     if (it.type === 'integer' || it.type === 'number') out.type = 'int[]';
     else if (it.type === 'string' && it.format === 'uuid') out.type = 'uuid[]';
-    else if (it.type === 'string') out.type = 'string[]';
+    else if (it.type === 'string') Object.assign(out, { type: 'string[]' }, it.enum ? { values: it.enum } : {});
     else out.type = 'json';
     if (it.maxLength !== undefined) out.max = it.maxLength;
   } else if (f.type === 'integer' || f.type === 'number') out.type = 'int';
@@ -137,6 +137,21 @@ for (const op of Object.values(operations)) {
   if (Object.keys(op.query).length) entry.query = flagsOf(op.query, op.requiredQuery);
   if (entry.body || entry.query) flagOps[opKey(op.method, op.path)] = entry;
 }
+
+// ---- id kinds: what a path placeholder and a record's id hold, so the CLI checks a positional id before sending ----
+const idKind = (f) => (f.type === 'integer' || f.type === 'number' ? 'int' : f.type === 'string' && f.format === 'uuid' ? 'uuid' : 'string');
+/** `METHOD /path` → the kinds of its placeholders, in the order they appear in the path. */
+const pathKinds = {};
+for (const op of Object.values(operations)) {
+  const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+  if (names.length) pathKinds[opKey(op.method, op.path)] = names.map((n) => idKind(op.pathParams[n] ?? {}));
+}
+/** Definition → the kind of its `id` (those whose id is an integer or a uuid). */
+const idKinds = Object.fromEntries(
+  Object.entries(DEFS)
+    .map(([name, d]) => [name, d.fields.id ? idKind(d.fields.id) : 'string'])
+    .filter(([, k]) => k !== 'string'),
+);
 
 // ---- TypeScript types of every definition ----
 function tsType(f) {
@@ -196,6 +211,12 @@ export const FLAG_OPERATIONS: Record<string, { body?: string; query?: Record<str
 
 /** Each body definition's fields as flags. */
 export const FLAG_BODIES: Record<string, Record<string, FlagKind>> = ${JSON.stringify(flagDefs)};
+
+/** \`METHOD /path\` (placeholders written {}) → what each placeholder holds, in path order: an integer id, a uuid or other text. */
+export const PATH_KINDS: Record<string, ReadonlyArray<'int' | 'uuid' | 'string'>> = ${JSON.stringify(pathKinds)};
+
+/** A record definition → what its \`id\` is (definitions whose id is an integer or a uuid). */
+export const ID_KINDS: Record<string, 'int' | 'uuid'> = ${JSON.stringify(idKinds)};
 `;
 
 const cfg = (await prettier.resolveConfig(`${OUT}contract.ts`)) ?? {};

@@ -4,15 +4,17 @@
  * generated flags table (packages/shared/src/tracker/flags.ts, loaded at start-up; never contract.ts), and
  * `source` tells validate.ts which operation's definition to check a body against.
  */
-import { FLAG_BODIES, FLAG_OPERATIONS } from '@opsctl/shared/tracker/flags.js';
+import { FLAG_BODIES, FLAG_OPERATIONS, PATH_KINDS } from '@opsctl/shared/tracker/flags.js';
 import type { FlagKind } from '@opsctl/shared/tracker/shape.js';
 import type { FieldSpec } from './fields.js';
-import type { ExtraVerb, ResourceSpec } from './resources.js';
+import type { ArgSpec, ExtraVerb, ResourceSpec } from './resources.js';
 
 /** A field of a body or query as this table names it: its flag's help (the rest comes from the generated contract). */
 export type Helps = Record<string, string>;
-export type ExtraInput = Omit<ExtraVerb, 'query' | 'body'> & { query?: Helps; body?: Helps };
-type ResourceInput = Omit<ResourceSpec, 'fields' | 'listQuery' | 'extras'> & { fields: Helps; listQuery?: Helps; extras?: readonly ExtraInput[] };
+/** A positional argument as this table names it: its name and help (what it holds comes from the contract). */
+export type ArgInput = Omit<ArgSpec, 'type'>;
+export type ExtraInput = Omit<ExtraVerb, 'query' | 'body' | 'args'> & { query?: Helps; body?: Helps; args?: readonly ArgInput[] };
+type ResourceInput = Omit<ResourceSpec, 'fields' | 'listQuery' | 'extras' | 'idType'> & { fields: Helps; listQuery?: Helps; extras?: readonly ExtraInput[] };
 
 /** `METHOD /path` with every placeholder written `{}`: the key of the generated flags table. */
 export function operationKey(method: string, path: string): string {
@@ -60,21 +62,39 @@ function queryFields(helps: Helps, key: string, where: string): Record<string, F
   return Object.fromEntries(Object.entries(helps).map(([name, help]) => [name, flagField(name, help, [{ mode: 'create', key, kind: query[name] }], where)]));
 }
 
-/** One row of the table with its fields' flags filled in from the generated contract (flags.ts). */
+/** What the placeholders of an operation's path hold (generated PATH_KINDS); only integer ids and uuids are arguments. */
+function idKinds(key: string, count: number, where: string): Array<'int' | 'uuid'> {
+  const kinds = PATH_KINDS[key];
+  if (!kinds || kinds.length !== count)
+    throw new Error(`resources.ts: ${where} has ${count} argument(s), but ${key} has ${kinds?.length ?? 0} in the contract`);
+  return kinds.map((k) => {
+    if (k === 'string') throw new Error(`resources.ts: ${where}: ${key} takes a text placeholder, not an id`);
+    return k;
+  });
+}
+
+/** One row of the table with its fields' flags and its ids' kinds filled in from the generated contract (flags.ts). */
 export function resource(r: ResourceInput): ResourceSpec {
   const item = `${r.path}/{id}`;
+  const itemKey = ['GET', 'PUT', 'DELETE'].map((m) => operationKey(m, item)).find((k) => PATH_KINDS[k]);
   const bodies = [
     ...(r.verbs.includes('create') ? [{ mode: 'create' as const, key: operationKey('POST', r.path) }] : []),
     ...(r.verbs.includes('update') ? [{ mode: 'update' as const, key: operationKey('PUT', item) }] : []),
   ];
   return {
     ...r,
+    ...(itemKey ? { idType: idKinds(itemKey, 1, r.name)[0] } : {}),
     fields: bodyFields(r.fields, bodies, `${r.name} fields`),
     listQuery: r.listQuery && queryFields(r.listQuery, operationKey('GET', r.path), `${r.name} list`),
-    extras: r.extras?.map(({ query, body, ...e }): ExtraVerb => ({
+    extras: r.extras?.map(({ query, body, args, ...e }): ExtraVerb => ({
       ...e,
+      ...(args ? { args: zipKinds(args, idKinds(operationKey(e.method, e.path), args.length, `${r.name} ${e.name}`)) } : {}),
       ...(query ? { query: queryFields(query, operationKey(e.method, e.path), `${r.name} ${e.name}`) } : {}),
       ...(body ? { body: bodyFields(body, [{ mode: 'create', key: operationKey(e.method, e.path) }], `${r.name} ${e.name}`) } : {}),
     })),
   };
+}
+
+function zipKinds(args: readonly ArgInput[], kinds: ReadonlyArray<'int' | 'uuid'>): ArgSpec[] {
+  return args.map((a, i) => ({ ...a, type: kinds[i] ?? 'int' }));
 }

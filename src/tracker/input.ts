@@ -39,8 +39,14 @@ export function coerceFlag(field: string, spec: FieldSpec, raw: unknown): unknow
         return Number(v);
       });
     case 'uuid[]':
-    case 'string[]':
       return splitList(text);
+    case 'string[]': {
+      const items = splitList(text);
+      const bad = spec.values ? items.find((v) => !spec.values?.includes(v)) : undefined;
+      if (bad !== undefined)
+        throw new ValidationError(flag, `"${bad}" is not one of: ${spec.values?.join(', ')}`, 'give a comma-separated list of those values');
+      return items;
+    }
     case 'json':
       try {
         return JSON.parse(text);

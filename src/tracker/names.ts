@@ -1,6 +1,7 @@
 import { UsageError } from '../core/errors.js';
 import { itemAt } from '../core/arrays.js';
 import type { HttpClient } from '../core/http.js';
+import { ID_KINDS } from '@opsctl/shared/tracker/flags.js';
 import { UUID_PATTERN } from './fields.js';
 
 /**
@@ -23,12 +24,20 @@ interface KindSpec {
   /** singular, for messages */
   what: string;
   plural: string;
+  /** What its ids are: the contract's type of the record's `id` (generated ID_KINDS). */
   idType: 'int' | 'uuid';
   /** The one list request (path under /api/v3) and how its answer becomes named records. */
   path: string;
   read: (answer: unknown) => Named[];
   /** Where a person sees them. */
   see: string;
+}
+
+/** What a record definition's `id` is, in the contract; a name the contract lacks is our own bug (a test loads every kind). */
+function idKindOf(definition: string): 'int' | 'uuid' {
+  const kind = ID_KINDS[definition];
+  if (!kind) throw new Error(`names.ts: the tracker contract has no ${definition} with an integer or uuid id`);
+  return kind;
 }
 
 type Row = Readonly<Record<string, unknown>>;
@@ -56,7 +65,7 @@ export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
   member: {
     what: 'member',
     plural: 'members',
-    idType: 'uuid',
+    idType: idKindOf('Member'),
     path: '/members',
     read: (answer) =>
       rowsOf(answer).map((m) => {
@@ -67,14 +76,28 @@ export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
       }),
     see: 'opsctl tracker members list',
   },
-  epic: { what: 'epic', plural: 'epics', idType: 'int', path: '/epics', read: byName('epic'), see: 'opsctl tracker epics list' },
-  project: { what: 'project', plural: 'projects', idType: 'int', path: '/projects', read: byName('project'), see: 'opsctl tracker projects list' },
-  iteration: { what: 'iteration', plural: 'iterations', idType: 'int', path: '/iterations', read: byName('iteration'), see: 'opsctl tracker iterations list' },
-  label: { what: 'label', plural: 'labels', idType: 'int', path: '/labels', read: byName('label'), see: 'opsctl tracker labels list' },
+  epic: { what: 'epic', plural: 'epics', idType: idKindOf('Epic'), path: '/epics', read: byName('epic'), see: 'opsctl tracker epics list' },
+  project: {
+    what: 'project',
+    plural: 'projects',
+    idType: idKindOf('Project'),
+    path: '/projects',
+    read: byName('project'),
+    see: 'opsctl tracker projects list',
+  },
+  iteration: {
+    what: 'iteration',
+    plural: 'iterations',
+    idType: idKindOf('Iteration'),
+    path: '/iterations',
+    read: byName('iteration'),
+    see: 'opsctl tracker iterations list',
+  },
+  label: { what: 'label', plural: 'labels', idType: idKindOf('Label'), path: '/labels', read: byName('label'), see: 'opsctl tracker labels list' },
   group: {
     what: 'group',
     plural: 'groups',
-    idType: 'uuid',
+    idType: idKindOf('Group'),
     path: '/groups',
     read: (answer) =>
       rowsOf(answer).map((g) => ({
@@ -84,14 +107,42 @@ export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
       })),
     see: 'opsctl tracker groups list',
   },
-  objective: { what: 'objective', plural: 'objectives', idType: 'int', path: '/objectives', read: byName('objective'), see: 'opsctl tracker objectives list' },
-  milestone: { what: 'milestone', plural: 'milestones', idType: 'int', path: '/milestones', read: byName('milestone'), see: 'opsctl tracker milestones list' },
-  category: { what: 'category', plural: 'categories', idType: 'int', path: '/categories', read: byName('category'), see: 'opsctl tracker categories list' },
-  workflow: { what: 'workflow', plural: 'workflows', idType: 'int', path: '/workflows', read: byName('workflow'), see: 'opsctl tracker workflows list' },
+  objective: {
+    what: 'objective',
+    plural: 'objectives',
+    idType: idKindOf('Objective'),
+    path: '/objectives',
+    read: byName('objective'),
+    see: 'opsctl tracker objectives list',
+  },
+  milestone: {
+    what: 'milestone',
+    plural: 'milestones',
+    idType: idKindOf('Milestone'),
+    path: '/milestones',
+    read: byName('milestone'),
+    see: 'opsctl tracker milestones list',
+  },
+  category: {
+    what: 'category',
+    plural: 'categories',
+    idType: idKindOf('Category'),
+    path: '/categories',
+    read: byName('category'),
+    see: 'opsctl tracker categories list',
+  },
+  workflow: {
+    what: 'workflow',
+    plural: 'workflows',
+    idType: idKindOf('Workflow'),
+    path: '/workflows',
+    read: byName('workflow'),
+    see: 'opsctl tracker workflows list',
+  },
   'workflow-state': {
     what: 'workflow state',
     plural: 'workflow states',
-    idType: 'int',
+    idType: idKindOf('WorkflowState'),
     path: '/workflows',
     read: stateRows,
     see: 'opsctl tracker workflows states ID',
@@ -99,7 +150,7 @@ export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
   'epic-state': {
     what: 'epic state',
     plural: 'epic states',
-    idType: 'int',
+    idType: idKindOf('EpicState'),
     path: '/epic-workflow',
     read: (wf) => stateRows([{ name: 'epic workflow', states: objectOf(wf).epic_states ?? [] }]),
     see: 'opsctl tracker epic-workflow get',

@@ -1,6 +1,6 @@
 import type { FieldSpec } from './fields.js';
 export { operationKey } from './contract-fields.js';
-import { resource, type ExtraInput, type Helps } from './contract-fields.js';
+import { resource, type ArgInput, type ExtraInput, type Helps } from './contract-fields.js';
 import type { RefKind } from './names.js';
 import { withArticle } from '../core/problems.js';
 
@@ -9,6 +9,7 @@ export type Verb = 'list' | 'get' | 'create' | 'update' | 'delete';
 /** A positional argument of an extra verb (`{name}` in its path). */
 export interface ArgSpec {
   name: string;
+  /** What its path placeholder holds, from the contract (contract-fields.ts). */
   type: 'int' | 'uuid';
   help?: string;
 }
@@ -55,7 +56,8 @@ export interface ResourceSpec {
   singular: string;
   /** Path under /api/v3. */
   path: string;
-  idType: 'int' | 'uuid';
+  /** What `{path}/{id}` takes, from the contract (contract-fields.ts); undefined where the resource has no item path. */
+  idType?: 'int' | 'uuid';
   /** Body fields (create and update). */
   fields: Record<string, FieldSpec>;
   /** Query parameters of the list verb. */
@@ -85,8 +87,8 @@ const COLOR_HELP = 'hex colour such as #ff0000 (null clears it on update)';
 const includesDescription = { includes_description: 'include each story/epic description' };
 const storyColumns = ['id', 'name', 'story_type', 'workflow_state_id', 'estimate', 'project_id', 'epic_id'];
 const epicColumns = ['id', 'name', 'state', 'epic_state_id', 'archived', 'position'];
-const intId = (name = 'id', help?: string): ArgSpec => ({ name, type: 'int', help });
-const uuidId = (name = 'id', help?: string): ArgSpec => ({ name, type: 'uuid', help });
+/** A positional argument; what it holds (an integer id or a uuid) is its path placeholder's kind in the contract. */
+const arg = (name = 'id', help?: string): ArgInput => ({ name, help });
 
 const commentBody = {
   text: 'comment text',
@@ -101,7 +103,6 @@ export const categories = resource({
   ref: 'category',
   singular: 'category',
   path: '/categories',
-  idType: 'int',
   fields: {
     name: 'category name (at most 128 characters, unique)',
     color: COLOR_HELP,
@@ -116,7 +117,7 @@ export const categories = resource({
       description: 'the milestones of a category (deprecated: use objectives)',
       method: 'GET',
       path: '/categories/{id}/milestones',
-      args: [intId()],
+      args: [arg()],
       result: 'list',
       columns: ['id', 'name', 'state', 'archived'],
     },
@@ -125,7 +126,7 @@ export const categories = resource({
       description: 'the objectives of a category',
       method: 'GET',
       path: '/categories/{id}/objectives',
-      args: [intId()],
+      args: [arg()],
       result: 'list',
       columns: ['id', 'name', 'state', 'archived'],
     },
@@ -158,7 +159,6 @@ export const customFields = resource({
   name: 'custom-fields',
   singular: 'custom field',
   path: '/custom-fields',
-  idType: 'uuid',
   fields: {
     name: 'field name',
     description: 'description',
@@ -177,7 +177,6 @@ export const documents = resource({
   name: 'documents',
   singular: 'document',
   path: '/documents',
-  idType: 'uuid',
   fields: {
     title: 'document title',
     content: 'document content (markdown)',
@@ -191,7 +190,7 @@ export const documents = resource({
       description: 'the epics a document is linked to',
       method: 'GET',
       path: '/documents/{id}/epics',
-      args: [uuidId()],
+      args: [arg()],
       result: 'list',
       columns: epicColumns,
     },
@@ -200,7 +199,7 @@ export const documents = resource({
       description: 'link a document to an epic',
       method: 'PUT',
       path: '/documents/{id}/epics/{epic_id}',
-      args: [uuidId(), intId('epic_id')],
+      args: [arg(), arg('epic_id')],
       result: 'none',
       example: 'opsctl tracker documents link-epic UUID 12',
     },
@@ -209,7 +208,7 @@ export const documents = resource({
       description: 'unlink a document from an epic',
       method: 'DELETE',
       path: '/documents/{id}/epics/{epic_id}',
-      args: [uuidId(), intId('epic_id')],
+      args: [arg(), arg('epic_id')],
       result: 'none',
     },
   ],
@@ -223,7 +222,6 @@ export const entityTemplates = resource({
   name: 'entity-templates',
   singular: 'entity template',
   path: '/entity-templates',
-  idType: 'uuid',
   fields: {
     name: 'template name',
     author_id: 'author member id',
@@ -242,7 +240,6 @@ export const epicWorkflow = resource({
   name: 'epic-workflow',
   singular: 'epic workflow',
   path: '/epic-workflow',
-  idType: 'int',
   fields: {},
   columns: [],
   verbs: [],
@@ -280,7 +277,6 @@ export const epics = resource({
   ref: 'epic',
   singular: 'epic',
   path: '/epics',
-  idType: 'int',
   fields: epicFields,
   listQuery: includesDescription,
   columns: epicColumns,
@@ -302,7 +298,7 @@ export const epics = resource({
       description: 'the threaded comments of an epic',
       method: 'GET',
       path: '/epics/{id}/comments',
-      args: [intId()],
+      args: [arg()],
       result: 'list',
       columns: ['id', 'author_id', 'text', 'created_at'],
     },
@@ -311,7 +307,7 @@ export const epics = resource({
       description: 'show one comment with its replies',
       method: 'GET',
       path: '/epics/{id}/comments/{comment_id}',
-      args: [intId(), intId('comment_id')],
+      args: [arg(), arg('comment_id')],
       result: 'one',
     },
     {
@@ -319,7 +315,7 @@ export const epics = resource({
       description: 'comment on an epic',
       method: 'POST',
       path: '/epics/{id}/comments',
-      args: [intId()],
+      args: [arg()],
       body: commentBody,
       result: 'one',
       example: 'opsctl tracker epics comment-add 12 --text "Looks good"',
@@ -329,7 +325,7 @@ export const epics = resource({
       description: 'reply to a comment (a nested reply)',
       method: 'POST',
       path: '/epics/{id}/comments/{comment_id}',
-      args: [intId(), intId('comment_id')],
+      args: [arg(), arg('comment_id')],
       body: commentBody,
       result: 'one',
     },
@@ -338,7 +334,7 @@ export const epics = resource({
       description: 'change the text of a comment',
       method: 'PUT',
       path: '/epics/{id}/comments/{comment_id}',
-      args: [intId(), intId('comment_id')],
+      args: [arg(), arg('comment_id')],
       body: { text: commentBody.text },
       result: 'one',
     },
@@ -347,17 +343,17 @@ export const epics = resource({
       description: 'delete a comment',
       method: 'DELETE',
       path: '/epics/{id}/comments/{comment_id}',
-      args: [intId(), intId('comment_id')],
+      args: [arg(), arg('comment_id')],
       result: 'none',
       confirm: true,
     },
-    { name: 'health', description: 'the current health of an epic', method: 'GET', path: '/epics/{id}/health', args: [intId()], result: 'one' },
+    { name: 'health', description: 'the current health of an epic', method: 'GET', path: '/epics/{id}/health', args: [arg()], result: 'one' },
     {
       name: 'health-set',
       description: 'record a new health for an epic',
       method: 'POST',
       path: '/epics/{id}/health',
-      args: [intId()],
+      args: [arg()],
       body: { status: 'the health', text: 'a note' },
       result: 'one',
       example: 'opsctl tracker epics health-set 12 --status "On Track"',
@@ -367,7 +363,7 @@ export const epics = resource({
       description: 'the health records of an epic, most recent first',
       method: 'GET',
       path: '/epics/{id}/health-history',
-      args: [intId()],
+      args: [arg()],
       result: 'list',
       columns: ['id', 'status', 'text', 'created_at'],
     },
@@ -376,7 +372,7 @@ export const epics = resource({
       description: 'the stories of an epic',
       method: 'GET',
       path: '/epics/{id}/stories',
-      args: [intId()],
+      args: [arg()],
       query: includesDescription,
       result: 'list',
       columns: storyColumns,
@@ -386,7 +382,7 @@ export const epics = resource({
       description: 'unlink the external planning-tool epic',
       method: 'POST',
       path: '/epics/{id}/unlink-planningtool',
-      args: [intId()],
+      args: [arg()],
       result: 'none',
     },
     {
@@ -394,7 +390,7 @@ export const epics = resource({
       description: 'the documents linked to an epic',
       method: 'GET',
       path: '/epics/{id}/documents',
-      args: [intId()],
+      args: [arg()],
       result: 'list',
       columns: ['id', 'title', 'app_url'],
     },
@@ -409,7 +405,6 @@ export const files = resource({
   name: 'files',
   singular: 'file',
   path: '/files',
-  idType: 'int',
   fields: {
     name: 'file name',
     description: 'description',
@@ -438,7 +433,6 @@ export const linkedFiles = resource({
   name: 'linked-files',
   singular: 'linked file',
   path: '/linked-files',
-  idType: 'int',
   fields: {
     name: 'name',
     url: 'URL',
@@ -460,7 +454,6 @@ export const groups = resource({
   ref: 'group',
   singular: 'group',
   path: '/groups',
-  idType: 'uuid',
   fields: {
     name: 'group name',
     mention_name: 'mention name',
@@ -481,7 +474,7 @@ export const groups = resource({
       description: 'the stories of a group (--all pages by offset)',
       method: 'GET',
       path: '/groups/{id}/stories',
-      args: [uuidId()],
+      args: [arg()],
       result: 'list',
       columns: storyColumns,
       paging: { kind: 'offset', max: 1000 },
@@ -494,7 +487,6 @@ export const health = resource({
   name: 'health',
   singular: 'health record',
   path: '/health',
-  idType: 'uuid',
   fields: {
     status: 'the health',
     text: 'a note',
@@ -507,7 +499,6 @@ export const webhooks = resource({
   name: 'webhooks',
   singular: 'webhook integration',
   path: '/integrations/webhook',
-  idType: 'int',
   fields: {
     webhook_url: 'where events are sent',
     secret: 'shared secret for signatures',
@@ -532,7 +523,6 @@ export const iterations = resource({
   ref: 'iteration',
   singular: 'iteration',
   path: '/iterations',
-  idType: 'int',
   fields: iterationFields,
   columns: ['id', 'name', 'status', 'start_date', 'end_date'],
   verbs: ['list', 'get', 'create', 'update', 'delete'],
@@ -544,7 +534,7 @@ export const iterations = resource({
       description: 'the stories of an iteration',
       method: 'GET',
       path: '/iterations/{id}/stories',
-      args: [intId()],
+      args: [arg()],
       query: includesDescription,
       result: 'list',
       columns: storyColumns,
@@ -557,7 +547,6 @@ export const keyResults = resource({
   name: 'key-results',
   singular: 'key result',
   path: '/key-results',
-  idType: 'uuid',
   fields: {
     name: 'name',
     initial_observed_value: '{numeric_value} or {boolean_value} (--data)',
@@ -585,7 +574,6 @@ export const labels = resource({
   ref: 'label',
   singular: 'label',
   path: '/labels',
-  idType: 'int',
   fields: {
     name: 'label name (at most 128 characters, unique)',
     description: 'description',
@@ -597,13 +585,13 @@ export const labels = resource({
   columns: ['id', 'name', 'color', 'archived', 'description'],
   verbs: ['list', 'get', 'create', 'update', 'delete'],
   extras: [
-    { name: 'epics', description: 'the epics with a label', method: 'GET', path: '/labels/{id}/epics', args: [intId()], result: 'list', columns: epicColumns },
+    { name: 'epics', description: 'the epics with a label', method: 'GET', path: '/labels/{id}/epics', args: [arg()], result: 'list', columns: epicColumns },
     {
       name: 'stories',
       description: 'the stories with a label',
       method: 'GET',
       path: '/labels/{id}/stories',
-      args: [intId()],
+      args: [arg()],
       query: includesDescription,
       result: 'list',
       columns: storyColumns,
@@ -644,7 +632,6 @@ export const members = resource({
   ref: 'member',
   singular: 'member',
   path: '/members',
-  idType: 'uuid',
   fields: {},
   listQuery: { disabled: 'true: only disabled members; false: only enabled ones' },
   columns: ['id', 'profile.name', 'profile.mention_name', 'role', 'disabled'],
@@ -659,7 +646,6 @@ function objectiveSpec(name: 'objectives' | 'milestones'): ResourceSpec {
     ref: name === 'objectives' ? 'objective' : 'milestone',
     singular,
     path: `/${name}`,
-    idType: 'int',
     description: name === 'milestones' ? 'milestones (deprecated: use objectives)' : undefined,
     fields: {
       name: `${singular} name`,
@@ -680,7 +666,7 @@ function objectiveSpec(name: 'objectives' | 'milestones'): ResourceSpec {
         description: `the epics of ${withArticle(singular)}`,
         method: 'GET',
         path: `/${name}/{id}/epics`,
-        args: [intId()],
+        args: [arg()],
         result: 'list',
         columns: epicColumns,
       },
@@ -695,7 +681,6 @@ export const projects = resource({
   ref: 'project',
   singular: 'project',
   path: '/projects',
-  idType: 'int',
   fields: {
     name: 'project name',
     team_id: 'team id',
@@ -720,7 +705,7 @@ export const projects = resource({
       description: 'the stories of a project',
       method: 'GET',
       path: '/projects/{id}/stories',
-      args: [intId()],
+      args: [arg()],
       query: includesDescription,
       result: 'list',
       columns: storyColumns,
@@ -733,14 +718,13 @@ export const repositories = resource({
   name: 'repositories',
   singular: 'repository',
   path: '/repositories',
-  idType: 'int',
   fields: {},
   columns: ['id', 'full_name', 'type', 'url'],
   verbs: ['list', 'get'],
 });
 
 const storyCommentColumns = ['id', 'author_id', 'parent_id', 'text', 'created_at'];
-const storyArg = intId('id', 'story id');
+const storyArg = arg('id', 'story id');
 
 /** Body fields a story can be created with (single, bulk and from a template). */
 const storyFields: Helps = {
@@ -780,7 +764,7 @@ const storySearchBody: Helps = {
   archived: 'archived (true) or active (false) stories only',
   story_type: 'the kind of story',
   workflow_state_id: 'in this workflow state',
-  workflow_state_types: 'backlog, unstarted, started, done (comma-separated)',
+  workflow_state_types: 'in workflow states of these types',
   epic_id: 'in this epic',
   epic_ids: 'in any of these epics',
   iteration_id: 'in this iteration',
@@ -837,7 +821,6 @@ export const stories = resource({
   name: 'stories',
   singular: 'story',
   path: '/stories',
-  idType: 'int',
   fields: storyFields,
   columns: storyColumns,
   verbs: ['get', 'create', 'update', 'delete'],
@@ -944,7 +927,7 @@ export const stories = resource({
       description: 'show one story comment',
       method: 'GET',
       path: '/stories/{id}/comments/{comment_id}',
-      args: [storyArg, intId('comment_id')],
+      args: [storyArg, arg('comment_id')],
       result: 'one',
     },
     {
@@ -972,7 +955,7 @@ export const stories = resource({
       description: 'change the text of a story comment',
       method: 'PUT',
       path: '/stories/{id}/comments/{comment_id}',
-      args: [storyArg, intId('comment_id')],
+      args: [storyArg, arg('comment_id')],
       body: { text: commentBody.text },
       result: 'one',
     },
@@ -981,7 +964,7 @@ export const stories = resource({
       description: 'delete a story comment',
       method: 'DELETE',
       path: '/stories/{id}/comments/{comment_id}',
-      args: [storyArg, intId('comment_id')],
+      args: [storyArg, arg('comment_id')],
       result: 'none',
       confirm: true,
     },
@@ -990,7 +973,7 @@ export const stories = resource({
       description: 'unlink a story comment thread from its chat (Slack) thread: replies there no longer come back as comments',
       method: 'POST',
       path: '/stories/{id}/comments/{comment_id}/unlink-from-slack',
-      args: [storyArg, intId('comment_id')],
+      args: [storyArg, arg('comment_id')],
       result: 'one',
       example: 'opsctl tracker stories comment-unlink-chat 12 34',
     },
@@ -999,7 +982,7 @@ export const stories = resource({
       description: 'add an emoji reaction to a story comment',
       method: 'POST',
       path: '/stories/{id}/comments/{comment_id}/reactions',
-      args: [storyArg, intId('comment_id')],
+      args: [storyArg, arg('comment_id')],
       body: { emoji: 'the emoji, e.g. :+1:' },
       result: 'list',
       columns: ['emoji', 'permission_ids'],
@@ -1009,7 +992,7 @@ export const stories = resource({
       description: 'remove your emoji reaction from a story comment',
       method: 'DELETE',
       path: '/stories/{id}/comments/{comment_id}/reactions',
-      args: [storyArg, intId('comment_id')],
+      args: [storyArg, arg('comment_id')],
       body: { emoji: 'the emoji, e.g. :+1:' },
       result: 'none',
     },
@@ -1033,7 +1016,7 @@ export const stories = resource({
       description: 'show one task of a story',
       method: 'GET',
       path: '/stories/{id}/tasks/{task_id}',
-      args: [storyArg, intId('task_id')],
+      args: [storyArg, arg('task_id')],
       result: 'one',
     },
     {
@@ -1041,7 +1024,7 @@ export const stories = resource({
       description: 'change a task',
       method: 'PUT',
       path: '/stories/{id}/tasks/{task_id}',
-      args: [storyArg, intId('task_id')],
+      args: [storyArg, arg('task_id')],
       body: {
         description: 'what to do',
         complete: 'done (true) or not (false)',
@@ -1056,7 +1039,7 @@ export const stories = resource({
       description: 'mark a task done',
       method: 'PUT',
       path: '/stories/{id}/tasks/{task_id}',
-      args: [storyArg, intId('task_id')],
+      args: [storyArg, arg('task_id')],
       fixedBody: { complete: true },
       result: 'one',
       example: 'opsctl tracker stories task-check 12 41',
@@ -1066,7 +1049,7 @@ export const stories = resource({
       description: 'mark a task not done',
       method: 'PUT',
       path: '/stories/{id}/tasks/{task_id}',
-      args: [storyArg, intId('task_id')],
+      args: [storyArg, arg('task_id')],
       fixedBody: { complete: false },
       result: 'one',
     },
@@ -1075,7 +1058,7 @@ export const stories = resource({
       description: 'delete a task',
       method: 'DELETE',
       path: '/stories/{id}/tasks/{task_id}',
-      args: [storyArg, intId('task_id')],
+      args: [storyArg, arg('task_id')],
       result: 'none',
       confirm: true,
     },
@@ -1096,7 +1079,6 @@ export const storyLinks = resource({
   name: 'story-links',
   singular: 'story link',
   path: '/story-links',
-  idType: 'int',
   description: 'story links: SUBJECT blocks | duplicates | relates to OBJECT',
   fields: {
     verb: 'how the subject relates to the object',
@@ -1113,7 +1095,6 @@ export const workflows = resource({
   ref: 'workflow',
   singular: 'workflow',
   path: '/workflows',
-  idType: 'int',
   description: 'story workflows and their states (read-only: edited in the web app)',
   fields: {},
   columns: ['id', 'name', 'default_state_id'],
@@ -1124,7 +1105,7 @@ export const workflows = resource({
       description: 'the states of a workflow, in order',
       method: 'GET',
       path: '/workflows/{id}',
-      args: [intId()],
+      args: [arg()],
       result: 'list',
       columns: ['id', 'name', 'type', 'position', 'num_stories'],
       pick: 'states',
@@ -1153,7 +1134,6 @@ export const search = resource({
   name: 'search',
   singular: 'search',
   path: '/search',
-  idType: 'int',
   fields: {},
   columns: [],
   verbs: [],
@@ -1163,7 +1143,7 @@ export const search = resource({
       description: 'search epics, iterations, milestones and stories at once (one page of each)',
       method: 'GET',
       path: '/search',
-      query: { ...searchQuery, entity_types: 'story, epic, iteration, milestone, objective' },
+      query: { ...searchQuery, entity_types: 'the kinds of record to search; default story and epic' },
       result: 'groups',
     },
     searchVerb('stories', 'stories', storyColumns),

@@ -39,6 +39,17 @@ describe('tracker search all', () => {
     expect(all.map((s: any) => s.name)).toEqual(['needle story 0', 'needle story 1', 'needle story 2']);
   });
 
+  it("--entity-types takes the contract's kinds only: another is refused before sending (exit 2), the kinds given narrow the groups", async () => {
+    await t.json('tracker', 'epics', 'create', '--name', 'kinds needle');
+    await t.json('tracker', 'stories', 'create', '--name', 'kinds needle story');
+    const bad = await t.cli('tracker', 'search', 'all', '--query', 'kinds', '--entity-types', 'epic,stories');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--entity-types: "stories" is not one of: story, milestone, epic, iteration, objective');
+    const epics = await t.json('tracker', 'search', 'all', '--query', 'kinds', '--entity-types', 'epic');
+    expect(Object.keys(epics)).toEqual(['epics']);
+    expect(epics.epics.data.map((e: any) => e.name)).toEqual(['kinds needle']);
+  });
+
   it('says nothing extra when every group is complete, and prints nothing for no match', async () => {
     await t.json('tracker', 'stories', 'create', '--name', 'lonely');
     const r = await t.cli('tracker', 'search', 'all', '--query', 'lonely');

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFINITIONS } from '@opsctl/shared/tracker/contract.js';
-import { FLAG_BODIES, FLAG_OPERATIONS } from '@opsctl/shared/tracker/flags.js';
+import { FLAG_BODIES, FLAG_OPERATIONS, ID_KINDS, PATH_KINDS } from '@opsctl/shared/tracker/flags.js';
 import { operationFor } from '@opsctl/shared/tracker/lookup.js';
-import { documents, groups, linkedFiles, operationKey, RESOURCES, stories } from '../../src/tracker/resources.js';
+import { documents, groups, linkedFiles, operationKey, RESOURCES, search, stories } from '../../src/tracker/resources.js';
+import { resource } from '../../src/tracker/contract-fields.js';
+import { coerceFlag } from '../../src/tracker/input.js';
+import { isId, REF_KINDS } from '../../src/tracker/names.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { validateBody } from '../../src/tracker/validate.js';
 
 // Issue 25 item 1: resources.ts keeps only the CLI's choices; the flags, the check before sending and the
@@ -12,8 +16,10 @@ describe('one source for the tracker CLI: the generated contract', () => {
   it('resources.ts declares no field type, limit, enum or nullability of its own', () => {
     const text = readFileSync(new URL('../../src/tracker/resources.ts', import.meta.url), 'utf8');
     expect(text).not.toMatch(/\b(maxLength|maxValue|nullable|required):\s|\bvalues: \[/);
-    // (int and uuid remain as the kinds of positional id arguments)
-    expect(text).not.toMatch(/type: '(string|bool|enum|date|datetime|color|uuid\[\]|int\[\]|string\[\]|json)'/);
+    expect(text).not.toMatch(/type: '(int|uuid|string|bool|enum|date|datetime|color|uuid\[\]|int\[\]|string\[\]|json)',/);
+    expect(text).not.toMatch(/idType:/);
+    // nor lists a field's values in its help
+    expect(text).not.toMatch(/backlog, unstarted|story, epic, iteration/);
   });
 
   it("every flag of every verb is a field of its operation's body or query in the contract, with the contract's kind", () => {
@@ -85,5 +91,59 @@ describe('one source for the tracker CLI: the generated contract', () => {
     const aliases = [...text.matchAll(/^export type (\w+) = (.+);$/gm)];
     expect(aliases.length).toBeGreaterThan(30);
     for (const [, name, type] of aliases) expect(type, name).toMatch(/^(Either<T\.\w+, T\.\w+>|T\.\w+)$/);
+  });
+
+  it("what a positional id holds (an integer or a uuid) is its path placeholder's kind in the contract", () => {
+    let checked = 0;
+    for (const spec of RESOURCES) {
+      const item = ['GET', 'PUT', 'DELETE'].map((m) => operationKey(m, `${spec.path}/{id}`)).find((k) => PATH_KINDS[k]);
+      expect(spec.idType, spec.name).toBe(item ? PATH_KINDS[item]![0] : undefined);
+      for (const e of spec.extras ?? []) {
+        if (!e.args) continue; // (key-results list reads its objective from a flag, in its own handler)
+        const kinds = PATH_KINDS[operationKey(e.method, e.path)] ?? [];
+        expect(
+          (e.args ?? []).map((a) => a.type),
+          `${spec.name} ${e.name}`,
+        ).toEqual(kinds);
+        checked += kinds.length;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect(stories.idType).toBe('int');
+    expect(documents.idType).toBe('uuid');
+    expect(search.idType).toBeUndefined();
+    // a row whose arguments do not match its path in the contract is refused when the table loads
+    const row = { name: 'x', singular: 'x', path: '/stories', fields: {}, columns: [], verbs: [] as const };
+    const extra = { name: 'e', description: 'e', method: 'GET' as const, path: '/stories/{id}/comments/{comment_id}', result: 'one' as const };
+    expect(() => resource({ ...row, extras: [{ ...extra, args: [{ name: 'id' }] }] })).toThrow(
+      /1 argument\(s\), but GET \/stories\/\{\}\/comments\/\{\} has 2/,
+    );
+    expect(resource({ ...row, extras: [{ ...extra, args: [{ name: 'id' }, { name: 'comment_id' }] }] }).extras?.[0]?.args?.map((a) => a.type)).toEqual([
+      'int',
+      'int',
+    ]);
+  });
+
+  it("a name's kind of id is the type of the record's id in the contract", () => {
+    expect(REF_KINDS.member.idType).toBe(ID_KINDS.Member);
+    expect(REF_KINDS.member.idType).toBe('uuid');
+    expect(REF_KINDS.group.idType).toBe('uuid');
+    expect(REF_KINDS['workflow-state'].idType).toBe(ID_KINDS.WorkflowState);
+    expect(REF_KINDS.epic.idType).toBe('int');
+    expect(isId('epic', '12')).toBe(true);
+    expect(isId('member', '12')).toBe(false);
+  });
+
+  it("a list flag of the contract's values refuses another value before sending, naming the flag and the values", () => {
+    const search = RESOURCES.find((r) => r.name === 'search')!.extras!.find((e) => e.name === 'all')!;
+    const types = search.query!.entity_types!;
+    expect(types.values).toEqual(['story', 'milestone', 'epic', 'iteration', 'objective']);
+    expect(coerceFlag('entity_types', types, 'story, epic')).toEqual(['story', 'epic']);
+    expect(() => coerceFlag('entity_types', types, 'story,stories')).toThrow(ValidationError);
+    expect(() => coerceFlag('entity_types', types, 'story,stories')).toThrow(
+      '--entity-types: "stories" is not one of: story, milestone, epic, iteration, objective',
+    );
+    const wst = RESOURCES.find((r) => r.name === 'stories')!.extras!.find((e) => e.name === 'search')!.body!.workflow_state_types!;
+    expect(wst.values).toEqual(['started', 'backlog', 'unstarted', 'done']);
   });
 });

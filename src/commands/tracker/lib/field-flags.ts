@@ -23,11 +23,14 @@ export function fieldFlags(fields: Readonly<Record<string, FieldSpec>>, mode: 'c
     const ref = fieldRef(name, f);
     const list = f.type.endsWith('[]');
     const value = ref ? refPlaceholder(ref, list) : f.type === 'enum' ? 'value' : list ? 'a,b,…' : f.type === 'color' ? 'hex' : f.type;
+    // a list of the contract's values: commander cannot check `a,b` against choices, so they are named in the help and offered by completion
+    const listOf = list && f.values ? f.values : undefined;
     flags[flagAttr(name)] = {
       type: 'string',
       value,
-      help: ref ? `${help} (${list ? 'comma-separated; each a ' : ''}${refHelp(ref)})` : help,
+      help: ref ? `${help} (${list ? 'comma-separated; each a ' : ''}${refHelp(ref)})` : listOf ? `${help} (comma-separated: ${listOf.join(', ')})` : help,
       ...(f.type === 'enum' && f.values ? { choices: [...f.values, ...(f.nullable ? ['null'] : [])] } : {}),
+      ...(listOf ? { suggest: listOf } : {}),
     };
   }
   return { type: 'fields', flags };
