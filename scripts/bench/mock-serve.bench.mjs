@@ -2,8 +2,9 @@
 // GET list and POST create of the tracker's labels (json-server: /labels holding records of the same
 // size), in memory and with a state file, driven by autocannon (10 connections), the two servers'
 // runs interleaved (the machine is shared). Each row: the mock's rps, json-server's, the ratio (>= 1).
-// OPSCTL_BENCH_SOAK=1 adds 60 s of POSTs to each server: the rps of the first 10 s against the last 10 s
-// (the mock must stay within 20%: every write O(1) in the collection's size).
+// OPSCTL_BENCH_SOAK=1 adds, per server, 10 s of POSTs to warm it (JIT, pools; their records stay) and then
+// 60 s more: the rps of that minute's first 10 s against its last 10 s (the mock must stay within 20% either
+// way: every write O(1) in the collection's size).
 // json-server and autocannon are devDependencies; OPSCTL_BENCH_DEPS=DIR takes them from DIR/node_modules.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -157,7 +158,7 @@ export default async function mockServe(report, { BIN, tempDir }) {
   }
 
   if (process.env.OPSCTL_BENCH_SOAK !== '1') {
-    console.log('(OPSCTL_BENCH_SOAK=1 adds 60 s of POSTs per server: first 10 s against the last 10 s)');
+    console.log('(OPSCTL_BENCH_SOAK=1 adds 10 s + 60 s of POSTs per server: the minute\'s first 10 s against its last 10 s)');
     return;
   }
   for (const persisted of [false, true]) {
@@ -169,6 +170,7 @@ export default async function mockServe(report, { BIN, tempDir }) {
         which === 'mock' ? await startMock(BIN, persisted ? join(sub, 'state.json') : undefined) : await startJsonServer(jsonServerPath, sub, persisted);
       try {
         await seed(server);
+        await drive(autocannon, server, 'POST', 10);
         const ticks = [];
         await drive(autocannon, server, 'POST', 60, (n) => ticks.push(n));
         const avg = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -180,10 +182,10 @@ export default async function mockServe(report, { BIN, tempDir }) {
     const { first, last, total } = flat.mock;
     const js = flat.js;
     report.row(
-      `mock serve (${where}): 60 s of POSTs, rps last 10 s vs first`,
+      `mock serve (${where}): 60 s of POSTs after 10 s warm, rps last 10 s vs first`,
       `${last.toFixed(0)} vs ${first.toFixed(0)} = ${(last / first).toFixed(2)}x (${total} made; json-server ${js.last.toFixed(0)} vs ${js.first.toFixed(0)}, ${js.total})`,
-      '>= 0.8x',
-      last >= first * 0.8,
+      '0.8-1.25x',
+      last >= first * 0.8 && last <= first * 1.25,
     );
   }
 }

@@ -12,3 +12,22 @@ export async function accessToken(ctx: SessionDeps): Promise<string> {
   const { freshAccessToken } = await import('./session.js');
   return (await freshAccessToken(ctx)).access_token;
 }
+
+/**
+ * A new access token after a service refused `refused` as expired before its time (a server clock ahead
+ * of ours): refreshed once, forced, whatever the stored expiry says. Undefined when there is nothing to
+ * refresh with (OPSCTL_ACCESS_TOKEN, no refresh token) or the refresh gave the same token back; a
+ * refresh the server refuses is the AuthError of a normal refresh (exit 4, run opsctl login).
+ */
+export async function renewedAccessToken(ctx: SessionDeps, refused: string): Promise<string | undefined> {
+  if (ctx.env.OPSCTL_ACCESS_TOKEN) return undefined;
+  ctx.debug('[auth] the service refused the access token as expired (invalid_token): refreshing it once');
+  const token = ctx.env.OPSCTL_REFRESH_TOKEN
+    ? (await (await import('./env-account.js')).envTokens(ctx, { force: true })).access_token
+    : await (async () => {
+        const { freshAccessToken, storedTokens } = await import('./session.js');
+        if (!(await storedTokens(ctx))?.refresh_token) return undefined;
+        return (await freshAccessToken(ctx, { force: true })).access_token;
+      })();
+  return token && token !== refused ? token : undefined;
+}

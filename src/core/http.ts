@@ -86,6 +86,12 @@ export interface HttpClientOptions {
   service: string;
   baseUrl: string;
   credentials?: () => Promise<Credentials | undefined>;
+  /**
+   * New credentials after the server refused the ones sent as expired (401 with a Bearer `invalid_token`
+   * challenge, RFC 6750 §3.1: a server whose clock runs ahead of ours ends a token early); undefined when
+   * they cannot be renewed. The request is then sent once more: a 401 means the server did nothing.
+   */
+  renewCredentials?: (refused: Credentials) => Promise<Credentials | undefined>;
   /** The undici dispatcher of network requests (default: one shared keep-alive agent; tests: a MockAgent). */
   dispatcher?: Dispatcher;
   /** Carries the requests instead of undici (see Transport). */
@@ -220,7 +226,7 @@ export class HttpClient {
   async request<T = unknown>(req: RequestOptions): Promise<HttpResponse<T>> {
     const method = req.method ?? 'GET';
     let url = this.url(req.path, req.query);
-    const creds = req.auth === false ? undefined : await this.opts.credentials?.();
+    let creds = req.auth === false ? undefined : await this.opts.credentials?.();
     const hasCreds = Boolean(creds && (Object.keys(creds.headers ?? {}).length || Object.keys(creds.query ?? {}).length));
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -248,6 +254,7 @@ export class HttpClient {
     // Time spent waiting on this endpoint: attempts without a usable answer and the backoff between them.
     let spent = 0;
     let redirects = 0;
+    let renewed = false;
     const interrupted = () => new InterruptedError(`${this.service}: ${method} ${redactUrl(url.toString())} interrupted`);
     for (let attempt = 1; ; attempt++) {
       // Ctrl-C ends the request loop: no new attempt, no "retrying" for a request the interrupt cut off
@@ -332,6 +339,25 @@ export class HttpClient {
         url = new URL(String(res.headers.location), url);
         attempt--;
         continue;
+      }
+      if (
+        res.statusCode === 401 &&
+        creds &&
+        hasCreds &&
+        !renewed &&
+        this.opts.renewCredentials &&
+        /\binvalid_token\b/.test(String(res.headers['www-authenticate'] ?? ''))
+      ) {
+        renewed = true;
+        const fresh = await this.opts.renewCredentials(creds);
+        if (fresh) {
+          this.debug('< 401 invalid_token: sending again with renewed credentials');
+          for (const [k, v] of Object.entries(fresh.headers ?? {})) headers[k] = v;
+          for (const [k, v] of Object.entries(fresh.query ?? {})) url.searchParams.set(k, v);
+          creds = fresh;
+          attempt--;
+          continue;
+        }
       }
       if (req.anyStatus) return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString(), bytes, truncated };
       // an answer that came in after Ctrl-C is returned as it is (a write may have been made), never retried

@@ -662,6 +662,16 @@ async function climb(
   // The ladder file is a journal too: the same atomic, synced write, once per change of hop (a hop
   // done and the next one running are one write; the run's start and its first hop too).
   const save = () => writeJournal(file, lf as unknown as Journal, o.now(), true);
+  /** Halts the ladder before `hop` changes anything, journalled, when a check of `rows` blocks it. */
+  const haltOn = async (hop: (typeof lf.hops)[number], rows: CheckRow[]): Promise<void> => {
+    const stop = blocking(rows, o.strict);
+    if (!stop.length) return;
+    hop.status = 'pending';
+    lf.status = 'halted';
+    lf.halt = { hop: hopName(hop), reason: stop.map(reasonOf).join('; ') };
+    await save();
+    refuseRows(stop, true);
+  };
   const start = lf.current;
   if (lf.hops[start]) lf.hops[start].status = 'running';
   await save();
@@ -685,14 +695,7 @@ async function climb(
       );
       const rows = planFix(o, await checkHop(facts));
       report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
-      const stop = blocking(rows, o.strict);
-      if (stop.length) {
-        hop.status = 'pending';
-        lf.status = 'halted';
-        lf.halt = { hop: hopName(hop), reason: stop.map(reasonOf).join('; ') };
-        await save();
-        refuseRows(stop, true);
-      }
+      await haltOn(hop, rows);
     }
     if (hop.to === '3.6' && !hop.patch) {
       // --fix-v2store (or the fix a killed run left unfinished) before the hop's first stop, then its checks again
@@ -714,14 +717,7 @@ async function climb(
       }
       if (again) {
         report.checks = [...report.checks.filter((c) => c.hop !== name), ...again];
-        const stop = blocking(again, o.strict);
-        if (stop.length) {
-          hop.status = 'pending';
-          lf.status = 'halted';
-          lf.halt = { hop: hopName(hop), reason: stop.map(reasonOf).join('; ') };
-          await save();
-          refuseRows(stop, true);
-        }
+        await haltOn(hop, again);
       }
     }
     let r: UpgradeReport;

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Endpoint, Service } from '../config/services.js';
 import type { Context } from '../context.js';
-import type { HttpClient } from '../core/http.js';
+import type { Credentials, HttpClient } from '../core/http.js';
 import { loadEmbedded } from './embedded-loader.js';
 
 /**
@@ -29,8 +29,15 @@ export async function createServiceClient(ctx: Context, service: Service, dispat
     timeoutMs: Number(ctx.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
     notice: (line) => ctx.io.info(ctx.io.colorErr.dim(line)),
     credentials: () => serviceCredentials(ctx, service, endpoint),
+    renewCredentials: service === 'api' || service === 'labels' ? (refused) => renewBearer(ctx, refused) : undefined,
     localError: embedded ? () => embedded.embeddedLocalError(ctx) : undefined,
   });
+}
+
+/** A new bearer token after the service refused `refused` as expired: refreshed once, or undefined (nothing to refresh with). */
+async function renewBearer(ctx: Context, refused: Credentials): Promise<Credentials | undefined> {
+  const token = await (await import('../auth/access-token.js')).renewedAccessToken(ctx, refused.headers?.Authorization?.replace(/^Bearer /, '') ?? '');
+  return token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
 }
 
 /** The credentials a request to `service` carries, as the service's room says. Environment tokens beat stored ones (CI). */

@@ -368,4 +368,29 @@ describe('the token of opsctl login', () => {
       await own.close();
     }
   });
+
+  it('refused as expired by a service whose clock runs ahead: refreshed once, and the write sent again (made once)', async () => {
+    let offset = 0;
+    const own = await startMock({ services: ['oauth', 'labels'], now: () => Date.now() + offset, options: { oauth: { accessTokenTtlSeconds: 3600 } } });
+    const dir = tempConfigDir();
+    try {
+      const loginEnv = { OPSCTL_CONFIG_DIR: dir.dir, OPSCTL_AUTH_URL: own.url, OPSCTL_LABELS_URL: own.url };
+      const login = await runCli(['login', '--consent-as', 'alice@example.com', '--scopes', 'openid', 'email', 'drive.labels'], { env: loginEnv });
+      expect(login.code, login.stderr).toBe(0);
+      offset = 3_700_000;
+      own.requests.length = 0;
+      const r = await runCli(['labels', 'create', '--title', 'Skewed', '--json'], { env: loginEnv });
+      expect(r.code, r.stderr).toBe(0);
+      expect(own.requests.map((q) => `${q.method} ${q.path} ${q.status}`).filter((l) => !l.includes('/.well-known/') && !l.includes('/certs'))).toEqual([
+        'POST /v2/labels 401',
+        'POST /token 200',
+        'POST /v2/labels 200',
+      ]);
+      const listed = await runCli(['labels', 'list', '--json'], { env: loginEnv });
+      expect(listed.json().filter((l: { properties: { title: string } }) => l.properties.title === 'Skewed')).toHaveLength(1);
+    } finally {
+      dir.cleanup();
+      await own.close();
+    }
+  });
 });

@@ -342,6 +342,38 @@ describe('tokens over time', () => {
     expect(state.oauth.refreshTokens[first.refresh_token].revoked).toBe(true);
   });
 
+  it('a service whose clock runs ahead refuses the token as expired: refreshed once, the request sent again', async () => {
+    await mock.close();
+    mock = await startMock({
+      services: ['oauth', 'api'],
+      now: () => Date.now() + clockOffset,
+      options: { oauth: { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86_400 } },
+    });
+    env.OPSCTL_AUTH_URL = env.OPSCTL_API_URL = mock.url;
+    expect((await login([])).code).toBe(0);
+    const before = creds().embedded.oauth.access_token;
+    clockOffset = 3_700_000; // our copy says 59 minutes are left; the server's clock says the token has ended
+    mock.requests.length = 0;
+    const r = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true', '--debug');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('invalid_token: sending again with renewed credentials');
+    // (the refreshed ID token is checked against the server's metadata and keys in between)
+    expect(mock.requests.map((q) => q.path).filter((p) => p === '/token' || p.startsWith('/media/'))).toEqual([
+      '/media/v3/channels',
+      '/token',
+      '/media/v3/channels',
+    ]);
+    expect(creds().embedded.oauth.access_token).not.toBe(before);
+    expect(r.stderr).not.toContain(before);
+
+    // a token that cannot be renewed (OPSCTL_ACCESS_TOKEN) is refused as before: exit 4, one request
+    clockOffset = 7_400_000;
+    mock.requests.length = 0;
+    const fixed = await runCli(['api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true'], { env: { ...env, OPSCTL_ACCESS_TOKEN: before } });
+    expect(fixed.code).toBe(4);
+    expect(mock.requests.map((q) => q.path)).toEqual(['/media/v3/channels']);
+  });
+
   it('an expired refresh token: auth token exits 4 telling to run opsctl login', async () => {
     await mock.close();
     mock = await startMock({

@@ -186,3 +186,40 @@ describe('Pacer', () => {
     await expect(inflight.acquire()).resolves.toBeTypeOf('function');
   });
 });
+
+describe('HttpClient: a bearer token refused as expired', () => {
+  const bearer = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+  const expired = { headers: { 'www-authenticate': 'Bearer realm="x", error="invalid_token"', 'content-type': 'application/json' } };
+
+  it('renews the credentials once and sends the request again, a POST included (a 401 did nothing)', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v2/labels', method: 'POST', headers: { authorization: 'Bearer old' } }).reply(401, { error: 'expired' }, expired);
+    pool.intercept({ path: '/v2/labels', method: 'POST', headers: { authorization: 'Bearer new' } }).reply(200, { id: 'L1' }, expired);
+    const refused: unknown[] = [];
+    const c = client({
+      service: 'labels',
+      credentials: async () => bearer('old'),
+      renewCredentials: async (r) => (refused.push(r), bearer('new')),
+    });
+    expect(await c.post('/v2/labels', { title: 'x' })).toEqual({ id: 'L1' });
+    expect(refused).toEqual([bearer('old')]);
+    expect(logs.join('\n')).not.toMatch(/Bearer (old|new)/);
+  });
+
+  it('renews at most once, and not for a 401 without invalid_token or when nothing can renew', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v2/labels', method: 'GET' }).reply(401, { error: 'expired' }, expired).times(2);
+    let renewals = 0;
+    const once = client({ service: 'labels', credentials: async () => bearer('old'), renewCredentials: async () => (renewals++, bearer('new')) });
+    expect(((await once.get('/v2/labels').catch((e: unknown) => e)) as ApiError).status).toBe(401);
+    expect(renewals).toBe(1);
+
+    pool.intercept({ path: '/v2/labels', method: 'GET' }).reply(401, { error: 'no' }, { headers: { 'www-authenticate': 'Bearer realm="x"' } });
+    expect(((await once.get('/v2/labels').catch((e: unknown) => e)) as ApiError).status).toBe(401);
+    expect(renewals).toBe(1);
+
+    pool.intercept({ path: '/v2/labels', method: 'GET' }).reply(401, { error: 'expired' }, expired);
+    const none = client({ service: 'labels', credentials: async () => bearer('old'), renewCredentials: async () => undefined });
+    expect(((await none.get('/v2/labels').catch((e: unknown) => e)) as ApiError).status).toBe(401);
+  });
+});

@@ -66,7 +66,7 @@ export async function run(given: Options, ctx: Context): Promise<CommandResult |
   const items: unknown[] = [];
   for (let page = 1; ; page++) {
     seen.add(url.href);
-    const res = await send(ctx, opts, http, url, json, headers);
+    const res = await send(opts, http, url, json, headers);
     if (opts.include) ctx.io.out(ctx.io.safeOut(headLines(res)));
     if (res.status >= 400) throw failure(ctx, opts, res);
     const next = opts.paginate ? nextPage(url, res.headers, res.data) : undefined;
@@ -141,16 +141,9 @@ function stdinOnce(ctx: Context): (flag: string) => Promise<string> {
   };
 }
 
-/** One request; a 401 to a stored sign-in that looked valid (revoked elsewhere, clock skew) refreshes it and retries once. */
-async function send(ctx: Context, opts: ApiOptions, http: HttpClient, url: URL, json: unknown, headers: Record<string, string>): Promise<HttpResponse> {
-  const once = () => http.request({ method: opts.method, path: url.href, json, headers, okStatuses: ERROR_STATUSES });
-  const res = await once();
-  if (res.status !== 401 || opts.service === 'tracker' || ctx.env.OPSCTL_ACCESS_TOKEN) return res;
-  // A refresh that fails with invalid_grant is an AuthError (exit 4) saying to run opsctl login.
-  const { freshAccessToken } = await import('../../auth/session.js');
-  ctx.debug('[api] 401 with the stored access token: refreshing it and retrying once');
-  await freshAccessToken(ctx, { force: true });
-  return once();
+/** One request. A 401 to a stored sign-in that looked valid (revoked elsewhere, a server clock ahead) is refreshed and sent again once by the client (wiring/http.ts). */
+async function send(opts: ApiOptions, http: HttpClient, url: URL, json: unknown, headers: Record<string, string>): Promise<HttpResponse> {
+  return http.request({ method: opts.method, path: url.href, json, headers, okStatuses: ERROR_STATUSES });
 }
 
 /** `HTTP/1.1 200 OK` and the response headers (secrets redacted, as in --debug), then a blank line: what -i prints. */
