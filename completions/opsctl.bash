@@ -288,7 +288,7 @@ _opsctl_words() {
     'tracker labels apply') words='--file -f --dry-run --prune --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker labels export') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker members') words='list get me --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'tracker members list') words='--disabled --no-disabled --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
+    'tracker members list') words='--disabled --no-disabled --org-public-id --all --limit --json --jq --no-input --yes -y --debug --profile'; free='--org-public-id --limit --jq' ;;
     'tracker members get') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker members me') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker milestones') words='list get create update delete epics --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;

@@ -1103,6 +1103,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from members' -l 'debug' -d 'log H
 complete -c opsctl -n '__fish_seen_subcommand_from members' -l 'profile' -r -a '(__opsctl_profiles)' -d 'the profile to use (default: the configured one, else "embedded")'
 complete -c opsctl -n '__fish_seen_subcommand_from list' -l 'disabled' -d 'true: only disabled members; false: only enabled ones'
 complete -c opsctl -n '__fish_seen_subcommand_from list' -l 'no-disabled' -d 'set disabled to false'
+complete -c opsctl -n '__fish_seen_subcommand_from list' -l 'org-public-id' -x -d 'the members of this organization (a uuid; default: the token'\''s)'
 complete -c opsctl -n '__fish_seen_subcommand_from list' -l 'all' -d 'fetch every page'
 complete -c opsctl -n '__fish_seen_subcommand_from list' -l 'limit' -x -d 'stop after n records (says so when more exist)'
 complete -c opsctl -n '__fish_seen_subcommand_from list' -l 'json' -d 'print JSON; only some fields: --json=id,name (attached: --json never takes the n'

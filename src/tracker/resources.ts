@@ -633,7 +633,10 @@ export const members = resource({
   singular: 'member',
   path: '/members',
   fields: {},
-  listQuery: { disabled: 'true: only disabled members; false: only enabled ones' },
+  listQuery: {
+    disabled: 'true: only disabled members; false: only enabled ones',
+    'org-public-id': "the members of this organization (a uuid; default: the token's)",
+  },
   columns: ['id', 'profile.name', 'profile.mention_name', 'role', 'disabled'],
   verbs: ['list', 'get'],
   extras: [{ name: 'me', description: 'the member the token belongs to', method: 'GET', path: '/member', result: 'one' }],
