@@ -19,7 +19,7 @@ export type Stored<Wire, Computed extends keyof Wire = never, Own extends object
 /** The story types the document's create and update bodies (and its history actions) allow; Story types it as any string. */
 export type StoryType = NonNullable<T.CreateStoryParams['story_type']>;
 
-/** crud.ts stamps every record it makes with an `app_url`; these wire types have none (shape.ts drops it where it must not be sent). */
+/** crud.ts stamps every record it makes with an `app_url`; these wire types have none (dropped on the way out: shape.ts DROP, or the resource's present). */
 interface AppUrl {
   app_url: string;
 }
@@ -183,7 +183,7 @@ export type KeyResult = Stored<
   {
     // shape.ts recognises records by entity_type, then drops it (the wire KeyResult has none)
     entity_type: string;
-    // stamped by crud.ts on update; sent as an extra field
+    // stamped by crud.ts on update; the key results' present drops it
     updated_at?: string;
   }
 >;
