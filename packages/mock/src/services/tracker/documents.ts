@@ -112,7 +112,7 @@ export function documentRoutes(ctx: ServiceContext): Route[] {
             const t = tracker(s);
             const all = t.documents.filter(
               (d) =>
-                terms.every((w) => d.title.toLowerCase().includes(w)) &&
+                terms.every((w) => (d.title ?? '').toLowerCase().includes(w)) &&
                 (archived === undefined || Boolean(d.archived) === archived) &&
                 (mine === undefined || (d.created_by === t.ownerId) === mine),
             );

@@ -128,7 +128,7 @@ export function presentEpic(t: TrackerState, e: Epic, slim: boolean, includeDesc
     stats: {
       ...storyCounts(stories),
       num_related_documents: t.documents.filter((d) => (d.epic_ids ?? []).includes(e.id)).length,
-      last_story_update: stories.reduce<string | null>((m, s) => (m && m > s.updated_at ? m : s.updated_at), null),
+      last_story_update: stories.reduce<string | null>((m, s) => (m && (!s.updated_at || m > s.updated_at) ? m : s.updated_at), null),
     },
   };
   delete out.num_points;

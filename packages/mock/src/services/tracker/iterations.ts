@@ -4,7 +4,7 @@ import type { Route, ServiceContext } from '../../service.js';
 import { API, assertFeature, assign, ensureLabels, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';
 import type { IterationBody, ProjectBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
-import { presentLabel } from './labels.js';
+import { labelStatsOf, presentLabel } from './labels.js';
 import type { Iteration, Project } from './records.js';
 import { associatedGroups, storyCounts } from './stats.js';
 import { storyList } from './stories.js';
@@ -27,6 +27,8 @@ export interface IterationView extends Omit<Iteration, 'description'> {
 export function presentIteration(t: TrackerState, it: Iteration, slim: boolean, now: number): IterationView {
   const stories = t.stories.filter((s) => s.iteration_id === it.id);
   const today = new Date(now).toISOString().slice(0, 10);
+  // the stats of all the iteration's labels from one pass over the stories
+  const labelStats = labelStatsOf(t, it.label_ids);
   const out: IterationView = {
     ...it,
     status: today < it.start_date.slice(0, 10) ? 'unstarted' : today > it.end_date.slice(0, 10) ? 'done' : 'started',
@@ -34,7 +36,7 @@ export function presentIteration(t: TrackerState, it: Iteration, slim: boolean, 
     labels: it.label_ids
       .map((id) => t.labels.find((l) => l.id === id))
       .filter((l) => l !== undefined)
-      .map((l) => presentLabel(t, l, true)),
+      .map((l) => presentLabel(t, l, true, labelStats.get(l.id))),
     stats: { ...storyCounts(stories), average_cycle_time: 0, average_lead_time: 0, num_related_documents: 0 },
   };
   delete out.stats.num_stories_total;

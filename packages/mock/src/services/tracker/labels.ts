@@ -30,50 +30,66 @@ const STAT_KEYS = [
   'num_stories_unstarted',
 ] as const;
 
+type LabelStats = Record<(typeof STAT_KEYS)[number], number>;
+
+const noStats = (): LabelStats => Object.fromEntries(STAT_KEYS.map((k) => [k, 0])) as LabelStats;
+
 /**
- * Label stats computed from the stories and epics in the store (collections that later features fill);
- * a story's state is one of unstarted, started (in progress), done, or backlog.
+ * The stats of the labels `ids`, computed from the stories, epics and documents in the store in one pass
+ * over each (a record's labels looked up in a Map): a list of L labels over S stories costs O(L + S), not
+ * O(L × S). A story's state is one of unstarted, started (in progress), done, or backlog.
  */
-export function labelStats(t: TrackerState, labelId: number): Record<(typeof STAT_KEYS)[number], number> {
-  const stats = Object.fromEntries(STAT_KEYS.map((k) => [k, 0])) as Record<(typeof STAT_KEYS)[number], number>;
-  const stories = (t.stories ?? []).filter((s) => s.label_ids?.includes(labelId));
-  for (const s of stories) {
+export function labelStatsOf(t: TrackerState, ids: Iterable<number>): Map<number, LabelStats> {
+  const all = new Map<number, LabelStats>();
+  for (const id of ids) all.set(id, noStats());
+  /** The stats of each label of `labelIds` that was asked for, each once however often the record names it. */
+  const statsOf = (labelIds: readonly number[] | undefined): LabelStats[] =>
+    (labelIds ?? []).filter((id, i) => all.has(id) && labelIds!.indexOf(id) === i).map((id) => all.get(id)!);
+  for (const s of t.stories ?? []) {
+    const mine = statsOf(s.label_ids);
+    if (mine.length === 0) continue;
     const points = typeof s.estimate === 'number' ? s.estimate : 0;
     const phase: string = storyPhase(s);
-    stats.num_stories_total++;
-    stats.num_points_total += points;
-    if (s.estimate === null || s.estimate === undefined) stats.num_stories_unestimated++;
-    if (phase === 'done') {
-      stats.num_stories_completed++;
-      stats.num_points_completed += points;
-    } else if (phase === 'started') {
-      stats.num_stories_in_progress++;
-      stats.num_points_in_progress += points;
-    } else if (phase === 'backlog') {
-      stats.num_stories_backlog++;
-      stats.num_points_backlog += points;
-    } else {
-      stats.num_stories_unstarted++;
-      stats.num_points_unstarted += points;
+    const [stories, pointsKey] =
+      phase === 'done'
+        ? (['num_stories_completed', 'num_points_completed'] as const)
+        : phase === 'started'
+          ? (['num_stories_in_progress', 'num_points_in_progress'] as const)
+          : phase === 'backlog'
+            ? (['num_stories_backlog', 'num_points_backlog'] as const)
+            : (['num_stories_unstarted', 'num_points_unstarted'] as const);
+    for (const stats of mine) {
+      stats.num_stories_total++;
+      stats.num_points_total += points;
+      if (s.estimate === null || s.estimate === undefined) stats.num_stories_unestimated++;
+      stats[stories]++;
+      stats[pointsKey] += points;
     }
   }
-  const epics = (t.epics ?? []).filter((e) => e.label_ids?.includes(labelId));
-  for (const e of epics) {
-    stats.num_epics++;
-    stats.num_epics_total++;
+  for (const e of t.epics ?? []) {
+    const mine = statsOf(e.label_ids);
+    if (mine.length === 0) continue;
     // an epic's phase is its workflow state's type (as presented: started/completed are not stored)
     const type = EPIC_STATES.find((x) => x.id === e.epic_state_id)?.type ?? 'unstarted';
-    if (type === 'done') stats.num_epics_completed++;
-    else if (type === 'started') stats.num_epics_in_progress++;
-    else stats.num_epics_unstarted++;
+    const key = type === 'done' ? 'num_epics_completed' : type === 'started' ? 'num_epics_in_progress' : 'num_epics_unstarted';
+    for (const stats of mine) {
+      stats.num_epics++;
+      stats.num_epics_total++;
+      stats[key]++;
+    }
   }
-  stats.num_related_documents = (t.documents ?? []).filter((d) => d.label_ids?.includes(labelId)).length;
-  return stats;
+  for (const d of t.documents ?? []) for (const stats of statsOf(d.label_ids)) stats.num_related_documents++;
+  return all;
 }
 
-/** A label as an API response: full (with stats) or slim. */
-export function presentLabel(t: TrackerState, label: Label, withStats: boolean): Label & { stats?: ReturnType<typeof labelStats> } {
-  return withStats ? { ...label, stats: labelStats(t, label.id) } : { ...label };
+/** One label's stats (labelStatsOf for one id). */
+export function labelStats(t: TrackerState, labelId: number): LabelStats {
+  return labelStatsOf(t, [labelId]).get(labelId)!;
+}
+
+/** A label as an API response: full (with stats: given, when computed for a whole list, or computed here) or slim. */
+export function presentLabel(t: TrackerState, label: Label, withStats: boolean, stats?: LabelStats): Label & { stats?: LabelStats } {
+  return withStats ? { ...label, stats: stats ?? labelStats(t, label.id) } : { ...label };
 }
 
 const lowerName = (l: Label) => String(l.name).toLowerCase();
@@ -126,7 +142,19 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/labels`,
       handler: async (req) => {
         const slim = boolQuery(req, 'slim') ?? false;
-        return reply.ok(await store.read((s) => tracker(s).labels.map((l) => presentLabel(tracker(s), l, !slim))));
+        return reply.ok(
+          await store.read((s) => {
+            const t = tracker(s);
+            // every label's stats from one pass over the stories (O(labels + stories)), not one scan per label
+            const stats = slim
+              ? undefined
+              : labelStatsOf(
+                  t,
+                  t.labels.map((l) => l.id),
+                );
+            return t.labels.map((l) => presentLabel(t, l, !slim, stats?.get(l.id)));
+          }),
+        );
       },
     },
     {

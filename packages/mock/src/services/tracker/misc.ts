@@ -23,9 +23,9 @@ function updateValues(field: CustomField, items: readonly CustomFieldValueParam[
     } else {
       // {} is valid against UpdateCustomFieldEnumValue (every field optional): a value it cannot make is 422, not a schema mismatch
       if (item.value === undefined) throw unprocessable(`values[${i}]: a new value needs its text (value), or give the id of an existing one`, `values[${i}]`);
-      v = { id: newGlobalId(), value: item.value, color_key: null, enabled: true, entity_type: 'custom-field-enum-value' };
+      v = { id: newGlobalId(), value: item.value, color_key: null, enabled: true, entity_type: 'custom-field-enum-value', position: i + 1 };
     }
-    const out = { ...v, position: i + 1 };
+    const out: CustomFieldValue = { ...v, position: i + 1 };
     assign(out, item, ['value', 'color_key', 'enabled']);
     const key = String(out.value).toLowerCase();
     if (seen.has(key)) throw new MockError(409, 'DataConflictError', `custom field ${field.id} would have the value "${out.value}" twice`);

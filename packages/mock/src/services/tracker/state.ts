@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { MockServiceOptions } from '../../service.js';
 import type { MockState } from '../../store.js';
 import type { TrackerState } from './common.js';
-import type { ObservedValue } from './records.js';
+import type { CustomFieldValue, KeyResult, Member, ObservedValue } from './records.js';
 import { COLLECTIONS } from './collections.js';
 
 /** Story workflow states (ids and types); a story's phase for stats is its state's type. */
@@ -68,7 +68,7 @@ export function initTracker(state: MockState, options: MockServiceOptions): bool
 /** The records a workspace starts with: members, custom fields, repositories and one objective's key results. */
 function seed(t: TrackerState): void {
   const at = '2026-01-01T00:00:00.000Z';
-  const member = (name: string, mention: string, role: string, disabled: boolean) => {
+  const member = (name: string, mention: string, role: string, disabled: boolean): Member => {
     const id = randomUUID();
     return {
       id,
@@ -96,7 +96,7 @@ function seed(t: TrackerState): void {
   const owner = member('Workspace Owner', 'owner', 'owner', false);
   t.ownerId = owner.id;
   t.members.push(owner, member('Ada Lovelace', 'ada', 'member', false), member('Former Colleague', 'former', 'member', true));
-  const value = (v: string, color: string, position: number) => ({
+  const value = (v: string, color: string, position: number): CustomFieldValue => ({
     id: randomUUID(),
     value: v,
     color_key: color,
@@ -158,10 +158,10 @@ function seed(t: TrackerState): void {
       updated_at: at,
     },
   );
-  const kr = (name: string, type: string, target: ObservedValue, observed: ObservedValue) => ({
+  const kr = (name: string, type: KeyResult['type'], target: ObservedValue, observed: ObservedValue, objective_id: number): KeyResult => ({
     id: randomUUID(),
     name,
-    objective_id: null,
+    objective_id,
     progress: 0,
     type,
     initial_observed_value: { ...observed },
@@ -190,7 +190,7 @@ function seed(t: TrackerState): void {
     position: 1,
   });
   t.keyResults.push(
-    { ...kr('Ship the new onboarding', 'boolean', { boolean_value: true }, { boolean_value: false }), objective_id: objectiveId },
-    { ...kr('Weekly active teams', 'numeric', { numeric_value: '500' }, { numeric_value: '120' }), objective_id: objectiveId, progress: 0 },
+    kr('Ship the new onboarding', 'boolean', { boolean_value: true }, { boolean_value: false }, objectiveId),
+    kr('Weekly active teams', 'numeric', { numeric_value: '500' }, { numeric_value: '120' }, objectiveId),
   );
 }

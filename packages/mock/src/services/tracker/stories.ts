@@ -219,9 +219,13 @@ export function enterState(
 
 /** One history entry (GET /stories/{id}/history), most recent last in the store. */
 export function recordHistory(t: TrackerState, s: Story, action: 'create' | 'update' | 'delete', at: string, changes?: StoryChanges): void {
-  const act: HistoryAction = { id: s.id, entity_type: 'story', action, name: s.name, story_type: s.story_type, app_url: s.app_url };
-  if (action === 'delete') delete act.app_url;
-  if (changes && Object.keys(changes).length > 0) act.changes = changes;
+  const { id, name, story_type, app_url } = s;
+  const act: HistoryAction =
+    action === 'delete'
+      ? { id, entity_type: 'story', action, name, story_type }
+      : action === 'create'
+        ? { id, entity_type: 'story', action, name, story_type, app_url }
+        : { id, entity_type: 'story', action, name, story_type, app_url, ...(changes && Object.keys(changes).length > 0 ? { changes } : {}) };
   t.storyHistory.push({
     id: randomUUID(),
     story_id: s.id,
@@ -376,7 +380,6 @@ export function changeStory(t: TrackerState, item: Story, body: Partial<StoryBod
       if (want.includes(x.id)) x.parent_story_id = item.id;
     }
   }
-  if (body.before_id !== undefined || body.after_id !== undefined) move(t.stories, item, { before_id: body.before_id, after_id: body.after_id }, 'story');
   if (body.before_id !== undefined || body.after_id !== undefined) move(t.stories, item, { before_id: body.before_id, after_id: body.after_id }, 'story');
   if (body.move_to === 'first') item.position = Math.min(1, ...t.stories.map((x) => x.position)) - 1;
   if (body.move_to === 'last') item.position = Math.max(0, ...t.stories.map((x) => x.position)) + 1;

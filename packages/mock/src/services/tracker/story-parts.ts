@@ -162,7 +162,7 @@ function commentRoutes(ctx: ServiceContext): Route[] {
           for (let grew = true; grew;) {
             grew = false;
             for (const c of t.storyComments) {
-              if (c.parent_id !== null && gone.has(c.parent_id) && !gone.has(c.id)) {
+              if (typeof c.parent_id === 'number' && gone.has(c.parent_id) && !gone.has(c.id)) {
                 gone.add(c.id);
                 grew = true;
               }
