@@ -158,7 +158,7 @@ export default async function mockServe(report, { BIN, tempDir }) {
   }
 
   if (process.env.OPSCTL_BENCH_SOAK !== '1') {
-    console.log('(OPSCTL_BENCH_SOAK=1 adds 10 s + 60 s of POSTs per server: the minute\'s first 10 s against its last 10 s)');
+    console.log("(OPSCTL_BENCH_SOAK=1 adds 10 s + 60 s of POSTs per server: the minute's first 10 s against its last 10 s)");
     return;
   }
   for (const persisted of [false, true]) {
