@@ -486,7 +486,7 @@ export class FileStore implements Store {
     const { dirError } = await import('@opsctl/shared/private-dir.js');
     const { default: writeFileAtomic } = await import('write-file-atomic');
     const next = JSON.stringify(mem.state);
-    if (next !== mem.raw || mem.journal) {
+    if (mem.journal || next !== mem.raw) {
       // A link or another user's file is refused, never written through (as root, write-file-atomic
       // would follow the link and give the new file the target's owner); the new file is this user's.
       checkOwnFileSync(this.path, 'the mock state file');
