@@ -341,7 +341,7 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
           : 'fix the cluster first; nothing was changed'),
     );
   };
-  const obs = await first;
+  const obs = await electionSettled(o, await first);
   // The member list from the cluster itself: asked with the first look, else of a healthy member
   // (at once with the auth question below). The list was asked of the first member: with a list, there is one.
   const [firstSeen] = obs.members;
@@ -398,6 +398,31 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
     `pre-flight: ${o.cluster.members.length} members healthy, the cluster's member list agrees (${list.list.length}), one leader, cluster version ${plan.clusterVersion}, no alarms`,
   );
   return { obs, observedAt, plan, membership: list };
+}
+
+/**
+ * Whether the members that answer are between leaders: naming different ones, or none yet (an election
+ * under way, e.g. a leader that missed its heartbeats on a busy host). It settles within a few election
+ * timeouts; refusing at once would turn a moment's election into a failed maintenance step.
+ */
+function electing(obs: ClusterObservation): boolean {
+  const up = obs.members.filter((m) => m.reachable);
+  const leaders = new Set(up.map((m) => m.leaderId).filter((l) => l && l !== '0'));
+  return up.length > 0 && leaders.size !== 1;
+}
+
+type Look = Awaited<ReturnType<typeof observeCluster>>;
+
+/** Looks again while an election is under way, up to the healthy timeout (at most 15 s); the pre-flight then judges the last look. */
+async function electionSettled(o: UpgradeOptions, obs: Look): Promise<Look> {
+  const deadline = o.now() + Math.min(o.timeouts.healthyMs, 15_000);
+  let seen = obs;
+  while (electing(seen) && o.now() < deadline && !o.signal.aborted) {
+    o.debug?.('[kv] pre-flight: the members are between leaders (an election): looking again');
+    await sleep(o.timeouts.pollMs, o.signal);
+    seen = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
+  }
+  return seen;
 }
 
 /**
