@@ -24,10 +24,7 @@ export async function renewedAccessToken(ctx: SessionDeps, refused: string): Pro
   ctx.debug('[auth] the service refused the access token as expired (invalid_token): refreshing it once');
   const token = ctx.env.OPSCTL_REFRESH_TOKEN
     ? (await (await import('./env-account.js')).envTokens(ctx, { force: true })).access_token
-    : await (async () => {
-        const { freshAccessToken, storedTokens } = await import('./session.js');
-        if (!(await storedTokens(ctx))?.refresh_token) return undefined;
-        return (await freshAccessToken(ctx, { force: true })).access_token;
-      })();
+    : // without a refresh token this is the stored token again (undefined below)
+      (await (await import('./session.js')).freshAccessToken(ctx, { force: true })).access_token;
   return token && token !== refused ? token : undefined;
 }

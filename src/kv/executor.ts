@@ -11,7 +11,7 @@ import { checkJournalPlan } from './journal-plan.js';
 import { authEnabled, observeCluster } from './observe.js';
 import { compareMinor, minor } from './parse.js';
 import { putMemberBack, type OnFailure } from './on-failure.js';
-import { describePlan, nextMember, planUpgrade } from './planner.js';
+import { describePlan, leaderIds, nextMember, planUpgrade } from './planner.js';
 import { findEtcdctl } from './snapshot.js';
 import { KvClient } from './client.js';
 import {
@@ -406,9 +406,7 @@ async function preflight(o: UpgradeOptions, file: string, first: ReturnType<type
  * timeouts; refusing at once would turn a moment's election into a failed maintenance step.
  */
 function electing(obs: ClusterObservation): boolean {
-  const up = obs.members.filter((m) => m.reachable);
-  const leaders = new Set(up.map((m) => m.leaderId).filter((l) => l && l !== '0'));
-  return up.length > 0 && leaders.size !== 1;
+  return obs.members.some((m) => m.reachable) && leaderIds(obs.members).size !== 1;
 }
 
 type Look = Awaited<ReturnType<typeof observeCluster>>;

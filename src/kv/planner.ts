@@ -16,6 +16,11 @@ export interface PlanOptions {
 
 export type PlanResult = { ok: true; plan: UpgradePlan } | { ok: false; reasons: string[] };
 
+/** The leaders the reachable members name (0, no leader, left out): one when they agree, none or several during an election. */
+export function leaderIds(members: ClusterObservation['members']): Set<string> {
+  return new Set(members.filter((m) => m.reachable && m.leaderId && m.leaderId !== '0').map((m) => m.leaderId!));
+}
+
 /**
  * The pure planner: cluster state → the ordered plan, or every reason to refuse. Refuses unless
  * every member is reachable and healthy, exactly one leader is agreed, every server is at the source
@@ -41,7 +46,7 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   const quorum = Math.floor(state.members.length / 2) + 1;
   if (opts.mayBeDown && present.filter((m) => m.healthy).length < quorum) reasons.push(`fewer than ${quorum} healthy members: no quorum`);
 
-  const leaders = new Set(present.filter((m) => m.reachable && m.leaderId && m.leaderId !== '0').map((m) => m.leaderId!));
+  const leaders = leaderIds(present);
   const leaderId = leaders.size === 1 ? [...leaders][0] : undefined;
   if (present.some((m) => m.reachable) && leaders.size === 0) reasons.push('no member reports a leader');
   if (leaders.size > 1) reasons.push(`members disagree on the leader (${[...leaders].join(', ')}): wait for the election to settle`);

@@ -5,6 +5,7 @@
  * `source` tells validate.ts which operation's definition to check a body against.
  */
 import { FLAG_BODIES, FLAG_OPERATIONS, PATH_KINDS } from '@opsctl/shared/tracker/flags.js';
+import { itemIdKind } from '@opsctl/shared/tracker/item-id.js';
 import type { FlagKind } from '@opsctl/shared/tracker/shape.js';
 import type { FieldSpec } from './fields.js';
 import type { ArgSpec, ExtraVerb, ResourceSpec } from './resources.js';
@@ -76,14 +77,15 @@ function idKinds(key: string, count: number, where: string): Array<'int' | 'uuid
 /** One row of the table with its fields' flags and its ids' kinds filled in from the generated contract (flags.ts). */
 export function resource(r: ResourceInput): ResourceSpec {
   const item = `${r.path}/{id}`;
-  const itemKey = ['GET', 'PUT', 'DELETE'].map((m) => operationKey(m, item)).find((k) => PATH_KINDS[k]);
+  const idType = itemIdKind(r.path);
+  if (idType === 'string') throw new Error(`resources.ts: ${r.name}: ${item} takes a text placeholder, not an id`);
   const bodies = [
     ...(r.verbs.includes('create') ? [{ mode: 'create' as const, key: operationKey('POST', r.path) }] : []),
     ...(r.verbs.includes('update') ? [{ mode: 'update' as const, key: operationKey('PUT', item) }] : []),
   ];
   return {
     ...r,
-    ...(itemKey ? { idType: idKinds(itemKey, 1, r.name)[0] } : {}),
+    ...(idType ? { idType } : {}),
     fields: bodyFields(r.fields, bodies, `${r.name} fields`),
     listQuery: r.listQuery && queryFields(r.listQuery, operationKey('GET', r.path), `${r.name} list`),
     extras: r.extras?.map(({ query, body, args, ...e }): ExtraVerb => ({

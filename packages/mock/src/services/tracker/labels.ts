@@ -32,6 +32,14 @@ const STAT_KEYS = [
 
 type LabelStats = Record<(typeof STAT_KEYS)[number], number>;
 
+/** A story's phase → the label stats it counts in (stories, points). */
+const PHASE_KEYS = {
+  done: ['num_stories_completed', 'num_points_completed'],
+  started: ['num_stories_in_progress', 'num_points_in_progress'],
+  backlog: ['num_stories_backlog', 'num_points_backlog'],
+  unstarted: ['num_stories_unstarted', 'num_points_unstarted'],
+} as const satisfies Record<ReturnType<typeof storyPhase>, readonly [keyof LabelStats, keyof LabelStats]>;
+
 const noStats = (): LabelStats => Object.fromEntries(STAT_KEYS.map((k) => [k, 0])) as LabelStats;
 
 /**
@@ -49,15 +57,7 @@ export function labelStatsOf(t: TrackerState, ids: Iterable<number>): Map<number
     const mine = statsOf(s.label_ids);
     if (mine.length === 0) continue;
     const points = typeof s.estimate === 'number' ? s.estimate : 0;
-    const phase: string = storyPhase(s);
-    const [stories, pointsKey] =
-      phase === 'done'
-        ? (['num_stories_completed', 'num_points_completed'] as const)
-        : phase === 'started'
-          ? (['num_stories_in_progress', 'num_points_in_progress'] as const)
-          : phase === 'backlog'
-            ? (['num_stories_backlog', 'num_points_backlog'] as const)
-            : (['num_stories_unstarted', 'num_points_unstarted'] as const);
+    const [stories, pointsKey] = PHASE_KEYS[storyPhase(s)];
     for (const stats of mine) {
       stats.num_stories_total++;
       stats.num_points_total += points;

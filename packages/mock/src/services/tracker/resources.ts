@@ -1,4 +1,4 @@
-import { PATH_KINDS } from '@opsctl/shared/tracker/flags.js';
+import { itemIdKind } from '@opsctl/shared/tracker/item-id.js';
 
 /**
  * The tracker resources the mock serves, as routes: the name a 404 uses, the path under /api/v3, the id
@@ -15,7 +15,7 @@ export interface ResourceRoutes {
 type Verb = 'list' | 'get' | 'create' | 'update' | 'delete';
 
 function routes(singular: string, path: string, verbs: readonly Verb[]): ResourceRoutes {
-  const kind = ['GET', 'PUT', 'DELETE'].map((m) => PATH_KINDS[`${m} ${path}/{}`]?.[0]).find((k) => k !== undefined);
+  const kind = itemIdKind(path);
   if (kind !== 'int' && kind !== 'uuid') throw new Error(`mock tracker routes: the contract has no integer or uuid id under ${path}/{id}`);
   return { singular, path, idType: kind, verbs };
 }
