@@ -24,8 +24,10 @@ mkdir -p "$cache"
 for version in "$@"; do
   [[ $version =~ ^3\.[56]\.[0-9]+$ ]] || { echo "etcd-build: $version is not a 3.5.x or 3.6.x version" >&2; exit 2; }
   dest="$cache/etcd-v$version-linux-amd64"
+  # (grep reads a captured string: `etcd --version | grep -q` lets grep exit first, and under pipefail the
+  # SIGPIPE etcd then gets fails the pipe: a right binary read as wrong, at random)
   if [ -x "$dest/etcd" ] && [ -x "$dest/etcdctl" ] && [ -x "$dest/etcdutl" ] \
-    && "$dest/etcd" --version 2>/dev/null | grep -q "^etcd Version: $version\$"; then
+    && grep -q "^etcd Version: $version\$" <<<"$("$dest/etcd" --version 2>/dev/null)"; then
     echo "$version $dest"
     continue
   fi
@@ -41,7 +43,7 @@ for version in "$@"; do
     go build -trimpath -o out/etcd ./etcd
     go build -trimpath -o out/etcdctl go.etcd.io/etcd/etcdctl/v3
     go build -trimpath -o out/etcdutl go.etcd.io/etcd/etcdutl/v3
-    out/etcd --version | grep -q "^etcd Version: $version\$" || { echo "etcd-build: the built etcd does not say $version:" >&2; out/etcd --version >&2; exit 1; }
+    grep -q "^etcd Version: $version\$" <<<"$(out/etcd --version)" || { echo "etcd-build: the built etcd does not say $version:" >&2; out/etcd --version >&2; exit 1; }
   )
   rm -rf "$dest"
   mv "$work/out" "$dest"
