@@ -10,7 +10,7 @@ export const NOUN_SUMMARIES = {
   auth: 'credentials: sign-in status, access tokens for scripts, a stored tracker token',
   tracker: 'script the work tracker (REST API v3): every resource, apply files, search',
   labels: 'manage labels of the label-management service: drafts, publishing, fields, permissions, apply -f',
-  kv: 'a key-value (etcd) cluster: health, snapshots, a sandbox, and a safe rolling upgrade (3.2 → 3.3 → 3.4)',
+  kv: 'a key-value (etcd) cluster: health, snapshots, a sandbox, and a safe rolling upgrade, hop by hop from 3.2 to 3.6',
   config: 'read and change profiles: an endpoint per service, OAuth client settings',
   mock: "the mocked services, standalone; the mock authorization server's clients (developer console) and security events",
   demo: 'a non-interactive tour of every job, against a fresh temporary embedded state',

@@ -160,7 +160,40 @@ export class KvClient {
     return { status: res.status, text, url: res.url };
   }
 
+  /**
+   * Whether the member serves: it knows a leader (its status) and a quorum read goes through (quorumRead).
+   * Never /health: on 3.2 to 3.4 (and 3.5 with the v2 API on) it proposes a v2 QGET through raft,
+   * which the WAL keeps and 3.6 refuses to replay ("detected custom v2 content in WAL records"):
+   * opsctl's own polling would make the content it then has to clean up.
+   */
   async health(): Promise<HealthResult> {
+    const st = await this.status();
+    if (!st.leaderId || st.leaderId === '0') return { healthy: false, detail: 'no leader' };
+    return this.quorumRead();
+  }
+
+  /**
+   * A linearizable read of one key (count only), as etcdctl endpoint health does: etcd confirms it with
+   * a quorum of the leader's heartbeats (ReadIndex) and proposes nothing, so nothing is written to the
+   * raft log of any version. A read refused by auth still shows the member answering (etcdctl counts
+   * it healthy too). One second at most, as etcd's own /health waits for its proposal.
+   */
+  async quorumRead(timeoutMs = Math.min(this.timeoutMs, 1000)): Promise<HealthResult> {
+    try {
+      await this.gateway('/kv/range', { key: HEALTH_KEY, count_only: true }, timeoutMs);
+      return { healthy: true, detail: 'healthy' };
+    } catch (err) {
+      // (A refused read, not refused credentials: a wrong password is the operator's to hear about.)
+      if (err instanceof OpsError && err.code === 'auth_required')
+        return { healthy: true, detail: `healthy (the read was refused by auth: ${err.message.split(': ').pop()})` };
+      if (err instanceof GatewayError) return { healthy: false, detail: `quorum read failed: ${err.serverMessage}` };
+      if (err instanceof NetworkError && /no complete answer/.test(err.message)) return { healthy: false, detail: `no quorum read within ${timeoutMs} ms` };
+      throw err;
+    }
+  }
+
+  /** The raw /health of the member: shapes only (etcd-versions tests). opsctl's checks use health(). */
+  async httpHealth(): Promise<HealthResult> {
     const r = await this.fetch('/health');
     return parseHealth(r.status, r.text);
   }
@@ -272,10 +305,17 @@ export class KvClient {
     return AUTH_ERRORS.test(gatewayMessage(r.text)) ? true : undefined;
   }
 
-  async gateway(path: string, body: unknown): Promise<string> {
+  async gateway(path: string, body: unknown, timeoutMs?: number): Promise<string> {
     let token = await this.token();
     const prefix = await this.gatewayPrefix();
-    const send = (p: string) => this.fetch(`${p}${path}`, { method: 'POST', body, headers: token ? { authorization: token } : undefined, gatewayPath: path });
+    const send = (p: string) =>
+      this.fetch(`${p}${path}`, {
+        method: 'POST',
+        body,
+        headers: token ? { authorization: token } : undefined,
+        gatewayPath: path,
+        ...(timeoutMs ? { timeoutMs } : {}),
+      });
     let r = await send(prefix);
     if (token && r.status !== 200 && /invalid auth token/i.test(gatewayMessage(r.text))) {
       this.session.forgetToken();
@@ -522,6 +562,9 @@ export class KvClient {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** The key a health check reads (etcdctl endpoint health's own: "health"), base64 for the gateway. */
+const HEALTH_KEY = Buffer.from('health').toString('base64');
 
 const BLOB_HEAD = Buffer.from('{"result":{"blob":"');
 

@@ -69,6 +69,14 @@ export interface CommandTemplates {
   dataDir?: string;
   /** Optional: the prefix that runs a command on the member's host, e.g. `ssh {host}` (none: this machine). */
   onHost?: string;
+  /**
+   * Optional: runs a POSIX shell script read from its standard input on the member's host, as root,
+   * e.g. `ssh {host} sudo sh -s`: the trial start of each hop's binary with the member's own settings
+   * (src/kv/trial) before anything stops. Without it the plan says "not checked" for the trial.
+   */
+  trial?: string;
+  /** The etcd binary on the hosts per target minor, for the trial (a systemd preset's bins); else {bin}/etcd. */
+  binByVersion?: Record<string, string>;
   /** Optional: the start template per target version (a preset's per-version units or binaries). */
   startByVersion?: Record<string, string>;
   /** Per target minor, a restore template instead of `restore` (the systemd preset: etcdutl from 3.5 on). */

@@ -44,7 +44,8 @@ export interface Journal {
   /** A downgrade (kv downgrade, etcd 3.6's downgrade API): kv upgrade does not resume it, nor it an upgrade. */
   downgrade?: boolean;
   steps: JournalStep[];
-  snapshots: Array<{ member: string; file: string; revision: string; bytes: number }>;
+  /** The snapshot taken before each member's stop; `from`: the member that served it (the leader, as the guides take it). */
+  snapshots: Array<{ member: string; file: string; revision: string; bytes: number; from?: string }>;
   halt?: { step: string; reason: string; rollback: string };
   /** Every KV hash comparison of the run (hashkv.ts): before the first stop and after each member. */
   consistency?: HashCheck[];

@@ -31,6 +31,9 @@ import { settingsOf } from './rules/settings.js';
 import type { CheckRow, HopFacts, MemberFacts } from './rules/types.js';
 import type { ClusterObservation } from './types.js';
 import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
+import { checkV2store, etcdutlIn } from './v2store-check.js';
+import { hopTrials, trialFacts, type TrialHop } from './trial/hops.js';
+import type { TrialFinding } from './trial/run.js';
 
 export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVersion' | 'targetBin' | 'confirm'> {
   to: string;
@@ -43,6 +46,10 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
   confirm?: UpgradeOptions['confirm'];
   /** Before the 3.5 → 3.6 hop: the guide's fix for members whose `etcdutl check v2store` fails (v2store-fix.ts). */
   fixV2store?: boolean;
+  /** Seconds a trial start of a hop's binary may take to serve /health (src/kv/trial). */
+  trialTimeoutS?: number;
+  /** Rules whose refusals are shown as warnings instead (`--ignore-check ID`): the operator's own judgement, said on the plan. */
+  ignoreChecks?: string[];
 }
 
 export interface HopReport {
@@ -215,10 +222,23 @@ async function measureV2(o: LadderOptions, obs: ClusterObservation): Promise<Hop
   return { why: `${r.why}${off ? ` (the v2 API is off from 3.4 unless --enable-v2; the ladder measures it while it is still on, before 3.3 → 3.4)` : ''}` };
 }
 
-/** What the rules read for one member: its settings for the hop's target and its data dir. */
-async function memberFacts(o: LadderOptions, m: MemberSpec, hop: Hop, binDir: string | undefined, version: string | undefined): Promise<MemberFacts> {
+/**
+ * What the rules read for one member: its settings for the hop's target (those its trial judged,
+ * else the config the driver reads) and its data dir.
+ */
+async function memberFacts(
+  o: LadderOptions,
+  m: MemberSpec,
+  hop: Hop,
+  binDir: string | undefined,
+  version: string | undefined,
+  tried?: TrialFinding,
+): Promise<MemberFacts> {
   const out: MemberFacts = { name: m.name, serverVersion: version };
-  if (o.driver?.readConfig) {
+  if (tried?.settings) {
+    out.settings = { source: tried.settings.source, list: tried.settings.list };
+    if (tried.settings.config) out.config = tried.settings.config;
+  } else if (o.driver?.readConfig) {
     try {
       const c = await o.driver.readConfig(m, { version: hop.to, binDir });
       if (c) {
@@ -239,36 +259,6 @@ async function memberFacts(o: LadderOptions, m: MemberSpec, hop: Hop, binDir: st
   } else if (sim) out.dataDir = { why: 'a simulated member keeps no etcd data dir' };
   else out.dataDir = { why: "the data dir is on the member's host: its mode is not read from here (there: stat -c %a DIR)" };
   return out;
-}
-
-/** The first etcdutl beside the given binaries. */
-function etcdutlIn(dirs: Record<string, string | undefined>): string | undefined {
-  return Object.values(dirs)
-    .filter((d): d is string => Boolean(d))
-    .map((d) => join(d, 'etcdutl'))
-    .find((f) => existsSync(f));
-}
-
-/** `etcdutl check v2store` (3.5.26+'s etcdutl) on each member's data dir, where opsctl can reach it. */
-async function checkV2store(o: LadderOptions, dirs: Record<string, string | undefined>): Promise<HopFacts['v2store']> {
-  if (o.cluster.sandbox?.kind === 'sim') return { why: 'simulated members keep no etcd data dir for etcdutl' };
-  if (o.driver?.type !== 'local')
-    return { why: "the data dirs are on the members' hosts: run etcdutl check v2store --data-dir DIR there (etcdutl of 3.5.26 or later)" };
-  const etcdutl = etcdutlIn(dirs);
-  if (!etcdutl) return { why: 'no etcdutl beside the 3.5 binaries (3.5.26 and later ship one with check v2store)' };
-  const unknown = o.cluster.members.find((m) => !m.dataDir);
-  if (unknown) return { why: `member ${unknown.name}: its data dir is not known` };
-  // Every member's data dir at once. Measured: a live 3.5.35 data dir is read in ~20 ms; it takes no lock.
-  const runs = await Promise.all(
-    o.cluster.members.map((m) =>
-      o.exec(etcdutl, ['check', 'v2store', '--data-dir', m.dataDir!], { reject: false, timeout: 60_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } }),
-    ),
-  );
-  if (runs.some((r) => /unknown command/i.test(String(r.stderr)))) return { why: `${etcdutl} has no check v2store (etcdutl of 3.5.26 or later has)` };
-  return runs.map((r, i) => {
-    const said = `${String(r.stdout)} ${String(r.stderr)}`.trim().split('\n').pop() ?? '';
-    return { member: o.cluster.members[i]!.name, ok: r.exitCode === 0, detail: `etcdutl check v2store: ${said || `exit ${r.exitCode}`}` };
-  });
 }
 
 interface Binaries {
@@ -335,10 +325,20 @@ async function hopFacts(
   v2: HopFacts['v2'],
   current: boolean,
   patchPlanned: boolean,
+  trials?: Map<string, TrialFinding[]>,
 ): Promise<HopFacts> {
   const b = bins[hop.to] ?? {};
   const members = await Promise.all(
-    o.cluster.members.map((m) => memberFacts(o, m, hop, b.dir, current ? obs.members.find((x) => x.name === m.name)?.serverVersion : undefined)),
+    o.cluster.members.map((m) =>
+      memberFacts(
+        o,
+        m,
+        hop,
+        b.dir,
+        current ? obs.members.find((x) => x.name === m.name)?.serverVersion : undefined,
+        trials?.get(hopName(hop))?.find((t) => t.member === m.name),
+      ),
+    ),
   );
   const before = bins[hop.from]?.version;
   const facts: HopFacts = {
@@ -351,11 +351,14 @@ async function hopFacts(
     current,
     patchHopPlanned: patchPlanned,
     startsFrom: typeof before === 'string' ? before : undefined,
+    trials: trialFacts(trials, hopName(hop)),
   };
-  if (current && hop.to === '3.6') {
+  if (hop.to === '3.6' && !hop.patch) {
+    // Before the ladder's first stop too (a later hop): what the members' data dirs hold now, so the
+    // plan says whether the fix will run, or why it cannot be told, before anything stops.
     const dirs: Record<string, string | undefined> = { given: bins['3.5']?.dir };
     for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
-    facts.v2store = await checkV2store(o, dirs);
+    facts.v2store = await checkV2store(o, dirs, trials?.get(hopName(hop)));
   }
   return facts;
 }
@@ -396,8 +399,31 @@ export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster
   return `settle auto: the guide's 2 minutes between members only over 50 MB of v2 data, sized by ${ways.join(', else ')}`;
 }
 
+/** The trials of `hops` (src/kv/trial): each member's settings on each hop's binary; `prior` stands where the settings did not change. */
+function trialsOf(o: LadderOptions, hops: Hop[], bins: Record<string, Binaries>, prior?: Map<string, TrialFinding[]>): Promise<Map<string, TrialFinding[]>> {
+  const list: TrialHop[] = hops.map((h) => ({ name: hopName(h), to: h.to, binDir: bins[h.to]?.dir, release: strOf(bins[h.to]?.version) }));
+  return hopTrials({ driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug }, list, prior);
+}
+
+/** A hop's rules over its facts, with the refusals of the rules named by --ignore-check shown as warnings. */
+async function check(o: LadderOptions, facts: HopFacts): Promise<CheckRow[]> {
+  const rows = await checkHop(facts);
+  const ignore = new Set(o.ignoreChecks ?? []);
+  return rows.map((r) =>
+    ignore.has(r.rule) && r.status === 'refuse' ? { ...r, status: 'warn', detail: `ignored (--ignore-check ${r.rule}): ${r.detail}` } : r,
+  );
+}
+
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
-async function checkAll(o: LadderOptions, hops: Hop[], obs: ClusterObservation, bins: Record<string, Binaries>, v2: HopFacts['v2'], fromHop: number) {
+async function checkAll(
+  o: LadderOptions,
+  hops: Hop[],
+  obs: ClusterObservation,
+  bins: Record<string, Binaries>,
+  v2: HopFacts['v2'],
+  fromHop: number,
+  trials: Map<string, TrialFinding[]>,
+) {
   const rows: CheckRow[][] = [];
   const patchPlanned = hops.some((h) => h.patch);
   for (let i = 0; i < hops.length; i++) {
@@ -405,13 +431,26 @@ async function checkAll(o: LadderOptions, hops: Hop[], obs: ClusterObservation, 
       rows.push([]);
       continue;
     }
-    rows.push(await checkHop(await hopFacts(o, hops[i]!, obs, bins, v2, i === fromHop, patchPlanned && !hops[i]!.patch)));
+    rows.push(await check(o, await hopFacts(o, hops[i]!, obs, bins, v2, i === fromHop, patchPlanned && !hops[i]!.patch, trials)));
   }
   return rows;
 }
 
+/** The plan's line on the v2store step before the first 3.6 start: planned (and how), refused instead, or not possible here. */
+function v2fixPlan(o: LadderOptions): string {
+  const check = 'before the first 3.6 start: etcdutl check v2store on every member';
+  if (o.cluster.sandbox?.kind === 'sim') return `${check}: simulated members keep no etcd data dir (nothing to check)`;
+  if (o.driver?.type === 'command')
+    return `${check}, on its host (the trial template, the etcdutl beside the 3.5 binary there): custom v2 content found there stops the ladder before the first 3.6 start with the guide's fix (opsctl restarts members with snapshot-count 1 only where it reaches the data dirs: the sandbox)`;
+  if (o.driver?.type !== 'local')
+    return `${check}: not possible from here (no driver reaches the data dirs): run etcdutl check v2store --data-dir DIR on each host first`;
+  if (!o.fixV2store) return `${check}; custom v2 content refuses the hop (--no-fix-v2store)`;
+  return `${check}; a member with custom v2 content is restarted once on 3.5 with snapshot-count 1, one at a time with the usual gate, snapshot and backup (journalled: a re-run finishes it), then checked again`;
+}
+
 /** What --fix-v2store does before the 3.6 hop, as its rows say it. */
-const FIX_WORDS = '--fix-v2store: restarted once on 3.5 with snapshot-count 1 before the first 3.6 start (gate, snapshot, backup first), then checked again';
+const FIX_WORDS =
+  'the v2store fix (planned; --no-fix-v2store refuses instead): restarted once on 3.5 with snapshot-count 1 before the first 3.6 start (gate, snapshot, backup first), then checked again';
 
 /** With --fix-v2store, a failing `etcdutl check v2store` is the fix's work before the hop, not a refusal. */
 function planFix(o: LadderOptions, rows: CheckRow[]): CheckRow[] {
@@ -430,7 +469,14 @@ const fixRows = (rows: CheckRow[]) => rows.filter((r) => r.rule === 'v2store-che
  * fix a killed run left), then the hop's checks again on the cluster as the fix left it. Undefined
  * when there is nothing to fix.
  */
-async function runFix(o: LadderOptions, hop: Hop, rows: CheckRow[], bins: Record<string, Binaries>, v2: HopFacts['v2']): Promise<CheckRow[] | undefined> {
+async function runFix(
+  o: LadderOptions,
+  hop: Hop,
+  rows: CheckRow[],
+  bins: Record<string, Binaries>,
+  v2: HopFacts['v2'],
+  trials?: Map<string, TrialFinding[]>,
+): Promise<CheckRow[] | undefined> {
   const pending = unfinishedV2Fix(o.dataDir, o.cluster.key);
   const members = fixRows(rows).map((r) => r.member!);
   if (!pending && !members.length) return undefined;
@@ -444,7 +490,7 @@ async function runFix(o: LadderOptions, hop: Hop, rows: CheckRow[], bins: Record
       : `--fix-v2store: ${members.join(', ')} restarted once on 3.5 with snapshot-count 1, one at a time, before the hop`,
   );
   await fixV2store({ ...o, driver: o.driver, etcdutl, members });
-  return checkHop(await hopFacts(o, hop, await look(o), bins, v2, true, false));
+  return check(o, await hopFacts(o, hop, await look(o), bins, v2, true, false, trials));
 }
 
 /** The rows that stop the ladder: refusals, and with --strict every check that could not run. */
@@ -463,7 +509,7 @@ function reasonOf(r: CheckRow): string {
 function refuseRows(rows: CheckRow[], stopped: boolean): never {
   const hint = stopped
     ? 'nothing of this hop was stopped: fix what the checks name, then run the same command to resume the ladder'
-    : `nothing was stopped or changed: fix what the checks name, then run the same command${rows.some((r) => r.status === 'not checked') ? '; or drop --strict to go ahead with the checks that cannot run listed as such' : ''}`;
+    : `nothing was stopped or changed: fix what the checks name, then run the same command${rows.some((r) => r.status === 'not checked') ? '; or drop --strict to go ahead with the checks that cannot run listed as such' : ''} (a refusal you have judged wrong: --ignore-check RULE, the id in brackets)`;
   throw new UpgradeRefused(rows.map(reasonOf), hint);
 }
 
@@ -503,6 +549,7 @@ async function single(
 ): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
   let checks: CheckRow[] = [];
   let v2: HopFacts['v2'];
+  let trials: Map<string, TrialFinding[]> | undefined;
   let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
   if (hop && !hop.patch) {
     const { bins, reasons } = await hopBinaries(o, [hop], early);
@@ -510,8 +557,10 @@ async function single(
     const binReasons = reasons.filter((r) => !r.startsWith('no etcd binaries'));
     if (binReasons.length) throw new UpgradeRefused(binReasons, 'nothing was changed: give the binary of the right version');
     targetBin = bins[hop.to]?.dir ?? targetBin;
+    const trying = trialsOf(o, [hop], bins);
     v2 = await measureV2(o, obs);
-    checks = planFix(o, await checkHop(await hopFacts(o, hop, obs, bins, v2, true, false)));
+    trials = await trying;
+    checks = planFix(o, await check(o, await hopFacts(o, hop, obs, bins, v2, true, false, trials)));
     const stop = blocking(checks, o.strict);
     if (stop.length) refuseRows(stop, false);
     o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks), `  ${settlePlan(o, hop, v2)}`].join('\n'));
@@ -527,7 +576,7 @@ async function single(
     }
     confirm = undefined;
     const bins = (await hopBinaries(o, [hop])).bins;
-    const again = await runFix(o, hop, checks, bins, v2);
+    const again = await runFix(o, hop, checks, bins, v2, trials);
     if (again) {
       checks = again;
       const stop = blocking(checks, o.strict);
@@ -578,12 +627,20 @@ async function runLadder(
   const measuring = recorded?.v2 ? Promise.resolve(recorded.v2) : measureV2(o, obs);
   measuring.catch(() => undefined); // awaited below: a failure is thrown there, not unhandled meanwhile
   const { bins, reasons } = await hopBinaries({ ...o, targetBins: { ...recordedBins, ...o.targetBins } }, hops.slice(at), early);
+  if (reasons.length) {
+    await measuring.catch(() => undefined);
+    throw new UpgradeRefused(reasons, 'nothing was changed: give each hop its binaries (--target-bin VERSION=DIR, repeatable)');
+  }
+  // Every member on every hop's binary, while the v2 store is measured (neither changes anything).
+  const tried = o.now();
+  const trying = trialsOf(o, hops.slice(at), bins);
   const v2 = await measuring;
-  if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: give each hop its binaries (--target-bin VERSION=DIR, repeatable)');
-  const rows = (await checkAll(o, hops, obs, bins, v2, at)).map((r) => planFix(o, r));
+  const trials = await trying;
+  const trialLine = trialSummary(trials, o.now() - tried);
+  const rows = (await checkAll(o, hops, obs, bins, v2, at, trials)).map((r) => planFix(o, r));
   const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
-  const planText = [ladderText(o, obs, hops, rows, bins, at, settle, v2), ...(resume?.text ?? [])].join('\n');
+  const planText = [ladderText(o, obs, hops, rows, bins, at, settle, v2), trialLine, ...(resume?.text ?? [])].join('\n');
   const report: LadderReport = {
     kind: 'ladder',
     status: 'planned',
@@ -612,7 +669,7 @@ async function runLadder(
   }
   const unlock = await lockLadder(file, o);
   try {
-    return await climb(o, file, report, recorded, bins, v2);
+    return await climb(o, file, report, recorded, bins, v2, trials);
   } finally {
     await unlock().catch(() => undefined);
   }
@@ -629,6 +686,14 @@ function lockLadder(file: string, o: LadderOptions): Promise<() => Promise<void>
   });
 }
 
+/** The plan's line on the trials: how many ran, how long they took (they ran at once), how many refused. */
+function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): string {
+  const all = [...trials.values()].flat();
+  const ran = all.filter((t) => t.result !== 'not-checked').length;
+  const bad = all.filter((t) => t.result === 'problem').length;
+  return `Trials: ${ran} of ${all.length} trial starts ran (every member on every hop's binary, at most 4 at once) in ${ms} ms${bad ? `; ${bad} refused` : ''}${ran < all.length ? `; ${all.length - ran} not checked` : ''}`;
+}
+
 function strOf(v: string | { why: string } | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
@@ -641,6 +706,7 @@ async function climb(
   recorded: LadderFile | undefined,
   bins: Record<string, Binaries>,
   v2: HopFacts['v2'],
+  trials: Map<string, TrialFinding[]>,
 ): Promise<LadderReport> {
   const now = () => new Date(o.now()).toISOString();
   const lf: LadderFile = recorded ?? {
@@ -684,6 +750,8 @@ async function climb(
       // Before this hop's first stop: its rules on the cluster as it is now (the first hop of this
       // run was checked on the plan a moment ago; the look after the previous hop is as fresh).
       const obs = confirmed ?? (await look(o));
+      // Each member's settings read again: a trial runs again only where they changed since the plan.
+      const again = await trialsOf(o, [hop], bins, trials);
       const facts = await hopFacts(
         o,
         hop,
@@ -692,8 +760,9 @@ async function climb(
         v2,
         true,
         lf.hops.some((h, k) => k > i && h.patch),
+        again,
       );
-      const rows = planFix(o, await checkHop(facts));
+      const rows = planFix(o, await check(o, facts));
       report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
       await haltOn(hop, rows);
     }
@@ -708,6 +777,7 @@ async function climb(
           report.checks.filter((c) => c.hop === name),
           bins,
           v2,
+          trials,
         );
       } catch (err) {
         hop.status = 'pending';
@@ -813,6 +883,7 @@ function ladderText(
     if (i < at) return;
     lines.push(hopPlanText(obs, h, i === at, settle, Boolean(o.noBackup)));
     lines.push(`    ${settlePlan(o, h, v2)}`);
+    if (h.to === '3.6' && !h.patch) lines.push(`    ${v2fixPlan(o)}`);
     const r = rows[i] ?? [];
     lines.push(r.length ? '    checks:' : '    checks: none for a patch hop (the same minor)');
     lines.push(...renderChecks(r, '      '));

@@ -26,22 +26,21 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
     healthy: false,
     healthDetail: 'no answer',
   };
-  // The first time (no gateway prefix known for this endpoint yet): /health and /version at once,
-  // then the status (and the alarm list, if asked) as soon as the version answered, since the server
-  // version names the prefix: one status request instead of a discovery that tries all three (a
-  // member that answers no version still gets discovery). Once the prefix is known (every later
-  // look: the health gates, the polls), all at once: one round trip. A member restarted on another
-  // version since answers the old prefix with a redirect (3.3 sends /v3alpha to /v3beta, which the
-  // client then remembers) or a 404 (3.2 has no /v3beta: the client discovers the prefix again).
+  // The first time (no gateway prefix known for this endpoint yet): /version first, since the server
+  // version names the gateway prefix, then the status (and the alarm list, if asked) and a quorum read
+  // at once: one status request instead of a discovery that tries all three (a member that answers no
+  // version still gets discovery). Once the prefix is known (every later look: the health gates, the
+  // polls), all at once: one round trip. A member restarted on another version since answers the old
+  // prefix with a redirect (3.3 sends /v3alpha to /v3beta, which the client then remembers) or a 404
+  // (3.2 has no /v3beta: the client discovers the prefix again). Health is never asked of /health
+  // (client.ts health(): on 3.2-3.4 it writes a v2 request into the raft log).
   const version = c.version();
   const known = c.knowsPrefix();
-  const early = known
-    ? c.status()
-    : version.then(
-        () => c.status(),
-        () => c.status(),
-      );
+  const afterVersion = <T>(f: () => Promise<T>): Promise<T> => (known ? f() : version.then(f, f));
+  const early = afterVersion(() => c.status());
+  const read = afterVersion(() => c.quorumRead());
   early.catch(() => undefined);
+  read.catch(() => undefined);
   if (alsoAsk) {
     if (known) alsoAsk(c);
     else
@@ -50,27 +49,29 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
         () => alsoAsk(c),
       );
   }
-  const [h, v] = await Promise.allSettled([c.health(), version]);
-  const [st] = await Promise.allSettled([h.status === 'rejected' ? Promise.reject(h.reason as Error) : early]);
-  if (h.status === 'rejected') {
-    obs.error = (h.reason as Error).message;
+  const [st, v, h] = await Promise.allSettled([early, version, read]);
+  if (st.status === 'rejected') {
+    obs.error = (st.reason as Error).message;
     return obs;
   }
   obs.reachable = true;
-  obs.healthy = h.value.healthy;
-  obs.healthDetail = h.value.detail;
+  const leaderless = !st.value.leaderId || st.value.leaderId === '0';
+  if (h.status === 'fulfilled') {
+    obs.healthy = h.value.healthy && !leaderless;
+    obs.healthDetail = leaderless ? 'no leader' : h.value.detail;
+  } else {
+    obs.healthDetail = `quorum read failed: ${(h.reason as Error).message}`;
+  }
   if (v.status === 'fulfilled') {
     obs.serverVersion = v.value.server;
     obs.real = v.value.real;
     obs.clusterVersion = v.value.cluster === 'not_decided' ? undefined : v.value.cluster;
   }
-  if (st.status === 'fulfilled') {
-    obs.id = st.value.memberId;
-    obs.leaderId = st.value.leaderId;
-    obs.revision = st.value.revision;
-    obs.raftIndex = st.value.raftIndex;
-  }
-  const failed = [v, st].find((x): x is PromiseRejectedResult => x.status === 'rejected');
+  obs.id = st.value.memberId;
+  obs.leaderId = st.value.leaderId;
+  obs.revision = st.value.revision;
+  obs.raftIndex = st.value.raftIndex;
+  const failed = [v].find((x): x is PromiseRejectedResult => x.status === 'rejected');
   if (failed) {
     obs.error = (failed.reason as Error).message;
     obs.healthy = false;

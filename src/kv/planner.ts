@@ -150,7 +150,9 @@ export function describePlan(plan: UpgradePlan, settle: string, opts: { noBackup
     n++;
     lines.push(`  ${n}. ${m.name} (${m.endpoint})${m.wasLeader ? ' [leader, last]' : ''}: ${m.reason}`);
     const backup = opts.noBackup ? 'no data-dir backup (--no-backup)' : 'back up the data dir';
-    lines.push(`       snapshot + verify → stop → wait until gone → ${backup} → start ${plan.target} → wait healthy + caught up → settle ${settle}`);
+    lines.push(
+      `       snapshot (from the leader) + verify → stop → wait until gone → ${backup} → start ${plan.target} → wait healthy + caught up → settle ${settle}`,
+    );
   }
   lines.push(
     plan.downgrade

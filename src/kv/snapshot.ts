@@ -46,6 +46,11 @@ export interface SnapshotOptions {
   /** The revision sampled before: the snapshot must hold at least this one. */
   minRevision?: string;
   /**
+   * The member whose own figures verify the file (its key count at the snapshot's revision, its
+   * revision after): the one about to stop, when the snapshot came from the leader. Default: `endpoint`.
+   */
+  figuresFrom?: string;
+  /**
    * etcdctl (or the etcdutl beside it) to cross-check the file with. Default: none, since the file is
    * compared with the member's own revision and key count; `kv snapshot status` cross-checks.
    */
@@ -163,7 +168,9 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
     if (floor !== undefined && BigInt(revision) < floor) {
       throw new SnapshotError(`snapshot from ${opts.endpoint} holds revision ${revision}, older than the revision ${opts.minRevision} sampled before it`);
     }
-    const member = await memberFigures(client, status, opts.minRevision);
+    const figures =
+      opts.figuresFrom && opts.figuresFrom !== opts.endpoint ? new KvClient(opts.figuresFrom, { timeoutMs: opts.timeoutMs, session: opts.session }) : client;
+    const member = await memberFigures(figures, status, opts.minRevision);
     if (member.revisionAfter !== undefined && BigInt(revision) > BigInt(member.revisionAfter)) {
       throw new SnapshotError(`snapshot from ${opts.endpoint} holds revision ${revision}, beyond the member's own revision ${member.revisionAfter}`);
     }
@@ -243,21 +250,23 @@ async function syncFile(file: string): Promise<void> {
  */
 async function memberFigures(c: KvClient, s: SnapshotStatus, before: string | undefined): Promise<MemberFigures> {
   const out: MemberFigures = { revisionBefore: before ?? '' };
+  // The count first: a linearizable read, so a member a little behind the one that served the
+  // snapshot (a follower, the snapshot from the leader) has applied the snapshot's revision by then.
+  if (s.kind === 'etcd') {
+    if (s.revision === '0') out.keys = 0;
+    else {
+      try {
+        out.keys = await countKeys(c, s.revision);
+      } catch (err) {
+        const msg = err instanceof OpsError ? err.message : String(err);
+        out.note = `the member's key count at revision ${s.revision} could not be read: ${msg}`;
+      }
+    }
+  }
   try {
     out.revisionAfter = (await c.status()).revision;
   } catch (err) {
-    out.note = `the member's revision after the snapshot could not be read: ${(err as Error).message}`;
-  }
-  if (s.kind !== 'etcd') return out;
-  if (s.revision === '0') {
-    out.keys = 0;
-    return out;
-  }
-  try {
-    out.keys = await countKeys(c, s.revision);
-  } catch (err) {
-    const msg = err instanceof OpsError ? err.message : String(err);
-    out.note = `${out.note ? `${out.note}; ` : ''}the member's key count at revision ${s.revision} could not be read: ${msg}`;
+    out.note = `${out.note ? `${out.note}; ` : ''}the member's revision after the snapshot could not be read: ${(err as Error).message}`;
   }
   return out;
 }

@@ -35,30 +35,81 @@ export interface StepEnv {
 
 const client = (env: StepEnv, endpoint: string) => new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug, session: env.o.session });
 
-/** A snapshot from the member itself when healthy (else another healthy one), verified. */
+/**
+ * The snapshot before a member's stop, from the leader as the guides take it (etcdctl --endpoints=LEADER
+ * snapshot save): the member itself when the leader cannot serve one (said in the detail), another
+ * healthy member when neither can. Verified against the stopping member's own figures: it holds at
+ * least the member's revision, and the member counts the same live keys at the snapshot's revision.
+ */
 export async function snapshotStep(env: StepEnv, m: MemberSpec, seen?: ClusterObservation): Promise<string> {
   const { o, journal: j } = env;
-  let own = seen?.members.find((x) => x.name === m.name && x.healthy && x.revision !== undefined)?.revision;
+  const me = seen?.members.find((x) => x.name === m.name && x.healthy && x.revision !== undefined);
+  let own = me?.revision;
+  let leaderId = me?.leaderId;
   if (own === undefined) {
-    const c = client(env, m.endpoint);
-    const [h, st0] = await Promise.all([c.health(), c.status().catch(() => undefined)]);
-    if (h.healthy && st0) own = st0.revision;
+    const st0 = await client(env, m.endpoint)
+      .status()
+      .catch(() => undefined);
+    const h = st0
+      ? await client(env, m.endpoint)
+          .quorumRead()
+          .catch(() => ({ healthy: false }))
+      : { healthy: false };
+    if (h.healthy && st0) {
+      own = st0.revision;
+      leaderId = st0.leaderId;
+    }
   }
-  const from = own !== undefined ? m : await pickHealthy(env, o.cluster.members);
-  const before = own ?? (await client(env, from.endpoint).status()).revision;
+  const leaderSeen = seen?.members.find((x) => x.id === leaderId && x.healthy);
+  const leader = o.cluster.members.find((x) => x.name === leaderSeen?.name) ?? (leaderId ? await memberById(env, leaderId) : undefined);
+  const sources = [...new Set([leader, own !== undefined ? m : undefined].filter((x): x is MemberSpec => Boolean(x)))];
+  if (!sources.length) sources.push(await pickHealthy(env, o.cluster.members));
+  const before = own ?? (await client(env, sources[0]!.endpoint).status()).revision;
   const useEtcdctl = o.snapshotVia === 'etcdctl' || (o.snapshotVia === 'auto' && env.real && Boolean(env.etcdctl));
-  const snap = await saveSnapshot({
-    endpoint: from.endpoint,
-    session: o.session,
-    file: join(o.dataDir, 'kv', 'snapshots', o.cluster.key, `${j.id}-${m.name}.db`),
-    timeoutMs: o.timeouts.snapshotMs,
-    etcdctl: useEtcdctl ? env.etcdctl : undefined,
-    exec: o.exec,
-    minRevision: before,
-  });
-  const rp = await recordRestorePoint(j, { member: m.name, file: snap.file, status: snap.status, memberFigures: snap.member }, o.now());
-  j.snapshots.push({ member: m.name, file: snap.file, revision: snap.revision, bytes: snap.bytes });
-  return `${snap.bytes} bytes from ${from.name} via ${snap.via}, SHA-256 ok, revision ${snap.revision} ≥ ${before}${rp ? `; ${rp}` : ''}`;
+  const notes: string[] = [];
+  let snap: Awaited<ReturnType<typeof saveSnapshot>> | undefined;
+  let from = sources[0]!;
+  for (const [i, src] of sources.entries()) {
+    from = src;
+    try {
+      snap = await saveSnapshot({
+        endpoint: src.endpoint,
+        figuresFrom: own !== undefined ? m.endpoint : src.endpoint,
+        session: o.session,
+        file: join(o.dataDir, 'kv', 'snapshots', o.cluster.key, `${j.id}-${m.name}.db`),
+        timeoutMs: o.timeouts.snapshotMs,
+        etcdctl: useEtcdctl ? env.etcdctl : undefined,
+        exec: o.exec,
+        minRevision: before,
+      });
+      break;
+    } catch (err) {
+      if (i === sources.length - 1) throw err;
+      notes.push(`the leader ${src.name} could not serve it (${(err as Error).message}): taken from ${sources[i + 1]!.name} instead`);
+    }
+  }
+  const taken = snap!;
+  const rp = await recordRestorePoint(j, { member: m.name, file: taken.file, status: taken.status, memberFigures: taken.member }, o.now());
+  j.snapshots.push({ member: m.name, file: taken.file, revision: taken.revision, bytes: taken.bytes, from: from.name });
+  const role = from === leader ? `the leader ${from.name}` : from.name;
+  const mine = from === m ? '' : ` (${m.name}'s own revision ${before}, its live keys at ${taken.revision}: ${taken.member.keys ?? '?'})`;
+  return `${taken.bytes} bytes from ${role} via ${taken.via}, SHA-256 ok, revision ${taken.revision} ≥ ${before}${mine}${notes.length ? `; ${notes.join('; ')}` : ''}${rp ? `; ${rp}` : ''}`;
+}
+
+/** The member of the cluster whose id is `id`, by asking each member its status (a look without the id known). */
+async function memberById(env: StepEnv, id: string): Promise<MemberSpec | undefined> {
+  const ids = await Promise.all(
+    env.o.cluster.members.map((x) =>
+      client(env, x.endpoint)
+        .status()
+        .then(
+          (s) => s.memberId,
+          () => undefined,
+        ),
+    ),
+  );
+  const i = ids.indexOf(id);
+  return i < 0 ? undefined : env.o.cluster.members[i];
 }
 
 async function pickHealthy(env: StepEnv, members: MemberSpec[]): Promise<MemberSpec> {

@@ -62,8 +62,8 @@ const bytesOf = (f: Map<number, Array<Buffer | bigint>>, n: number): Buffer | un
 
 const METHOD = /^(PUT|POST|DELETE|QGET|GET|HEAD|SYNC)$/;
 
-/** The v2 request in an entry's data, if it is one: {method, path, value bytes}. */
-function v2Request(data: Buffer): { method: string; bytes: number } | undefined {
+/** The v2 request in an entry's data, if it is one: its method, its path, the bytes of its path and value. */
+function v2Request(data: Buffer): { method: string; path: string; bytes: number } | undefined {
   let f;
   try {
     f = fields(data);
@@ -85,7 +85,8 @@ function v2Request(data: Buffer): { method: string; bytes: number } | undefined 
   }
   const method = bytesOf(req, 2)?.toString('latin1') ?? '';
   if (!METHOD.test(method)) return undefined;
-  return { method, bytes: (bytesOf(req, 3)?.length ?? 0) + (bytesOf(req, 4)?.length ?? 0) };
+  const path = bytesOf(req, 3);
+  return { method, path: path?.toString('utf8') ?? '', bytes: (path?.length ?? 0) + (bytesOf(req, 4)?.length ?? 0) };
 }
 
 export interface WalV2 {
@@ -96,56 +97,98 @@ export interface WalV2 {
   files: number;
 }
 
-/** The v2 writes in a data dir's WAL; undefined when it has no WAL (or it cannot be read: `why`). */
-export function walV2Bytes(dataDir: string, limit = Number.MAX_SAFE_INTEGER): WalV2 | { why: string } {
+/** Every v2 request of a data dir's WAL files, in order (a torn tail ends a file); `why` when the WAL cannot be read. */
+function walV2Requests(dataDir: string): { files: number; requests: Iterable<{ method: string; path: string; bytes: number }> } | { why: string } {
   const dir = join(dataDir, 'member', 'wal');
   if (!existsSync(dir)) return { why: `${dir} does not exist` };
-  const files = readdirSync(dir)
+  const names = readdirSync(dir)
     .filter((f) => f.endsWith('.wal'))
     .sort();
-  const out: WalV2 = { bytes: 0, writes: 0, files: files.length };
-  for (const name of files) {
-    let buf: Buffer;
+  const bufs: Buffer[] = [];
+  for (const name of names) {
     try {
-      buf = readFileSync(join(dir, name));
+      bufs.push(readFileSync(join(dir, name)));
     } catch (err) {
       return { why: `${join(dir, name)}: ${(err as Error).message}` };
     }
-    let off = 0;
-    while (off + 8 <= buf.length) {
-      const lenField = buf.readBigUInt64LE(off);
-      if (lenField === 0n) break;
-      const len = Number(lenField & 0x00ffffffffffffffn);
-      const top = Number(lenField >> 56n);
-      const pad = top & 0x80 ? top & 0x7 : 0;
-      const start = off + 8;
-      if (start + len > buf.length) break; // a torn tail: what was read counts
-      off = start + len + pad;
-      let rec;
-      try {
-        rec = fields(buf.subarray(start, start + len));
-      } catch {
-        continue;
-      }
-      if (rec.get(1)?.[0] !== BigInt(ENTRY_RECORD)) continue;
-      const data = bytesOf(rec, 3);
-      if (!data) continue;
-      let ent;
-      try {
-        ent = fields(data);
-      } catch {
-        continue;
-      }
-      if ((ent.get(1)?.[0] ?? 0n) !== 0n) continue; // not EntryNormal
-      const payload = bytesOf(ent, 4);
-      if (!payload?.length) continue;
-      const v2 = v2Request(payload);
-      if (v2 && (v2.method === 'PUT' || v2.method === 'POST')) {
-        out.bytes += v2.bytes;
-        out.writes += 1;
-        if (out.bytes > limit) return out;
+  }
+  function* requests() {
+    for (const buf of bufs) {
+      let off = 0;
+      while (off + 8 <= buf.length) {
+        const lenField = buf.readBigUInt64LE(off);
+        if (lenField === 0n) break;
+        const len = Number(lenField & 0x00ffffffffffffffn);
+        const top = Number(lenField >> 56n);
+        const pad = top & 0x80 ? top & 0x7 : 0;
+        const start = off + 8;
+        if (start + len > buf.length) break; // a torn tail: what was read counts
+        off = start + len + pad;
+        let rec;
+        try {
+          rec = fields(buf.subarray(start, start + len));
+        } catch {
+          continue;
+        }
+        if (rec.get(1)?.[0] !== BigInt(ENTRY_RECORD)) continue;
+        const data = bytesOf(rec, 3);
+        if (!data) continue;
+        let ent;
+        try {
+          ent = fields(data);
+        } catch {
+          continue;
+        }
+        if ((ent.get(1)?.[0] ?? 0n) !== 0n) continue; // not EntryNormal
+        const payload = bytesOf(ent, 4);
+        if (!payload?.length) continue;
+        const v2 = v2Request(payload);
+        if (v2) yield v2;
       }
     }
+  }
+  return { files: names.length, requests: requests() };
+}
+
+/** The v2 writes in a data dir's WAL; undefined when it has no WAL (or it cannot be read: `why`). */
+export function walV2Bytes(dataDir: string, limit = Number.MAX_SAFE_INTEGER): WalV2 | { why: string } {
+  const all = walV2Requests(dataDir);
+  if ('why' in all) return all;
+  const out: WalV2 = { bytes: 0, writes: 0, files: all.files };
+  for (const v2 of all.requests) {
+    if (v2.method === 'PUT' || v2.method === 'POST') {
+      out.bytes += v2.bytes;
+      out.writes += 1;
+      if (out.bytes > limit) return out;
+    }
+  }
+  return out;
+}
+
+/** etcd's own v2 writes, which 3.6 replays: a member publishing its attributes, the cluster version (etcdutl's rule). */
+const MEMBERSHIP = /^\/0\/members\/[0-9a-fA-F]{1,16}\/attributes$|^\/0\/version$/;
+
+export interface WalV2Census {
+  /** Every v2 request by method (PUT, QGET, SYNC …). */
+  byMethod: Record<string, number>;
+  /** Requests 3.6 refuses to replay ("custom v2 content", as etcdutl check v2store counts them): all but etcd's own PUTs. */
+  custom: number;
+  /** etcd's own PUTs of member attributes and the cluster version. */
+  membership: number;
+}
+
+/**
+ * The v2 requests of a WAL by kind, as etcdutl check v2store judges them: on 3.2-3.4 (and 3.5 with
+ * the v2 API on) every /health is a QGET here; opsctl's own checks add none (a test counts them).
+ */
+export function walV2Census(dataDir: string): WalV2Census | { why: string } {
+  const all = walV2Requests(dataDir);
+  if ('why' in all) return all;
+  const out: WalV2Census = { byMethod: {}, custom: 0, membership: 0 };
+  for (const r of all.requests) {
+    out.byMethod[r.method] = (out.byMethod[r.method] ?? 0) + 1;
+    if (r.method === 'PUT' && MEMBERSHIP.test(r.path)) out.membership += 1;
+    else out.custom += 1;
   }
   return out;
 }

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
+import { walV2Census } from '../../src/kv/wal-v2.js';
 
 /** Real binaries of every hop: 3.2.32/3.3.27 (global setup), Debian's 3.4, 3.5.35 and 3.6.16 built by scripts/etcd-build.sh. */
 const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';
@@ -31,14 +32,18 @@ describe.runIf(ready)('kv upgrade --to 3.6 on real etcd: a 3-member 3.2.32 clust
     cfg.cleanup();
   });
 
-  it('3.2.32 → 3.3.27 → 3.4 → 3.5.35 → 3.6.16: keys intact, cluster version 3.6; a binary of the wrong version is refused first', async () => {
-    // Members with etcd's default snapshot-count: the 3.5.35 members' WAL still holds the v2 requests
-    // 3.2-3.4 proposed after the last v2 snapshot (3.4 answers each /health with a v2 QGET through raft),
-    // and `etcdutl check v2store` refuses 3.6 ("detected custom v2 content in WAL records"). --fix-v2store
-    // applies the guide's fix before the 3.6 hop: each member restarted once on 3.5 with snapshot-count 1.
+  it('3.2.32 → 3.6.16 in one run with no flag beyond the binaries: the v2store fix foreseen on the plan before the first stop and run before the first 3.6 start; keys intact', async () => {
+    // Members with etcd's default snapshot-count, watched by a monitoring probe that asks each one's
+    // /health (as a load balancer or a liveness probe does): on 3.2-3.4 every /health is a v2 QGET
+    // through raft, which the WAL keeps and 3.6 refuses to replay. opsctl's own checks ask none
+    // (test/e2e/kv-load-ladder.test.ts counts them), but the probe's are there.
     const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', releases!.v32);
     expect(up.exitCode, String(up.stderr)).toBe(0);
     for (let i = 0; i < 20; i++) expect((await opsctl('kv', 'put', `ladder/${i}`, `value ${i}`)).exitCode).toBe(0);
+    const endpoints = (JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout)) as Array<{ endpoint: string }>).map((m) => m.endpoint);
+    for (const e of endpoints) expect((await fetch(`${e}/health`)).status).toBe(200);
+    const data = (m: string) => join(cfg.dir, 'data', 'kv', 'sandbox', m, 'data');
+    for (const m of ['kv1', 'kv2', 'kv3']) expect((walV2Census(data(m)) as { byMethod: Record<string, number> }).byMethod.QGET).toBe(3);
     const bins = [
       '--target-bin',
       `3.3=${releases!.v33}`,
@@ -58,12 +63,28 @@ describe.runIf(ready)('kv upgrade --to 3.6 on real etcd: a 3-member 3.2.32 clust
     expect(gap.exitCode).toBe(1);
     expect(String(gap.stderr)).toContain('give --target-bin 3.4=DIR');
 
-    const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', ...bins, '--fix-v2store', '--json');
+    // the plan, before anything stops: every member tried on every hop's binary, and the v2store step
+    // foreseen from what the 3.2 data dirs hold now (read with the 3.5 binaries' etcdutl)
+    const plan = await opsctl('kv', 'upgrade', '--to', '3.6', '--dry-run', ...bins);
+    const text = String(plan.stdout);
+    expect(plan.exitCode, String(plan.stderr)).toBe(0);
+    expect(text).toMatch(/Trials: 12 of 12 trial starts ran/);
+    for (const v of ['3.3.27', '3.4.23', '3.5.35', '3.6.16'])
+      expect(text.match(new RegExp(`kv\\d: ok: etcd ${v.replace(/\./g, '\\.')} served /health`, 'g'))).toHaveLength(3);
+    expect(text).toMatch(
+      /before the first 3\.6 start: etcdutl check v2store on every member; a member with custom v2 content is restarted once on 3\.5 with snapshot-count 1/,
+    );
+    for (const m of ['kv1', 'kv2', 'kv3'])
+      expect(text).toMatch(
+        new RegExp(`${m}: before the hop: now: etcdutl check v2store: Error: detected custom v2 content in WAL records; the v2store fix \\(planned`),
+      );
+
+    const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', ...bins, '--json');
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const rep = JSON.parse(String(r.stdout));
     expect(rep).toMatchObject({ kind: 'ladder', status: 'done', to: '3.6' });
     expect(rep.hops.map((h: any) => `${h.from}>${h.to}:${h.status}`)).toEqual(['3.2>3.3:done', '3.3>3.4:done', '3.4>3.5:done', '3.5>3.6:done']);
-    // the 3.6 hop ran etcdutl check v2store on every member (3.5.35's etcdutl): it failed, --fix-v2store
+    // before the 3.6 hop's first stop etcdutl check v2store found the probe's QGETs; the planned fix
     // restarted each member once with snapshot-count 1, and the hop's checks ran again and passed
     const v2store = rep.checks.filter((c: any) => c.rule === 'v2store-check');
     expect(v2store.length).toBe(3);
@@ -71,6 +92,8 @@ describe.runIf(ready)('kv upgrade --to 3.6 on real etcd: a 3-member 3.2.32 clust
     const err = String(r.stderr);
     for (const m of ['kv1', 'kv2', 'kv3']) expect(err).toMatch(new RegExp(`${m}: wait for a new v2 snapshot: [0-9a-f]{16}-[0-9a-f]{16}\\.snap`));
     expect(err).toMatch(/--fix-v2store round \d: etcdutl check v2store passes on every member/);
+    // every snapshot before a stop came from the leader of the moment, as the guides take it
+    for (const h of rep.hops) for (const s of h.report.snapshots) expect(s.from, JSON.stringify(s)).toBe(h.report.plan.at(-1).name);
     const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
     for (const m of v) expect(m).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
     for (let i = 0; i < 20; i++) expect(String((await opsctl('kv', 'get', `ladder/${i}`)).stdout).trim()).toBe(`value ${i}`);

@@ -8,6 +8,7 @@ import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpe
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { followLadder, startLoad } from '../helpers/kv-load.js';
+import { walV2Census, type WalV2Census } from '../../src/kv/wal-v2.js';
 
 /** Real binaries of every hop, as test/e2e/kv-ladder-etcd.test.ts finds them. */
 const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';
@@ -27,12 +28,16 @@ if (!ready) {
 }
 
 /**
- * Zero downtime as clients see it, through the whole ladder: while the built binary takes a real
- * 3-member cluster 3.2.32 → 3.3.27 → 3.4 → 3.5.35 → 3.6.16 (command driver), three clients write and
- * read continuously: the JSON gateway straight (undici), opsctl's own gateway client (src/kv/client.ts,
- * which finds each member's prefix again as it changes version) and etcdctl (gRPC, one process per
- * request). No request fails after its one retry, every acknowledged write is there at the end, and
- * every hop saw load. Counts only: the longest gap and p99 per hop are the bench's (kv-load).
+ * Zero downtime as clients see it, through the whole ladder in one run: while the built binary takes a
+ * real 3-member cluster started with etcd's default snapshot-count 3.2.32 → 3.3.27 → 3.4 → 3.5.35 →
+ * 3.6.16 (command driver, with no flag beyond the binaries), three clients write and read continuously:
+ * the JSON gateway straight (undici), opsctl's own gateway client (src/kv/client.ts, which finds each
+ * member's prefix again as it changes version) and etcdctl (gRPC, one process per request). No request
+ * fails after its one retry, every acknowledged write is there at the end, and every hop saw load.
+ * opsctl's own checks wrote no v2 request into any WAL on any version (the census of each member's WAL
+ * before and after: etcd's own membership PUTs only), so 3.6's etcdutl check v2store passes, run on each
+ * host through the trial template, without the fix. Counts only: the longest gap and p99 per hop are
+ * the bench's (kv-load).
  */
 describe.runIf(ready)('kv upgrade --to 3.6 under client load (real etcd, the built binary)', () => {
   const cfg = tempConfigDir('opsctl-kv-load-ladder-');
@@ -43,8 +48,7 @@ describe.runIf(ready)('kv upgrade --to 3.6 under client load (real etcd, the bui
   });
 
   it('gateway, opsctl client and etcdctl: 0 failed after the retry, 0 acknowledged writes lost, every hop under load', async () => {
-    // snapshot-count 2: 3.6 refuses v2 requests still in 3.5's WAL; --fix-v2store (test/e2e/kv-ladder-etcd.test.ts) needs the local driver, and this cluster runs under the command driver.
-    c = await realCluster({ size: 3, snapshotCount: 2, bins: { '3.2': releases!.v32, '3.3': releases!.v33, ...dirs } });
+    c = await realCluster({ size: 3, snapshotCount: 'etcd', bins: { '3.2': releases!.v32, '3.3': releases!.v33, ...dirs } });
     const cl = c;
     for (const m of cl.members) cl.start(m, '3.2');
     const version = async (e: string) => {
@@ -55,17 +59,24 @@ describe.runIf(ready)('kv upgrade --to 3.6 under client load (real etcd, the bui
       }
     };
     await until(async () => (await Promise.all(cl.endpoints.map(version))).every((v) => v === '3.2.0'), 60_000, 'the 3.2.32 cluster');
-    const file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), cl);
+    // the command driver with a backup template (each data dir copied on its host after the stop) and a trial template
+    const file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), cl, {
+      extra: [`backup: cp -a ${cl.dir}/{name}/data ${cl.dir}/{name}/data.bak-{run}`, 'trial: sh -s'],
+    });
+    const census = () => cl.members.map((m) => walV2Census(join(m.dir, 'data')) as WalV2Census);
 
     const load = startLoad({ endpoints: cl.endpoints, clients: ['gateway', 'opsctl', 'etcdctl'], etcdctl: ETCDCTL });
     await until(() => load.acknowledgedIn('before') >= 30, 60_000, '30 acknowledged writes before the upgrade');
     const hops = followLadder(load, { endpoints: cl.endpoints, from: '3.2', to: ['3.3', '3.4', '3.5', '3.6'] });
     const bins = (['3.3', '3.4', '3.5', '3.6'] as const).flatMap((v) => ['--target-bin', `${v}=${v === '3.3' ? releases!.v33 : dirs[v]}`]);
-    const up = await execa(
-      process.execPath,
-      [BIN, 'kv', 'upgrade', '--to', '3.6', '--yes', '--no-backup', '--cluster', file, ...bins, '--poll-interval', '100ms', '--json'],
-      { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, timeout: 800_000 },
-    );
+    const before = census();
+    for (const w of before) expect(w.custom).toBe(0);
+    const up = await execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.6', '--yes', '--cluster', file, ...bins, '--json'], {
+      reject: false,
+      env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
+      timeout: 800_000,
+    });
+    const after = census();
     await hops.stop();
     load.phase('after');
     await until(() => load.acknowledgedIn('after') >= 30, 60_000, '30 acknowledged writes after the upgrade');
@@ -74,6 +85,20 @@ describe.runIf(ready)('kv upgrade --to 3.6 under client load (real etcd, the bui
     expect(up.exitCode, String(up.stderr)).toBe(0);
     const rep = JSON.parse(String(up.stdout));
     expect(rep.hops.map((h: any) => `${h.from}>${h.to}:${h.status}`)).toEqual(['3.2>3.3:done', '3.3>3.4:done', '3.4>3.5:done', '3.5>3.6:done']);
+    // opsctl asked no v2 request of any version: no QGET, no custom entry, in any member's WAL; only etcd's own
+    // membership PUTs (each restart publishes the member's attributes; the cluster version moves)
+    for (const [i, w] of after.entries()) {
+      expect(w.custom, JSON.stringify(w)).toBe(0);
+      expect(w.byMethod.QGET ?? 0).toBe(0);
+      expect(w.membership).toBeGreaterThan(before[i]!.membership);
+    }
+    // and so etcdutl check v2store passed on every host before the first 3.6 start, with no fix to run
+    const v2store = rep.checks.filter((c: any) => c.rule === 'v2store-check');
+    expect(v2store.map((c: any) => `${c.member}:${c.status}`)).toEqual(['etcd1:ok', 'etcd2:ok', 'etcd3:ok']);
+    for (const c of v2store) expect(c.detail).toMatch(/etcdutl check v2store on its host: No custom content found/);
+    // every member was tried on every hop's binary (through the trial template), before the first stop
+    const trials = rep.checks.filter((c: any) => c.rule === 'trial-start');
+    expect(trials.filter((c: any) => c.status === 'ok').length).toBeGreaterThanOrEqual(12);
     expect((await Promise.all(cl.endpoints.map(version))).every((v) => v === '3.6.0')).toBe(true);
     // --settle auto on 3.4+ (the v2 API off): the v2 size the ladder measured before 3.3 → 3.4, not the blind 2-minute wait
     const settles = rep.hops.slice(1).flatMap((h: any) => h.report.steps.filter((s: any) => s.kind === 'settle'));

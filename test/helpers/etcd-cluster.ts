@@ -44,14 +44,19 @@ export interface RealClusterOptions {
   hosts?: string[];
   ports?: { client: number; peer: number };
   certs?: TestCerts;
-  /** etcd's snapshot-count (default 10000; the load ladder uses 2: its command driver cannot take --fix-v2store). */
-  snapshotCount?: number;
+  /** etcd's snapshot-count (default 10000; 'etcd' leaves it out: etcd's own default, 100,000 up to 3.5). */
+  snapshotCount?: number | 'etcd';
   /** Extra YAML lines of each member's config file. */
   extraConfig?: (m: { name: string }) => string;
   /** Release directories by minor version ("3.2" → …/etcd-v3.2.32-linux-amd64): `ctl.sh start NAME 3.2`. */
   bins?: Record<string, string>;
   /** Prefix of the control script commands (the netns test: ip netns exec NS). */
   wrap?: (m: { name: string; host: string }) => string[];
+  /**
+   * A member started from flags (and ETCD_* variables) instead of its config file, as a unit's
+   * ExecStart and Environment= would: the config file's settings as flags, then `args`, with `env`.
+   */
+  flags?: (m: { name: string }) => { args: string[]; env?: Record<string, string> } | undefined;
 }
 
 const CTL = `#!/bin/sh
@@ -62,7 +67,13 @@ case "$1" in
   start)
     # $3: a release directory, or a minor version with a bin-<minor> link beside this script.
     bin="$3"; [ -d "$bin" ] || bin="$(dirname "$0")/bin-$3"
-    nohup "$bin/etcd" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null &
+    if [ -f "$d/etcd.args" ]; then
+      # a member started from flags, one per line, and the KEY=VALUE lines of etcd.env
+      set --; while IFS= read -r a; do set -- "$@" "$a"; done <"$d/etcd.args"
+      env $(cat "$d/etcd.env" 2>/dev/null) nohup "$bin/etcd" "$@" >>"$d/etcd.log" 2>&1 </dev/null &
+    else
+      nohup "$bin/etcd" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null &
+    fi
     echo $! >"$d/pid" ;;
   stop) [ -f "$d/pid" ] && kill -TERM "$(cat "$d/pid")" 2>/dev/null || true ;;
   running) [ -f "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$(cat "$d/pid")/status" ;;
@@ -126,12 +137,32 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
         // Fast but realistic on a loaded 2-core machine: 100 ms heartbeats, 1 s elections.
         'heartbeat-interval: 100',
         'election-timeout: 1000',
-        `snapshot-count: ${o.snapshotCount ?? 10000}`,
+        o.snapshotCount === 'etcd' ? '' : `snapshot-count: ${o.snapshotCount ?? 10000}`,
         // 3.4 serves the JSON gateway from a config file only when asked (3.2/3.3 ignore the key).
         'enable-grpc-gateway: true',
         o.extraConfig?.(m) ?? '',
       ].join('\n') + `\n${tls}`,
     );
+  }
+  for (const m of members) {
+    const f = o.flags?.(m);
+    if (!f) continue;
+    // The config file's own settings (plain `key: value` lines), as flags, then the member's extra ones.
+    const own = readFileSync(m.configFile, 'utf8')
+      .split('\n')
+      .map((l) => /^([a-z][a-z0-9-]*): (\S.*)$/.exec(l))
+      .filter((x): x is RegExpExecArray => Boolean(x))
+      // (a flag 3.2 and 3.3 do not know; 3.4's gateway is on by default where no config file turns it off)
+      .filter((x) => x[1] !== 'enable-grpc-gateway')
+      .map((x) => `--${x[1]}=${x[2]}`);
+    writeFileSync(join(m.dir, 'etcd.args'), `${[...own, ...f.args].join('\n')}\n`);
+    if (f.env)
+      writeFileSync(
+        join(m.dir, 'etcd.env'),
+        `${Object.entries(f.env)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('\n')}\n`,
+      );
   }
   const run = (m: RealMember, args: string[]) => {
     const argv = [...(o.wrap?.(m) ?? []), ctl, ...args];
@@ -165,7 +196,7 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
       const p = pid(m);
       if (p === undefined) return false;
       try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(m.configFile) && !/^State:\s+Z/m.test(readFileSync(`/proc/${p}/status`, 'utf8'));
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(m.dir) && !/^State:\s+Z/m.test(readFileSync(`/proc/${p}/status`, 'utf8'));
       } catch {
         return false;
       }
@@ -175,7 +206,7 @@ export async function realCluster(o: RealClusterOptions): Promise<RealCluster> {
         const p = pid(m);
         if (p === undefined) continue;
         try {
-          if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(m.configFile)) process.kill(p, 'SIGKILL');
+          if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(m.dir)) process.kill(p, 'SIGKILL');
         } catch {
           // already gone
         }

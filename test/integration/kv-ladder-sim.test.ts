@@ -54,11 +54,19 @@ describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
       'v2-data',
       'removed-log-flags',
       'target-3.5.3',
-      'from-3.5.26',
+      'from-3.5.32',
       'v2store-check',
       'experimental-renamed',
+      'trial-start',
+      'env-shadowed',
+      'logger-capnslog',
+      'proxy-removed',
+      'discovery-fallback-proxy',
     ])
       expect(r.stdout).toContain(`[${id}]`);
+    // every member tried on every hop's binary before anything stops (a simulated one: the member program of that release)
+    expect(r.stdout.match(/kv\d: ok: etcd 3\.\d\.\d+ served \/health/g)).toHaveLength(12);
+    expect(r.stdout).toMatch(/Trials: 12 of 12 trial starts ran/);
     // a check that cannot run says so, with why
     expect(r.stdout).toMatch(/kv1: not checked: a simulated member keeps no etcd data dir/);
     expect(r.stdout).toContain('(--dry-run: nothing was changed)');
@@ -152,12 +160,12 @@ describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
     expect(s.journal()).toBeUndefined();
   }, 120_000);
 
-  it('a 3.5 member before 3.5.26: the plan has a patch hop inside 3.5 before 3.5 → 3.6', async () => {
-    const s = await up('3.5.21');
+  it('a 3.5.26 member (the floor before August 2026): the plan has a patch hop inside 3.5 to the newest 3.5 before 3.5 → 3.6', async () => {
+    const s = await up('3.5.26');
     const r = await s.kv('upgrade', '--to', '3.6', '--dry-run');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Hop 1\/2: 3\.5 → 3\.5 \(patch\)/);
     expect(r.stdout).toMatch(/Hop 2\/2: 3\.5 → 3\.6/);
-    expect(r.stdout).toMatch(/\[from-3\.5\.26\][^\n]*\n\s+ok: a patch hop inside 3\.5 is planned first/);
+    expect(r.stdout).toMatch(/\[from-3\.5\.32\][^\n]*\n\s+ok: a patch hop inside 3\.5 to 3\.5\.35 is planned first/);
   }, 120_000);
 });

@@ -21,7 +21,7 @@ function member(id: string): Promise<string> {
     req.on('end', () => {
       const json = (status: number, o: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(o));
       const header = { cluster_id: '1', member_id: id, revision: '7', raft_term: '2' };
-      if (req.url === '/health') return json(200, { health: 'true' });
+      if (req.url === '/v3alpha/kv/range') return json(200, { header, count: '0' });
       if (req.url === '/version') return json(200, { etcdserver: '3.2.32', etcdcluster: '3.2.0' });
       if (req.url === '/v3alpha/maintenance/status') {
         const leader = id === '13' && statusAsked++ < stale ? '13' : '11';

@@ -114,19 +114,19 @@ describe('kv client redirects (loopback member and another origin)', () => {
     it(`a GET answered ${status}: followed to the same origin (without credentials), refused to another`, async () => {
       routes['/health'] = { status, location: '/health2' };
       routes['/health2'] = { status: 200, json: { health: 'true' } };
-      expect((await client().health()).healthy).toBe(true);
+      expect((await client().httpHealth()).healthy).toBe(true);
       expect(memberSeen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /health', 'GET /health2']);
       expect(memberSeen[1]?.headers.authorization).toBeUndefined();
 
       routes['/health'] = { status, location: `${other.url}/health` };
-      await expect(client().health()).rejects.toThrow(`HTTP ${status} redirecting to ${other.url}/health; not followed: it leads to another origin`);
+      await expect(client().httpHealth()).rejects.toThrow(`HTTP ${status} redirecting to ${other.url}/health; not followed: it leads to another origin`);
       expect(otherSeen).toEqual([]);
     });
   }
 
   it('a same-origin GET redirect loop ends after 5 redirects with the error', async () => {
     routes['/health'] = { status: 302, location: '/health' };
-    await expect(client().health()).rejects.toThrow(/HTTP 302 redirecting to \/health; not followed: more than 5 redirects/);
+    await expect(client().httpHealth()).rejects.toThrow(/HTTP 302 redirecting to \/health; not followed: more than 5 redirects/);
     expect(memberSeen.length).toBe(5);
   });
 

@@ -21,7 +21,7 @@ const env = { OPSCTL_CONFIG_DIR: cfg.dir };
 let good: string;
 let expired: string;
 
-/** A member's /health and /version over TLS that asks for a client certificate from the CA. */
+/** A member's /version, status and quorum read (what kv health asks) over TLS that asks for a client certificate from the CA. */
 async function member(cert: string, key: string): Promise<string> {
   const srv = createServer(
     {
@@ -32,9 +32,13 @@ async function member(cert: string, key: string): Promise<string> {
       rejectUnauthorized: true,
     },
     (req, res) => {
-      const body =
-        req.url === '/health' ? '{"health":"true"}' : req.url === '/version' ? '{"etcdserver":"3.3.27","etcdcluster":"3.3.0"}' : '{"error":"not found"}';
-      res.writeHead(req.url === '/health' || req.url === '/version' ? 200 : 404, { 'content-type': 'application/json' }).end(body);
+      const answers: Record<string, string> = {
+        '/version': '{"etcdserver":"3.3.27","etcdcluster":"3.3.0"}',
+        '/v3beta/maintenance/status': '{"header":{"member_id":"11","revision":"1"},"version":"3.3.27","leader":"11","raftIndex":"5"}',
+        '/v3beta/kv/range': '{"header":{"revision":"1"},"count":"0"}',
+      };
+      const body = Object.hasOwn(answers, req.url ?? '') ? answers[req.url!]! : undefined;
+      res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(body ?? '{"error":"not found"}');
     },
   );
   servers.push(srv);

@@ -81,12 +81,12 @@ describe('the rulebook: one table per hop, as data', () => {
     expect(by('target-3.5.3')).toMatchObject({ status: 'refuse', detail: 'the 3.5 binary is 3.5.1' });
   });
 
-  it('3.5 → 3.6: members before 3.5.26 refused; --enable-v2 refused; experimental flags named with their new names; etcdutl not run is "not checked"', async () => {
+  it('3.5 → 3.6: members before 3.5.32 refused; --enable-v2 refused; experimental flags named with their new names; etcdutl not run is "not checked"', async () => {
     const m = await member('kv1', 'ExecStart=/usr/bin/etcd --enable-v2 --experimental-initial-corrupt-check=true\n', 'etcd.service');
     m.serverVersion = '3.5.21';
     const rows = await checkHop(facts('3.5', '3.6', [m]));
     const by = (id: string) => rows.find((r) => r.rule === id)!;
-    expect(by('from-3.5.26')).toMatchObject({ status: 'refuse', detail: 'runs 3.5.21' });
+    expect(by('from-3.5.32')).toMatchObject({ status: 'refuse', detail: 'runs 3.5.21' });
     expect(by('enable-v2-gone')).toMatchObject({ status: 'refuse' });
     expect(by('experimental-renamed').detail).toContain('--feature-gates=InitialCorruptCheck=true');
     expect(by('v2store-check')).toMatchObject({ status: 'not checked', detail: 'etcdutl was not run' });
@@ -106,10 +106,95 @@ describe('the rulebook: one table per hop, as data', () => {
     expect(rows[1]!.detail).toMatch(/fix: remove the custom v2 keys while the v2 API is on .*then restart kv2 once on 3\.5 with --snapshot-count=1/);
   });
 
-  it('3.5 → 3.6: a member on 3.5.26-3.5.31 is warned to take 3.5.32+ (WAL-aware check v2store); 3.5.35 is ok', async () => {
+  it("3.5 → 3.6: a member on 3.5.26-3.5.31 is refused (the guide's 3.5.32 floor since August 2026); 3.5.35 is ok; a planned patch hop to 3.5.31 is refused too", async () => {
     const at = (v: string) => ({ name: `m${v}`, serverVersion: v });
     const rows = (await checkHop(facts('3.5', '3.6', [at('3.5.26'), at('3.5.35')]))).filter((r) => r.rule === 'from-3.5.32');
-    expect(rows.map((r) => `${r.member}:${r.status}`)).toEqual(['m3.5.26:warn', 'm3.5.35:ok']);
-    expect(rows[0]!.fix).toMatch(/3\.5\.32 or later/);
+    expect(rows.map((r) => `${r.member}:${r.status}`)).toEqual(['m3.5.26:refuse', 'm3.5.35:ok']);
+    expect(rows[0]!.fix).toMatch(/patch hop inside 3\.5/);
+    const patched = (await checkHop(facts('3.5', '3.6', [at('3.5.26')], { patchHopPlanned: true, startsFrom: '3.5.31' }))).find(
+      (r) => r.rule === 'from-3.5.32',
+    );
+    expect(patched).toMatchObject({ status: 'refuse', detail: 'the patch hop inside 3.5 would bring the members to 3.5.31, below 3.5.32' });
+    const ok = (await checkHop(facts('3.5', '3.6', [at('3.5.26')], { patchHopPlanned: true, startsFrom: '3.5.35' }))).find((r) => r.rule === 'from-3.5.32');
+    expect(ok).toMatchObject({ status: 'ok' });
+  });
+
+  it('3.3 → 3.4: an ETCD_* variable shadowed by the same flag is refused (3.4 exits); beside a config file it is not (etcd reads neither then)', async () => {
+    const shadowed = await member(
+      'kv1',
+      'Environment=ETCD_NAME=kv1\nExecStart=/usr/bin/etcd --name kv1 --data-dir /var/lib/etcd\n',
+      '/etc/systemd/system/etcd.service',
+    );
+    const single = await member('kv2', 'Environment=ETCD_NAME=kv2\nExecStart=/usr/bin/etcd --data-dir /var/lib/etcd\n', '/etc/systemd/system/etcd.service');
+    const withFile: MemberFacts = {
+      name: 'kv3',
+      settings: {
+        source: 'x',
+        list: [
+          { key: 'name', value: 'kv3', from: 'config file /etc/etcd.yml', flag: false },
+          { key: 'name', value: 'kv3', from: 'environment ETCD_NAME', flag: true, env: true },
+          { key: 'name', value: 'kv3', from: 'flag --name', flag: true },
+        ],
+      },
+    };
+    const rows = (await checkHop(facts('3.3', '3.4', [shadowed, single, withFile]))).filter((r) => r.rule === 'env-shadowed');
+    expect(rows.map((r) => `${r.member}:${r.status}`)).toEqual(['kv1:refuse', 'kv2:ok', 'kv3:ok']);
+    expect(rows[0]!.detail).toMatch(/environment ETCD_NAME .* is shadowed by --name: 3\.4 exits/);
+    expect(rows[0]!.fix).toMatch(/unset the variable .* or drop the flag/);
+  });
+
+  it("3.4 → 3.5: logger capnslog (3.4's default) is refused, wherever it is set; zap is ok", async () => {
+    const rows = (
+      await checkHop(
+        facts('3.4', '3.5', [
+          await member('kv1', 'name: kv1\nlogger: capnslog\n'),
+          await member('kv2', 'ExecStart=/usr/bin/etcd --logger=capnslog\n', 'etcd.service'),
+          await member('kv3', 'name: kv3\nlogger: zap\n'),
+        ]),
+      )
+    ).filter((r) => r.rule === 'logger-capnslog');
+    expect(rows.map((r) => `${r.member}:${r.status}`)).toEqual(['kv1:refuse', 'kv2:refuse', 'kv3:ok']);
+    expect(rows[0]!.detail).toContain('--logger=capnslog is removed in v3.5');
+    expect(rows[0]!.fix).toMatch(/logger: zap/);
+  });
+
+  it('3.5 → 3.6: --proxy (even off) and --proxy-* flags refused, in a config file ignored; --discovery-fallback=proxy refused as a flag or variable', async () => {
+    const rows = await checkHop(
+      facts('3.5', '3.6', [
+        await member('kv1', 'ExecStart=/usr/bin/etcd --proxy off --proxy-dial-timeout=1000\n', 'etcd.service'),
+        await member('kv2', 'name: kv2\nproxy: "off"\ndiscovery-fallback: proxy\n'),
+        await member('kv3', 'Environment=ETCD_DISCOVERY_FALLBACK=proxy\nExecStart=/usr/bin/etcd\n', 'etcd.service'),
+      ]),
+    );
+    const of = (id: string) => rows.filter((r) => r.rule === id).map((r) => `${r.member}:${r.status}`);
+    expect(of('proxy-removed')).toEqual(['kv1:refuse', 'kv2:ok', 'kv3:ok']);
+    expect(rows.find((r) => r.rule === 'proxy-removed')!.detail).toMatch(/--proxy is gone in 3\.6.*--proxy-dial-timeout is gone/);
+    expect(of('discovery-fallback-proxy')).toEqual(['kv1:ok', 'kv2:ok', 'kv3:refuse']);
+  });
+
+  it('every hop, a patch hop too, has the binary\'s trial: its findings are the rule\'s rows; none run is "not checked"', async () => {
+    for (const [from, to] of [
+      ['3.2', '3.3'],
+      ['3.3', '3.4'],
+      ['3.4', '3.5'],
+      ['3.5', '3.5'],
+      ['3.5', '3.6'],
+    ] as const) {
+      const rows = await checkHop(
+        facts(from, to, [{ name: 'kv1' }, { name: 'kv2' }], {
+          trials: [
+            { member: 'kv1', result: 'ok', detail: 'served /health' },
+            { member: 'kv2', result: 'problem', detail: 'exited (1): "flag provided but not defined: -proxy"' },
+          ],
+        }),
+      );
+      const t = rows.filter((r) => r.rule === 'trial-start');
+      expect(
+        t.map((r) => `${r.member}:${r.status}`),
+        `${from} → ${to}`,
+      ).toEqual(['kv1:ok', 'kv2:refuse']);
+    }
+    const none = (await checkHop(facts('3.3', '3.4', [{ name: 'kv1' }], { trials: { why: 'no driver' } }))).find((r) => r.rule === 'trial-start');
+    expect(none).toMatchObject({ status: 'not checked', detail: 'no driver' });
   });
 });

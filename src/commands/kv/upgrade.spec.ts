@@ -23,7 +23,20 @@ export const spec = defineVerb({
     strict: { type: 'boolean', help: "refuse to start while any check of the hop's rulebook could not run" },
     fixV2store: {
       type: 'boolean',
-      help: "before 3.5 → 3.6: restart each member whose etcdutl check v2store fails once on 3.5 with snapshot-count 1 (the guide's fix)",
+      help: "before 3.5 → 3.6: restart each member whose etcdutl check v2store fails once on 3.5 with snapshot-count 1 (the guide's fix; the default where opsctl reaches the data dirs)",
+      negate: 'before 3.5 → 3.6: refuse where etcdutl check v2store fails, instead of the fix',
+    },
+    trialTimeout: {
+      type: 'string',
+      value: 'duration',
+      help: "how long each hop's binary may take to serve /health in its trial start with a member's settings",
+      default: '30s',
+    },
+    ignoreCheck: {
+      type: 'list',
+      value: 'rule',
+      repeat: true,
+      help: 'show the refusals of this rule (its id in brackets on the plan) as warnings: your own judgement, said on the plan',
     },
     defrag: { type: 'boolean', help: 'defragment each member right before its snapshot (etcd maintenance Defragment); shows the space freed' },
     snapshotVia,

@@ -6,10 +6,10 @@ import { whyNoPrompt } from '../../core/no-prompt.js';
 import { fmtMs, runUpgrade, type UpgradeReport } from '../../kv/executor.js';
 import type { LadderReport } from '../../kv/ladder.js';
 import { LADDER_MINORS } from '../../kv/ladder-plan.js';
-import { renderChecks } from '../../kv/rules/index.js';
+import { renderChecks, ruleIds } from '../../kv/rules/index.js';
 import type { CheckRow } from '../../kv/rules/types.js';
 import { journalPath } from '../../kv/journal.js';
-import { reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
+import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './upgrade.spec.js';
 
@@ -52,6 +52,22 @@ export function parseTargetBins(raw: string[] | string | undefined): Record<stri
 
 export type UpgradeOptions = OptionsOf<typeof spec>;
 
+/** `--ignore-check ID` (repeatable, or comma-separated): each a rule of the rulebook, else refused naming the known ones. */
+export function checkIds(raw: string[] | string | undefined): string[] {
+  const ids = (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw])
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const known = ruleIds();
+  const unknown = ids.filter((id) => !known.includes(id));
+  if (unknown.length)
+    throw new UsageError(`--ignore-check: no rule is called ${unknown.join(', ')}`, {
+      field: '--ignore-check',
+      hint: `the rules (ids in brackets on the plan): ${known.join(', ')}`,
+    });
+  return ids;
+}
+
 /**
  * `kv upgrade --to 3.3`: pre-flight (refuse with exit 1), the plan (--dry-run stops), then one
  * member at a time with a journal; halts at the first failure with exit 3 and the roll-back command;
@@ -72,6 +88,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     });
   const reportFile = opts.report ? (await import('./lib/report-file.js')).reportPath(ctx, opts.report) : undefined;
   const targetBins = parseTargetBins(opts.targetBin);
+  const ignoreChecks = checkIds(opts.ignoreCheck);
+  const trialTimeoutS = duration(opts.trialTimeout, '--trial-timeout', 30_000) / 1000;
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
   if (Object.keys(targetBins).length && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
     throw new UsageError('--target-bin: the sandbox runs simulated members', {
@@ -121,7 +139,15 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       const [{ runUpgradeOrLadder }, { releaseDir }] = await Promise.all([import('../../kv/ladder.js'), import('../../kv/release.js')]);
       // a hop without --target-bin takes the release `kv release get` keeps in its cache, if any
       const cached = (version: string) => releaseDir(version, { data: ctx.paths.data });
-      const r = await runUpgradeOrLadder({ ...common, targetBins, strict: Boolean(opts.strict), releaseDir: cached, fixV2store: Boolean(opts.fixV2store) });
+      const r = await runUpgradeOrLadder({
+        ...common,
+        targetBins,
+        strict: Boolean(opts.strict),
+        releaseDir: cached,
+        fixV2store: opts.fixV2store !== false,
+        trialTimeoutS,
+        ignoreChecks,
+      });
       if ('kind' in r) {
         const out = renderLadder(r, ctx);
         if (r.status !== 'done' && r.status !== 'halted') return out;

@@ -1,5 +1,8 @@
 import type { CommandTemplates, MemberSpec } from '../cluster.js';
-import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
+import type { DataLayout, HostShellResult, MemberDriver, MemberTarget } from './driver.js';
+import type { StartSettings } from '../trial/settings.js';
+import { parseRead, readScript } from '../trial/script.js';
+import { configFileOf } from '../trial/settings.js';
 import type { RestoreRequest } from '../restore-data.js';
 import { valueProblem } from '../cluster.js';
 import { compareMinor, minor } from '../parse.js';
@@ -62,6 +65,12 @@ export class CommandDriver implements MemberDriver {
   /** Present only when a data-dir template is given. */
   readonly dataLayout?: (m: MemberSpec) => Promise<DataLayout>;
 
+  /** Present only when a trial template is given: a shell script run on the member's host (the trial of each hop's binary). */
+  readonly hostShell?: (m: MemberSpec, script: string, timeoutMs: number) => Promise<HostShellResult>;
+
+  /** Present only when a trial template is given: the running member's settings, read on its host from /proc. */
+  readonly startSettings?: (m: MemberSpec, target: MemberTarget) => Promise<StartSettings | { why: string }>;
+
   /** Present only when a stage template is given: run on every member before a hop's first stop. */
   readonly stage?: (m: MemberSpec, target: MemberTarget) => Promise<string>;
 
@@ -92,6 +101,11 @@ export class CommandDriver implements MemberDriver {
     }
     const dataDir = t.dataDir;
     if (dataDir) this.dataLayout = (m) => this.layout(m, dataDir);
+    const trial = t.trial;
+    if (trial) {
+      this.hostShell = (m, script, timeoutMs) => this.shell(trial, m, script, timeoutMs);
+      this.startSettings = (m, target) => this.readSettings(trial, m, target);
+    }
     const space = t.space;
     if (space) this.backupSpace = (m) => this.measureSpace(m, space);
     if (t.stage || t.stageByVersion) {
@@ -126,6 +140,7 @@ export class CommandDriver implements MemberDriver {
       t.backup,
       t.space,
       t.config,
+      t.trial,
       t.restore,
       t.restoreCheck,
       t.restoreBackup,
@@ -206,11 +221,19 @@ export class CommandDriver implements MemberDriver {
     });
   }
 
-  private async run(template: string, m: MemberSpec, target?: MemberTarget, reject = true, extra: Record<string, string> = {}) {
+  private async run(
+    template: string,
+    m: MemberSpec,
+    target?: MemberTarget,
+    reject = true,
+    extra: Record<string, string> = {},
+    feed?: { input: string; timeoutMs: number },
+  ) {
     const argv = this.argv(template, m, target, extra);
     const [file, ...args] = argv;
     if (file === undefined) throw new TemplateError(`template ${JSON.stringify(template)} is empty`);
-    const r = await this.exec(file, args, { reject: false, timeout: this.timeoutMs, stdin: 'ignore', env: this.env, extendEnv: false });
+    const io = feed ? { input: feed.input } : { stdin: 'ignore' as const };
+    const r = await this.exec(file, args, { reject: false, timeout: feed?.timeoutMs ?? this.timeoutMs, ...io, env: this.env, extendEnv: false });
     if (reject && r.exitCode !== 0) {
       const why = r.timedOut ? `timed out after ${this.timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`;
       const last = String(r.stderr ?? '')
@@ -292,6 +315,55 @@ export class CommandDriver implements MemberDriver {
     const r = await this.run(this.t.v2Size, m);
     const n = Number(String(r.stdout).trim().split(/\s+/)[0]);
     return Number.isFinite(n) ? n : undefined;
+  }
+
+  /** The trial template with `script` on its standard input (`sh -s` on the member's host). */
+  private async shell(template: string, m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult> {
+    const r = await this.run(template, m, undefined, false, {}, { input: script, timeoutMs });
+    const stderr = String(r.stderr ?? '');
+    const failed = r.timedOut
+      ? `\`${displayArgv(r.argv)}\` timed out after ${timeoutMs} ms`
+      : r.exitCode === undefined || r.exitCode === 255 || r.exitCode === 127
+        ? `\`${displayArgv(r.argv)}\` failed (${r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`})${stderr.trim() ? `: ${stderr.trim().split('\n').pop()}` : ''}`
+        : undefined;
+    return { stdout: String(r.stdout ?? ''), stderr, exitCode: r.exitCode, ...(failed ? { failed } : {}) };
+  }
+
+  /**
+   * The running member's settings, read on its host (the process listening on its client port: its
+   * command line, ETCD_* environment, working directory, user and the config file it names); the
+   * config template's output, where given, is the config file it will start {version} with.
+   */
+  private async readSettings(template: string, m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }> {
+    const bin = this.t.binByVersion?.[target.version] ?? (target.binDir ? `${target.binDir}/etcd` : undefined);
+    if (!bin)
+      return {
+        why: `the path of the ${target.version} binary on the hosts is not known (--target-bin ${target.version}=DIR, the path on the hosts; or bins in the systemd preset)`,
+      };
+    const url = new URL(m.endpoint);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    const r = await this.shell(template, m, readScript(port), this.timeoutMs);
+    if (r.failed) return { why: `reading its settings on its host failed: ${r.failed}` };
+    const found = parseRead(r.stdout);
+    if (found.kind === 'none') return { why: `its process on its host: ${found.why}` };
+    const where = `pid ${found.pid} on ${this.vars(m).host} (/proc)`;
+    let config: StartSettings['config'];
+    if (this.t.config) {
+      const c = await this.readConfig(m, target);
+      if (c) config = c;
+    } else if (found.config !== undefined) {
+      const file = configFileOf(found.argv.slice(1), found.env) ?? 'the config file';
+      config = { file: `${file} on ${this.vars(m).host}`, text: found.config };
+    } else if (found.configError) return { why: `its config file ${found.configError}` };
+    return {
+      program: [bin],
+      args: found.argv.slice(1),
+      env: found.env,
+      ...(config ? { config } : {}),
+      ...(found.cwd ? { cwd: found.cwd } : {}),
+      ...(found.uid !== undefined && found.gid !== undefined ? { user: { uid: found.uid, gid: found.gid } } : {}),
+      from: { args: `the command line of ${where}`, env: `the environment of ${where}` },
+    };
   }
 
   /** The config template's output; the file is the last absolute path in its argv (else the command). */

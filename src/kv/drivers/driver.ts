@@ -1,5 +1,14 @@
 import type { MemberSpec } from '../cluster.js';
 import type { RestoreRequest } from '../restore-data.js';
+import type { StartSettings } from '../trial/settings.js';
+
+/** What a script run on a member's host printed (`failed`: it could not be run, or did not finish). */
+export interface HostShellResult {
+  stdout: string;
+  stderr: string;
+  exitCode?: number;
+  failed?: string;
+}
 
 /** What a member runs: a simulated minor version, or a directory with real etcd binaries. */
 export interface MemberTarget {
@@ -58,6 +67,13 @@ export interface MemberDriver {
   dataLayout?(m: MemberSpec): Promise<DataLayout>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
+  /**
+   * The settings the member's next start on `target` runs with (its program for `target`, flags,
+   * ETCD_* environment, config file): the trial's input. `why` when the driver cannot tell.
+   */
+  startSettings?(m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }>;
+  /** Runs a POSIX shell script on the member's host (`sh -s` here; the trial template there). Undefined: the driver has no way to. */
+  hostShell?(m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult>;
   /**
    * kv restore, before any member is stopped: throws naming what is wrong (a missing data dir, an
    * unreachable host). Undefined: the driver cannot restore.

@@ -2,7 +2,8 @@ import { closeSync, constants, cpSync, existsSync, openSync, readFileSync, readd
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster.js';
-import type { DataLayout, MemberDriver, MemberTarget } from './driver.js';
+import type { DataLayout, HostShellResult, MemberDriver, MemberTarget } from './driver.js';
+import type { StartSettings } from '../trial/settings.js';
 import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData, type RestoreRequest } from '../restore-data.js';
 import { promised } from '../../core/promised.js';
 import { OpsError } from '../../core/errors.js';
@@ -230,6 +231,51 @@ export class LocalDriver implements MemberDriver {
     return { version: s.version ?? '', binDir: s.binDir };
   }
 
+  /**
+   * What the member's next start on `target` runs (this driver starts it: argv() below, with no
+   * environment but PATH, from opsctl's working directory), its config file read.
+   */
+  startSettings(m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }> {
+    return promised(() => this.settingsFor(m, target));
+  }
+
+  private settingsFor(m: MemberSpec, target: MemberTarget): StartSettings | { why: string } {
+    const s = this.spec(m);
+    if (this.sandbox.kind !== 'sim' && !target.binDir)
+      return { why: `no etcd binaries for ${target.version} are known for this member (--target-bin ${target.version}=DIR)` };
+    const { file, args } = this.argv(s, target);
+    // A simulated member's program is node, its script and its version; a real one's the etcd binary.
+    const cut = this.sandbox.kind === 'sim' ? args.indexOf('--kv-version') + 2 : 0;
+    let config: StartSettings['config'];
+    if (s.configFile) {
+      try {
+        config = { file: s.configFile, text: readFileSync(s.configFile, 'utf8') };
+      } catch (err) {
+        return { why: `its config file ${s.configFile} cannot be read: ${(err as Error).message}` };
+      }
+    }
+    return {
+      program: [file, ...args.slice(0, cut)],
+      args: args.slice(cut),
+      env: {},
+      ...(config ? { config } : {}),
+      from: { args: "the sandbox's start command", env: "the sandbox's start environment" },
+    };
+  }
+
+  /** `sh -s` on this machine, the script on its standard input. */
+  async hostShell(_m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult> {
+    const r = await this.exec('sh', ['-s'], {
+      input: script,
+      reject: false,
+      timeout: timeoutMs,
+      extendEnv: false,
+      env: { PATH: this.env.PATH ?? '/usr/bin:/bin' },
+    });
+    const failed = r.timedOut ? `timed out after ${timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : undefined;
+    return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: r.exitCode, ...(failed ? { failed } : {}) };
+  }
+
   v2DataBytes(m: MemberSpec): Promise<number | undefined> {
     return promised(() => newestSnapBytes(this.spec(m).dataDir));
   }
@@ -340,7 +386,7 @@ export class LocalDriver implements MemberDriver {
       });
     }
     await mkdir(s.dataDir!, { recursive: true });
-    if (s.configFile && this.sandbox.kind !== 'sim') await startSettings(s.configFile, target.settings);
+    if (s.configFile && this.sandbox.kind !== 'sim') await oneOffSettings(s.configFile, target.settings);
     const { file, args } = this.argv(s, target);
     const base = {
       member: s.name,
@@ -428,7 +474,7 @@ export const keptConfig = (configFile: string) => `${configFile}.opsctl-kept`;
  * (a crash leaves the original there, and the next start puts it back). Without settings, a kept
  * original goes back in place (the file names the member: its process is found by it).
  */
-export async function startSettings(configFile: string, settings: Record<string, string> | undefined): Promise<void> {
+export async function oneOffSettings(configFile: string, settings: Record<string, string> | undefined): Promise<void> {
   const kept = keptConfig(configFile);
   if (!settings || !Object.keys(settings).length) {
     if (existsSync(kept)) renameSync(kept, configFile);

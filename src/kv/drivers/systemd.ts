@@ -55,7 +55,11 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
     start: `${ssh} ${sudo}systemctl start ${unitOf('')}`,
     // Exit 0 while any of the units is active.
     running: `${ssh} systemctl is-active --quiet ${units.join(' ')}`,
+    // The trial of each hop's binary runs on the host as root (it reads the member's /proc and starts
+    // the binary as the member's own user): a shell script on the standard input.
+    trial: `${ssh} ${sudo}sh -s`,
   };
+  if (p.bins) t.binByVersion = { ...p.bins };
   if (versions.length) t.startByVersion = Object.fromEntries(versions.map((v) => [v, startOf(v)]));
   // Each version's binary is on the hosts already (bins): before a hop's first stop, each host's is
   // checked by its own --version, so a missing or wrong binary refuses with nothing stopped.

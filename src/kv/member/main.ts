@@ -396,6 +396,10 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
       return clientPut(res, key, textOf(input.value) ?? '');
     }
     case '/kv/range': {
+      // A linearizable read (etcd's default) needs the leader and a quorum, as /health does here.
+      if (input.serializable !== true && !(knownLeader() !== '' && hasQuorum() && fault().neverHealthyOn !== minorVersion)) {
+        return grpcError(res, 503, 14, knownLeader() === '' ? 'etcdserver: no leader' : 'etcdserver: request timed out');
+      }
       const key = textOf(input.key) ?? '';
       const end = input.range_end ? Buffer.from(textOf(input.range_end) ?? '', 'base64') : undefined;
       const k0 = Buffer.from(key, 'base64');

@@ -1,10 +1,12 @@
 import { checkConfig } from '../config-check.js';
+import { trialRule } from './trial.js';
 import type { Rule } from './types.js';
 
 const GUIDE = 'https://etcd.io/docs/v3.3/upgrades/upgrade_3_3/';
 
 /** 3.2 → 3.3: the seed's interface changes, read from each member's config file (config-check.ts). */
 export const HOP_33: Rule[] = [
+  trialRule(GUIDE),
   {
     id: 'config-3.3',
     check:

@@ -1,5 +1,6 @@
 import { isOn, settingRule } from './settings.js';
-import type { Rule } from './types.js';
+import { trialRule } from './trial.js';
+import type { Finding, Rule } from './types.js';
 
 const GUIDE = 'https://etcd.io/docs/v3.4/upgrades/upgrade_3_4/';
 
@@ -10,6 +11,7 @@ const GUIDE = 'https://etcd.io/docs/v3.4/upgrades/upgrade_3_4/';
  * dir of mode 0755 is only warned about ("The recommended permission is -rwx------").
  */
 export const HOP_34: Rule[] = [
+  trialRule(GUIDE),
   settingRule({
     id: 'log-outputs',
     check: 'log-output became log-outputs, a list: a string in a config file stops 3.4 at start',
@@ -47,6 +49,38 @@ export const HOP_34: Rule[] = [
       detail: `enable-v2 not set: the v2 API goes off on 3.4 (v2 clients get 404)${f.v2 && 'bytes' in f.v2 ? `; v2 data measured before the hop: ${f.v2.bytes} bytes (${f.v2.on})` : ''}`,
     }),
   }),
+  {
+    id: 'env-shadowed',
+    check: 'no ETCD_* variable is shadowed by the same flag: 3.3 only warns ("shadowed by corresponding flag"), 3.4 refuses to start',
+    where: ['flags', 'systemd unit'],
+    severity: 'refuse',
+    fix: 'set each setting once: unset the variable (Environment=/EnvironmentFile= of the unit) or drop the flag from the command line',
+    guide: 'https://github.com/etcd-io/etcd/pull/9382',
+    test: (f) =>
+      f.members.map((m): Finding => {
+        if (!m.settings)
+          return {
+            member: m.name,
+            result: 'not-checked',
+            detail: 'its flags and environment are not known (the trial reads them: a sandbox, or a trial template)',
+          };
+        if ('why' in m.settings) return { member: m.name, result: 'not-checked', detail: m.settings.why };
+        // etcd reads neither flags nor variables beside a config file: nothing is shadowed then (measured on 3.4.23).
+        if (m.settings.list.some((s) => !s.flag))
+          return { member: m.name, result: 'ok', detail: 'it starts from a config file (etcd reads no variable beside one)' };
+        const vars = m.settings.list.filter((s) => s.env);
+        const clash = vars.filter((v) => m.settings && 'list' in m.settings && m.settings.list.some((s) => s.flag && !s.env && s.key === v.key));
+        if (!clash.length)
+          return { member: m.name, result: 'ok', detail: vars.length ? `${vars.length} ETCD_* variable(s), none also given as a flag` : 'no ETCD_* variable' };
+        return {
+          member: m.name,
+          result: 'problem',
+          detail: clash
+            .map((v) => `${v.from} is shadowed by --${v.key}: 3.4 exits with "conflicting environment variable is shadowed by corresponding command-line flag"`)
+            .join('; '),
+        };
+      }),
+  },
   {
     id: 'data-dir-0700',
     check: 'the data dir is mode 0700 (3.4.10 and later warn at every start otherwise)',

@@ -1,5 +1,6 @@
 import { compareVersion } from '../parse.js';
 import { isOn, settingRule } from './settings.js';
+import { trialRule } from './trial.js';
 import type { Rule } from './types.js';
 
 const GUIDE = 'https://etcd.io/docs/v3.5/upgrades/upgrade_3_5/';
@@ -12,6 +13,7 @@ export const V2_EMPTY_BYTES = 64;
  * provided but not defined"; --enable-v2 still starts it, deprecated.
  */
 export const HOP_35: Rule[] = [
+  trialRule(GUIDE),
   {
     id: 'auth-rolling',
     check: 'auth is not enabled: a rolling upgrade 3.4 → 3.5 with auth enabled is not supported (the WAL format of auth entries changed)',
@@ -48,6 +50,18 @@ export const HOP_35: Rule[] = [
     fix: 'use --log-outputs (a list), --log-level=debug and --log-level (and --logger=zap); in the config file log-outputs and log-level',
     guide: GUIDE,
     problem: (s) => `${s.from}: ${s.key} is gone in 3.5 (${s.flag ? '"flag provided but not defined"' : 'ignored in the config file'})`,
+  }),
+  settingRule({
+    id: 'logger-capnslog',
+    check: "--logger=capnslog (3.4's default logger) is removed in 3.5: it refuses to start with it",
+    keys: ['logger'],
+    severity: 'refuse',
+    fix: "set logger: zap (--logger=zap, ETCD_LOGGER=zap) on 3.4 before the hop, or drop it: zap is 3.5's only logger (log-outputs and log-level keep working)",
+    guide: GUIDE,
+    problem: (s) =>
+      String(s.value).trim().toLowerCase() === 'capnslog'
+        ? `${s.from}: logger ${JSON.stringify(s.value)}: 3.5 exits with "--logger=capnslog is removed in v3.5"`
+        : undefined,
   }),
   settingRule({
     id: 'enable-v2-deprecated',

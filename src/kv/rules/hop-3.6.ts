@@ -1,13 +1,20 @@
 import { compareVersion } from '../parse.js';
 import { isOn, settingRule } from './settings.js';
+import { trialRule } from './trial.js';
 import type { Rule } from './types.js';
 
 const GUIDE = 'https://etcd.io/docs/v3.6/upgrades/upgrade_3_6/';
 
-/** The first 3.5 release a 3.6 member may join (its membership and v2store handling). */
-export const MIN_35_FOR_36 = '3.5.26';
-/** The 3.5 release the guide recommends before 3.6 since August 2026 (etcd-io/website#1203): WAL-aware `etcdutl check v2store`. */
-export const REC_35_FOR_36 = '3.5.32';
+/**
+ * The 3.5 release every member must run before the first 3.6 start: the 3.6 upgrade guide ("Update
+ * 3.5") says 3.5.32 or later since August 2026 (etcd-io/website#1203: 3.5.32's etcdutl check v2store
+ * reads the WAL records too, which 3.6 replays), after 3.5.26 (December 2025: the zombie-member fix).
+ */
+export const MIN_35_FOR_36 = '3.5.32';
+export const MIN_35_SINCE = 'August 2026';
+
+/** The v2 proxy's flags, gone with it in 3.6 ("flag provided but not defined"; measured on 3.6.16). */
+export const PROXY_FLAGS = ['proxy', 'proxy-failure-wait', 'proxy-refresh-interval', 'proxy-dial-timeout', 'proxy-write-timeout', 'proxy-read-timeout'];
 
 /**
  * The experimental flags 3.6 renamed or made feature gates, as etcd 3.6.16's --help states them
@@ -55,21 +62,26 @@ export function v2storeFix(said: string, member: string): string {
   const inStore = /in v2store|in both/i.test(said) || !/WAL/i.test(said);
   const steps = inStore
     ? `remove the custom v2 keys while the v2 API is on (ETCDCTL_API=2 etcdctl rm --recursive KEY, or curl -X DELETE ENDPOINT/v2/keys/KEY; migrate them to v3 first if anything reads them), then ${restart}`
-    : `${restart} (the custom v2 entries in its WAL are older than its last v2 snapshot then), or let opsctl do it member by member: the same command with --fix-v2store; if the check then names content in the v2 store, remove those keys too`;
+    : `${restart} (the custom v2 entries in its WAL are older than its last v2 snapshot then), or let opsctl do it member by member where it reaches the data dirs (the default; --no-fix-v2store refuses instead); if the check then names content in the v2 store, remove those keys too`;
   return `${steps}; etcdutl check v2store --data-dir DIR must say "No custom content found"; then run the same command`;
 }
 
 /** 3.5 → 3.6. */
 export const HOP_36: Rule[] = [
+  trialRule(GUIDE),
   {
-    id: 'from-3.5.26',
-    check: `every member runs ${MIN_35_FOR_36} or later before the first 3.6 start`,
+    id: 'from-3.5.32',
+    check: `every member runs ${MIN_35_FOR_36} or later before the first 3.6 start (the guide since ${MIN_35_SINCE}: its etcdutl check v2store reads the WAL records too)`,
     where: ["the member's API", 'binary'],
     severity: 'refuse',
-    fix: `upgrade every member to the newest 3.5 first (the ladder plans a patch hop inside 3.5 when a 3.5.26+ binary is given: --target-bin 3.5=DIR)`,
+    fix: `upgrade every member to the newest 3.5 first: the ladder plans a patch hop inside 3.5 with the 3.5 binaries (--target-bin 3.5=DIR of ${MIN_35_FOR_36} or later, or kv release get 3.5.N)`,
     guide: GUIDE,
     test: (f) => {
-      if (f.patchHopPlanned) return [{ result: 'ok', detail: `a patch hop inside 3.5 is planned first` }];
+      if (f.patchHopPlanned) {
+        if (f.startsFrom && compareVersion(f.startsFrom, MIN_35_FOR_36) < 0)
+          return [{ result: 'problem', detail: `the patch hop inside 3.5 would bring the members to ${f.startsFrom}, below ${MIN_35_FOR_36}` }];
+        return [{ result: 'ok', detail: `a patch hop inside 3.5 to ${f.startsFrom ?? 'the 3.5 binaries'} is planned first` }];
+      }
       if (!f.current) {
         if (!f.startsFrom) return [{ result: 'later', detail: 'checked on the members before the hop' }];
         return compareVersion(f.startsFrom, MIN_35_FOR_36) < 0
@@ -85,27 +97,6 @@ export const HOP_36: Rule[] = [
     },
   },
   {
-    id: 'from-3.5.32',
-    check: `every member runs ${REC_35_FOR_36} or later (the guide's advice since August 2026: its etcdutl check v2store reads the WAL records too)`,
-    where: ["the member's API"],
-    severity: 'warn',
-    fix: `upgrade every member to the newest 3.5 first (a patch hop: --target-bin 3.5=DIR with ${REC_35_FOR_36} or later), so the v2store check sees the WAL records as well`,
-    guide: 'https://github.com/etcd-io/website/pull/1203',
-    test: (f) => {
-      if (!f.current) return [{ result: 'later', detail: 'checked on the members before the hop' }];
-      return f.members.map((m) => {
-        if (!m.serverVersion) return { member: m.name, result: 'not-checked', detail: 'the member reported no version' };
-        return compareVersion(m.serverVersion, REC_35_FOR_36) < 0
-          ? {
-              member: m.name,
-              result: 'problem',
-              detail: `runs ${m.serverVersion}: its etcdutl check v2store may pass while the WAL still holds v2 entries 3.6 panics on`,
-            }
-          : { member: m.name, result: 'ok', detail: `runs ${m.serverVersion}` };
-      });
-    },
-  },
-  {
     id: 'v2store-check',
     check: '`etcdutl check v2store` passes on every member (3.6 reads no v2 store: custom v2 content must be gone)',
     where: ['data dir', 'binary'],
@@ -113,7 +104,19 @@ export const HOP_36: Rule[] = [
     fix: 'as the guide says for what etcdutl found: custom v2 content in WAL records goes with one restart of that member on 3.5 with --snapshot-count=1 (then its old value); custom content in the v2 store must be removed (or migrated to v3) on 3.5 first',
     guide: GUIDE,
     test: (f) => {
-      if (!f.current) return [{ result: 'later', detail: 'etcdutl check v2store runs on the 3.5 data dirs before the hop' }];
+      if (!f.current) {
+        // Seen from the ladder's start: the data dirs as they are now (checked again right before the hop).
+        if (!f.v2store) return [{ result: 'later', detail: 'etcdutl check v2store runs on the 3.5 data dirs before the hop' }];
+        if ('why' in f.v2store)
+          return [
+            { result: 'not-checked', detail: `${f.v2store.why}; checked before the hop where it can run: custom v2 content found then stops the ladder there` },
+          ];
+        return f.v2store.map((r) => ({
+          member: r.member,
+          result: r.ok ? 'later' : 'problem',
+          detail: r.ok ? `now: ${r.detail}; checked again before the hop` : `now: ${r.detail}; fix: ${v2storeFix(r.detail, r.member)}`,
+        }));
+      }
       if (!f.v2store) return [{ result: 'not-checked', detail: 'etcdutl was not run' }];
       if ('why' in f.v2store) return [{ result: 'not-checked', detail: f.v2store.why }];
       return f.v2store.map((r) => ({
@@ -132,6 +135,29 @@ export const HOP_36: Rule[] = [
     guide: GUIDE,
     problem: (s) =>
       s.flag ? `${s.from}: "flag provided but not defined" in 3.6` : isOn(s.value) ? `${s.from}: ${s.key} is on, and 3.6 has no v2 API to serve` : undefined,
+  }),
+  settingRule({
+    id: 'proxy-removed',
+    check: 'the v2 proxy is gone in 3.6: --proxy (even --proxy off) and every --proxy-* flag are refused ("flag provided but not defined")',
+    keys: PROXY_FLAGS,
+    severity: 'refuse',
+    fix: 'drop --proxy and the --proxy-* flags (and ETCD_PROXY* variables) before the hop: off was the default; a member that served as a v2 proxy is replaced by etcd grpc-proxy',
+    guide: GUIDE,
+    // (a config file's unknown keys are ignored: measured, 3.6.16 starts with proxy: off in its file)
+    problem: (s) => (s.flag ? `${s.from}: --${s.key} is gone in 3.6 ("flag provided but not defined: -${s.key}")` : undefined),
+  }),
+  settingRule({
+    id: 'discovery-fallback-proxy',
+    check: "--discovery-fallback=proxy (3.5's default value) is refused by 3.6: the v2 proxy it falls back to is gone",
+    keys: ['discovery-fallback'],
+    severity: 'refuse',
+    fix: "set --discovery-fallback=exit (3.6's only value) or drop the flag (ETCD_DISCOVERY_FALLBACK) before the hop",
+    guide: GUIDE,
+    // (3.6.16 validates the flag and the variable; a config file's value is not checked: measured)
+    problem: (s) =>
+      s.flag && String(s.value).trim().toLowerCase() === 'proxy'
+        ? `${s.from}: discovery-fallback proxy: 3.6 exits with "v2 proxy is deprecated, and --discovery-fallback can't be configured as proxy"`
+        : undefined,
   }),
   settingRule({
     id: 'experimental-renamed',

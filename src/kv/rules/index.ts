@@ -2,14 +2,20 @@ import { HOP_33 } from './hop-3.3.js';
 import { HOP_34 } from './hop-3.4.js';
 import { HOP_35 } from './hop-3.5.js';
 import { HOP_36 } from './hop-3.6.js';
+import { trialRule } from './trial.js';
 import type { CheckRow, HopFacts, Rule } from './types.js';
 
 /** One table per hop, by the hop's target minor: a new minor is a new table. */
 export const RULEBOOK: Readonly<Record<string, Rule[]>> = { '3.3': HOP_33, '3.4': HOP_34, '3.5': HOP_35, '3.6': HOP_36 };
 
-/** The rules of the hop into `to` (none for a patch hop or an unknown minor). */
+/** The rules of the hop into `to`; a patch hop (or an unknown minor) has the binary's trial only. */
 export function rulesFor(from: string, to: string): Rule[] {
-  return from === to ? [] : (RULEBOOK[to] ?? []);
+  return from === to || !RULEBOOK[to] ? [trialRule(`https://etcd.io/docs/v${to}/upgrades/`)] : RULEBOOK[to];
+}
+
+/** Every rule's id, each once (what --ignore-check takes). */
+export function ruleIds(): string[] {
+  return [...new Set([trialRule('').id, ...Object.values(RULEBOOK).flatMap((rules) => rules.map((r) => r.id))])];
 }
 
 /** Every rule of a hop run over its facts: one row per finding, none left out. */

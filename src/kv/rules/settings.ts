@@ -23,7 +23,7 @@ export async function settingsOf(text: string, file: string): Promise<{ source: 
   const list: Setting[] = [];
   const what = /^\s*\[Unit\]|^\s*ExecStart\s*=/m.test(text) ? `systemd unit ${file}` : file;
   for (const m of text.matchAll(/^\s*(?:Environment\s*=\s*"?)?ETCD_([A-Z0-9_]+)=("?)([^"\n]*)\2/gm)) {
-    list.push({ key: (m[1] ?? '').toLowerCase().replace(/_/g, '-'), value: m[3] ?? '', from: `environment ETCD_${m[1]} in ${what}`, flag: true });
+    list.push({ key: (m[1] ?? '').toLowerCase().replace(/_/g, '-'), value: m[3] ?? '', from: `environment ETCD_${m[1]} in ${what}`, flag: true, env: true });
   }
   const tokens = text.split(/[\s\\]+/).filter(Boolean);
   tokens.forEach((tok, i) => {

@@ -16,6 +16,8 @@ export interface Setting {
   from: string;
   /** A flag or variable (etcd refuses an unknown flag) rather than a config file key (ignored when unknown). */
   flag: boolean;
+  /** An ETCD_* variable of the start's environment (not a flag on its command line). */
+  env?: boolean;
 }
 
 /** What the ladder knows of one member for a hop. */
@@ -44,7 +46,9 @@ export interface HopFacts {
   v2store?: Array<{ member: string; ok: boolean; detail: string }> | { why: string };
   /** The full version the members will run when this hop starts (the previous hop's binary), when known. */
   startsFrom?: string;
-  /** A patch hop inside 3.5 is planned before this hop (3.5 → 3.6 needs 3.5.26 or later). */
+  /** Each member's trial start on the hop's binary (src/kv/trial); `why` when none could run. */
+  trials?: Array<{ member: string; result: Finding['result']; detail: string }> | { why: string };
+  /** A patch hop inside 3.5 is planned before this hop (3.5 → 3.6 needs 3.5.32 or later). */
   patchHopPlanned?: boolean;
   /** The members run this hop's source now (false: a later hop, seen from the plan). */
   current: boolean;

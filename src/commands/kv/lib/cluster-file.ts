@@ -42,6 +42,7 @@ const File = z.object({
         restoreBackup: z.string().min(1).optional(),
         dataDir: z.string().min(1).optional(),
         onHost: z.string().min(1).optional(),
+        trial: z.string().min(1).optional(),
       }),
       z
         .object({
@@ -134,6 +135,7 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
       ['restoreBackup', driver.restoreBackup],
       ['dataDir', driver.dataDir],
       ['onHost', driver.onHost],
+      ['trial', driver.trial],
     ];
     for (const [k, t] of templates) {
       const problem = t === undefined ? undefined : templateProblem(t, TEMPLATE_EXTRA[k] ?? []);

@@ -33,6 +33,11 @@ export const driver = {
   },
   dataDir: { type: 'string', value: 'template', help: "with --endpoints: the member's data dir on its host, checked before 3.3 (v2 data without a v3 db)" },
   onHost: { type: 'string', value: 'template', help: 'with --endpoints: runs a command on the member\'s host for that check, e.g. "ssh {host} sudo"' },
+  trialCmd: {
+    type: 'string',
+    value: 'template',
+    help: "with --endpoints: runs a shell script from its stdin on the member's host as root, e.g. \"ssh {host} sudo sh -s\": each hop's binary tried with the member's settings before any stop",
+  },
   stopTimeout: { type: 'string', value: 'duration', help: 'how long a stopping member may take', default: '60s' },
   healthyTimeout: { type: 'string', value: 'duration', help: 'how long a started member may take to be healthy and caught up', default: '2m' },
   pollInterval: { type: 'string', value: 'duration', help: 'between health polls', default: '250ms' },

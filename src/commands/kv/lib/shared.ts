@@ -35,6 +35,7 @@ export interface ClusterFlags extends ConnectionFlags {
   restoreBackupCmd?: string;
   dataDir?: string;
   onHost?: string;
+  trialCmd?: string;
   requestTimeout?: string;
 }
 
@@ -99,6 +100,7 @@ export async function resolveCluster(
         ['restore-backup', f.restoreBackupCmd],
         ['data-dir', f.dataDir],
         ['on-host', f.onHost],
+        ['trial', f.trialCmd],
       ];
       for (const [k, v] of given) {
         const problem = v === undefined ? undefined : templateProblem(v, TEMPLATE_EXTRA[k] ?? []);
@@ -120,6 +122,7 @@ export async function resolveCluster(
           restoreBackup: f.restoreBackupCmd,
           dataDir: f.dataDir,
           onHost: f.onHost,
+          trial: f.trialCmd,
         },
         exec,
         ctx.env,
@@ -132,6 +135,7 @@ export async function resolveCluster(
       if (f.configCmd) selector.push('--config-cmd', f.configCmd);
       if (f.dataDir) selector.push('--data-dir', f.dataDir);
       if (f.onHost) selector.push('--on-host', f.onHost);
+      if (f.trialCmd) selector.push('--trial-cmd', f.trialCmd);
     }
     return {
       cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? ({ type: 'command', ...t } as ClusterSpec['driver']) : undefined },

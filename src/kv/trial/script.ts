@@ -1,0 +1,215 @@
+/**
+ * The two POSIX shell scripts a trial sends to a member's host (`sh -s` locally, or the driver's
+ * trial template, e.g. `ssh {host} sudo sh -s`), and what they print back:
+ * - read: the running member's settings from /proc (its command line, ETCD_* environment, working
+ *   directory, user, and the config file it names), found by the process that listens on its client port;
+ * - run: the hop's target started once with the rewritten settings in a scratch dir, its /health
+ *   asked until it answers healthy, it exits, or the timeout passes; then it is killed and the
+ *   scratch dir removed, whatever happened (a trap).
+ * Every value is a single-quoted shell word: nothing of a member's settings is ever read by the shell.
+ */
+import type { TrialPlan } from './rewrite.js';
+
+/** A value as one shell word: single quotes, with each ' closed, escaped and reopened. */
+export function shellWord(v: string): string {
+  return `'${v.replace(/'/g, `'\\''`)}'`;
+}
+
+const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** The run script for one trial. `delimiter` must not occur in the config text (a random one does not). */
+export function runScript(
+  p: TrialPlan,
+  o: {
+    timeoutS: number;
+    delimiter: string;
+    user?: { uid: number; gid: number };
+    /** The member's own certificate and key, shown to a trial member that asks clients for one (client-cert-auth). */
+    clientCert?: { cert: string; key: string };
+  },
+): string {
+  if (p.config?.text.includes(o.delimiter)) throw new Error('the here-document delimiter occurs in the config file');
+  const envWords = Object.entries(p.env).map(([k, v]) => shellWord(`${k}=${v}`));
+  const cmd = ['env', '-i', shellWord(`PATH=${PATH}`), ...envWords, ...p.program.map(shellWord), ...p.args.map(shellWord)].join(' ');
+  const lines = [
+    'set -u',
+    `dir=${shellWord(p.dir)}`,
+    `url=${shellWord(`${p.clientUrl}/health`)}`,
+    `port=${shellWord(new URL(p.clientUrl).port)}`,
+    `limit=${Math.max(1, Math.round(o.timeoutS))}`,
+    'pid=',
+    'umask 077',
+    'say() { printf "opsctl-trial: %s\\n" "$*"; }',
+    'mkdir "$dir" || { say "error cannot create $dir"; exit 0; }',
+    // The trial member never outlives the script, and its scratch dir goes with it.
+    'cleanup() { if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; rm -rf "$dir"; }',
+    'trap cleanup EXIT',
+    "trap 'exit 130' INT TERM HUP",
+  ];
+  if (p.config) lines.push(`cat >${shellWord(p.config.path)} <<'${o.delimiter}'`, p.config.text.replace(/\n?$/, '\n') + o.delimiter);
+  // As the member's own user where this runs as root (files it cannot read fail the trial as they would fail it).
+  lines.push('as=');
+  if (o.user && o.user.uid !== 0) {
+    const { uid, gid } = o.user;
+    lines.push(
+      `if [ "$(id -u)" = 0 ] && [ ${uid} != 0 ]; then`,
+      `  chown -R ${uid}:${gid} "$dir"`,
+      `  who=$(getent passwd ${uid} | cut -d: -f1)`,
+      `  if [ -n "$who" ] && command -v runuser >/dev/null 2>&1; then as="runuser -u $who --"`,
+      `  elif command -v setpriv >/dev/null 2>&1; then as="setpriv --reuid=${uid} --regid=${gid} --clear-groups"`,
+      `  else say "note runs as root: no runuser or setpriv to take uid ${uid}"; fi`,
+      'fi',
+    );
+  }
+  lines.push(
+    `cd ${shellWord(p.cwd)} 2>/dev/null || cd "$dir"`,
+    `$as ${cmd} >"$dir/log" 2>&1 </dev/null &`,
+    'pid=$!',
+    'start=$(date +%s)',
+    'ms() { n=$(date +%s%N 2>/dev/null); case $n in *N|"") echo $(( ($(date +%s) - start) * 1000 ));; *) echo $(( (n - t0) / 1000000 ));; esac; }',
+    't0=$(date +%s%N 2>/dev/null)',
+    // Listening on the client port (/proc/net/tcp, state 0A): where /health cannot be read.
+    'listening() { hex=$(printf "%04X" "$port"); awk -v p=":$hex" \'$4=="0A" && substr($2, length($2)-4)==p {f=1} END {exit !f}\' /proc/net/tcp /proc/net/tcp6 2>/dev/null; }',
+    'curl=$(command -v curl 2>/dev/null)',
+    'last=',
+    'while :; do',
+    '  if ! kill -0 "$pid" 2>/dev/null; then',
+    '    wait "$pid"; code=$?; pid=',
+    '    say "exited $code $(ms)"; say log; tail -c 8000 "$dir/log"; exit 0',
+    '  fi',
+    '  if [ -n "$curl" ]; then',
+    `    body=$("$curl" -sk --max-time 2 ${o.clientCert ? `--cert ${shellWord(o.clientCert.cert)} --key ${shellWord(o.clientCert.key)} ` : ''}-w ' HTTP%{http_code}' "$url" 2>/dev/null); rc=$?`,
+    '    case "$body" in',
+    '      *HTTP200) case "$body" in *true*) say "ready $(ms) $body"; exit 0;; esac; last="answers $body";;',
+    '      *HTTP[1-9]*) last="answers $body";;',
+    '      *) case $rc in 7|28) ;; *) if listening; then say "listening $(ms) curl exit $rc"; exit 0; fi;; esac;;',
+    '    esac',
+    '  elif listening; then say "listening $(ms) no curl"; exit 0; fi',
+    '  if [ $(( $(date +%s) - start )) -ge "$limit" ]; then say "timeout $(ms) $last"; say log; tail -c 8000 "$dir/log"; exit 0; fi',
+    '  sleep 0.05 2>/dev/null || sleep 1',
+    'done',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** What a trial said. */
+export type TrialOutcome =
+  | { kind: 'ready'; ms: number; how: string }
+  | { kind: 'exited'; code: number; ms: number; log: string }
+  | { kind: 'timeout'; ms: number; last: string; log: string }
+  | { kind: 'error'; message: string };
+
+/** The run script's output, read. */
+export function parseRun(stdout: string): TrialOutcome {
+  const lines = stdout.split('\n');
+  const at = lines.findIndex((l) => /^opsctl-trial: (ready|listening|exited|timeout|error) /.test(l));
+  if (at < 0) return { kind: 'error', message: `the trial script printed no result${stdout.trim() ? `: ${stdout.trim().slice(0, 300)}` : ''}` };
+  const line = lines[at]!.slice('opsctl-trial: '.length);
+  const logAt = lines.findIndex((l, i) => i > at && l === 'opsctl-trial: log');
+  const log = logAt < 0 ? '' : lines.slice(logAt + 1).join('\n');
+  const [word, a = '', ...rest] = line.split(' ');
+  const n = Number(a);
+  switch (word) {
+    case 'ready':
+      return {
+        kind: 'ready',
+        ms: n,
+        how: `served /health (${rest
+          .join(' ')
+          .replace(/ HTTP200$/, '')
+          .trim()})`,
+      };
+    case 'listening':
+      return { kind: 'ready', ms: n, how: `listening on its client port (/health not read: ${rest.join(' ')})` };
+    case 'exited':
+      return { kind: 'exited', code: n, ms: Number(rest[0] ?? 0), log };
+    case 'timeout':
+      return { kind: 'timeout', ms: n, last: rest.join(' '), log };
+    default:
+      return { kind: 'error', message: [a, ...rest].join(' ') };
+  }
+}
+
+/**
+ * The read script: the member that listens on `port` on this host, as /proc shows it. Prints
+ * `opsctl-read: KEY VALUE` lines (cmdline, environ and config base64: they may hold any byte).
+ */
+export function readScript(port: number): string {
+  return `${[
+    'set -u',
+    `port=${port}`,
+    'say() { printf "opsctl-read: %s\\n" "$*"; }',
+    'hex=$(printf "%04X" "$port")',
+    'inodes=$(awk -v p=":$hex" \'$4=="0A" && substr($2, length($2)-4)==p {print $10}\' /proc/net/tcp /proc/net/tcp6 2>/dev/null)',
+    'pid=',
+    'for ino in $inodes; do',
+    '  f=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "socket:\\[$ino\\]" 2>/dev/null | head -n 1)',
+    '  if [ -n "$f" ]; then pid=${f#/proc/}; pid=${pid%%/*}; break; fi',
+    'done',
+    'if [ -z "$pid" ] && command -v ss >/dev/null 2>&1; then pid=$(ss -ltnpH "sport = :$port" 2>/dev/null | sed -n \'s/.*pid=\\([0-9]*\\).*/\\1/p\' | head -n 1); fi',
+    'if [ -z "$pid" ]; then say "none no process on this host listens on port $port (or it cannot be seen: run the trial as root)"; exit 0; fi',
+    'say "pid $pid"',
+    "say \"uid $(awk '/^Uid:/ {print $2}' /proc/$pid/status) $(awk '/^Gid:/ {print $2}' /proc/$pid/status)\"",
+    'say "exe $(readlink /proc/$pid/exe 2>/dev/null)"',
+    'say "cwd $(readlink /proc/$pid/cwd 2>/dev/null)"',
+    'say "cmdline $(base64 -w0 </proc/$pid/cmdline)"',
+    "say \"environ $(tr '\\000' '\\n' </proc/$pid/environ | grep -E '^(ETCD_[A-Z0-9_]*|GODEBUG|GOMAXPROCS|GOGC|GOMEMLIMIT)=' | base64 -w0)\"",
+    // The config file it names (a flag wins over ETCD_CONFIG_FILE, as etcd reads them), relative to its cwd.
+    "file=$(tr '\\000' '\\n' </proc/$pid/cmdline | awk 'f {print; exit} /^--?config-file=/ {sub(/^--?config-file=/, \"\"); print; exit} /^--?config-file$/ {f=1}')",
+    "[ -z \"$file\" ] && file=$(tr '\\000' '\\n' </proc/$pid/environ | sed -n 's/^ETCD_CONFIG_FILE=//p' | head -n 1)",
+    'if [ -n "$file" ]; then',
+    '  case $file in /*) ;; *) file="/proc/$pid/cwd/$file";; esac',
+    '  if [ -r "$file" ]; then say "config $(base64 -w0 <"$file")"; else say "noconfig $file cannot be read"; fi',
+    'fi',
+    'say end',
+  ].join('\n')}\n`;
+}
+
+/** What the read script found. */
+export type ReadOutcome =
+  | {
+      kind: 'found';
+      pid: number;
+      uid?: number;
+      gid?: number;
+      exe: string;
+      cwd: string;
+      argv: string[];
+      env: Record<string, string>;
+      config?: string;
+      configError?: string;
+    }
+  | { kind: 'none'; why: string };
+
+export function parseRead(stdout: string): ReadOutcome {
+  const kv = new Map<string, string>();
+  for (const l of stdout.split('\n')) {
+    const m = /^opsctl-read: (\S+) ?(.*)$/.exec(l);
+    if (m) kv.set(m[1]!, m[2]!);
+  }
+  if (kv.has('none')) return { kind: 'none', why: kv.get('none')! };
+  if (!kv.has('end') || !kv.has('pid'))
+    return { kind: 'none', why: `the read script printed no result${stdout.trim() ? `: ${stdout.trim().slice(0, 200)}` : ''}` };
+  const b64 = (k: string) => Buffer.from(kv.get(k) ?? '', 'base64').toString('utf8');
+  const argv = b64('cmdline').split('\0');
+  if (argv.at(-1) === '') argv.pop();
+  const env: Record<string, string> = {};
+  for (const line of b64('environ').split('\n')) {
+    const i = line.indexOf('=');
+    if (i > 0) env[line.slice(0, i)] = line.slice(i + 1);
+  }
+  const [uid, gid] = (kv.get('uid') ?? '').split(' ').map(Number);
+  const noconfig = kv.get('noconfig');
+  return {
+    kind: 'found',
+    pid: Number(kv.get('pid')),
+    ...(Number.isInteger(uid) ? { uid } : {}),
+    ...(Number.isInteger(gid) ? { gid } : {}),
+    exe: kv.get('exe') ?? '',
+    cwd: kv.get('cwd') ?? '',
+    argv,
+    env,
+    ...(kv.has('config') ? { config: b64('config') } : {}),
+    ...(noconfig ? { configError: noconfig } : {}),
+  };
+}
