@@ -176,9 +176,10 @@ export class KvClient {
    * A linearizable read of one key (count only), as etcdctl endpoint health does: etcd confirms it with
    * a quorum of the leader's heartbeats (ReadIndex) and proposes nothing, so nothing is written to the
    * raft log of any version. A read refused by auth still shows the member answering (etcdctl counts
-   * it healthy too). One second at most, as etcd's own /health waits for its proposal.
+   * it healthy too). Asked only of a member that knows a leader (its status), the read waits for the
+   * leader's confirmation and the member's apply: up to the request timeout, like any request.
    */
-  async quorumRead(timeoutMs = Math.min(this.timeoutMs, 1000)): Promise<HealthResult> {
+  async quorumRead(timeoutMs = this.timeoutMs): Promise<HealthResult> {
     try {
       await this.gateway('/kv/range', { key: HEALTH_KEY, count_only: true }, timeoutMs);
       return { healthy: true, detail: 'healthy' };

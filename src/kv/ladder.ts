@@ -76,6 +76,8 @@ export interface LadderReport {
   checks: CheckRow[];
   planText: string;
   warnings: string[];
+  /** The trial starts before the first stop: how many ran, and the wall time they took (at once). */
+  trials?: { starts: number; ran: number; refused: number; ms: number };
   halt?: { hop: string; reason: string; rollback?: string };
   /** A resume: the hops done, the hop in flight (its members done and left), the hops left. */
   resume?: LadderResume;
@@ -557,13 +559,15 @@ async function single(
     const binReasons = reasons.filter((r) => !r.startsWith('no etcd binaries'));
     if (binReasons.length) throw new UpgradeRefused(binReasons, 'nothing was changed: give the binary of the right version');
     targetBin = bins[hop.to]?.dir ?? targetBin;
+    const tried = o.now();
     const trying = trialsOf(o, [hop], bins);
     v2 = await measureV2(o, obs);
     trials = await trying;
+    const trialMs = o.now() - tried;
     checks = planFix(o, await check(o, await hopFacts(o, hop, obs, bins, v2, true, false, trials)));
     const stop = blocking(checks, o.strict);
     if (stop.length) refuseRows(stop, false);
-    o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks), `  ${settlePlan(o, hop, v2)}`].join('\n'));
+    o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks), `  ${settlePlan(o, hop, v2)}`, `  ${trialSummary(trials, trialMs)}`].join('\n'));
   }
   let confirm = o.confirm;
   const fixing = hop?.to === '3.6' && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key) !== undefined);
@@ -636,7 +640,8 @@ async function runLadder(
   const trying = trialsOf(o, hops.slice(at), bins);
   const v2 = await measuring;
   const trials = await trying;
-  const trialLine = trialSummary(trials, o.now() - tried);
+  const trialMs = o.now() - tried;
+  const trialLine = trialSummary(trials, trialMs);
   const rows = (await checkAll(o, hops, obs, bins, v2, at, trials)).map((r) => planFix(o, r));
   const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
@@ -658,6 +663,7 @@ async function runLadder(
     checks: rows.flat(),
     planText,
     warnings: [],
+    trials: trialCounts(trials, trialMs),
     ...(resume ? { resume: resume.state } : {}),
   };
   const stop = blocking(rows.flat(), o.strict);
@@ -686,12 +692,16 @@ function lockLadder(file: string, o: LadderOptions): Promise<() => Promise<void>
   });
 }
 
+/** How many trial starts there were, ran and refused, and their wall time. */
+function trialCounts(trials: Map<string, TrialFinding[]>, ms: number): NonNullable<LadderReport['trials']> {
+  const all = [...trials.values()].flat();
+  return { starts: all.length, ran: all.filter((t) => t.result !== 'not-checked').length, refused: all.filter((t) => t.result === 'problem').length, ms };
+}
+
 /** The plan's line on the trials: how many ran, how long they took (they ran at once), how many refused. */
 function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): string {
-  const all = [...trials.values()].flat();
-  const ran = all.filter((t) => t.result !== 'not-checked').length;
-  const bad = all.filter((t) => t.result === 'problem').length;
-  return `Trials: ${ran} of ${all.length} trial starts ran (every member on every hop's binary, at most 4 at once) in ${ms} ms${bad ? `; ${bad} refused` : ''}${ran < all.length ? `; ${all.length - ran} not checked` : ''}`;
+  const t = trialCounts(trials, ms);
+  return `Trials: ${t.ran} of ${t.starts} trial starts ran (every member on every hop's binary, at most 4 at once) in ${ms} ms${t.refused ? `; ${t.refused} refused` : ''}${t.ran < t.starts ? `; ${t.starts - t.ran} not checked` : ''}`;
 }
 
 function strOf(v: string | { why: string } | undefined): string | undefined {

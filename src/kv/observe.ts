@@ -49,13 +49,16 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
         () => alsoAsk(c),
       );
   }
-  const [st, v, h] = await Promise.allSettled([early, version, read]);
+  // A member without a leader is not healthy whatever its read says later: not waited for (the read
+  // would wait up to the request timeout, and a poll of a member coming back must not).
+  const [st, v] = await Promise.allSettled([early, version]);
+  const leaderless = st.status === 'fulfilled' && (!st.value.leaderId || st.value.leaderId === '0');
+  const [h] = await Promise.allSettled([leaderless ? Promise.resolve({ healthy: false, detail: 'no leader' }) : read]);
   if (st.status === 'rejected') {
     obs.error = (st.reason as Error).message;
     return obs;
   }
   obs.reachable = true;
-  const leaderless = !st.value.leaderId || st.value.leaderId === '0';
   if (h.status === 'fulfilled') {
     obs.healthy = h.value.healthy && !leaderless;
     obs.healthDetail = leaderless ? 'no leader' : h.value.detail;

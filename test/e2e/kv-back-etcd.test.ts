@@ -184,7 +184,23 @@ describe.runIf(ready)('kv upgrade --on-failure rollback on real etcd, on the 3.5
       '#!/bin/sh\nif [ "$1" = --version ]; then echo "etcd Version: 3.6.16"; exit 0; fi\necho "broken on purpose" >&2\nexit 1\n',
     );
     chmodSync(join(broken, 'etcd'), 0o755);
-    const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', broken, '--on-failure', 'rollback', '--healthy-timeout', '20s', ...FAST);
+    // (the trial start would refuse it before any stop: overridden, so the member's own start fails)
+    const r = await opsctl(
+      'kv',
+      'upgrade',
+      '--to',
+      '3.6',
+      '--yes',
+      '--target-bin',
+      broken,
+      '--on-failure',
+      'rollback',
+      '--healthy-timeout',
+      '20s',
+      '--ignore-check',
+      'trial-start',
+      ...FAST,
+    );
     expect(r.exitCode, String(r.stderr)).toBe(3);
     expect(String(r.stderr)).toContain(`is back on ${dirs['3.5']}/etcd (data dir restored from `);
     const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));

@@ -56,7 +56,28 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
       { mode: 0o755 },
     );
     symlinkSync(join(releases!.v33, 'etcdctl'), join(broken, 'etcdctl'));
-    const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--target-bin', broken, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
+    // the trial start refuses it first, before anything stops, quoting it
+    const tried = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--target-bin', broken, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
+    expect(tried.exitCode, String(tried.stderr)).toBe(1);
+    expect(String(tried.stderr)).toMatch(/\[trial-start\] member kv\d: etcd 3\.3\.27 exited \(1\) in \d+ ms: "etcdmain: injected start failure"/);
+    expect((await servers()).map((x) => x.server)).toEqual(['3.2.32', '3.2.32', '3.2.32']);
+    // the operator overrides it (say, a binary that fails only in the trial): the member's own start fails, and is put back
+    const r = await opsctl(
+      'kv',
+      'upgrade',
+      '--to',
+      '3.3',
+      '--yes',
+      '--target-bin',
+      broken,
+      '--settle',
+      '0s',
+      '--on-failure',
+      'rollback',
+      '--ignore-check',
+      'trial-start',
+      ...FAST,
+    );
     expect(r.exitCode, String(r.stderr)).toBe(3);
     expect(String(r.stderr)).toMatch(/process exited after its start/);
     expect(String(r.stderr)).toMatch(

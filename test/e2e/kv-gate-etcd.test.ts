@@ -110,11 +110,16 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
     let snapped: string | undefined;
     const seen = await watchDown(c, async () => {
       await until(() => existsSync(mark('saving')), 120_000, 'the snapshot save held by the stand-in etcdctl');
-      // The member snapshotted is the one etcdctl was pointed at (--endpoints URL).
+      // The snapshot before a member's stop is named for that member (…-NAME.db) and taken from the
+      // leader (the --endpoints URL etcdctl was pointed at), as the guides take it.
       const args = readFileSync(mark('saving'), 'utf8');
-      snapped = c.members.find((m) => args.includes(`--endpoints ${m.clientUrl} `))?.name;
+      snapped = c.members.find((m) => new RegExp(`-${m.name}\\.db`).test(args))?.name;
+      const source = c.members.find((m) => args.includes(`--endpoints ${m.clientUrl} `))?.name;
       expect(snapped).toBeDefined();
-      victim = c.members.find((m) => m.name !== snapped)!;
+      expect(source).toBeDefined();
+      expect(source).not.toBe(snapped);
+      // the third member: neither the one about to stop nor the leader serving its snapshot
+      victim = c.members.find((m) => m.name !== snapped && m.name !== source)!;
       await kill(victim);
       writeFileSync(mark('go-snapshot'), '');
       return up;

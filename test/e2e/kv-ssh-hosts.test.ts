@@ -224,6 +224,15 @@ esac
     ]);
     const plan = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', file, '--dry-run');
     expect(plan.exitCode, String(plan.stderr)).toBe(0);
+    // The preset's trial template: on each host over ssh, the running member's settings read from its
+    // /proc (its config file named on its command line), the 3.3 binary of `bins` started once with them
+    // on the host's loopback and a scratch data dir.
+    for (const m of c.members)
+      expect(String(plan.stdout)).toMatch(
+        new RegExp(
+          `${m.name}: ok: etcd 3\\.3\\.27 served /health .*config file ${m.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/etcd\\.yaml on ${m.host.replace(/\./g, '\\.')}, 1 flag \\(the command line of pid \\d+ on ${m.host.replace(/\./g, '\\.')} \\(/proc\\)\\)`,
+        ),
+      );
     // Mid-run, the two hosts not yet upgraded stop answering ssh (their sshd stopped; etcd runs on):
     // the next member passes its health gate and snapshot, then its stop over ssh fails with exit
     // 255. The run halts with exit 3 and that member was not stopped.

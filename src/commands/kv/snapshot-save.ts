@@ -54,7 +54,11 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     for (const m of resolved.cluster.members) {
       const ok = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, session }).health().then(
         (h) => h.healthy,
-        () => false,
+        (err: unknown) => {
+          // refused credentials are the operator's to hear about, not a sick member to skip
+          if (err instanceof OpsError && err.code === 'auth_failed') throw err;
+          return false;
+        },
       );
       if (ok) {
         endpoint = m.endpoint;

@@ -350,7 +350,7 @@ export class CommandDriver implements MemberDriver {
     let config: StartSettings['config'];
     if (this.t.config) {
       const c = await this.readConfig(m, target);
-      if (c) config = c;
+      if (c) config = { file: `${c.file} on ${this.vars(m).host}`, text: c.text };
     } else if (found.config !== undefined) {
       const file = configFileOf(found.argv.slice(1), found.env) ?? 'the config file';
       config = { file: `${file} on ${this.vars(m).host}`, text: found.config };

@@ -131,13 +131,14 @@ async function tryIt(
       delimiter: `end_of_trial_config_${randomBytes(8).toString('hex')}`,
       user: s.user,
       clientCert: clientCertOf(s, doc),
+      askVersion: !job.release,
     });
     o.debug?.(`[kv] trial of ${job.member.name} on ${release} (${job.hop}): ${plan.notes.join('; ')}`);
     const r = await host.shell(job.member, script, (o.timeoutS + 30) * 1000).catch((err: Error) => ({ stdout: '', stderr: err.message, failed: err.message }));
     if (r.failed && !r.stdout) return notChecked(`the trial could not run on the member's host: ${r.failed}`);
     const outcome = parseRun(r.stdout);
     if (outcome.kind === 'exited' && /address already in use/i.test(outcome.log) && attempt < 3) continue;
-    return { ...base, ...judged(outcome, release, list, what, plan.notes) };
+    return { ...base, ...judged(outcome, outcome.version ?? release, list, what, plan.notes) };
   }
 }
 

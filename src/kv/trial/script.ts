@@ -26,6 +26,8 @@ export function runScript(
     user?: { uid: number; gid: number };
     /** The member's own certificate and key, shown to a trial member that asks clients for one (client-cert-auth). */
     clientCert?: { cert: string; key: string };
+    /** Ask the binary its version first (`--version`): where the driver does not know it (a preset's bins on the hosts). */
+    askVersion?: boolean;
   },
 ): string {
   if (p.config?.text.includes(o.delimiter)) throw new Error('the here-document delimiter occurs in the config file');
@@ -61,6 +63,7 @@ export function runScript(
       'fi',
     );
   }
+  if (o.askVersion) lines.push(`say "version $(${p.program.map(shellWord).join(' ')} --version 2>/dev/null | sed -n 's/^etcd Version: //p' | head -n 1)"`);
   lines.push(
     `cd ${shellWord(p.cwd)} 2>/dev/null || cd "$dir"`,
     `$as ${cmd} >"$dir/log" 2>&1 </dev/null &`,
@@ -93,14 +96,21 @@ export function runScript(
 }
 
 /** What a trial said. */
-export type TrialOutcome =
+export type TrialOutcome = (
   | { kind: 'ready'; ms: number; how: string }
   | { kind: 'exited'; code: number; ms: number; log: string }
   | { kind: 'timeout'; ms: number; last: string; log: string }
-  | { kind: 'error'; message: string };
+  | { kind: 'error'; message: string }
+) & { version?: string };
 
 /** The run script's output, read. */
 export function parseRun(stdout: string): TrialOutcome {
+  const version = /^opsctl-trial: version (\S+)$/m.exec(stdout)?.[1];
+  const outcome = parseOutcome(stdout);
+  return version ? { ...outcome, version } : outcome;
+}
+
+function parseOutcome(stdout: string): TrialOutcome {
   const lines = stdout.split('\n');
   const at = lines.findIndex((l) => /^opsctl-trial: (ready|listening|exited|timeout|error) /.test(l));
   if (at < 0) return { kind: 'error', message: `the trial script printed no result${stdout.trim() ? `: ${stdout.trim().slice(0, 300)}` : ''}` };
