@@ -53,7 +53,8 @@ async function post(url, body) {
   }
 }
 /** A quorum read (a linearizable range of one key), as etcdctl endpoint health does. */
-const healthy = async (m, minor) => (await post(`${m.clientUrl}${prefixOf(minor)}/kv/range`, { key: Buffer.from('health').toString('base64'), count_only: true }))?.status === 200;
+const healthy = async (m, minor) =>
+  (await post(`${m.clientUrl}${prefixOf(minor)}/kv/range`, { key: Buffer.from('health').toString('base64'), count_only: true }))?.status === 200;
 /** The member the first answering member names its leader. */
 async function leaderOf(c, minor) {
   for (const m of c.members) {
