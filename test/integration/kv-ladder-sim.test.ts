@@ -167,5 +167,13 @@ describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
     expect(r.stdout).toMatch(/Hop 1\/2: 3\.5 → 3\.5 \(patch\)/);
     expect(r.stdout).toMatch(/Hop 2\/2: 3\.5 → 3\.6/);
     expect(r.stdout).toMatch(/\[from-3\.5\.32\][^\n]*\n\s+ok: a patch hop inside 3\.5 to 3\.5\.35 is planned first/);
+    // run: the patch hop first (every member restarted on 3.5.35), then 3.5 → 3.6
+    const run = await s.kv('upgrade', '--to', '3.6', '--yes', ...FAST, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const rep = run.json();
+    expect(
+      rep.hops.map((h: { from: string; to: string; patch: boolean; status: string }) => `${h.from}>${h.to}${h.patch ? ' patch' : ''}:${h.status}`),
+    ).toEqual(['3.5>3.5 patch:done', '3.5>3.6:done']);
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
   }, 120_000);
 });
