@@ -31,7 +31,8 @@ export async function hopTrials(o: HopTrialOptions, hops: TrialHop[], prior?: Ma
   );
   const before = new Map<string, TrialFinding>();
   for (const list of prior?.values() ?? []) for (const t of list) before.set(`${t.hop}\0${t.member}`, t);
-  const found = await runTrials(jobs, { driver: o.driver, timeoutS: o.timeoutS, debug: o.debug, parallel: 4, prior: before });
+  // All at once: a trial mostly waits (the start, an election); a host gets at most one per hop and member.
+  const found = await runTrials(jobs, { driver: o.driver, timeoutS: o.timeoutS, debug: o.debug, parallel: Math.min(jobs.length, 16), prior: before });
   const out = new Map<string, TrialFinding[]>();
   for (const t of found) out.set(t.hop, [...(out.get(t.hop) ?? []), t]);
   return out;

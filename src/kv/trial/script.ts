@@ -38,7 +38,8 @@ export function runScript(
     `dir=${shellWord(p.dir)}`,
     `url=${shellWord(`${p.clientUrl}/health`)}`,
     `port=${shellWord(new URL(p.clientUrl).port)}`,
-    `limit=${Math.max(1, Math.round(o.timeoutS))}`,
+    // the deadline in polls of about 50 ms (no clock read per poll: each would be a process)
+    `limit=${Math.max(1, Math.round(o.timeoutS * 20))}`,
     'pid=',
     'umask 077',
     'say() { printf "opsctl-trial: %s\\n" "$*"; }',
@@ -69,8 +70,9 @@ export function runScript(
     `$as ${cmd} >"$dir/log" 2>&1 </dev/null &`,
     'pid=$!',
     'start=$(date +%s)',
-    'ms() { n=$(date +%s%N 2>/dev/null); case $n in *N|"") echo $(( ($(date +%s) - start) * 1000 ));; *) echo $(( (n - t0) / 1000000 ));; esac; }',
     't0=$(date +%s%N 2>/dev/null)',
+    'ms() { n=$(date +%s%N 2>/dev/null); case $n$t0 in *N*|"") echo $(( ($(date +%s) - start) * 1000 ));; *) echo $(( (n - t0) / 1000000 ));; esac; }',
+    'polls=0',
     // Listening on the client port (/proc/net/tcp, state 0A): where /health cannot be read.
     'listening() { hex=$(printf "%04X" "$port"); awk -v p=":$hex" \'$4=="0A" && substr($2, length($2)-4)==p {f=1} END {exit !f}\' /proc/net/tcp /proc/net/tcp6 2>/dev/null; }',
     'curl=$(command -v curl 2>/dev/null)',
@@ -88,7 +90,8 @@ export function runScript(
     '      *) case $rc in 7|28) ;; *) if listening; then say "listening $(ms) curl exit $rc"; exit 0; fi;; esac;;',
     '    esac',
     '  elif listening; then say "listening $(ms) no curl"; exit 0; fi',
-    '  if [ $(( $(date +%s) - start )) -ge "$limit" ]; then say "timeout $(ms) $last"; say log; tail -c 8000 "$dir/log"; exit 0; fi',
+    '  polls=$((polls + 1))',
+    '  if [ "$polls" -ge "$limit" ]; then say "timeout $(ms) $last"; say log; tail -c 8000 "$dir/log"; exit 0; fi',
     '  sleep 0.05 2>/dev/null || sleep 1',
     'done',
   );
