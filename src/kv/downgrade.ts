@@ -11,6 +11,8 @@
 import { OpsError } from '../core/errors.js';
 import { KvClient } from './client.js';
 import { runUpgrade, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './executor.js';
+import { hopTrials } from './trial/hops.js';
+import type { TrialFinding } from './trial/run.js';
 import { journalPath } from './journal.js';
 import { readJournal } from './journal-read.js';
 import { isResumable } from './journal.js';
@@ -27,6 +29,8 @@ export const DOWNGRADE_FROM = ['3.6'];
 export interface DowngradeOptions extends Omit<UpgradeOptions, 'allowSameVersion' | 'downgrade' | 'targetBin'> {
   /** The directory of the target's binaries (`--target-bin 3.5=DIR` or the release cache). */
   targetBin?: string;
+  /** Seconds the target's trial start with a member's settings may take (src/kv/trial). */
+  trialTimeoutS?: number;
 }
 
 export interface DowngradeReport {
@@ -133,6 +137,16 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
     ...extra,
   });
   const common = { ...o, allowSameVersion: false, downgrade: true, targetBin: bins.dir, confirm: undefined };
+  // The older binary judges every member's settings before anything stops or is enabled: a flag only the
+  // newer version knows (--feature-gates, a renamed experimental flag) stops the older one at start.
+  const tried = bins.reasons.length ? [] : await downgradeTrials(o, bins);
+  const refused = tried.filter((t) => t.result === 'problem');
+  if (refused.length)
+    throw new UpgradeRefused(
+      refused.map((t) => `[trial-start] member ${t.member}: ${t.detail}`),
+      `nothing was changed: change the setting etcd ${o.to} names where it is set, then run the command again`,
+    );
+  const trialLines = tried.map((t) => `    ${t.member}: ${t.result === 'ok' ? 'ok' : 'not checked'}: ${t.detail}`);
   if (resuming) {
     if (bins.reasons.length) throw new UpgradeRefused(bins.reasons, 'nothing was changed: give the binaries of the right version');
     // The executor resumes at the recorded member (its own pre-flight looks at the whole cluster).
@@ -163,6 +177,8 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
   const planText = [
     `Downgrade ${from} → ${o.to} with etcd ${from}'s downgrade API:`,
     ...steps.map((s, i) => `  ${i + 1}. ${s}`),
+    `  the ${o.to} binary tried with each member's settings (scratch data dir, loopback ports), before anything changes:`,
+    ...trialLines,
     planned.planText,
     `  finally: every member on ${o.to}, the cluster version ${o.to}, and the downgrade finished (the leader ends it once every member runs ${o.to})`,
   ].join('\n');
@@ -224,6 +240,16 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
   const r = await runUpgrade(common);
   const out = exec(r, enable, { planText });
   return r.status === 'done' ? finish(o, out) : out;
+}
+
+/** Each member's trial start on the target's binary (the sandbox here, a host through the trial template). */
+async function downgradeTrials(o: DowngradeOptions, bins: { dir?: string; version?: string }): Promise<TrialFinding[]> {
+  const hop = `→ ${o.to} (downgrade)`;
+  const release = o.cluster.sandbox?.kind === 'sim' ? SIM_RELEASES[o.to] : bins.version;
+  const found = await hopTrials({ driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug }, [
+    { name: hop, to: o.to, binDir: bins.dir, ...(release ? { release } : {}) },
+  ]);
+  return found.get(hop) ?? [];
 }
 
 /** After the last member: every member on the target, the cluster version the target, the downgrade ended. */

@@ -128,6 +128,9 @@ describe("kv downgrade --to 3.5: etcd 3.6's downgrade API on simulated members",
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/downgrade validate 3\.5, then etcdctl downgrade enable 3\.5/);
     expect(dry.stdout).toMatch(/Plan: downgrade 3\.6 → 3\.5/);
+    // the 3.5 binary tried with every member's settings before anything is enabled or stopped
+    expect(dry.stdout).toMatch(/the 3\.5 binary tried with each member's settings/);
+    expect(dry.stdout.match(/kv\d: ok: etcd 3\.5\.35 served \/health/g)).toHaveLength(3);
     expect(dry.stdout).toMatch(/\[leader, last\]/);
     for (const m of await versions(s)) expect(m).toMatchObject({ cluster: '3.6.0' });
 

@@ -1,5 +1,5 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin } from './lib/flags.js';
+import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin, trialTimeout } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'downgrade',
@@ -28,6 +28,7 @@ export const spec = defineVerb({
       default: 'halt',
     },
     restoreBackupCmd,
+    trialTimeout,
   },
   examples: ['opsctl kv downgrade --to 3.5 --dry-run', 'opsctl kv downgrade --to 3.5 --target-bin 3.5=/opt/etcd-3.5', 'opsctl kv downgrade --to 3.5 --json'],
   load: (): RunModule => import('./downgrade.js'),

@@ -3,7 +3,7 @@ import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/executor.js';
-import { reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
+import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
 import { parseTargetBins } from './upgrade.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './downgrade.spec.js';
@@ -44,6 +44,7 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
     snapshotVia: opts.snapshotVia as 'auto',
     etcdctl: opts.etcdctl,
     exec: await ctx.exec(),
+    trialTimeoutS: duration(opts.trialTimeout, '--trial-timeout', 30_000) / 1000,
     signal: ctx.abort.signal,
     now: ctx.now,
     reporter: reporter(ctx),

@@ -1,5 +1,5 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin } from './lib/flags.js';
+import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin, trialTimeout } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'upgrade',
@@ -26,12 +26,7 @@ export const spec = defineVerb({
       help: "before 3.5 → 3.6: restart each member whose etcdutl check v2store fails once on 3.5 with snapshot-count 1 (the guide's fix; the default where opsctl reaches the data dirs)",
       negate: 'before 3.5 → 3.6: refuse where etcdutl check v2store fails, instead of the fix',
     },
-    trialTimeout: {
-      type: 'string',
-      value: 'duration',
-      help: "how long each hop's binary may take to serve /health in its trial start with a member's settings",
-      default: '30s',
-    },
+    trialTimeout,
     ignoreCheck: {
       type: 'list',
       value: 'rule',

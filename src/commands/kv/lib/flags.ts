@@ -43,6 +43,14 @@ export const driver = {
   pollInterval: { type: 'string', value: 'duration', help: 'between health polls', default: '250ms' },
 } as const;
 
+/** `--trial-timeout` of the verbs that try the target binary with each member's settings first (upgrade, downgrade). */
+export const trialTimeout = {
+  type: 'string',
+  value: 'duration',
+  help: "how long the target binary may take to serve /health in its trial start with a member's settings",
+  default: '30s',
+} as const;
+
 /** `--dry-run` of the verbs that print their plan. */
 export const dryRun = { type: 'boolean', help: 'print the plan and stop' } as const;
 
