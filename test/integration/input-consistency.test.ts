@@ -95,9 +95,16 @@ describe('labels list --limit', () => {
 
 describe('kv health', () => {
   it('the TOOK column has a unit', async () => {
+    // A member as kv health reads it: its version, a status that knows a leader, a quorum read.
+    const answers = new Map([
+      ['/version', '{"etcdserver":"3.5.0","etcdcluster":"3.5.0"}'],
+      ['/v3/maintenance/status', '{"header":{"member_id":"1","raft_term":"2"},"leader":"1","version":"3.5.0","dbSize":"4096"}'],
+      ['/v3/kv/range', '{"header":{"revision":"1"},"count":"0"}'],
+    ]);
     const server = createServer((req, res) => {
+      req.resume();
       res.setHeader('content-type', 'application/json');
-      res.end(req.url === '/health' ? '{"health":"true"}' : '{}');
+      res.end(answers.get(req.url ?? '') ?? '{}');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
