@@ -28,6 +28,7 @@ export default defineConfig({
       { find: /^@opsctl\/mock\/console$/, replacement: `${packages}mock/src/console.ts` },
       { find: /^@opsctl\/mock\/(.*)$/, replacement: `${packages}mock/src/$1` },
       { find: /^@opsctl\/shared\/(.*)$/, replacement: `${packages}shared/src/$1` },
+      { find: /^@opsctl\/etcd-sim\/(.*)$/, replacement: `${packages}etcd-sim/src/$1` },
     ],
   },
   test: {

@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lazyBuiltins, noHttp2 } from './esbuild-plugins.mjs';
 
-// The workspace packages (@opsctl/mock, @opsctl/shared) are bundled from their sources like src/: esbuild
+// The workspace packages (@opsctl/mock, @opsctl/shared, @opsctl/etcd-sim) are bundled from their sources like src/: esbuild
 // resolves their names through tsconfig.json's `paths`, so no node_modules link is needed to build.
 // Extra entry points are separate programs (the simulated kv member runs as its own process).
-const entries = { cli: 'src/cli.ts', 'kv-member': 'src/kv/member/main.ts' };
+const entries = { cli: 'src/cli.ts', 'kv-member': 'packages/etcd-sim/src/member.ts' };
 const esm = mkdtempSync(join(tmpdir(), 'opsctl-build-'));
 
 try {

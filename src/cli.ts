@@ -198,7 +198,7 @@ async function topLevelHelp(argv: readonly string[]): Promise<boolean> {
 }
 
 /** The process entry point (bin/opsctl.cjs): signals, exit code, and a guard against a hung event loop. */
-export async function run(): Promise<void> {
+export async function run(overrides: ContextOverrides = {}): Promise<void> {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(ExitCode.ok);
   });
@@ -220,7 +220,7 @@ export async function run(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const code = await main(process.argv.slice(2), {}, (c) => (ctx = c));
+  const code = await main(process.argv.slice(2), overrides, (c) => (ctx = c));
   process.exitCode = code;
   // Everything has been closed; if a stray handle keeps the loop alive, do not hang a script.
   setTimeout(() => process.exit(code), 3000).unref();

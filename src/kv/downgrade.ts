@@ -17,7 +17,7 @@ import { journalPath } from './journal.js';
 import { readJournal } from './journal-read.js';
 import { isResumable } from './journal.js';
 import { binaryVersion } from './ladder.js';
-import { SIM_RELEASES } from './ladder-plan.js';
+import { SIM_RELEASES } from '@opsctl/etcd-sim/releases.js';
 import { observeCluster } from './observe.js';
 import { asObject, minor, parseJsonSafe, previousMinor, textOf } from './parse.js';
 import type { ClusterObservation } from './types.js';

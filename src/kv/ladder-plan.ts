@@ -10,10 +10,6 @@ import type { ClusterObservation } from './types.js';
 
 /** The minors the ladder knows, oldest first. */
 export const LADDER_MINORS = ['3.2', '3.3', '3.4', '3.5', '3.6'];
-/** What simulated sandbox members run (kv sandbox up --version). */
-export const SIMULATED_MINORS = LADDER_MINORS;
-/** The release a simulated member of each minor reports (the real binaries the tests run). */
-export const SIM_RELEASES: Readonly<Record<string, string>> = { '3.2': '3.2.32', '3.3': '3.3.27', '3.4': '3.4.23', '3.5': '3.5.35', '3.6': '3.6.16' };
 
 export interface Hop {
   from: string;

@@ -21,7 +21,8 @@ import { isResumable, journalPath, writeJournal, type Journal } from './journal.
 import { describeResume, resumeState, type ResumeState } from './resume-state.js';
 import { readJournal } from './journal-read.js';
 import { restorePointOf } from './restore-point.js';
-import { hopName, planLadder, SIM_RELEASES, type Hop } from './ladder-plan.js';
+import { hopName, planLadder, type Hop } from './ladder-plan.js';
+import { SIM_RELEASES } from '@opsctl/etcd-sim/releases.js';
 import { authEnabled, observeCluster } from './observe.js';
 import { KvClient } from './client.js';
 import { compareMinor, minor } from './parse.js';
@@ -696,7 +697,7 @@ function trialCounts(trials: Map<string, TrialFinding[]>, ms: number): NonNullab
 /** The plan's line on the trials: how many ran, how long they took (they ran at once), how many refused. */
 function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): string {
   const t = trialCounts(trials, ms);
-  return `Trials: ${t.ran} of ${t.starts} trial starts ran (every member on every hop's binary, at most 4 at once) in ${ms} ms${t.refused ? `; ${t.refused} refused` : ''}${t.ran < t.starts ? `; ${t.starts - t.ran} not checked` : ''}`;
+  return `Trials: ${t.ran} of ${t.starts} trial starts ran (every member on every hop's binary, at once) in ${ms} ms${t.refused ? `; ${t.refused} refused` : ''}${t.ran < t.starts ? `; ${t.starts - t.ran} not checked` : ''}`;
 }
 
 function strOf(v: string | { why: string } | undefined): string | undefined {

@@ -4,6 +4,7 @@
  */
 
 import { asList, asObject, textOf, type JsonObject } from '@opsctl/shared/json.js';
+import { compareMinor, gatewayPrefixFor, minor } from '@opsctl/shared/etcd-versions.js';
 
 /**
  * JSON.parse that keeps every integer too large for a double exact, as a decimal string.
@@ -42,6 +43,7 @@ export function parseJsonSafe(text: string): unknown {
 
 // reading parsed JSON field by field, shared with the mock (packages/shared)
 export { asList, asObject, textOf, type JsonObject };
+export { compareMinor, gatewayPrefixFor, minor };
 
 /** A uint64 id as a canonical decimal string (accepts strings, safe numbers, bigint, hex "0x…"). */
 export function idString(v: unknown): string | undefined {
@@ -107,19 +109,6 @@ export function parseVersion(body: string): VersionResult {
   return { server, cluster: typeof cluster === 'string' ? cluster : 'not_decided', real: v.etcdserver !== undefined, ...(storage ? { storage } : {}) };
 }
 
-/**
- * The v3 JSON gateway prefix a member of this version serves, the one place that decides it
- * (measured on the real binaries: 3.2.32 /v3alpha; 3.3.27 /v3beta, /v3alpha redirected there;
- * 3.4.23, 3.5.35 and 3.6.16 /v3, and /v3beta still; none serves /v3alpha from 3.4 on). Undefined
- * for a version before 3.2 or not a version: the client then discovers the prefix.
- */
-export function gatewayPrefixFor(version: string | undefined): string | undefined {
-  const m = minor(version);
-  if (!m || !m.startsWith('3.')) return undefined;
-  const n = Number(m.slice(2));
-  return n < 2 ? undefined : n === 2 ? '/v3alpha' : n === 3 ? '/v3beta' : '/v3';
-}
-
 /** "3.5.21" → [3, 5, 21] ("3.5" → [3, 5, 0]); undefined when it is not a version. */
 export function versionParts(version: string | undefined): [number, number, number] | undefined {
   const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version ?? '');
@@ -140,30 +129,12 @@ export function nextMinor(m: string): string {
   return `${p[0]}.${p[1] + 1}`;
 }
 
-/** "3.2.32" → "3.2"; undefined when it is not a version. */
-export function minor(version: string | undefined): string | undefined {
-  const m = /^v?(\d+)\.(\d+)/.exec(version ?? '');
-  return m ? `${m[1]}.${m[2]}` : undefined;
-}
-
 /** The minor before `target` ("3.3" → "3.2"). */
 export function previousMinor(target: string): string {
   const m = /^(\d+)\.(\d+)$/.exec(target);
   if (!m) throw new Error(`"${target}" is not a minor version like 3.3`);
   if (Number(m[2]) === 0) throw new Error(`${target} has no previous minor`);
   return `${m[1]}.${Number(m[2]) - 1}`;
-}
-
-export function compareMinor(a: string, b: string): number {
-  const [a1, a2] = minorParts(a);
-  const [b1, b2] = minorParts(b);
-  return a1 - b1 || a2 - b2;
-}
-
-/** A version's major and minor numbers; a missing part is NaN (it compares as neither lower nor higher, as it always has). */
-function minorParts(version: string): [number, number] {
-  const [major, minor] = version.split('.');
-  return [Number(major), Number(minor)];
 }
 
 /** Read a field by either of its JSON spellings (the gateway mixes snake_case and camelCase). */

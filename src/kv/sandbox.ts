@@ -33,8 +33,15 @@ export function sandboxCluster(spec: SandboxSpec): ClusterSpec {
   return { source: 'sandbox', key: clusterKey(spec.members.map((m) => m.endpoint)), members: spec.members, driver: { type: 'local' }, sandbox: spec };
 }
 
-export function localDriver(dataDir: string, spec: SandboxSpec, exec: Exec, env: NodeJS.ProcessEnv, notice?: (text: string) => void): LocalDriver {
-  return new LocalDriver(spec, exec, (s) => saveSandbox(dataDir, s), env, notice);
+export function localDriver(
+  dataDir: string,
+  spec: SandboxSpec,
+  exec: Exec,
+  env: NodeJS.ProcessEnv,
+  notice?: (text: string) => void,
+  trace?: (line: string) => void,
+): LocalDriver {
+  return new LocalDriver(spec, exec, (s) => saveSandbox(dataDir, s), env, notice, trace);
 }
 
 /**
@@ -94,19 +101,6 @@ function hold(port: number): Promise<{ port: number; close: () => Promise<void> 
       resolve({ port: bound, close: () => new Promise<void>((done) => srv.close(() => done())) });
     });
   });
-}
-
-/**
- * Tests only (honoured only when vitest's VITEST is set as well): OPSCTL_TEST_KV_SANDBOX_PORTS=P1,P2,…
- * gives the first layout's ports (client then peer, member by member) instead of free ones, so a test
- * can hand the sandbox a port it holds, or one port twice (two members racing for it, as two sandboxes
- * started at once may).
- */
-export function testPorts(env: NodeJS.ProcessEnv, n: number): number[] | undefined {
-  const raw = env.OPSCTL_TEST_KV_SANDBOX_PORTS;
-  if (!raw || !env.VITEST) return undefined;
-  const ports = raw.split(',').map(Number);
-  return ports.length === n && ports.every((p) => Number.isInteger(p) && p > 0 && p < 65_536) ? ports : undefined;
 }
 
 export interface SandboxUpOptions {

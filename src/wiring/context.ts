@@ -18,6 +18,8 @@ export interface ContextOverrides extends MainOverrides {
   prompter?: Prompter;
   /** Opens a URL in the system browser; returns false when it could not. */
   openBrowser?: (url: string) => Promise<boolean>;
+  /** Where the debug lines go whatever --debug says (tests: a sink that watches them). */
+  debugSink?: (line: string) => void;
 }
 
 /**
@@ -71,6 +73,7 @@ export class WiredContext implements Context {
   }
 
   get debugSink(): ((line: string) => void) | undefined {
+    if (this.overrides.debugSink) return this.overrides.debugSink;
     return this.debugEnabled ? (line) => this.debug(line) : undefined;
   }
 

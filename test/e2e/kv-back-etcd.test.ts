@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
+import { BIN, PAUSED } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 /**
@@ -134,9 +134,9 @@ describe.runIf(ready)('kv upgrade ladder on real etcd: opsctl killed (SIGKILL) i
     for (let i = 0; i < 10; i++) expect((await opsctl('kv', 'put', `kill/${i}`, `v${i}`)).exitCode).toBe(0);
     const bins = ['--target-bin', `3.5=${dirs['3.5']}`, '--target-bin', `3.6=${dirs['3.6']}`];
     // the run blocks right after its second member start (3.5.35 spawned, not yet recorded); SIGKILL lands there
-    const child = execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.6', '--yes', ...bins, ...FAST], {
+    const child = execa(process.execPath, [PAUSED, 'kv', 'upgrade', '--to', '3.6', '--yes', ...bins, ...FAST], {
       reject: false,
-      env: { OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1', OPSCTL_TEST_KV_START_HOOK: 'pause:after-spawn:#2' },
+      env: { OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1', OPSCTL_PAUSE: 'pause:after-spawn:#2' },
       extendEnv: true,
       timeout: 300_000,
     });

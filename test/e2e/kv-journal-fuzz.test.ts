@@ -8,7 +8,7 @@ import { clusterKey, newJournal, type Journal, type JournalStep, type StepStatus
 import { checkJournalPlan, JournalPlanInvalid } from '../../src/kv/journal-plan.js';
 import { JournalInvalid, readJournal } from '../../src/kv/journal-read.js';
 import { MEMBER_STEPS, type UpgradePlan } from '../../src/kv/types.js';
-import { BIN } from '../helpers/bin.js';
+import { BIN, PAUSED } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 /**
@@ -297,9 +297,9 @@ function midUpgrade() {
       rmSync(journals, { recursive: true, force: true });
       const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--timeout', '120s');
       expect(up.exitCode, String(up.stderr)).toBe(0);
-      const child = execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--settle', '0s', '--poll-interval', '100ms'], {
+      const child = execa(process.execPath, [PAUSED, 'kv', 'upgrade', '--to', '3.3', '--yes', '--settle', '0s', '--poll-interval', '100ms'], {
         reject: false,
-        env: { ...env, VITEST: 'true', OPSCTL_TEST_KV_START_HOOK: 'pause:after-record:#2' },
+        env: { ...env, OPSCTL_PAUSE: 'pause:after-record:#2' },
         extendEnv: true,
         timeout: 240_000,
       });

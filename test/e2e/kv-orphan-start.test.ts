@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
+import { BIN, PAUSED } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
@@ -15,8 +15,8 @@ import { until } from '../helpers/kv.js';
  * name it and stop or adopt it: afterwards no process names a member's data dir or config file
  * besides the member itself, and a stopped sandbox's ports are free. The built binary; the kill
  * points come from a sweep of delays after the start window opens (simulated members) and from
- * test-only pause hooks (OPSCTL_TEST_KV_START_HOOK, honoured only with VITEST set) that stop opsctl
- * exactly in each gap (simulated members and real etcd 3.2.32 → 3.3.27).
+ * the test fixture that stops opsctl at the local driver's start points (test/fixtures/opsctl-paused.cjs:
+ * the built binary with a debug sink that blocks) exactly in each gap (simulated members and real etcd 3.2.32 → 3.3.27).
  */
 
 interface Member {
@@ -70,9 +70,9 @@ function box(prefix: string) {
     members: (): Member[] => (existsSync(sandboxFile) ? (JSON.parse(readFileSync(sandboxFile, 'utf8')) as { members: Member[] }).members : []),
     /** opsctl with a start hook; `marked` resolves when the hook printed its line (false: opsctl ended first). */
     hooked(hook: string, ...args: string[]) {
-      const child = execa(process.execPath, [BIN, ...args], {
+      const child = execa(process.execPath, [PAUSED, ...args], {
         reject: false,
-        env: { ...env, VITEST: 'true', OPSCTL_TEST_KV_START_HOOK: hook },
+        env: { ...env, OPSCTL_PAUSE: hook },
         extendEnv: true,
         timeout: 240_000,
       });

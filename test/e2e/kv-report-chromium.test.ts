@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { BIN, runBin } from '../helpers/bin.js';
+import { BIN, PAUSED, runBin } from '../helpers/bin.js';
 import { requireChromium, withChromiumPage } from '../helpers/chromium.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
@@ -142,7 +142,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(existsSync(join(cfg.dir, 'none.html'))).toBe(false);
 
     const spec = JSON.parse(readFileSync(join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8'));
-    for (const m of spec.members) writeFileSync(join(m.dataDir, 'FAULT.json'), JSON.stringify({ neverHealthyOn: '3.3' }));
+    for (const m of spec.members) writeFileSync(join(m.dataDir, 'CONDITIONS.json'), JSON.stringify({ neverHealthyOn: '3.3' }));
     const file = join(cfg.dir, 'halted.html');
     const r = await kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--healthy-timeout', '2s', '--report', file);
     expect(r.exitCode, String(r.stderr)).toBe(3);
@@ -184,7 +184,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     }
   };
   const child = (args: string[], env: Record<string, string> = {}) =>
-    execa(process.execPath, [BIN, 'kv', ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1', ...env }, timeout: 180_000 });
+    execa(process.execPath, [PAUSED, 'kv', ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1', ...env }, timeout: 180_000 });
 
   it('an interrupted and resumed run: the report shows the Ctrl-C and the kill -9 with their resumes; the resume says what is done and what is left', async () => {
     // Run 1: Ctrl-C while the first member settles (a 60 s settle: a wide window).
@@ -195,7 +195,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(journalNow().status).toBe('interrupted');
 
     // Run 2: kill -9 right after the second member's start was recorded.
-    const second = child(['upgrade', '--to', '3.3', '--yes', ...FAST], { VITEST: 'true', OPSCTL_TEST_KV_START_HOOK: 'pause:after-record:#1' });
+    const second = child(['upgrade', '--to', '3.3', '--yes', ...FAST], { OPSCTL_PAUSE: 'pause:after-record:#1' });
     let err = '';
     await new Promise<void>((res) => {
       second.stderr?.on('data', (b: Buffer) => {
@@ -247,7 +247,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
 
   it('an --on-failure rollback run: the member put back is drawn back on 3.2, not down', async () => {
     const spec = JSON.parse(readFileSync(join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8'));
-    for (const m of spec.members) writeFileSync(join(m.dataDir, 'FAULT.json'), JSON.stringify({ neverHealthyOn: '3.3' }));
+    for (const m of spec.members) writeFileSync(join(m.dataDir, 'CONDITIONS.json'), JSON.stringify({ neverHealthyOn: '3.3' }));
     const file = join(cfg.dir, 'rollback.html');
     const r = await kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--healthy-timeout', '2s', '--on-failure', 'rollback', '--report', file, '--json');
     expect(r.exitCode, String(r.stderr)).toBe(3);

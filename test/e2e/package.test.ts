@@ -127,6 +127,27 @@ describe('the single executable (out/opsctl)', () => {
   }, 180_000);
 });
 
+describe('what ships', () => {
+  // Test knobs live in the tests and in packages/etcd-sim/testing: never in dist/ (the npm package) nor in
+  // the single executable. The strings are the knobs' names as they were and as they are.
+  const KNOBS = ['VITEST', 'FAULT.json', 'CONDITIONS.json', 'OPSCTL_TEST', 'opsctl-test:', 'OPSCTL_PAUSE', 'member-with-conditions'];
+
+  it('carries no test knob: dist/ and out/opsctl hold none of their names', () => {
+    const files = readdirSync(join(ROOT, 'dist'), { recursive: true })
+      .map(String)
+      .filter((f) => /\.(c?js|mjs)$/.test(f));
+    expect(files.length).toBeGreaterThan(10);
+    const found: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(join(ROOT, 'dist', f), 'latin1');
+      for (const k of KNOBS) if (text.includes(k)) found.push(`dist/${f}: ${k}`);
+    }
+    const exe = readFileSync(EXE).toString('latin1');
+    for (const k of KNOBS) if (exe.includes(k)) found.push(`out/opsctl: ${k}`);
+    expect(found).toEqual([]);
+  });
+});
+
 describe('the npm package (out/opsctl-<version>.tgz)', () => {
   it('installs globally into an empty prefix, bringing only the keyring binding, and runs --version and the demo', async () => {
     const prefix = join(work, 'prefix');

@@ -37,7 +37,9 @@ export async function runCli(argv: string[], opts: RunOptions = {}): Promise<Run
   stdout.on('data', (c: Buffer) => out.push(c.toString()));
   stderr.on('data', (c: Buffer) => err.push(c.toString()));
   stdin.end(opts.stdin ?? '');
-  const env = { NO_COLOR: '1', ...opts.env };
+  // the run's simulated member program (with the tests' conditions: test/helpers/sim-member.ts), as a user would set it
+  const member = process.env.OPSCTL_KV_MEMBER ? { OPSCTL_KV_MEMBER: process.env.OPSCTL_KV_MEMBER } : {};
+  const env = { NO_COLOR: '1', ...member, ...opts.env };
   const tty = opts.tty ?? false;
   const io = new IOStreams({ stdin, stdout, stderr, env, stdinTTY: tty, stdoutTTY: tty, stderrTTY: tty });
   const code = await main(argv, {

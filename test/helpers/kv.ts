@@ -33,7 +33,7 @@ export function kvSandbox() {
     /** The journal of the sandbox cluster (there is one cluster per sandbox). */
     journal: () => readJournal(dir),
     fault(f: object) {
-      for (const m of spec().members) writeFileSync(join(m.dataDir, 'FAULT.json'), JSON.stringify(f));
+      for (const m of spec().members) writeFileSync(join(m.dataDir, 'CONDITIONS.json'), JSON.stringify(f));
     },
     logs(): string {
       return spec()

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runBin } from '../helpers/bin.js';
+import { execa } from 'execa';
+import { PAUSED, runBin } from '../helpers/bin.js';
 import { kvSandbox, until } from '../helpers/kv.js';
 
 // The ways back of issue 28 item 4 on simulated members: a hop's restore point, kv restore onto 3.5/3.6.
@@ -150,7 +151,11 @@ describe("kv downgrade --to 3.5: etcd 3.6's downgrade API on simulated members",
     const s = await up('3.6');
     expect((await s.kv('put', 'before', 'kill')).code).toBe(0);
     // the run blocks right after its second member start spawned the 3.5 process; SIGKILL lands there
-    const child = runBin(['kv', 'downgrade', '--to', '3.5', '--yes', ...FAST], { env: { ...s.env, OPSCTL_TEST_KV_START_HOOK: 'pause:after-spawn:#2' } });
+    const child = execa(process.execPath, [PAUSED, 'kv', 'downgrade', '--to', '3.5', '--yes', ...FAST], {
+      reject: false,
+      env: { NO_COLOR: '1', ...s.env, OPSCTL_PAUSE: 'pause:after-spawn:#2' },
+      extendEnv: true,
+    });
     let err = '';
     child.stderr?.on('data', (d: Buffer) => (err += String(d)));
     await until(() => /opsctl-test: \S+ after-spawn/.test(err), 120_000, 'the second member start');

@@ -24,10 +24,10 @@ async function up(version: string) {
   return sb;
 }
 
-/** FAULT.json of one member only. */
+/** CONDITIONS.json of one member only. */
 function faultOn(s: ReturnType<typeof kvSandbox>, name: string, f: object) {
   const m = s.spec().members.find((x) => x.name === name)!;
-  writeFileSync(join(m.dataDir, 'FAULT.json'), JSON.stringify(f));
+  writeFileSync(join(m.dataDir, 'CONDITIONS.json'), JSON.stringify(f));
 }
 
 async function servers(s: ReturnType<typeof kvSandbox>) {

@@ -11,7 +11,8 @@ import { freePort } from '../../src/kv/sandbox.js';
 import { verifyTrailer } from '../../src/kv/snapshot.js';
 import { until } from '../helpers/kv.js';
 
-const MEMBER = fileURLToPath(new URL('../../dist/kv-member.cjs', import.meta.url));
+/** The simulated member with the tests' conditions (test/helpers/sim-member.ts, built by the global setup), else the product's. */
+const MEMBER = process.env.OPSCTL_KV_MEMBER ?? fileURLToPath(new URL('../../dist/kv-member.cjs', import.meta.url));
 const started: ResultPromise[] = [];
 let dir: string;
 
@@ -160,7 +161,7 @@ describe('the simulated kv member', () => {
     const leader = ids.indexOf((await status(0)).leaderId!);
     const follower = [0, 1, 2].find((i) => i !== leader)!;
     // The leader's heartbeats stop naming it; no write is made, so no append reaches anyone either.
-    writeFileSync(join(c.ms[leader]!.data, 'FAULT.json'), JSON.stringify({ muteHeartbeats: true }));
+    writeFileSync(join(c.ms[leader]!.data, 'CONDITIONS.json'), JSON.stringify({ muteHeartbeats: true }));
     process.kill(c.procs[follower]!.pid!, 'SIGTERM');
     await c.procs[follower];
     let log = '';
@@ -173,7 +174,7 @@ describe('the simulated kv member', () => {
     expect((await status(follower)).leaderId).toBe('0');
     expect(log).not.toMatch(/published \{Name:/);
     // The leader's next heartbeat names it: the member knows its leader, publishes itself, is healthy.
-    rmSync(join(c.ms[leader]!.data, 'FAULT.json'));
+    rmSync(join(c.ms[leader]!.data, 'CONDITIONS.json'));
     await until(async () => (await raw(`${c.url(follower)}/health`)).status === 200, 10_000, 'healthy after a heartbeat');
     expect((await status(follower)).leaderId).toBe(ids[leader]);
     await until(() => /published \{Name:m\d ClientURLs:\[http:\/\/127\.0\.0\.1:\d+\]\} to cluster \d+/.test(log), 10_000, 'the published line');

@@ -7,8 +7,8 @@ import { kvSandbox, until } from '../helpers/kv.js';
  * kv sandbox up picks free ports below the ephemeral range, then its members bind them a moment later:
  * another sandbox (or any program) starting at the same moment can take one in between, and the member
  * dies on "address already in use" (a CI flake of kv-whole-cluster's "Ctrl-C at the question"). Nothing
- * is in the new cluster yet, so sandbox up lays it out again on fresh ports. The test hook
- * OPSCTL_TEST_KV_SANDBOX_PORTS (honoured with VITEST only) hands the first layout the ports to use.
+ * is in the new cluster yet, so sandbox up lays it out again on fresh ports. `--ports` hands the first
+ * layout the ports to try.
  */
 let sb: ReturnType<typeof kvSandbox> | undefined;
 let holder: ChildProcess | undefined;
@@ -23,9 +23,8 @@ const portOf = (url: string) => Number(new URL(url).port);
 
 async function upWith(ports: number[]) {
   sb = kvSandbox();
-  const env = { ...sb.env, VITEST: 'true', OPSCTL_TEST_KV_SANDBOX_PORTS: ports.join(',') };
   const { runCli } = await import('../helpers/cli.js');
-  return runCli(['kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--heartbeat', '50ms'], { env });
+  return runCli(['kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--heartbeat', '50ms', '--ports', ports.join(',')], { env: sb.env });
 }
 
 /** Every member healthy on its own, distinct ports. */

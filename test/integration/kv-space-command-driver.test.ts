@@ -87,7 +87,7 @@ describe('kv upgrade, command driver: the backup space on the member host (issue
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/too little free space for the data-dir backups on 127\.0\.0\.1:\/srv\/etcd data: /);
     expect(r.stderr).toMatch(
-      /the backups of 127\.0\.0\.1:\S+ \d+\.\d KiB, .* need 64\.0 MiB free with the margin \(10% and 64\.0 MiB\), 10\.0 MiB is free; fix: free space on 127\.0\.0\.1, or pass --no-backup/,
+      /the backups of 127\.0\.0\.1:\S+ \d+\.\d KiB, .* need 64\.\d MiB free with the margin \(10% and 64\.0 MiB\), 10\.0 MiB is free; fix: free space on 127\.0\.0\.1, or pass --no-backup/,
     );
     expect(sb.journal()).toBeUndefined();
     expect((await versions()).map((v) => v.replace(/\.\d+$/, ''))).toEqual(['3.2', '3.2', '3.2']);

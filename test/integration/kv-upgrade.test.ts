@@ -350,7 +350,7 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     expect(vs.filter((v) => v.server.startsWith('3.2'))).toHaveLength(2); // every member still runs: never two down
 
     rmSync(join(sb.dir, 'SICKEN'));
-    for (const m of sb.spec().members) rmSync(join(m.dataDir, 'FAULT.json'), { force: true });
+    for (const m of sb.spec().members) rmSync(join(m.dataDir, 'CONDITIONS.json'), { force: true });
     const again = await sb.kv(...argv, '--json');
     expect(again.code, again.stderr).toBe(0);
     expect(again.json()).toMatchObject({ status: 'done', resumed: true });

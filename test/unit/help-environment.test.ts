@@ -21,8 +21,8 @@ function sourceFiles(dir: string): string[] {
 /** Variables set for child processes (etcdctl, kv members), not read for opsctl's own behaviour. */
 const WRITTEN_FOR_CHILDREN = new Set(['ETCDCTL_USER', 'ETCDCTL_API', 'PATH']);
 
-/** Test hooks, honoured only when vitest's own VITEST is set too (src/kv/start-hook.ts, src/kv/sandbox.ts): not for users. */
-const TEST_ONLY = new Set(['OPSCTL_TEST_KV_START_HOOK', 'OPSCTL_TEST_KV_SANDBOX_PORTS', 'VITEST']);
+/** No test hook is read by the product: none is left out. */
+const TEST_ONLY = new Set<string>();
 
 /** The launcher and its chunk loader (bin/*.cjs) read variables too. */
 const BIN_DIR = fileURLToPath(new URL('../../bin/', import.meta.url));

@@ -55,7 +55,7 @@ describe('no runtime import cycles (imports point down the floors: cli → progr
     expect(files).toContain('src/cli.ts');
     expect(files).toContain('packages/mock/src/services/tracker/epics.ts');
     expect(files.length).toBeGreaterThan(200);
-    expect(files).toContain('src/kv/member/main.ts');
+    expect(files).toContain('packages/etcd-sim/src/member.ts');
     expect(files).toContain('packages/shared/src/errors.ts');
     expect(cycles.map((c) => c.join(' -> '))).toEqual([]);
   });

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 // static, not a top-level await: the single executable bundles this program as CommonJS (the sandbox
 // always starts members from a config file, so yaml is loaded either way)
 import { parse as parseYaml } from 'yaml';
-import { textOf } from '../parse.js';
+import { textOf } from '@opsctl/shared/json.js';
 
 export interface MemberArgs {
   name: string;

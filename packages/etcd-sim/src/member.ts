@@ -19,19 +19,21 @@
  * (which one claims to lead) is not enough. So a restarted member turns healthy up to one heartbeat
  * after it listens, not at once.
  *
- * Test knob: a file FAULT.json in the data dir ({"neverHealthyOn":"3.3"}, {"corruptSnapshot":true},
- * {"alarm":"NOSPACE"}, {"muteHeartbeats":true} on a leader: its pings stop naming it) is read on
- * each request and each heartbeat.
+ * The simulated cluster's conditions (conditions.ts: a member never healthy on a version, a corrupt
+ * snapshot, an alarm, muted heartbeats, …) are asked on each request and each heartbeat; the product
+ * sets none, a test entry (packages/etcd-sim/testing/) sets them.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { dict, emptyDict, own } from '@opsctl/shared/lookup.js';
-import { asObject, compareMinor as cmp, gatewayPrefixFor, minor, textOf } from '../parse.js';
-import { SIM_RELEASES } from '../ladder-plan.js';
+import { compareMinor as cmp, gatewayPrefixFor, minor } from '@opsctl/shared/etcd-versions.js';
+import { asObject, textOf } from '@opsctl/shared/json.js';
+import { SIM_RELEASES } from './releases.js';
 import { readArgs } from './args.js';
-import { isAppend, isPeerPut, isPing, readFault, readState, type Append, type Fault, type Persisted, type PingInfo } from './messages.js';
+import { conditions as fault } from './conditions.js';
+import { isAppend, isPeerPut, isPing, readState, type Append, type Persisted, type PingInfo } from './messages.js';
 
 /** The release each minor stands for: the real binaries the tests run (3.4 is Debian's etcd-server). */
 const VERSIONS = SIM_RELEASES;
@@ -130,7 +132,7 @@ if (st.clusterVersion && cmp(st.clusterVersion, minorVersion) > 0) {
 }
 let leader = '';
 let term = 0;
-/** Defragmented since it started: FAULT.json's free pages are gone from its db size. */
+/** Defragmented since it started: the free pages of its conditions are gone from its db size. */
 let defragmented = false;
 /** The leader whose heartbeat or append last reached this process (it learns the leader from it). */
 let heardFrom = '';
@@ -145,17 +147,26 @@ function persist(): void {
 }
 persist();
 
+/**
+ * The v2 store as etcd keeps it on disk, its newest snapshot file (member/snap/TERM-INDEX.snap): the
+ * size of this member's v2 key tree (an empty one, or the v2 data of its conditions), so whoever sizes
+ * a member's v2 data from its data dir (kv upgrade --settle auto) reads it as it would read etcd's.
+ */
+let v2SnapBytes = -1;
+function writeV2Snapshot(): void {
+  const bytes = Math.max(EMPTY_V2_TREE.length, fault().v2Bytes ?? 0);
+  if (bytes === v2SnapBytes) return;
+  const dir = join(dataDir, 'member', 'snap');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, '0000000000000001-0000000000000001.snap'), bytes > EMPTY_V2_TREE.length ? Buffer.alloc(bytes, 0x20) : EMPTY_V2_TREE);
+  v2SnapBytes = bytes;
+}
+const EMPTY_V2_TREE = Buffer.from('{"action":"get","node":{"dir":true}}');
+writeV2Snapshot();
+
 /** A list with a first item, typed so: its `[0]` (also after a sort) is never undefined. */
 function nonEmpty<T>(first: T, ...rest: T[]): [T, ...T[]] {
   return [first, ...rest];
-}
-
-function fault(): Fault {
-  try {
-    return readFault(JSON.parse(readFileSync(join(dataDir, 'FAULT.json'), 'utf8')));
-  } catch {
-    return {};
-  }
 }
 
 const reachableCount = () => 1 + peers.filter((p) => p.reachable).length;
@@ -353,7 +364,7 @@ function health(res: ServerResponse): void {
 
 /**
  * The v2 key tree (GET /v2/keys/?recursive=true): an empty store (etcd's "Key not found", 404 with
- * errorCode 100), or FAULT.json's v2Bytes of it; a plain 404 where the v2 API is off (3.4 and 3.5
+ * errorCode 100), or the v2Bytes of its conditions; a plain 404 where the v2 API is off (3.4 and 3.5
  * by default) or gone (3.6).
  */
 function v2Keys(res: ServerResponse): void {
@@ -592,6 +603,7 @@ async function tick(): Promise<void> {
     log('W', `data dir ${dataDir} is gone: exiting`);
     process.exit(1);
   }
+  writeV2Snapshot();
   ticking = true;
   try {
     // The leader's ping is its heartbeat (it names itself); a follower's only asks.

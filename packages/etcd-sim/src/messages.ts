@@ -1,10 +1,10 @@
 /**
  * What the simulated members keep and tell each other: the stored state (member/kv.json, /peer/state),
- * a ping's answer, a leader's append, a put sent on to the leader, and the FAULT.json test knob.
+ * a ping's answer, a leader's append, a put sent on to the leader.
  * Whatever comes from the peer port or a file is read as unknown and narrowed here.
  */
 import { dict, type Dict } from '@opsctl/shared/lookup.js';
-import { asObject } from '../parse.js';
+import { asObject } from '@opsctl/shared/json.js';
 
 /** One key, as etcd's mvccpb.KeyValue (the key itself, base64, is the record's name). */
 export interface Kv {
@@ -55,24 +55,6 @@ export interface PeerPut {
   value: string;
 }
 
-/** FAULT.json in the data dir (see main.ts). */
-export interface Fault {
-  neverHealthyOn?: string;
-  corruptSnapshot?: boolean;
-  alarm?: string;
-  muteHeartbeats?: boolean;
-  /** Auth enabled: a range or put without a user is refused, as etcd's gateway does ("user name is empty"). */
-  authEnabled?: boolean;
-  /** Bytes of v2 data the member's v2 API reports (3.2/3.3, or 3.4/3.5 with enable-v2). */
-  v2Bytes?: number;
-  /** This member's KV diverged: its HashKV differs from the others' at the same revision. */
-  divergent?: boolean;
-  /** The same, only while it runs this minor version (a member that diverges after its upgrade). */
-  divergentOn?: string;
-  /** Free pages in the db file (dbSize counts them) until this member is defragmented. */
-  freeBytes?: number;
-}
-
 const isText = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number';
 
@@ -119,19 +101,4 @@ export function readState(v: unknown): Persisted {
   }
   // Other fields, if any, are kept as they were.
   return { ...o, revision, kvs: dict(kvs), clusterVersion, clients: dict(clients) };
-}
-
-export function readFault(v: unknown): Fault {
-  const f = asObject(v);
-  return {
-    neverHealthyOn: isText(f.neverHealthyOn) ? f.neverHealthyOn : undefined,
-    corruptSnapshot: f.corruptSnapshot === true,
-    alarm: isText(f.alarm) ? f.alarm : undefined,
-    muteHeartbeats: f.muteHeartbeats === true,
-    authEnabled: f.authEnabled === true,
-    v2Bytes: isNumber(f.v2Bytes) ? f.v2Bytes : undefined,
-    divergent: f.divergent === true,
-    divergentOn: isText(f.divergentOn) ? f.divergentOn : undefined,
-    freeBytes: isNumber(f.freeBytes) ? f.freeBytes : undefined,
-  };
 }

@@ -6,7 +6,8 @@ import { UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/executor.js';
 import { describeRestore, planRestore, runRestore } from '../../kv/restore.js';
 import { reporter, resolveCluster, timeouts } from './lib/shared.js';
-import { KNOWN_MINORS, SIMULATED_MINORS } from './upgrade.js';
+import { SIM_MINORS as SIMULATED_MINORS } from '@opsctl/etcd-sim/releases.js';
+import { KNOWN_MINORS } from './upgrade.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './restore.spec.js';
 

@@ -25,7 +25,7 @@ const KILL_WAIT_MS = 30_000;
 export async function run(opts: SandboxDownOptions, ctx: Context): Promise<CommandResult> {
   const spec = loadSandbox(ctx.paths.data);
   if (!spec) return { text: '', message: 'no kv sandbox: nothing to do' };
-  const driver = localDriver(ctx.paths.data, spec, await ctx.exec(), ctx.env, (t) => ctx.io.warn(t));
+  const driver = localDriver(ctx.paths.data, spec, await ctx.exec(), ctx.env, (t) => ctx.io.warn(t), ctx.debugSink);
   const live = spec.members.filter((m) => {
     const found = memberProcesses(m);
     for (const p of found.foreign) ctx.io.warn(`${m.name}: ${describeProc(p)} ${p.why.join('; ')} but is not ${m.name}: left alone`);

@@ -5,11 +5,16 @@ export const spec = defineVerb({
   summary: 'start a local cluster (simulated 3.2/3.3 members, or real etcd from --etcd-bin)',
   flags: {
     members: { type: 'string', value: 'n', help: 'how many members', default: '3' },
-    version: { type: 'string', value: 'minor', help: 'simulated members: 3.2 or 3.3 (default 3.2)' },
+    version: { type: 'string', value: 'minor', help: 'simulated members: 3.2 to 3.6, or a patch release such as 3.5.26 (default 3.2)' },
     kvVersion: { type: 'string', value: 'minor', help: 'the same as --version', hidden: true, sameAs: 'version' },
     etcdBin: { type: 'string', value: 'dir', help: 'run real etcd from this directory instead' },
     heartbeat: { type: 'string', value: 'duration', help: 'heartbeat interval of the members' },
     timeout: { type: 'string', value: 'duration', help: 'how long the members may take to be healthy', default: '60s' },
+    ports: {
+      type: 'string',
+      value: 'list',
+      help: 'the ports to try first, client then peer, member by member (e.g. 2379,2380,22379,22380,32379,32380); one taken at the start: the sandbox is laid out on fresh ones, said so',
+    },
     config: {
       type: 'list',
       value: '[member:]key=value',

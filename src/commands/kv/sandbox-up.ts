@@ -6,10 +6,10 @@ import { OpsError, UsageError } from '../../core/errors.js';
 import { KvClient } from '../../kv/client.js';
 import { minor } from '../../kv/parse.js';
 import type { MemberSpec, SandboxSpec } from '../../kv/cluster.js';
-import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS, testPorts } from '../../kv/sandbox.js';
+import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS } from '../../kv/sandbox.js';
 import { WaitFatal, waitFor } from '../../kv/wait.js';
 import { duration, openSession } from './lib/shared.js';
-import { SIMULATED_MINORS } from '../../kv/ladder-plan.js';
+import { SIM_MINORS as SIMULATED_MINORS } from '@opsctl/etcd-sim/releases.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './sandbox-up.spec.js';
 
@@ -85,6 +85,7 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
     await removeSandbox(ctx.paths.data);
   }
   const heartbeatMs = duration(opts.heartbeat, '--heartbeat', etcdBin ? 50 : 100);
+  const wanted = opts.ports === undefined ? undefined : portList(opts.ports, n);
   const timeoutMs = duration(opts.timeout, '--timeout', 60_000);
   const session = openSession(ctx);
   const p = ctx.io.progress(`starting ${n} ${etcdBin ? `etcd ${version}` : `simulated kv ${version}`} members`);
@@ -99,9 +100,9 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
       etcdBin,
       heartbeatMs,
       config,
-      ports: attempt === 1 ? testPorts(ctx.env, n * 2) : undefined,
+      ports: attempt === 1 ? wanted : undefined,
     });
-    const driver = localDriver(ctx.paths.data, spec, exec, ctx.env);
+    const driver = localDriver(ctx.paths.data, spec, exec, ctx.env, undefined, ctx.debugSink);
     const clash = await startMembers(spec, driver, { version, binDir: etcdBin }, timeoutMs, session, p);
     if (!clash) break;
     if (attempt >= PORT_ATTEMPTS) {
@@ -221,4 +222,21 @@ async function stopAll(spec: SandboxSpec, driver: ReturnType<typeof localDriver>
       });
     }),
   );
+}
+
+/** `--ports`: two per member (client, then peer), each a port number; anything else refused naming the fix. */
+export function portList(raw: string, members: number): number[] {
+  const ports = raw.split(',').map((p) => p.trim());
+  const bad = ports.find((p) => !/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 65_535);
+  if (bad !== undefined)
+    throw new UsageError(`--ports: "${bad}" is not a port`, {
+      field: '--ports',
+      hint: 'give port numbers 1-65535, comma-separated: client then peer, member by member',
+    });
+  if (ports.length !== members * 2)
+    throw new UsageError(`--ports: ${ports.length} given, ${members * 2} needed (a client and a peer port for each of ${members} members)`, {
+      field: '--ports',
+    });
+  // (a port given twice is tried twice: the member that loses it dies at its start, and the sandbox is laid out on fresh ports)
+  return ports.map(Number);
 }

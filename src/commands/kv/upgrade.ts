@@ -15,8 +15,6 @@ import type { spec } from './upgrade.spec.js';
 
 /** The minors kv restore starts members on: every minor of the ladder (3.5 and 3.6 restore with etcdutl). */
 export const KNOWN_MINORS = LADDER_MINORS;
-/** What kv restore can start simulated members on (they learned every minor's shapes). */
-export const SIMULATED_MINORS = LADDER_MINORS;
 const TARGETS_HELP =
   "3.3 to 3.6 (one hop per minor from the cluster's version: 3.2 → 3.3 → 3.4 → 3.5 → 3.6); with --allow-same-version a rolling restart on 3.2 to 3.6";
 

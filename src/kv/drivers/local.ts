@@ -20,7 +20,6 @@ import {
   type MemberIdentity,
 } from '../member-procs.js';
 import { readRecord, recordPath, writeDurably, writeRecord, type MemberRecord } from '../member-record.js';
-import { startHook } from '../start-hook.js';
 import { isSea } from '../../core/sea.js';
 
 type Exec = typeof import('execa').execa;
@@ -157,6 +156,8 @@ export class LocalDriver implements MemberDriver {
     private readonly env: NodeJS.ProcessEnv = process.env,
     /** Told when a member's process is found that its PID file does not name (and what is done with it). */
     private readonly notice: (text: string) => void = () => undefined,
+    /** The debug lines of each start, point by point (--debug): intent written, spawned, recorded. */
+    private readonly trace?: (line: string) => void,
   ) {}
 
   private spec(m: MemberSpec): MemberSpec {
@@ -397,9 +398,9 @@ export class LocalDriver implements MemberDriver {
       configFile: s.configFile,
       ports: identity(s).ports,
     };
-    startHook(this.env, 'before-intent', s.name);
+    this.trace?.(`[kv] ${s.name}: start: before-intent`);
     writeRecord(s, { ...base, state: 'starting', at: new Date().toISOString() });
-    startHook(this.env, 'after-intent', s.name);
+    this.trace?.(`[kv] ${s.name}: start: after-intent (the intent is written)`);
     const childEnv: Record<string, string> = { PATH: this.env.PATH ?? '/usr/bin:/bin' };
     if (this.env.OPSCTL_KV_MEMBER) childEnv.OPSCTL_KV_MEMBER = this.env.OPSCTL_KV_MEMBER;
     const fd = openSync(s.logFile!, 'a');
@@ -424,10 +425,10 @@ export class LocalDriver implements MemberDriver {
     } finally {
       closeSync(fd);
     }
-    startHook(this.env, 'after-spawn', s.name);
+    this.trace?.(`[kv] ${s.name}: start: after-spawn (pid ${pid})`);
     writeRecord(s, { ...base, state: 'started', pid, startTime: procStartTime(pid), at: new Date().toISOString() });
     if (s.pidFile) writeDurably(s.pidFile, `${pid}\n`);
-    startHook(this.env, 'after-record', s.name);
+    this.trace?.(`[kv] ${s.name}: start: after-record (pid ${pid} recorded)`);
     s.version = target.version;
     s.binDir = target.binDir;
     await this.save(this.sandbox);
@@ -506,21 +507,10 @@ export function newestSnapName(dataDir: string | undefined): string | undefined 
  */
 export function newestSnapBytes(dataDir: string | undefined): number | undefined {
   const dir = join(dataDir ?? '', 'member', 'snap');
-  if (dataDir && !existsSync(dir) && existsSync(join(dataDir, 'member', 'kv.json'))) return simulatedV2Bytes(dataDir);
   if (!dataDir || !existsSync(dir)) return undefined;
   const newest = readdirSync(dir)
     .filter((f) => /^[0-9a-f]{16}-[0-9a-f]{16}\.snap$/.test(f))
     .sort()
     .pop();
   return newest === undefined ? undefined : statSync(join(dir, newest)).size;
-}
-
-/** A simulated member (src/kv/member) keeps its v2 store as a size in FAULT.json (a test knob), else it has none. */
-function simulatedV2Bytes(dataDir: string): number {
-  try {
-    const f = JSON.parse(readFileSync(join(dataDir, 'FAULT.json'), 'utf8')) as { v2Bytes?: unknown };
-    return typeof f.v2Bytes === 'number' ? f.v2Bytes : 0;
-  } catch {
-    return 0;
-  }
 }

@@ -151,7 +151,12 @@ export async function resolveCluster(
       hint: 'pass --endpoints http://HOST:2379,… or --cluster FILE, or start a local one: opsctl kv sandbox up',
     });
   }
-  return { cluster: sandboxCluster(sandbox), driver: localDriver(ctx.paths.data, sandbox, exec, ctx.env, (t) => ctx.io.warn(t)), selector: [], session };
+  return {
+    cluster: sandboxCluster(sandbox),
+    driver: localDriver(ctx.paths.data, sandbox, exec, ctx.env, (t) => ctx.io.warn(t), ctx.debugSink),
+    selector: [],
+    session,
+  };
 }
 
 /** The command's session with the cluster, closed when the command ends. */
