@@ -8,7 +8,7 @@ import { FLAG_BODIES, FLAG_OPERATIONS, PATH_KINDS } from '@opsctl/shared/tracker
 import { itemIdKind } from '@opsctl/shared/tracker/item-id.js';
 import type { FlagKind } from '@opsctl/shared/tracker/shape.js';
 import type { FieldSpec } from './fields.js';
-import type { ArgSpec, ExtraVerb, ResourceSpec } from './resources.js';
+import type { ArgSpec, ExtraVerb, ResourceSpec } from './resource-spec.js';
 
 /** A field of a body or query as this table names it: its flag's help (the rest comes from the generated contract). */
 export type Helps = Record<string, string>;

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KvClient } from '../../src/kv/client.js';
-import { KvSession } from '../../src/kv/session.js';
+import { KvClient } from '../../src/kv/cluster/client.js';
+import { KvSession } from '../../src/kv/cluster/session.js';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
@@ -85,7 +85,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     })();
 
     // --settle auto (the default): a 3.4 member serves no v2 API and has written no v2 snapshot file yet;
-    // its WAL tells its v2 writes (src/kv/wal-v2.ts), so no blind 2-minute wait between members
+    // its WAL tells its v2 writes (src/kv/upgrade/wal-v2.ts), so no blind 2-minute wait between members
     const r = await opsctl('kv', 'upgrade', '--to', '3.4', '--yes', '--allow-same-version', '--target-bin', '/usr/bin', '--poll-interval', '100ms', '--json');
     stop = true;
     await writer;

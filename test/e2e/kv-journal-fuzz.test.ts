@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OpsError } from '../../src/core/errors.js';
-import { clusterKey, newJournal, type Journal, type JournalStep, type StepStatus } from '../../src/kv/journal.js';
-import { checkJournalPlan, JournalPlanInvalid } from '../../src/kv/journal-plan.js';
-import { JournalInvalid, readJournal } from '../../src/kv/journal-read.js';
-import { MEMBER_STEPS, type UpgradePlan } from '../../src/kv/types.js';
+import { clusterKey, newJournal, type Journal, type JournalStep, type StepStatus } from '../../src/kv/journal/journal.js';
+import { checkJournalPlan, JournalPlanInvalid } from '../../src/kv/journal/plan.js';
+import { JournalInvalid, readJournal } from '../../src/kv/journal/read.js';
+import { MEMBER_STEPS, type UpgradePlan } from '../../src/kv/cluster/types.js';
 import { BIN, PAUSED } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 

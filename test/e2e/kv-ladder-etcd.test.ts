@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { walV2Census } from '../../src/kv/wal-v2.js';
+import { walV2Census } from '../../src/kv/upgrade/wal-v2.js';
 
 /** Real binaries of every hop: 3.2.32/3.3.27 (global setup), Debian's 3.4, 3.5.35 and 3.6.16 built by scripts/etcd-build.sh. */
 const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';

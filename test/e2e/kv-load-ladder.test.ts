@@ -8,7 +8,7 @@ import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpe
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { followLadder, startLoad } from '../helpers/kv-load.js';
-import { walV2Census, type WalV2Census } from '../../src/kv/wal-v2.js';
+import { walV2Census, type WalV2Census } from '../../src/kv/upgrade/wal-v2.js';
 
 /** Real binaries of every hop, as test/e2e/kv-ladder-etcd.test.ts finds them. */
 const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';
@@ -31,7 +31,7 @@ if (!ready) {
  * Zero downtime as clients see it, through the whole ladder in one run: while the built binary takes a
  * real 3-member cluster started with etcd's default snapshot-count 3.2.32 → 3.3.27 → 3.4 → 3.5.35 →
  * 3.6.16 (command driver, with no flag beyond the binaries), three clients write and read continuously:
- * the JSON gateway straight (undici), opsctl's own gateway client (src/kv/client.ts, which finds each
+ * the JSON gateway straight (undici), opsctl's own gateway client (src/kv/cluster/client.ts, which finds each
  * member's prefix again as it changes version) and etcdctl (gRPC, one process per request). No request
  * fails after its one retry, every acknowledged write is there at the end, and every hop saw load.
  * opsctl's own checks wrote no v2 request into any WAL on any version (the census of each member's WAL

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpsError } from '../../src/core/errors.js';
-import { freePort } from '../../src/kv/sandbox.js';
-import { snapshotStatus, type SnapshotStatus } from '../../src/kv/snapshot-status.js';
-import { snapshotTool } from '../../src/kv/snapshot-crosscheck.js';
-import { recordRestorePoint, type WithRestorePoint } from '../../src/kv/restore-point.js';
+import { freePort } from '../../src/kv/local/sandbox.js';
+import { snapshotStatus, type SnapshotStatus } from '../../src/kv/snapshot/status.js';
+import { snapshotTool } from '../../src/kv/snapshot/crosscheck.js';
+import { recordRestorePoint, type WithRestorePoint } from '../../src/kv/upgrade/restore-point.js';
 import { runBin } from '../helpers/bin.js';
 import { until } from '../helpers/kv.js';
 

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalTrustError } from '../../src/core/local-file.js';
-import { readJournal } from '../../src/kv/journal-read.js';
-import { newJournal, writeJournal } from '../../src/kv/journal.js';
+import { readJournal } from '../../src/kv/journal/read.js';
+import { newJournal, writeJournal } from '../../src/kv/journal/journal.js';
 import { BIN, runBin } from '../helpers/bin.js';
 
 /**

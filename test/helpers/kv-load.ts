@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { KvClient } from '../../src/kv/client.js';
-import { KvSession } from '../../src/kv/session.js';
+import { KvClient } from '../../src/kv/cluster/client.js';
+import { KvSession } from '../../src/kv/cluster/session.js';
 
 /**
  * A load client of a kv (etcd) cluster as an application sees it during an upgrade: it writes and
@@ -16,7 +16,7 @@ import { KvSession } from '../../src/kv/session.js';
  * test/e2e/kv-load-upgrade.test.ts.
  *
  * `clients` picks each worker's way in: `gateway` (undici straight to the JSON gateway, as above),
- * `opsctl` (opsctl's own gateway client, src/kv/client.ts: it finds each member's prefix again when
+ * `opsctl` (opsctl's own gateway client, src/kv/cluster/client.ts: it finds each member's prefix again when
  * the member comes back on another version) or `etcdctl` (one `etcdctl put`/`get` process per request,
  * gRPC, every endpoint given: its balancer fails over; the round is retried once). Phases carry their
  * own longest write gap, so a ladder run can report one per hop.

@@ -76,6 +76,17 @@ export function roomOf(file: string): string {
   return i < 0 ? file : file.slice(0, i);
 }
 
+/** A sub-room of kv/ (`kv/cluster`), else the room (kv's own sub-rooms import one another one way too). */
+export function kvRoomOf(file: string): string {
+  const parts = file.split('/');
+  return parts[0] === 'kv' && parts.length > 2 ? `kv/${parts[1]}` : roomOf(file);
+}
+
+/** A file as its own room, a verb's spec and run as one (the run imports its spec's types, the spec loads the run). */
+export function fileRoomOf(file: string): string {
+  return file.replace(/\.spec\.ts$/, '.ts');
+}
+
 export interface RoomCycle {
   /** The rooms in order, the first repeated at the end: ['auth', 'context.ts', 'auth']. */
   rooms: string[];
@@ -87,8 +98,8 @@ export interface RoomCycle {
  * The cycles between rooms: one per strongly connected group of rooms (Tarjan), named by its shortest
  * cycle through the group's first room, each step shown by one import that makes it.
  */
-export function roomCycles(edges: readonly FileEdge[]): RoomCycle[] {
-  const graph = roomGraph(edges);
+export function roomCycles(edges: readonly FileEdge[], room: (file: string) => string = roomOf): RoomCycle[] {
+  const graph = roomGraph(edges, room);
   return stronglyConnected(graph)
     .filter((group) => group.length > 1)
     .map((group) => {
@@ -102,8 +113,8 @@ export function roomCycles(edges: readonly FileEdge[]): RoomCycle[] {
 }
 
 /** Every simple cycle between rooms (for figures: how tangled the rooms are). */
-export function allRoomCycles(edges: readonly FileEdge[]): string[][] {
-  const graph = roomGraph(edges);
+export function allRoomCycles(edges: readonly FileEdge[], room: (file: string) => string = roomOf): string[][] {
+  const graph = roomGraph(edges, room);
   const rooms = [...graph.keys()].sort();
   const out: string[][] = [];
   // each cycle is found once, from its smallest room
@@ -127,11 +138,11 @@ export function allRoomCycles(edges: readonly FileEdge[]): string[][] {
   return out;
 }
 
-function roomGraph(edges: readonly FileEdge[]): Map<string, Map<string, FileEdge[]>> {
+function roomGraph(edges: readonly FileEdge[], room: (file: string) => string): Map<string, Map<string, FileEdge[]>> {
   const graph = new Map<string, Map<string, FileEdge[]>>();
   for (const e of edges) {
-    const a = roomOf(e.from);
-    const b = roomOf(e.to);
+    const a = room(e.from);
+    const b = room(e.to);
     if (!graph.has(b)) graph.set(b, new Map());
     const out = graph.get(a) ?? new Map<string, FileEdge[]>();
     graph.set(a, out);

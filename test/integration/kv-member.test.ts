@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KvClient } from '../../src/kv/client.js';
-import { observeMember } from '../../src/kv/observe.js';
-import { KvSession } from '../../src/kv/session.js';
-import { freePort } from '../../src/kv/sandbox.js';
-import { verifyTrailer } from '../../src/kv/snapshot.js';
+import { KvClient } from '../../src/kv/cluster/client.js';
+import { observeMember } from '../../src/kv/cluster/observe.js';
+import { KvSession } from '../../src/kv/cluster/session.js';
+import { freePort } from '../../src/kv/local/sandbox.js';
+import { verifyTrailer } from '../../src/kv/snapshot/save.js';
+import { snapshotBuffer } from '../../src/kv/snapshot/stream.js';
 import { until } from '../helpers/kv.js';
 
 /** The simulated member with the tests' conditions (test/helpers/sim-member.ts, built by the global setup), else the product's. */
@@ -83,7 +84,7 @@ describe('the simulated kv member', () => {
     expect(await k.gatewayPrefix()).toBe('/v3alpha');
     await k.put('a', 'b');
     expect((await new KvClient(c.url(0)).get('a'))?.value).toBe('b');
-    const snap = await new KvClient(c.url(0)).snapshot(5000);
+    const snap = await snapshotBuffer(new KvClient(c.url(0)), 5000);
     expect(snap.length % 512).toBe(32);
     expect(() => verifyTrailer(snap)).not.toThrow();
   });

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { KvClient, RedirectRefused } from '../../src/kv/client.js';
-import { KvSession } from '../../src/kv/session.js';
+import { KvClient } from '../../src/kv/cluster/client.js';
+import { RedirectRefused } from '../../src/kv/cluster/gateway-errors.js';
+import { KvSession } from '../../src/kv/cluster/session.js';
 import { runCli } from '../helpers/cli.js';
 
 /**

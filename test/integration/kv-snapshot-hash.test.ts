@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashWhileWritten } from '../../src/kv/snapshot.js';
-import { checkTrailerOfFile, TrailerHasher } from '../../src/kv/snapshot-file.js';
+import { hashWhileWritten } from '../../src/kv/snapshot/save.js';
+import { checkTrailerOfFile, TrailerHasher } from '../../src/kv/snapshot/file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'opsctl-snaphash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

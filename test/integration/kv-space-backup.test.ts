@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pidAlive, readPid } from '../../src/kv/drivers/local.js';
-import { clusterKey } from '../../src/kv/journal.js';
-import { spaceProbe } from '../../src/kv/space.js';
+import { clusterKey } from '../../src/kv/journal/journal.js';
+import { spaceProbe } from '../../src/kv/drivers/space.js';
 import { kvSandbox } from '../helpers/kv.js';
 
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s', '--settle', '0s', '--yes'];

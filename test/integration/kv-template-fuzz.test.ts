@@ -4,10 +4,10 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandTemplates, MemberSpec } from '../../src/kv/cluster.js';
+import type { CommandTemplates, MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { CommandDriver, renderTemplate } from '../../src/kv/drivers/command.js';
 import { expandSystemd } from '../../src/kv/drivers/systemd.js';
-import type { RestoreRequest } from '../../src/kv/restore-data.js';
+import type { RestoreRequest } from '../../src/kv/drivers/driver.js';
 import { seeded } from '../helpers/fuzz.js';
 
 /**

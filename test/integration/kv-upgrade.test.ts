@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { main } from '../../src/cli.js';
 import type { Context } from '../../src/context.js';
 import { IOStreams } from '../../src/core/io.js';
-import { clusterKey } from '../../src/kv/journal.js';
+import { clusterKey } from '../../src/kv/journal/journal.js';
 import { PassThrough } from 'node:stream';
 import { runBin } from '../helpers/bin.js';
 import { kvSandbox, until } from '../helpers/kv.js';

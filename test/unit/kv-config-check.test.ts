@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfig, checkClusterConfig } from '../../src/kv/config-check.js';
+import { checkConfig, checkClusterConfig } from '../../src/kv/rules/config-check.js';
 import type { MemberDriver } from '../../src/kv/drivers/driver.js';
 
 const F = '/etc/etcd/etcd.conf.yml';

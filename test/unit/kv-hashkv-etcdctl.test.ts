@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEtcdctlHashes } from '../../src/kv/hashkv.js';
+import { parseEtcdctlHashes } from '../../src/kv/cluster/hashkv.js';
 
 /**
  * HashKV of every member through ONE etcdctl (`etcdctl endpoint hashkv --endpoints a,b,c --rev R -w json`):

@@ -3,10 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderTemplate } from '../../src/kv/drivers/command.js';
-import { clusterKey, isResumable, lockJournal, memberInFlight, newJournal, startedMembers, touchedMembers, writeJournal } from '../../src/kv/journal.js';
-import { readJournal } from '../../src/kv/journal-read.js';
-import type { UpgradePlan } from '../../src/kv/types.js';
-import { verifyTrailer } from '../../src/kv/snapshot.js';
+import {
+  clusterKey,
+  isResumable,
+  lockJournal,
+  memberInFlight,
+  newJournal,
+  startedMembers,
+  touchedMembers,
+  writeJournal,
+} from '../../src/kv/journal/journal.js';
+import { readJournal } from '../../src/kv/journal/read.js';
+import type { UpgradePlan } from '../../src/kv/cluster/types.js';
+import { verifyTrailer } from '../../src/kv/snapshot/save.js';
 import { createHash } from 'node:crypto';
 
 const plan: UpgradePlan = {

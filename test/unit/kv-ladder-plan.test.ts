@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planLadder } from '../../src/kv/ladder-plan.js';
-import { gatewayPrefixFor, parseHealth, parseVersion } from '../../src/kv/parse.js';
-import type { ClusterObservation } from '../../src/kv/types.js';
+import { planLadder } from '../../src/kv/ladder/plan.js';
+import { gatewayPrefixFor, parseHealth, parseVersion } from '../../src/kv/cluster/parse.js';
+import type { ClusterObservation } from '../../src/kv/cluster/types.js';
 
 function cluster(versions: string[], clusterVersion: string): ClusterObservation {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareMembership, describeListed, membershipChange } from '../../src/kv/membership.js';
-import type { MemberListEntry } from '../../src/kv/parse.js';
-import type { MemberObservation } from '../../src/kv/types.js';
+import { compareMembership, describeListed, membershipChange } from '../../src/kv/cluster/membership.js';
+import type { MemberListEntry } from '../../src/kv/cluster/parse.js';
+import type { MemberObservation } from '../../src/kv/cluster/types.js';
 
 const entry = (id: string, name: string, client?: string): MemberListEntry => ({
   id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idHex, idString, parseHealth, parseJsonSafe, parseMemberList, parseStatus, parseVersion, previousMinor } from '../../src/kv/parse.js';
+import { idHex, idString, parseHealth, parseJsonSafe, parseMemberList, parseStatus, parseVersion, previousMinor } from '../../src/kv/cluster/parse.js';
 
 describe('kv /health, parsed leniently', () => {
   // The four bodies real servers sent: 3.2, 3.3 final, the 3.3 release candidates, 3.4+.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nextMember, planUpgrade } from '../../src/kv/planner.js';
-import type { ClusterObservation, MemberObservation } from '../../src/kv/types.js';
+import { nextMember, planUpgrade } from '../../src/kv/upgrade/planner.js';
+import type { ClusterObservation, MemberObservation } from '../../src/kv/cluster/types.js';
 
 const LEADER = '18000000000000000001';
 function member(name: string, over: Partial<MemberObservation> = {}): MemberObservation {

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Journal } from '../../src/kv/journal.js';
-import { buildReport, snapshotTrailerHash } from '../../src/kv/report.js';
-import { reportHtml } from '../../src/kv/report-html.js';
+import type { Journal } from '../../src/kv/journal/journal.js';
+import { buildReport, snapshotTrailerHash } from '../../src/kv/report/report.js';
+import { reportHtml } from '../../src/kv/report/html.js';
 
 const EVIL = '<img src=x onerror="alert(1)">';
 

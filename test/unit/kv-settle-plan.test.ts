@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterSpec } from '../../src/kv/cluster.js';
+import type { ClusterSpec } from '../../src/kv/cluster/cluster-file.js';
 import type { MemberDriver } from '../../src/kv/drivers/driver.js';
-import { settlePlan } from '../../src/kv/ladder.js';
+import { settlePlan } from '../../src/kv/ladder/facts.js';
 
 /** What the plan says of --settle auto per hop: how the v2 size will be measured, or "not checked: why". */
 const cluster = (driver?: ClusterSpec['driver']): ClusterSpec => ({ source: 'file', key: 'k', members: [], driver });

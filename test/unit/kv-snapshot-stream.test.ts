@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { JsonObjectStream } from '../../src/kv/json-stream.js';
-import { TrailerHasher } from '../../src/kv/snapshot-file.js';
+import { JsonObjectStream } from '../../src/kv/cluster/json-stream.js';
+import { TrailerHasher } from '../../src/kv/snapshot/file.js';
 
 /** The gateway's snapshot stream as etcd 3.2 writes it (objects back to back) and 3.3+ (newline between), cut anywhere. */
 describe('the gateway snapshot stream, parsed incrementally', () => {

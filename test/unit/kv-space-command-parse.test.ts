@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expandSystemd } from '../../src/kv/drivers/systemd.js';
-import { backupNeeds, parseDf, parseDu, parseSpaceReport, SpaceReportError } from '../../src/kv/space.js';
+import { backupNeeds, parseDf, parseDu, parseSpaceReport, SpaceReportError } from '../../src/kv/drivers/space.js';
 
 /** Issue 27 item 5, the command driver: the space template's `du -sk` then `df -Pk` output, read on opsctl's side. */
 describe('reading du -sk and df -Pk output from a member host', () => {

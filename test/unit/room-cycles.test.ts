@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { importEdges, roomCycles, type FileEdge, type RoomCycle } from '../helpers/room-graph.js';
+import { fileRoomOf, importEdges, kvRoomOf, roomCycles, type FileEdge, type RoomCycle } from '../helpers/room-graph.js';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
@@ -39,6 +39,23 @@ describe('no import cycle between rooms, type imports included', () => {
     expect(edges.some((e) => e.kind === 'type' && e.to === 'context.ts')).toBe(true);
     expect(edges.some((e) => e.kind === 'dynamic' && e.from === 'cli.ts' && e.to === 'wiring/context.ts')).toBe(true);
     expect(roomCycles(edges).map(describeCycle)).toEqual([]);
+  });
+
+  it("kv's sub-rooms (cluster, snapshot, drivers, rules, journal, trial, upgrade, ladder, restore, local, report) import one another one way only", () => {
+    const kv = srcEdges().filter((e) => e.from.startsWith('kv/') && e.to.startsWith('kv/'));
+    expect(new Set(kv.map((e) => kvRoomOf(e.from))).size).toBeGreaterThanOrEqual(10);
+    // every file of kv/ is in a sub-room: none at its root
+    expect(kv.filter((e) => e.from.split('/').length < 3).map((e) => e.from)).toEqual([]);
+    expect(roomCycles(kv, kvRoomOf).map(describeCycle)).toEqual([]);
+  });
+
+  it("no file imports itself back through others, type imports included (a verb's spec and its run are one)", () => {
+    expect(roomCycles(srcEdges(), fileRoomOf).map(describeCycle)).toEqual([]);
+    for (const pkg of ['shared/src', 'etcd-sim']) {
+      const edges = importEdges(fileURLToPath(new URL(`../../packages/${pkg}`, import.meta.url)));
+      expect(edges.length, pkg).toBeGreaterThan(2);
+      expect(roomCycles(edges, fileRoomOf).map(describeCycle), pkg).toEqual([]);
+    }
   });
 
   it('the port imports only types, and only of core/ and config/', () => {

@@ -1,5 +1,5 @@
 import type { OpsError } from '@opsctl/shared/errors.js';
-import type { MockServer } from './server.js';
+import type { MockServer } from './server-types.js';
 import { stateTrackerToken } from './store.js';
 import type { TransportRequest, TransportResponse } from './transport.js';
 

@@ -6,7 +6,8 @@
  * the security events have their own entry, `@opsctl/mock/console`, for the `opsctl mock …` verbs.
  * The package imports nothing of the CLI: what both sides share is in @opsctl/shared.
  */
-export { createMockServer, type Fault, type LoggedRequest, type MockServer, type MockServerOptions, type RouteInfo } from './server.js';
+export { createMockServer } from './server.js';
+export type { Fault, LoggedRequest, MockServer, MockServerOptions, RouteInfo } from './server-types.js';
 export { createEmbeddedMock, type EmbeddedMock, type EmbeddedMockOptions } from './embedded.js';
 export { FileStore, MemoryStore, sliceField, stateTrackerToken, type Store } from './store.js';
 export { SERVICE_NAMES, type MockServiceOptions, type ServiceName } from './service.js';

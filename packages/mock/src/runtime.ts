@@ -1,8 +1,9 @@
 import Router from 'find-my-way';
 import type { OpsError } from '@opsctl/shared/errors.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from './body.js';
-import type { Fault, LoggedRequest, MockServerOptions, RouteInfo } from './server.js';
-import { SERVICE_LOADERS, SERVICE_NAMES, type MockServiceOptions, type Route, type ServiceContext, type ServiceInstance, type ServiceName } from './service.js';
+import type { Fault, LoggedRequest, MockServerOptions, RouteInfo } from './server-types.js';
+import { SERVICE_LOADERS } from './services/loaders.js';
+import { SERVICE_NAMES, type MockServiceOptions, type Route, type ServiceContext, type ServiceInstance, type ServiceName } from './service.js';
 import { FileStore, MemoryStore, type Store } from './store.js';
 
 export interface LoadedService {

@@ -86,12 +86,4 @@ export const SERVICE_PREFIXES: ReadonlyArray<[string, ServiceName]> = [
   ['/$discovery/', 'labels'],
 ];
 
-/** Each service module, imported lazily (one line per service). */
-export const SERVICE_LOADERS: Partial<Record<ServiceName, () => Promise<ServiceModule>>> = {
-  tracker: () => import('./services/tracker/index.js').then((m) => m.default),
-  oauth: () => import('./services/oauth/index.js').then((m) => m.default),
-  api: () => import('./services/api/index.js').then((m) => m.default),
-  labels: () => import('./services/labels/index.js').then((m) => m.default),
-};
-
 export type { Handler };

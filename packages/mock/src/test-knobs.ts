@@ -2,7 +2,7 @@ import { checkDeclaredLength, parseBody, readBody } from './body.js';
 import type { MockIncoming, MockOutgoing } from './http.js';
 import type { MockRuntime } from './runtime.js';
 import { send, toMockError } from './send.js';
-import type { Fault } from './server.js';
+import type { Fault } from './server-types.js';
 
 /** The test knobs under /__mock/ (test mode only): the request log, injected faults, the mock clock. */
 export async function testKnob(rt: MockRuntime, req: MockIncoming, res: MockOutgoing, url: URL, method: string): Promise<void> {

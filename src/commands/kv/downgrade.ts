@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { UsageError } from '../../core/errors.js';
-import { fmtMs } from '../../kv/executor.js';
+import { fmtMs } from '../../kv/upgrade/options.js';
 import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
 import { parseTargetBins } from './upgrade.js';
 import type { OptionsOf } from '../spec.js';
@@ -29,7 +29,7 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
   const noBackup = opts.backup === false;
   requireBackupTemplate(driver, noBackup, '--backup-cmd, ');
   ctx.handlesInterrupt = true;
-  const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/downgrade.js'), import('../../kv/release.js')]);
+  const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/restore/downgrade.js'), import('../../kv/local/release.js')]);
   const targetBin = bins[opts.to] ?? bins['*'] ?? (cluster.sandbox?.kind === 'sim' ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));
   const r = await runDowngrade({
     cluster,

@@ -1,7 +1,8 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { NetworkError, OpsError, UsageError } from '../../core/errors.js';
-import { GatewayError, KvClient } from '../../kv/client.js';
+import { GatewayError } from '../../kv/cluster/gateway-errors.js';
+import { KvClient } from '../../kv/cluster/client.js';
 import { readFileFlag } from '../lib/file-flag.js';
 import { resolveCluster, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';

@@ -3,8 +3,8 @@ import type { Context } from '../../context.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
 import { UsageError } from '../../core/errors.js';
-import { fmtMs } from '../../kv/executor.js';
-import { describeRestore, planRestore, runRestore } from '../../kv/restore.js';
+import { fmtMs } from '../../kv/upgrade/options.js';
+import { describeRestore, planRestore, runRestore } from '../../kv/restore/restore.js';
 import { reporter, resolveCluster, timeouts } from './lib/shared.js';
 import { SIM_MINORS as SIMULATED_MINORS } from '@opsctl/etcd-sim/releases.js';
 import { KNOWN_MINORS } from './upgrade.js';
@@ -40,7 +40,7 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
   let journalFile: string | undefined;
   let toVersion = opts.toVersion;
   if (opts.fromHop) {
-    const { hopPoint } = await import('../../kv/hop-points.js');
+    const { hopPoint } = await import('../../kv/ladder/hop-points.js');
     const point = hopPoint(ctx.paths.data, cluster.key, opts.fromHop);
     snapshot = point.file;
     journalFile = point.journalFile;

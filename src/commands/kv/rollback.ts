@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { UsageError } from '../../core/errors.js';
-import { runRollback } from '../../kv/rollback.js';
+import { runRollback } from '../../kv/restore/rollback.js';
 import { reporter, resolveCluster, shellLine, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './rollback.spec.js';

@@ -2,10 +2,10 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { OpsError } from '../../core/errors.js';
 import { memberProcesses } from '../../kv/drivers/local.js';
-import { describeProc } from '../../kv/member-procs.js';
-import { removeSandboxBackups } from '../../kv/backups.js';
-import { loadSandbox, localDriver, removeSandbox } from '../../kv/sandbox.js';
-import { waitFor } from '../../kv/wait.js';
+import { describeProc } from '../../kv/drivers/member-procs.js';
+import { removeSandboxBackups } from '../../kv/local/backups.js';
+import { loadSandbox, localDriver, removeSandbox } from '../../kv/local/sandbox.js';
+import { waitFor } from '../../kv/cluster/wait.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './sandbox-down.spec.js';
 

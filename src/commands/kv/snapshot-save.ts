@@ -2,8 +2,9 @@ import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
-import { KvClient } from '../../kv/client.js';
-import { findEtcdctl, saveSnapshot } from '../../kv/snapshot.js';
+import { KvClient } from '../../kv/cluster/client.js';
+import { findEtcdctl } from '../../kv/cluster/etcdctl.js';
+import { saveSnapshot } from '../../kv/snapshot/save.js';
 import { resolveConnection } from './lib/connection.js';
 import { normalizeEndpoint, openSession, resolveCluster, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
@@ -39,7 +40,7 @@ export async function checkTarget(file: string, force: boolean): Promise<void> {
  * timeout) for real etcd when installed, else the gateway's snapshot stream decoded to disk as it
  * comes; verified before FILE appears (SHA-256 trailer, every page and bucket walked, revision between
  * the member's before and after, live keys equal to the member's count at that revision; see
- * kv/snapshot.ts), in constant memory whatever its size. No part file is left on failure.
+ * kv/snapshot/save.ts), in constant memory whatever its size. No part file is left on failure.
  */
 export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<CommandResult> {
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.via)) throw new UsageError(`--via: "${opts.via}" is not one of auto, etcdctl, gateway`, { field: '--via' });

@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { UsageError } from '../../core/errors.js';
-import { findEtcdctl } from '../../kv/snapshot.js';
-import { snapshotTool } from '../../kv/snapshot-crosscheck.js';
-import { snapshotStatus } from '../../kv/snapshot-status.js';
+import { findEtcdctl } from '../../kv/cluster/etcdctl.js';
+import { snapshotTool } from '../../kv/snapshot/crosscheck.js';
+import { snapshotStatus } from '../../kv/snapshot/status.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './snapshot-status.spec.js';
 

@@ -1,8 +1,8 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { journalPath } from '../../kv/journal.js';
-import { observeCluster } from '../../kv/observe.js';
-import { lastRestorePoint } from '../../kv/restore-point.js';
+import { journalPath } from '../../kv/journal/journal.js';
+import { observeCluster } from '../../kv/cluster/observe.js';
+import { lastRestorePoint } from '../../kv/upgrade/restore-point.js';
 import { resolveCluster, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './status.spec.js';

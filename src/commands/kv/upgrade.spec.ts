@@ -7,7 +7,7 @@ export const spec = defineVerb({
   flags: {
     ...cluster,
     ...driver,
-    // completion offers the ladder's targets (kv/ladder-plan.ts LADDER_MINORS above 3.2; not loaded for --help)
+    // completion offers the ladder's targets (kv/ladder/plan.ts LADDER_MINORS above 3.2; not loaded for --help)
     to: {
       type: 'string',
       value: 'minor',

@@ -3,12 +3,13 @@ import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone, type Destructive } from '../../core/confirm.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { whyNoPrompt } from '../../core/no-prompt.js';
-import { fmtMs, runUpgrade, type UpgradeReport } from '../../kv/executor.js';
-import type { LadderReport } from '../../kv/ladder.js';
-import { LADDER_MINORS } from '../../kv/ladder-plan.js';
+import { fmtMs, type UpgradeReport } from '../../kv/upgrade/options.js';
+import { runUpgrade } from '../../kv/upgrade/executor.js';
+import type { LadderReport } from '../../kv/ladder/record.js';
+import { LADDER_MINORS } from '../../kv/ladder/plan.js';
 import { renderChecks, ruleIds } from '../../kv/rules/index.js';
 import type { CheckRow } from '../../kv/rules/types.js';
-import { journalPath } from '../../kv/journal.js';
+import { journalPath } from '../../kv/journal/journal.js';
 import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './upgrade.spec.js';
@@ -134,7 +135,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     if (opts.allowSameVersion) {
       report = await runUpgrade({ ...common, allowSameVersion: true, targetBin: targetBins['*'] ?? targetBins[opts.to] });
     } else {
-      const [{ runUpgradeOrLadder }, { releaseDir }] = await Promise.all([import('../../kv/ladder.js'), import('../../kv/release.js')]);
+      const [{ runUpgradeOrLadder }, { releaseDir }] = await Promise.all([import('../../kv/ladder/ladder.js'), import('../../kv/local/release.js')]);
       // a hop without --target-bin takes the release `kv release get` keeps in its cache, if any
       const cached = (version: string) => releaseDir(version, { data: ctx.paths.data });
       const r = await runUpgradeOrLadder({

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { KvClient } from '../../kv/client.js';
+import { KvClient } from '../../kv/cluster/client.js';
 import { resolveCluster, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './version.spec.js';

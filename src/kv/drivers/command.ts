@@ -1,13 +1,12 @@
-import type { CommandTemplates, MemberSpec } from '../cluster.js';
-import type { DataLayout, HostShellResult, MemberDriver, MemberTarget } from './driver.js';
-import type { StartSettings } from '../trial/settings.js';
-import { parseRead, readScript } from '../trial/script.js';
-import { configFileOf } from '../trial/settings.js';
-import type { RestoreRequest } from '../restore-data.js';
-import { valueProblem } from '../cluster.js';
-import { compareMinor, minor } from '../parse.js';
+import type { CommandTemplates, MemberSpec } from '../cluster/cluster-file.js';
+import type { DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest } from './driver.js';
+import type { StartSettings } from './start-settings.js';
+import { parseRead, readScript } from './host-script.js';
+import { configFileOf } from './start-settings.js';
+import { valueProblem } from '../cluster/cluster-file.js';
+import { compareMinor, minor } from '../cluster/parse.js';
 import { UsageError } from '../../core/errors.js';
-import { backupNeeds, parseSpaceReport, type BackupSpace } from '../space.js';
+import { backupNeeds, parseSpaceReport, type BackupSpace } from './space.js';
 import { compileTemplate, displayArgv, renderArgv, TemplateError, type Template } from './argv.js';
 
 type Exec = typeof import('execa').execa;

@@ -1,6 +1,5 @@
-import type { MemberSpec } from '../cluster.js';
-import type { RestoreRequest } from '../restore-data.js';
-import type { StartSettings } from '../trial/settings.js';
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import type { StartSettings } from './start-settings.js';
 
 /** What a script run on a member's host printed (`failed`: it could not be run, or did not finish). */
 export interface HostShellResult {
@@ -85,4 +84,18 @@ export interface MemberDriver {
   restoreData?(m: MemberSpec, r: RestoreRequest): Promise<string>;
   /** Drops what prepareRestore built (the restore did not go ahead). */
   abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
+}
+
+/** What one member's data is rebuilt with (the same for every driver). */
+export interface RestoreRequest {
+  snapshot: string;
+  name: string;
+  peerUrl: string;
+  /** name=peerURL,… of every member. */
+  initialCluster: string;
+  /** The NEW cluster token: the restored cluster is a new cluster, never confused with the old one. */
+  token: string;
+  /** A timestamp for the kept old data dir: DIR.before-restore-<run>. */
+  run: string;
+  target: MemberTarget;
 }

@@ -1,10 +1,11 @@
 import { closeSync, constants, cpSync, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MemberSpec, SandboxSpec } from '../cluster.js';
+import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
 import type { DataLayout, HostShellResult, MemberDriver, MemberTarget } from './driver.js';
-import type { StartSettings } from '../trial/settings.js';
-import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData, type RestoreRequest } from '../restore-data.js';
+import type { StartSettings } from './start-settings.js';
+import type { RestoreRequest } from './driver.js';
+import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData } from './restore-data.js';
 import { promised } from '../../core/promised.js';
 import { OpsError } from '../../core/errors.js';
 import {
@@ -18,8 +19,8 @@ import {
   procStartTime,
   type FoundProcess,
   type MemberIdentity,
-} from '../member-procs.js';
-import { readRecord, recordPath, writeDurably, writeRecord, type MemberRecord } from '../member-record.js';
+} from './member-procs.js';
+import { readRecord, recordPath, writeDurably, writeRecord, type MemberRecord } from './member-record.js';
 import { isSea } from '../../core/sea.js';
 
 type Exec = typeof import('execa').execa;

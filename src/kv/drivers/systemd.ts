@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { CommandTemplates } from '../cluster.js';
+import type { CommandTemplates } from '../cluster/cluster-file.js';
 
 /**
  * `driver: {type: systemd, …}` in a cluster file: etcd as a systemd unit on each member's host,

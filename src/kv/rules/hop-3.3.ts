@@ -1,4 +1,4 @@
-import { checkConfig } from '../config-check.js';
+import { checkConfig } from './config-check.js';
 import { trialRule } from './trial.js';
 import type { Rule } from './types.js';
 

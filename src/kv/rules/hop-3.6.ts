@@ -1,4 +1,4 @@
-import { compareVersion } from '../parse.js';
+import { compareVersion } from '../cluster/parse.js';
 import { isOn, settingRule } from './settings.js';
 import { trialRule } from './trial.js';
 import type { Rule } from './types.js';

@@ -4,7 +4,7 @@
  * config file, flags and environment). Before a later hop's first stop each member's settings are
  * read again, and a trial runs again only for a member whose settings changed since.
  */
-import type { MemberSpec } from '../cluster.js';
+import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver } from '../drivers/driver.js';
 import type { HopFacts } from '../rules/types.js';
 import { runTrials, type TrialFinding, type TrialJob } from './run.js';

@@ -6,7 +6,7 @@
  * same scheme), the initial cluster (this member alone, state new), discovery (a member with data
  * never runs it), log files (beside the scratch data). Everything else is left as written.
  */
-import { configFileOf, envName, flagWords, type StartSettings } from './settings.js';
+import { configFileOf, envName, flagWords, type StartSettings } from '../drivers/start-settings.js';
 
 export interface TrialPorts {
   client: number;

@@ -9,12 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import type { MemberSpec } from '../cluster.js';
+import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import type { Finding, Setting } from '../rules/types.js';
 import { NoTrial, parseConfigDoc, trialIsContained, trialPlan, type ConfigDoc, type TrialPorts } from './rewrite.js';
 import { parseRun, runScript, type TrialOutcome } from './script.js';
-import { flagWords, settingList, type StartSettings } from './settings.js';
+import { settingList } from './settings.js';
+import { flagWords, type StartSettings } from '../drivers/start-settings.js';
 import { blamed, describeSetting, exitMessage } from './verdict.js';
 
 export interface TrialOptions {

@@ -5,7 +5,8 @@
  * 3.4 (--logger=zap) and 3.5 ({"level":"warn","msg":"failed to verify flags","error":"…"}).
  */
 import type { Setting } from '../rules/types.js';
-import { envKey, shownValue } from './settings.js';
+import { shownValue } from './settings.js';
+import { envKey } from '../drivers/start-settings.js';
 
 interface LogLine {
   level: 'fatal' | 'error' | 'warn' | 'info' | 'other';

@@ -1,7 +1,7 @@
 import { syntaxErrorText } from '../../../core/syntax-error.js';
 import { z } from 'zod';
 import { UsageError } from '../../../core/errors.js';
-import { hostProblem, type ClusterSpec, type MemberSpec } from '../../../kv/cluster.js';
+import { hostProblem, type ClusterSpec, type MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { expandSystemd } from '../../../kv/drivers/systemd.js';
 import type { FileConnection } from './connection.js';
 import { TEMPLATE_EXTRA, templateProblem } from '../../../kv/drivers/command.js';

@@ -5,7 +5,7 @@ import type { Context } from '../../../context.js';
 import { UsageError } from '../../../core/errors.js';
 import { fileFix, fileProblem } from '../../../core/file-errors.js';
 import { whyNoPrompt } from '../../../core/no-prompt.js';
-import { keyFileWarning, type KvConnection, type KvTls } from '../../../kv/connection.js';
+import { keyFileWarning, type KvConnection, type KvTls } from '../../../kv/cluster/connection.js';
 
 /** TLS and auth flags of every kv verb (etcdctl's names). */
 export interface ConnectionFlags {

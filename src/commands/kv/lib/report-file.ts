@@ -2,8 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../../context.js';
 import { OpsError, UsageError } from '../../../core/errors.js';
-import { readJournal } from '../../../kv/journal-read.js';
-import { buildReport, type UpgradeReportDoc } from '../../../kv/report.js';
+import { readJournal } from '../../../kv/journal/read.js';
+import { buildReport, type UpgradeReportDoc } from '../../../kv/report/report.js';
 
 /** --report FILE: the absolute path, checked before anything runs (its directory must exist; never created). */
 export function reportPath(ctx: Context, file: string): string {
@@ -38,10 +38,10 @@ export async function writeReport(path: string, journalFile: string): Promise<Up
       hint: 'run opsctl kv upgrade first (the report is built from its journal); check --cluster/--endpoints name the upgraded cluster',
     });
   const [{ reportHtml }, { default: writeFileAtomic }, { findBackups }, { withLadder }] = await Promise.all([
-    import('../../../kv/report-html.js'),
+    import('../../../kv/report/html.js'),
     import('write-file-atomic'),
-    import('../../../kv/backups.js'),
-    import('../../../kv/report-ladder.js'),
+    import('../../../kv/local/backups.js'),
+    import('../../../kv/report/ladder.js'),
   ]);
   // DATA/kv/journals/KEY.json: the backups are under DATA/kv/{backups,snapshots}/KEY
   const dataDir = dirname(dirname(dirname(journalFile)));

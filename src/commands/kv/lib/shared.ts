@@ -3,16 +3,16 @@ import { resolve } from 'node:path';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../core/errors.js';
 import { fileFix, fileProblem } from '../../../core/file-errors.js';
-import type { ClusterSpec, MemberSpec } from '../../../kv/cluster.js';
+import type { ClusterSpec, MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { CommandDriver, TEMPLATE_EXTRA, templateProblem } from '../../../kv/drivers/command.js';
 import type { MemberDriver } from '../../../kv/drivers/driver.js';
-import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/executor.js';
-import { clusterKey } from '../../../kv/journal.js';
-import type { KvConnection } from '../../../kv/connection.js';
-import { KvSession } from '../../../kv/session.js';
-import { parseDuration } from '../../../kv/parse.js';
+import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/upgrade/options.js';
+import { clusterKey } from '../../../kv/journal/journal.js';
+import type { KvConnection } from '../../../kv/cluster/connection.js';
+import { KvSession } from '../../../kv/cluster/session.js';
+import { parseDuration } from '../../../kv/cluster/parse.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
-import { loadSandbox, localDriver, sandboxCluster } from '../../../kv/sandbox.js';
+import { loadSandbox, localDriver, sandboxCluster } from '../../../kv/local/sandbox.js';
 import { normalizeEndpoint } from './endpoint.js';
 
 // cluster-file.ts needs it too: it lives in endpoint.ts so that cluster-file.ts does not import this file (no cycle)
@@ -168,7 +168,7 @@ export function openSession(ctx: Context, conn: KvConnection = {}): KvSession {
 
 /** Names from the member list when a member answers (else host:port stays). */
 async function nameMembers(members: MemberSpec[], ctx: Context, session: KvSession, timeoutMs: number): Promise<void> {
-  const { KvClient } = await import('../../../kv/client.js');
+  const { KvClient } = await import('../../../kv/cluster/client.js');
   for (const m of members) {
     try {
       const list = await new KvClient(m.endpoint, { timeoutMs, session }).members();

@@ -1,14 +1,14 @@
 import type { Context } from '../../../context.js';
-import type { JournalStep } from '../../../kv/journal.js';
-import type { LadderReport } from '../../../kv/ladder.js';
-import type { BackupsDoc } from '../../../kv/report.js';
+import type { JournalStep } from '../../../kv/journal/journal.js';
+import type { LadderReport } from '../../../kv/ladder/record.js';
+import type { BackupsDoc } from '../../../kv/report/report.js';
 
 /**
  * The backups an upgrade made (its snapshots, its data-dir copies), for the summary and --json: the
  * total size and the directories that hold them; the ones on the members' hosts are named, not measured.
  */
 export async function backupsOfRuns(ctx: Context, cluster: string, ids: string[], steps: JournalStep[]): Promise<{ doc: BackupsDoc; line: string }> {
-  const [{ findBackups, humanBytes }, { backupsMade }] = await Promise.all([import('../../../kv/backups.js'), import('../../../kv/report.js')]);
+  const [{ findBackups, humanBytes }, { backupsMade }] = await Promise.all([import('../../../kv/local/backups.js'), import('../../../kv/report/report.js')]);
   const doc = backupsMade(
     findBackups(ctx.paths.data).filter((r) => r.cluster === cluster),
     ids,
@@ -34,7 +34,7 @@ export async function backupsOfRuns(ctx: Context, cluster: string, ids: string[]
 
 /** The run ids of a ladder's hops: the ones this run ran, and the hops done before it (their kept journals). */
 export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; steps: JournalStep[] }> {
-  const { readJournal } = await import('../../../kv/journal-read.js');
+  const { readJournal } = await import('../../../kv/journal/read.js');
   const ids: string[] = [];
   const steps: JournalStep[] = [];
   for (const h of r.hops) {

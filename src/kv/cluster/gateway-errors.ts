@@ -1,0 +1,60 @@
+/** The errors of a member's JSON gateway, said with their fix: a server-side error, a refused redirect, a client certificate with a CN. */
+import { redactUrl } from '../../core/redact.js';
+import { OpsError } from '../../core/errors.js';
+import { asObject, textOf } from './parse.js';
+
+/** A server-side gateway error (gRPC status in JSON), e.g. "request is too large". */
+export class GatewayError extends OpsError {
+  constructor(
+    readonly endpoint: string,
+    readonly status: number,
+    readonly serverMessage: string,
+  ) {
+    const tooLarge = /request is too large/i.test(serverMessage);
+    super(`${endpoint}: ${tooLarge ? 'request is too large' : serverMessage} (HTTP ${status})`, 1, {
+      code: tooLarge ? 'request_too_large' : 'kv_gateway',
+      hint: tooLarge
+        ? 'the value exceeds the server limit (--max-request-bytes, default 1.5 MiB): store a smaller value or raise the limit on every member'
+        : 'check the member with: opsctl kv health',
+    });
+  }
+}
+
+/** A redirect the kv client will not follow. */
+export class RedirectRefused extends OpsError {
+  constructor(endpoint: string, status: number, location: string, why: string) {
+    super(`${endpoint}: the member answered HTTP ${status} redirecting to ${redactUrl(location)}; not followed: ${why}`, 1, {
+      code: 'kv_redirect_refused',
+      hint: "give the member's own client URL in --endpoints (or the cluster file); opsctl sends etcd requests only to the members themselves",
+    });
+  }
+}
+
+/** The message of a gateway error body ({"error": …} or {"message": …}), else the text. */
+export function gatewayMessage(text: string): string {
+  let msg = text.trim().slice(0, 200);
+  try {
+    const e = asObject(JSON.parse(text));
+    msg = textOf(e.message ?? e.error ?? e.Error) ?? msg;
+  } catch {
+    /* plain text */
+  }
+  return msg;
+}
+
+/**
+ * etcd 3.4 and later (with --client-cert-auth) refuse every JSON-gateway request whose client
+ * certificate has a Common Name: the gateway cannot pass the CN on as the user, so it will not
+ * pretend to. Said with its fix; any other gateway error as it is.
+ */
+export const CN_REFUSED = /CommonName of client sending a request against gateway/i;
+
+export function gatewayError(endpoint: string, status: number, msg: string): OpsError {
+  if (CN_REFUSED.test(msg)) {
+    return new OpsError(`${endpoint}: etcd refuses JSON-gateway requests from a client certificate with a Common Name (CN) while --client-cert-auth is on`, 1, {
+      code: 'tls_cn_gateway',
+      hint: 'give opsctl (--cert/--key) a client certificate from the same CA without a CN, and log in with --user NAME; etcdctl (gRPC) may keep a CN certificate',
+    });
+  }
+  return new GatewayError(endpoint, status, msg);
+}

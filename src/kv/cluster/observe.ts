@@ -1,0 +1,123 @@
+import type { MemberSpec } from './cluster-file.js';
+import { KvClient } from './client.js';
+import type { MemberListEntry } from './parse.js';
+import type { KvSession } from './session.js';
+import type { ClusterObservation, MemberObservation } from './types.js';
+
+export interface ObserveOptions {
+  /** The cluster's connection (TLS, auth, pool, the gateway prefixes learnt). */
+  session: KvSession;
+  timeoutMs: number;
+  debug?: (line: string) => void;
+  /** Ask for the alarm list too (default yes; a health poll does not need it). */
+  alarms?: boolean;
+  /** Ask the first member for the cluster's member list too (with its status: no extra round trip). */
+  memberList?: boolean;
+}
+
+/** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
+export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
+  const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session });
+  const obs: MemberObservation & { real?: boolean } = {
+    name: m.name,
+    id: '',
+    endpoint: m.endpoint,
+    reachable: false,
+    healthy: false,
+    healthDetail: 'no answer',
+  };
+  // The first time (no gateway prefix known for this endpoint yet): /version first, since the server
+  // version names the gateway prefix, then the status (and the alarm list, if asked) and a quorum read
+  // at once: one status request instead of a discovery that tries all three (a member that answers no
+  // version still gets discovery). Once the prefix is known (every later look: the health gates, the
+  // polls), all at once: one round trip. A member restarted on another version since answers the old
+  // prefix with a redirect (3.3 sends /v3alpha to /v3beta, which the client then remembers) or a 404
+  // (3.2 has no /v3beta: the client discovers the prefix again). Health is never asked of /health
+  // (client.ts health(): on 3.2-3.4 it writes a v2 request into the raft log).
+  const version = c.version();
+  const known = c.knowsPrefix();
+  const afterVersion = <T>(f: () => Promise<T>): Promise<T> => (known ? f() : version.then(f, f));
+  const early = afterVersion(() => c.status());
+  const read = afterVersion(() => c.quorumRead());
+  early.catch(() => undefined);
+  read.catch(() => undefined);
+  if (alsoAsk) {
+    if (known) alsoAsk(c);
+    else
+      void version.then(
+        () => alsoAsk(c),
+        () => alsoAsk(c),
+      );
+  }
+  // A member without a leader is not healthy whatever its read says later: not waited for (the read
+  // would wait up to the request timeout, and a poll of a member coming back must not).
+  const [st, v] = await Promise.allSettled([early, version]);
+  const leaderless = st.status === 'fulfilled' && (!st.value.leaderId || st.value.leaderId === '0');
+  const [h] = await Promise.allSettled([leaderless ? Promise.resolve({ healthy: false, detail: 'no leader' }) : read]);
+  if (st.status === 'rejected') {
+    obs.error = (st.reason as Error).message;
+    return obs;
+  }
+  obs.reachable = true;
+  if (h.status === 'fulfilled') {
+    obs.healthy = h.value.healthy && !leaderless;
+    obs.healthDetail = leaderless ? 'no leader' : h.value.detail;
+  } else {
+    obs.healthDetail = `quorum read failed: ${(h.reason as Error).message}`;
+  }
+  if (v.status === 'fulfilled') {
+    obs.serverVersion = v.value.server;
+    obs.real = v.value.real;
+    obs.clusterVersion = v.value.cluster === 'not_decided' ? undefined : v.value.cluster;
+  }
+  obs.id = st.value.memberId;
+  obs.leaderId = st.value.leaderId;
+  obs.revision = st.value.revision;
+  obs.raftIndex = st.value.raftIndex;
+  const failed = [v].find((x): x is PromiseRejectedResult => x.status === 'rejected');
+  if (failed) {
+    obs.error = (failed.reason as Error).message;
+    obs.healthy = false;
+  }
+  return obs;
+}
+
+/**
+ * Every member, in parallel, plus the alarms one reachable member reports (and, when asked, the
+ * cluster's member list as the first member tells it; undefined when it could not).
+ */
+export async function observeCluster(
+  members: MemberSpec[],
+  opts: ObserveOptions,
+): Promise<ClusterObservation & { members: Array<MemberObservation & { real?: boolean }>; memberList?: MemberListEntry[] }> {
+  // The alarm list (and the member list) are asked of the first member as soon as its gateway prefix
+  // is known, with its status.
+  let asked: Promise<ClusterObservation['alarms'] | undefined> = Promise.resolve(undefined);
+  let listed: Promise<MemberListEntry[] | undefined> = Promise.resolve(undefined);
+  const also = (c: KvClient) => {
+    if (opts.alarms !== false) asked = c.alarms().catch(() => undefined);
+    if (opts.memberList) listed = c.members().catch(() => undefined);
+  };
+  const wantFirst = opts.alarms !== false || opts.memberList;
+  const obs = await Promise.all(members.map((m, i) => observeMember(m, opts, i === 0 && wantFirst ? also : undefined)));
+  const memberList = await listed;
+  if (opts.alarms === false) return { members: obs, alarms: [], memberList };
+  const early = await asked;
+  let alarms: ClusterObservation['alarms'] = early ?? [];
+  const any = obs.find((o) => o.reachable && o.healthy);
+  if (!early && any) {
+    try {
+      alarms = await new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session }).alarms();
+    } catch (err) {
+      alarms = [{ memberId: any.id, alarm: `unknown (alarm list failed: ${(err as Error).message})` }];
+    }
+  }
+  return { members: obs, alarms, memberList };
+}
+
+/** Whether etcd auth is enabled, asked of the first healthy member (undefined: none could tell). */
+export async function authEnabled(members: MemberObservation[], opts: ObserveOptions): Promise<boolean | undefined> {
+  const any = members.find((o) => o.reachable && o.healthy);
+  if (!any) return undefined;
+  return new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session }).authEnabled().catch(() => undefined);
+}

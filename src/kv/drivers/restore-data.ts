@@ -1,0 +1,108 @@
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
+import type { MemberTarget, RestoreRequest } from './driver.js';
+import { compareMinor, minor } from '../cluster/parse.js';
+import { parseSimSnapshot } from '../snapshot/status.js';
+
+type Exec = typeof import('execa').execa;
+
+/** Where a member's old data dir is kept: renamed, never deleted. */
+export function keptDir(dataDir: string, run: string): string {
+  return `${dataDir}.before-restore-${run}`;
+}
+
+/** Before anything is stopped: the member's data dir must exist where the driver says it is. */
+export function checkLocalDataDir(m: MemberSpec): void {
+  const d = m.dataDir;
+  if (!d) throw new Error(`member ${m.name}: no data directory is known`);
+  if (!existsSync(d)) throw new Error(`member ${m.name}: its data directory ${d} does not exist`);
+  if (!statSync(d).isDirectory()) throw new Error(`member ${m.name}: ${d} is not a directory`);
+}
+
+/** Where a member's restored data is built before any member is stopped. */
+export function stagedDir(dataDir: string, run: string): string {
+  return `${dataDir}.restore-${run}`;
+}
+
+/**
+ * Builds a local member's restored data dir beside the live one, while the cluster still runs (so a
+ * failure here changes nothing): real etcd's `snapshot restore` (the target release's etcdutl from
+ * 3.5 on, its etcdctl before: with the member's name, peer URL, the initial cluster and the new token), or, for a
+ * simulated member, its state file written from the snapshot's state (its keys and revision; the
+ * cluster version is decided again by the members, as after a real restore).
+ */
+export async function stageLocalData(sandbox: SandboxSpec, m: MemberSpec, r: RestoreRequest, exec: Exec): Promise<string> {
+  const staged = stagedDir(m.dataDir!, r.run);
+  rmSync(staged, { recursive: true, force: true });
+  if (sandbox.kind === 'sim') {
+    const snap = parseSimSnapshot(readFileSync(r.snapshot));
+    await mkdir(join(staged, 'member'), { recursive: true });
+    writeFileSync(join(staged, 'member', 'kv.json'), JSON.stringify({ revision: snap.revision, kvs: snap.kvs, clusterVersion: '', clients: {} }));
+    return staged;
+  }
+  const tool = restoreTool(r.target);
+  if (!existsSync(tool.path)) {
+    throw new Error(
+      `${tool.path} does not exist: ${tool.name === 'etcdutl' ? `etcd ${r.target.version} restores snapshots with etcdutl (3.6's etcdctl has no snapshot restore; 3.5's is deprecated)` : 'the target release ships etcdctl'}; give the release directory with --target-bin DIR`,
+    );
+  }
+  const etcdctl = tool.path;
+  const res = await exec(
+    etcdctl,
+    [
+      'snapshot',
+      'restore',
+      r.snapshot,
+      '--name',
+      r.name,
+      '--initial-cluster',
+      r.initialCluster,
+      '--initial-cluster-token',
+      r.token,
+      '--initial-advertise-peer-urls',
+      r.peerUrl,
+      '--data-dir',
+      staged,
+    ],
+    { env: { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' }, extendEnv: false, reject: false, stdin: 'ignore', timeout: 120_000 },
+  );
+  if (res.exitCode !== 0) {
+    rmSync(staged, { recursive: true, force: true });
+    throw new Error(`${tool.path} snapshot restore for ${m.name} failed (exit ${res.exitCode}): ${String(res.stderr).trim().split('\n').pop()}`);
+  }
+  return staged;
+}
+
+/**
+ * The tool that rebuilds a data dir from a snapshot for a target release: etcdutl from 3.5 on (3.6's
+ * etcdctl has no `snapshot restore`; 3.5's still has it, deprecated in favour of etcdutl), etcdctl
+ * (ETCDCTL_API=3) before 3.5.
+ */
+export function restoreTool(target: MemberTarget): { name: 'etcdutl' | 'etcdctl'; path: string } {
+  const name = compareMinor(minor(target.version) ?? target.version, '3.5') >= 0 ? 'etcdutl' : 'etcdctl';
+  return { name, path: join(target.binDir ?? '', name) };
+}
+
+/** Drops a staged dir that was never swapped in (a refused or declined restore). */
+export function dropStaged(m: MemberSpec, run: string): void {
+  if (m.dataDir) rmSync(stagedDir(m.dataDir, run), { recursive: true, force: true });
+}
+
+/**
+ * A stopped local member switched to its staged data: the old data dir renamed aside (kept, never
+ * deleted), the staged one renamed into place; its config file gets the new token.
+ */
+export function swapLocalData(sandbox: SandboxSpec, m: MemberSpec, r: RestoreRequest): string {
+  const dataDir = m.dataDir!;
+  const kept = keptDir(dataDir, r.run);
+  renameSync(dataDir, kept);
+  renameSync(stagedDir(dataDir, r.run), dataDir);
+  if (m.configFile && existsSync(m.configFile)) {
+    const text = readFileSync(m.configFile, 'utf8');
+    writeFileSync(m.configFile, text.replace(/^initial-cluster-token: .*$/m, `initial-cluster-token: ${r.token}`));
+  }
+  sandbox.token = r.token;
+  return `restored into ${dataDir}; old data kept in ${kept}`;
+}

@@ -1,0 +1,73 @@
+/**
+ * What a member's next start runs with, as the driver knows it: the program, the arguments after it,
+ * the ETCD_* environment and the config file they name; and how flags and variables are read. The
+ * trial (kv/trial) starts the hop's target with exactly these, rewritten only where a second copy of
+ * the member must not collide with the first; the rules (kv/rules) read the same settings as a list.
+ */
+export interface StartSettings {
+  /** The program that runs the target: the etcd binary, or node and the simulated member with its version. */
+  program: string[];
+  /** The arguments after the program, as the start passes them. */
+  args: string[];
+  /** ETCD_* variables (and the Go runtime's GO*) of the start's environment. */
+  env: Record<string, string>;
+  /** The config file the start names (--config-file or ETCD_CONFIG_FILE), read. */
+  config?: { file: string; text: string };
+  /** The start's working directory (relative paths in the settings are read from it). */
+  cwd?: string;
+  /** The user the member runs as, when known (a trial run as root runs as this user where it can). */
+  user?: { uid: number; gid: number };
+  /** Where the arguments and the environment were read: "the sandbox's start command", "pid 4242 on 10.0.0.5 (/proc)". */
+  from: { args: string; env: string };
+}
+
+/** A flag as written: `--key=value`, `--key value`, `-key value` (Go's flag package takes one dash too), or a bare `--key`. */
+export interface FlagWord {
+  key: string;
+  value: string | true;
+  /** Index of the flag's word in the arguments; the value's word follows when `joined` is false. */
+  at: number;
+  joined: boolean;
+}
+
+/**
+ * The flags of an argument list. Go flags take their value after `=` or as the next word, so a word
+ * that does not start with `-` after a flag is its value (etcd takes no positional arguments: a bool
+ * flag is written `--flag` or `--flag=true`).
+ */
+export function flagWords(args: readonly string[]): FlagWord[] {
+  const out: FlagWord[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--?([A-Za-z0-9][A-Za-z0-9-]*)(?:=([\s\S]*))?$/.exec(args[i]!);
+    if (!m) continue;
+    const key = m[1]!;
+    if (m[2] !== undefined) {
+      out.push({ key, value: m[2], at: i, joined: true });
+      continue;
+    }
+    const next = args[i + 1];
+    if (next !== undefined && !next.startsWith('-')) {
+      out.push({ key, value: next, at: i, joined: false });
+      i++;
+    } else out.push({ key, value: true, at: i, joined: true });
+  }
+  return out;
+}
+
+/** An ETCD_* variable's flag name (ETCD_LOG_OUTPUTS → log-outputs); undefined for other variables. */
+export function envKey(variable: string): string | undefined {
+  const m = /^ETCD_([A-Z0-9_]+)$/.exec(variable);
+  return m ? m[1]!.toLowerCase().replace(/_/g, '-') : undefined;
+}
+
+/** The variable that sets a flag (log-outputs → ETCD_LOG_OUTPUTS). */
+export function envName(key: string): string {
+  return `ETCD_${key.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** The config file a start names: --config-file (a flag wins, as etcd reads it first), else ETCD_CONFIG_FILE. */
+export function configFileOf(args: readonly string[], vars: Readonly<Record<string, string>>): string | undefined {
+  const flag = flagWords(args).find((f) => f.key === 'config-file');
+  if (flag && typeof flag.value === 'string') return flag.value;
+  return vars[envName('config-file')] || undefined;
+}

@@ -1,0 +1,189 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { HashCheck } from '../cluster/hashkv.js';
+import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { checkOwnFileSync } from '../../core/local-file.js';
+import { MEMBER_STEPS, type FinalKind, type MemberPlan, type StepKind, type UpgradePlan } from '../cluster/types.js';
+import { promised } from '../../core/promised.js';
+
+export type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+
+export interface JournalStep {
+  id: string;
+  member?: string;
+  kind: StepKind | FinalKind;
+  status: StepStatus;
+  startedAt?: string;
+  finishedAt?: string;
+  ms?: number;
+  /** The part of `ms` the cluster itself imposed (a process stopping, a member becoming healthy, settling). */
+  imposedMs?: number;
+  detail?: string;
+  error?: string;
+}
+
+export interface Journal {
+  version: 1;
+  id: string;
+  cluster: string;
+  source: string;
+  target: string;
+  allowSameVersion: boolean;
+  status: 'running' | 'halted' | 'interrupted' | 'done' | 'rolling-back' | 'rolled-back';
+  createdAt: string;
+  updatedAt: string;
+  owner: { pid: number; host: string };
+  /** The plan as first computed (member order may adapt to where the leader is). */
+  members: MemberPlan[];
+  /** Per member: what it ran before (for roll-back). */
+  previous: Record<string, { version: string; binDir?: string }>;
+  target_bin?: string;
+  /** A downgrade (kv downgrade, etcd 3.6's downgrade API): kv upgrade does not resume it, nor it an upgrade. */
+  downgrade?: boolean;
+  steps: JournalStep[];
+  /** The snapshot taken before each member's stop; `from`: the member that served it (the leader, as the guides take it). */
+  snapshots: Array<{ member: string; file: string; revision: string; bytes: number; from?: string }>;
+  halt?: { step: string; reason: string; rollback: string };
+  /** Every KV hash comparison of the run (hashkv.ts): before the first stop and after each member. */
+  consistency?: HashCheck[];
+  /** The v2 store as measured before 3.4 turned the v2 API off (the ladder's figure): later settles use it. */
+  v2?: { bytes: number; on: string };
+  /** --defrag: each member's db size (bytes) before and after its defragmentation. */
+  defrag?: Array<{ member: string; before?: number; after?: number }>;
+  /** Roll-back progress: each member as it is brought back (written after each one). */
+  rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
+}
+
+/** A stable key for a cluster: its sorted endpoints, hashed. */
+export function clusterKey(endpoints: string[]): string {
+  return createHash('sha256')
+    .update([...endpoints].sort().join(','))
+    .digest('hex')
+    .slice(0, 12);
+}
+
+export function journalPath(dataDir: string, key: string): string {
+  return join(dataDir, 'kv', 'journals', `${key}.json`);
+}
+
+export function newJournal(
+  key: string,
+  plan: UpgradePlan,
+  previous: Journal['previous'],
+  opts: { allowSameVersion: boolean; targetBin?: string; now: number },
+): Journal {
+  const now = new Date(opts.now).toISOString();
+  const steps: JournalStep[] = [];
+  for (const m of plan.members) {
+    if (m.action === 'skip') continue;
+    for (const kind of MEMBER_STEPS) {
+      steps.push({ id: `${m.name}/${kind}`, member: m.name, kind, status: 'pending' });
+    }
+  }
+  steps.push({ id: 'cluster/wait-cluster-version', kind: 'wait-cluster-version', status: 'pending' });
+  steps.push({ id: 'cluster/final-health', kind: 'final-health', status: 'pending' });
+  return {
+    version: 1,
+    id: `${new Date(opts.now).toISOString().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
+    cluster: key,
+    source: plan.source,
+    target: plan.target,
+    allowSameVersion: opts.allowSameVersion,
+    status: 'running',
+    createdAt: now,
+    updatedAt: now,
+    owner: { pid: process.pid, host: hostname() },
+    members: plan.members,
+    previous,
+    target_bin: opts.targetBin,
+    steps,
+    snapshots: [],
+  };
+}
+
+/**
+ * Atomic write (temp file + rename): a crash of opsctl leaves the old or the new journal, never half
+ * of one. `durable` also makes it survive an OS crash or power loss: the temp file's data is synced
+ * before the rename and the directory after it (without that, a filesystem may persist the rename
+ * but not the data: an empty journal). The executor asks for it before every member-changing step
+ * (stop, start: the write-ahead record a resume depends on) and when a run ends; the other steps
+ * are re-runnable, so their results may ride along with the next durable write. Only the record
+ * before a stop needs it: a lost "start" record re-runs a start that finds the member running.
+ */
+export function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
+  return promised(() => {
+    const t0 = performance.now();
+    j.updatedAt = new Date(now).toISOString();
+    const dir = dirname(file);
+    // a journal that is a link, or not the user's own, is refused for writing as for reading (core/local-file.ts)
+    checkOwnFileSync(file, 'the upgrade journal');
+    const text = `${JSON.stringify(j, null, 2)}\n`;
+    const tmp = `${file}.${process.pid}.tmp`;
+    // Synchronous on purpose: a few small syscalls in a row, nothing else runs meanwhile, and each
+    // trip through the libuv thread pool costs more than the write itself on a busy machine.
+    let fd: number;
+    try {
+      fd = openSync(tmp, 'w', 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      fd = openSync(tmp, 'w', 0o600);
+    }
+    try {
+      writeSync(fd, text);
+      if (durable) fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    if (durable) {
+      const d = openSync(dir, 'r');
+      try {
+        fsyncSync(d);
+      } finally {
+        closeSync(d);
+      }
+    }
+    journalStats.writes++;
+    journalStats.ms += performance.now() - t0;
+  });
+}
+
+/** How many journal writes a run made and how long they took (for --debug). */
+export const journalStats = { writes: 0, ms: 0 };
+
+/** Whether a journal is unfinished business: a re-run resumes it. */
+export function isResumable(j: Journal | undefined): j is Journal {
+  return Boolean(j && (j.status === 'running' || j.status === 'halted' || j.status === 'interrupted'));
+}
+
+/** Members whose start step ran (they may run the target now). */
+export function startedMembers(j: Journal): string[] {
+  return [...new Set(j.steps.filter((s) => s.kind === 'start' && s.status !== 'pending').map((s) => s.member!))];
+}
+
+/** Members the upgrade stopped (they may be down, or run the target now). */
+export function touchedMembers(j: Journal): string[] {
+  return [...new Set(j.steps.filter((s) => s.kind === 'stop' && s.status !== 'pending').map((s) => s.member!))];
+}
+
+/** The member an interrupted run left between "stop" and a finished "start", if any. */
+export function memberInFlight(j: Journal): string | undefined {
+  const byMember = new Map<string, JournalStep[]>();
+  for (const s of j.steps) if (s.member) byMember.set(s.member, [...(byMember.get(s.member) ?? []), s]);
+  for (const [name, steps] of byMember) {
+    const stop = steps.find((s) => s.kind === 'stop')!;
+    const start = steps.find((s) => s.kind === 'start')!;
+    if (stop.status !== 'pending' && start.status !== 'done') return name;
+  }
+  return undefined;
+}
+
+/** The upgrade lock: one upgrade per cluster at a time, across processes (proper-lockfile). */
+export async function lockJournal(file: string, staleMs: number): Promise<() => Promise<void>> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  return lockfile.lock(file, { realpath: false, stale: staleMs, update: Math.max(1000, Math.floor(staleMs / 3)), lockfilePath: `${file}.lock` });
+}

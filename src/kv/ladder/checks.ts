@@ -1,0 +1,142 @@
+/** Each hop's rulebook and trial starts, judged together before the first stop; the v2store fix they may plan; the refusal that names every reason. */
+import { UpgradeRefused } from '../upgrade/options.js';
+import { hopName, type Hop } from './plan.js';
+import { checkHop } from '../rules/index.js';
+import type { CheckRow, HopFacts } from '../rules/types.js';
+import type { ClusterObservation } from '../cluster/types.js';
+import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
+import { etcdutlIn } from './v2store-check.js';
+import { hopTrials, type TrialHop } from '../trial/hops.js';
+import type { TrialFinding } from '../trial/run.js';
+import { type Binaries, hopFacts, look } from './facts.js';
+import { type LadderOptions, type LadderReport } from './record.js';
+
+/** The trials of `hops` (src/kv/trial): each member's settings on each hop's binary; `prior` stands where the settings did not change. */
+export function trialsOf(
+  o: LadderOptions,
+  hops: Hop[],
+  bins: Record<string, Binaries>,
+  prior?: Map<string, TrialFinding[]>,
+): Promise<Map<string, TrialFinding[]>> {
+  const list: TrialHop[] = hops.map((h) => ({ name: hopName(h), to: h.to, binDir: bins[h.to]?.dir, release: strOf(bins[h.to]?.version) }));
+  return hopTrials({ driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug }, list, prior);
+}
+
+/** A hop's rules over its facts, with the refusals of the rules named by --ignore-check shown as warnings. */
+export async function check(o: LadderOptions, facts: HopFacts): Promise<CheckRow[]> {
+  const rows = await checkHop(facts);
+  const ignore = new Set(o.ignoreChecks ?? []);
+  return rows.map((r) =>
+    ignore.has(r.rule) && r.status === 'refuse' ? { ...r, status: 'warn', detail: `ignored (--ignore-check ${r.rule}): ${r.detail}` } : r,
+  );
+}
+
+/** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
+export async function checkAll(
+  o: LadderOptions,
+  hops: Hop[],
+  obs: ClusterObservation,
+  bins: Record<string, Binaries>,
+  v2: HopFacts['v2'],
+  fromHop: number,
+  trials: Map<string, TrialFinding[]>,
+) {
+  const patchPlanned = hops.some((h) => h.patch);
+  // Every hop at once (each only looks: config reads, etcdutl on the data dirs).
+  return Promise.all(
+    hops.map(async (h, i) => (i < fromHop ? [] : check(o, await hopFacts(o, h, obs, bins, v2, i === fromHop, patchPlanned && !h.patch, trials)))),
+  );
+}
+
+/** The plan's line on the v2store step before the first 3.6 start: planned (and how), refused instead, or not possible here. */
+export function v2fixPlan(o: LadderOptions): string {
+  const check = 'before the first 3.6 start: etcdutl check v2store on every member';
+  if (o.cluster.sandbox?.kind === 'sim') return `${check}: simulated members keep no etcd data dir (nothing to check)`;
+  if (o.driver?.type === 'command')
+    return `${check}, on its host (the trial template, the etcdutl beside the 3.5 binary there): custom v2 content found there stops the ladder before the first 3.6 start with the guide's fix (opsctl restarts members with snapshot-count 1 only where it reaches the data dirs: the sandbox)`;
+  if (o.driver?.type !== 'local')
+    return `${check}: not possible from here (no driver reaches the data dirs): run etcdutl check v2store --data-dir DIR on each host first`;
+  if (!o.fixV2store) return `${check}; custom v2 content refuses the hop (--no-fix-v2store)`;
+  return `${check}; a member with custom v2 content is restarted once on 3.5 with snapshot-count 1, one at a time with the usual gate, snapshot and backup (journalled: a re-run finishes it), then checked again`;
+}
+
+/** What --fix-v2store does before the 3.6 hop, as its rows say it. */
+const FIX_WORDS =
+  'the v2store fix (planned; --no-fix-v2store refuses instead): restarted once on 3.5 with snapshot-count 1 before the first 3.6 start (gate, snapshot, backup first), then checked again';
+
+/** With --fix-v2store, a failing `etcdutl check v2store` is the fix's work before the hop, not a refusal. */
+export function planFix(o: LadderOptions, rows: CheckRow[]): CheckRow[] {
+  if (!o.fixV2store) return rows;
+  return rows.map((r) => {
+    if (r.rule !== 'v2store-check' || r.status !== 'refuse' || !r.member) return r;
+    const { fix: _fix, ...rest } = r;
+    return { ...rest, status: 'before the hop', detail: `${r.detail.split('; fix:')[0]}; ${FIX_WORDS}` };
+  });
+}
+
+export const fixRows = (rows: CheckRow[]) => rows.filter((r) => r.rule === 'v2store-check' && r.member && r.detail.includes(FIX_WORDS));
+
+/**
+ * Before the 3.5 → 3.6 hop's first stop: the fix for the members its rows name (or the unfinished
+ * fix a killed run left), then the hop's checks again on the cluster as the fix left it. Undefined
+ * when there is nothing to fix.
+ */
+export async function runFix(
+  o: LadderOptions,
+  hop: Hop,
+  rows: CheckRow[],
+  bins: Record<string, Binaries>,
+  v2: HopFacts['v2'],
+  trials?: Map<string, TrialFinding[]>,
+): Promise<CheckRow[] | undefined> {
+  const pending = unfinishedV2Fix(o.dataDir, o.cluster.key);
+  const members = fixRows(rows).map((r) => r.member!);
+  if (!pending && !members.length) return undefined;
+  const dirs: Record<string, string | undefined> = { given: bins['3.5']?.dir };
+  for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
+  const etcdutl = etcdutlIn(dirs);
+  if (!o.driver || !etcdutl) throw new UpgradeRefused(['--fix-v2store: no etcdutl beside the 3.5 binaries to check the fix with'], 'nothing was changed');
+  o.reporter.note(
+    pending
+      ? `--fix-v2store: finishing the fix recorded for ${pending.members.map((x) => `${x.name} (${x.phase})`).join(', ')}`
+      : `--fix-v2store: ${members.join(', ')} restarted once on 3.5 with snapshot-count 1, one at a time, before the hop`,
+  );
+  await fixV2store({ ...o, driver: o.driver, etcdutl, members });
+  return check(o, await hopFacts(o, hop, await look(o), bins, v2, true, false, trials));
+}
+
+/** The rows that stop the ladder: refusals, and with --strict every check that could not run. */
+export function blocking(rows: CheckRow[], strict: boolean): CheckRow[] {
+  return rows.filter((r) => r.status === 'refuse' || (strict && r.status === 'not checked'));
+}
+
+export function reasonOf(r: CheckRow): string {
+  // (A finding that names its own fix, as the 3.3 config check does, is not given the rule's too.)
+  const fix = r.fix && !/fix:/.test(r.detail) ? `; fix: ${r.fix}` : '';
+  const what = r.status === 'not checked' ? `not checked (--strict): ${r.detail}` : `${r.detail}${fix}`;
+  return `${r.hop} [${r.rule}]${r.member ? ` member ${r.member}` : ''}: ${what} (${r.guide})`;
+}
+
+/** Refuses with every blocking row, naming --strict's part when that is what refuses. */
+export function refuseRows(rows: CheckRow[], stopped: boolean): never {
+  const hint = stopped
+    ? 'nothing of this hop was stopped: fix what the checks name, then run the same command to resume the ladder'
+    : `nothing was stopped or changed: fix what the checks name, then run the same command${rows.some((r) => r.status === 'not checked') ? '; or drop --strict to go ahead with the checks that cannot run listed as such' : ''} (a refusal you have judged wrong: --ignore-check RULE, the id in brackets)`;
+  throw new UpgradeRefused(rows.map(reasonOf), hint);
+}
+
+/** How many trial starts there were, ran and refused, and their wall time. */
+export function trialCounts(trials: Map<string, TrialFinding[]>, ms: number): NonNullable<LadderReport['trials']> {
+  const all = [...trials.values()].flat();
+  return { starts: all.length, ran: all.filter((t) => t.result !== 'not-checked').length, refused: all.filter((t) => t.result === 'problem').length, ms };
+}
+
+/** The plan's line on the trials: how many ran, how long they took (they ran at once), how many refused. */
+export function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): string {
+  const t = trialCounts(trials, ms);
+  return `Trials: ${t.ran} of ${t.starts} trial starts ran (every member on every hop's binary, at once) in ${ms} ms${t.refused ? `; ${t.refused} refused` : ''}${t.ran < t.starts ? `; ${t.starts - t.ran} not checked` : ''}`;
+}
+
+export function strOf(v: string | { why: string } | undefined): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}

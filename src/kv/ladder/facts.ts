@@ -1,0 +1,234 @@
+/** What the ladder learns before its first stop: each hop's binaries and their versions, the members' settings and v2 data, each hop's plan text. */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import { hopName, type Hop } from './plan.js';
+import { SIM_RELEASES } from '@opsctl/etcd-sim/releases.js';
+import { authEnabled, observeCluster } from '../cluster/observe.js';
+import { KvClient } from '../cluster/client.js';
+import { compareMinor, minor } from '../cluster/parse.js';
+import { describePlan, planUpgrade } from '../upgrade/planner.js';
+import { settingsOf } from '../rules/settings.js';
+import type { HopFacts, MemberFacts } from '../rules/types.js';
+import type { ClusterObservation } from '../cluster/types.js';
+import { checkV2store } from './v2store-check.js';
+import { trialFacts } from '../trial/hops.js';
+import type { TrialFinding } from '../trial/run.js';
+import { type LadderOptions } from './record.js';
+
+/** The full version of `DIR/etcd` (etcd --version), or why it could not be read. */
+export async function binaryVersion(exec: LadderOptions['exec'], dir: string): Promise<{ version: string } | { why: string }> {
+  const bin = join(dir, 'etcd');
+  if (!existsSync(bin)) return { why: `${bin} does not exist` };
+  const r = await exec(bin, ['--version'], { reject: false, timeout: 30_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } });
+  const v = /etcd Version:\s*(\S+)/.exec(String(r.stdout))?.[1];
+  return v ? { version: v } : { why: `${bin} --version printed no "etcd Version:" (exit ${r.exitCode})` };
+}
+
+/** `etcd --version` of each --target-bin directory, asked while the cluster is first looked at (each a Go start-up; they only look). */
+export type EarlyVersions = Map<string, ReturnType<typeof binaryVersion>>;
+
+export function askVersionsEarly(o: LadderOptions): EarlyVersions {
+  const early: EarlyVersions = new Map();
+  if (o.cluster.sandbox?.kind === 'sim') return early;
+  for (const dir of new Set(Object.values(o.targetBins))) {
+    const v = binaryVersion(o.exec, dir);
+    v.catch(() => undefined); // read (and its failure named) by hopBinaries
+    early.set(dir, v);
+  }
+  return early;
+}
+
+/** The cluster as it is now, with the auth question asked of a healthy member. */
+export async function look(o: LadderOptions): Promise<ClusterObservation> {
+  const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  obs.authEnabled = await authEnabled(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  return obs;
+}
+
+/** The v2 store measured on a healthy member while its v2 API answers. */
+export async function measureV2(o: LadderOptions, obs: ClusterObservation): Promise<HopFacts['v2']> {
+  const m = obs.members.find((x) => x.reachable && x.healthy);
+  if (!m) return { why: 'no healthy member to measure the v2 store on' };
+  const r = await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug }).v2DataBytes(100 * 1024 * 1024);
+  if (r.bytes !== undefined) return { bytes: r.bytes, on: `measured on ${m.name} (${m.serverVersion}) over its v2 API` };
+  const off = compareMinor(minor(m.serverVersion) ?? '3.4', '3.4') >= 0;
+  return { why: `${r.why}${off ? ` (the v2 API is off from 3.4 unless --enable-v2; the ladder measures it while it is still on, before 3.3 → 3.4)` : ''}` };
+}
+
+/**
+ * What the rules read for one member: its settings for the hop's target (those its trial judged,
+ * else the config the driver reads) and its data dir.
+ */
+async function memberFacts(
+  o: LadderOptions,
+  m: MemberSpec,
+  hop: Hop,
+  binDir: string | undefined,
+  version: string | undefined,
+  tried?: TrialFinding,
+): Promise<MemberFacts> {
+  const out: MemberFacts = { name: m.name, serverVersion: version };
+  if (tried?.settings) {
+    out.settings = { source: tried.settings.source, list: tried.settings.list };
+    if (tried.settings.config) out.config = tried.settings.config;
+  } else if (o.driver?.readConfig) {
+    try {
+      const c = await o.driver.readConfig(m, { version: hop.to, binDir });
+      if (c) {
+        out.config = c;
+        out.settings = await settingsOf(c.text, c.file);
+      } else out.settings = { why: 'the driver found no config file for this member' };
+    } catch (err) {
+      out.settings = { why: `reading its config failed: ${(err as Error).message}` };
+    }
+  }
+  const sim = o.cluster.sandbox?.kind === 'sim';
+  if (o.driver?.type === 'local' && m.dataDir && !sim) {
+    try {
+      out.dataDir = { dir: m.dataDir, mode: statSync(m.dataDir).mode };
+    } catch (err) {
+      out.dataDir = { why: `${m.dataDir}: ${(err as Error).message}` };
+    }
+  } else if (sim) out.dataDir = { why: 'a simulated member keeps no etcd data dir' };
+  else out.dataDir = { why: "the data dir is on the member's host: its mode is not read from here (there: stat -c %a DIR)" };
+  return out;
+}
+
+export interface Binaries {
+  dir?: string;
+  version?: string | { why: string };
+}
+
+/**
+ * Each hop's binaries: `--target-bin VERSION=DIR`, else the release cache, else (simulated members)
+ * the release the simulated member stands for. A real cluster without a binary for a hop, a binary
+ * of another minor, or a --target-bin for no hop of the ladder is refused before anything stops.
+ */
+export async function hopBinaries(o: LadderOptions, hops: Hop[], early?: EarlyVersions): Promise<{ bins: Record<string, Binaries>; reasons: string[] }> {
+  const reasons: string[] = [];
+  const bins: Record<string, Binaries> = {};
+  const sim = o.cluster.sandbox?.kind === 'sim';
+  const targets = [...new Set(hops.map((h) => h.to))];
+  const given = { ...o.targetBins };
+  if (given['*']) {
+    if (targets.length !== 1) {
+      reasons.push(
+        `--target-bin ${given['*']}: this ladder has ${targets.length} hops (${targets.join(', ')}); name each hop's binaries: ${targets.map((t) => `--target-bin ${t}=DIR`).join(' ')}`,
+      );
+    } else given[targets[0]!] = given['*'];
+    delete given['*'];
+  }
+  for (const v of Object.keys(given)) {
+    if (!targets.includes(v)) reasons.push(`--target-bin ${v}=${given[v]}: no hop of this ladder goes to ${v} (its hops go to ${targets.join(', ')})`);
+  }
+  const asked: Array<{ t: string; dir: string; v: ReturnType<typeof binaryVersion> }> = [];
+  for (const t of targets) {
+    if (sim) {
+      bins[t] = { version: SIM_RELEASES[t] };
+      continue;
+    }
+    const dir = given[t] ?? o.releaseDir?.(t);
+    if (!dir) {
+      if (o.cluster.sandbox?.kind === 'etcd') {
+        reasons.push(
+          `no etcd binaries for the hop to ${t}: give --target-bin ${t}=DIR (a directory holding etcd ${t}.x)${o.releaseDir ? `, or fetch the release first: opsctl kv release get ${t}.N` : ''}`,
+        );
+      }
+      bins[t] = {};
+      continue;
+    }
+    // Every hop's `etcd --version` at once (each a Go start-up), read in hop order below.
+    asked.push({ t, dir, v: early?.get(dir) ?? binaryVersion(o.exec, dir) });
+  }
+  for (const { t, dir, v: pending } of asked) {
+    const v = await pending;
+    if ('why' in v) reasons.push(`--target-bin ${t}=${dir}: ${v.why}`);
+    else if (minor(v.version) !== t) reasons.push(`--target-bin ${t}=${dir}: its etcd is ${v.version}, not ${t}.x: the hop to ${t} needs a ${t} binary`);
+    bins[t] = { dir, version: 'why' in v ? v : v.version };
+  }
+  return { bins, reasons };
+}
+
+/** The facts of one hop: each member's settings and data dir, auth, the v2 store, etcdutl's verdict. */
+export async function hopFacts(
+  o: LadderOptions,
+  hop: Hop,
+  obs: ClusterObservation,
+  bins: Record<string, Binaries>,
+  v2: HopFacts['v2'],
+  current: boolean,
+  patchPlanned: boolean,
+  trials?: Map<string, TrialFinding[]>,
+): Promise<HopFacts> {
+  const b = bins[hop.to] ?? {};
+  const members = await Promise.all(
+    o.cluster.members.map((m) =>
+      memberFacts(
+        o,
+        m,
+        hop,
+        b.dir,
+        current ? obs.members.find((x) => x.name === m.name)?.serverVersion : undefined,
+        trials?.get(hopName(hop))?.find((t) => t.member === m.name),
+      ),
+    ),
+  );
+  const before = bins[hop.from]?.version;
+  const facts: HopFacts = {
+    from: hop.from,
+    to: hop.to,
+    binaryVersion: b.version,
+    members,
+    auth: obs.authEnabled === undefined ? { why: 'no member answered whether auth is enabled' } : obs.authEnabled,
+    v2,
+    current,
+    patchHopPlanned: patchPlanned,
+    startsFrom: typeof before === 'string' ? before : undefined,
+    trials: trialFacts(trials, hopName(hop)),
+  };
+  if (hop.to === '3.6' && !hop.patch) {
+    // Before the ladder's first stop too (a later hop): what the members' data dirs hold now, so the
+    // plan says whether the fix will run, or why it cannot be told, before anything stops.
+    const dirs: Record<string, string | undefined> = { given: bins['3.5']?.dir };
+    for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
+    facts.v2store = await checkV2store(o, dirs, trials?.get(hopName(hop)));
+  }
+  return facts;
+}
+
+/** A hop's member plan as the executor will run it (later hops: the members as they will be then). */
+export function hopPlanText(obs: ClusterObservation, hop: Hop, first: boolean, settle: string, noBackup: boolean): string {
+  const seen: ClusterObservation = first
+    ? obs
+    : {
+        ...obs,
+        members: obs.members.map((m) => ({ ...m, serverVersion: `${hop.from}.0`, clusterVersion: `${hop.from}.0`, reachable: true, healthy: true })),
+      };
+  const r = planUpgrade(seen, { to: hop.to, allowSameVersion: hop.patch });
+  if (!r.ok) return `    (the executor's pre-flight will refuse this hop as the cluster is now: ${r.reasons.join('; ')})`;
+  return describePlan(r.plan, settle, { noBackup })
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+}
+
+/**
+ * How --settle auto will size the v2 data between the hop's members, as the plan says it (the
+ * settle step measures it then: steps.ts v2Size). Where nothing can, "not checked: why".
+ */
+export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster'>, hop: Hop, v2: HopFacts['v2']): string {
+  if (o.settle !== 'auto') return `settle ${o.settle} ms between members, as asked`;
+  if (compareMinor(hop.to, '3.6') >= 0 || compareMinor(hop.from, '3.6') >= 0) return 'settle auto: no wait (etcd 3.6 keeps no v2 store)';
+  if (o.cluster.sandbox?.kind === 'sim') return "settle auto: each simulated member's v2 size";
+  const ways: string[] = [];
+  const d = o.cluster.driver;
+  if (o.driver?.type === 'command' && d?.type === 'command' && d.v2Size) ways.push("the v2-size template on each member's host");
+  if (compareMinor(hop.from, '3.3') <= 0) ways.push("each member's v2 key tree over its v2 API");
+  else ways.push("each member's v2 key tree over its v2 API where enable-v2 is on");
+  if (v2 && 'bytes' in v2) ways.push(`the ${v2.bytes} bytes ${v2.on}`);
+  if (o.driver?.type === 'local') ways.push("its newest member/snap/*.snap, else its WAL's v2 writes");
+  else if (!(v2 && 'bytes' in v2) && compareMinor(hop.from, '3.4') >= 0 && !ways.some((w) => w.startsWith('the v2-size')))
+    return "settle auto: v2 data size not checked: a 3.4+ member serves no v2 API unless enable-v2, its data dir is on its host and no v2-size template asks it there (driver.v2Size / --v2-size-cmd); the guide's rule applies: 2 minutes between members";
+  return `settle auto: the guide's 2 minutes between members only over 50 MB of v2 data, sized by ${ways.join(', else ')}`;
+}

@@ -1,0 +1,427 @@
+/**
+ * The ladder: `kv upgrade --to 3.6` from a 3.2 cluster is four rolling upgrades, one per minor,
+ * each a full run of the single-hop executor (runUpgrade: gate, snapshot, stop, backup, start,
+ * catch-up, cluster version), with the cluster version confirmed at each hop's target before the
+ * next hop. Each hop's rulebook (src/kv/rules) is checked before anything stops (for every hop, as
+ * far as it can be seen from the start) and again before that hop's first stop.
+ *
+ * One journal for the whole ladder: `journals/<cluster>.ladder/ladder.json` names the hops and the
+ * current one; each hop keeps the executor's own journal (journals/<cluster>.json, which kv rollback
+ * reads while a hop is mixed), copied beside the ladder file when the hop is done. A re-run after a
+ * kill -9 or Ctrl-C resumes at the ladder's current hop, and the executor at that hop's member.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { OpsError } from '../../core/errors.js';
+import { runUpgrade } from '../upgrade/executor.js';
+import { UpgradeRefused, type UpgradeReport } from '../upgrade/options.js';
+import { isResumable, journalPath, writeJournal, type Journal } from '../journal/journal.js';
+import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
+import { readJournal } from '../journal/read.js';
+import { restorePointOf } from '../upgrade/restore-point.js';
+import { hopName, planLadder, type Hop } from './plan.js';
+import { minor } from '../cluster/parse.js';
+import { renderChecks } from '../rules/index.js';
+import type { CheckRow, HopFacts } from '../rules/types.js';
+import type { ClusterObservation } from '../cluster/types.js';
+import { unfinishedV2Fix } from './v2store-fix.js';
+import type { TrialFinding } from '../trial/run.js';
+import { type Binaries, type EarlyVersions, askVersionsEarly, hopBinaries, hopFacts, hopPlanText, look, measureV2, settlePlan } from './facts.js';
+import { type LadderFile, type LadderOptions, type LadderReport, type LadderResume, ladderDir, ladderPath, lockLadder, readLadder } from './record.js';
+import { blocking, check, checkAll, fixRows, planFix, reasonOf, refuseRows, runFix, strOf, trialCounts, trialSummary, trialsOf, v2fixPlan } from './checks.js';
+
+/** What a ladder's resume finds: the hops done and left, and inside the hop in flight its members (from its journal). */
+function ladderResume(o: LadderOptions, lf: LadderFile, hops: Hop[], at: number): { state: LadderResume; text: string[] } {
+  const cur = hops[at];
+  const file = journalPath(o.dataDir, o.cluster.key);
+  let members: ResumeState | undefined;
+  try {
+    const j = readJournal(file);
+    if (cur && isResumable(j) && j.target === cur.to && j.createdAt >= lf.createdAt) members = resumeState(j, file);
+  } catch {
+    // (the executor names a journal it cannot use when it starts the hop)
+  }
+  const stopped =
+    lf.status === 'halted'
+      ? `halted at hop ${lf.halt?.hop ?? '?'}: ${lf.halt?.reason ?? ''}`
+      : lf.status === 'interrupted'
+        ? 'interrupted'
+        : `the last run${lf.owner ? ` (pid ${lf.owner.pid} on ${lf.owner.host})` : ''} ended without a word: kill -9, a crash or a power loss`;
+  const state: LadderResume = {
+    ladderFile: ladderPath(o.dataDir, o.cluster.key),
+    stopped: members?.stopped.how ?? stopped,
+    hopsDone: hops.slice(0, at).map(hopName),
+    hop: cur ? hopName(cur) : '',
+    ...(members ? { members } : {}),
+    hopsLeft: hops.slice(at + 1).map(hopName),
+  };
+  const text = [
+    `Resuming the ladder recorded in ${state.ladderFile}: ${state.stopped} (last record ${members?.stopped.at ?? lf.updatedAt})`,
+    `  hops done: ${state.hopsDone.join(', ') || 'none yet'}`,
+    `  hop in flight: ${state.hop}${members ? '' : ' (no member of it touched yet)'}`,
+    ...(members ? describeResume(members, cur!.to, '    ').slice(1) : []),
+    `  hops left: ${state.hopsLeft.join(', ') || 'none after this one'}`,
+  ];
+  return { state, text };
+}
+
+/**
+ * The single-hop run with its rulebook checked first (`kv upgrade --to 3.4` on a 3.3 cluster), or
+ * the ladder when the target is more than one hop away (or a ladder is recorded for this cluster).
+ */
+export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: UpgradeReport; checks: CheckRow[] } | LadderReport> {
+  const file = ladderPath(o.dataDir, o.cluster.key);
+  const recorded = readLadder(file);
+  if (recorded && recorded.status !== 'done') {
+    if (recorded.to !== o.to) {
+      throw new OpsError(`an unfinished upgrade ladder to ${recorded.to} of this cluster is recorded in ${file}`, 1, {
+        code: 'journal_conflict',
+        hint: `finish it with: opsctl kv upgrade --to ${recorded.to}   (or undo the hop in flight with: ${o.rollbackCommand})`,
+      });
+    }
+    return runLadder(o, file, recorded);
+  }
+  // a journal opsctl cannot use is named (with its fix) before anything looks at the cluster, as a one-hop run always did
+  const journal = journalPath(o.dataDir, o.cluster.key);
+  if (existsSync(journal)) readJournal(journal);
+  const early = askVersionsEarly(o);
+  const obs = await look(o);
+  const plan = planLadder(obs, o.to);
+  if (!plan.ok) throw new UpgradeRefused(plan.reasons, 'fix the cluster first; nothing was changed');
+  if (plan.hops.length <= 1) return single(o, obs, plan.hops[0], early);
+  return runLadder(o, file, undefined, obs, plan.hops, early);
+}
+
+/** One hop: its rules, then the executor as before. */
+async function single(
+  o: LadderOptions,
+  obs: ClusterObservation,
+  hop: Hop | undefined,
+  early?: EarlyVersions,
+): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
+  let checks: CheckRow[] = [];
+  let v2: HopFacts['v2'];
+  let trials: Map<string, TrialFinding[]> | undefined;
+  let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
+  if (hop && !hop.patch) {
+    const { bins, reasons } = await hopBinaries(o, [hop], early);
+    // The executor names a missing binary of a one-hop run itself, as it always has.
+    const binReasons = reasons.filter((r) => !r.startsWith('no etcd binaries'));
+    if (binReasons.length) throw new UpgradeRefused(binReasons, 'nothing was changed: give the binary of the right version');
+    targetBin = bins[hop.to]?.dir ?? targetBin;
+    const tried = o.now();
+    const trying = trialsOf(o, [hop], bins);
+    v2 = await measureV2(o, obs);
+    trials = await trying;
+    const trialMs = o.now() - tried;
+    checks = planFix(o, await check(o, await hopFacts(o, hop, obs, bins, v2, true, false, trials)));
+    const stop = blocking(checks, o.strict);
+    if (stop.length) refuseRows(stop, false);
+    o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks), `  ${settlePlan(o, hop, v2)}`, `  ${trialSummary(trials, trialMs)}`].join('\n'));
+  }
+  let confirm = o.confirm;
+  const fixing = hop?.to === '3.6' && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key) !== undefined);
+  if (hop && fixing) {
+    // One question for both: the fix changes the cluster, so it is asked before the fix.
+    const names = fixRows(checks).map((r) => r.member!);
+    const planText = `Before the hop ${hop.from} → ${hop.to}: ${names.join(', ') || 'the members the recorded fix names'} restarted once on 3.5 with snapshot-count 1 (--fix-v2store); then the hop`;
+    if (confirm && !(await confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: false }))) {
+      return { single: await runUpgrade({ ...o, to: o.to, allowSameVersion: false, targetBin, confirm: () => Promise.resolve(false), checks }), checks };
+    }
+    confirm = undefined;
+    const bins = (await hopBinaries(o, [hop])).bins;
+    const again = await runFix(o, hop, checks, bins, v2, trials);
+    if (again) {
+      checks = again;
+      const stop = blocking(checks, o.strict);
+      if (stop.length) refuseRows(stop, true);
+      o.reporter.note(['Checks of the hop after --fix-v2store:', ...renderChecks(checks)].join('\n'));
+    }
+  }
+  const report = await runUpgrade({
+    ...o,
+    to: hop?.patch ? hop.to : o.to,
+    allowSameVersion: Boolean(hop?.patch),
+    targetBin,
+    confirm,
+    checks,
+    ...(v2 && 'bytes' in v2 ? { v2Measured: v2 } : {}),
+  });
+  return { single: report, checks };
+}
+
+/** The ladder: plan (or resume), every hop's checks, one question, then hop after hop. */
+async function runLadder(
+  o: LadderOptions,
+  file: string,
+  recorded?: LadderFile,
+  seen?: ClusterObservation,
+  planned?: Hop[],
+  early?: EarlyVersions,
+): Promise<LadderReport> {
+  const obs = seen ?? (await look(o));
+  const hops: Hop[] = recorded ? recorded.hops.map((h) => ({ from: h.from, to: h.to, patch: h.patch })) : planned!;
+  const at = recorded?.current ?? 0;
+  if (recorded) {
+    // The hop in flight must be where the cluster is: a hop done by hand, or a member elsewhere, is refused.
+    const plan = planLadder(obs, o.to);
+    const hop = hops[at];
+    if (!plan.ok) throw new UpgradeRefused(plan.reasons, `the ladder (${file}) was not resumed; nothing was changed`);
+    if (hop && plan.hops[0] && (plan.hops[0].from !== hop.from || plan.hops[0].to !== hop.to)) {
+      throw new UpgradeRefused(
+        [`the ladder is at hop ${hopName(hop)}, but the cluster is at ${plan.from} (hop ${hopName(plan.hops[0])} next): was a hop done by hand?`],
+        `nothing was changed: check the cluster (opsctl kv status); if it is where it should be, move the ladder file aside (mv ${file} ${file}.bad) and run the command again`,
+      );
+    }
+  }
+  // A resume without the --target-bin flags of the first run uses the binaries the ladder recorded.
+  const recordedBins: Record<string, string> = {};
+  for (const h of recorded?.hops.slice(at) ?? []) if (h.binDir) recordedBins[h.to] = h.binDir;
+  // The v2 store measured while the binaries are asked their versions (both only look).
+  const measuring = recorded?.v2 ? Promise.resolve(recorded.v2) : measureV2(o, obs);
+  measuring.catch(() => undefined); // awaited below: a failure is thrown there, not unhandled meanwhile
+  const { bins, reasons } = await hopBinaries({ ...o, targetBins: { ...recordedBins, ...o.targetBins } }, hops.slice(at), early);
+  if (reasons.length) {
+    await measuring.catch(() => undefined);
+    throw new UpgradeRefused(reasons, 'nothing was changed: give each hop its binaries (--target-bin VERSION=DIR, repeatable)');
+  }
+  // Every member on every hop's binary, while the v2 store is measured (neither changes anything).
+  const tried = o.now();
+  const trying = trialsOf(o, hops.slice(at), bins);
+  const v2 = await measuring;
+  const trials = await trying;
+  const trialMs = o.now() - tried;
+  const trialLine = trialSummary(trials, trialMs);
+  const rows = (await checkAll(o, hops, obs, bins, v2, at, trials)).map((r) => planFix(o, r));
+  const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
+  const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
+  const planText = [ladderText(o, obs, hops, rows, bins, at, settle, v2), trialLine, ...(resume?.text ?? [])].join('\n');
+  const report: LadderReport = {
+    kind: 'ladder',
+    status: 'planned',
+    cluster: o.cluster.key,
+    from: hops[0]!.from,
+    to: o.to,
+    resumed: Boolean(recorded),
+    hops: hops.map((h, i) => ({
+      ...h,
+      status: recorded?.hops[i]?.status ?? 'pending',
+      binDir: bins[h.to]?.dir,
+      binaryVersion: strOf(bins[h.to]?.version),
+      journal: recorded?.hops[i]?.journal,
+    })),
+    checks: rows.flat(),
+    planText,
+    warnings: [],
+    trials: trialCounts(trials, trialMs),
+    ...(resume ? { resume: resume.state } : {}),
+  };
+  const stop = blocking(rows.flat(), o.strict);
+  if (o.dryRun) return report;
+  if (stop.length) refuseRows(stop, false);
+  o.reporter.note(planText);
+  if (o.confirm && !(await o.confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: Boolean(recorded) }))) {
+    return { ...report, status: 'declined' };
+  }
+  const unlock = await lockLadder(file, o);
+  try {
+    return await climb(o, file, report, recorded, bins, v2, trials);
+  } finally {
+    await unlock().catch(() => undefined);
+  }
+}
+
+/** Hop after hop, each one's executor run, the cluster version confirmed, the ladder file kept current. */
+async function climb(
+  o: LadderOptions,
+  file: string,
+  report: LadderReport,
+  recorded: LadderFile | undefined,
+  bins: Record<string, Binaries>,
+  v2: HopFacts['v2'],
+  trials: Map<string, TrialFinding[]>,
+): Promise<LadderReport> {
+  const now = () => new Date(o.now()).toISOString();
+  const lf: LadderFile = recorded ?? {
+    version: 1,
+    id: `${now().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
+    cluster: o.cluster.key,
+    from: report.from,
+    to: o.to,
+    status: 'running',
+    current: 0,
+    hops: report.hops.map((h) => ({ from: h.from, to: h.to, patch: h.patch, status: 'pending', binDir: h.binDir, binaryVersion: h.binaryVersion })),
+    ...(v2 && 'bytes' in v2 ? { v2 } : {}),
+    createdAt: now(),
+    updatedAt: now(),
+  };
+  lf.status = 'running';
+  lf.owner = { pid: process.pid, host: hostname() };
+  delete lf.halt;
+  // The ladder file is a journal too: the same atomic, synced write, once per change of hop (a hop
+  // done and the next one running are one write; the run's start and its first hop too).
+  const save = () => writeJournal(file, lf as unknown as Journal, o.now(), true);
+  /** Halts the ladder before `hop` changes anything, journalled, when a check of `rows` blocks it. */
+  const haltOn = async (hop: (typeof lf.hops)[number], rows: CheckRow[]): Promise<void> => {
+    const stop = blocking(rows, o.strict);
+    if (!stop.length) return;
+    hop.status = 'pending';
+    lf.status = 'halted';
+    lf.halt = { hop: hopName(hop), reason: stop.map(reasonOf).join('; ') };
+    await save();
+    refuseRows(stop, true);
+  };
+  const start = lf.current;
+  if (lf.hops[start]) lf.hops[start].status = 'running';
+  await save();
+  const journal = journalPath(o.dataDir, o.cluster.key);
+  /** The look that confirmed the previous hop's cluster version (taken a moment ago): the next hop's rules read it. */
+  let confirmed: ClusterObservation | undefined;
+  for (let i = start; i < lf.hops.length; i++) {
+    const hop = lf.hops[i]!;
+    if (i > start) {
+      // Before this hop's first stop: its rules on the cluster as it is now (the first hop of this
+      // run was checked on the plan a moment ago; the look after the previous hop is as fresh).
+      const obs = confirmed ?? (await look(o));
+      // Each member's settings read again: a trial runs again only where they changed since the plan.
+      const again = await trialsOf(o, [hop], bins, trials);
+      const facts = await hopFacts(
+        o,
+        hop,
+        obs,
+        bins,
+        v2,
+        true,
+        lf.hops.some((h, k) => k > i && h.patch),
+        again,
+      );
+      const rows = planFix(o, await check(o, facts));
+      report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
+      await haltOn(hop, rows);
+    }
+    if (hop.to === '3.6' && !hop.patch) {
+      // --fix-v2store (or the fix a killed run left unfinished) before the hop's first stop, then its checks again
+      const name = `${hop.from} → ${hop.to}`;
+      let again: CheckRow[] | undefined;
+      try {
+        again = await runFix(
+          o,
+          hop,
+          report.checks.filter((c) => c.hop === name),
+          bins,
+          v2,
+          trials,
+        );
+      } catch (err) {
+        hop.status = 'pending';
+        lf.status = err instanceof UpgradeRefused ? 'halted' : 'interrupted';
+        await save();
+        throw err;
+      }
+      if (again) {
+        report.checks = [...report.checks.filter((c) => c.hop !== name), ...again];
+        await haltOn(hop, again);
+      }
+    }
+    let r: UpgradeReport;
+    try {
+      const checks = report.checks.filter((c) => c.hop === `${hop.from} → ${hop.to}`);
+      r = await runUpgrade({
+        ...o,
+        to: hop.to,
+        allowSameVersion: hop.patch,
+        targetBin: hop.binDir,
+        confirm: undefined,
+        checks,
+        v2Measured: lf.v2 ?? (v2 && 'bytes' in v2 ? v2 : undefined),
+      });
+    } catch (err) {
+      lf.status = 'interrupted';
+      await save();
+      throw err;
+    }
+    report.hops[i] = {
+      ...report.hops[i]!,
+      report: r,
+      status: r.status === 'halted' ? 'halted' : r.status === 'done' || r.status === 'nothing-to-do' ? 'done' : 'running',
+    };
+    if (r.status === 'halted') {
+      hop.status = 'halted';
+      lf.status = 'halted';
+      lf.halt = { hop: hopName(hop), reason: r.halt?.reason ?? 'halted', rollback: r.halt?.rollback };
+      await save();
+      return { ...report, status: 'halted', ladderFile: file, halt: lf.halt };
+    }
+    // The cluster version at the hop's target on every member before the next hop.
+    const after = await look(o);
+    confirmed = after;
+    const off = after.members.filter((m) => minor(m.clusterVersion) !== hop.to || minor(m.serverVersion) !== hop.to);
+    if (off.length) {
+      lf.status = 'halted';
+      lf.halt = {
+        hop: hopName(hop),
+        reason: `after the hop, ${off.map((m) => `${m.name} reports server ${m.serverVersion ?? '?'}, cluster ${m.clusterVersion ?? '?'}`).join('; ')}: not at ${hop.to}`,
+      };
+      await save();
+      return { ...report, status: 'halted', ladderFile: file, halt: lf.halt };
+    }
+    if (existsSync(journal)) {
+      const kept = join(ladderDir(o.dataDir, o.cluster.key), `hop-${i + 1}-${hop.from}-${hop.to}.json`);
+      const j = readJournal(journal);
+      if (j && j.target === hop.to) {
+        copyFileSync(journal, kept);
+        hop.journal = kept;
+        const rp = restorePointOf(j);
+        if (rp) hop.restorePoint = rp;
+        report.hops[i]!.journal = kept;
+      }
+    }
+    hop.status = 'done';
+    lf.current = i + 1;
+    const next = lf.hops[i + 1];
+    if (next) next.status = 'running';
+    else lf.status = 'done';
+    await save();
+  }
+  if (lf.status !== 'done') {
+    lf.status = 'done';
+    await save();
+  }
+  return { ...report, status: 'done', ladderFile: file };
+}
+
+/** The plan: every hop, every member, every check with its result. */
+function ladderText(
+  o: LadderOptions,
+  obs: ClusterObservation,
+  hops: Hop[],
+  rows: CheckRow[][],
+  bins: Record<string, Binaries>,
+  at: number,
+  settle: string,
+  v2: HopFacts['v2'],
+): string {
+  const lines = [
+    `Ladder: ${hops[0]!.from} → ${o.to} in ${hops.length} hops, one rolling upgrade per minor; the cluster version is confirmed at each hop's target before the next${at ? ` (resuming at hop ${at + 1})` : ''}`,
+  ];
+  hops.forEach((h, i) => {
+    const b = bins[h.to];
+    const bin =
+      o.cluster.sandbox?.kind === 'sim'
+        ? `simulated ${strOf(b?.version) ?? h.to}`
+        : b?.dir
+          ? `${b.dir} (etcd ${strOf(b.version) ?? '?'})`
+          : "the driver's start template ({version})";
+    lines.push(`Hop ${i + 1}/${hops.length}: ${hopName(h)}${i < at ? ': done' : ''} — binaries: ${bin}`);
+    if (i < at) return;
+    lines.push(hopPlanText(obs, h, i === at, settle, Boolean(o.noBackup)));
+    lines.push(`    ${settlePlan(o, h, v2)}`);
+    if (h.to === '3.6' && !h.patch) lines.push(`    ${v2fixPlan(o)}`);
+    const r = rows[i] ?? [];
+    lines.push(r.length ? '    checks:' : '    checks: none for a patch hop (the same minor)');
+    lines.push(...renderChecks(r, '      '));
+  });
+  return lines.join('\n');
+}

@@ -1,0 +1,73 @@
+/**
+ * The ladder's pure planner: from the cluster as observed to the hops that take it to a target
+ * minor, one rolling upgrade per minor (3.2 → 3.3 → 3.4 → 3.5 → 3.6), with a patch hop inside 3.5
+ * when a member runs a 3.5 release that 3.6 will not join (before 3.5.26).
+ */
+import { compareMinor, compareVersion, minor, nextMinor } from '../cluster/parse.js';
+import { unreachable } from '../upgrade/planner.js';
+import { MIN_35_FOR_36 } from '../rules/hop-3.6.js';
+import type { ClusterObservation } from '../cluster/types.js';
+
+/** The minors the ladder knows, oldest first. */
+export const LADDER_MINORS = ['3.2', '3.3', '3.4', '3.5', '3.6'];
+
+export interface Hop {
+  from: string;
+  to: string;
+  /** A rolling restart onto a newer patch release of the same minor (3.5.x → 3.5.26+). */
+  patch: boolean;
+}
+
+export type LadderPlan = { ok: true; from: string; hops: Hop[] } | { ok: false; reasons: string[] };
+
+/** The hop's name, as the plan and the journal write it. */
+export function hopName(h: Hop): string {
+  return h.patch ? `${h.from} → ${h.to} (patch)` : `${h.from} → ${h.to}`;
+}
+
+/**
+ * The hops from the cluster as it is to `to`. The members may stand on one minor, or on two next to
+ * each other with the cluster version at the lower (a hop that stopped half-way: it is the first
+ * hop). Anything else is refused: a member on an unexpected version, a cluster version that is not
+ * the lowest member's, a target below the cluster (a downgrade).
+ */
+export function planLadder(obs: ClusterObservation, to: string): LadderPlan {
+  if (!LADDER_MINORS.includes(to)) return { ok: false, reasons: [`--to ${to}: the ladder knows ${LADDER_MINORS.join(', ')}`] };
+  const seen = obs.members.filter((m) => m.reachable && m.serverVersion);
+  if (!seen.length) {
+    const down = obs.members.filter((m) => !m.reachable).map(unreachable);
+    return { ok: false, reasons: down.length ? down : ['no member answered with its version'] };
+  }
+  const reasons: string[] = [];
+  const minors = [...new Set(seen.map((m) => minor(m.serverVersion)!))].sort(compareMinor);
+  const low = minors[0]!;
+  const high = minors.at(-1)!;
+  for (const m of seen) {
+    const v = minor(m.serverVersion)!;
+    if (!LADDER_MINORS.includes(v)) reasons.push(`member ${m.name} runs ${m.serverVersion}, which the ladder does not know (${LADDER_MINORS.join(', ')})`);
+  }
+  if (minors.length > 2 || (minors.length === 2 && nextMinor(low) !== high)) {
+    reasons.push(
+      `the members run ${seen.map((m) => `${m.name} ${m.serverVersion}`).join(', ')}: more than one hop apart, which no upgrade leaves behind; bring every member to one minor first (opsctl kv rollback, or the member's own version)`,
+    );
+  }
+  const clusterVersions = [...new Set(seen.filter((m) => m.clusterVersion && m.clusterVersion !== 'not_decided').map((m) => minor(m.clusterVersion)!))];
+  if (clusterVersions.length > 1) reasons.push(`members disagree on the cluster version (${clusterVersions.join(', ')})`);
+  const cluster = clusterVersions[0];
+  if (cluster && cluster !== low && !(minors.length === 1 && cluster === low)) {
+    reasons.push(`the cluster version is ${cluster} while the lowest member runs ${low}: not a state an upgrade leaves; check the members (opsctl kv status)`);
+  }
+  if (compareMinor(to, high) < 0) {
+    reasons.push(
+      `--to ${to}: member ${seen.find((m) => minor(m.serverVersion) === high)!.name} runs ${high}, newer than ${to}: that is a downgrade, which kv upgrade does not do (to undo an upgrade whose cluster version has not moved yet: opsctl kv rollback)`,
+    );
+  }
+  if (reasons.length) return { ok: false, reasons };
+  const hops: Hop[] = [];
+  // 3.6 joins only from 3.5.26 on: members already on an older 3.5 get a patch hop first.
+  const needsPatch = (at: string) => at === '3.5' && compareMinor(to, '3.6') >= 0 && seen.some((m) => compareVersion(m.serverVersion!, MIN_35_FOR_36) < 0);
+  if (low === high && needsPatch(low)) hops.push({ from: '3.5', to: '3.5', patch: true });
+  for (let at = low; compareMinor(at, to) < 0; at = nextMinor(at)) hops.push({ from: at, to: nextMinor(at), patch: false });
+  // (The 3.5 release the 3.4 → 3.5 hop brings is known only from its binary: the 3.6 rules check it.)
+  return { ok: true, from: low, hops };
+}

@@ -1,0 +1,103 @@
+/**
+ * `etcdutl check v2store` (the 3.6 guide's check, etcdutl of 3.5.26 or later) on each member's data
+ * dir before the 3.5 → 3.6 hop, and before the ladder's first stop too: here for the sandbox's members,
+ * on each member's host through the driver's trial template for the command and systemd drivers (the
+ * data dir the member runs with, read from its /proc by the trial; the etcdutl beside the 3.5 binary
+ * there). It reads the WAL and the newest v2 snapshot and takes no lock: a live data dir is read.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClusterSpec } from '../cluster/cluster-file.js';
+import type { MemberDriver } from '../drivers/driver.js';
+import type { HopFacts, Setting } from '../rules/types.js';
+import { shellWord } from '../drivers/host-script.js';
+import type { TrialFinding } from '../trial/run.js';
+
+type Exec = typeof import('execa').execa;
+
+/** The first etcdutl beside the given binaries. */
+export function etcdutlIn(dirs: Record<string, string | undefined>): string | undefined {
+  return Object.values(dirs)
+    .filter((d): d is string => Boolean(d))
+    .map((d) => join(d, 'etcdutl'))
+    .find((f) => existsSync(f));
+}
+
+export interface V2storeCheckOptions {
+  cluster: ClusterSpec;
+  driver?: MemberDriver;
+  exec: Exec;
+}
+
+/** The check on every member at once; `why` where it cannot run. `trials`: the hop's trials, whose settings name each member's data dir. */
+export async function checkV2store(
+  o: V2storeCheckOptions,
+  dirs: Record<string, string | undefined>,
+  trials?: readonly TrialFinding[],
+): Promise<HopFacts['v2store']> {
+  if (o.cluster.sandbox?.kind === 'sim') return { why: 'simulated members keep no etcd data dir for etcdutl' };
+  if (o.driver?.type === 'command') return onHosts(o, o.driver, dirs.given, trials);
+  if (o.driver?.type !== 'local')
+    return { why: "no driver reaches the members' data dirs: run etcdutl check v2store --data-dir DIR on each host (etcdutl of 3.5.26 or later)" };
+  const etcdutl = etcdutlIn(dirs);
+  if (!etcdutl) return { why: 'no etcdutl beside the 3.5 binaries (3.5.26 and later ship one with check v2store)' };
+  const unknown = o.cluster.members.find((m) => !m.dataDir);
+  if (unknown) return { why: `member ${unknown.name}: its data dir is not known` };
+  // Every member's data dir at once. Measured: a live 3.5.35 data dir is read in ~20 ms; it takes no lock.
+  const runs = await Promise.all(
+    o.cluster.members.map((m) =>
+      o.exec(etcdutl, ['check', 'v2store', '--data-dir', m.dataDir!], { reject: false, timeout: 60_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } }),
+    ),
+  );
+  if (runs.some((r) => /unknown command/i.test(String(r.stderr)))) return { why: `${etcdutl} has no check v2store (etcdutl of 3.5.26 or later has)` };
+  return runs.map((r, i) => {
+    const said = `${String(r.stdout)} ${String(r.stderr)}`.trim().split('\n').pop() ?? '';
+    return { member: o.cluster.members[i]!.name, ok: r.exitCode === 0, detail: `etcdutl check v2store: ${said || `exit ${r.exitCode}`}` };
+  });
+}
+
+/** A setting as etcd reads it: a config file's key when the member starts from one, else the flag, else the variable. */
+function effective(list: readonly Setting[], key: string): string | undefined {
+  const fromFile = list.some((s) => !s.flag);
+  const hits = list.filter((s) => s.key === key && (fromFile ? !s.flag : true)).sort((a, b) => Number(Boolean(a.env)) - Number(Boolean(b.env)));
+  const v = hits[0]?.value;
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+/** The check on each member's host (the trial template), with the etcdutl beside the 3.5 binary there and the data dir it runs with. */
+async function onHosts(
+  o: V2storeCheckOptions,
+  driver: MemberDriver,
+  binDir: string | undefined,
+  trials: readonly TrialFinding[] | undefined,
+): Promise<HopFacts['v2store']> {
+  if (!driver.hostShell)
+    return { why: "the driver has no trial template to run etcdutl on the members' hosts (driver.trial or --trial-cmd 'ssh {host} sudo sh -s')" };
+  if (!binDir) return { why: "the 3.5 binaries' directory on the hosts is not known (--target-bin 3.5=DIR): its etcdutl checks the data dirs there" };
+  const etcdutl = `${binDir}/etcdutl`;
+  const out: Array<{ member: string; ok: boolean; detail: string }> = [];
+  const why: string[] = [];
+  await Promise.all(
+    o.cluster.members.map(async (m) => {
+      const list = trials?.find((t) => t.member === m.name)?.settings?.list;
+      const dataDir = list && effective(list, 'data-dir');
+      if (!dataDir) return void why.push(`${m.name}: its data dir is not known (its trial read no --data-dir, ETCD_DATA_DIR or data-dir)`);
+      const wal = list && effective(list, 'wal-dir');
+      const cmd = [shellWord(etcdutl), 'check', 'v2store', '--data-dir', shellWord(dataDir), ...(wal ? ['--wal-dir', shellWord(wal)] : [])].join(' ');
+      const r = await driver.hostShell!(m, `${cmd} 2>&1\necho "opsctl-exit: $?"\n`, 60_000);
+      const code = /^opsctl-exit: (\d+)$/m.exec(r.stdout)?.[1];
+      if (r.failed || code === undefined) return void why.push(`${m.name}: ${r.failed ?? 'the check printed no exit status'}`);
+      const said =
+        r.stdout
+          .replace(/^opsctl-exit: \d+$/m, '')
+          .trim()
+          .split('\n')
+          .pop() ?? '';
+      if (code === '127' || /unknown command|not found/i.test(said))
+        return void why.push(`${m.name}: ${etcdutl} (3.5.26 or later) is not there or has no check v2store: ${said}`);
+      out.push({ member: m.name, ok: code === '0', detail: `etcdutl check v2store on its host: ${said || `exit ${code}`}` });
+    }),
+  );
+  if (why.length) return { why: why.join('; ') };
+  return o.cluster.members.map((m) => out.find((x) => x.member === m.name)!);
+}

@@ -1,0 +1,306 @@
+/**
+ * kv upgrade --to 3.6 --fix-v2store: the 3.5 → 3.6 guide's fix for custom v2 entries left in a
+ * 3.5 member's WAL (`etcdutl check v2store`: "detected custom v2 content in WAL records";
+ * etcd-io/etcd#20809, #21849), applied by opsctl member by member before the hop's first stop:
+ * gate, verified snapshot, stop, data-dir backup, start on 3.5 with snapshot-count 1 (its config
+ * file's copy: etcd reads no flags beside one), wait until a new v2 snapshot file is written past
+ * the WAL's v2 entries and `etcdutl check v2store` passes, stop, start with its own config again,
+ * healthy and caught up. Each member's phase is written ahead to its own journal
+ * (journals/<cluster>.v2store-fix.json), so a kill -9 or Ctrl-C anywhere resumes at that member
+ * and phase, and a member's own config is never left edited.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InterruptedError, OpsError } from '../../core/errors.js';
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import { KvClient } from '../cluster/client.js';
+import { newestSnapName } from '../drivers/local.js';
+import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
+import { acquireLock } from '../upgrade/lock.js';
+import { type UpgradeOptions } from '../upgrade/options.js';
+import { writeJournal, type Journal } from '../journal/journal.js';
+import type { MemberListEntry } from '../cluster/parse.js';
+import { backupStep, gateBeforeStop, snapshotStep, waitBackStep, waitGoneStep } from '../upgrade/steps.js';
+import { type StepEnv } from '../upgrade/options.js';
+import { waitFor } from '../cluster/wait.js';
+
+/** The setting the guide's fix starts a member with, once. */
+export const FIX_SETTINGS = { 'snapshot-count': '1' };
+
+type Phase = 'pending' | 'down-1' | 'up-fix' | 'down-2' | 'up-2' | 'done';
+
+export interface V2FixFile {
+  version: 1;
+  kind: 'v2store-fix';
+  id: string;
+  cluster: string;
+  status: 'running' | 'interrupted' | 'halted' | 'done';
+  createdAt: string;
+  updatedAt: string;
+  owner: { pid: number; host: string };
+  members: Array<{
+    name: string;
+    phase: Phase;
+    /** The newest .snap before the fix (a new one must follow it). */
+    snapBefore?: string;
+    snapAfter?: string;
+    /** One line per finished phase. */
+    log: string[];
+    check?: string;
+  }>;
+  snapshots: Journal['snapshots'];
+  /** 1, then 2 when a member's WAL took new v2 entries while the others were restarted (see fixV2store). */
+  round: number;
+  /** `etcdutl check v2store` on every member after each round. */
+  checks: Array<{ round: number; member: string; ok: boolean; said: string }>;
+  halt?: { member: string; reason: string };
+}
+
+export function v2FixPath(dataDir: string, key: string): string {
+  return join(dataDir, 'kv', 'journals', `${key}.v2store-fix.json`);
+}
+
+export function readV2Fix(file: string): V2FixFile | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const j = JSON.parse(readFileSync(file, 'utf8')) as V2FixFile;
+    return j.kind === 'v2store-fix' && Array.isArray(j.members) ? j : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An unfinished fix of this cluster (a re-run finishes it before anything else). */
+export function unfinishedV2Fix(dataDir: string, key: string): V2FixFile | undefined {
+  const j = readV2Fix(v2FixPath(dataDir, key));
+  return j && j.status !== 'done' ? j : undefined;
+}
+
+export interface V2FixOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVersion' | 'confirm'> {
+  driver: MemberDriver;
+  /** `etcdutl` of 3.5.26 or later, for the check after each member. */
+  etcdutl: string;
+  /** The members to fix (the check named them); a resume takes the journal's list. */
+  members: string[];
+}
+
+export interface V2FixResult {
+  file: string;
+  members: Array<{ name: string; log: string[]; check?: string }>;
+}
+
+/** Runs (or resumes) the fix, member by member; throws naming the member where it halts. */
+export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
+  if (o.driver.type !== 'local')
+    throw new OpsError('--fix-v2store: opsctl applies the fix only to members it starts itself (kv sandbox, local data dirs)', 1, {
+      code: 'v2store_fix_unsupported',
+      hint: 'on each member host, one at a time: restart it on 3.5 with snapshot-count: 1 in its config file, wait for a new member/snap/*.snap, put its config back, restart it; then etcdutl check v2store --data-dir DIR',
+    });
+  const file = v2FixPath(o.dataDir, o.cluster.key);
+  const unlock = await acquireLock(file, o, (f) => readV2Fix(f)?.owner);
+  try {
+    const now = () => new Date(o.now()).toISOString();
+    const j: V2FixFile = unfinishedV2Fix(o.dataDir, o.cluster.key) ?? {
+      version: 1,
+      kind: 'v2store-fix',
+      id: `${now().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
+      cluster: o.cluster.key,
+      status: 'running',
+      createdAt: now(),
+      updatedAt: now(),
+      owner: { pid: process.pid, host: '' },
+      members: o.members.map((name) => ({ name, phase: 'pending', log: [] })),
+      snapshots: [],
+      round: 1,
+      checks: [],
+    };
+    j.round ??= 1;
+    j.checks ??= [];
+    j.status = 'running';
+    j.owner = { pid: process.pid, host: (await import('node:os')).hostname() };
+    delete j.halt;
+    const save = () => writeJournal(file, j as unknown as Journal, o.now(), true);
+    await save();
+    const membership = await memberList(o);
+    const env: StepEnv = {
+      o: { ...o, to: '3.5', allowSameVersion: true },
+      driver: o.driver,
+      // snapshotStep and backupStep name their files by the run id and keep the snapshot list
+      journal: j as unknown as Journal,
+      etcdctl: o.etcdctl,
+      real: true,
+      membership,
+      checkpoint: save,
+    };
+    // Rounds: a member that serves the v2 API (3.5 with enable-v2, until its restart on a config
+    // without it) answers every /health with a v2 QGET through raft (measured on 3.5.35: etcdhttp's
+    // HandleHealthForV2), so members fixed early can take new v2 entries while the others are still
+    // restarted. After each round every member is checked; a second round fixes what the first
+    // could not, once every member runs its new config. A third is not tried: something keeps
+    // writing v2 requests (a client of the v2 API), and that is the operator's to stop.
+    for (;;) {
+      for (const st of j.members) {
+        if (st.phase === 'done') continue;
+        if (o.signal.aborted) {
+          j.status = 'interrupted';
+          await save();
+          throw Object.assign(new InterruptedError('kv upgrade --fix-v2store interrupted between members; its journal is consistent'), {
+            hint: `run the same command again to finish the fix (journal: ${file})`,
+          });
+        }
+        const m = o.cluster.members.find((x) => x.name === st.name);
+        if (!m) throw new OpsError(`--fix-v2store: member ${st.name} of ${file} is not in the cluster`, 1, { code: 'journal_invalid' });
+        try {
+          await fixMember(o, env, m, st, save);
+        } catch (err) {
+          j.status = 'halted';
+          j.halt = { member: m.name, reason: (err as Error).message };
+          await save();
+          throw new OpsError(`--fix-v2store halted at ${m.name} (${st.phase}): ${(err as Error).message}`, 3, {
+            code: 'v2store_fix_halted',
+            hint: `the other members were not touched; fix the cause and run the same command again to resume (journal: ${file})`,
+          });
+        }
+      }
+      const checked = await checkAll(o);
+      j.checks.push(...checked.map((c) => ({ round: j.round, ...c })));
+      const failing = checked.filter((c) => !c.ok);
+      o.reporter.note(
+        `--fix-v2store round ${j.round}: etcdutl check v2store ${failing.length ? `still fails on ${failing.map((c) => `${c.member} (${c.said})`).join(', ')}` : 'passes on every member'}`,
+      );
+      if (!failing.length) break;
+      const inStore = failing.filter((c) => /v2store|both/i.test(c.said));
+      if (j.round >= 2 || inStore.length) {
+        j.status = 'halted';
+        j.halt = { member: failing[0]!.member, reason: failing.map((c) => `${c.member}: ${c.said}`).join('; ') };
+        await save();
+        throw new OpsError(`--fix-v2store: etcdutl check v2store still fails after round ${j.round}: ${j.halt.reason}`, 3, {
+          code: 'v2store_fix_halted',
+          hint: inStore.length
+            ? `custom content in the v2 store itself goes only by removing (or migrating) those v2 keys on 3.5; then run the same command (journal: ${file})`
+            : `something still writes v2 requests (a member serving the v2 API: drop enable-v2 from its config; a v2 client): stop it, then run the same command (journal: ${file})`,
+        });
+      }
+      j.round += 1;
+      for (const c of failing) {
+        const st = j.members.find((x) => x.name === c.member);
+        if (st) Object.assign(st, { phase: 'pending', snapBefore: undefined, snapAfter: undefined });
+        else j.members.push({ name: c.member, phase: 'pending', log: [] });
+      }
+      await save();
+    }
+    j.status = 'done';
+    await save();
+    return { file, members: j.members.map((x) => ({ name: x.name, log: x.log, check: x.check })) };
+  } finally {
+    await unlock().catch(() => undefined);
+  }
+}
+
+/** `etcdutl check v2store` on one member's (live) data dir: it takes no lock, ~20 ms. */
+async function checkOne(o: V2FixOptions, m: MemberSpec): Promise<{ member: string; ok: boolean; said: string }> {
+  const r = await o.exec(o.etcdutl, ['check', 'v2store', '--data-dir', m.dataDir!], {
+    reject: false,
+    timeout: 60_000,
+    extendEnv: false,
+    env: { PATH: '/usr/bin:/bin' },
+  });
+  const said = `${String(r.stdout)} ${String(r.stderr)}`.trim().split('\n').pop() || `exit ${r.exitCode}`;
+  return { member: m.name, ok: r.exitCode === 0, said };
+}
+
+function checkAll(o: V2FixOptions): Promise<Array<{ member: string; ok: boolean; said: string }>> {
+  return Promise.all(o.cluster.members.map((m) => checkOne(o, m)));
+}
+
+async function memberList(o: V2FixOptions): Promise<MemberListEntry[]> {
+  for (const m of o.cluster.members) {
+    try {
+      return await new KvClient(m.endpoint, { timeoutMs: o.timeouts.requestMs, debug: o.debug, session: o.session }).members();
+    } catch {
+      // the next member
+    }
+  }
+  throw new OpsError('--fix-v2store: no member answers the member list', 1, {
+    code: 'unhealthy',
+    hint: 'nothing was changed: check the cluster (opsctl kv status)',
+  });
+}
+
+/** One member through its phases; each phase is written before it starts, so a resume redoes only what is safe to redo. */
+async function fixMember(o: V2FixOptions, env: StepEnv, m: MemberSpec, st: V2FixFile['members'][number], save: () => Promise<void>): Promise<void> {
+  const d = o.driver;
+  const target = (settings?: Record<string, string>): MemberTarget => ({ version: '3.5', binDir: d.current(m)?.binDir, ...(settings ? { settings } : {}) });
+  const step = async (what: string, body: (p: { update(t: string): void }) => Promise<string>) => {
+    const p = o.reporter.begin(`${m.name}: ${what}`);
+    try {
+      const detail = await body(p);
+      p.done(`${m.name}: ${what}: ${detail}`);
+      st.log.push(`${what}: ${detail}`);
+    } catch (err) {
+      p.fail(`${m.name}: ${what}: ${(err as Error).message}`);
+      throw err;
+    }
+  };
+  const stopped = async () => {
+    if (await d.isRunning(m)) await d.stop(m);
+    return waitGoneStep(env, m);
+  };
+  if (st.phase === 'pending') {
+    await step('gate', async () => {
+      await gateBeforeStop(env, m);
+      return 'every member healthy, one leader, the member list unchanged';
+    });
+    await step('snapshot', () => snapshotStep(env, m));
+    st.snapBefore = newestSnapName(m.dataDir);
+    st.phase = 'down-1';
+    await save();
+  }
+  if (st.phase === 'down-1') {
+    await step('stop', stopped);
+    await step('backup', () => backupStep(env, m));
+    st.phase = 'up-fix';
+    await save();
+  }
+  if (st.phase === 'up-fix') {
+    await step('start on 3.5 with snapshot-count 1', async () => {
+      if (!(await d.isRunning(m))) await d.start(m, target(FIX_SETTINGS));
+      return `${m.configFile ? `${m.configFile} with snapshot-count: 1 (its own kept beside it)` : '--snapshot-count 1'}`;
+    });
+    await step('wait healthy', (p) => waitBackStep(env, m, p, () => undefined));
+    await step('wait for a new v2 snapshot', async (p) => {
+      const snap = await waitFor(
+        () => {
+          const now = newestSnapName(m.dataDir);
+          p.update(`${m.name}: waiting for a snapshot file after ${st.snapBefore ?? 'none'} (newest: ${now ?? 'none'})`);
+          return Promise.resolve(now !== undefined && (st.snapBefore === undefined || now > st.snapBefore) ? now : undefined);
+        },
+        { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `a new snapshot file in ${m.dataDir}/member/snap` },
+      );
+      st.snapAfter = snap;
+      return `${snap} (was ${st.snapBefore ?? 'none'})`;
+    });
+    st.phase = 'down-2';
+    await save();
+  }
+  if (st.phase === 'down-2') {
+    await step('stop', stopped);
+    st.phase = 'up-2';
+    await save();
+  }
+  if (st.phase === 'up-2') {
+    await step('start on 3.5 with its own config', async () => {
+      if (!(await d.isRunning(m))) await d.start(m, target());
+      return m.configFile ? `${m.configFile} put back` : 'its own flags';
+    });
+    await step('wait healthy', (p) => waitBackStep(env, m, p, () => undefined));
+    await step('etcdutl check v2store', async () => {
+      const c = await checkOne(o, m);
+      st.check = c.said;
+      return c.said;
+    });
+    st.phase = 'done';
+    await save();
+  }
+}

@@ -1,0 +1,223 @@
+import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { journalPath, lockJournal, type Journal } from '../journal/journal.js';
+import { readJournal } from '../journal/read.js';
+import { loadSandbox, sandboxCluster } from './sandbox.js';
+
+/**
+ * Every backup opsctl made on this machine, found where the upgrade and restore put them:
+ * - data-dir copies taken after each stop: DATA/kv/backups/CLUSTER/RUN-MEMBER (the local driver; the
+ *   command driver's backups live on the members' hosts and are not seen here);
+ * - the verified snapshots taken before each stop (the first is the restore point):
+ *   DATA/kv/snapshots/CLUSTER/RUN-MEMBER.db;
+ * - a sandbox member's data dir kept by `kv restore` (DIR.before-restore-RUN) or by `--on-failure
+ *   rollback` (DIR.failed-RUN).
+ * A run is one upgrade (its journal id) or one restore; its backups go together.
+ */
+
+export type BackupKind = 'data-dir' | 'snapshot' | 'before-restore' | 'failed-data-dir';
+
+export interface BackupItem {
+  kind: BackupKind;
+  member: string;
+  path: string;
+  /** Apparent bytes, as `du -sb` counts them (files and directories). */
+  bytes: number;
+  /** Last modified (ISO). */
+  date: string;
+}
+
+export interface BackupRun {
+  cluster: string;
+  run: string;
+  kind: 'upgrade' | 'restore';
+  date: string;
+  bytes: number;
+  items: BackupItem[];
+  /** The journal that records this run (an upgrade's), and its status. */
+  journal?: { file: string; status: Journal['status'] };
+  /** Why a journal still needs these backups (an upgrade or roll-back in progress), if it does. */
+  neededBy?: string;
+}
+
+/** A journal in one of these states may still need its backups: a resume, a roll-back or its restore. */
+const IN_PROGRESS = new Set<Journal['status']>(['running', 'halted', 'interrupted', 'rolling-back']);
+
+const RUN = /^(\d{8}T\d{6}-[0-9a-f]+)-(.+)$/;
+
+/** `du -sb`: the apparent size of a file or a tree, directories included, links not followed. */
+export function duBytes(path: string): number {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return 0;
+  }
+  let n = st.size;
+  if (st.isDirectory()) for (const e of readdirSync(path)) n += duBytes(join(path, e));
+  return n;
+}
+
+function item(kind: BackupKind, member: string, path: string): BackupItem {
+  return { kind, member, path, bytes: duBytes(path), date: lstatSync(path).mtime.toISOString() };
+}
+
+function safeJournal(dataDir: string, cluster: string): Journal | undefined {
+  try {
+    const f = journalPath(dataDir, cluster);
+    return existsSync(f) ? readJournal(f) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every backup under DATA, grouped in runs, newest run first within each cluster. */
+export function findBackups(dataDir: string): BackupRun[] {
+  const runs = new Map<string, BackupRun>();
+  const add = (cluster: string, run: string, kind: BackupRun['kind'], it: BackupItem) => {
+    const k = `${cluster}/${run}`;
+    const r = runs.get(k) ?? { cluster, run, kind, date: it.date, bytes: 0, items: [] };
+    r.items.push(it);
+    r.bytes += it.bytes;
+    if (it.date > r.date) r.date = it.date;
+    runs.set(k, r);
+  };
+  for (const [sub, kind] of [
+    ['backups', 'data-dir'],
+    ['snapshots', 'snapshot'],
+  ] as const) {
+    const root = join(dataDir, 'kv', sub);
+    if (!existsSync(root)) continue;
+    for (const cluster of readdirSync(root)) {
+      const dir = join(root, cluster);
+      if (!lstatSync(dir).isDirectory()) continue;
+      for (const name of readdirSync(dir)) {
+        const m = RUN.exec(kind === 'snapshot' ? name.replace(/\.db$/, '') : name);
+        if (!m || (kind === 'snapshot' && !name.endsWith('.db'))) continue;
+        add(cluster, m[1]!, 'upgrade', item(kind, m[2]!, join(dir, name)));
+      }
+    }
+  }
+  // The sandbox's kept data dirs (restore and --on-failure rollback), beside each member's data dir.
+  const spec = loadSandbox(dataDir);
+  if (spec) {
+    const cluster = sandboxCluster(spec).key;
+    for (const m of spec.members) {
+      if (!m.dataDir || !existsSync(dirname(m.dataDir))) continue;
+      const base = basename(m.dataDir);
+      for (const name of readdirSync(dirname(m.dataDir))) {
+        const kept = name.startsWith(`${base}.before-restore-`) ? 'before-restore' : name.startsWith(`${base}.failed-`) ? 'failed-data-dir' : undefined;
+        if (!kept) continue;
+        const run = name.slice(name.indexOf(kept === 'before-restore' ? '.before-restore-' : '.failed-')).replace(/^\.(before-restore|failed)-/, '');
+        add(cluster, run, kept === 'before-restore' ? 'restore' : 'upgrade', item(kept, m.name, join(dirname(m.dataDir), name)));
+      }
+    }
+  }
+  const journals = new Map<string, Journal | undefined>();
+  const out = [...runs.values()];
+  for (const r of out) {
+    if (!journals.has(r.cluster)) journals.set(r.cluster, safeJournal(dataDir, r.cluster));
+    const j = journals.get(r.cluster);
+    if (j?.id === r.run) {
+      r.journal = { file: journalPath(dataDir, r.cluster), status: j.status };
+      if (IN_PROGRESS.has(j.status)) {
+        r.neededBy = `${r.journal.file} (upgrade ${j.id} to ${j.target} is ${j.status}: its backups are the way back)`;
+      }
+    }
+    r.items.sort((a, b) => a.member.localeCompare(b.member) || a.kind.localeCompare(b.kind));
+  }
+  // Newest first: run ids begin with their UTC time (YYYYMMDDTHHMMSS).
+  return out.sort((a, b) => a.cluster.localeCompare(b.cluster) || b.run.localeCompare(a.run));
+}
+
+export interface PrunePlan {
+  keep: BackupRun[];
+  remove: BackupRun[];
+  /** Runs past --keep that a journal still needs: the prune is refused while there are any. */
+  blocked: BackupRun[];
+}
+
+/** Per cluster: the `keep` newest runs stay, the rest go, except those a journal still needs. */
+export function planPrune(runs: BackupRun[], keep: number): PrunePlan {
+  const plan: PrunePlan = { keep: [], remove: [], blocked: [] };
+  const seen = new Map<string, number>();
+  for (const r of runs) {
+    const n = seen.get(r.cluster) ?? 0;
+    seen.set(r.cluster, n + 1);
+    if (n < keep) plan.keep.push(r);
+    else if (r.neededBy) plan.blocked.push(r);
+    else plan.remove.push(r);
+  }
+  return plan;
+}
+
+/** Thrown when a cluster's journal is locked (an upgrade, roll-back or restore is running now). */
+export class BackupsLockedError extends Error {
+  constructor(readonly journal: string) {
+    super(`${journal} is locked: a kv upgrade, rollback or restore of that cluster is running now`);
+  }
+}
+
+/**
+ * Removes the runs' backups, each cluster under its journal lock (no upgrade or restore can start
+ * meanwhile, and none is running). Returns the bytes freed (as `du -sb` counted them before).
+ */
+export async function removeRuns(dataDir: string, runs: BackupRun[]): Promise<number> {
+  let freed = 0;
+  for (const cluster of new Set(runs.map((r) => r.cluster))) {
+    const file = journalPath(dataDir, cluster);
+    let unlock: () => Promise<void>;
+    try {
+      unlock = await lockJournal(file, 4000);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw new BackupsLockedError(file);
+      throw err;
+    }
+    try {
+      for (const r of runs.filter((x) => x.cluster === cluster)) {
+        for (const it of r.items) {
+          freed += duBytes(it.path);
+          rmSync(it.path, { recursive: true, force: true });
+        }
+      }
+    } finally {
+      await unlock();
+    }
+  }
+  return freed;
+}
+
+/**
+ * `kv sandbox down`: removes the sandbox's own backups (every run of its cluster); returns what went.
+ * Call it before the sandbox directory is removed (it finds the kept data dirs through the sandbox).
+ */
+export async function removeSandboxBackups(dataDir: string, say?: (line: string) => void): Promise<{ runs: number; bytes: number; paths: string[] }> {
+  const spec = loadSandbox(dataDir);
+  if (!spec) return { runs: 0, bytes: 0, paths: [] };
+  const cluster = sandboxCluster(spec).key;
+  const mine = findBackups(dataDir).filter((r) => r.cluster === cluster);
+  const bytes = await removeRuns(dataDir, mine);
+  for (const sub of ['backups', 'snapshots']) {
+    const dir = join(dataDir, 'kv', sub, cluster);
+    if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
+  }
+  say?.(
+    mine.length
+      ? `removed the sandbox's backups: ${mine.length} run(s), ${mine.reduce((n, r) => n + r.items.length, 0)} item(s), ${humanBytes(bytes)} (${bytes} bytes) freed`
+      : 'the sandbox made no backups: none to remove',
+  );
+  return { runs: mine.length, bytes, paths: mine.flatMap((r) => r.items.map((i) => i.path)) };
+}
+
+/** 1234567 → "1.2 MB" (SI, like du -h --si). */
+export function humanBytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let v = n;
+  let u = -1;
+  while (v >= 1000 && u < units.length - 1) {
+    v /= 1000;
+    u++;
+  }
+  return `${v.toFixed(1)} ${units[u]}`;
+}

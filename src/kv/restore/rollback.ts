@@ -1,0 +1,198 @@
+import type { KvSession } from '../cluster/session.js';
+import { join } from 'node:path';
+import { InterruptedError, OpsError } from '../../core/errors.js';
+import type { ClusterSpec, MemberSpec } from '../cluster/cluster-file.js';
+import type { MemberDriver } from '../drivers/driver.js';
+import { touchedMembers, writeJournal, type Journal } from '../journal/journal.js';
+import { readJournal } from '../journal/read.js';
+import { restorePointOf } from '../upgrade/restore-point.js';
+import { observeCluster } from '../cluster/observe.js';
+import { minor } from '../cluster/parse.js';
+import { acquireLock } from '../upgrade/lock.js';
+import { type StepReporter, type Timeouts } from '../upgrade/options.js';
+import { waitFor, WaitFatal } from '../cluster/wait.js';
+
+export interface RollbackOptions {
+  cluster: ClusterSpec;
+  /** How to reach the cluster (TLS, auth, one pool). */
+  session: KvSession;
+  driver: MemberDriver;
+  dataDir: string;
+  timeouts: Timeouts;
+  now: () => number;
+  reporter: StepReporter;
+  signal?: AbortSignal;
+  lockStaleMs?: number;
+  /** Print what would be done and change nothing (no lock, no journal write, no member touched). */
+  dryRun?: boolean;
+  /** The exact `opsctl kv restore …` command for a snapshot file (named when a roll-back is refused). */
+  restoreCommand?: (file: string, toVersion: string) => string;
+}
+
+export interface RollbackReport {
+  status: 'rolled-back' | 'nothing-to-do' | 'planned';
+  journal: string;
+  members: Array<{ name: string; from: string; to: string; ms: number }>;
+  /** --dry-run: the members it would bring back, in order, and why each. */
+  plan?: Array<{ name: string; to: string; why: string }>;
+}
+
+/**
+ * Restarts every member the recorded upgrade stopped, and every member found on the target, back on
+ * its previous version, one at a time: the down or sick ones first, and a healthy one only while
+ * every other member is healthy (never two down). Each must be healthy, with the whole cluster,
+ * before the next. Only while the cluster version has not moved to the target: after that a
+ * downgrade is impossible. Progress is journalled after each member; a re-run picks up from what it
+ * observes.
+ */
+export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
+  const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
+  const j = readJournal(file);
+  if (!j)
+    throw new OpsError(`no kv upgrade is recorded for this cluster (${file})`, 1, {
+      code: 'no_journal',
+      hint: 'roll-back undoes an upgrade opsctl started; there is none here',
+    });
+  if (j.source === j.target)
+    throw new OpsError('the recorded run was a rolling restart on the same version: nothing to roll back', 1, {
+      hint: 'if a member is down, start it on its version by hand or resume the restart with the same kv upgrade command',
+    });
+  const unlock = o.dryRun
+    ? () => Promise.resolve(undefined)
+    : await acquireLock(file, o).catch((err) => {
+        if (err instanceof OpsError) throw err;
+        throw new OpsError(`another kv upgrade or roll-back of this cluster is running: ${(err as Error).message}`, 1, {
+          code: 'locked',
+          hint: 'wait for it to finish',
+        });
+      });
+  const out: RollbackReport['members'] = [];
+  try {
+    const t = o.timeouts;
+    const look = () => observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs });
+    const obs = await look();
+    const cluster = obs.members.find((m) => m.clusterVersion)?.clusterVersion;
+    // (A downgrade lowers the cluster version first: its members go back up while the downgrade is enabled.)
+    if (minor(cluster) === j.target && !j.downgrade) {
+      throw new OpsError(`the cluster version is already ${cluster}: a downgrade is no longer possible by restarting members`, 1, {
+        code: 'rollback_refused',
+        hint: restoreHint(j, o.restoreCommand),
+      });
+    }
+    const touched = new Set(touchedMembers(j));
+    // Whatever the journal says, a member seen on the target goes back too (the journal may be older
+    // than the cluster: an earlier run, a crash before a write).
+    const todo = o.cluster.members.filter((m) => {
+      const ob = obs.members.find((x) => x.name === m.name);
+      if (ob?.reachable && ob.serverVersion) return minor(ob.serverVersion) === j.target;
+      return touched.has(m.name) || !ob?.reachable;
+    });
+    // The down and sick ones first: bringing them back never lowers the number of healthy members.
+    const healthyNow = (name: string) => obs.members.find((x) => x.name === name)?.healthy ?? false;
+    todo.sort((a, b) => Number(healthyNow(a.name)) - Number(healthyNow(b.name)));
+    if (o.dryRun) {
+      const plan = todo.map((m) => {
+        const ob = obs.members.find((x) => x.name === m.name);
+        const why = !ob?.reachable
+          ? 'unreachable (down)'
+          : ob.serverVersion && minor(ob.serverVersion) === j.target
+            ? `runs ${ob.serverVersion}`
+            : 'stopped by the upgrade';
+        const prev = j.previous[m.name];
+        return { name: m.name, to: prev?.version === j.source ? prev.version : j.source, why };
+      });
+      return { status: plan.length ? 'planned' : 'nothing-to-do', journal: file, members: [], plan };
+    }
+    j.status = 'rolling-back';
+    j.rollback ??= [];
+    await writeJournal(file, j, o.now());
+
+    for (const m of todo) {
+      if (o.signal?.aborted) {
+        throw Object.assign(new InterruptedError(`kv rollback interrupted between members (${out.map((x) => x.name).join(', ') || 'none'} done)`), {
+          hint: 'run opsctl kv rollback again to finish: it picks up from what it sees',
+        });
+      }
+      // Back to the source version (a journal started mid-way may record the target as "previous").
+      const rec = j.previous[m.name];
+      const prev = rec?.version === j.source ? rec : { version: j.source };
+      const now = await look();
+      const others = now.members.filter((x) => x.name !== m.name && !x.healthy);
+      const me = now.members.find((x) => x.name === m.name);
+      if (me?.healthy && others.length) {
+        throw new OpsError(
+          `not stopping ${m.name}: ${others.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`,
+          out.length ? 3 : 1,
+          {
+            code: 'rollback_unsafe',
+            hint: `stopping ${m.name} now would take a second member down: bring ${others.map((x) => x.name).join(', ')} back first, then run opsctl kv rollback again`,
+          },
+        );
+      }
+      const p = o.reporter.begin(`${m.name}: back to ${prev.version}`);
+      const t0 = o.now();
+      try {
+        await bringBack(o, m, prev);
+      } catch (err) {
+        p.fail(`${m.name}: ${(err as Error).message}`);
+        throw new OpsError(`roll-back of ${m.name} to ${prev.version} failed: ${(err as Error).message}`, out.length ? 3 : 1, {
+          code: 'rollback_failed',
+          hint: `see ${m.name}'s log; fix it, then run opsctl kv rollback again (${out.length} member(s) already back)`,
+        });
+      }
+      const ms = o.now() - t0;
+      p.done(`${m.name}: back on ${prev.version}, cluster healthy`);
+      out.push({ name: m.name, from: j.target, to: prev.version, ms });
+      j.rollback.push({ member: m.name, to: prev.version, at: new Date(o.now()).toISOString(), ms });
+      await writeJournal(file, j, o.now());
+    }
+    j.status = 'rolled-back';
+    for (const s of j.steps) if (s.status === 'running' || s.status === 'failed') s.status = 'pending';
+    await writeJournal(file, j, o.now());
+    return { status: out.length ? 'rolled-back' : 'nothing-to-do', journal: file, members: out };
+  } finally {
+    await unlock().catch(() => undefined);
+  }
+}
+
+async function bringBack(o: RollbackOptions, m: MemberSpec, prev: { version: string; binDir?: string }): Promise<void> {
+  const t = o.timeouts;
+  const running = () => o.driver.isRunning(m);
+  if (await running()) {
+    await o.driver.stop(m);
+    await waitFor(async () => ((await running()) ? undefined : true), {
+      timeoutMs: t.stopMs,
+      pollMs: Math.min(100, t.pollMs),
+      what: `${m.name} process exit`,
+    }).catch(async (err) => {
+      if (!o.driver.kill) throw err;
+      await o.driver.kill(m);
+      await waitFor(async () => ((await running()) ? undefined : true), { timeoutMs: 10_000, pollMs: 100, what: `${m.name} process exit after SIGKILL` });
+    });
+  }
+  await o.driver.start(m, prev);
+  let gone = 0;
+  await waitFor(
+    async () => {
+      if (!(await running())) {
+        if (++gone >= 3) throw new WaitFatal(`${m.name}'s process exited after its start on ${prev.version}`);
+        return undefined;
+      }
+      gone = 0;
+      const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs });
+      const me = all.members.find((x) => x.name === m.name);
+      if (me?.serverVersion && minor(me.serverVersion) !== prev.version) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${prev.version}`);
+      return all.members.every((x) => x.healthy) ? true : undefined;
+    },
+    { timeoutMs: t.healthyMs, pollMs: t.pollMs, what: `${m.name} and the cluster healthy on ${prev.version}` },
+  );
+}
+
+/** After the cluster version moved: the way back is a restore from the journal's restore point. */
+function restoreHint(j: Journal, command = (file: string, v: string) => `opsctl kv restore --snapshot ${file} --to-version ${v}`): string {
+  const rp = restorePointOf(j);
+  if (!rp)
+    return `no snapshot is recorded for this upgrade: restore from a snapshot you took before it with opsctl kv restore --snapshot FILE --to-version ${j.source}`;
+  const cmd = command(rp.file, j.source);
+  return `the way back is a restore from the snapshot taken before the first stop (revision ${rp.revision}${rp.keys === undefined ? '' : `, ${rp.keys} keys`}); writes after it are lost: ${cmd}`;
+}

@@ -1,0 +1,158 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import type { MemberDriver } from '../drivers/driver.js';
+import type { JournalStep } from '../journal/journal.js';
+import { backupDest, describeTarget, previousTarget, startAndWait } from './on-failure.js';
+import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, treeBytes, type BackupSpace } from '../drivers/space.js';
+import type { StepEnv } from './options.js';
+
+/**
+ * Where a member's data-dir backup is copied from and to, when opsctl makes the copy on this machine
+ * (the local driver) and so can measure both; undefined otherwise (the command driver's backup
+ * template runs on the member's host, to a path only the template knows).
+ */
+export async function backupPaths(
+  env: Pick<StepEnv<'cluster' | 'dataDir' | 'noBackup'>, 'o' | 'driver' | 'journal'>,
+  m: MemberSpec,
+): Promise<{ dataDir: string; dest: string } | undefined> {
+  const { o, driver } = env;
+  if (o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout) return undefined;
+  const { dir } = await driver.dataLayout(m);
+  return dir ? { dataDir: dir, dest: backupDest(env, m) } : undefined;
+}
+
+type HostSpace = BackupSpace & { host: string };
+/** The command driver's space check (its space template on the member's host), when it has one. */
+function hostSpace(driver: MemberDriver | undefined): ((m: MemberSpec) => Promise<HostSpace>) | undefined {
+  const f = (driver as { backupSpace?: (m: MemberSpec) => Promise<HostSpace> } | undefined)?.backupSpace;
+  return driver?.type === 'command' && driver.backupDataDir && f ? f : undefined;
+}
+
+/**
+ * Said on the plan when the backups' space cannot be checked before the stops (never silent): the
+ * command driver backs up on the member's host, with no space template to measure it there.
+ */
+export function spaceWarning(o: StepEnv<'noBackup'>['o'], driver: MemberDriver | undefined): string | undefined {
+  if (o.noBackup || !driver || driver.type !== 'command' || !driver.backupDataDir || hostSpace(driver)) return undefined;
+  return "backup space not checked: the command driver's backup runs on each member's host and there is no space template to measure it (driver.space in the cluster file or --space-cmd, printing `du -sk DATA_DIR` then `df -Pk BACKUP_DIR`; the systemd preset with dataDir has one)";
+}
+
+/**
+ * Right before a member is stopped: its backup fits on the target filesystem (data dir + 10% + 64
+ * MiB). The reason not to stop it, or undefined (fits, or not measurable: see backupPaths).
+ */
+export async function spaceBeforeStop(env: StepEnv<'cluster' | 'dataDir' | 'noBackup'>, m: MemberSpec): Promise<string | undefined> {
+  const remote = env.o.noBackup ? undefined : hostSpace(env.driver);
+  const at = remote ? undefined : await backupPaths(env, m);
+  if (!remote && !at) return undefined;
+  const s = remote ? await remote(m) : await backupSpace(at!.dataDir, at!.dest);
+  if (s.ok) return undefined;
+  return `not stopping ${m.name}: too little free space for its data-dir backup: ${describeSpace(s)}`;
+}
+
+/**
+ * Pre-flight (exit 1, nothing changed): every member still to be backed up fits on the backup
+ * filesystem at once (the backups of one run are all kept: they are the way back).
+ */
+export async function spacePreflight(
+  o: StepEnv<'cluster' | 'dataDir' | 'noBackup'>['o'],
+  driver: MemberDriver | undefined,
+  members: MemberSpec[],
+): Promise<string[]> {
+  const remote = o.noBackup ? undefined : hostSpace(driver);
+  if (remote) return hostPreflight(remote, members);
+  if (!driver || o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout || !members.length) return [];
+  const root = join(o.dataDir, 'kv', 'backups', o.cluster.key);
+  const sizes = await Promise.all(
+    members.map(async (m) => {
+      const { dir } = await driver.dataLayout!(m);
+      return { m, bytes: await treeBytes(dir) };
+    }),
+  );
+  // One margin for the run (the filesystem's own cost), the 10% for each member.
+  const needed = sizes.reduce((n, s) => n + backupNeeds(s.bytes) - BACKUP_MARGIN_BYTES, 0) + BACKUP_MARGIN_BYTES;
+  const free = await freeAt(root);
+  if (free >= needed) return [];
+  return [
+    `too little free space for the data-dir backups under ${root}: the ${members.length} member${members.length === 1 ? '' : 's'} to back up (${sizes
+      .map((s) => `${s.m.name} ${fmtBytes(s.bytes)}`)
+      .join(
+        ', ',
+      )}) need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space there, or pass --no-backup`,
+  ];
+}
+
+/** The command driver's pre-flight: each host's filesystem holds the backups of the members it has (one margin per filesystem). */
+async function hostPreflight(measure: (m: MemberSpec) => Promise<HostSpace>, members: MemberSpec[]): Promise<string[]> {
+  const got: HostSpace[] = [];
+  for (const m of members) got.push(await measure(m));
+  const byFs = new Map<string, HostSpace[]>();
+  for (const s of got) byFs.set(s.dest, [...(byFs.get(s.dest) ?? []), s]);
+  const out: string[] = [];
+  for (const [dest, all] of byFs) {
+    const needed = all.reduce((n, s) => n + s.needed - BACKUP_MARGIN_BYTES, 0) + BACKUP_MARGIN_BYTES;
+    const free = Math.min(...all.map((s) => s.free));
+    if (free >= needed) continue;
+    out.push(
+      `too little free space for the data-dir backups on ${dest}: the backups of ${all.map((s) => `${s.dataDir} ${fmtBytes(s.dataBytes)}`).join(', ')} need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space on ${all[0]!.host}, or pass --no-backup`,
+    );
+  }
+  return out;
+}
+
+/** The steps from the stop on go back to pending: the member runs as before, a resume handles it from its gate. */
+export function backToPending(steps: JournalStep[]): void {
+  for (const s of steps) {
+    if (s.member && (s.kind === 'stop' || s.kind === 'wait-stopped' || s.kind === 'backup-data')) {
+      s.status = 'pending';
+      delete s.error;
+      delete s.detail;
+    }
+  }
+}
+
+/**
+ * A stopped member back on its binary before the upgrade. Returns whether it is back and the words
+ * for the halt reason; never throws (the halt must still be written).
+ */
+export async function startOnPrevious(
+  env: StepEnv<'cluster' | 'now' | 'reporter' | 'session' | 'timeouts'>,
+  m: MemberSpec,
+  until: 'cluster' | 'member',
+): Promise<{ ok: boolean; detail: string }> {
+  const prev = previousTarget(env, m);
+  const p = env.o.reporter.begin(`${m.name}: start again on ${describeTarget(prev)}`);
+  try {
+    await startAndWait(env, m, prev, until);
+    const detail = `${m.name} was started again on ${describeTarget(prev)} and is healthy${until === 'cluster' ? ', the cluster healthy' : ''}`;
+    p.done(detail);
+    return { ok: true, detail };
+  } catch (err) {
+    const detail = `starting ${m.name} again on ${describeTarget(prev)} failed: ${(err as Error).message}`;
+    p.fail(detail);
+    return { ok: false, detail };
+  }
+}
+
+/**
+ * After a failed backup copy of a stopped member: a partial copy made by opsctl is removed (it only
+ * takes the space a retry needs), and what the copy needs is said: the path, the space needed, free.
+ */
+export async function describeBackupFailure(env: StepEnv<'cluster' | 'dataDir' | 'noBackup'>, m: MemberSpec, err: Error): Promise<string> {
+  const code = (err as NodeJS.ErrnoException).code;
+  const remote = hostSpace(env.driver);
+  if (remote) {
+    // The copy ran on the member's host: what it needs, measured there again (the partial copy is the template's to clean).
+    const s = await remote(m).then(describeSpace, (e: Error) => `the space could not be measured again: ${e.message}`);
+    return `${err.message}; ${s}`;
+  }
+  if (env.driver.type === 'command' && !env.o.noBackup && env.driver.backupDataDir)
+    return `${err.message}; the space the backup needs was not measured (no space template: driver.space or --space-cmd)`;
+  const at = await backupPaths(env, m).catch(() => undefined);
+  if (!at) return `${err.message}${code === 'ENOSPC' ? ' (the backup target is full)' : ''}`;
+  await rm(at.dest, { recursive: true, force: true }).catch(() => undefined);
+  const s: BackupSpace | undefined = await backupSpace(at.dataDir, at.dest).catch(() => undefined);
+  const space = s ? describeSpace(s) : `${at.dest}: free space unknown`;
+  return `${code === 'ENOSPC' && !err.message.includes('ENOSPC') ? 'no space left on the device: ' : ''}${err.message}; the partial copy was removed; ${space}`;
+}

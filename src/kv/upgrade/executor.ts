@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { OpsError } from '../../core/errors.js';
+import { observeCluster } from '../cluster/observe.js';
+import { describePlan } from './planner.js';
+import { describeResume, resumeState } from '../journal/resume-state.js';
+import { totals, type UpgradeOptions, type UpgradeReport } from './options.js';
+import { acquireLock } from './lock.js';
+import { hashPlanLine, planWarnings, preflight, resumableJournal, stageBinaries } from './preflight.js';
+import { UpgradeRun } from './run.js';
+
+/** The executor: runs (or resumes) the journalled plan, one member at a time. */
+export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
+  const started = o.now();
+  const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
+  let unlock: (() => Promise<void>) | undefined;
+  // The lock and the first look at the cluster at the same time (looking changes nothing).
+  const first = observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
+  first.then(
+    () => o.debug?.(`[kv] first look at the cluster after ${o.now() - started} ms`),
+    () => undefined,
+  );
+  if (!o.dryRun) unlock = await acquireLock(file, o);
+  o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);
+  try {
+    return await execute(o, file, started, first);
+  } finally {
+    await unlock?.().catch(() => undefined);
+  }
+}
+
+async function execute(o: UpgradeOptions, file: string, started: number, first: ReturnType<typeof observeCluster>): Promise<UpgradeReport> {
+  const journal = resumableJournal(o, file);
+  const pre = await preflight(o, file, first, journal);
+  o.debug?.(`[kv] pre-flight done after ${o.now() - started} ms`);
+  const { plan } = pre;
+  const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
+  const resume = journal ? resumeState(journal, file) : undefined;
+  const planText = resume
+    ? [`Resuming the upgrade ${resume.hop} recorded in ${file}`, ...describeResume(resume, journal!.target)].join('\n')
+    : [
+        describePlan(plan, settleText, { noBackup: o.noBackup }),
+        ...(o.defrag
+          ? ['--defrag: each member is defragmented right before its snapshot (its reads and writes wait while it runs); the space freed is shown']
+          : []),
+        hashPlanLine(o, pre.obs, plan.source),
+      ].join('\n');
+  const warnings = planWarnings(pre.membership.list.length, o);
+  const base = {
+    cluster: o.cluster.key,
+    source: plan.source,
+    target: plan.target,
+    planText,
+    warnings,
+    plan: journal?.members ?? plan.members,
+    resumed: Boolean(journal),
+    ...(resume ? { resume } : {}),
+  };
+  const upgrading = plan.members.filter((m) => m.action !== 'skip');
+  if (o.dryRun) return { ...base, status: 'planned', steps: [], snapshots: [], totals: totals([], o.now() - started) };
+  if (!journal && upgrading.length === 0 && plan.clusterVersion === plan.target) {
+    return { ...base, status: 'nothing-to-do', steps: [], snapshots: [], totals: totals([], o.now() - started) };
+  }
+  if (!o.driver) {
+    throw new OpsError('no way to stop and start members', 2, {
+      code: 'no_driver',
+      hint: 'use the sandbox (opsctl kv sandbox up), or a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd templates',
+    });
+  }
+  o.reporter.note([planText, ...warnings.map((w) => `  ! ${w}`)].join('\n'));
+  // Asked before the journal is written: a "no" leaves nothing behind.
+  if (o.confirm && !(await o.confirm({ target: plan.target, planText, warnings, members: upgrading.length, resuming: Boolean(journal) }))) {
+    return { ...base, status: 'declined', steps: [], snapshots: [], totals: totals([], o.now() - started) };
+  }
+  await stageBinaries(o, o.driver, upgrading, journal);
+  const run = await UpgradeRun.start(o, o.driver, file, started, base, pre, journal);
+  return run.go();
+}

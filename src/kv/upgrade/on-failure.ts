@@ -1,0 +1,109 @@
+import { join } from 'node:path';
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import type { MemberTarget } from '../drivers/driver.js';
+import type { JournalStep } from '../journal/journal.js';
+import { observeCluster } from '../cluster/observe.js';
+import { minor } from '../cluster/parse.js';
+import type { StepEnv } from './options.js';
+import { waitFor, WaitFatal } from '../cluster/wait.js';
+
+/** Where backupStep copied the member's data dir (the local driver's backup). */
+export function backupDest(env: Pick<StepEnv<'cluster' | 'dataDir'>, 'o' | 'journal'>, m: MemberSpec): string {
+  return join(env.o.dataDir, 'kv', 'backups', env.o.cluster.key, `${env.journal.id}-${m.name}`);
+}
+
+/**
+ * --on-failure rollback, for a member that never became healthy on the target (or whose start
+ * failed): as kubeadm restores the old manifest, the member is stopped, its data dir restored from the
+ * backup taken after its stop (the failed dir kept beside it), started on its previous binary, and
+ * waited for (with the whole cluster healthy) within the healthy timeout. Its steps from the stop on
+ * go back to pending, so a later run handles it again from the health gate. Returns what was done,
+ * for the halt reason; throws when the member cannot be put back.
+ */
+export async function putMemberBack(
+  env: StepEnv<'cluster' | 'dataDir' | 'now' | 'reporter' | 'session' | 'timeouts'>,
+  m: MemberSpec,
+  steps: JournalStep[],
+): Promise<string> {
+  const { o, driver, journal: j } = env;
+  const t = o.timeouts;
+  const prev = previousTarget(env, m);
+  const p = o.reporter.begin(`${m.name}: --on-failure rollback: back to ${prev.version}`);
+  try {
+    const running = () => driver.isRunning(m);
+    const gone = async () => ((await running()) ? undefined : true);
+    if (await running()) {
+      await driver.stop(m);
+      await waitFor(gone, { timeoutMs: t.stopMs, pollMs: Math.min(t.pollMs, 50), what: `${m.name} process exit` }).catch(async (err) => {
+        if (!driver.kill) throw err;
+        await driver.kill(m);
+        await waitFor(gone, { timeoutMs: 10_000, pollMs: 100, what: `${m.name} process exit after SIGKILL` });
+      });
+    }
+    const backup = steps.find((s) => s.kind === 'backup-data');
+    let data: string;
+    if (backup?.status === 'done' && driver.restoreBackup) data = await driver.restoreBackup(m, backupDest(env, m), j.id);
+    else
+      data =
+        backup?.status === 'done'
+          ? 'its data dir was not restored (the driver has no restore-backup command)'
+          : 'its data dir was not backed up: started on the data it has';
+    await startAndWait(env, m, prev, 'cluster');
+    for (const s of steps) if (s.kind !== 'snapshot') Object.assign(s, { status: 'pending', error: undefined });
+    const detail = `${m.name} is back on ${prev.binDir ? `${prev.binDir}/etcd` : prev.version} (${data}), the cluster healthy`;
+    p.done(`${m.name}: --on-failure rollback: ${detail}`);
+    return detail;
+  } catch (err) {
+    p.fail(`${m.name}: --on-failure rollback failed: ${(err as Error).message}`);
+    throw err;
+  }
+}
+
+/**
+ * Starts a stopped member on `prev` (its binary before the upgrade) and waits, within the healthy
+ * timeout, until it runs that version and either the whole cluster is healthy with one leader
+ * ('cluster') or the member itself answers healthy ('member': another member may be lost for good).
+ */
+export async function startAndWait(
+  env: StepEnv<'cluster' | 'now' | 'session' | 'timeouts'>,
+  m: MemberSpec,
+  prev: MemberTarget,
+  until: 'cluster' | 'member',
+): Promise<void> {
+  const { o, driver } = env;
+  const t = o.timeouts;
+  const running = () => driver.isRunning(m);
+  if (!(await running())) await driver.start(m, prev);
+  let notRunning = 0;
+  await waitFor(
+    async () => {
+      if (!(await running())) {
+        if (++notRunning >= 3) throw new WaitFatal(`${m.name}'s process exited after its start on ${prev.version}`);
+        return undefined;
+      }
+      notRunning = 0;
+      const members = until === 'cluster' ? o.cluster.members : [m];
+      const all = await observeCluster(members, { session: o.session, timeoutMs: t.requestMs, alarms: false });
+      const me = all.members.find((x) => x.name === m.name);
+      if (me?.serverVersion && minor(me.serverVersion) !== prev.version) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${prev.version}`);
+      const leaders = new Set(all.members.map((x) => x.leaderId));
+      return all.members.every((x) => x.healthy) && leaders.size === 1 ? true : undefined;
+    },
+    {
+      timeoutMs: t.healthyMs,
+      pollMs: t.pollMs,
+      now: o.now,
+      what: until === 'cluster' ? `${m.name} and the cluster healthy on ${prev.version}` : `${m.name} healthy on ${prev.version}`,
+    },
+  );
+}
+
+/** The member's binary before the upgrade, as the journal recorded it. */
+export function previousTarget(env: StepEnv<never>, m: MemberSpec): MemberTarget {
+  return env.journal.previous[m.name] ?? { version: env.journal.source };
+}
+
+/** "…/etcd" or the version: how a message names what a member was started on. */
+export function describeTarget(t: MemberTarget): string {
+  return t.binDir ? `${t.binDir}/etcd` : t.version;
+}

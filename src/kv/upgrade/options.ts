@@ -1,0 +1,169 @@
+/**
+ * What an upgrade run is given, in three parts a step can name: the target (what changes: the cluster,
+ * the version, where the records go), the ports (how it acts and shows itself: the session, the
+ * driver, the clock, the reporter) and the policy (how patient and careful: timeouts, snapshots,
+ * backups, what a failure does). And what it gives back: the report.
+ */
+import { OpsError } from '../../core/errors.js';
+import type { ClusterSpec } from '../cluster/cluster-file.js';
+import type { MemberDriver } from '../drivers/driver.js';
+import type { KvSession } from '../cluster/session.js';
+import type { Journal, JournalStep } from '../journal/journal.js';
+import type { MemberListEntry } from '../cluster/parse.js';
+import type { UpgradePlan } from '../cluster/types.js';
+import type { CheckRow } from '../rules/types.js';
+import type { ResumeState } from '../journal/resume-state.js';
+import type { HashCheck } from '../cluster/hashkv.js';
+
+type Exec = typeof import('execa').execa;
+
+/** A member that never becomes healthy on the target: halt there, or put it back on its old binary and data first. */
+export type OnFailure = 'halt' | 'rollback';
+
+export interface Timeouts {
+  /** One HTTP request to a member. */
+  requestMs: number;
+  /** A stopped member's process must be gone within this. */
+  stopMs: number;
+  /** A started member must be healthy, the cluster healthy and the member caught up within this. */
+  healthyMs: number;
+  /** The cluster version must reach the target within this after the last member. */
+  clusterVersionMs: number;
+  snapshotMs: number;
+  /** Between polls. */
+  pollMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { requestMs: 3000, stopMs: 60_000, healthyMs: 120_000, clusterVersionMs: 120_000, snapshotMs: 120_000, pollMs: 250 };
+
+/** Shows progress of one step (a spinner on a TTY, a line per step when piped). */
+export interface StepReporter {
+  begin(text: string): { update(text: string): void; done(text: string): void; fail(text: string): void };
+  note(text: string): void;
+}
+
+/** What the run changes: the cluster, the version it goes to, and where its records are kept. */
+export interface UpgradeTarget {
+  cluster: ClusterSpec;
+  to: string;
+  allowSameVersion: boolean;
+  targetBin?: string;
+  /** etcd 3.6's downgrade, enabled by kv downgrade before this run: the members go from the next minor down to `to`. */
+  downgrade?: boolean;
+  /** Where journals, snapshots and backups go (opsctl's data dir). */
+  dataDir: string;
+  /** The exact command that rolls back this cluster (printed when halting). */
+  rollbackCommand: string;
+  /** The v2 store measured while the v2 API was on (the ladder, before 3.3 → 3.4): kept in the journal for --settle auto. */
+  v2Measured?: { bytes: number; on: string };
+  /** The hop's rulebook as checked before this run (kept in the journal for the report). */
+  checks?: CheckRow[];
+}
+
+/** How the run acts on the world and shows itself. */
+export interface UpgradePorts {
+  /** How to reach the cluster (TLS, auth, one pool), from the verb that resolved it. */
+  session: KvSession;
+  /** How members are stopped, started and backed up (absent: the plan only). */
+  driver?: MemberDriver;
+  exec: Exec;
+  signal: AbortSignal;
+  now: () => number;
+  reporter: StepReporter;
+  /**
+   * Asked after the plan is shown and before anything changes (the terminal prompt, --yes); false:
+   * the run ends as 'declined' with nothing changed. Absent: no question (the library's own callers).
+   */
+  confirm?: (c: { target: string; planText: string; warnings: string[]; members: number; resuming: boolean }) => Promise<boolean>;
+  debug?: (line: string) => void;
+}
+
+/** How patient and careful the run is, and what a failure does. */
+export interface UpgradePolicy {
+  timeouts: Timeouts;
+  /** 'auto' or milliseconds. */
+  settle: 'auto' | number;
+  dryRun: boolean;
+  snapshotVia: 'auto' | 'etcdctl' | 'gateway';
+  etcdctl?: string;
+  /** The data dirs are not backed up (the command driver without a backup template: said on the plan). */
+  noBackup?: boolean;
+  /** A member that never becomes healthy on the target: halt there (default), or put it back first. */
+  onFailure?: OnFailure;
+  /** Defragment each member (etcd's maintenance Defragment) right before its snapshot, showing the space freed. */
+  defrag?: boolean;
+  /** How long a lock of a crashed run stays (ms). */
+  lockStaleMs?: number;
+}
+
+/** The whole of it, as the verbs build it; each step names the part it reads (`Pick<UpgradeOptions, …>`). */
+export type UpgradeOptions = UpgradeTarget & UpgradePorts & UpgradePolicy;
+
+export interface UpgradeReport {
+  status: 'planned' | 'declined' | 'done' | 'halted' | 'interrupted' | 'nothing-to-do';
+  cluster: string;
+  source: string;
+  target: string;
+  journal?: string;
+  /** The journal's run id (its backups are named by it). */
+  run?: string;
+  resumed: boolean;
+  plan: UpgradePlan['members'];
+  planText: string;
+  /** What the plan says out loud: a 1- or 2-member cluster loses quorum on each restart; --no-backup. */
+  warnings: string[];
+  steps: JournalStep[];
+  snapshots: Journal['snapshots'];
+  totals: { ms: number; imposedMs: number; overheadMs: number; overheadRatio: number | null };
+  halt?: Journal['halt'];
+  /** A resume: what was done and what was left when it began. */
+  resume?: ResumeState;
+  /** The KV hash comparisons (HashKV) of the run: before the first stop and after each member. */
+  consistency?: HashCheck[];
+  /** --defrag: each member's db size before and after its defragmentation. */
+  defrag?: Journal['defrag'];
+}
+
+/** What the report of a run says before any step: the cluster, the hop, the plan and its warnings, the resume. */
+export type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planText' | 'warnings' | 'plan' | 'resumed' | 'resume'>;
+
+/** Pre-flight said no: nothing was changed. Exit 1 with every reason. */
+export class UpgradeRefused extends OpsError {
+  constructor(
+    readonly reasons: string[],
+    hint: string,
+  ) {
+    super(`upgrade refused before any change:\n  - ${reasons.join('\n  - ')}`, 1, { code: 'preflight', hint });
+  }
+}
+
+export function totals(steps: JournalStep[], wallMs: number): UpgradeReport['totals'] {
+  const imposedMs = steps.reduce((n, s) => n + (s.imposedMs ?? 0), 0);
+  return { ms: wallMs, imposedMs, overheadMs: wallMs - imposedMs, overheadRatio: imposedMs > 0 ? (wallMs - imposedMs) / imposedMs : null };
+}
+
+export function fmtMs(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
+}
+
+/**
+ * What a step body is given: the part of the options it reads (K, named in its signature), the driver,
+ * the journal and what the pre-flight found. Each step returns the detail line for the journal and the report.
+ */
+export interface StepEnv<K extends keyof UpgradeOptions = keyof UpgradeOptions> {
+  o: Pick<UpgradeOptions, K>;
+  driver: MemberDriver;
+  journal: Journal;
+  /** etcdctl to use for snapshots of real etcd, if any. */
+  etcdctl?: string;
+  real: boolean;
+  /** The cluster's member list at pre-flight: every gate compares the list with it. */
+  membership: MemberListEntry[];
+  /** Writes the journal as it stands (before a long wait, so a crash in it resumes after it). */
+  checkpoint: () => Promise<void>;
+}
+
+/** What a look at the members reads: who they are, how to reach them, how long to wait for one answer. */
+export type Look = 'cluster' | 'session' | 'timeouts' | 'debug';
+/** What a wait reads besides a look: the clock and the signal that ends it. */
+export type Waits = Look | 'now' | 'signal';
