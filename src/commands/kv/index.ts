@@ -20,6 +20,27 @@ import { spec as snapshotStatus } from './snapshot-status.spec.js';
 import { spec as status } from './status.spec.js';
 import { spec as upgrade } from './upgrade.spec.js';
 import { spec as version } from './version.spec.js';
+import { spec as leaseGrant } from './lease-grant.spec.js';
+import { spec as leaseRevoke } from './lease-revoke.spec.js';
+import { spec as leaseTimetolive } from './lease-timetolive.spec.js';
+import { spec as leaseList } from './lease-list.spec.js';
+import { spec as leaseKeepAlive } from './lease-keep-alive.spec.js';
+import { spec as memberList } from './member-list.spec.js';
+import { spec as memberAdd } from './member-add.spec.js';
+import { spec as memberRemove } from './member-remove.spec.js';
+import { spec as memberUpdate } from './member-update.spec.js';
+import { spec as memberPromote } from './member-promote.spec.js';
+import { spec as moveLeader } from './move-leader.spec.js';
+import { spec as alarmList } from './alarm-list.spec.js';
+import { spec as alarmDisarm } from './alarm-disarm.spec.js';
+import { spec as defrag } from './defrag.spec.js';
+import { spec as compact } from './compact.spec.js';
+import { spec as endpointHealth } from './endpoint-health.spec.js';
+import { spec as endpointStatus } from './endpoint-status.spec.js';
+import { spec as endpointHashkv } from './endpoint-hashkv.spec.js';
+import { spec as del } from './del.spec.js';
+import { spec as watch } from './watch.spec.js';
+import { spec as txn } from './txn.spec.js';
 
 /** `opsctl kv …`: health, versions, snapshots, gateway put/get, the sandbox, and the rolling upgrade. Its verbs, in --help order. */
 export const noun = defineGroup({
@@ -41,6 +62,28 @@ export const noun = defineGroup({
     status,
     put,
     get,
+    del,
+    watch,
+    txn,
+    {
+      name: 'endpoint',
+      summary: "each member as etcdctl's endpoint verbs show it: health (a quorum read), status, KV hash",
+      verbs: [endpointHealth, endpointStatus, endpointHashkv],
+    },
+    {
+      name: 'member',
+      summary: "the cluster's members: list, add (as a learner), remove, update, promote",
+      verbs: [memberList, memberAdd, memberRemove, memberUpdate, memberPromote],
+    },
+    moveLeader,
+    {
+      name: 'lease',
+      summary: 'leases: grant, revoke, time to live, list, keep alive',
+      verbs: [leaseGrant, leaseRevoke, leaseTimetolive, leaseList, leaseKeepAlive],
+    },
+    { name: 'alarm', summary: 'the raised alarms (NOSPACE, CORRUPT): list, disarm', verbs: [alarmList, alarmDisarm] },
+    defrag,
+    compact,
     { name: 'snapshot', summary: 'v3 snapshots', verbs: [snapshotSave, snapshotStatus] },
     { name: 'sandbox', summary: 'a local cluster on loopback, the default cluster of the kv commands', verbs: [sandboxUp, sandboxStatus, sandboxDown] },
     {

@@ -479,12 +479,12 @@ export class KvClient {
    * to READ as it arrives: memory stays what READ keeps. READ's own errors are thrown as they are; the
    * network's while reading say the member is unreachable, as any request's.
    */
-  async gatewayStream(path: string, read: (body: AsyncIterable<Uint8Array>) => Promise<void>, timeoutMs: number): Promise<void> {
+  async gatewayStream(path: string, read: (body: AsyncIterable<Uint8Array>) => Promise<void>, timeoutMs: number, body: unknown = {}): Promise<void> {
     const token = await this.token();
     const prefix = await this.gatewayPrefix();
     const r = await this.fetch(`${prefix}${path}`, {
       method: 'POST',
-      body: {},
+      body,
       headers: token ? { authorization: token } : undefined,
       timeoutMs,
       consume: async (body) => {

@@ -40,7 +40,7 @@ export interface HashCheck {
 
 export const HASHKV_MIN = '3.3';
 
-type HashAnswer = { hash: string } | { error: string };
+export type HashAnswer = { hash: string } | { error: string };
 
 /** One simulated member's HashKV at `rev`, over its gateway: its hash, or the error it answered. */
 async function gatewayHash(env: HashEnv, m: MemberSpec, rev: string): Promise<HashAnswer> {
@@ -58,7 +58,7 @@ async function gatewayHash(env: HashEnv, m: MemberSpec, rev: string): Promise<Ha
  * the answers as one JSON array and "Failed to get the hash of endpoint EP (ERR)" for each that failed
  * (etcdctl 3.3 to 3.6 alike), then exits 1 if any did.
  */
-async function etcdctlHashes(env: HashEnv, members: MemberSpec[], rev: string): Promise<Map<string, HashAnswer>> {
+export async function etcdctlHashes(env: HashEnv, members: MemberSpec[], rev: string): Promise<Map<string, HashAnswer>> {
   const env2: Record<string, string> = { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' };
   const auth = env.session.conn.auth;
   if (auth) env2.ETCDCTL_USER = `${auth.user}:${auth.password}`;

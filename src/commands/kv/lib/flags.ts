@@ -68,3 +68,15 @@ export const restoreBackupCmd = {
 } as const;
 /** `--cache` of the release verbs. */
 export const cache = { type: 'string', value: 'dir', help: "the release cache (default: opsctl's data directory, cache/etcd-releases)" } as const;
+
+/** `-w` of the etcdctl-like verbs: etcdctl's own lines where scripts parse them. */
+export const writeOut = {
+  type: 'string',
+  short: 'w',
+  value: 'format',
+  choices: ['table', 'simple', 'json'],
+  help: "table (a terminal's default; tab-separated when piped), simple: etcdctl's lines, json: as --json",
+} as const;
+
+/** The flags of the etcdctl-like verbs: the cluster's and -w. */
+export const etcdctlLike = { ...cluster, writeOut } as const;

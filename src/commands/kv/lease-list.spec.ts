@@ -1,0 +1,10 @@
+import { defineVerb, type RunModule } from '../spec.js';
+import { etcdctlLike } from './lib/flags.js';
+
+export const spec = defineVerb({
+  name: 'list',
+  summary: 'every lease the cluster holds (etcd 3.3+)',
+  flags: etcdctlLike,
+  examples: ['opsctl kv lease list'],
+  load: (): RunModule => import('./lease-list.js'),
+});

@@ -1,0 +1,77 @@
+/** What the etcdctl-like verbs (lease, member, alarm, endpoint, defrag, compact, move-leader, del, watch, txn) share. */
+import type { Context } from '../../../context.js';
+import { NetworkError, OpsError } from '../../../core/errors.js';
+import type { Column, CommandResult } from '../../../core/output.js';
+import { KvClient } from '../../../kv/cluster/client.js';
+import type { MemberSpec } from '../../../kv/cluster/cluster-file.js';
+import { GatewayError } from '../../../kv/cluster/gateway-errors.js';
+import type { KvSession } from '../../../kv/cluster/session.js';
+import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+
+export interface OpsFlags extends ClusterFlags {
+  writeOut?: string;
+}
+
+export interface Reach {
+  members: MemberSpec[];
+  session: KvSession;
+  requestMs: number;
+  client(m: MemberSpec, timeoutMs?: number): KvClient;
+  /** The first member that answers `fn` (a member that cannot be reached, or answers 5xx, passes to the next), as etcdctl's balancer. */
+  any<T>(fn: (c: KvClient, m: MemberSpec) => Promise<T>): Promise<T>;
+}
+
+export async function reach(ctx: Context, opts: OpsFlags): Promise<Reach> {
+  const { cluster, session } = await resolveCluster(ctx, opts);
+  const requestMs = timeouts(opts).requestMs;
+  const client = (m: MemberSpec, timeoutMs = requestMs) => new KvClient(m.endpoint, { timeoutMs, debug: ctx.debugSink, session });
+  return {
+    members: cluster.members,
+    session,
+    requestMs,
+    client,
+    async any(fn) {
+      let last: unknown;
+      for (const m of cluster.members) {
+        try {
+          return await fn(client(m), m);
+        } catch (err) {
+          if (!(err instanceof NetworkError) && !(err instanceof GatewayError && err.status >= 500)) throw err;
+          last = err;
+        }
+      }
+      // every member answered, refusing (503 "unhealthy cluster", …): etcd's own words
+      if (last instanceof GatewayError) throw last;
+      throw new NetworkError(`no member answered: ${(last as Error)?.message}`, { hint: 'check the cluster with: opsctl kv endpoint health' });
+    },
+  };
+}
+
+/** The member as etcdctl names an endpoint in its lines: host:port. */
+export const hostPort = (m: MemberSpec) => new URL(m.endpoint).host;
+
+/** A verb's answer in the shape -w asks: a table (columns), etcdctl's simple lines, or JSON. */
+export function shaped(
+  opts: OpsFlags,
+  r: { data: unknown; columns?: Array<string | Column>; simple: string[]; message?: string; exitCode?: number },
+): CommandResult {
+  const base = { data: r.data, exitCode: r.exitCode };
+  if (opts.writeOut === 'simple') return { ...base, text: r.simple.join('\n') };
+  if (opts.writeOut === 'json') return { ...base, text: JSON.stringify(r.data, null, 2) };
+  if (!r.columns) return { ...base, text: r.simple.join('\n'), message: r.message };
+  return { ...base, columns: r.columns.map((c) => (typeof c === 'string' ? { key: c } : c)), message: r.message };
+}
+
+/** A refusal by etcd itself (a gateway error) as the verb's error, with etcd's words. */
+export function etcdSaid(err: unknown, what: string): never {
+  if (err instanceof GatewayError) throw new OpsError(`${what}: etcd refused: ${err.serverMessage}`, 1, { code: 'kv_refused', hint: err.hint });
+  throw err;
+}
+
+/** The members a per-member verb acts on: the cluster's (sandbox, file, --endpoints), or with --member-list every member the cluster's own list names (etcdctl's --cluster). */
+export async function targets(r: Reach, memberList: boolean | undefined): Promise<MemberSpec[]> {
+  if (!memberList) return r.members;
+  const { listMembers } = await import('../../../kv/ops/members.js');
+  const { members } = await r.any((c) => listMembers(c));
+  return members.filter((m) => m.clientUrls.length).map((m) => ({ name: m.name || BigInt(m.id).toString(16), endpoint: m.clientUrls[0]! }));
+}

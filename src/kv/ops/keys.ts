@@ -1,0 +1,88 @@
+/** Keys as etcdctl's del, txn and watch change and follow them, over the JSON gateway. */
+import type { KvClient } from '../cluster/client.js';
+import { JsonObjectStream } from '../cluster/json-stream.js';
+import { asList, asObject, field, parseJsonSafe, textOf } from '../cluster/parse.js';
+import { b64, prefixEnd64, unb64 } from './ids.js';
+
+export interface KeyValue {
+  key: string;
+  value: string;
+  createRevision: string;
+  modRevision: string;
+  version: string;
+  lease?: string;
+}
+
+export function kvOf(v: unknown): KeyValue {
+  const o = asObject(v);
+  const lease = textOf(o.lease);
+  return {
+    key: unb64(o.key),
+    value: unb64(o.value),
+    createRevision: textOf(o.create_revision) ?? '0',
+    modRevision: textOf(o.mod_revision) ?? '0',
+    version: textOf(o.version) ?? '0',
+    ...(lease && lease !== '0' ? { lease } : {}),
+  };
+}
+
+/** A key, a range [key, end) or every key under a prefix, as the gateway takes it. */
+export interface KeyRange {
+  key: string;
+  end?: string;
+  prefix?: boolean;
+}
+
+export function rangeBody(r: KeyRange): { key: string; range_end?: string } {
+  if (r.prefix) return { key: b64(r.key || '\0'), range_end: prefixEnd64(r.key) };
+  return { key: b64(r.key), ...(r.end !== undefined ? { range_end: b64(r.end) } : {}) };
+}
+
+export async function del(c: KvClient, r: KeyRange, prevKv: boolean): Promise<{ deleted: number; prevKvs: KeyValue[] }> {
+  const o = asObject(parseJsonSafe(await c.gateway('/kv/deleterange', { ...rangeBody(r), ...(prevKv ? { prev_kv: true } : {}) })));
+  return { deleted: Number(textOf(o.deleted) ?? 0), prevKvs: asList(o.prev_kvs).map(kvOf) };
+}
+
+export interface WatchEvent {
+  type: 'PUT' | 'DELETE';
+  kv: KeyValue;
+  prevKv?: KeyValue;
+}
+
+/**
+ * Follows a key or range from `startRevision` (or now): each event as it arrives, until `onEvent`
+ * returns false, the member closes the stream or the deadline passes. A compacted start revision is
+ * said with the revision to start from.
+ */
+export async function watch(
+  c: KvClient,
+  r: KeyRange,
+  opts: { startRevision?: string; prevKv?: boolean; timeoutMs: number },
+  onEvent: (e: WatchEvent, revision: string) => boolean,
+): Promise<void> {
+  const create = { ...rangeBody(r), ...(opts.startRevision ? { start_revision: opts.startRevision } : {}), ...(opts.prevKv ? { prev_kv: true } : {}) };
+  await c.gatewayStream(
+    '/watch',
+    async (body) => {
+      const stream = new JsonObjectStream();
+      for await (const chunk of body) {
+        for (const m of stream.pushRaw(chunk)) {
+          const msg = asObject(parseJsonSafe(m.toString('utf8')));
+          if (msg.error) throw new Error(textOf(asObject(msg.error).message) ?? 'the watch failed');
+          const res = asObject(msg.result);
+          const compacted = textOf(field(res, 'compact_revision'));
+          if (compacted && compacted !== '0') throw new Error(`required revision has been compacted: watch from ${compacted} or later (--rev ${compacted})`);
+          if (res.canceled === true) throw new Error(`the member canceled the watch: ${textOf(res.cancel_reason) ?? 'no reason given'}`);
+          const rev = textOf(field(res.header, 'revision')) ?? '0';
+          for (const ev of asList(res.events)) {
+            const e = asObject(ev);
+            const event: WatchEvent = { type: e.type === 'DELETE' ? 'DELETE' : 'PUT', kv: kvOf(e.kv), ...(e.prev_kv ? { prevKv: kvOf(e.prev_kv) } : {}) };
+            if (!onEvent(event, rev)) return;
+          }
+        }
+      }
+    },
+    opts.timeoutMs,
+    { create_request: create },
+  );
+}
