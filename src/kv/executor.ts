@@ -103,7 +103,7 @@ export interface UpgradeOptions {
   v2Measured?: { bytes: number; on: string };
   /** Defragment each member (etcd's maintenance Defragment) right before its snapshot, showing the space freed. */
   defrag?: boolean;
-  /** How long a lock of a crashed run stays (ms). */
+  /** How long the lock of a run on another host (a shared data directory) may go without its heartbeat before it is taken over (ms); a run on this host is judged by its pid. */
   lockStaleMs?: number;
   /** The hop's rulebook as checked before this run (kept in the journal for the report). */
   checks?: CheckRow[];
@@ -166,33 +166,24 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
 }
 
 /**
- * The journal's lock (or the ladder file's: `ownerOf` reads the owner a file records); when the run that
- * holds it died on this host (SIGKILL, a crash), waits for its lock to go stale instead of refusing (the
- * upgrade's resume and the roll-back after a crash).
+ * The journal's lock (or the ladder file's: `ownerOf` reads the owner a file records, for the message). A run
+ * that died holding it (SIGKILL, a crash) is known by its pid and start time, and its lock is taken over at
+ * once with a note (the upgrade's resume and the roll-back after a crash); a live one refuses this run.
  */
 export async function acquireLock(
   file: string,
-  o: Pick<UpgradeOptions, 'lockStaleMs' | 'now' | 'reporter'>,
+  o: Pick<UpgradeOptions, 'lockStaleMs' | 'reporter'>,
   ownerOf: (file: string) => { pid: number; host: string } | undefined = (f) => safeRead(f)?.owner,
 ): Promise<() => Promise<void>> {
-  const stale = o.lockStaleMs ?? 4000;
-  const deadline = o.now() + stale * 3;
-  for (;;) {
-    try {
-      return await lockJournal(file, stale);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-      const owner = ownerOf(file);
-      const deadOwner = owner && owner.host === hostname() && owner.pid !== process.pid && !pidExists(owner.pid);
-      if (!deadOwner || o.now() > deadline) {
-        throw new OpsError(`another kv upgrade of this cluster is running${owner ? ` (pid ${owner.pid} on ${owner.host})` : ''}`, 1, {
-          code: 'locked',
-          hint: 'wait for it to finish; if it crashed, run the command again in a few seconds (its lock goes stale)',
-        });
-      }
-      o.reporter.note(`the previous run (pid ${owner.pid}) died; waiting for its lock to go stale`);
-      await sleep(Math.min(1000, stale / 2));
-    }
+  try {
+    return await lockJournal(file, o.lockStaleMs ?? 4000, (text) => o.reporter.note(text));
+  } catch (err) {
+    if (!(err instanceof OpsError) || err.code !== 'locked') throw err;
+    const owner = ownerOf(file);
+    throw new OpsError(`another kv upgrade of this cluster is running${owner ? ` (pid ${owner.pid} on ${owner.host})` : ''}`, 1, {
+      code: 'locked',
+      hint: 'wait for it to finish, or stop it (a run that died leaves no lock in the way: the next run takes it over)',
+    });
   }
 }
 
@@ -201,15 +192,6 @@ function safeRead(file: string): Journal | undefined {
     return readJournal(file);
   } catch {
     return undefined;
-  }
-}
-
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
