@@ -409,7 +409,7 @@ _opsctl_words() {
     'kv snapshot save') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --endpoint --via --etcdctl --snapshot-timeout --force --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --endpoint --via --snapshot-timeout --jq'; files=1 ;;
     'kv snapshot status') words='--etcdctl --no-etcdctl --json --jq --no-input --yes -y --debug --profile'; free='--jq'; files=1 ;;
     'kv sandbox') words='up status down --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --config --json --jq --no-input --yes -y --debug --profile'; free='--members --version --heartbeat --timeout --config --jq' ;;
+    'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --ports --config --json --jq --no-input --yes -y --debug --profile'; free='--members --version --heartbeat --timeout --ports --config --jq' ;;
     'kv sandbox status') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'kv sandbox down') words='--keep --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'kv release') words='get list --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
