@@ -1,17 +1,21 @@
-// Generates packages/shared/src/tracker/{contract,types,flags}.ts from the vendored OpenAPI (Swagger 2.0) document
+// Generates packages/shared/src/tracker/{contract,types,flags,resources}.ts from the vendored OpenAPI (Swagger 2.0) document
 // (packages/shared/src/tracker/openapi.json, a verbatim copy of shared/ref/shortcut-openapi.json) and the
-// seed's deliberate differences (packages/shared/src/tracker/overrides.json). One source for the tracker
-// contract: the CLI's validation, the mock's body checks and their types all read the generated files.
+// seed's deliberate differences (packages/shared/src/tracker/overrides.json), and the resource table from the
+// contract and the CLI's choices (packages/shared/src/tracker/resources.yaml, scripts/tracker-table.mjs). One
+// source for the tracker contract: the CLI's verbs and validation, the mock's routes and body checks and their
+// types all read the generated files.
 //
 //   node scripts/gen-tracker-contract.mjs          write the files (npm run gen:contract)
 //   node scripts/gen-tracker-contract.mjs --check  exit 1 naming the stale file (the test runs this)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
+import { tableModule, trackerTable } from './tracker-table.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SPEC = `${root}packages/shared/src/tracker/openapi.json`;
 const OVERRIDES = `${root}packages/shared/src/tracker/overrides.json`;
+const TABLE = `${root}packages/shared/src/tracker/resources.yaml`;
 const OUT = `${root}packages/shared/src/tracker/`;
 const BASE = '/api/v3';
 
@@ -92,9 +96,9 @@ for (const [p, item] of Object.entries(doc.paths)) {
   }
 }
 
-// ---- the flags table: what the commander tree needs at start-up (flag kinds, enum choices), nothing more ----
-// Keyed by `METHOD /path` with every placeholder written `{}` (resources.ts normalises its own paths the
-// same way), so the CLI finds an operation's body and query fields without loading contract.ts.
+// ---- the flags table: what the resource table's flags are made of (flag kinds, enum choices), nothing more ----
+// Keyed by `METHOD /path` with every placeholder written `{}` (src/tracker/resources.ts's operationKey
+// normalises paths the same way).
 function flagKind(f) {
   const ref = f.ref ? DEFS[f.ref] : undefined;
   if (f.oneOf || (f.type === 'object' && !ref) || ref) return { type: 'json' };
@@ -202,8 +206,9 @@ export type OperationId = keyof typeof OPERATIONS;
 export const DEFINITIONS: Record<string, ContractBody> = ${JSON.stringify(DEFS)};
 `;
 const typesTs = `${HEADER}\n${types}\n`;
-const flagsTs = `${HEADER}// The small table the commander tree reads at start-up (--help loads this, never contract.ts): each
-// operation's body definition and query fields, each body definition's fields as flag kinds.
+const flagsTs = `${HEADER}// The small tables the resource table's flags are made from (resources.ts, scripts/tracker-table.mjs), and the
+// kinds of record ids the CLI's names read at start-up (never contract.ts): each operation's body definition and
+// query fields, each body definition's fields as flag kinds.
 import type { FlagKind } from './shape.js';
 
 /** \`METHOD /path\` (placeholders written {}) → its body definition and query parameters (operations with neither are left out). */
@@ -219,11 +224,18 @@ export const PATH_KINDS: Record<string, ReadonlyArray<'int' | 'uuid' | 'string'>
 export const ID_KINDS: Record<string, 'int' | 'uuid'> = ${JSON.stringify(idKinds)};
 `;
 
+const table = trackerTable(readFileSync(TABLE, 'utf8'), { operations, flagOps, flagDefs, pathKinds });
+const resourcesTs = tableModule(
+  table,
+  HEADER.replace('packages/shared/src/tracker/overrides.json.', 'packages/shared/src/tracker/{overrides.json,resources.yaml}.'),
+);
+
 const cfg = (await prettier.resolveConfig(`${OUT}contract.ts`)) ?? {};
 const files = {
   'contract.ts': await prettier.format(contractTs, { ...cfg, parser: 'typescript' }),
   'types.ts': await prettier.format(typesTs, { ...cfg, parser: 'typescript' }),
   'flags.ts': await prettier.format(flagsTs, { ...cfg, parser: 'typescript' }),
+  'resources.ts': await prettier.format(resourcesTs, { ...cfg, parser: 'typescript' }),
 };
 
 if (process.argv.includes('--check')) {
@@ -241,6 +253,6 @@ if (process.argv.includes('--check')) {
 } else {
   for (const [name, text] of Object.entries(files)) writeFileSync(OUT + name, text);
   console.log(
-    `wrote packages/shared/src/tracker/{${Object.keys(files).join(',')}}: ${Object.keys(operations).length} operations, ${Object.keys(DEFS).length} definitions`,
+    `wrote packages/shared/src/tracker/{${Object.keys(files).join(',')}}: ${Object.keys(operations).length} operations, ${Object.keys(DEFS).length} definitions, ${table.length} resources`,
   );
 }

@@ -22,7 +22,7 @@ const POLL_MS = 25;
 
 /**
  * The same sliding-window log as `Pacer`, kept in a file under the data directory and changed only under
- * a lock (proper-lockfile), so that every opsctl process of one user — a CI job's loop or parallel steps —
+ * a lock (the one file lock, core/lock.ts), so that every opsctl process of one user — a CI job's loop or parallel steps —
  * shares one token's budget: together they stay under the server's limit. A slot is taken before a
  * request starts and stamped when its response arrives; a 429's Retry-After pauses every process.
  */

@@ -1,30 +1,9 @@
 /**
- * A field of the tracker's resource table as a flag: resources.ts gives its help, the generated contract
- * (packages/shared/src/tracker/flags.ts) its kind, choices, nullability and requiredness; validation reads the
- * full contract (contract.ts) through `source`.
+ * A field of the tracker's resource table as a flag (packages/shared/src/tracker/resource-spec.ts): its help is
+ * resources.yaml's, its kind, choices, nullability and requiredness the generated contract's; validation reads
+ * the full contract (contract.ts) through `source`.
  */
-export type FieldType = 'string' | 'int' | 'bool' | 'color' | 'uuid' | 'datetime' | 'date' | 'enum' | 'int[]' | 'uuid[]' | 'string[]' | 'json';
-
-export interface FieldSpec {
-  type: FieldType;
-  /** String(n): at most n characters (for the help and the fix of a too-long value). */
-  max?: number;
-  /** A string's shortest length or an integer's least value; an integer's greatest. */
-  min?: number;
-  maxValue?: number;
-  /** Enum values (the flag's choices). */
-  values?: readonly string[];
-  /** Accepts `null`, which unsets the property (update bodies). */
-  nullable?: boolean;
-  /** Required in the create body. */
-  required?: boolean;
-  /** Which bodies accept the field (default both). */
-  in?: ReadonlyArray<'create' | 'update'>;
-  /** One line for --help. */
-  help?: string;
-  /** The operation (`METHOD /path`, the generated contract's key) whose body or query holds the field, per mode: validation checks it there. */
-  source?: Partial<Record<'create' | 'update', string>>;
-}
+export type { FieldSpec, FieldType } from '@opsctl/shared/tracker/resource-spec.js';
 
 // The patterns and the problem shape are the contract's, shared with the mock (packages/shared).
 export { COLOR_PATTERN, UUID_PATTERN, type FieldProblem } from '@opsctl/shared/tracker/patterns.js';

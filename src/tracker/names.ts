@@ -2,6 +2,7 @@ import { UsageError } from '../core/errors.js';
 import { itemAt } from '../core/arrays.js';
 import type { HttpClient } from '../core/http.js';
 import { ID_KINDS } from '@opsctl/shared/tracker/flags.js';
+import type { RefKind } from '@opsctl/shared/tracker/resource-spec.js';
 import { UUID_PATTERN } from './fields.js';
 
 /**
@@ -9,8 +10,7 @@ import { UUID_PATTERN } from './fields.js';
  * Exact matches only (any case): a name that fits no record or several is refused (exit 2) with the
  * candidates, never guessed by prefix. A number (int ids) or a uuid (uuid ids) is still taken as an id.
  */
-export type RefKind =
-  'member' | 'epic' | 'project' | 'iteration' | 'label' | 'group' | 'objective' | 'milestone' | 'category' | 'workflow' | 'workflow-state' | 'epic-state';
+export type { RefKind } from '@opsctl/shared/tracker/resource-spec.js';
 
 interface Named {
   id: number | string;

@@ -118,7 +118,7 @@ describe('start-up stays cheap', () => {
     }
   });
 
-  it("--help and a tracker verb's --help build their flags from the small generated table (flags.ts), never the whole contract", async () => {
+  it("--help and a tracker verb's --help build their flags from the generated resource table, never the whole contract", async () => {
     for (const args of [['--help'], ['tracker', 'stories', 'create', '--help']]) {
       const { sources, exitCode } = await loaded(args);
       expect(exitCode, args.join(' ')).toBe(0);
@@ -126,7 +126,7 @@ describe('start-up stays cheap', () => {
       expect(sources.has('packages/shared/src/tracker/types.ts'), args.join(' ')).toBe(false);
     }
     const { sources } = await loaded(['tracker', 'stories', 'create', '--help']);
-    expect(sources.has('packages/shared/src/tracker/flags.ts')).toBe(true);
+    expect(sources.has('packages/shared/src/tracker/resources.ts')).toBe(true);
   });
 
   it('a read against the embedded mock is answered in-process: no undici, and none of zod, conf, ora, execa, prompts, node:v8', async () => {

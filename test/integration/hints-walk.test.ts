@@ -10,6 +10,8 @@ import { RESOURCES } from '../../src/tracker/resources.js';
 import { runCli } from '../helpers/cli.js';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+/** The tracker's resource table: its help texts and examples are generated from resources.yaml into this file. */
+const TABLE = fileURLToPath(new URL('../../packages/shared/src/tracker/resources.ts', import.meta.url));
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
@@ -17,10 +19,10 @@ function tsFiles(dir: string): string[] {
   );
 }
 
-/** Every `opsctl <words>` inside a string literal of src/ (comments left out), with where it stands. */
+/** Every `opsctl <words>` inside a string literal of src/ and the tracker's table (comments left out), with where it stands. */
 function commandsInSource(): { where: string; words: string[] }[] {
   const found: { where: string; words: string[] }[] = [];
-  for (const file of tsFiles(SRC)) {
+  for (const file of [...tsFiles(SRC), TABLE]) {
     const lines = readFileSync(file, 'utf8').split('\n');
     for (const [i, line] of lines.entries()) {
       const code = line.trimStart();

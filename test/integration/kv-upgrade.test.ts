@@ -206,6 +206,10 @@ describe('kv upgrade on a simulated sandbox', () => {
 
     const r = await runBin(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '0s', '--json'], { env: sb.env });
     expect(r.exitCode, String(r.stderr)).toBe(0);
+    // the killed run's journal lock is taken over at once (its pid is gone), not waited out
+    expect(String(r.stderr)).toContain(`took over the lock on the kv journal`);
+    expect(String(r.stderr)).toContain(`its holder (opsctl pid ${child.pid}) is gone`);
+    expect(String(r.stderr)).not.toContain('go stale');
     const report = JSON.parse(String(r.stdout));
     expect(report).toMatchObject({ status: 'done', resumed: true });
     // The member upgraded before the kill was not upgraded again.

@@ -23,11 +23,14 @@ describe('the generated tracker contract (packages/shared/src/tracker) is curren
       for (const d of ['scripts', 'packages/shared/src/tracker']) execFileSync('mkdir', ['-p', join(dir, d)]);
       for (const f of [
         'scripts/gen-tracker-contract.mjs',
+        'scripts/tracker-table.mjs',
         'packages/shared/src/tracker/openapi.json',
         'packages/shared/src/tracker/overrides.json',
         'packages/shared/src/tracker/contract.ts',
         'packages/shared/src/tracker/types.ts',
         'packages/shared/src/tracker/flags.ts',
+        'packages/shared/src/tracker/resources.yaml',
+        'packages/shared/src/tracker/resources.ts',
         '.prettierrc.json',
       ])
         copyFileSync(join(ROOT, f), join(dir, f));

@@ -82,7 +82,7 @@ describe('kv journal', () => {
     dir = mkdtempSync(join(tmpdir(), 'kvj-'));
     const file = join(dir, 'x.json');
     const release = await lockJournal(file, 5000);
-    await expect(lockJournal(file, 5000)).rejects.toMatchObject({ code: 'ELOCKED' });
+    await expect(lockJournal(file, 5000)).rejects.toMatchObject({ code: 'locked', message: expect.stringContaining(`the kv journal ${file} is locked`) });
     await release();
     expect(existsSync(`${file}.lock`)).toBe(false);
     await (

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { RESOURCE_ROUTES } from '@opsctl/mock/services/tracker/resources.js';
-import * as cli from '../../src/tracker/resources.js';
+import trackerService from '@opsctl/mock/services/tracker/index.js';
+import { RESOURCES } from '@opsctl/shared/tracker/resources.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -101,19 +101,31 @@ describe('the mock is its own package (packages/mock), reached only through the 
   });
 });
 
-describe("the mock's tracker routes agree with the CLI's resource table", () => {
-  it('each resource has the same name, path, id type and CRUD verbs on both sides', () => {
-    const table = cli as unknown as Record<string, { singular: string; path: string; idType: string; verbs: readonly string[] }>;
-    for (const [name, routes] of Object.entries(RESOURCE_ROUTES)) {
-      const spec = table[name];
-      expect(spec, name).toBeDefined();
-      expect({ singular: routes.singular, path: routes.path, idType: routes.idType, verbs: [...routes.verbs] }, name).toEqual({
-        singular: spec?.singular,
-        path: spec?.path,
-        idType: spec?.idType,
-        verbs: [...(spec?.verbs ?? [])],
-      });
+// Issue 36 item 4: one resource table (generated from the contract), read by the CLI and the mock alike.
+describe("the mock's tracker routes are the shared resource table's", () => {
+  it('every verb of the table has its route in the mock, and no CRUD route is served that the table lacks', async () => {
+    const ctx = { store: undefined as never, now: () => 0, options: {}, service: () => Promise.reject(new Error('no sibling services here')) };
+    const { routes } = await trackerService.create(ctx);
+    const key = (method: string, path: string) => `${method} ${path.replace(/^\/api\/v3/, '').replace(/\{[^}]+\}|:\w+/g, '{}')}`;
+    const served = new Set(routes.map((r) => key(r.method, r.path)));
+    const crud = { list: ['GET', ''], get: ['GET', '/{}'], create: ['POST', ''], update: ['PUT', '/{}'], delete: ['DELETE', '/{}'] } as const;
+    const problems: string[] = [];
+    let checked = 0;
+    for (const r of RESOURCES) {
+      const extras = new Set((r.extras ?? []).map((e) => key(e.method, e.path)));
+      for (const [verb, [method, tail]] of Object.entries(crud)) {
+        const route = key(method, r.path + tail);
+        const inTable = (r.verbs as readonly string[]).includes(verb);
+        if (inTable && !served.has(route)) problems.push(`${r.name} ${verb}: the mock serves no ${route}`);
+        if (!inTable && served.has(route) && !extras.has(route)) problems.push(`${r.name}: the mock serves ${route}, which the table has no verb for`);
+        checked += inTable ? 1 : 0;
+      }
+      for (const e of r.extras ?? []) {
+        if (!served.has(key(e.method, e.path))) problems.push(`${r.name} ${e.name}: the mock serves no ${key(e.method, e.path)}`);
+        checked++;
+      }
     }
-    expect(Object.keys(RESOURCE_ROUTES).length).toBeGreaterThan(15);
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(150);
   });
 });

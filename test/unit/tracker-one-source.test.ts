@@ -3,23 +3,43 @@ import { describe, expect, it } from 'vitest';
 import { DEFINITIONS } from '@opsctl/shared/tracker/contract.js';
 import { FLAG_BODIES, FLAG_OPERATIONS, ID_KINDS, PATH_KINDS } from '@opsctl/shared/tracker/flags.js';
 import { operationFor } from '@opsctl/shared/tracker/lookup.js';
+import { OPERATIONS } from '@opsctl/shared/tracker/contract.js';
 import { documents, groups, linkedFiles, operationKey, RESOURCES, search, stories } from '../../src/tracker/resources.js';
-import { resource } from '../../src/tracker/contract-fields.js';
+import { trackerTable } from '../../scripts/tracker-table.mjs';
 import { coerceFlag } from '../../src/tracker/input.js';
 import { isId, REF_KINDS } from '../../src/tracker/names.js';
 import { ValidationError } from '../../src/core/errors.js';
 import { validateBody } from '../../src/tracker/validate.js';
 
-// Issue 25 item 1: resources.ts keeps only the CLI's choices; the flags, the check before sending and the
-// completions read the generated contract (flags.ts at start-up, contract.ts when a body is sent).
-describe('one source for the tracker CLI: the generated contract', () => {
-  it('resources.ts declares no field type, limit, enum or nullability of its own', () => {
-    const text = readFileSync(new URL('../../src/tracker/resources.ts', import.meta.url), 'utf8');
-    expect(text).not.toMatch(/\b(maxLength|maxValue|nullable|required):\s|\bvalues: \[/);
-    expect(text).not.toMatch(/type: '(int|uuid|string|bool|enum|date|datetime|color|uuid\[\]|int\[\]|string\[\]|json)',/);
-    expect(text).not.toMatch(/idType:/);
+const YAML_TEXT = readFileSync(new URL('../../packages/shared/src/tracker/resources.yaml', import.meta.url), 'utf8');
+const CONTRACT = { operations: OPERATIONS, flagOps: FLAG_OPERATIONS, flagDefs: FLAG_BODIES, pathKinds: PATH_KINDS };
+/** resources.yaml with `text` planted under the labels resource (or under its epics verb). */
+const planted = (text: string, under: 'labels' | 'labels epics' = 'labels') =>
+  under === 'labels'
+    ? YAML_TEXT.replace('\n  labels:\n', `\n  labels:\n    ${text}\n`)
+    : YAML_TEXT.replace('\n      epics: { op: listLabelEpics,', `\n      epics: { ${text}, op: listLabelEpics,`);
+
+// Issue 25 item 1 and issue 36 item 4: the table is generated from the contract and resources.yaml, which holds
+// only the CLI's choices; the flags, the check before sending, the completions and the mock's routes read it.
+describe('one source for the tracker CLI and the mock: the table generated from the contract', () => {
+  it('the committed table is what the contract and resources.yaml make', () => {
+    expect(JSON.parse(JSON.stringify(trackerTable(YAML_TEXT, CONTRACT)))).toEqual(JSON.parse(JSON.stringify(RESOURCES)));
+  });
+
+  it('resources.yaml says no field type, limit, enum, nullability, id type, verb list or path of a verb: the generator refuses them', () => {
+    for (const key of ['type', 'max', 'nullable', 'required', 'values', 'idType', 'verbs'])
+      expect(() => trackerTable(planted(`${key}: x`), CONTRACT), key).toThrow(`resources.yaml: labels: unknown key "${key}"`);
+    for (const key of ['method', 'path'])
+      expect(() => trackerTable(planted(`${key}: x`, 'labels epics'), CONTRACT), key).toThrow(`resources.yaml: labels epics: unknown key "${key}"`);
+    // a flag or an operation the contract lacks
+    expect(() => trackerTable(YAML_TEXT.replace('listQuery: [slim]', 'listQuery: [slim, colour]'), CONTRACT)).toThrow(
+      'resources.yaml: labels listQuery: names colour, which no body or query of GET /labels has in the contract',
+    );
+    expect(() => trackerTable(YAML_TEXT.replace('op: listLabelEpics', 'op: listLabelEpicz'), CONTRACT)).toThrow(
+      'resources.yaml: labels epics: op: no operation listLabelEpicz in the contract',
+    );
     // nor lists a field's values in its help
-    expect(text).not.toMatch(/backlog, unstarted|story, epic, iteration/);
+    expect(YAML_TEXT).not.toMatch(/backlog, unstarted|story, epic, iteration/);
   });
 
   it("every flag of every verb is a field of its operation's body or query in the contract, with the contract's kind", () => {
@@ -112,16 +132,8 @@ describe('one source for the tracker CLI: the generated contract', () => {
     expect(stories.idType).toBe('int');
     expect(documents.idType).toBe('uuid');
     expect(search.idType).toBeUndefined();
-    // a row whose arguments do not match its path in the contract is refused when the table loads
-    const row = { name: 'x', singular: 'x', path: '/stories', fields: {}, columns: [], verbs: [] as const };
-    const extra = { name: 'e', description: 'e', method: 'GET' as const, path: '/stories/{id}/comments/{comment_id}', result: 'one' as const };
-    expect(() => resource({ ...row, extras: [{ ...extra, args: [{ name: 'id' }] }] })).toThrow(
-      /1 argument\(s\), but GET \/stories\/\{\}\/comments\/\{\} has 2/,
-    );
-    expect(resource({ ...row, extras: [{ ...extra, args: [{ name: 'id' }, { name: 'comment_id' }] }] }).extras?.[0]?.args?.map((a) => a.type)).toEqual([
-      'int',
-      'int',
-    ]);
+    // arguments come from the operation's path: an extra verb cannot name more or fewer than it has
+    expect(stories.extras?.find((e) => e.name === 'comment')?.args?.map((a) => a.name)).toEqual(['id', 'comment_id']);
   });
 
   it("a name's kind of id is the type of the record's id in the contract", () => {

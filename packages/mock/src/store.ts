@@ -164,7 +164,7 @@ export class FileStore implements Store {
 
   /**
    * @param staleMs how old a lock whose holder cannot be checked (another host) may get before it is taken
-   * over; proper-lockfile refreshes a live lock well within this. A crashed holder on this host is
+   * over; its holder's heartbeat renews a live lock well within this. A crashed holder on this host is
    * recognised by its pid at once, so this can be long: a short one let a loaded machine (a refresh
    * timer late by seconds) count a live holder's lock as lost, and its write as failed.
    */

@@ -39,7 +39,7 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
   if (decision !== 'proceed') return notDone(decision, what);
   let freed: number;
   try {
-    freed = await removeRuns(ctx.paths.data, plan.remove);
+    freed = await removeRuns(ctx.paths.data, plan.remove, (text) => ctx.io.info(`${ctx.io.colorErr.yellow('!')} ${text}`));
   } catch (err) {
     if (err instanceof BackupsLockedError)
       throw new OpsError(`not pruning: ${err.message}`, 1, { code: 'locked', hint: 'wait for it to finish, then prune again' });

@@ -4,8 +4,8 @@ import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, w
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { checkOwnFileSync } from '../../core/local-file.js';
+import { lockFile } from '../../core/lock.js';
 import { MEMBER_STEPS, type FinalKind, type MemberPlan, type StepKind, type UpgradePlan } from '../cluster/types.js';
 import { promised } from '../../core/promised.js';
 
@@ -182,8 +182,17 @@ export function memberInFlight(j: Journal): string | undefined {
   return undefined;
 }
 
-/** The upgrade lock: one upgrade per cluster at a time, across processes (proper-lockfile). */
-export async function lockJournal(file: string, staleMs: number): Promise<() => Promise<void>> {
+/**
+ * The upgrade lock: one upgrade, roll-back or restore per cluster at a time, across processes (opsctl's one
+ * file lock, core/lock.ts). A live holder refuses it at once (an OpsError with code `locked`, after half a
+ * second in which a process that is only choosing its place may finish); the lock of a run that died on
+ * this host is taken over at once, told through `notice`; one on another host (a shared data directory)
+ * once it has gone `staleMs` without its heartbeat.
+ */
+export async function lockJournal(file: string, staleMs: number, notice?: (text: string) => void): Promise<() => Promise<void>> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  return lockfile.lock(file, { realpath: false, stale: staleMs, update: Math.max(1000, Math.floor(staleMs / 3)), lockfilePath: `${file}.lock` });
+  return lockFile(file, { what: 'the kv journal', staleMs, waitMs: LIVE_HOLDER_WAIT_MS, ...(notice ? { notice } : {}) });
 }
+
+/** How long the upgrade lock waits for a live holder before refusing (no notice: it is under LOCK_WAIT_NOTICE_MS). */
+const LIVE_HOLDER_WAIT_MS = 500;

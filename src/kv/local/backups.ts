@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { OpsError } from '../../core/errors.js';
 import { journalPath, lockJournal, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { loadSandbox, sandboxCluster } from './sandbox.js';
@@ -160,17 +161,18 @@ export class BackupsLockedError extends Error {
 
 /**
  * Removes the runs' backups, each cluster under its journal lock (no upgrade or restore can start
- * meanwhile, and none is running). Returns the bytes freed (as `du -sb` counted them before).
+ * meanwhile, and none is running; the lock of a run that died is taken over, told through `notice`).
+ * Returns the bytes freed (as `du -sb` counted them before).
  */
-export async function removeRuns(dataDir: string, runs: BackupRun[]): Promise<number> {
+export async function removeRuns(dataDir: string, runs: BackupRun[], notice: (text: string) => void): Promise<number> {
   let freed = 0;
   for (const cluster of new Set(runs.map((r) => r.cluster))) {
     const file = journalPath(dataDir, cluster);
     let unlock: () => Promise<void>;
     try {
-      unlock = await lockJournal(file, 4000);
+      unlock = await lockJournal(file, 4000, notice);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw new BackupsLockedError(file);
+      if (err instanceof OpsError && err.code === 'locked') throw new BackupsLockedError(file);
       throw err;
     }
     try {
@@ -196,7 +198,7 @@ export async function removeSandboxBackups(dataDir: string, say?: (line: string)
   if (!spec) return { runs: 0, bytes: 0, paths: [] };
   const cluster = sandboxCluster(spec).key;
   const mine = findBackups(dataDir).filter((r) => r.cluster === cluster);
-  const bytes = await removeRuns(dataDir, mine);
+  const bytes = await removeRuns(dataDir, mine, (text) => say?.(text));
   for (const sub of ['backups', 'snapshots']) {
     const dir = join(dataDir, 'kv', sub, cluster);
     if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });

@@ -92,7 +92,7 @@ export interface UpgradePolicy {
   onFailure?: OnFailure;
   /** Defragment each member (etcd's maintenance Defragment) right before its snapshot, showing the space freed. */
   defrag?: boolean;
-  /** How long a lock of a crashed run stays (ms). */
+  /** How long the lock of a run on another host (a shared data directory) may go without its heartbeat before it is taken over (ms); a run on this host is judged by its pid. */
   lockStaleMs?: number;
 }
 

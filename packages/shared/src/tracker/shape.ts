@@ -51,7 +51,7 @@ export interface ContractOperation {
 }
 
 /**
- * A field as a flag (flags.ts, the table the commander tree reads at start-up): the kind of value the
+ * A field as a flag (flags.ts, the table the resource table's flags are made from): the kind of value the
  * flag takes, its choices, whether `null` is a value, whether the body requires it, and its limits
  * (for the help and the query flags). Types, limits and formats are checked against contract.ts when a
  * body is sent.

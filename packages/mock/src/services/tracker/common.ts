@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FieldProblem } from '@opsctl/shared/tracker/validate.js';
-import type { ResourceRoutes } from './resources.js';
+import type { ItemResource } from '@opsctl/shared/tracker/resource-spec.js';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import { byId } from '../../indexes.js';
 import type { MockState } from '../../store.js';
 import type { LabelParam, MoveParams } from './bodies.js';
 import type { Label, TrackerState } from './records.js';
+
+/** What the generic routes (crud.ts) and the 404s read of a row of the shared resource table. */
+export type ResourceRoutes = Pick<ItemResource, 'singular' | 'path' | 'idType' | 'verbs'>;
 
 export type { TrackerState } from './records.js';
 

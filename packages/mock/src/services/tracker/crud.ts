@@ -1,7 +1,6 @@
-import type { ResourceRoutes } from './resources.js';
 import { reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type TrackerState } from './common.js';
+import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type ResourceRoutes, type TrackerState } from './common.js';
 
 /** The collections of the tracker's state (the keys whose values are lists of records). */
 export type Collection = { [K in keyof TrackerState]: TrackerState[K] extends unknown[] ? K : never }[keyof TrackerState];

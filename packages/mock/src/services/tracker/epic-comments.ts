@@ -1,4 +1,4 @@
-import { epics, health as healthSpec } from './resources.js';
+import { epics, health as healthSpec } from '@opsctl/shared/tracker/resources.js';
 import { reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type TrackerState } from './common.js';

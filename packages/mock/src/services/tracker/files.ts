@@ -1,4 +1,4 @@
-import { files, linkedFiles } from './resources.js';
+import { files, linkedFiles } from '@opsctl/shared/tracker/resources.js';
 import { UPLOAD_REQUEST_LIMIT_BYTES } from '@opsctl/shared/tracker/limits.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';

@@ -1,4 +1,4 @@
-import { iterations, projects } from './resources.js';
+import { iterations, projects } from '@opsctl/shared/tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, assertFeature, assign, ensureLabels, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';

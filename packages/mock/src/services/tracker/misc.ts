@@ -1,4 +1,4 @@
-import { customFields, entityTemplates, members, repositories, webhooks } from './resources.js';
+import { customFields, entityTemplates, members, repositories, webhooks } from '@opsctl/shared/tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, assertFeature, assign, boolQuery, find, move, newGlobalId, tracker, unprocessable, type TrackerState } from './common.js';

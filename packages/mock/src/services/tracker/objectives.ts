@@ -1,4 +1,4 @@
-import { categories, keyResults, milestones, objectives } from './resources.js';
+import { categories, keyResults, milestones, objectives } from '@opsctl/shared/tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, find, intParam, move, nextId, tracker, unprocessable, type TrackerState } from './common.js';

@@ -1,4 +1,4 @@
-import { stories, storyLinks } from './resources.js';
+import { stories, storyLinks } from '@opsctl/shared/tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, find, intParam, move, nextId, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';
