@@ -113,7 +113,7 @@ describe('accounts (built binary against the mock authorization server)', { time
     const bobsRefresh = creds().embedded.accounts.find((x: any) => x.account === 'bob@example.com').refresh_token;
     const out = await run(['logout', '--account', 'bob@example.com']);
     expect(out.exitCode, out.stderr as string).toBe(0);
-    expect(await mock.store.read((s: TestState) => (s.oauth.refreshTokens as any)[bobsRefresh].revoked)).toBe(true);
+    expect(await mock.store.read((s: TestState) => s.oauth.refreshTokens[bobsRefresh].revoked)).toBe(true);
     expect(creds().embedded.accounts.map((x: any) => x.account)).toEqual(['alice@example.com']);
     // Logging out the active account makes the next one active.
     expect((await login(run, 'bob@example.com')).exitCode).toBe(0);

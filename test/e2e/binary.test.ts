@@ -33,7 +33,7 @@ describe('the built binary', () => {
     });
     const info = await new Promise<{ url: string; tracker_token: string }>((resolve, reject) => {
       let buf = '';
-      server.stdout!.on('data', (c: Buffer) => {
+      server.stdout.on('data', (c: Buffer) => {
         buf += c.toString();
         if (buf.includes('\n')) resolve(JSON.parse(buf.split('\n')[0]!));
       });
@@ -58,7 +58,7 @@ describe('the built binary', () => {
     const worker = async (who: string) => {
       for (let i = 0; i < 50; i++) {
         const r = await runBin(['tracker', 'labels', 'create', '--name', `${who}-${i}`], { env });
-        if (r.exitCode !== 0) throw new Error(`${who}-${i}: ${r.stderr}`);
+        if (r.exitCode !== 0) throw new Error(`${who}-${i}: ${String(r.stderr)}`);
       }
     };
     await Promise.all([worker('a'), worker('b')]);

@@ -82,7 +82,7 @@ describe.runIf(
 
   it('without a terminal: exit 2, the error names OPSCTL_KV_PASSWORD and --password-file', async () => {
     const r = await runBin(['kv', 'get', 'pty/key', '--endpoints', ep, '--user', 'root'], {
-      env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD: undefined, OPSCTL_KV_PASSWORD_FILE: undefined } as NodeJS.ProcessEnv,
+      env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD: undefined, OPSCTL_KV_PASSWORD_FILE: undefined },
     });
     expect(r.exitCode, String(r.stderr)).toBe(2);
     expect(String(r.stderr)).toMatch(/--user root: no password/);

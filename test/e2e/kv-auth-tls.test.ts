@@ -26,7 +26,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
     const tls = () => ['--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey];
     const opsctl = (args: string[], env: Record<string, string | undefined> = {}) =>
       runBin(args, {
-        env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD: undefined, OPSCTL_KV_PASSWORD_FILE: undefined, ...env } as NodeJS.ProcessEnv,
+        env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD: undefined, OPSCTL_KV_PASSWORD_FILE: undefined, ...env },
         timeout: 120_000,
       });
 
@@ -92,7 +92,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
       const r = await runBin(
         ['kv', 'get', 'cn/key', '--endpoints', c.endpoints[0]!, '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, '--user', 'root'],
         {
-          env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD: PASSWORD, OPSCTL_KV_PASSWORD_FILE: undefined } as NodeJS.ProcessEnv,
+          env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD: PASSWORD, OPSCTL_KV_PASSWORD_FILE: undefined },
           timeout: 60_000,
         },
       );

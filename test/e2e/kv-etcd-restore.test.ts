@@ -159,7 +159,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
   let c: RealCluster;
   let clusterFile: string;
   const servers = () =>
-    Promise.all(
+    Promise.resolve(
       c.members.map((m) => JSON.parse(c.etcdctl(releases!.v33, ['--endpoints', m.clientUrl, 'endpoint', 'status', '-w', 'json']))[0].Status.version as string),
     );
 

@@ -200,7 +200,7 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
         return first;
       })(),
     );
-    expect((await killed.result).signal).toBe('SIGKILL');
+    expect(killed.result.signal).toBe('SIGKILL');
     const again = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
     const resumed = await watchDown(again);
     await w.stop();

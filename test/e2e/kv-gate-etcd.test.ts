@@ -145,12 +145,10 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
     // The stop template held until the test's kill (the cluster file's own stop line replaced).
     writeFileSync(file, readFileSync(file, 'utf8').replace(/ {2}stop: .*\n/, `  stop: ${join(c.dir, 'stop-stall.sh')} {name}\n`));
     const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '0s', '--poll-interval', '100ms');
-    let down: RealMember | undefined;
-    let victim: RealMember | undefined;
     await until(() => readdirSync(marks).some((f) => f.startsWith('stopped-')), 120_000, 'a member stopped by opsctl');
-    down = c.members.find((m) => existsSync(mark(`stopped-${m.name}`)))!;
-    await until(() => !c.alive(down!), 60_000, `${down.name} down`);
-    victim = c.members.find((m) => m !== down)!;
+    const down = c.members.find((m) => existsSync(mark(`stopped-${m.name}`)))!;
+    await until(() => !c.alive(down), 60_000, `${down.name} down`);
+    const victim = c.members.find((m) => m !== down)!;
     await kill(victim);
     writeFileSync(mark('go-stop'), '');
     const r = await up;
@@ -164,7 +162,7 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
     expect((await versions())[i]).toBe('3.2.32');
     const j = journal();
     expect(j.status).toBe('halted');
-    for (const k of ['stop', 'wait-stopped', 'backup-data']) expect(j.steps.find((s: any) => s.member === down!.name && s.kind === k).status).toBe('pending');
+    for (const k of ['stop', 'wait-stopped', 'backup-data']) expect(j.steps.find((s: any) => s.member === down.name && s.kind === k).status).toBe('pending');
 
     // Fixed: the same command resumes, one member down at a time, to the end.
     await restart(victim);

@@ -84,7 +84,7 @@ function mutations(base: Journal, rnd: () => number): Mutation[] {
       name: `retype ${s.id} as ${kind}`,
       kind: 'structure',
       ...at,
-      apply: (j) => ({ ...j, steps: j.steps.map((x, k) => (k === i ? ({ ...x, kind } as JournalStep) : x)) }),
+      apply: (j) => ({ ...j, steps: j.steps.map((x, k) => (k === i ? { ...x, kind } : x)) }),
     });
     for (const status of STATUSES.filter((x) => x !== s.status)) {
       out.push({

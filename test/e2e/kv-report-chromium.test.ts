@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { BIN, PAUSED, runBin } from '../helpers/bin.js';
+import { PAUSED, runBin } from '../helpers/bin.js';
 import { requireChromium, withChromiumPage } from '../helpers/chromium.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
@@ -42,7 +42,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
         lanes: [...document.querySelectorAll('#timeline .lane')].map((l) => ({
           member: l.getAttribute('data-member'),
           // the bar is drawn: a visible box with a width
-          barWidth: (l.querySelector('.bar') as HTMLElement | null)?.getBoundingClientRect().width ?? 0,
+          barWidth: l.querySelector<HTMLElement>('.bar')?.getBoundingClientRect().width ?? 0,
           open: Boolean(l.querySelector('.bar.open')),
           label: l.querySelector('.blabel')?.textContent ?? l.querySelector('.none')?.textContent,
         })),

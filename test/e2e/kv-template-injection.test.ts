@@ -161,7 +161,7 @@ describe.runIf(releases)('kv templates: names, hosts and snapshot paths are data
     expect(readdirSync(M)).toEqual([]);
     // The check ran once for the member, over ssh, with the path as one quoted word for the remote shell.
     const calls = sshCalls();
-    expect(calls, `${r.stdout}\n${r.stderr}`).toContainEqual(['--', '127.0.0.1', 'test', '-d', dataDir, '&&', 'test', '-f', `'${snapshot}'`]);
+    expect(calls, `${String(r.stdout)}\n${String(r.stderr)}`).toContainEqual(['--', '127.0.0.1', 'test', '-d', dataDir, '&&', 'test', '-f', `'${snapshot}'`]);
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(String(r.stdout) + String(r.stderr)).toMatch(/--dry-run: nothing was changed/);
   }, 300_000);

@@ -50,7 +50,7 @@ afterAll(async () => {
 describe.each(['v2', 'v2beta'] as const)('googleapis drivelabels %s against the mock', (version) => {
   let client: Client;
   beforeAll(() => {
-    client = (version === 'v2' ? drivelabels({ version, auth, rootUrl: `${url}/` }) : drivelabels({ version, auth, rootUrl: `${url}/` })) as unknown as Client;
+    client = version === 'v2' ? drivelabels({ version, auth, rootUrl: `${url}/` }) : drivelabels({ version, auth, rootUrl: `${url}/` });
   });
   it('runs the whole lifecycle', async () => {
     const created = await client.labels.create({ requestBody: { labelType: 'SHARED', properties: { title: 'Client label' } } });

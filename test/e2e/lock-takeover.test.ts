@@ -32,7 +32,7 @@ async function killedHolder(path: string): Promise<number> {
   `);
   const child = execa(process.execPath, [script, path]);
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => c.toString().includes('locked') && resolve());
+    child.stdout.on('data', (c: Buffer) => c.toString().includes('locked') && resolve());
     child.catch(reject);
   });
   const pid = child.pid!;

@@ -13,7 +13,7 @@ import { PtySession, SCRIPT } from '../helpers/pty.js';
  * plain file errors, the ids an import made, and the wording of a cut-short search.
  */
 const hasScript = requireProgram('script (util-linux, for the pty tests)', SCRIPT);
-// eslint-disable-next-line no-control-regex -- the escape character is what these tests look for
+
 const SGR = /\u001b\[[0-9;]*m/;
 
 describe.runIf(hasScript)('output habits of gh', () => {

@@ -12,7 +12,7 @@ async function serve(dir: string, args: string[]) {
     reject: false,
   });
   let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   const started = Date.now();
   while (!out.includes('\n')) {
     if (child.exitCode !== null || Date.now() - started > 30_000) throw new Error(`mock serve did not start (run npm run build first): ${out}`);

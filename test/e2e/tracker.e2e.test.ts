@@ -65,7 +65,7 @@ describe('@shortcut/client against `opsctl mock serve` (the built binary)', () =
       reject: false,
     });
     let out = '';
-    serve.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    serve.stdout.on('data', (c: Buffer) => (out += c.toString()));
     try {
       // wait for the condition (the URL and token printed), not for a fixed time
       const started = Date.now();

@@ -14,7 +14,7 @@ export function serveUrl(serve: ReturnType<typeof runBin>): Promise<string> {
         .find((l) => l.startsWith('{'));
       if (line) resolve(JSON.parse(line).url as string);
     });
-    void serve.then((r) => reject(new Error(`mock serve exited ${r.exitCode} (run npm run build first): ${r.stderr}`)));
+    void serve.then((r) => reject(new Error(`mock serve exited ${r.exitCode} (run npm run build first): ${String(r.stderr)}`)));
   });
 }
 

@@ -230,7 +230,7 @@ describe('the state lock', () => {
     mkdirSync(join(dir, 'data'), { recursive: true });
     await validState();
     const child = execa(process.execPath, [script, statePath]);
-    await new Promise<void>((resolve) => child.stdout!.on('data', (c: Buffer) => c.toString().includes('locked') && resolve()));
+    await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => c.toString().includes('locked') && resolve()));
     const leftover = `${statePath}.123456789`;
     writeFileSync(leftover, '{"half":');
     child.kill('SIGKILL');
@@ -254,7 +254,7 @@ describe('the state lock', () => {
     const path = join(dir, 'x.json');
     const child = execa(process.execPath, [script, path]);
     try {
-      await new Promise<void>((resolve) => child.stdout!.on('data', (c: Buffer) => c.toString().includes('locked') && resolve()));
+      await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => c.toString().includes('locked') && resolve()));
       await expect(lockFile(path, { what: 'the mock state file', waitMs: 200, staleMs: 600_000 })).rejects.toThrow(
         `locked by another opsctl process (pid ${child.pid})`,
       );
@@ -277,13 +277,13 @@ describe('a lock left behind or held (built binary)', () => {
     `);
     const child = execa(process.execPath, [script, path], { stdin: 'pipe' });
     await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (c: Buffer) => c.toString().includes('locked') && resolve());
+      child.stdout.on('data', (c: Buffer) => c.toString().includes('locked') && resolve());
       child.catch(reject);
     });
     return {
       pid: child.pid!,
       async release() {
-        child.stdin!.end();
+        child.stdin.end();
         await child;
       },
     };

@@ -56,7 +56,7 @@ describe('a wrong-shaped journal is named with its path and the fix, exit 1, nev
       ['kv', 'rollback', '--endpoints', eps.join(','), ...driver, '--request-timeout', '500ms'],
     ]) {
       const r = await runBin(argv, { env });
-      expect(r.exitCode, `${argv.join(' ')}\n${r.stderr}`).toBe(1);
+      expect(r.exitCode, `${argv.join(' ')}\n${String(r.stderr)}`).toBe(1);
       expect(r.stderr).toContain(`the kv upgrade journal ${journalFile} cannot be used`);
       expect(r.stderr).toMatch(why);
       expect(r.stderr).toContain(`mv ${journalFile} ${journalFile}.bad`);

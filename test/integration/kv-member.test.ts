@@ -167,7 +167,7 @@ describe('the simulated kv member', () => {
     await c.procs[follower];
     let log = '';
     c.procs[follower] = c.run(follower);
-    c.procs[follower].all!.on('data', (b: Buffer) => (log += b.toString()));
+    c.procs[follower].all.on('data', (b: Buffer) => (log += b.toString()));
     // Its own look at the peers already shows who claims to lead...
     await until(() => /elected leader/.test(log), 10_000, 'the restarted member to see the claimed leader');
     // ...but that is not hearing from the leader: no leader known, not healthy, nothing published.

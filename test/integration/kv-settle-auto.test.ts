@@ -99,7 +99,7 @@ function env(driver: Partial<MemberDriver>, journal: Partial<Journal> = {}): Ste
   const o = { settle: 'auto', session: new KvSession(), timeouts: { requestMs: 10_000 }, reporter: { note() {} } } as unknown as UpgradeOptions;
   return { o, driver: driver as MemberDriver, journal: journal as Journal, real: true, membership: [], checkpoint: async () => {} };
 }
-const member = (dir?: string): MemberSpec => ({ name: 'kv1', endpoint: url, dataDir: dir }) as MemberSpec;
+const member = (dir?: string): MemberSpec => ({ name: 'kv1', endpoint: url, dataDir: dir });
 const local = (dir: string): Partial<MemberDriver> => ({ type: 'local', v2DataBytes: async () => newestSnapBytes(dir) });
 
 describe('--settle auto: measured, not guessed', () => {

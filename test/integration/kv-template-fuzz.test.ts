@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandTemplates, MemberSpec } from '../../src/kv/cluster/cluster-file.js';
+import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { CommandDriver, renderTemplate } from '../../src/kv/drivers/command.js';
 import { expandSystemd } from '../../src/kv/drivers/systemd.js';
 import type { RestoreRequest } from '../../src/kv/drivers/driver.js';
@@ -248,7 +248,7 @@ describe('no value ever reaches a shell: every template, hostile values, a fake 
   }, 600_000);
 
   const member = (o: Partial<MemberSpec>): MemberSpec => ({ name: 'etcd1', endpoint: 'http://10.0.0.1:2379', host: '10.0.0.1', ...o });
-  const presetDriver = () => new CommandDriver({ ...(preset as CommandTemplates) }, execa, env, 30_000);
+  const presetDriver = () => new CommandDriver({ ...preset }, execa, env, 30_000);
 
   it('through the driver: a hostile member name or host is refused before anything runs, naming the member and the rule', async () => {
     const d = presetDriver();

@@ -33,7 +33,7 @@ describe('labels by title', () => {
   it('get, change, publish and grant by exact title (then any case), with @revision; labels/ID needs no lookup', async () => {
     const id = await create('Sensitivity');
     const other = await create('Data class');
-    let r = await cli('labels', 'get', 'Sensitivity', '--json');
+    const r = await cli('labels', 'get', 'Sensitivity', '--json');
     expect(r.code).toBe(0);
     expect(r.json().id).toBe(id);
     expect((await cli('labels', 'get', 'Data class', '--json')).json().id).toBe(other);

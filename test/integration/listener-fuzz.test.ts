@@ -88,7 +88,7 @@ describe('the loopback listener of opsctl login (built binary) under malformed r
     let stderr = '';
     const authUrl = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no sign-in URL within 20 s; stderr: ${stderr}`)), 20_000);
-      child.stderr!.on('data', (c: Buffer) => {
+      child.stderr.on('data', (c: Buffer) => {
         stderr += c.toString();
         const m = /(http:\/\/127\.0\.0\.1:\d+\/o\/oauth2\/v2\/auth\?\S+)/.exec(stderr);
         if (m && stderr.includes('Waiting for the browser')) {

@@ -267,13 +267,15 @@ describe('tokens over time', () => {
     const proxy = createHttpServer((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', async () => {
-        const out = await postForm(`${mock.url}/token`, Object.fromEntries(new URLSearchParams(body)));
-        if (body.includes('grant_type=refresh_token')) {
-          held++;
-          await gate;
-        }
-        res.writeHead(out.status, { 'content-type': 'application/json' }).end(JSON.stringify(out.json));
+      req.on('end', () => {
+        void (async () => {
+          const out = await postForm(`${mock.url}/token`, Object.fromEntries(new URLSearchParams(body)));
+          if (body.includes('grant_type=refresh_token')) {
+            held++;
+            await gate;
+          }
+          res.writeHead(out.status, { 'content-type': 'application/json' }).end(JSON.stringify(out.json));
+        })();
       });
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));

@@ -404,8 +404,8 @@ async function start(state: string): Promise<Target> {
         .token,
   );
   const post = (path: string, headers: Record<string, string>, body: unknown) =>
-    fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(
-      (r) => r.json() as Promise<any>,
+    fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) =>
+      r.json(),
     );
   const label = await post(
     '/v2beta/labels',

@@ -101,7 +101,7 @@ describe('the mock answered in-process', () => {
       server.answer(new URL('/api/v3/files', server.url), {
         method: 'POST',
         headers: {},
-        body: form as never,
+        body: form,
         signal: new AbortController().signal,
         timeoutMs: 1_000,
       }),

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.js';
 import { useTrackerMock } from '../helpers/tracker.js';
 import type { TestState } from '../helpers/mock.js';
 

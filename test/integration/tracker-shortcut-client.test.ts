@@ -25,7 +25,7 @@ describe('@shortcut/client against the mock', () => {
     expect(label).toMatchObject({ name: 'sc-label', color: '#aabbcc', archived: false, entity_type: 'label' });
     expect(typeof label.stats?.num_stories_total).toBe('number');
     expect((await sc.getLabel(label.id)).data.name).toBe('sc-label');
-    expect((await sc.updateLabel(label.id, { archived: true, color: null as unknown as string })).data).toMatchObject({ archived: true, color: null });
+    expect((await sc.updateLabel(label.id, { archived: true, color: null })).data).toMatchObject({ archived: true, color: null });
     expect((await sc.listLabels()).data.map((l) => l.id)).toContain(label.id);
     expect((await sc.deleteLabel(label.id)).status).toBe(204);
     await expect(sc.getLabel(label.id)).rejects.toMatchObject({ response: { status: 404 } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shellWord, withProfileFlag } from '../../src/core/hints.js';
+import { withProfileFlag } from '../../src/core/hints.js';
 
 describe('withProfileFlag', () => {
   it('adds --profile to every command of a profile noun, before a redirect or a parenthesis', () => {

@@ -49,7 +49,7 @@ describe('HttpClient retries', () => {
     agent.get(ORIGIN).intercept({ path: '/api/v3/labels', method: 'POST' }).reply(503, { message: 'busy' });
     const err: any = await client()
       .post('/api/v3/labels', { name: 'x' })
-      .catch((e: any) => e as any);
+      .catch((e: any) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(503);
     expect(err.message).toBe('tracker: HTTP 503: busy');
@@ -72,7 +72,7 @@ describe('HttpClient retries', () => {
     pool.intercept({ path: '/x', method: 'GET' }).replyWithError(new Error('ECONNRESET')).times(4);
     const err: any = await client()
       .get('/x')
-      .catch((e: any) => e as any);
+      .catch((e: any) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(sleeps).toHaveLength(3);
   });
@@ -92,7 +92,7 @@ describe('HttpClient retries', () => {
     agent.get(ORIGIN).intercept({ path: '/x', method: 'GET' }).reply(401, { message: 'invalid Tracker-Token' });
     const err: any = await client()
       .get('/x')
-      .catch((e: any) => e as any);
+      .catch((e: any) => e);
     expect(err.exitCode).toBe(4);
   });
 });
@@ -117,7 +117,7 @@ describe('HttpClient safety', () => {
       dispatcher: agent,
       credentials: async () => ({ headers: { 'Tracker-Token': 't' } }),
     });
-    const err: any = await c.get('/api/v3/labels').catch((e: any) => e as any);
+    const err: any = await c.get('/api/v3/labels').catch((e: any) => e);
     expect(err).toBeInstanceOf(UsageError);
     expect(err.message).toContain('refusing to send tracker credentials over plain HTTP to tracker.example');
     expect(c.sent).toBe(0);

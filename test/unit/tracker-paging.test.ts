@@ -80,7 +80,7 @@ describe('fetchList', () => {
     const get = f.http.get.bind(f.http);
     // the server hands out 40 of its 60 results, then no next link
     (f.http as any).get = async (path: string, query?: Record<string, unknown>) => {
-      const page = (await get(path, query as any)) as { data: unknown[]; next: string | null; total: number };
+      const page = await get<{ data: unknown[]; next: string | null; total: number }>(path, query as any);
       return page.next && Number(new URL(page.next, 'http://x').searchParams.get('o')) >= 40 ? { ...page, next: null } : page;
     };
     const all = await fetchList(f.http, '/next', { query: 'x' }, { kind: 'next', max: 20 }, { all: true });

@@ -38,7 +38,7 @@ describe('labels publish / disable (their runs with a fake HTTP client)', () => 
       .get(ORIGIN)
       .intercept({ path: (p) => p.startsWith('/v2/labels/abc:publish'), method: 'POST' })
       .reply(200, (req) => {
-        body = JSON.parse(String(req.body));
+        body = JSON.parse(req.body as string);
         auth = (req.headers as Record<string, string>).authorization ?? (req.headers as Record<string, string>).Authorization;
         return { ...LABEL, revisionId: '5' };
       });
@@ -55,7 +55,7 @@ describe('labels publish / disable (their runs with a fake HTTP client)', () => 
       .get(ORIGIN)
       .intercept({ path: (p) => p.startsWith('/v2/labels/abc:disable'), method: 'POST' })
       .reply(200, (req) => {
-        body = JSON.parse(String(req.body));
+        body = JSON.parse(req.body as string);
         return { ...LABEL, lifecycle: { state: 'DISABLED' } };
       });
     const result = await disable({ label: 'labels/abc', admin: false, hideInSearch: true, showInApply: false }, h.ctx);
@@ -77,7 +77,7 @@ describe('labels permissions add (run with a fake HTTP client)', () => {
       .get(ORIGIN)
       .intercept({ path: (p) => p.startsWith('/v2/labels/abc/permissions:batchUpdate'), method: 'POST' })
       .reply(200, (req) => {
-        body = JSON.parse(String(req.body)) as typeof body;
+        body = JSON.parse(req.body as string) as typeof body;
         return { permissions: body.requests?.map((r) => ({ ...r.labelPermission, name: `labels/abc/permissions/${r.labelPermission.email ?? 'x'}` })) };
       });
     const result = await permissionsAdd(

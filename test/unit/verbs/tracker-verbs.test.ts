@@ -67,7 +67,7 @@ describe('tracker stories move (run with a fake HTTP client)', () => {
       .get(ORIGIN)
       .intercept({ path: '/api/v3/stories/12', method: 'PUT' })
       .reply(200, (req) => {
-        sent = JSON.parse(String(req.body));
+        sent = JSON.parse(req.body as string);
         return { id: 12, workflow_id: 500, workflow_state_id: 502 };
       });
     const result = await move({ id: '12', state: 'in progress' }, h.ctx);
