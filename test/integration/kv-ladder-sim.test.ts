@@ -45,6 +45,11 @@ describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
     for (const hop of ['3.2 → 3.3', '3.3 → 3.4', '3.4 → 3.5', '3.5 → 3.6']) expect(r.stdout).toContain(`: ${hop} — binaries: simulated`);
     // every member in every hop, the leader last
     expect(r.stdout.match(/\[leader, last\]/g)).toHaveLength(4);
+    // each hop's plan: the staging advice and what the hop changes for clients (3.3's from the seed)
+    expect(r.stdout.match(/clients: test the services that depend on etcd against a staging cluster/g)).toHaveLength(4);
+    expect(r.stdout).toContain('- 3.3: from 3.3.14 a client must pass grpc.WithBlock()');
+    expect(r.stdout).toContain('- 3.3: message sizes: the client sends at most 2 MiB');
+    expect(r.stdout).toContain('- 3.6: the v2 store and the v2 API are removed');
     for (const id of [
       'config-3.3',
       'log-outputs',

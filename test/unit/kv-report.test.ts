@@ -91,6 +91,14 @@ describe('kv upgrade report', () => {
     expect(html).toMatch(/<table id="rollback">[\s\S]*&#60;img[\s\S]*3\.2[\s\S]*2\.5 s/);
   });
 
+  it("keeps the hop's client checklist and the staging advice (3.2 → 3.3: the seed's client changes)", () => {
+    const r = buildReport(journal(), '/j.json', () => undefined);
+    expect(r.clients.advice).toMatch(/staging/);
+    expect(r.clients.changes.map((c) => c.version)).toEqual(Array(r.clients.changes.length).fill('3.3'));
+    expect(r.clients.changes.some((c) => c.change.includes('grpc.WithBlock()'))).toBe(true);
+    expect(reportHtml(r)).toMatch(/<h2>Clients: test in staging first<\/h2>[\s\S]*<ul id="clients"><li><b>3\.3<\/b>/);
+  });
+
   it("reads a snapshot hash from the file's trailer (the SHA-256 of its content)", () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-report-'));
     try {

@@ -189,6 +189,13 @@ ${planRows}
 <table id="${idp}checks"><thead><tr><th>rule</th><th>member</th><th>result</th><th>detail</th><th>guide</th></tr></thead><tbody>
 ${checkRows || '<tr><td colspan="5" class="muted">none recorded for this hop (a patch hop, or a journal of an older opsctl)</td></tr>'}
 </tbody></table>
+${
+  r.clients?.changes.length
+    ? `<h2>Clients: test in staging first</h2>
+<p>${e(r.clients.advice)}.</p>
+<ul id="${idp}clients">${r.clients.changes.map((c) => `<li><b>${e(c.version)}</b>: ${e(c.change)}</li>`).join('')}</ul>`
+    : ''
+}
 <h2>Timeline: each member's down window</h2>
 <div class="timeline" id="${idp}timeline">
 ${lanes}

@@ -1,4 +1,5 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { CLIENT_CHANGES, STAGING_ADVICE } from '../rules/clients.js';
 import type { Journal, JournalStep } from '../journal/journal.js';
 import type { JournalRun, JournalWithRuns, RunEnd } from '../journal/runs.js';
 import type { BackupRun } from '../local/backups.js';
@@ -97,6 +98,8 @@ export interface UpgradeReportDoc {
   interruptions: Interruption[];
   /** The hop's rulebook as checked before its first stop ("not checked: why" included). */
   checks: CheckRow[];
+  /** What the hop changes for the cluster's clients, and the guides' staging advice (empty for a downgrade or a same-version run). */
+  clients: { advice: string; changes: Array<{ version: string; change: string }> };
   restorePoints: RestorePointRow[];
   backups: BackupsDoc;
   ladder?: LadderDoc;
@@ -211,6 +214,7 @@ export function buildReport(j: Journal, journalFile: string, src: ReportSources 
     runs,
     interruptions: interruptionsOf(j, runs),
     checks: x.checks ?? [],
+    clients: clientsOf(j.source, j.target, Boolean(j.downgrade)),
     restorePoints: restorePointsOf(j, hash, sources.exists ?? existsSync),
     backups: backupsOf(j, sources.backups?.(j.cluster) ?? []),
   };
@@ -291,4 +295,13 @@ export function backupsMade(found: BackupRun[], ids: string[], steps: JournalSte
 function dirOf(p: string): string {
   const i = p.lastIndexOf('/');
   return i > 0 ? p.slice(0, i) : p;
+}
+
+/** The client changes of the minors this journal's hop passes (none going down). */
+function clientsOf(source: string, target: string, down: boolean): UpgradeReportDoc['clients'] {
+  const n = (v: string) => Number(v.split('.')[1]);
+  const changes = down
+    ? []
+    : [...CLIENT_CHANGES].filter(([v]) => n(v) > n(source) && n(v) <= n(target)).flatMap(([version, list]) => list.map((change) => ({ version, change })));
+  return { advice: changes.length ? STAGING_ADVICE : '', changes };
 }

@@ -1,4 +1,5 @@
 import { compareMinor, minor, nextMinor, previousMinor } from '../cluster/parse.js';
+import { clientChecklist } from '../rules/clients.js';
 import type { ClusterObservation, MemberPlan, UpgradePlan } from '../cluster/types.js';
 
 export interface PlanOptions {
@@ -159,6 +160,7 @@ export function describePlan(plan: UpgradePlan, settle: string, opts: { noBackup
       ? `  then: the cluster version confirmed at ${plan.target} on every member, final health pass`
       : `  then: wait for the cluster version to reach ${plan.target}, final health pass`,
   );
+  if (!plan.downgrade) lines.push(...clientChecklist(plan.source, plan.target));
   return lines.join('\n');
 }
 
