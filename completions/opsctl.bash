@@ -9,8 +9,8 @@ _opsctl() {
     _opsctl_has "${path:+$path }$w" && path="${path:+$path }$w"
   done
   case "$path|$prev" in
-    'auth login|--service') _opsctl_choose 'tracker' 'oauth'; return ;;
-    'auth logout|--service') _opsctl_choose 'tracker'; return ;;
+    'auth store-token|--service') _opsctl_choose 'tracker' 'oauth'; return ;;
+    'auth forget-token|--service') _opsctl_choose 'tracker'; return ;;
     'api|--method') _opsctl_choose 'GET' 'POST' 'PUT' 'PATCH' 'DELETE'; return ;;
     'api|-X') _opsctl_choose 'GET' 'POST' 'PUT' 'PATCH' 'DELETE'; return ;;
     'api|--input') _opsctl_files -f; return ;;
@@ -326,14 +326,14 @@ _opsctl_words() {
     '') words='login logout auth api tracker labels kv config mock demo completion help --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'login') words='--scopes --login-hint --no-browser --timeout --port --device --insecure-storage --consent-as --json --jq --no-input --yes -y --debug --profile'; free='--scopes --login-hint --timeout --port --consent-as --jq' ;;
     'logout') words='--account --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
-    'auth') words='login logout status list switch token refresh --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'auth login') words='--service --with-token --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'auth logout') words='--service --all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
+    'auth') words='status list switch token refresh store-token forget-token --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth status') words='--all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth list') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth switch') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth token') words='--account --id-token --refresh-token --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
     'auth refresh') words='--scopes --remove-scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--scopes --remove-scopes --account --timeout --consent-as --jq' ;;
+    'auth store-token') words='--service --with-token --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
+    'auth forget-token') words='--service --all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'api') words='--method -X --raw-field -f --field -F --header -H --input --include -i --silent --paginate --slurp --service --json --jq --no-input --yes -y --debug --profile'; free='--raw-field -f --field -F --header -H --jq' ;;
     'tracker') words='categories custom-fields documents entity-templates epic-workflow epics files linked-files groups health webhooks iterations key-results labels members milestones objectives projects repositories search stories story-links workflows --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker categories') words='list get create update delete milestones objectives apply export --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
@@ -564,7 +564,7 @@ _opsctl_words() {
     'kv member') words='list add remove update promote --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'kv member list') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --write-out -w --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --jq' ;;
     'kv member add') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --write-out -w --peer-urls --learner --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --peer-urls --jq' ;;
-    'kv member remove') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --write-out -w --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --jq' ;;
+    'kv member remove') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --write-out -w --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --jq' ;;
     'kv member update') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --write-out -w --peer-urls --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --peer-urls --jq' ;;
     'kv member promote') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --write-out -w --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --jq' ;;
     'kv move-leader') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --write-out -w --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --jq' ;;

@@ -81,10 +81,12 @@ export interface Context {
   exec(): Promise<typeof import('execa').execa>;
 
   /**
-   * Before a sign-in against the embedded mock: its state directory can be written and its authorization
-   * server loads, else the error naming the path and the fix comes now, before any page or browser step.
+   * Before a sign-in: what can keep a service's endpoint from answering that the wiring can check here
+   * (for the embedded mock: its state directory can be written and its authorization server loads), so
+   * the error naming the path and the fix comes now, before any page or browser step. Nothing to check
+   * for a remote endpoint.
    */
-  checkEmbeddedSignIn(): Promise<void>;
-  /** The embedded mock's last storage error (state file, directory or lock) behind a 503, if it ran and had one. */
-  embeddedLocalError(): OpsError | undefined;
+  checkEndpoint(service: Service): Promise<void>;
+  /** A server inside this process (the embedded mock): its last storage error (state file, directory or lock) behind a 503, if it ran and had one. */
+  inProcessServerError(): OpsError | undefined;
 }

@@ -1,5 +1,5 @@
 import type { OAuthTokens, ProfileCredentials, StoredAccount } from '../config/credentials.js';
-import type { Profile } from '../config/profiles.js';
+import { authServerId } from '../config/server-id.js';
 import { EMBEDDED_PROFILE } from '../config/services.js';
 import type { AccountDeps, Credentials, Env } from './deps.js';
 import { AuthError, UsageError } from '../core/errors.js';
@@ -10,16 +10,6 @@ import { AuthError, UsageError } from '../core/errors.js';
  * the 0600 credential file (said once). A profile written by an older opsctl (one `oauth` sign-in) is
  * read as one account and moved into the list on the next write, with nothing lost.
  */
-
-/** The authorization server a profile signs in at, as accounts record it: its issuer, its auth URL, or `embedded`. */
-export function authServerId(env: NodeJS.ProcessEnv, profileName: string, profile: Profile): string | undefined {
-  // As settings.ts's configuredIssuer (not imported: settings reads the client secret through this module).
-  const issuer = env.OPSCTL_ISSUER ?? (env.OPSCTL_AUTH_URL ? undefined : profile.issuer);
-  if (issuer) return issuer;
-  const auth = env.OPSCTL_AUTH_URL ?? profile.auth;
-  if (auth) return auth.replace(/\/+$/, '');
-  return profileName === EMBEDDED_PROFILE ? 'embedded' : undefined;
-}
 
 /** The accounts of one profile's credentials and the active one's name (an old single sign-in reads as one account). */
 export function accountsOf(pc: ProfileCredentials): { accounts: StoredAccount[]; active?: string } {
@@ -173,7 +163,7 @@ export async function assertBoundHere(ctx: AccountDeps, profile: string, a: { ac
 }
 
 export function issuerMismatch(profile: string, a: { account: string; issuer?: string }, here: string): AuthError {
-  const show = (id: string | undefined) => (id === 'embedded' ? 'the embedded mock' : (id ?? 'an unknown server'));
+  const show = (id: string | undefined) => (id === EMBEDDED_PROFILE ? 'the embedded mock' : (id ?? 'an unknown server'));
   return new AuthError(
     `the stored sign-in of ${a.account} (profile ${profile}) belongs to the other issuer ${show(a.issuer)}; profile ${profile} now signs in at ${show(here)}`,
     {

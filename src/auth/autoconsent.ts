@@ -4,7 +4,7 @@ import { defaultDispatcher } from '../core/http.js';
 import { request as lite } from '../core/undici-lite.js';
 
 export interface ConsentOptions {
-  /** The embedded mock's own storage error behind a 503, shown as it is (see mock/embedded.ts). */
+  /** A server inside this process: its own storage error behind a 503, shown as it is (Context.inProcessServerError). */
   localError?: () => OpsError | undefined;
 }
 

@@ -157,7 +157,7 @@ export async function login(ctx: LoginDeps, opts: LoginOptions): Promise<LoginOu
       ctx.debug(`authorization request ${url}`);
       const { submitConsent } = await import('./autoconsent.js');
       // Nobody else will answer: a consent that fails ends the wait at once (no 5-minute hang).
-      const localError = settings.local ? () => ctx.embeddedLocalError() : undefined;
+      const localError = settings.local ? () => ctx.inProcessServerError() : undefined;
       consentFailed = submitConsent(url, opts.consentAs, { localError }).then(() => new Promise<never>(() => undefined));
     } else if (decision.open) {
       const opened = await ctx.openBrowser(url);

@@ -52,10 +52,10 @@ export interface Signals {
   abort: AbortController;
   handlesInterrupt: boolean;
 }
-/** The embedded mock, when it is the authorization server. */
-export interface EmbeddedSignIn {
-  checkEmbeddedSignIn(): Promise<void>;
-  embeddedLocalError(): OpsError | undefined;
+/** What the wiring knows of an endpoint beyond its URL (see Context.checkEndpoint, Context.inProcessServerError). */
+export interface EndpointChecks {
+  checkEndpoint(service: Service): Promise<void>;
+  inProcessServerError(): OpsError | undefined;
 }
 
 /** The provider's metadata (discovery) and ID-token keys. */
@@ -67,10 +67,10 @@ export type AccountDeps = Env & Credentials & Config & Clock & Notices;
 /** A valid access token: settings, accounts, the token endpoint. */
 export type SessionDeps = SettingsDeps & AccountDeps;
 /** A sign-in that waits (device flow). */
-export type SignInDeps = SessionDeps & Signals & Pick<EmbeddedSignIn, 'checkEmbeddedSignIn'>;
+export type SignInDeps = SessionDeps & Signals & Pick<EndpointChecks, 'checkEndpoint'>;
 /** The browser sign-in: it also talks to the person (stderr, a pasted URL on stdin) and opens the browser. */
 export type LoginDeps = SignInDeps &
-  EmbeddedSignIn & {
+  EndpointChecks & {
     io: Pick<IOStreams, 'warn' | 'stdin'>;
     openBrowser(url: string): Promise<boolean>;
   };

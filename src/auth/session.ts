@@ -28,11 +28,11 @@ export function toStored(res: TokenResponse, now: number, prev: Partial<OAuthTok
     account,
     obtained_at: now,
     client_id: settings.clientId,
-    // The embedded mock's URL dies with the process that signed in: not worth keeping.
-    token_url: settings.embedded ? undefined : settings.tokenUrl,
-    revoke_url: settings.embedded ? undefined : settings.revokeUrl,
+    // A URL that dies with the process that signed in (settings.stableId) is not worth keeping.
+    token_url: settings.stableId !== undefined ? undefined : settings.tokenUrl,
+    revoke_url: settings.stableId !== undefined ? undefined : settings.revokeUrl,
     // The server that minted these tokens: they are sent nowhere else (refresh, revoke, API calls).
-    issuer: prev.issuer ?? (settings.embedded ? 'embedded' : (settings.issuer ?? settings.authUrl)),
+    issuer: prev.issuer ?? settings.stableId ?? settings.issuer ?? settings.authUrl,
   };
 }
 
@@ -73,9 +73,9 @@ export async function freshAccessToken(ctx: SessionDeps, opts: { force?: boolean
       const settings = await oauthSettings(ctx);
       if (stored.client_id) settings.clientId = stored.client_id;
       // Refresh where the tokens came from (the account is bound to this server, checked above), unless
-      // OPSCTL_TOKEN_URL says otherwise for this run; the embedded mock listens on a new port in every
-      // process, so its current URL is right.
-      if (stored.token_url && !settings.embedded && !ctx.env.OPSCTL_TOKEN_URL) settings.tokenUrl = stored.token_url;
+      // OPSCTL_TOKEN_URL says otherwise for this run; a server whose URL does not outlive its process
+      // (settings.stableId) listens on a new port in every process, so its current URL is right.
+      if (stored.token_url && settings.stableId === undefined && !ctx.env.OPSCTL_TOKEN_URL) settings.tokenUrl = stored.token_url;
       ctx.debug(
         `[auth] refreshing the access token (${stored.expires_at === undefined ? 'forced' : `${Math.round((stored.expires_at - now) / 1000)} s left`})`,
       );

@@ -1,4 +1,5 @@
 import type { SettingsDeps } from './deps.js';
+import { configuredIssuer } from '../config/server-id.js';
 import { UsageError } from '../core/errors.js';
 import { isLoopbackHost } from '../core/redact.js';
 import { parseUserUrl } from '../core/url.js';
@@ -6,7 +7,7 @@ import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from './defaults.js';
 import type { ProviderMetadata } from './discovery.js';
 import { DEFAULT_ISSUER_SCOPES, DEFAULT_SCOPES, parseScopes } from './scopes.js';
 
-/** Where and as whom opsctl signs in: endpoints from the profile, the provider's metadata (issuer) or the embedded mock. */
+/** Where and as whom opsctl signs in: endpoints from the profile (or the wiring's default) or the provider's metadata (issuer). */
 export interface OAuthSettings {
   profile: string;
   /** The authorization server: the issuer when one is configured, else the `auth` endpoint. */
@@ -25,9 +26,10 @@ export interface OAuthSettings {
   clientId: string;
   clientSecret?: string;
   defaultScopes: string[];
-  /** True when the authorization server is the embedded or a loopback mock. */
+  /** True when the authorization server listens on this machine (a loopback URL, or a server inside this process). */
   local: boolean;
-  embedded: boolean;
+  /** The endpoint's name for a server whose URL does not outlive this process (Endpoint.stableId): its URLs are not stored. */
+  stableId?: string;
 }
 
 /** Endpoints set by hand (environment, then profile) win over the provider's metadata. */
@@ -42,17 +44,12 @@ function byHand(
   return value;
 }
 
-/** The issuer to discover: OPSCTL_ISSUER, else the profile's (unless OPSCTL_AUTH_URL points the auth service elsewhere). */
-export function configuredIssuer(env: NodeJS.ProcessEnv, profile: { issuer?: string }): string | undefined {
-  return env.OPSCTL_ISSUER ?? (env.OPSCTL_AUTH_URL ? undefined : profile.issuer);
-}
-
 export async function oauthSettings(ctx: SettingsDeps): Promise<OAuthSettings> {
   const profileName = await ctx.profileName();
   const profile = await ctx.profile();
   const issuer = configuredIssuer(ctx.env, profile);
   let authUrl: string;
-  let embedded = false;
+  let stableId: string | undefined;
   let metadata: ProviderMetadata | undefined;
   if (issuer) {
     const { issuerProblem, providerMetadata } = await import('./discovery.js');
@@ -68,9 +65,9 @@ export async function oauthSettings(ctx: SettingsDeps): Promise<OAuthSettings> {
   } else {
     const endpoint = await ctx.endpoint('auth');
     authUrl = endpoint.url;
-    embedded = endpoint.embedded;
+    stableId = endpoint.stableId;
   }
-  const local = embedded || isLoopbackHost(new URL(authUrl).hostname);
+  const local = stableId !== undefined || isLoopbackHost(new URL(authUrl).hostname);
   const missing = (what: string, key: string) =>
     new UsageError(`the metadata of issuer ${issuer} names no ${what}`, {
       field: key,
@@ -111,6 +108,6 @@ export async function oauthSettings(ctx: SettingsDeps): Promise<OAuthSettings> {
     clientSecret,
     defaultScopes: profile.scopes ? parseScopes(profile.scopes, { expand: !issuer }) : issuer ? DEFAULT_ISSUER_SCOPES : DEFAULT_SCOPES,
     local,
-    embedded,
+    stableId,
   };
 }

@@ -129,7 +129,7 @@ export class CredentialsFileError extends AuthError {
   ) {
     super(`the credential file ${path} ${problem}`, {
       code: 'credentials_file',
-      hint: `opsctl leaves it untouched. Move it aside (mv ${path} ${path}.bad), then sign in again: opsctl login (OAuth) or opsctl auth login --service tracker --with-token (tracker)`,
+      hint: `opsctl leaves it untouched. Move it aside (mv ${path} ${path}.bad), then sign in again: opsctl login (OAuth) or opsctl auth store-token --service tracker --with-token (tracker)`,
     });
   }
 }

@@ -23,4 +23,10 @@ export interface Endpoint {
   embedded: boolean;
   /** Where the URL came from, for `auth status` and error messages. */
   source: 'env' | 'profile' | 'embedded';
+  /**
+   * Set when the URL changes from one process to the next (a server started inside this process, such
+   * as the embedded mock, listens on a new port each time): the name stored accounts and tokens keep for
+   * the server instead of its URL.
+   */
+  stableId?: string;
 }

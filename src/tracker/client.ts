@@ -12,7 +12,7 @@ export function hintFor(err: ApiError, resource?: ResourceSpec): string | undefi
   const name = body?.feature_tag ? 'DisabledFeatureError' : body?.reason_tag === 'entitlement-violation' ? 'UnusableEntitlementError' : body?.error;
   const noun = resource ? `opsctl tracker ${resource.name}` : 'opsctl tracker <resource>';
   const lookup = !resource || resource.verbs.includes('list') ? `${noun} list` : `${noun} --help`;
-  if (err.status === 401) return 'set OPSCTL_TRACKER_TOKEN to a valid API token, or run: opsctl auth login --service tracker --with-token < token.txt';
+  if (err.status === 401) return 'set OPSCTL_TRACKER_TOKEN to a valid API token, or run: opsctl auth store-token --service tracker --with-token < token.txt';
   if (name === 'DisabledFeatureError') return 'the feature is turned off for this workspace: turn it on in the workspace settings, then retry';
   if (name === 'UnusableEntitlementError') return "the workspace's plan has no room left for this: archive an unused one or upgrade the plan, then retry";
   if (err.status === 403) return 'the token is not allowed to do this: use a token of a member with the right role';

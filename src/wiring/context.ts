@@ -144,11 +144,11 @@ export class WiredContext implements Context {
     return (await import('execa')).execa;
   }
 
-  async checkEmbeddedSignIn(): Promise<void> {
-    await (await loadEmbedded()).checkEmbeddedSignIn(this);
+  async checkEndpoint(service: Service): Promise<void> {
+    if ((await this.endpoint(service)).embedded) await (await loadEmbedded()).checkEmbeddedSignIn(this);
   }
 
-  embeddedLocalError(): OpsError | undefined {
+  inProcessServerError(): OpsError | undefined {
     // not loaded: the embedded mock never ran in this process, so it had no error
     return embeddedIfLoaded()?.embeddedLocalError(this);
   }

@@ -26,7 +26,7 @@ export async function resolveEndpoint(ctx: Context, service: Service): Promise<E
   }
   if (name === EMBEDDED_PROFILE) {
     const url = await (await loadEmbedded()).embeddedUrl(ctx);
-    return { url, embedded: true, source: 'embedded' };
+    return { url, embedded: true, source: 'embedded', stableId: EMBEDDED_PROFILE };
   }
   throw new UsageError(`profile "${name}" has no ${service} endpoint`, {
     code: 'no_endpoint',

@@ -43,6 +43,6 @@ export async function trackerToken(ctx: Context, endpoint?: Endpoint): Promise<s
     return (await loadEmbedded()).embeddedTrackerToken(ctx);
   }
   throw new AuthError('no tracker token', {
-    hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)',
+    hint: 'run: opsctl auth store-token --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)',
   });
 }

@@ -10,7 +10,7 @@ import { serveUrl } from '../helpers/serve.js';
 /**
  * CI credentials that refresh themselves, through the built binary against `opsctl mock serve --test`:
  * a refresh token from the environment (kept in memory, never written) or stored with
- * `auth login --service oauth --with-token`; the mock's clock moves past the access token's hour and
+ * `auth store-token --service oauth --with-token`; the mock's clock moves past the access token's hour and
  * the next command still works. Also `auth token --id-token` / `--refresh-token` and
  * `auth refresh --remove-scopes`. No secret reaches stdout/stderr except the one asked for.
  */
@@ -158,21 +158,21 @@ describe('CI credentials (built binary, opsctl mock serve)', () => {
     expect(envOnly.stderr).toContain('OPSCTL_ACCESS_TOKEN is set');
   }, 180_000);
 
-  it('auth login --service oauth --with-token: JSON on stdin, refused without a keyring unless --insecure-storage, then stored and refreshed like any account', async () => {
+  it('auth store-token --service oauth --with-token: JSON on stdin, refused without a keyring unless --insecure-storage, then stored and refreshed like any account', async () => {
     const dir = tempDir();
     const env = { OPSCTL_CONFIG_DIR: dir, OPSCTL_AUTH_URL: base, OPSCTL_API_URL: base, DBUS_SESSION_BUS_ADDRESS: '' };
     const json = JSON.stringify({ refresh_token: refreshToken, client_id: DEFAULT_CLIENT_ID, issuer: base });
-    const noKeyring = await runBin(['auth', 'login', '--service', 'oauth', '--with-token'], { env, input: json });
+    const noKeyring = await runBin(['auth', 'store-token', '--service', 'oauth', '--with-token'], { env, input: json });
     expect(noKeyring.exitCode).toBe(2);
     expect(noKeyring.stderr).toContain('writes a refresh token to disk only when asked');
     expect(noKeyring.stderr).toContain('--insecure-storage');
     expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
 
-    const bad = await runBin(['auth', 'login', '--service', 'oauth', '--with-token', '--insecure-storage'], { env, input: refreshToken });
+    const bad = await runBin(['auth', 'store-token', '--service', 'oauth', '--with-token', '--insecure-storage'], { env, input: refreshToken });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('standard input: is not JSON');
     expect(bad.stderr).not.toContain(refreshToken);
-    const other = await runBin(['auth', 'login', '--service', 'oauth', '--with-token', '--insecure-storage'], {
+    const other = await runBin(['auth', 'store-token', '--service', 'oauth', '--with-token', '--insecure-storage'], {
       env,
       input: JSON.stringify({ refresh_token: refreshToken, issuer: 'https://accounts.example.org' }),
     });
@@ -180,7 +180,7 @@ describe('CI credentials (built binary, opsctl mock serve)', () => {
     expect(other.stderr).toContain('the refresh token is for issuer https://accounts.example.org');
     expect(other.stderr).toContain('opsctl config set issuer https://accounts.example.org');
 
-    const ok = await runBin(['auth', 'login', '--service', 'oauth', '--with-token', '--insecure-storage', '--json'], { env, input: json });
+    const ok = await runBin(['auth', 'store-token', '--service', 'oauth', '--with-token', '--insecure-storage', '--json'], { env, input: json });
     expect(ok.exitCode, ok.stderr as string).toBe(0);
     expect(JSON.parse(ok.stdout as string)).toMatchObject({ service: 'oauth', account: 'alice@example.com', client_id: DEFAULT_CLIENT_ID, storage: 'file' });
     expect(ok.stdout).not.toContain(refreshToken);

@@ -226,10 +226,18 @@ describe.runIf(Boolean(dirs))('etcdctl verbs on real etcd, side by side with etc
         const theirsPromote = await ctl(['member', 'promote', newId]);
         expect(theirsPromote.exitCode).toBe(1);
       } else expect(promote.stderr).toContain('it came in 3.4');
-      const rm = await ops(['member', 'remove', newId, '-w', 'simple']);
+      // a removal is asked first: piped without --yes it is refused (exit 2), --dry-run shows it, both change nothing
+      const unasked = await ops(['member', 'remove', newId]);
+      expect(unasked.exitCode).toBe(2);
+      expect(unasked.stderr).toContain('pass --yes');
+      const dry = await ops(['member', 'remove', newId, '--dry-run']);
+      expect(dry.exitCode).toBe(0);
+      expect(dry.stderr).toContain(`would remove member ${newId}`);
+      expect((await ctl(['member', 'list'])).stdout).toContain(newId);
+      const rm = await ops(['member', 'remove', newId, '-w', 'simple', '--yes']);
       expect(rm.stdout.trim()).toMatch(new RegExp(`^Member\\s+${newId} removed from cluster\\s+[0-9a-f]+$`));
       expect((await ctl(['member', 'list'])).stdout).not.toContain(newId);
-      const rmAgain = await ops(['member', 'remove', newId]);
+      const rmAgain = await ops(['member', 'remove', newId, '--yes']);
       expect(rmAgain.exitCode).toBe(1);
       expect(rmAgain.stderr).toMatch(/member not found/i);
 

@@ -57,7 +57,7 @@ describe('credentials.json', () => {
     const target = othersFile('{}\n');
     const creds = join(dir, 'credentials.json');
     symlinkSync(target, creds);
-    const r = await bin(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'p'], 'root-secret-token');
+    const r = await bin(['auth', 'store-token', '--service', 'tracker', '--with-token', '--profile', 'p'], 'root-secret-token');
     expectRefused(r, `the credential file ${creds} is a symbolic link (to ${target})`, `rm ${creds}`);
     expect(String(r.stderr)).not.toContain('root-secret-token');
     expect(readFileSync(target, 'utf8')).toBe('{}\n');
@@ -79,7 +79,7 @@ describe('credentials.json', () => {
     writeFileSync(creds, content, { mode: 0o600 });
     chownSync(creds, NOBODY, NOBODY);
     for (const [argv, input] of [
-      [['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'p'], 'new-token'],
+      [['auth', 'store-token', '--service', 'tracker', '--with-token', '--profile', 'p'], 'new-token'],
       [['auth', 'token', '--profile', 'p'], undefined],
     ] as const) {
       const r = await bin([...argv], input);
@@ -94,7 +94,7 @@ describe('credentials.json', () => {
     const content = `${JSON.stringify({ p: { tracker: { token: 'x' } } })}\n`;
     writeFileSync(creds, content);
     chmodSync(creds, 0o666);
-    const r = await bin(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'p'], 'new-token');
+    const r = await bin(['auth', 'store-token', '--service', 'tracker', '--with-token', '--profile', 'p'], 'new-token');
     expectRefused(r, `the credential file ${creds} is writable by its group and others (mode 0666)`, `chmod go-w ${creds}`);
     expect(readFileSync(creds, 'utf8')).toBe(content);
     expect(statSync(creds).mode & 0o777).toBe(0o666);
@@ -239,7 +239,7 @@ describe.skipIf(!canDrop)('as an unprivileged user (setpriv --reuid 65534)', () 
     let r = await asNobody(['config', 'set', 'tracker', 'https://t.example', '--profile', 'p'], own);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(statSync(join(own, 'config.json')).uid).toBe(NOBODY);
-    r = await asNobody(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'p'], own, 'nobody-token');
+    r = await asNobody(['auth', 'store-token', '--service', 'tracker', '--with-token', '--profile', 'p'], own, 'nobody-token');
     expect(r.exitCode, r.stderr).toBe(0);
     expect(statSync(join(own, 'credentials.json')).uid).toBe(NOBODY);
 
@@ -255,7 +255,7 @@ describe.skipIf(!canDrop)('as an unprivileged user (setpriv --reuid 65534)', () 
     writeFileSync(rootFile, '{}\n', { mode: 0o644 });
     rmSync(join(own, 'credentials.json'));
     symlinkSync(rootFile, join(own, 'credentials.json'));
-    r = await asNobody(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'p'], own, 'nobody-token');
+    r = await asNobody(['auth', 'store-token', '--service', 'tracker', '--with-token', '--profile', 'p'], own, 'nobody-token');
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('is a symbolic link');
     expect(readFileSync(rootFile, 'utf8')).toBe('{}\n');

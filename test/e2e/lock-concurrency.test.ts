@@ -6,7 +6,7 @@ import { runBin } from '../helpers/bin.js';
 
 /**
  * No lost write (issue 27, item 9), through the built binary: 50 processes at once, each making N local
- * writes in turn (`config set` on a profile of its own, a tracker token stored with `auth login`), some
+ * writes in turn (`config set` on a profile of its own, a tracker token stored with `auth store-token`), some
  * SIGKILLed at a random moment. Every write acknowledged with exit 0 is in the files afterwards, and no
  * command that was not killed fails (before: 20 parallel `config set`s all exited 0 and 11 profiles
  * survived; the lock's `rm -rf` take-over lost an acknowledged credential and failed others with ENOENT).
@@ -42,7 +42,7 @@ async function worker(w: number): Promise<Outcome[]> {
     const child =
       kind === 'config'
         ? runBin(['config', 'set', 'tracker', value, '--profile', profile], { env: { OPSCTL_CONFIG_DIR: dir } })
-        : runBin(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', profile], { env: { OPSCTL_CONFIG_DIR: dir }, input: value });
+        : runBin(['auth', 'store-token', '--service', 'tracker', '--with-token', '--profile', profile], { env: { OPSCTL_CONFIG_DIR: dir }, input: value });
     // A kill at a random moment: before start-up is done, waiting for the lock, or while holding it.
     const killer = Math.random() < KILL_RATE ? setTimeout(() => child.kill('SIGKILL'), Math.random() * 1500) : undefined;
     const r = await child;
@@ -54,7 +54,7 @@ async function worker(w: number): Promise<Outcome[]> {
 }
 
 describe('every acknowledged local write survives 50 concurrent writers and random SIGKILLs', () => {
-  it(`${WORKERS} processes x ${N} writes (config set, auth login --with-token), ~${KILL_RATE * 100}% SIGKILLed: all acknowledged writes present, 0 spurious failures`, async () => {
+  it(`${WORKERS} processes x ${N} writes (config set, auth store-token --with-token), ~${KILL_RATE * 100}% SIGKILLed: all acknowledged writes present, 0 spurious failures`, async () => {
     const outcomes = (await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)))).flat();
     const failed = outcomes.filter((o) => o.result === 'failed');
     expect(
@@ -81,7 +81,7 @@ describe('every acknowledged local write survives 50 concurrent writers and rand
     const env = { OPSCTL_CONFIG_DIR: dir };
     for (const r of [
       await runBin(['config', 'set', 'tracker', 'https://last.example', '--profile', 'last'], { env }),
-      await runBin(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'last'], { env, input: 'last' }),
+      await runBin(['auth', 'store-token', '--service', 'tracker', '--with-token', '--profile', 'last'], { env, input: 'last' }),
       await runBin(['config', 'list', '--json'], { env }),
     ])
       expect(r.exitCode, String(r.stderr)).toBe(0);

@@ -17,18 +17,31 @@ export interface FileEdge {
  * dynamic `import()`. Paths are relative to `dir`, with `/`.
  */
 export function importEdges(dir: string): FileEdge[] {
+  return moduleImports(dir).flatMap((i) => {
+    const to = resolveSpecifier(join(dir, i.from), i.specifier);
+    return to ? [{ from: i.from, to: posix(relative(dir, to)), kind: i.kind }] : [];
+  });
+}
+
+/** One import of a file under `dir` as written: relative or of a package (`@opsctl/mock/console`). */
+export interface ModuleImport {
+  from: string;
+  specifier: string;
+  kind: ImportKind;
+}
+
+/** Every import of the TypeScript files under `dir`, read with the TypeScript parser (the kinds as importEdges's). */
+export function moduleImports(dir: string): ModuleImport[] {
   const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
-  const edges: FileEdge[] = [];
+  const imports: ModuleImport[] = [];
   for (const file of files) {
     const abs = join(dir, file);
     const text = readFileSync(abs, 'utf8');
     const source = ts.createSourceFile(abs, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
     // import() (a call or a type) can sit anywhere; a file without one needs only its top-level statements read
     const deep = text.includes('import(');
-    const add = (specifier: string, kind: ImportKind) => {
-      const to = resolveSpecifier(abs, specifier);
-      if (to) edges.push({ from: posix(relative(dir, abs)), to: posix(relative(dir, to)), kind });
-    };
+    const from = posix(relative(dir, abs));
+    const add = (specifier: string, kind: ImportKind) => imports.push({ from, specifier, kind });
     const visit = (node: ts.Node): void => {
       if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
         add(node.moduleSpecifier.text, importIsTypeOnly(node) ? 'type' : 'static');
@@ -46,7 +59,7 @@ export function importEdges(dir: string): FileEdge[] {
     };
     source.statements.forEach(visit);
   }
-  return edges;
+  return imports;
 }
 
 function importIsTypeOnly(node: ts.ImportDeclaration): boolean {

@@ -44,12 +44,15 @@ describe('config', () => {
   });
 });
 
-describe('auth login --with-token', () => {
+describe('auth store-token --with-token', () => {
   it('stores the tracker token from stdin in a 0600 file inside a 0700 directory, and uses it', async () => {
     const mock = await startMock({ services: ['tracker'] });
     try {
       await runCli(['config', 'set', 'tracker', mock.url, '--profile', 'ci'], { env: env() });
-      const login = await runCli(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'ci'], { env: env(), stdin: `${mock.trackerToken}\n` });
+      const login = await runCli(['auth', 'store-token', '--service', 'tracker', '--with-token', '--profile', 'ci'], {
+        env: env(),
+        stdin: `${mock.trackerToken}\n`,
+      });
       expect(login.code).toBe(0);
       expect(login.stdout + login.stderr).not.toContain(mock.trackerToken);
       const file = join(cfg.dir, 'credentials.json');
@@ -64,7 +67,7 @@ describe('auth login --with-token', () => {
   });
 
   it('refuses an empty token', async () => {
-    const r = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], {
+    const r = await runCli(['auth', 'store-token', '--service', 'tracker', '--with-token'], {
       env: { ...env(), OPSCTL_TRACKER_URL: 'https://t.example' },
       stdin: '\n',
     });
@@ -72,26 +75,41 @@ describe('auth login --with-token', () => {
     expect(r.stderr).toContain('no token on standard input');
   });
 
-  it('refuses to store a token for the embedded tracker (it provisions its own), and auth logout --service tracker forgets a stored one', async () => {
-    const embedded = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env: env(), stdin: 'tok\n' });
+  it('refuses to store a token for the embedded tracker (it provisions its own), and auth forget-token --service tracker forgets a stored one', async () => {
+    const embedded = await runCli(['auth', 'store-token', '--service', 'tracker', '--with-token'], { env: env(), stdin: 'tok\n' });
     expect(embedded.code).toBe(2);
     expect(embedded.stderr).toContain('profile embedded uses the embedded tracker, which provisions its own token');
     expect((await runCli(['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'], { env: env() })).code).toBe(0);
-    expect((await runCli(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'work'], { env: env(), stdin: 'tok\n' })).code).toBe(0);
+    expect((await runCli(['auth', 'store-token', '--service', 'tracker', '--with-token', '--profile', 'work'], { env: env(), stdin: 'tok\n' })).code).toBe(0);
     const logout = await runCli(['logout', '--profile', 'work'], { env: env() });
-    expect(logout.stderr).toContain('a tracker token is stored: opsctl auth logout --service tracker --profile work forgets it');
-    const forget = await runCli(['auth', 'logout', '--service', 'tracker', '--profile', 'work', '--json'], { env: env() });
+    expect(logout.stderr).toContain('a tracker token is stored: opsctl auth forget-token --service tracker --profile work forgets it');
+    const forget = await runCli(['auth', 'forget-token', '--service', 'tracker', '--profile', 'work', '--json'], { env: env() });
     expect(forget.code).toBe(0);
     expect(forget.json()).toEqual({ service: 'tracker', removed: ['work'] });
-    const again = await runCli(['auth', 'logout', '--service', 'tracker', '--all'], { env: env() });
+    const again = await runCli(['auth', 'forget-token', '--service', 'tracker', '--all'], { env: env() });
     expect(again.stderr).toContain('no tracker token is stored for any profile: nothing to do');
+  });
+
+  it('the old names (auth login, auth logout) still work, hidden from help, with one line naming the new ones', async () => {
+    expect((await runCli(['config', 'set', 'tracker', 'https://t.example', '--profile', 'old'], { env: env() })).code).toBe(0);
+    const stored = await runCli(['auth', 'login', '--service', 'tracker', '--with-token', '--profile', 'old'], { env: env(), stdin: 'tok\n' });
+    expect(stored.code, stored.stderr).toBe(0);
+    expect(stored.stderr).toContain('`opsctl auth login` is now `opsctl auth store-token`');
+    const forgot = await runCli(['auth', 'logout', '--service', 'tracker', '--profile', 'old', '--json'], { env: env() });
+    expect(forgot.code, forgot.stderr).toBe(0);
+    expect(forgot.json()).toEqual({ service: 'tracker', removed: ['old'] });
+    expect(forgot.stderr).toContain('`opsctl auth logout` is now `opsctl auth forget-token`');
+    const help = await runCli(['auth', '--help'], { env: env() });
+    expect(help.stdout).toMatch(/store-token/);
+    expect(help.stdout).not.toMatch(/^\s+login\b/m);
+    expect(help.stdout).not.toMatch(/^\s+logout\b/m);
   });
 
   it("a hint names the failed command's --profile", async () => {
     expect((await runCli(['config', 'set', 'tracker', 'http://127.0.0.1:9', '--profile', 'work'], { env: env() })).code).toBe(0);
     const r = await runCli(['tracker', 'labels', 'list', '--profile', 'work'], { env: env() });
     expect(r.code).toBe(4);
-    expect(r.stderr).toContain('run: opsctl auth login --service tracker --with-token --profile work < token.txt');
+    expect(r.stderr).toContain('run: opsctl auth store-token --service tracker --with-token --profile work < token.txt');
     const j = await runCli(['tracker', 'labels', 'list', '--profile', 'work', '--json'], { env: env() });
     expect(JSON.parse(j.stderr).error.hint).toContain('--with-token --profile work < token.txt');
   });
@@ -100,7 +118,7 @@ describe('auth login --with-token', () => {
     const mock = await startMock({ services: ['tracker'] });
     try {
       const e = { ...env(), OPSCTL_TRACKER_URL: mock.url };
-      expect((await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], { env: e, stdin: 'stale-token' })).code).toBe(0);
+      expect((await runCli(['auth', 'store-token', '--service', 'tracker', '--with-token'], { env: e, stdin: 'stale-token' })).code).toBe(0);
       expect((await runCli(['tracker', 'labels', 'list'], { env: e })).code).toBe(4);
       expect((await runCli(['tracker', 'labels', 'list'], { env: { ...e, OPSCTL_TRACKER_TOKEN: mock.trackerToken } })).code).toBe(0);
     } finally {

@@ -27,7 +27,7 @@ describe('shell completions', () => {
     expect(complete('opsctl tracker labels ')).toEqual(expect.arrayContaining(['list', 'get', 'create', 'update', 'delete']));
     expect(complete('opsctl tracker labels create --c')).toEqual(['--color']);
     expect(complete('opsctl completion b')).toEqual(['bash']);
-    expect(complete('opsctl auth login --service ')).toEqual(['tracker', 'oauth']);
+    expect(complete('opsctl auth store-token --service ')).toEqual(['tracker', 'oauth']);
   });
 
   /**

@@ -140,7 +140,7 @@ describe('credentials.json with garbage or the wrong shape', () => {
       expect(labels.stderr).not.toContain('secret-token-xyz');
       expectCleanError(labels.stderr, 'the credential file');
       // Writing a token (for a real tracker: the embedded one takes none) would rewrite the file: refused, untouched.
-      const store = await runCli(['auth', 'login', '--service', 'tracker', '--with-token'], {
+      const store = await runCli(['auth', 'store-token', '--service', 'tracker', '--with-token'], {
         env: { ...env, OPSCTL_TRACKER_URL: 'https://t.example' },
         stdin: 'tok_123\n',
       });
@@ -408,7 +408,7 @@ describe('directories', () => {
     for (const argv of [
       ['tracker', 'labels', 'list'],
       ['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'],
-      ['auth', 'login', '--service', 'tracker', '--with-token'],
+      ['auth', 'store-token', '--service', 'tracker', '--with-token'],
     ]) {
       const r = await runCli(argv, { env: { OPSCTL_CONFIG_DIR: bad }, stdin: 'tok\n' });
       expect(r.code, argv.join(' ')).toBe(1);
@@ -613,7 +613,7 @@ describe('only regular files are read, with a size cap (built binary; nothing is
           env: { ...process.env, OPSCTL_CONFIG_DIR: base, NO_COLOR: '1' },
         });
       expect((await sh('config set tracker https://t.example.com')).exitCode).toBe(0);
-      expect((await sh('auth login --service tracker --with-token', 'tok-123\n')).exitCode).toBe(0);
+      expect((await sh('auth store-token --service tracker --with-token', 'tok-123\n')).exitCode).toBe(0);
       expect(statSync(join(base, 'config.json')).mode & 0o777, `config.json under umask ${mask}`).toBe(0o600);
       expect(statSync(join(base, 'credentials.json')).mode & 0o777, `credentials.json under umask ${mask}`).toBe(0o600);
     }

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -369,7 +370,7 @@ describe('ID token checks (the embedded mock signs them; the test tampers)', () 
     expect(stored()).toBeUndefined();
   });
 
-  it('the embedded mock (inside the opsctl process): claims and nonce checked the same way, without its key set', async () => {
+  it('the embedded mock (inside the opsctl process): one path, its tokens checked against its own key set like any provider', async () => {
     const ok = await login(['--scopes', 'openid', 'email']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(stored()).toMatchObject({ account: 'alice@example.com' });
@@ -378,5 +379,17 @@ describe('ID token checks (the embedded mock signs them; the test tampers)', () 
     expect(r.stderr).toMatch(/"nonce" is not the one opsctl sent/);
     // The refused sign-in stored nothing: the earlier one is still there.
     expect(stored()).toMatchObject({ account: 'alice@example.com' });
+    // The signature is checked too: a key set that does not hold the embedded mock's key refuses its token
+    // (no skipped check for a server inside this process).
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const other = await serve((_req, res) => json(res, 200, { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'other', use: 'sig', alg: 'RS256' }] }));
+    try {
+      const forged = await login(['--scopes', 'openid', 'email'], {}, undefined, { OPSCTL_JWKS_URI: `${other.url}/certs` });
+      expect(forged.code).toBe(4);
+      expect(forged.stderr).toMatch(/ID token .* refused/);
+      expect(other.paths).toContain('/certs');
+    } finally {
+      await other.close();
+    }
   });
 });

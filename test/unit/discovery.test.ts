@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { issuerProblem, metadataCachePath, oidcDiscoveryUrl, rfc8414Url } from '../../src/auth/discovery.js';
 import { parseScopes } from '../../src/auth/scopes.js';
-import { configuredIssuer } from '../../src/auth/settings.js';
+import { configuredIssuer } from '../../src/config/server-id.js';
 
 describe('where a provider publishes its metadata', () => {
   it.each([

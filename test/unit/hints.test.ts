@@ -3,8 +3,8 @@ import { withProfileFlag } from '../../src/core/hints.js';
 
 describe('withProfileFlag', () => {
   it('adds --profile to every command of a profile noun, before a redirect or a parenthesis', () => {
-    expect(withProfileFlag('run: opsctl auth login --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)', 'work')).toBe(
-      'run: opsctl auth login --service tracker --with-token --profile work < token.txt   (or set OPSCTL_TRACKER_TOKEN)',
+    expect(withProfileFlag('run: opsctl auth store-token --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)', 'work')).toBe(
+      'run: opsctl auth store-token --service tracker --with-token --profile work < token.txt   (or set OPSCTL_TRACKER_TOKEN)',
     );
     expect(withProfileFlag('check the id: opsctl tracker labels list', 'work')).toBe('check the id: opsctl tracker labels list --profile work');
     expect(withProfileFlag('sign in again: opsctl login (OAuth) or opsctl auth status, then opsctl labels list', 'a b')).toBe(

@@ -3,13 +3,21 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { fileRoomOf, importEdges, kvRoomOf, roomCycles, type FileEdge, type RoomCycle } from '../helpers/room-graph.js';
+import { fileRoomOf, importEdges, kvRoomOf, moduleImports, roomCycles, type FileEdge, type ModuleImport, type RoomCycle } from '../helpers/room-graph.js';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
 /** A cycle as a reader needs it: the rooms, then the import that makes each step. */
 function describeCycle(c: RoomCycle): string {
   return `${c.rooms.join(' -> ')}  (${c.via.map((e) => `${e.from} ${e.kind === 'static' ? '' : `${e.kind} `}imports ${e.to}`).join('; ')})`;
+}
+
+/** Imports of the mock package from outside the wiring and the `mock …` verbs, as `from kind imports specifier`. */
+function mockImportsOutsideWiring(imports: readonly ModuleImport[]): string[] {
+  return imports
+    .filter((i) => /^@opsctl\/mock(\/|$)/.test(i.specifier) && !i.from.startsWith('wiring/') && !i.from.startsWith('commands/mock/'))
+    .map((i) => `${i.from} ${i.kind === 'static' ? '' : `${i.kind} `}imports ${i.specifier}`.replace('  ', ' '))
+    .sort();
 }
 
 function tree(files: Record<string, string>): string {
@@ -70,10 +78,29 @@ describe('no import cycle between rooms, type imports included', () => {
     expect(intoWiring.filter((e) => e.from !== 'cli.ts').map((e) => `${e.from} imports ${e.to}`)).toEqual([]);
   });
 
-  it('only wiring/ imports the embedded mock, from one file', () => {
-    // (the `mock …` verbs serve the mock itself; a package import of the mock is not a relative edge)
-    const intoMock = srcEdges().filter((e) => e.to.startsWith('mock/') && !e.from.startsWith('mock/') && !e.from.startsWith('commands/mock/'));
-    expect(intoMock.filter((e) => e.from !== 'wiring/embedded.ts').map((e) => `${e.from} imports ${e.to}`)).toEqual([]);
+  it('only wiring/ imports the embedded mock (the package @opsctl/mock); the `mock …` verbs serve it', () => {
+    const imports = moduleImports(SRC);
+    // the mock is a package: its imports are read as written, type-only and import() included
+    expect(imports.some((i) => i.from === 'wiring/embedded.ts' && i.specifier === '@opsctl/mock' && i.kind === 'dynamic')).toBe(true);
+    expect(mockImportsOutsideWiring(imports)).toEqual([]);
+  });
+
+  it('the mock check fails for a domain that imports the mock, even a type only', () => {
+    const dir = tree({
+      'wiring/embedded.ts': "export const load = () => import('@opsctl/mock');\n",
+      'commands/mock/serve.ts': "import { createMockServer } from '@opsctl/mock';\nexport const s = createMockServer;\n",
+      'auth/id-token.ts': "import type { SigningKey } from '@opsctl/mock/services/oauth/jwt.js';\nexport type K = SigningKey;\n",
+      'kv/x.ts': "export async function f() { return (await import('@opsctl/mock')).createMockServer; }\n",
+      'core/free.ts': "import { x } from '@opsctl/mockingbird';\nexport const y = x;\n",
+    });
+    try {
+      expect(mockImportsOutsideWiring(moduleImports(dir))).toEqual([
+        'auth/id-token.ts type imports @opsctl/mock/services/oauth/jwt.js',
+        'kv/x.ts dynamic imports @opsctl/mock',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds a cycle made only of type imports, and names it with the imports that make it', () => {

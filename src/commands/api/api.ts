@@ -172,7 +172,7 @@ function failure(ctx: Context, opts: ApiOptions, res: HttpResponse): ApiError {
     return withHint(
       err,
       opts.service === 'tracker'
-        ? 'check the tracker token: opsctl auth login --service tracker --with-token < token.txt   (or OPSCTL_TRACKER_TOKEN)'
+        ? 'check the tracker token: opsctl auth store-token --service tracker --with-token < token.txt   (or OPSCTL_TRACKER_TOKEN)'
         : ctx.env.OPSCTL_ACCESS_TOKEN
           ? 'the server refused OPSCTL_ACCESS_TOKEN: get a new token, or unset it to use the sign-in of opsctl login'
           : 'run: opsctl login',

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import { configuredIssuer } from '../../config/server-id.js';
 
 export interface AuthRemoveScopesOptions {
   removeScopes: string[];
@@ -13,7 +14,7 @@ export interface AuthRemoveScopesOptions {
  * asking for it. The grant behind the refresh token stays at the server until opsctl logout.
  */
 export async function run(opts: AuthRemoveScopesOptions, ctx: Context): Promise<CommandResult> {
-  const [{ parseScopes, shortScope }, { configuredIssuer, oauthSettings }, { accountTokens, assertBoundHere, storeRefreshed }] = await Promise.all([
+  const [{ parseScopes, shortScope }, { oauthSettings }, { accountTokens, assertBoundHere, storeRefreshed }] = await Promise.all([
     import('../../auth/scopes.js'),
     import('../../auth/settings.js'),
     import('../../auth/accounts.js'),
@@ -52,7 +53,7 @@ export async function run(opts: AuthRemoveScopesOptions, ctx: Context): Promise<
     });
   const settings = await oauthSettings(ctx);
   if (current.client_id) settings.clientId = current.client_id;
-  if (current.token_url && !settings.embedded && !ctx.env.OPSCTL_TOKEN_URL) settings.tokenUrl = current.token_url;
+  if (current.token_url && settings.stableId === undefined && !ctx.env.OPSCTL_TOKEN_URL) settings.tokenUrl = current.token_url;
   const { redeemRefreshToken } = await import('../../auth/env-account.js');
   const next = await redeemRefreshToken(ctx, settings, current.refresh_token, current, remaining.join(' '));
   next.account = current.account;

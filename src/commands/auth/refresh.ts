@@ -4,6 +4,7 @@ import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './refresh.spec.js';
 import { showLoginProgress } from '../login/lib/progress.js';
+import { configuredIssuer } from '../../config/server-id.js';
 
 export type Options = OptionsOf<typeof spec>;
 
@@ -17,10 +18,9 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
       throw new UsageError('give --scopes (add) or --remove-scopes, not both', { field: 'remove-scopes', hint: 'run opsctl auth refresh twice' });
     return (await import('./refresh-remove.js')).run({ removeScopes: opts.removeScopes, account: opts.account }, ctx);
   }
-  const [{ login, parseTimeout }, { parseScopes, shortScope }, { configuredIssuer }, { accountTokens, assertBoundHere }] = await Promise.all([
+  const [{ login, parseTimeout }, { parseScopes, shortScope }, { accountTokens, assertBoundHere }] = await Promise.all([
     import('../../auth/browser-login.js'),
     import('../../auth/scopes.js'),
-    import('../../auth/settings.js'),
     import('../../auth/accounts.js'),
   ]);
   const timeoutMs = parseTimeout(opts.timeout);

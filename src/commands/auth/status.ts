@@ -5,6 +5,7 @@ import type { CommandResult } from '../../core/output.js';
 import { accountColumns } from './columns.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './status.spec.js';
+import { configuredIssuer } from '../../config/server-id.js';
 
 export type Options = OptionsOf<typeof spec>;
 
@@ -94,7 +95,6 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   // token, and when it refuses it, a refresh tells whether the sign-in survives (invalid_grant → exit 4).
   // (Not against the embedded mock, which only opsctl itself changes: status stays cheap there, and
   // never reads the keyring.)
-  const { configuredIssuer } = await import('../../auth/settings.js');
   const issuer = configuredIssuer(ctx.env, await ctx.profile());
   const remote = Boolean(ctx.env.OPSCTL_AUTH_URL ?? (await ctx.profile()).auth ?? issuer);
   if (remote && (stored.expires_at === undefined || stored.expires_at > now)) {

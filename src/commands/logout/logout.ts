@@ -3,6 +3,7 @@ import { OpsError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './logout.spec.js';
+import { authServerId } from '../../config/server-id.js';
 
 export type Options = OptionsOf<typeof spec>;
 
@@ -12,7 +13,7 @@ export type Options = OptionsOf<typeof spec>;
  * active. A 400 `invalid_token` means the server had already forgotten them.
  */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  const [{ listAccounts, withSecrets, removeAccount, unknownAccount, authServerId }, { oauthSettings }, { revokeToken }] = await Promise.all([
+  const [{ listAccounts, withSecrets, removeAccount, unknownAccount }, { oauthSettings }, { revokeToken }] = await Promise.all([
     import('../../auth/accounts.js'),
     import('../../auth/settings.js'),
     import('../../auth/token-client.js'),
@@ -26,7 +27,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     // a tracker token is a credential too, but not a sign-in: name the command that forgets it
     const tracker = Boolean((await (await ctx.credentials()).get(profile)).tracker);
     const also = tracker
-      ? ` (a tracker token is stored: opsctl auth logout --service tracker${ctx.globals.profile === undefined ? '' : ` --profile ${profile}`} forgets it)`
+      ? ` (a tracker token is stored: opsctl auth forget-token --service tracker${ctx.globals.profile === undefined ? '' : ` --profile ${profile}`} forgets it)`
       : '';
     return { data: { profile, revoked: false, removed: false }, text: '', message: `not signed in on profile ${profile}: nothing to do${also}` };
   }
@@ -45,7 +46,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     } else {
       const settings = await oauthSettings(ctx);
       if (stored.client_id) settings.clientId = stored.client_id;
-      if (stored.revoke_url && !settings.embedded && !ctx.env.OPSCTL_REVOKE_URL) settings.revokeUrl = stored.revoke_url;
+      if (stored.revoke_url && settings.stableId === undefined && !ctx.env.OPSCTL_REVOKE_URL) settings.revokeUrl = stored.revoke_url;
       revoked = await revokeToken(ctx, settings, stored.refresh_token ?? stored.access_token);
     }
   } catch (err) {

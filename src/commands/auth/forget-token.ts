@@ -1,13 +1,13 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
-import type { spec } from './logout.spec.js';
+import type { spec } from './forget-token.spec.js';
 
 export type Options = OptionsOf<typeof spec>;
 
 /**
- * `opsctl auth logout --service tracker [--all]`: forgets the tracker API token stored by
- * `auth login --with-token` (the tracker has no revocation endpoint: revoke it in the tracker's own
+ * `opsctl auth forget-token --service tracker [--all]`: forgets the tracker API token stored by
+ * `auth store-token --with-token` (the tracker has no revocation endpoint: revoke it in the tracker's own
  * settings too). OAuth accounts are signed out with `opsctl logout`.
  */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import { authServerId } from '../../config/server-id.js';
 
 export interface AuthLoginOAuthOptions {
   withToken: boolean;
@@ -15,7 +16,7 @@ export function parseAccountJson(text: string): { refresh_token: string; client_
   const bad = (problem: string) =>
     new UsageError(`standard input: ${problem}`, {
       field: 'token',
-      hint: `pipe one JSON object in: echo '${SHAPE}' | opsctl auth login --service oauth --with-token`,
+      hint: `pipe one JSON object in: echo '${SHAPE}' | opsctl auth store-token --service oauth --with-token`,
     });
   if (!text.trim()) throw bad('nothing was read');
   let doc: unknown;
@@ -40,18 +41,18 @@ export function parseAccountJson(text: string): { refresh_token: string; client_
 }
 
 /**
- * `opsctl auth login --service oauth --with-token`: an OAuth account from a refresh token on stdin,
+ * `opsctl auth store-token --service oauth --with-token`: an OAuth account from a refresh token on stdin,
  * checked by one refresh, stored like a signed-in account (the OS keyring; the 0600 file only with
  * --insecure-storage), and refreshed like any other from then on.
  */
 export async function run(opts: AuthLoginOAuthOptions, ctx: Context): Promise<CommandResult> {
   if (!opts.withToken) {
     throw new UsageError('the OAuth account is read from standard input', {
-      hint: `run: echo '${SHAPE}' | opsctl auth login --service oauth --with-token   (a browser sign-in is opsctl login; without a browser, opsctl login --device)`,
+      hint: `run: echo '${SHAPE}' | opsctl auth store-token --service oauth --with-token   (a browser sign-in is opsctl login; without a browser, opsctl login --device)`,
     });
   }
   const profile = await ctx.profileName();
-  const [{ authServerId }, { openKeyring }] = await Promise.all([import('../../auth/accounts.js'), import('../../config/secrets.js')]);
+  const { openKeyring } = await import('../../config/secrets.js');
   // Where it would go, before anything is read or sent: the keyring, or the file only when asked.
   if (!opts.insecureStorage) {
     const probe = await openKeyring(ctx.env);

@@ -2,16 +2,16 @@ import type { Context } from '../../context.js';
 import { isOpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
-import type { spec } from './login.spec.js';
+import type { spec } from './store-token.spec.js';
 
 export type Options = OptionsOf<typeof spec>;
 
 /** Stores a tracker API token (read from stdin, never from argv, so it stays out of shell history). */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  if (opts.service === 'oauth') return (await import('./login-oauth.js')).run(opts, ctx);
+  if (opts.service === 'oauth') return (await import('./store-token-oauth.js')).run(opts, ctx);
   if (!opts.withToken) {
     throw new UsageError('the tracker token is read from standard input', {
-      hint: 'run: opsctl auth login --service tracker --with-token < token.txt   (OAuth sign-in is opsctl login)',
+      hint: 'run: opsctl auth store-token --service tracker --with-token < token.txt   (OAuth sign-in is opsctl login)',
     });
   }
   const profile = await ctx.profileName();
@@ -32,7 +32,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (!token)
     throw new UsageError('no token on standard input', {
       field: 'token',
-      hint: 'pipe the token in: opsctl auth login --service tracker --with-token < token.txt',
+      hint: 'pipe the token in: opsctl auth store-token --service tracker --with-token < token.txt',
     });
   if (/\s/.test(token)) throw new UsageError('the token contains white space; give exactly one token', { field: 'token' });
   await (await ctx.credentials()).update(profile, (c) => ({ ...c, tracker: { token } }));
