@@ -6,6 +6,7 @@ import { missingScopes } from './scopes.js';
 import { toStored } from './session.js';
 import { oauthSettings, type OAuthSettings } from './settings.js';
 import { exchangeCode } from './token-client.js';
+import { isLoopbackHost } from '../core/redact.js';
 
 export interface LoginOptions {
   scopes?: string[];
@@ -106,6 +107,21 @@ export function buildAuthorizeUrl(
 }
 
 /**
+ * The authorization endpoint accepts TLS only (seed 000; RFC 6749 §3.1): a plain-HTTP authorize URL off
+ * this machine is refused before anything is printed or opened, since the browser would send the
+ * request, and the person's session at the provider, in the clear. Loopback (a local mock) is allowed.
+ */
+function refusePlainHttpAuthorize(settings: OAuthSettings): void {
+  const u = new URL(settings.authorizeUrl);
+  if (u.protocol === 'https:' || isLoopbackHost(u.hostname)) return;
+  throw new UsageError(`the authorization endpoint ${u.origin}${u.pathname} is plain HTTP: it accepts TLS only`, {
+    code: 'insecure_authorize_url',
+    field: settings.issuer ? 'issuer' : 'authorize_url',
+    hint: `point profile ${settings.profile} at the provider's https:// address (opsctl config set ${settings.issuer ? 'issuer' : 'auth'} https://… --profile ${settings.profile}, or authorize_url if set by hand); nothing was opened`,
+  });
+}
+
+/**
  * Installed-app sign-in (RFC 8252 + RFC 7636): PKCE S256, a random state, a one-shot loopback listener,
  * the system browser (or the printed URL, or a pasted redirect), the code exchange, and the tokens
  * stored 0600. Nothing is stored unless the whole flow succeeds.
@@ -119,6 +135,7 @@ export async function login(ctx: LoginDeps, opts: LoginOptions): Promise<LoginOu
   if (opts.consentAs && !settings.local) {
     throw new UsageError('--consent-as only works against a local mock authorization server', { field: 'consent-as', hint: 'sign in with a browser instead' });
   }
+  refusePlainHttpAuthorize(settings);
   const pkceMethods = settings.metadata?.code_challenge_methods_supported;
   if (pkceMethods && !pkceMethods.includes('S256')) {
     // RFC 7636 §4.2: S256 is mandatory to implement; `plain` sends the verifier's equal through the browser.

@@ -500,6 +500,26 @@ describe('tokens over time', () => {
 });
 
 describe('profiles and real servers', () => {
+  it('the authorization endpoint accepts TLS only: a plain-HTTP authorize URL off loopback is refused before anything is printed or opened (exit 2)', async () => {
+    const opened: string[] = [];
+    const plain = { ...env, OPSCTL_AUTH_URL: 'http://auth.example.test', OPSCTL_CLIENT_ID: 'abc' };
+    for (const args of [['--no-browser'], []]) {
+      const r = await runCli(['login', ...args], { env: plain, openBrowser: async (url) => (opened.push(url), true) });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('the authorization endpoint http://auth.example.test/o/oauth2/v2/auth is plain HTTP: it accepts TLS only');
+      expect(r.stderr).toContain('opsctl config set auth https://');
+      expect(r.stdout + r.stderr).not.toContain('response_type=code');
+    }
+    // an authorize URL set by hand is held to the same rule
+    const byHand = await runCli(['login', '--no-browser'], {
+      env: { ...plain, OPSCTL_AUTH_URL: 'https://auth.example.test', OPSCTL_AUTHORIZE_URL: 'http://auth.example.test/authorize' },
+      openBrowser: async (url) => (opened.push(url), true),
+    });
+    expect(byHand.code).toBe(2);
+    expect(JSON.stringify(byHand.stderr)).toContain('http://auth.example.test/authorize is plain HTTP');
+    expect(opened).toEqual([]);
+  });
+
   it('--profile keeps the tokens per profile; a new sign-in of the same account revokes the one it replaces, another account is added', async () => {
     expect((await runCli(['login', '--profile', 'work'], { env, openBrowser: browser() })).code).toBe(0);
     const first = creds().work.oauth;
