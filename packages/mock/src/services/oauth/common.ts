@@ -5,6 +5,8 @@ import type { MockState } from '../../store.js';
 import { escapeHtml, htmlPage } from '@opsctl/shared/html.js';
 import type { MockUser, OAuthClient } from './registry.js';
 import { oauth } from './tokens.js';
+import type { PendingRequest } from './slice-types.js';
+export type { PendingRequest } from './slice-types.js';
 
 /** The mock authorization server's knobs (`createMockServer({options: {oauth: …}})`, `mock serve` flags). */
 export interface OAuthMockOptions {
@@ -31,21 +33,6 @@ export interface OAuthMockOptions {
 
 export function oauthOptions(ctx: ServiceContext): OAuthMockOptions {
   return ctx.options.oauth ?? {};
-}
-
-export interface PendingRequest {
-  id: string;
-  client_id: string;
-  redirect_uri: string;
-  scopes: string[];
-  state?: string;
-  code_challenge?: string;
-  code_challenge_method?: 'S256' | 'plain';
-  nonce?: string;
-  login_hint?: string;
-  /** include_granted_scopes=true: the grant is the union with this user's earlier grants to the client. */
-  include_granted_scopes?: boolean;
-  expires_at: number;
 }
 
 /** The client registry (empty, and not stored, before the service's init has filled it in). */

@@ -11,21 +11,12 @@ import { own } from '@opsctl/shared/lookup.js';
 import type { ServiceContext } from '../../service.js';
 import type { MockState } from '../../store.js';
 import type { DeliveryOptions } from './delivery.js';
-import type { IntegrityEvidence, IntegrityState } from './integrity.js';
+import type { IntegrityEvidence } from './integrity.js';
 import type { SigningKey } from './jwt.js';
-import { DEFAULT_CLIENT_ID, type OAuthClient } from './registry.js';
+import { DEFAULT_CLIENT_ID } from './registry.js';
 import { oauth, storedField } from './tokens.js';
-
-export interface ConsoleFields {
-  sha1_fingerprint?: string;
-  team_id?: string;
-  ownership?: { state: 'unverified' | 'verified'; account?: string; verified_at?: number; problem?: string };
-  integrity?: IntegrityState;
-  created_at?: number;
-  last_used_at?: number;
-  deleted_by?: 'manual' | 'unused';
-}
-export type ConsoleClient = OAuthClient & ConsoleFields;
+import type { ConsoleClient } from './slice-types.js';
+export type { ConsoleFields, ConsoleClient } from './slice-types.js';
 
 /** The console's knobs (`options.oauth`). */
 export interface ConsoleOptions {

@@ -11,6 +11,8 @@ import type { ConsoleClient } from './console-core.js';
 import { integrityView } from './integrity.js';
 import { DELETED_CLIENT_RESTORE_MS } from './registry.js';
 import { oauth } from './tokens.js';
+import type { StoreListings } from './slice-types.js';
+export type { StoreApp, StoreItem, StoreListings } from './slice-types.js';
 
 export {
   afterRestore,
@@ -80,24 +82,6 @@ export function clientView(c: ConsoleClient, now: number): Record<string, unknow
     restorable_until: c.deleted_at === undefined ? null : iso(c.deleted_at + DELETED_CLIENT_RESTORE_MS),
   });
   return out;
-}
-
-/** Store listings the mock knows, for ownership verification. */
-export interface StoreApp {
-  package_name: string;
-  sha1_fingerprint: string;
-  /** E-mail addresses with administrator rights on the app in the store console. */
-  admins: string[];
-}
-export interface StoreItem {
-  item_id: string;
-  /** The publisher's e-mail address. */
-  publisher: string;
-}
-
-export interface StoreListings {
-  apps: StoreApp[];
-  items: StoreItem[];
 }
 
 export function storeListings(state: MockState): StoreListings {

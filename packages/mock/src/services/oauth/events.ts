@@ -11,6 +11,8 @@ import type { EventKind } from './console-schema.js';
 import { signingKey } from './jwt.js';
 import { own } from '@opsctl/shared/lookup.js';
 import { oauth } from './tokens.js';
+import type { Delivery, SecEventsSlice } from './slice-types.js';
+export type { Receiver, DeliveryStatus, Delivery, SecEventsSlice } from './slice-types.js';
 
 /** {secevent_base} in the seed. */
 export const SECEVENT_BASE = 'https://schemas.openid.net/secevent';
@@ -21,45 +23,6 @@ export const EVENT_URIS: ReadonlyMap<EventKind, string> = new Map<EventKind, str
   ['account-disabled', `${SECEVENT_BASE}/risc/event-type/account-disabled`],
   ['account-enabled', `${SECEVENT_BASE}/risc/event-type/account-enabled`],
 ]);
-
-export interface Receiver {
-  id: string;
-  /** Where SETs are POSTed (RFC 8935 push). */
-  url: string;
-  /** The client (the `aud` of its SETs) whose users' events it receives. */
-  client_id: string;
-  /** Event kinds it wants. */
-  events: EventKind[];
-  created_at: number;
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'rejected';
-
-export interface Delivery {
-  jti: string;
-  event: EventKind;
-  receiver_id: string;
-  client_id: string;
-  url: string;
-  /** The signed SET, sent byte for byte the same on every attempt. */
-  set: string;
-  /** Who the event is about (for `events list`). */
-  subject: string;
-  status: DeliveryStatus;
-  attempts: number;
-  created_at: number;
-  next_attempt_at: number;
-  /** Another delivery run holds it until then. */
-  lease_until?: number;
-  last_status?: number;
-  last_error?: string;
-  delivered_at?: number;
-}
-
-export interface SecEventsSlice {
-  receivers: Receiver[];
-  deliveries: Delivery[];
-}
 
 /** Delivered and rejected records kept for `events list`; pending ones are never dropped. */
 const KEEP_FINISHED = 1000;

@@ -19,25 +19,8 @@ import type { MockState } from '../../store.js';
 import { integrityProblem, type FieldProblem, type IntegrityAction } from './console-schema.js';
 import { signingKey } from './jwt.js';
 import { storedField } from './tokens.js';
-
-export type IntegrityMode = 'disabled' | 'monitoring' | 'enforced';
-
-export interface IntegrityMetrics {
-  verified: number;
-  unverified_outdated_client: number;
-  unverified_unknown_origin: number;
-  unverified_invalid: number;
-  /** Requests refused because enforcement was on (all of them unverified). */
-  rejected: number;
-}
-
-export interface IntegrityState {
-  /** Requested changes, oldest first; the last one whose effective_at has passed is in force. */
-  changes: Array<{ to: IntegrityMode; requested_at: number; effective_at: number }>;
-  /** Set once the check was ever enabled: the bundle identifier is frozen from then on. */
-  used: boolean;
-  metrics: IntegrityMetrics;
-}
+import type { IntegrityMode, IntegrityMetrics, IntegrityState } from './slice-types.js';
+export type { IntegrityMode, IntegrityMetrics, IntegrityState } from './slice-types.js';
 
 export const METRIC_CATEGORIES = ['verified', 'unverified_outdated_client', 'unverified_unknown_origin', 'unverified_invalid'] as const;
 export type MetricCategory = (typeof METRIC_CATEGORIES)[number];

@@ -1,13 +1,8 @@
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign, type JsonWebKey } from 'node:crypto';
 import type { MockState } from '../../store.js';
 import { oauth, storedField } from './tokens.js';
-
-/** The mock's ID-token signing key (RS256), kept in the state so every process signs with the same key. */
-export interface SigningKey {
-  kid: string;
-  private_pem: string;
-  public_jwk: JsonWebKey;
-}
+import type { SigningKey } from './slice-types.js';
+export type { SigningKey } from './slice-types.js';
 
 export function signingKey(state: MockState): SigningKey {
   const stored = storedField(state, 'signing');

@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { dict, own, type Dict } from '@opsctl/shared/lookup.js';
 import { sliceField, type MockState } from '../../store.js';
-import type { PendingRequest } from './common.js';
-import type { StoreListings } from './console.js';
-import type { ConsoleClient } from './console-core.js';
-import type { SecEventsSlice } from './events.js';
-import type { SigningKey } from './jwt.js';
 import type { MockUser } from './registry.js';
+import type { ConsoleClient, PendingRequest, SecEventsSlice, SigningKey, StoreListings } from './slice-types.js';
 
 /**
  * The contract between the mock authorization server and the services that accept its bearer tokens
