@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 const TOKEN = 'trk_bench_token_0000000000000000';
 
-/** Starts `opsctl mock serve --test` and resolves {url, stop}. */
+/** Starts `opsctl mock serve --test` and resolves {url, pid, stop}. */
 export function serve(BIN, args) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'mock', 'serve', '--test', '--json', ...args], {
@@ -22,7 +22,7 @@ export function serve(BIN, args) {
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line) {
         const info = JSON.parse(line);
-        resolve({ ...info, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGINT'))) });
+        resolve({ ...info, pid: child.pid, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGINT'))) });
       }
     });
     child.on('exit', (code) => reject(new Error(`mock serve exited ${code}: ${err}`)));

@@ -18,39 +18,119 @@ export function raw<T>(value: T): T {
   return (value !== null && typeof value === 'object' ? (targets.get(value) ?? value) : value) as T;
 }
 
+/**
+ * One index of an array: the key of the record at each position, and what the kind keeps of them. A kind
+ * says how an appended record or a changed key is taken in; false drops the index (rebuilt on next use).
+ */
 interface Index {
   keyOf: (item: never) => unknown;
-  /** key → position of the first record with it. */
-  map: Map<unknown, number>;
   /** key of the record at each position. */
   keys: unknown[];
-  /** Two records share a key: moves cannot be kept exact, so any change drops the index. */
-  dups: boolean;
+  append(pos: number, key: unknown): boolean;
+  change(pos: number, was: unknown, now: unknown): boolean;
 }
+
+/** key → position of the first record with it (`list.find`). */
+class UniqueIndex implements Index {
+  readonly map = new Map<unknown, number>();
+  /** Two records share a key: moves cannot be kept exact, so any change drops the index. */
+  dups = false;
+  constructor(
+    readonly keyOf: (item: never) => unknown,
+    readonly keys: unknown[],
+  ) {
+    keys.forEach((k, i) => this.append(i, k));
+  }
+  append(pos: number, k: unknown): boolean {
+    if (this.map.has(k)) this.dups = true;
+    else this.map.set(k, pos);
+    return true;
+  }
+  change(pos: number, was: unknown, now: unknown): boolean {
+    if (this.dups || this.map.get(was) !== pos || this.map.has(now)) return false;
+    this.map.delete(was);
+    this.map.set(now, pos);
+    return true;
+  }
+}
+
+/** key → the positions of every record with it, in array order (`list.filter`). */
+class GroupIndex implements Index {
+  readonly map = new Map<unknown, number[]>();
+  constructor(
+    readonly keyOf: (item: never) => unknown,
+    readonly keys: unknown[],
+  ) {
+    keys.forEach((k, i) => this.append(i, k));
+  }
+  append(pos: number, k: unknown): boolean {
+    const g = this.map.get(k);
+    if (g) g.push(pos);
+    else this.map.set(k, [pos]);
+    return true;
+  }
+  change(pos: number, was: unknown, now: unknown): boolean {
+    const from = this.map.get(was);
+    const at = from ? from.indexOf(pos) : -1;
+    if (!from || at < 0) return false;
+    from.splice(at, 1);
+    if (from.length === 0) this.map.delete(was);
+    const to = this.map.get(now) ?? [];
+    if (to.length === 0) this.map.set(now, to);
+    // positions stay sorted: the group reads in array order
+    let i = to.length;
+    while (i > 0 && to[i - 1]! > pos) i--;
+    to.splice(i, 0, pos);
+    return true;
+  }
+}
+
+/** The least and the greatest numeric key (`Math.min(...list.map(…))`), with a position holding each. */
+class ExtremesIndex implements Index {
+  min?: { value: number; pos: number };
+  max?: { value: number; pos: number };
+  constructor(
+    readonly keyOf: (item: never) => unknown,
+    readonly keys: unknown[],
+  ) {
+    keys.forEach((k, i) => this.append(i, k));
+  }
+  append(pos: number, k: unknown): boolean {
+    if (typeof k !== 'number') return true;
+    if (!this.min || k < this.min.value) this.min = { value: k, pos };
+    if (!this.max || k > this.max.value) this.max = { value: k, pos };
+    return true;
+  }
+  change(pos: number, _was: unknown, now: unknown): boolean {
+    // the position that held an extreme moved inward: only a scan knows the new one
+    if (this.min?.pos === pos && !(typeof now === 'number' && now <= this.min.value)) return false;
+    if (this.max?.pos === pos && !(typeof now === 'number' && now >= this.max.value)) return false;
+    return this.append(pos, now);
+  }
+}
+
+type Kind = new (keyOf: (item: never) => unknown, keys: unknown[]) => Index;
 
 const byArray = new WeakMap<object, Map<string, Index>>();
 
 /** Index builds so far (tests: a write does not rebuild an index of its collection). */
 export const indexStats = { builds: 0 };
 
-function build(list: readonly object[], keyOf: (item: never) => unknown): Index {
-  indexStats.builds++;
-  const idx: Index = { keyOf, map: new Map(), keys: new Array<unknown>(list.length), dups: false };
-  for (let i = 0; i < list.length; i++) {
-    const k = keyOf(list[i] as never);
-    idx.keys[i] = k;
-    if (idx.map.has(k)) idx.dups = true;
-    else idx.map.set(k, i);
-  }
-  return idx;
-}
-
-function indexFor(list: readonly object[], name: string, keyOf: (item: never) => unknown, fresh = false): Index {
+function indexFor<I extends Index>(list: readonly object[], name: string, kind: Kind, keyOf: (item: never) => unknown, fresh = false): I {
   let all = byArray.get(list);
   if (!all) byArray.set(list, (all = new Map<string, Index>()));
   let idx = fresh ? undefined : all.get(name);
-  if (!idx) all.set(name, (idx = build(list, keyOf)));
-  return idx;
+  if (!idx || !(idx instanceof kind)) {
+    indexStats.builds++;
+    all.set(
+      name,
+      (idx = new kind(
+        keyOf,
+        list.map((item) => keyOf(item as never)),
+      )),
+    );
+  }
+  return idx as I;
 }
 
 /**
@@ -60,7 +140,7 @@ function indexFor(list: readonly object[], name: string, keyOf: (item: never) =>
 export function lookup<T extends object>(list: readonly T[], name: string, keyOf: (item: T) => unknown, key: unknown): T | undefined {
   const r = raw(list);
   for (const fresh of [false, true]) {
-    const idx = indexFor(r, name, keyOf, fresh);
+    const idx = indexFor<UniqueIndex>(r, name, UniqueIndex, keyOf, fresh);
     const pos = idx.map.get(key);
     if (pos === undefined) return undefined;
     const item = r[pos];
@@ -71,7 +151,7 @@ export function lookup<T extends object>(list: readonly T[], name: string, keyOf
 
 /** True when two records of `list` share a key of the index `name` (a uniqueness check then scans). */
 export function hasDuplicates<T extends object>(list: readonly T[], name: string, keyOf: (item: T) => unknown): boolean {
-  return indexFor(raw(list), name, keyOf).dups;
+  return indexFor<UniqueIndex>(raw(list), name, UniqueIndex, keyOf).dups;
 }
 
 /** The record with this `id` (the first, as `list.find` would), in O(1). */
@@ -80,6 +160,34 @@ export function byId<T extends { id: unknown }>(list: readonly T[], id: unknown)
 }
 
 const idOf = (item: { id: unknown }) => item.id;
+
+/** The positions in `list` of the records whose `keyOf` is `key`, in array order; O(records found). */
+export function groupPositions<T extends object>(list: readonly T[], name: string, keyOf: (item: T) => unknown, key: unknown): readonly number[] {
+  const r = raw(list);
+  for (const fresh of [false, true]) {
+    const found = indexFor<GroupIndex>(r, name, GroupIndex, keyOf, fresh).map.get(key) ?? [];
+    // every hit checked against its record: a stale index costs a rebuild, never a wrong answer
+    if (found.every((pos) => r[pos] !== undefined && keyOf(r[pos]) === key)) return found;
+  }
+  return [];
+}
+
+/** The records of `list` whose `keyOf` is `key`, in array order (as `list.filter` would answer), in O(records found). */
+export function group<T extends object>(list: readonly T[], name: string, keyOf: (item: T) => unknown, key: unknown): T[] {
+  return groupPositions(list, name, keyOf, key).map((pos) => list[pos]!);
+}
+
+/** The greatest (or least) numeric `valueOf` in `list`, or undefined for an empty list; O(1) while records are only added. */
+export function extreme<T extends object>(list: readonly T[], name: string, valueOf: (item: T) => number, which: 'min' | 'max'): number | undefined {
+  const r = raw(list);
+  for (const fresh of [false, true]) {
+    const at = indexFor<ExtremesIndex>(r, name, ExtremesIndex, valueOf, fresh)[which];
+    if (!at) return undefined;
+    const item = r[at.pos];
+    if (item !== undefined && valueOf(item) === at.value) return at.value;
+  }
+  return undefined;
+}
 
 /**
  * Told by a transaction of each change: `t[key]` was set (`append`: one past the end of an array),
@@ -98,8 +206,7 @@ export function indexChanged(t: object, key: string | symbol, kind: 'append' | '
         }
         const k = idx.keyOf(item as never);
         idx.keys.push(k);
-        if (idx.map.has(k)) idx.dups = true;
-        else idx.map.set(k, pos);
+        if (!idx.append(pos, k)) own.delete(name);
       }
     } else byArray.delete(t);
     return;
@@ -118,12 +225,10 @@ export function indexChanged(t: object, key: string | symbol, kind: 'append' | '
     const was = idx.keys[pos];
     const now = idx.keyOf(t as never);
     if (was === now) continue;
-    if (idx.dups || idx.map.get(was) !== pos || idx.map.has(now)) {
+    if (!idx.change(pos, was, now)) {
       indexes.delete(name);
       continue;
     }
-    idx.map.delete(was);
-    idx.map.set(now, pos);
     idx.keys[pos] = now;
   }
 }

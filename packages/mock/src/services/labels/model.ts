@@ -18,9 +18,10 @@ import {
 } from './common.js';
 import type { MockSlices } from '../../store.js';
 import { clone } from '../../tx.js';
+import { byId } from '../../indexes.js';
 
 export function findLabel(state: MockSlices, id: string): StoredLabel {
-  const label = slice(state).labels.find((l) => l.id === id);
+  const label = byId(slice(state).labels, id);
   if (!label) throw notFound(`label labels/${id} does not exist`);
   return label;
 }

@@ -6,6 +6,7 @@ import { byId } from '../../indexes.js';
 import type { MockState } from '../../store.js';
 import type { LabelParam, MoveParams } from './bodies.js';
 import type { Label, TrackerState } from './records.js';
+import { labelByName } from './story-index.js';
 
 /** What the generic routes (crud.ts) and the 404s read of a row of the shared resource table. */
 export type ResourceRoutes = Pick<ItemResource, 'singular' | 'path' | 'idType' | 'verbs'>;
@@ -184,7 +185,7 @@ export function newLabel(
 export function ensureLabels(t: TrackerState, params: readonly LabelParam[], at: string): number[] {
   const ids: number[] = [];
   for (const p of params) {
-    let label = t.labels.find((l) => l.name.toLowerCase() === String(p.name).toLowerCase());
+    let label = labelByName(t, String(p.name));
     if (!label) {
       label = newLabel(t, p, at);
       t.labels.push(label);

@@ -5,10 +5,11 @@ import { API, assign, boolQuery, ensureLabels, find, intParam, intQuery, move, t
 import type { EpicBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
 import { commentTree, type CommentView } from './epic-comments.js';
-import type { Epic, Health, Label, NoHealth } from './records.js';
+import type { Epic, Health, Label, NoHealth, Story } from './records.js';
 import { associatedGroups, currentHealth, storyCounts } from './stats.js';
 import { EPIC_STATES, EPIC_WORKFLOW_ID } from './state.js';
 import { storyList } from './stories.js';
+import { byId, extreme, group } from '../../indexes.js';
 
 const SIMPLE = [
   'name',
@@ -111,7 +112,7 @@ export interface EpicView extends Omit<Epic, 'description' | 'started' | 'comple
 
 /** An epic as the API shows it: full (comments, health) or slim (list results), with computed stats. */
 export function presentEpic(t: TrackerState, e: Epic, slim: boolean, includeDescription = true): EpicView {
-  const stories = t.stories.filter((s) => s.epic_id === e.id);
+  const stories = group(t.stories, 'epic_id', (s: Story) => s.epic_id, e.id);
   const type = EPIC_STATES.find((s) => s.id === e.epic_state_id)?.type ?? 'unstarted';
   const out: EpicView = {
     ...e,
@@ -119,7 +120,7 @@ export function presentEpic(t: TrackerState, e: Epic, slim: boolean, includeDesc
     started: type === 'started' || type === 'done',
     completed: type === 'done',
     labels: e.label_ids
-      .map((id) => t.labels.find((l) => l.id === id))
+      .map((id) => byId(t.labels, id))
       .filter((l) => l !== undefined)
       .map((l) => ({ ...l })),
     associated_groups: associatedGroups(stories),
@@ -172,7 +173,7 @@ export function epicRoutes(ctx: ServiceContext): Route[] {
         started_at_override: body.started_at_override ?? null,
         completed_at_override: body.completed_at_override ?? null,
         converted_from_story_id: body.converted_from_story_id ?? null,
-        position: Math.max(0, ...t.epics.map((x) => x.position)) + 1,
+        position: Math.max(0, extreme(t.epics, 'position', (x: Epic) => x.position, 'max') ?? 0) + 1,
         planningtool_id: null,
         planningtool_name: null,
         planningtool_plugin_id: null,

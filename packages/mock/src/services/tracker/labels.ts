@@ -167,7 +167,8 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
           assertUniqueName(t, body.name);
           const created = newLabel(t, body, nowIso(ctx.now()));
           t.labels.push(created);
-          return presentLabel(t, created, true);
+          // a label just made has a new id: no story, epic or document names it yet (no scan needed to say so)
+          return presentLabel(t, created, true, noStats());
         });
         return reply.created(label);
       },

@@ -7,6 +7,8 @@ import type { CustomFieldParam, StoryBody, StoryCommentBody, TaskParam } from '.
 import { crudRoutes } from './crud.js';
 import type { HistoryAction, Label, LinkedFile, Story, StoryChanges, StoryComment, StoryCustomField, StoryLink, Task, TrackerFile } from './records.js';
 import { phase } from './stats.js';
+import { commentCount, commentsOf, findLink, firstPosition, lastPosition, linksOf, subTasksOf, tasksOf } from './story-index.js';
+import { byId } from '../../indexes.js';
 import { DEFAULT_STORY_STATE, STORY_STATES, STORY_WORKFLOW_ID } from './state.js';
 
 const SIMPLE = [
@@ -67,13 +69,11 @@ export type NewStory = Omit<Story, 'id' | 'entity_type' | 'app_url'>;
 
 /** A story's links as TypedStoryLink: `type` says whether the story is the link's subject or object. */
 function typedLinks(t: TrackerState, s: Story): TypedLink[] {
-  return t.storyLinks
-    .filter((l) => l.subject_id === s.id || l.object_id === s.id)
-    .map((l) => ({ ...presentLink(t, l), type: l.subject_id === s.id ? 'subject' : 'object' }));
+  return linksOf(t, s.id).map((l) => ({ ...presentLink(t, l), type: l.subject_id === s.id ? 'subject' : 'object' }));
 }
 
 export function presentLink(t: TrackerState, l: StoryLink): LinkView {
-  const subject = t.stories.find((x) => x.id === l.subject_id);
+  const subject = byId(t.stories, l.subject_id);
   return { ...l, subject_workflow_state_id: subject?.workflow_state_id ?? DEFAULT_STORY_STATE };
 }
 
@@ -85,22 +85,22 @@ export function presentLink(t: TrackerState, l: StoryLink): LinkView {
 export function presentStory(t: TrackerState, s: Story, includeDescription = true, full = false): StoryView {
   const ph = phase(s);
   const links = typedLinks(t, s);
-  const tasks = t.tasks.filter((k) => k.story_id === s.id).sort((a, b) => a.position - b.position);
-  const comments = t.storyComments.filter((c) => c.story_id === s.id);
+  const tasks = tasksOf(t, s.id).sort((a, b) => a.position - b.position);
+  const comments = commentsOf(t, s.id);
   const { comment_ids: _c, task_ids: _t, num_tasks_completed: _n, ...rest } = s;
   const out: StoryView = {
     ...rest,
     labels: s.label_ids
-      .map((id) => t.labels.find((l) => l.id === id))
+      .map((id) => byId(t.labels, id))
       .filter((l) => l !== undefined)
       .map((l) => ({ ...l })),
     started: ph === 'started' || ph === 'done',
     completed: ph === 'done',
     // blocked: another story blocks this one and is not done; blocker: this one blocks an unfinished story
-    blocked: links.some((l) => l.verb === 'blocks' && l.type === 'object' && phase(t.stories.find((x) => x.id === l.subject_id) ?? {}) !== 'done'),
+    blocked: links.some((l) => l.verb === 'blocks' && l.type === 'object' && phase(byId(t.stories, l.subject_id) ?? {}) !== 'done'),
     blocker: links.some((l) => l.verb === 'blocks' && l.type === 'subject' && ph !== 'done'),
     story_links: links,
-    sub_task_story_ids: t.stories.filter((x) => x.parent_story_id === s.id).map((x) => x.id),
+    sub_task_story_ids: subTasksOf(t, s.id).map((x) => x.id),
     stats: { num_related_documents: 0 },
   };
   if (full) {
@@ -145,7 +145,7 @@ export function checkStoryRefs(t: TrackerState, body: Partial<StoryBody>, self?:
   for (const [field, coll] of refs) {
     const v = body[field];
     const records: ReadonlyArray<{ id: number | string }> = t[coll];
-    if (v !== undefined && v !== null && !records.some((x) => x.id === v))
+    if (v !== undefined && v !== null && !byId(records, v))
       throw unprocessable(`${field}: ${coll === 'stories' ? 'story' : coll.slice(0, -1)} ${v} does not exist`, field);
   }
   if (self !== undefined && body.parent_story_id === self) throw unprocessable('parent_story_id: a story cannot be its own parent', 'parent_story_id');
@@ -158,7 +158,7 @@ export function checkStoryRefs(t: TrackerState, body: Partial<StoryBody>, self?:
   for (const field of ['file_ids', 'linked_file_ids'] as const) {
     const coll = field === 'file_ids' ? 'files' : 'linkedFiles';
     const records: ReadonlyArray<{ id: number }> = t[coll];
-    for (const id of body[field] ?? []) if (!records.some((x) => x.id === id)) throw unprocessable(`${field}: ${id} does not exist`, field);
+    for (const id of body[field] ?? []) if (!byId(records, id)) throw unprocessable(`${field}: ${id} does not exist`, field);
   }
 }
 
@@ -195,6 +195,18 @@ export function linkFiles(t: TrackerState, story: Story): void {
       const ids = f.story_ids.filter((x) => x !== story.id);
       f.story_ids = has ? [...ids, story.id] : ids;
     }
+  }
+}
+
+/** A new story's files and linked files list it (no other file can: its id is new), found by id. */
+function linkNewStoryFiles(t: TrackerState, story: Story): void {
+  for (const id of story.file_ids) {
+    const f = byId(t.files, id);
+    if (f) f.story_ids = [...f.story_ids.filter((x) => x !== story.id), story.id];
+  }
+  for (const id of story.linked_file_ids) {
+    const f = byId(t.linkedFiles, id);
+    if (f) f.story_ids = [...f.story_ids.filter((x) => x !== story.id), story.id];
   }
 }
 
@@ -267,7 +279,7 @@ export function makeStory(t: TrackerState, body: StoryBody, at: string): NewStor
     mention_ids: [],
     member_mention_ids: [],
     group_mention_ids: [],
-    position: Math.max(0, ...t.stories.map((x) => x.position)) + 1,
+    position: lastPosition(t),
     moved_at: at,
     started_at: null,
     completed_at: null,
@@ -280,7 +292,7 @@ export function makeStory(t: TrackerState, body: StoryBody, at: string): NewStor
     created_at: body.created_at ?? at,
     updated_at: body.updated_at ?? at,
   };
-  if (body.move_to === 'first') story.position = Math.min(1, ...t.stories.map((x) => x.position)) - 1;
+  if (body.move_to === 'first') story.position = firstPosition(t);
   enterState(story, body.workflow_state_id ?? DEFAULT_STORY_STATE, story.created_at);
   story.moved_at = story.created_at;
   return story;
@@ -311,7 +323,7 @@ export function addInlineTasks(t: TrackerState, story: Story, tasks: readonly Ta
 /** Creates one story from a validated body inside a store transaction: record, inline tasks, history. */
 export function createStory(t: TrackerState, body: StoryBody, at: string): Story {
   for (const sub of body.sub_tasks ?? [])
-    if ('story_id' in sub && !t.stories.some((x) => x.id === sub.story_id)) throw unprocessable(`sub_tasks: story ${sub.story_id} does not exist`, 'sub_tasks');
+    if ('story_id' in sub && !byId(t.stories, sub.story_id)) throw unprocessable(`sub_tasks: story ${sub.story_id} does not exist`, 'sub_tasks');
   const { comments, sub_tasks: subTasks, source_task_id: _source, ...rest } = body;
   const own = makeStory(t, rest, at);
   const id = nextId(t);
@@ -321,12 +333,12 @@ export function createStory(t: TrackerState, body: StoryBody, at: string): Story
   for (const c of comments ?? []) addComment(t, id, { ...c, parent_id: null }, at);
   for (const sub of subTasks ?? []) {
     if ('story_id' in sub) {
-      const child = t.stories.find((x) => x.id === sub.story_id);
+      const child = byId(t.stories, sub.story_id);
       if (child) child.parent_story_id = id;
     } else createStory(t, { name: sub.name, owner_ids: sub.owner_ids, workflow_state_id: sub.workflow_state_id, parent_story_id: id }, at);
   }
   for (const l of body.story_links ?? []) addLink(t, { verb: l.verb, subject_id: l.subject_id ?? id, object_id: l.object_id ?? id }, at);
-  linkFiles(t, story);
+  linkNewStoryFiles(t, story);
   recordHistory(t, story, 'create', story.created_at);
   return story;
 }
@@ -334,10 +346,10 @@ export function createStory(t: TrackerState, body: StoryBody, at: string): Story
 /** A story link: both ends exist and differ, and the same link is not made twice (422 otherwise). */
 export function addLink(t: TrackerState, body: { verb: string; subject_id: number; object_id: number }, at: string): StoryLink {
   for (const f of ['subject_id', 'object_id'] as const) {
-    if (!t.stories.some((s) => s.id === body[f])) throw unprocessable(`${f}: story ${body[f]} does not exist`, f);
+    if (!byId(t.stories, body[f])) throw unprocessable(`${f}: story ${body[f]} does not exist`, f);
   }
   if (body.subject_id === body.object_id) throw unprocessable('object_id: a story cannot be linked to itself', 'object_id');
-  const dup = t.storyLinks.find((l) => l.subject_id === body.subject_id && l.object_id === body.object_id && l.verb === body.verb);
+  const dup = findLink(t, body.subject_id, body.object_id, body.verb);
   if (dup) throw unprocessable(`story ${body.subject_id} already ${body.verb} story ${body.object_id} (link ${dup.id})`, 'verb');
   const link = {
     id: nextId(t),
@@ -374,15 +386,15 @@ export function changeStory(t: TrackerState, item: Story, body: Partial<StoryBod
   // sub_tasks on update is the final list: the stories named become (in that order) the sub-tasks, the others are unlinked
   if (body.sub_tasks !== undefined) {
     const want = body.sub_tasks.map((x) => ('story_id' in x ? x.story_id : -1));
-    for (const sid of want) if (!t.stories.some((x) => x.id === sid)) throw unprocessable(`sub_tasks: story ${sid} does not exist`, 'sub_tasks');
+    for (const sid of want) if (!byId(t.stories, sid)) throw unprocessable(`sub_tasks: story ${sid} does not exist`, 'sub_tasks');
     for (const x of t.stories) {
       if (x.parent_story_id === item.id && !want.includes(x.id)) x.parent_story_id = null;
       if (want.includes(x.id)) x.parent_story_id = item.id;
     }
   }
   if (body.before_id !== undefined || body.after_id !== undefined) move(t.stories, item, { before_id: body.before_id, after_id: body.after_id }, 'story');
-  if (body.move_to === 'first') item.position = Math.min(1, ...t.stories.map((x) => x.position)) - 1;
-  if (body.move_to === 'last') item.position = Math.max(0, ...t.stories.map((x) => x.position)) + 1;
+  if (body.move_to === 'first') item.position = firstPosition(t);
+  if (body.move_to === 'last') item.position = lastPosition(t);
   const changes: StoryChanges = {};
   for (const k of Object.keys(before) as Array<keyof typeof before>) if (item[k] !== before[k]) changes[k] = { old: before[k], new: item[k] };
   recordHistory(t, item, 'update', at, changes);
@@ -453,7 +465,7 @@ export function addComment(t: TrackerState, id: number, b: StoryCommentBody, at:
     linked_to_slack: false,
     blocker: false,
     unblocks_parent: false,
-    position: t.storyComments.filter((x) => x.story_id === id).length + 1,
+    position: commentCount(t, id) + 1,
     reactions: [],
     group_mention_ids: [],
     member_mention_ids: [],
@@ -462,7 +474,7 @@ export function addComment(t: TrackerState, id: number, b: StoryCommentBody, at:
     updated_at: b.updated_at ?? at,
   };
   t.storyComments.push(c);
-  const story = t.stories.find((x) => x.id === id);
+  const story = byId(t.stories, id);
   if (story) story.updated_at = at;
   return c;
 }

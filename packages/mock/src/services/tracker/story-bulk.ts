@@ -8,6 +8,7 @@ import { phase } from './stats.js';
 import { STORY_STATES } from './state.js';
 import { changeStory, createStory, customValues, presentStory, removeStory } from './stories.js';
 import { clone } from '../../tx.js';
+import { byId } from '../../indexes.js';
 
 /** The most stories one bulk request may carry (the reference's bulk endpoints take up to 100). */
 export const BULK_MAX = 100;
@@ -30,7 +31,7 @@ function storyIds(t: TrackerState, ids: number[]): Story[] {
   if (ids.length > BULK_MAX)
     throw new MockError(400, 'schema_mismatch', `schema mismatch: story_ids: at most ${BULK_MAX} stories per request (got ${ids.length})`);
   return ids.map((id) => {
-    const s = t.stories.find((x) => x.id === id);
+    const s = byId(t.stories, id);
     if (!s) throw unprocessable(`story_ids: story ${id} does not exist`, 'story_ids');
     return s;
   });
@@ -95,7 +96,7 @@ function bulkChange(t: TrackerState, story: Story, b: BulkUpdateBody, at: string
   if (b.labels_add || b.labels_remove) {
     const add = ensureLabels(t, b.labels_add ?? [], at);
     const drop = new Set((b.labels_remove ?? []).map((l) => String(l.name).toLowerCase()));
-    story.label_ids = [...new Set([...story.label_ids, ...add])].filter((id) => !drop.has(String(t.labels.find((l) => l.id === id)?.name).toLowerCase()));
+    story.label_ids = [...new Set([...story.label_ids, ...add])].filter((id) => !drop.has(String(byId(t.labels, id)?.name).toLowerCase()));
   }
   if (b.custom_fields_add || b.custom_fields_remove) {
     const drop = new Set((b.custom_fields_remove ?? []).map((c) => c.field_id));
