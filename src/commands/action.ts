@@ -1,9 +1,25 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import type { CommandResult } from '../core/output.js';
+import { ExitCode } from '../core/exit-codes.js';
 
 /** How every destructive verb's description ends (the one rule of src/core/confirm.ts). */
 export const CONFIRM_HELP = 'asks on a terminal; needs --yes without one; --dry-run shows it';
+
+/**
+ * `--exit-code` of every apply and plan (terraform's -detailed-exitcode, `git diff --exit-code`): exit
+ * 6 (`changes`) when the plan has changes, 0 when there is nothing to do, 1 on an error. opsctl's 2 is
+ * already usage, so 6, a code of its own (`opsctl help exit-codes`).
+ */
+export const EXIT_CODE_FLAG = {
+  type: 'boolean',
+  help: 'exit 6 when the plan has changes (pending with --dry-run, made without), 0 when there is nothing to do',
+} as const;
+
+/** The result's exit code under --exit-code: `changes` when the plan had any. */
+export function changesExit(opts: { exitCode?: boolean }, changes: number): { exitCode?: number } {
+  return opts.exitCode && changes > 0 ? { exitCode: ExitCode.changes } : {};
+}
 
 /** What a verb module exports: `run(opts, ctx)` returning data for the renderer. */
 export interface VerbModule<O> {

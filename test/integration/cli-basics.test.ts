@@ -189,7 +189,7 @@ describe('help', () => {
 
   it('documents the exit codes', async () => {
     const r = await runCli(['help', 'exit-codes', '--json'], { env: env() });
-    expect(r.json().map((x: { code: number }) => x.code)).toEqual([0, 1, 2, 3, 4, 5, 130]);
+    expect(r.json().map((x: { code: number }) => x.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 130]);
   });
 
   it('exits 2 on an unknown command or flag, with a suggestion', async () => {

@@ -222,7 +222,7 @@ afterAll(() => {
 it('finds the examples of the README and the guides (the parser still matches them)', () => {
   const all = parsed.flatMap((p) => p.blocks.flatMap((b) => b.commands.map((c) => c.text)));
   expect(all.length).toBeGreaterThan(50);
-  expect(Object.keys(files).sort()).toEqual(['labels.yaml', 'prod.yaml', 'sensitivity.yaml']);
+  expect(Object.keys(files).sort()).toEqual(['drift.yaml', 'labels.yaml', 'prod.yaml', 'sensitivity.yaml']);
   expect(others.sort()).toEqual(Object.keys(NOT_RUN).sort());
   for (const [key, skip] of Object.entries(SKIP)) {
     // Every skip still names a command of the README, and the README says there what it needs.

@@ -6,6 +6,7 @@ export const ExitCode = {
   partial: 3,
   auth: 4,
   declined: 5,
+  changes: 6,
   interrupted: 130,
 } as const;
 
@@ -18,5 +19,6 @@ export const exitCodeHelp: ReadonlyArray<[number, string, string]> = [
   [3, 'partial', 'some changes were applied and some were not, or an upgrade halted safely; re-run to resume'],
   [4, 'auth', 'authentication is needed or was refused: sign in (opsctl login) or set a token'],
   [5, 'declined', 'you answered no at a confirmation prompt: nothing was changed'],
+  [6, 'changes', 'with --exit-code: the plan has changes (with --dry-run: pending, none made; without: made); 0 means nothing to do'],
   [130, 'interrupted', 'interrupted by Ctrl-C (SIGINT) or SIGTERM'],
 ];

@@ -1,3 +1,4 @@
+import { EXIT_CODE_FLAG } from '../action.js';
 import { defineVerb, type RunModule } from '../spec.js';
 import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin, trialTimeout } from './lib/flags.js';
 
@@ -16,6 +17,7 @@ export const spec = defineVerb({
       suggest: ['3.3', '3.4', '3.5', '3.6'],
     },
     dryRun,
+    exitCode: EXIT_CODE_FLAG,
     settle: { type: 'string', value: 'auto|duration', help: 'wait after each member: auto = 2m when v2 data > 50 MB, else none', default: 'auto' },
     backup: { type: 'negated', help: 'command driver without a backup template: upgrade without backing up the data dirs (the plan says so)' },
     allowSameVersion: { type: 'boolean', help: 'a rolling restart when the members already run --to' },

@@ -13,6 +13,7 @@ import { journalPath } from '../../kv/journal/journal.js';
 import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './upgrade.spec.js';
+import { changesExit } from '../action.js';
 
 /** The minors kv restore starts members on: every minor of the ladder (3.5 and 3.6 restore with etcdutl). */
 export const KNOWN_MINORS = LADDER_MINORS;
@@ -148,7 +149,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
         ignoreChecks,
       });
       if ('kind' in r) {
-        const out = renderLadder(r, ctx);
+        const out = withChanges(renderLadder(r, ctx), opts, changesOf(r));
         if (r.status !== 'done' && r.status !== 'halted') return out;
         const { backupsOfRuns, ladderRunIds } = await import('./lib/upgrade-backups.js');
         const { ids, steps } = await ladderRunIds(r);
@@ -169,7 +170,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   }
   const { CommandDriver } = await import('../../kv/drivers/command.js');
   const commands = report.status === 'planned' && driver instanceof CommandDriver ? driver.preview(cluster.members, { version: opts.to }) : undefined;
-  const out = render(report, ctx, checks, commands);
+  const out = withChanges(render(report, ctx, checks, commands), opts, changesOf(report));
   if ((report.status === 'done' || report.status === 'halted') && report.run) {
     const { backupsOfRuns } = await import('./lib/upgrade-backups.js');
     const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps);
@@ -179,6 +180,18 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   if (reportFile && report.journal) out.data = { ...(out.data as object), report: await writeReport(report.journal) };
   else if (reportFile) ctx.io.warn(`--report: nothing ran, so no report was written to ${reportFile}`);
   return out;
+}
+
+/** The hops (a ladder) or members (one hop) a plan upgrades, or a run upgraded: --exit-code's changes. */
+function changesOf(r: UpgradeReport | LadderReport): number {
+  if ('kind' in r) return r.status === 'planned' || r.status === 'done' ? r.hops.length : 0;
+  if (r.status === 'planned') return r.plan.filter((m) => m.action !== 'skip').length;
+  return r.status === 'done' ? r.steps.length : 0;
+}
+
+/** --exit-code: 6 when the plan has changes, unless the result already says something else (halted, declined). */
+function withChanges(out: CommandResult, opts: { exitCode?: boolean }, changes: number): CommandResult {
+  return out.exitCode === undefined ? { ...out, ...changesExit(opts, changes) } : out;
 }
 
 /** What the question names: the members that will be stopped, and the plan's warnings. */

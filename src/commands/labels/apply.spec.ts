@@ -1,3 +1,4 @@
+import { EXIT_CODE_FLAG } from '../action.js';
 import { defineVerb, type RunModule } from '../spec.js';
 import { ADMIN_HELP, CONFIRM_HELP } from './lib/flags.js';
 
@@ -7,6 +8,7 @@ export const spec = defineVerb({
   flags: {
     file: { type: 'string', short: 'f', value: 'path|-', help: 'the label file: YAML or JSON (- reads stdin)', required: true },
     dryRun: { type: 'boolean', help: 'print the plan and send nothing' },
+    exitCode: EXIT_CODE_FLAG,
     publish: { type: 'boolean', help: 'publish the result when it has unpublished changes' },
     admin: { type: 'boolean', help: `${ADMIN_HELP} (on by itself for labelType: ADMIN)` },
   },

@@ -13,6 +13,7 @@ import { principalKey } from '../../labels/names.js';
 import { labelsClient } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './apply.spec.js';
+import { changesExit } from '../action.js';
 
 export type Options = OptionsOf<typeof spec>;
 
@@ -230,7 +231,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const summaries = plans.map(summaryOf);
   const summary = file.list ? { labels: summaries, writes } : summaries[0];
 
-  if (opts.dryRun) return { data: { ...summary, applied: false }, text, message: 'dry run: nothing sent' };
+  if (opts.dryRun) return { data: { ...summary, applied: false }, text, message: 'dry run: nothing sent', ...changesExit(opts, writes) };
   if (!ctx.jsonOutput) ctx.io.out(text);
   if (writes === 0) return { data: { ...summary, applied: true, ...(file.list ? {} : { revisionId: plans[0]?.current?.revisionId }) }, text: '' };
   const removals = plans.flatMap((p) => removalsOf(p, file.list));
@@ -258,11 +259,12 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     // a file of one label: one plan, one result
     const [label] = results;
     if (!label) throw new Error('labels apply: no result for the one label of the file');
-    return { data: { ...summary, ...after(label) }, text: '', message: `applied ${source}: ${statusLine(label)}` };
+    return { data: { ...summary, ...after(label) }, text: '', message: `applied ${source}: ${statusLine(label)}`, ...changesExit(opts, writes) };
   }
   return {
     data: { labels: results.map((l, i) => ({ ...summaries[i], ...after(l) })), writes, applied: true },
     text: '',
     message: `applied ${source}: ${plural(plans.filter((p) => p.writes).length, 'label')} changed, ${plural(plans.filter((p) => !p.writes).length, 'label')} up to date`,
+    ...changesExit(opts, writes),
   };
 }

@@ -12,6 +12,7 @@ import type { FieldSpec } from '../../tracker/fields.js';
 import { columns, handleInterrupts, resource, trackerClient } from './shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { applySpec } from './apply.spec.js';
+import { changesExit } from '../action.js';
 
 export type ApplyOptions = OptionsOf<ReturnType<typeof applySpec>>;
 
@@ -93,6 +94,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
       text: '',
       message:
         todo.length === 0 ? `${spec.name} already match ${label(opts.file)}: nothing to do` : `dry run: ${plural(todo.length, 'write')} planned, none made`,
+      ...changesExit(opts, todo.length),
     };
   }
 
@@ -122,7 +124,11 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   };
   if (outcome.failed.length === 0 && outcome.skipped.length === 0) {
     progress.succeed(`applied ${plural(todo.length, 'change')} to ${spec.name}`);
-    return { data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: todo.length }, text: '' };
+    return {
+      data: { plan: plan.steps, counts: plan.counts, unlisted: plan.unlisted, dry_run: false, applied: todo.length },
+      text: '',
+      ...changesExit(opts, todo.length),
+    };
   }
   progress.fail(`${outcome.failed.length} of ${plural(todo.length, 'change')} failed`);
   const lines = outcome.failed.map((f) => `  ${f.step.action} ${f.step.key}: ${f.message}`).join('\n');

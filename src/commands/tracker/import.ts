@@ -12,6 +12,7 @@ import { resolveState, type WorkflowRef } from '../../tracker/workflow-states.js
 import { columns, handleInterrupts, trackerClient } from './shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { importSpec } from './import.spec.js';
+import { changesExit } from '../action.js';
 
 export type ImportOptions = OptionsOf<ReturnType<typeof importSpec>>;
 
@@ -94,6 +95,7 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
         batches.length === 0
           ? `every story of ${label(opts.file)} exists: nothing to do`
           : `dry run: ${plural(plan.create.length, 'story', 'stories')} planned, none created`,
+      ...changesExit(opts, plan.create.length),
     };
   }
 
@@ -127,7 +129,7 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
   }
   progress.succeed(`created ${plural(created.length, 'story', 'stories')} in ${plural(batches.length, 'bulk request')}`);
   // the ids made, as gh prints what it created: a table on a terminal, TSV (id, external_id, name) piped
-  return { data: summary(created), text: formatTable(ctx.io, rows, columns(['id', 'external_id', 'name'])) };
+  return { data: summary(created), text: formatTable(ctx.io, rows, columns(['id', 'external_id', 'name'])), ...changesExit(opts, created.length) };
 }
 
 async function parse(text: string, format: string, file: string): Promise<unknown> {
