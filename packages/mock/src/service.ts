@@ -28,6 +28,8 @@ export interface MockServiceOptions {
     token?: string;
     /** Largest multipart body `POST /files` accepts (default 50 MiB, streamed); other routes use the server's `maxBodyBytes`. */
     maxUploadBytes?: number;
+    /** Refuse (422) what the contract only advises against (a project abbreviation over 3 characters); the real service takes it. */
+    strict?: boolean;
     [k: string]: unknown;
   };
   oauth?: Record<string, unknown>;

@@ -24,6 +24,10 @@ export const spec = defineVerb({
       value: 'n',
       help: 'tracker entitlement: objectives the plan allows (default 1000); beyond it 403 UnusableEntitlementError',
     },
+    trackerStrict: {
+      type: 'boolean',
+      help: 'the tracker refuses (422) what its contract only advises against, e.g. a project abbreviation over 3 characters (the real service takes it)',
+    },
     maxUpload: { type: 'string', value: 'size', help: 'largest tracker file-upload request, e.g. 200MB (streamed: memory stays flat)', default: '50MB' },
     oauthClients: { type: 'string', value: 'file', help: 'merge OAuth clients and users from this JSON or YAML file into the registry' },
     accessTokenTtl: { type: 'string', value: 'seconds', help: 'OAuth access-token lifetime', default: '3600' },

@@ -138,7 +138,7 @@ async function serviceOptions(opts: OptionsOf<typeof spec>): Promise<MockService
     ...(opts.trackerMaxGroups === undefined ? {} : { groups: positive('--tracker-max-groups', opts.trackerMaxGroups) }),
     ...(opts.trackerMaxObjectives === undefined ? {} : { objectives: positive('--tracker-max-objectives', opts.trackerMaxObjectives) }),
   };
-  return { tracker: { rateLimit: rate, maxUploadBytes, entitlements }, oauth };
+  return { tracker: { rateLimit: rate, maxUploadBytes, entitlements, strict: Boolean(opts.trackerStrict) }, oauth };
 }
 
 /** Checks the state, listens, and loads the services that work in the background; the tracker token it accepts. */

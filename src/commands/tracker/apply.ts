@@ -13,6 +13,7 @@ import { columns, handleInterrupts, resource, trackerClient } from './shared.js'
 import type { OptionsOf } from '../spec.js';
 import type { applySpec } from './apply.spec.js';
 import { changesExit } from '../action.js';
+import { checkAdvice } from '../../tracker/advice.js';
 
 export type ApplyOptions = OptionsOf<ReturnType<typeof applySpec>>;
 
@@ -71,6 +72,12 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
   const current = await client.list(spec);
   const plan = planApply(current, found.items, { key, fields, createOnly, prune: opts.prune });
   const todo = writes(plan);
+  checkAdvice(
+    (t) => ctx.io.warn(t),
+    spec.name,
+    todo.filter((s) => s.action === 'create' || s.action === 'update').map((s) => ({ body: s.body, where: `${spec.name} ${s.key}` })),
+    Boolean(opts.strict),
+  );
   if (!ctx.jsonOutput) printPlan(ctx, plan, spec.name);
   const deletes = plan.steps.filter((s) => s.action === 'delete');
   if (deletes.length && !opts.dryRun) {

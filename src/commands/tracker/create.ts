@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { buildBody, readDataFlag } from '../../tracker/input.js';
 import { idOf } from '../../tracker/client.js';
+import { checkAdvice } from '../../tracker/advice.js';
 import type { OptionsOf } from '../spec.js';
 import type { createSpec } from './create.spec.js';
 import { columns, resource, trackerClient } from './shared.js';
@@ -13,6 +14,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<CommandRes
   const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), ctx.cwd);
   const client = await trackerClient(ctx, spec);
   const body = await buildBody(spec, 'create', opts.fields, data, client.names);
+  checkAdvice((t) => ctx.io.warn(t), spec.name, [{ body }], Boolean(opts.strict));
   const res = await client.http.request<unknown>({ method: 'POST', path: client.path(spec), json: body });
   if (res.status === 204 || res.data === undefined || res.data === null || res.data === '') {
     // created with no body (the webhook integration): the id comes from Location when the server sends one

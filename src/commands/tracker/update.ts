@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { buildBody, flagName, readDataFlag, resolveId } from '../../tracker/input.js';
 import type { OptionsOf } from '../spec.js';
+import { checkAdvice } from '../../tracker/advice.js';
 import { columns, resource, trackerClient } from './shared.js';
 import type { updateSpec } from './update.spec.js';
 
@@ -20,6 +21,7 @@ export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandRes
       .map(([n]) => flagName(n));
     throw new UsageError('nothing to update', { hint: `pass at least one of ${flags.join(', ')} or --data` });
   }
+  checkAdvice((t) => ctx.io.warn(t), spec.name, [{ body }], Boolean(opts.strict));
   const updated = await client.update(spec, id, body);
   return { data: updated, columns: columns(spec.columns), message: `updated ${spec.singular} ${id}` };
 }

@@ -4,6 +4,13 @@ import type { Route, ServiceContext } from '../../service.js';
 import { API, assertFeature, assign, ensureLabels, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';
 import type { IterationBody, ProjectBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
+import { adviceFor } from '@opsctl/shared/tracker/advice.js';
+
+/** `mock serve --tracker-strict`: what the contract advises against is refused (the real service takes it). */
+function refuseAdvisedAgainst(ctx: ServiceContext, body: unknown): void {
+  const [advice] = ctx.options.tracker?.strict ? adviceFor('projects', body) : [];
+  if (advice) throw unprocessable(advice.message, advice.field);
+}
 import { labelStatsOf, presentLabel } from './labels.js';
 import type { Iteration, Project } from './records.js';
 import { associatedGroups, storyCounts } from './stats.js';
@@ -99,6 +106,7 @@ export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
     coll: 'projects',
     entityType: 'project',
     make(body) {
+      refuseAdvisedAgainst(ctx, body);
       return {
         name: body.name,
         team_id: body.team_id,
@@ -118,6 +126,7 @@ export function iterationProjectRoutes(ctx: ServiceContext): Route[] {
       };
     },
     change(p, body) {
+      refuseAdvisedAgainst(ctx, body);
       assign(p, body, ['name', 'team_id', 'abbreviation', 'color', 'description', 'follower_ids', 'archived', 'days_to_thermometer', 'show_thermometer']);
     },
     present: (t, p) => presentProject(t, p),
