@@ -29,7 +29,7 @@ describe('a project abbreviation over 3 characters', () => {
   });
 
   it('update: the same warning; 3 characters or fewer say nothing', async () => {
-    const p = await t.json<{ id: number }>('tracker', 'projects', 'create', '--name', 'Quiet', '--team-id', '1', '--abbreviation', 'QT');
+    const p = (await t.json('tracker', 'projects', 'create', '--name', 'Quiet', '--team-id', '1', '--abbreviation', 'QT')) as { id: number };
     const short = await t.cli('tracker', 'projects', 'update', String(p.id), '--abbreviation', 'QTE');
     expect(short.code, short.stderr).toBe(0);
     expect(short.stderr).not.toContain('abbreviation');
