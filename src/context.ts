@@ -20,6 +20,8 @@ export interface GlobalOptions {
   yes?: boolean;
   debug?: boolean;
   profile?: string;
+  /** --force-request: send an api or labels request even when the sign-in lacks the scope it needs. */
+  forceRequest?: boolean;
 }
 
 /** What a verb that runs other command lines (the demo) may give main(): its own streams, environment, clock. */

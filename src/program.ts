@@ -93,6 +93,7 @@ export async function buildProgram(ctx: Context | undefined, argv?: readonly str
     .option('-y, --yes', 'answer yes to confirmations')
     .option('--debug', 'log HTTP requests (secrets redacted) and internals to stderr')
     .option('--profile <name>', 'the profile to use (default: the configured one, else "embedded")')
+    .addOption(new Option('--force-request', 'send an api or labels request even when the sign-in was not granted the scope it needs').hideHelp())
     .helpCommand(false)
     .showSuggestionAfterError(true)
     .configureHelp({

@@ -85,7 +85,8 @@ export type Transport = (url: URL, req: TransportRequest) => Promise<TransportRe
 export interface HttpClientOptions {
   service: string;
   baseUrl: string;
-  credentials?: () => Promise<Credentials | undefined>;
+  /** The credentials of a request (its method and path: a client may refuse one its sign-in cannot make). */
+  credentials?: (req: { method: string; path: string }) => Promise<Credentials | undefined>;
   /**
    * New credentials after the server refused the ones sent as expired (401 with a Bearer `invalid_token`
    * challenge, RFC 6750 §3.1: a server whose clock runs ahead of ours ends a token early); undefined when
@@ -226,7 +227,7 @@ export class HttpClient {
   async request<T = unknown>(req: RequestOptions): Promise<HttpResponse<T>> {
     const method = req.method ?? 'GET';
     let url = this.url(req.path, req.query);
-    let creds = req.auth === false ? undefined : await this.opts.credentials?.();
+    let creds = req.auth === false ? undefined : await this.opts.credentials?.({ method, path: `${url.pathname}${url.search}` });
     const hasCreds = Boolean(creds && (Object.keys(creds.headers ?? {}).length || Object.keys(creds.query ?? {}).length));
     const headers: Record<string, string> = {
       accept: 'application/json',

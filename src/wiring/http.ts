@@ -28,7 +28,7 @@ export async function createServiceClient(ctx: Context, service: Service, dispat
     signal: ctx.abort.signal,
     timeoutMs: Number(ctx.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
     notice: (line) => ctx.io.info(ctx.io.colorErr.dim(line)),
-    credentials: () => serviceCredentials(ctx, service, endpoint),
+    credentials: (req) => serviceCredentials(ctx, service, endpoint, req),
     renewCredentials: service === 'api' || service === 'labels' ? (refused) => renewBearer(ctx, refused) : undefined,
     localError: embedded ? () => embedded.embeddedLocalError(ctx) : undefined,
   });
@@ -41,9 +41,16 @@ async function renewBearer(ctx: Context, refused: Credentials): Promise<Credenti
 }
 
 /** The credentials a request to `service` carries, as the service's room says. Environment tokens beat stored ones (CI). */
-async function serviceCredentials(ctx: Context, service: Service, endpoint: Endpoint): Promise<{ headers: Record<string, string> }> {
+async function serviceCredentials(
+  ctx: Context,
+  service: Service,
+  endpoint: Endpoint,
+  req: { method: string; path: string },
+): Promise<{ headers: Record<string, string> }> {
   if (service === 'tracker') return (await import('./tracker.js')).trackerCredentials(ctx, endpoint);
-  if (service === 'api' || service === 'labels')
-    return { headers: { Authorization: `Bearer ${await (await import('../auth/access-token.js')).accessToken(ctx)}` } };
+  if (service === 'api' || service === 'labels') {
+    const { accessTokenFor } = await import('../auth/access-token.js');
+    return { headers: { Authorization: `Bearer ${await accessTokenFor(ctx, service, req, Boolean(ctx.globals.forceRequest))}` } };
+  }
   return { headers: {} };
 }

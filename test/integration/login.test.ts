@@ -108,7 +108,7 @@ describe('opsctl login with the test playing the browser', () => {
     expect(JSON.parse(api.stdout).items[0].snippet.title).toBe("bob's channel");
   });
 
-  it('a subset granted: warns naming the missing scope; auth status shows it; the API says 403 without it', async () => {
+  it('a subset granted: warns naming the missing scope; auth status shows it; the API call is refused locally, and says 403 when forced', async () => {
     const r = await login(['--scopes', 'openid', 'email', 'media.upload', 'media.readonly'], { scopes: [UPLOAD] });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/not granted: media\.readonly/);
@@ -116,7 +116,12 @@ describe('opsctl login with the test playing the browser', () => {
     expect(status.json().missing_scopes).toEqual([READ]);
     const text = await cli('auth', 'status');
     expect(text.stdout).toMatch(/missing:\s+media\.readonly/);
-    const api = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
+    // the feature whose scope is missing is off: refused before sending (exit 4), the fix named
+    const refused = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true');
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('opsctl auth refresh --scopes media.readonly');
+    // --force-request sends it: the server's 403
+    const api = await cli('api', '/media/v3/channels', '-f', 'part=id', '-f', 'mine=true', '--force-request');
     expect(api.code).toBe(1);
     expect(api.stderr).toContain('HTTP 403');
     expect(api.stderr).toContain('opsctl login --scopes');
