@@ -29,8 +29,13 @@ describe('the tracker on the embedded mock: a 1,000-record list', () => {
     }
   }, 300_000);
 
-  it('--paginate --slurp returns every page (40 of 25) as one array of 1,000 distinct stories', async () => {
-    const r = await runBin(['api', '/api/v3/search/stories', '--service', 'tracker', '-f', 'query=paged record', '--paginate', '--slurp'], { env });
+  it('--paginate --slurp returns the pages as gh does (40 of 25: scripts read .[].data[]); --slurp-items one array of 1,000 distinct stories', async () => {
+    const pages = await runBin(['api', '/api/v3/search/stories', '--service', 'tracker', '-f', 'query=paged record', '--paginate', '--slurp'], { env });
+    expect(pages.exitCode, String(pages.stderr)).toBe(0);
+    const asGh = JSON.parse(String(pages.stdout)) as Array<{ data: unknown[] }>;
+    expect(asGh).toHaveLength(40);
+    expect(asGh.flatMap((p) => p.data)).toHaveLength(1000);
+    const r = await runBin(['api', '/api/v3/search/stories', '--service', 'tracker', '-f', 'query=paged record', '--paginate', '--slurp-items'], { env });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const all = JSON.parse(String(r.stdout)) as Array<{ id: number; name: string }>;
     expect(all).toHaveLength(1000);
@@ -48,12 +53,57 @@ describe('the tracker on the embedded mock: a 1,000-record list', () => {
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(String(r.stdout).trim().split('\n')).toEqual(['250', '250', '250', '250']);
     const slurped = await runBin(
-      ['api', '/api/v3/search/stories', '--service', 'tracker', '-f', 'query=paged', '-F', 'page_size=250', '--paginate', '--slurp', '--jq', 'length'],
+      ['api', '/api/v3/search/stories', '--service', 'tracker', '-f', 'query=paged', '-F', 'page_size=250', '--paginate', '--slurp-items', '--jq', 'length'],
       {
         env,
       },
     );
     expect(String(slurped.stdout).trim()).toBe('1000');
+    const gh = await runBin(
+      [
+        'api',
+        '/api/v3/search/stories',
+        '--service',
+        'tracker',
+        '-f',
+        'query=paged',
+        '-F',
+        'page_size=250',
+        '--paginate',
+        '--slurp',
+        '--jq',
+        '[length, ([.[].data[]] | length)] | @tsv',
+      ],
+      { env },
+    );
+    expect(String(gh.stdout).trim()).toBe('4\t1000');
+  }, 300_000);
+
+  it('follows page numbers (the epics paginated list: next is a page number, null on the last)', async () => {
+    for (let i = 0; i < 12; i++) {
+      const r = await runBin(['api', '/api/v3/epics', '--service', 'tracker', '-X', 'POST', '-f', `name=paged epic ${i}`, '--silent'], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+    }
+    const r = await runBin(
+      [
+        'api',
+        '/api/v3/epics/paginated',
+        '--service',
+        'tracker',
+        '-F',
+        'page_size=5',
+        '--paginate',
+        '--slurp',
+        '--jq',
+        '[length, ([.[].data[]] | length), .[0].total] | @tsv',
+      ],
+      { env },
+    );
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const [pages, items, total] = String(r.stdout).trim().split('\t').map(Number);
+    expect(total).toBeGreaterThanOrEqual(12);
+    expect(items).toBe(total);
+    expect(pages).toBe(Math.ceil(total! / 5));
   }, 300_000);
 
   it('-F types values and reads @file and @-; -f keeps text; the story shows them', async () => {
@@ -102,6 +152,9 @@ describe('the tracker on the embedded mock: a 1,000-record list', () => {
     const slurp = await runBin(['api', '/api/v3/labels', '--service', 'tracker', '--slurp'], { env });
     expect(slurp.exitCode).toBe(2);
     expect(String(slurp.stderr)).toContain('--slurp needs --paginate');
+    const both = await runBin(['api', '/api/v3/labels', '--service', 'tracker', '--paginate', '--slurp', '--slurp-items'], { env });
+    expect(both.exitCode).toBe(2);
+    expect(String(both.stderr)).toContain('--slurp and --slurp-items: give one');
   }, 120_000);
 
   it('-i prints the status line and headers before the body, on errors too; --debug never shows the tracker token', async () => {
@@ -136,7 +189,7 @@ describe('the label service: nextPageToken', () => {
 
   it('follows nextPageToken with the same parameters: 45 labels in pages of 10, one array', async () => {
     mock.requests.length = 0;
-    const r = await runBin(['api', '/v2beta/labels', '--service', 'labels', '-F', 'pageSize=10', '-f', 'view=LABEL_VIEW_FULL', '--paginate', '--slurp'], {
+    const r = await runBin(['api', '/v2beta/labels', '--service', 'labels', '-F', 'pageSize=10', '-f', 'view=LABEL_VIEW_FULL', '--paginate', '--slurp-items'], {
       env,
     });
     expect(r.exitCode, String(r.stderr)).toBe(0);
@@ -181,7 +234,7 @@ describe('a service that pages with a Link header (as GitHub does)', () => {
 
   it('follows rel="next" to the last page; -H headers are sent on every page; -i redacts set-cookie', async () => {
     seen.length = 0;
-    const r = await runBin(['api', '/items', '--paginate', '--slurp', '-H', 'X-Trace: abc', '-H', 'Accept: application/vnd.test+json'], { env });
+    const r = await runBin(['api', '/items', '--paginate', '--slurp-items', '-H', 'X-Trace: abc', '-H', 'Accept: application/vnd.test+json'], { env });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(JSON.parse(String(r.stdout))).toEqual(Array.from({ length: 12 }, (_, n) => ({ n })));
     expect(seen).toHaveLength(3);
@@ -190,6 +243,9 @@ describe('a service that pages with a Link header (as GitHub does)', () => {
       expect(h.accept).toBe('application/vnd.test+json');
       expect(h.authorization).toBe('Bearer tok-abc-123');
     }
+    // gh's shape: the pages (each page here is an array)
+    const pages = await runBin(['api', '/items', '--paginate', '--slurp'], { env });
+    expect((JSON.parse(String(pages.stdout)) as unknown[][]).map((p) => p.length)).toEqual([4, 4, 4]);
     const inc = await runBin(['api', '/items', '-i'], { env });
     expect(String(inc.stdout)).toContain('Link: <');
     expect(String(inc.stdout)).toContain('Set-Cookie: [redacted]');

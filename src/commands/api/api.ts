@@ -29,8 +29,17 @@ export async function run(given: Options, ctx: Context): Promise<CommandResult |
   const fields = [...(given.rawField ?? []), ...(given.field ?? [])].sort((a, b) => a.at - b.at).map(({ raw, text }) => ({ raw, text }));
   const opts: ApiOptions = { ...given, fields, headers: given.header ?? [] };
   await checkPath(opts, ctx);
-  if (opts.slurp && !opts.paginate)
-    throw new UsageError('--slurp needs --paginate', { field: 'slurp', hint: 'add --paginate to gather every page into one array' });
+  if (opts.slurp && opts.slurpItems)
+    throw new UsageError('--slurp and --slurp-items: give one', {
+      field: 'slurp',
+      hint: '--slurp gives the pages (as gh), --slurp-items their items in one flat array',
+    });
+  for (const [given, flag] of [
+    [opts.slurp, '--slurp'],
+    [opts.slurpItems, '--slurp-items'],
+  ] as const)
+    if (given && !opts.paginate)
+      throw new UsageError(`${flag} needs --paginate`, { field: flag.slice(2), hint: 'add --paginate to gather every page into one array' });
   if (opts.paginate && opts.method !== 'GET')
     throw new UsageError(`--paginate: follows the pages of a GET request, not ${opts.method}`, { field: 'paginate', hint: 'drop -X, or drop --paginate' });
   const headers = parseHeaders(opts.headers);
@@ -74,7 +83,8 @@ export async function run(given: Options, ctx: Context): Promise<CommandResult |
       if (opts.silent) return;
       return { data: res.data ?? null, text: res.data === undefined ? '' : JSON.stringify(res.data, null, 2) };
     }
-    if (opts.slurp) items.push(...pageItems(res.data));
+    if (opts.slurpItems) items.push(...pageItems(res.data));
+    else if (opts.slurp) items.push(res.data ?? null);
     else if (!opts.silent && res.data !== undefined) await printPage(ctx, res.data);
     if (!next) break;
     if (next.origin !== base.origin) {
@@ -98,7 +108,7 @@ export async function run(given: Options, ctx: Context): Promise<CommandResult |
     ctx.debug(`[api] page ${page} done; next: ${next.pathname}`);
     url = next;
   }
-  if (opts.slurp && !opts.silent) return { data: items, text: JSON.stringify(items, null, 2) };
+  if ((opts.slurp || opts.slurpItems) && !opts.silent) return { data: items, text: JSON.stringify(items, null, 2) };
 }
 
 /** A path on the service, or a full URL on the service's own origin (the request carries that service's credentials). */

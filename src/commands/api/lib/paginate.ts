@@ -2,6 +2,7 @@
  * How `opsctl api --paginate` finds the next page of a JSON answer, in the order services use:
  * 1. a `Link: <url>; rel="next"` header (GitHub, RFC 8288);
  * 2. a `next` field holding a path or URL (the tracker's search: `/api/v3/search/stories?…&next=…`),
+ *    a page number (the tracker's `/api/v3/epics/paginated`: sent back as `page`, null on the last page),
  *    or a bare cursor (sent back as the `next` query parameter);
  * 3. a `nextPageToken` (Google APIs, the label service), sent back as `pageToken` with the same parameters;
  * 4. a cursor in `next_cursor`, `nextCursor` or `response_metadata.next_cursor`, sent back as `cursor`.
@@ -17,6 +18,7 @@ export function nextPage(current: URL, headers: Record<string, string | string[]
     if (next.startsWith('/') || /^https?:\/\//.test(next)) return new URL(next, current);
     return withParam(current, 'next', next);
   }
+  if (typeof next === 'number' && Number.isInteger(next) && next > 0) return withParam(current, 'page', String(next));
   const token = body.nextPageToken;
   if (typeof token === 'string' && token) return withParam(current, 'pageToken', token);
   const meta = body.response_metadata as Record<string, unknown> | undefined;
