@@ -598,7 +598,7 @@ _opsctl_words() {
     'config unset') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'config list') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock') words='serve clients events --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --tracker-strict --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --device-interval --device-slow-down --json --jq --no-input --yes -y --debug --profile'; free='--port --host --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --access-token-ttl --refresh-token-ttl --refresh-token-limit --integrity-delay --unused-client-days --device-interval --device-slow-down --jq' ;;
+    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --tracker-strict --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --ownership-delay --integrity-delay --unused-client-days --device-interval --device-slow-down --json --jq --no-input --yes -y --debug --profile'; free='--port --host --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --access-token-ttl --refresh-token-ttl --refresh-token-limit --ownership-delay --integrity-delay --unused-client-days --device-interval --device-slow-down --jq' ;;
     'mock clients') words='list get create update delete restore integrity metrics integrity-token verify sweep --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients list') words='--active --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients get') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
@@ -609,7 +609,7 @@ _opsctl_words() {
     'mock clients integrity') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients metrics') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients integrity-token') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'mock clients verify') words='--account --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
+    'mock clients verify') words='--account --wait --json --jq --no-input --yes -y --debug --profile'; free='--account --wait --jq' ;;
     'mock clients sweep') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock events') words='list trigger deliver receivers --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock events list') words='--status --with-set --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;

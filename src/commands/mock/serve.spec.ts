@@ -33,6 +33,12 @@ export const spec = defineVerb({
     accessTokenTtl: { type: 'string', value: 'seconds', help: 'OAuth access-token lifetime', default: '3600' },
     refreshTokenTtl: { type: 'string', value: 'seconds', help: 'make every grant time-based: refresh tokens expire after this many seconds' },
     refreshTokenLimit: { type: 'string', value: 'n', help: 'live refresh tokens per client and user; the oldest stop working beyond it', default: '100' },
+    ownershipDelay: {
+      type: 'string',
+      value: 'duration',
+      help: 'how long access granted on a store listing takes to reach ownership verification (the seed: "a few minutes"), e.g. 2m',
+      default: '0',
+    },
     integrityDelay: {
       type: 'string',
       value: 'seconds',

@@ -53,6 +53,13 @@ function nonNegative(flag: string, value: string | undefined): number | undefine
   return n;
 }
 
+/** A duration flag (90s, 2m, 1h; a bare number is seconds) in seconds. */
+function seconds(flag: string, value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(value.trim());
+  if (!m) throw new UsageError(`${flag}: "${value}" is not a duration (e.g. 90s, 2m, 0)`, { field: flag.slice(2) });
+  return Number(m[1]) * { s: 1, m: 60, h: 3600 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
+}
+
 /**
  * What a listener off loopback would open to the network with no authentication: the developer
  * console's admin API always, the test knobs with --test. (The mocked services themselves check their
@@ -124,6 +131,7 @@ async function serviceOptions(opts: OptionsOf<typeof spec>): Promise<MockService
     refreshTokenLimit: positive('--refresh-token-limit', opts.refreshTokenLimit),
     clientsFile: opts.oauthClients,
     integrityDelaySeconds: nonNegative('--integrity-delay', opts.integrityDelay),
+    ownershipDelaySeconds: seconds('--ownership-delay', opts.ownershipDelay),
     unusedClientDays: positive('--unused-client-days', opts.unusedClientDays),
     deviceIntervalSeconds: positive('--device-interval', opts.deviceInterval),
     deviceSlowDown: nonNegative('--device-slow-down', opts.deviceSlowDown),

@@ -276,12 +276,21 @@ function checkRoutes(ctx: ServiceContext, delayMs: number): Route[] {
           const c = liveClient(s, pathParam(req, 'client_id'));
           if (c.type !== 'mobile_a' && c.type !== 'extension')
             throw bad('client_id', `ownership verification is for mobile_a and extension clients; ${c.client_id} is ${c.type}`);
-          const problem = verifyOwnership(s, c, account, now);
-          return { problem, view: clientView(c, now) };
+          const { problem, retryAfterS } = verifyOwnership(s, c, account, now, Math.max(0, (consoleOptions(ctx).ownershipDelaySeconds ?? 0) * 1000));
+          return { problem, retryAfterS, view: clientView(c, now) };
         });
         // The failed attempt is recorded (the console shows why), so it is answered, not thrown.
         if (res.problem)
-          return { status: 409, json: { error: 'failed_precondition', error_description: `ownership not verified: ${res.problem}`, client: res.view } };
+          return {
+            status: 409,
+            ...(res.retryAfterS === undefined ? {} : { headers: { 'retry-after': String(res.retryAfterS) } }),
+            json: {
+              error: 'failed_precondition',
+              error_description: `ownership not verified: ${res.problem}`,
+              ...(res.retryAfterS === undefined ? {} : { retry_after: res.retryAfterS }),
+              client: res.view,
+            },
+          };
         return { status: 200, json: res.view };
       },
     },
@@ -321,6 +330,7 @@ function storeRoutes(ctx: ServiceContext): Route[] {
           package_name: checked.value.package_name as string,
           sha1_fingerprint: checked.value.sha1_fingerprint as string,
           admins: admins as string[],
+          granted_at: ctx.now(),
         };
         await ctx.store.write((s) => {
           const st = storeListings(s);
@@ -339,7 +349,7 @@ function storeRoutes(ctx: ServiceContext): Route[] {
         if (!checked.ok) throw bad(checked.field, checked.message, checked.hint);
         const publisher = stringField(body, 'publisher', true);
         if (!publisher.includes('@')) throw bad('publisher', "must be the publisher's e-mail address");
-        const item = { item_id: checked.value.item_id as string, publisher };
+        const item = { item_id: checked.value.item_id as string, publisher, granted_at: ctx.now() };
         await ctx.store.write((s) => {
           const st = storeListings(s);
           st.items = st.items.filter((i) => i.item_id !== item.item_id);

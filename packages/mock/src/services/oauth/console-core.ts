@@ -22,6 +22,8 @@ export type { ConsoleFields, ConsoleClient } from './slice-types.js';
 export interface ConsoleOptions {
   /** Delay before an integrity-check change takes effect (default 900 s: the seed's "up to 15 minutes"). */
   integrityDelaySeconds?: number;
+  /** Seconds after access is granted on a store listing before ownership verification sees it (default 0; the seed: "allow a few minutes"). */
+  ownershipDelaySeconds?: number;
   /** Days without use after which a client is deleted automatically (default 180). */
   unusedClientDays?: number;
   /** Retry and timeout of security-event delivery. */

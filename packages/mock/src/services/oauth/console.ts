@@ -93,21 +93,32 @@ export function storeListings(state: MockState): StoreListings {
  * same package name and SHA-1 fingerprint on which `account` is an administrator; an extension needs a
  * store item with the same item ID published by `account`. Returns the problem, or undefined when verified.
  */
-export function verifyOwnership(state: MockState, c: ConsoleClient, account: string, now: number): string | undefined {
+export function verifyOwnership(state: MockState, c: ConsoleClient, account: string, now: number, delayMs = 0): { problem?: string; retryAfterS?: number } {
   const who = account.toLowerCase();
   const store = storeListings(state);
   let problem: string | undefined;
+  let grantedAt: number | undefined;
   if (c.type === 'mobile_a') {
     const app = store.apps.find((a) => a.package_name === c.package_name && a.sha1_fingerprint === c.sha1_fingerprint);
     if (!app) problem = `no app in the store console has package name ${c.package_name} and SHA-1 fingerprint ${c.sha1_fingerprint ?? '(none set)'}`;
     else if (!app.admins.some((a) => a.toLowerCase() === who)) problem = `${account} has no administrator rights on ${c.package_name} in the store console`;
+    else grantedAt = app.granted_at;
   } else {
     const item = store.items.find((i) => i.item_id === c.item_id);
     if (!item) problem = `no store item has the ID ${c.item_id}`;
     else if (item.publisher.toLowerCase() !== who) problem = `${account} is not the publisher of store item ${c.item_id}`;
+    else grantedAt = item.granted_at;
+  }
+  // the seed: "allow a few minutes after granting access" (mock serve --ownership-delay)
+  const visibleAt = (grantedAt ?? 0) + delayMs;
+  if (!problem && now < visibleAt) {
+    const retryAfterS = Math.ceil((visibleAt - now) / 1000);
+    problem = `the access granted on the store listing is not visible to verification yet (allow a few minutes after granting access): try again in ${retryAfterS} s`;
+    c.ownership = { state: 'unverified', account, problem };
+    return { problem, retryAfterS };
   }
   c.ownership = problem ? { state: 'unverified', account, problem } : { state: 'verified', account, verified_at: now };
-  return problem;
+  return problem ? { problem } : {};
 }
 
 /** Fields whose change voids an ownership verification. */

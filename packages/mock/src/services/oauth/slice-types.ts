@@ -28,12 +28,16 @@ export interface StoreApp {
   sha1_fingerprint: string;
   /** E-mail addresses with administrator rights on the app in the store console. */
   admins: string[];
+  /** When that access was granted (epoch ms): verification sees it only after the ownership delay. */
+  granted_at?: number;
 }
 
 export interface StoreItem {
   item_id: string;
   /** The publisher's e-mail address. */
   publisher: string;
+  /** When the item was published under that account (epoch ms): verification sees it only after the ownership delay. */
+  granted_at?: number;
 }
 
 export interface StoreListings {
