@@ -9,6 +9,8 @@ _opsctl() {
     _opsctl_has "${path:+$path }$w" && path="${path:+$path }$w"
   done
   case "$path|$prev" in
+    'login|--with-oidc-token') _opsctl_files -f; return ;;
+    'auth token|--adc') _opsctl_files -f; return ;;
     'auth store-token|--service') _opsctl_choose 'tracker' 'oauth'; return ;;
     'auth forget-token|--service') _opsctl_choose 'tracker'; return ;;
     'api|--method') _opsctl_choose 'GET' 'POST' 'PUT' 'PATCH' 'DELETE'; return ;;
@@ -283,6 +285,7 @@ _opsctl() {
     'kv release list|--cache') _opsctl_files -d; return ;;
     'mock serve|--state') _opsctl_files -f; return ;;
     'mock serve|--oauth-clients') _opsctl_files -f; return ;;
+    'mock serve|--trust-jwks') _opsctl_files -f; return ;;
     'mock clients create|--type') _opsctl_choose 'desktop' 'universal_desktop' 'mobile_a' 'mobile_b' 'extension'; return ;;
     'mock events list|--status') _opsctl_choose 'pending' 'delivered' 'rejected'; return ;;
     'mock events trigger|--reason') _opsctl_choose 'hijacking' 'bulk-account'; return ;;
@@ -324,13 +327,13 @@ _opsctl_has() { local words="" free="" files=""; _opsctl_words "$1"; [[ -n "$wor
 _opsctl_words() {
   case "$1" in
     '') words='login logout auth api tracker labels kv config mock demo completion help --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'login') words='--scopes --login-hint --no-browser --timeout --port --device --insecure-storage --consent-as --json --jq --no-input --yes -y --debug --profile'; free='--scopes --login-hint --timeout --port --consent-as --jq' ;;
+    'login') words='--scopes --login-hint --no-browser --timeout --port --device --insecure-storage --with-oidc-token --consent-as --json --jq --no-input --yes -y --debug --profile'; free='--scopes --login-hint --timeout --port --consent-as --jq' ;;
     'logout') words='--account --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
     'auth') words='status list switch token refresh store-token forget-token --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth status') words='--all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth list') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth switch') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'auth token') words='--account --id-token --refresh-token --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
+    'auth token') words='--account --id-token --refresh-token --adc --json --jq --no-input --yes -y --debug --profile'; free='--account --jq' ;;
     'auth refresh') words='--scopes --remove-scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--scopes --remove-scopes --account --timeout --consent-as --jq' ;;
     'auth store-token') words='--service --with-token --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth forget-token') words='--service --all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
@@ -598,7 +601,7 @@ _opsctl_words() {
     'config unset') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'config list') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock') words='serve clients events --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --tracker-strict --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --ownership-delay --integrity-delay --unused-client-days --device-interval --device-slow-down --json --jq --no-input --yes -y --debug --profile'; free='--port --host --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --access-token-ttl --refresh-token-ttl --refresh-token-limit --ownership-delay --integrity-delay --unused-client-days --device-interval --device-slow-down --jq' ;;
+    'mock serve') words='--port --host --expose-admin --state --memory --test --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --tracker-strict --max-upload --oauth-clients --access-token-ttl --refresh-token-ttl --refresh-token-limit --trust-jwks --ci-audience --ownership-delay --integrity-delay --unused-client-days --device-interval --device-slow-down --json --jq --no-input --yes -y --debug --profile'; free='--port --host --tracker-rate-limit --tracker-max-groups --tracker-max-objectives --max-upload --access-token-ttl --refresh-token-ttl --refresh-token-limit --ci-audience --ownership-delay --integrity-delay --unused-client-days --device-interval --device-slow-down --jq' ;;
     'mock clients') words='list get create update delete restore integrity metrics integrity-token verify sweep --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients list') words='--active --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'mock clients get') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;

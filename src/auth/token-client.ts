@@ -82,6 +82,33 @@ export async function exchangeCode(ctx: Http, settings: OAuthSettings, code: str
   return checkTokenResponse(data, settings);
 }
 
+/**
+ * RFC 8693 token exchange (keyless CI): the CI provider's OIDC token (a JWT) for an access token of this
+ * provider. A refusal is an AuthError (exit 4) with the server's error and description.
+ */
+export async function exchangeSubjectToken(ctx: Http, settings: OAuthSettings, subjectToken: string, scopes: string[]): Promise<TokenResponse> {
+  const { status, data } = await post(ctx, settings.tokenUrl, {
+    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+    subject_token: subjectToken,
+    subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+    requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    scope: scopes.length ? scopes.join(' ') : undefined,
+    client_id: settings.clientId,
+    client_secret: settings.clientSecret,
+  });
+  if (status >= 400) {
+    const err = oauthFailure(status, data, 'the token exchange');
+    throw new AuthError(`the provider refused the CI token: ${err.message}`, {
+      code: err.error,
+      hint:
+        err.error === 'unsupported_grant_type'
+          ? 'the provider does not do RFC 8693 token exchange for this client: enable it there (or use OPSCTL_REFRESH_TOKEN)'
+          : "check the CI token's audience and expiry, and that the provider trusts the CI's issuer",
+    });
+  }
+  return checkTokenResponse(data, settings);
+}
+
 /** Refreshes; `invalid_grant` becomes an AuthError telling the user to sign in again. */
 export async function refreshAccessToken(ctx: Http, settings: OAuthSettings, refreshToken: string, scope?: string): Promise<TokenResponse> {
   const { status, data } = await post(ctx, settings.tokenUrl, {

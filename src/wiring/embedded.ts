@@ -62,12 +62,24 @@ export async function checkEmbeddedSignIn(ctx: Context): Promise<void> {
   await (await embeddedMock(ctx)).checkSignIn();
 }
 
+/** OPSCTL_MOCK_TRUST_JWKS: the key set the embedded mock trusts for keyless CI sign-in (token exchange). */
+async function embeddedTrust(file: string): Promise<{ keys: unknown[] }> {
+  const [{ readTrustJwks }, { UsageError }] = await Promise.all([import('@opsctl/mock/services/oauth/trust-file.js'), import('../core/errors.js')]);
+  return readTrustJwks(file).catch((err: Error) => {
+    throw new UsageError(`OPSCTL_MOCK_TRUST_JWKS: ${err.message}`, {
+      field: 'OPSCTL_MOCK_TRUST_JWKS',
+      hint: "point it at the CI provider's key set saved as JSON",
+    });
+  });
+}
+
 async function start(ctx: Context): Promise<EmbeddedMock> {
   const statePath = statePathOf(ctx);
   const { createEmbeddedMock } = await import('@opsctl/mock');
   const mock = await createEmbeddedMock({
     statePath,
     clientsFile: ctx.env.OPSCTL_MOCK_OAUTH_CLIENTS,
+    trustJwks: ctx.env.OPSCTL_MOCK_TRUST_JWKS ? await embeddedTrust(ctx.env.OPSCTL_MOCK_TRUST_JWKS) : undefined,
     signal: ctx.abort.signal,
     notice: (text) => ctx.io.info(`${ctx.io.colorErr.yellow('!')} ${text}`),
   });

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
 /** A client registered at the test's oidc-provider: what opsctl signs in as. */
 export const OIDC_CLIENT_ID = 'opsctl-native';
@@ -10,7 +13,9 @@ export const API_SCOPES = ['api:read', 'api:write'];
  * port 0, in this process: a native public client with a loopback redirect (any port, RFC 8252 §7.3),
  * PKCE required, refresh tokens for offline_access, revocation on, and its own development
  * interaction pages (login + consent). `scopes`: the API scopes it knows (others asked for are not granted);
- * `revocation: false` leaves the revocation endpoint out of its metadata; `deviceFlow: true` turns on RFC 8628.
+ * `revocation: false` leaves the revocation endpoint out of its metadata; `deviceFlow: true` turns on RFC 8628;
+ * `tokenExchange: {jwks, audience}` registers an RFC 8693 grant (oidc-provider's registerGrantType) that
+ * trades a CI token signed by a key of `jwks` for an access token of its subject.
  */
 export async function startOidcProvider(opts = {}) {
   const { default: Provider } = await import('oidc-provider');
@@ -25,7 +30,12 @@ export async function startOidcProvider(opts = {}) {
         application_type: 'native',
         redirect_uris: ['http://127.0.0.1/'],
         token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code', 'refresh_token', ...(opts.deviceFlow ? ['urn:ietf:params:oauth:grant-type:device_code'] : [])],
+        grant_types: [
+          'authorization_code',
+          'refresh_token',
+          ...(opts.deviceFlow ? ['urn:ietf:params:oauth:grant-type:device_code'] : []),
+          ...(opts.tokenExchange ? [TOKEN_EXCHANGE] : []),
+        ],
         response_types: ['code'],
       },
     ],
@@ -39,6 +49,39 @@ export async function startOidcProvider(opts = {}) {
       return { accountId: sub, claims: async () => ({ sub, email: a.email, email_verified: true, name: sub }) };
     },
   });
+  if (opts.tokenExchange) {
+    const { jwks, audience } = opts.tokenExchange;
+    provider.registerGrantType(
+      TOKEN_EXCHANGE,
+      async (ctx) => {
+        const { createLocalJWKSet, jwtVerify } = await import('jose');
+        const p = ctx.oidc.params;
+        let payload;
+        try {
+          ({ payload } = await jwtVerify(p.subject_token, createLocalJWKSet(jwks), { audience }));
+        } catch (err) {
+          ctx.status = 400;
+          ctx.body = { error: 'invalid_grant', error_description: `subject_token: ${err.message}` };
+          return;
+        }
+        const token = new ctx.oidc.provider.AccessToken({
+          accountId: payload.sub,
+          client: ctx.oidc.client,
+          grantId: randomUUID(),
+          gty: 'token_exchange',
+          scope: p.scope || 'api:read',
+        });
+        ctx.body = {
+          access_token: await token.save(),
+          issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          token_type: 'Bearer',
+          expires_in: token.expiration,
+          scope: token.scope,
+        };
+      },
+      ['subject_token', 'subject_token_type', 'requested_token_type', 'scope', 'audience'],
+    );
+  }
   // The issuer is plain http on loopback (tests only); oidc-provider then sets non-secure cookies.
   server.on('request', provider.callback());
   return {

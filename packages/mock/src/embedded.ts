@@ -8,6 +8,8 @@ export interface EmbeddedMockOptions {
   statePath: string;
   /** The authorization server's clients file (OPSCTL_MOCK_OAUTH_CLIENTS), if any. */
   clientsFile?: string;
+  /** Keyless CI: the key set CI tokens are checked against (OPSCTL_MOCK_TRUST_JWKS, already read). */
+  trustJwks?: { keys: unknown[] };
   /** The command's abort signal: a wait for the state file's lock gives up with it. */
   signal: AbortSignal;
   /** Where a notice goes (a wait for the lock another process holds). */
@@ -56,7 +58,13 @@ export async function createEmbeddedMock(opts: EmbeddedMockOptions): Promise<Emb
     lock: { signal: opts.signal, notice: opts.notice },
     // A per-command mock makes a trigger's first delivery attempt but runs no background retries
     // (those belong to `mock serve`, or to `opsctl mock events deliver`).
-    options: { oauth: { ...(opts.clientsFile ? { clientsFile: opts.clientsFile } : {}), events: { background: false } } },
+    options: {
+      oauth: {
+        ...(opts.clientsFile ? { clientsFile: opts.clientsFile } : {}),
+        ...(opts.trustJwks ? { trustJwks: opts.trustJwks } : {}),
+        events: { background: false },
+      },
+    },
   });
   try {
     // A state file of the wrong shape is refused here, once, before any request meets it.

@@ -12,6 +12,10 @@ const ID_TOKEN_MARGIN_MS = 60_000;
 
 /** `opsctl auth token [--account A] [--id-token | --refresh-token]`: a valid token on stdout for scripts (refreshed first when < 5 minutes remain). */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
+  if (opts.adc !== undefined) {
+    if (opts.idToken || opts.refreshToken) throw new UsageError('--adc writes a file: leave --id-token and --refresh-token out', { field: 'adc' });
+    return (await import('./adc.js')).writeAdc(ctx, opts.adc, opts.account);
+  }
   if (opts.idToken && opts.refreshToken)
     throw new UsageError('--id-token and --refresh-token print different tokens: give one', { field: 'id-token', hint: 'leave one of them out' });
   if (ctx.env.OPSCTL_ACCESS_TOKEN && opts.account === undefined) {

@@ -37,6 +37,8 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
     'how long one HTTP request may wait for answers, all retries included (default 30000); after 3 s of silence opsctl says what it waits for',
   ],
   ['OPSCTL_MOCK_OAUTH_CLIENTS', 'a clients file (JSON or YAML) for the embedded mock authorization server'],
+  ['OPSCTL_MOCK_TRUST_JWKS', "keyless CI: a CI issuer's key set (JSON) the embedded mock trusts for token exchange (login --with-oidc-token)"],
+  ['OPSCTL_OIDC_TOKEN_FILE', 'keyless CI: the file the CI writes its OIDC token to; opsctl login exchanges it (RFC 8693) with no flag'],
   ['OPSCTL_MOCK_STATE', 'the state file of the embedded mock (default: mock-state.json in the data dir)'],
   ['OPSCTL_KV_CACERT, OPSCTL_KV_CERT, OPSCTL_KV_KEY', 'kv: TLS CA bundle, client certificate and key (like --cacert/--cert/--key)'],
   ['OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY=1', "kv: do not verify the members' certificates (warned about)"],

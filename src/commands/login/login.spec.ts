@@ -15,6 +15,11 @@ export const spec = defineVerb({
       help: 'sign in with a one-time code entered on any device with a browser (RFC 8628 device grant; for SSH sessions and containers)',
     },
     insecureStorage: { type: 'boolean', help: 'keep the tokens in the 0600 credential file instead of the OS keyring' },
+    withOidcToken: {
+      type: 'string',
+      value: 'file|-',
+      help: "keyless CI: exchange the CI's OIDC token (a JWT in this file, - for stdin; or OPSCTL_OIDC_TOKEN_FILE) at the provider for an access token (RFC 8693); no browser",
+    },
     consentAs: {
       type: 'string',
       value: 'email',
@@ -27,6 +32,7 @@ export const spec = defineVerb({
     'opsctl login --no-browser            # over SSH: open the URL elsewhere, paste the redirected URL back',
     'opsctl login --profile work --timeout 10m',
     'opsctl login --device                 # no browser here: enter the code it shows on any device with one',
+    'opsctl login --with-oidc-token "$CI_OIDC_TOKEN_FILE" --insecure-storage   # keyless CI: the CI\'s OIDC token exchanged (RFC 8693)',
     'opsctl login --consent-as alice@example.com   # no browser at all, local mock only: grants every requested scope as alice',
   ],
   load: (): RunModule => import('./login.js'),

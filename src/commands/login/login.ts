@@ -34,6 +34,16 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
       field: 'login-hint',
       hint: 'e.g. --login-hint alice@example.com, or leave it out to choose on the sign-in page',
     });
+  const ciToken = opts.withOidcToken ?? ctx.env.OPSCTL_OIDC_TOKEN_FILE;
+  if (ciToken !== undefined) {
+    const other = opts.device ? '--device' : opts.consentAs !== undefined ? '--consent-as' : opts.port !== undefined ? '--port' : undefined;
+    if (other)
+      throw new UsageError(`--with-oidc-token cannot be combined with ${other}`, {
+        field: 'with-oidc-token',
+        hint: 'the CI sign-in involves no browser or device: leave the other flag out',
+      });
+    return (await import('./ci.js')).ciSignIn(ctx, { source: ciToken, scopes, insecureStorage: opts.insecureStorage });
+  }
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set: it will still take precedence over the tokens stored by this sign-in');
 
   if (opts.device && (opts.consentAs !== undefined || opts.port !== undefined)) {

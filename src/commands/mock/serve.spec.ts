@@ -33,6 +33,12 @@ export const spec = defineVerb({
     accessTokenTtl: { type: 'string', value: 'seconds', help: 'OAuth access-token lifetime', default: '3600' },
     refreshTokenTtl: { type: 'string', value: 'seconds', help: 'make every grant time-based: refresh tokens expire after this many seconds' },
     refreshTokenLimit: { type: 'string', value: 'n', help: 'live refresh tokens per client and user; the oldest stop working beyond it', default: '100' },
+    trustJwks: {
+      type: 'string',
+      value: 'file',
+      help: "keyless CI (RFC 8693 token exchange): a CI provider's key set (its jwks_uri document saved as JSON); tokens it signed are exchanged for access tokens",
+    },
+    ciAudience: { type: 'string', value: 'aud', help: 'with --trust-jwks: the audience a CI token must carry', default: 'opsctl' },
     ownershipDelay: {
       type: 'string',
       value: 'duration',

@@ -53,6 +53,16 @@ function nonNegative(flag: string, value: string | undefined): number | undefine
   return n;
 }
 
+async function trustJwks(file: string): Promise<{ keys: unknown[] }> {
+  const { readTrustJwks } = await import('@opsctl/mock/services/oauth/trust-file.js');
+  return readTrustJwks(file).catch((err: Error) => {
+    throw new UsageError(`--trust-jwks: ${err.message}`, {
+      field: 'trust-jwks',
+      hint: "save the CI provider's jwks_uri document, e.g. curl -o ci-jwks.json https://token.actions.githubusercontent.com/.well-known/jwks",
+    });
+  });
+}
+
 /** A duration flag (90s, 2m, 1h; a bare number is seconds) in seconds. */
 function seconds(flag: string, value: string): number {
   const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(value.trim());
@@ -132,6 +142,7 @@ async function serviceOptions(opts: OptionsOf<typeof spec>): Promise<MockService
     clientsFile: opts.oauthClients,
     integrityDelaySeconds: nonNegative('--integrity-delay', opts.integrityDelay),
     ownershipDelaySeconds: seconds('--ownership-delay', opts.ownershipDelay),
+    ...(opts.trustJwks ? { trustJwks: await trustJwks(opts.trustJwks), ciAudience: opts.ciAudience } : {}),
     unusedClientDays: positive('--unused-client-days', opts.unusedClientDays),
     deviceIntervalSeconds: positive('--device-interval', opts.deviceInterval),
     deviceSlowDown: nonNegative('--device-slow-down', opts.deviceSlowDown),

@@ -20,6 +20,10 @@ export interface OAuthMockOptions {
   userRefreshTokenLimit?: number;
   /** Authorization-code lifetime (default 600 s). */
   codeTtlSeconds?: number;
+  /** RFC 8693 token exchange (keyless CI): the key set a CI provider's OIDC tokens are checked against. */
+  trustJwks?: { keys: unknown[] };
+  /** The audience a CI token must carry for the exchange (default `opsctl`). */
+  ciAudience?: string;
   /** A JSON or YAML file with `{clients: [...], users: [...]}` merged into the registry (by id). */
   clientsFile?: string;
   clients?: OAuthClient[];

@@ -6,6 +6,7 @@ import { itemAt } from '../../arrays.js';
 import type { MockState } from '../../store.js';
 import { clients, formParams, issuer, oauthError, oauthOptions, users } from './common.js';
 import { jwks, signingKey, signJwt } from './jwt.js';
+import { checkSubjectToken, exchangeAnswer, TOKEN_EXCHANGE } from './token-exchange.js';
 import type { LazyConsole } from './admin-lazy.js';
 import { DEVICE_CODE_PATH, DEVICE_GRANT, deviceCodeGrant, slowDownPolls } from './device.js';
 import {
@@ -70,7 +71,7 @@ export function discovery(iss: string): Record<string, unknown> {
     scopes_supported: Object.keys(KNOWN_SCOPES),
     token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
     code_challenge_methods_supported: ['plain', 'S256'],
-    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_GRANT],
+    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_GRANT, TOKEN_EXCHANGE],
     claims_supported: ['aud', 'email', 'email_verified', 'exp', 'iat', 'iss', 'name', 'sub'],
   };
 }
@@ -116,6 +117,14 @@ async function token(ctx: ServiceContext, req: MockRequest): Promise<MockReply> 
   }
   const grantType = form.get('grant_type');
   if (!grantType) throw oauthError(400, 'invalid_request', 'Missing required parameter: grant_type');
+  if (grantType === TOKEN_EXCHANGE) {
+    // keyless CI (RFC 8693): the CI's OIDC token is the credential; a client_id, if sent, is recorded
+    const opts = oauthOptions(ctx);
+    const now = ctx.now();
+    const who = await checkSubjectToken(form, opts, now);
+    const clientId = form.get('client_id') ?? 'ci-token-exchange';
+    return { status: 200, json: await ctx.store.write((s) => exchangeAnswer(s, who, clientId, opts, now)), headers: { 'cache-control': 'no-store' } };
+  }
   if (grantType !== 'authorization_code' && grantType !== 'refresh_token' && grantType !== DEVICE_GRANT) {
     throw oauthError(400, 'unsupported_grant_type', `Invalid grant_type: ${grantType}`);
   }
