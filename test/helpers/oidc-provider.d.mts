@@ -9,7 +9,12 @@ export interface OidcProviderHandle {
 }
 
 /** oidc-provider on 127.0.0.1 port 0 in this process (see the .mjs for the configuration). */
-export declare function startOidcProvider(opts?: { scopes?: string[]; revocation?: boolean; deviceFlow?: boolean; tokenExchange?: { jwks: { keys: unknown[] }; audience: string } }): Promise<OidcProviderHandle>;
+export declare function startOidcProvider(opts?: {
+  scopes?: string[];
+  revocation?: boolean;
+  deviceFlow?: boolean;
+  tokenExchange?: { jwks: { keys: unknown[] }; audience: string };
+}): Promise<OidcProviderHandle>;
 
 /** Plays a browser through oidc-provider's login and consent pages; returns the final redirect to the client. */
 export declare function signInThroughPages(authorizeUrl: string, login: string): Promise<{ location: URL; pages: string[] }>;
