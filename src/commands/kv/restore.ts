@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
@@ -98,7 +99,7 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
  */
 async function fetchOffsite(from: string, settings: S3Settings, ctx: Context): Promise<string> {
   const { mkdir, rename, rm } = await import('node:fs/promises');
-  const { join, basename } = await import('node:path');
+  const fsp = await import('node:fs/promises');
   const { store, target } = await readOffsite(from, '--from', settings);
   let manifest;
   if (target.prefix.endsWith('.db') || target.prefix.endsWith('.manifest.json')) manifest = await store.manifestOf(target.bucket, target.prefix);
