@@ -98,8 +98,6 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
  * anything is planned or touched; the restore then verifies the file like any other.
  */
 async function fetchOffsite(from: string, settings: S3Settings, ctx: Context): Promise<string> {
-  const { mkdir, rename, rm } = await import('node:fs/promises');
-  const fsp = await import('node:fs/promises');
   const { store, target } = await readOffsite(from, '--from', settings);
   let manifest;
   if (target.prefix.endsWith('.db') || target.prefix.endsWith('.manifest.json')) manifest = await store.manifestOf(target.bucket, target.prefix);
