@@ -18,7 +18,7 @@ export const spec = defineVerb({
   examples: [
     'opsctl kv snapshot save backup.db',
     'opsctl kv snapshot save backup.db --force',
-    'opsctl kv snapshot save --to s3://backups/etcd/prod --profile backup',
+    'opsctl kv snapshot save --to s3://backups/etcd/prod --aws-profile backup',
   ],
   load: (): RunModule => import('./snapshot-save.js'),
 });

@@ -28,7 +28,7 @@ type Sdk = typeof import('@aws-sdk/client-s3');
 
 /**
  * One S3-compatible store, reached as the AWS CLI would: credentials from the environment, the shared
- * config and credentials files, `--profile` (or AWS_PROFILE); the endpoint from `--endpoint-url`,
+ * config and credentials files, `--aws-profile` (or AWS_PROFILE); the endpoint from `--endpoint-url`,
  * AWS_ENDPOINT_URL(_S3) or the profile's endpoint_url. The SDK loads only here (an s3:// target given).
  */
 export class OffsiteStore {
@@ -60,10 +60,10 @@ export class OffsiteStore {
 
   /** Where the credentials were looked for, for messages (never their values). */
   credentialSource(): string {
-    if (this.settings.profile) return `the profile "${this.settings.profile}" (--profile) of ~/.aws/credentials and ~/.aws/config`;
+    if (this.settings.profile) return `the profile "${this.settings.profile}" (--aws-profile) of ~/.aws/credentials and ~/.aws/config`;
     if (process.env.AWS_ACCESS_KEY_ID) return 'AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the environment';
     if (process.env.AWS_PROFILE) return `the profile "${process.env.AWS_PROFILE}" (AWS_PROFILE) of ~/.aws/credentials and ~/.aws/config`;
-    return 'the default profile of ~/.aws/credentials and ~/.aws/config (no AWS_ACCESS_KEY_ID, AWS_PROFILE or --profile set)';
+    return 'the default profile of ~/.aws/credentials and ~/.aws/config (no AWS_ACCESS_KEY_ID, AWS_PROFILE or --aws-profile set)';
   }
 
   /** An SDK failure as an OpsError naming what failed, where the credentials came from and the fix; secrets never included. */
@@ -76,7 +76,7 @@ export class OffsiteStore {
     if (['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'CredentialsProviderError', 'ExpiredToken', 'InvalidToken'].includes(name) || /credential/i.test(msg))
       return new OpsError(`${what}: the S3 credentials were refused or not found (${name}: ${msg})`, 4, {
         code: 's3_credentials',
-        hint: `credentials come from ${this.credentialSource()}: check them with \`aws sts get-caller-identity\` or \`aws s3 ls\`, or choose other ones with --profile NAME`,
+        hint: `credentials come from ${this.credentialSource()}: check them with \`aws sts get-caller-identity\` or \`aws s3 ls\`, or choose other ones with --aws-profile NAME`,
       });
     if (name === 'AccessDenied' || status === 403)
       return new OpsError(`${what}: access denied by the store (${name})`, 1, {

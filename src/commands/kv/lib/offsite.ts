@@ -3,7 +3,7 @@ import type { OffsiteStore } from '../../../kv/offsite/store.js';
 import { parseS3Url, type S3Settings, type S3Target } from '../../../kv/offsite/target.js';
 
 /** The S3 settings of a verb's flags; a bad --endpoint-url names the flag and the fix. */
-export function s3Settings(opts: { profile?: string; endpointUrl?: string; region?: string }): S3Settings {
+export function s3Settings(opts: { awsProfile?: string; endpointUrl?: string; region?: string }): S3Settings {
   if (opts.endpointUrl !== undefined) {
     let u: URL | undefined;
     try {
@@ -17,7 +17,7 @@ export function s3Settings(opts: { profile?: string; endpointUrl?: string; regio
         hint: 'e.g. --endpoint-url https://minio.example:9000',
       });
   }
-  return { profile: opts.profile, endpointUrl: opts.endpointUrl, region: opts.region };
+  return { profile: opts.awsProfile, endpointUrl: opts.endpointUrl, region: opts.region };
 }
 
 /** The store of an s3:// flag opened and proved writable (a probe object written and deleted): before anything is taken or stopped. */
