@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
@@ -72,11 +72,7 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     // newest first: the second save (k2 in it) has the higher revision
     expect(BigInt(rows[0]!.revision)).toBeGreaterThan(BigInt(rows[1]!.revision));
     expect(rows[1]!.url).toBe(first.uploaded.url);
-    expect(rows[0]!.sha256).toBe(
-      createHash('sha256')
-        .update((await import('node:fs')).readFileSync(local))
-        .digest('hex'),
-    );
+    expect(rows[0]!.sha256).toBe(createHash('sha256').update(readFileSync(local)).digest('hex'));
 
     const pruned = await ok('kv', 'backups', 'prune', '--from', 's3://backups/etcd/prod', '--keep', '1', '--yes', '--json');
     expect((JSON.parse(String(pruned.stdout)) as { removed: { url: string }[] }).removed.map((r) => r.url)).toEqual([first.uploaded.url]);
@@ -155,4 +151,32 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     expect(p.exitCode).toBe(4);
     expect(String(p.stderr)).toContain('the profile "nightly" (--aws-profile)');
   }, 60_000);
+
+  const pids = () => {
+    const spec = JSON.parse(readFileSync(join(dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')) as { members: { pidFile: string }[] };
+    return spec.members.map((m) => readFileSync(m.pidFile, 'utf8').trim());
+  };
+
+  it('kv upgrade --backup-to a bucket the identity may not write: refused before any member stops (same pids, no journal)', async () => {
+    const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
+    const before = pids();
+    const r = await opsctl(['kv', 'upgrade', '--to', '3.5', '--backup-to', 's3://readonly/ladder', '--yes'], reader);
+    expect(r.exitCode).toBe(1);
+    expect(String(r.stderr)).toContain('cannot write to s3://readonly/ladder/: access denied');
+    expect(pids()).toEqual(before);
+    expect((await opsctl(['kv', 'version', '--json'])).stdout).not.toContain('3.5.');
+    const { existsSync, readdirSync } = await import('node:fs');
+    const journals = join(dir, 'data', 'kv', 'journals');
+    expect(existsSync(journals) ? readdirSync(journals).filter((f) => f.endsWith('.json')) : []).toEqual([]);
+  }, 60_000);
+
+  it('kv upgrade --backup-to over two hops leaves a verified snapshot per member and hop in the bucket, the restore points among them', async () => {
+    const r = await ok('kv', 'upgrade', '--to', '3.6', '--backup-to', 's3://backups/ladder', '--yes', '--json');
+    const rows = await list('s3://backups/ladder');
+    expect(rows).toHaveLength(6);
+    for (const row of rows) expect(await objectHash('backups', row.url.replace('s3://backups/', '')), row.url).toBe(row.sha256);
+    const labels = rows.map((x) => (x as unknown as { label: string }).label).sort();
+    expect(labels).toEqual(['3.4->3.5 kv1', '3.4->3.5 kv2', '3.4->3.5 kv3', '3.5->3.6 kv1', '3.5->3.6 kv2', '3.5->3.6 kv3'].sort());
+    expect(String(r.stdout)).toContain('uploaded to s3://backups/ladder/');
+  }, 240_000);
 });
