@@ -170,6 +170,21 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     expect(existsSync(journals) ? readdirSync(journals).filter((f) => f.endsWith('.json')) : []).toEqual([]);
   }, 60_000);
 
+  it('kv upgrade --backup-to: an upload the store refuses after the probe passed halts before the stop (same pids)', async () => {
+    await s3.probeOnlyBucket('probeonly');
+    const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
+    const before = pids();
+    const r = await opsctl(['kv', 'upgrade', '--to', '3.5', '--backup-to', 's3://probeonly/ladder', '--yes'], reader);
+    expect(r.exitCode, String(r.stderr)).not.toBe(0);
+    expect(String(r.stderr)).toMatch(/upload of s3:\/\/probeonly\/ladder\/\S+\.db failed .*access denied/);
+    expect(pids()).toEqual(before);
+    const listed = await opsctl(['kv', 'backups', 'list', '--from', 's3://probeonly/ladder', '--json'], reader);
+    expect(JSON.parse(String(listed.stdout))).toEqual([]);
+    // the halted run is rolled back (nothing was stopped) so the next test upgrades from 3.4
+    const back = await opsctl(['kv', 'rollback', '--yes']);
+    expect([0, 1]).toContain(back.exitCode);
+  }, 120_000);
+
   it('kv upgrade --backup-to over two hops leaves a verified snapshot per member and hop in the bucket, the restore points among them', async () => {
     const r = await ok('kv', 'upgrade', '--to', '3.6', '--backup-to', 's3://backups/ladder', '--yes', '--json');
     const rows = await list('s3://backups/ladder');

@@ -46,6 +46,8 @@ export interface S3Server {
   /** A bucket the reader may list and read but never write (a bucket policy). */
   readOnlyBucket: (name: string) => Promise<void>;
   bucket: (name: string) => Promise<void>;
+  /** A bucket where the reader may write only the probe objects (.opsctl-probe-*): the probe passes, an upload is denied. */
+  probeOnlyBucket: (name: string) => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -134,6 +136,27 @@ export async function startS3Server(): Promise<S3Server> {
             Principal: { AWS: [READER.accessKeyId] },
             Action: ['s3:GetObject', 's3:ListBucket'],
             Resource: [`arn:aws:s3:::${name}`, `arn:aws:s3:::${name}/*`],
+          },
+        ],
+      };
+      await root.send(new PutBucketPolicyCommand({ Bucket: name, Policy: JSON.stringify(policy) }));
+    },
+    probeOnlyBucket: async (name: string) => {
+      await bucket(name);
+      const policy = {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Principal: { AWS: [READER.accessKeyId] },
+            Action: ['s3:GetObject', 's3:ListBucket'],
+            Resource: [`arn:aws:s3:::${name}`, `arn:aws:s3:::${name}/*`],
+          },
+          {
+            Effect: 'Allow',
+            Principal: { AWS: [READER.accessKeyId] },
+            Action: ['s3:PutObject', 's3:DeleteObject'],
+            Resource: [`arn:aws:s3:::${name}/*/.opsctl-probe-*`],
           },
         ],
       };
