@@ -44,7 +44,21 @@ async function loaded(
   return { packages, builtins, sources, exitCode: r.exitCode };
 }
 
-const HEAVY = ['undici', 'conf', 'ora', 'execa', '@inquirer/prompts', '@inquirer/core', 'open', 'zod', 'yaml', 'playwright-core'];
+const HEAVY = [
+  'undici',
+  'conf',
+  'ora',
+  'execa',
+  '@inquirer/prompts',
+  '@inquirer/core',
+  'open',
+  'zod',
+  'yaml',
+  'playwright-core',
+  '@aws-sdk/client-s3',
+  '@aws-sdk/lib-storage',
+  '@smithy/smithy-client',
+];
 
 describe('start-up stays cheap', () => {
   it('opsctl --version and -V are answered by the launcher: no chunk of dist/ loads, not even commander', async () => {
@@ -100,6 +114,33 @@ describe('start-up stays cheap', () => {
   it('opsctl --help loads none of them either', async () => {
     const pkgs = await loadedPackages(['--help']);
     for (const heavy of HEAVY) expect(pkgs.has(heavy), heavy).toBe(false);
+  });
+
+  it('the S3 client loads only for an s3:// place: not for kv snapshot save --help, nor a local kv backups list', async () => {
+    const cfg = tempConfigDir();
+    try {
+      for (const args of [
+        ['kv', 'snapshot', 'save', '--help'],
+        ['kv', 'backups', 'list'],
+      ]) {
+        const { packages, exitCode } = await loaded(args, { OPSCTL_CONFIG_DIR: cfg.dir });
+        expect(exitCode, args.join(' ')).toBe(0);
+        expect(
+          [...packages].filter((p) => p.startsWith('@aws-sdk/') || p.startsWith('@smithy/')),
+          args.join(' '),
+        ).toEqual([]);
+      }
+      // and it does load for one (the unreachable endpoint fails after the SDK is loaded)
+      const { packages } = await loaded(['kv', 'backups', 'list', '--from', 's3://backups/x', '--endpoint-url', 'http://127.0.0.1:1'], {
+        OPSCTL_CONFIG_DIR: cfg.dir,
+        AWS_ACCESS_KEY_ID: 'x',
+        AWS_SECRET_ACCESS_KEY: 'y',
+        AWS_MAX_ATTEMPTS: '1',
+      });
+      expect(packages.has('@aws-sdk/client-s3')).toBe(true);
+    } finally {
+      cfg.cleanup();
+    }
   });
 
   it("a noun's --help builds its verbs from their specs: no verb's run module, no domain code beyond plain data, no heavy package", async () => {

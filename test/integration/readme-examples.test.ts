@@ -4,8 +4,9 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
+import { haveS3Server, startS3Server, type S3Server } from '../helpers/s3-server.js';
 
 /**
  * README.md runs as pasted, in order, on a fresh machine: every command of its example blocks runs with
@@ -55,6 +56,8 @@ const NOT_RUN: Record<string, string> = {
     "the checkout's own set-up: npm install reaches the npm registry, npm test is this suite (test/e2e/package.test.ts runs opsctl demo)",
   'npm run package                                   # out/opsctl and out/opsctl-<version>.tgz':
     "installing opsctl into /usr/local/bin and npm's global prefix (root): test/e2e/package.test.ts builds and runs both artefacts",
+  '$ sudo install -m 0644 docs/examples/opsctl-kv-snapshot.service docs/examples/opsctl-kv-snapshot.timer /etc/systemd/system/':
+    'installs units into /etc/systemd/system of a host run by systemd (root): test/e2e/kv-snapshot-units.test.ts runs systemd-analyze verify on them',
   'bin/opsctl.cjs         launcher (CommonJS): answers --version itself, else runs dist/cli.cjs through load.cjs': 'the source layout, not commands',
 };
 
@@ -247,7 +250,20 @@ for (const { doc, blocks } of parsed.filter((p) => p.blocks.length > 0))
     for (const v of Object.keys(env)) if (v.startsWith('OPSCTL_') && v !== 'OPSCTL_CONFIG_DIR' && !v.startsWith('OPSCTL_ETCD_')) delete env[v];
     const session = new Session(cwd, env);
     let sandboxUp = false;
+    // The guide's off-host snapshots reach a real S3-compatible server (versitygw) on a loopback port, named to
+    // the shell as the AWS CLI's variables; without the server those lines skip loudly (CI requires it).
+    let s3: S3Server | undefined;
+    const usesS3 = blocks.some((b) => b.commands.some((c) => c.text.includes('s3://')));
+    beforeAll(async () => {
+      if (!usesS3 || !haveS3Server()) return;
+      s3 = await startS3Server();
+      await s3.bucket('etcd-backups');
+      const exports = Object.entries(s3.env).map(([k, v]) => `${k}='${v}'`);
+      const r = await session.run(`export ${exports.join(' ')}`);
+      expect(r.exitCode).toBe(0);
+    }, 60_000);
     afterAll(async () => {
+      await s3?.stop();
       // A failed run may leave the kv sandbox of the README's kv block up: stop exactly it.
       if (sandboxUp) await execa(process.execPath, [BIN, 'kv', 'sandbox', 'down'], { cwd, env, reject: false, extendEnv: false });
       await session.close();
@@ -258,6 +274,7 @@ for (const { doc, blocks } of parsed.filter((p) => p.blocks.length > 0))
         for (const [name, content] of Object.entries(block.files)) writeFileSync(join(cwd, name), content);
         for (const { text, line, output } of block.commands) {
           if (SKIP[text]) continue;
+          if (text.includes('s3://') && !s3) continue;
           if (/\bkv sandbox up\b/.test(text)) sandboxUp = true;
           const r = await session.run(text);
           if (/\bkv sandbox down\b/.test(text) && r.exitCode === 0) sandboxUp = false;

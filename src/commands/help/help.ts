@@ -44,6 +44,14 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['OPSCTL_KV_INSECURE_SKIP_TLS_VERIFY=1', "kv: do not verify the members' certificates (warned about)"],
   ['OPSCTL_KV_USER', 'kv: etcd auth user (like --user)'],
   ['OPSCTL_KV_PASSWORD, OPSCTL_KV_PASSWORD_FILE', 'kv: the password of --user, or a file holding it (never a flag value)'],
+  [
+    'AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3',
+    'kv s3:// places (snapshot save --to, upgrade --backup-to, backups --from, restore --from): credentials, profile and endpoint as the AWS CLI reads them, with ~/.aws/config and ~/.aws/credentials (like --aws-profile, --endpoint-url)',
+  ],
+  [
+    'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED',
+    "set to true by opsctl unless given: the S3 SDK's notice about Node versions it will drop is not printed",
+  ],
   ['OPSCTL_KV_MEMBER', 'kv sandbox: path of the simulated member program (default: dist/kv-member.cjs beside the bundle)'],
   [
     'OPSCTL_CODE_CACHE',

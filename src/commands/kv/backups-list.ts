@@ -3,11 +3,14 @@ import type { CommandResult } from '../../core/output.js';
 import { findBackups, humanBytes } from '../../kv/local/backups.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './backups-list.spec.js';
+import { readOffsite, s3Settings } from './lib/offsite.js';
+import type { S3Settings } from '../../kv/offsite/target.js';
 
 export type BackupsListOptions = OptionsOf<typeof spec>;
 
 /** `kv backups list`: every data-dir backup, snapshot and kept data dir opsctl made here, by run. */
-export function run(_opts: BackupsListOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: BackupsListOptions, ctx: Context): Promise<CommandResult> {
+  if (opts.from) return listOffsite(opts.from, s3Settings(opts));
   const runs = findBackups(ctx.paths.data);
   const rows = runs.flatMap((r) =>
     r.items.map((i) => ({
@@ -26,7 +29,7 @@ export function run(_opts: BackupsListOptions, ctx: Context): Promise<CommandRes
     })),
   );
   const total = runs.reduce((n, r) => n + r.bytes, 0);
-  return Promise.resolve({
+  return {
     data: rows,
     columns: [
       { key: 'run' },
@@ -40,5 +43,29 @@ export function run(_opts: BackupsListOptions, ctx: Context): Promise<CommandRes
     message: runs.length
       ? `${runs.length} run(s), ${rows.length} backup(s), ${humanBytes(total)} (${total} bytes) under ${ctx.paths.data}; opsctl kv backups prune --keep N removes older runs`
       : `no backups under ${ctx.paths.data}`,
-  });
+  };
+}
+
+/** The complete backups under an s3:// place (those with a manifest: a half-written upload is never listed), newest first. */
+async function listOffsite(from: string, settings: S3Settings): Promise<CommandResult> {
+  const { store, target } = await readOffsite(from, '--from', settings);
+  const found = await store.list(target);
+  const rows = found.map((m) => ({
+    url: `s3://${target.bucket}/${m.key}`,
+    bytes: m.bytes,
+    size: humanBytes(m.bytes),
+    date: m.createdAt,
+    revision: m.revision,
+    sha256: m.sha256,
+    run: m.run ?? null,
+    label: m.label ?? null,
+  }));
+  const total = found.reduce((n, m) => n + m.bytes, 0);
+  return {
+    data: rows,
+    columns: [{ key: 'date' }, { key: 'revision' }, { key: 'size' }, { key: 'run' }, { key: 'label' }, { key: 'url' }],
+    message: rows.length
+      ? `${rows.length} backup(s), ${humanBytes(total)} (${total} bytes) under ${from}; opsctl kv backups prune --from ${from} --keep N removes older ones`
+      : `no backups under ${from}`,
+  };
 }

@@ -5,6 +5,8 @@ import type { CommandResult } from '../../core/output.js';
 import { BackupsLockedError, findBackups, humanBytes, planPrune, removeRuns, type BackupRun } from '../../kv/local/backups.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './backups-prune.spec.js';
+import { readOffsite, s3Settings } from './lib/offsite.js';
+import type { S3Settings } from '../../kv/offsite/target.js';
 
 export type BackupsPruneOptions = OptionsOf<typeof spec>;
 
@@ -20,6 +22,7 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
       hint: 'e.g. --keep 1 (the default: the newest run of each cluster)',
     });
   const keep = Number(keepText);
+  if (opts.from) return pruneOffsite(opts.from, s3Settings(opts), keep, opts, ctx);
   const plan = planPrune(findBackups(ctx.paths.data), keep);
   if (plan.blocked.length) {
     throw new OpsError(`not pruning: ${plan.blocked.map((r) => `${r.cluster}/${r.run} is needed by ${r.neededBy}`).join('; ')}`, 1, {
@@ -52,5 +55,31 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
       kept: plan.keep.map((r) => r.run),
     },
     message: `pruned ${plan.remove.length} run(s): ${humanBytes(freed)} (${freed} bytes) freed; ${plan.keep.length} run(s) kept`,
+  };
+}
+
+/** Off-host: the N newest backups under the prefix kept, the rest removed (each manifest first: never a listed backup without its snapshot). */
+async function pruneOffsite(from: string, settings: S3Settings, keep: number, opts: BackupsPruneOptions, ctx: Context): Promise<CommandResult> {
+  const { store, target } = await readOffsite(from, '--from', settings);
+  const all = await store.list(target);
+  const remove = all.slice(keep);
+  const url = (key: string) => `s3://${target.bucket}/${key}`;
+  if (!remove.length)
+    return {
+      data: { removed: [], bytes: 0, kept: all.map((m) => url(m.key)) },
+      message: `nothing to prune: ${all.length} backup(s) under ${from} (--keep ${keep})`,
+    };
+  const bytes = remove.reduce((n, m) => n + m.bytes, 0);
+  const what = {
+    action: `remove ${remove.length} backup(s) under ${from}, ${humanBytes(bytes)}`,
+    items: remove.map((m) => `${url(m.key)} (${m.createdAt}, ${humanBytes(m.bytes)})`),
+    dryRun: opts.dryRun,
+  };
+  const decision = await confirmDestructive(ctx, what);
+  if (decision !== 'proceed') return notDone(decision, what);
+  for (const m of remove) await store.remove(target.bucket, m);
+  return {
+    data: { removed: remove.map((m) => ({ url: url(m.key), bytes: m.bytes })), bytes, kept: all.slice(0, keep).map((m) => url(m.key)) },
+    message: `pruned ${remove.length} backup(s) under ${from}: ${humanBytes(bytes)} (${bytes} bytes); ${Math.min(keep, all.length)} kept`,
   };
 }

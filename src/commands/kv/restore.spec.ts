@@ -1,5 +1,5 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { cluster, driver } from './lib/flags.js';
+import { cluster, driver, s3 } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'restore',
@@ -8,6 +8,12 @@ export const spec = defineVerb({
     ...cluster,
     ...driver,
     snapshot: { type: 'string', value: 'file', help: "the snapshot to restore (kv status names the last upgrade's restore point)" },
+    from: {
+      type: 'string',
+      value: 's3://bucket/key',
+      help: 'instead of --snapshot: a backup uploaded there (or the newest under a prefix), downloaded and checked against its manifest first',
+    },
+    ...s3,
     fromHop: {
       type: 'string',
       value: 'minor',
@@ -27,6 +33,7 @@ export const spec = defineVerb({
     'opsctl kv restore --snapshot backup.db --dry-run',
     'opsctl kv restore --snapshot backup.db --to-version 3.2 --yes',
     'opsctl kv restore --from-hop 3.4 --dry-run',
+    'opsctl kv restore --from s3://backups/etcd/prod --to-version 3.4 --dry-run',
     'opsctl kv restore --cluster prod.yaml --snapshot /var/backups/etcd.db --to-version 3.2',
   ],
   load: (): RunModule => import('./restore.js'),

@@ -1,8 +1,9 @@
-import { resolve } from 'node:path';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
-import { UsageError } from '../../core/errors.js';
+import { OpsError, UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/upgrade/options.js';
 import { describeRestore, planRestore, runRestore } from '../../kv/restore/restore.js';
 import { reporter, resolveCluster, timeouts } from './lib/shared.js';
@@ -10,6 +11,8 @@ import { SIM_MINORS as SIMULATED_MINORS } from '@opsctl/etcd-sim/releases.js';
 import { KNOWN_MINORS } from './upgrade.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './restore.spec.js';
+import { readOffsite, s3Settings } from './lib/offsite.js';
+import type { S3Settings } from '../../kv/offsite/target.js';
 
 export type RestoreOptions = OptionsOf<typeof spec>;
 
@@ -26,10 +29,11 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
       hint: `one of ${KNOWN_MINORS.join(', ')}, e.g. --to-version 3.2`,
     });
   }
-  if (Boolean(opts.snapshot) === Boolean(opts.fromHop)) {
-    throw new UsageError(opts.snapshot ? '--snapshot and --from-hop name two restore points' : 'kv restore needs the snapshot to restore', {
-      field: opts.snapshot ? '--from-hop' : '--snapshot',
-      hint: 'give one: --snapshot FILE, or --from-hop MINOR (the restore point an upgrade took before its hop off that minor, e.g. --from-hop 3.3)',
+  const sources = [opts.snapshot, opts.fromHop, opts.from].filter((v) => v !== undefined).length;
+  if (sources !== 1) {
+    throw new UsageError(sources ? '--snapshot, --from-hop and --from name two restore points' : 'kv restore needs the snapshot to restore', {
+      field: sources ? (opts.from ? '--from' : '--from-hop') : '--snapshot',
+      hint: 'give one: --snapshot FILE, --from s3://BUCKET/KEY, or --from-hop MINOR (the restore point an upgrade took before its hop off that minor, e.g. --from-hop 3.3)',
     });
   }
   if (opts.fromHop !== undefined && !KNOWN_MINORS.includes(opts.fromHop)) {
@@ -46,6 +50,9 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
     journalFile = point.journalFile;
     toVersion ??= point.version;
     ctx.io.err(`restore point of the hop ${point.hop}: ${point.file} (revision ${point.revision}), recorded in ${point.journalFile}`);
+  }
+  if (opts.from) {
+    snapshot = await fetchOffsite(opts.from, s3Settings(opts), ctx);
   }
   if (cluster.sandbox?.kind === 'sim') {
     if (opts.targetBin)
@@ -83,4 +90,33 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
     text: r.members.map((m) => `${m.name}: ${m.detail}`).join('\n'),
     message: `cluster restored from ${r.snapshot}: ${r.members.length} members healthy on ${r.version} after ${fmtMs(r.healthyMs)}, revision ${r.revision}, ${r.keys} keys (total ${fmtMs(r.totalMs)})`,
   };
+}
+
+/**
+ * The backup at s3://bucket/key (a snapshot or its manifest named; a prefix: the newest backup under it)
+ * downloaded into DATA/kv/downloads/ and checked against its manifest's size and SHA-256 before
+ * anything is planned or touched; the restore then verifies the file like any other.
+ */
+async function fetchOffsite(from: string, settings: S3Settings, ctx: Context): Promise<string> {
+  const { store, target } = await readOffsite(from, '--from', settings);
+  let manifest;
+  if (target.prefix.endsWith('.db') || target.prefix.endsWith('.manifest.json')) manifest = await store.manifestOf(target.bucket, target.prefix);
+  else {
+    manifest = (await store.list(target))[0];
+    if (!manifest) throw new OpsError(`no backups under ${from}`, 1, { code: 's3_no_backup', hint: `list them with: opsctl kv backups list --from ${from}` });
+  }
+  const dir = join(ctx.paths.data, 'kv', 'downloads');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, basename(manifest.key));
+  const part = `${file}.part`;
+  try {
+    await store.download(target.bucket, manifest, part);
+    await rename(part, file);
+  } finally {
+    await rm(part, { force: true });
+  }
+  ctx.io.err(
+    `downloaded s3://${target.bucket}/${manifest.key} to ${file}: ${manifest.bytes} bytes, SHA-256 ${manifest.sha256.slice(0, 12)}… as its manifest says`,
+  );
+  return file;
 }

@@ -1,9 +1,9 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { cluster } from './lib/flags.js';
+import { cluster, s3 } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'save',
-  args: ['<file>'],
+  args: ['[file]'],
   summary: 'save a verified snapshot from one member',
   flags: {
     ...cluster,
@@ -12,7 +12,13 @@ export const spec = defineVerb({
     etcdctl: { type: 'string', value: 'path', help: 'the etcdctl to use' },
     snapshotTimeout: { type: 'string', value: 'duration', help: 'timeout', default: '2m' },
     force: { type: 'boolean', help: 'overwrite FILE if it exists (its directory must exist)' },
+    to: { type: 'string', value: 's3://bucket/prefix', help: 'also upload it there, streamed and verified (FILE optional: a temporary file otherwise)' },
+    ...s3,
   },
-  examples: ['opsctl kv snapshot save backup.db', 'opsctl kv snapshot save backup.db --force'],
+  examples: [
+    'opsctl kv snapshot save backup.db',
+    'opsctl kv snapshot save backup.db --force',
+    'opsctl kv snapshot save --to s3://backups/etcd/prod --aws-profile backup',
+  ],
   load: (): RunModule => import('./snapshot-save.js'),
 });

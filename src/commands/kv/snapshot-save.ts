@@ -1,4 +1,6 @@
-import { dirname, resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
@@ -6,6 +8,7 @@ import { KvClient } from '../../kv/cluster/client.js';
 import { findEtcdctl } from '../../kv/cluster/etcdctl.js';
 import { saveSnapshot } from '../../kv/snapshot/save.js';
 import { resolveConnection } from './lib/connection.js';
+import { openOffsite, s3Settings } from './lib/offsite.js';
 import { normalizeEndpoint, openSession, resolveCluster, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './snapshot-save.spec.js';
@@ -44,8 +47,44 @@ export async function checkTarget(file: string, force: boolean): Promise<void> {
  */
 export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<CommandResult> {
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.via)) throw new UsageError(`--via: "${opts.via}" is not one of auto, etcdctl, gateway`, { field: '--via' });
-  const target = resolve(ctx.cwd, opts.file);
-  await checkTarget(target, Boolean(opts.force));
+  if (!opts.file && !opts.to)
+    throw new UsageError('kv snapshot save needs FILE, --to s3://BUCKET/PREFIX, or both', { field: 'file', hint: 'e.g. opsctl kv snapshot save backup.db' });
+  // Off-host: the store reached and a probe object written and deleted before any member is asked.
+  const offsite = opts.to ? await openOffsite(opts.to, '--to', s3Settings(opts)) : undefined;
+  const temp = opts.file ? undefined : await mkdtemp(join(tmpdir(), 'opsctl-snapshot-'));
+  try {
+    const target = opts.file ? resolve(ctx.cwd, opts.file) : join(temp!, 'snapshot.db');
+    if (opts.file) await checkTarget(target, Boolean(opts.force));
+    const r = await saveOne(opts, ctx, target);
+    if (!offsite) return r;
+    const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string };
+    const name = `snapshot-${new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}-r${d.revision}.db`;
+    const m = await offsite.store.uploadSnapshot(
+      offsite.target,
+      name,
+      target,
+      { sha256: d.sha256, revision: d.revision, endpoint: d.endpoint },
+      ctx.abort.signal,
+    );
+    const url = `s3://${offsite.target.bucket}/${m.key}`;
+    return {
+      data: {
+        ...(r.data as object),
+        ...(opts.file ? {} : { file: null }),
+        uploaded: { url, bytes: m.bytes, sha256: m.sha256, manifest: `${url}.manifest.json` },
+      },
+      message: `${opts.file ? r.message : (r.message ?? '').replace(/^snapshot saved to \S+:/, 'snapshot taken:')}; uploaded to ${url} (${m.bytes} bytes, SHA-256 ${m.sha256.slice(0, 12)}… verified on the store)`,
+      text: '',
+    };
+  } finally {
+    if (temp) await rm(temp, { recursive: true, force: true });
+  }
+}
+
+async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string): Promise<CommandResult> {
   const t = timeouts(opts);
   const given = opts.endpoint ? normalizeEndpoint(opts.endpoint, '--endpoint') : undefined;
   const resolved = given ? undefined : await resolveCluster(ctx, opts);

@@ -1,6 +1,6 @@
 import { EXIT_CODE_FLAG } from '../action.js';
 import { defineVerb, type RunModule } from '../spec.js';
-import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin, trialTimeout } from './lib/flags.js';
+import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin, trialTimeout, s3 } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'upgrade',
@@ -19,6 +19,12 @@ export const spec = defineVerb({
     dryRun,
     exitCode: EXIT_CODE_FLAG,
     settle: { type: 'string', value: 'auto|duration', help: 'wait after each member: auto = 2m when v2 data > 50 MB, else none', default: 'auto' },
+    backupTo: {
+      type: 'string',
+      value: 's3://bucket/prefix',
+      help: "also upload each snapshot before a stop (each hop's restore point first) there, streamed and verified, before the member stops; write access is proved before anything stops",
+    },
+    ...s3,
     backup: { type: 'negated', help: 'command driver without a backup template: upgrade without backing up the data dirs (the plan says so)' },
     allowSameVersion: { type: 'boolean', help: 'a rolling restart when the members already run --to' },
     targetBin: targetBin('real etcd: the directory with the new etcd binary; per hop of a ladder: 3.4=DIR (repeatable)'),

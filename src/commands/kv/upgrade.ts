@@ -14,6 +14,9 @@ import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './upgrade.spec.js';
 import { changesExit } from '../action.js';
+import { openOffsite, s3Settings } from './lib/offsite.js';
+import type { S3Settings } from '../../kv/offsite/target.js';
+import type { OffsiteUploader } from '../../kv/upgrade/options.js';
 
 /** The minors kv restore starts members on: every minor of the ladder (3.5 and 3.6 restore with etcdutl). */
 export const KNOWN_MINORS = LADDER_MINORS;
@@ -100,6 +103,9 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const noBackup = opts.backup === false;
   // Never a silent "skipped": the seed says back up every data dir (a snapshot holds only v3 data).
   requireBackupTemplate(driver, noBackup, '--backup-cmd "ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}", ');
+  // Off-host: the store proved writable (a probe object written and deleted) before the plan, so a
+  // bucket the identity may not write refuses the run before any member stops, --dry-run included.
+  const offsite = opts.backupTo ? await offsiteUploader(opts.backupTo, s3Settings(opts), ctx) : undefined;
   ctx.handlesInterrupt = true;
   const rollbackCommand = shellLine(['opsctl', 'kv', 'rollback', ...selector]);
   const writeReport = async (journal: string) => {
@@ -129,6 +135,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       rollbackCommand,
       onFailure,
       noBackup,
+      offsite,
       defrag: Boolean(opts.defrag),
       confirm: (c: { target: string; warnings: string[]; members: number; resuming: boolean }) => confirmUpgrade(ctx, c),
       debug: ctx.debugSink,
@@ -262,4 +269,16 @@ function renderLadder(r: LadderReport, ctx: Context): CommandResult {
     return { data: r, text: lines.join('\n'), exitCode: 3 };
   }
   return { data: r, text: lines.join('\n'), message: `cluster upgraded to ${r.to} in ${r.hops.length} hops: every member healthy` };
+}
+
+/** The --backup-to store opened and probed; each upload streamed, verified on the store, its manifest written last. */
+async function offsiteUploader(url: string, settings: S3Settings, ctx: Context): Promise<OffsiteUploader> {
+  const { store, target } = await openOffsite(url, '--backup-to', settings);
+  return {
+    url,
+    upload: async (file, name, facts) => {
+      const m = await store.uploadSnapshot(target, name, file, facts, ctx.abort.signal);
+      return `s3://${target.bucket}/${m.key}`;
+    },
+  };
 }

@@ -78,6 +78,12 @@ export interface UpgradePorts {
   debug?: (line: string) => void;
 }
 
+/** Where --backup-to uploads a verified snapshot FILE (NAME under its prefix); resolves to the object's s3:// URL. */
+export interface OffsiteUploader {
+  url: string;
+  upload(file: string, name: string, facts: { sha256: string; revision: string; run: string; label: string }): Promise<string>;
+}
+
 /** How patient and careful the run is, and what a failure does. */
 export interface UpgradePolicy {
   timeouts: Timeouts;
@@ -86,6 +92,11 @@ export interface UpgradePolicy {
   dryRun: boolean;
   snapshotVia: 'auto' | 'etcdctl' | 'gateway';
   etcdctl?: string;
+  /**
+   * --backup-to s3://…: each snapshot before a stop (the hop's restore point first) also uploaded there,
+   * streamed and verified on the store, before the member stops; a failed upload halts like a failed snapshot.
+   */
+  offsite?: OffsiteUploader;
   /** The data dirs are not backed up (the command driver without a backup template: said on the plan). */
   noBackup?: boolean;
   /** A member that never becomes healthy on the target: halt there (default), or put it back first. */

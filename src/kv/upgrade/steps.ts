@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
 import type { MemberTarget } from '../drivers/driver.js';
-import type { Look, StepEnv, Waits } from './options.js';
+import type { Look, StepEnv, UpgradeOptions, Waits } from './options.js';
 import { observeCluster } from '../cluster/observe.js';
 import { membershipChange } from '../cluster/membership.js';
 import { compareMinor, minor, type MemberListEntry } from '../cluster/parse.js';
@@ -27,7 +27,11 @@ const client = (env: StepEnv<Look>, endpoint: string) =>
  * healthy member when neither can. Verified against the stopping member's own figures: it holds at
  * least the member's revision, and the member counts the same live keys at the snapshot's revision.
  */
-export async function snapshotStep(env: StepEnv<Look | 'dataDir' | 'exec' | 'now' | 'snapshotVia'>, m: MemberSpec, seen?: ClusterObservation): Promise<string> {
+export async function snapshotStep(
+  env: StepEnv<Look | 'dataDir' | 'exec' | 'now' | 'snapshotVia'> & { o: { offsite?: UpgradeOptions['offsite'] } },
+  m: MemberSpec,
+  seen?: ClusterObservation,
+): Promise<string> {
   const { o, journal: j } = env;
   const me = seen?.members.find((x) => x.name === m.name && x.healthy && x.revision !== undefined);
   let own = me?.revision;
@@ -76,10 +80,17 @@ export async function snapshotStep(env: StepEnv<Look | 'dataDir' | 'exec' | 'now
   }
   const taken = snap!;
   const rp = await recordRestorePoint(j, { member: m.name, file: taken.file, status: taken.status, memberFigures: taken.member }, o.now());
+  // Off-host too, before the stop: a failed upload fails this step, and the member is not stopped.
+  let uploaded = '';
+  if (o.offsite) {
+    const label = `${j.source}->${j.target} ${m.name}`;
+    const url = await o.offsite.upload(taken.file, `${j.id}-${m.name}.db`, { sha256: taken.status.sha256, revision: taken.revision, run: j.id, label });
+    uploaded = `; uploaded to ${url}, verified on the store`;
+  }
   j.snapshots.push({ member: m.name, file: taken.file, revision: taken.revision, bytes: taken.bytes, from: from.name });
   const role = from === leader ? `the leader ${from.name}` : from.name;
   const mine = from === m ? '' : ` (${m.name}'s own revision ${before}, its live keys at ${taken.revision}: ${taken.member.keys ?? '?'})`;
-  return `${taken.bytes} bytes from ${role} via ${taken.via}, SHA-256 ok, revision ${taken.revision} ≥ ${before}${mine}${notes.length ? `; ${notes.join('; ')}` : ''}${rp ? `; ${rp}` : ''}`;
+  return `${taken.bytes} bytes from ${role} via ${taken.via}, SHA-256 ok, revision ${taken.revision} ≥ ${before}${mine}${notes.length ? `; ${notes.join('; ')}` : ''}${rp ? `; ${rp}` : ''}${uploaded}`;
 }
 
 /** The member of the cluster whose id is `id`, by asking each member its status (a look without the id known). */

@@ -80,3 +80,10 @@ export const writeOut = {
 
 /** The flags of the etcdctl-like verbs: the cluster's and -w. */
 export const etcdctlLike = { ...cluster, writeOut } as const;
+
+/** How an s3:// place is reached, as the AWS CLI takes it (unset: AWS_PROFILE, AWS_ENDPOINT_URL, AWS_REGION, ~/.aws/config). */
+export const s3 = {
+  awsProfile: { type: 'string', value: 'name', help: 'S3: the profile of ~/.aws/credentials and ~/.aws/config (env AWS_PROFILE)' },
+  endpointUrl: { type: 'string', value: 'url', help: 'S3: the endpoint of an S3-compatible store (env AWS_ENDPOINT_URL)' },
+  region: { type: 'string', value: 'name', help: 'S3: the region (env AWS_REGION; default us-east-1)' },
+} as const;

@@ -1,0 +1,290 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { OpsError } from '../../core/errors.js';
+import { keyOf, urlOf, type S3Settings, type S3Target } from './target.js';
+
+/** What is written beside each uploaded snapshot, last: a snapshot without one is not a backup. */
+export interface OffsiteManifest {
+  kind: 'opsctl-kv-snapshot';
+  key: string;
+  bytes: number;
+  sha256: string;
+  revision: string;
+  endpoint?: string;
+  /** The upgrade run and hop it belongs to, when an upgrade took it. */
+  run?: string;
+  label?: string;
+  createdAt: string;
+}
+
+export const MANIFEST_SUFFIX = '.manifest.json';
+const PART_BYTES = 16 * 1024 * 1024;
+
+type Sdk = typeof import('@aws-sdk/client-s3');
+
+/**
+ * One S3-compatible store, reached as the AWS CLI would: credentials from the environment, the shared
+ * config and credentials files, `--aws-profile` (or AWS_PROFILE); the endpoint from `--endpoint-url`,
+ * AWS_ENDPOINT_URL(_S3) or the profile's endpoint_url. The SDK loads only here (an s3:// target given).
+ */
+export class OffsiteStore {
+  private constructor(
+    private readonly sdk: Sdk,
+    readonly client: S3Client,
+    private readonly settings: S3Settings,
+  ) {}
+
+  static async open(settings: S3Settings): Promise<OffsiteStore> {
+    // a notice about Node versions the SDK will drop is not the operator's business in a backup's output
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    const sdk = cjs(await import('@aws-sdk/client-s3'), 'S3Client');
+    const endpoint = settings.endpointUrl ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+    const make = (region: string | undefined) =>
+      new sdk.S3Client({
+        ...(region ? { region } : {}),
+        ...(settings.profile ? { profile: settings.profile } : {}),
+        ...(settings.endpointUrl ? { endpoint: settings.endpointUrl } : {}),
+        // a custom endpoint (a loopback or on-premises server) is addressed by path, as the CLI does for IPs
+        forcePathStyle: Boolean(endpoint),
+        maxAttempts: 3,
+      });
+    let client = make(settings.region);
+    // No region anywhere (flag, env, profile): us-east-1, as the AWS CLI's s3 commands assume.
+    if (!(await client.config.region().catch(() => undefined))) client = make('us-east-1');
+    return new OffsiteStore(sdk, client, settings);
+  }
+
+  /** Where the credentials were looked for, for messages (never their values). */
+  credentialSource(): string {
+    if (this.settings.profile) return `the profile "${this.settings.profile}" (--aws-profile) of ~/.aws/credentials and ~/.aws/config`;
+    if (process.env.AWS_ACCESS_KEY_ID) return 'AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the environment';
+    if (process.env.AWS_PROFILE) return `the profile "${process.env.AWS_PROFILE}" (AWS_PROFILE) of ~/.aws/credentials and ~/.aws/config`;
+    return 'the default profile of ~/.aws/credentials and ~/.aws/config (no AWS_ACCESS_KEY_ID, AWS_PROFILE or --aws-profile set)';
+  }
+
+  /** An SDK failure as an OpsError naming what failed, where the credentials came from and the fix; secrets never included. */
+  explain(err: unknown, what: string): OpsError {
+    if (err instanceof OpsError) return err;
+    const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+    const name = e.name ?? 'Error';
+    const status = e.$metadata?.httpStatusCode;
+    const msg = redact(String(e.message ?? err));
+    if (['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'CredentialsProviderError', 'ExpiredToken', 'InvalidToken'].includes(name) || /credential/i.test(msg))
+      return new OpsError(`${what}: the S3 credentials were refused or not found (${name}: ${msg})`, 4, {
+        code: 's3_credentials',
+        hint: `credentials come from ${this.credentialSource()}: check them with \`aws sts get-caller-identity\` or \`aws s3 ls\`, or choose other ones with --aws-profile NAME`,
+      });
+    if (name === 'AccessDenied' || status === 403)
+      return new OpsError(`${what}: access denied by the store (${name})`, 1, {
+        code: 's3_denied',
+        hint: `the identity from ${this.credentialSource()} needs s3:PutObject, s3:GetObject, s3:ListBucket and s3:DeleteObject on the bucket`,
+      });
+    if (name === 'NoSuchBucket')
+      return new OpsError(`${what}: no such bucket`, 1, {
+        code: 's3_no_bucket',
+        hint: 'create it first (aws s3 mb s3://BUCKET) or check the name and --endpoint-url',
+      });
+    return new OpsError(`${what}: ${name}${status ? ` (HTTP ${status})` : ''}: ${msg}`, 1, {
+      code: 's3',
+      hint: 'check the endpoint (--endpoint-url or AWS_ENDPOINT_URL) and that the store is reachable',
+    });
+  }
+
+  /** A small object written and deleted under the prefix: write access proved before anything stops. */
+  async probe(t: S3Target): Promise<void> {
+    const key = keyOf(t, `.opsctl-probe-${randomBytes(6).toString('hex')}`);
+    try {
+      await this.client.send(new this.sdk.PutObjectCommand({ Bucket: t.bucket, Key: key, Body: 'probe' }));
+      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: t.bucket, Key: key }));
+    } catch (err) {
+      throw this.explain(err, `cannot write to ${urlOf(t.bucket, keyOf(t, ''))}`);
+    }
+  }
+
+  /**
+   * FILE uploaded as NAME under the target, streamed in parts (constant memory), hashed as it is read
+   * (it must be the SHA-256 expected), then checked on the store: HEAD for the size and the SHA-256 in
+   * its metadata, and the object read back and hashed. Only then is the manifest written (last: a
+   * snapshot without one is never listed). A failure aborts the multipart upload and deletes what was
+   * written; the error names the object.
+   */
+  async uploadSnapshot(
+    t: S3Target,
+    name: string,
+    file: string,
+    facts: Omit<OffsiteManifest, 'kind' | 'key' | 'bytes' | 'createdAt'>,
+    signal?: AbortSignal,
+  ): Promise<OffsiteManifest> {
+    const key = keyOf(t, name);
+    const url = urlOf(t.bucket, key);
+    const bytes = (await stat(file)).size;
+    const { Upload } = cjs(await import('@aws-sdk/lib-storage'), 'Upload');
+    const hash = createHash('sha256');
+    const body = createReadStream(file, { highWaterMark: 1024 * 1024 }).pipe(
+      new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      }),
+    );
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: t.bucket, Key: key, Body: body, ContentType: 'application/octet-stream', Metadata: { sha256: facts.sha256, revision: facts.revision } },
+      partSize: PART_BYTES,
+      queueSize: 2,
+      leavePartsOnError: false,
+    });
+    const onAbort = () => void upload.abort().catch(() => undefined);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await upload.done();
+      const sent = hash.digest('hex');
+      if (sent !== facts.sha256)
+        throw new OpsError(`${url}: the file changed while it was uploaded (SHA-256 ${sent.slice(0, 12)}…, expected ${facts.sha256.slice(0, 12)}…)`);
+      const head = await this.client.send(new this.sdk.HeadObjectCommand({ Bucket: t.bucket, Key: key }));
+      if (head.ContentLength !== bytes || head.Metadata?.sha256 !== facts.sha256)
+        throw new OpsError(
+          `${url}: the store holds ${head.ContentLength ?? '?'} bytes (SHA-256 ${head.Metadata?.sha256 ?? 'not recorded'}), not the ${bytes} bytes sent`,
+        );
+      const back = await this.readHash(t.bucket, key);
+      if (back.bytes !== bytes || back.sha256 !== facts.sha256)
+        throw new OpsError(`${url}: read back, ${back.bytes} bytes hash to ${back.sha256.slice(0, 12)}…, not ${bytes} bytes of ${facts.sha256.slice(0, 12)}…`);
+      const manifest: OffsiteManifest = { kind: 'opsctl-kv-snapshot', key, bytes, createdAt: new Date().toISOString(), ...facts };
+      await this.client.send(
+        new this.sdk.PutObjectCommand({
+          Bucket: t.bucket,
+          Key: key + MANIFEST_SUFFIX,
+          Body: JSON.stringify(manifest, null, 2),
+          ContentType: 'application/json',
+        }),
+      );
+      return manifest;
+    } catch (err) {
+      // whatever was written goes: no object without its manifest is left behind by us
+      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: t.bucket, Key: key })).catch(() => undefined);
+      throw this.explain(err, `upload of ${url} failed (multipart upload aborted, nothing listed)`);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The object read through and hashed, never held in memory. */
+  private async readHash(bucket: string, key: string): Promise<{ bytes: number; sha256: string }> {
+    const r = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
+    const h = createHash('sha256');
+    let n = 0;
+    for await (const chunk of r.Body as Readable) {
+      h.update(chunk as Buffer);
+      n += (chunk as Buffer).length;
+    }
+    return { bytes: n, sha256: h.digest('hex') };
+  }
+
+  /** Every complete backup under the target (those with a manifest), newest first. */
+  async list(t: S3Target): Promise<OffsiteManifest[]> {
+    const out: OffsiteManifest[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const page = await this.client.send(
+          new this.sdk.ListObjectsV2Command({ Bucket: t.bucket, Prefix: t.prefix ? `${t.prefix}/` : undefined, ContinuationToken: token }),
+        );
+        for (const o of page.Contents ?? []) {
+          if (!o.Key?.endsWith(MANIFEST_SUFFIX) || (o.Size ?? 0) > 64 * 1024) continue;
+          const m = await this.readManifest(t.bucket, o.Key);
+          if (m) out.push(m);
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    } catch (err) {
+      throw this.explain(err, `cannot list ${urlOf(t.bucket, keyOf(t, ''))}`);
+    }
+    return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.key.localeCompare(a.key));
+  }
+
+  private async readManifest(bucket: string, key: string): Promise<OffsiteManifest | undefined> {
+    const r = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
+    const text = (await r.Body?.transformToString()) ?? '';
+    try {
+      const m = JSON.parse(text) as Partial<OffsiteManifest>;
+      if (m.kind !== 'opsctl-kv-snapshot' || typeof m.key !== 'string' || m.key + MANIFEST_SUFFIX !== key) return undefined;
+      if (typeof m.bytes !== 'number' || typeof m.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(m.sha256)) return undefined;
+      return m as OffsiteManifest;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A backup removed: its manifest first (it stops being listed), then the snapshot. */
+  async remove(bucket: string, m: OffsiteManifest): Promise<void> {
+    try {
+      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: m.key + MANIFEST_SUFFIX }));
+      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: m.key }));
+    } catch (err) {
+      throw this.explain(err, `cannot delete ${urlOf(bucket, m.key)}`);
+    }
+  }
+
+  /** The manifest of s3://bucket/key (the snapshot itself or its manifest named); a missing one is refused. */
+  async manifestOf(bucket: string, key: string): Promise<OffsiteManifest> {
+    const k = key.endsWith(MANIFEST_SUFFIX) ? key.slice(0, -MANIFEST_SUFFIX.length) : key;
+    let m: OffsiteManifest | undefined;
+    try {
+      m = await this.readManifest(bucket, k + MANIFEST_SUFFIX);
+    } catch (err) {
+      const e = err as { name?: string };
+      if (e.name === 'NoSuchKey' || e.name === 'NotFound')
+        throw new OpsError(`${urlOf(bucket, k)} is not a complete backup (no ${MANIFEST_SUFFIX} beside it)`, 1, {
+          code: 's3_no_backup',
+          hint: 'list the backups with: opsctl kv backups list --from s3://BUCKET/PREFIX',
+        });
+      throw this.explain(err, `cannot read ${urlOf(bucket, k + MANIFEST_SUFFIX)}`);
+    }
+    if (!m) throw new OpsError(`${urlOf(bucket, k + MANIFEST_SUFFIX)} is not an opsctl snapshot manifest`, 1, { code: 's3_no_backup' });
+    return m;
+  }
+
+  /** The backup downloaded to FILE (0600), streamed, and checked against its manifest's size and SHA-256 before it is used. */
+  async download(bucket: string, m: OffsiteManifest, file: string): Promise<void> {
+    const url = urlOf(bucket, m.key);
+    const h = createHash('sha256');
+    let n = 0;
+    try {
+      const r = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: bucket, Key: m.key }));
+      await pipeline(
+        r.Body as Readable,
+        new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            h.update(chunk);
+            n += chunk.length;
+            done(null, chunk);
+          },
+        }),
+        createWriteStream(file, { mode: 0o600 }),
+      );
+    } catch (err) {
+      throw this.explain(err, `cannot download ${url}`);
+    }
+    const got = h.digest('hex');
+    if (n !== m.bytes || got !== m.sha256)
+      throw new OpsError(`${url}: downloaded ${n} bytes hashing to ${got.slice(0, 12)}…; its manifest says ${m.bytes} bytes, ${m.sha256.slice(0, 12)}…`, 1, {
+        code: 's3_mismatch',
+        hint: 'the object is damaged or was replaced: choose another backup (opsctl kv backups list --from …)',
+      });
+  }
+}
+
+/** A CommonJS package's exports whether the bundle hands them over as they are or under `default`. */
+function cjs<T extends object>(mod: T, name: keyof T): T {
+  return name in mod ? mod : (mod as unknown as { default: T }).default;
+}
+
+/** Anything that looks like an access key or a secret blanked out of a server's message. */
+function redact(s: string): string {
+  return s.replace(/\b(AKIA|ASIA)[A-Z0-9]{12,}\b/g, '[access key]').replace(/[A-Za-z0-9/+]{40}/g, '[redacted]');
+}

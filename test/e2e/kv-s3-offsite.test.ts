@@ -1,0 +1,197 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runBin } from '../helpers/bin.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { until } from '../helpers/kv.js';
+import { haveS3Server, READER, startS3Server, type S3Server } from '../helpers/s3-server.js';
+
+interface Row {
+  url: string;
+  bytes: number;
+  sha256: string;
+  revision: string;
+}
+
+/**
+ * Off-host snapshots through the built binary, against a real S3-compatible server (versitygw, started
+ * here on a loopback port) and a sandbox of simulated members: save/list/prune/restore with the hashes
+ * checked on the server's own copy; the server killed mid-upload; a bucket the identity may not write;
+ * refused credentials.
+ */
+describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, built binary, simulated sandbox)', () => {
+  const { dir, cleanup } = tempConfigDir('opsctl-kv-s3-');
+  let s3: S3Server;
+  const opsctl = (args: string[], env: Record<string, string> = {}) => runBin(args, { env: { OPSCTL_CONFIG_DIR: dir, ...s3.env, ...env }, timeout: 180_000 });
+  const ok = async (...args: string[]) => {
+    const r = await opsctl(args);
+    expect(r.exitCode, `${args.join(' ')}: ${String(r.stderr)}`).toBe(0);
+    return r;
+  };
+  const list = async (url: string): Promise<Row[]> => JSON.parse(String((await ok('kv', 'backups', 'list', '--from', url, '--json')).stdout)) as Row[];
+  const objectHash = async (bucket: string, key: string) => {
+    const r = await s3.root.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return createHash('sha256')
+      .update(Buffer.from(await r.Body!.transformToByteArray()))
+      .digest('hex');
+  };
+
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    await s3.bucket('backups');
+    await s3.readOnlyBucket('readonly');
+    await ok('kv', 'sandbox', 'up', '--members', '3', '--version', '3.4');
+  }, 120_000);
+  afterAll(async () => {
+    await runBin(['kv', 'sandbox', 'down'], { env: { OPSCTL_CONFIG_DIR: dir } });
+    await s3?.stop();
+    cleanup();
+  }, 120_000);
+
+  it('saves twice, lists both with the SHA-256 of the objects on the server, prunes to one, and restores from it', async () => {
+    await ok('kv', 'put', 'k1', 'v1');
+    const first = JSON.parse(String((await ok('kv', 'snapshot', 'save', '--to', 's3://backups/etcd/prod', '--json')).stdout)) as {
+      file: null;
+      sha256: string;
+      uploaded: { url: string; bytes: number; sha256: string };
+    };
+    expect(first.file).toBeNull();
+    expect(first.uploaded.sha256).toBe(first.sha256);
+    await ok('kv', 'put', 'k2', 'v2');
+    const local = join(dir, 'local.db');
+    await ok('kv', 'snapshot', 'save', local, '--to', 's3://backups/etcd/prod');
+    const rows = await list('s3://backups/etcd/prod');
+    expect(rows).toHaveLength(2);
+    for (const r of rows) {
+      const key = r.url.replace('s3://backups/', '');
+      expect(await objectHash('backups', key), r.url).toBe(r.sha256);
+    }
+    // newest first: the second save (k2 in it) has the higher revision
+    expect(BigInt(rows[0]!.revision)).toBeGreaterThan(BigInt(rows[1]!.revision));
+    expect(rows[1]!.url).toBe(first.uploaded.url);
+    expect(rows[0]!.sha256).toBe(createHash('sha256').update(readFileSync(local)).digest('hex'));
+
+    const pruned = await ok('kv', 'backups', 'prune', '--from', 's3://backups/etcd/prod', '--keep', '1', '--yes', '--json');
+    expect((JSON.parse(String(pruned.stdout)) as { removed: { url: string }[] }).removed.map((r) => r.url)).toEqual([first.uploaded.url]);
+    const left = await list('s3://backups/etcd/prod');
+    expect(left.map((r) => r.url)).toEqual([rows[0]!.url]);
+    const keys = (await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/prod/' }))).Contents?.map((o) => o.Key) ?? [];
+    expect(keys.sort()).toEqual([left[0]!.url.replace('s3://backups/', ''), `${left[0]!.url.replace('s3://backups/', '')}.manifest.json`].sort());
+
+    await ok('kv', 'put', 'k3', 'v3');
+    const restored = await ok('kv', 'restore', '--from', 's3://backups/etcd/prod', '--yes');
+    expect(String(restored.stderr)).toContain(`SHA-256 ${left[0]!.sha256.slice(0, 12)}`);
+    expect(String((await ok('kv', 'get', 'k2')).stdout)).toContain('v2');
+    expect((await opsctl(['kv', 'get', 'k3'])).exitCode).not.toBe(0);
+  }, 180_000);
+
+  it('a server killed mid-upload: non-zero exit, and nothing half-written is listed as a backup', async () => {
+    // ~20 MiB of values: a snapshot of more than one 16 MiB part, so the upload is a multipart one
+    const value = join(dir, 'value.bin');
+    for (let i = 0; i < 16; i++) {
+      writeFileSync(
+        value,
+        randomBytes(1024 * 1024)
+          .toString('base64')
+          .slice(0, 1024 * 1024),
+      );
+      await ok('kv', 'put', `big-${i}`, '--file', value);
+    }
+    const before = await list('s3://backups/etcd/prod');
+    const saving = execa(process.execPath, [BIN, 'kv', 'snapshot', 'save', '--to', 's3://backups/etcd/prod'], {
+      env: { NO_COLOR: '1', OPSCTL_CONFIG_DIR: dir, ...s3.env },
+      reject: false,
+    });
+    await until(
+      async () => {
+        const u = await s3.root.send(new ListMultipartUploadsCommand({ Bucket: 'backups', Prefix: 'etcd/prod/' })).catch(() => undefined);
+        return (u?.Uploads?.length ?? 0) > 0;
+      },
+      60_000,
+      'a multipart upload under way',
+    );
+    await s3.kill();
+    const r = await saving;
+    expect(r.exitCode, String(r.stderr)).not.toBe(0);
+    expect(String(r.stderr)).toMatch(/upload of s3:\/\/backups\/etcd\/prod\/snapshot-.*failed|cannot/);
+    await s3.restart();
+    expect(await list('s3://backups/etcd/prod')).toEqual(before);
+    const objects = (await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/prod/' }))).Contents ?? [];
+    expect(objects.filter((o) => o.Key!.endsWith('.db')).map((o) => `s3://backups/${o.Key!}`)).toEqual(before.map((b) => b.url));
+  }, 240_000);
+
+  it('a bucket the identity may not write is refused before the snapshot is taken, naming the fix', async () => {
+    const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
+    // the reader may list it
+    const listed = await opsctl(['kv', 'backups', 'list', '--from', 's3://readonly/x'], reader);
+    expect(listed.exitCode, String(listed.stderr)).toBe(0);
+    const r = await opsctl(['kv', 'snapshot', 'save', '--to', 's3://readonly/x', '--debug'], reader);
+    expect(r.exitCode).toBe(1);
+    expect(String(r.stderr)).toContain('cannot write to s3://readonly/x/: access denied');
+    expect(String(r.stderr)).toContain('s3:PutObject');
+    expect(String(r.stderr)).not.toContain('/maintenance/snapshot');
+    expect(String(r.stdout) + String(r.stderr)).not.toContain(READER.secretAccessKey);
+  }, 60_000);
+
+  it('wrong credentials: exit 4 naming where they came from and the fix; the secret never printed', async () => {
+    const secret = 'wrong-secret-abcdefghijklmnop';
+    const r = await opsctl(['kv', 'snapshot', 'save', '--to', 's3://backups/etcd/prod'], { AWS_SECRET_ACCESS_KEY: secret });
+    expect(r.exitCode).toBe(4);
+    expect(String(r.stderr)).toContain('AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the environment');
+    expect(String(r.stderr)).toContain('--aws-profile');
+    expect(String(r.stdout) + String(r.stderr)).not.toContain(secret);
+    // a named profile that the shared files do not have is named too
+    const p = await opsctl(['kv', 'backups', 'list', '--from', 's3://backups/etcd/prod', '--aws-profile', 'nightly'], {
+      AWS_ACCESS_KEY_ID: '',
+      AWS_SECRET_ACCESS_KEY: '',
+    });
+    expect(p.exitCode).toBe(4);
+    expect(String(p.stderr)).toContain('the profile "nightly" (--aws-profile)');
+  }, 60_000);
+
+  const pids = () => {
+    const spec = JSON.parse(readFileSync(join(dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')) as { members: { pidFile: string }[] };
+    return spec.members.map((m) => readFileSync(m.pidFile, 'utf8').trim());
+  };
+
+  it('kv upgrade --backup-to a bucket the identity may not write: refused before any member stops (same pids, no journal)', async () => {
+    const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
+    const before = pids();
+    const r = await opsctl(['kv', 'upgrade', '--to', '3.5', '--backup-to', 's3://readonly/ladder', '--yes'], reader);
+    expect(r.exitCode).toBe(1);
+    expect(String(r.stderr)).toContain('cannot write to s3://readonly/ladder/: access denied');
+    expect(pids()).toEqual(before);
+    expect((await opsctl(['kv', 'version', '--json'])).stdout).not.toContain('3.5.');
+    const { existsSync, readdirSync } = await import('node:fs');
+    const journals = join(dir, 'data', 'kv', 'journals');
+    expect(existsSync(journals) ? readdirSync(journals).filter((f) => f.endsWith('.json')) : []).toEqual([]);
+  }, 60_000);
+
+  it('kv upgrade --backup-to: an upload the store refuses after the probe passed halts before the stop (same pids)', async () => {
+    await s3.probeOnlyBucket('probeonly');
+    const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
+    const before = pids();
+    const r = await opsctl(['kv', 'upgrade', '--to', '3.5', '--backup-to', 's3://probeonly/ladder', '--yes'], reader);
+    expect(r.exitCode, String(r.stderr)).not.toBe(0);
+    expect(String(r.stderr)).toMatch(/upload of s3:\/\/probeonly\/ladder\/\S+\.db failed .*access denied/);
+    expect(pids()).toEqual(before);
+    const listed = await opsctl(['kv', 'backups', 'list', '--from', 's3://probeonly/ladder', '--json'], reader);
+    expect(JSON.parse(String(listed.stdout))).toEqual([]);
+    // the halted run is rolled back (nothing was stopped) so the next test upgrades from 3.4
+    const back = await opsctl(['kv', 'rollback', '--yes']);
+    expect([0, 1]).toContain(back.exitCode);
+  }, 120_000);
+
+  it('kv upgrade --backup-to over two hops leaves a verified snapshot per member and hop in the bucket, the restore points among them', async () => {
+    const r = await ok('kv', 'upgrade', '--to', '3.6', '--backup-to', 's3://backups/ladder', '--yes', '--json');
+    const rows = await list('s3://backups/ladder');
+    expect(rows).toHaveLength(6);
+    for (const row of rows) expect(await objectHash('backups', row.url.replace('s3://backups/', '')), row.url).toBe(row.sha256);
+    const labels = rows.map((x) => (x as unknown as { label: string }).label).sort();
+    expect(labels).toEqual(['3.4->3.5 kv1', '3.4->3.5 kv2', '3.4->3.5 kv3', '3.5->3.6 kv1', '3.5->3.6 kv2', '3.5->3.6 kv3'].sort());
+    expect(String(r.stdout)).toContain('uploaded to s3://backups/ladder/');
+  }, 240_000);
+});
