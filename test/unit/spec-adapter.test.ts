@@ -217,8 +217,8 @@ describe('a verb spec: the adapter turns what commander parsed into those option
 
   it('tracker: a verb built from a resource row is bound to it (resource), and <id|name> lands in id', async () => {
     const spec = getSpec(trackerLabels);
-    expectTypeOf<OptionsOf<typeof spec>>().toEqualTypeOf<{ id: string; resource: string }>();
-    expect(await runSpec(spec, ['bug'])).toEqual({ resource: 'labels', id: 'bug' });
+    expectTypeOf<Pick<OptionsOf<typeof spec>, 'id' | 'resource'>>().toEqualTypeOf<{ id: string; resource: string }>();
+    expect(await runSpec(spec, ['bug'])).toEqual({ resource: 'labels', id: 'bug', web: false });
   });
 });
 

@@ -9,6 +9,7 @@ export const getSpec = (row: ResourceSpec) =>
     args: [{ name: `<${idArg(row)}>` as const, field: 'id' }],
     summary: `show one ${row.singular}${byName(row)}`,
     bound: { resource: row.name },
-    examples: [rowExample(row, 'get', `opsctl tracker ${row.name} get ID`)],
+    flags: { web: { type: 'boolean', help: `open the ${row.singular}'s page in the browser instead (its app_url)` } },
+    examples: [rowExample(row, 'get', `opsctl tracker ${row.name} get ID`), `opsctl tracker ${row.name} get ID --web`],
     load: (): RunModule => import('./get.js'),
   });
