@@ -112,6 +112,18 @@ export async function startS3Server(): Promise<S3Server> {
   const bucket = async (name: string) => {
     await root.send(new CreateBucketCommand({ Bucket: name }));
   };
+  /** A bucket whose policy lets the reader read it, plus `more` statements. */
+  const readerBucket = async (name: string, more: object[]) => {
+    await bucket(name);
+    const read = {
+      Effect: 'Allow',
+      Principal: { AWS: [READER.accessKeyId] },
+      Action: ['s3:GetObject', 's3:ListBucket'],
+      Resource: [`arn:aws:s3:::${name}`, `arn:aws:s3:::${name}/*`],
+    };
+    const policy = { Version: '2012-10-17', Statement: [read, ...more] };
+    await root.send(new PutBucketPolicyCommand({ Bucket: name, Policy: JSON.stringify(policy) }));
+  };
   return {
     url,
     root,
@@ -126,42 +138,18 @@ export async function startS3Server(): Promise<S3Server> {
     kill,
     restart: start,
     bucket,
-    readOnlyBucket: async (name: string) => {
-      await bucket(name);
-      const policy = {
-        Version: '2012-10-17',
-        Statement: [
-          {
-            Effect: 'Allow',
-            Principal: { AWS: [READER.accessKeyId] },
-            Action: ['s3:GetObject', 's3:ListBucket'],
-            Resource: [`arn:aws:s3:::${name}`, `arn:aws:s3:::${name}/*`],
-          },
-        ],
-      };
-      await root.send(new PutBucketPolicyCommand({ Bucket: name, Policy: JSON.stringify(policy) }));
-    },
-    probeOnlyBucket: async (name: string) => {
-      await bucket(name);
-      const policy = {
-        Version: '2012-10-17',
-        Statement: [
-          {
-            Effect: 'Allow',
-            Principal: { AWS: [READER.accessKeyId] },
-            Action: ['s3:GetObject', 's3:ListBucket'],
-            Resource: [`arn:aws:s3:::${name}`, `arn:aws:s3:::${name}/*`],
-          },
-          {
-            Effect: 'Allow',
-            Principal: { AWS: [READER.accessKeyId] },
-            Action: ['s3:PutObject', 's3:DeleteObject'],
-            Resource: [`arn:aws:s3:::${name}/*/.opsctl-probe-*`],
-          },
-        ],
-      };
-      await root.send(new PutBucketPolicyCommand({ Bucket: name, Policy: JSON.stringify(policy) }));
-    },
+    /** A bucket the reader may only read. */
+    readOnlyBucket: (name: string) => readerBucket(name, []),
+    /** A bucket the reader may read, and write only opsctl's probe objects in: the probe passes, an upload is refused. */
+    probeOnlyBucket: (name: string) =>
+      readerBucket(name, [
+        {
+          Effect: 'Allow',
+          Principal: { AWS: [READER.accessKeyId] },
+          Action: ['s3:PutObject', 's3:DeleteObject'],
+          Resource: [`arn:aws:s3:::${name}/*/.opsctl-probe-*`],
+        },
+      ]),
     stop: async () => {
       await kill();
       root.destroy();

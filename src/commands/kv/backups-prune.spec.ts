@@ -1,16 +1,12 @@
 import { CONFIRM_HELP } from '../action.js';
-import { s3 } from './lib/flags.js';
+import { backupsFrom, s3 } from './lib/flags.js';
 import { defineVerb, type RunModule } from '../spec.js';
 
 export const spec = defineVerb({
   name: 'prune',
   summary: `keep the newest runs' backups of each cluster, remove the rest (never those an upgrade in progress needs); ${CONFIRM_HELP}`,
   flags: {
-    from: {
-      type: 'string',
-      value: 's3://bucket/prefix',
-      help: 'the backups uploaded there (kv snapshot save --to, kv upgrade --backup-to) instead of those on this host',
-    },
+    ...backupsFrom,
     ...s3,
     keep: { type: 'string', value: 'n', help: 'how many runs to keep per cluster', default: '1' },
     dryRun: { type: 'boolean', help: 'show what would be removed, and remove nothing' },

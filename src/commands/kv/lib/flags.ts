@@ -82,6 +82,15 @@ export const writeOut = {
 export const etcdctlLike = { ...cluster, writeOut } as const;
 
 /** How an s3:// place is reached, as the AWS CLI takes it (unset: AWS_PROFILE, AWS_ENDPOINT_URL, AWS_REGION, ~/.aws/config). */
+/** `kv backups list|prune --from s3://…`: the backups uploaded there instead of those on this host. */
+export const backupsFrom = {
+  from: {
+    type: 'string',
+    value: 's3://bucket/prefix',
+    help: 'the backups uploaded there (kv snapshot save --to, kv upgrade --backup-to) instead of those on this host',
+  },
+} as const;
+
 export const s3 = {
   awsProfile: { type: 'string', value: 'name', help: 'S3: the profile of ~/.aws/credentials and ~/.aws/config (env AWS_PROFILE)' },
   endpointUrl: { type: 'string', value: 'url', help: 'S3: the endpoint of an S3-compatible store (env AWS_ENDPOINT_URL)' },
