@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import type { MemberDriver } from '../../src/kv/drivers/driver.js';
-import { newestSnapBytes } from '../../src/kv/drivers/local.js';
+import { newestSnapBytes } from '../../src/kv/drivers/member-files.js';
 import type { UpgradeOptions } from '../../src/kv/upgrade/options.js';
 import type { Journal } from '../../src/kv/journal/journal.js';
 import { KvSession } from '../../src/kv/cluster/session.js';

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,17 @@ describe('no import cycle between rooms, type imports included', () => {
       expect(edges.length, pkg).toBeGreaterThan(2);
       expect(roomCycles(edges, fileRoomOf).map(describeCycle), pkg).toEqual([]);
     }
+  });
+
+  it("kv's files stay small and its rooms few-filed: no file over 500 lines, no folder over 15 files", () => {
+    const kvDir = join(SRC, 'kv');
+    const files = readdirSync(kvDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(50);
+    const long = files.map((f) => [f, readFileSync(join(kvDir, f), 'utf8').split('\n').length - 1] as const).filter(([, n]) => n > 500);
+    expect(long).toEqual([]);
+    const perFolder = new Map<string, number>();
+    for (const f of files) perFolder.set(dirname(f), (perFolder.get(dirname(f)) ?? 0) + 1);
+    expect([...perFolder].filter(([, n]) => n > 15)).toEqual([]);
   });
 
   it('the port imports only types, and only of core/ and config/', () => {

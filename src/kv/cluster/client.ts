@@ -21,6 +21,7 @@ import {
   type VersionResult,
 } from './parse.js';
 import { CN_REFUSED, GatewayError, RedirectRefused, gatewayError, gatewayMessage } from './gateway-errors.js';
+import { AUTH_ERRORS, ConsumeFailed, isNetworkish, REDIRECTS, TIMEOUT_CODES, withoutCredentials } from './transport-rules.js';
 
 /** The gateway prefixes, newest first: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2). */
 export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'] as const;
@@ -31,9 +32,6 @@ export interface KvClientOptions {
   /** The cluster's connection (TLS, auth, pool): required, so no request can leave without the cluster's TLS. */
   session: KvSession;
 }
-
-/** What no answer means, whatever the stack said: a deadline passed, or undici's own timeouts. */
-const TIMEOUT_CODES = new Set(['DEADLINE_PASSED', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
  * HTTP to one member's client URL: /health, /version and the v3 JSON gateway, discovering which
@@ -409,11 +407,9 @@ export class KvClient {
   }
 
   /**
-   * The size of the member's v2 store, measured: the bytes of its whole v2 key tree as JSON (GET
-   * /v2/keys/?recursive=true), which is how etcd writes the v2 store into its snapshots. etcd 3.2 and
-   * 3.3 expose no size of it otherwise (their /metrics and /v2/stats/store count requests only). Reads
-   * at most `limit` bytes: a larger store is reported as over it. Undefined, with the reason, when
-   * the member serves no v2 API or refuses the read.
+   * The v2 store's size: the bytes of its key tree as JSON (GET /v2/keys/?recursive=true, as etcd writes it
+   * into snapshots; 3.2/3.3 expose no other measure), read up to `limit` (beyond: `over`). Undefined, with
+   * the reason, when the member serves no v2 API or refuses the read.
    */
   async v2DataBytes(limit: number): Promise<{ bytes: number; over: boolean } | { bytes: undefined; why: string }> {
     const url = `${this.endpoint}/v2/keys/?recursive=true&sorted=false`;
@@ -435,10 +431,9 @@ export class KvClient {
   }
 
   /**
-   * Sends one request and judges each redirect the member answers with: only to the same origin
-   * (scheme, host and port of this member), only for GET/HEAD (a POST is never sent again), at most
-   * 5, and without any credential header (etcd's token) on the next hop. Anything else is refused
-   * with an error naming the member, the status and the Location, before anything is sent there.
+   * Sends one request and judges each redirect: same origin only, GET/HEAD only (a POST is never sent
+   * again), at most 5, no credential header (etcd's token) on the next hop. Anything else is refused
+   * naming the member, the status and the Location, before anything is sent there.
    */
   private async followSafely(
     url: string,
@@ -501,29 +496,5 @@ export class KvClient {
   }
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
 /** The key a health check reads (etcdctl endpoint health's own: "health"), base64 for the gateway. */
 const HEALTH_KEY = Buffer.from('health').toString('base64');
-
-/** An error of a body's reader (not of the network), carried through the HTTP layer as it is. */
-class ConsumeFailed extends Error {
-  constructor(override readonly cause: unknown) {
-    super('the body reader failed');
-  }
-}
-
-/** undici's errors while a body streams in (the connection, the deadline's abort). */
-export function isNetworkish(err: unknown): boolean {
-  const e = err as { code?: string; name?: string };
-  return Boolean(e?.code?.startsWith('UND_ERR') || e?.name === 'AbortError' || e?.code === 'ECONNRESET' || e?.code === 'DEADLINE_PASSED');
-}
-
-/** The headers of a request without what proves who sends it. */
-function withoutCredentials(h: Record<string, string> | undefined): Record<string, string> | undefined {
-  if (!h) return undefined;
-  return Object.fromEntries(Object.entries(h).filter(([k]) => !/^(authorization|cookie|proxy-authorization)$/i.test(k)));
-}
-
-/** Refusals that mean auth is on and the request had no (valid) user. */
-const AUTH_ERRORS = /user name is empty|permission denied|invalid auth token|user name not found/i;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { InterruptedError, OpsError } from '../../core/errors.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
-import { newestSnapName } from '../drivers/local.js';
+import { newestSnapName } from '../drivers/member-files.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import { acquireLock } from '../upgrade/lock.js';
 import { type UpgradeOptions } from '../upgrade/options.js';

@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { OpsError } from '../../core/errors.js';
-import { isNetworkish, type KvClient } from '../cluster/client.js';
+import type { KvClient } from '../cluster/client.js';
+import { isNetworkish } from '../cluster/transport-rules.js';
 import { JsonObjectStream } from '../cluster/json-stream.js';
 import { asObject, parseJsonSafe, textOf } from '../cluster/parse.js';
 import { TrailerHasher, type TrailerCheck } from './file.js';
