@@ -64,7 +64,7 @@ export async function checkEmbeddedSignIn(ctx: Context): Promise<void> {
 
 /** OPSCTL_MOCK_TRUST_JWKS: the key set the embedded mock trusts for keyless CI sign-in (token exchange). */
 async function embeddedTrust(file: string): Promise<{ keys: unknown[] }> {
-  const [{ readTrustJwks }, { UsageError }] = await Promise.all([import('@opsctl/mock/services/oauth/trust-file.js'), import('../core/errors.js')]);
+  const [{ readTrustJwks }, { UsageError }] = await Promise.all([import('@opsctl/mock'), import('../core/errors.js')]);
   return readTrustJwks(file).catch((err: Error) => {
     throw new UsageError(`OPSCTL_MOCK_TRUST_JWKS: ${err.message}`, {
       field: 'OPSCTL_MOCK_TRUST_JWKS',

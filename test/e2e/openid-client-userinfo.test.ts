@@ -159,6 +159,11 @@ describe('authorization requests: each parameter once (RFC 6749 §3.1)', () => {
 
   it('the metadata lists every grant the token endpoint takes, the device grant included', async () => {
     const meta = (await (await request(`${base}/.well-known/oauth-authorization-server`)).body.json()) as { grant_types_supported: string[] };
-    expect(meta.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+    expect(meta.grant_types_supported).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+    ]);
   });
 });

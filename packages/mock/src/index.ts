@@ -17,3 +17,8 @@ export type { Transport, TransportRequest, TransportResponse } from './transport
 export async function readClientsFile(path: string): Promise<void> {
   await (await import('./services/oauth/index.js')).readRegistryFile(path);
 }
+
+/** Reads a CI issuer's key set (JWKS) for token exchange (`--trust-jwks`, OPSCTL_MOCK_TRUST_JWKS); throws naming the file and the problem. */
+export async function readTrustJwks(path: string): Promise<{ keys: unknown[] }> {
+  return (await import('./services/oauth/trust-file.js')).readTrustJwks(path);
+}

@@ -54,7 +54,7 @@ function nonNegative(flag: string, value: string | undefined): number | undefine
 }
 
 async function trustJwks(file: string): Promise<{ keys: unknown[] }> {
-  const { readTrustJwks } = await import('@opsctl/mock/services/oauth/trust-file.js');
+  const { readTrustJwks } = await import('@opsctl/mock');
   return readTrustJwks(file).catch((err: Error) => {
     throw new UsageError(`--trust-jwks: ${err.message}`, {
       field: 'trust-jwks',
