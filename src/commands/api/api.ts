@@ -99,6 +99,12 @@ export async function run(given: Options, ctx: Context): Promise<CommandResult |
         },
       );
     }
+    if (page >= Number(opts.maxPages)) {
+      throw new ApiError(opts.service, res.status, `--paginate: stopped after ${page} pages (--max-pages ${page}) with a next page still named`, res.data, {
+        code: 'pagination',
+        hint: 'raise --max-pages if the list really is that long; otherwise the service is paging without end',
+      });
+    }
     if (seen.has(next.href)) {
       throw new ApiError(opts.service, res.status, `page ${page} names as its next page one already fetched (${next.pathname}${next.search})`, res.data, {
         code: 'pagination',
