@@ -516,7 +516,7 @@ _opsctl_words() {
     'tracker workflows states') words='--all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
     'labels') words='list get create publish enable disable delete copy-mode apps fields choices permissions locks limits capabilities apply export --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels list') words='--published-only --minimum-role --admin --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
-    'labels get') words='--admin --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
+    'labels get') words='--admin --web --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels create') words='--title --description --type --json --jq --no-input --yes -y --debug --profile'; free='--title --description --jq' ;;
     'labels publish') words='--admin --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels enable') words='--admin --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;

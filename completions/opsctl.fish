@@ -2016,6 +2016,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from list' -l 'yes' -s y -d 'answe
 complete -c opsctl -n '__fish_seen_subcommand_from list' -l 'debug' -d 'log HTTP requests (secrets redacted) and internals to stderr'
 complete -c opsctl -n '__fish_seen_subcommand_from list' -l 'profile' -r -a '(__opsctl_profiles)' -d 'the profile to use (default: the configured one, else "embedded")'
 complete -c opsctl -n '__fish_seen_subcommand_from get' -l 'admin' -d 'use admin access (useAdminAccess; needs the drive.admin.labels scope): the way t'
+complete -c opsctl -n '__fish_seen_subcommand_from get' -l 'web' -d 'open the label'\''s page in the browser instead (the labels manager; the mock serve'
 complete -c opsctl -n '__fish_seen_subcommand_from get' -l 'json' -d 'print JSON; only some fields: --json=id,name (attached: --json never takes the n'
 complete -c opsctl -n '__fish_seen_subcommand_from get' -l 'jq' -x -d 'filter the JSON output through a jq expression (implies --json; strings print ra'
 complete -c opsctl -n '__fish_seen_subcommand_from get' -l 'no-input' -d 'never prompt; fail instead, naming the flag that answers'
