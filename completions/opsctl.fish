@@ -129,7 +129,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from api' -l 'input' -r -F -d 'sen
 complete -c opsctl -n '__fish_seen_subcommand_from api' -l 'include' -s i -d 'print the HTTP status line and response headers before the body'
 complete -c opsctl -n '__fish_seen_subcommand_from api' -l 'silent' -d 'print no response body'
 complete -c opsctl -n '__fish_seen_subcommand_from api' -l 'paginate' -d 'follow the next page (Link header, the answer'\''s next URL or page number, nextPag'
-complete -c opsctl -n '__fish_seen_subcommand_from api' -l 'max-pages' -x -d 'with --paginate: stop with an error after this many pages (a guard against a ser'
+complete -c opsctl -n '__fish_seen_subcommand_from api' -l 'max-pages' -x -d 'with --paginate: stop with an error after this many pages, 10000 unless given (a'
 complete -c opsctl -n '__fish_seen_subcommand_from api' -l 'slurp' -d 'with --paginate: one JSON array of the pages, as gh gives it (read the items wit'
 complete -c opsctl -n '__fish_seen_subcommand_from api' -l 'slurp-items' -d 'with --paginate: one flat JSON array of every page'\''s items (the data/items/… lis'
 complete -c opsctl -n '__fish_seen_subcommand_from api' -l 'service' -r -a 'api labels tracker' -d 'which service to call (its endpoint and credentials)'

@@ -91,5 +91,8 @@ describe('api --paginate: cursors and the loop guards', () => {
     expect(r.exitCode).toBe(2);
     expect(String(r.stderr)).toContain('--max-pages');
     expect(String(r.stderr)).toContain('a whole number of pages');
+    const alone = await runBin(['api', '/endless', '--max-pages', '5'], { env });
+    expect(alone.exitCode).toBe(2);
+    expect(String(alone.stderr)).toContain('--max-pages needs --paginate');
   }, 120_000);
 });

@@ -59,8 +59,7 @@ export const spec = defineVerb({
     maxPages: {
       type: 'string',
       value: 'n',
-      help: 'with --paginate: stop with an error after this many pages (a guard against a service paging without end)',
-      default: '10000',
+      help: 'with --paginate: stop with an error after this many pages, 10000 unless given (a guard against a service paging without end)',
       parse: (value: string): number => {
         if (!/^[1-9]\d{0,6}$/.test(value)) throw new InvalidArgumentError('a whole number of pages from 1 to 9999999, e.g. --max-pages 500');
         return Number(value);
