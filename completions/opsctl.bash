@@ -337,7 +337,7 @@ _opsctl_words() {
     'auth refresh') words='--scopes --remove-scopes --account --no-browser --timeout --consent-as --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--scopes --remove-scopes --account --timeout --consent-as --jq' ;;
     'auth store-token') words='--service --with-token --insecure-storage --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'auth forget-token') words='--service --all --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'api') words='--method -X --raw-field -f --field -F --header -H --input --include -i --silent --paginate --slurp --slurp-items --service --json --jq --no-input --yes -y --debug --profile'; free='--raw-field -f --field -F --header -H --jq' ;;
+    'api') words='--method -X --raw-field -f --field -F --header -H --input --include -i --silent --paginate --max-pages --slurp --slurp-items --service --json --jq --no-input --yes -y --debug --profile'; free='--raw-field -f --field -F --header -H --max-pages --jq' ;;
     'tracker') words='categories custom-fields documents entity-templates epic-workflow epics files linked-files groups health webhooks iterations key-results labels members milestones objectives projects repositories search stories story-links workflows --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker categories') words='list get create update delete milestones objectives apply export --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'tracker categories list') words='--all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
@@ -516,7 +516,7 @@ _opsctl_words() {
     'tracker workflows states') words='--all --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
     'labels') words='list get create publish enable disable delete copy-mode apps fields choices permissions locks limits capabilities apply export --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels list') words='--published-only --minimum-role --admin --limit --json --jq --no-input --yes -y --debug --profile'; free='--limit --jq' ;;
-    'labels get') words='--admin --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
+    'labels get') words='--admin --web --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels create') words='--title --description --type --json --jq --no-input --yes -y --debug --profile'; free='--title --description --jq' ;;
     'labels publish') words='--admin --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'labels enable') words='--admin --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;

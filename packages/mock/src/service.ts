@@ -86,6 +86,8 @@ export const SERVICE_PREFIXES: ReadonlyArray<[string, ServiceName]> = [
   ['/v2beta/', 'labels'],
   ['/v2/', 'labels'],
   ['/$discovery/', 'labels'],
+  // a label's web page (labels view ID --web)
+  ['/labels/', 'labels'],
 ];
 
 export type { Handler };

@@ -56,6 +56,15 @@ export const spec = defineVerb({
       type: 'boolean',
       help: "follow the next page (Link header, the answer's next URL or page number, nextPageToken or cursor) until the last",
     },
+    maxPages: {
+      type: 'string',
+      value: 'n',
+      help: 'with --paginate: stop with an error after this many pages, 10000 unless given (a guard against a service paging without end)',
+      parse: (value: string): number => {
+        if (!/^[1-9]\d{0,6}$/.test(value)) throw new InvalidArgumentError('a whole number of pages from 1 to 9999999, e.g. --max-pages 500');
+        return Number(value);
+      },
+    },
     slurp: { type: 'boolean', help: "with --paginate: one JSON array of the pages, as gh gives it (read the items with --jq '.[][]' or .[].data[])" },
     slurpItems: { type: 'boolean', help: "with --paginate: one flat JSON array of every page's items (the data/items/… list of each)" },
     service: {

@@ -17,6 +17,9 @@ export type Options = OptionsOf<typeof spec>;
 /** The options with `-f` and `-F` in one list, in the order typed, and the `-H` headers. */
 type ApiOptions = Options & { fields: FieldArg[]; headers: string[] };
 
+/** --paginate's hard stop unless --max-pages says otherwise: far past any real list, short of forever. */
+const MAX_PAGES = 10_000;
+
 /** Every 4xx and 5xx comes back as a response (after the client's own retries of 429 and 5xx), so -i can show its headers. */
 const ERROR_STATUSES = Array.from({ length: 200 }, (_, i) => 400 + i);
 
@@ -37,9 +40,9 @@ export async function run(given: Options, ctx: Context): Promise<CommandResult |
   for (const [given, flag] of [
     [opts.slurp, '--slurp'],
     [opts.slurpItems, '--slurp-items'],
+    [opts.maxPages !== undefined, '--max-pages'],
   ] as const)
-    if (given && !opts.paginate)
-      throw new UsageError(`${flag} needs --paginate`, { field: flag.slice(2), hint: 'add --paginate to gather every page into one array' });
+    if (given && !opts.paginate) throw new UsageError(`${flag} needs --paginate`, { field: flag.slice(2), hint: 'add --paginate to follow the pages' });
   if (opts.paginate && opts.method !== 'GET')
     throw new UsageError(`--paginate: follows the pages of a GET request, not ${opts.method}`, { field: 'paginate', hint: 'drop -X, or drop --paginate' });
   const headers = parseHeaders(opts.headers);
@@ -98,6 +101,12 @@ export async function run(given: Options, ctx: Context): Promise<CommandResult |
           hint: 'opsctl api sends its credentials only to the service itself; fetch that page with another tool if you trust it',
         },
       );
+    }
+    if (page >= (opts.maxPages ?? MAX_PAGES)) {
+      throw new ApiError(opts.service, res.status, `--paginate: stopped after ${page} pages (--max-pages ${page}) with a next page still named`, res.data, {
+        code: 'pagination',
+        hint: 'raise --max-pages if the list really is that long; otherwise the service is paging without end',
+      });
     }
     if (seen.has(next.href)) {
       throw new ApiError(opts.service, res.status, `page ${page} names as its next page one already fetched (${next.pathname}${next.search})`, res.data, {

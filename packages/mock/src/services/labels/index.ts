@@ -6,6 +6,7 @@ import { LABEL_API_VERSIONS, READ_SCOPES, SCOPES, WRITE_SCOPES, apiPrefix, error
 import { checkRequest, contractOf } from './contract.js';
 import { createLabel, deleteLabel, getCapabilities, getLabel, getLimits, labelVerb, listLabels, listLocks, type Env } from './labels.js';
 import { DISCOVERY_PATH, getDiscovery } from './discovery.js';
+import { labelWebPage, WEB_PAGE_PATH } from './web-page.js';
 import { allowedMethods, parseLabelPath, type LabelPath } from './paths.js';
 import { batchDelete, batchUpdate, deletePermission, listPermissions, upsertPermission } from './permissions.js';
 
@@ -87,12 +88,13 @@ const labelsService: ServiceModule = {
       ];
     });
     routes.push({ method: 'GET', path: DISCOVERY_PATH, handler: getDiscovery });
+    routes.push({ method: 'GET', path: WEB_PAGE_PATH, handler: labelWebPage });
     return {
       routes,
       errorReply,
       async authenticate(req, route) {
         // the discovery document is public, as Google's is
-        if (route.path === DISCOVERY_PATH) return;
+        if (route.path === DISCOVERY_PATH || route.path === WEB_PAGE_PATH) return;
         const token = bearerToken(req.headers, req.query);
         const check = await ctx.store.read((s) => checkAccessToken(s, token, ctx.now()));
         if (!check.ok) {
