@@ -39,7 +39,7 @@ describe('labels view ID --web', () => {
 
   const hasXdgOpen = ['/usr/bin/xdg-open', '/usr/local/bin/xdg-open', '/bin/xdg-open'].some((p) => existsSync(p));
 
-  it.runIf(hasXdgOpen)(
+  it.runIf(hasXdgOpen || process.env.OPSCTL_REQUIRE_E2E === '1')(
     "opens the label's page in $BROWSER, says so on stderr; the page is live HTML naming the label",
     async () => {
       const r = await runBin(['labels', 'view', id, '--web'], {
