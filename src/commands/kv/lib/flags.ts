@@ -81,7 +81,6 @@ export const writeOut = {
 /** The flags of the etcdctl-like verbs: the cluster's and -w. */
 export const etcdctlLike = { ...cluster, writeOut } as const;
 
-/** How an s3:// place is reached, as the AWS CLI takes it (unset: AWS_PROFILE, AWS_ENDPOINT_URL, AWS_REGION, ~/.aws/config). */
 /** `kv backups list|prune --from s3://…`: the backups uploaded there instead of those on this host. */
 export const backupsFrom = {
   from: {
@@ -91,6 +90,7 @@ export const backupsFrom = {
   },
 } as const;
 
+/** How an s3:// place is reached, as the AWS CLI takes it (unset: AWS_PROFILE, AWS_ENDPOINT_URL, AWS_REGION, ~/.aws/config). */
 export const s3 = {
   awsProfile: { type: 'string', value: 'name', help: 'S3: the profile of ~/.aws/credentials and ~/.aws/config (env AWS_PROFILE)' },
   endpointUrl: { type: 'string', value: 'url', help: 'S3: the endpoint of an S3-compatible store (env AWS_ENDPOINT_URL)' },
