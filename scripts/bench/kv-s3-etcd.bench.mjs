@@ -5,25 +5,13 @@
 // OPSCTL_BENCH_SNAPSHOT_MIB sets the size (default 1024).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort, KEYS, SERVER, startS3 } from './s3-server.mjs';
 
-const SERVER = process.env.OPSCTL_S3_SERVER ?? join(process.env.OPSCTL_S3_BUILD ?? '/var/tmp/opsctl-s3-build', 'versitygw-v1.8.0', 'versitygw');
 const ETCD = '/usr/bin/etcd';
 const ETCDCTL = '/usr/bin/etcdctl';
-const KEYS = { AWS_ACCESS_KEY_ID: 'bench-root', AWS_SECRET_ACCESS_KEY: 'bench-secret-0123456789', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 const MIB = Number(process.env.OPSCTL_BENCH_SNAPSHOT_MIB ?? 1024);
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 async function until(what, check, ms = 60_000) {
   const end = Date.now() + ms;
@@ -54,29 +42,9 @@ export default async function kvS3EtcdBench(report, { BIN, ROOT, measure, tempDi
     return;
   }
   const dir = tempDir('opsctl-bench-s3-etcd-');
-  mkdirSync(join(dir, 's3', 'data', 'bench'), { recursive: true });
-  mkdirSync(join(dir, 's3', 'iam'), { recursive: true });
-  const [s3Port, client, peer] = [await freePort(), await freePort(), await freePort()];
-  const s3Url = `http://127.0.0.1:${s3Port}`;
+  const [client, peer] = [await freePort(), await freePort()];
   const etcdUrl = `http://127.0.0.1:${client}`;
-  const s3 = spawn(
-    SERVER,
-    [
-      '--port',
-      `127.0.0.1:${s3Port}`,
-      '--access',
-      KEYS.AWS_ACCESS_KEY_ID,
-      '--secret',
-      KEYS.AWS_SECRET_ACCESS_KEY,
-      '--iam-dir',
-      join(dir, 's3', 'iam'),
-      'posix',
-      join(dir, 's3', 'data'),
-    ],
-    {
-      stdio: 'ignore',
-    },
-  );
+  const { url: s3Url, process: s3 } = await startS3(dir);
   const etcd = spawn(
     ETCD,
     [
@@ -103,7 +71,6 @@ export default async function kvS3EtcdBench(report, { BIN, ROOT, measure, tempDi
   );
   const env = { OPSCTL_CONFIG_DIR: join(dir, 'cfg'), ...KEYS, AWS_ENDPOINT_URL: s3Url };
   try {
-    await until('versitygw', async () => (await fetch(s3Url)) !== undefined);
     await until('etcd', async () => (await fetch(`${etcdUrl}/health`)).ok);
     // 1 MiB values of random bytes (incompressible), put through the gateway four at a time
     const value = randomBytes(1024 * 1024).toString('base64');

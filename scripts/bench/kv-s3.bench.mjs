@@ -3,24 +3,10 @@
 // `snapshot save` then `aws s3 cp` would cost): a ratio (budget 1.2x), with throughput and peak RSS.
 // Payload: a simulated 3.4 sandbox (the simulated member caps its snapshots at 64 MiB, so ~48 MiB is the
 // largest here), and a 4x smaller one: the RSS the upload adds stays bounded with size (streamed, never held whole).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-
-const SERVER = process.env.OPSCTL_S3_SERVER ?? join(process.env.OPSCTL_S3_BUILD ?? '/var/tmp/opsctl-s3-build', 'versitygw-v1.8.0', 'versitygw');
-const KEYS = { AWS_ACCESS_KEY_ID: 'bench-root', AWS_SECRET_ACCESS_KEY: 'bench-secret-0123456789', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
+import { KEYS, SERVER, startS3 } from './s3-server.mjs';
 
 export default async function kvS3Bench(report, { BIN, ROOT, measure, median, tempDir }) {
   const name = 'kv snapshot save --to s3:// vs local save + SDK upload';
@@ -30,26 +16,7 @@ export default async function kvS3Bench(report, { BIN, ROOT, measure, median, te
     return;
   }
   const dir = tempDir('opsctl-bench-s3-');
-  mkdirSync(join(dir, 's3', 'data', 'bench'), { recursive: true });
-  mkdirSync(join(dir, 's3', 'iam'), { recursive: true });
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const server = spawn(
-    SERVER,
-    [
-      '--port',
-      `127.0.0.1:${port}`,
-      '--access',
-      KEYS.AWS_ACCESS_KEY_ID,
-      '--secret',
-      KEYS.AWS_SECRET_ACCESS_KEY,
-      '--iam-dir',
-      join(dir, 's3', 'iam'),
-      'posix',
-      join(dir, 's3', 'data'),
-    ],
-    { stdio: 'ignore' },
-  );
+  const { url, process: server } = await startS3(dir);
   const env = { OPSCTL_CONFIG_DIR: join(dir, 'cfg'), ...KEYS, AWS_ENDPOINT_URL: url };
   const run = async (args) => {
     const r = await measure([BIN, ...args], { env });
@@ -57,11 +24,6 @@ export default async function kvS3Bench(report, { BIN, ROOT, measure, median, te
     return r;
   };
   try {
-    for (let i = 0; ; i++) {
-      if ((await fetch(url).catch(() => undefined)) !== undefined) break;
-      if (i > 300) throw new Error('versitygw did not listen');
-      await new Promise((r) => setTimeout(r, 50));
-    }
     await run(['kv', 'sandbox', 'up', '--members', '1', '--version', '3.4']);
     const value = join(dir, 'value.bin');
     const file = join(dir, 'local.db');
