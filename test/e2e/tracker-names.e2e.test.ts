@@ -164,6 +164,6 @@ describe('names instead of ids (built binary)', () => {
     expect(help).toContain('--requested-by-id <member>');
     expect(String(r.stdout)).toMatch(/--epic-id <name\|id>/);
     const get = await runBin(['tracker', 'labels', 'get', '--help'], { env });
-    expect(String(get.stdout)).toContain('opsctl tracker labels get [options] <id|name>');
+    expect(String(get.stdout)).toContain('opsctl tracker labels get|view [options] <id|name>');
   });
 });
