@@ -6,9 +6,10 @@ import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import { KvClient } from '../../kv/cluster/client.js';
 import { findEtcdctl } from '../../kv/cluster/etcdctl.js';
-import { saveSnapshot } from '../../kv/snapshot/save.js';
+import { saveSnapshot, type SnapshotTee } from '../../kv/snapshot/save.js';
 import { resolveConnection } from './lib/connection.js';
 import { openOffsite, s3Settings } from './lib/offsite.js';
+import { uploadFile, type SnapshotUpload } from '../../kv/offsite/upload.js';
 import { normalizeEndpoint, openSession, resolveCluster, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './snapshot-save.spec.js';
@@ -52,39 +53,49 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   // Off-host: the store reached and a probe object written and deleted before any member is asked.
   const offsite = opts.to ? await openOffsite(opts.to, '--to', s3Settings(opts)) : undefined;
   const temp = opts.file ? undefined : await mkdtemp(join(tmpdir(), 'opsctl-snapshot-'));
+  let upload: SnapshotUpload | undefined;
   try {
     const target = opts.file ? resolve(ctx.cwd, opts.file) : join(temp!, 'snapshot.db');
     if (opts.file) await checkTarget(target, Boolean(opts.force));
-    const r = await saveOne(opts, ctx, target);
-    if (!offsite) return r;
-    const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string };
-    const name = `snapshot-${new Date()
-      .toISOString()
-      .replace(/[-:]/g, '')
-      .replace(/\.\d+Z$/, 'Z')}-r${d.revision}.db`;
-    const m = await offsite.store.uploadSnapshot(
-      offsite.target,
-      name,
-      target,
-      { sha256: d.sha256, revision: d.revision, endpoint: d.endpoint },
-      ctx.abort.signal,
-    );
+    if (!offsite) return await saveOne(opts, ctx, target);
+    // The upload runs while the snapshot is taken: each part goes as soon as it is on disk, and the
+    // object is completed only once the snapshot is verified (nothing is listed before its manifest).
+    // named by the time it was begun, to the millisecond (its revision is in the manifest, known only after)
+    const name = `snapshot-${new Date().toISOString().replace(/[-:]/g, '')}.db`;
+    upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
+    const r = await saveOne(opts, ctx, target, upload);
+    const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string; teed: boolean; teeError?: Error };
+    const facts = { bytes: d.bytes, sha256: d.sha256, revision: d.revision, endpoint: d.endpoint };
+    if (d.teeError) throw d.teeError;
+    // A snapshot that could not be followed whole as it was written is sent again from the verified file.
+    let sent;
+    if (d.teed) sent = await upload.finish(facts);
+    else {
+      await upload.abort();
+      upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
+      sent = await uploadFile(upload, target, facts, ctx.abort.signal);
+    }
+    upload = undefined;
+    const m = sent.manifest;
     const url = `s3://${offsite.target.bucket}/${m.key}`;
+    const { teed: _teed, teeError: _err, ...data } = d;
+    const how = sent.verifiedBy === 'store-checksum' ? "the store's own SHA-256 of every part" : 'read back and hashed';
     return {
       data: {
-        ...(r.data as object),
+        ...data,
         ...(opts.file ? {} : { file: null }),
-        uploaded: { url, bytes: m.bytes, sha256: m.sha256, manifest: `${url}.manifest.json` },
+        uploaded: { url, bytes: m.bytes, sha256: m.sha256, manifest: `${url}.manifest.json`, streamed: d.teed, verifiedBy: sent.verifiedBy },
       },
-      message: `${opts.file ? r.message : (r.message ?? '').replace(/^snapshot saved to \S+:/, 'snapshot taken:')}; uploaded to ${url} (${m.bytes} bytes, SHA-256 ${m.sha256.slice(0, 12)}… verified on the store)`,
+      message: `${opts.file ? r.message : (r.message ?? '').replace(/^snapshot saved to \S+:/, 'snapshot taken:')}; uploaded to ${url} (${m.bytes} bytes, SHA-256 ${m.sha256.slice(0, 12)}…; verified on the store: ${how})`,
       text: '',
     };
   } finally {
+    await upload?.abort();
     if (temp) await rm(temp, { recursive: true, force: true });
   }
 }
 
-async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string): Promise<CommandResult> {
+async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string, tee?: SnapshotTee): Promise<CommandResult> {
   const t = timeouts(opts);
   const given = opts.endpoint ? normalizeEndpoint(opts.endpoint, '--endpoint') : undefined;
   const resolved = given ? undefined : await resolveCluster(ctx, opts);
@@ -121,6 +132,7 @@ async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string):
     exec: await ctx.exec(),
     minRevision: before,
     signal: ctx.abort.signal,
+    tee,
   }).catch((err) => {
     const e = err as NodeJS.ErrnoException;
     // A file-system error is about the path, not the member.
@@ -154,6 +166,7 @@ async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string):
       totalKey: snap.status.totalKey,
       verified: snap.status.verified,
       member: m,
+      ...(tee ? { teed: snap.teed, teeError: snap.teeError } : {}),
     },
     message: `snapshot saved to ${snap.file}: ${snap.bytes} bytes via ${snap.via}, revision ${snap.revision} (≥ ${before}${m.revisionAfter !== undefined ? `, ≤ ${m.revisionAfter}` : ''})${matched}; verified: ${snap.status.verified}`,
     text: '',

@@ -23,6 +23,8 @@ const VERSION = 2;
 /** bbolt's pgidNoFreelist: the freelist is not stored (NoFreelistSync) and rebuilt by a scan. */
 const NO_FREELIST = 0xffffffffffffffffn;
 const MAX_DEPTH = 64;
+/** A leaf page (with its overflow) larger than this is read an element at a time. */
+const WINDOW = 64 * 1024;
 
 export class BoltError extends Error {}
 
@@ -92,7 +94,8 @@ export class BoltReader {
   /** Reads `length` bytes at `offset` into the shared buffer (valid until the next read). */
   private read(offset: number, length: number): Buffer {
     if (offset + length > this.dbBytes) throw new BoltError(`a read of ${length} bytes at offset ${offset} runs past the database's end (${this.dbBytes})`);
-    if (this.buf.length < length) this.buf = Buffer.alloc(Math.max(length, this.buf.length * 2));
+    // grown to the largest read (a page, or one element of a large page), in 64 KiB steps
+    if (this.buf.length < length) this.buf = Buffer.alloc(Math.ceil(length / 65536) * 65536);
     let got = 0;
     while (got < length) {
       const n = readSync(this.fd, this.buf, got, length - got, offset + got);
@@ -133,8 +136,11 @@ export class BoltReader {
     this.stats.pages += count;
   }
 
-  /** Reads page `id` with its overflow pages, checks its header; returns the page's bytes (shared buffer). */
-  private page(id: bigint, what: string, types: number): Buffer {
+  /**
+   * Checks page `id`'s header and marks it with its overflow pages as reached; returns its offset,
+   * type and length in bytes. Nothing else of it is read.
+   */
+  private pageHead(id: bigint, what: string, types: number): { offset: number; flags: number; length: number } {
     if (id < 2n || id >= BigInt(this.meta.pgid)) throw new BoltError(`${what}: page ${id} is outside the database (pages 2…${this.meta.pgid - 1})`);
     const n = Number(id);
     const ps = this.meta.pageSize;
@@ -145,7 +151,7 @@ export class BoltReader {
     const overflow = head.readUInt32LE(12);
     this.mark(n, overflow + 1, what);
     if (overflow) this.stats.overflow += overflow;
-    return this.read(n * ps, (overflow + 1) * ps);
+    return { offset: n * ps, flags, length: (overflow + 1) * ps };
   }
 
   /**
@@ -267,13 +273,16 @@ export class BoltReader {
     depth: number,
   ): void {
     if (depth > MAX_DEPTH) throw new BoltError(`${what}: the page tree is deeper than ${MAX_DEPTH} (a cycle)`);
-    const p = this.page(id, what, BRANCH_PAGE | LEAF_PAGE);
-    if (p.readUInt16LE(8) === LEAF_PAGE) {
+    const at = this.pageHead(id, what, BRANCH_PAGE | LEAF_PAGE);
+    if (at.flags === LEAF_PAGE) {
       this.stats.leaf++;
-      this.leaf(p, `${what}, page ${id}`, order, lower, bucketDepth, visit);
+      // A page of large values (with its overflow, megabytes) is read an element at a time.
+      if (at.length > WINDOW) this.largeLeaf(at.offset, at.length, `${what}, page ${id}`, order, lower, bucketDepth, visit);
+      else this.leaf(this.read(at.offset, at.length), `${what}, page ${id}`, order, lower, bucketDepth, visit);
       return;
     }
     this.stats.branch++;
+    const p = this.read(at.offset, at.length);
     const count = p.readUInt16LE(10);
     if (count === 0) throw new BoltError(`${what}: branch page ${id} is empty`);
     if (PAGE_HEADER + count * ELEMENT > p.length) throw new BoltError(`${what}: branch page ${id}: ${count} elements do not fit`);
@@ -292,6 +301,36 @@ export class BoltReader {
     for (const c of children) this.walkPage(c.pgid, what, order, c.key, bucketDepth, visit, depth + 1);
   }
 
+  /**
+   * A leaf page read from disk an element at a time: its element table, then each element's key and
+   * value (the shared buffer grows to the largest element, not the page). Same checks as `leaf`.
+   */
+  private largeLeaf(
+    offset: number,
+    length: number,
+    what: string,
+    order: { prev?: Buffer },
+    lower: Buffer | undefined,
+    bucketDepth: number,
+    visit: EntryVisitor | undefined,
+  ): void {
+    const count = this.read(offset, PAGE_HEADER).readUInt16LE(10);
+    if (PAGE_HEADER + count * ELEMENT > length) throw new BoltError(`${what}: ${count} elements do not fit the page`);
+    // copied: the shared buffer is reused for each element
+    const table = Buffer.from(this.read(offset + PAGE_HEADER, count * ELEMENT));
+    const nested: BucketRef[] = [];
+    for (let i = 0; i < count; i++) {
+      const e = PAGE_HEADER + i * ELEMENT;
+      const t = i * ELEMENT;
+      const [flags, pos, ksize, vsize] = [table.readUInt32LE(t), table.readUInt32LE(t + 4), table.readUInt32LE(t + 8), table.readUInt32LE(t + 12)];
+      if (flags & ~BUCKET_LEAF) throw new BoltError(`${what}, element ${i}: unknown flags 0x${flags.toString(16)}`);
+      if (e + pos + ksize + vsize > length) throw new BoltError(`${what}, element ${i} points past the page`);
+      const kv = this.read(offset + e + pos, ksize + vsize);
+      this.entry(kv.subarray(0, ksize), kv.subarray(ksize), Boolean(flags & BUCKET_LEAF), i, what, order, lower, bucketDepth, visit, nested);
+    }
+    this.walkNested(nested, what, bucketDepth);
+  }
+
   private leaf(p: Buffer, what: string, order: { prev?: Buffer }, lower: Buffer | undefined, bucketDepth: number, visit: EntryVisitor | undefined): void {
     const count = p.readUInt16LE(10);
     if (PAGE_HEADER + count * ELEMENT > p.length) throw new BoltError(`${what}: ${count} elements do not fit the page`);
@@ -304,16 +343,44 @@ export class BoltReader {
       const vsize = p.readUInt32LE(e + 12);
       if (flags & ~BUCKET_LEAF) throw new BoltError(`${what}, element ${i}: unknown flags 0x${flags.toString(16)}`);
       if (e + pos + ksize + vsize > p.length) throw new BoltError(`${what}, element ${i} points past the page`);
-      const key = p.subarray(e + pos, e + pos + ksize);
-      const value = p.subarray(e + pos + ksize, e + pos + ksize + vsize);
-      if (order.prev && Buffer.compare(key, order.prev) <= 0) throw new BoltError(`${what}, element ${i}: keys out of order or repeated`);
-      if (lower && Buffer.compare(key, lower) < 0) throw new BoltError(`${what}, element ${i}: a key below its branch's bound`);
-      order.prev = Buffer.from(key);
-      const bucket = Boolean(flags & BUCKET_LEAF);
-      visit?.(key, value, bucket);
-      // Nested buckets (etcd has none below the top level) are walked too, after this page.
-      if (bucket && bucketDepth > 0) nested.push(bucketRef(Buffer.from(key), value, what));
+      this.entry(
+        p.subarray(e + pos, e + pos + ksize),
+        p.subarray(e + pos + ksize, e + pos + ksize + vsize),
+        Boolean(flags & BUCKET_LEAF),
+        i,
+        what,
+        order,
+        lower,
+        bucketDepth,
+        visit,
+        nested,
+      );
     }
+    this.walkNested(nested, what, bucketDepth);
+  }
+
+  /** One leaf element: its key in order and within its branch's bound, visited; a nested bucket kept for after the page. */
+  private entry(
+    key: Buffer,
+    value: Buffer,
+    bucket: boolean,
+    i: number,
+    what: string,
+    order: { prev?: Buffer },
+    lower: Buffer | undefined,
+    bucketDepth: number,
+    visit: EntryVisitor | undefined,
+    nested: BucketRef[],
+  ): void {
+    if (order.prev && Buffer.compare(key, order.prev) <= 0) throw new BoltError(`${what}, element ${i}: keys out of order or repeated`);
+    if (lower && Buffer.compare(key, lower) < 0) throw new BoltError(`${what}, element ${i}: a key below its branch's bound`);
+    order.prev = Buffer.from(key);
+    visit?.(key, value, bucket);
+    // Nested buckets (etcd has none below the top level) are walked too, after this page.
+    if (bucket && bucketDepth > 0) nested.push(bucketRef(Buffer.from(key), value, what));
+  }
+
+  private walkNested(nested: BucketRef[], what: string, bucketDepth: number): void {
     for (const b of nested) {
       if (bucketDepth >= MAX_DEPTH) throw new BoltError(`${what}: buckets nested deeper than ${MAX_DEPTH}`);
       this.walkBucket(b, bucketDepth + 1, undefined);

@@ -87,3 +87,10 @@ export class TrailerHasher {
     return { size: this.bytes, sha256: whole.digest('hex'), ok: this.bytes > 32 && stored === computed, stored, computed };
   }
 }
+
+/** Where a snapshot's bytes go as they land on disk (an upload under way): each chunk in order, then `end`. */
+export interface SnapshotTee {
+  /** CHUNK may be reused by the caller once this resolves. */
+  write(chunk: Buffer): Promise<void>;
+  end(): Promise<void>;
+}

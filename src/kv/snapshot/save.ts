@@ -6,7 +6,9 @@ import { KvClient } from '../cluster/client.js';
 import type { KvSession } from '../cluster/session.js';
 import { countKeys } from '../cluster/keys.js';
 import { etcdctlEnv, etcdctlTlsArgs } from '../cluster/etcdctl.js';
-import { CHUNK, checkTrailerOfFile, TrailerHasher, trailerProblem, type TrailerCheck } from './file.js';
+import { CHUNK, checkTrailerOfFile, TrailerHasher, trailerProblem, type SnapshotTee, type TrailerCheck } from './file.js';
+
+export type { SnapshotTee } from './file.js';
 import { snapshotStatus, type SnapshotStatus } from './status.js';
 import { snapshotTool } from './crosscheck.js';
 import { snapshotToFile } from './stream.js';
@@ -32,6 +34,10 @@ export interface SnapshotResult {
   /** The file as verified (figures, SHA-256, how). */
   status: SnapshotStatus;
   member: MemberFigures;
+  /** With `tee`: every byte of FILE went through it, in order (false: the caller sends FILE itself). */
+  teed: boolean;
+  /** What `tee` threw, if it did (it was not called again after). */
+  teeError?: Error;
 }
 
 export interface SnapshotOptions {
@@ -56,6 +62,11 @@ export interface SnapshotOptions {
    */
   crossCheck?: string;
   signal?: AbortSignal;
+  /**
+   * Handed each chunk of the snapshot as it is written, in order (an upload under way while the
+   * snapshot is still being taken). A tee that throws is not called again: see `teed`, `teeError`.
+   */
+  tee?: SnapshotTee;
 }
 
 export class SnapshotError extends Error {}
@@ -79,6 +90,13 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
   const [part] = partFiles(opts.file) as [string];
   await removeParts(opts.file);
   const client = new KvClient(opts.endpoint, { timeoutMs: opts.timeoutMs, session: opts.session });
+  let teeError: Error | undefined;
+  const fail = (err: unknown) => (teeError = err instanceof Error ? err : new Error(`the snapshot's upload failed: ${String(err)}`));
+  const tee: SnapshotTee | undefined = opts.tee && {
+    write: async (chunk) => void (teeError === undefined && (await opts.tee!.write(chunk).catch(fail))),
+    end: async () => void (teeError === undefined && (await opts.tee!.end().catch(fail))),
+  };
+  let teed = Boolean(tee);
   try {
     let via: SnapshotResult['via'];
     let trailer: TrailerCheck;
@@ -109,7 +127,7 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
         },
       );
       // The file hashed as etcdctl writes it (its own part file, renamed when done): no second read after.
-      const hashing = hashWhileWritten(partFiles(opts.file)[1]!, saving);
+      const hashing = hashWhileWritten(partFiles(opts.file)[1]!, saving, tee);
       const r = await saving;
       const early = await hashing;
       if (r.exitCode !== 0)
@@ -117,11 +135,14 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
           `etcdctl snapshot save failed (${r.exitCode === undefined ? `killed by ${r.signal ?? 'a signal'}` : `exit ${r.exitCode}`}): ${String(r.stderr).trim().split('\n').pop()}`,
         );
       const st = await stat(part);
-      trailer = early && early.ino === st.ino && early.trailer.size === st.size ? early.trailer : await checkTrailerOfFile(part, opts.signal);
+      const followed = early && early.ino === st.ino && early.trailer.size === st.size;
+      if (!followed) teed = false;
+      trailer = followed ? early.trailer : await checkTrailerOfFile(part, opts.signal);
     } else {
       via = 'gateway';
-      trailer = await snapshotToFile(client, part, opts.timeoutMs);
+      trailer = await snapshotToFile(client, part, opts.timeoutMs, tee);
     }
+    if (teeError !== undefined) teed = false;
     const problem = trailerProblem(trailer);
     if (problem) throw new SnapshotError(`snapshot from ${opts.endpoint} is corrupt: ${problem}`);
     let status: SnapshotStatus;
@@ -150,7 +171,16 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
     }
     await syncFile(part);
     await rename(part, opts.file);
-    return { file: opts.file, bytes: trailer.size, revision, via, status: { ...status, file: opts.file }, member };
+    return {
+      file: opts.file,
+      bytes: trailer.size,
+      revision,
+      via,
+      status: { ...status, file: opts.file },
+      member,
+      teed,
+      ...(teeError !== undefined ? { teeError } : {}),
+    };
   } catch (err) {
     await removeParts(opts.file);
     throw err;
@@ -159,11 +189,11 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
 
 /**
  * Follows FILE while `writer` writes it from start to end (etcdctl's part file, renamed when it is
- * done: the descriptor keeps the same file), hashing each chunk once it is there, and the rest after
- * the writer ended. Undefined when the file never appeared or could not be read: the caller hashes
- * the finished file instead.
+ * done: the descriptor keeps the same file), hashing each chunk once it is there (and handing it to
+ * `tee`), and the rest after the writer ended. Undefined when the file never appeared or could
+ * not be read: the caller hashes the finished file instead.
  */
-export async function hashWhileWritten(file: string, writer: Promise<unknown>): Promise<{ trailer: TrailerCheck; ino: number } | undefined> {
+export async function hashWhileWritten(file: string, writer: Promise<unknown>, tee?: SnapshotTee): Promise<{ trailer: TrailerCheck; ino: number } | undefined> {
   let ended = false;
   const end = writer.then(
     () => (ended = true),
@@ -186,10 +216,12 @@ export async function hashWhileWritten(file: string, writer: Promise<unknown>): 
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
       if (bytesRead > 0) {
         h.update(buf.subarray(0, bytesRead));
+        if (tee) await tee.write(buf.subarray(0, bytesRead));
         pos += bytesRead;
       } else if (wasEnded) break;
       else await pause();
     }
+    if (tee) await tee.end();
     return { trailer: h.finish(), ino: (await fh.stat()).ino };
   } catch {
     return undefined;

@@ -4,14 +4,14 @@ import type { KvClient } from '../cluster/client.js';
 import { isNetworkish } from '../cluster/transport-rules.js';
 import { JsonObjectStream } from '../cluster/json-stream.js';
 import { asObject, parseJsonSafe, textOf } from '../cluster/parse.js';
-import { TrailerHasher, type TrailerCheck } from './file.js';
+import { TrailerHasher, type SnapshotTee, type TrailerCheck } from './file.js';
 
 /**
  * The snapshot stream of /maintenance/snapshot (the db file with its SHA-256 trailer), decoded
- * message by message into FILE (created 0600) as it arrives: memory stays at one message whatever
- * the size. Returns the file's trailer check (hashed on the way).
+ * message by message into FILE (created 0600) as it arrives (and to `tee`): memory stays at one
+ * message whatever the size. Returns the file's trailer check (hashed on the way).
  */
-export async function snapshotToFile(client: KvClient, file: string, timeoutMs: number): Promise<TrailerCheck> {
+export async function snapshotToFile(client: KvClient, file: string, timeoutMs: number, tee?: SnapshotTee): Promise<TrailerCheck> {
   const fh = await open(file, 'w', 0o600);
   const hasher = new TrailerHasher();
   try {
@@ -21,9 +21,11 @@ export async function snapshotToFile(client: KvClient, file: string, timeoutMs: 
         readBlobs(client.endpoint, body, async (blob) => {
           hasher.update(blob);
           await fh.write(blob);
+          if (tee) await tee.write(blob);
         }),
       timeoutMs,
     );
+    if (tee) await tee.end();
   } finally {
     await fh.close();
   }

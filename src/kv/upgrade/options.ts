@@ -81,7 +81,7 @@ export interface UpgradePorts {
 /** Where --backup-to uploads a verified snapshot FILE (NAME under its prefix); resolves to the object's s3:// URL. */
 export interface OffsiteUploader {
   url: string;
-  upload(file: string, name: string, facts: { sha256: string; revision: string; run: string; label: string }): Promise<string>;
+  upload(file: string, name: string, facts: { bytes: number; sha256: string; revision: string; run: string; label: string }): Promise<string>;
 }
 
 /** How patient and careful the run is, and what a failure does. */

@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import type { CompletedPart, S3Client } from '@aws-sdk/client-s3';
+import { OpsError } from '../../core/errors.js';
+
+type Sdk = typeof import('@aws-sdk/client-s3');
+
+/**
+ * Part size: S3's floor (all parts but the last) and its ceiling of 10,000 parts let 5 MiB parts carry
+ * up to 48 GiB, six times etcd's largest supported backend (8 GiB quota).
+ */
+export const PART_BYTES = 5 * 1024 * 1024;
+const MAX_PARTS = 10_000;
+
+export interface PartWriterOptions {
+  partBytes?: number;
+  /** Parts sent at once; memory is (inFlight + 1) × partBytes whatever the object's size. */
+  inFlight?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * One multipart upload fed as a stream of chunks of unknown total length: bytes are copied into a
+ * small pool of part buffers (reused: no garbage for the collector to fall behind on), each full part
+ * sent with its SHA-256 (x-amz-checksum-sha256: the store checks it against the bytes it received and
+ * refuses the part on a mismatch), at most `inFlight` at a time while the next one fills; `add` waits
+ * while they are all in flight (back-pressure). Memory stays (inFlight + 1) parts whatever the size.
+ * Nothing is visible in the bucket until `complete`; `abort` drops every part sent.
+ */
+export class PartWriter {
+  private readonly partBytes: number;
+  private readonly inFlight: number;
+  private readonly free: Buffer[] = [];
+  private buffers = 0;
+  private current: Buffer | undefined;
+  private filled = 0;
+  private readonly sending = new Set<Promise<void>>();
+  private readonly done: CompletedPart[] = [];
+  private readonly digests: Buffer[] = [];
+  private failure: Error | undefined;
+  private aborted = false;
+  bytes = 0;
+
+  private constructor(
+    private readonly sdk: Sdk,
+    private readonly client: S3Client,
+    readonly bucket: string,
+    readonly key: string,
+    readonly uploadId: string,
+    opts: PartWriterOptions,
+  ) {
+    this.partBytes = opts.partBytes ?? PART_BYTES;
+    this.inFlight = opts.inFlight ?? 1;
+  }
+
+  static async begin(sdk: Sdk, client: S3Client, bucket: string, key: string, opts: PartWriterOptions = {}): Promise<PartWriter> {
+    const r = await client.send(
+      new sdk.CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: 'application/octet-stream', ChecksumAlgorithm: 'SHA256' }),
+      opts.signal ? { abortSignal: opts.signal } : {},
+    );
+    if (!r.UploadId) throw new OpsError(`s3://${bucket}/${key}: the store started a multipart upload without an upload id`);
+    return new PartWriter(sdk, client, bucket, key, r.UploadId, opts);
+  }
+
+  /** CHUNK appended: copied before this returns, so the caller may reuse it. */
+  async add(chunk: Buffer): Promise<void> {
+    let at = 0;
+    while (at < chunk.length) {
+      this.check();
+      if (!this.current) {
+        this.current = await this.takeBuffer();
+        this.filled = 0;
+      }
+      const n = Math.min(chunk.length - at, this.partBytes - this.filled);
+      chunk.copy(this.current, this.filled, at, at + n);
+      this.filled += n;
+      at += n;
+      this.bytes += n;
+      if (this.filled === this.partBytes) this.sendCurrent();
+    }
+  }
+
+  /** The last part sent and every part acknowledged: the parts, and the composite SHA-256 the store will report. */
+  async end(): Promise<{ parts: CompletedPart[]; composite: string }> {
+    this.check();
+    // the rest, however small, is the last part (an empty stream: one empty part)
+    if (this.current || this.done.length + this.sending.size === 0) {
+      this.current ??= Buffer.alloc(0);
+      this.sendCurrent();
+    }
+    while (this.sending.size) await Promise.race(this.sending);
+    this.check();
+    const parts = [...this.done].sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0));
+    const composite = `${createHash('sha256').update(Buffer.concat(this.digests)).digest('base64')}-${parts.length}`;
+    return { parts, composite };
+  }
+
+  /** The upload made one object from its parts (after `end`). */
+  async complete(parts: CompletedPart[]): Promise<string | undefined> {
+    const r = await this.client.send(
+      new this.sdk.CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId, MultipartUpload: { Parts: parts } }),
+    );
+    return r.ChecksumSHA256;
+  }
+
+  /** Every part dropped on the store; waits for the parts in flight first (a part landing after the abort would linger). */
+  async abort(): Promise<void> {
+    this.aborted = true;
+    await Promise.allSettled([...this.sending]);
+    await this.client.send(new this.sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId })).catch(() => undefined);
+  }
+
+  private check(): void {
+    if (this.failure) throw this.failure;
+    if (this.aborted) throw new OpsError(`s3://${this.bucket}/${this.key}: the upload was aborted`);
+  }
+
+  /** A free part buffer: one from the pool, a new one while the pool is not full, else the first freed by a part sent. */
+  private async takeBuffer(): Promise<Buffer> {
+    for (;;) {
+      const b = this.free.pop();
+      if (b) return b;
+      if (this.buffers < this.inFlight + 1) {
+        this.buffers++;
+        return Buffer.allocUnsafe(this.partBytes);
+      }
+      await Promise.race(this.sending);
+      this.check();
+    }
+  }
+
+  private sendCurrent(): void {
+    const buf = this.current!;
+    const body = buf.subarray(0, this.filled);
+    const length = this.filled;
+    this.current = undefined;
+    this.filled = 0;
+    const number = this.done.length + this.sending.size + 1;
+    if (number > MAX_PARTS) {
+      this.failure = new OpsError(`s3://${this.bucket}/${this.key}: more than ${MAX_PARTS} parts of ${this.partBytes} bytes (S3's limit)`);
+      throw this.failure;
+    }
+    const digest = createHash('sha256').update(body).digest();
+    this.digests[number - 1] = digest;
+    const command = new this.sdk.UploadPartCommand({
+      Bucket: this.bucket,
+      Key: this.key,
+      UploadId: this.uploadId,
+      PartNumber: number,
+      Body: body,
+      ContentLength: length,
+      ChecksumSHA256: digest.toString('base64'),
+    });
+    // The part's SHA-256 is a signed header the store checks: the payload is not hashed a second time to sign it.
+    command.middlewareStack.add(
+      (next) => (args) => {
+        (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
+        return next(args);
+      },
+      { step: 'build', name: 'opsctlUnsignedPartPayload' },
+    );
+    const p: Promise<void> = this.client
+      .send(command)
+      .then(
+        (r) => {
+          this.done.push({ PartNumber: number, ETag: r.ETag, ChecksumSHA256: r.ChecksumSHA256 ?? digest.toString('base64') });
+        },
+        (err: unknown) => {
+          this.failure ??= err instanceof Error ? err : new Error(String(err));
+        },
+      )
+      .finally(() => {
+        this.sending.delete(p);
+        if (buf.length === this.partBytes) this.free.push(buf);
+      });
+    this.sending.add(p);
+  }
+}
