@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { until } from '../helpers/kv.js';
 import { haveS3Server, READER, startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { startS3Proxy } from '../helpers/s3-proxy.js';
 
 interface Row {
   url: string;
@@ -56,10 +57,12 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     const first = JSON.parse(String((await ok('kv', 'snapshot', 'save', '--to', 's3://backups/etcd/prod', '--json')).stdout)) as {
       file: null;
       sha256: string;
-      uploaded: { url: string; bytes: number; sha256: string };
+      uploaded: { url: string; bytes: number; sha256: string; streamed: boolean; verifiedBy: string };
     };
     expect(first.file).toBeNull();
     expect(first.uploaded.sha256).toBe(first.sha256);
+    // sent while it was taken, and checked by the store's own SHA-256 of each part
+    expect(first.uploaded).toMatchObject({ streamed: true, verifiedBy: 'store-checksum' });
     await ok('kv', 'put', 'k2', 'v2');
     const local = join(dir, 'local.db');
     await ok('kv', 'snapshot', 'save', local, '--to', 's3://backups/etcd/prod');
@@ -108,10 +111,13 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     await until(
       async () => {
         const u = await s3.root.send(new ListMultipartUploadsCommand({ Bucket: 'backups', Prefix: 'etcd/prod/' })).catch(() => undefined);
-        return (u?.Uploads?.length ?? 0) > 0;
+        const up = u?.Uploads?.[0];
+        if (!up) return false;
+        const parts = await s3.root.send(new ListPartsCommand({ Bucket: 'backups', Key: up.Key, UploadId: up.UploadId })).catch(() => undefined);
+        return (parts?.Parts?.length ?? 0) > 0;
       },
       60_000,
-      'a multipart upload under way',
+      'a multipart upload with a part on the store',
     );
     await s3.kill();
     const r = await saving;
@@ -122,6 +128,41 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     const objects = (await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/prod/' }))).Contents ?? [];
     expect(objects.filter((o) => o.Key!.endsWith('.db')).map((o) => `s3://backups/${o.Key!}`)).toEqual(before.map((b) => b.url));
   }, 240_000);
+
+  it('a part changed on its way to the store: refused by its SHA-256 (BadDigest), non-zero exit, nothing listed, no upload left open', async () => {
+    const proxy = await startS3Proxy(s3.url, { corruptPart: 1 });
+    try {
+      const before = await list('s3://backups/etcd/prod');
+      const r = await opsctl(['kv', 'snapshot', 'save', '--to', 's3://backups/etcd/prod'], { AWS_ENDPOINT_URL: proxy.url });
+      expect(r.exitCode, String(r.stderr)).toBe(1);
+      expect(String(r.stderr)).toMatch(/upload of s3:\/\/backups\/etcd\/prod\/snapshot-\S+\.db failed \(multipart upload aborted, nothing listed\): BadDigest/);
+      const sent = proxy.seen.find((x) => /^PUT \/backups\/etcd\/prod\/snapshot-\S+\.db part 1$/.test(x));
+      expect(sent, proxy.seen.join('\n')).toBeDefined();
+      const key = sent!.split(' ')[1]!.replace('/backups/', '');
+      expect(await list('s3://backups/etcd/prod')).toEqual(before);
+      // its multipart upload aborted (the one the killed server could not abort, above, is another key)
+      const open = await s3.root.send(new ListMultipartUploadsCommand({ Bucket: 'backups', Prefix: key }));
+      expect(open.Uploads ?? []).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('a store that keeps no checksums: the object is read back and hashed before its manifest is written', async () => {
+    const proxy = await startS3Proxy(s3.url, { hideChecksums: true });
+    try {
+      const r = await opsctl(['kv', 'snapshot', 'save', '--to', 's3://backups/etcd/plain', '--json'], { AWS_ENDPOINT_URL: proxy.url });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      const out = JSON.parse(String(r.stdout)) as { sha256: string; uploaded: { url: string; verifiedBy: string } };
+      expect(out.uploaded.verifiedBy).toBe('read-back');
+      const key = out.uploaded.url.replace('s3://backups/', '');
+      expect(proxy.seen).toContain(`GET /backups/${key}`);
+      expect(await objectHash('backups', key)).toBe(out.sha256);
+      expect((await list('s3://backups/etcd/plain')).map((x) => x.url)).toEqual([out.uploaded.url]);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
 
   it('a bucket the identity may not write is refused before the snapshot is taken, naming the fix', async () => {
     const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
