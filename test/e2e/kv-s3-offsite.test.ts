@@ -127,6 +127,19 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     expect(await list('s3://backups/etcd/prod')).toEqual(before);
     const objects = (await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/prod/' }))).Contents ?? [];
     expect(objects.filter((o) => o.Key!.endsWith('.db')).map((o) => `s3://backups/${o.Key!}`)).toEqual(before.map((b) => b.url));
+    // the upload the dead server could not abort is still open on the store: prune leaves a recent one
+    // alone (it may be a save under way) and aborts it once it is older than --stale-after
+    const open = async () => (await s3.root.send(new ListMultipartUploadsCommand({ Bucket: 'backups', Prefix: 'etcd/prod/' }))).Uploads ?? [];
+    expect((await open()).length).toBeGreaterThan(0);
+    const recent = await ok('kv', 'backups', 'prune', '--from', 's3://backups/etcd/prod', '--keep', '100', '--yes', '--json');
+    expect((JSON.parse(String(recent.stdout)) as { leftovers: unknown[] }).leftovers).toEqual([]);
+    expect((await open()).length).toBeGreaterThan(0);
+    const stale = await ok('kv', 'backups', 'prune', '--from', 's3://backups/etcd/prod', '--keep', '100', '--stale-after', '0s', '--yes', '--json');
+    const swept = JSON.parse(String(stale.stdout)) as { removed: unknown[]; leftovers: Array<{ kind: string; url: string }> };
+    expect(swept.removed).toEqual([]);
+    expect(swept.leftovers.map((l) => l.kind)).toContain('upload');
+    expect(await open()).toEqual([]);
+    expect(await list('s3://backups/etcd/prod')).toEqual(before);
   }, 240_000);
 
   it('a part changed on its way to the store: refused by its SHA-256 (BadDigest), non-zero exit, nothing listed, no upload left open', async () => {
@@ -163,6 +176,15 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
       await proxy.close();
     }
   }, 120_000);
+
+  it('--stale-after: a bad duration or no bucket named is a usage error (exit 2) naming the flag', async () => {
+    const local = await opsctl(['kv', 'backups', 'prune', '--stale-after', '1h', '--yes']);
+    expect(local.exitCode).toBe(2);
+    expect(String(local.stderr)).toContain('--stale-after applies to a bucket (--from s3://BUCKET/PREFIX)');
+    const bad = await opsctl(['kv', 'backups', 'prune', '--from', 's3://backups/etcd/prod', '--stale-after', 'soon', '--yes']);
+    expect(bad.exitCode).toBe(2);
+    expect(String(bad.stderr)).toContain('--stale-after: "soon" is not a duration');
+  }, 60_000);
 
   it('a bucket the identity may not write is refused before the snapshot is taken, naming the fix', async () => {
     const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };

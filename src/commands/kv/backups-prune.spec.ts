@@ -9,6 +9,11 @@ export const spec = defineVerb({
     ...backupsFrom,
     ...s3,
     keep: { type: 'string', value: 'n', help: 'how many runs to keep per cluster', default: '1' },
+    staleAfter: {
+      type: 'string',
+      value: 'duration',
+      help: 'with --from: also remove what interrupted saves left (uploads never completed, snapshots without a manifest) begun longer ago than this (default 24h)',
+    },
     dryRun: { type: 'boolean', help: 'show what would be removed, and remove nothing' },
   },
   examples: [

@@ -7,6 +7,8 @@ import type { OptionsOf } from '../spec.js';
 import type { spec } from './backups-prune.spec.js';
 import { readOffsite, s3Settings } from './lib/offsite.js';
 import type { S3Settings } from '../../kv/offsite/target.js';
+import type { OffsiteLeftover } from '../../kv/offsite/store.js';
+import { parseDuration } from '../../kv/cluster/parse.js';
 
 export type BackupsPruneOptions = OptionsOf<typeof spec>;
 
@@ -22,6 +24,11 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
       hint: 'e.g. --keep 1 (the default: the newest run of each cluster)',
     });
   const keep = Number(keepText);
+  if (opts.staleAfter !== undefined && !opts.from)
+    throw new UsageError('--stale-after applies to a bucket (--from s3://BUCKET/PREFIX)', {
+      field: '--stale-after',
+      hint: 'local backups have no interrupted uploads: drop --stale-after, or add --from',
+    });
   if (opts.from) return pruneOffsite(opts.from, s3Settings(opts), keep, opts, ctx);
   const plan = planPrune(findBackups(ctx.paths.data), keep);
   if (plan.blocked.length) {
@@ -60,26 +67,46 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
 
 /** Off-host: the N newest backups under the prefix kept, the rest removed (each manifest first: never a listed backup without its snapshot). */
 async function pruneOffsite(from: string, settings: S3Settings, keep: number, opts: BackupsPruneOptions, ctx: Context): Promise<CommandResult> {
+  const staleText = opts.staleAfter ?? '24h';
+  const staleMs = parseDuration(staleText);
+  if (staleMs === undefined)
+    throw new UsageError(`--stale-after: ${JSON.stringify(staleText)} is not a duration`, {
+      field: '--stale-after',
+      hint: 'e.g. --stale-after 24h, 90m or 0s',
+    });
   const { store, target } = await readOffsite(from, '--from', settings);
   const all = await store.list(target);
   const remove = all.slice(keep);
+  // what interrupted saves left (never listed as backups): an upload begun since may be one under way
+  const leftovers = await store.leftovers(target, new Date(Date.now() - staleMs));
   const url = (key: string) => `s3://${target.bucket}/${key}`;
-  if (!remove.length)
+  const leftoverBytes = leftovers.reduce((n, l) => n + (l.kind === 'object' ? l.bytes : 0), 0);
+  if (!remove.length && !leftovers.length)
     return {
-      data: { removed: [], bytes: 0, kept: all.map((m) => url(m.key)) },
+      data: { removed: [], leftovers: [], bytes: 0, kept: all.map((m) => url(m.key)) },
       message: `nothing to prune: ${all.length} backup(s) under ${from} (--keep ${keep})`,
     };
-  const bytes = remove.reduce((n, m) => n + m.bytes, 0);
+  const bytes = remove.reduce((n, m) => n + m.bytes, 0) + leftoverBytes;
+  const described = (l: OffsiteLeftover) =>
+    l.kind === 'upload'
+      ? `${url(l.key)}: an upload begun ${l.since}, never completed (its parts are aborted)`
+      : `${url(l.key)}: ${humanBytes(l.bytes)} without a manifest since ${l.since} (not a backup)`;
   const what = {
-    action: `remove ${remove.length} backup(s) under ${from}, ${humanBytes(bytes)}`,
-    items: remove.map((m) => `${url(m.key)} (${m.createdAt}, ${humanBytes(m.bytes)})`),
+    action: `remove ${remove.length} backup(s)${leftovers.length ? ` and ${leftovers.length} leftover(s) of interrupted saves` : ''} under ${from}, ${humanBytes(bytes)}`,
+    items: [...remove.map((m) => `${url(m.key)} (${m.createdAt}, ${humanBytes(m.bytes)})`), ...leftovers.map(described)],
     dryRun: opts.dryRun,
   };
   const decision = await confirmDestructive(ctx, what);
   if (decision !== 'proceed') return notDone(decision, what);
   for (const m of remove) await store.remove(target.bucket, m);
+  for (const l of leftovers) await store.removeLeftover(target.bucket, l);
   return {
-    data: { removed: remove.map((m) => ({ url: url(m.key), bytes: m.bytes })), bytes, kept: all.slice(0, keep).map((m) => url(m.key)) },
-    message: `pruned ${remove.length} backup(s) under ${from}: ${humanBytes(bytes)} (${bytes} bytes); ${Math.min(keep, all.length)} kept`,
+    data: {
+      removed: remove.map((m) => ({ url: url(m.key), bytes: m.bytes })),
+      leftovers: leftovers.map((l) => ({ url: url(l.key), kind: l.kind, since: l.since, ...(l.kind === 'object' ? { bytes: l.bytes } : {}) })),
+      bytes,
+      kept: all.slice(0, keep).map((m) => url(m.key)),
+    },
+    message: `pruned ${remove.length} backup(s)${leftovers.length ? ` and ${leftovers.length} leftover(s) of interrupted saves` : ''} under ${from}: ${humanBytes(bytes)} (${bytes} bytes); ${Math.min(keep, all.length)} kept`,
   };
 }

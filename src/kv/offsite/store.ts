@@ -13,6 +13,9 @@ export { MANIFEST_SUFFIX, type OffsiteManifest } from './manifest.js';
 
 type Sdk = typeof import('@aws-sdk/client-s3');
 
+/** What an interrupted save left behind (see OffsiteStore.leftovers). */
+export type OffsiteLeftover = { kind: 'upload'; key: string; uploadId: string; since: string } | { kind: 'object'; key: string; bytes: number; since: string };
+
 /**
  * One S3-compatible store, reached as the AWS CLI would: credentials from the environment, the shared
  * config and credentials files, `--aws-profile` (or AWS_PROFILE); the endpoint from `--endpoint-url`,
@@ -139,6 +142,53 @@ export class OffsiteStore {
       return m as OffsiteManifest;
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * What an interrupted save left under the target, begun before `before`: multipart uploads never
+   * completed or aborted (a store that died mid-upload), and snapshot objects without a manifest (one
+   * that died between the two). Never listed as backups; they only take space. Newer ones may be a
+   * save under way, and are left alone.
+   */
+  async leftovers(t: S3Target, before: Date): Promise<OffsiteLeftover[]> {
+    const out: OffsiteLeftover[] = [];
+    const prefix = t.prefix ? `${t.prefix}/` : undefined;
+    try {
+      let keyMarker: string | undefined;
+      let idMarker: string | undefined;
+      do {
+        const page = await this.client.send(
+          new this.sdk.ListMultipartUploadsCommand({ Bucket: t.bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: idMarker }),
+        );
+        for (const u of page.Uploads ?? [])
+          if (u.Key && u.UploadId && u.Initiated && u.Initiated < before)
+            out.push({ kind: 'upload', key: u.Key, uploadId: u.UploadId, since: u.Initiated.toISOString() });
+        [keyMarker, idMarker] = page.IsTruncated ? [page.NextKeyMarker, page.NextUploadIdMarker] : [undefined, undefined];
+      } while (keyMarker);
+      const keys = new Map<string, { size: number; at?: Date }>();
+      let token: string | undefined;
+      do {
+        const page = await this.client.send(new this.sdk.ListObjectsV2Command({ Bucket: t.bucket, Prefix: prefix, ContinuationToken: token }));
+        for (const o of page.Contents ?? []) if (o.Key) keys.set(o.Key, { size: o.Size ?? 0, at: o.LastModified });
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      for (const [key, o] of keys)
+        if (key.endsWith('.db') && !keys.has(key + MANIFEST_SUFFIX) && o.at && o.at < before)
+          out.push({ kind: 'object', key, bytes: o.size, since: o.at.toISOString() });
+    } catch (err) {
+      throw this.explain(err, `cannot list ${urlOf(t.bucket, keyOf(t, ''))}`);
+    }
+    return out;
+  }
+
+  /** A leftover gone: its multipart upload aborted (its parts dropped), or the object deleted. */
+  async removeLeftover(bucket: string, l: OffsiteLeftover): Promise<void> {
+    try {
+      if (l.kind === 'upload') await this.client.send(new this.sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key: l.key, UploadId: l.uploadId }));
+      else await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: l.key }));
+    } catch (err) {
+      throw this.explain(err, `cannot remove ${urlOf(bucket, l.key)}`);
     }
   }
 

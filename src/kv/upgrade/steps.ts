@@ -84,7 +84,13 @@ export async function snapshotStep(
   let uploaded = '';
   if (o.offsite) {
     const label = `${j.source}->${j.target} ${m.name}`;
-    const url = await o.offsite.upload(taken.file, `${j.id}-${m.name}.db`, { bytes: taken.bytes, sha256: taken.status.sha256, revision: taken.revision, run: j.id, label });
+    const url = await o.offsite.upload(taken.file, `${j.id}-${m.name}.db`, {
+      bytes: taken.bytes,
+      sha256: taken.status.sha256,
+      revision: taken.revision,
+      run: j.id,
+      label,
+    });
     uploaded = `; uploaded to ${url}, verified on the store`;
   }
   j.snapshots.push({ member: m.name, file: taken.file, revision: taken.revision, bytes: taken.bytes, from: from.name });
