@@ -66,7 +66,7 @@ export default async function kvS3Bench(report, { BIN, ROOT, measure, median, te
     const mb = (b) => (b / 1024 / 1024).toFixed(1);
     const ratio = big.s3Ms / big.refMs;
     console.log(
-      `   ${mb(big.bytes)} MiB snapshot: --to s3:// ${big.s3Ms.toFixed(0)} ms (${(big.bytes / 1024 / 1024 / (big.s3Ms / 1000)).toFixed(1)} MiB/s, upload + HEAD + read-back hash), local save ${(big.refMs - 0).toFixed(0)} ms incl. the SDK upload; peak RSS ${big.rssMb.toFixed(0)} MB (${mb(small.bytes)} MiB: ${small.rssMb.toFixed(0)} MB); a local save alone: ${big.localRssMb.toFixed(0)} MB (${small.localRssMb.toFixed(0)} MB)`,
+      `   ${mb(big.bytes)} MiB snapshot: --to s3:// ${big.s3Ms.toFixed(0)} ms (${(big.bytes / 1024 / 1024 / (big.s3Ms / 1000)).toFixed(1)} MiB/s, streamed while taken, checked by the store), local save ${(big.refMs - 0).toFixed(0)} ms incl. the SDK upload; peak RSS ${big.rssMb.toFixed(0)} MB (${mb(small.bytes)} MiB: ${small.rssMb.toFixed(0)} MB); a local save alone: ${big.localRssMb.toFixed(0)} MB (${small.localRssMb.toFixed(0)} MB)`,
     );
     report.row(`${name} (${mb(big.bytes)} MiB)`, `${ratio.toFixed(2)}x`, '<= 1.2x', ratio <= 1.2);
     // Streaming: what the S3 stage adds to the save's peak RSS (parts of 16 MiB, two in flight) stays bounded
