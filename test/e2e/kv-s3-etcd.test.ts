@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
@@ -34,12 +33,7 @@ describe.runIf(ladder)('kv snapshots in S3 from real etcd, and kv restore --from
     expect(r.exitCode, `${args.join(' ')}: ${String(r.stderr)}`).toBe(0);
     return r;
   };
-  const objectHash = async (key: string) => {
-    const r = await s3.root.send(new GetObjectCommand({ Bucket: 'backups', Key: key }));
-    return createHash('sha256')
-      .update(Buffer.from(await r.Body!.transformToByteArray()))
-      .digest('hex');
-  };
+  const objectHash = (key: string) => s3.objectHash('backups', key);
 
   beforeAll(async () => {
     s3 = await startS3Server();

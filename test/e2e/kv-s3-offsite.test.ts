@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand } from '@aws-sdk/client-s3';
+import { ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
@@ -33,12 +33,7 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     return r;
   };
   const list = async (url: string): Promise<Row[]> => JSON.parse(String((await ok('kv', 'backups', 'list', '--from', url, '--json')).stdout)) as Row[];
-  const objectHash = async (bucket: string, key: string) => {
-    const r = await s3.root.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return createHash('sha256')
-      .update(Buffer.from(await r.Body!.transformToByteArray()))
-      .digest('hex');
-  };
+  const objectHash = (bucket: string, key: string) => s3.objectHash(bucket, key);
 
   beforeAll(async () => {
     s3 = await startS3Server();

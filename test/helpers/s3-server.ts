@@ -3,7 +3,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { CreateBucketCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { CreateBucketCommand, GetObjectCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
 import { requireProgram } from './e2e.js';
 import { until } from './kv.js';
 
@@ -46,6 +47,8 @@ export interface S3Server {
   /** A bucket the reader may list and read but never write (a bucket policy). */
   readOnlyBucket: (name: string) => Promise<void>;
   bucket: (name: string) => Promise<void>;
+  /** The SHA-256 (hex) of the object as the server holds it, read as root. */
+  objectHash: (bucket: string, key: string) => Promise<string>;
   /** A bucket where the reader may write only the probe objects (.opsctl-probe-*): the probe passes, an upload is denied. */
   probeOnlyBucket: (name: string) => Promise<void>;
   stop: () => Promise<void>;
@@ -138,6 +141,12 @@ export async function startS3Server(): Promise<S3Server> {
     kill,
     restart: start,
     bucket,
+    objectHash: async (name: string, key: string) => {
+      const r = await root.send(new GetObjectCommand({ Bucket: name, Key: key }));
+      return createHash('sha256')
+        .update(Buffer.from(await r.Body!.transformToByteArray()))
+        .digest('hex');
+    },
     /** A bucket the reader may only read. */
     readOnlyBucket: (name: string) => readerBucket(name, []),
     /** A bucket the reader may read, and write only opsctl's probe objects in: the probe passes, an upload is refused. */
