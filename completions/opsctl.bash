@@ -594,7 +594,7 @@ _opsctl_words() {
     'kv release list') words='--cache --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'kv backups') words='list prune --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'kv backups list') words='--from --aws-profile --endpoint-url --region --json --jq --no-input --yes -y --debug --profile'; free='--from --aws-profile --endpoint-url --region --jq' ;;
-    'kv backups prune') words='--from --aws-profile --endpoint-url --region --keep --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--from --aws-profile --endpoint-url --region --keep --jq' ;;
+    'kv backups prune') words='--from --aws-profile --endpoint-url --region --keep --stale-after --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--from --aws-profile --endpoint-url --region --keep --stale-after --jq' ;;
     'config') words='get set unset list --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'config get') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'config set') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;

@@ -3072,6 +3072,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'aws-profile' -x -d
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'endpoint-url' -x -d 'S3: the endpoint of an S3-compatible store (env AWS_ENDPOINT_URL)'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'region' -x -d 'S3: the region (env AWS_REGION; default us-east-1)'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'keep' -x -d 'how many runs to keep per cluster'
+complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'stale-after' -x -d 'with --from: also remove what interrupted saves left (uploads never completed, s'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'dry-run' -d 'show what would be removed, and remove nothing'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'json' -d 'print JSON; only some fields: --json=id,name (attached: --json never takes the n'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'jq' -x -d 'filter the JSON output through a jq expression (implies --json; strings print ra'
