@@ -7,6 +7,7 @@ import { toStored } from './session.js';
 import { oauthSettings, type OAuthSettings } from './settings.js';
 import { exchangeCode } from './token-client.js';
 import { isLoopbackHost } from '../core/redact.js';
+import { parseDuration } from '../core/duration.js';
 
 export interface LoginOptions {
   scopes?: string[];
@@ -74,10 +75,8 @@ export function browserDecision(
 
 /** "5m", "30s", "1h", "90" (seconds) → milliseconds. */
 export function parseTimeout(text: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  return n > 0 ? n : undefined;
+  const ms = parseDuration(text, 's');
+  return ms !== undefined && ms > 0 ? ms : undefined;
 }
 
 export function buildAuthorizeUrl(

@@ -8,7 +8,7 @@ import type { spec } from './backups-prune.spec.js';
 import { readOffsite, s3Settings } from './lib/offsite.js';
 import type { S3Settings } from '../../kv/offsite/target.js';
 import type { OffsiteLeftover } from '../../kv/offsite/store.js';
-import { parseDuration } from '../../kv/cluster/parse.js';
+import { parseDuration } from '../../core/duration.js';
 
 export type BackupsPruneOptions = OptionsOf<typeof spec>;
 

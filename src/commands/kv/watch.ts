@@ -4,7 +4,7 @@ import type { OptionsOf } from '../spec.js';
 import { UsageError } from '../../core/errors.js';
 import { watch } from '../../kv/ops/keys.js';
 import { watchLines } from '../../kv/ops/simple.js';
-import { parseDuration } from '../../kv/cluster/parse.js';
+import { parseDuration } from '../../core/duration.js';
 import { etcdSaid, reach } from './lib/ops.js';
 import type { spec } from './watch.spec.js';
 

@@ -2,15 +2,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../../context.js';
 import { InterruptedError, OpsError, ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
+import { parseDuration } from '../../core/duration.js';
 import { clientPath, consoleApi } from './lib/clients-shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './clients-verify.spec.js';
 
 /** `--wait`: "5m", "90s", "0" → milliseconds (0: no retry). */
 function waitMs(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new ValidationError('--wait', `"${text}" is not a duration (e.g. 5m, 90s, 0)`);
-  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  const ms = parseDuration(text, 's');
+  if (ms === undefined) throw new ValidationError('--wait', `"${text}" is not a duration (e.g. 5m, 90s, 0)`);
+  return ms;
 }
 
 /**

@@ -9,6 +9,7 @@ import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
 import { sliceField, stateTrackerToken, type MockServer, type MockServiceOptions } from '@opsctl/mock';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './serve.spec.js';
+import { parseDuration } from '../../core/duration.js';
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
@@ -65,9 +66,9 @@ async function trustJwks(file: string): Promise<{ keys: unknown[] }> {
 
 /** A duration flag (90s, 2m, 1h; a bare number is seconds) in seconds. */
 function seconds(flag: string, value: string): number {
-  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(value.trim());
-  if (!m) throw new UsageError(`${flag}: "${value}" is not a duration (e.g. 90s, 2m, 0)`, { field: flag.slice(2) });
-  return Number(m[1]) * { s: 1, m: 60, h: 3600 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
+  const ms = parseDuration(value, 's');
+  if (ms === undefined) throw new UsageError(`${flag}: "${value}" is not a duration (e.g. 90s, 2m, 0)`, { field: flag.slice(2) });
+  return ms / 1000;
 }
 
 /**

@@ -200,12 +200,3 @@ export function parseAlarms(body: string): AlarmEntry[] {
     }))
     .filter((a: AlarmEntry) => a.alarm !== 'NONE');
 }
-
-/** A duration such as 500ms, 2s, 2m, 1h, or plain milliseconds. */
-export function parseDuration(s: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit]!);
-}

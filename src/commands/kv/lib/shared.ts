@@ -10,7 +10,7 @@ import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/
 import { clusterKey } from '../../../kv/journal/journal.js';
 import type { KvConnection } from '../../../kv/cluster/connection.js';
 import { KvSession } from '../../../kv/cluster/session.js';
-import { parseDuration } from '../../../kv/cluster/parse.js';
+import { parseDuration } from '../../../core/duration.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
 import { loadSandbox, localDriver, sandboxCluster } from '../../../kv/local/sandbox.js';
 import { normalizeEndpoint } from './endpoint.js';
