@@ -9,6 +9,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { until } from '../helpers/kv.js';
 import { haveS3Server, READER, startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startS3Proxy } from '../helpers/s3-proxy.js';
+import { PtySession } from '../helpers/pty.js';
 
 interface Row {
   url: string;
@@ -136,6 +137,30 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     expect(await open()).toEqual([]);
     expect(await list('s3://backups/etcd/prod')).toEqual(before);
   }, 240_000);
+
+  it('Ctrl-C on a terminal while a part hangs on the network: exit 130 at once, the part cancelled, the upload aborted, nothing listed', async () => {
+    // the ~20 MiB of values of the test above: a snapshot of more than two 5 MiB parts
+    const proxy = await startS3Proxy(s3.url, { holdPart: 2 });
+    const run = PtySession.opsctl(['kv', 'snapshot', 'save', '--to', 's3://backups/etcd/ctrlc'], {
+      env: { OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', ...s3.env, AWS_ENDPOINT_URL: proxy.url },
+    });
+    try {
+      await until(async () => proxy.seen.some((x) => x.endsWith(' part 2')), 60_000, 'part 2 on its way');
+      run.ctrlC();
+      expect(await run.exitCode()).toBe(130);
+      const key = proxy.seen
+        .find((x) => x.endsWith(' part 2'))!
+        .split(' ')[1]!
+        .replace('/backups/', '');
+      expect(proxy.seen, `${proxy.seen.join('\n')}\n${run.text}`).toContain(`DELETE /backups/${key}`);
+      const open = await s3.root.send(new ListMultipartUploadsCommand({ Bucket: 'backups', Prefix: key }));
+      expect(open.Uploads ?? []).toEqual([]);
+      expect(await list('s3://backups/etcd/ctrlc')).toEqual([]);
+    } finally {
+      run.kill();
+      await proxy.close();
+    }
+  }, 120_000);
 
   it('a part changed on its way to the store: refused by its SHA-256 (BadDigest), non-zero exit, nothing listed, no upload left open', async () => {
     const proxy = await startS3Proxy(s3.url, { corruptPart: 1 });

@@ -8,6 +8,8 @@ export interface S3ProxyFaults {
   corruptPart?: number;
   /** Drop the x-amz-checksum-* headers from HEAD answers: a store that keeps no checksums. */
   hideChecksums?: boolean;
+  /** Hold this part's UploadPart: never passed on, never answered (a stalled network), until the proxy closes. */
+  holdPart?: number;
 }
 
 /**
@@ -22,6 +24,10 @@ export async function startS3Proxy(target: string, faults: S3ProxyFaults): Promi
     const url = new URL(req.url ?? '/', 'http://proxy');
     const part = url.searchParams.get('partNumber');
     seen.push(`${req.method} ${url.pathname}${part ? ` part ${part}` : ''}`);
+    if (req.method === 'PUT' && part !== null && Number(part) === faults.holdPart) {
+      req.resume();
+      return;
+    }
     const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
       const headers = { ...up.headers };
       if (faults.hideChecksums && req.method === 'HEAD') for (const h of Object.keys(headers)) if (h.startsWith('x-amz-checksum-')) delete headers[h];

@@ -63,6 +63,8 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     // named by the time it was begun, to the millisecond (its revision is in the manifest, known only after)
     const name = `snapshot-${new Date().toISOString().replace(/[-:]/g, '')}.db`;
     upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
+    // Ctrl-C ends the process without unwinding this function: the upload is aborted on the way out
+    ctx.onCleanup(() => upload?.abort());
     const r = await saveOne(opts, ctx, target, upload);
     const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string; teed: boolean; teeError?: Error };
     const facts = { bytes: d.bytes, sha256: d.sha256, revision: d.revision, endpoint: d.endpoint };

@@ -15,6 +15,7 @@ export interface PartWriterOptions {
   partBytes?: number;
   /** Parts sent at once; memory is (inFlight + 1) × partBytes whatever the object's size. */
   inFlight?: number;
+  /** The command's interruption (Ctrl-C): cancels the parts in flight. */
   signal?: AbortSignal;
 }
 
@@ -38,6 +39,8 @@ export class PartWriter {
   private readonly digests: Buffer[] = [];
   private failure: Error | undefined;
   private aborted = false;
+  /** Cancels the parts in flight when the upload is abandoned (Ctrl-C, a failed snapshot). */
+  private readonly cancel = new AbortController();
   bytes = 0;
 
   private constructor(
@@ -50,6 +53,9 @@ export class PartWriter {
   ) {
     this.partBytes = opts.partBytes ?? PART_BYTES;
     this.inFlight = opts.inFlight ?? 1;
+    // Ctrl-C: the parts in flight are cancelled at once (a write waiting for one of them ends too)
+    if (opts.signal?.aborted) this.cancel.abort();
+    else opts.signal?.addEventListener('abort', () => this.cancel.abort(), { once: true });
   }
 
   static async begin(sdk: Sdk, client: S3Client, bucket: string, key: string, opts: PartWriterOptions = {}): Promise<PartWriter> {
@@ -102,9 +108,10 @@ export class PartWriter {
     return r.ChecksumSHA256;
   }
 
-  /** Every part dropped on the store; waits for the parts in flight first (a part landing after the abort would linger). */
+  /** Every part dropped on the store: the parts in flight cancelled and waited for first (a part landing after the abort would linger). */
   async abort(): Promise<void> {
     this.aborted = true;
+    this.cancel.abort();
     await Promise.allSettled([...this.sending]);
     await this.client.send(new this.sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId })).catch(() => undefined);
   }
@@ -159,7 +166,7 @@ export class PartWriter {
       { step: 'build', name: 'opsctlUnsignedPartPayload' },
     );
     const p: Promise<void> = this.client
-      .send(command)
+      .send(command, { abortSignal: this.cancel.signal })
       .then(
         (r) => {
           this.done.push({ PartNumber: number, ETag: r.ETag, ChecksumSHA256: r.ChecksumSHA256 ?? digest.toString('base64') });
