@@ -116,11 +116,16 @@ export function startLoad(o: LoadOptions): Load {
   const etcdctl = o.etcdctl ?? '/usr/bin/etcdctl';
   const etcdctlTls = o.tlsFiles ? ['--cacert', o.tlsFiles.ca, '--cert', o.tlsFiles.cert, '--key', o.tlsFiles.key] : [];
   const seconds = `${Math.max(1, Math.ceil(timeoutMs / 1000))}s`;
+  // each etcdctl process gets the endpoints starting one further along (a retry starts at another member,
+  // as a long-lived client's balancer moves off one that stopped answering)
+  let etcdctlTurn = 0;
   const runEtcdctl = (args: string[]) =>
     new Promise<string>((resolve, reject) => {
+      const from = etcdctlTurn++ % o.endpoints.length;
+      const endpoints = [...o.endpoints.slice(from), ...o.endpoints.slice(0, from)];
       execFile(
         etcdctl,
-        ['--endpoints', o.endpoints.join(','), ...etcdctlTls, '--dial-timeout', seconds, '--command-timeout', seconds, ...args],
+        ['--endpoints', endpoints.join(','), ...etcdctlTls, '--dial-timeout', seconds, '--command-timeout', seconds, ...args],
         { env: { PATH: '/usr/bin:/bin', ETCDCTL_API: '3' }, timeout: timeoutMs * 3 },
         (err, stdout, stderr) =>
           err ? reject(new Error(`etcdctl ${args[0]}: ${String(stderr).trim().split('\n').pop() || err.message}`)) : resolve(String(stdout)),
