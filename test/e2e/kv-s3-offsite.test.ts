@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand } from '@aws-sdk/client-s3';
 import { execa } from 'execa';
@@ -141,13 +141,17 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
   it('Ctrl-C on a terminal while a part hangs on the network: exit 130 at once, the part cancelled, the upload aborted, nothing listed', async () => {
     // the ~20 MiB of values of the test above: a snapshot of more than two 5 MiB parts
     const proxy = await startS3Proxy(s3.url, { holdPart: 2 });
+    const tmp = join(dir, 'tmp-ctrlc');
+    mkdirSync(tmp);
     const run = PtySession.opsctl(['kv', 'snapshot', 'save', '--to', 's3://backups/etcd/ctrlc'], {
-      env: { OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', ...s3.env, AWS_ENDPOINT_URL: proxy.url },
+      env: { OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', TMPDIR: tmp, ...s3.env, AWS_ENDPOINT_URL: proxy.url },
     });
     try {
       await until(async () => proxy.seen.some((x) => x.endsWith(' part 2')), 60_000, 'part 2 on its way');
       run.ctrlC();
       expect(await run.exitCode()).toBe(130);
+      // the snapshot's temporary copy went with it
+      expect(readdirSync(tmp)).toEqual([]);
       const key = proxy.seen
         .find((x) => x.endsWith(' part 2'))!
         .split(' ')[1]!
@@ -248,7 +252,7 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     expect(String(r.stderr)).toContain('cannot write to s3://readonly/ladder/: access denied');
     expect(pids()).toEqual(before);
     expect((await opsctl(['kv', 'version', '--json'])).stdout).not.toContain('3.5.');
-    const { existsSync, readdirSync } = await import('node:fs');
+
     const journals = join(dir, 'data', 'kv', 'journals');
     expect(existsSync(journals) ? readdirSync(journals).filter((f) => f.endsWith('.json')) : []).toEqual([]);
   }, 60_000);

@@ -53,6 +53,8 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   // Off-host: the store reached and a probe object written and deleted before any member is asked.
   const offsite = opts.to ? await openOffsite(opts.to, '--to', s3Settings(opts)) : undefined;
   const temp = opts.file ? undefined : await mkdtemp(join(tmpdir(), 'opsctl-snapshot-'));
+  // Ctrl-C ends the process without unwinding this function: these go on the way out
+  if (temp) ctx.onCleanup(() => rm(temp, { recursive: true, force: true }));
   let upload: SnapshotUpload | undefined;
   try {
     const target = opts.file ? resolve(ctx.cwd, opts.file) : join(temp!, 'snapshot.db');
@@ -60,10 +62,10 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     if (!offsite) return await saveOne(opts, ctx, target);
     // The upload runs while the snapshot is taken: each part goes as soon as it is on disk, and the
     // object is completed only once the snapshot is verified (nothing is listed before its manifest).
-    // named by the time it was begun, to the millisecond (its revision is in the manifest, known only after)
+    // It is named by the time it was begun, to the millisecond (the revision, known only after, is in
+    // the manifest).
     const name = `snapshot-${new Date().toISOString().replace(/[-:]/g, '')}.db`;
     upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
-    // Ctrl-C ends the process without unwinding this function: the upload is aborted on the way out
     ctx.onCleanup(() => upload?.abort());
     const r = await saveOne(opts, ctx, target, upload);
     const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string; teed: boolean; teeError?: Error };
