@@ -201,6 +201,17 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     }
   }, 120_000);
 
+  it('a TMPDIR that cannot be used (no FILE given): exit 1 naming the directory and the fix, nothing begun on the store', async () => {
+    const missing = join(dir, 'no-such-tmp');
+    const r = await opsctl(['kv', 'snapshot', 'save', '--to', 's3://backups/etcd/tmpdir'], { TMPDIR: missing });
+    expect(r.exitCode).toBe(1);
+    expect(String(r.stderr)).toContain(`cannot make a temporary directory for the snapshot in ${missing} (ENOENT)`);
+    expect(String(r.stderr)).toContain('set TMPDIR to a directory you can write');
+    expect(String(r.stderr)).not.toContain('unexpected error');
+    const open = await s3.root.send(new ListMultipartUploadsCommand({ Bucket: 'backups', Prefix: 'etcd/tmpdir' }));
+    expect(open.Uploads ?? []).toEqual([]);
+  }, 60_000);
+
   it('--stale-after: a bad duration or no bucket named is a usage error (exit 2) naming the flag', async () => {
     const local = await opsctl(['kv', 'backups', 'prune', '--stale-after', '1h', '--yes']);
     expect(local.exitCode).toBe(2);

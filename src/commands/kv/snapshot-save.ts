@@ -52,7 +52,7 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     throw new UsageError('kv snapshot save needs FILE, --to s3://BUCKET/PREFIX, or both', { field: 'file', hint: 'e.g. opsctl kv snapshot save backup.db' });
   // Off-host: the store reached and a probe object written and deleted before any member is asked.
   const offsite = opts.to ? await openOffsite(opts.to, '--to', s3Settings(opts)) : undefined;
-  const temp = opts.file ? undefined : await mkdtemp(join(tmpdir(), 'opsctl-snapshot-'));
+  const temp = opts.file ? undefined : await tempDir();
   // Ctrl-C ends the process without unwinding this function: these go on the way out
   if (temp) ctx.onCleanup(() => rm(temp, { recursive: true, force: true }));
   let upload: SnapshotUpload | undefined;
@@ -96,6 +96,20 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   } finally {
     await upload?.abort();
     if (temp) await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** Where a snapshot without FILE is written before and while it is uploaded: a new directory under $TMPDIR. */
+async function tempDir(): Promise<string> {
+  const base = tmpdir();
+  try {
+    return await mkdtemp(join(base, 'opsctl-snapshot-'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new OpsError(`cannot make a temporary directory for the snapshot in ${base} (${code})`, 1, {
+      code: 'snapshot_file',
+      hint: `set TMPDIR to a directory you can write with room for the snapshot, or give FILE (kv snapshot save FILE --to …) to keep it there`,
+    });
   }
 }
 
