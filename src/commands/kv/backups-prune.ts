@@ -75,10 +75,9 @@ async function pruneOffsite(from: string, settings: S3Settings, keep: number, op
       hint: 'e.g. --stale-after 24h, 90m or 0s',
     });
   const { store, target } = await readOffsite(from, '--from', settings);
-  const all = await store.list(target);
+  // what interrupted saves left (never listed as backups) too: an upload begun since may be one under way
+  const { backups: all, leftovers } = await store.scan(target, new Date(Date.now() - staleMs));
   const remove = all.slice(keep);
-  // what interrupted saves left (never listed as backups): an upload begun since may be one under way
-  const leftovers = await store.leftovers(target, new Date(Date.now() - staleMs));
   const url = (key: string) => `s3://${target.bucket}/${key}`;
   const leftoverBytes = leftovers.reduce((n, l) => n + (l.kind === 'object' ? l.bytes : 0), 0);
   if (!remove.length && !leftovers.length)

@@ -6,7 +6,7 @@ import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import { KvClient } from '../../kv/cluster/client.js';
 import { findEtcdctl } from '../../kv/cluster/etcdctl.js';
-import { saveSnapshot, type SnapshotTee } from '../../kv/snapshot/save.js';
+import { saveSnapshot, type SnapshotResult, type SnapshotTee } from '../../kv/snapshot/save.js';
 import { resolveConnection } from './lib/connection.js';
 import { openOffsite, s3Settings } from './lib/offsite.js';
 import { uploadFile, type SnapshotUpload } from '../../kv/offsite/upload.js';
@@ -59,7 +59,7 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   try {
     const target = opts.file ? resolve(ctx.cwd, opts.file) : join(temp!, 'snapshot.db');
     if (opts.file) await checkTarget(target, Boolean(opts.force));
-    if (!offsite) return await saveOne(opts, ctx, target);
+    if (!offsite) return (await saveOne(opts, ctx, target)).result;
     // The upload runs while the snapshot is taken: each part goes as soon as it is on disk, and the
     // object is completed only once the snapshot is verified (nothing is listed before its manifest).
     // It is named by the time it was begun, to the millisecond (the revision, known only after, is in
@@ -67,13 +67,13 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     const name = `snapshot-${new Date().toISOString().replace(/[-:]/g, '')}.db`;
     upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
     ctx.onCleanup(() => upload?.abort());
-    const r = await saveOne(opts, ctx, target, upload);
-    const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string; teed: boolean; teeError?: Error };
+    const { result: r, snap } = await saveOne(opts, ctx, target, upload);
+    const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string };
     const facts = { bytes: d.bytes, sha256: d.sha256, revision: d.revision, endpoint: d.endpoint };
-    if (d.teeError) throw d.teeError;
+    if (snap.teeError) throw snap.teeError;
     // A snapshot that could not be followed whole as it was written is sent again from the verified file.
     let sent;
-    if (d.teed) sent = await upload.finish(facts);
+    if (snap.teed) sent = await upload.finish(facts);
     else {
       await upload.abort();
       upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
@@ -82,13 +82,12 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     upload = undefined;
     const m = sent.manifest;
     const url = `s3://${offsite.target.bucket}/${m.key}`;
-    const { teed: _teed, teeError: _err, ...data } = d;
     const how = sent.verifiedBy === 'store-checksum' ? "the store's own SHA-256 of every part" : 'read back and hashed';
     return {
       data: {
-        ...data,
+        ...d,
         ...(opts.file ? {} : { file: null }),
-        uploaded: { url, bytes: m.bytes, sha256: m.sha256, manifest: `${url}.manifest.json`, streamed: d.teed, verifiedBy: sent.verifiedBy },
+        uploaded: { url, bytes: m.bytes, sha256: m.sha256, manifest: `${url}.manifest.json`, streamed: snap.teed, verifiedBy: sent.verifiedBy },
       },
       message: `${opts.file ? r.message : (r.message ?? '').replace(/^snapshot saved to \S+:/, 'snapshot taken:')}; uploaded to ${url} (${m.bytes} bytes, SHA-256 ${m.sha256.slice(0, 12)}…; verified on the store: ${how})`,
       text: '',
@@ -113,7 +112,7 @@ async function tempDir(): Promise<string> {
   }
 }
 
-async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string, tee?: SnapshotTee): Promise<CommandResult> {
+async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string, tee?: SnapshotTee): Promise<{ result: CommandResult; snap: SnapshotResult }> {
   const t = timeouts(opts);
   const given = opts.endpoint ? normalizeEndpoint(opts.endpoint, '--endpoint') : undefined;
   const resolved = given ? undefined : await resolveCluster(ctx, opts);
@@ -171,7 +170,7 @@ async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string, 
       : m.note
         ? ` (not compared with the member: ${m.note})`
         : '';
-  return {
+  const result: CommandResult = {
     data: {
       file: snap.file,
       bytes: snap.bytes,
@@ -184,9 +183,9 @@ async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string, 
       totalKey: snap.status.totalKey,
       verified: snap.status.verified,
       member: m,
-      ...(tee ? { teed: snap.teed, teeError: snap.teeError } : {}),
     },
     message: `snapshot saved to ${snap.file}: ${snap.bytes} bytes via ${snap.via}, revision ${snap.revision} (≥ ${before}${m.revisionAfter !== undefined ? `, ≤ ${m.revisionAfter}` : ''})${matched}; verified: ${snap.status.verified}`,
     text: '',
   };
+  return { result, snap };
 }

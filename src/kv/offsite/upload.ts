@@ -57,7 +57,7 @@ export class SnapshotUpload {
 
   private ended: Promise<{ parts: CompletedPart[]; composite: string }> | undefined;
 
-  /** Every byte sent and acknowledged (the store has all parts; nothing listed yet). */
+  /** Every byte sent and acknowledged (the store has all parts; nothing listed yet). `finish` does it too. */
   async end(): Promise<void> {
     this.ended ??= this.parts.end();
     try {
@@ -79,7 +79,7 @@ export class SnapshotUpload {
     try {
       if (this.parts.bytes !== facts.bytes)
         throw new OpsError(`${this.url}: ${this.parts.bytes} bytes were sent, but the snapshot holds ${facts.bytes}`, 1, { code: 's3_mismatch' });
-      if (!this.ended) throw new OpsError(`${this.url}: the upload was finished before its last part was sent`);
+      this.ended ??= this.parts.end();
       const { parts, composite } = await this.ended;
       await this.parts.complete(parts);
       completed = true;
