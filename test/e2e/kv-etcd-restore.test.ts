@@ -125,7 +125,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
     const r = await opsctl('kv', 'restore', '--snapshot', rp.file, '--to-version', '3.2', '--yes', ...FAST, '--json');
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const report = JSON.parse(String(r.stdout));
-    expect(report).toMatchObject({ status: 'restored', version: '3.2', revision: rp.revision, keys: 30, expectedKeys: 30 });
+    expect(report).toMatchObject({ status: 'restored', version: '3.2', revision: rp.revision, keys: 30, expectedKeys: 30, clusterVersion: '3.2.0' });
     process.stderr.write(
       `[kv restore e2e] real etcd 3.3.27 → 3.2.32 from ${rp.file}: phases ${JSON.stringify(report.phasesMs)} ms, total ${report.totalMs} ms\n`,
     );

@@ -64,13 +64,15 @@ export interface RestoreReport {
   version: string;
   token: string;
   members: Array<{ name: string; detail: string }>;
-  /** Measured phases: building the restored data, stopping every member, until all are healthy, the check. */
+  /** Measured phases: building the restored data, stopping every member, until all are healthy and agree on the cluster version, the check. */
   phasesMs: { prepare: number; stop: number; healthy: number; verify: number };
   healthyMs: number;
   totalMs: number;
   revision: string;
   keys: number;
   expectedKeys?: number;
+  /** The cluster version every member reports once the restore is done (as etcd says it: 3.4.0). */
+  clusterVersion: string;
 }
 
 const refuse = (message: string, hint: string, code = 'restore_refused') => new OpsError(`kv restore refused before any change: ${message}`, 1, { code, hint });
@@ -348,15 +350,24 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
           return undefined;
         }
         const leaders = new Set(all.members.map((x) => x.leaderId));
-        return leaders.size === 1 && !leaders.has(undefined) && !leaders.has('0') ? all : undefined;
+        if (leaders.size !== 1 || leaders.has(undefined) || leaders.has('0')) return undefined;
+        // The leader decides the cluster version a few seconds after it is elected; until every member
+        // reports the same one, the next kv upgrade would refuse ("not decided"): the restore is not done.
+        const versions = new Set(all.members.map((x) => x.clusterVersion));
+        if (versions.size !== 1 || versions.has(undefined)) {
+          start.update('restore: waiting for the members to agree on the cluster version');
+          return undefined;
+        }
+        return all;
       },
-      { timeoutMs: t.healthyMs, pollMs: t.pollMs, now: o.now, what: `every member healthy on ${p.version} with one leader` },
+      { timeoutMs: t.healthyMs, pollMs: t.pollMs, now: o.now, what: `every member healthy on ${p.version} with one leader and one cluster version` },
     ).catch((err: Error) => {
       start.fail(`restore: ${err.message}`);
       throw failed('waiting for health', err);
     });
     const healthyMs = o.now() - h0;
-    start.done(`restore: ${seen.members.length} members healthy on ${p.version} (${healthyMs} ms)`);
+    const clusterVersion = seen.members[0]?.clusterVersion ?? '';
+    start.done(`restore: ${seen.members.length} members healthy on ${p.version}, cluster version ${clusterVersion} (${healthyMs} ms)`);
     const v0 = o.now();
     const [first] = seen.members;
     if (!first) throw new Error('restore: no member to verify'); // never: the wait above saw one leader among them
@@ -391,6 +402,7 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
       revision,
       keys,
       expectedKeys: p.expectedKeys,
+      clusterVersion,
     };
   } finally {
     await unlock().catch(() => undefined);
