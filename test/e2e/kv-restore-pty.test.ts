@@ -54,7 +54,7 @@ describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT))
       await yes.waitFor(/Rebuild the cluster from[\s\S]*\(y\/N\)/, 30_000);
       yes.type('y\r');
       expect(await yes.exitCode()).toBe(0);
-      expect(yes.text).toMatch(/cluster restored from .*: 3 members healthy on 3\.2/);
+      expect(yes.text).toMatch(/cluster restored from .*: 3 members healthy on 3\.2 \(cluster version 3\.2\.0\)/);
       expect(await servers()).toEqual(['3.2.32', '3.2.32', '3.2.32']);
       expect((await opsctl('kv', 'get', 'after')).exitCode).toBe(1);
     }, 300_000);

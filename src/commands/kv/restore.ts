@@ -88,7 +88,7 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
   return {
     data: r,
     text: r.members.map((m) => `${m.name}: ${m.detail}`).join('\n'),
-    message: `cluster restored from ${r.snapshot}: ${r.members.length} members healthy on ${r.version} after ${fmtMs(r.healthyMs)}, revision ${r.revision}, ${r.keys} keys (total ${fmtMs(r.totalMs)})`,
+    message: `cluster restored from ${r.snapshot}: ${r.members.length} members healthy on ${r.version} (cluster version ${r.clusterVersion}) after ${fmtMs(r.healthyMs)}, revision ${r.revision}, ${r.keys} keys (total ${fmtMs(r.totalMs)})`,
   };
 }
 
