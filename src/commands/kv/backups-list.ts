@@ -4,6 +4,7 @@ import { findBackups, humanBytes } from '../../kv/local/backups.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './backups-list.spec.js';
 import { readOffsite, s3Settings } from './lib/offsite.js';
+import type { OffsiteLeftover } from '../../kv/offsite/store.js';
 import type { S3Settings } from '../../kv/offsite/target.js';
 
 export type BackupsListOptions = OptionsOf<typeof spec>;
@@ -46,10 +47,14 @@ export async function run(opts: BackupsListOptions, ctx: Context): Promise<Comma
   };
 }
 
-/** The complete backups under an s3:// place (those with a manifest: a half-written upload is never listed), newest first. */
+/**
+ * The complete backups under an s3:// place (those with a manifest: a half-written upload is never
+ * listed), newest first; what unfinished saves hold there (a save under way, or one interrupted) is
+ * counted in the closing line, with the prune that removes it.
+ */
 async function listOffsite(from: string, settings: S3Settings): Promise<CommandResult> {
   const { store, target } = await readOffsite(from, '--from', settings);
-  const found = await store.list(target);
+  const { backups: found, leftovers, uploadsUnlisted } = await store.scan(target, new Date(), { uploadsIfAllowed: true });
   const rows = found.map((m) => ({
     url: `s3://${target.bucket}/${m.key}`,
     bytes: m.bytes,
@@ -64,8 +69,26 @@ async function listOffsite(from: string, settings: S3Settings): Promise<CommandR
   return {
     data: rows,
     columns: [{ key: 'date' }, { key: 'revision' }, { key: 'size' }, { key: 'run' }, { key: 'label' }, { key: 'url' }],
-    message: rows.length
-      ? `${rows.length} backup(s), ${humanBytes(total)} (${total} bytes) under ${from}; opsctl kv backups prune --from ${from} --keep N removes older ones`
-      : `no backups under ${from}`,
+    message: [
+      rows.length
+        ? `${rows.length} backup(s), ${humanBytes(total)} (${total} bytes) under ${from}; opsctl kv backups prune --from ${from} --keep N removes older ones`
+        : `no backups under ${from}`,
+      unfinished(from, leftovers),
+      uploadsUnlisted ? `(unfinished multipart uploads not counted: ${uploadsUnlisted}; counting them needs s3:ListBucketMultipartUploads)` : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
   };
+}
+
+/** The closing line's count of what unfinished saves left, the oldest first begun, and the prune that removes it. */
+function unfinished(from: string, leftovers: OffsiteLeftover[]): string {
+  if (!leftovers.length) return '';
+  const uploads = leftovers.filter((l) => l.kind === 'upload').length;
+  const objects = leftovers.length - uploads;
+  const what = [uploads ? `${uploads} unfinished multipart upload(s)` : '', objects ? `${objects} snapshot object(s) without a manifest` : '']
+    .filter(Boolean)
+    .join(' and ');
+  const oldest = leftovers.map((l) => l.since).sort()[0]!;
+  return `also ${what}, not backups (a save under way, or one interrupted; the oldest begun ${oldest}): opsctl kv backups prune --from ${from} --stale-after 24h removes those begun over a day ago`;
 }

@@ -119,11 +119,17 @@ export class OffsiteStore {
 
   /**
    * One listing of the target: its complete backups (those with a manifest), newest first, and with
-   * `staleBefore` what interrupted saves begun before then left (see `leftovers`).
+   * `staleBefore` what interrupted saves begun before then left (see `leftovers`). With `uploadsIfAllowed`
+   * an identity that may not list multipart uploads gets the rest, and why the uploads are missing.
    */
-  async scan(t: S3Target, staleBefore?: Date): Promise<{ backups: OffsiteManifest[]; leftovers: OffsiteLeftover[] }> {
+  async scan(
+    t: S3Target,
+    staleBefore?: Date,
+    o: { uploadsIfAllowed?: boolean } = {},
+  ): Promise<{ backups: OffsiteManifest[]; leftovers: OffsiteLeftover[]; uploadsUnlisted?: string }> {
     const backups: OffsiteManifest[] = [];
     const leftovers: OffsiteLeftover[] = [];
+    let uploadsUnlisted: string | undefined;
     const prefix = t.prefix ? `${t.prefix}/` : undefined;
     try {
       const objects = new Map<string, { size: number; at?: Date }>();
@@ -142,13 +148,18 @@ export class OffsiteStore {
         for (const [key, o] of objects)
           if (key.endsWith('.db') && !objects.has(key + MANIFEST_SUFFIX) && o.at && o.at < staleBefore)
             leftovers.push({ kind: 'object', key, bytes: o.size, since: o.at.toISOString() });
-        leftovers.unshift(...(await this.openUploads(t.bucket, prefix, staleBefore)));
+        const uploads = await this.openUploads(t.bucket, prefix, staleBefore).catch((err: unknown) => {
+          if (!o.uploadsIfAllowed) throw err;
+          uploadsUnlisted = this.explain(err, `cannot list the multipart uploads under ${urlOf(t.bucket, keyOf(t, ''))}`).message;
+          return [];
+        });
+        leftovers.unshift(...uploads);
       }
     } catch (err) {
       throw this.explain(err, `cannot list ${urlOf(t.bucket, keyOf(t, ''))}`);
     }
     backups.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.key.localeCompare(a.key));
-    return { backups, leftovers };
+    return { backups, leftovers, ...(uploadsUnlisted ? { uploadsUnlisted } : {}) };
   }
 
   /** Multipart uploads under PREFIX begun before BEFORE and never completed or aborted (a store that died mid-upload). */
