@@ -26,7 +26,7 @@ export interface OAuthSettings {
   clientId: string;
   clientSecret?: string;
   defaultScopes: string[];
-  /** True when the authorization server listens on this machine (a loopback URL, or a server inside this process). */
+  /** True when the authorization server is opsctl's mock: inside this process, or an auth endpoint (not an OIDC issuer) at a loopback URL. */
   local: boolean;
   /** The endpoint's name for a server whose URL does not outlive this process (Endpoint.stableId): its URLs are not stored. */
   stableId?: string;
@@ -67,7 +67,9 @@ export async function oauthSettings(ctx: SettingsDeps): Promise<OAuthSettings> {
     authUrl = endpoint.url;
     stableId = endpoint.stableId;
   }
-  const local = stableId !== undefined || isLoopbackHost(new URL(authUrl).hostname);
+  // An OIDC issuer is a real provider even on loopback (oidc-provider, Keycloak on localhost): only an
+  // auth endpoint on this machine is opsctl's mock, whose consent form --consent-as can submit.
+  const local = stableId !== undefined || (!issuer && isLoopbackHost(new URL(authUrl).hostname));
   const missing = (what: string, key: string) =>
     new UsageError(`the metadata of issuer ${issuer} names no ${what}`, {
       field: key,

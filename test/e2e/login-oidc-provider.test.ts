@@ -73,6 +73,8 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     expect(r.location.searchParams.get('iss')).toBe(op.issuer);
     expect(r.status).toBe(200);
     expect(r.page).toContain('Signed in to opsctl');
+    // a provider on loopback named as an issuer is not opsctl's mock: no --consent-as advice
+    expect(String(r.done.stderr)).not.toContain('local mock');
     // The ID token says sub "alice"; the e-mail comes from the provider's userinfo endpoint (same sub).
     expect(r.done.stdout).toContain('account:   alice@example.org');
     expect(r.done.stdout).toMatch(/granted:\s+openid email offline_access api:read/);
@@ -90,6 +92,15 @@ describe('opsctl login against oidc-provider (built binary, --no-browser)', () =
     const status = await runBin(['auth', 'status', '--json'], { env });
     expect(status.exitCode, status.stderr as string).toBe(0);
     expect(JSON.parse(status.stdout as string)).toMatchObject({ account: 'alice@example.org', missing_scopes: [], refresh_token: true });
+  });
+
+  it("--consent-as is refused against a real provider on loopback (it plays only the mock's consent form): exit 2, nothing stored", async () => {
+    const file = () => (existsSync(credsFile()) ? readFileSync(credsFile(), 'utf8') : undefined);
+    const before = file();
+    const r = await runBin(['login', '--consent-as', 'alice@example.com', '--timeout', '1m'], { env });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toContain('--consent-as only works against a local mock authorization server');
+    expect(file()).toBe(before);
   });
 
   it('partial scopes: the provider grants fewer than asked, and opsctl names the missing ones', async () => {
