@@ -61,6 +61,21 @@ describe.runIf(Boolean(dirs))('etcdctl verbs on real etcd, side by side with etc
       for (const l of lines) expect(l).toMatch(/^127\.0\.0\.1:\d+ is healthy: successfully committed proposal: took = [\d.]+(ns|µs|ms|s)$/);
       const theirs = await ctl(['endpoint', 'health']);
       expect(`${theirs.stdout}${theirs.stderr}`.match(/is healthy/g)).toHaveLength(3);
+      // etcdctl's --cluster, typed as etcdctl takes it: one endpoint given, every member of the member list checked
+      const one = c.members[0]!.clientUrl;
+      const whole = await execa(process.execPath, [BIN, 'kv', 'endpoint', 'health', '--cluster', '-w', 'simple', '--endpoints', one], {
+        reject: false,
+        env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
+        timeout: 120_000,
+      });
+      expect(whole.exitCode, says(whole)).toBe(0);
+      const wholeTheirs = await execa(join(bin, 'etcdctl'), ['--endpoints', one.replace('http://', ''), 'endpoint', 'health', '--cluster'], {
+        reject: false,
+        env: { ETCDCTL_API: '3' },
+      });
+      const healthyEps = (text: string) => [...text.matchAll(/^(\S+) is healthy/gm)].map((m) => m[1]!.replace('http://', '')).sort();
+      expect(healthyEps(whole.stdout)).toEqual([...eps].sort());
+      expect(healthyEps(`${wholeTheirs.stdout}${wholeTheirs.stderr}`)).toEqual(healthyEps(whole.stdout));
 
       // endpoint status: the same id, version and leader per endpoint
       const st = await ops(['endpoint', 'status', '--json']);

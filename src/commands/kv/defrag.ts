@@ -1,15 +1,15 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
-import { hostPort, reach, shaped, targets } from './lib/ops.js';
+import { hostPort, reachEach, shaped } from './lib/ops.js';
 import type { spec } from './defrag.spec.js';
 
 /** `kv defrag`: each member in turn (one at a time: a member's reads and writes wait while it runs); exit 1 if any failed. */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
-  const r = await reach(ctx, opts);
+  const { r, members } = await reachEach(ctx, opts);
   const rows: Array<{ name: string; endpoint: string; ok: boolean; error?: string }> = [];
   const lines: string[] = [];
-  for (const m of await targets(r, opts.memberList)) {
+  for (const m of members) {
     // a defragmentation rewrites the whole db: its own, longer deadline
     const err = await r
       .client(m, Math.max(r.requestMs, 60_000))

@@ -7,7 +7,7 @@ import { etcdctlHashes } from '../../kv/cluster/hashkv.js';
 import { compareMinor, minor } from '../../kv/cluster/parse.js';
 import { gatewayHashKv, hashKvOnGateway } from '../../kv/ops/maintenance.js';
 import { serverVersion } from '../../kv/ops/versions.js';
-import { hostPort, reach, shaped, targets } from './lib/ops.js';
+import { hostPort, reachEach, shaped } from './lib/ops.js';
 import type { spec } from './endpoint-hashkv.spec.js';
 
 /**
@@ -16,8 +16,7 @@ import type { spec } from './endpoint-hashkv.spec.js';
  */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   if (opts.rev !== undefined && !/^\d+$/.test(opts.rev)) throw new OpsError(`--rev: "${opts.rev}" is not a revision`, 2, { hint: 'give a whole number' });
-  const r = await reach(ctx, opts);
-  const members = await targets(r, opts.memberList);
+  const { r, members } = await reachEach(ctx, opts);
   const rows = await Promise.all(
     members.map(async (m) => {
       const c = r.client(m);

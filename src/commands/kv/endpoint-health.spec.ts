@@ -1,10 +1,10 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { etcdctlLike } from './lib/flags.js';
+import { perMember } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'health',
   summary: 'each member: a quorum read (a linearizable range, as etcdctl) and how long it took',
-  flags: { ...etcdctlLike, memberList: { type: 'boolean', help: "every member of the cluster's member list (etcdctl's --cluster)" } },
+  flags: perMember,
   examples: ['opsctl kv endpoint health', 'opsctl kv endpoint health -w simple'],
   load: (): RunModule => import('./endpoint-health.js'),
 });

@@ -3,7 +3,7 @@ import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import { listAlarms } from '../../kv/ops/maintenance.js';
 import { healthLine } from '../../kv/ops/simple.js';
-import { hostPort, reach, shaped, targets } from './lib/ops.js';
+import { hostPort, reachEach, shaped } from './lib/ops.js';
 import type { spec } from './endpoint-health.spec.js';
 
 /**
@@ -12,8 +12,7 @@ import type { spec } from './endpoint-health.spec.js';
  * serves) and no raised alarm. Exit 1 when any member is unhealthy.
  */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
-  const r = await reach(ctx, opts);
-  const members = await targets(r, opts.memberList);
+  const { r, members } = await reachEach(ctx, opts);
   const rows = await Promise.all(
     members.map(async (m) => {
       const c = r.client(m);

@@ -1,10 +1,10 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { etcdctlLike } from './lib/flags.js';
+import { perMember } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'status',
   summary: 'each member: id, version, db size, leader, learner, raft term and index',
-  flags: { ...etcdctlLike, memberList: { type: 'boolean', help: "every member of the cluster's member list (etcdctl's --cluster)" } },
+  flags: perMember,
   examples: ['opsctl kv endpoint status', 'opsctl kv endpoint status -w simple'],
   load: (): RunModule => import('./endpoint-status.js'),
 });

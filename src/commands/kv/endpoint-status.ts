@@ -3,13 +3,12 @@ import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import { endpointStatus } from '../../kv/ops/maintenance.js';
 import { humanBytes, statusRow } from '../../kv/ops/simple.js';
-import { hostPort, reach, shaped, targets } from './lib/ops.js';
+import { hostPort, reachEach, shaped } from './lib/ops.js';
 import type { spec } from './endpoint-status.spec.js';
 
 /** `kv endpoint status`: each member's id, version, db size, leadership, raft term and index (exit 1 when one does not answer). */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
-  const r = await reach(ctx, opts);
-  const members = await targets(r, opts.memberList);
+  const { r, members } = await reachEach(ctx, opts);
   const got = await Promise.all(
     members.map((m) =>
       endpointStatus(r.client(m)).then(

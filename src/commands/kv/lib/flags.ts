@@ -81,6 +81,21 @@ export const writeOut = {
 /** The flags of the etcdctl-like verbs: the cluster's and -w. */
 export const etcdctlLike = { ...cluster, writeOut } as const;
 
+/**
+ * The flags of the verbs that act on each member (endpoint health|status|hashkv, defrag): etcdctl's
+ * `--cluster` alone (every member of the cluster's own member list, not only the endpoints given), and
+ * `--cluster FILE` still a cluster file, so an operator's etcdctl habit works as typed.
+ */
+export const perMember = {
+  ...etcdctlLike,
+  cluster: {
+    ...cluster.cluster,
+    optional: true,
+    help: "a cluster file (YAML or JSON); alone, as etcdctl's --cluster: every member of the cluster's own member list",
+  },
+  memberList: { type: 'boolean', help: "every member of the cluster's member list (the same as --cluster alone)" },
+} as const;
+
 /** `kv backups list|prune --from s3://…`: the backups uploaded there instead of those on this host. */
 export const backupsFrom = {
   from: {

@@ -52,7 +52,7 @@ export const hostPort = (m: MemberSpec) => new URL(m.endpoint).host;
 
 /** A verb's answer in the shape -w asks: a table (columns), etcdctl's simple lines, or JSON. */
 export function shaped(
-  opts: OpsFlags,
+  opts: Pick<OpsFlags, 'writeOut'>,
   r: { data: unknown; columns?: Array<string | Column>; simple: string[]; message?: string; exitCode?: number },
 ): CommandResult {
   const base = { data: r.data, exitCode: r.exitCode };
@@ -68,10 +68,25 @@ export function etcdSaid(err: unknown, what: string): never {
   throw err;
 }
 
-/** The members a per-member verb acts on: the cluster's (sandbox, file, --endpoints), or with --member-list every member the cluster's own list names (etcdctl's --cluster). */
-export async function targets(r: Reach, memberList: boolean | undefined): Promise<MemberSpec[]> {
-  if (!memberList) return r.members;
+/** The flags of a per-member verb (flags.ts perMember): `--cluster` alone is etcdctl's, `--cluster FILE` a cluster file. */
+export interface PerMemberFlags extends Omit<OpsFlags, 'cluster'> {
+  cluster?: string | true;
+  memberList?: boolean;
+}
+
+/**
+ * The cluster a per-member verb reaches and the members it acts on: the cluster's (sandbox, file,
+ * --endpoints), or with `--cluster` alone (or --member-list) every member the cluster's own list names,
+ * as etcdctl's --cluster.
+ */
+export async function reachEach(ctx: Context, opts: PerMemberFlags): Promise<{ r: Reach; members: MemberSpec[] }> {
+  const everyListed = opts.cluster === true || Boolean(opts.memberList);
+  const r = await reach(ctx, { ...opts, cluster: opts.cluster === true ? undefined : opts.cluster });
+  if (!everyListed) return { r, members: r.members };
   const { listMembers } = await import('../../../kv/ops/members.js');
   const { members } = await r.any((c) => listMembers(c));
-  return members.filter((m) => m.clientUrls.length).map((m) => ({ name: m.name || BigInt(m.id).toString(16), endpoint: m.clientUrls[0]! }));
+  return {
+    r,
+    members: members.filter((m) => m.clientUrls.length).map((m) => ({ name: m.name || BigInt(m.id).toString(16), endpoint: m.clientUrls[0]! })),
+  };
 }
