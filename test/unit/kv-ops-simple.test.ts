@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseId, prefixEnd64 } from '../../src/kv/ops/ids.js';
-import { goDuration, humanBytes, timeToLiveLine } from '../../src/kv/ops/simple.js';
+import { activeAlarmsError, alarmLine, goDuration, healthLine, humanBytes, timeToLiveLine } from '../../src/kv/ops/simple.js';
 import { parseTxn, words } from '../../src/kv/ops/txn.js';
 
 describe("etcdctl's simple lines", () => {
@@ -20,6 +20,18 @@ describe("etcdctl's simple lines", () => {
       '2.1 GB',
       '1.2 MB',
     ]);
+  });
+
+  it("a raised alarm: alarm list's line and endpoint health's, each ending in a space as etcdctl 3.5+ prints them", () => {
+    const nospace = { memberId: '13668033151171901709', alarm: 'NOSPACE' };
+    expect(alarmLine(nospace)).toBe('memberID:13668033151171901709 alarm:NOSPACE ');
+    expect(healthLine('127.0.0.1:2379', false, 1_000_000, activeAlarmsError([nospace]))).toBe(
+      '127.0.0.1:2379 is unhealthy: failed to commit proposal: Active Alarm(s): NOSPACE ',
+    );
+    // one kind after the other, each with its space; a kind etcdctl does not name is UNKNOWN
+    expect(activeAlarmsError([nospace, { memberId: '1', alarm: 'CORRUPT' }, { memberId: '2', alarm: 'SOMETHING' }])).toBe(
+      'Active Alarm(s): NOSPACE CORRUPT UNKNOWN ',
+    );
   });
 
   it('a lease etcd no longer has "already expired"; one it has, its TTLs and keys', () => {

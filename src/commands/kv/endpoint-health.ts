@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import { listAlarms } from '../../kv/ops/maintenance.js';
-import { healthLine } from '../../kv/ops/simple.js';
+import { activeAlarmsError, healthLine } from '../../kv/ops/simple.js';
 import { hostPort, reachEach, shaped } from './lib/ops.js';
 import type { spec } from './endpoint-health.spec.js';
 
@@ -20,7 +20,7 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
       const read = await c.quorumRead().catch((err: Error) => ({ healthy: false, detail: err.message }));
       const took = Number(process.hrtime.bigint() - t0);
       const alarms = read.healthy ? await listAlarms(c).catch(() => []) : [];
-      const error = !read.healthy ? read.detail : alarms.length ? `Active Alarm(s): ${alarms.map((a) => a.alarm).join(', ')}` : undefined;
+      const error = !read.healthy ? read.detail : alarms.length ? activeAlarmsError(alarms) : undefined;
       return { endpoint: hostPort(m), name: m.name, healthy: !error, took_ms: Math.round(took / 1e5) / 10, took_ns: took, error: error ?? '' };
     }),
   );

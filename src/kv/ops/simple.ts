@@ -66,6 +66,13 @@ export const memberChangeLine = (id: string, verb: 'removed from' | 'updated in'
 
 export const alarmLine = (a: Alarm) => `memberID:${a.memberId} alarm:${a.alarm} `;
 
+/**
+ * The error etcdctl 3.5+'s endpoint health gives a member with a raised alarm: "Active Alarm(s): " and
+ * each alarm's kind followed by a space (NOSPACE, CORRUPT, any other UNKNOWN), so the line ends in one.
+ */
+export const activeAlarmsError = (alarms: Alarm[]) =>
+  `Active Alarm(s): ${alarms.map((a) => `${a.alarm === 'NOSPACE' || a.alarm === 'CORRUPT' ? a.alarm : 'UNKNOWN'} `).join('')}`;
+
 export const healthLine = (ep: string, ok: boolean, tookNs: number, error?: string) =>
   ok ? `${ep} is healthy: successfully committed proposal: took = ${goDuration(tookNs)}` : `${ep} is unhealthy: failed to commit proposal: ${error}`;
 
