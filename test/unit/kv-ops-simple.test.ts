@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseId, prefixEnd64 } from '../../src/kv/ops/ids.js';
-import { activeAlarmsError, alarmLine, goDuration, healthLine, humanBytes, timeToLiveLine } from '../../src/kv/ops/simple.js';
+import { activeAlarmsError, alarmLine, defragLine, goDuration, healthLine, humanBytes, timeToLiveLine } from '../../src/kv/ops/simple.js';
 import { parseTxn, words } from '../../src/kv/ops/txn.js';
 
 describe("etcdctl's simple lines", () => {
@@ -20,6 +20,19 @@ describe("etcdctl's simple lines", () => {
       '2.1 GB',
       '1.2 MB',
     ]);
+  });
+
+  it("defrag's line per member as its version's etcdctl prints it: 3.6 adds the time, on success and on failure", () => {
+    expect(defragLine('127.0.0.1:2379', '3.5.35', 23_493_210)).toBe('Finished defragmenting etcd member[127.0.0.1:2379]');
+    expect(defragLine('127.0.0.1:2379', '3.2.32', 1, 'context deadline exceeded')).toBe(
+      'Failed to defragment etcd member[127.0.0.1:2379] (context deadline exceeded)',
+    );
+    expect(defragLine('127.0.0.1:2379', '3.6.16', 23_493_210)).toBe('Finished defragmenting etcd member[127.0.0.1:2379]. took 23.49321ms');
+    expect(defragLine('127.0.0.1:2379', '3.6.0', 2_000_000_000, 'context deadline exceeded')).toBe(
+      'Failed to defragment etcd member[127.0.0.1:2379]. took 2s. (context deadline exceeded)',
+    );
+    // a member whose version could not be read: the older, shorter line
+    expect(defragLine('127.0.0.1:2379', undefined, 5)).toBe('Finished defragmenting etcd member[127.0.0.1:2379]');
   });
 
   it("a raised alarm: alarm list's line and endpoint health's, each ending in a space as etcdctl 3.5+ prints them", () => {

@@ -2,6 +2,7 @@
  * etcdctl's `-w simple` lines, for the scripts written against them (etcdctl 3.4–3.6's printer_simple,
  * checked side by side with each version's etcdctl in test/e2e/kv-etcdctl-verbs.test.ts).
  */
+import { compareMinor, minor } from '../cluster/parse.js';
 import { leaseHex, memberHex16 } from './ids.js';
 import type { KeyValue, WatchEvent } from './keys.js';
 import type { LeaseTtl } from './lease.js';
@@ -72,6 +73,15 @@ export const alarmLine = (a: Alarm) => `memberID:${a.memberId} alarm:${a.alarm} 
  */
 export const activeAlarmsError = (alarms: Alarm[]) =>
   `Active Alarm(s): ${alarms.map((a) => `${a.alarm === 'NOSPACE' || a.alarm === 'CORRUPT' ? a.alarm : 'UNKNOWN'} `).join('')}`;
+
+/**
+ * defrag's line per member as that version's etcdctl prints it: 3.6 adds how long it took
+ * ("Finished defragmenting etcd member[EP]. took 23.4ms"); a failure goes to stderr there.
+ */
+export function defragLine(ep: string, version: string | undefined, tookNs: number, error?: string): string {
+  const took = version && compareMinor(minor(version) ?? '0.0', '3.6') >= 0 ? `. took ${goDuration(tookNs)}` : '';
+  return error ? `Failed to defragment etcd member[${ep}]${took}${took ? '.' : ''} (${error})` : `Finished defragmenting etcd member[${ep}]${took}`;
+}
 
 export const healthLine = (ep: string, ok: boolean, tookNs: number, error?: string) =>
   ok ? `${ep} is healthy: successfully committed proposal: took = ${goDuration(tookNs)}` : `${ep} is unhealthy: failed to commit proposal: ${error}`;
