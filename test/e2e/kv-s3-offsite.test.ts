@@ -288,18 +288,8 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     expect(pids()).toEqual(before);
     const listed = await opsctl(['kv', 'backups', 'list', '--from', 's3://probeonly/ladder', '--json'], reader);
     expect(JSON.parse(String(listed.stdout))).toEqual([]);
-    // the halted run is rolled back (nothing was stopped) so the next test upgrades from 3.4
+    // the halted run can be rolled back (nothing was stopped)
     const back = await opsctl(['kv', 'rollback', '--yes']);
     expect([0, 1]).toContain(back.exitCode);
   }, 120_000);
-
-  it('kv upgrade --backup-to over two hops leaves a verified snapshot per member and hop in the bucket, the restore points among them', async () => {
-    const r = await ok('kv', 'upgrade', '--to', '3.6', '--backup-to', 's3://backups/ladder', '--yes', '--json');
-    const rows = await list('s3://backups/ladder');
-    expect(rows).toHaveLength(6);
-    for (const row of rows) expect(await objectHash('backups', row.url.replace('s3://backups/', '')), row.url).toBe(row.sha256);
-    const labels = rows.map((x) => (x as unknown as { label: string }).label).sort();
-    expect(labels).toEqual(['3.4->3.5 kv1', '3.4->3.5 kv2', '3.4->3.5 kv3', '3.5->3.6 kv1', '3.5->3.6 kv2', '3.5->3.6 kv3'].sort());
-    expect(String(r.stdout)).toContain('uploaded to s3://backups/ladder/');
-  }, 240_000);
 });
