@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { until } from '../helpers/kv.js';
-import { haveS3Server, READER, startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { haveS3Server, READER, ROOT, startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startS3Proxy } from '../helpers/s3-proxy.js';
 import { PtySession } from '../helpers/pty.js';
 
@@ -258,6 +258,40 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     });
     expect(p.exitCode).toBe(4);
     expect(String(p.stderr)).toContain('the profile "nightly" (--aws-profile)');
+  }, 60_000);
+
+  it('credentials and endpoint as the AWS CLI finds them: a profile of the shared files (--aws-profile or AWS_PROFILE) with its endpoint_url; --endpoint-url beats it', async () => {
+    const aws = join(dir, 'aws');
+    mkdirSync(aws, { recursive: true });
+    const credentials = join(aws, 'credentials');
+    const config = join(aws, 'config');
+    const keys = `aws_access_key_id = ${ROOT.accessKeyId}\naws_secret_access_key = ${ROOT.secretAccessKey}\n`;
+    writeFileSync(credentials, `[nightly]\n${keys}\n[ci]\n${keys}`, { mode: 0o600 });
+    // nightly names the endpoint itself; ci through a services section, as the AWS CLI's configured endpoints allow
+    writeFileSync(
+      config,
+      `[profile nightly]\nregion = us-east-1\nendpoint_url = ${s3.url}\n\n[profile ci]\nservices = local\n\n[services local]\ns3 =\n  endpoint_url = ${s3.url}\n`,
+    );
+    // nothing in the environment but where the shared files are
+    const files = { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_ENDPOINT_URL: '', AWS_SHARED_CREDENTIALS_FILE: credentials, AWS_CONFIG_FILE: config };
+    const expected = (await list('s3://backups/etcd/prod')).map((x) => x.url);
+    const viaFlag = await opsctl(['kv', 'backups', 'list', '--from', 's3://backups/etcd/prod', '--aws-profile', 'nightly', '--json'], files);
+    expect(viaFlag.exitCode, String(viaFlag.stderr)).toBe(0);
+    expect((JSON.parse(String(viaFlag.stdout)) as Row[]).map((x) => x.url)).toEqual(expected);
+    const viaEnv = await opsctl(['kv', 'backups', 'list', '--from', 's3://backups/etcd/prod', '--json'], { ...files, AWS_PROFILE: 'nightly' });
+    expect(viaEnv.exitCode, String(viaEnv.stderr)).toBe(0);
+    expect((JSON.parse(String(viaEnv.stdout)) as Row[]).map((x) => x.url)).toEqual(expected);
+    const viaServices = await opsctl(['kv', 'backups', 'list', '--from', 's3://backups/etcd/prod', '--aws-profile', 'ci', '--json'], files);
+    expect(viaServices.exitCode, String(viaServices.stderr)).toBe(0);
+    expect((JSON.parse(String(viaServices.stdout)) as Row[]).map((x) => x.url)).toEqual(expected);
+    // --endpoint-url is taken over the profile's endpoint_url (here: a port nothing listens on, named in the error)
+    const elsewhere = await opsctl(
+      ['kv', 'backups', 'list', '--from', 's3://backups/etcd/prod', '--aws-profile', 'nightly', '--endpoint-url', 'http://127.0.0.1:9'],
+      files,
+    );
+    expect(elsewhere.exitCode).not.toBe(0);
+    expect(String(elsewhere.stderr)).toContain('127.0.0.1:9');
+    expect(String(viaFlag.stdout) + String(viaFlag.stderr) + String(elsewhere.stderr)).not.toContain(ROOT.secretAccessKey);
   }, 60_000);
 
   const pids = () => {

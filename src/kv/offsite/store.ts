@@ -19,6 +19,20 @@ type Sdk = typeof import('@aws-sdk/client-s3');
 export type OffsiteLeftover = { kind: 'upload'; key: string; uploadId: string; since: string } | { kind: 'object'; key: string; bytes: number; since: string };
 
 /**
+ * The endpoint_url the shared config file gives the profile (its own, or its `services` section's for s3),
+ * read with the SDK's own loader; unset when the file says none or cannot be read (the SDK then says why).
+ */
+async function profileEndpoint(profile = 'default'): Promise<string | undefined> {
+  const { loadSharedConfigFiles } = await import('@smithy/core/config');
+  const { configFile } = await loadSharedConfigFiles({ ignoreCache: true }).catch(() => ({
+    configFile: {} as Record<string, Record<string, string | undefined>>,
+  }));
+  const p = Object.hasOwn(configFile, profile) ? configFile[profile] : undefined;
+  const services = p?.services && Object.hasOwn(configFile, `services.${p.services}`) ? configFile[`services.${p.services}`] : undefined;
+  return services?.['s3.endpoint_url'] || p?.endpoint_url || undefined;
+}
+
+/**
  * One S3-compatible store, reached as the AWS CLI would: credentials from the environment, the shared
  * config and credentials files, `--aws-profile` (or AWS_PROFILE); the endpoint from `--endpoint-url`,
  * AWS_ENDPOINT_URL(_S3) or the profile's endpoint_url. The SDK loads only here (an s3:// target given).
@@ -34,8 +48,15 @@ export class OffsiteStore {
     // a notice about Node versions the SDK will drop is not the operator's business in a backup's output
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     keepYoungGenerationSmall();
+    // --aws-profile is the AWS CLI's --profile, which is AWS_PROFILE: the SDK takes a client's `profile`
+    // for credentials and region but reads the configured endpoint (endpoint_url) from AWS_PROFILE only
+    if (settings.profile) process.env.AWS_PROFILE = settings.profile;
     const sdk = cjs(await import('@aws-sdk/client-s3'), 'S3Client');
-    const endpoint = settings.endpointUrl ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+    const endpoint =
+      settings.endpointUrl ||
+      process.env.AWS_ENDPOINT_URL_S3 ||
+      process.env.AWS_ENDPOINT_URL ||
+      (await profileEndpoint(settings.profile ?? process.env.AWS_PROFILE));
     const make = (region: string | undefined) =>
       new sdk.S3Client({
         ...(region ? { region } : {}),
