@@ -24,7 +24,8 @@ export type OffsiteLeftover = { kind: 'upload'; key: string; uploadId: string; s
  */
 async function profileEndpoint(profile = 'default'): Promise<string | undefined> {
   const { loadSharedConfigFiles } = await import('@smithy/core/config');
-  const { configFile } = await loadSharedConfigFiles({ ignoreCache: true }).catch(() => ({ configFile: {} }));
+  const files = await loadSharedConfigFiles({ ignoreCache: true }).catch(() => undefined);
+  const configFile: Record<string, Record<string, string | undefined> | undefined> = files?.configFile ?? {};
   const p = Object.hasOwn(configFile, profile) ? configFile[profile] : undefined;
   const services = p?.services && Object.hasOwn(configFile, `services.${p.services}`) ? configFile[`services.${p.services}`] : undefined;
   return services?.['s3.endpoint_url'] || p?.endpoint_url || undefined;
