@@ -3,17 +3,17 @@ import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import { endpointStatus } from '../../kv/ops/maintenance.js';
 import { humanBytes, statusRow } from '../../kv/ops/simple.js';
-import { hostPort, reachEach, shaped } from './lib/ops.js';
+import { eachExit, hostPort, reachEach, shaped } from './lib/ops.js';
 import type { spec } from './endpoint-status.spec.js';
 
-/** `kv endpoint status`: each member's id, version, db size, leadership, raft term and index (exit 1 when one does not answer). */
+/** `kv endpoint status`: each member's id, version, db size, leadership, raft term and index (exit 1 when one does not answer, 4 when one refused the credentials). */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const { r, members } = await reachEach(ctx, opts);
   const got = await Promise.all(
     members.map((m) =>
       endpointStatus(r.client(m)).then(
         (s) => ({ m, s }),
-        (err: Error) => ({ m, error: err.message }),
+        (err: Error) => ({ m, error: err.message, err }),
       ),
     ),
   );
@@ -51,6 +51,9 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
       'raft_index',
     ],
     simple: lines,
-    exitCode: rows.some((x) => 'error' in x) ? 1 : 0,
+    exitCode: eachExit(
+      ctx,
+      got.map((g) => ('err' in g ? g.err : undefined)),
+    ),
   });
 }

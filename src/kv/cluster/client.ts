@@ -20,7 +20,7 @@ import {
   type StatusResult,
   type VersionResult,
 } from './parse.js';
-import { CN_REFUSED, GatewayError, RedirectRefused, gatewayError, gatewayMessage } from './gateway-errors.js';
+import { CN_REFUSED, GatewayError, RedirectRefused, authRefusal, gatewayError, gatewayMessage } from './gateway-errors.js';
 import { AUTH_ERRORS, ConsumeFailed, isNetworkish, REDIRECTS, TIMEOUT_CODES, withoutCredentials } from './transport-rules.js';
 
 /** The gateway prefixes, newest first: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2). */
@@ -320,17 +320,7 @@ export class KvClient {
     }
     if (r.status !== 200) {
       const msg = gatewayMessage(r.text);
-      if (AUTH_ERRORS.test(msg)) {
-        const auth = this.session.conn.auth;
-        throw new OpsError(`${this.endpoint}: etcd refused the request: ${msg}`, 4, {
-          code: 'auth_required',
-          hint: !auth
-            ? 'auth is enabled on this cluster: pass --user NAME (the password from the prompt, OPSCTL_KV_PASSWORD or --password-file)'
-            : prefix === '/v3alpha'
-              ? "etcd 3.2's JSON gateway does not pass auth tokens on: use etcdctl for this, or run it once the member runs 3.3"
-              : `user ${auth.user} lacks the permission: grant its role access to this key (etcdctl role grant-permission)`,
-        });
-      }
+      if (AUTH_ERRORS.test(msg)) throw authRefusal(this.endpoint, msg, this.session.conn.auth?.user, prefix);
       throw gatewayError(this.endpoint, r.status, msg);
     }
     return r.text;
@@ -492,7 +482,10 @@ export class KvClient {
         }
       },
     });
-    if (r.status !== 200) throw gatewayError(this.endpoint, r.status, gatewayMessage(r.text));
+    if (r.status !== 200) {
+      const msg = gatewayMessage(r.text);
+      throw AUTH_ERRORS.test(msg) ? authRefusal(this.endpoint, msg, this.session.conn.auth?.user, prefix) : gatewayError(this.endpoint, r.status, msg);
+    }
   }
 }
 

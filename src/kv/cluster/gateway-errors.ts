@@ -58,3 +58,19 @@ export function gatewayError(endpoint: string, status: number, msg: string): Ops
   }
   return new GatewayError(endpoint, status, msg);
 }
+
+/**
+ * etcd's refusal of a request for want of a user or a permission (exit 4), with the fix: --user when none
+ * was given. `msg` is etcd's own words (a watch the member cancels gives them as its reason); `prefix` the
+ * member's gateway prefix (3.2's /v3alpha passes no token on).
+ */
+export function authRefusal(endpoint: string, msg: string, user: string | undefined, prefix: string | undefined): OpsError {
+  return new OpsError(`${endpoint}: etcd refused the request: ${msg}`, 4, {
+    code: 'auth_required',
+    hint: !user
+      ? 'auth is enabled on this cluster: pass --user NAME (the password from the prompt, OPSCTL_KV_PASSWORD or --password-file)'
+      : prefix === '/v3alpha'
+        ? "etcd 3.2's JSON gateway does not pass auth tokens on: use etcdctl for this, or run it once the member runs 3.3"
+        : `user ${user} lacks the permission: grant its role access to this key (etcdctl role grant-permission)`,
+  });
+}

@@ -1,6 +1,9 @@
 /** Keys as etcdctl's del, txn and watch change and follow them, over the JSON gateway. */
 import type { KvClient } from '../cluster/client.js';
+import { OpsError } from '../../core/errors.js';
 import { JsonObjectStream } from '../cluster/json-stream.js';
+import { authRefusal } from '../cluster/gateway-errors.js';
+import { AUTH_ERRORS } from '../cluster/transport-rules.js';
 import { asList, asObject, field, parseJsonSafe, textOf } from '../cluster/parse.js';
 import { b64, prefixEnd64, unb64 } from './ids.js';
 
@@ -60,6 +63,7 @@ export async function watch(
   opts: { startRevision?: string; prevKv?: boolean; timeoutMs: number },
   onEvent: (e: WatchEvent, revision: string) => boolean,
 ): Promise<void> {
+  const prefix = await c.gatewayPrefix();
   const create = { ...rangeBody(r), ...(opts.startRevision ? { start_revision: opts.startRevision } : {}), ...(opts.prevKv ? { prev_kv: true } : {}) };
   await c.gatewayStream(
     '/watch',
@@ -68,11 +72,21 @@ export async function watch(
       for await (const chunk of body) {
         for (const m of stream.pushRaw(chunk)) {
           const msg = asObject(parseJsonSafe(m.toString('utf8')));
-          if (msg.error) throw new Error(textOf(asObject(msg.error).message) ?? 'the watch failed');
+          if (msg.error)
+            throw new OpsError(`${c.endpoint}: the watch failed: ${textOf(asObject(msg.error).message) ?? 'no reason given'}`, 1, { code: 'kv_watch' });
           const res = asObject(msg.result);
           const compacted = textOf(field(res, 'compact_revision'));
-          if (compacted && compacted !== '0') throw new Error(`required revision has been compacted: watch from ${compacted} or later (--rev ${compacted})`);
-          if (res.canceled === true) throw new Error(`the member canceled the watch: ${textOf(res.cancel_reason) ?? 'no reason given'}`);
+          if (compacted && compacted !== '0')
+            throw new OpsError(`required revision has been compacted: the history before revision ${compacted} is gone`, 1, {
+              code: 'kv_compacted',
+              hint: `watch from ${compacted} or later (--rev ${compacted})`,
+            });
+          if (res.canceled === true) {
+            // etcd cancels a watch the user may not read (or a watch sent without a user on a cluster with auth): its reason says so
+            const reason = textOf(res.cancel_reason) ?? 'no reason given';
+            if (AUTH_ERRORS.test(reason)) throw authRefusal(c.endpoint, reason, c.session.conn.auth?.user, prefix);
+            throw new OpsError(`${c.endpoint}: the member canceled the watch: ${reason}`, 1, { code: 'kv_watch' });
+          }
           const rev = textOf(field(res.header, 'revision')) ?? '0';
           for (const ev of asList(res.events)) {
             const e = asObject(ev);

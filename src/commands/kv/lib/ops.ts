@@ -62,6 +62,20 @@ export function shaped(
   return { ...base, columns: r.columns.map((c) => (typeof c === 'string' ? { key: c } : c)), message: r.message };
 }
 
+/**
+ * The exit code of a verb that acts on each member (endpoint health|status, defrag), from each member's
+ * error: 0 when none failed; 4 when a member refused the credentials (a wrong password, or auth on and no
+ * --user: every member answers the same), its fix said once on stderr; else 1.
+ */
+export function eachExit(ctx: Context, errors: unknown[]): 0 | 1 | 4 {
+  const failed = errors.filter((e) => e !== undefined);
+  if (!failed.length) return 0;
+  const refused = failed.find((e): e is OpsError => e instanceof OpsError && e.exitCode === 4);
+  if (!refused) return 1;
+  if (refused.hint) ctx.io.warn(refused.hint);
+  return 4;
+}
+
 /** A refusal by etcd itself (a gateway error) as the verb's error, with etcd's words. */
 export function etcdSaid(err: unknown, what: string): never {
   if (err instanceof GatewayError) throw new OpsError(`${what}: etcd refused: ${err.serverMessage}`, 1, { code: 'kv_refused', hint: err.hint });

@@ -171,7 +171,7 @@ async function nameMembers(members: MemberSpec[], ctx: Context, session: KvSessi
   const { KvClient } = await import('../../../kv/cluster/client.js');
   for (const m of members) {
     try {
-      const list = await new KvClient(m.endpoint, { timeoutMs, session }).members();
+      const list = await new KvClient(m.endpoint, { timeoutMs, debug: ctx.debugSink, session }).members();
       for (const x of members) {
         const hit = list.find((l) => l.clientUrls.some((u) => u.replace(/\/+$/, '') === x.endpoint));
         if (hit?.name) x.name = hit.name;
