@@ -135,6 +135,9 @@ describe.runIf(Boolean(dirs))('a real NOSPACE alarm, side by side with etcdctl',
       const del = await ops(['del', 'fill/', '--prefix', '-w', 'simple']);
       expect([del.exitCode, del.stdout]).toEqual([0, String(stored)]);
       const rev = await revision();
+      // opsctl's endpoint status gives the same revision to compact at (nothing writes in between: NOSPACE is gone only after the disarm)
+      const statusNow = await ops(['endpoint', 'status', '--json']);
+      expect((JSON.parse(statusNow.stdout) as Array<{ revision: number }>).map((x) => String(x.revision))).toEqual([rev]);
       const compact = await ops(['compact', rev, '-w', 'simple']);
       expect([compact.exitCode, compact.stdout]).toEqual([0, `compacted revision ${rev}`]);
       const defrag = await ops(['defrag', '-w', 'simple']);

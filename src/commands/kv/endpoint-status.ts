@@ -35,6 +35,7 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
       raft_term: Number(g.s.raftTerm),
       raft_index: Number(g.s.raftIndex),
       ...(g.s.raftAppliedIndex !== undefined ? { raft_applied_index: Number(g.s.raftAppliedIndex) } : {}),
+      revision: Number(g.s.revision),
       errors: g.s.errors,
     };
   });

@@ -44,6 +44,8 @@ export interface EndpointStatus {
   raftTerm: string;
   raftIndex: string;
   raftAppliedIndex?: string;
+  /** The store's revision when the member answered (its header): what `kv compact` takes. */
+  revision: string;
   errors: string[];
   /** 3.6: the storage version, the db quota, the downgrade in progress. */
   storageVersion?: string;
@@ -69,6 +71,7 @@ export async function endpointStatus(c: KvClient): Promise<EndpointStatus> {
     ...(field(r, 'raftAppliedIndex', 'raft_applied_index') !== undefined
       ? { raftAppliedIndex: textOf(field(r, 'raftAppliedIndex', 'raft_applied_index')) }
       : {}),
+    revision: textOf(field(r.header, 'revision')) ?? '0',
     errors: asList(r.errors).filter((e): e is string => typeof e === 'string'),
     ...(textOf(r.storageVersion) !== undefined ? { storageVersion: textOf(r.storageVersion) } : {}),
     ...(r.dbSizeQuota !== undefined ? { dbSizeQuota: n(r.dbSizeQuota) } : {}),
