@@ -1,9 +1,10 @@
 /**
  * Consistency, not only liveness: every member's KV hash at one revision (etcd's maintenance HashKV,
- * 3.3 and later), compared. The JSON gateway cannot ask it: its /maintenance/hash is Hash, of the
- * whole database file, which differs per member and ignores the revision (measured on 3.3.27, 3.4.23
- * and 3.6.16). So real members are asked with `etcdctl endpoint hashkv --rev R` (gRPC), all of them
- * in one etcdctl; the simulated members answer HashKV on their gateway (/maintenance/hashkv). A 3.2 member
+ * 3.3 and later), compared. The 3.3 and 3.4 gateways cannot ask it (their /maintenance/hash is Hash,
+ * of the whole database file, which differs per member and ignores the revision; measured on 3.3.27 and
+ * 3.4.23); 3.5 and later serve /maintenance/hashkv (`kv endpoint hashkv` uses it there). The upgrade
+ * asks real members with `etcdctl endpoint hashkv --rev R` (gRPC), all of them in one etcdctl, so one
+ * path serves every hop; the simulated members answer HashKV on their gateway (/maintenance/hashkv). A 3.2 member
  * answers "unknown method HashKV": it is listed as not checked, never silently.
  */
 import type { MemberSpec } from './cluster-file.js';
