@@ -99,6 +99,17 @@ describe.runIf(Boolean(dirs))('etcdctl verbs on real etcd, side by side with etc
       expect(ml.exitCode, says(ml)).toBe(0);
       const theirList = (await ctl(['member', 'list'])).stdout.trim().split('\n').sort();
       expect(ml.stdout.trim().split('\n').sort()).toEqual(after(minor, '3.4') ? theirList : theirList.map((l) => `${l}, false`));
+      // gh's habits too: piped without -w, tab-separated columns (the same facts); --jq over the JSON
+      const tsv = await ops(['member', 'list']);
+      expect(
+        tsv.stdout
+          .trim()
+          .split('\n')
+          .map((l) => l.split('\t').slice(0, 3).join(', '))
+          .sort(),
+      ).toEqual(theirList.map((l) => l.split(', ').slice(0, 3).join(', ')));
+      const names = await ops(['member', 'list', '--jq', '.[].name']);
+      expect(names.stdout.trim().split('\n').sort()).toEqual(c.members.map((m) => m.name).sort());
 
       // leases: granted by opsctl, read by etcdctl; granted by etcdctl with a key, read by opsctl
       const g = await ops(['lease', 'grant', '600', '-w', 'simple']);
