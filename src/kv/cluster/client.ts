@@ -20,7 +20,7 @@ import {
   type StatusResult,
   type VersionResult,
 } from './parse.js';
-import { CN_REFUSED, GatewayError, RedirectRefused, authRefusal, gatewayError, gatewayMessage } from './gateway-errors.js';
+import { CN_REFUSED, GatewayError, RedirectRefused, authRefusal, gatewayError, gatewayMessage, signInTimeout } from './gateway-errors.js';
 import { AUTH_ERRORS, ConsumeFailed, isNetworkish, REDIRECTS, TIMEOUT_CODES, withoutCredentials } from './transport-rules.js';
 
 /** The gateway prefixes, newest first: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2). */
@@ -257,7 +257,9 @@ export class KvClient {
 
   private async authenticate(auth: { user: string; password: string }): Promise<string> {
     const prefix = await this.gatewayPrefix();
-    const r = await this.fetch(`${prefix}/auth/authenticate`, { method: 'POST', body: { name: auth.user, password: auth.password } });
+    const r = await this.fetch(`${prefix}/auth/authenticate`, { method: 'POST', body: { name: auth.user, password: auth.password } }).catch((err: unknown) => {
+      throw signInTimeout(err, this.endpoint, auth.user, this.timeoutMs);
+    });
     if (r.status === 200) return textOf(asObject(parseJsonSafe(r.text)).token) ?? '';
     const msg = gatewayMessage(r.text);
     if (/authentication is not enabled/i.test(msg)) return '';

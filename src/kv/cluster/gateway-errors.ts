@@ -1,6 +1,6 @@
 /** The errors of a member's JSON gateway, said with their fix: a server-side error, a refused redirect, a client certificate with a CN. */
 import { redactUrl } from '../../core/redact.js';
-import { OpsError } from '../../core/errors.js';
+import { NetworkError, OpsError } from '../../core/errors.js';
 import { asObject, textOf } from './parse.js';
 
 /** A server-side gateway error (gRPC status in JSON), e.g. "request is too large". */
@@ -72,5 +72,18 @@ export function authRefusal(endpoint: string, msg: string, user: string | undefi
       : prefix === '/v3alpha'
         ? "etcd 3.2's JSON gateway does not pass auth tokens on: use etcdctl for this, or run it once the member runs 3.3"
         : `user ${user} lacks the permission: grant its role access to this key (etcdctl role grant-permission)`,
+  });
+}
+
+/**
+ * A sign-in that timed out, said as such (not as an unhealthy member or a failed read): etcd checks the
+ * password with bcrypt on every sign-in, slowly on a busy member. Other errors pass through unchanged.
+ */
+export function signInTimeout(err: unknown, endpoint: string, user: string, timeoutMs: number): unknown {
+  if (!(err instanceof NetworkError) || !/no complete answer/.test(err.message)) return err;
+  return new NetworkError(`${endpoint}: etcd did not answer the sign-in of user ${user} within ${timeoutMs} ms`, {
+    code: 'kv_signin_timeout',
+    hint: 'etcd checks the password (bcrypt) at every sign-in, slowly on a busy member: give it longer with --request-timeout, e.g. 10s',
+    cause: err,
   });
 }

@@ -40,8 +40,9 @@ export async function reach(ctx: Context, opts: OpsFlags): Promise<Reach> {
           last = err;
         }
       }
-      // every member answered, refusing (503 "unhealthy cluster", …): etcd's own words
-      if (last instanceof GatewayError) throw last;
+      // every member answered, refusing (503 "unhealthy cluster", …): etcd's own words; a sign-in that
+      // timed out says so, with its own fix
+      if (last instanceof GatewayError || (last instanceof OpsError && last.code === 'kv_signin_timeout')) throw last;
       throw new NetworkError(`no member answered: ${(last as Error)?.message}`, { hint: 'check the cluster with: opsctl kv endpoint health' });
     },
   };
@@ -65,15 +66,16 @@ export function shaped(
 /**
  * The exit code of a verb that acts on each member (endpoint health|status, defrag), from each member's
  * error: 0 when none failed; 4 when a member refused the credentials (a wrong password, or auth on and no
- * --user: every member answers the same), its fix said once on stderr; else 1.
+ * --user: every member answers the same), its fix said once on stderr; else 1 (a sign-in that timed out
+ * says its fix once too: the per-member lines carry only the message).
  */
 export function eachExit(ctx: Context, errors: unknown[]): 0 | 1 | 4 {
   const failed = errors.filter((e) => e !== undefined);
   if (!failed.length) return 0;
   const refused = failed.find((e): e is OpsError => e instanceof OpsError && e.exitCode === 4);
-  if (!refused) return 1;
-  if (refused.hint) ctx.io.warn(refused.hint);
-  return 4;
+  const said = refused ?? failed.find((e): e is OpsError => e instanceof OpsError && e.code === 'kv_signin_timeout');
+  if (said?.hint) ctx.io.warn(said.hint);
+  return refused ? 4 : 1;
 }
 
 /** A refusal by etcd itself (a gateway error) as the verb's error, with etcd's words. */
