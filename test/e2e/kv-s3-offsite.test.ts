@@ -88,16 +88,20 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
   }, 180_000);
 
   it('a server killed mid-upload: non-zero exit, and nothing half-written is listed as a backup', async () => {
-    // ~20 MiB of values: a snapshot of more than one 16 MiB part, so the upload is a multipart one
-    const value = join(dir, 'value.bin');
-    for (let i = 0; i < 16; i++) {
-      writeFileSync(
-        value,
-        randomBytes(1024 * 1024)
-          .toString('base64')
-          .slice(0, 1024 * 1024),
+    // ~16 MiB of values: a snapshot of several 5 MiB parts, so the upload is a multipart one (written four at a time)
+    for (let i = 0; i < 16; i += 4) {
+      await Promise.all(
+        [i, i + 1, i + 2, i + 3].map((k) => {
+          const value = join(dir, `value-${k}.bin`);
+          writeFileSync(
+            value,
+            randomBytes(1024 * 1024)
+              .toString('base64')
+              .slice(0, 1024 * 1024),
+          );
+          return ok('kv', 'put', `big-${k}`, '--file', value);
+        }),
       );
-      await ok('kv', 'put', `big-${i}`, '--file', value);
     }
     const before = await list('s3://backups/etcd/prod');
     const saving = execa(process.execPath, [BIN, 'kv', 'snapshot', 'save', '--to', 's3://backups/etcd/prod'], {
@@ -145,7 +149,7 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
   }, 240_000);
 
   it('Ctrl-C on a terminal while a part hangs on the network: exit 130 at once, the part cancelled, the upload aborted, nothing listed', async () => {
-    // the ~20 MiB of values of the test above: a snapshot of more than two 5 MiB parts
+    // the ~16 MiB of values of the test above: a snapshot of more than two 5 MiB parts
     const proxy = await startS3Proxy(s3.url, { holdPart: 2 });
     const tmp = join(dir, 'tmp-ctrlc');
     mkdirSync(tmp);
