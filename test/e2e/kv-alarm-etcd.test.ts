@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
-import { etcdLadderDirs } from '../helpers/etcd-releases.js';
+import { etcdLadderDirs, ladderVersions, minorAtLeast } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
 /**
@@ -18,16 +18,8 @@ import { until } from '../helpers/kv.js';
  * `kv alarm disarm` prints what etcdctl's does, and nothing when nothing is raised.
  */
 const dirs = etcdLadderDirs();
-const VERSIONS = dirs
-  ? ([
-      ['3.2', dirs.v32],
-      ['3.3', dirs.v33],
-      ['3.4', dirs.v34],
-      ['3.5', dirs.v35],
-      ['3.6', dirs.v36],
-    ] as const)
-  : [];
-const after = (a: string, b: string) => Number(a.split('.')[1]) >= Number(b.split('.')[1]);
+const VERSIONS = ladderVersions(dirs);
+const after = minorAtLeast;
 /** etcd refuses more than this many bytes of backend (2 MB): a few 700 KB values raise NOSPACE. */
 const QUOTA = 2 * 1024 * 1024;
 

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
-import { etcdLadderDirs } from '../helpers/etcd-releases.js';
+import { etcdLadderDirs, ladderVersions, minorAtLeast } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { PtySession, ptyAvailable } from '../helpers/pty.js';
 
@@ -16,16 +16,8 @@ import { PtySession, ptyAvailable } from '../helpers/pty.js';
  * call the version does not have.
  */
 const dirs = etcdLadderDirs();
-const VERSIONS = dirs
-  ? ([
-      ['3.2', dirs.v32],
-      ['3.3', dirs.v33],
-      ['3.4', dirs.v34],
-      ['3.5', dirs.v35],
-      ['3.6', dirs.v36],
-    ] as const)
-  : [];
-const after = (a: string, b: string) => Number(a.split('.')[1]) >= Number(b.split('.')[1]);
+const VERSIONS = ladderVersions(dirs);
+const after = minorAtLeast;
 
 describe.runIf(Boolean(dirs))('etcdctl verbs on real etcd, side by side with etcdctl', () => {
   const cfg = tempConfigDir('opsctl-etcdctl-verbs-');

@@ -192,3 +192,19 @@ export function etcdLadderDirs(env: NodeJS.ProcessEnv = process.env): LadderDirs
   process.stderr.write(`\n*** SKIPPING real etcd ladder (3.2 … 3.6) tests: ${why}: ${fix} ***\n\n`);
   return undefined;
 }
+
+/** The five minors of the ladder with their release directories, oldest first; none when `dirs` is not there. */
+export function ladderVersions(dirs: LadderDirs | undefined): ReadonlyArray<readonly [string, string]> {
+  return dirs
+    ? [
+        ['3.2', dirs.v32],
+        ['3.3', dirs.v33],
+        ['3.4', dirs.v34],
+        ['3.5', dirs.v35],
+        ['3.6', dirs.v36],
+      ]
+    : [];
+}
+
+/** Whether minor `a` ("3.4") is `b` or later. */
+export const minorAtLeast = (a: string, b: string) => Number(a.split('.')[1]) >= Number(b.split('.')[1]);
