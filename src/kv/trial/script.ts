@@ -69,6 +69,20 @@ export function runScript(
     'polls=0',
     // Listening on the client port (/proc/net/tcp, state 0A): where /health cannot be read.
     'listening() { hex=$(printf "%04X" "$port"); awk -v p=":$hex" \'$4=="0A" && substr($2, length($2)-4)==p {f=1} END {exit !f}\' /proc/net/tcp /proc/net/tcp6 2>/dev/null; }',
+    // Whether the listener on the client port is the trial's own process (or its child: runuser forks).
+    // Another program that took the port after it was chosen answers /health too, and must not pass for
+    // the trial (the trial, unable to bind, exits and is tried again on other ports). Where this shell
+    // cannot see the sockets of the process, the answer is taken as before.
+    'ours() {',
+    '  hex=$(printf "%04X" "$port")',
+    '  inodes=$(awk -v p=":$hex" \'$4=="0A" && substr($2, length($2)-4)==p {print $10}\' /proc/net/tcp /proc/net/tcp6 2>/dev/null)',
+    // (a process that has just exited or is a zombie has no fds to show: not ours; one whose fds are not ours to read: taken as before)
+    '  fds=$(ls -l "/proc/$pid/fd" 2>/dev/null) || { grep -qs "^State:[[:space:]]*[^Z]" "/proc/$pid/status" && return 0; return 1; }',
+    '  [ -n "$inodes" ] && [ -r "/proc/$pid/task/$pid/children" ] || return 0',
+    '  for q in $(cat /proc/$pid/task/*/children 2>/dev/null); do fds="$fds $(ls -l "/proc/$q/fd" 2>/dev/null)"; done',
+    '  for i in $inodes; do case $fds in *"socket:[$i]"*) return 0;; esac; done',
+    '  return 1',
+    '}',
     'curl=$(command -v curl 2>/dev/null)',
     'last=',
     'while :; do',
@@ -79,11 +93,11 @@ export function runScript(
     '  if [ -n "$curl" ]; then',
     `    body=$("$curl" -sk --max-time 2 ${o.clientCert ? `--cert ${shellWord(o.clientCert.cert)} --key ${shellWord(o.clientCert.key)} ` : ''}-w ' HTTP%{http_code}' "$url" 2>/dev/null); rc=$?`,
     '    case "$body" in',
-    '      *HTTP200) case "$body" in *true*) say "ready $(ms) $body"; exit 0;; esac; last="answers $body";;',
+    '      *HTTP200) case "$body" in *true*) if ours; then say "ready $(ms) $body"; exit 0; fi; last="another process answers on port $port";; *) last="answers $body";; esac;;',
     '      *HTTP[1-9]*) last="answers $body";;',
-    '      *) case $rc in 7|28) ;; *) if listening; then say "listening $(ms) curl exit $rc"; exit 0; fi;; esac;;',
+    '      *) case $rc in 7|28) ;; *) if listening && ours; then say "listening $(ms) curl exit $rc"; exit 0; fi;; esac;;',
     '    esac',
-    '  elif listening; then say "listening $(ms) no curl"; exit 0; fi',
+    '  elif listening && ours; then say "listening $(ms) no curl"; exit 0; fi',
     '  polls=$((polls + 1))',
     '  if [ "$polls" -ge "$limit" ]; then say "timeout $(ms) $last"; say log; tail -c 8000 "$dir/log"; exit 0; fi',
     '  sleep 0.05 2>/dev/null || sleep 1',
