@@ -287,6 +287,16 @@ describe.runIf(Boolean(dirs))('etcdctl verbs on real etcd, side by side with etc
         expect(await table.exitCode()).toBe(0);
         expect(table.text).toMatch(/ENDPOINT\s+HEALTHY\s+TOOK/i);
         expect(table.text).toMatch(/127\.0\.0\.1:\d+\s+true\s+[\d.]+ ms/);
+        // a terminal of 0 columns (a serial console, a CI pty): the same rows, nothing hangs; the member list too
+        for (const args of [
+          ['endpoint', 'health'],
+          ['member', 'list'],
+          ['defrag', '--cluster'],
+        ]) {
+          const narrow = PtySession.opsctl(['kv', ...args, '--endpoints', endpoints], { env, cols: 0 });
+          expect(await narrow.exitCode(), `${args.join(' ')}: ${narrow.text}`).toBe(0);
+          expect(narrow.text.match(/127\.0\.0\.1:\d+/g)?.length, args.join(' ')).toBeGreaterThanOrEqual(3);
+        }
       }
 
       // a lease id that is not one: a usage error naming the argument

@@ -262,6 +262,8 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     });
     expect(p.exitCode).toBe(4);
     expect(String(p.stderr)).toContain('the profile "nightly" (--aws-profile)');
+    // the shared files named where they are (the test moves them with AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE)
+    expect(String(p.stderr)).toContain(`of ${s3.env.AWS_SHARED_CREDENTIALS_FILE} and ${s3.env.AWS_CONFIG_FILE}`);
   }, 60_000);
 
   it('credentials and endpoint as the AWS CLI finds them: a profile of the shared files (--aws-profile or AWS_PROFILE) with its endpoint_url; --endpoint-url beats it', async () => {

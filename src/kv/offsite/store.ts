@@ -73,10 +73,12 @@ export class OffsiteStore {
 
   /** Where the credentials were looked for, for messages (never their values). */
   credentialSource(): string {
-    if (this.settings.profile) return `the profile "${this.settings.profile}" (--aws-profile) of ~/.aws/credentials and ~/.aws/config`;
+    // the shared files where the SDK reads them (AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE move them)
+    const files = `${process.env.AWS_SHARED_CREDENTIALS_FILE || '~/.aws/credentials'} and ${process.env.AWS_CONFIG_FILE || '~/.aws/config'}`;
+    if (this.settings.profile) return `the profile "${this.settings.profile}" (--aws-profile) of ${files}`;
     if (process.env.AWS_ACCESS_KEY_ID) return 'AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the environment';
-    if (process.env.AWS_PROFILE) return `the profile "${process.env.AWS_PROFILE}" (AWS_PROFILE) of ~/.aws/credentials and ~/.aws/config`;
-    return 'the default profile of ~/.aws/credentials and ~/.aws/config (no AWS_ACCESS_KEY_ID, AWS_PROFILE or --aws-profile set)';
+    if (process.env.AWS_PROFILE) return `the profile "${process.env.AWS_PROFILE}" (AWS_PROFILE) of ${files}`;
+    return `the default profile of ${files} (no AWS_ACCESS_KEY_ID, AWS_PROFILE or --aws-profile set)`;
   }
 
   /** An SDK failure as an OpsError naming what failed, where the credentials came from and the fix; secrets never included. */
