@@ -49,6 +49,10 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
     'kv s3:// places (snapshot save --to, upgrade --backup-to, backups --from, restore --from): credentials, profile and endpoint as the AWS CLI reads them, with ~/.aws/config and ~/.aws/credentials (like --aws-profile, --endpoint-url)',
   ],
   [
+    'AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE',
+    'kv s3:// places: where the shared credentials and config files are (default ~/.aws/credentials, ~/.aws/config), as the AWS CLI reads them; named in credential errors',
+  ],
+  [
     'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED',
     "set to true by opsctl unless given: the S3 SDK's notice about Node versions it will drop is not printed",
   ],
