@@ -54,9 +54,12 @@ it("auth on and a member on 3.2.30: refused before any change, with the seed's r
   expect(r.stderr).toMatch(/runs 3\.2\.30 and auth is enabled: .*unauthorized lease revoke.*upgrade every member to 3\.2\.31 or later first/);
 });
 
-it('the same cluster with auth off plans the upgrade', async () => {
+it('the same cluster with auth off: the rule passes; without a driver no member can be proven, so the dry run exits 1 as the run would', async () => {
   authOn = false;
   const r = await upgrade();
-  expect(r.code, r.stderr).toBe(0);
-  expect(r.stdout).toMatch(/Plan: upgrade 3\.2 → 3\.3/);
+  expect(r.code, r.stderr).toBe(1);
+  expect(r.stderr).toMatch(/\[auth-3\.2\.31\]/);
+  expect(r.stderr).toMatch(/m12: ok: 3\.2\.30, auth off/);
+  expect(r.stderr).not.toMatch(/auth is enabled/);
+  for (const m of ['m11', 'm12', 'm13']) expect(r.stderr).toMatch(new RegExp(`\\[trial-start\\] member ${m}: not proven: no driver`));
 });

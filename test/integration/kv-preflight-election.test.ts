@@ -51,8 +51,10 @@ afterAll(async () => {
   cfg.cleanup();
 });
 
+const SKIP = ['--skip-trial', 'm11,m12,m13', '--skip-reason', 'stand-in members that answer HTTP only'];
 const upgrade = (...extra: string[]) =>
-  runCli(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--poll-interval', '20ms', '--endpoints', endpoints.join(','), ...extra], {
+  // (stand-in members answer HTTP only: no process to try the target on, said by name as an operator would)
+  runCli(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--poll-interval', '20ms', '--endpoints', endpoints.join(','), ...SKIP, ...extra], {
     env: { OPSCTL_CONFIG_DIR: cfg.dir },
   });
 

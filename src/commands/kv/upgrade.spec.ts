@@ -41,6 +41,13 @@ export const spec = defineVerb({
       repeat: true,
       help: 'show the refusals of this rule (its id in brackets on the plan) as warnings: your own judgement, said on the plan',
     },
+    skipTrial: {
+      type: 'list',
+      value: 'member',
+      repeat: true,
+      help: 'stop these members without their trial starts (the proof before every stop) where a trial cannot run or refused: needs --skip-reason; said on the plan, kept in the journal and the report',
+    },
+    skipReason: { type: 'string', value: 'text', help: 'why --skip-trial: kept with it in the journal and the report' },
     defrag: { type: 'boolean', help: 'defragment each member right before its snapshot (etcd maintenance Defragment); shows the space freed' },
     snapshotVia,
     etcdctl,

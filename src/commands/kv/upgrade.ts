@@ -4,10 +4,11 @@ import { confirmDestructive, notDone, type Destructive } from '../../core/confir
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { whyNoPrompt } from '../../core/no-prompt.js';
 import { fmtMs, type UpgradeReport } from '../../kv/upgrade/options.js';
-import { runUpgrade } from '../../kv/upgrade/executor.js';
 import type { LadderReport } from '../../kv/ladder/record.js';
 import { LADDER_MINORS } from '../../kv/ladder/plan.js';
 import { renderChecks, ruleIds } from '../../kv/rules/index.js';
+import { PROOF_RULES } from '../../kv/rules/trial.js';
+import type { SkipTrial } from '../../kv/ladder/record.js';
 import type { CheckRow } from '../../kv/rules/types.js';
 import { journalPath } from '../../kv/journal/journal.js';
 import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
@@ -55,13 +56,56 @@ export function parseTargetBins(raw: string[] | string | undefined): Record<stri
 
 export type UpgradeOptions = OptionsOf<typeof spec>;
 
-/** `--ignore-check ID` (repeatable, or comma-separated): each a rule of the rulebook, else refused naming the known ones. */
-export function checkIds(raw: string[] | string | undefined): string[] {
-  const ids = (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw])
+/** A repeatable, comma-separated list flag's values. */
+function listOf(raw: string[] | string | undefined): string[] {
+  return (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw])
     .flatMap((x) => x.split(','))
     .map((x) => x.trim())
     .filter(Boolean);
-  const known = ruleIds();
+}
+
+/**
+ * `--skip-trial M,… --skip-reason WHY`: the members the operator lets be stopped unproven, by name and
+ * with a reason (both or neither); each must be a member of the cluster (checked once it is known).
+ */
+export function skipTrial(raw: string[] | string | undefined, reason: string | undefined): SkipTrial | undefined {
+  const members = listOf(raw);
+  if (!members.length) {
+    if (reason !== undefined)
+      throw new UsageError('--skip-reason: no --skip-trial to give a reason for', {
+        field: '--skip-reason',
+        hint: 'drop it, or name the members: --skip-trial M1,M2',
+      });
+    return undefined;
+  }
+  if (!reason?.trim())
+    throw new UsageError('--skip-trial needs --skip-reason: why these members may be stopped without their trial starts', {
+      field: '--skip-reason',
+      hint: `write it for the journal and the report: --skip-trial ${members.join(',')} --skip-reason "…"`,
+    });
+  return { members: [...new Set(members)], reason: reason.trim() };
+}
+
+/** Every member --skip-trial names is one of the cluster's. */
+function checkSkipped(skip: SkipTrial | undefined, members: Array<{ name: string }>): void {
+  const unknown = skip?.members.filter((n) => !members.some((m) => m.name === n)) ?? [];
+  if (unknown.length)
+    throw new UsageError(`--skip-trial: no member is called ${unknown.join(', ')}`, {
+      field: '--skip-trial',
+      hint: `the members: ${members.map((m) => m.name).join(', ')}`,
+    });
+}
+
+/** `--ignore-check ID` (repeatable, or comma-separated): each a rule of the rulebook, else refused naming the known ones. */
+export function checkIds(raw: string[] | string | undefined): string[] {
+  const ids = listOf(raw);
+  const proof = ids.filter((id) => PROOF_RULES.has(id));
+  if (proof.length)
+    throw new UsageError(`--ignore-check ${proof.join(', ')}: the trials are the proof before every stop, not a rule to ignore`, {
+      field: '--ignore-check',
+      hint: 'to stop a member without its proof, name it: --skip-trial MEMBER --skip-reason "WHY" (kept in the journal and the report)',
+    });
+  const known = ruleIds().filter((id) => !PROOF_RULES.has(id));
   const unknown = ids.filter((id) => !known.includes(id));
   if (unknown.length)
     throw new UsageError(`--ignore-check: no rule is called ${unknown.join(', ')}`, {
@@ -92,8 +136,10 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const reportFile = opts.report ? (await import('./lib/report-file.js')).reportPath(ctx, opts.report) : undefined;
   const targetBins = parseTargetBins(opts.targetBin);
   const ignoreChecks = checkIds(opts.ignoreCheck);
+  const skipped = skipTrial(opts.skipTrial, opts.skipReason);
   const trialTimeoutS = duration(opts.trialTimeout, '--trial-timeout', 30_000) / 1000;
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
+  checkSkipped(skipped, cluster.members);
   if (Object.keys(targetBins).length && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
     throw new UsageError('--target-bin: the sandbox runs simulated members', {
       field: '--target-bin',
@@ -140,9 +186,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       confirm: (c: { target: string; warnings: string[]; members: number; resuming: boolean }) => confirmUpgrade(ctx, c),
       debug: ctx.debugSink,
     };
-    if (opts.allowSameVersion) {
-      report = await runUpgrade({ ...common, allowSameVersion: true, targetBin: targetBins['*'] ?? targetBins[opts.to] });
-    } else {
+    {
       const [{ runUpgradeOrLadder }, { releaseDir }] = await Promise.all([import('../../kv/ladder/ladder.js'), import('../../kv/local/release.js')]);
       // a hop without --target-bin takes the release `kv release get` keeps in its cache, if any
       const cached = (version: string) => releaseDir(version, { data: ctx.paths.data });
@@ -154,6 +198,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
         fixV2store: opts.fixV2store !== false,
         trialTimeoutS,
         ignoreChecks,
+        ...(skipped ? { skipTrial: skipped } : {}),
+        ...(opts.allowSameVersion ? { sameVersion: true } : {}),
       });
       if ('kind' in r) {
         const out = withChanges(renderLadder(r, ctx), opts, changesOf(r));

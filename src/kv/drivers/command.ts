@@ -1,8 +1,9 @@
 import type { CommandTemplates, MemberSpec } from '../cluster/cluster-file.js';
 import type { DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest } from './driver.js';
 import type { StartSettings } from './start-settings.js';
-import { parseRead, readScript } from './host-script.js';
-import { configFileOf } from './start-settings.js';
+import { noReach, onThisHost, readRunningSettings, shellHere } from './local-reach.js';
+import { shellWord, v2SizeScript } from './host-script.js';
+import { dataDirOf } from './start-settings.js';
 import { valueProblem } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
 import { UsageError } from '../../core/errors.js';
@@ -64,11 +65,14 @@ export class CommandDriver implements MemberDriver {
   /** Present only when a data-dir template is given. */
   readonly dataLayout?: (m: MemberSpec) => Promise<DataLayout>;
 
-  /** Present only when a trial template is given: a shell script run on the member's host (the trial of each hop's binary). */
-  readonly hostShell?: (m: MemberSpec, script: string, timeoutMs: number) => Promise<HostShellResult>;
+  /**
+   * A shell script run on the member's host: the trial template (`ssh {host} sudo sh -s`) when given,
+   * else `sh -s` here for a member whose endpoint is on this machine; else it fails naming the template.
+   */
+  readonly hostShell: (m: MemberSpec, script: string, timeoutMs: number) => Promise<HostShellResult>;
 
-  /** Present only when a trial template is given: the running member's settings, read on its host from /proc. */
-  readonly startSettings?: (m: MemberSpec, target: MemberTarget) => Promise<StartSettings | { why: string }>;
+  /** The running member's settings, read on its host from /proc (through hostShell). */
+  readonly startSettings: (m: MemberSpec, target: MemberTarget) => Promise<StartSettings | { why: string }>;
 
   /** Present only when a stage template is given: run on every member before a hop's first stop. */
   readonly stage?: (m: MemberSpec, target: MemberTarget) => Promise<string>;
@@ -101,10 +105,12 @@ export class CommandDriver implements MemberDriver {
     const dataDir = t.dataDir;
     if (dataDir) this.dataLayout = (m) => this.layout(m, dataDir);
     const trial = t.trial;
-    if (trial) {
-      this.hostShell = (m, script, timeoutMs) => this.shell(trial, m, script, timeoutMs);
-      this.startSettings = (m, target) => this.readSettings(trial, m, target);
-    }
+    this.hostShell = (m, script, timeoutMs) => {
+      if (trial) return this.shell(trial, m, script, timeoutMs);
+      if (onThisHost(m.endpoint)) return shellHere(this.exec, script, timeoutMs, this.env.PATH);
+      return Promise.resolve({ stdout: '', stderr: '', failed: noReach(m) });
+    };
+    this.startSettings = (m, target) => this.readSettings(m, target);
     const space = t.space;
     if (space) this.backupSpace = (m) => this.measureSpace(m, space);
     if (t.stage || t.stageByVersion) {
@@ -309,11 +315,29 @@ export class CommandDriver implements MemberDriver {
     this.versions.set(m.name, target);
   }
 
+  /**
+   * The member's v2 data, measured on its host: the v2-size template when given; else where the
+   * driver reaches the host (the trial template, or this machine), the newest v2 snapshot file of the
+   * data dir its running process names (no snapshot file yet: its WAL's size, an upper bound).
+   */
   async v2DataBytes(m: MemberSpec): Promise<number | undefined> {
-    if (!this.t.v2Size) return undefined;
-    const r = await this.run(this.t.v2Size, m);
-    const n = Number(String(r.stdout).trim().split(/\s+/)[0]);
-    return Number.isFinite(n) ? n : undefined;
+    if (this.t.v2Size) {
+      const r = await this.run(this.t.v2Size, m);
+      const n = Number(String(r.stdout).trim().split(/\s+/)[0]);
+      return Number.isFinite(n) ? n : undefined;
+    }
+    const s = await this.startSettings(m, { version: '', running: true });
+    if ('why' in s) return undefined;
+    const dirs = await dataDirOf(s);
+    if (!dirs) return undefined;
+    const r = await this.hostShell(m, v2SizeScript(dirs.dataDir, dirs.walDir), this.timeoutMs);
+    const n = /^opsctl-v2: (snap|wal) (\d+)$/m.exec(r.stdout);
+    return n ? Number(n[2]) : undefined;
+  }
+
+  /** Whether v2DataBytes can measure on the host (a template, or a way onto the host). */
+  measuresV2(m: MemberSpec): boolean {
+    return Boolean(this.t.v2Size || this.t.trial || onThisHost(m.endpoint));
   }
 
   /** The trial template with `script` on its standard input (`sh -s` on the member's host). */
@@ -333,36 +357,40 @@ export class CommandDriver implements MemberDriver {
    * command line, ETCD_* environment, working directory, user and the config file it names); the
    * config template's output, where given, is the config file it will start {version} with.
    */
-  private async readSettings(template: string, m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }> {
+  private async readSettings(m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }> {
+    const given = this.t.binByVersion?.[target.version] ?? (target.binDir ? `${target.binDir}/etcd` : undefined);
+    const host = this.vars(m).host;
+    const read = await readRunningSettings((script) => this.hostShell(m, script, this.timeoutMs), m.endpoint, given ?? '', host, target.version);
+    if ('why' in read || read.simulated) return read;
+    // (a rolling restart on the member's own version: the binary it runs now)
+    const bin = given ?? (target.running && read.exe ? read.exe : undefined);
+    if (bin && !given) read.program = [bin];
+    // (settings read without the target's path still feed the rules; the trial says what is missing)
+    const found = bin
+      ? read
+      : {
+          ...read,
+          program: [],
+          noProgram: `the path of the ${target.version} binary on the hosts is not known (--target-bin ${target.version}=DIR, the path on the hosts; or bins in the systemd preset)`,
+        };
+    if (!this.t.config) return found;
+    const c = await this.readConfig(m, target);
+    return c ? { ...found, config: { file: `${c.file} on ${host}`, text: c.text } } : found;
+  }
+
+  /** `BIN --version` on the member's host, through hostShell (the binary the start template's {bin} names). */
+  async binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }> {
     const bin = this.t.binByVersion?.[target.version] ?? (target.binDir ? `${target.binDir}/etcd` : undefined);
-    if (!bin)
-      return {
-        why: `the path of the ${target.version} binary on the hosts is not known (--target-bin ${target.version}=DIR, the path on the hosts; or bins in the systemd preset)`,
-      };
-    const url = new URL(m.endpoint);
-    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    const r = await this.shell(template, m, readScript(port), this.timeoutMs);
-    if (r.failed) return { why: `reading its settings on its host failed: ${r.failed}` };
-    const found = parseRead(r.stdout);
-    if (found.kind === 'none') return { why: `its process on its host: ${found.why}` };
-    const where = `pid ${found.pid} on ${this.vars(m).host} (/proc)`;
-    let config: StartSettings['config'];
-    if (this.t.config) {
-      const c = await this.readConfig(m, target);
-      if (c) config = { file: `${c.file} on ${this.vars(m).host}`, text: c.text };
-    } else if (found.config !== undefined) {
-      const file = configFileOf(found.argv.slice(1), found.env) ?? 'the config file';
-      config = { file: `${file} on ${this.vars(m).host}`, text: found.config };
-    } else if (found.configError) return { why: `its config file ${found.configError}` };
-    return {
-      program: [bin],
-      args: found.argv.slice(1),
-      env: found.env,
-      ...(config ? { config } : {}),
-      ...(found.cwd ? { cwd: found.cwd } : {}),
-      ...(found.uid !== undefined && found.gid !== undefined ? { user: { uid: found.uid, gid: found.gid } } : {}),
-      from: { args: `the command line of ${where}`, env: `the environment of ${where}` },
-    };
+    if (!bin) return { why: `the path of the ${target.version} binary on the hosts is not known` };
+    const r = await this.hostShell(m, `${shellWord(bin)} --version 2>&1 | sed -n 's/^etcd Version: //p'\n`, this.timeoutMs);
+    if (r.failed) return { why: r.failed };
+    const v = r.stdout.trim().split('\n')[0]?.trim();
+    return v ? { version: v } : { why: `${bin} --version on ${this.vars(m).host} printed no "etcd Version:"` };
+  }
+
+  /** Whether the member's host is this machine and no template stands between (the trial's scratch dir and ports are chosen here). */
+  runsHere(m: MemberSpec): boolean {
+    return !this.t.trial && onThisHost(m.endpoint);
   }
 
   /** The config template's output; the file is the last absolute path in its argv (else the command). */

@@ -13,6 +13,8 @@ export interface HostShellResult {
 export interface MemberTarget {
   version: string;
   binDir?: string;
+  /** The member's own running binary (a rolling restart on its version with no binary given): the trial reads it from /proc. */
+  running?: boolean;
   /**
    * Settings for this one start only (kv upgrade --fix-v2store: `snapshot-count: 1`): the local
    * driver writes them into the member's config file (its original kept beside it and put back at
@@ -41,6 +43,11 @@ export interface MemberDriver {
   isRunning(m: MemberSpec): Promise<boolean>;
   /** Start the member on `target`. */
   start(m: MemberSpec, target: MemberTarget): Promise<void>;
+  /**
+   * The version of the etcd binary a start on `target` would run, asked where the member runs (right
+   * before its start: a wrong or missing binary is refused, never started); `why` when it cannot be asked there.
+   */
+  binaryVersion?(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }>;
   /** Last resort after a stop timed out (local: SIGKILL). */
   kill?(m: MemberSpec): Promise<void>;
   /** Bytes of v2 data, when the driver can tell (for --settle auto). */
@@ -71,6 +78,8 @@ export interface MemberDriver {
    * ETCD_* environment, config file): the trial's input. `why` when the driver cannot tell.
    */
   startSettings?(m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }>;
+  /** Whether a script of hostShell runs on this machine (its scratch dir and free ports are chosen here); absent: local drivers do, others do not. */
+  runsHere?(m: MemberSpec): boolean;
   /** Runs a POSIX shell script on the member's host (`sh -s` here; the trial template there). Undefined: the driver has no way to. */
   hostShell?(m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult>;
   /**

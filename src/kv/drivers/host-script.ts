@@ -14,13 +14,17 @@ export function shellWord(v: string): string {
  * The read script: the member that listens on `port` on this host, as /proc shows it. Prints
  * `opsctl-read: KEY VALUE` lines (cmdline, environ and config base64: they may hold any byte).
  */
-export function readScript(port: number): string {
+export function readScript(port: number, host?: string): string {
+  // An IPv4 address as /proc/net/tcp writes it (little-endian hex): a listener on it or on 0.0.0.0 is
+  // the member's (two members may share a port on two loopback addresses); any address otherwise.
+  const ip = host && /^\d+\.\d+\.\d+\.\d+$/.test(host) ? procHex(host) : '';
   return `${[
     'set -u',
     `port=${port}`,
+    `ip=${ip}`,
     'say() { printf "opsctl-read: %s\\n" "$*"; }',
     'hex=$(printf "%04X" "$port")',
-    'inodes=$(awk -v p=":$hex" \'$4=="0A" && substr($2, length($2)-4)==p {print $10}\' /proc/net/tcp /proc/net/tcp6 2>/dev/null)',
+    'inodes=$(awk -v p=":$hex" -v ip="$ip" \'$4=="0A" && substr($2, length($2)-4)==p && (ip == "" || length($2) > 13 || substr($2, 1, 8) == ip || substr($2, 1, 8) == "00000000") {print $10}\' /proc/net/tcp /proc/net/tcp6 2>/dev/null)',
     'pid=',
     'for ino in $inodes; do',
     '  f=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "socket:\\[$ino\\]" 2>/dev/null | head -n 1)',
@@ -43,6 +47,15 @@ export function readScript(port: number): string {
     'fi',
     'say end',
   ].join('\n')}\n`;
+}
+
+/** An IPv4 address as /proc/net/tcp writes it: the four bytes in host (little-endian) order, hex. */
+export function procHex(ipv4: string): string {
+  return ipv4
+    .split('.')
+    .map((b) => Number(b).toString(16).toUpperCase().padStart(2, '0'))
+    .reverse()
+    .join('');
 }
 
 /** What the read script found. */
@@ -92,4 +105,18 @@ export function parseRead(stdout: string): ReadOutcome {
     ...(kv.has('config') ? { config: b64('config') } : {}),
     ...(noconfig ? { configError: noconfig } : {}),
   };
+}
+
+/** The v2 store's size in a data dir: its newest v2 snapshot file (`opsctl-v2: snap N`), else what its WAL files hold (`opsctl-v2: wal N`, their bytes written: an upper bound). */
+export function v2SizeScript(dataDir: string, walDir?: string): string {
+  const wal = walDir ?? `${dataDir}/member/wal`;
+  return `${[
+    `d=${shellWord(dataDir)}`,
+    `w=${shellWord(wal)}`,
+    'f=$(ls -t "$d"/member/snap/*.snap 2>/dev/null | head -n 1)',
+    'if [ -n "$f" ]; then printf "opsctl-v2: snap %s\\n" "$(wc -c <"$f" | tr -d " ")"; exit 0; fi',
+    // (WAL files are preallocated with zeros: the bytes written, v2 and v3 entries alike, are the others)
+    'n=$(cat "$w"/*.wal 2>/dev/null | tr -d "\\000" | wc -c | tr -d " ")',
+    '[ -n "$n" ] && printf "opsctl-v2: wal %s\\n" "$n"',
+  ].join('\n')}\n`;
 }

@@ -244,9 +244,13 @@ export class LocalDriver implements MemberDriver {
 
   private settingsFor(m: MemberSpec, target: MemberTarget): StartSettings | { why: string } {
     const s = this.spec(m);
-    if (this.sandbox.kind !== 'sim' && !target.binDir)
-      return { why: `no etcd binaries for ${target.version} are known for this member (--target-bin ${target.version}=DIR)` };
-    const { file, args } = this.argv(s, target);
+    // (without the target's binaries the settings still feed the rules; the trial says what is missing)
+    if (target.running && !target.binDir) target = { ...target, binDir: s.binDir };
+    const noProgram =
+      this.sandbox.kind !== 'sim' && !target.binDir
+        ? `no etcd ${target.version} binaries are known for this member (--target-bin ${target.version}=DIR, or opsctl kv release get ${target.version}.N)`
+        : undefined;
+    const { file, args } = this.argv(s, noProgram ? { ...target, binDir: s.binDir ?? '/' } : target);
     // A simulated member's program is node, its script and its version; a real one's the etcd binary.
     const cut = this.sandbox.kind === 'sim' ? args.indexOf('--kv-version') + 2 : 0;
     let config: StartSettings['config'];
@@ -258,12 +262,27 @@ export class LocalDriver implements MemberDriver {
       }
     }
     return {
-      program: [file, ...args.slice(0, cut)],
+      program: noProgram ? [] : [file, ...args.slice(0, cut)],
       args: args.slice(cut),
       env: {},
       ...(config ? { config } : {}),
       from: { args: "the sandbox's start command", env: "the sandbox's start environment" },
+      ...(noProgram ? { noProgram } : {}),
     };
+  }
+
+  /** `etcd --version` of the binary the start runs (a simulated member is the version it is told). */
+  async binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }> {
+    if (this.sandbox.kind === 'sim') return { version: target.version };
+    const dir = target.binDir ?? (target.running ? this.spec(m).binDir : undefined);
+    if (!dir) return { why: `no etcd ${target.version} binaries are known for ${m.name}` };
+    const r = await this.exec(join(dir, 'etcd'), ['--version'], { reject: false, timeout: 30_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } });
+    const v = /etcd Version:\s*(\S+)/.exec(String(r.stdout ?? ''))?.[1];
+    return v
+      ? { version: v }
+      : {
+          why: `${join(dir, 'etcd')} --version printed no "etcd Version:" (${r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`})`,
+        };
   }
 
   /** `sh -s` on this machine, the script on its standard input. */

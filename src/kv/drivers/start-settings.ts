@@ -19,6 +19,8 @@ export interface StartSettings {
   user?: { uid: number; gid: number };
   /** Where the arguments and the environment were read: "the sandbox's start command", "pid 4242 on 10.0.0.5 (/proc)". */
   from: { args: string; env: string };
+  /** Why the target's program is not known (the settings were read, for the rules; the trial cannot run): `program` is empty then. */
+  noProgram?: string;
 }
 
 /** A flag as written: `--key=value`, `--key value`, `-key value` (Go's flag package takes one dash too), or a bare `--key`. */
@@ -70,4 +72,35 @@ export function configFileOf(args: readonly string[], vars: Readonly<Record<stri
   const flag = flagWords(args).find((f) => f.key === 'config-file');
   if (flag && typeof flag.value === 'string') return flag.value;
   return vars[envName('config-file')] || undefined;
+}
+
+/**
+ * The data dir (and WAL dir) a member runs with, as etcd reads its settings: the config file when it
+ * names one (etcd then ignores flags), else the flag, else ETCD_DATA_DIR, else `NAME.etcd` (etcd's
+ * default) in its working directory. Relative paths are read from that directory.
+ */
+export async function dataDirOf(s: StartSettings): Promise<{ dataDir: string; walDir?: string } | undefined> {
+  const from = (key: string): string | undefined => {
+    const f = flagWords(s.args).find((x) => x.key === key);
+    if (f && typeof f.value === 'string') return f.value;
+    return s.env[envName(key)] || undefined;
+  };
+  let get = from;
+  if (s.config) {
+    const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+    const y = (mod as { parse?: unknown }).parse ? mod : mod.default!;
+    let doc: unknown;
+    try {
+      doc = y.parse(s.config.text);
+    } catch {
+      return undefined;
+    }
+    const map = doc && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : {};
+    get = (key) => (typeof map[key] === 'string' && map[key] ? map[key] : undefined);
+  }
+  const name = get('name') ?? 'default';
+  const abs = (p: string) => (p.startsWith('/') || !s.cwd ? p : `${s.cwd.replace(/\/$/, '')}/${p}`);
+  const dataDir = abs(get('data-dir') ?? `${name}.etcd`);
+  const wal = get('wal-dir');
+  return { dataDir, ...(wal ? { walDir: abs(wal) } : {}) };
 }

@@ -2,6 +2,7 @@
 import { UpgradeRefused } from '../upgrade/options.js';
 import { hopName, type Hop } from './plan.js';
 import { checkHop } from '../rules/index.js';
+import { PROOF_RULES } from '../rules/trial.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
@@ -10,6 +11,9 @@ import { hopTrials, type TrialHop } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type Binaries, hopFacts, look } from './facts.js';
 import { type LadderOptions, type LadderReport } from './record.js';
+import { isResumable, journalPath, memberInFlight } from '../journal/journal.js';
+import { readJournal } from '../journal/read.js';
+import type { JournalWithRuns } from '../journal/runs.js';
 
 /** The trials of `hops` (src/kv/trial): each member's settings on each hop's binary; `prior` stands where the settings did not change. */
 export function trialsOf(
@@ -18,17 +22,51 @@ export function trialsOf(
   bins: Record<string, Binaries>,
   prior?: Map<string, TrialFinding[]>,
 ): Promise<Map<string, TrialFinding[]>> {
-  const list: TrialHop[] = hops.map((h) => ({ name: hopName(h), to: h.to, binDir: bins[h.to]?.dir, release: strOf(bins[h.to]?.version) }));
-  return hopTrials({ driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug }, list, prior);
+  const list: TrialHop[] = hops.map((h) => ({
+    name: hopName(h),
+    to: h.to,
+    binDir: bins[h.to]?.dir,
+    release: strOf(bins[h.to]?.version),
+    ...(bins[h.to]?.running ? { running: true } : {}),
+  }));
+  const stopped = stoppedByJournal(o);
+  return hopTrials(
+    { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, ...(stopped ? { stopped } : {}) },
+    list,
+    prior,
+  );
 }
 
-/** A hop's rules over its facts, with the refusals of the rules named by --ignore-check shown as warnings. */
-export async function check(o: LadderOptions, facts: HopFacts): Promise<CheckRow[]> {
+/**
+ * The member the recorded run stopped and did not start again (the journal is the truth on resume: a
+ * member down is the one it stopped), with the hop it was in and the checks recorded before that stop.
+ */
+export function stoppedByJournal(o: Pick<LadderOptions, 'dataDir' | 'cluster'>): { member: string; hop: string; recorded: CheckRow[] } | undefined {
+  let j;
+  try {
+    j = readJournal(journalPath(o.dataDir, o.cluster.key));
+  } catch {
+    return undefined; // (the executor names a journal it cannot use)
+  }
+  if (!isResumable(j)) return undefined;
+  const member = memberInFlight(j);
+  if (!member) return undefined;
+  const hop = j.allowSameVersion && j.source === j.target ? `${j.source} → ${j.target} (patch)` : `${j.source} → ${j.target}`;
+  return { member, hop, recorded: (j as JournalWithRuns).checks ?? [] };
+}
+
+/** A hop's rules over its facts, with the refusals of the rules named by --ignore-check, and the members --skip-trial names, shown as warnings. */
+export async function check(o: Pick<LadderOptions, 'ignoreChecks' | 'skipTrial'>, facts: HopFacts): Promise<CheckRow[]> {
   const rows = await checkHop(facts);
   const ignore = new Set(o.ignoreChecks ?? []);
-  return rows.map((r) =>
-    ignore.has(r.rule) && r.status === 'refuse' ? { ...r, status: 'warn', detail: `ignored (--ignore-check ${r.rule}): ${r.detail}` } : r,
-  );
+  const skip = new Set(o.skipTrial?.members ?? []);
+  return rows.map((r): CheckRow => {
+    if (PROOF_RULES.has(r.rule) && r.member && skip.has(r.member) && (r.status === 'refuse' || r.status === 'not checked')) {
+      const { fix: _fix, ...rest } = r;
+      return { ...rest, status: 'warn', detail: `not proven, skipped by --skip-trial ${r.member} (${o.skipTrial!.reason}): ${r.detail}` };
+    }
+    return ignore.has(r.rule) && r.status === 'refuse' ? { ...r, status: 'warn', detail: `ignored (--ignore-check ${r.rule}): ${r.detail}` } : r;
+  });
 }
 
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
@@ -105,23 +143,33 @@ export async function runFix(
   return check(o, await hopFacts(o, hop, await look(o), bins, v2, true, false, trials));
 }
 
-/** The rows that stop the ladder: refusals, and with --strict every check that could not run. */
+/** The rows that stop the ladder: refusals, a member not proven (the trials), and with --strict every check that could not run. */
 export function blocking(rows: CheckRow[], strict: boolean): CheckRow[] {
-  return rows.filter((r) => r.status === 'refuse' || (strict && r.status === 'not checked'));
+  return rows.filter((r) => r.status === 'refuse' || (r.status === 'not checked' && (strict || PROOF_RULES.has(r.rule))));
 }
 
 export function reasonOf(r: CheckRow): string {
   // (A finding that names its own fix, as the 3.3 config check does, is not given the rule's too.)
   const fix = r.fix && !/fix:/.test(r.detail) ? `; fix: ${r.fix}` : '';
-  const what = r.status === 'not checked' ? `not checked (--strict): ${r.detail}` : `${r.detail}${fix}`;
+  const what = r.status !== 'not checked' ? `${r.detail}${fix}` : PROOF_RULES.has(r.rule) ? `not proven: ${r.detail}` : `not checked (--strict): ${r.detail}`;
   return `${r.hop} [${r.rule}]${r.member ? ` member ${r.member}` : ''}: ${what} (${r.guide})`;
 }
 
-/** Refuses with every blocking row, naming --strict's part when that is what refuses. */
+/** Refuses with every blocking row, naming --strict's part, or --skip-trial's, when that is what refuses. */
 export function refuseRows(rows: CheckRow[], stopped: boolean): never {
+  const unproven = [...new Set(rows.filter((r) => r.status === 'not checked' && PROOF_RULES.has(r.rule) && r.member).map((r) => r.member!))];
+  const strictOnly = rows.some((r) => r.status === 'not checked' && !PROOF_RULES.has(r.rule));
+  const ways = [
+    ...(unproven.length
+      ? [
+          `a member is stopped only once its trials have run: give what each line names; to accept the risk for a member by name: --skip-trial ${unproven.join(',')} --skip-reason "WHY" (kept in the journal and the report)`,
+        ]
+      : []),
+    ...(strictOnly ? ['or drop --strict to go ahead with the other checks that cannot run listed as such'] : []),
+  ];
   const hint = stopped
-    ? 'nothing of this hop was stopped: fix what the checks name, then run the same command to resume the ladder'
-    : `nothing was stopped or changed: fix what the checks name, then run the same command${rows.some((r) => r.status === 'not checked') ? '; or drop --strict to go ahead with the checks that cannot run listed as such' : ''} (a refusal you have judged wrong: --ignore-check RULE, the id in brackets)`;
+    ? `nothing of this hop was stopped: fix what the checks name, then run the same command to resume the ladder${ways.length ? `; ${ways.join('; ')}` : ''}`
+    : `nothing was stopped or changed: fix what the checks name, then run the same command${ways.length ? `; ${ways.join('; ')}` : ''} (a refusal you have judged wrong: --ignore-check RULE, the id in brackets)`;
   throw new UpgradeRefused(rows.map(reasonOf), hint);
 }
 

@@ -84,6 +84,9 @@ async function memberFacts(
     }
   }
   const sim = o.cluster.sandbox?.kind === 'sim';
+  if (o.driver?.dataLayout && !sim) {
+    out.layout = await o.driver.dataLayout(m).catch((err: Error) => ({ why: `${err.message}; fix the data-dir template (or --on-host)` }));
+  }
   if (o.driver?.type === 'local' && m.dataDir && !sim) {
     try {
       out.dataDir = { dir: m.dataDir, mode: statSync(m.dataDir).mode };
@@ -98,6 +101,8 @@ async function memberFacts(
 export interface Binaries {
   dir?: string;
   version?: string | { why: string };
+  /** No binary given for a rolling restart on the members' own version: each member's running binary (read from /proc, or the sandbox's). */
+  running?: boolean;
 }
 
 /**
@@ -105,8 +110,15 @@ export interface Binaries {
  * the release the simulated member stands for. A real cluster without a binary for a hop, a binary
  * of another minor, or a --target-bin for no hop of the ladder is refused before anything stops.
  */
-export async function hopBinaries(o: LadderOptions, hops: Hop[], early?: EarlyVersions): Promise<{ bins: Record<string, Binaries>; reasons: string[] }> {
+export async function hopBinaries(
+  o: LadderOptions,
+  hops: Hop[],
+  early?: EarlyVersions,
+  /** The targets of the hops a resumed ladder has finished: their --target-bin (valid when the run began) is accepted and ignored. */
+  finished: string[] = [],
+): Promise<{ bins: Record<string, Binaries>; reasons: string[]; notes: string[] }> {
   const reasons: string[] = [];
+  const notes: string[] = [];
   const bins: Record<string, Binaries> = {};
   const sim = o.cluster.sandbox?.kind === 'sim';
   const targets = [...new Set(hops.map((h) => h.to))];
@@ -120,7 +132,10 @@ export async function hopBinaries(o: LadderOptions, hops: Hop[], early?: EarlyVe
     delete given['*'];
   }
   for (const v of Object.keys(given)) {
-    if (!targets.includes(v)) reasons.push(`--target-bin ${v}=${given[v]}: no hop of this ladder goes to ${v} (its hops go to ${targets.join(', ')})`);
+    if (!targets.includes(v) && finished.includes(v)) {
+      notes.push(`--target-bin ${v}=${given[v]}: the hop to ${v} is done; not used by this run`);
+      delete given[v];
+    } else if (!targets.includes(v)) reasons.push(`--target-bin ${v}=${given[v]}: no hop of this ladder goes to ${v} (its hops go to ${targets.join(', ')})`);
   }
   const asked: Array<{ t: string; dir: string; v: ReturnType<typeof binaryVersion> }> = [];
   for (const t of targets) {
@@ -129,6 +144,10 @@ export async function hopBinaries(o: LadderOptions, hops: Hop[], early?: EarlyVe
       continue;
     }
     const dir = given[t] ?? o.releaseDir?.(t);
+    if (!dir && o.sameVersion) {
+      bins[t] = { running: true, version: { why: "each member's own running binary (a rolling restart on its version)" } };
+      continue;
+    }
     if (!dir) {
       if (o.cluster.sandbox?.kind === 'etcd') {
         reasons.push(
@@ -147,7 +166,7 @@ export async function hopBinaries(o: LadderOptions, hops: Hop[], early?: EarlyVe
     else if (minor(v.version) !== t) reasons.push(`--target-bin ${t}=${dir}: its etcd is ${v.version}, not ${t}.x: the hop to ${t} needs a ${t} binary`);
     bins[t] = { dir, version: 'why' in v ? v : v.version };
   }
-  return { bins, reasons };
+  return { bins, reasons, notes };
 }
 
 /** The facts of one hop: each member's settings and data dir, auth, the v2 store, etcdutl's verdict. */
@@ -223,12 +242,14 @@ export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster
   if (o.cluster.sandbox?.kind === 'sim') return "settle auto: each simulated member's v2 size";
   const ways: string[] = [];
   const d = o.cluster.driver;
+  const onHosts = o.driver?.type === 'command' && o.cluster.members.every((m) => (o.driver as { measuresV2?(m: MemberSpec): boolean }).measuresV2?.(m));
   if (o.driver?.type === 'command' && d?.type === 'command' && d.v2Size) ways.push("the v2-size template on each member's host");
+  else if (onHosts) ways.push("each member's newest v2 snapshot file on its host (else the bytes its WAL holds)");
   if (compareMinor(hop.from, '3.3') <= 0) ways.push("each member's v2 key tree over its v2 API");
   else ways.push("each member's v2 key tree over its v2 API where enable-v2 is on");
   if (v2 && 'bytes' in v2) ways.push(`the ${v2.bytes} bytes ${v2.on}`);
   if (o.driver?.type === 'local') ways.push("its newest member/snap/*.snap, else its WAL's v2 writes");
-  else if (!(v2 && 'bytes' in v2) && compareMinor(hop.from, '3.4') >= 0 && !ways.some((w) => w.startsWith('the v2-size')))
-    return "settle auto: v2 data size not checked: a 3.4+ member serves no v2 API unless enable-v2, its data dir is on its host and no v2-size template asks it there (driver.v2Size / --v2-size-cmd); the guide's rule applies: 2 minutes between members";
+  else if (!(v2 && 'bytes' in v2) && compareMinor(hop.from, '3.4') >= 0 && !onHosts && !ways.some((w) => w.startsWith('the v2-size')))
+    return "settle auto: v2 data size not checked: a 3.4+ member serves no v2 API unless enable-v2, its data dir is on its host and opsctl has no way there (a trial template such as 'ssh {host} sudo sh -s', or driver.v2Size / --v2-size-cmd); the guide's rule applies: 2 minutes between members";
   return `settle auto: the guide's 2 minutes between members only over 50 MB of v2 data, sized by ${ways.join(', else ')}`;
 }

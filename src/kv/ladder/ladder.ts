@@ -15,13 +15,14 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
-import { runUpgrade } from '../upgrade/executor.js';
+import { requireDriver, runUpgrade } from '../upgrade/executor.js';
 import { UpgradeRefused, type UpgradeReport } from '../upgrade/options.js';
 import { isResumable, journalPath, writeJournal, type Journal } from '../journal/journal.js';
 import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
 import { readJournal } from '../journal/read.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
 import { hopName, planLadder, type Hop } from './plan.js';
+import { planFromJournal, resumesUpgrade } from './resume-plan.js';
 import { minor } from '../cluster/parse.js';
 import { renderChecks } from '../rules/index.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
@@ -68,12 +69,14 @@ function ladderResume(o: LadderOptions, lf: LadderFile, hops: Hop[], at: number)
 }
 
 /**
- * The single-hop run with its rulebook checked first (`kv upgrade --to 3.4` on a 3.3 cluster), or
- * the ladder when the target is more than one hop away (or a ladder is recorded for this cluster).
+ * The single-hop run with its rulebook checked first (`kv upgrade --to 3.4` on a 3.3 cluster; a rolling
+ * restart with --allow-same-version is a hop onto the same minor), or the ladder when the target is
+ * more than one hop away (or a ladder is recorded for this cluster).
  */
 export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: UpgradeReport; checks: CheckRow[] } | LadderReport> {
+  requireDriver(o);
   const file = ladderPath(o.dataDir, o.cluster.key);
-  const recorded = readLadder(file);
+  const recorded = o.sameVersion ? undefined : readLadder(file);
   if (recorded && recorded.status !== 'done') {
     if (recorded.to !== o.to) {
       throw new OpsError(`an unfinished upgrade ladder to ${recorded.to} of this cluster is recorded in ${file}`, 1, {
@@ -85,16 +88,18 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   }
   // a journal opsctl cannot use is named (with its fix) before anything looks at the cluster, as a one-hop run always did
   const journal = journalPath(o.dataDir, o.cluster.key);
-  if (existsSync(journal)) readJournal(journal);
+  const inFlight = existsSync(journal) ? readJournal(journal) : undefined;
   const early = askVersionsEarly(o);
   const obs = await look(o);
-  const plan = planLadder(obs, o.to);
+  if (o.sameVersion) return single(o, obs, { from: o.to, to: o.to, patch: true }, early);
+  // A hop in flight: planned from its journal (which member it stopped, which it finished), not from the members that answer.
+  const plan = resumesUpgrade(inFlight, o.to) ? planFromJournal(obs, inFlight, o.to, journal) : planLadder(obs, o.to);
   if (!plan.ok) throw new UpgradeRefused(plan.reasons, 'fix the cluster first; nothing was changed');
   if (plan.hops.length <= 1) return single(o, obs, plan.hops[0], early);
   return runLadder(o, file, undefined, obs, plan.hops, early);
 }
 
-/** One hop: its rules, then the executor as before. */
+/** One hop: its binary, its rules and every member's trial (the proof), then the executor as before. */
 async function single(
   o: LadderOptions,
   obs: ClusterObservation,
@@ -105,11 +110,14 @@ async function single(
   let v2: HopFacts['v2'];
   let trials: Map<string, TrialFinding[]> | undefined;
   let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
-  if (hop && !hop.patch) {
+  if (hop) {
     const { bins, reasons } = await hopBinaries(o, [hop], early);
-    // The executor names a missing binary of a one-hop run itself, as it always has.
-    const binReasons = reasons.filter((r) => !r.startsWith('no etcd binaries'));
-    if (binReasons.length) throw new UpgradeRefused(binReasons, 'nothing was changed: give the binary of the right version');
+    if (reasons.length) {
+      throw new UpgradeRefused(
+        reasons,
+        'nothing was changed: give the binary of the right version (--target-bin VERSION=DIR, or opsctl kv release get VERSION.N)',
+      );
+    }
     targetBin = bins[hop.to]?.dir ?? targetBin;
     const tried = o.now();
     const trying = trialsOf(o, [hop], bins);
@@ -118,11 +126,16 @@ async function single(
     const trialMs = o.now() - tried;
     checks = planFix(o, await check(o, await hopFacts(o, hop, obs, bins, v2, true, false, trials)));
     const stop = blocking(checks, o.strict);
-    if (stop.length) refuseRows(stop, false);
-    o.reporter.note(['Checks of the hop (rulebook):', ...renderChecks(checks), `  ${settlePlan(o, hop, v2)}`, `  ${trialSummary(trials, trialMs)}`].join('\n'));
+    const text = ['Checks of the hop (rulebook):', ...renderChecks(checks), `  ${settlePlan(o, hop, v2)}`, `  ${trialSummary(trials, trialMs)}`].join('\n');
+    if (stop.length) {
+      // --dry-run shows what it was asked for, then refuses as the run would (exit 1)
+      if (o.dryRun) o.reporter.note(text);
+      refuseRows(stop, false);
+    }
+    o.reporter.note(text);
   }
   let confirm = o.confirm;
-  const fixing = hop?.to === '3.6' && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key) !== undefined);
+  const fixing = hop?.to === '3.6' && !hop.patch && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key) !== undefined);
   if (hop && fixing) {
     // One question for both: the fix changes the cluster, so it is asked before the fix.
     const names = fixRows(checks).map((r) => r.member!);
@@ -165,11 +178,17 @@ async function runLadder(
   const hops: Hop[] = recorded ? recorded.hops.map((h) => ({ from: h.from, to: h.to, patch: h.patch })) : planned!;
   const at = recorded?.current ?? 0;
   if (recorded) {
-    // The hop in flight must be where the cluster is: a hop done by hand, or a member elsewhere, is refused.
-    const plan = planLadder(obs, o.to);
+    // The hop in flight must be where the cluster is (as its journal says it left it): a hop done by
+    // hand, or a member elsewhere, is refused.
+    const hopFile = journalPath(o.dataDir, o.cluster.key);
+    const j = existsSync(hopFile) ? readJournal(hopFile) : undefined;
+    const mine = j && j.createdAt >= recorded.createdAt && hops[at] && minor(j.target) === hops[at].to;
+    const plan = mine && resumesUpgrade(j, o.to) ? planFromJournal(obs, j, o.to, hopFile) : planLadder(obs, o.to);
     const hop = hops[at];
     if (!plan.ok) throw new UpgradeRefused(plan.reasons, `the ladder (${file}) was not resumed; nothing was changed`);
-    if (hop && plan.hops[0] && (plan.hops[0].from !== hop.from || plan.hops[0].to !== hop.to)) {
+    // (killed after the hop's journal said done and before the ladder moved on: the hop is done, its run finds nothing to do)
+    const lagging = mine && j.status === 'done' && plan.ok && plan.from === hop?.to;
+    if (hop && plan.hops[0] && !lagging && (plan.hops[0].from !== hop.from || plan.hops[0].to !== hop.to)) {
       throw new UpgradeRefused(
         [`the ladder is at hop ${hopName(hop)}, but the cluster is at ${plan.from} (hop ${hopName(plan.hops[0])} next): was a hop done by hand?`],
         `nothing was changed: check the cluster (opsctl kv status); if it is where it should be, move the ladder file aside (mv ${file} ${file}.bad) and run the command again`,
@@ -182,7 +201,13 @@ async function runLadder(
   // The v2 store measured while the binaries are asked their versions (both only look).
   const measuring = recorded?.v2 ? Promise.resolve(recorded.v2) : measureV2(o, obs);
   measuring.catch(() => undefined); // awaited below: a failure is thrown there, not unhandled meanwhile
-  const { bins, reasons } = await hopBinaries({ ...o, targetBins: { ...recordedBins, ...o.targetBins } }, hops.slice(at), early);
+  const { bins, reasons, notes } = await hopBinaries(
+    { ...o, targetBins: { ...recordedBins, ...o.targetBins } },
+    hops.slice(at),
+    early,
+    hops.slice(0, at).map((h) => h.to),
+  );
+  for (const n of notes) o.reporter.note(n);
   if (reasons.length) {
     await measuring.catch(() => undefined);
     throw new UpgradeRefused(reasons, 'nothing was changed: give each hop its binaries (--target-bin VERSION=DIR, repeatable)');
@@ -219,8 +244,12 @@ async function runLadder(
     ...(resume ? { resume: resume.state } : {}),
   };
   const stop = blocking(rows.flat(), o.strict);
+  if (stop.length) {
+    // --dry-run shows the plan it was asked for, then refuses as the run would (exit 1)
+    if (o.dryRun) o.reporter.note(planText);
+    refuseRows(stop, false);
+  }
   if (o.dryRun) return report;
-  if (stop.length) refuseRows(stop, false);
   o.reporter.note(planText);
   if (o.confirm && !(await o.confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: Boolean(recorded) }))) {
     return { ...report, status: 'declined' };

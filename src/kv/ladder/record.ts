@@ -22,6 +22,16 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
   trialTimeoutS?: number;
   /** Rules whose refusals are shown as warnings instead (`--ignore-check ID`): the operator's own judgement, said on the plan. */
   ignoreChecks?: string[];
+  /** --allow-same-version: a rolling restart onto `to`, the members' own minor (a hop from `to` to `to`, proven like any). */
+  sameVersion?: boolean;
+  /** Members the operator lets be stopped without their trials (`--skip-trial M,… --skip-reason WHY`): said on the plan, kept in the journal and the report. */
+  skipTrial?: SkipTrial;
+}
+
+/** `--skip-trial MEMBER,… --skip-reason WHY`: the members stopped unproven, by the operator's own choice. */
+export interface SkipTrial {
+  members: string[];
+  reason: string;
 }
 
 export interface HopReport {

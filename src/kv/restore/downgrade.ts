@@ -10,13 +10,16 @@
  */
 import { OpsError } from '../../core/errors.js';
 import { KvClient } from '../cluster/client.js';
-import { runUpgrade } from '../upgrade/executor.js';
+import { requireDriver, runUpgrade } from '../upgrade/executor.js';
 import { UpgradeRefused, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
 import { hopTrials } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { journalPath } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
-import { isResumable } from '../journal/journal.js';
+import { isResumable, memberInFlight, type Journal } from '../journal/journal.js';
+import type { JournalWithRuns } from '../journal/runs.js';
+import type { CheckRow } from '../rules/types.js';
+import type { SkipTrial } from '../ladder/record.js';
 import { binaryVersion } from '../ladder/facts.js';
 import { SIM_RELEASES } from '@opsctl/etcd-sim/releases.js';
 import { observeCluster } from '../cluster/observe.js';
@@ -32,6 +35,8 @@ export interface DowngradeOptions extends Omit<UpgradeOptions, 'allowSameVersion
   targetBin?: string;
   /** Seconds the target's trial start with a member's settings may take (src/kv/trial). */
   trialTimeoutS?: number;
+  /** Members stopped without their trial (`--skip-trial M,… --skip-reason WHY`): said on the plan, kept in the journal. */
+  skipTrial?: SkipTrial;
 }
 
 export interface DowngradeReport {
@@ -125,6 +130,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
       hint: `finish it first (opsctl kv upgrade --to ${recorded.target}) or undo it (${o.rollbackCommand}); nothing was changed`,
     });
   }
+  requireDriver(o);
   const bins = await targetBinaries(o);
   const base = { kind: 'downgrade' as const, cluster: o.cluster.key, to: o.to, binDir: bins.dir, binaryVersion: bins.version };
   const exec = (r: UpgradeReport, enable: string[], extra: Partial<DowngradeReport> = {}): DowngradeReport => ({
@@ -137,17 +143,22 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
     run: r,
     ...extra,
   });
-  const common = { ...o, allowSameVersion: false, downgrade: true, targetBin: bins.dir, confirm: undefined };
   // The older binary judges every member's settings before anything stops or is enabled: a flag only the
-  // newer version knows (--feature-gates, a renamed experimental flag) stops the older one at start.
-  const tried = bins.reasons.length ? [] : await downgradeTrials(o, bins);
-  const refused = tried.filter((t) => t.result === 'problem');
+  // newer version knows (--feature-gates, a renamed experimental flag) stops the older one at start. A
+  // member it cannot judge is not stopped either, unless --skip-trial names it.
+  const tried = bins.reasons.length ? [] : await downgradeTrials(o, bins, resuming ? recorded : undefined);
+  const skip = new Set(o.skipTrial?.members ?? []);
+  const refused = tried.filter((t) => !skip.has(t.member) && (t.result === 'problem' || t.result === 'not-checked'));
   if (refused.length)
     throw new UpgradeRefused(
-      refused.map((t) => `[trial-start] member ${t.member}: ${t.detail}`),
-      `nothing was changed: change the setting etcd ${o.to} names where it is set, then run the command again`,
+      refused.map((t) => `[trial-start] member ${t.member}: ${t.result === 'not-checked' ? 'not proven: ' : ''}${t.detail}`),
+      refused.some((t) => t.result === 'not-checked')
+        ? `nothing was changed: give what each line names, then run the command again; to accept the risk for a member by name: --skip-trial ${refused.map((t) => t.member).join(',')} --skip-reason "WHY"`
+        : `nothing was changed: change the setting etcd ${o.to} names where it is set, then run the command again`,
     );
-  const trialLines = tried.map((t) => `    ${t.member}: ${t.result === 'ok' ? 'ok' : 'not checked'}: ${t.detail}`);
+  const checks = trialRows(tried, o);
+  const common = { ...o, allowSameVersion: false, downgrade: true, targetBin: bins.dir, confirm: undefined, checks };
+  const trialLines = checks.map((t) => `    ${t.member}: ${t.status}: ${t.detail}`);
   if (resuming) {
     if (bins.reasons.length) throw new UpgradeRefused(bins.reasons, 'nothing was changed: give the binaries of the right version');
     // The executor resumes at the recorded member (its own pre-flight looks at the whole cluster).
@@ -243,14 +254,35 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
   return r.status === 'done' ? finish(o, out) : out;
 }
 
-/** Each member's trial start on the target's binary (the sandbox here, a host through the trial template). */
-async function downgradeTrials(o: DowngradeOptions, bins: { dir?: string; version?: string }): Promise<TrialFinding[]> {
+/** Each member's trial start on the target's binary (the sandbox here, a host through the trial template); on a resume, the member it stopped by its record. */
+async function downgradeTrials(o: DowngradeOptions, bins: { dir?: string; version?: string }, resumed?: Journal): Promise<TrialFinding[]> {
   const hop = `→ ${o.to} (downgrade)`;
   const release = o.cluster.sandbox?.kind === 'sim' ? SIM_RELEASES[o.to] : bins.version;
-  const found = await hopTrials({ driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug }, [
-    { name: hop, to: o.to, binDir: bins.dir, ...(release ? { release } : {}) },
-  ]);
+  const down = resumed ? memberInFlight(resumed) : undefined;
+  const stopped = down ? { member: down, hop, recorded: (resumed as JournalWithRuns).checks ?? [] } : undefined;
+  const found = await hopTrials(
+    { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, ...(stopped ? { stopped } : {}) },
+    [{ name: hop, to: o.to, binDir: bins.dir, ...(release ? { release } : {}) }],
+  );
   return found.get(hop) ?? [];
+}
+
+/** The trials as the journal keeps them (a resume reads the stopped member's from there), skipped members said so. */
+function trialRows(tried: TrialFinding[], o: DowngradeOptions): CheckRow[] {
+  const skip = new Set(o.skipTrial?.members ?? []);
+  return tried.map((t) => {
+    const skipped = skip.has(t.member) && t.result !== 'ok';
+    return {
+      hop: t.hop,
+      rule: 'trial-start',
+      check: `the ${o.to} binary starts with each member's own settings`,
+      where: 'binary, config file, flags',
+      member: t.member,
+      status: skipped ? 'warn' : t.result === 'ok' ? 'ok' : t.result === 'problem' ? 'refuse' : 'not checked',
+      detail: skipped ? `not proven, skipped by --skip-trial ${t.member} (${o.skipTrial!.reason}): ${t.detail}` : t.detail,
+      guide: 'https://etcd.io/docs/v3.6/downgrades/downgrade_3_6/',
+    };
+  });
 }
 
 /** After the last member: every member on the target, the cluster version the target, the downgrade ended. */

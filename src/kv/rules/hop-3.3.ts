@@ -4,9 +4,65 @@ import type { Rule } from './types.js';
 
 const GUIDE = 'https://etcd.io/docs/v3.3/upgrades/upgrade_3_3/';
 
-/** 3.2 → 3.3: the seed's interface changes, read from each member's config file (config-check.ts). */
+/** 3.2 → 3.3: the seed's interface changes, read from each member's config file (config-check.ts); its data and auth traps. */
 export const HOP_33: Rule[] = [
   trialRule(GUIDE),
+  {
+    id: 'v2-without-v3-db',
+    check: 'every member holds a v3 database (member/snap/db) beside its v2 data (member/wal): 3.3 panics at start without one',
+    where: ['data dir'],
+    severity: 'refuse',
+    fix: 'restore member/snap/db from a v3 snapshot of this cluster (etcdctl snapshot restore), or remove the member and add it back empty, before upgrading',
+    guide: GUIDE,
+    test: (f) =>
+      f.members.map((m) => {
+        const d = m.layout;
+        if (!d)
+          return { member: m.name, result: 'not-checked' as const, detail: 'the driver does not know its data dir (a data-dir template, or the sandbox)' };
+        if ('why' in d) return { member: m.name, result: 'not-checked' as const, detail: `cannot look at its data dir: ${d.why}` };
+        if (!d.exists)
+          return {
+            member: m.name,
+            result: 'problem' as const,
+            detail: `its data dir ${d.dir} has no member/ directory: it is not this member's data dir (fix the data-dir template)`,
+          };
+        if (d.wal && !d.db)
+          return {
+            member: m.name,
+            result: 'problem' as const,
+            detail: `${d.dir} holds v2 data (member/wal) but no v3 database (member/snap/db): 3.3 would panic at start`,
+          };
+        return {
+          member: m.name,
+          result: 'ok' as const,
+          detail: `${d.dir}: member/wal ${d.wal ? 'and' : 'absent,'} member/snap/db ${d.db ? 'present' : 'absent'}`,
+        };
+      }),
+  },
+  {
+    id: 'auth-3.2.31',
+    check:
+      'with auth on, no member runs 3.2 before 3.2.31 (it can send an unauthorized lease revoke to a 3.3 member during the upgrade, which can corrupt data)',
+    where: ["the member's API"],
+    severity: 'refuse',
+    fix: 'upgrade every member to 3.2.31 or later first (a rolling restart onto the newer 3.2 patch: opsctl kv upgrade --to 3.2 --allow-same-version --target-bin DIR)',
+    guide: 'https://github.com/etcd-io/etcd/blob/main/CHANGELOG/CHANGELOG-3.2.md',
+    test: (f) => {
+      if (!f.current) return [{ result: 'ok' as const, detail: 'the members run the hop source only later: checked then' }];
+      if (f.auth === undefined || typeof f.auth === 'object')
+        return [{ result: 'not-checked' as const, detail: f.auth ? f.auth.why : 'whether auth is on was not asked' }];
+      return f.members.map((m) => {
+        const patch = /^3\.2\.(\d+)/.exec(m.serverVersion ?? '')?.[1];
+        if (f.auth && patch !== undefined && Number(patch) < 31)
+          return {
+            member: m.name,
+            result: 'problem' as const,
+            detail: `runs ${m.serverVersion} and auth is enabled: a 3.2 member before 3.2.31 can send an unauthorized lease revoke to a 3.3 member during the upgrade, which can corrupt data`,
+          };
+        return { member: m.name, result: 'ok' as const, detail: `${m.serverVersion ?? 'version unknown'}, auth ${f.auth ? 'on' : 'off'}` };
+      });
+    },
+  },
   {
     id: 'config-3.3',
     check:

@@ -6,7 +6,7 @@
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver } from '../drivers/driver.js';
-import type { HopFacts } from '../rules/types.js';
+import type { CheckRow, HopFacts } from '../rules/types.js';
 import { runTrials, type TrialFinding, type TrialJob } from './run.js';
 
 /** One hop as its trials see it: its name, its target minor, its binaries (dir and release) when known. */
@@ -15,6 +15,8 @@ export interface TrialHop {
   to: string;
   binDir?: string;
   release?: string;
+  /** Each member's own running binary (a rolling restart with no binary given). */
+  running?: boolean;
 }
 
 export interface HopTrialOptions {
@@ -22,20 +24,60 @@ export interface HopTrialOptions {
   members: MemberSpec[];
   timeoutS: number;
   debug?: (line: string) => void;
+  /**
+   * A member a resumed run finds down because the run it resumes stopped it (its journal says so): no
+   * process to read its settings from, so its proof is the trial that journal recorded before that stop.
+   */
+  stopped?: { member: string; hop: string; recorded: readonly CheckRow[] };
 }
 
 /** The trials of `hops`, by hop name (as HopFacts carry them); `prior` findings stand where the settings did not change. */
 export async function hopTrials(o: HopTrialOptions, hops: TrialHop[], prior?: Map<string, TrialFinding[]>): Promise<Map<string, TrialFinding[]>> {
+  const down = o.stopped?.member;
   const jobs: TrialJob[] = hops.flatMap((h) =>
-    o.members.map((m) => ({ hop: h.name, member: m, target: { version: h.to, binDir: h.binDir }, ...(h.release ? { release: h.release } : {}) })),
+    o.members
+      .filter((m) => m.name !== down)
+      .map((m) => ({
+        hop: h.name,
+        member: m,
+        target: { version: h.to, binDir: h.binDir, ...(h.running ? { running: true } : {}) },
+        ...(h.release ? { release: h.release } : {}),
+      })),
   );
   const before = new Map<string, TrialFinding>();
   for (const list of prior?.values() ?? []) for (const t of list) before.set(`${t.hop}\0${t.member}`, t);
   // All at once: a trial mostly waits (the start, an election); a host gets at most one per hop and member.
   const found = await runTrials(jobs, { driver: o.driver, timeoutS: o.timeoutS, debug: o.debug, parallel: Math.min(jobs.length, 16), prior: before });
+  const s = o.stopped;
+  if (s) for (const h of hops) found.push(h.name === s.hop ? recordedTrial(s.member, h.name, s.recorded) : laterTrial(s.member, h.name));
   const out = new Map<string, TrialFinding[]>();
   for (const t of found) out.set(t.hop, [...(out.get(t.hop) ?? []), t]);
+  for (const [hop, list] of out) out.set(hop, o.members.map((m) => list.find((t) => t.member === m.name)!).filter(Boolean));
   return out;
+}
+
+/** A later hop's trial of a member that is down now: it runs before that hop's first stop, once the member is back. */
+function laterTrial(member: string, hop: string): TrialFinding {
+  return {
+    member,
+    hop,
+    result: 'later',
+    detail: "down now (stopped by the run this one resumes): its trial runs before this hop's first stop, once it is back",
+  };
+}
+
+/** The proof of a member the resumed run stopped: its trial as the journal recorded it before that stop, or why there is none. */
+function recordedTrial(member: string, hop: string, recorded: readonly CheckRow[]): TrialFinding {
+  const plain = (h: string) => h.replace(/ \(patch\)$/, '');
+  const row = recorded.find((r) => r.rule === 'trial-start' && r.member === member && plain(r.hop) === plain(hop));
+  if (row?.status === 'ok')
+    return { member, hop, result: 'ok', detail: `down (stopped by the run this one resumes): its trial before that stop: ${row.detail}` };
+  return {
+    member,
+    hop,
+    result: 'not-checked',
+    detail: `down (stopped by the run this one resumes), and the journal holds no passed trial of it for ${hop}${row ? ` (it recorded: ${row.status}: ${row.detail})` : ''}: start it again as it was (opsctl kv rollback), or name it: --skip-trial ${member}`,
+  };
 }
 
 /** A hop's trials as its facts carry them. */

@@ -88,7 +88,10 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
   if (known?.fingerprint === fp) return { ...known, hop: job.hop };
   const list = await settingList(s);
   const settings = { source: what, list, ...(s.config ? { config: s.config } : {}) };
-  const host = { shell: d.hostShell.bind(d), remote: d.type === 'command' };
+  if (s.noProgram) return { ...notChecked(s.noProgram), fingerprint: fp, settings };
+  // The binary is on the member's host: there it is asked its version (the trial proves it is there, and of the hop).
+  const simulated = (s as { simulated?: boolean }).simulated === true;
+  const host = { shell: d.hostShell.bind(d), remote: d.type === 'command' && !d.runsHere?.(job.member), onHost: d.type === 'command' && !simulated, simulated };
   const found = await tryIt(job, o, host, s, what, list);
   return { ...found, fingerprint: fp, settings };
 }
@@ -97,7 +100,7 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
 async function tryIt(
   job: TrialJob,
   o: TrialOptions,
-  host: { shell: NonNullable<MemberDriver['hostShell']>; remote: boolean },
+  host: { shell: NonNullable<MemberDriver['hostShell']>; remote: boolean; onHost: boolean; simulated: boolean },
   s: StartSettings,
   what: string,
   list: Setting[],
@@ -132,13 +135,15 @@ async function tryIt(
       delimiter: `end_of_trial_config_${randomBytes(8).toString('hex')}`,
       user: s.user,
       clientCert: clientCertOf(s, doc),
-      askVersion: !job.release,
+      askVersion: !host.simulated && (host.onHost || !job.release),
     });
     o.debug?.(`[kv] trial of ${job.member.name} on ${release} (${job.hop}): ${plan.notes.join('; ')}`);
     const r = await host.shell(job.member, script, (o.timeoutS + 30) * 1000).catch((err: Error) => ({ stdout: '', stderr: err.message, failed: err.message }));
     if (r.failed && !r.stdout) return notChecked(`the trial could not run on the member's host: ${r.failed}`);
     const outcome = parseRun(r.stdout);
     if (outcome.kind === 'exited' && /address already in use/i.test(outcome.log) && attempt < 3) continue;
+    const wrong = !host.simulated && (host.onHost || !job.release) ? wrongBinary(plan.program, outcome.version, job) : undefined;
+    if (wrong) return { ...base, result: 'problem', detail: wrong };
     return { ...base, ...judged(outcome, outcome.version ?? release, list, what, plan.notes) };
   }
 }
@@ -173,6 +178,24 @@ function judged(
       return { result: 'not-checked', detail: `the trial script failed: ${outcome.message}` };
   }
 }
+
+/**
+ * Where the binary was asked its version on the member's host: a binary that is not there, prints no
+ * version, or is of another minor (or another release than the hop's) is the finding, whatever its start did.
+ */
+function wrongBinary(program: string[], version: string | undefined, job: TrialJob): string | undefined {
+  const bin = program.join(' ');
+  const want = job.target.version;
+  if (!version)
+    return `${bin} on the member's host printed no etcd version: no etcd ${want} binary there (give the path of one: --target-bin ${minorOf(want)}=DIR)`;
+  if (minorOf(version) !== minorOf(want))
+    return `${bin} on the member's host is etcd ${version}, not ${minorOf(want)}.x: the hop to ${minorOf(want)} needs a ${minorOf(want)} binary there (--target-bin ${minorOf(want)}=DIR)`;
+  if (job.release && version !== job.release)
+    return `${bin} on the member's host is etcd ${version}, not ${job.release} as the hop's binary here says: every host must run the same release (stage it there, or give that release: --target-bin ${minorOf(want)}=DIR)`;
+  return undefined;
+}
+
+const minorOf = (v: string) => /^(\d+\.\d+)/.exec(v)?.[1] ?? v;
 
 /** "config file /etc/etcd.yml; 4 flags; 2 ETCD_* variables (pid 1234 on h1)". */
 function describeSources(s: StartSettings): string {

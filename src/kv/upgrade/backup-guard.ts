@@ -156,3 +156,14 @@ export async function describeBackupFailure(env: StepEnv<'cluster' | 'dataDir' |
   const space = s ? describeSpace(s) : `${at.dest}: free space unknown`;
   return `${code === 'ENOSPC' && !err.message.includes('ENOSPC') ? 'no space left on the device: ' : ''}${err.message}; the partial copy was removed; ${space}`;
 }
+
+/** A member whose target binary was refused before its start: back on the binary it ran (its steps pending again), the run to halt until the right one is there. */
+export async function notStarted(
+  env: StepEnv<'cluster' | 'now' | 'reporter' | 'session' | 'timeouts'>,
+  m: MemberSpec,
+): Promise<{ ok: boolean; detail: string }> {
+  const back = await startOnPrevious(env, m, 'cluster');
+  if (!back.ok) return back;
+  backToPending(env.journal.steps.filter((s) => s.member === m.name));
+  return { ok: true, detail: `${back.detail}; put the right binary there, then run the same command` };
+}

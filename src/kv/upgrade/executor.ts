@@ -3,10 +3,40 @@ import { OpsError } from '../../core/errors.js';
 import { observeCluster } from '../cluster/observe.js';
 import { describePlan } from './planner.js';
 import { describeResume, resumeState } from '../journal/resume-state.js';
-import { totals, type UpgradeOptions, type UpgradeReport } from './options.js';
+import { totals, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './options.js';
 import { acquireLock } from './lock.js';
 import { hashPlanLine, planWarnings, preflight, resumableJournal, stageBinaries } from './preflight.js';
 import { UpgradeRun } from './run.js';
+import type { CheckRow } from '../rules/types.js';
+import type { Journal } from '../journal/journal.js';
+import { PROOF_RULES } from '../rules/trial.js';
+
+/** A run that would stop members needs a way to (a usage error, before any look at proofs): the plan alone does not. */
+export function requireDriver(o: Pick<UpgradeOptions, 'driver' | 'dryRun'>): void {
+  if (o.driver || o.dryRun) return;
+  throw new OpsError('no way to stop and start members', 2, {
+    code: 'no_driver',
+    hint: 'use the sandbox (opsctl kv sandbox up), or a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd templates',
+  });
+}
+
+/**
+ * The executor's own refusal, whoever called it: a refusing row of the hop's rulebook, or a member still
+ * to be stopped with no passed trial (a warning row is a --skip-trial the operator asked for by name).
+ */
+export function proofGaps(checks: CheckRow[] | undefined, upgrading: Array<{ name: string }>, journal: Journal | undefined): string[] {
+  const out = (checks ?? []).filter((r) => r.status === 'refuse').map((r) => `${r.hop} [${r.rule}]${r.member ? ` member ${r.member}` : ''}: ${r.detail}`);
+  const finished = (name: string) => journal?.steps.filter((s) => s.member === name).every((s) => s.status === 'done' || s.status === 'skipped') ?? false;
+  for (const m of upgrading) {
+    if (finished(m.name)) continue;
+    if (!checks?.some((r) => r.rule === 'trial-start' && r.member === m.name))
+      out.push(`member ${m.name}: not proven: no trial start of the target ran for it`);
+    for (const r of checks ?? [])
+      if (r.member === m.name && PROOF_RULES.has(r.rule) && r.status === 'not checked')
+        out.push(`${r.hop} [${r.rule}] member ${m.name}: not proven: ${r.detail}`);
+  }
+  return out;
+}
 
 /** The executor: runs (or resumes) the journalled plan, one member at a time. */
 export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
@@ -60,18 +90,20 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   if (!journal && upgrading.length === 0 && plan.clusterVersion === plan.target) {
     return { ...base, status: 'nothing-to-do', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   }
-  if (!o.driver) {
-    throw new OpsError('no way to stop and start members', 2, {
-      code: 'no_driver',
-      hint: 'use the sandbox (opsctl kv sandbox up), or a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd templates',
-    });
-  }
+  requireDriver(o);
+  const driver = o.driver!;
+  const gaps = proofGaps(o.checks, upgrading, journal);
+  if (gaps.length)
+    throw new UpgradeRefused(
+      gaps,
+      'nothing was stopped: every member is proven before its stop (its trial start on the target); give what each line names, or name the member: --skip-trial M --skip-reason "WHY"',
+    );
   o.reporter.note([planText, ...warnings.map((w) => `  ! ${w}`)].join('\n'));
   // Asked before the journal is written: a "no" leaves nothing behind.
   if (o.confirm && !(await o.confirm({ target: plan.target, planText, warnings, members: upgrading.length, resuming: Boolean(journal) }))) {
     return { ...base, status: 'declined', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   }
-  await stageBinaries(o, o.driver, upgrading, journal);
-  const run = await UpgradeRun.start(o, o.driver, file, started, base, pre, journal);
+  await stageBinaries(o, driver, upgrading, journal);
+  const run = await UpgradeRun.start(o, driver, file, started, base, pre, journal);
   return run.go();
 }

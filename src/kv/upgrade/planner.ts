@@ -82,18 +82,6 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   } else if (!downgrade && clusterVersion !== source && !(clusterVersion === target && allAtTarget && !same)) {
     reasons.push(`the cluster version is ${clusterVersion ?? 'not decided'}, not ${source}`);
   }
-  if (state.authEnabled && compareMinor(target, '3.3') >= 0) {
-    // The seed: with auth on, a 3.2 member before 3.2.31 can send an unauthorized lease revoke to a
-    // 3.3 member during the upgrade, which can corrupt data.
-    for (const m of present) {
-      const patch = /^3\.2\.(\d+)/.exec(m.serverVersion ?? '')?.[1];
-      if (patch !== undefined && Number(patch) < 31) {
-        reasons.push(
-          `member ${m.name} runs ${m.serverVersion} and auth is enabled: a 3.2 member before 3.2.31 can send an unauthorized lease revoke to a 3.3 member during the upgrade, which can corrupt data; upgrade every member to 3.2.31 or later first`,
-        );
-      }
-    }
-  }
   for (const a of state.alarms) reasons.push(`alarm ${a.alarm} raised on member ${a.memberId}: disarm it first (etcdctl alarm disarm)`);
   if (reasons.length > 0) return { ok: false, reasons };
 

@@ -2,7 +2,6 @@
 import { OpsError } from '../../core/errors.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import { isResumable, memberInFlight, type Journal } from '../journal/journal.js';
-import { checkClusterConfig } from '../rules/config-check.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
 import { authEnabled, observeCluster } from '../cluster/observe.js';
@@ -28,7 +27,8 @@ export async function stageBinaries(o: UpgradeOptions, driver: MemberDriver, upg
   const lines: string[] = [];
   for (const pm of todo) {
     const m = o.cluster.members.find((x) => x.name === pm.name)!;
-    const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? journal?.target_bin ?? driver.current(m)?.binDir };
+    const own = o.allowSameVersion ? driver.current(m)?.binDir : undefined;
+    const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? journal?.target_bin ?? own };
     await driver.stage(m, target).then(
       (d) => lines.push(`${m.name}: ${d}`),
       (err: Error) => reasons.push(`member ${m.name}: staging its ${o.to} binary failed: ${err.message}`),
@@ -121,33 +121,12 @@ export async function preflight(o: UpgradeOptions, file: string, first: ReturnTy
   const whole = !result.ok && 'error' in membership ? [] : await membershipProblems(o.cluster, obs.members, membership, o.session, t.requestMs);
   if (!result.ok || whole.length) refuse('refused', [...(result.ok ? [] : result.reasons), ...whole]);
   const plan = (result as Extract<typeof result, { ok: true }>).plan;
-  const v2only = await v2OnlyProblems(o, plan);
-  if (v2only.length) refuse('a member holds v2 data without a v3 database', v2only, 'nothing was stopped: fix the data dirs (or the data-dir template) first');
   // Every backup still to be taken fits where it goes (each member is checked again right before its stop).
   const toBackUp = plan.members
     .filter((m) => m.action !== 'skip' && (!journal || journal.steps.some((s) => s.member === m.name && s.kind === 'backup-data' && s.status === 'pending')))
     .map((m) => o.cluster.members.find((s) => s.name === m.name)!);
   const space = await spacePreflight(o, o.driver, toBackUp).catch((err: Error) => [`measuring the space for the data-dir backups failed: ${err.message}`]);
   if (space.length) refuse('too little space for the backups', space, 'nothing was stopped: free space for the backups first (or pass --no-backup)');
-  if (o.to === '3.3' && plan.source === '3.2') {
-    // The seed's 3.3 interface changes, before any member is touched (also on a resume: the members
-    // not yet upgraded start from their config files too).
-    const problems = await checkClusterConfig(o.cluster.members, o.driver, { version: o.to, binDir: o.targetBin }, (x) => o.debug?.(`[kv] ${x}`)).catch(
-      (err: Error) =>
-        refuse(
-          "cannot read a member's config",
-          [`reading the member config files failed: ${err.message}`],
-          "fix the config template (it prints the member's etcd config file), or drop it to skip the check",
-        ),
-    );
-    if (problems.length) {
-      refuse(
-        "3.3 would refuse a member's configuration",
-        problems.map((p) => `member ${p.member}: ${p.file}:${p.line}: ${p.problem}; fix: ${p.fix}`),
-        'nothing was stopped: fix the config the members will start 3.3 with, then run the same command',
-      );
-    }
-  }
   const list = membership as Membership;
   pre.done(
     `pre-flight: ${o.cluster.members.length} members healthy, the cluster's member list agrees (${list.list.length}), one leader, cluster version ${plan.clusterVersion}, no alarms`,
@@ -176,29 +155,6 @@ async function electionSettled(o: UpgradeOptions, obs: Look): Promise<Look> {
     seen = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
   }
   return seen;
-}
-
-/**
- * The seed: a member whose data dir holds v2 data (member/wal) but no v3 database (member/snap/db)
- * makes 3.3 panic at start. Checked for every member to upgrade, where the driver knows the data dir.
- */
-async function v2OnlyProblems(o: UpgradeOptions, plan: UpgradePlan): Promise<string[]> {
-  const driver = o.driver;
-  if (!driver?.dataLayout || compareMinor(o.to, '3.3') < 0) return [];
-  const todo = plan.members.filter((m) => m.action !== 'skip').map((m) => o.cluster.members.find((s) => s.name === m.name)!);
-  const out = await Promise.all(
-    todo.map(async (m): Promise<string | undefined> => {
-      const d = await driver.dataLayout!(m).catch((err: Error) => err);
-      if (d instanceof Error)
-        return `member ${m.name}: cannot look at its data dir: ${d.message}; fix the data-dir template (or --on-host), or drop it to skip the check`;
-      if (!d.exists) return `member ${m.name}: its data dir ${d.dir} has no member/ directory: it is not this member's data dir; fix the data-dir template`;
-      if (d.wal && !d.db) {
-        return `member ${m.name}: ${d.dir} holds v2 data (member/wal) but no v3 database (member/snap/db is missing): ${o.to} would panic at start; fix: restore member/snap/db from a v3 snapshot of this cluster (etcdctl snapshot restore), or remove the member and add it back empty, before upgrading`;
-      }
-      return undefined;
-    }),
-  );
-  return out.filter((x): x is string => x !== undefined);
 }
 
 /** The plan's line on the KV hash comparison, with what cannot be checked and why. */

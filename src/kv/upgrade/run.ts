@@ -17,6 +17,7 @@ import {
   waitBackStep,
   waitClusterVersionStep,
   waitGoneStep,
+  WrongBinary,
 } from './steps.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
@@ -24,7 +25,7 @@ import { WaitAborted } from '../cluster/wait.js';
 import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
 import { beginRun, endRun, recordPutBack, signalWords, type JournalWithRuns } from '../journal/runs.js';
 import { defragMember } from './defrag.js';
-import { backToPending, describeBackupFailure, spaceBeforeStop, startOnPrevious } from './backup-guard.js';
+import { backToPending, describeBackupFailure, notStarted, spaceBeforeStop, startOnPrevious } from './backup-guard.js';
 import { hashesNow } from './consistency.js';
 import { fmtMs, totals, type Base, type StepEnv, type UpgradeOptions, type UpgradeReport } from './options.js';
 import type { Preflight } from './preflight.js';
@@ -207,6 +208,10 @@ export class UpgradeRun {
     } catch (err) {
       if (err instanceof WaitAborted) throw err;
       const reason = `${why}${(err as Error).message}`;
+      if (err instanceof WrongBinary) {
+        const back = await notStarted(this.env, ms);
+        return this.halt(step, `${reason}; ${back.detail}`, back.ok ? 'pending' : 'failed');
+      }
       if (this.o.onFailure !== 'rollback') return this.halt(step, reason);
       const steps = this.j.steps.filter((s) => s.member === ms.name);
       const back = await putMemberBack(this.env, ms, steps).then(
@@ -417,7 +422,9 @@ export class UpgradeRun {
   /** Start on the target, wait until it and the cluster are healthy and it caught up, settle. */
   private async bringBack(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
     const { o } = this;
-    const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? this.driver.current(ms)?.binDir };
+    // The hop's binary; only a rolling restart on the same version falls back to the one the member runs.
+    const own = o.allowSameVersion ? this.driver.current(ms)?.binDir : undefined;
+    const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? own };
     /** The health poll's look that saw the member back and caught up (its versions and revisions serve the hash comparison). */
     let backLook: ClusterObservation | undefined;
     if (st('start').status !== 'done') {

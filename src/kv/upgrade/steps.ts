@@ -214,9 +214,19 @@ export async function backupStep(env: StepEnv<'cluster' | 'dataDir'>, m: MemberS
  */
 export async function startStep(env: StepEnv<never>, m: MemberSpec, target: MemberTarget, seenGone = false): Promise<string> {
   if (!seenGone && (await env.driver.isRunning(m))) return 'already running';
+  // The binary asked its version where the member runs, right before the start: a wrong one is never started.
+  const v = await env.driver.binaryVersion?.(m, target);
+  if (v && 'version' in v && !sameMinor(v.version, target.version))
+    throw new WrongBinary(`the binary the start would run is etcd ${v.version}, not ${target.version}${/^\d+\.\d+$/.test(target.version) ? '.x' : ''}`);
   await env.driver.start(m, target);
-  return target.binDir ? `${target.binDir}/etcd` : `version ${target.version}`;
+  const what = target.binDir ? `${target.binDir}/etcd` : `version ${target.version}`;
+  return v ? `${what}${'version' in v ? ` (etcd ${v.version})` : ` (its version not asked: ${v.why})`}` : what;
 }
+
+/** Nothing was started: the binary is not of the hop (its member is put back on its own, and the run halts). */
+export class WrongBinary extends Error {}
+
+const sameMinor = (a: string, b: string) => minor(a) === minor(b) && (!/^\d+\.\d+\.\d+/.test(b) || a === b);
 
 /**
  * One observation of every member per poll until: the member is healthy on the target, every member
@@ -365,7 +375,7 @@ async function v2Size(env: StepEnv<Look | 'to' | 'v2Measured'>, m: MemberSpec): 
   if (minors.some((v) => compareMinor(v, '3.6') >= 0)) return { bytes: 0, over: false, how: '(etcd 3.6 keeps no v2 store)' };
   if (env.driver.type === 'command') {
     const fromCmd = await env.driver.v2DataBytes?.(m);
-    if (fromCmd !== undefined) return { bytes: fromCmd, over: false, how: '(the v2-size command)' };
+    if (fromCmd !== undefined) return { bytes: fromCmd, over: false, how: `(measured on ${m.name}'s host)` };
   }
   const measured = await client(env, m.endpoint).v2DataBytes(V2_LARGE_THRESHOLD);
   if (measured.bytes !== undefined) return { ...measured, how: `(measured on ${m.name}: its v2 key tree)` };
@@ -387,7 +397,8 @@ async function v2Size(env: StepEnv<Look | 'to' | 'v2Measured'>, m: MemberSpec): 
         };
       whyNot.push(wal.why);
     }
-  } else if (env.driver.type === 'command') whyNot.push('no v2-size template (driver.v2Size / --v2-size-cmd) to ask the host');
+  } else if (env.driver.type === 'command')
+    whyNot.push("no way onto its host to measure it there (a trial template such as 'ssh {host} sudo sh -s', or driver.v2Size / --v2-size-cmd)");
   return { bytes: undefined, why: whyNot.join('; ') };
 }
 
