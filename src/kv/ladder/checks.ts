@@ -41,11 +41,10 @@ export async function checkAll(
   fromHop: number,
   trials: Map<string, TrialFinding[]>,
 ) {
-  const patchPlanned = hops.some((h) => h.patch);
+  // A patch hop inside a hop's source minor (3.5.x → 3.5.32+ before 3.6, 3.6.x → 3.6.11+ before 3.7) is planned first.
+  const patchPlanned = (h: Hop) => !h.patch && hops.some((x) => x.patch && x.from === h.from);
   // Every hop at once (each only looks: config reads, etcdutl on the data dirs).
-  return Promise.all(
-    hops.map(async (h, i) => (i < fromHop ? [] : check(o, await hopFacts(o, h, obs, bins, v2, i === fromHop, patchPlanned && !h.patch, trials)))),
-  );
+  return Promise.all(hops.map(async (h, i) => (i < fromHop ? [] : check(o, await hopFacts(o, h, obs, bins, v2, i === fromHop, patchPlanned(h), trials)))));
 }
 
 /** The plan's line on the v2store step before the first 3.6 start: planned (and how), refused instead, or not possible here. */
