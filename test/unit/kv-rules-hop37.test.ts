@@ -22,6 +22,7 @@ describe('the 3.6 → 3.7 rulebook (the 3.7 upgrade guide and CHANGELOG-3.7)', (
       'trial-start',
       'from-3.6.11',
       'experimental-removed',
+      'wal-v2-replay',
       'v2-discovery-removed',
       'v2-deprecation-enforced',
       'enable-v2-gone',
@@ -71,6 +72,21 @@ describe('the 3.6 → 3.7 rulebook (the 3.7 upgrade guide and CHANGELOG-3.7)', (
       'replace the config file keys experimental-initial-corrupt-check: true, experimental-snapshot-catch-up-entries: 5000, experimental-compaction-batch-limit: 100 with feature-gates: InitialCorruptCheck=true, snapshot-catchup-entries: 5000, compaction-batch-limit: 100',
     );
     expect(rows[2]!.detail).toBe('none of the 24 removed --experimental-* names set');
+  });
+
+  it("a WAL with v2 requests after its newest snapshot (3.5's attribute PUTs) is refused per member; none is ok; a later hop is read before it; unread is not checked", async () => {
+    const walReplay = [
+      { member: 'kv1', snapshotIndex: 0, count: 4, after: { PUT: 4 } },
+      { member: 'kv2', snapshotIndex: 36, count: 0, after: {} },
+    ];
+    const rows = rowsOf(await checkHop(facts([{ name: 'kv1' }, { name: 'kv2' }], { walReplay })), 'wal-v2-replay');
+    expect(rows.map((r) => `${r.member}:${r.status}`)).toEqual(['kv1:refuse', 'kv2:ok']);
+    expect(rows[0]!.detail).toBe('4 v2 requests (4 PUT) after its newest snapshot (index 0): 3.7 would panic replaying them');
+    expect(rows[0]!.fix).toMatch(/restart that member once on 3\.6 with --snapshot-count=1/);
+    const later = rowsOf(await checkHop(facts([{ name: 'kv1' }], { current: false })), 'wal-v2-replay');
+    expect(later[0]).toMatchObject({ status: 'before the hop' });
+    const remote = rowsOf(await checkHop(facts([{ name: 'kv1' }], { walReplay: { why: "each member's WAL is on its host" } })), 'wal-v2-replay');
+    expect(remote[0]).toMatchObject({ status: 'not checked', detail: "each member's WAL is on its host" });
   });
 
   it('a member whose settings could not be read is "not checked", with why', async () => {

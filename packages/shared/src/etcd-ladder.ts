@@ -21,6 +21,13 @@ export interface LadderRow {
   downgradeGuide?: string;
   /** What rebuilds a data dir from a snapshot for this minor (3.5 moved snapshot restore to etcdutl; 3.6's etcdctl has none). */
   restoreTool: 'etcdctl' | 'etcdutl';
+  /**
+   * What of the v2 store the members' data dirs must be rid of before the first start of this minor,
+   * and the minor before fixes it (each member restarted once with snapshot-count 1: a snapshot past
+   * it): `custom` (3.6 refuses custom v2 content: etcdutl check v2store), `any` (3.7 replays no v2
+   * request written as such after the newest snapshot, not even etcd's own attribute PUTs of 3.5).
+   */
+  v2Gone?: 'custom' | 'any';
 }
 
 const guide = (m: string) => `https://etcd.io/docs/v${m}/upgrades/upgrade_${m.replace('.', '_')}/`;
@@ -38,6 +45,7 @@ export const LADDER: readonly LadderRow[] = Object.freeze([
     floor: { version: '3.5.32', since: 'August 2026', why: 'its etcdutl check v2store reads the WAL records too, which 3.6 replays' },
     downgradeGuide: 'https://etcd.io/docs/v3.6/downgrades/downgrade_3_6/',
     restoreTool: 'etcdutl',
+    v2Gone: 'custom',
   },
   {
     minor: '3.7',
@@ -46,6 +54,9 @@ export const LADDER: readonly LadderRow[] = Object.freeze([
     floor: { version: '3.6.11', why: 'earlier 3.6 patch releases may not be compatible with a rolling upgrade to 3.7' },
     downgradeGuide: 'https://etcd.io/docs/v3.7/downgrades/downgrade_3_7/',
     restoreTool: 'etcdutl',
+    // measured on 3.7.3: "unmarshal should never fail (proto: cannot parse invalid wire-format data)"
+    // replaying a 3.5 member's v2 attribute PUT, even on a plain 3.5 → 3.6 → 3.7 of a fresh cluster
+    v2Gone: 'any',
   },
 ]);
 

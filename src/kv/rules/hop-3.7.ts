@@ -31,6 +31,29 @@ export const HOP_37: Rule[] = [
     guide: GUIDE,
     test: (f) => f.members.map(experimentalFinding),
   },
+  {
+    id: 'wal-v2-replay',
+    check:
+      'no v2 request of its own in a member\'s WAL after its newest snapshot: 3.7 replays it as a v3 request and panics ("unmarshal should never fail"; every 3.5 start writes one, until a snapshot on 3.6)',
+    where: ['data dir'],
+    severity: 'refuse',
+    fix: 'restart that member once on 3.6 with --snapshot-count=1 (snapshot-count: 1 in its config file), wait for a new member/snap/*.snap, put its old snapshot-count back; opsctl does it member by member where it reaches the data dirs (the default; --no-fix-v2store refuses instead)',
+    guide: GUIDE,
+    test: (f) => {
+      if (!f.current) return [{ result: 'later', detail: 'the WAL of every member is read before the hop (the hops before it write to it)' }];
+      if (!f.walReplay) return [{ result: 'not-checked', detail: 'the WALs were not read' }];
+      if ('why' in f.walReplay) return [{ result: 'not-checked', detail: f.walReplay.why }];
+      return f.walReplay.map((w) => ({
+        member: w.member,
+        result: w.count ? 'problem' : 'ok',
+        detail: w.count
+          ? `${w.count} v2 request${w.count === 1 ? '' : 's'} (${Object.entries(w.after)
+              .map(([k, n]) => `${n} ${k}`)
+              .join(', ')}) after its newest snapshot (index ${w.snapshotIndex}): 3.7 would panic replaying ${w.count === 1 ? 'it' : 'them'}`
+          : `no v2 request after its newest snapshot (index ${w.snapshotIndex})`,
+      }));
+    },
+  },
   settingRule({
     id: 'v2-discovery-removed',
     check: 'v2 discovery is gone in 3.7: --discovery and --discovery-proxy are refused ("flag provided but not defined")',

@@ -42,6 +42,8 @@ export interface HopFacts {
   auth?: boolean | { why: string };
   /** The v2 store, measured while the v2 API was still on (before 3.4 turns it off). */
   v2?: { bytes: number; on: string } | { why: string };
+  /** Each member's v2 requests of their own in its WAL after its newest snapshot (what 3.7 cannot replay), where its data dir is read; `why` when not. */
+  walReplay?: Array<{ member: string; snapshotIndex: number; count: number; after: Record<string, number> }> | { why: string };
   /** Each member's `etcdutl check v2store`, where it ran; `why` when it could not. */
   v2store?: Array<{ member: string; ok: boolean; detail: string }> | { why: string };
   /** The full version the members will run when this hop starts (the previous hop's binary), when known. */
