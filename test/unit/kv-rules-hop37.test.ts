@@ -75,7 +75,7 @@ describe('the 3.6 → 3.7 rulebook (the 3.7 upgrade guide and CHANGELOG-3.7)', (
   });
 
   it("a WAL with v2 requests after its newest snapshot (3.5's attribute PUTs) is refused per member; none is ok; a later hop is read before it; unread is not checked", async () => {
-    const walReplay = [
+    const walReplay: HopFacts['walReplay'] = [
       { member: 'kv1', snapshotIndex: 0, count: 4, after: { PUT: 4 } },
       { member: 'kv2', snapshotIndex: 36, count: 0, after: {} },
     ];
