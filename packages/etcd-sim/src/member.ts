@@ -115,7 +115,11 @@ if (refusedWord) {
 }
 const fileGates = settings['feature-gates'];
 if (cmp(minorVersion, '3.6') >= 0 && fileGates !== undefined) {
-  const why = badGates(minorVersion, String(fileGates));
+  if (typeof fileGates !== 'string')
+    fail(
+      `error verifying flags, json: cannot unmarshal ${typeof fileGates} into Go struct field configJSON.feature-gates of type string (config file "${configFile}")`,
+    );
+  const why = badGates(minorVersion, fileGates);
   if (why) fail(`error verifying flags, ${why} (config file "${configFile}")`);
 }
 /** The v2 API: on by default before 3.4, off from 3.4 (enable-v2: true turns it on up to 3.5), gone in 3.6. */
