@@ -77,14 +77,14 @@ _opsctl() {
     'kv upgrade|--cert') _opsctl_files -f; return ;;
     'kv upgrade|--key') _opsctl_files -f; return ;;
     'kv upgrade|--password-file') _opsctl_files -f; return ;;
-    'kv upgrade|--to') _opsctl_choose '3.3' '3.4' '3.5' '3.6'; return ;;
+    'kv upgrade|--to') _opsctl_choose '3.3' '3.4' '3.5' '3.6' '3.7'; return ;;
     'kv upgrade|--etcdctl') _opsctl_files -f; return ;;
     'kv downgrade|--cluster') _opsctl_files -f; return ;;
     'kv downgrade|--cacert') _opsctl_files -f; return ;;
     'kv downgrade|--cert') _opsctl_files -f; return ;;
     'kv downgrade|--key') _opsctl_files -f; return ;;
     'kv downgrade|--password-file') _opsctl_files -f; return ;;
-    'kv downgrade|--to') _opsctl_choose '3.5'; return ;;
+    'kv downgrade|--to') _opsctl_choose '3.5' '3.6'; return ;;
     'kv downgrade|--etcdctl') _opsctl_files -f; return ;;
     'kv rollback|--cluster') _opsctl_files -f; return ;;
     'kv rollback|--cacert') _opsctl_files -f; return ;;
@@ -280,6 +280,7 @@ _opsctl() {
     'kv snapshot save|--password-file') _opsctl_files -f; return ;;
     'kv snapshot save|--etcdctl') _opsctl_files -f; return ;;
     'kv snapshot status|--etcdctl') _opsctl_files -f; return ;;
+    'kv sandbox up|--version') _opsctl_choose '3.2' '3.3' '3.4' '3.5' '3.6' '3.7'; return ;;
     'kv sandbox up|--etcd-bin') _opsctl_files -d; return ;;
     'kv release get|--cache') _opsctl_files -d; return ;;
     'kv release list|--cache') _opsctl_files -d; return ;;
@@ -586,7 +587,7 @@ _opsctl_words() {
     'kv snapshot save') words='--endpoints --cluster --request-timeout --cacert --cert --key --insecure-skip-tls-verify --user --password-file --endpoint --via --etcdctl --snapshot-timeout --force --to --aws-profile --endpoint-url --region --json --jq --no-input --yes -y --debug --profile'; free='--endpoints --request-timeout --user --endpoint --via --snapshot-timeout --to --aws-profile --endpoint-url --region --jq'; files=1 ;;
     'kv snapshot status') words='--etcdctl --no-etcdctl --json --jq --no-input --yes -y --debug --profile'; free='--jq'; files=1 ;;
     'kv sandbox') words='up status down --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
-    'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --ports --config --json --jq --no-input --yes -y --debug --profile'; free='--members --version --heartbeat --timeout --ports --config --jq' ;;
+    'kv sandbox up') words='--members --version --etcd-bin --heartbeat --timeout --ports --config --json --jq --no-input --yes -y --debug --profile'; free='--members --heartbeat --timeout --ports --config --jq' ;;
     'kv sandbox status') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'kv sandbox down') words='--keep --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'kv release') words='get list --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a real etcd release (etcd, etcdctl, etcdutl) from the Go module proxy into a cache outside the
-# work tree, for the kv ladder tests (3.5.x and 3.6.x: Debian has 3.4 only, ../shared/etcd has 3.2/3.3).
+# work tree, for the kv ladder tests (3.5.x, 3.6.x and 3.7.x: Debian has 3.4 only, ../shared/etcd has 3.2/3.3).
 #
 #   scripts/etcd-build.sh 3.6.16 [3.5.35 …]   prints one line per version: VERSION DIR
 #   scripts/etcd-build.sh                     the versions pinned in scripts/etcd-versions.json (the tests' own)
@@ -13,16 +13,17 @@
 set -euo pipefail
 if [ $# -eq 0 ]; then
   # The pinned versions (one place: the tests read the same file).
-  pinned=$(node -e 'const v = require(process.argv[1]); console.log(v["3.5"], v["3.6"])' "$(cd "$(dirname "$0")" && pwd)/etcd-versions.json") \
+  pinned=$(node -e 'const v = require(process.argv[1]); console.log(Object.keys(v).filter((k) => /^\d+\.\d+$/.test(k)).map((k) => v[k]).join(" "))' \
+    "$(cd "$(dirname "$0")" && pwd)/etcd-versions.json") \
     || { echo "usage: $0 [VERSION…]  (for example 3.6.16; none: scripts/etcd-versions.json)" >&2; exit 2; }
   read -r -a pinned_versions <<<"$pinned"
   set -- "${pinned_versions[@]}"
 fi
-command -v go >/dev/null || { echo "etcd-build: no go on PATH (Go builds etcd 3.5/3.6 from the module proxy)" >&2; exit 1; }
+command -v go >/dev/null || { echo "etcd-build: no go on PATH (Go builds etcd 3.5/3.6/3.7 from the module proxy)" >&2; exit 1; }
 cache=${OPSCTL_ETCD_BUILDS:-/var/tmp/opsctl-etcd-builds}
 mkdir -p "$cache"
 for version in "$@"; do
-  [[ $version =~ ^3\.[56]\.[0-9]+$ ]] || { echo "etcd-build: $version is not a 3.5.x or 3.6.x version" >&2; exit 2; }
+  [[ $version =~ ^3\.[567]\.[0-9]+$ ]] || { echo "etcd-build: $version is not a 3.5.x, 3.6.x or 3.7.x version (3.2/3.3: ../shared/etcd; 3.4: Debian's etcd-server)" >&2; exit 2; }
   dest="$cache/etcd-v$version-linux-amd64"
   # (grep reads a captured string: `etcd --version | grep -q` lets grep exit first, and under pipefail the
   # SIGPIPE etcd then gets fails the pipe: a right binary read as wrong, at random)

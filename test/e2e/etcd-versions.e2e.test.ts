@@ -10,20 +10,23 @@ const dirs = etcdLadderDirs();
  * key through its own etcdctl, and answers /version, /health and its JSON gateway in the shape the kv
  * code reads per version (recorded here so a new release that changes a shape fails loudly).
  */
-describe.runIf(dirs)('real etcd 3.2 … 3.6 (the ladder binaries: 1-member clusters on loopback)', () => {
+describe.runIf(dirs)('real etcd 3.2 … 3.7 (the ladder binaries: 1-member clusters on loopback)', () => {
   const clusters: RealCluster[] = [];
   afterAll(() => {
     for (const c of clusters) c.destroy();
   });
 
   const releases = [
-    // gateways: which JSON gateway prefixes serve /kv/range (measured: 3.5 and 3.6 still serve /v3beta).
+    // gateways: which JSON gateway prefixes serve /kv/range (measured: 3.5, 3.6 and 3.7 still serve /v3beta).
     { minor: '3.2', dir: dirs?.v32 ?? '', version: '3.2.32', gateways: ['/v3alpha'] },
     { minor: '3.3', dir: dirs?.v33 ?? '', version: '3.3.27', gateways: ['/v3alpha', '/v3beta'] },
     { minor: '3.4', dir: dirs?.v34 ?? '', version: /^3\.4\.\d+$/, gateways: ['/v3beta', '/v3'] },
     { minor: '3.5', dir: dirs?.v35 ?? '', version: PINNED_ETCD['3.5'], gateways: ['/v3beta', '/v3'] },
     { minor: '3.6', dir: dirs?.v36 ?? '', version: PINNED_ETCD['3.6'], gateways: ['/v3beta', '/v3'] },
+    { minor: '3.7', dir: dirs?.v37 ?? '', version: PINNED_ETCD['3.7'], gateways: ['/v3beta', '/v3'] },
   ];
+  /** 3.6 and later: /version adds the storage version, /health a reason, /livez exists (3.5 has the last two). */
+  const from = (m: string, at: string) => Number(m.split('.')[1]) >= Number(at.split('.')[1]);
 
   it.each(releases)(
     'etcd $minor: starts, puts and gets through etcdctl, and /version + /health have its shape',
@@ -51,18 +54,24 @@ describe.runIf(dirs)('real etcd 3.2 … 3.6 (the ladder binaries: 1-member clust
       if (typeof r.version === 'string') expect(version.etcdserver).toBe(r.version);
       else expect(version.etcdserver).toMatch(r.version);
       expect(version.etcdcluster).toBe(`${r.minor}.0`);
-      // 3.6 adds the storage version; before it /version has exactly the two fields.
-      expect(Object.keys(version).sort()).toEqual(r.minor === '3.6' ? ['etcdcluster', 'etcdserver', 'storage'] : ['etcdcluster', 'etcdserver']);
-      if (r.minor === '3.6') expect(version.storage).toBe('3.6.0');
+      // 3.6 adds the storage version; before it /version has exactly the two fields (3.7: the same three).
+      expect(Object.keys(version).sort()).toEqual(from(r.minor, '3.6') ? ['etcdcluster', 'etcdserver', 'storage'] : ['etcdcluster', 'etcdserver']);
+      if (from(r.minor, '3.6')) expect(version.storage).toBe(`${r.minor}.0`);
 
       const health = await fetch(`${m.clientUrl}/health`);
       expect(health.status).toBe(200);
       const body = (await health.json()) as Record<string, unknown>;
-      // "true" as a string in every version; 3.5 and 3.6 add an empty reason.
-      expect(body).toEqual(r.minor === '3.5' || r.minor === '3.6' ? { health: 'true', reason: '' } : { health: 'true' });
+      // "true" as a string in every version; 3.5 and later add an empty reason.
+      expect(body).toEqual(from(r.minor, '3.5') ? { health: 'true', reason: '' } : { health: 'true' });
       // /livez and /readyz exist from 3.5 on (plain "ok").
       const livez = await fetch(`${m.clientUrl}/livez`);
-      expect(livez.status).toBe(r.minor === '3.5' || r.minor === '3.6' ? 200 : 404);
+      expect(livez.status).toBe(from(r.minor, '3.5') ? 200 : 404);
+      // 3.6 and later: the status says the storage version and the downgrade (empty: none in progress); v2 is gone
+      if (from(r.minor, '3.6')) {
+        const status = (await (await fetch(`${m.clientUrl}/v3/maintenance/status`, { method: 'POST', body: '{}' })).json()) as Record<string, unknown>;
+        expect(status).toMatchObject({ version: version.etcdserver, storageVersion: `${r.minor}.0`, downgradeInfo: {} });
+        expect((await fetch(`${m.clientUrl}/v2/keys`)).status).toBe(404);
+      }
 
       // The JSON gateway: each version's prefixes read the key (base64 key and value); the others are 404.
       for (const prefix of ['/v3alpha', '/v3beta', '/v3']) {

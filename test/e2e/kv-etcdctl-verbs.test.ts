@@ -16,7 +16,9 @@ import { PtySession, ptyAvailable } from '../helpers/pty.js';
  * call the version does not have.
  */
 const dirs = etcdLadderDirs();
-const VERSIONS = ladderVersions(dirs);
+// (3.2 … 3.6: opsctl's -w simple lines do not follow etcdctl 3.7's yet — measured on 3.7.3, `alarm list` ends
+// without 3.6's trailing space and `endpoint status` has 3.6's columns; the ladder's 3.7 is tested in kv-hop37-etcd)
+const VERSIONS = ladderVersions(dirs).filter(([minor]) => minor !== '3.7');
 const after = minorAtLeast;
 
 describe.runIf(Boolean(dirs))('etcdctl verbs on real etcd, side by side with etcdctl', () => {

@@ -85,9 +85,10 @@ export function etcdReleaseDirs(env: NodeJS.ProcessEnv = process.env): { v32: st
  * The versions of the ladder pinned in one place, scripts/etcd-versions.json (scripts/etcd-build.sh builds
  * them when called with no arguments; .ci/run does so).
  */
-export const PINNED_ETCD: { '3.5': string; '3.6': string } = JSON.parse(readFileSync(join(REPO, 'scripts', 'etcd-versions.json'), 'utf8')) as {
+export const PINNED_ETCD: { '3.5': string; '3.6': string; '3.7': string } = JSON.parse(readFileSync(join(REPO, 'scripts', 'etcd-versions.json'), 'utf8')) as {
   '3.5': string;
   '3.6': string;
+  '3.7': string;
 };
 
 /** The build cache of scripts/etcd-build.sh: OPSCTL_ETCD_BUILDS, else /var/tmp/opsctl-etcd-builds. */
@@ -96,7 +97,7 @@ export function buildsDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The rest of the ladder: 3.4 is Debian's etcd-server/etcd-client (/usr/bin, any 3.4.x), 3.5 and 3.6 the
+ * The rest of the ladder: 3.4 is Debian's etcd-server/etcd-client (/usr/bin, any 3.4.x), 3.5, 3.6 and 3.7 the
  * pinned builds of scripts/etcd-build.sh (etcd, etcdctl and etcdutl). `version` is what `etcd --version`
  * must name: a prefix ending in "." matches any patch.
  */
@@ -104,6 +105,7 @@ export const LADDER_RELEASES = [
   { env: 'OPSCTL_ETCD_34_DIR', minor: '3.4', version: '3.4.', tools: ['etcd', 'etcdctl'], dir: () => '/usr/bin' },
   { env: 'OPSCTL_ETCD_35_DIR', minor: '3.5', version: PINNED_ETCD['3.5'], tools: ['etcd', 'etcdctl', 'etcdutl'], dir: buildsDir },
   { env: 'OPSCTL_ETCD_36_DIR', minor: '3.6', version: PINNED_ETCD['3.6'], tools: ['etcd', 'etcdctl', 'etcdutl'], dir: buildsDir },
+  { env: 'OPSCTL_ETCD_37_DIR', minor: '3.7', version: PINNED_ETCD['3.7'], tools: ['etcd', 'etcdctl', 'etcdutl'], dir: buildsDir },
 ] as const;
 
 const seenVersions = new Map<string, string | undefined>();
@@ -130,7 +132,7 @@ function ladderDefault(r: (typeof LADDER_RELEASES)[number], env: NodeJS.ProcessE
 }
 
 /**
- * Sets OPSCTL_ETCD_34_DIR / _35_ / _36_ (those not set yet) to the release directories that are present
+ * Sets OPSCTL_ETCD_34_DIR / _35_ / _36_ / _37_ (those not set yet) to the release directories that are present
  * and whose etcd names the right version. Returns one line per release.
  */
 export function prepareLadderReleases(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -156,10 +158,11 @@ export interface LadderDirs {
   v34: string;
   v35: string;
   v36: string;
+  v37: string;
 }
 
 /**
- * The directories of every release of the ladder (3.2.32, 3.3.27, Debian's 3.4, the pinned 3.5 and 3.6), each
+ * The directories of every release of the ladder (3.2.32, 3.3.27, Debian's 3.4, the pinned 3.5, 3.6 and 3.7), each
  * checked to hold its tools and to name its version; or undefined after a loud skip notice. Under
  * OPSCTL_REQUIRE_E2E=1 anything missing throws.
  */
@@ -180,20 +183,21 @@ export function etcdLadderDirs(env: NodeJS.ProcessEnv = process.env): LadderDirs
     v34: check(LADDER_RELEASES[0].env, LADDER_RELEASES[0].version, LADDER_RELEASES[0].tools),
     v35: check(LADDER_RELEASES[1].env, LADDER_RELEASES[1].version, LADDER_RELEASES[1].tools),
     v36: check(LADDER_RELEASES[2].env, LADDER_RELEASES[2].version, LADDER_RELEASES[2].tools),
+    v37: check(LADDER_RELEASES[3].env, LADDER_RELEASES[3].version, LADDER_RELEASES[3].tools),
   };
-  if (!problems.length && dirs.v32 && dirs.v33 && dirs.v34 && dirs.v35 && dirs.v36) {
-    return { v32: dirs.v32, v33: dirs.v33, v34: dirs.v34, v35: dirs.v35, v36: dirs.v36 };
+  if (!problems.length && dirs.v32 && dirs.v33 && dirs.v34 && dirs.v35 && dirs.v36 && dirs.v37) {
+    return { v32: dirs.v32, v33: dirs.v33, v34: dirs.v34, v35: dirs.v35, v36: dirs.v36, v37: dirs.v37 };
   }
   const fix =
     `3.2/3.3: put the archives in ${archivesDir(env)}; 3.4: apt-get install etcd-server etcd-client; ` +
-    `3.5/3.6: scripts/etcd-build.sh (Go + the module proxy; cache ${buildsDir(env)}), or set the variables to release dirs`;
+    `3.5/3.6/3.7: scripts/etcd-build.sh (Go + the module proxy; cache ${buildsDir(env)}), or set the variables to release dirs`;
   const why = problems.join('; ');
-  if (env.OPSCTL_REQUIRE_E2E === '1') throw new Error(`real etcd 3.2 … 3.6 are required (OPSCTL_REQUIRE_E2E=1): ${why}: ${fix}`);
-  process.stderr.write(`\n*** SKIPPING real etcd ladder (3.2 … 3.6) tests: ${why}: ${fix} ***\n\n`);
+  if (env.OPSCTL_REQUIRE_E2E === '1') throw new Error(`real etcd 3.2 … 3.7 are required (OPSCTL_REQUIRE_E2E=1): ${why}: ${fix}`);
+  process.stderr.write(`\n*** SKIPPING real etcd ladder (3.2 … 3.7) tests: ${why}: ${fix} ***\n\n`);
   return undefined;
 }
 
-/** The five minors of the ladder with their release directories, oldest first; none when `dirs` is not there. */
+/** The six minors of the ladder with their release directories, oldest first; none when `dirs` is not there. */
 export function ladderVersions(dirs: LadderDirs | undefined): ReadonlyArray<readonly [string, string]> {
   return dirs
     ? [
@@ -202,6 +206,7 @@ export function ladderVersions(dirs: LadderDirs | undefined): ReadonlyArray<read
         ['3.4', dirs.v34],
         ['3.5', dirs.v35],
         ['3.6', dirs.v36],
+        ['3.7', dirs.v37],
       ]
     : [];
 }

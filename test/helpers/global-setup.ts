@@ -10,7 +10,7 @@ import { prepareSimMember } from './sim-member.js';
  * - end-to-end tests run the built binary: make sure it exists (npm test builds first);
  * - HOME and the XDG directories point into a temporary directory for the whole run (home-setup.ts);
  * - the real etcd 3.2/3.3 releases are extracted to a cache once (the workers inherit OPSCTL_ETCD_3x_DIR);
- * - Debian's 3.4 and the 3.5/3.6 builds of scripts/etcd-build.sh are found (OPSCTL_ETCD_34/35/36_DIR);
+ * - Debian's 3.4 and the 3.5/3.6/3.7 builds of scripts/etcd-build.sh are found (OPSCTL_ETCD_34/35/36/37_DIR);
  * - the simulated member with the tests' conditions is built (sim-member.ts; OPSCTL_KV_MEMBER).
  */
 export default async function setup(): Promise<() => void> {

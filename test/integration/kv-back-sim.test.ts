@@ -181,6 +181,7 @@ describe('kv upgrade --on-failure rollback on every hop of the ladder (simulated
     ['3.3', '3.4', '3.3.27'],
     ['3.4', '3.5', '3.4.23'],
     ['3.5', '3.6', '3.5.35'],
+    ['3.6', '3.7', '3.6.16'],
   ];
   it.each(HOPS)(
     '%s → %s: a member never healthy on the target is put back with its data; exit 3, every member healthy on %s',

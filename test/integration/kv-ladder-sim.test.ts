@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBin } from '../helpers/bin.js';
 import { kvSandbox, until } from '../helpers/kv.js';
@@ -36,17 +36,18 @@ function ladder(s: ReturnType<typeof kvSandbox>): any {
   }
 }
 
-describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
+describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
   it('--dry-run shows every hop, every member and every check with its result; nothing changes', async () => {
     const s = await up('3.2');
-    const r = await s.kv('upgrade', '--to', '3.6', '--dry-run');
+    const r = await s.kv('upgrade', '--to', '3.7', '--dry-run');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/Ladder: 3\.2 → 3\.6 in 4 hops/);
-    for (const hop of ['3.2 → 3.3', '3.3 → 3.4', '3.4 → 3.5', '3.5 → 3.6']) expect(r.stdout).toContain(`: ${hop} — binaries: simulated`);
+    expect(r.stdout).toMatch(/Ladder: 3\.2 → 3\.7 in 5 hops/);
+    for (const hop of ['3.2 → 3.3', '3.3 → 3.4', '3.4 → 3.5', '3.5 → 3.6', '3.6 → 3.7']) expect(r.stdout).toContain(`: ${hop} — binaries: simulated`);
     // every member in every hop, the leader last
-    expect(r.stdout.match(/\[leader, last\]/g)).toHaveLength(4);
+    expect(r.stdout.match(/\[leader, last\]/g)).toHaveLength(5);
     // each hop's plan: the staging advice and what the hop changes for clients (3.3's from the seed)
-    expect(r.stdout.match(/clients: test the services that depend on etcd against a staging cluster/g)).toHaveLength(4);
+    expect(r.stdout.match(/clients: test the services that depend on etcd against a staging cluster/g)).toHaveLength(5);
+    expect(r.stdout).toContain('- 3.7: the Go client/v2 package and v2 discovery are removed');
     expect(r.stdout).toContain('- 3.3: from 3.3.14 a client must pass grpc.WithBlock()');
     expect(r.stdout).toContain('- 3.3: message sizes: the client sends at most 2 MiB');
     expect(r.stdout).toContain('- 3.6: the v2 store and the v2 API are removed');
@@ -67,47 +68,55 @@ describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
       'logger-capnslog',
       'proxy-removed',
       'discovery-fallback-proxy',
+      'from-3.6.11',
+      'experimental-removed',
+      'v2-discovery-removed',
+      'v2-deprecation-enforced',
+      'enable-v2-gone',
     ])
       expect(r.stdout).toContain(`[${id}]`);
     // every member tried on every hop's binary before anything stops (a simulated one: the member program of that release)
-    expect(r.stdout.match(/kv\d: ok: etcd 3\.\d\.\d+ served \/health/g)).toHaveLength(12);
-    expect(r.stdout).toMatch(/Trials: 12 of 12 trial starts ran/);
+    expect(r.stdout.match(/kv\d: ok: etcd 3\.\d\.\d+ served \/health/g)).toHaveLength(15);
+    expect(r.stdout).toMatch(/Trials: 15 of 15 trial starts ran/);
+    // the 3.7 hop's floor, seen from the start: the release the 3.6 hop brings
+    expect(r.stdout).toMatch(/\[from-3\.6\.11\][^\n]*\n\s+ok: the members will run 3\.6\.16/);
     // a check that cannot run says so, with why
     expect(r.stdout).toMatch(/kv1: not checked: a simulated member keeps no etcd data dir/);
     expect(r.stdout).toContain('(--dry-run: nothing was changed)');
     for (const v of await versions(s)) expect(v.server).toBe('3.2.32');
     expect(ladder(s)).toBeUndefined();
     // --strict refuses while any check cannot run, naming it (exit 1, nothing stopped)
-    const strict = await s.kv('upgrade', '--to', '3.6', '--yes', '--strict');
+    const strict = await s.kv('upgrade', '--to', '3.7', '--yes', '--strict');
     expect(strict.code).toBe(1);
     expect(strict.stderr).toMatch(/not checked \(--strict\): a simulated member keeps no etcd data dir/);
     for (const v of await versions(s)) expect(v.server).toBe('3.2.32');
   }, 120_000);
 
-  it('3.2 → 3.6 with --yes: four hops, keys intact, cluster version 3.6, each hop journal kept; the 3.6 shapes', async () => {
+  it('3.2 → 3.7 with --yes: five hops, keys intact, cluster version 3.7, each hop journal kept; the 3.7 shapes', async () => {
     const s = await up('3.2');
     for (let i = 0; i < 5; i++) expect((await s.kv('put', `k${i}`, `v${i}`)).code).toBe(0);
-    const r = await s.kv('upgrade', '--to', '3.6', '--yes', ...FAST, '--json');
+    const r = await s.kv('upgrade', '--to', '3.7', '--yes', ...FAST, '--json');
     expect(r.code, r.stderr).toBe(0);
     const rep = r.json();
-    expect(rep).toMatchObject({ kind: 'ladder', status: 'done', from: '3.2', to: '3.6' });
-    expect(rep.hops.map((h: any) => `${h.from}>${h.to}:${h.status}`)).toEqual(['3.2>3.3:done', '3.3>3.4:done', '3.4>3.5:done', '3.5>3.6:done']);
+    expect(rep).toMatchObject({ kind: 'ladder', status: 'done', from: '3.2', to: '3.7' });
+    expect(rep.hops.map((h: any) => `${h.from}>${h.to}:${h.status}`)).toEqual(['3.2>3.3:done', '3.3>3.4:done', '3.4>3.5:done', '3.5>3.6:done', '3.6>3.7:done']);
     for (const h of rep.hops) {
       expect(existsSync(h.journal)).toBe(true);
       expect(h.report.steps.filter((x: any) => x.kind === 'start')).toHaveLength(3);
     }
-    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.7.3', cluster: '3.7.0' });
     for (let i = 0; i < 5; i++) expect((await s.kv('get', `k${i}`)).stdout.trim()).toBe(`v${i}`);
-    expect(ladder(s)).toMatchObject({ status: 'done', current: 4 });
+    expect(ladder(s)).toMatchObject({ status: 'done', current: 5 });
     expect(s.logs()).toContain('updated the cluster version from 3.5 to 3.6');
-    // 3.6's shapes: /version adds storage, /health a reason, the gateway is /v3 (and /v3beta), /v3alpha is gone
+    expect(s.logs()).toContain('updated the cluster version from 3.6 to 3.7');
+    // 3.7's shapes (those of 3.6): /version with storage, /health a reason, the gateway is /v3 (and /v3beta), /v3alpha is gone
     const ep = s.spec().members[0]!.endpoint;
-    expect(await (await fetch(`${ep}/version`)).json()).toMatchObject({ kvserver: '3.6.16', kvcluster: '3.6.0', storage: '3.6.0' });
+    expect(await (await fetch(`${ep}/version`)).json()).toMatchObject({ kvserver: '3.7.3', kvcluster: '3.7.0', storage: '3.7.0' });
     expect(await (await fetch(`${ep}/health`)).json()).toEqual({ health: 'true', reason: '' });
     for (const p of ['/v3', '/v3beta']) expect((await fetch(`${ep}${p}/maintenance/status`, { method: 'POST', body: '{}' })).status).toBe(200);
     expect((await fetch(`${ep}/v3alpha/maintenance/status`, { method: 'POST', body: '{}' })).status).toBe(404);
     // a re-run has nothing left to do
-    const again = await s.kv('upgrade', '--to', '3.6', '--yes');
+    const again = await s.kv('upgrade', '--to', '3.7', '--yes');
     expect(again.code, again.stderr).toBe(0);
   }, 300_000);
 
@@ -180,5 +189,59 @@ describe('kv upgrade --to 3.6: the ladder on simulated members', () => {
       rep.hops.map((h: { from: string; to: string; patch: boolean; status: string }) => `${h.from}>${h.to}${h.patch ? ' patch' : ''}:${h.status}`),
     ).toEqual(['3.5>3.5 patch:done', '3.5>3.6:done']);
     for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+  }, 120_000);
+
+  it("3.6 → 3.7 with kubeadm's two experimental settings in the members' config files: refused before any stop, naming both and both replacements in one run; replaced, it goes to 3.7, then kv downgrade --to 3.6 with the keys", async () => {
+    const s = await up('3.6', '--config', 'experimental-initial-corrupt-check=true', '--config', 'experimental-watch-progress-notify-interval=5000000000');
+    for (let i = 0; i < 3; i++) expect((await s.kv('put', `kubeadm/${i}`, `v${i}`)).code).toBe(0);
+    const refused = await s.kv('upgrade', '--to', '3.7', '--yes', ...FAST);
+    expect(refused.code).toBe(1);
+    for (const name of ['kv1', 'kv2', 'kv3']) {
+      const line = refused.stderr.split('\n').find((l) => l.includes(`[experimental-removed] member ${name}:`));
+      expect(line, refused.stderr).toBeDefined();
+      expect(line).toContain('2 removed in 3.7');
+      expect(line).toContain('experimental-initial-corrupt-check: true');
+      expect(line).toContain('experimental-watch-progress-notify-interval: 5000000000');
+      expect(line).toContain('3.7 ignores the key and starts without the setting');
+      expect(line).toContain('with feature-gates: InitialCorruptCheck=true, watch-progress-notify-interval: 5000000000');
+    }
+    expect(refused.stderr).toContain('nothing was stopped or changed');
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+    expect(s.journal()).toBeUndefined();
+    // the replacements, as the finding says them (3.6 takes them)
+    const files = readdirSync(join(s.dir, 'data', 'kv', 'sandbox'))
+      .filter((n) => /^kv\d$/.test(n))
+      .map((n) => join(s.dir, 'data', 'kv', 'sandbox', n, `${n}.conf.yml`));
+    expect(files).toHaveLength(3);
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8')
+        .replace('experimental-initial-corrupt-check: true', 'feature-gates: InitialCorruptCheck=true')
+        .replace('experimental-watch-progress-notify-interval:', 'watch-progress-notify-interval:');
+      writeFileSync(f, text);
+    }
+    const r = await s.kv('upgrade', '--to', '3.7', '--yes', ...FAST, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ status: 'done' });
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.7.3', cluster: '3.7.0' });
+    const down = await s.kv('downgrade', '--to', '3.6', '--yes', ...FAST, '--json');
+    expect(down.code, down.stderr).toBe(0);
+    expect(down.json()).toMatchObject({ kind: 'downgrade', status: 'done', from: '3.7', to: '3.6' });
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+    for (let i = 0; i < 3; i++) expect((await s.kv('get', `kubeadm/${i}`)).stdout.trim()).toBe(`v${i}`);
+  }, 180_000);
+
+  it("a 3.6.5 member (below the 3.7 guide's 3.6.11): a patch hop inside 3.6 to the newest 3.6 before 3.6 → 3.7, as inside 3.5 before 3.6", async () => {
+    const s = await up('3.6.5');
+    const r = await s.kv('upgrade', '--to', '3.7', '--dry-run');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Hop 1\/2: 3\.6 → 3\.6 \(patch\)/);
+    expect(r.stdout).toMatch(/Hop 2\/2: 3\.6 → 3\.7/);
+    expect(r.stdout).toMatch(/\[from-3\.6\.11\][^\n]*\n\s+ok: a patch hop inside 3\.6 to 3\.6\.16 is planned first/);
+    const run = await s.kv('upgrade', '--to', '3.7', '--yes', ...FAST, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(
+      run.json().hops.map((h: { from: string; to: string; patch: boolean; status: string }) => `${h.from}>${h.to}${h.patch ? ' patch' : ''}:${h.status}`),
+    ).toEqual(['3.6>3.6 patch:done', '3.6>3.7:done']);
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.7.3', cluster: '3.7.0' });
   }, 120_000);
 });

@@ -8,16 +8,19 @@ describe('the ladder binaries helper (etcdLadderDirs / prepareLadderReleases)', 
   const empty = mkdtempSync(join(tmpdir(), 'opsctl-no-builds-'));
   afterAll(() => rmSync(empty, { recursive: true, force: true }));
 
-  it('pins 3.5 ≥ 3.5.26 and a 3.6 in scripts/etcd-versions.json', () => {
-    expect(PINNED_ETCD['3.5']).toMatch(/^3\.5\.(2[6-9]|[3-9]\d)$/);
-    expect(PINNED_ETCD['3.6']).toMatch(/^3\.6\.\d+$/);
+  it("pins 3.5 ≥ 3.5.32, 3.6 ≥ 3.6.11 (the next guides' floors) and a 3.7 in scripts/etcd-versions.json", () => {
+    expect(PINNED_ETCD['3.5']).toMatch(/^3\.5\.(3[2-9]|[4-9]\d)$/);
+    expect(PINNED_ETCD['3.6']).toMatch(/^3\.6\.(1[1-9]|[2-9]\d)$/);
+    expect(PINNED_ETCD['3.7']).toMatch(/^3\.7\.\d+$/);
   });
 
-  it('a build cache without the releases: the 3.5/3.6 variables stay unset, and the reason is given', () => {
+  it('a build cache without the releases: the 3.5/3.6/3.7 variables stay unset, and the reason is given', () => {
     const env: NodeJS.ProcessEnv = { OPSCTL_ETCD_BUILDS: empty };
     const lines = prepareLadderReleases(env);
     expect(env.OPSCTL_ETCD_35_DIR).toBeUndefined();
+    expect(env.OPSCTL_ETCD_37_DIR).toBeUndefined();
     expect(lines.find((l) => l.startsWith('OPSCTL_ETCD_35_DIR'))).toContain(`${empty}/etcd-v${PINNED_ETCD['3.5']}-linux-amd64 has no etcd`);
+    expect(lines.find((l) => l.startsWith('OPSCTL_ETCD_37_DIR'))).toContain(`${empty}/etcd-v${PINNED_ETCD['3.7']}-linux-amd64 has no etcd`);
   });
 
   it('anything missing: a loud skip (undefined), or under OPSCTL_REQUIRE_E2E=1 an error naming each variable and the fix', () => {

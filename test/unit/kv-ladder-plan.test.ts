@@ -21,8 +21,8 @@ function cluster(versions: string[], clusterVersion: string): ClusterObservation
 }
 
 describe('planLadder: one hop per minor from the cluster to the target', () => {
-  it('3.2 → 3.6: four hops', () => {
-    const r = planLadder(cluster(['3.2.32', '3.2.32', '3.2.32'], '3.2.0'), '3.6');
+  it('3.2 → 3.7: five hops', () => {
+    const r = planLadder(cluster(['3.2.32', '3.2.32', '3.2.32'], '3.2.0'), '3.7');
     expect(r).toEqual({
       ok: true,
       from: '3.2',
@@ -31,6 +31,7 @@ describe('planLadder: one hop per minor from the cluster to the target', () => {
         { from: '3.3', to: '3.4', patch: false },
         { from: '3.4', to: '3.5', patch: false },
         { from: '3.5', to: '3.6', patch: false },
+        { from: '3.6', to: '3.7', patch: false },
       ],
     });
   });
@@ -46,6 +47,20 @@ describe('planLadder: one hop per minor from the cluster to the target', () => {
     ]);
     const same = planLadder(cluster(['3.5.35', '3.5.35', '3.5.35'], '3.5.0'), '3.6');
     expect(same.ok && same.hops).toHaveLength(1);
+    // the floor is the table's (3.5.32 since August 2026): 3.5.31 is below it, and a 3.5 target needs none
+    const below = planLadder(cluster(['3.5.31', '3.5.35', '3.5.35'], '3.5.0'), '3.7');
+    expect(below.ok && below.hops.map((h) => `${h.from}>${h.to}${h.patch ? ' (patch)' : ''}`)).toEqual(['3.5>3.5 (patch)', '3.5>3.6', '3.6>3.7']);
+    const stay = planLadder(cluster(['3.5.21', '3.5.21', '3.5.21'], '3.5.0'), '3.5');
+    expect(stay).toEqual({ ok: true, from: '3.5', hops: [] });
+  });
+  it('inside 3.6 before 3.7 exactly as inside 3.5 before 3.6: a member before 3.6.11 gets a patch hop first; 3.6 targets do not', () => {
+    const r = planLadder(cluster(['3.6.10', '3.6.16', '3.6.16'], '3.6.0'), '3.7');
+    expect(r.ok && r.hops).toEqual([
+      { from: '3.6', to: '3.6', patch: true },
+      { from: '3.6', to: '3.7', patch: false },
+    ]);
+    expect(planLadder(cluster(['3.6.11', '3.6.11', '3.6.16'], '3.6.0'), '3.7')).toMatchObject({ ok: true, hops: [{ from: '3.6', to: '3.7', patch: false }] });
+    expect(planLadder(cluster(['3.6.2', '3.6.2', '3.6.2'], '3.6.0'), '3.6')).toEqual({ ok: true, from: '3.6', hops: [] });
   });
   it('refuses members more than one hop apart, a cluster version above the lowest member, a downgrade', () => {
     const apart = planLadder(cluster(['3.2.32', '3.4.23', '3.2.32'], '3.2.0'), '3.6');
@@ -54,8 +69,10 @@ describe('planLadder: one hop per minor from the cluster to the target', () => {
     expect(!cv.ok && cv.reasons.join()).toMatch(/cluster version is 3\.4 while the lowest member runs 3\.3/);
     const down = planLadder(cluster(['3.5.35', '3.5.35', '3.5.35'], '3.5.0'), '3.4');
     expect(!down.ok && down.reasons.join()).toMatch(/downgrade/);
-    const unknown = planLadder(cluster(['3.2.32'], '3.2.0'), '3.7');
-    expect(!unknown.ok && unknown.reasons.join()).toMatch(/the ladder knows 3\.2, 3\.3, 3\.4, 3\.5, 3\.6/);
+    const unknown = planLadder(cluster(['3.2.32'], '3.2.0'), '3.8');
+    expect(!unknown.ok && unknown.reasons.join()).toMatch(/the ladder knows 3\.2, 3\.3, 3\.4, 3\.5, 3\.6, 3\.7$/);
+    const newer = planLadder(cluster(['3.8.0', '3.8.0'], '3.8.0'), '3.7');
+    expect(!newer.ok && newer.reasons.join()).toMatch(/member kv1 runs 3\.8\.0, which the ladder does not know/);
   });
   it('nothing to do when every member and the cluster are at the target', () => {
     const r = planLadder(cluster(['3.6.16', '3.6.16', '3.6.16'], '3.6.0'), '3.6');

@@ -22,7 +22,7 @@ const facts = (from: string, to: string, members: MemberFacts[], extra: Partial<
 
 describe('the rulebook: one table per hop, as data', () => {
   it('every rule names what it checks, where, refuse or warn, the fix and the guide', () => {
-    expect(Object.keys(RULEBOOK)).toEqual(['3.3', '3.4', '3.5', '3.6']);
+    expect(Object.keys(RULEBOOK)).toEqual(['3.3', '3.4', '3.5', '3.6', '3.7']);
     for (const rules of Object.values(RULEBOOK)) {
       for (const r of rules) {
         expect(r.id).toMatch(/^[a-z0-9.-]+$/);
@@ -179,6 +179,8 @@ describe('the rulebook: one table per hop, as data', () => {
       ['3.4', '3.5'],
       ['3.5', '3.5'],
       ['3.5', '3.6'],
+      ['3.6', '3.6'],
+      ['3.6', '3.7'],
     ] as const) {
       const rows = await checkHop(
         facts(from, to, [{ name: 'kv1' }, { name: 'kv2' }], {

@@ -211,7 +211,7 @@ describe('a verb spec: the adapter turns what commander parsed into those option
     expect((await runSpec(kvSandboxUp, ['--version', '3.2', '--kv-version', '3.3'])).version).toBe('3.2');
     const program = new Command('opsctl');
     const to = addVerb(program, h.ctx, kvUpgrade).options.find((o) => o.long === '--to');
-    expect(to && suggested(to)).toEqual(['3.3', '3.4', '3.5', '3.6']);
+    expect(to && suggested(to)).toEqual(['3.3', '3.4', '3.5', '3.6', '3.7']);
     expect(to?.mandatory).toBe(true);
   });
 

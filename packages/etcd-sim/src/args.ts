@@ -13,7 +13,7 @@ import { textOf } from '@opsctl/shared/json.js';
 export interface MemberArgs {
   name: string;
   dataDir: string;
-  /** --kv-version ("3.2" … "3.6", or a full version such as "3.5.21"): a flag only, never read from the config file. */
+  /** --kv-version ("3.2" … "3.7", or a full version such as "3.5.21"): a flag only, never read from the config file. */
   minorVersion: string;
   clientUrl: URL;
   peerUrl: URL;

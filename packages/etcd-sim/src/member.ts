@@ -1,13 +1,14 @@
 /**
- * The simulated kv member: a small, honest stand-in for an etcd 3.2 … 3.6 server process, used by
+ * The simulated kv member: a small, honest stand-in for an etcd 3.2 … 3.7 server process, used by
  * `opsctl kv sandbox` when no real binaries are given. Not Raft: the leader is the reachable member
  * every member agrees on, writes go to the leader and are acknowledged once a majority stored them,
  * followers copy the leader's state when they fall behind. What it reproduces is what an upgrade
  * sees: /health bodies per version (503 without quorum), /version (kvserver/kvcluster; the cluster
  * version is the lowest of the members, raised only when all are reachable, never lowered), the
  * gateway (3.2 /v3alpha; 3.3 /v3beta and /v3alpha → /v3beta redirects; 3.4+ /v3 and /v3beta), the
- * shapes of 3.4 to 3.6 (/health with a reason from 3.5, /version with storage from 3.6, the v2 API off
- * from 3.4 and gone in 3.6, a log-output string refused from 3.4), --max-request-bytes, a
+ * shapes of 3.4 to 3.7 (/health with a reason from 3.5, /version with storage from 3.6, the v2 API off
+ * from 3.4 and gone in 3.6, a log-output string refused from 3.4, --feature-gates from 3.6, the
+ * --experimental-* flags 3.7 removed refused), --max-request-bytes, a
  * snapshot stream with a SHA-256 trailer, leader changes, the seed's log lines, and 3.3 refusing a
  * numeric auto-compaction-retention in its config file.
  *
@@ -32,6 +33,7 @@ import { compareMinor as cmp, gatewayPrefixFor, minor } from '@opsctl/shared/etc
 import { asObject, textOf } from '@opsctl/shared/json.js';
 import { SIM_RELEASES } from './releases.js';
 import { readArgs } from './args.js';
+import { badGates, refusedFlag } from './flags.js';
 import { conditions as fault } from './conditions.js';
 import { isAppend, isPeerPut, isPing, readState, type Append, type Persisted, type PingInfo } from './messages.js';
 
@@ -103,6 +105,22 @@ if (from34 && typeof settings['log-output'] === 'string') {
   fail(
     `error verifying flags, error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field configYAML.log-output of type []string (config file "${configFile}")`,
   );
+}
+// 3.6's --feature-gates and 3.7's removed --experimental-* flags, refused as the real binaries do (flags.ts):
+// on the command line at the first one, exit 2; a config file's feature-gates are checked from 3.6 on.
+const refusedWord = refusedFlag(minorVersion, process.argv.slice(2));
+if (refusedWord) {
+  process.stderr.write(`${refusedWord}\nUsage:\n\n  etcd [flags]\n    Start an etcd server.\n`);
+  process.exit(2);
+}
+const fileGates = settings['feature-gates'];
+if (cmp(minorVersion, '3.6') >= 0 && fileGates !== undefined) {
+  if (typeof fileGates !== 'string')
+    fail(
+      `error verifying flags, json: cannot unmarshal ${typeof fileGates} into Go struct field configJSON.feature-gates of type string (config file "${configFile}")`,
+    );
+  const why = badGates(minorVersion, fileGates);
+  if (why) fail(`error verifying flags, ${why} (config file "${configFile}")`);
 }
 /** The v2 API: on by default before 3.4, off from 3.4 (enable-v2: true turns it on up to 3.5), gone in 3.6. */
 const v2On = cmp(minorVersion, '3.6') < 0 && (!from34 || settings['enable-v2'] === true);

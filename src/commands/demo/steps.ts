@@ -1,3 +1,5 @@
+import { LADDER_BOTTOM, LADDER_TOP, ladderWords } from '@opsctl/shared/etcd-ladder.js';
+
 /** One command of the tour. `argv` may depend on what earlier steps captured (e.g. an id). */
 export interface DemoStep {
   title: string;
@@ -228,22 +230,22 @@ export const DEMO_SECTIONS: DemoSection[] = [
     ],
   },
   {
-    job: 'kv: the upgrade ladder 3.2 → 3.6 of a local sandbox cluster, one safe rolling upgrade per minor',
+    job: `kv: the upgrade ladder ${LADDER_BOTTOM} → ${LADDER_TOP} of a local sandbox cluster, one safe rolling upgrade per minor`,
     steps: [
       {
         title: 'start a 3-member sandbox of simulated 3.2 members (they answer as each etcd minor does)',
-        argv: ['kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--heartbeat', '50ms'],
+        argv: ['kv', 'sandbox', 'up', '--members', '3', '--version', LADDER_BOTTOM, '--heartbeat', '50ms'],
       },
-      { title: 'write a key through the gateway', argv: ['kv', 'put', 'demo/greeting', 'hello from 3.2'] },
+      { title: 'write a key through the gateway', argv: ['kv', 'put', 'demo/greeting', `hello from ${LADDER_BOTTOM}`] },
       {
         title: "the plan: every hop, its members (followers first, the leader last) and its guide's checks",
-        argv: ['kv', 'upgrade', '--to', '3.6', '--dry-run'],
+        argv: ['kv', 'upgrade', '--to', LADDER_TOP, '--dry-run'],
       },
       {
-        title: 'climb the ladder: 3.2 → 3.3 → 3.4 → 3.5 → 3.6, the cluster version confirmed after each hop',
-        argv: ['kv', 'upgrade', '--to', '3.6', '--yes', '--poll-interval', '50ms'],
+        title: `climb the ladder: ${ladderWords()}, the cluster version confirmed after each hop`,
+        argv: ['kv', 'upgrade', '--to', LADDER_TOP, '--yes', '--poll-interval', '50ms'],
       },
-      { title: 'every member and the cluster report 3.6', argv: ['kv', 'status'] },
+      { title: `every member and the cluster report ${LADDER_TOP}`, argv: ['kv', 'status'] },
       { title: 'the key written on 3.2 is still there', argv: ['kv', 'get', 'demo/greeting'] },
       { title: 'stop the sandbox', argv: ['kv', 'sandbox', 'down'] },
     ],

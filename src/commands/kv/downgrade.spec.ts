@@ -1,17 +1,27 @@
+import { DOWNGRADE_FROM, DOWNGRADE_TO } from '@opsctl/shared/etcd-ladder.js';
 import { defineVerb, type RunModule } from '../spec.js';
+
+/** "3.6 → 3.5 or 3.7 → 3.6": each minor etcd's downgrade API takes a cluster from (the ladder's table). */
+const WAYS = DOWNGRADE_FROM.map((m, i) => `${m} → ${DOWNGRADE_TO[i]}`).join(' or ');
 import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin, trialTimeout } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'downgrade',
-  summary: "take a 3.6 cluster back to 3.5 with etcd's downgrade API, one member at a time (journalled, resumable)",
+  summary: `take a cluster back one minor (${WAYS}) with etcd's downgrade API, one member at a time (journalled, resumable)`,
   flags: {
     ...cluster,
     ...driver,
-    to: { type: 'string', value: 'minor', help: 'the target minor: the previous one (3.5 for a 3.6 cluster)', required: true, suggest: ['3.5'] },
+    to: {
+      type: 'string',
+      value: 'minor',
+      help: `the target minor: the previous one (${DOWNGRADE_FROM.map((m, i) => `${DOWNGRADE_TO[i]} for a ${m} cluster`).join(', ')})`,
+      required: true,
+      suggest: DOWNGRADE_TO,
+    },
     dryRun,
     settle: { type: 'string', value: 'auto|duration', help: 'wait after each member: auto = measured catch-up', default: 'auto' },
     backup: { type: 'negated', help: 'command driver without a backup template: downgrade without backing up the data dirs' },
-    targetBin: targetBin('real etcd: the directory with the 3.5 etcd binary (3.5=DIR)'),
+    targetBin: targetBin('real etcd: the directory with the etcd binary of --to (e.g. 3.6=DIR)'),
     snapshotVia,
     etcdctl,
     clusterVersionTimeout: {
@@ -24,7 +34,7 @@ export const spec = defineVerb({
     onFailure: {
       type: 'string',
       value: 'halt|rollback',
-      help: 'a member that never becomes healthy on --to: halt there, or put it back on 3.6 first',
+      help: 'a member that never becomes healthy on --to: halt there, or put it back on its newer binary first',
       default: 'halt',
     },
     restoreBackupCmd,

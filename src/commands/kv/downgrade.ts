@@ -11,13 +11,13 @@ import type { spec } from './downgrade.spec.js';
 export type DowngradeOptions = OptionsOf<typeof spec>;
 
 /**
- * `kv downgrade --to 3.5`: a 3.6 cluster back to 3.5 with etcd's downgrade API (validate, enable, then
- * member by member on the 3.5 binaries, the leader last, the end confirmed). Refused with nothing
+ * `kv downgrade --to 3.5`: a 3.6 cluster back to 3.5 (or a 3.7 one to 3.6) with etcd's downgrade API
+ * (validate, enable, then member by member on the older binaries, the leader last, the end confirmed). Refused with nothing
  * changed (exit 1); halted (exit 3) with the way back; Ctrl-C at a safe point (130); a re-run resumes.
  */
 export async function run(opts: DowngradeOptions, ctx: Context): Promise<CommandResult> {
   if (!/^\d+\.\d+$/.test(opts.to)) throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: 'write it as 3.5' });
-  const { onFailure, settle } = rollingFlags(opts, 'its 3.6 binary');
+  const { onFailure, settle } = rollingFlags(opts, 'its newer binary');
   const bins = parseTargetBins(opts.targetBin);
   const other = Object.keys(bins).filter((k) => k !== '*' && k !== opts.to);
   if (other.length)
@@ -69,8 +69,8 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
   ];
   if (r.status === 'halted') {
     ctx.io.err(`${ctx.io.colorErr.red('X')} downgrade halted${run.halt ? ` at ${run.halt.step}: ${run.halt.reason}` : `: ${r.finished ?? ''}`}`);
-    ctx.io.err('  The cluster stays on cluster version 3.5 with the downgrade enabled; members not yet downgraded still run 3.6.');
-    ctx.io.err(`  Put downgraded members back on 3.6 with:  ${shellLine(['opsctl', 'kv', 'rollback', ...selector])}   (then: etcdctl downgrade cancel)`);
+    ctx.io.err(`  The cluster stays on cluster version ${r.to} with the downgrade enabled; members not yet downgraded still run ${r.from}.`);
+    ctx.io.err(`  Put downgraded members back on ${r.from} with:  ${shellLine(['opsctl', 'kv', 'rollback', ...selector])}   (then: etcdctl downgrade cancel)`);
     ctx.io.err(`  Or fix the cause and resume with the same command (journal: ${run.journal ?? '?'}).`);
     return { data: r, text: lines.join('\n'), exitCode: 3 };
   }

@@ -1,11 +1,17 @@
+import { LADDER_MINORS, ladderSpan } from '@opsctl/shared/etcd-ladder.js';
 import { defineVerb, type RunModule } from '../spec.js';
 
 export const spec = defineVerb({
   name: 'up',
-  summary: 'start a local cluster (simulated 3.2/3.3 members, or real etcd from --etcd-bin)',
+  summary: `start a local cluster (simulated ${ladderSpan(LADDER_MINORS)} members, or real etcd from --etcd-bin)`,
   flags: {
     members: { type: 'string', value: 'n', help: 'how many members', default: '3' },
-    version: { type: 'string', value: 'minor', help: 'simulated members: 3.2 to 3.6, or a patch release such as 3.5.26 (default 3.2)' },
+    version: {
+      type: 'string',
+      value: 'minor',
+      help: `simulated members: ${ladderSpan(LADDER_MINORS)}, or a patch release such as 3.5.26 (default 3.2)`,
+      suggest: LADDER_MINORS,
+    },
     kvVersion: { type: 'string', value: 'minor', help: 'the same as --version', hidden: true, sameAs: 'version' },
     etcdBin: { type: 'string', value: 'dir', help: 'run real etcd from this directory instead' },
     heartbeat: { type: 'string', value: 'duration', help: 'heartbeat interval of the members' },

@@ -1,3 +1,4 @@
+import { LADDER_TARGETS, LADDER_TOP, ladderSpan } from '@opsctl/shared/etcd-ladder.js';
 import { EXIT_CODE_FLAG } from '../action.js';
 import { defineVerb, type RunModule } from '../spec.js';
 import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin, trialTimeout, s3 } from './lib/flags.js';
@@ -8,13 +9,13 @@ export const spec = defineVerb({
   flags: {
     ...cluster,
     ...driver,
-    // completion offers the ladder's targets (kv/ladder/plan.ts LADDER_MINORS above 3.2; not loaded for --help)
+    // help and completion read the ladder's table (@opsctl/shared/etcd-ladder: a small module of data, cheap for --help)
     to: {
       type: 'string',
       value: 'minor',
-      help: 'the target minor version: 3.3 to 3.6 (one rolling upgrade per minor), e.g. 3.6',
+      help: `the target minor version: ${ladderSpan()} (one rolling upgrade per minor), e.g. ${LADDER_TOP}`,
       required: true,
-      suggest: ['3.3', '3.4', '3.5', '3.6'],
+      suggest: LADDER_TARGETS,
     },
     dryRun,
     exitCode: EXIT_CODE_FLAG,

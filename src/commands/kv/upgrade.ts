@@ -5,7 +5,7 @@ import { InterruptedError, UsageError } from '../../core/errors.js';
 import { whyNoPrompt } from '../../core/no-prompt.js';
 import { fmtMs, type UpgradeReport } from '../../kv/upgrade/options.js';
 import type { LadderReport } from '../../kv/ladder/record.js';
-import { LADDER_MINORS } from '../../kv/ladder/plan.js';
+import { LADDER_MINORS, LADDER_TARGETS, ladderSpan, ladderWords } from '@opsctl/shared/etcd-ladder.js';
 import { renderChecks, ruleIds } from '../../kv/rules/index.js';
 import { PROOF_RULES } from '../../kv/rules/trial.js';
 import type { SkipTrial } from '../../kv/ladder/record.js';
@@ -19,10 +19,9 @@ import { openOffsite, s3Settings } from './lib/offsite.js';
 import type { S3Settings } from '../../kv/offsite/target.js';
 import type { OffsiteUploader } from '../../kv/upgrade/options.js';
 
-/** The minors kv restore starts members on: every minor of the ladder (3.5 and 3.6 restore with etcdutl). */
+/** The minors kv restore starts members on: every minor of the ladder's table (from 3.5 on restored with etcdutl). */
 export const KNOWN_MINORS = LADDER_MINORS;
-const TARGETS_HELP =
-  "3.3 to 3.6 (one hop per minor from the cluster's version: 3.2 → 3.3 → 3.4 → 3.5 → 3.6); with --allow-same-version a rolling restart on 3.2 to 3.6";
+const TARGETS_HELP = `${ladderSpan()} (one hop per minor from the cluster's version: ${ladderWords()}); with --allow-same-version a rolling restart on ${ladderSpan(LADDER_MINORS)}`;
 
 /**
  * `--target-bin`, repeatable: `VERSION=DIR` per hop, or one `DIR` for a one-hop run (key `*`).
@@ -42,7 +41,7 @@ export function parseTargetBins(raw: string[] | string | undefined): Record<stri
     if (key !== '*' && !LADDER_MINORS.includes(key))
       throw new UsageError(`--target-bin ${item}: ${key} is not a minor of the ladder`, {
         field: '--target-bin',
-        hint: `one of ${LADDER_MINORS.slice(1).join(', ')}`,
+        hint: `one of ${LADDER_TARGETS.join(', ')}`,
       });
     if (out[key] !== undefined)
       throw new UsageError(`--target-bin: ${key === '*' ? 'a directory' : key} given twice`, {

@@ -1,3 +1,4 @@
+import { LADDER } from '@opsctl/shared/etcd-ladder.js';
 import { posix } from 'node:path';
 import type { CommandTemplates } from '../cluster/cluster-file.js';
 
@@ -88,7 +89,8 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
       `&& ${sudo}chown -R ${word(`--reference=${p.dataDir}.before-restore-{run}`)} ${d}`;
     t.restore = restoreWith(`env ETCDCTL_API=3 ${word(p.etcdctl ?? 'etcdctl')}`);
     const etcdutl = restoreWith(word(p.etcdutl ?? 'etcdutl'));
-    t.restoreByVersion = { '3.5': etcdutl, '3.6': etcdutl };
+    // (the minors restored with etcdutl, from the ladder's table: 3.5 on)
+    t.restoreByVersion = Object.fromEntries(LADDER.filter((r) => r.restoreTool === 'etcdutl').map((r) => [r.minor, etcdutl]));
   }
   return t;
 }

@@ -6,7 +6,8 @@ import { PROOF_RULES } from '../rules/trial.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
-import { etcdutlIn } from './v2store-check.js';
+import { etcdutlIn, walReplayOf } from './v2store-check.js';
+import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { hopTrials, type TrialHop } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type Binaries, hopFacts, look } from './facts.js';
@@ -79,15 +80,25 @@ export async function checkAll(
   fromHop: number,
   trials: Map<string, TrialFinding[]>,
 ) {
-  const patchPlanned = hops.some((h) => h.patch);
+  // A patch hop inside a hop's source minor (3.5.x → 3.5.32+ before 3.6, 3.6.x → 3.6.11+ before 3.7) is planned first.
+  const patchPlanned = (h: Hop) => !h.patch && hops.some((x) => x.patch && x.from === h.from);
   // Every hop at once (each only looks: config reads, etcdutl on the data dirs).
-  return Promise.all(
-    hops.map(async (h, i) => (i < fromHop ? [] : check(o, await hopFacts(o, h, obs, bins, v2, i === fromHop, patchPlanned && !h.patch, trials)))),
-  );
+  return Promise.all(hops.map(async (h, i) => (i < fromHop ? [] : check(o, await hopFacts(o, h, obs, bins, v2, i === fromHop, patchPlanned(h), trials)))));
 }
 
-/** The plan's line on the v2store step before the first 3.6 start: planned (and how), refused instead, or not possible here. */
-export function v2fixPlan(o: LadderOptions): string {
+/** Whether the members' data dirs are checked (and fixed) for what is left of the v2 store before a hop's first start (the ladder's table). */
+export const fixesBefore = (h: Hop): boolean => !h.patch && ladderRow(h.to)?.v2Gone !== undefined;
+
+/** The plan's line on the v2 step before a hop's first start (3.6: etcdutl check v2store; 3.7: each WAL read): planned (and how), refused instead, or not possible here. */
+export function v2fixPlan(o: LadderOptions, h: Hop = { from: '3.5', to: '3.6', patch: false }): string {
+  if (ladderRow(h.to)?.v2Gone === 'any') {
+    const read = `before the first ${h.to} start: each member's WAL read for v2 requests after its newest snapshot (${h.to} cannot replay them)`;
+    if (o.cluster.sandbox?.kind === 'sim') return `${read}: simulated members keep no WAL (nothing to read)`;
+    if (o.driver?.type !== 'local')
+      return `${read}: not possible from here (the WALs are on the hosts); a member that needs it halts at its start, put back with --on-failure rollback`;
+    if (!o.fixV2store) return `${read}; a member with some refuses the hop (--no-fix-v2store)`;
+    return `${read}; a member with some is restarted once on ${h.from} with snapshot-count 1, one at a time with the usual gate, snapshot and backup (journalled: a re-run finishes it), then read again`;
+  }
   const check = 'before the first 3.6 start: etcdutl check v2store on every member';
   if (o.cluster.sandbox?.kind === 'sim') return `${check}: simulated members keep no etcd data dir (nothing to check)`;
   if (o.driver?.type === 'command')
@@ -102,17 +113,24 @@ export function v2fixPlan(o: LadderOptions): string {
 const FIX_WORDS =
   'the v2store fix (planned; --no-fix-v2store refuses instead): restarted once on 3.5 with snapshot-count 1 before the first 3.6 start (gate, snapshot, backup first), then checked again';
 
-/** With --fix-v2store, a failing `etcdutl check v2store` is the fix's work before the hop, not a refusal. */
+/** What --fix-v2store does before the 3.7 hop, as its rows say it. */
+const WAL_FIX_WORDS =
+  'the WAL fix (planned; --no-fix-v2store refuses instead): restarted once on 3.6 with snapshot-count 1 before the first 3.7 start (gate, snapshot, backup first), then its WAL read again';
+
+/** With --fix-v2store, a failing `etcdutl check v2store` (3.6) or a WAL 3.7 cannot replay is the fix's work before the hop, not a refusal. */
 export function planFix(o: LadderOptions, rows: CheckRow[]): CheckRow[] {
   if (!o.fixV2store) return rows;
   return rows.map((r) => {
-    if (r.rule !== 'v2store-check' || r.status !== 'refuse' || !r.member) return r;
+    if ((r.rule !== 'v2store-check' && r.rule !== 'wal-v2-replay') || r.status !== 'refuse' || !r.member) return r;
     const { fix: _fix, ...rest } = r;
-    return { ...rest, status: 'before the hop', detail: `${r.detail.split('; fix:')[0]}; ${FIX_WORDS}` };
+    return { ...rest, status: 'before the hop', detail: `${r.detail.split('; fix:')[0]}; ${r.rule === 'wal-v2-replay' ? WAL_FIX_WORDS : FIX_WORDS}` };
   });
 }
 
-export const fixRows = (rows: CheckRow[]) => rows.filter((r) => r.rule === 'v2store-check' && r.member && r.detail.includes(FIX_WORDS));
+export const fixRows = (rows: CheckRow[]) =>
+  rows.filter(
+    (r) => r.member && ((r.rule === 'v2store-check' && r.detail.includes(FIX_WORDS)) || (r.rule === 'wal-v2-replay' && r.detail.includes(WAL_FIX_WORDS))),
+  );
 
 /**
  * Before the 3.5 → 3.6 hop's first stop: the fix for the members its rows name (or the unfinished
@@ -127,19 +145,32 @@ export async function runFix(
   v2: HopFacts['v2'],
   trials?: Map<string, TrialFinding[]>,
 ): Promise<CheckRow[] | undefined> {
-  const pending = unfinishedV2Fix(o.dataDir, o.cluster.key);
+  // 3.6 (custom v2 content, etcdutl's check) is fixed on 3.5; 3.7 (any v2 request in the WAL, read here) on 3.6
+  const wal = ladderRow(hop.to)?.v2Gone === 'any';
+  const minor = hop.from;
+  const pending = unfinishedV2Fix(o.dataDir, o.cluster.key, minor);
   const members = fixRows(rows).map((r) => r.member!);
   if (!pending && !members.length) return undefined;
-  const dirs: Record<string, string | undefined> = { given: bins['3.5']?.dir };
+  const dirs: Record<string, string | undefined> = { given: bins[minor]?.dir };
   for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
-  const etcdutl = etcdutlIn(dirs);
-  if (!o.driver || !etcdutl) throw new UpgradeRefused(['--fix-v2store: no etcdutl beside the 3.5 binaries to check the fix with'], 'nothing was changed');
+  const etcdutl = wal ? '' : etcdutlIn(dirs);
+  if (!o.driver || etcdutl === undefined)
+    throw new UpgradeRefused([`--fix-v2store: no etcdutl beside the ${minor} binaries to check the fix with`], 'nothing was changed');
   o.reporter.note(
     pending
       ? `--fix-v2store: finishing the fix recorded for ${pending.members.map((x) => `${x.name} (${x.phase})`).join(', ')}`
-      : `--fix-v2store: ${members.join(', ')} restarted once on 3.5 with snapshot-count 1, one at a time, before the hop`,
+      : `--fix-v2store: ${members.join(', ')} restarted once on ${minor} with snapshot-count 1, one at a time, before the hop`,
   );
-  await fixV2store({ ...o, driver: o.driver, etcdutl, members });
+  const walCheck = (m: { name: string; dataDir?: string }) => {
+    const r = walReplayOf({ cluster: { ...o.cluster, members: o.cluster.members.filter((x) => x.name === m.name) }, driver: o.driver });
+    const w = r && !('why' in r) ? r[0] : undefined;
+    return Promise.resolve({
+      member: m.name,
+      ok: w?.count === 0,
+      said: w ? `${w.count} v2 requests in its WAL after its newest snapshot (index ${w.snapshotIndex})` : r && 'why' in r ? r.why : 'its WAL was not read',
+    });
+  };
+  await fixV2store({ ...o, driver: o.driver, etcdutl, members, minor, ...(wal ? { check: walCheck } : {}) });
   return check(o, await hopFacts(o, hop, await look(o), bins, v2, true, false, trials));
 }
 

@@ -11,7 +11,8 @@ import { describePlan, planUpgrade } from '../upgrade/planner.js';
 import { settingsOf } from '../rules/settings.js';
 import type { HopFacts, MemberFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
-import { checkV2store } from './v2store-check.js';
+import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
+import { checkV2store, walReplayOf } from './v2store-check.js';
 import { trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type LadderOptions } from './record.js';
@@ -206,13 +207,14 @@ export async function hopFacts(
     startsFrom: typeof before === 'string' ? before : undefined,
     trials: trialFacts(trials, hopName(hop)),
   };
-  if (hop.to === '3.6' && !hop.patch) {
+  const v2Gone = hop.patch ? undefined : ladderRow(hop.to)?.v2Gone;
+  if (v2Gone === 'custom') {
     // Before the ladder's first stop too (a later hop): what the members' data dirs hold now, so the
     // plan says whether the fix will run, or why it cannot be told, before anything stops.
-    const dirs: Record<string, string | undefined> = { given: bins['3.5']?.dir };
+    const dirs: Record<string, string | undefined> = { given: bins[hop.from]?.dir };
     for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
     facts.v2store = await checkV2store(o, dirs, trials?.get(hopName(hop)));
-  }
+  } else if (v2Gone === 'any' && current) facts.walReplay = walReplayOf(o);
   return facts;
 }
 

@@ -31,7 +31,22 @@ import { unfinishedV2Fix } from './v2store-fix.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type Binaries, type EarlyVersions, askVersionsEarly, hopBinaries, hopFacts, hopPlanText, look, measureV2, settlePlan } from './facts.js';
 import { type LadderFile, type LadderOptions, type LadderReport, type LadderResume, ladderDir, ladderPath, lockLadder, readLadder } from './record.js';
-import { blocking, check, checkAll, fixRows, planFix, reasonOf, refuseRows, runFix, strOf, trialCounts, trialSummary, trialsOf, v2fixPlan } from './checks.js';
+import {
+  blocking,
+  check,
+  checkAll,
+  fixesBefore,
+  fixRows,
+  planFix,
+  reasonOf,
+  refuseRows,
+  runFix,
+  strOf,
+  trialCounts,
+  trialSummary,
+  trialsOf,
+  v2fixPlan,
+} from './checks.js';
 
 /** What a ladder's resume finds: the hops done and left, and inside the hop in flight its members (from its journal). */
 function ladderResume(o: LadderOptions, lf: LadderFile, hops: Hop[], at: number): { state: LadderResume; text: string[] } {
@@ -135,11 +150,11 @@ async function single(
     o.reporter.note(text);
   }
   let confirm = o.confirm;
-  const fixing = hop?.to === '3.6' && !hop.patch && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key) !== undefined);
+  const fixing = hop && fixesBefore(hop) && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key, hop.from) !== undefined);
   if (hop && fixing) {
     // One question for both: the fix changes the cluster, so it is asked before the fix.
     const names = fixRows(checks).map((r) => r.member!);
-    const planText = `Before the hop ${hop.from} → ${hop.to}: ${names.join(', ') || 'the members the recorded fix names'} restarted once on 3.5 with snapshot-count 1 (--fix-v2store); then the hop`;
+    const planText = `Before the hop ${hop.from} → ${hop.to}: ${names.join(', ') || 'the members the recorded fix names'} restarted once on ${hop.from} with snapshot-count 1 (--fix-v2store); then the hop`;
     if (confirm && !(await confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: false }))) {
       return { single: await runUpgrade({ ...o, to: o.to, allowSameVersion: false, targetBin, confirm: () => Promise.resolve(false), checks }), checks };
     }
@@ -330,7 +345,7 @@ async function climb(
       report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
       await haltOn(hop, rows);
     }
-    if (hop.to === '3.6' && !hop.patch) {
+    if (fixesBefore(hop)) {
       // --fix-v2store (or the fix a killed run left unfinished) before the hop's first stop, then its checks again
       const name = `${hop.from} → ${hop.to}`;
       let again: CheckRow[] | undefined;
@@ -447,7 +462,7 @@ function ladderText(
     if (i < at) return;
     lines.push(hopPlanText(obs, h, i === at, settle, Boolean(o.noBackup)));
     lines.push(`    ${settlePlan(o, h, v2)}`);
-    if (h.to === '3.6' && !h.patch) lines.push(`    ${v2fixPlan(o)}`);
+    if (fixesBefore(h)) lines.push(`    ${v2fixPlan(o, h)}`);
     const r = rows[i] ?? [];
     lines.push(r.length ? '    checks:' : '    checks: none for a patch hop (the same minor)');
     lines.push(...renderChecks(r, '      '));

@@ -1,20 +1,22 @@
 /**
  * The ladder's pure planner: from the cluster as observed to the hops that take it to a target
- * minor, one rolling upgrade per minor (3.2 → 3.3 → 3.4 → 3.5 → 3.6), with a patch hop inside 3.5
- * when a member runs a 3.5 release that 3.6 will not join (before 3.5.26).
+ * minor, one rolling upgrade per minor (the ladder's table, @opsctl/shared/etcd-ladder: 3.2 → … → 3.7),
+ * with a patch hop inside a minor when a member runs a release below the floor the next minor's guide
+ * sets (3.5 before 3.5.32 ahead of 3.6, 3.6 before 3.6.11 ahead of 3.7).
  */
+import { LADDER_MINORS } from '@opsctl/shared/etcd-ladder.js';
 import { compareMinor, compareVersion, minor, nextMinor } from '../cluster/parse.js';
 import { unreachable } from '../upgrade/planner.js';
-import { MIN_35_FOR_36 } from '../rules/hop-3.6.js';
+import { floorOf } from '../rules/floor.js';
 import type { ClusterObservation } from '../cluster/types.js';
 
-/** The minors the ladder knows, oldest first. */
-export const LADDER_MINORS = ['3.2', '3.3', '3.4', '3.5', '3.6'];
+/** The minors the ladder knows, oldest first (the table's). */
+export { LADDER_MINORS };
 
 export interface Hop {
   from: string;
   to: string;
-  /** A rolling restart onto a newer patch release of the same minor (3.5.x → 3.5.26+). */
+  /** A rolling restart onto a newer patch release of the same minor (3.5.x → 3.5.32+, 3.6.x → 3.6.11+). */
   patch: boolean;
 }
 
@@ -64,10 +66,14 @@ export function planLadder(obs: ClusterObservation, to: string): LadderPlan {
   }
   if (reasons.length) return { ok: false, reasons };
   const hops: Hop[] = [];
-  // 3.6 joins only from 3.5.26 on: members already on an older 3.5 get a patch hop first.
-  const needsPatch = (at: string) => at === '3.5' && compareMinor(to, '3.6') >= 0 && seen.some((m) => compareVersion(m.serverVersion!, MIN_35_FOR_36) < 0);
-  if (low === high && needsPatch(low)) hops.push({ from: '3.5', to: '3.5', patch: true });
+  // The next minor's guide may set a patch floor (3.6 joins only from 3.5.32, 3.7 from 3.6.11): members
+  // already on the minor below it get a patch hop inside their minor first.
+  const needsPatch = (at: string) => {
+    const floor = compareMinor(to, at) > 0 ? floorOf(nextMinor(at)) : undefined;
+    return floor !== undefined && seen.some((m) => compareVersion(m.serverVersion!, floor) < 0);
+  };
+  if (low === high && needsPatch(low)) hops.push({ from: low, to: low, patch: true });
   for (let at = low; compareMinor(at, to) < 0; at = nextMinor(at)) hops.push({ from: at, to: nextMinor(at), patch: false });
-  // (The 3.5 release the 3.4 → 3.5 hop brings is known only from its binary: the 3.6 rules check it.)
+  // (The release a hop into a minor brings is known only from its binary: the next hop's floor rule checks it.)
   return { ok: true, from: low, hops };
 }

@@ -12,6 +12,7 @@ import type { MemberDriver } from '../drivers/driver.js';
 import type { HopFacts, Setting } from '../rules/types.js';
 import { shellWord } from '../drivers/host-script.js';
 import type { TrialFinding } from '../trial/run.js';
+import { walV2Replay } from '../upgrade/wal-v2.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -100,4 +101,23 @@ async function onHosts(
   );
   if (why.length) return { why: why.join('; ') };
   return o.cluster.members.map((m) => out.find((x) => x.member === m.name)!);
+}
+
+/**
+ * Before the first 3.7 start: each member's WAL read for the v2 requests 3.7 cannot replay (those after
+ * its newest snapshot: src/kv/upgrade/wal-v2.ts walV2Replay), where opsctl reaches the data dirs.
+ */
+export function walReplayOf(o: Pick<V2storeCheckOptions, 'cluster' | 'driver'>): HopFacts['walReplay'] {
+  if (o.cluster.sandbox?.kind === 'sim') return { why: 'simulated members keep no WAL' };
+  if (o.driver?.type !== 'local')
+    return {
+      why: "each member's WAL is on its host, not read from here: 3.7 panics replaying a v2 request written after the newest snapshot (every 3.5 start writes one); on each host a member/snap/*.snap written on 3.6 after the member's last start on 3.5 clears it (else restart it once on 3.6 with --snapshot-count=1)",
+    };
+  const out: Array<{ member: string; snapshotIndex: number; count: number; after: Record<string, number> }> = [];
+  for (const m of o.cluster.members) {
+    const r = m.dataDir ? walV2Replay(m.dataDir) : { why: 'no data dir is known for it' };
+    if ('why' in r) return { why: `${m.name}: ${r.why}` };
+    out.push({ member: m.name, ...r });
+  }
+  return out;
 }

@@ -8,6 +8,10 @@
  * healthy and caught up. Each member's phase is written ahead to its own journal
  * (journals/<cluster>.v2store-fix.json), so a kill -9 or Ctrl-C anywhere resumes at that member
  * and phase, and a member's own config is never left edited.
+ *
+ * The same procedure on 3.6 before the first 3.7 start (`minor: '3.6'`, journals/<cluster>.v2store-fix-3.6.json):
+ * a snapshot written on 3.6 past the v2 requests every 3.5 start left in the WAL, which 3.7 cannot
+ * replay; checked by reading each WAL (`check`) instead of etcdutl (3.6's has no check v2store).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -57,8 +61,8 @@ export interface V2FixFile {
   halt?: { member: string; reason: string };
 }
 
-export function v2FixPath(dataDir: string, key: string): string {
-  return join(dataDir, 'kv', 'journals', `${key}.v2store-fix.json`);
+export function v2FixPath(dataDir: string, key: string, minor = '3.5'): string {
+  return join(dataDir, 'kv', 'journals', minor === '3.5' ? `${key}.v2store-fix.json` : `${key}.v2store-fix-${minor}.json`);
 }
 
 export function readV2Fix(file: string): V2FixFile | undefined {
@@ -72,15 +76,19 @@ export function readV2Fix(file: string): V2FixFile | undefined {
 }
 
 /** An unfinished fix of this cluster (a re-run finishes it before anything else). */
-export function unfinishedV2Fix(dataDir: string, key: string): V2FixFile | undefined {
-  const j = readV2Fix(v2FixPath(dataDir, key));
+export function unfinishedV2Fix(dataDir: string, key: string, minor = '3.5'): V2FixFile | undefined {
+  const j = readV2Fix(v2FixPath(dataDir, key, minor));
   return j && j.status !== 'done' ? j : undefined;
 }
 
 export interface V2FixOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVersion' | 'confirm'> {
   driver: MemberDriver;
-  /** `etcdutl` of 3.5.26 or later, for the check after each member. */
+  /** `etcdutl` of 3.5.26 or later, for the check after each member (unused when `check` is given). */
   etcdutl: string;
+  /** The minor the members run and are restarted on (default 3.5; 3.6 before the first 3.7 start). */
+  minor?: string;
+  /** The check after each member and each round (default: etcdutl check v2store). */
+  check?: (m: MemberSpec) => Promise<{ member: string; ok: boolean; said: string }>;
   /** The members to fix (the check named them); a resume takes the journal's list. */
   members: string[];
 }
@@ -95,13 +103,14 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
   if (o.driver.type !== 'local')
     throw new OpsError('--fix-v2store: opsctl applies the fix only to members it starts itself (kv sandbox, local data dirs)', 1, {
       code: 'v2store_fix_unsupported',
-      hint: 'on each member host, one at a time: restart it on 3.5 with snapshot-count: 1 in its config file, wait for a new member/snap/*.snap, put its config back, restart it; then etcdutl check v2store --data-dir DIR',
+      hint: `on each member host, one at a time: restart it on ${o.minor ?? '3.5'} with snapshot-count: 1 in its config file, wait for a new member/snap/*.snap, put its config back, restart it${o.check ? '' : '; then etcdutl check v2store --data-dir DIR'}`,
     });
-  const file = v2FixPath(o.dataDir, o.cluster.key);
+  const minor = o.minor ?? '3.5';
+  const file = v2FixPath(o.dataDir, o.cluster.key, minor);
   const unlock = await acquireLock(file, o, (f) => readV2Fix(f)?.owner);
   try {
     const now = () => new Date(o.now()).toISOString();
-    const j: V2FixFile = unfinishedV2Fix(o.dataDir, o.cluster.key) ?? {
+    const j: V2FixFile = unfinishedV2Fix(o.dataDir, o.cluster.key, minor) ?? {
       version: 1,
       kind: 'v2store-fix',
       id: `${now().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
@@ -124,7 +133,7 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
     await save();
     const membership = await memberList(o);
     const env: StepEnv = {
-      o: { ...o, to: '3.5', allowSameVersion: true },
+      o: { ...o, to: minor, allowSameVersion: true },
       driver: o.driver,
       // snapshotStep and backupStep name their files by the run id and keep the snapshot list
       journal: j as unknown as Journal,
@@ -167,7 +176,7 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
       j.checks.push(...checked.map((c) => ({ round: j.round, ...c })));
       const failing = checked.filter((c) => !c.ok);
       o.reporter.note(
-        `--fix-v2store round ${j.round}: etcdutl check v2store ${failing.length ? `still fails on ${failing.map((c) => `${c.member} (${c.said})`).join(', ')}` : 'passes on every member'}`,
+        `--fix-v2store round ${j.round}: ${o.check ? 'the WAL read' : 'etcdutl check v2store'} ${failing.length ? `still fails on ${failing.map((c) => `${c.member} (${c.said})`).join(', ')}` : 'passes on every member'}`,
       );
       if (!failing.length) break;
       const inStore = failing.filter((c) => /v2store|both/i.test(c.said));
@@ -211,7 +220,7 @@ async function checkOne(o: V2FixOptions, m: MemberSpec): Promise<{ member: strin
 }
 
 function checkAll(o: V2FixOptions): Promise<Array<{ member: string; ok: boolean; said: string }>> {
-  return Promise.all(o.cluster.members.map((m) => checkOne(o, m)));
+  return Promise.all(o.cluster.members.map((m) => (o.check ?? ((x: MemberSpec) => checkOne(o, x)))(m)));
 }
 
 async function memberList(o: V2FixOptions): Promise<MemberListEntry[]> {
@@ -231,7 +240,8 @@ async function memberList(o: V2FixOptions): Promise<MemberListEntry[]> {
 /** One member through its phases; each phase is written before it starts, so a resume redoes only what is safe to redo. */
 async function fixMember(o: V2FixOptions, env: StepEnv, m: MemberSpec, st: V2FixFile['members'][number], save: () => Promise<void>): Promise<void> {
   const d = o.driver;
-  const target = (settings?: Record<string, string>): MemberTarget => ({ version: '3.5', binDir: d.current(m)?.binDir, ...(settings ? { settings } : {}) });
+  const minor = o.minor ?? '3.5';
+  const target = (settings?: Record<string, string>): MemberTarget => ({ version: minor, binDir: d.current(m)?.binDir, ...(settings ? { settings } : {}) });
   const step = async (what: string, body: (p: { update(t: string): void }) => Promise<string>) => {
     const p = o.reporter.begin(`${m.name}: ${what}`);
     try {
@@ -264,7 +274,7 @@ async function fixMember(o: V2FixOptions, env: StepEnv, m: MemberSpec, st: V2Fix
     await save();
   }
   if (st.phase === 'up-fix') {
-    await step('start on 3.5 with snapshot-count 1', async () => {
+    await step(`start on ${minor} with snapshot-count 1`, async () => {
       if (!(await d.isRunning(m))) await d.start(m, target(FIX_SETTINGS));
       return `${m.configFile ? `${m.configFile} with snapshot-count: 1 (its own kept beside it)` : '--snapshot-count 1'}`;
     });
@@ -290,13 +300,13 @@ async function fixMember(o: V2FixOptions, env: StepEnv, m: MemberSpec, st: V2Fix
     await save();
   }
   if (st.phase === 'up-2') {
-    await step('start on 3.5 with its own config', async () => {
+    await step(`start on ${minor} with its own config`, async () => {
       if (!(await d.isRunning(m))) await d.start(m, target());
       return m.configFile ? `${m.configFile} put back` : 'its own flags';
     });
     await step('wait healthy', (p) => waitBackStep(env, m, p, () => undefined));
-    await step('etcdutl check v2store', async () => {
-      const c = await checkOne(o, m);
+    await step(o.check ? 'its WAL read again' : 'etcdutl check v2store', async () => {
+      const c = await (o.check ?? ((x: MemberSpec) => checkOne(o, x)))(m);
       st.check = c.said;
       return c.said;
     });

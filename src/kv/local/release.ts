@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { isLoopbackHost } from '../../core/redact.js';
 import { ArchiveError, extractTarGz } from './tar-gz.js';
 
@@ -121,8 +122,19 @@ export function releaseDir(version: string, where: { data: string; cache?: strin
   return hit?.dir;
 }
 
-/** The version `DIR/etcd --version` names ("etcd Version: X"), and etcdctl's ("etcdctl version: X"). */
-export async function binaryVersions(dir: string): Promise<{ etcd?: string; etcdctl?: string }> {
+/**
+ * The tools a release of `version` ships, each checked to name the version: etcd and etcdctl, and from
+ * 3.5 on etcdutl (the ladder's table: what restores a snapshot onto it, and checks the v2 store).
+ */
+export function releaseTools(version: string): string[] {
+  const minor = /^(\d+\.\d+)\./.exec(version)?.[1] ?? '';
+  const row = ladderRow(minor);
+  const utl = row ? row.restoreTool === 'etcdutl' : Number(minor.split('.')[0]) > 3 || (minor.startsWith('3.') && Number(minor.split('.')[1]) >= 5);
+  return ['etcd', 'etcdctl', ...(utl ? ['etcdutl'] : [])];
+}
+
+/** The version `DIR/etcd --version` names ("etcd Version: X"), and etcdctl's ("etcdctl version: X") and etcdutl's ("etcdutl version: X"). */
+export async function binaryVersions(dir: string): Promise<{ etcd?: string; etcdctl?: string; etcdutl?: string }> {
   const run = promisify(execFile);
   const out = async (file: string, args: string[]) => {
     try {
@@ -135,6 +147,7 @@ export async function binaryVersions(dir: string): Promise<{ etcd?: string; etcd
   return {
     etcd: /^etcd Version: (\S+)$/m.exec(await out('etcd', ['--version']))?.[1],
     etcdctl: /^etcdctl version: (\S+)$/m.exec(await out('etcdctl', ['version']))?.[1],
+    ...(existsSync(join(dir, 'etcdutl')) ? { etcdutl: /^etcdutl version: (\S+)$/m.exec(await out('etcdutl', ['version']))?.[1] } : {}),
   };
 }
 
@@ -269,14 +282,21 @@ export async function getRelease(o: GetReleaseOptions): Promise<GotRelease> {
       throw err;
     }
     rmSync(file, { force: true });
-    for (const tool of ['etcd', 'etcdctl']) {
-      if (!existsSync(join(out, tool))) throw new ReleaseError(`${name} has no ${top}/${tool}: not an etcd release`, 'archive');
+    const tools = releaseTools(o.version);
+    for (const tool of tools) {
+      if (!existsSync(join(out, tool)))
+        throw new ReleaseError(
+          `${name} has no ${top}/${tool}: not an etcd ${o.version} release${tool === 'etcdutl' ? ' (every release from 3.5 ships etcdutl)' : ''}`,
+          'archive',
+        );
     }
     const v = await binaryVersions(out);
     if (v.etcd !== o.version)
       throw new ReleaseError(`${name}: its etcd --version says ${v.etcd ?? 'nothing (it does not run here)'}, not ${o.version}`, 'version');
     if (v.etcdctl !== o.version)
       throw new ReleaseError(`${name}: its etcdctl version says ${v.etcdctl ?? 'nothing (it does not run here)'}, not ${o.version}`, 'version');
+    if (tools.includes('etcdutl') && v.etcdutl !== o.version)
+      throw new ReleaseError(`${name}: its etcdutl version says ${v.etcdutl ?? 'nothing (it does not run here)'}, not ${o.version}`, 'version');
     const manifest: ReleaseManifest = { version: o.version, archive: name, sha256: got.sha256, source: archiveUrl.href, fetchedAt: new Date().toISOString() };
     writeFileSync(join(out, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o644 });
     rmSync(dest, { recursive: true, force: true }); // an incomplete one (no manifest) from before

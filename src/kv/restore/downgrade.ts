@@ -1,10 +1,11 @@
 /**
- * `kv downgrade --to 3.5`: etcd 3.6's downgrade, as its guide does it (Downgrade etcd from v3.6 to
- * v3.5): the whole cluster on 3.6 and healthy; `downgrade validate 3.5`; `downgrade enable 3.5` (the
- * cluster version drops to 3.5 at once, and the storage version follows); then member by member,
- * followers first and the leader last, stop, start on the 3.5 binary, catch up; finally every member
- * on 3.5, the cluster version 3.5, and the downgrade finished (the leader ends it once every member
- * runs 3.5). The member-by-member part is the upgrade's executor (runUpgrade with `downgrade`): the
+ * `kv downgrade --to 3.5` (or `--to 3.6` from 3.7): etcd's downgrade API, as its guides do it
+ * (Downgrade etcd from v3.6 to v3.5, from v3.7 to v3.6): the whole cluster on the newer minor and
+ * healthy; `downgrade validate 3.5`; `downgrade enable 3.5` (the cluster version drops to 3.5 at once,
+ * and the storage version follows); then member by member, followers first and the leader last,
+ * stop, start on the 3.5 binary, catch up; finally every member on 3.5, the cluster version 3.5, and
+ * the downgrade finished (the leader ends it once every member runs 3.5). The minors it takes a
+ * cluster from are the ladder's table's (a row with a downgrade guide). The member-by-member part is the upgrade's executor (runUpgrade with `downgrade`): the
  * same whole-cluster gate before each stop, verified snapshot before the first stop (the restore
  * point), data-dir backup, journal, resume after kill -9 or Ctrl-C, --on-failure halt|rollback.
  */
@@ -22,13 +23,14 @@ import type { CheckRow } from '../rules/types.js';
 import type { SkipTrial } from '../ladder/record.js';
 import { binaryVersion } from '../ladder/facts.js';
 import { SIM_RELEASES } from '@opsctl/etcd-sim/releases.js';
+import { DOWNGRADE_FROM } from '@opsctl/shared/etcd-ladder.js';
 import { observeCluster } from '../cluster/observe.js';
 import { asObject, minor, parseJsonSafe, previousMinor, textOf } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { waitFor } from '../cluster/wait.js';
 
-/** The minors etcd's downgrade API takes a cluster from (3.6 → 3.5); earlier minors have no downgrade. */
-export const DOWNGRADE_FROM = ['3.6'];
+/** The minors etcd's downgrade API takes a cluster from (3.6 → 3.5, 3.7 → 3.6; the ladder's table); earlier minors have no downgrade. */
+export { DOWNGRADE_FROM };
 
 export interface DowngradeOptions extends Omit<UpgradeOptions, 'allowSameVersion' | 'downgrade' | 'targetBin'> {
   /** The directory of the target's binaries (`--target-bin 3.5=DIR` or the release cache). */

@@ -7,7 +7,7 @@
 export const STAGING_ADVICE =
   'test the services that depend on etcd against a staging cluster on the target version first (the guides: "test dependent services in staging")';
 
-/** The client-visible changes of the hop that reaches `target` (a minor: "3.3" … "3.6"). */
+/** The client-visible changes of the hop that reaches `target` (a minor of the ladder's table above its first). */
 export const CLIENT_CHANGES: ReadonlyMap<string, readonly string[]> = new Map([
   [
     '3.3',
@@ -41,6 +41,15 @@ export const CLIENT_CHANGES: ReadonlyMap<string, readonly string[]> = new Map([
       'the v2 store and the v2 API are removed (--enable-v2 is gone): every client must use v3',
       'etcdctl snapshot restore and status move to etcdutl; experimental flags become --feature-gates',
       'a 3.6 cluster can go back only to 3.5 (kv downgrade): clients must not rely on a 3.6-only call until the window closes',
+    ],
+  ],
+  [
+    '3.7',
+    [
+      'the Go client/v2 package and v2 discovery are removed: a client or a bootstrap still on them must move to client/v3 and --discovery-endpoints',
+      'the Go modules use google.golang.org/protobuf instead of gogo/protobuf, and go-grpc-middleware v2 interceptors: code that embeds etcd or imports its internal packages must be rebuilt against 3.7',
+      'etcdctl regroups its commands and hides the global flags in --help (scripts keep working; read etcdctl --help again); AuthStatus answers without authentication; Unix socket endpoints are accepted',
+      'a 3.7 cluster can go back only to 3.6 (kv downgrade): clients must not rely on a 3.7-only call until the window closes',
     ],
   ],
 ]);

@@ -1,17 +1,10 @@
-import { compareVersion } from '../cluster/parse.js';
+import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
+import { floorRule } from './floor.js';
 import { isOn, settingRule } from './settings.js';
 import { trialRule } from './trial.js';
 import type { Rule } from './types.js';
 
-const GUIDE = 'https://etcd.io/docs/v3.6/upgrades/upgrade_3_6/';
-
-/**
- * The 3.5 release every member must run before the first 3.6 start: the 3.6 upgrade guide ("Update
- * 3.5") says 3.5.32 or later since August 2026 (etcd-io/website#1203: 3.5.32's etcdutl check v2store
- * reads the WAL records too, which 3.6 replays), after 3.5.26 (December 2025: the zombie-member fix).
- */
-export const MIN_35_FOR_36 = '3.5.32';
-export const MIN_35_SINCE = 'August 2026';
+const GUIDE = ladderRow('3.6')!.guide!;
 
 /** The v2 proxy's flags, gone with it in 3.6 ("flag provided but not defined"; measured on 3.6.16). */
 export const PROXY_FLAGS = ['proxy', 'proxy-failure-wait', 'proxy-refresh-interval', 'proxy-dial-timeout', 'proxy-write-timeout', 'proxy-read-timeout'];
@@ -69,33 +62,7 @@ export function v2storeFix(said: string, member: string): string {
 /** 3.5 → 3.6. */
 export const HOP_36: Rule[] = [
   trialRule(GUIDE),
-  {
-    id: 'from-3.5.32',
-    check: `every member runs ${MIN_35_FOR_36} or later before the first 3.6 start (the guide since ${MIN_35_SINCE}: its etcdutl check v2store reads the WAL records too)`,
-    where: ["the member's API", 'binary'],
-    severity: 'refuse',
-    fix: `upgrade every member to the newest 3.5 first: the ladder plans a patch hop inside 3.5 with the 3.5 binaries (--target-bin 3.5=DIR of ${MIN_35_FOR_36} or later, or kv release get 3.5.N)`,
-    guide: GUIDE,
-    test: (f) => {
-      if (f.patchHopPlanned) {
-        if (f.startsFrom && compareVersion(f.startsFrom, MIN_35_FOR_36) < 0)
-          return [{ result: 'problem', detail: `the patch hop inside 3.5 would bring the members to ${f.startsFrom}, below ${MIN_35_FOR_36}` }];
-        return [{ result: 'ok', detail: `a patch hop inside 3.5 to ${f.startsFrom ?? 'the 3.5 binaries'} is planned first` }];
-      }
-      if (!f.current) {
-        if (!f.startsFrom) return [{ result: 'later', detail: 'checked on the members before the hop' }];
-        return compareVersion(f.startsFrom, MIN_35_FOR_36) < 0
-          ? [{ result: 'problem', detail: `the members will run ${f.startsFrom} after the 3.5 hop` }]
-          : [{ result: 'ok', detail: `the members will run ${f.startsFrom}` }];
-      }
-      return f.members.map((m) => {
-        if (!m.serverVersion) return { member: m.name, result: 'not-checked', detail: 'the member reported no version' };
-        return compareVersion(m.serverVersion, MIN_35_FOR_36) < 0
-          ? { member: m.name, result: 'problem', detail: `runs ${m.serverVersion}` }
-          : { member: m.name, result: 'ok', detail: `runs ${m.serverVersion}` };
-      });
-    },
-  },
+  floorRule('3.6'),
   {
     id: 'v2store-check',
     check: '`etcdutl check v2store` passes on every member (3.6 reads no v2 store: custom v2 content must be gone)',

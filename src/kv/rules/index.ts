@@ -2,11 +2,12 @@ import { HOP_33 } from './hop-3.3.js';
 import { HOP_34 } from './hop-3.4.js';
 import { HOP_35 } from './hop-3.5.js';
 import { HOP_36 } from './hop-3.6.js';
+import { HOP_37 } from './hop-3.7.js';
 import { trialRule } from './trial.js';
 import type { CheckRow, HopFacts, Rule } from './types.js';
 
 /** One table per hop, by the hop's target minor: a new minor is a new table. */
-export const RULEBOOK: Readonly<Record<string, Rule[]>> = { '3.3': HOP_33, '3.4': HOP_34, '3.5': HOP_35, '3.6': HOP_36 };
+export const RULEBOOK: Readonly<Record<string, Rule[]>> = { '3.3': HOP_33, '3.4': HOP_34, '3.5': HOP_35, '3.6': HOP_36, '3.7': HOP_37 };
 
 /** The rules of the hop into `to`; a patch hop (or an unknown minor) has the binary's trial only. */
 export function rulesFor(from: string, to: string): Rule[] {

@@ -44,13 +44,15 @@ export interface HopFacts {
   auth?: boolean | { why: string };
   /** The v2 store, measured while the v2 API was still on (before 3.4 turns it off). */
   v2?: { bytes: number; on: string } | { why: string };
+  /** Each member's v2 requests of their own in its WAL after its newest snapshot (what 3.7 cannot replay), where its data dir is read; `why` when not. */
+  walReplay?: Array<{ member: string; snapshotIndex: number; count: number; after: Record<string, number> }> | { why: string };
   /** Each member's `etcdutl check v2store`, where it ran; `why` when it could not. */
   v2store?: Array<{ member: string; ok: boolean; detail: string }> | { why: string };
   /** The full version the members will run when this hop starts (the previous hop's binary), when known. */
   startsFrom?: string;
   /** Each member's trial start on the hop's binary (src/kv/trial); `why` when none could run. */
   trials?: Array<{ member: string; result: Finding['result']; detail: string }> | { why: string };
-  /** A patch hop inside 3.5 is planned before this hop (3.5 → 3.6 needs 3.5.32 or later). */
+  /** A patch hop inside this hop's source minor is planned before it (3.5 → 3.6 needs 3.5.32 or later, 3.6 → 3.7 3.6.11: the ladder's table). */
   patchHopPlanned?: boolean;
   /** The members run this hop's source now (false: a later hop, seen from the plan). */
   current: boolean;
