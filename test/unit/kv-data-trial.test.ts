@@ -288,4 +288,11 @@ describe('the judgement', () => {
     expect(d.scripts).toEqual([]);
     expect((await runDataTrial(job, { driver: d, timeoutS: 30, simulated: true })).simulated).toBe(true);
   });
+
+  it("etcdctl beside the target's program where the hop names no binary dir (a preset's binaries on the hosts)", async () => {
+    const d = hostSaying('opsctl-data: not busy x\n');
+    d.startSettings = async () => settings({ program: ['/usr/local/etcd-3.6/bin/etcd'], args: ['--data-dir', '/var/lib/etcd'] });
+    await runDataTrial({ ...job, target: { version: '3.6' } }, { driver: d, timeoutS: 30 });
+    expect(d.scripts[0]).toContain("for c in '/usr/local/etcd-3.6/bin/etcdctl'; do");
+  });
 });

@@ -117,7 +117,8 @@ function isolation(): string[] {
     'command -v ip >/dev/null 2>&1 || no "iso ip (iproute2) is not on the host\'s PATH (it brings the namespace\'s loopback up): install iproute2"',
     'iso=',
     'if [ "$(id -u)" = 0 ]; then',
-    '  if why=$(unshare -n ip link set lo up 2>&1); then iso="unshare -n"; else no "iso unshare -n failed as root ($why): a container without CAP_SYS_ADMIN makes none; run the trial on the host itself"; fi',
+    '  if why=$(unshare -n ip link set lo up 2>&1); then iso="unshare -n"',
+    '  else no "iso unshare -n failed as root ($why): a container without CAP_SYS_ADMIN makes none; run the trial on the host itself"; fi',
     'elif why=$(unshare -rn ip link set lo up 2>&1); then iso="unshare -rn"',
     'else no "iso the trial runs as uid $(id -u), not root, and this host allows no unprivileged user namespace (unshare -rn: $why): $asroot' +
       ' or allow them (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces)"',

@@ -29,6 +29,7 @@
  * its own (the copy holds the member's ID and its peers' URLs), then both hashes; everything removed after.
  */
 import { randomBytes } from 'node:crypto';
+import { dirname, isAbsolute } from 'node:path';
 import type { MemberDriver } from '../drivers/driver.js';
 import type { StartSettings } from '../drivers/start-settings.js';
 import { NoTrial, parseConfigDoc, trialIsContained, trialPlan, type ConfigDoc, type TrialPlan } from './rewrite.js';
@@ -140,7 +141,7 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
       steps,
       source: dirs,
       endpoint: first.member.endpoint,
-      etcdctl: [...new Set(jobs.slice(0, steps.length).flatMap((j) => (j.target.binDir ? [`${j.target.binDir}/etcdctl`] : [])))].reverse(),
+      etcdctl: etcdctls(jobs, settings),
       ...tlsArgs(first.member.endpoint, steps[0]!.plan.clientUrl, memberTls(s, doc, cwd), o.tls),
       ...(o.credentials ? { credentials: o.credentials } : {}),
       ...(s.user ? { user: s.user } : {}),
@@ -159,6 +160,12 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
     if (!judged.again) return found;
   }
   return found.map((f) => (f.result === 'not-checked' ? { ...f, detail: `${f.detail} (twice)` } : f));
+}
+
+/** etcdctl beside each target (its binary dir, else its program's dir), the newest hop's first. */
+function etcdctls(jobs: TrialJob[], settings: StartSettings[]): string[] {
+  const dirs = settings.map((s, n) => jobs[n]!.target.binDir ?? (s.program.length === 1 && isAbsolute(s.program[0]!) ? dirname(s.program[0]!) : undefined));
+  return [...new Set(dirs.filter((d): d is string => Boolean(d)).map((d) => `${d}/etcdctl`))].reverse();
 }
 
 function releaseOf(j: TrialJob, asked?: string): string {
