@@ -48,7 +48,22 @@ function schemeOf(urls: unknown, fallback: 'http' | 'https'): 'http' | 'https' {
   return fallback;
 }
 
-export function trialPlan(s: StartSettings, dir: string, ports: TrialPorts, configDoc?: ConfigDoc): TrialPlan {
+/** How the plan differs for a data trial (trial/data.ts): the copy of the member's data lies in the scratch dir's data (and wal) dir. */
+export interface PlanOptions {
+  /**
+   * The data dir (and the WAL dir, where the member sets one) hold a copy of the member's own data: the
+   * target starts on it as the only member left (--force-new-cluster: the copy's peers are out of reach in
+   * its network namespace, and without a quorum etcd would never serve its clients), elected at once
+   * (heartbeat 10 ms, election 100 ms: a member's own, up to 50 s on a WAN, would be waited for twice; alone,
+   * no timing of its own is tried).
+   */
+  dataCopy?: boolean;
+}
+
+/** The data trial's values as YAML must type them. */
+const TYPED: Record<string, boolean | number> = { 'force-new-cluster': true, 'heartbeat-interval': 10, 'election-timeout': 100 };
+
+export function trialPlan(s: StartSettings, dir: string, ports: TrialPorts, configDoc?: ConfigDoc, o: PlanOptions = {}): TrialPlan {
   const notes: string[] = [];
   const file = configFileOf(s.args, s.env);
   if (file && !s.config) throw new NoTrial(`the start names the config file ${file}, which could not be read`);
@@ -72,6 +87,7 @@ export function trialPlan(s: StartSettings, dir: string, ports: TrialPorts, conf
     'initial-advertise-peer-urls': peer,
     'initial-cluster': `${name}=${peer}`,
     'initial-cluster-state': 'new',
+    ...(o.dataCopy ? { 'force-new-cluster': 'true', 'heartbeat-interval': '10', 'election-timeout': '100' } : {}),
   };
   // Set only where the member sets them: a trial adds no listener or directory the member has not.
   const ifSet: Record<string, string> = {
@@ -147,7 +163,8 @@ export function trialPlan(s: StartSettings, dir: string, ports: TrialPorts, conf
       if (had === undefined && !(key in values)) continue;
       const next = rewriteValue(key, had);
       if (next !== had) {
-        configDoc.set(key, next);
+        // (a bool and numbers in YAML: etcd refuses the quoted strings "true" and "100" there)
+        configDoc.set(key, key in TYPED ? TYPED[key] : next);
         touched.add(key);
       }
     }
@@ -164,6 +181,7 @@ export function trialPlan(s: StartSettings, dir: string, ports: TrialPorts, conf
     }
   }
   notes.push(`rewritten: ${[...touched].sort().join(', ')}`);
+  if (o.dataCopy) notes.push("the data dir is a copy of the member's data");
   if (dropped.size) notes.push(`dropped: ${[...dropped].join(', ')} (a member with data never runs discovery)`);
   return { program: s.program, args, env, ...(config ? { config } : {}), cwd: s.cwd ?? dir, clientUrl: client, dir, notes };
 }

@@ -9,7 +9,7 @@
 import { shellWord } from '../drivers/host-script.js';
 import type { TrialPlan } from './rewrite.js';
 
-const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+export const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** The run script for one trial. `delimiter` must not occur in the config text (a random one does not). */
 export function runScript(
