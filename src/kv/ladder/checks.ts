@@ -8,7 +8,7 @@ import type { ClusterObservation } from '../cluster/types.js';
 import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
 import { etcdutlIn, walReplayOf } from './v2store-check.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
-import { hopTrials, type TrialHop } from '../trial/hops.js';
+import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type Binaries, hopFacts, look } from './facts.js';
 import { type LadderOptions, type LadderReport } from './record.js';
@@ -16,8 +16,12 @@ import { isResumable, journalPath, memberInFlight } from '../journal/journal.js'
 import { readJournal } from '../journal/read.js';
 import type { JournalWithRuns } from '../journal/runs.js';
 
-/** The trials of `hops` (src/kv/trial): each member's settings on each hop's binary; `prior` stands where the settings did not change. */
-export function trialsOf(
+/**
+ * The trials of `hops` (src/kv/trial), all at once: each member's settings on each hop's binary (`prior`
+ * stands where the settings did not change), and each member's data through every hop's binary in turn
+ * (a data finding of `prior` that passed stands; one left for later runs now).
+ */
+export async function trialsOf(
   o: LadderOptions,
   hops: Hop[],
   bins: Record<string, Binaries>,
@@ -31,11 +35,29 @@ export function trialsOf(
     ...(bins[h.to]?.running ? { running: true } : {}),
   }));
   const stopped = stoppedByJournal(o);
-  return hopTrials(
-    { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, ...(stopped ? { stopped } : {}) },
-    list,
-    prior,
-  );
+  const base = { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, ...(stopped ? { stopped } : {}) };
+  // (the data trials of members whose earlier data findings all passed are not run again)
+  const passed = (m: string) => list.every((h) => prior?.get(dataKey(h.name))?.find((t) => t.member === m)?.result === 'ok');
+  const again = o.cluster.members.filter((m) => !passed(m.name));
+  const credentials = o.session.conn.auth;
+  const [settings, data] = await Promise.all([
+    hopTrials(base, list, prior),
+    again.length
+      ? hopDataTrials(
+          { ...base, members: again, ...(credentials ? { credentials } : {}), ...(o.cluster.sandbox?.kind === 'sim' ? { simulated: true } : {}) },
+          list,
+        )
+      : Promise.resolve(new Map<string, TrialFinding[]>()),
+  ]);
+  for (const h of list) {
+    const fresh = data.get(dataKey(h.name)) ?? [];
+    const kept = prior?.get(dataKey(h.name)) ?? [];
+    settings.set(
+      dataKey(h.name),
+      o.cluster.members.map((m) => fresh.find((t) => t.member === m.name) ?? kept.find((t) => t.member === m.name)!).filter(Boolean),
+    );
+  }
+  return settings;
 }
 
 /**
@@ -120,10 +142,17 @@ const WAL_FIX_WORDS =
 /** With --fix-v2store, a failing `etcdutl check v2store` (3.6) or a WAL 3.7 cannot replay is the fix's work before the hop, not a refusal. */
 export function planFix(o: LadderOptions, rows: CheckRow[]): CheckRow[] {
   if (!o.fixV2store) return rows;
-  return rows.map((r) => {
+  const fixed = rows.map((r) => {
     if ((r.rule !== 'v2store-check' && r.rule !== 'wal-v2-replay') || r.status !== 'refuse' || !r.member) return r;
     const { fix: _fix, ...rest } = r;
-    return { ...rest, status: 'before the hop', detail: `${r.detail.split('; fix:')[0]}; ${r.rule === 'wal-v2-replay' ? WAL_FIX_WORDS : FIX_WORDS}` };
+    return { ...rest, status: 'before the hop' as const, detail: `${r.detail.split('; fix:')[0]}; ${r.rule === 'wal-v2-replay' ? WAL_FIX_WORDS : FIX_WORDS}` };
+  });
+  // The data trial of a member the fix will restart meets data the fix changes: it runs again after the fix.
+  const fixing = new Set(fixRows(fixed).map((r) => `${r.hop}\0${r.member}`));
+  return fixed.map((r) => {
+    if (r.rule !== 'data-trial' || !fixing.has(`${r.hop}\0${r.member}`) || (r.status !== 'refuse' && r.status !== 'not checked')) return r;
+    const { fix: _fix, ...rest } = r;
+    return { ...rest, status: 'before the hop', detail: `tried again once the fix above is done (before it: ${r.detail})` };
   });
 }
 
@@ -171,7 +200,10 @@ export async function runFix(
     });
   };
   await fixV2store({ ...o, driver: o.driver, etcdutl, members, minor, ...(wal ? { check: walCheck } : {}) });
-  return check(o, await hopFacts(o, hop, await look(o), bins, v2, true, false, trials));
+  // the fixed members' data trials again, on the data the fix left (their settings trials stand)
+  const again = await trialsOf(o, [hop], bins, trials);
+  if (trials) for (const [k, v] of again) trials.set(k, v);
+  return check(o, await hopFacts(o, hop, await look(o), bins, v2, true, false, again));
 }
 
 /** The rows that stop the ladder: refusals, a member not proven (the trials), and with --strict every check that could not run. */
@@ -204,16 +236,23 @@ export function refuseRows(rows: CheckRow[], stopped: boolean): never {
   throw new UpgradeRefused(rows.map(reasonOf), hint);
 }
 
-/** How many trial starts there were, ran and refused, and their wall time. */
+/** How many trial starts there were, ran and refused (settings and data trials alike), and their wall time. */
 export function trialCounts(trials: Map<string, TrialFinding[]>, ms: number): NonNullable<LadderReport['trials']> {
   const all = [...trials.values()].flat();
   return { starts: all.length, ran: all.filter((t) => t.result !== 'not-checked').length, refused: all.filter((t) => t.result === 'problem').length, ms };
 }
 
-/** The plan's line on the trials: how many ran, how long they took (they ran at once), how many refused. */
+/** The plan's line on the trials: how many of each kind ran (at once), how long they took, how many refused. */
 export function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): string {
+  const kind = (data: boolean) => [...trials].filter(([k]) => k.endsWith(' (data)') === data).flatMap(([, v]) => v);
+  const says = (list: TrialFinding[], what: string) => {
+    const moot = list.filter((t) => t.detail.startsWith('does not apply')).length;
+    const ran = list.filter((t) => t.result !== 'not-checked').length - moot;
+    const refused = list.filter((t) => t.result === 'problem').length;
+    return `${ran} of ${list.length} ${what} ran${refused ? ` (${refused} refused)` : ''}${moot ? ` (${moot} do not apply: simulated members keep no etcd data)` : ''}`;
+  };
   const t = trialCounts(trials, ms);
-  return `Trials: ${t.ran} of ${t.starts} trial starts ran (every member on every hop's binary, at once) in ${ms} ms${t.refused ? `; ${t.refused} refused` : ''}${t.ran < t.starts ? `; ${t.starts - t.ran} not checked` : ''}`;
+  return `Trials: ${says(kind(false), "starts with each member's settings")}, ${says(kind(true), "starts on a copy of each member's data")} (every member on every hop's binary, at once) in ${ms} ms${t.ran < t.starts ? `; ${t.starts - t.ran} not checked` : ''}`;
 }
 
 export function strOf(v: string | { why: string } | undefined): string | undefined {

@@ -13,7 +13,7 @@ import type { HopFacts, MemberFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { checkV2store, walReplayOf } from './v2store-check.js';
-import { trialFacts } from '../trial/hops.js';
+import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type LadderOptions } from './record.js';
 
@@ -206,6 +206,7 @@ export async function hopFacts(
     patchHopPlanned: patchPlanned,
     startsFrom: typeof before === 'string' ? before : undefined,
     trials: trialFacts(trials, hopName(hop)),
+    dataTrials: dataTrialFacts(trials, hopName(hop)),
   };
   const v2Gone = hop.patch ? undefined : ladderRow(hop.to)?.v2Gone;
   if (v2Gone === 'custom') {

@@ -3,7 +3,7 @@ import { HOP_34 } from './hop-3.4.js';
 import { HOP_35 } from './hop-3.5.js';
 import { HOP_36 } from './hop-3.6.js';
 import { HOP_37 } from './hop-3.7.js';
-import { trialRule } from './trial.js';
+import { dataTrialRule, trialRule } from './trial.js';
 import type { CheckRow, HopFacts, Rule } from './types.js';
 
 /** One table per hop, by the hop's target minor: a new minor is a new table. */
@@ -11,12 +11,14 @@ export const RULEBOOK: Readonly<Record<string, Rule[]>> = { '3.3': HOP_33, '3.4'
 
 /** The rules of the hop into `to`; a patch hop (or an unknown minor) has the binary's trial only. */
 export function rulesFor(from: string, to: string): Rule[] {
-  return from === to || !RULEBOOK[to] ? [trialRule(`https://etcd.io/docs/v${to}/upgrades/`)] : RULEBOOK[to];
+  const guide = `https://etcd.io/docs/v${to}/upgrades/`;
+  // (every hop's proof: its binary with each member's settings (in its table), and on a copy of each member's data)
+  return [...(from === to || !RULEBOOK[to] ? [trialRule(guide)] : RULEBOOK[to]), dataTrialRule(guide)];
 }
 
 /** Every rule's id, each once (what --ignore-check takes). */
 export function ruleIds(): string[] {
-  return [...new Set([trialRule('').id, ...Object.values(RULEBOOK).flatMap((rules) => rules.map((r) => r.id))])];
+  return [...new Set([trialRule('').id, dataTrialRule('').id, ...Object.values(RULEBOOK).flatMap((rules) => rules.map((r) => r.id))])];
 }
 
 /** Every rule of a hop run over its facts: one row per finding, none left out. */

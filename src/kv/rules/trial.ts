@@ -30,3 +30,26 @@ export function trialRule(guide: string): Rule {
     },
   };
 }
+
+/**
+ * The hop's binary on a copy of each member's own data (db, WAL and snap files, copied without a stop,
+ * started in a network namespace of its own): it must start and answer with the member's data. Data a
+ * version cannot read (custom v2 entries in the WAL) is found here, before any stop, not after.
+ */
+export function dataTrialRule(guide: string): Rule {
+  return {
+    id: 'data-trial',
+    check:
+      "the hop's etcd starts on a copy of each member's own data (db, WAL, snap files; isolated from the cluster's network) and answers with it (the same KV hash)",
+    where: ['binary', 'data dir'],
+    severity: 'refuse',
+    fix: "what etcd's words name in the member's data; then run the same command (the way back is untouched: nothing was stopped)",
+    guide,
+    test: (f) => {
+      const found = f.dataTrials;
+      if (!found || 'why' in found)
+        return f.members.map((m) => ({ member: m.name, result: 'not-checked' as const, detail: found ? found.why : 'no data trial was run for this hop' }));
+      return found.map((t) => ({ member: t.member, result: t.result, detail: t.detail }));
+    },
+  };
+}

@@ -52,6 +52,8 @@ export interface HopFacts {
   startsFrom?: string;
   /** Each member's trial start on the hop's binary (src/kv/trial); `why` when none could run. */
   trials?: Array<{ member: string; result: Finding['result']; detail: string }> | { why: string };
+  /** Each member's data trial on the hop's binary (a copy of its data, isolated: src/kv/trial/data.ts); `why` when none could run. */
+  dataTrials?: Array<{ member: string; result: Finding['result']; detail: string }> | { why: string };
   /** A patch hop inside this hop's source minor is planned before it (3.5 → 3.6 needs 3.5.32 or later, 3.6 → 3.7 3.6.11: the ladder's table). */
   patchHopPlanned?: boolean;
   /** The members run this hop's source now (false: a later hop, seen from the plan). */

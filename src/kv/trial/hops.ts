@@ -8,6 +8,7 @@ import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver } from '../drivers/driver.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import { runTrials, type TrialFinding, type TrialJob } from './run.js';
+import { runDataTrials } from './data.js';
 
 /** One hop as its trials see it: its name, its target minor, its binaries (dir and release) when known. */
 export interface TrialHop {
@@ -45,7 +46,7 @@ export async function hopTrials(o: HopTrialOptions, hops: TrialHop[], prior?: Ma
       })),
   );
   const before = new Map<string, TrialFinding>();
-  for (const list of prior?.values() ?? []) for (const t of list) before.set(`${t.hop}\0${t.member}`, t);
+  for (const [key, list] of prior ?? []) if (key !== dataKey(list[0]?.hop ?? '')) for (const t of list) before.set(`${t.hop}\0${t.member}`, t);
   // All at once: a trial mostly waits (the start, an election); a host gets at most one per hop and member.
   const found = await runTrials(jobs, { driver: o.driver, timeoutS: o.timeoutS, debug: o.debug, parallel: Math.min(jobs.length, 16), prior: before });
   const s = o.stopped;
@@ -84,4 +85,74 @@ function recordedTrial(member: string, hop: string, recorded: readonly CheckRow[
 export function trialFacts(trials: Map<string, TrialFinding[]> | undefined, hop: string): HopFacts['trials'] {
   const list = trials?.get(hop);
   return list ?? { why: 'no trial ran for this hop' };
+}
+
+/** Where a hop's data trials are kept beside its settings trials (one map: the plan counts both). */
+export const dataKey = (hop: string): string => `${hop} (data)`;
+
+/** A hop's data trials as its facts carry them. */
+export function dataTrialFacts(trials: Map<string, TrialFinding[]> | undefined, hop: string): HopFacts['dataTrials'] {
+  return trials?.get(dataKey(hop)) ?? { why: 'no data trial ran for this hop' };
+}
+
+/**
+ * The data trials of `hops` (trial/data.ts): per member, one copy of its data through every hop's
+ * binary in turn (as the ladder will take it), members at once; kept under dataKey(hop). A member the
+ * resumed run stopped is judged by its journal, as for the settings trials. Simulated members keep no
+ * etcd data: their rows say the trial does not apply.
+ */
+export async function hopDataTrials(
+  o: HopTrialOptions & { credentials?: { user: string; password: string }; simulated?: boolean },
+  hops: TrialHop[],
+): Promise<Map<string, TrialFinding[]>> {
+  const down = o.stopped?.member;
+  const members = o.members.filter((m) => m.name !== down);
+  const chains = await Promise.all(
+    members.map((m) =>
+      runDataTrials(
+        hops.map((h) => ({
+          hop: h.name,
+          member: m,
+          target: { version: h.to, binDir: h.binDir, ...(h.running ? { running: true } : {}) },
+          ...(h.release ? { release: h.release } : {}),
+        })),
+        {
+          driver: o.driver,
+          timeoutS: o.timeoutS,
+          debug: o.debug,
+          ...(o.credentials ? { credentials: o.credentials } : {}),
+          ...(o.simulated ? { simulated: true } : {}),
+        },
+      ).then((list) =>
+        list.map((f): TrialFinding => (f.simulated ? { ...f, result: 'ok', detail: `does not apply: ${f.detail.replace(/^data trial not run: /, '')}` } : f)),
+      ),
+    ),
+  );
+  const found = chains.flat();
+  const s = o.stopped;
+  if (s)
+    for (const h of hops) {
+      const row =
+        h.name.replace(/ \(patch\)$/, '') === s.hop.replace(/ \(patch\)$/, '')
+          ? s.recorded.find((r) => r.rule === 'data-trial' && r.member === s.member)
+          : undefined;
+      found.push(
+        row?.status === 'ok'
+          ? {
+              member: s.member,
+              hop: h.name,
+              result: 'ok',
+              detail: `down (stopped by the run this one resumes): its data trial before that stop: ${row.detail}`,
+            }
+          : h.name === s.hop
+            ? {
+                ...recordedTrial(s.member, h.name, []),
+                detail: `down (stopped by the run this one resumes), and the journal holds no passed data trial of it for ${h.name}: start it again as it was (opsctl kv rollback), or name it: --skip-trial ${s.member}`,
+              }
+            : laterTrial(s.member, h.name),
+      );
+    }
+  const out = new Map<string, TrialFinding[]>();
+  for (const h of hops) out.set(dataKey(h.name), o.members.map((m) => found.find((f) => f.member === m.name && f.hop === h.name)!).filter(Boolean));
+  return out;
 }
