@@ -199,6 +199,9 @@ async function topLevelHelp(argv: readonly string[]): Promise<boolean> {
 
 /** The process entry point (bin/opsctl.cjs): signals, exit code, and a guard against a hung event loop. */
 export async function run(overrides: ContextOverrides = {}): Promise<void> {
+  // Process-wide settings belong here, the entry point, never in library code: the AWS SDK's notice about
+  // the Node versions its later releases will drop is not the operator's business in a backup's output.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(ExitCode.ok);
   });

@@ -66,14 +66,14 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     // the manifest).
     const name = `snapshot-${new Date().toISOString().replace(/[-:]/g, '')}.db`;
     upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
-    ctx.onCleanup(() => upload?.abort());
+    ctx.onCleanup(async () => void (await upload?.abort()));
     const { result: r, snap } = await saveOne(opts, ctx, target, upload);
     const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string };
     const facts = { bytes: d.bytes, sha256: d.sha256, revision: d.revision, endpoint: d.endpoint };
     if (snap.teeError) throw snap.teeError;
     // A snapshot that could not be followed whole as it was written is sent again from the verified file.
     let sent;
-    if (snap.teed) sent = await upload.finish(facts);
+    if (snap.teed) sent = await upload.finish(facts, target);
     else {
       await upload.abort();
       upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
@@ -82,18 +82,32 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     upload = undefined;
     const m = sent.manifest;
     const url = `s3://${offsite.target.bucket}/${m.key}`;
-    const how = sent.verifiedBy === 'store-checksum' ? "the store's own SHA-256 of every part" : 'read back and hashed';
+    const how =
+      sent.verifiedBy === 'store-checksum'
+        ? `the store's own ${m.storeChecksum?.algorithm ?? 'SHA256'} checksum of what it received`
+        : `read back and hashed (${sent.readBackWhy ?? 'no checksum from the store'})`;
     return {
       data: {
         ...d,
         ...(opts.file ? {} : { file: null }),
-        uploaded: { url, bytes: m.bytes, sha256: m.sha256, manifest: `${url}.manifest.json`, streamed: snap.teed, verifiedBy: sent.verifiedBy },
+        uploaded: {
+          url,
+          bytes: m.bytes,
+          sha256: m.sha256,
+          manifest: `${url}.manifest.json`,
+          streamed: snap.teed,
+          verifiedBy: sent.verifiedBy,
+          storeChecksum: m.storeChecksum ?? null,
+          ...(sent.readBackWhy ? { readBackWhy: sent.readBackWhy } : {}),
+        },
       },
       message: `${opts.file ? r.message : (r.message ?? '').replace(/^snapshot saved to \S+:/, 'snapshot taken:')}; uploaded to ${url} (${m.bytes} bytes, SHA-256 ${m.sha256.slice(0, 12)}…; verified on the store: ${how})`,
       text: '',
     };
   } finally {
-    await upload?.abort();
+    // an upload left by a failure elsewhere (the snapshot itself): aborted, and said when it could not be
+    const left = upload ? await upload.abort() : undefined;
+    if (left && !upload!.reported && !left.startsWith('multipart upload aborted')) ctx.io.err(`${ctx.io.colorErr.yellow('!')} the upload to ${upload!.url}: ${left}`);
     if (temp) await rm(temp, { recursive: true, force: true });
   }
 }
