@@ -68,7 +68,11 @@ describe('no process-wide state changed by kv library code', () => {
 
   it('src/kv writes no process.env and sets no V8 flag', () => {
     const kv = join(SRC, 'kv');
-    const writes = files(kv).flatMap((f) => processStateWrites(readFileSync(f, 'utf8'), relative(SRC, f)));
+    // parsed only where the words appear (parsing all of kv is most of this test's time otherwise)
+    const writes = files(kv).flatMap((f) => {
+      const text = readFileSync(f, 'utf8');
+      return /process\.env|setFlagsFromString/.test(text) ? processStateWrites(text, relative(SRC, f)) : [];
+    });
     expect(writes).toEqual([]);
   });
 });

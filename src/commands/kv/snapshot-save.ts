@@ -67,7 +67,19 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     const name = `snapshot-${new Date().toISOString().replace(/[-:]/g, '')}.db`;
     upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
     ctx.onCleanup(async () => void (await upload?.abort()));
-    const { result: r, snap } = await saveOne(opts, ctx, target, upload);
+    // Without FILE the snapshot is only for the upload: once the upload has failed, it is not finished for nothing.
+    const stop = new AbortController();
+    const sending = upload;
+    const tee = opts.file
+      ? sending
+      : { write: (c: Buffer) => sending.write(c).catch(stopOn), end: () => sending.end().catch(stopOn) };
+    function stopOn(err: unknown): never {
+      stop.abort(err);
+      throw err;
+    }
+    const { result: r, snap } = await saveOne(opts, ctx, target, tee, stop.signal).catch((err: unknown) => {
+      throw stop.signal.aborted ? stop.signal.reason : err;
+    });
     const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string };
     const facts = { bytes: d.bytes, sha256: d.sha256, revision: d.revision, endpoint: d.endpoint };
     if (snap.teeError) throw snap.teeError;
@@ -126,7 +138,13 @@ async function tempDir(): Promise<string> {
   }
 }
 
-async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string, tee?: SnapshotTee): Promise<{ result: CommandResult; snap: SnapshotResult }> {
+async function saveOne(
+  opts: SnapshotSaveOptions,
+  ctx: Context,
+  target: string,
+  tee?: SnapshotTee,
+  stop?: AbortSignal,
+): Promise<{ result: CommandResult; snap: SnapshotResult }> {
   const t = timeouts(opts);
   const given = opts.endpoint ? normalizeEndpoint(opts.endpoint, '--endpoint') : undefined;
   const resolved = given ? undefined : await resolveCluster(ctx, opts);
@@ -162,7 +180,7 @@ async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string, 
     etcdctl: opts.via === 'etcdctl' || (opts.via === 'auto' && real) ? etcdctl : undefined,
     exec: await ctx.exec(),
     minRevision: before,
-    signal: ctx.abort.signal,
+    signal: stop ? AbortSignal.any([ctx.abort.signal, stop]) : ctx.abort.signal,
     tee,
   }).catch((err) => {
     const e = err as NodeJS.ErrnoException;

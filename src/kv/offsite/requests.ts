@@ -111,7 +111,7 @@ export class Requests {
       timer.arm(
         byDeadline
           ? `${what}: not done within ${o.deadline!.text}`
-          : `the store did not answer ${what} within ${this.limitText()}${n > 1 ? ` (attempt ${n} of ${attempts})` : ''}`,
+          : `the store did not answer ${what} within ${this.limitText()}`,
       );
       try {
         const value = await call(timer.signal);
@@ -123,7 +123,7 @@ export class Requests {
         last = timer.fired ?? err;
         if (timer.fired && byDeadline) throw timer.fired;
         if (!timer.fired && !transient(err)) throw err;
-        if (n >= attempts) throw last instanceof StoreTimeout && n > 1 ? new StoreTimeout(`${last.message}; tried ${n} times`) : last;
+        if (n >= attempts) throw last instanceof StoreTimeout && n > 1 ? new StoreTimeout(`${last.message} (${n} attempts)`) : last;
         const pause = Math.min(8000, 400 * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
         if (o.deadline && o.deadline.left() <= pause) throw this.late(what, o.deadline, last);
         await sleep(pause, o.signal);
