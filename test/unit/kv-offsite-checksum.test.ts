@@ -52,7 +52,10 @@ describe("a store's checksum read and compared as a value (composite with or wit
 
   it('another value, or another part count, differs (and says how)', () => {
     const other = readChecksum({ ChecksumSHA256: `${b64(sha(Buffer.from('x')))}-2` });
-    expect(compareChecksum(other as never, digests)).toMatchObject({ verdict: 'differs', why: expect.stringContaining('is not the composite value') as unknown });
+    expect(compareChecksum(other as never, digests)).toMatchObject({
+      verdict: 'differs',
+      why: expect.stringContaining('is not the composite value') as unknown,
+    });
     expect(compareChecksum(readChecksum({ ChecksumSHA256: `${b64(comp)}-3` }) as never, digests)).toMatchObject({
       verdict: 'differs',
       why: "the store's SHA256 checksum counts 3 parts, 2 were sent",

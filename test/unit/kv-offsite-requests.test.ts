@@ -21,7 +21,9 @@ function client(...answers: Array<(signal: AbortSignal) => Promise<unknown>>) {
 
 /** Never answers; rejects when aborted, as the SDK's handler does. */
 const silent = (signal: AbortSignal) =>
-  new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })), { once: true }));
+  new Promise<never>((_, reject) =>
+    signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })), { once: true }),
+  );
 const fails = (err: object) => () => Promise.reject(Object.assign(new Error('failed'), err));
 const answers = (value: unknown) => () => Promise.resolve(value);
 const patience = { requestMs: 40, requestFlag: '--s3-timeout' };

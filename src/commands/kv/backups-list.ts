@@ -92,9 +92,7 @@ async function listOffsite(from: string, settings: S3Settings): Promise<CommandR
       rows.length
         ? `${rows.length} backup(s), ${humanBytes(total)} (${total} bytes) under ${from}; opsctl kv backups prune --from ${from} --keep N removes older ones`
         : `no backups under ${from}`,
-      bad.length
-        ? `${bad.length} backup(s) do not match their manifest (${bad.map((r) => r.url).join(', ')}): kv restore --from ${from} skips them`
-        : '',
+      bad.length ? `${bad.length} backup(s) do not match their manifest (${bad.map((r) => r.url).join(', ')}): kv restore --from ${from} skips them` : '',
       unfinished(from, leftovers),
       uploadsUnlisted ? `(unfinished multipart uploads not counted: ${uploadsUnlisted}; counting them needs s3:ListBucketMultipartUploads)` : '',
     ]

@@ -120,7 +120,8 @@ async function fetchOffsite(from: string, settings: S3Settings, ctx: Context): P
   };
   if (target.prefix.endsWith('.db') || target.prefix.endsWith('.manifest.json')) return fetchOne(await store.manifestOf(target.bucket, target.prefix));
   const { backups, sizes } = await store.scan(target);
-  if (!backups.length) throw new OpsError(`no backups under ${from}`, 1, { code: 's3_no_backup', hint: `list them with: opsctl kv backups list --from ${from}` });
+  if (!backups.length)
+    throw new OpsError(`no backups under ${from}`, 1, { code: 's3_no_backup', hint: `list them with: opsctl kv backups list --from ${from}` });
   const checks = await store.check(target.bucket, backups, sizes);
   const skipped: string[] = [];
   for (const [i, m] of backups.entries()) {

@@ -70,9 +70,7 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     // Without FILE the snapshot is only for the upload: once the upload has failed, it is not finished for nothing.
     const stop = new AbortController();
     const sending = upload;
-    const tee = opts.file
-      ? sending
-      : { write: (c: Buffer) => sending.write(c).catch(stopOn), end: () => sending.end().catch(stopOn) };
+    const tee = opts.file ? sending : { write: (c: Buffer) => sending.write(c).catch(stopOn), end: () => sending.end().catch(stopOn) };
     function stopOn(err: unknown): never {
       stop.abort(err);
       throw err;
@@ -119,7 +117,8 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   } finally {
     // an upload left by a failure elsewhere (the snapshot itself): aborted, and said when it could not be
     const left = upload ? await upload.abort() : undefined;
-    if (left && !upload!.reported && !left.startsWith('multipart upload aborted')) ctx.io.err(`${ctx.io.colorErr.yellow('!')} the upload to ${upload!.url}: ${left}`);
+    if (left && !upload!.reported && !left.startsWith('multipart upload aborted'))
+      ctx.io.err(`${ctx.io.colorErr.yellow('!')} the upload to ${upload!.url}: ${left}`);
     if (temp) await rm(temp, { recursive: true, force: true });
   }
 }

@@ -146,9 +146,13 @@ export class PartWriter {
     this.cancel.abort();
     await Promise.allSettled([...this.sending]);
     try {
-      await this.requests.send(new this.sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId }), 'AbortMultipartUpload', {
-        deadline,
-      });
+      await this.requests.send(
+        new this.sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId }),
+        'AbortMultipartUpload',
+        {
+          deadline,
+        },
+      );
       return { done: true };
     } catch (err) {
       // no such upload: completed (the object is dealt with apart) or aborted already

@@ -93,12 +93,7 @@ export class Requests {
     return `${fmt(this.patience.requestMs)} (${this.patience.requestFlag})`;
   }
 
-  private async attempt<T>(
-    what: string,
-    o: SendOptions,
-    call: (signal: AbortSignal) => Promise<T>,
-    keepTimer = false,
-  ): Promise<{ value: T; timer: Timer }> {
+  private async attempt<T>(what: string, o: SendOptions, call: (signal: AbortSignal) => Promise<T>, keepTimer = false): Promise<{ value: T; timer: Timer }> {
     const attempts = o.attempts ?? 3;
     let last: unknown;
     for (let n = 1; ; n++) {
@@ -108,11 +103,7 @@ export class Requests {
       const byDeadline = left < this.patience.requestMs;
       const limit = Math.max(1, Math.min(this.patience.requestMs, left));
       const timer = new Timer(limit, o.signal);
-      timer.arm(
-        byDeadline
-          ? `${what}: not done within ${o.deadline!.text}`
-          : `the store did not answer ${what} within ${this.limitText()}`,
-      );
+      timer.arm(byDeadline ? `${what}: not done within ${o.deadline!.text}` : `the store did not answer ${what} within ${this.limitText()}`);
       try {
         const value = await call(timer.signal);
         if (!keepTimer) timer.stop();
@@ -169,7 +160,16 @@ export function transient(err: unknown): boolean {
   const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
   const status = e.$metadata?.httpStatusCode;
   if (status !== undefined && (status >= 500 || status === 429 || status === 408)) return true;
-  const names = ['RequestTimeout', 'RequestTimeoutException', 'SlowDown', 'Throttling', 'ThrottlingException', 'InternalError', 'ServiceUnavailable', 'TimeoutError'];
+  const names = [
+    'RequestTimeout',
+    'RequestTimeoutException',
+    'SlowDown',
+    'Throttling',
+    'ThrottlingException',
+    'InternalError',
+    'ServiceUnavailable',
+    'TimeoutError',
+  ];
   if (e.name && names.includes(e.name)) return true;
   const codes = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
   return Boolean((e.code && codes.includes(e.code)) || e.$retryable);

@@ -254,13 +254,7 @@ export async function uploadFile(upload: SnapshotUpload, file: string, facts: Sn
 }
 
 /** An object read through and hashed, never held in memory; each wait for bytes bounded (and the whole by DEADLINE). */
-export async function readHash(
-  requests: Requests,
-  sdk: Sdk,
-  bucket: string,
-  key: string,
-  deadline?: Deadline,
-): Promise<{ bytes: number; sha256: string }> {
+export async function readHash(requests: Requests, sdk: Sdk, bucket: string, key: string, deadline?: Deadline): Promise<{ bytes: number; sha256: string }> {
   const h = createHash('sha256');
   let n = 0;
   await requests.read(

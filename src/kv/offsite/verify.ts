@@ -22,8 +22,7 @@ export interface BackupCheck {
  */
 export async function checkBackup(requests: Requests, sdk: Sdk, bucket: string, m: OffsiteManifest, listedBytes: number | undefined): Promise<BackupCheck> {
   if (listedBytes === undefined) return { status: 'missing', checked: [], problem: 'the manifest is there but the snapshot object is not' };
-  if (listedBytes !== m.bytes)
-    return { status: 'mismatch', checked: ['size'], problem: `the object holds ${listedBytes} bytes, its manifest says ${m.bytes}` };
+  if (listedBytes !== m.bytes) return { status: 'mismatch', checked: ['size'], problem: `the object holds ${listedBytes} bytes, its manifest says ${m.bytes}` };
   let head;
   try {
     head = await requests.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: m.key, ChecksumMode: 'ENABLED' }), `HeadObject ${m.key}`);
@@ -56,7 +55,11 @@ export async function checkBackup(requests: Requests, sdk: Sdk, bucket: string, 
   // an older manifest, or a store that kept none then: a full-object SHA-256 still says something
   if (got.algorithm === 'SHA256' && got.type === 'FULL_OBJECT') {
     if (got.digest.toString('hex') !== m.sha256)
-      return { status: 'mismatch', checked: ['size', 'checksum'], problem: `the store's SHA-256 of the object is not the manifest's ${m.sha256.slice(0, 12)}…` };
+      return {
+        status: 'mismatch',
+        checked: ['size', 'checksum'],
+        problem: `the store's SHA-256 of the object is not the manifest's ${m.sha256.slice(0, 12)}…`,
+      };
     return { status: 'ok', checked: ['size', 'checksum'] };
   }
   return { status: 'ok', checked: ['size'] };

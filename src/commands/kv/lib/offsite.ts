@@ -35,7 +35,8 @@ export function s3Settings(opts: { awsProfile?: string; endpointUrl?: string; re
 function positiveDuration(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseDuration(value);
-  if (ms === undefined || ms <= 0) throw new UsageError(`${flag}: "${value}" is not a duration above zero`, { field: flag, hint: 'write it as 500ms, 30s, 2m' });
+  if (ms === undefined || ms <= 0)
+    throw new UsageError(`${flag}: "${value}" is not a duration above zero`, { field: flag, hint: 'write it as 500ms, 30s, 2m' });
   return ms;
 }
 
