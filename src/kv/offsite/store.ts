@@ -99,7 +99,9 @@ export class OffsiteStore {
     if (err instanceof StoreTimeout)
       return new OpsError(`${what}: ${err.message}`, 1, {
         code: 's3_timeout',
-        hint: `check that the store at ${this.endpointText()} answers (aws s3 ls); a store that is slow but working needs a longer --s3-timeout (one request) or --snapshot-timeout (a whole upload)`,
+        hint:
+          `check that the store at ${this.endpointText()} answers (aws s3 ls); a store that is slow but working needs a longer ` +
+          '--s3-timeout (one request) or --snapshot-timeout (a whole upload)',
       });
     if (err instanceof OpsError) return err;
     const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };

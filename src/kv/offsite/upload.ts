@@ -140,7 +140,8 @@ export class SnapshotUpload {
         const back = await readHash(this.requests, this.sdk, bucket, key, this.work);
         if (back.bytes !== facts.bytes || back.sha256 !== facts.sha256)
           throw new OpsError(
-            `${this.url}: read back, ${back.bytes} bytes hash to ${back.sha256.slice(0, 12)}…, not ${facts.bytes} bytes of ${facts.sha256.slice(0, 12)}… (${readBackWhy})`,
+            `${this.url}: read back, ${back.bytes} bytes hash to ${back.sha256.slice(0, 12)}…, ` +
+              `not ${facts.bytes} bytes of ${facts.sha256.slice(0, 12)}… (${readBackWhy})`,
             1,
             { code: 's3_mismatch' },
           );
@@ -197,11 +198,13 @@ export class SnapshotUpload {
       const said: string[] = [];
       if (!aborted.done)
         said.push(
-          `the abort of its multipart upload was not confirmed (${aborted.why}): its parts may stay on the store until removed with ${prune} or aws s3api abort-multipart-upload --bucket ${bucket} --key ${key} --upload-id ${uploadId}`,
+          `the abort of its multipart upload was not confirmed (${aborted.why}): its parts may stay on the store until removed with ` +
+            `${prune} or aws s3api abort-multipart-upload --bucket ${bucket} --key ${key} --upload-id ${uploadId}`,
         );
       if (!deleted.done)
         said.push(
-          `its completion was sent and the delete of the object was not confirmed (${deleted.why}): s3://${bucket}/${key} may exist without a manifest (never listed as a backup) until removed with ${prune} or aws s3 rm s3://${bucket}/${key}`,
+          `its completion was sent and the delete of the object was not confirmed (${deleted.why}): s3://${bucket}/${key} may exist ` +
+            `without a manifest (never listed as a backup) until removed with ${prune} or aws s3 rm s3://${bucket}/${key}`,
         );
       if (said.length) return `nothing listed; ${said.join('; ')}`;
       return this.parts.completionSent ? 'multipart upload aborted and the object deleted, nothing listed' : 'multipart upload aborted, nothing listed';
