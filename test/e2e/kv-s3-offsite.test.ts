@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand } from '@aws-sdk/client-s3';
@@ -10,6 +10,7 @@ import { until } from '../helpers/kv.js';
 import { haveS3Server, READER, ROOT, startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startS3Proxy } from '../helpers/s3-proxy.js';
 import { PtySession } from '../helpers/pty.js';
+import { deadlineScale } from '../helpers/deadline.js';
 
 interface Row {
   url: string;
@@ -48,44 +49,67 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     cleanup();
   }, 120_000);
 
-  it('saves twice, lists both with the SHA-256 of the objects on the server, prunes to one, and restores from it', async () => {
-    await ok('kv', 'put', 'k1', 'v1');
-    const first = JSON.parse(String((await ok('kv', 'snapshot', 'save', '--to', 's3://backups/etcd/prod', '--json')).stdout)) as {
-      file: null;
-      sha256: string;
-      uploaded: { url: string; bytes: number; sha256: string; streamed: boolean; verifiedBy: string };
-    };
-    expect(first.file).toBeNull();
-    expect(first.uploaded.sha256).toBe(first.sha256);
-    // sent while it was taken, and checked by the store's own SHA-256 of each part
-    expect(first.uploaded).toMatchObject({ streamed: true, verifiedBy: 'store-checksum' });
-    await ok('kv', 'put', 'k2', 'v2');
-    const local = join(dir, 'local.db');
-    await ok('kv', 'snapshot', 'save', local, '--to', 's3://backups/etcd/prod');
-    const rows = await list('s3://backups/etcd/prod');
-    expect(rows).toHaveLength(2);
-    for (const r of rows) {
-      const key = r.url.replace('s3://backups/', '');
-      expect(await objectHash('backups', key), r.url).toBe(r.sha256);
+  // the upgrades first, on a fresh sandbox whose members agree (their KV hashes are compared before any stop)
+  const pids = () => {
+    const spec = JSON.parse(readFileSync(join(dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')) as { members: { pidFile: string }[] };
+    return spec.members.map((m) => readFileSync(m.pidFile, 'utf8').trim());
+  };
+
+  it('kv upgrade --backup-to a bucket the identity may not write: refused before any member stops (same pids, no journal)', async () => {
+    const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
+    const before = pids();
+    const r = await opsctl(['kv', 'upgrade', '--to', '3.5', '--backup-to', 's3://readonly/ladder', '--yes'], reader);
+    expect(r.exitCode).toBe(1);
+    expect(String(r.stderr)).toContain('cannot write to s3://readonly/ladder/: access denied');
+    expect(pids()).toEqual(before);
+    expect((await opsctl(['kv', 'version', '--json'])).stdout).not.toContain('3.5.');
+
+    const journals = join(dir, 'data', 'kv', 'journals');
+    expect(existsSync(journals) ? readdirSync(journals).filter((f) => f.endsWith('.json')) : []).toEqual([]);
+  }, 60_000);
+
+  it('kv upgrade --backup-to a store that stops answering once the upload has begun: ends non-zero within --snapshot-timeout, no member stopped, nothing listed', async () => {
+    const proxy = await startS3Proxy(s3.url, { stallAt: { part: 1 } });
+    const before = pids();
+    const started = Date.now();
+    let r;
+    try {
+      r = await opsctl(['kv', 'upgrade', '--to', '3.5', '--backup-to', 's3://backups/stalled', '--snapshot-timeout', '40s', '--s3-timeout', '3s', '--yes'], {
+        AWS_ENDPOINT_URL: proxy.url,
+      });
+    } finally {
+      await proxy.close();
     }
-    // newest first: the second save (k2 in it) has the higher revision
-    expect(BigInt(rows[0]!.revision)).toBeGreaterThan(BigInt(rows[1]!.revision));
-    expect(rows[1]!.url).toBe(first.uploaded.url);
-    expect(rows[0]!.sha256).toBe(createHash('sha256').update(readFileSync(local)).digest('hex'));
+    const took = Date.now() - started;
+    if (process.env.S3_TIMING) console.log(`upgrade stall: ${took} ms from start, ${Date.now() - proxy.stalledAt()!} ms from the stall`);
+    const err = String(r.stderr);
+    expect(r.exitCode, err).not.toBe(0);
+    expect(proxy.stalledAt()).toBeDefined();
+    expect(took).toBeLessThan(40_000 + 30_000 * deadlineScale());
+    expect(err).toMatch(/upload of s3:\/\/backups\/stalled\/\S+\.db failed \(nothing listed; the abort of its multipart upload was not confirmed/);
+    expect(err).toContain('--s3-timeout');
+    expect(pids()).toEqual(before);
+    expect(await list('s3://backups/stalled')).toEqual([]);
+    await ok('kv', 'backups', 'prune', '--from', 's3://backups/stalled', '--stale-after', '0s', '--yes');
+    // the halted run is rolled back (nothing was stopped)
+    const back = await opsctl(['kv', 'rollback', '--yes']);
+    expect([0, 1]).toContain(back.exitCode);
+  }, 240_000);
 
-    const pruned = await ok('kv', 'backups', 'prune', '--from', 's3://backups/etcd/prod', '--keep', '1', '--yes', '--json');
-    expect((JSON.parse(String(pruned.stdout)) as { removed: { url: string }[] }).removed.map((r) => r.url)).toEqual([first.uploaded.url]);
-    const left = await list('s3://backups/etcd/prod');
-    expect(left.map((r) => r.url)).toEqual([rows[0]!.url]);
-    const keys = (await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/prod/' }))).Contents?.map((o) => o.Key) ?? [];
-    expect(keys.sort()).toEqual([left[0]!.url.replace('s3://backups/', ''), `${left[0]!.url.replace('s3://backups/', '')}.manifest.json`].sort());
-
-    await ok('kv', 'put', 'k3', 'v3');
-    const restored = await ok('kv', 'restore', '--from', 's3://backups/etcd/prod', '--yes');
-    expect(String(restored.stderr)).toContain(`SHA-256 ${left[0]!.sha256.slice(0, 12)}`);
-    expect(String((await ok('kv', 'get', 'k2')).stdout)).toContain('v2');
-    expect((await opsctl(['kv', 'get', 'k3'])).exitCode).not.toBe(0);
-  }, 180_000);
+  it('kv upgrade --backup-to: an upload the store refuses after the probe passed halts before the stop (same pids)', async () => {
+    await s3.probeOnlyBucket('probeonly');
+    const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
+    const before = pids();
+    const r = await opsctl(['kv', 'upgrade', '--to', '3.5', '--backup-to', 's3://probeonly/ladder', '--yes'], reader);
+    expect(r.exitCode, String(r.stderr)).not.toBe(0);
+    expect(String(r.stderr)).toMatch(/upload of s3:\/\/probeonly\/ladder\/\S+\.db failed .*access denied/);
+    expect(pids()).toEqual(before);
+    const listed = await opsctl(['kv', 'backups', 'list', '--from', 's3://probeonly/ladder', '--json'], reader);
+    expect(JSON.parse(String(listed.stdout))).toEqual([]);
+    // the halted run can be rolled back (nothing was stopped)
+    const back = await opsctl(['kv', 'rollback', '--yes']);
+    expect([0, 1]).toContain(back.exitCode);
+  }, 120_000);
 
   it('a server killed mid-upload: non-zero exit, and nothing half-written is listed as a backup', async () => {
     // ~16 MiB of values: a snapshot of several 5 MiB parts, so the upload is a multipart one (written four at a time)
@@ -175,6 +199,61 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
       await proxy.close();
     }
   }, 120_000);
+
+  it('a store that stops answering mid-upload: kv snapshot save --to exits 1 within --snapshot-timeout, says the abort was not confirmed and how to remove what is left; nothing listed', async () => {
+    // the ~16 MiB of values of the tests above: part 2 goes out after the first 5 MiB, and from it on nothing answers
+    const proxy = await startS3Proxy(s3.url, { stallAt: { part: 2 } });
+    const place = 's3://backups/etcd/stall';
+    let r;
+    const started = Date.now();
+    try {
+      r = await opsctl(['kv', 'snapshot', 'save', '--to', place, '--snapshot-timeout', '40s', '--s3-timeout', '3s'], { AWS_ENDPOINT_URL: proxy.url });
+    } finally {
+      await proxy.close();
+    }
+    const took = Date.now() - started;
+    if (process.env.S3_TIMING) console.log(`save --to stall: ${took} ms from start, ${Date.now() - proxy.stalledAt()!} ms from the stall`);
+    const err = String(r.stderr);
+    expect(r.exitCode, err).toBe(1);
+    expect(proxy.stalledAt()).toBeDefined();
+    // bounded by the deadline (clean-up included), whatever the store does; before, it waited until killed
+    expect(took).toBeLessThan(40_000 + 20_000 * deadlineScale());
+    expect(err).toMatch(/upload of s3:\/\/backups\/etcd\/stall\/snapshot-\S+\.db failed \(nothing listed; the abort of its multipart upload was not confirmed/);
+    expect(err).toMatch(/the store did not answer UploadPart \(part \d+\) within 3s \(--s3-timeout\)/);
+    expect(err).toContain(`opsctl kv backups prune --from ${place} --stale-after 0s`);
+    expect(err).toMatch(/aws s3api abort-multipart-upload --bucket backups --key etcd\/stall\/snapshot-\S+\.db --upload-id \S+/);
+    expect(err).not.toContain('unexpected error');
+    // straight to the store: no backup listed; the upload left open is what the message named, and its prune removes it
+    expect(await list(place)).toEqual([]);
+    const open = async () => (await s3.root.send(new ListMultipartUploadsCommand({ Bucket: 'backups', Prefix: 'etcd/stall/' }))).Uploads ?? [];
+    expect((await open()).map((u) => u.UploadId)).toEqual([/--upload-id ([^\s;)]+)/.exec(err)![1]]);
+    await ok('kv', 'backups', 'prune', '--from', place, '--stale-after', '0s', '--yes');
+    expect(await open()).toEqual([]);
+  }, 180_000);
+
+  it('a store whose answer to the completion never comes back: exit 1 saying the object may exist without a manifest and how to remove it; never listed', async () => {
+    const proxy = await startS3Proxy(s3.url, { stallAt: 'complete' });
+    const place = 's3://backups/etcd/completed';
+    let r;
+    try {
+      r = await opsctl(['kv', 'snapshot', 'save', '--to', place, '--snapshot-timeout', '40s', '--s3-timeout', '3s'], { AWS_ENDPOINT_URL: proxy.url });
+    } finally {
+      await proxy.close();
+    }
+    const err = String(r.stderr);
+    expect(r.exitCode, err).toBe(1);
+    expect(err).toMatch(
+      /its completion was sent and the delete of the object was not confirmed \(.*\): s3:\/\/backups\/etcd\/completed\/snapshot-\S+\.db may exist without a manifest/,
+    );
+    expect(err).toMatch(/aws s3 rm s3:\/\/backups\/etcd\/completed\/snapshot-\S+\.db/);
+    // the store did complete it: an object without a manifest, not a backup; kv backups list counts it, prune removes it
+    const objects = (await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/completed/' }))).Contents ?? [];
+    expect(objects.map((o) => o.Key!.replace(/snapshot-\S+\.db$/, 'X'))).toEqual(['etcd/completed/X']);
+    expect(await list(place)).toEqual([]);
+    const pruned = await ok('kv', 'backups', 'prune', '--from', place, '--stale-after', '0s', '--yes', '--json');
+    expect((JSON.parse(String(pruned.stdout)) as { leftovers: Array<{ kind: string }> }).leftovers.map((l) => l.kind)).toEqual(['object']);
+    expect((await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/completed/' }))).Contents ?? []).toEqual([]);
+  }, 180_000);
 
   it('a part changed on its way to the store: refused by its SHA-256 (BadDigest), non-zero exit, nothing listed, no upload left open', async () => {
     const proxy = await startS3Proxy(s3.url, { corruptPart: 1 });
@@ -299,37 +378,4 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     expect(String(elsewhere.stderr)).toContain('127.0.0.1:9');
     expect(String(viaFlag.stdout) + String(viaFlag.stderr) + String(elsewhere.stderr)).not.toContain(ROOT.secretAccessKey);
   }, 60_000);
-
-  const pids = () => {
-    const spec = JSON.parse(readFileSync(join(dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')) as { members: { pidFile: string }[] };
-    return spec.members.map((m) => readFileSync(m.pidFile, 'utf8').trim());
-  };
-
-  it('kv upgrade --backup-to a bucket the identity may not write: refused before any member stops (same pids, no journal)', async () => {
-    const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
-    const before = pids();
-    const r = await opsctl(['kv', 'upgrade', '--to', '3.5', '--backup-to', 's3://readonly/ladder', '--yes'], reader);
-    expect(r.exitCode).toBe(1);
-    expect(String(r.stderr)).toContain('cannot write to s3://readonly/ladder/: access denied');
-    expect(pids()).toEqual(before);
-    expect((await opsctl(['kv', 'version', '--json'])).stdout).not.toContain('3.5.');
-
-    const journals = join(dir, 'data', 'kv', 'journals');
-    expect(existsSync(journals) ? readdirSync(journals).filter((f) => f.endsWith('.json')) : []).toEqual([]);
-  }, 60_000);
-
-  it('kv upgrade --backup-to: an upload the store refuses after the probe passed halts before the stop (same pids)', async () => {
-    await s3.probeOnlyBucket('probeonly');
-    const reader = { AWS_ACCESS_KEY_ID: READER.accessKeyId, AWS_SECRET_ACCESS_KEY: READER.secretAccessKey };
-    const before = pids();
-    const r = await opsctl(['kv', 'upgrade', '--to', '3.5', '--backup-to', 's3://probeonly/ladder', '--yes'], reader);
-    expect(r.exitCode, String(r.stderr)).not.toBe(0);
-    expect(String(r.stderr)).toMatch(/upload of s3:\/\/probeonly\/ladder\/\S+\.db failed .*access denied/);
-    expect(pids()).toEqual(before);
-    const listed = await opsctl(['kv', 'backups', 'list', '--from', 's3://probeonly/ladder', '--json'], reader);
-    expect(JSON.parse(String(listed.stdout))).toEqual([]);
-    // the halted run can be rolled back (nothing was stopped)
-    const back = await opsctl(['kv', 'rollback', '--yes']);
-    expect([0, 1]).toContain(back.exitCode);
-  }, 120_000);
 });

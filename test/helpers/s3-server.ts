@@ -16,7 +16,8 @@ import { until } from './kv.js';
 // the SDK's notice about the Node versions it will drop is noise in the tests' output
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-export const S3_SERVER = process.env.OPSCTL_S3_SERVER ?? join(process.env.OPSCTL_S3_BUILD ?? '/var/tmp/opsctl-s3-build', 'versitygw-v1.8.0', 'versitygw');
+export const S3_BUILD = process.env.OPSCTL_S3_BUILD ?? '/var/tmp/opsctl-s3-build';
+export const S3_SERVER = process.env.OPSCTL_S3_SERVER ?? join(S3_BUILD, 'versitygw-v1.8.0', 'versitygw');
 
 export const haveS3Server = () => requireProgram('S3-compatible server (versitygw: scripts/s3-build.sh)', S3_SERVER);
 
@@ -24,7 +25,7 @@ export const ROOT = { accessKeyId: 'opsctl-root', secretAccessKey: 'root-secret-
 export const READER = { accessKeyId: 'opsctl-reader', secretAccessKey: 'reader-secret-0123456789' };
 
 /** A free loopback port (the server takes a fixed --port). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

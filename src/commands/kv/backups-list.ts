@@ -49,30 +49,50 @@ export async function run(opts: BackupsListOptions, ctx: Context): Promise<Comma
 
 /**
  * The complete backups under an s3:// place (those with a manifest: a half-written upload is never
- * listed), newest first; what unfinished saves hold there (a save under way, or one interrupted) is
- * counted in the closing line, with the prune that removes it.
+ * listed), newest first, each held against its object on the store (its size, and the checksum the
+ * store gave at the upload where it gives one): a mismatch is marked, and counted in the closing line.
+ * What unfinished saves hold there (a save under way, or one interrupted) is counted too, with the
+ * prune that removes it.
  */
 async function listOffsite(from: string, settings: S3Settings): Promise<CommandResult> {
   const { store, target } = await readOffsite(from, '--from', settings);
-  const { backups: found, leftovers, uploadsUnlisted } = await store.scan(target, new Date(), { uploadsIfAllowed: true });
-  const rows = found.map((m) => ({
-    url: `s3://${target.bucket}/${m.key}`,
-    bytes: m.bytes,
-    size: humanBytes(m.bytes),
-    date: m.createdAt,
-    revision: m.revision,
-    sha256: m.sha256,
-    run: m.run ?? null,
-    label: m.label ?? null,
-  }));
+  const { backups: found, leftovers, uploadsUnlisted, sizes } = await store.scan(target, new Date(), { uploadsIfAllowed: true });
+  const checks = await store.check(target.bucket, found, sizes);
+  const rows = found.map((m, i) => {
+    const c = checks[i]!;
+    return {
+      url: `s3://${target.bucket}/${m.key}`,
+      bytes: m.bytes,
+      size: humanBytes(m.bytes),
+      date: m.createdAt,
+      revision: m.revision,
+      sha256: m.sha256,
+      run: m.run ?? null,
+      label: m.label ?? null,
+      check: c.status,
+      checked: c.checked,
+      problem: c.problem ?? null,
+    };
+  });
   const total = found.reduce((n, m) => n + m.bytes, 0);
+  const bad = rows.filter((r) => r.check !== 'ok');
+  type Row = (typeof rows)[number];
   return {
     data: rows,
-    columns: [{ key: 'date' }, { key: 'revision' }, { key: 'size' }, { key: 'run' }, { key: 'label' }, { key: 'url' }],
+    columns: [
+      { key: 'date' },
+      { key: 'revision' },
+      { key: 'size' },
+      { key: 'run' },
+      { key: 'label' },
+      { key: 'check', get: (r: Row) => (r.check === 'ok' ? `ok (${r.checked.join(', ')})` : `${r.check.toUpperCase()}: ${r.problem ?? ''}`) },
+      { key: 'url' },
+    ],
     message: [
       rows.length
         ? `${rows.length} backup(s), ${humanBytes(total)} (${total} bytes) under ${from}; opsctl kv backups prune --from ${from} --keep N removes older ones`
         : `no backups under ${from}`,
+      bad.length ? `${bad.length} backup(s) do not match their manifest (${bad.map((r) => r.url).join(', ')}): kv restore --from ${from} skips them` : '',
       unfinished(from, leftovers),
       uploadsUnlisted ? `(unfinished multipart uploads not counted: ${uploadsUnlisted}; counting them needs s3:ListBucketMultipartUploads)` : '',
     ]

@@ -13,6 +13,7 @@ import type { OptionsOf } from '../spec.js';
 import type { spec } from './restore.spec.js';
 import { readOffsite, s3Settings } from './lib/offsite.js';
 import type { S3Settings } from '../../kv/offsite/target.js';
+import type { OffsiteManifest } from '../../kv/offsite/manifest.js';
 
 export type RestoreOptions = OptionsOf<typeof spec>;
 
@@ -93,30 +94,53 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
 }
 
 /**
- * The backup at s3://bucket/key (a snapshot or its manifest named; a prefix: the newest backup under it)
- * downloaded into DATA/kv/downloads/ and checked against its manifest's size and SHA-256 before
- * anything is planned or touched; the restore then verifies the file like any other.
+ * The backup at s3://bucket/key (a snapshot or its manifest named), or under a prefix the newest one
+ * that verifies, downloaded into DATA/kv/downloads/ and checked against its manifest's size and SHA-256
+ * before anything is planned or touched; the restore then verifies the file like any other. Under a
+ * prefix, a backup whose object does not match its manifest (size, the store's checksum, or the
+ * downloaded bytes' SHA-256) is skipped for the next older one, and each skip is said with its reason.
  */
 async function fetchOffsite(from: string, settings: S3Settings, ctx: Context): Promise<string> {
   const { store, target } = await readOffsite(from, '--from', settings);
-  let manifest;
-  if (target.prefix.endsWith('.db') || target.prefix.endsWith('.manifest.json')) manifest = await store.manifestOf(target.bucket, target.prefix);
-  else {
-    manifest = (await store.list(target))[0];
-    if (!manifest) throw new OpsError(`no backups under ${from}`, 1, { code: 's3_no_backup', hint: `list them with: opsctl kv backups list --from ${from}` });
-  }
   const dir = join(ctx.paths.data, 'kv', 'downloads');
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, basename(manifest.key));
-  const part = `${file}.part`;
-  try {
-    await store.download(target.bucket, manifest, part);
-    await rename(part, file);
-  } finally {
-    await rm(part, { force: true });
+  const fetchOne = async (manifest: OffsiteManifest) => {
+    const file = join(dir, basename(manifest.key));
+    const part = `${file}.part`;
+    try {
+      await store.download(target.bucket, manifest, part);
+      await rename(part, file);
+    } finally {
+      await rm(part, { force: true });
+    }
+    ctx.io.err(
+      `downloaded s3://${target.bucket}/${manifest.key} to ${file}: ${manifest.bytes} bytes, SHA-256 ${manifest.sha256.slice(0, 12)}… as its manifest says`,
+    );
+    return file;
+  };
+  if (target.prefix.endsWith('.db') || target.prefix.endsWith('.manifest.json')) return fetchOne(await store.manifestOf(target.bucket, target.prefix));
+  const { backups, sizes } = await store.scan(target);
+  if (!backups.length)
+    throw new OpsError(`no backups under ${from}`, 1, { code: 's3_no_backup', hint: `list them with: opsctl kv backups list --from ${from}` });
+  const checks = await store.check(target.bucket, backups, sizes);
+  const skipped: string[] = [];
+  for (const [i, m] of backups.entries()) {
+    const url = `s3://${target.bucket}/${m.key}`;
+    const c = checks[i]!;
+    let why = c.status === 'ok' ? undefined : `${c.status}: ${c.problem ?? ''}`;
+    if (!why) {
+      try {
+        return await fetchOne(m);
+      } catch (err) {
+        if (!(err instanceof OpsError) || err.code !== 's3_mismatch') throw err;
+        why = `the download does not match its manifest: ${err.message.replace(`${url}: `, '')}`;
+      }
+    }
+    skipped.push(`${url} (${m.createdAt})`);
+    ctx.io.err(`${ctx.io.colorErr.yellow('!')} skipped ${url} (${m.createdAt}, revision ${m.revision}): ${why}`);
   }
-  ctx.io.err(
-    `downloaded s3://${target.bucket}/${manifest.key} to ${file}: ${manifest.bytes} bytes, SHA-256 ${manifest.sha256.slice(0, 12)}… as its manifest says`,
-  );
-  return file;
+  throw new OpsError(`no backup under ${from} verifies: ${skipped.length} skipped (${skipped.join(', ')})`, 1, {
+    code: 's3_mismatch',
+    hint: `each one's reason is above; list them with: opsctl kv backups list --from ${from}`,
+  });
 }

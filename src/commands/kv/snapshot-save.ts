@@ -66,14 +66,24 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     // the manifest).
     const name = `snapshot-${new Date().toISOString().replace(/[-:]/g, '')}.db`;
     upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
-    ctx.onCleanup(() => upload?.abort());
-    const { result: r, snap } = await saveOne(opts, ctx, target, upload);
+    ctx.onCleanup(async () => void (await upload?.abort()));
+    // Without FILE the snapshot is only for the upload: once the upload has failed, it is not finished for nothing.
+    const stop = new AbortController();
+    const sending = upload;
+    const tee = opts.file ? sending : { write: (c: Buffer) => sending.write(c).catch(stopOn), end: () => sending.end().catch(stopOn) };
+    function stopOn(err: unknown): never {
+      stop.abort(err);
+      throw err;
+    }
+    const { result: r, snap } = await saveOne(opts, ctx, target, tee, stop.signal).catch((err: unknown) => {
+      throw stop.signal.aborted ? stop.signal.reason : err;
+    });
     const d = r.data as { sha256: string; revision: string; bytes: number; endpoint: string };
     const facts = { bytes: d.bytes, sha256: d.sha256, revision: d.revision, endpoint: d.endpoint };
     if (snap.teeError) throw snap.teeError;
     // A snapshot that could not be followed whole as it was written is sent again from the verified file.
     let sent;
-    if (snap.teed) sent = await upload.finish(facts);
+    if (snap.teed) sent = await upload.finish(facts, target);
     else {
       await upload.abort();
       upload = await offsite.store.beginSnapshot(offsite.target, name, ctx.abort.signal);
@@ -82,18 +92,33 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
     upload = undefined;
     const m = sent.manifest;
     const url = `s3://${offsite.target.bucket}/${m.key}`;
-    const how = sent.verifiedBy === 'store-checksum' ? "the store's own SHA-256 of every part" : 'read back and hashed';
+    const how =
+      sent.verifiedBy === 'store-checksum'
+        ? `the store's own ${m.storeChecksum?.algorithm ?? 'SHA256'} checksum of what it received`
+        : `read back and hashed (${sent.readBackWhy ?? 'no checksum from the store'})`;
     return {
       data: {
         ...d,
         ...(opts.file ? {} : { file: null }),
-        uploaded: { url, bytes: m.bytes, sha256: m.sha256, manifest: `${url}.manifest.json`, streamed: snap.teed, verifiedBy: sent.verifiedBy },
+        uploaded: {
+          url,
+          bytes: m.bytes,
+          sha256: m.sha256,
+          manifest: `${url}.manifest.json`,
+          streamed: snap.teed,
+          verifiedBy: sent.verifiedBy,
+          storeChecksum: m.storeChecksum ?? null,
+          ...(sent.readBackWhy ? { readBackWhy: sent.readBackWhy } : {}),
+        },
       },
       message: `${opts.file ? r.message : (r.message ?? '').replace(/^snapshot saved to \S+:/, 'snapshot taken:')}; uploaded to ${url} (${m.bytes} bytes, SHA-256 ${m.sha256.slice(0, 12)}…; verified on the store: ${how})`,
       text: '',
     };
   } finally {
-    await upload?.abort();
+    // an upload left by a failure elsewhere (the snapshot itself): aborted, and said when it could not be
+    const left = upload ? await upload.abort() : undefined;
+    if (left && !upload!.reported && !left.startsWith('multipart upload aborted'))
+      ctx.io.err(`${ctx.io.colorErr.yellow('!')} the upload to ${upload!.url}: ${left}`);
     if (temp) await rm(temp, { recursive: true, force: true });
   }
 }
@@ -112,7 +137,13 @@ async function tempDir(): Promise<string> {
   }
 }
 
-async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string, tee?: SnapshotTee): Promise<{ result: CommandResult; snap: SnapshotResult }> {
+async function saveOne(
+  opts: SnapshotSaveOptions,
+  ctx: Context,
+  target: string,
+  tee?: SnapshotTee,
+  stop?: AbortSignal,
+): Promise<{ result: CommandResult; snap: SnapshotResult }> {
   const t = timeouts(opts);
   const given = opts.endpoint ? normalizeEndpoint(opts.endpoint, '--endpoint') : undefined;
   const resolved = given ? undefined : await resolveCluster(ctx, opts);
@@ -148,7 +179,7 @@ async function saveOne(opts: SnapshotSaveOptions, ctx: Context, target: string, 
     etcdctl: opts.via === 'etcdctl' || (opts.via === 'auto' && real) ? etcdctl : undefined,
     exec: await ctx.exec(),
     minRevision: before,
-    signal: ctx.abort.signal,
+    signal: stop ? AbortSignal.any([ctx.abort.signal, stop]) : ctx.abort.signal,
     tee,
   }).catch((err) => {
     const e = err as NodeJS.ErrnoException;

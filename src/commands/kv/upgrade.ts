@@ -322,8 +322,8 @@ async function offsiteUploader(url: string, settings: S3Settings, ctx: Context):
   return {
     url,
     upload: async (file, name, facts) => {
-      const m = await store.uploadSnapshot(target, name, file, facts, ctx.abort.signal);
-      return `s3://${target.bucket}/${m.key}`;
+      const { manifest } = await store.uploadSnapshot(target, name, file, facts, ctx.abort.signal);
+      return `s3://${target.bucket}/${manifest.key}`;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { CompletedPart, S3Client } from '@aws-sdk/client-s3';
+import type { CompletedPart } from '@aws-sdk/client-s3';
 import { OpsError } from '../../core/errors.js';
+import type { Deadline, Requests } from './requests.js';
 
 type Sdk = typeof import('@aws-sdk/client-s3');
 
@@ -17,7 +18,12 @@ export interface PartWriterOptions {
   inFlight?: number;
   /** The command's interruption (Ctrl-C): cancels the parts in flight. */
   signal?: AbortSignal;
+  /** Every request of the upload ends by then (--snapshot-timeout); each is bounded by the request limit too. */
+  deadline?: Deadline;
 }
+
+/** What a clean-up request did: done, or not confirmed and why (the store did not answer, refused…). */
+export type Confirmed = { done: true } | { done: false; why: string };
 
 /**
  * One multipart upload fed as a stream of chunks of unknown total length: bytes are copied into a
@@ -36,21 +42,27 @@ export class PartWriter {
   private filled = 0;
   private readonly sending = new Set<Promise<void>>();
   private readonly done: CompletedPart[] = [];
-  private readonly digests: Buffer[] = [];
+  /** Each part's SHA-256, in part order. */
+  readonly digests: Buffer[] = [];
   private failure: Error | undefined;
   private aborted = false;
+  /** A CompleteMultipartUpload went out: the object may exist even if no answer came back. */
+  completionSent = false;
   /** Cancels the parts in flight when the upload is abandoned (Ctrl-C, a failed snapshot). */
   private readonly cancel = new AbortController();
   bytes = 0;
 
+  private readonly deadline: Deadline | undefined;
+
   private constructor(
     private readonly sdk: Sdk,
-    private readonly client: S3Client,
+    private readonly requests: Requests,
     readonly bucket: string,
     readonly key: string,
     readonly uploadId: string,
     opts: PartWriterOptions,
   ) {
+    this.deadline = opts.deadline;
     this.partBytes = opts.partBytes ?? PART_BYTES;
     this.inFlight = opts.inFlight ?? 1;
     // Ctrl-C: the parts in flight are cancelled at once (a write waiting for one of them ends too)
@@ -58,13 +70,18 @@ export class PartWriter {
     else opts.signal?.addEventListener('abort', () => this.cancel.abort(), { once: true });
   }
 
-  static async begin(sdk: Sdk, client: S3Client, bucket: string, key: string, opts: PartWriterOptions = {}): Promise<PartWriter> {
-    const r = await client.send(
+  get parts(): number {
+    return this.done.length + this.sending.size;
+  }
+
+  static async begin(sdk: Sdk, requests: Requests, bucket: string, key: string, opts: PartWriterOptions = {}): Promise<PartWriter> {
+    const r = await requests.send(
       new sdk.CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: 'application/octet-stream', ChecksumAlgorithm: 'SHA256' }),
-      opts.signal ? { abortSignal: opts.signal } : {},
+      'CreateMultipartUpload',
+      { signal: opts.signal, deadline: opts.deadline },
     );
     if (!r.UploadId) throw new OpsError(`s3://${bucket}/${key}: the store started a multipart upload without an upload id`);
-    return new PartWriter(sdk, client, bucket, key, r.UploadId, opts);
+    return new PartWriter(sdk, requests, bucket, key, r.UploadId, opts);
   }
 
   /** CHUNK appended: copied before this returns, so the caller may reuse it. */
@@ -85,8 +102,8 @@ export class PartWriter {
     }
   }
 
-  /** The last part sent and every part acknowledged: the parts, and the composite SHA-256 the store will report. */
-  async end(): Promise<{ parts: CompletedPart[]; composite: string }> {
+  /** The last part sent and every part acknowledged: the parts (their SHA-256 digests are `digests`). */
+  async end(): Promise<CompletedPart[]> {
     this.check();
     // the rest, however small, is the last part (an empty stream: one empty part)
     if (this.current || this.done.length + this.sending.size === 0) {
@@ -95,25 +112,53 @@ export class PartWriter {
     }
     while (this.sending.size) await Promise.race(this.sending);
     this.check();
-    const parts = [...this.done].sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0));
-    const composite = `${createHash('sha256').update(Buffer.concat(this.digests)).digest('base64')}-${parts.length}`;
-    return { parts, composite };
+    return [...this.done].sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0));
   }
 
-  /** The upload made one object from its parts (after `end`). */
-  async complete(parts: CompletedPart[]): Promise<string | undefined> {
-    const r = await this.client.send(
-      new this.sdk.CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId, MultipartUpload: { Parts: parts } }),
-    );
-    return r.ChecksumSHA256;
+  /**
+   * The upload made one object from its parts (after `end`). A retry answered NoSuchUpload means an
+   * earlier attempt completed it without its answer reaching here: the object is looked at to tell.
+   */
+  async complete(parts: CompletedPart[], bytes: number): Promise<void> {
+    this.completionSent = true;
+    try {
+      await this.requests.send(
+        new this.sdk.CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId, MultipartUpload: { Parts: parts } }),
+        'CompleteMultipartUpload',
+        { deadline: this.deadline, signal: this.cancel.signal },
+      );
+    } catch (err) {
+      if ((err as { name?: string }).name !== 'NoSuchUpload') throw err;
+      const head = await this.requests
+        .send(new this.sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.key }), 'HeadObject', { deadline: this.deadline, signal: this.cancel.signal })
+        .catch(() => undefined);
+      if (head?.ContentLength !== bytes) throw err;
+    }
   }
 
-  /** Every part dropped on the store: the parts in flight cancelled and waited for first (a part landing after the abort would linger). */
-  async abort(): Promise<void> {
+  /**
+   * Every part dropped on the store: the parts in flight cancelled and waited for first (a part landing
+   * after the abort would linger), then the abort, bounded by DEADLINE. Whether it was confirmed is
+   * returned, never assumed: an abort the store did not answer leaves the parts there.
+   */
+  async abort(deadline?: Deadline): Promise<Confirmed> {
     this.aborted = true;
     this.cancel.abort();
     await Promise.allSettled([...this.sending]);
-    await this.client.send(new this.sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId })).catch(() => undefined);
+    try {
+      await this.requests.send(
+        new this.sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId }),
+        'AbortMultipartUpload',
+        {
+          deadline,
+        },
+      );
+      return { done: true };
+    } catch (err) {
+      // no such upload: completed (the object is dealt with apart) or aborted already
+      if ((err as { name?: string }).name === 'NoSuchUpload') return { done: true };
+      return { done: false, why: (err as Error).message };
+    }
   }
 
   private check(): void {
@@ -165,8 +210,8 @@ export class PartWriter {
       },
       { step: 'build', name: 'opsctlUnsignedPartPayload' },
     );
-    const p: Promise<void> = this.client
-      .send(command, { abortSignal: this.cancel.signal })
+    const p: Promise<void> = this.requests
+      .send(command, `UploadPart (part ${number})`, { deadline: this.deadline, signal: this.cancel.signal })
       .then(
         (r) => {
           this.done.push({ PartNumber: number, ETag: r.ETag, ChecksumSHA256: r.ChecksumSHA256 ?? digest.toString('base64') });

@@ -1,15 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { OpsError } from '../../core/errors.js';
 import { keyOf, urlOf, type S3Settings, type S3Target } from './target.js';
-import { MANIFEST_SUFFIX, type OffsiteManifest } from './manifest.js';
-import { SnapshotUpload, uploadFile, type SnapshotFacts } from './upload.js';
+import { MANIFEST_SUFFIX, parseManifest, type OffsiteManifest } from './manifest.js';
+import { SnapshotUpload, uploadFile, type Finished, type SnapshotFacts, type UploadLimit } from './upload.js';
+import { Requests, StoreTimeout } from './requests.js';
+import { checkBackup, mapLimit, type BackupCheck } from './verify.js';
 
 type Sdk = typeof import('@aws-sdk/client-s3');
+
+/** One request's limit (--s3-timeout) and one upload's (--snapshot-timeout), when the verb sets none. */
+export const DEFAULT_REQUEST_MS = 30_000;
+export const DEFAULT_UPLOAD_MS = 120_000;
 
 /**
  * What an interrupted save left under a target (OffsiteStore.scan): a multipart upload never completed
@@ -37,33 +41,42 @@ async function profileEndpoint(profile = 'default'): Promise<string | undefined>
  * AWS_ENDPOINT_URL(_S3) or the profile's endpoint_url. The SDK loads only here (an s3:// target given).
  */
 export class OffsiteStore {
+  /** Every request to the store, each bounded (--s3-timeout) and retried with back-off. */
+  readonly requests: Requests;
+
   private constructor(
     private readonly sdk: Sdk,
     readonly client: S3Client,
     private readonly settings: S3Settings,
-  ) {}
+  ) {
+    this.requests = new Requests(client, { requestMs: settings.requestMs ?? DEFAULT_REQUEST_MS, requestFlag: '--s3-timeout' });
+  }
 
   static async open(settings: S3Settings): Promise<OffsiteStore> {
-    // a notice about Node versions the SDK will drop is not the operator's business in a backup's output
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-    keepYoungGenerationSmall();
-    // --aws-profile is the AWS CLI's --profile, which is AWS_PROFILE: the SDK takes a client's `profile`
-    // for credentials and region but reads the configured endpoint (endpoint_url) from AWS_PROFILE only
-    if (settings.profile) process.env.AWS_PROFILE = settings.profile;
     const sdk = cjs(await import('@aws-sdk/client-s3'), 'S3Client');
+    // --aws-profile is the AWS CLI's --profile: the client's `profile` gives credentials and region; the
+    // SDK would read the configured endpoint (endpoint_url) only through AWS_PROFILE, so it is read here
+    // with the SDK's own loader and handed over, as every other setting (no process-wide state changed)
     const endpoint =
       settings.endpointUrl ||
       process.env.AWS_ENDPOINT_URL_S3 ||
       process.env.AWS_ENDPOINT_URL ||
       (await profileEndpoint(settings.profile ?? process.env.AWS_PROFILE));
+    const requestMs = settings.requestMs ?? DEFAULT_REQUEST_MS;
     const make = (region: string | undefined) =>
       new sdk.S3Client({
         ...(region ? { region } : {}),
         ...(settings.profile ? { profile: settings.profile } : {}),
-        ...(settings.endpointUrl ? { endpoint: settings.endpointUrl } : {}),
+        ...(endpoint ? { endpoint } : {}),
         // a custom endpoint (a loopback or on-premises server) is addressed by path, as the CLI does for IPs
         forcePathStyle: Boolean(endpoint),
-        maxAttempts: 3,
+        // one layer of retries: Requests (bounded by --s3-timeout and the work's deadline)
+        maxAttempts: 1,
+        requestHandler: { connectionTimeout: requestMs },
+        // checksums only where the API requires them (S3-compatible stores differ on the SDK's newer
+        // defaults); each part carries its own SHA-256 all the same (parts.ts)
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
       });
     let client = make(settings.region);
     // No region anywhere (flag, env, profile): us-east-1, as the AWS CLI's s3 commands assume.
@@ -83,6 +96,13 @@ export class OffsiteStore {
 
   /** An SDK failure as an OpsError naming what failed, where the credentials came from and the fix; secrets never included. */
   explain(err: unknown, what: string): OpsError {
+    if (err instanceof StoreTimeout)
+      return new OpsError(`${what}: ${err.message}`, 1, {
+        code: 's3_timeout',
+        hint:
+          `check that the store at ${this.endpointText()} answers (aws s3 ls); a store that is slow but working needs a longer ` +
+          '--s3-timeout (one request) or --snapshot-timeout (a whole upload)',
+      });
     if (err instanceof OpsError) return err;
     const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
     const name = e.name ?? 'Error';
@@ -109,29 +129,39 @@ export class OffsiteStore {
     });
   }
 
+  /** Where requests go, for messages: the endpoint given or found, else the SDK's own (AWS). */
+  endpointText(): string {
+    return this.settings.endpointUrl || process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL || 'the endpoint of the profile or AWS';
+  }
+
   /** A small object written and deleted under the prefix: write access proved before anything stops. */
   async probe(t: S3Target): Promise<void> {
     const key = keyOf(t, `.opsctl-probe-${randomBytes(6).toString('hex')}`);
     try {
-      await this.client.send(new this.sdk.PutObjectCommand({ Bucket: t.bucket, Key: key, Body: 'probe' }));
-      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: t.bucket, Key: key }));
+      await this.requests.send(new this.sdk.PutObjectCommand({ Bucket: t.bucket, Key: key, Body: 'probe' }), 'PutObject (the probe)');
+      await this.requests.send(new this.sdk.DeleteObjectCommand({ Bucket: t.bucket, Key: key }), 'DeleteObject (the probe)');
     } catch (err) {
       throw this.explain(err, `cannot write to ${urlOf(t.bucket, keyOf(t, ''))}`);
     }
   }
 
+  /** The whole of one upload's limit: --snapshot-timeout. */
+  private uploadLimit(): UploadLimit {
+    return { ms: this.settings.uploadMs ?? DEFAULT_UPLOAD_MS, flag: '--snapshot-timeout' };
+  }
+
   /**
    * A snapshot's upload begun as NAME under the target: its bytes are sent as they come (see
-   * SnapshotUpload), the object appears only when it is complete and verified.
+   * SnapshotUpload), the object appears only when it is complete and verified, all within --snapshot-timeout.
    */
   async beginSnapshot(t: S3Target, name: string, signal?: AbortSignal): Promise<SnapshotUpload> {
-    return SnapshotUpload.begin(this.sdk, this.client, t.bucket, keyOf(t, name), (err, what) => this.explain(err, what), signal);
+    return SnapshotUpload.begin(this.sdk, this.requests, t.bucket, keyOf(t, name), (err, what) => this.explain(err, what), this.uploadLimit(), signal);
   }
 
   /** FILE (the snapshot FACTS describe) uploaded as NAME under the target, verified on the store, its manifest last. */
-  async uploadSnapshot(t: S3Target, name: string, file: string, facts: SnapshotFacts, signal?: AbortSignal): Promise<OffsiteManifest> {
+  async uploadSnapshot(t: S3Target, name: string, file: string, facts: SnapshotFacts, signal?: AbortSignal): Promise<Finished> {
     const upload = await this.beginSnapshot(t, name, signal);
-    return (await uploadFile(upload, file, facts, signal)).manifest;
+    return uploadFile(upload, file, facts, signal);
   }
 
   /** Every complete backup under the target (those with a manifest), newest first. */
@@ -148,24 +178,26 @@ export class OffsiteStore {
     t: S3Target,
     staleBefore?: Date,
     o: { uploadsIfAllowed?: boolean } = {},
-  ): Promise<{ backups: OffsiteManifest[]; leftovers: OffsiteLeftover[]; uploadsUnlisted?: string }> {
+  ): Promise<{ backups: OffsiteManifest[]; leftovers: OffsiteLeftover[]; uploadsUnlisted?: string; sizes: Map<string, number> }> {
     const backups: OffsiteManifest[] = [];
     const leftovers: OffsiteLeftover[] = [];
     let uploadsUnlisted: string | undefined;
     const prefix = t.prefix ? `${t.prefix}/` : undefined;
+    const sizes = new Map<string, number>();
     try {
       const objects = new Map<string, { size: number; at?: Date }>();
       let token: string | undefined;
       do {
-        const page = await this.client.send(new this.sdk.ListObjectsV2Command({ Bucket: t.bucket, Prefix: prefix, ContinuationToken: token }));
+        const page = await this.requests.send(
+          new this.sdk.ListObjectsV2Command({ Bucket: t.bucket, Prefix: prefix, ContinuationToken: token }),
+          'ListObjectsV2',
+        );
         for (const o of page.Contents ?? []) if (o.Key) objects.set(o.Key, { size: o.Size ?? 0, at: o.LastModified });
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
-      for (const [key, o] of objects) {
-        if (!key.endsWith(MANIFEST_SUFFIX) || o.size > 64 * 1024) continue;
-        const m = await this.readManifest(t.bucket, key);
-        if (m) backups.push(m);
-      }
+      for (const [key, o] of objects) sizes.set(key, o.size);
+      const manifests = [...objects].filter(([key, o]) => key.endsWith(MANIFEST_SUFFIX) && o.size <= 64 * 1024).map(([key]) => key);
+      for (const m of await mapLimit(manifests, 4, (key) => this.readManifest(t.bucket, key))) if (m) backups.push(m);
       if (staleBefore) {
         for (const [key, o] of objects)
           if (key.endsWith('.db') && !objects.has(key + MANIFEST_SUFFIX) && o.at && o.at < staleBefore)
@@ -181,7 +213,19 @@ export class OffsiteStore {
       throw this.explain(err, `cannot list ${urlOf(t.bucket, keyOf(t, ''))}`);
     }
     backups.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.key.localeCompare(a.key));
-    return { backups, leftovers, ...(uploadsUnlisted ? { uploadsUnlisted } : {}) };
+    return { backups, leftovers, sizes, ...(uploadsUnlisted ? { uploadsUnlisted } : {}) };
+  }
+
+  /**
+   * Each backup held against its object (size, and the checksum the store gave at the upload where it
+   * gives one; see verify.ts), a few at a time: in the order given.
+   */
+  async check(bucket: string, backups: OffsiteManifest[], sizes: Map<string, number>): Promise<BackupCheck[]> {
+    try {
+      return await mapLimit(backups, 4, (m) => checkBackup(this.requests, this.sdk, bucket, m, sizes.get(m.key)));
+    } catch (err) {
+      throw this.explain(err, `cannot look at the backups in s3://${bucket}`);
+    }
   }
 
   /** Multipart uploads under PREFIX begun before BEFORE and never completed or aborted (a store that died mid-upload). */
@@ -190,8 +234,9 @@ export class OffsiteStore {
     let keyMarker: string | undefined;
     let idMarker: string | undefined;
     do {
-      const page = await this.client.send(
+      const page = await this.requests.send(
         new this.sdk.ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: idMarker }),
+        'ListMultipartUploads',
       );
       for (const u of page.Uploads ?? [])
         if (u.Key && u.UploadId && u.Initiated && u.Initiated < before)
@@ -202,23 +247,22 @@ export class OffsiteStore {
   }
 
   private async readManifest(bucket: string, key: string): Promise<OffsiteManifest | undefined> {
-    const r = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
-    const text = (await r.Body?.transformToString()) ?? '';
-    try {
-      const m = JSON.parse(text) as Partial<OffsiteManifest>;
-      if (m.kind !== 'opsctl-kv-snapshot' || typeof m.key !== 'string' || m.key + MANIFEST_SUFFIX !== key) return undefined;
-      if (typeof m.bytes !== 'number' || typeof m.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(m.sha256)) return undefined;
-      return m as OffsiteManifest;
-    } catch {
-      return undefined;
-    }
+    const chunks: Buffer[] = [];
+    let n = 0;
+    await this.requests.read(new this.sdk.GetObjectCommand({ Bucket: bucket, Key: key }), `GetObject ${key}`, (c) => {
+      n += c.length;
+      // a manifest is a few hundred bytes: anything over 64 KiB is not one (and is never held)
+      if (n <= 64 * 1024) chunks.push(c);
+    });
+    return n > 64 * 1024 ? undefined : parseManifest(Buffer.concat(chunks).toString('utf8'), key);
   }
 
   /** A leftover gone: its multipart upload aborted (its parts dropped), or the object deleted. */
   async removeLeftover(bucket: string, l: OffsiteLeftover): Promise<void> {
     try {
-      if (l.kind === 'upload') await this.client.send(new this.sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key: l.key, UploadId: l.uploadId }));
-      else await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: l.key }));
+      if (l.kind === 'upload')
+        await this.requests.send(new this.sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key: l.key, UploadId: l.uploadId }), 'AbortMultipartUpload');
+      else await this.requests.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: l.key }), 'DeleteObject');
     } catch (err) {
       throw this.explain(err, `cannot remove ${urlOf(bucket, l.key)}`);
     }
@@ -227,8 +271,8 @@ export class OffsiteStore {
   /** A backup removed: its manifest first (it stops being listed), then the snapshot. */
   async remove(bucket: string, m: OffsiteManifest): Promise<void> {
     try {
-      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: m.key + MANIFEST_SUFFIX }));
-      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: m.key }));
+      await this.requests.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: m.key + MANIFEST_SUFFIX }), 'DeleteObject (the manifest)');
+      await this.requests.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: m.key }), 'DeleteObject');
     } catch (err) {
       throw this.explain(err, `cannot delete ${urlOf(bucket, m.key)}`);
     }
@@ -258,20 +302,19 @@ export class OffsiteStore {
     const url = urlOf(bucket, m.key);
     const h = createHash('sha256');
     let n = 0;
+    const out = createWriteStream(file, { mode: 0o600 });
+    const failedWrite = new Promise<never>((_, reject) => out.once('error', reject));
+    failedWrite.catch(() => undefined);
     try {
-      const r = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: bucket, Key: m.key }));
-      await pipeline(
-        r.Body as Readable,
-        new Transform({
-          transform(chunk: Buffer, _enc, done) {
-            h.update(chunk);
-            n += chunk.length;
-            done(null, chunk);
-          },
-        }),
-        createWriteStream(file, { mode: 0o600 }),
-      );
+      await this.requests.read(new this.sdk.GetObjectCommand({ Bucket: bucket, Key: m.key }), 'GetObject', async (chunk) => {
+        h.update(chunk);
+        n += chunk.length;
+        if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failedWrite]);
+      });
+      out.end();
+      await Promise.race([once(out, 'finish'), failedWrite]);
     } catch (err) {
+      out.destroy();
       throw this.explain(err, `cannot download ${url}`);
     }
     const got = h.digest('hex');
@@ -280,21 +323,6 @@ export class OffsiteStore {
         code: 's3_mismatch',
         hint: 'the object is damaged or was replaced: choose another backup (opsctl kv backups list --from …)',
       });
-  }
-}
-
-/**
- * An upload streams gigabytes through short-lived objects (each part's request, its response): V8 would
- * grow its young generation to 16 MB and more for them, and the process's memory with it. Kept at its
- * first size instead (more, smaller scavenges), the process stays near its start-up size whatever the
- * snapshot's size. A tuning flag V8 reads at each scavenge, set as soon as a store is opened: set only
- * when the upload began, after the member's calls, the peak at 1.3 GiB was 99–101 MB against 91–96 MB.
- */
-function keepYoungGenerationSmall(): void {
-  try {
-    setFlagsFromString('--semi-space-growth-factor=1');
-  } catch {
-    // an engine without the flag only uses more memory
   }
 }
 

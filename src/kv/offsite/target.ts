@@ -11,6 +11,10 @@ export interface S3Settings {
   profile?: string;
   endpointUrl?: string;
   region?: string;
+  /** One request's limit (--s3-timeout): connect, each part, complete, head, list, get (a download: between two chunks). */
+  requestMs?: number;
+  /** One whole upload's limit, its clean-up included (--snapshot-timeout). */
+  uploadMs?: number;
 }
 
 /** True when a `--to`/`--from`/`--backup-to` value names an S3 location. */

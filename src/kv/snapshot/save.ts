@@ -140,7 +140,7 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
       trailer = followed ? early.trailer : await checkTrailerOfFile(part, opts.signal);
     } else {
       via = 'gateway';
-      trailer = await snapshotToFile(client, part, opts.timeoutMs, tee);
+      trailer = await snapshotToFile(client, part, opts.timeoutMs, tee, opts.signal);
     }
     if (teeError !== undefined) teed = false;
     const problem = trailerProblem(trailer);

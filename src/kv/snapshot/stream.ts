@@ -9,9 +9,9 @@ import { TrailerHasher, type SnapshotTee, type TrailerCheck } from './file.js';
 /**
  * The snapshot stream of /maintenance/snapshot (the db file with its SHA-256 trailer), decoded
  * message by message into FILE (created 0600) as it arrives (and to `tee`): memory stays at one
- * message whatever the size. Returns the file's trailer check (hashed on the way).
+ * message whatever the size; SIGNAL ends it. Returns the file's trailer check (hashed on the way).
  */
-export async function snapshotToFile(client: KvClient, file: string, timeoutMs: number, tee?: SnapshotTee): Promise<TrailerCheck> {
+export async function snapshotToFile(client: KvClient, file: string, timeoutMs: number, tee?: SnapshotTee, signal?: AbortSignal): Promise<TrailerCheck> {
   const fh = await open(file, 'w', 0o600);
   const hasher = new TrailerHasher();
   try {
@@ -19,6 +19,8 @@ export async function snapshotToFile(client: KvClient, file: string, timeoutMs: 
       '/maintenance/snapshot',
       (body) =>
         readBlobs(client.endpoint, body, async (blob) => {
+          // interrupted (Ctrl-C, or the upload it feeds has failed): the stream ends here
+          signal?.throwIfAborted();
           hasher.update(blob);
           await fh.write(blob);
           if (tee) await tee.write(blob);

@@ -60,7 +60,12 @@ export const targetBin = (help: string) => ({ type: 'list', value: '[version=]di
 /** The snapshot flags of a rolling run (kv upgrade, kv downgrade). */
 export const snapshotVia = { type: 'string', value: 'how', help: 'auto | etcdctl | gateway', default: 'auto' } as const;
 export const etcdctl = { type: 'string', value: 'path', help: 'the etcdctl to use for snapshots' } as const;
-export const snapshotTimeout = { type: 'string', value: 'duration', help: 'timeout of one snapshot', default: '2m' } as const;
+export const snapshotTimeout = {
+  type: 'string',
+  value: 'duration',
+  help: 'timeout of one snapshot; with --backup-to, also of its upload (every request to the store, retries and clean-up included)',
+  default: '2m',
+} as const;
 export const restoreBackupCmd = {
   type: 'string',
   value: 'template',
@@ -110,4 +115,10 @@ export const s3 = {
   awsProfile: { type: 'string', value: 'name', help: 'S3: the profile of ~/.aws/credentials and ~/.aws/config (env AWS_PROFILE)' },
   endpointUrl: { type: 'string', value: 'url', help: 'S3: the endpoint of an S3-compatible store (env AWS_ENDPOINT_URL)' },
   region: { type: 'string', value: 'name', help: 'S3: the region (env AWS_REGION; default us-east-1)' },
+  s3Timeout: {
+    type: 'string',
+    value: 'duration',
+    help: 'S3: the longest one request to the store may take (connect, each part, complete, head, list, get; a download: between two chunks), retried with back-off',
+    default: '30s',
+  },
 } as const;

@@ -1,9 +1,15 @@
 import { UsageError } from '../../../core/errors.js';
+import { parseDuration } from '../../../core/duration.js';
 import type { OffsiteStore } from '../../../kv/offsite/store.js';
 import { parseS3Url, type S3Settings, type S3Target } from '../../../kv/offsite/target.js';
 
-/** The S3 settings of a verb's flags; a bad --endpoint-url names the flag and the fix. */
-export function s3Settings(opts: { awsProfile?: string; endpointUrl?: string; region?: string }): S3Settings {
+/**
+ * The S3 settings of a verb's flags: the AWS CLI's, --s3-timeout (one request) and, on the verbs that
+ * upload, --snapshot-timeout (a whole upload). A bad value names the flag and the fix.
+ */
+export function s3Settings(opts: { awsProfile?: string; endpointUrl?: string; region?: string; s3Timeout?: string; snapshotTimeout?: string }): S3Settings {
+  const requestMs = positiveDuration(opts.s3Timeout, '--s3-timeout');
+  const uploadMs = positiveDuration(opts.snapshotTimeout, '--snapshot-timeout');
   if (opts.endpointUrl !== undefined) {
     let u: URL | undefined;
     try {
@@ -17,7 +23,21 @@ export function s3Settings(opts: { awsProfile?: string; endpointUrl?: string; re
         hint: 'e.g. --endpoint-url https://minio.example:9000',
       });
   }
-  return { profile: opts.awsProfile, endpointUrl: opts.endpointUrl, region: opts.region };
+  return {
+    profile: opts.awsProfile,
+    endpointUrl: opts.endpointUrl,
+    region: opts.region,
+    ...(requestMs !== undefined ? { requestMs } : {}),
+    ...(uploadMs !== undefined ? { uploadMs } : {}),
+  };
+}
+
+function positiveDuration(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0)
+    throw new UsageError(`${flag}: "${value}" is not a duration above zero`, { field: flag, hint: 'write it as 500ms, 30s, 2m' });
+  return ms;
 }
 
 /** The store of an s3:// flag opened and proved writable (a probe object written and deleted): before anything is taken or stopped. */
