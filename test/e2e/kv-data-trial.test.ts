@@ -7,7 +7,8 @@ import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { CommandDriver } from '../../src/kv/drivers/command.js';
 import { runDataTrial, runDataTrials, type DataTrialFinding, type DataTrialOptions } from '../../src/kv/trial/data.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, type RealCluster, type RealClusterOptions } from '../helpers/etcd-cluster.js';
+import { realCluster, writeCommandClusterFile, type RealCluster, type RealClusterOptions } from '../helpers/etcd-cluster.js';
+import { BIN } from '../helpers/bin.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
@@ -95,6 +96,51 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
       for (const m of c.members) expect(c.alive(m)).toBe(true);
       leftNothing();
     }, 180_000);
+
+    it('kv upgrade --to 3.6 (the built binary, no trial template, the v2store rule switched off): refused by the data trial before any stop', async () => {
+      const cfg = mkdtempSync('/var/tmp/opsctl-data-trial-cli-');
+      try {
+        const file = writeCommandClusterFile(join(cfg, 'cluster.yaml'), c);
+        const pids = c.members.map((m) => c.pid(m));
+        const r = await execa(
+          process.execPath,
+          [
+            BIN,
+            'kv',
+            'upgrade',
+            '--to',
+            '3.6',
+            '--yes',
+            '--no-backup',
+            '--cluster',
+            file,
+            '--target-bin',
+            `3.6=${dirs!.v36}`,
+            '--ignore-check',
+            'v2store-check',
+            '--no-fix-v2store',
+          ],
+          { reject: false, env: { OPSCTL_CONFIG_DIR: cfg, NO_COLOR: '1', CI: '1' }, timeout: 300_000 },
+        );
+        const err = String(r.stderr);
+        expect(r.exitCode, err).toBe(1);
+        for (const m of c.members) {
+          expect(err).toMatch(
+            new RegExp(
+              `3\\.5 → 3\\.6 \\[data-trial\\] member ${m.name}: etcd 3\\.6\\.16 exited \\(2\\)[^\\n]*detected disallowed v2 WAL for stage --v2-deprecation=write-only`,
+            ),
+          );
+          // its settings are fine: the settings trial passed
+          expect(err).not.toMatch(new RegExp(`\\[trial-start\\] member ${m.name}`));
+        }
+        expect(err).toMatch(/nothing was stopped or changed/);
+        expect(c.members.map((m) => c.pid(m))).toEqual(pids);
+        expect(existsSync(join(cfg, 'data', 'kv', 'journals'))).toBe(false);
+        leftNothing();
+      } finally {
+        rmSync(cfg, { recursive: true, force: true });
+      }
+    }, 300_000);
   });
 
   describe('clean 3.5.35 members with v2 snapshot files (snapshot-count 100)', () => {
