@@ -14,6 +14,7 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   // the port (context.ts) is wired here, the one place that builds it
   const { createContext } = await import('./wiring/context.js');
   const ctx = createContext(overrides, main);
+  ctx.commandLine = argv;
   ctxOut?.(ctx);
   const split = splitJsonFlag(argv);
   // A parse error happens before any action sets ctx.globals: with --json anywhere in argv it is
@@ -197,6 +198,38 @@ async function topLevelHelp(argv: readonly string[]): Promise<boolean> {
   return true;
 }
 
+function lastWordsOf(ctx: WiredContext | undefined): string | undefined {
+  try {
+    return ctx?.lastWords?.();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written at once to stderr, else (a closed pipe) to the controlling terminal; nothing when neither can be written. */
+function sayOnTheWayOut(text: string, stderrGone: boolean): void {
+  const { closeSync, openSync, writeSync } = process.getBuiltinModule('node:fs');
+  const line = `\n! ${text}\n`;
+  if (!stderrGone) {
+    try {
+      writeSync(2, line);
+      return;
+    } catch {
+      // a closed pipe: the terminal below
+    }
+  }
+  try {
+    const fd = openSync('/dev/tty', 'w');
+    try {
+      writeSync(fd, line);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // no terminal either: the journal keeps what a re-run needs
+  }
+}
+
 /** The process entry point (bin/opsctl.cjs): signals, exit code, and a guard against a hung event loop. */
 export async function run(overrides: ContextOverrides = {}): Promise<void> {
   // Process-wide settings belong here, the entry point, never in library code: the AWS SDK's notice about
@@ -214,11 +247,18 @@ export async function run(overrides: ContextOverrides = {}): Promise<void> {
       // an engine without the flag only uses more memory
     }
   }
+  // A pipe closed under a verb that left the person something to do (a member down): its last words are
+  // said where the person is (the terminal), and the verb's own exit code stands.
+  let stderrGone = false;
+  let ctx: WiredContext | undefined;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(ExitCode.ok);
+    if (err.code !== 'EPIPE') return;
+    if (!ctx?.lastWords) process.exit(ExitCode.ok);
+  });
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') stderrGone = true;
   });
   if (await topLevelHelp(process.argv.slice(2))) return;
-  let ctx: WiredContext | undefined;
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
@@ -230,6 +270,8 @@ export async function run(overrides: ContextOverrides = {}): Promise<void> {
     else process.stderr.write(`\n${notice}\n`);
     ctx?.abort.abort(signal);
     if (safePoint && interrupts === 1) return;
+    const words = lastWordsOf(ctx);
+    if (words) sayOnTheWayOut(words, stderrGone);
     void (ctx?.cleanup() ?? Promise.resolve()).finally(() => process.exit(ExitCode.interrupted));
     setTimeout(() => process.exit(ExitCode.interrupted), 1500).unref();
   };
@@ -237,6 +279,9 @@ export async function run(overrides: ContextOverrides = {}): Promise<void> {
   process.on('SIGTERM', onSignal);
   const code = await main(process.argv.slice(2), overrides, (c) => (ctx = c));
   process.exitCode = code;
+  // (its error and hint went to a stderr that was closed under it: the person still learns what is left)
+  const words = stderrGone && code !== ExitCode.ok ? lastWordsOf(ctx) : undefined;
+  if (words) sayOnTheWayOut(words, true);
   // Everything has been closed; if a stray handle keeps the loop alive, do not hang a script.
   setTimeout(() => process.exit(code), 3000).unref();
 }

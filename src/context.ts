@@ -54,6 +54,13 @@ export interface Context {
   readonly abort: AbortController;
   /** Set by a verb that watches `abort.signal`; otherwise Ctrl-C exits at once with 130. */
   handlesInterrupt: boolean;
+  /**
+   * Set by a verb whose interruption can leave the person something to do (a member it stopped, down):
+   * what to say on the way out, whenever the process ends early (a second Ctrl-C, a closed pipe).
+   */
+  lastWords?: () => string | undefined;
+  /** The command line this command was run with (its words after `opsctl`): "run the same command". */
+  commandLine: readonly string[];
   /** A non-error exit code a verb asks for (e.g. 3 for a partial result it rendered itself). */
   exitCode?: number;
 

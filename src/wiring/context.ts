@@ -39,6 +39,8 @@ export class WiredContext implements Context {
   globals: GlobalOptions = {};
   readonly abort = new AbortController();
   handlesInterrupt = false;
+  lastWords?: () => string | undefined;
+  commandLine: readonly string[] = [];
   exitCode?: number;
   private readonly overrides: ContextOverrides;
   private configStore?: ConfigStore;

@@ -106,20 +106,3 @@ describe('planner: refusals name every reason', () => {
     expect(planUpgrade(cluster(member('m1'), member('m2', down), member('m3', down)), { to: '3.3', mayBeDown: 'm2' }).ok).toBe(false);
   });
 });
-
-describe('planner: auth and 3.2 before 3.2.31 (the seed)', () => {
-  it('refuses when auth is enabled and a member runs 3.2.30, naming the member and why', () => {
-    const r = planUpgrade({ ...cluster(member('m1'), member('m2', { serverVersion: '3.2.30' }), member('m3')), authEnabled: true }, { to: '3.3' });
-    expect(r.ok).toBe(false);
-    if (r.ok) return;
-    expect(r.reasons).toHaveLength(1);
-    expect(r.reasons[0]).toMatch(
-      /member m2 runs 3\.2\.30 and auth is enabled: .*unauthorized lease revoke.*corrupt data; upgrade every member to 3\.2\.31 or later first/,
-    );
-  });
-
-  it('goes on with auth enabled on 3.2.31 and later, and with auth off on an old 3.2', () => {
-    expect(planUpgrade({ ...cluster(member('m1', { serverVersion: '3.2.31' }), member('m2'), member('m3')), authEnabled: true }, { to: '3.3' }).ok).toBe(true);
-    expect(planUpgrade({ ...cluster(member('m1', { serverVersion: '3.2.10' }), member('m2'), member('m3')), authEnabled: false }, { to: '3.3' }).ok).toBe(true);
-  });
-});

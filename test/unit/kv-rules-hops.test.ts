@@ -58,6 +58,19 @@ describe('the rulebook: one table per hop, as data', () => {
     expect(rows.find((r) => r.rule === 'enable-v2')!.detail).toMatch(/v2 data measured before the hop: 1234 bytes/);
   });
 
+  it('3.2 → 3.3: auth on and a member before 3.2.31 is refused naming the member and why (the seed); 3.2.31, or auth off, goes on', async () => {
+    const m = (name: string, serverVersion: string): MemberFacts => ({ name, serverVersion });
+    const rows = await checkHop(facts('3.2', '3.3', [m('m1', '3.2.32'), m('m2', '3.2.30'), m('m3', '3.2.32')], { auth: true }));
+    const auth = rows.filter((r) => r.rule === 'auth-3.2.31');
+    expect(auth.filter((r) => r.status === 'refuse').map((r) => r.member)).toEqual(['m2']);
+    expect(auth.find((r) => r.member === 'm2')?.detail).toMatch(/runs 3\.2\.30 and auth is enabled: .*unauthorized lease revoke.*corrupt data/);
+    expect(auth.find((r) => r.member === 'm2')?.fix).toMatch(/3\.2\.31 or later first/);
+    const ok = await checkHop(facts('3.2', '3.3', [m('m1', '3.2.31'), m('m2', '3.2.32')], { auth: true }));
+    expect(ok.filter((r) => r.rule === 'auth-3.2.31' && r.status === 'refuse')).toEqual([]);
+    const off = await checkHop(facts('3.2', '3.3', [m('m1', '3.2.10')], { auth: false }));
+    expect(off.filter((r) => r.rule === 'auth-3.2.31' && r.status === 'refuse')).toEqual([]);
+  });
+
   it('a check that cannot run is a "not checked" row with why, never left out', async () => {
     const rows = await checkHop(facts('3.3', '3.4', [{ name: 'kv1' }], { auth: { why: 'no member answered' } }));
     const nc = rows.filter((r) => r.status === 'not checked');

@@ -4,8 +4,16 @@ import type { MemberDriver } from '../../src/kv/drivers/driver.js';
 import { settlePlan } from '../../src/kv/ladder/facts.js';
 
 /** What the plan says of --settle auto per hop: how the v2 size will be measured, or "not checked: why". */
-const cluster = (driver?: ClusterSpec['driver']): ClusterSpec => ({ source: 'file', key: 'k', members: [], driver });
-const command = { type: 'command' } as MemberDriver;
+const cluster = (driver?: ClusterSpec['driver']): ClusterSpec => ({
+  source: 'file',
+  key: 'k',
+  members: [{ name: 'kv1', endpoint: 'http://10.0.0.1:2379' }],
+  driver,
+});
+/** A command driver with no way onto the members' hosts (no trial template, not this host). */
+const command = { type: 'command', measuresV2: () => false } as unknown as MemberDriver;
+/** A command driver that reaches each member's host (a trial template, or the member runs here). */
+const commandOnHosts = { type: 'command', measuresV2: () => true } as unknown as MemberDriver;
 const local = { type: 'local' } as MemberDriver;
 const hop = (from: string, to: string) => ({ from, to, patch: false });
 const templates = { stop: 's', start: 's', running: 'r' };
@@ -14,8 +22,14 @@ describe('settlePlan: --settle auto on the plan, per hop', () => {
   it('a remote 3.4 → 3.5 hop with no v2-size template and no figure carried: not checked, and why; the guide’s 2 minutes', () => {
     const line = settlePlan({ settle: 'auto', driver: command, cluster: cluster({ type: 'command', ...templates }) }, hop('3.4', '3.5'), undefined);
     expect(line).toMatch(
-      /^settle auto: v2 data size not checked: a 3\.4\+ member serves no v2 API unless enable-v2, .*no v2-size template.*2 minutes between members$/,
+      /^settle auto: v2 data size not checked: a 3\.4\+ member serves no v2 API unless enable-v2, .*no way there \(a trial template such as 'ssh {host} sudo sh -s', or driver\.v2Size.*2 minutes between members$/,
     );
+  });
+
+  it('a command driver that reaches the hosts: the newest v2 snapshot file on each host, never the guess', () => {
+    const line = settlePlan({ settle: 'auto', driver: commandOnHosts, cluster: cluster({ type: 'command', ...templates }) }, hop('3.4', '3.5'), undefined);
+    expect(line).toMatch(/sized by each member's newest v2 snapshot file on its host \(else the bytes its WAL holds\)/);
+    expect(line).not.toMatch(/not checked/);
   });
 
   it('measured where it can be: the v2-size template, the figure carried from before 3.4, the data dir (snap, else WAL)', () => {

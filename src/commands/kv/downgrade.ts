@@ -3,6 +3,7 @@ import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/upgrade/options.js';
+import { downMemberWords } from './lib/last-words.js';
 import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
 import { parseTargetBins } from './upgrade.js';
 import type { OptionsOf } from '../spec.js';
@@ -29,6 +30,7 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
   const noBackup = opts.backup === false;
   requireBackupTemplate(driver, noBackup, '--backup-cmd, ');
   ctx.handlesInterrupt = true;
+  ctx.lastWords = downMemberWords(ctx, cluster.key, shellLine(['opsctl', 'kv', 'rollback', ...selector]));
   const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/restore/downgrade.js'), import('../../kv/local/release.js')]);
   const targetBin = bins[opts.to] ?? bins['*'] ?? (cluster.sandbox?.kind === 'sim' ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));
   const r = await runDowngrade({

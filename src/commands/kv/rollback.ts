@@ -28,6 +28,7 @@ export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandR
     now: ctx.now,
     reporter: reporter(ctx),
     signal: ctx.abort.signal,
+    debug: ctx.debugSink,
   });
   if (r.status === 'planned' || (opts.dryRun && r.status === 'nothing-to-do')) {
     const lines = (r.plan ?? []).map((p, i) => `${i + 1}. ${p.name}: stop, start on ${p.to}, wait until it and the cluster are healthy (${p.why})`);

@@ -11,6 +11,7 @@ import { PROOF_RULES } from '../../kv/rules/trial.js';
 import type { SkipTrial } from '../../kv/ladder/record.js';
 import type { CheckRow } from '../../kv/rules/types.js';
 import { journalPath } from '../../kv/journal/journal.js';
+import { downMemberWords } from './lib/last-words.js';
 import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './upgrade.spec.js';
@@ -153,6 +154,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const offsite = opts.backupTo ? await offsiteUploader(opts.backupTo, s3Settings(opts), ctx) : undefined;
   ctx.handlesInterrupt = true;
   const rollbackCommand = shellLine(['opsctl', 'kv', 'rollback', ...selector]);
+  // a second Ctrl-C or a closed pipe while a member is down: say which, and the two ways on
+  ctx.lastWords = downMemberWords(ctx, cluster.key, rollbackCommand);
   const writeReport = async (journal: string) => {
     const { writeReport: write } = await import('./lib/report-file.js');
     const doc = await write(reportFile!, journal);

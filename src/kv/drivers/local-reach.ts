@@ -38,7 +38,7 @@ export async function shellHere(
   timeoutMs: number,
   path = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
 ): Promise<HostShellResult> {
-  const r = await exec('sh', ['-s'], { input: script, reject: false, timeout: timeoutMs, extendEnv: false, env: { PATH: path } });
+  const r = await exec('/bin/sh', ['-s'], { input: script, reject: false, timeout: timeoutMs, extendEnv: false, env: { PATH: path } });
   const failed = r.timedOut ? `\`sh -s\` timed out after ${timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? '`sh -s` did not run') : undefined;
   return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: r.exitCode, ...(failed ? { failed } : {}) };
 }

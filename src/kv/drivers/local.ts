@@ -287,12 +287,15 @@ export class LocalDriver implements MemberDriver {
 
   /** `sh -s` on this machine, the script on its standard input. */
   async hostShell(_m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult> {
-    const r = await this.exec('sh', ['-s'], {
+    // /bin/sh by path and the system's tool folders after the caller's PATH: a PATH that holds only
+    // opsctl's own executable (a host with no node) still gets a shell and the tools a script uses
+    const path = [this.env.PATH, '/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'].filter(Boolean).join(':');
+    const r = await this.exec('/bin/sh', ['-s'], {
       input: script,
       reject: false,
       timeout: timeoutMs,
       extendEnv: false,
-      env: { PATH: this.env.PATH ?? '/usr/bin:/bin' },
+      env: { PATH: path },
     });
     const failed = r.timedOut ? `timed out after ${timeoutMs} ms` : r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : undefined;
     return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: r.exitCode, ...(failed ? { failed } : {}) };

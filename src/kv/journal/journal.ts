@@ -3,7 +3,7 @@ import type { HashCheck } from '../cluster/hashkv.js';
 import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { checkOwnFileSync } from '../../core/local-file.js';
 import { lockFile } from '../../core/lock.js';
 import { MEMBER_STEPS, type FinalKind, type MemberPlan, type StepKind, type UpgradePlan } from '../cluster/types.js';
@@ -113,7 +113,10 @@ export function newJournal(
  * are re-runnable, so their results may ride along with the next durable write. Only the record
  * before a stop needs it: a lost "start" record re-runs a start that finds the member running.
  */
-export function writeJournal(file: string, j: Journal, now: number, durable = true): Promise<void> {
+export function writeJournal(file: string, j: Journal, now: number, durable = true, trace?: (line: string) => void): Promise<void> {
+  // (the cluster's key left out of the file's name: the same state of another sandbox says the same)
+  const point = trace ? ` ${basename(file).replace(/^[0-9a-f]{12}(?=\.)/, 'KEY')} ${journalDigest(j)}` : '';
+  trace?.(`[kv] point: before journal${point}`);
   return promised(() => {
     const t0 = performance.now();
     j.updatedAt = new Date(now).toISOString();
@@ -149,7 +152,29 @@ export function writeJournal(file: string, j: Journal, now: number, durable = tr
     }
     journalStats.writes++;
     journalStats.ms += performance.now() - t0;
-  });
+  }).then(() => trace?.(`[kv] point: after journal${point} (changes)`));
+}
+
+/**
+ * A journal's state in a word per part, for the crash-point lines: its status, and each step's (or a
+ * ladder's hops', or a fix's members') status by its first letter. Two writes of the same state say the same.
+ */
+export function journalDigest(j: object): string {
+  const r = j as {
+    status?: string;
+    steps?: Array<{ status: string }>;
+    hops?: Array<{ status: string }>;
+    current?: number;
+    members?: Array<{ phase?: string }>;
+    rollback?: unknown[];
+  };
+  const letters = (xs: Array<{ status?: string; phase?: string }>) => xs.map((x) => (x.status ?? x.phase ?? '?').slice(0, 2)).join('.');
+  const parts = [r.status ?? '?'];
+  if (r.steps) parts.push(letters(r.steps));
+  if (r.hops) parts.push(`hop${r.current ?? '?'}`, letters(r.hops));
+  else if (r.members && r.members.some((m) => m.phase)) parts.push(letters(r.members));
+  if (r.rollback) parts.push(`back${r.rollback.length}`);
+  return parts.join(':');
 }
 
 /** How many journal writes a run made and how long they took (for --debug). */

@@ -306,7 +306,7 @@ async function climb(
   delete lf.halt;
   // The ladder file is a journal too: the same atomic, synced write, once per change of hop (a hop
   // done and the next one running are one write; the run's start and its first hop too).
-  const save = () => writeJournal(file, lf as unknown as Journal, o.now(), true);
+  const save = () => writeJournal(file, lf as unknown as Journal, o.now(), true, o.debug);
   /** Halts the ladder before `hop` changes anything, journalled, when a check of `rows` blocks it. */
   const haltOn = async (hop: (typeof lf.hops)[number], rows: CheckRow[]): Promise<void> => {
     const stop = blocking(rows, o.strict);

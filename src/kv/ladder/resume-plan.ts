@@ -74,7 +74,8 @@ export function planFromJournal(obs: ClusterObservation, j: Journal, to: string,
   const cluster = clusterVersions[0];
   // While a member is on the source (or down, stopped on it), the cluster version is the source; once
   // every member runs the target it may still be the source until the leader moves it.
-  const mixed = Boolean(down) || answering.some((m) => at(m.serverVersion) === hop.from);
+  const silent = obs.members.some((m) => m.name === down && (!m.reachable || !m.serverVersion));
+  const mixed = silent || answering.some((m) => at(m.serverVersion) === hop.from);
   if (cluster && !hop.patch && cluster !== hop.from && (mixed || cluster !== hop.to))
     reasons.push(
       `the cluster version is ${cluster}, but the journal's hop ${hop.from} → ${hop.to} leaves it at ${hop.from}${mixed ? ' while a member is on ' + hop.from : ` or ${hop.to}`}`,

@@ -110,6 +110,7 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
   const unlock = await acquireLock(file, o, (f) => readV2Fix(f)?.owner);
   try {
     const now = () => new Date(o.now()).toISOString();
+    o.debug?.(`[kv] point-context: fix-${minor}`);
     const j: V2FixFile = unfinishedV2Fix(o.dataDir, o.cluster.key, minor) ?? {
       version: 1,
       kind: 'v2store-fix',
@@ -129,7 +130,7 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
     j.status = 'running';
     j.owner = { pid: process.pid, host: (await import('node:os')).hostname() };
     delete j.halt;
-    const save = () => writeJournal(file, j as unknown as Journal, o.now(), true);
+    const save = () => writeJournal(file, j as unknown as Journal, o.now(), true, o.debug);
     await save();
     const membership = await memberList(o);
     const env: StepEnv = {

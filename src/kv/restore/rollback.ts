@@ -25,6 +25,8 @@ export interface RollbackOptions {
   lockStaleMs?: number;
   /** Print what would be done and change nothing (no lock, no journal write, no member touched). */
   dryRun?: boolean;
+  /** The debug sink (--debug): its requests, and the crash points of its journal writes. */
+  debug?: (line: string) => void;
   /** The exact `opsctl kv restore …` command for a snapshot file (named when a roll-back is refused). */
   restoreCommand?: (file: string, toVersion: string) => string;
 }
@@ -103,9 +105,10 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
       });
       return { status: plan.length ? 'planned' : 'nothing-to-do', journal: file, members: [], plan };
     }
+    o.debug?.('[kv] point-context: rollback');
     j.status = 'rolling-back';
     j.rollback ??= [];
-    await writeJournal(file, j, o.now());
+    await writeJournal(file, j, o.now(), true, o.debug);
 
     for (const m of todo) {
       if (o.signal?.aborted) {
@@ -144,11 +147,11 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
       p.done(`${m.name}: back on ${prev.version}, cluster healthy`);
       out.push({ name: m.name, from: j.target, to: prev.version, ms });
       j.rollback.push({ member: m.name, to: prev.version, at: new Date(o.now()).toISOString(), ms });
-      await writeJournal(file, j, o.now());
+      await writeJournal(file, j, o.now(), true, o.debug);
     }
     j.status = 'rolled-back';
     for (const s of j.steps) if (s.status === 'running' || s.status === 'failed') s.status = 'pending';
-    await writeJournal(file, j, o.now());
+    await writeJournal(file, j, o.now(), true, o.debug);
     return { status: out.length ? 'rolled-back' : 'nothing-to-do', journal: file, members: out };
   } finally {
     await unlock().catch(() => undefined);

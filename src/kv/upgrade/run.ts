@@ -1,9 +1,7 @@
-import { hostname } from 'node:os';
 import { InterruptedError, OpsError } from '../../core/errors.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
-import { journalStats, newJournal, writeJournal, type Journal, type JournalStep } from '../journal/journal.js';
-import { minor } from '../cluster/parse.js';
+import { journalStats, writeJournal, type Journal, type JournalStep } from '../journal/journal.js';
 import { putMemberBack } from './on-failure.js';
 import { nextMember } from './planner.js';
 import { findEtcdctl } from '../cluster/etcdctl.js';
@@ -23,7 +21,8 @@ import type { MemberListEntry } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { WaitAborted } from '../cluster/wait.js';
 import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
-import { beginRun, endRun, recordPutBack, signalWords, type JournalWithRuns } from '../journal/runs.js';
+import { endRun, recordPutBack, signalWords } from '../journal/runs.js';
+import { runJournal } from './run-journal.js';
 import { defragMember } from './defrag.js';
 import { backToPending, describeBackupFailure, notStarted, spaceBeforeStop, startOnPrevious } from './backup-guard.js';
 import { hashesNow } from './consistency.js';
@@ -74,38 +73,27 @@ export class UpgradeRun {
     pre: Preflight,
     resumed: Journal | undefined,
   ): Promise<UpgradeRun> {
-    let j: Journal;
-    if (!resumed) {
-      const previous: Journal['previous'] = {};
-      for (const m of o.cluster.members) {
-        const cur = driver.current(m);
-        const ob = pre.obs.members.find((x) => x.name === m.name);
-        previous[m.name] = { version: minor(ob?.serverVersion) ?? cur?.version ?? pre.plan.source, binDir: cur?.binDir };
-      }
-      j = newJournal(o.cluster.key, pre.plan, previous, { allowSameVersion: o.allowSameVersion, targetBin: o.targetBin, now: o.now() });
-      if (o.downgrade) j.downgrade = true;
-    } else {
-      j = resumed;
-      j.status = 'running';
-      j.owner = { pid: process.pid, host: hostname() };
-      delete j.halt;
-    }
-    beginRun(j, new Date(o.now()).toISOString());
-    (j as JournalWithRuns).commands = { rollback: o.rollbackCommand };
-    if (o.checks) (j as JournalWithRuns).checks = o.checks;
-    if (o.v2Measured && !j.v2) j.v2 = o.v2Measured;
-    await writeJournal(file, j, o.now(), false);
+    const j = runJournal(o, driver, pre, resumed);
+    await writeJournal(file, j, o.now(), false, o.debug);
     o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
     const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
     if (o.snapshotVia === 'etcdctl' && !etcdctl)
       throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
     const real = pre.obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
-    const env: StepEnv = { o, driver, journal: j, etcdctl, real, checkpoint: () => writeJournal(file, j, o.now(), false), membership: pre.membership.list };
+    const env: StepEnv = {
+      o,
+      driver,
+      journal: j,
+      etcdctl,
+      real,
+      checkpoint: () => writeJournal(file, j, o.now(), false, o.debug),
+      membership: pre.membership.list,
+    };
     return new UpgradeRun(o, driver, file, started, base, pre, j, env);
   }
 
   private save(durable = true): Promise<void> {
-    return writeJournal(this.file, this.j, this.o.now(), durable);
+    return writeJournal(this.file, this.j, this.o.now(), durable, this.o.debug);
   }
 
   private report(status: UpgradeReport['status']): UpgradeReport {

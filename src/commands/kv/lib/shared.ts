@@ -4,6 +4,7 @@ import type { Context } from '../../../context.js';
 import { UsageError } from '../../../core/errors.js';
 import { fileFix, fileProblem } from '../../../core/file-errors.js';
 import type { ClusterSpec, MemberSpec } from '../../../kv/cluster/cluster-file.js';
+import { traced } from '../../../kv/drivers/traced.js';
 import { CommandDriver, TEMPLATE_EXTRA, templateProblem } from '../../../kv/drivers/command.js';
 import type { MemberDriver } from '../../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/upgrade/options.js';
@@ -49,6 +50,12 @@ export async function resolveCluster(
   ctx: Context,
   f: ClusterFlags,
 ): Promise<{ cluster: ClusterSpec; driver?: MemberDriver; selector: string[]; session: KvSession }> {
+  const found = await clusterOf(ctx, f);
+  // every driver call said on the debug sink (the crash-point seam: kv/drivers/traced.ts); as it is without one
+  return found.driver && ctx.debugSink ? { ...found, driver: traced(found.driver, ctx.debugSink) } : found;
+}
+
+async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: ClusterSpec; driver?: MemberDriver; selector: string[]; session: KvSession }> {
   const exec = await ctx.exec();
   if (f.cluster && f.endpoints) throw new UsageError('--cluster and --endpoints: give one of them', { hint: 'the cluster file lists the endpoints' });
   if (f.cluster) {

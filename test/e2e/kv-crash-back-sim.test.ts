@@ -1,0 +1,59 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { crashSandbox } from '../helpers/crash-cluster.js';
+import { sweep } from '../helpers/crash-points.js';
+
+/**
+ * Kill -9 anywhere on the ways back (issue 44), simulated members: every state of `kv downgrade --to 3.5`
+ * from 3.6, and of `kv upgrade --to 3.3 --on-failure rollback` where the first member never becomes
+ * healthy on 3.3 (put back on 3.2, then halted: exit 3), each resumed by the identical command. Never two
+ * members down, no acknowledged write lost; the downgrade ends on 3.5, the roll-back as an unkilled run
+ * ends: halted, the member back on 3.2, every member on 3.2.
+ */
+const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '60s', '--stop-timeout', '30s', '--settle', '0s'];
+
+describe('kill -9 at every crash point of the ways back, resumed by the identical command (simulated members)', () => {
+  const s = crashSandbox();
+  afterAll(() => s.down());
+  const report = (what: string, r: Awaited<ReturnType<typeof sweep>>) =>
+    console.log(
+      `crash points (${what}): ${r.points} points of a fresh run, ${r.states.length} states killed at (${r.reached.filter((x) => x.how === 'chain').length} in the chain, ${r.reached.filter((x) => x.how === 'reset').length} on a fresh cluster), ${r.runs} runs; ${s.seen.acked.length} writes acknowledged, at most ${s.seen.maxDown} member down`,
+    );
+
+  it('kv downgrade --to 3.5 from 3.6: every state', async () => {
+    s.start();
+    const r = await sweep({ args: ['kv', 'downgrade', '--to', '3.5', '--yes', ...FAST], env: s.env, reset: () => s.reset('3.6') });
+    await s.stopWatching();
+    report('downgrade', r);
+    expect(r.last.exitCode, r.last.stderr).toBe(0);
+    expect(r.reached.map((x) => x.state)).toEqual(r.states);
+    for (const v of await s.versions()) {
+      expect(v.server).toMatch(/^3\.5\./);
+      expect(v.cluster).toMatch(/^3\.5\./);
+    }
+    expect(s.seen.maxDown).toBeLessThanOrEqual(1);
+    expect(await s.lostWrites()).toEqual([]);
+  }, 1_800_000);
+
+  it('kv upgrade --to 3.3 --on-failure rollback (a member never healthy on 3.3): every state, each run ending as an unkilled one does', async () => {
+    s.start();
+    const reset = async () => {
+      await s.reset('3.2');
+      s.neverHealthy('kv2', '3.3');
+    };
+    const halted = (r: { exitCode?: number; stderr: string }) => r.exitCode === 3 && /--on-failure rollback: kv2 is back on 3\.2/.test(r.stderr);
+    const r = await sweep({
+      args: ['kv', 'upgrade', '--to', '3.3', '--yes', '--on-failure', 'rollback', ...FAST, '--healthy-timeout', '3s'],
+      env: s.env,
+      reset,
+      finishes: halted,
+    });
+    await s.stopWatching();
+    report('--on-failure rollback', r);
+    expect(halted(r.last), r.last.stderr).toBe(true);
+    expect(r.reached.map((x) => x.state)).toEqual(r.states);
+    expect(r.states).toContain('3.2→3.3 after start kv2 (changes)');
+    for (const v of await s.versions()) expect(v.server).toMatch(/^3\.2\./);
+    expect(s.seen.maxDown).toBeLessThanOrEqual(1);
+    expect(await s.lostWrites()).toEqual([]);
+  }, 1_800_000);
+});

@@ -1,0 +1,35 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { crashSandbox } from '../helpers/crash-cluster.js';
+import { sweep } from '../helpers/crash-points.js';
+
+/**
+ * Kill -9 anywhere in a two-hop ladder (3.2 → 3.3 → 3.4, simulated members), then the identical command
+ * finishes (issue 44): every state of both hops and of the ladder's own record (its hop done, the next
+ * one running), each resumed by the identical `kv upgrade --to 3.4 --yes`. Never two members down, no
+ * acknowledged write lost, every member on 3.4 at the end.
+ */
+const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '60s', '--stop-timeout', '30s', '--settle', '0s'];
+
+describe('kill -9 at every crash point of a two-hop ladder, resumed by the identical command (simulated members)', () => {
+  const s = crashSandbox();
+  afterAll(() => s.down());
+
+  it('kv upgrade --to 3.4 from 3.2: every state of both hops and of the ladder file', async () => {
+    s.start();
+    const r = await sweep({ args: ['kv', 'upgrade', '--to', '3.4', '--yes', ...FAST], env: s.env, reset: () => s.reset('3.2') });
+    await s.stopWatching();
+    console.log(
+      `crash points (ladder): ${r.points} points of a fresh run, ${r.states.length} states killed at (${r.reached.filter((x) => x.how === 'chain').length} in the chain, ${r.reached.filter((x) => x.how === 'reset').length} on a fresh cluster), ${r.runs} runs; ${s.seen.acked.length} writes acknowledged, at most ${s.seen.maxDown} member down`,
+    );
+    expect(r.last.exitCode, r.last.stderr).toBe(0);
+    expect(r.reached.map((x) => x.state)).toEqual(r.states);
+    // the ladder's own record: each of its writes is a state too
+    expect(r.states.filter((x) => / after journal ladder\.json /.test(x)).length).toBeGreaterThanOrEqual(3);
+    for (const v of await s.versions()) {
+      expect(v.server).toMatch(/^3\.4\./);
+      expect(v.cluster).toMatch(/^3\.4\./);
+    }
+    expect(s.seen.maxDown).toBeLessThanOrEqual(1);
+    expect(await s.lostWrites()).toEqual([]);
+  }, 1_800_000);
+});

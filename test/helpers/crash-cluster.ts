@@ -1,0 +1,184 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KvClient } from '../../src/kv/cluster/client.js';
+import { KvSession } from '../../src/kv/cluster/session.js';
+import { runBin } from './bin.js';
+import { tempConfigDir } from './cli.js';
+import { realCluster, writeCommandClusterFile, type RealCluster } from './etcd-cluster.js';
+import { until } from './kv.js';
+
+/**
+ * The clusters of the crash-point sweeps, each with a monitor and a writer: the monitor samples every
+ * member's process every 20 ms (never while the cluster itself is being replaced) and keeps the most
+ * members down at once; the writer puts a key every 20 ms through whichever member answers and keeps
+ * each key it was acknowledged (since the last reset).
+ */
+interface Member {
+  name: string;
+  endpoint: string;
+  alive(): boolean;
+}
+
+function watched(members: () => Member[]) {
+  const session = new KvSession();
+  const seen = { maxDown: 0, samples: 0, acked: [] as string[], failedWrites: 0 };
+  let stop = false;
+  let paused = false;
+  let loops: Promise<void[]> | undefined;
+  let n = 0;
+  const watch = async () => {
+    while (!stop) {
+      if (!paused) {
+        const down = members().filter((m) => !m.alive()).length;
+        seen.maxDown = Math.max(seen.maxDown, down);
+        seen.samples++;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const write = async () => {
+    while (!stop) {
+      if (!paused) {
+        const key = `crash/${++n}`;
+        let ok = false;
+        for (const m of members()) {
+          try {
+            await new KvClient(m.endpoint, { session, timeoutMs: 1000 }).put(key, 'v');
+            ok = true;
+            break;
+          } catch {
+            /* the next member */
+          }
+        }
+        if (ok) seen.acked.push(key);
+        else seen.failedWrites++;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return {
+    seen,
+    session,
+    /** Around a replacement of the cluster: nothing sampled, nothing written; the writer's keys start again. */
+    async replacing(fn: () => Promise<void>) {
+      paused = true;
+      try {
+        await fn();
+        seen.acked = [];
+      } finally {
+        paused = false;
+      }
+    },
+    start() {
+      stop = false;
+      loops = Promise.all([watch(), write()]);
+    },
+    async stopWatching() {
+      stop = true;
+      await loops;
+    },
+    /** The acknowledged keys missing from the cluster now (read through the first member that answers). */
+    async lostWrites(): Promise<string[]> {
+      for (const m of members()) {
+        try {
+          const c = new KvClient(m.endpoint, { session, timeoutMs: 3000 });
+          const missing: string[] = [];
+          for (const k of seen.acked) if ((await c.get(k)) === undefined) missing.push(k);
+          return missing;
+        } catch {
+          /* the next member */
+        }
+      }
+      throw new Error('no member answered to count the writes');
+    },
+    async versions() {
+      return Promise.all(members().map((m) => new KvClient(m.endpoint, { session, timeoutMs: 3000 }).version()));
+    },
+  };
+}
+
+/** A pid file's process, alive and not a zombie. */
+function alivePid(pidFile: string): boolean {
+  try {
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    process.kill(pid, 0);
+    return !/^State:\s*Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** A simulated sandbox (the local driver). */
+export function crashSandbox(size = 3) {
+  const cfg = tempConfigDir('opsctl-crash-sim-');
+  const env = { OPSCTL_CONFIG_DIR: cfg.dir };
+  const sandboxFile = join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json');
+  const spec = () => JSON.parse(readFileSync(sandboxFile, 'utf8')) as { members: Array<{ name: string; endpoint: string; dataDir: string; pidFile: string }> };
+  const members = (): Member[] => (existsSync(sandboxFile) ? spec().members.map((m) => ({ ...m, alive: () => alivePid(m.pidFile) })) : []);
+  const w = watched(members);
+  return {
+    ...w,
+    dir: cfg.dir,
+    env,
+    spec,
+    /** A fresh sandbox on `version` (the old one down, its data and journals gone). */
+    reset: (version: string) =>
+      w.replacing(async () => {
+        if (existsSync(sandboxFile)) await runBin(['kv', 'sandbox', 'down'], { env });
+        rmSync(join(cfg.dir, 'data'), { recursive: true, force: true });
+        const up = await runBin(['kv', 'sandbox', 'up', '--members', String(size), '--version', version], { env, timeout: 120_000 });
+        if (up.exitCode !== 0) throw new Error(`kv sandbox up failed: ${String(up.stderr)}`);
+      }),
+    /** Makes one member never healthy on `version` (a simulated condition: --on-failure rollback's case). */
+    neverHealthy(member: string, version: string) {
+      const m = spec().members.find((x) => x.name === member)!;
+      writeFileSync(join(m.dataDir, 'CONDITIONS.json'), JSON.stringify({ neverHealthyOn: version }));
+    },
+    async down() {
+      if (existsSync(sandboxFile)) await runBin(['kv', 'sandbox', 'down'], { env });
+      cfg.cleanup();
+    },
+  };
+}
+
+/**
+ * Real etcd members run by a control script through the command driver (test/helpers/etcd-cluster.ts),
+ * as an operator's hosts are: one cluster file at one path (the identical command), rewritten for each
+ * new cluster; `bins` by minor, the members started on `from`.
+ */
+export function crashReal(bins: Record<string, string>, from: string, size = 3) {
+  const cfg = tempConfigDir('opsctl-crash-real-');
+  const env = { OPSCTL_CONFIG_DIR: cfg.dir };
+  const file = join(cfg.dir, 'cluster.yaml');
+  let c: RealCluster | undefined;
+  const members = (): Member[] => c?.members.map((m) => ({ name: m.name, endpoint: m.clientUrl, alive: () => c!.alive(m) })) ?? [];
+  const w = watched(members);
+  return {
+    ...w,
+    dir: cfg.dir,
+    env,
+    file,
+    cluster: () => c!,
+    reset: () =>
+      w.replacing(async () => {
+        c?.destroy();
+        rmSync(join(cfg.dir, 'data'), { recursive: true, force: true });
+        c = await realCluster({ size, bins });
+        for (const m of c.members) c.start(m, from);
+        writeCommandClusterFile(file, c, { extra: [`backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`] });
+        const probe = c;
+        await until(
+          async () => {
+            const h = await runBin(['kv', 'health', '--cluster', file], { env });
+            return h.exitCode === 0 && probe.members.every((m) => probe.alive(m));
+          },
+          60_000,
+          `${size} members on ${from}`,
+        );
+      }),
+    async down() {
+      c?.destroy();
+      cfg.cleanup();
+    },
+  };
+}
