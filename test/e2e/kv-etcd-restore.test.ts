@@ -74,8 +74,10 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
       '0s',
       '--on-failure',
       'rollback',
-      '--ignore-check',
-      'trial-start',
+      '--skip-trial',
+      'kv1,kv2,kv3',
+      '--skip-reason',
+      'the test: a binary that fails only outside the trial',
       ...FAST,
     );
     expect(r.exitCode, String(r.stderr)).toBe(3);
@@ -202,7 +204,33 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
   it('a member 3.3 refuses to start is put back on 3.2.32 with its backed-up data (exit 3); fixed, the upgrade finishes; kv restore brings 3.2.32 back', async () => {
     const originals = c.members.map((m) => readFileSync(m.configFile, 'utf8'));
     for (const m of c.members) writeFileSync(m.configFile, `${readFileSync(m.configFile, 'utf8')}auto-compaction-retention: 1\n`);
-    const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--on-failure', 'rollback', ...FAST);
+    // the trials and the config rule refuse this config before any stop; the operator overrides both, by name
+    const refused = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--target-bin', `3.3=${releases!.v33}`, ...FAST);
+    expect(refused.exitCode, String(refused.stderr)).toBe(1);
+    expect(String(refused.stderr)).toMatch(/\[config-3\.3\] member etcd\d: .*auto-compaction-retention is the number 1/);
+    expect(String(refused.stderr)).toMatch(/\[trial-start\] member etcd\d: /);
+    const r = await opsctl(
+      'kv',
+      'upgrade',
+      '--to',
+      '3.3',
+      '--yes',
+      '--cluster',
+      clusterFile,
+      '--target-bin',
+      `3.3=${releases!.v33}`,
+      '--settle',
+      '0s',
+      '--on-failure',
+      'rollback',
+      '--ignore-check',
+      'config-3.3',
+      '--skip-trial',
+      'etcd1,etcd2,etcd3',
+      '--skip-reason',
+      'the test: the member start is what fails here',
+      ...FAST,
+    );
     expect(r.exitCode, String(r.stderr)).toBe(3);
     expect(String(r.stderr)).toMatch(/process exited after its start/);
     expect(String(r.stderr)).toMatch(/--on-failure rollback: etcd\d is back on 3\.2 \(`sh -c '?mv .*data\.failed-.* done\), the cluster healthy/);
@@ -212,7 +240,21 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
     expect(failedDirs).toHaveLength(1);
 
     c.members.forEach((m, i) => writeFileSync(m.configFile, originals[i]!));
-    const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', ...FAST, '--json');
+    const up = await opsctl(
+      'kv',
+      'upgrade',
+      '--to',
+      '3.3',
+      '--yes',
+      '--cluster',
+      clusterFile,
+      '--target-bin',
+      `3.3=${releases!.v33}`,
+      '--settle',
+      '0s',
+      ...FAST,
+      '--json',
+    );
     expect(up.exitCode, String(up.stderr)).toBe(0);
     expect(await servers()).toEqual(['3.3.27', '3.3.27', '3.3.27']);
     c.etcdctl(releases!.v33, ['put', 'after/upgrade', 'lost by the restore']);

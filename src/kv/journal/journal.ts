@@ -200,9 +200,10 @@ export function memberInFlight(j: Journal): string | undefined {
   const byMember = new Map<string, JournalStep[]>();
   for (const s of j.steps) if (s.member) byMember.set(s.member, [...(byMember.get(s.member) ?? []), s]);
   for (const [name, steps] of byMember) {
-    const stop = steps.find((s) => s.kind === 'stop')!;
-    const start = steps.find((s) => s.kind === 'start')!;
-    if (stop.status !== 'pending' && start.status !== 'done') return name;
+    // (a journal missing either step is not one this tool wrote: its validation refuses it, this only reads)
+    const stop = steps.find((s) => s.kind === 'stop');
+    const start = steps.find((s) => s.kind === 'start');
+    if (stop && stop.status !== 'pending' && start?.status !== 'done') return name;
   }
   return undefined;
 }

@@ -20,6 +20,7 @@ import { UpgradeRefused, type UpgradeReport } from '../upgrade/options.js';
 import { isResumable, journalPath, writeJournal, type Journal } from '../journal/journal.js';
 import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
 import { readJournal } from '../journal/read.js';
+import { checkJournalPlan } from '../journal/plan.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
 import { hopName, planLadder, type Hop } from './plan.js';
 import { planFromJournal, resumesUpgrade } from './resume-plan.js';
@@ -104,6 +105,8 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   // a journal opsctl cannot use is named (with its fix) before anything looks at the cluster, as a one-hop run always did
   const journal = journalPath(o.dataDir, o.cluster.key);
   const inFlight = existsSync(journal) ? readJournal(journal) : undefined;
+  // a journal this tool could not have written is named (with its way out) before it plans anything
+  if (inFlight && resumesUpgrade(inFlight, o.to)) checkJournalPlan(journal, inFlight, o.cluster.members, o.rollbackCommand);
   const early = askVersionsEarly(o);
   const obs = await look(o);
   if (o.sameVersion) return single(o, obs, { from: o.to, to: o.to, patch: true }, early);
@@ -198,6 +201,7 @@ async function runLadder(
     const hopFile = journalPath(o.dataDir, o.cluster.key);
     const j = existsSync(hopFile) ? readJournal(hopFile) : undefined;
     const mine = j && j.createdAt >= recorded.createdAt && hops[at] && minor(j.target) === hops[at].to;
+    if (mine && resumesUpgrade(j, o.to)) checkJournalPlan(hopFile, j, o.cluster.members, o.rollbackCommand);
     const plan = mine && resumesUpgrade(j, o.to) ? planFromJournal(obs, j, o.to, hopFile) : planLadder(obs, o.to);
     const hop = hops[at];
     if (!plan.ok) throw new UpgradeRefused(plan.reasons, `the ladder (${file}) was not resumed; nothing was changed`);

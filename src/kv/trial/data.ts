@@ -104,6 +104,11 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
     }
     // (the sandbox's simulated member: node, its script and --kv-version, or the single executable's __kv-member)
     if (s.program.some((w) => w === '--kv-version' || w === '__kv-member')) return simulated();
+    // the target's program is not known on the host (as the settings trial says): nothing to start on the copy
+    if (s.noProgram) {
+      unread = s.noProgram;
+      break;
+    }
     settings.push(s);
   }
   const s = settings[0];
