@@ -85,8 +85,10 @@ async function memberFacts(
     }
   }
   const sim = o.cluster.sandbox?.kind === 'sim';
-  if (o.driver?.dataLayout && !sim) {
-    out.layout = await o.driver.dataLayout(m).catch((err: Error) => ({ why: `${err.message}; fix the data-dir template (or --on-host)` }));
+  if (o.driver?.dataLayout) {
+    const l = await o.driver.dataLayout(m).catch((err: Error) => ({ why: `${err.message}; fix the data-dir template (or --on-host)` }));
+    // a simulated member keeps no etcd data of its own; what is put in its data dir is judged as etcd's
+    out.layout = sim && !('why' in l) && !l.exists ? { why: `${m.name} is a simulated member: its data dir ${l.dir} holds no etcd data (no member/)` } : l;
   }
   if (o.driver?.type === 'local' && m.dataDir && !sim) {
     try {

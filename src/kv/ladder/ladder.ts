@@ -21,6 +21,7 @@ import { isResumable, journalPath, writeJournal, type Journal } from '../journal
 import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
+import { membershipProblems, readMembership } from '../cluster/membership.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
 import { hopName, planLadder, type Hop } from './plan.js';
 import { planFromJournal, resumesUpgrade } from './resume-plan.js';
@@ -109,6 +110,7 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   if (inFlight && resumesUpgrade(inFlight, o.to)) checkJournalPlan(journal, inFlight, o.cluster.members, o.rollbackCommand);
   const early = askVersionsEarly(o);
   const obs = await look(o);
+  await wholeClusterFirst(o, obs);
   if (o.sameVersion) return single(o, obs, { from: o.to, to: o.to, patch: true }, early);
   // A hop in flight: planned from its journal (which member it stopped, which it finished), not from the members that answer.
   const plan = resumesUpgrade(inFlight, o.to) ? planFromJournal(obs, inFlight, o.to, journal) : planLadder(obs, o.to);
@@ -472,4 +474,16 @@ function ladderText(
     lines.push(...renderChecks(r, '      '));
   });
   return lines.join('\n');
+}
+
+/**
+ * A member of the cluster's list that was not given is refused before the checks and trials (they
+ * would judge only the members given): the whole cluster first. A list that cannot be read is left to
+ * the pre-flight, which says so with the planner's reasons.
+ */
+async function wholeClusterFirst(o: LadderOptions, obs: ClusterObservation): Promise<void> {
+  const membership = await readMembership(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  if ('error' in membership) return;
+  const whole = await membershipProblems(o.cluster, obs.members, membership, o.session, o.timeouts.requestMs);
+  if (whole.length) throw new UpgradeRefused(whole, 'fix the cluster first; nothing was changed');
 }

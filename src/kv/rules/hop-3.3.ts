@@ -30,7 +30,7 @@ export const HOP_33: Rule[] = [
           return {
             member: m.name,
             result: 'problem' as const,
-            detail: `${d.dir} holds v2 data (member/wal) but no v3 database (member/snap/db): 3.3 would panic at start`,
+            detail: `${d.dir} holds v2 data (member/wal) but no v3 database (member/snap/db is missing): 3.3 would panic at start`,
           };
         return {
           member: m.name,
