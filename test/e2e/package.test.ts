@@ -87,7 +87,7 @@ describe('the single executable (out/opsctl)', () => {
     const r = await run(join(nodelessPath, 'opsctl'), ['demo'], env);
     expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
     const out = `${r.stdout}\n${r.stderr}`;
-    expect(out).toMatch(/kv: the upgrade ladder 3\.2 → 3\.6 of a local sandbox cluster, one safe rolling upgrade per minor: (\d+)\/\1 steps/);
+    expect(out).toMatch(/kv: the upgrade ladder 3\.2 → 3\.7 of a local sandbox cluster, one safe rolling upgrade per minor: (\d+)\/\1 steps/);
     expect(out).not.toContain('✗');
   }, 180_000);
 

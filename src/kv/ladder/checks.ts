@@ -139,18 +139,27 @@ const FIX_WORDS =
 const WAL_FIX_WORDS =
   'the WAL fix (planned; --no-fix-v2store refuses instead): restarted once on 3.6 with snapshot-count 1 before the first 3.7 start (gate, snapshot, backup first), then its WAL read again';
 
-/** With --fix-v2store, a failing `etcdutl check v2store` (3.6) or a WAL 3.7 cannot replay is the fix's work before the hop, not a refusal. */
-export function planFix(o: LadderOptions, rows: CheckRow[]): CheckRow[] {
+/**
+ * With --fix-v2store, a failing `etcdutl check v2store` (3.6) or a WAL 3.7 cannot replay is the fix's work
+ * before the hop, not a refusal. `rows` are one hop's; `ladder` every hop's (a later hop's data trial
+ * waits on an earlier hop's fix).
+ */
+export function planFix(o: LadderOptions, rows: CheckRow[], ladder: CheckRow[] = rows): CheckRow[] {
   if (!o.fixV2store) return rows;
-  const fixed = rows.map((r) => {
+  const fixOne = (r: CheckRow): CheckRow => {
     if ((r.rule !== 'v2store-check' && r.rule !== 'wal-v2-replay') || r.status !== 'refuse' || !r.member) return r;
     const { fix: _fix, ...rest } = r;
     return { ...rest, status: 'before the hop' as const, detail: `${r.detail.split('; fix:')[0]}; ${r.rule === 'wal-v2-replay' ? WAL_FIX_WORDS : FIX_WORDS}` };
-  });
+  };
+  const fixed = rows.map(fixOne);
   // The data trial of a member the fix will restart meets data the fix changes: it runs again after the fix.
+  // So does a later hop's, not tried on the copy because the fixed hop's binary did not get through it:
+  // each later hop tries its data again before its own first stop.
   const fixing = new Set(fixRows(fixed).map((r) => `${r.hop}\0${r.member}`));
+  const fixedMembers = new Set(fixRows(ladder.map(fixOne)).map((r) => r.member));
+  const later = (r: CheckRow) => r.status === 'not checked' && fixedMembers.has(r.member) && /not tried: /.test(r.detail);
   return fixed.map((r) => {
-    if (r.rule !== 'data-trial' || !fixing.has(`${r.hop}\0${r.member}`) || (r.status !== 'refuse' && r.status !== 'not checked')) return r;
+    if (r.rule !== 'data-trial' || !(fixing.has(`${r.hop}\0${r.member}`) || later(r)) || (r.status !== 'refuse' && r.status !== 'not checked')) return r;
     const { fix: _fix, ...rest } = r;
     return { ...rest, status: 'before the hop', detail: `tried again once the fix above is done (before it: ${r.detail})` };
   });

@@ -240,7 +240,8 @@ async function runLadder(
   const trials = await trying;
   const trialMs = o.now() - tried;
   const trialLine = trialSummary(trials, trialMs);
-  const rows = (await checkAll(o, hops, obs, bins, v2, at, trials)).map((r) => planFix(o, r));
+  const raw = await checkAll(o, hops, obs, bins, v2, at, trials);
+  const rows = raw.map((r) => planFix(o, r, raw.flat()));
   const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
   const planText = [ladderText(o, obs, hops, rows, bins, at, settle, v2), trialLine, ...(resume?.text ?? [])].join('\n');
