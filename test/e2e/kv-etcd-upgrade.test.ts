@@ -9,7 +9,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
 import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { readJournal, until } from '../helpers/kv.js';
+import { readJournal, until, untilWhile } from '../helpers/kv.js';
 
 const run = promisify(execFile);
 const releases = etcdReleaseDirs();
@@ -154,7 +154,9 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
       const line = original.split('\n').length;
       const r = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s');
       expect(r.exitCode, r.stderr).toBe(1);
-      expect(r.stderr).toContain(`member ${m.name}: ${m.configFile}:${line}: auto-compaction-retention is the number 1: 3.3 reads a string`);
+      expect(r.stderr).toContain(`member ${m.name}: ${m.configFile}:${line} on 127.0.0.1: auto-compaction-retention is the number 1: 3.3 reads a string`);
+      // the target itself says so too: the trial start of 3.3 with this config
+      expect(r.stderr).toMatch(new RegExp(`\\[trial-start\\] member ${m.name}: etcd 3\\.3\\.27 exited`));
       expect(r.stderr).toMatch(/fix: give the 3\.3 member auto-compaction-retention: "1"/);
       expect(r.stderr).toMatch(/nothing was stopped/);
       // Nothing stopped: the same processes, all on 3.2.32.
@@ -170,7 +172,12 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
     const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', clusterFile, '--settle', '0s', '--poll-interval', '100ms', '--json');
     const { maxDown } = await watchDown(
       (async () => {
-        await until(() => journal()?.steps?.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 120_000, 'the first member back on 3.3');
+        await untilWhile(
+          up,
+          () => journal()?.steps?.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'),
+          120_000,
+          'the first member back on 3.3',
+        );
         up.kill('SIGKILL');
         await up;
       })(),
@@ -191,7 +198,8 @@ describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-ce
     const killed = await watchDown(
       (async () => {
         // Killed right after the second member was stopped (a member down: the re-run must bring it back).
-        await until(
+        await untilWhile(
+          first,
           () => journal()?.status === 'running' && journal()?.steps?.filter((s: any) => s.kind === 'stop' && s.status === 'done').length === 2,
           150_000,
           'the second member stopped',

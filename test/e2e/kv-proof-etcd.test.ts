@@ -36,7 +36,7 @@ describe.runIf(Boolean(dirs))('nothing stops unproven: 3.5.35 members with a fla
     for (const m of c.members) c.start(m, '3.5');
     await until(() => c.members.every((m) => c.alive(m) && c.pid(m) !== undefined), 30_000, 'three 3.5.35 members');
     // stop, start, running and backup templates only: no trial template
-    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: [`backup: cp -a ${c.dir}/{name} ${c.dir}/{name}.bak-{run}`] });
+    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: [`backup: cp -a ${c.dir}/{name} ${c.dir}/{name}.bak-{run}`], bins: false });
     await until(async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0, 60_000, 'the cluster healthy');
   }, 120_000);
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/kv/local/sandbox.js';
@@ -248,9 +248,17 @@ export async function authCluster34(password: string, certs?: TestCerts): Promis
 export function writeCommandClusterFile(
   file: string,
   c: RealCluster,
-  o: { certs?: TestCerts; prefix?: string; host?: boolean; extra?: string[]; top?: string[] } = {},
+  o: { certs?: TestCerts; prefix?: string; host?: boolean; extra?: string[]; top?: string[]; bins?: boolean } = {},
 ): string {
   const run = o.prefix ? `${o.prefix} ${c.ctl}` : c.ctl;
+  // each minor's binary where ctl.sh starts it (bin-MINOR/etcd), as an operator's file says it: the trials'
+  // binaries with no --target-bin (bins: false leaves them out, for a test of the missing path)
+  const bins =
+    o.bins === false
+      ? []
+      : readdirSync(c.dir)
+          .filter((f) => /^bin-3\.\d+$/.test(f))
+          .map((f) => `    "${f.slice(4)}": ${join(c.dir, f, 'etcd')}`);
   const lines = [
     'members:',
     ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}"${o.host ? `, host: "${m.host}"` : ''} }`),
@@ -260,6 +268,7 @@ export function writeCommandClusterFile(
     `  start: ${run} start {name} {version}`,
     `  running: ${run} running {name}`,
     ...(o.extra ?? []).map((l) => `  ${l}`),
+    ...(bins.length ? ['  bins:', ...bins] : []),
     ...(o.certs ? [`tls: { cacert: ${o.certs.ca}, cert: ${o.certs.clientCert}, key: ${o.certs.clientKey} }`] : []),
     ...(o.top ?? []),
     '',

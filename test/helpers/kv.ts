@@ -57,3 +57,30 @@ export async function until<T>(check: () => T | Promise<T>, timeoutMs = 20_000, 
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * `until`, failing at once (with what the process said) when `proc` ends before the condition: a run
+ * refused or halted early is named, never waited out to the deadline.
+ */
+export async function untilWhile<T>(
+  proc: Promise<{ exitCode?: number; stderr?: unknown }> & { exitCode?: number | null },
+  check: () => T | Promise<T>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  let ended: { exitCode?: number; stderr?: unknown } | undefined;
+  void proc.then(
+    (r) => (ended = r),
+    (e: { exitCode?: number; stderr?: unknown }) => (ended = e),
+  );
+  return until(
+    async () => {
+      const v = await check();
+      if (v) return v;
+      if (ended) throw new Error(`waiting for ${what}: the command ended first (exit ${String(ended.exitCode)}): ${String(ended.stderr ?? '').slice(-3000)}`);
+      return v;
+    },
+    timeoutMs,
+    what,
+  );
+}

@@ -40,11 +40,26 @@ export async function trialsOf(
   const passed = (m: string) => list.every((h) => prior?.get(dataKey(h.name))?.find((t) => t.member === m)?.result === 'ok');
   const again = o.cluster.members.filter((m) => !passed(m.name));
   const credentials = o.session.conn.auth;
+  // Members on this machine are asked with opsctl's own client certificate (its paths are valid here): the
+  // identity the operator gave, which 3.2 takes from the certificate's CN before any token (a member's own
+  // server certificate would name no user). On other hosts the member's own files, as before.
+  const here = o.driver && (o.driver.type === 'local' || o.cluster.members.every((m) => o.driver!.runsHere?.(m)));
+  const t = o.session.conn.tls;
+  const tls =
+    here && t && (t.cacert || (t.cert && t.key))
+      ? { ...(t.cacert ? { cacert: t.cacert } : {}), ...(t.cert && t.key ? { cert: t.cert, key: t.key } : {}) }
+      : undefined;
   const [settings, data] = await Promise.all([
     hopTrials(base, list, prior),
     again.length
       ? hopDataTrials(
-          { ...base, members: again, ...(credentials ? { credentials } : {}), ...(o.cluster.sandbox?.kind === 'sim' ? { simulated: true } : {}) },
+          {
+            ...base,
+            members: again,
+            ...(credentials ? { credentials } : {}),
+            ...(tls ? { tls } : {}),
+            ...(o.cluster.sandbox?.kind === 'sim' ? { simulated: true } : {}),
+          },
           list,
         )
       : Promise.resolve(new Map<string, TrialFinding[]>()),

@@ -78,10 +78,16 @@ export const HOP_33: Rule[] = [
             return { member: m.name, result: 'not-checked' as const, detail: 'no config file known for this member (flags are not checked by this rule)' };
           const problems = await checkConfig(m.config.text, m.config.file, m.name);
           return problems.length
-            ? { member: m.name, result: 'problem' as const, detail: problems.map((p) => `${p.file}:${p.line}: ${p.problem}; fix: ${p.fix}`).join('; ') }
+            ? { member: m.name, result: 'problem' as const, detail: problems.map((p) => `${atLine(p.file, p.line)}: ${p.problem}; fix: ${p.fix}`).join('; ') }
             : { member: m.name, result: 'ok' as const, detail: `${m.config.file}: nothing 3.3 would refuse` };
         }),
       );
     },
   },
 ];
+
+/** FILE:LINE, the host after it ("/etc/etcd.yaml:25 on 10.0.0.5"): a config read on the member's host is labelled "FILE on HOST". */
+function atLine(file: string, line: number): string {
+  const on = / on (\S+)$/.exec(file);
+  return on ? `${file.slice(0, on.index)}:${line} on ${on[1]}` : `${file}:${line}`;
+}

@@ -102,7 +102,7 @@ export function dataTrialFacts(trials: Map<string, TrialFinding[]> | undefined, 
  * etcd data: their rows say the trial does not apply.
  */
 export async function hopDataTrials(
-  o: HopTrialOptions & { credentials?: { user: string; password: string }; simulated?: boolean },
+  o: HopTrialOptions & { credentials?: { user: string; password: string }; tls?: { cacert?: string; cert?: string; key?: string }; simulated?: boolean },
   hops: TrialHop[],
 ): Promise<Map<string, TrialFinding[]>> {
   const down = o.stopped?.member;
@@ -121,6 +121,7 @@ export async function hopDataTrials(
           timeoutS: o.timeoutS,
           debug: o.debug,
           ...(o.credentials ? { credentials: o.credentials } : {}),
+          ...(o.tls ? { tls: o.tls } : {}),
           ...(o.simulated ? { simulated: true } : {}),
         },
       ).then((list) =>

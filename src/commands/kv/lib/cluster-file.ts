@@ -43,6 +43,8 @@ const File = z.object({
         dataDir: z.string().min(1).optional(),
         onHost: z.string().min(1).optional(),
         trial: z.string().min(1).optional(),
+        // the etcd binary on the hosts per target minor ("3.6": /opt/etcd-3.6/etcd): the trials' and the start check's
+        bins: z.record(z.string().regex(/^3\.\d+$/, 'a minor such as "3.6"'), z.string().min(1)).optional(),
       }),
       z
         .object({
@@ -66,7 +68,8 @@ const File = z.object({
 /**
  * A cluster file (YAML or JSON):
  *   members: [{name, endpoint, host?}]
- *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …, space?: …, config?: …}
+ *   driver: {type: command, stop: "ssh {host} sudo systemctl stop etcd", start: …, running: …, v2Size?: …, backup?: …, space?: …, config?: …,
+ *            trial?: "ssh {host} sudo sh -s", bins?: {"3.6": /opt/etcd-3.6/etcd}}
  *   tls: {cacert?, cert?, key?, insecureSkipTlsVerify?}   (paths relative to the file)
  *   auth: {user, passwordFile?}                            (never the password itself)
  */
@@ -119,7 +122,10 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
     } catch (err) {
       throw new UsageError(`--cluster ${path}: driver: ${(err as Error).message}`, { field: '--cluster', hint: 'see "Driver presets" in docs/kv-upgrade.md' });
     }
-  } else driver = r.data.driver;
+  } else if (r.data.driver) {
+    const { bins, ...templates } = r.data.driver;
+    driver = { ...templates, ...(bins ? { binByVersion: { ...bins } } : {}) };
+  }
   if (driver?.type === 'command') {
     const templates: Array<[string, string | undefined]> = [
       ['stop', driver.stop],
