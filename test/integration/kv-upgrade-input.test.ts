@@ -9,7 +9,7 @@ describe('kv upgrade --to: bad input before anything else', () => {
       const r = await runCli(['kv', 'upgrade', '--to', to], { env: { OPSCTL_CONFIG_DIR: cfg.dir } });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`--to: ${to} is not a supported target`);
-      expect(r.stderr).toContain('3.3 to 3.6 (one hop per minor');
+      expect(r.stderr).toContain('3.3 to 3.7 (one hop per minor');
       expect(r.stderr).not.toContain('unexpected error');
     } finally {
       cfg.cleanup();
