@@ -8,38 +8,6 @@ const GUIDE = 'https://etcd.io/docs/v3.3/upgrades/upgrade_3_3/';
 export const HOP_33: Rule[] = [
   trialRule(GUIDE),
   {
-    id: 'v2-without-v3-db',
-    check: 'every member holds a v3 database (member/snap/db) beside its v2 data (member/wal): 3.3 panics at start without one',
-    where: ['data dir'],
-    severity: 'refuse',
-    fix: 'restore member/snap/db from a v3 snapshot of this cluster (etcdctl snapshot restore), or remove the member and add it back empty, before upgrading',
-    guide: GUIDE,
-    test: (f) =>
-      f.members.map((m) => {
-        const d = m.layout;
-        if (!d)
-          return { member: m.name, result: 'not-checked' as const, detail: 'the driver does not know its data dir (a data-dir template, or the sandbox)' };
-        if ('why' in d) return { member: m.name, result: 'not-checked' as const, detail: `cannot look at its data dir: ${d.why}` };
-        if (!d.exists)
-          return {
-            member: m.name,
-            result: 'problem' as const,
-            detail: `its data dir ${d.dir} has no member/ directory: it is not this member's data dir (fix the data-dir template)`,
-          };
-        if (d.wal && !d.db)
-          return {
-            member: m.name,
-            result: 'problem' as const,
-            detail: `${d.dir} holds v2 data (member/wal) but no v3 database (member/snap/db is missing): 3.3 would panic at start`,
-          };
-        return {
-          member: m.name,
-          result: 'ok' as const,
-          detail: `${d.dir}: member/wal ${d.wal ? 'and' : 'absent,'} member/snap/db ${d.db ? 'present' : 'absent'}`,
-        };
-      }),
-  },
-  {
     id: 'auth-3.2.31',
     check:
       'with auth on, no member runs 3.2 before 3.2.31 (it can send an unauthorized lease revoke to a 3.3 member during the upgrade, which can corrupt data)',

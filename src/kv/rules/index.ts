@@ -1,3 +1,4 @@
+import { v3DatabaseRule } from './v3-database.js';
 import { HOP_33 } from './hop-3.3.js';
 import { HOP_34 } from './hop-3.4.js';
 import { HOP_35 } from './hop-3.5.js';
@@ -13,12 +14,12 @@ export const RULEBOOK: Readonly<Record<string, Rule[]>> = { '3.3': HOP_33, '3.4'
 export function rulesFor(from: string, to: string): Rule[] {
   const guide = `https://etcd.io/docs/v${to}/upgrades/`;
   // (every hop's proof: its binary with each member's settings (in its table), and on a copy of each member's data)
-  return [...(from === to || !RULEBOOK[to] ? [trialRule(guide)] : RULEBOOK[to]), dataTrialRule(guide)];
+  return [...(from === to || !RULEBOOK[to] ? [trialRule(guide)] : RULEBOOK[to]), v3DatabaseRule(guide), dataTrialRule(guide)];
 }
 
 /** Every rule's id, each once (what --ignore-check takes). */
 export function ruleIds(): string[] {
-  return [...new Set([trialRule('').id, dataTrialRule('').id, ...Object.values(RULEBOOK).flatMap((rules) => rules.map((r) => r.id))])];
+  return [...new Set([trialRule('').id, v3DatabaseRule('').id, dataTrialRule('').id, ...Object.values(RULEBOOK).flatMap((rules) => rules.map((r) => r.id))])];
 }
 
 /** Every rule of a hop run over its facts: one row per finding, none left out. */

@@ -144,6 +144,8 @@ function dataChecks(): string[] {
     'ls "$srcwal" >/dev/null 2>&1 || no "data the WAL dir $srcwal cannot be read as uid $(id -u): $asroot or as the member\'s user"',
     'set -- "$srcwal"/*.wal',
     '[ -e "$1" ] || no "data no WAL file in $srcwal"',
+    // (a member whose db is gone keeps running on the open file; nothing of it to copy: the v2-without-v3-db rule says so)
+    '[ -e "$src/member/snap/db" ] || no "data no v3 database: $src/member/snap/db is missing"',
   ];
 }
 
