@@ -6,7 +6,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
 import { type RealCluster, realCluster, watchDown, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { readJournal, until } from '../helpers/kv.js';
+import { readJournal, until, untilWhile } from '../helpers/kv.js';
 import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
 
 const releases = etcdReleaseDirs();
@@ -91,6 +91,8 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
         `backup: ${onHost} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
         `dataDir: ${c.dir}/{name}/data`,
         `onHost: ${onHost}`,
+        // the proof before each stop runs where the member does (its namespace), as `ssh {host} sudo sh -s` would
+        `trial: ${onHost} sh -s`,
       ],
     });
   }, 300_000);
@@ -121,7 +123,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
         '--json',
       );
       // During the first member's settle: cut the link of a member not yet upgraded.
-      await until(() => journal()?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 120_000, 'the first member settling');
+      await untilWhile(up, () => journal()?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 120_000, 'the first member settling');
       const first = journal().steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
       const cut = c.members.findIndex((m) => m.name !== first);
       hosts.cut(cut);

@@ -6,7 +6,7 @@ import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { realCluster, type RealCluster, watchDown } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { readJournal, until } from '../helpers/kv.js';
+import { readJournal, until, untilWhile } from '../helpers/kv.js';
 import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
 import { requireSsh, sshHosts, type SshHosts } from '../helpers/sshd.js';
 
@@ -107,6 +107,10 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
       `running: ${ssh.ssh} {host} ${c.ctl} running {name}`,
       `backup: ${ssh.ssh} {host} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
       `config: ${ssh.ssh} {host} cat ${c.dir}/{name}/etcd.yaml`,
+      // the proof before each stop, on each host over ssh (the operator's `ssh {host} sudo sh -s`), and where each minor's binary is there
+      `trial: ${ssh.ssh} {host} sh -s`,
+      'bins:',
+      `  "3.3": ${c.dir}/bin-3.3/etcd`,
     ]);
     const before = hosts.addrs.map((_, i) => ssh.accepted(i));
 
@@ -128,7 +132,12 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
         '--json',
       );
       // During the first member's settle: cut the link of a host not yet upgraded.
-      await until(() => readJournal(home)?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 180_000, 'the first member settling');
+      await untilWhile(
+        up,
+        () => readJournal(home)?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'),
+        180_000,
+        'the first member settling',
+      );
       const settling = readJournal(home).steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
       const cut = c.members.findIndex((m) => m.name !== settling);
       hosts.cut(cut);
