@@ -62,6 +62,7 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
   const run = r.run;
   if (r.status === 'planned') return { data: r, text: `${r.planText}\n(--dry-run: nothing was changed)` };
   if (r.status === 'declined') return { ...notDone('declined', { action: `downgrade the cluster to ${r.to}` }), data: r };
+  if (r.status === 'nothing-to-do') return { data: r, message: r.planText };
   const lines = [
     ...r.enable.map((e) => `done     downgrade: ${e}`),
     ...run.steps.map((s) =>

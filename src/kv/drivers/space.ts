@@ -35,9 +35,15 @@ export async function treeBytes(dir: string): Promise<number> {
   }
   if (!st.isDirectory()) return st.size;
   let n = 0;
+  // a live member renames files as it writes (a temp file, a WAL segment cut): one gone since the listing counts 0
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    n += e.isDirectory() ? await treeBytes(p) : (await lstat(p)).size;
+    n += e.isDirectory()
+      ? await treeBytes(p)
+      : await lstat(p).then(
+          (s) => s.size,
+          (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)),
+        );
   }
   return n;
 }

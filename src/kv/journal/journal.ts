@@ -195,6 +195,12 @@ export function touchedMembers(j: Journal): string[] {
   return [...new Set(j.steps.filter((s) => s.kind === 'stop' && s.status !== 'pending').map((s) => s.member!))];
 }
 
+/** The member an interrupted run stopped and has not yet seen healthy again (its wait-healthy not done), if any. */
+export function memberUnproven(j: Journal): string | undefined {
+  const stopped = new Set(j.steps.filter((s) => s.kind === 'stop' && s.status !== 'pending').map((s) => s.member));
+  return j.steps.find((s) => s.kind === 'wait-healthy' && s.status !== 'done' && s.status !== 'skipped' && stopped.has(s.member))?.member;
+}
+
 /** The member an interrupted run left between "stop" and a finished "start", if any. */
 export function memberInFlight(j: Journal): string | undefined {
   const byMember = new Map<string, JournalStep[]>();

@@ -133,6 +133,11 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
     });
   }
   requireDriver(o);
+  // Already there (the identical command after a run that finished, or one killed after its last write): nothing to do.
+  if (!resuming) {
+    const there = await alreadyDowngraded(o);
+    if (there) return there;
+  }
   const bins = await targetBinaries(o);
   const base = { kind: 'downgrade' as const, cluster: o.cluster.key, to: o.to, binDir: bins.dir, binaryVersion: bins.version };
   const exec = (r: UpgradeReport, enable: string[], extra: Partial<DowngradeReport> = {}): DowngradeReport => ({
@@ -334,4 +339,29 @@ async function finish(o: DowngradeOptions, out: DowngradeReport): Promise<Downgr
   }
   step.done(`downgrade: every member on ${o.to}, cluster version ${o.to}; ${done}`);
   return { ...out, finished: `every member on ${o.to}, cluster version ${o.to}; ${done}` };
+}
+
+/** Every member healthy on the target, the cluster version on it and no downgrade left enabled: the report of nothing to do. */
+async function alreadyDowngraded(o: DowngradeOptions): Promise<DowngradeReport | undefined> {
+  const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  const on = (v: string | undefined) => minor(v) === o.to;
+  if (!obs.members.every((m) => m.reachable && m.healthy && on(m.serverVersion) && on(m.clusterVersion))) return undefined;
+  const healthy = obs.members[0]!;
+  const info = await downgradeInfo(client(o, healthy.endpoint)).catch(() => undefined);
+  if (info?.enabled) return undefined;
+  const planText = `every member runs ${o.to} and the cluster version is ${o.to}: nothing to downgrade`;
+  const run: UpgradeReport = {
+    status: 'nothing-to-do',
+    cluster: o.cluster.key,
+    source: o.to,
+    target: o.to,
+    resumed: false,
+    plan: [],
+    planText,
+    warnings: [],
+    steps: [],
+    snapshots: [],
+    totals: { ms: 0, imposedMs: 0, overheadMs: 0, overheadRatio: null },
+  };
+  return { kind: 'downgrade', status: 'nothing-to-do', cluster: o.cluster.key, from: o.to, to: o.to, resumed: false, enable: [], finished: planText, planText, run };
 }

@@ -40,7 +40,8 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
   if (state.members.length === 0) reasons.push('no members found');
   const present = state.members.filter((m) => !(opts.mayBeDown === m.name && !m.reachable));
   for (const m of state.members) {
-    if (m.name === opts.mayBeDown && !m.reachable) continue;
+    // (the member the interrupted run took down: down, or up but not yet proven healthy, as the run left it)
+    if (m.name === opts.mayBeDown && (!m.reachable || !m.healthy)) continue;
     if (!m.reachable) reasons.push(unreachable(m));
     else if (!m.healthy) reasons.push(`member ${m.name} (${m.endpoint}) is not healthy: ${m.healthDetail}`);
   }

@@ -1,7 +1,7 @@
 /** Before anything changes: the journal to resume, the whole cluster looked at and judged, the plan's warnings, the staged binaries. */
 import { OpsError } from '../../core/errors.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
-import { isResumable, memberInFlight, type Journal } from '../journal/journal.js';
+import { isResumable, memberInFlight, memberUnproven, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
 import { authEnabled, observeCluster } from '../cluster/observe.js';
@@ -113,7 +113,7 @@ export async function preflight(o: UpgradeOptions, file: string, first: ReturnTy
   const result = planUpgrade(obs, {
     to: o.to,
     allowSameVersion: o.allowSameVersion,
-    mayBeDown: journal ? memberInFlight(journal) : undefined,
+    mayBeDown: journal ? (memberInFlight(journal) ?? memberUnproven(journal)) : undefined,
     downgrade: o.downgrade,
   });
   const membership = await listed;
