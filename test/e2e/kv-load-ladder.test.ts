@@ -107,7 +107,9 @@ describe.runIf(ready)('kv upgrade --to 3.6 under client load (real etcd, the bui
     // between members: the carried figure on 3.4 and 3.5 (3.6 keeps no v2 store); after the last member of a hop: no wait at all
     const [between, last] = [settles.filter((_: any, i: number) => i % 3 !== 2), settles.filter((_: any, i: number) => i % 3 === 2)];
     for (const s of between.slice(0, 4))
-      expect(s.detail).toMatch(/^0 ms \(v2 data \d+ bytes \(measured on (etcd\d's host|etcd\d \(3\.2\.32\) over its v2 API, before 3\.4 turned the v2 API off)\): under 50 MB/);
+      expect(s.detail).toMatch(
+        /^0 ms \(v2 data \d+ bytes \(measured on (etcd\d's host|etcd\d \(3\.2\.32\) over its v2 API, before 3\.4 turned the v2 API off)\): under 50 MB/,
+      );
     for (const s of between.slice(4)) expect(s.detail).toMatch(/^0 ms \(v2 data 0 bytes \(etcd 3\.6 keeps no v2 store\): under 50 MB/);
     for (const s of last) expect(s.detail).toMatch(/the last member of this hop/);
 

@@ -63,21 +63,24 @@ export async function until<T>(check: () => T | Promise<T>, timeoutMs = 20_000, 
  * refused or halted early is named, never waited out to the deadline.
  */
 export async function untilWhile<T>(
-  proc: Promise<{ exitCode?: number; stderr?: unknown }> & { exitCode?: number | null },
+  proc: Promise<{ exitCode?: number; stderr?: string | Uint8Array | unknown[] }> & { exitCode?: number | null },
   check: () => T | Promise<T>,
   timeoutMs: number,
   what: string,
 ): Promise<T> {
-  let ended: { exitCode?: number; stderr?: unknown } | undefined;
+  let ended: { exitCode?: number; stderr?: string | Uint8Array | unknown[] } | undefined;
   void proc.then(
     (r) => (ended = r),
-    (e: { exitCode?: number; stderr?: unknown }) => (ended = e),
+    (e: { exitCode?: number; stderr?: string | Uint8Array | unknown[] }) => (ended = e),
   );
   return until(
     async () => {
       const v = await check();
       if (v) return v;
-      if (ended) throw new Error(`waiting for ${what}: the command ended first (exit ${String(ended.exitCode)}): ${String(ended.stderr ?? '').slice(-3000)}`);
+      if (ended)
+        throw new Error(
+          `waiting for ${what}: the command ended first (exit ${String(ended.exitCode)}): ${(typeof ended.stderr === 'string' ? ended.stderr : Buffer.from(ended.stderr instanceof Uint8Array ? ended.stderr : []).toString()).slice(-3000)}`,
+        );
       return v;
     },
     timeoutMs,

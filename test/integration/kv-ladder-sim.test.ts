@@ -77,7 +77,9 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
       expect(r.stdout).toContain(`[${id}]`);
     // every member tried on every hop's binary before anything stops (a simulated one: the member program of that release)
     expect(r.stdout.match(/kv\d: ok: etcd 3\.\d\.\d+ served \/health/g)).toHaveLength(15);
-    expect(r.stdout).toMatch(/Trials: 15 of 15 starts with each member's settings ran, 0 of 15 starts on a copy of each member's data ran \(15 do not apply: simulated members keep no etcd data\)/);
+    expect(r.stdout).toMatch(
+      /Trials: 15 of 15 starts with each member's settings ran, 0 of 15 starts on a copy of each member's data ran \(15 do not apply: simulated members keep no etcd data\)/,
+    );
     // the 3.7 hop's floor, seen from the start: the release the 3.6 hop brings
     expect(r.stdout).toMatch(/\[from-3\.6\.11\][^\n]*\n\s+ok: the members will run 3\.6\.16/);
     // a check that cannot run says so, with why

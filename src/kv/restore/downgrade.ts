@@ -363,5 +363,16 @@ async function alreadyDowngraded(o: DowngradeOptions): Promise<DowngradeReport |
     snapshots: [],
     totals: { ms: 0, imposedMs: 0, overheadMs: 0, overheadRatio: null },
   };
-  return { kind: 'downgrade', status: 'nothing-to-do', cluster: o.cluster.key, from: o.to, to: o.to, resumed: false, enable: [], finished: planText, planText, run };
+  return {
+    kind: 'downgrade',
+    status: 'nothing-to-do',
+    cluster: o.cluster.key,
+    from: o.to,
+    to: o.to,
+    resumed: false,
+    enable: [],
+    finished: planText,
+    planText,
+    run,
+  };
 }
