@@ -173,6 +173,9 @@ function answered(
     if (/compacted/i.test(live.error)) return notChecked(`${who} compacted past revision ${at} meanwhile: its hash there cannot be asked`, true);
     return notChecked(`the live member's HashKV at revision ${at} failed: ${live.error}`);
   }
+  // (hashed at the heads: the live member's head must still be the copy's revision for the two to be one state)
+  if (out.hashHead && live.revision !== undefined && live.revision !== at)
+    return notChecked(`${who} moved from revision ${at} to ${live.revision} while its newest revision was compacted: the hashes cannot be compared`, true);
   if (live.hash === step.copy.hash)
     return {
       finding: { result: 'ok', detail: `${started} with the member's data: KV hash ${live.hash} at revision ${at}, as ${who} (${took})` },

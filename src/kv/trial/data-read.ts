@@ -7,7 +7,7 @@ import { envName, flagWords, type StartSettings } from '../drivers/start-setting
 import type { ConfigDoc } from './rewrite.js';
 
 /** One HashKV answer: the hash and the compaction it covers, or what etcdctl said instead. */
-export type HashRead = { hash: string; compact: string } | { error: string };
+export type HashRead = { hash: string; compact: string; revision?: string } | { error: string };
 
 /** Times of the copy (once for every step), in ms as the member's host measured them. */
 export interface CopyPhases {
@@ -41,6 +41,8 @@ export type DataOutcome = (
   etcdctl?: string;
   /** The live member's revision before the snapshot (the copy holds at least that). */
   liveRevision?: string;
+  /** Both hashed at their heads: the copy was compacted at its own head (its revision, which the live member must still be at). */
+  hashHead?: string;
   copied?: CopyFacts;
   phases: CopyPhases;
   notes: string[];
@@ -70,6 +72,7 @@ export function parseData(stdout: string): DataOutcome {
     ...opt('isolation', said('iso')),
     ...opt('etcdctl', said('etcdctl')),
     ...opt('liveRevision', said('liverev')),
+    ...opt('hashHead', said('hashhead')),
     ...(copied ? { copied } : {}),
   };
   const refused = said('not');
@@ -136,7 +139,8 @@ function logOf(lines: string[], n: number): string {
  */
 export function hashOf(json: string, stderr: string): HashRead {
   const hash = /"hash":(\d+)/.exec(json)?.[1];
-  if (hash !== undefined) return { hash, compact: /"compact_revision":(-?\d+)/.exec(json)?.[1] ?? '0' };
+  const revision = /"revision":(\d+)/.exec(json)?.[1];
+  if (hash !== undefined) return { hash, compact: /"compact_revision":(-?\d+)/.exec(json)?.[1] ?? '0', ...(revision ? { revision } : {}) };
   const failed = /Failed to get the hash of endpoint \S+ \((.*)\)/.exec(stderr)?.[1];
   const err = /Error:\s*(.*)/.exec(stderr)?.[1];
   return { error: (failed ?? err ?? stderr.trim()) || 'etcdctl endpoint hashkv printed nothing' };

@@ -260,6 +260,12 @@ function inner(i: DataScriptInput): string {
     '  hr=$(cat "$dir/rev" 2>/dev/null); [ -n "$hr" ] || { hr=$rev; echo "$rev" >"$dir/rev"; }',
     '  a=$(ms)',
     '  h=$(cctl --command-timeout 30s endpoint hashkv --rev "$hr" -w json 2>"$dir/cerr")',
+    // compacted at its own head (a compaction, then no write): no hash at that revision, but the head's is the
+    // same content; the live member is then hashed at its head too, compared only where it is still there
+    '  if [ -z "$h" ] && [ "$hr" = "$rev" ] && grep -q "compacted" "$dir/cerr"; then',
+    '    echo 0 >"$dir/rev"; say "hashhead $rev"',
+    '    h=$(cctl --command-timeout 30s endpoint hashkv --rev 0 -w json 2>"$dir/cerr")',
+    '  fi',
     '  say "step $1 copyhash $(printf "%s" "$h" | tr "\\n" " ")"',
     '  say "step $1 copyhasherr $(grep -v "^{" "$dir/cerr" | tail -n 2 | tr "\\n" " ")"',
     '  say "step $1 hashms $(($(ms) - a))"',
