@@ -53,6 +53,7 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
     rollbackCommand: shellLine(['opsctl', 'kv', 'rollback', ...selector]),
     onFailure,
     noBackup,
+    keepBackups: Boolean(opts.keepBackups),
     confirm: async (c) => {
       const action = `downgrade the cluster to ${c.target}: enable etcd's downgrade, then stop and restart ${c.members} member${c.members === 1 ? '' : 's'} on ${c.target}, one at a time`;
       return (await confirmDestructive(ctx, { action, items: c.warnings })) === 'proceed';

@@ -183,6 +183,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       rollbackCommand,
       onFailure,
       noBackup,
+      keepBackups: Boolean(opts.keepBackups),
       offsite,
       defrag: Boolean(opts.defrag),
       confirm: (c: { target: string; warnings: string[]; members: number; resuming: boolean }) => confirmUpgrade(ctx, c),
@@ -207,8 +208,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
         const out = withChanges(renderLadder(r, ctx), opts, changesOf(r));
         if (r.status !== 'done' && r.status !== 'halted') return out;
         const { backupsOfRuns, ladderRunIds } = await import('./lib/upgrade-backups.js');
-        const { ids, steps } = await ladderRunIds(r);
-        const b = await backupsOfRuns(ctx, cluster.key, ids, steps);
+        const { ids, steps, fates } = await ladderRunIds(r);
+        const b = await backupsOfRuns(ctx, cluster.key, ids, steps, fates);
         out.text = `${out.text}\n${b.line}`;
         out.data = { ...r, backups: b.doc, ...(reportFile ? { report: await writeReport(journalPath(ctx.paths.data, cluster.key)) } : {}) };
         return out;
@@ -228,7 +229,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const out = withChanges(render(report, ctx, checks, commands), opts, changesOf(report));
   if ((report.status === 'done' || report.status === 'halted') && report.run) {
     const { backupsOfRuns } = await import('./lib/upgrade-backups.js');
-    const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps);
+    const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps, report.copies);
     out.text = `${out.text ?? ''}\n${b.line}`;
     out.data = { ...(out.data as object), backups: b.doc };
   }

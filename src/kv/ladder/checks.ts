@@ -12,7 +12,7 @@ import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.
 import type { TrialFinding } from '../trial/run.js';
 import { type Binaries, hopFacts, look } from './facts.js';
 import { type LadderOptions, type LadderReport } from './record.js';
-import { isResumable, journalPath, memberInFlight } from '../journal/journal.js';
+import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import type { JournalWithRuns } from '../journal/runs.js';
 
@@ -87,7 +87,7 @@ export function stoppedByJournal(o: Pick<LadderOptions, 'dataDir' | 'cluster'>):
     return undefined; // (the executor names a journal it cannot use)
   }
   if (!isResumable(j)) return undefined;
-  const member = memberInFlight(j);
+  const member = memberMayBeDown(j);
   if (!member) return undefined;
   const hop = j.allowSameVersion && j.source === j.target ? `${j.source} → ${j.target} (patch)` : `${j.source} → ${j.target}`;
   return { member, hop, recorded: (j as JournalWithRuns).checks ?? [] };

@@ -17,7 +17,7 @@ import { hopTrials } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { journalPath } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
-import { isResumable, memberInFlight, type Journal } from '../journal/journal.js';
+import { isResumable, memberMayBeDown, type Journal } from '../journal/journal.js';
 import type { JournalWithRuns } from '../journal/runs.js';
 import type { CheckRow } from '../rules/types.js';
 import type { SkipTrial } from '../ladder/record.js';
@@ -265,7 +265,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
 async function downgradeTrials(o: DowngradeOptions, bins: { dir?: string; version?: string }, resumed?: Journal): Promise<TrialFinding[]> {
   const hop = `→ ${o.to} (downgrade)`;
   const release = o.cluster.sandbox?.kind === 'sim' ? SIM_RELEASES[o.to] : bins.version;
-  const down = resumed ? memberInFlight(resumed) : undefined;
+  const down = resumed ? memberMayBeDown(resumed) : undefined;
   const stopped = down ? { member: down, hop, recorded: (resumed as JournalWithRuns).checks ?? [] } : undefined;
   const found = await hopTrials(
     { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, ...(stopped ? { stopped } : {}) },

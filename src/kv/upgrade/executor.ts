@@ -73,6 +73,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
           ? ['--defrag: each member is defragmented right before its snapshot (its reads and writes wait while it runs); the space freed is shown']
           : []),
         hashPlanLine(o, pre.obs, plan.source),
+        ...(pre.disk ? [pre.disk] : []),
       ].join('\n');
   const warnings = planWarnings(pre.membership.list.length, o);
   const base = {

@@ -71,6 +71,15 @@ export const restoreBackupCmd = {
   value: 'template',
   help: "with --endpoints: puts a stopped member's data dir back from the backup ({run}), for --on-failure rollback",
 } as const;
+export const dropBackupCmd = {
+  type: 'string',
+  value: 'template',
+  help: "with --endpoints: removes a member's data-dir copy ({run}) once its hop is done (without it the copies stay on the hosts)",
+} as const;
+export const keepBackups = {
+  type: 'boolean',
+  help: "keep each member's data-dir copy after its hop is done (by default it is removed then: the hop's verified restore point is the way back)",
+} as const;
 /** `--cache` of the release verbs. */
 export const cache = { type: 'string', value: 'dir', help: "the release cache (default: opsctl's data directory, cache/etcd-releases)" } as const;
 
