@@ -3,6 +3,7 @@ import { UpgradeRefused } from '../upgrade/options.js';
 import { hopName, type Hop } from './plan.js';
 import { checkHop } from '../rules/index.js';
 import { PROOF_RULES } from '../rules/trial.js';
+import { namedRows } from '../rules/summary.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
@@ -231,9 +232,7 @@ export async function runFix(
 }
 
 /** The rows that stop the ladder: refusals, a member not proven (the trials), and with --strict every check that could not run. */
-export function blocking(rows: CheckRow[], strict: boolean): CheckRow[] {
-  return rows.filter((r) => r.status === 'refuse' || (r.status === 'not checked' && (strict || PROOF_RULES.has(r.rule))));
-}
+export { blocking } from '../rules/summary.js';
 
 export function reasonOf(r: CheckRow): string {
   // (A finding that names its own fix, as the 3.3 config check does, is not given the rule's too.)
@@ -242,8 +241,11 @@ export function reasonOf(r: CheckRow): string {
   return `${r.hop} [${r.rule}]${r.member ? ` member ${r.member}` : ''}: ${what} (${r.guide})`;
 }
 
-/** Refuses with every blocking row, naming --strict's part, or --skip-trial's, when that is what refuses. */
-export function refuseRows(rows: CheckRow[], stopped: boolean): never {
+/**
+ * Refuses with every blocking row, naming --strict's part, or --skip-trial's, when that is what refuses.
+ * `shown`: the plan just printed shows each row with its fix, so the refusal names them only (--json keeps them whole).
+ */
+export function refuseRows(rows: CheckRow[], stopped: boolean, shown = false): never {
   const unproven = [...new Set(rows.filter((r) => r.status === 'not checked' && PROOF_RULES.has(r.rule) && r.member).map((r) => r.member!))];
   const strictOnly = rows.some((r) => r.status === 'not checked' && !PROOF_RULES.has(r.rule));
   const ways = [
@@ -257,7 +259,8 @@ export function refuseRows(rows: CheckRow[], stopped: boolean): never {
   const hint = stopped
     ? `nothing of this hop was stopped: fix what the checks name, then run the same command to resume the ladder${ways.length ? `; ${ways.join('; ')}` : ''}`
     : `nothing was stopped or changed: fix what the checks name, then run the same command${ways.length ? `; ${ways.join('; ')}` : ''} (a refusal you have judged wrong: --ignore-check RULE, the id in brackets)`;
-  throw new UpgradeRefused(rows.map(reasonOf), hint);
+  const brief = shown ? `${rows.length} finding${rows.length === 1 ? '' : 's'} of the plan above: ${namedRows(rows, 8)}` : undefined;
+  throw new UpgradeRefused(rows.map(reasonOf), hint, 'upgrade', brief);
 }
 
 /** How many trial starts there were, ran and refused (settings and data trials alike), and their wall time. */
