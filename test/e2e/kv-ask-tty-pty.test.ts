@@ -52,7 +52,9 @@ describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT) 
       const no = shell(UP, log);
       await no.waitFor(/Upgrade the cluster to 3\.3: stop and restart 3 members, one at a time\? \(y\/N\)/, 60_000);
       // what the question is about, on the terminal: the summary first, then the plan
-      expect(no.text).toMatch(/^Upgrade 3\.2 → 3\.3, restarting the 3 members one at a time: kv\d, kv\d, then kv\d \(the leader\)\nNothing blocks it: \d+ of \d+ findings ok/m);
+      expect(no.text).toMatch(
+        /^Upgrade 3\.2 → 3\.3, restarting the 3 members one at a time: kv\d, kv\d, then kv\d \(the leader\)\nNothing blocks it: \d+ of \d+ findings ok/m,
+      );
       expect(no.text).toMatch(/Plan: upgrade 3\.2 → 3\.3, one member at a time/);
       no.type('\r');
       expect(await no.exitCode()).toBe(5);
@@ -81,7 +83,9 @@ describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT) 
       yes.type('y\r');
       expect(await yes.exitCode(240_000)).toBe(0);
       expect(yes.text).toMatch(/one at a time\? Yes/);
-      expect(readFileSync(yesLog, 'utf8')).toMatch(/one at a time\? yes \(answered on the terminal, \/dev\/tty\)[\s\S]*cluster upgraded to 3\.3: every member healthy/);
+      expect(readFileSync(yesLog, 'utf8')).toMatch(
+        /one at a time\? yes \(answered on the terminal, \/dev\/tty\)[\s\S]*cluster upgraded to 3\.3: every member healthy/,
+      );
       expect(await servers()).toEqual(['3.3.27', '3.3.27', '3.3.27']);
     }, 400_000);
 

@@ -46,7 +46,9 @@ describe('kv upgrade plans and words on a 3.2 sandbox (built binary)', () => {
     const out = String(r.stdout);
     const lines = out.trimEnd().split('\n');
     expect(lines.slice(0, 3)).toEqual([
-      expect.stringMatching(/^Upgrade 3\.2 → 3\.6 in 4 hops \(3\.3, 3\.4, 3\.5, 3\.6\), each restarting the 3 members one at a time: kv\d, kv\d, then kv\d \(the leader\)$/),
+      expect.stringMatching(
+        /^Upgrade 3\.2 → 3\.6 in 4 hops \(3\.3, 3\.4, 3\.5, 3\.6\), each restarting the 3 members one at a time: kv\d, kv\d, then kv\d \(the leader\)$/,
+      ),
       expect.stringMatching(/^Nothing blocks it: \d+ of \d+ findings ok; to heed: 3 warn \(3\.3 → 3\.4 \[enable-v2\] kv1, kv2, kv3\)/),
       'Next: run the same command without --dry-run: it asks before the first stop (--yes: no question)',
     ]);
@@ -81,7 +83,13 @@ describe('kv upgrade plans and words on a 3.2 sandbox (built binary)', () => {
 
   it('~ and ~/ in path flags are the home directory (the shell leaves them after =); ~user is refused naming the fix', async () => {
     const eps = (await s.members()).map((m) => m.client_urls[0]).join(',');
-    writeFileSync(join(s.home, 'prod.yaml'), `members:\n${eps.split(',').map((e, i) => `  - {name: kv${i + 1}, endpoint: "${e}"}`).join('\n')}\n`);
+    writeFileSync(
+      join(s.home, 'prod.yaml'),
+      `members:\n${eps
+        .split(',')
+        .map((e, i) => `  - {name: kv${i + 1}, endpoint: "${e}"}`)
+        .join('\n')}\n`,
+    );
     const health = await s.opsctl('kv', 'health', '--cluster=~/prod.yaml');
     expect(health.exitCode, String(health.stderr)).toBe(0);
     // --target-bin 3.3=~/etcd/v3.3: the expanded directory is the one looked in
@@ -90,7 +98,9 @@ describe('kv upgrade plans and words on a 3.2 sandbox (built binary)', () => {
     expect(String(bin.stderr)).toContain(`--target-bin 3.3=${s.home}/etcd/v3.3: ${s.home}/etcd/v3.3/etcd does not exist`);
     const other = await s.opsctl('kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', eps, '--target-bin', '3.3=~bob/etcd');
     expect(other.exitCode).toBe(2);
-    expect(String(other.stderr)).toMatch(/--target-bin 3\.3=~bob\/etcd: opsctl expands ~ and ~\/ \(your home\) only, not ~bob\n\s+write the path in full \(e\.g\. \/home\/bob\/etcd\)/);
+    expect(String(other.stderr)).toMatch(
+      /--target-bin 3\.3=~bob\/etcd: opsctl expands ~ and ~\/ \(your home\) only, not ~bob\n\s+write the path in full \(e\.g\. \/home\/bob\/etcd\)/,
+    );
     // a cluster file's local paths too; a path on the member's host is refused, naming the fix
     writeFileSync(join(s.home, 'tls.yaml'), `members:\n  - {name: kv1, endpoint: "${eps.split(',')[0]}"}\ntls: {cacert: ~/ca.pem}\n`);
     const tls = await s.opsctl('kv', 'health', '--cluster', join(s.home, 'tls.yaml'));
@@ -102,7 +112,9 @@ describe('kv upgrade plans and words on a 3.2 sandbox (built binary)', () => {
     );
     const remote = await s.opsctl('kv', 'health', '--cluster', join(s.home, 'hosts.yaml'));
     expect(remote.exitCode).toBe(2);
-    expect(String(remote.stderr)).toMatch(/driver\.bins\.3\.3: "~\/etcd-3\.3\/etcd" is a path on the member's host, where nothing expands its ~\n\s+write it in full/);
+    expect(String(remote.stderr)).toMatch(
+      /driver\.bins\.3\.3: "~\/etcd-3\.3\/etcd" is a path on the member's host, where nothing expands its ~\n\s+write it in full/,
+    );
   }, 300_000);
 
   it('a peer URL given as --endpoints is named as one, with the client URL to give (the sandbox answers /members as etcd does)', async () => {
@@ -110,8 +122,12 @@ describe('kv upgrade plans and words on a 3.2 sandbox (built binary)', () => {
     const peer = m!.peer_urls[0]!;
     const get = await s.opsctl('kv', 'get', 'k', '--endpoints', peer);
     expect(get.exitCode).toBe(2);
-    expect(String(get.stderr)).toContain(`${peer} is the peer URL of member ${m!.name} (etcd's member-to-member port), not a client URL: its client URL is ${m!.client_urls[0]}`);
-    expect(String(get.stderr)).toMatch(new RegExp(`give its client URL instead: --endpoints ${m!.client_urls[0]!.replace(/\./g, '\\.')} \\(every member's: --endpoints `));
+    expect(String(get.stderr)).toContain(
+      `${peer} is the peer URL of member ${m!.name} (etcd's member-to-member port), not a client URL: its client URL is ${m!.client_urls[0]}`,
+    );
+    expect(String(get.stderr)).toMatch(
+      new RegExp(`give its client URL instead: --endpoints ${m!.client_urls[0]!.replace(/\./g, '\\.')} \\(every member's: --endpoints `),
+    );
     const up = await s.opsctl('kv', 'upgrade', '--to', '3.3', '--dry-run', '--endpoints', peer.replace('http://', ''));
     expect(up.exitCode).toBe(1);
     expect(String(up.stderr)).toContain(`is the peer URL of member ${m!.name}`);
@@ -144,8 +160,12 @@ describe('after 3.5 → 3.6: the way back said as it is; refusals titled by thei
 
     const rb = await s.opsctl('kv', 'rollback');
     expect(rb.exitCode).toBe(1);
-    expect(String(rb.stderr)).toMatch(/^X kv rollback refused before any change: the cluster version is already 3\.6\.0: members no longer go back to 3\.5 by a restart/m);
-    expect(String(rb.stderr)).toMatch(/the way back: opsctl kv downgrade --to 3\.5 \(etcd's downgrade API, member by member, no write lost\), or a restore from the snapshot/);
+    expect(String(rb.stderr)).toMatch(
+      /^X kv rollback refused before any change: the cluster version is already 3\.6\.0: members no longer go back to 3\.5 by a restart/m,
+    );
+    expect(String(rb.stderr)).toMatch(
+      /the way back: opsctl kv downgrade --to 3\.5 \(etcd's downgrade API, member by member, no write lost\), or a restore from the snapshot/,
+    );
     // and it is there: the downgrade the words name takes the cluster back
     const back = await s.opsctl('kv', 'downgrade', '--to', '3.5', '--yes', '--settle', '0s', '--poll-interval', '50ms');
     expect(back.exitCode, String(back.stderr)).toBe(0);
@@ -163,7 +183,15 @@ describe.each(real.filter(([, dir]) => dir).map(([v, dir]) => ({ v, dir: dir! })
   beforeAll(async () => {
     c = await realCluster({ size: 1, bins: { [v]: dir } });
     c.start(c.members[0]!, v);
-    await until(() => fetch(`${c.endpoints[0]}/health`).then((r) => r.ok, () => false), 60_000, `etcd ${v} healthy`);
+    await until(
+      () =>
+        fetch(`${c.endpoints[0]}/health`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      60_000,
+      `etcd ${v} healthy`,
+    );
   }, 120_000);
   afterAll(() => {
     c?.destroy();
@@ -175,7 +203,9 @@ describe.each(real.filter(([, dir]) => dir).map(([v, dir]) => ({ v, dir: dir! })
     mkdirSync(cfg.dir, { recursive: true });
     const r = await runBin(['kv', 'get', 'k', '--endpoints', m.peerUrl], { env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1' }, timeout: 60_000 });
     expect(r.exitCode).toBe(2);
-    expect(String(r.stderr)).toContain(`${m.peerUrl} is the peer URL of member ${m.name} (etcd's member-to-member port), not a client URL: its client URL is ${m.clientUrl}`);
+    expect(String(r.stderr)).toContain(
+      `${m.peerUrl} is the peer URL of member ${m.name} (etcd's member-to-member port), not a client URL: its client URL is ${m.clientUrl}`,
+    );
     expect(String(r.stderr)).toContain(`give its client URL instead: --endpoints ${m.clientUrl}`);
   }, 120_000);
 });

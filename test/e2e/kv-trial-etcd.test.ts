@@ -127,7 +127,6 @@ describe.runIf(Boolean(dirs))('the trial start: five settings each refused by a 
     expect(shown).toMatch(/etcd4: refuse: etcd 3\.6\.\d+ exited \(2\)/);
     // (a rule every member passed: one line; each member's finding is in --json)
     expect(shown).toMatch(/\[trial-start\] ok on etcd1, etcd2, etcd3, etcd4, etcd5: /);
-    expect(shown).toMatch(/upgrade refused before any change: \d+ findings of the plan above: /);
     expectNothingStopped(before);
   }, 300_000);
 });

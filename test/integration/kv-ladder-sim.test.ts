@@ -43,7 +43,9 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     expect(r.code, r.stderr).toBe(0);
     // the three lines first: what will happen, that nothing blocks it (and what to heed), what to do next
     expect(r.stdout.split('\n').slice(0, 3)).toEqual([
-      expect.stringMatching(/^Upgrade 3\.2 → 3\.7 in 5 hops \(3\.3, 3\.4, 3\.5, 3\.6, 3\.7\), each restarting the 3 members one at a time: kv\d, kv\d, then kv\d \(the leader\)$/),
+      expect.stringMatching(
+        /^Upgrade 3\.2 → 3\.7 in 5 hops \(3\.3, 3\.4, 3\.5, 3\.6, 3\.7\), each restarting the 3 members one at a time: kv\d, kv\d, then kv\d \(the leader\)$/,
+      ),
       expect.stringMatching(/^Nothing blocks it: \d+ of \d+ findings ok; to heed: 3 warn \(3\.3 → 3\.4 \[enable-v2\] kv1, kv2, kv3\), \d+ not checked \(/),
       'Next: run the same command without --dry-run: it asks before the first stop (--yes: no question)',
     ]);
@@ -84,7 +86,9 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     // every member tried on every hop's binary before anything stops (a simulated one: the member program of that release)
     // (a rule every member passed is one line; --json keeps each member's own finding)
     expect(r.stdout.match(/\[trial-start\] ok on kv1, kv2, kv3: /g)).toHaveLength(5);
-    const rows = (await s.kv('upgrade', '--to', '3.7', '--dry-run', '--json')).json<{ checks: Array<{ rule: string; member?: string; status: string; detail: string }> }>().checks;
+    const rows = (await s.kv('upgrade', '--to', '3.7', '--dry-run', '--json')).json<{
+      checks: Array<{ rule: string; member?: string; status: string; detail: string }>;
+    }>().checks;
     expect(rows.filter((c) => c.rule === 'trial-start' && c.status === 'ok' && /^etcd 3\.\d\.\d+ served \/health/.test(c.detail))).toHaveLength(15);
     expect(r.stdout).toMatch(
       /Trials: 15 of 15 starts with each member's settings ran, 0 of 15 starts on a copy of each member's data ran \(15 do not apply: simulated members keep no etcd data\)/,

@@ -45,7 +45,16 @@ describe('the plan: each finding once', () => {
   });
 
   it('the three lines: what happens, what blocks it (or what to heed), what next', () => {
-    const base = { kind: 'upgrade' as const, from: '3.3', to: '3.4', hops: ['3.4'], members: ['kv2', 'kv3', 'kv1'], leader: 'kv1', warnings: [], strict: false };
+    const base = {
+      kind: 'upgrade' as const,
+      from: '3.3',
+      to: '3.4',
+      hops: ['3.4'],
+      members: ['kv2', 'kv3', 'kv1'],
+      leader: 'kv1',
+      warnings: [],
+      strict: false,
+    };
     const ok = [row('log-outputs', 'kv1', 'ok', 'x'), row('enable-v2', 'kv1', 'warn', 'y'), row('data-dir-0700', 'kv1', 'not checked', 'z')];
     expect(planSummary({ ...base, rows: ok, dryRun: true })).toEqual([
       'Upgrade 3.3 → 3.4, restarting the 3 members one at a time: kv2, kv3, then kv1 (the leader)',
@@ -80,7 +89,11 @@ describe('~ in path flags', () => {
     expect(expandHome('/opt/a~b', 'cluster', '/home/ann')).toBe('/opt/a~b');
     expect(() => expandHome('~bob/x', 'cluster', '/home/ann')).toThrow(/--cluster ~bob\/x: opsctl expands ~ and ~\/ \(your home\) only, not ~bob/);
     expect(() => expandHome('~/x', 'cluster', undefined)).toThrow(/HOME is not set/);
-    const flags = { cluster: { type: 'string', value: 'file', home: true }, targetBin: { type: 'list', value: '[version=]dir', home: true }, to: { type: 'string', value: 'minor' } };
+    const flags = {
+      cluster: { type: 'string', value: 'file', home: true },
+      targetBin: { type: 'list', value: '[version=]dir', home: true },
+      to: { type: 'string', value: 'minor' },
+    };
     expect(expandHomeFlags(flags, { cluster: '~/c.yaml', targetBin: ['3.5=~/a', '~/b'], to: '~' }, '/h')).toEqual({
       cluster: '/h/c.yaml',
       targetBin: ['3.5=/h/a', '/h/b'],

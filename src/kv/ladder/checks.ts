@@ -3,7 +3,6 @@ import { UpgradeRefused } from '../upgrade/options.js';
 import { hopName, type Hop } from './plan.js';
 import { checkHop } from '../rules/index.js';
 import { PROOF_RULES } from '../rules/trial.js';
-import { namedRows } from '../rules/summary.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
@@ -241,11 +240,8 @@ export function reasonOf(r: CheckRow): string {
   return `${r.hop} [${r.rule}]${r.member ? ` member ${r.member}` : ''}: ${what} (${r.guide})`;
 }
 
-/**
- * Refuses with every blocking row, naming --strict's part, or --skip-trial's, when that is what refuses.
- * `shown`: the plan just printed shows each row with its fix, so the refusal names them only (--json keeps them whole).
- */
-export function refuseRows(rows: CheckRow[], stopped: boolean, shown = false): never {
+/** Refuses with every blocking row, naming --strict's part, or --skip-trial's, when that is what refuses. */
+export function refuseRows(rows: CheckRow[], stopped: boolean): never {
   const unproven = [...new Set(rows.filter((r) => r.status === 'not checked' && PROOF_RULES.has(r.rule) && r.member).map((r) => r.member!))];
   const strictOnly = rows.some((r) => r.status === 'not checked' && !PROOF_RULES.has(r.rule));
   const ways = [
@@ -259,8 +255,7 @@ export function refuseRows(rows: CheckRow[], stopped: boolean, shown = false): n
   const hint = stopped
     ? `nothing of this hop was stopped: fix what the checks name, then run the same command to resume the ladder${ways.length ? `; ${ways.join('; ')}` : ''}`
     : `nothing was stopped or changed: fix what the checks name, then run the same command${ways.length ? `; ${ways.join('; ')}` : ''} (a refusal you have judged wrong: --ignore-check RULE, the id in brackets)`;
-  const brief = shown ? `${rows.length} finding${rows.length === 1 ? '' : 's'} of the plan above: ${namedRows(rows, 8)}` : undefined;
-  throw new UpgradeRefused(rows.map(reasonOf), hint, 'upgrade', brief);
+  throw new UpgradeRefused(rows.map(reasonOf), hint);
 }
 
 /** How many trial starts there were, ran and refused (settings and data trials alike), and their wall time. */

@@ -143,18 +143,14 @@ export interface UpgradeReport {
 /** What the report of a run says before any step: the cluster, the hop, the plan and its warnings, the resume. */
 export type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planText' | 'warnings' | 'plan' | 'resumed' | 'resume'>;
 
-/**
- * Pre-flight said no: nothing was changed. Exit 1 with every reason, titled by the verb that was refused;
- * `brief` instead of the list when the plan just printed shows each finding (--json keeps every reason).
- */
+/** Pre-flight said no: nothing was changed. Exit 1 with every reason (also as a list in --json), titled by the verb that was refused. */
 export class UpgradeRefused extends OpsError {
   constructor(
     readonly reasons: string[],
     hint: string,
     verb: 'upgrade' | 'downgrade' = 'upgrade',
-    brief?: string,
   ) {
-    super(`${verb} refused before any change:${brief ? ` ${brief}` : `\n  - ${reasons.join('\n  - ')}`}`, 1, { code: 'preflight', hint });
+    super(`${verb} refused before any change:\n  - ${reasons.join('\n  - ')}`, 1, { code: 'preflight', hint });
   }
 
   override toJSON(): Record<string, unknown> {
