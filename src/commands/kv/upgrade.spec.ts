@@ -79,6 +79,7 @@ export const spec = defineVerb({
     report: {
       type: 'string',
       value: 'file.html',
+      home: true,
       help: 'write a one-page HTML report of the run (plan, down windows, health, snapshots); with --json its data too',
     },
   },

@@ -231,9 +231,7 @@ export async function runFix(
 }
 
 /** The rows that stop the ladder: refusals, a member not proven (the trials), and with --strict every check that could not run. */
-export function blocking(rows: CheckRow[], strict: boolean): CheckRow[] {
-  return rows.filter((r) => r.status === 'refuse' || (r.status === 'not checked' && (strict || PROOF_RULES.has(r.rule))));
-}
+export { blocking } from '../rules/summary.js';
 
 export function reasonOf(r: CheckRow): string {
   // (A finding that names its own fix, as the 3.3 config check does, is not given the rule's too.)

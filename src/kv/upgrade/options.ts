@@ -58,6 +58,11 @@ export interface UpgradeTarget {
   v2Measured?: { bytes: number; on: string };
   /** The hop's rulebook as checked before this run (kept in the journal for the report). */
   checks?: CheckRow[];
+  /**
+   * The plan shows the summary and `checks` (a one-hop kv upgrade): each finding once, inside the plan,
+   * with `notes` after them (settle, trials); `strict` as --strict judges what blocks.
+   */
+  shownChecks?: { notes: string[]; strict: boolean };
 }
 
 /** How the run acts on the world and shows itself. */
@@ -145,13 +150,18 @@ export interface UpgradeReport {
 /** What the report of a run says before any step: the cluster, the hop, the plan and its warnings, the resume. */
 export type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planText' | 'warnings' | 'plan' | 'resumed' | 'resume'>;
 
-/** Pre-flight said no: nothing was changed. Exit 1 with every reason. */
+/** Pre-flight said no: nothing was changed. Exit 1 with every reason (also as a list in --json), titled by the verb that was refused. */
 export class UpgradeRefused extends OpsError {
   constructor(
     readonly reasons: string[],
     hint: string,
+    verb: 'upgrade' | 'downgrade' = 'upgrade',
   ) {
-    super(`upgrade refused before any change:\n  - ${reasons.join('\n  - ')}`, 1, { code: 'preflight', hint });
+    super(`${verb} refused before any change:\n  - ${reasons.join('\n  - ')}`, 1, { code: 'preflight', hint });
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), reasons: this.reasons };
   }
 }
 

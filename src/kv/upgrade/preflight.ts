@@ -39,6 +39,7 @@ export async function stageBinaries(o: UpgradeOptions, driver: MemberDriver, upg
     throw new UpgradeRefused(
       reasons,
       'nothing was stopped: fix the stage template or the hosts (the staged binary must print its etcd --version), then run the same command',
+      o.downgrade ? 'downgrade' : 'upgrade',
     );
   }
   p.done(`stage: ${lines.join('; ')}`);
@@ -96,6 +97,7 @@ export async function preflight(o: UpgradeOptions, file: string, first: ReturnTy
         (journal
           ? `fix the cluster, then run the same command to resume (journal ${file}), or roll back: ${o.rollbackCommand}`
           : 'fix the cluster first; nothing was changed'),
+      o.downgrade ? 'downgrade' : 'upgrade',
     );
   };
   const obs = await electionSettled(o, await first);

@@ -3,14 +3,14 @@
 /** Flags that find the cluster and reach it (every kv verb but sandbox, release, backups and snapshot status). */
 export const cluster = {
   endpoints: { type: 'string', value: 'urls', help: 'client URLs, comma-separated (default: the sandbox)' },
-  cluster: { type: 'string', value: 'file', help: 'a cluster file (YAML or JSON): members and a driver' },
+  cluster: { type: 'string', value: 'file', home: true, help: 'a cluster file (YAML or JSON): members and a driver' },
   requestTimeout: { type: 'string', value: 'duration', help: 'timeout of one request to a member', default: '3s' },
-  cacert: { type: 'string', value: 'file', help: "TLS: the CA bundle that signed the members' certificates (env OPSCTL_KV_CACERT)" },
-  cert: { type: 'string', value: 'file', help: 'TLS: client certificate (env OPSCTL_KV_CERT)' },
-  key: { type: 'string', value: 'file', help: 'TLS: client key (env OPSCTL_KV_KEY)' },
+  cacert: { type: 'string', value: 'file', home: true, help: "TLS: the CA bundle that signed the members' certificates (env OPSCTL_KV_CACERT)" },
+  cert: { type: 'string', value: 'file', home: true, help: 'TLS: client certificate (env OPSCTL_KV_CERT)' },
+  key: { type: 'string', value: 'file', home: true, help: 'TLS: client key (env OPSCTL_KV_KEY)' },
   insecureSkipTlsVerify: { type: 'boolean', help: "TLS: do not check the members' certificates (warned about)" },
   user: { type: 'string', value: 'name', help: 'etcd auth: the user; the password from the prompt, OPSCTL_KV_PASSWORD or --password-file' },
-  passwordFile: { type: 'string', value: 'file', help: 'etcd auth: a file whose first line is the password' },
+  passwordFile: { type: 'string', value: 'file', home: true, help: 'etcd auth: a file whose first line is the password' },
 } as const;
 
 /** The command driver's templates and the member timeouts: the verbs that stop and start members. */
@@ -55,11 +55,11 @@ export const trialTimeout = {
 export const dryRun = { type: 'boolean', help: 'print the plan and stop' } as const;
 
 /** `--target-bin`, repeatable (`3.4=DIR` per hop). */
-export const targetBin = (help: string) => ({ type: 'list', value: '[version=]dir', repeat: true, help }) as const;
+export const targetBin = (help: string) => ({ type: 'list', value: '[version=]dir', repeat: true, home: true, help }) as const;
 
 /** The snapshot flags of a rolling run (kv upgrade, kv downgrade). */
 export const snapshotVia = { type: 'string', value: 'how', help: 'auto | etcdctl | gateway', default: 'auto' } as const;
-export const etcdctl = { type: 'string', value: 'path', help: 'the etcdctl to use for snapshots' } as const;
+export const etcdctl = { type: 'string', value: 'path', home: true, help: 'the etcdctl to use for snapshots' } as const;
 export const snapshotTimeout = {
   type: 'string',
   value: 'duration',
@@ -81,7 +81,7 @@ export const keepBackups = {
   help: "keep each member's data-dir copy after its hop is done (by default it is removed then: the hop's verified restore point is the way back)",
 } as const;
 /** `--cache` of the release verbs. */
-export const cache = { type: 'string', value: 'dir', help: "the release cache (default: opsctl's data directory, cache/etcd-releases)" } as const;
+export const cache = { type: 'string', value: 'dir', home: true, help: "the release cache (default: opsctl's data directory, cache/etcd-releases)" } as const;
 
 /** `-w` of the etcdctl-like verbs: etcdctl's own lines where scripts parse them. */
 export const writeOut = {
