@@ -215,15 +215,9 @@ export class UpgradeRun {
       // a put-back a kill interrupted is finished first; the run then halts as that one would have
       const pb = j.puttingBack;
       const pbStep = pb && j.steps.find((s) => s.id === pb.step);
-      if (pb && pbStep) {
-        const back = await rollBackMember(
-          this.env,
-          this.o.cluster.members.find((m) => m.name === pb.member)!,
-          pbStep,
-          pb.reason,
-        );
-        return await this.halt(pbStep, back.reason, back.status);
-      }
+      const pbMember = pb && this.o.cluster.members.find((m) => m.name === pb.member);
+      const back = pb && pbStep && pbMember ? await rollBackMember(this.env, pbMember, pbStep, pb.reason) : undefined;
+      if (back) return await this.halt(pbStep!, back.reason, back.status);
       const first = nextMember(pending(), this.leaderId);
       if (first) {
         const fresh = !j.steps.some((s) => s.kind === 'stop' && s.status !== 'pending');
