@@ -30,7 +30,9 @@ export async function helpers(ROOT) {
   const entry = join(ROOT, 'test', 'helpers', 'etcd-releases.ts');
   const r = await build({
     stdin: {
-      contents: "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts'; export * from './kv-load.ts';",
+      // (and opsctl's own reading of a WAL: what etcd 3.7 would replay of it, for kv-ladder)
+      contents:
+        "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts'; export * from './kv-load.ts'; export { walV2Replay } from '../../src/kv/upgrade/wal-v2.ts';",
       resolveDir: join(ROOT, 'test', 'helpers'),
       loader: 'ts',
     },
