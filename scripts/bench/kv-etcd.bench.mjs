@@ -125,7 +125,23 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
     const t0 = performance.now();
     const out = execFileSync(
       process.execPath,
-      [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--poll-interval', `${POLL_MS}ms`, '--json'],
+      // (--target-bin: the hop's binary where the members run; each member's trial before the first stop needs it)
+      [
+        BIN,
+        'kv',
+        'upgrade',
+        '--to',
+        '3.3',
+        '--yes',
+        '--no-backup',
+        '--cluster',
+        file,
+        '--target-bin',
+        `3.3=${dirs.v33}`,
+        '--poll-interval',
+        `${POLL_MS}ms`,
+        '--json',
+      ],
       { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 },
     );
     const ms = performance.now() - t0;

@@ -394,7 +394,7 @@ export default async function kvLadderBench(report, { BIN, ROOT, median }) {
     if (showSteps) {
       const t = pairs[0].opsctl.trials;
       console.log(
-        `     opsctl before its first hop: ${s1(med((p) => p.opsctl.outside[names[0]]))} (start-up, the plan; the trials ${t ? `${t.starts} starts, ${t.ran} ran, ${t.refused} refused, in ${s1(med((p) => p.opsctl.trialMs))}` : 'not reported'})`,
+        `     opsctl before its first hop: ${s1(med((p) => p.opsctl.outside[names[0]]))} (start-up, the plan; the trials${split ? ' of both runs' : ''} ${t ? `${t.starts} starts, ${t.ran} ran, ${t.refused} refused, in ${s1(med((p) => p.opsctl.trialMs))}` : 'not reported'})`,
       );
       // (settings trials: all at once; data trials: per member one chain through every hop's binary, members at once; the first round's)
       const starts = Object.entries(pairs[0].opsctl.trialStarts).map(([k, v]) => `${k} ${v.map((x) => (x / 1000).toFixed(2)).join('/')}`);
@@ -406,7 +406,9 @@ export default async function kvLadderBench(report, { BIN, ROOT, median }) {
       console.log(`     ${hop}: opsctl ${s1(o)}, hand ${s1(hd)}, ${(o / hd).toFixed(2)}x`);
       if (showSteps) {
         if (hop !== names[0])
-          console.log(`        opsctl before the hop (its rules, trials, fixes): ${(med((p) => p.opsctl.outside[hop]) / 1000).toFixed(2)} s`);
+          console.log(
+            `        opsctl before the hop (${split && hop.endsWith('3.7') ? 'its own run: start-up, the plan, its trials' : 'its rules, trials, fixes'}): ${(med((p) => p.opsctl.outside[hop]) / 1000).toFixed(2)} s`,
+          );
         console.log(`        opsctl steps (s): ${fmt('opsctl', hop)}`);
         console.log(`        hand steps (s):   ${fmt('hand', hop)}`);
       }

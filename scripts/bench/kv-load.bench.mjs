@@ -101,6 +101,9 @@ export default async function kvLoadBench(report, { BIN, ROOT }) {
               '--no-backup',
               '--cluster',
               file,
+              // the hop's binary where the members run (the trial of each member before the first stop needs it)
+              '--target-bin',
+              `3.3=${dirs.v33}`,
               '--settle',
               `${SETTLE_MS}ms`,
               '--poll-interval',
