@@ -68,14 +68,16 @@ describe('the label service: RFC 6750 bearer challenges', () => {
     expect(api.headers.get('www-authenticate')).toBe('Bearer realm="mock"');
   });
 
-  it('§3.1 insufficient_scope: a 403 with the scope the method needs (and Google\'s ErrorInfo reason)', async () => {
+  it("§3.1 insufficient_scope: a 403 with the scope the method needs (and Google's ErrorInfo reason)", async () => {
     // RFC 6750 §3.1: "insufficient_scope: The request requires higher privileges than provided by the access
     // token. The resource server SHOULD respond with the HTTP 403 (Forbidden) status code and MAY include the
     // "scope" attribute with the scope necessary to access the protected resource."
     const media = await mint(plain, [`${SCOPE_BASE}/media.readonly`]);
     const read = await fetch(`${plain.url}/v2/labels`, { headers: bearer(media) });
     expect(read.status).toBe(403);
-    expect(read.headers.get('www-authenticate')).toBe(`Bearer realm="opsctl-mock", error="insufficient_scope", scope="${Object.values(LABEL_SCOPES).join(' ')}"`);
+    expect(read.headers.get('www-authenticate')).toBe(
+      `Bearer realm="opsctl-mock", error="insufficient_scope", scope="${Object.values(LABEL_SCOPES).join(' ')}"`,
+    );
     expect(((await read.json()) as { error: { details: Array<{ reason: string }> } }).error.details).toEqual([
       expect.objectContaining({ reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT' }),
     ]);
@@ -86,7 +88,9 @@ describe('the label service: RFC 6750 bearer challenges', () => {
       body: JSON.stringify({ labelType: 'SHARED', properties: { title: 'refused' } }),
     });
     expect(write.status).toBe(403);
-    expect(write.headers.get('www-authenticate')).toBe(`Bearer realm="opsctl-mock", error="insufficient_scope", scope="${LABEL_SCOPES.rw} ${LABEL_SCOPES.admin}"`);
+    expect(write.headers.get('www-authenticate')).toBe(
+      `Bearer realm="opsctl-mock", error="insufficient_scope", scope="${LABEL_SCOPES.rw} ${LABEL_SCOPES.admin}"`,
+    );
   });
 });
 
@@ -148,7 +152,14 @@ describe('the authorization server', () => {
     const r = await playBrowser(u.toString());
     expect(r.consentStatus).toBe(302);
     const code = new URL(r.location!).searchParams.get('code')!;
-    return form(s, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: DEFAULT_CLIENT_ID, client_secret: DEFAULT_CLIENT_SECRET });
+    return form(s, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: DEFAULT_CLIENT_ID,
+      client_secret: DEFAULT_CLIENT_SECRET,
+    });
   }
 
   it('token_type is "Bearer" from every grant: authorization code, refresh, device code and token exchange', async () => {

@@ -143,9 +143,12 @@ function resolve(contract: Contract, schema: SchemaNode | undefined): SchemaNode
  * response schema before the method runs; what trims the answer, or undefined without one.
  */
 export function partialResponse(contract: Contract, id: MethodId, req: MockRequest): ((json: unknown) => unknown) | undefined {
-  const text = req.query.getAll('fields').filter((f) => f.trim() !== '').join(',');
+  const text = req.query
+    .getAll('fields')
+    .filter((f) => f.trim() !== '')
+    .join(',');
   if (!text) return undefined;
   const selection = parseFields(text);
-  checkFields(contract, contract.methods.get(id)?.response?.$ref, selection);
+  checkFields(contract.schemas, contract.methods.get(id)?.response?.$ref, selection);
   return (json) => selectFields(json, selection);
 }

@@ -1,5 +1,4 @@
 import { MockError } from '../../http.js';
-import type { Contract } from './contract.js';
 
 /**
  * Google's partial response: the `fields` system parameter every method of the label API's discovery
@@ -13,7 +12,7 @@ import type { Contract } from './contract.js';
 /** A selection: each field named, with what is selected inside it (`true`: all of it). */
 export type Selection = Map<string, Selection | true>;
 
-interface SchemaNode {
+export interface SchemaNode {
   $ref?: string;
   type?: string;
   properties?: Record<string, SchemaNode>;
@@ -71,16 +70,16 @@ function merge(into: Selection, path: string[], inner: Selection | true): void {
 }
 
 /** Refuses a selection naming a field the method's response cannot have (its schema in the discovery document). */
-export function checkFields(contract: Contract, responseRef: string | undefined, selection: Selection): void {
+export function checkFields(schemas: Record<string, SchemaNode>, responseRef: string | undefined, selection: Selection): void {
   const walk = (sel: Selection, schema: SchemaNode | undefined): void => {
-    const s = resolve(contract, schema);
+    const s = resolve(schemas, schema);
     for (const [field, inner] of sel) {
       let child: SchemaNode | undefined;
       if (field === '*') child = undefined;
       else if (s?.additionalProperties) child = s.additionalProperties;
       else if (s?.properties && Object.hasOwn(s.properties, field)) child = s.properties[field];
       else throw invalid(field);
-      const element = resolve(contract, child)?.items ?? child;
+      const element = resolve(schemas, child)?.items ?? child;
       if (inner !== true && field !== '*') walk(inner, element);
     }
   };
@@ -102,6 +101,6 @@ export function selectFields(value: unknown, selection: Selection): unknown {
   return out;
 }
 
-function resolve(contract: Contract, schema: SchemaNode | undefined): SchemaNode | undefined {
-  return schema?.$ref ? (contract.schemas[schema.$ref] as SchemaNode | undefined) : schema;
+function resolve(schemas: Record<string, SchemaNode>, schema: SchemaNode | undefined): SchemaNode | undefined {
+  return schema?.$ref ? schemas[schema.$ref] : schema;
 }

@@ -63,7 +63,8 @@ const labelsService: ServiceModule = {
     /** A handler of one method of one version: the request is checked against that version's document first. */
     const checked =
       (version: LabelApiVersion, id: MethodId, handler: Handler): Handler =>
-      async (req) => answer(await contractOf(version), id, req, handler);
+      async (req) =>
+        answer(await contractOf(version), id, req, handler);
     const dispatch = (version: LabelApiVersion) => async (req: MockRequest) => {
       const p = parseLabelPath(req.params['*'] ?? '');
       if (!p) throw new MockError(404, 'NOT_FOUND', `no such resource: ${req.path}`);
