@@ -12,7 +12,7 @@
 // chunks of the build it started on in the .dist-old-* kept beside it).
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lazyBuiltins, noHttp2 } from './esbuild-plugins.mjs';
@@ -90,6 +90,8 @@ try {
   }
   // bin/load.cjs keys its code cache by this: a rebuilt dist/ never meets the cache of another build
   writeFileSync(join(stage, 'build-id'), `${hash.digest('hex').slice(0, 16)}\n`);
+  // mkdtemp makes it 0700: dist/ is read by every user of the checkout (and the npm package), as a made directory is
+  chmodSync(stage, 0o777 & ~process.umask());
   swapInto(stage, 'dist', '.dist-old-');
 } finally {
   rmSync(esm, { recursive: true, force: true });

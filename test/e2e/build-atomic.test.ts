@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +62,8 @@ describe('npm run build replaces dist/ whole', () => {
     const left = readdirSync(copy).filter((n) => n.startsWith('.dist-'));
     expect(left.filter((n) => n.startsWith('.dist-build-'))).toEqual([]);
     expect(left.filter((n) => n.startsWith('.dist-old-'))).toHaveLength(1);
+    // readable by every user of the checkout, as a directory made in place is (not the 0700 of a temporary one)
+    expect(statSync(join(copy, 'dist')).mode & 0o777).toBe(0o777 & ~process.umask());
   }, 600_000);
 
   it('started in the instant between the two renames (dist/ gone, the build under way): waits for the new dist/ and runs', async () => {
