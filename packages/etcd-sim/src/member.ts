@@ -660,8 +660,14 @@ async function tick(): Promise<void> {
         } catch (err) {
           const gone = (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
           // Not answering for a moment is not being gone: keep the peer until an election timeout passed.
-          if (!gone && performance.now() - p.lastSeen < electionMs) return;
+          // (How long it was silent is said either way, so a test holds the member to that on any machine.)
+          const silent = Math.round(performance.now() - p.lastSeen);
+          if (!gone && silent < electionMs) {
+            if (p.reachable) log('W', `peer ${p.name} did not answer a heartbeat (silent for ${silent} ms; kept until the election timeout, ${electionMs} ms)`);
+            return;
+          }
           if (p.reachable) {
+            if (!gone) log('W', `peer ${p.name} has not answered for ${silent} ms (election timeout ${electionMs} ms)`);
             log('W', `lost the TCP streaming connection with peer ${p.name} (stream MsgApp v2 reader)`);
             log('W', `peer ${p.name} became inactive (message send to peer failed)`);
           }
