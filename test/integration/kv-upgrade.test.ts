@@ -53,7 +53,9 @@ describe('kv upgrade on a simulated sandbox', () => {
     expect(startOrder[2]).toBe(leader);
     expect(report.snapshots).toHaveLength(3);
     expect(report.steps.filter((s: any) => s.kind === 'backup-data')).toHaveLength(3);
-    expect(report.steps.filter((s: any) => s.kind === 'backup-data').every((s: any) => /^\d+ files, .* on disk \(\d+ bytes.*\) copied to \//.test(s.detail))).toBe(true);
+    expect(
+      report.steps.filter((s: any) => s.kind === 'backup-data').every((s: any) => /^\d+ files, .* on disk \(\d+ bytes.*\) copied to \//.test(s.detail)),
+    ).toBe(true);
     expect(report.totals.imposedMs).toBeGreaterThan(0);
     for (const s of report.steps) expect(typeof s.ms).toBe('number');
 
