@@ -20,6 +20,23 @@ const vm = process.getBuiltinModule('node:vm');
 const Module = process.getBuiltinModule('node:module');
 
 const KEEP = 3;
+/** ./name or ./dir/name, no . or .. segment: `here + id.slice(1)` is already the normal path (path.join's result). */
+const PLAIN_RELATIVE = /^\.(\/[^./][^/]*)+$/;
+
+/**
+ * V8 keys cached code by a hash of its flags, taken when the code is compiled and when the cache is
+ * written. src/core/wasm.ts sets --liftoff-only (WebAssembly compiled once, not again on background
+ * threads) when undici or jq loads: set only then, every chunk a network command loaded before it was
+ * refused at the next start and compiled and written again, on every run. Set here, before the first
+ * chunk, the hash is the same at every compile and every write (node:v8 costs nothing measurable).
+ */
+function liftoffOnly() {
+  try {
+    process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
+  } catch {
+    // an engine without the flag: the cache still works for commands that load no WebAssembly
+  }
+}
 
 /** Where the chunks come from: files under dist/ (the npm package), or the single executable's assets. */
 const FILES = {
@@ -62,6 +79,7 @@ function ownDir(dir) {
  * chunks were compiled to at package time, used before the user's cache directory.
  */
 function createLoader(dist, env = process.env, source = FILES) {
+  liftoffOnly();
   const dir = cacheDir(dist, env, source);
   const usable = dir !== undefined && ownDir(dir);
   const modules = new Map();
@@ -92,6 +110,8 @@ function createLoader(dist, env = process.env, source = FILES) {
     const here = path.dirname(file);
     let external;
     const require = (id) => {
+      // a chunk beside or under this one (./chunk-X.cjs, ./chunks/chunk-X.cjs): the path as it is, no normalising
+      if (path.sep === '/' && PLAIN_RELATIVE.test(id)) return load(here + id.slice(1));
       if (id.startsWith('./') || id.startsWith('../')) return load(path.join(here, id));
       if (Module.isBuiltin(id)) return process.getBuiltinModule(id);
       return (external ??= Module.createRequire(file))(id);

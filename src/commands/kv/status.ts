@@ -18,7 +18,8 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<CommandRes
   const rows = obs.members.map((m) => ({
     name: m.name,
     endpoint: m.endpoint,
-    id: m.id || null,
+    // in hex, as etcdctl and every other kv verb print it (kv member remove takes it, or the name)
+    id: m.id ? BigInt(m.id).toString(16) : null,
     server: m.serverVersion ?? null,
     cluster: m.clusterVersion ?? null,
     leader: Boolean(m.id && m.leaderId === m.id),
@@ -26,7 +27,9 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<CommandRes
     healthy: m.healthy,
     detail: m.error ?? m.healthDetail,
   }));
-  for (const a of obs.alarms) ctx.io.warn(`alarm ${a.alarm} on member ${a.memberId}`);
+  for (const a of obs.alarms) ctx.io.warn(`alarm ${a.alarm} on member ${/^\d+$/.test(a.memberId) ? BigInt(a.memberId).toString(16) : a.memberId}`);
+  // a member that is down or unhealthy says why, on the terminal as in a pipe (the table's last column too)
+  for (const r of rows) if (!r.healthy) ctx.io.warn(`${r.name} (${r.endpoint}): ${r.detail}`);
   // The last upgrade's restore point (kv restore --snapshot rebuilds from it): on stderr, and on
   // every JSON row (the rows stay the shape scripts already read).
   const rp = lastRestorePoint(ctx.paths.data, cluster.key);
@@ -37,7 +40,10 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<CommandRes
   for (const r of rows) Object.assign(r, { restorePoint: rp ?? null });
   return {
     data: rows,
-    columns: ['name', 'endpoint', 'id', 'server', 'cluster', 'leader', 'revision', 'healthy'].map((key) => ({ key })),
+    columns: [
+      ...['name', 'endpoint', 'id', 'server', 'cluster', 'leader', 'revision', 'healthy'].map((key) => ({ key })),
+      { key: 'reason', get: (r: (typeof rows)[number]) => (r.healthy ? '' : r.detail) },
+    ],
     exitCode: rows.some((r) => !r.healthy) || obs.alarms.length ? 1 : 0,
   };
 }
