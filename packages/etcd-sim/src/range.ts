@@ -7,7 +7,7 @@ import type { Dict } from '@opsctl/shared/lookup.js';
 import { textOf, type JsonObject } from '@opsctl/shared/json.js';
 import type { Kv } from './messages.js';
 
-const SORT_FIELDS = { VERSION: 'version', CREATE: 'create_revision', MODIFY: 'mod_revision' } as const;
+const SORT_FIELDS = { VERSION: 'version', CREATE: 'create_revision', MOD: 'mod_revision' } as const;
 
 export function rangeOf(kvs: Dict<Kv>, input: JsonObject): { kvs: JsonObject[]; count: string; more?: boolean } {
   const key = textOf(input.key) ?? '';

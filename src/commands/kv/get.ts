@@ -14,7 +14,7 @@ import {
   type RangeKv,
   type RangeRequest,
 } from '../../kv/ops/range.js';
-import { etcdSaid, reach } from './lib/ops.js';
+import { etcdSaid, linesText, reach } from './lib/ops.js';
 import type { spec } from './get.spec.js';
 
 export type GetOptions = OptionsOf<typeof spec>;
@@ -38,7 +38,7 @@ export async function run(opts: GetOptions, ctx: Context): Promise<CommandResult
   const exitCode = opts.require && (opts.countOnly ? got.count === '0' : got.kvs.length === 0) ? 1 : undefined;
   if (exitCode) ctx.io.warn(`no key matches ${describe(req)} (--require)`);
   const data = getJson(got, opts);
-  const lines = (text: string[]) => ({ data, text: text.join('\n'), exitCode });
+  const lines = (text: string[]) => ({ data, text: linesText(text), exitCode });
   switch (opts.writeOut) {
     case 'simple':
       return lines(opts.countOnly ? [got.count] : getSimpleLines(got, opts.printValueOnly));
@@ -78,6 +78,11 @@ function request(opts: GetOptions): RangeRequest {
       hint: 'opsctl kv get KEY END (the keys in [KEY, END)), or opsctl kv get KEY --prefix',
     });
   if (opts.keysOnly && opts.countOnly) throw new UsageError('--keys-only and --count-only: give one of them', { field: '--count-only' });
+  if (opts.printValueOnly && (opts.writeOut === 'json' || opts.writeOut === 'fields'))
+    throw new UsageError(`--print-value-only and -w ${opts.writeOut}: the values alone are lines, not ${opts.writeOut}`, {
+      field: '--print-value-only',
+      hint: 'drop -w (or use -w simple) for the values alone',
+    });
   const sortTarget = oneOf(opts.sortBy, SORT_TARGETS, '--sort-by');
   const sortOrder = oneOf(opts.order, SORT_ORDERS, '--order');
   if (opts.consistency !== undefined && !['l', 's'].includes(opts.consistency))

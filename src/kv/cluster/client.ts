@@ -222,9 +222,13 @@ export class KvClient {
         this.fetch(`${p}/maintenance/status`, { method: 'POST', body: {}, gatewayPath: '/maintenance/status' }).catch((err: unknown) => err as Error),
       ),
     );
-    const hit = tries.find((r): r is { status: number; text: string; url: string } => !(r instanceof Error) && r.status === 200);
+    type Answer = { status: number; text: string; url: string };
+    // 3.6 asks for a user even for the status when auth is on: a refusal in etcd's words is the gateway too
+    const hit =
+      tries.find((r): r is Answer => !(r instanceof Error) && r.status === 200) ??
+      tries.find((r): r is Answer => !(r instanceof Error) && AUTH_ERRORS.test(gatewayMessage(r.text)));
     if (hit) {
-      this.discoveredStatus = hit.text;
+      if (hit.status === 200) this.discoveredStatus = hit.text;
       this.prefix = new URL(hit.url).pathname.replace(/\/maintenance\/status$/, '');
       this.prefixCache.set(this.endpoint, this.prefix);
       return this.prefix;
@@ -232,7 +236,7 @@ export class KvClient {
     const failure = tries.find((r) => r instanceof Error);
     if (failure) throw failure;
     // etcd 3.4+ refuses every gateway call from a certificate with a CN: say that, not "no gateway".
-    const cn = tries.find((r): r is { status: number; text: string; url: string } => !(r instanceof Error) && CN_REFUSED.test(gatewayMessage(r.text)));
+    const cn = tries.find((r): r is Answer => !(r instanceof Error) && CN_REFUSED.test(gatewayMessage(r.text)));
     if (cn) throw gatewayError(this.endpoint, cn.status, gatewayMessage(cn.text));
     throw new OpsError(`${this.endpoint}: no v3 JSON gateway answered (${GATEWAY_PREFIXES.join(', ')})`, 1, {
       hint: 'etcd 3.2 or later serves the gateway on its client URL; check the endpoint',
@@ -376,16 +380,10 @@ export class KvClient {
   }
 
   async get(key: string): Promise<{ key: string; value: string; modRevision: string; version: string } | undefined> {
-    const r = asObject(parseJsonSafe(await this.gateway('/kv/range', { key: Buffer.from(key).toString('base64') })));
-    const [first] = asList(r.kvs);
-    if (!first) return undefined;
-    const kv = asObject(first);
-    return {
-      key,
-      value: Buffer.from(textOf(kv.value) ?? '', 'base64').toString('utf8'),
-      modRevision: textOf(field(kv, 'mod_revision', 'modRevision')) ?? '',
-      version: textOf(kv.version) ?? '',
-    };
+    const kv = asList(asObject(parseJsonSafe(await this.gateway('/kv/range', { key: Buffer.from(key).toString('base64') }))).kvs).map(asObject)[0];
+    if (!kv) return undefined;
+    const value = Buffer.from(textOf(kv.value) ?? '', 'base64').toString('utf8');
+    return { key, value, modRevision: textOf(field(kv, 'mod_revision', 'modRevision')) ?? '', version: textOf(kv.version) ?? '' };
   }
 
   /** Every key under a prefix (range end = prefix + 1). */

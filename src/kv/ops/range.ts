@@ -72,7 +72,8 @@ export function rangeRequestBody(r: RangeRequest): Record<string, unknown> {
     const target = r.sortTarget ?? 'KEY';
     const order = target === 'KEY' && r.sortOrder === 'ASCEND' ? undefined : r.sortOrder;
     if (order) body.sort_order = order;
-    if (target !== 'KEY') body.sort_target = target;
+    // etcdctl's MODIFY is the protocol's MOD
+    if (target !== 'KEY') body.sort_target = target === 'MODIFY' ? 'MOD' : target;
   }
   if (r.serializable) body.serializable = true;
   if (r.keysOnly) body.keys_only = true;

@@ -93,6 +93,11 @@ async function nameMembers(members: MemberSpec[], client: (m: MemberSpec) => KvC
 /** The member as etcdctl names an endpoint in its lines: host:port. */
 export const hostPort = (m: MemberSpec) => new URL(m.endpoint).host;
 
+/** Lines as etcdctl prints them, each ending in a line break (a last empty line too: an empty value); none: nothing. */
+export function linesText(lines: readonly string[]): string {
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
 /**
  * A verb's answer in the shape -w asks: a table (columns), etcdctl's simple lines, or JSON. Without -w: the
  * table, else `plain` (a verb's own lines), else the simple lines.
@@ -102,9 +107,9 @@ export function shaped(
   r: { data: unknown; columns?: Array<string | Column>; simple: string[]; plain?: string[]; message?: string; exitCode?: number },
 ): CommandResult {
   const base = { data: r.data, exitCode: r.exitCode };
-  if (opts.writeOut === 'simple') return { ...base, text: r.simple.join('\n') };
+  if (opts.writeOut === 'simple') return { ...base, text: linesText(r.simple) };
   if (opts.writeOut === 'json') return { ...base, text: JSON.stringify(r.data, null, 2) };
-  if (!r.columns) return { ...base, text: (r.plain ?? r.simple).join('\n'), message: r.message };
+  if (!r.columns) return { ...base, text: linesText(r.plain ?? r.simple), message: r.message };
   return { ...base, columns: r.columns.map((c) => (typeof c === 'string' ? { key: c } : c)), message: r.message };
 }
 
