@@ -24,7 +24,7 @@ const fact = (key: keyof StatusFacts, header: string) => ({ key, header, get: (x
  * member does not answer, 4 when one refused the credentials.
  */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
-  const { r, members } = await reachEach(ctx, opts);
+  const { r, members } = await reachEach(ctx, opts, { named: false });
   const got = await Promise.all(
     members.map((m) =>
       endpointStatus(r.client(m)).then(

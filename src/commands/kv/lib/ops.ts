@@ -149,11 +149,11 @@ export interface PerMemberFlags extends Omit<OpsFlags, 'cluster'> {
 /**
  * The cluster a per-member verb reaches and the members it acts on: the cluster's (sandbox, file,
  * --endpoints), or with `--cluster` alone (or --member-list) every member the cluster's own list names,
- * as etcdctl's --cluster.
+ * as etcdctl's --cluster. `named: false`: a verb that shows no member's name asks no member list for them.
  */
-export async function reachEach(ctx: Context, opts: PerMemberFlags): Promise<{ r: Reach; members: MemberSpec[] }> {
+export async function reachEach(ctx: Context, opts: PerMemberFlags, { named = true } = {}): Promise<{ r: Reach; members: MemberSpec[] }> {
   const everyListed = opts.cluster === true || Boolean(opts.memberList);
-  const r = await reach(ctx, { ...opts, cluster: opts.cluster === true ? undefined : opts.cluster }, { named: !everyListed });
+  const r = await reach(ctx, { ...opts, cluster: opts.cluster === true ? undefined : opts.cluster }, { named: named && !everyListed });
   if (!everyListed) return { r, members: r.members };
   const { listMembers } = await import('../../../kv/ops/members.js');
   const { members } = await r.any((c) => listMembers(c));
