@@ -90,7 +90,7 @@ function createLoader(dist, env = process.env, source = FILES) {
     if (known) return known.exports;
     const module = { exports: {} };
     modules.set(file, module);
-    const code = source.read(file);
+    const code = readChunk(file);
     const afterFlags = liftoffSet();
     const cacheFile = dir && path.join(afterFlags ? path.join(dir, 'liftoff') : dir, `${path.basename(file)}.v8`);
     let cachedData = env.NODE_DISABLE_COMPILE_CACHE ? undefined : source.baked(file);
@@ -119,6 +119,28 @@ function createLoader(dist, env = process.env, source = FILES) {
     require.resolve = (id, options) => (external ??= Module.createRequire(file)).resolve(id, options);
     script.runInThisContext().call(module.exports, module.exports, require, module, file, here);
     return module.exports;
+  }
+
+  /**
+   * A chunk's code. A chunk missing from dist/ because `npm run build` replaced dist/ since this process
+   * started (scripts/build.mjs moves the build it replaces aside, to .dist-old-*, and keeps the newest) is read
+   * from there: its name holds a hash of its content, so a file of that name anywhere is that chunk.
+   */
+  function readChunk(file) {
+    try {
+      return source.read(file);
+    } catch (err) {
+      const rel = path.relative(dist, file);
+      if (err.code !== 'ENOENT' || source !== FILES || rel.startsWith('..')) throw err;
+      for (const old of earlierBuilds(dist)) {
+        try {
+          return fs.readFileSync(path.join(old, rel), 'utf8');
+        } catch {
+          // not in that one either
+        }
+      }
+      throw err;
+    }
   }
 
   /** Writes the code of the chunks compiled afresh (call at exit: it then holds the functions that ran). */
@@ -158,6 +180,20 @@ function makeDirs(dir) {
   const missing = [];
   for (let p = dir; !fs.existsSync(p) && path.dirname(p) !== p; p = path.dirname(p)) missing.unshift(p);
   for (const p of missing) fs.mkdirSync(p, { mode: 0o700 });
+}
+
+/** The builds a rebuild moved aside beside `dist` (.dist-old-<time>-…), newest first. */
+function earlierBuilds(dist) {
+  const root = path.dirname(dist);
+  try {
+    return fs
+      .readdirSync(root)
+      .filter((n) => n.startsWith('.dist-old-'))
+      .sort((a, b) => (Number(b.slice(10).split('-')[0]) || 0) - (Number(a.slice(10).split('-')[0]) || 0))
+      .map((n) => path.join(root, n));
+  } catch {
+    return [];
+  }
 }
 
 /** Removes the caches of other builds but the newest few (by when they were last written). */

@@ -19,7 +19,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 } else {
   const dist = path.join(__dirname, '..', 'dist');
   const entry = path.join(dist, 'cli.cjs');
-  if (!process.getBuiltinModule('node:fs').existsSync(entry)) {
+  if (!process.getBuiltinModule('node:fs').existsSync(entry) && !builtMeanwhile(dist, entry)) {
     // a checkout that was never built (npm install builds it), or a dist/ removed by hand
     process.stderr.write(`X opsctl is not built: ${entry} is missing\n  run npm run build (or npm install) in ${path.dirname(__dirname)}\n`);
     process.exit(1);
@@ -27,4 +27,42 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const loader = require('./load.cjs').createLoader(dist);
   process.on('exit', loader.save);
   loader.load(entry).run();
+}
+
+/**
+ * dist/ is missing while `npm run build` of this checkout runs (its .dist-build-<pid>-* beside dist/, its
+ * process alive): the instant its finished build is renamed into place, or a first build. Waits for that
+ * build's dist/ (a condition, up to 5 minutes), so an opsctl started meanwhile runs it; false when no build
+ * is under way or it ended without one.
+ */
+function builtMeanwhile(dist, entry) {
+  const fs = process.getBuiltinModule('node:fs');
+  const building = () => {
+    try {
+      return fs.readdirSync(path.dirname(dist)).some((n) => {
+        const pid = Number(/^\.dist-build-(\d+)-/.exec(n)?.[1]);
+        if (!pid) return false;
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch (err) {
+          return err.code === 'EPERM';
+        }
+      });
+    } catch {
+      return false;
+    }
+  };
+  const started = Date.now();
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  let said = false;
+  while (!fs.existsSync(entry)) {
+    if (!building() || Date.now() - started > 300_000) return false;
+    if (!said && Date.now() - started > 1000) {
+      said = true;
+      process.stderr.write('opsctl: waiting for the build of this checkout that is under way (npm run build)\n');
+    }
+    Atomics.wait(nap, 0, 0, 20);
+  }
+  return true;
 }

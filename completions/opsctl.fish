@@ -3135,6 +3135,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'host' -x -d 'addre
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'expose-admin' -d 'allow a --host off loopback although it opens the unauthenticated developer-cons'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'state' -r -F -d 'keep state in this JSON file (default: opsctl data dir)'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'memory' -d 'keep state in memory only'
+complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'salvage-journal' -d 'start from a state file whose journal has lines that cannot be applied: keep eve'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'test' -d 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/reque'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'tracker-rate-limit' -x -d 'tracker limit as requests/window'
 complete -c opsctl -n '__fish_seen_subcommand_from serve' -l 'tracker-max-groups' -x -d 'tracker entitlement: active groups (teams) the plan allows (default 100); beyond'

@@ -5,21 +5,28 @@
 //    kept as getters), with source maps that still point into src/.
 // CommonJS because bin/load.cjs gives the chunks a V8 code cache on every Node (Node 20 can cache only
 // scripts, not ES modules), and because a CommonJS program does not start Node's ES-module loader.
+//
+// Atomic: the new build is written to .dist-build-<pid>-* beside dist/ and renamed into place whole, so an
+// opsctl started from this checkout meanwhile runs the old build or the new one, never a half-written
+// dist/ (scripts/swap-dir.mjs; bin/opsctl.cjs waits out the swap's instant, bin/load.cjs finds the
+// chunks of the build it started on in the .dist-old-* kept beside it).
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lazyBuiltins, noHttp2 } from './esbuild-plugins.mjs';
+import { swapInto } from './swap-dir.mjs';
 
 // The workspace packages (@opsctl/mock, @opsctl/shared, @opsctl/etcd-sim) are bundled from their sources like src/: esbuild
 // resolves their names through tsconfig.json's `paths`, so no node_modules link is needed to build.
 // Extra entry points are separate programs (the simulated kv member runs as its own process).
 const entries = { cli: 'src/cli.ts', 'kv-member': 'packages/etcd-sim/src/member.ts' };
 const esm = mkdtempSync(join(tmpdir(), 'opsctl-build-'));
+// beside dist/ (the same file system), so the finished build is renamed into place, not copied
+const stage = mkdtempSync(`.dist-build-${process.pid}-`);
 
 try {
-  rmSync('dist', { recursive: true, force: true });
   await build({
     entryPoints: Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(file))),
     outdir: esm,
@@ -52,7 +59,7 @@ try {
   await build({
     entryPoints: files.map((f) => join(esm, f)),
     outbase: esm,
-    outdir: 'dist',
+    outdir: stage,
     outExtension: { '.js': '.cjs' },
     bundle: false,
     format: 'cjs',
@@ -67,22 +74,26 @@ try {
     sourcemap: 'linked', // esbuild reads step 1's maps, so these still name src/ and node_modules/
     logLevel: 'warning',
   });
+  const out = ['', 'chunks/'].flatMap((dir) =>
+    readdirSync(join(stage, dir))
+      .filter((f) => f.endsWith('.cjs'))
+      .map((f) => join(dir, f)),
+  );
+  const hash = createHash('sha256');
+  for (const file of out.sort()) {
+    const text = readFileSync(join(stage, file), 'utf8');
+    // a script has no import() and no import.meta: step 2 must have rewritten every one
+    const left = /(?<![\w$.])import(?:\(|\.meta\b)/.exec(text.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""'));
+    if (left) throw new Error(`dist/${file}: ${left[0]} is left in a CommonJS chunk`);
+    // the names as they will be in dist/, so the id is the same whichever directory built it
+    hash.update(join('dist', file)).update('\0').update(text).update('\0');
+  }
+  // bin/load.cjs keys its code cache by this: a rebuilt dist/ never meets the cache of another build
+  writeFileSync(join(stage, 'build-id'), `${hash.digest('hex').slice(0, 16)}\n`);
+  // mkdtemp makes it 0700: dist/ is read by every user of the checkout (and the npm package), as a made directory is
+  chmodSync(stage, 0o777 & ~process.umask());
+  swapInto(stage, 'dist', '.dist-old-');
 } finally {
   rmSync(esm, { recursive: true, force: true });
+  rmSync(stage, { recursive: true, force: true });
 }
-
-const out = ['', 'chunks/'].flatMap((dir) =>
-  readdirSync(join('dist', dir))
-    .filter((f) => f.endsWith('.cjs'))
-    .map((f) => join('dist', dir, f)),
-);
-const hash = createHash('sha256');
-for (const file of out.sort()) {
-  const text = readFileSync(file, 'utf8');
-  // a script has no import() and no import.meta: step 2 must have rewritten every one
-  const left = /(?<![\w$.])import(?:\(|\.meta\b)/.exec(text.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""'));
-  if (left) throw new Error(`${file}: ${left[0]} is left in a CommonJS chunk`);
-  hash.update(file).update('\0').update(text).update('\0');
-}
-// bin/load.cjs keys its code cache by this: a rebuilt dist/ never meets the cache of another build
-writeFileSync('dist/build-id', `${hash.digest('hex').slice(0, 16)}\n`);

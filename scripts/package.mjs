@@ -5,97 +5,107 @@
 //                          this node with postject); runs on a host without node.
 //   out/opsctl-<version>.tgz  the npm package (npm pack): `npm install -g ./out/opsctl-<version>.tgz`.
 // Both go to out/, not dist/: dist/ is what the npm package holds (and what npm's prepare rebuilds).
+// Atomic: everything is made in .out-build-<pid>-* beside out/, and each finished file is renamed into
+// out/ (one rename: an out/opsctl running meanwhile keeps its file, a new one runs the new file; copying
+// over a running executable would fail with ETXTBSY, and a half-written one would not run at all).
 import { build } from 'esbuild';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const out = 'out/sea';
+const stage = mkdtempSync(`.out-build-${process.pid}-`);
+const out = join(stage, 'sea');
 const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
-rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-// The main script: bin/sea.cjs with bin/load.cjs (a single executable's main script is one CommonJS
-// file that may require only built-in modules). Everything else is dist/ itself, as assets.
-await build({
-  entryPoints: { opsctl: 'bin/sea.cjs' },
-  outdir: out,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-});
-// The code of dist/'s chunks, compiled at package time by this node (the executable's own): bin/load.cjs
-// writes what V8 compiled for the chunks a command ran, the functions that ran included. The commands
-// are the ones start-up budgets are kept for, and the verbs an operator runs on a host.
-const warm = mkdtempSync(join(tmpdir(), 'opsctl-sea-cache-'));
-const warmEnv = { ...process.env, OPSCTL_CODE_CACHE: join(warm, 'code'), OPSCTL_CONFIG_DIR: join(warm, 'config'), NO_COLOR: '1', CI: '1' };
-delete warmEnv.NODE_DISABLE_COMPILE_CACHE;
-for (const args of [
-  ['--help'],
-  ['tracker', 'labels', 'list'],
-  ['tracker', '--help'],
-  ['labels', '--help'],
-  ['kv', '--help'],
-  ['kv', 'upgrade', '--help'],
-  ['auth', 'status'],
-  ['mock', '--help'],
-]) {
-  // `auth status` with nobody signed in exits 4: what matters is the code it ran
-  spawnSync(process.execPath, ['bin/opsctl.cjs', ...args], { env: warmEnv, stdio: 'ignore' });
-}
-const assets = { version: join(out, 'version') };
-writeFileSync(assets.version, version);
-for (const file of [
-  'build-id',
-  ...readdirSync('dist').filter((f) => f.endsWith('.cjs')),
-  ...readdirSync('dist/chunks')
-    .filter((f) => f.endsWith('.cjs'))
-    .map((f) => `chunks/${f}`),
-])
-  assets[file] = join('dist', file);
-const [cacheBuild] = readdirSync(join(warm, 'code'));
-for (const f of cacheBuild ? readdirSync(join(warm, 'code', cacheBuild)) : []) {
-  copyFileSync(join(warm, 'code', cacheBuild, f), join(out, f));
-  assets[`cache/${f}`] = join(out, f);
-}
-rmSync(warm, { recursive: true, force: true });
-const blob = join(out, 'opsctl.blob');
-writeFileSync(
-  join(out, 'sea-config.json'),
-  JSON.stringify({ main: join(out, 'opsctl.js'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2),
-);
-execFileSync(process.execPath, ['--experimental-sea-config', join(out, 'sea-config.json')], { stdio: 'inherit' });
+try {
+  // The main script: bin/sea.cjs with bin/load.cjs (a single executable's main script is one CommonJS
+  // file that may require only built-in modules). Everything else is dist/ itself, as assets.
+  await build({
+    entryPoints: { opsctl: 'bin/sea.cjs' },
+    outdir: out,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  // The code of dist/'s chunks, compiled at package time by this node (the executable's own): bin/load.cjs
+  // writes what V8 compiled for the chunks a command ran, the functions that ran included. The commands
+  // are the ones start-up budgets are kept for, and the verbs an operator runs on a host.
+  const warm = mkdtempSync(join(tmpdir(), 'opsctl-sea-cache-'));
+  const warmEnv = { ...process.env, OPSCTL_CODE_CACHE: join(warm, 'code'), OPSCTL_CONFIG_DIR: join(warm, 'config'), NO_COLOR: '1', CI: '1' };
+  delete warmEnv.NODE_DISABLE_COMPILE_CACHE;
+  for (const args of [
+    ['--help'],
+    ['tracker', 'labels', 'list'],
+    ['tracker', '--help'],
+    ['labels', '--help'],
+    ['kv', '--help'],
+    ['kv', 'upgrade', '--help'],
+    ['auth', 'status'],
+    ['mock', '--help'],
+  ]) {
+    // `auth status` with nobody signed in exits 4: what matters is the code it ran
+    spawnSync(process.execPath, ['bin/opsctl.cjs', ...args], { env: warmEnv, stdio: 'ignore' });
+  }
+  const assets = { version: join(out, 'version') };
+  writeFileSync(assets.version, version);
+  for (const file of [
+    'build-id',
+    ...readdirSync('dist').filter((f) => f.endsWith('.cjs')),
+    ...readdirSync('dist/chunks')
+      .filter((f) => f.endsWith('.cjs'))
+      .map((f) => `chunks/${f}`),
+  ])
+    assets[file] = join('dist', file);
+  const [cacheBuild] = readdirSync(join(warm, 'code'));
+  for (const f of cacheBuild ? readdirSync(join(warm, 'code', cacheBuild)) : []) {
+    copyFileSync(join(warm, 'code', cacheBuild, f), join(out, f));
+    assets[`cache/${f}`] = join(out, f);
+  }
+  rmSync(warm, { recursive: true, force: true });
+  const blob = join(out, 'opsctl.blob');
+  writeFileSync(
+    join(out, 'sea-config.json'),
+    JSON.stringify({ main: join(out, 'opsctl.js'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2),
+  );
+  execFileSync(process.execPath, ['--experimental-sea-config', join(out, 'sea-config.json')], { stdio: 'inherit' });
 
-const exe = 'out/opsctl';
-copyFileSync(process.execPath, exe);
-chmodSync(exe, 0o755);
-execFileSync(
-  process.execPath,
-  [join('node_modules', 'postject', 'dist', 'cli.js'), exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
-  { stdio: ['ignore', 'pipe', 'pipe'] }, // postject's ELF notes warnings are noise; a failure still throws with them
-);
-console.log(
-  `out/opsctl: ${(statSync(exe).size / 1e6).toFixed(1)} MB (node ${process.version} + ${(statSync(blob).size / 1e6).toFixed(1)} MB of CLI and code cache)`,
-);
+  const exe = join(stage, 'opsctl');
+  copyFileSync(process.execPath, exe);
+  chmodSync(exe, 0o755);
+  execFileSync(
+    process.execPath,
+    [join('node_modules', 'postject', 'dist', 'cli.js'), exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
+    { stdio: ['ignore', 'pipe', 'pipe'] }, // postject's ELF notes warnings are noise; a failure still throws with them
+  );
+  const exeMb = (statSync(exe).size / 1e6).toFixed(1);
+  const blobMb = (statSync(blob).size / 1e6).toFixed(1);
 
-// The npm package is packed from a staging copy whose package.json has no scripts and no development
-// dependencies: dist/ is built already, and a `prepare` (this repository's build) in the published
-// package.json would only make npm warn about install scripts when the tarball is installed.
-const stage = 'out/npm';
-rmSync(stage, { recursive: true, force: true });
-mkdirSync(stage, { recursive: true });
-const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
-delete manifest.scripts;
-delete manifest.devDependencies;
-// the workspace packages (packages/mock, packages/shared) are bundled into dist/: nothing to link at install
-delete manifest.workspaces;
-writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-for (const entry of [...manifest.files, 'README.md']) cpSync(entry, join(stage, entry), { recursive: true });
-const tgz = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', '..'], { cwd: stage, encoding: 'utf8' })
-  .trim()
-  .split('\n')
-  .pop();
-rmSync(stage, { recursive: true, force: true });
-console.log(`out/${tgz}: the npm package (npm install -g ./out/${tgz})`);
+  // The npm package is packed from a staging copy whose package.json has no scripts and no development
+  // dependencies: dist/ is built already, and a `prepare` (this repository's build) in the published
+  // package.json would only make npm warn about install scripts when the tarball is installed.
+  const npmStage = join(stage, 'npm');
+  mkdirSync(npmStage, { recursive: true });
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+  delete manifest.scripts;
+  delete manifest.devDependencies;
+  // the workspace packages (packages/mock, packages/shared) are bundled into dist/: nothing to link at install
+  delete manifest.workspaces;
+  writeFileSync(join(npmStage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  for (const entry of [...manifest.files, 'README.md']) cpSync(entry, join(npmStage, entry), { recursive: true });
+  const tgz = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', '..'], { cwd: npmStage, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
+
+  // both made: each renamed into out/ (the same file system), the executable first
+  mkdirSync('out', { recursive: true });
+  renameSync(exe, 'out/opsctl');
+  renameSync(join(stage, tgz), join('out', tgz));
+  console.log(`out/opsctl: ${exeMb} MB (node ${process.version} + ${blobMb} MB of CLI and code cache)`);
+  console.log(`out/${tgz}: the npm package (npm install -g ./out/${tgz})`);
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}

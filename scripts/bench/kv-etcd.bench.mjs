@@ -30,7 +30,9 @@ export async function helpers(ROOT) {
   const entry = join(ROOT, 'test', 'helpers', 'etcd-releases.ts');
   const r = await build({
     stdin: {
-      contents: "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts'; export * from './kv-load.ts';",
+      // (and opsctl's own reading of a WAL: what etcd 3.7 would replay of it, for kv-ladder)
+      contents:
+        "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts'; export * from './kv-load.ts'; export { walV2Replay } from '../../src/kv/upgrade/wal-v2.ts';",
       resolveDir: join(ROOT, 'test', 'helpers'),
       loader: 'ts',
     },
@@ -123,7 +125,23 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
     const t0 = performance.now();
     const out = execFileSync(
       process.execPath,
-      [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', file, '--poll-interval', `${POLL_MS}ms`, '--json'],
+      // (--target-bin: the hop's binary where the members run; each member's trial before the first stop needs it)
+      [
+        BIN,
+        'kv',
+        'upgrade',
+        '--to',
+        '3.3',
+        '--yes',
+        '--no-backup',
+        '--cluster',
+        file,
+        '--target-bin',
+        `3.3=${dirs.v33}`,
+        '--poll-interval',
+        `${POLL_MS}ms`,
+        '--json',
+      ],
       { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 },
     );
     const ms = performance.now() - t0;

@@ -8,13 +8,15 @@
 // (default 2, each on a fresh cluster; the rows sum the counts and take the worst gap).
 // `npm run bench -- --only kv-load` runs this alone. Skipped (not failed) without the releases.
 //
-// Then the whole ladder (issue 28 item 7): `kv upgrade --to 3.6` takes a fresh 3-member 3.2.32 cluster
-// to 3.6.16 (3.4 from Debian, 3.5.35/3.6.16 from scripts/etcd-build.sh; command driver, plain HTTP,
-// data dirs backed up) while three clients write and read: the gateway straight, opsctl's own gateway
+// Then the whole ladder (issues 28 item 7, 45): `kv upgrade --to 3.7` takes a fresh 3-member 3.2.32 cluster
+// to 3.7.3 in one run, five hops (3.4 from Debian, 3.5.35/3.6.16/3.7.3 from scripts/etcd-build.sh; command
+// driver, plain HTTP, etcd's default snapshot-count, data dirs backed up, every member tried through a
+// `trial: sh -s` template) while three clients write and read: the gateway straight, opsctl's own gateway
 // client and etcdctl (gRPC). Per hop: the longest gap between two acknowledged writes and the p99
 // latency; over the run: 0 failed after the retry, 0 acknowledged writes lost. BENCH_KV_LOAD_LADDER=0 skips it.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { helpers } from './kv-etcd.bench.mjs';
@@ -99,6 +101,9 @@ export default async function kvLoadBench(report, { BIN, ROOT }) {
               '--no-backup',
               '--cluster',
               file,
+              // the hop's binary where the members run (the trial of each member before the first stop needs it)
+              '--target-bin',
+              `3.3=${dirs.v33}`,
               '--settle',
               `${SETTLE_MS}ms`,
               '--poll-interval',
@@ -151,28 +156,23 @@ export default async function kvLoadBench(report, { BIN, ROOT }) {
   }
 }
 
-const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';
-
-/** The ladder 3.2 → 3.6 under the load of three kinds of client; rows per hop. */
+/** The ladder 3.2 → 3.7 under the load of three kinds of client; rows per hop. */
 async function ladderUnderLoad(report, h, dirs, BIN, until) {
-  const bins = {
-    3.2: dirs.v32,
-    3.3: dirs.v33,
-    3.4: process.env.OPSCTL_ETCD_34_DIR ?? '/usr/bin',
-    3.5: process.env.OPSCTL_ETCD_35_DIR ?? join(BUILDS, 'etcd-v3.5.35-linux-amd64'),
-    3.6: process.env.OPSCTL_ETCD_36_DIR ?? join(BUILDS, 'etcd-v3.6.16-linux-amd64'),
-  };
-  const missing = Object.entries(bins).filter(([, d]) => !existsSync(join(d, 'etcd')));
-  if (missing.length) {
-    console.log(`   the ladder under load: missing ${missing.map(([v, d]) => `etcd ${v} (${d})`).join(', ')} (scripts/etcd-build.sh)`);
-    report.row('kv ladder 3.2→3.6 under load', 'skipped (no binaries)', '0 failed, 0 lost', process.env.OPSCTL_REQUIRE_E2E !== '1');
+  h.prepareLadderReleases(process.env);
+  const all = h.etcdLadderDirs({ ...process.env, OPSCTL_REQUIRE_E2E: '' });
+  const hops = ['3.3', '3.4', '3.5', '3.6', '3.7'];
+  const top = hops.at(-1);
+  if (!all) {
+    console.log('   the ladder under load: missing etcd releases (above; scripts/etcd-build.sh)');
+    report.row(`kv ladder 3.2→${top} under load`, 'skipped (no binaries)', '0 failed, 0 lost', process.env.OPSCTL_REQUIRE_E2E !== '1');
     return;
   }
-  const hops = ['3.3', '3.4', '3.5', '3.6'];
-  // snapshot-count 2: the v2store workaround of test/e2e/kv-ladder-etcd.test.ts.
-  const c = await h.realCluster({ size: 3, snapshotCount: 2, bins });
+  const bins = { 3.2: dirs.v32, 3.3: dirs.v33, 3.4: all.v34, 3.5: all.v35, 3.6: all.v36, 3.7: all.v37 };
+  // etcd's default snapshot-count, as most clusters run (test/e2e/kv-load-ladder.test.ts does the same)
+  const c = await h.realCluster({ size: 3, snapshotCount: 'etcd', bins });
   let res;
   let rep;
+  let wallMs = 0;
   try {
     for (const m of c.members) c.start(m, '3.2');
     await until(
@@ -188,11 +188,15 @@ async function ladderUnderLoad(report, h, dirs, BIN, until) {
     );
     const dir = join(c.dir, 'opsctl');
     mkdirSync(dir, { recursive: true });
-    const file = h.writeCommandClusterFile(join(dir, 'cluster.yaml'), c, { extra: [`backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`] });
+    const file = h.writeCommandClusterFile(join(dir, 'cluster.yaml'), c, {
+      extra: [`backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`, 'trial: sh -s'],
+    });
     const load = h.startLoad({ endpoints: c.endpoints, clients: ['gateway', 'opsctl', 'etcdctl'], etcdctl: join(bins['3.4'], 'etcdctl') });
     await until(() => load.acknowledgedIn('before') >= PHASE_ACKS, 'writes before the upgrade');
     const follow = h.followLadder(load, { endpoints: c.endpoints, from: '3.2', to: hops });
     let out;
+    let err;
+    const t0 = performance.now();
     try {
       ({ stdout: out } = await promisify(execFile)(
         process.execPath,
@@ -201,7 +205,7 @@ async function ladderUnderLoad(report, h, dirs, BIN, until) {
           'kv',
           'upgrade',
           '--to',
-          '3.6',
+          top,
           '--yes',
           '--cluster',
           file,
@@ -212,19 +216,38 @@ async function ladderUnderLoad(report, h, dirs, BIN, until) {
         ],
         { env: { ...process.env, OPSCTL_CONFIG_DIR: dir, NO_COLOR: '1', CI: '1' }, timeout: 1_800_000, maxBuffer: 64 * 1024 * 1024 },
       ));
+    } catch (e) {
+      // (a refusal or a halt: its report is on stdout all the same; the load is stopped and counted below)
+      err = e;
+      out = e.stdout;
     } finally {
+      wallMs = performance.now() - t0;
       await follow.stop();
       load.phase('after');
     }
-    rep = JSON.parse(out);
-    if (rep.status !== 'done') throw new Error(`opsctl did not finish the ladder: ${rep.status}`);
-    await until(() => load.acknowledgedIn('after') >= PHASE_ACKS, 'writes after the upgrade');
+    try {
+      rep = JSON.parse(out);
+    } catch {
+      rep = undefined;
+    }
+    if (rep?.status === 'done') await until(() => load.acknowledgedIn('after') >= PHASE_ACKS, 'writes after the upgrade');
     res = await load.stop();
+    if (rep?.status !== 'done') {
+      const said = String(err?.stderr ?? '')
+        .trim()
+        .split('\n')
+        .slice(-12)
+        .join('\n     ');
+      console.log(`   the ladder under load: opsctl did not finish (${rep?.status ?? `exit ${err?.code}`}):\n     ${said}`);
+      report.row(`kv ladder 3.2→${top} under load: opsctl finishes`, `no: ${rep?.status ?? `exit ${err?.code}`}`, 'done', false);
+    }
   } finally {
     c.destroy();
   }
   console.log(
-    `   ladder: ${res.sent} requests (${res.attempts} attempts), ${res.failedAfterRetry} failed after retry, ${res.lost} lost of ${res.acknowledged} acknowledged, ${(rep.hops ?? []).map((x) => `${x.from}→${x.to} ${(x.report.totals.ms / 1000).toFixed(1)} s`).join(', ')}`,
+    `   ladder: ${res.sent} requests (${res.attempts} attempts), ${res.failedAfterRetry} failed after retry, ${res.lost} lost of ${res.acknowledged} acknowledged; the run ${(wallMs / 1000).toFixed(1)} s (trials ${((rep?.trials?.ms ?? 0) / 1000).toFixed(1)} s), hops ${(rep?.hops ?? []).map((x) => `${x.from}→${x.to} ${x.report ? `${(x.report.totals.ms / 1000).toFixed(1)} s` : x.status}`).join(', ')} (load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ')} on ${cpus().length} CPUs)`,
   );
   if (res.lastErrors.length) console.log(`   last member errors: ${res.lastErrors.slice(-3).join(' | ')}`);
   const clients = (p) =>
@@ -232,13 +255,20 @@ async function ladderUnderLoad(report, h, dirs, BIN, until) {
       .map(([k, v]) => `${k} ${v.sent}`)
       .join(', ');
   report.row(
-    'kv ladder 3.2→3.6 under load: failed after retry (gateway, opsctl client, etcdctl)',
+    `kv ladder 3.2→${top} under load: failed after retry (gateway, opsctl client, etcdctl)`,
     String(res.failedAfterRetry),
     '0',
     res.failedAfterRetry === 0,
   );
-  report.row('kv ladder 3.2→3.6 under load: acknowledged writes lost', `${res.lost} of ${res.acknowledged}`, '0', res.lost === 0);
-  for (const p of res.phases.filter((x) => x.phase.includes('→'))) {
+  report.row(`kv ladder 3.2→${top} under load: acknowledged writes lost`, `${res.lost} of ${res.acknowledged}`, '0', res.lost === 0);
+  const seen = res.phases.filter((x) => x.phase.includes('→'));
+  report.row(
+    `kv ladder 3.2→${top} under load: hops that saw load`,
+    `${seen.filter((p) => p.sent > 0).length} of ${hops.length}`,
+    `${hops.length}`,
+    seen.filter((p) => p.sent > 0).length === hops.length,
+  );
+  for (const p of seen) {
     report.row(
       `kv ladder under load: hop ${p.phase} longest write gap / p99`,
       `${p.longestWriteGapMs} / ${p.p99Ms} ms (${p.sent} requests: ${clients(p)})`,

@@ -8,6 +8,7 @@ import { oauthSettings, type OAuthSettings } from './settings.js';
 import { exchangeCode } from './token-client.js';
 import { isLoopbackHost } from '../core/redact.js';
 import { parseDuration } from '../core/duration.js';
+import { browserDecision } from '../core/browser.js';
 
 export interface LoginOptions {
   scopes?: string[];
@@ -58,19 +59,6 @@ export interface LoginOutcome {
   authServer: string;
   /** Incremental consent only: the server ignored include_granted_scopes and opsctl kept the earlier grant on record. */
   unionKeptLocally?: boolean;
-}
-
-/** Whether to launch a browser: not with --no-browser, in CI, over SSH, or on Linux without a display. */
-export function browserDecision(
-  env: NodeJS.ProcessEnv,
-  browserFlag: boolean,
-  platform: NodeJS.Platform = process.platform,
-): { open: boolean; reason?: string } {
-  if (!browserFlag) return { open: false, reason: '--no-browser' };
-  if (env.CI) return { open: false, reason: 'CI is set' };
-  if (env.SSH_CONNECTION) return { open: false, reason: 'this is an SSH session' };
-  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return { open: false, reason: 'there is no display (DISPLAY/WAYLAND_DISPLAY unset)' };
-  return { open: true };
 }
 
 /** "5m", "30s", "1h", "90" (seconds) → milliseconds. */

@@ -48,7 +48,10 @@ export async function storedTokens(ctx: SessionDeps, account?: string): Promise<
  */
 export async function freshAccessToken(ctx: SessionDeps, opts: { force?: boolean; account?: string } = {}): Promise<OAuthTokens> {
   const stored = await storedTokens(ctx, opts.account);
-  if (!stored?.access_token) throw new AuthError('not signed in', { hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+  if (!stored?.access_token) {
+    await (await import('../config/profile-check.js')).assertProfileExists(ctx, await ctx.profileName());
+    throw new AuthError('not signed in', { hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+  }
   // Tokens go only to the server that minted them: a profile pointed at another issuer must sign in again.
   const { assertBoundHere } = await import('./accounts.js');
   await assertBoundHere(ctx, await ctx.profileName(), stored);

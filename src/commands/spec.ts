@@ -2,6 +2,7 @@ import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { suggest } from '../completion/suggest.js';
 import { examples, lazyAction, type VerbModule } from './action.js';
+import { expandHomeFlags } from './lib/home-path.js';
 
 /**
  * A verb as data: its name, positional arguments, flags, help and examples. The spec is all a noun's
@@ -53,6 +54,8 @@ export interface StringFlag {
   readonly sameAs?: string;
   /** The key of a flag this one cannot be given with (`mock serve --state` and `--memory`): commander refuses both. */
   readonly conflicts?: string;
+  /** A file or directory on this machine: a leading `~` or `~/` is the home directory (a shell leaves it after `=`). */
+  readonly home?: boolean;
 }
 
 /** A flag with several values: `--name <value...>` (one or more after it), or with `repeat` `--name <value>` given again for each. */
@@ -66,6 +69,8 @@ export interface ListFlag {
   readonly required?: boolean;
   /** With `repeat`: adds one typed value to the list so far (the option's type is its return type). */
   readonly collect?: (value: string, previous: never) => unknown;
+  /** Each value a file or directory on this machine (after `VERSION=` when the placeholder has one): a leading `~` is the home directory. */
+  readonly home?: boolean;
 }
 
 /** What a spec's `load` returns: the verb's module, with its `run(opts, ctx)`. */
@@ -291,7 +296,16 @@ function fillVerb(cmd: Command, ctx: Context, spec: VerbSpec): void {
   for (const [key, flag] of Object.entries(spec.flags ?? {})) for (const option of flagOptions(key, flag)) cmd.addOption(option);
   if (spec.help !== undefined) cmd.addHelpText('after', spec.help);
   if (spec.examples?.length) examples(cmd, ...spec.examples);
-  cmd.action(lazyAction<object>(ctx, spec.load, (args, flags) => toOptions(spec, args, flags)));
+  const paths =
+    spec.flags && Object.values(spec.flags).some((f) => 'home' in f && f.home)
+      ? (spec.flags as Readonly<Record<string, { type: string; home?: boolean }>>)
+      : undefined;
+  cmd.action(
+    lazyAction<object>(ctx, spec.load, (args, flags) => {
+      const opts = toOptions(spec, args, flags) as Record<string, unknown>;
+      return paths ? expandHomeFlags(paths, opts, ctx.env.HOME) : opts;
+    }),
+  );
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Prompter } from './prompter.js';
 /** What the confirmation rule reads of a command: its stderr, --yes and --no-input, the environment, the prompter. */
 export interface ConfirmContext {
   env: NodeJS.ProcessEnv;
-  io: Pick<IOStreams, 'info' | 'isStdinTTY' | 'isStdoutTTY'>;
+  io: Pick<IOStreams, 'info' | 'isStdinTTY' | 'isStdoutTTY'> & Partial<Pick<IOStreams, 'isStderrTTY'>>;
   globals: { yes?: boolean };
   noInput: boolean;
   prompter(): Promise<Prompter>;
@@ -22,6 +22,8 @@ export interface Destructive {
   items?: string[];
   /** --dry-run: show the items, change nothing. */
   dryRun?: boolean;
+  /** What the question is about, already on stderr (a plan): shown again before it when it is asked on /dev/tty (stderr redirected). */
+  shown?: string;
 }
 
 /** `proceed`: go ahead; `dry-run`: shown, nothing to do; `declined`: the person said no. */
@@ -44,7 +46,7 @@ export async function confirmDestructive(ctx: ConfirmContext, what: Destructive)
   // the list is part of the question, so it is shown only when someone is asked
   const question = `${capitalise(what.action)}?${listed ? `\n${listed}` : ''}`;
   try {
-    return (await prompter.confirm(question, { flag: '--yes' })) ? 'proceed' : 'declined';
+    return (await prompter.confirm(question, { flag: '--yes', ...(what.shown ? { shown: what.shown } : {}) })) ? 'proceed' : 'declined';
   } catch (err) {
     if (err instanceof UsageError && err.code === 'confirmation_required') {
       throw new UsageError(`${capitalise(what.action)}: needs confirmation, and ${whyNoPrompt(ctx)}${listed ? `\n${listed}` : ''}`, {

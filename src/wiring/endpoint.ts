@@ -28,6 +28,8 @@ export async function resolveEndpoint(ctx: Context, service: Service): Promise<E
     const url = await (await loadEmbedded()).embeddedUrl(ctx);
     return { url, embedded: true, source: 'embedded', stableId: EMBEDDED_PROFILE };
   }
+  // a misspelled --profile is told that no such profile exists, not that it lacks this endpoint
+  await (await import('../config/profile-check.js')).assertProfileExists(ctx, name);
   throw new UsageError(`profile "${name}" has no ${service} endpoint`, {
     code: 'no_endpoint',
     hint: `run: opsctl config set ${service} https://… --profile ${name}   (or set ${endpointEnvVar(service)})`,

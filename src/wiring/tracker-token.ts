@@ -42,6 +42,7 @@ export async function trackerToken(ctx: Context, endpoint?: Endpoint): Promise<s
     if (unreadable) ctx.io.warn(`${unreadable.message}; using the embedded tracker's own token`);
     return (await loadEmbedded()).embeddedTrackerToken(ctx);
   }
+  await (await import('../config/profile-check.js')).assertProfileExists(ctx, await ctx.profileName());
   throw new AuthError('no tracker token', {
     hint: 'run: opsctl auth store-token --service tracker --with-token < token.txt   (or set OPSCTL_TRACKER_TOKEN)',
   });

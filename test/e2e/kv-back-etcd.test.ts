@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, PAUSED } from '../helpers/bin.js';
@@ -52,6 +52,19 @@ describe.runIf(ready)('kv restore on real etcd 3.5 and 3.6 (etcdutl), from a hop
     for (let i = 0; i < 10; i++) expect((await opsctl('kv', 'put', `early/${i}`, `v${i}`)).exitCode).toBe(0);
     const lad = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', `3.5=${dirs['3.5']}`, '--target-bin', `3.6=${dirs['3.6']}`, ...FAST);
     expect(lad.exitCode, String(lad.stderr)).toBe(0);
+
+    // backups in proportion (issue 47 item 4): each hop's data-dir copies are gone once it is done (its restore
+    // point is the way back), and what is kept — a verified snapshot per member per hop — stays within 2x the
+    // data plus one WAL segment per member (the copies kept before: 64 MB of preallocated WAL each, 384 MB here)
+    expect(String(lad.stdout)).toMatch(/6 data-dir copies removed once their hops were done/);
+    const rows = JSON.parse(String((await opsctl('kv', 'backups', 'list', '--json')).stdout)) as Array<{ kind: string; bytes: number; path: string }>;
+    expect(rows.filter((r) => r.kind === 'data-dir')).toEqual([]);
+    expect(rows.filter((r) => r.kind === 'snapshot')).toHaveLength(6);
+    const members = readdirSync(join(dir, 'data', 'kv', 'sandbox')).filter((m) => /^kv\d$/.test(m));
+    const data = members.reduce((n, m) => n + statSync(join(dir, 'data', 'kv', 'sandbox', m, 'data', 'member', 'snap', 'db')).size, 0);
+    const kept = rows.reduce((n, r) => n + r.bytes, 0);
+    expect(kept, `${kept} bytes of backups for ${data} bytes of data`).toBeLessThanOrEqual(2 * data + members.length * 64_000_000);
+    expect(readdirSync(join(dir, 'data', 'kv', 'backups')).flatMap((c) => readdirSync(join(dir, 'data', 'kv', 'backups', c)))).toEqual([]);
 
     // onto 3.6: a snapshot of the 3.6 cluster, restored with 3.6's etcdutl
     const snap = join(dir, 'on36.db');

@@ -7,7 +7,8 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { until } from '../helpers/kv.js';
 import { execa } from 'execa';
 
-const du = (paths: string[]) => paths.reduce((n, p) => n + Number(execFileSync('du', ['-sb', p]).toString().split('\t')[0]), 0);
+/** Bytes on disk, as kv backups lists them. */
+const du = (paths: string[]) => paths.reduce((n, p) => n + Number(execFileSync('du', ['-sB1', p]).toString().split('\t')[0]), 0);
 
 interface Row {
   cluster: string;
@@ -50,10 +51,15 @@ describe('kv backups list / prune, and sandbox down removing its backups (built 
     await ok('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2');
     expect((await list()).length).toBe(0);
     await ok('kv', 'put', 'k1', 'v1');
-    await ok('kv', 'upgrade', '--to', '3.3', '--yes');
+    // the first with --keep-backups: its data-dir copies stay once the hop is done; the second's go then
+    const first = await ok('kv', 'upgrade', '--to', '3.3', '--yes', '--keep-backups');
+    expect(String(first.stdout)).toMatch(/kv1: data-dir copy kept \(--keep-backups\): /);
     const snapshot = String((await ok('kv', 'status', '--jq', '.[0].restorePoint.file')).stdout).trim();
     await ok('kv', 'restore', '--snapshot', snapshot, '--to-version', '3.2', '--yes');
-    await ok('kv', 'upgrade', '--to', '3.3', '--yes');
+    const second = await ok('kv', 'upgrade', '--to', '3.3', '--yes');
+    expect(String(second.stdout)).toContain(
+      "3 data-dir copies removed once their hops were done (the hop's restore point is the way back; --keep-backups keeps them)",
+    );
 
     const rows = await list();
     const runs = [...new Set(rows.map((r) => r.run))];
@@ -61,7 +67,8 @@ describe('kv backups list / prune, and sandbox down removing its backups (built 
     // Newest first: upgrade 2, the restore, upgrade 1.
     expect(runs.map((run) => rows.find((r) => r.run === run)!.runKind)).toEqual(['upgrade', 'restore', 'upgrade']);
     const kinds = (run: string) => rows.filter((r) => r.run === run).map((r) => `${r.kind} ${r.member}`);
-    expect(kinds(runs[0]!).sort()).toEqual(['data-dir kv1', 'data-dir kv2', 'data-dir kv3', 'snapshot kv1', 'snapshot kv2', 'snapshot kv3']);
+    expect(kinds(runs[0]!).sort()).toEqual(['snapshot kv1', 'snapshot kv2', 'snapshot kv3']);
+    expect(kinds(runs[2]!).sort()).toEqual(['data-dir kv1', 'data-dir kv2', 'data-dir kv3', 'snapshot kv1', 'snapshot kv2', 'snapshot kv3']);
     expect(kinds(runs[1]!).sort()).toEqual(['before-restore kv1', 'before-restore kv2', 'before-restore kv3']);
     expect(rows.find((r) => r.run === runs[0])!.journalStatus).toBe('done');
     expect(snapshot).toBe(rows.find((r) => r.run === runs[2] && r.path === snapshot)?.path);

@@ -77,11 +77,12 @@ describe.runIf(ready)('kv upgrade --to 3.7 on real etcd: a 3-member 3.2.32 clust
     // every settings trial ran; the data trials up to 3.5 passed, 3.6 refused the copy (its custom v2 content:
     // the fix's work, tried again after it) and 3.7 was not tried past it (tried before its own hop)
     expect(text).toMatch(/Trials: 15 of 15 starts with each member's settings ran, 12 of 15 starts on a copy of each member's data ran \(3 refused\)/);
-    expect(text).toMatch(/\[data-trial\][^\n]*\n(\s+kv\d: before the hop: tried again once the fix above is done[^\n]*\n){3}/);
+    // (members with the same words share a line)
+    expect(text).toMatch(/\[data-trial\][^\n]*\n(\s+(kv\d, )*kv\d: before the hop: tried again once the fix above is done[^\n]*\n){1,3}/);
     // the 3.7 hop's floor, from the start: the release the 3.6 hop's binary brings
-    expect(text).toMatch(/\[from-3\.6\.11\][^\n]*\n\s+ok: the members will run 3\.6\.16/);
-    for (const v of ['3.3.27', '3.4.23', '3.5.35', '3.6.16', '3.7.3'])
-      expect(text.match(new RegExp(`kv\\d: ok: etcd ${v.replace(/\./g, '\\.')} served /health`, 'g'))).toHaveLength(3);
+    expect(text).toMatch(/\[from-3\.6\.11\] ok: the members will run 3\.6\.16/);
+    // every hop's settings trial passed on every member: one line each (each member's finding in --json)
+    expect(text.match(/\[trial-start\] ok on kv1, kv2, kv3: /g)).toHaveLength(5);
     expect(text).toMatch(
       /before the first 3\.6 start: etcdutl check v2store on every member; a member with custom v2 content is restarted once on 3\.5 with snapshot-count 1/,
     );
@@ -90,7 +91,7 @@ describe.runIf(ready)('kv upgrade --to 3.7 on real etcd: a 3-member 3.2.32 clust
     );
     for (const m of ['kv1', 'kv2', 'kv3'])
       expect(text).toMatch(
-        new RegExp(`${m}: before the hop: now: etcdutl check v2store: Error: detected custom v2 content in WAL records; the v2store fix \\(planned`),
+        new RegExp(`${m}(, kv\\d)*: before the hop: now: etcdutl check v2store: Error: detected custom v2 content in WAL records; the v2store fix \\(planned`),
       );
 
     // a writer through the JSON gateway for the whole run (its prefix found again as each member changes version)

@@ -169,7 +169,10 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
       opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '0s', '--poll-interval', '100ms', '--json'),
     );
     expect(second.result.exitCode, String(second.result.stderr)).toBe(0);
-    expect(JSON.parse(String(second.result.stdout)).status).toBe('done');
+    const done = JSON.parse(String(second.result.stdout));
+    expect(done.status).toBe('done');
+    // a backup template without a drop template: the copies stay on the hosts, and the report says so
+    for (const f of done.copies) expect(f).toMatchObject({ removed: false, detail: expect.stringContaining('the driver has no drop-backup template') });
     expect(second.maxDown).toBeLessThanOrEqual(1);
     const v = await versions(c);
     expect(v.map((x) => x.etcdserver)).toEqual(['3.3.27', '3.3.27', '3.3.27']);
@@ -231,13 +234,18 @@ esac
       `dataDir: ${c.dir}/{name}/data`,
       `configFile: ${c.dir}/{name}/etcd.yaml`,
     ]);
-    const plan = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', file, '--dry-run');
+    const plan = await opsctl('kv', 'upgrade', '--to', '3.3', '--cluster', file, '--dry-run', '--json');
     expect(plan.exitCode, String(plan.stderr)).toBe(0);
+    // (the plan's text says the rule passed on every member in one line; --json keeps each member's finding)
+    const trials = (JSON.parse(String(plan.stdout)) as { checks: Array<{ rule: string; member?: string; status: string; detail: string }> }).checks
+      .filter((r) => r.rule === 'trial-start')
+      .map((r) => `${r.member}: ${r.status}: ${r.detail}`)
+      .join('\n');
     // The preset's trial template: on each host over ssh, the running member's settings read from its
     // /proc (its config file named on its command line), the 3.3 binary of `bins` started once with them
     // on the host's loopback and a scratch data dir.
     for (const m of c.members)
-      expect(String(plan.stdout)).toMatch(
+      expect(trials).toMatch(
         new RegExp(
           `${m.name}: ok: etcd 3\\.3\\.27 served /health .*config file ${m.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/etcd\\.yaml on ${m.host.replace(/\./g, '\\.')}, 1 flag \\(the command line of pid \\d+ on ${m.host.replace(/\./g, '\\.')} \\(/proc\\)\\)`,
         ),
@@ -276,7 +284,10 @@ esac
     expect(out.status).toBe('done');
     const backups = out.steps.filter((s: any) => s.kind === 'backup-data');
     expect(backups.map((s: any) => s.status)).toEqual(['done', 'done', 'done']);
-    for (const s of backups) expect(s.detail).toMatch(/^`ssh .* cp -a .*data\.bak-/);
+    for (const s of backups) expect(s.detail).toMatch(/^`ssh .* cp -a --sparse=always .*data\.bak-/);
+    // once the hop was done, each copy was removed on its host by the preset's drop template (the restore point is the way back)
+    expect(out.copies.map((f: any) => [f.member, f.removed]).sort()).toEqual(c.members.map((m) => [m.name, true]).sort());
+    for (const f of out.copies) expect(f.detail).toMatch(/^`ssh .* rm -rf .*data\.bak-/);
     const v = await versions(c);
     expect(v.map((x) => x.etcdserver)).toEqual(['3.3.27', '3.3.27', '3.3.27']);
     expect(v.every((x) => x.etcdcluster === '3.3.0')).toBe(true);
@@ -285,7 +296,7 @@ esac
       expect(
         readdirSync(m.dir).filter((f) => f.startsWith('data.bak-')),
         m.name,
-      ).toHaveLength(1);
+      ).toHaveLength(0);
     }
     const keys = await etcdctl(c, 'get', 'preset/', '--prefix', '--keys-only');
     expect(String(keys.stdout).split('\n').filter(Boolean)).toHaveLength(10);

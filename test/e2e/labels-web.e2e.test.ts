@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
+import { ptyAvailable, PtySession } from '../helpers/pty.js';
 import { labelsApi, mintToken } from '../helpers/labels.js';
 
 /**
@@ -62,12 +63,32 @@ describe('labels view ID --web', () => {
     120_000,
   );
 
-  it('no opener on PATH: the address on stdout, exit 0; by exact title too', async () => {
-    const r = await runBin(['labels', 'view', 'Open in browser', '--web'], { env: { ...env, PATH: dir } });
-    expect(r.exitCode, String(r.stderr)).toBe(0);
+  it('no display and no BROWSER: nothing opened, exit 1, the address on stdout; by exact title too', async () => {
+    const noDisplay = { DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '', SSH_CONNECTION: '', CI: '' };
+    const r = await runBin(['labels', 'view', 'Open in browser', '--web'], { env: { ...env, ...noDisplay } });
+    expect(r.exitCode, String(r.stderr)).toBe(1);
     expect(String(r.stdout).trim()).toBe(`${mock.url}/labels/${id}`);
-    expect(String(r.stderr)).toContain('No browser could be opened here');
+    expect(String(r.stderr)).toContain(`no browser can open the page of label ${id} here: there is no display (DISPLAY/WAYLAND_DISPLAY unset)`);
+    expect(String(r.stderr)).not.toContain('Opening');
+    const json = await runBin(['labels', 'view', id, '--web', '--json'], { env: { ...env, ...noDisplay } });
+    expect(json.exitCode).toBe(1);
+    expect(String(json.stdout)).toBe('');
+    expect(JSON.parse(String(json.stderr))).toMatchObject({ error: { code: 'no_browser', url: `${mock.url}/labels/${id}` } });
   }, 120_000);
+
+  it.runIf(ptyAvailable())(
+    'on a terminal with no display: the address and why, never "Opening", exit 1',
+    async () => {
+      const pty = PtySession.opsctl(['labels', 'view', id, '--web'], {
+        env: { ...env, DISPLAY: undefined, WAYLAND_DISPLAY: undefined, BROWSER: undefined, SSH_CONNECTION: undefined },
+      });
+      expect(await pty.exitCode()).toBe(1);
+      expect(pty.text).toContain(`${mock.url}/labels/${id}`);
+      expect(pty.text).toContain('no browser can open the page');
+      expect(pty.text).not.toContain('Opening');
+    },
+    120_000,
+  );
 
   it('an unknown label opens nothing: the 404 as any get, non-zero exit', async () => {
     const r = await runBin(['labels', 'view', 'labels/nosuchlabel0', '--web'], { env: { ...env, PATH: dir } });

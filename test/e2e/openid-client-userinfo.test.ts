@@ -157,13 +157,8 @@ describe('authorization requests: each parameter once (RFC 6749 §3.1)', () => {
     expect(body.error_description).toContain('given more than once: grant_type');
   });
 
-  it('the metadata lists every grant the token endpoint takes, the device grant included', async () => {
+  it('the metadata lists every grant the token endpoint takes, the device grant included (token exchange only with --trust-jwks)', async () => {
     const meta = (await (await request(`${base}/.well-known/oauth-authorization-server`)).body.json()) as { grant_types_supported: string[] };
-    expect(meta.grant_types_supported).toEqual([
-      'authorization_code',
-      'refresh_token',
-      'urn:ietf:params:oauth:grant-type:device_code',
-      'urn:ietf:params:oauth:grant-type:token-exchange',
-    ]);
+    expect(meta.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
   });
 });

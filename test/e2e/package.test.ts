@@ -175,6 +175,35 @@ describe('the npm package (out/opsctl-<version>.tgz)', () => {
   }, 180_000);
 });
 
+describe('npm run package while out/opsctl runs', () => {
+  it('replaces each file with one rename: the running executable keeps serving, the new one is in place, nothing half-made is left', async () => {
+    const env = cleanEnv(join(work, 'home-repackage'), nodelessPath);
+    const serving = execa(EXE, ['mock', 'serve', '--memory', '--json', '--port', '0'], { reject: false, env, extendEnv: false, cwd: env.HOME });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        serving.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          const line = out.split('\n').find((l) => l.startsWith('{') && out.includes('\n'));
+          if (line) resolve((JSON.parse(line) as { url: string }).url);
+        });
+        void serving.then((r) => reject(new Error(`mock serve exited ${r.exitCode}: ${String(r.stderr)}`)));
+      });
+      // copying over a running executable fails (ETXTBSY): the package renames its files into place instead
+      const pkg = await execa(process.execPath, [join(ROOT, 'scripts', 'package.mjs')], { cwd: ROOT, reject: false, all: true });
+      expect(pkg.exitCode, String(pkg.all)).toBe(0);
+      expect((await fetch(`${url}/.well-known/openid-configuration`)).status).toBe(200);
+    } finally {
+      serving.kill('SIGTERM');
+      await serving;
+    }
+    const r = await run('opsctl', ['--version'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(VERSION);
+    expect(readdirSync(ROOT).filter((n) => n.startsWith('.out-build-'))).toEqual([]);
+  }, 300_000);
+});
+
 function dirnameOfNode(): string {
   return join(process.execPath, '..');
 }

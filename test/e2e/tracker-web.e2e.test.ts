@@ -8,7 +8,8 @@ import { tempConfigDir } from '../helpers/cli.js';
 /**
  * gh's --web through the built binary: `tracker stories|epics view ID --web` (view is get's gh name)
  * hands the record's app_url to the system opener (xdg-open, which runs $BROWSER where no desktop is
- * detected): a fake BROWSER script records the URL. With no opener at all the URL is printed, exit 0.
+ * detected): a fake BROWSER script records the URL. Where nothing can open it (no display and no BROWSER, or
+ * no opener to run) it fails, exit 1, with the URL on stdout for copying.
  */
 const cfg = tempConfigDir('opsctl-web-e2e-');
 const dir = mkdtempSync(join(tmpdir(), 'opsctl-web-browser-'));
@@ -57,12 +58,18 @@ describe('tracker … view ID --web', () => {
     120_000,
   );
 
-  it('no opener on PATH: the address on stdout, exit 0', async () => {
+  it('no display and no BROWSER: nothing is opened, exit 1, the address on stdout; BROWSER but no opener on PATH: the same', async () => {
     const made = await runBin(['tracker', 'stories', 'create', '--name', 'over ssh', '--json=id,app_url'], { env });
     const rec = JSON.parse(String(made.stdout)) as { id: number; app_url: string };
-    const r = await runBin(['tracker', 'stories', 'view', String(rec.id), '--web'], { env: { ...env, PATH: dir } });
-    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const noDisplay = { DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '', SSH_CONNECTION: '', CI: '' };
+    const r = await runBin(['tracker', 'stories', 'view', String(rec.id), '--web'], { env: { ...env, ...noDisplay } });
+    expect(r.exitCode, String(r.stderr)).toBe(1);
     expect(String(r.stdout).trim()).toBe(rec.app_url);
-    expect(String(r.stderr)).toContain('No browser could be opened here');
+    expect(String(r.stderr)).toContain(`no browser can open the page of story ${rec.id} here: there is no display`);
+    expect(String(r.stderr)).not.toContain('Opening');
+    const noOpener = await runBin(['tracker', 'stories', 'view', String(rec.id), '--web'], { env: { ...env, ...noDisplay, BROWSER: fake, PATH: dir } });
+    expect(noOpener.exitCode, String(noOpener.stderr)).toBe(1);
+    expect(String(noOpener.stdout).trim()).toBe(rec.app_url);
+    expect(String(noOpener.stderr)).toContain('no opener could be started');
   }, 120_000);
 });

@@ -61,8 +61,8 @@ export async function sweep(o: {
   reset: () => Promise<void>;
   /** Called after each kill (the monitor's invariants, the journal readable …). */
   afterKill?: (state: string) => Promise<void> | void;
-  /** Only the states this says yes to (a member's, a hop's); the others are passed by the chain unkilled. */
-  only?: (state: string) => boolean;
+  /** Only the states this says yes to (a member's, a hop's; `all`: every state in a fresh run's order); the others are passed by the chain unkilled. */
+  only?: (state: string, all: string[]) => boolean;
   /** How an unkilled run ends when all is well (default: exit 0); --on-failure rollback's halt is exit 3. */
   finishes?: (r: Run) => boolean;
   timeoutMs?: number;
@@ -75,7 +75,8 @@ export async function sweep(o: {
     const listed = await crashRun(o.args, { ...o.env, OPSCTL_CRASH_LOG: logFile }, o.timeoutMs);
     if (!finished(listed)) throw new Error(`the run that lists the points did not finish (exit ${listed.exitCode ?? listed.signal}):\n${listed.stderr}`);
     const points = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
-    const states = crashStates(points).filter((s) => s !== 'start' && (o.only?.(s) ?? true));
+    const all = crashStates(points);
+    const states = all.filter((s) => s !== 'start' && (o.only?.(s, all) ?? true));
     await o.reset();
     const reached: Sweep['reached'] = [];
     let runs = 1;

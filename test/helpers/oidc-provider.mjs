@@ -61,7 +61,8 @@ export async function startOidcProvider(opts = {}) {
           ({ payload } = await jwtVerify(p.subject_token, createLocalJWKSet(jwks), { audience }));
         } catch (err) {
           ctx.status = 400;
-          ctx.body = { error: 'invalid_grant', error_description: `subject_token: ${err.message}` };
+          // RFC 8693 §2.2.2: an invalid or unacceptable subject token is invalid_request
+          ctx.body = { error: 'invalid_request', error_description: `subject_token: ${err.message}` };
           return;
         }
         const token = new ctx.oidc.provider.AccessToken({

@@ -37,6 +37,7 @@ describe('config', () => {
   });
 
   it('fails with the fix when a named profile lacks an endpoint', async () => {
+    expect((await runCli(['config', 'set', 'labels', 'https://labels.example', '--profile', 'work'], { env: env() })).code).toBe(0);
     const r = await runCli(['tracker', 'labels', 'list', '--profile', 'work'], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('profile "work" has no tracker endpoint');

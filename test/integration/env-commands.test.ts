@@ -93,7 +93,7 @@ describe('config set profile', () => {
     expect((await runCli(['config', 'set', 'tracker', 'https://t.example', '--profile', 'work'], { env })).code).toBe(0);
     const r = await runCli(['config', 'set', 'profile', 'nosuch'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('profile "nosuch" does not exist (profiles: embedded, work)');
+    expect(r.stderr).toContain('no profile "nosuch" (named by config set profile): the profiles are embedded, work');
     expect(r.stderr).toContain('opsctl config set tracker https://… --profile nosuch');
     expect((await runCli(['config', 'get', 'profile'], { env })).code).toBe(1);
     const ok = await runCli(['config', 'set', 'profile', 'work'], { env });

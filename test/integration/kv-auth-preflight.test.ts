@@ -58,8 +58,19 @@ it('the same cluster with auth off: the rule passes; without a driver no member 
   authOn = false;
   const r = await upgrade();
   expect(r.code, r.stderr).toBe(1);
-  expect(r.stderr).toMatch(/\[auth-3\.2\.31\]/);
-  expect(r.stderr).toMatch(/m12: ok: 3\.2\.30, auth off/);
+  // (a rule every member passed is one line of the plan; each member's words are in --json)
+  expect(r.stderr).toMatch(/\[auth-3\.2\.31\] ok on m11, m12, m13: /);
   expect(r.stderr).not.toMatch(/auth is enabled/);
+  // the plan: its summary says what blocks it, each finding once (the members with the same words on one line)
+  expect(r.stderr).toMatch(/^Blocked by 6 findings: \[trial-start\] m11, m12, m13; \[data-trial\] m11, m12, m13 \(each below, with its fix\)$/m);
+  expect(r.stderr.match(/m11, m12, m13: not checked: no driver/g)).toHaveLength(1);
+  // then the refusal, with each member's reason
   for (const m of ['m11', 'm12', 'm13']) expect(r.stderr).toMatch(new RegExp(`\\[trial-start\\] member ${m}: not proven: no driver`));
+  // --json: the refusal keeps every reason, as a list too
+  const j = await runCli(['kv', 'upgrade', '--to', '3.3', '--dry-run', '--json', '--endpoints', endpoints.join(',')], { env: { OPSCTL_CONFIG_DIR: cfg.dir } });
+  expect(j.code).toBe(1);
+  const err = JSON.parse(j.stderr.trim().split('\n').at(-1)!) as { error: { code: string; reasons: string[] } };
+  expect(err.error.code).toBe('preflight');
+  for (const m of ['m11', 'm12', 'm13'])
+    expect(err.error.reasons).toContainEqual(expect.stringMatching(new RegExp(`\\[trial-start\\] member ${m}: not proven: no driver`)));
 });

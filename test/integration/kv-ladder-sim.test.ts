@@ -41,6 +41,14 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     const s = await up('3.2');
     const r = await s.kv('upgrade', '--to', '3.7', '--dry-run');
     expect(r.code, r.stderr).toBe(0);
+    // the three lines first: what will happen, that nothing blocks it (and what to heed), what to do next
+    expect(r.stdout.split('\n').slice(0, 3)).toEqual([
+      expect.stringMatching(
+        /^Upgrade 3\.2 → 3\.7 in 5 hops \(3\.3, 3\.4, 3\.5, 3\.6, 3\.7\), each restarting the 3 members one at a time: kv\d, kv\d, then kv\d \(the leader\)$/,
+      ),
+      expect.stringMatching(/^Nothing blocks it: \d+ of \d+ findings ok; to heed: 3 warn \(3\.3 → 3\.4 \[enable-v2\] kv1, kv2, kv3\), \d+ not checked \(/),
+      'Next: run the same command without --dry-run: it asks before the first stop (--yes: no question)',
+    ]);
     expect(r.stdout).toMatch(/Ladder: 3\.2 → 3\.7 in 5 hops/);
     for (const hop of ['3.2 → 3.3', '3.3 → 3.4', '3.4 → 3.5', '3.5 → 3.6', '3.6 → 3.7']) expect(r.stdout).toContain(`: ${hop} — binaries: simulated`);
     // every member in every hop, the leader last
@@ -76,14 +84,19 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     ])
       expect(r.stdout).toContain(`[${id}]`);
     // every member tried on every hop's binary before anything stops (a simulated one: the member program of that release)
-    expect(r.stdout.match(/kv\d: ok: etcd 3\.\d\.\d+ served \/health/g)).toHaveLength(15);
+    // (a rule every member passed is one line; --json keeps each member's own finding)
+    expect(r.stdout.match(/\[trial-start\] ok on kv1, kv2, kv3: /g)).toHaveLength(5);
+    const rows = (await s.kv('upgrade', '--to', '3.7', '--dry-run', '--json')).json<{
+      checks: Array<{ rule: string; member?: string; status: string; detail: string }>;
+    }>().checks;
+    expect(rows.filter((c) => c.rule === 'trial-start' && c.status === 'ok' && /^etcd 3\.\d\.\d+ served \/health/.test(c.detail))).toHaveLength(15);
     expect(r.stdout).toMatch(
       /Trials: 15 of 15 starts with each member's settings ran, 0 of 15 starts on a copy of each member's data ran \(15 do not apply: simulated members keep no etcd data\)/,
     );
     // the 3.7 hop's floor, seen from the start: the release the 3.6 hop brings
-    expect(r.stdout).toMatch(/\[from-3\.6\.11\][^\n]*\n\s+ok: the members will run 3\.6\.16/);
-    // a check that cannot run says so, with why
-    expect(r.stdout).toMatch(/kv1: not checked: a simulated member keeps no etcd data dir/);
+    expect(r.stdout).toMatch(/\[from-3\.6\.11\] ok: the members will run 3\.6\.16/);
+    // a check that cannot run says so, with why (the members with the same words on one line)
+    expect(r.stdout).toMatch(/kv1, kv2, kv3: not checked: a simulated member keeps no etcd data dir/);
     expect(r.stdout).toContain('(--dry-run: nothing was changed)');
     for (const v of await versions(s)) expect(v.server).toBe('3.2.32');
     expect(ladder(s)).toBeUndefined();
@@ -182,7 +195,7 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Hop 1\/2: 3\.5 → 3\.5 \(patch\)/);
     expect(r.stdout).toMatch(/Hop 2\/2: 3\.5 → 3\.6/);
-    expect(r.stdout).toMatch(/\[from-3\.5\.32\][^\n]*\n\s+ok: a patch hop inside 3\.5 to 3\.5\.35 is planned first/);
+    expect(r.stdout).toMatch(/\[from-3\.5\.32\] ok: a patch hop inside 3\.5 to 3\.5\.35 is planned first/);
     // run: the patch hop first (every member restarted on 3.5.35), then 3.5 → 3.6
     const run = await s.kv('upgrade', '--to', '3.6', '--yes', ...FAST, '--json');
     expect(run.code, run.stderr).toBe(0);
@@ -238,7 +251,7 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Hop 1\/2: 3\.6 → 3\.6 \(patch\)/);
     expect(r.stdout).toMatch(/Hop 2\/2: 3\.6 → 3\.7/);
-    expect(r.stdout).toMatch(/\[from-3\.6\.11\][^\n]*\n\s+ok: a patch hop inside 3\.6 to 3\.6\.16 is planned first/);
+    expect(r.stdout).toMatch(/\[from-3\.6\.11\] ok: a patch hop inside 3\.6 to 3\.6\.16 is planned first/);
     const run = await s.kv('upgrade', '--to', '3.7', '--yes', ...FAST, '--json');
     expect(run.code, run.stderr).toBe(0);
     expect(

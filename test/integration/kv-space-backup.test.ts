@@ -107,6 +107,10 @@ describe('kv upgrade: space for the data-dir backup (issue 27)', () => {
     spaceProbe.freeBytes = realFree;
     const again = await sb.kv('upgrade', '--to', '3.3', ...FAST);
     expect(again.code, again.stderr).toBe(0);
-    expect(existsSync(join(target, `${j.id}-${name}`, 'ballast.bin'))).toBe(true);
+    // the copy was made (the ballast in it), then removed once the hop was done (its restore point is the way back)
+    const done = sb.journal();
+    expect(done.steps.find((s: any) => s.member === name && s.kind === 'backup-data').detail).toMatch(/^\d+ files, 1\.\d MiB on disk/);
+    expect(done.backups.find((b: any) => b.member === name)).toMatchObject({ removed: true, detail: expect.stringMatching(/removed \(1\.\d MiB freed\)$/) });
+    expect(existsSync(join(target, `${j.id}-${name}`))).toBe(false);
   }, 180_000);
 });

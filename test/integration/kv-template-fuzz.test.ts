@@ -33,7 +33,7 @@ writeFileSync(join(BIN, 'rec'), REC);
 writeFileSync(join(BIN, 'ssh'), SSH);
 writeFileSync(join(BIN, 'sudo'), '#!/bin/sh\nexec "$@"\n');
 for (const f of ['rec', 'ssh', 'sudo']) chmodSync(join(BIN, f), 0o755);
-for (const p of ['systemctl', 'cp', 'mv', 'ln', 'du', 'cat', 'chown', 'etcdctl', 'ls']) symlinkSync('rec', join(BIN, p));
+for (const p of ['systemctl', 'cp', 'mv', 'rm', 'ln', 'du', 'cat', 'chown', 'etcdctl', 'ls']) symlinkSync('rec', join(BIN, p));
 const env = { PATH: `${BIN}:/usr/bin:/bin`, REC_LOG: LOG };
 
 beforeEach(() => {
@@ -176,7 +176,8 @@ const PRESET: Array<[string, string, (v: Vars) => string[][]]> = [
   ],
   ['running', preset.running, () => [['systemctl', 'is-active', '--quiet', 'etcd']]],
   ['config', preset.config!, (v) => [['cat', `/etc/etcd/${v.name}.yml`]]],
-  ['backup', preset.backup!, (v) => [['cp', '-a', D(v), `${D(v)}.bak-${v.run}`]]],
+  ['backup', preset.backup!, (v) => [['cp', '-a', '--sparse=always', D(v), `${D(v)}.bak-${v.run}`]]],
+  ['dropBackup', preset.dropBackup!, (v) => [['rm', '-rf', `${D(v)}.bak-${v.run}`]]],
   ['v2Size', preset.v2Size!, (v) => [['du', '-sb', `${D(v)}/member/snap`]]],
   [
     'restoreBackup',

@@ -107,7 +107,7 @@ describe('login --with-oidc-token against an independent provider (oidc-provider
       expect(token.stdout.trim().length).toBeGreaterThan(20);
       const bad = await runCli(['login', '--with-oidc-token', file('op-bad', await sign({ sub: 'x' }, 'elsewhere')), '--insecure-storage'], { env: opEnv });
       expect(bad.code).toBe(4);
-      expect(bad.stderr).toContain('invalid_grant');
+      expect(bad.stderr).toContain('invalid_request');
     } finally {
       await op.close();
     }

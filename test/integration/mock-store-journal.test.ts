@@ -91,6 +91,62 @@ describe('FileStore with a journal (mock serve --state)', () => {
     expect(readFileSync(`${path}.journal`, 'utf8')).toBe(before);
   });
 
+  it('a default a read filled in memory only, then a write into it: the journal never holds a line it cannot replay', async () => {
+    const path = join(dir, 'state.json');
+    const store = journaled(path);
+    await store.write((s) => void (s.labels = { labels: [], items: [] }));
+    // as GET /oauth2/mock/events/receivers once did: a read makes a slice in memory, the files never hold it
+    await store.read((s: TestState) => void (s.labels.lazy ??= { items: [] }));
+    await store.write((s: TestState) => void s.labels.lazy.items.push('acknowledged'));
+    await store.write((s: TestState) => void s.labels.items.push('after'));
+    // replayed from the files alone, as after kill -9
+    expect(await journaled(path).read((s: TestState) => [s.labels.lazy?.items, s.labels.items])).toEqual([['acknowledged'], ['after']]);
+  });
+
+  it('a write that changes nothing (an equal list put back, a value set and set back) adds no journal line', async () => {
+    const path = join(dir, 'state.json');
+    const store = journaled(path);
+    await store.write((s) => void (s.labels = { labels: [], items: [{ id: 1 }] }));
+    await store.write((s: TestState) => void s.labels.items.push({ id: 2 }));
+    const before = readFileSync(`${path}.journal`, 'utf8');
+    await store.write((s: TestState) => void (s.labels.items = s.labels.items.filter((x: { id: number }) => x.id !== 99)));
+    await store.write((s: TestState) => {
+      s.labels.items.push({ id: 3 });
+      s.labels.items.pop();
+      s.labels.flag = true;
+      delete s.labels.flag;
+    });
+    expect(readFileSync(`${path}.journal`, 'utf8')).toBe(before);
+    expect(await journaled(path).read((s: TestState) => s.labels.items)).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
+  it('a line that cannot be applied: refused naming what it costs; --salvage-journal keeps every other write and sets it aside, named', async () => {
+    const path = join(dir, 'state.json');
+    const store = journaled(path);
+    await store.write((s) => void (s.labels = { labels: [], items: [] }));
+    await store.write((s: TestState) => void s.labels.items.push('one'));
+    // a line naming a place the state does not have (the poisoned journal of issue 49), then an acknowledged write after it
+    appendFileSync(`${path}.journal`, '[[["oauth","secevents"],"receivers",[]]]\n[[["labels","items"],"1","two"],[["labels","items"],"length",2]]\n');
+    const before = readFileSync(`${path}.journal`, 'utf8');
+    const err = (await journaled(path)
+      .read((s) => s)
+      .catch((e: unknown) => e)) as StateFileError;
+    expect(err).toBeInstanceOf(StateFileError);
+    expect(err.message).toContain(
+      'line 3: a change\'s path ["oauth","secevents"] is not in the state (1 of its 3 writes cannot be applied: line 3; the other 2 still apply)',
+    );
+    expect(err.hint).toContain(`opsctl mock serve --state ${path} --salvage-journal`);
+    expect(err.hint).toContain(`would lose all 3 writes since the snapshot ${path}`);
+    expect(readFileSync(`${path}.journal`, 'utf8')).toBe(before);
+
+    const report = await journaled(path).salvageJournal();
+    expect(report).toMatchObject({ lines: 3, applied: 2, refused: [{ line: 3 }], rejectedPath: `${path}.journal.rejected`, keptAs: `${path}.journal.bad` });
+    expect(readFileSync(`${path}.journal.bad`, 'utf8')).toBe(before);
+    expect(JSON.parse(readFileSync(`${path}.journal.rejected`, 'utf8'))).toMatchObject({ line: 3, text: '[[["oauth","secevents"],"receivers",[]]]' });
+    expect(existsSync(`${path}.journal`)).toBe(false);
+    expect(await journaled(path).read((s: TestState) => s.labels.items)).toEqual(['one', 'two']);
+  });
+
   it("ignores a journal that continues another snapshot (a crash between a snapshot and its journal's start)", async () => {
     const path = join(dir, 'state.json');
     const store = journaled(path);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { escapeHtml, resultPage } from '../../src/auth/html.js';
 import { startListener } from '../../src/auth/listener.js';
-import { browserDecision, parseTimeout } from '../../src/auth/browser-login.js';
+import { parseTimeout } from '../../src/auth/browser-login.js';
+import { browserDecision } from '../../src/core/browser.js';
 import { challengeS256, createPkce, createVerifier, VERIFIER_PATTERN } from '../../src/auth/pkce.js';
 import { expandScope, missingScopes, parseScopes } from '../../src/auth/scopes.js';
 import { checkRedirectUri, clientUsable, restoreClient, seedClients, type OAuthClient } from '@opsctl/mock/services/oauth/registry.js';
@@ -108,6 +109,11 @@ describe('small parts', () => {
     expect(browserDecision({ DISPLAY: ':0', SSH_CONNECTION: '1 2 3 4' }, true, 'linux').open).toBe(false);
     expect(browserDecision({}, true, 'darwin').open).toBe(true);
     expect(browserDecision({}, false, 'darwin')).toEqual({ open: false, reason: '--no-browser' });
+    // BROWSER names the program to run: it needs no display (w3m, a script), and it was chosen for this session
+    expect(browserDecision({ BROWSER: 'w3m' }, true, 'linux').open).toBe(true);
+    expect(browserDecision({ BROWSER: 'w3m', SSH_CONNECTION: '1 2 3 4' }, true, 'linux').open).toBe(true);
+    expect(browserDecision({ BROWSER: 'w3m', CI: '1' }, true, 'linux')).toEqual({ open: false, reason: 'CI is set' });
+    expect(browserDecision({ BROWSER: 'w3m' }, false, 'linux').open).toBe(false);
   });
   it('parses timeouts and scopes', () => {
     expect(parseTimeout('5m')).toBe(300_000);

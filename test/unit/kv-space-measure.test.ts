@@ -51,7 +51,9 @@ describe('kv backup space (issue 27, item 5)', () => {
     expect(asked).toEqual([d]);
     expect(s.needed).toBe(backupNeeds(10 * MiB));
     expect(s.ok).toBe(false);
-    expect(describeSpace(s)).toBe(`${dest} needs 75.0 MiB free (${join(d, 'data')} holds 10.0 MiB, plus 10% and 64.0 MiB margin), 70.0 MiB is free`);
+    expect(describeSpace(s)).toBe(
+      `${dest} needs 75.0 MiB free (a backup of ${join(d, 'data')} takes 10.0 MiB, plus 10% and 64.0 MiB margin), 70.0 MiB is free`,
+    );
     mkdirSync(dest, { recursive: true });
     writeFileSync(join(dest, 'old'), Buffer.alloc(6 * MiB));
     const again = await backupSpace(join(d, 'data'), dest);

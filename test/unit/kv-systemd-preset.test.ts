@@ -49,7 +49,10 @@ describe('driver preset type: systemd (expands to command templates)', () => {
   it('config file ({version}: the target) and data dir: the config check, backups and the v2 size', () => {
     const t = expandSystemd({ type: 'systemd', configFile: '/etc/etcd/etcd-{version}.yml', dataDir: '/var/lib/etcd' });
     expect(renderTemplate(t.config!, vars)).toEqual(['ssh', '--', 'infra2', 'cat', '/etc/etcd/etcd-3.3.yml']);
-    expect(renderTemplate(t.backup!, vars)).toEqual(['ssh', '--', 'infra2', 'sudo', 'cp', '-a', '/var/lib/etcd', '/var/lib/etcd.bak-r1']);
+    // sparse: a WAL segment is 64 MB preallocated from its first record; the copy takes what was written
+    expect(renderTemplate(t.backup!, vars)).toEqual(['ssh', '--', 'infra2', 'sudo', 'cp', '-a', '--sparse=always', '/var/lib/etcd', '/var/lib/etcd.bak-r1']);
+    // removed once its hop is done (the hop's restore point is the way back then)
+    expect(renderTemplate(t.dropBackup!, vars)).toEqual(['ssh', '--', 'infra2', 'sudo', 'rm', '-rf', '/var/lib/etcd.bak-r1']);
     expect(renderTemplate(t.v2Size!, vars)).toEqual(['ssh', '--', 'infra2', 'sudo', 'du', '-sb', '/var/lib/etcd/member/snap']);
   });
 

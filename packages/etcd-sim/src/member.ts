@@ -519,6 +519,28 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
   }
 }
 
+/** GET /version, on the client and the peer port alike (as etcd). */
+function versionBody(): Record<string, string> {
+  const cluster = st.clusterVersion ? `${st.clusterVersion}.0` : 'not_decided';
+  // 3.6 adds the storage version (etcd writes it once the cluster version is decided).
+  return {
+    kvserver: serverVersion,
+    kvcluster: cluster,
+    ...(cmp(minorVersion, '3.6') >= 0 ? { storage: cluster === 'not_decided' ? '' : cluster } : {}),
+  };
+}
+
+/** GET /members on the peer port, as etcd 3.2 to 3.7 answer it: a bare array, uint64 ids as JSON numbers. */
+function peerMembersText(): string {
+  const one = (id: string, n: string, peer: string, client: string | undefined) =>
+    `{"id":${id},"peerURLs":${JSON.stringify([peer])},"name":${JSON.stringify(n)},"clientURLs":${JSON.stringify(client ? [client] : [])}}`;
+  const all = [
+    one(memberId, name, peerUrl.href.replace(/\/$/, ''), st.clients[name] ?? ownClientUrl),
+    ...peers.map((x) => one(x.info?.id ?? idOf(`${token}:${x.name}`), x.name, x.peerUrl, st.clients[x.name])),
+  ];
+  return `[${all.join(',')}]\n`;
+}
+
 const clientServer = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://x');
   const p = url.pathname;
@@ -526,15 +548,7 @@ const clientServer = createServer((req, res) => {
     if (!res.headersSent) grpcError(res, 500, 13, (err as Error).message);
   };
   if (p === '/health') return health(res);
-  if (p === '/version') {
-    const cluster = st.clusterVersion ? `${st.clusterVersion}.0` : 'not_decided';
-    // 3.6 adds the storage version (etcd writes it once the cluster version is decided).
-    return send(res, 200, {
-      kvserver: serverVersion,
-      kvcluster: cluster,
-      ...(cmp(minorVersion, '3.6') >= 0 ? { storage: cluster === 'not_decided' ? '' : cluster } : {}),
-    });
-  }
+  if (p === '/version') return send(res, 200, versionBody());
   if (p === '/v2/keys/' || p === '/v2/keys') return v2Keys(res);
   if (minorVersion === '3.3' && p.startsWith('/v3alpha/')) {
     res.writeHead(308, { location: `/v3beta/${p.slice('/v3alpha/'.length)}${url.search}` });
@@ -572,6 +586,9 @@ const peerServer = createServer((req, res) => {
       return send(res, 200, ping());
     }
     if (p === '/peer/state') return send(res, 200, st);
+    // etcd's peer handler answers /version and /members too: what a client given a peer URL meets
+    if (p === '/version' && req.method === 'GET') return send(res, 200, versionBody());
+    if (p === '/members' && req.method === 'GET') return send(res, 200, peerMembersText(), true);
     // etcd 3.5+'s peer handler: whether a downgrade is enabled
     if (p === '/downgrade/enabled' && cmp(minorVersion, '3.5') >= 0) return send(res, 200, st.downgrade ? 'true' : 'false', true);
     const body = jsonOf((await readBody(req)).text);
@@ -627,8 +644,14 @@ async function tick(): Promise<void> {
         } catch (err) {
           const gone = (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
           // Not answering for a moment is not being gone: keep the peer until an election timeout passed.
-          if (!gone && performance.now() - p.lastSeen < electionMs) return;
+          // (How long it was silent is said either way, so a test holds the member to that on any machine.)
+          const silent = Math.round(performance.now() - p.lastSeen);
+          if (!gone && silent < electionMs) {
+            if (p.reachable) log('W', `peer ${p.name} did not answer a heartbeat (silent for ${silent} ms; kept until the election timeout, ${electionMs} ms)`);
+            return;
+          }
           if (p.reachable) {
+            if (!gone) log('W', `peer ${p.name} has not answered for ${silent} ms (election timeout ${electionMs} ms)`);
             log('W', `lost the TCP streaming connection with peer ${p.name} (stream MsgApp v2 reader)`);
             log('W', `peer ${p.name} became inactive (message send to peer failed)`);
           }

@@ -56,13 +56,17 @@ export interface MockReply {
   headers?: Record<string, string>;
 }
 
-/** Thrown by handlers; the service's `errorReply` turns it into that service's own error shape. */
+/**
+ * Thrown by handlers; the service's `errorReply` turns it into that service's own error shape. `headers`
+ * go with the reply whatever its shape (a 405's Allow, a bearer challenge).
+ */
 export class MockError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

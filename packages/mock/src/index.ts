@@ -10,6 +10,7 @@ export { createMockServer } from './server.js';
 export type { Fault, LoggedRequest, MockServer, MockServerOptions, RouteInfo } from './server-types.js';
 export { createEmbeddedMock, type EmbeddedMock, type EmbeddedMockOptions } from './embedded.js';
 export { FileStore, MemoryStore, sliceField, stateTrackerToken, type Store } from './store.js';
+export type { SalvageReport } from './store-files.js';
 export { SERVICE_NAMES, type MockServiceOptions, type ServiceName } from './service.js';
 export type { Transport, TransportRequest, TransportResponse } from './transport.js';
 

@@ -7,7 +7,7 @@
  * to the changed object; applied in order they turn the snapshot into the state the write left.
  */
 import { parents } from './indexes.js';
-import { setOwn } from './tx.js';
+import { setOwn, transact } from './tx.js';
 
 export const JOURNAL_FORMAT = 'opsctl-mock-journal/1';
 
@@ -36,13 +36,34 @@ function pathOf(root: object, target: object): string[] | undefined {
 }
 
 /**
- * One write's changes as a journal line (with its newline): each changed key's value as the write left
- * it, parents before children. Undefined when a changed object is no longer where it was reached (a
- * write that changed a record and then moved it): the caller then writes a whole snapshot instead.
+ * The objects of the state the files hold at their place (the snapshot's, those a journal line set): a
+ * line may change only these, so that replaying it finds every object it names. An object made outside a
+ * write (a read that filled in a default) is not among them until a snapshot holds it.
  */
-export function journalLine(root: object, touched: Map<object, Set<string | symbol>>): string | undefined {
+export type Persisted = WeakSet<object>;
+
+/** Adds `value` and every object inside it to `persisted` (after a snapshot, or a journal line that set it). */
+export function markPersisted(persisted: Persisted, value: unknown): void {
+  const todo: unknown[] = [value];
+  while (todo.length > 0) {
+    const v = todo.pop();
+    if (v === null || typeof v !== 'object' || persisted.has(v)) continue;
+    persisted.add(v);
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') todo.push(child);
+  }
+}
+
+/**
+ * One write's changes as a journal line (with its newline): each changed key's value as the write left
+ * it, parents before children. Undefined when the line could not be replayed on the files' state: a
+ * changed object is no longer where it was reached (a write that changed a record and then moved it), or
+ * (with `persisted`) the files do not hold it (made in memory only, by a read). The caller then writes a
+ * whole snapshot instead, so a journal never holds a line it cannot replay.
+ */
+export function journalLine(root: object, touched: Map<object, Set<string | symbol>>, persisted?: Persisted): string | undefined {
   const ops: Op[] = [];
   for (const [target, keys] of touched) {
+    if (persisted && !persisted.has(target)) return undefined;
     const path = pathOf(root, target);
     if (!path) return undefined;
     const t = target as Record<string, unknown>;
@@ -54,6 +75,8 @@ export function journalLine(root: object, touched: Map<object, Set<string | symb
   if (ops.length === 0) return '';
   // a change to a parent first: the paths of its children then lead where they do after the write
   ops.sort((a, b) => a[0].length - b[0].length);
+  // what the line sets is at its place on disk once the line is (a failed append reloads the files)
+  if (persisted) for (const op of ops) if (op.length === 3) markPersisted(persisted, op[2]);
   return `${JSON.stringify(ops)}\n`;
 }
 
@@ -100,4 +123,31 @@ export function splitJournal(text: string): { base?: string; lines: string[]; to
     base = h.base;
   }
   return { base, lines: all, torn, headerBytes: first === undefined ? 0 : Buffer.byteLength(first) + 1 };
+}
+
+/** A journal line that cannot be applied: its line number in the file (the header is line 1), why, and its text. */
+export interface RefusedLine {
+  line: number;
+  problem: string;
+  text: string;
+}
+
+/**
+ * Applies the journal's lines (after its header) to `root` in order, each whole or not at all (a line that
+ * fails half-way is undone). A line that cannot be applied is listed and the others are still applied, so
+ * the caller can say exactly what a refusal would cost, or keep every line that applies (`--salvage-journal`).
+ */
+export function replayLines(root: Record<string, unknown>, lines: readonly string[]): { applied: number; refused: RefusedLine[] } {
+  let applied = 0;
+  const refused: RefusedLine[] = [];
+  for (const [i, text] of lines.entries()) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      transact(root, (s) => applyLine(s, parsed));
+      applied++;
+    } catch (err) {
+      refused.push({ line: i + 2, problem: err instanceof SyntaxError ? 'not JSON' : (err as Error).message, text });
+    }
+  }
+  return { applied, refused };
 }

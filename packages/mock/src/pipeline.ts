@@ -39,6 +39,7 @@ export async function handle(rt: MockRuntime, req: MockIncoming, res: MockOutgoi
     if (mockErr.status >= 500 && !(err instanceof MockError) && !isOpsError(err))
       process.stderr.write(`opsctl mock: ${service} ${method} ${url.pathname}: ${(err as Error).stack}\n`);
     const out = svc.instance.errorReply(mockErr);
+    if (Object.keys(mockErr.headers).length) out.headers = { ...(out.headers ?? {}), ...mockErr.headers };
     status = out.status;
     send(req, res, out);
   } finally {
@@ -67,9 +68,10 @@ async function findRoute(svc: LoadedService, url: URL, method: string): Promise<
   if (!found && registerAllRoutes(svc)) found = svc.router.find(method as Router.HTTPMethod, url.pathname);
   if (!found && (await addMoreRoutes(svc))) found = svc.router.find(method as Router.HTTPMethod, url.pathname);
   if (!found) {
-    const other = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].some((m) => m !== method && svc.router.find(m as Router.HTTPMethod, url.pathname));
-    throw other
-      ? new MockError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`)
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== method && svc.router.find(m as Router.HTTPMethod, url.pathname));
+    // RFC 9110 §15.5.6: a 405 names the methods the resource takes in Allow
+    throw allowed.length
+      ? new MockError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname} (use ${allowed.join(' or ')})`, {}, { allow: allowed.join(', ') })
       : new MockError(404, 'not_found', `no such path: ${url.pathname}`);
   }
   return { route: (found.store as { route: Route }).route, params: found.params };

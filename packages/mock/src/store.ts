@@ -1,90 +1,19 @@
-import { constants as fsConstants, lstatSync } from 'node:fs';
+import { constants as fsConstants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { InterruptedError, OpsError } from '@opsctl/shared/errors.js';
+import { InterruptedError } from '@opsctl/shared/errors.js';
 import { checkOwnFileSync, ownIds, readOwnFileSync } from '@opsctl/shared/local-file.js';
-import { promised } from '@opsctl/shared/promised.js';
-import { applyLine, journalHeader, journalLine, splitJournal } from './journal.js';
+import { journalHeader, journalLine, markPersisted, replayLines, splitJournal, type Persisted } from './journal.js';
+import { allAborted, digest, readStateFile, fileId, journalError, setAside, StateFileError, syncDir, type FileId, type SalvageReport } from './store-files.js';
+import { MemoryStore, sliceField, stateTrackerToken, type MockSlices, type MockState, type StateInit, type Store, type StoreLockOptions } from './store-api.js';
 import { requestSignal } from './request-signal.js';
 import { transact } from './tx.js';
 
 /** The mock state is small (demo data); 64 MiB is far above any real one and below trouble. */
 const STATE_MAX_BYTES = 64 * 1024 * 1024;
 
-/** The whole mock state: one slice per service, each owned by that service's module and unknown until it narrows it. */
-export type MockSlices = Record<string, unknown>;
-
-/** The state as the store hands it out: each service narrows its own slice (tracker/records.ts, oauth/tokens.ts, labels/). */
-export type MockState = MockSlices;
-
-/** One field of a service's slice of the state, unknown until the reader narrows it. */
-export function sliceField(state: MockSlices, service: string, field: string): unknown {
-  const slice: unknown = state[service];
-  return slice !== null && typeof slice === 'object' ? (slice as Record<string, unknown>)[field] : undefined;
-}
-
-/** The embedded tracker's own token (provisioned when its service loads; '' before). */
-export function stateTrackerToken(state: MockSlices): string {
-  const token = sliceField(state, 'tracker', 'token');
-  return typeof token === 'string' ? token : '';
-}
-
-/**
- * Where the mock keeps its records. `write` is a transaction: the function sees the latest state,
- * and its changes are kept only if it returns without throwing (all or nothing).
- */
-export interface Store {
-  readonly kind: 'file' | 'memory';
-  readonly path?: string;
-  /** Register a slice initializer (a service loaded lazily); it runs before the next read or write. */
-  addInit(init: StateInit): Promise<void>;
-  read<T>(fn: (state: MockState) => T): Promise<T>;
-  write<T>(fn: (state: MockState) => T): Promise<T>;
-  close(): Promise<void>;
-}
-
-/** How a file store waits for its lock (see config/lock.ts). */
-export interface StoreLockOptions {
-  /** Ends every wait for the lock (the command's Ctrl-C / SIGTERM). */
-  signal?: AbortSignal;
-  /** Where notices go (a wait that goes on, a takeover); default stderr. */
-  notice?: (text: string) => void;
-  waitMs?: number;
-}
-
-/** A function that fills in a missing slice of state (first run, or a service added since). */
-export type StateInit = (state: MockState) => boolean;
-
-export class MemoryStore implements Store {
-  readonly kind = 'memory' as const;
-  private state: MockState;
-  private queue: Promise<unknown> = Promise.resolve();
-
-  private readonly inits: StateInit[] = [];
-
-  constructor(initial: MockState = {}) {
-    this.state = initial;
-  }
-
-  async addInit(init: StateInit): Promise<void> {
-    this.inits.push(init);
-    await this.write((s) => void init(s));
-  }
-
-  read<T>(fn: (state: MockState) => T): Promise<T> {
-    return promised(() => fn(this.state));
-  }
-
-  /** A transaction on the live state (tx.ts): no copy of it, the function's changes undone if it throws. */
-  write<T>(fn: (state: MockState) => T): Promise<T> {
-    const run = () => transact(this.state, fn).result;
-    const p = this.queue.then(run, run);
-    this.queue = p.catch(() => undefined);
-    return p;
-  }
-
-  async close(): Promise<void> {}
-}
+export { MemoryStore, sliceField, stateTrackerToken, StateFileError };
+export type { MockSlices, MockState, StateInit, Store, StoreLockOptions };
 
 /** How a file store keeps its file: see FileStore. */
 export interface FileStoreOptions {
@@ -104,20 +33,6 @@ const LOCK_HOLD_MS = 200;
 /** The journal is folded into the snapshot once it is larger than this and than the snapshot. */
 const JOURNAL_MIN_COMPACT_BYTES = 1024 * 1024;
 
-/** What identifies a file's content without reading it: inode, size and modification time. */
-type FileId = string;
-
-function fileId(path: string): FileId | undefined {
-  try {
-    const st = lstatSync(path, { bigint: true });
-    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.isSymbolicLink() ? 'l' : 'f'}`;
-  } catch (err) {
-    // missing, or under something that is not a directory: reading it says which (readRaw)
-    if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined;
-    throw err;
-  }
-}
-
 interface Loaded {
   state: MockState;
   /** The snapshot's text (undefined: no file yet) and identity when loaded or written. */
@@ -131,6 +46,8 @@ interface Loaded {
    * incomplete line, cut off before the next append.
    */
   journal?: { id: FileId; bytes: number; live: boolean; torn?: boolean };
+  /** Journal mode: the objects the files hold at their place, the only ones a journal line may change (journal.ts). */
+  persisted?: Persisted;
 }
 
 interface Pending {
@@ -240,30 +157,42 @@ export class FileStore implements Store {
    * The state as the files hold it: the snapshot, checked, and the journal that continues it. `locked`:
    * this store holds the lock, so an incomplete last line is an interrupted write: warned about and cut off.
    */
-  private async load(locked: boolean): Promise<Loaded> {
+  private async load(locked: boolean, salvage?: SalvageReport): Promise<Loaded> {
     const snap = fileId(this.path);
-    const raw = await this.readRaw();
+    const raw = await readStateFile(this.path, STATE_MAX_BYTES);
     if (raw === undefined) return { state: {} };
     const state = await this.parse(raw);
     const loaded: Loaded = { state, raw, snap };
-    await this.replayJournal(loaded, locked);
+    await this.replayJournal(loaded, locked, salvage);
+    this.markAll(loaded);
     return loaded;
   }
 
-  /** Applies the journal that continues the snapshot (another snapshot's journal is ignored). */
-  private async replayJournal(loaded: Loaded, locked: boolean): Promise<void> {
+  /** Journal mode: everything the state holds now is what the files hold (just loaded, or just written as a snapshot). */
+  private markAll(mem: Loaded): void {
+    if (!this.opts.journal) return;
+    mem.persisted = new WeakSet();
+    markPersisted(mem.persisted, mem.state);
+  }
+
+  /**
+   * Applies the journal that continues the snapshot (another snapshot's journal is ignored). A line that
+   * cannot be applied refuses the state (naming what a refusal costs and the fix), or with `salvage` (under
+   * the lock) is left out and listed there.
+   */
+  private async replayJournal(loaded: Loaded, locked: boolean, salvage?: SalvageReport): Promise<void> {
     const id = fileId(this.journalPath);
     if (id === undefined) return;
     const text = readOwnFileSync(this.journalPath, {
       what: 'the mock state journal',
       maxBytes: 4 * STATE_MAX_BYTES,
-      hint: `move it aside (mv ${this.journalPath} ${this.journalPath}.bad): the state is then the one in ${this.path}, without the changes since it was last written`,
+      hint: `fix its ownership or permissions: it holds the writes made since ${this.path} was last written (moving it aside would lose them)`,
     });
     let split: ReturnType<typeof splitJournal>;
     try {
       split = splitJournal(text);
     } catch (err) {
-      throw journalError(this.journalPath, (err as Error).message);
+      throw journalError(this.journalPath, (err as Error).message, { lines: Math.max(0, text.split('\n').length - 2) });
     }
     loaded.base ??= await digest(loaded.raw ?? '');
     // an older snapshot's journal (a crash between writing a snapshot and starting its journal): already in the snapshot
@@ -271,14 +200,10 @@ export class FileStore implements Store {
       loaded.journal = { id, bytes: 0, live: false };
       return;
     }
-    let applied = 0;
-    for (const [i, line] of split.lines.entries()) {
-      try {
-        applyLine(loaded.state, JSON.parse(line));
-        applied++;
-      } catch (err) {
-        throw journalError(this.journalPath, `line ${i + 2}: ${(err as Error).message}`);
-      }
+    const { applied, refused } = replayLines(loaded.state, split.lines);
+    if (refused.length > 0 && !salvage) {
+      const first = refused[0]!;
+      throw journalError(this.journalPath, `line ${first.line}: ${first.problem}`, { lines: split.lines.length, refused });
     }
     let bytes = Buffer.byteLength(text);
     if (split.torn !== undefined && locked) {
@@ -292,8 +217,9 @@ export class FileStore implements Store {
     if (applied > 0) {
       const { stateProblem } = await import('./state-schema.js');
       const problem = stateProblem(loaded.state);
-      if (problem) throw journalError(this.journalPath, `the state it leaves is not valid: ${problem}`);
+      if (problem) throw journalError(this.journalPath, `the state it leaves is not valid: ${problem}`, { lines: split.lines.length });
     }
+    if (salvage) Object.assign(salvage, { lines: split.lines.length, applied, refused, torn: split.torn !== undefined });
     loaded.journal = { id: fileId(this.journalPath) ?? id, bytes, live: true, torn: split.torn !== undefined && !locked };
   }
 
@@ -405,6 +331,37 @@ export class FileStore implements Store {
     }
   }
 
+  /**
+   * `mock serve --salvage-journal`: the snapshot with every journal line that still applies, written as the
+   * new snapshot; the lines that cannot be applied are set aside in `PATH.journal.rejected` (each with its
+   * line number and why) and the journal as it was in `PATH.journal.bad`. Nothing is dropped unsaid: the
+   * report names what was kept and what was set aside. A journal that applies whole is folded in as is.
+   */
+  async salvageJournal(): Promise<SalvageReport> {
+    const report: SalvageReport = { journal: this.journalPath, lines: 0, applied: 0, refused: [], torn: false };
+    const { lockFile } = await import('@opsctl/shared/lock.js');
+    const release = await lockFile(this.path, {
+      staleMs: this.staleMs,
+      what: 'the mock state file',
+      signal: this.lockOptions.signal,
+      notice: this.lockOptions.notice,
+    });
+    try {
+      const text =
+        fileId(this.journalPath) === undefined
+          ? undefined
+          : readOwnFileSync(this.journalPath, { what: 'the mock state journal', maxBytes: 4 * STATE_MAX_BYTES });
+      const mem = await this.load(true, report);
+      if (text === undefined || mem.raw === undefined) return report;
+      if (report.refused.length > 0) Object.assign(report, await setAside(this.journalPath, text, report.refused));
+      await this.writeSnapshot(mem);
+      this.mem = mem;
+      return report;
+    } finally {
+      await release();
+    }
+  }
+
   /** Takes the cross-process lock for the writes waiting now. */
   private async lock(batch: Pending[]): Promise<() => Promise<void>> {
     const { ensurePrivateDir, dirError } = await import('@opsctl/shared/private-dir.js');
@@ -458,7 +415,7 @@ export class FileStore implements Store {
         const { result, touched } = transact(mem.state, p.fn);
         if (touched.size > 0) {
           changed = true;
-          const line = this.opts.journal && !snapshot ? journalLine(mem.state, touched) : undefined;
+          const line = this.opts.journal && !snapshot ? journalLine(mem.state, touched, mem.persisted) : undefined;
           if (line === undefined) snapshot = true;
           else lines += line;
         }
@@ -498,6 +455,7 @@ export class FileStore implements Store {
       mem.raw = next;
       mem.snap = fileId(this.path);
     }
+    this.markAll(mem);
     // the old journal is in the snapshot now (and names the old one as its base): gone
     if (mem.journal || fileId(this.journalPath) !== undefined) {
       const { rm } = await import('node:fs/promises');
@@ -524,74 +482,7 @@ export class FileStore implements Store {
     if (fresh) await syncDir(dirname(resolve(this.journalPath)));
     mem.journal = { id: fileId(this.journalPath) ?? '', bytes: (fresh ? 0 : mem.journal!.bytes) + Buffer.byteLength(data), live: true };
   }
-
-  private async readRaw(): Promise<string | undefined> {
-    try {
-      // A link, another user's file, or one others can write: refused (exit 1), never followed or reset.
-      return readOwnFileSync(this.path, {
-        what: 'the mock state file',
-        maxBytes: STATE_MAX_BYTES,
-        hint: `move it aside (mv ${this.path} ${this.path}.bad); the next command starts a fresh state`,
-      });
-    } catch (err) {
-      if (err instanceof OpsError) throw err;
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return undefined;
-      if (code === 'ENOTDIR') {
-        const { dirError } = await import('@opsctl/shared/private-dir.js');
-        throw dirError(dirname(this.path), err);
-      }
-      if (code === 'EISDIR') throw new StateFileError(this.path, 'is a directory, not a file');
-      if (code === 'EACCES' || code === 'EPERM') throw new StateFileError(this.path, `cannot be read (${code})`, 'fix its permissions, or move it aside');
-      throw err;
-    }
-  }
 }
 
 /** Thrown to undo a transaction that only asked whether an initializer would change the state. */
 const ASKED = new Error('asked');
-
-/** Aborted once every write of the batch has lost its requester (a batch of writes from no request never is). */
-function allAborted(batch: Pending[]): AbortSignal {
-  const c = new AbortController();
-  const signals = batch.map((p) => p.signal);
-  if (signals.some((s) => s === undefined)) return c.signal;
-  const check = () => {
-    if (signals.every((s) => s!.aborted)) c.abort();
-  };
-  for (const s of signals) s!.addEventListener('abort', check, { once: true });
-  check();
-  return c.signal;
-}
-
-/** fsync of a directory: a new file's name in it survives a crash of the machine. */
-async function syncDir(dir: string): Promise<void> {
-  const { open } = await import('node:fs/promises');
-  const fh = await open(dir, 'r').catch(() => undefined);
-  await fh?.sync().catch(() => undefined);
-  await fh?.close();
-}
-
-function journalError(path: string, problem: string): StateFileError {
-  return new StateFileError(
-    path,
-    problem,
-    `opsctl leaves it untouched. Move it aside (mv ${path} ${path}.bad) to use the state as its snapshot ${path.replace(/\.journal$/, '')} holds it, without the changes since`,
-  );
-}
-
-async function digest(raw: string): Promise<string> {
-  const { createHash } = await import('node:crypto');
-  return createHash('sha256').update(raw).digest('hex');
-}
-
-/** The mock's state file cannot be used as it is. Exit 1; the file is left exactly as it was. */
-export class StateFileError extends OpsError {
-  constructor(
-    readonly path: string,
-    problem: string,
-    hint = `opsctl leaves it untouched. Move it aside to start with a fresh state (mv ${path} ${path}.bad), or fix it by hand`,
-  ) {
-    super(`the mock state file ${path} is not usable: ${problem}`, 1, { code: 'state_file', hint });
-  }
-}

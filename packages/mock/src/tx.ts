@@ -103,9 +103,20 @@ export class Transaction {
     this.undo.push({ target: t, key, had: Object.hasOwn(t, key), old: t[key] });
   }
 
-  /** Keeps the changes; the (object, key) pairs changed, in the order first changed. */
+  /**
+   * Keeps the changes; the (object, key) pairs changed, in the order first changed. A key that ends as it
+   * began (a value put back, a list replaced by an equal one, an element added and dropped again) is no
+   * change: a write that changed nothing (a request refused after it looked) is not journalled.
+   */
   commit(): Map<object, Set<string | symbol>> {
     this.open = false;
+    for (const u of this.undo) {
+      const has = Object.hasOwn(u.target, u.key);
+      if (has !== u.had || (has && !sameValue(u.target[u.key], u.old))) continue;
+      const keys = this.touched.get(u.target);
+      keys?.delete(u.key);
+      if (keys?.size === 0) this.touched.delete(u.target);
+    }
     return this.touched;
   }
 
@@ -142,6 +153,18 @@ function unwrapDeep(value: unknown, seen?: Set<object>): unknown {
     }
   }
   return value;
+}
+
+/** Whether two values of the state are equal as JSON holds them (the same object, or equal keys and values). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if (!Object.hasOwn(b, k) || !sameValue((a as Obj)[k], (b as Obj)[k])) return false;
+  return true;
 }
 
 /** `t[key] = v` as an own property, `__proto__` included (an assignment would change the prototype). */

@@ -15,7 +15,7 @@ const field =
 
 export const spec = defineVerb({
   name: 'api',
-  args: [{ name: '<path>', help: 'the request path, e.g. /media/v3/channels (or a full URL on the same service)' }],
+  args: [{ name: '<path>', help: 'the request path, e.g. /media/v3/channels (the leading / may be left out, as with gh), or a full URL on the same service' }],
   summary: NOUN_SUMMARIES.api,
   flags: {
     method: {

@@ -120,12 +120,22 @@ export async function run(given: Options, ctx: Context): Promise<CommandResult |
   if ((opts.slurp || opts.slurpItems) && !opts.silent) return { data: items, text: JSON.stringify(items, null, 2) };
 }
 
-/** A path on the service, or a full URL on the service's own origin (the request carries that service's credentials). */
+/**
+ * A path on the service, or a full URL on the service's own origin (the request carries that service's
+ * credentials). As gh api, a path without its leading `/` (`api media/v3/channels`) is the same path: both
+ * are relative to the service's base URL, its own path included.
+ */
 async function checkPath(opts: ApiOptions, ctx: Context): Promise<void> {
-  if (!opts.path.startsWith('/') && !/^https?:\/\//.test(opts.path)) {
-    throw new UsageError(`path: "${opts.path}" must start with / (e.g. /media/v3/channels)`, { field: 'path' });
+  if (!/^https?:\/\//.test(opts.path)) {
+    if (!opts.path.trim()) throw new UsageError('path: give the request path, e.g. /media/v3/channels', { field: 'path' });
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(opts.path))
+      throw new UsageError(`path: "${opts.path}" is not an http(s) URL nor a path`, {
+        field: 'path',
+        hint: 'give a path like /media/v3/channels, or a full http(s) URL on the service',
+      });
+    if (!opts.path.startsWith('/')) opts.path = `/${opts.path}`;
+    return;
   }
-  if (!/^https?:\/\//.test(opts.path)) return;
   const target = parseUserUrl(opts.path, '<path>', {
     hint: `give a path like /media/v3/channels, or a full URL on the ${opts.service} service like ${URL_EXAMPLE}`,
   });

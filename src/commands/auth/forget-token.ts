@@ -13,6 +13,7 @@ export type Options = OptionsOf<typeof spec>;
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const store = await ctx.credentials();
   const here = await ctx.profileName();
+  if (!opts.all) await (await import('../../config/profile-check.js')).assertProfileExists(ctx, here);
   const profiles = opts.all ? Object.keys(await store.read()) : [here];
   const removed: string[] = [];
   for (const profile of profiles) {

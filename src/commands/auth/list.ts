@@ -11,6 +11,7 @@ export async function run(_opts: Options, ctx: Context): Promise<CommandResult> 
   const [{ accountRows }, { shortScope }] = await Promise.all([import('../../auth/accounts.js'), import('../../auth/scopes.js')]);
   const profile = await ctx.profileName();
   const rows = await accountRows(ctx, [profile]);
+  if (rows.length === 0) await (await import('../../config/profile-check.js')).assertProfileExists(ctx, profile);
   if (rows.length === 0) ctx.io.info(`no account is signed in on profile ${profile}: run opsctl login`);
   return { data: rows, columns: accountColumns(shortScope) };
 }

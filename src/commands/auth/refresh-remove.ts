@@ -27,6 +27,7 @@ export async function run(opts: AuthRemoveScopesOptions, ctx: Context): Promise<
     });
   const profile = await ctx.profileName();
   const current = await accountTokens(ctx, profile, opts.account);
+  if (!current) await (await import('../../config/profile-check.js')).assertProfileExists(ctx, profile);
   if (!current) throw new AuthError(`not signed in (profile ${profile}): no scopes to remove`, { code: 'not_signed_in', hint: 'run: opsctl login' });
   await assertBoundHere(ctx, profile, current);
   const granted = (current.scope ?? '').split(/\s+/).filter(Boolean);

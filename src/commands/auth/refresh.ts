@@ -33,6 +33,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     });
   const profile = await ctx.profileName();
   const current = await accountTokens(ctx, profile, opts.account);
+  if (!current) await (await import('../../config/profile-check.js')).assertProfileExists(ctx, profile);
   if (!current)
     throw new AuthError(`not signed in (profile ${profile}): nothing to add scopes to`, {
       code: 'not_signed_in',

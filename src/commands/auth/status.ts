@@ -81,7 +81,10 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const { listAccounts, assertBoundHere, withSecrets } = await import('../../auth/accounts.js');
   const { accounts, active } = await listAccounts(ctx, profile);
   const record = accounts.find((a) => a.account === active);
-  if (!record) throw new AuthError(`not signed in (profile ${profile})`, { code: 'not_signed_in', hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+  if (!record) {
+    await (await import('../../config/profile-check.js')).assertProfileExists(ctx, profile);
+    throw new AuthError(`not signed in (profile ${profile})`, { code: 'not_signed_in', hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });
+  }
   // Signed in at another server than the profile's: say so (exit 4), and send that server nothing.
   await assertBoundHere(ctx, profile, record);
   if (record.refresh_expires_at !== undefined && record.refresh_expires_at <= now) {

@@ -12,6 +12,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const { listAccounts, switchAccount, unknownAccount } = await import('../../auth/accounts.js');
   const profile = await ctx.profileName();
   const { accounts, active } = await listAccounts(ctx, profile);
+  if (accounts.length === 0) await (await import('../../config/profile-check.js')).assertProfileExists(ctx, profile);
   let name = opts.account;
   if (name === undefined) {
     if (accounts.length === 0) throw unknownAccount(profile, '(any)', accounts);

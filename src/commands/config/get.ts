@@ -10,6 +10,8 @@ export type Options = OptionsOf<typeof spec>;
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   checkConfigKey(opts.key);
   const config = await ctx.config();
+  // `config get profile` reads the stored default, whatever profile is active
+  if (opts.key !== 'profile') await (await import('../../config/profile-check.js')).assertProfileExists(ctx, await ctx.profileName());
   if (opts.key === 'client_secret') {
     // Shown as set or not, never as its value; one left in config.json by an older opsctl is moved first.
     const [{ moveClientSecretsOutOfConfig, clientSecretStatus }] = await Promise.all([import('../../auth/client-secret.js')]);

@@ -9,6 +9,7 @@ export type Options = OptionsOf<typeof spec>;
 export async function run(_opts: Options, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config();
   const active = await ctx.profileName();
+  await (await import('../../config/profile-check.js')).assertProfileExists(ctx, active);
   const [{ moveClientSecretsOutOfConfig, clientSecretStatus }] = await Promise.all([import('../../auth/client-secret.js')]);
   await moveClientSecretsOutOfConfig(ctx);
   const profiles = config.profiles();

@@ -25,6 +25,8 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
       message: `stored client_secret of profile ${profile} in ${storage === 'keyring' ? 'the OS keyring' : `the credential file ${(await ctx.credentials()).path} (mode 0600)`}`,
     };
   }
+  // the default profile must be one that exists (the same words as a misspelled --profile)
+  if (opts.key === 'profile') await (await import('../../config/profile-check.js')).assertProfileExists(ctx, opts.value, 'config set profile');
   await config.set(profile, opts.key, opts.value);
   return { message: opts.key === 'profile' ? `default profile is now ${opts.value}` : `set ${opts.key} in profile ${profile}` };
 }

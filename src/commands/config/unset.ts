@@ -9,6 +9,8 @@ export type Options = OptionsOf<typeof spec>;
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   checkConfigKey(opts.key);
   const profile = await ctx.profileName();
+  // nothing to remove from a profile that does not exist: a misspelled --profile is named, not "removed"
+  if (opts.key !== 'profile') await (await import('../../config/profile-check.js')).assertProfileExists(ctx, profile);
   if (opts.key === 'client_secret') {
     const { removeClientSecret } = await import('../../auth/accounts.js');
     const had = (await ctx.config()).profile(profile).client_secret !== undefined;

@@ -81,7 +81,11 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['OPSCTL_COMPLETE_DYNAMIC=1', 'shell completion also offers names the service knows (states, labels, epics) by asking it (opsctl __complete)'],
   ['OPSCTL_COMPLETE_TIMEOUT_MS', 'how long one such completion may wait for the service (default 2000); it prints nothing on any error'],
   ['CI', 'when set: no prompts, no browser, no redrawn progress line'],
-  ['SSH_CONNECTION, DISPLAY, WAYLAND_DISPLAY', 'opsctl login opens no browser in an SSH session or, on Linux, without a display (it prints the URL)'],
+  [
+    'SSH_CONNECTION, DISPLAY, WAYLAND_DISPLAY',
+    'opsctl login and --web open no browser in an SSH session or, on Linux, without a display (login prints the URL; --web prints it and exits 1)',
+  ],
+  ['BROWSER', 'the program that opens a URL (run by xdg-open); when set, login and --web open it even without a display or over SSH'],
   [
     'DBUS_SESSION_BUS_ADDRESS',
     'on Linux, the D-Bus session of the Secret Service (OS keyring) that keeps tokens and the client secret; without it they go to the 0600 credential file, said once',

@@ -3,7 +3,19 @@ import { defineVerb, type RunModule } from '../spec.js';
 
 /** "3.6 → 3.5 or 3.7 → 3.6": each minor etcd's downgrade API takes a cluster from (the ladder's table). */
 const WAYS = DOWNGRADE_FROM.map((m, i) => `${m} → ${DOWNGRADE_TO[i]}`).join(' or ');
-import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin, trialTimeout } from './lib/flags.js';
+import {
+  cluster,
+  driver,
+  dropBackupCmd,
+  dryRun,
+  etcdctl,
+  keepBackups,
+  restoreBackupCmd,
+  snapshotTimeout,
+  snapshotVia,
+  targetBin,
+  trialTimeout,
+} from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'downgrade',
@@ -21,6 +33,7 @@ export const spec = defineVerb({
     dryRun,
     settle: { type: 'string', value: 'auto|duration', help: 'wait after each member: auto = measured catch-up', default: 'auto' },
     backup: { type: 'negated', help: 'command driver without a backup template: downgrade without backing up the data dirs' },
+    keepBackups,
     targetBin: targetBin('real etcd: the directory with the etcd binary of --to (e.g. 3.6=DIR)'),
     snapshotVia,
     etcdctl,
@@ -38,6 +51,7 @@ export const spec = defineVerb({
       default: 'halt',
     },
     restoreBackupCmd,
+    dropBackupCmd,
     trialTimeout,
   },
   examples: ['opsctl kv downgrade --to 3.5 --dry-run', 'opsctl kv downgrade --to 3.5 --target-bin 3.5=/opt/etcd-3.5', 'opsctl kv downgrade --to 3.5 --json'],

@@ -53,9 +53,11 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
     rollbackCommand: shellLine(['opsctl', 'kv', 'rollback', ...selector]),
     onFailure,
     noBackup,
+    keepBackups: Boolean(opts.keepBackups),
     confirm: async (c) => {
       const action = `downgrade the cluster to ${c.target}: enable etcd's downgrade, then stop and restart ${c.members} member${c.members === 1 ? '' : 's'} on ${c.target}, one at a time`;
-      return (await confirmDestructive(ctx, { action, items: c.warnings })) === 'proceed';
+      const shown = [c.planText, ...c.warnings.map((w) => `  ! ${w}`)].join('\n');
+      return (await confirmDestructive(ctx, { action, items: c.warnings, shown })) === 'proceed';
     },
     debug: ctx.debugSink,
   });

@@ -7,7 +7,7 @@ export const spec = defineVerb({
   flags: {
     ...perMember,
     rev: { type: 'string', value: 'revision', help: 'the revision (default: the latest)' },
-    etcdctl: { type: 'string', value: 'path', help: 'the etcdctl for 3.3 and 3.4 members' },
+    etcdctl: { type: 'string', value: 'path', home: true, help: 'the etcdctl for 3.3 and 3.4 members' },
   },
   examples: ['opsctl kv endpoint hashkv', 'opsctl kv endpoint hashkv --rev 1234'],
   load: (): RunModule => import('./endpoint-hashkv.js'),

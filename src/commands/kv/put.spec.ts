@@ -8,7 +8,7 @@ export const spec = defineVerb({
   summary: 'write a key (the value as an argument, - for stdin, or --file), with a lease as etcdctl put --lease',
   flags: {
     ...etcdctlLike,
-    file: { type: 'string', value: 'path', help: 'the value is the content of this file (- for stdin)' },
+    file: { type: 'string', value: 'path', home: true, help: 'the value is the content of this file (- for stdin)' },
     lease: { type: 'string', value: 'lease-id', help: 'attach the key to this lease (hex, as kv lease grant prints it): it is deleted when the lease ends' },
     prevKv: { type: 'boolean', help: 'also print the key as it was before' },
     ignoreValue: { type: 'boolean', help: 'keep the value the key has (change its lease only); give no value' },

@@ -7,7 +7,7 @@ export const spec = defineVerb({
   flags: {
     ...cluster,
     ...driver,
-    snapshot: { type: 'string', value: 'file', help: "the snapshot to restore (kv status names the last upgrade's restore point)" },
+    snapshot: { type: 'string', value: 'file', home: true, help: "the snapshot to restore (kv status names the last upgrade's restore point)" },
     from: {
       type: 'string',
       value: 's3://bucket/key',
@@ -20,7 +20,12 @@ export const spec = defineVerb({
       help: "instead of --snapshot: the restore point taken before the upgrade's hop off this minor (e.g. 3.3), restored on it",
     },
     toVersion: { type: 'string', value: 'minor', help: 'start the members on this version (default: the version the last upgrade started from)' },
-    targetBin: { type: 'string', value: 'dir', help: 'real etcd: the release directory to start (its etcdutl, before 3.5 its etcdctl, restores the data)' },
+    targetBin: {
+      type: 'string',
+      value: 'dir',
+      home: true,
+      help: 'real etcd: the release directory to start (its etcdutl, before 3.5 its etcdctl, restores the data)',
+    },
     restoreCmd: {
       type: 'string',
       value: 'template',

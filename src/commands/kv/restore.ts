@@ -82,7 +82,7 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
   const what = {
     action: `rebuild the cluster from ${plan.snapshot.file} on ${plan.version}: every member is stopped and every write after revision ${plan.snapshot.revision} is lost`,
   };
-  const decision = await confirmDestructive(ctx, what);
+  const decision = await confirmDestructive(ctx, { ...what, shown: text });
   if (decision !== 'proceed') return notDone(decision, what);
   ctx.handlesInterrupt = true; // a restore is not stopped half-way by Ctrl-C: every member is down in it
   const r = await runRestore(o, plan);

@@ -13,7 +13,7 @@ export const spec = defineVerb({
       suggest: LADDER_MINORS,
     },
     kvVersion: { type: 'string', value: 'minor', help: 'the same as --version', hidden: true, sameAs: 'version' },
-    etcdBin: { type: 'string', value: 'dir', help: 'run real etcd from this directory instead' },
+    etcdBin: { type: 'string', value: 'dir', home: true, help: 'run real etcd from this directory instead' },
     heartbeat: { type: 'string', value: 'duration', help: 'heartbeat interval of the members' },
     timeout: { type: 'string', value: 'duration', help: 'how long the members may take to be healthy', default: '60s' },
     ports: {

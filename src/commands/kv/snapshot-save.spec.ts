@@ -9,7 +9,7 @@ export const spec = defineVerb({
     ...cluster,
     endpoint: { type: 'string', value: 'url', help: 'the member to take it from (default: the first healthy one)' },
     via: { type: 'string', value: 'how', help: 'auto | etcdctl | gateway', default: 'auto' },
-    etcdctl: { type: 'string', value: 'path', help: 'the etcdctl to use' },
+    etcdctl: { type: 'string', value: 'path', home: true, help: 'the etcdctl to use' },
     snapshotTimeout: {
       type: 'string',
       value: 'duration',

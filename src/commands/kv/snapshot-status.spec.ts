@@ -8,6 +8,7 @@ export const spec = defineVerb({
     etcdctl: {
       type: 'string',
       value: 'path',
+      home: true,
       help: "cross-check with this etcdctl's snapshot status (or the etcdutl beside it); default: the one installed, if any",
       negate: 'no cross-check with etcdctl/etcdutl (the page walk only)',
     },

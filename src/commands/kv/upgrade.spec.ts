@@ -1,7 +1,20 @@
 import { LADDER_TARGETS, LADDER_TOP, ladderSpan } from '@opsctl/shared/etcd-ladder.js';
 import { EXIT_CODE_FLAG } from '../action.js';
 import { defineVerb, type RunModule } from '../spec.js';
-import { cluster, driver, dryRun, etcdctl, restoreBackupCmd, snapshotTimeout, snapshotVia, targetBin, trialTimeout, s3 } from './lib/flags.js';
+import {
+  cluster,
+  driver,
+  dropBackupCmd,
+  dryRun,
+  etcdctl,
+  keepBackups,
+  restoreBackupCmd,
+  snapshotTimeout,
+  snapshotVia,
+  targetBin,
+  trialTimeout,
+  s3,
+} from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'upgrade',
@@ -27,6 +40,7 @@ export const spec = defineVerb({
     },
     ...s3,
     backup: { type: 'negated', help: 'command driver without a backup template: upgrade without backing up the data dirs (the plan says so)' },
+    keepBackups,
     allowSameVersion: { type: 'boolean', help: 'a rolling restart when the members already run --to' },
     targetBin: targetBin('real etcd: the directory with the new etcd binary; per hop of a ladder: 3.4=DIR (repeatable)'),
     strict: { type: 'boolean', help: "refuse to start while any check of the hop's rulebook could not run" },
@@ -61,9 +75,11 @@ export const spec = defineVerb({
       default: 'halt',
     },
     restoreBackupCmd,
+    dropBackupCmd,
     report: {
       type: 'string',
       value: 'file.html',
+      home: true,
       help: 'write a one-page HTML report of the run (plan, down windows, health, snapshots); with --json its data too',
     },
   },

@@ -6,7 +6,7 @@ import { whyNoPrompt } from '../../core/no-prompt.js';
 import { fmtMs, type UpgradeReport } from '../../kv/upgrade/options.js';
 import type { LadderReport } from '../../kv/ladder/record.js';
 import { LADDER_MINORS, LADDER_TARGETS, ladderSpan, ladderWords } from '@opsctl/shared/etcd-ladder.js';
-import { renderChecks, ruleIds } from '../../kv/rules/index.js';
+import { ruleIds } from '../../kv/rules/index.js';
 import { PROOF_RULES } from '../../kv/rules/trial.js';
 import type { SkipTrial } from '../../kv/ladder/record.js';
 import type { CheckRow } from '../../kv/rules/types.js';
@@ -183,9 +183,10 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       rollbackCommand,
       onFailure,
       noBackup,
+      keepBackups: Boolean(opts.keepBackups),
       offsite,
       defrag: Boolean(opts.defrag),
-      confirm: (c: { target: string; warnings: string[]; members: number; resuming: boolean }) => confirmUpgrade(ctx, c),
+      confirm: (c: Asked) => confirmUpgrade(ctx, c),
       debug: ctx.debugSink,
     };
     {
@@ -207,8 +208,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
         const out = withChanges(renderLadder(r, ctx), opts, changesOf(r));
         if (r.status !== 'done' && r.status !== 'halted') return out;
         const { backupsOfRuns, ladderRunIds } = await import('./lib/upgrade-backups.js');
-        const { ids, steps } = await ladderRunIds(r);
-        const b = await backupsOfRuns(ctx, cluster.key, ids, steps);
+        const { ids, steps, fates } = await ladderRunIds(r);
+        const b = await backupsOfRuns(ctx, cluster.key, ids, steps, fates);
         out.text = `${out.text}\n${b.line}`;
         out.data = { ...r, backups: b.doc, ...(reportFile ? { report: await writeReport(journalPath(ctx.paths.data, cluster.key)) } : {}) };
         return out;
@@ -228,7 +229,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const out = withChanges(render(report, ctx, checks, commands), opts, changesOf(report));
   if ((report.status === 'done' || report.status === 'halted') && report.run) {
     const { backupsOfRuns } = await import('./lib/upgrade-backups.js');
-    const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps);
+    const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps, report.copies);
     out.text = `${out.text ?? ''}\n${b.line}`;
     out.data = { ...(out.data as object), backups: b.doc };
   }
@@ -249,17 +250,26 @@ function withChanges(out: CommandResult, opts: { exitCode?: boolean }, changes: 
   return out.exitCode === undefined ? { ...out, ...changesExit(opts, changes) } : out;
 }
 
-/** What the question names: the members that will be stopped, and the plan's warnings. */
-function what(c: { target: string; warnings: string[]; members: number; resuming: boolean }): Destructive {
+/** What the run asks about: the plan (already on stderr), its target, warnings and members. */
+interface Asked {
+  target: string;
+  planText: string;
+  warnings: string[];
+  members: number;
+  resuming: boolean;
+}
+
+/** What the question names: the members that will be stopped, and the plan's warnings; the plan is shown again where the question is asked, when that is not stderr. */
+function what(c: Asked): Destructive {
   const to = c.target;
   const action = c.resuming
     ? `resume the upgrade to ${to} (members are stopped and restarted one at a time)`
     : `upgrade the cluster to ${to}: stop and restart ${c.members} member${c.members === 1 ? '' : 's'}, one at a time`;
-  return { action, items: c.warnings };
+  return { action, items: c.warnings, shown: [c.planText, ...c.warnings.map((w) => `  ! ${w}`)].join('\n') };
 }
 
 /** Before the first stop: asks on a terminal (default no), --yes goes ahead, no terminal and no --yes refuses (exit 2). */
-async function confirmUpgrade(ctx: Context, c: { target: string; warnings: string[]; members: number; resuming: boolean }): Promise<boolean> {
+async function confirmUpgrade(ctx: Context, c: Asked): Promise<boolean> {
   try {
     return (await confirmDestructive(ctx, what(c))) === 'proceed';
   } catch (err) {
@@ -276,11 +286,11 @@ async function confirmUpgrade(ctx: Context, c: { target: string; warnings: strin
 
 function render(r: UpgradeReport, ctx: Context, checks: CheckRow[] = [], commands?: string): CommandResult {
   const warned = r.warnings.map((w) => `  ! ${w}`).join('\n');
-  const checked = checks.length ? `\n  checks (rulebook of ${checks[0]!.hop}):\n${renderChecks(checks).join('\n')}` : '';
+  // (the plan text holds the summary and each check once; --json keeps every row)
   if (r.status === 'planned')
     return {
       data: checks.length ? { ...r, checks } : r,
-      text: `${r.planText}${checked}${warned ? `\n${warned}` : ''}${commands ? `\n${commands}` : ''}\n(--dry-run: nothing was changed)`,
+      text: `${r.planText}${warned ? `\n${warned}` : ''}${commands ? `\n${commands}` : ''}\n(--dry-run: nothing was changed)`,
     };
   if (r.status === 'declined') return { ...notDone('declined', { action: `upgrade the cluster to ${r.target}` }), data: r };
   if (r.status === 'nothing-to-do') return { data: r, text: '', message: `every member and the cluster already run ${r.target}: nothing to do` };

@@ -23,6 +23,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set in the environment: opsctl keeps using it until you unset it');
   const record = accounts.find((a) => a.account === (opts.account ?? active));
   if (!record) {
+    await (await import('../../config/profile-check.js')).assertProfileExists(ctx, profile);
     if (opts.account !== undefined) throw unknownAccount(profile, opts.account, accounts);
     // a tracker token is a credential too, but not a sign-in: name the command that forgets it
     const tracker = Boolean((await (await ctx.credentials()).get(profile)).tracker);

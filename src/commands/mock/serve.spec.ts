@@ -12,6 +12,11 @@ export const spec = defineVerb({
     },
     state: { type: 'string', value: 'file', help: 'keep state in this JSON file (default: opsctl data dir)', conflicts: 'memory' },
     memory: { type: 'boolean', help: 'keep state in memory only' },
+    salvageJournal: {
+      type: 'boolean',
+      help: 'start from a state file whose journal has lines that cannot be applied: keep every line that still applies, set the others aside in FILE.journal.rejected (named), the journal as it was in FILE.journal.bad',
+      conflicts: 'memory',
+    },
     test: { type: 'boolean', help: 'turn on test knobs: x-mock-status header, POST /__mock/faults, GET /__mock/requests, POST /__mock/clock' },
     trackerRateLimit: { type: 'string', value: 'rate', help: 'tracker limit as requests/window', default: '200/1m' },
     trackerMaxGroups: {

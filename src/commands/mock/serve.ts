@@ -6,7 +6,7 @@ import type { CommandResult } from '../../core/output.js';
 import { parseRate } from '../../core/pacer.js';
 import { isLoopbackHost } from '../../core/redact.js';
 import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
-import { sliceField, stateTrackerToken, type MockServer, type MockServiceOptions } from '@opsctl/mock';
+import { sliceField, stateTrackerToken, type MockServer, type MockServiceOptions, type SalvageReport } from '@opsctl/mock';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './serve.spec.js';
 import { parseDuration } from '../../core/duration.js';
@@ -86,7 +86,8 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
   const { port, offLoopback } = checkAddress(opts);
   const options = await serviceOptions(opts);
   const state = opts.memory ? 'memory' : (opts.state ?? join(ctx.paths.data, 'mock-state.json'));
-  const { server, token } = await start(opts, port, state, options);
+  const { server, token, salvaged } = await start(opts, port, state, options);
+  if (salvaged) reportSalvage(ctx, salvaged);
   ctx.handlesInterrupt = true;
   const info = {
     url: server.url,
@@ -162,11 +163,18 @@ async function serviceOptions(opts: OptionsOf<typeof spec>): Promise<MockService
 }
 
 /** Checks the state, listens, and loads the services that work in the background; the tracker token it accepts. */
-async function start(opts: OptionsOf<typeof spec>, port: number, state: string, options: MockServiceOptions): Promise<{ server: MockServer; token: string }> {
+async function start(
+  opts: OptionsOf<typeof spec>,
+  port: number,
+  state: string,
+  options: MockServiceOptions,
+): Promise<{ server: MockServer; token: string; salvaged?: SalvageReport }> {
   const { createMockServer, FileStore, MemoryStore } = await import('@opsctl/mock');
   // The state file is checked before listening: a wrong shape is refused naming the file, never served as 500s.
   // the journal: each write appended and fdatasync'ed before it is answered, O(1) in the state's size (docs/mock.md)
-  const store = opts.memory ? new MemoryStore() : new FileStore(state, undefined, undefined, { journal: true });
+  const file = opts.memory ? undefined : new FileStore(state, undefined, undefined, { journal: true });
+  const salvaged = file && opts.salvageJournal ? await file.salvageJournal() : undefined;
+  const store = file ?? new MemoryStore();
   await store.read(() => undefined);
   const server = await createMockServer({ port, host: opts.host, state: store, test: opts.test, options }).catch((err) => {
     throw listenError(err, opts.host, port);
@@ -175,11 +183,26 @@ async function start(opts: OptionsOf<typeof spec>, port: number, state: string, 
     // Loaded at once: security events still queued in the state are delivered in the background.
     await server.service('oauth');
     await server.service('tracker');
-    return { server, token: await server.store.read(stateTrackerToken) };
+    return { server, token: await server.store.read(stateTrackerToken), salvaged };
   } catch (err) {
     await server.close();
     throw err;
   }
+}
+
+/** What --salvage-journal kept and set aside, on stderr: nothing of the journal is dropped unsaid. */
+function reportSalvage(ctx: Context, r: SalvageReport): void {
+  if (r.lines === 0 && !r.torn) return void ctx.io.info(`--salvage-journal: ${r.journal} holds no writes to salvage; nothing changed`);
+  const kept = `${r.applied} of the journal's ${r.lines} write${r.lines === 1 ? '' : 's'} kept in the state`;
+  if (r.refused.length === 0) ctx.io.success(`--salvage-journal: ${kept} (every line applied)`);
+  else {
+    ctx.io.warn(
+      `--salvage-journal: ${kept}; ${r.refused.length} could not be applied and ${r.refused.length === 1 ? 'is' : 'are'} set aside in ${r.rejectedPath}:`,
+    );
+    for (const x of r.refused) ctx.io.err(`  line ${x.line}: ${ctx.io.safeErr(x.problem)}`);
+  }
+  if (r.keptAs) ctx.io.info(`  the journal as it was: ${r.keptAs}`);
+  if (r.torn) ctx.io.info('  its last line was incomplete (a write never answered): left out');
 }
 
 function printInfo(

@@ -20,7 +20,7 @@ import {
   type StatusResult,
   type VersionResult,
 } from './parse.js';
-import { CN_REFUSED, GatewayError, RedirectRefused, authRefusal, gatewayError, gatewayMessage, signInTimeout } from './gateway-errors.js';
+import { CN_REFUSED, GatewayError, RedirectRefused, authRefusal, gatewayError, gatewayMessage, noGateway, signInTimeout } from './gateway-errors.js';
 import { AUTH_ERRORS, ConsumeFailed, isNetworkish, REDIRECTS, TIMEOUT_CODES, withoutCredentials } from './transport-rules.js';
 
 /** The gateway prefixes, newest first: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2). */
@@ -238,9 +238,8 @@ export class KvClient {
     // etcd 3.4+ refuses every gateway call from a certificate with a CN: say that, not "no gateway".
     const cn = tries.find((r): r is Answer => !(r instanceof Error) && CN_REFUSED.test(gatewayMessage(r.text)));
     if (cn) throw gatewayError(this.endpoint, cn.status, gatewayMessage(cn.text));
-    throw new OpsError(`${this.endpoint}: no v3 JSON gateway answered (${GATEWAY_PREFIXES.join(', ')})`, 1, {
-      hint: 'etcd 3.2 or later serves the gateway on its client URL; check the endpoint',
-    });
+    // (a peer URL answers /version but no gateway: said as such, with the client URL to give)
+    throw await noGateway(this.endpoint, GATEWAY_PREFIXES, (path) => this.fetch(path));
   }
 
   /**

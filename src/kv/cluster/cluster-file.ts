@@ -60,6 +60,12 @@ export interface CommandTemplates {
    * copy, e.g. `ssh {host} sudo mv /var/lib/etcd /var/lib/etcd.failed-{run} && sudo cp -a /var/lib/etcd.bak-{run} /var/lib/etcd`.
    */
   restoreBackup?: string;
+  /**
+   * Optional: removes the backup template's copy once its hop is done (the hop's verified restore point is
+   * then the way back), e.g. `ssh {host} sudo rm -rf /var/lib/etcd.bak-{run}`. Without it the copies stay
+   * on the hosts, and the report says where.
+   */
+  dropBackup?: string;
   /** Optional (kv restore): exits 0 when the member's host is reachable and its data dir exists (run before any stop). */
   restoreCheck?: string;
   /**

@@ -1,7 +1,7 @@
 /** The errors of a member's JSON gateway, said with their fix: a server-side error, a refused redirect, a client certificate with a CN. */
 import { redactUrl } from '../../core/redact.js';
 import { NetworkError, OpsError } from '../../core/errors.js';
-import { asObject, textOf } from './parse.js';
+import { asObject, parseMemberList, textOf, type MemberListEntry } from './parse.js';
 
 /**
  * A server-side gateway error (gRPC status in JSON), e.g. "request is too large". The member's health is
@@ -92,4 +92,64 @@ export function signInTimeout(err: unknown, endpoint: string, user: string, time
     hint: 'etcd checks the password (bcrypt) at every sign-in, slowly on a busy member: give it longer with --request-timeout, e.g. 10s',
     cause: err,
   });
+}
+
+/*
+ * An endpoint that serves no v3 gateway: said as a peer URL when it is one. etcd's peer port (2380 by
+ * default) answers /version like the client port, but no gateway and no /health; it answers /members
+ * with every member's peer and client URLs (3.2 to 3.7 alike, checked against real etcd), so the error
+ * names the member and the client URL to give instead.
+ */
+type Get = (path: string) => Promise<{ status: number; text: string }>;
+
+const origin = (u: string) => {
+  try {
+    return new URL(u).origin;
+  } catch {
+    return u;
+  }
+};
+const port = (u: string) => {
+  try {
+    const url = new URL(u);
+    return url.port || (url.protocol === 'https:' ? '443' : '80');
+  } catch {
+    return '';
+  }
+};
+
+/** The cluster's members as a peer port lists them (GET /members: a bare array), or undefined when this is no peer port. */
+async function peerMembers(get: Get): Promise<MemberListEntry[] | undefined> {
+  const r = await get('/members').catch(() => undefined);
+  if (r?.status !== 200 || !r.text.trim().startsWith('[')) return undefined;
+  const list = parseMemberList(`{"members":${r.text}}`);
+  return list.length && list.every((m) => m.peerUrls.length) ? list : undefined;
+}
+
+/** Why `endpoint` serves no gateway: a peer URL (with the client URL to use, when the cluster says it), else no gateway at all. */
+export async function noGateway(endpoint: string, prefixes: readonly string[], get: Get): Promise<OpsError> {
+  const members = await peerMembers(get);
+  if (!members) {
+    return new OpsError(`${endpoint}: no v3 JSON gateway answered (${prefixes.join(', ')})`, 1, {
+      hint: `etcd 3.2 or later serves the gateway on its client URL; check the endpoint${port(endpoint) === '2380' ? " (2380 is etcd's default peer port; clients use 2379)" : ''}`,
+    });
+  }
+  // by its own URL, else by its port when one member alone has it (a name for the address, such as localhost)
+  const samePort = members.filter((m) => m.peerUrls.some((u) => port(u) === port(endpoint)));
+  const mine = members.find((m) => m.peerUrls.some((u) => origin(u) === origin(endpoint))) ?? (samePort.length === 1 ? samePort[0] : undefined);
+  const all = members.flatMap((m) => m.clientUrls);
+  const use = mine?.clientUrls[0];
+  return new OpsError(
+    `${endpoint} is the peer URL of ${mine ? `member ${mine.name}` : 'a member of the cluster'} (etcd's member-to-member port), not a client URL${use ? `: its client URL is ${use}` : ''}`,
+    2,
+    {
+      code: 'kv_peer_url',
+      field: '--endpoints',
+      hint: use
+        ? `give its client URL instead: --endpoints ${use}${all.length > 1 ? ` (every member's: --endpoints ${all.join(',')})` : ''}`
+        : all.length
+          ? `give the client URLs instead: --endpoints ${all.join(',')}`
+          : "give the members' client URLs (etcd --advertise-client-urls; 2379 by default)",
+    },
+  );
 }

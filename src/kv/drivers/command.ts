@@ -30,6 +30,8 @@ export const TEMPLATE_EXTRA: Readonly<Record<string, readonly string[]>> = {
   restore: ['snapshot', 'peer', 'cluster', 'token', 'run'],
   restoreBackup: ['run'],
   'restore-backup': ['run'],
+  dropBackup: ['run'],
+  'drop-backup': ['run'],
   restoreCheck: ['snapshot', 'peer', 'cluster', 'token', 'run'],
   'restore-check': ['snapshot', 'peer', 'cluster', 'token', 'run'],
 };
@@ -149,6 +151,7 @@ export class CommandDriver implements MemberDriver {
       t.restore,
       t.restoreCheck,
       t.restoreBackup,
+      t.dropBackup,
       ...Object.values(t.startByVersion ?? {}),
       ...Object.values(t.stageByVersion ?? {}),
       ...Object.values(t.restoreByVersion ?? {}),
@@ -404,6 +407,16 @@ export class CommandDriver implements MemberDriver {
   /** --on-failure rollback: the restoreBackup template ({run}: the upgrade id of the backup). */
   get restoreBackup(): ((m: MemberSpec, dest: string, run: string) => Promise<string>) | undefined {
     const tpl = this.t.restoreBackup;
+    if (!tpl) return undefined;
+    return async (m, _dest, run) => {
+      const r = await this.run(tpl, m, undefined, true, { run });
+      return `\`${displayArgv(r.argv)}\` done`;
+    };
+  }
+
+  /** The dropBackup template ({run}): the backup template's copy removed once its hop is done. */
+  get dropBackup(): ((m: MemberSpec, dest: string, run: string) => Promise<string>) | undefined {
+    const tpl = this.t.dropBackup;
     if (!tpl) return undefined;
     return async (m, _dest, run) => {
       const r = await this.run(tpl, m, undefined, true, { run });

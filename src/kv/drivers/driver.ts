@@ -65,6 +65,11 @@ export interface MemberDriver {
    */
   restoreBackup?(m: MemberSpec, dest: string, run: string): Promise<string>;
   /**
+   * The backup taken after a member's stop removed, once its hop is done (`dest`/{run} as in
+   * backupDataDir): the hop's verified restore point is the way back then. Returns the journal detail.
+   */
+  dropBackup?(m: MemberSpec, dest: string, run: string): Promise<string>;
+  /**
    * The config file (etcd --config-file, YAML) the member will start with on `target`, and where it
    * is, for the 3.3 configuration check; undefined when the member has none the driver knows of.
    */

@@ -1,5 +1,6 @@
 import { lstat, readdir, statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { backupEstimate } from './backup-copy.js';
 
 /**
  * Free space for a member's data-dir backup, checked before the member is stopped (as kubeadm's
@@ -76,9 +77,9 @@ export interface BackupSpace {
   ok: boolean;
 }
 
-/** Whether a copy of `dataDir` to `dest` fits, with the margin. */
+/** Whether a backup of `dataDir` to `dest` fits, with the margin (the copy's own estimate: backup-copy.ts). */
 export async function backupSpace(dataDir: string, dest: string): Promise<BackupSpace> {
-  const [dataBytes, replaced, free] = await Promise.all([treeBytes(dataDir), treeBytes(dest), freeAt(dest)]);
+  const [dataBytes, replaced, free] = await Promise.all([Promise.resolve().then(() => backupEstimate(dataDir)), treeBytes(dest), freeAt(dest)]);
   const needed = backupNeeds(dataBytes);
   return { dest, dataDir, dataBytes, needed, free: free + replaced, ok: free + replaced >= needed };
 }
@@ -98,7 +99,7 @@ export function fmtBytes(n: number): string {
 
 /** The sentence a refusal or a failed copy says: the path, what is needed and what is free. */
 export function describeSpace(s: BackupSpace): string {
-  return `${s.dest} needs ${fmtBytes(s.needed)} free (${s.dataDir} holds ${fmtBytes(s.dataBytes)}, plus ${BACKUP_MARGIN_RATIO * 100}% and ${fmtBytes(BACKUP_MARGIN_BYTES)} margin), ${fmtBytes(s.free)} is free`;
+  return `${s.dest} needs ${fmtBytes(s.needed)} free (a backup of ${s.dataDir} takes ${fmtBytes(s.dataBytes)}, plus ${BACKUP_MARGIN_RATIO * 100}% and ${fmtBytes(BACKUP_MARGIN_BYTES)} margin), ${fmtBytes(s.free)} is free`;
 }
 
 /** A space report from a member's host that cannot be read: names what was expected. */

@@ -73,7 +73,9 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
     // placeholder is one argument on the host, quoted there by the driver.
     const d = word(p.dataDir);
     const dd = (suffix: string) => word(`${p.dataDir}${suffix}`);
-    t.backup = `${ssh} ${sudo}cp -a ${d} ${dd('.bak-{run}')}`;
+    // --sparse=always: runs of zeros become holes (a WAL segment is 64 MB preallocated from its first record)
+    t.backup = `${ssh} ${sudo}cp -a --sparse=always ${d} ${dd('.bak-{run}')}`;
+    t.dropBackup = `${ssh} ${sudo}rm -rf ${dd('.bak-{run}')}`;
     t.v2Size = `${ssh} ${sudo}du -sb ${dd('/member/snap')}`;
     // The backup's space (checked before each stop): the data dir's size, then the free space where
     // the backup goes (beside the data dir). POSIX output: `du -sk`, `df -Pk`.

@@ -14,6 +14,7 @@ const CHANGES: ReadonlySet<string> = new Set([
   'kill',
   'backupDataDir',
   'restoreBackup',
+  'dropBackup',
   'prepareRestore',
   'restoreData',
   'abandonRestore',

@@ -53,8 +53,22 @@ export interface Journal {
   v2?: { bytes: number; on: string };
   /** --defrag: each member's db size (bytes) before and after its defragmentation. */
   defrag?: Array<{ member: string; before?: number; after?: number }>;
+  /** Once the hop is done: what became of each member's data-dir copy (removed, what it freed; or kept, where). */
+  copies?: BackupFate[];
+  /**
+   * --on-failure rollback under way: the member being put back, and whether its data dir is back already
+   * (a resume finishes the put-back first, without restoring twice: the failed dir kept beside it stays).
+   */
+  puttingBack?: { member: string; step: string; reason: string; restored: boolean; data?: string };
   /** Roll-back progress: each member as it is brought back (written after each one). */
   rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
+}
+
+/** What became of a member's data-dir copy once its hop was done. */
+export interface BackupFate {
+  member: string;
+  removed: boolean;
+  detail: string;
 }
 
 /** A stable key for a cluster: its sorted endpoints, hashed. */
@@ -199,6 +213,14 @@ export function touchedMembers(j: Journal): string[] {
 export function memberUnproven(j: Journal): string | undefined {
   const stopped = new Set(j.steps.filter((s) => s.kind === 'stop' && s.status !== 'pending').map((s) => s.member));
   return j.steps.find((s) => s.kind === 'wait-healthy' && s.status !== 'done' && s.status !== 'skipped' && stopped.has(s.member))?.member;
+}
+
+/**
+ * The member a resume may find down or not (yet) healthy: the one between its stop and a finished start,
+ * else the one started but not yet seen healthy, else the one --on-failure rollback was putting back.
+ */
+export function memberMayBeDown(j: Journal): string | undefined {
+  return memberInFlight(j) ?? memberUnproven(j) ?? j.puttingBack?.member;
 }
 
 /** The member an interrupted run left between "stop" and a finished "start", if any. */

@@ -12,7 +12,7 @@ import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.
 import type { TrialFinding } from '../trial/run.js';
 import { type Binaries, hopFacts, look } from './facts.js';
 import { type LadderOptions, type LadderReport } from './record.js';
-import { isResumable, journalPath, memberInFlight } from '../journal/journal.js';
+import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import type { JournalWithRuns } from '../journal/runs.js';
 
@@ -87,7 +87,7 @@ export function stoppedByJournal(o: Pick<LadderOptions, 'dataDir' | 'cluster'>):
     return undefined; // (the executor names a journal it cannot use)
   }
   if (!isResumable(j)) return undefined;
-  const member = memberInFlight(j);
+  const member = memberMayBeDown(j);
   if (!member) return undefined;
   const hop = j.allowSameVersion && j.source === j.target ? `${j.source} → ${j.target} (patch)` : `${j.source} → ${j.target}`;
   return { member, hop, recorded: (j as JournalWithRuns).checks ?? [] };
@@ -231,9 +231,7 @@ export async function runFix(
 }
 
 /** The rows that stop the ladder: refusals, a member not proven (the trials), and with --strict every check that could not run. */
-export function blocking(rows: CheckRow[], strict: boolean): CheckRow[] {
-  return rows.filter((r) => r.status === 'refuse' || (r.status === 'not checked' && (strict || PROOF_RULES.has(r.rule))));
-}
+export { blocking } from '../rules/summary.js';
 
 export function reasonOf(r: CheckRow): string {
   // (A finding that names its own fix, as the 3.3 config check does, is not given the rule's too.)

@@ -26,12 +26,12 @@ import { restorePointOf } from '../upgrade/restore-point.js';
 import { hopName, planLadder, type Hop } from './plan.js';
 import { planFromJournal, resumesUpgrade } from './resume-plan.js';
 import { minor } from '../cluster/parse.js';
-import { renderChecks } from '../rules/index.js';
+import { blockedHopText, ladderSummary, ladderText } from './plan-text.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { unfinishedV2Fix } from './v2store-fix.js';
 import type { TrialFinding } from '../trial/run.js';
-import { type Binaries, type EarlyVersions, askVersionsEarly, hopBinaries, hopFacts, hopPlanText, look, measureV2, settlePlan } from './facts.js';
+import { type Binaries, type EarlyVersions, askVersionsEarly, hopBinaries, hopFacts, look, measureV2, settlePlan } from './facts.js';
 import { type LadderFile, type LadderOptions, type LadderReport, type LadderResume, ladderDir, ladderPath, lockLadder, readLadder } from './record.js';
 import {
   blocking,
@@ -47,7 +47,6 @@ import {
   trialCounts,
   trialSummary,
   trialsOf,
-  v2fixPlan,
 } from './checks.js';
 
 /** What a ladder's resume finds: the hops done and left, and inside the hop in flight its members (from its journal). */
@@ -127,6 +126,7 @@ async function single(
   early?: EarlyVersions,
 ): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
   let checks: CheckRow[] = [];
+  let notes: string[] = [];
   let v2: HopFacts['v2'];
   let trials: Map<string, TrialFinding[]> | undefined;
   let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
@@ -146,13 +146,12 @@ async function single(
     const trialMs = o.now() - tried;
     checks = planFix(o, await check(o, await hopFacts(o, hop, obs, bins, v2, true, false, trials)));
     const stop = blocking(checks, o.strict);
-    const text = ['Checks of the hop (rulebook):', ...renderChecks(checks), `  ${settlePlan(o, hop, v2)}`, `  ${trialSummary(trials, trialMs)}`].join('\n');
+    notes = [settlePlan(o, hop, v2), trialSummary(trials, trialMs)];
     if (stop.length) {
-      // --dry-run shows what it was asked for, then refuses as the run would (exit 1)
-      if (o.dryRun) o.reporter.note(text);
+      // --dry-run shows what it was asked for (the summary and each finding), then refuses as the run would (exit 1)
+      if (o.dryRun) o.reporter.note(blockedHopText(o, obs, hop, checks, notes));
       refuseRows(stop, false);
     }
-    o.reporter.note(text);
   }
   let confirm = o.confirm;
   const fixing = hop && fixesBefore(hop) && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key, hop.from) !== undefined);
@@ -160,6 +159,7 @@ async function single(
     // One question for both: the fix changes the cluster, so it is asked before the fix.
     const names = fixRows(checks).map((r) => r.member!);
     const planText = `Before the hop ${hop.from} → ${hop.to}: ${names.join(', ') || 'the members the recorded fix names'} restarted once on ${hop.from} with snapshot-count 1 (--fix-v2store); then the hop`;
+    o.reporter.note(planText);
     if (confirm && !(await confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: false }))) {
       return { single: await runUpgrade({ ...o, to: o.to, allowSameVersion: false, targetBin, confirm: () => Promise.resolve(false), checks }), checks };
     }
@@ -167,10 +167,10 @@ async function single(
     const bins = (await hopBinaries(o, [hop])).bins;
     const again = await runFix(o, hop, checks, bins, v2, trials);
     if (again) {
+      // (the plan below shows them, once)
       checks = again;
       const stop = blocking(checks, o.strict);
       if (stop.length) refuseRows(stop, true);
-      o.reporter.note(['Checks of the hop after --fix-v2store:', ...renderChecks(checks)].join('\n'));
     }
   }
   const report = await runUpgrade({
@@ -180,6 +180,7 @@ async function single(
     targetBin,
     confirm,
     checks,
+    ...(hop ? { shownChecks: { notes, strict: o.strict } } : {}),
     ...(v2 && 'bytes' in v2 ? { v2Measured: v2 } : {}),
   });
   return { single: report, checks };
@@ -244,7 +245,12 @@ async function runLadder(
   const rows = raw.map((r) => planFix(o, r, raw.flat()));
   const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
-  const planText = [ladderText(o, obs, hops, rows, bins, at, settle, v2), trialLine, ...(resume?.text ?? [])].join('\n');
+  const planText = [
+    ...ladderSummary(o, obs, hops, at, rows.flat(), Boolean(recorded)),
+    ladderText(o, obs, hops, rows, bins, at, settle, v2),
+    trialLine,
+    ...(resume?.text ?? []),
+  ].join('\n');
   const report: LadderReport = {
     kind: 'ladder',
     status: 'planned',
@@ -441,40 +447,6 @@ async function climb(
     await save();
   }
   return { ...report, status: 'done', ladderFile: file };
-}
-
-/** The plan: every hop, every member, every check with its result. */
-function ladderText(
-  o: LadderOptions,
-  obs: ClusterObservation,
-  hops: Hop[],
-  rows: CheckRow[][],
-  bins: Record<string, Binaries>,
-  at: number,
-  settle: string,
-  v2: HopFacts['v2'],
-): string {
-  const lines = [
-    `Ladder: ${hops[0]!.from} → ${o.to} in ${hops.length} hops, one rolling upgrade per minor; the cluster version is confirmed at each hop's target before the next${at ? ` (resuming at hop ${at + 1})` : ''}`,
-  ];
-  hops.forEach((h, i) => {
-    const b = bins[h.to];
-    const bin =
-      o.cluster.sandbox?.kind === 'sim'
-        ? `simulated ${strOf(b?.version) ?? h.to}`
-        : b?.dir
-          ? `${b.dir} (etcd ${strOf(b.version) ?? '?'})`
-          : "the driver's start template ({version})";
-    lines.push(`Hop ${i + 1}/${hops.length}: ${hopName(h)}${i < at ? ': done' : ''} — binaries: ${bin}`);
-    if (i < at) return;
-    lines.push(hopPlanText(obs, h, i === at, settle, Boolean(o.noBackup)));
-    lines.push(`    ${settlePlan(o, h, v2)}`);
-    if (fixesBefore(h)) lines.push(`    ${v2fixPlan(o, h)}`);
-    const r = rows[i] ?? [];
-    lines.push(r.length ? '    checks:' : '    checks: none for a patch hop (the same minor)');
-    lines.push(...renderChecks(r, '      '));
-  });
-  return lines.join('\n');
 }
 
 /**

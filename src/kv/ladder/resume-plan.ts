@@ -5,7 +5,7 @@
  * cluster whose every answering member already runs the hop's target may still be on the hop's source.
  * Any other state is refused, naming what differs from the journal.
  */
-import { isResumable, memberInFlight, type Journal } from '../journal/journal.js';
+import { isResumable, memberMayBeDown, type Journal } from '../journal/journal.js';
 import { compareMinor, minor, nextMinor } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import type { Hop, LadderPlan } from './plan.js';
@@ -23,7 +23,7 @@ export function resumesUpgrade(j: Journal | undefined, to: string): j is Journal
 /** The ladder from a recorded hop in flight to `to`, or every way the cluster differs from that record. */
 export function planFromJournal(obs: ClusterObservation, j: Journal, to: string, file: string): LadderPlan {
   const hop = journalHop(j);
-  const down = memberInFlight(j);
+  const down = memberMayBeDown(j);
   const finished = (name: string) => j.steps.filter((s) => s.member === name).every((s) => s.status === 'done' || s.status === 'skipped');
   const touched = (name: string) => j.steps.some((s) => s.member === name && s.kind === 'stop' && s.status !== 'pending');
   const started = (name: string) => j.steps.some((s) => s.member === name && s.kind === 'start' && s.status !== 'pending');

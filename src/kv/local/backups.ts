@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
+import { onDiskBytes } from '../drivers/backup-copy.js';
 import { journalPath, lockJournal, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { loadSandbox, sandboxCluster } from './sandbox.js';
@@ -22,7 +23,7 @@ export interface BackupItem {
   kind: BackupKind;
   member: string;
   path: string;
-  /** Apparent bytes, as `du -sb` counts them (files and directories). */
+  /** Bytes on disk, as `du -sB1` counts them (files and directories; holes cost nothing). */
   bytes: number;
   /** Last modified (ISO). */
   date: string;
@@ -46,18 +47,8 @@ const IN_PROGRESS = new Set<Journal['status']>(['running', 'halted', 'interrupte
 
 const RUN = /^(\d{8}T\d{6}-[0-9a-f]+)-(.+)$/;
 
-/** `du -sb`: the apparent size of a file or a tree, directories included, links not followed. */
-export function duBytes(path: string): number {
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return 0;
-  }
-  let n = st.size;
-  if (st.isDirectory()) for (const e of readdirSync(path)) n += duBytes(join(path, e));
-  return n;
-}
+/** What a file or a tree takes on disk, as `du -sB1` counts it (a sparse copy's holes cost nothing). */
+export const duBytes = onDiskBytes;
 
 function item(kind: BackupKind, member: string, path: string): BackupItem {
   return { kind, member, path, bytes: duBytes(path), date: lstatSync(path).mtime.toISOString() };
@@ -162,7 +153,7 @@ export class BackupsLockedError extends Error {
 /**
  * Removes the runs' backups, each cluster under its journal lock (no upgrade or restore can start
  * meanwhile, and none is running; the lock of a run that died is taken over, told through `notice`).
- * Returns the bytes freed (as `du -sb` counted them before).
+ * Returns the bytes freed (as `du -sB1` counted them before).
  */
 export async function removeRuns(dataDir: string, runs: BackupRun[], notice: (text: string) => void): Promise<number> {
   let freed = 0;

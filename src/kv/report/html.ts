@@ -1,5 +1,5 @@
 import { escapeHtml as e } from '../../auth/html.js';
-import type { UpgradeReportDoc } from './report.js';
+import { describeFates, type UpgradeReportDoc } from './report.js';
 import { humanBytes } from '../local/backups.js';
 
 /**
@@ -37,7 +37,7 @@ ${r.ladder.hops.map((h, i) => `<tr data-hop="${e(h.name)}"><td>${i + 1}</td><td>
         .join('\n')
     : '<tr><td colspan="5" class="muted">no restore point was taken</td></tr>';
   const b = r.backups;
-  const backups = `<p id="backups-total"><b>${e(humanBytes(b.bytes))}</b> (${e(b.bytes.toLocaleString('en-US'))} bytes) in ${b.items.length} item(s)${b.dirs.length ? ` under ${b.dirs.map((d) => `<code>${e(d)}</code>`).join(', ')}` : ''}; remove old ones with <code>opsctl kv backups prune --keep N</code></p>${b.remote ? `<p class="meta">${e(b.remote)}</p>` : ''}
+  const backups = `<p id="backups-total"><b>${e(humanBytes(b.bytes))}</b> (${e(b.bytes.toLocaleString('en-US'))} bytes) in ${b.items.length} item(s)${b.dirs.length ? ` under ${b.dirs.map((d) => `<code>${e(d)}</code>`).join(', ')}` : ''}; remove old ones with <code>opsctl kv backups prune --keep N</code></p>${b.remote ? `<p class="meta">${e(b.remote)}</p>` : ''}${b.copies?.length ? `<p class="meta" id="backups-copies">${e(describeFates(b.copies) ?? '')}</p>` : ''}
 <table id="backups"><thead><tr><th>member</th><th>kind</th><th>bytes</th><th>path</th></tr></thead><tbody>
 ${b.items.map((i) => `<tr><td>${e(i.member)}</td><td>${e(i.kind)}</td><td class="num">${e(i.bytes.toLocaleString('en-US'))}</td><td><code>${e(i.path)}</code></td></tr>`).join('\n') || '<tr><td colspan="4" class="muted">none on this machine</td></tr>'}
 </tbody></table>`;

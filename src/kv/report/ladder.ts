@@ -48,6 +48,7 @@ export function withLadder(doc: UpgradeReportDoc, j: Journal, journalFile: strin
             .join('; '),
         }
       : {}),
+    ...(all.some((r) => r.backups.copies?.length) ? { copies: all.flatMap((r) => r.backups.copies ?? []) } : {}),
   };
   return {
     ...doc,

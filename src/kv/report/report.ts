@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { CLIENT_CHANGES, STAGING_ADVICE } from '../rules/clients.js';
-import type { Journal, JournalStep } from '../journal/journal.js';
+import type { BackupFate, Journal, JournalStep } from '../journal/journal.js';
 import type { JournalRun, JournalWithRuns, RunEnd } from '../journal/runs.js';
 import type { BackupRun } from '../local/backups.js';
 import type { CheckRow } from '../rules/types.js';
@@ -46,6 +46,8 @@ export interface BackupsDoc {
   items: Array<{ kind: string; member: string; path: string; bytes: number }>;
   /** Backups made on the members' hosts (the command driver's backup template): not measured from here. */
   remote?: string;
+  /** What became of the data-dir copies once their hops were done (removed, or kept and where). */
+  copies?: BackupFate[];
 }
 
 /** The ladder, hop by hop (when the run was one hop of `kv upgrade --to 3.6`). */
@@ -270,16 +272,17 @@ function restorePointsOf(j: Journal, hash: (file: string) => string | undefined,
 
 /** The backups of this journal's run: the files found on this machine, and the ones made on the members' hosts. */
 function backupsOf(j: Journal, found: BackupRun[]): BackupsDoc {
-  return backupsMade(found, [j.id], j.steps);
+  return backupsMade(found, [j.id], j.steps, j.copies);
 }
 
 /** The backups of the runs `ids` among `found` (the cluster's), and the data-dir backups `steps` record that were made on the members' hosts. */
-export function backupsMade(found: BackupRun[], ids: string[], steps: JournalStep[]): BackupsDoc {
+export function backupsMade(found: BackupRun[], ids: string[], steps: JournalStep[], fates: BackupFate[] = []): BackupsDoc {
   const mine = found.filter((r) => ids.includes(r.run));
   const items = mine.flatMap((r) => r.items.map(({ kind, member, path, bytes }) => ({ kind, member, path, bytes })));
   const dirs = [...new Set(items.map((i) => dirOf(i.path)))];
   const localCopies = new Set(items.filter((i) => i.kind === 'data-dir').map((i) => i.member));
-  const remote = steps.filter((s) => s.kind === 'backup-data' && s.status === 'done' && s.member && !localCopies.has(s.member));
+  const gone = new Set(fates.filter((f) => f.removed).map((f) => f.member));
+  const remote = steps.filter((s) => s.kind === 'backup-data' && s.status === 'done' && s.member && !localCopies.has(s.member) && !gone.has(s.member));
   return {
     bytes: items.reduce((n, i) => n + i.bytes, 0),
     dirs,
@@ -289,7 +292,23 @@ export function backupsMade(found: BackupRun[], ids: string[], steps: JournalSte
           remote: `${remote.length} data-dir backup(s) made on the members' hosts by the driver's backup command (not measured from here): ${remote.map((s) => `${s.member}: ${s.detail ?? 'done'}`).join('; ')}`,
         }
       : {}),
+    ...(fates.length ? { copies: fates } : {}),
   };
+}
+
+/** The report's line for the copies of one or more hops: how many went and what stayed, or undefined when none were taken. */
+export function describeFates(fates: BackupFate[]): string | undefined {
+  if (!fates.length) return undefined;
+  const removed = fates.filter((f) => f.removed).length;
+  const kept = fates.filter((f) => !f.removed);
+  return [
+    removed
+      ? `${removed} data-dir cop${removed === 1 ? 'y' : 'ies'} removed once ${removed === 1 ? 'its hop was' : 'their hops were'} done (the hop's restore point is the way back; --keep-backups keeps them)`
+      : '',
+    ...kept.map((f) => `${f.member}: data-dir copy ${f.detail}`),
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 function dirOf(p: string): string {

@@ -17,9 +17,10 @@ import { hopTrials } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { journalPath } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
-import { isResumable, memberInFlight, type Journal } from '../journal/journal.js';
+import { isResumable, memberMayBeDown, type Journal } from '../journal/journal.js';
 import type { JournalWithRuns } from '../journal/runs.js';
 import type { CheckRow } from '../rules/types.js';
+import { planSummary } from '../rules/summary.js';
 import type { SkipTrial } from '../ladder/record.js';
 import { binaryVersion } from '../ladder/facts.js';
 import { SIM_RELEASES } from '@opsctl/etcd-sim/releases.js';
@@ -162,12 +163,13 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
       refused.some((t) => t.result === 'not-checked')
         ? `nothing was changed: give what each line names, then run the command again; to accept the risk for a member by name: --skip-trial ${refused.map((t) => t.member).join(',')} --skip-reason "WHY"`
         : `nothing was changed: change the setting etcd ${o.to} names where it is set, then run the command again`,
+      'downgrade',
     );
   const checks = trialRows(tried, o);
   const common = { ...o, allowSameVersion: false, downgrade: true, targetBin: bins.dir, confirm: undefined, checks };
   const trialLines = checks.map((t) => `    ${t.member}: ${t.status}: ${t.detail}`);
   if (resuming) {
-    if (bins.reasons.length) throw new UpgradeRefused(bins.reasons, 'nothing was changed: give the binaries of the right version');
+    if (bins.reasons.length) throw new UpgradeRefused(bins.reasons, 'nothing was changed: give the binaries of the right version', 'downgrade');
     // The executor resumes at the recorded member (its own pre-flight looks at the whole cluster).
     const r = await runUpgrade({ ...common, dryRun: o.dryRun });
     return r.status === 'done' ? finish(o, exec(r, ['resumed: the downgrade was enabled by the run that started it'])) : exec(r, []);
@@ -180,7 +182,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
   const reasons = [...refusals(o, obs, enabled), ...bins.reasons];
   if (info?.enabled && info.target !== o.to)
     reasons.push(`a downgrade to ${info.target ?? '?'} is already enabled: cancel it first (etcdctl downgrade cancel)`);
-  if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: fix what is named, then run the command again');
+  if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: fix what is named, then run the command again', 'downgrade');
   const leader = obs.members.find((m) => m.id === healthy!.leaderId) ?? healthy!;
   const c = client(o, leader.endpoint);
 
@@ -193,7 +195,21 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
       : `etcdctl downgrade validate ${o.to}, then etcdctl downgrade enable ${o.to} (the cluster version drops to ${o.to} at once; ${from}'s new features are off)`,
     `binaries: ${o.cluster.sandbox?.kind === 'sim' ? `simulated ${bins.version ?? o.to}` : bins.dir ? `${bins.dir} (etcd ${bins.version ?? '?'})` : "the driver's start template ({version})"}`,
   ];
+  const going = planned.plan.filter((m) => m.action !== 'skip');
+  const summary = planSummary({
+    kind: 'downgrade',
+    from,
+    to: o.to,
+    hops: [o.to],
+    members: going.map((m) => m.name),
+    leader: planned.plan.find((m) => m.wasLeader)?.name,
+    rows: checks,
+    warnings: planned.warnings,
+    strict: false,
+    dryRun: o.dryRun,
+  });
   const planText = [
+    ...summary,
     `Downgrade ${from} → ${o.to} with etcd ${from}'s downgrade API:`,
     ...steps.map((s, i) => `  ${i + 1}. ${s}`),
     `  the ${o.to} binary tried with each member's settings (scratch data dir, loopback ports), before anything changes:`,
@@ -216,7 +232,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
       enable.push(`validate ${o.to}: ok (cluster version ${at})`);
     } catch (err) {
       v.fail(`downgrade: validate ${o.to}: ${(err as Error).message}`);
-      throw new UpgradeRefused([`etcd refused to validate the downgrade to ${o.to}: ${(err as Error).message}`], 'nothing was changed');
+      throw new UpgradeRefused([`etcd refused to validate the downgrade to ${o.to}: ${(err as Error).message}`], 'nothing was changed', 'downgrade');
     }
     const e = o.reporter.begin(`downgrade: enable ${o.to}`);
     try {
@@ -265,7 +281,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
 async function downgradeTrials(o: DowngradeOptions, bins: { dir?: string; version?: string }, resumed?: Journal): Promise<TrialFinding[]> {
   const hop = `→ ${o.to} (downgrade)`;
   const release = o.cluster.sandbox?.kind === 'sim' ? SIM_RELEASES[o.to] : bins.version;
-  const down = resumed ? memberInFlight(resumed) : undefined;
+  const down = resumed ? memberMayBeDown(resumed) : undefined;
   const stopped = down ? { member: down, hop, recorded: (resumed as JournalWithRuns).checks ?? [] } : undefined;
   const found = await hopTrials(
     { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, ...(stopped ? { stopped } : {}) },

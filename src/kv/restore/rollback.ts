@@ -6,6 +6,7 @@ import type { MemberDriver } from '../drivers/driver.js';
 import { touchedMembers, writeJournal, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
+import { downgradesBack } from '../rules/summary.js';
 import { observeCluster } from '../cluster/observe.js';
 import { minor } from '../cluster/parse.js';
 import { acquireLock } from '../upgrade/lock.js';
@@ -76,10 +77,11 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     const cluster = obs.members.find((m) => m.clusterVersion)?.clusterVersion;
     // (A downgrade lowers the cluster version first: its members go back up while the downgrade is enabled.)
     if (minor(cluster) === j.target && !j.downgrade) {
-      throw new OpsError(`the cluster version is already ${cluster}: a downgrade is no longer possible by restarting members`, 1, {
-        code: 'rollback_refused',
-        hint: restoreHint(j, o.restoreCommand),
-      });
+      throw new OpsError(
+        `kv rollback refused before any change: the cluster version is already ${cluster}: members no longer go back to ${j.source} by a restart on their old binary`,
+        1,
+        { code: 'rollback_refused', hint: restoreHint(j, o.restoreCommand) },
+      );
     }
     const touched = new Set(touchedMembers(j));
     // Whatever the journal says, a member seen on the target goes back too (the journal may be older
@@ -191,11 +193,14 @@ async function bringBack(o: RollbackOptions, m: MemberSpec, prev: { version: str
   );
 }
 
-/** After the cluster version moved: the way back is a restore from the journal's restore point. */
+/** After the cluster version moved: the way back is the downgrade where etcd has one (3.6 → 3.5, 3.7 → 3.6), else a restore from the journal's restore point. */
 function restoreHint(j: Journal, command = (file: string, v: string) => `opsctl kv restore --snapshot ${file} --to-version ${v}`): string {
   const rp = restorePointOf(j);
-  if (!rp)
-    return `no snapshot is recorded for this upgrade: restore from a snapshot you took before it with opsctl kv restore --snapshot FILE --to-version ${j.source}`;
-  const cmd = command(rp.file, j.source);
-  return `the way back is a restore from the snapshot taken before the first stop (revision ${rp.revision}${rp.keys === undefined ? '' : `, ${rp.keys} keys`}); writes after it are lost: ${cmd}`;
+  const restore = rp
+    ? `a restore from the snapshot taken before the first stop (revision ${rp.revision}${rp.keys === undefined ? '' : `, ${rp.keys} keys`}); writes after it are lost: ${command(rp.file, j.source)}`
+    : `a restore from a snapshot you took before the upgrade (none is recorded for it): opsctl kv restore --snapshot FILE --to-version ${j.source}`;
+  const downgrade = downgradesBack(j.source, j.target)
+    ? `opsctl kv downgrade --to ${j.source} (etcd's downgrade API, member by member, no write lost), or `
+    : '';
+  return `the way back: ${downgrade}${restore}`;
 }

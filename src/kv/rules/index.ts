@@ -52,17 +52,40 @@ export async function checkHop(facts: HopFacts, rules = rulesFor(facts.from, fac
   return rows;
 }
 
-/** The rows as the plan shows them: every check of the hop with its result. */
+/**
+ * The rows as the plan shows them, each finding once: a rule every member passed is one line (the
+ * members, and the finding when they share it, else what was checked); a rule with anything else
+ * keeps its description and guide, and members with the same result and words share a line. The
+ * rows themselves (--json, the report) keep every member's words.
+ */
 export function renderChecks(rows: CheckRow[], indent = '    '): string[] {
   const out: string[] = [];
   const byRule = new Map<string, CheckRow[]>();
   for (const r of rows) byRule.set(r.rule, [...(byRule.get(r.rule) ?? []), r]);
   for (const [id, list] of byRule) {
     const first = list[0]!;
+    if (list.every((r) => r.status === 'ok')) {
+      const members = list.filter((r) => r.member).map((r) => r.member!);
+      const on = members.length ? ` on ${members.join(', ')}` : '';
+      const shared = list.every((r) => r.detail === first.detail);
+      // a check that does not apply passed without running: said so, not as what it checks
+      const moot = list.every((r) => /^does not apply\b/.test(r.detail));
+      if (moot && !shared) out.push(`${indent}[${id}] does not apply${on}`);
+      else out.push(`${indent}[${id}] ok${on}: ${shared ? first.detail : first.check}`);
+      continue;
+    }
     out.push(`${indent}[${id}] ${first.check} (${first.where}; ${first.guide})`);
+    const alike = new Map<string, { rows: CheckRow[] }>();
     for (const r of list) {
-      const mark = r.status === 'not checked' ? `not checked: ${r.detail}` : `${r.status}: ${r.detail}`;
-      out.push(`${indent}    ${r.member ? `${r.member}: ` : ''}${mark}${r.fix ? `; fix: ${r.fix}` : ''}`);
+      const key = `${r.status}\0${r.detail}\0${r.fix ?? ''}`;
+      const g = alike.get(key) ?? { rows: [] };
+      g.rows.push(r);
+      alike.set(key, g);
+    }
+    for (const { rows: same } of alike.values()) {
+      const r = same[0]!;
+      const members = same.filter((x) => x.member).map((x) => x.member!);
+      out.push(`${indent}    ${members.length ? `${members.join(', ')}: ` : ''}${r.status}: ${r.detail}${r.fix ? `; fix: ${r.fix}` : ''}`);
     }
   }
   return out;

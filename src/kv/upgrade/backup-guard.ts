@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver } from '../drivers/driver.js';
 import type { JournalStep } from '../journal/journal.js';
+import type { BackupFate } from '../journal/journal.js';
 import { backupDest, describeTarget, previousTarget, startAndWait } from './on-failure.js';
-import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, treeBytes, type BackupSpace } from '../drivers/space.js';
+import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, type BackupSpace } from '../drivers/space.js';
+import { backupEstimate } from '../drivers/backup-copy.js';
 import type { StepEnv } from './options.js';
 
 /**
@@ -56,35 +58,50 @@ export async function spaceBeforeStop(env: StepEnv<'cluster' | 'dataDir' | 'noBa
  * filesystem at once (the backups of one run are all kept: they are the way back).
  */
 export async function spacePreflight(
-  o: StepEnv<'cluster' | 'dataDir' | 'noBackup'>['o'],
+  o: StepEnv<'cluster' | 'dataDir' | 'noBackup' | 'keepBackups'>['o'],
   driver: MemberDriver | undefined,
   members: MemberSpec[],
-): Promise<string[]> {
+): Promise<{ problems: string[]; disk?: string }> {
   const remote = o.noBackup ? undefined : hostSpace(driver);
-  if (remote) return hostPreflight(remote, members);
-  if (!driver || o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout || !members.length) return [];
+  if (remote) return hostPreflight(remote, members, o);
+  if (!driver || o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout || !members.length) return { problems: [] };
   const root = join(o.dataDir, 'kv', 'backups', o.cluster.key);
   const sizes = await Promise.all(
     members.map(async (m) => {
       const { dir } = await driver.dataLayout!(m);
-      return { m, bytes: await treeBytes(dir) };
+      return { m, bytes: backupEstimate(dir) };
     }),
   );
   // One margin for the run (the filesystem's own cost), the 10% for each member.
   const needed = sizes.reduce((n, s) => n + backupNeeds(s.bytes) - BACKUP_MARGIN_BYTES, 0) + BACKUP_MARGIN_BYTES;
   const free = await freeAt(root);
-  if (free >= needed) return [];
-  return [
+  const disk = `disk: the data-dir copies take up to ${fmtBytes(needed - BACKUP_MARGIN_BYTES)} under ${root} while the hop is mixed (${sizes
+    .map((s) => `${s.m.name} ${fmtBytes(s.bytes)}`)
+    .join(', ')}; the WAL's preallocated space is not copied), ${fmtBytes(free)} free; ${lifetime(o)}`;
+  if (free >= needed) return { problems: [], disk };
+  const problems = [
     `too little free space for the data-dir backups under ${root}: the ${members.length} member${members.length === 1 ? '' : 's'} to back up (${sizes
       .map((s) => `${s.m.name} ${fmtBytes(s.bytes)}`)
       .join(
         ', ',
       )}) need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space there, or pass --no-backup`,
   ];
+  return { problems, disk };
+}
+
+/** How long the copies live: the plan says it. */
+function lifetime(o: { keepBackups?: boolean }): string {
+  return o.keepBackups
+    ? 'kept after the hop (--keep-backups): remove them with opsctl kv backups prune'
+    : "each removed once its hop is done (the hop's restore point is the way back then; --keep-backups keeps them)";
 }
 
 /** The command driver's pre-flight: each host's filesystem holds the backups of the members it has (one margin per filesystem). */
-async function hostPreflight(measure: (m: MemberSpec) => Promise<HostSpace>, members: MemberSpec[]): Promise<string[]> {
+async function hostPreflight(
+  measure: (m: MemberSpec) => Promise<HostSpace>,
+  members: MemberSpec[],
+  o: { keepBackups?: boolean },
+): Promise<{ problems: string[]; disk?: string }> {
   const got: HostSpace[] = [];
   for (const m of members) got.push(await measure(m));
   const byFs = new Map<string, HostSpace[]>();
@@ -98,7 +115,10 @@ async function hostPreflight(measure: (m: MemberSpec) => Promise<HostSpace>, mem
       `too little free space for the data-dir backups on ${dest}: the backups of ${all.map((s) => `${s.dataDir} ${fmtBytes(s.dataBytes)}`).join(', ')} need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space on ${all[0]!.host}, or pass --no-backup`,
     );
   }
-  return out;
+  const disk = got.length
+    ? `disk: the data-dir copies take up to ${got.map((s) => `${fmtBytes(s.dataBytes)} on ${s.dest}`).join(', ')} while the hop is mixed (as \`du\` counts the data dirs); ${lifetime(o)}`
+    : undefined;
+  return { problems: out, ...(disk ? { disk } : {}) };
 }
 
 /** The steps from the stop on go back to pending: the member runs as before, a resume handles it from its gate. */
@@ -166,4 +186,46 @@ export async function notStarted(
   if (!back.ok) return back;
   backToPending(env.journal.steps.filter((s) => s.member === m.name));
   return { ok: true, detail: `${back.detail}; put the right binary there, then run the same command` };
+}
+
+/**
+ * Once a hop is done (the cluster version at the target, the final health pass), its data-dir copies are
+ * no longer the way back: a member cannot rejoin the cluster on the old version, and the hop's verified
+ * restore point (the snapshot taken before its first stop) is what `kv restore` brings back. Each copy is
+ * removed then, unless --keep-backups, so a ladder does not pile up a copy per member per hop. Run before
+ * the journal says done: a kill in the middle removes the rest on the resume (removal is idempotent).
+ * Returns what became of each copy (the journal's and the report's record).
+ */
+export async function dropBackups(env: StepEnv<'cluster' | 'dataDir' | 'keepBackups' | 'reporter'>): Promise<BackupFate[]> {
+  const { o, driver, journal: j } = env;
+  const taken = j.steps.filter((s) => s.kind === 'backup-data' && s.status === 'done' && s.member).map((s) => s.member!);
+  const out: BackupFate[] = [];
+  for (const name of taken) {
+    const m = o.cluster.members.find((x) => x.name === name);
+    if (!m) continue;
+    const where = driver.type === 'local' ? `: ${backupDest(env, m)}` : ' on its host';
+    if (o.keepBackups) {
+      out.push({ member: name, removed: false, detail: `kept (--keep-backups)${where}` });
+      continue;
+    }
+    if (!driver.dropBackup) {
+      out.push({
+        member: name,
+        removed: false,
+        detail: `kept${where}: the driver has no drop-backup template (driver.dropBackup or --drop-backup-cmd) to remove it`,
+      });
+      continue;
+    }
+    const p = o.reporter.begin(`${name}: remove the data-dir copy (the hop is done: its restore point is the way back)`);
+    try {
+      const detail = await driver.dropBackup(m, backupDest(env, m), j.id);
+      p.done(`${name}: data-dir copy removed: ${detail}`);
+      out.push({ member: name, removed: true, detail });
+    } catch (err) {
+      // the hop is done all the same: a copy that could not go is said, never a reason to halt
+      p.fail(`${name}: the data-dir copy could not be removed: ${(err as Error).message}`);
+      out.push({ member: name, removed: false, detail: `NOT removed (${(err as Error).message}): remove it by hand, or with opsctl kv backups prune` });
+    }
+  }
+  return out;
 }

@@ -10,6 +10,9 @@ import { UpgradeRun } from './run.js';
 import type { CheckRow } from '../rules/types.js';
 import type { Journal } from '../journal/journal.js';
 import { PROOF_RULES } from '../rules/trial.js';
+import { renderChecks } from '../rules/index.js';
+import { planSummary } from '../rules/summary.js';
+import type { UpgradePlan } from '../cluster/types.js';
 
 /** A run that would stop members needs a way to (a usage error, before any look at proofs): the plan alone does not. */
 export function requireDriver(o: Pick<UpgradeOptions, 'driver' | 'dryRun'>): void {
@@ -65,16 +68,18 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   const { plan } = pre;
   const settleText = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   const resume = journal ? resumeState(journal, file) : undefined;
-  const planText = resume
-    ? [`Resuming the upgrade ${resume.hop} recorded in ${file}`, ...describeResume(resume, journal!.target)].join('\n')
+  const warnings = planWarnings(pre.membership.list.length, o);
+  const body = resume
+    ? [`Resuming the upgrade ${resume.hop} recorded in ${file}`, ...describeResume(resume, journal!.target)]
     : [
         describePlan(plan, settleText, { noBackup: o.noBackup }),
         ...(o.defrag
           ? ['--defrag: each member is defragmented right before its snapshot (its reads and writes wait while it runs); the space freed is shown']
           : []),
         hashPlanLine(o, pre.obs, plan.source),
-      ].join('\n');
-  const warnings = planWarnings(pre.membership.list.length, o);
+        ...(pre.disk ? [pre.disk] : []),
+      ];
+  const planText = (o.shownChecks ? framed(o, plan, warnings, Boolean(journal), body) : body).join('\n');
   const base = {
     cluster: o.cluster.key,
     source: plan.source,
@@ -97,6 +102,7 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     throw new UpgradeRefused(
       gaps,
       'nothing was stopped: every member is proven before its stop (its trial start on the target); give what each line names, or name the member: --skip-trial M --skip-reason "WHY"',
+      o.downgrade ? 'downgrade' : 'upgrade',
     );
   o.reporter.note([planText, ...warnings.map((w) => `  ! ${w}`)].join('\n'));
   // Asked before the journal is written: a "no" leaves nothing behind.
@@ -106,4 +112,25 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   await stageBinaries(o, driver, upgrading, journal);
   const run = await UpgradeRun.start(o, driver, file, started, base, pre, journal);
   return run.go();
+}
+
+/** A one-hop upgrade's plan as its command shows it: the three-line summary, the plan, then the hop's checks (each once) and the notes after them. */
+function framed(o: UpgradeOptions, plan: UpgradePlan, warnings: string[], resuming: boolean, body: string[]): string[] {
+  const checks = o.checks ?? [];
+  const going = plan.members.filter((m) => m.action !== 'skip');
+  const summary = planSummary({
+    kind: plan.source === plan.target ? 'restart' : 'upgrade',
+    from: plan.source,
+    to: plan.target,
+    hops: [plan.target],
+    members: going.map((m) => m.name),
+    leader: plan.members.find((m) => m.wasLeader)?.name,
+    rows: checks,
+    warnings,
+    strict: o.shownChecks!.strict,
+    dryRun: o.dryRun,
+    resuming,
+  });
+  const rulebook = checks.length ? [`  checks (rulebook of ${checks[0]!.hop}):`, ...renderChecks(checks)] : [];
+  return [...summary, ...body, ...rulebook, ...o.shownChecks!.notes.map((n) => `  ${n}`)];
 }

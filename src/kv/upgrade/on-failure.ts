@@ -5,6 +5,7 @@ import type { JournalStep } from '../journal/journal.js';
 import { observeCluster } from '../cluster/observe.js';
 import { minor } from '../cluster/parse.js';
 import type { StepEnv } from './options.js';
+import { recordPutBack } from '../journal/runs.js';
 import { waitFor, WaitFatal } from '../cluster/wait.js';
 
 /** Where backupStep copied the member's data dir (the local driver's backup). */
@@ -24,10 +25,14 @@ export async function putMemberBack(
   env: StepEnv<'cluster' | 'dataDir' | 'now' | 'reporter' | 'session' | 'timeouts'>,
   m: MemberSpec,
   steps: JournalStep[],
+  why: { step: string; reason: string },
 ): Promise<string> {
   const { o, driver, journal: j } = env;
   const t = o.timeouts;
   const prev = previousTarget(env, m);
+  // journalled before it changes anything: a kill anywhere in it is finished by the resume (resumePutBack)
+  const pb = (j.puttingBack ??= { member: m.name, ...why, restored: false });
+  await env.checkpoint();
   const p = o.reporter.begin(`${m.name}: --on-failure rollback: back to ${prev.version}`);
   try {
     const running = () => driver.isRunning(m);
@@ -41,21 +46,45 @@ export async function putMemberBack(
       });
     }
     const backup = steps.find((s) => s.kind === 'backup-data');
-    let data: string;
-    if (backup?.status === 'done' && driver.restoreBackup) data = await driver.restoreBackup(m, backupDest(env, m), j.id);
-    else
-      data =
-        backup?.status === 'done'
-          ? 'its data dir was not restored (the driver has no restore-backup command)'
-          : 'its data dir was not backed up: started on the data it has';
+    if (!pb.restored) {
+      pb.data =
+        backup?.status === 'done' && driver.restoreBackup
+          ? await driver.restoreBackup(m, backupDest(env, m), j.id)
+          : backup?.status === 'done'
+            ? 'its data dir was not restored (the driver has no restore-backup command)'
+            : 'its data dir was not backed up: started on the data it has';
+      pb.restored = true;
+      await env.checkpoint();
+    }
+    const data = pb.data ?? 'its data dir restored';
     await startAndWait(env, m, prev, 'cluster');
     for (const s of steps) if (s.kind !== 'snapshot') Object.assign(s, { status: 'pending', error: undefined });
+    delete j.puttingBack;
     const detail = `${m.name} is back on ${prev.binDir ? `${prev.binDir}/etcd` : prev.version} (${data}), the cluster healthy`;
     p.done(`${m.name}: --on-failure rollback: ${detail}`);
     return detail;
   } catch (err) {
     p.fail(`${m.name}: --on-failure rollback failed: ${(err as Error).message}`);
     throw err;
+  }
+}
+
+/** --on-failure rollback after `step` failed with `reason`: the member put back and recorded; the halt's words and the step's status. */
+export async function rollBackMember(
+  env: StepEnv<'cluster' | 'dataDir' | 'now' | 'reporter' | 'session' | 'timeouts'>,
+  m: MemberSpec,
+  step: JournalStep,
+  reason: string,
+): Promise<{ reason: string; status: JournalStep['status'] }> {
+  const steps = env.journal.steps.filter((s) => s.member === m.name);
+  try {
+    const detail = await putMemberBack(env, m, steps, { step: step.id, reason });
+    const to = env.journal.previous[m.name]?.version ?? env.journal.source;
+    const downFrom = steps.find((s) => s.kind === 'stop')?.startedAt;
+    recordPutBack(env.journal, { member: m.name, to, at: new Date(env.o.now()).toISOString(), downFrom, detail });
+    return { reason: `${reason}; --on-failure rollback: ${detail}`, status: 'pending' };
+  } catch (err) {
+    return { reason: `${reason}; --on-failure rollback could not put ${m.name} back: ${(err as Error).message}`, status: 'failed' };
   }
 }
 

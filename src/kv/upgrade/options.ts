@@ -8,7 +8,7 @@ import { OpsError } from '../../core/errors.js';
 import type { ClusterSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver } from '../drivers/driver.js';
 import type { KvSession } from '../cluster/session.js';
-import type { Journal, JournalStep } from '../journal/journal.js';
+import type { BackupFate, Journal, JournalStep } from '../journal/journal.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import type { UpgradePlan } from '../cluster/types.js';
 import type { CheckRow } from '../rules/types.js';
@@ -58,6 +58,11 @@ export interface UpgradeTarget {
   v2Measured?: { bytes: number; on: string };
   /** The hop's rulebook as checked before this run (kept in the journal for the report). */
   checks?: CheckRow[];
+  /**
+   * The plan shows the summary and `checks` (a one-hop kv upgrade): each finding once, inside the plan,
+   * with `notes` after them (settle, trials); `strict` as --strict judges what blocks.
+   */
+  shownChecks?: { notes: string[]; strict: boolean };
 }
 
 /** How the run acts on the world and shows itself. */
@@ -99,6 +104,11 @@ export interface UpgradePolicy {
   offsite?: OffsiteUploader;
   /** The data dirs are not backed up (the command driver without a backup template: said on the plan). */
   noBackup?: boolean;
+  /**
+   * Keep each member's data-dir copy after its hop is done (by default it goes then: the hop's verified
+   * restore point is the way back once the hop is done; a copy is the way back only while the hop is mixed).
+   */
+  keepBackups?: boolean;
   /** A member that never becomes healthy on the target: halt there (default), or put it back first. */
   onFailure?: OnFailure;
   /** Defragment each member (etcd's maintenance Defragment) right before its snapshot, showing the space freed. */
@@ -123,6 +133,8 @@ export interface UpgradeReport {
   planText: string;
   /** What the plan says out loud: a 1- or 2-member cluster loses quorum on each restart; --no-backup. */
   warnings: string[];
+  /** What became of the data-dir copies once the hop was done: removed (what each freed), or kept and where. */
+  copies?: BackupFate[];
   steps: JournalStep[];
   snapshots: Journal['snapshots'];
   totals: { ms: number; imposedMs: number; overheadMs: number; overheadRatio: number | null };
@@ -138,13 +150,18 @@ export interface UpgradeReport {
 /** What the report of a run says before any step: the cluster, the hop, the plan and its warnings, the resume. */
 export type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planText' | 'warnings' | 'plan' | 'resumed' | 'resume'>;
 
-/** Pre-flight said no: nothing was changed. Exit 1 with every reason. */
+/** Pre-flight said no: nothing was changed. Exit 1 with every reason (also as a list in --json), titled by the verb that was refused. */
 export class UpgradeRefused extends OpsError {
   constructor(
     readonly reasons: string[],
     hint: string,
+    verb: 'upgrade' | 'downgrade' = 'upgrade',
   ) {
-    super(`upgrade refused before any change:\n  - ${reasons.join('\n  - ')}`, 1, { code: 'preflight', hint });
+    super(`${verb} refused before any change:\n  - ${reasons.join('\n  - ')}`, 1, { code: 'preflight', hint });
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), reasons: this.reasons };
   }
 }
 

@@ -132,6 +132,12 @@ export function describePlan(plan: UpgradePlan, settle: string, opts: { noBackup
     `Plan: ${plan.source === plan.target ? `rolling restart on ${plan.target}` : `${plan.downgrade ? 'downgrade' : 'upgrade'} ${plan.source} → ${plan.target}`}, one member at a time (cluster version ${plan.clusterVersion})`,
   ];
   let n = 0;
+  const backup = opts.noBackup ? 'no data-dir backup (--no-backup)' : 'back up the data dir';
+  // (the same steps for every member: said once)
+  if (plan.members.some((m) => m.action !== 'skip'))
+    lines.push(
+      `  each member: snapshot (from the leader) + verify → stop → wait until gone → ${backup} → start ${plan.target} → wait healthy + caught up → settle ${settle}`,
+    );
   for (const m of plan.members) {
     if (m.action === 'skip') {
       lines.push(`  -  ${m.name} (${m.endpoint}): skip, ${m.reason}`);
@@ -139,10 +145,6 @@ export function describePlan(plan: UpgradePlan, settle: string, opts: { noBackup
     }
     n++;
     lines.push(`  ${n}. ${m.name} (${m.endpoint})${m.wasLeader ? ' [leader, last]' : ''}: ${m.reason}`);
-    const backup = opts.noBackup ? 'no data-dir backup (--no-backup)' : 'back up the data dir';
-    lines.push(
-      `       snapshot (from the leader) + verify → stop → wait until gone → ${backup} → start ${plan.target} → wait healthy + caught up → settle ${settle}`,
-    );
   }
   lines.push(
     plan.downgrade

@@ -1,7 +1,7 @@
 /** Before anything changes: the journal to resume, the whole cluster looked at and judged, the plan's warnings, the staged binaries. */
 import { OpsError } from '../../core/errors.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
-import { isResumable, memberInFlight, memberUnproven, type Journal } from '../journal/journal.js';
+import { isResumable, memberMayBeDown, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
 import { authEnabled, observeCluster } from '../cluster/observe.js';
@@ -39,6 +39,7 @@ export async function stageBinaries(o: UpgradeOptions, driver: MemberDriver, upg
     throw new UpgradeRefused(
       reasons,
       'nothing was stopped: fix the stage template or the hosts (the staged binary must print its etcd --version), then run the same command',
+      o.downgrade ? 'downgrade' : 'upgrade',
     );
   }
   p.done(`stage: ${lines.join('; ')}`);
@@ -80,6 +81,8 @@ export interface Preflight {
   observedAt: number;
   plan: UpgradePlan;
   membership: Membership;
+  /** The plan's line on the disk the hop's backups take, and how long they live (when it can be measured). */
+  disk?: string;
 }
 
 /** Refuses (exit 1, nothing changed) unless the whole cluster is fit; the plan otherwise. */
@@ -94,6 +97,7 @@ export async function preflight(o: UpgradeOptions, file: string, first: ReturnTy
         (journal
           ? `fix the cluster, then run the same command to resume (journal ${file}), or roll back: ${o.rollbackCommand}`
           : 'fix the cluster first; nothing was changed'),
+      o.downgrade ? 'downgrade' : 'upgrade',
     );
   };
   const obs = await electionSettled(o, await first);
@@ -113,7 +117,7 @@ export async function preflight(o: UpgradeOptions, file: string, first: ReturnTy
   const result = planUpgrade(obs, {
     to: o.to,
     allowSameVersion: o.allowSameVersion,
-    mayBeDown: journal ? (memberInFlight(journal) ?? memberUnproven(journal)) : undefined,
+    mayBeDown: journal ? memberMayBeDown(journal) : undefined,
     downgrade: o.downgrade,
   });
   const membership = await listed;
@@ -125,13 +129,18 @@ export async function preflight(o: UpgradeOptions, file: string, first: ReturnTy
   const toBackUp = plan.members
     .filter((m) => m.action !== 'skip' && (!journal || journal.steps.some((s) => s.member === m.name && s.kind === 'backup-data' && s.status === 'pending')))
     .map((m) => o.cluster.members.find((s) => s.name === m.name)!);
-  const space = await spacePreflight(o, o.driver, toBackUp).catch((err: Error) => [`measuring the space for the data-dir backups failed: ${err.message}`]);
-  if (space.length) refuse('too little space for the backups', space, 'nothing was stopped: free space for the backups first (or pass --no-backup)');
+  const space = await spacePreflight(o, o.driver, toBackUp).catch((err: Error) => ({
+    problems: [`measuring the space for the data-dir backups failed: ${err.message}`],
+    disk: undefined,
+  }));
+  if (space.problems.length)
+    refuse('too little space for the backups', space.problems, 'nothing was stopped: free space for the backups first (or pass --no-backup)');
+  const { disk } = space;
   const list = membership as Membership;
   pre.done(
     `pre-flight: ${o.cluster.members.length} members healthy, the cluster's member list agrees (${list.list.length}), one leader, cluster version ${plan.clusterVersion}, no alarms`,
   );
-  return { obs, observedAt, plan, membership: list };
+  return { obs, observedAt, plan, membership: list, ...(disk ? { disk } : {}) };
 }
 
 /**

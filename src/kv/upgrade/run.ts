@@ -2,7 +2,7 @@ import { InterruptedError, OpsError } from '../../core/errors.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import { journalStats, writeJournal, type Journal, type JournalStep } from '../journal/journal.js';
-import { putMemberBack } from './on-failure.js';
+import { rollBackMember } from './on-failure.js';
 import { nextMember } from './planner.js';
 import { findEtcdctl } from '../cluster/etcdctl.js';
 import {
@@ -21,10 +21,10 @@ import type { MemberListEntry } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { WaitAborted } from '../cluster/wait.js';
 import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
-import { endRun, recordPutBack, signalWords } from '../journal/runs.js';
+import { endRun, signalWords } from '../journal/runs.js';
 import { runJournal } from './run-journal.js';
 import { defragMember } from './defrag.js';
-import { backToPending, describeBackupFailure, notStarted, spaceBeforeStop, startOnPrevious } from './backup-guard.js';
+import { backToPending, dropBackups, describeBackupFailure, notStarted, spaceBeforeStop, startOnPrevious } from './backup-guard.js';
 import { hashesNow } from './consistency.js';
 import { fmtMs, totals, type Base, type StepEnv, type UpgradeOptions, type UpgradeReport } from './options.js';
 import type { Preflight } from './preflight.js';
@@ -111,6 +111,7 @@ export class UpgradeRun {
       halt: j.halt,
       ...(j.consistency ? { consistency: j.consistency } : {}),
       ...(j.defrag ? { defrag: j.defrag } : {}),
+      ...(j.copies?.length ? { copies: j.copies } : {}),
     };
   }
 
@@ -201,16 +202,8 @@ export class UpgradeRun {
         return this.halt(step, `${reason}; ${back.detail}`, back.ok ? 'pending' : 'failed');
       }
       if (this.o.onFailure !== 'rollback') return this.halt(step, reason);
-      const steps = this.j.steps.filter((s) => s.member === ms.name);
-      const back = await putMemberBack(this.env, ms, steps).then(
-        (detail) => ({ ok: true, detail }),
-        (e: Error) => ({ ok: false, detail: e.message }),
-      );
-      if (!back.ok) return this.halt(step, `${reason}; --on-failure rollback could not put ${ms.name} back: ${back.detail}`);
-      const to = this.j.previous[ms.name]?.version ?? this.j.source;
-      const downFrom = steps.find((s) => s.kind === 'stop')?.startedAt;
-      recordPutBack(this.j, { member: ms.name, to, at: new Date(this.o.now()).toISOString(), downFrom, detail: back.detail });
-      return this.halt(step, `${reason}; --on-failure rollback: ${back.detail}`, 'pending');
+      const back = await rollBackMember(this.env, ms, step, reason);
+      return this.halt(step, back.reason, back.status);
     }
   }
 
@@ -219,6 +212,12 @@ export class UpgradeRun {
     const { j } = this;
     const pending = () => j.members.filter((m) => j.steps.some((s) => s.member === m.name && s.status !== 'done' && s.status !== 'skipped'));
     try {
+      // a put-back a kill interrupted is finished first; the run then halts as that one would have
+      const pb = j.puttingBack;
+      const pbStep = pb && j.steps.find((s) => s.id === pb.step);
+      const pbMember = pb && this.o.cluster.members.find((m) => m.name === pb.member);
+      const back = pb && pbStep && pbMember ? await rollBackMember(this.env, pbMember, pbStep, pb.reason) : undefined;
+      if (back) return await this.halt(pbStep!, back.reason, back.status);
       const first = nextMember(pending(), this.leaderId);
       if (first) {
         const fresh = !j.steps.some((s) => s.kind === 'stop' && s.status !== 'pending');
@@ -486,6 +485,8 @@ export class UpgradeRun {
       const halted = await this.guarded(fhStep, 'cluster: final health pass', false, '', () => finalHealthStep(this.env));
       if (halted) return halted;
     }
+    // the copies go before the journal says done: a kill between them removes the rest on the resume
+    if (!j.copies) j.copies = await dropBackups(this.env);
     j.status = 'done';
     endRun(j, 'done', undefined, new Date(o.now()).toISOString());
     o.debug?.(`[kv] steps finished after ${o.now() - this.started} ms; ${journalStats.writes} journal writes took ${journalStats.ms.toFixed(1)} ms`);

@@ -11,6 +11,7 @@ import { recordRestorePoint } from './restore-point.js';
 import { saveSnapshot } from '../snapshot/save.js';
 import { sleep, waitFor, WaitAborted, WaitFatal } from '../cluster/wait.js';
 import { walV2Bytes } from './wal-v2.js';
+import { versionMoved } from '../rules/summary.js';
 
 export const V2_SETTLE_THRESHOLD = 50 * 1000 * 1000;
 export const V2_SETTLE_MS = 120_000;
@@ -414,7 +415,7 @@ export async function waitClusterVersionStep(env: StepEnv<Waits | 'downgrade' | 
     { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, what: `cluster version ${o.to}`, now: o.now, signal: o.signal },
   );
   if (o.downgrade) return `cluster version ${v} (downgraded from ${source})`;
-  return `cluster version ${v}${source !== o.to ? ` (updated from ${source}: downgrade is no longer possible)` : ''}`;
+  return `cluster version ${v}${source !== o.to ? ` (${versionMoved(source, o.to)})` : ''}`;
 }
 
 export async function finalHealthStep(env: StepEnv<Look>): Promise<string> {

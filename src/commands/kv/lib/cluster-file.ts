@@ -40,6 +40,7 @@ const File = z.object({
         restore: z.string().min(1).optional(),
         restoreCheck: z.string().min(1).optional(),
         restoreBackup: z.string().min(1).optional(),
+        dropBackup: z.string().min(1).optional(),
         dataDir: z.string().min(1).optional(),
         onHost: z.string().min(1).optional(),
         trial: z.string().min(1).optional(),
@@ -115,6 +116,7 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
       });
     }
   }
+  remoteTilde(r.data.driver, path);
   let driver: ClusterSpec['driver'];
   if (r.data.driver?.type === 'systemd') {
     try {
@@ -139,6 +141,7 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
       ['restore', driver.restore],
       ['restoreCheck', driver.restoreCheck],
       ['restoreBackup', driver.restoreBackup],
+      ['dropBackup', driver.dropBackup],
       ['dataDir', driver.dataDir],
       ['onHost', driver.onHost],
       ['trial', driver.trial],
@@ -154,4 +157,22 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
     driver,
     conn: { tls: r.data.tls, auth: r.data.auth },
   };
+}
+
+/**
+ * A path of the driver on the member's host (a preset's binaries, link, config file, data dir, tools; a
+ * command driver's bins) that starts with `~`: opsctl passes it quoted, so no shell expands it there, and
+ * this machine's home is not the host's. Refused with the fix rather than failing on the host.
+ */
+function remoteTilde(d: z.infer<typeof File>['driver'], path: string): void {
+  if (!d) return;
+  const paths: Array<[string, string | undefined]> = Object.entries(d.bins ?? {}).map(([v, p]) => [`bins.${v}`, p]);
+  if (d.type === 'systemd')
+    paths.push(['binLink', d.binLink], ['configFile', d.configFile], ['dataDir', d.dataDir], ['etcdctl', d.etcdctl], ['etcdutl', d.etcdutl]);
+  const hit = paths.find(([, p]) => p?.startsWith('~'));
+  if (hit)
+    throw new UsageError(`--cluster ${path}: driver.${hit[0]}: ${JSON.stringify(hit[1])} is a path on the member's host, where nothing expands its ~`, {
+      field: '--cluster',
+      hint: `write it in full as it is on the host (e.g. /home/USER${hit[1]!.replace(/^~[^/]*/, '')}); nothing was changed`,
+    });
 }

@@ -5,6 +5,7 @@ import type { Context } from '../../../context.js';
 import { UsageError } from '../../../core/errors.js';
 import { fileFix, fileProblem } from '../../../core/file-errors.js';
 import { whyNoPrompt } from '../../../core/no-prompt.js';
+import { expandHome } from '../../lib/home-path.js';
 import { keyFileWarning, type KvConnection, type KvTls } from '../../../kv/cluster/connection.js';
 import { parseDuration } from '../../../core/duration.js';
 import { envBool, envDuration, envUser } from './etcdctl-env.js';
@@ -37,12 +38,13 @@ export interface FileConnection {
  */
 export async function resolveConnection(ctx: Context, f: ConnectionFlags, file?: { conn: FileConnection; path: string }): Promise<KvConnection> {
   const env = ctx.env;
+  const home = homeOf(ctx);
   const base = file ? dirname(file.path) : ctx.cwd;
   const pick = (flag: string | undefined, envNames: string[], fromFile: string | undefined, name: string): { path: string; from: string } | undefined => {
     if (flag) return { path: resolve(ctx.cwd, flag), from: `--${name}` };
     const envName = envNames.find((n) => env[n]);
-    if (envName) return { path: resolve(ctx.cwd, env[envName]!), from: envName };
-    if (fromFile) return { path: resolve(base, fromFile), from: `tls.${name} in ${file!.path}` };
+    if (envName) return { path: resolve(ctx.cwd, home(env[envName]!, name, envName)), from: envName };
+    if (fromFile) return { path: resolve(base, home(fromFile, name, `tls.${name} in ${file!.path}`)), from: `tls.${name} in ${file!.path}` };
     return undefined;
   };
   const ft = file?.conn.tls;
@@ -112,6 +114,14 @@ function dialTimeout(f: ConnectionFlags, env: NodeJS.ProcessEnv): number | undef
   return envDuration(env, 'ETCDCTL_DIAL_TIMEOUT');
 }
 
+/**
+ * A path from the environment or a cluster file with its leading `~` expanded (the flags' are, by their
+ * spec): nothing expands it in a variable set by a tool or in a YAML value. `label` says where it came from.
+ */
+function homeOf(ctx: Context): (path: string, flag: string, label: string) => string {
+  return (path, flag, label) => expandHome(path, flag, ctx.env.HOME, false, label);
+}
+
 /** The text up to the first line break (all of it without one). */
 function firstLine(text: string): string {
   const end = text.search(/\r?\n/);
@@ -123,9 +133,12 @@ async function password(ctx: Context, f: ConnectionFlags, user: string, file?: {
   const fromFile = f.passwordFile
     ? { path: resolve(ctx.cwd, f.passwordFile), from: '--password-file' }
     : env.OPSCTL_KV_PASSWORD_FILE
-      ? { path: resolve(ctx.cwd, env.OPSCTL_KV_PASSWORD_FILE), from: 'OPSCTL_KV_PASSWORD_FILE' }
+      ? { path: resolve(ctx.cwd, homeOf(ctx)(env.OPSCTL_KV_PASSWORD_FILE, 'password-file', 'OPSCTL_KV_PASSWORD_FILE')), from: 'OPSCTL_KV_PASSWORD_FILE' }
       : file?.conn.auth?.passwordFile
-        ? { path: resolve(dirname(file.path), file.conn.auth.passwordFile), from: `auth.passwordFile in ${file.path}` }
+        ? {
+            path: resolve(dirname(file.path), homeOf(ctx)(file.conn.auth.passwordFile, 'password-file', `auth.passwordFile in ${file.path}`)),
+            from: `auth.passwordFile in ${file.path}`,
+          }
         : undefined;
   if (fromFile) {
     if (!existsSync(fromFile.path))

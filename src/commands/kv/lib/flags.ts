@@ -3,7 +3,7 @@
 /** Flags that find the cluster and reach it (every kv verb but sandbox, release, backups and snapshot status). */
 export const cluster = {
   endpoints: { type: 'string', value: 'urls', help: 'client URLs, comma-separated (env ETCDCTL_ENDPOINTS; default: the sandbox)' },
-  cluster: { type: 'string', value: 'file', help: 'a cluster file (YAML or JSON): members and a driver' },
+  cluster: { type: 'string', value: 'file', home: true, help: 'a cluster file (YAML or JSON): members and a driver' },
   requestTimeout: { type: 'string', value: 'duration', help: 'timeout of one request to a member (default 3s; env ETCDCTL_COMMAND_TIMEOUT)' },
   commandTimeout: { type: 'string', value: 'duration', hidden: true, sameAs: 'requestTimeout', help: "etcdctl's name of --request-timeout" },
   dialTimeout: {
@@ -11,16 +11,21 @@ export const cluster = {
     value: 'duration',
     help: 'how long connecting to a member may take (default: the request timeout; env ETCDCTL_DIAL_TIMEOUT)',
   },
-  cacert: { type: 'string', value: 'file', help: "TLS: the CA bundle that signed the members' certificates (env OPSCTL_KV_CACERT, ETCDCTL_CACERT)" },
-  cert: { type: 'string', value: 'file', help: 'TLS: client certificate (env OPSCTL_KV_CERT, ETCDCTL_CERT)' },
-  key: { type: 'string', value: 'file', help: 'TLS: client key (env OPSCTL_KV_KEY, ETCDCTL_KEY)' },
+  cacert: {
+    type: 'string',
+    value: 'file',
+    home: true,
+    help: "TLS: the CA bundle that signed the members' certificates (env OPSCTL_KV_CACERT, ETCDCTL_CACERT)",
+  },
+  cert: { type: 'string', value: 'file', home: true, help: 'TLS: client certificate (env OPSCTL_KV_CERT, ETCDCTL_CERT)' },
+  key: { type: 'string', value: 'file', home: true, help: 'TLS: client key (env OPSCTL_KV_KEY, ETCDCTL_KEY)' },
   insecureSkipTlsVerify: { type: 'boolean', help: "TLS: do not check the members' certificates (warned about)" },
   user: {
     type: 'string',
     value: 'name',
     help: 'etcd auth: the user (env OPSCTL_KV_USER, ETCDCTL_USER); the password from the prompt, OPSCTL_KV_PASSWORD, ETCDCTL_PASSWORD or --password-file',
   },
-  passwordFile: { type: 'string', value: 'file', help: 'etcd auth: a file whose first line is the password' },
+  passwordFile: { type: 'string', value: 'file', home: true, help: 'etcd auth: a file whose first line is the password' },
 } as const;
 
 /** The command driver's templates and the member timeouts: the verbs that stop and start members. */
@@ -65,11 +70,11 @@ export const trialTimeout = {
 export const dryRun = { type: 'boolean', help: 'print the plan and stop' } as const;
 
 /** `--target-bin`, repeatable (`3.4=DIR` per hop). */
-export const targetBin = (help: string) => ({ type: 'list', value: '[version=]dir', repeat: true, help }) as const;
+export const targetBin = (help: string) => ({ type: 'list', value: '[version=]dir', repeat: true, home: true, help }) as const;
 
 /** The snapshot flags of a rolling run (kv upgrade, kv downgrade). */
 export const snapshotVia = { type: 'string', value: 'how', help: 'auto | etcdctl | gateway', default: 'auto' } as const;
-export const etcdctl = { type: 'string', value: 'path', help: 'the etcdctl to use for snapshots' } as const;
+export const etcdctl = { type: 'string', value: 'path', home: true, help: 'the etcdctl to use for snapshots' } as const;
 export const snapshotTimeout = {
   type: 'string',
   value: 'duration',
@@ -81,8 +86,17 @@ export const restoreBackupCmd = {
   value: 'template',
   help: "with --endpoints: puts a stopped member's data dir back from the backup ({run}), for --on-failure rollback",
 } as const;
+export const dropBackupCmd = {
+  type: 'string',
+  value: 'template',
+  help: "with --endpoints: removes a member's data-dir copy ({run}) once its hop is done (without it the copies stay on the hosts)",
+} as const;
+export const keepBackups = {
+  type: 'boolean',
+  help: "keep each member's data-dir copy after its hop is done (by default it is removed then: the hop's verified restore point is the way back)",
+} as const;
 /** `--cache` of the release verbs. */
-export const cache = { type: 'string', value: 'dir', help: "the release cache (default: opsctl's data directory, cache/etcd-releases)" } as const;
+export const cache = { type: 'string', value: 'dir', home: true, help: "the release cache (default: opsctl's data directory, cache/etcd-releases)" } as const;
 
 /** `-w` of the etcdctl-like verbs: etcdctl's own lines where scripts parse them. */
 export const writeOut = {

@@ -31,6 +31,7 @@ export interface ClusterFlags extends ConnectionFlags {
   restoreCmd?: string;
   restoreCheckCmd?: string;
   restoreBackupCmd?: string;
+  dropBackupCmd?: string;
   dataDir?: string;
   onHost?: string;
   trialCmd?: string;
@@ -91,6 +92,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
         ['restore', f.restoreCmd],
         ['restore-check', f.restoreCheckCmd],
         ['restore-backup', f.restoreBackupCmd],
+        ['drop-backup', f.dropBackupCmd],
         ['data-dir', f.dataDir],
         ['on-host', f.onHost],
         ['trial', f.trialCmd],
@@ -113,6 +115,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
           restore: f.restoreCmd,
           restoreCheck: f.restoreCheckCmd,
           restoreBackup: f.restoreBackupCmd,
+          dropBackup: f.dropBackupCmd,
           dataDir: f.dataDir,
           onHost: f.onHost,
           trial: f.trialCmd,

@@ -1,5 +1,5 @@
 import type { Context } from '../../../context.js';
-import type { JournalStep } from '../../../kv/journal/journal.js';
+import type { BackupFate, JournalStep } from '../../../kv/journal/journal.js';
 import type { LadderReport } from '../../../kv/ladder/record.js';
 import type { BackupsDoc } from '../../../kv/report/report.js';
 
@@ -7,12 +7,22 @@ import type { BackupsDoc } from '../../../kv/report/report.js';
  * The backups an upgrade made (its snapshots, its data-dir copies), for the summary and --json: the
  * total size and the directories that hold them; the ones on the members' hosts are named, not measured.
  */
-export async function backupsOfRuns(ctx: Context, cluster: string, ids: string[], steps: JournalStep[]): Promise<{ doc: BackupsDoc; line: string }> {
-  const [{ findBackups, humanBytes }, { backupsMade }] = await Promise.all([import('../../../kv/local/backups.js'), import('../../../kv/report/report.js')]);
+export async function backupsOfRuns(
+  ctx: Context,
+  cluster: string,
+  ids: string[],
+  steps: JournalStep[],
+  fates: BackupFate[] = [],
+): Promise<{ doc: BackupsDoc; line: string }> {
+  const [{ findBackups, humanBytes }, { backupsMade, describeFates }] = await Promise.all([
+    import('../../../kv/local/backups.js'),
+    import('../../../kv/report/report.js'),
+  ]);
   const doc = backupsMade(
     findBackups(ctx.paths.data).filter((r) => r.cluster === cluster),
     ids,
     steps,
+    fates,
   );
   const kinds = new Map<string, number>();
   for (const i of doc.items) kinds.set(i.kind, (kinds.get(i.kind) ?? 0) + 1);
@@ -29,18 +39,20 @@ export async function backupsOfRuns(ctx: Context, cluster: string, ids: string[]
   const line = doc.items.length
     ? `backups made: ${humanBytes(doc.bytes)} (${what}) in ${doc.dirs.join(', ')}; see them with opsctl kv backups list, remove old ones with opsctl kv backups prune --keep N`
     : 'backups made: none on this machine';
-  return { doc, line: doc.remote ? `${line}\n${doc.remote}` : line };
+  return { doc, line: [line, describeFates(fates), doc.remote].filter(Boolean).join('\n') };
 }
 
 /** The run ids of a ladder's hops: the ones this run ran, and the hops done before it (their kept journals). */
-export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; steps: JournalStep[] }> {
+export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; steps: JournalStep[]; fates: BackupFate[] }> {
   const { readJournal } = await import('../../../kv/journal/read.js');
   const ids: string[] = [];
   const steps: JournalStep[] = [];
+  const fates: BackupFate[] = [];
   for (const h of r.hops) {
     if (h.report?.run) {
       ids.push(h.report.run);
       steps.push(...h.report.steps);
+      fates.push(...(h.report.copies ?? []));
       continue;
     }
     if (!h.journal) continue;
@@ -49,10 +61,11 @@ export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; st
       if (j) {
         ids.push(j.id);
         steps.push(...j.steps);
+        fates.push(...(j.copies ?? []));
       }
     } catch {
       // (a kept journal that cannot be read: its backups are not counted here; kv backups list shows them)
     }
   }
-  return { ids, steps };
+  return { ids, steps, fates };
 }

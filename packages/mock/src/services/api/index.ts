@@ -1,3 +1,4 @@
+import { bearerChallenge } from '../../bearer.js';
 import { createHash } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import type { ServiceModule } from '../../service.js';
@@ -48,9 +49,10 @@ function serviceDisabled(client: OAuthClient): MockError {
 /** Google's error shape: `{error: {code, message, status, errors: [{reason, domain, message}]}}`. */
 function errorReply(err: MockError): MockReply {
   const headers: Record<string, string> = {};
-  if (err.status === 401) headers['www-authenticate'] = `Bearer realm="mock", error="invalid_token"`;
+  // RFC 6750 §3.1: no error code when the request carried no credentials (code `required`)
+  if (err.status === 401) headers['www-authenticate'] = bearerChallenge('mock', err.code === 'required' ? {} : { error: 'invalid_token' });
   if (err.status === 403 && err.code === 'insufficientPermissions')
-    headers['www-authenticate'] = `Bearer realm="mock", error="insufficient_scope", scope="${READ_SCOPES.join(' ')}"`;
+    headers['www-authenticate'] = bearerChallenge('mock', { error: 'insufficient_scope', scope: READ_SCOPES.join(' ') });
   return {
     status: err.status,
     json: {

@@ -194,13 +194,11 @@ const GOOGLE_STATUSES = new Set([
   'UNAVAILABLE',
 ]);
 
-/** `{error: {code, message, status}}`; 401 also carries a WWW-Authenticate challenge. */
+/** `{error: {code, message, status}}`; the challenge of a 401 or 403 comes with the error (authenticate, RFC 6750 §3). */
 export function errorReply(err: MockError): MockReply {
   const status = GOOGLE_STATUSES.has(err.code) ? err.code : (STATUS_BY_CODE[err.status] ?? (err.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT'));
-  const headers: Record<string, string> | undefined =
-    err.status === 401 ? { 'www-authenticate': 'Bearer realm="opsctl-mock", error="invalid_token"' } : undefined;
   const details = Array.isArray(err.extra.details) ? { details: err.extra.details } : {};
-  return { status: err.status, json: { error: { code: err.status, message: err.message, status, ...details } }, headers };
+  return { status: err.status, json: { error: { code: err.status, message: err.message, status, ...details } } };
 }
 
 export const invalid = (message: string) => new MockError(400, 'INVALID_ARGUMENT', message);

@@ -1,5 +1,6 @@
 import { MockError, type MockRequest } from '../../http.js';
 import type { LabelApiVersion, MethodId } from '@opsctl/shared/labels/schema.js';
+import { checkFields, parseFields, selectFields } from './fields.js';
 
 /**
  * The label API's contract as Google publishes it: the discovery document of each version (verbatim
@@ -22,6 +23,7 @@ interface MethodNode {
   id: string;
   parameters?: Record<string, { location?: string }>;
   request?: { $ref?: string };
+  response?: { $ref?: string };
 }
 export interface Contract {
   version: LabelApiVersion;
@@ -134,4 +136,19 @@ function checkValue(contract: Contract, v: unknown, schema: SchemaNode | undefin
 
 function resolve(contract: Contract, schema: SchemaNode | undefined): SchemaNode | undefined {
   return schema?.$ref ? contract.schemas[schema.$ref] : schema;
+}
+
+/**
+ * The `fields` selection of a request (Google's partial response: fields.ts), checked against the method's
+ * response schema before the method runs; what trims the answer, or undefined without one.
+ */
+export function partialResponse(contract: Contract, id: MethodId, req: MockRequest): ((json: unknown) => unknown) | undefined {
+  const text = req.query
+    .getAll('fields')
+    .filter((f) => f.trim() !== '')
+    .join(',');
+  if (!text) return undefined;
+  const selection = parseFields(text);
+  checkFields(contract.schemas, contract.methods.get(id)?.response?.$ref, selection);
+  return (json) => selectFields(json, selection);
 }

@@ -1,14 +1,30 @@
-import { MockError, pathParam, type Handler, type MockRequest } from '../../http.js';
+import { MockError, pathParam, type Handler, type MockReply, type MockRequest } from '../../http.js';
 import type { Route, ServiceModule } from '../../service.js';
 import type { MethodId } from '@opsctl/shared/labels/schema.js';
 import { bearerToken, checkAccessToken } from '../oauth/tokens.js';
+import { bearerChallenge } from '../../bearer.js';
 import { LABEL_API_VERSIONS, READ_SCOPES, SCOPES, WRITE_SCOPES, apiPrefix, errorReply, limitsFrom, type Caller, type LabelApiVersion } from './common.js';
-import { checkRequest, contractOf } from './contract.js';
+import { checkRequest, contractOf, partialResponse, type Contract } from './contract.js';
 import { createLabel, deleteLabel, getCapabilities, getLabel, getLimits, labelVerb, listLabels, listLocks, type Env } from './labels.js';
 import { DISCOVERY_PATH, getDiscovery } from './discovery.js';
 import { labelWebPage, WEB_PAGE_PATH } from './web-page.js';
 import { allowedMethods, parseLabelPath, type LabelPath } from './paths.js';
 import { batchDelete, batchUpdate, deletePermission, listPermissions, upsertPermission } from './permissions.js';
+
+/**
+ * One method's request: checked against its version's document (its parameters, its body, a `fields`
+ * selection) before it runs, and its answer trimmed to that selection (Google's partial response).
+ */
+async function answer(contract: Contract, id: MethodId, req: MockRequest, handler: Handler): Promise<MockReply> {
+  checkRequest(contract, id, req);
+  const trim = partialResponse(contract, id, req);
+  const reply = await handler(req);
+  if (trim && reply.json !== undefined && reply.status < 300) reply.json = trim(reply.json);
+  return reply;
+}
+
+/** The realm of the label service's bearer challenges. */
+const REALM = 'opsctl-mock';
 
 /** The discovery method a label-path request is (its id in the table and the documents). */
 function methodOf(p: LabelPath, method: string): MethodId {
@@ -47,17 +63,23 @@ const labelsService: ServiceModule = {
     /** A handler of one method of one version: the request is checked against that version's document first. */
     const checked =
       (version: LabelApiVersion, id: MethodId, handler: Handler): Handler =>
-      async (req) => {
-        checkRequest(await contractOf(version), id, req);
-        return handler(req);
-      };
+      async (req) =>
+        answer(await contractOf(version), id, req, handler);
     const dispatch = (version: LabelApiVersion) => async (req: MockRequest) => {
       const p = parseLabelPath(req.params['*'] ?? '');
       if (!p) throw new MockError(404, 'NOT_FOUND', `no such resource: ${req.path}`);
       if (!allowedMethods(p).includes(req.method)) {
-        throw new MockError(405, 'UNIMPLEMENTED', `${req.method} is not supported on ${req.path} (use ${allowedMethods(p).join(' or ')})`);
+        throw new MockError(
+          405,
+          'UNIMPLEMENTED',
+          `${req.method} is not supported on ${req.path} (use ${allowedMethods(p).join(' or ')})`,
+          {},
+          { allow: allowedMethods(p).join(', ') },
+        );
       }
-      checkRequest(await contractOf(version), methodOf(p, req.method), req);
+      return answer(await contractOf(version), methodOf(p, req.method), req, (r) => route(r, p));
+    };
+    const route = (req: MockRequest, p: LabelPath) => {
       switch (p.kind) {
         case 'label':
           return req.method === 'GET' ? getLabel(req, env, p.id, p.rev) : deleteLabel(req, env, p.id, p.rev);
@@ -98,22 +120,29 @@ const labelsService: ServiceModule = {
         const token = bearerToken(req.headers, req.query);
         const check = await ctx.store.read((s) => checkAccessToken(s, token, ctx.now()));
         if (!check.ok) {
+          // RFC 6750 §3.1: no error code when the request carried no credentials at all
+          const missing = check.reason === 'missing';
           throw new MockError(
             401,
             'UNAUTHENTICATED',
-            check.reason === 'missing'
+            missing
               ? 'Request is missing required authentication credential. Expected OAuth 2 access token (Authorization: Bearer …).'
               : `Request had invalid authentication credentials: the access token is ${check.reason}. Sign in again.`,
+            {},
+            { 'www-authenticate': bearerChallenge(REALM, missing ? {} : { error: 'invalid_token' }) },
           );
         }
         const scopes = check.record.scopes;
         const write = route.method !== 'GET';
         const needed = write ? WRITE_SCOPES : READ_SCOPES;
         if (!scopes.some((s) => needed.includes(s))) {
+          // RFC 6750 §3.1 insufficient_scope: 403 with the scope needed; Google's body names the reason too
           throw new MockError(
             403,
             'PERMISSION_DENIED',
             `Request had insufficient authentication scopes: ${write ? 'a change needs' : 'reading needs'} one of ${needed.join(', ')}`,
+            { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', domain: 'googleapis.com' }] },
+            { 'www-authenticate': bearerChallenge(REALM, { error: 'insufficient_scope', scope: needed.join(' ') }) },
           );
         }
         const who: Caller = {

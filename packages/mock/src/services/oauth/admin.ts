@@ -30,7 +30,7 @@ import { Deliverer } from './delivery.js';
 import { deliveryView, enqueueEvent, secEvents, type Delivery, type Receiver } from './events.js';
 import { configuredMode, DEFAULT_INTEGRITY_DELAY_SECONDS, emptyMetrics, integrityTransition, integrityView, mintIntegrityToken } from './integrity.js';
 import type { MockUser } from './registry.js';
-import { oauth, revokeGrant } from './tokens.js';
+import { oauth, revokeGrant, storedField } from './tokens.js';
 import { clone } from '../../tx.js';
 
 export const ADMIN_PREFIX = '/oauth2/mock';
@@ -311,7 +311,11 @@ function storeRoutes(ctx: ServiceContext): Route[] {
         return { status: 200, json: { deleted, unused_client_days: days } };
       },
     },
-    { method: 'GET', path: `${P}/store`, handler: async () => ({ status: 200, json: await ctx.store.read((s) => clone(storeListings(s))) }) },
+    {
+      method: 'GET',
+      path: `${P}/store`,
+      handler: async () => ({ status: 200, json: await ctx.store.read((s) => clone(storedField(s, 'store') ?? { apps: [], items: [] })) }),
+    },
     {
       method: 'POST',
       path: `${P}/store/apps`,
@@ -367,7 +371,8 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
     {
       method: 'GET',
       path: `${P}/receivers`,
-      handler: async () => ({ status: 200, json: { receivers: await ctx.store.read((s) => clone(secEvents(s).receivers)) } }),
+      // a read makes nothing: no receivers yet is an empty list, not a slice filled in memory only
+      handler: async () => ({ status: 200, json: { receivers: await ctx.store.read((s) => clone(storedField(s, 'secevents')?.receivers ?? [])) } }),
     },
     {
       method: 'POST',
@@ -380,10 +385,10 @@ function eventRoutes(ctx: ServiceContext, deliverer: Deliverer): Route[] {
       handler: async (req) => {
         const id = req.params.id;
         const dropped = await ctx.store.write((s) => {
+          // an unknown receiver changes nothing (not even a filled-in slice): the 404 leaves no trace in the journal
+          if (!storedField(s, 'secevents')?.receivers.some((r) => r.id === id)) return 0;
           const ev = secEvents(s);
-          const before = ev.receivers.length;
           ev.receivers = ev.receivers.filter((r) => r.id !== id);
-          if (ev.receivers.length === before) return 0;
           // Nothing more goes to it: its pending SETs are dropped with it (and counted).
           const pending = ev.deliveries.filter((d) => d.receiver_id === id && d.status === 'pending').length;
           ev.deliveries = ev.deliveries.filter((d) => !(d.receiver_id === id && d.status === 'pending'));

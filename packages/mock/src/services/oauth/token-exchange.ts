@@ -47,7 +47,8 @@ export async function checkSubjectToken(
       requiredClaims: ['sub', 'exp', 'iss'],
     }));
   } catch (err) {
-    throw oauthError(400, 'invalid_grant', `the subject token was refused: ${(err as Error).message}`);
+    // RFC 8693 §2.2.2: a subject token that is invalid or unacceptable "MUST" be answered invalid_request
+    throw oauthError(400, 'invalid_request', `the subject token was refused: ${(err as Error).message}`);
   }
   const sub = String(payload.sub);
   const email = typeof payload.email === 'string' ? payload.email : `${sub.replace(/[^\w.-]+/g, '-')}@ci.invalid`;

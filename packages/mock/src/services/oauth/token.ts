@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
+import { bearerChallenge } from '../../bearer.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { own } from '@opsctl/shared/lookup.js';
 import { itemAt } from '../../arrays.js';
@@ -44,19 +45,28 @@ const PUBLIC_TYPES = new Set(['mobile_a', 'mobile_b', 'extension']);
 export function tokenRoutes(ctx: ServiceContext, admin: Pick<LazyConsole, 'kick'>): Route[] {
   return [
     { method: 'POST', path: '/token', handler: (req) => token(ctx, req) },
+    // RFC 7009 §2.1: revocation is a POST (a GET is 405 with Allow: POST, from the pipeline)
     { method: 'POST', path: '/revoke', handler: (req) => revoke(ctx, req, admin) },
-    { method: 'GET', path: '/revoke', handler: (req) => revoke(ctx, req, admin) },
     { method: 'GET', path: '/tokeninfo', handler: (req) => tokeninfo(ctx, req) },
     { method: 'GET', path: '/oauth2/v3/certs', handler: async () => ({ status: 200, json: jwks(await ctx.store.read((s) => storedField(s, 'signing'))) }) },
     { method: 'GET', path: '/oauth2/v3/userinfo', handler: (req) => userinfo(ctx, req) },
     { method: 'POST', path: '/oauth2/v3/userinfo', handler: (req) => userinfo(ctx, req) },
-    { method: 'GET', path: '/.well-known/openid-configuration', handler: (req) => ({ status: 200, json: discovery(issuer(req)) }) },
+    { method: 'GET', path: '/.well-known/openid-configuration', handler: (req) => ({ status: 200, json: discovery(issuer(req), oauthOptions(ctx)) }) },
     // RFC 8414: the OAuth 2.0 authorization server metadata, beside the OpenID one (the same document)
-    { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: (req) => ({ status: 200, json: discovery(issuer(req)) }) },
+    {
+      method: 'GET',
+      path: '/.well-known/oauth-authorization-server',
+      handler: (req) => ({ status: 200, json: discovery(issuer(req), oauthOptions(ctx)) }),
+    },
   ];
 }
 
-export function discovery(iss: string): Record<string, unknown> {
+/**
+ * The metadata (OpenID Discovery, RFC 8414): what the server does, and nothing it refuses. The token-exchange
+ * grant is listed only when it is on (a trusted CI key set: --trust-jwks); `plain` PKCE is listed because the
+ * authorization and token endpoints take it (the seed: the default method when none is given).
+ */
+export function discovery(iss: string, opts: { trustJwks?: unknown } = {}): Record<string, unknown> {
   return {
     issuer: iss,
     authorization_endpoint: `${iss}/o/oauth2/v2/auth`,
@@ -71,7 +81,7 @@ export function discovery(iss: string): Record<string, unknown> {
     scopes_supported: Object.keys(KNOWN_SCOPES),
     token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
     code_challenge_methods_supported: ['plain', 'S256'],
-    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_GRANT, TOKEN_EXCHANGE],
+    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_GRANT, ...(opts.trustJwks ? [TOKEN_EXCHANGE] : [])],
     claims_supported: ['aud', 'email', 'email_verified', 'exp', 'iat', 'iss', 'name', 'sub'],
   };
 }
@@ -354,14 +364,9 @@ const USERINFO_REALM = 'opsctl-mock';
  * else `invalid_request` (400), `invalid_token` (401) or `insufficient_scope` (403, naming the scope needed).
  */
 function bearerRefusal(status: 400 | 401 | 403, error?: string, description?: string, scope?: string): MockReply {
-  const quote = (v: string) => `"${v.replace(/["\\]/g, '')}"`;
-  const attrs = [`realm=${quote(USERINFO_REALM)}`];
-  if (error) attrs.push(`error=${quote(error)}`);
-  if (description) attrs.push(`error_description=${quote(description)}`);
-  if (scope) attrs.push(`scope=${quote(scope)}`);
   return {
     status,
-    headers: { ...NO_STORE, 'www-authenticate': `Bearer ${attrs.join(', ')}` },
+    headers: { ...NO_STORE, 'www-authenticate': bearerChallenge(USERINFO_REALM, { error, description, scope }) },
     ...(error ? { json: { error, ...(description ? { error_description: description } : {}) } } : { text: '' }),
   };
 }
