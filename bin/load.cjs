@@ -20,6 +20,23 @@ const vm = process.getBuiltinModule('node:vm');
 const Module = process.getBuiltinModule('node:module');
 
 const KEEP = 3;
+/** ./name or ./dir/name, no . or .. segment: `here + id.slice(1)` is already the normal path (path.join's result). */
+const PLAIN_RELATIVE = /^\.(\/[^./][^/]*)+$/;
+
+/**
+ * V8 keys cached code by a hash of its flags, taken when code is compiled and when its cache is written.
+ * src/core/wasm.ts turns WebAssembly tiering to Liftoff only when undici or jq loads (a short-lived CLI
+ * never earns back a second, optimising compile), in the middle of a run, and marks it here. So the
+ * chunks compiled before it are written just before the change (wasm.ts calls the loader's flush: with the
+ * flags they were compiled under; what runs later is not in their cache), and the ones compiled after it go
+ * to a cache of their own (`liftoff/` in the build's directory). (Setting the flag at start for every command would cost more: Node's own
+ * code cache of its built-in modules is refused once a flag changes, so each built-in loaded after it
+ * is compiled from source; a kv verb's node:http alone is 5% of its CPU.)
+ */
+const LIFTOFF = Symbol.for('opsctl.v8.liftoff-only');
+const liftoffSet = () => globalThis[LIFTOFF] === true;
+/** Called by wasm.ts just before it changes the flags: the chunks compiled so far are written with the flags they were compiled under. */
+const FLUSH = Symbol.for('opsctl.code-cache.flush');
 
 /** Where the chunks come from: files under dist/ (the npm package), or the single executable's assets. */
 const FILES = {
@@ -74,7 +91,8 @@ function createLoader(dist, env = process.env, source = FILES) {
     const module = { exports: {} };
     modules.set(file, module);
     const code = readChunk(file);
-    const cacheFile = dir && path.join(dir, `${path.basename(file)}.v8`);
+    const afterFlags = liftoffSet();
+    const cacheFile = dir && path.join(afterFlags ? path.join(dir, 'liftoff') : dir, `${path.basename(file)}.v8`);
     let cachedData = env.NODE_DISABLE_COMPILE_CACHE ? undefined : source.baked(file);
     if (!cachedData && usable) {
       try {
@@ -87,11 +105,13 @@ function createLoader(dist, env = process.env, source = FILES) {
     if (cachedData && !script.cachedDataRejected) stats.cached++;
     else {
       stats.compiled++;
-      if (cacheFile) fresh.push({ script, cacheFile });
+      if (cacheFile) fresh.push({ script, cacheFile, afterFlags });
     }
     const here = path.dirname(file);
     let external;
     const require = (id) => {
+      // a chunk beside or under this one (./chunk-X.cjs, ./chunks/chunk-X.cjs): the path as it is, no normalising
+      if (path.sep === '/' && PLAIN_RELATIVE.test(id)) return load(here + id.slice(1));
       if (id.startsWith('./') || id.startsWith('../')) return load(path.join(here, id));
       if (Module.isBuiltin(id)) return process.getBuiltinModule(id);
       return (external ??= Module.createRequire(file))(id);
@@ -126,13 +146,18 @@ function createLoader(dist, env = process.env, source = FILES) {
   /** Writes the code of the chunks compiled afresh (call at exit: it then holds the functions that ran). */
   function save() {
     if (!dir || fresh.length === 0) return;
+    const written = fresh.splice(0);
     try {
       if (!fs.existsSync(dir)) {
         makeDirs(dir);
         prune(path.dirname(dir), path.basename(dir));
       }
       if (!ownDir(dir)) return;
-      for (const { script, cacheFile } of fresh) {
+      const changed = liftoffSet();
+      for (const { script, cacheFile, afterFlags } of written) {
+        // compiled before the flags changed: its data would carry the new flags' hash, refused next time
+        if (changed && !afterFlags) continue;
+        if (afterFlags && !fs.existsSync(path.dirname(cacheFile))) fs.mkdirSync(path.dirname(cacheFile), { mode: 0o700 });
         const temp = `${cacheFile}.${process.pid}.tmp`;
         fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
         fs.renameSync(temp, cacheFile);
@@ -143,6 +168,7 @@ function createLoader(dist, env = process.env, source = FILES) {
     }
   }
 
+  globalThis[FLUSH] = save;
   return { load, save, stats };
 }
 

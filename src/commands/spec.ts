@@ -272,9 +272,21 @@ export function toOptions<S extends VerbSpec>(spec: S, positional: readonly unkn
 
 /** Adds a verb to `parent` from its spec: arguments, flags, help, examples, and a lazy action running it with the inferred options. */
 export function addVerb(parent: Command, ctx: Context, spec: VerbSpec): Command {
+  const cmd = verbCommand(parent, spec);
+  fillVerb(cmd, ctx, spec);
+  return cmd;
+}
+
+/** The verb's command with its name, aliases and summary: all its group's --help lists of it. */
+function verbCommand(parent: Command, spec: VerbSpec): Command {
   const cmd = parent.command(spec.name, spec.hidden ? { hidden: true } : {});
   for (const alias of spec.aliases ?? []) cmd.alias(alias);
   cmd.description(spec.summary);
+  return cmd;
+}
+
+/** The rest of a verb's command: arguments, flags, help, examples, and its lazy action. */
+function fillVerb(cmd: Command, ctx: Context, spec: VerbSpec): void {
   for (const arg of spec.args ?? []) {
     const text = typeof arg === 'string' ? arg : arg.name;
     const argument = new Argument(text, typeof arg === 'string' ? undefined : arg.help);
@@ -294,17 +306,41 @@ export function addVerb(parent: Command, ctx: Context, spec: VerbSpec): Command 
       return paths ? expandHomeFlags(paths, opts, ctx.env.HOME) : opts;
     }),
   );
-  return cmd;
 }
 
-/** Adds a group (a noun, or a word like `labels fields`) and every verb under it. */
-export function addGroup(parent: Command, ctx: Context, spec: GroupSpec): Command {
+/**
+ * Adds a group (a noun, or a word like `labels fields`) and every verb under it. `lazy` (kv: 40 verbs of a
+ * dozen flags each) makes each verb a placeholder, its name, aliases and summary, completed when commander
+ * dispatches to it or when the group's own --help is printed: a command builds the options of the verb it
+ * runs, not of every verb (as the tracker builds one resource's verbs).
+ */
+export function addGroup(parent: Command, ctx: Context, spec: GroupSpec, lazy = false): Command {
   const cmd = parent.command(spec.name);
   for (const alias of spec.aliases ?? []) cmd.alias(alias);
   cmd.description(spec.summary);
   if (spec.help !== undefined) cmd.addHelpText('after', spec.help);
   if (spec.examples?.length) examples(cmd, ...spec.examples);
-  addCommands(cmd, ctx, spec.verbs);
+  if (!lazy) {
+    addCommands(cmd, ctx, spec.verbs);
+    return cmd;
+  }
+  const fills = new Map<string, () => void>();
+  for (const verb of spec.verbs) {
+    if ('verbs' in verb) {
+      addGroup(cmd, ctx, verb, true);
+      continue;
+    }
+    const sub = verbCommand(cmd, verb);
+    let filled = false;
+    fills.set(verb.name, () => {
+      if (filled) return;
+      filled = true;
+      fillVerb(sub, ctx, verb);
+    });
+  }
+  cmd.hook('preSubcommand', (_group, sub) => fills.get(sub.name())?.());
+  // the group's --help lists each verb with its arguments and [options]
+  cmd.on('beforeHelp', () => fills.forEach((fill) => fill()));
   return cmd;
 }
 

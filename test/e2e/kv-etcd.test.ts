@@ -37,7 +37,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     expect(s.filter((m: any) => m.leader)).toHaveLength(1);
     // The gateway's member list agrees with status, digit for digit.
     const list = await new KvClient(endpoints[0]!).members();
-    expect(s.map((m: any) => m.id).sort()).toEqual(list.map((m) => m.id).sort());
+    expect(s.map((m: any) => m.id).sort()).toEqual(list.map((m) => BigInt(m.id).toString(16)).sort());
   });
 
   it('kv snapshot save writes a verified snapshot (SHA-256 trailer, revision)', async () => {

@@ -42,14 +42,14 @@ describe.runIf(releases)('kv put: the value from stdin or a file (real etcd, --m
     const fromStdin = 'line one\nline two: "quoted" & $dollars\n';
     const a = await kv(['put', 'cfg/stdin', '-'], fromStdin);
     expect(a.exitCode, String(a.stderr)).toBe(0);
-    expect(String((await kv(['get', 'cfg/stdin', '--json'])).stdout)).toContain(JSON.stringify(fromStdin));
+    expect(JSON.parse(String((await kv(['get', 'cfg/stdin', '--json'])).stdout)).kvs[0].value).toBe(fromStdin);
 
     const file = join(cfg.dir, 'value.txt');
     const content = `${'x'.repeat(600)}\n`;
     writeFileSync(file, content);
     const b = await kv(['put', 'cfg/file', '--file', file]);
     expect(b.exitCode, String(b.stderr)).toBe(0);
-    expect(JSON.parse(String((await kv(['get', 'cfg/file', '--json'])).stdout)).value).toBe(content);
+    expect(JSON.parse(String((await kv(['get', 'cfg/file', '--json'])).stdout)).kvs[0].value).toBe(content);
   });
 
   it('a value over --max-request-bytes reaches the server; its "request is too large" is shown with the fix, exit 1, nothing stored', async () => {
@@ -62,9 +62,12 @@ describe.runIf(releases)('kv put: the value from stdin or a file (real etcd, --m
       expect(String(r.stderr)).toContain('--max-request-bytes');
       expect(String(r.stderr)).not.toContain('unexpected error');
     }
+    // nothing stored: nothing printed, exit 0 (etcdctl's habit); --require says so and exits 1
     const g = await kv(['get', 'cfg/big']);
-    expect(g.exitCode).toBe(1);
-    expect(String(g.stderr)).toContain('key "cfg/big" not found');
+    expect([g.exitCode, String(g.stdout)]).toEqual([0, '']);
+    const req = await kv(['get', 'cfg/big', '--require']);
+    expect(req.exitCode).toBe(1);
+    expect(String(req.stderr)).toContain('no key matches "cfg/big" (--require)');
   });
 
   it('bad input is a usage error naming the fix, before any request: both a value and --file, no value, an unreadable file', async () => {
@@ -77,6 +80,6 @@ describe.runIf(releases)('kv put: the value from stdin or a file (real etcd, --m
     const missing = await kv(['put', 'k', '--file', 'no-such-file.txt']);
     expect(missing.exitCode).toBe(2);
     expect(String(missing.stderr)).toContain('--file: no-such-file.txt does not exist');
-    expect((await kv(['get', 'k'])).exitCode).toBe(1);
+    expect((await kv(['get', 'k', '--require'])).exitCode).toBe(1);
   });
 });

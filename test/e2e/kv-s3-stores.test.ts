@@ -154,7 +154,7 @@ describe.runIf(haveStores(STORES))('kv snapshots off-host: the same cases agains
         const restored = await ok(s, 'kv', 'restore', '--from', place, '--yes');
         expect(String(restored.stderr)).toContain(`downloaded ${rows[0]!.url}`);
         expect(String((await ok(s, 'kv', 'get', 'k2')).stdout)).toContain(`${name}-2`);
-        expect((await opsctl(s, ['kv', 'get', 'k3'])).exitCode).not.toBe(0);
+        expect((await opsctl(s, ['kv', 'get', 'k3', '--require'])).exitCode).not.toBe(0);
       },
       240_000,
     );

@@ -64,7 +64,7 @@ describe('kv restore --from-hop: a restore point per hop of the ladder (simulate
     expect(r35.code, r35.stderr).toBe(0);
     for (const m of await versions(s)) expect(m.server).toMatch(/^3\.5\./);
     expect((await s.kv('get', 'early/3')).stdout.trim()).toBe('v3');
-    expect((await s.kv('get', 'late/0')).code).not.toBe(0);
+    expect((await s.kv('get', 'late/0', '--require')).code).not.toBe(0);
 
     const r34 = await s.kv('restore', '--from-hop', '3.4', '--yes', ...FAST);
     expect(r34.code, r34.stderr).toBe(0);

@@ -29,7 +29,16 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * The README and each guide, each run as a reader runs it: from the top, in a fresh shell, with a fresh
  * config dir and working directory (a guide sets up what it uses; it never leans on another one).
  */
-const DOCS = ['README.md', 'docs/usage.md', 'docs/scripting.md', 'docs/sign-in.md', 'docs/kv-upgrade.md', 'docs/mock.md', 'docs/development.md'];
+const DOCS = [
+  'README.md',
+  'docs/usage.md',
+  'docs/scripting.md',
+  'docs/sign-in.md',
+  'docs/kv-upgrade.md',
+  'docs/kv-etcdctl.md',
+  'docs/mock.md',
+  'docs/development.md',
+];
 const TEXTS = DOCS.map((doc) => ({ doc, text: readFileSync(join(ROOT, doc), 'utf8') }));
 
 /**

@@ -19,7 +19,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Variables set for child processes (etcdctl, kv members), not read for opsctl's own behaviour. */
-const WRITTEN_FOR_CHILDREN = new Set(['ETCDCTL_USER', 'ETCDCTL_API', 'PATH']);
+const WRITTEN_FOR_CHILDREN = new Set(['ETCDCTL_API', 'PATH']);
 
 /** No test hook is read by the product: none is left out. */
 const TEST_ONLY = new Set<string>();
@@ -37,6 +37,8 @@ function variablesRead(): Set<string> {
     const text = readFileSync(file, 'utf8');
     // OPSCTL_* anywhere (env.X, env['X'], messages naming a variable); not the build define __OPSCTL_VERSION__.
     for (const m of text.matchAll(/(?<![A-Za-z0-9_])OPSCTL_[A-Z0-9_]*[A-Z0-9]/g)) found.add(m[0]);
+    // etcdctl's own variables, named anywhere (the kv verbs honour ETCDCTL_ENDPOINTS and its family)
+    for (const m of text.matchAll(/(?<![A-Za-z0-9_])ETCDCTL_[A-Z0-9_]*[A-Z0-9]/g)) found.add(m[0]);
     // Any other upper-case variable read from an env object: env.X / env['X'].
     for (const m of text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g)) found.add(m[1] ?? m[2]!);
     // OPSCTL_${service.toUpperCase()}_URL: one variable per service.

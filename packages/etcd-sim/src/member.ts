@@ -33,6 +33,7 @@ import { compareMinor as cmp, gatewayPrefixFor, minor } from '@opsctl/shared/etc
 import { asObject, textOf } from '@opsctl/shared/json.js';
 import { SIM_RELEASES } from './releases.js';
 import { readArgs } from './args.js';
+import { rangeOf } from './range.js';
 import { badGates, refusedFlag } from './flags.js';
 import { conditions as fault } from './conditions.js';
 import { isAppend, isPeerPut, isPing, readState, type Append, type Persisted, type PingInfo } from './messages.js';
@@ -429,24 +430,7 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
       if (input.serializable !== true && !(knownLeader() !== '' && hasQuorum() && fault().neverHealthyOn !== minorVersion)) {
         return grpcError(res, 503, 14, knownLeader() === '' ? 'etcdserver: no leader' : 'etcdserver: request timed out');
       }
-      const key = textOf(input.key) ?? '';
-      const end = input.range_end ? Buffer.from(textOf(input.range_end) ?? '', 'base64') : undefined;
-      const k0 = Buffer.from(key, 'base64');
-      const kvs = Object.entries(st.kvs)
-        .filter(([k]) => {
-          const kb = Buffer.from(k, 'base64');
-          if (!end) return kb.equals(k0);
-          return Buffer.compare(kb, k0) >= 0 && (end.length === 1 && end[0] === 0 ? true : Buffer.compare(kb, end) < 0);
-        })
-        .sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'base64'), Buffer.from(b, 'base64')))
-        .map(([k, v]) => ({
-          key: k,
-          value: v.value,
-          create_revision: String(v.create_revision),
-          mod_revision: String(v.mod_revision),
-          version: String(v.version),
-        }));
-      return send(res, 200, { header: header(), kvs, count: String(kvs.length) });
+      return send(res, 200, { header: header(), ...rangeOf(st.kvs, input) });
     }
     case '/maintenance/status': {
       const known = knownLeader();

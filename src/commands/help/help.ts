@@ -45,6 +45,17 @@ export const ENVIRONMENT: ReadonlyArray<[string, string]> = [
   ['OPSCTL_KV_USER', 'kv: etcd auth user (like --user)'],
   ['OPSCTL_KV_PASSWORD, OPSCTL_KV_PASSWORD_FILE', 'kv: the password of --user, or a file holding it (never a flag value)'],
   [
+    'ETCDCTL_ENDPOINTS',
+    "kv, as etcdctl: the cluster's client URLs (host:2379 or URLs, comma-separated) when neither --endpoints nor --cluster is given; beats the sandbox",
+  ],
+  [
+    'ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY, ETCDCTL_INSECURE_SKIP_TLS_VERIFY',
+    'kv, as etcdctl: TLS as --cacert/--cert/--key/--insecure-skip-tls-verify; a flag and the OPSCTL_KV_CACERT family beat them, they beat a cluster file',
+  ],
+  ['ETCDCTL_USER, ETCDCTL_PASSWORD', 'kv, as etcdctl: the etcd user (NAME, or NAME:PASSWORD) and its password; --user and OPSCTL_KV_USER beat them'],
+  ['ETCDCTL_DIAL_TIMEOUT', 'kv, as etcdctl: how long connecting to a member may take, e.g. 2s (like --dial-timeout; default: the request timeout)'],
+  ['ETCDCTL_COMMAND_TIMEOUT', 'kv, as etcdctl: the timeout of one request to a member, e.g. 5s (like --request-timeout; default 3s)'],
+  [
     'AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3',
     'kv s3:// places (snapshot save --to, upgrade --backup-to, backups --from, restore --from): credentials, profile and endpoint as the AWS CLI reads them, with ~/.aws/config and ~/.aws/credentials (like --aws-profile, --endpoint-url)',
   ],

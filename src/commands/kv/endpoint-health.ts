@@ -12,7 +12,7 @@ import type { spec } from './endpoint-health.spec.js';
  * serves) and no raised alarm (an alarm list that cannot be read counts as unhealthy, as in etcdctl 3.5+). Exit 1 when any member is unhealthy, 4 when one refused the credentials.
  */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
-  const { r, members } = await reachEach(ctx, opts);
+  const { r, members } = await reachEach(ctx, opts, { named: ctx.jsonOutput });
   const checked = await Promise.all(
     members.map(async (m) => {
       const c = r.client(m);

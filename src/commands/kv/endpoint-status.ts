@@ -1,14 +1,30 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
-import { endpointStatus } from '../../kv/ops/maintenance.js';
+import { endpointStatus, statusFacts, type StatusFacts } from '../../kv/ops/maintenance.js';
 import { humanBytes, statusRow } from '../../kv/ops/simple.js';
 import { eachExit, hostPort, reachEach, shaped } from './lib/ops.js';
 import type { spec } from './endpoint-status.spec.js';
 
-/** `kv endpoint status`: each member's id, version, db size, leadership, raft term and index (exit 1 when one does not answer, 4 when one refused the credentials). */
+type Row = StatusFacts | { endpoint: string; error: string };
+
+/** A size column: etcdctl's go-humanize text; blank where the member's version does not say. */
+const size = (key: 'db_size' | 'db_size_in_use' | 'db_size_quota', header: string) => ({
+  key,
+  header,
+  get: (x: Row) => ('error' in x || x[key] === null ? '' : humanBytes(x[key])),
+});
+const fact = (key: keyof StatusFacts, header: string) => ({ key, header, get: (x: Row) => ('error' in x ? '' : x[key]) });
+
+/**
+ * `kv endpoint status`: every fact etcdctl gives of each member, on that member's version: id, version,
+ * storage version (3.6+), db size, in use and the share not in use (3.4+), quota (3.6+), leader, learner
+ * (3.4+), raft term, index, applied index (3.4+), errors, the downgrade's target and whether it is
+ * enabled (3.6+). A fact the member's version does not give is blank (null in --json). Exit 1 when a
+ * member does not answer, 4 when one refused the credentials.
+ */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
-  const { r, members } = await reachEach(ctx, opts);
+  const { r, members } = await reachEach(ctx, opts, { named: false });
   const got = await Promise.all(
     members.map((m) =>
       endpointStatus(r.client(m)).then(
@@ -18,26 +34,13 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
     ),
   );
   const lines: string[] = [];
-  const rows = got.map((g) => {
+  const rows: Row[] = got.map((g) => {
     if ('error' in g) {
       ctx.io.warn(`Failed to get the status of endpoint ${hostPort(g.m)} (${g.error})`);
       return { endpoint: hostPort(g.m), error: g.error };
     }
     lines.push(statusRow(hostPort(g.m), g.s).join(', '));
-    return {
-      endpoint: hostPort(g.m),
-      id: BigInt(g.s.id).toString(16),
-      version: g.s.version,
-      db_size: g.s.dbSize,
-      ...(g.s.dbSizeInUse !== undefined ? { db_size_in_use: g.s.dbSizeInUse } : {}),
-      leader: g.s.isLeader,
-      learner: g.s.isLearner,
-      raft_term: Number(g.s.raftTerm),
-      raft_index: Number(g.s.raftIndex),
-      ...(g.s.raftAppliedIndex !== undefined ? { raft_applied_index: Number(g.s.raftAppliedIndex) } : {}),
-      revision: Number(g.s.revision),
-      errors: g.s.errors,
-    };
+    return statusFacts(hostPort(g.m), g.s);
   });
   return shaped(opts, {
     data: rows,
@@ -45,11 +48,19 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
       'endpoint',
       'id',
       'version',
-      { key: 'db_size', header: 'db size', get: (x: { db_size?: number }) => (x.db_size === undefined ? '' : humanBytes(x.db_size)) },
+      fact('storage_version', 'storage version'),
+      size('db_size', 'db size'),
+      size('db_size_in_use', 'in use'),
+      { key: 'not_in_use', header: 'not in use', get: (x: Row) => ('error' in x || x.not_in_use_percent === null ? '' : `${x.not_in_use_percent}%`) },
+      size('db_size_quota', 'quota'),
       'leader',
-      'learner',
-      'raft_term',
-      'raft_index',
+      fact('learner', 'learner'),
+      fact('raft_term', 'raft term'),
+      fact('raft_index', 'raft index'),
+      fact('raft_applied_index', 'applied index'),
+      { key: 'errors', get: (x: Row) => ('error' in x ? x.error : x.errors.join(', ')) },
+      fact('downgrade_target_version', 'downgrade target'),
+      fact('downgrade_enabled', 'downgrade enabled'),
     ],
     simple: lines,
     exitCode: eachExit(

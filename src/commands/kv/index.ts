@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
-import { addGroup, defineGroup } from '../spec.js';
+import { addGroup } from '../spec.js';
+import { withCommandTimeout } from './lib/etcdctl-env.js';
 import { spec as backupsList } from './backups-list.spec.js';
 import { spec as backupsPrune } from './backups-prune.spec.js';
 import { spec as downgrade } from './downgrade.spec.js';
@@ -42,8 +43,11 @@ import { spec as del } from './del.spec.js';
 import { spec as watch } from './watch.spec.js';
 import { spec as txn } from './txn.spec.js';
 
-/** `opsctl kv …`: health, versions, snapshots, gateway put/get, the sandbox, and the rolling upgrade. Its verbs, in --help order. */
-export const noun = defineGroup({
+/**
+ * `opsctl kv …`: health, versions, snapshots, gateway put/get, the sandbox, and the rolling upgrade. Its verbs, in --help order
+ * (each given ETCDCTL_COMMAND_TIMEOUT as its --request-timeout when the flag is not given).
+ */
+export const noun = withCommandTimeout({
   name: 'kv',
   summary: NOUN_SUMMARIES.kv,
   examples: [
@@ -99,6 +103,7 @@ export const noun = defineGroup({
   ],
 });
 
-export function register(program: Command, ctx: Context): void {
-  addGroup(program, ctx, noun);
+/** The kv tree: the verb a command line names is built in full, the others as names (the whole tree for help and completion). */
+export function register(program: Command, ctx: Context, wholeTree = false): void {
+  addGroup(program, ctx, noun, !wholeTree);
 }

@@ -11,6 +11,15 @@ import type { spec } from './lease-revoke.spec.js';
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const id = parseId(opts.leaseId, 'lease-id');
   const r = await reach(ctx, opts);
-  await r.any((c) => revoke(c, id)).catch((err) => etcdSaid(err, `lease ${leaseHex(id)}`));
+  await r
+    .any((c) => revoke(c, id))
+    .catch((err) =>
+      etcdSaid(err, `lease revoke ${leaseHex(id)}`, [
+        [
+          /requested lease not found/,
+          `lease ${leaseHex(id)} is not found: it expired, was revoked, or never was (opsctl kv lease list shows the leases there are)`,
+        ],
+      ]),
+    );
   return shaped(opts, { data: { id: leaseHex(id), revoked: true }, simple: [revokeLine(id)] });
 }

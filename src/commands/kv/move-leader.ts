@@ -2,15 +2,16 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import { OpsError } from '../../core/errors.js';
-import { parseId } from '../../kv/ops/ids.js';
 import { endpointStatus, moveLeader } from '../../kv/ops/maintenance.js';
+import { listMembers, memberRef } from '../../kv/ops/members.js';
 import { etcdSaid, reach, shaped } from './lib/ops.js';
 import type { spec } from './move-leader.spec.js';
 
-/** `kv move-leader ID`: asks the current leader (found by every member's status) to hand over to ID; waits until ID leads. */
+/** `kv move-leader NAME|ID`: asks the current leader (found by every member's status) to hand over to that member. */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
-  const target = parseId(opts.memberId, 'member-id');
   const r = await reach(ctx, opts);
+  const { members } = await r.any((c) => listMembers(c)).catch((err) => etcdSaid(err, 'member list'));
+  const target = memberRef(opts.memberId, members, 'member').id;
   const seen = await Promise.all(
     r.members.map((m) =>
       endpointStatus(r.client(m)).then(

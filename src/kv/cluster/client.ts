@@ -56,7 +56,7 @@ export class KvClient {
     this.http = new HttpClient({
       service: 'kv',
       baseUrl: endpoint,
-      dispatcher: this.session.dispatcher(),
+      transport: this.session.transport(),
       timeoutMs: this.timeoutMs,
       // One retry, at once, when a kept-alive connection was closed under a read; a refused or
       // silent member is reported within the deadline, not waited on.
@@ -115,12 +115,13 @@ export class KvClient {
       if (err instanceof ConsumeFailed) throw err.cause;
       const raw = (err instanceof NetworkError ? err.cause : err) as NodeJS.ErrnoException;
       // A connection closed after a TLS alert: the alert is the cause.
-      const cause = (raw?.code === 'UND_ERR_SOCKET' && this.session.tlsErrorSince(this.endpoint, sent)) || raw;
+      const cause = ((raw?.code === 'UND_ERR_SOCKET' || raw?.code === 'ECONNRESET') && this.session.tlsErrorSince(this.endpoint, sent)) || raw;
       const tls = explainTlsError(cause, this.endpoint, Boolean(this.session.conn.tls?.cert));
       // The message names the fix too: kv health and status show only the message of a member.
       if (tls) throw new OpsError(`${tls.message}: ${tls.hint}`, 1, { code: tls.code, cause });
       const code = cause?.code ?? cause?.name;
-      const what = TIMEOUT_CODES.has(code) ? `no complete answer within ${timeoutMs} ms` : cause?.message && code === 'UND_ERR_SOCKET' ? cause.message : code;
+      const said = cause?.message && (code === 'UND_ERR_SOCKET' || code === 'DIAL_TIMEOUT') ? cause.message : code;
+      const what = TIMEOUT_CODES.has(code) ? `no complete answer within ${timeoutMs} ms` : said;
       throw new NetworkError(`${this.endpoint}: unreachable (${what})`, {
         hint: `check that the member runs and that --endpoints lists its client URL${this.endpoint.startsWith('http:') && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') ? ' (a member that serves TLS resets plain HTTP: write https://)' : ''}; --request-timeout sets how long to wait`,
         cause,
@@ -221,9 +222,13 @@ export class KvClient {
         this.fetch(`${p}/maintenance/status`, { method: 'POST', body: {}, gatewayPath: '/maintenance/status' }).catch((err: unknown) => err as Error),
       ),
     );
-    const hit = tries.find((r): r is { status: number; text: string; url: string } => !(r instanceof Error) && r.status === 200);
+    type Answer = { status: number; text: string; url: string };
+    // 3.6 asks for a user even for the status when auth is on: a refusal in etcd's words is the gateway too
+    const hit =
+      tries.find((r): r is Answer => !(r instanceof Error) && r.status === 200) ??
+      tries.find((r): r is Answer => !(r instanceof Error) && AUTH_ERRORS.test(gatewayMessage(r.text)));
     if (hit) {
-      this.discoveredStatus = hit.text;
+      if (hit.status === 200) this.discoveredStatus = hit.text;
       this.prefix = new URL(hit.url).pathname.replace(/\/maintenance\/status$/, '');
       this.prefixCache.set(this.endpoint, this.prefix);
       return this.prefix;
@@ -231,7 +236,7 @@ export class KvClient {
     const failure = tries.find((r) => r instanceof Error);
     if (failure) throw failure;
     // etcd 3.4+ refuses every gateway call from a certificate with a CN: say that, not "no gateway".
-    const cn = tries.find((r): r is { status: number; text: string; url: string } => !(r instanceof Error) && CN_REFUSED.test(gatewayMessage(r.text)));
+    const cn = tries.find((r): r is Answer => !(r instanceof Error) && CN_REFUSED.test(gatewayMessage(r.text)));
     if (cn) throw gatewayError(this.endpoint, cn.status, gatewayMessage(cn.text));
     // (a peer URL answers /version but no gateway: said as such, with the client URL to give)
     throw await noGateway(this.endpoint, GATEWAY_PREFIXES, (path) => this.fetch(path));
@@ -285,9 +290,11 @@ export class KvClient {
     return AUTH_ERRORS.test(gatewayMessage(r.text)) ? true : undefined;
   }
 
+  /** One call; an unknown member is asked under /v3 (3.4+) first: 3.2/3.3 answer 404 (nothing done) and their prefix is found then. */
   async gateway(path: string, body: unknown, timeoutMs?: number): Promise<string> {
     let token = await this.token();
-    const prefix = await this.gatewayPrefix();
+    const known = this.prefix ?? this.prefixCache.get(this.endpoint);
+    const prefix = known ?? GATEWAY_PREFIXES[0];
     const send = (p: string) =>
       this.fetch(`${p}${path}`, {
         method: 'POST',
@@ -302,17 +309,17 @@ export class KvClient {
       token = await this.token(true);
       r = await send(prefix);
     }
-    if (r.status === 404 || REDIRECTS.has(r.status)) {
-      // The member now runs another version: find its prefix again (the status answer the discovery
-      // got is not kept: this call asks its own path, and a later status() must not read an old one).
+    if ((r.status === 404 && !/^etcdserver: /.test(gatewayMessage(r.text))) || REDIRECTS.has(r.status)) {
+      // Not this path (etcd's own NotFound says "etcdserver: …"): the member runs another version: find its prefix
+      // again (the status answer the discovery got is not kept: a later status() must not read an old one).
       this.prefixCache.delete(this.endpoint);
       this.prefix = undefined;
       const again = await this.gatewayPrefix();
       this.discoveredStatus = undefined;
       r = await send(again);
     }
-    if (r.status === 200 && !r.url.endsWith(`${prefix}${path}`)) {
-      // Sent under the prefix found again (after a 404 or a redirect to another prefix): remember it.
+    if (r.status === 200 && (!known || !r.url.endsWith(`${prefix}${path}`))) {
+      // The prefix guessed, or found again (after a 404 or a redirect to another prefix): remember it.
       const real = new URL(r.url).pathname.slice(0, -path.length);
       if (real) {
         this.prefixCache.set(this.endpoint, real);
@@ -321,7 +328,7 @@ export class KvClient {
     }
     if (r.status !== 200) {
       const msg = gatewayMessage(r.text);
-      if (AUTH_ERRORS.test(msg)) throw authRefusal(this.endpoint, msg, this.session.conn.auth?.user, prefix);
+      if (AUTH_ERRORS.test(msg)) throw authRefusal(this.endpoint, msg, this.session.conn.auth?.user, this.prefix ?? prefix);
       throw gatewayError(this.endpoint, r.status, msg);
     }
     return r.text;
@@ -372,16 +379,10 @@ export class KvClient {
   }
 
   async get(key: string): Promise<{ key: string; value: string; modRevision: string; version: string } | undefined> {
-    const r = asObject(parseJsonSafe(await this.gateway('/kv/range', { key: Buffer.from(key).toString('base64') })));
-    const [first] = asList(r.kvs);
-    if (!first) return undefined;
-    const kv = asObject(first);
-    return {
-      key,
-      value: Buffer.from(textOf(kv.value) ?? '', 'base64').toString('utf8'),
-      modRevision: textOf(field(kv, 'mod_revision', 'modRevision')) ?? '',
-      version: textOf(kv.version) ?? '',
-    };
+    const kv = asList(asObject(parseJsonSafe(await this.gateway('/kv/range', { key: Buffer.from(key).toString('base64') }))).kvs).map(asObject)[0];
+    if (!kv) return undefined;
+    const value = Buffer.from(textOf(kv.value) ?? '', 'base64').toString('utf8');
+    return { key, value, modRevision: textOf(field(kv, 'mod_revision', 'modRevision')) ?? '', version: textOf(kv.version) ?? '' };
   }
 
   /** Every key under a prefix (range end = prefix + 1). */

@@ -22,6 +22,8 @@ export interface KvCredentials {
 export interface KvConnection {
   tls?: KvTls;
   auth?: KvCredentials;
+  /** How long making a connection may take (etcdctl --dial-timeout); unset: the request's deadline alone. */
+  dialTimeoutMs?: number;
 }
 
 /** A warning when a private key file can be read by group or others (as ssh warns). */

@@ -3,7 +3,11 @@ import { redactUrl } from '../../core/redact.js';
 import { NetworkError, OpsError } from '../../core/errors.js';
 import { asObject, parseMemberList, textOf, type MemberListEntry } from './parse.js';
 
-/** A server-side gateway error (gRPC status in JSON), e.g. "request is too large". */
+/**
+ * A server-side gateway error (gRPC status in JSON), e.g. "request is too large". The member's health is
+ * the fix only of a member that failed (5xx: unavailable, no leader, timed out); a refusal of the request
+ * itself (4xx: not found, out of range, invalid) is said in etcd's words, the verb adding its own fix.
+ */
 export class GatewayError extends OpsError {
   constructor(
     readonly endpoint: string,
@@ -15,7 +19,9 @@ export class GatewayError extends OpsError {
       code: tooLarge ? 'request_too_large' : 'kv_gateway',
       hint: tooLarge
         ? 'the value exceeds the server limit (--max-request-bytes, default 1.5 MiB): store a smaller value or raise the limit on every member'
-        : 'check the member with: opsctl kv health',
+        : status >= 500 || status < 400
+          ? 'check the member with: opsctl kv health'
+          : undefined,
     });
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -7,22 +7,11 @@ import writeFileAtomic from 'write-file-atomic';
 import type { ClusterSpec, MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
 import { LocalDriver, memberProcesses } from '../drivers/local.js';
 import { clusterKey } from '../journal/journal.js';
+import { loadSandbox, sandboxDir, sandboxFile } from './sandbox-file.js';
+
+export { loadSandbox, sandboxDir, sandboxFile };
 
 type Exec = typeof import('execa').execa;
-
-export function sandboxDir(dataDir: string): string {
-  return join(dataDir, 'kv', 'sandbox');
-}
-
-export function sandboxFile(dataDir: string): string {
-  return join(sandboxDir(dataDir), 'sandbox.json');
-}
-
-export function loadSandbox(dataDir: string): SandboxSpec | undefined {
-  const f = sandboxFile(dataDir);
-  if (!existsSync(f)) return undefined;
-  return JSON.parse(readFileSync(f, 'utf8')) as SandboxSpec;
-}
 
 export async function saveSandbox(dataDir: string, spec: SandboxSpec): Promise<void> {
   await mkdir(sandboxDir(dataDir), { recursive: true, mode: 0o700 });

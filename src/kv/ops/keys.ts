@@ -41,6 +41,31 @@ export function rangeBody(r: KeyRange): { key: string; range_end?: string } {
   return { key: b64(r.key), ...(r.end !== undefined ? { range_end: b64(r.end) } : {}) };
 }
 
+export interface PutRequest {
+  key: string;
+  /** Unset with ignoreValue: the key keeps its value. */
+  value?: string;
+  /** The lease (decimal id) the key lives as long as. */
+  lease?: string;
+  prevKv?: boolean;
+  ignoreValue?: boolean;
+  ignoreLease?: boolean;
+}
+
+/** A put as etcdctl's: with a lease, the value before it, the value or the lease kept as they are. */
+export async function put(c: KvClient, r: PutRequest): Promise<{ revision: string; prevKv?: KeyValue }> {
+  const body = {
+    key: b64(r.key),
+    ...(r.value !== undefined && !r.ignoreValue ? { value: b64(r.value) } : {}),
+    ...(r.lease && r.lease !== '0' ? { lease: r.lease } : {}),
+    ...(r.prevKv ? { prev_kv: true } : {}),
+    ...(r.ignoreValue ? { ignore_value: true } : {}),
+    ...(r.ignoreLease ? { ignore_lease: true } : {}),
+  };
+  const o = asObject(parseJsonSafe(await c.gateway('/kv/put', body)));
+  return { revision: textOf(field(o.header, 'revision')) ?? '0', ...(o.prev_kv ? { prevKv: kvOf(o.prev_kv) } : {}) };
+}
+
 export async function del(c: KvClient, r: KeyRange, prevKv: boolean): Promise<{ deleted: number; prevKvs: KeyValue[] }> {
   const o = asObject(parseJsonSafe(await c.gateway('/kv/deleterange', { ...rangeBody(r), ...(prevKv ? { prev_kv: true } : {}) })));
   return { deleted: Number(textOf(o.deleted) ?? 0), prevKvs: asList(o.prev_kvs).map(kvOf) };

@@ -82,6 +82,58 @@ export async function endpointStatus(c: KvClient): Promise<EndpointStatus> {
 }
 
 /**
+ * One member's status as opsctl prints it (--json, the table, TSV): every fact etcdctl gives, ids in hex,
+ * sizes in bytes; null where the member's version does not give the fact (3.2/3.3: no size in use, learner
+ * or applied index; before 3.6: no storage version, quota or downgrade).
+ */
+export interface StatusFacts {
+  endpoint: string;
+  id: string;
+  version: string;
+  storage_version: string | null;
+  db_size: number;
+  db_size_in_use: number | null;
+  /** etcdctl 3.6's "percentage not in use": 100 minus the whole percent in use. */
+  not_in_use_percent: number | null;
+  db_size_quota: number | null;
+  leader: boolean;
+  leader_id: string;
+  learner: boolean | null;
+  raft_term: number;
+  raft_index: number;
+  raft_applied_index: number | null;
+  revision: number;
+  errors: string[];
+  downgrade_target_version: string | null;
+  downgrade_enabled: boolean | null;
+}
+
+export function statusFacts(endpoint: string, s: EndpointStatus): StatusFacts {
+  const hex = (id: string) => BigInt(id).toString(16);
+  const from34 = !/^3\.[23]\./.test(s.version);
+  return {
+    endpoint,
+    id: hex(s.id),
+    version: s.version,
+    storage_version: s.storageVersion ?? null,
+    db_size: s.dbSize,
+    db_size_in_use: s.dbSizeInUse ?? null,
+    not_in_use_percent: s.dbSizeInUse === undefined ? null : s.dbSize ? 100 - Math.floor((s.dbSizeInUse * 100) / s.dbSize) : 0,
+    db_size_quota: s.dbSizeQuota ?? null,
+    leader: s.isLeader,
+    leader_id: hex(s.leader),
+    learner: from34 ? s.isLearner : null,
+    raft_term: Number(s.raftTerm),
+    raft_index: Number(s.raftIndex),
+    raft_applied_index: s.raftAppliedIndex === undefined ? null : Number(s.raftAppliedIndex),
+    revision: Number(s.revision),
+    errors: s.errors,
+    downgrade_target_version: s.downgrade ? s.downgrade.target : s.storageVersion !== undefined ? '' : null,
+    downgrade_enabled: s.downgrade ? s.downgrade.enabled : s.storageVersion !== undefined ? false : null,
+  };
+}
+
+/**
  * Leadership moved to `targetId` (3.3+). etcd takes it only from the leader: `leader` is a client of
  * the current leader (the caller finds it by the members' status).
  */

@@ -2,6 +2,8 @@
 import type { KvClient } from '../cluster/client.js';
 import { asList, asObject, field, parseJsonSafe, textOf } from '../cluster/parse.js';
 import { needs, serverVersion } from './versions.js';
+import { UsageError } from '../../core/errors.js';
+import { parseId } from './ids.js';
 
 export interface Member {
   id: string;
@@ -50,4 +52,25 @@ export async function updateMember(c: KvClient, id: string, peerUrls: string[]):
 export async function promoteMember(c: KvClient, id: string): Promise<{ clusterId: string }> {
   needs(await serverVersion(c), 'member promote');
   return { clusterId: clusterId(parseJsonSafe(await c.gateway('/cluster/member/promote', { ID: id }))) };
+}
+
+/**
+ * The member TEXT names: its name (as member list prints it), or its id (hex as etcdctl prints it, 0x…, or
+ * #decimal). A name wins over an id that reads the same; an id need not be in the list (etcd then says so).
+ * Anything else is refused naming the members there are.
+ */
+export function memberRef(text: string, members: Member[], field: string): { id: string; member?: Member } {
+  const byName = members.find((m) => m.name && m.name === text);
+  if (byName) return { id: byName.id, member: byName };
+  let id: string;
+  try {
+    id = parseId(text, field);
+  } catch {
+    const known = members.map((m) => `${m.name || '(unstarted)'} ${BigInt(m.id).toString(16)}`).join(', ');
+    throw new UsageError(`${field}: "${text}" is neither a member's name nor an id`, {
+      field,
+      hint: `give a name or an id from the member list: ${known || 'the list is empty'} (opsctl kv member list)`,
+    });
+  }
+  return { id, member: members.find((m) => BigInt(m.id) === BigInt(id)) };
 }

@@ -2,14 +2,29 @@
 
 /** Flags that find the cluster and reach it (every kv verb but sandbox, release, backups and snapshot status). */
 export const cluster = {
-  endpoints: { type: 'string', value: 'urls', help: 'client URLs, comma-separated (default: the sandbox)' },
+  endpoints: { type: 'string', value: 'urls', help: 'client URLs, comma-separated (env ETCDCTL_ENDPOINTS; default: the sandbox)' },
   cluster: { type: 'string', value: 'file', home: true, help: 'a cluster file (YAML or JSON): members and a driver' },
-  requestTimeout: { type: 'string', value: 'duration', help: 'timeout of one request to a member', default: '3s' },
-  cacert: { type: 'string', value: 'file', home: true, help: "TLS: the CA bundle that signed the members' certificates (env OPSCTL_KV_CACERT)" },
-  cert: { type: 'string', value: 'file', home: true, help: 'TLS: client certificate (env OPSCTL_KV_CERT)' },
-  key: { type: 'string', value: 'file', home: true, help: 'TLS: client key (env OPSCTL_KV_KEY)' },
+  requestTimeout: { type: 'string', value: 'duration', help: 'timeout of one request to a member (default 3s; env ETCDCTL_COMMAND_TIMEOUT)' },
+  commandTimeout: { type: 'string', value: 'duration', hidden: true, sameAs: 'requestTimeout', help: "etcdctl's name of --request-timeout" },
+  dialTimeout: {
+    type: 'string',
+    value: 'duration',
+    help: 'how long connecting to a member may take (default: the request timeout; env ETCDCTL_DIAL_TIMEOUT)',
+  },
+  cacert: {
+    type: 'string',
+    value: 'file',
+    home: true,
+    help: "TLS: the CA bundle that signed the members' certificates (env OPSCTL_KV_CACERT, ETCDCTL_CACERT)",
+  },
+  cert: { type: 'string', value: 'file', home: true, help: 'TLS: client certificate (env OPSCTL_KV_CERT, ETCDCTL_CERT)' },
+  key: { type: 'string', value: 'file', home: true, help: 'TLS: client key (env OPSCTL_KV_KEY, ETCDCTL_KEY)' },
   insecureSkipTlsVerify: { type: 'boolean', help: "TLS: do not check the members' certificates (warned about)" },
-  user: { type: 'string', value: 'name', help: 'etcd auth: the user; the password from the prompt, OPSCTL_KV_PASSWORD or --password-file' },
+  user: {
+    type: 'string',
+    value: 'name',
+    help: 'etcd auth: the user (env OPSCTL_KV_USER, ETCDCTL_USER); the password from the prompt, OPSCTL_KV_PASSWORD, ETCDCTL_PASSWORD or --password-file',
+  },
   passwordFile: { type: 'string', value: 'file', home: true, help: 'etcd auth: a file whose first line is the password' },
 } as const;
 

@@ -6,9 +6,13 @@ import { KvClient } from '../../../kv/cluster/client.js';
 import type { MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { GatewayError } from '../../../kv/cluster/gateway-errors.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
-import { resolveCluster, timeouts, type ClusterFlags } from './shared.js';
+import { resolveConnection, type ConnectionFlags } from './connection.js';
+import { fileConnection, findCluster, membersOf, openSession, type TargetFlags } from './target.js';
+import { parseDuration } from '../../../core/duration.js';
+import { UsageError } from '../../../core/errors.js';
 
-export interface OpsFlags extends ClusterFlags {
+export interface OpsFlags extends TargetFlags, ConnectionFlags {
+  requestTimeout?: string;
   writeOut?: string;
 }
 
@@ -21,18 +25,31 @@ export interface Reach {
   any<T>(fn: (c: KvClient, m: MemberSpec) => Promise<T>): Promise<T>;
 }
 
-export async function reach(ctx: Context, opts: OpsFlags): Promise<Reach> {
-  const { cluster, session } = await resolveCluster(ctx, opts);
-  const requestMs = timeouts(opts).requestMs;
+/**
+ * The cluster of an etcdctl-like verb and a client per member, found without any member driver
+ * (lib/target.ts): `named` asks the cluster's member list for the names of members given by endpoint only
+ * (the verbs that show a row per member name them).
+ */
+export async function reach(ctx: Context, opts: OpsFlags, { named = false } = {}): Promise<Reach> {
+  const found = await findCluster(ctx, opts);
+  const session = openSession(ctx, await resolveConnection(ctx, opts, fileConnection(found)));
+  const requestMs = requestTimeout(opts);
   const client = (m: MemberSpec, timeoutMs = requestMs) => new KvClient(m.endpoint, { timeoutMs, debug: ctx.debugSink, session });
+  const members = membersOf(found);
+  if (named && found.source === 'endpoints')
+    await nameMembers(
+      members,
+      (m) => client(m, Math.min(2000, requestMs)),
+      (line) => ctx.debug(line),
+    );
   return {
-    members: cluster.members,
+    members,
     session,
     requestMs,
     client,
     async any(fn) {
       let last: unknown;
-      for (const m of cluster.members) {
+      for (const m of members) {
         try {
           return await fn(client(m), m);
         } catch (err) {
@@ -48,18 +65,51 @@ export async function reach(ctx: Context, opts: OpsFlags): Promise<Reach> {
   };
 }
 
+/** --request-timeout (etcdctl's ETCDCTL_COMMAND_TIMEOUT reaches it through lib/etcdctl-env.ts), 3 s by default. */
+function requestTimeout(opts: OpsFlags): number {
+  if (opts.requestTimeout === undefined) return 3000;
+  const ms = parseDuration(opts.requestTimeout);
+  if (ms === undefined)
+    throw new UsageError(`--request-timeout: "${opts.requestTimeout}" is not a duration`, { field: '--request-timeout', hint: 'write it as 500ms, 3s, 1m' });
+  return ms;
+}
+
+/** Names from the member list of the first member that answers (else host:port stays). */
+async function nameMembers(members: MemberSpec[], client: (m: MemberSpec) => KvClient, debug: (line: string) => void): Promise<void> {
+  for (const m of members) {
+    try {
+      const list = await client(m).members();
+      for (const x of members) {
+        const hit = list.find((l) => l.clientUrls.some((u) => u.replace(/\/+$/, '') === x.endpoint));
+        if (hit?.name) x.name = hit.name;
+      }
+      return;
+    } catch (err) {
+      debug(`member list from ${m.endpoint} failed: ${(err as Error).message}`);
+    }
+  }
+}
+
 /** The member as etcdctl names an endpoint in its lines: host:port. */
 export const hostPort = (m: MemberSpec) => new URL(m.endpoint).host;
 
-/** A verb's answer in the shape -w asks: a table (columns), etcdctl's simple lines, or JSON. */
+/** Lines as etcdctl prints them, each ending in a line break (a last empty line too: an empty value); none: nothing. */
+export function linesText(lines: readonly string[]): string {
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+/**
+ * A verb's answer in the shape -w asks: a table (columns), etcdctl's simple lines, or JSON. Without -w: the
+ * table, else `plain` (a verb's own lines), else the simple lines.
+ */
 export function shaped(
   opts: Pick<OpsFlags, 'writeOut'>,
-  r: { data: unknown; columns?: Array<string | Column>; simple: string[]; message?: string; exitCode?: number },
+  r: { data: unknown; columns?: Array<string | Column>; simple: string[]; plain?: string[]; message?: string; exitCode?: number },
 ): CommandResult {
   const base = { data: r.data, exitCode: r.exitCode };
-  if (opts.writeOut === 'simple') return { ...base, text: r.simple.join('\n') };
+  if (opts.writeOut === 'simple') return { ...base, text: linesText(r.simple) };
   if (opts.writeOut === 'json') return { ...base, text: JSON.stringify(r.data, null, 2) };
-  if (!r.columns) return { ...base, text: r.simple.join('\n'), message: r.message };
+  if (!r.columns) return { ...base, text: linesText(r.plain ?? r.simple), message: r.message };
   return { ...base, columns: r.columns.map((c) => (typeof c === 'string' ? { key: c } : c)), message: r.message };
 }
 
@@ -78,9 +128,15 @@ export function eachExit(ctx: Context, errors: unknown[]): 0 | 1 | 4 {
   return refused ? 4 : 1;
 }
 
-/** A refusal by etcd itself (a gateway error) as the verb's error, with etcd's words. */
-export function etcdSaid(err: unknown, what: string): never {
-  if (err instanceof GatewayError) throw new OpsError(`${what}: etcd refused: ${err.serverMessage}`, 1, { code: 'kv_refused', hint: err.hint });
+/**
+ * A refusal by etcd itself (a gateway error) as the verb's error, with etcd's words; `fixes` gives the fix
+ * of a refusal the verb knows (matched on etcd's message), else the error's own (a member's health for a 5xx).
+ */
+export function etcdSaid(err: unknown, what: string, fixes: Array<[RegExp, string]> = []): never {
+  if (err instanceof GatewayError) {
+    const fix = fixes.find(([re]) => re.test(err.serverMessage))?.[1];
+    throw new OpsError(`${what}: etcd refused: ${err.serverMessage}`, 1, { code: 'kv_refused', hint: fix ?? err.hint });
+  }
   throw err;
 }
 
@@ -93,11 +149,11 @@ export interface PerMemberFlags extends Omit<OpsFlags, 'cluster'> {
 /**
  * The cluster a per-member verb reaches and the members it acts on: the cluster's (sandbox, file,
  * --endpoints), or with `--cluster` alone (or --member-list) every member the cluster's own list names,
- * as etcdctl's --cluster.
+ * as etcdctl's --cluster. `named: false`: a verb that shows no member's name asks no member list for them.
  */
-export async function reachEach(ctx: Context, opts: PerMemberFlags): Promise<{ r: Reach; members: MemberSpec[] }> {
+export async function reachEach(ctx: Context, opts: PerMemberFlags, { named = true } = {}): Promise<{ r: Reach; members: MemberSpec[] }> {
   const everyListed = opts.cluster === true || Boolean(opts.memberList);
-  const r = await reach(ctx, { ...opts, cluster: opts.cluster === true ? undefined : opts.cluster });
+  const r = await reach(ctx, { ...opts, cluster: opts.cluster === true ? undefined : opts.cluster }, { named: named && !everyListed });
   if (!everyListed) return { r, members: r.members };
   const { listMembers } = await import('../../../kv/ops/members.js');
   const { members } = await r.any((c) => listMembers(c));

@@ -1,23 +1,20 @@
-import { readLocalFile } from '../../../core/local-file.js';
-import { resolve } from 'node:path';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../core/errors.js';
-import { fileFix, fileProblem } from '../../../core/file-errors.js';
 import type { ClusterSpec, MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { traced } from '../../../kv/drivers/traced.js';
 import { CommandDriver, TEMPLATE_EXTRA, templateProblem } from '../../../kv/drivers/command.js';
 import type { MemberDriver } from '../../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/upgrade/options.js';
 import { clusterKey } from '../../../kv/journal/journal.js';
-import type { KvConnection } from '../../../kv/cluster/connection.js';
-import { KvSession } from '../../../kv/cluster/session.js';
+import type { KvSession } from '../../../kv/cluster/session.js';
 import { parseDuration } from '../../../core/duration.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
-import { loadSandbox, localDriver, sandboxCluster } from '../../../kv/local/sandbox.js';
+import { localDriver, sandboxCluster } from '../../../kv/local/sandbox.js';
+import { fileConnection, findCluster, membersOf, openSession } from './target.js';
 import { normalizeEndpoint } from './endpoint.js';
 
 // cluster-file.ts needs it too: it lives in endpoint.ts so that cluster-file.ts does not import this file (no cycle)
-export { normalizeEndpoint };
+export { normalizeEndpoint, openSession };
 
 /** The flags every kv verb takes to find its cluster (and to reach it: TLS, auth). */
 export interface ClusterFlags extends ConnectionFlags {
@@ -58,33 +55,22 @@ export async function resolveCluster(
 
 async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: ClusterSpec; driver?: MemberDriver; selector: string[]; session: KvSession }> {
   const exec = await ctx.exec();
-  if (f.cluster && f.endpoints) throw new UsageError('--cluster and --endpoints: give one of them', { hint: 'the cluster file lists the endpoints' });
-  if (f.cluster) {
-    const path = resolve(ctx.cwd, f.cluster);
-    const text = await readLocalFile(path, { what: '--cluster:', exitCode: 2, maxBytes: 1024 * 1024 }).catch((err) => {
-      if (err instanceof UsageError) throw err;
-      throw new UsageError(`--cluster: ${path} ${fileProblem(err)}`, {
-        field: '--cluster',
-        hint: fileFix(err, path) ?? 'give the path of a cluster file (see docs/kv-upgrade.md)',
-      });
-    });
-    const { parseClusterFile } = await import('./cluster-file.js');
-    const parsed = await parseClusterFile(text, path);
-    const session = openSession(ctx, await resolveConnection(ctx, f, { conn: parsed.conn, path }));
+  const found = await findCluster(ctx, f);
+  if (found.source === 'file') {
+    const { path, parsed } = found;
+    const session = openSession(ctx, await resolveConnection(ctx, f, fileConnection(found)));
     const cluster: ClusterSpec = { source: 'file', key: clusterKey(parsed.members.map((m) => m.endpoint)), members: parsed.members, driver: parsed.driver };
     const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env) : undefined;
     driver?.checkMembers(parsed.members, `--cluster ${path}`);
-    return { cluster, driver, selector: ['--cluster', f.cluster], session };
+    return { cluster, driver, selector: ['--cluster', f.cluster!], session };
   }
   const session = openSession(ctx, await resolveConnection(ctx, f));
-  if (f.endpoints) {
-    const eps = f.endpoints
-      .split(',')
-      .filter(Boolean)
-      .map((e) => normalizeEndpoint(e));
-    const members: MemberSpec[] = eps.map((e) => ({ name: new URL(e).host, endpoint: e }));
+  if (found.source === 'endpoints') {
+    const eps = found.endpoints;
+    const members = membersOf(found);
     await nameMembers(members, ctx, session, Math.min(2000, duration(f.requestTimeout, '--request-timeout', 2000)));
-    const selector = ['--endpoints', f.endpoints];
+    // the endpoints as given, by flag or by ETCDCTL_ENDPOINTS: a printed command works in another shell too
+    const selector = ['--endpoints', found.text];
     let driver: MemberDriver | undefined;
     const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
     if (t.stop || t.start || t.running) {
@@ -138,7 +124,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
         ctx.env,
       );
       // Names come from the cluster's own member list: data, checked before any template uses them.
-      command.checkMembers(members, `--endpoints ${f.endpoints}`);
+      command.checkMembers(members, `${found.from} ${found.text}`);
       driver = command;
       selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
       if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
@@ -154,26 +140,13 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
       session,
     };
   }
-  const sandbox = loadSandbox(ctx.paths.data);
-  if (!sandbox) {
-    throw new UsageError('no kv cluster given', {
-      code: 'no_cluster',
-      hint: 'pass --endpoints http://HOST:2379,… or --cluster FILE, or start a local one: opsctl kv sandbox up',
-    });
-  }
+  const sandbox = found.spec;
   return {
     cluster: sandboxCluster(sandbox),
     driver: localDriver(ctx.paths.data, sandbox, exec, ctx.env, (t) => ctx.io.warn(t), ctx.debugSink),
     selector: [],
     session,
   };
-}
-
-/** The command's session with the cluster, closed when the command ends. */
-export function openSession(ctx: Context, conn: KvConnection = {}): KvSession {
-  const session = new KvSession(conn);
-  ctx.onCleanup(() => session.close(ctx.abort.signal.aborted));
-  return session;
 }
 
 /** Names from the member list when a member answers (else host:port stays). */

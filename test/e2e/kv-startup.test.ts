@@ -1,0 +1,108 @@
+import { execa } from 'execa';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/bin.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { startMock, trackerEnv } from '../helpers/mock.js';
+
+const HOOKS = fileURLToPath(new URL('../helpers/record-modules.cjs', import.meta.url));
+
+/**
+ * What a kv verb loads (issue 47's speed: a verb an operator runs in loops) and the code cache that makes
+ * a second run cheap, through the built binary. A member's JSON gateway is played by a small server (the
+ * answers of etcd 3.4's /v3/kv/range), so this needs no etcd.
+ */
+describe('kv verbs load only what they use; the code cache stays as written', () => {
+  let gateway: Server;
+  let url = '';
+  beforeAll(async () => {
+    gateway = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(req.url === '/v3/kv/range' ? 200 : 404, { 'content-type': 'application/json' });
+        res.end(
+          req.url === '/v3/kv/range'
+            ? JSON.stringify({
+                header: { cluster_id: '1', member_id: '2', revision: '3', raft_term: '4' },
+                kvs: [{ key: 'Zm9v', value: 'YmFy', create_revision: '3', mod_revision: '3', version: '1' }],
+                count: '1',
+              })
+            : '404 page not found\n',
+        );
+      });
+    });
+    await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(gateway.address() as { port: number }).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => gateway.close(() => r())));
+
+  it('kv get: no undici, execa, zod or yaml; no member driver, sandbox or snapshot code; no node:v8, https or child_process', async () => {
+    const cfg = tempConfigDir('opsctl-kv-startup-');
+    try {
+      const r = await execa(process.execPath, ['--require', HOOKS, BIN, 'kv', 'get', 'foo', '--endpoints', url], {
+        env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_RECORD_MODULES: '1' },
+        reject: false,
+      });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(String(r.stdout)).toBe('bar');
+      const err = String(r.stderr).split('\n');
+      const builtins = new Set<string>(JSON.parse(err.find((l) => l.startsWith('builtins '))!.slice('builtins '.length)) as string[]);
+      const packages = new Set<string>();
+      const sources = new Set<string>();
+      for (const line of err.filter((l) => l.startsWith('loaded ') && l.includes('/dist/'))) {
+        const map = JSON.parse(readFileSync(`${fileURLToPath(line.slice('loaded '.length))}.map`, 'utf8')) as { sources: string[] };
+        for (const src of map.sources) {
+          const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
+          if (m) packages.add(m[1]!);
+          else sources.add(src.replace(/^.*?(src\/)/, '$1'));
+        }
+      }
+      for (const p of ['undici', 'execa', 'zod', 'yaml', 'write-file-atomic']) expect(packages.has(p), p).toBe(false);
+      for (const s of sources) expect(s, s).not.toMatch(/^src\/kv\/(drivers|snapshot|journal|upgrade|ladder|local\/sandbox\.ts)/);
+      expect(sources.has('src/commands/kv/lib/shared.ts')).toBe(false);
+      for (const b of ['v8', 'https', 'tls', 'child_process']) expect(builtins.has(b), b).toBe(false);
+    } finally {
+      cfg.cleanup();
+    }
+  });
+
+  /** Each cache file's modification time, by path under `dir`. */
+  const stamps = (dir: string): Map<string, number> => {
+    const out = new Map<string, number>();
+    for (const e of readdirSync(dir, { recursive: true, withFileTypes: true }))
+      if (e.isFile()) out.set(join(e.parentPath, e.name), statSync(join(e.parentPath, e.name)).mtimeMs);
+    return out;
+  };
+
+  it('a kv verb and a list against a server (V8 flags changed mid-run for WebAssembly): the third run compiles and writes nothing', async () => {
+    const cfg = tempConfigDir('opsctl-kv-cache-');
+    const cache = mkdtempSync(join(tmpdir(), 'opsctl-code-cache-'));
+    const server = await startMock();
+    try {
+      const env = { ...trackerEnv(server, cfg.dir), OPSCTL_CODE_CACHE: cache };
+      const run = async (args: string[]) => {
+        const r = await execa(process.execPath, [BIN, ...args], { env, reject: false });
+        expect(r.exitCode, String(r.stderr)).toBe(0);
+      };
+      const both = async () => {
+        await run(['kv', 'get', 'foo', '--endpoints', url]);
+        await run(['tracker', 'labels', 'list']);
+      };
+      await both();
+      await both();
+      const before = stamps(cache);
+      // the chunks compiled after undici turned WebAssembly to Liftoff only have a cache of their own
+      expect([...before.keys()].some((f) => f.includes(`${join('liftoff', '')}`))).toBe(true);
+      await both();
+      expect(stamps(cache)).toEqual(before);
+    } finally {
+      await server.close();
+      rmSync(cache, { recursive: true, force: true });
+      cfg.cleanup();
+    }
+  });
+});
