@@ -30,13 +30,13 @@ import { Agent, createServer, request as httpRequest, type IncomingMessage, type
 import { join } from 'node:path';
 import { dict, emptyDict, own } from '@opsctl/shared/lookup.js';
 import { compareMinor as cmp, gatewayPrefixFor, minor } from '@opsctl/shared/etcd-versions.js';
-import { asObject, textOf } from '@opsctl/shared/json.js';
+import { asObject, textOf, type JsonObject } from '@opsctl/shared/json.js';
 import { SIM_RELEASES } from './releases.js';
 import { readArgs } from './args.js';
 import { rangeOf } from './range.js';
 import { badGates, refusedFlag } from './flags.js';
 import { conditions as fault } from './conditions.js';
-import { isAppend, isPeerPut, isPing, readState, type Append, type Persisted, type PingInfo } from './messages.js';
+import { isAppend, isPeerDelete, isPeerPut, isPing, readState, type Append, type Kv, type PeerDelete, type Persisted, type PingInfo } from './messages.js';
 
 /** The release each minor stands for: the real binaries the tests run (3.4 is Debian's etcd-server). */
 const VERSIONS = SIM_RELEASES;
@@ -308,16 +308,40 @@ const header = () => ({ cluster_id: clusterId, member_id: memberId, revision: St
 // ---- writes: the leader applies and replicates to a majority -----------------------------------
 let writeChain: Promise<unknown> = Promise.resolve();
 function leaderPut(key: string, value: string): Promise<number> {
+  return leaderWrite((rev) => {
+    const prev = own(st.kvs, key);
+    st.kvs[key] = { value, create_revision: prev?.create_revision ?? rev, mod_revision: rev, version: (prev?.version ?? 0) + 1 };
+    return { key, kv: st.kvs[key] };
+  }).then((w) => w.revision);
+}
+
+/** A delete of a key or range made here on the leader: the keys it removed, as they were (none: no new revision, as etcd). */
+async function leaderDelete(d: PeerDelete): Promise<{ revision: number; deleted: number; prev_kvs: JsonObject[] }> {
+  let prev: JsonObject[] = [];
+  const w = await leaderWrite(() => {
+    prev = rangeOf(st.kvs, { key: d.key, ...(d.range_end ? { range_end: d.range_end } : {}) }).kvs;
+    if (!prev.length) return undefined;
+    const deleted = prev.map((x) => String(x.key));
+    for (const k of deleted) delete st.kvs[k];
+    return { deleted };
+  });
+  return { revision: w.revision, deleted: prev.length, prev_kvs: prev };
+}
+
+type Change = { key: string; kv: Kv } | { deleted: string[] };
+
+/** One write on the leader: `apply` changes the state at the next revision (undefined: nothing changed), then a majority stores it. */
+function leaderWrite(apply: (rev: number) => Change | undefined): Promise<{ revision: number }> {
   const run = async () => {
     if (leader !== name || !hasQuorum()) throw Object.assign(new Error('kvserver: no leader'), { code: 14 });
-    const prev = own(st.kvs, key);
     const rev = st.revision + 1;
-    st.kvs[key] = { value, create_revision: prev?.create_revision ?? rev, mod_revision: rev, version: (prev?.version ?? 0) + 1 };
+    const change = apply(rev);
+    if (!change) return { revision: st.revision };
     st.revision = rev;
     persist();
     // Committed once a majority (the leader included) stored it, as Raft does: a slow follower does
     // not hold the write up; it gets the entry when its append lands, or catches up on its next tick.
-    const entry = { leader: name, term, revision: rev, key, kv: st.kvs[key] };
+    const entry: Append = { leader: name, term, revision: rev, ...change };
     const targets = peers.filter((p) => p.reachable);
     const committed = await new Promise<boolean>((resolve) => {
       let acks = 1;
@@ -336,7 +360,7 @@ function leaderPut(key: string, value: string): Promise<number> {
       if (targets.length + 1 < quorum) resolve(false);
     });
     if (!committed) throw Object.assign(new Error('kvserver: request timed out'), { code: 14 });
-    return rev;
+    return { revision: rev };
   };
   const p = writeChain.then(run, run);
   writeChain = p.catch(() => undefined);
@@ -410,13 +434,35 @@ async function clientPut(res: ServerResponse, key: string, value: string): Promi
   }
 }
 
+/** A client's delete: made here on the leader, else sent on to the leader (then caught up with it). */
+async function clientDelete(res: ServerResponse, d: PeerDelete, withPrev: boolean): Promise<void> {
+  try {
+    let r: { revision: number; deleted: number; prev_kvs: JsonObject[] };
+    if (leader === name) r = await leaderDelete(d);
+    else {
+      const lp = peers.find((p) => p.name === leader && p.reachable);
+      if (!lp || !hasQuorum()) return grpcError(res, 503, 14, 'kvserver: no leader');
+      r = asObject(await peerCall(lp.peerUrl, '/peer/delete', d, 3000)) as unknown as typeof r;
+      if (st.revision < Number(lp.info?.revision ?? 0)) await syncFromLeader().catch(() => undefined);
+    }
+    // the gateway leaves out a zero count and the previous keys unless asked, as etcd's
+    return send(res, 200, {
+      header: header(),
+      ...(r.deleted ? { deleted: String(r.deleted) } : {}),
+      ...(withPrev && r.deleted ? { prev_kvs: r.prev_kvs } : {}),
+    });
+  } catch (err) {
+    return grpcError(res, 503, 14, (err as Error).message.startsWith('kvserver') ? (err as Error).message : 'kvserver: request timed out');
+  }
+}
+
 async function gateway(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   const body = await readBody(req, maxRequestBytes);
   if (body.tooLarge) return grpcError(res, 400, 3, 'kvserver: request is too large');
   const parsed = jsonOf(body.text);
   if (parsed === undefined) return grpcError(res, 400, 3, 'invalid JSON body');
   const input = asObject(parsed);
-  if (fault().authEnabled && (path === '/kv/put' || path === '/kv/range') && !req.headers.authorization) {
+  if (fault().authEnabled && (path === '/kv/put' || path === '/kv/range' || path === '/kv/deleterange') && !req.headers.authorization) {
     return grpcError(res, 400, 3, 'etcdserver: user name is empty');
   }
   switch (path) {
@@ -424,6 +470,10 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
       const key = input.key;
       if (typeof key !== 'string' || !key) return grpcError(res, 400, 3, 'kvserver: key is not provided');
       return clientPut(res, key, textOf(input.value) ?? '');
+    }
+    case '/kv/deleterange': {
+      if (typeof input.key !== 'string' || !input.key) return grpcError(res, 400, 3, 'etcdserver: key is not provided');
+      return clientDelete(res, { key: input.key, ...(typeof input.range_end === 'string' ? { range_end: input.range_end } : {}) }, input.prev_kv === true);
     }
     case '/kv/range': {
       // A linearizable read (etcd's default) needs the leader and a quorum, as /health does here.
@@ -569,7 +619,8 @@ async function applyAppend(a: Append): Promise<void> {
     heard(a.leader);
   }
   if (a.revision === st.revision + 1) {
-    st.kvs[a.key] = a.kv;
+    if ('deleted' in a) for (const k of a.deleted) delete st.kvs[k];
+    else st.kvs[a.key] = a.kv;
     st.revision = a.revision;
     persist();
   } else if (a.revision > st.revision) await syncFromLeader();
@@ -603,6 +654,10 @@ const peerServer = createServer((req, res) => {
       if (leader !== name) return send(res, 503, { code: 14, message: 'etcdserver: not the leader' });
       const r = downgradeAction(o.action, textOf(o.version) ?? '');
       return r.ok ? send(res, 200, r) : send(res, 400, { code: r.code, message: r.message });
+    }
+    if (p === '/peer/delete') {
+      if (!isPeerDelete(body)) return send(res, 400, { error: 'a delete needs a key' });
+      return send(res, 200, await leaderDelete(body));
     }
     if (p === '/peer/put') {
       if (!isPeerPut(body)) return send(res, 400, { error: 'a put needs a key and a value' });

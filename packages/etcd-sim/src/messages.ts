@@ -40,19 +40,19 @@ export interface PingInfo {
   downgrade?: string;
 }
 
-/** A leader's /peer/append: one write, which followers store when it is the next revision. */
-export interface Append {
-  leader: string;
-  term: number;
-  revision: number;
-  key: string;
-  kv: Kv;
-}
+/** A leader's /peer/append: one write (a key put, or the keys a delete removed), which followers store when it is the next revision. */
+export type Append = { leader: string; term: number; revision: number } & ({ key: string; kv: Kv } | { deleted: string[] });
 
 /** /peer/put: a follower's client write, made by the leader. */
 export interface PeerPut {
   key: string;
   value: string;
+}
+
+/** /peer/delete: a follower's client delete of a key or range ([key, range_end), base64 as the gateway's), made by the leader. */
+export interface PeerDelete {
+  key: string;
+  range_end?: string;
 }
 
 const isText = (v: unknown): v is string => typeof v === 'string';
@@ -84,7 +84,13 @@ export function isPing(v: unknown): v is PingInfo {
 
 export function isAppend(v: unknown): v is Append {
   const o = asObject(v);
-  return isText(o.leader) && isNumber(o.term) && isNumber(o.revision) && isText(o.key) && isKv(o.kv);
+  const write = (isText(o.key) && isKv(o.kv)) || (Array.isArray(o.deleted) && o.deleted.every(isText));
+  return isText(o.leader) && isNumber(o.term) && isNumber(o.revision) && write;
+}
+
+export function isPeerDelete(v: unknown): v is PeerDelete {
+  const o = asObject(v);
+  return isText(o.key) && (o.range_end === undefined || isText(o.range_end));
 }
 
 export function isPeerPut(v: unknown): v is PeerPut {
