@@ -1,5 +1,6 @@
 import { execa } from 'execa';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,8 +36,8 @@ describe('kv trial: a /health answer from another process on the port is not the
     dir: join(work, name),
     notes: [],
   });
-  const trial = async (p: TrialPlan) => {
-    const r = await execa('sh', ['-s'], { input: runScript(p, { timeoutS: 30, delimiter: 'END_OF_TRIAL' }), reject: false });
+  const trial = async (p: TrialPlan, user?: { uid: number; gid: number }) => {
+    const r = await execa('sh', ['-s'], { input: runScript(p, { timeoutS: 30, delimiter: 'END_OF_TRIAL', ...(user ? { user } : {}) }), reject: false });
     return parseRun(r.stdout);
   };
 
@@ -64,4 +65,30 @@ describe('kv trial: a /health answer from another process on the port is not the
     const out = await trial(plan('serving', port, serving));
     expect(out).toMatchObject({ kind: 'ready' });
   });
+
+  // As root for a member of another user, the script starts the trial through runuser, which forks: the
+  // process it kills at the end is runuser, and etcd (here a server) lived on, holding its ports.
+  it.runIf(process.getuid?.() === 0)(
+    "as the member's own user (runuser forks): nothing of the trial outlives its script",
+    async () => {
+      chmodSync(work, 0o755); // the member's user reaches its scratch dir
+      const port = await freePort();
+      const serving = [process.execPath, '-e', `require('http').createServer((q, s) => s.end('{"health":"true"}')).listen(${port}, '127.0.0.1')`];
+      const out = await trial(plan('as-nobody', port, serving), { uid: 65534, gid: 65534 });
+      expect(out).toMatchObject({ kind: 'ready' });
+      const refused = () =>
+        new Promise<boolean>((resolve) => {
+          const c = connect(port, '127.0.0.1');
+          c.once('connect', () => (c.destroy(), resolve(false)));
+          c.once('error', () => resolve(true));
+        });
+      // killed with -9 at the script's exit: the port is free at once; a busy machine gets 60 s
+      const deadline = Date.now() + 60_000;
+      while (!(await refused())) {
+        expect(Date.now() < deadline, `the trial's server still answers on port ${port} after its script ended`).toBe(true);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+    120_000,
+  );
 });

@@ -39,7 +39,8 @@ export function runScript(
     'say() { printf "opsctl-trial: %s\\n" "$*"; }',
     'mkdir "$dir" || { say "error cannot create $dir"; exit 0; }',
     // The trial member never outlives the script, and its scratch dir goes with it.
-    'cleanup() { if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; rm -rf "$dir"; }',
+    // $pid may be runuser, which forks: etcd's own PID is in $dir/etcd.pid (the shell that wrote it exec'd it)
+    'cleanup() { if [ -n "$pid" ]; then [ -s "$dir/etcd.pid" ] && kill -9 "$(cat "$dir/etcd.pid")" 2>/dev/null; kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; rm -rf "$dir"; }',
     'trap cleanup EXIT',
     "trap 'exit 130' INT TERM HUP",
   ];
@@ -61,7 +62,7 @@ export function runScript(
   if (o.askVersion) lines.push(`say "version $(${p.program.map(shellWord).join(' ')} --version 2>/dev/null | sed -n 's/^etcd Version: //p' | head -n 1)"`);
   lines.push(
     `cd ${shellWord(p.cwd)} 2>/dev/null || cd "$dir"`,
-    `$as ${cmd} >"$dir/log" 2>&1 </dev/null &`,
+    `$as sh -c 'echo $$ >"$0"; exec "$@"' "$dir/etcd.pid" ${cmd} >"$dir/log" 2>&1 </dev/null &`,
     'pid=$!',
     'start=$(date +%s)',
     't0=$(date +%s%N 2>/dev/null)',
