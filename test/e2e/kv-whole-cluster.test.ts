@@ -109,7 +109,8 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
     );
     expect(all.exitCode, String(all.stderr)).toBe(1);
     expect(all.stderr).not.toMatch(/is in the cluster's member list/);
-    expect(all.stderr).toMatch(/\[trial-start\] member kv\d: not proven: no driver/);
+    expect(all.stderr).toMatch(/kv1, kv2, kv3: not checked: no driver/);
+    expect(all.stderr).toMatch(/\[trial-start\] kv1, kv2, kv3: not proven \(each above, with its fix\)/);
     // (the dry run's plan shows each finding once, the members alike on one line, before the refusal names each)
     expect(all.stderr).toMatch(/\[trial-start\] the hop's etcd starts[^\n]*\n\s+kv1, kv2, kv3: not checked: no driver/);
   });
@@ -179,7 +180,7 @@ describe('kv upgrade --endpoints naming part of the cluster (the built binary, a
       env: s.env,
     });
     expect(wrong.exitCode, String(wrong.stderr)).toBe(1);
-    expect(wrong.stderr).toMatch(/member kv\d: its data dir \/nonexistent\/kv\d has no member\/ directory: .*fix the data-dir template/);
+    expect(wrong.stderr).toMatch(/kv\d: refuse: its data dir \/nonexistent\/kv\d has no member\/ directory: .*fix the data-dir template/);
     expect(pids(s)).toEqual(before);
     expect(s.journal()).toBeUndefined();
   });

@@ -3,6 +3,7 @@ import { UpgradeRefused } from '../upgrade/options.js';
 import { hopName, type Hop } from './plan.js';
 import { checkHop } from '../rules/index.js';
 import { PROOF_RULES } from '../rules/trial.js';
+import { fixOf } from '../rules/summary.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
@@ -234,14 +235,17 @@ export async function runFix(
 export { blocking } from '../rules/summary.js';
 
 export function reasonOf(r: CheckRow): string {
-  // (A finding that names its own fix, as the 3.3 config check does, is not given the rule's too.)
-  const fix = r.fix && !/fix:/.test(r.detail) ? `; fix: ${r.fix}` : '';
-  const what = r.status !== 'not checked' ? `${r.detail}${fix}` : PROOF_RULES.has(r.rule) ? `not proven: ${r.detail}` : `not checked (--strict): ${r.detail}`;
+  const what =
+    r.status !== 'not checked' ? `${r.detail}${fixOf(r)}` : PROOF_RULES.has(r.rule) ? `not proven: ${r.detail}` : `not checked (--strict): ${r.detail}`;
   return `${r.hop} [${r.rule}]${r.member ? ` member ${r.member}` : ''}: ${what} (${r.guide})`;
 }
 
-/** Refuses with every blocking row, naming --strict's part, or --skip-trial's, when that is what refuses. */
-export function refuseRows(rows: CheckRow[], stopped: boolean): never {
+/**
+ * Refuses with every blocking row, naming --strict's part, or --skip-trial's, when that is what refuses.
+ * `shown`: the plan above it has just printed each row with its fix, so the message names each rule once
+ * with its members (--json's `reasons` keep every row whole).
+ */
+export function refuseRows(rows: CheckRow[], stopped: boolean, shown = false): never {
   const unproven = [...new Set(rows.filter((r) => r.status === 'not checked' && PROOF_RULES.has(r.rule) && r.member).map((r) => r.member!))];
   const strictOnly = rows.some((r) => r.status === 'not checked' && !PROOF_RULES.has(r.rule));
   const ways = [
@@ -255,7 +259,23 @@ export function refuseRows(rows: CheckRow[], stopped: boolean): never {
   const hint = stopped
     ? `nothing of this hop was stopped: fix what the checks name, then run the same command to resume the ladder${ways.length ? `; ${ways.join('; ')}` : ''}`
     : `nothing was stopped or changed: fix what the checks name, then run the same command${ways.length ? `; ${ways.join('; ')}` : ''} (a refusal you have judged wrong: --ignore-check RULE, the id in brackets)`;
-  throw new UpgradeRefused(rows.map(reasonOf), hint);
+  throw new UpgradeRefused(rows.map(reasonOf), hint, 'upgrade', shown ? namedOnce(rows) : undefined);
+}
+
+/** One line per hop, rule and verdict with the members it blocks, for a refusal whose rows the plan above showed. */
+function namedOnce(rows: CheckRow[]): string[] {
+  const by = new Map<string, string[]>();
+  for (const r of rows) {
+    const why = r.status !== 'not checked' ? 'refused' : PROOF_RULES.has(r.rule) ? 'not proven' : 'not checked (--strict)';
+    const key = `${r.hop} [${r.rule}]\0${why}`;
+    const members = by.get(key) ?? [];
+    if (r.member && !members.includes(r.member)) members.push(r.member);
+    by.set(key, members);
+  }
+  return [...by].map(([key, members]) => {
+    const [rule, why] = key.split('\0');
+    return `${rule}${members.length ? ` ${members.join(', ')}` : ''}: ${why} (each above, with its fix)`;
+  });
 }
 
 /** How many trial starts there were, ran and refused (settings and data trials alike), and their wall time. */

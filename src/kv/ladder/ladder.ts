@@ -150,7 +150,7 @@ async function single(
     if (stop.length) {
       // --dry-run shows what it was asked for (the summary and each finding), then refuses as the run would (exit 1)
       if (o.dryRun) o.reporter.note(blockedHopText(o, obs, hop, checks, notes));
-      refuseRows(stop, false);
+      refuseRows(stop, false, o.dryRun);
     }
   }
   let confirm = o.confirm;
@@ -275,7 +275,7 @@ async function runLadder(
   if (stop.length) {
     // --dry-run shows the plan it was asked for, then refuses as the run would (exit 1)
     if (o.dryRun) o.reporter.note(planText);
-    refuseRows(stop, false);
+    refuseRows(stop, false, o.dryRun);
   }
   if (o.dryRun) return report;
   o.reporter.note(planText);

@@ -6,6 +6,7 @@ import { HOP_36 } from './hop-3.6.js';
 import { HOP_37 } from './hop-3.7.js';
 import { dataTrialRule, trialRule } from './trial.js';
 import type { CheckRow, HopFacts, Rule } from './types.js';
+import { fixOf } from './summary.js';
 
 /** One table per hop, by the hop's target minor: a new minor is a new table. */
 export const RULEBOOK: Readonly<Record<string, Rule[]>> = { '3.3': HOP_33, '3.4': HOP_34, '3.5': HOP_35, '3.6': HOP_36, '3.7': HOP_37 };
@@ -85,7 +86,7 @@ export function renderChecks(rows: CheckRow[], indent = '    '): string[] {
     for (const { rows: same } of alike.values()) {
       const r = same[0]!;
       const members = same.filter((x) => x.member).map((x) => x.member!);
-      out.push(`${indent}    ${members.length ? `${members.join(', ')}: ` : ''}${r.status}: ${r.detail}${r.fix ? `; fix: ${r.fix}` : ''}`);
+      out.push(`${indent}    ${members.length ? `${members.join(', ')}: ` : ''}${r.status}: ${r.detail}${fixOf(r)}`);
     }
   }
   return out;

@@ -113,3 +113,8 @@ export function wayBack(from: string, to: string): string {
 export function versionMoved(from: string, to: string): string {
   return `updated from ${from}: members no longer go back by a restart on ${from} (kv rollback); ${wayBack(from, to)}`;
 }
+
+/** A row's fix, as `; fix: …` (none when the finding already names its own: the rule's general one would repeat it). */
+export function fixOf(r: Pick<CheckRow, 'detail' | 'fix'>): string {
+  return r.fix && !/\bfix:/.test(r.detail) ? `; fix: ${r.fix}` : '';
+}

@@ -152,12 +152,14 @@ export type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planTe
 
 /** Pre-flight said no: nothing was changed. Exit 1 with every reason (also as a list in --json), titled by the verb that was refused. */
 export class UpgradeRefused extends OpsError {
+  /** `lines`: what the message lists when it differs from `reasons` (a plan above already showed each reason whole). */
   constructor(
     readonly reasons: string[],
     hint: string,
     verb: 'upgrade' | 'downgrade' = 'upgrade',
+    lines: string[] = reasons,
   ) {
-    super(`${verb} refused before any change:\n  - ${reasons.join('\n  - ')}`, 1, { code: 'preflight', hint });
+    super(`${verb} refused before any change:\n  - ${lines.join('\n  - ')}`, 1, { code: 'preflight', hint });
   }
 
   override toJSON(): Record<string, unknown> {
