@@ -53,6 +53,12 @@ function othersFile(content: string): string {
 }
 
 describe('credentials.json', () => {
+  // the profile the tokens are for exists (a --profile that names no profile is refused before any file is read)
+  beforeEach(async () => {
+    const r = await bin(['config', 'set', 'tracker', 'https://t.example', '--profile', 'p']);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+  });
+
   it("a link to another user's file: refused for the write (exit 1, naming the link and the fix); the target keeps its content and owner", async () => {
     const target = othersFile('{}\n');
     const creds = join(dir, 'credentials.json');

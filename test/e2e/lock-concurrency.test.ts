@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,6 +55,12 @@ async function worker(w: number): Promise<Outcome[]> {
 
 describe('every acknowledged local write survives 50 concurrent writers and random SIGKILLs', () => {
   it(`${WORKERS} processes x ${N} writes (config set, auth store-token --with-token), ~${KILL_RATE * 100}% SIGKILLed: all acknowledged writes present, 0 spurious failures`, async () => {
+    // The profiles the tokens are stored for exist beforehand (a --profile naming no profile is refused); the
+    // config writes, racing, must keep them too.
+    const tokenProfiles = Object.fromEntries(
+      Array.from({ length: WORKERS * N }, (_, k) => [`c${Math.floor(k / N)}-${k % N}`, { tracker: 'https://tokens.example' }]),
+    );
+    writeFileSync(join(dir, 'config.json'), `${JSON.stringify({ profiles: tokenProfiles }, null, '\t')}\n`, { mode: 0o600 });
     const outcomes = (await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)))).flat();
     const failed = outcomes.filter((o) => o.result === 'failed');
     expect(
@@ -64,6 +70,8 @@ describe('every acknowledged local write survives 50 concurrent writers and rand
 
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, { tracker?: string }> };
     const creds = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')) as Record<string, { tracker?: { token: string } }>;
+    const dropped = Object.keys(tokenProfiles).filter((p) => config.profiles[p]?.tracker !== 'https://tokens.example');
+    expect(dropped, 'profiles written before the race and lost in it').toEqual([]);
     const lost = outcomes
       .filter((o) => o.result === 'acknowledged')
       .filter((o) => (o.kind === 'config' ? config.profiles[o.profile]?.tracker !== o.value : creds[o.profile]?.tracker?.token !== o.value))
