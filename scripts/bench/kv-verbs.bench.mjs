@@ -8,23 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { helpers } from './kv-etcd.bench.mjs';
-
-/** CPU ms (user + system) of `runs` runs of FILE ARGS, from bash's `times` (children's), per run. */
-function batchCpuMs(file, args, env, runs) {
-  const out = execFileSync('bash', ['-c', 'n=$1; shift; for ((i = 0; i < n; i++)); do "$@" >/dev/null 2>&1; done; times', '_', String(runs), file, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', ...env },
-  });
-  const [user, sys] = out
-    .trim()
-    .split('\n')[1]
-    .split(/\s+/)
-    .map((t) => {
-      const m = /^(\d+)m([\d.]+)s$/.exec(t);
-      return Number(m[1]) * 60_000 + Number(m[2]) * 1000;
-    });
-  return (user + sys) / runs;
-}
+import { batchCpuMs } from './package.bench.mjs';
 
 export default async function kvVerbsBench(report, { BIN, ROOT, median, interleaved, tempDir }) {
   if (!existsSync('/usr/bin/etcd') || !existsSync('/usr/bin/etcdctl')) {

@@ -5,8 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-function cpuMs(file, args, env) {
-  const out = execFileSync('bash', ['-c', '"$@" >/dev/null 2>&1; times', '_', file, ...args], {
+/** CPU ms (user + system) of a run of FILE ARGS from outside, by bash's `times` (its children's); with `runs`, per run of a batch. */
+export function batchCpuMs(file, args, env, runs = 1) {
+  const out = execFileSync('bash', ['-c', 'n=$1; shift; for ((i = 0; i < n; i++)); do "$@" >/dev/null 2>&1; done; times', '_', String(runs), file, ...args], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', ...env },
   });
@@ -18,8 +19,10 @@ function cpuMs(file, args, env) {
       const m = /^(\d+)m([\d.]+)s$/.exec(t);
       return Number(m[1]) * 60_000 + Number(m[2]) * 1000;
     });
-  return user + sys;
+  return (user + sys) / runs;
 }
+
+const cpuMs = (file, args, env) => batchCpuMs(file, args, env);
 
 export default async function (report, { ROOT, median, tempDir }) {
   const exe = join(ROOT, 'out', 'opsctl');
