@@ -88,7 +88,7 @@ describe('the built binary', () => {
     const made = await runBin(['tracker', 'stories', 'create', '--name', 'Open on the web', '--json'], { env: trackerEnv });
     const story = JSON.parse(String(made.stdout)) as { id: number; app_url: string };
     const r = await runBin(['tracker', 'stories', 'get', String(story.id), '--web'], {
-      env: { ...trackerEnv, PATH: `${bin}:${process.env.PATH}`, DISPLAY: ':99' },
+      env: { ...trackerEnv, PATH: `${bin}:${process.env.PATH}`, DISPLAY: ':99', CI: '' }, // CI (set on the CI machine) would keep the browser shut
     });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(String(r.stderr)).toContain(`Opening ${story.app_url} in your browser`);

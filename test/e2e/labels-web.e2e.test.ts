@@ -44,7 +44,7 @@ describe('labels view ID --web', () => {
     "opens the label's page in $BROWSER, says so on stderr; the page is live HTML naming the label",
     async () => {
       const r = await runBin(['labels', 'view', id, '--web'], {
-        env: { ...env, BROWSER: fake, DISPLAY: '', WAYLAND_DISPLAY: '', XDG_CURRENT_DESKTOP: '', KDE_FULL_SESSION: '', GNOME_DESKTOP_SESSION_ID: '' },
+        env: { ...env, BROWSER: fake, CI: '', DISPLAY: '', WAYLAND_DISPLAY: '', XDG_CURRENT_DESKTOP: '', KDE_FULL_SESSION: '', GNOME_DESKTOP_SESSION_ID: '' },
       });
       expect(r.exitCode, String(r.stderr)).toBe(0);
       const url = `${mock.url}/labels/${id}`;

@@ -46,7 +46,7 @@ describe('tracker … view ID --web', () => {
         const rec = JSON.parse(String(made.stdout)) as { id: number; app_url: string };
         expect(rec.app_url).toMatch(/^https:\/\//);
         const r = await runBin(['tracker', noun, 'view', String(rec.id), '--web'], {
-          env: { ...env, BROWSER: fake, DISPLAY: '', WAYLAND_DISPLAY: '', XDG_CURRENT_DESKTOP: '', KDE_FULL_SESSION: '', GNOME_DESKTOP_SESSION_ID: '' },
+          env: { ...env, BROWSER: fake, CI: '', DISPLAY: '', WAYLAND_DISPLAY: '', XDG_CURRENT_DESKTOP: '', KDE_FULL_SESSION: '', GNOME_DESKTOP_SESSION_ID: '' },
         });
         expect(r.exitCode, String(r.stderr)).toBe(0);
         expect(String(r.stderr)).toContain(`Opening ${rec.app_url} in your browser`);
