@@ -7,7 +7,7 @@ import type { MemberDriver } from '../../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/upgrade/options.js';
 import { clusterKey } from '../../../kv/journal/journal.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
-import { parseDuration } from '../../../core/duration.js';
+import { durationFlag } from '../../../core/duration.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
 import { localDriver, sandboxCluster } from '../../../kv/local/sandbox.js';
 import { fileConnection, findCluster, membersOf, openSession } from './target.js';
@@ -167,10 +167,7 @@ async function nameMembers(members: MemberSpec[], ctx: Context, session: KvSessi
 }
 
 export function duration(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new UsageError(`${flag}: "${value}" is not a duration`, { field: flag, hint: 'write it as 500ms, 30s, 2m' });
-  return ms;
+  return value === undefined ? fallback : durationFlag(flag, value);
 }
 
 export interface TimeoutFlags {
