@@ -16,6 +16,22 @@ export function parseDuration(text: string, bare: DurationUnit = 'ms'): number |
   return Math.round(Number(m[1]) * UNIT_MS[(m[2] as DurationUnit | undefined) ?? bare]);
 }
 
+const GO_UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A Go duration (time.ParseDuration: "2s", "1m30s", "500ms", "0") in whole milliseconds; undefined when
+ * TEXT is not one. Not opsctl's own syntax: how etcd reads its config file's durations and etcdctl its
+ * ETCDCTL_* variables, for the checks and variables that must take what they take.
+ */
+export function parseGoDuration(text: string): number | undefined {
+  const s = text.trim();
+  if (s === '0') return 0;
+  if (!/^(\d+(\.\d+)?(ns|us|µs|μs|ms|s|m|h))+$/.test(s)) return undefined;
+  let ms = 0;
+  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)/g)) ms += Number(m[1]) * GO_UNIT_MS[m[2]!]!;
+  return Math.round(ms);
+}
+
 export interface DurationFlag {
   /** What a bare number counts (default milliseconds). */
   bare?: DurationUnit;
