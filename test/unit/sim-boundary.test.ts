@@ -69,9 +69,12 @@ export function simLeaks(text: string, file: string): string[] {
   return out;
 }
 
+/** Text that may hold a leak (each kind simLeaks finds has one of these words); only such files are parsed. */
+const MAYBE = /etcd-sim|sandbox\??\.kind|\{[^}]*\bkind\b[^}]*\}\s*=[^;\n]*sandbox|['"]sim['"]/;
+
 /** The leaks of every file of src/ but the sandbox driver's own (files without the words are not parsed). */
 function leaksOutsideSandbox(files: Array<{ file: string; text: string }>): string[] {
-  return files.filter((f) => f.file !== SANDBOX_MEMBERS && /etcd-sim|sandbox|['"]sim['"]/.test(f.text)).flatMap((f) => simLeaks(f.text, f.file));
+  return files.filter((f) => f.file !== SANDBOX_MEMBERS && MAYBE.test(f.text)).flatMap((f) => simLeaks(f.text, f.file));
 }
 
 /**
@@ -98,6 +101,8 @@ describe('the simulator behind the sandbox driver', () => {
       "const msg = 'sim members';",
       "type K = { kind: 'sim' | 'etcd' };",
     ].join('\n');
+    // the quick look before parsing lets each of them through
+    for (const line of text.split('\n').slice(0, 9)) expect(MAYBE.test(line), line).toBe(true);
     expect(simLeaks(text, 'x.ts').map((l) => l.replace(/: .*$/, ''))).toEqual([
       'x.ts:1',
       'x.ts:2',
