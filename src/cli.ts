@@ -3,6 +3,7 @@ import type { Context } from './context.js';
 import { ExitCode } from './core/exit-codes.js';
 import { isOpsError, type OpsError } from './core/errors.js';
 import { withProfileFlag } from './core/hints.js';
+import { onFirstWasm } from './core/wasm.js';
 import { buildProgram, JSON_FIELD_LIST, splitJsonFlag } from './program.js';
 import type { ContextOverrides, WiredContext } from './wiring/context.js';
 
@@ -235,6 +236,18 @@ export async function run(overrides: ContextOverrides = {}): Promise<void> {
   // Process-wide settings belong here, the entry point, never in library code: the AWS SDK's notice about
   // the Node versions its later releases will drop is not the operator's business in a backup's output.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // WebAssembly (undici's HTTP parser, jq) compiled by Liftoff only: V8's second, optimising compile on
+  // background threads costs a short-lived command more CPU than it saves. Set when the first module
+  // that brings some is about to compile it (core/wasm.ts), so other commands never load node:v8.
+  onFirstWasm(() => {
+    const launcher = globalThis as Record<symbol, unknown>;
+    // the code bin/load.cjs compiled so far is cached now, with the flags it was compiled under
+    const flush = launcher[Symbol.for('opsctl.code-cache.flush')];
+    if (typeof flush === 'function') (flush as () => void)();
+    process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
+    // bin/load.cjs keeps the code it compiles from now on in a cache of its own (V8 keys cached code by its flags)
+    launcher[Symbol.for('opsctl.v8.liftoff-only')] = true;
+  });
   // An upload to an s3:// place streams gigabytes through short-lived objects (each part's request and
   // answer): V8 would grow its young generation to 16 MB and more for them, and the process with it. Kept
   // at its first size (more, smaller scavenges), the process stays flat whatever the snapshot's size: a

@@ -7,7 +7,6 @@ import { toStored } from './session.js';
 import { oauthSettings, type OAuthSettings } from './settings.js';
 import { exchangeCode } from './token-client.js';
 import { isLoopbackHost } from '../core/redact.js';
-import { parseDuration } from '../core/duration.js';
 import { browserDecision } from '../core/browser.js';
 
 export interface LoginOptions {
@@ -59,12 +58,6 @@ export interface LoginOutcome {
   authServer: string;
   /** Incremental consent only: the server ignored include_granted_scopes and opsctl kept the earlier grant on record. */
   unionKeptLocally?: boolean;
-}
-
-/** "5m", "30s", "1h", "90" (seconds) → milliseconds. */
-export function parseTimeout(text: string): number | undefined {
-  const ms = parseDuration(text, 's');
-  return ms !== undefined && ms > 0 ? ms : undefined;
 }
 
 export function buildAuthorizeUrl(

@@ -4,6 +4,7 @@ import type Conf from 'conf';
 import { OpsError, UsageError, ValidationError } from '../core/errors.js';
 import { dirError, ensurePrivateDir } from './paths.js';
 import { EMBEDDED_PROFILE, LABEL_API_VERSIONS, TRACKER_TOKEN_HEADERS } from './services.js';
+import { parseRate } from '../core/pacer.js';
 
 /**
  * Profiles: an endpoint per service plus OAuth client settings, stored with `conf` in config.json.
@@ -225,7 +226,7 @@ function checkValue(kind: Kind, value: string): string | undefined {
   }
   if (kind === 'labels-version')
     return (LABEL_API_VERSIONS as readonly string[]).includes(value) ? undefined : `must be one of ${LABEL_API_VERSIONS.join(', ')}`;
-  if (kind === 'rate') return /^\d+\/\d+(ms|s|m)$/.test(value) ? undefined : 'must look like 200/1m (requests per window)';
+  if (kind === 'rate') return parseRate(value) ? undefined : 'must look like 200/1m (requests per window)';
   // RFC 8414 §2: an issuer has no query or fragment (it is compared with the provider's metadata as written).
   if (kind === 'issuer' && (value.includes('?') || value.includes('#')))
     return 'must be the issuer URL without a query or fragment, e.g. https://sso.example.com/realms/ops';

@@ -51,9 +51,9 @@ export async function renderJq(io: IOStreams, result: CommandResult, opts: Rende
   if (text) io.out(text);
 }
 
-/** jq (WebAssembly), compiled by Liftoff only (core/wasm.ts). */
+/** jq (WebAssembly), compiled as the entry point chose (core/wasm.ts: Liftoff only). */
 async function loadJq(): Promise<typeof import('jq-wasm/inline')> {
-  (await import('./wasm.js')).liftoffOnly();
+  (await import('./wasm.js')).beforeWasm();
   return import('jq-wasm/inline');
 }
 

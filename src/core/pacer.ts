@@ -1,5 +1,6 @@
 import { InterruptedError } from './errors.js';
 import { sleep as abortableSleep } from './sleep.js';
+import { parseDuration } from './duration.js';
 
 /**
  * Keeps a client under a server's rate limit ("N requests per window") so it never sees a 429.
@@ -96,10 +97,9 @@ export class Pacer implements RequestPacer {
   }
 }
 
-/** Parses "200/1m", "100/30s", "5/500ms". */
+/** Parses "200/1m", "100/30s", "5/500ms": a count, then a window in the one duration syntax (core/duration.ts), its unit written. */
 export function parseRate(spec: string): { limit: number; windowMs: number } | undefined {
-  const m = /^(\d+)\/(\d+)(ms|s|m)$/.exec(spec.trim());
-  if (!m) return undefined;
-  const unit = m[3] === 'ms' ? 1 : m[3] === 's' ? 1000 : 60_000;
-  return { limit: Number(m[1]), windowMs: Number(m[2]) * unit };
+  const m = /^(\d+)\/(\d+[a-z]+)$/.exec(spec.trim());
+  const windowMs = m?.[2] === undefined ? undefined : parseDuration(m[2]);
+  return m && windowMs !== undefined ? { limit: Number(m[1]), windowMs } : undefined;
 }

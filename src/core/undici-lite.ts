@@ -10,10 +10,10 @@ import requestImpl from 'undici/lib/api/api-request.js';
 // @ts-expect-error see above
 import buildConnectorImpl from 'undici/lib/core/connect.js';
 import type { Agent as AgentType, Dispatcher } from 'undici';
-import { liftoffOnly } from './wasm.js';
+import { beforeWasm } from './wasm.js';
 
 // undici parses HTTP with a WebAssembly build of llhttp, compiled at the first connection
-liftoffOnly();
+beforeWasm();
 
 export const Agent = AgentImpl as typeof AgentType;
 export type Agent = AgentType;

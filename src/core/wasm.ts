@@ -1,21 +1,30 @@
-import v8 from 'node:v8';
-
-let set = false;
-
 /**
  * V8 compiles WebAssembly twice: quickly (Liftoff), then again optimised on background threads, which
  * costs a short-lived CLI more CPU than it ever saves (a tracker list against a server: 55% more
- * instructions without it). Called by the two modules that bring WebAssembly (undici's HTTP parser, jq)
- * before they compile any, so a command without either never loads node:v8 nor changes a V8 flag (a
- * changed flag makes Node compile each built-in module loaded afterwards from source).
+ * instructions without it). How V8 compiles is process-wide state, so the choice is the entry point's
+ * (src/cli.ts run(): Liftoff only, given here with onFirstWasm); the two modules that bring WebAssembly
+ * (undici's HTTP parser, jq) call beforeWasm() before they compile any. So only a command that compiles
+ * some changes a V8 flag (one without either never loads node:v8, and a changed flag makes Node compile
+ * each built-in module loaded afterwards from source), and a library or test that loads them without
+ * the entry point leaves its process as it was.
  */
-export function liftoffOnly(): void {
-  if (set) return;
-  // the code bin/load.cjs compiled so far is cached now, with the flags it was compiled under
-  const flush = (globalThis as Record<symbol, unknown>)[Symbol.for('opsctl.code-cache.flush')];
-  if (typeof flush === 'function') (flush as () => void)();
-  v8.setFlagsFromString('--liftoff-only');
-  set = true;
-  // bin/load.cjs keeps the code it compiles from now on in a cache of its own (V8 keys cached code by its flags)
-  (globalThis as Record<symbol, unknown>)[Symbol.for('opsctl.v8.liftoff-only')] = true;
+let choice: (() => void) | undefined;
+let wanted = false;
+
+/** The entry point's setting for WebAssembly, applied once, when the first module about to compile some asks for it. */
+export function onFirstWasm(apply: () => void): void {
+  choice = apply;
+  if (wanted) applyChoice();
+}
+
+/** Called by a module that brings WebAssembly before it compiles any: the entry point's setting, if it gave one. */
+export function beforeWasm(): void {
+  wanted = true;
+  applyChoice();
+}
+
+function applyChoice(): void {
+  const apply = choice;
+  choice = undefined;
+  apply?.();
 }

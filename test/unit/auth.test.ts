@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { escapeHtml, resultPage } from '../../src/auth/html.js';
 import { startListener } from '../../src/auth/listener.js';
-import { parseTimeout } from '../../src/auth/browser-login.js';
 import { browserDecision } from '../../src/core/browser.js';
 import { challengeS256, createPkce, createVerifier, VERIFIER_PATTERN } from '../../src/auth/pkce.js';
 import { expandScope, missingScopes, parseScopes } from '../../src/auth/scopes.js';
@@ -115,11 +114,7 @@ describe('small parts', () => {
     expect(browserDecision({ BROWSER: 'w3m', CI: '1' }, true, 'linux')).toEqual({ open: false, reason: 'CI is set' });
     expect(browserDecision({ BROWSER: 'w3m' }, false, 'linux').open).toBe(false);
   });
-  it('parses timeouts and scopes', () => {
-    expect(parseTimeout('5m')).toBe(300_000);
-    expect(parseTimeout('90')).toBe(90_000);
-    expect(parseTimeout('250ms')).toBe(250);
-    expect(parseTimeout('soon')).toBeUndefined();
+  it('parses scopes', () => {
     expect(parseScopes(['openid,email', 'media.readonly'])).toEqual(['openid', 'email', 'https://www.googleapis.com/auth/media.readonly']);
     expect(expandScope('https://x.example/s')).toBe('https://x.example/s');
     expect(missingScopes(['a', 'b', 'c'], ['b'])).toEqual(['a', 'c']);

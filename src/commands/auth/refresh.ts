@@ -5,6 +5,7 @@ import type { OptionsOf } from '../spec.js';
 import type { spec } from './refresh.spec.js';
 import { showLoginProgress } from '../login/lib/progress.js';
 import { configuredIssuer } from '../../config/server-id.js';
+import { durationFlag } from '../../core/duration.js';
 
 export type Options = OptionsOf<typeof spec>;
 
@@ -18,13 +19,12 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
       throw new UsageError('give --scopes (add) or --remove-scopes, not both', { field: 'remove-scopes', hint: 'run opsctl auth refresh twice' });
     return (await import('./refresh-remove.js')).run({ removeScopes: opts.removeScopes, account: opts.account }, ctx);
   }
-  const [{ login, parseTimeout }, { parseScopes, shortScope }, { accountTokens, assertBoundHere }] = await Promise.all([
+  const [{ login }, { parseScopes, shortScope }, { accountTokens, assertBoundHere }] = await Promise.all([
     import('../../auth/browser-login.js'),
     import('../../auth/scopes.js'),
     import('../../auth/accounts.js'),
   ]);
-  const timeoutMs = parseTimeout(opts.timeout);
-  if (!timeoutMs) throw new UsageError(`--timeout: "${opts.timeout}" is not a duration`, { field: 'timeout', hint: 'write it like 90s, 5m or 1h' });
+  const timeoutMs = durationFlag('--timeout', opts.timeout, { bare: 's', positive: true });
   const wanted = parseScopes(opts.scopes ?? [], { expand: !configuredIssuer(ctx.env, await ctx.profile()) });
   if (!wanted.length)
     throw new UsageError('auth refresh: give the scopes to add with --scopes (or to remove with --remove-scopes)', {

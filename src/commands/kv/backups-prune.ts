@@ -8,7 +8,7 @@ import type { spec } from './backups-prune.spec.js';
 import { readOffsite, s3Settings } from './lib/offsite.js';
 import type { S3Settings } from '../../kv/offsite/target.js';
 import type { OffsiteLeftover } from '../../kv/offsite/store.js';
-import { parseDuration } from '../../core/duration.js';
+import { durationFlag } from '../../core/duration.js';
 
 export type BackupsPruneOptions = OptionsOf<typeof spec>;
 
@@ -67,13 +67,7 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
 
 /** Off-host: the N newest backups under the prefix kept, the rest removed (each manifest first: never a listed backup without its snapshot). */
 async function pruneOffsite(from: string, settings: S3Settings, keep: number, opts: BackupsPruneOptions, ctx: Context): Promise<CommandResult> {
-  const staleText = opts.staleAfter ?? '24h';
-  const staleMs = parseDuration(staleText);
-  if (staleMs === undefined)
-    throw new UsageError(`--stale-after: ${JSON.stringify(staleText)} is not a duration`, {
-      field: '--stale-after',
-      hint: 'e.g. --stale-after 24h, 90m or 0s',
-    });
+  const staleMs = durationFlag('--stale-after', opts.staleAfter ?? '24h');
   const { store, target } = await readOffsite(from, '--from', settings);
   // what interrupted saves left (never listed as backups) too: an upload begun since may be one under way
   const { backups: all, leftovers } = await store.scan(target, new Date(Date.now() - staleMs));

@@ -24,15 +24,15 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
   if (other.length)
     throw new UsageError(`--target-bin ${other[0]}=…: the downgrade goes to ${opts.to} only`, { field: '--target-bin', hint: `--target-bin ${opts.to}=DIR` });
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
-  if (Object.keys(bins).length && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
-    throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'drop --target-bin' });
+  if (Object.keys(bins).length && driver?.builtIn) {
+    throw new UsageError(`--target-bin: the sandbox runs ${driver.builtIn.what} members`, { field: '--target-bin', hint: 'drop --target-bin' });
   }
   const noBackup = opts.backup === false;
   requireBackupTemplate(driver, noBackup, '--backup-cmd, ');
   ctx.handlesInterrupt = true;
   ctx.lastWords = downMemberWords(ctx, cluster.key, shellLine(['opsctl', 'kv', 'rollback', ...selector]));
   const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/restore/downgrade.js'), import('../../kv/local/release.js')]);
-  const targetBin = bins[opts.to] ?? bins['*'] ?? (cluster.sandbox?.kind === 'sim' ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));
+  const targetBin = bins[opts.to] ?? bins['*'] ?? (driver?.builtIn ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));
   const r = await runDowngrade({
     cluster,
     session,

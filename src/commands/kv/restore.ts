@@ -7,7 +7,6 @@ import { OpsError, UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/upgrade/options.js';
 import { describeRestore, planRestore, runRestore } from '../../kv/restore/restore.js';
 import { reporter, resolveCluster, timeouts } from './lib/shared.js';
-import { SIM_MINORS as SIMULATED_MINORS } from '@opsctl/etcd-sim/releases.js';
 import { KNOWN_MINORS } from './upgrade.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './restore.spec.js';
@@ -55,11 +54,13 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
   if (opts.from) {
     snapshot = await fetchOffsite(opts.from, s3Settings(opts), ctx);
   }
-  if (cluster.sandbox?.kind === 'sim') {
+  const own = driver?.builtIn;
+  if (own) {
     if (opts.targetBin)
-      throw new UsageError('--target-bin: the sandbox runs simulated members', { field: '--target-bin', hint: 'use --to-version 3.2 or 3.3' });
-    if (opts.toVersion && !SIMULATED_MINORS.includes(opts.toVersion))
-      throw new UsageError(`--to-version ${opts.toVersion}: simulated members run ${SIMULATED_MINORS.join(', ')} only`, { field: '--to-version' });
+      throw new UsageError(`--target-bin: the sandbox runs ${own.what} members`, { field: '--target-bin', hint: 'use --to-version 3.2 or 3.3' });
+    const minors = Object.keys(own.releases);
+    if (opts.toVersion && !minors.includes(opts.toVersion))
+      throw new UsageError(`--to-version ${opts.toVersion}: ${own.what} members run ${minors.join(', ')} only`, { field: '--to-version' });
   }
   const o = {
     cluster,

@@ -9,7 +9,7 @@ import type { MemberSpec, SandboxSpec } from '../../kv/cluster/cluster-file.js';
 import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS } from '../../kv/local/sandbox.js';
 import { WaitFatal, waitFor } from '../../kv/cluster/wait.js';
 import { duration, openSession } from './lib/shared.js';
-import { SIM_MINORS as SIMULATED_MINORS } from '@opsctl/etcd-sim/releases.js';
+import { SIMULATED_MINORS } from '../../kv/local/sandbox-members.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './sandbox-up.spec.js';
 

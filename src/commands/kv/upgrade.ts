@@ -140,8 +140,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const trialTimeoutS = duration(opts.trialTimeout, '--trial-timeout', 30_000) / 1000;
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
   checkSkipped(skipped, cluster.members);
-  if (Object.keys(targetBins).length && cluster.sandbox && cluster.sandbox.kind !== 'etcd') {
-    throw new UsageError('--target-bin: the sandbox runs simulated members', {
+  if (Object.keys(targetBins).length && driver?.builtIn) {
+    throw new UsageError(`--target-bin: the sandbox runs ${driver.builtIn.what} members`, {
       field: '--target-bin',
       hint: 'drop --target-bin (simulated members switch version themselves), or start the sandbox with --etcd-bin DIR',
     });

@@ -4,7 +4,7 @@ import type { OptionsOf } from '../spec.js';
 import { UsageError } from '../../core/errors.js';
 import { watch } from '../../kv/ops/keys.js';
 import { watchLines } from '../../kv/ops/simple.js';
-import { parseDuration } from '../../core/duration.js';
+import { durationFlag } from '../../core/duration.js';
 import { etcdSaid, reach } from './lib/ops.js';
 import type { spec } from './watch.spec.js';
 
@@ -21,8 +21,7 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
   const max = opts.maxEvents === undefined ? Infinity : Number(opts.maxEvents);
   if (!(max >= 1) || (opts.maxEvents !== undefined && !/^\d+$/.test(opts.maxEvents)))
     throw new UsageError(`--max-events: "${opts.maxEvents}" is not a count`, { field: '--max-events', hint: 'give a whole number, 1 or more' });
-  const timeoutMs = opts.timeout === undefined ? 2 ** 31 - 1 : parseDuration(opts.timeout);
-  if (timeoutMs === undefined) throw new UsageError(`--timeout: "${opts.timeout}" is not a duration`, { field: '--timeout', hint: 'e.g. 30s, 5m' });
+  const timeoutMs = opts.timeout === undefined ? 2 ** 31 - 1 : durationFlag('--timeout', opts.timeout);
   const json = opts.writeOut === 'json' || ctx.jsonOutput;
   const r = await reach(ctx, opts);
   let seen = 0;

@@ -5,14 +5,14 @@ import type { OptionsOf } from '../spec.js';
 import type { spec } from './login.spec.js';
 import { showLoginProgress } from './lib/progress.js';
 import { configuredIssuer } from '../../config/server-id.js';
+import { durationFlag } from '../../core/duration.js';
 
 export type Options = OptionsOf<typeof spec>;
 
 /** `opsctl login`: signs in, stores the tokens, says who you are and what you may do. */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  const [{ login, parseTimeout }, { parseScopes, shortScope }] = await Promise.all([import('../../auth/browser-login.js'), import('../../auth/scopes.js')]);
-  const timeoutMs = parseTimeout(opts.timeout);
-  if (!timeoutMs) throw new UsageError(`--timeout: "${opts.timeout}" is not a duration`, { field: 'timeout', hint: 'write it like 90s, 5m or 1h' });
+  const [{ login }, { parseScopes, shortScope }] = await Promise.all([import('../../auth/browser-login.js'), import('../../auth/scopes.js')]);
+  const timeoutMs = durationFlag('--timeout', opts.timeout, { bare: 's', positive: true });
   let port: number | undefined;
   if (opts.port !== undefined) {
     port = Number(opts.port);

@@ -2,17 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../../context.js';
 import { InterruptedError, OpsError, ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { parseDuration } from '../../core/duration.js';
+import { durationFlag } from '../../core/duration.js';
 import { clientPath, consoleApi } from './lib/clients-shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './clients-verify.spec.js';
-
-/** `--wait`: "5m", "90s", "0" → milliseconds (0: no retry). */
-function waitMs(text: string): number {
-  const ms = parseDuration(text, 's');
-  if (ms === undefined) throw new ValidationError('--wait', `"${text}" is not a duration (e.g. 5m, 90s, 0)`);
-  return ms;
-}
 
 /**
  * Ownership verification of a mobile A or extension client, as `account`. Access just granted on the store
@@ -21,7 +14,8 @@ function waitMs(text: string): number {
  */
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   if (!/^[^@\s]+@[^@\s]+$/.test(opts.account)) throw new ValidationError('--account', `"${opts.account}" is not an e-mail address`);
-  const budget = waitMs(opts.wait);
+  // "5m", "90s", "0" (no retry)
+  const budget = durationFlag('--wait', opts.wait, { bare: 's' });
   const api = await consoleApi(ctx);
   ctx.handlesInterrupt = true;
   const started = ctx.now();

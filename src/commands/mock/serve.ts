@@ -9,7 +9,7 @@ import { DEFAULT_CLIENT_ID } from '../../auth/defaults.js';
 import { sliceField, stateTrackerToken, type MockServer, type MockServiceOptions, type SalvageReport } from '@opsctl/mock';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './serve.spec.js';
-import { parseDuration } from '../../core/duration.js';
+import { durationFlag } from '../../core/duration.js';
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
@@ -66,9 +66,7 @@ async function trustJwks(file: string): Promise<{ keys: unknown[] }> {
 
 /** A duration flag (90s, 2m, 1h; a bare number is seconds) in seconds. */
 function seconds(flag: string, value: string): number {
-  const ms = parseDuration(value, 's');
-  if (ms === undefined) throw new UsageError(`${flag}: "${value}" is not a duration (e.g. 90s, 2m, 0)`, { field: flag.slice(2) });
-  return ms / 1000;
+  return durationFlag(flag, value, { bare: 's' }) / 1000;
 }
 
 /**

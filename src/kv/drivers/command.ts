@@ -1,7 +1,7 @@
 import type { CommandTemplates, MemberSpec } from '../cluster/cluster-file.js';
 import type { DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest } from './driver.js';
 import type { StartSettings } from './start-settings.js';
-import { noReach, onThisHost, readRunningSettings, shellHere } from './local-reach.js';
+import { noReach, onThisHost, readRunningSettings, shellHere, type ProgramAt } from './local-reach.js';
 import { shellWord, v2SizeScript } from './host-script.js';
 import { dataDirOf } from './start-settings.js';
 import { valueProblem } from '../cluster/cluster-file.js';
@@ -94,6 +94,7 @@ export class CommandDriver implements MemberDriver {
     /** The environment of the commands (opsctl's own: ssh agents, PATH). */
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly timeoutMs = 60_000,
+    private readonly programAt?: ProgramAt,
   ) {
     // Every template parsed now: a bad one fails here, before any member is touched.
     for (const tpl of this.templates()) {
@@ -363,7 +364,7 @@ export class CommandDriver implements MemberDriver {
   private async readSettings(m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }> {
     const given = this.t.binByVersion?.[target.version] ?? (target.binDir ? `${target.binDir}/etcd` : undefined);
     const host = this.vars(m).host;
-    const read = await readRunningSettings((script) => this.hostShell(m, script, this.timeoutMs), m.endpoint, given ?? '', host, target.version);
+    const read = await readRunningSettings((sh) => this.hostShell(m, sh, this.timeoutMs), m.endpoint, given ?? '', host, target.version, this.programAt);
     if ('why' in read || read.simulated) return read;
     // (a rolling restart on the member's own version: the binary it runs now)
     const bin = given ?? (target.running && read.exe ? read.exe : undefined);

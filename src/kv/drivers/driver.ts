@@ -34,9 +34,32 @@ export interface DataLayout {
   db: boolean;
 }
 
-/** How opsctl controls member processes. */
+/**
+ * Members that are a program of the driver's own, not etcd: the sandbox's simulated members
+ * (packages/etcd-sim, reached only through the sandbox driver). They run a release per minor with no
+ * etcd binaries given, fetched or asked for, and keep no etcd data (data dir, WAL, db) for a check to read.
+ */
+export interface BuiltInProgram {
+  /** What they are, in plans and messages: "simulated". */
+  readonly what: string;
+  /** The release a member started on each minor runs, for every minor it can run. */
+  readonly releases: Readonly<Record<string, string>>;
+}
+
+/**
+ * How opsctl controls member processes. What a flow needs to know of the members' program it asks
+ * here (builtIn, etcdFromDir), never which driver or sandbox it is.
+ */
 export interface MemberDriver {
   readonly type: 'local' | 'command';
+  /** Members that are the driver's own program (the sandbox's simulated members); absent: the members are etcd. */
+  readonly builtIn?: BuiltInProgram;
+  /**
+   * Every start runs etcd from a directory of binaries that must be known (MemberTarget.binDir: from
+   * --target-bin, the release cache or the journal): the sandbox from --etcd-bin. Absent: the driver's
+   * start template finds the binary ({version}), or the program is built in.
+   */
+  readonly etcdFromDir?: boolean;
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */

@@ -9,7 +9,6 @@ import type { HostShellResult } from './driver.js';
 import type { StartSettings } from './start-settings.js';
 import { configFileOf } from './start-settings.js';
 import { parseRead, readScript, type ReadOutcome } from './host-script.js';
-import { simulatedAt } from '@opsctl/etcd-sim/program.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -30,6 +29,13 @@ export function onThisHost(endpoint: string, interfaces: () => ReturnType<typeof
   for (const list of Object.values(interfaces())) for (const a of list ?? []) if (a.address.toLowerCase() === h) return true;
   return false;
 }
+
+/**
+ * A found member's command line as the same program on another version, when the program is one that
+ * runs any version it is told (the sandbox's simulated member: kv/local/sandbox-members.ts gives it);
+ * undefined for etcd, whose target binary replaces it.
+ */
+export type ProgramAt = (argv: readonly string[], version: string) => { program: string[]; args: string[] } | undefined;
 
 /** `sh -s` on this machine with `script` on its standard input, a clean environment but PATH. */
 export async function shellHere(
@@ -64,6 +70,7 @@ export async function readRunningSettings(
   bin: string,
   where: string,
   version = '',
+  programAt?: ProgramAt,
 ): Promise<(StartSettings & { exe?: string; simulated?: boolean }) | { why: string }> {
   const url = new URL(endpoint);
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -82,7 +89,7 @@ export async function readRunningSettings(
     config = { file: `${file} on ${where}`, text: found.config };
   } else if (found.configError) return { why: `its config file ${found.configError}` };
   // A simulated member is its own binary: the same program on the target's version.
-  const sim = version ? simulatedAt(found.argv, version) : undefined;
+  const sim = version ? programAt?.(found.argv, version) : undefined;
   return {
     program: sim ? sim.program : [bin],
     ...(found.exe ? { exe: found.exe } : {}),

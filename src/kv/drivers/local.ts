@@ -4,10 +4,10 @@ import { fmtBytes } from './space.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
-import type { DataLayout, HostShellResult, MemberDriver, MemberTarget } from './driver.js';
+import type { BuiltInProgram, DataLayout, HostShellResult, MemberDriver, MemberTarget } from './driver.js';
 import type { StartSettings } from './start-settings.js';
 import type { RestoreRequest } from './driver.js';
-import { checkLocalDataDir, dropStaged, stageLocalData, swapLocalData } from './restore-data.js';
+import { checkLocalDataDir, dropStaged, stagedDir, swapLocalData } from './restore-data.js';
 import { promised } from '../../core/promised.js';
 import { OpsError } from '../../core/errors.js';
 import {
@@ -23,32 +23,33 @@ import {
   type MemberIdentity,
 } from './member-procs.js';
 import { readRecord, recordPath, writeDurably, writeRecord, type MemberRecord } from './member-record.js';
-import { isSea } from '../../core/sea.js';
-import { newestSnapBytes, oneOffSettings } from './member-files.js';
+import { newestSnapBytes } from './member-files.js';
 
 type Exec = typeof import('execa').execa;
 
 /**
- * How to start a simulated member: the running executable itself with `__kv-member` when opsctl is
- * one file (the single executable has no node to run a script with), else node with the member script.
+ * What the sandbox's members run: the simulated member or etcd from a directory, chosen with the
+ * sandbox (kv/local/sandbox-members.ts, the one place that knows which). The local driver starts
+ * members through it and answers the flows' questions (builtIn, etcdFromDir) from it.
  */
-export function memberArgs(env: NodeJS.ProcessEnv = process.env): string[] {
-  if (isSea()) return ['__kv-member'];
-  return [memberProgram(env)];
-}
-
-/** Where the simulated member program is: dist/kv-member.cjs next to the bundle, or from the sources. */
-export function memberProgram(env: NodeJS.ProcessEnv = process.env): string {
-  const here = import.meta.dirname; // the build makes it the chunk's __dirname
-  const candidates = [
-    env.OPSCTL_KV_MEMBER,
-    join(here, '../kv-member.cjs'), // dist/chunks/*.cjs
-    join(here, 'kv-member.cjs'), // dist/*.cjs
-    join(here, '../../../dist/kv-member.cjs'), // src/kv/drivers/*.ts
-  ].filter((x): x is string => Boolean(x));
-  const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new Error(`the simulated kv member program is missing (looked for ${candidates.join(', ')}): run npm run build`);
-  return found;
+export interface MemberProgram {
+  /** Members that are a program of opsctl's own (the simulated member), with the release of each minor. */
+  readonly builtIn?: BuiltInProgram;
+  /** Every start runs `etcd` from target.binDir. */
+  readonly etcdFromDir?: boolean;
+  /**
+   * The command that starts member `s` of `sandbox` on `target`: the file, the program's own words
+   * (a simulated member's script and version), then the member's settings (its config file, or flags).
+   */
+  command(sandbox: SandboxSpec, s: MemberSpec, target: MemberTarget): { file: string; program: string[]; settings: string[] };
+  /** Why a start on `target` has nothing to run (no etcd binaries known for it); undefined when it has. */
+  missing(target: MemberTarget): string | undefined;
+  /** The version a start on `target` runs: `etcd --version` of target.binDir, or the version a simulated member is told. */
+  version(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }>;
+  /** Before a start from a config file: `target.settings` for this start only written into it, or a kept original put back. */
+  beforeStart(configFile: string, target: MemberTarget): Promise<void>;
+  /** The member's data rebuilt from the snapshot at `staged` (beside its live data dir), for kv restore. */
+  stageRestore(m: MemberSpec, r: RestoreRequest, staged: string): Promise<void>;
 }
 
 /** The PID in a member's PID file, if the file exists. */
@@ -146,6 +147,8 @@ export class LocalDriver implements MemberDriver {
 
   constructor(
     readonly sandbox: SandboxSpec,
+    /** What the members run (kv/local/sandbox-members.ts chose it for this sandbox). */
+    private readonly program: MemberProgram,
     private readonly exec: Exec,
     private readonly save: (s: SandboxSpec) => Promise<void>,
     private readonly env: NodeJS.ProcessEnv = process.env,
@@ -154,6 +157,14 @@ export class LocalDriver implements MemberDriver {
     /** The debug lines of each start, point by point (--debug): intent written, spawned, recorded. */
     private readonly trace?: (line: string) => void,
   ) {}
+
+  get builtIn(): BuiltInProgram | undefined {
+    return this.program.builtIn;
+  }
+
+  get etcdFromDir(): boolean | undefined {
+    return this.program.etcdFromDir;
+  }
 
   private spec(m: MemberSpec): MemberSpec {
     return this.sandbox.members.find((x) => x.name === m.name) ?? m;
@@ -239,13 +250,9 @@ export class LocalDriver implements MemberDriver {
     const s = this.spec(m);
     // (without the target's binaries the settings still feed the rules; the trial says what is missing)
     if (target.running && !target.binDir) target = { ...target, binDir: s.binDir };
-    const noProgram =
-      this.sandbox.kind !== 'sim' && !target.binDir
-        ? `no etcd ${target.version} binaries are known for this member (--target-bin ${target.version}=DIR, or opsctl kv release get ${target.version}.N)`
-        : undefined;
-    const { file, args } = this.argv(s, noProgram ? { ...target, binDir: s.binDir ?? '/' } : target);
-    // A simulated member's program is node, its script and its version; a real one's the etcd binary.
-    const cut = this.sandbox.kind === 'sim' ? args.indexOf('--kv-version') + 2 : 0;
+    const noProgram = this.program.missing(target);
+    // the program: the etcd binary, or a simulated member's node, script and version
+    const { file, program, settings } = this.program.command(this.sandbox, s, noProgram ? { ...target, binDir: s.binDir ?? '/' } : target);
     let config: StartSettings['config'];
     if (s.configFile) {
       try {
@@ -255,8 +262,8 @@ export class LocalDriver implements MemberDriver {
       }
     }
     return {
-      program: noProgram ? [] : [file, ...args.slice(0, cut)],
-      args: args.slice(cut),
+      program: noProgram ? [] : [file, ...program],
+      args: settings,
       env: {},
       ...(config ? { config } : {}),
       from: { args: "the sandbox's start command", env: "the sandbox's start environment" },
@@ -265,17 +272,9 @@ export class LocalDriver implements MemberDriver {
   }
 
   /** `etcd --version` of the binary the start runs (a simulated member is the version it is told). */
-  async binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }> {
-    if (this.sandbox.kind === 'sim') return { version: target.version };
-    const dir = target.binDir ?? (target.running ? this.spec(m).binDir : undefined);
-    if (!dir) return { why: `no etcd ${target.version} binaries are known for ${m.name}` };
-    const r = await this.exec(join(dir, 'etcd'), ['--version'], { reject: false, timeout: 30_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } });
-    const v = /etcd Version:\s*(\S+)/.exec(String(r.stdout ?? ''))?.[1];
-    return v
-      ? { version: v }
-      : {
-          why: `${join(dir, 'etcd')} --version printed no "etcd Version:" (${r.exitCode === undefined ? (r.originalMessage ?? 'did not run') : `exit ${r.exitCode}`})`,
-        };
+  binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }> {
+    // a rolling restart on the member's own version: the binary it runs now
+    return this.program.version(m, target.running && !target.binDir ? { ...target, binDir: this.spec(m).binDir } : target);
   }
 
   /** `sh -s` on this machine, the script on its standard input. */
@@ -345,50 +344,8 @@ export class LocalDriver implements MemberDriver {
 
   /** The argv that starts a member on `target`. */
   argv(m: MemberSpec, target: MemberTarget): { file: string; args: string[] } {
-    const s = this.spec(m);
-    if (s.configFile) {
-      // The member's config file holds every setting (real etcd ignores its flags when given one).
-      if (this.sandbox.kind === 'sim')
-        return { file: process.execPath, args: [...memberArgs(this.env), '--kv-version', target.version, '--config-file', s.configFile] };
-      if (!target.binDir) throw new Error(`member ${s.name}: no etcd binary directory to start`);
-      return { file: join(target.binDir, 'etcd'), args: ['--config-file', s.configFile] };
-    }
-    const cluster = this.sandbox.members.map((x) => `${x.name}=${x.peerUrl}`).join(',');
-    const common = [
-      '--name',
-      s.name,
-      '--data-dir',
-      s.dataDir!,
-      '--listen-client-urls',
-      s.endpoint,
-      '--listen-peer-urls',
-      s.peerUrl!,
-      '--initial-cluster',
-      cluster,
-      '--initial-cluster-token',
-      this.sandbox.token,
-      '--heartbeat-interval',
-      String(this.sandbox.heartbeatMs),
-    ];
-    if (this.sandbox.kind === 'sim') {
-      return { file: process.execPath, args: [...memberArgs(this.env), '--kv-version', target.version, ...common] };
-    }
-    if (!target.binDir) throw new Error(`member ${s.name}: no etcd binary directory to start`);
-    return {
-      file: join(target.binDir, 'etcd'),
-      args: [
-        ...common,
-        ...Object.entries(target.settings ?? {}).flatMap(([k, v]) => [`--${k}`, v]),
-        '--advertise-client-urls',
-        s.endpoint,
-        '--initial-advertise-peer-urls',
-        s.peerUrl!,
-        '--initial-cluster-state',
-        'new',
-        '--election-timeout',
-        String(this.sandbox.heartbeatMs * 10),
-      ],
-    };
+    const { file, program, settings } = this.program.command(this.sandbox, this.spec(m), target);
+    return { file, args: [...program, ...settings] };
   }
 
   /**
@@ -410,7 +367,7 @@ export class LocalDriver implements MemberDriver {
       });
     }
     await mkdir(s.dataDir!, { recursive: true });
-    if (s.configFile && this.sandbox.kind !== 'sim') await oneOffSettings(s.configFile, target.settings);
+    if (s.configFile) await this.program.beforeStart(s.configFile, target);
     const { file, args } = this.argv(s, target);
     const base = {
       member: s.name,
@@ -465,7 +422,10 @@ export class LocalDriver implements MemberDriver {
   }
 
   async prepareRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {
-    await stageLocalData(this.sandbox, this.spec(m), r, this.exec);
+    const s = this.spec(m);
+    const staged = stagedDir(s.dataDir!, r.run);
+    rmSync(staged, { recursive: true, force: true });
+    await this.program.stageRestore(s, r, staged);
   }
 
   abandonRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {

@@ -1,10 +1,8 @@
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
 import type { MemberTarget, RestoreRequest } from './driver.js';
 import { compareMinor, minor } from '../cluster/parse.js';
-import { parseSimSnapshot } from '../snapshot/status.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -27,21 +25,12 @@ export function stagedDir(dataDir: string, run: string): string {
 }
 
 /**
- * Builds a local member's restored data dir beside the live one, while the cluster still runs (so a
- * failure here changes nothing): real etcd's `snapshot restore` (the target release's etcdutl from
- * 3.5 on, its etcdctl before: with the member's name, peer URL, the initial cluster and the new token), or, for a
- * simulated member, its state file written from the snapshot's state (its keys and revision; the
- * cluster version is decided again by the members, as after a real restore).
+ * Builds a local etcd member's restored data dir at `staged`, beside the live one, while the cluster
+ * still runs (so a failure here changes nothing): real etcd's `snapshot restore` (the target release's
+ * etcdutl from 3.5 on, its etcdctl before) with the member's name, peer URL, the initial cluster and the
+ * new token. (A simulated member's is its program's: kv/local/sandbox-members.ts.)
  */
-export async function stageLocalData(sandbox: SandboxSpec, m: MemberSpec, r: RestoreRequest, exec: Exec): Promise<string> {
-  const staged = stagedDir(m.dataDir!, r.run);
-  rmSync(staged, { recursive: true, force: true });
-  if (sandbox.kind === 'sim') {
-    const snap = parseSimSnapshot(readFileSync(r.snapshot));
-    await mkdir(join(staged, 'member'), { recursive: true });
-    writeFileSync(join(staged, 'member', 'kv.json'), JSON.stringify({ revision: snap.revision, kvs: snap.kvs, clusterVersion: '', clients: {} }));
-    return staged;
-  }
+export async function etcdRestore(m: MemberSpec, r: RestoreRequest, staged: string, exec: Exec): Promise<void> {
   const tool = restoreTool(r.target);
   if (!existsSync(tool.path)) {
     throw new Error(
@@ -72,7 +61,6 @@ export async function stageLocalData(sandbox: SandboxSpec, m: MemberSpec, r: Res
     rmSync(staged, { recursive: true, force: true });
     throw new Error(`${tool.path} snapshot restore for ${m.name} failed (exit ${res.exitCode}): ${String(res.stderr).trim().split('\n').pop()}`);
   }
-  return staged;
 }
 
 /**

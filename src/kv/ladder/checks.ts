@@ -59,7 +59,7 @@ export async function trialsOf(
             members: again,
             ...(credentials ? { credentials } : {}),
             ...(tls ? { tls } : {}),
-            ...(o.cluster.sandbox?.kind === 'sim' ? { simulated: true } : {}),
+            ...(o.driver?.builtIn ? { simulated: true } : {}),
           },
           list,
         )
@@ -131,14 +131,14 @@ export const fixesBefore = (h: Hop): boolean => !h.patch && ladderRow(h.to)?.v2G
 export function v2fixPlan(o: LadderOptions, h: Hop = { from: '3.5', to: '3.6', patch: false }): string {
   if (ladderRow(h.to)?.v2Gone === 'any') {
     const read = `before the first ${h.to} start: each member's WAL read for v2 requests after its newest snapshot (${h.to} cannot replay them)`;
-    if (o.cluster.sandbox?.kind === 'sim') return `${read}: simulated members keep no WAL (nothing to read)`;
+    if (o.driver?.builtIn) return `${read}: ${o.driver.builtIn.what} members keep no WAL (nothing to read)`;
     if (o.driver?.type !== 'local')
       return `${read}: not possible from here (the WALs are on the hosts); a member that needs it halts at its start, put back with --on-failure rollback`;
     if (!o.fixV2store) return `${read}; a member with some refuses the hop (--no-fix-v2store)`;
     return `${read}; a member with some is restarted once on ${h.from} with snapshot-count 1, one at a time with the usual gate, snapshot and backup (journalled: a re-run finishes it), then read again`;
   }
   const check = 'before the first 3.6 start: etcdutl check v2store on every member';
-  if (o.cluster.sandbox?.kind === 'sim') return `${check}: simulated members keep no etcd data dir (nothing to check)`;
+  if (o.driver?.builtIn) return `${check}: ${o.driver.builtIn.what} members keep no etcd data dir (nothing to check)`;
   if (o.driver?.type === 'command')
     return `${check}, on its host (the trial template, the etcdutl beside the 3.5 binary there): custom v2 content found there stops the ladder before the first 3.6 start with the guide's fix (opsctl restarts members with snapshot-count 1 only where it reaches the data dirs: the sandbox)`;
   if (o.driver?.type !== 'local')

@@ -3,7 +3,6 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { hopName, type Hop } from './plan.js';
-import { SIM_RELEASES } from '@opsctl/etcd-sim/releases.js';
 import { authEnabled, observeCluster } from '../cluster/observe.js';
 import { KvClient } from '../cluster/client.js';
 import { compareMinor, minor } from '../cluster/parse.js';
@@ -31,7 +30,7 @@ export type EarlyVersions = Map<string, ReturnType<typeof binaryVersion>>;
 
 export function askVersionsEarly(o: LadderOptions): EarlyVersions {
   const early: EarlyVersions = new Map();
-  if (o.cluster.sandbox?.kind === 'sim') return early;
+  if (o.driver?.builtIn) return early; // no binaries to ask
   for (const dir of new Set(Object.values(o.targetBins))) {
     const v = binaryVersion(o.exec, dir);
     v.catch(() => undefined); // read (and its failure named) by hopBinaries
@@ -84,11 +83,11 @@ async function memberFacts(
       out.settings = { why: `reading its config failed: ${(err as Error).message}` };
     }
   }
-  const sim = o.cluster.sandbox?.kind === 'sim';
+  const sim = o.driver?.builtIn;
   if (o.driver?.dataLayout) {
     const l = await o.driver.dataLayout(m).catch((err: Error) => ({ why: `${err.message}; fix the data-dir template (or --on-host)` }));
     // a simulated member keeps no etcd data of its own; what is put in its data dir is judged as etcd's
-    out.layout = sim && !('why' in l) && !l.exists ? { why: `${m.name} is a simulated member: its data dir ${l.dir} holds no etcd data (no member/)` } : l;
+    out.layout = sim && !('why' in l) && !l.exists ? { why: `${m.name} is a ${sim.what} member: its data dir ${l.dir} holds no etcd data (no member/)` } : l;
   }
   if (o.driver?.type === 'local' && m.dataDir && !sim) {
     try {
@@ -96,7 +95,7 @@ async function memberFacts(
     } catch (err) {
       out.dataDir = { why: `${m.dataDir}: ${(err as Error).message}` };
     }
-  } else if (sim) out.dataDir = { why: 'a simulated member keeps no etcd data dir' };
+  } else if (sim) out.dataDir = { why: `a ${sim.what} member keeps no etcd data dir` };
   else out.dataDir = { why: "the data dir is on the member's host: its mode is not read from here (there: stat -c %a DIR)" };
   return out;
 }
@@ -123,7 +122,7 @@ export async function hopBinaries(
   const reasons: string[] = [];
   const notes: string[] = [];
   const bins: Record<string, Binaries> = {};
-  const sim = o.cluster.sandbox?.kind === 'sim';
+  const own = o.driver?.builtIn;
   const targets = [...new Set(hops.map((h) => h.to))];
   const given = { ...o.targetBins };
   if (given['*']) {
@@ -142,8 +141,8 @@ export async function hopBinaries(
   }
   const asked: Array<{ t: string; dir: string; v: ReturnType<typeof binaryVersion> }> = [];
   for (const t of targets) {
-    if (sim) {
-      bins[t] = { version: SIM_RELEASES[t] };
+    if (own) {
+      bins[t] = { version: own.releases[t] };
       continue;
     }
     const dir = given[t] ?? o.releaseDir?.(t);
@@ -152,7 +151,7 @@ export async function hopBinaries(
       continue;
     }
     if (!dir) {
-      if (o.cluster.sandbox?.kind === 'etcd') {
+      if (o.driver?.etcdFromDir) {
         reasons.push(
           `no etcd binaries for the hop to ${t}: give --target-bin ${t}=DIR (a directory holding etcd ${t}.x)${o.releaseDir ? `, or fetch the release first: opsctl kv release get ${t}.N` : ''}`,
         );
@@ -244,7 +243,7 @@ export function hopPlanText(obs: ClusterObservation, hop: Hop, first: boolean, s
 export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster'>, hop: Hop, v2: HopFacts['v2']): string {
   if (o.settle !== 'auto') return `settle ${o.settle} ms between members, as asked`;
   if (compareMinor(hop.to, '3.6') >= 0 || compareMinor(hop.from, '3.6') >= 0) return 'settle auto: no wait (etcd 3.6 keeps no v2 store)';
-  if (o.cluster.sandbox?.kind === 'sim') return "settle auto: each simulated member's v2 size";
+  if (o.driver?.builtIn) return `settle auto: each ${o.driver.builtIn.what} member's v2 size`;
   const ways: string[] = [];
   const d = o.cluster.driver;
   const onHosts = o.driver?.type === 'command' && o.cluster.members.every((m) => (o.driver as { measuresV2?(m: MemberSpec): boolean }).measuresV2?.(m));

@@ -72,12 +72,12 @@ export function ladderText(
   ];
   hops.forEach((h, i) => {
     const b = bins[h.to];
-    const bin =
-      o.cluster.sandbox?.kind === 'sim'
-        ? `simulated ${strOf(b?.version) ?? h.to}`
-        : b?.dir
-          ? `${b.dir} (etcd ${strOf(b.version) ?? '?'})`
-          : "the driver's start template ({version})";
+    const own = o.driver?.builtIn;
+    const bin = own
+      ? `${own.what} ${strOf(b?.version) ?? h.to}`
+      : b?.dir
+        ? `${b.dir} (etcd ${strOf(b.version) ?? '?'})`
+        : "the driver's start template ({version})";
     lines.push(`Hop ${i + 1}/${hops.length}: ${hopName(h)}${i < at ? ': done' : ''} — binaries: ${bin}`);
     if (i < at) return;
     lines.push(hopPlanText(obs, h, i === at, settle, Boolean(o.noBackup)));

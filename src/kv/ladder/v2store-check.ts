@@ -36,7 +36,7 @@ export async function checkV2store(
   dirs: Record<string, string | undefined>,
   trials?: readonly TrialFinding[],
 ): Promise<HopFacts['v2store']> {
-  if (o.cluster.sandbox?.kind === 'sim') return { why: 'simulated members keep no etcd data dir for etcdutl' };
+  if (o.driver?.builtIn) return { why: `${o.driver.builtIn.what} members keep no etcd data dir for etcdutl` };
   if (o.driver?.type === 'command') return onHosts(o, o.driver, dirs.given, trials);
   if (o.driver?.type !== 'local')
     return { why: "no driver reaches the members' data dirs: run etcdutl check v2store --data-dir DIR on each host (etcdutl of 3.5.26 or later)" };
@@ -108,7 +108,7 @@ async function onHosts(
  * its newest snapshot: src/kv/upgrade/wal-v2.ts walV2Replay), where opsctl reaches the data dirs.
  */
 export function walReplayOf(o: Pick<V2storeCheckOptions, 'cluster' | 'driver'>): HopFacts['walReplay'] {
-  if (o.cluster.sandbox?.kind === 'sim') return { why: 'simulated members keep no WAL' };
+  if (o.driver?.builtIn) return { why: `${o.driver.builtIn.what} members keep no WAL` };
   if (o.driver?.type !== 'local')
     return {
       why: "each member's WAL is on its host, not read from here: 3.7 panics replaying a v2 request written after the newest snapshot (every 3.5 start writes one); on each host a member/snap/*.snap written on 3.6 after the member's last start on 3.5 clears it (else restart it once on 3.6 with --snapshot-count=1)",

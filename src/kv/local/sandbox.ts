@@ -8,6 +8,7 @@ import type { ClusterSpec, MemberSpec, SandboxSpec } from '../cluster/cluster-fi
 import { LocalDriver, memberProcesses } from '../drivers/local.js';
 import { clusterKey } from '../journal/journal.js';
 import { loadSandbox, sandboxDir, sandboxFile } from './sandbox-file.js';
+import { sandboxKind, sandboxProgram } from './sandbox-members.js';
 
 export { loadSandbox, sandboxDir, sandboxFile };
 
@@ -30,7 +31,7 @@ export function localDriver(
   notice?: (text: string) => void,
   trace?: (line: string) => void,
 ): LocalDriver {
-  return new LocalDriver(spec, exec, (s) => saveSandbox(dataDir, s), env, notice, trace);
+  return new LocalDriver(spec, sandboxProgram(spec, exec, env), exec, (s) => saveSandbox(dataDir, s), env, notice, trace);
 }
 
 /**
@@ -180,7 +181,7 @@ export async function createSandbox(dataDir: string, opts: SandboxUpOptions): Pr
     await mkdir(join(dir, name), { recursive: true });
   }
   const spec: SandboxSpec = {
-    kind: opts.etcdBin ? 'etcd' : 'sim',
+    kind: sandboxKind(opts.etcdBin),
     dir,
     token: `opsctl-sandbox-${randomBytes(4).toString('hex')}`,
     heartbeatMs: opts.heartbeatMs,

@@ -23,7 +23,6 @@ import type { CheckRow } from '../rules/types.js';
 import { planSummary } from '../rules/summary.js';
 import type { SkipTrial } from '../ladder/record.js';
 import { binaryVersion } from '../ladder/facts.js';
-import { SIM_RELEASES } from '@opsctl/etcd-sim/releases.js';
 import { DOWNGRADE_FROM } from '@opsctl/shared/etcd-ladder.js';
 import { observeCluster } from '../cluster/observe.js';
 import { asObject, minor, parseJsonSafe, previousMinor, textOf } from '../cluster/parse.js';
@@ -105,10 +104,10 @@ function refusals(o: DowngradeOptions, obs: ClusterObservation, enabled: boolean
 
 /** The binaries of the target: given, cached, or (simulated members) the release they stand for; refused when of another minor. */
 async function targetBinaries(o: DowngradeOptions): Promise<{ dir?: string; version?: string; reasons: string[] }> {
-  if (o.cluster.sandbox?.kind === 'sim') return { version: SIM_RELEASES[o.to], reasons: [] };
+  if (o.driver?.builtIn) return { version: o.driver.builtIn.releases[o.to], reasons: [] };
   const dir = o.targetBin;
   if (!dir) {
-    return o.cluster.sandbox?.kind === 'etcd'
+    return o.driver?.etcdFromDir
       ? {
           reasons: [
             `no etcd ${o.to} binaries: give --target-bin ${o.to}=DIR (a directory holding etcd ${o.to}.x), or fetch them: opsctl kv release get ${o.to}.N`,
@@ -193,7 +192,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
     enabled
       ? `the downgrade to ${o.to} is already enabled (an earlier run): it is not enabled again`
       : `etcdctl downgrade validate ${o.to}, then etcdctl downgrade enable ${o.to} (the cluster version drops to ${o.to} at once; ${from}'s new features are off)`,
-    `binaries: ${o.cluster.sandbox?.kind === 'sim' ? `simulated ${bins.version ?? o.to}` : bins.dir ? `${bins.dir} (etcd ${bins.version ?? '?'})` : "the driver's start template ({version})"}`,
+    `binaries: ${o.driver?.builtIn ? `${o.driver.builtIn.what} ${bins.version ?? o.to}` : bins.dir ? `${bins.dir} (etcd ${bins.version ?? '?'})` : "the driver's start template ({version})"}`,
   ];
   const going = planned.plan.filter((m) => m.action !== 'skip');
   const summary = planSummary({
@@ -280,7 +279,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
 /** Each member's trial start on the target's binary (the sandbox here, a host through the trial template); on a resume, the member it stopped by its record. */
 async function downgradeTrials(o: DowngradeOptions, bins: { dir?: string; version?: string }, resumed?: Journal): Promise<TrialFinding[]> {
   const hop = `→ ${o.to} (downgrade)`;
-  const release = o.cluster.sandbox?.kind === 'sim' ? SIM_RELEASES[o.to] : bins.version;
+  const release = o.driver?.builtIn ? o.driver.builtIn.releases[o.to] : bins.version;
   const down = resumed ? memberMayBeDown(resumed) : undefined;
   const stopped = down ? { member: down, hop, recorded: (resumed as JournalWithRuns).checks ?? [] } : undefined;
   const found = await hopTrials(

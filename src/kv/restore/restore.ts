@@ -124,11 +124,11 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
         'snapshot_other_cluster',
       );
     }
-    if (o.cluster.sandbox?.kind === 'etcd')
+    if (driver.etcdFromDir)
       throw refuse(`${o.snapshot} is a simulated member's snapshot: real etcd members cannot restore it`, 'restore a snapshot taken from these etcd members');
-  } else if (o.cluster.sandbox?.kind === 'sim') {
+  } else if (driver.builtIn) {
     throw refuse(
-      `${o.snapshot} is a real etcd snapshot: the sandbox's simulated members cannot restore it`,
+      `${o.snapshot} is a real etcd snapshot: the sandbox's ${driver.builtIn.what} members cannot restore it`,
       'restore a snapshot taken from the sandbox (kv status names the restore point)',
     );
   }
@@ -193,7 +193,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   const problems: string[] = [];
   for (const m of o.cluster.members) {
     const target = targetOf(m);
-    if (o.cluster.sandbox?.kind === 'etcd' && !target.binDir) {
+    if (driver.etcdFromDir && !target.binDir) {
       problems.push(`member ${m.name}: no etcd ${version} binary is known (the journal records none): pass --target-bin DIR`);
       continue;
     }

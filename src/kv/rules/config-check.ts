@@ -1,5 +1,6 @@
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
+import { parseGoDuration } from '../../core/duration.js';
 
 /** One thing in a member's config file that 3.3 will not accept (or that its clients cannot honour). */
 export interface ConfigProblem {
@@ -10,8 +11,6 @@ export interface ConfigProblem {
   fix: string;
 }
 
-/** A Go duration (time.ParseDuration): 24h, 90m, 1h30m, 1.5h. */
-const GO_DURATION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
 /** The send limit of a 3.3 client by default (the seed: client send size default 2 MiB). */
 export const CLIENT_SEND_DEFAULT = 2 * 1024 * 1024;
 
@@ -60,7 +59,7 @@ export async function checkConfig(text: string, file: string, member: string): P
   } else if (ret && typeof ret.value === 'string' && ret.value !== '') {
     const v = ret.value;
     const periodic = !mode || mode.value === 'periodic';
-    if (periodic && !/^\d+$/.test(v) && !GO_DURATION.test(v)) {
+    if (periodic && !/^\d+$/.test(v) && parseGoDuration(v) === undefined) {
       out.push({
         member,
         file,

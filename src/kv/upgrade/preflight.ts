@@ -168,7 +168,7 @@ async function electionSettled(o: UpgradeOptions, obs: Look): Promise<Look> {
 
 /** The plan's line on the KV hash comparison, with what cannot be checked and why. */
 export function hashPlanLine(o: UpgradeOptions, obs: ClusterObservation, source: string): string {
-  const real = obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
+  const real = obs.members.some((m) => m.real) || Boolean(o.driver?.etcdFromDir);
   const head = "consistency: every member's KV hash at one revision (HashKV) compared before the first stop and after each member is back";
   if (real && !findEtcdctl(o.etcdctl))
     return `${head}\n  not checked: HashKV is gRPC only (the gateway's /maintenance/hash hashes the whole db file): install etcdctl 3.3+ (etcd-client) or pass --etcdctl PATH`;

@@ -79,7 +79,7 @@ export class UpgradeRun {
     const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
     if (o.snapshotVia === 'etcdctl' && !etcdctl)
       throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
-    const real = pre.obs.members.some((m) => m.real) || o.cluster.sandbox?.kind === 'etcd';
+    const real = pre.obs.members.some((m) => m.real) || Boolean(driver.etcdFromDir);
     const env: StepEnv = {
       o,
       driver,

@@ -7,7 +7,7 @@ import { fileFix, fileProblem } from '../../../core/file-errors.js';
 import { whyNoPrompt } from '../../../core/no-prompt.js';
 import { expandHome } from '../../lib/home-path.js';
 import { keyFileWarning, type KvConnection, type KvTls } from '../../../kv/cluster/connection.js';
-import { parseDuration } from '../../../core/duration.js';
+import { durationFlag } from '../../../core/duration.js';
 import { envBool, envDuration, envUser } from './etcdctl-env.js';
 
 /** TLS and auth flags of every kv verb (etcdctl's names). */
@@ -105,12 +105,7 @@ export async function resolveConnection(ctx: Context, f: ConnectionFlags, file?:
 
 /** --dial-timeout, else ETCDCTL_DIAL_TIMEOUT; undefined: no limit of its own (the request timeout covers the connection). */
 function dialTimeout(f: ConnectionFlags, env: NodeJS.ProcessEnv): number | undefined {
-  if (f.dialTimeout !== undefined) {
-    const ms = parseDuration(f.dialTimeout);
-    if (ms === undefined || ms <= 0)
-      throw new UsageError(`--dial-timeout: "${f.dialTimeout}" is not a duration`, { field: '--dial-timeout', hint: 'write it as 500ms, 2s, 1m' });
-    return ms;
-  }
+  if (f.dialTimeout !== undefined) return durationFlag('--dial-timeout', f.dialTimeout, { positive: true });
   return envDuration(env, 'ETCDCTL_DIAL_TIMEOUT');
 }
 

@@ -7,19 +7,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../core/errors.js';
+import { parseGoDuration } from '../../../core/duration.js';
 import type { CommandSpec, GroupSpec } from '../../spec.js';
-
-const GO_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A Go duration (time.ParseDuration: "2s", "1m30s", "500ms", "0") in whole milliseconds; undefined when TEXT is not one. */
-export function parseGoDuration(text: string): number | undefined {
-  const s = text.trim();
-  if (s === '0') return 0;
-  if (!/^(\d+(\.\d+)?(ns|us|µs|μs|ms|s|m|h))+$/.test(s)) return undefined;
-  let ms = 0;
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)/g)) ms += Number(m[1]) * GO_UNITS[m[2]!]!;
-  return Math.round(ms);
-}
 
 /** ETCDCTL_<NAME> as a duration in ms (undefined when unset); a value that is not a duration is refused naming the variable. */
 export function envDuration(env: NodeJS.ProcessEnv, name: string): number | undefined {

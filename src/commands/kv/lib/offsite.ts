@@ -1,5 +1,5 @@
 import { UsageError } from '../../../core/errors.js';
-import { parseDuration } from '../../../core/duration.js';
+import { durationFlag } from '../../../core/duration.js';
 import type { OffsiteStore } from '../../../kv/offsite/store.js';
 import { parseS3Url, type S3Settings, type S3Target } from '../../../kv/offsite/target.js';
 
@@ -33,11 +33,7 @@ export function s3Settings(opts: { awsProfile?: string; endpointUrl?: string; re
 }
 
 function positiveDuration(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = parseDuration(value);
-  if (ms === undefined || ms <= 0)
-    throw new UsageError(`${flag}: "${value}" is not a duration above zero`, { field: flag, hint: 'write it as 500ms, 30s, 2m' });
-  return ms;
+  return value === undefined ? undefined : durationFlag(flag, value, { positive: true });
 }
 
 /** The store of an s3:// flag opened and proved writable (a probe object written and deleted): before anything is taken or stopped. */

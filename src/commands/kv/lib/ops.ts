@@ -8,8 +8,7 @@ import { GatewayError } from '../../../kv/cluster/gateway-errors.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
 import { fileConnection, findCluster, membersOf, openSession, type TargetFlags } from './target.js';
-import { parseDuration } from '../../../core/duration.js';
-import { UsageError } from '../../../core/errors.js';
+import { durationFlag } from '../../../core/duration.js';
 
 export interface OpsFlags extends TargetFlags, ConnectionFlags {
   requestTimeout?: string;
@@ -67,11 +66,7 @@ export async function reach(ctx: Context, opts: OpsFlags, { named = false } = {}
 
 /** --request-timeout (etcdctl's ETCDCTL_COMMAND_TIMEOUT reaches it through lib/etcdctl-env.ts), 3 s by default. */
 function requestTimeout(opts: OpsFlags): number {
-  if (opts.requestTimeout === undefined) return 3000;
-  const ms = parseDuration(opts.requestTimeout);
-  if (ms === undefined)
-    throw new UsageError(`--request-timeout: "${opts.requestTimeout}" is not a duration`, { field: '--request-timeout', hint: 'write it as 500ms, 3s, 1m' });
-  return ms;
+  return opts.requestTimeout === undefined ? 3000 : durationFlag('--request-timeout', opts.requestTimeout);
 }
 
 /** Names from the member list of the first member that answers (else host:port stays). */

@@ -7,9 +7,10 @@ import type { MemberDriver } from '../../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/upgrade/options.js';
 import { clusterKey } from '../../../kv/journal/journal.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
-import { parseDuration } from '../../../core/duration.js';
+import { durationFlag } from '../../../core/duration.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
 import { localDriver, sandboxCluster } from '../../../kv/local/sandbox.js';
+import { simulatedProgramAt } from '../../../kv/local/sandbox-members.js';
 import { fileConnection, findCluster, membersOf, openSession } from './target.js';
 import { normalizeEndpoint } from './endpoint.js';
 
@@ -60,7 +61,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
     const { path, parsed } = found;
     const session = openSession(ctx, await resolveConnection(ctx, f, fileConnection(found)));
     const cluster: ClusterSpec = { source: 'file', key: clusterKey(parsed.members.map((m) => m.endpoint)), members: parsed.members, driver: parsed.driver };
-    const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env) : undefined;
+    const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env, undefined, simulatedProgramAt) : undefined;
     driver?.checkMembers(parsed.members, `--cluster ${path}`);
     return { cluster, driver, selector: ['--cluster', f.cluster!], session };
   }
@@ -122,6 +123,8 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
         },
         exec,
         ctx.env,
+        undefined,
+        simulatedProgramAt,
       );
       // Names come from the cluster's own member list: data, checked before any template uses them.
       command.checkMembers(members, `${found.from} ${found.text}`);
@@ -167,10 +170,7 @@ async function nameMembers(members: MemberSpec[], ctx: Context, session: KvSessi
 }
 
 export function duration(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new UsageError(`${flag}: "${value}" is not a duration`, { field: flag, hint: 'write it as 500ms, 30s, 2m' });
-  return ms;
+  return value === undefined ? fallback : durationFlag(flag, value);
 }
 
 export interface TimeoutFlags {
