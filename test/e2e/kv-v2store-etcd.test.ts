@@ -85,7 +85,8 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
     const journal = (readdirSync(cfg.dir, { recursive: true }) as string[]).find((f) => f.endsWith('.v2store-fix.json'));
     const fix = JSON.parse(readFileSync(join(cfg.dir, journal!), 'utf8'));
     expect(fix.status).toBe('done');
-    expect(fix.members.map((m: any) => m.phase)).toEqual(['done', 'done', 'done']);
+    // every member's two cycles (kv/cycle/cycle.ts) done, in the one step shape
+    expect(fix.steps.filter((x: any) => x.id.startsWith(`r${fix.round}-`) && x.status !== 'done')).toEqual([]);
     // the last round's etcdutl check v2store passed on every member (measured: a second round when the members
     // still serving the v2 API wrote v2 QGETs, one per /health, while the first ones were restarted)
     const last = fix.checks.filter((c: any) => c.round === fix.round);
@@ -116,7 +117,7 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
     const fixJournal = () => {
       const f = (readdirSync(cfg.dir, { recursive: true }) as string[]).find((x) => x.endsWith('.v2store-fix.json') && !old.has(x));
       try {
-        return f ? (JSON.parse(readFileSync(join(cfg.dir, f), 'utf8')) as { status: string; members: Array<{ name: string; phase: string }> }) : undefined;
+        return f ? (JSON.parse(readFileSync(join(cfg.dir, f), 'utf8')) as { status: string; steps: Array<{ id: string; member: string; kind: string; status: string }> }) : undefined;
       } catch {
         return undefined; // (between its write and rename)
       }
@@ -128,7 +129,9 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
     let ended = false;
     void first.then(() => (ended = true));
     for (const t0 = Date.now(); Date.now() - t0 < 200_000 && !ended;) {
-      const m = fixJournal()?.members.find((x) => x.phase === 'up-fix' || x.phase === 'down-2');
+      // (its fix cycle started, its way back not yet stopped)
+      const s = fixJournal()?.steps.find((x) => /^r\d+-fix\//.test(x.id) && x.kind === 'start' && x.status !== 'pending');
+      const m = s && fixJournal()?.steps.find((x) => x.id === `${s.id.split('/')[0]!.replace('fix', 'back')}/${s.member}/stop` && x.status === 'pending') ? { name: s.member } : undefined;
       const conf = m && configs.find((f) => f.includes(`${m.name}.conf.yml`));
       if (conf && existsSync(`${conf}.opsctl-kept`) && /snapshot-count: 1/.test(readFileSync(conf, 'utf8'))) {
         edited = m.name;

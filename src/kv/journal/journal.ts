@@ -62,6 +62,11 @@ export interface Journal {
   puttingBack?: { member: string; step: string; reason: string; restored: boolean; data?: string };
   /** Roll-back progress: each member as it is brought back (written after each one). */
   rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
+  /**
+   * kv rollback's member cycles (kv/cycle/cycle.ts): `rollback/<member>/<kind>`, planned when the roll-back
+   * begins, written ahead of each stop and start. A journal of an older opsctl's roll-back has none.
+   */
+  rollbackSteps?: JournalStep[];
 }
 
 /** What became of a member's data-dir copy once its hop was done. */
@@ -127,7 +132,7 @@ export function newJournal(
  * are re-runnable, so their results may ride along with the next durable write. Only the record
  * before a stop needs it: a lost "start" record re-runs a start that finds the member running.
  */
-export function writeJournal(file: string, j: Journal, now: number, durable = true, trace?: (line: string) => void): Promise<void> {
+export function writeJournal(file: string, j: { updatedAt: string }, now: number, durable = true, trace?: (line: string) => void): Promise<void> {
   // (the cluster's key left out of the file's name: the same state of another sandbox says the same)
   const point = trace ? ` ${basename(file).replace(/^[0-9a-f]{12}(?=\.)/, 'KEY')} ${journalDigest(j)}` : '';
   trace?.(`[kv] point: before journal${point}`);
@@ -181,6 +186,7 @@ export function journalDigest(j: object): string {
     current?: number;
     members?: Array<{ phase?: string }>;
     rollback?: unknown[];
+    rollbackSteps?: Array<{ status: string }>;
   };
   const letters = (xs: Array<{ status?: string; phase?: string }>) => xs.map((x) => (x.status ?? x.phase ?? '?').slice(0, 2)).join('.');
   const parts = [r.status ?? '?'];
@@ -188,6 +194,7 @@ export function journalDigest(j: object): string {
   if (r.hops) parts.push(`hop${r.current ?? '?'}`, letters(r.hops));
   else if (r.members && r.members.some((m) => m.phase)) parts.push(letters(r.members));
   if (r.rollback) parts.push(`back${r.rollback.length}`);
+  if (r.rollbackSteps) parts.push(letters(r.rollbackSteps));
   return parts.join(':');
 }
 
@@ -211,8 +218,28 @@ export function touchedMembers(j: Journal): string[] {
 
 /** The member an interrupted run stopped and has not yet seen healthy again (its wait-healthy not done), if any. */
 export function memberUnproven(j: Journal): string | undefined {
-  const stopped = new Set(j.steps.filter((s) => s.kind === 'stop' && s.status !== 'pending').map((s) => s.member));
-  return j.steps.find((s) => s.kind === 'wait-healthy' && s.status !== 'done' && s.status !== 'skipped' && stopped.has(s.member))?.member;
+  return unprovenOf(j.steps) ?? unprovenOf(j.rollbackSteps ?? []);
+}
+
+/** Of a list of steps (an upgrade's, a cycle's): the member stopped and not yet seen healthy again, if any. */
+export function unprovenOf(steps: JournalStep[]): string | undefined {
+  for (const group of cycles(steps)) {
+    const stop = group.find((s) => s.kind === 'stop');
+    const back = group.find((s) => s.kind === 'wait-healthy');
+    if (stop && stop.status !== 'pending' && back && back.status !== 'done' && back.status !== 'skipped') return back.member;
+  }
+  return undefined;
+}
+
+/** Steps grouped by the cycle they belong to (the id without its last part: `kv1`, `rollback/kv1`), in order. */
+export function cycles(steps: JournalStep[]): JournalStep[][] {
+  const by = new Map<string, JournalStep[]>();
+  for (const s of steps) {
+    if (!s.member) continue;
+    const key = s.id.slice(0, s.id.lastIndexOf('/'));
+    by.set(key, [...(by.get(key) ?? []), s]);
+  }
+  return [...by.values()];
 }
 
 /**
@@ -225,13 +252,16 @@ export function memberMayBeDown(j: Journal): string | undefined {
 
 /** The member an interrupted run left between "stop" and a finished "start", if any. */
 export function memberInFlight(j: Journal): string | undefined {
-  const byMember = new Map<string, JournalStep[]>();
-  for (const s of j.steps) if (s.member) byMember.set(s.member, [...(byMember.get(s.member) ?? []), s]);
-  for (const [name, steps] of byMember) {
+  return inFlightOf(j.steps) ?? inFlightOf(j.rollbackSteps ?? []);
+}
+
+/** Of a list of steps (an upgrade's, a cycle's): the member between its stop and a finished start, if any. */
+export function inFlightOf(steps: JournalStep[]): string | undefined {
+  for (const group of cycles(steps)) {
     // (a journal missing either step is not one this tool wrote: its validation refuses it, this only reads)
-    const stop = steps.find((s) => s.kind === 'stop');
-    const start = steps.find((s) => s.kind === 'start');
-    if (stop && stop.status !== 'pending' && start?.status !== 'done') return name;
+    const stop = group.find((s) => s.kind === 'stop');
+    const start = group.find((s) => s.kind === 'start');
+    if (stop && stop.status !== 'pending' && start?.status !== 'done') return stop.member;
   }
   return undefined;
 }

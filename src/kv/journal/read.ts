@@ -35,6 +35,7 @@ const JournalSchema = z
     previous: z.record(z.string(), z.object({ version: z.string(), binDir: z.string().optional() })),
     steps: z.array(Step),
     snapshots: z.array(z.object({ member: z.string(), file: z.string(), revision: z.string(), bytes: z.number() })),
+    rollbackSteps: z.array(Step).optional(),
   })
   .superRefine((j, ctx) => {
     const names = new Set(j.members.map((m) => m.name));
@@ -44,6 +45,14 @@ const JournalSchema = z
           code: 'custom',
           path: ['steps', i, 'member'],
           message: `step ${s.id} names member "${s.member}", which is not one of the journal's members`,
+        });
+    });
+    (j.rollbackSteps ?? []).forEach((s, i) => {
+      if (s.member === undefined || !names.has(s.member) || s.id !== `rollback/${s.member}/${s.kind}`)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['rollbackSteps', i],
+          message: `roll-back step ${s.id} is not one kv rollback writes (rollback/MEMBER/KIND, a member of the journal's)`,
         });
     });
   });

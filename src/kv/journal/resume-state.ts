@@ -1,4 +1,4 @@
-import type { Journal } from './journal.js';
+import { cycles, type Journal, type JournalStep } from './journal.js';
 import type { JournalWithRuns } from './runs.js';
 
 /** What a resume finds: the members done, the one in flight (and its next step), the members and cluster steps left. */
@@ -16,22 +16,39 @@ export interface ResumeState {
 
 const CLUSTER_WORDS: Record<string, string> = { 'wait-cluster-version': 'the cluster version', 'final-health': 'a final health pass' };
 
-/** Pure: what is done and what is left in a resumable journal. */
-export function resumeState(j: Journal, file: string): ResumeState {
-  const finished = (s: { status: string }) => s.status === 'done' || s.status === 'skipped';
+const finished = (s: { status: string }) => s.status === 'done' || s.status === 'skipped';
+
+/**
+ * Pure, the one reading of member steps on a resume (an upgrade's plan, a roll-back's or a fix's cycles):
+ * each group of one member's steps is done, in flight (some steps finished or begun: its next step, and
+ * whether it was stopped) or left.
+ */
+export function progressOf(groups: Array<{ member: string; steps: JournalStep[] }>): Pick<ResumeState, 'done' | 'inFlight' | 'left'> {
   const done: string[] = [];
   const left: string[] = [];
   let inFlight: ResumeState['inFlight'];
-  for (const m of j.members.filter((x) => x.action !== 'skip')) {
-    const steps = j.steps.filter((s) => s.member === m.name);
-    if (steps.every(finished)) done.push(m.name);
-    else if (steps.every((s) => s.status === 'pending') || (inFlight && !steps.some(finished))) left.push(m.name);
+  for (const { member, steps } of groups) {
+    if (steps.every(finished)) done.push(member);
+    else if (steps.every((s) => s.status === 'pending') || (inFlight && !steps.some(finished))) left.push(member);
     else {
       const next = steps.find((s) => !finished(s))!;
       const stop = steps.find((s) => s.kind === 'stop');
-      inFlight = { member: m.name, next: next.kind, stopped: Boolean(stop && stop.status !== 'pending') };
+      inFlight = { member, next: next.kind, stopped: Boolean(stop && stop.status !== 'pending') };
     }
   }
+  return { done, left, ...(inFlight ? { inFlight } : {}) };
+}
+
+/** Pure: the member cycles (kv/cycle/cycle.ts) of a flow's steps, read as progressOf reads a plan. */
+export function cycleProgress(steps: JournalStep[]): Pick<ResumeState, 'done' | 'inFlight' | 'left'> {
+  return progressOf(cycles(steps).map((g) => ({ member: g[0]!.member!, steps: g })));
+}
+
+/** Pure: what is done and what is left in a resumable journal. */
+export function resumeState(j: Journal, file: string): ResumeState {
+  const { done, left, inFlight } = progressOf(
+    j.members.filter((x) => x.action !== 'skip').map((m) => ({ member: m.name, steps: j.steps.filter((s) => s.member === m.name) })),
+  );
   const last = (j as JournalWithRuns).runs?.at(-1);
   const how =
     j.status === 'halted'

@@ -6,7 +6,8 @@ import { PROOF_RULES } from '../rules/trial.js';
 import { fixOf } from '../rules/summary.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
-import { fixV2store, unfinishedV2Fix } from './v2store-fix.js';
+import { fixV2store } from './v2store-fix.js';
+import { fixProgressWords, unfinishedV2Fix } from './v2store-fix-file.js';
 import { etcdutlIn, walReplayOf } from './v2store-check.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
@@ -212,7 +213,7 @@ export async function runFix(
     throw new UpgradeRefused([`--fix-v2store: no etcdutl beside the ${minor} binaries to check the fix with`], 'nothing was changed');
   o.reporter.note(
     pending
-      ? `--fix-v2store: finishing the fix recorded for ${pending.members.map((x) => `${x.name} (${x.phase})`).join(', ')}`
+      ? `--fix-v2store: finishing the fix recorded for ${fixProgressWords(pending)}`
       : `--fix-v2store: ${members.join(', ')} restarted once on ${minor} with snapshot-count 1, one at a time, before the hop`,
   );
   const walCheck = (m: { name: string; dataDir?: string }) => {

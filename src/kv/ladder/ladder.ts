@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { requireDriver, runUpgrade } from '../upgrade/executor.js';
 import { UpgradeRefused, type UpgradeReport } from '../upgrade/options.js';
-import { isResumable, journalPath, writeJournal, type Journal } from '../journal/journal.js';
+import { isResumable, journalPath, writeJournal } from '../journal/journal.js';
 import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
@@ -29,7 +29,7 @@ import { minor } from '../cluster/parse.js';
 import { blockedHopText, ladderSummary, ladderText } from './plan-text.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
-import { unfinishedV2Fix } from './v2store-fix.js';
+import { unfinishedV2Fix } from './v2store-fix-file.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type Binaries, type EarlyVersions, askVersionsEarly, hopBinaries, hopFacts, look, measureV2, settlePlan } from './facts.js';
 import { type LadderFile, type LadderOptions, type LadderReport, type LadderResume, ladderDir, ladderPath, lockLadder, readLadder } from './record.js';
@@ -319,7 +319,7 @@ async function climb(
   delete lf.halt;
   // The ladder file is a journal too: the same atomic, synced write, once per change of hop (a hop
   // done and the next one running are one write; the run's start and its first hop too).
-  const save = () => writeJournal(file, lf as unknown as Journal, o.now(), true, o.debug);
+  const save = () => writeJournal(file, lf, o.now(), true, o.debug);
   /** Halts the ladder before `hop` changes anything, journalled, when a check of `rows` blocks it. */
   const haltOn = async (hop: (typeof lf.hops)[number], rows: CheckRow[]): Promise<void> => {
     const stop = blocking(rows, o.strict);

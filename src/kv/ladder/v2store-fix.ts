@@ -5,81 +5,32 @@
  * gate, verified snapshot, stop, data-dir backup, start on 3.5 with snapshot-count 1 (its config
  * file's copy: etcd reads no flags beside one), wait until a new v2 snapshot file is written past
  * the WAL's v2 entries and `etcdutl check v2store` passes, stop, start with its own config again,
- * healthy and caught up. Each member's phase is written ahead to its own journal
- * (journals/<cluster>.v2store-fix.json), so a kill -9 or Ctrl-C anywhere resumes at that member
- * and phase, and a member's own config is never left edited.
+ * healthy and caught up: two cycles of the one member-cycle operation (kv/cycle/cycle.ts), journalled
+ * as it journals them in the fix's own journal (v2store-fix-file.ts), so a kill -9 or Ctrl-C anywhere
+ * resumes at that member and step, and a member's own config is never left edited.
  *
  * The same procedure on 3.6 before the first 3.7 start (`minor: '3.6'`, journals/<cluster>.v2store-fix-3.6.json):
  * a snapshot written on 3.6 past the v2 requests every 3.5 start left in the WAL, which 3.7 cannot
  * replay; checked by reading each WAL (`check`) instead of etcdutl (3.6's has no check v2store).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { InterruptedError, OpsError } from '../../core/errors.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
 import { newestSnapName } from '../drivers/member-files.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import { acquireLock } from '../upgrade/lock.js';
-import { type UpgradeOptions } from '../upgrade/options.js';
-import { writeJournal, type Journal } from '../journal/journal.js';
+import { type StepEnv, type UpgradeOptions } from '../upgrade/options.js';
+import { writeJournal } from '../journal/journal.js';
 import type { MemberListEntry } from '../cluster/parse.js';
-import { backupStep, gateBeforeStop, snapshotStep, waitBackStep, waitGoneStep } from '../upgrade/steps.js';
-import { type StepEnv } from '../upgrade/options.js';
+import { backupStep, gateBeforeStop, snapshotStep, waitBackStep } from '../upgrade/steps.js';
 import { waitFor } from '../cluster/wait.js';
+import { CycleFailed, runCycle, type Progress } from '../cycle/cycle.js';
+import { cyclesOf, readV2Fix, roundSteps, unfinishedV2Fix, v2FixPath, type V2FixFile, type V2FixMember } from './v2store-fix-file.js';
 
 /** The setting the guide's fix starts a member with, once. */
 export const FIX_SETTINGS = { 'snapshot-count': '1' };
-
-type Phase = 'pending' | 'down-1' | 'up-fix' | 'down-2' | 'up-2' | 'done';
-
-export interface V2FixFile {
-  version: 1;
-  kind: 'v2store-fix';
-  id: string;
-  cluster: string;
-  status: 'running' | 'interrupted' | 'halted' | 'done';
-  createdAt: string;
-  updatedAt: string;
-  owner: { pid: number; host: string };
-  members: Array<{
-    name: string;
-    phase: Phase;
-    /** The newest .snap before the fix (a new one must follow it). */
-    snapBefore?: string;
-    snapAfter?: string;
-    /** One line per finished phase. */
-    log: string[];
-    check?: string;
-  }>;
-  snapshots: Journal['snapshots'];
-  /** 1, then 2 when a member's WAL took new v2 entries while the others were restarted (see fixV2store). */
-  round: number;
-  /** `etcdutl check v2store` on every member after each round. */
-  checks: Array<{ round: number; member: string; ok: boolean; said: string }>;
-  halt?: { member: string; reason: string };
-}
-
-export function v2FixPath(dataDir: string, key: string, minor = '3.5'): string {
-  return join(dataDir, 'kv', 'journals', minor === '3.5' ? `${key}.v2store-fix.json` : `${key}.v2store-fix-${minor}.json`);
-}
-
-export function readV2Fix(file: string): V2FixFile | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const j = JSON.parse(readFileSync(file, 'utf8')) as V2FixFile;
-    return j.kind === 'v2store-fix' && Array.isArray(j.members) ? j : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** An unfinished fix of this cluster (a re-run finishes it before anything else). */
-export function unfinishedV2Fix(dataDir: string, key: string, minor = '3.5'): V2FixFile | undefined {
-  const j = readV2Fix(v2FixPath(dataDir, key, minor));
-  return j && j.status !== 'done' ? j : undefined;
-}
 
 export interface V2FixOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVersion' | 'confirm'> {
   driver: MemberDriver;
@@ -112,32 +63,33 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
     const now = () => new Date(o.now()).toISOString();
     o.debug?.(`[kv] point-context: fix-${minor}`);
     const j: V2FixFile = unfinishedV2Fix(o.dataDir, o.cluster.key, minor) ?? {
-      version: 1,
+      version: 2,
       kind: 'v2store-fix',
       id: `${now().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`,
       cluster: o.cluster.key,
+      source: minor,
+      target: minor,
       status: 'running',
       createdAt: now(),
       updatedAt: now(),
       owner: { pid: process.pid, host: '' },
-      members: o.members.map((name) => ({ name, phase: 'pending', log: [] })),
+      members: o.members.map((name) => ({ name, log: [] })),
+      steps: o.members.flatMap((name) => roundSteps(1, name)),
       snapshots: [],
       round: 1,
       checks: [],
     };
-    j.round ??= 1;
-    j.checks ??= [];
     j.status = 'running';
-    j.owner = { pid: process.pid, host: (await import('node:os')).hostname() };
+    j.owner = { pid: process.pid, host: hostname() };
     delete j.halt;
-    const save = () => writeJournal(file, j as unknown as Journal, o.now(), true, o.debug);
+    const save = (durable = true) => writeJournal(file, j, o.now(), durable, o.debug);
     await save();
     const membership = await memberList(o);
-    const env: StepEnv = {
+    const env: StepEnv<keyof UpgradeOptions, V2FixFile> = {
       o: { ...o, to: minor, allowSameVersion: true },
       driver: o.driver,
-      // snapshotStep and backupStep name their files by the run id and keep the snapshot list
-      journal: j as unknown as Journal,
+      // snapshotStep and backupStep name their files by the fix's id and keep its snapshot list
+      journal: j,
       etcdctl: o.etcdctl,
       real: true,
       membership,
@@ -151,7 +103,8 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
     // writing v2 requests (a client of the v2 API), and that is the operator's to stop.
     for (;;) {
       for (const st of j.members) {
-        if (st.phase === 'done') continue;
+        const { fix, back } = cyclesOf(j, st.name);
+        if (!fix.length || back.every((x) => x.status === 'done')) continue;
         if (o.signal.aborted) {
           j.status = 'interrupted';
           await save();
@@ -167,7 +120,8 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
           j.status = 'halted';
           j.halt = { member: m.name, reason: (err as Error).message };
           await save();
-          throw new OpsError(`--fix-v2store halted at ${m.name} (${st.phase}): ${(err as Error).message}`, 3, {
+          const at = err instanceof CycleFailed ? err.step.id : `r${j.round}-fix/${m.name}/snapshot`;
+          throw new OpsError(`--fix-v2store halted at ${m.name} (${at}): ${(err as Error).message}`, 3, {
             code: 'v2store_fix_halted',
             hint: `the other members were not touched; fix the cause and run the same command again to resume (journal: ${file})`,
           });
@@ -195,8 +149,9 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
       j.round += 1;
       for (const c of failing) {
         const st = j.members.find((x) => x.name === c.member);
-        if (st) Object.assign(st, { phase: 'pending', snapBefore: undefined, snapAfter: undefined });
-        else j.members.push({ name: c.member, phase: 'pending', log: [] });
+        if (st) Object.assign(st, { snapBefore: undefined, snapAfter: undefined });
+        else j.members.push({ name: c.member, log: [] });
+        j.steps.push(...roundSteps(j.round, c.member));
       }
       await save();
     }
@@ -238,80 +193,72 @@ async function memberList(o: V2FixOptions): Promise<MemberListEntry[]> {
   });
 }
 
-/** One member through its phases; each phase is written before it starts, so a resume redoes only what is safe to redo. */
-async function fixMember(o: V2FixOptions, env: StepEnv, m: MemberSpec, st: V2FixFile['members'][number], save: () => Promise<void>): Promise<void> {
+/**
+ * One member through its two cycles (kv/cycle/cycle.ts): gate and verified snapshot, then stopped, its data
+ * dir copied, started with snapshot-count 1 until it is back, caught up and a new snapshot file is written;
+ * then stopped and started on its own config until it is back, caught up and checked. A resume takes each
+ * cycle from its first step not done.
+ */
+async function fixMember(o: V2FixOptions, env: StepEnv<keyof UpgradeOptions, V2FixFile>, m: MemberSpec, st: V2FixMember, save: (durable?: boolean) => Promise<void>): Promise<void> {
   const d = o.driver;
   const minor = o.minor ?? '3.5';
   const target = (settings?: Record<string, string>): MemberTarget => ({ version: minor, binDir: d.current(m)?.binDir, ...(settings ? { settings } : {}) });
-  const step = async (what: string, body: (p: { update(t: string): void }) => Promise<string>) => {
-    const p = o.reporter.begin(`${m.name}: ${what}`);
+  const { fix, back } = cyclesOf(env.journal, m.name);
+  const snapshot = fix.find((x) => x.kind === 'snapshot')!;
+  const logged = (what: string, detail: string) => (st.log.push(`${what}: ${detail}`), detail);
+  if (snapshot.status !== 'done') {
+    const p = o.reporter.begin(`${m.name}: gate, snapshot + verify`);
     try {
-      const detail = await body(p);
-      p.done(`${m.name}: ${what}: ${detail}`);
-      st.log.push(`${what}: ${detail}`);
+      await gateBeforeStop(env, m);
+      snapshot.detail = logged('snapshot', await snapshotStep(env, m));
     } catch (err) {
-      p.fail(`${m.name}: ${what}: ${(err as Error).message}`);
+      p.fail(`${m.name}: ${(err as Error).message}`);
       throw err;
     }
-  };
-  const stopped = async () => {
-    if (await d.isRunning(m)) await d.stop(m);
-    return waitGoneStep(env, m);
-  };
-  if (st.phase === 'pending') {
-    await step('gate', async () => {
-      await gateBeforeStop(env, m);
-      return 'every member healthy, one leader, the member list unchanged';
-    });
-    await step('snapshot', () => snapshotStep(env, m));
+    p.done(`${m.name}: every member healthy, one leader; snapshot: ${snapshot.detail}`);
+    snapshot.status = 'done';
+    // (written by the stop's record next: a kill before it takes the gate and the snapshot again)
     st.snapBefore = newestSnapName(m.dataDir);
-    st.phase = 'down-1';
-    await save();
   }
-  if (st.phase === 'down-1') {
-    await step('stop', stopped);
-    await step('backup', () => backupStep(env, m));
-    st.phase = 'up-fix';
-    await save();
-  }
-  if (st.phase === 'up-fix') {
-    await step(`start on ${minor} with snapshot-count 1`, async () => {
-      if (!(await d.isRunning(m))) await d.start(m, target(FIX_SETTINGS));
-      return `${m.configFile ? `${m.configFile} with snapshot-count: 1 (its own kept beside it)` : '--snapshot-count 1'}`;
-    });
-    await step('wait healthy', (p) => waitBackStep(env, m, p, () => undefined));
-    await step('wait for a new v2 snapshot', async (p) => {
-      const snap = await waitFor(
-        () => {
-          const now = newestSnapName(m.dataDir);
-          p.update(`${m.name}: waiting for a snapshot file after ${st.snapBefore ?? 'none'} (newest: ${now ?? 'none'})`);
-          return Promise.resolve(now !== undefined && (st.snapBefore === undefined || now > st.snapBefore) ? now : undefined);
-        },
-        { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `a new snapshot file in ${m.dataDir}/member/snap` },
-      );
-      st.snapAfter = snap;
-      return `${snap} (was ${st.snapBefore ?? 'none'})`;
-    });
-    st.phase = 'down-2';
-    await save();
-  }
-  if (st.phase === 'down-2') {
-    await step('stop', stopped);
-    st.phase = 'up-2';
-    await save();
-  }
-  if (st.phase === 'up-2') {
-    await step(`start on ${minor} with its own config`, async () => {
-      if (!(await d.isRunning(m))) await d.start(m, target());
-      return m.configFile ? `${m.configFile} put back` : 'its own flags';
-    });
-    await step('wait healthy', (p) => waitBackStep(env, m, p, () => undefined));
-    await step(o.check ? 'its WAL read again' : 'etcdutl check v2store', async () => {
+  const cycle = { env, save: (durable: boolean) => save(durable) };
+  await runCycle(cycle, {
+    member: m,
+    steps: fix.filter((x) => x.kind !== 'snapshot'),
+    target: target(FIX_SETTINGS),
+    gate: () => gateBeforeStop(env, m).then(() => undefined),
+    whileDown: async () => logged('backup', await backupStep(env, m)),
+    words: { start: `start on ${minor} with snapshot-count 1`, 'wait-healthy': 'wait for a new v2 snapshot' },
+    waitBack: async (p) => {
+      const healthy = await waitBackStep(env, m, p, () => undefined);
+      const snap = await newSnapshot(o, m, st, p);
+      return logged('wait for a new v2 snapshot', `${snap} (was ${st.snapBefore ?? 'none'}); back: ${healthy}`);
+    },
+  });
+  await runCycle(cycle, {
+    member: m,
+    steps: back,
+    target: target(),
+    gate: () => gateBeforeStop(env, m).then(() => undefined),
+    words: { start: `start on ${minor} with its own config`, 'wait-healthy': `back on its own config, then ${o.check ? 'its WAL read again' : 'etcdutl check v2store'}` },
+    waitBack: async (p) => {
+      const healthy = await waitBackStep(env, m, p, () => undefined);
       const c = await (o.check ?? ((x: MemberSpec) => checkOne(o, x)))(m);
       st.check = c.said;
-      return c.said;
-    });
-    st.phase = 'done';
-    await save();
-  }
+      return logged(o.check ? 'its WAL read again' : 'etcdutl check v2store', `${c.said}; back: ${healthy}`);
+    },
+  });
+}
+
+/** Until a snapshot file newer than the one before the fix is written (snapshot-count 1: at the next entry). */
+async function newSnapshot(o: V2FixOptions, m: MemberSpec, st: V2FixMember, p: Progress): Promise<string> {
+  const snap = await waitFor(
+    () => {
+      const now = newestSnapName(m.dataDir);
+      p.update(`${m.name}: waiting for a snapshot file after ${st.snapBefore ?? 'none'} (newest: ${now ?? 'none'})`);
+      return Promise.resolve(now !== undefined && (st.snapBefore === undefined || now > st.snapBefore) ? now : undefined);
+    },
+    { timeoutMs: o.timeouts.healthyMs, pollMs: o.timeouts.pollMs, now: o.now, what: `a new snapshot file in ${m.dataDir}/member/snap` },
+  );
+  st.snapAfter = snap;
+  return snap;
 }

@@ -11,7 +11,12 @@ import { observeCluster } from '../cluster/observe.js';
 import { minor } from '../cluster/parse.js';
 import { acquireLock } from '../upgrade/lock.js';
 import { type StepReporter, type Timeouts } from '../upgrade/options.js';
-import { waitFor, WaitFatal } from '../cluster/wait.js';
+import { CycleFailed, cycleSteps, cycleStopped, runCycle, stepsOf } from '../cycle/cycle.js';
+import { cycleProgress } from '../journal/resume-state.js';
+import { waitBackStep } from '../upgrade/steps.js';
+import type { Look, RunRecord, StepEnv } from '../upgrade/options.js';
+import type { MemberListEntry } from '../cluster/parse.js';
+import { KvClient } from '../cluster/client.js';
 
 export interface RollbackOptions {
   cluster: ClusterSpec;
@@ -84,113 +89,132 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
       );
     }
     const touched = new Set(touchedMembers(j));
+    // A roll-back a kill interrupted resumes from its journalled cycles (the member it stopped first);
+    // one an older opsctl began (no cycles recorded) is judged by what runs, as that opsctl did.
+    const resuming = j.status === 'rolling-back';
+    const planned = new Set((j.rollbackSteps ?? []).map((s) => s.member!));
+    const progress = cycleProgress(j.rollbackSteps ?? []);
     // Whatever the journal says, a member seen on the target goes back too (the journal may be older
     // than the cluster: an earlier run, a crash before a write).
     const todo = o.cluster.members.filter((m) => {
+      if (planned.has(m.name)) return !progress.done.includes(m.name);
       const ob = obs.members.find((x) => x.name === m.name);
       if (ob?.reachable && ob.serverVersion) return minor(ob.serverVersion) === j.target;
       return touched.has(m.name) || !ob?.reachable;
     });
-    // The down and sick ones first: bringing them back never lowers the number of healthy members.
+    // The member the journal stopped first, then the down and sick ones: bringing them back never lowers the number of healthy members.
     const healthyNow = (name: string) => obs.members.find((x) => x.name === name)?.healthy ?? false;
-    todo.sort((a, b) => Number(healthyNow(a.name)) - Number(healthyNow(b.name)));
+    const rank = (name: string) => (name === progress.inFlight?.member ? -1 : Number(healthyNow(name)));
+    todo.sort((a, b) => rank(a.name) - rank(b.name));
+    const prevOf = (m: MemberSpec) => {
+      // Back to the source version (a journal started mid-way may record the target as "previous").
+      const rec = j.previous[m.name];
+      return rec?.version === j.source ? rec : { version: j.source };
+    };
     if (o.dryRun) {
       const plan = todo.map((m) => {
         const ob = obs.members.find((x) => x.name === m.name);
-        const why = !ob?.reachable
-          ? 'unreachable (down)'
-          : ob.serverVersion && minor(ob.serverVersion) === j.target
-            ? `runs ${ob.serverVersion}`
-            : 'stopped by the upgrade';
-        const prev = j.previous[m.name];
-        return { name: m.name, to: prev?.version === j.source ? prev.version : j.source, why };
+        const why =
+          m.name === progress.inFlight?.member
+            ? 'stopped by the roll-back a kill interrupted'
+            : !ob?.reachable
+              ? 'unreachable (down)'
+              : ob.serverVersion && minor(ob.serverVersion) === j.target
+                ? `runs ${ob.serverVersion}`
+                : 'stopped by the upgrade';
+        return { name: m.name, to: prevOf(m).version, why };
       });
       return { status: plan.length ? 'planned' : 'nothing-to-do', journal: file, members: [], plan };
     }
     o.debug?.('[kv] point-context: rollback');
+    if (resuming && !j.rollbackSteps)
+      o.reporter.note(`resuming the roll-back recorded in ${file} by an earlier opsctl (no member cycles recorded): the members to bring back are judged by what runs`);
     j.status = 'rolling-back';
     j.rollback ??= [];
+    j.rollbackSteps ??= [];
+    for (const m of todo) if (!planned.has(m.name)) j.rollbackSteps.push(...cycleSteps('rollback', m.name, false));
     await writeJournal(file, j, o.now(), true, o.debug);
+    const membership = await memberListOf(o);
 
     for (const m of todo) {
-      if (o.signal?.aborted) {
+      const steps = stepsOf(j.rollbackSteps, 'rollback', m.name);
+      if (o.signal?.aborted && !cycleStopped(steps)) {
         throw Object.assign(new InterruptedError(`kv rollback interrupted between members (${out.map((x) => x.name).join(', ') || 'none'} done)`), {
-          hint: 'run opsctl kv rollback again to finish: it picks up from what it sees',
+          hint: 'run opsctl kv rollback again to finish: it resumes from its journal',
         });
       }
-      // Back to the source version (a journal started mid-way may record the target as "previous").
-      const rec = j.previous[m.name];
-      const prev = rec?.version === j.source ? rec : { version: j.source };
-      const now = await look();
-      const others = now.members.filter((x) => x.name !== m.name && !x.healthy);
-      const me = now.members.find((x) => x.name === m.name);
-      if (me?.healthy && others.length) {
-        throw new OpsError(
-          `not stopping ${m.name}: ${others.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`,
-          out.length ? 3 : 1,
-          {
-            code: 'rollback_unsafe',
-            hint: `stopping ${m.name} now would take a second member down: bring ${others.map((x) => x.name).join(', ')} back first, then run opsctl kv rollback again`,
-          },
-        );
-      }
+      const prev = prevOf(m);
       const p = o.reporter.begin(`${m.name}: back to ${prev.version}`);
       const t0 = o.now();
+      const env: StepEnv<'reporter' | 'timeouts' | 'now' | Look | 'to', RunRecord> = {
+        o: { cluster: o.cluster, session: o.session, timeouts: t, debug: o.debug, now: o.now, reporter: o.reporter, to: prev.version },
+        driver: o.driver,
+        journal: j,
+        real: false,
+        membership,
+        checkpoint: () => writeJournal(file, j, o.now(), false, o.debug),
+      };
       try {
-        await bringBack(o, m, prev);
+        await runCycle(
+          { env, save: (durable) => writeJournal(file, j, o.now(), durable, o.debug) },
+          {
+            member: m,
+            steps,
+            target: prev,
+            gate: () => othersHealthy(o, m, out.length),
+            waitBack: (pr) => waitBackStep(env, m, pr, () => undefined),
+            onBack: () => j.rollback!.push({ member: m.name, to: prev.version, at: new Date(o.now()).toISOString(), ms: o.now() - t0 }),
+          },
+        );
       } catch (err) {
+        await writeJournal(file, j, o.now(), true, o.debug);
+        if (err instanceof CycleFailed && err.cause instanceof OpsError) throw err.cause;
         p.fail(`${m.name}: ${(err as Error).message}`);
         throw new OpsError(`roll-back of ${m.name} to ${prev.version} failed: ${(err as Error).message}`, out.length ? 3 : 1, {
           code: 'rollback_failed',
-          hint: `see ${m.name}'s log; fix it, then run opsctl kv rollback again (${out.length} member(s) already back)`,
+          hint: `see ${m.name}'s log; fix it, then run opsctl kv rollback again (${out.length} member(s) already back; it resumes from its journal)`,
         });
       }
       const ms = o.now() - t0;
       p.done(`${m.name}: back on ${prev.version}, cluster healthy`);
       out.push({ name: m.name, from: j.target, to: prev.version, ms });
-      j.rollback.push({ member: m.name, to: prev.version, at: new Date(o.now()).toISOString(), ms });
-      await writeJournal(file, j, o.now(), true, o.debug);
     }
     j.status = 'rolled-back';
     for (const s of j.steps) if (s.status === 'running' || s.status === 'failed') s.status = 'pending';
     await writeJournal(file, j, o.now(), true, o.debug);
-    return { status: out.length ? 'rolled-back' : 'nothing-to-do', journal: file, members: out };
+    return { status: out.length || resuming ? 'rolled-back' : 'nothing-to-do', journal: file, members: out };
   } finally {
     await unlock().catch(() => undefined);
   }
 }
 
-async function bringBack(o: RollbackOptions, m: MemberSpec, prev: { version: string; binDir?: string }): Promise<void> {
-  const t = o.timeouts;
-  const running = () => o.driver.isRunning(m);
-  if (await running()) {
-    await o.driver.stop(m);
-    await waitFor(async () => ((await running()) ? undefined : true), {
-      timeoutMs: t.stopMs,
-      pollMs: Math.min(100, t.pollMs),
-      what: `${m.name} process exit`,
-    }).catch(async (err) => {
-      if (!o.driver.kill) throw err;
-      await o.driver.kill(m);
-      await waitFor(async () => ((await running()) ? undefined : true), { timeoutMs: 10_000, pollMs: 100, what: `${m.name} process exit after SIGKILL` });
-    });
+/** A healthy member is stopped only while every other member is healthy (never two down); a down or sick one always may be. */
+async function othersHealthy(o: RollbackOptions, m: MemberSpec, backAlready: number): Promise<void> {
+  const now = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs });
+  const others = now.members.filter((x) => x.name !== m.name && !x.healthy);
+  const me = now.members.find((x) => x.name === m.name);
+  if (me?.healthy && others.length) {
+    throw new OpsError(
+      `not stopping ${m.name}: ${others.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`,
+      backAlready ? 3 : 1,
+      {
+        code: 'rollback_unsafe',
+        hint: `stopping ${m.name} now would take a second member down: bring ${others.map((x) => x.name).join(', ')} back first, then run opsctl kv rollback again`,
+      },
+    );
   }
-  await o.driver.start(m, prev);
-  let gone = 0;
-  await waitFor(
-    async () => {
-      if (!(await running())) {
-        if (++gone >= 3) throw new WaitFatal(`${m.name}'s process exited after its start on ${prev.version}`);
-        return undefined;
-      }
-      gone = 0;
-      const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs });
-      const me = all.members.find((x) => x.name === m.name);
-      if (me?.serverVersion && minor(me.serverVersion) !== prev.version) throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${prev.version}`);
-      return all.members.every((x) => x.healthy) ? true : undefined;
-    },
-    { timeoutMs: t.healthyMs, pollMs: t.pollMs, what: `${m.name} and the cluster healthy on ${prev.version}` },
-  );
+}
+
+/** The cluster's member list (the health wait compares nothing with it; a gate of the cycle may), from the first member that answers. */
+async function memberListOf(o: RollbackOptions): Promise<MemberListEntry[]> {
+  for (const m of o.cluster.members) {
+    try {
+      return await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs }).members();
+    } catch {
+      // the next member
+    }
+  }
+  return [];
 }
 
 /** After the cluster version moved: the way back is the downgrade where etcd has one (3.6 → 3.5, 3.7 → 3.6), else a restore from the journal's restore point. */

@@ -14,6 +14,7 @@ import type { UpgradePlan } from '../cluster/types.js';
 import type { CheckRow } from '../rules/types.js';
 import type { ResumeState } from '../journal/resume-state.js';
 import type { HashCheck } from '../cluster/hashkv.js';
+import type { RestorePoint } from './restore-point.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -180,10 +181,10 @@ export function fmtMs(ms: number): string {
  * What a step body is given: the part of the options it reads (K, named in its signature), the driver,
  * the journal and what the pre-flight found. Each step returns the detail line for the journal and the report.
  */
-export interface StepEnv<K extends keyof UpgradeOptions = keyof UpgradeOptions> {
+export interface StepEnv<K extends keyof UpgradeOptions = keyof UpgradeOptions, J extends RunRecord = Journal> {
   o: Pick<UpgradeOptions, K>;
   driver: MemberDriver;
-  journal: Journal;
+  journal: J;
   /** etcdctl to use for snapshots of real etcd, if any. */
   etcdctl?: string;
   real: boolean;
@@ -191,6 +192,18 @@ export interface StepEnv<K extends keyof UpgradeOptions = keyof UpgradeOptions> 
   membership: MemberListEntry[];
   /** Writes the journal as it stands (before a long wait, so a crash in it resumes after it). */
   checkpoint: () => Promise<void>;
+}
+
+/**
+ * What a step reads of the record it runs under (an upgrade's journal, the v2store fix's): the run's id
+ * (its snapshots and backups are named by it), its hop, the snapshots kept and the restore point.
+ */
+export interface RunRecord {
+  id: string;
+  source: string;
+  target: string;
+  snapshots: Journal['snapshots'];
+  restorePoint?: RestorePoint;
 }
 
 /** What a look at the members reads: who they are, how to reach them, how long to wait for one answer. */

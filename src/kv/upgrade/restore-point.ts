@@ -31,7 +31,7 @@ export type WithRestorePoint = Journal & { restorePoint?: RestorePoint };
  * resumed run keeps the one it has. Returns a detail for the step line, or undefined when nothing changed.
  */
 export async function recordRestorePoint(
-  j: WithRestorePoint,
+  j: { restorePoint?: RestorePoint },
   snap: { member: string; file: string; status?: SnapshotStatus; memberFigures?: { revisionAfter?: string; keys?: number; note?: string } },
   now: number,
 ): Promise<string | undefined> {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
 import type { MemberTarget } from '../drivers/driver.js';
-import type { Look, StepEnv, UpgradeOptions, Waits } from './options.js';
+import type { Look, RunRecord, StepEnv, UpgradeOptions, Waits } from './options.js';
 import { observeCluster } from '../cluster/observe.js';
 import { membershipChange } from '../cluster/membership.js';
 import { compareMinor, minor, type MemberListEntry } from '../cluster/parse.js';
@@ -19,7 +19,7 @@ export const V2_SETTLE_MS = 120_000;
 export const V2_LARGE_THRESHOLD = 100 * 1000 * 1000;
 export const V2_LARGE_SETTLE_MS = 240_000;
 
-const client = (env: StepEnv<Look>, endpoint: string) =>
+const client = (env: StepEnv<Look, RunRecord>, endpoint: string) =>
   new KvClient(endpoint, { timeoutMs: env.o.timeouts.requestMs, debug: env.o.debug, session: env.o.session });
 
 /**
@@ -29,7 +29,7 @@ const client = (env: StepEnv<Look>, endpoint: string) =>
  * least the member's revision, and the member counts the same live keys at the snapshot's revision.
  */
 export async function snapshotStep(
-  env: StepEnv<Look | 'dataDir' | 'exec' | 'now' | 'snapshotVia'> & { o: { offsite?: UpgradeOptions['offsite'] } },
+  env: StepEnv<Look | 'dataDir' | 'exec' | 'now' | 'snapshotVia', RunRecord> & { o: { offsite?: UpgradeOptions['offsite'] } },
   m: MemberSpec,
   seen?: ClusterObservation,
 ): Promise<string> {
@@ -101,7 +101,7 @@ export async function snapshotStep(
 }
 
 /** The member of the cluster whose id is `id`, by asking each member its status (a look without the id known). */
-async function memberById(env: StepEnv<Look>, id: string): Promise<MemberSpec | undefined> {
+async function memberById(env: StepEnv<Look, RunRecord>, id: string): Promise<MemberSpec | undefined> {
   const ids = await Promise.all(
     env.o.cluster.members.map((x) =>
       client(env, x.endpoint)
@@ -116,7 +116,7 @@ async function memberById(env: StepEnv<Look>, id: string): Promise<MemberSpec | 
   return i < 0 ? undefined : env.o.cluster.members[i];
 }
 
-async function pickHealthy(env: StepEnv<Look>, members: MemberSpec[]): Promise<MemberSpec> {
+async function pickHealthy(env: StepEnv<Look, RunRecord>, members: MemberSpec[]): Promise<MemberSpec> {
   for (const m of members) {
     if (
       await client(env, m.endpoint)
@@ -138,7 +138,7 @@ async function pickHealthy(env: StepEnv<Look>, members: MemberSpec[]): Promise<M
  * on past a sick one), so the run halts with nothing changed. One parallel pass, a few milliseconds.
  */
 export async function gateBeforeStop(
-  env: StepEnv<Look>,
+  env: StepEnv<Look, RunRecord>,
   m: MemberSpec,
   seen?: { obs: ClusterObservation; list: MemberListEntry[] },
 ): Promise<ClusterObservation> {
@@ -162,7 +162,7 @@ export async function gateBeforeStop(
 }
 
 /** The cluster's member list, asked of the member about to be stopped first (it is up), then the others. */
-async function memberList(env: StepEnv<Look>, m: MemberSpec): Promise<MemberListEntry[]> {
+async function memberList(env: StepEnv<Look, RunRecord>, m: MemberSpec): Promise<MemberListEntry[]> {
   const order = [m, ...env.o.cluster.members.filter((x) => x.name !== m.name)];
   const errors: string[] = [];
   for (const x of order) {
@@ -176,7 +176,7 @@ async function memberList(env: StepEnv<Look>, m: MemberSpec): Promise<MemberList
 }
 
 /** Until the process is gone (not only its port); SIGKILL after the stop timeout where possible. */
-export async function waitGoneStep(env: StepEnv<'reporter' | 'timeouts'>, m: MemberSpec): Promise<string> {
+export async function waitGoneStep(env: StepEnv<'reporter' | 'timeouts', RunRecord>, m: MemberSpec): Promise<string> {
   const { o, driver } = env;
   const t = o.timeouts;
   // Gone on two looks in a row: one answer of the driver's running command that fails for another
@@ -202,7 +202,7 @@ export async function waitGoneStep(env: StepEnv<'reporter' | 'timeouts'>, m: Mem
 }
 
 /** A copy of the stopped member's data dir (the seed: back up every data dir; snapshots hold only v3 data). */
-export async function backupStep(env: StepEnv<'cluster' | 'dataDir'>, m: MemberSpec): Promise<string> {
+export async function backupStep(env: StepEnv<'cluster' | 'dataDir', RunRecord>, m: MemberSpec): Promise<string> {
   const dest = join(env.o.dataDir, 'kv', 'backups', env.o.cluster.key, `${env.journal.id}-${m.name}`);
   return env.driver.backupDataDir!(m, dest, env.journal.id);
 }
@@ -213,7 +213,7 @@ export async function backupStep(env: StepEnv<'cluster' | 'dataDir'>, m: MemberS
  * (`seenGone`), the question is not asked again: nothing of opsctl's started it since, and a member
  * something else restarted on its old binary is caught by the health wait (its version is checked).
  */
-export async function startStep(env: StepEnv<never>, m: MemberSpec, target: MemberTarget, seenGone = false): Promise<string> {
+export async function startStep(env: StepEnv<never, RunRecord>, m: MemberSpec, target: MemberTarget, seenGone = false): Promise<string> {
   if (!seenGone && (await env.driver.isRunning(m))) return 'already running';
   // The binary asked its version where the member runs, right before the start: a wrong one is never started.
   const v = await env.driver.binaryVersion?.(m, target);
@@ -235,7 +235,7 @@ const sameMinor = (a: string, b: string) => minor(a) === minor(b) && (!/^\d+\.\d
  * sampled when all was first healthy (under constant writes the leader is always a little ahead).
  */
 export async function waitBackStep(
-  env: StepEnv<Look | 'now' | 'to'>,
+  env: StepEnv<Look | 'now' | 'to', RunRecord>,
   m: MemberSpec,
   p: { update(t: string): void },
   onLeader: (id: string) => void,
