@@ -24,7 +24,10 @@ describe('kv del (a fake member)', () => {
   });
 
   it('--prev-kv --json: each deleted key as kv get --json writes it (snake_case, revisions as numbers, the lease in hex or null)', async () => {
-    const prev = [kv({ key: 'config/a', value: '1', create: 3, mod: 5, version: 2 }), { ...kv({ key: 'config/b', value: '2', create: 4, mod: 4 }), lease: '7587869440520062479' }];
+    const prev = [
+      kv({ key: 'config/a', value: '1', create: 3, mod: 5, version: 2 }),
+      { ...kv({ key: 'config/b', value: '2', create: 4, mod: 4 }), lease: '7587869440520062479' },
+    ];
     const gw = await start([{ ...etcd1, routes: { '/kv/deleterange': { header: header(etcd1, 21), deleted: '2', prev_kvs: prev } } }]);
     const r = await gw.kv(['del', 'config/', '--prefix', '--prev-kv', '--json']);
     expect(r.code).toBe(0);
