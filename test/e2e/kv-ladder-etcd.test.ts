@@ -7,7 +7,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { followLadder, startLoad } from '../helpers/kv-load.js';
-import { walV2Census } from '../../src/kv/upgrade/wal-v2.js';
+import { walV2Census } from '../../src/kv/wal/v2-data.js';
 
 /** Real binaries of every hop: 3.2.32/3.3.27 (global setup), Debian's 3.4, 3.5.35, 3.6.16 and 3.7.3 built by scripts/etcd-build.sh. */
 const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';

@@ -32,7 +32,7 @@ export function onThisHost(endpoint: string, interfaces: () => ReturnType<typeof
 
 /**
  * A found member's command line as the same program on another version, when the program is one that
- * runs any version it is told (the sandbox's simulated member: kv/local/sandbox-members.ts gives it);
+ * runs any version it is told (the sandbox's simulated member: kv/sandbox/members.ts gives it);
  * undefined for etcd, whose target binary replaces it.
  */
 export type ProgramAt = (argv: readonly string[], version: string) => { program: string[]; args: string[] } | undefined;

@@ -10,7 +10,7 @@ import type { ClusterObservation } from '../cluster/types.js';
 import { recordRestorePoint } from './restore-point.js';
 import { saveSnapshot } from '../snapshot/save.js';
 import { sleep, waitFor, WaitAborted, WaitFatal } from '../cluster/wait.js';
-import { walV2Bytes } from './wal-v2.js';
+import { walV2Bytes } from '../wal/v2-data.js';
 import { versionMoved } from '../rules/summary.js';
 
 export const V2_SETTLE_THRESHOLD = 50 * 1000 * 1000;

@@ -9,8 +9,8 @@ import { clusterKey } from '../../../kv/journal/journal.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
 import { durationFlag } from '../../../core/duration.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
-import { localDriver, sandboxCluster } from '../../../kv/local/sandbox.js';
-import { simulatedProgramAt } from '../../../kv/local/sandbox-members.js';
+import { localDriver, sandboxCluster } from '../../../kv/sandbox/sandbox.js';
+import { simulatedProgramAt } from '../../../kv/sandbox/members.js';
 import { fileConnection, findCluster, membersOf, openSession } from './target.js';
 import { normalizeEndpoint } from './endpoint.js';
 
