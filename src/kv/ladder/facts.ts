@@ -12,6 +12,7 @@ import type { HopFacts, MemberFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { checkV2store, walReplayOf } from './v2store-check.js';
+import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type LadderOptions } from './record.js';
@@ -217,6 +218,9 @@ export async function hopFacts(
     for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
     facts.v2store = await checkV2store(o, dirs, trials?.get(hopName(hop)));
   } else if (v2Gone === 'any' && current) facts.walReplay = walReplayOf(o);
+  // What 3.5.26+ and 3.6 make of the v3 store's membership (v3-membership.ts): read on the cluster as it is when the hop starts.
+  if (current && !hop.patch && ((hop.from === '3.4' && hop.to === '3.5') || (hop.from === '3.5' && hop.to === '3.6')))
+    facts.v3Membership = await v3MembershipFacts(o, obs);
   return facts;
 }
 
