@@ -11,6 +11,7 @@ import { etcdutlIn, walReplayOf } from './v2store-check.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
+import type { SettingsReads } from '../drivers/driver.js';
 import { type Binaries, hopFacts, look } from './facts.js';
 import { type LadderOptions, type LadderReport } from './record.js';
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
@@ -36,7 +37,9 @@ export async function trialsOf(
     ...(bins[h.to]?.running ? { running: true } : {}),
   }));
   const stopped = stoppedByJournal(o);
-  const base = { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, ...(stopped ? { stopped } : {}) };
+  // (one round of reads: each member's process is read once on its host for every trial of this call)
+  const reads: SettingsReads = new Map();
+  const base = { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, reads, ...(stopped ? { stopped } : {}) };
   // (the data trials of members whose earlier data findings all passed are not run again)
   const passed = (m: string) => list.every((h) => prior?.get(dataKey(h.name))?.find((t) => t.member === m)?.result === 'ok');
   const again = o.cluster.members.filter((m) => !passed(m.name));

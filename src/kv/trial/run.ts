@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
+import type { MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
 import type { Finding, Setting } from '../rules/types.js';
 import { NoTrial, parseConfigDoc, trialIsContained, trialPlan, type ConfigDoc, type TrialPorts } from './rewrite.js';
 import { parseRun, runScript, type TrialOutcome } from './script.js';
@@ -26,6 +26,8 @@ export interface TrialOptions {
   parallel?: number;
   /** Earlier findings by `hop\0member`: one whose settings are unchanged (same fingerprint) stands, no new trial. */
   prior?: Map<string, TrialFinding>;
+  /** The round's settings reads (each member's process read once for every hop's trial, and for its data trials). */
+  reads?: SettingsReads;
   debug?: (line: string) => void;
 }
 
@@ -77,7 +79,7 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
     return notChecked("the driver cannot run a trial on the member's host (give it a trial template: driver.trial or --trial-cmd 'ssh {host} sudo sh -s')");
   let s: StartSettings | { why: string };
   try {
-    s = await d.startSettings(job.member, job.target);
+    s = await d.startSettings(job.member, job.target, o.reads);
   } catch (err) {
     s = { why: `reading its settings failed: ${(err as Error).message}` };
   }
