@@ -33,7 +33,7 @@ import { dirname, isAbsolute } from 'node:path';
 import type { MemberDriver, SettingsReads } from '../drivers/driver.js';
 import type { StartSettings } from '../drivers/start-settings.js';
 import { NoTrial, parseConfigDoc, trialIsContained, trialPlan, type ConfigDoc, type TrialPlan } from './rewrite.js';
-import type { TrialJob } from './run.js';
+import { fingerprint, type TrialJob } from './run.js';
 import { dataScript, type DataScriptInput } from './data-script.js';
 import { memberDirs, memberTls, parseData } from './data-read.js';
 import { judge, type DataTrialFinding } from './data-judge.js';
@@ -142,7 +142,8 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
       }
       const leak = trialIsContained(plan, fresh);
       if (leak) return all(`the settings could not be rewritten safely (${leak}); a trial never runs on the member's own data or ports`);
-      steps.push({ plan, askVersion: !jobs[n]!.release });
+      // (the binary asked its version on the host as the settings trial asks it: its start can stand for that trial's)
+      steps.push({ plan, askVersion: d.type === 'command' || !jobs[n]!.release });
     }
     const script = dataScript({
       dir,
@@ -164,7 +165,9 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
     const out = parseData(r.stdout);
     o.debug?.(`[kv] data trial of ${member}: ${out.kind}${'reason' in out ? ` ${out.reason}` : ''} ${JSON.stringify(out.phases)}`);
     const judged = await judge(jobs, settings, out, unread);
-    found = judged.findings.map((f) => ({ member, ...f, ms: Date.now() - t0 }));
+    // (each hop's settings, as read: a settings trial of the same settings may stand on this start, trial/run.ts)
+    const prints = settings.map(fingerprint);
+    found = judged.findings.map((f, n) => ({ member, ...f, ms: Date.now() - t0, ...(prints[n] ? { fingerprint: prints[n] } : {}) }));
     if (!judged.again) return found;
   }
   return found.map((f) => (f.result === 'not-checked' ? { ...f, detail: `${f.detail} (twice)` } : f));

@@ -7,7 +7,7 @@
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver, SettingsReads } from '../drivers/driver.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
-import { runTrials, type TrialFinding, type TrialJob } from './run.js';
+import { runTrials, type TrialFinding, type TrialJob, type TrialOptions } from './run.js';
 import { runDataTrials } from './data.js';
 
 /** One hop as its trials see it: its name, its target minor, its binaries (dir and release) when known. */
@@ -27,6 +27,8 @@ export interface HopTrialOptions {
   debug?: (line: string) => void;
   /** One round of settings reads shared by the settings and the data trials (drivers/driver.ts). */
   reads?: SettingsReads;
+  /** The data trials of the same round, by hop and member: a settings trial their start proves is not run again (trial/run.ts). */
+  dataStart?: TrialOptions['dataStart'];
   /**
    * A member a resumed run finds down because the run it resumes stopped it (its journal says so): no
    * process to read its settings from, so its proof is the trial that journal recorded before that stop.
@@ -57,6 +59,7 @@ export async function hopTrials(o: HopTrialOptions, hops: TrialHop[], prior?: Ma
     parallel: Math.min(jobs.length, 16),
     prior: before,
     ...(o.reads ? { reads: o.reads } : {}),
+    ...(o.dataStart ? { dataStart: o.dataStart } : {}),
   });
   const s = o.stopped;
   if (s) for (const h of hops) found.push(h.name === s.hop ? recordedTrial(s.member, h.name, s.recorded) : laterTrial(s.member, h.name));

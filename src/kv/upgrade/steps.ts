@@ -9,7 +9,7 @@ import { compareMinor, minor, type MemberListEntry } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { recordRestorePoint } from './restore-point.js';
 import { saveSnapshot } from '../snapshot/save.js';
-import { sleep, waitFor, WaitAborted, WaitFatal } from '../cluster/wait.js';
+import { acceptsConnections, sleep, waitFor, WaitAborted, WaitFatal } from '../cluster/wait.js';
 import { walV2Bytes } from './wal-v2.js';
 import { versionMoved } from '../rules/summary.js';
 
@@ -181,9 +181,15 @@ export async function waitGoneStep(env: StepEnv<'reporter' | 'timeouts'>, m: Mem
   const t = o.timeouts;
   // Gone on two looks in a row: one answer of the driver's running command that fails for another
   // reason (a fork refused on a loaded host) must not pass for the exit and let the copy run on a live
-  // data dir.
+  // data dir. While the member's client port still accepts a connection its process is surely there:
+  // that look is one connect, no process started (the running command is still asked once per poll
+  // interval, for a port something else holds: a proxy in front of the member); from the port's refusal
+  // on (etcd closes its listeners first), the running command at every poll.
   let seenGone = 0;
+  let askedAt = -Infinity;
   const gone = async () => {
+    if (seenGone === 0 && Date.now() - askedAt < t.pollMs && (await acceptsConnections(m.endpoint, t.pollMs)) === true) return undefined;
+    askedAt = Date.now();
     seenGone = (await driver.isRunning(m)) ? 0 : seenGone + 1;
     return seenGone >= 2 ? true : undefined;
   };
