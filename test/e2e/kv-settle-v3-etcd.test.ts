@@ -77,7 +77,7 @@ describe.runIf(Boolean(dirs))(`--settle auto beside 100 MB of v3 data (real etcd
     expect(settles).toHaveLength(3);
     for (const s of settles.slice(0, 2)) {
       const m =
-        /^0 ms \(v2 data (\d+) bytes \(measured on (kv\d)'s host: (\d+) v2 writes in its WAL \(\d+ files?\), no v2 snapshot yet; v3 requests not counted; an upper bound\): under 50 MB, no catch-up wait\)$/.exec(
+        /^0 ms \(v2 data (\d+) bytes \(measured on (etcd\d)'s host: (\d+) v2 writes in its WAL \(\d+ files?\), no v2 snapshot yet; v3 requests not counted; an upper bound\): under 50 MB, no catch-up wait\)$/.exec(
           s.detail,
         );
       expect(m, s.detail).not.toBeNull();
