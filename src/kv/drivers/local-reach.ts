@@ -76,6 +76,7 @@ export async function readRunningSettings(
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const r = await shell(readScript(port, endpointHost(endpoint)));
   if (r.failed) return { why: `reading its settings on its host failed: ${r.failed}` };
+  // (parsed anew for each caller: a round's callers share the script's output, never one object)
   const found = parseRead(r.stdout);
   if (found.kind === 'none') return { why: `its process on its host: ${found.why}` };
   if (!looksLikeEtcd(found))

@@ -252,10 +252,10 @@ export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster
   const d = o.cluster.driver;
   const onHosts = o.driver?.type === 'command' && o.cluster.members.every((m) => (o.driver as { measuresV2?(m: MemberSpec): boolean }).measuresV2?.(m));
   if (o.driver?.type === 'command' && d?.type === 'command' && d.v2Size) ways.push("the v2-size template on each member's host");
-  else if (onHosts) ways.push("each member's newest v2 snapshot file on its host (else the bytes its WAL holds)");
   if (compareMinor(hop.from, '3.3') <= 0) ways.push("each member's v2 key tree over its v2 API");
   else ways.push("each member's v2 key tree over its v2 API where enable-v2 is on");
   if (v2 && 'bytes' in v2) ways.push(`the ${v2.bytes} bytes ${v2.on}`);
+  if (onHosts) ways.push("each member's newest v2 snapshot file on its host (else the v2 writes its WAL holds, v3 requests not counted)");
   if (o.driver?.type === 'local') ways.push("its newest member/snap/*.snap, else its WAL's v2 writes");
   else if (!(v2 && 'bytes' in v2) && compareMinor(hop.from, '3.4') >= 0 && !onHosts && !ways.some((w) => w.startsWith('the v2-size')))
     return "settle auto: v2 data size not checked: a 3.4+ member serves no v2 API unless enable-v2, its data dir is on its host and opsctl has no way there (a trial template such as 'ssh {host} sudo sh -s', or driver.v2Size / --v2-size-cmd); the guide's rule applies: 2 minutes between members";

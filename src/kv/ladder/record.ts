@@ -58,8 +58,11 @@ export interface LadderReport {
   checks: CheckRow[];
   planText: string;
   warnings: string[];
-  /** The trial starts before the first stop: how many ran, and the wall time they took (at once). */
-  trials?: { starts: number; ran: number; refused: number; ms: number };
+  /**
+   * The trial starts before the first stop: how many ran, and the wall time they took (at once); viaData: the
+   * settings trials proven by the data trial's start of the same binary and settings (no start of their own).
+   */
+  trials?: { starts: number; ran: number; refused: number; ms: number; viaData?: number };
   halt?: { hop: string; reason: string; rollback?: string };
   /** A resume: the hops done, the hop in flight (its members done and left), the hops left. */
   resume?: LadderResume;
