@@ -13,7 +13,7 @@ import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
 import type { SettingsReads } from '../drivers/driver.js';
 import { type Binaries, hopFacts, look } from './facts.js';
-import { type LadderOptions, type LadderReport } from './record.js';
+import { type LadderOptions, type LadderReport, type Trying } from './record.js';
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import type { JournalWithRuns } from '../journal/runs.js';
@@ -24,7 +24,7 @@ import type { JournalWithRuns } from '../journal/runs.js';
  * (a data finding of `prior` that passed stands; one left for later runs now).
  */
 export async function trialsOf(
-  o: LadderOptions,
+  o: Pick<LadderOptions, Trying>,
   hops: Hop[],
   bins: Record<string, Binaries>,
   prior?: Map<string, TrialFinding[]>,
@@ -116,7 +116,7 @@ export async function check(o: Pick<LadderOptions, 'ignoreChecks' | 'skipTrial'>
 
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
 export async function checkAll(
-  o: LadderOptions,
+  o: Pick<LadderOptions, 'cluster' | 'driver' | 'exec' | 'ignoreChecks' | 'skipTrial'>,
   hops: Hop[],
   obs: ClusterObservation,
   bins: Record<string, Binaries>,
@@ -134,7 +134,7 @@ export async function checkAll(
 export const fixesBefore = (h: Hop): boolean => !h.patch && ladderRow(h.to)?.v2Gone !== undefined;
 
 /** The plan's line on the v2 step before a hop's first start (3.6: etcdutl check v2store; 3.7: each WAL read): planned (and how), refused instead, or not possible here. */
-export function v2fixPlan(o: LadderOptions, h: Hop = { from: '3.5', to: '3.6', patch: false }): string {
+export function v2fixPlan(o: Pick<LadderOptions, 'driver' | 'fixV2store'>, h: Hop = { from: '3.5', to: '3.6', patch: false }): string {
   if (ladderRow(h.to)?.v2Gone === 'any') {
     const read = `before the first ${h.to} start: each member's WAL read for v2 requests after its newest snapshot (${h.to} cannot replay them)`;
     if (o.driver?.builtIn) return `${read}: ${o.driver.builtIn.what} members keep no WAL (nothing to read)`;
@@ -166,7 +166,7 @@ const WAL_FIX_WORDS =
  * before the hop, not a refusal. `rows` are one hop's; `ladder` every hop's (a later hop's data trial
  * waits on an earlier hop's fix).
  */
-export function planFix(o: LadderOptions, rows: CheckRow[], ladder: CheckRow[] = rows): CheckRow[] {
+export function planFix(o: Pick<LadderOptions, 'fixV2store'>, rows: CheckRow[], ladder: CheckRow[] = rows): CheckRow[] {
   if (!o.fixV2store) return rows;
   const fixOne = (r: CheckRow): CheckRow => {
     if ((r.rule !== 'v2store-check' && r.rule !== 'wal-v2-replay') || r.status !== 'refuse' || !r.member) return r;

@@ -15,7 +15,8 @@ import { checkV2store, walReplayOf } from './v2store-check.js';
 import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
-import { type LadderOptions } from './record.js';
+import { type BinarySources, type LadderOptions } from './record.js';
+import type { Look } from '../upgrade/options.js';
 
 /** The full version of `DIR/etcd` (etcd --version), or why it could not be read. */
 export async function binaryVersion(exec: LadderOptions['exec'], dir: string): Promise<{ version: string } | { why: string }> {
@@ -29,7 +30,7 @@ export async function binaryVersion(exec: LadderOptions['exec'], dir: string): P
 /** `etcd --version` of each --target-bin directory, asked while the cluster is first looked at (each a Go start-up; they only look). */
 export type EarlyVersions = Map<string, ReturnType<typeof binaryVersion>>;
 
-export function askVersionsEarly(o: LadderOptions): EarlyVersions {
+export function askVersionsEarly(o: Pick<LadderOptions, 'driver' | 'targetBins' | 'exec'>): EarlyVersions {
   const early: EarlyVersions = new Map();
   if (o.driver?.builtIn) return early; // no binaries to ask
   for (const dir of new Set(Object.values(o.targetBins))) {
@@ -41,14 +42,14 @@ export function askVersionsEarly(o: LadderOptions): EarlyVersions {
 }
 
 /** The cluster as it is now, with the auth question asked of a healthy member. */
-export async function look(o: LadderOptions): Promise<ClusterObservation> {
+export async function look(o: Pick<LadderOptions, Look>): Promise<ClusterObservation> {
   const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
   obs.authEnabled = await authEnabled(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
   return obs;
 }
 
 /** The v2 store measured on a healthy member while its v2 API answers. */
-export async function measureV2(o: LadderOptions, obs: ClusterObservation): Promise<HopFacts['v2']> {
+export async function measureV2(o: Pick<LadderOptions, 'session' | 'timeouts' | 'debug'>, obs: ClusterObservation): Promise<HopFacts['v2']> {
   const m = obs.members.find((x) => x.reachable && x.healthy);
   if (!m) return { why: 'no healthy member to measure the v2 store on' };
   const r = await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug }).v2DataBytes(100 * 1024 * 1024);
@@ -62,7 +63,7 @@ export async function measureV2(o: LadderOptions, obs: ClusterObservation): Prom
  * else the config the driver reads) and its data dir.
  */
 async function memberFacts(
-  o: LadderOptions,
+  o: Pick<LadderOptions, 'driver'>,
   m: MemberSpec,
   hop: Hop,
   binDir: string | undefined,
@@ -114,7 +115,7 @@ export interface Binaries {
  * of another minor, or a --target-bin for no hop of the ladder is refused before anything stops.
  */
 export async function hopBinaries(
-  o: LadderOptions,
+  o: Pick<LadderOptions, BinarySources>,
   hops: Hop[],
   early?: EarlyVersions,
   /** The targets of the hops a resumed ladder has finished: their --target-bin (valid when the run began) is accepted and ignored. */
@@ -174,7 +175,7 @@ export async function hopBinaries(
 
 /** The facts of one hop: each member's settings and data dir, auth, the v2 store, etcdutl's verdict. */
 export async function hopFacts(
-  o: LadderOptions,
+  o: Pick<LadderOptions, 'cluster' | 'driver' | 'exec'>,
   hop: Hop,
   obs: ClusterObservation,
   bins: Record<string, Binaries>,
