@@ -13,7 +13,7 @@ import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
 import type { SettingsReads } from '../drivers/driver.js';
 import { type Binaries, hopFacts, look } from './facts.js';
-import { type LadderOptions, type LadderReport, type Trying } from './record.js';
+import { type LadderOptions, type LadderReport, type Snapshotting, type Trying } from './record.js';
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import type { JournalWithRuns } from '../journal/runs.js';
@@ -116,7 +116,7 @@ export async function check(o: Pick<LadderOptions, 'ignoreChecks' | 'skipTrial'>
 
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
 export async function checkAll(
-  o: Pick<LadderOptions, 'cluster' | 'driver' | 'exec' | 'ignoreChecks' | 'skipTrial'>,
+  o: Pick<LadderOptions, 'cluster' | 'driver' | 'ignoreChecks' | 'skipTrial' | Snapshotting>,
   hops: Hop[],
   obs: ClusterObservation,
   bins: Record<string, Binaries>,

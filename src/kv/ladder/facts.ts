@@ -15,7 +15,7 @@ import { checkV2store, walReplayOf } from './v2store-check.js';
 import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
-import { type BinarySources, type LadderOptions } from './record.js';
+import { type BinarySources, type LadderOptions, type Snapshotting } from './record.js';
 import type { Look } from '../upgrade/options.js';
 
 /** The full version of `DIR/etcd` (etcd --version), or why it could not be read. */
@@ -175,7 +175,7 @@ export async function hopBinaries(
 
 /** The facts of one hop: each member's settings and data dir, auth, the v2 store, etcdutl's verdict. */
 export async function hopFacts(
-  o: Pick<LadderOptions, 'cluster' | 'driver' | 'exec'>,
+  o: Pick<LadderOptions, 'cluster' | 'driver' | Snapshotting>,
   hop: Hop,
   obs: ClusterObservation,
   bins: Record<string, Binaries>,

@@ -35,6 +35,7 @@ import { type Binaries, type EarlyVersions, askVersionsEarly, hopBinaries, hopFa
 import {
   type BinarySources,
   type Judging,
+  type Snapshotting,
   type LadderFile,
   type LadderOptions,
   type LadderReport,
@@ -71,7 +72,7 @@ interface HopPorts {
 }
 
 /** What a hop after the first reads before its stops: the look, its trials and facts, how its rows are judged, the clock and the records. */
-type Climbing = Look | Trying | Judging | 'exec' | 'now' | 'to';
+type Climbing = Look | Trying | Judging | Snapshotting | 'now' | 'to';
 /** What the plan before the first stop reads besides: the binaries, the v2 store, the plan's lines, the operator's say, the lock. */
 type Planning = Climbing | BinarySources | 'rollbackCommand' | 'settle' | 'noBackup' | 'dryRun' | 'confirm' | 'reporter' | 'lockStaleMs';
 

@@ -21,7 +21,7 @@ import { BoltReader } from '../snapshot/bbolt.js';
 import { saveSnapshot } from '../snapshot/save.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import type { HopFacts } from '../rules/types.js';
-import type { LadderOptions } from './record.js';
+import type { LadderOptions, Snapshotting } from './record.js';
 
 /** The v3 store's membership in an etcd db file (the first `dbBytes` bytes; a snapshot's SHA-256 trailer after them). */
 export interface DbMembership {
@@ -63,7 +63,7 @@ export function hexId(decimal: string): string {
  * The leader's v3 store, read from a snapshot of it taken now (removed after): the consistent index, and
  * which members of the cluster (those the members answer for) are marked removed there.
  */
-export async function v3MembershipFacts(o: LadderOptions, obs: ClusterObservation): Promise<HopFacts['v3Membership']> {
+export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | Snapshotting>, obs: ClusterObservation): Promise<HopFacts['v3Membership']> {
   if (o.driver?.builtIn) return { why: `${o.driver.builtIn.what} members keep no etcd v3 store`, none: true };
   const leaderId = obs.members.find((m) => m.healthy && m.leaderId)?.leaderId;
   const from = obs.members.find((m) => m.healthy && m.id === leaderId) ?? obs.members.find((m) => m.healthy);
