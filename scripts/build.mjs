@@ -67,7 +67,7 @@ try {
     target: 'node20',
     // `import()` becomes a lazy require: a chunk is compiled as a script (vm.Script), which has no import()
     supported: { 'dynamic-import': false },
-    // src/kv/local/sandbox-members.ts finds dist/kv-member.cjs beside the chunks. `open` looks for its own copy
+    // src/kv/sandbox/members.ts finds dist/kv-member.cjs beside the chunks. `open` looks for its own copy
     // of xdg-open beside its package file, which a bundle does not have: with no URL it uses the system's.
     define: { 'import.meta.dirname': '__dirname', 'import.meta.url': 'undefined' },
     minifyWhitespace: true,

@@ -32,7 +32,7 @@ export async function helpers(ROOT) {
     stdin: {
       // (and opsctl's own reading of a WAL: what etcd 3.7 would replay of it, for kv-ladder)
       contents:
-        "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts'; export * from './kv-load.ts'; export { walV2Replay } from '../../src/kv/upgrade/wal-v2.ts';",
+        "export * from './etcd-releases.ts'; export * from './etcd-certs.ts'; export * from './etcd-cluster.ts'; export * from './kv-load.ts'; export { walV2Replay } from '../../src/kv/wal/v2-data.ts';",
       resolveDir: join(ROOT, 'test', 'helpers'),
       loader: 'ts',
     },

@@ -394,9 +394,10 @@ export default async function kvLadderBench(report, { BIN, ROOT, median }) {
     if (showSteps) {
       const t = pairs[0].opsctl.trials;
       console.log(
-        `     opsctl before its first hop: ${s1(med((p) => p.opsctl.outside[names[0]]))} (start-up, the plan; the trials${split ? ' of both runs' : ''} ${t ? `${t.starts} starts, ${t.ran} ran, ${t.refused} refused, in ${s1(med((p) => p.opsctl.trialMs))}` : 'not reported'})`,
+        `     opsctl before its first hop: ${s1(med((p) => p.opsctl.outside[names[0]]))} (start-up, the plan; the trials${split ? ' of both runs' : ''} ${t ? `${t.starts} starts, ${t.ran} ran, ${t.refused} refused${t.viaData ? `, ${t.viaData} settings trials proven by the data trial's start of the same binary and settings` : ''}, in ${s1(med((p) => p.opsctl.trialMs))}` : 'not reported'})`,
       );
-      // (settings trials: all at once; data trials: per member one chain through every hop's binary, members at once; the first round's)
+      // (settings trials: all at once, or the data trial's start where it proves them (the same time then); data trials:
+      // per member one chain through every hop's binary, members at once; the first round's)
       const starts = Object.entries(pairs[0].opsctl.trialStarts).map(([k, v]) => `${k} ${v.map((x) => (x / 1000).toFixed(2)).join('/')}`);
       if (starts.length) console.log(`       each trial start in round 1 (s, per member): ${starts.join('; ')}`);
     }

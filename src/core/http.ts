@@ -264,9 +264,12 @@ export class HttpClient {
       const release = this.opts.pacer ? await this.opts.pacer.acquire() : () => undefined;
       const started = Date.now();
       const shown = redactUrl(url.toString());
-      this.debug(`> ${method} ${shown}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
-      this.debug(`> headers ${JSON.stringify(redactHeaders(headers))}`);
-      if (typeof body === 'string') this.debug(`> body ${truncate(JSON.stringify(redactBody(tryJson(body))))}`);
+      // (the redacted lines are built only for a --debug sink: a kv verb sends up to a dozen requests)
+      if (this.opts.debug) {
+        this.debug(`> ${method} ${shown}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+        this.debug(`> headers ${JSON.stringify(redactHeaders(headers))}`);
+        if (typeof body === 'string') this.debug(`> body ${truncate(JSON.stringify(redactBody(tryJson(body))))}`);
+      }
       const left = Math.max(1, budgetMs - spent);
       const waiting = this.waitingNotice(method, shown, budgetMs);
       let res: TransportResponse | undefined;

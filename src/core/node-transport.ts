@@ -104,10 +104,18 @@ export class NodeTransport {
 /** A response body as HttpClient reads it: chunks as they come, or all of it as text. */
 function withText(res: IncomingMessage): TransportResponse['body'] {
   return Object.assign(res, {
-    async text(): Promise<string> {
-      const chunks: Buffer[] = [];
-      for await (const c of res) chunks.push(c as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+    // listeners, not `for await`: the stream's async iterator is code a kv verb would compile for this alone
+    text(): Promise<string> {
+      return new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.once('error', reject);
+        // a response cut off before its end (the socket closed, the deadline's abort)
+        res.once('close', () => {
+          if (!res.complete) reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+        });
+      });
     },
   });
 }

@@ -72,12 +72,13 @@ describe.runIf(Boolean(dirs))('kill -9 at every crash point on real etcd, resume
       // the identical command is taken: the finished hop's --target-bin noted, not refused
       expect(again.stderr).toMatch(/--target-bin 3\.5=\S+: the hop to 3\.5 is done; not used by this run/);
       expect(again.stderr).not.toMatch(/no hop of this ladder goes to 3\.5/);
-      // OPEN (issue 44): on the data this harness's 3.4 → 3.5 hop leaves, etcd 3.6.16 does not come up: on a copy
-      // (--force-new-cluster) it never publishes itself, and a member started on it (--skip-trial) is not healthy
-      // after 120 s (pre-votes unanswered). The data trial sees it first: refused before any stop, nothing changed.
-      expect(again.exitCode, again.stderr).toBe(1);
-      expect(again.stderr).toMatch(/3\.5 → 3\.6 \[data-trial\] member etcd\d: not proven: data trial not finished: etcd 3\.6\.16 neither answered nor exited/);
-      for (const v of await s.versions()) expect(v.server).toMatch(/^3\.5\./);
+      // (the harness's 3.4 cluster had a v3 write, as a cluster in use has: see crash-cluster.ts and
+      // kv-v3-membership-etcd.test.ts for one that had none, refused before any stop)
+      expect(again.exitCode, again.stderr).toBe(0);
+      for (const v of await s.versions()) {
+        expect(v.server).toMatch(/^3\.6\./);
+        expect(v.cluster).toMatch(/^3\.6\./);
+      }
     }, 600_000);
 
     it("every state from the first hop done to the second hop's first member started on 3.6", async () => {

@@ -85,7 +85,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     })();
 
     // --settle auto (the default): a 3.4 member serves no v2 API and has written no v2 snapshot file yet;
-    // its WAL tells its v2 writes (src/kv/upgrade/wal-v2.ts), so no blind 2-minute wait between members
+    // its WAL tells its v2 writes (src/kv/wal/v2-data.ts), so no blind 2-minute wait between members
     const r = await opsctl('kv', 'upgrade', '--to', '3.4', '--yes', '--allow-same-version', '--target-bin', '/usr/bin', '--poll-interval', '100ms', '--json');
     stop = true;
     await writer;

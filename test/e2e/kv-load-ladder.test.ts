@@ -8,7 +8,7 @@ import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpe
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { followLadder, startLoad } from '../helpers/kv-load.js';
-import { walV2Census, type WalV2Census } from '../../src/kv/upgrade/wal-v2.js';
+import { walV2Census, type WalV2Census } from '../../src/kv/wal/v2-data.js';
 
 /** Real binaries of every hop, as test/e2e/kv-ladder-etcd.test.ts finds them. */
 const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpsError } from '../../src/core/errors.js';
-import { freePort } from '../../src/kv/local/sandbox.js';
+import { freePort } from '../../src/kv/sandbox/sandbox.js';
 import { snapshotStatus, type SnapshotStatus } from '../../src/kv/snapshot/status.js';
 import { snapshotTool } from '../../src/kv/snapshot/crosscheck.js';
 import { recordRestorePoint, type WithRestorePoint } from '../../src/kv/upgrade/restore-point.js';

@@ -242,12 +242,13 @@ esac
       .map((r) => `${r.member}: ${r.status}: ${r.detail}`)
       .join('\n');
     // The preset's trial template: on each host over ssh, the running member's settings read from its
-    // /proc (its config file named on its command line), the 3.3 binary of `bins` started once with them
-    // on the host's loopback and a scratch data dir.
+    // /proc (its config file named on its command line), the 3.3 binary of `bins` started once with them:
+    // on a copy of its data (the data trial's start, where it got through it: the same binary and settings),
+    // else on the host's loopback and a scratch data dir.
     for (const m of c.members)
       expect(trials).toMatch(
         new RegExp(
-          `${m.name}: ok: etcd 3\\.3\\.27 served /health .*config file ${m.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/etcd\\.yaml on ${m.host.replace(/\./g, '\\.')}, 1 flag \\(the command line of pid \\d+ on ${m.host.replace(/\./g, '\\.')} \\(/proc\\)\\)`,
+          `${m.name}: ok: etcd 3\\.3\\.27 (served /health .*|started with its settings \\()config file ${m.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/etcd\\.yaml on ${m.host.replace(/\./g, '\\.')}, 1 flag \\(the command line of pid \\d+ on ${m.host.replace(/\./g, '\\.')} \\(/proc\\)\\)`,
         ),
       );
     // Mid-run, the two hosts not yet upgraded stop answering ssh (their sshd stopped; etcd runs on):

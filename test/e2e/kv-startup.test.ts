@@ -20,19 +20,21 @@ describe('kv verbs load only what they use; the code cache stays as written', ()
   let gateway: Server;
   let url = '';
   beforeAll(async () => {
+    const header = { cluster_id: '1', member_id: '2', revision: '3', raft_term: '4' };
+    // etcd 3.4's answers: what kv get, kv status and kv endpoint health ask of a member
+    const answers: Record<string, unknown> = {
+      '/version': { etcdserver: '3.4.23', etcdcluster: '3.4.0' },
+      '/v3/kv/range': { header, kvs: [{ key: 'Zm9v', value: 'YmFy', create_revision: '3', mod_revision: '3', version: '1' }], count: '1' },
+      '/v3/maintenance/status': { header, version: '3.4.23', dbSize: '20480', leader: '2', raftIndex: '9', raftTerm: '4' },
+      '/v3/maintenance/alarm': { header },
+      '/v3/cluster/member/list': { header, members: [{ ID: '2', name: 'etcd1', peerURLs: ['http://127.0.0.1:2380'], clientURLs: [] }] },
+    };
     gateway = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
-        res.writeHead(req.url === '/v3/kv/range' ? 200 : 404, { 'content-type': 'application/json' });
-        res.end(
-          req.url === '/v3/kv/range'
-            ? JSON.stringify({
-                header: { cluster_id: '1', member_id: '2', revision: '3', raft_term: '4' },
-                kvs: [{ key: 'Zm9v', value: 'YmFy', create_revision: '3', mod_revision: '3', version: '1' }],
-                count: '1',
-              })
-            : '404 page not found\n',
-        );
+        const answer = answers[req.url ?? ''];
+        res.writeHead(answer ? 200 : 404, { 'content-type': 'application/json' });
+        res.end(answer ? JSON.stringify(answer) : '404 page not found\n');
       });
     });
     await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
@@ -40,35 +42,47 @@ describe('kv verbs load only what they use; the code cache stays as written', ()
   });
   afterAll(() => new Promise<void>((r) => gateway.close(() => r())));
 
-  it('kv get: no undici, execa, zod or yaml; no member driver, sandbox or snapshot code; no node:v8, https or child_process', async () => {
-    const cfg = tempConfigDir('opsctl-kv-startup-');
-    try {
-      const r = await execa(process.execPath, ['--require', HOOKS, BIN, 'kv', 'get', 'foo', '--endpoints', url], {
-        env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_RECORD_MODULES: '1' },
-        reject: false,
-      });
-      expect(r.exitCode, String(r.stderr)).toBe(0);
-      expect(String(r.stdout)).toBe('bar');
-      const err = String(r.stderr).split('\n');
-      const builtins = new Set<string>(JSON.parse(err.find((l) => l.startsWith('builtins '))!.slice('builtins '.length)) as string[]);
-      const packages = new Set<string>();
-      const sources = new Set<string>();
-      for (const line of err.filter((l) => l.startsWith('loaded ') && l.includes('/dist/'))) {
-        const map = JSON.parse(readFileSync(`${fileURLToPath(line.slice('loaded '.length))}.map`, 'utf8')) as { sources: string[] };
-        for (const src of map.sources) {
-          const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
-          if (m) packages.add(m[1]!);
-          else sources.add(src.replace(/^.*?(src\/)/, '$1'));
+  // kv status and kv endpoint health, the verbs that ask every member most, load what kv get loads but their own run
+  it.each([
+    { verb: ['get', 'foo'], out: /^bar$/ },
+    { verb: ['status'], out: /^127\.0\.0\.1:\d+\thttp:\/\/127\.0\.0\.1:\d+\t2\t3\.4\.23\t3\.4\.0\ttrue\t3\ttrue\t$/ },
+    { verb: ['endpoint', 'health'], out: /^127\.0\.0\.1:\d+\ttrue\t[\d.]+ ms\t$/ },
+  ])(
+    'kv $verb: no undici, execa, zod or yaml; no member driver, sandbox, journal or snapshot code; no node:v8, https or child_process',
+    async ({ verb, out }) => {
+      const cfg = tempConfigDir('opsctl-kv-startup-');
+      try {
+        const r = await execa(process.execPath, ['--require', HOOKS, BIN, 'kv', ...verb, '--endpoints', url], {
+          env: { OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_RECORD_MODULES: '1' },
+          reject: false,
+        });
+        expect(r.exitCode, String(r.stderr)).toBe(0);
+        expect(String(r.stdout)).toMatch(out);
+        const err = String(r.stderr).split('\n');
+        const builtins = new Set<string>(JSON.parse(err.find((l) => l.startsWith('builtins '))!.slice('builtins '.length)) as string[]);
+        const packages = new Set<string>();
+        const sources = new Set<string>();
+        for (const line of err.filter((l) => l.startsWith('loaded ') && l.includes('/dist/'))) {
+          const map = JSON.parse(readFileSync(`${fileURLToPath(line.slice('loaded '.length))}.map`, 'utf8')) as { sources: string[] };
+          for (const src of map.sources) {
+            const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(src);
+            if (m) packages.add(m[1]!);
+            else sources.add(src.replace(/^.*?(src\/)/, '$1'));
+          }
         }
+        for (const p of ['undici', 'execa', 'zod', 'yaml', 'write-file-atomic']) expect(packages.has(p), p).toBe(false);
+        for (const s of sources) expect(s, s).not.toMatch(/^src\/kv\/(drivers|snapshot|journal|upgrade|ladder|local\/sandbox\.ts)/);
+        // each loads its own verb's run alone
+        const runs = [...sources].filter((s) => /^src\/commands\/kv\/[^/]+\.ts$/.test(s) && !s.endsWith('.spec.ts') && !s.endsWith('/index.ts'));
+        expect(runs).toEqual([`src/commands/kv/${verb.filter((w) => w !== 'foo').join('-')}.ts`]);
+        expect(sources.has('src/commands/kv/lib/shared.ts')).toBe(false);
+        // (perf_hooks: the global `performance` loads nine built-ins; the kv client keeps time with process.hrtime)
+        for (const b of ['v8', 'https', 'tls', 'child_process', 'perf_hooks']) expect(builtins.has(b), b).toBe(false);
+      } finally {
+        cfg.cleanup();
       }
-      for (const p of ['undici', 'execa', 'zod', 'yaml', 'write-file-atomic']) expect(packages.has(p), p).toBe(false);
-      for (const s of sources) expect(s, s).not.toMatch(/^src\/kv\/(drivers|snapshot|journal|upgrade|ladder|local\/sandbox\.ts)/);
-      expect(sources.has('src/commands/kv/lib/shared.ts')).toBe(false);
-      for (const b of ['v8', 'https', 'tls', 'child_process']) expect(builtins.has(b), b).toBe(false);
-    } finally {
-      cfg.cleanup();
-    }
-  });
+    },
+  );
 
   /** Each cache file's modification time, by path under `dir`. */
   const stamps = (dir: string): Map<string, number> => {

@@ -4,7 +4,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/kv/local/sandbox.js';
+import { freePort } from '../../src/kv/sandbox/sandbox.js';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';

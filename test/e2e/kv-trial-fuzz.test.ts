@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import type { MemberDriver } from '../../src/kv/drivers/driver.js';
-import { freePort } from '../../src/kv/local/sandbox.js';
+import { freePort } from '../../src/kv/sandbox/sandbox.js';
 import { RENAMED_36 } from '../../src/kv/rules/hop-3.6.js';
 import { runTrials } from '../../src/kv/trial/run.js';
 import type { StartSettings } from '../../src/kv/drivers/start-settings.js';

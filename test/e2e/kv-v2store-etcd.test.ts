@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { walV2Census } from '../../src/kv/upgrade/wal-v2.js';
+import { walV2Census } from '../../src/kv/wal/v2-data.js';
 
 /**
  * The 3.5 → 3.6 hop on real etcd 3.5.35 whose members hold custom v2 content (a v2 key put through

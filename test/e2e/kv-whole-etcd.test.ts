@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/kv/local/sandbox.js';
+import { freePort } from '../../src/kv/sandbox/sandbox.js';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';

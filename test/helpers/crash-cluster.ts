@@ -175,6 +175,10 @@ export function crashReal(bins: Record<string, string>, from: string, size = 3) 
           60_000,
           `${size} members on ${from}`,
         );
+        // One v3 write, as every cluster in use has had: etcd 3.4 persists its consistent index only with
+        // one, and without it 3.5.26+ marks live members removed in its v3 store on its first start, which
+        // 3.6 obeys (refused before any stop: [v3-consistent-index], kv-v3-membership-etcd.test.ts).
+        await new KvClient(probe.members[0]!.clientUrl, { session: w.session, timeoutMs: 5000 }).put('crash/0', 'set-up');
       }),
     async down() {
       c?.destroy();

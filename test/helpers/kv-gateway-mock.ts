@@ -33,6 +33,8 @@ export interface Asked {
   /** The request body, parsed. */
   body: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
+  /** Which connection of the process brought it (numbered as the mock saw them open). */
+  connection: number;
 }
 
 export interface Reply {
@@ -123,6 +125,8 @@ export async function kvGateway(defs: FakeMemberDef[], configDir: string): Promi
   };
 }
 
+const connections = new Map<object, number>();
+
 async function serve(m: FakeMember, req: IncomingMessage, res: ServerResponse, asked: Asked[], unexpected: string[]): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -142,7 +146,9 @@ async function serve(m: FakeMember, req: IncomingMessage, res: ServerResponse, a
   } catch {
     unexpected.push(`${m.name} ${req.method} ${url.pathname}: a body that is not JSON: ${raw}`);
   }
-  const a: Asked = { member: m.name, method: req.method ?? 'GET', path, body, headers: req.headers };
+  let connection = connections.get(req.socket);
+  if (connection === undefined) connections.set(req.socket, (connection = connections.size + 1));
+  const a: Asked = { member: m.name, method: req.method ?? 'GET', path, body, headers: req.headers, connection };
   asked.push(a);
   const route = m.routes[path] ?? (path === '/version' ? { etcdserver: m.version, etcdcluster: `${m.version.split('.').slice(0, 2).join('.')}.0` } : undefined);
   if (route === undefined) {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pidAlive, readPid } from '../../src/kv/drivers/local.js';
-import { loadSandbox, localDriver } from '../../src/kv/local/sandbox.js';
+import { loadSandbox, localDriver } from '../../src/kv/sandbox/sandbox.js';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { BIN } from '../helpers/bin.js';
 import { kvSandbox, readJournal as readJournalAny, until } from '../helpers/kv.js';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KvClient } from '../../src/kv/cluster/client.js';
 import { observeMember } from '../../src/kv/cluster/observe.js';
 import { KvSession } from '../../src/kv/cluster/session.js';
-import { freePort } from '../../src/kv/local/sandbox.js';
+import { freePort } from '../../src/kv/sandbox/sandbox.js';
 import { verifyTrailer } from '../../src/kv/snapshot/save.js';
 import { snapshotBuffer } from '../../src/kv/snapshot/stream.js';
 import { until } from '../helpers/kv.js';

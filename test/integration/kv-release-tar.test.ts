@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, syml
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { extractTarGz } from '../../src/kv/local/tar-gz.js';
+import { extractTarGz } from '../../src/kv/release/tar-gz.js';
 
 describe('the release extractor refuses what an etcd release never holds', () => {
   const root = mkdtempSync(join(tmpdir(), 'opsctl-tar-'));

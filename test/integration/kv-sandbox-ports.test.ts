@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePorts } from '../../src/kv/local/sandbox.js';
+import { freePorts } from '../../src/kv/sandbox/sandbox.js';
 import { kvSandbox, until } from '../helpers/kv.js';
 
 /**

@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, ftruncateSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, ftruncateSync, rmSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import type { MemberDriver } from '../../src/kv/drivers/driver.js';
 import { newestSnapBytes } from '../../src/kv/drivers/member-files.js';
+import { parseV2Size, v2SizeScript } from '../../src/kv/drivers/host-script.js';
+import { walV2Bytes } from '../../src/kv/wal/v2-data.js';
 import type { UpgradeOptions } from '../../src/kv/upgrade/options.js';
 import type { Journal } from '../../src/kv/journal/journal.js';
 import { KvSession } from '../../src/kv/cluster/session.js';
@@ -18,7 +21,8 @@ import { kvSandbox } from '../helpers/kv.js';
 /**
  * --settle auto decides from a measured v2 size: the newest snapshot file (not the sum of all), the
  * member's v2 key tree over its v2 API while it is on, the figure measured before 3.4 carried in the
- * journal; no wait after the last member. Members here: a loopback server answering /v2/keys with a
+ * journal, the v2 writes of its WAL on its host (the command driver's script, run here with `sh -s`:
+ * v3 values never counted); no wait after the last member. Members here: a loopback server answering /v2/keys with a
  * body of a chosen size, data dirs with .snap files of chosen sizes (sparse).
  */
 const MB = 1000 * 1000;
@@ -58,18 +62,24 @@ const v2Put = (path: string, bytes: number, wrapped: boolean): Buffer => {
 /** A v3 put (InternalRaftRequest field 4): not v2 data. */
 const v3Put = (bytes: number): Buffer =>
   Buffer.concat([field(1, 9), field(4, Buffer.concat([field(1, Buffer.from('k')), field(2, Buffer.alloc(bytes, 0x62))]))]);
-/** A data dir whose member/wal holds one WAL file with these entries (no member/snap). */
-function walDir(root: string, name: string, payloads: Buffer[]): string {
+/** A v2 request of another method (DELETE, QGET): not a write the store keeps. */
+const v2Other = (method: string, path: string): Buffer =>
+  Buffer.concat([field(1, 7), field(2, Buffer.concat([field(1, 7), field(2, Buffer.from(method)), field(3, Buffer.from(path))]))]);
+/** One WAL frame as etcd's encoder writes it: the length, its padding to 8 bytes said in the top byte. */
+function frame(rec: Buffer): Buffer {
+  const pad = (8 - (rec.length % 8)) % 8;
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(rec.length) | (pad ? BigInt(0x80 | pad) << 56n : 0n));
+  return Buffer.concat([len, rec, Buffer.alloc(pad)]);
+}
+/** A data dir whose member/wal holds one WAL file with these entries (no member/snap); `tail` after them (a torn record). */
+function walDir(root: string, name: string, payloads: Buffer[], tail: Buffer = Buffer.alloc(64)): string {
   const dir = join(root, name, 'member', 'wal');
   mkdirSync(dir, { recursive: true });
-  const frames = payloads.map((p, i) => {
-    const entry = Buffer.concat([field(1, 0), field(2, 1), field(3, i + 1), field(4, p)]);
-    const rec = Buffer.concat([field(1, 2), field(2, 0), field(3, entry)]);
-    const len = Buffer.alloc(8);
-    len.writeBigUInt64LE(BigInt(rec.length));
-    return Buffer.concat([len, rec]);
-  });
-  writeFileSync(join(dir, '0000000000000000-0000000000000000.wal'), Buffer.concat([...frames, Buffer.alloc(64)]));
+  const frames = payloads.map((p, i) =>
+    frame(Buffer.concat([field(1, 2), field(2, 0), field(3, Buffer.concat([field(1, 0), field(2, 1), field(3, i + 1), field(4, p)]))])),
+  );
+  writeFileSync(join(dir, '0000000000000000-0000000000000000.wal'), Buffer.concat([...frames, tail]));
   return join(root, name);
 }
 
@@ -198,4 +208,105 @@ describe('--settle auto through the built binary (simulated members)', () => {
       await sb.down();
     }
   }, 180_000);
+});
+
+/** The command driver's measure on a member's host (`sh -s` here, the trial template there), with this PATH. */
+async function onHost(dir: string, path = process.env.PATH ?? '/usr/bin:/bin') {
+  const r = await execa('/bin/sh', ['-s'], { input: v2SizeScript(dir), env: { PATH: path }, extendEnv: false, reject: false });
+  return parseV2Size(String(r.stdout));
+}
+/** A command driver whose host measure is the real script on `dir`, and which counts its calls. */
+function onHostDriver(dir: string, path?: string) {
+  const calls = { host: 0 };
+  const d: Partial<MemberDriver> = {
+    type: 'command',
+    v2DataBytes: async () => undefined,
+    hostV2Size: async () => {
+      calls.host++;
+      return onHost(dir, path);
+    },
+  };
+  return { d, calls };
+}
+/** A folder of the tools the script uses, without perl (a host that has none). */
+function noPerl(): string {
+  const bin = join(root, 'no-perl-bin');
+  mkdirSync(bin, { recursive: true });
+  for (const t of ['ls', 'grep', 'sort', 'tail', 'wc', 'tr', 'cat']) {
+    const at = ['/usr/bin', '/bin'].map((d) => join(d, t)).find((p) => existsSync(p))!;
+    if (!existsSync(join(bin, t))) symlinkSync(at, join(bin, t));
+  }
+  return bin;
+}
+
+describe("--settle auto on the member's host (the command driver): the v2 store, never the v3 values", () => {
+  // 100 MB of v3 values (1 MB puts) and etcd's own small v2 writes: what a 3.4/3.5 member holds before its first v2 snapshot
+  let big: string;
+  beforeAll(() => {
+    big = walDir(root, 'v3-100', [
+      v2Put('/0/members/8e9e05c52164694d/attributes', 60, true),
+      v2Other('QGET', '/0/health'),
+      ...Array.from({ length: 100 }, () => v3Put(MB)),
+      v2Put('/0/version', 5, false),
+      v2Other('DELETE', '/1/gone'),
+    ]);
+  });
+
+  it('a WAL of 100 MB of v3 puts and 2 small v2 PUTs: the v2 writes only, as opsctl reads the WAL itself (not 100 MB)', async () => {
+    const got = await onHost(big);
+    const here = walV2Bytes(big);
+    expect(here).toMatchObject({ writes: 2 });
+    expect(got).toEqual({ kind: 'wal', bytes: (here as { bytes: number }).bytes, writes: 2, files: 1 });
+    expect((here as { bytes: number }).bytes).toBeLessThan(200);
+    // a torn last record (its frame says more bytes than the file holds): what was read counts, the rest is not guessed
+    const torn = walDir(root, 'torn', [v2Put('/1/a', 1000, true), v3Put(10)], Buffer.from([0xff, 0xff, 0, 0, 0, 0, 0, 0, 1, 2, 3]));
+    expect(await onHost(torn)).toEqual({ kind: 'wal', bytes: 1004, writes: 1, files: 1 });
+  });
+
+  it('a v2 snapshot file there: the newest one (the whole store), its WAL not read', async () => {
+    const dir = dataDir(root, 'host-snap', [3 * MB, 7 * MB]);
+    expect(await onHost(dir)).toEqual({ kind: 'snap', bytes: 7 * MB });
+  });
+
+  it('no perl on the host: every byte of the WAL, an upper bound that decides only under 50 MB', async () => {
+    const bin = noPerl();
+    const all = await onHost(big, bin);
+    expect(all).toMatchObject({ kind: 'walall' });
+    expect(all.kind === 'walall' && all.bytes).toBeGreaterThan(100 * MB);
+    v2 = 'off';
+    const d = await settleDecision(env(onHostDriver(big, bin).d), member());
+    // not a 4-minute wait on 100 MB that are v3 values: not measured, the guide's 2 minutes, and why
+    expect(d.ms).toBe(120_000);
+    expect(d.why).toMatch(
+      /v2 data size not checked: .*kv1's WAL holds \d+ bytes, v2 and v3 alike, and its host has no perl to tell the v2 writes apart \(install perl there/,
+    );
+    const small = walDir(root, 'small-no-perl', [v2Put('/1/a', 1000, true), v3Put(2000)]);
+    const ok = await settleDecision(env(onHostDriver(small, bin).d), member());
+    expect(ok.ms).toBe(0);
+    expect(ok.why).toMatch(
+      /v2 data \d+ bytes \(measured on kv1's host: every byte its WAL holds, v3 included \(no perl there to read it\); an upper bound\): under 50 MB/,
+    );
+  });
+
+  it('v2 API off, nothing carried: the host measure decides, 100 MB of v3 data is no v2 data (no blind 2-minute wait)', async () => {
+    v2 = 'off';
+    const d = await settleDecision(env(onHostDriver(big).d), member());
+    expect(d.ms).toBe(0);
+    expect(d.why).toMatch(
+      /^v2 data \d{2,3} bytes \(measured on kv1's host: 2 v2 writes in its WAL \(1 file\), no v2 snapshot yet; v3 requests not counted; an upper bound\): under 50 MB, no catch-up wait$/,
+    );
+  });
+
+  it("the member's own answer first: its v2 API, then the figure carried from before 3.4; its host is not asked then", async () => {
+    v2 = 37;
+    const api = onHostDriver(big);
+    const d = await settleDecision(env(api.d), member());
+    expect(d).toMatchObject({ ms: 0 });
+    expect(d.why).toMatch(/v2 data 37 bytes \(measured on kv1: its v2 key tree\)/);
+    v2 = 'off';
+    const carried = onHostDriver(big);
+    const c = await settleDecision(env(carried.d, { v2: { bytes: 37, on: 'measured on kv1 (3.3.27) over its v2 API' } }), member());
+    expect(c.why).toMatch(/v2 data 37 bytes \(measured on kv1 \(3\.3\.27\) over its v2 API, before 3\.4 turned the v2 API off\)/);
+    expect(api.calls.host + carried.calls.host).toBe(0);
+  });
 });

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
-import { CommandDriver, renderTemplate } from '../../src/kv/drivers/command.js';
+import { CommandDriver } from '../../src/kv/drivers/command.js';
+import { renderTemplate } from '../../src/kv/drivers/argv.js';
 import { expandSystemd } from '../../src/kv/drivers/systemd.js';
 import type { RestoreRequest } from '../../src/kv/drivers/driver.js';
 import { seeded } from '../helpers/fuzz.js';
@@ -178,7 +179,7 @@ const PRESET: Array<[string, string, (v: Vars) => string[][]]> = [
   ['config', preset.config!, (v) => [['cat', `/etc/etcd/${v.name}.yml`]]],
   ['backup', preset.backup!, (v) => [['cp', '-a', '--sparse=always', D(v), `${D(v)}.bak-${v.run}`]]],
   ['dropBackup', preset.dropBackup!, (v) => [['rm', '-rf', `${D(v)}.bak-${v.run}`]]],
-  ['v2Size', preset.v2Size!, (v) => [['du', '-sb', `${D(v)}/member/snap`]]],
+  // (no v2Size: the preset measures the v2 store through its trial template, where `du` of member/snap counted the v3 db)
   [
     'restoreBackup',
     preset.restoreBackup!,

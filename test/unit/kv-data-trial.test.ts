@@ -5,7 +5,8 @@ import type { StartSettings } from '../../src/kv/drivers/start-settings.js';
 import { runDataTrial, runDataTrials } from '../../src/kv/trial/data.js';
 import { hashOf, memberDirs, memberTls, parseData } from '../../src/kv/trial/data-read.js';
 import { dataScript, type DataScriptInput } from '../../src/kv/trial/data-script.js';
-import { parseConfigDoc, trialIsContained, trialPlan } from '../../src/kv/trial/rewrite.js';
+import { parseConfigDoc, timingIsDefault, trialIsContained, trialPlan } from '../../src/kv/trial/rewrite.js';
+import { fingerprint, runTrials } from '../../src/kv/trial/run.js';
 
 const PORTS = { client: 2379, peer: 2380, metrics: 2381, clientHttp: 2382 };
 const settings = (over: Partial<StartSettings> = {}): StartSettings => ({
@@ -295,5 +296,72 @@ describe('the judgement', () => {
     d.startSettings = async () => settings({ program: ['/usr/local/etcd-3.6/bin/etcd'], args: ['--data-dir', '/var/lib/etcd'] });
     await runDataTrial({ ...job, target: { version: '3.6' } }, { driver: d, timeoutS: 30 });
     expect(d.scripts[0]).toContain("for c in '/usr/local/etcd-3.6/bin/etcdctl'; do");
+  });
+});
+
+describe("a settings trial the data trial's start proves: not started twice", () => {
+  const hop = {
+    hop: '3.4 → 3.5',
+    member: { name: 'kv1', endpoint: 'http://10.0.0.5:2379' },
+    target: { version: '3.5', binDir: '/opt/etcd-3.5' },
+    release: '3.5.35',
+  };
+  /** A command driver with these settings; its host answers a settings trial's script as ready (counted). */
+  const driverWith = (s: StartSettings) => {
+    const d = hostSaying('opsctl-trial: version 3.5.35\nopsctl-trial: ready 250 {"health":"true"} HTTP200\n');
+    d.startSettings = async () => s;
+    return d;
+  };
+  const plain = settings({
+    program: ['/opt/etcd-3.5/etcd'],
+    args: ['--name', 'kv1', '--data-dir', '/var/lib/etcd', '--heartbeat-interval=100', '--election-timeout', '1000'],
+  });
+  const started =
+    (s: StartSettings, version = '3.5.35') =>
+    async () => ({ started: { ms: 321, version }, fingerprint: fingerprint(s) });
+
+  it("its data trial got through its start with the same settings, election timing etcd's own: ok, no start of its own", async () => {
+    const d = driverWith(plain);
+    const [f] = await runTrials([hop], { driver: d, timeoutS: 30, dataStart: started(plain) });
+    expect(f).toMatchObject({ result: 'ok', via: 'data', ms: 321, fingerprint: fingerprint(plain) });
+    expect(f!.detail).toMatch(
+      /^etcd 3\.5\.35 started with its settings \(4 flags .*\) in 321 ms: its data trial's start, on a copy of its data \(the same binary and settings; no second start on an empty data dir\)$/,
+    );
+    expect(f!.settings?.list.map((x) => x.key)).toContain('heartbeat-interval');
+    expect(d.scripts).toHaveLength(0);
+  });
+
+  it("a start of its own where the data trial's does not prove it: timing of the member's own, other settings, no start, a wrong binary", async () => {
+    // the data trial replaces a member's own election timing with a fast one: its start does not judge 250/2500
+    const own = settings({ program: ['/opt/etcd-3.5/etcd'], args: ['--name', 'kv1', '--heartbeat-interval=250', '--election-timeout=2500'] });
+    const d1 = driverWith(own);
+    const [a] = await runTrials([hop], { driver: d1, timeoutS: 30, dataStart: started(own) });
+    expect(a).toMatchObject({ result: 'ok' });
+    expect(a!.via).toBeUndefined();
+    expect(d1.scripts).toHaveLength(1);
+    // (a config file's timing is etcd's own too: 1000 ms written as in the default)
+    const cfg = 'name: kv1\nelection-timeout: 1000\n';
+    const inFile = settings({ args: ['--config-file', '/etc/etcd.yml'], config: { file: '/etc/etcd.yml', text: cfg } });
+    expect((await runTrials([hop], { driver: driverWith(inFile), timeoutS: 30, dataStart: started(inFile) }))[0]!.via).toBe('data');
+    // other settings than the data trial started with (read again in between), or a data trial that did not get through its start
+    const d2 = driverWith(plain);
+    const [b] = await runTrials([hop], { driver: d2, timeoutS: 30, dataStart: async () => ({ started: { ms: 1 }, fingerprint: 'other' }) });
+    const [c] = await runTrials([hop], { driver: d2, timeoutS: 30, dataStart: async () => ({ fingerprint: fingerprint(plain) }) });
+    expect([b!.via, c!.via]).toEqual([undefined, undefined]);
+    expect(d2.scripts).toHaveLength(2);
+    // the binary its start ran, asked on the member's host, is not the hop's: the same finding as a trial's own
+    const [w] = await runTrials([hop], { driver: driverWith(plain), timeoutS: 30, dataStart: started(plain, '3.4.23') });
+    expect(w).toMatchObject({ result: 'problem' });
+    expect(w!.detail).toMatch(/^\/opt\/etcd-3\.5\/etcd on the member's host is etcd 3\.4\.23, not 3\.5\.x/);
+  });
+
+  it('timingIsDefault: unset or 100/1000 ms, in the config file when there is one (etcd then reads nothing else)', async () => {
+    expect(timingIsDefault(settings())).toBe(true);
+    expect(timingIsDefault(settings({ env: { ETCD_ELECTION_TIMEOUT: '1000', ETCD_HEARTBEAT_INTERVAL: '100' } }))).toBe(true);
+    expect(timingIsDefault(settings({ args: ['--election-timeout', '5000'] }))).toBe(false);
+    expect(timingIsDefault(settings({ env: { ETCD_HEARTBEAT_INTERVAL: '50' } }))).toBe(false);
+    const doc = await parseConfigDoc('heartbeat-interval: 100\n', 'f');
+    expect(timingIsDefault(settings({ args: ['--heartbeat-interval=10'] }), doc)).toBe(true);
+    expect(timingIsDefault(settings(), await parseConfigDoc('election-timeout: 3000\n', 'f'))).toBe(false);
   });
 });

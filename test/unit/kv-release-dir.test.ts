@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultCacheDir, listReleases, releaseDir, sumFor } from '../../src/kv/local/release.js';
+import { defaultCacheDir, listReleases, releaseDir, sumFor } from '../../src/kv/release/release.js';
 
 describe('the release cache as the ladder reads it (releaseDir)', () => {
   const data = mkdtempSync(join(tmpdir(), 'opsctl-release-dir-'));

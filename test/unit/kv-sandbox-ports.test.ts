@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../src/kv/local/sandbox.js';
+import { freePort } from '../../src/kv/sandbox/sandbox.js';
 
 const RANGE = '/proc/sys/net/ipv4/ip_local_port_range';
 

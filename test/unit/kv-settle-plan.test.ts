@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterSpec } from '../../src/kv/cluster/cluster-file.js';
 import type { MemberDriver } from '../../src/kv/drivers/driver.js';
 import { settlePlan } from '../../src/kv/ladder/facts.js';
+import { parseV2Size, v2SizeScript } from '../../src/kv/drivers/host-script.js';
 
 /** What the plan says of --settle auto per hop: how the v2 size will be measured, or "not checked: why". */
 const cluster = (driver?: ClusterSpec['driver']): ClusterSpec => ({
@@ -28,7 +29,10 @@ describe('settlePlan: --settle auto on the plan, per hop', () => {
 
   it('a command driver that reaches the hosts: the newest v2 snapshot file on each host, never the guess', () => {
     const line = settlePlan({ settle: 'auto', driver: commandOnHosts, cluster: cluster({ type: 'command', ...templates }) }, hop('3.4', '3.5'), undefined);
-    expect(line).toMatch(/sized by each member's newest v2 snapshot file on its host \(else the bytes its WAL holds\)/);
+    // (after the member's own v2 API: the host is reached only where the member cannot tell)
+    expect(line).toMatch(
+      /sized by each member's v2 key tree over its v2 API where enable-v2 is on, else each member's newest v2 snapshot file on its host \(else the v2 writes its WAL holds, v3 requests not counted\)$/,
+    );
     expect(line).not.toMatch(/not checked/);
   });
 
@@ -57,5 +61,28 @@ describe('settlePlan: --settle auto on the plan, per hop', () => {
       'settle auto: no wait (etcd 3.6 keeps no v2 store)',
     );
     expect(settlePlan({ settle: 5000, driver: command, cluster: cluster() }, hop('3.4', '3.5'), undefined)).toBe('settle 5000 ms between members, as asked');
+  });
+});
+
+describe("the v2 size script's answer, read (it runs on the member's host: test/integration/kv-settle-auto.test.ts)", () => {
+  it('the newest snapshot file, the WAL v2 writes, every WAL byte (no perl there), or why not', () => {
+    expect(parseV2Size('opsctl-v2: snap 4096\n')).toEqual({ kind: 'snap', bytes: 4096 });
+    expect(parseV2Size('noise\nopsctl-v2: wal 391 5 2\n')).toEqual({ kind: 'wal', bytes: 391, writes: 5, files: 2 });
+    expect(parseV2Size('opsctl-v2: walall 104857600\n')).toEqual({ kind: 'walall', bytes: 104857600 });
+    expect(parseV2Size('opsctl-v2: none no WAL file in /var/lib/etcd/member/wal\n')).toEqual({ kind: 'none', why: 'no WAL file in /var/lib/etcd/member/wal' });
+    expect(parseV2Size('sh: 1: perl: Permission denied')).toEqual({
+      kind: 'none',
+      why: 'the v2 size script printed no result: sh: 1: perl: Permission denied',
+    });
+  });
+
+  it('the script reads v2 entries only: v3 requests are never counted, and without perl it says so', () => {
+    const s = v2SizeScript("/var/lib/etc'd", '/wal');
+    expect(s).toContain("d='/var/lib/etc'\\''d'");
+    expect(s).toContain("w='/wal'");
+    expect(s).toMatch(/command -v perl/);
+    expect(s).toMatch(/opsctl-v2: walall/);
+    // (the perl program is one single-quoted word: the shell reads nothing of it)
+    expect(s).toMatch(/perl -e 'use strict;/);
   });
 });

@@ -11,7 +11,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * a sandbox's kind. The local driver (src/kv/drivers/local.ts) starts members through the program it
  * chooses; every other kv flow asks the driver (MemberDriver.builtIn, etcdFromDir).
  */
-const SANDBOX_MEMBERS = 'src/kv/local/sandbox-members.ts';
+const SANDBOX_MEMBERS = 'src/kv/sandbox/members.ts';
 
 /** Every .ts file under src/, as a path from the repository root and its text. */
 function srcFiles(dir = join(ROOT, 'src')): Array<{ file: string; text: string }> {
@@ -116,7 +116,7 @@ describe('the simulator behind the sandbox driver', () => {
     ]);
   });
 
-  it('outside src/kv/local/sandbox-members.ts: 0 imports of @opsctl/etcd-sim and 0 branches on a sandbox kind in src/', () => {
+  it('outside src/kv/sandbox/members.ts: 0 imports of @opsctl/etcd-sim and 0 branches on a sandbox kind in src/', () => {
     const files = srcFiles();
     expect(files.some((f) => f.file === 'src/kv/drivers/local.ts')).toBe(true);
     expect(leaksOutsideSandbox(files)).toEqual([]);

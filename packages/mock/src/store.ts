@@ -314,14 +314,7 @@ export class FileStore implements Store {
 
   /** Writes the snapshot from the files' state (snapshot + journal) under the lock, and drops the journal. */
   private async compact(): Promise<void> {
-    const { lockFile } = await import('@opsctl/shared/lock.js');
-    const release = await lockFile(this.path, {
-      staleMs: this.staleMs,
-      what: 'the mock state file',
-      signal: this.lockOptions.signal,
-      notice: this.lockOptions.notice,
-      waitMs: this.lockOptions.waitMs,
-    });
+    const release = await this.stateLock();
     try {
       const mem = await this.load(true);
       if (mem.raw !== undefined) await this.writeSnapshot(mem);
@@ -339,13 +332,7 @@ export class FileStore implements Store {
    */
   async salvageJournal(): Promise<SalvageReport> {
     const report: SalvageReport = { journal: this.journalPath, lines: 0, applied: 0, refused: [], torn: false };
-    const { lockFile } = await import('@opsctl/shared/lock.js');
-    const release = await lockFile(this.path, {
-      staleMs: this.staleMs,
-      what: 'the mock state file',
-      signal: this.lockOptions.signal,
-      notice: this.lockOptions.notice,
-    });
+    const release = await this.stateLock();
     try {
       const text =
         fileId(this.journalPath) === undefined
@@ -362,6 +349,18 @@ export class FileStore implements Store {
     }
   }
 
+  /** The cross-process lock on the state file (compaction, salvage and each batch of writes take the same one). */
+  private async stateLock(signal = this.lockOptions.signal): Promise<() => Promise<void>> {
+    const { lockFile } = await import('@opsctl/shared/lock.js');
+    return lockFile(this.path, {
+      staleMs: this.staleMs,
+      what: 'the mock state file',
+      signal,
+      notice: this.lockOptions.notice,
+      waitMs: this.lockOptions.waitMs,
+    });
+  }
+
   /** Takes the cross-process lock for the writes waiting now. */
   private async lock(batch: Pending[]): Promise<() => Promise<void>> {
     const { ensurePrivateDir, dirError } = await import('@opsctl/shared/private-dir.js');
@@ -372,12 +371,10 @@ export class FileStore implements Store {
       await ensurePrivateDir(dir);
       this.dirReady = true;
     }
-    const { lockFile } = await import('@opsctl/shared/lock.js');
     // The wait ends on close(), on the command's Ctrl-C / SIGTERM, or when every client that asked gave up
     // (their request signals): a write whose requester failed is never applied after the fact.
     const signal = AbortSignal.any([this.closing.signal, ...(this.lockOptions.signal ? [this.lockOptions.signal] : []), allAborted(batch)]);
-    const take = () =>
-      lockFile(this.path, { staleMs: this.staleMs, what: 'the mock state file', signal, notice: this.lockOptions.notice, waitMs: this.lockOptions.waitMs });
+    const take = () => this.stateLock(signal);
     return take().catch(async (err) => {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw dirError(dir, err);
       // The directory was removed since this store made it: make it again.

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { findBackups, humanBytes } from '../../kv/local/backups.js';
+import { findBackups, humanBytes } from '../../kv/backups/backups.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './backups-list.spec.js';
 import { readOffsite, s3Settings } from './lib/offsite.js';

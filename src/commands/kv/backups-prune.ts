@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { notDone, confirmDestructive } from '../../core/confirm.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { BackupsLockedError, findBackups, humanBytes, planPrune, removeRuns, type BackupRun } from '../../kv/local/backups.js';
+import { BackupsLockedError, findBackups, humanBytes, planPrune, removeRuns, type BackupRun } from '../../kv/backups/backups.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './backups-prune.spec.js';
 import { readOffsite, s3Settings } from './lib/offsite.js';

@@ -31,7 +31,7 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
   requireBackupTemplate(driver, noBackup, '--backup-cmd, ');
   ctx.handlesInterrupt = true;
   ctx.lastWords = downMemberWords(ctx, cluster.key, shellLine(['opsctl', 'kv', 'rollback', ...selector]));
-  const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/restore/downgrade.js'), import('../../kv/local/release.js')]);
+  const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/restore/downgrade.js'), import('../../kv/release/release.js')]);
   const targetBin = bins[opts.to] ?? bins['*'] ?? (driver?.builtIn ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));
   const r = await runDowngrade({
     cluster,

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { defaultCacheDir, getRelease, isReleaseVersion, RELEASE_BASE, ReleaseError, releaseUrl } from '../../kv/local/release.js';
+import { defaultCacheDir, getRelease, isReleaseVersion, RELEASE_BASE, ReleaseError, releaseUrl } from '../../kv/release/release.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './release-get.spec.js';
 

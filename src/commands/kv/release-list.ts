@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { defaultCacheDir, listReleases } from '../../kv/local/release.js';
+import { defaultCacheDir, listReleases } from '../../kv/release/release.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './release-list.spec.js';
 

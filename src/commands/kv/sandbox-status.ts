@@ -3,7 +3,7 @@ import type { CommandResult } from '../../core/output.js';
 import { OpsError } from '../../core/errors.js';
 import { memberProcesses, readPid } from '../../kv/drivers/local.js';
 import { observeCluster } from '../../kv/cluster/observe.js';
-import { loadSandbox } from '../../kv/local/sandbox.js';
+import { loadSandbox } from '../../kv/sandbox/sandbox.js';
 import { openSession } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './sandbox-status.spec.js';

@@ -6,10 +6,10 @@ import { OpsError, UsageError } from '../../core/errors.js';
 import { KvClient } from '../../kv/cluster/client.js';
 import { minor } from '../../kv/cluster/parse.js';
 import type { MemberSpec, SandboxSpec } from '../../kv/cluster/cluster-file.js';
-import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS } from '../../kv/local/sandbox.js';
+import { type ConfigSetting, createSandbox, liveMembers, loadSandbox, localDriver, removeSandbox, SANDBOX_CONFIG_KEYS } from '../../kv/sandbox/sandbox.js';
 import { WaitFatal, waitFor } from '../../kv/cluster/wait.js';
 import { duration, openSession } from './lib/shared.js';
-import { SIMULATED_MINORS } from '../../kv/local/sandbox-members.js';
+import { SIMULATED_MINORS } from '../../kv/sandbox/members.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './sandbox-up.spec.js';
 

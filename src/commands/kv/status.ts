@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { observeCluster } from '../../kv/cluster/observe.js';
 import type { RestorePoint } from '../../kv/upgrade/restore-point.js';
-import { reach } from './lib/ops.js';
+import { applyNames, nameMembers, reach } from './lib/ops.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './status.spec.js';
 
@@ -13,11 +13,23 @@ export type StatusOptions = OptionsOf<typeof spec>;
 /** `kv status`: id (uint64, exact), versions, leader, revision and health of each member, plus alarms. */
 export async function run(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
   if (opts.report) return report(opts, ctx);
-  // the cluster as the etcdctl-like verbs find it (no member driver: kv status only looks), named from its member list
-  const r = await reach(ctx, opts, { named: true });
-  const obs = await observeCluster(r.members, { session: r.session, timeoutMs: r.requestMs, debug: ctx.debugSink });
-  const rows = obs.members.map((m) => ({
-    name: m.name,
+  // The cluster as the etcdctl-like verbs find it (no member driver: kv status only looks). Each member
+  // on one connection, its requests in turn; members given by endpoint are named from the member list the
+  // first member gives after its own requests (else from the first other member that answers).
+  const r = await reach(ctx, opts);
+  const obs = await observeCluster(r.members, { session: r.session, timeoutMs: r.requestMs, debug: ctx.debugSink, memberList: r.unnamed, inTurn: true });
+  if (r.unnamed) {
+    if (obs.memberList) applyNames(r.members, obs.memberList);
+    else
+      await nameMembers(
+        r.members,
+        (m) => r.client(m, Math.min(2000, r.requestMs)),
+        (line) => ctx.debug(line),
+        r.members.filter((_, i) => obs.members[i]!.reachable),
+      );
+  }
+  const rows = obs.members.map((m, i) => ({
+    name: r.members[i]!.name,
     endpoint: m.endpoint,
     // in hex, as etcdctl and every other kv verb print it (kv member remove takes it, or the name)
     id: m.id ? BigInt(m.id).toString(16) : null,

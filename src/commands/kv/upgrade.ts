@@ -190,7 +190,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       debug: ctx.debugSink,
     };
     {
-      const [{ runUpgradeOrLadder }, { releaseDir }] = await Promise.all([import('../../kv/ladder/ladder.js'), import('../../kv/local/release.js')]);
+      const [{ runUpgradeOrLadder }, { releaseDir }] = await Promise.all([import('../../kv/ladder/ladder.js'), import('../../kv/release/release.js')]);
       // a hop without --target-bin takes the release `kv release get` keeps in its cache, if any
       const cached = (version: string) => releaseDir(version, { data: ctx.paths.data });
       const r = await runUpgradeOrLadder({

@@ -1,7 +1,7 @@
 import { HttpClient, type HttpResponse } from '../../core/http.js';
 import { NetworkError, OpsError } from '../../core/errors.js';
 import { explainTlsError } from './connection.js';
-import { KvSession } from './session.js';
+import { KvSession, monotonicMs } from './session.js';
 import {
   parseAlarms,
   parseHealth,
@@ -85,7 +85,7 @@ export class KvClient {
     const url = `${this.endpoint}${path}`;
     let res: HttpResponse<string>;
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
-    const sent = performance.now();
+    const sent = monotonicMs();
     try {
       res = await this.followSafely(
         url,
@@ -405,7 +405,7 @@ export class KvClient {
    */
   async v2DataBytes(limit: number): Promise<{ bytes: number; over: boolean } | { bytes: undefined; why: string }> {
     const url = `${this.endpoint}/v2/keys/?recursive=true&sorted=false`;
-    const t0 = performance.now();
+    const t0 = monotonicMs();
     let r: HttpResponse<string>;
     try {
       r = await this.followSafely(url, 'GET', (to) =>
@@ -414,7 +414,7 @@ export class KvClient {
     } catch (err) {
       return { bytes: undefined, why: `${url}: ${(err as Error).message}` };
     }
-    this.opts.debug?.(`[kv] GET ${url} → ${r.status}, ${r.bytes} bytes${r.truncated ? ' (stopped there)' : ''} in ${Math.round(performance.now() - t0)} ms`);
+    this.opts.debug?.(`[kv] GET ${url} → ${r.status}, ${r.bytes} bytes${r.truncated ? ' (stopped there)' : ''} in ${Math.round(monotonicMs() - t0)} ms`);
     if (r.status === 404 && !/"errorCode"/.test(r.data ?? '')) return { bytes: undefined, why: `${this.endpoint} serves no v2 API (HTTP 404)` };
     // errorCode 100: key not found, i.e. an empty v2 store.
     if (r.status === 404) return { bytes: 0, over: false };

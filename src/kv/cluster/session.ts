@@ -46,10 +46,10 @@ export class KvSession {
 
   private noteTlsError(key: string, err: Error): void {
     const e = err as NodeJS.ErrnoException;
-    if (/^ERR_SSL_|^ERR_TLS_|^ERR_OSSL_|CERT|^EPROTO$/.test(e.code ?? '')) this.tlsErrors.set(key, { err: e, at: performance.now() });
+    if (/^ERR_SSL_|^ERR_TLS_|^ERR_OSSL_|CERT|^EPROTO$/.test(e.code ?? '')) this.tlsErrors.set(key, { err: e, at: monotonicMs() });
   }
 
-  /** The TLS error a connection to this endpoint failed with since `since` (performance.now()), if any. */
+  /** The TLS error a connection to this endpoint failed with since `since` (monotonicMs()), if any. */
   tlsErrorSince(endpoint: string, since: number): NodeJS.ErrnoException | undefined {
     const u = new URL(endpoint);
     const hit = this.tlsErrors.get(`${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`);
@@ -77,4 +77,12 @@ export class KvSession {
     this.pool = undefined;
     return Promise.resolve();
   }
+}
+
+/**
+ * A monotonic clock in milliseconds, from process.hrtime: the global `performance` would load Node's
+ * perf_hooks (nine built-in modules) into every kv verb for one timestamp a request.
+ */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
 }

@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+
 /**
  * Polls `check` every `pollMs` until it returns a value (not undefined), or fails after `timeoutMs`.
  * `firstPollMs`: the first pauses are shorter, growing by half each time up to `pollMs` (a state that
@@ -48,5 +50,31 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }
     signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Whether something accepts a TCP connection at `endpoint`'s host and port: true (connected), false (refused:
+ * nothing listens there), undefined (no answer within `timeoutMs`, or another error: it cannot tell).
+ * No request is sent: the connection is closed at once.
+ */
+export function acceptsConnections(endpoint: string, timeoutMs: number): Promise<boolean | undefined> {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return new Promise((resolve) => {
+    const s = connect({ host, port });
+    const done = (v: boolean | undefined) => {
+      s.destroy();
+      resolve(v);
+    };
+    s.setTimeout(timeoutMs, () => done(undefined));
+    s.once('connect', () => done(true));
+    s.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' ? false : undefined));
   });
 }

@@ -300,3 +300,48 @@ export function renderArgv(t: Template, value: (name: string) => string): string
 export function displayArgv(argv: readonly string[]): string {
   return argv.map((s) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : shellQuote(s))).join(' ');
 }
+
+/* The templates' vocabulary: the placeholders each template may use, and a template checked or rendered on its own. */
+
+/** A template's argv with its values (the grammar and the quoting: argv.ts). No value is checked here: {@link CommandDriver} does. */
+export function renderTemplate(template: string, vars: Record<string, string | undefined>): string[] {
+  return renderArgv(compileTemplate(template), (k) => {
+    const v = vars[k];
+    if (v === undefined) throw new TemplateError(`template ${template}: no value for {${k}}`);
+    return v;
+  });
+}
+
+/** The placeholders every template may use; the backup template also has {run}. */
+export const TEMPLATE_VARS = ['host', 'name', 'endpoint', 'version', 'bin'] as const;
+
+/** The placeholders a template has beyond the common ones, by template name (file key or flag stem). */
+export const TEMPLATE_EXTRA: Readonly<Record<string, readonly string[]>> = {
+  backup: ['run'],
+  restore: ['snapshot', 'peer', 'cluster', 'token', 'run'],
+  restoreBackup: ['run'],
+  'restore-backup': ['run'],
+  dropBackup: ['run'],
+  'drop-backup': ['run'],
+  restoreCheck: ['snapshot', 'peer', 'cluster', 'token', 'run'],
+  'restore-check': ['snapshot', 'peer', 'cluster', 'token', 'run'],
+};
+
+/**
+ * What is wrong with a template before anything runs (an unknown {placeholder}, an unbalanced
+ * quote, a placeholder where a shell would not read it as one word), or undefined.
+ * `extra`: placeholders this template has besides TEMPLATE_VARS.
+ */
+export function templateProblem(template: string, extra: readonly string[] = []): string | undefined {
+  const known = new Set<string>([...TEMPLATE_VARS, ...extra]);
+  let t;
+  try {
+    t = compileTemplate(template);
+  } catch (err) {
+    if (err instanceof TemplateError) return err.message;
+    throw err;
+  }
+  const unknown = [...t.placeholders].find((k) => !known.has(k));
+  if (unknown) return `unknown placeholder {${unknown}} (known: ${[...known].map((k) => `{${k}}`).join(', ')})`;
+  return undefined;
+}

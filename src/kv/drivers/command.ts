@@ -1,59 +1,16 @@
 import type { CommandTemplates, MemberSpec } from '../cluster/cluster-file.js';
-import type { DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest } from './driver.js';
+import type { DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
+import { sharedRead } from './driver.js';
 import type { StartSettings } from './start-settings.js';
 import { noReach, onThisHost, readRunningSettings, shellHere, type ProgramAt } from './local-reach.js';
-import { shellWord, v2SizeScript } from './host-script.js';
-import { dataDirOf } from './start-settings.js';
+import { hostV2Size, shellWord } from './host-script.js';
 import { valueProblem } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
 import { UsageError } from '../../core/errors.js';
 import { backupNeeds, parseSpaceReport, type BackupSpace } from './space.js';
-import { compileTemplate, displayArgv, renderArgv, TemplateError, type Template } from './argv.js';
+import { compileTemplate, displayArgv, renderArgv, TEMPLATE_VARS, TemplateError, type Template } from './argv.js';
 
 type Exec = typeof import('execa').execa;
-
-/** A template's argv with its values (the grammar and the quoting: argv.ts). No value is checked here: {@link CommandDriver} does. */
-export function renderTemplate(template: string, vars: Record<string, string | undefined>): string[] {
-  return renderArgv(compileTemplate(template), (k) => {
-    const v = vars[k];
-    if (v === undefined) throw new TemplateError(`template ${template}: no value for {${k}}`);
-    return v;
-  });
-}
-
-/** The placeholders every template may use; the backup template also has {run}. */
-export const TEMPLATE_VARS = ['host', 'name', 'endpoint', 'version', 'bin'] as const;
-
-/** The placeholders a template has beyond the common ones, by template name (file key or flag stem). */
-export const TEMPLATE_EXTRA: Readonly<Record<string, readonly string[]>> = {
-  backup: ['run'],
-  restore: ['snapshot', 'peer', 'cluster', 'token', 'run'],
-  restoreBackup: ['run'],
-  'restore-backup': ['run'],
-  dropBackup: ['run'],
-  'drop-backup': ['run'],
-  restoreCheck: ['snapshot', 'peer', 'cluster', 'token', 'run'],
-  'restore-check': ['snapshot', 'peer', 'cluster', 'token', 'run'],
-};
-
-/**
- * What is wrong with a template before anything runs (an unknown {placeholder}, an unbalanced
- * quote, a placeholder where a shell would not read it as one word), or undefined.
- * `extra`: placeholders this template has besides TEMPLATE_VARS.
- */
-export function templateProblem(template: string, extra: readonly string[] = []): string | undefined {
-  const known = new Set<string>([...TEMPLATE_VARS, ...extra]);
-  let t;
-  try {
-    t = compileTemplate(template);
-  } catch (err) {
-    if (err instanceof TemplateError) return err.message;
-    throw err;
-  }
-  const unknown = [...t.placeholders].find((k) => !known.has(k));
-  if (unknown) return `unknown placeholder {${unknown}} (known: ${[...known].map((k) => `{${k}}`).join(', ')})`;
-  return undefined;
-}
 
 /** A value for a message: JSON-quoted, so control characters and quotes show as escapes. */
 const shown = (v: string) => JSON.stringify(v);
@@ -74,7 +31,7 @@ export class CommandDriver implements MemberDriver {
   readonly hostShell: (m: MemberSpec, script: string, timeoutMs: number) => Promise<HostShellResult>;
 
   /** The running member's settings, read on its host from /proc (through hostShell). */
-  readonly startSettings: (m: MemberSpec, target: MemberTarget) => Promise<StartSettings | { why: string }>;
+  readonly startSettings: (m: MemberSpec, target: MemberTarget, reads?: SettingsReads) => Promise<StartSettings | { why: string }>;
 
   /** Present only when a stage template is given: run on every member before a hop's first stop. */
   readonly stage?: (m: MemberSpec, target: MemberTarget) => Promise<string>;
@@ -113,7 +70,7 @@ export class CommandDriver implements MemberDriver {
       if (onThisHost(m.endpoint)) return shellHere(this.exec, script, timeoutMs, this.env.PATH);
       return Promise.resolve({ stdout: '', stderr: '', failed: noReach(m) });
     };
-    this.startSettings = (m, target) => this.readSettings(m, target);
+    this.startSettings = (m, target, reads) => this.readSettings(m, target, reads);
     const space = t.space;
     if (space) this.backupSpace = (m) => this.measureSpace(m, space);
     if (t.stage || t.stageByVersion) {
@@ -319,27 +276,20 @@ export class CommandDriver implements MemberDriver {
     this.versions.set(m.name, target);
   }
 
-  /**
-   * The member's v2 data, measured on its host: the v2-size template when given; else where the
-   * driver reaches the host (the trial template, or this machine), the newest v2 snapshot file of the
-   * data dir its running process names (no snapshot file yet: its WAL's size, an upper bound).
-   */
+  /** The member's v2 data as the operator's v2-size template prints it (its first number); undefined without one. */
   async v2DataBytes(m: MemberSpec): Promise<number | undefined> {
-    if (this.t.v2Size) {
-      const r = await this.run(this.t.v2Size, m);
-      const n = Number(String(r.stdout).trim().split(/\s+/)[0]);
-      return Number.isFinite(n) ? n : undefined;
-    }
-    const s = await this.startSettings(m, { version: '', running: true });
-    if ('why' in s) return undefined;
-    const dirs = await dataDirOf(s);
-    if (!dirs) return undefined;
-    const r = await this.hostShell(m, v2SizeScript(dirs.dataDir, dirs.walDir), this.timeoutMs);
-    const n = /^opsctl-v2: (snap|wal) (\d+)$/m.exec(r.stdout);
-    return n ? Number(n[2]) : undefined;
+    if (!this.t.v2Size) return undefined;
+    const r = await this.run(this.t.v2Size, m);
+    const n = Number(String(r.stdout).trim().split(/\s+/)[0]);
+    return Number.isFinite(n) ? n : undefined;
   }
 
-  /** Whether v2DataBytes can measure on the host (a template, or a way onto the host). */
+  /** The member's v2 store measured on its host where the driver reaches it (the trial template, or this machine): host-script.ts. */
+  hostV2Size(m: MemberSpec): Promise<V2SizeRead> {
+    return hostV2Size(this, m, this.timeoutMs, Boolean(this.t.trial || onThisHost(m.endpoint)));
+  }
+
+  /** Whether the v2 size can be measured on the member's host (a v2-size template, or a way onto the host). */
   measuresV2(m: MemberSpec): boolean {
     return Boolean(this.t.v2Size || this.t.trial || onThisHost(m.endpoint));
   }
@@ -361,10 +311,12 @@ export class CommandDriver implements MemberDriver {
    * command line, ETCD_* environment, working directory, user and the config file it names); the
    * config template's output, where given, is the config file it will start {version} with.
    */
-  private async readSettings(m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }> {
+  private async readSettings(m: MemberSpec, target: MemberTarget, reads?: SettingsReads): Promise<StartSettings | { why: string }> {
     const given = this.t.binByVersion?.[target.version] ?? (target.binDir ? `${target.binDir}/etcd` : undefined);
     const host = this.vars(m).host;
-    const read = await readRunningSettings((sh) => this.hostShell(m, sh, this.timeoutMs), m.endpoint, given ?? '', host, target.version, this.programAt);
+    // The read script's output is the same for every target: once per member in a round of reads.
+    const shell = (script: string) => sharedRead(reads, `proc\0${m.name}`, () => this.hostShell(m, script, this.timeoutMs));
+    const read = await readRunningSettings(shell, m.endpoint, given ?? '', host, target.version, this.programAt);
     if ('why' in read || read.simulated) return read;
     // (a rolling restart on the member's own version: the binary it runs now)
     const bin = given ?? (target.running && read.exe ? read.exe : undefined);
@@ -378,7 +330,7 @@ export class CommandDriver implements MemberDriver {
           noProgram: `the path of the ${target.version} binary on the hosts is not known (--target-bin ${target.version}=DIR, the path on the hosts; or bins in the systemd preset)`,
         };
     if (!this.t.config) return found;
-    const c = await this.readConfig(m, target);
+    const c = await sharedRead(reads, `config\0${m.name}\0${target.version}`, () => this.readConfig(m, target));
     return c ? { ...found, config: { file: `${c.file} on ${host}`, text: c.text } } : found;
   }
 

@@ -73,8 +73,10 @@ export interface MemberDriver {
   binaryVersion?(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }>;
   /** Last resort after a stop timed out (local: SIGKILL). */
   kill?(m: MemberSpec): Promise<void>;
-  /** Bytes of v2 data, when the driver can tell (for --settle auto). */
+  /** Bytes of v2 data, when the driver can tell (for --settle auto): the local driver's newest snapshot file, the command driver's v2-size template. */
   v2DataBytes?(m: MemberSpec): Promise<number | undefined>;
+  /** The v2 store measured on the member's host, through hostShell (its newest v2 snapshot file, else its WAL's v2 writes), or why not. */
+  hostV2Size?(m: MemberSpec): Promise<V2SizeRead>;
   /**
    * Backs up a stopped member's data dir (the seed: back up every data dir): the local driver copies
    * it to `dest`, the command driver runs its backup template with {run}. Returns the journal detail.
@@ -105,7 +107,7 @@ export interface MemberDriver {
    * The settings the member's next start on `target` runs with (its program for `target`, flags,
    * ETCD_* environment, config file): the trial's input. `why` when the driver cannot tell.
    */
-  startSettings?(m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }>;
+  startSettings?(m: MemberSpec, target: MemberTarget, reads?: SettingsReads): Promise<StartSettings | { why: string }>;
   /** Whether a script of hostShell runs on this machine (its scratch dir and free ports are chosen here); absent: local drivers do, others do not. */
   runsHere?(m: MemberSpec): boolean;
   /** Runs a POSIX shell script on the member's host (`sh -s` here; the trial template there). Undefined: the driver has no way to. */
@@ -122,6 +124,32 @@ export interface MemberDriver {
   /** Drops what prepareRestore built (the restore did not go ahead). */
   abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
 }
+
+/**
+ * One round of settings reads, owned by its caller (the trials before a hop's first stop): what a driver
+ * reads on a member's host for startSettings (its running process, its config template's output per
+ * version) is read once per round and shared by every target of the round, the settings trials and the
+ * data trials of every hop alike. A new round (a new map) reads again: a member restarted since is read anew.
+ */
+export type SettingsReads = Map<string, Promise<unknown>>;
+
+/** `read()` once per key in a round of reads (none: every call reads). */
+export function sharedRead<T>(reads: SettingsReads | undefined, key: string, read: () => Promise<T>): Promise<T> {
+  if (!reads) return read();
+  let p = reads.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = read();
+    reads.set(key, p);
+  }
+  return p;
+}
+
+/** What the v2 size script printed: the newest snapshot file's size, the WAL's v2 writes, or (no perl there) every byte of the WAL. */
+export type V2SizeRead =
+  | { kind: 'snap'; bytes: number }
+  | { kind: 'wal'; bytes: number; writes: number; files: number }
+  | { kind: 'walall'; bytes: number }
+  | { kind: 'none'; why: string };
 
 /** What one member's data is rebuilt with (the same for every driver). */
 export interface RestoreRequest {

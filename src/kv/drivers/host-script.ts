@@ -1,9 +1,13 @@
 /**
- * The read script a driver sends to a member's host (`sh -s` locally, or the driver's trial template,
+ * The scripts a driver sends to a member's host (`sh -s` locally, or the driver's trial template,
  * e.g. `ssh {host} sudo sh -s`): the running member's settings from /proc (its command line, ETCD_*
  * environment, working directory, user, and the config file it names), found by the process that
- * listens on its client port. Every value sent is a single-quoted shell word.
+ * listens on its client port; and --settle auto's v2 size there (v2SizeScript: the v2 store itself,
+ * never the v3 values beside it). Every value sent is a single-quoted shell word.
  */
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import type { HostShellResult, MemberTarget, V2SizeRead } from './driver.js';
+import { dataDirOf, type StartSettings } from './start-settings.js';
 
 /** A value as one shell word: single quotes, with each ' closed, escaped and reopened. */
 export function shellWord(v: string): string {
@@ -26,7 +30,19 @@ export function readScript(port: number, host?: string): string {
     'hex=$(printf "%04X" "$port")',
     'inodes=$(awk -v p=":$hex" -v ip="$ip" \'$4=="0A" && substr($2, length($2)-4)==p && (ip == "" || length($2) > 13 || substr($2, 1, 8) == ip || substr($2, 1, 8) == "00000000") {print $10}\' /proc/net/tcp /proc/net/tcp6 2>/dev/null)',
     'pid=',
+    // The etcd processes first (their command name read from /proc, no process started per PID): on a
+    // busy host a walk of every process's fds takes most of the read; it runs only when none holds it.
+    'if [ -n "$inodes" ]; then',
+    '  for d in /proc/[0-9]*; do',
+    '    c=; { read -r c <"$d/comm"; } 2>/dev/null || continue',
+    '    case $c in etcd*) ;; *) continue;; esac',
+    '    for ino in $inodes; do',
+    '      if [ -n "$(find "$d/fd" -maxdepth 1 -lname "socket:\\[$ino\\]" 2>/dev/null | head -n 1)" ]; then pid=${d#/proc/}; break 2; fi',
+    '    done',
+    '  done',
+    'fi',
     'for ino in $inodes; do',
+    '  [ -z "$pid" ] || break',
     '  f=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "socket:\\[$ino\\]" 2>/dev/null | head -n 1)',
     '  if [ -n "$f" ]; then pid=${f#/proc/}; pid=${pid%%/*}; break; fi',
     'done',
@@ -107,16 +123,106 @@ export function parseRead(stdout: string): ReadOutcome {
   };
 }
 
-/** The v2 store's size in a data dir: its newest v2 snapshot file (`opsctl-v2: snap N`), else what its WAL files hold (`opsctl-v2: wal N`, their bytes written: an upper bound). */
+/**
+ * The v2 store's WAL reader for the member's host: perl (in every Debian, Ubuntu and RHEL base system),
+ * walking etcd's WAL framing as v2-data.ts does here (wal/v2-data.ts: each frame a little-endian
+ * uint64, low 56 bits the record's length, the top byte's padding; a record of type 2 carries a raft
+ * entry; a normal entry's data is an InternalRaftRequest whose field 2 is its v2 Request, or the v2
+ * Request itself as 3.2 wrote it). Only v2 PUT/POST requests count, their path and value bytes: never
+ * a v3 request, whatever its size. Prints `BYTES WRITES`.
+ */
+const WAL_V2_PERL = String.raw`use strict;
+my ($bytes, $writes) = (0, 0);
+sub vi { my $ip = $_[1]; my ($v, $m) = (0, 1); while (1) { die "short\n" if $$ip >= length $_[0]; my $b = ord(substr($_[0], $$ip, 1)); $$ip++; $v += ($b & 127) * $m; return $v unless $b & 128; $m *= 128; } }
+sub fields { my $n = length $_[0]; my $i = 0; my %f; while ($i < $n) { my $k = vi($_[0], \$i); my ($fn, $wt) = (int($k / 8), $k % 8); my $v;
+  if ($wt == 0) { $v = vi($_[0], \$i) } elsif ($wt == 2) { my $l = vi($_[0], \$i); die "short\n" if $i + $l > $n; $v = substr($_[0], $i, $l); $i += $l }
+  elsif ($wt == 1) { $i += 8; next } elsif ($wt == 5) { $i += 4; next } else { die "wire\n" }
+  $f{$fn} = [$wt, $v] unless exists $f{$fn}; } return \%f; }
+sub str { my $x = $_[0]->{$_[1]}; return ($x && $x->[0] == 2) ? $x->[1] : undef }
+my $method = qr/\A(?:PUT|POST|DELETE|QGET|GET|HEAD|SYNC)\z/;
+for my $file (@ARGV) {
+  open(my $fh, '<:raw', $file) or die "cannot read $file: $!\n";
+  while (1) {
+    my $h; last unless (read($fh, $h, 8) // 0) == 8;
+    my ($lo, $hi) = unpack('VV', $h);
+    last if $lo == 0 && $hi == 0;
+    my $top = ($hi >> 24) & 255;
+    my $len = $lo + ($hi & 0xffffff) * 4294967296;
+    my $rec; last unless (read($fh, $rec, $len) // 0) == $len;
+    if ($top & 128) { my $p; read($fh, $p, $top & 7); }
+    my $r = eval { fields($rec) } or next;
+    next unless $r->{1} && $r->{1}[0] == 0 && $r->{1}[1] == 2;
+    my $data = str($r, 3); next unless defined $data;
+    my $e = eval { fields($data) } or next;
+    next if $e->{1} && ($e->{1}[0] != 0 || $e->{1}[1] != 0);
+    my $p = str($e, 4); next unless defined $p && length $p;
+    my $q = eval { fields($p) } or next;
+    my $two = str($q, 2); next unless defined $two;
+    my $req = $two =~ $method ? $q : eval { fields($two) }; next unless $req;
+    my $m = str($req, 2) // ''; next unless $m =~ $method;
+    next unless $m eq 'PUT' || $m eq 'POST';
+    $bytes += length(str($req, 3) // '') + length(str($req, 4) // ''); $writes++;
+  }
+  close $fh;
+}
+print "$bytes $writes\n";
+`;
+
+/**
+ * The v2 store's size in a data dir, measured on its host: its newest v2 snapshot file (`opsctl-v2:
+ * snap N`: each is the whole v2 store), else the v2 writes its WAL holds (`opsctl-v2: wal BYTES WRITES
+ * FILES`, read by perl: v2 PUT/POST paths and values only, an upper bound of the store as deleted keys
+ * count too; v3 requests are never counted). Without perl on the host, only every byte its WAL files hold
+ * (`opsctl-v2: walall N`: v3 values included, an upper bound that proves no more than "under N").
+ */
 export function v2SizeScript(dataDir: string, walDir?: string): string {
   const wal = walDir ?? `${dataDir}/member/wal`;
   return `${[
     `d=${shellWord(dataDir)}`,
     `w=${shellWord(wal)}`,
-    'f=$(ls -t "$d"/member/snap/*.snap 2>/dev/null | head -n 1)',
-    'if [ -n "$f" ]; then printf "opsctl-v2: snap %s\\n" "$(wc -c <"$f" | tr -d " ")"; exit 0; fi',
+    // (the greatest TERM-INDEX name is the newest, as member-files.ts picks it here)
+    'f=$(ls "$d/member/snap" 2>/dev/null | grep -E "^[0-9a-f]{16}-[0-9a-f]{16}\\.snap$" | sort | tail -n 1)',
+    'if [ -n "$f" ]; then printf "opsctl-v2: snap %s\\n" "$(wc -c <"$d/member/snap/$f" | tr -d " ")"; exit 0; fi',
+    'set -- "$w"/*.wal',
+    '[ -e "$1" ] || { printf "opsctl-v2: none no WAL file in %s\\n" "$w"; exit 0; }',
+    'if command -v perl >/dev/null 2>&1; then',
+    `  if r=$(perl -e ${shellWord(WAL_V2_PERL)} "$@"); then printf "opsctl-v2: wal %s %s\\n" "$r" "$#"; exit 0; fi`,
+    'fi',
     // (WAL files are preallocated with zeros: the bytes written, v2 and v3 entries alike, are the others)
-    'n=$(cat "$w"/*.wal 2>/dev/null | tr -d "\\000" | wc -c | tr -d " ")',
-    '[ -n "$n" ] && printf "opsctl-v2: wal %s\\n" "$n"',
+    'n=$(cat "$@" 2>/dev/null | tr -d "\\000" | wc -c | tr -d " ")',
+    '[ -n "$n" ] && printf "opsctl-v2: walall %s\\n" "$n"',
   ].join('\n')}\n`;
+}
+
+export function parseV2Size(stdout: string): V2SizeRead {
+  const snap = /^opsctl-v2: snap (\d+)$/m.exec(stdout);
+  if (snap) return { kind: 'snap', bytes: Number(snap[1]) };
+  const wal = /^opsctl-v2: wal (\d+) (\d+) (\d+)$/m.exec(stdout);
+  if (wal) return { kind: 'wal', bytes: Number(wal[1]), writes: Number(wal[2]), files: Number(wal[3]) };
+  const all = /^opsctl-v2: walall (\d+)$/m.exec(stdout);
+  if (all) return { kind: 'walall', bytes: Number(all[1]) };
+  const none = /^opsctl-v2: none (.*)$/m.exec(stdout);
+  return { kind: 'none', why: none ? none[1]! : `the v2 size script printed no result${stdout.trim() ? `: ${stdout.trim().slice(0, 200)}` : ''}` };
+}
+
+/** What hostV2Size needs of a driver: the member's settings (its data dir) and a shell on its host. */
+interface OnHost {
+  startSettings(m: MemberSpec, target: MemberTarget): Promise<StartSettings | { why: string }>;
+  hostShell(m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult>;
+}
+
+/** The member's v2 store measured on its host (`reached`: the driver has a way there): the data dir its running process names, then the script there. */
+export async function hostV2Size(d: OnHost, m: MemberSpec, timeoutMs: number, reached: boolean): Promise<V2SizeRead> {
+  if (!reached)
+    return {
+      kind: 'none',
+      why: "no way onto its host to measure it there (a trial template such as 'ssh {host} sudo sh -s', or driver.v2Size / --v2-size-cmd)",
+    };
+  const s = await d.startSettings(m, { version: '', running: true });
+  if ('why' in s) return { kind: 'none', why: `on ${m.name}'s host: ${s.why}` };
+  const dirs = await dataDirOf(s);
+  if (!dirs) return { kind: 'none', why: `on ${m.name}'s host: its data dir cannot be told from its settings` };
+  const r = await d.hostShell(m, v2SizeScript(dirs.dataDir, dirs.walDir), timeoutMs);
+  if (r.failed && !r.stdout) return { kind: 'none', why: `on ${m.name}'s host: ${r.failed}` };
+  return parseV2Size(r.stdout);
 }

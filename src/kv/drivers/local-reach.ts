@@ -32,7 +32,7 @@ export function onThisHost(endpoint: string, interfaces: () => ReturnType<typeof
 
 /**
  * A found member's command line as the same program on another version, when the program is one that
- * runs any version it is told (the sandbox's simulated member: kv/local/sandbox-members.ts gives it);
+ * runs any version it is told (the sandbox's simulated member: kv/sandbox/members.ts gives it);
  * undefined for etcd, whose target binary replaces it.
  */
 export type ProgramAt = (argv: readonly string[], version: string) => { program: string[]; args: string[] } | undefined;
@@ -76,6 +76,7 @@ export async function readRunningSettings(
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const r = await shell(readScript(port, endpointHost(endpoint)));
   if (r.failed) return { why: `reading its settings on its host failed: ${r.failed}` };
+  // (parsed anew for each caller: a round's callers share the script's output, never one object)
   const found = parseRead(r.stdout);
   if (found.kind === 'none') return { why: `its process on its host: ${found.why}` };
   if (!looksLikeEtcd(found))

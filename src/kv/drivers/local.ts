@@ -29,7 +29,7 @@ type Exec = typeof import('execa').execa;
 
 /**
  * What the sandbox's members run: the simulated member or etcd from a directory, chosen with the
- * sandbox (kv/local/sandbox-members.ts, the one place that knows which). The local driver starts
+ * sandbox (kv/sandbox/members.ts, the one place that knows which). The local driver starts
  * members through it and answers the flows' questions (builtIn, etcdFromDir) from it.
  */
 export interface MemberProgram {
@@ -147,7 +147,7 @@ export class LocalDriver implements MemberDriver {
 
   constructor(
     readonly sandbox: SandboxSpec,
-    /** What the members run (kv/local/sandbox-members.ts chose it for this sandbox). */
+    /** What the members run (kv/sandbox/members.ts chose it for this sandbox). */
     private readonly program: MemberProgram,
     private readonly exec: Exec,
     private readonly save: (s: SandboxSpec) => Promise<void>,

@@ -28,7 +28,7 @@ export function stagedDir(dataDir: string, run: string): string {
  * Builds a local etcd member's restored data dir at `staged`, beside the live one, while the cluster
  * still runs (so a failure here changes nothing): real etcd's `snapshot restore` (the target release's
  * etcdutl from 3.5 on, its etcdctl before) with the member's name, peer URL, the initial cluster and the
- * new token. (A simulated member's is its program's: kv/local/sandbox-members.ts.)
+ * new token. (A simulated member's is its program's: kv/sandbox/members.ts.)
  */
 export async function etcdRestore(m: MemberSpec, r: RestoreRequest, staged: string, exec: Exec): Promise<void> {
   const tool = restoreTool(r.target);

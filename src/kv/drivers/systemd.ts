@@ -76,7 +76,8 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
     // --sparse=always: runs of zeros become holes (a WAL segment is 64 MB preallocated from its first record)
     t.backup = `${ssh} ${sudo}cp -a --sparse=always ${d} ${dd('.bak-{run}')}`;
     t.dropBackup = `${ssh} ${sudo}rm -rf ${dd('.bak-{run}')}`;
-    t.v2Size = `${ssh} ${sudo}du -sb ${dd('/member/snap')}`;
+    // (no v2-size template: `du` of member/snap counts the v3 db there too; the trial template reaches the
+    // host, where --settle auto reads the newest v2 snapshot file, else the WAL's v2 writes: host-script.ts)
     // The backup's space (checked before each stop): the data dir's size, then the free space where
     // the backup goes (beside the data dir). POSIX output: `du -sk`, `df -Pk`.
     t.space = `${ssh} ${sudo}du -sk ${d} && df -Pk ${word(posix.dirname(p.dataDir))}`;

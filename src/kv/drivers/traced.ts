@@ -24,6 +24,7 @@ const CHANGES: ReadonlySet<string> = new Set([
 const LOOKS: ReadonlySet<string> = new Set([
   'isRunning',
   'v2DataBytes',
+  'hostV2Size',
   'readConfig',
   'dataLayout',
   'startSettings',

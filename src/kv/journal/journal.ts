@@ -123,6 +123,11 @@ export function newJournal(
   };
 }
 
+/** A record written the journal's way (a run's journal, the ladder file, a fix's record): its own shape, stamped when written. */
+export interface JournalRecord {
+  updatedAt: string;
+}
+
 /**
  * Atomic write (temp file + rename): a crash of opsctl leaves the old or the new journal, never half
  * of one. `durable` also makes it survive an OS crash or power loss: the temp file's data is synced
@@ -132,7 +137,7 @@ export function newJournal(
  * are re-runnable, so their results may ride along with the next durable write. Only the record
  * before a stop needs it: a lost "start" record re-runs a start that finds the member running.
  */
-export function writeJournal(file: string, j: { updatedAt: string }, now: number, durable = true, trace?: (line: string) => void): Promise<void> {
+export function writeRecord(file: string, j: JournalRecord, now: number, durable = true, trace?: (line: string) => void): Promise<void> {
   // (the cluster's key left out of the file's name: the same state of another sandbox says the same)
   const point = trace ? ` ${basename(file).replace(/^[0-9a-f]{12}(?=\.)/, 'KEY')} ${journalDigest(j)}` : '';
   trace?.(`[kv] point: before journal${point}`);
@@ -172,6 +177,11 @@ export function writeJournal(file: string, j: { updatedAt: string }, now: number
     journalStats.writes++;
     journalStats.ms += performance.now() - t0;
   }).then(() => trace?.(`[kv] point: after journal${point} (changes)`));
+}
+
+/** A run's journal, written the journal's way (writeRecord). */
+export function writeJournal(file: string, j: Journal, now: number, durable = true, trace?: (line: string) => void): Promise<void> {
+  return writeRecord(file, j, now, durable, trace);
 }
 
 /**

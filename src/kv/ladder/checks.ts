@@ -11,9 +11,10 @@ import { fixProgressWords, unfinishedV2Fix } from './v2store-fix-file.js';
 import { etcdutlIn, walReplayOf } from './v2store-check.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
-import type { TrialFinding } from '../trial/run.js';
+import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
+import type { SettingsReads } from '../drivers/driver.js';
 import { type Binaries, hopFacts, look } from './facts.js';
-import { type LadderOptions, type LadderReport } from './record.js';
+import { type LadderOptions, type LadderReport, type Snapshotting, type Trying } from './record.js';
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import type { JournalWithRuns } from '../journal/runs.js';
@@ -24,7 +25,7 @@ import type { JournalWithRuns } from '../journal/runs.js';
  * (a data finding of `prior` that passed stands; one left for later runs now).
  */
 export async function trialsOf(
-  o: LadderOptions,
+  o: Pick<LadderOptions, Trying>,
   hops: Hop[],
   bins: Record<string, Binaries>,
   prior?: Map<string, TrialFinding[]>,
@@ -37,7 +38,9 @@ export async function trialsOf(
     ...(bins[h.to]?.running ? { running: true } : {}),
   }));
   const stopped = stoppedByJournal(o);
-  const base = { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, ...(stopped ? { stopped } : {}) };
+  // (one round of reads: each member's process is read once on its host for every trial of this call)
+  const reads: SettingsReads = new Map();
+  const base = { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, reads, ...(stopped ? { stopped } : {}) };
   // (the data trials of members whose earlier data findings all passed are not run again)
   const passed = (m: string) => list.every((h) => prior?.get(dataKey(h.name))?.find((t) => t.member === m)?.result === 'ok');
   const again = o.cluster.members.filter((m) => !passed(m.name));
@@ -51,21 +54,24 @@ export async function trialsOf(
     here && t && (t.cacert || (t.cert && t.key))
       ? { ...(t.cacert ? { cacert: t.cacert } : {}), ...(t.cert && t.key ? { cert: t.cert, key: t.key } : {}) }
       : undefined;
-  const [settings, data] = await Promise.all([
-    hopTrials(base, list, prior),
-    again.length
-      ? hopDataTrials(
-          {
-            ...base,
-            members: again,
-            ...(credentials ? { credentials } : {}),
-            ...(tls ? { tls } : {}),
-            ...(o.driver?.builtIn ? { simulated: true } : {}),
-          },
-          list,
-        )
-      : Promise.resolve(new Map<string, TrialFinding[]>()),
-  ]);
+  const dataTrials = again.length
+    ? hopDataTrials(
+        {
+          ...base,
+          members: again,
+          ...(credentials ? { credentials } : {}),
+          ...(tls ? { tls } : {}),
+          ...(o.driver?.builtIn ? { simulated: true } : {}),
+        },
+        list,
+      )
+    : Promise.resolve(new Map<string, TrialFinding[]>());
+  // A settings trial whose start the member's data trial of the same hop makes (the same binary and
+  // settings, trial/run.ts) waits for it and is not run again; one that data trial does not prove starts
+  // at once, or once the data trial did not get through its start.
+  const starts = dataTrials.then((m) => new Map([...m.values()].flat().map((t): [string, DataStart] => [`${t.hop}\0${t.member}`, t as DataStart])));
+  const dataStart = (job: TrialJob) => starts.then((m) => m.get(`${job.hop}\0${job.member.name}`));
+  const [settings, data] = await Promise.all([hopTrials({ ...base, dataStart }, list, prior), dataTrials]);
   for (const h of list) {
     const fresh = data.get(dataKey(h.name)) ?? [];
     const kept = prior?.get(dataKey(h.name)) ?? [];
@@ -111,7 +117,7 @@ export async function check(o: Pick<LadderOptions, 'ignoreChecks' | 'skipTrial'>
 
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
 export async function checkAll(
-  o: LadderOptions,
+  o: Pick<LadderOptions, 'cluster' | 'driver' | 'ignoreChecks' | 'skipTrial' | Snapshotting>,
   hops: Hop[],
   obs: ClusterObservation,
   bins: Record<string, Binaries>,
@@ -129,7 +135,7 @@ export async function checkAll(
 export const fixesBefore = (h: Hop): boolean => !h.patch && ladderRow(h.to)?.v2Gone !== undefined;
 
 /** The plan's line on the v2 step before a hop's first start (3.6: etcdutl check v2store; 3.7: each WAL read): planned (and how), refused instead, or not possible here. */
-export function v2fixPlan(o: LadderOptions, h: Hop = { from: '3.5', to: '3.6', patch: false }): string {
+export function v2fixPlan(o: Pick<LadderOptions, 'driver' | 'fixV2store'>, h: Hop = { from: '3.5', to: '3.6', patch: false }): string {
   if (ladderRow(h.to)?.v2Gone === 'any') {
     const read = `before the first ${h.to} start: each member's WAL read for v2 requests after its newest snapshot (${h.to} cannot replay them)`;
     if (o.driver?.builtIn) return `${read}: ${o.driver.builtIn.what} members keep no WAL (nothing to read)`;
@@ -161,7 +167,7 @@ const WAL_FIX_WORDS =
  * before the hop, not a refusal. `rows` are one hop's; `ladder` every hop's (a later hop's data trial
  * waits on an earlier hop's fix).
  */
-export function planFix(o: LadderOptions, rows: CheckRow[], ladder: CheckRow[] = rows): CheckRow[] {
+export function planFix(o: Pick<LadderOptions, 'fixV2store'>, rows: CheckRow[], ladder: CheckRow[] = rows): CheckRow[] {
   if (!o.fixV2store) return rows;
   const fixOne = (r: CheckRow): CheckRow => {
     if ((r.rule !== 'v2store-check' && r.rule !== 'wal-v2-replay') || r.status !== 'refuse' || !r.member) return r;
@@ -282,7 +288,14 @@ function namedOnce(rows: CheckRow[]): string[] {
 /** How many trial starts there were, ran and refused (settings and data trials alike), and their wall time. */
 export function trialCounts(trials: Map<string, TrialFinding[]>, ms: number): NonNullable<LadderReport['trials']> {
   const all = [...trials.values()].flat();
-  return { starts: all.length, ran: all.filter((t) => t.result !== 'not-checked').length, refused: all.filter((t) => t.result === 'problem').length, ms };
+  const viaData = all.filter((t) => t.via === 'data').length;
+  return {
+    starts: all.length,
+    ran: all.filter((t) => t.result !== 'not-checked').length,
+    refused: all.filter((t) => t.result === 'problem').length,
+    ms,
+    ...(viaData ? { viaData } : {}),
+  };
 }
 
 /** The plan's line on the trials: how many of each kind ran (at once), how long they took, how many refused. */
@@ -292,7 +305,9 @@ export function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): s
     const moot = list.filter((t) => t.detail.startsWith('does not apply')).length;
     const ran = list.filter((t) => t.result !== 'not-checked').length - moot;
     const refused = list.filter((t) => t.result === 'problem').length;
-    return `${ran} of ${list.length} ${what} ran${refused ? ` (${refused} refused)` : ''}${moot ? ` (${moot} do not apply: simulated members keep no etcd data)` : ''}`;
+    const viaData = list.filter((t) => t.via === 'data').length;
+    const via = viaData ? ` (${viaData} of them the start on a copy of the member's data below: the same binary and settings)` : '';
+    return `${ran} of ${list.length} ${what} ran${via}${refused ? ` (${refused} refused)` : ''}${moot ? ` (${moot} do not apply: simulated members keep no etcd data)` : ''}`;
   };
   const t = trialCounts(trials, ms);
   return `Trials: ${says(kind(false), "starts with each member's settings")}, ${says(kind(true), "starts on a copy of each member's data")} (every member on every hop's binary, at once) in ${ms} ms${t.ran < t.starts ? `; ${t.starts - t.ran} not checked` : ''}`;

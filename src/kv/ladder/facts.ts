@@ -12,9 +12,11 @@ import type { HopFacts, MemberFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { checkV2store, walReplayOf } from './v2store-check.js';
+import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
-import { type LadderOptions } from './record.js';
+import { type BinarySources, type LadderOptions, type Snapshotting } from './record.js';
+import type { Look } from '../upgrade/options.js';
 
 /** The full version of `DIR/etcd` (etcd --version), or why it could not be read. */
 export async function binaryVersion(exec: LadderOptions['exec'], dir: string): Promise<{ version: string } | { why: string }> {
@@ -28,7 +30,7 @@ export async function binaryVersion(exec: LadderOptions['exec'], dir: string): P
 /** `etcd --version` of each --target-bin directory, asked while the cluster is first looked at (each a Go start-up; they only look). */
 export type EarlyVersions = Map<string, ReturnType<typeof binaryVersion>>;
 
-export function askVersionsEarly(o: LadderOptions): EarlyVersions {
+export function askVersionsEarly(o: Pick<LadderOptions, 'driver' | 'targetBins' | 'exec'>): EarlyVersions {
   const early: EarlyVersions = new Map();
   if (o.driver?.builtIn) return early; // no binaries to ask
   for (const dir of new Set(Object.values(o.targetBins))) {
@@ -40,14 +42,14 @@ export function askVersionsEarly(o: LadderOptions): EarlyVersions {
 }
 
 /** The cluster as it is now, with the auth question asked of a healthy member. */
-export async function look(o: LadderOptions): Promise<ClusterObservation> {
+export async function look(o: Pick<LadderOptions, Look>): Promise<ClusterObservation> {
   const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
   obs.authEnabled = await authEnabled(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
   return obs;
 }
 
 /** The v2 store measured on a healthy member while its v2 API answers. */
-export async function measureV2(o: LadderOptions, obs: ClusterObservation): Promise<HopFacts['v2']> {
+export async function measureV2(o: Pick<LadderOptions, 'session' | 'timeouts' | 'debug'>, obs: ClusterObservation): Promise<HopFacts['v2']> {
   const m = obs.members.find((x) => x.reachable && x.healthy);
   if (!m) return { why: 'no healthy member to measure the v2 store on' };
   const r = await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug }).v2DataBytes(100 * 1024 * 1024);
@@ -61,7 +63,7 @@ export async function measureV2(o: LadderOptions, obs: ClusterObservation): Prom
  * else the config the driver reads) and its data dir.
  */
 async function memberFacts(
-  o: LadderOptions,
+  o: Pick<LadderOptions, 'driver'>,
   m: MemberSpec,
   hop: Hop,
   binDir: string | undefined,
@@ -113,7 +115,7 @@ export interface Binaries {
  * of another minor, or a --target-bin for no hop of the ladder is refused before anything stops.
  */
 export async function hopBinaries(
-  o: LadderOptions,
+  o: Pick<LadderOptions, BinarySources>,
   hops: Hop[],
   early?: EarlyVersions,
   /** The targets of the hops a resumed ladder has finished: their --target-bin (valid when the run began) is accepted and ignored. */
@@ -173,7 +175,7 @@ export async function hopBinaries(
 
 /** The facts of one hop: each member's settings and data dir, auth, the v2 store, etcdutl's verdict. */
 export async function hopFacts(
-  o: LadderOptions,
+  o: Pick<LadderOptions, 'cluster' | 'driver' | Snapshotting>,
   hop: Hop,
   obs: ClusterObservation,
   bins: Record<string, Binaries>,
@@ -217,6 +219,9 @@ export async function hopFacts(
     for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
     facts.v2store = await checkV2store(o, dirs, trials?.get(hopName(hop)));
   } else if (v2Gone === 'any' && current) facts.walReplay = walReplayOf(o);
+  // What 3.5.26+ and 3.6 make of the v3 store's membership (v3-membership.ts): read on the cluster as it is when the hop starts.
+  if (current && !hop.patch && ((hop.from === '3.4' && hop.to === '3.5') || (hop.from === '3.5' && hop.to === '3.6')))
+    facts.v3Membership = await v3MembershipFacts(o, obs);
   return facts;
 }
 
@@ -248,10 +253,10 @@ export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster
   const d = o.cluster.driver;
   const onHosts = o.driver?.type === 'command' && o.cluster.members.every((m) => (o.driver as { measuresV2?(m: MemberSpec): boolean }).measuresV2?.(m));
   if (o.driver?.type === 'command' && d?.type === 'command' && d.v2Size) ways.push("the v2-size template on each member's host");
-  else if (onHosts) ways.push("each member's newest v2 snapshot file on its host (else the bytes its WAL holds)");
   if (compareMinor(hop.from, '3.3') <= 0) ways.push("each member's v2 key tree over its v2 API");
   else ways.push("each member's v2 key tree over its v2 API where enable-v2 is on");
   if (v2 && 'bytes' in v2) ways.push(`the ${v2.bytes} bytes ${v2.on}`);
+  if (onHosts) ways.push("each member's newest v2 snapshot file on its host (else the v2 writes its WAL holds, v3 requests not counted)");
   if (o.driver?.type === 'local') ways.push("its newest member/snap/*.snap, else its WAL's v2 writes");
   else if (!(v2 && 'bytes' in v2) && compareMinor(hop.from, '3.4') >= 0 && !onHosts && !ways.some((w) => w.startsWith('the v2-size')))
     return "settle auto: v2 data size not checked: a 3.4+ member serves no v2 API unless enable-v2, its data dir is on its host and opsctl has no way there (a trial template such as 'ssh {host} sudo sh -s', or driver.v2Size / --v2-size-cmd); the guide's rule applies: 2 minutes between members";

@@ -16,8 +16,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { requireDriver, runUpgrade } from '../upgrade/executor.js';
-import { UpgradeRefused, type UpgradeReport } from '../upgrade/options.js';
-import { isResumable, journalPath, writeJournal } from '../journal/journal.js';
+import { UpgradeRefused, type Look, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
+import { isResumable, journalPath, writeRecord } from '../journal/journal.js';
 import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
@@ -32,7 +32,20 @@ import type { ClusterObservation } from '../cluster/types.js';
 import { unfinishedV2Fix } from './v2store-fix-file.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type Binaries, type EarlyVersions, askVersionsEarly, hopBinaries, hopFacts, look, measureV2, settlePlan } from './facts.js';
-import { type LadderFile, type LadderOptions, type LadderReport, type LadderResume, ladderDir, ladderPath, lockLadder, readLadder } from './record.js';
+import {
+  type BinarySources,
+  type Judging,
+  type Snapshotting,
+  type LadderFile,
+  type LadderOptions,
+  type LadderReport,
+  type LadderResume,
+  type Trying,
+  ladderDir,
+  ladderPath,
+  lockLadder,
+  readLadder,
+} from './record.js';
 import {
   blocking,
   check,
@@ -49,8 +62,22 @@ import {
   trialsOf,
 } from './checks.js';
 
+/** What one hop's executor run is given besides the options the verb built: where it goes, its binary, its checks, the question. */
+type HopRun = Pick<UpgradeOptions, 'to' | 'allowSameVersion' | 'targetBin' | 'confirm' | 'checks' | 'shownChecks' | 'v2Measured'>;
+
+/** How the ladder changes the cluster, built by its entry from the options: a hop's executor run, the v2 fix before a hop (checks.ts runFix). */
+interface HopPorts {
+  run(hop: HopRun): Promise<UpgradeReport>;
+  fix(hop: Hop, rows: CheckRow[], bins: Record<string, Binaries>, v2: HopFacts['v2'], trials?: Map<string, TrialFinding[]>): Promise<CheckRow[] | undefined>;
+}
+
+/** What a hop after the first reads before its stops: the look, its trials and facts, how its rows are judged, the clock and the records. */
+type Climbing = Look | Trying | Judging | Snapshotting | 'now' | 'to';
+/** What the plan before the first stop reads besides: the binaries, the v2 store, the plan's lines, the operator's say, the lock. */
+type Planning = Climbing | BinarySources | 'rollbackCommand' | 'settle' | 'noBackup' | 'dryRun' | 'confirm' | 'reporter' | 'lockStaleMs';
+
 /** What a ladder's resume finds: the hops done and left, and inside the hop in flight its members (from its journal). */
-function ladderResume(o: LadderOptions, lf: LadderFile, hops: Hop[], at: number): { state: LadderResume; text: string[] } {
+function ladderResume(o: Pick<LadderOptions, 'dataDir' | 'cluster'>, lf: LadderFile, hops: Hop[], at: number): { state: LadderResume; text: string[] } {
   const cur = hops[at];
   const file = journalPath(o.dataDir, o.cluster.key);
   let members: ResumeState | undefined;
@@ -91,6 +118,10 @@ function ladderResume(o: LadderOptions, lf: LadderFile, hops: Hop[], at: number)
  */
 export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: UpgradeReport; checks: CheckRow[] } | LadderReport> {
   requireDriver(o);
+  const ports: HopPorts = {
+    run: (hop) => runUpgrade({ ...o, ...hop }),
+    fix: (hop, rows, bins, v2, trials) => runFix(o, hop, rows, bins, v2, trials),
+  };
   const file = ladderPath(o.dataDir, o.cluster.key);
   const recorded = o.sameVersion ? undefined : readLadder(file);
   if (recorded && recorded.status !== 'done') {
@@ -100,7 +131,7 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
         hint: `finish it with: opsctl kv upgrade --to ${recorded.to}   (or undo the hop in flight with: ${o.rollbackCommand})`,
       });
     }
-    return runLadder(o, file, recorded);
+    return runLadder(o, ports, file, recorded);
   }
   // a journal opsctl cannot use is named (with its fix) before anything looks at the cluster, as a one-hop run always did
   const journal = journalPath(o.dataDir, o.cluster.key);
@@ -110,17 +141,18 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   const early = askVersionsEarly(o);
   const obs = await look(o);
   await wholeClusterFirst(o, obs);
-  if (o.sameVersion) return single(o, obs, { from: o.to, to: o.to, patch: true }, early);
+  if (o.sameVersion) return single(o, ports, obs, { from: o.to, to: o.to, patch: true }, early);
   // A hop in flight: planned from its journal (which member it stopped, which it finished), not from the members that answer.
   const plan = resumesUpgrade(inFlight, o.to) ? planFromJournal(obs, inFlight, o.to, journal) : planLadder(obs, o.to);
   if (!plan.ok) throw new UpgradeRefused(plan.reasons, 'fix the cluster first; nothing was changed');
-  if (plan.hops.length <= 1) return single(o, obs, plan.hops[0], early);
-  return runLadder(o, file, undefined, obs, plan.hops, early);
+  if (plan.hops.length <= 1) return single(o, ports, obs, plan.hops[0], early);
+  return runLadder(o, ports, file, undefined, obs, plan.hops, early);
 }
 
 /** One hop: its binary, its rules and every member's trial (the proof), then the executor as before. */
 async function single(
-  o: LadderOptions,
+  o: Pick<LadderOptions, Exclude<Planning, 'rollbackCommand' | 'lockStaleMs'>>,
+  ports: HopPorts,
   obs: ClusterObservation,
   hop: Hop | undefined,
   early?: EarlyVersions,
@@ -161,11 +193,11 @@ async function single(
     const planText = `Before the hop ${hop.from} → ${hop.to}: ${names.join(', ') || 'the members the recorded fix names'} restarted once on ${hop.from} with snapshot-count 1 (--fix-v2store); then the hop`;
     o.reporter.note(planText);
     if (confirm && !(await confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: false }))) {
-      return { single: await runUpgrade({ ...o, to: o.to, allowSameVersion: false, targetBin, confirm: () => Promise.resolve(false), checks }), checks };
+      return { single: await ports.run({ to: o.to, allowSameVersion: false, targetBin, confirm: () => Promise.resolve(false), checks }), checks };
     }
     confirm = undefined;
     const bins = (await hopBinaries(o, [hop])).bins;
-    const again = await runFix(o, hop, checks, bins, v2, trials);
+    const again = await ports.fix(hop, checks, bins, v2, trials);
     if (again) {
       // (the plan below shows them, once)
       checks = again;
@@ -173,8 +205,7 @@ async function single(
       if (stop.length) refuseRows(stop, true);
     }
   }
-  const report = await runUpgrade({
-    ...o,
+  const report = await ports.run({
     to: hop?.patch ? hop.to : o.to,
     allowSameVersion: Boolean(hop?.patch),
     targetBin,
@@ -188,7 +219,8 @@ async function single(
 
 /** The ladder: plan (or resume), every hop's checks, one question, then hop after hop. */
 async function runLadder(
-  o: LadderOptions,
+  o: Pick<LadderOptions, Planning>,
+  ports: HopPorts,
   file: string,
   recorded?: LadderFile,
   seen?: ClusterObservation,
@@ -284,7 +316,7 @@ async function runLadder(
   }
   const unlock = await lockLadder(file, o);
   try {
-    return await climb(o, file, report, recorded, bins, v2, trials);
+    return await climb(o, ports, file, report, recorded, bins, v2, trials);
   } finally {
     await unlock().catch(() => undefined);
   }
@@ -292,7 +324,8 @@ async function runLadder(
 
 /** Hop after hop, each one's executor run, the cluster version confirmed, the ladder file kept current. */
 async function climb(
-  o: LadderOptions,
+  o: Pick<LadderOptions, Climbing>,
+  ports: HopPorts,
   file: string,
   report: LadderReport,
   recorded: LadderFile | undefined,
@@ -319,7 +352,7 @@ async function climb(
   delete lf.halt;
   // The ladder file is a journal too: the same atomic, synced write, once per change of hop (a hop
   // done and the next one running are one write; the run's start and its first hop too).
-  const save = () => writeJournal(file, lf, o.now(), true, o.debug);
+  const save = () => writeRecord(file, lf, o.now(), true, o.debug);
   /** Halts the ladder before `hop` changes anything, journalled, when a check of `rows` blocks it. */
   const haltOn = async (hop: (typeof lf.hops)[number], rows: CheckRow[]): Promise<void> => {
     const stop = blocking(rows, o.strict);
@@ -363,8 +396,7 @@ async function climb(
       const name = `${hop.from} → ${hop.to}`;
       let again: CheckRow[] | undefined;
       try {
-        again = await runFix(
-          o,
+        again = await ports.fix(
           hop,
           report.checks.filter((c) => c.hop === name),
           bins,
@@ -385,8 +417,7 @@ async function climb(
     let r: UpgradeReport;
     try {
       const checks = report.checks.filter((c) => c.hop === `${hop.from} → ${hop.to}`);
-      r = await runUpgrade({
-        ...o,
+      r = await ports.run({
         to: hop.to,
         allowSameVersion: hop.patch,
         targetBin: hop.binDir,
@@ -454,7 +485,7 @@ async function climb(
  * would judge only the members given): the whole cluster first. A list that cannot be read is left to
  * the pre-flight, which says so with the planner's reasons.
  */
-async function wholeClusterFirst(o: LadderOptions, obs: ClusterObservation): Promise<void> {
+async function wholeClusterFirst(o: Pick<LadderOptions, Look>, obs: ClusterObservation): Promise<void> {
   const membership = await readMembership(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
   if ('error' in membership) return;
   const whole = await membershipProblems(o.cluster, obs.members, membership, o.session, o.timeouts.requestMs);

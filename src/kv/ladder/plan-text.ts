@@ -17,7 +17,14 @@ function memberOrder(obs: ClusterObservation): { members: string[]; leader?: str
 }
 
 /** The ladder plan's first three lines (from the hop it starts or resumes at). */
-export function ladderSummary(o: LadderOptions, obs: ClusterObservation, hops: Hop[], at: number, rows: CheckRow[], resuming: boolean): string[] {
+export function ladderSummary(
+  o: Pick<LadderOptions, 'to' | 'strict' | 'dryRun'>,
+  obs: ClusterObservation,
+  hops: Hop[],
+  at: number,
+  rows: CheckRow[],
+  resuming: boolean,
+): string[] {
   const left = hops.slice(at);
   return planSummary({
     kind: 'upgrade',
@@ -34,7 +41,13 @@ export function ladderSummary(o: LadderOptions, obs: ClusterObservation, hops: H
 }
 
 /** A one-hop plan that its checks block: the summary, the members as they would go, each finding once and the notes (--dry-run shows it before refusing). */
-export function blockedHopText(o: LadderOptions, obs: ClusterObservation, hop: Hop, checks: CheckRow[], notes: string[]): string {
+export function blockedHopText(
+  o: Pick<LadderOptions, 'strict' | 'dryRun' | 'settle' | 'noBackup'>,
+  obs: ClusterObservation,
+  hop: Hop,
+  checks: CheckRow[],
+  notes: string[],
+): string {
   const summary = planSummary({
     kind: hop.patch ? 'restart' : 'upgrade',
     from: hop.from,
@@ -58,7 +71,7 @@ export function blockedHopText(o: LadderOptions, obs: ClusterObservation, hop: H
 
 /** The plan: every hop, every member, every check with its result (a passed rule in one line). */
 export function ladderText(
-  o: LadderOptions,
+  o: Pick<LadderOptions, 'to' | 'driver' | 'noBackup' | 'settle' | 'cluster' | 'fixV2store'>,
   obs: ClusterObservation,
   hops: Hop[],
   rows: CheckRow[][],

@@ -28,6 +28,15 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
   skipTrial?: SkipTrial;
 }
 
+/** Where each hop's binaries come from: the driver's own, --target-bin, the release cache, the running one (a restart), and how a version is asked. */
+export type BinarySources = 'driver' | 'exec' | 'targetBins' | 'releaseDir' | 'sameVersion';
+/** What the trial starts read: the driver that runs them, the members, how to reach them, how long one may take, the journal of a member stopped. */
+export type Trying = 'driver' | 'cluster' | 'session' | 'debug' | 'dataDir' | 'trialTimeoutS';
+/** What a snapshot of a member takes (the v3 membership facts read one): how to reach it, how long, and which client saves it. */
+export type Snapshotting = 'session' | 'timeouts' | 'snapshotVia' | 'etcdctl' | 'exec';
+/** How the ladder judges a hop's rows: the rules ignored, the trials skipped, the v2 fix planned, --strict. */
+export type Judging = 'ignoreChecks' | 'skipTrial' | 'fixV2store' | 'strict';
+
 /** `--skip-trial MEMBER,… --skip-reason WHY`: the members stopped unproven, by the operator's own choice. */
 export interface SkipTrial {
   members: string[];
@@ -58,8 +67,11 @@ export interface LadderReport {
   checks: CheckRow[];
   planText: string;
   warnings: string[];
-  /** The trial starts before the first stop: how many ran, and the wall time they took (at once). */
-  trials?: { starts: number; ran: number; refused: number; ms: number };
+  /**
+   * The trial starts before the first stop: how many ran, and the wall time they took (at once); viaData: the
+   * settings trials proven by the data trial's start of the same binary and settings (no start of their own).
+   */
+  trials?: { starts: number; ran: number; refused: number; ms: number; viaData?: number };
   halt?: { hop: string; reason: string; rollback?: string };
   /** A resume: the hops done, the hop in flight (its members done and left), the hops left. */
   resume?: LadderResume;
@@ -132,7 +144,7 @@ export function readLadder(file: string): LadderFile | undefined {
 }
 
 /** The ladder's lock: the journal's lock rule (executor.ts acquireLock) with the owner the ladder file records. */
-export function lockLadder(file: string, o: LadderOptions): Promise<() => Promise<void>> {
+export function lockLadder(file: string, o: Pick<LadderOptions, 'lockStaleMs' | 'reporter'>): Promise<() => Promise<void>> {
   return acquireLock(file, o, (f) => {
     try {
       return readLadder(f)?.owner;

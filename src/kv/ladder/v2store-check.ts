@@ -12,7 +12,7 @@ import type { MemberDriver } from '../drivers/driver.js';
 import type { HopFacts, Setting } from '../rules/types.js';
 import { shellWord } from '../drivers/host-script.js';
 import type { TrialFinding } from '../trial/run.js';
-import { walV2Replay } from '../upgrade/wal-v2.js';
+import { walV2Replay } from '../wal/v2-data.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -105,7 +105,7 @@ async function onHosts(
 
 /**
  * Before the first 3.7 start: each member's WAL read for the v2 requests 3.7 cannot replay (those after
- * its newest snapshot: src/kv/upgrade/wal-v2.ts walV2Replay), where opsctl reaches the data dirs.
+ * its newest snapshot: src/kv/wal/v2-data.ts walV2Replay), where opsctl reaches the data dirs.
  */
 export function walReplayOf(o: Pick<V2storeCheckOptions, 'cluster' | 'driver'>): HopFacts['walReplay'] {
   if (o.driver?.builtIn) return { why: `${o.driver.builtIn.what} members keep no WAL` };

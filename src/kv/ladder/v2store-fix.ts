@@ -22,7 +22,7 @@ import { newestSnapName } from '../drivers/member-files.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import { acquireLock } from '../upgrade/lock.js';
 import { type StepEnv, type UpgradeOptions } from '../upgrade/options.js';
-import { writeJournal } from '../journal/journal.js';
+import { writeRecord } from '../journal/journal.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import { backupStep, gateBeforeStop, snapshotStep, waitBackStep } from '../upgrade/steps.js';
 import { waitFor } from '../cluster/wait.js';
@@ -82,7 +82,7 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
     j.status = 'running';
     j.owner = { pid: process.pid, host: hostname() };
     delete j.halt;
-    const save = (durable = true) => writeJournal(file, j, o.now(), durable, o.debug);
+    const save = (durable = true) => writeRecord(file, j, o.now(), durable, o.debug);
     await save();
     const membership = await memberList(o);
     const env: StepEnv<keyof UpgradeOptions, V2FixFile> = {

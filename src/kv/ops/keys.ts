@@ -5,7 +5,7 @@ import { JsonObjectStream } from '../cluster/json-stream.js';
 import { authRefusal } from '../cluster/gateway-errors.js';
 import { AUTH_ERRORS } from '../cluster/transport-rules.js';
 import { asList, asObject, field, parseJsonSafe, textOf } from '../cluster/parse.js';
-import { b64, prefixEnd64, unb64 } from './ids.js';
+import { b64, leaseHex, prefixEnd64, unb64 } from './ids.js';
 
 export interface KeyValue {
   key: string;
@@ -26,6 +26,18 @@ export function kvOf(v: unknown): KeyValue {
     modRevision: textOf(o.mod_revision) ?? '0',
     version: textOf(o.version) ?? '0',
     ...(lease && lease !== '0' ? { lease } : {}),
+  };
+}
+
+/** A key as `kv get --json` writes it (etcd's snake_case names, revisions as numbers, the lease in hex or null). */
+export function kvJson(kv: KeyValue) {
+  return {
+    key: kv.key,
+    value: kv.value,
+    create_revision: Number(kv.createRevision),
+    mod_revision: Number(kv.modRevision),
+    version: Number(kv.version),
+    lease: kv.lease ? leaseHex(kv.lease) : null,
   };
 }
 

@@ -1,6 +1,6 @@
 import { escapeHtml as e } from '../../auth/html.js';
 import { describeFates, type UpgradeReportDoc } from './report.js';
-import { humanBytes } from '../local/backups.js';
+import { humanBytes } from '../backups/backups.js';
 
 /**
  * The upgrade report as one self-contained HTML page: inline CSS, no script, no external resource,

@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { CLIENT_CHANGES, STAGING_ADVICE } from '../rules/clients.js';
 import type { BackupFate, Journal, JournalStep } from '../journal/journal.js';
 import type { JournalRun, JournalWithRuns, RunEnd } from '../journal/runs.js';
-import type { BackupRun } from '../local/backups.js';
+import type { BackupRun } from '../backups/backups.js';
 import type { CheckRow } from '../rules/types.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
 

@@ -1,9 +1,55 @@
 import { compareVersion } from '../cluster/parse.js';
 import { isOn, settingRule } from './settings.js';
 import { trialRule } from './trial.js';
-import type { Rule } from './types.js';
+import type { Finding, HopFacts, Rule } from './types.js';
 
 const GUIDE = 'https://etcd.io/docs/v3.5/upgrades/upgrade_3_5/';
+
+/**
+ * The v3 store's membership before 3.5.26+ and 3.6 read it (the measurements and etcd's code paths:
+ * src/kv/ladder/v3-membership.ts). Both read a snapshot of the leader taken when the hop starts.
+ */
+export const ZOMBIE = 'https://github.com/etcd-io/etcd/pull/20995';
+/** The first 3.5 release that cleans up zombie members after each ConfChange it applies to the v3 store. */
+export const ZOMBIE_CLEANUP_FROM = '3.5.26';
+
+/** A finding when the fact is not there to judge (a later hop, not read, or no v3 store to read). */
+export function v3Unread(f: HopFacts, what: string): Finding[] | undefined {
+  const m = f.v3Membership;
+  if (!f.current) return [{ result: 'later', detail: `${what} read from a snapshot of the leader when the hop starts` }];
+  if (!m) return [{ result: 'not-checked', detail: `${what} not read` }];
+  if ('why' in m) return [{ result: m.none ? 'ok' : 'not-checked', detail: m.why }];
+  return undefined;
+}
+
+/** 3.4 → 3.5. */
+export const CONSISTENT_INDEX_RULE: Rule = {
+  id: 'v3-consistent-index',
+  check: `the v3 store holds a consistent index: without one, 3.5 (${ZOMBIE_CLEANUP_FROM} and later) applies the WAL's membership changes to it again and marks live members removed there, which 3.6 obeys`,
+  where: ["the member's API"],
+  severity: 'refuse',
+  fix: 'while the cluster is on 3.4, make one v3 write so every member records how far it applied (etcd 3.4 writes it with a v3 write only): etcdctl put KEY VALUE (then etcdctl del KEY if it must not stay); then run the same command',
+  guide: ZOMBIE,
+  test: (f) => {
+    const early = v3Unread(f, "the leader's consistent index");
+    if (early) return early;
+    const m = f.v3Membership as Exclude<HopFacts['v3Membership'], { why: string } | undefined>;
+    const v = typeof f.binaryVersion === 'string' ? f.binaryVersion : undefined;
+    if (v && compareVersion(v, ZOMBIE_CLEANUP_FROM) < 0)
+      return [{ result: 'ok', detail: `the 3.5 binary is ${v}: it has no zombie-member cleanup (${ZOMBIE_CLEANUP_FROM} and later)` }];
+    if (m.consistentIndex !== undefined) return [{ result: 'ok', detail: `consistent index ${m.consistentIndex} in ${m.on}'s v3 store` }];
+    if (m.members < 2) return [{ result: 'ok', detail: `${m.on}'s v3 store holds no consistent index, and ${m.members} member: no other member to mark` }];
+    return [
+      {
+        result: 'problem',
+        detail:
+          `${m.on}'s v3 store holds no consistent index (3.4 writes it with the first v3 write, and this cluster had none): ` +
+          `${v ?? 'the 3.5 binary'} would apply the WAL's ${m.members} bootstrap membership changes to it again on its first start and, after the first, mark the other members removed ` +
+          `("Removing zombie member from v3store"); 3.5 runs on, but 3.6 reads the mark: it refuses their raft streams and they stop ("the member has been permanently removed from the cluster")`,
+      },
+    ];
+  },
+};
 
 /** A v2 key tree this small holds no key: `{"action":"get","node":{"dir":true}}` and the like. */
 export const V2_EMPTY_BYTES = 64;
@@ -87,4 +133,5 @@ export const HOP_35: Rule[] = [
       return compareVersion(v, '3.5.3') < 0 ? [{ result: 'problem', detail: `the 3.5 binary is ${v}` }] : [{ result: 'ok', detail: `the 3.5 binary is ${v}` }];
     },
   },
+  CONSISTENT_INDEX_RULE,
 ];

@@ -3,6 +3,8 @@ import { floorRule } from './floor.js';
 import { isOn, settingRule } from './settings.js';
 import { trialRule } from './trial.js';
 import type { Rule } from './types.js';
+import type { HopFacts } from './types.js';
+import { v3Unread, ZOMBIE } from './hop-3.5.js';
 
 const GUIDE = ladderRow('3.6')!.guide!;
 
@@ -59,6 +61,29 @@ export function v2storeFix(said: string, member: string): string {
   return `${steps}; etcdutl check v2store --data-dir DIR must say "No custom content found"; then run the same command`;
 }
 
+/** The v3 store's members_removed before 3.6 reads it (src/kv/ladder/v3-membership.ts). */
+export const REMOVED_MEMBERS_RULE: Rule = {
+  id: 'v3-removed-members',
+  check: 'no member of the cluster is marked removed in the v3 store (members_removed): 3.6 reads its membership there and refuses a marked member',
+  where: ["the member's API"],
+  severity: 'refuse',
+  fix: 'on 3.5, replace each named member, one at a time: etcdctl member remove ID, empty its data dir, etcdctl member add NAME --peer-urls URL, start it with initial-cluster-state existing (a new member ID carries no mark), wait until it is healthy; or restore the cluster from a snapshot (the restore writes the membership anew); then run the same command',
+  guide: ZOMBIE,
+  test: (f) => {
+    const early = v3Unread(f, "the leader's members_removed");
+    if (early) return early;
+    const m = f.v3Membership as Exclude<HopFacts['v3Membership'], { why: string } | undefined>;
+    if (!m.removedLive.length) return [{ result: 'ok', detail: `no member of the cluster marked removed in ${m.on}'s v3 store` }];
+    return m.removedLive.map((x) => ({
+      member: x.name,
+      result: 'problem' as const,
+      detail:
+        `${x.name} (${x.id}) is a member, and marked removed in ${m.on}'s v3 store (members_removed), as 3.5.26+ leaves data 3.4 wrote without a consistent index: ` +
+        `a 3.6 member refuses its raft streams ("rejected stream from remote peer because it was removed") and ${x.name} then stops itself ("the member has been permanently removed from the cluster")`,
+    }));
+  },
+};
+
 /** 3.5 → 3.6. */
 export const HOP_36: Rule[] = [
   trialRule(GUIDE),
@@ -93,6 +118,7 @@ export const HOP_36: Rule[] = [
       }));
     },
   },
+  REMOVED_MEMBERS_RULE,
   settingRule({
     id: 'enable-v2-gone',
     check: '--enable-v2 and the v2 store are gone in 3.6: it refuses the flag',

@@ -16,7 +16,7 @@ export function trialRule(guide: string): Rule {
   return {
     id: 'trial-start',
     check:
-      "the hop's etcd starts with each member's own settings (config file, flags, ETCD_* environment): one trial start on a scratch data dir and loopback ports",
+      "the hop's etcd starts with each member's own settings (config file, flags, ETCD_* environment): its data trial's start on a copy of its data where that one got through it with the same settings, else one trial start on a scratch data dir and loopback ports",
     where: ['binary', 'config file', 'flags', 'systemd unit'],
     severity: 'refuse',
     fix: 'change that setting where the finding says it is set, then run the same command',

@@ -11,6 +11,8 @@ import { blamed, exitMessage } from './verdict.js';
 export interface DataTrialFinding extends TrialFinding {
   /** A simulated member (the sandbox without --etcd-bin): no etcd data to try. */
   simulated?: true;
+  /** The target got through its start on the copy and answered (whatever its hash said): how fast, and its version where it was asked. */
+  started?: { ms: number; version?: string };
   data?: {
     /** The revision both hashes are taken at (the copy's, when the first target answered). */
     revision?: string;
@@ -73,7 +75,8 @@ export async function judge(
     }
     const on = `${copyOf(who, out)}${n > 0 ? `, after etcd ${releaseOf(jobs[n - 1]!, out.steps[n - 1])} of ${jobs[n - 1]!.hop} ran on it` : ''}`;
     const v = await stepVerdict(j, step, settings[n]!, out, on);
-    findings.push({ ...v.finding, hop: j.hop, data: facts(out, step) });
+    const started = step.kind === 'answered' ? { started: { ms: step.ms, ...(step.version ? { version: step.version } : {}) } } : {};
+    findings.push({ ...v.finding, hop: j.hop, data: facts(out, step), ...started });
     again ||= v.again;
     if (v.finding.result !== 'ok') stopped = `etcd ${releaseOf(j, step)} of ${j.hop} did not get through on the copy`;
   }

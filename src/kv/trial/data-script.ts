@@ -72,6 +72,7 @@ export function dataScript(i: DataScriptInput): string {
     `copywal=${w(copyWal)}`,
     `endpoint=${w(i.endpoint)}`,
     'ipid=',
+    'vpids=',
     'start=$(date +%s)',
     't0=$(date +%s%N 2>/dev/null)',
     'ms() { n=$(date +%s%N 2>/dev/null); case $n$t0 in *N*|"") echo $(( ($(date +%s) - start) * 1000 ));; *) echo $(( (n - t0) / 1000000 ));; esac; }',
@@ -92,9 +93,11 @@ export function dataScript(i: DataScriptInput): string {
     '    tr "\\000" " " <"/proc/$q/cmdline" 2>/dev/null | grep -qF "$dir" && kill -9 "$q" 2>/dev/null',
     '  fi',
     '  if [ -n "$ipid" ]; then kill -9 "$ipid" 2>/dev/null; wait "$ipid" 2>/dev/null; fi',
+    '  [ -z "$vpids" ] || wait $vpids 2>/dev/null',
     '  rm -rf "$dir"',
     '}',
     'trap cleanup EXIT',
+    ...versions(i),
     "trap 'exit 130' INT TERM HUP",
     `lctl() { "$ctl" --endpoints "$endpoint" ${i.liveTls.map(w).join(' ')} --dial-timeout 5s "$@"; }`,
     'revision() { sed -n "s/.*\\"revision\\":\\([0-9]*\\).*/\\1/p" | head -n 1; }',
@@ -284,8 +287,7 @@ function inner(i: DataScriptInput): string {
     const p = step.plan;
     const env = Object.entries(p.env).map(([k, v]) => shellWord(`${k}=${v}`));
     const cmd = ['env', '-i', shellWord(`PATH=${PATH}`), ...env, ...p.program.map(shellWord), ...p.args.map(shellWord)].join(' ');
-    if (step.askVersion)
-      lines.push(`say "step ${n} version $(${p.program.map(shellWord).join(' ')} --version 2>/dev/null | sed -n 's/^etcd Version: //p' | head -n 1)"`);
+    if (step.askVersion) lines.push(`v=; read -r v <"$dir/version-${n}" 2>/dev/null; say "step ${n} version $v"`);
     if (p.config) lines.push(`cp "$dir/step-${n}.conf.yml" ${shellWord(p.config.path)}`);
     lines.push(
       `cd ${shellWord(p.cwd)} 2>/dev/null || cd "$dir"`,
@@ -299,8 +301,20 @@ function inner(i: DataScriptInput): string {
   return lines.join('\n');
 }
 
+/** Each target asked its version (where a step asks it) while the copy is made, all at once: the answers wait in the scratch dir. */
+function versions(i: DataScriptInput): string[] {
+  return i.steps.flatMap((s, n) =>
+    s.askVersion
+      ? [
+          `(${s.plan.program.map(shellWord).join(' ')} --version 2>/dev/null | sed -n 's/^etcd Version: //p' | head -n 1 >"$dir/version-${n}") & vpids="$vpids $!"`,
+        ]
+      : [],
+  );
+}
+
 function startCopy(i: DataScriptInput): string[] {
-  const lines: string[] = [];
+  // (the versions asked meanwhile are in, before the scratch dir changes hands)
+  const lines: string[] = ['[ -z "$vpids" ] || wait $vpids 2>/dev/null', 'vpids='];
   i.steps.forEach((s, n) => {
     if (s.plan.config) lines.push(`cat >"$dir/step-${n}.conf.yml" <<'${i.delimiter}'`, s.plan.config.text.replace(/\n?$/, '\n') + i.delimiter);
   });

@@ -30,10 +30,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, isAbsolute } from 'node:path';
-import type { MemberDriver } from '../drivers/driver.js';
+import type { MemberDriver, SettingsReads } from '../drivers/driver.js';
 import type { StartSettings } from '../drivers/start-settings.js';
 import { NoTrial, parseConfigDoc, trialIsContained, trialPlan, type ConfigDoc, type TrialPlan } from './rewrite.js';
-import type { TrialJob } from './run.js';
+import { fingerprint, type TrialJob } from './run.js';
 import { dataScript, type DataScriptInput } from './data-script.js';
 import { memberDirs, memberTls, parseData } from './data-read.js';
 import { judge, type DataTrialFinding } from './data-judge.js';
@@ -54,6 +54,8 @@ export interface DataTrialOptions {
   scratch?: string;
   /** The sandbox's simulated members (no etcd data). */
   simulated?: boolean;
+  /** The round's settings reads (trial/run.ts's too): the member's process is read once for all its hops. */
+  reads?: SettingsReads;
   debug?: (line: string) => void;
 }
 
@@ -93,11 +95,12 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
   if (!d) return all('no driver: opsctl does not reach the members (give a cluster file with a driver, or the sandbox)');
   if (!d.startSettings || !d.hostShell)
     return all("the driver cannot run a script on the member's host (give it a trial template: driver.trial or --trial-cmd 'ssh {host} sudo sh -s')");
-  // Each hop's start (its program); the chain stops before a hop whose settings cannot be read.
+  // Each hop's start (its program); the chain stops before a hop whose settings cannot be read. One read of
+  // the member's process on its host serves every hop (o.reads), and the settings trials of the same round.
   const settings: StartSettings[] = [];
   let unread: string | undefined;
   for (const j of jobs) {
-    const s = await d.startSettings(j.member, j.target).catch((err: Error) => ({ why: `reading its settings failed: ${err.message}` }));
+    const s = await d.startSettings(j.member, j.target, o.reads).catch((err: Error) => ({ why: `reading its settings failed: ${err.message}` }));
     if ('why' in s) {
       unread = s.why;
       break;
@@ -139,7 +142,8 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
       }
       const leak = trialIsContained(plan, fresh);
       if (leak) return all(`the settings could not be rewritten safely (${leak}); a trial never runs on the member's own data or ports`);
-      steps.push({ plan, askVersion: !jobs[n]!.release });
+      // (the binary asked its version on the host as the settings trial asks it: its start can stand for that trial's)
+      steps.push({ plan, askVersion: d.type === 'command' || !jobs[n]!.release });
     }
     const script = dataScript({
       dir,
@@ -161,7 +165,9 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
     const out = parseData(r.stdout);
     o.debug?.(`[kv] data trial of ${member}: ${out.kind}${'reason' in out ? ` ${out.reason}` : ''} ${JSON.stringify(out.phases)}`);
     const judged = await judge(jobs, settings, out, unread);
-    found = judged.findings.map((f) => ({ member, ...f, ms: Date.now() - t0 }));
+    // (each hop's settings, as read: a settings trial of the same settings may stand on this start, trial/run.ts)
+    const prints = settings.map(fingerprint);
+    found = judged.findings.map((f, n) => ({ member, ...f, ms: Date.now() - t0, ...(prints[n] ? { fingerprint: prints[n] } : {}) }));
     if (!judged.again) return found;
   }
   return found.map((f) => (f.result === 'not-checked' ? { ...f, detail: `${f.detail} (twice)` } : f));

@@ -5,9 +5,9 @@
  * read again, and a trial runs again only for a member whose settings changed since.
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import type { MemberDriver } from '../drivers/driver.js';
+import type { MemberDriver, SettingsReads } from '../drivers/driver.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
-import { runTrials, type TrialFinding, type TrialJob } from './run.js';
+import { runTrials, type TrialFinding, type TrialJob, type TrialOptions } from './run.js';
 import { runDataTrials } from './data.js';
 
 /** One hop as its trials see it: its name, its target minor, its binaries (dir and release) when known. */
@@ -25,6 +25,10 @@ export interface HopTrialOptions {
   members: MemberSpec[];
   timeoutS: number;
   debug?: (line: string) => void;
+  /** One round of settings reads shared by the settings and the data trials (drivers/driver.ts). */
+  reads?: SettingsReads;
+  /** The data trials of the same round, by hop and member: a settings trial their start proves is not run again (trial/run.ts). */
+  dataStart?: TrialOptions['dataStart'];
   /**
    * A member a resumed run finds down because the run it resumes stopped it (its journal says so): no
    * process to read its settings from, so its proof is the trial that journal recorded before that stop.
@@ -48,7 +52,15 @@ export async function hopTrials(o: HopTrialOptions, hops: TrialHop[], prior?: Ma
   const before = new Map<string, TrialFinding>();
   for (const [key, list] of prior ?? []) if (key !== dataKey(list[0]?.hop ?? '')) for (const t of list) before.set(`${t.hop}\0${t.member}`, t);
   // All at once: a trial mostly waits (the start, an election); a host gets at most one per hop and member.
-  const found = await runTrials(jobs, { driver: o.driver, timeoutS: o.timeoutS, debug: o.debug, parallel: Math.min(jobs.length, 16), prior: before });
+  const found = await runTrials(jobs, {
+    driver: o.driver,
+    timeoutS: o.timeoutS,
+    debug: o.debug,
+    parallel: Math.min(jobs.length, 16),
+    prior: before,
+    ...(o.reads ? { reads: o.reads } : {}),
+    ...(o.dataStart ? { dataStart: o.dataStart } : {}),
+  });
   const s = o.stopped;
   if (s) for (const h of hops) found.push(h.name === s.hop ? recordedTrial(s.member, h.name, s.recorded) : laterTrial(s.member, h.name));
   const out = new Map<string, TrialFinding[]>();
@@ -120,6 +132,7 @@ export async function hopDataTrials(
           driver: o.driver,
           timeoutS: o.timeoutS,
           debug: o.debug,
+          ...(o.reads ? { reads: o.reads } : {}),
           ...(o.credentials ? { credentials: o.credentials } : {}),
           ...(o.tls ? { tls: o.tls } : {}),
           ...(o.simulated ? { simulated: true } : {}),

@@ -60,6 +60,27 @@ export interface PlanOptions {
   dataCopy?: boolean;
 }
 
+/** etcd's election timing when a member leaves it unset: the same in every 3.x release (embed.NewConfig). */
+const TIMING_DEFAULTS: Record<string, number> = { 'heartbeat-interval': 100, 'election-timeout': 1000 };
+
+/**
+ * Whether the member's election timing is etcd's own (unset, or set to the defaults, 100 and 1000 ms): the
+ * only settings of the member a data trial's start replaces beyond what the settings trial rewrites too
+ * (dirs, URLs, initial cluster, discovery). There the data trial's start judges every setting of the member
+ * as the hop's start will meet it, and a settings trial of its own adds nothing the hop does (trial/run.ts).
+ */
+export function timingIsDefault(s: StartSettings, configDoc?: ConfigDoc): boolean {
+  return Object.entries(TIMING_DEFAULTS).every(([key, dflt]) => {
+    let v: unknown;
+    if (configDoc) v = configDoc.get(key);
+    else {
+      const f = flagWords(s.args).find((x) => x.key === key);
+      v = f ? f.value : s.env[envName(key)];
+    }
+    return v === undefined || (typeof v === 'number' && v === dflt) || (typeof v === 'string' && v.trim() !== '' && Number(v) === dflt);
+  });
+}
+
 /** The data trial's values as YAML must type them. */
 const TYPED: Record<string, boolean | number> = { 'force-new-cluster': true, 'heartbeat-interval': 10, 'election-timeout': 100 };
 

@@ -10,9 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
+import type { MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
 import type { Finding, Setting } from '../rules/types.js';
-import { NoTrial, parseConfigDoc, trialIsContained, trialPlan, type ConfigDoc, type TrialPorts } from './rewrite.js';
+import { NoTrial, parseConfigDoc, timingIsDefault, trialIsContained, trialPlan, type ConfigDoc, type TrialPorts } from './rewrite.js';
 import { parseRun, runScript, type TrialOutcome } from './script.js';
 import { settingList } from './settings.js';
 import { flagWords, type StartSettings } from '../drivers/start-settings.js';
@@ -26,6 +26,14 @@ export interface TrialOptions {
   parallel?: number;
   /** Earlier findings by `hop\0member`: one whose settings are unchanged (same fingerprint) stands, no new trial. */
   prior?: Map<string, TrialFinding>;
+  /** The round's settings reads (each member's process read once for every hop's trial, and for its data trials). */
+  reads?: SettingsReads;
+  /**
+   * The same member's data trial of the same hop (trial/data.ts), where one runs in this round: where it
+   * started the same binary with the same settings (the same fingerprint) and the member's election timing
+   * is etcd's own, that start stands for this trial's (see trialOf).
+   */
+  dataStart?: (job: TrialJob) => Promise<DataStart | undefined>;
   debug?: (line: string) => void;
 }
 
@@ -38,6 +46,12 @@ export interface TrialJob {
   release?: string;
 }
 
+/** What a data trial's finding tells of its start (trial/data-judge.ts). */
+export interface DataStart {
+  started?: { ms: number; version?: string };
+  fingerprint?: string;
+}
+
 /** A trial's finding, as the rule shows it; `fingerprint` names the settings it judged (a later look compares). */
 export interface TrialFinding extends Finding {
   member: string;
@@ -46,6 +60,8 @@ export interface TrialFinding extends Finding {
   fingerprint?: string;
   /** The settings it judged, as the rules read them (the hop's other rules check the same list). */
   settings?: { source: string; list: Setting[]; config?: { file: string; text: string } };
+  /** 'data': proven by the member's data trial's start of the same binary with the same settings (no start of its own). */
+  via?: 'data';
 }
 
 /** Every job at once, at most `parallel` running: the findings in the jobs' order. */
@@ -77,7 +93,7 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
     return notChecked("the driver cannot run a trial on the member's host (give it a trial template: driver.trial or --trial-cmd 'ssh {host} sudo sh -s')");
   let s: StartSettings | { why: string };
   try {
-    s = await d.startSettings(job.member, job.target);
+    s = await d.startSettings(job.member, job.target, o.reads);
   } catch (err) {
     s = { why: `reading its settings failed: ${(err as Error).message}` };
   }
@@ -92,8 +108,50 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
   // The binary is on the member's host: there it is asked its version (the trial proves it is there, and of the hop).
   const simulated = (s as { simulated?: boolean }).simulated === true;
   const host = { shell: d.hostShell.bind(d), remote: d.type === 'command' && !d.runsHere?.(job.member), onHost: d.type === 'command' && !simulated, simulated };
+  const proven = simulated ? undefined : await byDataTrial(job, o, s, fp, what, host.onHost);
+  if (proven) return { ...base, ...proven, fingerprint: fp, settings };
   const found = await tryIt(job, o, host, s, what, list);
   return { ...found, fingerprint: fp, settings };
+}
+
+/**
+ * The data trial's start in place of a start of this trial's own, where it proves strictly more: the same
+ * binary with the same settings (the same fingerprint: one read of the member's process serves both), the
+ * same rewrites (dirs, URLs, initial cluster, discovery), and the member's election timing etcd's own (the
+ * data trial sets a fast one: over a member's own, its start would not judge that), started on a copy of
+ * the member's data — the start the hop itself makes. The settings trial's start on an empty data dir
+ * proves only a new member's bootstrap besides, which no hop makes. Where the data trial did not get
+ * through its start (not run, refused, exited, not tried), this trial starts on its own and names the cause.
+ */
+async function byDataTrial(
+  job: TrialJob,
+  o: TrialOptions,
+  s: StartSettings,
+  fp: string,
+  what: string,
+  onHost: boolean,
+): Promise<Omit<TrialFinding, 'member' | 'hop'> | undefined> {
+  if (!o.dataStart || s.noProgram) return undefined;
+  let doc: ConfigDoc | undefined;
+  try {
+    doc = s.config ? await parseConfigDoc(s.config.text, s.config.file) : undefined;
+  } catch (err) {
+    if (err instanceof NoTrial) return undefined;
+    throw err;
+  }
+  if (!timingIsDefault(s, doc)) return undefined;
+  const data = await o.dataStart(job);
+  if (!data?.started || data.fingerprint !== fp) return undefined;
+  // (the binary was asked its version on the member's host as this trial would ask it)
+  const wrong = onHost || !job.release ? wrongBinary(s.program, data.started.version, job) : undefined;
+  if (wrong) return { result: 'problem', detail: wrong };
+  const release = data.started.version ?? job.release ?? job.target.version;
+  return {
+    result: 'ok',
+    ms: data.started.ms,
+    via: 'data',
+    detail: `etcd ${release} started with its settings (${what}) in ${data.started.ms} ms: its data trial's start, on a copy of its data (the same binary and settings; no second start on an empty data dir)`,
+  };
 }
 
 /** The trial itself (the settings read): rewritten, run on the host, judged. */

@@ -3,9 +3,22 @@ import { OpsError } from '../../core/errors.js';
 import { observeCluster } from '../cluster/observe.js';
 import { describePlan } from './planner.js';
 import { describeResume, resumeState } from '../journal/resume-state.js';
-import { totals, UpgradeRefused, type UpgradeOptions, type UpgradeReport } from './options.js';
+import {
+  totals,
+  UpgradeRefused,
+  type Base,
+  type BackupRoom,
+  type Destination,
+  type PlanLines,
+  type Proof,
+  type Say,
+  type UpgradeOptions,
+  type UpgradeReport,
+  type Waits,
+  type WayBack,
+} from './options.js';
 import { acquireLock } from './lock.js';
-import { hashPlanLine, planWarnings, preflight, resumableJournal, stageBinaries } from './preflight.js';
+import { hashPlanLine, planWarnings, preflight, resumableJournal, stageBinaries, type Preflight } from './preflight.js';
 import { UpgradeRun } from './run.js';
 import type { CheckRow } from '../rules/types.js';
 import type { Journal } from '../journal/journal.js';
@@ -41,7 +54,10 @@ export function proofGaps(checks: CheckRow[] | undefined, upgrading: Array<{ nam
   return out;
 }
 
-/** The executor: runs (or resumes) the journalled plan, one member at a time. */
+/**
+ * The executor: runs (or resumes) the journalled plan, one member at a time. Its entry takes the options
+ * as the verbs build them; the plan reads its part of them, the run (UpgradeRun) the rest.
+ */
 export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   const started = o.now();
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
@@ -55,13 +71,35 @@ export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
   if (!o.dryRun) unlock = await acquireLock(file, o);
   o.debug?.(`[kv] lock acquired after ${o.now() - started} ms`);
   try {
-    return await execute(o, file, started, first);
+    const agreed = await planned(o, file, started, first);
+    if ('status' in agreed) return agreed;
+    const { base, pre, journal, upgrading } = agreed;
+    await stageBinaries(o, o.driver!, upgrading, journal);
+    const run = await UpgradeRun.start(o, o.driver!, file, started, base, pre, journal);
+    return await run.go();
   } finally {
     await unlock?.().catch(() => undefined);
   }
 }
 
-async function execute(o: UpgradeOptions, file: string, started: number, first: ReturnType<typeof observeCluster>): Promise<UpgradeReport> {
+/** A plan the operator agreed to (or that needs no question): what the run starts from. */
+interface Agreed {
+  base: Base;
+  pre: Preflight;
+  journal: Journal | undefined;
+  upgrading: Array<{ name: string }>;
+}
+
+/** What the plan reads: the look and its waits, where the members go, the backups' room, the proof, the operator's say, the plan's own lines. */
+type Planning = Waits | Destination | WayBack | BackupRoom | Proof | Say | PlanLines | 'reporter';
+
+/** The pre-flight, the plan and its question: the report when the run ends there (planned, nothing to do, declined), else what the run starts from. */
+async function planned(
+  o: Pick<UpgradeOptions, Planning>,
+  file: string,
+  started: number,
+  first: ReturnType<typeof observeCluster>,
+): Promise<UpgradeReport | Agreed> {
   const journal = resumableJournal(o, file);
   const pre = await preflight(o, file, first, journal);
   o.debug?.(`[kv] pre-flight done after ${o.now() - started} ms`);
@@ -96,7 +134,6 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
     return { ...base, status: 'nothing-to-do', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   }
   requireDriver(o);
-  const driver = o.driver!;
   const gaps = proofGaps(o.checks, upgrading, journal);
   if (gaps.length)
     throw new UpgradeRefused(
@@ -109,13 +146,11 @@ async function execute(o: UpgradeOptions, file: string, started: number, first: 
   if (o.confirm && !(await o.confirm({ target: plan.target, planText, warnings, members: upgrading.length, resuming: Boolean(journal) }))) {
     return { ...base, status: 'declined', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   }
-  await stageBinaries(o, driver, upgrading, journal);
-  const run = await UpgradeRun.start(o, driver, file, started, base, pre, journal);
-  return run.go();
+  return { base, pre, journal, upgrading };
 }
 
 /** A one-hop upgrade's plan as its command shows it: the three-line summary, the plan, then the hop's checks (each once) and the notes after them. */
-function framed(o: UpgradeOptions, plan: UpgradePlan, warnings: string[], resuming: boolean, body: string[]): string[] {
+function framed(o: Pick<UpgradeOptions, Proof | 'dryRun'>, plan: UpgradePlan, warnings: string[], resuming: boolean, body: string[]): string[] {
   const checks = o.checks ?? [];
   const going = plan.members.filter((m) => m.action !== 'skip');
   const summary = planSummary({

@@ -210,3 +210,15 @@ export interface RunRecord {
 export type Look = 'cluster' | 'session' | 'timeouts' | 'debug';
 /** What a wait reads besides a look: the clock and the signal that ends it. */
 export type Waits = Look | 'now' | 'signal';
+/** Where the members go: the version, a restart onto their own (--allow-same-version), etcd 3.6's downgrade. */
+export type Destination = 'to' | 'allowSameVersion' | 'downgrade';
+/** The way back a refusal names: the command that rolls this cluster back. */
+export type WayBack = 'rollbackCommand';
+/** What the data-dir backups' room reads: the driver that takes them, where they go, whether there are any, how long they live. */
+export type BackupRoom = 'cluster' | 'driver' | 'dataDir' | 'noBackup' | 'keepBackups';
+/** What the proof before the stops reads: the hop's rulebook as checked, and how the plan showed it. */
+export type Proof = 'checks' | 'shownChecks';
+/** The operator's say: --dry-run (the plan only) and the question before anything changes. */
+export type Say = 'dryRun' | 'confirm';
+/** What the plan's own lines read besides the above: the settle, --defrag, the etcdctl for HashKV. */
+export type PlanLines = 'settle' | 'defrag' | 'etcdctl';

@@ -13,13 +13,18 @@ import type { ClusterObservation, UpgradePlan } from '../cluster/types.js';
 import { sleep } from '../cluster/wait.js';
 import { HASHKV_MIN } from '../cluster/hashkv.js';
 import { spacePreflight, spaceWarning } from './backup-guard.js';
-import { UpgradeRefused, type UpgradeOptions } from './options.js';
+import { UpgradeRefused, type BackupRoom, type Destination, type UpgradeOptions, type Waits, type WayBack } from './options.js';
 
 /**
  * The driver's stage template (the command driver's `stage`): the hop's binary staged on every member
  * still to start, and its version checked, before the first stop: a failure refuses with nothing stopped.
  */
-export async function stageBinaries(o: UpgradeOptions, driver: MemberDriver, upgrading: Array<{ name: string }>, journal: Journal | undefined): Promise<void> {
+export async function stageBinaries(
+  o: Pick<UpgradeOptions, Destination | 'cluster' | 'targetBin' | 'reporter'>,
+  driver: MemberDriver,
+  upgrading: Array<{ name: string }>,
+  journal: Journal | undefined,
+): Promise<void> {
   if (!driver.stage) return;
   const todo = upgrading.filter((m) => !journal?.steps.some((s) => s.member === m.name && s.kind === 'start' && s.status === 'done'));
   const p = o.reporter.begin(`stage: the ${o.to} binary on ${todo.length} member(s) before any stop`);
@@ -46,7 +51,7 @@ export async function stageBinaries(o: UpgradeOptions, driver: MemberDriver, upg
 }
 
 /** The recorded run this one resumes, if any (checked when read; one for another target refuses). */
-export function resumableJournal(o: UpgradeOptions, file: string): Journal | undefined {
+export function resumableJournal(o: Pick<UpgradeOptions, Destination | WayBack | 'cluster'>, file: string): Journal | undefined {
   // JournalInvalid names the file and the fix, and the file is never rewritten: never start afresh
   // over a record that may be all that says which members moved.
   const journal = readJournal(file);
@@ -63,7 +68,7 @@ export function resumableJournal(o: UpgradeOptions, file: string): Journal | und
 }
 
 /** What the plan must say out loud before anyone agrees to it. */
-export function planWarnings(size: number, o: UpgradeOptions): string[] {
+export function planWarnings(size: number, o: Pick<UpgradeOptions, 'noBackup' | 'driver'>): string[] {
   const out: string[] = [];
   if (size <= 2) {
     out.push(
@@ -86,7 +91,12 @@ export interface Preflight {
 }
 
 /** Refuses (exit 1, nothing changed) unless the whole cluster is fit; the plan otherwise. */
-export async function preflight(o: UpgradeOptions, file: string, first: ReturnType<typeof observeCluster>, journal: Journal | undefined): Promise<Preflight> {
+export async function preflight(
+  o: Pick<UpgradeOptions, Waits | Destination | WayBack | BackupRoom | 'reporter'>,
+  file: string,
+  first: ReturnType<typeof observeCluster>,
+  journal: Journal | undefined,
+): Promise<Preflight> {
   const t = o.timeouts;
   const pre = o.reporter.begin(`pre-flight: checking ${o.cluster.members.length} members`);
   const refuse = (status: string, reasons: string[], hint?: string): never => {
@@ -155,7 +165,7 @@ function electing(obs: ClusterObservation): boolean {
 type Look = Awaited<ReturnType<typeof observeCluster>>;
 
 /** Looks again while an election is under way, up to the healthy timeout (at most 15 s); the pre-flight then judges the last look. */
-async function electionSettled(o: UpgradeOptions, obs: Look): Promise<Look> {
+async function electionSettled(o: Pick<UpgradeOptions, Waits>, obs: Look): Promise<Look> {
   const deadline = o.now() + Math.min(o.timeouts.healthyMs, 15_000);
   let seen = obs;
   while (electing(seen) && o.now() < deadline && !o.signal.aborted) {
@@ -167,7 +177,7 @@ async function electionSettled(o: UpgradeOptions, obs: Look): Promise<Look> {
 }
 
 /** The plan's line on the KV hash comparison, with what cannot be checked and why. */
-export function hashPlanLine(o: UpgradeOptions, obs: ClusterObservation, source: string): string {
+export function hashPlanLine(o: Pick<UpgradeOptions, 'driver' | 'etcdctl' | 'to'>, obs: ClusterObservation, source: string): string {
   const real = obs.members.some((m) => m.real) || Boolean(o.driver?.etcdFromDir);
   const head = "consistency: every member's KV hash at one revision (HashKV) compared before the first stop and after each member is back";
   if (real && !findEtcdctl(o.etcdctl))

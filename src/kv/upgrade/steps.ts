@@ -9,8 +9,8 @@ import { compareMinor, minor, type MemberListEntry } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { recordRestorePoint } from './restore-point.js';
 import { saveSnapshot } from '../snapshot/save.js';
-import { sleep, waitFor, WaitAborted, WaitFatal } from '../cluster/wait.js';
-import { walV2Bytes } from './wal-v2.js';
+import { acceptsConnections, sleep, waitFor, WaitAborted, WaitFatal } from '../cluster/wait.js';
+import { walV2Bytes } from '../wal/v2-data.js';
 import { versionMoved } from '../rules/summary.js';
 
 export const V2_SETTLE_THRESHOLD = 50 * 1000 * 1000;
@@ -181,9 +181,15 @@ export async function waitGoneStep(env: StepEnv<'reporter' | 'timeouts', RunReco
   const t = o.timeouts;
   // Gone on two looks in a row: one answer of the driver's running command that fails for another
   // reason (a fork refused on a loaded host) must not pass for the exit and let the copy run on a live
-  // data dir.
+  // data dir. While the member's client port still accepts a connection its process is surely there:
+  // that look is one connect, no process started (the running command is still asked once per poll
+  // interval, for a port something else holds: a proxy in front of the member); from the port's refusal
+  // on (etcd closes its listeners first), the running command at every poll.
   let seenGone = 0;
+  let askedAt = -Infinity;
   const gone = async () => {
+    if (seenGone === 0 && Date.now() - askedAt < t.pollMs && (await acceptsConnections(m.endpoint, t.pollMs)) === true) return undefined;
+    askedAt = Date.now();
     seenGone = (await driver.isRunning(m)) ? 0 : seenGone + 1;
     return seenGone >= 2 ? true : undefined;
   };
@@ -329,9 +335,11 @@ export interface SettleDecision {
  * minutes over 50 MB, 4 over 100 MB), none under 50 MB, and only between members: none after the
  * last one of the hop (nothing follows it that could meet a member still catching up). The v2 size,
  * in order: the operator's v2-size command; the member's own v2 key tree over its v2 API (exact,
- * while the API is on); the figure measured before 3.4 turned the v2 API off, carried in the journal
- * (the ladder measures it before 3.3 → 3.4); the member's newest snapshot file (not the sum: each is
- * the whole store). Only when none can tell is it assumed over 50 MB. The detail says which applied.
+ * while the API is on: one local read, no process on its host); the figure measured before 3.4 turned
+ * the v2 API off, carried in the journal (the ladder measures it before 3.3 → 3.4); measured where the
+ * data dir is (the member's newest v2 snapshot file, not the sum: each is the whole store; else the v2
+ * writes its WAL holds, v3 requests never counted). Only when none can tell is it assumed over 50 MB.
+ * The detail says which applied.
  */
 export async function settleDecision(env: StepEnv<'cluster' | 'session' | 'settle' | 'timeouts' | 'to'>, m: MemberSpec, last = false): Promise<SettleDecision> {
   const { o } = env;
@@ -374,16 +382,35 @@ async function v2Size(env: StepEnv<Look | 'to' | 'v2Measured'>, m: MemberSpec): 
   // etcd 3.6 keeps no v2 store (only the membership, rebuilt from v3): a hop to or from 3.6 has no v2 data to catch up
   const minors = [env.o.to, env.journal.source].filter((v): v is string => typeof v === 'string');
   if (minors.some((v) => compareMinor(v, '3.6') >= 0)) return { bytes: 0, over: false, how: '(etcd 3.6 keeps no v2 store)' };
+  // the operator's own v2-size command, where given
   if (env.driver.type === 'command') {
     const fromCmd = await env.driver.v2DataBytes?.(m);
-    if (fromCmd !== undefined) return { bytes: fromCmd, over: false, how: `(measured on ${m.name}'s host)` };
+    if (fromCmd !== undefined) return { bytes: fromCmd, over: false, how: `(measured on ${m.name}'s host: the v2-size template)` };
   }
   const measured = await client(env, m.endpoint).v2DataBytes(V2_LARGE_THRESHOLD);
   if (measured.bytes !== undefined) return { ...measured, how: `(measured on ${m.name}: its v2 key tree)` };
   whyNot.push(measured.why);
   const carried = env.journal.v2 ?? env.o.v2Measured;
   if (carried) return { bytes: carried.bytes, over: false, how: `(${carried.on}, before 3.4 turned the v2 API off)` };
-  if (env.driver.type === 'local') {
+  if (env.driver.hostV2Size) {
+    const host = await env.driver.hostV2Size(m);
+    const on = `measured on ${m.name}'s host`;
+    if (host.kind === 'snap') return { bytes: host.bytes, over: false, how: `(${on}: its newest v2 snapshot file)` };
+    if (host.kind === 'wal')
+      return {
+        bytes: host.bytes,
+        over: false,
+        how: `(${on}: ${host.writes} v2 writes in its WAL (${host.files} file${host.files === 1 ? '' : 's'}), no v2 snapshot yet; v3 requests not counted; an upper bound)`,
+      };
+    // Every byte of the WAL (no perl there to tell v2 from v3): a bound that only proves "under" it.
+    if (host.kind === 'walall' && host.bytes <= V2_SETTLE_THRESHOLD)
+      return { bytes: host.bytes, over: false, how: `(${on}: every byte its WAL holds, v3 included (no perl there to read it); an upper bound)` };
+    whyNot.push(
+      host.kind === 'walall'
+        ? `${m.name}'s WAL holds ${host.bytes} bytes, v2 and v3 alike, and its host has no perl to tell the v2 writes apart (install perl there, or give driver.v2Size / --v2-size-cmd)`
+        : host.why,
+    );
+  } else if (env.driver.type === 'local') {
     const snap = await env.driver.v2DataBytes?.(m);
     if (snap !== undefined) return { bytes: snap, over: false, how: `(${m.name}'s newest snapshot file)` };
     whyNot.push(`${m.name} has no snapshot file yet`);
@@ -398,8 +425,7 @@ async function v2Size(env: StepEnv<Look | 'to' | 'v2Measured'>, m: MemberSpec): 
         };
       whyNot.push(wal.why);
     }
-  } else if (env.driver.type === 'command')
-    whyNot.push("no way onto its host to measure it there (a trial template such as 'ssh {host} sudo sh -s', or driver.v2Size / --v2-size-cmd)");
+  }
   return { bytes: undefined, why: whyNot.join('; ') };
 }
 

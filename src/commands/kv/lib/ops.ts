@@ -17,6 +17,8 @@ export interface OpsFlags extends TargetFlags, ConnectionFlags {
 
 export interface Reach {
   members: MemberSpec[];
+  /** Members given by endpoint only (--endpoints, ETCDCTL_ENDPOINTS): named host:port until a member list names them. */
+  unnamed: boolean;
   session: KvSession;
   requestMs: number;
   client(m: MemberSpec, timeoutMs?: number): KvClient;
@@ -43,6 +45,7 @@ export async function reach(ctx: Context, opts: OpsFlags, { named = false } = {}
     );
   return {
     members,
+    unnamed: found.source === 'endpoints' && !named,
     session,
     requestMs,
     client,
@@ -69,19 +72,28 @@ function requestTimeout(opts: OpsFlags): number {
   return opts.requestTimeout === undefined ? 3000 : durationFlag('--request-timeout', opts.requestTimeout);
 }
 
-/** Names from the member list of the first member that answers (else host:port stays). */
-async function nameMembers(members: MemberSpec[], client: (m: MemberSpec) => KvClient, debug: (line: string) => void): Promise<void> {
-  for (const m of members) {
+/** Names from the member list of the first member that answers (else host:port stays); `among`: the members to ask (default all). */
+export async function nameMembers(
+  members: MemberSpec[],
+  client: (m: MemberSpec) => KvClient,
+  debug: (line: string) => void,
+  among: MemberSpec[] = members,
+): Promise<void> {
+  for (const m of among) {
     try {
-      const list = await client(m).members();
-      for (const x of members) {
-        const hit = list.find((l) => l.clientUrls.some((u) => u.replace(/\/+$/, '') === x.endpoint));
-        if (hit?.name) x.name = hit.name;
-      }
+      applyNames(members, await client(m).members());
       return;
     } catch (err) {
       debug(`member list from ${m.endpoint} failed: ${(err as Error).message}`);
     }
+  }
+}
+
+/** Each member's name as the cluster's member list gives it (by client URL; a member it does not list keeps its name). */
+export function applyNames(members: MemberSpec[], list: Array<{ name: string; clientUrls: string[] }>): void {
+  for (const x of members) {
+    const hit = list.find((l) => l.clientUrls.some((u) => u.replace(/\/+$/, '') === x.endpoint));
+    if (hit?.name) x.name = hit.name;
   }
 }
 

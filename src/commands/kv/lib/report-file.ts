@@ -40,7 +40,7 @@ export async function writeReport(path: string, journalFile: string): Promise<Up
   const [{ reportHtml }, { default: writeFileAtomic }, { findBackups }, { withLadder }] = await Promise.all([
     import('../../../kv/report/html.js'),
     import('write-file-atomic'),
-    import('../../../kv/local/backups.js'),
+    import('../../../kv/backups/backups.js'),
     import('../../../kv/report/ladder.js'),
   ]);
   // DATA/kv/journals/KEY.json: the backups are under DATA/kv/{backups,snapshots}/KEY

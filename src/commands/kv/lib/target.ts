@@ -63,7 +63,7 @@ export async function findCluster(ctx: Context, f: TargetFlags): Promise<FoundCl
       throw new UsageError(`${from}: no endpoint in "${text}"`, { field: from, hint: 'list the client URLs, comma-separated: host:2379,…' });
     return { source: 'endpoints', from, text, endpoints };
   }
-  const { loadSandbox } = await import('../../../kv/local/sandbox-file.js');
+  const { loadSandbox } = await import('../../../kv/sandbox/file.js');
   const spec = loadSandbox(ctx.paths.data);
   if (!spec) {
     throw new UsageError('no kv cluster given', {

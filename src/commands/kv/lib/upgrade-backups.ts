@@ -15,7 +15,7 @@ export async function backupsOfRuns(
   fates: BackupFate[] = [],
 ): Promise<{ doc: BackupsDoc; line: string }> {
   const [{ findBackups, humanBytes }, { backupsMade, describeFates }] = await Promise.all([
-    import('../../../kv/local/backups.js'),
+    import('../../../kv/backups/backups.js'),
     import('../../../kv/report/report.js'),
   ]);
   const doc = backupsMade(

@@ -23,6 +23,23 @@ describe('kv del (a fake member)', () => {
     expect(gw.asked[0]!.body).toEqual({ key: b64('config/'), range_end: b64('config0'), prev_kv: true });
   });
 
+  it('--prev-kv --json: each deleted key as kv get --json writes it (snake_case, revisions as numbers, the lease in hex or null)', async () => {
+    const prev = [
+      kv({ key: 'config/a', value: '1', create: 3, mod: 5, version: 2 }),
+      { ...kv({ key: 'config/b', value: '2', create: 4, mod: 4 }), lease: '7587869440520062479' },
+    ];
+    const gw = await start([{ ...etcd1, routes: { '/kv/deleterange': { header: header(etcd1, 21), deleted: '2', prev_kvs: prev } } }]);
+    const r = await gw.kv(['del', 'config/', '--prefix', '--prev-kv', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      deleted: 2,
+      prev_kvs: [
+        { key: 'config/a', value: '1', create_revision: 3, mod_revision: 5, version: 2, lease: null },
+        { key: 'config/b', value: '2', create_revision: 4, mod_revision: 4, version: 1, lease: '694d870dcc3d860f' },
+      ],
+    });
+  });
+
   it('nothing matched: 0 deleted (the zero count is left out of the answer), exit 0', async () => {
     const gw = await start([{ ...etcd1, routes: { '/kv/deleterange': { header: header(etcd1, 21) } } }]);
     const r = await gw.kv(['del', 'config/none']);

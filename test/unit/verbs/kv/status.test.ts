@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useKvGateway } from '../../../helpers/kv-gateway-mock.js';
 import { header, memberListReply, rangeReply, statusReply } from '../../../helpers/kv-gateway-shapes.js';
@@ -35,5 +37,47 @@ describe('kv status (fake members)', () => {
       ['etcd1', gw.members[0]!.url, '91bc3c398fb3c146', '3.5.35', '3.5.0', 'true', '40', 'true'],
       ['etcd2', gw.members[1]!.url, '1fac77cab8acf7fa', '3.4.30', '3.4.0', 'false', '40', 'true'],
     ]);
+    // each member's requests in turn, on one connection: its version, status and quorum read; then the
+    // first member's alarm and member lists (names come from it, after its own requests)
+    const of = (name: string) => gw.asked.filter((a) => a.member === name).map((a) => a.path);
+    expect(of('etcd1')).toEqual(['/version', '/maintenance/status', '/kv/range', '/maintenance/alarm', '/cluster/member/list']);
+    expect(of('etcd2')).toEqual(['/version', '/maintenance/status', '/kv/range']);
+    for (const name of ['etcd1', 'etcd2']) expect(new Set(gw.asked.filter((a) => a.member === name).map((a) => a.connection)).size, name).toBe(1);
+  });
+
+  it('the first member down: named from the next member that answers, its row says why, exit 1', async () => {
+    // etcd1's client URL: a port nothing listens on
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const down = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const m = defs[1]!;
+    const gw = await start([
+      {
+        ...m,
+        routes: {
+          '/maintenance/status': statusReply(m, { leader: ids[1]!, revision: 40 }),
+          '/kv/range': rangeReply(m, 40, []),
+          '/maintenance/alarm': { header: header(m, 40) },
+        },
+      },
+    ]);
+    const etcd2 = gw.members[0]!;
+    etcd2.routes['/cluster/member/list'] = memberListReply(etcd2, 40, [
+      { id: ids[0]!, name: 'etcd1', peer: 'http://10.0.0.1:2380', client: down },
+      { id: etcd2.id, name: etcd2.name, peer: 'http://10.0.0.1:2381', client: etcd2.url },
+    ]);
+    const r = await gw.kv(['status'], { endpoints: `${down},${etcd2.url}` });
+    expect(r.code).toBe(1);
+    const rows = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t'));
+    expect(rows.map((x) => [x[0], x[1], x[7]])).toEqual([
+      ['etcd1', down, 'false'],
+      ['etcd2', etcd2.url, 'true'],
+    ]);
+    expect(rows[0]![8]).toMatch(/unreachable/);
+    expect(gw.paths()).toEqual(['etcd2 /version', 'etcd2 /maintenance/status', 'etcd2 /kv/range', 'etcd2 /maintenance/alarm', 'etcd2 /cluster/member/list']);
   });
 });

@@ -4,7 +4,7 @@ import { OpsError } from '../../core/errors.js';
 import { onDiskBytes } from '../drivers/backup-copy.js';
 import { journalPath, lockJournal, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
-import { loadSandbox, sandboxCluster } from './sandbox.js';
+import { loadSandbox, sandboxCluster } from '../sandbox/sandbox.js';
 
 /**
  * Every backup opsctl made on this machine, found where the upgrade and restore put them:

@@ -52,7 +52,7 @@ export function memberProgram(env: NodeJS.ProcessEnv = process.env): string {
     env.OPSCTL_KV_MEMBER,
     join(here, '../kv-member.cjs'), // dist/chunks/*.cjs
     join(here, 'kv-member.cjs'), // dist/*.cjs
-    join(here, '../../../dist/kv-member.cjs'), // src/kv/local/*.ts
+    join(here, '../../../dist/kv-member.cjs'), // src/kv/sandbox/*.ts
   ].filter((x): x is string => Boolean(x));
   const found = candidates.find((c) => existsSync(c));
   if (!found) throw new Error(`the simulated kv member program is missing (looked for ${candidates.join(', ')}): run npm run build`);

@@ -7,8 +7,8 @@ import writeFileAtomic from 'write-file-atomic';
 import type { ClusterSpec, MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
 import { LocalDriver, memberProcesses } from '../drivers/local.js';
 import { clusterKey } from '../journal/journal.js';
-import { loadSandbox, sandboxDir, sandboxFile } from './sandbox-file.js';
-import { sandboxKind, sandboxProgram } from './sandbox-members.js';
+import { loadSandbox, sandboxDir, sandboxFile } from './file.js';
+import { sandboxKind, sandboxProgram } from './members.js';
 
 export { loadSandbox, sandboxDir, sandboxFile };
 

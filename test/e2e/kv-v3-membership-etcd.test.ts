@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KvClient } from '../../src/kv/cluster/client.js';
+import { KvSession } from '../../src/kv/cluster/session.js';
+import { runBin } from '../helpers/bin.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { etcdLadderDirs } from '../helpers/etcd-releases.js';
+import { until } from '../helpers/kv.js';
+
+/**
+ * The v3 store's membership on real etcd 3.4.23 → 3.5.35 → 3.6.16 (src/kv/ladder/v3-membership.ts). A 3.4
+ * cluster that never had a v3 write keeps no consistent index; its first start on 3.5.26+ applies the
+ * WAL's bootstrap membership changes to the v3 store again and marks every member but the first removed
+ * there ("Removing zombie member from v3store"); 3.5 runs on, 3.6 reads the mark, refuses their raft
+ * streams, and each of them stops itself ("the member has been permanently removed from the cluster").
+ * Both states are refused before any stop, naming the cause and the fix; the fix named for the first
+ * (one v3 write on 3.4) lets the same command go to 3.6.
+ */
+const dirs = etcdLadderDirs();
+const FAST = ['--poll-interval', '50ms', '--settle', '0s'];
+
+describe.runIf(Boolean(dirs))('the v3 store membership before 3.5.26+ and 3.6, on real etcd', () => {
+  const session = new KvSession();
+  let c: RealCluster | undefined;
+  let cfg: ReturnType<typeof tempConfigDir> | undefined;
+  afterEach(() => {
+    c?.destroy();
+    cfg?.cleanup();
+  });
+
+  /** Three members on 3.4 that never had a v3 write, a command-driver cluster file for them. */
+  async function fresh34() {
+    c = await realCluster({ size: 3, bins: { '3.4': dirs!.v34, '3.5': dirs!.v35, '3.6': dirs!.v36 } });
+    cfg = tempConfigDir('opsctl-v3-membership-');
+    for (const m of c.members) c.start(m, '3.4');
+    const file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: [`backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`] });
+    const env = { OPSCTL_CONFIG_DIR: cfg.dir };
+    await until(async () => (await runBin(['kv', 'health', '--cluster', file], { env })).exitCode === 0, 60_000, '3 members on 3.4');
+    return { file, env, cluster: c };
+  }
+  const servers = (k: RealCluster) => Promise.all(k.members.map(async (m) => (await new KvClient(m.clientUrl, { session, timeoutMs: 5000 }).version()).server));
+  const pids = (k: RealCluster) => k.members.map((m) => k.pid(m));
+  const args = (file: string) => [
+    'kv',
+    'upgrade',
+    '--to',
+    '3.6',
+    '--yes',
+    '--cluster',
+    file,
+    '--target-bin',
+    `3.5=${dirs!.v35}`,
+    '--target-bin',
+    `3.6=${dirs!.v36}`,
+    ...FAST,
+  ];
+
+  it('regression: a 3.4 cluster with no v3 write is refused before any stop ([v3-consistent-index]); after the v3 write it names, the same command reaches 3.6', async () => {
+    const { file, env, cluster } = await fresh34();
+    const before = pids(cluster);
+    const r = await runBin(args(file), { env, timeout: 600_000 });
+    expect(r.exitCode, String(r.stderr)).toBe(1);
+    expect(String(r.stderr)).toMatch(/refused before any change/);
+    expect(String(r.stderr)).toMatch(
+      /3\.4 → 3\.5 \[v3-consistent-index\]: etcd\d's v3 store holds no consistent index .*3\.5\.35 would .*mark the other members removed/,
+    );
+    expect(String(r.stderr)).toMatch(/fix: while the cluster is on 3\.4, make one v3 write/);
+    expect(pids(cluster)).toEqual(before);
+    for (const v of await servers(cluster)) expect(v).toMatch(/^3\.4\./);
+    // the fix it names: one v3 write (put, then deleted), then the same command
+    const kv = new KvClient(cluster.members[0]!.clientUrl, { session, timeoutMs: 5000 });
+    await kv.put('opsctl-fix', 'x');
+    await kv.gateway('/kv/deleterange', { key: Buffer.from('opsctl-fix').toString('base64') });
+    const again = await runBin(args(file), { env, timeout: 900_000 });
+    expect(again.exitCode, String(again.stderr)).toBe(0);
+    expect(String(again.stderr)).toMatch(/\[v3-consistent-index\] ok: consistent index \d+ in etcd\d's v3 store/);
+    for (const v of await servers(cluster)) expect(v).toMatch(/^3\.6\./);
+  }, 1_200_000);
+
+  it('regression: members 3.5.35 marked removed in the v3 store are refused by name before any stop ([v3-removed-members])', async () => {
+    const { file, env, cluster } = await fresh34();
+    // a plain rolling restart onto 3.5.35, by hand: the state an operator's cluster is in after one
+    for (const m of cluster.members) {
+      cluster.stop(m);
+      await until(() => !cluster.alive(m), 60_000, `${m.name} stopped`);
+      cluster.start(m, '3.5');
+      await until(async () => (await runBin(['kv', 'health', '--cluster', file], { env })).exitCode === 0, 60_000, `${m.name} healthy on 3.5`);
+    }
+    const before = pids(cluster);
+    const r = await runBin(['kv', 'upgrade', '--to', '3.6', '--yes', '--cluster', file, '--target-bin', `3.6=${dirs!.v36}`, ...FAST], {
+      env,
+      timeout: 600_000,
+    });
+    expect(r.exitCode, String(r.stderr)).toBe(1);
+    const named = [
+      ...String(r.stderr).matchAll(
+        /3\.5 → 3\.6 \[v3-removed-members\] member (etcd\d): \1 \([0-9a-f]+\) is a member, and marked removed in etcd\d's v3 store/g,
+      ),
+    ].map((x) => x[1]);
+    // every member but the one the first bootstrap entry adds
+    expect(new Set(named).size, String(r.stderr)).toBe(2);
+    expect(String(r.stderr)).toMatch(/fix: on 3\.5, replace each named member/);
+    expect(pids(cluster)).toEqual(before);
+    for (const v of await servers(cluster)) expect(v).toMatch(/^3\.5\./);
+  }, 900_000);
+});
