@@ -117,7 +117,12 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
     const fixJournal = () => {
       const f = (readdirSync(cfg.dir, { recursive: true }) as string[]).find((x) => x.endsWith('.v2store-fix.json') && !old.has(x));
       try {
-        return f ? (JSON.parse(readFileSync(join(cfg.dir, f), 'utf8')) as { status: string; steps: Array<{ id: string; member: string; kind: string; status: string }> }) : undefined;
+        return f
+          ? (JSON.parse(readFileSync(join(cfg.dir, f), 'utf8')) as {
+              status: string;
+              steps: Array<{ id: string; member: string; kind: string; status: string }>;
+            })
+          : undefined;
       } catch {
         return undefined; // (between its write and rename)
       }
@@ -131,7 +136,10 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
     for (const t0 = Date.now(); Date.now() - t0 < 200_000 && !ended;) {
       // (its fix cycle started, its way back not yet stopped)
       const s = fixJournal()?.steps.find((x) => /^r\d+-fix\//.test(x.id) && x.kind === 'start' && x.status !== 'pending');
-      const m = s && fixJournal()?.steps.find((x) => x.id === `${s.id.split('/')[0]!.replace('fix', 'back')}/${s.member}/stop` && x.status === 'pending') ? { name: s.member } : undefined;
+      const m =
+        s && fixJournal()?.steps.find((x) => x.id === `${s.id.split('/')[0]!.replace('fix', 'back')}/${s.member}/stop` && x.status === 'pending')
+          ? { name: s.member }
+          : undefined;
       const conf = m && configs.find((f) => f.includes(`${m.name}.conf.yml`));
       if (conf && existsSync(`${conf}.opsctl-kept`) && /snapshot-count: 1/.test(readFileSync(conf, 'utf8'))) {
         edited = m.name;

@@ -89,7 +89,8 @@ export function readV2Fix(file: string): V2FixFile | undefined {
   if (j.kind !== 'v2store-fix' || !Array.isArray(j.members) || typeof j.id !== 'string')
     throw new JournalInvalid(file, 'not a v2store fix journal (no kind "v2store-fix", members and id)');
   if (j.version === 1) return fromPhases(file, j as V2FixFile & { members: Array<V2FixMember & { phase?: string }> });
-  if (j.version !== 2 || !Array.isArray(j.steps)) throw new JournalInvalid(file, `version ${String(j.version)} of the v2store fix journal is not one this opsctl reads`);
+  if (j.version !== 2 || !Array.isArray(j.steps))
+    throw new JournalInvalid(file, `version ${String(j.version)} of the v2store fix journal is not one this opsctl reads`);
   const names = new Set(j.members.map((m) => m.name));
   const stray = j.steps.find((s) => !s.member || !names.has(s.member));
   if (stray) throw new JournalInvalid(file, `step ${stray.id} names member "${stray.member ?? ''}", which is not one of the fix's members`);

@@ -199,7 +199,13 @@ async function memberList(o: V2FixOptions): Promise<MemberListEntry[]> {
  * then stopped and started on its own config until it is back, caught up and checked. A resume takes each
  * cycle from its first step not done.
  */
-async function fixMember(o: V2FixOptions, env: StepEnv<keyof UpgradeOptions, V2FixFile>, m: MemberSpec, st: V2FixMember, save: (durable?: boolean) => Promise<void>): Promise<void> {
+async function fixMember(
+  o: V2FixOptions,
+  env: StepEnv<keyof UpgradeOptions, V2FixFile>,
+  m: MemberSpec,
+  st: V2FixMember,
+  save: (durable?: boolean) => Promise<void>,
+): Promise<void> {
   const d = o.driver;
   const minor = o.minor ?? '3.5';
   const target = (settings?: Record<string, string>): MemberTarget => ({ version: minor, binDir: d.current(m)?.binDir, ...(settings ? { settings } : {}) });
@@ -239,7 +245,10 @@ async function fixMember(o: V2FixOptions, env: StepEnv<keyof UpgradeOptions, V2F
     steps: back,
     target: target(),
     gate: () => gateBeforeStop(env, m).then(() => undefined),
-    words: { start: `start on ${minor} with its own config`, 'wait-healthy': `back on its own config, then ${o.check ? 'its WAL read again' : 'etcdutl check v2store'}` },
+    words: {
+      start: `start on ${minor} with its own config`,
+      'wait-healthy': `back on its own config, then ${o.check ? 'its WAL read again' : 'etcdutl check v2store'}`,
+    },
     waitBack: async (p) => {
       const healthy = await waitBackStep(env, m, p, () => undefined);
       const c = await (o.check ?? ((x: MemberSpec) => checkOne(o, x)))(m);

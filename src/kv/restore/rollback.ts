@@ -128,7 +128,9 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     }
     o.debug?.('[kv] point-context: rollback');
     if (resuming && !j.rollbackSteps)
-      o.reporter.note(`resuming the roll-back recorded in ${file} by an earlier opsctl (no member cycles recorded): the members to bring back are judged by what runs`);
+      o.reporter.note(
+        `resuming the roll-back recorded in ${file} by an earlier opsctl (no member cycles recorded): the members to bring back are judged by what runs`,
+      );
     j.status = 'rolling-back';
     j.rollback ??= [];
     j.rollbackSteps ??= [];
