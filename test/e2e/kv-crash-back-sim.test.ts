@@ -1,13 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { crashSandbox } from '../helpers/crash-cluster.js';
-import { sweep } from '../helpers/crash-points.js';
+import { crashRun, sweep } from '../helpers/crash-points.js';
 
 /**
  * Kill -9 anywhere on the ways back (issue 44), simulated members: every state of `kv downgrade --to 3.5`
  * from 3.6, and of `kv upgrade --to 3.3 --on-failure rollback` where the first member never becomes
  * healthy on 3.3 (put back on 3.2, then halted: exit 3), each resumed by the identical command. Never two
  * members down, no acknowledged write lost; the downgrade ends on 3.5, the roll-back as an unkilled run
- * ends: halted, the member back on 3.2, every member on 3.2.
+ * ends: halted, the member back on 3.2, every member on 3.2. And every state of `kv rollback` of a hop
+ * 3.2 → 3.3 killed after its second member's start: the rollback cycles each member through the one
+ * member-cycle operation (src/kv/cycle/cycle.ts), journalled, so the identical `kv rollback` finishes.
  */
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '60s', '--stop-timeout', '30s', '--settle', '0s'];
 
@@ -54,6 +56,25 @@ describe('kill -9 at every crash point of the ways back, resumed by the identica
     expect(halted(r.last), r.last.stderr).toBe(true);
     expect(r.reached.map((x) => x.state)).toEqual(r.states);
     expect(r.states).toContain('3.2→3.3 after start kv2 (changes)');
+    for (const v of await s.versions()) expect(v.server).toMatch(/^3\.2\./);
+    expect(s.seen.maxDown).toBeLessThanOrEqual(1);
+    expect(await s.lostWrites()).toEqual([]);
+  }, 1_800_000);
+
+  it('kv rollback of a 3.2 → 3.3 hop killed after its second start: every state, the identical command ends on 3.2', async () => {
+    s.start();
+    const reset = async () => {
+      await s.reset('3.2');
+      const killed = await crashRun(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST], { ...s.env, OPSCTL_CRASH_AT: '3.2→3.3 after start * (changes)#2' });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    };
+    const r = await sweep({ args: ['kv', 'rollback', '--yes', ...FAST.slice(0, -2)], env: s.env, reset }); // (no --settle: a rollback waits for no v2 settle)
+    await s.stopWatching();
+    report('kv rollback', r);
+    expect(r.last.exitCode, r.last.stderr).toBe(0);
+    expect(r.reached.map((x) => x.state)).toEqual(r.states);
+    // the rollback's own cycles are journalled: kills inside them are among the states
+    expect(r.states.some((x) => / after (stop|start) kv\d \(changes\)$/.test(x))).toBe(true);
     for (const v of await s.versions()) expect(v.server).toMatch(/^3\.2\./);
     expect(s.seen.maxDown).toBeLessThanOrEqual(1);
     expect(await s.lostWrites()).toEqual([]);
