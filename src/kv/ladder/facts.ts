@@ -220,7 +220,8 @@ export async function hopFacts(
     facts.v2store = await checkV2store(o, dirs, trials?.get(hopName(hop)));
   } else if (v2Gone === 'any' && current) facts.walReplay = walReplayOf(o);
   // What 3.5.26+ and 3.6 make of the v3 store's membership (v3-membership.ts): read on the cluster as it is when the hop starts.
-  if (current && !hop.patch && ((hop.from === '3.4' && hop.to === '3.5') || (hop.from === '3.5' && hop.to === '3.6')))
+  // (simulated members: known to keep no v3 store on every hop, so the plan says so once, not "when the hop starts")
+  if ((current || o.driver?.builtIn) && !hop.patch && ((hop.from === '3.4' && hop.to === '3.5') || (hop.from === '3.5' && hop.to === '3.6')))
     facts.v3Membership = await v3MembershipFacts(o, obs);
   return facts;
 }

@@ -64,11 +64,11 @@ export function hexId(decimal: string): string {
  * which members of the cluster (those the members answer for) are marked removed there.
  */
 export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | Snapshotting>, obs: ClusterObservation): Promise<HopFacts['v3Membership']> {
-  if (o.driver?.builtIn) return { why: `${o.driver.builtIn.what} members keep no etcd v3 store`, none: true };
+  if (o.driver?.builtIn) return { why: `does not apply: ${o.driver.builtIn.what} members keep no etcd v3 store`, none: true };
   const leaderId = obs.members.find((m) => m.healthy && m.leaderId)?.leaderId;
   const from = obs.members.find((m) => m.healthy && m.id === leaderId) ?? obs.members.find((m) => m.healthy);
   if (!from) return { why: 'no healthy member to take a snapshot of its v3 store from' };
-  if (!from.real) return { why: `${from.name} is not real etcd: it keeps no etcd v3 store`, none: true };
+  if (!from.real) return { why: `does not apply: ${from.name} is not real etcd (it keeps no etcd v3 store)`, none: true };
   const dir = mkdtempSync(join(tmpdir(), 'opsctl-v3-membership-'));
   try {
     const snap = await saveSnapshot({

@@ -16,6 +16,8 @@ export const ZOMBIE_CLEANUP_FROM = '3.5.26';
 /** A finding when the fact is not there to judge (a later hop, not read, or no v3 store to read). */
 export function v3Unread(f: HopFacts, what: string): Finding[] | undefined {
   const m = f.v3Membership;
+  // members that keep no etcd v3 store (the driver says so before any hop): nothing to read now or later
+  if (m && 'why' in m && m.none) return [{ result: 'ok', detail: m.why }];
   if (!f.current) return [{ result: 'later', detail: `${what} read from a snapshot of the leader when the hop starts` }];
   if (!m) return [{ result: 'not-checked', detail: `${what} not read` }];
   if ('why' in m) return [{ result: m.none ? 'ok' : 'not-checked', detail: m.why }];

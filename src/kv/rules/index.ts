@@ -71,7 +71,7 @@ export function renderChecks(rows: CheckRow[], indent = '    '): string[] {
       const shared = list.every((r) => r.detail === first.detail);
       // a check that does not apply passed without running: said so, not as what it checks
       const moot = list.every((r) => /^does not apply\b/.test(r.detail));
-      if (moot && !shared) out.push(`${indent}[${id}] does not apply${on}`);
+      if (moot) out.push(`${indent}[${id}] ${shared ? first.detail : 'does not apply'}${on}`);
       else out.push(`${indent}[${id}] ok${on}: ${shared ? first.detail : first.check}`);
       continue;
     }
