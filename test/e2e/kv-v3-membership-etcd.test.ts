@@ -87,6 +87,16 @@ describe.runIf(Boolean(dirs))('the v3 store membership before 3.5.26+ and 3.6, o
       cluster.start(m, '3.5');
       await until(async () => (await runBin(['kv', 'health', '--cluster', file], { env })).exitCode === 0, 60_000, `${m.name} healthy on 3.5`);
     }
+    // the leader moves the cluster version to 3.5 a few seconds after the last member joins on 3.5 (etcd's
+    // version monitor): the state an operator's finished rolling restart is in
+    await until(
+      async () =>
+        (await Promise.all(cluster.members.map(async (m) => (await new KvClient(m.clientUrl, { session, timeoutMs: 5000 }).version()).cluster))).every((c) =>
+          /^3\.5\./.test(c),
+        ),
+      120_000,
+      'the cluster version on 3.5',
+    );
     const before = pids(cluster);
     const r = await runBin(['kv', 'upgrade', '--to', '3.6', '--yes', '--cluster', file, '--target-bin', `3.6=${dirs!.v36}`, ...FAST], {
       env,
