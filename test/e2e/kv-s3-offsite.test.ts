@@ -34,6 +34,22 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     expect(r.exitCode, `${args.join(' ')}: ${String(r.stderr)}`).toBe(0);
     return r;
   };
+  /** A setup put: simulated members busy with 1 MiB values on a loaded machine may be between leaders ("no leader": not
+   *  proposed) or past their commit deadline ("request timed out": maybe applied); etcdctl retries neither, and the same
+   *  value put again is the same state, so the put is tried again until the cluster takes it. */
+  const put = async (key: string, file: string) => {
+    let r = await opsctl(['kv', 'put', key, '--file', file]);
+    await until(
+      async () => {
+        if (r.exitCode === 0 || !/no leader|request timed out/.test(String(r.stderr))) return true;
+        r = await opsctl(['kv', 'put', key, '--file', file]);
+        return false;
+      },
+      120_000,
+      `a leader to take ${key}`,
+    );
+    expect(r.exitCode, `kv put ${key}: ${String(r.stderr)}`).toBe(0);
+  };
   const list = async (url: string): Promise<Row[]> => JSON.parse(String((await ok('kv', 'backups', 'list', '--from', url, '--json')).stdout)) as Row[];
   const objectHash = (bucket: string, key: string) => s3.objectHash(bucket, key);
 
@@ -123,7 +139,7 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
               .toString('base64')
               .slice(0, 1024 * 1024),
           );
-          return ok('kv', 'put', `big-${k}`, '--file', value);
+          return put(`big-${k}`, value);
         }),
       );
     }
