@@ -167,6 +167,26 @@ describe.runIf(Boolean(dirs))('etcdctl verbs on real etcd, side by side with etc
       const w = await ops(['watch', 'w', '--rev', rev, '--max-events', '2', '-w', 'simple']);
       expect(w.exitCode, says(w)).toBe(0);
       expect(w.stdout.trimEnd()).toBe('PUT\nw\none\nDELETE\nw');
+      // --json: etcdctl's field names (snake_case, as kv get --json), the key and value as text
+      const wj = await ops(['watch', 'w', '--rev', rev, '--max-events', '1', '--json']);
+      expect(JSON.parse(wj.stdout.trim())).toMatchObject({
+        type: 'PUT',
+        key: 'w',
+        value: 'one',
+        create_revision: Number(rev),
+        mod_revision: Number(rev),
+        version: 1,
+      });
+      const tj = await ops(['txn', '--json'], 'mod("t1") > "0"\n\nget t1\n\n\n');
+      expect(JSON.parse(tj.stdout)).toMatchObject({
+        succeeded: true,
+        responses: [{ kind: 'get', count: 1, kvs: [{ key: 't1', value: 'first', version: 1, lease: null }] }],
+      });
+      await ctl(['put', 'pj', 'first']);
+      const theirsGet = JSON.parse((await ctl(['get', 'pj', '-w', 'json'])).stdout) as { kvs: Array<{ create_revision: number }> };
+      const pj = await ops(['put', 'pj', 'second', '--prev-kv', '--json']);
+      const made = Number(theirsGet.kvs[0]!.create_revision);
+      expect(JSON.parse(pj.stdout).prev_kv).toEqual({ key: 'pj', value: 'first', create_revision: made, mod_revision: made, version: 1, lease: null });
 
       // alarms: none raised, nothing printed, exit 0 (as etcdctl)
       const al = await ops(['alarm', 'list', '-w', 'simple']);

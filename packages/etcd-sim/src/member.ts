@@ -307,12 +307,16 @@ const header = () => ({ cluster_id: clusterId, member_id: memberId, revision: St
 
 // ---- writes: the leader applies and replicates to a majority -----------------------------------
 let writeChain: Promise<unknown> = Promise.resolve();
-function leaderPut(key: string, value: string): Promise<number> {
-  return leaderWrite((rev) => {
+/** A put made here on the leader: its revision, and the key as it was before (etcd's prev_kv). */
+async function leaderPut(key: string, value: string): Promise<{ revision: number; prev_kv?: JsonObject }> {
+  let before: JsonObject | undefined;
+  const w = await leaderWrite((rev) => {
     const prev = own(st.kvs, key);
+    before = prev ? rangeOf(st.kvs, { key }).kvs[0] : undefined;
     st.kvs[key] = { value, create_revision: prev?.create_revision ?? rev, mod_revision: rev, version: (prev?.version ?? 0) + 1 };
     return { key, kv: st.kvs[key] };
-  }).then((w) => w.revision);
+  });
+  return { revision: w.revision, ...(before ? { prev_kv: before } : {}) };
 }
 
 /** A delete of a key or range made here on the leader: the keys it removed, as they were (none: no new revision, as etcd). */
@@ -419,16 +423,18 @@ function v2Keys(res: ServerResponse): void {
 }
 
 /** A client's write: made here on the leader, else sent on to the leader (then caught up with it). */
-async function clientPut(res: ServerResponse, key: string, value: string): Promise<void> {
+async function clientPut(res: ServerResponse, key: string, value: string, withPrev: boolean): Promise<void> {
   try {
-    if (leader === name) await leaderPut(key, value);
+    let r: { revision: number; prev_kv?: JsonObject };
+    if (leader === name) r = await leaderPut(key, value);
     else {
       const lp = peers.find((p) => p.name === leader && p.reachable);
       if (!lp || !hasQuorum()) return grpcError(res, 503, 14, 'kvserver: no leader');
-      await peerCall(lp.peerUrl, '/peer/put', { key, value }, 3000);
+      r = asObject(await peerCall(lp.peerUrl, '/peer/put', { key, value }, 3000)) as unknown as typeof r;
       if (st.revision < Number(lp.info?.revision ?? 0)) await syncFromLeader().catch(() => undefined);
     }
-    return send(res, 200, { header: header() });
+    // the gateway sends the key as it was only when asked (prev_kv), as etcd's
+    return send(res, 200, { header: header(), ...(withPrev && r.prev_kv ? { prev_kv: r.prev_kv } : {}) });
   } catch (err) {
     return grpcError(res, 503, 14, (err as Error).message.startsWith('kvserver') ? (err as Error).message : 'kvserver: request timed out');
   }
@@ -469,7 +475,7 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
     case '/kv/put': {
       const key = input.key;
       if (typeof key !== 'string' || !key) return grpcError(res, 400, 3, 'kvserver: key is not provided');
-      return clientPut(res, key, textOf(input.value) ?? '');
+      return clientPut(res, key, textOf(input.value) ?? '', input.prev_kv === true);
     }
     case '/kv/deleterange': {
       if (typeof input.key !== 'string' || !input.key) return grpcError(res, 400, 3, 'etcdserver: key is not provided');
@@ -661,8 +667,7 @@ const peerServer = createServer((req, res) => {
     }
     if (p === '/peer/put') {
       if (!isPeerPut(body)) return send(res, 400, { error: 'a put needs a key and a value' });
-      const rev = await leaderPut(body.key, body.value);
-      return send(res, 200, { revision: rev });
+      return send(res, 200, await leaderPut(body.key, body.value));
     }
     return send(res, 404, { error: 'not found' });
   })().catch((err) => send(res, 503, { error: (err as Error).message }));

@@ -3,7 +3,7 @@ import type { CommandResult } from '../../core/output.js';
 import { UsageError } from '../../core/errors.js';
 import { GatewayError } from '../../kv/cluster/gateway-errors.js';
 import { leaseHex, parseId } from '../../kv/ops/ids.js';
-import { put } from '../../kv/ops/keys.js';
+import { kvJson, put } from '../../kv/ops/keys.js';
 import { kvLines } from '../../kv/ops/simple.js';
 import { readFileFlag } from '../lib/file-flag.js';
 import { etcdSaid, reach, shaped } from './lib/ops.js';
@@ -62,9 +62,7 @@ export async function run(opts: PutOptions, ctx: Context): Promise<CommandResult
       revision: Number(done.revision),
       member: done.member,
       ...(lease ? { lease: leaseHex(lease) } : {}),
-      ...(opts.prevKv
-        ? { prev_kv: prev ? { key: prev.key, value: prev.value, mod_revision: Number(prev.modRevision), version: Number(prev.version) } : null }
-        : {}),
+      ...(opts.prevKv ? { prev_kv: prev ? kvJson(prev) : null } : {}),
     },
     // etcdctl's lines: OK, then the key and value before it
     simple: ['OK', ...(prev ? kvLines(prev) : [])],

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline/promises';
 import { readLocalFile } from '../../core/local-file.js';
 import { parseTxn, txn } from '../../kv/ops/txn.js';
 import { txnLines } from '../../kv/ops/simple.js';
+import { kvJson } from '../../kv/ops/keys.js';
 import { etcdSaid, reach, shaped } from './lib/ops.js';
 import type { spec } from './txn.spec.js';
 
@@ -45,7 +46,7 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
   const r = await reach(ctx, opts);
   const res = await r.any((c) => txn(c, t)).catch((err) => etcdSaid(err, 'txn'));
   return shaped(opts, {
-    data: { succeeded: res.succeeded, responses: res.responses },
+    data: { succeeded: res.succeeded, responses: res.responses.map((x) => (x.kind === 'get' ? { ...x, kvs: x.kvs.map(kvJson) } : x)) },
     simple: txnLines(res.succeeded, res.responses),
   });
 }

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import type { OptionsOf } from '../spec.js';
 import { UsageError } from '../../core/errors.js';
-import { watch } from '../../kv/ops/keys.js';
+import { kvJson, watch } from '../../kv/ops/keys.js';
 import { watchLines } from '../../kv/ops/simple.js';
 import { durationFlag } from '../../core/duration.js';
 import { etcdSaid, reach } from './lib/ops.js';
@@ -34,7 +34,8 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
         { startRevision: opts.rev, prevKv: opts.prevKv, timeoutMs: Math.max(1, deadline - Date.now()) },
         (e, rev) => {
           if (opts.writeOut === 'simple') ctx.io.out(watchLines(e).join('\n'));
-          else if (json) ctx.io.out(JSON.stringify({ type: e.type, ...e.kv, ...(e.prevKv ? { prev_kv: e.prevKv } : {}), revision: Number(rev) }));
+          else if (json)
+            ctx.io.out(JSON.stringify({ type: e.type, ...kvJson(e.kv), ...(e.prevKv ? { prev_kv: kvJson(e.prevKv) } : {}), revision: Number(rev) }));
           else ctx.io.out([e.type, e.kv.key, e.kv.value, e.kv.modRevision].join('\t'));
           return ++seen < max;
         },

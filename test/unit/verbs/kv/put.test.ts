@@ -29,6 +29,13 @@ describe('kv put (a fake member)', () => {
     const before = await gw.kv(['put', 'config/mode', 'fast', '--prev-kv']);
     expect(before.stdout).toBe('slow\n');
     expect(gw.asked[1]!.body).toMatchObject({ prev_kv: true });
+    // --json: the key as it was in kv get --json's shape (etcdctl's field names)
+    const json = await gw.kv(['put', 'config/mode', 'fast', '--prev-kv', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      key: 'config/mode',
+      revision: 13,
+      prev_kv: { key: 'config/mode', value: 'slow', create_revision: 4, mod_revision: 7, version: 1, lease: null },
+    });
   });
 
   it('a lease etcd does not have: etcd refused, exit 1, the fix names lease grant', async () => {
