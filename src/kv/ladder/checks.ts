@@ -6,7 +6,7 @@ import { PROOF_RULES } from '../rules/trial.js';
 import { fixOf } from '../rules/summary.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
-import { fixV2store } from './v2store-fix.js';
+import { fixV2store, type Fixing } from './v2store-fix.js';
 import { fixProgressWords, unfinishedV2Fix } from './v2store-fix-file.js';
 import { etcdutlIn, walReplayOf } from './v2store-check.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
@@ -14,7 +14,7 @@ import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
 import type { SettingsReads } from '../drivers/driver.js';
 import { type Binaries, hopFacts, look } from './facts.js';
-import { type LadderOptions, type LadderReport, type Snapshotting, type Trying } from './record.js';
+import { type LadderOptions, type LadderReport, type Overrides, type Snapshotting, type Trying } from './record.js';
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import type { JournalWithRuns } from '../journal/runs.js';
@@ -102,7 +102,7 @@ export function stoppedByJournal(o: Pick<LadderOptions, 'dataDir' | 'cluster'>):
 }
 
 /** A hop's rules over its facts, with the refusals of the rules named by --ignore-check, and the members --skip-trial names, shown as warnings. */
-export async function check(o: Pick<LadderOptions, 'ignoreChecks' | 'skipTrial'>, facts: HopFacts): Promise<CheckRow[]> {
+export async function check(o: Pick<LadderOptions, Overrides>, facts: HopFacts): Promise<CheckRow[]> {
   const rows = await checkHop(facts);
   const ignore = new Set(o.ignoreChecks ?? []);
   const skip = new Set(o.skipTrial?.members ?? []);
@@ -117,7 +117,7 @@ export async function check(o: Pick<LadderOptions, 'ignoreChecks' | 'skipTrial'>
 
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
 export async function checkAll(
-  o: Pick<LadderOptions, 'cluster' | 'driver' | 'ignoreChecks' | 'skipTrial' | Snapshotting>,
+  o: Pick<LadderOptions, 'cluster' | 'driver' | Overrides | Snapshotting>,
   hops: Hop[],
   obs: ClusterObservation,
   bins: Record<string, Binaries>,
@@ -199,7 +199,7 @@ export const fixRows = (rows: CheckRow[]) =>
  * when there is nothing to fix.
  */
 export async function runFix(
-  o: LadderOptions,
+  o: Pick<LadderOptions, Fixing | Trying | Overrides>,
   hop: Hop,
   rows: CheckRow[],
   bins: Record<string, Binaries>,
@@ -231,7 +231,7 @@ export async function runFix(
       said: w ? `${w.count} v2 requests in its WAL after its newest snapshot (index ${w.snapshotIndex})` : r && 'why' in r ? r.why : 'its WAL was not read',
     });
   };
-  await fixV2store({ ...o, driver: o.driver, etcdutl, members, minor, ...(wal ? { check: walCheck } : {}) });
+  await fixV2store(o, o.driver, { members, minor, etcdutl, ...(wal ? { check: walCheck } : {}) });
   // the fixed members' data trials again, on the data the fix left (their settings trials stand)
   const again = await trialsOf(o, [hop], bins, trials);
   if (trials) for (const [k, v] of again) trials.set(k, v);

@@ -16,7 +16,7 @@ import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type BinarySources, type LadderOptions, type Snapshotting } from './record.js';
-import type { Look } from '../upgrade/options.js';
+import type { Look, Reach } from '../upgrade/options.js';
 
 /** The full version of `DIR/etcd` (etcd --version), or why it could not be read. */
 export async function binaryVersion(exec: LadderOptions['exec'], dir: string): Promise<{ version: string } | { why: string }> {
@@ -49,7 +49,7 @@ export async function look(o: Pick<LadderOptions, Look>): Promise<ClusterObserva
 }
 
 /** The v2 store measured on a healthy member while its v2 API answers. */
-export async function measureV2(o: Pick<LadderOptions, 'session' | 'timeouts' | 'debug'>, obs: ClusterObservation): Promise<HopFacts['v2']> {
+export async function measureV2(o: Pick<LadderOptions, Reach>, obs: ClusterObservation): Promise<HopFacts['v2']> {
   const m = obs.members.find((x) => x.reachable && x.healthy);
   if (!m) return { why: 'no healthy member to measure the v2 store on' };
   const r = await new KvClient(m.endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug }).v2DataBytes(100 * 1024 * 1024);

@@ -34,8 +34,10 @@ export type BinarySources = 'driver' | 'exec' | 'targetBins' | 'releaseDir' | 's
 export type Trying = 'driver' | 'cluster' | 'session' | 'debug' | 'dataDir' | 'trialTimeoutS';
 /** What a snapshot of a member takes (the v3 membership facts read one): how to reach it, how long, and which client saves it. */
 export type Snapshotting = 'session' | 'timeouts' | 'snapshotVia' | 'etcdctl' | 'exec';
-/** How the ladder judges a hop's rows: the rules ignored, the trials skipped, the v2 fix planned, --strict. */
-export type Judging = 'ignoreChecks' | 'skipTrial' | 'fixV2store' | 'strict';
+/** The operator's word over the rulebook: the rules whose refusals are warnings (--ignore-check), the members stopped unproven (--skip-trial). */
+export type Overrides = 'ignoreChecks' | 'skipTrial';
+/** How the ladder judges a hop's rows: the operator's overrides, the v2 fix planned, --strict. */
+export type Judging = Overrides | 'fixV2store' | 'strict';
 
 /** `--skip-trial MEMBER,… --skip-reason WHY`: the members stopped unproven, by the operator's own choice. */
 export interface SkipTrial {

@@ -21,27 +21,41 @@ import { KvClient } from '../cluster/client.js';
 import { newestSnapName } from '../drivers/member-files.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import { acquireLock } from '../upgrade/lock.js';
-import { type StepEnv, type UpgradeOptions } from '../upgrade/options.js';
+import type { StepEnv, UpgradeOptions, Look, Waits } from '../upgrade/options.js';
 import { writeRecord } from '../journal/journal.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import { backupStep, gateBeforeStop, snapshotStep, waitBackStep } from '../upgrade/steps.js';
 import { waitFor } from '../cluster/wait.js';
 import { CycleFailed, runCycle, type Progress } from '../cycle/cycle.js';
 import { cyclesOf, readV2Fix, roundSteps, unfinishedV2Fix, v2FixPath, type V2FixFile, type V2FixMember } from './v2store-fix-file.js';
+import type { Snapshotting } from './record.js';
 
 /** The setting the guide's fix starts a member with, once. */
 export const FIX_SETTINGS = { 'snapshot-count': '1' };
 
-export interface V2FixOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVersion' | 'confirm'> {
-  driver: MemberDriver;
-  /** `etcdutl` of 3.5.26 or later, for the check after each member (unused when `check` is given). */
-  etcdutl: string;
-  /** The minor the members run and are restarted on (default 3.5; 3.6 before the first 3.7 start). */
-  minor?: string;
-  /** The check after each member and each round (default: etcdutl check v2store). */
-  check?: (m: MemberSpec) => Promise<{ member: string; ok: boolean; said: string }>;
+/**
+ * What the fix reads of the run it goes before: the look at the members and the clock (Waits), its snapshots
+ * and their upload (Snapshotting, offsite), the data dir its journal and copies go to, the lock, the reporter.
+ */
+export type Fixing = Waits | Snapshotting | 'dataDir' | 'offsite' | 'lockStaleMs' | 'reporter';
+
+/** The fix itself, as the hop's checks named it: which members, on which minor, and how each is checked after. */
+export interface V2Fix {
   /** The members to fix (the check named them); a resume takes the journal's list. */
   members: string[];
+  /** The minor the members run and are restarted on: 3.5 before the 3.6 hop, 3.6 before the first 3.7 start. */
+  minor: string;
+  /** `etcdutl` of 3.5.26 or later, for the check after each member (unused when `check` is given). */
+  etcdutl: string;
+  /** The check after each member and each round (default: etcdutl check v2store). */
+  check?: (m: MemberSpec) => Promise<V2Check>;
+}
+
+/** A member's check after the fix: whether it passes, and what the check said. */
+export interface V2Check {
+  member: string;
+  ok: boolean;
+  said: string;
 }
 
 export interface V2FixResult {
@@ -50,13 +64,13 @@ export interface V2FixResult {
 }
 
 /** Runs (or resumes) the fix, member by member; throws naming the member where it halts. */
-export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
-  if (o.driver.type !== 'local')
+export async function fixV2store(o: Pick<UpgradeOptions, Fixing>, driver: MemberDriver, job: V2Fix): Promise<V2FixResult> {
+  const { minor } = job;
+  if (driver.type !== 'local')
     throw new OpsError('--fix-v2store: opsctl applies the fix only to members it starts itself (kv sandbox, local data dirs)', 1, {
       code: 'v2store_fix_unsupported',
-      hint: `on each member host, one at a time: restart it on ${o.minor ?? '3.5'} with snapshot-count: 1 in its config file, wait for a new member/snap/*.snap, put its config back, restart it${o.check ? '' : '; then etcdutl check v2store --data-dir DIR'}`,
+      hint: `on each member host, one at a time: restart it on ${minor} with snapshot-count: 1 in its config file, wait for a new member/snap/*.snap, put its config back, restart it${job.check ? '' : '; then etcdutl check v2store --data-dir DIR'}`,
     });
-  const minor = o.minor ?? '3.5';
   const file = v2FixPath(o.dataDir, o.cluster.key, minor);
   const unlock = await acquireLock(file, o, (f) => readV2Fix(f)?.owner);
   try {
@@ -73,8 +87,8 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
       createdAt: now(),
       updatedAt: now(),
       owner: { pid: process.pid, host: '' },
-      members: o.members.map((name) => ({ name, log: [] })),
-      steps: o.members.flatMap((name) => roundSteps(1, name)),
+      members: job.members.map((name) => ({ name, log: [] })),
+      steps: job.members.flatMap((name) => roundSteps(1, name)),
       snapshots: [],
       round: 1,
       checks: [],
@@ -85,9 +99,9 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
     const save = (durable = true) => writeRecord(file, j, o.now(), durable, o.debug);
     await save();
     const membership = await memberList(o);
-    const env: StepEnv<keyof UpgradeOptions, V2FixFile> = {
-      o: { ...o, to: minor, allowSameVersion: true },
-      driver: o.driver,
+    const env: StepEnv<Fixing | 'to', V2FixFile> = {
+      o: { ...o, to: minor },
+      driver,
       // snapshotStep and backupStep name their files by the fix's id and keep its snapshot list
       journal: j,
       etcdctl: o.etcdctl,
@@ -115,7 +129,7 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
         const m = o.cluster.members.find((x) => x.name === st.name);
         if (!m) throw new OpsError(`--fix-v2store: member ${st.name} of ${file} is not in the cluster`, 1, { code: 'journal_invalid' });
         try {
-          await fixMember(o, env, m, st, save);
+          await fixMember(job, env, m, st, save);
         } catch (err) {
           j.status = 'halted';
           j.halt = { member: m.name, reason: (err as Error).message };
@@ -127,11 +141,11 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
           });
         }
       }
-      const checked = await checkAll(o);
+      const checked = await Promise.all(o.cluster.members.map(checker(o, job)));
       j.checks.push(...checked.map((c) => ({ round: j.round, ...c })));
       const failing = checked.filter((c) => !c.ok);
       o.reporter.note(
-        `--fix-v2store round ${j.round}: ${o.check ? 'the WAL read' : 'etcdutl check v2store'} ${failing.length ? `still fails on ${failing.map((c) => `${c.member} (${c.said})`).join(', ')}` : 'passes on every member'}`,
+        `--fix-v2store round ${j.round}: ${job.check ? 'the WAL read' : 'etcdutl check v2store'} ${failing.length ? `still fails on ${failing.map((c) => `${c.member} (${c.said})`).join(', ')}` : 'passes on every member'}`,
       );
       if (!failing.length) break;
       const inStore = failing.filter((c) => /v2store|both/i.test(c.said));
@@ -163,23 +177,24 @@ export async function fixV2store(o: V2FixOptions): Promise<V2FixResult> {
   }
 }
 
-/** `etcdutl check v2store` on one member's (live) data dir: it takes no lock, ~20 ms. */
-async function checkOne(o: V2FixOptions, m: MemberSpec): Promise<{ member: string; ok: boolean; said: string }> {
-  const r = await o.exec(o.etcdutl, ['check', 'v2store', '--data-dir', m.dataDir!], {
-    reject: false,
-    timeout: 60_000,
-    extendEnv: false,
-    env: { PATH: '/usr/bin:/bin' },
-  });
-  const said = `${String(r.stdout)} ${String(r.stderr)}`.trim().split('\n').pop() || `exit ${r.exitCode}`;
-  return { member: m.name, ok: r.exitCode === 0, said };
+/** The check after a member and a round: the fix's own, or `etcdutl check v2store` on the member's (live) data dir: it takes no lock, ~20 ms. */
+function checker(o: Pick<UpgradeOptions, 'exec'>, job: V2Fix): (m: MemberSpec) => Promise<V2Check> {
+  return (
+    job.check ??
+    (async (m) => {
+      const r = await o.exec(job.etcdutl, ['check', 'v2store', '--data-dir', m.dataDir!], {
+        reject: false,
+        timeout: 60_000,
+        extendEnv: false,
+        env: { PATH: '/usr/bin:/bin' },
+      });
+      const said = `${String(r.stdout)} ${String(r.stderr)}`.trim().split('\n').pop() || `exit ${r.exitCode}`;
+      return { member: m.name, ok: r.exitCode === 0, said };
+    })
+  );
 }
 
-function checkAll(o: V2FixOptions): Promise<Array<{ member: string; ok: boolean; said: string }>> {
-  return Promise.all(o.cluster.members.map((m) => (o.check ?? ((x: MemberSpec) => checkOne(o, x)))(m)));
-}
-
-async function memberList(o: V2FixOptions): Promise<MemberListEntry[]> {
+async function memberList(o: Pick<UpgradeOptions, Look>): Promise<MemberListEntry[]> {
   for (const m of o.cluster.members) {
     try {
       return await new KvClient(m.endpoint, { timeoutMs: o.timeouts.requestMs, debug: o.debug, session: o.session }).members();
@@ -200,14 +215,14 @@ async function memberList(o: V2FixOptions): Promise<MemberListEntry[]> {
  * cycle from its first step not done.
  */
 async function fixMember(
-  o: V2FixOptions,
-  env: StepEnv<keyof UpgradeOptions, V2FixFile>,
+  job: V2Fix,
+  env: StepEnv<Fixing | 'to', V2FixFile>,
   m: MemberSpec,
   st: V2FixMember,
   save: (durable?: boolean) => Promise<void>,
 ): Promise<void> {
-  const d = o.driver;
-  const minor = o.minor ?? '3.5';
+  const { driver: d, o } = env;
+  const { minor } = job;
   const target = (settings?: Record<string, string>): MemberTarget => ({ version: minor, binDir: d.current(m)?.binDir, ...(settings ? { settings } : {}) });
   const { fix, back } = cyclesOf(env.journal, m.name);
   const snapshot = fix.find((x) => x.kind === 'snapshot')!;
@@ -247,19 +262,19 @@ async function fixMember(
     gate: () => gateBeforeStop(env, m).then(() => undefined),
     words: {
       start: `start on ${minor} with its own config`,
-      'wait-healthy': `back on its own config, then ${o.check ? 'its WAL read again' : 'etcdutl check v2store'}`,
+      'wait-healthy': `back on its own config, then ${job.check ? 'its WAL read again' : 'etcdutl check v2store'}`,
     },
     waitBack: async (p) => {
       const healthy = await waitBackStep(env, m, p, () => undefined);
-      const c = await (o.check ?? ((x: MemberSpec) => checkOne(o, x)))(m);
+      const c = await checker(o, job)(m);
       st.check = c.said;
-      return logged(o.check ? 'its WAL read again' : 'etcdutl check v2store', `${c.said}; back: ${healthy}`);
+      return logged(job.check ? 'its WAL read again' : 'etcdutl check v2store', `${c.said}; back: ${healthy}`);
     },
   });
 }
 
 /** Until a snapshot file newer than the one before the fix is written (snapshot-count 1: at the next entry). */
-async function newSnapshot(o: V2FixOptions, m: MemberSpec, st: V2FixMember, p: Progress): Promise<string> {
+async function newSnapshot(o: Pick<UpgradeOptions, 'timeouts' | 'now'>, m: MemberSpec, st: V2FixMember, p: Progress): Promise<string> {
   const snap = await waitFor(
     () => {
       const now = newestSnapName(m.dataDir);

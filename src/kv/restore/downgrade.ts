@@ -12,7 +12,7 @@
 import { OpsError } from '../../core/errors.js';
 import { KvClient } from '../cluster/client.js';
 import { requireDriver, runUpgrade } from '../upgrade/executor.js';
-import { UpgradeRefused, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
+import { UpgradeRefused, type Look, type Reach, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
 import { hopTrials } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { journalPath } from '../journal/journal.js';
@@ -21,7 +21,7 @@ import { isResumable, memberMayBeDown, type Journal } from '../journal/journal.j
 import type { JournalWithRuns } from '../journal/runs.js';
 import type { CheckRow } from '../rules/types.js';
 import { planSummary } from '../rules/summary.js';
-import type { SkipTrial } from '../ladder/record.js';
+import type { SkipTrial, Trying } from '../ladder/record.js';
 import { binaryVersion } from '../ladder/facts.js';
 import { DOWNGRADE_FROM } from '@opsctl/shared/etcd-ladder.js';
 import { observeCluster } from '../cluster/observe.js';
@@ -72,10 +72,11 @@ async function downgradeCall(c: KvClient, action: 'VALIDATE' | 'ENABLE', to: str
   return textOf(body.version) ?? '?';
 }
 
-const client = (o: DowngradeOptions, endpoint: string) => new KvClient(endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
+const client = (o: Pick<DowngradeOptions, Reach>, endpoint: string) =>
+  new KvClient(endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
 
-/** What refuses a downgrade before anything changes: the whole cluster, the target, the binary. */
-function refusals(o: DowngradeOptions, obs: ClusterObservation, enabled: boolean): string[] {
+/** What refuses a downgrade to `to` before anything changes: the whole cluster, the target, the binary. */
+function refusals(to: string, obs: ClusterObservation, enabled: boolean): string[] {
   const reasons: string[] = [];
   const seen = obs.members.filter((m) => m.reachable && m.serverVersion);
   for (const m of obs.members) {
@@ -90,20 +91,22 @@ function refusals(o: DowngradeOptions, obs: ClusterObservation, enabled: boolean
     return reasons;
   }
   const prev = previousMinor(from[0]!);
-  if (o.to !== prev) {
+  if (to !== prev) {
     reasons.push(
-      `--to ${o.to}: etcd downgrades one minor at a time, from ${from[0]} to ${prev} only; to reach ${o.to}, downgrade to ${prev} first, or restore a hop's restore point (opsctl kv restore --from-hop ${o.to})`,
+      `--to ${to}: etcd downgrades one minor at a time, from ${from[0]} to ${prev} only; to reach ${to}, downgrade to ${prev} first, or restore a hop's restore point (opsctl kv restore --from-hop ${to})`,
     );
   }
   const cv = [...new Set(seen.map((m) => minor(m.clusterVersion)))];
   if (cv.length !== 1) reasons.push(`members disagree on the cluster version (${cv.join(', ')})`);
-  else if (cv[0] !== from[0] && !(enabled && cv[0] === o.to)) reasons.push(`the cluster version is ${cv[0] ?? 'not decided'}, not ${from[0]}`);
+  else if (cv[0] !== from[0] && !(enabled && cv[0] === to)) reasons.push(`the cluster version is ${cv[0] ?? 'not decided'}, not ${from[0]}`);
   for (const a of obs.alarms) reasons.push(`alarm ${a.alarm} raised on member ${a.memberId}: disarm it first (etcdctl alarm disarm)`);
   return reasons;
 }
 
 /** The binaries of the target: given, cached, or (simulated members) the release they stand for; refused when of another minor. */
-async function targetBinaries(o: DowngradeOptions): Promise<{ dir?: string; version?: string; reasons: string[] }> {
+async function targetBinaries(
+  o: Pick<DowngradeOptions, 'to' | 'targetBin' | 'driver' | 'exec'>,
+): Promise<{ dir?: string; version?: string; reasons: string[] }> {
   if (o.driver?.builtIn) return { version: o.driver.builtIn.releases[o.to], reasons: [] };
   const dir = o.targetBin;
   if (!dir) {
@@ -178,7 +181,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
   const healthy = obs.members.find((m) => m.reachable && m.healthy);
   const info = healthy ? await downgradeInfo(client(o, healthy.endpoint)).catch(() => undefined) : undefined;
   const enabled = Boolean(info?.enabled && info.target === o.to);
-  const reasons = [...refusals(o, obs, enabled), ...bins.reasons];
+  const reasons = [...refusals(o.to, obs, enabled), ...bins.reasons];
   if (info?.enabled && info.target !== o.to)
     reasons.push(`a downgrade to ${info.target ?? '?'} is already enabled: cancel it first (etcdctl downgrade cancel)`);
   if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: fix what is named, then run the command again', 'downgrade');
@@ -277,7 +280,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
 }
 
 /** Each member's trial start on the target's binary (the sandbox here, a host through the trial template); on a resume, the member it stopped by its record. */
-async function downgradeTrials(o: DowngradeOptions, bins: { dir?: string; version?: string }, resumed?: Journal): Promise<TrialFinding[]> {
+async function downgradeTrials(o: Pick<DowngradeOptions, Trying | 'to'>, bins: { dir?: string; version?: string }, resumed?: Journal): Promise<TrialFinding[]> {
   const hop = `→ ${o.to} (downgrade)`;
   const release = o.driver?.builtIn ? o.driver.builtIn.releases[o.to] : bins.version;
   const down = resumed ? memberMayBeDown(resumed) : undefined;
@@ -290,7 +293,7 @@ async function downgradeTrials(o: DowngradeOptions, bins: { dir?: string; versio
 }
 
 /** The trials as the journal keeps them (a resume reads the stopped member's from there), skipped members said so. */
-function trialRows(tried: TrialFinding[], o: DowngradeOptions): CheckRow[] {
+function trialRows(tried: TrialFinding[], o: Pick<DowngradeOptions, 'to' | 'skipTrial'>): CheckRow[] {
   const skip = new Set(o.skipTrial?.members ?? []);
   return tried.map((t) => {
     const skipped = skip.has(t.member) && t.result !== 'ok';
@@ -308,7 +311,7 @@ function trialRows(tried: TrialFinding[], o: DowngradeOptions): CheckRow[] {
 }
 
 /** After the last member: every member on the target, the cluster version the target, the downgrade ended. */
-async function finish(o: DowngradeOptions, out: DowngradeReport): Promise<DowngradeReport> {
+async function finish(o: Pick<DowngradeOptions, Look | 'now' | 'reporter' | 'to'>, out: DowngradeReport): Promise<DowngradeReport> {
   const step = o.reporter.begin(`downgrade: waiting for the leader to end the downgrade`);
   const peers = await client(o, o.cluster.members[0]!.endpoint)
     .members()
@@ -357,7 +360,7 @@ async function finish(o: DowngradeOptions, out: DowngradeReport): Promise<Downgr
 }
 
 /** Every member healthy on the target, the cluster version on it and no downgrade left enabled: the report of nothing to do. */
-async function alreadyDowngraded(o: DowngradeOptions): Promise<DowngradeReport | undefined> {
+async function alreadyDowngraded(o: Pick<DowngradeOptions, Look | 'to'>): Promise<DowngradeReport | undefined> {
   const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
   const on = (v: string | undefined) => minor(v) === o.to;
   if (!obs.members.every((m) => m.reachable && m.healthy && on(m.serverVersion) && on(m.clusterVersion))) return undefined;

@@ -206,8 +206,10 @@ export interface RunRecord {
   restorePoint?: RestorePoint;
 }
 
-/** What a look at the members reads: who they are, how to reach them, how long to wait for one answer. */
-export type Look = 'cluster' | 'session' | 'timeouts' | 'debug';
+/** What a question to one member reads: the session (TLS, auth), how long to wait for its answer, the debug log. */
+export type Reach = 'session' | 'timeouts' | 'debug';
+/** What a look at the members reads: who they are, and how to reach each. */
+export type Look = 'cluster' | Reach;
 /** What a wait reads besides a look: the clock and the signal that ends it. */
 export type Waits = Look | 'now' | 'signal';
 /** Where the members go: the version, a restart onto their own (--allow-same-version), etcd 3.6's downgrade. */
