@@ -1,8 +1,8 @@
 /**
  * The conditions of the simulated cluster around a member: a member that never turns healthy on some
  * version, a corrupt snapshot, a raised alarm, a leader whose heartbeats stop naming it, auth turned
- * on, v2 data, a diverged keyspace, free pages in the db. The product runs every member as it is (no
- * condition); a test entry (packages/etcd-sim/testing/) sets a provider before the member starts.
+ * on, v2 data, a diverged keyspace, free pages in the db, a downgrade the leader is slow to end. The
+ * product runs every member as it is (no condition); a test entry (packages/etcd-sim/testing/) sets a provider before the member starts.
  */
 export interface Conditions {
   neverHealthyOn?: string;
@@ -19,6 +19,8 @@ export interface Conditions {
   divergentOn?: string;
   /** Free pages in the db file (dbSize counts them) until this member is defragmented. */
   freeBytes?: number;
+  /** As leader, it keeps an enabled downgrade on after every member runs its target (a leader slow to end it). */
+  downgradeLingers?: boolean;
 }
 
 const NONE: Conditions = Object.freeze({});

@@ -783,7 +783,7 @@ async function tick(): Promise<void> {
         .at(-1);
       if (st.downgrade) {
         // While a downgrade is enabled the cluster version stays at its target; it ends once every member runs it.
-        if (highest === st.downgrade) {
+        if (highest === st.downgrade && !fault().downgradeLingers) {
           log('N', `the cluster has been downgraded to ${st.downgrade}`);
           delete st.downgrade;
           persist();

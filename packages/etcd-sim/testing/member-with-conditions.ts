@@ -1,7 +1,7 @@
 /**
  * The simulated member with conditions the tests set: a file CONDITIONS.json in the member's data dir
  * ({"neverHealthyOn":"3.3"}, {"corruptSnapshot":true}, {"alarm":"NOSPACE"}, {"muteHeartbeats":true} on
- * a leader: its pings stop naming it, …), read on each request and each heartbeat. Built by the tests'
+ * a leader: its pings stop naming it, {"downgradeLingers":true}: an enabled downgrade is not ended, …), read on each request and each heartbeat. Built by the tests'
  * global setup (never by the product's build: no such file is read by what ships), and used through
  * OPSCTL_KV_MEMBER, as any other member program.
  */
@@ -32,6 +32,7 @@ function read(dataDir: string): Conditions {
     divergent: f.divergent === true,
     divergentOn: text(f.divergentOn),
     freeBytes: num(f.freeBytes),
+    downgradeLingers: f.downgradeLingers === true,
   };
 }
 

@@ -9,10 +9,10 @@
  * same whole-cluster gate before each stop, verified snapshot before the first stop (the restore
  * point), data-dir backup, journal, resume after kill -9 or Ctrl-C, --on-failure halt|rollback.
  */
-import { OpsError } from '../../core/errors.js';
+import { InterruptedError, OpsError } from '../../core/errors.js';
 import { KvClient } from '../cluster/client.js';
 import { requireDriver, runUpgrade } from '../upgrade/executor.js';
-import { UpgradeRefused, type Look, type Reach, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
+import { UpgradeRefused, type Look, type Reach, type UpgradeOptions, type UpgradeReport, type Waits } from '../upgrade/options.js';
 import { hopTrials } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { journalPath } from '../journal/journal.js';
@@ -27,7 +27,7 @@ import { DOWNGRADE_FROM } from '@opsctl/shared/etcd-ladder.js';
 import { observeCluster } from '../cluster/observe.js';
 import { asObject, minor, parseJsonSafe, previousMinor, textOf } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
-import { waitFor } from '../cluster/wait.js';
+import { WaitAborted, waitFor } from '../cluster/wait.js';
 
 /** The minors etcd's downgrade API takes a cluster from (3.6 → 3.5, 3.7 → 3.6; the ladder's table); earlier minors have no downgrade. */
 export { DOWNGRADE_FROM };
@@ -311,7 +311,7 @@ function trialRows(tried: TrialFinding[], o: Pick<DowngradeOptions, 'to' | 'skip
 }
 
 /** After the last member: every member on the target, the cluster version the target, the downgrade ended. */
-async function finish(o: Pick<DowngradeOptions, Look | 'now' | 'reporter' | 'to'>, out: DowngradeReport): Promise<DowngradeReport> {
+async function finish(o: Pick<DowngradeOptions, Waits | 'reporter' | 'to'>, out: DowngradeReport): Promise<DowngradeReport> {
   const step = o.reporter.begin(`downgrade: waiting for the leader to end the downgrade`);
   const peers = await client(o, o.cluster.members[0]!.endpoint)
     .members()
@@ -343,8 +343,15 @@ async function finish(o: Pick<DowngradeOptions, Look | 'now' | 'reporter' | 'to'
         ? 'the downgrade finished (no member reports it enabled)'
         : 'not confirmed: no peer URL answered /downgrade/enabled';
     },
-    { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, now: o.now, what: `the downgrade to ${o.to} finished` },
+    { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, now: o.now, signal: o.signal, what: `the downgrade to ${o.to} finished` },
   ).catch((err: Error) => {
+    // Ctrl-C here ends only the wait: every member was downgraded; the same command confirms the end
+    if (err instanceof WaitAborted) {
+      step.fail(`downgrade: interrupted while waiting for the leader to end the downgrade`);
+      throw Object.assign(new InterruptedError(`kv downgrade interrupted: every member runs ${o.to}; the leader had not yet ended the downgrade`), {
+        hint: `run the same command again to wait for it: opsctl kv downgrade --to ${o.to}`,
+      });
+    }
     step.fail(`downgrade: ${err.message}${why.length ? ` (${why.join('; ')})` : ''}`);
     return undefined;
   });
