@@ -37,6 +37,11 @@ const LIFTOFF = Symbol.for('opsctl.v8.liftoff-only');
 const liftoffSet = () => globalThis[LIFTOFF] === true;
 /** Called by wasm.ts just before it changes the flags: the chunks compiled so far are written with the flags they were compiled under. */
 const FLUSH = Symbol.for('opsctl.code-cache.flush');
+/** The id a host chunk requires to hand its guests to the loader (scripts/pack-chunks.mjs). */
+const GUESTS = 'opsctl:chunks';
+/** Set by a test's --require hook (test/helpers/record-modules.cjs): told each chunk as it runs, from its own file or a host's. */
+const RAN = Symbol.for('opsctl.chunk-ran');
+const ran = (file) => globalThis[RAN]?.(file);
 
 /** Where the chunks come from: files under dist/ (the npm package), or the single executable's assets. */
 const FILES = {
@@ -85,11 +90,21 @@ function createLoader(dist, env = process.env, source = FILES) {
   const fresh = [];
   const stats = { cached: 0, compiled: 0, written: 0, dir };
 
+  /** Chunks folded into another chunk's file by the build (scripts/pack-chunks.mjs): their code, by path, until first required. */
+  const guests = new Map();
+
   function load(file) {
     const known = modules.get(file);
     if (known) return known.exports;
     const module = { exports: {} };
     modules.set(file, module);
+    const guest = guests.get(file);
+    if (guest) {
+      guests.delete(file);
+      ran(file);
+      guest.call(module.exports, module.exports, requireFrom(file), module, file, path.dirname(file));
+      return module.exports;
+    }
     const code = readChunk(file);
     const afterFlags = liftoffSet();
     const cacheFile = dir && path.join(afterFlags ? path.join(dir, 'liftoff') : dir, `${path.basename(file)}.v8`);
@@ -107,6 +122,13 @@ function createLoader(dist, env = process.env, source = FILES) {
       stats.compiled++;
       if (cacheFile) fresh.push({ script, cacheFile, afterFlags });
     }
+    ran(file);
+    script.runInThisContext().call(module.exports, module.exports, requireFrom(file), module, file, path.dirname(file));
+    return module.exports;
+  }
+
+  /** The `require` of the chunk `file`. */
+  function requireFrom(file) {
     const here = path.dirname(file);
     let external;
     const require = (id) => {
@@ -114,11 +136,21 @@ function createLoader(dist, env = process.env, source = FILES) {
       if (path.sep === '/' && PLAIN_RELATIVE.test(id)) return load(here + id.slice(1));
       if (id.startsWith('./') || id.startsWith('../')) return load(path.join(here, id));
       if (Module.isBuiltin(id)) return process.getBuiltinModule(id);
+      if (id === GUESTS) return addGuests;
       return (external ??= Module.createRequire(file))(id);
     };
     require.resolve = (id, options) => (external ??= Module.createRequire(file)).resolve(id, options);
-    script.runInThisContext().call(module.exports, module.exports, require, module, file, here);
-    return module.exports;
+    return require;
+  }
+
+  /** A host chunk's guests (`{ './chunk-X.cjs': function (exports, require, module, __filename, __dirname) {…} }`), under their own paths. */
+  function addGuests(dir, code) {
+    for (const [id, fn] of Object.entries(code)) {
+      const file = path.sep === '/' && PLAIN_RELATIVE.test(id) ? dir + id.slice(1) : path.join(dir, id);
+      // a chunk already run from its own file stays the one module of that path
+      // (the first copy registered of a chunk two hosts carry is the one kept: the same code)
+      if (!modules.has(file) && !guests.has(file)) guests.set(file, fn);
+    }
   }
 
   /**

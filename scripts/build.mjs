@@ -16,6 +16,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lazyBuiltins, noHttp2 } from './esbuild-plugins.mjs';
+import { packChunks } from './pack-chunks.mjs';
 import { swapInto } from './swap-dir.mjs';
 
 // The workspace packages (@opsctl/mock, @opsctl/shared, @opsctl/etcd-sim) are bundled from their sources like src/: esbuild
@@ -27,7 +28,7 @@ const esm = mkdtempSync(join(tmpdir(), 'opsctl-build-'));
 const stage = mkdtempSync(`.dist-build-${process.pid}-`);
 
 try {
-  await build({
+  const { metafile } = await build({
     entryPoints: Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(file))),
     outdir: esm,
     // already the final names, so step 2 keeps every import's path as it is
@@ -47,6 +48,7 @@ try {
     sourcemap: 'linked',
     chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'warning',
+    metafile: true, // the chunks' import graph, for packChunks
     plugins: [noHttp2, lazyBuiltins],
     define: { __OPSCTL_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   });
@@ -74,6 +76,11 @@ try {
     sourcemap: 'linked', // esbuild reads step 1's maps, so these still name src/ and node_modules/
     logLevel: 'warning',
   });
+  // the chunks always loaded together read from one file (scripts/pack-chunks.mjs)
+  const programs = Object.entries(entries)
+    .filter(([, file]) => existsSync(file))
+    .map(([name]) => `${name}.cjs`);
+  packChunks(metafile, esm, stage, programs);
   const out = ['', 'chunks/'].flatMap((dir) =>
     readdirSync(join(stage, dir))
       .filter((f) => f.endsWith('.cjs'))

@@ -8,8 +8,9 @@ export const EMBEDDED_PROFILE = 'embedded';
 export const TRACKER_TOKEN_HEADERS = ['Shortcut-Token', 'Tracker-Token'] as const;
 export type TrackerTokenHeader = (typeof TRACKER_TOKEN_HEADERS)[number];
 
-// The label service API versions a profile may name (`labels_version`): the label schema's, in packages/shared.
-export { LABEL_API_VERSIONS, type LabelApiVersion } from '@opsctl/shared/labels/schema.js';
+// The label service API versions a profile may name (`labels_version`): in packages/shared, apart from the
+// label schema (every command loads this file; the schema is for the labels commands).
+export { LABEL_API_VERSIONS, type LabelApiVersion } from '@opsctl/shared/labels/versions.js';
 
 /** The environment variable that overrides a service's endpoint, e.g. OPSCTL_TRACKER_URL. */
 export function endpointEnvVar(service: Service): string {

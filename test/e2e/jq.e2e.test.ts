@@ -117,7 +117,7 @@ async function loadsJq(args: string[]): Promise<boolean> {
   expect(r.exitCode, String(r.stderr)).toBe(0);
   return String(r.stderr)
     .split('\n')
-    .some((l) => l.startsWith('loaded ') && chunks.some((c) => l.endsWith(c)));
+    .some((l) => l.startsWith('ran ') && chunks.some((c) => l.endsWith(c)));
 }
 
 describe('--jq loads jq only when it is used', () => {

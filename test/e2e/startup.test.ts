@@ -10,7 +10,7 @@ import { startMock, trackerEnv } from '../helpers/mock.js';
 
 const HOOKS = fileURLToPath(new URL('../helpers/record-modules.cjs', import.meta.url));
 
-/** The packages bundled into the chunks a run of the binary loaded (from each chunk's source map). */
+/** The packages bundled into the chunks a run of the binary ran (from each chunk's source map). */
 async function loadedPackages(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Set<string>> {
   return (await loaded(args, env)).packages;
 }
@@ -27,8 +27,9 @@ async function loaded(
   const builtins = new Set<string>(builtinsLine ? JSON.parse(builtinsLine.slice('builtins '.length)) : []);
   const files = String(r.stderr)
     .split('\n')
-    .filter((l) => l.startsWith('loaded '))
-    .map((l) => fileURLToPath(l.slice('loaded '.length)))
+    // the chunks run (a chunk's code may come from another chunk's file: bin/load.cjs names each it runs)
+    .filter((l) => l.startsWith('ran '))
+    .map((l) => fileURLToPath(l.slice('ran '.length)))
     .filter((f) => f.includes('/dist/'));
   const packages = new Set<string>();
   const sources = new Set<string>();

@@ -1,6 +1,6 @@
 'use strict';
 // `node --require` this to have every script of bin/ and dist/ the process reads reported on stderr
-// ("loaded <file url>"), and at exit the Node built-in modules it loaded ("builtins <json array>").
+// ("loaded <file url>"), every chunk of dist/ it runs ("ran <file url>", its own file or a copy), and at exit the Node built-in modules it loaded ("builtins <json array>").
 // bin/load.cjs and Node's CommonJS loader both read a module's file with fs.readFileSync (--require, not
 // --import: with --import, Node would run the main script through its ES-module loader instead).
 const fs = require('node:fs');
@@ -12,6 +12,8 @@ if (process.env.OPSCTL_RECORD_MODULES) {
     if (typeof file === 'string' && /[\\/](bin|dist)[\\/].*\.cjs$/.test(file)) fs.writeSync(2, `loaded ${pathToFileURL(file).href}\n`);
     return read.call(this, file, ...rest);
   };
+  // bin/load.cjs runs some chunks from a copy carried in another chunk's file (scripts/pack-chunks.mjs): it names each chunk it runs
+  globalThis[Symbol.for('opsctl.chunk-ran')] = (file) => fs.writeSync(2, `ran ${pathToFileURL(file).href}\n`);
   process.on('exit', () => {
     const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
     process.stderr.write(`builtins ${JSON.stringify(builtins)}\n`);

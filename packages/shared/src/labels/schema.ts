@@ -11,8 +11,8 @@
  * `v2` is Google's current one and opsctl's default; `v2beta` is kept as a profile setting (`labels_version`).
  * Both have the same methods, parameters and schema properties (their schema names differ by prefix).
  */
-export const LABEL_API_VERSIONS = ['v2', 'v2beta'] as const;
-export type LabelApiVersion = (typeof LABEL_API_VERSIONS)[number];
+export { LABEL_API_VERSIONS, type LabelApiVersion } from './versions.js';
+import type { LabelApiVersion } from './versions.js';
 export const DEFAULT_LABEL_API_VERSION: LabelApiVersion = 'v2';
 
 /** The API path prefix of a version (the discovery document's `servicePath` + version). */

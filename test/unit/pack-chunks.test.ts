@@ -1,0 +1,81 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GUEST_MAX, packChunks } from '../../scripts/pack-chunks.mjs';
+
+const { createLoader } = createRequire(import.meta.url)('../../bin/load.cjs') as {
+  createLoader: (dist: string, env: NodeJS.ProcessEnv) => { load: (file: string) => Record<string, unknown>; stats: { compiled: number } };
+};
+
+/**
+ * scripts/pack-chunks.mjs on a made-up build: cli.cjs needs base.cjs and import()s a.cjs and b.cjs, which
+ * both need shared.cjs; b.cjs also needs big.cjs (larger than GUEST_MAX). Then bin/load.cjs runs it.
+ */
+describe('pack-chunks: a file per lazily loaded part', () => {
+  const build = (): { dist: string; hosts: Record<string, string[]> } => {
+    const dist = mkdtempSync(join(tmpdir(), 'opsctl-pack-'));
+    mkdirSync(join(dist, 'chunks'));
+    const files: Record<string, string> = {
+      'cli.cjs': 'exports.base=require("./chunks/base.cjs").id;exports.a=()=>require("./chunks/a.cjs");exports.b=()=>require("./chunks/b.cjs");',
+      'chunks/base.cjs': 'exports.id={base:true};',
+      'chunks/a.cjs': 'exports.shared=require("./shared.cjs").id;exports.base=require("./base.cjs").id;',
+      'chunks/b.cjs': 'exports.shared=require("./shared.cjs").id;exports.big=require("./big.cjs").size;',
+      'chunks/shared.cjs': 'exports.id={shared:true};',
+      'chunks/big.cjs': `exports.size=${GUEST_MAX + 1};//${'x'.repeat(GUEST_MAX)}`,
+    };
+    const edges: Record<string, [string, string][]> = {
+      'cli.cjs': [
+        ['chunks/base.cjs', 'import-statement'],
+        ['chunks/a.cjs', 'dynamic-import'],
+        ['chunks/b.cjs', 'dynamic-import'],
+      ],
+      'chunks/a.cjs': [
+        ['chunks/shared.cjs', 'import-statement'],
+        ['chunks/base.cjs', 'import-statement'],
+      ],
+      'chunks/b.cjs': [
+        ['chunks/shared.cjs', 'import-statement'],
+        ['chunks/big.cjs', 'import-statement'],
+        ['node:fs', 'import-statement'],
+      ],
+    };
+    const outputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[] }> = {};
+    for (const [name, code] of Object.entries(files)) {
+      writeFileSync(join(dist, name), `${code}\n//# sourceMappingURL=${name.split('/').pop()}.map\n`);
+      writeFileSync(join(dist, `${name}.map`), JSON.stringify({ version: 3, sources: [name], mappings: 'AAAA' }));
+      outputs[join(dist, name)] = {
+        imports: (edges[name] ?? []).map(([to, kind]) => (to.startsWith('node:') ? { path: to, kind, external: true } : { path: join(dist, to), kind })),
+      };
+    }
+    return { dist, hosts: packChunks({ outputs }, dist, dist, ['cli.cjs']) };
+  };
+
+  it('copies a chunk into each part that needs it unless a part always loaded before needs it too; a chunk over GUEST_MAX keeps its file', () => {
+    const { dist, hosts } = build();
+    try {
+      expect(hosts).toEqual({ 'cli.cjs': ['chunks/base.cjs'], 'chunks/a.cjs': ['chunks/shared.cjs'], 'chunks/b.cjs': ['chunks/shared.cjs'] });
+      // a host's source map gains the one line its first line adds
+      expect(JSON.parse(readFileSync(join(dist, 'chunks/a.cjs.map'), 'utf8')).mappings).toBe(';AAAA');
+    } finally {
+      rmSync(dist, { recursive: true, force: true });
+    }
+  });
+
+  it('the loader runs each chunk once under its own path, from the first copy: the two parts share one shared.cjs; files read: cli, a, b, big', () => {
+    const { dist } = build();
+    try {
+      const loader = createLoader(dist, { NODE_DISABLE_COMPILE_CACHE: '1' });
+      const cli = loader.load(join(dist, 'cli.cjs')) as { base: object; a: () => { shared: object; base: object }; b: () => { shared: object; big: number } };
+      const [a, b] = [cli.a(), cli.b()];
+      expect(a.shared).toEqual({ shared: true });
+      expect(b.shared).toBe(a.shared);
+      expect(a.base).toBe(cli.base);
+      expect(b.big).toBe(GUEST_MAX + 1);
+      expect(loader.stats.compiled).toBe(4);
+    } finally {
+      rmSync(dist, { recursive: true, force: true });
+    }
+  });
+});
