@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBin } from '../helpers/bin.js';
 import { kvSandbox, until } from '../helpers/kv.js';
@@ -164,6 +164,34 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
     expect((await s.kv('get', 'before')).stdout.trim()).toBe('kill');
   }, 300_000);
+
+  it('every member on 3.5 while the cluster version is still 3.4 (a rolling restart by hand just ended): the run waits for it, then goes on; one that never moves is refused after --cluster-version-timeout', async () => {
+    const s = await up('3.4');
+    expect((await s.kv('put', 'by-hand', 'kept')).code).toBe(0);
+    // the members restarted on 3.5 by hand, the leader not yet moving the cluster version: the upgrade's own
+    // last wait gives up (exit 3), then its journal is gone, as after a restart done without opsctl
+    s.fault({ clusterVersionLags: true });
+    const first = await s.kv('upgrade', '--to', '3.5', '--yes', ...FAST, '--cluster-version-timeout', '1s');
+    expect(first.code, first.stderr).toBe(3);
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.5.35', cluster: '3.4.0' });
+    rmSync(join(s.dir, 'data', 'kv', 'journals'), { recursive: true, force: true });
+
+    const stuck = await s.kv('upgrade', '--to', '3.6', '--dry-run', '--cluster-version-timeout', '1s');
+    expect(stuck.code).not.toBe(0);
+    expect(stuck.stderr).toContain('the cluster version did not reach 3.5 within 1 s');
+    expect(stuck.stderr).toContain('the cluster version is 3.4 while the lowest member runs 3.5');
+
+    const run = runBin(['kv', 'upgrade', '--to', '3.6', '--yes', ...FAST], { env: s.env });
+    let said = '';
+    run.stderr?.on('data', (d: Buffer) => (said += String(d)));
+    await until(() => said.includes('waiting for the cluster version to reach 3.5'), 60_000, 'the wait for the cluster version');
+    s.fault({});
+    const r = await run;
+    expect(r.exitCode, said).toBe(0);
+    expect(said).toMatch(/✓ cluster version 3\.5 \(\d+ ms\)/);
+    for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
+    expect((await s.kv('get', 'by-hand')).stdout.trim()).toBe('kept');
+  }, 240_000);
 
   it('3.3 → 3.4 with log-output: default in the config: refused before anything stops, naming log-outputs', async () => {
     const s = await up('3.3', '--config', 'log-output=default');

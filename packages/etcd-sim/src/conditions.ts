@@ -21,6 +21,8 @@ export interface Conditions {
   freeBytes?: number;
   /** As leader, it keeps an enabled downgrade on after every member runs its target (a leader slow to end it). */
   downgradeLingers?: boolean;
+  /** As leader, it leaves the cluster version where it is after every member runs a newer minor (etcd moves it within seconds). */
+  clusterVersionLags?: boolean;
 }
 
 const NONE: Conditions = Object.freeze({});

@@ -788,7 +788,7 @@ async function tick(): Promise<void> {
           delete st.downgrade;
           persist();
         }
-      } else if (!st.clusterVersion || cmp(lowest, st.clusterVersion) > 0) {
+      } else if (!st.clusterVersion || (cmp(lowest, st.clusterVersion) > 0 && !fault().clusterVersionLags)) {
         if (st.clusterVersion) {
           log('N', `updated the cluster version from ${st.clusterVersion} to ${lowest}`);
           log('I', `enabled capabilities for version ${lowest}`);

@@ -33,6 +33,7 @@ function read(dataDir: string): Conditions {
     divergentOn: text(f.divergentOn),
     freeBytes: num(f.freeBytes),
     downgradeLingers: f.downgradeLingers === true,
+    clusterVersionLags: f.clusterVersionLags === true,
   };
 }
 

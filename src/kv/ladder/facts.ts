@@ -5,7 +5,8 @@ import type { MemberSpec } from '../cluster/cluster-file.js';
 import { hopName, type Hop } from './plan.js';
 import { authEnabled, observeCluster } from '../cluster/observe.js';
 import { KvClient } from '../cluster/client.js';
-import { compareMinor, minor } from '../cluster/parse.js';
+import { compareMinor, minor, previousMinor } from '../cluster/parse.js';
+import { waitFor } from '../cluster/wait.js';
 import { describePlan, planUpgrade } from '../upgrade/planner.js';
 import { settingsOf } from '../rules/settings.js';
 import type { HopFacts, MemberFacts } from '../rules/types.js';
@@ -16,7 +17,7 @@ import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type BinarySources, type LadderOptions, type Snapshotting } from './record.js';
-import type { Look, Reach } from '../upgrade/options.js';
+import type { Look, Reach, Waits } from '../upgrade/options.js';
 
 /** The full version of `DIR/etcd` (etcd --version), or why it could not be read. */
 export async function binaryVersion(exec: LadderOptions['exec'], dir: string): Promise<{ version: string } | { why: string }> {
@@ -46,6 +47,42 @@ export async function look(o: Pick<LadderOptions, Look>): Promise<ClusterObserva
   const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
   obs.authEnabled = await authEnabled(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
   return obs;
+}
+
+/**
+ * Every member answers on one minor while the cluster version is still the minor before: a rolling restart
+ * onto it (by hand, or a hop's last start) ended moments ago, and etcd's leader moves the cluster version
+ * once it has seen every member on the new one (seconds). Waited for, up to the cluster-version timeout,
+ * as the upgrade waits after its own last start, rather than refused; any other state is returned as seen.
+ */
+export async function clusterVersionCaughtUp(o: Pick<LadderOptions, Waits | 'reporter'>, obs: ClusterObservation): Promise<ClusterObservation> {
+  const lagging = (x: ClusterObservation) => {
+    const minors = new Set(x.members.map((m) => (m.reachable ? minor(m.serverVersion) : undefined)));
+    const [only] = minors;
+    const cluster = new Set(x.members.map((m) => minor(m.clusterVersion)));
+    const [cv] = cluster;
+    return minors.size === 1 && only && cluster.size === 1 && cv && cv === previousMinor(only) ? only : undefined;
+  };
+  const to = lagging(obs);
+  if (!to) return obs;
+  const step = o.reporter.begin(`waiting for the cluster version to reach ${to} (every member runs ${to}; etcd's leader moves it once it has seen them all)`);
+  const t0 = o.now();
+  const seen = await waitFor(
+    async () => {
+      // until every member reports it (the leader moves first); a state other than on the way there is returned as seen
+      const now = await look(o);
+      const on = now.members.every((m) => m.reachable && minor(m.serverVersion) === to);
+      const moving = now.members.every((m) => [to, previousMinor(to)].includes(minor(m.clusterVersion) ?? ''));
+      return on && moving && !now.members.every((m) => minor(m.clusterVersion) === to) ? undefined : now;
+    },
+    { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, now: o.now, signal: o.signal, what: `the cluster version ${to}` },
+  ).catch(() => undefined);
+  if (!seen) {
+    step.fail(`the cluster version did not reach ${to} within ${Math.round(o.timeouts.clusterVersionMs / 1000)} s`);
+    return obs;
+  }
+  step.done(`cluster version ${to} (${o.now() - t0} ms)`);
+  return seen;
 }
 
 /** The v2 store measured on a healthy member while its v2 API answers. */

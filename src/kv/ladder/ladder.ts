@@ -31,7 +31,7 @@ import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { unfinishedV2Fix } from './v2store-fix-file.js';
 import type { TrialFinding } from '../trial/run.js';
-import { type Binaries, type EarlyVersions, askVersionsEarly, hopBinaries, hopFacts, look, measureV2, settlePlan } from './facts.js';
+import { type Binaries, type EarlyVersions, askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, measureV2, settlePlan } from './facts.js';
 import {
   type BinarySources,
   type Judging,
@@ -139,7 +139,8 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   // a journal this tool could not have written is named (with its way out) before it plans anything
   if (inFlight && resumesUpgrade(inFlight, o.to)) checkJournalPlan(journal, inFlight, o.cluster.members, o.rollbackCommand);
   const early = askVersionsEarly(o);
-  const obs = await look(o);
+  const seen = await look(o);
+  const obs = inFlight || o.sameVersion ? seen : await clusterVersionCaughtUp(o, seen);
   await wholeClusterFirst(o, obs);
   if (o.sameVersion) return single(o, ports, obs, { from: o.to, to: o.to, patch: true }, early);
   // A hop in flight: planned from its journal (which member it stopped, which it finished), not from the members that answer.
