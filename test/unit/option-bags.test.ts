@@ -55,6 +55,8 @@ const read = (file: string) => readFileSync(`${ROOT}/${file}`, 'utf8');
 const NARROWED = [
   'src/kv/upgrade/preflight.ts',
   'src/kv/upgrade/executor.ts',
+  'src/kv/upgrade/run.ts',
+  'src/kv/upgrade/run-journal.ts',
   'src/kv/ladder/ladder.ts',
   'src/kv/ladder/facts.ts',
   'src/kv/ladder/checks.ts',
@@ -84,10 +86,9 @@ describe('values with names, not option bags (issue 46)', () => {
     expect(doubleCasts('const j = lf as unknown as Journal; const k = lf as Journal;', 'x.ts')).toEqual(['x.ts: lf as unknown as Journal']);
   });
 
-  it('the pre-flight, the executor and the ladder take what they read: the bag only at the entries (runUpgrade, runUpgradeOrLadder) and the v2 fix', () => {
+  it("the pre-flight, the executor (its run and journal too) and the ladder take what they read: the bag only at the ladder's entry (runUpgradeOrLadder) and the v2 fix", () => {
     const takers = NARROWED.flatMap((f) => bagTakers(read(f), f)).map((l) => l.replace(/:\d+ /, ' '));
     expect(takers).toEqual([
-      'src/kv/upgrade/executor.ts runUpgrade(o: UpgradeOptions)',
       'src/kv/ladder/ladder.ts runUpgradeOrLadder(o: LadderOptions)',
       // hands the bag on to v2store-fix.ts's fixV2store (V2FixOptions)
       'src/kv/ladder/checks.ts runFix(o: LadderOptions)',
@@ -97,6 +98,10 @@ describe('values with names, not option bags (issue 46)', () => {
     for (const name of ['stageBinaries', 'resumableJournal', 'planWarnings', 'preflight', 'electionSettled', 'hashPlanLine']) {
       expect(pre, name).toMatch(new RegExp(`function ${name}\\(\\s*(size: number, )?o: Pick<UpgradeOptions, `));
     }
+    // the executor's entry, its run (the constructor and start) and the run's journal: Picks of the named key groups
+    expect(read('src/kv/upgrade/executor.ts')).toMatch(/function runUpgrade\(o: Pick<UpgradeOptions, Executing>\)/);
+    expect(read('src/kv/upgrade/run.ts').match(/\bo: Pick<UpgradeOptions, Running>/g)).toHaveLength(2);
+    expect(read('src/kv/upgrade/run-journal.ts')).toMatch(/function runJournal\(\s*o: Pick<UpgradeOptions, /);
   });
 
   it("the ladder's file is written as itself, with no cast to the run's journal", () => {
