@@ -9,7 +9,7 @@ import { crashRun, sweep } from '../helpers/crash-points.js';
  * members down, no acknowledged write lost; the downgrade ends on 3.5, the roll-back as an unkilled run
  * ends: halted, the member back on 3.2, every member on 3.2. And every state of `kv rollback` of a hop
  * 3.2 → 3.3 killed after its second member's start: the rollback cycles each member through the one
- * member-cycle operation (src/kv/cycle/cycle.ts), journalled, so the identical `kv rollback` finishes.
+ * member-cycle operation (src/kv/upgrade/cycle.ts), journalled, so the identical `kv rollback` finishes.
  */
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '60s', '--stop-timeout', '30s', '--settle', '0s'];
 

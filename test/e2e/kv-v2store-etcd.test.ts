@@ -85,7 +85,7 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
     const journal = (readdirSync(cfg.dir, { recursive: true }) as string[]).find((f) => f.endsWith('.v2store-fix.json'));
     const fix = JSON.parse(readFileSync(join(cfg.dir, journal!), 'utf8'));
     expect(fix.status).toBe('done');
-    // every member's two cycles (kv/cycle/cycle.ts) done, in the one step shape
+    // every member's two cycles (kv/upgrade/cycle.ts) done, in the one step shape
     expect(fix.steps.filter((x: any) => x.id.startsWith(`r${fix.round}-`) && x.status !== 'done')).toEqual([]);
     // the last round's etcdutl check v2store passed on every member (measured: a second round when the members
     // still serving the v2 API wrote v2 QGETs, one per /health, while the first ones were restarted)

@@ -23,7 +23,6 @@ const ROOMS: Record<string, string> = {
   journal: 'the record on disk that makes the identical command resume after a kill',
   trial: 'the target binary started beside a member on its settings and a copy of its data: the proof',
   upgrade: 'one hop of a rolling upgrade: plan, pre-flight, the member cycle, the gate between members',
-  cycle: 'one member cycled (stop, gone, the work while it is down, start, healthy and caught up), journalled alike by every flow',
   ladder: 'several hops in one run, the facts each needs, and the fixes between them',
   restore: 'the ways back: a downgrade, a rollback to the restore point, a restore from a snapshot',
   sandbox: 'the local cluster opsctl makes (`kv sandbox`): its file, its config, and what its members run',

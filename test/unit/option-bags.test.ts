@@ -125,11 +125,6 @@ const ENTRIES: Record<string, { why: string; verb?: string }> = {
     why: "kv downgrade's entry: the command calls it with the options it parsed, and it hands the executor, the trials and the end their part",
     verb: 'src/commands/kv/downgrade.ts',
   },
-  // executor: narrowed on branch cycle-exec
-  'src/kv/upgrade/executor.ts runUpgrade': { why: 'executor: narrowed on branch cycle-exec' },
-  'src/kv/upgrade/run.ts UpgradeRun.constructor': { why: 'executor: narrowed on branch cycle-exec' },
-  'src/kv/upgrade/run.ts UpgradeRun.start': { why: 'executor: narrowed on branch cycle-exec' },
-  'src/kv/upgrade/run-journal.ts runJournal': { why: 'executor: narrowed on branch cycle-exec' },
 };
 
 describe('values with names, not option bags (issue 46)', () => {

@@ -63,7 +63,7 @@ export interface Journal {
   /** Roll-back progress: each member as it is brought back (written after each one). */
   rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
   /**
-   * kv rollback's member cycles (kv/cycle/cycle.ts): `rollback/<member>/<kind>`, planned when the roll-back
+   * kv rollback's member cycles (kv/upgrade/cycle.ts): `rollback/<member>/<kind>`, planned when the roll-back
    * begins, written ahead of each stop and start. A journal of an older opsctl's roll-back has none.
    */
   rollbackSteps?: JournalStep[];

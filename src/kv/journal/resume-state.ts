@@ -39,7 +39,7 @@ export function progressOf(groups: Array<{ member: string; steps: JournalStep[] 
   return { done, left, ...(inFlight ? { inFlight } : {}) };
 }
 
-/** Pure: the member cycles (kv/cycle/cycle.ts) of a flow's steps, read as progressOf reads a plan. */
+/** Pure: the member cycles (kv/upgrade/cycle.ts) of a flow's steps, read as progressOf reads a plan. */
 export function cycleProgress(steps: JournalStep[]): Pick<ResumeState, 'done' | 'inFlight' | 'left'> {
   return progressOf(cycles(steps).map((g) => ({ member: g[0]!.member!, steps: g })));
 }

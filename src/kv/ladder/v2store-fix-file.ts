@@ -1,7 +1,7 @@
 /**
  * The v2store fix's journal (journals/<cluster>.v2store-fix.json, `-3.6` for the fix before 3.7): which
  * members it fixes, and each member's two cycles per round as the one member-cycle operation journals them
- * (kv/cycle/cycle.ts): `r<round>-fix/<member>/…` (its verified snapshot, then stop, wait-stopped,
+ * (kv/upgrade/cycle.ts): `r<round>-fix/<member>/…` (its verified snapshot, then stop, wait-stopped,
  * backup-data, start with snapshot-count 1, wait-healthy: back, caught up and a new v2 snapshot written),
  * then `r<round>-back/<member>/…` (stop, wait-stopped, start on its own config, wait-healthy: back, caught
  * up and checked). A file of an older opsctl (version 1: one `phase` per member) is read into these steps;
@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readOwnFileSync } from '../../core/local-file.js';
-import { cycleSteps, stepsOf } from '../cycle/cycle.js';
+import { cycleSteps, stepsOf } from '../upgrade/cycle.js';
 import type { Journal, JournalStep } from '../journal/journal.js';
 import { JournalInvalid } from '../journal/read.js';
 import { progressOf } from '../journal/resume-state.js';

@@ -5,7 +5,7 @@
  * gate, verified snapshot, stop, data-dir backup, start on 3.5 with snapshot-count 1 (its config
  * file's copy: etcd reads no flags beside one), wait until a new v2 snapshot file is written past
  * the WAL's v2 entries and `etcdutl check v2store` passes, stop, start with its own config again,
- * healthy and caught up: two cycles of the one member-cycle operation (kv/cycle/cycle.ts), journalled
+ * healthy and caught up: two cycles of the one member-cycle operation (kv/upgrade/cycle.ts), journalled
  * as it journals them in the fix's own journal (v2store-fix-file.ts), so a kill -9 or Ctrl-C anywhere
  * resumes at that member and step, and a member's own config is never left edited.
  *
@@ -26,7 +26,7 @@ import { writeRecord } from '../journal/journal.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import { backupStep, gateBeforeStop, snapshotStep, waitBackStep } from '../upgrade/steps.js';
 import { waitFor } from '../cluster/wait.js';
-import { CycleFailed, runCycle, type Progress } from '../cycle/cycle.js';
+import { CycleFailed, runCycle, type Progress } from '../upgrade/cycle.js';
 import { cyclesOf, readV2Fix, roundSteps, unfinishedV2Fix, v2FixPath, type V2FixFile, type V2FixMember } from './v2store-fix-file.js';
 import type { Snapshotting } from './record.js';
 
@@ -209,7 +209,7 @@ async function memberList(o: Pick<UpgradeOptions, Look>): Promise<MemberListEntr
 }
 
 /**
- * One member through its two cycles (kv/cycle/cycle.ts): gate and verified snapshot, then stopped, its data
+ * One member through its two cycles (kv/upgrade/cycle.ts): gate and verified snapshot, then stopped, its data
  * dir copied, started with snapshot-count 1 until it is back, caught up and a new snapshot file is written;
  * then stopped and started on its own config until it is back, caught up and checked. A resume takes each
  * cycle from its first step not done.

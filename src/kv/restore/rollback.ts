@@ -11,7 +11,7 @@ import { observeCluster } from '../cluster/observe.js';
 import { minor } from '../cluster/parse.js';
 import { acquireLock } from '../upgrade/lock.js';
 import { type StepReporter, type Timeouts } from '../upgrade/options.js';
-import { CycleFailed, cycleSteps, cycleStopped, runCycle, stepsOf } from '../cycle/cycle.js';
+import { CycleFailed, cycleSteps, cycleStopped, runCycle, stepsOf } from '../upgrade/cycle.js';
 import { cycleProgress } from '../journal/resume-state.js';
 import { waitBackStep } from '../upgrade/steps.js';
 import type { Look, RunRecord, StepEnv } from '../upgrade/options.js';

@@ -11,6 +11,7 @@ import {
   type Destination,
   type PlanLines,
   type Proof,
+  type Running,
   type Say,
   type UpgradeOptions,
   type UpgradeReport,
@@ -54,11 +55,14 @@ export function proofGaps(checks: CheckRow[] | undefined, upgrading: Array<{ nam
   return out;
 }
 
+/** What the executor reads: the plan's part (Planning), the run's (Running), and the lock's patience with another host's run. */
+type Executing = Planning | Running | 'lockStaleMs';
+
 /**
  * The executor: runs (or resumes) the journalled plan, one member at a time. Its entry takes the options
- * as the verbs build them; the plan reads its part of them, the run (UpgradeRun) the rest.
+ * as the verbs build them (UpgradeOptions has them all); the plan reads its part of them, the run (UpgradeRun) the rest.
  */
-export async function runUpgrade(o: UpgradeOptions): Promise<UpgradeReport> {
+export async function runUpgrade(o: Pick<UpgradeOptions, Executing>): Promise<UpgradeReport> {
   const started = o.now();
   const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
   let unlock: (() => Promise<void>) | undefined;

@@ -224,3 +224,9 @@ export type Proof = 'checks' | 'shownChecks';
 export type Say = 'dryRun' | 'confirm';
 /** What the plan's own lines read besides the above: the settle, --defrag, the etcdctl for HashKV. */
 export type PlanLines = 'settle' | 'defrag' | 'etcdctl';
+/** What a run keeps in its journal besides the plan: the binary given (--target-bin), the hop's rulebook as checked, the v2 store measured. */
+export type Kept = 'targetBin' | 'checks' | 'v2Measured';
+/** How a member's snapshot is taken and where else it goes: the client that saves it (--snapshot-via, etcdctl, the process runner), --backup-to. */
+export type Snapshots = 'snapshotVia' | 'etcdctl' | 'exec' | 'offsite';
+/** What a run reads once the plan is agreed: the waits, where the members go, the way back, the backups, the snapshots, the settle and --defrag, what a failure does, the journal's own records. */
+export type Running = Waits | Destination | WayBack | BackupRoom | Kept | Snapshots | PlanLines | 'reporter' | 'onFailure';

@@ -3,14 +3,19 @@ import type { MemberDriver } from '../drivers/driver.js';
 import { newJournal, type Journal } from '../journal/journal.js';
 import { minor } from '../cluster/parse.js';
 import { beginRun, type JournalWithRuns } from '../journal/runs.js';
-import type { UpgradeOptions } from './options.js';
+import type { Destination, Kept, UpgradeOptions, WayBack } from './options.js';
 import type { Preflight } from './preflight.js';
 
 /**
  * The journal of this run: a new one (each member's version and binaries before it is touched), or the
  * resumed one, owned by this process now; either way with this run begun in it. Not yet written.
  */
-export function runJournal(o: UpgradeOptions, driver: MemberDriver, pre: Preflight, resumed: Journal | undefined): Journal {
+export function runJournal(
+  o: Pick<UpgradeOptions, 'cluster' | Destination | WayBack | Kept | 'now' | 'debug'>,
+  driver: MemberDriver,
+  pre: Preflight,
+  resumed: Journal | undefined,
+): Journal {
   let j: Journal;
   if (!resumed) {
     const previous: Journal['previous'] = {};

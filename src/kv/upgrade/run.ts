@@ -1,22 +1,12 @@
 import { InterruptedError, OpsError } from '../../core/errors.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
+import type { MemberDriver } from '../drivers/driver.js';
 import { journalStats, writeJournal, type Journal, type JournalStep } from '../journal/journal.js';
 import { rollBackMember } from './on-failure.js';
 import { nextMember } from './planner.js';
 import { findEtcdctl } from '../cluster/etcdctl.js';
-import {
-  backupStep,
-  finalHealthStep,
-  gateBeforeStop,
-  settleStep,
-  snapshotStep,
-  startStep,
-  waitBackStep,
-  waitClusterVersionStep,
-  waitGoneStep,
-  WrongBinary,
-} from './steps.js';
+import { backupStep, finalHealthStep, gateBeforeStop, settleStep, snapshotStep, waitBackStep, waitClusterVersionStep, WrongBinary } from './steps.js';
+import { CYCLE_STEPS, CycleFailed, cycleDone, runCycle } from './cycle.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { WaitAborted } from '../cluster/wait.js';
@@ -26,7 +16,7 @@ import { runJournal } from './run-journal.js';
 import { defragMember } from './defrag.js';
 import { backToPending, dropBackups, describeBackupFailure, notStarted, spaceBeforeStop, startOnPrevious } from './backup-guard.js';
 import { hashesNow } from './consistency.js';
-import { fmtMs, totals, type Base, type StepEnv, type UpgradeOptions, type UpgradeReport } from './options.js';
+import { fmtMs, totals, type Base, type Running, type StepEnv, type UpgradeOptions, type UpgradeReport } from './options.js';
 import type { Preflight } from './preflight.js';
 
 /** How old the pre-flight's look may be to serve as the first member's gate before its snapshot (never its stop). */
@@ -36,6 +26,16 @@ const PREFLIGHT_LOOK_MS = 1000;
 type StepBody = (p: { update(t: string): void }) => Promise<string | undefined>;
 
 type HaltOr<T = undefined> = Promise<UpgradeReport | T>;
+
+/** A member lost (or the cluster changed) while the member being upgraded is down, before its copy began. */
+class LostWhileDown extends Error {
+  constructor(
+    readonly lost: MemberLost,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** One run of the journalled plan: the steps of each member in turn, then the cluster's. */
 export class UpgradeRun {
@@ -50,14 +50,14 @@ export class UpgradeRun {
   private gated: { obs: ClusterObservation } | undefined;
 
   private constructor(
-    private readonly o: UpgradeOptions,
+    private readonly o: Pick<UpgradeOptions, Running>,
     private readonly driver: MemberDriver,
     private readonly file: string,
     private readonly started: number,
     private readonly base: Base,
     private readonly pre: Preflight,
     private readonly j: Journal,
-    private readonly env: StepEnv,
+    private readonly env: StepEnv<Running>,
   ) {
     this.leaderId = pre.obs.members.find((m) => m.leaderId)?.leaderId;
     this.lastLook = { at: pre.observedAt, obs: pre.obs, list: pre.membership.list };
@@ -65,7 +65,7 @@ export class UpgradeRun {
 
   /** A new journal (or the resumed one, owned by this run now), written before anything changes. */
   static async start(
-    o: UpgradeOptions,
+    o: Pick<UpgradeOptions, Running>,
     driver: MemberDriver,
     file: string,
     started: number,
@@ -80,7 +80,7 @@ export class UpgradeRun {
     if (o.snapshotVia === 'etcdctl' && !etcdctl)
       throw new OpsError('--snapshot-via etcdctl: etcdctl not found', 2, { hint: 'install etcd-client, or pass --etcdctl PATH' });
     const real = pre.obs.members.some((m) => m.real) || Boolean(driver.etcdFromDir);
-    const env: StepEnv = {
+    const env: StepEnv<Running> = {
       o,
       driver,
       journal: j,
@@ -135,11 +135,10 @@ export class UpgradeRun {
   }
 
   /**
-   * Runs one journalled step, timing it; `imposed` says whether its time is the cluster's own wait.
-   * Before a member is changed the journal says so. Before a stop durably (data and directory
-   * synced): after an OS crash the re-run knows which member it may find down, and resumes there. A
-   * lost "start" record only re-runs a start that finds the member running. The other steps are
-   * re-runnable and idempotent: only their results are written, without a sync.
+   * Runs one journalled step around a member's cycle (snapshot, settle, the cluster's), timing it;
+   * `imposed` says whether its time is the cluster's own wait. These steps change no member: they are
+   * re-runnable and idempotent, only their results are written, without a sync. (The steps that change
+   * a member are the cycle's, written ahead of the change: cycle.ts.)
    */
   private async step(step: JournalStep, label: string, imposed: boolean, fn: StepBody): Promise<string | undefined> {
     const { o } = this;
@@ -149,7 +148,6 @@ export class UpgradeRun {
     step.status = 'running';
     step.startedAt = new Date(o.now()).toISOString();
     delete step.error;
-    if (step.kind === 'stop' || step.kind === 'start') await this.save(step.kind === 'stop');
     const t0 = o.now();
     try {
       const detail = await fn(p);
@@ -158,8 +156,8 @@ export class UpgradeRun {
       step.status = 'done';
       step.detail = detail;
       step.finishedAt = new Date(o.now()).toISOString();
-      // Results are written when a member is done (settle: a settle that waits writes first that the
-      // member is back), before the next member-changing step, and at the end.
+      // Results are written when a member is back (the cycle's last write; a settle that waits writes
+      // first), when its settle is done, before the next member-changing step, and at the end.
       if (step.kind === 'settle') await this.save(false);
       p.done(`${label}${detail ? `: ${detail}` : ''} (${fmtMs(step.ms)})`);
       return detail;
@@ -183,27 +181,6 @@ export class UpgradeRun {
     } catch (err) {
       if (err instanceof WaitAborted) throw err;
       return this.halt(step, `${why}${(err as Error).message}`);
-    }
-  }
-
-  /**
-   * A step of the member's way back on the target (start, wait-healthy): a failure halts (exit 3), and
-   * with --on-failure rollback the member is first put back on its old binary and data.
-   */
-  private async memberStep(ms: MemberSpec, step: JournalStep, label: string, why: string, fn: StepBody): HaltOr {
-    try {
-      await this.step(step, label, true, fn);
-      return undefined;
-    } catch (err) {
-      if (err instanceof WaitAborted) throw err;
-      const reason = `${why}${(err as Error).message}`;
-      if (err instanceof WrongBinary) {
-        const back = await notStarted(this.env, ms);
-        return this.halt(step, `${reason}; ${back.detail}`, back.ok ? 'pending' : 'failed');
-      }
-      if (this.o.onFailure !== 'rollback') return this.halt(step, reason);
-      const back = await rollBackMember(this.env, ms, step, reason);
-      return this.halt(step, back.reason, back.status);
     }
   }
 
@@ -245,7 +222,8 @@ export class UpgradeRun {
     const ms = this.o.cluster.members.find((x) => x.name === name)!;
     const steps = this.j.steps.filter((s) => s.member === name);
     const st = (k: string) => steps.find((s) => s.kind === k)!;
-    return this.chain([() => this.beforeStop(ms, st), () => this.stop(ms, st), () => this.backup(ms, st), () => this.bringBack(ms, st)]);
+    const seen: { back?: ClusterObservation } = {};
+    return this.chain([() => this.beforeStop(ms, st), () => this.cycle(ms, steps, seen), () => this.settle(ms, st, seen.back)]);
   }
 
   /** Runs the parts in order until one halts. */
@@ -303,138 +281,149 @@ export class UpgradeRun {
   }
 
   /**
-   * The space for its backup, then the whole-cluster look and the stop command, with nothing between
-   * them (the look never reused from before the snapshot: a member lost during it means no stop), then
-   * wait until the process is gone. A refusal halts (exit 3) with the member untouched.
+   * The member's cycle (cycle.ts: stop, wait until the process is gone, copy its data dir, start
+   * on the target, wait until it and the cluster are healthy and it caught up), with what the upgrade adds
+   * to it: before a first stop, Ctrl-C and the space for its backup; at the stop, the whole-cluster look
+   * with nothing between it and the stop command; before the copy, the other members' look; and what a
+   * failed step does (cycleHalt). `seen.back`: the health poll's look that saw the member back.
    */
-  private async stop(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
-    const step = st('stop');
-    if (step.status !== 'done') {
-      const fresh = step.status === 'pending';
-      if (fresh) {
-        if (this.o.signal.aborted) await this.interrupted();
-        const tight = await spaceBeforeStop(this.env, ms).then(
-          (t) => t && `${t}; ${ms.name} was not touched: free space there (or pass --no-backup), then resume with the same command`,
-          (err: Error) =>
-            `not stopping ${ms.name}: its backup could not be measured: ${err.message}; ${ms.name} was not touched: fix what stopped the measure (the host's reach, or the backup directory), or pass --no-backup, then resume with the same command`,
-        );
-        if (tight) return this.halt(step, tight, 'pending');
-      }
-      try {
-        await this.step(step, `${ms.name}: stop`, true, async () => {
-          // A resumed stop (crashed in it) looks first only while the member still runs.
-          if (fresh || (await this.driver.isRunning(ms))) {
-            await gateBeforeStop(this.env, ms).catch((err: Error) => {
-              throw new GateRefused(err.message);
-            });
-          }
-          await this.driver.stop(ms);
-          return undefined;
-        });
-      } catch (err) {
-        if (err instanceof WaitAborted) throw err;
-        if (err instanceof GateRefused)
-          return this.halt(step, `${err.message}; ${ms.name} was not touched: fix the cluster, then resume with the same command`, 'pending');
-        return this.halt(step, `stopping ${ms.name} failed: ${(err as Error).message}`);
-      }
+  private async cycle(ms: MemberSpec, steps: JournalStep[], seen: { back?: ClusterObservation }): HaltOr<undefined> {
+    const { o } = this;
+    const mine = steps.filter((s) => (CYCLE_STEPS as readonly string[]).includes(s.kind));
+    if (cycleDone(mine)) return undefined;
+    const stop = mine.find((s) => s.kind === 'stop')!;
+    if (stop.status === 'pending') {
+      if (o.signal.aborted) await this.interrupted();
+      const tight = await spaceBeforeStop(this.env, ms).then(
+        (t) => t && `${t}; ${ms.name} was not touched: free space there (or pass --no-backup), then resume with the same command`,
+        (err: Error) =>
+          `not stopping ${ms.name}: its backup could not be measured: ${err.message}; ${ms.name} was not touched: fix what stopped the measure (the host's reach, or the backup directory), or pass --no-backup, then resume with the same command`,
+      );
+      if (tight) return this.halt(stop, tight, 'pending');
     }
-    if (st('wait-stopped').status === 'done') return undefined;
-    return this.guarded(st('wait-stopped'), `${ms.name}: wait until the process is gone`, true, `${ms.name} is still running: `, () =>
-      waitGoneStep(this.env, ms),
-    );
-  }
-
-  /** The data dir copied while the member is stopped (the driver's backup), or skipped as --no-backup says. */
-  private async backup(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
-    const step = st('backup-data');
-    if (step.status === 'done' || step.status === 'skipped') return undefined;
-    if (this.o.noBackup || !this.driver.backupDataDir) {
-      step.status = 'skipped';
-      step.detail = this.o.noBackup
+    const backup = mine.find((s) => s.kind === 'backup-data')!;
+    if (backup.status !== 'done' && backup.status !== 'skipped' && (o.noBackup || !this.driver.backupDataDir)) {
+      backup.status = 'skipped';
+      backup.detail = o.noBackup
         ? 'not backed up: --no-backup (the v3 snapshot is taken)'
         : 'not backed up: the driver has no backup command (the v3 snapshot is taken)';
-      return undefined;
     }
-    // The member is down: the others must all still be there before the copy (which can take minutes).
-    const looked = this.o.now();
-    let electionMs = 0;
-    const lost = await this.whileDown(ms, step, (w) => (electionMs = w));
-    if (lost) return lost;
+    // The hop's binary; only a rolling restart on the same version falls back to the one the member runs.
+    const own = o.allowSameVersion ? this.driver.current(ms)?.binDir : undefined;
     try {
-      await this.step(step, `${ms.name}: back up the data dir`, false, () => backupStep(this.env, ms));
-      // The step counts the whole-cluster look before the copy; the part of it the other members took to
-      // agree on a leader again (after a leader's stop) is the cluster's own wait.
-      step.startedAt = new Date(looked).toISOString();
-      step.ms = Math.max(step.ms ?? 0, Date.parse(step.finishedAt!) - looked);
-      if (electionMs > 0) step.imposedMs = Math.min(electionMs, step.ms);
+      await runCycle(
+        { env: this.env, save: (durable) => this.save(durable) },
+        {
+          member: ms,
+          steps: mine,
+          target: { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? own },
+          gateFirstStop: true,
+          gate: () =>
+            gateBeforeStop(this.env, ms).then(
+              () => undefined,
+              (err: Error) => {
+                throw new GateRefused(err.message);
+              },
+            ),
+          whileDown: (p) => this.copy(ms, backup, p),
+          waitBack: (p) =>
+            waitBackStep(
+              this.env,
+              ms,
+              p,
+              (id) => (this.leaderId = id),
+              (obs) => (seen.back = obs),
+            ),
+          imposed: ['stop', 'wait-stopped', 'start', 'wait-healthy'],
+          begun: (s) => {
+            this.ranNow.add(s.id);
+            this.lastLook = undefined; // a step ran: the pre-flight's look is no longer the cluster as it is
+          },
+          interrupts: (err) => err instanceof WaitAborted,
+        },
+      );
       return undefined;
     } catch (err) {
-      if (err instanceof WaitAborted) throw err;
-      // Never left down with a resume that fails the same way: back on its old binary first.
-      const why = await describeBackupFailure(this.env, ms, err as Error);
-      const back = await startOnPrevious(this.env, ms, 'cluster');
-      if (back.ok) backToPending(this.j.steps.filter((s) => s.member === ms.name));
-      return this.halt(
-        step,
-        `copying ${ms.name}'s data dir failed after its stop: ${why}; ${back.detail}${back.ok ? `; free space for the backup (or pass --no-backup), then resume with the same command` : ''}`,
-        back.ok ? 'pending' : 'failed',
-      );
+      if (!(err instanceof CycleFailed)) throw err;
+      return this.cycleHalt(ms, err.step, err.cause);
     }
   }
 
   /**
-   * The whole-cluster look before a copy that runs while `ms` is down. A member lost meanwhile: `ms`
-   * is started again on its binary before the upgrade, then the run halts (exit 3) naming both.
+   * The `backup-data` step's body: the whole-cluster look (the others must all still be there before a
+   * copy that can take minutes), then the copy. The part of the look the other members took to agree on a
+   * leader again (after a leader's stop) is the cluster's own wait.
    */
-  private async whileDown(ms: MemberSpec, step: JournalStep, waited?: (ms: number) => void): HaltOr<undefined> {
-    const p = this.o.reporter.begin(`${ms.name}: the other members healthy before its backup`);
-    try {
-      await gateWhileDown(this.env, ms, waited);
-      p.done(`${ms.name}: the other members healthy, one leader, the member list as at pre-flight`);
-      return undefined;
-    } catch (err) {
-      const lost = err instanceof MemberLost ? err : new MemberLost([], (err as Error).message);
-      const who = lost.lost.length ? `${lost.lost.join(', ')} lost` : 'the cluster changed';
-      p.fail(`${ms.name}: ${who} while ${ms.name} is down: ${lost.message}`);
-      const back = await startOnPrevious(this.env, ms, 'member');
-      if (back.ok) backToPending(this.j.steps.filter((s) => s.member === ms.name));
-      return this.halt(
-        step,
-        `${who} while ${ms.name} was down for its upgrade (${lost.message}): ${ms.name} was brought back before anything else; ${back.detail}; fix ${lost.lost.length ? lost.lost.join(', ') : 'the cluster'}, then resume with the same command`,
-        'pending',
-      );
+  private async copy(ms: MemberSpec, step: JournalStep, p: { update(t: string): void }): Promise<string> {
+    p.update(`${ms.name}: the other members healthy before its backup`);
+    let electionMs = 0;
+    await gateWhileDown(this.env, ms, (w) => (electionMs = w)).catch((err: Error) => {
+      const lost = err instanceof MemberLost ? err : new MemberLost([], err.message);
+      throw new LostWhileDown(lost, `${lost.lost.length ? `${lost.lost.join(', ')} lost` : 'the cluster changed'} while ${ms.name} is down: ${lost.message}`);
+    });
+    if (electionMs > 0) step.imposedMs = electionMs;
+    return backupStep(this.env, ms);
+  }
+
+  /**
+   * A failed step of the cycle halts the run (exit 3), saying why: a refused gate or a lost member leave
+   * or bring the member back untouched (its steps pending); a failed copy starts it again on its old binary
+   * first; a failed start or health wait, with --on-failure rollback, puts it back on its old binary and data.
+   */
+  private async cycleHalt(ms: MemberSpec, step: JournalStep, err: Error): Promise<UpgradeReport> {
+    const { o } = this;
+    const steps = this.j.steps.filter((s) => s.member === ms.name);
+    switch (step.kind) {
+      case 'stop':
+        if (err instanceof GateRefused)
+          return this.halt(step, `${err.message}; ${ms.name} was not touched: fix the cluster, then resume with the same command`, 'pending');
+        return this.halt(step, `stopping ${ms.name} failed: ${err.message}`);
+      case 'wait-stopped':
+        return this.halt(step, `${ms.name} is still running: ${err.message}`);
+      case 'backup-data': {
+        if (err instanceof LostWhileDown) {
+          // (the copy never began: the step as before it)
+          step.status = 'pending';
+          delete step.error;
+          const { lost } = err;
+          const who = lost.lost.length ? lost.lost.join(', ') : 'the cluster';
+          const back = await startOnPrevious(this.env, ms, 'member');
+          if (back.ok) backToPending(steps);
+          return this.halt(
+            step,
+            `${lost.lost.length ? `${who} lost` : 'the cluster changed'} while ${ms.name} was down for its upgrade (${lost.message}): ${ms.name} was brought back before anything else; ${back.detail}; fix ${who}, then resume with the same command`,
+            'pending',
+          );
+        }
+        // Never left down with a resume that fails the same way: back on its old binary first.
+        const why = await describeBackupFailure(this.env, ms, err);
+        const back = await startOnPrevious(this.env, ms, 'cluster');
+        if (back.ok) backToPending(steps);
+        return this.halt(
+          step,
+          `copying ${ms.name}'s data dir failed after its stop: ${why}; ${back.detail}${back.ok ? `; free space for the backup (or pass --no-backup), then resume with the same command` : ''}`,
+          back.ok ? 'pending' : 'failed',
+        );
+      }
+      default: {
+        // the member's way back on the target: start, wait-healthy
+        const reason =
+          step.kind === 'start' ? `starting ${ms.name} on ${o.to} failed: ${err.message}` : `${ms.name} did not become healthy on ${o.to}: ${err.message}`;
+        if (err instanceof WrongBinary) {
+          const back = await notStarted(this.env, ms);
+          return this.halt(step, `${reason}; ${back.detail}`, back.ok ? 'pending' : 'failed');
+        }
+        if (o.onFailure !== 'rollback') return this.halt(step, reason);
+        const back = await rollBackMember(this.env, ms, step, reason);
+        return this.halt(step, back.reason, back.status);
+      }
     }
   }
 
-  /** Start on the target, wait until it and the cluster are healthy and it caught up, settle. */
-  private async bringBack(ms: MemberSpec, st: (k: string) => JournalStep): HaltOr<undefined> {
-    const { o } = this;
-    // The hop's binary; only a rolling restart on the same version falls back to the one the member runs.
-    const own = o.allowSameVersion ? this.driver.current(ms)?.binDir : undefined;
-    const target: MemberTarget = { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? own };
-    /** The health poll's look that saw the member back and caught up (its versions and revisions serve the hash comparison). */
-    let backLook: ClusterObservation | undefined;
-    if (st('start').status !== 'done') {
-      const halted = await this.memberStep(ms, st('start'), `${ms.name}: start ${o.to}`, `starting ${ms.name} on ${o.to} failed: `, () =>
-        startStep(this.env, ms, target, this.ranNow.has(st('wait-stopped').id) && st('wait-stopped').status === 'done'),
-      );
-      if (halted) return halted;
-    }
-    if (st('wait-healthy').status !== 'done') {
-      const label = `${ms.name}: wait until it and the cluster are healthy and it caught up`;
-      const halted = await this.memberStep(ms, st('wait-healthy'), label, `${ms.name} did not become healthy on ${o.to}: `, (p) =>
-        waitBackStep(
-          this.env,
-          ms,
-          p,
-          (id) => (this.leaderId = id),
-          (obs) => (backLook = obs),
-        ),
-      );
-      if (halted) return halted;
-    }
+  /** After the member is back: the KV hashes compared, then the settle before the next member (none after the last one of the hop). */
+  private async settle(ms: MemberSpec, st: (k: string) => JournalStep, backLook: ClusterObservation | undefined): HaltOr<undefined> {
     if (st('settle').status === 'done') return undefined;
-    const diverged = await this.hashCheck(`after ${ms.name} is back on ${o.to}`, st('settle'), 'failed', backLook);
+    const diverged = await this.hashCheck(`after ${ms.name} is back on ${this.o.to}`, st('settle'), 'failed', backLook);
     if (diverged) return diverged;
     try {
       // Only between members: none after the last one of the hop.

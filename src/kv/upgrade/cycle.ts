@@ -1,20 +1,22 @@
 /**
- * The one operation that cycles a member, wherever a flow does (kv rollback, the v2store fix; the upgrade
- * and downgrade journal the same steps in their plan): stop, wait until its process is gone, what is done
- * while it is down (a copy of its data dir), start, wait until it and the cluster are healthy and it caught
- * up. Journalled as the upgrade journals a member: one JournalStep per part (kinds `stop`, `wait-stopped`,
- * `backup-data`, `start`, `wait-healthy`), the record written ahead of the stop (durably: a resume after an
- * OS crash knows which member it may find down), ahead of the start, and once the member is back. A resume
- * takes the cycle from its first step not done, and each step is safe to redo: a stop asks first whether
- * the member runs (and passes the flow's gate again if it does), a start asks too, the waits only look.
- * The one resume logic (journal/resume-state.ts: memberStates, inFlightOf) reads these steps as it reads
- * an upgrade's.
+ * The one operation that cycles a member, wherever a flow does (the upgrade and the downgrade, whose
+ * executor runs each member through it, kv rollback, the v2store fix): stop, wait until its process is
+ * gone, what is done while it is down (a copy of its data dir), start, wait until it and the cluster are
+ * healthy and it caught up. Journalled alike in each flow's record: one JournalStep per part (kinds `stop`,
+ * `wait-stopped`, `backup-data`, `start`, `wait-healthy`; an upgrade's ids `<member>/<kind>`, the others'
+ * `<prefix>/<member>/<kind>`), the record written ahead of the stop (durably: a resume after an OS crash
+ * knows which member it may find down), ahead of the start, and once the member is back. A resume takes
+ * the cycle from its first step not done, and each step is safe to redo: a stop asks first whether the
+ * member runs (and passes the flow's gate again if it does), a start asks too, the waits only look. The
+ * one resume logic (journal/resume-state.ts: memberStates, inFlightOf) reads these steps for every flow.
+ * What is around a member stays the flow's: the upgrade's snapshot before, --defrag, the space for the
+ * backup, the settle after, and what a failed step does (a halt, --on-failure rollback), read from CycleFailed.
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberTarget } from '../drivers/driver.js';
 import type { JournalStep } from '../journal/journal.js';
-import { fmtMs, type RunRecord, type StepEnv } from '../upgrade/options.js';
-import { startStep, waitGoneStep } from '../upgrade/steps.js';
+import { fmtMs, type RunRecord, type StepEnv } from './options.js';
+import { startStep, waitGoneStep } from './steps.js';
 
 /** A cycle's steps, in order (`backup-data` only where the flow copies the data dir while the member is down). */
 export const CYCLE_STEPS = ['stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy'] as const;
@@ -52,6 +54,18 @@ export interface Cycle {
   words?: Partial<Record<CycleKind, string>>;
   /** Said when the member is back, before that is written (the flow's own record of it). */
   onBack?: () => void;
+  /**
+   * A first stop (its step still pending) passes the gate and stops without asking first whether the
+   * member runs, nothing between the gate's look and the stop command: a member found down before the
+   * flow stopped it fails the gate (the upgrade halts with it untouched). A resumed stop asks as any.
+   */
+  gateFirstStop?: boolean;
+  /** The steps whose time is the cluster's own wait, not the flow's (kept as the step's `imposedMs`: the upgrade's report counts it apart). */
+  imposed?: readonly CycleKind[];
+  /** Told as each step begins, before its record is written (the flow's own count of what this run did). */
+  begun?: (step: JournalStep) => void;
+  /** An error that interrupts rather than fails (Ctrl-C in a wait): its step goes back to pending, said "interrupted", and the error is thrown as it is. */
+  interrupts?: (err: Error) => boolean;
 }
 
 export interface Progress {
@@ -81,10 +95,11 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
   if (cycleDone(c.steps)) return;
   const driver = env.driver;
   let seenGone = false;
+  const firstStop = c.steps.some((s) => s.kind === 'stop' && s.status === 'pending');
   const bodies: Record<CycleKind, (p: Progress) => Promise<string>> = {
     stop: async () => {
       // a resumed stop (the record says it began) stops only a member still running, and gates it again
-      if (!(await driver.isRunning(m))) return 'not running';
+      if (!(firstStop && c.gateFirstStop) && !(await driver.isRunning(m))) return 'not running';
       await c.gate?.();
       await driver.stop(m);
       return 'stopped';
@@ -110,6 +125,7 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
     if (step.status === 'done' || step.status === 'skipped') continue;
     const kind = step.kind as CycleKind;
     const label = `${m.name}: ${words[kind]}`;
+    c.begun?.(step);
     step.status = 'running';
     step.startedAt = new Date(env.o.now()).toISOString();
     delete step.error;
@@ -120,13 +136,19 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
     try {
       step.detail = await bodies[kind](p);
     } catch (err) {
+      step.ms = env.o.now() - t0;
+      if (c.interrupts?.(err as Error)) {
+        step.status = 'pending';
+        p.fail(`${label}: interrupted`);
+        throw err;
+      }
       step.status = 'failed';
       step.error = (err as Error).message;
-      step.ms = env.o.now() - t0;
       p.fail(`${label}: ${(err as Error).message}`);
       throw new CycleFailed(step, err as Error);
     }
     step.ms = env.o.now() - t0;
+    if (c.imposed?.includes(kind)) step.imposedMs = step.ms;
     step.status = 'done';
     step.finishedAt = new Date(env.o.now()).toISOString();
     p.done(`${label}: ${step.detail} (${fmtMs(step.ms)})`);
