@@ -87,3 +87,11 @@ export async function untilWhile<T>(
     what,
   );
 }
+
+/** A 3-member simulated sandbox of `version` (heartbeat 50 ms), up; `extra`: more `kv sandbox up` flags. */
+export async function upSandbox(version: string, ...extra: string[]): Promise<ReturnType<typeof kvSandbox>> {
+  const sb = kvSandbox();
+  const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', version, '--heartbeat', '50ms', ...extra);
+  if (up.code !== 0) throw new Error(`kv sandbox up --kv-version ${version}: exit ${up.code}: ${up.stderr}`);
+  return sb;
+}

@@ -2,11 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { PassThrough } from 'node:stream';
-import { main } from '../../src/cli.js';
-import type { Context } from '../../src/context.js';
-import { IOStreams } from '../../src/core/io.js';
 import { PAUSED, runBin } from '../helpers/bin.js';
+import { inProcess } from '../helpers/in-process.js';
 import { kvSandbox, until } from '../helpers/kv.js';
 
 // The ways back of issue 28 item 4 on simulated members: a hop's restore point, kv restore onto 3.5/3.6.
@@ -154,25 +151,11 @@ describe("kv downgrade --to 3.5: etcd 3.6's downgrade API on simulated members",
   it('Ctrl-C while the leader has not yet ended the downgrade: exit 130 saying every member runs 3.5 and the command that waits for it; the same command then confirms the end', async () => {
     const s = await up('3.6');
     s.fault({ downgradeLingers: true });
-    let ctx: Context | undefined;
-    const out = new PassThrough();
-    let said = '';
-    out.on('data', (d: Buffer) => (said += String(d)));
-    const io = new IOStreams({
-      stdout: out,
-      stderr: out,
-      stdin: new PassThrough(),
-      env: { NO_COLOR: '1' },
-      stdoutTTY: false,
-      stderrTTY: false,
-      stdinTTY: false,
-    });
-    // (the members this run starts are the tests' simulated member, which reads the conditions, as runCli's are)
-    const env = { ...s.env, NO_COLOR: '1', ...(process.env.OPSCTL_KV_MEMBER ? { OPSCTL_KV_MEMBER: process.env.OPSCTL_KV_MEMBER } : {}) };
-    const running = main(['kv', 'downgrade', '--to', '3.5', '--yes', ...FAST], { env, io }, (c) => (ctx = c));
-    await until(() => said.includes('waiting for the leader to end the downgrade'), 120_000, 'the last wait of the downgrade');
-    ctx!.abort.abort('SIGINT');
-    expect(await running, said).toBe(130);
+    const run = inProcess(['kv', 'downgrade', '--to', '3.5', '--yes', ...FAST], s.env);
+    await until(() => run.said().includes('waiting for the leader to end the downgrade'), 120_000, 'the last wait of the downgrade');
+    run.interrupt();
+    expect(await run.exited, run.said()).toBe(130);
+    const said = run.said();
     expect(said).toMatch(/kv downgrade interrupted: every member runs 3\.5; the leader had not yet ended the downgrade/);
     expect(said).toContain('opsctl kv downgrade --to 3.5');
     for (const m of await versions(s)) expect(m.server).toBe('3.5.35');

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { clusterKey } from '../../src/kv/journal/journal.js';
 import { runBin } from '../helpers/bin.js';
-import { kvSandbox, until } from '../helpers/kv.js';
+import { kvSandbox, until, upSandbox } from '../helpers/kv.js';
 
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s', '--settle', '0s'];
 
@@ -18,14 +18,8 @@ const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-tim
 const FIXTURE = new URL('../fixtures/kv-journal-24d0506-after-stop.json', import.meta.url);
 
 let sb: ReturnType<typeof kvSandbox>;
-beforeEach(async () => {
-  sb = kvSandbox();
-  const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
-  expect(up.code, up.stderr).toBe(0);
-});
-afterEach(async () => {
-  await sb.down();
-});
+beforeEach(async () => (sb = await upSandbox('3.2')));
+afterEach(() => sb.down());
 
 describe('a journal written before the member cycle was shared (issue 44 item 3)', () => {
   it('an upgrade killed right after its first stop, journalled by the older opsctl, is finished by the identical command', async () => {

@@ -1,26 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '../../src/cli.js';
-import type { Context } from '../../src/context.js';
-import { IOStreams } from '../../src/core/io.js';
 import { clusterKey } from '../../src/kv/journal/journal.js';
-import { PassThrough } from 'node:stream';
 import { runBin } from '../helpers/bin.js';
-import { kvSandbox, until } from '../helpers/kv.js';
+import { inProcess } from '../helpers/in-process.js';
+import { kvSandbox, until, upSandbox } from '../helpers/kv.js';
 
 // Fast but never speed-dependent: short polls, generous timeouts.
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s'];
 
 let sb: ReturnType<typeof kvSandbox>;
-beforeEach(async () => {
-  sb = kvSandbox();
-  const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
-  expect(up.code, up.stderr).toBe(0);
-});
-afterEach(async () => {
-  await sb.down();
-});
+beforeEach(async () => (sb = await upSandbox('3.2')));
+afterEach(() => sb.down());
 
 async function versions() {
   const r = await sb.kv('version', '--json');
@@ -164,23 +155,11 @@ describe('kv upgrade on a simulated sandbox', () => {
   });
 
   it('Ctrl-C stops at a safe point (exit 130, journal consistent); the re-run resumes and finishes', async () => {
-    let ctx: Context | undefined;
-    const sink = new PassThrough();
-    sink.resume();
-    const io = new IOStreams({
-      stdout: sink,
-      stderr: sink,
-      stdin: new PassThrough(),
-      env: { NO_COLOR: '1' },
-      stdoutTTY: false,
-      stderrTTY: false,
-      stdinTTY: false,
-    });
-    const running = main(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
+    const run = inProcess(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '30s'], sb.env);
     // The first member is back and healthy: the run is now in its 30 s settle.
     await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
-    ctx!.abort.abort('SIGINT');
-    expect(await running).toBe(130);
+    run.interrupt();
+    expect(await run.exited).toBe(130);
     const j = sb.journal();
     expect(j.status).toBe('interrupted');
     expect(j.steps.filter((s: any) => s.status === 'running')).toHaveLength(0);
@@ -436,24 +415,12 @@ describe('kv upgrade: more refusals', () => {
   });
 
   it('refuses a second upgrade of the same cluster while one runs', async () => {
-    const sink = new PassThrough();
-    sink.resume();
-    let ctx: Context | undefined;
-    const io = new IOStreams({
-      stdout: sink,
-      stderr: sink,
-      stdin: new PassThrough(),
-      env: { NO_COLOR: '1' },
-      stdoutTTY: false,
-      stderrTTY: false,
-      stdinTTY: false,
-    });
-    const running = main(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '30s'], { env: { ...sb.env, NO_COLOR: '1' }, io }, (c) => (ctx = c));
+    const run = inProcess(['kv', 'upgrade', '--to', '3.3', '--yes', ...FAST, '--settle', '30s'], sb.env);
     await until(() => sb.journal()?.steps.some((s: any) => s.kind === 'wait-healthy' && s.status === 'done'), 30_000, 'the first member back');
     const second = await sb.kv('upgrade', '--to', '3.3', '--yes', ...FAST);
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/another kv upgrade of this cluster is running \(pid \d+/);
-    ctx!.abort.abort('SIGINT');
-    expect(await running).toBe(130);
+    run.interrupt();
+    expect(await run.exited).toBe(130);
   });
 });
