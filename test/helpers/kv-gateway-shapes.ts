@@ -98,8 +98,8 @@ export function memberListReply(m: Pick<FakeMemberDef, 'id'>, revision: number, 
 }
 
 /** gRPC codes and the HTTP status grpc-gateway maps each to. */
-const HTTP_OF: Record<number, number> = { 3: 400, 5: 404, 9: 400, 14: 503 };
-export const GRPC = { invalidArgument: 3, notFound: 5, failedPrecondition: 9, unavailable: 14 } as const;
+const HTTP_OF: Record<number, number> = { 3: 400, 5: 404, 9: 400, 11: 400, 14: 503 };
+export const GRPC = { invalidArgument: 3, notFound: 5, failedPrecondition: 9, outOfRange: 11, unavailable: 14 } as const;
 
 /**
  * A refusal in etcd's words as the member's gateway writes it: before 3.6 (grpc-gateway v1) the message
