@@ -82,6 +82,9 @@ function compareOf(line: string, where: string): unknown {
   const [value] = words(m[4]!, where);
   if (value === undefined) throw new UsageError(`${where}: "${line}" compares with nothing`, { hint: 'give the value after the operator, in double quotes' });
   const f = FIELD.get(target)!;
+  // a lease id in hex, as etcdctl reads it (0: the key has no lease)
+  if (target === 'LEASE' && !/^[0-9a-f]{1,16}$/i.test(value))
+    throw new UsageError(`${where}: "${line}": lease compares with a lease id in hex`, { hint: `e.g. lease("${key}") = "694d77aa9e38260f" (0: no lease)` });
   const v = target === 'VALUE' ? b64(value) : target === 'LEASE' ? BigInt(`0x${value}`).toString() : value;
   if (target !== 'VALUE' && target !== 'LEASE' && !/^\d+$/.test(value))
     throw new UsageError(`${where}: "${line}": ${m[1]} compares with a number`, { hint: `e.g. ${m[1]}("${key}") = "0"` });

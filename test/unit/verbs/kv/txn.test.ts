@@ -63,6 +63,15 @@ describe('kv txn (a fake member)', () => {
     expect(gw.asked).toEqual([]);
   });
 
+  it('a lease compare with a value that is not a lease id in hex: exit 2 naming the compare (it was "unexpected error"), before any request', async () => {
+    const gw = await start([etcd1]);
+    const r = await gw.kv(['txn'], { stdin: 'lease("config/mode") = "xyz"\n\nput a b\n\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('stdin: compare 1: "lease("config/mode") = "xyz"": lease compares with a lease id in hex');
+    expect(r.stderr).not.toContain('unexpected error');
+    expect(gw.asked).toEqual([]);
+  });
+
   it('etcd refuses the txn (a key twice in a branch): exit 1 with etcd’s words', async () => {
     const gw = await start([{ ...etcd1, routes: { '/kv/txn': grpcError(etcd1, GRPC.invalidArgument, 'etcdserver: duplicate key given in txn request') } }]);
     const r = await gw.kv(['txn'], { stdin: '\nput a 1\nput a 2\n\n' });
