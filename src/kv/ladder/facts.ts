@@ -70,7 +70,9 @@ export async function clusterVersionCaughtUp(o: Pick<LadderOptions, Waits | 'rep
   const seen = await waitFor(
     async () => {
       // until every member reports it (the leader moves first); a state other than on the way there is returned as seen
-      const now = await look(o);
+      // (auth does not change while it waits: the first look's answer is kept, not asked again each poll)
+      const now = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
+      now.authEnabled = obs.authEnabled;
       const on = now.members.every((m) => m.reachable && minor(m.serverVersion) === to);
       const moving = now.members.every((m) => [to, previousMinor(to)].includes(minor(m.clusterVersion) ?? ''));
       return on && moving && !now.members.every((m) => minor(m.clusterVersion) === to) ? undefined : now;
