@@ -40,6 +40,8 @@ export interface RequestOptions {
    * data is then empty. Its own errors are thrown as they are, never retried.
    */
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<void>;
+  /** The request may follow others so marked on a connection still waiting for their answers (HTTP/1.1 pipelining: a transport that can). */
+  pipeline?: boolean;
 }
 
 export interface HttpResponse<T = unknown> {
@@ -66,6 +68,10 @@ export interface TransportRequest {
   /** The request's deadline (the whole exchange) and its milliseconds. */
   signal: AbortSignal;
   timeoutMs: number;
+  /** The body is read as it streams (RequestOptions' consume or maxBodyBytes), not whole. */
+  stream?: boolean;
+  /** RequestOptions' pipeline. */
+  pipeline?: boolean;
 }
 
 /** What a transport gives back: the status, the headers, and a body read once. */
@@ -263,10 +269,12 @@ export class HttpClient {
       if (hasCreds) assertSafeTransport(url, this.service);
       const release = this.opts.pacer ? await this.opts.pacer.acquire() : () => undefined;
       const started = Date.now();
-      const shown = redactUrl(url.toString());
+      // the redacted URL, built only for a line someone reads (a notice, an error, --debug)
+      let shownText: string | undefined;
+      const shown = () => (shownText ??= redactUrl(url.toString()));
       // (the redacted lines are built only for a --debug sink: a kv verb sends up to a dozen requests)
       if (this.opts.debug) {
-        this.debug(`> ${method} ${shown}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+        this.debug(`> ${method} ${shown()}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
         this.debug(`> headers ${JSON.stringify(redactHeaders(headers))}`);
         if (typeof body === 'string') this.debug(`> body ${truncate(JSON.stringify(redactBody(tryJson(body))))}`);
       }
@@ -285,7 +293,16 @@ export class HttpClient {
       this.opts.signal?.addEventListener('abort', onInterrupt, { once: true });
       try {
         this.sent++;
-        res = await this.transport(url, { method, headers, body, signal: deadline.signal, timeoutMs: left });
+        const streamed = Boolean(req.consume) || req.maxBodyBytes !== undefined;
+        res = await this.transport(url, {
+          method,
+          headers,
+          body,
+          signal: deadline.signal,
+          timeoutMs: left,
+          ...(streamed ? { stream: true } : {}),
+          ...(req.pipeline ? { pipeline: true } : {}),
+        });
         if (req.consume && res.statusCode >= 200 && res.statusCode < 300) {
           const stream = res.body;
           await req.consume(stream).catch((err: unknown) => {
@@ -314,7 +331,7 @@ export class HttpClient {
         const stale = isStaleConnection(err);
         if (idempotent && attempt < maxAttempts && spent < budgetMs && (stale || !this.opts.retryStaleOnly) && !deadline.signal.aborted) {
           const wait = this.opts.retryStaleOnly ? 0 : Math.min(this.backoffMs(attempt), budgetMs - spent);
-          this.opts.notice?.(`${this.service}: ${method} ${shown}: ${msg}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
+          this.opts.notice?.(`${this.service}: ${method} ${shown()}: ${msg}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
           await this.sleep(wait);
           spent += wait;
           continue;
@@ -324,7 +341,7 @@ export class HttpClient {
           spent >= budgetMs && !msg.startsWith('no answer') && !msg.startsWith('the answer was not complete')
             ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}`
             : `${msg}${tries}`;
-        throw new NetworkError(`${this.service}: ${method} ${shown} failed: ${what}`, {
+        throw new NetworkError(`${this.service}: ${method} ${shown()} failed: ${what}`, {
           hint: `check that the ${this.service} endpoint ${this.baseUrl} is up and reachable (opsctl config get ${this.service}); OPSCTL_HTTP_TIMEOUT_MS sets how long to wait`,
           cause: deadline.signal.aborted ? deadline.signal.reason : err,
         });
@@ -379,7 +396,7 @@ export class HttpClient {
         spent += Date.now() - started;
         const wait = Math.min(retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt), MAX_BACKOFF_MS);
         if (spent + wait < budgetMs) {
-          this.opts.notice?.(`${this.service}: ${method} ${shown} answered ${res.statusCode}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
+          this.opts.notice?.(`${this.service}: ${method} ${shown()} answered ${res.statusCode}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
           await this.sleep(wait);
           spent += wait;
           continue;
@@ -393,13 +410,13 @@ export class HttpClient {
   }
 
   /** Says once per client, after a few seconds without an answer, what the command is waiting for. */
-  private waitingNotice(method: string, shown: string, budgetMs: number): NodeJS.Timeout | undefined {
+  private waitingNotice(method: string, shown: () => string, budgetMs: number): NodeJS.Timeout | undefined {
     if (!this.opts.notice || this.waitingSaid) return undefined;
     const after = this.opts.noticeAfterMs ?? Math.min(3_000, Math.floor(budgetMs / 2));
     const t = setTimeout(() => {
       this.waitingSaid = true;
       this.opts.notice?.(
-        `${this.service}: waiting for an answer to ${method} ${shown} (${formatMs(after)} so far; giving up after ${formatMs(budgetMs)}, OPSCTL_HTTP_TIMEOUT_MS)`,
+        `${this.service}: waiting for an answer to ${method} ${shown()} (${formatMs(after)} so far; giving up after ${formatMs(budgetMs)}, OPSCTL_HTTP_TIMEOUT_MS)`,
       );
     }, after);
     t.unref();

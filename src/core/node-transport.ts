@@ -1,7 +1,8 @@
 /**
  * A transport of HttpClient (http.ts) on Node's own HTTP client (node:http, node:https with a TLS
- * client's settings), one keep-alive pool per scheme: what carries the kv client's requests (its
- * session, kv/cluster/session.ts). HttpClient keeps every rule of the one HTTP stack above it (the
+ * client's settings), one keep-alive pool per scheme: what carries the kv client's requests whose body
+ * is read as it streams (a watch, a snapshot; its session, kv/cluster/session.ts: the answers read whole
+ * go over wire-transport.ts). HttpClient keeps every rule of the one HTTP stack above it (the
  * deadline of the whole exchange, the retry of a stale connection, redaction). Not undici, as the other
  * services use: a kv verb is a command an operator runs in loops, and undici's code, its WebAssembly
  * HTTP parser and the built-ins it loads cost a kv verb more CPU than the verb's whole work (node:http's

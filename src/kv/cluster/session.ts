@@ -1,16 +1,23 @@
 import { readFileSync } from 'node:fs';
 import type { Transport } from '../../core/http.js';
 import type { KvConnection } from './connection.js';
-import { NodeTransport } from '../../core/node-transport.js';
+import { NodeTransport, type NodeTransportOptions } from '../../core/node-transport.js';
+import { WireTransport } from '../../core/wire-transport.js';
 
 /**
- * How this command reaches one cluster: its connection settings (TLS, etcd user), one keep-alive
- * pool whose TLS options come from them (node-transport.ts), the cluster's auth token and the gateway
- * prefix each member serves. Made once per command by the verb that resolved the cluster and passed to
- * every kv client, so nothing about a cluster lives in a module.
+ * How this command reaches one cluster: its connection settings (TLS, etcd user), its keep-alive
+ * connections whose TLS options come from them (wire-transport.ts for the answers read whole, node-transport.ts
+ * for the bodies read as they stream), the cluster's auth token and the gateway prefix each member serves.
+ * Made once per command by the verb that resolved the cluster and passed to every kv client, so nothing
+ * about a cluster lives in a module.
  */
 export class KvSession {
+  /** Bodies read as they stream (a watch, a snapshot): node:http. */
   private pool?: NodeTransport;
+  /** Every answer read whole (the gateway's calls, /version): HTTP/1.1 on a socket of its own (core/wire-transport.ts). */
+  private wire?: WireTransport;
+  private send?: Transport;
+  private transportOptions?: NodeTransportOptions;
   /** The cluster's auth token, asked once however many requests wait for it ('' = auth is off). */
   private token?: Promise<string>;
   /** The gateway prefix each endpoint serves, as learnt from its answers. */
@@ -26,9 +33,17 @@ export class KvSession {
 
   /** What carries every request of this session (TLS material read once, here). */
   transport(): Transport {
-    if (!this.pool) {
+    this.send ??= (url, req) => {
+      if (!req.stream) return (this.wire ??= new WireTransport(this.options())).send(url, req);
+      return (this.pool ??= new NodeTransport(this.options())).send(url, req);
+    };
+    return this.send;
+  }
+
+  private options(): NodeTransportOptions {
+    if (!this.transportOptions) {
       const t = this.conn.tls;
-      this.pool = new NodeTransport({
+      this.transportOptions = {
         tls: t
           ? {
               ca: t.cacert ? readFileSync(t.cacert) : undefined,
@@ -39,9 +54,9 @@ export class KvSession {
           : undefined,
         dialMs: this.conn.dialTimeoutMs,
         onSocketError: (hostPort, err) => this.noteTlsError(hostPort, err),
-      });
+      };
     }
-    return this.pool.send;
+    return this.transportOptions;
   }
 
   private noteTlsError(key: string, err: Error): void {
@@ -75,6 +90,8 @@ export class KvSession {
   close(): Promise<void> {
     this.pool?.close();
     this.pool = undefined;
+    this.wire?.close();
+    this.wire = undefined;
     return Promise.resolve();
   }
 }
