@@ -498,6 +498,8 @@ async function gateway(req: IncomingMessage, res: ServerResponse, path: string):
         leader: leaderId,
         raftIndex: String(st.revision),
         raftTerm: String(term),
+        // 3.4+ lists the alarms raised among its errors, as its alarm list gives them (3.7 without the last space)
+        ...(from34 && fault().alarm ? { errors: [`memberID:${memberId} alarm:${fault().alarm}${cmp(minorVersion, '3.7') >= 0 ? '' : ' '}`] } : {}),
         // 3.6 adds the storage version and the downgrade in progress
         ...(cmp(minorVersion, '3.6') >= 0
           ? {

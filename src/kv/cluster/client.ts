@@ -1,6 +1,5 @@
 import { HttpClient, type HttpResponse } from '../../core/http.js';
 import { NetworkError, OpsError } from '../../core/errors.js';
-import { explainTlsError } from './connection.js';
 import { KvSession, monotonicMs } from './session.js';
 import {
   parseAlarms,
@@ -21,7 +20,7 @@ import {
   type VersionResult,
 } from './parse.js';
 import { CN_REFUSED, GatewayError, RedirectRefused, authRefusal, gatewayError, gatewayMessage, noGateway, signInTimeout } from './gateway-errors.js';
-import { AUTH_ERRORS, ConsumeFailed, isNetworkish, REDIRECTS, TIMEOUT_CODES, withoutCredentials } from './transport-rules.js';
+import { AUTH_ERRORS, ConsumeFailed, isNetworkish, REDIRECTS, unreachable, withoutCredentials } from './transport-rules.js';
 
 /** The gateway prefixes, newest first: /v3 (3.4+), /v3beta (3.3), /v3alpha (3.2). */
 export const GATEWAY_PREFIXES = ['/v3', '/v3beta', '/v3alpha'] as const;
@@ -31,6 +30,8 @@ export interface KvClientOptions {
   debug?: (line: string) => void;
   /** The cluster's connection (TLS, auth, pool): required, so no request can leave without the cluster's TLS. */
   session: KvSession;
+  /** Each request may follow this client's others on their connection, before their answers (HTTP/1.1 pipelining). */
+  pipeline?: boolean;
 }
 
 /**
@@ -105,6 +106,7 @@ export class KvClient {
             idempotent: !path.endsWith('/kv/put'),
             timeoutMs,
             consume: init.consume,
+            pipeline: this.opts.pipeline,
           }),
         init.headers,
         init.gatewayPath,
@@ -116,16 +118,7 @@ export class KvClient {
       const raw = (err instanceof NetworkError ? err.cause : err) as NodeJS.ErrnoException;
       // A connection closed after a TLS alert: the alert is the cause.
       const cause = ((raw?.code === 'UND_ERR_SOCKET' || raw?.code === 'ECONNRESET') && this.session.tlsErrorSince(this.endpoint, sent)) || raw;
-      const tls = explainTlsError(cause, this.endpoint, Boolean(this.session.conn.tls?.cert));
-      // The message names the fix too: kv health and status show only the message of a member.
-      if (tls) throw new OpsError(`${tls.message}: ${tls.hint}`, 1, { code: tls.code, cause });
-      const code = cause?.code ?? cause?.name;
-      const said = cause?.message && (code === 'UND_ERR_SOCKET' || code === 'DIAL_TIMEOUT') ? cause.message : code;
-      const what = TIMEOUT_CODES.has(code) ? `no complete answer within ${timeoutMs} ms` : said;
-      throw new NetworkError(`${this.endpoint}: unreachable (${what})`, {
-        hint: `check that the member runs and that --endpoints lists its client URL${this.endpoint.startsWith('http:') && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') ? ' (a member that serves TLS resets plain HTTP: write https://)' : ''}; --request-timeout sets how long to wait`,
-        cause,
-      });
+      throw unreachable(this.endpoint, cause, timeoutMs, Boolean(this.session.conn.tls?.cert));
     }
     const redirected = res.url !== url;
     this.opts.debug?.(`[kv] ${init.method ?? 'GET'} ${url} → ${res.status}${redirected ? ` (via ${res.url})` : ''}`);
@@ -290,7 +283,10 @@ export class KvClient {
     return AUTH_ERRORS.test(gatewayMessage(r.text)) ? true : undefined;
   }
 
-  /** One call; an unknown member is asked under /v3 (3.4+) first: 3.2/3.3 answer 404 (nothing done) and their prefix is found then. */
+  /**
+   * One call; an unknown member is asked under /v3 (3.4+) first: 3.2/3.3 answer 404 (nothing done) and are
+   * asked again under the prefix their /version named meanwhile (a pipelining client), else one a discovery finds.
+   */
   async gateway(path: string, body: unknown, timeoutMs?: number): Promise<string> {
     let token = await this.token();
     const known = this.prefix ?? this.prefixCache.get(this.endpoint);
@@ -309,7 +305,11 @@ export class KvClient {
       token = await this.token(true);
       r = await send(prefix);
     }
-    if ((r.status === 404 && !/^etcdserver: /.test(gatewayMessage(r.text))) || REDIRECTS.has(r.status)) {
+    const learnt = this.prefix ?? this.prefixCache.get(this.endpoint);
+    if (!known && learnt && learnt !== prefix && (r.status === 404 || REDIRECTS.has(r.status))) {
+      // guessed while the member's /version was on its way: it named the member's prefix since
+      r = await send(learnt);
+    } else if ((r.status === 404 && !/^etcdserver: /.test(gatewayMessage(r.text))) || REDIRECTS.has(r.status)) {
       // Not this path (etcd's own NotFound says "etcdserver: …"): the member runs another version: find its prefix
       // again (the status answer the discovery got is not kept: a later status() must not read an old one).
       this.prefixCache.delete(this.endpoint);
@@ -341,7 +341,9 @@ export class KvClient {
     return r.status === 200 && (t === 'true' || t === 'false') ? t === 'true' : undefined;
   }
 
+  /** The member's status (a pipelining client: under the prefix known or guessed, as gateway() asks, no discovery). */
   async status(): Promise<StatusResult> {
+    if (this.opts.pipeline && !this.discoveredStatus) return parseStatus(await this.gateway('/maintenance/status', {}));
     await this.gatewayPrefix();
     const fresh = this.discoveredStatus;
     this.discoveredStatus = undefined;

@@ -1,6 +1,6 @@
 import type { MemberSpec } from './cluster-file.js';
 import { KvClient } from './client.js';
-import type { MemberListEntry } from './parse.js';
+import { statusAlarms, type AlarmEntry, type MemberListEntry, type StatusResult } from './parse.js';
 import type { KvSession } from './session.js';
 import type { ClusterObservation, MemberObservation } from './types.js';
 
@@ -14,20 +14,26 @@ export interface ObserveOptions {
   /** Ask the first member for the cluster's member list too (with its status: no extra round trip). */
   memberList?: boolean;
   /**
-   * One connection per member: its requests in turn (version, status, quorum read, then the alarm and
-   * member lists of the first member), not at once. `kv status`, a command an operator runs in loops:
-   * each connection a member's requests open costs the process more CPU than the round trips it saves.
+   * One connection per member: its requests in a row on it (version, status, quorum read, written at once:
+   * HTTP/1.1 pipelining), then the alarm and member lists of the first member, not on connections of their
+   * own. `kv status`, a command an operator runs in loops: each connection costs the process more CPU than
+   * the round trips it saves, and each write about as much as the request's own work. The first member's
+   * alarms are read from its status when it runs 3.4 or later (its errors list them): no alarm list then.
    */
   inTurn?: boolean;
 }
 
 const NO_LEADER = { healthy: false, detail: 'no leader' };
+
+/** A member observed; in turn, the alarms its status lists (3.4+). */
+type Observed = MemberObservation & { real?: boolean; statusAlarms?: AlarmEntry[] };
 const hasLeader = (st: { leaderId?: string }) => Boolean(st.leaderId && st.leaderId !== '0');
 
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
-export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient) => void): Promise<MemberObservation & { real?: boolean }> {
-  const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session });
-  const obs: MemberObservation & { real?: boolean } = {
+export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient, st?: StatusResult) => void): Promise<Observed> {
+  const inRow = Boolean(opts.inTurn);
+  const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session, pipeline: inRow });
+  const obs: Observed = {
     name: m.name,
     id: '',
     endpoint: m.endpoint,
@@ -43,12 +49,14 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
   // prefix with a redirect (3.3 sends /v3alpha to /v3beta, which the client then remembers) or a 404
   // (3.2 has no /v3beta: the client discovers the prefix again). Health is never asked of /health
   // (client.ts health(): on 3.2-3.4 it writes a v2 request into the raft log).
+  // In turn: the three on one connection, written at once (pipelined), the status and the read under the
+  // prefix known or guessed (/v3; a 3.2/3.3 member is asked again under the one its version names). The read
+  // of a member whose status names no leader is not waited for (below).
   const version = c.version();
-  const known = c.knowsPrefix() && !opts.inTurn;
+  const known = c.knowsPrefix() && !inRow;
   const afterVersion = <T>(f: () => Promise<T>): Promise<T> => (known ? f() : version.then(f, f));
-  const early = afterVersion(() => c.status());
-  // in turn: the read once the status is in (none when the status failed or named no leader: it is not looked at then)
-  const read = opts.inTurn ? early.then((st) => (hasLeader(st) ? c.quorumRead() : NO_LEADER)) : afterVersion(() => c.quorumRead());
+  const early = inRow ? c.status() : afterVersion(() => c.status());
+  const read = inRow ? c.quorumRead() : afterVersion(() => c.quorumRead());
   early.catch(() => undefined);
   read.catch(() => undefined);
   if (alsoAsk && !opts.inTurn) {
@@ -63,9 +71,12 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
   // would wait up to the request timeout, and a poll of a member coming back must not).
   const [st, v] = await Promise.allSettled([early, version]);
   const leaderless = st.status === 'fulfilled' && !hasLeader(st.value);
-  const [h] = await Promise.allSettled([leaderless ? Promise.resolve(NO_LEADER) : read]);
+  // (in turn, a member whose status failed is not waited for either: its row says why)
+  const [h] = await Promise.allSettled([leaderless || (inRow && st.status === 'rejected') ? Promise.resolve(NO_LEADER) : read]);
   // in turn: the first member's lists after its own requests (a member that gave no status is not asked: the alarms then come from a healthy one)
-  if (alsoAsk && opts.inTurn && st.status === 'fulfilled') alsoAsk(c);
+  // (by a client of their own: the member's read may still be on the pipelining client's connection)
+  if (alsoAsk && inRow && st.status === 'fulfilled')
+    alsoAsk(new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session }), st.value);
   if (st.status === 'rejected') {
     obs.error = (st.reason as Error).message;
     return obs;
@@ -86,6 +97,7 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
   obs.leaderId = st.value.leaderId;
   obs.revision = st.value.revision;
   obs.raftIndex = st.value.raftIndex;
+  if (inRow) obs.statusAlarms = statusAlarms(st.value);
   const failed = [v].find((x): x is PromiseRejectedResult => x.status === 'rejected');
   if (failed) {
     obs.error = (failed.reason as Error).message;
@@ -106,8 +118,10 @@ export async function observeCluster(
   // is known, with its status.
   let asked: Promise<ClusterObservation['alarms'] | undefined> = Promise.resolve(undefined);
   let listed: Promise<MemberListEntry[] | undefined> = Promise.resolve(undefined);
-  const also = (c: KvClient) => {
-    if (opts.alarms !== false) asked = c.alarms().catch(() => undefined);
+  const also = (c: KvClient, st?: StatusResult) => {
+    // (a 3.4+ status lists the cluster's alarms among its errors)
+    const inStatus = st && statusAlarms(st);
+    if (opts.alarms !== false) asked = inStatus ? Promise.resolve(inStatus) : c.alarms().catch(() => undefined);
     if (opts.memberList) listed = (opts.inTurn ? asked.then(() => c.members()) : c.members()).catch(() => undefined);
   };
   const wantFirst = opts.alarms !== false || opts.memberList;
@@ -116,8 +130,11 @@ export async function observeCluster(
   if (opts.alarms === false) return { members: obs, alarms: [], memberList };
   const early = await asked;
   let alarms: ClusterObservation['alarms'] = early ?? [];
+  // the first member gave none: another's status lists them (in turn, 3.4+), else a healthy member is asked
+  const inStatuses = early ? undefined : obs.find((o) => o.statusAlarms)?.statusAlarms;
+  if (inStatuses) alarms = inStatuses;
   const any = obs.find((o) => o.reachable && o.healthy);
-  if (!early && any) {
+  if (!early && !inStatuses && any) {
     try {
       alarms = await new KvClient(any.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session }).alarms();
     } catch (err) {

@@ -152,6 +152,8 @@ export interface StatusResult {
   raftTerm?: string;
   version?: string;
   dbSize?: number;
+  /** 3.4+: the member's errors (each alarm raised in the cluster, "etcdserver: no leader"). */
+  errors: string[];
 }
 
 /** /v3/maintenance/status (gateway) or one `etcdctl endpoint status -w json` entry's Status. */
@@ -167,7 +169,23 @@ export function parseStatus(body: string | object): StatusResult {
     raftTerm: textOf(field(s, 'raftTerm', 'raft_term')),
     version: typeof version === 'string' ? version : undefined,
     dbSize: field(s, 'dbSize', 'db_size') === undefined ? undefined : Number(field(s, 'dbSize', 'db_size')),
+    errors: asList(s.errors).filter((e): e is string => typeof e === 'string'),
   };
+}
+
+/**
+ * The alarms raised in the cluster as a 3.4+ member's status lists them among its errors, one
+ * `memberID:<decimal id> alarm:<NAME>` each (3.4-3.6 end it with a space): what the member's alarm list
+ * answers, without asking it (an alarm list is a raft proposal on 3.4 and 3.5). Undefined for a status
+ * of 3.2 or 3.3, which carries no errors.
+ */
+export function statusAlarms(st: StatusResult): AlarmEntry[] | undefined {
+  const v = versionParts(st.version);
+  if (!v || v[0] < 3 || (v[0] === 3 && v[1] < 4)) return undefined;
+  return st.errors.flatMap((e) => {
+    const m = /^memberID:(\d+) alarm:([A-Z_]+)\s*$/.exec(e);
+    return m && m[2] !== 'NONE' ? [{ memberId: m[1]!, alarm: m[2]! }] : [];
+  });
 }
 
 export interface MemberListEntry {

@@ -1,4 +1,6 @@
 /** The rules KvClient's requests keep: what a timeout is, which redirects are judged, what a redirect drops, which refusals mean auth. */
+import { NetworkError, OpsError } from '../../core/errors.js';
+import { explainTlsError } from './connection.js';
 
 /** What no answer means, whatever the stack said: a deadline passed, or undici's own timeouts. */
 export const TIMEOUT_CODES = new Set(['DEADLINE_PASSED', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -26,3 +28,17 @@ export function withoutCredentials(h: Record<string, string> | undefined): Recor
 
 /** Refusals that mean auth is on and the request had no (valid) user. */
 export const AUTH_ERRORS = /user name is empty|permission denied|invalid auth token|user name not found/i;
+
+/** A member that gave no whole answer (the network's error, a TLS failure, the deadline of `timeoutMs`), said with its fix. */
+export function unreachable(endpoint: string, cause: NodeJS.ErrnoException, timeoutMs: number, hasClientCert: boolean): OpsError {
+  const tls = explainTlsError(cause, endpoint, hasClientCert);
+  // The message names the fix too: kv health and status show only the message of a member.
+  if (tls) return new OpsError(`${tls.message}: ${tls.hint}`, 1, { code: tls.code, cause });
+  const code = cause?.code ?? cause?.name;
+  const said = cause?.message && (code === 'UND_ERR_SOCKET' || code === 'DIAL_TIMEOUT') ? cause.message : code;
+  const what = TIMEOUT_CODES.has(code) ? `no complete answer within ${timeoutMs} ms` : said;
+  return new NetworkError(`${endpoint}: unreachable (${what})`, {
+    hint: `check that the member runs and that --endpoints lists its client URL${endpoint.startsWith('http:') && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') ? ' (a member that serves TLS resets plain HTTP: write https://)' : ''}; --request-timeout sets how long to wait`,
+    cause,
+  });
+}

@@ -37,10 +37,11 @@ describe('kv status (fake members)', () => {
       ['etcd1', gw.members[0]!.url, '91bc3c398fb3c146', '3.5.35', '3.5.0', 'true', '40', 'true'],
       ['etcd2', gw.members[1]!.url, '1fac77cab8acf7fa', '3.4.30', '3.4.0', 'false', '40', 'true'],
     ]);
-    // each member's requests in turn, on one connection: its version, status and quorum read; then the
-    // first member's alarm and member lists (names come from it, after its own requests)
+    // each member's requests on one connection: its version, status and quorum read (written at once);
+    // then the first member's member list (names come from it, after its own requests). No alarm list: a
+    // 3.4+ status lists the alarms among its errors (an alarm list is a raft proposal on 3.4 and 3.5).
     const of = (name: string) => gw.asked.filter((a) => a.member === name).map((a) => a.path);
-    expect(of('etcd1')).toEqual(['/version', '/maintenance/status', '/kv/range', '/maintenance/alarm', '/cluster/member/list']);
+    expect(of('etcd1')).toEqual(['/version', '/maintenance/status', '/kv/range', '/cluster/member/list']);
     expect(of('etcd2')).toEqual(['/version', '/maintenance/status', '/kv/range']);
     for (const name of ['etcd1', 'etcd2']) expect(new Set(gw.asked.filter((a) => a.member === name).map((a) => a.connection)).size, name).toBe(1);
   });
@@ -78,6 +79,68 @@ describe('kv status (fake members)', () => {
       ['etcd2', etcd2.url, 'true'],
     ]);
     expect(rows[0]![8]).toMatch(/unreachable/);
-    expect(gw.paths()).toEqual(['etcd2 /version', 'etcd2 /maintenance/status', 'etcd2 /kv/range', 'etcd2 /maintenance/alarm', 'etcd2 /cluster/member/list']);
+    expect(gw.paths()).toEqual(['etcd2 /version', 'etcd2 /maintenance/status', 'etcd2 /kv/range', 'etcd2 /cluster/member/list']);
+  });
+
+  it("an alarm raised: read from a 3.4+ member's status errors (no alarm list asked), said on stderr, exit 1", async () => {
+    const nospace = `memberID:${ids[1]} alarm:NOSPACE `;
+    const gw = await start(
+      defs.map((m) => ({
+        ...m,
+        routes: {
+          '/maintenance/status': statusReply(m, { leader: ids[0]!, revision: 7, errors: [nospace] }),
+          '/kv/range': rangeReply(m, 7, []),
+        },
+      })),
+    );
+    gw.members[0]!.routes['/cluster/member/list'] = memberListReply(gw.members[0]!, 7, []);
+    const r = await gw.kv(['status']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/alarm NOSPACE on member 1fac77cab8acf7fa/);
+    expect(gw.paths().filter((p) => p.endsWith('/maintenance/alarm'))).toEqual([]);
+    // the rows are whole: every member healthy, the exit code is the alarm's
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[7]),
+    ).toEqual(['true', 'true']);
+  });
+
+  it("a 3.3 member first: its status (asked under 3.4's prefix first, then under the one its version names) carries no alarms: the alarm list is asked", async () => {
+    const old = [
+      { name: 'etcd1', version: '3.3.27', id: ids[0]! },
+      { name: 'etcd2', version: '3.3.27', id: ids[1]! },
+    ];
+    const gw = await start(
+      old.map((m) => ({
+        ...m,
+        routes: {
+          '/maintenance/status': statusReply(m, { leader: ids[0]!, revision: 9 }),
+          '/kv/range': rangeReply(m, 9, []),
+          '/maintenance/alarm': { header: header(m, 9), alarms: [{ memberID: ids[0], alarm: 'NOSPACE' }] },
+        },
+      })),
+    );
+    gw.members[0]!.routes['/cluster/member/list'] = memberListReply(gw.members[0]!, 9, []);
+    const r = await gw.kv(['status']);
+    expect(r.code).toBe(1);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t').slice(3, 8)),
+    ).toEqual([
+      ['3.3.27', '3.3.0', 'true', '9', 'true'],
+      ['3.3.27', '3.3.0', 'false', '9', 'true'],
+    ]);
+    expect(r.stderr).toMatch(/alarm NOSPACE on member 91bc3c398fb3c146/);
+    expect(gw.asked.filter((a) => a.member === 'etcd1').map((a) => a.path)).toEqual([
+      '/version',
+      '/maintenance/status',
+      '/kv/range',
+      '/maintenance/alarm',
+      '/cluster/member/list',
+    ]);
   });
 });
