@@ -21,7 +21,7 @@ export interface FakeMemberDef {
   version: string;
   /** The member id, decimal (as the gateway writes uint64s). */
   id: string;
-  /** Answers by gateway path ('/kv/range') or by raw path ('/version'): a JSON body (200), a reply(), or a function of the request. */
+  /** Answers by gateway path ('/kv/range') or by raw path ('/version'): a JSON body (200), a reply(), or a function of the request (or a promise of one: an answer that takes its time). */
   routes?: Record<string, Route>;
 }
 
@@ -158,7 +158,7 @@ async function serve(m: FakeMember, req: IncomingMessage, res: ServerResponse, a
   }
   let answer: unknown;
   try {
-    answer = typeof route === 'function' ? (route as (x: Asked) => unknown)(a) : route;
+    answer = typeof route === 'function' ? await (route as (x: Asked) => unknown)(a) : route;
   } catch (err) {
     unexpected.push(`${m.name} ${path}: the route threw: ${(err as Error).message}`);
     res.writeHead(500).end();

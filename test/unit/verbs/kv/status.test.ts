@@ -82,6 +82,45 @@ describe('kv status (fake members)', () => {
     expect(gw.paths()).toEqual(['etcd2 /version', 'etcd2 /maintenance/status', 'etcd2 /kv/range', 'etcd2 /cluster/member/list']);
   });
 
+  it('the first member has no leader: its quorum read (still out on its connection) is not waited for; the member list goes on another connection', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const gw = await start(
+      defs.map((m, i) => ({
+        ...m,
+        routes: {
+          '/maintenance/status': statusReply(m, { leader: i ? ids[1]! : '0', revision: 12 }),
+          // etcd1's read waits for a leader it has not got (answered only when the test ends)
+          '/kv/range': i ? rangeReply(m, 12, []) : () => held.then(() => rangeReply(m, 12, [])),
+        },
+      })),
+    );
+    for (const m of gw.members)
+      m.routes['/cluster/member/list'] = memberListReply(
+        m,
+        12,
+        gw.members.map((x) => ({ id: x.id, name: x.name, peer: `http://10.0.0.1:${x.hostPort.split(':')[1]}`, client: x.url })),
+      );
+    try {
+      // (a read waited for would hold the verb for the whole request timeout)
+      const r = await gw.kv(['status', '--request-timeout', '120s']);
+      expect(r.code).toBe(1);
+      const rows = r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t'));
+      expect(rows.map((x) => [x[0], x[5], x[7], x[8]])).toEqual([
+        ['etcd1', 'false', 'false', 'no leader'],
+        ['etcd2', 'true', 'true', ''],
+      ]);
+      const etcd1 = gw.asked.filter((a) => a.member === 'etcd1');
+      expect(etcd1.map((a) => a.path)).toEqual(['/version', '/maintenance/status', '/kv/range', '/cluster/member/list']);
+      expect(etcd1[3]!.connection).not.toBe(etcd1[0]!.connection);
+    } finally {
+      release();
+    }
+  });
+
   it("an alarm raised: read from a 3.4+ member's status errors (no alarm list asked), said on stderr, exit 1", async () => {
     const nospace = `memberID:${ids[1]} alarm:NOSPACE `;
     const gw = await start(
