@@ -14,11 +14,11 @@ export interface ObserveOptions {
   /** Ask the first member for the cluster's member list too (with its status: no extra round trip). */
   memberList?: boolean;
   /**
-   * One connection per member: its requests in a row on it (version, status, quorum read, written at once:
-   * HTTP/1.1 pipelining), then the alarm and member lists of the first member, not on connections of their
-   * own. `kv status`, a command an operator runs in loops: each connection costs the process more CPU than
-   * the round trips it saves, and each write about as much as the request's own work. The first member's
-   * alarms are read from its status when it runs 3.4 or later (its errors list them): no alarm list then.
+   * One connection per member: its requests in a row on it, written at once (HTTP/1.1 pipelining): version,
+   * status, the first member's member list, the quorum read; then the first member's alarm list, but for a
+   * 3.4+ member, whose status lists the alarms among its errors. `kv status`, a command an operator runs in
+   * loops: each connection costs the process more CPU than the round trips it saves, and each write about
+   * as much as the request's own work.
    */
   inTurn?: boolean;
 }
@@ -30,7 +30,13 @@ type Observed = MemberObservation & { real?: boolean; statusAlarms?: AlarmEntry[
 const hasLeader = (st: { leaderId?: string }) => Boolean(st.leaderId && st.leaderId !== '0');
 
 /** One member as opsctl sees it: health, versions, leader, revision. Never throws. */
-export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk?: (c: KvClient, st?: StatusResult) => void): Promise<Observed> {
+export async function observeMember(
+  m: MemberSpec,
+  opts: ObserveOptions,
+  alsoAsk?: (c: KvClient, st?: StatusResult) => void,
+  /** In turn: more requests in the row, before the read (answered without a quorum, they never wait behind it). */
+  inRowToo?: (c: KvClient) => void,
+): Promise<Observed> {
   const inRow = Boolean(opts.inTurn);
   const c = new KvClient(m.endpoint, { timeoutMs: opts.timeoutMs, debug: opts.debug, session: opts.session, pipeline: inRow });
   const obs: Observed = {
@@ -49,13 +55,14 @@ export async function observeMember(m: MemberSpec, opts: ObserveOptions, alsoAsk
   // prefix with a redirect (3.3 sends /v3alpha to /v3beta, which the client then remembers) or a 404
   // (3.2 has no /v3beta: the client discovers the prefix again). Health is never asked of /health
   // (client.ts health(): on 3.2-3.4 it writes a v2 request into the raft log).
-  // In turn: the three on one connection, written at once (pipelined), the status and the read under the
-  // prefix known or guessed (/v3; a 3.2/3.3 member is asked again under the one its version names). The read
-  // of a member whose status names no leader is not waited for (below).
+  // In turn: all on one connection, written at once (pipelined), the status and the read under the
+  // prefix known or guessed (/v3; a 3.2/3.3 member is asked again under the one its version names), the
+  // read last. The read of a member whose status names no leader is not waited for (below).
   const version = c.version();
   const known = c.knowsPrefix() && !inRow;
   const afterVersion = <T>(f: () => Promise<T>): Promise<T> => (known ? f() : version.then(f, f));
   const early = inRow ? c.status() : afterVersion(() => c.status());
+  if (inRow) inRowToo?.(c);
   const read = inRow ? c.quorumRead() : afterVersion(() => c.quorumRead());
   early.catch(() => undefined);
   read.catch(() => undefined);
@@ -122,10 +129,15 @@ export async function observeCluster(
     // (a 3.4+ status lists the cluster's alarms among its errors)
     const inStatus = st && statusAlarms(st);
     if (opts.alarms !== false) asked = inStatus ? Promise.resolve(inStatus) : c.alarms().catch(() => undefined);
-    if (opts.memberList) listed = (opts.inTurn ? asked.then(() => c.members()) : c.members()).catch(() => undefined);
+    if (opts.memberList && !opts.inTurn) listed = c.members().catch(() => undefined);
   };
-  const wantFirst = opts.alarms !== false || opts.memberList;
-  const obs = await Promise.all(members.map((m, i) => observeMember(m, opts, i === 0 && wantFirst ? also : undefined)));
+  // in turn, the member list is in the first member's row (before its read)
+  const list = (c: KvClient) => void (listed = c.members().catch(() => undefined));
+  const inRowList = opts.memberList && opts.inTurn;
+  const wantFirst = opts.alarms !== false || (opts.memberList && !opts.inTurn);
+  const obs = await Promise.all(
+    members.map((m, i) => observeMember(m, opts, i === 0 && wantFirst ? also : undefined, i === 0 && inRowList ? list : undefined)),
+  );
   const memberList = await listed;
   if (opts.alarms === false) return { members: obs, alarms: [], memberList };
   const early = await asked;
