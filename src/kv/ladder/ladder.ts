@@ -21,7 +21,6 @@ import { isResumable, journalPath, writeRecord } from '../journal/journal.js';
 import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
-import { membershipProblems, readMembership } from '../cluster/membership.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
 import { hopName, planLadder, type Hop } from './plan.js';
 import { planFromJournal, resumesUpgrade } from './resume-plan.js';
@@ -31,7 +30,8 @@ import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { unfinishedV2Fix } from './v2store-fix-file.js';
 import type { TrialFinding } from '../trial/run.js';
-import { type Binaries, type EarlyVersions, askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, measureV2, settlePlan } from './facts.js';
+import type { Binaries, EarlyVersions } from './facts.js';
+import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, measureV2, settlePlan, wholeClusterFirst } from './facts.js';
 import {
   type BinarySources,
   type Judging,
@@ -63,7 +63,7 @@ import {
 } from './checks.js';
 
 /** What one hop's executor run is given besides the options the verb built: where it goes, its binary, its checks, the question. */
-type HopRun = Pick<UpgradeOptions, 'to' | 'allowSameVersion' | 'targetBin' | 'confirm' | 'checks' | 'shownChecks' | 'v2Measured'>;
+type HopRun = Pick<UpgradeOptions, 'to' | 'allowSameVersion' | 'targetBin' | 'confirm' | 'checks' | 'shownChecks' | 'v2Measured' | 'atClusterVersionWait'>;
 
 /** How the ladder changes the cluster, built by its entry from the options: a hop's executor run, the v2 fix before a hop (checks.ts runFix). */
 interface HopPorts {
@@ -370,14 +370,19 @@ async function climb(
   const journal = journalPath(o.dataDir, o.cluster.key);
   /** The look that confirmed the previous hop's cluster version (taken a moment ago): the next hop's rules read it. */
   let confirmed: ClusterObservation | undefined;
+  /** The next hop's settings and trials, read while this hop waits for its cluster version. */
+  let early: ReturnType<typeof trialsOf> | undefined;
   for (let i = start; i < lf.hops.length; i++) {
     const hop = lf.hops[i]!;
+    const following = lf.hops[i + 1];
     if (i > start) {
       // Before this hop's first stop: its rules on the cluster as it is now (the first hop of this
       // run was checked on the plan a moment ago; the look after the previous hop is as fresh).
       const obs = confirmed ?? (await look(o));
-      // Each member's settings read again: a trial runs again only where they changed since the plan.
-      const again = await trialsOf(o, [hop], bins, trials);
+      // Each member's settings read again (begun while the hop before waited for its cluster version): a
+      // trial runs again only where they changed since the plan.
+      const again = await (early ?? trialsOf(o, [hop], bins, trials));
+      early = undefined;
       const facts = await hopFacts(
         o,
         hop,
@@ -425,6 +430,11 @@ async function climb(
         confirm: undefined,
         checks,
         v2Measured: lf.v2 ?? (v2 && 'bytes' in v2 ? v2 : undefined),
+        atClusterVersionWait: () => {
+          early = following && trialsOf(o, [following], bins, trials);
+          // (awaited before the next hop; a hop that halts here leaves it unread)
+          early?.catch(() => undefined);
+        },
       });
     } catch (err) {
       lf.status = 'interrupted';
@@ -479,16 +489,4 @@ async function climb(
     await save();
   }
   return { ...report, status: 'done', ladderFile: file };
-}
-
-/**
- * A member of the cluster's list that was not given is refused before the checks and trials (they
- * would judge only the members given): the whole cluster first. A list that cannot be read is left to
- * the pre-flight, which says so with the planner's reasons.
- */
-async function wholeClusterFirst(o: Pick<LadderOptions, Look>, obs: ClusterObservation): Promise<void> {
-  const membership = await readMembership(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
-  if ('error' in membership) return;
-  const whole = await membershipProblems(o.cluster, obs.members, membership, o.session, o.timeouts.requestMs);
-  if (whole.length) throw new UpgradeRefused(whole, 'fix the cluster first; nothing was changed');
 }

@@ -60,6 +60,11 @@ export interface UpgradeTarget {
   /** The hop's rulebook as checked before this run (kept in the journal for the report). */
   checks?: CheckRow[];
   /**
+   * Called once every member runs the target, as the wait for the cluster version begins (etcd's leader
+   * raises it on its own clock, seconds): the ladder reads the next hop's settings meanwhile.
+   */
+  atClusterVersionWait?: () => void;
+  /**
    * The plan shows the summary and `checks` (a one-hop kv upgrade): each finding once, inside the plan,
    * with `notes` after them (settle, trials); `strict` as --strict judges what blocks.
    */
@@ -229,4 +234,4 @@ export type Kept = 'targetBin' | 'checks' | 'v2Measured';
 /** How a member's snapshot is taken and where else it goes: the client that saves it (--snapshot-via, etcdctl, the process runner), --backup-to. */
 export type Snapshots = 'snapshotVia' | 'etcdctl' | 'exec' | 'offsite';
 /** What a run reads once the plan is agreed: the waits, where the members go, the way back, the backups, the snapshots, the settle and --defrag, what a failure does, the journal's own records. */
-export type Running = Waits | Destination | WayBack | BackupRoom | Kept | Snapshots | PlanLines | 'reporter' | 'onFailure';
+export type Running = Waits | Destination | WayBack | BackupRoom | Kept | Snapshots | PlanLines | 'reporter' | 'onFailure' | 'atClusterVersionWait';
