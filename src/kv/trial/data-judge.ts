@@ -175,15 +175,11 @@ function answered(
         again: false,
       };
     }
-    if (unhashed)
-      return notChecked(
-        `the copy was not hashed (${who} said it runs etcd 3.2), and its HashKV at revision ${at} failed: ${live.error}`,
-      );
+    if (unhashed) return notChecked(`the copy was not hashed (${who} said it runs etcd 3.2), and its HashKV at revision ${at} failed: ${live.error}`);
     if (/compacted/i.test(live.error)) return notChecked(`${who} compacted past revision ${at} meanwhile: its hash there cannot be asked`, true);
     return notChecked(`the live member's HashKV at revision ${at} failed: ${live.error}`);
   }
-  if (unhashed || 'error' in step.copy)
-    return notChecked(`the copy was not hashed (${who} said it runs etcd 3.2, which has no HashKV), but it answers HashKV`);
+  if (unhashed || 'error' in step.copy) return notChecked(`the copy was not hashed (${who} said it runs etcd 3.2, which has no HashKV), but it answers HashKV`);
   // (hashed at the heads: the live member's head must still be the copy's revision for the two to be one state)
   if (out.hashHead && live.revision !== undefined && live.revision !== at)
     return notChecked(`${who} moved from revision ${at} to ${live.revision} while its newest revision was compacted: the hashes cannot be compared`, true);
