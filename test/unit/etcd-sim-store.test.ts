@@ -46,13 +46,13 @@ function writes(st: Persisted, s: MemberStore, n: number, seed = 1): void {
     if (i % 97 === 0) {
       st.downgrade = '3.5';
       st.clusterVersion = '3.5';
-      s.save(st);
+      s.save(st, []);
     }
     if (i % 97 === 50) {
       delete st.downgrade;
       st.clusterVersion = '3.6';
       st.clients[`m${rnd(3) + 1}`] = `http://127.0.0.1:${1000 + i}`;
-      s.save(st);
+      s.save(st, []);
     }
   }
 }
@@ -81,6 +81,21 @@ describe('the simulated member store (kv.json + kv.log)', () => {
       put(st, s, b64(`k/${i % 50}`), `v${i}`);
       if (i % 37 === 0) expect(plain(new MemberStore(dir).load().state)).toEqual(plain(st));
     }
+  });
+
+  it('a change saved without naming its keys writes the whole state: nothing it changed is lost', () => {
+    const st = fresh();
+    const s = new MemberStore(dir);
+    s.compact(st);
+    put(st, s, b64('a'), '1');
+    // keys changed behind the store's back (as a copy of the leader's state does), then saved without them
+    st.kvs[b64('b')] = { value: b64('2'), create_revision: 3, mod_revision: 3, version: 1 };
+    delete st.kvs[b64('a')];
+    st.revision = 3;
+    s.save(st);
+    expect(plain(new MemberStore(dir).load().state)).toEqual(plain(st));
+    expect(JSON.parse(readFileSync(join(dir, 'kv.json'), 'utf8'))).toEqual(plain(st));
+    expect(readFileSync(join(dir, 'kv.log'), 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
   });
 
   it('a torn last line (killed mid-append) is ignored, never fatal; the next start compacts, so later saves are never written after it', () => {
@@ -160,9 +175,9 @@ describe('the simulated member store (kv.json + kv.log)', () => {
     const inode = statSync(log).ino;
     // meta-only changes that return to the compacted state, then a compaction of that same state
     st.downgrade = '3.5';
-    s.save(st);
+    s.save(st, []);
     delete st.downgrade;
-    s.save(st);
+    s.save(st, []);
     // killed before that compaction: kv.json and the log load to the state
     expect(plain(new MemberStore(dir).load().state)).toEqual(plain(st));
     s.compact(st);

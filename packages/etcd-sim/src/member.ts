@@ -161,8 +161,11 @@ let published = false;
 const ownClientUrl = clientUrl.href.replace(/\/$/, '');
 st.clients[name] = ownClientUrl;
 
-/** Stores the change just made to `st` before anyone is told of it: the keys it touched (none: the rest of the state changed). */
-function persist(keys: readonly string[] = []): void {
+/**
+ * Stores the change just made to `st`, before anyone is told of it: a put or delete names the keys it
+ * touched (one line of member/kv.log); any other change writes the whole state (store.ts).
+ */
+function persist(keys?: readonly string[]): void {
   store.save(st, keys);
 }
 store.compact(st);

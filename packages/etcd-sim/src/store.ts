@@ -1,9 +1,10 @@
 /**
  * A simulated member's state on disk: member/kv.json (the whole state, as messages.ts's Persisted) and
- * member/kv.log beside it, one JSON line per change since kv.json was written. A write appends a line
- * (what changed: the state without its keys, and each key it touched, null when deleted) where writing
- * the whole state cost ~2 ms per write at 1,600 keys; once the log outgrows the state (or 64 KiB) the
- * whole state is written again (a temporary file renamed over kv.json) and the log starts over.
+ * member/kv.log beside it, one JSON line per change since kv.json was written. A put or delete appends
+ * a line (the state without its keys, and each key it touched, null when deleted) where writing the
+ * whole state cost ~1.4 ms of CPU per write at 1,600 keys; once the log outgrows the state (or 64 KiB)
+ * the whole state is written again (a temporary file renamed over kv.json) and the log starts over.
+ * Any other change (the cluster version, a downgrade, a copy of the leader's state) writes the whole state.
  *
  * Like the whole-file write it replaces, every save is made before the member answers and goes to the
  * page cache without fsync: it survives the member's kill -9, not the machine's crash. The log's first
@@ -100,8 +101,13 @@ export class MemberStore {
     return { state: st.value, replayed, ...(torn ? { skipped: 'a torn last line (the member was killed mid-write)' } : {}) };
   }
 
-  /** Stores the change just made to `st`: the state without its keys, and the keys `changed` touched (absent from `st.kvs`: deleted). */
-  save(st: Persisted, changed: readonly string[] = []): void {
+  /**
+   * Stores the change just made to `st`. With the keys it touched (absent from `st.kvs`: deleted; none:
+   * only the rest of the state changed): one line of the log, the state without its keys and those
+   * keys. Without them: the whole state, whatever changed (a change whose keys are not named is never lost).
+   */
+  save(st: Persisted, changed?: readonly string[]): void {
+    if (changed === undefined) return this.compact(st);
     if (this.fd === undefined) return this.compact(st);
     const k = emptyDict<Kv | null>();
     for (const key of changed) k[key] = own(st.kvs, key) ?? null;
