@@ -168,7 +168,7 @@ st.clients[name] = ownClientUrl;
 function persist(keys?: readonly string[]): void {
   store.save(st, keys);
 }
-store.compact(st);
+persist();
 
 /**
  * The v2 store as etcd keeps it on disk, its newest snapshot file (member/snap/TERM-INDEX.snap): the
@@ -381,7 +381,7 @@ async function syncFromLeader(): Promise<void> {
   if (!lp) return;
   const full = readState(await peerCall(lp.peerUrl, '/peer/state', undefined, 2000));
   st = { ...full, clients: dict({ ...st.clients, ...full.clients }) };
-  store.compact(st);
+  persist();
 }
 
 /** The leader as this member knows it: itself, or the one it agrees on and has heard from. */
@@ -829,8 +829,7 @@ void listen(peerServer, peerUrl)
 function shutdown(signal: string): void {
   log('N', `received ${signal} signal, shutting down...`);
   clearInterval(timer);
-  // a member stopped cleanly leaves its whole state in kv.json
-  store.compact(st);
+  persist();
   clientServer.close();
   peerServer.close();
   clientServer.closeAllConnections();
