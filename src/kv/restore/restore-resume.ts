@@ -9,7 +9,7 @@
 import { readRestore, restorePath, restoreProgress, stopsBegun, type RestoreRecord } from '../journal/restore-record.js';
 import { OpsError } from '../../core/errors.js';
 import type { SnapshotStatus } from '../snapshot/status.js';
-import type { RestoreOptions } from './restore.js';
+import type { ClusterSpec } from '../cluster/cluster-file.js';
 
 export interface Recorded {
   resume?: RestoreRecord;
@@ -21,11 +21,17 @@ export interface Recorded {
 
 const short = (sha: string) => `${sha.slice(0, 16)}…`;
 
-export function recordedRestore(
-  o: Pick<RestoreOptions, 'dataDir' | 'cluster' | 'snapshot' | 'toVersion' | 'targetBin' | 'again'>,
-  snap: SnapshotStatus,
-  notes: string[],
-): Recorded {
+/** What of a `kv restore` command decides: its cluster, opsctl's data dir, and the restore it asks for. */
+export interface Asked {
+  dataDir: string;
+  cluster: Pick<ClusterSpec, 'key'>;
+  snapshot: string;
+  toVersion?: string;
+  targetBin?: string;
+  again?: boolean;
+}
+
+export function recordedRestore(o: Asked, snap: SnapshotStatus, notes: string[]): Recorded {
   const file = restorePath(o.dataDir, o.cluster.key);
   const prior = readRestore(file);
   if (!prior) return {};
