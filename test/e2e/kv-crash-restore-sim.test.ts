@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { MemberStore } from '@opsctl/etcd-sim/store.js';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KvClient } from '../../src/kv/cluster/client.js';
@@ -58,8 +59,10 @@ describe('kill -9 at every crash point of kv restore, resumed by the identical c
       return { m, kept: all.filter((f) => f.startsWith('data.before-restore-')), staged: all.filter((f) => f.startsWith('data.restore-')) };
     });
   /** Whether a data dir holds the write made after the snapshot (the old data). */
+  // (the member's state as it loads it: kv.json and the log of changes after it, packages/etcd-sim/src/store.ts)
   const old = (dir: string) =>
-    existsSync(join(dir, 'member', 'kv.json')) && readFileSync(join(dir, 'member', 'kv.json'), 'utf8').includes(Buffer.from('after/point').toString('base64'));
+    existsSync(join(dir, 'member', 'kv.json')) &&
+    JSON.stringify(new MemberStore(join(dir, 'member')).load().state ?? {}).includes(Buffer.from('after/point').toString('base64'));
 
   it('every state of kv restore --snapshot (a hop 3.2 → 3.3 restored onto 3.2)', async () => {
     const r = await sweep({
