@@ -21,7 +21,9 @@ import { MEMBER_STEPS } from '../../src/kv/cluster/types.js';
  * The states are named by the listing run's members, but a new cluster may elect another leader, and a hop
  * takes its members followers first, the leader last: a state with a member is killed at by its place, not
  * its name (the same call on any member, the Nth such point after the previous state as the listing passed
- * them), and each member name of the listing must stand for one member of the cluster the chain is on.
+ * them), until a kill shows which member of this cluster the listing's name stands for (one each way, per
+ * cluster); from then on by that member's name. A state reached on a fresh cluster is said on the output.
+ * Each run's wall time is returned; OPSCTL_CRASH_TRACE_DIR=DIR keeps each run's debug lines there, timed.
  */
 export const CRASH = fileURLToPath(new URL('../fixtures/opsctl-crash.cjs', import.meta.url));
 
@@ -78,11 +80,18 @@ function matcher(state: string): RegExp {
   );
 }
 
-/** OPSCTL_CRASH_AT for `state`, in a run that goes on from the listing's point `from`: its words, any member, the Nth such point after `from`. */
-function crashAt(points: string[], state: string, from: number): string {
-  const re = matcher(state);
-  const n = 1 + points.slice(from, points.indexOf(state)).filter((p) => re.test(p)).length;
-  return n === 1 ? generic(state) : `${generic(state)}#${n}`;
+/**
+ * OPSCTL_CRASH_AT for `state`, in a run that goes on from the listing's point `from`: its words, with its
+ * member as this cluster's (`names`: the listing's member → this cluster's, where a kill showed it) or any
+ * member, and the Nth such point after `from` as the listing passed them.
+ */
+function crashAt(points: string[], state: string, from: number, names: Map<string, string>): string {
+  const member = memberOf(state);
+  const known = member && names.get(member);
+  const words = known ? state.replace(/ \S+ \(changes\)$/, ` ${known} (changes)`) : generic(state);
+  const like = known ? (p: string) => p === state : (p: string) => matcher(state).test(p);
+  const n = 1 + points.slice(from, points.indexOf(state)).filter(like).length;
+  return n === 1 ? words : `${words}#${n}`;
 }
 
 /** The words a run was killed at (the fixture says them), if it was. */
@@ -142,16 +151,18 @@ export async function sweep(o: {
     // (the resume of the chain goes on from the previous state: the Nth point like this one after it in the listing)
     let from = 0;
     for (const s of states) {
-      let r = await timed(s, { ...o.env, OPSCTL_CRASH_AT: crashAt(points, s, from) });
+      let r = await timed(s, { ...o.env, OPSCTL_CRASH_AT: crashAt(points, s, from, names) });
       runs++;
       if (fits(s, killedAt(r))) reached.push({ state: s, how: 'chain' });
       else {
         // The resume took another path (or finished): this state on a fresh cluster, then the chain goes on from it.
         if (r.signal && !killedAt(r)) throw new Error(`the run for ${s} ended by ${r.signal}, not at a point:\n${r.stderr}`);
         if (!r.signal && !finished(r)) throw new Error(`the resume before ${s} failed (exit ${r.exitCode}):\n${r.stderr}`);
+        const how = r.signal ? `killed at ${killedAt(r)}` : `exit ${r.exitCode}`;
+        console.log(`crash sweep: the resume before "${s}" took another path (${how}): that state on a fresh cluster`);
         await o.reset();
         names.clear();
-        r = await timed(`${s} (fresh)`, { ...o.env, OPSCTL_CRASH_AT: crashAt(points, s, 0) });
+        r = await timed(`${s} (fresh)`, { ...o.env, OPSCTL_CRASH_AT: crashAt(points, s, 0, names) });
         runs++;
         if (!fits(s, killedAt(r))) throw new Error(`a fresh run never reached ${s} (exit ${r.exitCode ?? r.signal}):\n${r.stderr}`);
         reached.push({ state: s, how: 'reset' });
