@@ -318,8 +318,8 @@ export class UpgradeRun {
           steps: mine,
           target: { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? own },
           gateFirstStop: true,
-          gate: () =>
-            gateBeforeStop(this.env, ms).then(
+          gate: (resumed) =>
+            gateBeforeStop(this.env, ms, undefined, resumed).then(
               () => undefined,
               (err: Error) => {
                 throw new GateRefused(err.message);
