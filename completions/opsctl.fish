@@ -2481,6 +2481,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'to-version' -x -
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'target-bin' -r -F -d 'real etcd: the release directory to start (its etcdutl, before 3.5 its etcdctl, '
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'restore-cmd' -x -d 'with --endpoints: restores {snapshot} on a stopped member'\''s host ({name} {peer} '
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'restore-check-cmd' -x -d 'with --endpoints: exits 0 when the host is reachable and the data dir is there'
+complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'again' -d 'restore the snapshot although the last restore recorded here restored it already'
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'dry-run' -d 'check everything and print the plan; change nothing'
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'json' -d 'print JSON; only some fields: --json=id,name (attached: --json never takes the n'
 complete -c opsctl -n '__fish_seen_subcommand_from restore' -l 'jq' -x -d 'filter the JSON output through a jq expression (implies --json; strings print ra'

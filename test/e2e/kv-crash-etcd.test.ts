@@ -1,106 +1,121 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { crashReal } from '../helpers/crash-cluster.js';
-import { crashRun, sweep } from '../helpers/crash-points.js';
+import { byPosition, crashRun, POSITIONS, positionsText, sweep, type Sweep } from '../helpers/crash-points.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
 
 /**
  * Kill -9 on real etcd (issue 44): three members run by a control script through the command driver
- * (stop/start/running/backup templates, as an operator's hosts), a writer every 20 ms and a monitor of
- * every member's process. The simulated sweeps (kv-crash-hop-sim, -ladder-sim, -back-sim) kill at every
- * state of every member; here, on real binaries, where they differ: every state from the last member's
- * stop of a real 3.5.35 → 3.6.16 hop on (the window the issue found: the last member down, the cluster
- * version still 3.5), and the crossing from the first hop of a 3.4 → 3.5.35 → 3.6.16 ladder into its
- * second, up to the first member started on 3.6; the identical command is run again each time (the
- * ladder's with --target-bin for both hops, the first one finished: accepted, noted).
+ * (stop/start/running/backup templates, as an operator's hosts), a writer every 100 ms and a monitor of
+ * every member's process every 20 ms. Every state of a real 3.5.35 → 3.6.16 hop, and of the second hop of a 3.4 →
+ * 3.5.35 → 3.6.16 ladder (with the ladder's move into it): each member's by its position in the hop's
+ * order (first, middle, last: chosen, printed and asserted by position), and the cluster's after them.
+ * The identical command is run again each time (the ladder's with --target-bin for both hops, the first
+ * one finished: accepted, noted). The simulated sweeps (kv-crash-hop-sim, -ladder-sim, -back-sim) cover
+ * every state of every hop, the downgrade and the rollback.
+ *
+ * The three tests run at once, each on a cluster of its own: a sweep mostly waits on etcd (elections,
+ * health, the cluster version), and none of them reads a clock (conditions, generous deadlines).
  */
 const dirs = etcdLadderDirs();
 const FAST = ['--poll-interval', '50ms', '--settle', '0s'];
+const HOP = '3.5→3.6';
+
+/** The sweep's figures, and each run's wall time (the listing run, each killed run, the last). */
+function report(label: string, r: Sweep, seen: { acked: string[]; failedWrites: number; maxDown: number }): void {
+  const killed = r.times.filter((t) => t.run !== 'listing' && t.run !== 'last').map((t) => t.ms);
+  const sum = killed.reduce((a, b) => a + b, 0);
+  console.log(
+    `crash points (${label}): ${r.points} points, ${r.states.length} states killed at (${r.reached.filter((x) => x.how === 'reset').length} on a fresh cluster), ${r.runs} runs; ` +
+      `by member position: ${positionsText(r.states, HOP)}; ${seen.acked.length} writes acknowledged, ${seen.failedWrites} not, at most ${seen.maxDown} member down\n` +
+      `  run times (ms): listing ${r.times[0]!.ms}; killed runs ${killed.join(' ')} (sum ${sum}, mean ${Math.round(sum / Math.max(1, killed.length))}); last ${r.times.at(-1)!.ms}`,
+  );
+}
+
+/** Every position's member has its stop and its start among the states killed at (and every state was reached). */
+function expectEveryPosition(r: Sweep): void {
+  expect(r.last.exitCode, r.last.stderr).toBe(0);
+  expect(r.reached.map((x) => x.state)).toEqual(r.states);
+  const p = byPosition(r.states, HOP);
+  for (const at of POSITIONS)
+    for (const call of ['stop', 'start']) expect(r.states, `${at} (${p.names[at]}): ${call}`).toContain(`${HOP} after ${call} ${p.names[at]} (changes)`);
+  expect(r.states.filter((x) => p.of(x) === 'cluster').length).toBeGreaterThanOrEqual(2);
+}
 
 describe.runIf(Boolean(dirs))('kill -9 at every crash point on real etcd, resumed by the identical command', () => {
   const bins = () => ({ '3.4': dirs!.v34, '3.5': dirs!.v35, '3.6': dirs!.v36 });
-
-  describe('a 3.5.35 → 3.6.16 hop', () => {
-    const s = crashReal(bins(), '3.5');
-    afterAll(() => s.down());
-    it("every state from its last member's stop on: that member, the cluster version, the final health", async () => {
-      s.start();
-      const r = await sweep({
-        args: ['kv', 'upgrade', '--to', '3.6', '--yes', '--cluster', s.file, '--target-bin', `3.6=${dirs!.v36}`, ...FAST],
-        env: s.env,
-        reset: () => s.reset(),
-        only: (state, all) => all.indexOf(state) >= Math.max(...all.map((x, i) => (/ after stop \S+ \(changes\)$/.test(x) ? i : -1))),
-      });
-      await s.stopWatching();
-      console.log(
-        `crash points (real 3.5 → 3.6): ${r.points} points, ${r.states.length} states killed at (${r.reached.filter((x) => x.how === 'reset').length} on a fresh cluster), ${r.runs} runs; ${s.seen.acked.length} writes acknowledged, ${s.seen.failedWrites} not, at most ${s.seen.maxDown} member down`,
-      );
-      expect(r.last.exitCode, r.last.stderr).toBe(0);
-      expect(r.reached.map((x) => x.state)).toEqual(r.states);
-      const last = /after stop (\S+) \(changes\)$/.exec(r.states[0]!)?.[1];
-      expect(last, r.states[0]).toBeDefined();
-      for (const call of ['start']) expect(r.states.some((x) => x.endsWith(` after ${call} ${last} (changes)`))).toBe(true);
-      expect(r.states.filter((x) => / after stop /.test(x))).toHaveLength(1);
-      for (const v of await s.versions()) expect(v.cluster).toMatch(/^3\.6\./);
-      expect(s.seen.maxDown).toBeLessThanOrEqual(1);
-      expect(await s.lostWrites()).toEqual([]);
-    }, 2_400_000);
+  // (a write every 100 ms: a few dozen around each kill, at a fifth of the CPU of one every 20 ms)
+  const hop = crashReal(bins(), '3.5', { writeEveryMs: 100 });
+  const ladder = crashReal(bins(), '3.4', { writeEveryMs: 100 });
+  const regression = crashReal(bins(), '3.4');
+  afterAll(async () => {
+    for (const s of [hop, ladder, regression]) await s.down();
   });
+  const ladderArgs = (file: string) => [
+    'kv',
+    'upgrade',
+    '--to',
+    '3.6',
+    '--yes',
+    '--cluster',
+    file,
+    '--target-bin',
+    `3.5=${dirs!.v35}`,
+    '--target-bin',
+    `3.6=${dirs!.v36}`,
+    ...FAST,
+  ];
 
-  describe('the second hop of a 3.4 → 3.5.35 → 3.6.16 ladder', () => {
-    const s = crashReal(bins(), '3.4');
-    afterAll(() => s.down());
-    const args = () => [
-      'kv',
-      'upgrade',
-      '--to',
-      '3.6',
-      '--yes',
-      '--cluster',
-      s.file,
-      '--target-bin',
-      `3.5=${dirs!.v35}`,
-      '--target-bin',
-      `3.6=${dirs!.v36}`,
-      ...FAST,
-    ];
+  describe.concurrent('each on a cluster of its own, at once', () => {
+    it('a 3.5.35 → 3.6.16 hop: every state of its first, middle and last member, and the cluster version and final health after them', async () => {
+      hop.start();
+      const r = await sweep({
+        args: ['kv', 'upgrade', '--to', '3.6', '--yes', '--cluster', hop.file, '--target-bin', `3.6=${dirs!.v36}`, ...FAST],
+        env: hop.env,
+        reset: () => hop.reset(),
+        only: (state, all) => byPosition(all, HOP).of(state) !== undefined,
+      });
+      await hop.stopWatching();
+      report('real 3.5 → 3.6', r, hop.seen);
+      expectEveryPosition(r);
+      for (const v of await hop.versions()) expect(v.cluster).toMatch(/^3\.6\./);
+      expect(hop.seen.maxDown).toBeLessThanOrEqual(1);
+      expect(await hop.lostWrites()).toEqual([]);
+    }, 2_400_000);
 
-    it("regression: after the first hop, the identical command (--target-bin for both hops) goes on, the finished hop's binary noted", async () => {
-      await s.reset();
-      const killed = await crashRun(args(), { ...s.env, OPSCTL_CRASH_AT: '* after journal ladder.json running:hop1:* (changes)' });
+    it("regression: after a ladder's first hop, the identical command (--target-bin for both hops) goes on, the finished hop's binary noted", async () => {
+      await regression.reset();
+      const args = ladderArgs(regression.file);
+      const killed = await crashRun(args, { ...regression.env, OPSCTL_CRASH_AT: '* after journal ladder.json running:hop1:* (changes)' });
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
-      const again = await crashRun(args(), s.env);
+      const again = await crashRun(args, regression.env);
       // the identical command is taken: the finished hop's --target-bin noted, not refused
       expect(again.stderr).toMatch(/--target-bin 3\.5=\S+: the hop to 3\.5 is done; not used by this run/);
       expect(again.stderr).not.toMatch(/no hop of this ladder goes to 3\.5/);
       // (the harness's 3.4 cluster had a v3 write, as a cluster in use has: see crash-cluster.ts and
       // kv-v3-membership-etcd.test.ts for one that had none, refused before any stop)
       expect(again.exitCode, again.stderr).toBe(0);
-      for (const v of await s.versions()) {
+      for (const v of await regression.versions()) {
         expect(v.server).toMatch(/^3\.6\./);
         expect(v.cluster).toMatch(/^3\.6\./);
       }
     }, 600_000);
 
-    it("every state from the first hop done to the second hop's first member started on 3.6", async () => {
-      s.start();
+    it("a ladder's second hop (3.4 → 3.5.35 → 3.6.16): the move into it, and every state of its first, middle and last member and of the cluster", async () => {
+      ladder.start();
       const r = await sweep({
-        args: args(),
-        env: s.env,
-        reset: () => s.reset(),
-        // the ladder's move to hop 2, and hop 2 up to its first member's start on 3.6 (the rest of a hop: above, and the sims)
-        only: (state, all) =>
-          / ladder\.json running:hop1:/.test(state) ||
-          (state.startsWith('3.5→3.6 ') && all.indexOf(state) <= all.findIndex((x) => x.startsWith('3.5→3.6 ') && / after start \S+ \(changes\)$/.test(x))),
+        args: ladderArgs(ladder.file),
+        env: ladder.env,
+        reset: () => ladder.reset(),
+        // the ladder's record of its first hop done (the second running), then the whole second hop
+        only: (state, all) => / after journal ladder\.json running:hop1:/.test(state) || byPosition(all, HOP).of(state) !== undefined,
       });
-      await s.stopWatching();
-      console.log(
-        `crash points (real ladder, 3.5 → 3.6 hop): ${r.points} points, ${r.states.length} states killed at, ${r.runs} runs; ${s.seen.acked.length} writes acknowledged, at most ${s.seen.maxDown} member down`,
-      );
-      expect(r.last.exitCode, r.last.stderr).toBe(0);
-      expect(r.reached.map((x) => x.state)).toEqual(r.states);
-      for (const v of await s.versions()) expect(v.cluster).toMatch(/^3\.6\./);
-      expect(s.seen.maxDown).toBeLessThanOrEqual(1);
-      expect(await s.lostWrites()).toEqual([]);
+      await ladder.stopWatching();
+      report('real ladder, its 3.5 → 3.6 hop', r, ladder.seen);
+      expect(r.states[0]).toMatch(/^3\.4→3\.5 after journal ladder\.json running:hop1:/);
+      expectEveryPosition(r);
+      for (const v of await ladder.versions()) expect(v.cluster).toMatch(/^3\.6\./);
+      expect(ladder.seen.maxDown).toBeLessThanOrEqual(1);
+      expect(await ladder.lostWrites()).toEqual([]);
     }, 2_400_000);
   });
 });

@@ -10,8 +10,10 @@ import { until } from './kv.js';
 /**
  * The clusters of the crash-point sweeps, each with a monitor and a writer: the monitor samples every
  * member's process every 20 ms (never while the cluster itself is being replaced) and keeps the most
- * members down at once; the writer puts a key every 20 ms through whichever member answers and keeps
- * each key it was acknowledged (since the last reset).
+ * members down at once; the writer puts a key every `writeEveryMs` (20 ms by default) through whichever
+ * member answers and keeps each key it was acknowledged (since the last reset). (On real etcd a put every
+ * 20 ms costs about a quarter of a core per cluster, three members' raft and fsync: the real sweeps write
+ * less often, still dozens of writes around each kill.)
  */
 interface Member {
   name: string;
@@ -19,7 +21,7 @@ interface Member {
   alive(): boolean;
 }
 
-function watched(members: () => Member[]) {
+function watched(members: () => Member[], writeEveryMs = 20) {
   const session = new KvSession();
   const seen = { maxDown: 0, samples: 0, acked: [] as string[], failedWrites: 0 };
   let stop = false;
@@ -53,7 +55,7 @@ function watched(members: () => Member[]) {
         if (ok) seen.acked.push(key);
         else seen.failedWrites++;
       }
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, writeEveryMs));
     }
   };
   return {
@@ -146,13 +148,14 @@ export function crashSandbox(size = 3) {
  * as an operator's hosts are: one cluster file at one path (the identical command), rewritten for each
  * new cluster; `bins` by minor, the members started on `from`.
  */
-export function crashReal(bins: Record<string, string>, from: string, size = 3) {
+export function crashReal(bins: Record<string, string>, from: string, o: { size?: number; writeEveryMs?: number } = {}) {
+  const size = o.size ?? 3;
   const cfg = tempConfigDir('opsctl-crash-real-');
   const env = { OPSCTL_CONFIG_DIR: cfg.dir };
   const file = join(cfg.dir, 'cluster.yaml');
   let c: RealCluster | undefined;
   const members = (): Member[] => c?.members.map((m) => ({ name: m.name, endpoint: m.clientUrl, alive: () => c!.alive(m) })) ?? [];
-  const w = watched(members);
+  const w = watched(members, o.writeEveryMs);
   return {
     ...w,
     dir: cfg.dir,

@@ -75,8 +75,9 @@ case "$1" in
       nohup "$bin/etcd" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null &
     fi
     echo $! >"$d/pid" ;;
-  stop) [ -f "$d/pid" ] && kill -TERM "$(cat "$d/pid")" 2>/dev/null || true ;;
-  running) [ -f "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$(cat "$d/pid")/status" ;;
+  # (the PID file's process only while it is this member's etcd: a PID the kernel gave another process since is not it)
+  stop) [ -f "$d/pid" ] && grep -qaF "$d/" "/proc/$(cat "$d/pid")/cmdline" 2>/dev/null && kill -TERM "$(cat "$d/pid")" 2>/dev/null || true ;;
+  running) [ -f "$d/pid" ] && grep -qaF "$d/" "/proc/$(cat "$d/pid")/cmdline" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$(cat "$d/pid")/status" 2>/dev/null ;;
   config) echo "$d/etcd.yaml" ;;
   *) echo "usage: ctl.sh start|stop|running|config NAME [BINDIR]" >&2; exit 2 ;;
 esac

@@ -135,6 +135,25 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     expect(again.code, again.stderr).toBe(0);
   }, 300_000);
 
+  it("the next hop's settings are read while the hop before waits for its cluster version (etcd raises it on its own clock), not after", async () => {
+    const s = await up('3.2');
+    const r = await s.kv('upgrade', '--to', '3.4', '--yes', ...FAST, '--debug');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.split('\n');
+    const at = (re: RegExp, from = 0) => lines.findIndex((l, i) => i >= from && re.test(l));
+    const waiting = at(/^… cluster: wait for the cluster version to reach 3\.3$/);
+    const reached = at(/^✓ cluster: wait for the cluster version to reach 3\.3: /);
+    expect(waiting, r.stderr).toBeGreaterThan(0);
+    expect(reached).toBeGreaterThan(waiting);
+    // the reads of hop 2 (3.3 → 3.4) begin as the wait begins (before its first poll answers), and all three are in before the next hop's pre-flight
+    const settled = at(/^✓ kv\d: settle: /, at(/^Hop 1\/2|wait for the cluster version to reach 3\.3, final health pass/));
+    const reads = lines.map((l, i) => (/point: before startSettings kv\d$/.test(l) && i > settled ? i : -1)).filter((i) => i >= 0);
+    expect(reads.length, r.stderr).toBeGreaterThanOrEqual(3);
+    expect(reads.slice(0, 3).every((i) => i < reached)).toBe(true);
+    expect(at(/point: after startSettings kv\d$/, reads[2])).toBeLessThan(at(/^… pre-flight: checking 3 members$/, reached));
+    for (const v of await versions(s)) expect(v).toMatchObject({ cluster: '3.4.0' });
+  }, 120_000);
+
   it('opsctl killed (SIGKILL) during the 3.4 → 3.5 hop: the re-run resumes at that hop and member and finishes', async () => {
     const s = await up('3.2');
     expect((await s.kv('put', 'before', 'kill')).code).toBe(0);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { MemberStore } from '@opsctl/etcd-sim/store.js';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kvSandbox } from '../helpers/kv.js';
@@ -86,11 +87,35 @@ describe('kv restore on the simulated sandbox (the way back after the cluster ve
     for (const m of sb.spec().members) {
       const kept = readdirSync(dirname(m.dataDir)).filter((f) => f.startsWith('data.before-restore-'));
       expect(kept).toHaveLength(1);
-      expect(readFileSync(join(dirname(m.dataDir), kept[0]!, 'member', 'kv.json'), 'utf8')).toContain(Buffer.from('after/upgrade').toString('base64'));
+      // (the member's state as it loads it: kv.json and its change log)
+      expect(JSON.stringify(new MemberStore(join(dirname(m.dataDir), kept[0]!, 'member')).load().state)).toContain(
+        Buffer.from('after/upgrade').toString('base64'),
+      );
     }
     // A new cluster: the members' config files carry the new token.
     for (const m of sb.spec().members)
       expect(readFileSync(join(dirname(m.dataDir), `${m.name}.conf.yml`), 'utf8')).toContain(`initial-cluster-token: ${report.token}`);
+
+    // The same command again (an operator unsure it finished): nothing restored twice over the writes served since.
+    expect((await sb.kv('put', 'after/restore', 'served')).code).toBe(0);
+    const twice = await sb.kv('restore', '--snapshot', rp.file, '--to-version', '3.2', ...FAST, '--yes', '--json');
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(twice.json()).toMatchObject({
+      status: 'already-restored',
+      run: report.token.replace('opsctl-restore-', ''),
+      version: '3.2',
+      revision: rp.revision,
+      keys: 8,
+    });
+    expect(twice.json().restoredAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect((await sb.kv('get', 'after/restore')).stdout.trim()).toBe('served');
+    // --again restores it again (the write since is lost; a second old data dir kept beside the first)
+    const again = await sb.kv('restore', '--snapshot', rp.file, '--to-version', '3.2', ...FAST, '--yes', '--again', '--json');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'restored', revision: rp.revision, keys: 8 });
+    expect(again.stderr).toMatch(/--again: \S+ was restored already \(run \S+, .*\); restored again, every write since lost/);
+    expect((await sb.kv('get', 'after/restore', '--require')).code).toBe(1);
+    for (const m of sb.spec().members) expect(readdirSync(dirname(m.dataDir)).filter((f) => f.startsWith('data.before-restore-'))).toHaveLength(2);
   }, 60_000);
 
   it('bad input is refused before any member is stopped: a snapshot failing its hash, a snapshot of another cluster, a missing data dir, an unreachable host', async () => {

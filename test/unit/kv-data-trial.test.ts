@@ -4,7 +4,7 @@ import type { MemberDriver } from '../../src/kv/drivers/driver.js';
 import type { StartSettings } from '../../src/kv/drivers/start-settings.js';
 import { runDataTrial, runDataTrials } from '../../src/kv/trial/data.js';
 import { hashOf, memberDirs, memberTls, parseData } from '../../src/kv/trial/data-read.js';
-import { dataScript, type DataScriptInput } from '../../src/kv/trial/data-script.js';
+import { dataScript, NOT_HASHED, type DataScriptInput } from '../../src/kv/trial/data-script.js';
 import { parseConfigDoc, timingIsDefault, trialIsContained, trialPlan } from '../../src/kv/trial/rewrite.js';
 import { fingerprint, runTrials } from '../../src/kv/trial/run.js';
 
@@ -266,6 +266,26 @@ describe('the judgement', () => {
     const f = await runDataTrial({ ...job, hop: '3.2 → 3.3', release: '3.3.27' }, { driver: d, timeoutS: 30 });
     expect(f.result).toBe('ok');
     expect(f.detail).toContain('it served a read at revision 21 (kv1 was at 20 before the copy); hashes not compared: kv1 has no HashKV (etcd 3.2)');
+  });
+
+  it('a 3.2 member: its status said 3.2, so no step hashed the copy (nothing to compare with); ok as above; a member that answers HashKV after all: not checked', async () => {
+    const unhashed = ['step 0 ready 900 21', 'step 0 copyhash ', `step 0 copyhasherr ${NOT_HASHED}`];
+    const none = 'livehasherr Error: rpc error: code = Unimplemented desc = unknown method HashKV for service etcdserverpb.Maintenance';
+    const d = hostSaying(out(...unhashed, 'livehash ', none));
+    const f = await runDataTrial({ ...job, hop: '3.2 → 3.3', release: '3.3.27' }, { driver: d, timeoutS: 30 });
+    expect(f.result).toBe('ok');
+    expect(f.detail).toContain('hashes not compared: kv1 has no HashKV (etcd 3.2)');
+    const odd = await runDataTrial(
+      { ...job, hop: '3.2 → 3.3', release: '3.3.27' },
+      { driver: hostSaying(out(...unhashed, `livehash ${HASH(5)}`)), timeoutS: 30 },
+    );
+    expect(odd.result).toBe('not-checked');
+    expect(odd.detail).toContain('the copy was not hashed (kv1 said it runs etcd 3.2, which has no HashKV), but it answers HashKV');
+    // the script asks the live member's release once (its status), and hashes the copy only where it is not 3.2
+    const script = d.scripts[0]!;
+    expect(script).toMatch(/lver=\$\(lctl --command-timeout 10s endpoint status -w json/);
+    expect(script).toContain('case $lver in 3.0.*|3.1.*|3.2.*) hashcopy=0 ;; *) hashcopy=1 ;; esac');
+    expect(script).toContain(`[ "$hashcopy" = 1 ] || { say "step $1 copyhash "; say "step $1 copyhasherr ${NOT_HASHED}"; return; }`);
   });
 
   it('not checked, each with the one thing that makes it run', async () => {

@@ -25,7 +25,7 @@
  * sets none, a test entry (packages/etcd-sim/testing/) sets them.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { dict, emptyDict, own } from '@opsctl/shared/lookup.js';
@@ -37,6 +37,7 @@ import { rangeOf } from './range.js';
 import { badGates, refusedFlag } from './flags.js';
 import { conditions as fault } from './conditions.js';
 import { isAppend, isPeerDelete, isPeerPut, isPing, readState, type Append, type Kv, type PeerDelete, type Persisted, type PingInfo } from './messages.js';
+import { MemberStore } from './store.js';
 
 /** The release each minor stands for: the real binaries the tests run (3.4 is Debian's etcd-server). */
 const VERSIONS = SIM_RELEASES;
@@ -134,7 +135,8 @@ function peerOf([n, u]: string[]): Peer {
 }
 
 mkdirSync(join(dataDir, 'member'), { recursive: true });
-const stateFile = join(dataDir, 'member', 'kv.json');
+// member/kv.json and the log of the changes since (store.ts)
+const store = new MemberStore(join(dataDir, 'member'));
 const peers: Peer[] = initialCluster
   .split(',')
   .map((e) => e.split('='))
@@ -143,9 +145,9 @@ const peers: Peer[] = initialCluster
 const clusterSize = peers.length + 1;
 const quorum = Math.floor(clusterSize / 2) + 1;
 
-let st: Persisted = existsSync(stateFile)
-  ? readState(JSON.parse(readFileSync(stateFile, 'utf8')))
-  : { revision: 1, kvs: emptyDict(), clusterVersion: '', clients: emptyDict() };
+const loaded = store.load();
+if (loaded.skipped) log('W', `member/kv.log: ${loaded.skipped} (${loaded.replayed} changes replayed)`);
+let st: Persisted = loaded.state ?? { revision: 1, kvs: emptyDict(), clusterVersion: '', clients: emptyDict() };
 if (st.clusterVersion && cmp(st.clusterVersion, minorVersion) > 0) {
   fail(`cluster cannot be downgraded (current version: ${serverVersion} is lower than determined cluster version: ${st.clusterVersion})`);
 }
@@ -159,10 +161,12 @@ let published = false;
 const ownClientUrl = clientUrl.href.replace(/\/$/, '');
 st.clients[name] = ownClientUrl;
 
-function persist(): void {
-  const tmp = `${stateFile}.tmp`;
-  writeFileSync(tmp, JSON.stringify(st));
-  renameSync(tmp, stateFile);
+/**
+ * Stores the change just made to `st`, before anyone is told of it: a put or delete names the keys it
+ * touched (one line of member/kv.log); any other change writes the whole state (store.ts).
+ */
+function persist(keys?: readonly string[]): void {
+  store.save(st, keys);
 }
 persist();
 
@@ -333,6 +337,7 @@ async function leaderDelete(d: PeerDelete): Promise<{ revision: number; deleted:
 }
 
 type Change = { key: string; kv: Kv } | { deleted: string[] };
+const keysOf = (c: Change): string[] => ('key' in c ? [c.key] : c.deleted);
 
 /** One write on the leader: `apply` changes the state at the next revision (undefined: nothing changed), then a majority stores it. */
 function leaderWrite(apply: (rev: number) => Change | undefined): Promise<{ revision: number }> {
@@ -342,7 +347,7 @@ function leaderWrite(apply: (rev: number) => Change | undefined): Promise<{ revi
     const change = apply(rev);
     if (!change) return { revision: st.revision };
     st.revision = rev;
-    persist();
+    persist(keysOf(change));
     // Committed once a majority (the leader included) stored it, as Raft does: a slow follower does
     // not hold the write up; it gets the entry when its append lands, or catches up on its next tick.
     const entry: Append = { leader: name, term, revision: rev, ...change };
@@ -630,7 +635,7 @@ async function applyAppend(a: Append): Promise<void> {
     if ('deleted' in a) for (const k of a.deleted) delete st.kvs[k];
     else st.kvs[a.key] = a.kv;
     st.revision = a.revision;
-    persist();
+    persist(keysOf(a));
   } else if (a.revision > st.revision) await syncFromLeader();
 }
 

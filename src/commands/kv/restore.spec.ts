@@ -32,6 +32,10 @@ export const spec = defineVerb({
       help: "with --endpoints: restores {snapshot} on a stopped member's host ({name} {peer} {cluster} {token} {run})",
     },
     restoreCheckCmd: { type: 'string', value: 'template', help: 'with --endpoints: exits 0 when the host is reachable and the data dir is there' },
+    again: {
+      type: 'boolean',
+      help: 'restore the snapshot although the last restore recorded here restored it already (every write since is lost); without it, that command run again says so and changes nothing',
+    },
     dryRun: { type: 'boolean', help: 'check everything and print the plan; change nothing' },
   },
   examples: [

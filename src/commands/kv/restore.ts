@@ -5,7 +5,8 @@ import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/upgrade/options.js';
-import { describeRestore, planRestore, runRestore } from '../../kv/restore/restore.js';
+import { describeRestore, planRestore } from '../../kv/restore/restore.js';
+import { runRestore } from '../../kv/restore/restore-run.js';
 import { reporter, resolveCluster, timeouts } from './lib/shared.js';
 import { KNOWN_MINORS } from './upgrade.js';
 import type { OptionsOf } from '../spec.js';
@@ -75,9 +76,15 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
     now: ctx.now,
     reporter: reporter(ctx),
     signal: ctx.abort.signal,
+    again: opts.again,
+    debug: ctx.debugSink,
   };
   const plan = await planRestore(o);
   const text = describeRestore(plan);
+  if (plan.done) {
+    const d = plan.done;
+    return { data: { status: 'already-restored', run: d.id, snapshot: d.snapshot.file, version: d.to, restoredAt: d.updatedAt, ...d.result }, message: text };
+  }
   if (opts.dryRun) return { data: { status: 'planned', ...plan }, text: `${text}\n(--dry-run: nothing was changed)` };
   ctx.io.err(text);
   const what = {
@@ -90,7 +97,7 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
   return {
     data: r,
     text: r.members.map((m) => `${m.name}: ${m.detail}`).join('\n'),
-    message: `cluster restored from ${r.snapshot}: ${r.members.length} members healthy on ${r.version} (cluster version ${r.clusterVersion}) after ${fmtMs(r.healthyMs)}, revision ${r.revision}, ${r.keys} keys (total ${fmtMs(r.totalMs)})`,
+    message: `${r.resumed ? `restore ${r.resumed} finished; ` : ''}cluster restored from ${r.snapshot}: ${r.members.length} members healthy on ${r.version} (cluster version ${r.clusterVersion}) after ${fmtMs(r.healthyMs)}, revision ${r.revision}, ${r.keys} keys (total ${fmtMs(r.totalMs)})`,
   };
 }
 

@@ -4,6 +4,7 @@ import { OpsError } from '../../core/errors.js';
 import { onDiskBytes } from '../drivers/backup-copy.js';
 import { journalPath, lockJournal, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
+import { readRestore, restorePath, type RestoreRecord } from '../journal/restore-record.js';
 import { loadSandbox, sandboxCluster } from '../sandbox/sandbox.js';
 
 /**
@@ -52,6 +53,15 @@ export const duBytes = onDiskBytes;
 
 function item(kind: BackupKind, member: string, path: string): BackupItem {
   return { kind, member, path, bytes: duBytes(path), date: lstatSync(path).mtime.toISOString() };
+}
+
+/** The cluster's restore journal, when it can be read (a half-done restore's kept dirs are its way back). */
+function safeRestore(dataDir: string, cluster: string): RestoreRecord | undefined {
+  try {
+    return readRestore(restorePath(dataDir, cluster));
+  } catch {
+    return undefined;
+  }
 }
 
 function safeJournal(dataDir: string, cluster: string): Journal | undefined {
@@ -115,6 +125,10 @@ export function findBackups(dataDir: string): BackupRun[] {
       if (IN_PROGRESS.has(j.status)) {
         r.neededBy = `${r.journal.file} (upgrade ${j.id} to ${j.target} is ${j.status}: its backups are the way back)`;
       }
+    }
+    const restore = r.kind === 'restore' ? safeRestore(dataDir, r.cluster) : undefined;
+    if (restore?.id === r.run && restore.status === 'running') {
+      r.neededBy = `${restorePath(dataDir, r.cluster)} (restore ${restore.id} is half done: its kept data dirs are the old data)`;
     }
     r.items.sort((a, b) => a.member.localeCompare(b.member) || a.kind.localeCompare(b.kind));
   }

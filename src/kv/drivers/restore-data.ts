@@ -80,17 +80,27 @@ export function dropStaged(m: MemberSpec, run: string): void {
 
 /**
  * A stopped local member switched to its staged data: the old data dir renamed aside (kept, never
- * deleted), the staged one renamed into place; its config file gets the new token.
+ * deleted), the staged one renamed into place; its config file gets the new token. Safe to redo for the
+ * same run (a resume after a kill): a swap already made is seen as made (the kept dir there, nothing
+ * staged) and never made twice over the restored data; a kill between the two renames is finished.
  */
 export function swapLocalData(sandbox: SandboxSpec, m: MemberSpec, r: RestoreRequest): string {
   const dataDir = m.dataDir!;
   const kept = keptDir(dataDir, r.run);
-  renameSync(dataDir, kept);
-  renameSync(stagedDir(dataDir, r.run), dataDir);
+  const staged = stagedDir(dataDir, r.run);
+  const swapped = existsSync(kept) && !existsSync(staged);
+  if (!swapped) {
+    if (!existsSync(staged))
+      throw new Error(`member ${m.name}: the restored data ${staged} is missing (built before the first stop): its data dir ${dataDir} was left as it is`);
+    if (existsSync(kept) && existsSync(dataDir))
+      throw new Error(`member ${m.name}: ${dataDir}, ${kept} and ${staged} all exist: not a state kv restore leaves; check which holds what`);
+    if (!existsSync(kept)) renameSync(dataDir, kept);
+    renameSync(staged, dataDir);
+  }
   if (m.configFile && existsSync(m.configFile)) {
     const text = readFileSync(m.configFile, 'utf8');
     writeFileSync(m.configFile, text.replace(/^initial-cluster-token: .*$/m, `initial-cluster-token: ${r.token}`));
   }
   sandbox.token = r.token;
-  return `restored into ${dataDir}; old data kept in ${kept}`;
+  return `restored into ${dataDir}${swapped ? ' (by this restore already)' : ''}; old data kept in ${kept}`;
 }

@@ -59,8 +59,8 @@ const JournalSchema = z
 
 /** A journal that cannot be trusted: named with its path and the fix; the file is left as it is. */
 export class JournalInvalid extends OpsError {
-  constructor(file: string, why: string) {
-    super(`the kv upgrade journal ${file} cannot be used: ${why}`, 1, {
+  constructor(file: string, why: string, what = 'the kv upgrade journal') {
+    super(`${what} ${file} cannot be used: ${why}`, 1, {
       code: 'journal_invalid',
       hint: `it was not changed. Check the cluster with opsctl kv status; if no upgrade is half-done, move the file aside (mv ${file} ${file}.bad) and run the command again`,
     });

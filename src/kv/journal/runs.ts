@@ -9,6 +9,7 @@ import type { CheckRow } from '../rules/types.js';
  *   interrupted by a signal, or killed: a run that never wrote its end, found by the next one);
  * - `putBack`: members `--on-failure rollback` put back on their old version;
  * - `checks`: the hop's rulebook as it was checked before the first stop;
+ * - `proofs`: the trials that passed before it (TrialProof), which a resume of the run may stand on;
  * - `commands`: the exact roll-back command of the run (the restore command is built from it).
  */
 export type RunEnd = 'done' | 'halted' | 'interrupted' | 'killed';
@@ -33,7 +34,23 @@ export interface PutBack {
   detail: string;
 }
 
-export type JournalExtras = { runs?: JournalRun[]; putBack?: PutBack[]; checks?: CheckRow[]; commands?: { rollback?: string } };
+/**
+ * A passed trial as the run recorded it before its first stop (ladder/proofs.ts): the hop, the member,
+ * which proof (its settings' start, or its data's), when it ran, the settings it judged (their
+ * fingerprint) and the binary (its dir and release). A resume of the same run may stand on it.
+ */
+export interface TrialProof {
+  hop: string;
+  member: string;
+  rule: 'trial-start' | 'data-trial';
+  at: string;
+  fingerprint: string;
+  binDir?: string;
+  release?: string;
+  detail: string;
+}
+
+export type JournalExtras = { runs?: JournalRun[]; putBack?: PutBack[]; checks?: CheckRow[]; proofs?: TrialProof[]; commands?: { rollback?: string } };
 export type JournalWithRuns = Journal & JournalExtras;
 
 /** Ends the last run (if still open) as `end`, at `at` (ISO). */

@@ -1,6 +1,6 @@
 /** Each hop's rulebook and trial starts, judged together before the first stop; the v2store fix they may plan; the refusal that names every reason. */
 import { UpgradeRefused } from '../upgrade/options.js';
-import { hopName, type Hop } from './plan.js';
+import type { Hop } from './plan.js';
 import { checkHop } from '../rules/index.js';
 import { PROOF_RULES } from '../rules/trial.js';
 import { fixOf } from '../rules/summary.js';
@@ -18,31 +18,44 @@ import { type LadderOptions, type LadderReport, type Overrides, type Snapshottin
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import type { JournalWithRuns } from '../journal/runs.js';
+import { onTargetOf, PROOF_REUSE_MS, recordedProofs, trialHops } from './proofs.js';
 
 /**
  * The trials of `hops` (src/kv/trial), all at once: each member's settings on each hop's binary (`prior`
  * stands where the settings did not change), and each member's data through every hop's binary in turn
- * (a data finding of `prior` that passed stands; one left for later runs now).
+ * (a data finding of `prior` that passed stands; one left for later runs now). None of a member on a
+ * hop's target already (`seen`), and none the run this one resumes passed lately (ladder/proofs.ts;
+ * `since`: a ladder's start, the oldest its hop's journal may be).
  */
 export async function trialsOf(
-  o: Pick<LadderOptions, Trying>,
+  o: Pick<LadderOptions, Trying | 'now'>,
   hops: Hop[],
   bins: Record<string, Binaries>,
   prior?: Map<string, TrialFinding[]>,
+  look?: { seen?: ClusterObservation; since?: string },
 ): Promise<Map<string, TrialFinding[]>> {
-  const list: TrialHop[] = hops.map((h) => ({
-    name: hopName(h),
-    to: h.to,
-    binDir: bins[h.to]?.dir,
-    release: strOf(bins[h.to]?.version),
-    ...(bins[h.to]?.running ? { running: true } : {}),
-  }));
+  const at = new Date(o.now()).toISOString();
+  const list: TrialHop[] = trialHops(hops, bins);
   const stopped = stoppedByJournal(o);
   // (one round of reads: each member's process is read once on its host for every trial of this call)
   const reads: SettingsReads = new Map();
-  const base = { driver: o.driver, members: o.cluster.members, timeoutS: o.trialTimeoutS ?? 30, debug: o.debug, reads, ...(stopped ? { stopped } : {}) };
+  const onTarget = onTargetOf(look?.seen);
+  const base = {
+    driver: o.driver,
+    members: o.cluster.members,
+    timeoutS: o.trialTimeoutS ?? 30,
+    debug: o.debug,
+    reads,
+    onTarget,
+    ...(stopped ? { stopped } : {}),
+  };
+  // (this process's findings first; the resumed run's recorded verdicts where this one has none; a member
+  // that run left down is judged by its journal's checks, below)
+  const recorded = await recordedProofs(o, list, reads, { since: look?.since, except: stopped?.member });
+  const known = new Map(recorded);
+  for (const [k, v] of prior ?? []) known.set(k, [...v, ...(recorded.get(k) ?? []).filter((r) => !v.some((x) => x.member === r.member))]);
   // (the data trials of members whose earlier data findings all passed are not run again)
-  const passed = (m: string) => list.every((h) => prior?.get(dataKey(h.name))?.find((t) => t.member === m)?.result === 'ok');
+  const passed = (m: string) => list.every((h) => known.get(dataKey(h.name))?.find((t) => t.member === m)?.result === 'ok');
   const again = o.cluster.members.filter((m) => !passed(m.name));
   const credentials = o.session.conn.auth;
   // Members on this machine are asked with opsctl's own client certificate (its paths are valid here): the
@@ -71,15 +84,17 @@ export async function trialsOf(
   // at once, or once the data trial did not get through its start.
   const starts = dataTrials.then((m) => new Map([...m.values()].flat().map((t): [string, DataStart] => [`${t.hop}\0${t.member}`, t as DataStart])));
   const dataStart = (job: TrialJob) => starts.then((m) => m.get(`${job.hop}\0${job.member.name}`));
-  const [settings, data] = await Promise.all([hopTrials({ ...base, dataStart }, list, prior), dataTrials]);
+  const [settings, data] = await Promise.all([hopTrials({ ...base, dataStart }, list, known), dataTrials]);
   for (const h of list) {
     const fresh = data.get(dataKey(h.name)) ?? [];
-    const kept = prior?.get(dataKey(h.name)) ?? [];
+    const kept = known.get(dataKey(h.name)) ?? [];
     settings.set(
       dataKey(h.name),
       o.cluster.members.map((m) => fresh.find((t) => t.member === m.name) ?? kept.find((t) => t.member === m.name)!).filter(Boolean),
     );
   }
+  // (what ran now is stamped with this round's start; a finding that stands keeps the time of its own trial)
+  for (const f of [...settings.values()].flat()) f.at ??= at;
   return settings;
 }
 
@@ -289,25 +304,37 @@ function namedOnce(rows: CheckRow[]): string[] {
 export function trialCounts(trials: Map<string, TrialFinding[]>, ms: number): NonNullable<LadderReport['trials']> {
   const all = [...trials.values()].flat();
   const viaData = all.filter((t) => t.via === 'data').length;
+  const reused = all.filter((t) => t.kept === 'journal').length;
+  const onTarget = all.filter((t) => t.kept === 'on-target').length;
   return {
     starts: all.length,
     ran: all.filter((t) => t.result !== 'not-checked').length,
     refused: all.filter((t) => t.result === 'problem').length,
     ms,
     ...(viaData ? { viaData } : {}),
+    ...(reused ? { reused } : {}),
+    ...(onTarget ? { onTarget } : {}),
   };
 }
 
-/** The plan's line on the trials: how many of each kind ran (at once), how long they took, how many refused. */
+/** The plan's line on the trials: how many of each kind ran (at once), how long they took, how many refused, how many were not needed. */
 export function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): string {
   const kind = (data: boolean) => [...trials].filter(([k]) => k.endsWith(' (data)') === data).flatMap(([, v]) => v);
   const says = (list: TrialFinding[], what: string) => {
     const moot = list.filter((t) => t.detail.startsWith('does not apply')).length;
-    const ran = list.filter((t) => t.result !== 'not-checked').length - moot;
+    const reused = list.filter((t) => t.kept === 'journal').length;
+    const onTarget = list.filter((t) => t.kept === 'on-target').length;
+    const ran = list.filter((t) => t.result !== 'not-checked').length - moot - reused - onTarget;
     const refused = list.filter((t) => t.result === 'problem').length;
-    const viaData = list.filter((t) => t.via === 'data').length;
+    const viaData = list.filter((t) => t.via === 'data' && !t.kept).length;
     const via = viaData ? ` (${viaData} of them the start on a copy of the member's data below: the same binary and settings)` : '';
-    return `${ran} of ${list.length} ${what} ran${via}${refused ? ` (${refused} refused)` : ''}${moot ? ` (${moot} do not apply: simulated members keep no etcd data)` : ''}`;
+    const kept = [
+      ...(reused
+        ? [`${reused} passed in the run this one resumes (its journal: the same binary and settings, at most ${PROOF_REUSE_MS / 60_000} min ago)`]
+        : []),
+      ...(onTarget ? [`${onTarget} of members on the hop's target already`] : []),
+    ];
+    return `${ran} of ${list.length} ${what} ran${via}${refused ? ` (${refused} refused)` : ''}${moot ? ` (${moot} do not apply: simulated members keep no etcd data)` : ''}${kept.length ? ` (not run: ${kept.join('; ')})` : ''}`;
   };
   const t = trialCounts(trials, ms);
   return `Trials: ${says(kind(false), "starts with each member's settings")}, ${says(kind(true), "starts on a copy of each member's data")} (every member on every hop's binary, at once) in ${ms} ms${t.ran < t.starts ? `; ${t.starts - t.ran} not checked` : ''}`;

@@ -17,7 +17,8 @@ import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type BinarySources, type LadderOptions, type Snapshotting } from './record.js';
-import type { Look, Reach, Waits } from '../upgrade/options.js';
+import { UpgradeRefused, type Look, type Reach, type Waits } from '../upgrade/options.js';
+import { membershipProblems, readMembership } from '../cluster/membership.js';
 
 /** The full version of `DIR/etcd` (etcd --version), or why it could not be read. */
 export async function binaryVersion(exec: LadderOptions['exec'], dir: string): Promise<{ version: string } | { why: string }> {
@@ -301,4 +302,16 @@ export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster
   else if (!(v2 && 'bytes' in v2) && compareMinor(hop.from, '3.4') >= 0 && !onHosts && !ways.some((w) => w.startsWith('the v2-size')))
     return "settle auto: v2 data size not checked: a 3.4+ member serves no v2 API unless enable-v2, its data dir is on its host and opsctl has no way there (a trial template such as 'ssh {host} sudo sh -s', or driver.v2Size / --v2-size-cmd); the guide's rule applies: 2 minutes between members";
   return `settle auto: the guide's 2 minutes between members only over 50 MB of v2 data, sized by ${ways.join(', else ')}`;
+}
+
+/**
+ * A member of the cluster's list that was not given is refused before the checks and trials (they
+ * would judge only the members given): the whole cluster first. A list that cannot be read is left to
+ * the pre-flight, which says so with the planner's reasons.
+ */
+export async function wholeClusterFirst(o: Pick<LadderOptions, Look>, obs: ClusterObservation): Promise<void> {
+  const membership = await readMembership(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
+  if ('error' in membership) return;
+  const whole = await membershipProblems(o.cluster, obs.members, membership, o.session, o.timeouts.requestMs);
+  if (whole.length) throw new UpgradeRefused(whole, 'fix the cluster first; nothing was changed');
 }

@@ -21,7 +21,6 @@ import { isResumable, journalPath, writeRecord } from '../journal/journal.js';
 import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
-import { membershipProblems, readMembership } from '../cluster/membership.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
 import { hopName, planLadder, type Hop } from './plan.js';
 import { planFromJournal, resumesUpgrade } from './resume-plan.js';
@@ -31,7 +30,10 @@ import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { unfinishedV2Fix } from './v2store-fix-file.js';
 import type { TrialFinding } from '../trial/run.js';
-import { type Binaries, type EarlyVersions, askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, measureV2, settlePlan } from './facts.js';
+import type { Binaries, EarlyVersions } from './facts.js';
+import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, measureV2, settlePlan, wholeClusterFirst } from './facts.js';
+import type { TrialProof } from '../journal/runs.js';
+import { proofsOf } from './proofs.js';
 import {
   type BinarySources,
   type Judging,
@@ -63,7 +65,10 @@ import {
 } from './checks.js';
 
 /** What one hop's executor run is given besides the options the verb built: where it goes, its binary, its checks, the question. */
-type HopRun = Pick<UpgradeOptions, 'to' | 'allowSameVersion' | 'targetBin' | 'confirm' | 'checks' | 'shownChecks' | 'v2Measured'>;
+type HopRun = Pick<
+  UpgradeOptions,
+  'to' | 'allowSameVersion' | 'targetBin' | 'confirm' | 'checks' | 'proofs' | 'shownChecks' | 'v2Measured' | 'atClusterVersionWait'
+>;
 
 /** How the ladder changes the cluster, built by its entry from the options: a hop's executor run, the v2 fix before a hop (checks.ts runFix). */
 interface HopPorts {
@@ -162,6 +167,7 @@ async function single(
   let notes: string[] = [];
   let v2: HopFacts['v2'];
   let trials: Map<string, TrialFinding[]> | undefined;
+  let proofs: TrialProof[] | undefined;
   let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
   if (hop) {
     const { bins, reasons } = await hopBinaries(o, [hop], early);
@@ -173,9 +179,10 @@ async function single(
     }
     targetBin = bins[hop.to]?.dir ?? targetBin;
     const tried = o.now();
-    const trying = trialsOf(o, [hop], bins);
+    const trying = trialsOf(o, [hop], bins, undefined, { seen: obs });
     v2 = await measureV2(o, obs);
     trials = await trying;
+    proofs = proofsOf(trials, [hop], bins);
     const trialMs = o.now() - tried;
     checks = planFix(o, await check(o, await hopFacts(o, hop, obs, bins, v2, true, false, trials)));
     const stop = blocking(checks, o.strict);
@@ -212,6 +219,7 @@ async function single(
     targetBin,
     confirm,
     checks,
+    ...(proofs ? { proofs } : {}),
     ...(hop ? { shownChecks: { notes, strict: o.strict } } : {}),
     ...(v2 && 'bytes' in v2 ? { v2Measured: v2 } : {}),
   });
@@ -269,7 +277,7 @@ async function runLadder(
   }
   // Every member on every hop's binary, while the v2 store is measured (neither changes anything).
   const tried = o.now();
-  const trying = trialsOf(o, hops.slice(at), bins);
+  const trying = trialsOf(o, hops.slice(at), bins, undefined, { seen: obs, ...(recorded ? { since: recorded.createdAt } : {}) });
   const v2 = await measuring;
   const trials = await trying;
   const trialMs = o.now() - tried;
@@ -370,24 +378,25 @@ async function climb(
   const journal = journalPath(o.dataDir, o.cluster.key);
   /** The look that confirmed the previous hop's cluster version (taken a moment ago): the next hop's rules read it. */
   let confirmed: ClusterObservation | undefined;
+  /** The next hop's settings and trials, read while this hop waits for its cluster version. */
+  let early: ReturnType<typeof trialsOf> | undefined;
   for (let i = start; i < lf.hops.length; i++) {
     const hop = lf.hops[i]!;
+    const following = lf.hops[i + 1];
+    // (the part of the run the crash-point lines that follow belong to, as the hop's executor says it: kv/drivers/traced.ts)
+    o.debug?.(`[kv] point-context: ${hop.from}→${hop.to}${hop.patch ? '-restart' : ''}`);
+    let proven = trials;
     if (i > start) {
       // Before this hop's first stop: its rules on the cluster as it is now (the first hop of this
       // run was checked on the plan a moment ago; the look after the previous hop is as fresh).
       const obs = confirmed ?? (await look(o));
-      // Each member's settings read again: a trial runs again only where they changed since the plan.
-      const again = await trialsOf(o, [hop], bins, trials);
-      const facts = await hopFacts(
-        o,
-        hop,
-        obs,
-        bins,
-        v2,
-        true,
-        lf.hops.some((h, k) => k > i && h.patch),
-        again,
-      );
+      // Each member's settings read again (begun while the hop before waited for its cluster version): a
+      // trial runs again only where they changed since the plan.
+      const again = await (early ?? trialsOf(o, [hop], bins, trials, { seen: obs }));
+      early = undefined;
+      proven = new Map([...trials, ...again]);
+      const patchLater = lf.hops.some((h, k) => k > i && h.patch);
+      const facts = await hopFacts(o, hop, obs, bins, v2, true, patchLater, again);
       const rows = planFix(o, await check(o, facts));
       report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
       await haltOn(hop, rows);
@@ -424,7 +433,13 @@ async function climb(
         targetBin: hop.binDir,
         confirm: undefined,
         checks,
+        proofs: proofsOf(proven, lf.hops.slice(i), bins),
         v2Measured: lf.v2 ?? (v2 && 'bytes' in v2 ? v2 : undefined),
+        atClusterVersionWait: () => {
+          early = following && trialsOf(o, [following], bins, trials);
+          // (awaited before the next hop; a hop that halts here leaves it unread)
+          early?.catch(() => undefined);
+        },
       });
     } catch (err) {
       lf.status = 'interrupted';
@@ -479,16 +494,4 @@ async function climb(
     await save();
   }
   return { ...report, status: 'done', ladderFile: file };
-}
-
-/**
- * A member of the cluster's list that was not given is refused before the checks and trials (they
- * would judge only the members given): the whole cluster first. A list that cannot be read is left to
- * the pre-flight, which says so with the planner's reasons.
- */
-async function wholeClusterFirst(o: Pick<LadderOptions, Look>, obs: ClusterObservation): Promise<void> {
-  const membership = await readMembership(obs.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
-  if ('error' in membership) return;
-  const whole = await membershipProblems(o.cluster, obs.members, membership, o.session, o.timeouts.requestMs);
-  if (whole.length) throw new UpgradeRefused(whole, 'fix the cluster first; nothing was changed');
 }

@@ -71,9 +71,11 @@ export interface LadderReport {
   warnings: string[];
   /**
    * The trial starts before the first stop: how many ran, and the wall time they took (at once); viaData: the
-   * settings trials proven by the data trial's start of the same binary and settings (no start of their own).
+   * settings trials proven by the data trial's start of the same binary and settings (no start of their own);
+   * reused: verdicts of the run this one resumes that stand (ladder/proofs.ts); onTarget: members on the hop's
+   * target already, not tried.
    */
-  trials?: { starts: number; ran: number; refused: number; ms: number; viaData?: number };
+  trials?: { starts: number; ran: number; refused: number; ms: number; viaData?: number; reused?: number; onTarget?: number };
   halt?: { hop: string; reason: string; rollback?: string };
   /** A resume: the hops done, the hop in flight (its members done and left), the hops left. */
   resume?: LadderResume;

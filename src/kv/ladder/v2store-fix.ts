@@ -246,7 +246,7 @@ async function fixMember(
     member: m,
     steps: fix.filter((x) => x.kind !== 'snapshot'),
     target: target(FIX_SETTINGS),
-    gate: () => gateBeforeStop(env, m).then(() => undefined),
+    gate: (resumed) => gateBeforeStop(env, m, undefined, resumed).then(() => undefined),
     whileDown: async () => logged('backup', await backupStep(env, m)),
     words: { start: `start on ${minor} with snapshot-count 1`, 'wait-healthy': 'wait for a new v2 snapshot' },
     waitBack: async (p) => {
@@ -259,7 +259,7 @@ async function fixMember(
     member: m,
     steps: back,
     target: target(),
-    gate: () => gateBeforeStop(env, m).then(() => undefined),
+    gate: (resumed) => gateBeforeStop(env, m, undefined, resumed).then(() => undefined),
     words: {
       start: `start on ${minor} with its own config`,
       'wait-healthy': `back on its own config, then ${job.check ? 'its WAL read again' : 'etcdutl check v2store'}`,

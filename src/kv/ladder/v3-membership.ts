@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoltReader } from '../snapshot/bbolt.js';
 import { saveSnapshot } from '../snapshot/save.js';
+import { findEtcdctl } from '../cluster/etcdctl.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import type { HopFacts } from '../rules/types.js';
 import type { LadderOptions, Snapshotting } from './record.js';
@@ -76,13 +77,15 @@ export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | Snapsh
       session: o.session,
       file: join(dir, 'leader.db'),
       timeoutMs: o.timeouts.snapshotMs,
-      etcdctl: o.snapshotVia === 'gateway' ? undefined : o.etcdctl,
+      // (etcdctl as the hop's own snapshots find it, upgrade/run.ts: its stream is several times faster than the gateway's base64 JSON)
+      etcdctl: o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl),
       exec: o.exec,
     });
     const db = dbMembership(snap.file);
     const live = new Map(obs.members.map((m) => [hexId(m.id), m.name]));
     return {
       on: from.name,
+      via: snap.via,
       ...(db.consistentIndex !== undefined ? { consistentIndex: String(db.consistentIndex) } : {}),
       members: db.members.length,
       removedLive: db.removed.filter((id) => live.has(id)).map((id) => ({ id, name: live.get(id)! })),

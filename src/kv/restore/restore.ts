@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InterruptedError, OpsError } from '../../core/errors.js';
+import { OpsError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
-import { acquireLock } from '../upgrade/lock.js';
 import { type StepReporter, type Timeouts } from '../upgrade/options.js';
 import { journalPath } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
@@ -14,10 +13,10 @@ import type { KvSession } from '../cluster/session.js';
 import { minor } from '../cluster/parse.js';
 import type { RestoreRequest } from '../drivers/driver.js';
 import { restoreTool } from '../drivers/restore-data.js';
-import { countKeys } from '../cluster/keys.js';
 import type { WithRestorePoint } from '../upgrade/restore-point.js';
 import { parseSimSnapshot, snapshotStatus, type SnapshotStatus } from '../snapshot/status.js';
-import { waitFor, WaitFatal } from '../cluster/wait.js';
+import { stopsBegun, type RestoreRecord } from '../journal/restore-record.js';
+import { doneWords, recordedRestore } from './restore-resume.js';
 
 export interface RestoreOptions {
   cluster: ClusterSpec;
@@ -39,6 +38,10 @@ export interface RestoreOptions {
   lockStaleMs?: number;
   /** Ctrl-C: honoured until the first stop (nothing changed then); after it the restore runs to its end. */
   signal?: AbortSignal;
+  /** Restore the snapshot again although the last restore recorded here restored it (every write since is lost). */
+  again?: boolean;
+  /** The debug sink (the crash-point lines). */
+  debug?: (line: string) => void;
 }
 
 export interface RestorePlan {
@@ -56,6 +59,16 @@ export interface RestorePlan {
   /** Live keys the snapshot holds (read from the file). */
   expectedKeys: number;
   notes: string[];
+  /** The members in their stop order (the leader first). */
+  order: string[];
+  /** The half-done restore of this snapshot this plan finishes (its run id, token, version and binaries). */
+  resume?: RestoreRecord;
+  /** The finished restore of this snapshot recorded here: nothing to do (unless --again). */
+  done?: RestoreRecord;
+  /** A restore that never stopped a member, given up for this one (its staged data is dropped). */
+  supersedes?: RestoreRecord;
+  /** The restore journal's last write as this plan read it (none: no journal): the run refuses when it changed meanwhile. */
+  recordAt?: string;
 }
 
 export interface RestoreReport {
@@ -73,6 +86,10 @@ export interface RestoreReport {
   expectedKeys?: number;
   /** The cluster version every member reports once the restore is done (as etcd says it: 3.4.0). */
   clusterVersion: string;
+  /** The run id of the half-done restore this run finished (the identical command after a kill). */
+  resumed?: string;
+  /** Said by a resume whose restored members came up before it: the writes since, not checked against the snapshot. */
+  note?: string;
 }
 
 const refuse = (message: string, hint: string, code = 'restore_refused') => new OpsError(`kv restore refused before any change: ${message}`, 1, { code, hint });
@@ -102,6 +119,26 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   }
   const rp = j?.restorePoint;
   const restorePoint = Boolean(rp && rp.sha256 === snap.sha256);
+  // What a restore recorded for this cluster: the one this command finishes, or one already done.
+  const rec = recordedRestore(o, snap, notes);
+  const { resume } = rec;
+  if (rec.done) {
+    const d = rec.done;
+    const members = d.members.map((m) => ({ ...m, check: '' }));
+    return { snapshot: snap, restorePoint, version: d.to, token: d.token, run: d.id, members, order: [], expectedKeys: snap.liveKeys, notes, ...rec };
+  }
+  if (resume) {
+    const names = (xs: Array<{ name: string }>) =>
+      xs
+        .map((m) => m.name)
+        .sort()
+        .join(', ');
+    if (names(resume.members) !== names(o.cluster.members))
+      throw refuse(
+        `the half-done restore ${resume.id} restores members ${names(resume.members)}; this cluster is ${names(o.cluster.members)}`,
+        'run it with the cluster flags that began it',
+      );
+  }
 
   // The cluster as it is (members may be down: that may be why it is restored).
   const obs = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs });
@@ -144,12 +181,18 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   // (A cluster given as --endpoints ',' has no member: no driver's version then, and the refusal below.)
   const firstMember = o.cluster.members[0];
   const version =
-    o.toVersion ?? j?.source ?? minor(obs.members.find((m) => m.serverVersion)?.serverVersion) ?? (firstMember && driver.current(firstMember)?.version);
+    resume?.to ??
+    o.toVersion ??
+    j?.source ??
+    minor(obs.members.find((m) => m.serverVersion)?.serverVersion) ??
+    (firstMember && driver.current(firstMember)?.version);
   if (!version) throw refuse('the version to start the members on is unknown', 'pass --to-version 3.2 (or --target-bin DIR)', 'no_version');
   if (o.targetBin && !existsSync(join(o.targetBin, 'etcd')) && (o.cluster.sandbox || driver.type === 'local')) {
     throw refuse(`--target-bin ${o.targetBin} has no etcd binary`, 'give the directory of an extracted etcd release (it holds etcd and etcdctl)', 'no_binary');
   }
   const targetOf = (m: MemberSpec): MemberTarget => {
+    const recorded = resume?.members.find((x) => x.name === m.name)?.target;
+    if (recorded) return recorded;
     if (o.targetBin) return { version, binDir: o.targetBin };
     const prev = j?.previous?.[m.name];
     if (prev?.version === version && prev.binDir) return { version, binDir: prev.binDir };
@@ -160,6 +203,8 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   // Peer URLs: the cluster file's, else the cluster's member list.
   let list: Awaited<ReturnType<KvClient['members']>> | undefined;
   for (const m of o.cluster.members) {
+    // (a resume: the peer URLs the restore began with; its members may all be down)
+    m.peerUrl ??= resume?.members.find((x) => x.name === m.name)?.peerUrl;
     if (m.peerUrl) continue;
     list ??= await firstMemberList(o.cluster.members, o.session, o.timeouts.requestMs);
     const hit = list?.find((x) => x.name === m.name || x.clientUrls.some((u) => u.replace(/\/+$/, '') === m.endpoint));
@@ -173,8 +218,8 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
     m.peerUrl = hit.peerUrls[0];
   }
   const stamp = new Date(o.now()).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
-  const run = `${stamp}-${randomBytes(2).toString('hex')}`;
-  const token = `opsctl-restore-${run}`;
+  const run = resume?.id ?? `${stamp}-${randomBytes(2).toString('hex')}`;
+  const token = resume?.token ?? `opsctl-restore-${run}`;
   if (snap.kind === 'etcd') {
     // The snapshot's own member list (its "members" bucket): another cluster's members differ in
     // name or peer URL (a restore keeps both, only the ids change).
@@ -216,17 +261,22 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   if (problems.length) {
     throw refuse(
       `\n  - ${problems.join('\n  - ')}`,
-      'fix each member named (restore the data dir, reach the host, give the binaries), then run kv restore again; nothing was stopped',
+      `fix each member named (restore the data dir, reach the host, give the binaries), then run kv restore again; ${resume && stopsBegun(resume) ? `the half-done restore ${resume.id} was left as it is` : 'nothing was stopped'}`,
       'restore_check',
     );
   }
   const expectedKeys = snap.liveKeys;
   const leaderId = obs.members.find((m) => m.healthy && m.leaderId)?.leaderId;
   const leader = obs.members.find((m) => m.id === leaderId)?.name;
-  return { snapshot: snap, restorePoint, clusterRevision, version, token, run, members, leader, expectedKeys, notes };
+  // One at a time, the leader first: each stopping leader hands over to a running member at once
+  // (stopped together, real etcd members each wait out a leadership transfer: seconds). A resume keeps its order.
+  const order =
+    resume?.steps.filter((s) => s.kind === 'stop').map((s) => s.member!) ??
+    o.cluster.members.map((m) => m.name).sort((a, b) => Number(b === leader) - Number(a === leader));
+  return { snapshot: snap, restorePoint, clusterRevision, version, token, run, members, leader, order, expectedKeys, notes, ...rec };
 }
 
-function request(snapshot: string, m: MemberSpec, initialCluster: string, token: string, run: string, target: MemberTarget): RestoreRequest {
+export function request(snapshot: string, m: MemberSpec, initialCluster: string, token: string, run: string, target: MemberTarget): RestoreRequest {
   return { snapshot, name: m.name, peerUrl: m.peerUrl!, initialCluster, token, run, target };
 }
 
@@ -243,6 +293,7 @@ async function firstMemberList(members: MemberSpec[], session: KvSession, timeou
 
 /** The human plan (also the --dry-run output). */
 export function describeRestore(p: RestorePlan): string {
+  if (p.done) return `Restore from ${doneWords(p.done)}`;
   const s = p.snapshot;
   const lines = [
     `Restore from ${s.file}: revision ${s.revision}, ${s.liveKeys} keys, ${s.totalSize} bytes, sha256 ${s.sha256.slice(0, 16)}…${p.restorePoint ? " (the last upgrade's restore point)" : ''}`,
@@ -257,166 +308,8 @@ export function describeRestore(p: RestorePlan): string {
   return lines.join('\n');
 }
 
-/** Gives up a plan that was not carried out (a "no" at the prompt): the staged data goes. */
+/** Gives up a plan that was not carried out (a "no" at the prompt): the staged data goes; a half-done restore stays as it is (the identical command finishes it). */
 export async function abandonRestore(o: RestoreOptions, p: RestorePlan): Promise<void> {
+  if (p.resume) return;
   for (const m of o.cluster.members) await o.driver?.abandonRestore?.(m, request(o.snapshot, m, '', p.token, p.run, { version: p.version }));
-}
-
-/**
- * Carries the plan out under the cluster's journal lock: builds the restored data beside the live
- * data (local), stops every member, swaps each member's data (the old dir kept), starts every member
- * on the target, waits (with a deadline) until every member is healthy on it with one leader, and
- * verifies the revision and key count against the snapshot.
- */
-export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<RestoreReport> {
-  const t0 = o.now();
-  const driver = o.driver!;
-  const t = o.timeouts;
-  const unlock = await acquireLock(journalPath(o.dataDir, o.cluster.key), o);
-  try {
-    const initialCluster = p.members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
-    const req = (m: MemberSpec) => request(o.snapshot, m, initialCluster, p.token, p.run, p.members.find((x) => x.name === m.name)!.target);
-    const p0 = o.now();
-    if (driver.prepareRestore) {
-      const step = o.reporter.begin("restore: building the restored data beside each member's data");
-      try {
-        for (const m of o.cluster.members) await driver.prepareRestore(m, req(m));
-        step.done(`restore: restored data built for ${o.cluster.members.length} members`);
-      } catch (err) {
-        step.fail(`restore: ${(err as Error).message}`);
-        await abandonRestore(o, p).catch(() => undefined);
-        throw refuse((err as Error).message, 'nothing was stopped: check the snapshot and the etcdctl of the target release');
-      }
-    }
-    const prepareMs = o.now() - p0;
-    if (o.signal?.aborted) {
-      await abandonRestore(o, p).catch(() => undefined);
-      throw Object.assign(new InterruptedError('kv restore interrupted before any member was stopped: nothing changed'), {
-        hint: 'run the same command again to restore',
-      });
-    }
-    const s0 = o.now();
-    const out: RestoreReport['members'] = [];
-    const failed = (what: string, err: unknown) =>
-      new OpsError(`kv restore failed ${what}: ${(err as Error).message}`, 3, {
-        code: 'restore_failed',
-        hint: `every member is stopped; the old data dirs are kept as DIR.before-restore-${p.run} (rename one back to DIR and start the member to return to the old data), or fix the cause and run kv restore again`,
-      });
-    const stop = o.reporter.begin(`restore: stopping ${o.cluster.members.length} members`);
-    try {
-      // One at a time, the leader first: each stopping leader hands over to a running member at once
-      // (stopped together, real etcd members each wait out a leadership transfer: seconds).
-      const order = [...o.cluster.members].sort((a, b) => Number(b.name === p.leader) - Number(a.name === p.leader));
-      for (const m of order) await stopAndWait(o, driver, m);
-    } catch (err) {
-      stop.fail(`restore: ${(err as Error).message}`);
-      throw new OpsError(`kv restore: stopping the members failed: ${(err as Error).message}`, 3, {
-        code: 'restore_failed',
-        hint: 'no data was changed: start the stopped members again (opsctl kv rollback or your service manager), fix the cause, then run kv restore again',
-      });
-    }
-    const stopMs = o.now() - s0;
-    stop.done(`restore: every member stopped (${stopMs} ms)`);
-    for (const m of o.cluster.members) {
-      try {
-        out.push({ name: m.name, detail: await driver.restoreData!(m, req(m)) });
-      } catch (err) {
-        throw failed(`on ${m.name}`, err);
-      }
-    }
-    const start = o.reporter.begin(`restore: starting every member on ${p.version}`);
-    try {
-      for (const m of o.cluster.members) await driver.start(m, req(m).target);
-    } catch (err) {
-      start.fail(`restore: ${(err as Error).message}`);
-      throw failed('starting the members', err);
-    }
-    const h0 = o.now();
-    const gone = new Map<string, number>();
-    const seen = await waitFor(
-      async () => {
-        // A member whose process is gone on three polls in a row will not become healthy: say so now.
-        for (const m of o.cluster.members) {
-          const n = (await driver.isRunning(m)) ? 0 : (gone.get(m.name) ?? 0) + 1;
-          gone.set(m.name, n);
-          if (n >= 3) throw new WaitFatal(`${m.name}'s process exited after its start on the restored data (see its log)`);
-        }
-        const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: t.requestMs, alarms: false });
-        const wrong = all.members.find((x) => x.serverVersion && minor(x.serverVersion) !== p.version);
-        if (wrong) throw new WaitFatal(`${wrong.name} runs ${wrong.serverVersion}, not ${p.version}: check what the start command starts`);
-        const sick = all.members.filter((x) => !x.healthy);
-        if (sick.length) {
-          start.update(`restore: waiting for ${sick.map((x) => x.name).join(', ')} to be healthy`);
-          return undefined;
-        }
-        const leaders = new Set(all.members.map((x) => x.leaderId));
-        if (leaders.size !== 1 || leaders.has(undefined) || leaders.has('0')) return undefined;
-        // The leader decides the cluster version a few seconds after it is elected; until every member
-        // reports the same one, the next kv upgrade would refuse ("not decided"): the restore is not done.
-        const versions = new Set(all.members.map((x) => x.clusterVersion));
-        if (versions.size !== 1 || versions.has(undefined)) {
-          start.update('restore: waiting for the members to agree on the cluster version');
-          return undefined;
-        }
-        return all;
-      },
-      { timeoutMs: t.healthyMs, pollMs: t.pollMs, now: o.now, what: `every member healthy on ${p.version} with one leader and one cluster version` },
-    ).catch((err: Error) => {
-      start.fail(`restore: ${err.message}`);
-      throw failed('waiting for health', err);
-    });
-    const healthyMs = o.now() - h0;
-    const clusterVersion = seen.members[0]?.clusterVersion ?? '';
-    start.done(`restore: ${seen.members.length} members healthy on ${p.version}, cluster version ${clusterVersion} (${healthyMs} ms)`);
-    const v0 = o.now();
-    const [first] = seen.members;
-    if (!first) throw new Error('restore: no member to verify'); // never: the wait above saw one leader among them
-    const leader = seen.members.find((x) => x.id === first.leaderId) ?? first;
-    const revision = seen.members
-      .map((x) => BigInt(x.revision ?? '0'))
-      .reduce((a, b) => (a > b ? a : b))
-      .toString();
-    const keys = await countKeys(new KvClient(leader.endpoint, { session: o.session, timeoutMs: t.requestMs }));
-    const verify = o.reporter.begin('restore: verifying keys and revision against the snapshot');
-    const problems: string[] = [];
-    if (revision !== p.snapshot.revision) problems.push(`the cluster is at revision ${revision}, the snapshot at ${p.snapshot.revision}`);
-    if (keys !== p.expectedKeys) problems.push(`the cluster holds ${keys} keys, the snapshot ${p.expectedKeys}`);
-    if (problems.length) {
-      verify.fail(`restore: ${problems.join('; ')}`);
-      throw new OpsError(`kv restore: the restored cluster does not match the snapshot: ${problems.join('; ')}`, 3, {
-        code: 'restore_mismatch',
-        hint: 'a client may have written meanwhile; check with opsctl kv status and kv get; the old data dirs are kept',
-      });
-    }
-    verify.done(`restore: revision ${revision} = the snapshot's, ${keys} keys = the snapshot's`);
-    const phasesMs = { prepare: prepareMs, stop: stopMs, healthy: healthyMs, verify: o.now() - v0 };
-    return {
-      status: 'restored',
-      snapshot: o.snapshot,
-      version: p.version,
-      token: p.token,
-      members: out,
-      phasesMs,
-      healthyMs,
-      totalMs: o.now() - t0,
-      revision,
-      keys,
-      expectedKeys: p.expectedKeys,
-      clusterVersion,
-    };
-  } finally {
-    await unlock().catch(() => undefined);
-  }
-}
-
-async function stopAndWait(o: RestoreOptions, driver: MemberDriver, m: MemberSpec): Promise<void> {
-  const running = () => driver.isRunning(m);
-  if (!(await running())) return;
-  await driver.stop(m);
-  const gone = async () => ((await running()) ? undefined : true);
-  await waitFor(gone, { timeoutMs: o.timeouts.stopMs, pollMs: Math.min(o.timeouts.pollMs, 50), what: `${m.name} process exit` }).catch(async (err) => {
-    if (!driver.kill) throw err;
-    await driver.kill(m);
-    await waitFor(gone, { timeoutMs: 10_000, pollMs: 100, what: `${m.name} process exit after SIGKILL` });
-  });
 }

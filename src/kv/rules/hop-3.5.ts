@@ -39,7 +39,8 @@ export const CONSISTENT_INDEX_RULE: Rule = {
     const v = typeof f.binaryVersion === 'string' ? f.binaryVersion : undefined;
     if (v && compareVersion(v, ZOMBIE_CLEANUP_FROM) < 0)
       return [{ result: 'ok', detail: `the 3.5 binary is ${v}: it has no zombie-member cleanup (${ZOMBIE_CLEANUP_FROM} and later)` }];
-    if (m.consistentIndex !== undefined) return [{ result: 'ok', detail: `consistent index ${m.consistentIndex} in ${m.on}'s v3 store` }];
+    if (m.consistentIndex !== undefined)
+      return [{ result: 'ok', detail: `consistent index ${m.consistentIndex} in ${m.on}'s v3 store${m.via ? ` (a snapshot via ${m.via})` : ''}` }];
     if (m.members < 2) return [{ result: 'ok', detail: `${m.on}'s v3 store holds no consistent index, and ${m.members} member: no other member to mark` }];
     return [
       {

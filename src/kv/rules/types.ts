@@ -55,7 +55,9 @@ export interface HopFacts {
   /** Each member's data trial on the hop's binary (a copy of its data, isolated: src/kv/trial/data.ts); `why` when none could run. */
   dataTrials?: Array<{ member: string; result: Finding['result']; detail: string }> | { why: string };
   /** The leader's v3 store (a snapshot of it): its consistent index, and the members of the cluster marked removed there (ladder/v3-membership.ts); `why` when not read. */
-  v3Membership?: { on: string; consistentIndex?: string; members: number; removedLive: Array<{ id: string; name: string }> } | { why: string; none?: boolean };
+  v3Membership?:
+    | { on: string; via?: 'etcdctl' | 'gateway'; consistentIndex?: string; members: number; removedLive: Array<{ id: string; name: string }> }
+    | { why: string; none?: boolean };
   /** A patch hop inside this hop's source minor is planned before it (3.5 → 3.6 needs 3.5.32 or later, 3.6 → 3.7 3.6.11: the ladder's table). */
   patchHopPlanned?: boolean;
   /** The members run this hop's source now (false: a later hop, seen from the plan). */

@@ -6,6 +6,7 @@ import type { StartSettings } from '../drivers/start-settings.js';
 import type { TrialFinding, TrialJob } from './run.js';
 import type { CopyFacts, DataOutcome, HashRead, StepOutcome } from './data-read.js';
 import { settingList } from './settings.js';
+import { NOT_HASHED } from './data-script.js';
 import { blamed, exitMessage } from './verdict.js';
 
 export interface DataTrialFinding extends TrialFinding {
@@ -156,7 +157,8 @@ function answered(
     finding: { result: 'problem' as const, detail: `${started}, but not with the member's data: ${detail} (${took})` },
     again: false,
   });
-  if ('error' in step.copy) {
+  const unhashed = 'error' in step.copy && step.copy.error === NOT_HASHED;
+  if ('error' in step.copy && !unhashed) {
     if (/future revision/i.test(step.copy.error)) return problem(`it serves revision ${step.revision}, below the copy's ${at}`);
     return notChecked(`its HashKV at revision ${at} failed: ${step.copy.error}`);
   }
@@ -173,9 +175,11 @@ function answered(
         again: false,
       };
     }
+    if (unhashed) return notChecked(`the copy was not hashed (${who} said it runs etcd 3.2), and its HashKV at revision ${at} failed: ${live.error}`);
     if (/compacted/i.test(live.error)) return notChecked(`${who} compacted past revision ${at} meanwhile: its hash there cannot be asked`, true);
     return notChecked(`the live member's HashKV at revision ${at} failed: ${live.error}`);
   }
+  if (unhashed || 'error' in step.copy) return notChecked(`the copy was not hashed (${who} said it runs etcd 3.2, which has no HashKV), but it answers HashKV`);
   // (hashed at the heads: the live member's head must still be the copy's revision for the two to be one state)
   if (out.hashHead && live.revision !== undefined && live.revision !== at)
     return notChecked(`${who} moved from revision ${at} to ${live.revision} while its newest revision was compacted: the hashes cannot be compared`, true);

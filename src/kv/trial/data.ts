@@ -164,6 +164,11 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
     if (r.failed && !r.stdout) return all(`the script could not run on the member's host: ${r.failed}`);
     const out = parseData(r.stdout);
     o.debug?.(`[kv] data trial of ${member}: ${out.kind}${'reason' in out ? ` ${out.reason}` : ''} ${JSON.stringify(out.phases)}`);
+    // (each step's own times: its start until it answered, its hash, its stop)
+    if (out.kind === 'ran')
+      o.debug?.(
+        `[kv] data trial of ${member}: steps (ms) ${out.steps.map((x) => (x.kind === 'answered' ? `${x.ms}/${x.hashMs ?? '-'}/${x.stopMs ?? '-'}` : x.kind)).join(' ')}`,
+      );
     const judged = await judge(jobs, settings, out, unread);
     // (each hop's settings, as read: a settings trial of the same settings may stand on this start, trial/run.ts)
     const prints = settings.map(fingerprint);

@@ -34,6 +34,8 @@ export interface HopTrialOptions {
    * process to read its settings from, so its proof is the trial that journal recorded before that stop.
    */
   stopped?: { member: string; hop: string; recorded: readonly CheckRow[] };
+  /** What a member runs when that is the hop's target already ("etcd 3.6.16"): the hop does not stop it, so no trial of it starts (trial/run.ts). */
+  onTarget?: (member: string, hop: TrialHop) => string | undefined;
 }
 
 /** The trials of `hops`, by hop name (as HopFacts carry them); `prior` findings stand where the settings did not change. */
@@ -47,6 +49,7 @@ export async function hopTrials(o: HopTrialOptions, hops: TrialHop[], prior?: Ma
         member: m,
         target: { version: h.to, binDir: h.binDir, ...(h.running ? { running: true } : {}) },
         ...(h.release ? { release: h.release } : {}),
+        ...(o.onTarget?.(m.name, h) ? { onTarget: o.onTarget(m.name, h) } : {}),
       })),
   );
   const before = new Map<string, TrialFinding>();
@@ -119,30 +122,47 @@ export async function hopDataTrials(
 ): Promise<Map<string, TrialFinding[]>> {
   const down = o.stopped?.member;
   const members = o.members.filter((m) => m.name !== down);
+  // A member on a hop's target already serves its data with that binary: its chain begins with the first hop it is not on.
+  const already: TrialFinding[] = [];
+  const left = (m: MemberSpec) => {
+    const on = hops.filter((h) => o.onTarget?.(m.name, h));
+    for (const h of on)
+      already.push({
+        member: m.name,
+        hop: h.name,
+        result: 'ok',
+        kept: 'on-target',
+        detail: `runs ${o.onTarget!(m.name, h)!} already, the hop's target, on its data: the hop does not stop it, no data trial`,
+      });
+    return hops.filter((h) => !on.includes(h));
+  };
   const chains = await Promise.all(
-    members.map((m) =>
-      runDataTrials(
-        hops.map((h) => ({
-          hop: h.name,
-          member: m,
-          target: { version: h.to, binDir: h.binDir, ...(h.running ? { running: true } : {}) },
-          ...(h.release ? { release: h.release } : {}),
-        })),
-        {
-          driver: o.driver,
-          timeoutS: o.timeoutS,
-          debug: o.debug,
-          ...(o.reads ? { reads: o.reads } : {}),
-          ...(o.credentials ? { credentials: o.credentials } : {}),
-          ...(o.tls ? { tls: o.tls } : {}),
-          ...(o.simulated ? { simulated: true } : {}),
-        },
-      ).then((list) =>
-        list.map((f): TrialFinding => (f.simulated ? { ...f, result: 'ok', detail: `does not apply: ${f.detail.replace(/^data trial not run: /, '')}` } : f)),
+    members
+      .map((m) => ({ m, todo: left(m) }))
+      .filter((x) => x.todo.length)
+      .map(({ m, todo }) =>
+        runDataTrials(
+          todo.map((h) => ({
+            hop: h.name,
+            member: m,
+            target: { version: h.to, binDir: h.binDir, ...(h.running ? { running: true } : {}) },
+            ...(h.release ? { release: h.release } : {}),
+          })),
+          {
+            driver: o.driver,
+            timeoutS: o.timeoutS,
+            debug: o.debug,
+            ...(o.reads ? { reads: o.reads } : {}),
+            ...(o.credentials ? { credentials: o.credentials } : {}),
+            ...(o.tls ? { tls: o.tls } : {}),
+            ...(o.simulated ? { simulated: true } : {}),
+          },
+        ).then((list) =>
+          list.map((f): TrialFinding => (f.simulated ? { ...f, result: 'ok', detail: `does not apply: ${f.detail.replace(/^data trial not run: /, '')}` } : f)),
+        ),
       ),
-    ),
   );
-  const found = chains.flat();
+  const found = [...chains.flat(), ...already];
   const s = o.stopped;
   if (s)
     for (const h of hops) {

@@ -6,7 +6,7 @@
  * serves /health; it fails when the binary exits, in the binary's own words, with the settings they
  * name (trial/verdict.ts). Where no trial can run, the finding says why ("not checked").
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import type { MemberSpec } from '../cluster/cluster-file.js';
@@ -44,6 +44,11 @@ export interface TrialJob {
   target: MemberTarget;
   /** The binary's version, for the finding ("etcd 3.4.23 …"). */
   release?: string;
+  /**
+   * The member runs the hop's target already ("etcd 3.6.16"): the hop never stops it, and its process is
+   * the proof a trial would give. Its settings are read (the rules read them), no trial starts.
+   */
+  onTarget?: string;
 }
 
 /** What a data trial's finding tells of its start (trial/data-judge.ts). */
@@ -62,6 +67,10 @@ export interface TrialFinding extends Finding {
   settings?: { source: string; list: Setting[]; config?: { file: string; text: string } };
   /** 'data': proven by the member's data trial's start of the same binary with the same settings (no start of its own). */
   via?: 'data';
+  /** When the trial that found it ran (ISO): a finding that stands for a later look (the same settings) keeps its own time. */
+  at?: string;
+  /** No trial ran now: 'journal', a verdict the run this one resumes recorded (ladder/proofs.ts); 'on-target', the member runs the hop's target already. */
+  kept?: 'journal' | 'on-target';
 }
 
 /** Every job at once, at most `parallel` running: the findings in the jobs' order. */
@@ -84,6 +93,11 @@ export function fingerprint(s: StartSettings): string {
   return JSON.stringify([s.program, s.args, Object.entries(s.env).sort(), s.config?.text ?? null, s.cwd ?? null]);
 }
 
+/** A fingerprint as a record on disk keeps it: its SHA-256 (the settings themselves, an environment's secrets included, are never written). */
+export function fingerprintDigest(fp: string): string {
+  return fp.startsWith('sha256:') ? fp : `sha256:${createHash('sha256').update(fp).digest('hex')}`;
+}
+
 async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
   const base = { member: job.member.name, hop: job.hop };
   const notChecked = (detail: string): TrialFinding => ({ ...base, result: 'not-checked', detail });
@@ -100,10 +114,22 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
   if ('why' in s) return notChecked(s.why);
   const what = describeSources(s);
   const fp = fingerprint(s);
-  const known = o.prior?.get(`${job.hop}\0${job.member.name}`);
-  if (known?.fingerprint === fp) return { ...known, hop: job.hop };
+  const prior = o.prior?.get(`${job.hop}\0${job.member.name}`);
+  // (a journal keeps the fingerprint's digest, and not the settings it judged: the rules read them as read now, the same)
+  const known = prior && (prior.fingerprint === fp || prior.fingerprint === fingerprintDigest(fp)) ? prior : undefined;
+  if (known?.settings) return { ...known, hop: job.hop };
   const list = await settingList(s);
   const settings = { source: what, list, ...(s.config ? { config: s.config } : {}) };
+  if (known) return { ...known, hop: job.hop, fingerprint: fp, settings };
+  if (job.onTarget)
+    return {
+      ...base,
+      result: 'ok',
+      detail: `runs ${job.onTarget} already, the hop's target, with these settings (${what}): the hop does not stop it, no trial start`,
+      kept: 'on-target',
+      fingerprint: fp,
+      settings,
+    };
   if (s.noProgram) return { ...notChecked(s.noProgram), fingerprint: fp, settings };
   // The binary is on the member's host: there it is asked its version (the trial proves it is there, and of the hop).
   const simulated = (s as { simulated?: boolean }).simulated === true;

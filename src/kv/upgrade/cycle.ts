@@ -44,8 +44,11 @@ export interface Cycle {
   steps: JournalStep[];
   /** What it is started on. */
   target: MemberTarget;
-  /** Right before a running member is stopped: throws to leave it untouched (the flow's health gate). */
-  gate?: () => Promise<void>;
+  /**
+   * Right before a running member is stopped: throws to leave it untouched (the flow's health gate).
+   * `resumed`: the record says this stop began (the stop command may have reached it: it may be on its way down).
+   */
+  gate?: (resumed: boolean) => Promise<void>;
   /** The `backup-data` step's body, while the member is down. */
   whileDown?: (p: Progress) => Promise<string>;
   /** The `wait-healthy` step's body: until it and the cluster are healthy and it caught up (and what else the flow waits for). */
@@ -100,7 +103,7 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
     stop: async () => {
       // a resumed stop (the record says it began) stops only a member still running, and gates it again
       if (!(firstStop && c.gateFirstStop) && !(await driver.isRunning(m))) return 'not running';
-      await c.gate?.();
+      await c.gate?.(!firstStop);
       await driver.stop(m);
       return 'stopped';
     },

@@ -13,6 +13,7 @@ import type { MemberListEntry } from '../cluster/parse.js';
 import type { UpgradePlan } from '../cluster/types.js';
 import type { CheckRow } from '../rules/types.js';
 import type { ResumeState } from '../journal/resume-state.js';
+import type { TrialProof } from '../journal/runs.js';
 import type { HashCheck } from '../cluster/hashkv.js';
 import type { RestorePoint } from './restore-point.js';
 
@@ -59,6 +60,13 @@ export interface UpgradeTarget {
   v2Measured?: { bytes: number; on: string };
   /** The hop's rulebook as checked before this run (kept in the journal for the report). */
   checks?: CheckRow[];
+  /** The trials that passed before this run's first stop (kept in the journal: a resume of the run may stand on them, ladder/proofs.ts). */
+  proofs?: TrialProof[];
+  /**
+   * Called once every member runs the target, as the wait for the cluster version begins (etcd's leader
+   * raises it on its own clock, seconds): the ladder reads the next hop's settings meanwhile.
+   */
+  atClusterVersionWait?: () => void;
   /**
    * The plan shows the summary and `checks` (a one-hop kv upgrade): each finding once, inside the plan,
    * with `notes` after them (settle, trials); `strict` as --strict judges what blocks.
@@ -224,9 +232,9 @@ export type Proof = 'checks' | 'shownChecks';
 export type Say = 'dryRun' | 'confirm';
 /** What the plan's own lines read besides the above: the settle, --defrag, the etcdctl for HashKV. */
 export type PlanLines = 'settle' | 'defrag' | 'etcdctl';
-/** What a run keeps in its journal besides the plan: the binary given (--target-bin), the hop's rulebook as checked, the v2 store measured. */
-export type Kept = 'targetBin' | 'checks' | 'v2Measured';
+/** What a run keeps in its journal besides the plan: the binary given (--target-bin), the hop's rulebook as checked and the trials that passed, the v2 store measured. */
+export type Kept = 'targetBin' | 'checks' | 'proofs' | 'v2Measured';
 /** How a member's snapshot is taken and where else it goes: the client that saves it (--snapshot-via, etcdctl, the process runner), --backup-to. */
 export type Snapshots = 'snapshotVia' | 'etcdctl' | 'exec' | 'offsite';
 /** What a run reads once the plan is agreed: the waits, where the members go, the way back, the backups, the snapshots, the settle and --defrag, what a failure does, the journal's own records. */
-export type Running = Waits | Destination | WayBack | BackupRoom | Kept | Snapshots | PlanLines | 'reporter' | 'onFailure';
+export type Running = Waits | Destination | WayBack | BackupRoom | Kept | Snapshots | PlanLines | 'reporter' | 'onFailure' | 'atClusterVersionWait';

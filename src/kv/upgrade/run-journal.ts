@@ -37,6 +37,7 @@ export function runJournal(
   beginRun(j, new Date(o.now()).toISOString());
   (j as JournalWithRuns).commands = { rollback: o.rollbackCommand };
   if (o.checks) (j as JournalWithRuns).checks = o.checks;
+  if (o.proofs) (j as JournalWithRuns).proofs = o.proofs;
   if (o.v2Measured && !j.v2) j.v2 = o.v2Measured;
   return j;
 }

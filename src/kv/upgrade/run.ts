@@ -318,8 +318,8 @@ export class UpgradeRun {
           steps: mine,
           target: { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? own },
           gateFirstStop: true,
-          gate: () =>
-            gateBeforeStop(this.env, ms).then(
+          gate: (resumed) =>
+            gateBeforeStop(this.env, ms, undefined, resumed).then(
               () => undefined,
               (err: Error) => {
                 throw new GateRefused(err.message);
@@ -465,6 +465,7 @@ export class UpgradeRun {
     const fhStep = j.steps.find((s) => s.kind === 'final-health')!;
     if (o.signal.aborted) await this.interrupted();
     if (cvStep.status !== 'done') {
+      o.atClusterVersionWait?.();
       const halted = await this.guarded(cvStep, `cluster: wait for the cluster version to reach ${o.to}`, true, '', () =>
         waitClusterVersionStep(this.env, this.pre.plan.source),
       );

@@ -136,11 +136,15 @@ async function pickHealthy(env: StepEnv<Look, RunRecord>, members: MemberSpec[])
  * left or joined: a new, unstarted member counts toward the quorum), every member answers healthy
  * and all agree on one leader. Anything else means stopping could take a second member down (or go
  * on past a sick one), so the run halts with nothing changed. One parallel pass, a few milliseconds.
+ * `resumed`: the record says this stop began, so the stop command may have reached the member before
+ * the kill: one that no longer answers is on its way down from it (stopping it again takes nothing from
+ * the cluster), and only the others must be healthy with one leader; one that answers is gated as any.
  */
 export async function gateBeforeStop(
   env: StepEnv<Look, RunRecord>,
   m: MemberSpec,
   seen?: { obs: ClusterObservation; list: MemberListEntry[] },
+  resumed = false,
 ): Promise<ClusterObservation> {
   const { o } = env;
   let all = seen?.obs;
@@ -153,9 +157,11 @@ export async function gateBeforeStop(
   }
   const changed = membershipChange(env.membership, list!);
   if (changed) throw new Error(`not stopping ${m.name}: ${changed}`);
-  const sick = all.members.filter((x) => !x.healthy);
+  const goingDown = resumed && !all.members.some((x) => x.name === m.name && x.healthy);
+  const judged = goingDown ? all.members.filter((x) => x.name !== m.name) : all.members;
+  const sick = judged.filter((x) => !x.healthy);
   if (sick.length) throw new Error(`not stopping ${m.name}: ${sick.map((x) => `${x.name} is not healthy (${x.error ?? x.healthDetail})`).join(', ')}`);
-  const leaders = new Set(all.members.map((x) => x.leaderId ?? ''));
+  const leaders = new Set(judged.map((x) => x.leaderId ?? ''));
   if (leaders.size !== 1 || leaders.has('') || leaders.has('0')) throw new Error(`not stopping ${m.name}: the members do not agree on one leader`);
   if (all.alarms.length) throw new Error(`not stopping ${m.name}: alarm ${all.alarms.map((a) => a.alarm).join(', ')} raised`);
   return all;
