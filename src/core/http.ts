@@ -4,6 +4,7 @@ import type { Agent } from './undici-lite.js';
 import { ApiError, InterruptedError, NetworkError, type OpsError, UsageError } from './errors.js';
 import type { RequestPacer } from './pacer.js';
 import { isLoopbackHost, redactBody, redactHeaders, redactUrl } from './redact.js';
+import { type AnswerBody, parseBody, readBody, serverMessage, truncate, tryJson } from './http-body.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | Array<string | number>>;
 
@@ -78,7 +79,7 @@ export interface TransportRequest {
 export interface TransportResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(): void };
+  body: AnswerBody;
 }
 
 /**
@@ -454,67 +455,6 @@ export function retryAfterMs(value: string | string[] | undefined, now = Date.no
   if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.ceil(Number(v) * 1000);
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-function parseBody(raw: string, contentType: string | string[] | undefined): unknown {
-  if (raw === '') return undefined;
-  const ct = String(contentType ?? '');
-  if (ct.includes('json') || /^[[{]/.test(raw.trimStart())) {
-    try {
-      return JSON.parse(raw);
-    } catch {
-      return raw;
-    }
-  }
-  return raw;
-}
-
-/** The server's own message, whichever service's error shape it uses. */
-export function serverMessage(body: unknown, status: number): string {
-  if (body && typeof body === 'object') {
-    const b = body as Record<string, unknown>;
-    if (b.error && typeof b.error === 'object') {
-      const e = b.error as Record<string, unknown>;
-      if (typeof e.message === 'string')
-        return (typeof e.status === 'string' || typeof e.status === 'number') && e.status ? `${e.status}: ${e.message}` : e.message;
-    }
-    if (typeof b.error === 'string' && typeof b.error_description === 'string') return `${b.error}: ${b.error_description}`;
-    if (typeof b.message === 'string') return b.message;
-    if (typeof b.error === 'string') return b.error;
-  }
-  if (typeof body === 'string' && body.trim()) return truncate(body.trim());
-  return `request failed with status ${status}`;
-}
-
-function tryJson(s: string): unknown {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return s;
-  }
-}
-
-function truncate(s: string, n = 500): string {
-  return s.length > n ? `${s.slice(0, n)}…` : s;
-}
-
-/** The body as text, or (with a limit) its first `limit` bytes and whether more were coming. */
-async function readBody(body: TransportResponse['body'], limit?: number): Promise<{ raw: string; bytes: number; truncated: boolean }> {
-  if (limit === undefined) {
-    const raw = await body.text();
-    return { raw, bytes: Buffer.byteLength(raw), truncated: false };
-  }
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.length;
-    if (bytes > limit) {
-      body.destroy();
-      return { raw: Buffer.concat(chunks).toString('utf8'), bytes, truncated: true };
-    }
-    chunks.push(chunk);
-  }
-  return { raw: Buffer.concat(chunks).toString('utf8'), bytes, truncated: false };
 }
 
 /** A kept-alive connection that the server closed while the request went out on it. */

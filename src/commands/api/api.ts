@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../core/errors.js';
-import { serverMessage, type HttpClient, type HttpResponse, type Query } from '../../core/http.js';
+import type { HttpClient, HttpResponse, Query } from '../../core/http.js';
+import { serverMessage } from '../../core/http-body.js';
 import type { CommandResult } from '../../core/output.js';
 import { redactHeaders } from '../../core/redact.js';
 import { parseUserUrl, URL_EXAMPLE } from '../../core/url.js';
