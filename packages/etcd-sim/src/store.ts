@@ -2,8 +2,8 @@
  * A simulated member's state on disk: member/kv.json (the whole state, as messages.ts's Persisted) and
  * member/kv.log beside it, one JSON line per change since kv.json was written. A put or delete appends
  * a line (the state without its keys, and each key it touched, null when deleted) where writing the
- * whole state cost ~1.4 ms of CPU per write at 1,600 keys; once the log outgrows the state (or 64 KiB)
- * the whole state is written again (a temporary file renamed over kv.json) and the log starts over.
+ * whole state cost ~1.4 ms of CPU per write at 1,600 keys; once the log outgrows twice the state (or
+ * 64 KiB) the whole state is written again (a temporary file renamed over kv.json) and the log starts over.
  * Any other change (the cluster version, a downgrade, a copy of the leader's state) writes the whole state.
  *
  * Like the whole-file write it replaces, every save is made before the member answers and goes to the
@@ -112,7 +112,7 @@ export class MemberStore {
     const k = emptyDict<Kv | null>();
     for (const key of changed) k[key] = own(st.kvs, key) ?? null;
     const line = Buffer.from(`${JSON.stringify({ m: metaOf(st), k })}\n`);
-    if (this.logBytes + line.length > Math.max(MIN_LOG_BYTES, this.stateBytes)) return this.compact(st);
+    if (this.logBytes + line.length > Math.max(MIN_LOG_BYTES, 2 * this.stateBytes)) return this.compact(st);
     try {
       writeAll(this.fd, line);
     } catch (err) {
