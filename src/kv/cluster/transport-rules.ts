@@ -35,6 +35,12 @@ export function unreachable(endpoint: string, cause: NodeJS.ErrnoException, time
   // The message names the fix too: kv health and status show only the message of a member.
   if (tls) return new OpsError(`${tls.message}: ${tls.hint}`, 1, { code: tls.code, cause });
   const code = cause?.code ?? cause?.name;
+  // something answered, but not in HTTP (an ssh or peer port, another protocol): said as it is, not as "unreachable"
+  if (typeof code === 'string' && code.startsWith('HPE_'))
+    return new NetworkError(`${endpoint}: not an HTTP answer (${cause.message})`, {
+      hint: "something other than etcd answers on that port: --endpoints lists each member's client URL (its --advertise-client-urls, usually port 2379), not its peer URL or another service",
+      cause,
+    });
   const said = cause?.message && (code === 'UND_ERR_SOCKET' || code === 'DIAL_TIMEOUT') ? cause.message : code;
   const what = TIMEOUT_CODES.has(code) ? `no complete answer within ${timeoutMs} ms` : said;
   return new NetworkError(`${endpoint}: unreachable (${what})`, {
