@@ -39,14 +39,7 @@ const JournalSchema = z
   })
   .superRefine((j, ctx) => {
     const names = new Set(j.members.map((m) => m.name));
-    j.steps.forEach((s, i) => {
-      if (s.member !== undefined && !names.has(s.member))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['steps', i, 'member'],
-          message: `step ${s.id} names member "${s.member}", which is not one of the journal's members`,
-        });
-    });
+    stepsNameMembers(j.steps, names, "the journal's", ctx);
     (j.rollbackSteps ?? []).forEach((s, i) => {
       if (s.member === undefined || !names.has(s.member) || s.id !== `rollback/${s.member}/${s.kind}`)
         ctx.addIssue({
@@ -56,6 +49,14 @@ const JournalSchema = z
         });
     });
   });
+
+/** A record's steps each name one of its members (or none): the issue of each that does not, at steps[i].member. */
+export function stepsNameMembers(steps: ReadonlyArray<{ id: string; member?: string }>, names: ReadonlySet<string>, whose: string, ctx: z.RefinementCtx): void {
+  steps.forEach((s, i) => {
+    if (s.member !== undefined && !names.has(s.member))
+      ctx.addIssue({ code: 'custom', path: ['steps', i, 'member'], message: `step ${s.id} names member "${s.member}", which is not one of ${whose} members` });
+  });
+}
 
 /** A journal that cannot be trusted: named with its path and the fix; the file is left as it is. */
 export class JournalInvalid extends OpsError {

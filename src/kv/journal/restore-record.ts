@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { readOwnFileSync } from '../../core/local-file.js';
 import { OpsError } from '../../core/errors.js';
 import type { MemberTarget } from '../drivers/driver.js';
-import { JournalInvalid } from './read.js';
+import { JournalInvalid, stepsNameMembers } from './read.js';
 
 export type RestoreStepKind = 'prepare' | 'stop' | 'restore-data' | 'start' | 'verify';
 
@@ -127,17 +127,7 @@ const Schema = z
     ),
     steps: z.array(Step),
   })
-  .superRefine((r, ctx) => {
-    const names = new Set(r.members.map((m) => m.name));
-    r.steps.forEach((s, i) => {
-      if (s.member !== undefined && !names.has(s.member))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['steps', i, 'member'],
-          message: `step ${s.id} names member "${s.member}", which is not one of the restore's members`,
-        });
-    });
-  });
+  .superRefine((r, ctx) => stepsNameMembers(r.steps, new Set(r.members.map((m) => m.name)), "the restore's", ctx));
 
 const WHAT = 'the kv restore journal';
 
