@@ -170,6 +170,8 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
         expect(f.data!.hash).toBe(f.data!.liveHash);
         expect(Number(f.data!.revision)).toBeGreaterThanOrEqual(before.revisions[i]!);
         expect(f.data!.copied!.snapFiles).toBeGreaterThanOrEqual(1);
+        // the stream's sha256 trailer checked (openssl here)
+        expect(f.data!.copied!.sha256).toBe('verified');
         expect(f.detail).toMatch(new RegExp(`with the member's data: KV hash ${f.data!.hash} at revision ${f.data!.revision}, as ${c.members[i]!.name}`));
       }
       // no second process ever joined: the same members, the same revision, every one healthy; the copies sent no peer a message
@@ -184,7 +186,7 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
       leftNothing();
     }, 180_000);
 
-    it('not checked, saying why and what makes it run: no unshare on the PATH; no etcdctl anywhere; too little space for the copy', async () => {
+    it('not checked, saying why and what makes it run: no unshare on the PATH; no etcdctl anywhere; too little space for the copy; a damaged snapshot stream (its sha256 checked by sha256sum where the host has no openssl)', async () => {
       const farm = (without: string[]) => {
         const d = mkdtempSync(join(scratch, '..', 'opsctl-data-trial-path-'));
         made.push({ destroy: () => rmSync(d, { recursive: true, force: true }) });
@@ -203,6 +205,27 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
       expect(noCtl.detail).toBe(
         `data trial not run: no etcdctl beside the target (${onlyEtcd}/etcdctl) or on the host's PATH: put etcdctl beside etcd in the target binaries (--target-bin VERSION=DIR) or install it on the host (etcd-client)`,
       );
+      // the stream's trailer: checked with sha256sum where openssl is not on the host
+      const noOpenssl = await trial(c, 0, v36(), { driver: driver(farm(['openssl'])) });
+      expect(noOpenssl, JSON.stringify(noOpenssl)).toMatchObject({ result: 'ok' });
+      expect(noOpenssl.data!.copied!.sha256).toBe('verified');
+      // an etcdctl that damages the file it saved (16 bytes inside the db overwritten, the trailer as etcd sent it)
+      const damaging = mkdtempSync(join(scratch, '..', 'opsctl-data-trial-bin-'));
+      made.push({ destroy: () => rmSync(damaging, { recursive: true, force: true }) });
+      symlinkSync(join(dirs!.v36, 'etcd'), join(damaging, 'etcd'));
+      writeFileSync(
+        join(damaging, 'etcdctl'),
+        `#!/bin/sh\n'${dirs!.v36}/etcdctl' "$@" || exit $?\n` +
+          'case " $* " in *" snapshot save "*) for f; do :; done; printf opsctl-damaged!! | dd of="$f" bs=1 seek=8192 conv=notrunc 2>/dev/null ;; esac\n',
+        { mode: 0o755 },
+      );
+      for (const path of [undefined, farm(['openssl'])]) {
+        const damaged = await trial(c, 1, { ...v36(), binDir: damaging }, path ? { driver: driver(path) } : {});
+        expect(damaged, JSON.stringify(damaged)).toMatchObject({ result: 'not-checked' });
+        expect(damaged.detail).toMatch(
+          /^data trial not run: the snapshot's sha256 [0-9a-f]{64} is not its trailer's [0-9a-f]{64}: the stream was damaged on the way/,
+        );
+      }
       if (root) {
         const small = mkdtempSync(join(scratch, '..', 'opsctl-data-trial-small-'));
         execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', small]);

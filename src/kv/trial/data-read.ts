@@ -23,7 +23,7 @@ export interface CopyFacts {
   dbBytes: number;
   walFiles: number;
   snapFiles: number;
-  /** sha256 of the snapshot stream: verified, not verified (no sha256sum), or no trailer. */
+  /** sha256 of the snapshot stream: verified, not verified (no openssl or sha256sum on the host), or no trailer. */
   sha256: string;
 }
 
