@@ -72,9 +72,16 @@ describe.runIf(Boolean(dirs))('the v3 store membership before 3.5.26+ and 3.6, o
     const kv = new KvClient(cluster.members[0]!.clientUrl, { session, timeoutMs: 5000 });
     await kv.put('opsctl-fix', 'x');
     await kv.gateway('/kv/deleterange', { key: Buffer.from('opsctl-fix').toString('base64') });
-    const again = await runBin(args(file), { env, timeout: 900_000 });
+    const again = await runBin([...args(file), '--debug'], { env, timeout: 900_000 });
     expect(again.exitCode, String(again.stderr)).toBe(0);
-    expect(String(again.stderr)).toMatch(/\[v3-consistent-index\] ok: consistent index \d+ in etcd\d's v3 store \(a snapshot via etcdctl\)/);
+    const said = String(again.stderr);
+    expect(said).toMatch(/\[v3-consistent-index\] ok: consistent index \d+ in etcd\d's v3 store \(a snapshot via etcdctl\)/);
+    // the 3.5 → 3.6 hop's reads begun as 3.4 → 3.5 waited for its cluster version (every member on 3.5 by then), and used:
+    // one snapshot of the leader per hop (the plan's for 3.4 → 3.5, the one read ahead for 3.5 → 3.6), none made again
+    const ahead = said.indexOf('[kv] 3.5 → 3.6: its settings, trials and data reads begun while the hop before waits for its cluster version');
+    expect(ahead).toBeGreaterThan(0);
+    expect(ahead).toBeLessThan(said.indexOf('wait for the cluster version to reach 3.5: cluster version 3.5'));
+    expect([...said.matchAll(/\[kv\] v3 membership: a snapshot of etcd\d /g)].map((m) => m.index > ahead)).toEqual([false, true]);
     for (const v of await servers(cluster)) expect(v).toMatch(/^3\.6\./);
   }, 1_200_000);
 

@@ -1,6 +1,6 @@
 /** Each hop's rulebook and trial starts, judged together before the first stop; the v2store fix they may plan; the refusal that names every reason. */
 import { UpgradeRefused } from '../upgrade/options.js';
-import type { Hop } from './plan.js';
+import { hopName, type Hop } from './plan.js';
 import { checkHop } from '../rules/index.js';
 import { PROOF_RULES } from '../rules/trial.js';
 import { fixOf } from '../rules/summary.js';
@@ -13,7 +13,7 @@ import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
 import type { SettingsReads } from '../drivers/driver.js';
-import { type Binaries, hopFacts, look } from './facts.js';
+import { type Binaries, hopFacts, hopReads, look, type HopReads } from './facts.js';
 import { type LadderOptions, type LadderReport, type Overrides, type Snapshotting, type Trying } from './record.js';
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
@@ -96,6 +96,27 @@ export async function trialsOf(
   // (what ran now is stamped with this round's start; a finding that stands keeps the time of its own trial)
   for (const f of [...settings.values()].flat()) f.at ??= at;
   return settings;
+}
+
+/** A hop's settings and trials, then its reads of the members' data (facts.ts hopReads), begun ahead: while the hop before waits for its cluster version. */
+export interface Ahead {
+  trials?: Promise<Map<string, TrialFinding[]>>;
+  reads?: Promise<HopReads>;
+}
+
+/** Begins `hop`'s reads on the cluster as it is now (every member on the target of the hop before); awaited before `hop`, or as the run ends. */
+export function readAhead(
+  o: Pick<LadderOptions, Trying | Snapshotting | 'now'>,
+  hop: Hop,
+  bins: Record<string, Binaries>,
+  prior: Map<string, TrialFinding[]>,
+): Ahead {
+  o.debug?.(`[kv] ${hopName(hop)}: its settings, trials and data reads begun while the hop before waits for its cluster version`);
+  const trials = trialsOf(o, [hop], bins, prior);
+  const reads = trials.then(async (again) => hopReads(o, hop, await look(o), bins, true, again));
+  trials.catch(() => undefined);
+  reads.catch(() => undefined);
+  return { trials, reads };
 }
 
 /**

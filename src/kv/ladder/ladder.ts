@@ -49,12 +49,14 @@ import {
   readLadder,
 } from './record.js';
 import {
+  type Ahead,
   blocking,
   check,
   checkAll,
   fixesBefore,
   fixRows,
   planFix,
+  readAhead,
   reasonOf,
   refuseRows,
   runFix,
@@ -324,9 +326,12 @@ async function runLadder(
     return { ...report, status: 'declined' };
   }
   const unlock = await lockLadder(file, o);
+  const ahead: Ahead = {};
   try {
-    return await climb(o, ports, file, report, recorded, bins, v2, trials);
+    return await climb(o, ports, file, report, recorded, bins, v2, trials, ahead);
   } finally {
+    // (a run that ends while the next hop's reads are under way, halted or failed, waits for them: no etcdctl or host shell left behind)
+    await Promise.allSettled([ahead.trials, ahead.reads]);
     await unlock().catch(() => undefined);
   }
 }
@@ -341,6 +346,7 @@ async function climb(
   bins: Record<string, Binaries>,
   v2: HopFacts['v2'],
   trials: Map<string, TrialFinding[]>,
+  ahead: Ahead,
 ): Promise<LadderReport> {
   const now = () => new Date(o.now()).toISOString();
   const lf: LadderFile = recorded ?? {
@@ -378,8 +384,6 @@ async function climb(
   const journal = journalPath(o.dataDir, o.cluster.key);
   /** The look that confirmed the previous hop's cluster version (taken a moment ago): the next hop's rules read it. */
   let confirmed: ClusterObservation | undefined;
-  /** The next hop's settings and trials, read while this hop waits for its cluster version. */
-  let early: ReturnType<typeof trialsOf> | undefined;
   for (let i = start; i < lf.hops.length; i++) {
     const hop = lf.hops[i]!;
     const following = lf.hops[i + 1];
@@ -392,11 +396,14 @@ async function climb(
       const obs = confirmed ?? (await look(o));
       // Each member's settings read again (begun while the hop before waited for its cluster version): a
       // trial runs again only where they changed since the plan.
-      const again = await (early ?? trialsOf(o, [hop], bins, trials, { seen: obs }));
-      early = undefined;
+      const again = await (ahead.trials ?? trialsOf(o, [hop], bins, trials, { seen: obs }));
+      // (its data read during that wait too; a read that failed there is made now)
+      const reads = await ahead.reads?.catch(() => undefined);
+      delete ahead.trials;
+      delete ahead.reads;
       proven = new Map([...trials, ...again]);
       const patchLater = lf.hops.some((h, k) => k > i && h.patch);
-      const facts = await hopFacts(o, hop, obs, bins, v2, true, patchLater, again);
+      const facts = await hopFacts(o, hop, obs, bins, v2, true, patchLater, again, reads);
       const rows = planFix(o, await check(o, facts));
       report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
       await haltOn(hop, rows);
@@ -435,11 +442,7 @@ async function climb(
         checks,
         proofs: proofsOf(proven, lf.hops.slice(i), bins),
         v2Measured: lf.v2 ?? (v2 && 'bytes' in v2 ? v2 : undefined),
-        atClusterVersionWait: () => {
-          early = following && trialsOf(o, [following], bins, trials);
-          // (awaited before the next hop; a hop that halts here leaves it unread)
-          early?.catch(() => undefined);
-        },
+        atClusterVersionWait: () => void (following && Object.assign(ahead, readAhead(o, following, bins, trials))),
       });
     } catch (err) {
       lf.status = 'interrupted';

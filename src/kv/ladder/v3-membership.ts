@@ -64,13 +64,14 @@ export function hexId(decimal: string): string {
  * The leader's v3 store, read from a snapshot of it taken now (removed after): the consistent index, and
  * which members of the cluster (those the members answer for) are marked removed there.
  */
-export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | Snapshotting>, obs: ClusterObservation): Promise<HopFacts['v3Membership']> {
+export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | 'debug' | Snapshotting>, obs: ClusterObservation): Promise<HopFacts['v3Membership']> {
   if (o.driver?.builtIn) return { why: `does not apply: ${o.driver.builtIn.what} members keep no etcd v3 store`, none: true };
   const leaderId = obs.members.find((m) => m.healthy && m.leaderId)?.leaderId;
   const from = obs.members.find((m) => m.healthy && m.id === leaderId) ?? obs.members.find((m) => m.healthy);
   if (!from) return { why: 'no healthy member to take a snapshot of its v3 store from' };
   if (!from.real) return { why: `does not apply: ${from.name} is not real etcd (it keeps no etcd v3 store)`, none: true };
   const dir = mkdtempSync(join(tmpdir(), 'opsctl-v3-membership-'));
+  const t0 = Date.now();
   try {
     const snap = await saveSnapshot({
       endpoint: from.endpoint,
@@ -82,6 +83,9 @@ export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | Snapsh
       exec: o.exec,
     });
     const db = dbMembership(snap.file);
+    o.debug?.(
+      `[kv] v3 membership: a snapshot of ${from.name} (cluster version ${from.clusterVersion ?? '?'}), ${snap.bytes} bytes via ${snap.via}, read in ${Date.now() - t0} ms`,
+    );
     const live = new Map(obs.members.map((m) => [hexId(m.id), m.name]));
     return {
       on: from.name,
