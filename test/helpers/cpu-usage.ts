@@ -66,22 +66,31 @@ if (out) {
       children: now.cutime + now.cstime - before.cutime - before.cstime,
     };
     if (group && parent) {
-      line.cg = Number(readFileSync(`${group}/cpuacct.usage`, 'utf8')) / 1e9;
-      writeFileSync(`${parent}/cgroup.procs`, String(process.pid));
-      const left = readFileSync(`${group}/cgroup.procs`, 'utf8').split('\n').filter(Boolean);
-      line.left = left.length;
-      // this file's group, and those of earlier files whose workers have ended (a worker of a file running
-      // meanwhile is alive); a group with a process still in it stays (EBUSY)
-      for (const d of readdirSync(parent)) {
-        const worker = /^opsctl-test-(\d+)-/.exec(d)?.[1];
-        if (!worker || (`${parent}/${d}` !== group && alive(Number(worker)))) continue;
-        try {
-          rmdirSync(`${parent}/${d}`);
-        } catch {
-          // still in use
-        }
+      try {
+        measureGroup(line, group, parent);
+      } catch (err) {
+        line.cgError = (err as Error).message; // a measurement never fails the file it measures
       }
     }
     appendFileSync(out, `${JSON.stringify(line)}\n`);
   });
+}
+
+/** The file's cgroup CPU, then the worker moved back out and the groups no longer in use removed. */
+function measureGroup(line: Record<string, unknown>, group: string, parent: string): void {
+  line.cg = Number(readFileSync(`${group}/cpuacct.usage`, 'utf8')) / 1e9;
+  writeFileSync(`${parent}/cgroup.procs`, String(process.pid));
+  const left = readFileSync(`${group}/cgroup.procs`, 'utf8').split('\n').filter(Boolean);
+  line.left = left.length;
+  // this file's group, and those of earlier files whose workers have ended (a worker of a file running
+  // meanwhile is alive); a group with a process still in it stays (EBUSY)
+  for (const d of readdirSync(parent)) {
+    const worker = /^opsctl-test-(\d+)-/.exec(d)?.[1];
+    if (!worker || (`${parent}/${d}` !== group && alive(Number(worker)))) continue;
+    try {
+      rmdirSync(`${parent}/${d}`);
+    } catch {
+      // still in use
+    }
+  }
 }
