@@ -38,6 +38,8 @@ export default defineConfig({
     // suite from 814 s to 497 s there. Every test takes its own free ports, directories and namespaces.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default'],
+    // OPSCTL_TEST_CPU=FILE: one JSON line per test file with its CPU, its children's included (test/helpers/cpu-usage.ts).
+    setupFiles: process.env.OPSCTL_TEST_CPU ? ['test/helpers/cpu-usage.ts'] : [],
     projects: [
       {
         extends: true,

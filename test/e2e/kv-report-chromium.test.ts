@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { PAUSED, runBin } from '../helpers/bin.js';
-import { requireChromium, withChromiumPage } from '../helpers/chromium.js';
+import { chromiumSession, requireChromium } from '../helpers/chromium.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 /**
@@ -29,9 +29,12 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     cfg.cleanup();
   });
 
-  /** Opens a report in Chromium; returns what a reader sees, every request the page made, and a screenshot. */
+  const chromium = chromiumSession();
+  afterAll(() => chromium.close());
+
+  /** Opens a report in Chromium (a fresh context of the file's one browser); returns what a reader sees, every request the page made, and a screenshot. */
   const view = (file: string) =>
-    withChromiumPage(async (page) => {
+    chromium.page(async (page) => {
       const requests: string[] = [];
       page.on('request', (r) => requests.push(r.url()));
       await page.goto(pathToFileURL(file).href);
@@ -279,7 +282,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(doc.restorePoints[1].command).toMatch(/--to-version 3\.3$/);
     expect(doc.backups.items.filter((i: any) => i.kind === 'snapshot')).toHaveLength(6);
     expect(out.backups.bytes).toBe(doc.backups.bytes);
-    const seen = await withChromiumPage(async (page) => {
+    const seen = await chromium.page(async (page) => {
       await page.goto(pathToFileURL(file).href);
       return page.evaluate(() => ({
         hops: [...document.querySelectorAll('#ladder tbody tr')].map((tr) => tr.getAttribute('data-hop')),

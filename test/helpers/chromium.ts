@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { runBin } from './bin.js';
 import { requireProgram } from './e2e.js';
 
@@ -43,6 +43,29 @@ export async function withChromiumPage<T>(fn: (page: Page) => Promise<T>): Promi
   } finally {
     rmSync(profileDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * One Chromium for a test file's pages (a launch costs about a second of CPU): `page(fn)` runs `fn` with a page
+ * of a fresh browser context (its own cookies, storage and cache, as a fresh profile has), closed however `fn`
+ * ends; `close()` in afterAll.
+ */
+export function chromiumSession(): { page<T>(fn: (page: Page) => Promise<T>): Promise<T>; close(): Promise<void> } {
+  let browser: Promise<Browser> | undefined;
+  return {
+    async page(fn) {
+      browser ??= import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }));
+      const context = await (await browser).newContext();
+      try {
+        return await fn(await context.newPage());
+      } finally {
+        await context.close();
+      }
+    },
+    async close() {
+      if (browser) await (await browser).close();
+    },
+  };
 }
 
 /** The authorization URL a `opsctl login --no-browser` child prints on stderr (first match of `pattern`, group 1). */
