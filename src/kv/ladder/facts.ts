@@ -274,7 +274,8 @@ export async function hopReads(
 ): Promise<HopReads> {
   const out: HopReads = {};
   const v2Gone = hop.patch ? undefined : ladderRow(hop.to)?.v2Gone;
-  // What 3.5.26+ and 3.6 make of the v3 store's membership (v3-membership.ts): read on the cluster as it is when the hop starts.
+  // What 3.5.26+ and 3.6 make of the v3 store's membership (v3-membership.ts): read on the cluster as it is when the hop starts
+  // (for a later hop of a ladder: as the hop before waits for its cluster version, every member already on this hop's start).
   // (simulated members: known to keep no v3 store on every hop, so the plan says so once, not "when the hop starts")
   const membership =
     (current || o.driver?.builtIn) && !hop.patch && ((hop.from === '3.4' && hop.to === '3.5') || (hop.from === '3.5' && hop.to === '3.6'))

@@ -7,7 +7,8 @@ const GUIDE = 'https://etcd.io/docs/v3.5/upgrades/upgrade_3_5/';
 
 /**
  * The v3 store's membership before 3.5.26+ and 3.6 read it (the measurements and etcd's code paths:
- * src/kv/ladder/v3-membership.ts). Both read a snapshot of the leader taken when the hop starts.
+ * src/kv/ladder/v3-membership.ts). Both read a snapshot of the leader taken as the hop starts: at the plan for
+ * the ladder's first hop, else while the hop before waits for its cluster version (ladder/checks.ts readAhead).
  */
 export const ZOMBIE = 'https://github.com/etcd-io/etcd/pull/20995';
 /** The first 3.5 release that cleans up zombie members after each ConfChange it applies to the v3 store. */
