@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { CommandDriver } from '../../src/kv/drivers/command.js';
-import { renderTemplate } from '../../src/kv/drivers/argv.js';
+import { renderTemplate } from '../../src/kv/templates/argv.js';
 import { expandSystemd } from '../../src/kv/drivers/systemd.js';
 import type { RestoreRequest } from '../../src/kv/drivers/driver.js';
 import { seeded } from '../helpers/fuzz.js';
@@ -147,9 +147,9 @@ const SHAPES: Array<[string, string, (v: Vars) => string[][]]> = [
   ['local', 'rec local {name} {snapshot}', (v) => [['rec', 'local', v.name, v.snapshot]]],
   [
     'local sh -c',
-    'sh -c "rec sh {snapshot} && rec sh2 x{name}y"',
+    'sh -c "rec shell {snapshot} && rec sh2 x{name}y"',
     (v) => [
-      ['rec', 'sh', v.snapshot],
+      ['rec', 'shell', v.snapshot],
       ['rec', 'sh2', `x${v.name}y`],
     ],
   ],

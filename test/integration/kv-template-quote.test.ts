@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileTemplate, displayArgv, renderArgv, shellQuote } from '../../src/kv/drivers/argv.js';
-import { templateProblem } from '../../src/kv/drivers/argv.js';
+import { compileTemplate, displayArgv, renderArgv, shellQuote } from '../../src/kv/templates/argv.js';
+import { templateProblem } from '../../src/kv/templates/argv.js';
 import { seeded } from '../helpers/fuzz.js';
 
 /** The shells a quoted value must survive (the remote user's shell is one of them). */

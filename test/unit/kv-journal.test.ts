@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderTemplate } from '../../src/kv/drivers/argv.js';
+import { renderTemplate } from '../../src/kv/templates/argv.js';
 import {
   clusterKey,
   isResumable,

@@ -18,6 +18,7 @@ const ROOMS: Record<string, string> = {
   ops: 'the single requests of the etcdctl-like verbs (range, put, txn, leases, members, maintenance)',
   snapshot: 'snapshots: saved over the wire, streamed, verified page by page (bbolt, the backend db), their status',
   wal: "a member's write-ahead log read offline (the v2 requests it still holds)",
+  templates: 'command templates: their grammar, where each value lands, and the option grammar of the shells and wrappers they cross',
   drivers: "how members are stopped, started and looked at where they run: the sandbox's, commands, systemd",
   rules: 'the rulebook of each hop: what the guides and changelogs refuse, and the fix for each',
   journal: 'the record on disk that makes the identical command resume after a kill',

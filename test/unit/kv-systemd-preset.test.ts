@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseClusterFile } from '../../src/commands/kv/lib/cluster-file.js';
 import { CommandDriver } from '../../src/kv/drivers/command.js';
-import { renderTemplate } from '../../src/kv/drivers/argv.js';
+import { renderTemplate } from '../../src/kv/templates/argv.js';
 import { expandSystemd } from '../../src/kv/drivers/systemd.js';
 
 const vars = { host: 'infra2', name: 'infra2', endpoint: 'https://10.0.0.2:2379', version: '3.3', bin: '', run: 'r1' };

@@ -225,7 +225,17 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
     throw err;
   }
   const { CommandDriver } = await import('../../kv/drivers/command.js');
-  const commands = report.status === 'planned' && driver instanceof CommandDriver ? driver.preview(cluster.members, { version: opts.to }) : undefined;
+  // the members the run would stop and start, with the values the run passes ({bin}: the target's directory)
+  const moving = new Set(report.plan.filter((m) => m.action !== 'skip').map((m) => m.name));
+  const commands =
+    report.status === 'planned' && driver instanceof CommandDriver
+      ? moving.size
+        ? driver.preview(
+            cluster.members.filter((m) => moving.has(m.name)),
+            { version: opts.to, ...(report.targetBin ? { binDir: report.targetBin } : {}) },
+          )
+        : `nothing to do: every member already runs ${report.target}; no command would run`
+      : undefined;
   const out = withChanges(render(report, ctx, checks, commands), opts, changesOf(report));
   if ((report.status === 'done' || report.status === 'halted') && report.run) {
     const { backupsOfRuns } = await import('./lib/upgrade-backups.js');

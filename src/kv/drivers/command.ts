@@ -8,7 +8,7 @@ import { valueProblem } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
 import { UsageError } from '../../core/errors.js';
 import { backupNeeds, parseSpaceReport, type BackupSpace } from './space.js';
-import { compileTemplate, displayArgv, renderArgv, TEMPLATE_VARS, TemplateError, type Template } from './argv.js';
+import { compileTemplate, displayArgv, renderArgv, TEMPLATE_VARS, TemplateError, type Template } from '../templates/argv.js';
 
 type Exec = typeof import('execa').execa;
 

@@ -131,6 +131,7 @@ async function planned(
     plan: journal?.members ?? plan.members,
     resumed: Boolean(journal),
     ...(resume ? { resume } : {}),
+    ...((o.targetBin ?? journal?.target_bin) ? { targetBin: o.targetBin ?? journal?.target_bin } : {}),
   };
   const upgrading = plan.members.filter((m) => m.action !== 'skip');
   if (o.dryRun) return { ...base, status: 'planned', steps: [], snapshots: [], totals: totals([], o.now() - started) };

@@ -137,6 +137,8 @@ export interface UpgradeReport {
   journal?: string;
   /** The journal's run id (its backups are named by it). */
   run?: string;
+  /** The directory of the target's binaries the starts use ({bin}), where one is known. */
+  targetBin?: string;
   resumed: boolean;
   plan: UpgradePlan['members'];
   planText: string;
@@ -157,7 +159,7 @@ export interface UpgradeReport {
 }
 
 /** What the report of a run says before any step: the cluster, the hop, the plan and its warnings, the resume. */
-export type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planText' | 'warnings' | 'plan' | 'resumed' | 'resume'>;
+export type Base = Pick<UpgradeReport, 'cluster' | 'source' | 'target' | 'planText' | 'warnings' | 'plan' | 'resumed' | 'resume' | 'targetBin'>;
 
 /** Pre-flight said no: nothing was changed. Exit 1 with every reason (also as a list in --json), titled by the verb that was refused. */
 export class UpgradeRefused extends OpsError {
@@ -221,7 +223,7 @@ export type Look = 'cluster' | Reach;
 /** What a wait reads besides a look: the clock and the signal that ends it. */
 export type Waits = Look | 'now' | 'signal';
 /** Where the members go: the version, a restart onto their own (--allow-same-version), etcd 3.6's downgrade. */
-export type Destination = 'to' | 'allowSameVersion' | 'downgrade';
+export type Destination = 'to' | 'targetBin' | 'allowSameVersion' | 'downgrade';
 /** The way back a refusal names: the command that rolls this cluster back. */
 export type WayBack = 'rollbackCommand';
 /** What the data-dir backups' room reads: the driver that takes them, where they go, whether there are any, how long they live. */

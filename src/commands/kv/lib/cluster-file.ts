@@ -4,7 +4,7 @@ import { UsageError } from '../../../core/errors.js';
 import { hostProblem, type ClusterSpec, type MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { expandSystemd } from '../../../kv/drivers/systemd.js';
 import type { FileConnection } from './connection.js';
-import { TEMPLATE_EXTRA, templateProblem } from '../../../kv/drivers/argv.js';
+import { TEMPLATE_EXTRA, templateProblem } from '../../../kv/templates/argv.js';
 import { normalizeEndpoint } from './endpoint.js';
 
 const Member = z.object({

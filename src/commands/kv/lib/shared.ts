@@ -3,7 +3,7 @@ import { UsageError } from '../../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { traced } from '../../../kv/drivers/traced.js';
 import { CommandDriver } from '../../../kv/drivers/command.js';
-import { TEMPLATE_EXTRA, templateProblem } from '../../../kv/drivers/argv.js';
+import { TEMPLATE_EXTRA, templateProblem } from '../../../kv/templates/argv.js';
 import type { MemberDriver } from '../../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/upgrade/options.js';
 import { clusterKey } from '../../../kv/journal/journal.js';

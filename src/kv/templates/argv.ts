@@ -19,7 +19,10 @@
  * the value there. Remote shells must be POSIX-like (sh, bash, dash, zsh, ksh), not fish or csh.
  */
 
-export class TemplateError extends Error {}
+import { readCommand, type GrammarWord } from './command-grammar.js';
+import { checkScript, checkScriptCommands, TemplateError, type Node } from './shell-script.js';
+
+export { TemplateError };
 
 type Part = { lit: string } | { ph: string };
 interface Word {
@@ -27,9 +30,6 @@ interface Word {
   /** The word used quotes or a backslash (then it is one argument wherever it goes). */
   quoted: boolean;
 }
-
-/** A piece of a rendered argument: literal text, a value, or pieces quoted as one word for a shell. */
-type Node = { k: 'lit'; s: string } | { k: 'ph'; name: string } | { k: 'q'; nodes: Node[] };
 
 /** One argv element: its pieces, and whether it may pass verbatim into a shell line (a bare literal word). */
 interface Arg {
@@ -100,14 +100,12 @@ function lex(src: string): Word[] {
 
 const isLiteral = (w: Word): boolean => w.parts.every((p) => 'lit' in p);
 const litOf = (w: Word): string => w.parts.map((p) => ('lit' in p ? p.lit : `{${p.ph}}`)).join('');
-const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
 const plain = (w: Word): Node[] => w.parts.map((p) => ('lit' in p ? { k: 'lit', s: p.lit } : { k: 'ph', name: p.ph }));
 /** A word read by a shell as a script: its placeholders quoted for that shell. */
 const script = (w: Word): Node[] => w.parts.map((p) => ('lit' in p ? { k: 'lit', s: p.lit } : { k: 'q', nodes: [{ k: 'ph', name: p.ph }] }));
 
 /** ssh's options that take an argument (OpenSSH 9: ssh -h). */
 const SSH_ARG = new Set('BbcDEeFIiJLlmOoPpQRSWw');
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'su']);
 
 /** Where ssh's destination is (the first word after its options), and whether `--` is already there. */
 function sshDestination(words: Word[], at: number): { dest: number; dashes: boolean } | undefined {
@@ -119,7 +117,12 @@ function sshDestination(words: Word[], at: number): { dest: number; dashes: bool
     if (text === '--') return i + 1 < words.length ? { dest: i + 1, dashes: true } : undefined;
     for (let k = 1; k < text.length; k++) {
       if (SSH_ARG.has(text[k]!)) {
-        if (k === text.length - 1 && w.parts.length === 1) i++; // the argument is the next word
+        if (k === text.length - 1 && w.parts.length === 1) {
+          // -o's argument is ssh configuration (ProxyCommand, LocalCommand: code): never a value.
+          if (text[k] === 'o' && words[i + 1] && !isLiteral(words[i + 1]!))
+            throw new TemplateError('a value as the argument of ssh -o: ssh options such as ProxyCommand run code; write the option out');
+          i++; // the argument is the next word
+        }
         break;
       }
     }
@@ -127,144 +130,87 @@ function sshDestination(words: Word[], at: number): { dest: number; dashes: bool
   return undefined;
 }
 
-/** The index of the script word of `sh -c SCRIPT` (or `su -c`), if a shell with -c is among the words. */
-function shellScript(words: Word[]): number | undefined {
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i]!;
-    if (!isLiteral(w) || !SHELLS.has(basename(litOf(w)))) continue;
-    for (let j = i + 1; j < words.length; j++) {
-      const o = words[j]!;
-      if (!isLiteral(o)) break;
-      const t = litOf(o);
-      if (t === '--command' || (/^-[A-Za-z]+$/.test(t) && t.includes('c'))) return j + 1 < words.length ? j + 1 : undefined;
-      if (!t.startsWith('-') || t === '--') break;
-    }
-  }
-  return undefined;
+/** A word as the command grammar sees it (command-grammar.ts). */
+function grammarWord(w: Word): GrammarWord {
+  const at = w.parts.findIndex((p) => 'ph' in p);
+  return {
+    lit: at < 0 ? litOf(w) : undefined,
+    ph: at >= 0,
+    lead: w.parts
+      .slice(0, at < 0 ? undefined : at)
+      .map((p) => ('lit' in p ? p.lit : ''))
+      .join(''),
+  };
 }
 
-/** Words run as argv (here, or by a remote shell as one command line's words). */
-function compileWords(words: Word[]): Arg[] {
-  // ssh is the program when it comes first, or after a wrapper (sudo, ip netns exec …) when its destination holds a placeholder
-  // (`systemctl restart ssh && …` names a unit, not a host).
-  const at = words.findIndex((w) => !w.quoted && isLiteral(w) && basename(litOf(w)) === 'ssh');
-  const d = at >= 0 ? sshDestination(words, at) : undefined;
-  if (d && (at === 0 || words[d.dest]!.parts.some((p) => 'ph' in p))) {
-    const head = compileWords(words.slice(0, at)).concat(
-      words.slice(at, d.dashes ? d.dest - 1 : d.dest).map((w) => ({ nodes: plain(w), bare: !w.quoted && isLiteral(w) })),
-    );
-    const dest: Arg[] = [
-      { nodes: [{ k: 'lit', s: '--' }], bare: true },
-      { nodes: plain(words[d.dest]!), bare: false },
-    ];
-    const remote = words.slice(d.dest + 1);
-    // One quoted word: a script for the remote shell. Else words, each one argument there.
-    const line: Node[][] =
-      remote.length === 1 && remote[0]!.quoted ? [script(remote[0]!)] : compileWords(remote).map((a) => (a.bare ? a.nodes : [{ k: 'q', nodes: a.nodes }]));
-    const space: Node = { k: 'lit', s: ' ' };
-    checkScript(line.flatMap((n, i) => (i ? [space, ...n] : n)));
-    return [...head, ...dest, ...line.map((nodes) => ({ nodes, bare: false }))];
-  }
-  const s = shellScript(words);
+const placeholdersOf = (words: readonly Word[]): string => {
+  const names = [...new Set(words.flatMap((w) => w.parts.flatMap((p) => ('ph' in p ? [`{${p.ph}}`] : []))))];
+  return names.join(', ') || 'a value';
+};
+
+/** One simple command, read by its program's own grammar: arguments, a shell script, or ssh and its remote line. */
+function compileCommand(words: Word[]): Arg[] {
+  const r = readCommand(words.map(grammarWord));
+  if (r.kind === 'refuse') throw new TemplateError(`${placeholdersOf(words)}: ${r.why}`);
+  if (r.kind === 'ssh') return compileSsh(words, r.at);
   return words.map((w, i) => {
-    if (i !== s) return { nodes: plain(w), bare: !w.quoted && isLiteral(w) };
+    if (r.kind !== 'script' || i !== r.at) return { nodes: plain(w), bare: !w.quoted && isLiteral(w) };
     const nodes = script(w);
     checkScript(nodes);
+    checkScriptCommands(nodes);
     return { nodes, bare: false };
   });
 }
 
+/** `ssh [options] DEST words…`: `--` before the destination; the words after it a line for the remote shell. */
+function compileSsh(words: Word[], at: number): Arg[] {
+  const d = sshDestination(words, at);
+  if (!d) return words.map((w) => ({ nodes: plain(w), bare: !w.quoted && isLiteral(w) }));
+  const head = words.slice(0, d.dashes ? d.dest - 1 : d.dest).map((w) => ({ nodes: plain(w), bare: !w.quoted && isLiteral(w) }));
+  const dest: Arg[] = [
+    { nodes: [{ k: 'lit', s: '--' }], bare: true },
+    { nodes: plain(words[d.dest]!), bare: false },
+  ];
+  const remote = words.slice(d.dest + 1);
+  // One quoted word: a script for the remote shell. Else words, each one argument there.
+  let line: Node[][];
+  if (remote.length === 1 && remote[0]!.quoted) {
+    const nodes = script(remote[0]!);
+    checkScriptCommands(nodes);
+    line = [nodes];
+  } else line = compileLine(remote).map((a) => (a.bare ? a.nodes : [{ k: 'q', nodes: a.nodes }]));
+  const space: Node = { k: 'lit', s: ' ' };
+  checkScript(line.flatMap((n, i) => (i ? [space, ...n] : n)));
+  return [...head, ...dest, ...line.map((nodes) => ({ nodes, bare: false }))];
+}
+
+/** A control operator standing as a word of its own in a remote line: it ends one command there. */
+const OPERATOR = /^(&&|\|\||;|\||&|\|&)$/;
+/** A redirection standing as a word of its own (`>`, `2>&1`, `>/dev/null`). */
+const REDIRECT = /^\d*(>>?|<|>&|<&|&>)([\w./-]*)$/;
+
 /**
- * Refuses a script where a quoted value would not be one plain word: inside quotes, a comment, a
- * here-document, backquotes, ${…}, $((…)), $'…', or right after $ or \. Tracks quotes and $(…)
- * nesting exactly; after any construct it does not track, every later value is refused.
+ * The words after ssh's destination: a line the remote shell parses. Its commands are split at the
+ * operator words; each is read by its program's grammar. Other shell syntax inside a bare word
+ * (`x;sh`, `$(sh`) hides a command from that reading: refused when a value follows it.
  */
-function checkScript(nodes: Node[]): void {
-  type Mode = 'bare' | 'sq' | 'dq' | 'comment';
-  // One frame per $( … ): its mode, and its parenthesis depth.
-  const frames: Array<{ mode: Mode; depth: number }> = [{ mode: 'bare', depth: 0 }];
-  let esc = false;
-  let poisoned: string | undefined;
-  let wordStart = true;
-  let prev = '';
-  const where = (): string | undefined => {
-    const f = frames[frames.length - 1]!;
-    if (poisoned) return `after ${poisoned}`;
-    if (f.mode === 'sq') return "inside '…'";
-    if (f.mode === 'dq' || frames.slice(0, -1).some((x) => x.mode === 'dq')) return 'inside "…"';
-    if (f.mode === 'comment') return 'inside a # comment';
-    if (esc) return 'right after \\';
-    if (prev === '$') return 'right after $';
-    return undefined;
-  };
-  for (const n of nodes) {
-    if (n.k !== 'lit') {
-      const bad = where();
-      if (bad) {
-        const name = n.k === 'ph' ? n.name : (n.nodes.find((x) => x.k === 'ph') as { name: string } | undefined)?.name;
-        throw new TemplateError(
-          `{${name ?? '?'}} stands ${bad} in a shell script: put it outside quotes (opsctl quotes the value for the shell), or pass it as an argument`,
-        );
-      }
-      prev = 'x';
-      wordStart = false;
-      continue;
-    }
-    const s = n.s;
-    for (let i = 0; i < s.length; i++) {
-      const c = s[i]!;
-      const f = frames[frames.length - 1]!;
-      const next = s[i + 1];
-      if (esc) {
-        esc = false;
-        prev = 'x';
-        wordStart = false;
-        continue;
-      }
-      if (f.mode === 'comment') {
-        if (c === '\n') f.mode = 'bare';
-        prev = c;
-        wordStart = true;
-        continue;
-      }
-      if (f.mode === 'sq') {
-        if (c === "'") f.mode = 'bare';
-        prev = c;
-        continue;
-      }
-      if (c === '\\') {
-        esc = true;
-        continue;
-      }
-      if (c === '`') poisoned ??= 'a backquote';
-      if (c === '$' && (next === '{' || next === "'" || next === '"')) poisoned ??= `$${next}`;
-      if (c === '$' && next === '(' && s[i + 2] === '(') poisoned ??= '$((';
-      if (c === '$' && next === '(') {
-        frames.push({ mode: 'bare', depth: 0 });
-        i++;
-        prev = '(';
-        wordStart = true;
-        continue;
-      }
-      if (f.mode === 'dq') {
-        if (c === '"') f.mode = 'bare';
-        prev = c;
-        continue;
-      }
-      // bare
-      if (c === "'") f.mode = 'sq';
-      else if (c === '"') f.mode = 'dq';
-      else if (c === '#' && wordStart) f.mode = 'comment';
-      else if (c === '<' && next === '<') poisoned ??= 'a here-document (<<)';
-      else if (c === '(') f.depth++;
-      else if (c === ')') {
-        if (f.depth > 0) f.depth--;
-        else if (frames.length > 1) frames.pop();
-      }
-      wordStart = /[\s;&|()<>]/.test(c);
-      prev = c;
-    }
+function compileLine(words: Word[]): Arg[] {
+  const out: Arg[] = [];
+  let start = 0;
+  for (let i = 0; i <= words.length; i++) {
+    const w = words[i];
+    const bare = w !== undefined && !w.quoted && isLiteral(w);
+    const text = bare ? litOf(w) : '';
+    if (w === undefined || (bare && OPERATOR.test(text))) {
+      out.push(...compileCommand(words.slice(start, i)));
+      if (w) out.push({ nodes: plain(w), bare: true });
+      start = i + 1;
+    } else if (bare && /[$`()|;&<>\n]/.test(text) && !REDIRECT.test(text) && words.slice(i + 1).some((x) => !isLiteral(x)))
+      throw new TemplateError(
+        `${placeholdersOf(words.slice(i + 1))} after \`${text}\` on the remote line: shell syntax inside a word hides which command reads the value; write operators as words of their own (\`a && b\`), or put the remote script in one quoted word`,
+      );
   }
+  return out;
 }
 
 /** Parses and checks a template once; {@link renderArgv} fills it. */
@@ -272,7 +218,7 @@ export function compileTemplate(source: string): Template {
   const words = lex(source);
   const placeholders = new Set<string>();
   for (const w of words) for (const p of w.parts) if ('ph' in p) placeholders.add(p.ph);
-  return { source, argv: compileWords(words), placeholders };
+  return { source, argv: compileCommand(words), placeholders };
 }
 
 /**
