@@ -16,7 +16,7 @@ export function installed(path: string): boolean {
 export function requireProgram(name: string, path: string): boolean {
   if (installed(path)) return true;
   if (process.env.OPSCTL_REQUIRE_E2E === '1') {
-    throw new Error(`${name} is required (OPSCTL_REQUIRE_E2E=1) but ${path} is missing: install it (see .ci/run)`);
+    throw new Error(`${name} is required (OPSCTL_REQUIRE_E2E=1) but ${path} is missing: install it (scripts/test-prereqs.sh)`);
   }
   process.stderr.write(`\n*** SKIPPING ${name} end-to-end tests: ${path} is not installed ***\n\n`);
   return false;
