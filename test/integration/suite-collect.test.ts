@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
  * three tiers is collected, as `npm test` collects it, by test/helpers/collect-suite.mjs in a child process
  * where nothing is there:
  * - OPSCTL_TEST_ABSENT=1: every program the helpers look for (etcd, Chromium, sshd, ip, the keyring, zsh, fish,
- *   script, systemd-analyze, time, xdg-open, curl …) counts as not installed (test/helpers/e2e.ts);
+ *   script, systemd-analyze, time, xdg-open, curl, openssl, man …) counts as not installed (test/helpers/e2e.ts);
  * - the etcd builds (OPSCTL_ETCD_BUILDS), the S3 servers (OPSCTL_S3_BUILD) and the 3.2/3.3 archives
  *   (OPSCTL_ETCD_ARCHIVES) are empty directories, and so is every OPSCTL_ETCD_3x_DIR (the extracted 3.2/3.3
  *   of an earlier run, Debian's 3.4 in /usr/bin);
@@ -85,6 +85,8 @@ describe('the suite on a machine without any e2e prerequisite', () => {
       /^systemd-analyze /,
       /^GNU time /,
       /^xdg-open /,
+      /^openssl end-to-end tests: /,
+      /^man \(Debian: man-db\) /,
       /^the real etcd ladder 3\.2 → 3\.7: /,
       /^the real etcd ways back /,
       /^the real etcd v2store check: /,
