@@ -58,7 +58,7 @@ describe('the suite on a machine without any e2e prerequisite', () => {
       ...Object.fromEntries(['32', '33', '34', '35', '36', '37'].map((v) => [`OPSCTL_ETCD_${v}_DIR`, none])),
     });
     const started = Date.now();
-    // (no deadline of its own but the test's: collecting ~300 files took 18–28 s of one core's time on 2 busy cores)
+    // (no deadline of its own but the test's: collecting ~300 files took 18–42 s, about 25 s of CPU, on 2 busy cores)
     const r = await execa(process.execPath, [join(REPO, 'test', 'helpers', 'collect-suite.mjs')], { cwd: REPO, env, extendEnv: false, reject: false });
     const ms = Date.now() - started;
     const stderr = String(r.stderr);
