@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashReal } from '../helpers/crash-cluster.js';
 import { byPosition, crashRun, POSITIONS, positionsText, sweep, type Sweep } from '../helpers/crash-points.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
@@ -42,13 +42,20 @@ function expectEveryPosition(r: Sweep): void {
 }
 
 describe.runIf(Boolean(dirs))('kill -9 at every crash point on real etcd, resumed by the identical command', () => {
-  const bins = () => ({ '3.4': dirs!.v34, '3.5': dirs!.v35, '3.6': dirs!.v36 });
-  // (a write every 100 ms: a few dozen around each kill, at a fifth of the CPU of one every 20 ms)
-  const hop = crashReal(bins(), '3.5', { writeEveryMs: 100 });
-  const ladder = crashReal(bins(), '3.4', { writeEveryMs: 100 });
-  const regression = crashReal(bins(), '3.4');
+  // Made when the block runs, never while it is collected: a skipped block's body runs too, with `dirs` undefined.
+  const made: Array<ReturnType<typeof crashReal>> = [];
+  let hop!: ReturnType<typeof crashReal>;
+  let ladder!: ReturnType<typeof crashReal>;
+  let regression!: ReturnType<typeof crashReal>;
+  beforeAll(() => {
+    const bins = { '3.4': dirs!.v34, '3.5': dirs!.v35, '3.6': dirs!.v36 };
+    // (a write every 100 ms: a few dozen around each kill, at a fifth of the CPU of one every 20 ms)
+    made.push((hop = crashReal(bins, '3.5', { writeEveryMs: 100 })));
+    made.push((ladder = crashReal(bins, '3.4', { writeEveryMs: 100 })));
+    made.push((regression = crashReal(bins, '3.4')));
+  });
   afterAll(async () => {
-    for (const s of [hop, ladder, regression]) await s.down();
+    for (const s of made) await s.down();
   });
   const ladderArgs = (file: string) => [
     'kv',

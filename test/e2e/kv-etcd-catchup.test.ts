@@ -7,11 +7,13 @@ import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
 import { realCluster, type RealCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import { requireProgram } from '../helpers/e2e.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
 const run = promisify(execFile);
 const releases = etcdReleaseDirs();
+const ready = Boolean(releases) && requireProgram('curl', '/usr/bin/curl');
 
 /**
  * Catch-up measured, not assumed: the production path (command driver, client-certificate TLS, no
@@ -20,7 +22,7 @@ const releases = etcdReleaseDirs();
  * under 50 MB and so applies no catch-up wait, and says so; "caught up" compares the raft index
  * with the leader's as well as the revision.
  */
-describe.runIf(releases)('kv upgrade --settle auto: the v2 data size measured on the member (real etcd, TLS, command driver)', () => {
+describe.runIf(ready)('kv upgrade --settle auto: the v2 data size measured on the member (real etcd, TLS, command driver)', () => {
   const cfg = tempConfigDir('opsctl-kv-catchup-');
   let certs: TestCerts;
   let c: RealCluster;

@@ -5,12 +5,13 @@ import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
 import { type RealCluster, realCluster, watchDown, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import { requireProgram } from '../helpers/e2e.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until, untilWhile } from '../helpers/kv.js';
 import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
 
 const releases = etcdReleaseDirs();
-const ok = Boolean(releases) && canNetns();
+const ok = Boolean(releases) && canNetns() && requireProgram('curl', '/usr/bin/curl');
 
 /**
  * Members on separate hosts: each real etcd member in its own network namespace with its own

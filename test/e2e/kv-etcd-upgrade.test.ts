@@ -8,11 +8,13 @@ import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
 import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import { requireProgram } from '../helpers/e2e.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until, untilWhile } from '../helpers/kv.js';
 
 const run = promisify(execFile);
 const releases = etcdReleaseDirs();
+const ready = Boolean(releases) && requireProgram('curl', '/usr/bin/curl');
 const PASSWORD = 'opsctl-e2e-root-pw';
 
 /**
@@ -20,7 +22,7 @@ const PASSWORD = 'opsctl-e2e-root-pw';
  * enabled, upgraded to 3.3.27 by the built binary through the command driver (a control script that
  * starts, stops and checks each member, as a host's service manager does).
  */
-describe.runIf(releases)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-certificate TLS and auth (the built binary)', () => {
+describe.runIf(ready)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-certificate TLS and auth (the built binary)', () => {
   const cfg = tempConfigDir('opsctl-kv-e2e-');
   let certs: TestCerts;
   let c: RealCluster;

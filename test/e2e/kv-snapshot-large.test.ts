@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
+import { requireProgram } from '../helpers/e2e.js';
 
 /**
  * A generated etcd database of 2.5 GiB (sparse: a freelist of 655k pages, the "key" bucket's leaf at
@@ -15,7 +16,7 @@ import { BIN } from '../helpers/bin.js';
 const PAGE = 4096;
 const SIZE = 2.5 * 1024 ** 3;
 const N = SIZE / PAGE;
-const hasTime = existsSync('/usr/bin/time');
+const hasTime = requireProgram('GNU time (Debian: time), for the peak RSS', '/usr/bin/time');
 
 const fnv64a = (buf: Buffer): bigint => {
   let h = 0xcbf29ce484222325n;

@@ -11,6 +11,7 @@ import { snapshotStatus, type SnapshotStatus } from '../../src/kv/snapshot/statu
 import { snapshotTool } from '../../src/kv/snapshot/crosscheck.js';
 import { recordRestorePoint, type WithRestorePoint } from '../../src/kv/upgrade/restore-point.js';
 import { runBin } from '../helpers/bin.js';
+import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
 /**
@@ -20,12 +21,11 @@ import { until } from '../helpers/kv.js';
  * corruption fuzz over them (bytes flipped or zeroed in pages, the SHA-256 trailer recomputed as
  * etcd writes it, so only the structural check can catch it): never valid with wrong figures.
  */
+const releases = etcdReleaseDirs();
 const RELEASES = [
-  { minor: '3.2', dir: process.env.OPSCTL_ETCD_32_DIR },
-  { minor: '3.3', dir: process.env.OPSCTL_ETCD_33_DIR },
+  { minor: '3.2', dir: releases?.v32 },
+  { minor: '3.3', dir: releases?.v33 },
 ];
-const have = RELEASES.every((r) => r.dir && existsSync(join(r.dir, 'etcd')));
-if (!have && process.env.OPSCTL_REQUIRE_E2E === '1') throw new Error('etcd 3.2.32/3.3.27 are required (OPSCTL_ETCD_32_DIR/OPSCTL_ETCD_33_DIR)');
 
 /** Deterministic randomness: a failure names the seed and case. */
 function rng(seed: number) {
@@ -45,7 +45,7 @@ function withTrailer(body: Buffer, to: string): void {
   writeFileSync(to, Buffer.concat([body, createHash('sha256').update(body).digest()]));
 }
 
-describe.runIf(have).each(RELEASES)('kv snapshots of real etcd $minor: streamed, verified for real', ({ minor, dir }) => {
+describe.runIf(Boolean(releases)).each(RELEASES)('kv snapshots of real etcd $minor: streamed, verified for real', ({ minor, dir }) => {
   const work = mkdtempSync(join(tmpdir(), `opsctl-snapv-${minor}-`));
   const etcdctlBin = join(dir ?? '', 'etcdctl');
   let proc: ChildProcess | undefined;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { installed, requireProgram } from '../helpers/e2e.js';
 import { startMock } from '../helpers/mock.js';
 import { ptyAvailable, PtySession } from '../helpers/pty.js';
 import { labelsApi, mintToken } from '../helpers/labels.js';
@@ -38,9 +39,9 @@ describe('labels view ID --web', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const hasXdgOpen = ['/usr/bin/xdg-open', '/usr/local/bin/xdg-open', '/bin/xdg-open'].some((p) => existsSync(p));
+  const hasXdgOpen = ['/usr/local/bin/xdg-open', '/bin/xdg-open'].some(installed) || requireProgram('xdg-open (Debian: xdg-utils)', '/usr/bin/xdg-open');
 
-  it.runIf(hasXdgOpen || process.env.OPSCTL_REQUIRE_E2E === '1')(
+  it.runIf(hasXdgOpen)(
     "opens the label's page in $BROWSER, says so on stderr; the page is live HTML naming the label",
     async () => {
       const r = await runBin(['labels', 'view', id, '--web'], {

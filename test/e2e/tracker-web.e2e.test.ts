@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { installed, requireProgram } from '../helpers/e2e.js';
 
 /**
  * gh's --web through the built binary: `tracker stories|epics view ID --web` (view is get's gh name)
@@ -33,10 +34,10 @@ async function opened(count: number): Promise<string[]> {
   }
 }
 
-const hasXdgOpen = ['/usr/bin/xdg-open', '/usr/local/bin/xdg-open', '/bin/xdg-open'].some((p) => existsSync(p));
+const hasXdgOpen = ['/usr/local/bin/xdg-open', '/bin/xdg-open'].some(installed) || requireProgram('xdg-open (Debian: xdg-utils)', '/usr/bin/xdg-open');
 
 describe('tracker … view ID --web', () => {
-  it.runIf(hasXdgOpen || process.env.OPSCTL_REQUIRE_E2E === '1')(
+  it.runIf(hasXdgOpen)(
     'a story and an epic open their app_url in $BROWSER; stderr says so; stdout stays empty',
     async () => {
       const urls: string[] = [];

@@ -83,7 +83,7 @@ export function etcdReleaseDirs(env: NodeJS.ProcessEnv = process.env): { v32: st
 
 /**
  * The versions of the ladder pinned in one place, scripts/etcd-versions.json (scripts/etcd-build.sh builds
- * them when called with no arguments; .ci/run does so).
+ * them when called with no arguments; scripts/test-prereqs.sh does so).
  */
 export const PINNED_ETCD: { '3.5': string; '3.6': string; '3.7': string } = JSON.parse(readFileSync(join(REPO, 'scripts', 'etcd-versions.json'), 'utf8')) as {
   '3.5': string;
@@ -190,7 +190,8 @@ export function etcdLadderDirs(env: NodeJS.ProcessEnv = process.env): LadderDirs
   }
   const fix =
     `3.2/3.3: put the archives in ${archivesDir(env)}; 3.4: apt-get install etcd-server etcd-client; ` +
-    `3.5/3.6/3.7: scripts/etcd-build.sh (Go + the module proxy; cache ${buildsDir(env)}), or set the variables to release dirs`;
+    `3.5/3.6/3.7: scripts/etcd-build.sh (Go + the module proxy; cache ${buildsDir(env)}), or set the variables to release dirs; ` +
+    `scripts/test-prereqs.sh (as root) installs and builds all but the archives`;
   const why = problems.join('; ');
   if (env.OPSCTL_REQUIRE_E2E === '1') throw new Error(`real etcd 3.2 … 3.7 are required (OPSCTL_REQUIRE_E2E=1): ${why}: ${fix}`);
   process.stderr.write(`\n*** SKIPPING real etcd ladder (3.2 … 3.7) tests: ${why}: ${fix} ***\n\n`);

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { requireProgram } from './e2e.js';
+import { installed, requireProgram } from './e2e.js';
 
 /** Network namespaces need root and iproute2 (CI runs as root). */
 export function canNetns(what = 'kv network-namespace e2e'): boolean {
-  if (!requireProgram('iproute2 (ip)', '/usr/sbin/ip') && !requireProgram('iproute2 (ip)', '/sbin/ip')) return false;
+  if (!installed('/sbin/ip') && !requireProgram('iproute2 (ip)', '/usr/sbin/ip')) return false;
   if (process.getuid?.() === 0) return true;
   if (process.env.OPSCTL_REQUIRE_E2E === '1') throw new Error(`the ${what} needs root (OPSCTL_REQUIRE_E2E=1)`);
   process.stderr.write(`\n*** SKIPPING ${what}: not root ***\n\n`);

@@ -1,5 +1,5 @@
 import { build } from 'esbuild';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,9 +15,12 @@ export async function prepareSimMember(env: NodeJS.ProcessEnv = process.env): Pr
   const dir = join(REPO, 'node_modules', '.cache', 'opsctl-test');
   mkdirSync(dir, { recursive: true });
   const out = join(dir, 'kv-member-with-conditions.cjs');
+  // Built beside it and renamed into place: another run's members (a run of the suite inside a test of the
+  // suite, test/integration/suite-collect.test.ts) may be starting from the file at that moment.
+  const part = `${out}.part-${process.pid}`;
   await build({
     entryPoints: [join(REPO, 'packages', 'etcd-sim', 'testing', 'member-with-conditions.ts')],
-    outfile: out,
+    outfile: part,
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -25,7 +28,8 @@ export async function prepareSimMember(env: NodeJS.ProcessEnv = process.env): Pr
     tsconfig: join(REPO, 'tsconfig.json'),
     logLevel: 'error',
   });
-  if (!existsSync(out)) throw new Error(`the simulated member with conditions was not built (${out})`);
+  if (!existsSync(part)) throw new Error(`the simulated member with conditions was not built (${part})`);
+  renameSync(part, out);
   env.OPSCTL_KV_MEMBER = out;
   return out;
 }

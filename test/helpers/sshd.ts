@@ -7,7 +7,7 @@ import { requireProgram } from './e2e.js';
 import { until } from './kv.js';
 import type { NetnsHosts } from './netns.js';
 
-/** openssh-server and openssh-client (Debian packages; .ci/run installs them). */
+/** openssh-server and openssh-client (Debian packages; scripts/test-prereqs.sh installs them). */
 export function requireSsh(): boolean {
   return (
     requireProgram('openssh-server (sshd)', '/usr/sbin/sshd') &&

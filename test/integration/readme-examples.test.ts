@@ -62,7 +62,7 @@ const SKIP: Record<string, { reaches: 'a non-loopback host' | 'a person at a bro
  */
 const NOT_RUN: Record<string, string> = {
   'npm install && npm start     # install, build, and run the tour (opsctl demo) against the embedded mocks':
-    "the checkout's own set-up: npm install reaches the npm registry, npm test is this suite (test/e2e/package.test.ts runs opsctl demo)",
+    "the checkout's own set-up: npm install reaches the npm registry, npm run setup:test installs Debian packages as root, npm test is this suite (test/e2e/package.test.ts runs opsctl demo)",
   'npm run package                                   # out/opsctl and out/opsctl-<version>.tgz':
     "installing opsctl into /usr/local/bin and npm's global prefix (root): test/e2e/package.test.ts builds and runs both artefacts",
   '$ sudo install -m 0644 docs/examples/opsctl-kv-snapshot.service docs/examples/opsctl-kv-snapshot.timer /etc/systemd/system/':

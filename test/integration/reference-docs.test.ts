@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { requireProgram } from '../helpers/e2e.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -28,8 +29,7 @@ describe('the generated reference and man pages (one source: the command tree)',
     expect(kv).toMatch(/Examples:[\s\S]*\$ opsctl kv upgrade/);
   });
 
-  it('man renders a page without warnings (man -l, when man is installed)', () => {
-    if (!existsSync('/usr/bin/man')) return;
+  it.runIf(requireProgram('man (Debian: man-db)', '/usr/bin/man'))('man renders a page without warnings (man -l)', () => {
     const out = execFileSync('man', ['-l', '--warnings', `${root}/man/opsctl-kv-upgrade.1`], {
       encoding: 'utf8',
       env: { ...process.env, MANWIDTH: '100' },
