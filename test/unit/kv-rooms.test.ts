@@ -23,6 +23,7 @@ const ROOMS: Record<string, string> = {
   rules: 'the rulebook of each hop: what the guides and changelogs refuse, and the fix for each',
   journal: 'the record on disk that makes the identical command resume after a kill',
   trial: 'the target binary started beside a member on its settings and a copy of its data: the proof',
+  rehearsal: 'the whole plan rehearsed on a clone of the cluster (copied data, namespaces of its own) by opsctl itself, before the first stop',
   upgrade: 'one hop of a rolling upgrade: plan, pre-flight, the member cycle, the gate between members',
   ladder: 'several hops in one run, the facts each needs, and the fixes between them',
   restore: 'the ways back: a downgrade, a rollback to the restore point, a restore from a snapshot',

@@ -63,6 +63,12 @@ export const spec = defineVerb({
       help: 'stop these members without their trial starts (the proof before every stop) where a trial cannot run or refused: needs --skip-reason; said on the plan, kept in the journal and the report',
     },
     skipReason: { type: 'string', value: 'text', help: 'why --skip-trial: kept with it in the journal and the report' },
+    rehearse: {
+      type: 'boolean',
+      help: 'rehearse the whole plan on a clone of the cluster now (every hop and fix, each member stopped and started, under a writer and a /health probe), and change nothing: before the window',
+    },
+    // (the rehearsal's own run, inside the clone's namespaces: opsctl runs itself so; never typed by hand)
+    rehearsalClone: { type: 'boolean', help: 'run inside a clone made by --rehearse', hidden: true },
     defrag: { type: 'boolean', help: 'defragment each member right before its snapshot (etcd maintenance Defragment); shows the space freed' },
     snapshotVia,
     etcdctl,

@@ -164,6 +164,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   };
   let report: UpgradeReport;
   let checks: CheckRow[] = [];
+  let cloneLoad: Awaited<ReturnType<Awaited<ReturnType<typeof import('./lib/rehearsal.js').cloneRun>>['stop']>> | undefined;
   try {
     const common = {
       cluster,
@@ -172,7 +173,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       dataDir: ctx.paths.data,
       to: opts.to,
       settle,
-      dryRun: Boolean(opts.dryRun),
+      // --rehearse changes nothing but the clone it makes
+      dryRun: Boolean(opts.dryRun) || Boolean(opts.rehearse),
       timeouts: t,
       snapshotVia: opts.snapshotVia as 'auto',
       etcdctl: opts.etcdctl,
@@ -190,11 +192,21 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       debug: ctx.debugSink,
     };
     {
-      const [{ runUpgradeOrLadder }, { releaseDir }] = await Promise.all([import('../../kv/ladder/ladder.js'), import('../../kv/release/release.js')]);
+      const [{ runUpgradeOrLadder }, { releaseDir }, rehearsal] = await Promise.all([
+        import('../../kv/ladder/ladder.js'),
+        import('../../kv/release/release.js'),
+        import('./lib/rehearsal.js'),
+      ]);
       // a hop without --target-bin takes the release `kv release get` keeps in its cache, if any
       const cached = (version: string) => releaseDir(version, { data: ctx.paths.data });
+      // Inside a clone (the rehearsal's own run): its members up and its load on, then the same run.
+      const clone = opts.rehearsalClone ? await rehearsal.cloneRun(ctx, cluster, driver, session) : undefined;
+      const rehearse = clone ? undefined : rehearsal.rehearsalPort(ctx, opts, ignoreChecks, driver, common.exec);
       const r = await runUpgradeOrLadder({
         ...common,
+        ...(clone ? { inClone: true } : {}),
+        ...(rehearse ? { rehearse } : {}),
+        ...(opts.rehearse ? { rehearseOnly: true } : {}),
         targetBins,
         strict: Boolean(opts.strict),
         releaseDir: cached,
@@ -203,15 +215,23 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
         ignoreChecks,
         ...(skipped ? { skipTrial: skipped } : {}),
         ...(opts.allowSameVersion ? { sameVersion: true } : {}),
-      });
+      }).finally(() => clone?.stop());
+      // (the clone's load read back: what the rehearsal's verdict counts)
+      cloneLoad = await clone?.stop();
       if ('kind' in r) {
-        const out = withChanges(renderLadder(r, ctx), opts, changesOf(r));
+        const out = withChanges(renderLadder(r, ctx, opts.rehearse ? PLANNED_ONLY.rehearse : PLANNED_ONLY.dry), opts, changesOf(r));
+        if (cloneLoad) out.data = { ...(out.data as object), rehearsal: cloneLoad };
         if (r.status !== 'done' && r.status !== 'halted') return out;
         const { backupsOfRuns, ladderRunIds } = await import('./lib/upgrade-backups.js');
         const { ids, steps, fates } = await ladderRunIds(r);
         const b = await backupsOfRuns(ctx, cluster.key, ids, steps, fates);
         out.text = `${out.text}\n${b.line}`;
-        out.data = { ...r, backups: b.doc, ...(reportFile ? { report: await writeReport(journalPath(ctx.paths.data, cluster.key)) } : {}) };
+        out.data = {
+          ...r,
+          backups: b.doc,
+          ...(reportFile ? { report: await writeReport(journalPath(ctx.paths.data, cluster.key)) } : {}),
+          ...(cloneLoad ? { rehearsal: cloneLoad } : {}),
+        };
         return out;
       }
       report = r.single;
@@ -236,13 +256,14 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
           )
         : `nothing to do: every member already runs ${report.target}; no command would run`
       : undefined;
-  const out = withChanges(render(report, ctx, checks, commands), opts, changesOf(report));
+  const out = withChanges(render(report, ctx, checks, commands, opts.rehearse ? PLANNED_ONLY.rehearse : PLANNED_ONLY.dry), opts, changesOf(report));
   if ((report.status === 'done' || report.status === 'halted') && report.run) {
     const { backupsOfRuns } = await import('./lib/upgrade-backups.js');
     const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps, report.copies);
     out.text = `${out.text ?? ''}\n${b.line}`;
     out.data = { ...(out.data as object), backups: b.doc };
   }
+  if (cloneLoad) out.data = { ...(out.data as object), rehearsal: cloneLoad };
   if (reportFile && report.journal) out.data = { ...(out.data as object), report: await writeReport(report.journal) };
   else if (reportFile) ctx.io.warn(`--report: nothing ran, so no report was written to ${reportFile}`);
   return out;
@@ -294,13 +315,16 @@ async function confirmUpgrade(ctx: Context, c: Asked): Promise<boolean> {
   }
 }
 
-function render(r: UpgradeReport, ctx: Context, checks: CheckRow[] = [], commands?: string): CommandResult {
+/** The last line of a plan that ran nothing: a dry run's, or --rehearse's (its clone removed). */
+const PLANNED_ONLY = { dry: '(--dry-run: nothing was changed)', rehearse: '(--rehearse: the clone is removed; nothing was changed on the cluster)' };
+
+function render(r: UpgradeReport, ctx: Context, checks: CheckRow[] = [], commands?: string, last = PLANNED_ONLY.dry): CommandResult {
   const warned = r.warnings.map((w) => `  ! ${w}`).join('\n');
   // (the plan text holds the summary and each check once; --json keeps every row)
   if (r.status === 'planned')
     return {
       data: checks.length ? { ...r, checks } : r,
-      text: `${r.planText}${warned ? `\n${warned}` : ''}${commands ? `\n${commands}` : ''}\n(--dry-run: nothing was changed)`,
+      text: `${r.planText}${warned ? `\n${warned}` : ''}${commands ? `\n${commands}` : ''}\n${last}`,
     };
   if (r.status === 'declined') return { ...notDone('declined', { action: `upgrade the cluster to ${r.target}` }), data: r };
   if (r.status === 'nothing-to-do') return { data: r, text: '', message: `every member and the cluster already run ${r.target}: nothing to do` };
@@ -319,8 +343,8 @@ function render(r: UpgradeReport, ctx: Context, checks: CheckRow[] = [], command
 }
 
 /** The ladder's result: the plan (--dry-run), or hop by hop what ran; halted: exit 3 with the way on. */
-function renderLadder(r: LadderReport, ctx: Context): CommandResult {
-  if (r.status === 'planned') return { data: r, text: `${r.planText}\n(--dry-run: nothing was changed)` };
+function renderLadder(r: LadderReport, ctx: Context, last = PLANNED_ONLY.dry): CommandResult {
+  if (r.status === 'planned') return { data: r, text: `${r.planText}\n${last}` };
   if (r.status === 'declined') return { ...notDone('declined', { action: `upgrade the cluster to ${r.to}` }), data: r };
   const lines: string[] = [];
   r.hops.forEach((h, i) => {

@@ -60,6 +60,12 @@ export interface MemberDriver {
    * start template finds the binary ({version}), or the program is built in.
    */
   readonly etcdFromDir?: boolean;
+  /**
+   * What a clone of the members is made of (kv/rehearsal): the paths under opsctl's data directory that
+   * hold everything the driver keeps for them (data dirs, config files, records), so that a copy mounted
+   * over it starts exactly as the members do; or why they cannot be cloned here. Absent: why is the driver's kind.
+   */
+  clonable?(): { paths: string[] } | { why: string };
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */

@@ -170,6 +170,12 @@ export class LocalDriver implements MemberDriver {
     return this.sandbox.members.find((x) => x.name === m.name) ?? m;
   }
 
+  /** The sandbox's directory holds every member's data dir, config file and records: a copy of it is a clone. */
+  clonable(): { paths: string[] } | { why: string } {
+    if (this.program.builtIn) return { why: `${this.program.builtIn.what} members keep no etcd data to rehearse on` };
+    return { paths: [this.sandbox.dir] };
+  }
+
   /**
    * Whether the member has a live process: the recorded one (PID and start time, its command line
    * naming the member), else any process found by the member's data dir, config file or ports. A

@@ -28,14 +28,18 @@ import { onTargetOf, PROOF_REUSE_MS, recordedProofs, trialHops } from './proofs.
  * `since`: a ladder's start, the oldest its hop's journal may be).
  */
 export async function trialsOf(
-  o: Pick<LadderOptions, Trying | 'now'>,
+  o: Pick<LadderOptions, Trying | 'now'> & Partial<Pick<LadderOptions, 'rehearse' | 'inClone'>>,
   hops: Hop[],
   bins: Record<string, Binaries>,
   prior?: Map<string, TrialFinding[]>,
-  look?: { seen?: ClusterObservation; since?: string },
+  look?: { seen?: ClusterObservation; since?: string; resuming?: boolean },
 ): Promise<Map<string, TrialFinding[]>> {
   const at = new Date(o.now()).toISOString();
   const list: TrialHop[] = trialHops(hops, bins);
+  // Inside the clone the run is the trial (each member started as the cluster's will be); where the plan is
+  // rehearsed, the rehearsal on the clone proves the data, not one copy per member alone (kv/rehearsal).
+  const proofBy = byRehearsal(o, look);
+  if (proofBy === 'clone') return cloneFindings(o.cluster.members, list, at);
   const stopped = stoppedByJournal(o);
   // (one round of reads: each member's process is read once on its host for every trial of this call)
   const reads: SettingsReads = new Map();
@@ -67,18 +71,19 @@ export async function trialsOf(
     here && t && (t.cacert || (t.cert && t.key))
       ? { ...(t.cacert ? { cacert: t.cacert } : {}), ...(t.cert && t.key ? { cert: t.cert, key: t.key } : {}) }
       : undefined;
-  const dataTrials = again.length
-    ? hopDataTrials(
-        {
-          ...base,
-          members: again,
-          ...(credentials ? { credentials } : {}),
-          ...(tls ? { tls } : {}),
-          ...(o.driver?.builtIn ? { simulated: true } : {}),
-        },
-        list,
-      )
-    : Promise.resolve(new Map<string, TrialFinding[]>());
+  const dataTrials =
+    again.length && !proofBy
+      ? hopDataTrials(
+          {
+            ...base,
+            members: again,
+            ...(credentials ? { credentials } : {}),
+            ...(tls ? { tls } : {}),
+            ...(o.driver?.builtIn ? { simulated: true } : {}),
+          },
+          list,
+        )
+      : Promise.resolve(new Map<string, TrialFinding[]>());
   // A settings trial whose start the member's data trial of the same hop makes (the same binary and
   // settings, trial/run.ts) waits for it and is not run again; one that data trial does not prove starts
   // at once, or once the data trial did not get through its start.
@@ -90,12 +95,44 @@ export async function trialsOf(
     const kept = known.get(dataKey(h.name)) ?? [];
     settings.set(
       dataKey(h.name),
-      o.cluster.members.map((m) => fresh.find((t) => t.member === m.name) ?? kept.find((t) => t.member === m.name)!).filter(Boolean),
+      proofBy
+        ? o.cluster.members.map((m): TrialFinding => ({ member: m.name, hop: h.name, result: 'ok', detail: REHEARSED, kept: 'rehearsal' }))
+        : o.cluster.members.map((m) => fresh.find((t) => t.member === m.name) ?? kept.find((t) => t.member === m.name)!).filter(Boolean),
     );
   }
   // (what ran now is stamped with this round's start; a finding that stands keeps the time of its own trial)
   for (const f of [...settings.values()].flat()) f.at ??= at;
   return settings;
+}
+
+const REHEARSED =
+  "proven by the rehearsal: the whole plan runs on a clone of the cluster before the first stop (every hop and fix, each member's stop and start), or the run is refused";
+
+/**
+ * Who proves the members' data: 'clone' inside the rehearsal's clone (no trial at all), 'rehearsal' where
+ * the plan is rehearsed (a first run whose driver can clone its members), else undefined (each member's
+ * own data trial; a resume too: the run it resumes stopped members already).
+ */
+export function byRehearsal(
+  o: Partial<Pick<LadderOptions, 'rehearse' | 'inClone' | 'driver'>>,
+  look?: { since?: string; resuming?: boolean },
+): 'clone' | 'rehearsal' | undefined {
+  if (o.inClone) return 'clone';
+  const c = o.rehearse && !look?.since && !look?.resuming ? o.driver?.clonable?.() : undefined;
+  return c && !('why' in c) ? 'rehearsal' : undefined;
+}
+
+/** Inside the clone: every member's start on every hop is the proof, made by the run itself. */
+function cloneFindings(members: readonly { name: string }[], list: TrialHop[], at: string): Map<string, TrialFinding[]> {
+  const detail = "the rehearsal's own run: each member starts on the clone as the cluster's will";
+  return new Map(
+    list.flatMap((h) =>
+      [h.name, dataKey(h.name)].map((k): [string, TrialFinding[]] => [
+        k,
+        members.map((m): TrialFinding => ({ member: m.name, hop: h.name, result: 'ok', detail, at, kept: 'rehearsal' })),
+      ]),
+    ),
+  );
 }
 
 /** A hop's settings and trials, then its reads of the members' data (facts.ts hopReads), begun ahead: while the hop before waits for its cluster version. */
@@ -327,14 +364,16 @@ export function trialCounts(trials: Map<string, TrialFinding[]>, ms: number): No
   const viaData = all.filter((t) => t.via === 'data').length;
   const reused = all.filter((t) => t.kept === 'journal').length;
   const onTarget = all.filter((t) => t.kept === 'on-target').length;
+  const rehearsed = all.filter((t) => t.kept === 'rehearsal').length;
   return {
     starts: all.length,
-    ran: all.filter((t) => t.result !== 'not-checked').length,
+    ran: all.filter((t) => t.result !== 'not-checked').length - rehearsed,
     refused: all.filter((t) => t.result === 'problem').length,
     ms,
     ...(viaData ? { viaData } : {}),
     ...(reused ? { reused } : {}),
     ...(onTarget ? { onTarget } : {}),
+    ...(rehearsed ? { rehearsed } : {}),
   };
 }
 
@@ -345,7 +384,8 @@ export function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): s
     const moot = list.filter((t) => t.detail.startsWith('does not apply')).length;
     const reused = list.filter((t) => t.kept === 'journal').length;
     const onTarget = list.filter((t) => t.kept === 'on-target').length;
-    const ran = list.filter((t) => t.result !== 'not-checked').length - moot - reused - onTarget;
+    const rehearsed = list.filter((t) => t.kept === 'rehearsal').length;
+    const ran = list.filter((t) => t.result !== 'not-checked').length - moot - reused - onTarget - rehearsed;
     const refused = list.filter((t) => t.result === 'problem').length;
     const viaData = list.filter((t) => t.via === 'data' && !t.kept).length;
     const via = viaData ? ` (${viaData} of them the start on a copy of the member's data below: the same binary and settings)` : '';
@@ -354,11 +394,13 @@ export function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): s
         ? [`${reused} passed in the run this one resumes (its journal: the same binary and settings, at most ${PROOF_REUSE_MS / 60_000} min ago)`]
         : []),
       ...(onTarget ? [`${onTarget} of members on the hop's target already`] : []),
+      ...(rehearsed ? [`${rehearsed} proven by the rehearsal on a clone of the cluster instead`] : []),
     ];
     return `${ran} of ${list.length} ${what} ran${via}${refused ? ` (${refused} refused)` : ''}${moot ? ` (${moot} do not apply: simulated members keep no etcd data)` : ''}${kept.length ? ` (not run: ${kept.join('; ')})` : ''}`;
   };
   const t = trialCounts(trials, ms);
-  return `Trials: ${says(kind(false), "starts with each member's settings")}, ${says(kind(true), "starts on a copy of each member's data")} (every member on every hop's binary, at once) in ${ms} ms${t.ran < t.starts ? `; ${t.starts - t.ran} not checked` : ''}`;
+  const unchecked = t.starts - t.ran - (t.rehearsed ?? 0);
+  return `Trials: ${says(kind(false), "starts with each member's settings")}, ${says(kind(true), "starts on a copy of each member's data")} (every member on every hop's binary, at once) in ${ms} ms${unchecked > 0 ? `; ${unchecked} not checked` : ''}`;
 }
 
 export function strOf(v: string | { why: string } | undefined): string | undefined {

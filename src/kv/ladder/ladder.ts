@@ -17,8 +17,7 @@ import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { requireDriver, runUpgrade } from '../upgrade/executor.js';
 import { UpgradeRefused, type Look, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
-import { isResumable, journalPath, writeRecord } from '../journal/journal.js';
-import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
+import { journalPath, writeRecord } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
@@ -34,6 +33,8 @@ import type { Binaries, EarlyVersions } from './facts.js';
 import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, measureV2, settlePlan, wholeClusterFirst } from './facts.js';
 import type { TrialProof } from '../journal/runs.js';
 import { proofsOf } from './proofs.js';
+import { ladderResume } from './ladder-resume.js';
+import { rehearseFirst } from './rehearsal.js';
 import {
   type BinarySources,
   type Judging,
@@ -41,7 +42,6 @@ import {
   type LadderFile,
   type LadderOptions,
   type LadderReport,
-  type LadderResume,
   type Trying,
   ladderDir,
   ladderPath,
@@ -81,42 +81,19 @@ interface HopPorts {
 /** What a hop after the first reads before its stops: the look, its trials and facts, how its rows are judged, the clock and the records. */
 type Climbing = Look | Trying | Judging | Snapshotting | 'now' | 'to';
 /** What the plan before the first stop reads besides: the binaries, the v2 store, the plan's lines, the operator's say, the lock. */
-type Planning = Climbing | BinarySources | 'rollbackCommand' | 'settle' | 'noBackup' | 'dryRun' | 'confirm' | 'reporter' | 'lockStaleMs';
-
-/** What a ladder's resume finds: the hops done and left, and inside the hop in flight its members (from its journal). */
-function ladderResume(o: Pick<LadderOptions, 'dataDir' | 'cluster'>, lf: LadderFile, hops: Hop[], at: number): { state: LadderResume; text: string[] } {
-  const cur = hops[at];
-  const file = journalPath(o.dataDir, o.cluster.key);
-  let members: ResumeState | undefined;
-  try {
-    const j = readJournal(file);
-    if (cur && isResumable(j) && j.target === cur.to && j.createdAt >= lf.createdAt) members = resumeState(j, file);
-  } catch {
-    // (the executor names a journal it cannot use when it starts the hop)
-  }
-  const stopped =
-    lf.status === 'halted'
-      ? `halted at hop ${lf.halt?.hop ?? '?'}: ${lf.halt?.reason ?? ''}`
-      : lf.status === 'interrupted'
-        ? 'interrupted'
-        : `the last run${lf.owner ? ` (pid ${lf.owner.pid} on ${lf.owner.host})` : ''} ended without a word: kill -9, a crash or a power loss`;
-  const state: LadderResume = {
-    ladderFile: ladderPath(o.dataDir, o.cluster.key),
-    stopped: members?.stopped.how ?? stopped,
-    hopsDone: hops.slice(0, at).map(hopName),
-    hop: cur ? hopName(cur) : '',
-    ...(members ? { members } : {}),
-    hopsLeft: hops.slice(at + 1).map(hopName),
-  };
-  const text = [
-    `Resuming the ladder recorded in ${state.ladderFile}: ${state.stopped} (last record ${members?.stopped.at ?? lf.updatedAt})`,
-    `  hops done: ${state.hopsDone.join(', ') || 'none yet'}`,
-    `  hop in flight: ${state.hop}${members ? '' : ' (no member of it touched yet)'}`,
-    ...(members ? describeResume(members, cur!.to, '    ').slice(1) : []),
-    `  hops left: ${state.hopsLeft.join(', ') || 'none after this one'}`,
-  ];
-  return { state, text };
-}
+type Planning =
+  | Climbing
+  | BinarySources
+  | 'rollbackCommand'
+  | 'settle'
+  | 'noBackup'
+  | 'dryRun'
+  | 'confirm'
+  | 'reporter'
+  | 'lockStaleMs'
+  | 'rehearse'
+  | 'rehearseOnly'
+  | 'inClone';
 
 /**
  * The single-hop run with its rulebook checked first (`kv upgrade --to 3.4` on a 3.3 cluster; a rolling
@@ -149,11 +126,12 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   const seen = await look(o);
   const obs = inFlight || o.sameVersion ? seen : await clusterVersionCaughtUp(o, seen);
   await wholeClusterFirst(o, obs);
-  if (o.sameVersion) return single(o, ports, obs, { from: o.to, to: o.to, patch: true }, early);
+  const resuming = Boolean(inFlight && resumesUpgrade(inFlight, o.to));
+  if (o.sameVersion) return single(o, ports, obs, { from: o.to, to: o.to, patch: true }, { early, resuming });
   // A hop in flight: planned from its journal (which member it stopped, which it finished), not from the members that answer.
   const plan = resumesUpgrade(inFlight, o.to) ? planFromJournal(obs, inFlight, o.to, journal) : planLadder(obs, o.to);
   if (!plan.ok) throw new UpgradeRefused(plan.reasons, 'fix the cluster first; nothing was changed');
-  if (plan.hops.length <= 1) return single(o, ports, obs, plan.hops[0], early);
+  if (plan.hops.length <= 1) return single(o, ports, obs, plan.hops[0], { early, resuming });
   return runLadder(o, ports, file, undefined, obs, plan.hops, early);
 }
 
@@ -163,7 +141,7 @@ async function single(
   ports: HopPorts,
   obs: ClusterObservation,
   hop: Hop | undefined,
-  early?: EarlyVersions,
+  more: { early?: EarlyVersions; resuming?: boolean } = {},
 ): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
   let checks: CheckRow[] = [];
   let notes: string[] = [];
@@ -172,7 +150,7 @@ async function single(
   let proofs: TrialProof[] | undefined;
   let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
   if (hop) {
-    const { bins, reasons } = await hopBinaries(o, [hop], early);
+    const { bins, reasons } = await hopBinaries(o, [hop], more.early);
     if (reasons.length) {
       throw new UpgradeRefused(
         reasons,
@@ -181,7 +159,7 @@ async function single(
     }
     targetBin = bins[hop.to]?.dir ?? targetBin;
     const tried = o.now();
-    const trying = trialsOf(o, [hop], bins, undefined, { seen: obs });
+    const trying = trialsOf(o, [hop], bins, undefined, { seen: obs, resuming: more.resuming });
     v2 = await measureV2(o, obs);
     trials = await trying;
     proofs = proofsOf(trials, [hop], bins);
@@ -194,6 +172,8 @@ async function single(
       if (o.dryRun) o.reporter.note(blockedHopText(o, obs, hop, checks, notes));
       refuseRows(stop, false, o.dryRun);
     }
+    const rehearsed = await rehearseFirst(o, [hop], bins, { resuming: more.resuming });
+    if (rehearsed) notes.push(rehearsed.line);
   }
   let confirm = o.confirm;
   const fixing = hop && fixesBefore(hop) && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key, hop.from) !== undefined);
@@ -320,9 +300,14 @@ async function runLadder(
     if (o.dryRun) o.reporter.note(planText);
     refuseRows(stop, false, o.dryRun);
   }
+  const rehearsed = await rehearseFirst(o, hops.slice(at), bins, { resuming: Boolean(recorded) });
+  if (rehearsed) report.planText = `${planText}\n${rehearsed.line}`;
   if (o.dryRun) return report;
-  o.reporter.note(planText);
-  if (o.confirm && !(await o.confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: Boolean(recorded) }))) {
+  o.reporter.note(report.planText);
+  if (
+    o.confirm &&
+    !(await o.confirm({ target: o.to, planText: report.planText, warnings: [], members: o.cluster.members.length, resuming: Boolean(recorded) }))
+  ) {
     return { ...report, status: 'declined' };
   }
   const unlock = await lockLadder(file, o);

@@ -6,6 +6,7 @@ import { acquireLock } from '../upgrade/lock.js';
 import { type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
 import { type ResumeState } from '../journal/resume-state.js';
 import type { CheckRow } from '../rules/types.js';
+import type { RehearsalVerdict } from '../rehearsal/clone.js';
 
 export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVersion' | 'targetBin' | 'confirm'> {
   to: string;
@@ -26,6 +27,15 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
   sameVersion?: boolean;
   /** Members the operator lets be stopped without their trials (`--skip-trial M,… --skip-reason WHY`): said on the plan, kept in the journal and the report. */
   skipTrial?: SkipTrial;
+  /**
+   * The whole plan rehearsed on a clone of the cluster before the first stop (kv/rehearsal), by opsctl
+   * itself: the port that runs it with each hop's binaries, built by the command. Absent: not rehearsed.
+   */
+  rehearse?: (bins: Record<string, string | undefined>) => Promise<RehearsalVerdict>;
+  /** --rehearse: the rehearsal alone (with --dry-run: nothing is changed after it). */
+  rehearseOnly?: boolean;
+  /** This run is the rehearsal, inside the clone: no trials (the clone's own starts are the proof). */
+  inClone?: boolean;
 }
 
 /** Where each hop's binaries come from: the driver's own, --target-bin, the release cache, the running one (a restart), and how a version is asked. */
@@ -75,7 +85,7 @@ export interface LadderReport {
    * reused: verdicts of the run this one resumes that stand (ladder/proofs.ts); onTarget: members on the hop's
    * target already, not tried.
    */
-  trials?: { starts: number; ran: number; refused: number; ms: number; viaData?: number; reused?: number; onTarget?: number };
+  trials?: { starts: number; ran: number; refused: number; ms: number; viaData?: number; reused?: number; onTarget?: number; rehearsed?: number };
   halt?: { hop: string; reason: string; rollback?: string };
   /** A resume: the hops done, the hop in flight (its members done and left), the hops left. */
   resume?: LadderResume;

@@ -70,7 +70,7 @@ export interface TrialFinding extends Finding {
   /** When the trial that found it ran (ISO): a finding that stands for a later look (the same settings) keeps its own time. */
   at?: string;
   /** No trial ran now: 'journal', a verdict the run this one resumes recorded (ladder/proofs.ts); 'on-target', the member runs the hop's target already. */
-  kept?: 'journal' | 'on-target';
+  kept?: 'journal' | 'on-target' | 'rehearsal';
 }
 
 /** Every job at once, at most `parallel` running: the findings in the jobs' order. */

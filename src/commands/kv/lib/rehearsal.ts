@@ -1,0 +1,89 @@
+/**
+ * `kv upgrade`'s rehearsal, the command's part: the port that runs opsctl itself inside the clone (the
+ * same verb with the hop's binaries, in its clone mode), and that clone mode: the clone's members started
+ * as the driver starts them, its load, and the load's account added to the report.
+ */
+import type { Context } from '../../../context.js';
+import { isSea } from '../../../core/sea.js';
+import type { KvSession } from '../../../kv/cluster/session.js';
+import type { ClusterSpec } from '../../../kv/cluster/cluster-file.js';
+import type { MemberDriver } from '../../../kv/drivers/driver.js';
+import { rehearseOnClone, selfCommand, type RehearsalVerdict } from '../../../kv/rehearsal/clone.js';
+import { UsageError } from '../../../core/errors.js';
+
+/** The upgrade flags the clone's run repeats (timings and judgement; never the question, the backups, the report or the off-host store). */
+interface Repeated {
+  to: string;
+  strict?: boolean;
+  fixV2store?: boolean;
+  onFailure?: string;
+  pollInterval?: string;
+  stopTimeout?: string;
+  healthyTimeout?: string;
+  requestTimeout?: string;
+  clusterVersionTimeout?: string;
+  trialTimeout?: string;
+  snapshotVia?: string;
+}
+
+/** The rehearsal port of a run whose driver can clone its members (else undefined: the plan says why). */
+export function rehearsalPort(ctx: Context, opts: Repeated, ignoreChecks: string[], driver: MemberDriver | undefined, exec: typeof import('execa').execa) {
+  const c = driver?.clonable?.();
+  if (!c || 'why' in c) return undefined;
+  const flag = (name: string, v: string | undefined) => (v === undefined ? [] : [`--${name}`, v]);
+  return (bins: Record<string, string | undefined>): Promise<RehearsalVerdict> => {
+    const dirs = Object.entries(bins).filter((e): e is [string, string] => Boolean(e[1]));
+    const command = [
+      ...selfCommand(process.execPath, isSea(), import.meta.dirname),
+      'kv',
+      'upgrade',
+      '--to',
+      opts.to,
+      ...dirs.flatMap(([v, d]) => ['--target-bin', `${v}=${d}`]),
+      '--rehearsal-clone',
+      '--yes',
+      '--no-input',
+      '--json',
+      '--no-backup',
+      '--settle',
+      '0s',
+      ...(opts.strict ? ['--strict'] : []),
+      ...(opts.fixV2store === false ? ['--no-fix-v2store'] : []),
+      ...ignoreChecks.flatMap((id) => ['--ignore-check', id]),
+      ...flag('on-failure', opts.onFailure),
+      ...flag('poll-interval', opts.pollInterval),
+      ...flag('stop-timeout', opts.stopTimeout),
+      ...flag('healthy-timeout', opts.healthyTimeout),
+      ...flag('request-timeout', opts.requestTimeout),
+      ...flag('cluster-version-timeout', opts.clusterVersionTimeout),
+      ...flag('trial-timeout', opts.trialTimeout),
+      ...flag('snapshot-via', opts.snapshotVia),
+    ];
+    return rehearseOnClone({
+      source: { dataDir: ctx.paths.data, paths: c.paths, keep: dirs.map(([, d]) => d) },
+      command,
+      env: { ...ctx.env, CI: '1' },
+      exec,
+      signal: ctx.abort.signal,
+      timeoutMs: 30 * 60_000,
+      now: ctx.now,
+      uid: process.getuid?.(),
+      ...(ctx.debugSink ? { debug: ctx.debugSink } : {}),
+    });
+  };
+}
+
+/** Inside the clone: its members started as the driver starts them, then its load; stop() says what the load saw. */
+export async function cloneRun(ctx: Context, cluster: ClusterSpec, driver: MemberDriver | undefined, session: KvSession) {
+  const c = driver?.clonable?.();
+  if (!driver || !c || 'why' in c)
+    throw new UsageError('--rehearsal-clone: this is the run opsctl starts inside a clone (kv upgrade --rehearse), on a cluster whose members it can clone', {
+      field: '--rehearsal-clone',
+      hint: 'run opsctl kv upgrade --rehearse instead',
+    });
+  const { startClone, startLoad } = await import('../../../kv/rehearsal/load.js');
+  const upMs = await startClone(driver, cluster.members, session, 120_000, ctx.now);
+  const load = startLoad(cluster.members, session, { writeEveryMs: 100, probeEveryMs: 200 });
+  let seen: Promise<Awaited<ReturnType<typeof load.stop>> & { upMs: number }> | undefined;
+  return { stop: () => (seen ??= load.stop().then((r) => ({ ...r, upMs }))) };
+}

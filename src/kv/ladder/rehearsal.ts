@@ -1,0 +1,53 @@
+/**
+ * The rehearsal's place in a run: after every check has passed and before the question and the first
+ * stop, the whole plan runs on a clone of the cluster (kv/rehearsal, by opsctl itself). It passes, or the
+ * run is refused with the clone's words and nothing changed. A dry run says it will run; --rehearse runs it alone.
+ */
+import { UpgradeRefused } from '../upgrade/options.js';
+import type { Binaries } from './facts.js';
+import { byRehearsal } from './checks.js';
+import { hopName, type Hop } from './plan.js';
+import type { LadderOptions } from './record.js';
+import type { RehearsalVerdict } from '../rehearsal/clone.js';
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** The plan's line of the rehearsal (and its verdict where it ran); throws UpgradeRefused where it did not pass. */
+export async function rehearseFirst(
+  o: Pick<LadderOptions, 'driver' | 'dryRun' | 'reporter'> & Partial<Pick<LadderOptions, 'rehearse' | 'rehearseOnly' | 'inClone'>>,
+  hops: Hop[],
+  bins: Record<string, Binaries>,
+  look: { resuming?: boolean } = {},
+): Promise<{ line: string; verdict?: RehearsalVerdict } | undefined> {
+  if (o.inClone) return undefined;
+  const names = hops.map(hopName).join(', ');
+  if (byRehearsal(o, look) !== 'rehearsal') {
+    const c = o.driver?.clonable?.();
+    const why = look.resuming
+      ? 'a resume: the run it resumes stopped members already'
+      : c && 'why' in c
+        ? c.why
+        : `the ${o.driver?.type ?? ''} driver cannot clone its members here (their start settings per version are not known to opsctl)`;
+    if (o.rehearseOnly)
+      throw new UpgradeRefused([`--rehearse: not rehearsed: ${why}`], "nothing was changed: each member's own trials are its proof (they ran above)");
+    return { line: `rehearsal: not run (${why}); each member's own trials are the proof` };
+  }
+  if (o.dryRun && !o.rehearseOnly)
+    return { line: `rehearsal: before the first stop, the whole plan (${names}) runs on a clone of the cluster (alone, before the window: --rehearse)` };
+  const p = o.reporter.begin(`rehearsing ${names} on a clone of the cluster (every member's data copied; a writer and a /health probe on it)`);
+  const bindirs = Object.fromEntries(hops.map((h) => [h.to, bins[h.to]?.dir]));
+  const v = await o.rehearse!(bindirs);
+  const load = v.run?.rehearsal;
+  if (!v.ok) {
+    p.fail(`the rehearsal did not pass (${s(v.ms)})`);
+    throw new UpgradeRefused(
+      [
+        `rehearsal of ${names} on a clone of the cluster: ${v.reason ?? 'did not pass'}${v.tail ? `\n  the clone's last words:\n    ${v.tail.split('\n').join('\n    ')}` : ''}`,
+      ],
+      `nothing was stopped or changed on the cluster; ${v.run?.error?.hint ?? 'fix what the clone names (the same step would fail on the cluster), then run the same command'}`,
+    );
+  }
+  const line = `rehearsal: passed on a clone of the cluster in ${s(v.ms)} (copy ${s(v.copyMs)}): ${names}${load ? `, ${load.writes.acked} writes acknowledged, ${load.writes.lost} lost, ${load.probes} /health probes` : ''}`;
+  p.done(line);
+  return { line, verdict: v };
+}

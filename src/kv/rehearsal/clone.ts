@@ -1,0 +1,194 @@
+/**
+ * The rehearsal: before the first stop, the whole plan (every hop, every fix, each member's stop, start
+ * and waits, the cluster-version waits) run by the SAME executor, opsctl's own `kv upgrade`, on a clone
+ * of the cluster. One step list, two targets: the clone and then the cluster.
+ *
+ * The clone: a copy of what the driver keeps for the members (the sandbox's directory: each member's data
+ * dir, config file and records), made without stopping anything, then a child opsctl in namespaces of its
+ * own: a network namespace whose loopback carries the members' own addresses and ports, a mount namespace
+ * where the copy is bind-mounted over opsctl's data directory (so every path, config file and URL is the
+ * one the cluster has: the clone's members start exactly as the driver will start the cluster's), and a PID
+ * namespace. The child starts the clone's members, puts the cluster's load shape on them (a writer and a
+ * /health probe, as monitoring does), and runs the identical upgrade with no trials, backups or settle waits.
+ *
+ * Its processes never outlive opsctl: the namespace's first process is killed when `unshare` ends
+ * (--kill-child), `unshare` when opsctl ends (setpriv --pdeathsig KILL, kill -9 of opsctl included), and
+ * every process of a PID namespace dies with its first. Nothing is left behind: the copy is removed.
+ */
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+
+type Exec = typeof import('execa').execa;
+
+/** What the driver keeps for its members, to copy into the clone: directories under opsctl's data directory. */
+export interface CloneSource {
+  /** opsctl's data directory (the clone's copy is mounted over it). */
+  readonly dataDir: string;
+  /** The paths under it that hold the members (data dirs, config files, records). */
+  readonly paths: readonly string[];
+  /** Paths under it the clone reads as they are (binaries in the release cache): mounted back, not copied. */
+  readonly keep?: readonly string[];
+}
+
+/** The child's own account of its run on the clone (`kv upgrade --json` of the child, with its load). */
+export interface CloneRun {
+  readonly status: string;
+  readonly halt?: { reason?: string; hop?: string };
+  readonly error?: { message?: string; hint?: string };
+  readonly rehearsal?: { writes: { acked: number; lost: number; failed: number }; probes: number; probeFailures: number; upMs: number };
+}
+
+export interface RehearsalVerdict {
+  readonly ok: boolean;
+  /** The whole rehearsal, the copy included. */
+  readonly ms: number;
+  readonly copyMs: number;
+  /** What the child said (its report, or its error). */
+  readonly run?: CloneRun;
+  /** Why it did not pass, in the child's (and etcd's) words. */
+  readonly reason?: string;
+  /** The last lines of the child's messages, for a refusal. */
+  readonly tail: string;
+}
+
+/**
+ * The shell prelude inside the namespaces: loopback up; opsctl's data dir held aside, the copy mounted
+ * over it, and the paths that must stay the cluster's (binaries kept under the data dir: the release
+ * cache) mounted back from the held one; then opsctl. Values are its arguments, never its text.
+ */
+const PRELUDE = [
+  'set -e',
+  'ip link set lo up',
+  'data=$1 copy=$2 held=$3',
+  'shift 3',
+  'mount --bind "$data" "$held"',
+  'mount --bind "$copy" "$data"',
+  'while [ "$1" != -- ]; do mkdir -p "$data/$1"; mount --bind "$held/$1" "$data/$1"; shift; done',
+  'shift',
+  'exec "$@"',
+].join('\n');
+
+/** Why a clone cannot be run on this machine (no unshare, setpriv or ip; not Linux), or undefined. */
+export function cloneProblem(platform: NodeJS.Platform = process.platform): string | undefined {
+  if (platform !== 'linux') return 'a clone runs in Linux namespaces';
+  const missing = ['unshare', 'setpriv', 'ip', 'mount'].filter((p) => !['/usr/bin', '/bin', '/usr/sbin', '/sbin'].some((d) => existsSync(join(d, p))));
+  return missing.length ? `${missing.join(', ')} not found (Debian: util-linux, mount, iproute2)` : undefined;
+}
+
+/**
+ * Copies the members' files, runs `command` (opsctl's own upgrade, in its clone mode) inside the
+ * namespaces, and reads its verdict. `command`: the argv of opsctl itself and its words.
+ */
+export async function rehearseOnClone(o: {
+  source: CloneSource;
+  command: readonly string[];
+  env: NodeJS.ProcessEnv;
+  exec: Exec;
+  signal?: AbortSignal;
+  timeoutMs: number;
+  now: () => number;
+  uid?: number;
+  debug?: (line: string) => void;
+}): Promise<RehearsalVerdict> {
+  const started = o.now();
+  const problem = cloneProblem();
+  if (problem) return { ok: false, ms: 0, copyMs: 0, reason: `the rehearsal cannot run here: ${problem}`, tail: '' };
+  const tmp = await mkdtemp(join(tmpdir(), 'opsctl-rehearsal-'));
+  try {
+    const copy = join(tmp, 'data');
+    // (cp --sparse=always keeps holes: a member's preallocated WAL is 64 MB of which little is written)
+    for (const p of o.source.paths) {
+      const to = join(copy, relative(o.source.dataDir, p));
+      await mkdir(dirname(to), { recursive: true });
+      await o.exec('cp', ['-a', '--sparse=always', '--', p, to], { stdin: 'ignore' });
+    }
+    // the members' process records and logs are the cluster's: the clone writes its own
+    for (const f of await readdir(copy, { recursive: true })) if (/\.(pid|proc\.json|log)$/.test(f)) await rm(join(copy, f), { force: true });
+    const copyMs = o.now() - started;
+    o.debug?.(`[kv] rehearsal: copied ${o.source.paths.join(', ')} into ${copy} in ${copyMs} ms`);
+    const unshare = [
+      'unshare',
+      ...(o.uid === 0 ? [] : ['--user', '--map-root-user']),
+      '--mount',
+      '--net',
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--mount-proc',
+      '--propagation',
+      'private',
+    ];
+    const held = join(tmp, 'held');
+    await mkdir(held);
+    const keep = (o.source.keep ?? []).map((p) => relative(o.source.dataDir, p)).filter((p) => p && !p.startsWith('..'));
+    const argv = [
+      'setpriv',
+      '--pdeathsig',
+      'KILL',
+      '--',
+      ...unshare,
+      '--',
+      'sh',
+      '-c',
+      PRELUDE,
+      'sh',
+      o.source.dataDir,
+      copy,
+      held,
+      ...keep,
+      '--',
+      ...o.command,
+    ];
+    const r = await o.exec(argv[0]!, argv.slice(1), {
+      env: o.env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: o.timeoutMs,
+      ...(o.signal ? { cancelSignal: o.signal } : {}),
+      cwd: dirname(copy),
+    });
+    const stdout = String(r.stdout ?? '');
+    const stderr = String(r.stderr ?? '');
+    o.debug?.(`[kv] rehearsal: the clone's run exited ${r.exitCode ?? r.signal ?? '?'}`);
+    const tail = stderr.split('\n').filter(Boolean).slice(-12).join('\n');
+    const run = parseRun(stdout) ?? parseRun(stderr.slice(stderr.lastIndexOf('\n{') + 1));
+    const ms = o.now() - started;
+    if (r.timedOut)
+      return { ok: false, ms, copyMs, reason: `the clone's run took longer than ${Math.round(o.timeoutMs / 1000)} s`, tail, ...(run ? { run } : {}) };
+    if (!run) return { ok: false, ms, copyMs, reason: `the clone's run ended (exit ${r.exitCode ?? r.signal ?? '?'}) without a report`, tail };
+    const lost = run.rehearsal?.writes.lost ?? 0;
+    const ok = r.exitCode === 0 && run.status === 'done' && lost === 0;
+    const reason = ok
+      ? undefined
+      : run.status === 'done'
+        ? `${lost} acknowledged writes of the clone's load were lost`
+        : (run.halt?.reason ?? run.error?.message ?? `the clone's run ended ${run.status}`);
+    return { ok, ms, copyMs, run, tail, ...(reason ? { reason } : {}) };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The child's JSON (its report on stdout, or `{"error":…}` on stderr). */
+function parseRun(text: string): CloneRun | undefined {
+  const t = text.trim();
+  if (!t.startsWith('{')) return undefined;
+  try {
+    const v = JSON.parse(t) as Record<string, unknown>;
+    if (v.error && typeof v.error === 'object') return { status: 'refused', error: v.error };
+    return typeof v.status === 'string' ? (v as unknown as CloneRun) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How opsctl runs itself: the single executable alone, else node with the launcher beside the bundle (or the sources). */
+export function selfCommand(execPath: string, sea: boolean, here: string): string[] {
+  if (sea) return [execPath];
+  const launcher = [join(here, '../../bin/opsctl.cjs'), join(here, '../bin/opsctl.cjs'), join(here, '../../../bin/opsctl.cjs')].find((f) => existsSync(f));
+  if (!launcher) throw new Error(`the rehearsal cannot find opsctl's launcher (bin/opsctl.cjs) near ${here}`);
+  return [execPath, launcher];
+}
