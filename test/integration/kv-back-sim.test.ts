@@ -108,6 +108,32 @@ describe('kv restore --from-hop: a restore point per hop of the ladder (simulate
   }, 120_000);
 });
 
+describe('kv restore --dry-run refused: each problem once, naming the members it applies to', () => {
+  it('a command driver without a restore template: one line "every member (kv1, kv2, kv3): the driver has no restore template" (built binary), exit 1, nothing stopped', async () => {
+    const s = await up('3.4');
+    const file = join(s.dir, 'snap.db');
+    expect((await s.kv('snapshot', 'save', file)).code).toBe(0);
+    const eps = s
+      .spec()
+      .members.map((m) => m.endpoint)
+      .join(',');
+    const r = await runBin(
+      ['kv', 'restore', '--snapshot', file, '--endpoints', eps, '--stop-cmd', 'false', '--start-cmd', 'false', '--running-cmd', 'false', '--dry-run'],
+      {
+        env: s.env,
+      },
+    );
+    const err = String(r.stderr);
+    expect(r.exitCode, err).toBe(1);
+    expect(err).toContain(
+      'kv restore refused before any change: every member (kv1, kv2, kv3): the driver has no restore template (driver.restore in the cluster file, or --restore-cmd)',
+    );
+    expect(err.match(/no restore template/g)).toHaveLength(1);
+    expect(err).toContain('nothing was stopped');
+    for (const m of await versions(s)) expect(m.server).toMatch(/^3\.4\./);
+  }, 120_000);
+});
+
 describe("kv downgrade --to 3.5: etcd 3.6's downgrade API on simulated members", () => {
   it('refuses with nothing changed: not all on 3.6, a target other than the previous minor', async () => {
     const s = await up('3.5');
