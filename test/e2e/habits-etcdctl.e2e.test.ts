@@ -1,8 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/bin.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { until } from '../helpers/kv.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 
 /**
@@ -64,4 +67,56 @@ describe.runIf(etcd)('kv lease grant: one line piped, as etcdctl prints it (a sa
       tty.kill();
     }
   }, 120_000);
+});
+
+describe('ports below 1024: login refuses them and says why; mock serve takes them where the user may bind them', () => {
+  const asRoot = process.getuid?.() === 0;
+  let serving: ReturnType<typeof execa> | undefined;
+  afterEach(() => {
+    if (serving?.pid && serving.exitCode === null) process.kill(serving.pid, 'SIGTERM');
+    serving = undefined;
+  });
+
+  it('login --port 80: exit 2 naming the field, why (a listener for one sign-in, no root for it) and the fix, before any page', async () => {
+    const r = await runBin(['login', '--port', '80', '--no-browser'], { env });
+    expect(r.exitCode).toBe(2);
+    const err = String(r.stderr);
+    expect(err).toContain("--port: 80 is a privileged port (below 1024): login's redirect listener opens only for this sign-in");
+    expect(err).toContain('leave --port out (a free port: a loopback redirect URI matches any port, RFC 8252 §7.3)');
+    expect(err).not.toMatch(/https?:\/\/\S+\/authorize|Sign(ing)? in at/);
+    expect((await runBin(['login', '--port', '0'], { env })).exitCode).toBe(2);
+  }, 60_000);
+
+  it.skipIf(!asRoot || !existsSync('/usr/bin/setpriv'))(
+    'mock serve --port 80: as nobody, exit 1 "port 80 is privileged … this user may not bind one" with the fix; as root it listens (or names the port in use), never a usage error',
+    async () => {
+      const nd = mkdtempSync(join(tmpdir(), 'opsctl-habits-nobody-'));
+      chmodSync(nd, 0o777);
+      try {
+        const r = await execa(
+          '/usr/bin/setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, 'mock', 'serve', '--port', '80', '--memory'],
+          { reject: false, extendEnv: false, env: { PATH: process.env.PATH, HOME: '/nonexistent', NO_COLOR: '1', OPSCTL_CONFIG_DIR: join(nd, 'c') } },
+        );
+        expect(r.exitCode, String(r.stderr)).toBe(1);
+        expect(String(r.stderr)).toContain(
+          'cannot listen on 127.0.0.1:80: permission denied: port 80 is privileged (below 1024), and this user may not bind one',
+        );
+        expect(String(r.stderr)).toContain('a privileged port needs root or the CAP_NET_BIND_SERVICE capability');
+      } finally {
+        rmSync(nd, { recursive: true, force: true });
+      }
+      // root: the port is the server's to take (or another program's already)
+      const said: string[] = [];
+      serving = execa(process.execPath, [BIN, 'mock', 'serve', '--port', '80', '--memory'], { reject: false, env, all: true });
+      serving.all!.on('data', (c: Buffer) => said.push(c.toString()));
+      await until(
+        () => /listening on http:\/\/127\.0\.0\.1:80\b|port 80 is already in use/.test(said.join('')) || serving!.exitCode !== null,
+        60_000,
+        'mock serve on port 80',
+      );
+      expect(said.join('')).toMatch(/listening on http:\/\/127\.0\.0\.1:80\b|port 80 is already in use/);
+    },
+    90_000,
+  );
 });
