@@ -42,7 +42,7 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
       // `--json name` (a field list as its own word) is taken as `--json=name` when the command has no room for it
       const attached = err.code === 'commander.excessArguments' ? jsonFieldsAttached(argv) : undefined;
       if (attached) return await main(attached, overrides, ctxOut);
-      return reportParseError(ctx, err, argv, commandPath(program, split.argv));
+      return reportParseError(ctx, err, argv, commandPath(program, split.argv), program);
     }
     return reportError(ctx, err);
   } finally {
@@ -102,7 +102,7 @@ function allCommands(cmd: import('commander').Command): import('commander').Comm
  * printed its text already unless --json was given; then it is `{"error":{code,message,hint?}}` on
  * stderr. A field list written as a separate word after --json gets a hint to attach it.
  */
-function reportParseError(ctx: Context, err: CommanderError, argv: readonly string[], path = 'opsctl'): number {
+function reportParseError(ctx: Context, err: CommanderError, argv: readonly string[], path = 'opsctl', program?: import('commander').Command): number {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
   if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
   const at = argv.indexOf('--json');
@@ -113,7 +113,7 @@ function reportParseError(ctx: Context, err: CommanderError, argv: readonly stri
       : undefined;
   const [first = '', ...rest] = err.message.replace(/^error: /, '').split('\n');
   // commander's "(Did you mean list?)" becomes part of the hint
-  const suggestion = rest.map((l) => /^\(Did you mean (.+)\?\)$/.exec(l.trim())?.[1]).find(Boolean);
+  const suggestion = rest.map((l) => /^\(Did you mean (.+)\?\)$/.exec(l.trim())?.[1]).find(Boolean) ?? flagForWord(err, program, path);
   const message = suggestion ? `${first} (did you mean ${suggestion}?)` : [first, ...rest].join('\n');
   if (jsonErrors(ctx)) {
     const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -124,6 +124,17 @@ function reportParseError(ctx: Context, err: CommanderError, argv: readonly stri
     ctx.io.err(`  ${ctx.io.safeErr(fix)}`);
   }
   return ExitCode.usage;
+}
+
+/** Top-level flags that do a whole job alone, so their bare word is a likely slip (`opsctl version`, as `kubectl version` or `etcdctl version`). */
+const FLAG_WORDS: ReadonlySet<string> = new Set(['--version']);
+
+/** `opsctl version`: the unknown command is a top-level flag written as a word (its suggestion: `opsctl --version`). */
+function flagForWord(err: CommanderError, program: import('commander').Command | undefined, path: string): string | undefined {
+  if (err.code !== 'commander.unknownCommand' || path !== 'opsctl' || !program) return undefined;
+  const word = /unknown command '([^']+)'/.exec(err.message)?.[1];
+  const flag = word ? `--${word}` : undefined;
+  return flag && FLAG_WORDS.has(flag) && program.options.some((o) => o.long === flag) ? `opsctl ${flag}` : undefined;
 }
 
 /** The one top-level error handler: a message, a hint, the right exit code; JSON on stderr with --json. */

@@ -43,6 +43,12 @@ export interface RequestOptions {
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<void>;
   /** The request may follow others so marked on a connection still waiting for their answers (HTTP/1.1 pipelining: a transport that can). */
   pipeline?: boolean;
+  /**
+   * A write whose outcome the caller counts (a bulk create): once sent, an interrupt (the client's signal)
+   * does not cut it off; its answer is awaited (within its deadline) and returned, so the caller can say
+   * what the server holds. It is never sent again after the interrupt. Unsent, the interrupt stops it as any.
+   */
+  untilAnswered?: boolean;
 }
 
 export interface HttpResponse<T = unknown> {
@@ -291,7 +297,7 @@ export class HttpClient {
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(new DeadlineError(left)), left);
       const onInterrupt = () => deadline.abort(interrupted());
-      this.opts.signal?.addEventListener('abort', onInterrupt, { once: true });
+      if (!req.untilAnswered) this.opts.signal?.addEventListener('abort', onInterrupt, { once: true });
       try {
         this.sent++;
         const streamed = Boolean(req.consume) || req.maxBodyBytes !== undefined;
@@ -319,8 +325,9 @@ export class HttpClient {
         clearTimeout(waiting);
         release();
         this.opts.signal?.removeEventListener('abort', onInterrupt);
-        // an interrupt (or the client it destroyed: "The client is destroyed") is not a network error to retry
-        if (this.opts.signal?.aborted) throw interrupted();
+        // an interrupt (or the client it destroyed: "The client is destroyed") is not a network error to retry;
+        // a request sent untilAnswered failed on its own (its answer lost): said as the network error it is
+        if (this.opts.signal?.aborted && !req.untilAnswered) throw interrupted();
         if (consumeError) throw consumeError.err;
         const msg = deadline.signal.aborted
           ? res
@@ -330,7 +337,14 @@ export class HttpClient {
         spent += Date.now() - started;
         this.debug(`< network error after ${Date.now() - started} ms: ${msg}`);
         const stale = isStaleConnection(err);
-        if (idempotent && attempt < maxAttempts && spent < budgetMs && (stale || !this.opts.retryStaleOnly) && !deadline.signal.aborted) {
+        if (
+          idempotent &&
+          attempt < maxAttempts &&
+          spent < budgetMs &&
+          (stale || !this.opts.retryStaleOnly) &&
+          !deadline.signal.aborted &&
+          !this.opts.signal?.aborted
+        ) {
           const wait = this.opts.retryStaleOnly ? 0 : Math.min(this.backoffMs(attempt), budgetMs - spent);
           this.opts.notice?.(`${this.service}: ${method} ${shown()}: ${msg}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
           await this.sleep(wait);

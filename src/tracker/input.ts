@@ -1,5 +1,4 @@
 import { dottedToItemPath, problemList, withArticle } from '../core/problems.js';
-import { readLocalFile } from '../core/local-file.js';
 import { jsonSyntaxText } from '../core/syntax-error.js';
 import { UsageError, ValidationError } from '../core/errors.js';
 import { itemAt } from '../core/arrays.js';
@@ -65,24 +64,23 @@ function splitList(text: string): string[] {
     .filter(Boolean);
 }
 
-/** Reads `--data @file.json`, `--data -` (stdin) or inline JSON into an object. */
-export async function readDataFlag(value: string | undefined, readStdin: () => Promise<string>, cwd: string): Promise<Record<string, unknown>> {
+/** The `--data` hint: its three forms. */
+export const DATA_FORMS = 'give @FILE (a JSON object in a file), - for stdin, or the JSON object itself';
+
+/**
+ * Reads `--data @file.json`, `--data -` (stdin) or inline JSON into an object. `readFile` reads the file
+ * named after `@` as every file flag does (commands/lib/file-flag.ts: the file named, the cause in words, the fix).
+ */
+export async function readDataFlag(
+  value: string | undefined,
+  readStdin: () => Promise<string>,
+  readFile: (path: string) => Promise<string>,
+): Promise<Record<string, unknown>> {
   if (value === undefined) return {};
   let text: string;
   if (value === '-') text = await readStdin();
-  else if (value.startsWith('@')) {
-    const path = value.slice(1);
-    try {
-      text = await readLocalFile(path.startsWith('/') ? path : `${cwd}/${path}`, {
-        what: '--data:',
-        exitCode: 2,
-        hint: 'give @file.json, - for stdin, or a JSON object',
-      });
-    } catch (err) {
-      if (err instanceof UsageError) throw err;
-      throw new UsageError(`--data: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { field: 'data' });
-    }
-  } else text = value;
+  else if (value.startsWith('@')) text = await readFile(value.slice(1));
+  else text = value;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -90,10 +88,11 @@ export async function readDataFlag(value: string | undefined, readStdin: () => P
     const source = value === '-' ? 'stdin' : value.startsWith('@') ? value.slice(1) : 'the value';
     throw new UsageError(`--data: ${source} is not valid JSON: ${jsonSyntaxText(text)}`, {
       field: 'data',
-      hint: 'give @file.json, - for stdin, or a JSON object',
+      hint: DATA_FORMS,
     });
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--data: must be a JSON object', { field: 'data' });
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError('--data: must be a JSON object', { field: 'data', hint: DATA_FORMS });
   return parsed as Record<string, unknown>;
 }
 

@@ -1,4 +1,6 @@
 import { writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireProgram } from '../helpers/e2e.js';
@@ -162,5 +164,113 @@ describe.runIf(hasScript)('on a real terminal: tracker', () => {
     expect(rows).toHaveLength(60);
     // width unknown: cells are not cut
     expect(run.text).toContain(`x story 59 ${'long words '.repeat(12)}`.trim());
+  }, 120_000);
+});
+
+/**
+ * A loopback proxy in front of the tracker mock: every request forwarded at once, and the answer of the
+ * `nth` bulk create held back once the mock has made its stories (`made` resolves then) until the test
+ * releases it (`release`) or cuts its connection (`drop`): a bulk create in flight when Ctrl-C comes.
+ */
+async function holdingProxy(target: string, nth: number) {
+  let bulks = 0;
+  let onMade!: () => void;
+  const made = new Promise<void>((r) => (onMade = r));
+  let open!: (how: 'release' | 'drop') => void;
+  const gate = new Promise<'release' | 'drop'>((r) => (open = r));
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === 'string' && !['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(k)) headers[k] = v;
+      const body = Buffer.concat(chunks);
+      const up = await fetch(`${target}${req.url}`, { method: req.method, headers, body: body.length ? new Uint8Array(body) : undefined });
+      const text = await up.text();
+      if (req.method === 'POST' && req.url?.startsWith('/api/v3/stories/bulk') && ++bulks === nth) {
+        onMade();
+        if ((await gate) === 'drop') return void req.socket.destroy();
+      }
+      res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' });
+      res.end(text);
+    })().catch(() => req.socket.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    made,
+    release: () => open('release'),
+    drop: () => open('drop'),
+    close: () => new Promise<void>((r) => server.close(() => r())).finally(() => server.closeAllConnections()),
+  };
+}
+
+describe.runIf(hasScript)('on a real terminal: Ctrl-C while a stories import has a bulk create in flight', () => {
+  const t = useTrackerMock((tracker) => {
+    tracker.stories = [];
+  });
+  let proxy: Awaited<ReturnType<typeof holdingProxy>> | undefined;
+  afterEach(async () => {
+    proxy?.release();
+    await proxy?.close();
+    proxy = undefined;
+  });
+  /** 250 stories: bulk creates of 100, 100 and 50; the answer of the second held by the proxy. */
+  async function started() {
+    const file = join(t.dir, 'stories.yaml');
+    writeFileSync(file, `stories:\n${Array.from({ length: 250 }, (_, i) => `  - {external_id: "cc-${i}", name: "Story ${i}"}`).join('\n')}\n`);
+    proxy = await holdingProxy(t.mock.url, 2);
+    const env = { ...t.env, OPSCTL_TRACKER_URL: proxy.url, NO_COLOR: '1' };
+    const run = pty(['tracker', 'stories', 'import', '-f', file], { env });
+    await Promise.race([
+      proxy.made,
+      run.exited.then(() => Promise.reject(new Error(`the import ended before its second bulk create was made:\n${run.text}`))),
+      until(() => false, 60_000, `the second bulk create to be made; the terminal showed:\n${run.text}`),
+    ]);
+    const held = await t.mock.store.read((s: TestState) => s.tracker.stories.length as number);
+    expect(held).toBe(200);
+    return { file, env, run, proxy };
+  }
+  /** What the next dry run (the built binary, piped) says exists. */
+  async function dryRun(file: string, env: NodeJS.ProcessEnv) {
+    const r = await runBin(['tracker', 'stories', 'import', '-f', file, '--dry-run'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    return String(r.stderr);
+  }
+
+  it('the count says what the service holds: the bulk create in flight is waited for and counted ("200 of 250 created"), as the next dry run finds', async () => {
+    const { file, env, run, proxy: p } = await started();
+    run.ctrlC();
+    await run.waitFor('stopping at the next safe point');
+    p.release();
+    expect(await run.exitCode()).toBe(130);
+    expect(run.text).toContain('200 of 250 created (every bulk request sent was answered), 50 not sent');
+    expect(run.text).toContain('run the same import again: it matches the stories that exist by external_id');
+    expect(run.text).not.toMatch(/\b100 of 250 created/);
+    // the third bulk create was never sent
+    expect(t.mock.requests.filter((q) => q.path === '/api/v3/stories/bulk')).toHaveLength(2);
+    expect(await dryRun(file, env)).toContain('plan: 50 to create in 1 bulk request(s), 200 already exist');
+  }, 120_000);
+
+  it('its answer lost after Ctrl-C (the connection cut): "at least 100, up to 200 of 250 created", never a bare 100', async () => {
+    const { file, env, run, proxy: p } = await started();
+    run.ctrlC();
+    await run.waitFor('stopping at the next safe point');
+    p.drop();
+    expect(await run.exitCode()).toBe(130);
+    expect(run.text).toContain('at least 100, up to 200 of 250 created (the last bulk request of 100 was sent and its answer lost)');
+    expect(run.text).toContain('50 not sent');
+    expect(await dryRun(file, env)).toContain('200 already exist');
+  }, 120_000);
+
+  it('a second Ctrl-C quits at once, its last words "at least 100, up to 200 of 250 created"', async () => {
+    const { run } = await started();
+    run.ctrlC();
+    await run.waitFor('stopping at the next safe point');
+    run.ctrlC();
+    expect(await run.exitCode()).toBe(130);
+    expect(run.text).toContain('interrupted again: quitting now');
+    expect(run.text).toContain('quit: at least 100, up to 200 of 250 created');
   }, 120_000);
 });

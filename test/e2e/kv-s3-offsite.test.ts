@@ -99,7 +99,8 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     const took = Date.now() - started;
     if (process.env.S3_TIMING) console.log(`upgrade stall: ${took} ms from start, ${Date.now() - proxy.stalledAt()!} ms from the stall`);
     const err = String(r.stderr);
-    expect(r.exitCode, err).not.toBe(0);
+    // an upgrade halted before the member's stop: 3, as `opsctl help exit-codes` says of a halted upgrade (re-run to resume)
+    expect(r.exitCode, err).toBe(3);
     expect(proxy.stalledAt()).toBeDefined();
     expect(took).toBeLessThan(40_000 + 30_000 * deadlineScale());
     expect(err).toMatch(/upload of s3:\/\/backups\/stalled\/\S+\.db failed \(nothing listed; the abort of its multipart upload was not confirmed/);
@@ -246,6 +247,30 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     await ok('kv', 'backups', 'prune', '--from', place, '--stale-after', '0s', '--yes');
     expect(await open()).toEqual([]);
   }, 180_000);
+
+  it('an upload given up at its own deadline names it as it is ("not done within 6s (--snapshot-timeout 8s, less the 2s kept to clean up)"), not the whole 8s; exit 1', async () => {
+    // every request after the first part's hangs: the part's one attempt ends at the upload's deadline (6 s, its request limit being 6 s too)
+    const proxy = await startS3Proxy(s3.url, { stallAt: { part: 1 } });
+    const started = Date.now();
+    let r;
+    try {
+      r = await opsctl(['kv', 'snapshot', 'save', '--to', 's3://backups/etcd/words', '--snapshot-timeout', '8s', '--s3-timeout', '6s'], {
+        AWS_ENDPOINT_URL: proxy.url,
+      });
+    } finally {
+      await proxy.close();
+    }
+    const took = Date.now() - started;
+    const err = String(r.stderr);
+    expect(r.exitCode, err).toBe(1);
+    expect(err).toMatch(/UploadPart \(part 1\): not done within 6s \(--snapshot-timeout 8s, less the 2s kept to clean up\)/);
+    expect(err).not.toContain('UploadPart (part 1): not done within 8s');
+    // its clean-up, started with less than a request's worth of the 8 s left, gets 5 s and says so
+    expect(err).toMatch(/AbortMultipartUpload: not done within 5s \(the clean-up's least time, past the 8s \(--snapshot-timeout\) of the upload\)/);
+    expect(took).toBeLessThan(8_000 + 20_000 * deadlineScale());
+    expect(await list('s3://backups/etcd/words')).toEqual([]);
+    await ok('kv', 'backups', 'prune', '--from', 's3://backups/etcd/words', '--stale-after', '0s', '--yes');
+  }, 120_000);
 
   it('a store whose answer to the completion never comes back: exit 1 saying the object may exist without a manifest and how to remove it; never listed', async () => {
     const proxy = await startS3Proxy(s3.url, { stallAt: 'complete' });

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/bin.js';
+import { execa } from 'execa';
+import { BIN, runBin } from '../helpers/bin.js';
 import { startMock, trackerEnv } from '../helpers/mock.js';
 
 /**
@@ -78,4 +79,76 @@ describe('file content is never echoed in an error', () => {
     const s = await run('labels', 'apply', '-f', shadow(), '--dry-run');
     expect(s.out).toContain('unknown key (a key of');
   });
+});
+
+/**
+ * `--data @FILE` read as `-f` and `-F` read their files (commands/lib/file-flag.ts): the flag, the file, the
+ * cause in words, the fix, exit 2 — never a bare ENOENT or EACCES.
+ */
+describe('a file that cannot be read: --data @FILE says it as -f and -F do', () => {
+  const shape = (flag: string, name: string, cause: string) => new RegExp(`^X ${flag}: ${name.replace(/\./g, '\\.')} ${cause}\\n {2}\\S`, 'm');
+
+  it('a file that does not exist: "--data: nosuch.json does not exist", check the path, exit 2, nothing sent', async () => {
+    mock.requests.length = 0;
+    const cases: Array<[string[], string, string]> = [
+      [['tracker', 'stories', 'create', '--name', 'x', '--data', '@nosuch.json'], '--data', 'nosuch.json'],
+      [['tracker', 'stories', 'update', '1', '--data', '@nosuch.json'], '--data', 'nosuch.json'],
+      [['tracker', 'labels', 'apply', '-f', 'nosuch.yaml'], '--file', 'nosuch.yaml'],
+      [['api', '-X', 'POST', '/media/v3/channels', '-F', 'title=@nosuch.md'], '-F', 'nosuch.md'],
+    ];
+    for (const [args, flag, name] of cases) {
+      const r = await run(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.out, args.join(' ')).toMatch(shape(flag, name, 'does not exist'));
+      expect(r.out, args.join(' ')).toContain('check the path (relative paths start from the current directory)');
+      expect(r.out, args.join(' ')).not.toContain('ENOENT');
+    }
+    const data = await run('tracker', 'stories', 'create', '--name', 'x', '--data', '@nosuch.json');
+    expect(data.out).toContain('give @FILE (a JSON object in a file), - for stdin, or the JSON object itself');
+    expect(mock.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+
+  it.skipIf(!(process.getuid?.() === 0 && existsSync('/usr/bin/setpriv')))(
+    'a file the user may not read (as nobody): "--data: private.json cannot be read: permission denied" and how to fix it, as -f; exit 2, no content',
+    async () => {
+      const nd = mkdtempSync(join(tmpdir(), 'opsctl-small-nobody-'));
+      try {
+        chmodSync(nd, 0o755);
+        const priv = join(nd, 'private.json');
+        writeFileSync(priv, `{"name": "${SECRET}"}`);
+        chmodSync(priv, 0o600);
+        const cfg = join(nd, 'config');
+        mkdirSync(cfg, { mode: 0o700 });
+        chownSync(cfg, 65534, 65534);
+        const asNobody = (...argv: string[]) =>
+          execa('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, ...argv], {
+            reject: false,
+            cwd: nd,
+            env: {
+              PATH: process.env.PATH,
+              HOME: '/nonexistent',
+              NO_COLOR: '1',
+              OPSCTL_CONFIG_DIR: cfg,
+              OPSCTL_TRACKER_URL: mock.url,
+              OPSCTL_TRACKER_TOKEN: mock.trackerToken,
+            },
+            extendEnv: false,
+          });
+        for (const [args, flag] of [
+          [['tracker', 'stories', 'create', '--name', 'x', '--data', '@private.json'], '--data'],
+          [['tracker', 'labels', 'apply', '-f', 'private.json'], '--file'],
+        ] as Array<[string[], string]>) {
+          const r = await asNobody(...args);
+          const out = `${String(r.stdout)}\n${String(r.stderr)}`;
+          expect(r.exitCode, out).toBe(2);
+          expect(out).toMatch(shape(flag, 'private.json', 'cannot be read: permission denied'));
+          expect(out).toContain('give your user read access (ls -l private.json), or copy it somewhere you can read');
+          expect(out).not.toContain('EACCES');
+          expect(out).not.toContain(SECRET);
+        }
+      } finally {
+        rmSync(nd, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -108,6 +108,32 @@ describe('kv restore --from-hop: a restore point per hop of the ladder (simulate
   }, 120_000);
 });
 
+describe('kv restore --dry-run refused: each problem once, naming the members it applies to', () => {
+  it('a command driver without a restore template: one line "every member (kv1, kv2, kv3): the driver has no restore template" (built binary), exit 1, nothing stopped', async () => {
+    const s = await up('3.4');
+    const file = join(s.dir, 'snap.db');
+    expect((await s.kv('snapshot', 'save', file)).code).toBe(0);
+    const eps = s
+      .spec()
+      .members.map((m) => m.endpoint)
+      .join(',');
+    const r = await runBin(
+      ['kv', 'restore', '--snapshot', file, '--endpoints', eps, '--stop-cmd', 'false', '--start-cmd', 'false', '--running-cmd', 'false', '--dry-run'],
+      {
+        env: s.env,
+      },
+    );
+    const err = String(r.stderr);
+    expect(r.exitCode, err).toBe(1);
+    expect(err).toContain(
+      'kv restore refused before any change: every member (kv1, kv2, kv3): the driver has no restore template (driver.restore in the cluster file, or --restore-cmd)',
+    );
+    expect(err.match(/no restore template/g)).toHaveLength(1);
+    expect(err).toContain('nothing was stopped');
+    for (const m of await versions(s)) expect(m.server).toMatch(/^3\.4\./);
+  }, 120_000);
+});
+
 describe("kv downgrade --to 3.5: etcd 3.6's downgrade API on simulated members", () => {
   it('refuses with nothing changed: not all on 3.6, a target other than the previous minor', async () => {
     const s = await up('3.5');
@@ -146,6 +172,31 @@ describe("kv downgrade --to 3.5: etcd 3.6's downgrade API on simulated members",
     for (let i = 0; i < 5; i++) expect((await s.kv('get', `d/${i}`)).stdout.trim()).toBe(`v${i}`);
     // the journal is a downgrade's: kv upgrade does not take it for its own
     expect(s.journal()).toMatchObject({ downgrade: true, source: '3.6', target: '3.5', status: 'done' });
+  }, 180_000);
+
+  it('a plan that promises "1 warning at the end of the plan" prints it there: --dry-run and the run (built binary), each warning once', async () => {
+    const s = await up('3.6');
+    const promised = (text: string) => Number(/to heed: .*?(\d+) warnings? at the end of the plan/.exec(text)?.[1] ?? 0);
+    const warnings = (text: string) => text.split('\n').filter((l) => l.startsWith('  ! '));
+    const dry = await runBin(['kv', 'downgrade', '--to', '3.5', '--dry-run', '--no-backup'], { env: s.env });
+    expect(dry.exitCode, String(dry.stderr)).toBe(0);
+    const plan = String(dry.stdout);
+    expect(promised(plan)).toBe(1);
+    expect(warnings(plan)).toEqual([
+      '  ! --no-backup: the data dirs are not backed up before each start (only the v3 snapshot is taken, and v2 data is not in it)',
+    ]);
+    // they end the plan, before the dry run's last line
+    expect(plan.trimEnd().split('\n').slice(-2)[0]).toMatch(/^ {2}! --no-backup/);
+    // without --no-backup: no promise, no warning
+    const plain = await runBin(['kv', 'downgrade', '--to', '3.5', '--dry-run'], { env: s.env });
+    expect([promised(String(plain.stdout)), warnings(String(plain.stdout))]).toEqual([0, []]);
+    // the run shows the same plan on stderr before anything is enabled: the promise and the warning once
+    // (the executor's own plan after the enable repeats its steps and warnings: a later block, no promise)
+    const r = await runBin(['kv', 'downgrade', '--to', '3.5', '--yes', '--no-backup', ...FAST], { env: s.env, timeout: 170_000 });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const before = String(r.stderr).split('downgrade: validate 3.5')[0]!;
+    expect(promised(before)).toBe(1);
+    expect(warnings(before)).toHaveLength(1);
   }, 180_000);
 
   it('Ctrl-C while the leader has not yet ended the downgrade: exit 130 saying every member runs 3.5 and the command that waits for it; the same command then confirms the end', async () => {

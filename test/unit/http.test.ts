@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
 import { ApiError, NetworkError, UsageError } from '../../src/core/errors.js';
-import { HttpClient, retryAfterMs } from '../../src/core/http.js';
+import { HttpClient, retryAfterMs, type Transport } from '../../src/core/http.js';
 import { Pacer } from '../../src/core/pacer.js';
 
 const ORIGIN = 'https://tracker.example';
@@ -184,6 +184,46 @@ describe('Pacer', () => {
     await expect(waiting).rejects.toMatchObject({ exitCode: 130 });
     const inflight = new Pacer({ limit: 1, windowMs: 60_000, signal: abort.signal });
     await expect(inflight.acquire()).resolves.toBeTypeOf('function');
+  });
+});
+
+describe('HttpClient: a write sent untilAnswered (a bulk create the caller counts)', () => {
+  /** A transport whose one answer comes when the test says so, and which fails at once when the request's own signal aborts. */
+  function held() {
+    let answer!: () => void;
+    const transport: Transport = (_url, req) =>
+      new Promise((resolve, reject) => {
+        req.signal.addEventListener('abort', () => reject(req.signal.reason as Error), { once: true });
+        const body = { async *[Symbol.asyncIterator]() {}, text: async () => '[{"id":7}]', destroy: () => undefined };
+        answer = () => resolve({ statusCode: 200, headers: { 'content-type': 'application/json' }, body });
+      });
+    return { transport, answer: () => answer() };
+  }
+
+  it('is not cut off by Ctrl-C once sent: its answer comes back; without the flag the same request ends with InterruptedError', async () => {
+    const abort = new AbortController();
+    const h = held();
+    const c = client({ transport: h.transport, signal: abort.signal });
+    const sent = c.request({ method: 'POST', path: '/api/v3/stories/bulk', json: {}, untilAnswered: true });
+    await new Promise((r) => setTimeout(r, 5));
+    abort.abort();
+    h.answer();
+    expect((await sent).data).toEqual([{ id: 7 }]);
+
+    const abort2 = new AbortController();
+    const h2 = held();
+    const cut = client({ transport: h2.transport, signal: abort2.signal }).request({ method: 'POST', path: '/api/v3/stories/bulk', json: {} });
+    await new Promise((r) => setTimeout(r, 5));
+    abort2.abort();
+    await expect(cut).rejects.toMatchObject({ exitCode: 130 });
+  });
+
+  it('is not sent at all once interrupted (InterruptedError, nothing on the wire)', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    const c = client({ transport: held().transport, signal: abort.signal });
+    await expect(c.request({ method: 'POST', path: '/x', json: {}, untilAnswered: true })).rejects.toMatchObject({ exitCode: 130 });
+    expect(c.sent).toBe(0);
   });
 });
 

@@ -62,6 +62,17 @@ describe('every request to the store bounded, retried with back-off within the d
     expect(none.calls).toHaveLength(0);
   });
 
+  it('given up before the deadline (the back-off would outlast it): the time spent and the limit, never "not done within" the whole', async () => {
+    const reset = client(fails({ code: 'ECONNRESET' }));
+    const d = Deadline.after(250, '250ms (--snapshot-timeout 1s, less the 750ms kept to clean up)');
+    const err = await new Requests(reset.client, patience).send(command, 'UploadPart (part 1)', { deadline: d }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreTimeout);
+    expect((err as Error).message).toMatch(
+      /^UploadPart \(part 1\): given up after \d+ms, as another attempt \(after \d+ms of back-off\) would end past 250ms \(--snapshot-timeout 1s, less the 750ms kept to clean up\); the last attempt: failed$/,
+    );
+    expect(reset.calls).toHaveLength(1);
+  });
+
   it('Ctrl-C (the caller’s signal) ends the request at once and is never retried', async () => {
     const { client: c, calls } = client(silent);
     const ac = new AbortController();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expandHome, expandHomeFlags } from '../../src/commands/lib/home-path.js';
 import { renderChecks } from '../../src/kv/rules/index.js';
-import { downgradesBack, planSummary, versionMoved } from '../../src/kv/rules/summary.js';
+import { downgradesBack, planSummary, versionMoved, warningLines } from '../../src/kv/rules/summary.js';
 import type { CheckRow } from '../../src/kv/rules/types.js';
 
 const row = (rule: string, member: string | undefined, status: CheckRow['status'], detail: string, fix?: string): CheckRow => ({
@@ -67,6 +67,15 @@ describe('the plan: each finding once', () => {
     expect(next).toBe(
       'Next: fix what each blocking finding names, then run the same command (a refusal judged wrong: --ignore-check RULE; a member to stop unproven: --skip-trial kv2 --skip-reason "WHY"); nothing was changed',
     );
+  });
+
+  it('"N warnings at the end of the plan" and the lines that end it come from one list', () => {
+    const warnings = ['this cluster has 1 member: every restart loses quorum', '--no-backup: the data dirs are not backed up'];
+    const base = { kind: 'downgrade' as const, from: '3.6', to: '3.5', hops: ['3.5'], members: ['kv1'], rows: [], strict: false, dryRun: true };
+    expect(planSummary({ ...base, warnings })[1]).toBe('Nothing blocks it: 0 of 0 findings ok; to heed: 2 warnings at the end of the plan');
+    expect(warningLines(warnings)).toEqual(['  ! this cluster has 1 member: every restart loses quorum', '  ! --no-backup: the data dirs are not backed up']);
+    expect(planSummary({ ...base, warnings: [] })[1]).not.toContain('warning');
+    expect(warningLines([])).toEqual([]);
   });
 
   it('the way back after a hop: kv downgrade where etcd has one (3.6 → 3.5, 3.7 → 3.6), the restore point always', () => {

@@ -153,3 +153,27 @@ describe("a local member's data swap (kv restore), safe to redo for the same run
     expect(read(m.dataDir)).toBe('restored again');
   });
 });
+
+describe('kv restore: the problems found before any stop, each said once', () => {
+  it('the same words for several members are one line naming them; different words stay apart, in the order met', async () => {
+    const { byMember } = await import('../../src/kv/restore/restore.js');
+    const none = 'the driver has no restore template (driver.restore in the cluster file, or --restore-cmd)';
+    expect(
+      byMember(
+        ['kv1', 'kv2', 'kv3'].map((member) => ({ member, text: none })),
+        3,
+      ),
+    ).toEqual([`every member (kv1, kv2, kv3): ${none}`]);
+    expect(
+      byMember(
+        [
+          { member: 'kv1', text: 'no etcd 3.3 binary is known' },
+          { member: 'kv2', text: 'host unreachable' },
+          { member: 'kv3', text: 'no etcd 3.3 binary is known' },
+        ],
+        3,
+      ),
+    ).toEqual(['members kv1, kv3: no etcd 3.3 binary is known', 'member kv2: host unreachable']);
+    expect(byMember([{ member: 'kv1', text: 'x' }], 1)).toEqual(['member kv1: x']);
+  });
+});

@@ -56,8 +56,8 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
     keepBackups: Boolean(opts.keepBackups),
     confirm: async (c) => {
       const action = `downgrade the cluster to ${c.target}: enable etcd's downgrade, then stop and restart ${c.members} member${c.members === 1 ? '' : 's'} on ${c.target}, one at a time`;
-      const shown = [c.planText, ...c.warnings.map((w) => `  ! ${w}`)].join('\n');
-      return (await confirmDestructive(ctx, { action, items: c.warnings, shown })) === 'proceed';
+      // (the plan text ends with its warnings: kv/restore/downgrade.ts)
+      return (await confirmDestructive(ctx, { action, items: c.warnings, shown: c.planText })) === 'proceed';
     },
     debug: ctx.debugSink,
   });

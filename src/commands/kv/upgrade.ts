@@ -8,6 +8,7 @@ import type { LadderReport } from '../../kv/ladder/record.js';
 import { LADDER_MINORS, LADDER_TARGETS, ladderSpan, ladderWords } from '@opsctl/shared/etcd-ladder.js';
 import { ruleIds } from '../../kv/rules/index.js';
 import { PROOF_RULES } from '../../kv/rules/trial.js';
+import { warningLines } from '../../kv/rules/summary.js';
 import type { SkipTrial } from '../../kv/ladder/record.js';
 import type { CheckRow } from '../../kv/rules/types.js';
 import { journalPath } from '../../kv/journal/journal.js';
@@ -296,7 +297,7 @@ function what(c: Asked): Destructive {
   const action = c.resuming
     ? `resume the upgrade to ${to} (members are stopped and restarted one at a time)`
     : `upgrade the cluster to ${to}: stop and restart ${c.members} member${c.members === 1 ? '' : 's'}, one at a time`;
-  return { action, items: c.warnings, shown: [c.planText, ...c.warnings.map((w) => `  ! ${w}`)].join('\n') };
+  return { action, items: c.warnings, shown: [c.planText, ...warningLines(c.warnings)].join('\n') };
 }
 
 /** Before the first stop: asks on a terminal (default no), --yes goes ahead, no terminal and no --yes refuses (exit 2). */
@@ -319,7 +320,7 @@ async function confirmUpgrade(ctx: Context, c: Asked): Promise<boolean> {
 const PLANNED_ONLY = { dry: '(--dry-run: nothing was changed)', rehearse: '(--rehearse: the clone is removed; nothing was changed on the cluster)' };
 
 function render(r: UpgradeReport, ctx: Context, checks: CheckRow[] = [], commands?: string, last = PLANNED_ONLY.dry): CommandResult {
-  const warned = r.warnings.map((w) => `  ! ${w}`).join('\n');
+  const warned = warningLines(r.warnings).join('\n');
   // (the plan text holds the summary and each check once; --json keeps every row)
   if (r.status === 'planned')
     return {

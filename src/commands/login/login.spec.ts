@@ -9,7 +9,7 @@ export const spec = defineVerb({
     loginHint: { type: 'string', value: 'email', help: 'preselect this account on the sign-in page' },
     browser: { type: 'negated', help: 'do not open a browser: print the URL, and accept the redirected URL pasted back (remote/SSH)' },
     timeout: { type: 'string', value: 'duration', help: 'how long to wait for the browser, e.g. 90s, 5m', default: '5m' },
-    port: { type: 'string', value: 'port', help: 'loopback port for the redirect listener (default: any free port)' },
+    port: { type: 'string', value: 'port', help: 'loopback port for the redirect listener, 1024..65535 (default: any free port)' },
     device: {
       type: 'boolean',
       help: 'sign in with a one-time code entered on any device with a browser (RFC 8628 device grant; for SSH sessions and containers)',

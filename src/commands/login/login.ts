@@ -16,11 +16,22 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   let port: number | undefined;
   if (opts.port !== undefined) {
     port = Number(opts.port);
-    if (!/^\d+$/.test(opts.port) || port < 1024 || port > 65535)
+    if (!/^\d+$/.test(opts.port) || port === 0 || port > 65535)
       throw new UsageError(`--port: "${opts.port}" is not a port in 1024..65535`, {
         field: 'port',
-        hint: 'use 1024..65535 (no privileged ports), or leave --port out for a free port',
+        hint: 'give the port your OAuth client registered (1024..65535), or leave --port out for a free port',
       });
+    // The redirect listener lives for one sign-in on 127.0.0.1: a port below 1024 needs root (or
+    // CAP_NET_BIND_SERVICE), and a browser sign-in whose tokens land in a home directory is no job for root.
+    // `mock serve` takes one (a server may be run so); loopback redirects match any port (RFC 8252 §7.3).
+    if (port < 1024)
+      throw new UsageError(
+        `--port: ${port} is a privileged port (below 1024): login's redirect listener opens only for this sign-in, and opsctl does not ask root's rights for it`,
+        {
+          field: 'port',
+          hint: 'leave --port out (a free port: a loopback redirect URI matches any port, RFC 8252 §7.3), or give the port your OAuth client registered, 1024..65535',
+        },
+      );
   }
   // Short names expand to the Google-shaped scope base; an issuer's (any provider's) scopes stay as written.
   const scopes = opts.scopes ? parseScopes(opts.scopes, { expand: !configuredIssuer(ctx.env, await ctx.profile()) }) : undefined;

@@ -4,7 +4,7 @@ export const spec = defineVerb({
   name: 'serve',
   summary: 'serve every mocked service on one origin until SIGINT/SIGTERM, then save state and exit 0',
   flags: {
-    port: { type: 'string', value: 'port', help: 'port to listen on (0: any free port)', default: '0' },
+    port: { type: 'string', value: 'port', help: 'port to listen on (0: any free port; below 1024: root or CAP_NET_BIND_SERVICE)', default: '0' },
     host: { type: 'string', value: 'host', help: 'address to listen on; off loopback only with --expose-admin', default: '127.0.0.1' },
     exposeAdmin: {
       type: 'boolean',

@@ -28,10 +28,17 @@ function listenError(err: unknown, host: string, port: number): unknown {
       hint: 'use one of its addresses, 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)',
     });
   if (code === 'EACCES' || code === 'EPERM')
-    return new OpsError(`cannot listen on ${where}: permission denied`, 1, {
-      code: 'listen_denied',
-      hint: 'ports below 1024 need privileges: choose --port 1024 or higher (or 0 for any free port)',
-    });
+    return new OpsError(
+      `cannot listen on ${where}: permission denied${port > 0 && port < 1024 ? `: port ${port} is privileged (below 1024), and this user may not bind one` : ''}`,
+      1,
+      {
+        code: 'listen_denied',
+        hint:
+          port > 0 && port < 1024
+            ? 'choose --port 1024 or higher (or 0 for any free port); a privileged port needs root or the CAP_NET_BIND_SERVICE capability (setcap cap_net_bind_service=+ep on node)'
+            : 'check what may bind that address (a firewall or security policy), or choose another --port',
+      },
+    );
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return new OpsError(`cannot listen on ${where}: the host name ${host} does not resolve`, 1, {
       code: 'host_not_found',

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
+import { dataFileReader } from '../lib/file-flag.js';
 import type { CommandResult } from '../../core/output.js';
-import { buildBody, readDataFlag } from '../../tracker/input.js';
+import { buildBody, DATA_FORMS, readDataFlag } from '../../tracker/input.js';
 import { idOf } from '../../tracker/client.js';
 import { checkAdvice } from '../../tracker/advice.js';
 import type { OptionsOf } from '../spec.js';
@@ -11,7 +12,7 @@ export type CreateOptions = OptionsOf<ReturnType<typeof createSpec>>;
 
 export async function run(opts: CreateOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
-  const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), ctx.cwd);
+  const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), dataFileReader(ctx, DATA_FORMS));
   const client = await trackerClient(ctx, spec);
   const body = await buildBody(spec, 'create', opts.fields, data, client.names);
   checkAdvice((t) => ctx.io.warn(t), spec.name, [{ body }], Boolean(opts.strict));

@@ -1,9 +1,10 @@
 import type { Context } from '../../context.js';
+import { dataFileReader } from '../lib/file-flag.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { UsageError, ValidationError } from '../../core/errors.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
-import { assertValid, flagAttr, flagName, flagValue, flagsToBody, readDataFlag, resolveArg } from '../../tracker/input.js';
+import { assertValid, flagAttr, flagName, flagValue, flagsToBody, DATA_FORMS, readDataFlag, resolveArg } from '../../tracker/input.js';
 import { cappedNotice, fetchList, moreNotice } from '../../tracker/paging.js';
 import { extraByName } from '../../tracker/resources.js';
 import { columns, pageFlags, resource, trackerClient } from './shared.js';
@@ -84,7 +85,7 @@ export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResu
   }
   let body: Record<string, unknown> | undefined = extra.fixedBody ? { ...extra.fixedBody } : undefined;
   if (extra.body) {
-    const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), ctx.cwd);
+    const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), dataFileReader(ctx, DATA_FORMS));
     body = await flagsToBody(extra.body, 'create', opts.fields, data, client.names);
     await assertValid(extra.body, 'create', body, spec.singular);
   }

@@ -103,29 +103,61 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<CommandRes
   const progress = ctx.io.progress(`creating ${plural(plan.create.length, 'story', 'stories')}`);
   const created: number[] = [];
   const rows: Array<{ id: number; external_id: unknown; name: unknown }> = [];
+  // The counts say what the service holds: a bulk create in flight when Ctrl-C comes is waited for
+  // (its answer counted); one whose answer is lost is "at least N, up to M", never N alone.
+  const rerun = 'run the same import again: it matches the stories that exist by external_id and creates only the missing ones';
+  const unsure = (sent: number) =>
+    `at least ${created.length}, up to ${created.length + sent} of ${plan.create.length} created (the last bulk request of ${sent} was sent and its answer lost)`;
+  let inFlight = 0;
+  // a second Ctrl-C quits at once: its last words say what may be on the service
+  ctx.lastWords = () => (inFlight ? `stories import ${label(opts.file)} quit: ${unsure(inFlight)}; ${rerun}` : undefined);
+  let lost: { sent: number; why: string } | undefined;
   for (const [n, batch] of batches.entries()) {
     if (signal.aborted) break;
+    const sentBefore = client.http.sent;
     try {
-      const made = await client.http.post<Array<{ id: number; external_id?: unknown; name?: unknown }>>('/api/v3/stories/bulk', {
-        stories: batch.map((i) => i.body),
-      });
+      inFlight = batch.length;
+      const made = await client.http
+        .request<Array<{ id: number; external_id?: unknown; name?: unknown }>>({
+          method: 'POST',
+          path: '/api/v3/stories/bulk',
+          json: { stories: batch.map((i) => i.body) },
+          untilAnswered: true,
+        })
+        .then((r) => r.data);
+      inFlight = 0;
       created.push(...made.map((s) => s.id));
       rows.push(...made.map((s) => ({ id: s.id, external_id: s.external_id ?? null, name: s.name ?? null })));
       progress.update(`created ${created.length}/${plan.create.length}`);
     } catch (err) {
-      if (signal.aborted) break;
+      inFlight = 0;
+      // sent, and no answer from the service (a network error, a deadline): it may have made them
+      const answered = err instanceof ApiError || err instanceof InterruptedError || client.http.sent === sentBefore;
+      if (signal.aborted) {
+        if (!answered) lost = { sent: batch.length, why: (err as Error).message };
+        break;
+      }
       progress.fail(`batch ${n + 1} of ${batches.length} failed`);
       const why = err instanceof ApiError ? err.message : (err as Error).message;
       // chunks() makes no empty batch: its first and last stories name it
-      const message = `stories import ${label(opts.file)}: ${created.length} of ${plan.create.length} created; batch ${n + 1} (${batch[0]?.where} … ${batch.at(-1)?.where}) failed: ${why}`;
-      const hint = 'fix what the server named and run the same import again: it creates only the stories still missing';
+      const counted = answered ? `${created.length} of ${plan.create.length} created` : unsure(batch.length);
+      const message = `stories import ${label(opts.file)}: ${counted}; batch ${n + 1} (${batch[0]?.where} … ${batch.at(-1)?.where}) failed: ${why}`;
+      const hint = answered ? `fix what the server named and ${rerun}` : rerun;
       if (created.length === 0) throw new OpsError(message, 1, { code: 'import_failed', hint, cause: err });
       throw new PartialError(message, { hint, summary: summary(created) });
     }
   }
+  ctx.lastWords = undefined;
   if (signal.aborted) {
+    const left = plan.create.length - created.length - (lost?.sent ?? 0);
     progress.fail(`interrupted after ${created.length} of ${plan.create.length}`);
-    throw new InterruptedError(`stories import interrupted: ${created.length} of ${plan.create.length} created; run the same import again to finish`);
+    throw new InterruptedError(
+      `stories import ${label(opts.file)} interrupted: ` +
+        (lost
+          ? `${unsure(lost.sent)}: ${lost.why}; ${left} not sent`
+          : `${created.length} of ${plan.create.length} created (every bulk request sent was answered), ${left} not sent`) +
+        `; ${rerun}`,
+    );
   }
   progress.succeed(`created ${plural(created.length, 'story', 'stories')} in ${plural(batches.length, 'bulk request')}`);
   // the ids made, as gh prints what it created: a table on a terminal, TSV (id, external_id, name) piped

@@ -1,7 +1,8 @@
 import type { Context } from '../../context.js';
+import { dataFileReader } from '../lib/file-flag.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { buildBody, flagName, readDataFlag, resolveId } from '../../tracker/input.js';
+import { buildBody, flagName, DATA_FORMS, readDataFlag, resolveId } from '../../tracker/input.js';
 import type { OptionsOf } from '../spec.js';
 import { checkAdvice } from '../../tracker/advice.js';
 import { columns, resource, trackerClient } from './shared.js';
@@ -11,7 +12,7 @@ export type UpdateOptions = OptionsOf<ReturnType<typeof updateSpec>>;
 
 export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandResult> {
   const spec = resource(opts.resource);
-  const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), ctx.cwd);
+  const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), dataFileReader(ctx, DATA_FORMS));
   const client = await trackerClient(ctx, spec);
   const id = await resolveId(spec, opts.id, client.names);
   const body = await buildBody(spec, 'update', opts.fields, data, client.names);

@@ -7,11 +7,15 @@ export interface Patience {
   requestFlag: string;
 }
 
-/** A point in time every request of one piece of work must end by, and how to name it (`2m (--snapshot-timeout)`). */
+/**
+ * A point in time every request of one piece of work must end by, how to name that limit (`2m
+ * (--snapshot-timeout)`: the time from `since`, the work's start, to `at`), and when the work began.
+ */
 export class Deadline {
   constructor(
     readonly at: number,
     readonly text: string,
+    readonly since = Date.now(),
   ) {}
 
   static after(ms: number, text: string): Deadline {
@@ -20,6 +24,11 @@ export class Deadline {
 
   left(): number {
     return this.at - Date.now();
+  }
+
+  /** Time since the work began. */
+  spent(): number {
+    return Date.now() - this.since;
   }
 }
 
@@ -116,15 +125,19 @@ export class Requests {
         if (!timer.fired && !transient(err)) throw err;
         if (n >= attempts) throw last instanceof StoreTimeout && n > 1 ? new StoreTimeout(`${last.message} (${n} attempts)`) : last;
         const pause = Math.min(8000, 400 * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
-        if (o.deadline && o.deadline.left() <= pause) throw this.late(what, o.deadline, last);
+        if (o.deadline && o.deadline.left() <= pause) throw this.late(what, o.deadline, last, pause);
         await sleep(pause, o.signal);
       }
     }
   }
 
-  private late(what: string, d: Deadline, last: unknown): OpsError {
+  /** Given up: the deadline passed, or (PAUSE) the back-off before another attempt would outlast it, said with the time spent. */
+  private late(what: string, d: Deadline, last: unknown, pause?: number): OpsError {
     const why = last instanceof Error ? `; the last attempt: ${last.message}` : '';
-    return new StoreTimeout(`${what}: not done within ${d.text}${why}`);
+    if (pause === undefined) return new StoreTimeout(`${what}: not done within ${d.text}${why}`);
+    return new StoreTimeout(
+      `${what}: given up after ${fmt(Math.round(d.spent() / 100) * 100)}, as another attempt (after ${fmt(Math.round(pause / 100) * 100)} of back-off) would end past ${d.text}${why}`,
+    );
   }
 }
 
@@ -192,7 +205,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** 30000 → "30s", 120000 → "2m", 1500 → "1.5s". */
 export function fmt(ms: number): string {
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms > 0 && ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms >= 1000) return `${Math.round(ms / 100) / 10}s`;
   return `${ms}ms`;
 }

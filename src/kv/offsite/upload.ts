@@ -63,10 +63,14 @@ export class SnapshotUpload {
   ): Promise<SnapshotUpload> {
     const url = `s3://${bucket}/${key}`;
     // the last quarter (at most one request's limit) is kept for the clean-up of a failure
-    const reserve = Math.min(requests.patience.requestMs, limit.ms / 4);
-    const text = `${fmt(limit.ms)} (${limit.flag})`;
-    const end = Deadline.after(limit.ms, text);
-    const work = new Deadline(end.at - reserve, text);
+    const reserve = Math.min(requests.patience.requestMs, Math.floor(limit.ms / 4));
+    const end = Deadline.after(limit.ms, `${fmt(limit.ms)} (${limit.flag})`);
+    // the work's own limit named as it is: "not done within 90s (--snapshot-timeout 2m, less the 30s kept to clean up)"
+    const work = new Deadline(
+      end.at - reserve,
+      `${fmt(limit.ms - reserve)} (${limit.flag} ${fmt(limit.ms)}, less the ${fmt(reserve)} kept to clean up)`,
+      end.since,
+    );
     try {
       const parts = await PartWriter.begin(sdk, requests, bucket, key, { signal, deadline: work });
       return new SnapshotUpload(sdk, requests, parts, url, explain, work, end);
@@ -184,7 +188,13 @@ export class SnapshotUpload {
   private cleanup(): Promise<string> {
     this.cleaned ??= (async () => {
       const { bucket, key, uploadId } = this.parts;
-      const bound = new Deadline(Math.max(this.end_.at, Date.now() + Math.min(this.requests.patience.requestMs, 5000)), this.end_.text);
+      // what is left of the whole limit, or (less than one request's worth left) the least time a clean-up gets, named as such
+      const now = Date.now();
+      const least = now + Math.min(this.requests.patience.requestMs, 5000);
+      const bound =
+        least > this.end_.at
+          ? new Deadline(least, `${fmt(least - now)} (the clean-up's least time, past the ${this.end_.text} of the upload)`)
+          : new Deadline(this.end_.at, this.end_.text, this.end_.since);
       const [aborted, deleted] = await Promise.all([
         this.parts.abort(bound),
         this.parts.completionSent

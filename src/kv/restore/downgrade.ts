@@ -20,7 +20,7 @@ import { readJournal } from '../journal/read.js';
 import { isResumable, memberMayBeDown, type Journal } from '../journal/journal.js';
 import type { JournalWithRuns } from '../journal/runs.js';
 import type { CheckRow } from '../rules/types.js';
-import { planSummary } from '../rules/summary.js';
+import { planSummary, warningLines } from '../rules/summary.js';
 import type { SkipTrial, Trying } from '../ladder/record.js';
 import { binaryVersion } from '../ladder/facts.js';
 import { DOWNGRADE_FROM } from '@opsctl/shared/etcd-ladder.js';
@@ -218,9 +218,11 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
     ...trialLines,
     planned.planText,
     `  finally: every member on ${o.to}, the cluster version ${o.to}, and the downgrade finished (the leader ends it once every member runs ${o.to})`,
+    // the warnings the summary's first lines count, ending the text wherever it is shown (dry run, the run, the question)
+    ...warningLines(planned.warnings),
   ].join('\n');
   if (o.dryRun) return exec({ ...planned, planText }, [], { planText });
-  o.reporter.note([planText, ...planned.warnings.map((w) => `  ! ${w}`)].join('\n'));
+  o.reporter.note(planText);
   if (o.confirm && !(await o.confirm({ target: o.to, planText, warnings: planned.warnings, members: o.cluster.members.length, resuming: false }))) {
     return exec({ ...planned, status: 'declined', planText }, [], { planText });
   }

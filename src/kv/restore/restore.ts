@@ -235,33 +235,36 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
   }
   const initialCluster = o.cluster.members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
   const members: RestorePlan['members'] = [];
-  const problems: string[] = [];
+  const problems: MemberProblem[] = [];
   for (const m of o.cluster.members) {
     const target = targetOf(m);
     if (driver.etcdFromDir && !target.binDir) {
-      problems.push(`member ${m.name}: no etcd ${version} binary is known (the journal records none): pass --target-bin DIR`);
+      problems.push({ member: m.name, text: `no etcd ${version} binary is known (the journal records none): pass --target-bin DIR` });
       continue;
     }
     if (snap.kind === 'etcd' && target.binDir && (o.cluster.sandbox || driver.type === 'local')) {
       const tool = restoreTool(target);
       if (!existsSync(tool.path)) {
-        problems.push(
-          `member ${m.name}: ${tool.path} does not exist${tool.name === 'etcdutl' ? ` (etcd ${version} restores with etcdutl: 3.6's etcdctl has no snapshot restore)` : ''}: pass --target-bin DIR of a ${version} release`,
-        );
+        problems.push({
+          member: m.name,
+          text: `${tool.path} does not exist${tool.name === 'etcdutl' ? ` (etcd ${version} restores with etcdutl: 3.6's etcdctl has no snapshot restore)` : ''}: pass --target-bin DIR of a ${version} release`,
+        });
         continue;
       }
     }
     const req = request(o.snapshot, m, initialCluster, token, run, target);
     const check = await checkRestore(m, req).catch((err: Error) => {
-      problems.push(`${err.message}`);
+      // (a driver's words may name the member already: said once, by the group below)
+      problems.push({ member: m.name, text: err.message.startsWith(`member ${m.name}: `) ? err.message.slice(`member ${m.name}: `.length) : err.message });
       return '';
     });
     members.push({ name: m.name, endpoint: m.endpoint, peerUrl: m.peerUrl!, target, check });
   }
   if (problems.length) {
+    const lines = byMember(problems, o.cluster.members.length);
     throw refuse(
-      `\n  - ${problems.join('\n  - ')}`,
-      `fix each member named (restore the data dir, reach the host, give the binaries), then run kv restore again; ${resume && stopsBegun(resume) ? `the half-done restore ${resume.id} was left as it is` : 'nothing was stopped'}`,
+      lines.length === 1 ? lines[0]! : `\n  - ${lines.join('\n  - ')}`,
+      `fix what each line names for its members (the driver's templates, the data dir, the host, the binaries), then run kv restore again; ${resume && stopsBegun(resume) ? `the half-done restore ${resume.id} was left as it is` : 'nothing was stopped'}`,
       'restore_check',
     );
   }
@@ -274,6 +277,26 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
     resume?.steps.filter((s) => s.kind === 'stop').map((s) => s.member!) ??
     o.cluster.members.map((m) => m.name).sort((a, b) => Number(b === leader) - Number(a === leader));
   return { snapshot: snap, restorePoint, clusterRevision, version, token, run, members, leader, order, expectedKeys, notes, ...rec };
+}
+
+/** A problem a member's restore would meet, in words that do not name the member (byMember does). */
+interface MemberProblem {
+  member: string;
+  text: string;
+}
+
+/**
+ * One line per distinct problem, naming the members it applies to, in the order first met: the same
+ * words for three members (a driver without a restore template) are one line, not three unnamed ones.
+ */
+export function byMember(problems: readonly MemberProblem[], clusterSize: number): string[] {
+  const groups = new Map<string, string[]>();
+  for (const p of problems) groups.set(p.text, [...(groups.get(p.text) ?? []), p.member]);
+  return [...groups].map(([text, names]) =>
+    names.length === 1
+      ? `member ${names[0]}: ${text}`
+      : `${names.length === clusterSize && clusterSize > 1 ? `every member (${names.join(', ')})` : `members ${names.join(', ')}`}: ${text}`,
+  );
 }
 
 export function request(snapshot: string, m: MemberSpec, initialCluster: string, token: string, run: string, target: MemberTarget): RestoreRequest {

@@ -48,6 +48,14 @@ export interface SummaryInput {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/**
+ * The plan's own warnings as they end its text: the lines `planSummary`'s "N warnings at the end of the
+ * plan" promises, from the same list, so a text that says the one prints the other.
+ */
+export function warningLines(warnings: readonly string[]): string[] {
+  return warnings.map((w) => `  ! ${w}`);
+}
+
 /** The plan's first three lines: what will happen, whether anything blocks it, and what to do next. */
 export function planSummary(s: SummaryInput): string[] {
   const followers = s.members.filter((m) => m !== s.leader);

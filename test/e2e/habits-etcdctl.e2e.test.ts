@@ -1,0 +1,122 @@
+import { existsSync, mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runBin } from '../helpers/bin.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { until } from '../helpers/kv.js';
+import { PtySession, SCRIPT } from '../helpers/pty.js';
+
+/**
+ * Issue 58 item 5, the small habits of etcdctl and kubectl users, through the built binary: `opsctl version`
+ * points at --version, `kv lease grant` piped prints etcdctl's one line, and the ports below 1024: refused by
+ * login with the reason, taken by mock serve where the user may bind them (the reason said where it may not).
+ */
+const cfg = tempConfigDir('opsctl-habits-etcdctl-');
+const env = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1' };
+afterAll(() => cfg.cleanup());
+
+describe('opsctl version (the kubectl and etcdctl word)', () => {
+  it('an unknown command that names a top-level flag: "did you mean opsctl --version?", exit 2; opsctl --version answers', async () => {
+    const r = await runBin(['version'], { env });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toBe("X unknown command 'version'\n  did you mean opsctl --version? (see: opsctl --help)");
+    const json = await runBin(['version', '--json'], { env });
+    expect(JSON.parse(String(json.stderr))).toMatchObject({ error: { code: 'usage', message: "unknown command 'version' (did you mean opsctl --version?)" } });
+    const v = await runBin(['--version'], { env });
+    expect([v.exitCode, String(v.stdout)]).toEqual([0, expect.stringMatching(/^\d+\.\d+\.\d+/)]);
+    // a word that is not a flag keeps the plain hint
+    expect(String((await runBin(['versions'], { env })).stderr)).not.toContain('--version');
+  }, 60_000);
+});
+
+// Debian's etcd 3.4 and its etcdctl (the simulated members serve no leases)
+const etcd = existsSync('/usr/bin/etcd') && existsSync('/usr/bin/etcdctl');
+describe.runIf(etcd)('kv lease grant: one line piped, as etcdctl prints it (a sandbox of real etcd 3.4)', () => {
+  beforeAll(async () => {
+    const up = await runBin(['kv', 'sandbox', 'up', '--members', '1', '--etcd-bin', '/usr/bin'], { env, timeout: 120_000 });
+    expect(up.exitCode, String(up.stderr)).toBe(0);
+  }, 150_000);
+  afterAll(async () => {
+    await runBin(['kv', 'sandbox', 'down'], { env, timeout: 120_000 });
+  }, 150_000);
+
+  it('piped: "lease <16 hex> granted with TTL(60s)" and nothing else; --json and --jq .id the fields; on a terminal the id and TTL as a record', async () => {
+    const piped = await runBin(['kv', 'lease', 'grant', '60'], { env });
+    expect(piped.exitCode, String(piped.stderr)).toBe(0);
+    expect(String(piped.stdout)).toMatch(/^lease [0-9a-f]{16} granted with TTL\(60s\)$/);
+    // the shape of etcdctl's own line, word for word but the id
+    const endpoint = String((await runBin(['kv', 'sandbox', 'status', '--jq', '.[0].endpoint'], { env })).stdout).trim();
+    const theirs = await execa('/usr/bin/etcdctl', ['--endpoints', endpoint, 'lease', 'grant', '60'], { env: { ETCDCTL_API: '3' }, extendEnv: false });
+    expect(String(theirs.stdout).replace(/[0-9a-f]{16}/, 'ID')).toBe(String(piped.stdout).replace(/[0-9a-f]{16}/, 'ID'));
+    // what a script written for etcdctl does with it
+    const id = String(piped.stdout).split(' ')[1]!;
+    const ttl = await runBin(['kv', 'lease', 'timetolive', id, '-w', 'simple'], { env });
+    expect(String(ttl.stdout)).toMatch(new RegExp(`^lease ${id} granted with TTL\\(60s\\), remaining\\(\\d+s\\)$`));
+    const json = await runBin(['kv', 'lease', 'grant', '60', '--json'], { env });
+    expect(JSON.parse(String(json.stdout))).toEqual({ id: expect.stringMatching(/^[0-9a-f]{16}$/), ttl: 60 });
+    expect(String((await runBin(['kv', 'lease', 'grant', '60', '--jq', '.id'], { env })).stdout)).toMatch(/^[0-9a-f]{16}$/);
+    if (!existsSync(SCRIPT)) return;
+    const tty = PtySession.opsctl(['kv', 'lease', 'grant', '60'], { env });
+    try {
+      expect(await tty.exitCode()).toBe(0);
+      expect(tty.text).toMatch(/^id +[0-9a-f]{16}\nttl +60\n?$/m);
+      expect(tty.text).not.toContain('granted with');
+    } finally {
+      tty.kill();
+    }
+  }, 120_000);
+});
+
+describe('ports below 1024: login refuses them and says why; mock serve takes them where the user may bind them', () => {
+  const asRoot = process.getuid?.() === 0;
+  let serving: ReturnType<typeof execa> | undefined;
+  afterEach(() => {
+    if (serving?.pid && serving.exitCode === null) process.kill(serving.pid, 'SIGTERM');
+    serving = undefined;
+  });
+
+  it('login --port 80: exit 2 naming the field, why (a listener for one sign-in, no root for it) and the fix, before any page', async () => {
+    const r = await runBin(['login', '--port', '80', '--no-browser'], { env });
+    expect(r.exitCode).toBe(2);
+    const err = String(r.stderr);
+    expect(err).toContain("--port: 80 is a privileged port (below 1024): login's redirect listener opens only for this sign-in");
+    expect(err).toContain('leave --port out (a free port: a loopback redirect URI matches any port, RFC 8252 §7.3)');
+    expect(err).not.toMatch(/https?:\/\/\S+\/authorize|Sign(ing)? in at/);
+    expect((await runBin(['login', '--port', '0'], { env })).exitCode).toBe(2);
+  }, 60_000);
+
+  it.skipIf(!asRoot || !existsSync('/usr/bin/setpriv'))(
+    'mock serve --port 80: as nobody, exit 1 "port 80 is privileged … this user may not bind one" with the fix; as root it listens (or names the port in use), never a usage error',
+    async () => {
+      const nd = mkdtempSync(join(tmpdir(), 'opsctl-habits-nobody-'));
+      chmodSync(nd, 0o777);
+      try {
+        const r = await execa(
+          '/usr/bin/setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, 'mock', 'serve', '--port', '80', '--memory'],
+          { reject: false, extendEnv: false, env: { PATH: process.env.PATH, HOME: '/nonexistent', NO_COLOR: '1', OPSCTL_CONFIG_DIR: join(nd, 'c') } },
+        );
+        expect(r.exitCode, String(r.stderr)).toBe(1);
+        expect(String(r.stderr)).toContain(
+          'cannot listen on 127.0.0.1:80: permission denied: port 80 is privileged (below 1024), and this user may not bind one',
+        );
+        expect(String(r.stderr)).toContain('a privileged port needs root or the CAP_NET_BIND_SERVICE capability');
+      } finally {
+        rmSync(nd, { recursive: true, force: true });
+      }
+      // root: the port is the server's to take (or another program's already)
+      const said: string[] = [];
+      serving = execa(process.execPath, [BIN, 'mock', 'serve', '--port', '80', '--memory'], { reject: false, env, all: true });
+      serving.all!.on('data', (c: Buffer) => said.push(c.toString()));
+      await until(
+        () => /listening on http:\/\/127\.0\.0\.1:80\b|port 80 is already in use/.test(said.join('')) || serving!.exitCode !== null,
+        60_000,
+        'mock serve on port 80',
+      );
+      expect(said.join('')).toMatch(/listening on http:\/\/127\.0\.0\.1:80\b|port 80 is already in use/);
+    },
+    90_000,
+  );
+});
