@@ -114,12 +114,19 @@ const REHEARSED =
  * own data trial; a resume too: the run it resumes stopped members already).
  */
 export function byRehearsal(
-  o: Partial<Pick<LadderOptions, 'rehearse' | 'inClone' | 'driver'>>,
+  o: Partial<Pick<LadderOptions, 'rehearse' | 'inClone' | 'driver' | 'skipTrial' | 'cluster'>>,
   look?: { since?: string; resuming?: boolean },
 ): 'clone' | 'rehearsal' | undefined {
   if (o.inClone) return 'clone';
+  if (everyMemberSkipped(o)) return undefined;
   const c = o.rehearse && !look?.since && !look?.resuming ? o.driver?.clonable?.() : undefined;
   return c && !('why' in c) ? 'rehearsal' : undefined;
+}
+
+/** --skip-trial names every member: the operator stops them all unproven, the rehearsal included (said on the plan). */
+export function everyMemberSkipped(o: Partial<Pick<LadderOptions, 'skipTrial' | 'cluster'>>): boolean {
+  const skip = new Set(o.skipTrial?.members ?? []);
+  return Boolean(o.cluster?.members.length) && o.cluster!.members.every((m) => skip.has(m.name));
 }
 
 /** Inside the clone: every member's start on every hop is the proof, made by the run itself. */

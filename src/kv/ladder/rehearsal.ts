@@ -5,7 +5,7 @@
  */
 import { UpgradeRefused } from '../upgrade/options.js';
 import type { Binaries } from './facts.js';
-import { byRehearsal } from './checks.js';
+import { byRehearsal, everyMemberSkipped } from './checks.js';
 import { hopName, type Hop } from './plan.js';
 import type { LadderOptions } from './record.js';
 import type { RehearsalVerdict } from '../rehearsal/clone.js';
@@ -14,7 +14,7 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** The plan's line of the rehearsal (and its verdict where it ran); throws UpgradeRefused where it did not pass. */
 export async function rehearseFirst(
-  o: Pick<LadderOptions, 'driver' | 'dryRun' | 'reporter'> & Partial<Pick<LadderOptions, 'rehearse' | 'rehearseOnly' | 'inClone'>>,
+  o: Pick<LadderOptions, 'driver' | 'dryRun' | 'reporter' | 'cluster'> & Partial<Pick<LadderOptions, 'rehearse' | 'rehearseOnly' | 'inClone' | 'skipTrial'>>,
   hops: Hop[],
   bins: Record<string, Binaries>,
   look: { resuming?: boolean } = {},
@@ -25,9 +25,11 @@ export async function rehearseFirst(
     const c = o.driver?.clonable?.();
     const why = look.resuming
       ? 'a resume: the run it resumes stopped members already'
-      : c && 'why' in c
-        ? c.why
-        : `the ${o.driver?.type ?? ''} driver cannot clone its members here (their start settings per version are not known to opsctl)`;
+      : everyMemberSkipped(o)
+        ? `--skip-trial names every member (${o.skipTrial!.reason})`
+        : c && 'why' in c
+          ? c.why
+          : `the ${o.driver?.type ?? ''} driver cannot clone its members here (their start settings per version are not known to opsctl)`;
     if (o.rehearseOnly)
       throw new UpgradeRefused([`--rehearse: not rehearsed: ${why}`], "nothing was changed: each member's own trials are its proof (they ran above)");
     return { line: `rehearsal: not run (${why}); each member's own trials are the proof` };

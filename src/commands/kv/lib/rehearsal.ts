@@ -14,6 +14,8 @@ import { UsageError } from '../../../core/errors.js';
 /** The upgrade flags the clone's run repeats (timings and judgement; never the question, the backups, the report or the off-host store). */
 interface Repeated {
   to: string;
+  allowSameVersion?: boolean;
+  defrag?: boolean;
   strict?: boolean;
   fixV2store?: boolean;
   onFailure?: string;
@@ -47,6 +49,8 @@ export function rehearsalPort(ctx: Context, opts: Repeated, ignoreChecks: string
       '--no-backup',
       '--settle',
       '0s',
+      ...(opts.allowSameVersion ? ['--allow-same-version'] : []),
+      ...(opts.defrag ? ['--defrag'] : []),
       ...(opts.strict ? ['--strict'] : []),
       ...(opts.fixV2store === false ? ['--no-fix-v2store'] : []),
       ...ignoreChecks.flatMap((id) => ['--ignore-check', id]),
