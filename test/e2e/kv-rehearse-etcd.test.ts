@@ -78,7 +78,7 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
   it('kill -9 during the rehearsal: no process of the clone outlives opsctl; the identical command rehearses and runs to 3.7.3 with 0 writes lost', async () => {
     const child = execa(process.execPath, [BIN, ...TO_37, '--yes', '--debug'], { env: { ...process.env, ...env }, reject: false, all: true });
     let seen = '';
-    child.all!.on('data', (b: Buffer) => (seen += b.toString()));
+    child.all.on('data', (b: Buffer) => (seen += b.toString()));
     // the clone's members running beside the cluster's (the same config files, in the clone's namespaces)
     await until(() => etcds() > 3, 300_000, "the clone's members started");
     expect(seen).toMatch(/rehearsal: copied/);
