@@ -63,9 +63,10 @@ export interface MemberDriver {
   /**
    * What a clone of the members is made of (kv/rehearsal): the paths under opsctl's data directory that
    * hold everything the driver keeps for them (data dirs, config files, records), so that a copy mounted
-   * over it starts exactly as the members do; or why they cannot be cloned here. Absent: why is the driver's kind.
+   * over it starts exactly as the members do, and the processes to pause together while they are copied (a
+   * crash-consistent copy of every member at one instant); or why they cannot be cloned here. Absent: why is the driver's kind.
    */
-  clonable?(): { paths: string[] } | { why: string };
+  clonable?(): { paths: string[]; pause?: number[] } | { why: string };
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */

@@ -170,10 +170,14 @@ export class LocalDriver implements MemberDriver {
     return this.sandbox.members.find((x) => x.name === m.name) ?? m;
   }
 
-  /** The sandbox's directory holds every member's data dir, config file and records: a copy of it is a clone. */
-  clonable(): { paths: string[] } | { why: string } {
+  /**
+   * The sandbox's directory holds every member's data dir, config file and records: a copy of it is a
+   * clone. Its members' processes (found as isRunning finds them) are paused together while it is copied:
+   * a copy of a live member under writes is torn (its db ahead of its WAL, or a page half new).
+   */
+  clonable(): { paths: string[]; pause: number[] } | { why: string } {
     if (this.program.builtIn) return { why: `${this.program.builtIn.what} members keep no etcd data to rehearse on` };
-    return { paths: [this.sandbox.dir] };
+    return { paths: [this.sandbox.dir], pause: this.sandbox.members.flatMap((m) => quickLook(this.spec(m)).member.map((p) => p.pid)) };
   }
 
   /**

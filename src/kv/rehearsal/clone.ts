@@ -30,7 +30,27 @@ export interface CloneSource {
   readonly paths: readonly string[];
   /** Paths under it the clone reads as they are (binaries in the release cache): mounted back, not copied. */
   readonly keep?: readonly string[];
+  /** The members' processes, paused (SIGSTOP) together for the copy and resumed after it whatever happens. */
+  readonly pause?: readonly number[];
 }
+
+/**
+ * The copy: every member's process paused at once (SIGSTOP), its files copied, every process resumed
+ * (SIGCONT) on any exit of this shell, opsctl's death included (it is a session of its own and finishes the
+ * copy). A copy of processes paused together is what a power cut would leave of every member at one
+ * instant, which etcd recovers from by design; a copy of live members under writes is not. PIDs are numbers
+ * and paths are arguments, never the script's text.
+ */
+const COPY = [
+  'n=$1',
+  'shift',
+  'pids=',
+  'while [ "$n" -gt 0 ]; do pids="$pids $1"; shift; n=$((n - 1)); done',
+  "trap 'kill -CONT $pids 2>/dev/null' EXIT",
+  "trap 'exit 1' HUP INT TERM",
+  '[ -z "$pids" ] || kill -STOP $pids',
+  'while [ $# -gt 0 ]; do mkdir -p "$2"; rmdir "$2"; cp -a --sparse=always -- "$1" "$2"; shift 2; done',
+].join('\n');
 
 /** The child's own account of its run on the clone (`kv upgrade --json` of the child, with its load). */
 export interface CloneRun {
@@ -99,11 +119,11 @@ export async function rehearseOnClone(o: {
   try {
     const copy = join(tmp, 'data');
     // (cp --sparse=always keeps holes: a member's preallocated WAL is 64 MB of which little is written)
-    for (const p of o.source.paths) {
-      const to = join(copy, relative(o.source.dataDir, p));
-      await mkdir(dirname(to), { recursive: true });
-      await o.exec('cp', ['-a', '--sparse=always', '--', p, to], { stdin: 'ignore' });
-    }
+    const pause = (o.source.pause ?? []).filter((pid) => Number.isSafeInteger(pid) && pid > 1).map(String);
+    const pairs = o.source.paths.flatMap((p) => [p, join(copy, relative(o.source.dataDir, p))]);
+    const paused = o.now();
+    await o.exec('setsid', ['-w', 'sh', '-c', COPY, 'sh', String(pause.length), ...pause, ...pairs], { stdin: 'ignore' });
+    o.debug?.(`[kv] rehearsal: ${pause.length} member processes paused together for the copy, ${o.now() - paused} ms`);
     // the members' process records and logs are the cluster's: the clone writes its own
     for (const f of await readdir(copy, { recursive: true })) if (/\.(pid|proc\.json|log)$/.test(f)) await rm(join(copy, f), { force: true });
     const copyMs = o.now() - started;

@@ -64,7 +64,7 @@ export function rehearsalPort(ctx: Context, opts: Repeated, ignoreChecks: string
       ...flag('snapshot-via', opts.snapshotVia),
     ];
     return rehearseOnClone({
-      source: { dataDir: ctx.paths.data, paths: c.paths, keep: dirs.map(([, d]) => d) },
+      source: { dataDir: ctx.paths.data, paths: c.paths, keep: dirs.map(([, d]) => d), ...(c.pause ? { pause: c.pause } : {}) },
       command,
       env: { ...ctx.env, CI: '1' },
       exec,
