@@ -5,6 +5,7 @@ import type { MemberDriver } from '../drivers/driver.js';
 import type { JournalStep } from '../journal/journal.js';
 import type { BackupFate } from '../journal/journal.js';
 import { backupDest, describeTarget, previousTarget, startAndWait } from './on-failure.js';
+import { copiesOf, nextCopyRun } from '../journal/copies.js';
 import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, type BackupSpace } from '../drivers/space.js';
 import { backupEstimate } from '../drivers/backup-copy.js';
 import type { StepEnv } from './options.js';
@@ -21,7 +22,7 @@ export async function backupPaths(
   const { o, driver } = env;
   if (o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout) return undefined;
   const { dir } = await driver.dataLayout(m);
-  return dir ? { dataDir: dir, dest: backupDest(env, m) } : undefined;
+  return dir ? { dataDir: dir, dest: backupDest(env, m, nextCopyRun(env.journal, m.name)) } : undefined;
 }
 
 type HostSpace = BackupSpace & { host: string };
@@ -199,32 +200,39 @@ export async function notStarted(
 export async function dropBackups(env: StepEnv<'cluster' | 'dataDir' | 'keepBackups' | 'reporter'>): Promise<BackupFate[]> {
   const { o, driver, journal: j } = env;
   const taken = j.steps.filter((s) => s.kind === 'backup-data' && s.status === 'done' && s.member).map((s) => s.member!);
+  // every copy of those members, each under its own {run}: an earlier attempt's too, and one a kill cut short
+  // (a record of an older opsctl holds none: its one copy per member is under the run's id)
+  const copies = taken.flatMap((name) => {
+    const mine = copiesOf(j, name);
+    return mine.length ? mine.map((c) => ({ member: name, run: c.run })) : [{ member: name, run: j.id }];
+  });
   const out: BackupFate[] = [];
-  for (const name of taken) {
+  for (const { member: name, run } of copies) {
     const m = o.cluster.members.find((x) => x.name === name);
     if (!m) continue;
-    const where = driver.type === 'local' ? `: ${backupDest(env, m)}` : ' on its host';
+    const where = driver.type === 'local' ? `: ${backupDest(env, m, run)}` : ` on its host ({run} ${run})`;
     if (o.keepBackups) {
-      out.push({ member: name, removed: false, detail: `kept (--keep-backups)${where}` });
+      out.push({ member: name, run, removed: false, detail: `kept (--keep-backups)${where}` });
       continue;
     }
     if (!driver.dropBackup) {
       out.push({
         member: name,
+        run,
         removed: false,
         detail: `kept${where}: the driver has no drop-backup template (driver.dropBackup or --drop-backup-cmd) to remove it`,
       });
       continue;
     }
-    const p = o.reporter.begin(`${name}: remove the data-dir copy (the hop is done: its restore point is the way back)`);
+    const p = o.reporter.begin(`${name}: remove the data-dir copy ${run} (the hop is done: its restore point is the way back)`);
     try {
-      const detail = await driver.dropBackup(m, backupDest(env, m), j.id);
+      const detail = await driver.dropBackup(m, backupDest(env, m, run), run);
       p.done(`${name}: data-dir copy removed: ${detail}`);
-      out.push({ member: name, removed: true, detail });
+      out.push({ member: name, run, removed: true, detail });
     } catch (err) {
       // the hop is done all the same: a copy that could not go is said, never a reason to halt
-      p.fail(`${name}: the data-dir copy could not be removed: ${(err as Error).message}`);
-      out.push({ member: name, removed: false, detail: `NOT removed (${(err as Error).message}): remove it by hand, or with opsctl kv backups prune` });
+      p.fail(`${name}: the data-dir copy ${run} could not be removed: ${(err as Error).message}`);
+      out.push({ member: name, run, removed: false, detail: `NOT removed (${(err as Error).message}): remove it by hand, or with opsctl kv backups prune` });
     }
   }
   return out;

@@ -3,6 +3,9 @@ import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
 import type { MemberTarget } from '../drivers/driver.js';
 import type { Look, RunRecord, StepEnv, UpgradeOptions, Waits } from './options.js';
+import { backupDest } from './on-failure.js';
+import { nextCopyRun } from '../journal/copies.js';
+import type { DataCopy } from '../journal/journal.js';
 import { observeCluster } from '../cluster/observe.js';
 import { membershipChange } from '../cluster/membership.js';
 import { compareMinor, minor, type MemberListEntry } from '../cluster/parse.js';
@@ -213,10 +216,19 @@ export async function waitGoneStep(env: StepEnv<'reporter' | 'timeouts', RunReco
   }
 }
 
-/** A copy of the stopped member's data dir (the seed: back up every data dir; snapshots hold only v3 data). */
-export async function backupStep(env: StepEnv<'cluster' | 'dataDir', RunRecord>, m: MemberSpec): Promise<string> {
-  const dest = join(env.o.dataDir, 'kv', 'backups', env.o.cluster.key, `${env.journal.id}-${m.name}`);
-  return env.driver.backupDataDir!(m, dest, env.journal.id);
+/**
+ * A copy of the stopped member's data dir (the seed: back up every data dir; snapshots hold only v3 data),
+ * under a {run} of its own (journal/copies.ts), recorded before the copy begins: a second attempt never copies
+ * into the first's place, and a kill in the copy leaves a record of what to put back or remove.
+ */
+export async function backupStep(env: StepEnv<'cluster' | 'dataDir' | 'now', RunRecord>, m: MemberSpec): Promise<string> {
+  const j = env.journal;
+  const copy: DataCopy = { member: m.name, run: nextCopyRun(j, m.name), status: 'copying', at: new Date(env.o.now()).toISOString() };
+  (j.dataCopies ??= []).push(copy);
+  await env.checkpoint();
+  const detail = await env.driver.backupDataDir!(m, backupDest(env, m, copy.run), copy.run);
+  Object.assign(copy, { status: 'done', detail });
+  return detail;
 }
 
 /**
