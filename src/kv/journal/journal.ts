@@ -90,8 +90,8 @@ export interface BackupFate {
 export interface DataCopy {
   member: string;
   run: string;
-  /** copying: begun (a kill may have left part of it); done: made, the backup step's detail below. */
-  status: 'copying' | 'done';
+  /** copying: begun (a kill may have left part of it); done: made, the backup step's detail below; removed: a failed copy opsctl removed. */
+  status: 'copying' | 'done' | 'removed';
   at: string;
   detail?: string;
 }

@@ -172,9 +172,13 @@ export async function describeBackupFailure(env: StepEnv<'cluster' | 'dataDir' |
     return `${err.message}; the space the backup needs was not measured (no space template: driver.space or --space-cmd)`;
   const at = await backupPaths(env, m).catch(() => undefined);
   if (!at) return `${err.message}${code === 'ENOSPC' ? ' (the backup target is full)' : ''}`;
-  await rm(at.dest, { recursive: true, force: true }).catch(() => undefined);
-  const s: BackupSpace | undefined = await backupSpace(at.dataDir, at.dest).catch(() => undefined);
-  const space = s ? describeSpace(s) : `${at.dest}: free space unknown`;
+  // the failed copy's own place (its {run} recorded before it began): removed, and said
+  const failed = copiesOf(env.journal, m.name).pop();
+  const dest = failed?.status === 'copying' ? backupDest(env, m, failed.run) : at.dest;
+  await rm(dest, { recursive: true, force: true }).catch(() => undefined);
+  if (failed?.status === 'copying') failed.status = 'removed';
+  const s: BackupSpace | undefined = await backupSpace(at.dataDir, dest).catch(() => undefined);
+  const space = s ? describeSpace(s) : `${dest}: free space unknown`;
   return `${code === 'ENOSPC' && !err.message.includes('ENOSPC') ? 'no space left on the device: ' : ''}${err.message}; the partial copy was removed; ${space}`;
 }
 
@@ -204,7 +208,7 @@ export async function dropBackups(env: StepEnv<'cluster' | 'dataDir' | 'keepBack
   // (a record of an older opsctl holds none: its one copy per member is under the run's id)
   const copies = taken.flatMap((name) => {
     const mine = copiesOf(j, name);
-    return mine.length ? mine.map((c) => ({ member: name, run: c.run })) : [{ member: name, run: j.id }];
+    return mine.length ? mine.filter((c) => c.status !== 'removed').map((c) => ({ member: name, run: c.run })) : [{ member: name, run: j.id }];
   });
   const out: BackupFate[] = [];
   for (const { member: name, run } of copies) {
