@@ -1,5 +1,8 @@
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { StartSettings } from './start-settings.js';
+import type { MemberDirs } from '../wal/v2-data.js';
+
+export type { MemberDirs } from '../wal/v2-data.js';
 
 /** What a script run on a member's host printed (`failed`: it could not be run, or did not finish). */
 export interface HostShellResult {
@@ -26,9 +29,11 @@ export interface MemberTarget {
 /** What a member's data directory holds (the v2-only check before 3.3: member/wal without member/snap/db). */
 export interface DataLayout {
   dir: string;
+  /** The member's own WAL dir (wal-dir), where it sets one. */
+  walDir?: string;
   /** The data dir has a member/ directory at all. */
   exists: boolean;
-  /** member/wal: the raft log (v2 data lives in its snapshots). */
+  /** member/wal (or its own WAL dir): the raft log (v2 data lives in its snapshots). */
   wal: boolean;
   /** member/snap/db: the v3 database. */
   db: boolean;
@@ -108,6 +113,11 @@ export interface MemberDriver {
   readConfig?(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
   /** The member's data dir as it is on disk; absent when the driver does not know the data dir. */
   dataLayout?(m: MemberSpec): Promise<DataLayout>;
+  /**
+   * The member's data dir and WAL dir, read from the settings it starts with (the local driver: its config
+   * file), for the tools opsctl runs on this machine on its data; undefined when the driver does not know them.
+   */
+  dataDirs?(m: MemberSpec): Promise<MemberDirs | undefined>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
   /**

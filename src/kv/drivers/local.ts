@@ -1,11 +1,11 @@
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { copyTree, onDiskBytes } from './backup-copy.js';
+import { copyMemberData, moveTree, onDiskBytes, restoreMemberData } from './backup-copy.js';
 import { fmtBytes } from './space.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
-import type { BuiltInProgram, DataLayout, HostShellResult, MemberDriver, MemberTarget } from './driver.js';
-import type { StartSettings } from './start-settings.js';
+import type { BuiltInProgram, DataLayout, HostShellResult, MemberDirs, MemberDriver, MemberTarget } from './driver.js';
+import { dataDirOf, type StartSettings } from './start-settings.js';
 import type { RestoreRequest } from './driver.js';
 import { checkLocalDataDir, dropStaged, stagedDir, swapLocalData } from './restore-data.js';
 import { promised } from '../../core/promised.js';
@@ -307,19 +307,38 @@ export class LocalDriver implements MemberDriver {
     return promised(() => newestSnapBytes(this.spec(m).dataDir));
   }
 
-  dataLayout(m: MemberSpec): Promise<DataLayout> {
-    return promised(() => {
-      const dir = this.spec(m).dataDir ?? '';
-      return { dir, exists: existsSync(join(dir, 'member')), wal: existsSync(join(dir, 'member', 'wal')), db: existsSync(join(dir, 'member', 'snap', 'db')) };
-    });
+  /**
+   * The member's data dir (the sandbox's) and, where its settings set one (its config file's wal-dir, or
+   * the flag it starts with), its WAL dir: what every tool run here on its data is given.
+   */
+  async dataDirs(m: MemberSpec): Promise<MemberDirs | undefined> {
+    const s = this.spec(m);
+    if (!s.dataDir) return undefined;
+    const set = this.settingsFor(m, { version: s.version ?? '', binDir: s.binDir, running: true });
+    const read = 'why' in set ? undefined : await dataDirOf(set);
+    return { dataDir: s.dataDir, ...(read?.walDir ? { walDir: read.walDir } : {}) };
   }
 
-  backupDataDir(m: MemberSpec, dest: string): Promise<string> {
+  async dataLayout(m: MemberSpec): Promise<DataLayout> {
+    const dirs = await this.dataDirs(m);
+    const dir = this.spec(m).dataDir ?? '';
+    return {
+      dir,
+      ...(dirs?.walDir ? { walDir: dirs.walDir } : {}),
+      exists: existsSync(join(dir, 'member')),
+      wal: existsSync(dirs?.walDir ?? join(dir, 'member', 'wal')),
+      db: existsSync(join(dir, 'member', 'snap', 'db')),
+    };
+  }
+
+  async backupDataDir(m: MemberSpec, dest: string): Promise<string> {
+    const dirs = await this.dataDirs(m);
     return promised(() => {
       // Synchronous: the member is stopped and nothing else runs meanwhile; a thread-pool round trip
       // per file and per stat is several times slower for a small dir. In proportion: backup-copy.ts.
-      const c = copyTree(this.spec(m).dataDir!, dest);
-      return `${c.files} files, ${fmtBytes(c.onDisk)} on disk (${c.bytes} bytes${c.skipped ? `; the WAL's preallocated next segment left out` : ''}) copied to ${dest}`;
+      // A member with its own WAL dir: that WAL is the copy's member/wal (one copy holds it all).
+      const c = copyMemberData(dirs ?? { dataDir: this.spec(m).dataDir! }, dest);
+      return `${c.files} files, ${fmtBytes(c.onDisk)} on disk (${c.bytes} bytes${c.skipped ? `; the WAL's preallocated next segment left out` : ''}) copied to ${dest}${dirs?.walDir ? ` (its WAL dir ${dirs.walDir} as member/wal)` : ''}`;
     });
   }
 
@@ -332,14 +351,25 @@ export class LocalDriver implements MemberDriver {
     });
   }
 
-  restoreBackup(m: MemberSpec, dest: string, run: string): Promise<string> {
+  async restoreBackup(m: MemberSpec, dest: string, run: string): Promise<string> {
+    const read = (await this.dataDirs(m)) ?? { dataDir: this.spec(m).dataDir! };
+    // (a copy an older opsctl made holds no member/wal for a member's own WAL dir: its WAL dir is left as it is)
+    const dirs = read.walDir && existsSync(join(dest, 'member', 'wal')) ? read : { dataDir: read.dataDir };
     return promised(() => {
-      const dir = this.spec(m).dataDir!;
+      const dir = dirs.dataDir;
       const failed = `${dir}.failed-${run}`;
       rmSync(failed, { recursive: true, force: true });
       if (existsSync(dir)) renameSync(dir, failed);
-      copyTree(dest, dir, () => false);
-      return `data dir restored from ${dest}, the failed one kept as ${failed}`;
+      // its own WAL dir goes with the failed data (as its member/wal: one kept dir holds what the target ran on)
+      let walKept = '';
+      if (dirs.walDir && existsSync(dirs.walDir)) {
+        const to = existsSync(join(failed, 'member', 'wal')) ? `${dirs.walDir}.failed-${run}` : join(failed, 'member', 'wal');
+        rmSync(`${dirs.walDir}.failed-${run}`, { recursive: true, force: true });
+        moveTree(dirs.walDir, to);
+        walKept = `, its WAL dir ${dirs.walDir} kept as ${to}`;
+      }
+      restoreMemberData(dest, dirs);
+      return `data dir restored from ${dest}${dirs.walDir ? ` (its member/wal into ${dirs.walDir})` : ''}, the failed one kept as ${failed}${walKept}`;
     });
   }
 
@@ -445,7 +475,7 @@ export class LocalDriver implements MemberDriver {
   }
 
   async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
-    const detail = swapLocalData(this.sandbox, this.spec(m), r);
+    const detail = swapLocalData(this.sandbox, this.spec(m), r, (await this.dataDirs(m))?.walDir);
     await this.save(this.sandbox);
     return detail;
   }

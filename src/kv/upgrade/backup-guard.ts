@@ -18,11 +18,11 @@ import type { StepEnv } from './options.js';
 export async function backupPaths(
   env: Pick<StepEnv<'cluster' | 'dataDir' | 'noBackup'>, 'o' | 'driver' | 'journal'>,
   m: MemberSpec,
-): Promise<{ dataDir: string; dest: string } | undefined> {
+): Promise<{ dataDir: string; walDir?: string; dest: string } | undefined> {
   const { o, driver } = env;
   if (o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout) return undefined;
-  const { dir } = await driver.dataLayout(m);
-  return dir ? { dataDir: dir, dest: backupDest(env, m, nextCopyRun(env.journal, m.name)) } : undefined;
+  const { dir, walDir } = await driver.dataLayout(m);
+  return dir ? { dataDir: dir, ...(walDir ? { walDir } : {}), dest: backupDest(env, m, nextCopyRun(env.journal, m.name)) } : undefined;
 }
 
 type HostSpace = BackupSpace & { host: string };
@@ -49,7 +49,7 @@ export async function spaceBeforeStop(env: StepEnv<'cluster' | 'dataDir' | 'noBa
   const remote = env.o.noBackup ? undefined : hostSpace(env.driver);
   const at = remote ? undefined : await backupPaths(env, m);
   if (!remote && !at) return undefined;
-  const s = remote ? await remote(m) : await backupSpace(at!.dataDir, at!.dest);
+  const s = remote ? await remote(m) : await backupSpace(at!.dataDir, at!.dest, at!.walDir);
   if (s.ok) return undefined;
   return `not stopping ${m.name}: too little free space for its data-dir backup: ${describeSpace(s)}`;
 }
@@ -69,8 +69,8 @@ export async function spacePreflight(
   const root = join(o.dataDir, 'kv', 'backups', o.cluster.key);
   const sizes = await Promise.all(
     members.map(async (m) => {
-      const { dir } = await driver.dataLayout!(m);
-      return { m, bytes: backupEstimate(dir) };
+      const { dir, walDir } = await driver.dataLayout!(m);
+      return { m, bytes: backupEstimate(dir, walDir) };
     }),
   );
   // One margin for the run (the filesystem's own cost), the 10% for each member.
@@ -177,7 +177,7 @@ export async function describeBackupFailure(env: StepEnv<'cluster' | 'dataDir' |
   const dest = failed?.status === 'copying' ? backupDest(env, m, failed.run) : at.dest;
   await rm(dest, { recursive: true, force: true }).catch(() => undefined);
   if (failed?.status === 'copying') failed.status = 'removed';
-  const s: BackupSpace | undefined = await backupSpace(at.dataDir, dest).catch(() => undefined);
+  const s: BackupSpace | undefined = await backupSpace(at.dataDir, dest, at.walDir).catch(() => undefined);
   const space = s ? describeSpace(s) : `${dest}: free space unknown`;
   return `${code === 'ENOSPC' && !err.message.includes('ENOSPC') ? 'no space left on the device: ' : ''}${err.message}; the partial copy was removed; ${space}`;
 }

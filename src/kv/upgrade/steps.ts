@@ -433,8 +433,10 @@ async function v2Size(env: StepEnv<Look | 'to' | 'v2Measured'>, m: MemberSpec): 
     if (snap !== undefined) return { bytes: snap, over: false, how: `(${m.name}'s newest snapshot file)` };
     whyNot.push(`${m.name} has no snapshot file yet`);
     // No v2 snapshot yet: every v2 write since the member began is in its WAL (an upper bound: deleted keys count too).
-    if (m.dataDir) {
-      const wal = walV2Bytes(m.dataDir, V2_LARGE_THRESHOLD);
+    // (its own WAL dir where it sets one: the WAL is not in DATA/member/wal then)
+    const dirs = (await env.driver.dataDirs?.(m)) ?? (m.dataDir ? { dataDir: m.dataDir } : undefined);
+    if (dirs) {
+      const wal = walV2Bytes(dirs, V2_LARGE_THRESHOLD);
       if ('bytes' in wal)
         return {
           bytes: wal.bytes,
