@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
@@ -25,7 +25,8 @@ describe.runIf(Boolean(dirs))('members with their own wal-dir, 3.5.35 → 3.6.16
   const wal = (m: string) => join(walRoot, `${m}-wal`);
   const data = (m: string) => join(cfg.dir, 'data', 'kv', 'sandbox', m, 'data');
   const MEMBERS = ['kv1', 'kv2', 'kv3'];
-  // a 3.6 directory whose etcd fails a member's own start (its config file, not a trial's copy) while fail-left says so
+  // a 3.6 directory whose etcd fails a member's own start (its config file, not a trial's copy nor the rehearsal's
+  // clone) while fail-left says so
   const wrapper = join(cfg.dir, 'etcd-3.6');
   const failFile = join(cfg.dir, 'fail-left');
   const stops = (err: string) => (err.match(/: stop: stopped/g) ?? []).length;
@@ -37,6 +38,8 @@ describe.runIf(Boolean(dirs))('members with their own wal-dir, 3.5.35 → 3.6.16
       join(wrapper, 'etcd'),
       [
         '#!/bin/sh',
+        // (the cluster's members only: not the rehearsal's clone, whose network namespace is its own)
+        `[ "$(readlink /proc/self/ns/net)" = '${readlinkSync('/proc/self/ns/net')}' ] || exec '${dirs!.v36}/etcd' "$@"`,
         `case "$*" in *'${join(cfg.dir, 'data', 'kv', 'sandbox')}/'*.conf.yml*)`,
         `  n=$(cat '${failFile}' 2>/dev/null || echo 0)`,
         `  if [ "$n" -gt 0 ]; then echo $((n - 1)) >'${failFile}'; echo "the test makes this start fail" >&2; exit 1; fi ;;`,
@@ -78,6 +81,9 @@ describe.runIf(Boolean(dirs))('members with their own wal-dir, 3.5.35 → 3.6.16
     const first = await opsctl(...args, '--on-failure', 'rollback');
     const err1 = String(first.stderr);
     expect(first.exitCode, err1).toBe(3);
+    // the whole plan rehearsed first on a clone whose WAL dirs are copies mounted over the members' own
+    // (before: the clone's members opened the cluster members' WAL dirs and never became healthy)
+    expect(err1).toMatch(/rehearsal: passed on a clone of the cluster/);
     const failed = /--on-failure rollback: (kv\d) is back on /.exec(err1)?.[1];
     expect(failed, err1).toBeDefined();
     expect(err1).toContain(`its member/wal into ${wal(failed!)}`);
@@ -132,6 +138,7 @@ describe.runIf(Boolean(dirs))('members with their own wal-dir, 3.5.35 → 3.6.16
     const err = String(r.stderr);
     expect(r.exitCode, err).toBe(0);
     expect(err).not.toMatch(/does not exist|exited \(2\)/);
+    expect(err).toMatch(/rehearsal: passed on a clone of the cluster/);
     // the checks of the hop as it ran (after the fix): each member's WAL read in its own WAL dir
     const replay = checksOf(r.stdout).filter((c) => c.rule === 'wal-v2-replay');
     expect(replay.map((c) => c.member)).toEqual(MEMBERS);

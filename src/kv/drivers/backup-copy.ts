@@ -1,5 +1,6 @@
 import {
   closeSync,
+  existsSync,
   constants,
   copyFileSync,
   fchmodSync,
@@ -90,6 +91,29 @@ export function restoreMemberData(copy: string, dirs: MemberDirs): void {
   copyTree(copy, dirs.dataDir, (rel) => rel.startsWith('member/wal/'));
   rmSync(join(dirs.dataDir, 'member', 'wal'), { recursive: true, force: true });
   copyTree(join(copy, 'member', 'wal'), dirs.walDir, () => false);
+}
+
+/**
+ * --on-failure rollback's put-back of a member's data from its copy (`copy`, made by copyMemberData): the data
+ * dir the target ran on kept as DIR.failed-RUN, and with it (as its member/wal) the member's own WAL dir; then
+ * the copy's parts back in their places. A copy an older opsctl made holds no member/wal for a member's own
+ * WAL dir: its WAL dir is left as it is then. Returns the journal's detail.
+ */
+export function putBackMemberData(copy: string, member: MemberDirs, run: string): string {
+  const dirs = member.walDir && existsSync(join(copy, 'member', 'wal')) ? member : { dataDir: member.dataDir };
+  const dir = dirs.dataDir;
+  const failed = `${dir}.failed-${run}`;
+  rmSync(failed, { recursive: true, force: true });
+  if (existsSync(dir)) renameSync(dir, failed);
+  let walKept = '';
+  if (dirs.walDir && existsSync(dirs.walDir)) {
+    const to = existsSync(join(failed, 'member', 'wal')) ? `${dirs.walDir}.failed-${run}` : join(failed, 'member', 'wal');
+    rmSync(`${dirs.walDir}.failed-${run}`, { recursive: true, force: true });
+    moveTree(dirs.walDir, to);
+    walKept = `, its WAL dir ${dirs.walDir} kept as ${to}`;
+  }
+  restoreMemberData(copy, dirs);
+  return `data dir restored from ${copy}${dirs.walDir ? ` (its member/wal into ${dirs.walDir})` : ''}, the failed one kept as ${failed}${walKept}`;
 }
 
 /** `from` renamed to `to` (its parent made), or copied and removed where they are on two filesystems (a WAL dir on a disk of its own). */

@@ -70,8 +70,10 @@ export interface MemberDriver {
    * hold everything the driver keeps for them (data dirs, config files, records), so that a copy mounted
    * over it starts exactly as the members do, and the processes to pause together while they are copied (a
    * crash-consistent copy of every member at one instant); or why they cannot be cloned here. Absent: why is the driver's kind.
+   * `outside`: what the members keep outside opsctl's data directory (a WAL dir of their own, wal-dir): the
+   * clone copies it too and mounts the copy over its path, so no clone member reaches a cluster member's files.
    */
-  clonable?(): { paths: string[]; pause?: number[] } | { why: string };
+  clonable?(): { paths: string[]; pause?: number[]; outside?: string[] } | { why: string };
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */

@@ -1,11 +1,11 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { copyMemberData, moveTree, onDiskBytes, restoreMemberData } from './backup-copy.js';
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { copyMemberData, onDiskBytes, putBackMemberData } from './backup-copy.js';
 import { fmtBytes } from './space.js';
 import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
 import type { BuiltInProgram, DataLayout, HostShellResult, MemberDirs, MemberDriver, MemberTarget } from './driver.js';
-import { dataDirOf, type StartSettings } from './start-settings.js';
+import { dataDirOf, walDirNow, type StartSettings } from './start-settings.js';
 import type { RestoreRequest } from './driver.js';
 import { checkLocalDataDir, dropStaged, stagedDir, swapLocalData } from './restore-data.js';
 import { promised } from '../../core/promised.js';
@@ -173,11 +173,21 @@ export class LocalDriver implements MemberDriver {
   /**
    * The sandbox's directory holds every member's data dir, config file and records: a copy of it is a
    * clone. Its members' processes (found as isRunning finds them) are paused together while it is copied:
-   * a copy of a live member under writes is torn (its db ahead of its WAL, or a page half new).
+   * a copy of a live member under writes is torn (its db ahead of its WAL, or a page half new). A member's
+   * own WAL dir outside it (wal-dir) is copied too (while they are paused), mounted over its path in the clone.
    */
-  clonable(): { paths: string[]; pause: number[] } | { why: string } {
+  clonable(): { paths: string[]; pause: number[]; outside?: string[] } | { why: string } {
     if (this.program.builtIn) return { why: `${this.program.builtIn.what} members keep no etcd data to rehearse on` };
-    return { paths: [this.sandbox.dir], pause: this.sandbox.members.flatMap((m) => quickLook(this.spec(m)).member.map((p) => p.pid)) };
+    const inside = (p: string) => !relative(this.sandbox.dir, p).startsWith('..') && !isAbsolute(relative(this.sandbox.dir, p));
+    const outside = this.sandbox.members
+      .map((m) => this.settingsFor(m, { version: m.version ?? '', binDir: m.binDir, running: true }))
+      .map((set) => ('why' in set ? undefined : walDirNow(set)))
+      .filter((w): w is string => Boolean(w) && !inside(w!));
+    return {
+      paths: [this.sandbox.dir],
+      pause: this.sandbox.members.flatMap((m) => quickLook(this.spec(m)).member.map((p) => p.pid)),
+      ...(outside.length ? { outside } : {}),
+    };
   }
 
   /**
@@ -352,25 +362,8 @@ export class LocalDriver implements MemberDriver {
   }
 
   async restoreBackup(m: MemberSpec, dest: string, run: string): Promise<string> {
-    const read = (await this.dataDirs(m)) ?? { dataDir: this.spec(m).dataDir! };
-    // (a copy an older opsctl made holds no member/wal for a member's own WAL dir: its WAL dir is left as it is)
-    const dirs = read.walDir && existsSync(join(dest, 'member', 'wal')) ? read : { dataDir: read.dataDir };
-    return promised(() => {
-      const dir = dirs.dataDir;
-      const failed = `${dir}.failed-${run}`;
-      rmSync(failed, { recursive: true, force: true });
-      if (existsSync(dir)) renameSync(dir, failed);
-      // its own WAL dir goes with the failed data (as its member/wal: one kept dir holds what the target ran on)
-      let walKept = '';
-      if (dirs.walDir && existsSync(dirs.walDir)) {
-        const to = existsSync(join(failed, 'member', 'wal')) ? `${dirs.walDir}.failed-${run}` : join(failed, 'member', 'wal');
-        rmSync(`${dirs.walDir}.failed-${run}`, { recursive: true, force: true });
-        moveTree(dirs.walDir, to);
-        walKept = `, its WAL dir ${dirs.walDir} kept as ${to}`;
-      }
-      restoreMemberData(dest, dirs);
-      return `data dir restored from ${dest}${dirs.walDir ? ` (its member/wal into ${dirs.walDir})` : ''}, the failed one kept as ${failed}${walKept}`;
-    });
+    const dirs = (await this.dataDirs(m)) ?? { dataDir: this.spec(m).dataDir! };
+    return promised(() => putBackMemberData(dest, dirs, run));
   }
 
   /** The member's config file (kv sandbox up writes one per member), for the 3.3 configuration check. */
