@@ -1,9 +1,24 @@
-import { closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { backupEstimate, copyTree, onDiskBytes } from '../../src/kv/drivers/backup-copy.js';
+import { backupEstimate, copyMemberData, copyTree, onDiskBytes, restoreMemberData } from '../../src/kv/drivers/backup-copy.js';
 
 const MiB = 1024 * 1024;
 /** A WAL segment as etcd leaves it: `size` bytes allocated (zeros written, as fallocate reserves them), `data` at its start. */
@@ -90,5 +105,27 @@ describe('a member data dir copied for its backup in proportion to its data (iss
     const all = copyTree(dir, back, () => false);
     expect(all.skipped).toBe(0);
     expect(statSync(join(back, 'member', 'wal', '0.tmp')).size).toBe(8 * MiB);
+  });
+
+  it('a member with its own WAL dir (wal-dir): the copy holds that WAL as its member/wal, counted by the estimate; the put-back returns each part to its place', () => {
+    const { dir, walData, older } = dataDir();
+    // the member keeps its WAL elsewhere: DATA/member/wal is not where etcd reads it then
+    const wal = join(tmp(), 'wal');
+    renameSync(join(dir, 'member', 'wal'), wal);
+    const est = backupEstimate(dir, wal);
+    expect(est).toBeGreaterThanOrEqual(200 * 1024 + 3000 + 8 * MiB);
+    expect(backupEstimate(dir)).toBeLessThan(8 * MiB);
+    const dest = join(tmp(), 'copy');
+    const c = copyMemberData({ dataDir: dir, walDir: wal }, dest);
+    expect(c.skipped).toBe(1); // the WAL's .tmp
+    expect(readdirSync(join(dest, 'member', 'wal')).sort()).toEqual(['0000000000000000-0000000000000000.wal', '0000000000000001-0000000000000020.wal']);
+    expect(readFileSync(join(dest, 'member', 'wal', '0000000000000000-0000000000000000.wal')).equals(older)).toBe(true);
+    // the put-back: the data dir without member/wal, the WAL in its own dir
+    rmSync(dir, { recursive: true });
+    rmSync(wal, { recursive: true });
+    restoreMemberData(dest, { dataDir: dir, walDir: wal });
+    expect(existsSync(join(dir, 'member', 'wal'))).toBe(false);
+    expect(existsSync(join(dir, 'member', 'snap', 'db'))).toBe(true);
+    expect(readFileSync(join(wal, '0000000000000001-0000000000000020.wal')).subarray(0, walData.length).equals(walData)).toBe(true);
   });
 });

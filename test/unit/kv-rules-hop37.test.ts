@@ -106,10 +106,10 @@ describe('the 3.6 → 3.7 rulebook (the 3.7 upgrade guide and CHANGELOG-3.7)', (
     expect(later[0]).toMatchObject({ status: 'refuse', detail: 'the members will run 3.6.5 after the 3.6 hop' });
   });
 
-  it('what is left of v2: --discovery refused as a flag, v2-deprecation not-yet/skip-check refused, enable-v2 as a flag refused', async () => {
+  it('what is left of v2: --discovery refused as a flag, v2-deprecation not-yet/skip-check refused, enable-v2 as a flag refused (the variable and the key only said: 3.7.3 starts with them)', async () => {
     const rows = await checkHop(
       facts([
-        await member('kv1', 'ExecStart=/usr/bin/etcd --discovery=https://discovery.example/abc --v2-deprecation=write-only-skip-check\n'),
+        await member('kv1', 'ExecStart=/usr/bin/etcd --discovery=https://discovery.example/abc --v2-deprecation=write-only-skip-check --enable-v2=true\n'),
         await member('kv2', 'name: kv2\ndiscovery: https://discovery.example/abc\nv2-deprecation: write-only\nenable-v2: true\n', '/etc/etcd.yaml'),
         await member('kv3', 'Environment=ETCD_ENABLE_V2=true\nExecStart=/usr/bin/etcd\n'),
       ]),
@@ -117,7 +117,11 @@ describe('the 3.6 → 3.7 rulebook (the 3.7 upgrade guide and CHANGELOG-3.7)', (
     const of = (id: string) => rowsOf(rows, id).map((r) => `${r.member}:${r.status}`);
     expect(of('v2-discovery-removed')).toEqual(['kv1:refuse', 'kv2:ok', 'kv3:ok']);
     expect(of('v2-deprecation-enforced')).toEqual(['kv1:refuse', 'kv2:ok', 'kv3:ok']);
-    expect(of('enable-v2-gone')).toEqual(['kv1:ok', 'kv2:ok', 'kv3:refuse']);
+    expect(of('enable-v2-gone')).toEqual(['kv1:refuse', 'kv2:ok', 'kv3:ok']);
+    expect(rowsOf(rows, 'enable-v2-gone')[0]!.detail).toMatch(/flag --enable-v2 .*"flag provided but not defined" in 3\.7/);
+    expect(rowsOf(rows, 'enable-v2-gone')[2]!.detail).toMatch(
+      /environment ETCD_ENABLE_V2 .*: ignored: etcd starts without it, warning "unrecognized environment variable"/,
+    );
     expect(rowsOf(rows, 'v2-deprecation-enforced')[0]!.detail).toMatch(/3\.7 enforces write-only and refuses to start with any/);
   });
 });

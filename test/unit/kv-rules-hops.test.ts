@@ -54,6 +54,8 @@ describe('the rulebook: one table per hop, as data', () => {
     const rows = await checkHop(facts('3.3', '3.4', [m], { v2: { bytes: 1234, on: 'measured on kv1' } }));
     expect(rows.find((r) => r.rule === 'ca-file')).toMatchObject({ status: 'refuse' });
     expect(rows.find((r) => r.rule === 'ca-file')!.detail).toContain('environment ETCD_CA_FILE');
+    // (the variable is ignored, not "flag provided but not defined": measured on 3.4.23; the CA not trusted all the same)
+    expect(rows.find((r) => r.rule === 'ca-file')!.detail).toMatch(/unrecognized environment variable"?: the CA would not be trusted/);
     expect(rows.find((r) => r.rule === 'data-dir-0700')).toMatchObject({ status: 'warn', detail: '/var/lib/etcd is 0755, not 0700' });
     expect(rows.find((r) => r.rule === 'enable-v2')!.detail).toMatch(/v2 data measured before the hop: 1234 bytes/);
   });
@@ -101,6 +103,12 @@ describe('the rulebook: one table per hop, as data', () => {
     const by = (id: string) => rows.find((r) => r.rule === id)!;
     expect(by('from-3.5.32')).toMatchObject({ status: 'refuse', detail: 'runs 3.5.21' });
     expect(by('enable-v2-gone')).toMatchObject({ status: 'refuse' });
+    // the variable is not the flag: 3.6.16 starts with ETCD_ENABLE_V2=true (warning "unrecognized environment variable")
+    const env = await member('kv2', 'Environment=ETCD_ENABLE_V2=true\nExecStart=/usr/bin/etcd\n', 'etcd.service');
+    env.serverVersion = '3.5.35';
+    const gone = (await checkHop(facts('3.5', '3.6', [env]))).find((r) => r.rule === 'enable-v2-gone')!;
+    expect(gone).toMatchObject({ status: 'ok' });
+    expect(gone.detail).toMatch(/ETCD_ENABLE_V2.*unrecognized environment variable.*3\.6 serves no v2 API: drop the variable/);
     expect(by('experimental-renamed').detail).toContain('--feature-gates=InitialCorruptCheck=true');
     expect(by('v2store-check')).toMatchObject({ status: 'not checked', detail: 'etcdutl was not run' });
   });
@@ -176,11 +184,13 @@ describe('the rulebook: one table per hop, as data', () => {
       facts('3.5', '3.6', [
         await member('kv1', 'ExecStart=/usr/bin/etcd --proxy off --proxy-dial-timeout=1000\n', 'etcd.service'),
         await member('kv2', 'name: kv2\nproxy: "off"\ndiscovery-fallback: proxy\n'),
-        await member('kv3', 'Environment=ETCD_DISCOVERY_FALLBACK=proxy\nExecStart=/usr/bin/etcd\n', 'etcd.service'),
+        await member('kv3', 'Environment=ETCD_DISCOVERY_FALLBACK=proxy\nEnvironment=ETCD_PROXY=off\nExecStart=/usr/bin/etcd\n', 'etcd.service'),
       ]),
     );
     const of = (id: string) => rows.filter((r) => r.rule === id).map((r) => `${r.member}:${r.status}`);
+    // (ETCD_PROXY is ignored by 3.6.16, "unrecognized environment variable"; ETCD_DISCOVERY_FALLBACK is read and refused)
     expect(of('proxy-removed')).toEqual(['kv1:refuse', 'kv2:ok', 'kv3:ok']);
+    expect(rows.find((r) => r.rule === 'proxy-removed' && r.member === 'kv3')!.detail).toMatch(/ETCD_PROXY.*unrecognized environment variable/);
     expect(rows.find((r) => r.rule === 'proxy-removed')!.detail).toMatch(/--proxy is gone in 3\.6.*--proxy-dial-timeout is gone/);
     expect(of('discovery-fallback-proxy')).toEqual(['kv1:ok', 'kv2:ok', 'kv3:refuse']);
   });

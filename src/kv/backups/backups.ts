@@ -9,12 +9,13 @@ import { loadSandbox, sandboxCluster } from '../sandbox/sandbox.js';
 
 /**
  * Every backup opsctl made on this machine, found where the upgrade and restore put them:
- * - data-dir copies taken after each stop: DATA/kv/backups/CLUSTER/RUN-MEMBER (the local driver; the
- *   command driver's backups live on the members' hosts and are not seen here);
+ * - data-dir copies taken after each stop: DATA/kv/backups/CLUSTER/RUN-MEMBER, a member's later copies of
+ *   the run RUN.2-MEMBER, RUN.3-MEMBER … (the local driver; the command driver's backups live on the
+ *   members' hosts and are not seen here);
  * - the verified snapshots taken before each stop (the first is the restore point):
  *   DATA/kv/snapshots/CLUSTER/RUN-MEMBER.db;
  * - a sandbox member's data dir kept by `kv restore` (DIR.before-restore-RUN) or by `--on-failure
- *   rollback` (DIR.failed-RUN).
+ *   rollback` (DIR.failed-RUN, or DIR.failed-RUN.N after the member's Nth copy).
  * A run is one upgrade (its journal id) or one restore; its backups go together.
  */
 
@@ -46,7 +47,8 @@ export interface BackupRun {
 /** A journal in one of these states may still need its backups: a resume, a roll-back or its restore. */
 const IN_PROGRESS = new Set<Journal['status']>(['running', 'halted', 'interrupted', 'rolling-back']);
 
-const RUN = /^(\d{8}T\d{6}-[0-9a-f]+)-(.+)$/;
+/** RUN-MEMBER, or RUN.N-MEMBER for a member's Nth copy of the run (upgrade/copies.ts): listed with its run. */
+const RUN = /^(\d{8}T\d{6}-[0-9a-f]+)(?:\.\d+)?-(.+)$/;
 
 /** What a file or a tree takes on disk, as `du -sB1` counts it (a sparse copy's holes cost nothing). */
 export const duBytes = onDiskBytes;
@@ -110,7 +112,11 @@ export function findBackups(dataDir: string): BackupRun[] {
       for (const name of readdirSync(dirname(m.dataDir))) {
         const kept = name.startsWith(`${base}.before-restore-`) ? 'before-restore' : name.startsWith(`${base}.failed-`) ? 'failed-data-dir' : undefined;
         if (!kept) continue;
-        const run = name.slice(name.indexOf(kept === 'before-restore' ? '.before-restore-' : '.failed-')).replace(/^\.(before-restore|failed)-/, '');
+        // (DIR.failed-RUN.N: the Nth copy's put-back, listed with its run)
+        const run = name
+          .slice(name.indexOf(kept === 'before-restore' ? '.before-restore-' : '.failed-'))
+          .replace(/^\.(before-restore|failed)-/, '')
+          .replace(/\.\d+$/, '');
         add(cluster, run, kept === 'before-restore' ? 'restore' : 'upgrade', item(kept, m.name, join(dirname(m.dataDir), name)));
       }
     }

@@ -35,7 +35,8 @@ export interface CommandTemplates {
   stageByVersion?: Record<string, string>;
   /**
    * Optional: backs up the stopped member's data dir on its host, e.g.
-   * `ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}` ({run}: the upgrade's journal id).
+   * `ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}` ({run}: the upgrade's journal id for a member's
+   * first copy, `ID.2`, `ID.3` … for each later one: a resume after --on-failure rollback copies into a place of its own).
    */
   backup?: string;
   /**

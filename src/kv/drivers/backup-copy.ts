@@ -1,5 +1,6 @@
 import {
   closeSync,
+  existsSync,
   constants,
   copyFileSync,
   fchmodSync,
@@ -13,13 +14,15 @@ import {
   readSync,
   readdirSync,
   readlinkSync,
+  renameSync,
   rmSync,
   symlinkSync,
   utimesSync,
   writeSync,
   type Stats,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { MemberDirs } from '../wal/v2-data.js';
 
 /**
  * A stopped member's data dir copied in proportion to what it holds, not to the space etcd reserved:
@@ -61,6 +64,68 @@ export function copyTree(src: string, dest: string, skip: (rel: string) => boole
   const reflink = { works: true };
   walk(src, dest, '', skip, fig, reflink);
   return fig;
+}
+
+/**
+ * A member's data copied to `dest` as one data dir that holds all a restore needs: its data dir, and where it
+ * keeps its WAL elsewhere (wal-dir), that WAL as the copy's member/wal (its preallocated `.tmp` left out).
+ */
+export function copyMemberData(dirs: MemberDirs, dest: string): CopyFigures {
+  if (!dirs.walDir) return copyTree(dirs.dataDir, dest);
+  // (a member/wal left in the data dir is not the member's WAL then: etcd reads only its wal-dir)
+  const fig = copyTree(dirs.dataDir, dest, (rel) => leftOut(rel) || rel.startsWith('member/wal/'));
+  rmSync(join(dest, 'member', 'wal'), { recursive: true, force: true });
+  const wal = copyTree(dirs.walDir, join(dest, 'member', 'wal'), (rel) => !rel.includes('/') && rel.endsWith('.tmp'));
+  return { files: fig.files + wal.files, skipped: fig.skipped + wal.skipped, bytes: fig.bytes + wal.bytes, onDisk: fig.onDisk + wal.onDisk };
+}
+
+/**
+ * A member's data put back from a copy made by copyMemberData: the data dir, and where the member keeps its
+ * WAL elsewhere, the copy's member/wal into that WAL dir (both replaced).
+ */
+export function restoreMemberData(copy: string, dirs: MemberDirs): void {
+  if (!dirs.walDir) {
+    copyTree(copy, dirs.dataDir, () => false);
+    return;
+  }
+  copyTree(copy, dirs.dataDir, (rel) => rel.startsWith('member/wal/'));
+  rmSync(join(dirs.dataDir, 'member', 'wal'), { recursive: true, force: true });
+  copyTree(join(copy, 'member', 'wal'), dirs.walDir, () => false);
+}
+
+/**
+ * --on-failure rollback's put-back of a member's data from its copy (`copy`, made by copyMemberData): the data
+ * dir the target ran on kept as DIR.failed-RUN, and with it (as its member/wal) the member's own WAL dir; then
+ * the copy's parts back in their places. A copy an older opsctl made holds no member/wal for a member's own
+ * WAL dir: its WAL dir is left as it is then. Returns the journal's detail.
+ */
+export function putBackMemberData(copy: string, member: MemberDirs, run: string): string {
+  const dirs = member.walDir && existsSync(join(copy, 'member', 'wal')) ? member : { dataDir: member.dataDir };
+  const dir = dirs.dataDir;
+  const failed = `${dir}.failed-${run}`;
+  rmSync(failed, { recursive: true, force: true });
+  if (existsSync(dir)) renameSync(dir, failed);
+  let walKept = '';
+  if (dirs.walDir && existsSync(dirs.walDir)) {
+    const to = existsSync(join(failed, 'member', 'wal')) ? `${dirs.walDir}.failed-${run}` : join(failed, 'member', 'wal');
+    rmSync(`${dirs.walDir}.failed-${run}`, { recursive: true, force: true });
+    moveTree(dirs.walDir, to);
+    walKept = `, its WAL dir ${dirs.walDir} kept as ${to}`;
+  }
+  restoreMemberData(copy, dirs);
+  return `data dir restored from ${copy}${dirs.walDir ? ` (its member/wal into ${dirs.walDir})` : ''}, the failed one kept as ${failed}${walKept}`;
+}
+
+/** `from` renamed to `to` (its parent made), or copied and removed where they are on two filesystems (a WAL dir on a disk of its own). */
+export function moveTree(from: string, to: string): void {
+  mkdirSync(dirname(to), { recursive: true });
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    copyTree(from, to, () => false);
+    rmSync(from, { recursive: true, force: true });
+  }
 }
 
 function walk(src: string, dest: string, rel: string, skip: (rel: string) => boolean, fig: CopyFigures, reflink: { works: boolean }): void {
@@ -146,7 +211,7 @@ function writeAll(fd: number, buf: Buffer, from: number, to: number, filePos: nu
  * at what it has allocated (a hole costs nothing), except the newest WAL segment, whose written part
  * cannot be told without reading it: at most one segment (64 MB), which the space margin (64 MiB) covers.
  */
-export function backupEstimate(dataDir: string): number {
+export function backupEstimate(dataDir: string, walDir?: string): number {
   let n = 0;
   const wals: Array<{ path: string; bytes: number }> = [];
   const visit = (p: string, rel: string) => {
@@ -170,10 +235,12 @@ export function backupEstimate(dataDir: string): number {
     }
     if (!st.isFile() || leftOut(rel)) return;
     const bytes = Math.min(st.size, st.blocks * 512);
-    if (basename(dirname(p)) === 'wal' && p.endsWith('.wal')) wals.push({ path: p, bytes });
+    if (/^member\/wal\/[^/]+\.wal$/.test(rel)) wals.push({ path: p, bytes });
     else n += bytes;
   };
   visit(dataDir, '');
+  // (a member's own WAL dir is copied as the copy's member/wal)
+  if (walDir) visit(walDir, 'member/wal');
   // WAL names are <seq>-<index>.wal in hex, fixed width: the last by name is the newest
   wals.sort((a, b) => a.path.localeCompare(b.path));
   return n + wals.slice(0, -1).reduce((s, w) => s + w.bytes, 0);

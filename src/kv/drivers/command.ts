@@ -357,7 +357,7 @@ export class CommandDriver implements MemberDriver {
     return { file, text: String(r.stdout ?? '') };
   }
 
-  /** --on-failure rollback: the restoreBackup template ({run}: the upgrade id of the backup). */
+  /** --on-failure rollback: the restoreBackup template ({run}: the {run} of the copy it puts back, journal/copies.ts). */
   get restoreBackup(): ((m: MemberSpec, dest: string, run: string) => Promise<string>) | undefined {
     const tpl = this.t.restoreBackup;
     if (!tpl) return undefined;

@@ -1,5 +1,8 @@
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { StartSettings } from './start-settings.js';
+import type { MemberDirs } from '../wal/v2-data.js';
+
+export type { MemberDirs } from '../wal/v2-data.js';
 
 /** What a script run on a member's host printed (`failed`: it could not be run, or did not finish). */
 export interface HostShellResult {
@@ -26,9 +29,11 @@ export interface MemberTarget {
 /** What a member's data directory holds (the v2-only check before 3.3: member/wal without member/snap/db). */
 export interface DataLayout {
   dir: string;
+  /** The member's own WAL dir (wal-dir), where it sets one. */
+  walDir?: string;
   /** The data dir has a member/ directory at all. */
   exists: boolean;
-  /** member/wal: the raft log (v2 data lives in its snapshots). */
+  /** member/wal (or its own WAL dir): the raft log (v2 data lives in its snapshots). */
   wal: boolean;
   /** member/snap/db: the v3 database. */
   db: boolean;
@@ -65,8 +70,10 @@ export interface MemberDriver {
    * hold everything the driver keeps for them (data dirs, config files, records), so that a copy mounted
    * over it starts exactly as the members do, and the processes to pause together while they are copied (a
    * crash-consistent copy of every member at one instant); or why they cannot be cloned here. Absent: why is the driver's kind.
+   * `outside`: what the members keep outside opsctl's data directory (a WAL dir of their own, wal-dir): the
+   * clone copies it too and mounts the copy over its path, so no clone member reaches a cluster member's files.
    */
-  clonable?(): { paths: string[]; pause?: number[] } | { why: string };
+  clonable?(): { paths: string[]; pause?: number[]; outside?: string[] } | { why: string };
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */
@@ -108,6 +115,11 @@ export interface MemberDriver {
   readConfig?(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
   /** The member's data dir as it is on disk; absent when the driver does not know the data dir. */
   dataLayout?(m: MemberSpec): Promise<DataLayout>;
+  /**
+   * The member's data dir and WAL dir, read from the settings it starts with (the local driver: its config
+   * file), for the tools opsctl runs on this machine on its data; undefined when the driver does not know them.
+   */
+  dataDirs?(m: MemberSpec): Promise<MemberDirs | undefined>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
   /**

@@ -1,11 +1,11 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { copyTree, onDiskBytes } from './backup-copy.js';
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { copyMemberData, onDiskBytes, putBackMemberData } from './backup-copy.js';
 import { fmtBytes } from './space.js';
 import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
-import type { BuiltInProgram, DataLayout, HostShellResult, MemberDriver, MemberTarget } from './driver.js';
-import type { StartSettings } from './start-settings.js';
+import type { BuiltInProgram, DataLayout, HostShellResult, MemberDirs, MemberDriver, MemberTarget } from './driver.js';
+import { dataDirOf, walDirNow, type StartSettings } from './start-settings.js';
 import type { RestoreRequest } from './driver.js';
 import { checkLocalDataDir, dropStaged, stagedDir, swapLocalData } from './restore-data.js';
 import { promised } from '../../core/promised.js';
@@ -173,11 +173,21 @@ export class LocalDriver implements MemberDriver {
   /**
    * The sandbox's directory holds every member's data dir, config file and records: a copy of it is a
    * clone. Its members' processes (found as isRunning finds them) are paused together while it is copied:
-   * a copy of a live member under writes is torn (its db ahead of its WAL, or a page half new).
+   * a copy of a live member under writes is torn (its db ahead of its WAL, or a page half new). A member's
+   * own WAL dir outside it (wal-dir) is copied too (while they are paused), mounted over its path in the clone.
    */
-  clonable(): { paths: string[]; pause: number[] } | { why: string } {
+  clonable(): { paths: string[]; pause: number[]; outside?: string[] } | { why: string } {
     if (this.program.builtIn) return { why: `${this.program.builtIn.what} members keep no etcd data to rehearse on` };
-    return { paths: [this.sandbox.dir], pause: this.sandbox.members.flatMap((m) => quickLook(this.spec(m)).member.map((p) => p.pid)) };
+    const inside = (p: string) => !relative(this.sandbox.dir, p).startsWith('..') && !isAbsolute(relative(this.sandbox.dir, p));
+    const outside = this.sandbox.members
+      .map((m) => this.settingsFor(m, { version: m.version ?? '', binDir: m.binDir, running: true }))
+      .map((set) => ('why' in set ? undefined : walDirNow(set)))
+      .filter((w): w is string => Boolean(w) && !inside(w!));
+    return {
+      paths: [this.sandbox.dir],
+      pause: this.sandbox.members.flatMap((m) => quickLook(this.spec(m)).member.map((p) => p.pid)),
+      ...(outside.length ? { outside } : {}),
+    };
   }
 
   /**
@@ -307,19 +317,38 @@ export class LocalDriver implements MemberDriver {
     return promised(() => newestSnapBytes(this.spec(m).dataDir));
   }
 
-  dataLayout(m: MemberSpec): Promise<DataLayout> {
-    return promised(() => {
-      const dir = this.spec(m).dataDir ?? '';
-      return { dir, exists: existsSync(join(dir, 'member')), wal: existsSync(join(dir, 'member', 'wal')), db: existsSync(join(dir, 'member', 'snap', 'db')) };
-    });
+  /**
+   * The member's data dir (the sandbox's) and, where its settings set one (its config file's wal-dir, or
+   * the flag it starts with), its WAL dir: what every tool run here on its data is given.
+   */
+  async dataDirs(m: MemberSpec): Promise<MemberDirs | undefined> {
+    const s = this.spec(m);
+    if (!s.dataDir) return undefined;
+    const set = this.settingsFor(m, { version: s.version ?? '', binDir: s.binDir, running: true });
+    const read = 'why' in set ? undefined : await dataDirOf(set);
+    return { dataDir: s.dataDir, ...(read?.walDir ? { walDir: read.walDir } : {}) };
   }
 
-  backupDataDir(m: MemberSpec, dest: string): Promise<string> {
+  async dataLayout(m: MemberSpec): Promise<DataLayout> {
+    const dirs = await this.dataDirs(m);
+    const dir = this.spec(m).dataDir ?? '';
+    return {
+      dir,
+      ...(dirs?.walDir ? { walDir: dirs.walDir } : {}),
+      exists: existsSync(join(dir, 'member')),
+      wal: existsSync(dirs?.walDir ?? join(dir, 'member', 'wal')),
+      db: existsSync(join(dir, 'member', 'snap', 'db')),
+    };
+  }
+
+  async backupDataDir(m: MemberSpec, dest: string): Promise<string> {
+    const dirs = await this.dataDirs(m);
     return promised(() => {
       // Synchronous: the member is stopped and nothing else runs meanwhile; a thread-pool round trip
       // per file and per stat is several times slower for a small dir. In proportion: backup-copy.ts.
-      const c = copyTree(this.spec(m).dataDir!, dest);
-      return `${c.files} files, ${fmtBytes(c.onDisk)} on disk (${c.bytes} bytes${c.skipped ? `; the WAL's preallocated next segment left out` : ''}) copied to ${dest}`;
+      // A member with its own WAL dir: that WAL is the copy's member/wal (one copy holds it all).
+      const c = copyMemberData(dirs ?? { dataDir: this.spec(m).dataDir! }, dest);
+      return `${c.files} files, ${fmtBytes(c.onDisk)} on disk (${c.bytes} bytes${c.skipped ? `; the WAL's preallocated next segment left out` : ''}) copied to ${dest}${dirs?.walDir ? ` (its WAL dir ${dirs.walDir} as member/wal)` : ''}`;
     });
   }
 
@@ -332,15 +361,9 @@ export class LocalDriver implements MemberDriver {
     });
   }
 
-  restoreBackup(m: MemberSpec, dest: string, run: string): Promise<string> {
-    return promised(() => {
-      const dir = this.spec(m).dataDir!;
-      const failed = `${dir}.failed-${run}`;
-      rmSync(failed, { recursive: true, force: true });
-      if (existsSync(dir)) renameSync(dir, failed);
-      copyTree(dest, dir, () => false);
-      return `data dir restored from ${dest}, the failed one kept as ${failed}`;
-    });
+  async restoreBackup(m: MemberSpec, dest: string, run: string): Promise<string> {
+    const dirs = (await this.dataDirs(m)) ?? { dataDir: this.spec(m).dataDir! };
+    return promised(() => putBackMemberData(dest, dirs, run));
   }
 
   /** The member's config file (kv sandbox up writes one per member), for the 3.3 configuration check. */
@@ -445,7 +468,7 @@ export class LocalDriver implements MemberDriver {
   }
 
   async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
-    const detail = swapLocalData(this.sandbox, this.spec(m), r);
+    const detail = swapLocalData(this.sandbox, this.spec(m), r, (await this.dataDirs(m))?.walDir);
     await this.save(this.sandbox);
     return detail;
   }

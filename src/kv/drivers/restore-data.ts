@@ -2,6 +2,7 @@ import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
 import type { MemberTarget, RestoreRequest } from './driver.js';
+import { moveTree } from './backup-copy.js';
 import { compareMinor, minor } from '../cluster/parse.js';
 
 type Exec = typeof import('execa').execa;
@@ -83,8 +84,10 @@ export function dropStaged(m: MemberSpec, run: string): void {
  * deleted), the staged one renamed into place; its config file gets the new token. Safe to redo for the
  * same run (a resume after a kill): a swap already made is seen as made (the kept dir there, nothing
  * staged) and never made twice over the restored data; a kill between the two renames is finished.
+ * A member with its own WAL dir (`walDir`): its old WAL goes with the kept data dir (its member/wal), and
+ * the restored WAL (the restored dir's member/wal) into the WAL dir, which is what the member reads.
  */
-export function swapLocalData(sandbox: SandboxSpec, m: MemberSpec, r: RestoreRequest): string {
+export function swapLocalData(sandbox: SandboxSpec, m: MemberSpec, r: RestoreRequest, walDir?: string): string {
   const dataDir = m.dataDir!;
   const kept = keptDir(dataDir, r.run);
   const staged = stagedDir(dataDir, r.run);
@@ -97,10 +100,18 @@ export function swapLocalData(sandbox: SandboxSpec, m: MemberSpec, r: RestoreReq
     if (!existsSync(kept)) renameSync(dataDir, kept);
     renameSync(staged, dataDir);
   }
+  let wal = '';
+  const restoredWal = join(dataDir, 'member', 'wal');
+  if (walDir && existsSync(restoredWal)) {
+    // (redone after a kill: the old WAL already kept, or not yet; the restored one not yet moved)
+    if (existsSync(walDir)) moveTree(walDir, existsSync(join(kept, 'member', 'wal')) ? `${walDir}.before-restore-${r.run}` : join(kept, 'member', 'wal'));
+    moveTree(restoredWal, walDir);
+    wal = `; its WAL restored into ${walDir}, the old one kept with the old data`;
+  }
   if (m.configFile && existsSync(m.configFile)) {
     const text = readFileSync(m.configFile, 'utf8');
     writeFileSync(m.configFile, text.replace(/^initial-cluster-token: .*$/m, `initial-cluster-token: ${r.token}`));
   }
   sandbox.token = r.token;
-  return `restored into ${dataDir}${swapped ? ' (by this restore already)' : ''}; old data kept in ${kept}`;
+  return `restored into ${dataDir}${swapped ? ' (by this restore already)' : ''}; old data kept in ${kept}${wal}`;
 }

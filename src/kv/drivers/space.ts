@@ -77,9 +77,9 @@ export interface BackupSpace {
   ok: boolean;
 }
 
-/** Whether a backup of `dataDir` to `dest` fits, with the margin (the copy's own estimate: backup-copy.ts). */
-export async function backupSpace(dataDir: string, dest: string): Promise<BackupSpace> {
-  const [dataBytes, replaced, free] = await Promise.all([Promise.resolve().then(() => backupEstimate(dataDir)), treeBytes(dest), freeAt(dest)]);
+/** Whether a backup of `dataDir` (and the member's own WAL dir, which the copy holds too) to `dest` fits, with the margin (the copy's own estimate: backup-copy.ts). */
+export async function backupSpace(dataDir: string, dest: string, walDir?: string): Promise<BackupSpace> {
+  const [dataBytes, replaced, free] = await Promise.all([Promise.resolve().then(() => backupEstimate(dataDir, walDir)), treeBytes(dest), freeAt(dest)]);
   const needed = backupNeeds(dataBytes);
   return { dest, dataDir, dataBytes, needed, free: free + replaced, ok: free + replaced >= needed };
 }

@@ -104,3 +104,19 @@ export async function dataDirOf(s: StartSettings): Promise<{ dataDir: string; wa
   const wal = get('wal-dir');
   return { dataDir, ...(wal ? { walDir: abs(wal) } : {}) };
 }
+
+/**
+ * A start's own WAL dir (wal-dir), read at once where a caller cannot wait for dataDirOf's YAML parser (the
+ * rehearsal's clone is planned synchronously): for the sandbox's config files, which opsctl writes itself as
+ * `key: value` lines (kv/sandbox memberConfigText), the key's line; else the flag, else ETCD_WAL_DIR.
+ */
+export function walDirNow(s: StartSettings): string | undefined {
+  const f = flagWords(s.args).find((x) => x.key === 'wal-dir');
+  const raw = s.config
+    ? /^wal-dir:[ \t]*(\S(?:.*\S)?)[ \t]*$/m.exec(s.config.text)?.[1]?.replace(/^(['"])(.*)\1$/, '$2')
+    : typeof f?.value === 'string'
+      ? f.value
+      : s.env[envName('wal-dir')];
+  if (!raw) return undefined;
+  return raw.startsWith('/') || !s.cwd ? raw : `${s.cwd.replace(/\/$/, '')}/${raw}`;
+}

@@ -55,6 +55,8 @@ export interface Journal {
   defrag?: Array<{ member: string; before?: number; after?: number }>;
   /** Once the hop is done: what became of each member's data-dir copy (removed, what it freed; or kept, where). */
   copies?: BackupFate[];
+  /** Every data-dir copy the run made or began, in order, each under its own {run} (see DataCopy). */
+  dataCopies?: DataCopy[];
   /**
    * --on-failure rollback under way: the member being put back, and whether its data dir is back already
    * (a resume finishes the put-back first, without restoring twice: the failed dir kept beside it stays).
@@ -74,6 +76,24 @@ export interface BackupFate {
   member: string;
   removed: boolean;
   detail: string;
+  /** The copy's {run} (absent in a journal of an older opsctl: the run's id). */
+  run?: string;
+}
+
+/**
+ * One data-dir copy of a member, recorded before it is made: its {run}, the run's id for a member's first
+ * copy and `ID.2`, `ID.3` … for each later one (a resume after --on-failure rollback, a copy begun again
+ * after a kill, a second round of the v2store fix). A backup template shaped like the docs'
+ * (`cp -a DIR DIR.bak-{run}`) then never copies into an earlier attempt's copy, and the put-back restores
+ * the copy of its own attempt, never an older one.
+ */
+export interface DataCopy {
+  member: string;
+  run: string;
+  /** copying: begun (a kill may have left part of it); done: made, the backup step's detail below; removed: a failed copy opsctl removed. */
+  status: 'copying' | 'done' | 'removed';
+  at: string;
+  detail?: string;
 }
 
 /** A stable key for a cluster: its sorted endpoints, hashed. */

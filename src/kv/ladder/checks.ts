@@ -302,14 +302,14 @@ export async function runFix(
       ? `--fix-v2store: finishing the fix recorded for ${fixProgressWords(pending)}`
       : `--fix-v2store: ${members.join(', ')} restarted once on ${minor} with snapshot-count 1, one at a time, before the hop`,
   );
-  const walCheck = (m: { name: string; dataDir?: string }) => {
-    const r = walReplayOf({ cluster: { ...o.cluster, members: o.cluster.members.filter((x) => x.name === m.name) }, driver: o.driver });
+  const walCheck = async (m: { name: string; dataDir?: string }) => {
+    const r = await walReplayOf({ cluster: { ...o.cluster, members: o.cluster.members.filter((x) => x.name === m.name) }, driver: o.driver });
     const w = r && !('why' in r) ? r[0] : undefined;
-    return Promise.resolve({
+    return {
       member: m.name,
       ok: w?.count === 0,
       said: w ? `${w.count} v2 requests in its WAL after its newest snapshot (index ${w.snapshotIndex})` : r && 'why' in r ? r.why : 'its WAL was not read',
-    });
+    };
   };
   await fixV2store(o, o.driver, { members, minor, etcdutl, ...(wal ? { check: walCheck } : {}) });
   // the fixed members' data trials again, on the data the fix left (their settings trials stand)

@@ -288,7 +288,7 @@ export async function hopReads(
     const dirs: Record<string, string | undefined> = { given: bins[hop.from]?.dir };
     for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
     v2store = checkV2store(o, dirs, trials?.get(hopName(hop)));
-  } else if (v2Gone === 'any' && current) out.walReplay = walReplayOf(o);
+  } else if (v2Gone === 'any' && current) out.walReplay = await walReplayOf(o);
   // (both at once: the leader's snapshot streams from etcd while etcdutl reads each host's data dir)
   const [store, v3] = await Promise.all([v2store, membership]);
   if (store) out.v2store = store;

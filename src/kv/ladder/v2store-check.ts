@@ -7,8 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClusterSpec } from '../cluster/cluster-file.js';
-import type { MemberDriver } from '../drivers/driver.js';
+import type { ClusterSpec, MemberSpec } from '../cluster/cluster-file.js';
+import type { MemberDirs, MemberDriver } from '../drivers/driver.js';
 import type { HopFacts, Setting } from '../rules/types.js';
 import { shellWord } from '../drivers/host-script.js';
 import type { TrialFinding } from '../trial/run.js';
@@ -42,19 +42,30 @@ export async function checkV2store(
     return { why: "no driver reaches the members' data dirs: run etcdutl check v2store --data-dir DIR on each host (etcdutl of 3.5.26 or later)" };
   const etcdutl = etcdutlIn(dirs);
   if (!etcdutl) return { why: 'no etcdutl beside the 3.5 binaries (3.5.26 and later ship one with check v2store)' };
-  const unknown = o.cluster.members.find((m) => !m.dataDir);
+  const each = await Promise.all(o.cluster.members.map((m) => memberDirs(o.driver, m)));
+  const unknown = o.cluster.members.find((_, i) => !each[i]);
   if (unknown) return { why: `member ${unknown.name}: its data dir is not known` };
-  // Every member's data dir at once. Measured: a live 3.5.35 data dir is read in ~20 ms; it takes no lock.
+  // Every member's data dir at once (and its own WAL dir: etcdutl reads DATA/member/wal otherwise, "no such
+  // file or directory"). Measured: a live 3.5.35 data dir is read in ~20 ms; it takes no lock.
   const runs = await Promise.all(
-    o.cluster.members.map((m) =>
-      o.exec(etcdutl, ['check', 'v2store', '--data-dir', m.dataDir!], { reject: false, timeout: 60_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } }),
-    ),
+    each.map((d) => o.exec(etcdutl, v2storeArgs(d!), { reject: false, timeout: 60_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } })),
   );
   if (runs.some((r) => /unknown command/i.test(String(r.stderr)))) return { why: `${etcdutl} has no check v2store (etcdutl of 3.5.26 or later has)` };
   return runs.map((r, i) => {
     const said = `${String(r.stdout)} ${String(r.stderr)}`.trim().split('\n').pop() ?? '';
     return { member: o.cluster.members[i]!.name, ok: r.exitCode === 0, detail: `etcdutl check v2store: ${said || `exit ${r.exitCode}`}` };
   });
+}
+
+/** `etcdutl check v2store` on a member's data: its data dir, and its own WAL dir where it has one (3.5's etcdutl takes --wal-dir). */
+export function v2storeArgs(d: MemberDirs): string[] {
+  return ['check', 'v2store', '--data-dir', d.dataDir, ...(d.walDir ? ['--wal-dir', d.walDir] : [])];
+}
+
+/** A member's data dir and WAL dir as the driver reads them here (its settings), else the data dir the cluster gives. */
+export async function memberDirs(driver: MemberDriver | undefined, m: MemberSpec): Promise<MemberDirs | undefined> {
+  const read = await driver?.dataDirs?.(m);
+  return read ?? (m.dataDir ? { dataDir: m.dataDir } : undefined);
 }
 
 /** A setting as etcd reads it: a config file's key when the member starts from one, else the flag, else the variable. */
@@ -107,7 +118,7 @@ async function onHosts(
  * Before the first 3.7 start: each member's WAL read for the v2 requests 3.7 cannot replay (those after
  * its newest snapshot: src/kv/wal/v2-data.ts walV2Replay), where opsctl reaches the data dirs.
  */
-export function walReplayOf(o: Pick<V2storeCheckOptions, 'cluster' | 'driver'>): HopFacts['walReplay'] {
+export async function walReplayOf(o: Pick<V2storeCheckOptions, 'cluster' | 'driver'>): Promise<HopFacts['walReplay']> {
   if (o.driver?.builtIn) return { why: `${o.driver.builtIn.what} members keep no WAL` };
   if (o.driver?.type !== 'local')
     return {
@@ -115,7 +126,9 @@ export function walReplayOf(o: Pick<V2storeCheckOptions, 'cluster' | 'driver'>):
     };
   const out: Array<{ member: string; snapshotIndex: number; count: number; after: Record<string, number> }> = [];
   for (const m of o.cluster.members) {
-    const r = m.dataDir ? walV2Replay(m.dataDir) : { why: 'no data dir is known for it' };
+    // (its own WAL dir where it sets one: the WAL is not in DATA/member/wal then)
+    const dirs = await memberDirs(o.driver, m);
+    const r = dirs ? walV2Replay(dirs) : { why: 'no data dir is known for it' };
     if ('why' in r) return { why: `${m.name}: ${r.why}` };
     out.push({ member: m.name, ...r });
   }

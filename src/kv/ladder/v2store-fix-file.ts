@@ -43,6 +43,8 @@ export interface V2FixFile {
   steps: JournalStep[];
   snapshots: Journal['snapshots'];
   restorePoint?: RestorePoint;
+  /** Each member's data-dir copies, each under its own {run} (a second round copies again). */
+  dataCopies?: Journal['dataCopies'];
   /** 1, then 2 when a member's WAL took new v2 entries while the others were restarted (see fixV2store). */
   round: number;
   /** The check on every member after each round. */

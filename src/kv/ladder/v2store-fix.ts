@@ -29,6 +29,7 @@ import { waitFor } from '../cluster/wait.js';
 import { CycleFailed, runCycle, type Progress } from '../upgrade/cycle.js';
 import { cyclesOf, readV2Fix, roundSteps, unfinishedV2Fix, v2FixPath, type V2FixFile, type V2FixMember } from './v2store-fix-file.js';
 import type { Snapshotting } from './record.js';
+import { memberDirs, v2storeArgs } from './v2store-check.js';
 
 /** The setting the guide's fix starts a member with, once. */
 export const FIX_SETTINGS = { 'snapshot-count': '1' };
@@ -141,7 +142,7 @@ export async function fixV2store(o: Pick<UpgradeOptions, Fixing>, driver: Member
           });
         }
       }
-      const checked = await Promise.all(o.cluster.members.map(checker(o, job)));
+      const checked = await Promise.all(o.cluster.members.map(checker(o, job, driver)));
       j.checks.push(...checked.map((c) => ({ round: j.round, ...c })));
       const failing = checked.filter((c) => !c.ok);
       o.reporter.note(
@@ -177,12 +178,18 @@ export async function fixV2store(o: Pick<UpgradeOptions, Fixing>, driver: Member
   }
 }
 
-/** The check after a member and a round: the fix's own, or `etcdutl check v2store` on the member's (live) data dir: it takes no lock, ~20 ms. */
-function checker(o: Pick<UpgradeOptions, 'exec'>, job: V2Fix): (m: MemberSpec) => Promise<V2Check> {
+/**
+ * The check after a member and a round: the fix's own, or `etcdutl check v2store` on the member's (live) data
+ * dir, with its own WAL dir where it has one (without it etcdutl reads DATA/member/wal: "no such file or
+ * directory", and the fix went round twice for nothing): it takes no lock, ~20 ms.
+ */
+function checker(o: Pick<UpgradeOptions, 'exec'>, job: V2Fix, driver: MemberDriver): (m: MemberSpec) => Promise<V2Check> {
   return (
     job.check ??
     (async (m) => {
-      const r = await o.exec(job.etcdutl, ['check', 'v2store', '--data-dir', m.dataDir!], {
+      const dirs = await memberDirs(driver, m);
+      if (!dirs) return { member: m.name, ok: false, said: 'its data dir is not known' };
+      const r = await o.exec(job.etcdutl, v2storeArgs(dirs), {
         reject: false,
         timeout: 60_000,
         extendEnv: false,
@@ -266,7 +273,7 @@ async function fixMember(
     },
     waitBack: async (p) => {
       const healthy = await waitBackStep(env, m, p, () => undefined);
-      const c = await checker(o, job)(m);
+      const c = await checker(o, job, env.driver)(m);
       st.check = c.said;
       return logged(job.check ? 'its WAL read again' : 'etcdutl check v2store', `${c.said}; back: ${healthy}`);
     },

@@ -32,6 +32,11 @@ export interface CloneSource {
   readonly keep?: readonly string[];
   /** The members' processes, paused (SIGSTOP) together for the copy and resumed after it whatever happens. */
   readonly pause?: readonly number[];
+  /**
+   * What the members keep outside it (a WAL dir of their own, wal-dir): copied too (while they are paused),
+   * each copy mounted over its path in the clone, so a clone member opens its copy, never the cluster member's files.
+   */
+  readonly outside?: readonly string[];
 }
 
 /**
@@ -76,7 +81,8 @@ export interface RehearsalVerdict {
 /**
  * The shell prelude inside the namespaces: loopback up; opsctl's data dir held aside, the copy mounted
  * over it, and the paths that must stay the cluster's (binaries kept under the data dir: the release
- * cache) mounted back from the held one; then opsctl. Values are its arguments, never its text.
+ * cache) mounted back from the held one; the copies of what the members keep outside it mounted over
+ * their paths (COPY PATH pairs); then opsctl. Values are its arguments, never its text.
  */
 const PRELUDE = [
   'set -e',
@@ -86,6 +92,8 @@ const PRELUDE = [
   'mount --bind "$data" "$held"',
   'mount --bind "$copy" "$data"',
   'while [ "$1" != -- ]; do mkdir -p "$data/$1"; mount --bind "$held/$1" "$data/$1"; shift; done',
+  'shift',
+  'while [ "$1" != -- ]; do mount --bind "$1" "$2"; shift 2; done',
   'shift',
   'exec "$@"',
 ].join('\n');
@@ -120,14 +128,19 @@ export async function rehearseOnClone(o: {
     const copy = join(tmp, 'data');
     // (cp --sparse=always keeps holes: a member's preallocated WAL is 64 MB of which little is written)
     const pause = (o.source.pause ?? []).filter((pid) => Number.isSafeInteger(pid) && pid > 1).map(String);
-    const pairs = o.source.paths.flatMap((p) => [p, join(copy, relative(o.source.dataDir, p))]);
+    // what the members keep outside the data dir (their own WAL dirs): a copy each, mounted over its path below
+    const outside = (o.source.outside ?? []).flatMap((p, i) => [join(tmp, 'outside', String(i)), p]);
+    const pairs = [
+      ...o.source.paths.flatMap((p) => [p, join(copy, relative(o.source.dataDir, p))]),
+      ...(o.source.outside ?? []).flatMap((p, i) => [p, join(tmp, 'outside', String(i))]),
+    ];
     const paused = o.now();
     await o.exec('setsid', ['-w', 'sh', '-c', COPY, 'sh', String(pause.length), ...pause, ...pairs], { stdin: 'ignore' });
     o.debug?.(`[kv] rehearsal: ${pause.length} member processes paused together for the copy, ${o.now() - paused} ms`);
     // the members' process records and logs are the cluster's: the clone writes its own
     for (const f of await readdir(copy, { recursive: true })) if (/\.(pid|proc\.json|log)$/.test(f)) await rm(join(copy, f), { force: true });
     const copyMs = o.now() - started;
-    o.debug?.(`[kv] rehearsal: copied ${o.source.paths.join(', ')} into ${copy} in ${copyMs} ms`);
+    o.debug?.(`[kv] rehearsal: copied ${[...o.source.paths, ...(o.source.outside ?? [])].join(', ')} into ${tmp} in ${copyMs} ms`);
     const unshare = [
       'unshare',
       ...(o.uid === 0 ? [] : ['--user', '--map-root-user']),
@@ -158,6 +171,8 @@ export async function rehearseOnClone(o: {
       copy,
       held,
       ...keep,
+      '--',
+      ...outside,
       '--',
       ...o.command,
     ];

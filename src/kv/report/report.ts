@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { CLIENT_CHANGES, STAGING_ADVICE } from '../rules/clients.js';
-import type { BackupFate, Journal, JournalStep } from '../journal/journal.js';
+import type { BackupFate, DataCopy, Journal, JournalStep } from '../journal/journal.js';
 import type { JournalRun, JournalWithRuns, RunEnd } from '../journal/runs.js';
 import type { BackupRun } from '../backups/backups.js';
 import type { CheckRow } from '../rules/types.js';
@@ -272,24 +272,33 @@ function restorePointsOf(j: Journal, hash: (file: string) => string | undefined,
 
 /** The backups of this journal's run: the files found on this machine, and the ones made on the members' hosts. */
 function backupsOf(j: Journal, found: BackupRun[]): BackupsDoc {
-  return backupsMade(found, [j.id], j.steps, j.copies);
+  return backupsMade(found, [j.id], j.steps, j.copies, j.dataCopies);
 }
 
-/** The backups of the runs `ids` among `found` (the cluster's), and the data-dir backups `steps` record that were made on the members' hosts. */
-export function backupsMade(found: BackupRun[], ids: string[], steps: JournalStep[], fates: BackupFate[] = []): BackupsDoc {
+/**
+ * The backups of the runs `ids` among `found` (the cluster's), and the data-dir backups made on the members'
+ * hosts: every copy `copies` records (each attempt's, under its own {run}), else each member's backup step.
+ */
+export function backupsMade(found: BackupRun[], ids: string[], steps: JournalStep[], fates: BackupFate[] = [], copies: DataCopy[] = []): BackupsDoc {
   const mine = found.filter((r) => ids.includes(r.run));
   const items = mine.flatMap((r) => r.items.map(({ kind, member, path, bytes }) => ({ kind, member, path, bytes })));
   const dirs = [...new Set(items.map((i) => dirOf(i.path)))];
   const localCopies = new Set(items.filter((i) => i.kind === 'data-dir').map((i) => i.member));
-  const gone = new Set(fates.filter((f) => f.removed).map((f) => f.member));
-  const remote = steps.filter((s) => s.kind === 'backup-data' && s.status === 'done' && s.member && !localCopies.has(s.member) && !gone.has(s.member));
+  const gone = (member: string, run?: string) =>
+    fates.some((f) => f.removed && f.member === member && (f.run === undefined || run === undefined || f.run === run));
+  const made = copies.filter((c) => c.status === 'done' && !localCopies.has(c.member) && !gone(c.member, c.run));
+  const remote = copies.length
+    ? made.map((c) => `${c.member} ({run} ${c.run}): ${c.detail ?? 'done'}`)
+    : steps
+        .filter((s) => s.kind === 'backup-data' && s.status === 'done' && s.member && !localCopies.has(s.member) && !gone(s.member))
+        .map((s) => `${s.member}: ${s.detail ?? 'done'}`);
   return {
     bytes: items.reduce((n, i) => n + i.bytes, 0),
     dirs,
     items,
     ...(remote.length
       ? {
-          remote: `${remote.length} data-dir backup(s) made on the members' hosts by the driver's backup command (not measured from here): ${remote.map((s) => `${s.member}: ${s.detail ?? 'done'}`).join('; ')}`,
+          remote: `${remote.length} data-dir backup(s) made on the members' hosts by the driver's backup command (not measured from here): ${remote.join('; ')}`,
         }
       : {}),
     ...(fates.length ? { copies: fates } : {}),

@@ -1,4 +1,4 @@
-import { isOn, settingRule } from './settings.js';
+import { isOn, settingRule, UNRECOGNIZED_ENV } from './settings.js';
 import { trialRule } from './trial.js';
 import type { Finding, Rule } from './types.js';
 
@@ -31,8 +31,9 @@ export const HOP_34: Rule[] = [
     severity: 'refuse',
     fix: 'use --trusted-ca-file / --peer-trusted-ca-file (trusted-ca-file / peer-trusted-ca-file in the config file)',
     guide: GUIDE,
+    // (a variable is ignored as the config file key is: measured, 3.4.23 starts without it, the CA not trusted)
     problem: (s) =>
-      `${s.from}: ${s.key} is gone in 3.4 (${s.flag ? '"flag provided but not defined"' : 'ignored in the config file: the CA would not be trusted'})`,
+      `${s.from}: ${s.key} is gone in 3.4 (${s.env ? `${UNRECOGNIZED_ENV}: the CA would not be trusted` : s.flag ? '"flag provided but not defined"' : 'ignored in the config file: the CA would not be trusted'})`,
   }),
   settingRule({
     id: 'enable-v2',

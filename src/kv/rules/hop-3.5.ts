@@ -1,5 +1,5 @@
 import { compareVersion } from '../cluster/parse.js';
-import { isOn, settingRule } from './settings.js';
+import { isOn, settingRule, UNRECOGNIZED_ENV } from './settings.js';
 import { trialRule } from './trial.js';
 import type { Finding, HopFacts, Rule } from './types.js';
 
@@ -99,7 +99,9 @@ export const HOP_35: Rule[] = [
     severity: 'refuse',
     fix: 'use --log-outputs (a list), --log-level=debug and --log-level (and --logger=zap); in the config file log-outputs and log-level',
     guide: GUIDE,
-    problem: (s) => `${s.from}: ${s.key} is gone in 3.5 (${s.flag ? '"flag provided but not defined"' : 'ignored in the config file'})`,
+    // (a variable is ignored as the config file key is: measured, 3.5.35 starts without it)
+    problem: (s) =>
+      `${s.from}: ${s.key} is gone in 3.5 (${s.env ? UNRECOGNIZED_ENV : s.flag ? '"flag provided but not defined"' : 'ignored in the config file'})`,
   }),
   settingRule({
     id: 'logger-capnslog',

@@ -1,6 +1,6 @@
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { floorRule } from './floor.js';
-import { isOn, settingRule } from './settings.js';
+import { isOn, settingRule, UNRECOGNIZED_ENV } from './settings.js';
 import { trialRule } from './trial.js';
 import type { Rule } from './types.js';
 import type { HopFacts } from './types.js';
@@ -126,8 +126,16 @@ export const HOP_36: Rule[] = [
     severity: 'refuse',
     fix: 'drop enable-v2 (and experimental-enable-v2v3) from the flags and the config file: 3.6 serves v3 only',
     guide: GUIDE,
+    // Measured on 3.6.16: the flags stop it (exit 2); ETCD_ENABLE_V2 and ETCD_EXPERIMENTAL_ENABLE_V2V3 do not.
     problem: (s) =>
-      s.flag ? `${s.from}: "flag provided but not defined" in 3.6` : isOn(s.value) ? `${s.from}: ${s.key} is on, and 3.6 has no v2 API to serve` : undefined,
+      s.env
+        ? undefined
+        : s.flag
+          ? `${s.from}: "flag provided but not defined" in 3.6`
+          : isOn(s.value)
+            ? `${s.from}: ${s.key} is on, and 3.6 has no v2 API to serve`
+            : undefined,
+    note: (s) => (s.env ? `${UNRECOGNIZED_ENV} (3.6 serves no v2 API: drop the variable)` : undefined),
   }),
   settingRule({
     id: 'proxy-removed',
@@ -136,8 +144,10 @@ export const HOP_36: Rule[] = [
     severity: 'refuse',
     fix: 'drop --proxy and the --proxy-* flags (and ETCD_PROXY* variables) before the hop: off was the default; a member that served as a v2 proxy is replaced by etcd grpc-proxy',
     guide: GUIDE,
-    // (a config file's unknown keys are ignored: measured, 3.6.16 starts with proxy: off in its file)
-    problem: (s) => (s.flag ? `${s.from}: --${s.key} is gone in 3.6 ("flag provided but not defined: -${s.key}")` : undefined),
+    // (a config file's unknown keys and the ETCD_PROXY* variables are ignored: measured, 3.6.16 starts with
+    // proxy: off in its file and with each variable, only the flags stop it)
+    problem: (s) => (s.flag && !s.env ? `${s.from}: --${s.key} is gone in 3.6 ("flag provided but not defined: -${s.key}")` : undefined),
+    note: (s) => (s.env ? UNRECOGNIZED_ENV : undefined),
   }),
   settingRule({
     id: 'discovery-fallback-proxy',

@@ -1,7 +1,7 @@
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { experimentalFinding } from './experimental.js';
 import { floorRule } from './floor.js';
-import { settingRule } from './settings.js';
+import { settingRule, UNRECOGNIZED_ENV } from './settings.js';
 import { trialRule } from './trial.js';
 import type { Rule } from './types.js';
 
@@ -63,6 +63,7 @@ export const HOP_37: Rule[] = [
     guide: CHANGELOG,
     // (as a variable or a config file key 3.7 ignores it: a joined member does not need it)
     problem: (s) => (s.flag && !s.env ? `${s.from}: --${s.key} is gone with v2 discovery in 3.7` : undefined),
+    note: (s) => (s.env ? UNRECOGNIZED_ENV : undefined),
   }),
   settingRule({
     id: 'v2-deprecation-enforced',
@@ -84,6 +85,8 @@ export const HOP_37: Rule[] = [
     severity: 'refuse',
     fix: 'drop enable-v2 and experimental-enable-v2v3 from the flags and variables (and the config file, where they are ignored): 3.7 serves v3 only',
     guide: GUIDE,
-    problem: (s) => (s.flag ? `${s.from}: "flag provided but not defined" in 3.7` : undefined),
+    // Measured on 3.7.3: the flags stop it (exit 2); the variables and the config file keys do not.
+    problem: (s) => (s.flag && !s.env ? `${s.from}: "flag provided but not defined" in 3.7` : undefined),
+    note: (s) => (s.env ? UNRECOGNIZED_ENV : undefined),
   }),
 ];

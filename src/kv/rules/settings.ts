@@ -36,6 +36,13 @@ export async function settingsOf(text: string, file: string): Promise<{ source: 
   return { source: what, list };
 }
 
+/**
+ * What etcd does with an ETCD_* variable of a flag it no longer defines (measured on 3.4.23, 3.5.35, 3.6.16
+ * and 3.7.3 alike): it starts, with a warning "unrecognized environment variable", and without the
+ * setting. Only the flag stops it ("flag provided but not defined", exit 2).
+ */
+export const UNRECOGNIZED_ENV = 'ignored: etcd starts without it, warning "unrecognized environment variable"';
+
 /** Whether a setting's value says "on" (true, "true"; a bare flag). */
 export function isOn(v: unknown): boolean {
   return v === true || (typeof v === 'string' && v.trim().toLowerCase() === 'true');
@@ -62,6 +69,11 @@ export function settingRule(r: {
   guide: string;
   where?: RuleSource[];
   problem(s: Setting, f: HopFacts): string | undefined;
+  /**
+   * What the target does with a setting `problem` lets through, where that is worth saying on its ok row
+   * (an ETCD_* variable the target no longer defines: it starts, warning "unrecognized environment variable").
+   */
+  note?(s: Setting): string | undefined;
   /** The finding when no member sets any of the keys (default: ok, "not set"). */
   absent?: (m: MemberFacts, f: HopFacts) => Finding;
 }): Rule {
@@ -83,7 +95,12 @@ export function settingRule(r: {
           member: m.name,
           result: 'ok',
           detail: s.length
-            ? s.map((x) => `${x.key}: ${JSON.stringify(x.value)} (${x.from})`).join(', ')
+            ? s
+                .map((x) => {
+                  const said = r.note?.(x);
+                  return `${x.key}: ${JSON.stringify(x.value)} (${x.from})${said ? `: ${said}` : ''}`;
+                })
+                .join(', ')
             : r.keys.length > 3
               ? `none of the ${r.keys.length} names set`
               : `${r.keys.join(', ')} not set`,

@@ -31,7 +31,7 @@ export interface MemberFacts {
   /** Its data dir and the dir's mode, when the driver knows them. */
   dataDir?: { dir: string; mode: number } | { why: string };
   /** What its data dir holds (member/wal, member/snap/db), where the driver can look. */
-  layout?: { dir: string; exists: boolean; wal: boolean; db: boolean } | { why: string };
+  layout?: { dir: string; walDir?: string; exists: boolean; wal: boolean; db: boolean } | { why: string };
 }
 
 export interface HopFacts {

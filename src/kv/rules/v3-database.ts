@@ -30,12 +30,12 @@ export function v3DatabaseRule(guide: string): Rule {
           return {
             member: m.name,
             result: 'problem' as const,
-            detail: `${d.dir} holds v2 data (member/wal) but no v3 database (member/snap/db is missing): ${f.to === '3.3' ? '3.3 would panic at start' : `etcd ${f.to} would not start on it with its keys`}`,
+            detail: `${d.dir} holds v2 data (${d.walDir ? `its WAL dir ${d.walDir}` : 'member/wal'}) but no v3 database (member/snap/db is missing): ${f.to === '3.3' ? '3.3 would panic at start' : `etcd ${f.to} would not start on it with its keys`}`,
           };
         return {
           member: m.name,
           result: 'ok' as const,
-          detail: `${d.dir}: member/wal ${d.wal ? 'and' : 'absent,'} member/snap/db ${d.db ? 'present' : 'absent'}`,
+          detail: `${d.dir}: ${d.walDir ? `its WAL dir ${d.walDir}` : 'member/wal'} ${d.wal ? 'and' : 'absent,'} member/snap/db ${d.db ? 'present' : 'absent'}`,
         };
       }),
   };

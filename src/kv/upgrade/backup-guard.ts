@@ -5,6 +5,7 @@ import type { MemberDriver } from '../drivers/driver.js';
 import type { JournalStep } from '../journal/journal.js';
 import type { BackupFate } from '../journal/journal.js';
 import { backupDest, describeTarget, previousTarget, startAndWait } from './on-failure.js';
+import { copiesOf, nextCopyRun } from '../journal/copies.js';
 import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, type BackupSpace } from '../drivers/space.js';
 import { backupEstimate } from '../drivers/backup-copy.js';
 import type { StepEnv } from './options.js';
@@ -17,11 +18,11 @@ import type { StepEnv } from './options.js';
 export async function backupPaths(
   env: Pick<StepEnv<'cluster' | 'dataDir' | 'noBackup'>, 'o' | 'driver' | 'journal'>,
   m: MemberSpec,
-): Promise<{ dataDir: string; dest: string } | undefined> {
+): Promise<{ dataDir: string; walDir?: string; dest: string } | undefined> {
   const { o, driver } = env;
   if (o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout) return undefined;
-  const { dir } = await driver.dataLayout(m);
-  return dir ? { dataDir: dir, dest: backupDest(env, m) } : undefined;
+  const { dir, walDir } = await driver.dataLayout(m);
+  return dir ? { dataDir: dir, ...(walDir ? { walDir } : {}), dest: backupDest(env, m, nextCopyRun(env.journal, m.name)) } : undefined;
 }
 
 type HostSpace = BackupSpace & { host: string };
@@ -48,7 +49,7 @@ export async function spaceBeforeStop(env: StepEnv<'cluster' | 'dataDir' | 'noBa
   const remote = env.o.noBackup ? undefined : hostSpace(env.driver);
   const at = remote ? undefined : await backupPaths(env, m);
   if (!remote && !at) return undefined;
-  const s = remote ? await remote(m) : await backupSpace(at!.dataDir, at!.dest);
+  const s = remote ? await remote(m) : await backupSpace(at!.dataDir, at!.dest, at!.walDir);
   if (s.ok) return undefined;
   return `not stopping ${m.name}: too little free space for its data-dir backup: ${describeSpace(s)}`;
 }
@@ -68,8 +69,8 @@ export async function spacePreflight(
   const root = join(o.dataDir, 'kv', 'backups', o.cluster.key);
   const sizes = await Promise.all(
     members.map(async (m) => {
-      const { dir } = await driver.dataLayout!(m);
-      return { m, bytes: backupEstimate(dir) };
+      const { dir, walDir } = await driver.dataLayout!(m);
+      return { m, bytes: backupEstimate(dir, walDir) };
     }),
   );
   // One margin for the run (the filesystem's own cost), the 10% for each member.
@@ -171,9 +172,13 @@ export async function describeBackupFailure(env: StepEnv<'cluster' | 'dataDir' |
     return `${err.message}; the space the backup needs was not measured (no space template: driver.space or --space-cmd)`;
   const at = await backupPaths(env, m).catch(() => undefined);
   if (!at) return `${err.message}${code === 'ENOSPC' ? ' (the backup target is full)' : ''}`;
-  await rm(at.dest, { recursive: true, force: true }).catch(() => undefined);
-  const s: BackupSpace | undefined = await backupSpace(at.dataDir, at.dest).catch(() => undefined);
-  const space = s ? describeSpace(s) : `${at.dest}: free space unknown`;
+  // the failed copy's own place (its {run} recorded before it began): removed, and said
+  const failed = copiesOf(env.journal, m.name).pop();
+  const dest = failed?.status === 'copying' ? backupDest(env, m, failed.run) : at.dest;
+  await rm(dest, { recursive: true, force: true }).catch(() => undefined);
+  if (failed?.status === 'copying') failed.status = 'removed';
+  const s: BackupSpace | undefined = await backupSpace(at.dataDir, dest, at.walDir).catch(() => undefined);
+  const space = s ? describeSpace(s) : `${dest}: free space unknown`;
   return `${code === 'ENOSPC' && !err.message.includes('ENOSPC') ? 'no space left on the device: ' : ''}${err.message}; the partial copy was removed; ${space}`;
 }
 
@@ -199,32 +204,39 @@ export async function notStarted(
 export async function dropBackups(env: StepEnv<'cluster' | 'dataDir' | 'keepBackups' | 'reporter'>): Promise<BackupFate[]> {
   const { o, driver, journal: j } = env;
   const taken = j.steps.filter((s) => s.kind === 'backup-data' && s.status === 'done' && s.member).map((s) => s.member!);
+  // every copy of those members, each under its own {run}: an earlier attempt's too, and one a kill cut short
+  // (a record of an older opsctl holds none: its one copy per member is under the run's id)
+  const copies = taken.flatMap((name) => {
+    const mine = copiesOf(j, name);
+    return mine.length ? mine.filter((c) => c.status !== 'removed').map((c) => ({ member: name, run: c.run })) : [{ member: name, run: j.id }];
+  });
   const out: BackupFate[] = [];
-  for (const name of taken) {
+  for (const { member: name, run } of copies) {
     const m = o.cluster.members.find((x) => x.name === name);
     if (!m) continue;
-    const where = driver.type === 'local' ? `: ${backupDest(env, m)}` : ' on its host';
+    const where = driver.type === 'local' ? `: ${backupDest(env, m, run)}` : ` on its host ({run} ${run})`;
     if (o.keepBackups) {
-      out.push({ member: name, removed: false, detail: `kept (--keep-backups)${where}` });
+      out.push({ member: name, run, removed: false, detail: `kept (--keep-backups)${where}` });
       continue;
     }
     if (!driver.dropBackup) {
       out.push({
         member: name,
+        run,
         removed: false,
         detail: `kept${where}: the driver has no drop-backup template (driver.dropBackup or --drop-backup-cmd) to remove it`,
       });
       continue;
     }
-    const p = o.reporter.begin(`${name}: remove the data-dir copy (the hop is done: its restore point is the way back)`);
+    const p = o.reporter.begin(`${name}: remove the data-dir copy ${run} (the hop is done: its restore point is the way back)`);
     try {
-      const detail = await driver.dropBackup(m, backupDest(env, m), j.id);
+      const detail = await driver.dropBackup(m, backupDest(env, m, run), run);
       p.done(`${name}: data-dir copy removed: ${detail}`);
-      out.push({ member: name, removed: true, detail });
+      out.push({ member: name, run, removed: true, detail });
     } catch (err) {
       // the hop is done all the same: a copy that could not go is said, never a reason to halt
-      p.fail(`${name}: the data-dir copy could not be removed: ${(err as Error).message}`);
-      out.push({ member: name, removed: false, detail: `NOT removed (${(err as Error).message}): remove it by hand, or with opsctl kv backups prune` });
+      p.fail(`${name}: the data-dir copy ${run} could not be removed: ${(err as Error).message}`);
+      out.push({ member: name, run, removed: false, detail: `NOT removed (${(err as Error).message}): remove it by hand, or with opsctl kv backups prune` });
     }
   }
   return out;

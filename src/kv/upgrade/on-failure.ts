@@ -4,13 +4,14 @@ import type { MemberTarget } from '../drivers/driver.js';
 import type { JournalStep } from '../journal/journal.js';
 import { observeCluster } from '../cluster/observe.js';
 import { minor } from '../cluster/parse.js';
-import type { StepEnv } from './options.js';
+import type { RunRecord, StepEnv } from './options.js';
+import { copyToRestore } from '../journal/copies.js';
 import { recordPutBack } from '../journal/runs.js';
 import { waitFor, WaitFatal } from '../cluster/wait.js';
 
-/** Where backupStep copied the member's data dir (the local driver's backup). */
-export function backupDest(env: Pick<StepEnv<'cluster' | 'dataDir'>, 'o' | 'journal'>, m: MemberSpec): string {
-  return join(env.o.dataDir, 'kv', 'backups', env.o.cluster.key, `${env.journal.id}-${m.name}`);
+/** Where the local driver copies a member's data dir for the copy `run` (the run's id by default: its first copy; journal/copies.ts). */
+export function backupDest(env: Pick<StepEnv<'cluster' | 'dataDir', RunRecord>, 'o' | 'journal'>, m: MemberSpec, run = env.journal.id): string {
+  return join(env.o.dataDir, 'kv', 'backups', env.o.cluster.key, `${run}-${m.name}`);
 }
 
 /**
@@ -46,12 +47,16 @@ export async function putMemberBack(
       });
     }
     const backup = steps.find((s) => s.kind === 'backup-data');
+    // the copy of this attempt: the newest one made (an earlier attempt's copy holds older data)
+    const copy = backup?.status === 'done' ? copyToRestore(j, m.name) : undefined;
     if (!pb.restored) {
       pb.data =
-        backup?.status === 'done' && driver.restoreBackup
-          ? await driver.restoreBackup(m, backupDest(env, m), j.id)
+        copy && driver.restoreBackup
+          ? await driver.restoreBackup(m, backupDest(env, m, copy.run), copy.run)
           : backup?.status === 'done'
-            ? 'its data dir was not restored (the driver has no restore-backup command)'
+            ? copy
+              ? 'its data dir was not restored (the driver has no restore-backup command)'
+              : "its data dir was not restored: its copy's record says it was not finished"
             : 'its data dir was not backed up: started on the data it has';
       pb.restored = true;
       await env.checkpoint();

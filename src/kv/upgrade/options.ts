@@ -146,6 +146,8 @@ export interface UpgradeReport {
   warnings: string[];
   /** What became of the data-dir copies once the hop was done: removed (what each freed), or kept and where. */
   copies?: BackupFate[];
+  /** Every data-dir copy of the run, each under its own {run}. */
+  dataCopies?: Journal['dataCopies'];
   steps: JournalStep[];
   snapshots: Journal['snapshots'];
   totals: { ms: number; imposedMs: number; overheadMs: number; overheadRatio: number | null };
@@ -214,6 +216,8 @@ export interface RunRecord {
   target: string;
   snapshots: Journal['snapshots'];
   restorePoint?: RestorePoint;
+  /** The data-dir copies, each under its own {run} (journal/journal.ts DataCopy). */
+  dataCopies?: Journal['dataCopies'];
 }
 
 /** What a question to one member reads: the session (TLS, auth), how long to wait for its answer, the debug log. */

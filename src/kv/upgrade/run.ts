@@ -112,6 +112,7 @@ export class UpgradeRun {
       ...(j.consistency ? { consistency: j.consistency } : {}),
       ...(j.defrag ? { defrag: j.defrag } : {}),
       ...(j.copies?.length ? { copies: j.copies } : {}),
+      ...(j.dataCopies?.length ? { dataCopies: j.dataCopies } : {}),
     };
   }
 

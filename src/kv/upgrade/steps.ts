@@ -3,6 +3,9 @@ import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
 import type { MemberTarget } from '../drivers/driver.js';
 import type { Look, RunRecord, StepEnv, UpgradeOptions, Waits } from './options.js';
+import { backupDest } from './on-failure.js';
+import { nextCopyRun } from '../journal/copies.js';
+import type { DataCopy } from '../journal/journal.js';
 import { observeCluster } from '../cluster/observe.js';
 import { membershipChange } from '../cluster/membership.js';
 import { compareMinor, minor, type MemberListEntry } from '../cluster/parse.js';
@@ -213,10 +216,19 @@ export async function waitGoneStep(env: StepEnv<'reporter' | 'timeouts', RunReco
   }
 }
 
-/** A copy of the stopped member's data dir (the seed: back up every data dir; snapshots hold only v3 data). */
-export async function backupStep(env: StepEnv<'cluster' | 'dataDir', RunRecord>, m: MemberSpec): Promise<string> {
-  const dest = join(env.o.dataDir, 'kv', 'backups', env.o.cluster.key, `${env.journal.id}-${m.name}`);
-  return env.driver.backupDataDir!(m, dest, env.journal.id);
+/**
+ * A copy of the stopped member's data dir (the seed: back up every data dir; snapshots hold only v3 data),
+ * under a {run} of its own (journal/copies.ts), recorded before the copy begins: a second attempt never copies
+ * into the first's place, and a kill in the copy leaves a record of what to put back or remove.
+ */
+export async function backupStep(env: StepEnv<'cluster' | 'dataDir' | 'now', RunRecord>, m: MemberSpec): Promise<string> {
+  const j = env.journal;
+  const copy: DataCopy = { member: m.name, run: nextCopyRun(j, m.name), status: 'copying', at: new Date(env.o.now()).toISOString() };
+  (j.dataCopies ??= []).push(copy);
+  await env.checkpoint();
+  const detail = await env.driver.backupDataDir!(m, backupDest(env, m, copy.run), copy.run);
+  Object.assign(copy, { status: 'done', detail });
+  return detail;
 }
 
 /**
@@ -421,8 +433,10 @@ async function v2Size(env: StepEnv<Look | 'to' | 'v2Measured'>, m: MemberSpec): 
     if (snap !== undefined) return { bytes: snap, over: false, how: `(${m.name}'s newest snapshot file)` };
     whyNot.push(`${m.name} has no snapshot file yet`);
     // No v2 snapshot yet: every v2 write since the member began is in its WAL (an upper bound: deleted keys count too).
-    if (m.dataDir) {
-      const wal = walV2Bytes(m.dataDir, V2_LARGE_THRESHOLD);
+    // (its own WAL dir where it sets one: the WAL is not in DATA/member/wal then)
+    const dirs = (await env.driver.dataDirs?.(m)) ?? (m.dataDir ? { dataDir: m.dataDir } : undefined);
+    if (dirs) {
+      const wal = walV2Bytes(dirs, V2_LARGE_THRESHOLD);
       if ('bytes' in wal)
         return {
           bytes: wal.bytes,

@@ -1,5 +1,5 @@
 /**
- * The v2 data a member's WAL holds, read from its files (member/wal/*.wal), for --settle auto when
+ * The v2 data a member's WAL holds, read from its files (member/wal/*.wal, or its own wal-dir), for --settle auto when
  * nothing else can tell: a 3.4/3.5 member serves no v2 API unless --enable-v2, and before its first
  * v2 snapshot (member/snap/*.snap, written every snapshot-count entries: 100,000 by default) every
  * v2 write is in the WAL only. The figure is the bytes of every v2 PUT/POST (path and value) the
@@ -14,6 +14,23 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+/**
+ * Where a member keeps its data, as its settings say: its data dir and, where it sets one (wal-dir: a flag,
+ * ETCD_WAL_DIR or its config file's key), its WAL dir, which then holds what DATA_DIR/member/wal holds
+ * otherwise. Every tool opsctl runs on a member's data is given both (etcdutl --wal-dir, this reader, the
+ * copies and the restore).
+ */
+export interface MemberDirs {
+  dataDir: string;
+  walDir?: string;
+}
+
+/** The WAL dir of a member (`dirs`; a data dir alone: its member/wal). */
+export function walDirOf(dirs: string | MemberDirs): string {
+  const d = typeof dirs === 'string' ? { dataDir: dirs } : dirs;
+  return d.walDir ?? join(d.dataDir, 'member', 'wal');
+}
 
 const ENTRY_RECORD = 2;
 
@@ -97,9 +114,9 @@ export interface WalV2 {
   files: number;
 }
 
-/** Every v2 request of a data dir's WAL files, in order (a torn tail ends a file); `why` when the WAL cannot be read. */
-function walV2Requests(dataDir: string): { files: number; requests: Iterable<{ method: string; path: string; bytes: number }> } | { why: string } {
-  const dir = join(dataDir, 'member', 'wal');
+/** Every v2 request of a member's WAL files, in order (a torn tail ends a file); `why` when the WAL cannot be read. */
+function walV2Requests(dirs: string | MemberDirs): { files: number; requests: Iterable<{ method: string; path: string; bytes: number }> } | { why: string } {
+  const dir = walDirOf(dirs);
   if (!existsSync(dir)) return { why: `${dir} does not exist` };
   const names = readdirSync(dir)
     .filter((f) => f.endsWith('.wal'))
@@ -150,9 +167,9 @@ function walV2Requests(dataDir: string): { files: number; requests: Iterable<{ m
   return { files: names.length, requests: requests() };
 }
 
-/** The v2 writes in a data dir's WAL; undefined when it has no WAL (or it cannot be read: `why`). */
-export function walV2Bytes(dataDir: string, limit = Number.MAX_SAFE_INTEGER): WalV2 | { why: string } {
-  const all = walV2Requests(dataDir);
+/** The v2 writes in a member's WAL (`dirs`: its data dir, or its data and WAL dirs); `why` when it has none or it cannot be read. */
+export function walV2Bytes(dirs: string | MemberDirs, limit = Number.MAX_SAFE_INTEGER): WalV2 | { why: string } {
+  const all = walV2Requests(dirs);
   if ('why' in all) return all;
   const out: WalV2 = { bytes: 0, writes: 0, files: all.files };
   for (const v2 of all.requests) {
@@ -181,8 +198,8 @@ export interface WalV2Census {
  * The v2 requests of a WAL by kind, as etcdutl check v2store judges them: on 3.2-3.4 (and 3.5 with
  * the v2 API on) every /health is a QGET here; opsctl's own checks add none (a test counts them).
  */
-export function walV2Census(dataDir: string): WalV2Census | { why: string } {
-  const all = walV2Requests(dataDir);
+export function walV2Census(dirs: string | MemberDirs): WalV2Census | { why: string } {
+  const all = walV2Requests(dirs);
   if ('why' in all) return all;
   const out: WalV2Census = { byMethod: {}, custom: 0, membership: 0 };
   for (const r of all.requests) {
@@ -212,8 +229,8 @@ export interface WalV2Replay {
  * PUT), so a member that took a snapshot on 3.5 and started on 3.5 after it carries them until it
  * takes a snapshot on 3.6 (snapshot-count entries later: 10,000 by default).
  */
-export function walV2Replay(dataDir: string): WalV2Replay | { why: string } {
-  const dir = join(dataDir, 'member', 'wal');
+export function walV2Replay(dirs: string | MemberDirs): WalV2Replay | { why: string } {
+  const dir = walDirOf(dirs);
   if (!existsSync(dir)) return { why: `${dir} does not exist` };
   let snapshotIndex = 0;
   const direct: Array<{ index: number; method: string }> = [];

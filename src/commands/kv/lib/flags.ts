@@ -35,7 +35,11 @@ export const driver = {
   runningCmd: { type: 'string', value: 'template', help: "with --endpoints: exits 0 while the member's process exists" },
   v2SizeCmd: { type: 'string', value: 'template', help: 'with --endpoints: prints the bytes of v2 data (for --settle auto)' },
   configCmd: { type: 'string', value: 'template', help: "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade" },
-  backupCmd: { type: 'string', value: 'template', help: "with --endpoints: backs up a stopped member's data dir on its host ({run}: the upgrade id)" },
+  backupCmd: {
+    type: 'string',
+    value: 'template',
+    help: "with --endpoints: backs up a stopped member's data dir on its host ({run}: the upgrade id, ID.2 … for a member's later copies)",
+  },
   stageCmd: {
     type: 'string',
     value: 'template',

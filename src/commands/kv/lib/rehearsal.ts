@@ -64,7 +64,13 @@ export function rehearsalPort(ctx: Context, opts: Repeated, ignoreChecks: string
       ...flag('snapshot-via', opts.snapshotVia),
     ];
     return rehearseOnClone({
-      source: { dataDir: ctx.paths.data, paths: c.paths, keep: dirs.map(([, d]) => d), ...(c.pause ? { pause: c.pause } : {}) },
+      source: {
+        dataDir: ctx.paths.data,
+        paths: c.paths,
+        keep: dirs.map(([, d]) => d),
+        ...(c.pause ? { pause: c.pause } : {}),
+        ...(c.outside ? { outside: c.outside } : {}),
+      },
       command,
       env: { ...ctx.env, CI: '1' },
       exec,

@@ -1,5 +1,5 @@
 import type { Context } from '../../../context.js';
-import type { BackupFate, JournalStep } from '../../../kv/journal/journal.js';
+import type { BackupFate, DataCopy, JournalStep } from '../../../kv/journal/journal.js';
 import type { LadderReport } from '../../../kv/ladder/record.js';
 import type { BackupsDoc } from '../../../kv/report/report.js';
 
@@ -13,6 +13,7 @@ export async function backupsOfRuns(
   ids: string[],
   steps: JournalStep[],
   fates: BackupFate[] = [],
+  copies: DataCopy[] = [],
 ): Promise<{ doc: BackupsDoc; line: string }> {
   const [{ findBackups, humanBytes }, { backupsMade, describeFates }] = await Promise.all([
     import('../../../kv/backups/backups.js'),
@@ -23,6 +24,7 @@ export async function backupsOfRuns(
     ids,
     steps,
     fates,
+    copies,
   );
   const kinds = new Map<string, number>();
   for (const i of doc.items) kinds.set(i.kind, (kinds.get(i.kind) ?? 0) + 1);
@@ -43,16 +45,18 @@ export async function backupsOfRuns(
 }
 
 /** The run ids of a ladder's hops: the ones this run ran, and the hops done before it (their kept journals). */
-export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; steps: JournalStep[]; fates: BackupFate[] }> {
+export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; steps: JournalStep[]; fates: BackupFate[]; copies: DataCopy[] }> {
   const { readJournal } = await import('../../../kv/journal/read.js');
   const ids: string[] = [];
   const steps: JournalStep[] = [];
   const fates: BackupFate[] = [];
+  const copies: DataCopy[] = [];
   for (const h of r.hops) {
     if (h.report?.run) {
       ids.push(h.report.run);
       steps.push(...h.report.steps);
       fates.push(...(h.report.copies ?? []));
+      copies.push(...(h.report.dataCopies ?? []));
       continue;
     }
     if (!h.journal) continue;
@@ -62,10 +66,11 @@ export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; st
         ids.push(j.id);
         steps.push(...j.steps);
         fates.push(...(j.copies ?? []));
+        copies.push(...(j.dataCopies ?? []));
       }
     } catch {
       // (a kept journal that cannot be read: its backups are not counted here; kv backups list shows them)
     }
   }
-  return { ids, steps, fates };
+  return { ids, steps, fates, copies };
 }
