@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { planLadder } from '../../src/kv/ladder/plan.js';
 import { gatewayPrefixFor, parseHealth, parseVersion } from '../../src/kv/cluster/parse.js';
 import type { ClusterObservation } from '../../src/kv/cluster/types.js';
+import { planFromJournal } from '../../src/kv/ladder/resume-plan.js';
+import type { Journal } from '../../src/kv/journal/journal.js';
 
 function cluster(versions: string[], clusterVersion: string): ClusterObservation {
   return {
@@ -102,5 +104,34 @@ describe('per-version shapes (measured on 3.2.32, 3.3.27, 3.4.23, 3.5.35, 3.6.16
       storage: '3.6.0',
     });
     expect(parseVersion('{"etcdserver":"3.4.23","etcdcluster":"3.4.0"}')).toEqual({ server: '3.4.23', cluster: '3.4.0', real: true });
+  });
+});
+
+describe('planFromJournal: a recorded hop in flight', () => {
+  // every member finished by the journal's hop 3.2 → 3.3: stop, start, wait, each done
+  const steps = ['kv1', 'kv2', 'kv3'].flatMap((member) =>
+    ['stop', 'start', 'wait-healthy'].map((kind) => ({ id: `${member}/${kind}`, member, kind, status: 'done' })),
+  );
+  const journal = {
+    source: '3.2.32',
+    target: '3.3',
+    allowSameVersion: false,
+    members: ['kv1', 'kv2', 'kv3'].map((name) => ({ name, action: 'upgrade' })),
+    steps,
+  } as unknown as Journal;
+  const withCluster = (cv: string[]) => {
+    const c = cluster(['3.3.27', '3.3.27', '3.3.27'], '3.3.0');
+    c.members.forEach((m, i) => (m.clusterVersion = cv[i]));
+    return c;
+  };
+
+  it('every member on the target, the leader moving the cluster version (some 3.3, some 3.2): resumed, not refused', () => {
+    const r = planFromJournal(withCluster(['3.3.0', '3.2.0', '3.2.0']), journal, '3.3', 'J');
+    expect(r).toEqual({ ok: true, from: '3.2', hops: [{ from: '3.2', to: '3.3', patch: false }] });
+  });
+  it('a disagreement the hop cannot leave (3.4 among 3.2) is still refused, by name', () => {
+    const r = planFromJournal(withCluster(['3.4.0', '3.2.0', '3.2.0']), journal, '3.3', 'J');
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.reasons.join('\n')).toContain('members disagree on the cluster version (3.4, 3.2)');
   });
 });

@@ -370,6 +370,17 @@ export class KvClient {
     return parseMemberList(await this.gateway('/cluster/member/list', {}));
   }
 
+  /**
+   * How many raft snapshots the member has saved since it started (its /metrics: the count of
+   * etcd_debugging_snap_save_total_duration_seconds, 3.2 to 3.7); undefined when its metrics do not say.
+   */
+  async snapshotsSaved(): Promise<number | undefined> {
+    const r = await this.fetch('/metrics');
+    if (r.status !== 200) return undefined;
+    const line = /^etcd_debugging_snap_save_total_duration_seconds_count (\d+)$/m.exec(r.text);
+    return line ? Number(line[1]) : undefined;
+  }
+
   async alarms(): Promise<AlarmEntry[]> {
     return parseAlarms(await this.gateway('/maintenance/alarm', { action: 'GET' }));
   }

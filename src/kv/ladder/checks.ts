@@ -9,6 +9,7 @@ import type { ClusterObservation } from '../cluster/types.js';
 import { fixV2store, type Fixing } from './v2store-fix.js';
 import { fixProgressWords, unfinishedV2Fix } from './v2store-fix-file.js';
 import { etcdutlIn, walReplayOf } from './v2store-check.js';
+import { defaultSnapshotCount, writePast, writePastWords } from './write-past.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
@@ -220,14 +221,20 @@ export function v2fixPlan(o: Pick<LadderOptions, 'driver' | 'fixV2store'>, h: Ho
     const read = `before the first ${h.to} start: each member's WAL read for v2 requests after its newest snapshot (${h.to} cannot replay them)`;
     if (o.driver?.builtIn) return `${read}: ${o.driver.builtIn.what} members keep no WAL (nothing to read)`;
     if (o.driver?.type !== 'local')
-      return `${read}: not possible from here (the WALs are on the hosts); a member that needs it halts at its start, put back with --on-failure rollback`;
+      return o.fixV2store
+        ? `before the first ${h.to} start: every member written past, no stop (the WALs are on the hosts, not read from here): raft entries that carry no key and no revision until each member saves a new snapshot (its /metrics), about ${defaultSnapshotCount(h.from).toLocaleString('en-US')} on ${h.from}; then ${h.to} replays nothing older`
+        : `${read}: not possible from here (the WALs are on the hosts; --no-fix-v2store: not written past either); a member that needs it halts at its start, put back with --on-failure rollback`;
     if (!o.fixV2store) return `${read}; a member with some refuses the hop (--no-fix-v2store)`;
     return `${read}; a member with some is restarted once on ${h.from} with snapshot-count 1, one at a time with the usual gate, snapshot and backup (journalled: a re-run finishes it), then read again`;
   }
   const check = 'before the first 3.6 start: etcdutl check v2store on every member';
   if (o.driver?.builtIn) return `${check}: ${o.driver.builtIn.what} members keep no etcd data dir (nothing to check)`;
   if (o.driver?.type === 'command')
-    return `${check}, on its host (the trial template, the etcdutl beside the 3.5 binary there): custom v2 content found there stops the ladder before the first 3.6 start with the guide's fix (opsctl restarts members with snapshot-count 1 only where it reaches the data dirs: the sandbox)`;
+    return `${check}, on its host (the trial template, the etcdutl beside the 3.5 binary there): ${
+      o.fixV2store
+        ? `a member with custom v2 content in its WAL is written past, no stop: raft entries that carry no key and no revision until it saves a new snapshot (its /metrics), about ${defaultSnapshotCount('3.5').toLocaleString('en-US')} on 3.5 (etcd's default snapshot-count); then checked again (content in the v2 store itself refuses the hop, with the guide's fix)`
+        : "custom v2 content found there refuses the hop before the first 3.6 start, with the guide's fix (--no-fix-v2store)"
+    }`;
   if (o.driver?.type !== 'local')
     return `${check}: not possible from here (no driver reaches the data dirs): run etcdutl check v2store --data-dir DIR on each host first`;
   if (!o.fixV2store) return `${check}; custom v2 content refuses the hop (--no-fix-v2store)`;
@@ -247,13 +254,23 @@ const WAL_FIX_WORDS =
  * before the hop, not a refusal. `rows` are one hop's; `ladder` every hop's (a later hop's data trial
  * waits on an earlier hop's fix).
  */
-export function planFix(o: Pick<LadderOptions, 'fixV2store'>, rows: CheckRow[], ladder: CheckRow[] = rows): CheckRow[] {
+export function planFix(o: Pick<LadderOptions, 'fixV2store' | 'driver' | 'cluster'>, rows: CheckRow[], ladder: CheckRow[] = rows): CheckRow[] {
   if (!o.fixV2store) return rows;
+  const past = writesPast(o);
+  const words = (r: CheckRow) => (past ? writePastWords(r.hop.split(' → ')[0]!) : r.rule === 'wal-v2-replay' ? WAL_FIX_WORDS : FIX_WORDS);
+  // Where opsctl does not start the members itself, their WALs are on their hosts (not read from here): before
+  // the first 3.7 start every member is written past, read or not (no stop: cheap, and never a start that panics).
+  const expand = (r: CheckRow): CheckRow[] =>
+    past && r.rule === 'wal-v2-replay' && !r.member && (r.status === 'before the hop' || r.status === 'not checked')
+      ? o.cluster.members.map((m) => ({ ...r, member: m.name, status: 'before the hop' as const, detail: `its WAL is on its host (${r.detail}); ${words(r)}` }))
+      : [r];
   const fixOne = (r: CheckRow): CheckRow => {
     if ((r.rule !== 'v2store-check' && r.rule !== 'wal-v2-replay') || r.status !== 'refuse' || !r.member) return r;
     const { fix: _fix, ...rest } = r;
-    return { ...rest, status: 'before the hop' as const, detail: `${r.detail.split('; fix:')[0]}; ${r.rule === 'wal-v2-replay' ? WAL_FIX_WORDS : FIX_WORDS}` };
+    return { ...rest, status: 'before the hop' as const, detail: `${r.detail.split('; fix:')[0]}; ${words(r)}` };
   };
+  rows = rows.flatMap(expand);
+  ladder = ladder === rows ? rows : ladder.flatMap(expand);
   const fixed = rows.map(fixOne);
   // The data trial of a member the fix will restart meets data the fix changes: it runs again after the fix.
   // So does a later hop's, not tried on the copy because the fixed hop's binary did not get through it:
@@ -270,8 +287,16 @@ export function planFix(o: Pick<LadderOptions, 'fixV2store'>, rows: CheckRow[], 
 
 export const fixRows = (rows: CheckRow[]) =>
   rows.filter(
-    (r) => r.member && ((r.rule === 'v2store-check' && r.detail.includes(FIX_WORDS)) || (r.rule === 'wal-v2-replay' && r.detail.includes(WAL_FIX_WORDS))),
+    (r) =>
+      r.member &&
+      ((r.rule === 'v2store-check' && r.detail.includes(FIX_WORDS)) ||
+        (r.rule === 'wal-v2-replay' && r.detail.includes(WAL_FIX_WORDS)) ||
+        ((r.rule === 'v2store-check' || r.rule === 'wal-v2-replay') && r.detail.includes(WRITTEN_PAST))),
   );
+
+/** The members are written past (write-past.ts) where opsctl does not start them itself: the command driver and its presets. */
+export const writesPast = (o: Pick<LadderOptions, 'driver'>): boolean => Boolean(o.driver && o.driver.type !== 'local' && !o.driver.builtIn);
+const WRITTEN_PAST = 'written past, no stop';
 
 /**
  * Before the 3.5 → 3.6 hop's first stop: the fix for the members its rows name (or the unfinished
@@ -289,8 +314,17 @@ export async function runFix(
   // 3.6 (custom v2 content, etcdutl's check) is fixed on 3.5; 3.7 (any v2 request in the WAL, read here) on 3.6
   const wal = ladderRow(hop.to)?.v2Gone === 'any';
   const minor = hop.from;
-  const pending = unfinishedV2Fix(o.dataDir, o.cluster.key, minor);
   const members = fixRows(rows).map((r) => r.member!);
+  if (writesPast(o)) {
+    if (!members.length) return undefined;
+    await writePast(
+      o,
+      o.cluster.members.filter((m) => members.includes(m.name)),
+      minor,
+    );
+    return checkAgain(o, hop, bins, v2, trials);
+  }
+  const pending = unfinishedV2Fix(o.dataDir, o.cluster.key, minor);
   if (!pending && !members.length) return undefined;
   const dirs: Record<string, string | undefined> = { given: bins[minor]?.dir };
   for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
@@ -312,7 +346,17 @@ export async function runFix(
     };
   };
   await fixV2store(o, o.driver, { members, minor, etcdutl, ...(wal ? { check: walCheck } : {}) });
-  // the fixed members' data trials again, on the data the fix left (their settings trials stand)
+  return checkAgain(o, hop, bins, v2, trials);
+}
+
+/** After a fix: the fixed members' data trials again, on the data the fix left (their settings trials stand), then the hop's checks. */
+async function checkAgain(
+  o: Pick<LadderOptions, Fixing | Trying | Overrides>,
+  hop: Hop,
+  bins: Record<string, Binaries>,
+  v2: HopFacts['v2'],
+  trials?: Map<string, TrialFinding[]>,
+): Promise<CheckRow[]> {
   const again = await trialsOf(o, [hop], bins, trials);
   if (trials) for (const [k, v] of again) trials.set(k, v);
   return check(o, await hopFacts(o, hop, await look(o), bins, v2, true, false, again));

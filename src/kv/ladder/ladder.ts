@@ -56,6 +56,7 @@ import {
   fixesBefore,
   fixRows,
   planFix,
+  writesPast,
   readAhead,
   reasonOf,
   refuseRows,
@@ -180,7 +181,10 @@ async function single(
   if (hop && fixing) {
     // One question for both: the fix changes the cluster, so it is asked before the fix.
     const names = fixRows(checks).map((r) => r.member!);
-    const planText = `Before the hop ${hop.from} → ${hop.to}: ${names.join(', ') || 'the members the recorded fix names'} restarted once on ${hop.from} with snapshot-count 1 (--fix-v2store); then the hop`;
+    const how = writesPast(o)
+      ? `written past on ${hop.from}, no stop (raft entries until each saves a new snapshot)`
+      : `restarted once on ${hop.from} with snapshot-count 1`;
+    const planText = `Before the hop ${hop.from} → ${hop.to}: ${names.join(', ') || 'the members the recorded fix names'} ${how} (--fix-v2store); then the hop`;
     o.reporter.note(planText);
     if (confirm && !(await confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: false }))) {
       return { single: await ports.run({ to: o.to, allowSameVersion: false, targetBin, confirm: () => Promise.resolve(false), checks }), checks };

@@ -70,12 +70,14 @@ export function planFromJournal(obs: ClusterObservation, j: Journal, to: string,
         .map((c) => at(c)),
     ),
   ];
-  if (clusterVersions.length > 1) reasons.push(`members disagree on the cluster version (${clusterVersions.join(', ')})`);
-  const cluster = clusterVersions[0];
   // While a member is on the source (or down, stopped on it), the cluster version is the source; once
-  // every member runs the target it may still be the source until the leader moves it.
+  // every member runs the target it may still be the source until the leader moves it, and while the
+  // leader's move is applied some members say the target and others still the source (a kill there).
   const silent = obs.members.some((m) => m.name === down && (!m.reachable || !m.serverVersion));
   const mixed = silent || answering.some((m) => at(m.serverVersion) === hop.from);
+  const moving = !mixed && !hop.patch && clusterVersions.length === 2 && clusterVersions.includes(hop.from) && clusterVersions.includes(hop.to);
+  if (clusterVersions.length > 1 && !moving) reasons.push(`members disagree on the cluster version (${clusterVersions.join(', ')})`);
+  const cluster = moving ? hop.from : clusterVersions[0];
   if (cluster && !hop.patch && cluster !== hop.from && (mixed || cluster !== hop.to))
     reasons.push(
       `the cluster version is ${cluster}, but the journal's hop ${hop.from} → ${hop.to} leaves it at ${hop.from}${mixed ? ' while a member is on ' + hop.from : ` or ${hop.to}`}`,
