@@ -67,9 +67,10 @@ case "$1" in
   start)
     # $3: a release directory, or a minor version with a bin-<minor> link beside this script.
     bin="$3"; [ -d "$bin" ] || bin="$(dirname "$0")/bin-$3"
-    if [ -f "$d/etcd.args" ]; then
-      # a member started from flags, one per line, and the KEY=VALUE lines of etcd.env
-      set --; while IFS= read -r a; do set -- "$@" "$a"; done <"$d/etcd.args"
+    # a member started from flags, one per line (etcd-MINOR.args for that minor only, as a per-version unit), and the KEY=VALUE lines of etcd.env
+    args="$d/etcd.args"; [ -f "$d/etcd-$3.args" ] && args="$d/etcd-$3.args"
+    if [ -f "$args" ]; then
+      set --; while IFS= read -r a; do set -- "$@" "$a"; done <"$args"
       env $(cat "$d/etcd.env" 2>/dev/null) nohup "$bin/etcd" "$@" >>"$d/etcd.log" 2>&1 </dev/null &
     else
       nohup "$bin/etcd" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null &

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readV2Fix } from '../../src/kv/ladder/v2store-fix-file.js';
+import { readV2Fix } from '../../src/kv/v2fix/v2store-fix-file.js';
 
 /**
  * The v2store fix's journal on disk (issue 44: one member-cycle operation, journalled alike): a file an

@@ -205,6 +205,6 @@ describe('values with names, not option bags (issue 46)', () => {
   });
 
   it("the ladder's file and the v2 fix's are written as themselves, with no cast to the run's journal", () => {
-    for (const f of ['src/kv/ladder/ladder.ts', 'src/kv/ladder/v2store-fix.ts']) expect(doubleCasts(read(f), f)).toEqual([]);
+    for (const f of ['src/kv/ladder/ladder.ts', 'src/kv/v2fix/v2store-fix.ts']) expect(doubleCasts(read(f), f)).toEqual([]);
   });
 });

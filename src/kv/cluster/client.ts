@@ -13,6 +13,7 @@ import {
   parseStatus,
   parseVersion,
   gatewayPrefixFor,
+  snapshotsSavedOf,
   type AlarmEntry,
   type HealthResult,
   type MemberListEntry,
@@ -175,16 +176,13 @@ export class KvClient {
     const r = await this.fetch('/version');
     if (r.status !== 200) throw new OpsError(`${this.endpoint}/version: HTTP ${r.status}`, 1, { hint: 'is this an etcd client URL?' });
     const v = parseVersion(r.text);
-    // The server version tells the gateway prefix (3.2 /v3alpha, 3.3 /v3beta, 3.4+ /v3): a guess
-    // that spares the discovery round trip; a 404 later makes gateway() discover it for real.
-    // Refreshed on every answer: a member restarted on another version (an upgrade) serves another
-    // prefix, and a stale one costs a redirect (3.3 sends /v3alpha to /v3beta) on every request.
+    // The server version tells the gateway prefix (3.2 /v3alpha, 3.3 /v3beta, 3.4+ /v3): a guess that spares the discovery
+    // round trip (a 404 later discovers it for real), refreshed on every answer: a member restarted on another version
+    // serves another prefix, and a stale one costs a redirect (3.3 sends /v3alpha to /v3beta) on every request.
     const guess = gatewayPrefixFor(v.server);
-    if (guess) {
-      if (this.prefixCache.get(this.endpoint) !== guess) {
-        this.prefixCache.set(this.endpoint, guess);
-        this.prefix = undefined;
-      }
+    if (guess && this.prefixCache.get(this.endpoint) !== guess) {
+      this.prefixCache.set(this.endpoint, guess);
+      this.prefix = undefined;
     }
     return v;
   }
@@ -236,10 +234,9 @@ export class KvClient {
   }
 
   /**
-   * The auth token for --user (etcd's grpc-gateway takes it as `Authorization: <token>`; 3.3 and
-   * later honour it, 3.2's gateway ignores it). One token for the cluster (etcd replicates simple
-   * tokens to every member), asked for once and again when a member says it is invalid (a restarted
-   * member forgets them). Undefined without --user or when auth is off on the cluster.
+   * The auth token for --user (the gateway takes `Authorization: <token>` from 3.3; 3.2's ignores it). One token for the
+   * cluster (etcd replicates simple tokens to every member), asked for once and again when a member says it is invalid
+   * (a restarted member forgets them). Undefined without --user or when auth is off on the cluster.
    */
   private async token(fresh = false): Promise<string | undefined> {
     const auth = this.session.conn.auth;
@@ -370,15 +367,10 @@ export class KvClient {
     return parseMemberList(await this.gateway('/cluster/member/list', {}));
   }
 
-  /**
-   * How many raft snapshots the member has saved since it started (its /metrics: the count of
-   * etcd_debugging_snap_save_total_duration_seconds, 3.2 to 3.7); undefined when its metrics do not say.
-   */
+  /** Raft snapshots the member saved since it started (its /metrics: parse.ts snapshotsSavedOf); undefined when they do not say. */
   async snapshotsSaved(): Promise<number | undefined> {
     const r = await this.fetch('/metrics');
-    if (r.status !== 200) return undefined;
-    const line = /^etcd_debugging_snap_save_total_duration_seconds_count (\d+)$/m.exec(r.text);
-    return line ? Number(line[1]) : undefined;
+    return r.status === 200 ? snapshotsSavedOf(r.text) : undefined;
   }
 
   async alarms(): Promise<AlarmEntry[]> {

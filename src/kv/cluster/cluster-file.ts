@@ -50,6 +50,13 @@ export interface CommandTemplates {
    */
   config?: string;
   /**
+   * Optional: prints the settings a start on {version} runs etcd with, where they differ per version (a
+   * per-version unit, manifest or flags file): one etcd argument per line (`--key=value`), and `ETCD_*=value`
+   * lines for its environment; e.g. `ssh {host} cat /etc/etcd/{version}.args`. The trials and the checks of a
+   * hop read these instead of the running process's (which are the version it runs now).
+   */
+  settings?: string;
+  /**
    * Optional (kv restore): run on a stopped member's host, keeps its data dir under a new name and
    * restores {snapshot} into a fresh one, e.g. `ssh {host} sudo /usr/local/bin/etcd-restore {snapshot}
    * {name} {peer} {cluster} {token} {run}` ({cluster}: name=peerURL,…; {token}: the new cluster token;

@@ -218,3 +218,9 @@ export function parseAlarms(body: string): AlarmEntry[] {
     }))
     .filter((a: AlarmEntry) => a.alarm !== 'NONE');
 }
+
+/** The count of raft snapshots saved in a member's /metrics text (etcd_debugging_snap_save_total_duration_seconds, 3.2 to 3.7). */
+export function snapshotsSavedOf(metrics: string): number | undefined {
+  const n = /^etcd_debugging_snap_save_total_duration_seconds_count (\d+)$/m.exec(metrics)?.[1];
+  return n === undefined ? undefined : Number(n);
+}

@@ -1,7 +1,7 @@
 import type { CommandTemplates, MemberSpec } from '../cluster/cluster-file.js';
 import type { DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
 import { sharedRead } from './driver.js';
-import type { StartSettings } from './start-settings.js';
+import { configFileOf, type StartSettings } from './start-settings.js';
 import { noReach, onThisHost, readRunningSettings, shellHere, type ProgramAt } from './local-reach.js';
 import { hostV2Size, shellWord } from './host-script.js';
 import { valueProblem } from '../cluster/cluster-file.js';
@@ -105,6 +105,7 @@ export class CommandDriver implements MemberDriver {
       t.backup,
       t.space,
       t.config,
+      t.settings,
       t.trial,
       t.restore,
       t.restoreCheck,
@@ -318,6 +319,28 @@ export class CommandDriver implements MemberDriver {
     const shell = (script: string) => sharedRead(reads, `proc\0${m.name}`, () => this.hostShell(m, script, this.timeoutMs));
     const read = await readRunningSettings(shell, m.endpoint, given ?? '', host, target.version, this.programAt);
     if ('why' in read || read.simulated) return read;
+    if (!this.t.settings && /\{version\}/.test(this.t.startByVersion?.[target.version] ?? this.t.start) && !target.running) {
+      // (the start picks by {version}: what it runs with on the target is assumed to be what runs now)
+      const assumed = `, assumed for ${target.version}: the start template picks by {version} and no settings template prints what that start runs with`;
+      read.from = { args: `${read.from.args}${assumed}`, env: `${read.from.env}${assumed}` };
+    }
+    if (this.t.settings) {
+      // what the start on this version runs with (a per-version unit, manifest or flags file), not what runs now
+      const given = await sharedRead(reads, `settings\0${m.name}\0${target.version}`, () => this.versionSettings(m, target));
+      if ('why' in given) return given;
+      Object.assign(read, given);
+      // the config file those settings name, read there (the running process's may be another)
+      const file = configFileOf(given.args, given.env);
+      delete read.config;
+      if (file) {
+        const r = await this.hostShell(m, `cat -- ${shellWord(file)}\n`, this.timeoutMs);
+        if (r.failed || r.exitCode !== 0)
+          return {
+            why: `${given.from.args} names the config file ${file}, which cannot be read on ${host}: ${r.failed ?? (r.stderr.trim() || `exit ${r.exitCode}`)}`,
+          };
+        read.config = { file: `${file} on ${host}`, text: r.stdout };
+      }
+    }
     // (a rolling restart on the member's own version: the binary it runs now)
     const bin = given ?? (target.running && read.exe ? read.exe : undefined);
     if (bin && !given) read.program = [bin];
@@ -332,6 +355,29 @@ export class CommandDriver implements MemberDriver {
     if (!this.t.config) return found;
     const c = await sharedRead(reads, `config\0${m.name}\0${target.version}`, () => this.readConfig(m, target));
     return c ? { ...found, config: { file: `${c.file} on ${host}`, text: c.text } } : found;
+  }
+
+  /**
+   * The settings template's output for `target`: one etcd argument per line, `ETCD_*=value` lines its environment
+   * (blank lines and lines starting with # skipped); a template that fails, or prints nothing, is why the member is not proven.
+   */
+  private async versionSettings(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from'> | { why: string }> {
+    const r = await this.run(this.t.settings!, m, target, false);
+    const shown = `the settings template for ${target.version} (\`${displayArgv(r.argv)}\`)`;
+    if (r.exitCode !== 0)
+      return { why: `${shown} failed (exit ${r.exitCode ?? '?'})${String(r.stderr ?? '').trim() ? `: ${String(r.stderr).trim().split('\n').pop()}` : ''}` };
+    const args: string[] = [];
+    const env: Record<string, string> = {};
+    for (const line of String(r.stdout ?? '').split('\n')) {
+      const word = line.replace(/\r$/, '');
+      if (!word.trim() || word.trimStart().startsWith('#')) continue;
+      const v = /^(ETCD_[A-Z0-9_]+|GO[A-Z0-9_]+)=(.*)$/.exec(word);
+      if (v) env[v[1]!] = v[2]!;
+      else if (word.startsWith('-')) args.push(word);
+      else return { why: `${shown} printed ${JSON.stringify(word)}: each line is one etcd argument (--key=value) or ETCD_*=value` };
+    }
+    if (!args.length && !Object.keys(env).length) return { why: `${shown} printed no argument and no ETCD_* line` };
+    return { args, env, from: { args: shown, env: shown } };
   }
 
   /** `BIN --version` on the member's host, through hostShell (the binary the start template's {bin} names). */

@@ -12,11 +12,12 @@ import { settingsOf } from '../rules/settings.js';
 import type { HopFacts, MemberFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
-import { checkV2store, walReplayOf } from './v2store-check.js';
+import { checkV2store, walReplayOf } from '../v2fix/v2store-check.js';
 import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
-import { type BinarySources, type LadderOptions, type Snapshotting } from './record.js';
+import { type BinarySources, type LadderOptions } from './record.js';
+import type { Snapshotting } from '../upgrade/options.js';
 import { UpgradeRefused, type Look, type Reach, type Waits } from '../upgrade/options.js';
 import { membershipProblems, readMembership } from '../cluster/membership.js';
 

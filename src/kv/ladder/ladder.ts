@@ -16,7 +16,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { requireDriver, runUpgrade } from '../upgrade/executor.js';
-import { UpgradeRefused, type Look, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
+import { UpgradeRefused, type Look, type Snapshotting, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
 import { journalPath, writeRecord } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
@@ -27,7 +27,7 @@ import { minor } from '../cluster/parse.js';
 import { blockedHopText, ladderSummary, ladderText } from './plan-text.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
-import { unfinishedV2Fix } from './v2store-fix-file.js';
+import { unfinishedV2Fix } from '../v2fix/v2store-fix-file.js';
 import type { TrialFinding } from '../trial/run.js';
 import type { Binaries, EarlyVersions } from './facts.js';
 import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, measureV2, settlePlan, wholeClusterFirst } from './facts.js';
@@ -38,7 +38,6 @@ import { rehearseFirst } from './rehearsal.js';
 import {
   type BinarySources,
   type Judging,
-  type Snapshotting,
   type LadderFile,
   type LadderOptions,
   type LadderReport,

@@ -42,8 +42,6 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
 export type BinarySources = 'driver' | 'exec' | 'targetBins' | 'releaseDir' | 'sameVersion';
 /** What the trial starts read: the driver that runs them, the members, how to reach them, how long one may take, the journal of a member stopped. */
 export type Trying = 'driver' | 'cluster' | 'session' | 'debug' | 'dataDir' | 'trialTimeoutS';
-/** What a snapshot of a member takes (the v3 membership facts read one): how to reach it, how long, and which client saves it. */
-export type Snapshotting = 'session' | 'timeouts' | 'snapshotVia' | 'etcdctl' | 'exec';
 /** The operator's word over the rulebook: the rules whose refusals are warnings (--ignore-check), the members stopped unproven (--skip-trial). */
 export type Overrides = 'ignoreChecks' | 'skipTrial';
 /** How the ladder judges a hop's rows: the operator's overrides, the v2 fix planned, --strict. */

@@ -22,7 +22,8 @@ import { saveSnapshot } from '../snapshot/save.js';
 import { findEtcdctl } from '../cluster/etcdctl.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import type { HopFacts } from '../rules/types.js';
-import type { LadderOptions, Snapshotting } from './record.js';
+import type { LadderOptions } from './record.js';
+import type { Snapshotting } from '../upgrade/options.js';
 
 /** The v3 store's membership in an etcd db file (the first `dbBytes` bytes; a snapshot's SHA-256 trailer after them). */
 export interface DbMembership {

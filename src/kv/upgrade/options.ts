@@ -224,6 +224,8 @@ export interface RunRecord {
 export type Reach = 'session' | 'timeouts' | 'debug';
 /** What a look at the members reads: who they are, and how to reach each. */
 export type Look = 'cluster' | Reach;
+/** What a snapshot of a member takes (the v3 membership facts read one): how to reach it, how long, and which client saves it. */
+export type Snapshotting = 'session' | 'timeouts' | 'snapshotVia' | 'etcdctl' | 'exec';
 /** What a wait reads besides a look: the clock and the signal that ends it. */
 export type Waits = Look | 'now' | 'signal';
 /** Where the members go: the version, a restart onto their own (--allow-same-version), etcd 3.6's downgrade. */

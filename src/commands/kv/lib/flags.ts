@@ -35,6 +35,11 @@ export const driver = {
   runningCmd: { type: 'string', value: 'template', help: "with --endpoints: exits 0 while the member's process exists" },
   v2SizeCmd: { type: 'string', value: 'template', help: 'with --endpoints: prints the bytes of v2 data (for --settle auto)' },
   configCmd: { type: 'string', value: 'template', help: "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade" },
+  settingsCmd: {
+    type: 'string',
+    value: 'template',
+    help: 'with --endpoints: prints the etcd arguments (one per line) and ETCD_*= lines a start on {version} uses, where they differ per version',
+  },
   backupCmd: {
     type: 'string',
     value: 'template',

@@ -30,6 +30,7 @@ export interface ClusterFlags extends ConnectionFlags {
   stageCmd?: string;
   spaceCmd?: string;
   configCmd?: string;
+  settingsCmd?: string;
   restoreCmd?: string;
   restoreCheckCmd?: string;
   restoreBackupCmd?: string;
@@ -91,6 +92,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
         ['stage', f.stageCmd],
         ['space', f.spaceCmd],
         ['config', f.configCmd],
+        ['settings', f.settingsCmd],
         ['restore', f.restoreCmd],
         ['restore-check', f.restoreCheckCmd],
         ['restore-backup', f.restoreBackupCmd],
@@ -114,6 +116,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
           stage: f.stageCmd,
           space: f.spaceCmd,
           config: f.configCmd,
+          settings: f.settingsCmd,
           restore: f.restoreCmd,
           restoreCheck: f.restoreCheckCmd,
           restoreBackup: f.restoreBackupCmd,
@@ -133,6 +136,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
       selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
       if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
       if (f.configCmd) selector.push('--config-cmd', f.configCmd);
+      if (f.settingsCmd) selector.push('--settings-cmd', f.settingsCmd);
       if (f.dataDir) selector.push('--data-dir', f.dataDir);
       if (f.onHost) selector.push('--on-host', f.onHost);
       if (f.trialCmd) selector.push('--trial-cmd', f.trialCmd);

@@ -21,14 +21,13 @@ import { KvClient } from '../cluster/client.js';
 import { newestSnapName } from '../drivers/member-files.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import { acquireLock } from '../upgrade/lock.js';
-import type { StepEnv, UpgradeOptions, Look, Waits } from '../upgrade/options.js';
+import type { StepEnv, UpgradeOptions, Look, Snapshotting, Waits } from '../upgrade/options.js';
 import { writeRecord } from '../journal/journal.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import { backupStep, gateBeforeStop, snapshotStep, waitBackStep } from '../upgrade/steps.js';
 import { waitFor } from '../cluster/wait.js';
 import { CycleFailed, runCycle, type Progress } from '../upgrade/cycle.js';
 import { cyclesOf, readV2Fix, roundSteps, unfinishedV2Fix, v2FixPath, type V2FixFile, type V2FixMember } from './v2store-fix-file.js';
-import type { Snapshotting } from './record.js';
 import { memberDirs, v2storeArgs } from './v2store-check.js';
 
 /** The setting the guide's fix starts a member with, once. */

@@ -14,19 +14,18 @@
 import { InterruptedError, OpsError } from '../../core/errors.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
+import { compareMinor, nextMinor } from '../cluster/parse.js';
 import type { UpgradeOptions, Waits } from '../upgrade/options.js';
 
 /** etcd's default snapshot-count by minor: what the drive expects to need, as the plan says it. */
 export function defaultSnapshotCount(minor: string): number {
-  return ['3.2', '3.3', '3.4', '3.5'].includes(minor) ? 100_000 : 10_000;
+  return compareMinor(minor, '3.6') < 0 ? 100_000 : 10_000;
 }
 
 /** The plan's words for the fix, per minor. */
 export function writePastWords(minor: string): string {
-  return `written past, no stop (planned; --no-fix-v2store refuses instead): raft entries that carry no key and no revision (alarm lists) until the member saves a new snapshot, about ${defaultSnapshotCount(minor).toLocaleString('en-US')} on ${minor} (etcd's default snapshot-count), before the first ${nextOf(minor)} start`;
+  return `written past, no stop (planned; --no-fix-v2store refuses instead): raft entries that carry no key and no revision (alarm lists) until the member saves a new snapshot, about ${defaultSnapshotCount(minor).toLocaleString('en-US')} on ${minor} (etcd's default snapshot-count), before the first ${nextMinor(minor)} start`;
 }
-
-const nextOf = (minor: string) => `3.${Number(minor.split('.')[1]) + 1}`;
 
 export interface WritePastResult {
   entries: number;
@@ -53,7 +52,7 @@ export async function writePast(o: Pick<UpgradeOptions, Waits | 'reporter'>, nam
   const unknown = first.filter((x) => typeof x.n !== 'number');
   if (unknown.length)
     throw new OpsError(
-      `the v2 fix before the first ${nextOf(minor)} start cannot tell when ${unknown.map((x) => x.m.name).join(', ')} save a snapshot: ${unknown
+      `the v2 fix before the first ${nextMinor(minor)} start cannot tell when ${unknown.map((x) => x.m.name).join(', ')} save a snapshot: ${unknown
         .map(
           (x) => `${x.m.name}: ${x.n instanceof Error ? x.n.message : `${x.m.endpoint}/metrics has no etcd_debugging_snap_save_total_duration_seconds_count`}`,
         )
