@@ -35,8 +35,10 @@ export default defineConfig({
     pool: 'forks',
     // Vitest's default is one file at a time on a 2-core machine (cores - 1), but most files spend their
     // time waiting on child processes (etcd, chromium, the built binary): two at a time took the whole
-    // suite from 814 s to 497 s there. Every test takes its own free ports, directories and namespaces.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // suite from 814 s to 497 s there; and at two, a quarter of the files' time was still waiting, not CPU
+    // (the CI of 2026-11-27: 3,779 s of files, 2,899 CPU s), so a third file runs in that time. Every test
+    // takes its own free ports, directories and namespaces, and waits for states with deadlines scaled by the load.
+    maxWorkers: availableParallelism() + 1,
     reporters: ['default'],
     // OPSCTL_TEST_CPU=FILE: one JSON line per test file with its CPU, its children's included (test/helpers/cpu-usage.ts).
     setupFiles: process.env.OPSCTL_TEST_CPU ? ['test/helpers/cpu-usage.ts'] : [],

@@ -54,7 +54,9 @@ describe.runIf(hasScript)('kv upgrade on a real terminal, interrupted while a me
       .join(',');
     const args = ['kv', 'upgrade', '--endpoints', endpoints, '--to', '3.3', '--yes', ...FAST, ...DRIVER];
     writeFileSync(join(s.dir, 'HOLD-START'), '');
-    const line = `${q(process.execPath)} ${q(BIN)} ${args.map(q).join(' ')} 2>&1 | tee ${q(join(s.dir, 'upgrade.log'))}`;
+    // (`trap : INT`: the shell waits for the whole pipeline, as a person's interactive shell does; a non-interactive
+    // sh left alone dies of a Ctrl-C once tee has died of one, and the terminal closed under opsctl before its last words)
+    const line = `trap : INT; ${q(process.execPath)} ${q(BIN)} ${args.map(q).join(' ')} 2>&1 | tee ${q(join(s.dir, 'upgrade.log'))}`;
     const run = PtySession.run(['sh', '-c', line], { env: s.env });
     sessions.push(run);
 

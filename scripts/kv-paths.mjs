@@ -1,0 +1,24 @@
+// npm run test:paths: every cell of the kv path matrix (test/e2e/kv-paths-etcd.test.ts) on real etcd, one after
+// another, then the table: each starting minor and driver, and how the upgrade ended. CI runs one slice of it.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const out = join(mkdtempSync(join(tmpdir(), 'opsctl-paths-')), 'cells.jsonl');
+const r = spawnSync('npx', ['vitest', 'run', '--project', 'e2e', '--maxWorkers', '1', 'test/e2e/kv-paths-etcd.test.ts'], {
+  stdio: 'inherit',
+  env: { ...process.env, OPSCTL_PATHS: 'all', OPSCTL_PATHS_OUT: out, OPSCTL_REQUIRE_E2E: '1' },
+});
+const rows = existsSync(out)
+  ? readFileSync(out, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+  : [];
+const head = ['cell', 'outcome', 'seconds', 'writes (lost)', '/health answers', 'written past'];
+const cells = rows.map((x) => [x.cell, x.outcome, String(x.seconds), `${x.acknowledged} (${x.lost})`, String(x.probes), x.writtenPast.join('; ') || '-']);
+const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+const line = (c) => `| ${c.map((x, i) => x.padEnd(width[i])).join(' | ')} |`;
+console.log(`\nkv path matrix (${rows.length} cells)\n${line(head)}\n|${width.map((w) => '-'.repeat(w + 2)).join('|')}|\n${cells.map(line).join('\n')}`);
+process.exit(r.status ?? 1);
