@@ -1,6 +1,7 @@
 /** Each hop's rulebook and trial starts, judged together before the first stop; the v2store fix they may plan; the refusal that names every reason. */
 import { UpgradeRefused } from '../upgrade/options.js';
 import { hopName, type Hop } from './plan.js';
+import { nextMinor } from '../cluster/parse.js';
 import { checkHop } from '../rules/index.js';
 import { PROOF_RULES } from '../rules/trial.js';
 import { fixOf } from '../rules/summary.js';
@@ -10,12 +11,12 @@ import { fixV2store, type Fixing } from '../v2fix/v2store-fix.js';
 import { fixProgressWords, unfinishedV2Fix } from '../v2fix/v2store-fix-file.js';
 import { etcdutlIn, walReplayOf } from '../v2fix/v2store-check.js';
 import { defaultSnapshotCount, writePast, writePastWords } from '../v2fix/write-past.js';
-import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
+import { LADDER_MINORS, ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
 import type { SettingsReads } from '../drivers/driver.js';
-import { type Binaries, hopFacts, hopReads, look, type HopReads } from './facts.js';
-import { type LadderOptions, type LadderReport, type Overrides, type Trying } from './record.js';
+import { type Binaries, hopBinaries, hopFacts, hopReads, look, type HopReads } from './facts.js';
+import { type BinarySources, type LadderOptions, type LadderReport, type Overrides, type Trying } from './record.js';
 import type { Snapshotting } from '../upgrade/options.js';
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
@@ -372,6 +373,23 @@ async function checkAgain(
   const again = await trialsOf(o, [hop], bins, trials);
   if (trials) for (const [k, v] of again) trials.set(k, v);
   return check(o, await hopFacts(o, hop, await look(o), bins, v2, true, false, again));
+}
+
+/**
+ * Gives back what was taken, first: a v2 fix a killed run left unfinished (a member it stopped, or started on the
+ * config it edited) is finished before anything is judged, so no check refuses the member that fix itself took
+ * down (a data trial "did not answer a read"), and no config stays edited. A dry run only reads.
+ */
+export async function finishRecordedFixes(
+  o: Pick<LadderOptions, 'dryRun' | 'dataDir' | 'cluster' | BinarySources>,
+  fix: (hop: Hop, rows: CheckRow[], bins: Record<string, Binaries>, v2: undefined) => Promise<unknown>,
+): Promise<void> {
+  if (o.dryRun) return;
+  for (const from of LADDER_MINORS) {
+    const hop: Hop = { from, to: nextMinor(from), patch: false };
+    if (!fixesBefore(hop) || !unfinishedV2Fix(o.dataDir, o.cluster.key, from)) continue;
+    await fix(hop, [], (await hopBinaries(o, [hop])).bins, undefined);
+  }
 }
 
 /** The rows that stop the ladder: refusals, a member not proven (the trials), and with --strict every check that could not run. */

@@ -52,6 +52,7 @@ import {
   blocking,
   check,
   checkAll,
+  finishRecordedFixes,
   fixesBefore,
   fixRows,
   planFix,
@@ -106,6 +107,7 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
     run: (hop) => runUpgrade({ ...o, ...hop }),
     fix: (hop, rows, bins, v2, trials) => runFix(o, hop, rows, bins, v2, trials),
   };
+  await finishRecordedFixes(o, (hop, rows, bins, v2) => ports.fix(hop, rows, bins, v2));
   const file = ladderPath(o.dataDir, o.cluster.key);
   const recorded = o.sameVersion ? undefined : readLadder(file);
   if (recorded && recorded.status !== 'done') {
