@@ -334,6 +334,11 @@ export class CommandDriver implements MemberDriver {
     return c ? { ...found, config: { file: `${c.file} on ${host}`, text: c.text } } : found;
   }
 
+  /** The etcd binary on the hosts for a minor, as the cluster file's `bins:` (or a systemd preset's bins) names it. */
+  hostBinary(version: string): string | undefined {
+    return this.t.binByVersion?.[version];
+  }
+
   /** `BIN --version` on the member's host, through hostShell (the binary the start template's {bin} names). */
   async binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }> {
     const bin = this.t.binByVersion?.[target.version] ?? (target.binDir ? `${target.binDir}/etcd` : undefined);
