@@ -22,6 +22,9 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   // rendered as {"error":…} instead of commander's text.
   if (split.json) ctx.globals = { json: true };
   const program = await buildProgram(ctx, split.argv);
+  // etcdctl's order: a verb's flags before the verb (`kv --endpoints X get foo`) are read as the verb's
+  const [{ flagsAfterVerb }, { completeVerb }] = await Promise.all([import('./verb-flags.js'), import('./commands/spec.js')]);
+  split.argv = flagsAfterVerb(program, split.argv, completeVerb);
   const output = {
     writeOut: (s: string) => ctx.io.stdout.write(s),
     writeErr: (s: string) => ctx.io.stderr.write(s),

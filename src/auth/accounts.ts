@@ -24,6 +24,37 @@ export function accountsOf(pc: ProfileCredentials): { accounts: StoredAccount[];
   return { accounts: [] };
 }
 
+/**
+ * The account the profile uses at the server it signs in at now (`here`). Sign-ins are kept per server: a
+ * login at another server (OPSCTL_AUTH_URL, OPSCTL_ISSUER) is kept beside the profile's own, so a command
+ * with the override uses the one and a command without it the other. Named: that account, the one bound
+ * here first. Unnamed: the active account where it is bound here, else the newest account bound here,
+ * else the active one (which assertBoundHere refuses, naming both servers).
+ */
+export function accountHere(
+  accounts: StoredAccount[],
+  name: string | undefined,
+  active: string | undefined,
+  here: string | undefined,
+): StoredAccount | undefined {
+  const bound = (a: StoredAccount) => !a.issuer || here === undefined || a.issuer === here;
+  if (name !== undefined) {
+    const named = accounts.filter((a) => a.account === name);
+    return named.find(bound) ?? named[0];
+  }
+  const act = accounts.filter((a) => a.account === active);
+  return act.find(bound) ?? [...accounts].reverse().find(bound) ?? act[0];
+}
+
+/** The server the profile signs in at now: its settings with the environment's overrides. */
+export async function serverHere(ctx: AccountDeps, profile: string): Promise<string | undefined> {
+  return authServerId(ctx.env, profile, (await ctx.config()).profile(profile));
+}
+
+/** The same sign-in: one account at one server (a record written before issuers were kept matches any server). */
+const sameSignIn = (a: { account: string; issuer?: string }, b: { account: string; issuer?: string }) =>
+  a.account === b.account && (a.issuer === b.issuer || !a.issuer || !b.issuer);
+
 /** The keyring entry of an account's tokens. */
 function keyringKey(profile: string, a: { account: string; issuer?: string }): string {
   return `oauth:${profile}:${a.issuer ?? '-'}:${a.account}`;
@@ -131,8 +162,7 @@ export async function listAccounts(ctx: AccountDeps, profile: string): Promise<{
 /** The account `name` (default: the active one) of the profile, with its tokens; undefined when none is signed in. */
 export async function accountTokens(ctx: AccountDeps, profile: string, name?: string): Promise<(OAuthTokens & { account: string }) | undefined> {
   const { accounts, active } = await listAccounts(ctx, profile);
-  const wanted = name ?? active;
-  const found = accounts.find((a) => a.account === wanted);
+  const found = accountHere(accounts, name, active, await serverHere(ctx, profile));
   if (!found) {
     if (name !== undefined) throw unknownAccount(profile, name, accounts);
     return undefined;
@@ -168,7 +198,7 @@ export function issuerMismatch(profile: string, a: { account: string; issuer?: s
     `the stored sign-in of ${a.account} (profile ${profile}) belongs to the other issuer ${show(a.issuer)}; profile ${profile} now signs in at ${show(here)}`,
     {
       code: 'issuer_mismatch',
-      hint: `run: opsctl login   (signs in at ${show(here)}; the old tokens are never sent there), or point the profile back to ${show(a.issuer)}`,
+      hint: `run: opsctl login   (signs in at ${show(here)}, kept beside the sign-in at ${show(a.issuer)}: each is used where the profile points; the tokens of one are never sent to the other)`,
     },
   );
 }
@@ -201,7 +231,8 @@ export async function saveAccount(
       delete record.id_token;
     }
     record.storage = storage;
-    const rest = accounts.filter((a) => a.account !== name);
+    // (the same account at another server is kept: sign-ins are per server)
+    const rest = accounts.filter((a) => !sameSignIn(a, { account: name, issuer: tokens.issuer }));
     const { oauth: _old, ...others } = c;
     return { ...others, accounts: [...rest, record], active: name };
   });
@@ -225,7 +256,7 @@ export async function storeRefreshed(
     await ctx.credentials()
   ).update(profile, async (c) => {
     const { accounts, active } = accountsOf(c);
-    const current = accounts.find((a) => a.account === before.account);
+    const current = accounts.find((a) => sameSignIn(a, before));
     if (!current || current.obtained_at !== before.obtained_at || current.issuer !== before.issuer) {
       outcome = current;
       return c;
@@ -255,8 +286,8 @@ export async function removeAccount(ctx: AccountDeps, profile: string, a: Stored
     await ctx.credentials()
   ).update(profile, (c) => {
     const { accounts, active } = accountsOf(c);
-    const rest = accounts.filter((x) => x.account !== a.account);
-    nowActive = active === a.account ? rest[0]?.account : active;
+    const rest = accounts.filter((x) => !(x.account === a.account && x.issuer === a.issuer));
+    nowActive = active === a.account && !rest.some((x) => x.account === a.account) ? rest[0]?.account : active;
     const { oauth: _old, accounts: _a, active: _b, ...others } = c;
     return rest.length ? { ...others, accounts: rest, active: nowActive } : others;
   });

@@ -308,6 +308,14 @@ function fillVerb(cmd: Command, ctx: Context, spec: VerbSpec): void {
   );
 }
 
+/** A lazy group's verbs not yet completed, and what completes each. */
+const placeholders = new WeakMap<Command, () => void>();
+
+/** Completes a lazy verb's command (its arguments and flags) before it is dispatched to; nothing for any other command. */
+export function completeVerb(verb: Command): void {
+  placeholders.get(verb)?.();
+}
+
 /**
  * Adds a group (a noun, or a word like `labels fields`) and every verb under it. `lazy` (kv: 40 verbs of a
  * dozen flags each) makes each verb a placeholder, its name, aliases and summary, completed when commander
@@ -332,11 +340,13 @@ export function addGroup(parent: Command, ctx: Context, spec: GroupSpec, lazy = 
     }
     const sub = verbCommand(cmd, verb);
     let filled = false;
-    fills.set(verb.name, () => {
+    const fill = () => {
       if (filled) return;
       filled = true;
       fillVerb(sub, ctx, verb);
-    });
+    };
+    fills.set(verb.name, fill);
+    placeholders.set(sub, fill);
   }
   cmd.hook('preSubcommand', (_group, sub) => fills.get(sub.name())?.());
   // the group's --help lists each verb with its arguments and [options]

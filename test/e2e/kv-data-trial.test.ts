@@ -75,7 +75,8 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
   describe('3.5.35 members holding custom v2 content in their WAL (a v2 key put through --enable-v2)', () => {
     let c: RealCluster;
     beforeAll(async () => {
-      c = await up({ size: 3, extraConfig: () => 'enable-v2: true' }, dirs!.v35);
+      // (bin-3.5 and bin-3.6 beside ctl.sh: the cluster file's bins: names them)
+      c = await up({ size: 3, extraConfig: () => 'enable-v2: true', bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 } }, dirs!.v35);
       c.etcdctl(dirs!.v35, ['put', 'app/k', 'v']);
       const put = await fetch(`${c.endpoints[0]}/v2/keys/legacy`, { method: 'PUT', body: new URLSearchParams({ value: 'old' }) });
       expect(put.status).toBe(201);
@@ -141,6 +142,30 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
         expect(c.members.map((m) => c.pid(m))).toEqual(pids);
         expect(existsSync(join(cfg, 'data', 'kv', 'journals'))).toBe(false);
         leftNothing();
+      } finally {
+        rmSync(cfg, { recursive: true, force: true });
+      }
+    }, 300_000);
+
+    it("kv upgrade --to 3.6 --dry-run with the binaries named only by the cluster file's bins: (no --target-bin): etcdutl check v2store runs beside bins' 3.5 binary on each host", async () => {
+      const cfg = mkdtempSync('/var/tmp/opsctl-data-trial-bins-');
+      try {
+        // (bins: names bin-3.5/etcd and bin-3.6/etcd, as the operator's file does; the trial template reaches the hosts)
+        const file = writeCommandClusterFile(join(cfg, 'cluster.yaml'), c, { extra: ['trial: sh -s'] });
+        expect(readFileSync(file, 'utf8')).toMatch(/bins:\n\s+"3\.5": .*bin-3\.5\/etcd/);
+        const r = await execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.6', '--dry-run', '--no-backup', '--cluster', file, '--json'], {
+          reject: false,
+          env: { OPSCTL_CONFIG_DIR: cfg, NO_COLOR: '1', CI: '1' },
+          timeout: 300_000,
+        });
+        const err = String(r.stderr);
+        expect(err).not.toMatch(/binaries' directory on the hosts is not known/);
+        const rows = (JSON.parse(String(r.stdout)) as { checks: Array<{ rule: string; member?: string; result: string; detail: string }> }).checks;
+        const v2 = rows.filter((x) => x.rule === 'v2store-check');
+        expect(v2.map((x) => x.member).sort()).toEqual(c.members.map((m) => m.name).sort());
+        for (const x of v2) expect(x.detail, JSON.stringify(x)).toMatch(/etcdutl check v2store on its host: .*custom v2 content/);
+        // the binary rule reads bins: too: the 3.6 binary's version asked on the hosts
+        expect(err).not.toMatch(/its version is not known before the start/);
       } finally {
         rmSync(cfg, { recursive: true, force: true });
       }

@@ -49,4 +49,13 @@ describe('kv upgrade --dry-run, command driver: the commands as the run will spa
     for (const m of sb.spec().members) expect(out).toContain(`${m.name}: start: ${process.execPath} ${KVCTL} start ${m.name} 3.3 '${dir}'`);
     expect(out).not.toMatch(/start \S+ 3\.3 ''/);
   }, 120_000);
+
+  it('a plan already at its target prints one "nothing to do" line: no member, no command, no clients\' changes', async () => {
+    const r = await sb.kv('upgrade', '--to', '3.2', '--dry-run', ...driver());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    const said = r.stderr.split('\n').filter((l) => /nothing to do/.test(l));
+    expect(said).toEqual([expect.stringMatching(/every member and the cluster already run 3\.2: nothing to do$/)]);
+    expect(r.stderr).not.toMatch(/commands \(as they would run|: (stop|start): |skip, already|clients:/);
+  }, 120_000);
 });

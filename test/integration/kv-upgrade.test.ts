@@ -246,6 +246,29 @@ describe('kv upgrade through the command driver (templates, no shell)', () => {
     const run = sb.journal().id;
     for (const m of sb.spec().members) expect(existsSync(join(`${m.dataDir}.bak-${run}`, 'member', 'kv.json'))).toBe(true);
     expect(backups[0].detail).toMatch(/kvctl.mjs backup kv\d \S+` done: copied to /);
+    // every copy the run made is in sight (issue 58, part 3): kv backups list names each copy on a host, not measured from here
+    const listed = await sb.kv('backups', 'list', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    const onHosts = (JSON.parse(listed.stdout) as Array<{ kind: string; member: string }>).filter((x) => x.kind === 'host-copy');
+    expect(onHosts.map((x) => x.member).sort()).toEqual(
+      sb
+        .spec()
+        .members.map((m) => m.name)
+        .sort(),
+    );
+    for (const h of onHosts) expect(h).toMatchObject({ run, host: '127.0.0.1', bytes: null, size: 'not measured' });
+    expect((await sb.kv('backups', 'list')).stderr).toMatch(
+      /and 3 data-dir copies on the members' hosts \(127\.0\.0\.1\), made by the driver's backup template/,
+    );
+    // prune: this machine's backups go; each copy on a host is named with where it is, the {run} that made it and what removes it
+    const pruned = await sb.kv('backups', 'prune', '--keep', '0', '--yes');
+    expect(pruned.code, pruned.stderr).toBe(0);
+    for (const m of sb.spec().members)
+      expect(pruned.stderr).toMatch(
+        new RegExp(
+          `${m.name}: the data-dir copy its backup template made \\(\\{run\\} ${run}\\) is on 127\\.0\\.0\\.1, not removed from here: remove it there`,
+        ),
+      );
     for (const v of await versions()) expect(v.cluster).toBe('3.3.0');
   });
 

@@ -78,9 +78,9 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     return { data, text: lines.join('\n') };
   }
 
-  const { listAccounts, assertBoundHere, withSecrets } = await import('../../auth/accounts.js');
+  const { listAccounts, assertBoundHere, withSecrets, accountHere, serverHere } = await import('../../auth/accounts.js');
   const { accounts, active } = await listAccounts(ctx, profile);
-  const record = accounts.find((a) => a.account === active);
+  const record = accountHere(accounts, undefined, active, await serverHere(ctx, profile));
   if (!record) {
     await (await import('../../config/profile-check.js')).assertProfileExists(ctx, profile);
     throw new AuthError(`not signed in (profile ${profile})`, { code: 'not_signed_in', hint: 'run: opsctl login   (or set OPSCTL_ACCESS_TOKEN)' });

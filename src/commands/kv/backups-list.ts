@@ -20,8 +20,9 @@ export async function run(opts: BackupsListOptions, ctx: Context): Promise<Comma
       runKind: r.kind,
       kind: i.kind,
       member: i.member,
-      bytes: i.bytes,
-      size: humanBytes(i.bytes),
+      bytes: i.measured === false ? null : i.bytes,
+      size: i.measured === false ? 'not measured' : humanBytes(i.bytes),
+      host: i.host ?? 'here',
       date: i.date,
       path: i.path,
       journal: r.journal?.file ?? null,
@@ -30,6 +31,10 @@ export async function run(opts: BackupsListOptions, ctx: Context): Promise<Comma
     })),
   );
   const total = runs.reduce((n, r) => n + r.bytes, 0);
+  const onHosts = rows.filter((r) => r.kind === 'host-copy');
+  const hosts = onHosts.length
+    ? `; and ${onHosts.length} data-dir cop${onHosts.length === 1 ? 'y' : 'ies'} on the members' hosts (${[...new Set(onHosts.map((r) => r.host))].join(', ')}), made by the driver's backup template and not measured from here`
+    : '';
   return {
     data: rows,
     columns: [
@@ -37,12 +42,13 @@ export async function run(opts: BackupsListOptions, ctx: Context): Promise<Comma
       { key: 'kind' },
       { key: 'member' },
       { key: 'size' },
+      { key: 'host' },
       { key: 'date' },
       { key: 'journalStatus', header: 'journal' },
       { key: 'path' },
     ],
     message: runs.length
-      ? `${runs.length} run(s), ${rows.length} backup(s), ${humanBytes(total)} (${total} bytes) under ${ctx.paths.data}; opsctl kv backups prune --keep N removes older runs`
+      ? `${runs.length} run(s), ${rows.length - onHosts.length} backup(s), ${humanBytes(total)} (${total} bytes) under ${ctx.paths.data}${hosts}; opsctl kv backups prune --keep N removes older runs`
       : `no backups under ${ctx.paths.data}`,
   };
 }

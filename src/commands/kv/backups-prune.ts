@@ -61,8 +61,26 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
       bytes: freed,
       kept: plan.keep.map((r) => r.run),
     },
-    message: `pruned ${plan.remove.length} run(s): ${humanBytes(freed)} (${freed} bytes) freed; ${plan.keep.length} run(s) kept`,
+    message: [
+      `pruned ${plan.remove.length} run(s): ${humanBytes(freed)} (${freed} bytes) freed; ${plan.keep.length} run(s) kept`,
+      ...onHosts(plan.remove),
+    ].join('\n'),
   };
+}
+
+/**
+ * The pruned runs' copies on the members' hosts (a backup template's, with no drop-backup template to remove
+ * them): not this machine's to remove; each named with where it is and what removes it.
+ */
+function onHosts(runs: BackupRun[]): string[] {
+  return runs.flatMap((r) =>
+    r.items
+      .filter((i) => i.kind === 'host-copy')
+      .map((i) => {
+        const run = /\{run\} (\S+)/.exec(i.path)?.[1] ?? r.run;
+        return `! ${i.member}: the data-dir copy its backup template made ({run} ${run}) is on ${i.host ?? 'its host'}, not removed from here: remove it there (the backup template's destination for {run} ${run}); with a drop-backup template (driver.dropBackup or --drop-backup-cmd) each run removes its copies once its hop is done`;
+      }),
+  );
 }
 
 /** Off-host: the N newest backups under the prefix kept, the rest removed (each manifest first: never a listed backup without its snapshot). */

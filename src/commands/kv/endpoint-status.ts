@@ -4,6 +4,7 @@ import type { OptionsOf } from '../spec.js';
 import { endpointStatus, statusFacts, type StatusFacts } from '../../kv/ops/maintenance.js';
 import { humanBytes, statusRow } from '../../kv/ops/simple.js';
 import { eachExit, hostPort, reachEach, shaped } from './lib/ops.js';
+import { boxTable, endpointStatusJson, statusHeaders } from '../../kv/ops/etcdctl-out.js';
 import type { spec } from './endpoint-status.spec.js';
 
 type Row = StatusFacts | { endpoint: string; error: string };
@@ -34,12 +35,17 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
     ),
   );
   const lines: string[] = [];
+  const cells: string[][] = [];
+  const answers: Array<{ endpoint: string; raw: string }> = [];
   const rows: Row[] = got.map((g) => {
     if ('error' in g) {
       ctx.io.warn(`Failed to get the status of endpoint ${hostPort(g.m)} (${g.error})`);
       return { endpoint: hostPort(g.m), error: g.error };
     }
-    lines.push(statusRow(hostPort(g.m), g.s).join(', '));
+    const row = statusRow(hostPort(g.m), g.s);
+    cells.push(row);
+    lines.push(row.join(', '));
+    if (g.s.raw !== undefined) answers.push({ endpoint: hostPort(g.m), raw: g.s.raw });
     return statusFacts(hostPort(g.m), g.s);
   });
   return shaped(opts, {
@@ -63,6 +69,9 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
       fact('downgrade_enabled', 'downgrade enabled'),
     ],
     simple: lines,
+    etcdctlJson: endpointStatusJson(answers),
+    // (one header for every row: the widest row's, as the etcdctl of the newest member's version prints it)
+    etcdctlTable: boxTable(statusHeaders(Math.max(0, ...cells.map((c) => c.length))), cells),
     exitCode: eachExit(
       ctx,
       got.map((g) => ('err' in g ? g.err : undefined)),

@@ -13,7 +13,7 @@ export type Options = OptionsOf<typeof spec>;
  * active. A 400 `invalid_token` means the server had already forgotten them.
  */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  const [{ listAccounts, withSecrets, removeAccount, unknownAccount }, { oauthSettings }, { revokeToken }] = await Promise.all([
+  const [{ listAccounts, withSecrets, removeAccount, unknownAccount, accountHere, serverHere }, { oauthSettings }, { revokeToken }] = await Promise.all([
     import('../../auth/accounts.js'),
     import('../../auth/settings.js'),
     import('../../auth/token-client.js'),
@@ -21,7 +21,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const profile = await ctx.profileName();
   const { accounts, active } = await listAccounts(ctx, profile);
   if (ctx.env.OPSCTL_ACCESS_TOKEN) ctx.io.warn('OPSCTL_ACCESS_TOKEN is set in the environment: opsctl keeps using it until you unset it');
-  const record = accounts.find((a) => a.account === (opts.account ?? active));
+  const record = accountHere(accounts, opts.account, active, await serverHere(ctx, profile));
   if (!record) {
     await (await import('../../config/profile-check.js')).assertProfileExists(ctx, profile);
     if (opts.account !== undefined) throw unknownAccount(profile, opts.account, accounts);

@@ -19,7 +19,7 @@ import { loadSandbox, sandboxCluster } from '../sandbox/sandbox.js';
  * A run is one upgrade (its journal id) or one restore; its backups go together.
  */
 
-export type BackupKind = 'data-dir' | 'snapshot' | 'before-restore' | 'failed-data-dir';
+export type BackupKind = 'data-dir' | 'snapshot' | 'before-restore' | 'failed-data-dir' | 'host-copy';
 
 export interface BackupItem {
   kind: BackupKind;
@@ -29,6 +29,9 @@ export interface BackupItem {
   bytes: number;
   /** Last modified (ISO). */
   date: string;
+  /** A copy on a member's host (the command driver's backup template): where, and that its size is not measured from here. */
+  host?: string;
+  measured?: false;
 }
 
 export interface BackupRun {
@@ -121,6 +124,7 @@ export function findBackups(dataDir: string): BackupRun[] {
       }
     }
   }
+  for (const c of hostCopies(dataDir)) add(c.cluster, c.run, 'upgrade', c.item);
   const journals = new Map<string, Journal | undefined>();
   const out = [...runs.values()];
   for (const r of out) {
@@ -140,6 +144,56 @@ export function findBackups(dataDir: string): BackupRun[] {
   }
   // Newest first: run ids begin with their UTC time (YYYYMMDDTHHMMSS).
   return out.sort((a, b) => a.cluster.localeCompare(b.cluster) || b.run.localeCompare(a.run));
+}
+
+/**
+ * The data-dir copies runs made on the members' hosts (a command driver's backup template, each under its
+ * own {run}), from every journal here: each copy made and not removed since (the drop-backup template, or
+ * the local driver's copy under DATA/kv/backups, which is listed as a directory). Not measured from here.
+ */
+function hostCopies(dataDir: string): Array<{ cluster: string; run: string; item: BackupItem }> {
+  const dir = join(dataDir, 'kv', 'journals');
+  if (!existsSync(dir)) return [];
+  const out: Array<{ cluster: string; run: string; item: BackupItem }> = [];
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+    let j: Journal | undefined;
+    try {
+      j = readJournal(join(dir, name));
+    } catch {
+      continue;
+    }
+    if (!j?.dataCopies?.length || !j.cluster) continue;
+    const journal = j;
+    for (const c of journal.dataCopies!) {
+      if (c.status !== 'done') continue;
+      if (journal.copies?.some((f) => f.removed && f.member === c.member && (f.run === undefined || f.run === c.run))) continue;
+      if (existsSync(join(dataDir, 'kv', 'backups', journal.cluster, `${c.run}-${c.member}`))) continue;
+      const endpoint = journal.members.find((m) => m.name === c.member)?.endpoint;
+      const host = endpoint ? hostOf(endpoint) : 'its host';
+      out.push({
+        cluster: journal.cluster,
+        run: journal.id,
+        item: {
+          kind: 'host-copy',
+          member: c.member,
+          path: `on ${host}: the backup template's copy, {run} ${c.run}`,
+          bytes: 0,
+          date: c.at,
+          host,
+          measured: false,
+        },
+      });
+    }
+  }
+  return out;
+}
+
+function hostOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).hostname;
+  } catch {
+    return endpoint;
+  }
 }
 
 export interface PrunePlan {
@@ -188,7 +242,8 @@ export async function removeRuns(dataDir: string, runs: BackupRun[], notice: (te
     }
     try {
       for (const r of runs.filter((x) => x.cluster === cluster)) {
-        for (const it of r.items) {
+        // (a copy on a member's host is not this machine's to remove: the prune names it with the command that does)
+        for (const it of r.items.filter((i) => i.kind !== 'host-copy')) {
           freed += duBytes(it.path);
           rmSync(it.path, { recursive: true, force: true });
         }

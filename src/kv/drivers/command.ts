@@ -380,6 +380,11 @@ export class CommandDriver implements MemberDriver {
     return { args, env, from: { args: shown, env: shown } };
   }
 
+  /** The etcd binary on the hosts for a minor, as the cluster file's `bins:` (or a systemd preset's bins) names it. */
+  hostBinary(version: string): string | undefined {
+    return this.t.binByVersion?.[version];
+  }
+
   /** `BIN --version` on the member's host, through hostShell (the binary the start template's {bin} names). */
   async binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }> {
     const bin = this.t.binByVersion?.[target.version] ?? (target.binDir ? `${target.binDir}/etcd` : undefined);

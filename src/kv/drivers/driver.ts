@@ -85,6 +85,8 @@ export interface MemberDriver {
    * before its start: a wrong or missing binary is refused, never started); `why` when it cannot be asked there.
    */
   binaryVersion?(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }>;
+  /** The etcd binary on the members' hosts for a minor, where the cluster file names it (`bins:`, a systemd preset's bins). */
+  hostBinary?(version: string): string | undefined;
   /** Last resort after a stop timed out (local: SIGKILL). */
   kill?(m: MemberSpec): Promise<void>;
   /** Bytes of v2 data, when the driver can tell (for --settle auto): the local driver's newest snapshot file, the command driver's v2-size template. */

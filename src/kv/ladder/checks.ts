@@ -9,7 +9,7 @@ import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { fixV2store, type Fixing } from '../v2fix/v2store-fix.js';
 import { fixProgressWords, unfinishedV2Fix } from '../v2fix/v2store-fix-file.js';
-import { etcdutlIn, walReplayOf } from '../v2fix/v2store-check.js';
+import { binDirOf, etcdutlIn, walReplayOf } from '../v2fix/v2store-check.js';
 import { defaultSnapshotCount, writePast, writePastWords } from '../v2fix/write-past.js';
 import { LADDER_MINORS, ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
@@ -339,7 +339,7 @@ export async function runFix(
   }
   const pending = unfinishedV2Fix(o.dataDir, o.cluster.key, minor);
   if (!pending && !members.length) return undefined;
-  const dirs: Record<string, string | undefined> = { given: bins[minor]?.dir };
+  const dirs: Record<string, string | undefined> = { given: binDirOf(bins[minor]?.dir, o.driver, minor) };
   for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
   const etcdutl = wal ? '' : etcdutlIn(dirs);
   if (!o.driver || etcdutl === undefined)

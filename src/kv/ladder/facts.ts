@@ -12,7 +12,7 @@ import { settingsOf } from '../rules/settings.js';
 import type { HopFacts, MemberFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
-import { checkV2store, walReplayOf } from '../v2fix/v2store-check.js';
+import { binDirOf, checkV2store, walReplayOf } from '../v2fix/v2store-check.js';
 import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
@@ -150,6 +150,19 @@ export interface Binaries {
   running?: boolean;
 }
 
+/** The version of the binary `bins:` names on the hosts, asked on every member's host: one version, or why not. */
+async function hostsBinaryVersion(o: Pick<LadderOptions, 'cluster' | 'driver'>, t: string, path: string): Promise<string | { why: string }> {
+  const said = await Promise.all(o.cluster.members.map(async (m) => ({ m: m.name, v: await o.driver!.binaryVersion!(m, { version: t }) })));
+  const why = said.find((s) => 'why' in s.v);
+  if (why && 'why' in why.v) return { why: `${path} on ${why.m}'s host (bins: in the cluster file): ${why.v.why}` };
+  const versions = [...new Set(said.map((s) => ('version' in s.v ? s.v.version : '')))];
+  if (versions.length > 1)
+    return {
+      why: `${path} (bins: in the cluster file) is not one version on every host: ${said.map((s) => `${s.m} ${'version' in s.v ? s.v.version : '?'}`).join(', ')}`,
+    };
+  return versions[0]!;
+}
+
 /**
  * Each hop's binaries: `--target-bin VERSION=DIR`, else the release cache, else (simulated members)
  * the release the simulated member stands for. A real cluster without a binary for a hop, a binary
@@ -191,6 +204,12 @@ export async function hopBinaries(
     const dir = given[t] ?? o.releaseDir?.(t);
     if (!dir && o.sameVersion) {
       bins[t] = { running: true, version: { why: "each member's own running binary (a rolling restart on its version)" } };
+      continue;
+    }
+    const onHosts = dir ? undefined : o.driver?.hostBinary?.(t);
+    if (onHosts && o.driver?.binaryVersion) {
+      // (the cluster file's bins: names the binary on the hosts: its version asked there, on every member's host)
+      bins[t] = { version: await hostsBinaryVersion(o, t, onHosts) };
       continue;
     }
     if (!dir) {
@@ -286,7 +305,7 @@ export async function hopReads(
   if (v2Gone === 'custom') {
     // Before the ladder's first stop too (a later hop): what the members' data dirs hold now, so the
     // plan says whether the fix will run, or why it cannot be told, before anything stops.
-    const dirs: Record<string, string | undefined> = { given: bins[hop.from]?.dir };
+    const dirs: Record<string, string | undefined> = { given: binDirOf(bins[hop.from]?.dir, o.driver, hop.from) };
     for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
     v2store = checkV2store(o, dirs, trials?.get(hopName(hop)));
   } else if (v2Gone === 'any' && current) out.walReplay = await walReplayOf(o);

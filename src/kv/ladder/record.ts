@@ -39,7 +39,7 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
 }
 
 /** Where each hop's binaries come from: the driver's own, --target-bin, the release cache, the running one (a restart), and how a version is asked. */
-export type BinarySources = 'driver' | 'exec' | 'targetBins' | 'releaseDir' | 'sameVersion';
+export type BinarySources = 'cluster' | 'driver' | 'exec' | 'targetBins' | 'releaseDir' | 'sameVersion';
 /** What the trial starts read: the driver that runs them, the members, how to reach them, how long one may take, the journal of a member stopped. */
 export type Trying = 'driver' | 'cluster' | 'session' | 'debug' | 'dataDir' | 'trialTimeoutS';
 /** The operator's word over the rulebook: the rules whose refusals are warnings (--ignore-check), the members stopped unproven (--skip-trial). */

@@ -33,6 +33,8 @@ export async function compact(c: KvClient, revision: string, physical: boolean):
 }
 
 export interface EndpointStatus {
+  /** The gateway's answer as it came (etcdctl -w json prints the same response). */
+  raw?: string;
   id: string;
   version: string;
   dbSize: number;
@@ -54,11 +56,13 @@ export interface EndpointStatus {
 }
 
 export async function endpointStatus(c: KvClient): Promise<EndpointStatus> {
-  const r = asObject(parseJsonSafe(await c.gateway('/maintenance/status', {})));
+  const raw = await c.gateway('/maintenance/status', {});
+  const r = asObject(parseJsonSafe(raw));
   const id = textOf(field(r.header, 'member_id', 'memberId')) ?? '0';
   const leader = textOf(r.leader) ?? '0';
   const n = (v: unknown) => (v === undefined ? undefined : Number(textOf(v) ?? v));
   return {
+    raw,
     id,
     version: textOf(r.version) ?? '',
     dbSize: n(field(r, 'dbSize', 'db_size')) ?? 0,

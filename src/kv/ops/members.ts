@@ -30,9 +30,10 @@ function member(m: unknown): Member {
 
 const clusterId = (r: unknown) => textOf(field(asObject(r).header, 'cluster_id', 'clusterId')) ?? '0';
 
-export async function listMembers(c: KvClient): Promise<{ clusterId: string; members: Member[] }> {
-  const r = asObject(parseJsonSafe(await c.gateway('/cluster/member/list', {})));
-  return { clusterId: clusterId(r), members: asList(r.members).map(member) };
+export async function listMembers(c: KvClient): Promise<{ clusterId: string; members: Member[]; raw: string }> {
+  const raw = await c.gateway('/cluster/member/list', {});
+  const r = asObject(parseJsonSafe(raw));
+  return { clusterId: clusterId(r), members: asList(r.members).map(member), raw };
 }
 
 export async function addMember(c: KvClient, peerUrls: string[], learner: boolean): Promise<{ clusterId: string; member: Member; members: Member[] }> {

@@ -134,10 +134,11 @@ async function planned(
     ...((o.targetBin ?? journal?.target_bin) ? { targetBin: o.targetBin ?? journal?.target_bin } : {}),
   };
   const upgrading = plan.members.filter((m) => m.action !== 'skip');
-  if (o.dryRun) return { ...base, status: 'planned', steps: [], snapshots: [], totals: totals([], o.now() - started) };
+  // (a dry run too: a plan where no member moves and the cluster version is there prints one line, no member's commands)
   if (!journal && upgrading.length === 0 && plan.clusterVersion === plan.target) {
     return { ...base, status: 'nothing-to-do', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   }
+  if (o.dryRun) return { ...base, status: 'planned', steps: [], snapshots: [], totals: totals([], o.now() - started) };
   requireDriver(o);
   const gaps = proofGaps(o.checks, upgrading, journal);
   if (gaps.length)

@@ -6,7 +6,7 @@
  * there). It reads the WAL and the newest v2 snapshot and takes no lock: a live data dir is read.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ClusterSpec, MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDirs, MemberDriver } from '../drivers/driver.js';
 import type { HopFacts, Setting } from '../rules/types.js';
@@ -15,6 +15,16 @@ import type { TrialFinding } from '../trial/run.js';
 import { walV2Replay } from '../wal/v2-data.js';
 
 type Exec = typeof import('execa').execa;
+
+/**
+ * The directory of a minor's binaries as the run knows it: `--target-bin MINOR=DIR` (or the release cache),
+ * else the directory of the binary the cluster file's `bins:` names on the hosts (its etcdutl sits beside it).
+ */
+export function binDirOf(given: string | undefined, driver: MemberDriver | undefined, minor: string): string | undefined {
+  if (given) return given;
+  const onHosts = driver?.hostBinary?.(minor);
+  return onHosts ? dirname(onHosts) : undefined;
+}
 
 /** The first etcdutl beside the given binaries. */
 export function etcdutlIn(dirs: Record<string, string | undefined>): string | undefined {
@@ -85,7 +95,10 @@ async function onHosts(
 ): Promise<HopFacts['v2store']> {
   if (!driver.hostShell)
     return { why: "the driver has no trial template to run etcdutl on the members' hosts (driver.trial or --trial-cmd 'ssh {host} sudo sh -s')" };
-  if (!binDir) return { why: "the 3.5 binaries' directory on the hosts is not known (--target-bin 3.5=DIR): its etcdutl checks the data dirs there" };
+  if (!binDir)
+    return {
+      why: 'the 3.5 binaries\' directory on the hosts is not known (--target-bin 3.5=DIR, or bins: {"3.5": PATH} in the cluster file\'s driver): its etcdutl checks the data dirs there',
+    };
   const etcdutl = `${binDir}/etcdutl`;
   const out: Array<{ member: string; ok: boolean; detail: string }> = [];
   const why: string[] = [];

@@ -113,7 +113,7 @@ export const writeOut = {
   short: 'w',
   value: 'format',
   choices: ['table', 'simple', 'json'],
-  help: "table (a terminal's default; tab-separated when piped), simple: etcdctl's lines, json: as --json",
+  help: "table (a terminal's default; tab-separated when piped), simple: etcdctl's lines, json: as --json; member list and endpoint status print etcdctl's own json and boxed table",
 } as const;
 
 /** The flags of the etcdctl-like verbs: the cluster's and -w. */

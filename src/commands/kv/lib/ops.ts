@@ -111,11 +111,23 @@ export function linesText(lines: readonly string[]): string {
  */
 export function shaped(
   opts: Pick<OpsFlags, 'writeOut'>,
-  r: { data: unknown; columns?: Array<string | Column>; simple: string[]; plain?: string[]; message?: string; exitCode?: number },
+  r: {
+    data: unknown;
+    columns?: Array<string | Column>;
+    simple: string[];
+    plain?: string[];
+    message?: string;
+    exitCode?: number;
+    /** etcdctl's own -w json text (the verbs that print it: member list, endpoint status); else -w json is --json's. */
+    etcdctlJson?: string;
+    /** etcdctl's own -w table (its boxed table); else -w table is opsctl's table. */
+    etcdctlTable?: string;
+  },
 ): CommandResult {
   const base = { data: r.data, exitCode: r.exitCode };
   if (opts.writeOut === 'simple') return { ...base, text: linesText(r.simple) };
-  if (opts.writeOut === 'json') return { ...base, text: JSON.stringify(r.data, null, 2) };
+  if (opts.writeOut === 'json') return { ...base, text: r.etcdctlJson ?? JSON.stringify(r.data, null, 2) };
+  if (opts.writeOut === 'table' && r.etcdctlTable !== undefined) return { ...base, text: r.etcdctlTable };
   if (!r.columns) return { ...base, text: linesText(r.plain ?? r.simple), message: r.message };
   return { ...base, columns: r.columns.map((c) => (typeof c === 'string' ? { key: c } : c)), message: r.message };
 }

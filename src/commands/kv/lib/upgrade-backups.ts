@@ -38,9 +38,14 @@ export async function backupsOfRuns(
     .sort(([a], [b]) => (a === 'snapshot' ? -1 : b === 'snapshot' ? 1 : a.localeCompare(b)))
     .map(([k, n]) => `${n} ${(words[k] ?? [k, k])[n === 1 ? 0 : 1]}`)
     .join(', ');
+  // (the copies on the members' hosts are counted too, by number: their size is not measured from here)
+  const remote = Number(/^(\d+) data-dir backup/.exec(doc.remote ?? '')?.[1] ?? 0);
+  const there = remote ? `${remote} data-dir cop${remote === 1 ? 'y' : 'ies'} on the members' hosts (not measured from here)` : '';
   const line = doc.items.length
-    ? `backups made: ${humanBytes(doc.bytes)} (${what}) in ${doc.dirs.join(', ')}; see them with opsctl kv backups list, remove old ones with opsctl kv backups prune --keep N`
-    : 'backups made: none on this machine';
+    ? `backups made: ${humanBytes(doc.bytes)} (${what}) in ${doc.dirs.join(', ')}${there ? `, and ${there}` : ''}; see them with opsctl kv backups list, remove old ones with opsctl kv backups prune --keep N`
+    : there
+      ? `backups made: ${there}; see them with opsctl kv backups list`
+      : 'backups made: none on this machine';
   return { doc, line: [line, describeFates(fates), doc.remote].filter(Boolean).join('\n') };
 }
 
