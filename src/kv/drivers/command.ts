@@ -320,7 +320,6 @@ export class CommandDriver implements MemberDriver {
     const read = await readRunningSettings(shell, m.endpoint, given ?? '', host, target.version, this.programAt);
     if ('why' in read || read.simulated) return read;
     if (!this.t.settings && /\{version\}/.test(this.t.startByVersion?.[target.version] ?? this.t.start) && !target.running) {
-      // (the start picks by {version}: what it runs with on the target is assumed to be what runs now)
       const assumed = `, assumed for ${target.version}: the start template picks by {version} and no settings template prints what that start runs with`;
       read.from = { args: `${read.from.args}${assumed}`, env: `${read.from.env}${assumed}` };
     }
@@ -357,10 +356,7 @@ export class CommandDriver implements MemberDriver {
     return c ? { ...found, config: { file: `${c.file} on ${host}`, text: c.text } } : found;
   }
 
-  /**
-   * The settings template's output for `target`: one etcd argument per line, `ETCD_*=value` lines its environment
-   * (blank lines and lines starting with # skipped); a template that fails, or prints nothing, is why the member is not proven.
-   */
+  /** The settings template's output for `target`: one etcd argument per line, `ETCD_*=value` lines (blank and # lines skipped). */
   private async versionSettings(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from'> | { why: string }> {
     const r = await this.run(this.t.settings!, m, target, false);
     const shown = `the settings template for ${target.version} (\`${displayArgv(r.argv)}\`)`;
