@@ -36,15 +36,17 @@ try {
   const warm = mkdtempSync(join(tmpdir(), 'opsctl-sea-cache-'));
   const warmEnv = { ...process.env, OPSCTL_CODE_CACHE: join(warm, 'code'), OPSCTL_CONFIG_DIR: join(warm, 'config'), NO_COLOR: '1', CI: '1' };
   delete warmEnv.NODE_DISABLE_COMPILE_CACHE;
+  // (`--no-input` before a --help: through the CLI, which a terminal of a width the build did not render the
+  // help for still takes; bin/help.cjs prints the rendered texts without it)
   for (const args of [
-    ['--help'],
+    ['--no-input', '--help'],
     ['tracker', 'labels', 'list'],
-    ['tracker', '--help'],
-    ['labels', '--help'],
-    ['kv', '--help'],
-    ['kv', 'upgrade', '--help'],
+    ['--no-input', 'tracker', '--help'],
+    ['--no-input', 'labels', '--help'],
+    ['--no-input', 'kv', '--help'],
+    ['--no-input', 'kv', 'upgrade', '--help'],
     ['auth', 'status'],
-    ['mock', '--help'],
+    ['--no-input', 'mock', '--help'],
   ]) {
     // `auth status` with nobody signed in exits 4: what matters is the code it ran
     spawnSync(process.execPath, ['bin/opsctl.cjs', ...args], { env: warmEnv, stdio: 'ignore' });
@@ -57,6 +59,7 @@ try {
     ...readdirSync('dist/chunks')
       .filter((f) => f.endsWith('.cjs'))
       .map((f) => `chunks/${f}`),
+    ...readdirSync('dist/help').map((f) => `help/${f}`),
   ])
     assets[file] = join('dist', file);
   const [cacheBuild] = readdirSync(join(warm, 'code'));
