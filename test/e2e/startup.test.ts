@@ -203,6 +203,9 @@ describe('start-up stays cheap', () => {
       // no WebAssembly on this path, so nothing sets V8 flags
       expect(builtins.has('v8')).toBe(false);
       expect(builtins.has('http2')).toBe(false);
+      // the first use made the tracker's token (node:crypto); a read after it makes no id, token or key, and the
+      // state file checked before is known by its identity: no node:crypto
+      expect((await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir })).builtins.has('crypto')).toBe(false);
     } finally {
       cfg.cleanup();
     }
