@@ -22,9 +22,9 @@ describe('the mock state file: content checked before is known by its file, anyt
   it('a write records the digest and the new file, which the next store reads as checked', async () => {
     const path = join(dir, 'state.json');
     await new FileStore(path).write((s) => void (s.labels = { labels: [], items: [1] }));
-    const [sum, id] = readFileSync(`${path}.sha256`, 'utf8').split('\n');
-    expect(sum).toMatch(/^[0-9a-f]{64}$/);
-    expect(id).toBe(identity(path));
+    // the digest alone in PATH.sha256, as an earlier opsctl reads and writes it; the file's identity beside it
+    expect(readFileSync(`${path}.sha256`, 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
+    expect(readFileSync(`${path}.sha256.id`, 'utf8').trim()).toBe(identity(path));
     expect(await new FileStore(path).read((s: TestState) => s.labels.items)).toEqual([1]);
   });
 
@@ -44,14 +44,13 @@ describe('the mock state file: content checked before is known by its file, anyt
     copyFileSync(path, `${path}.copy`);
     renameSync(`${path}.copy`, path);
     expect(await new FileStore(path).read((s: TestState) => s.labels.items)).toEqual([2]);
-    expect(readFileSync(`${path}.sha256`, 'utf8').split('\n')[1]).toBe(identity(path));
+    expect(readFileSync(`${path}.sha256.id`, 'utf8').trim()).toBe(identity(path));
   });
 
-  it('a marker of the earlier form (the digest alone) is still honoured', async () => {
+  it('a marker without the identity (an earlier opsctl wrote it) is honoured by its digest', async () => {
     const path = join(dir, 'state.json');
     await new FileStore(path).write((s) => void (s.labels = { labels: [], items: [3] }));
-    const [sum] = readFileSync(`${path}.sha256`, 'utf8').split('\n');
-    writeFileSync(`${path}.sha256`, `${sum}\n`);
+    rmSync(`${path}.sha256.id`);
     expect(await new FileStore(path).read((s: TestState) => s.labels.items)).toEqual([3]);
   });
 });

@@ -245,12 +245,17 @@ export class FileStore implements Store {
     return state as MockState;
   }
 
-  /**
-   * `PATH.sha256`: the digest of the last content that passed the schema or that this store wrote, and on
-   * a second line the identity of the file that held it then (inode, size, modification time: fileId).
-   */
+  /** `PATH.sha256`: the digest of the last content that passed the schema or that this store wrote. */
   private get checkedPath(): string {
     return `${this.path}.sha256`;
+  }
+
+  /**
+   * `PATH.sha256.id`: the identity of the file that held that content (inode, size, modification time:
+   * fileId). A file of its own, so an earlier opsctl, which compares PATH.sha256 whole, still reads its marker.
+   */
+  private get checkedIdPath(): string {
+    return `${this.path}.sha256.id`;
   }
 
   /** `snap` (the file's identity taken before `raw` was read) when the file still has it: `raw` is that file's content. */
@@ -264,13 +269,12 @@ export class FileStore implements Store {
    * Any other file (edited, restored, copied) is hashed and compared, as before the identity was kept.
    */
   private async checkedBefore(raw: string, snap: FileId | undefined): Promise<boolean> {
-    const known = await readFile(this.checkedPath, 'utf8').catch(() => undefined);
+    const [known, id] = await Promise.all([this.checkedPath, this.checkedIdPath].map((f) => readFile(f, 'utf8').catch(() => undefined)));
     if (known === undefined) return false;
-    const [sum = '', id] = known.split('\n');
     const same = this.sameFile(snap);
-    if (same !== undefined && id === same) return true;
+    if (same !== undefined && id?.trim() === same) return true;
     const hashed = await digest(raw);
-    if (sum.trim() !== hashed) return false;
+    if (known.trim() !== hashed) return false;
     // the same content in another file (touched, copied back): its identity is kept for the next command
     if (same !== undefined) await this.markChecked(raw, hashed, same);
     return true;
@@ -278,7 +282,9 @@ export class FileStore implements Store {
 
   private async markChecked(raw: string, sum?: string, id?: FileId): Promise<void> {
     const { writeFile } = await import('node:fs/promises');
-    await writeFile(this.checkedPath, `${sum ?? (await digest(raw))}\n${id ?? ''}`, { mode: 0o600 }).catch(() => undefined);
+    await writeFile(this.checkedPath, `${sum ?? (await digest(raw))}\n`, { mode: 0o600 }).catch(() => undefined);
+    // (the identity after the digest: an identity never stands beside an older content's digest)
+    await writeFile(this.checkedIdPath, `${id ?? ''}\n`, { mode: 0o600 }).catch(() => undefined);
   }
 
   /** Queued with the writes waiting now; they are run and persisted together (one lock, one fdatasync). */
