@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // Tiny launcher: `opsctl --version` is answered here, from package.json, before any of the CLI loads
-// (commander would print the same line); every other command line runs dist/cli.cjs through
+// (commander would print the same line), and so is `opsctl [command words] --help`, from the texts the build
+// rendered (dist/help/, scripts/help-texts.mjs); every other command line runs dist/cli.cjs through
 // bin/load.cjs, which keeps a V8 code cache of the chunks. CommonJS, so Node's ES-module loader never
 // starts; built-ins come from process.getBuiltinModule (no module resolution).
 if (typeof process.getBuiltinModule !== 'function') {
@@ -16,6 +17,8 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { readFileSync } = process.getBuiltinModule('node:fs');
   process.stdout.write(`${JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+} else if (/^(--help|-h)$/.test(argv[argv.length - 1] ?? '') && require('./help.cjs').renderedHelp(argv, readHelp)) {
+  // printed from the build's texts
 } else {
   const dist = path.join(__dirname, '..', 'dist');
   const entry = path.join(dist, 'cli.cjs');
@@ -27,6 +30,11 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const loader = require('./load.cjs').createLoader(dist);
   process.on('exit', loader.save);
   loader.load(entry).run();
+}
+
+/** dist/help/'s file `name`. */
+function readHelp(name) {
+  return process.getBuiltinModule('node:fs').readFileSync(path.join(__dirname, '..', 'dist', 'help', name), 'utf8');
 }
 
 /**

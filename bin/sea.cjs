@@ -2,7 +2,7 @@
 // The main script of the single executable (`npm run package` bundles it with load.cjs): dist/'s own
 // chunks, carried as the executable's assets, loaded as bin/opsctl.cjs loads them from disk, with the
 // code V8 compiled them to at package time (the `cache/` assets), so a command compiles nothing it ran
-// there. `opsctl __kv-member …` runs a simulated kv member (the sandbox's): a host without node has
+// there; `--version` and a command's `--help` are answered before any of it, as bin/opsctl.cjs answers them. `opsctl __kv-member …` runs a simulated kv member (the sandbox's): a host without node has
 // nothing else to run the member program with.
 const path = process.getBuiltinModule('node:path');
 const sea = process.getBuiltinModule('node:sea');
@@ -11,6 +11,8 @@ const { createLoader } = require('./load.cjs');
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${sea.getAsset('version', 'utf8')}\n`);
+} else if (/^(--help|-h)$/.test(argv[argv.length - 1] ?? '') && require('./help.cjs').renderedHelp(argv, (name) => sea.getAsset(`help/${name}`, 'utf8'))) {
+  // printed from the build's texts (dist/help/)
 } else {
   // Assets are named by their path under dist/; the loader sees them under a directory of their own.
   const dist = path.join(path.dirname(process.execPath), '.opsctl-sea', 'dist');

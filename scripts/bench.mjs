@@ -2,12 +2,15 @@
 // (medians of interleaved runs, CPU time) and peak memory. Each feature adds a module in
 // scripts/bench/*.bench.mjs exporting `default async function (report, harness)`.
 // `npm run bench -- --only kv-load`: the start-up rows, then only the modules whose file name starts with kv-load.
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as harness from './bench/harness.mjs';
+import { embeddedLabels, printStartupTable, startupRatios } from './bench/startup-table.mjs';
 import { serve } from './bench/tracker.bench.mjs';
 
-const { BIN, interleaved, Report, tempDir, measure } = harness;
+const { BIN, ROOT, interleaved, Report, tempDir, measure } = harness;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
 const report = new Report();
 const onlyAt = process.argv.indexOf('--only');
@@ -106,6 +109,16 @@ const peak = Math.max(
     .map(([, v]) => v.maxRssMb),
 );
 report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 MB', peak < 100);
+
+// Issue 60's budgets, per verb, the npm launcher and the single executable side by side (scripts/bench/startup-table.mjs)
+{
+  const exe = join(ROOT, 'out', 'opsctl');
+  if (!existsSync(exe)) execFileSync('npm', ['run', 'package', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const cfg = tempDir();
+  embeddedLabels(BIN, cfg);
+  const table = startupRatios({ launchers: { 'npm launcher': [process.execPath, BIN], 'single executable': [exe] }, rounds, env: { OPSCTL_CONFIG_DIR: cfg } });
+  printStartupTable(report, table);
+}
 
 for (const file of readdirSync(new URL('./bench/', import.meta.url))
   .filter((f) => f.endsWith('.bench.mjs') && (!only || f.startsWith(only)))

@@ -11,8 +11,9 @@
 // dist/ (scripts/swap-dir.mjs; bin/opsctl.cjs waits out the swap's instant, bin/load.cjs finds the
 // chunks of the build it started on in the .dist-old-* kept beside it).
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lazyBuiltins, noHttp2 } from './esbuild-plugins.mjs';
@@ -86,6 +87,7 @@ try {
       .filter((f) => f.endsWith('.cjs'))
       .map((f) => join(dir, f)),
   );
+  await helpTexts(stage);
   const hash = createHash('sha256');
   for (const file of out.sort()) {
     const text = readFileSync(join(stage, file), 'utf8');
@@ -95,6 +97,12 @@ try {
     // the names as they will be in dist/, so the id is the same whichever directory built it
     hash.update(join('dist', file)).update('\0').update(text).update('\0');
   }
+  // (the help texts too: bin/opsctl.cjs prints them, and a build that changes only them is another build)
+  for (const file of readdirSync(join(stage, 'help')).sort())
+    hash
+      .update(join('dist', 'help', file))
+      .update('\0')
+      .update(readFileSync(join(stage, 'help', file)));
   // bin/load.cjs keys its code cache by this: a rebuilt dist/ never meets the cache of another build
   writeFileSync(join(stage, 'build-id'), `${hash.digest('hex').slice(0, 16)}\n`);
   // mkdtemp makes it 0700: dist/ is read by every user of the checkout (and the npm package), as a made directory is
@@ -103,4 +111,41 @@ try {
 } finally {
   rmSync(esm, { recursive: true, force: true });
   rmSync(stage, { recursive: true, force: true });
+}
+
+/**
+ * dist/help/<noun>[.<word>].json (and _.json for the top level): every command's --help as main() prints it, rendered
+ * here once (scripts/help-texts.mjs, bundled from src/ like the CLI and run with its stdout a pipe), so
+ * bin/opsctl.cjs prints a command's help without loading commander or building the tree.
+ */
+async function helpTexts(stage) {
+  const dir = mkdtempSync(join(tmpdir(), 'opsctl-help-build-'));
+  try {
+    await build({
+      entryPoints: ['scripts/help-texts.mjs'],
+      outfile: join(dir, 'help-texts.cjs'),
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      external: ['playwright-core', 'fsevents', '@napi-rs/keyring'],
+      logLevel: 'warning',
+      plugins: [noHttp2],
+      define: {
+        __OPSCTL_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version),
+        'import.meta.dirname': '__dirname',
+        'import.meta.url': 'undefined',
+      },
+    });
+    execFileSync(process.execPath, [join(dir, 'help-texts.cjs'), join(dir, 'help.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const texts = JSON.parse(readFileSync(join(dir, 'help.json'), 'utf8'));
+    const byNoun = {};
+    // a file per command two words deep with the commands under it (`tracker stories`: its verbs' help too),
+    // so a help reads and parses a few KB
+    for (const [words, text] of Object.entries(texts)) (byNoun[words.split(' ').slice(0, 2).join('.') || '_'] ??= {})[words] = text;
+    mkdirSync(join(stage, 'help'));
+    for (const [noun, entries] of Object.entries(byNoun)) writeFileSync(join(stage, 'help', `${noun}.json`), JSON.stringify(entries));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -28,6 +28,23 @@ export const noHttp2 = {
 //   opsctl never uses (IOStreams gives every Chalk its level from NO_COLOR, FORCE_COLOR and isTTY);
 // - find-my-way (the mock's router) requires node:assert (~5 ms) for `assert(condition, message)` on
 //   its route definitions: the real one is required only when a condition fails, so the error is the same.
+// - the mock's services import node:crypto (~5 ms) at module top level for ids, tokens and keys that a read
+//   never makes (an embedded list loads the tracker's services): it loads with the first call. Only
+//   functions are forwarded, each by name, so a name missing here fails the build (no matching export).
+const CRYPTO_FUNCTIONS = [
+  'createHash',
+  'createPrivateKey',
+  'createPublicKey',
+  'generateKeyPair',
+  'generateKeyPairSync',
+  'randomBytes',
+  'randomInt',
+  'randomUUID',
+  'sign',
+  'timingSafeEqual',
+  'verify',
+];
+
 export const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
@@ -38,6 +55,9 @@ export const lazyBuiltins = {
     b.onResolve({ filter: /^(node:)?assert$/ }, (args) =>
       /[\\/]find-my-way[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'lazy-builtins' } : undefined,
     );
+    b.onResolve({ filter: /^(node:)?crypto$/ }, (args) =>
+      /[\\/]packages[\\/]mock[\\/]src[\\/]/.test(args.importer) ? { path: 'crypto', namespace: 'lazy-builtins' } : undefined,
+    );
     b.onResolve({ filter: /^#supports-color$/ }, (args) =>
       /[\\/]chalk[\\/]/.test(args.importer) ? { path: 'supports-color', namespace: 'lazy-builtins' } : undefined,
     );
@@ -46,6 +66,13 @@ export const lazyBuiltins = {
       child_process: "exports.spawn = (...args) => require('node:child_process').spawn(...args);",
       'supports-color': 'module.exports = { stdout: false, stderr: false };',
       assert: "module.exports = (value, message) => { if (!value) require('node:assert')(value, message); };",
+      crypto: [
+        "const crypto = () => process.getBuiltinModule('node:crypto');",
+        ...CRYPTO_FUNCTIONS.map((name) => `export function ${name}(...args) { return crypto().${name}(...args); }`),
+        // promisify(generateKeyPair) resolves { publicKey, privateKey }, as Node's own (which marks its callback's
+        // two values with an internal symbol)
+        "generateKeyPair[Symbol.for('nodejs.util.promisify.custom')] = (...args) => new Promise((resolve, reject) => crypto().generateKeyPair(...args, (err, publicKey, privateKey) => (err ? reject(err) : resolve({ publicKey, privateKey }))));",
+      ].join('\n'),
     };
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => ({ contents: contents[args.path], loader: 'js' }));
   },

@@ -9,10 +9,10 @@
 // out/ (one rename: an out/opsctl running meanwhile keeps its file, a new one runs the new file; copying
 // over a running executable would fail with ETXTBSY, and a half-written one would not run at all).
 import { build } from 'esbuild';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bakeCodeCache } from './sea-cache.mjs';
 
 const stage = mkdtempSync(`.out-build-${process.pid}-`);
 const out = join(stage, 'sea');
@@ -31,24 +31,9 @@ try {
     logLevel: 'warning',
   });
   // The code of dist/'s chunks, compiled at package time by this node (the executable's own): bin/load.cjs
-  // writes what V8 compiled for the chunks a command ran, the functions that ran included. The commands
-  // are the ones start-up budgets are kept for, and the verbs an operator runs on a host.
-  const warm = mkdtempSync(join(tmpdir(), 'opsctl-sea-cache-'));
-  const warmEnv = { ...process.env, OPSCTL_CODE_CACHE: join(warm, 'code'), OPSCTL_CONFIG_DIR: join(warm, 'config'), NO_COLOR: '1', CI: '1' };
-  delete warmEnv.NODE_DISABLE_COMPILE_CACHE;
-  for (const args of [
-    ['--help'],
-    ['tracker', 'labels', 'list'],
-    ['tracker', '--help'],
-    ['labels', '--help'],
-    ['kv', '--help'],
-    ['kv', 'upgrade', '--help'],
-    ['auth', 'status'],
-    ['mock', '--help'],
-  ]) {
-    // `auth status` with nobody signed in exits 4: what matters is the code it ran
-    spawnSync(process.execPath, ['bin/opsctl.cjs', ...args], { env: warmEnv, stdio: 'ignore' });
-  }
+  // writes what V8 compiled for the chunks a command ran, the functions that ran included, in an environment
+  // of its own and under a neutral name (scripts/sea-cache.mjs: no path, user or secret of this machine).
+  const baked = bakeCodeCache(join(process.cwd(), 'dist'), join(out, 'cache'));
   const assets = { version: join(out, 'version') };
   writeFileSync(assets.version, version);
   for (const file of [
@@ -57,20 +42,29 @@ try {
     ...readdirSync('dist/chunks')
       .filter((f) => f.endsWith('.cjs'))
       .map((f) => `chunks/${f}`),
+    ...readdirSync('dist/help').map((f) => `help/${f}`),
   ])
     assets[file] = join('dist', file);
-  const [cacheBuild] = readdirSync(join(warm, 'code'));
-  for (const f of cacheBuild ? readdirSync(join(warm, 'code', cacheBuild)) : []) {
-    copyFileSync(join(warm, 'code', cacheBuild, f), join(out, f));
-    assets[`cache/${f}`] = join(out, f);
-  }
-  rmSync(warm, { recursive: true, force: true });
+  for (const f of baked) assets[`cache/${f}`] = join(out, 'cache', f);
   const blob = join(out, 'opsctl.blob');
+  // run in out/ with the main script named `opsctl.js`: the name the blob (and its main script's code cache)
+  // keeps, where the staging directory's would name this build's temporary directory
+  const here = (p) => join(process.cwd(), p);
   writeFileSync(
     join(out, 'sea-config.json'),
-    JSON.stringify({ main: join(out, 'opsctl.js'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2),
+    JSON.stringify(
+      {
+        main: 'opsctl.js',
+        output: here(blob),
+        disableExperimentalSEAWarning: true,
+        useCodeCache: true,
+        assets: Object.fromEntries(Object.entries(assets).map(([k, v]) => [k, here(v)])),
+      },
+      null,
+      2,
+    ),
   );
-  execFileSync(process.execPath, ['--experimental-sea-config', join(out, 'sea-config.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['--experimental-sea-config', 'sea-config.json'], { stdio: 'inherit', cwd: out });
 
   const exe = join(stage, 'opsctl');
   copyFileSync(process.execPath, exe);

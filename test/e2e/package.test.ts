@@ -63,9 +63,14 @@ describe('the single executable (out/opsctl)', () => {
   it('runs the chunks it ran at package time from the code compiled then: a first --help and list in a new home compile none of them', async () => {
     const home = join(work, 'home-baked');
     const env = cleanEnv(home, nodelessPath);
-    for (const args of [['--help'], ['tracker', 'labels', 'list']]) {
+    for (const args of [
+      ['--no-input', '--help'],
+      ['tracker', 'labels', 'list'],
+    ]) {
       const r = await run(join(nodelessPath, 'opsctl'), args, env);
       expect(r.exitCode, r.stderr).toBe(0);
+      // what a run depends on is read when it runs: the embedded state lives under this run's home
+      if (args[0] === 'tracker') expect(r.stderr).toContain(`state: ${home}/`);
     }
     // bin/load.cjs writes a chunk's code to the user's cache only when it compiled the chunk itself
     const written = existsSync(join(home, '.cache', 'opsctl', 'code'))
@@ -80,6 +85,11 @@ describe('the single executable (out/opsctl)', () => {
       .map(String)
       .filter((f) => f.endsWith('.v8'));
     expect(later.length).toBeGreaterThan(0);
+  });
+
+  it('holds no path of the build machine: not the checkout, not the staging directory of the package script', () => {
+    const bytes = readFileSync(EXE);
+    for (const path of [ROOT.replace(/\/$/, ''), '.out-build-', 'opsctl-sea-cache-']) expect(bytes.includes(path), path).toBe(false);
   });
 
   it('runs the whole demo against its embedded mocks', async () => {

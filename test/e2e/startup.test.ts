@@ -112,9 +112,28 @@ describe('start-up stays cheap', () => {
     for (const heavy of HEAVY) expect(pkgs.has(heavy), heavy).toBe(false);
   });
 
-  it('opsctl --help loads none of them either', async () => {
-    const pkgs = await loadedPackages(['--help']);
+  it('opsctl --help loads none of them either (through the CLI: a flag before it)', async () => {
+    const pkgs = await loadedPackages(['--no-input', '--help']);
     for (const heavy of HEAVY) expect(pkgs.has(heavy), heavy).toBe(false);
+  });
+
+  it("a command's --help is printed by the launcher from the build's texts (dist/help/): no chunk of dist/ loads, and the text is the CLI's own", async () => {
+    for (const args of [['--help'], ['-h'], ['labels', '--help'], ['tracker', 'stories', 'create', '--help'], ['kv', 'get', '-h']]) {
+      const r = await execa(process.execPath, ['--require', HOOKS, BIN, ...args], { env: { OPSCTL_RECORD_MODULES: '1' }, reject: false });
+      expect(r.exitCode, args.join(' ')).toBe(0);
+      const files = String(r.stderr)
+        .split('\n')
+        .filter((l) => l.startsWith('loaded '));
+      expect(
+        files.map((l) => l.replace(/^loaded .*\/(bin|dist)\//, '$1/')),
+        args.join(' '),
+      ).toEqual(['bin/opsctl.cjs', 'bin/help.cjs']);
+      // a flag among the words sends the same help through commander and the command tree
+      const live = await execa(process.execPath, [BIN, '--no-input', ...args], { reject: false });
+      expect(live.exitCode).toBe(0);
+      expect(String(r.stdout), args.join(' ')).toBe(String(live.stdout));
+      expect(String(r.stdout)).toMatch(/^Usage: opsctl/);
+    }
   });
 
   it('the S3 client loads only for an s3:// place: not for kv snapshot save --help, nor a local kv backups list', async () => {
@@ -148,7 +167,8 @@ describe('start-up stays cheap', () => {
     // the light files a noun's --help may load: its index, the verbs' specs, and the spec helpers they share
     const light = (f: string) => /^src\/commands\/([\w-]+\/)?(index|nouns|action|spec|[\w-]+\.spec|lib\/flags)\.ts$/.test(f);
     for (const noun of ['labels', 'auth', 'config', 'mock']) {
-      const { packages, sources, exitCode } = await loaded([noun, '--help']);
+      // (`--no-input` first: the CLI renders it, as on a terminal of a width the build did not render for)
+      const { packages, sources, exitCode } = await loaded(['--no-input', noun, '--help']);
       expect(exitCode, noun).toBe(0);
       for (const heavy of HEAVY) expect(packages.has(heavy), `${noun} --help loads ${heavy}`).toBe(false);
       const commands = [...sources].filter((f) => f.startsWith(`src/commands/${noun}/`));
@@ -161,13 +181,16 @@ describe('start-up stays cheap', () => {
   });
 
   it("--help and a tracker verb's --help build their flags from the generated resource table, never the whole contract", async () => {
-    for (const args of [['--help'], ['tracker', 'stories', 'create', '--help']]) {
+    for (const args of [
+      ['--no-input', '--help'],
+      ['--no-input', 'tracker', 'stories', 'create', '--help'],
+    ]) {
       const { sources, exitCode } = await loaded(args);
       expect(exitCode, args.join(' ')).toBe(0);
       expect(sources.has('packages/shared/src/tracker/contract.ts'), args.join(' ')).toBe(false);
       expect(sources.has('packages/shared/src/tracker/types.ts'), args.join(' ')).toBe(false);
     }
-    const { sources } = await loaded(['tracker', 'stories', 'create', '--help']);
+    const { sources } = await loaded(['--no-input', 'tracker', 'stories', 'create', '--help']);
     expect(sources.has('packages/shared/src/tracker/resources.ts')).toBe(true);
   });
 
@@ -180,6 +203,9 @@ describe('start-up stays cheap', () => {
       // no WebAssembly on this path, so nothing sets V8 flags
       expect(builtins.has('v8')).toBe(false);
       expect(builtins.has('http2')).toBe(false);
+      // the first use made the tracker's token (node:crypto); a read after it makes no id, token or key, and the
+      // state file checked before is known by its identity: no node:crypto
+      expect((await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir })).builtins.has('crypto')).toBe(false);
     } finally {
       cfg.cleanup();
     }

@@ -161,7 +161,7 @@ export class FileStore implements Store {
     const snap = fileId(this.path);
     const raw = await readStateFile(this.path, STATE_MAX_BYTES);
     if (raw === undefined) return { state: {} };
-    const state = await this.parse(raw);
+    const state = await this.parse(raw, snap);
     const loaded: Loaded = { state, raw, snap };
     await this.replayJournal(loaded, locked, salvage);
     this.markAll(loaded);
@@ -228,7 +228,7 @@ export class FileStore implements Store {
    * naming the file, the place inside it and the fix; it is never rewritten or reset (that would lose
    * whatever it holds) until the user moves it aside.
    */
-  private async parse(raw: string): Promise<MockState> {
+  private async parse(raw: string, snap: FileId | undefined): Promise<MockState> {
     let state: unknown;
     try {
       state = JSON.parse(raw);
@@ -237,11 +237,11 @@ export class FileStore implements Store {
     }
     // Content this store wrote, or already checked, is not checked again: loading the schema library
     // costs a short command more than all its other work. Any other content (edited, restored) is.
-    if (state !== null && typeof state === 'object' && !Array.isArray(state) && (await this.checkedBefore(raw))) return state as MockState;
+    if (state !== null && typeof state === 'object' && !Array.isArray(state) && (await this.checkedBefore(raw, snap))) return state as MockState;
     const { stateProblem } = await import('./state-schema.js');
     const problem = stateProblem(state);
     if (problem) throw new StateFileError(this.path, problem);
-    await this.markChecked(raw);
+    await this.markChecked(raw, undefined, this.sameFile(snap));
     return state as MockState;
   }
 
@@ -250,14 +250,41 @@ export class FileStore implements Store {
     return `${this.path}.sha256`;
   }
 
-  private async checkedBefore(raw: string): Promise<boolean> {
-    const known = await readFile(this.checkedPath, 'utf8').catch(() => undefined);
-    return known !== undefined && known.trim() === (await digest(raw));
+  /**
+   * `PATH.sha256.id`: the identity of the file that held that content (inode, size, modification time:
+   * fileId). A file of its own, so an earlier opsctl, which compares PATH.sha256 whole, still reads its marker.
+   */
+  private get checkedIdPath(): string {
+    return `${this.path}.sha256.id`;
   }
 
-  private async markChecked(raw: string, sum?: string): Promise<void> {
+  /** `snap` (the file's identity taken before `raw` was read) when the file still has it: `raw` is that file's content. */
+  private sameFile(snap: FileId | undefined): FileId | undefined {
+    return snap !== undefined && fileId(this.path) === snap ? snap : undefined;
+  }
+
+  /**
+   * Whether `raw` passed the check before. The very file that was checked (the same identity before and after
+   * the read) is known without hashing it: a short command then never loads node:crypto (about 5 ms of CPU).
+   * Any other file (edited, restored, copied) is hashed and compared, as before the identity was kept.
+   */
+  private async checkedBefore(raw: string, snap: FileId | undefined): Promise<boolean> {
+    const [known, id] = await Promise.all([this.checkedPath, this.checkedIdPath].map((f) => readFile(f, 'utf8').catch(() => undefined)));
+    if (known === undefined) return false;
+    const same = this.sameFile(snap);
+    if (same !== undefined && id?.trim() === same) return true;
+    const hashed = await digest(raw);
+    if (known.trim() !== hashed) return false;
+    // the same content in another file (touched, copied back): its identity is kept for the next command
+    if (same !== undefined) await this.markChecked(raw, hashed, same);
+    return true;
+  }
+
+  private async markChecked(raw: string, sum?: string, id?: FileId): Promise<void> {
     const { writeFile } = await import('node:fs/promises');
     await writeFile(this.checkedPath, `${sum ?? (await digest(raw))}\n`, { mode: 0o600 }).catch(() => undefined);
+    // (the identity after the digest: an identity never stands beside an older content's digest)
+    await writeFile(this.checkedIdPath, `${id ?? ''}\n`, { mode: 0o600 }).catch(() => undefined);
   }
 
   /** Queued with the writes waiting now; they are run and persisted together (one lock, one fdatasync). */
@@ -448,9 +475,9 @@ export class FileStore implements Store {
         throw dirError(dirname(this.path), err);
       });
       mem.base = await digest(next);
-      await this.markChecked(next, mem.base);
       mem.raw = next;
       mem.snap = fileId(this.path);
+      await this.markChecked(next, mem.base, mem.snap);
     }
     this.markAll(mem);
     // the old journal is in the snapshot now (and names the old one as its base): gone

@@ -1,0 +1,13 @@
+// Types of scripts/bench/startup-table.mjs, for the test that imports it.
+export interface Verb {
+  name: string;
+  args: string[];
+  budget: number;
+}
+export const VERBS: Verb[];
+export function startupRatios(opts: { launchers: Record<string, string[]>; verbs?: Verb[]; rounds: number; env: Record<string, string> }): {
+  baseMs: number;
+  rows: (Verb & { launchers: Record<string, { ratio: number; cpuMs: number }> })[];
+};
+export function embeddedLabels(bin: string, dir: string): void;
+export function printStartupTable(report: unknown, table: ReturnType<typeof startupRatios>): void;
