@@ -67,7 +67,7 @@ const NOT_RUN: Record<string, string> = {
     "installing opsctl into /usr/local/bin and npm's global prefix (root): test/e2e/package.test.ts builds and runs both artefacts",
   '$ sudo install -m 0644 docs/examples/opsctl-kv-snapshot.service docs/examples/opsctl-kv-snapshot.timer /etc/systemd/system/':
     'installs units into /etc/systemd/system of a host run by systemd (root): test/e2e/kv-snapshot-units.test.ts runs systemd-analyze verify on them',
-  'bin/opsctl.cjs         launcher (CommonJS): answers --version itself, else runs dist/cli.cjs through load.cjs': 'the source layout, not commands',
+  "bin/opsctl.cjs         launcher (CommonJS): answers --version itself, and a command's --help from the build's": 'the source layout, not commands',
 };
 
 interface Command {
