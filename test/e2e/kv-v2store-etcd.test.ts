@@ -101,87 +101,75 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
     for (let i = 0; i < 5; i++) expect(String((await opsctl('kv', 'get', `fix/${i}`)).stdout).trim()).toBe(`v${i}`);
   }, 400_000);
 
-  // `edited`: a member runs on its edited config (snapshot-count 1); `down`: its way back stopped it and has not started it
-  // (the issue's case: every later run was refused by that member's data trial, "did not answer a read")
-  it.each(['edited', 'down'] as const)(
-    '--fix-v2store is resumable: opsctl killed (SIGKILL) with a member %s; the same command finishes the fix, puts every config back, then the hop',
-    async (point) => {
-      await opsctl('kv', 'sandbox', 'down');
-      const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', v35, '--config', 'enable-v2=true');
-      expect(up.exitCode, String(up.stderr)).toBe(0);
-      const endpoint = (JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout)) as Array<{ endpoint: string }>)[0]!.endpoint;
-      expect((await fetch(`${endpoint}/v2/keys/legacy`, { method: 'PUT', body: new URLSearchParams({ value: 'old' }) })).status).toBe(201);
-      expect((await fetch(`${endpoint}/v2/keys/legacy`, { method: 'DELETE' })).status).toBe(200);
-      expect((await opsctl('kv', 'put', 'resume/k', 'kept')).exitCode).toBe(0);
-      const configs = (readdirSync(cfg.dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.conf.yml')).map((f) => join(cfg.dir, f));
-      for (const f of configs) writeFileSync(f, readFileSync(f, 'utf8').replace(/^enable-v2:.*\n/m, ''));
-      const before = configs.map((f) => readFileSync(f, 'utf8'));
-      // (the previous test's fix journal is another cluster's: this sandbox has new ports)
-      const old = new Set((readdirSync(cfg.dir, { recursive: true }) as string[]).filter((x) => x.endsWith('.v2store-fix.json')));
-      const fixJournal = () => {
-        const f = (readdirSync(cfg.dir, { recursive: true }) as string[]).find((x) => x.endsWith('.v2store-fix.json') && !old.has(x));
-        try {
-          return f
-            ? (JSON.parse(readFileSync(join(cfg.dir, f), 'utf8')) as {
-                status: string;
-                steps: Array<{ id: string; member: string; kind: string; status: string }>;
-              })
-            : undefined;
-        } catch {
-          return undefined; // (between its write and rename)
-        }
-      };
-      const args = ['kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', v36, '--fix-v2store'];
-      const first = execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true });
-      // a member started with snapshot-count 1 in its config (the fix's middle): kill -9 there
-      let edited: string | undefined;
-      let ended = false;
-      void first.then(() => (ended = true));
-      for (const t0 = Date.now(); Date.now() - t0 < 200_000 && !ended;) {
-        // (its fix cycle started; its way back not yet stopped, or stopped and not yet started)
-        const j = fixJournal();
-        const at = (x: { id: string; member: string }, kind: string) =>
-          j?.steps.find((y) => y.id === `${x.id.split('/')[0]!.replace('fix', 'back')}/${x.member}/${kind}`);
-        const hit = j?.steps.find(
-          (x) =>
-            /^r\d+-fix\//.test(x.id) &&
-            x.kind === 'start' &&
-            x.status !== 'pending' &&
-            (point === 'edited' ? at(x, 'stop')?.status === 'pending' : at(x, 'stop')?.status === 'done' && at(x, 'start')?.status === 'pending'),
-        );
-        const m = hit ? { name: hit.member } : undefined;
-        const conf = m && configs.find((f) => f.includes(`${m.name}.conf.yml`));
-        if (conf && existsSync(`${conf}.opsctl-kept`) && /snapshot-count: 1/.test(readFileSync(conf, 'utf8'))) {
-          edited = m.name;
-          first.kill('SIGKILL');
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 25));
+  it('--fix-v2store is resumable: opsctl killed (SIGKILL) while a member runs on its edited config; the same command finishes the fix, puts every config back, then the hop', async () => {
+    await opsctl('kv', 'sandbox', 'down');
+    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', v35, '--config', 'enable-v2=true');
+    expect(up.exitCode, String(up.stderr)).toBe(0);
+    const endpoint = (JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout)) as Array<{ endpoint: string }>)[0]!.endpoint;
+    expect((await fetch(`${endpoint}/v2/keys/legacy`, { method: 'PUT', body: new URLSearchParams({ value: 'old' }) })).status).toBe(201);
+    expect((await fetch(`${endpoint}/v2/keys/legacy`, { method: 'DELETE' })).status).toBe(200);
+    expect((await opsctl('kv', 'put', 'resume/k', 'kept')).exitCode).toBe(0);
+    const configs = (readdirSync(cfg.dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.conf.yml')).map((f) => join(cfg.dir, f));
+    for (const f of configs) writeFileSync(f, readFileSync(f, 'utf8').replace(/^enable-v2:.*\n/m, ''));
+    const before = configs.map((f) => readFileSync(f, 'utf8'));
+    // (the previous test's fix journal is another cluster's: this sandbox has new ports)
+    const old = new Set((readdirSync(cfg.dir, { recursive: true }) as string[]).filter((x) => x.endsWith('.v2store-fix.json')));
+    const fixJournal = () => {
+      const f = (readdirSync(cfg.dir, { recursive: true }) as string[]).find((x) => x.endsWith('.v2store-fix.json') && !old.has(x));
+      try {
+        return f
+          ? (JSON.parse(readFileSync(join(cfg.dir, f), 'utf8')) as {
+              status: string;
+              steps: Array<{ id: string; member: string; kind: string; status: string }>;
+            })
+          : undefined;
+      } catch {
+        return undefined; // (between its write and rename)
       }
-      const ran = await first;
-      expect(
-        edited,
-        `opsctl was killed while a member ran on its edited config (it ended: ${String(ran.stderr).slice(-1500)}; journal ${JSON.stringify(fixJournal())})`,
-      ).toBeDefined();
-      expect(fixJournal()?.status).toBe('running');
-      expect(
-        readFileSync(
-          configs.find((f) => f.includes(`${edited}.conf.yml`))!,
-          'utf8',
-        ),
-      ).toMatch(/snapshot-count: 1/);
+    };
+    const args = ['kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', v36, '--fix-v2store'];
+    const first = execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true });
+    // a member started with snapshot-count 1 in its config (the fix's middle): kill -9 there
+    let edited: string | undefined;
+    let ended = false;
+    void first.then(() => (ended = true));
+    for (const t0 = Date.now(); Date.now() - t0 < 200_000 && !ended;) {
+      // (its fix cycle started, its way back not yet stopped)
+      const s = fixJournal()?.steps.find((x) => /^r\d+-fix\//.test(x.id) && x.kind === 'start' && x.status !== 'pending');
+      const m =
+        s && fixJournal()?.steps.find((x) => x.id === `${s.id.split('/')[0]!.replace('fix', 'back')}/${s.member}/stop` && x.status === 'pending')
+          ? { name: s.member }
+          : undefined;
+      const conf = m && configs.find((f) => f.includes(`${m.name}.conf.yml`));
+      if (conf && existsSync(`${conf}.opsctl-kept`) && /snapshot-count: 1/.test(readFileSync(conf, 'utf8'))) {
+        edited = m.name;
+        first.kill('SIGKILL');
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const ran = await first;
+    expect(
+      edited,
+      `opsctl was killed while a member ran on its edited config (it ended: ${String(ran.stderr).slice(-1500)}; journal ${JSON.stringify(fixJournal())})`,
+    ).toBeDefined();
+    expect(fixJournal()?.status).toBe('running');
+    expect(
+      readFileSync(
+        configs.find((f) => f.includes(`${edited}.conf.yml`))!,
+        'utf8',
+      ),
+    ).toMatch(/snapshot-count: 1/);
 
-      const again = await opsctl(...args, '--json');
-      const err = String(again.stderr);
-      expect(again.exitCode, err).toBe(0);
-      expect(err).toMatch(/--fix-v2store: finishing the fix recorded for/);
-      expect(fixJournal()?.status).toBe('done');
-      expect(configs.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
-      expect(configs.filter((f) => existsSync(`${f}.opsctl-kept`))).toEqual([]);
-      const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout)) as Array<{ server: string }>;
-      expect(v.map((m) => m.server)).toEqual(['3.6.16', '3.6.16', '3.6.16']);
-      expect(String((await opsctl('kv', 'get', 'resume/k')).stdout).trim()).toBe('kept');
-    },
-    400_000,
-  );
+    const again = await opsctl(...args, '--json');
+    const err = String(again.stderr);
+    expect(again.exitCode, err).toBe(0);
+    expect(err).toMatch(/--fix-v2store: finishing the fix recorded for/);
+    expect(fixJournal()?.status).toBe('done');
+    expect(configs.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
+    expect(configs.filter((f) => existsSync(`${f}.opsctl-kept`))).toEqual([]);
+    const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout)) as Array<{ server: string }>;
+    expect(v.map((m) => m.server)).toEqual(['3.6.16', '3.6.16', '3.6.16']);
+    expect(String((await opsctl('kv', 'get', 'resume/k')).stdout).trim()).toBe('kept');
+  }, 400_000);
 });

@@ -319,10 +319,6 @@ export class CommandDriver implements MemberDriver {
     const shell = (script: string) => sharedRead(reads, `proc\0${m.name}`, () => this.hostShell(m, script, this.timeoutMs));
     const read = await readRunningSettings(shell, m.endpoint, given ?? '', host, target.version, this.programAt);
     if ('why' in read || read.simulated) return read;
-    if (!this.t.settings && /\{version\}/.test(this.t.startByVersion?.[target.version] ?? this.t.start) && !target.running) {
-      const assumed = `, assumed for ${target.version}: the start template picks by {version} and no settings template prints what that start runs with`;
-      read.from = { args: `${read.from.args}${assumed}`, env: `${read.from.env}${assumed}` };
-    }
     if (this.t.settings) {
       // what the start on this version runs with (a per-version unit, manifest or flags file), not what runs now
       const given = await sharedRead(reads, `settings\0${m.name}\0${target.version}`, () => this.versionSettings(m, target));
