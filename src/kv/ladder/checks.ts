@@ -278,8 +278,10 @@ export function planFix(o: Pick<LadderOptions, 'fixV2store' | 'driver' | 'cluste
     const { fix: _fix, ...rest } = r;
     return { ...rest, status: 'before the hop' as const, detail: `${r.detail.split('; fix:')[0]}; ${words(r)}` };
   };
+  // (the ladder's rows are the hop's own when no other list is given: expanded once)
+  const sameList = ladder === rows;
   rows = rows.flatMap(expand);
-  ladder = ladder === rows ? rows : ladder.flatMap(expand);
+  ladder = sameList ? rows : ladder.flatMap(expand);
   const fixed = rows.map(fixOne);
   // The data trial of a member the fix will restart meets data the fix changes: it runs again after the fix.
   // So does a later hop's, not tried on the copy because the fixed hop's binary did not get through it:
