@@ -32,11 +32,15 @@ interface Cell {
   from: '3.2' | '3.3' | '3.4' | '3.5' | '3.6';
   to: '3.6' | '3.7';
   trial: boolean;
+  /** A settings template (the start per version known): the whole plan rehearsed on a clone of the cluster first. */
+  settings?: boolean;
   slice?: boolean;
 }
 const CELLS: Cell[] = [
-  { from: '3.5', to: '3.7', trial: true, slice: true },
+  { from: '3.5', to: '3.7', trial: true, settings: true, slice: true },
+  { from: '3.5', to: '3.7', trial: true },
   { from: '3.5', to: '3.7', trial: false },
+  { from: '3.4', to: '3.6', trial: false, settings: true },
   { from: '3.6', to: '3.7', trial: true },
   { from: '3.4', to: '3.7', trial: true },
   { from: '3.4', to: '3.6', trial: false },
@@ -44,9 +48,10 @@ const CELLS: Cell[] = [
   { from: '3.2', to: '3.7', trial: true },
 ];
 const binsOf = (d: LadderDirs): Record<string, string> => ({ '3.2': d.v32, '3.3': d.v33, '3.4': d.v34, '3.5': d.v35, '3.6': d.v36, '3.7': d.v37 });
-const name = (c: Cell) => `${c.from} â†’ ${c.to}, command driver ${c.trial ? 'with a trial template' : 'without one (this host)'}`;
+const name = (c: Cell) =>
+  `${c.from} â†’ ${c.to}, command driver ${c.trial ? 'with a trial template' : 'without one (this host)'}${c.settings ? ', rehearsed (a settings template)' : ''}`;
 
-describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))('$from â†’ $to, trial template: $trial (real etcd, monitoring, a writer)', (cell) => {
+describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))('$from â†’ $to, trial template: $trial, settings: $settings (real etcd, monitoring, a writer)', (cell) => {
   const cfg = tempConfigDir('opsctl-paths-e2e-');
   let c: RealCluster;
   let file: string;
@@ -59,7 +64,8 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))('$from â
     c = await realCluster({ size: 3, bins: Object.fromEntries(Object.entries(all).filter(([m]) => m >= cell.from && m <= cell.to)) });
     for (const m of c.members) c.start(m, cell.from);
     await until(() => c.members.every((m) => c.alive(m)), 30_000, `three ${cell.from} members`);
-    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: cell.trial ? ['trial: sh -s'] : [] });
+    const extra = [...(cell.trial ? ['trial: sh -s'] : []), ...(cell.settings ? [`settings: echo --config-file=${c.dir}/{name}/etcd.yaml`] : [])];
+    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra });
     await until(healthy, 60_000, 'the cluster healthy');
   }, 120_000);
 
@@ -106,6 +112,9 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))('$from â
       if (outcome === 'finished') await until(() => load.acknowledgedIn('after') >= 10, 60_000, `10 acknowledged writes on ${cell.to}`);
       expect(['finished', 'refused before the first stop'], said).toContain(outcome);
       if (outcome === 'refused before the first stop') expect(String(up.stderr)).not.toMatch(/what etcd's words name/);
+      // with the start per version known, the whole plan ran on a clone first (the same executor), else each member's trials
+      if (cell.settings) expect(said).toMatch(/rehearsal: passed on a clone of the cluster in [\d.]+ s \(copy [\d.]+ s\): .*, \d+ writes acknowledged, 0 lost/);
+      else expect(plan).toMatch(/rehearsal: not run \(the command driver's start on each version is not known to opsctl/);
     } finally {
       clearInterval(probe);
       const r = await load.stop();
@@ -120,6 +129,7 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))('$from â
         lost: r.lost,
         probes,
         writtenPast: past,
+        rehearsal: /rehearsal: passed on a clone of the cluster in ([\d.]+ s)/.exec(said)?.[1] ?? 'not run',
       };
       process.stderr.write(`[kv paths] ${JSON.stringify(row)}\n`);
       if (OUT) appendFileSync(OUT, `${JSON.stringify(row)}\n`);

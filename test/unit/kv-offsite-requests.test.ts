@@ -64,11 +64,12 @@ describe('every request to the store bounded, retried with back-off within the d
 
   it('given up before the deadline (the back-off would outlast it): the time spent and the limit, never "not done within" the whole', async () => {
     const reset = client(fails({ code: 'ECONNRESET' }));
-    const d = Deadline.after(250, '250ms (--snapshot-timeout 1s, less the 750ms kept to clean up)');
+    // (a clock that stands still: 190 ms are left when the back-off, 200 to 400 ms after a first failure, is weighed, however busy the machine)
+    const d = Deadline.after(190, '190ms (--snapshot-timeout 1s, less the 810ms kept to clean up)', () => 1_000_000);
     const err = await new Requests(reset.client, patience).send(command, 'UploadPart (part 1)', { deadline: d }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreTimeout);
     expect((err as Error).message).toMatch(
-      /^UploadPart \(part 1\): given up after \d+ms, as another attempt \(after \d+ms of back-off\) would end past 250ms \(--snapshot-timeout 1s, less the 750ms kept to clean up\); the last attempt: failed$/,
+      /^UploadPart \(part 1\): given up after \d+ms, as another attempt \(after \d+ms of back-off\) would end past 190ms \(--snapshot-timeout 1s, less the 810ms kept to clean up\); the last attempt: failed$/,
     );
     expect(reset.calls).toHaveLength(1);
   });

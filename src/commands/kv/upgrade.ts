@@ -202,10 +202,12 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       const cached = (version: string) => releaseDir(version, { data: ctx.paths.data });
       // Inside a clone (the rehearsal's own run): its members up and its load on, then the same run.
       const clone = opts.rehearsalClone ? await rehearsal.cloneRun(ctx, cluster, driver, session) : undefined;
-      const rehearse = clone ? undefined : rehearsal.rehearsalPort(ctx, opts, ignoreChecks, driver, common.exec);
+      // (a command driver's members looked at for a clone: each here, its settings per version known)
+      if (!clone) await driver?.findClone?.(cluster.members);
+      const rehearse = clone ? undefined : rehearsal.rehearsalPort(ctx, opts, ignoreChecks, driver, common.exec, selector);
       const r = await runUpgradeOrLadder({
         ...common,
-        ...(clone ? { inClone: true } : {}),
+        ...(clone ? { inClone: true, driver: clone.driver } : {}),
         ...(rehearse ? { rehearse } : {}),
         ...(opts.rehearse ? { rehearseOnly: true } : {}),
         targetBins,

@@ -1,7 +1,7 @@
 import type { CommandTemplates, MemberSpec } from '../cluster/cluster-file.js';
-import type { DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
+import type { CloneOf, DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
 import { sharedRead } from './driver.js';
-import { configFileOf, type StartSettings } from './start-settings.js';
+import { configFileOf, settingsOutput, type StartSettings } from './start-settings.js';
 import { noReach, onThisHost, readRunningSettings, shellHere, type ProgramAt } from './local-reach.js';
 import { hostV2Size, shellWord } from './host-script.js';
 import { valueProblem } from '../cluster/cluster-file.js';
@@ -352,24 +352,13 @@ export class CommandDriver implements MemberDriver {
     return c ? { ...found, config: { file: `${c.file} on ${host}`, text: c.text } } : found;
   }
 
-  /** The settings template's output for `target`: one etcd argument per line, `ETCD_*=value` lines (blank and # lines skipped). */
-  private async versionSettings(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from'> | { why: string }> {
+  /** The settings template's output for `target` (start-settings.ts reads it): the clone's members start with exactly these (kv/rehearsal). */
+  async versionSettings(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from'> | { why: string }> {
     const r = await this.run(this.t.settings!, m, target, false);
     const shown = `the settings template for ${target.version} (\`${displayArgv(r.argv)}\`)`;
     if (r.exitCode !== 0)
       return { why: `${shown} failed (exit ${r.exitCode ?? '?'})${String(r.stderr ?? '').trim() ? `: ${String(r.stderr).trim().split('\n').pop()}` : ''}` };
-    const args: string[] = [];
-    const env: Record<string, string> = {};
-    for (const line of String(r.stdout ?? '').split('\n')) {
-      const word = line.replace(/\r$/, '');
-      if (!word.trim() || word.trimStart().startsWith('#')) continue;
-      const v = /^(ETCD_[A-Z0-9_]+|GO[A-Z0-9_]+)=(.*)$/.exec(word);
-      if (v) env[v[1]!] = v[2]!;
-      else if (word.startsWith('-')) args.push(word);
-      else return { why: `${shown} printed ${JSON.stringify(word)}: each line is one etcd argument (--key=value) or ETCD_*=value` };
-    }
-    if (!args.length && !Object.keys(env).length) return { why: `${shown} printed no argument and no ETCD_* line` };
-    return { args, env, from: { args: shown, env: shown } };
+    return settingsOutput(String(r.stdout ?? ''), shown);
   }
 
   /** The etcd binary on the hosts for a minor, as the cluster file's `bins:` (or a systemd preset's bins) names it. */
@@ -481,6 +470,21 @@ export class CommandDriver implements MemberDriver {
 
   current(m: MemberSpec): MemberTarget | undefined {
     return this.versions.get(m.name);
+  }
+
+  private cloneOf: CloneOf | { why: string } = { why: "the members were not looked at for a clone (kv/rehearsal's findClone)" };
+  /** What findClone found: the members' processes here, their data dirs, their record (kv/rehearsal/command-clone.ts). */
+  clonable = (): CloneOf | { why: string } => this.cloneOf;
+
+  /** Looks at the members for the rehearsal's clone: each on this machine, its settings per version known by the settings template. */
+  async findClone(members: readonly MemberSpec[]): Promise<void> {
+    const { findCommandClone } = await import('./clone-find.js');
+    this.cloneOf = await findCommandClone(members, {
+      settings: Boolean(this.t.settings),
+      here: (m) => onThisHost(m.endpoint),
+      running: (m) => readRunningSettings((s) => this.hostShell(m, s, this.timeoutMs), m.endpoint, '', this.vars(m).host, 'any', this.programAt),
+      shell: (m, script) => this.hostShell(m, script, this.timeoutMs),
+    });
   }
 }
 

@@ -51,6 +51,22 @@ export interface BuiltInProgram {
   readonly releases: Readonly<Record<string, string>>;
 }
 
+/** What a clone of the members is made of (MemberDriver.clonable). */
+export interface CloneOf {
+  /** Paths under opsctl's data directory that hold everything the driver keeps for the members. */
+  paths: string[];
+  /** The members' processes, paused together while they are copied. */
+  pause?: number[];
+  /** What the members keep outside opsctl's data directory (data dirs, WAL dirs): copied, each copy mounted over its path. */
+  outside?: string[];
+  /** Files written into the clone's copy of opsctl's data directory (relative path → text): what the clone's run reads of the cluster. */
+  files?: Record<string, string>;
+  /** Addresses of this host the members listen on besides loopback: given to the clone's own loopback. */
+  addresses?: string[];
+  /** The clone's run is started in the operator's working directory (the driver's templates may name relative paths). */
+  operatorCwd?: boolean;
+}
+
 /**
  * How opsctl controls member processes. What a flow needs to know of the members' program it asks
  * here (builtIn, etcdFromDir), never which driver or sandbox it is.
@@ -73,7 +89,9 @@ export interface MemberDriver {
    * `outside`: what the members keep outside opsctl's data directory (a WAL dir of their own, wal-dir): the
    * clone copies it too and mounts the copy over its path, so no clone member reaches a cluster member's files.
    */
-  clonable?(): { paths: string[]; pause?: number[]; outside?: string[] } | { why: string };
+  clonable?(): CloneOf | { why: string };
+  /** Looks at the members for a clone, before clonable is asked (the command driver: their processes here, read from /proc). */
+  findClone?(members: readonly MemberSpec[]): Promise<void>;
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */

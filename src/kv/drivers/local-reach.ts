@@ -71,7 +71,7 @@ export async function readRunningSettings(
   where: string,
   version = '',
   programAt?: ProgramAt,
-): Promise<(StartSettings & { exe?: string; simulated?: boolean }) | { why: string }> {
+): Promise<(StartSettings & { exe?: string; pid?: number; simulated?: boolean }) | { why: string }> {
   const url = new URL(endpoint);
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const r = await shell(readScript(port, endpointHost(endpoint)));
@@ -94,6 +94,7 @@ export async function readRunningSettings(
   return {
     program: sim ? sim.program : [bin],
     ...(found.exe ? { exe: found.exe } : {}),
+    ...(Number.isSafeInteger(Number(found.pid)) ? { pid: Number(found.pid) } : {}),
     ...(sim ? { simulated: true } : {}),
     args: sim ? sim.args : found.argv.slice(1),
     env: found.env,

@@ -120,3 +120,19 @@ export function walDirNow(s: StartSettings): string | undefined {
   if (!raw) return undefined;
   return raw.startsWith('/') || !s.cwd ? raw : `${s.cwd.replace(/\/$/, '')}/${raw}`;
 }
+
+/** A settings template's output (`shown` names it): one etcd argument per line, `ETCD_*=value` lines (blank and # lines skipped). */
+export function settingsOutput(stdout: string, shown: string): Pick<StartSettings, 'args' | 'env' | 'from'> | { why: string } {
+  const args: string[] = [];
+  const env: Record<string, string> = {};
+  for (const line of stdout.split('\n')) {
+    const word = line.replace(/\r$/, '');
+    if (!word.trim() || word.trimStart().startsWith('#')) continue;
+    const v = /^(ETCD_[A-Z0-9_]+|GO[A-Z0-9_]+)=(.*)$/.exec(word);
+    if (v) env[v[1]!] = v[2]!;
+    else if (word.startsWith('-')) args.push(word);
+    else return { why: `${shown} printed ${JSON.stringify(word)}: each line is one etcd argument (--key=value) or ETCD_*=value` };
+  }
+  if (!args.length && !Object.keys(env).length) return { why: `${shown} printed no argument and no ETCD_* line` };
+  return { args, env, from: { args: shown, env: shown } };
+}

@@ -15,7 +15,7 @@
  * (--kill-child), `unshare` when opsctl ends (setpriv --pdeathsig KILL, kill -9 of opsctl included), and
  * every process of a PID namespace dies with its first. Nothing is left behind: the copy is removed.
  */
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -37,6 +37,10 @@ export interface CloneSource {
    * each copy mounted over its path in the clone, so a clone member opens its copy, never the cluster member's files.
    */
   readonly outside?: readonly string[];
+  /** Files written into the copy (relative path → text): what the clone's run reads of the cluster (kv/rehearsal/command-clone.ts). */
+  readonly files?: Readonly<Record<string, string>>;
+  /** This host's addresses the members listen on besides loopback (CIDR): added to the clone's loopback. */
+  readonly addresses?: readonly string[];
 }
 
 /**
@@ -81,7 +85,8 @@ export interface RehearsalVerdict {
 /**
  * The shell prelude inside the namespaces: loopback up; opsctl's data dir held aside, the copy mounted
  * over it, and the paths that must stay the cluster's (binaries kept under the data dir: the release
- * cache) mounted back from the held one; the copies of what the members keep outside it mounted over
+ * cache) mounted back from the held one (after this host's addresses the members listen on, ADDR… --, are
+ * put on the clone's loopback); the copies of what the members keep outside it mounted over
  * their paths (COPY PATH pairs); then opsctl. Values are its arguments, never its text.
  */
 const PRELUDE = [
@@ -89,6 +94,8 @@ const PRELUDE = [
   'ip link set lo up',
   'data=$1 copy=$2 held=$3',
   'shift 3',
+  'while [ "$1" != -- ]; do ip addr add "$1" dev lo; shift; done',
+  'shift',
   'mount --bind "$data" "$held"',
   'mount --bind "$copy" "$data"',
   'while [ "$1" != -- ]; do mkdir -p "$data/$1"; mount --bind "$held/$1" "$data/$1"; shift; done',
@@ -118,6 +125,8 @@ export async function rehearseOnClone(o: {
   timeoutMs: number;
   now: () => number;
   uid?: number;
+  /** The clone's run's working directory (default: beside the copy). */
+  cwd?: string;
   debug?: (line: string) => void;
 }): Promise<RehearsalVerdict> {
   const started = o.now();
@@ -137,6 +146,11 @@ export async function rehearseOnClone(o: {
     const paused = o.now();
     await o.exec('setsid', ['-w', 'sh', '-c', COPY, 'sh', String(pause.length), ...pause, ...pairs], { stdin: 'ignore' });
     o.debug?.(`[kv] rehearsal: ${pause.length} member processes paused together for the copy, ${o.now() - paused} ms`);
+    await mkdir(copy, { recursive: true });
+    for (const [file, text] of Object.entries(o.source.files ?? {})) {
+      await mkdir(dirname(join(copy, file)), { recursive: true });
+      await writeFile(join(copy, file), text, { mode: 0o600 });
+    }
     // the members' process records and logs are the cluster's: the clone writes its own
     for (const f of await readdir(copy, { recursive: true })) if (/\.(pid|proc\.json|log)$/.test(f)) await rm(join(copy, f), { force: true });
     const copyMs = o.now() - started;
@@ -155,6 +169,8 @@ export async function rehearseOnClone(o: {
     ];
     const held = join(tmp, 'held');
     await mkdir(held);
+    // (opsctl's own data directory, mounted over in the clone: made where this is its first use)
+    await mkdir(o.source.dataDir, { recursive: true, mode: 0o700 });
     const keep = (o.source.keep ?? []).map((p) => relative(o.source.dataDir, p)).filter((p) => p && !p.startsWith('..'));
     const argv = [
       'setpriv',
@@ -170,6 +186,8 @@ export async function rehearseOnClone(o: {
       o.source.dataDir,
       copy,
       held,
+      ...(o.source.addresses ?? []),
+      '--',
       ...keep,
       '--',
       ...outside,
@@ -183,7 +201,7 @@ export async function rehearseOnClone(o: {
       stdin: 'ignore',
       timeout: o.timeoutMs,
       ...(o.signal ? { cancelSignal: o.signal } : {}),
-      cwd: dirname(copy),
+      cwd: o.cwd ?? dirname(copy),
     });
     const stdout = String(r.stdout ?? '');
     const stderr = String(r.stderr ?? '');

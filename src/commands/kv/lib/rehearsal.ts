@@ -29,7 +29,15 @@ interface Repeated {
 }
 
 /** The rehearsal port of a run whose driver can clone its members (else undefined: the plan says why). */
-export function rehearsalPort(ctx: Context, opts: Repeated, ignoreChecks: string[], driver: MemberDriver | undefined, exec: typeof import('execa').execa) {
+export function rehearsalPort(
+  ctx: Context,
+  opts: Repeated,
+  ignoreChecks: string[],
+  driver: MemberDriver | undefined,
+  exec: typeof import('execa').execa,
+  /** The flags that find the cluster (--cluster FILE, --endpoints and templates): the clone's run finds the same one. */
+  selector: readonly string[] = [],
+) {
   const c = driver?.clonable?.();
   if (!c || 'why' in c) return undefined;
   const flag = (name: string, v: string | undefined) => (v === undefined ? [] : [`--${name}`, v]);
@@ -42,6 +50,7 @@ export function rehearsalPort(ctx: Context, opts: Repeated, ignoreChecks: string
       '--to',
       opts.to,
       ...dirs.flatMap(([v, d]) => ['--target-bin', `${v}=${d}`]),
+      ...(driver?.type === 'command' ? selector : []),
       '--rehearsal-clone',
       '--yes',
       '--no-input',
@@ -70,7 +79,10 @@ export function rehearsalPort(ctx: Context, opts: Repeated, ignoreChecks: string
         keep: dirs.map(([, d]) => d),
         ...(c.pause ? { pause: c.pause } : {}),
         ...(c.outside ? { outside: c.outside } : {}),
+        ...(c.files ? { files: c.files } : {}),
+        ...(c.addresses ? { addresses: c.addresses } : {}),
       },
+      ...(c.operatorCwd ? { cwd: ctx.cwd } : {}),
       command,
       env: { ...ctx.env, CI: '1' },
       exec,
@@ -84,8 +96,10 @@ export function rehearsalPort(ctx: Context, opts: Repeated, ignoreChecks: string
 }
 
 /** Inside the clone: its members started as the driver starts them, then its load; stop() says what the load saw. */
-export async function cloneRun(ctx: Context, cluster: ClusterSpec, driver: MemberDriver | undefined, session: KvSession) {
-  const c = driver?.clonable?.();
+export async function cloneRun(ctx: Context, cluster: ClusterSpec, given: MemberDriver | undefined, session: KvSession) {
+  // a command driver's members are started by opsctl itself in the clone, as the parent's record and the settings template say
+  const driver = given?.type === 'command' ? await commandClone(ctx, given) : given;
+  const c = driver?.type === 'command' ? { paths: [] } : driver?.clonable?.();
   if (!driver || !c || 'why' in c)
     throw new UsageError('--rehearsal-clone: this is the run opsctl starts inside a clone (kv upgrade --rehearse), on a cluster whose members it can clone', {
       field: '--rehearsal-clone',
@@ -95,5 +109,11 @@ export async function cloneRun(ctx: Context, cluster: ClusterSpec, driver: Membe
   const upMs = await startClone(driver, cluster.members, session, 120_000, ctx.now);
   const load = startLoad(cluster.members, session, { writeEveryMs: 100, probeEveryMs: 200 });
   let seen: Promise<Awaited<ReturnType<typeof load.stop>> & { upMs: number }> | undefined;
-  return { stop: () => (seen ??= load.stop().then((r) => ({ ...r, upMs }))) };
+  return { driver, stop: () => (seen ??= load.stop().then((r) => ({ ...r, upMs }))) };
+}
+
+async function commandClone(ctx: Context, driver: MemberDriver): Promise<MemberDriver> {
+  const { CloneMembers, readCloneRecord } = await import('../../../kv/rehearsal/command-clone.js');
+  const record = await readCloneRecord(ctx.paths.data);
+  return new CloneMembers(driver as import('../../../kv/drivers/command.js').CommandDriver, record, `${ctx.paths.data}/rehearsal`);
 }

@@ -1,0 +1,90 @@
+/**
+ * Whether a command-driver cluster can be cloned for the rehearsal (kv/rehearsal/command-clone.ts runs the
+ * clone), and of what: every member's process on this machine (paused with the others for the copy), its
+ * data dir and WAL dir (copied, each copy mounted over its own path), and the record of how it runs now
+ * (its command line, ETCD_* environment, working directory, user and version), which the clone starts first.
+ * A start per version must be known: the driver's settings template prints it.
+ */
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import { minor } from '../cluster/parse.js';
+import type { CloneOf, HostShellResult } from './driver.js';
+import { dataDirOf, type StartSettings } from './start-settings.js';
+import { endpointHost } from './local-reach.js';
+import { shellWord } from './host-script.js';
+
+/** Where the parent leaves the members' record in the clone's copy of opsctl's data directory. */
+export const CLONE_RECORD = 'rehearsal/members.json';
+
+/** A member as the clone starts it first: the cluster member as it runs now. */
+export interface ClonedMember {
+  name: string;
+  /** Its minor, as its binary says (`etcd --version`). */
+  version: string;
+  exe: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  user?: { uid: number; gid: number };
+}
+
+/** What findCommandClone reads through the command driver. */
+export interface CloneReach {
+  /** A settings template is given (the start per version is known). */
+  settings: boolean;
+  here(m: MemberSpec): boolean;
+  running(m: MemberSpec): Promise<(StartSettings & { exe?: string; pid?: number; simulated?: boolean }) | { why: string }>;
+  shell(m: MemberSpec, script: string): Promise<HostShellResult>;
+}
+
+/**
+ * Whether the members can be cloned here, and of what: each member's process on this machine (paused with
+ * the others for the copy), its data dir and WAL dir (copied, each copy mounted over its path), its record.
+ */
+export async function findCommandClone(members: readonly MemberSpec[], r: CloneReach): Promise<CloneOf | { why: string }> {
+  if (!r.settings)
+    return {
+      why: "the command driver's start on each version is not known to opsctl: a settings template prints it (driver.settings in the cluster file, or --settings-cmd)",
+    };
+  const away = members.filter((m) => !r.here(m));
+  if (away.length)
+    return {
+      why: `${away.map((m) => m.name).join(', ')} ${away.length === 1 ? 'runs' : 'run'} on another host: a member's data is not copied off its host`,
+    };
+  const found = await Promise.all(members.map((m) => lookAt(m, r)));
+  const why = found.find((f): f is { why: string } => 'why' in f);
+  if (why) return why;
+  const ok = found as Exclude<(typeof found)[number], { why: string }>[];
+  const addresses = [
+    ...new Set(
+      members
+        .map((m) => endpointHost(m.endpoint))
+        .filter((h) => h && h !== 'localhost' && h !== '::1' && !/^127\./.test(h))
+        .map((h) => (h.includes(':') ? `${h}/128` : `${h}/32`)),
+    ),
+  ];
+  return {
+    paths: [],
+    pause: ok.map((f) => f.pid),
+    outside: [...new Set(ok.flatMap((f) => [f.dataDir, ...(f.walDir ? [f.walDir] : [])]))],
+    files: { [CLONE_RECORD]: `${JSON.stringify({ members: ok.map((f) => f.member) }, null, 2)}\n` },
+    ...(addresses.length ? { addresses } : {}),
+    operatorCwd: true,
+  };
+}
+
+async function lookAt(m: MemberSpec, r: CloneReach): Promise<{ why: string } | { pid: number; dataDir: string; walDir?: string; member: ClonedMember }> {
+  const s = await r.running(m);
+  if ('why' in s) return { why: `${m.name}: ${s.why}` };
+  if (s.simulated) return { why: 'simulated members keep no etcd data to rehearse on' };
+  if (!s.pid || !s.exe) return { why: `${m.name}: its process's PID and binary could not be read from /proc` };
+  const dirs = await dataDirOf(s);
+  if (!dirs) return { why: `${m.name}: its data dir cannot be read from ${s.config?.file ?? s.from.args}` };
+  const v = await r.shell(m, `${shellWord(s.exe)} --version 2>&1 | sed -n 's/^etcd Version: //p'\n`);
+  const version = minor(v.stdout.trim());
+  if (!version) return { why: `${m.name}: ${s.exe} --version printed no "etcd Version:"` };
+  return {
+    pid: s.pid,
+    ...dirs,
+    member: { name: m.name, version, exe: s.exe, args: s.args, env: s.env, ...(s.cwd ? { cwd: s.cwd } : {}), ...(s.user ? { user: s.user } : {}) },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * A command-driver cluster's clone (kv/rehearsal): members whose processes run on this machine and whose
+ * start per version the driver's `settings` template prints. The operator's start and stop templates act
+ * on the host's own state (PID files, units, the real members), so a clone never runs them: the clone's
+ * members are started by opsctl itself, exactly as the settings say. The cluster as it runs now (each
+ * process's command line, ETCD_* environment, working directory and user, read from /proc) is what the
+ * clone starts first; every later start on a version runs what the settings template prints for it, which
+ * is what the start template will run on the cluster. Everything else the run asks of the driver (its
+ * checks, the binaries' versions, the v2 fix written past, the waits) goes through the command driver
+ * itself: one executor, one plan, one driver's words.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
+import type { CommandDriver } from '../drivers/command.js';
+import { CLONE_RECORD, type ClonedMember } from '../drivers/clone-find.js';
+
+/** The record the parent left in the clone (CLONE_RECORD under opsctl's data directory, which is the clone's copy). */
+export async function readCloneRecord(dataDir: string): Promise<ClonedMember[]> {
+  const file = join(dataDir, CLONE_RECORD);
+  const doc = JSON.parse(await readFile(file, 'utf8')) as { members?: unknown };
+  const list = Array.isArray(doc.members) ? doc.members : [];
+  const ok = (x: unknown): x is ClonedMember => {
+    const m = x as Partial<ClonedMember> | null;
+    return Boolean(
+      m &&
+      typeof m.name === 'string' &&
+      typeof m.version === 'string' &&
+      typeof m.exe === 'string' &&
+      Array.isArray(m.args) &&
+      m.args.every((a) => typeof a === 'string') &&
+      m.env &&
+      typeof m.env === 'object',
+    );
+  };
+  if (!list.length || !list.every(ok)) throw new Error(`${file}: not the record of a clone's members`);
+  return list;
+}
+
+/**
+ * The clone's members, started and stopped by opsctl itself (processes of the clone's PID namespace, which
+ * die with it); every read is the command driver's own.
+ */
+export class CloneMembers implements MemberDriver {
+  readonly type = 'command';
+  private readonly procs = new Map<string, ChildProcess>();
+  private readonly versions = new Map<string, MemberTarget>();
+  readonly hostShell: MemberDriver['hostShell'] & {};
+  readonly startSettings: MemberDriver['startSettings'] & {};
+  readonly dataLayout?: MemberDriver['dataLayout'];
+
+  constructor(
+    private readonly inner: CommandDriver,
+    private readonly record: readonly ClonedMember[],
+    private readonly logDir: string,
+  ) {
+    this.hostShell = (m, script, timeoutMs) => inner.hostShell(m, script, timeoutMs);
+    this.startSettings = (m, target, reads) => inner.startSettings(m, target, reads);
+    const layout = inner.dataLayout;
+    if (layout) this.dataLayout = (m) => layout(m);
+  }
+
+  private member(m: MemberSpec): ClonedMember {
+    const r = this.record.find((x) => x.name === m.name);
+    if (!r) throw new Error(`the clone has no member ${m.name}`);
+    return r;
+  }
+
+  current(m: MemberSpec): MemberTarget | undefined {
+    return this.versions.get(m.name) ?? { version: this.member(m).version, running: true };
+  }
+
+  /** The first start: the member as it runs on the cluster now; every later one: what the settings template prints for the version. */
+  async start(m: MemberSpec, target: MemberTarget): Promise<void> {
+    const rec = this.member(m);
+    let program = rec.exe;
+    let args = rec.args;
+    let env = rec.env;
+    if (this.versions.has(m.name)) {
+      const s = await this.inner.versionSettings(m, target);
+      if ('why' in s) throw new Error(s.why);
+      const bin = target.binDir
+        ? join(target.binDir, 'etcd')
+        : (this.inner.hostBinary(target.version) ?? (target.version === rec.version ? rec.exe : undefined));
+      if (!bin) throw new Error(`the clone's ${m.name}: the path of the ${target.version} binary is not known (--target-bin ${target.version}=DIR)`);
+      [program, args, env] = [bin, s.args, s.env];
+    }
+    mkdirSync(this.logDir, { recursive: true });
+    const log = openSync(join(this.logDir, `${m.name}.log`), 'a');
+    const root = process.getuid?.() === 0;
+    const child = spawn(program, args, {
+      cwd: rec.cwd || '/',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stdio: ['ignore', log, log],
+      ...(root && rec.user && rec.user.uid !== 0 ? { uid: rec.user.uid, gid: rec.user.gid } : {}),
+    });
+    closeSync(log);
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (err) => reject(new Error(`the clone's ${m.name}: ${program} did not start: ${err.message}`)));
+    });
+    this.procs.set(m.name, child);
+    this.versions.set(m.name, target);
+  }
+
+  stop(m: MemberSpec): Promise<void> {
+    this.procs.get(m.name)?.kill('SIGTERM');
+    return Promise.resolve();
+  }
+
+  kill(m: MemberSpec): Promise<void> {
+    this.procs.get(m.name)?.kill('SIGKILL');
+    return Promise.resolve();
+  }
+
+  isRunning(m: MemberSpec): Promise<boolean> {
+    const p = this.procs.get(m.name);
+    return Promise.resolve(Boolean(p && p.exitCode === null && p.signalCode === null));
+  }
+
+  binaryVersion(m: MemberSpec, target: MemberTarget) {
+    return this.inner.binaryVersion(m, target);
+  }
+  hostBinary(version: string) {
+    return this.inner.hostBinary(version);
+  }
+  readConfig(m: MemberSpec, target: MemberTarget) {
+    return this.inner.readConfig(m, target);
+  }
+  v2DataBytes(m: MemberSpec) {
+    return this.inner.v2DataBytes(m);
+  }
+  hostV2Size(m: MemberSpec) {
+    return this.inner.hostV2Size(m);
+  }
+  measuresV2(m: MemberSpec) {
+    return this.inner.measuresV2(m);
+  }
+  runsHere(m: MemberSpec) {
+    return this.inner.runsHere(m);
+  }
+}
