@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
@@ -22,7 +21,10 @@ const dirs = etcdLadderDirs();
 
 describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the cluster (real 3.5.35 → 3.7.3)', () => {
   const { dir, cleanup } = tempConfigDir('opsctl-kv-rehearse-');
-  const env = { OPSCTL_CONFIG_DIR: dir };
+  // (a temp dir of this file's own: the clone's copy is made there, and no other file's rehearsal is counted as left behind)
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  const env = { OPSCTL_CONFIG_DIR: dir, TMPDIR: tmp };
   const opsctl = (...args: string[]) => runBin(args, { env, timeout: 600_000 });
   const TO_37 = ['kv', 'upgrade', '--to', '3.7', '--target-bin', `3.6=${dirs?.v36}`, '--target-bin', `3.7=${dirs?.v37}`, '--poll-interval', '100ms'];
   let members: Array<{ name: string; endpoint: string; configFile: string }> = [];
@@ -42,7 +44,7 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
           return false;
         }
       }).length;
-  const leftovers = () => readdirSync(tmpdir()).filter((f) => f.startsWith('opsctl-rehearsal-'));
+  const leftovers = () => readdirSync(tmp).filter((f) => f.startsWith('opsctl-rehearsal-'));
 
   beforeAll(async () => {
     const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs!.v35, '--json');
@@ -73,10 +75,21 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
     expect(await versions()).toEqual(['3.5.35', '3.5.35', '3.5.35']);
     expect(etcds()).toBe(3);
     expect(leftovers()).toEqual(before);
+    // the verdict kept: a run of the same plan reuses it (nothing it proved changed), and says so on the plan
+    const dry = await opsctl(...TO_37, '--dry-run');
+    expect(dry.exitCode, String(dry.stderr)).toBe(0);
+    expect(String(dry.stdout) + String(dry.stderr)).toMatch(
+      /rehearsal: passed \d+ min ago \([^)]*3\.5 → 3\.6, 3\.6 → 3\.7, [\d.]+ s\), reused: the members, their start settings and the hop binaries are unchanged \(valid 720 min; --rehearsal-valid 0 rehearses again\)/,
+    );
   }, 600_000);
 
   it('kill -9 during the rehearsal: no process of the clone outlives opsctl; the identical command rehearses and runs to 3.7.3 with 0 writes lost', async () => {
-    const child = execa(process.execPath, [BIN, ...TO_37, '--yes', '--debug'], { env: { ...process.env, ...env }, reject: false, all: true });
+    // (--rehearsal-valid 0: the first test's verdict is not reused; this one rehearses again)
+    const child = execa(process.execPath, [BIN, ...TO_37, '--yes', '--rehearsal-valid', '0', '--debug'], {
+      env: { ...process.env, ...env },
+      reject: false,
+      all: true,
+    });
     let seen = '';
     child.all.on('data', (b: Buffer) => (seen += b.toString()));
     // the clone's members running beside the cluster's (the same config files, in the clone's namespaces)
@@ -106,7 +119,7 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
-    const r = await opsctl(...TO_37, '--yes');
+    const r = await opsctl(...TO_37, '--yes', '--rehearsal-valid', '0');
     stop = true;
     await writer;
     expect(r.exitCode, String(r.stderr)).toBe(0);

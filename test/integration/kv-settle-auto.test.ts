@@ -17,6 +17,7 @@ import { settleDecision } from '../../src/kv/upgrade/steps.js';
 import { type StepEnv } from '../../src/kv/upgrade/options.js';
 import { runBin } from '../helpers/bin.js';
 import { kvSandbox } from '../helpers/kv.js';
+import { v2Other, v2Put, v3Put, walDir } from '../helpers/wal-bytes.js';
 
 /**
  * --settle auto decides from a measured v2 size: the newest snapshot file (not the sum of all), the
@@ -40,47 +41,6 @@ function dataDir(root: string, name: string, sizes: number[]): string {
   sizes.forEach((b, i) => file(join(dir, 'member', 'snap', `${'0'.repeat(15)}2-${(0x2710 * (i + 1)).toString(16).padStart(16, '0')}.snap`), b));
   file(join(dir, 'member', 'snap', 'db'), 5 * MB);
   return dir;
-}
-
-/** Protobuf encoding enough for a WAL (etcd's wal/encoder.go framing, walpb.Record, raftpb.Entry). */
-const varint = (n: number): Buffer => {
-  const out: number[] = [];
-  while (n > 127) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-  return Buffer.from(out);
-};
-const field = (n: number, v: Buffer | number): Buffer =>
-  typeof v === 'number' ? Buffer.concat([varint(n << 3), varint(v)]) : Buffer.concat([varint((n << 3) | 2), varint(v.length), v]);
-/** A v2 PUT: in an InternalRaftRequest (field 2), or bare as 3.2 wrote it. */
-const v2Put = (path: string, bytes: number, wrapped: boolean): Buffer => {
-  const req = Buffer.concat([field(1, 7), field(2, Buffer.from('PUT')), field(3, Buffer.from(path)), field(4, Buffer.alloc(bytes, 0x61))]);
-  return wrapped ? Buffer.concat([field(1, 7), field(2, req)]) : req;
-};
-/** A v3 put (InternalRaftRequest field 4): not v2 data. */
-const v3Put = (bytes: number): Buffer =>
-  Buffer.concat([field(1, 9), field(4, Buffer.concat([field(1, Buffer.from('k')), field(2, Buffer.alloc(bytes, 0x62))]))]);
-/** A v2 request of another method (DELETE, QGET): not a write the store keeps. */
-const v2Other = (method: string, path: string): Buffer =>
-  Buffer.concat([field(1, 7), field(2, Buffer.concat([field(1, 7), field(2, Buffer.from(method)), field(3, Buffer.from(path))]))]);
-/** One WAL frame as etcd's encoder writes it: the length, its padding to 8 bytes said in the top byte. */
-function frame(rec: Buffer): Buffer {
-  const pad = (8 - (rec.length % 8)) % 8;
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(rec.length) | (pad ? BigInt(0x80 | pad) << 56n : 0n));
-  return Buffer.concat([len, rec, Buffer.alloc(pad)]);
-}
-/** A data dir whose member/wal holds one WAL file with these entries (no member/snap); `tail` after them (a torn record). */
-function walDir(root: string, name: string, payloads: Buffer[], tail: Buffer = Buffer.alloc(64)): string {
-  const dir = join(root, name, 'member', 'wal');
-  mkdirSync(dir, { recursive: true });
-  const frames = payloads.map((p, i) =>
-    frame(Buffer.concat([field(1, 2), field(2, 0), field(3, Buffer.concat([field(1, 0), field(2, 1), field(3, i + 1), field(4, p)]))])),
-  );
-  writeFileSync(join(dir, '0000000000000000-0000000000000000.wal'), Buffer.concat([...frames, tail]));
-  return join(root, name);
 }
 
 let root: string;

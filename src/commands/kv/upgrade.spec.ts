@@ -67,6 +67,12 @@ export const spec = defineVerb({
       type: 'boolean',
       help: 'rehearse the whole plan on a clone of the cluster now (every hop and fix, each member stopped and started, under a writer and a /health probe), and change nothing: before the window',
     },
+    rehearsalValid: {
+      type: 'string',
+      value: 'duration',
+      help: 'how long a passed --rehearse of the same plan (members, their start settings, the hop binaries) is reused by a run instead of rehearsing again; 0: always again',
+      default: '12h',
+    },
     // (the rehearsal's own run, inside the clone's namespaces: opsctl runs itself so; never typed by hand)
     rehearsalClone: { type: 'boolean', help: 'run inside a clone made by --rehearse', hidden: true },
     defrag: { type: 'boolean', help: 'defragment each member right before its snapshot (etcd maintenance Defragment); shows the space freed' },

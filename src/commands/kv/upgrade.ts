@@ -210,6 +210,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
         ...(clone ? { inClone: true, driver: clone.driver } : {}),
         ...(rehearse ? { rehearse } : {}),
         ...(opts.rehearse ? { rehearseOnly: true } : {}),
+        rehearsalValidMs: duration(opts.rehearsalValid, '--rehearsal-valid', 12 * 3600_000),
         targetBins,
         strict: Boolean(opts.strict),
         releaseDir: cached,

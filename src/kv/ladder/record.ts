@@ -34,6 +34,8 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
   rehearse?: (bins: Record<string, string | undefined>) => Promise<RehearsalVerdict>;
   /** --rehearse: the rehearsal alone (with --dry-run: nothing is changed after it). */
   rehearseOnly?: boolean;
+  /** --rehearsal-valid: how long a passed verdict of the same plan is reused (0: never; default 12 h). */
+  rehearsalValidMs?: number;
   /** This run is the rehearsal, inside the clone: no trials (the clone's own starts are the proof). */
   inClone?: boolean;
 }

@@ -14,7 +14,8 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** The plan's line of the rehearsal (and its verdict where it ran); throws UpgradeRefused where it did not pass. */
 export async function rehearseFirst(
-  o: Pick<LadderOptions, 'driver' | 'dryRun' | 'reporter' | 'cluster'> & Partial<Pick<LadderOptions, 'rehearse' | 'rehearseOnly' | 'inClone' | 'skipTrial'>>,
+  o: Pick<LadderOptions, 'driver' | 'dryRun' | 'reporter' | 'cluster' | 'dataDir' | 'now'> &
+    Partial<Pick<LadderOptions, 'rehearse' | 'rehearseOnly' | 'inClone' | 'skipTrial' | 'rehearsalValidMs'>>,
   hops: Hop[],
   bins: Record<string, Binaries>,
   look: { resuming?: boolean } = {},
@@ -34,10 +35,22 @@ export async function rehearseFirst(
       throw new UpgradeRefused([`--rehearse: not rehearsed: ${why}`], "nothing was changed: each member's own trials are its proof (they ran above)");
     return { line: `rehearsal: not run (${why}); each member's own trials are the proof` };
   }
+  const bindirs = Object.fromEntries(hops.map((h) => [h.to, bins[h.to]?.dir]));
+  // a verdict of this same plan (members, hops, each start's settings, the binaries) kept by an earlier --rehearse
+  const { keepVerdict, planFingerprint, reusableVerdict, verdictPath } = await import('../rehearsal/verdict.js');
+  const kept = verdictPath(o.dataDir, o.cluster.key);
+  const validMs = o.rehearsalValidMs ?? 12 * 3600_000;
+  const fingerprint = o.driver ? await planFingerprint(o.driver, o.cluster.members, hops, bindirs) : undefined;
+  const prior = fingerprint && !o.rehearseOnly ? reusableVerdict(kept, fingerprint, o.now(), validMs) : undefined;
+  if (prior) {
+    const ago = Math.max(1, Math.round((o.now() - Date.parse(prior.at)) / 60_000));
+    return {
+      line: `rehearsal: passed ${ago} min ago (${prior.at}, ${prior.hops}, ${s(prior.ms)}), reused: the members, their start settings and the hop binaries are unchanged (valid ${Math.round(validMs / 60_000)} min; --rehearsal-valid 0 rehearses again)`,
+    };
+  }
   if (o.dryRun && !o.rehearseOnly)
     return { line: `rehearsal: before the first stop, the whole plan (${names}) runs on a clone of the cluster (alone, before the window: --rehearse)` };
   const p = o.reporter.begin(`rehearsing ${names} on a clone of the cluster (every member's data copied; a writer and a /health probe on it)`);
-  const bindirs = Object.fromEntries(hops.map((h) => [h.to, bins[h.to]?.dir]));
   const v = await o.rehearse!(bindirs);
   const load = v.run?.rehearsal;
   if (!v.ok) {
@@ -51,5 +64,6 @@ export async function rehearseFirst(
   }
   const line = `rehearsal: passed on a clone of the cluster in ${s(v.ms)} (copy ${s(v.copyMs)}): ${names}${load ? `, ${load.writes.acked} writes acknowledged, ${load.writes.lost} lost, ${load.probes} /health probes` : ''}`;
   p.done(line);
+  if (fingerprint) keepVerdict(kept, { at: new Date(o.now()).toISOString(), hops: names, fingerprint, ms: v.ms });
   return { line, verdict: v };
 }

@@ -1,3 +1,4 @@
+import { notStartable } from './just-in-time.js';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
@@ -243,12 +244,15 @@ export async function startStep(env: StepEnv<never, RunRecord>, m: MemberSpec, t
   const v = await env.driver.binaryVersion?.(m, target);
   if (v && 'version' in v && !sameMinor(v.version, target.version))
     throw new WrongBinary(`the binary the start would run is etcd ${v.version}, not ${target.version}${/^\d+\.\d+$/.test(target.version) ? '.x' : ''}`);
+  // what the start will read of its WAL, checked right before it: a start that would fail on its own data is never made
+  const no = await notStartable(env.driver, m, target);
+  if (no) throw new WrongBinary(no);
   await env.driver.start(m, target);
   const what = target.binDir ? `${target.binDir}/etcd` : `version ${target.version}`;
   return v ? `${what}${'version' in v ? ` (etcd ${v.version})` : ` (its version not asked: ${v.why})`}` : what;
 }
 
-/** Nothing was started: the binary is not of the hop (its member is put back on its own, and the run halts). */
+/** Nothing was started: the binary is not of the hop, or its data would fail the start (its member is put back on its own, and the run halts). */
 export class WrongBinary extends Error {}
 
 const sameMinor = (a: string, b: string) => minor(a) === minor(b) && (!/^\d+\.\d+\.\d+/.test(b) || a === b);

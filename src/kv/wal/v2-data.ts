@@ -219,6 +219,8 @@ export interface WalV2Replay {
   /** v2 requests of their own (etcd's v2 PUTs of member attributes up to 3.5, 3.2's every request) after it, by method. */
   after: Record<string, number>;
   count: number;
+  /** Of those, the ones 3.6 refuses to replay: all but etcd's own PUTs of member attributes and the cluster version. */
+  custom: number;
 }
 
 /**
@@ -233,7 +235,7 @@ export function walV2Replay(dirs: string | MemberDirs): WalV2Replay | { why: str
   const dir = walDirOf(dirs);
   if (!existsSync(dir)) return { why: `${dir} does not exist` };
   let snapshotIndex = 0;
-  const direct: Array<{ index: number; method: string }> = [];
+  const direct: Array<{ index: number; method: string; path: string }> = [];
   for (const name of readdirSync(dir)
     .filter((f) => f.endsWith('.wal'))
     .sort()) {
@@ -264,8 +266,10 @@ export function walV2Replay(dirs: string | MemberDirs): WalV2Replay | { why: str
           const ent = fields(data);
           if ((ent.get(1)?.[0] ?? 0n) !== 0n) continue; // not EntryNormal
           const payload = bytesOf(ent, 4);
-          const method = payload?.length ? bytesOf(fields(payload), 2)?.toString('latin1') : undefined;
-          if (method && METHOD.test(method)) direct.push({ index: Number(ent.get(3)?.[0] ?? 0n), method });
+          const req = payload?.length ? fields(payload) : undefined;
+          const method = req ? bytesOf(req, 2)?.toString('latin1') : undefined;
+          if (req && method && METHOD.test(method))
+            direct.push({ index: Number(ent.get(3)?.[0] ?? 0n), method, path: bytesOf(req, 3)?.toString('utf8') ?? '' });
         }
       } catch {
         continue;
@@ -273,6 +277,11 @@ export function walV2Replay(dirs: string | MemberDirs): WalV2Replay | { why: str
     }
   }
   const after: Record<string, number> = {};
-  for (const d of direct) if (d.index > snapshotIndex) after[d.method] = (after[d.method] ?? 0) + 1;
-  return { snapshotIndex, after, count: Object.values(after).reduce((a, b) => a + b, 0) };
+  let custom = 0;
+  for (const d of direct) {
+    if (d.index <= snapshotIndex) continue;
+    after[d.method] = (after[d.method] ?? 0) + 1;
+    if (!(d.method === 'PUT' && MEMBERSHIP.test(d.path))) custom += 1;
+  }
+  return { snapshotIndex, after, count: Object.values(after).reduce((a, b) => a + b, 0), custom };
 }
