@@ -26,6 +26,13 @@ if (!ready) {
   process.stderr.write(`\n*** SKIPPING the real etcd ladder 3.2 → 3.7: ${why} ***\n\n`);
 }
 
+/**
+ * Not in CI (vitest.config.ts runs it only under OPSCTL_PATHS=all: `npm run test:paths`, after the path matrix): every
+ * hop of it is proven on real etcd by files CI runs: 3.2 → 3.6 under load (kv-load-ladder), 3.5 → 3.7 with a trial
+ * template, monitoring and a writer (kv-paths-etcd's slice), the v2store fix (kv-v2store-etcd), the WAL read and fix
+ * before 3.7 (kv-wal-dir-etcd), the rehearsal on a clone of a sandbox (kv-rehearse-etcd); the whole ladder on
+ * simulated members (kv-ladder-sim). This is them in one run from the oldest minor: the costliest file CI had.
+ */
 describe.runIf(ready)('kv upgrade --to 3.7 on real etcd: a 3-member 3.2.32 cluster up the whole ladder (the built binary)', () => {
   const cfg = tempConfigDir('opsctl-ladder-e2e-');
   const opsctl = (...args: string[]) =>

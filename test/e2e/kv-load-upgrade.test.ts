@@ -16,6 +16,10 @@ const releases = etcdReleaseDirs();
  * built binary upgrades a real 3-member etcd cluster 3.2.32 → 3.3.27. No request fails after its
  * retry and every acknowledged write is there at the end. Speed is the bench's business, not this
  * test's: it asserts only counts.
+ *
+ * Not in CI (vitest.config.ts runs it only under OPSCTL_PATHS=all: `npm run test:paths`): CI's
+ * kv-load-ladder takes the same 3.2.32 cluster through the same hop, the command driver and this load client
+ * (with opsctl's own client and etcdctl beside it) and on to 3.6, with the same counts asserted for every hop.
  */
 describe.runIf(releases)('kv upgrade under client load (real etcd 3.2.32 → 3.3.27, the built binary)', () => {
   const cfg = tempConfigDir('opsctl-kv-load-');

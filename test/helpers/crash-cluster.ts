@@ -10,10 +10,11 @@ import { until } from './kv.js';
 /**
  * The clusters of the crash-point sweeps, each with a monitor and a writer: the monitor samples every
  * member's process every 20 ms (never while the cluster itself is being replaced) and keeps the most
- * members down at once; the writer puts a key every `writeEveryMs` (20 ms by default) through whichever
- * member answers and keeps each key it was acknowledged (since the last reset). (On real etcd a put every
- * 20 ms costs about a quarter of a core per cluster, three members' raft and fsync: the real sweeps write
- * less often, still dozens of writes around each kill.)
+ * members down at once; the writer puts a key every `writeEveryMs` (100 ms by default) through whichever
+ * member answers and keeps each key it was acknowledged (since the last reset): several writes in every
+ * run of a sweep (each run takes a second or more), a few hundred over a sweep. (A put every 20 ms cost about
+ * a quarter of a core per cluster on real etcd, three members' raft and fsync, and about as much on simulated
+ * members, whose every put is four HTTP exchanges between node processes: most of a simulated sweep's CPU.)
  */
 interface Member {
   name: string;
@@ -21,7 +22,7 @@ interface Member {
   alive(): boolean;
 }
 
-function watched(members: () => Member[], writeEveryMs = 20) {
+function watched(members: () => Member[], writeEveryMs = 100) {
   const session = new KvSession();
   const seen = { maxDown: 0, samples: 0, acked: [] as string[], failedWrites: 0 };
   let stop = false;
