@@ -68,4 +68,35 @@ describe.runIf(Boolean(dirs))('give back what was taken: the member opsctl stopp
     c.start(c.members.find((m) => m.name === crashed)!, '3.5');
     await until(async () => (await runBin(['kv', 'health', '--cluster', s.file], { env: s.env })).exitCode === 0, 120_000, 'the cluster healthy again');
   }, 900_000);
+
+  it('the identical kv upgrade gives the member back the same way before it refuses (exit 3), and finishes once the operator brought the other back', async () => {
+    const { stopped, crashed } = await killedThenCrash();
+    const c = s.cluster();
+    const env = { ...s.env, NO_COLOR: '1', CI: '1' };
+    const dry = await runBin([...upgrade(), '--dry-run'], { env, timeout: 300_000 });
+    expect(dry.exitCode, String(dry.stderr)).toBe(1);
+    expect(String(dry.stderr)).toMatch(new RegExp(`would start ${stopped} on 3\\.5, the version it last ran healthy \\(--dry-run: not started\\)`));
+    expect(c.alive(c.members.find((m) => m.name === stopped)!)).toBe(false);
+
+    const r = await runBin(upgrade(), { env, timeout: 300_000 });
+    const err = String(r.stderr);
+    expect(r.exitCode, err).toBe(3);
+    expect(err).toMatch(new RegExp(`upgrade halted: a member the journal never stopped is down \\(${crashed}\\); gave back ${stopped}: started on 3\\.5, the version it last ran healthy`));
+    expect(err).toMatch(new RegExp(`${crashed} does not answer .*: opsctl did not stop it, so it is not opsctl's to start`));
+    expect(err).not.toMatch(/refused before any change/);
+    const back = c.members.find((m) => m.name === stopped)!;
+    expect(c.alive(back)).toBe(true);
+    expect(c.alive(c.members.find((m) => m.name === crashed)!)).toBe(false);
+    expect((await new KvClient(back.clientUrl, { session: s.session, timeoutMs: 5000 }).version()).server).toBe('3.5.35');
+    const j = readJournal(s.dir);
+    expect(j.puttingBack).toBeUndefined();
+    expect(j.steps.filter((x: { member?: string; kind: string }) => x.member === stopped && x.kind !== 'snapshot').map((x: { status: string }) => x.status)).not.toContain('done');
+
+    // the operator brings the crashed member back; the identical command resumes and finishes on 3.6
+    c.start(c.members.find((m) => m.name === crashed)!, '3.5');
+    await until(async () => (await runBin(['kv', 'health', '--cluster', s.file], { env: s.env })).exitCode === 0, 120_000, 'the cluster healthy again');
+    const done = await runBin(upgrade(), { env, timeout: 600_000 });
+    expect(done.exitCode, String(done.stderr)).toBe(0);
+    for (const m of c.members) expect((await new KvClient(m.clientUrl, { session: s.session, timeoutMs: 5000 }).version()).server).toBe('3.6.16');
+  }, 1_200_000);
 });
