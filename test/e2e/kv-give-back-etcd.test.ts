@@ -50,13 +50,19 @@ describe.runIf(Boolean(dirs))('give back what was taken: the member opsctl stopp
     expect(dry.exitCode, String(dry.stderr)).toBe(0);
     expect(String(dry.stdout)).toMatch(new RegExp(`1\\. ${stopped}: stop, start on 3\\.5\\b.*without waiting for ${crashed}\\)`));
     expect(String(dry.stdout)).not.toMatch(new RegExp(`\\d\\. ${crashed}:`));
-    expect(String(dry.stdout)).toMatch(new RegExp(`left for you:\\n- ${crashed} does not answer .*not opsctl's to start.*look: opsctl kv endpoint health --cluster `));
+    expect(String(dry.stdout)).toMatch(
+      new RegExp(`left for you:\\n- ${crashed} does not answer .*not opsctl's to start.*look: opsctl kv endpoint health --cluster `),
+    );
 
     const r = await runBin(['kv', 'rollback', '--cluster', s.file, ...FAST.slice(0, 2)], { env: { ...s.env, NO_COLOR: '1', CI: '1' }, timeout: 300_000 });
     const err = String(r.stderr);
     expect(r.exitCode, err).toBe(3);
     expect(err).toMatch(new RegExp(`${stopped}: back on 3\\.5, the version it last ran healthy \\(the upgrade stopped it\\); not waiting for ${crashed}`));
-    expect(err).toMatch(new RegExp(`gave back ${stopped} → 3\\.5; the cluster is not whole: ${crashed} does not answer .*: opsctl did not stop it, so it is not opsctl's to start`));
+    expect(err).toMatch(
+      new RegExp(
+        `gave back ${stopped} → 3\\.5; the cluster is not whole: ${crashed} does not answer .*: opsctl did not stop it, so it is not opsctl's to start`,
+      ),
+    );
     expect(err).toMatch(/look: opsctl kv endpoint health --cluster /);
     expect(err).not.toMatch(/timed out|120 s/);
     const back = c.members.find((m) => m.name === stopped)!;
@@ -65,7 +71,10 @@ describe.runIf(Boolean(dirs))('give back what was taken: the member opsctl stopp
     expect((await new KvClient(back.clientUrl, { session: s.session, timeoutMs: 5000 }).version()).server).toBe('3.5.35');
     expect(readJournal(s.dir).status).toBe('rolled-back');
     // the operator brings the crashed member back: the cluster is whole, on 3.5
-    c.start(c.members.find((m) => m.name === crashed)!, '3.5');
+    c.start(
+      c.members.find((m) => m.name === crashed)!,
+      '3.5',
+    );
     await until(async () => (await runBin(['kv', 'health', '--cluster', s.file], { env: s.env })).exitCode === 0, 120_000, 'the cluster healthy again');
   }, 900_000);
 
@@ -81,7 +90,11 @@ describe.runIf(Boolean(dirs))('give back what was taken: the member opsctl stopp
     const r = await runBin(upgrade(), { env, timeout: 300_000 });
     const err = String(r.stderr);
     expect(r.exitCode, err).toBe(3);
-    expect(err).toMatch(new RegExp(`upgrade halted: a member the journal never stopped is down \\(${crashed}\\); gave back ${stopped}: started on 3\\.5, the version it last ran healthy`));
+    expect(err).toMatch(
+      new RegExp(
+        `upgrade halted: a member the journal never stopped is down \\(${crashed}\\); gave back ${stopped}: started on 3\\.5, the version it last ran healthy`,
+      ),
+    );
     expect(err).toMatch(new RegExp(`${crashed} does not answer .*: opsctl did not stop it, so it is not opsctl's to start`));
     expect(err).not.toMatch(/refused before any change/);
     const back = c.members.find((m) => m.name === stopped)!;
@@ -90,10 +103,15 @@ describe.runIf(Boolean(dirs))('give back what was taken: the member opsctl stopp
     expect((await new KvClient(back.clientUrl, { session: s.session, timeoutMs: 5000 }).version()).server).toBe('3.5.35');
     const j = readJournal(s.dir);
     expect(j.puttingBack).toBeUndefined();
-    expect(j.steps.filter((x: { member?: string; kind: string }) => x.member === stopped && x.kind !== 'snapshot').map((x: { status: string }) => x.status)).not.toContain('done');
+    expect(
+      j.steps.filter((x: { member?: string; kind: string }) => x.member === stopped && x.kind !== 'snapshot').map((x: { status: string }) => x.status),
+    ).not.toContain('done');
 
     // the operator brings the crashed member back; the identical command resumes and finishes on 3.6
-    c.start(c.members.find((m) => m.name === crashed)!, '3.5');
+    c.start(
+      c.members.find((m) => m.name === crashed)!,
+      '3.5',
+    );
     await until(async () => (await runBin(['kv', 'health', '--cluster', s.file], { env: s.env })).exitCode === 0, 120_000, 'the cluster healthy again');
     const done = await runBin(upgrade(), { env, timeout: 600_000 });
     expect(done.exitCode, String(done.stderr)).toBe(0);

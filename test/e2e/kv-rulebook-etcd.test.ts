@@ -156,9 +156,7 @@ function disagreement(v: { status: string; detail: string }, p: Probe): string |
 /** The binary's words that matter: why it exited, or its warning about the setting. */
 function said(p: Probe, c: Case): string {
   if (!p.served) return exitMessage(p.output).slice(0, 160);
-  const warning = p.output
-    .split('\n')
-    .find((l) => (l.includes(c.key) || l.includes(envName(c.key))) && /warn|\bW \|/i.test(l) && !/"msg":"Running: "/.test(l));
+  const warning = p.output.split('\n').find((l) => (l.includes(c.key) || l.includes(envName(c.key))) && /warn|\bW \|/i.test(l) && !/"msg":"Running: "/.test(l));
   if (!warning) return '';
   const msg = /"msg":"((?:[^"\\]|\\.)*)"/.exec(warning)?.[1];
   return (msg ?? warning.replace(/^.* \| /, '')).replace(/\\"/g, '"').slice(0, 160);

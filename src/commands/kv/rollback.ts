@@ -38,9 +38,7 @@ export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandR
     return {
       data: r,
       text: `${
-        lines.length
-          ? `kv rollback would, one member at a time:\n${lines.join('\n')}`
-          : 'no member runs the target version: nothing to roll back'
+        lines.length ? `kv rollback would, one member at a time:\n${lines.join('\n')}` : 'no member runs the target version: nothing to roll back'
       }${left.length ? `\nleft for you:\n${left.join('\n')}\n` : lines.length ? '\n' : ' '}(--dry-run: nothing was changed)`,
     };
   }

@@ -17,7 +17,7 @@ import { waitBackStep } from '../upgrade/steps.js';
 import type { Look, RunRecord, StepEnv } from '../upgrade/options.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import { KvClient } from '../cluster/client.js';
-import { leftDown, leftLines, type LeftDown, type LookCommand } from '../upgrade/give-back.js';
+import { leftDown, leftLines, type LeftDown, type LookCommand } from '../ladder/give-back.js';
 
 export interface RollbackOptions {
   cluster: ClusterSpec;
@@ -193,7 +193,9 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
         });
       }
       const ms = o.now() - t0;
-      p.done(`${m.name}: back on ${prev.version}, ${notOurs.size ? `healthy with the members up (${[...notOurs].join(', ')} left as found)` : 'cluster healthy'}`);
+      p.done(
+        `${m.name}: back on ${prev.version}, ${notOurs.size ? `healthy with the members up (${[...notOurs].join(', ')} left as found)` : 'cluster healthy'}`,
+      );
       out.push({ name: m.name, from: j.target, to: prev.version, ms });
     }
     j.status = 'rolled-back';

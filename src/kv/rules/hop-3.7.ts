@@ -71,7 +71,8 @@ export const HOP_37: Rule[] = [
   }),
   settingRule({
     id: 'v2-deprecation-enforced',
-    check: "--v2-deprecation takes only write-only, write-only-skip-check or gone in 3.7: another value as a flag or variable stops it (not-yet, 3.5's default, included)",
+    check:
+      "--v2-deprecation takes only write-only, write-only-skip-check or gone in 3.7: another value as a flag or variable stops it (not-yet, 3.5's default, included)",
     keys: ['v2-deprecation'],
     severity: 'refuse',
     fix: 'drop v2-deprecation from the flags and variables (3.7 enforces write-only whatever it says), on 3.6 first: etcdutl check v2store --data-dir DIR must say "No custom content found"',
