@@ -25,6 +25,7 @@ describe('the 3.6 → 3.7 rulebook (the 3.7 upgrade guide and CHANGELOG-3.7)', (
       'wal-v2-replay',
       'v2-discovery-removed',
       'v2-deprecation-enforced',
+      'v2-deprecation-ignored',
       'enable-v2-gone',
     ]);
     expect(RULEBOOK['3.7']!.find((r) => r.id === 'from-3.6.11')!.guide).toBe('https://etcd.io/docs/v3.7/upgrades/upgrade_3_7/');
@@ -106,7 +107,7 @@ describe('the 3.6 → 3.7 rulebook (the 3.7 upgrade guide and CHANGELOG-3.7)', (
     expect(later[0]).toMatchObject({ status: 'refuse', detail: 'the members will run 3.6.5 after the 3.6 hop' });
   });
 
-  it('what is left of v2: --discovery refused as a flag, v2-deprecation not-yet/skip-check refused, enable-v2 as a flag refused (the variable and the key only said: 3.7.3 starts with them)', async () => {
+  it('what is left of v2: --discovery refused as a flag, v2-deprecation not-yet as a flag refused and skip-check only said (3.7.3 ignores it), enable-v2 as a flag refused (the variable and the key only said: 3.7.3 starts with them)', async () => {
     const rows = await checkHop(
       facts([
         await member('kv1', 'ExecStart=/usr/bin/etcd --discovery=https://discovery.example/abc --v2-deprecation=write-only-skip-check --enable-v2=true\n'),
@@ -116,12 +117,26 @@ describe('the 3.6 → 3.7 rulebook (the 3.7 upgrade guide and CHANGELOG-3.7)', (
     );
     const of = (id: string) => rowsOf(rows, id).map((r) => `${r.member}:${r.status}`);
     expect(of('v2-discovery-removed')).toEqual(['kv1:refuse', 'kv2:ok', 'kv3:ok']);
-    expect(of('v2-deprecation-enforced')).toEqual(['kv1:refuse', 'kv2:ok', 'kv3:ok']);
+    // (measured on 3.7.3: write-only-skip-check starts it, warning; not-yet as a flag is "invalid value")
+    expect(of('v2-deprecation-enforced')).toEqual(['kv1:ok', 'kv2:ok', 'kv3:ok']);
+    expect(of('v2-deprecation-ignored')).toEqual(['kv1:warn', 'kv2:ok', 'kv3:ok']);
     expect(of('enable-v2-gone')).toEqual(['kv1:refuse', 'kv2:ok', 'kv3:ok']);
     expect(rowsOf(rows, 'enable-v2-gone')[0]!.detail).toMatch(/flag --enable-v2 .*"flag provided but not defined" in 3\.7/);
     expect(rowsOf(rows, 'enable-v2-gone')[2]!.detail).toMatch(
       /environment ETCD_ENABLE_V2 .*: ignored: etcd starts without it, warning "unrecognized environment variable"/,
     );
-    expect(rowsOf(rows, 'v2-deprecation-enforced')[0]!.detail).toMatch(/3\.7 enforces write-only and refuses to start with any/);
+    expect(rowsOf(rows, 'v2-deprecation-ignored')[0]!.detail).toMatch(/warning "The default value is enforced, ignoring user input"/);
+    expect(rowsOf(rows, 'v2-discovery-removed')[0]!.detail).toMatch(/"flag provided but not defined: -discovery"/);
+    const notYet = await checkHop(
+      facts([
+        await member('kv1', 'ExecStart=/usr/bin/etcd --v2-deprecation=not-yet\n'),
+        await member('kv2', 'Environment=ETCD_V2_DEPRECATION=not-yet\nExecStart=/usr/bin/etcd\n'),
+        await member('kv3', 'name: kv3\nv2-deprecation: not-yet\n', '/etc/etcd.yaml'),
+      ]),
+    );
+    expect(rowsOf(notYet, 'v2-deprecation-enforced').map((r) => `${r.member}:${r.status}`)).toEqual(['kv1:refuse', 'kv2:refuse', 'kv3:ok']);
+    expect(rowsOf(notYet, 'v2-deprecation-enforced')[0]!.detail).toMatch(/3\.7 exits with "invalid value "not-yet" for flag -v2-deprecation"/);
+    expect(rowsOf(notYet, 'v2-deprecation-enforced')[1]!.detail).toMatch(/3\.7 exits with "invalid value "not-yet" for ETCD_V2_DEPRECATION"/);
+    expect(rowsOf(notYet, 'v2-deprecation-ignored').map((r) => `${r.member}:${r.status}`)).toEqual(['kv1:ok', 'kv2:ok', 'kv3:warn']);
   });
 });

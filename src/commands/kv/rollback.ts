@@ -17,12 +17,14 @@ export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandR
     });
   ctx.handlesInterrupt = true; // Ctrl-C stops between members, never between a stop and its start
   const restoreCommand = (file: string, v: string) => shellLine(['opsctl', 'kv', 'restore', '--snapshot', file, '--to-version', v, ...selector]);
+  const lookCommand = () => shellLine(['opsctl', 'kv', 'endpoint', 'health', ...selector]);
   const r = await runRollback({
     cluster,
     session,
     driver: driver!,
     dryRun: Boolean(opts.dryRun),
     restoreCommand,
+    lookCommand,
     dataDir: ctx.paths.data,
     timeouts: timeouts(opts),
     now: ctx.now,
@@ -32,11 +34,21 @@ export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandR
   });
   if (r.status === 'planned' || (opts.dryRun && r.status === 'nothing-to-do')) {
     const lines = (r.plan ?? []).map((p, i) => `${i + 1}. ${p.name}: stop, start on ${p.to}, wait until it and the cluster are healthy (${p.why})`);
+    const left = (r.left ?? []).map((x) => `- ${x.todo}`);
     return {
       data: r,
-      text: lines.length
-        ? `kv rollback would, one member at a time:\n${lines.join('\n')}\n(--dry-run: nothing was changed)`
-        : 'no member runs the target version: nothing to roll back (--dry-run: nothing was changed)',
+      text: `${
+        lines.length ? `kv rollback would, one member at a time:\n${lines.join('\n')}` : 'no member runs the target version: nothing to roll back'
+      }${left.length ? `\nleft for you:\n${left.join('\n')}\n` : lines.length ? '\n' : ' '}(--dry-run: nothing was changed)`,
+    };
+  }
+  if (r.left?.length) {
+    const back = r.members.length ? `gave back ${r.members.map((m) => `${m.name} → ${m.to}`).join(', ')}` : 'nothing of the upgrade to give back';
+    return {
+      data: r,
+      text: '',
+      message: `${back}; the cluster is not whole: ${r.left.map((x) => x.todo).join('; ')}`,
+      exitCode: 3,
     };
   }
   return {

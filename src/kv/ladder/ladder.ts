@@ -34,6 +34,7 @@ import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, 
 import type { TrialProof } from '../journal/runs.js';
 import { proofsOf } from './proofs.js';
 import { ladderResume } from './ladder-resume.js';
+import { giveBackFirst } from './give-back.js';
 import { rehearseFirst } from './rehearsal.js';
 import {
   type BinarySources,
@@ -126,6 +127,7 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   if (inFlight && resumesUpgrade(inFlight, o.to)) checkJournalPlan(journal, inFlight, o.cluster.members, o.rollbackCommand);
   const early = askVersionsEarly(o);
   const seen = await look(o);
+  if (inFlight && resumesUpgrade(inFlight, o.to)) await giveBackFirst(o, journal, inFlight, seen);
   const obs = inFlight || o.sameVersion ? seen : await clusterVersionCaughtUp(o, seen);
   await wholeClusterFirst(o, obs);
   const resuming = Boolean(inFlight && resumesUpgrade(inFlight, o.to));
@@ -233,6 +235,7 @@ async function runLadder(
     const j = existsSync(hopFile) ? readJournal(hopFile) : undefined;
     const mine = j && j.createdAt >= recorded.createdAt && hops[at] && minor(j.target) === hops[at].to;
     if (mine && resumesUpgrade(j, o.to)) checkJournalPlan(hopFile, j, o.cluster.members, o.rollbackCommand);
+    if (mine && resumesUpgrade(j, o.to)) await giveBackFirst(o, hopFile, j, obs);
     const plan = mine && resumesUpgrade(j, o.to) ? planFromJournal(obs, j, o.to, hopFile) : planLadder(obs, o.to);
     const hop = hops[at];
     if (!plan.ok) throw new UpgradeRefused(plan.reasons, `the ladder (${file}) was not resumed; nothing was changed`);

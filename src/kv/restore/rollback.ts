@@ -17,6 +17,7 @@ import { waitBackStep } from '../upgrade/steps.js';
 import type { Look, RunRecord, StepEnv } from '../upgrade/options.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import { KvClient } from '../cluster/client.js';
+import { leftDown, leftLines, type LeftDown, type LookCommand } from '../ladder/give-back.js';
 
 export interface RollbackOptions {
   cluster: ClusterSpec;
@@ -35,6 +36,8 @@ export interface RollbackOptions {
   debug?: (line: string) => void;
   /** The exact `opsctl kv restore …` command for a snapshot file (named when a roll-back is refused). */
   restoreCommand?: (file: string, toVersion: string) => string;
+  /** The command that shows a member left down (the CLI's, with the cluster's selection and TLS). */
+  lookCommand?: LookCommand;
 }
 
 export interface RollbackReport {
@@ -43,6 +46,8 @@ export interface RollbackReport {
   members: Array<{ name: string; from: string; to: string; ms: number }>;
   /** --dry-run: the members it would bring back, in order, and why each. */
   plan?: Array<{ name: string; to: string; why: string }>;
+  /** Members down that the upgrade never stopped: not waited for, not started; what remains for the operator. */
+  left?: Array<LeftDown & { todo: string }>;
 }
 
 /**
@@ -95,13 +100,17 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     const planned = new Set((j.rollbackSteps ?? []).map((s) => s.member!));
     const progress = cycleProgress(j.rollbackSteps ?? []);
     // Whatever the journal says, a member seen on the target goes back too (the journal may be older
-    // than the cluster: an earlier run, a crash before a write).
+    // than the cluster: an earlier run, a crash before a write). A member down that the journal never
+    // stopped is not opsctl's to start: it is left to the operator, and the members given back are not
+    // held waiting for it (give back what was taken: upgrade/give-back.ts).
     const todo = o.cluster.members.filter((m) => {
       if (planned.has(m.name)) return !progress.done.includes(m.name);
       const ob = obs.members.find((x) => x.name === m.name);
       if (ob?.reachable && ob.serverVersion) return minor(ob.serverVersion) === j.target;
-      return touched.has(m.name) || !ob?.reachable;
+      return touched.has(m.name);
     });
+    const ours = new Set([...touched, ...planned, ...todo.map((m) => m.name)]);
+    const notOurs = new Set(leftDown(obs, ours).map((x) => x.name));
     // The member the journal stopped first, then the down and sick ones: bringing them back never lowers the number of healthy members.
     const healthyNow = (name: string) => obs.members.find((x) => x.name === name)?.healthy ?? false;
     const rank = (name: string) => (name === progress.inFlight?.member ? -1 : Number(healthyNow(name)));
@@ -118,13 +127,14 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
           m.name === progress.inFlight?.member
             ? 'stopped by the roll-back a kill interrupted'
             : !ob?.reachable
-              ? 'unreachable (down)'
+              ? `down: the upgrade stopped it; back on the version it last ran healthy${notOurs.size ? `, without waiting for ${[...notOurs].join(', ')}` : ''}`
               : ob.serverVersion && minor(ob.serverVersion) === j.target
                 ? `runs ${ob.serverVersion}`
                 : 'stopped by the upgrade';
         return { name: m.name, to: prevOf(m).version, why };
       });
-      return { status: plan.length ? 'planned' : 'nothing-to-do', journal: file, members: [], plan };
+      const left = leftOf(leftDown(obs, ours), o.lookCommand);
+      return { status: plan.length ? 'planned' : 'nothing-to-do', journal: file, members: [], plan, ...(left.length ? { left } : {}) };
     }
     o.debug?.('[kv] point-context: rollback');
     if (resuming && !j.rollbackSteps)
@@ -146,7 +156,12 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
         });
       }
       const prev = prevOf(m);
-      const p = o.reporter.begin(`${m.name}: back to ${prev.version}`);
+      const down = !obs.members.find((x) => x.name === m.name)?.reachable;
+      const p = o.reporter.begin(
+        down
+          ? `${m.name}: back on ${prev.version}, the version it last ran healthy (the upgrade stopped it)${notOurs.size ? `; not waiting for ${[...notOurs].join(', ')}: opsctl did not stop ${notOurs.size === 1 ? 'it' : 'them'}` : ''}`
+          : `${m.name}: back to ${prev.version}`,
+      );
       const t0 = o.now();
       const env: StepEnv<'reporter' | 'timeouts' | 'now' | Look | 'to', RunRecord> = {
         o: { cluster: o.cluster, session: o.session, timeouts: t, debug: o.debug, now: o.now, reporter: o.reporter, to: prev.version },
@@ -164,7 +179,7 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
             steps,
             target: prev,
             gate: () => othersHealthy(o, m, out.length),
-            waitBack: (pr) => waitBackStep(env, m, pr, () => undefined),
+            waitBack: (pr) => waitBackStep(env, m, pr, () => undefined, undefined, notOurs),
             onBack: () => j.rollback!.push({ member: m.name, to: prev.version, at: new Date(o.now()).toISOString(), ms: o.now() - t0 }),
           },
         );
@@ -178,16 +193,26 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
         });
       }
       const ms = o.now() - t0;
-      p.done(`${m.name}: back on ${prev.version}, cluster healthy`);
+      p.done(
+        `${m.name}: back on ${prev.version}, ${notOurs.size ? `healthy with the members up (${[...notOurs].join(', ')} left as found)` : 'cluster healthy'}`,
+      );
       out.push({ name: m.name, from: j.target, to: prev.version, ms });
     }
     j.status = 'rolled-back';
     for (const s of j.steps) if (s.status === 'running' || s.status === 'failed') s.status = 'pending';
     await writeJournal(file, j, o.now(), true, o.debug);
-    return { status: out.length || resuming ? 'rolled-back' : 'nothing-to-do', journal: file, members: out };
+    // What remains for the operator: the members down on their own, as they are now.
+    const left = notOurs.size ? leftOf(leftDown(await look(), ours), o.lookCommand) : [];
+    return { status: out.length || resuming ? 'rolled-back' : 'nothing-to-do', journal: file, members: out, ...(left.length ? { left } : {}) };
   } finally {
     await unlock().catch(() => undefined);
   }
+}
+
+/** The members left down, each with the line that says what remains for the operator. */
+function leftOf(left: LeftDown[], look?: LookCommand): NonNullable<RollbackReport['left']> {
+  const lines = leftLines(left, look);
+  return left.map((m, i) => ({ ...m, todo: lines[i]! }));
 }
 
 /** A healthy member is stopped only while every other member is healthy (never two down); a down or sick one always may be. */

@@ -159,7 +159,7 @@ export const HOP_36: Rule[] = [
     // (3.6.16 validates the flag and the variable; a config file's value is not checked: measured)
     problem: (s) =>
       s.flag && String(s.value).trim().toLowerCase() === 'proxy'
-        ? `${s.from}: discovery-fallback proxy: 3.6 exits with "v2 proxy is deprecated, and --discovery-fallback can't be configured as proxy"`
+        ? `${s.from}: discovery-fallback proxy: 3.6 exits with "v2 proxy is deprecated, and --discovery-fallback can't be configured as "proxy""`
         : undefined,
   }),
   settingRule({

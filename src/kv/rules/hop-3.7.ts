@@ -1,5 +1,5 @@
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
-import { experimentalFinding } from './experimental.js';
+import { EXPERIMENTAL_KEYS, experimentalFinding } from './experimental.js';
 import { floorRule } from './floor.js';
 import { settingRule, UNRECOGNIZED_ENV } from './settings.js';
 import { trialRule } from './trial.js';
@@ -11,8 +11,11 @@ const CHANGELOG = 'https://github.com/etcd-io/etcd/blob/main/CHANGELOG/CHANGELOG
 /** The v2 discovery flags 3.7 removed with v2 discovery (etcd-io/etcd#20109; measured on 3.7.3: "flag provided but not defined"). */
 export const V2_DISCOVERY_FLAGS = ['discovery', 'discovery-proxy'];
 
-/** --v2-deprecation stages that let a 3.6 member keep custom v2 content (3.7 enforces write-only, ignoring the setting). */
+/** --v2-deprecation stages that would let a member keep custom v2 content (3.7 enforces write-only, ignoring the setting). */
 const V2_KEEPING = ['not-yet', 'write-only-skip-check'];
+
+/** The --v2-deprecation values 3.7.3 takes as a flag or variable (any other: "invalid value"). */
+const V2_STAGES = ['write-only', 'write-only-skip-check', 'gone'];
 
 /**
  * 3.6 → 3.7, from the 3.7 upgrade guide and CHANGELOG-3.7: every deprecated experimental flag removed
@@ -29,6 +32,7 @@ export const HOP_37: Rule[] = [
     severity: 'refuse',
     fix: 'replace each with the name 3.6 already takes (the finding names the exact replacement: --feature-gates=InitialCorruptCheck=true, --watch-progress-notify-interval, --corrupt-check-time, …), on 3.6, before the hop',
     guide: GUIDE,
+    keys: EXPERIMENTAL_KEYS,
     test: (f) => f.members.map(experimentalFinding),
   },
   {
@@ -62,20 +66,35 @@ export const HOP_37: Rule[] = [
     fix: 'drop --discovery and --discovery-proxy (ETCD_DISCOVERY, ETCD_DISCOVERY_PROXY) before the hop: a member that has joined never reads them again; a new member bootstraps with --discovery-endpoints (v3 discovery) or --initial-cluster',
     guide: CHANGELOG,
     // (as a variable or a config file key 3.7 ignores it: a joined member does not need it)
-    problem: (s) => (s.flag && !s.env ? `${s.from}: --${s.key} is gone with v2 discovery in 3.7` : undefined),
+    problem: (s) => (s.flag && !s.env ? `${s.from}: --${s.key} is gone with v2 discovery in 3.7 ("flag provided but not defined: -${s.key}")` : undefined),
     note: (s) => (s.env ? UNRECOGNIZED_ENV : undefined),
   }),
   settingRule({
     id: 'v2-deprecation-enforced',
     check:
-      '--v2-deprecation is ignored by 3.7, which enforces write-only: a member that kept custom v2 content on 3.6 (not-yet, write-only-skip-check) stops at start',
+      "--v2-deprecation takes only write-only, write-only-skip-check or gone in 3.7: another value as a flag or variable stops it (not-yet, 3.5's default, included)",
     keys: ['v2-deprecation'],
     severity: 'refuse',
-    fix: 'on 3.6: etcdutl check v2store --data-dir DIR must say "No custom content found" (remove the custom v2 content first), then drop v2-deprecation from the flags, variables and config file',
+    fix: 'drop v2-deprecation from the flags and variables (3.7 enforces write-only whatever it says), on 3.6 first: etcdutl check v2store --data-dir DIR must say "No custom content found"',
     guide: GUIDE,
+    // Measured on 3.7.3 (and 3.6.16): not-yet is refused as a flag (exit 2) and as a variable (exit 1); a config
+    // file's value is not validated.
     problem: (s) =>
-      V2_KEEPING.includes(String(s.value).trim())
-        ? `${s.from}: v2-deprecation ${JSON.stringify(s.value)} lets 3.6 keep custom v2 content; 3.7 enforces write-only and refuses to start with any`
+      s.flag && !V2_STAGES.includes(String(s.value).trim())
+        ? `${s.from}: v2-deprecation ${JSON.stringify(s.value)}: 3.7 exits with "invalid value ${JSON.stringify(String(s.value).trim())} for ${s.env ? 'ETCD_V2_DEPRECATION' : 'flag -v2-deprecation'}"`
+        : undefined,
+  }),
+  settingRule({
+    id: 'v2-deprecation-ignored',
+    check: '--v2-deprecation is ignored by 3.7 (and 3.6.16): it enforces write-only, whatever stage a member asks for',
+    keys: ['v2-deprecation'],
+    severity: 'warn',
+    fix: 'drop v2-deprecation from the flags, variables and config file: custom v2 content stops 3.7 at start whatever it says (on 3.6, etcdutl check v2store --data-dir DIR must say "No custom content found"; the data trial starts 3.7 on a copy of each member\'s data)',
+    guide: GUIDE,
+    // Measured on 3.7.3: each value it takes, and any value in a config file, starts it with this warning.
+    problem: (s) =>
+      V2_KEEPING.includes(String(s.value).trim()) && (!s.flag || V2_STAGES.includes(String(s.value).trim()))
+        ? `${s.from}: v2-deprecation ${JSON.stringify(s.value)} asks to keep custom v2 content; 3.7 starts with it, warning "The default value is enforced, ignoring user input", and enforces write-only`
         : undefined,
   }),
   settingRule({

@@ -84,6 +84,7 @@ export function settingRule(r: {
     severity: r.severity,
     fix: r.fix,
     guide: r.guide,
+    keys: r.keys,
     test(f) {
       return f.members.map((m): Finding => {
         const s = found(m, r.keys);

@@ -83,6 +83,12 @@ export interface Rule {
   fix: string;
   /** The upgrade guide (or changelog) the rule comes from. */
   guide: string;
+  /**
+   * The settings a rule reads by key (a flag, its ETCD_* variable, a config file key), where it judges
+   * each one alone: test/e2e/kv-rulebook-etcd.test.ts starts the hop's binary with each, as a flag and as a
+   * variable, and holds the rule's verdict and the words of etcd it quotes to what that binary does.
+   */
+  keys?: readonly string[];
   test(f: HopFacts): Finding[] | Promise<Finding[]>;
 }
 

@@ -268,6 +268,8 @@ export async function waitBackStep(
   p: { update(t: string): void },
   onLeader: (id: string) => void,
   onBack?: (all: ClusterObservation) => void,
+  /** Members not waited for (down on their own, not this flow's to start: kv rollback's give-back); the rest must be healthy. */
+  without?: ReadonlySet<string>,
 ): Promise<string> {
   const { o, driver } = env;
   let mark: { rev: bigint; index?: bigint; name: string } | undefined;
@@ -305,15 +307,16 @@ export async function waitBackStep(
       // (Never reused as the next member's gate: a settle, and its v2-size command, come between.)
       const all = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, alarms: false });
       const me = all.members.find((x) => x.name === m.name)!;
-      const sick = all.members.filter((x) => !x.healthy);
+      const waited = without?.size ? all.members.filter((x) => !without.has(x.name)) : all.members;
+      const sick = waited.filter((x) => !x.healthy);
       if (sick.length) {
         p.update(`${m.name}: waiting for ${sick.map((x) => `${x.name} (${x.healthDetail})`).join(', ')}`);
         return undefined;
       }
       if (me.serverVersion && minor(me.serverVersion) !== o.to)
         throw new WaitFatal(`${m.name} runs ${me.serverVersion}, not ${o.to}: check what the start command starts`);
-      const leaders = new Set(all.members.map((x) => x.leaderId));
-      const leader = all.members.find((x) => x.id === me.leaderId);
+      const leaders = new Set(waited.map((x) => x.leaderId));
+      const leader = waited.find((x) => x.id === me.leaderId);
       if (leaders.size !== 1 || !leader) {
         p.update(`${m.name}: waiting for the members to agree on a leader`);
         return undefined;
