@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import type { MemberDriver } from '../../src/kv/drivers/driver.js';
-import { notStartable } from '../../src/kv/upgrade/just-in-time.js';
+import { notStartable } from '../../src/kv/wal/just-in-time.js';
 import { v2Bare, v3Put, walOf } from '../helpers/wal-bytes.js';
 
 const root = mkdtempSync(join(tmpdir(), 'opsctl-jit-'));

@@ -1,4 +1,4 @@
-import { notStartable } from './just-in-time.js';
+import { notStartable } from '../wal/just-in-time.js';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';

@@ -9,11 +9,16 @@
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
-import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
-import { walV2Replay } from '../wal/v2-data.js';
+import { walV2Replay, type MemberDirs } from './v2-data.js';
+
+/** What the check asks of the driver (MemberDriver's own members: kv/drivers imports this room, never the reverse). */
+interface Reads {
+  readonly builtIn?: unknown;
+  dataDirs?(m: MemberSpec): Promise<MemberDirs | undefined>;
+}
 
 /** Why the member's start on `target` would fail on its own data (etcd's words), or undefined: nothing found, or nothing read here. */
-export async function notStartable(driver: MemberDriver, m: MemberSpec, target: MemberTarget): Promise<string | undefined> {
+export async function notStartable(driver: Reads, m: MemberSpec, target: { version: string }): Promise<string | undefined> {
   const to = minor(target.version);
   if (!to || compareMinor(to, '3.6') < 0 || driver.builtIn) return undefined;
   const dirs = await driver.dataDirs?.(m);
