@@ -20,8 +20,16 @@ const rows = existsSync(out)
       .filter(Boolean)
       .map((l) => JSON.parse(l))
   : [];
-const head = ['cell', 'outcome', 'seconds', 'writes (lost)', '/health answers', 'written past'];
-const cells = rows.map((x) => [x.cell, x.outcome, String(x.seconds), `${x.acknowledged} (${x.lost})`, String(x.probes), x.writtenPast.join('; ') || '-']);
+const head = ['cell', 'outcome', 'seconds', 'rehearsal', 'writes (lost)', '/health answers', 'written past'];
+const cells = rows.map((x) => [
+  x.cell,
+  x.outcome,
+  String(x.seconds),
+  x.rehearsal ?? 'not run',
+  `${x.acknowledged} (${x.lost})`,
+  String(x.probes),
+  x.writtenPast.join('; ') || '-',
+]);
 const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
 const line = (c) => `| ${c.map((x, i) => x.padEnd(width[i])).join(' | ')} |`;
 console.log(`\nkv path matrix (${rows.length} cells)\n${line(head)}\n|${width.map((w) => '-'.repeat(w + 2)).join('|')}|\n${cells.map(line).join('\n')}`);
