@@ -20,14 +20,14 @@ const rows = existsSync(out)
       .filter(Boolean)
       .map((l) => JSON.parse(l))
   : [];
-const head = ['cell', 'outcome', 'seconds', 'rehearsal', 'writes (lost)', '/health answers', 'written past'];
+const head = ['cell', 'outcome', 'seconds', 'rehearsal', 'writes (lost)', '/health answers (from)', 'written past'];
 const cells = rows.map((x) => [
   x.cell,
   x.outcome,
   String(x.seconds),
   x.rehearsal ?? 'not run',
   `${x.acknowledged} (${x.lost})`,
-  String(x.probes),
+  `${x.probes}${x.probeAtMs !== undefined ? ` (${(x.probeAtMs / 1000).toFixed(1)} s)` : ''}`,
   x.writtenPast.join('; ') || '-',
 ]);
 const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));

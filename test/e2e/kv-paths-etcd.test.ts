@@ -13,7 +13,7 @@ const dirs = etcdLadderDirs();
 
 /**
  * The path matrix (issue kv-paths): each minor an operator may start from, to the newest, on real binaries, with
- * the cluster's own monitoring (a /health probe of every member every 200 ms, from the start: on 3.2 to 3.4 each
+ * the cluster's own monitoring (a /health probe of every member every 200 ms, started at a random moment of the run: on 3.2 to 3.4 each
  * is a v2 QGET through raft that 3.6 refuses to replay) and a writer. Each cell finishes (every member on the
  * target, 0 acknowledged writes lost, never two members down) or is refused before its first stop (no member's
  * process changed); never stopped half-way, never a member left down.
@@ -82,21 +82,28 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))(
     });
 
     it('finishes (every member on the target, 0 lost, never two down) or is refused before its first stop', async () => {
+      // the monitoring's /health probe (every 200 ms) starts at a random moment of the run, as a Prometheus blackbox
+      // or a liveness probe begins whenever it begins: before the checks, between them and the first stop, or during a
+      // hop (OPSCTL_PATHS_PROBE_AT=ms replays a moment; the row says which)
+      const probeAt = Number(process.env.OPSCTL_PATHS_PROBE_AT ?? Math.floor(Math.random() * 20_000));
       let probes = 0;
-      const probe = setInterval(() => {
-        for (const e of c.endpoints)
-          void fetch(`${e}/health`).then(
-            (r) => (r.ok ? probes++ : undefined),
-            () => undefined,
-          );
-      }, 200);
+      let probe: NodeJS.Timeout | undefined;
+      const probeStart = setTimeout(() => {
+        probe = setInterval(() => {
+          for (const e of c.endpoints)
+            void fetch(`${e}/health`).then(
+              (r) => (r.ok ? probes++ : undefined),
+              () => undefined,
+            );
+        }, 200);
+      }, probeAt);
       const load = startLoad({ endpoints: c.endpoints });
       const pids = c.members.map((m) => c.pid(m));
       const t0 = Date.now();
       let outcome = 'unknown';
       let said = '';
       try {
-        await until(() => load.acknowledgedIn('before') >= 20 && probes >= 6, 60_000, '20 acknowledged writes and some /health answers');
+        await until(() => load.acknowledgedIn('before') >= 20, 60_000, '20 acknowledged writes');
         const dry = await opsctl('kv', 'upgrade', '--to', cell.to, '--dry-run', '--no-backup', '--cluster', file);
         const plan = String(dry.stdout).replace(/\s+/g, ' ');
         const { maxDown, result: up } = await watchDown(c, () => opsctl('kv', 'upgrade', '--to', cell.to, '--yes', '--no-backup', '--cluster', file));
@@ -124,6 +131,7 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))(
           expect(said).toMatch(/rehearsal: passed on a clone of the cluster in [\d.]+ s \(copy [\d.]+ s\): .*, \d+ writes acknowledged, 0 lost/);
         else expect(plan).toMatch(/rehearsal: not run \(the command driver's start on each version is not known to opsctl/);
       } finally {
+        clearTimeout(probeStart);
         clearInterval(probe);
         const r = await load.stop();
         const past = [...said.matchAll(/written past on (3\.\d): ([\d,]+) raft entries in (\d+) ms/g)].map(
@@ -136,6 +144,7 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))(
           acknowledged: r.acknowledged,
           lost: r.lost,
           probes,
+          probeAtMs: probeAt,
           writtenPast: past,
           rehearsal: /rehearsal: passed on a clone of the cluster in ([\d.]+ s)/.exec(said)?.[1] ?? 'not run',
         };
