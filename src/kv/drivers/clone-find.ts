@@ -25,6 +25,9 @@ export interface ClonedMember {
   env: Record<string, string>;
   cwd?: string;
   user?: { uid: number; gid: number };
+  /** Its data dir and own WAL dir (the clone's copies are mounted over them): what the clone's checks read. */
+  dataDir: string;
+  walDir?: string;
 }
 
 /** What findCommandClone reads through the command driver. */
@@ -85,6 +88,15 @@ async function lookAt(m: MemberSpec, r: CloneReach): Promise<{ why: string } | {
   return {
     pid: s.pid,
     ...dirs,
-    member: { name: m.name, version, exe: s.exe, args: s.args, env: s.env, ...(s.cwd ? { cwd: s.cwd } : {}), ...(s.user ? { user: s.user } : {}) },
+    member: {
+      name: m.name,
+      version,
+      exe: s.exe,
+      args: s.args,
+      env: s.env,
+      ...(s.cwd ? { cwd: s.cwd } : {}),
+      ...(s.user ? { user: s.user } : {}),
+      ...dirs,
+    },
   };
 }

@@ -15,7 +15,7 @@
  * (--kill-child), `unshare` when opsctl ends (setpriv --pdeathsig KILL, kill -9 of opsctl included), and
  * every process of a PID namespace dies with its first. Nothing is left behind: the copy is removed.
  */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -219,10 +219,26 @@ export async function rehearseOnClone(o: {
       : run.status === 'done'
         ? `${lost} acknowledged writes of the clone's load were lost`
         : (run.halt?.reason ?? run.error?.message ?? `the clone's run ended ${run.status}`);
-    return { ok, ms, copyMs, run, tail, ...(reason ? { reason } : {}) };
+    // etcd's own last words in the clone's member logs (a panic, a fatal line), before the copy is removed
+    const words = ok ? [] : await etcdWords(copy);
+    return { ok, ms, copyMs, run, tail: [tail, ...words].filter(Boolean).join('\n'), ...(reason ? { reason } : {}) };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** The last line of each member log in the clone that says why etcd stopped (a panic, a fatal or error line), named by its file. */
+async function etcdWords(copy: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const f of (await readdir(copy, { recursive: true }).catch(() => [] as string[])).filter((x) => x.endsWith('.log')).sort()) {
+    const text = await readFile(join(copy, f), 'utf8').catch(() => '');
+    const last = text
+      .split('\n')
+      .filter((l) => /panic|"level":"(fatal|error)"|flag provided but not defined|invalid value/.test(l))
+      .pop();
+    if (last) out.push(`${f}: ${last.slice(0, 400)}`);
+  }
+  return out;
 }
 
 /** The child's JSON (its report on stdout, or `{"error":…}` on stderr). */

@@ -14,7 +14,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
+import type { MemberDirs, MemberDriver, MemberTarget } from '../drivers/driver.js';
 import type { CommandDriver } from '../drivers/command.js';
 import { CLONE_RECORD, type ClonedMember } from '../drivers/clone-find.js';
 
@@ -67,6 +67,12 @@ export class CloneMembers implements MemberDriver {
     const r = this.record.find((x) => x.name === m.name);
     if (!r) throw new Error(`the clone has no member ${m.name}`);
     return r;
+  }
+
+  /** Its data dir and WAL dir, as the parent read them: the clone's checks (etcdutl check v2store, the just-in-time WAL read) read the copies there. */
+  dataDirs(m: MemberSpec): Promise<MemberDirs | undefined> {
+    const r = this.member(m);
+    return Promise.resolve(r.dataDir ? { dataDir: r.dataDir, ...(r.walDir ? { walDir: r.walDir } : {}) } : undefined);
   }
 
   current(m: MemberSpec): MemberTarget | undefined {

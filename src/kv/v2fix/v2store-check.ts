@@ -105,9 +105,11 @@ async function onHosts(
   await Promise.all(
     o.cluster.members.map(async (m) => {
       const list = trials?.find((t) => t.member === m.name)?.settings?.list;
-      const dataDir = list && effective(list, 'data-dir');
+      // (no trial ran: the dirs the driver knows, as the rehearsal's clone knows its members')
+      const known = list ? undefined : await driver.dataDirs?.(m);
+      const dataDir = list ? effective(list, 'data-dir') : known?.dataDir;
       if (!dataDir) return void why.push(`${m.name}: its data dir is not known (its trial read no --data-dir, ETCD_DATA_DIR or data-dir)`);
-      const wal = list && effective(list, 'wal-dir');
+      const wal = list ? effective(list, 'wal-dir') : known?.walDir;
       const cmd = [shellWord(etcdutl), 'check', 'v2store', '--data-dir', shellWord(dataDir), ...(wal ? ['--wal-dir', shellWord(wal)] : [])].join(' ');
       const r = await driver.hostShell!(m, `${cmd} 2>&1\necho "opsctl-exit: $?"\n`, 60_000);
       const code = /^opsctl-exit: (\d+)$/m.exec(r.stdout)?.[1];
