@@ -157,21 +157,26 @@ export function findBackups(dataDir: string): BackupRun[] {
  * measured on its host as its run finished (upgrade/backup-guard.ts, measureCopies), else why it is not known.
  */
 function hostCopies(dataDir: string): Array<{ cluster: string; run: string; item: BackupItem }> {
-  const dir = join(dataDir, 'kv', 'journals');
-  if (!existsSync(dir)) return [];
-  const out: Array<{ cluster: string; run: string; item: BackupItem }> = [];
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+  // every record of a run: the cluster's journal, the runs it replaced (CLUSTER.runs/), a ladder's hops (CLUSTER.ladder/)
+  const byId = new Map<string, Array<{ file: string; j: Journal }>>();
+  for (const file of journalFiles(join(dataDir, 'kv', 'journals'))) {
     let j: Journal | undefined;
     try {
-      j = readJournal(join(dir, name));
+      j = readJournal(file);
     } catch {
       continue;
     }
     if (!j?.dataCopies?.length || !j.cluster) continue;
-    const journal = j;
+    byId.set(j.id, [...(byId.get(j.id) ?? []), { file, j }]);
+  }
+  const out: Array<{ cluster: string; run: string; item: BackupItem }> = [];
+  for (const records of byId.values()) {
+    // (the newest record of the run speaks for it; a removal any of them records counts)
+    const { file, j: journal } = records.reduce((a, b) => (b.j.updatedAt > a.j.updatedAt ? b : a));
+    const fates = records.flatMap((r) => r.j.copies ?? []);
     for (const c of journal.dataCopies!) {
       if (c.status !== 'done') continue;
-      if (journal.copies?.some((f) => f.removed && f.member === c.member && (f.run === undefined || f.run === c.run))) continue;
+      if (fates.some((f) => f.removed && f.member === c.member && (f.run === undefined || f.run === c.run))) continue;
       if (existsSync(join(dataDir, 'kv', 'backups', journal.cluster, `${c.run}-${c.member}`))) continue;
       // (a copy of the local driver's, measured and gone: not a host's)
       if (c.path !== undefined && c.host === undefined) continue;
@@ -189,11 +194,23 @@ function hostCopies(dataDir: string): Array<{ cluster: string; run: string; item
           date: c.at,
           host,
           ...(sizeUnknown !== undefined ? { measured: false as const, sizeUnknown } : {}),
-          journal: join(dir, name),
+          journal: file,
           copyRun: c.run,
         },
       });
     }
+  }
+  return out;
+}
+
+/** The journal files under `dir`: its own, and those one folder down (CLUSTER.runs/, CLUSTER.ladder/). */
+function journalFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isFile() && e.name.endsWith('.json')) out.push(join(dir, e.name));
+    else if (e.isDirectory() && /\.(runs|ladder)$/.test(e.name))
+      for (const f of readdirSync(join(dir, e.name))) if (f.endsWith('.json')) out.push(join(dir, e.name, f));
   }
   return out;
 }

@@ -13,6 +13,8 @@ import { WaitAborted } from '../cluster/wait.js';
 import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
 import { endRun, signalWords } from '../journal/runs.js';
 import { runJournal } from './run-journal.js';
+import { keepRunRecord } from '../journal/copies.js';
+import { readJournal } from '../journal/read.js';
 import { defragMember } from './defrag.js';
 import { backToPending, describeBackupFailure, finishBackups, notStarted, spaceBeforeStop, startOnPrevious } from './backup-guard.js';
 import { hashesNow } from './consistency.js';
@@ -73,6 +75,8 @@ export class UpgradeRun {
     pre: Preflight,
     resumed: Journal | undefined,
   ): Promise<UpgradeRun> {
+    // (an earlier run's record of the copies it left on the hosts outlives this run's journal: journal/copies.ts)
+    if (!resumed) keepRunRecord(file, readJournal);
     const j = runJournal(o, driver, pre, resumed);
     await writeJournal(file, j, o.now(), false, o.debug);
     o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
