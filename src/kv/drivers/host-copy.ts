@@ -10,34 +10,47 @@ import type { CopySize, HostShellResult } from './driver.js';
 import { shellWord } from './host-script.js';
 import { displayArgv } from '../templates/argv.js';
 
-/** The words a POSIX shell would split `s` into (quotes removed; no expansion): for a script passed as one argument. */
+/**
+ * The words a POSIX shell would split `s` into (quotes removed; no expansion), for a script passed as one
+ * argument; a redirection's target (`>log`, `2>> log`) is not a word of the command and is left out.
+ */
 export function shellWords(s: string): string[] {
   const out: string[] = [];
   let cur = '';
   let has = false;
+  let redirect = false;
+  const end = () => {
+    if (has && !redirect) out.push(cur);
+    if (has) redirect = false;
+    cur = '';
+    has = false;
+  };
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
     if (c === "'") {
-      const end = s.indexOf("'", i + 1);
-      cur += s.slice(i + 1, end < 0 ? s.length : end);
+      const close = s.indexOf("'", i + 1);
+      cur += s.slice(i + 1, close < 0 ? s.length : close);
       has = true;
-      i = end < 0 ? s.length : end;
+      i = close < 0 ? s.length : close;
     } else if (c === '"') {
       has = true;
       for (i++; i < s.length && s[i] !== '"'; i++) cur += s[i] === '\\' && /["\\$`]/.test(s[i + 1] ?? '') ? s[++i]! : s[i]!;
     } else if (c === '\\' && i + 1 < s.length) {
       cur += s[++i]!;
       has = true;
-    } else if (/[\s;&|()<>]/.test(c)) {
-      if (has) out.push(cur);
-      cur = '';
-      has = false;
-    } else {
+    } else if (c === '<' || c === '>') {
+      // (a file descriptor's number before it, `2>`, is part of the operator)
+      if (/^\d+$/.test(cur) && has) has = false;
+      end();
+      while (/[<>&|]/.test(s[i + 1] ?? '')) i++;
+      redirect = true;
+    } else if (/[\s;&|()]/.test(c)) end();
+    else {
       cur += c;
       has = true;
     }
   }
-  if (has) out.push(cur);
+  end();
   return out;
 }
 
