@@ -99,7 +99,7 @@ describe('what a finished run keeps, and what it says it made and holds', () => 
     expect(await dropSnapshots({ o: { now }, journal: j as never })).toEqual({ removed: 0, bytes: 0 });
     // an older record without a restore point: its first snapshot is the one kept
     const older = { snapshots: snaps(dir) };
-    await dropSnapshots({ o: { now }, journal: older as never });
+    await dropSnapshots({ o: { now }, journal: older });
     expect(older.snapshots.map((s) => existsSync(s.file))).toEqual([true, false, false]);
   });
 
