@@ -291,6 +291,7 @@ _opsctl() {
     'kv sandbox up|--etcd-bin') _opsctl_files -d; return ;;
     'kv release get|--cache') _opsctl_files -d; return ;;
     'kv release list|--cache') _opsctl_files -d; return ;;
+    'kv backups prune|--cluster') _opsctl_files -f; return ;;
     'mock serve|--state') _opsctl_files -f; return ;;
     'mock serve|--oauth-clients') _opsctl_files -f; return ;;
     'mock serve|--trust-jwks') _opsctl_files -f; return ;;
@@ -602,7 +603,7 @@ _opsctl_words() {
     'kv release list') words='--cache --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'kv backups') words='list prune --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'kv backups list') words='--from --aws-profile --endpoint-url --region --s3-timeout --json --jq --no-input --yes -y --debug --profile'; free='--from --aws-profile --endpoint-url --region --s3-timeout --jq' ;;
-    'kv backups prune') words='--from --aws-profile --endpoint-url --region --s3-timeout --keep --stale-after --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--from --aws-profile --endpoint-url --region --s3-timeout --keep --stale-after --jq' ;;
+    'kv backups prune') words='--from --aws-profile --endpoint-url --region --s3-timeout --keep --stale-after --cluster --dry-run --json --jq --no-input --yes -y --debug --profile'; free='--from --aws-profile --endpoint-url --region --s3-timeout --keep --stale-after --jq' ;;
     'config') words='get set unset list --json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'config get') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;
     'config set') words='--json --jq --no-input --yes -y --debug --profile'; free='--jq' ;;

@@ -67,7 +67,12 @@ describe('kv backups list / prune, and sandbox down removing its backups (built 
     // Newest first: upgrade 2, the restore, upgrade 1.
     expect(runs.map((run) => rows.find((r) => r.run === run)!.runKind)).toEqual(['upgrade', 'restore', 'upgrade']);
     const kinds = (run: string) => rows.filter((r) => r.run === run).map((r) => `${r.kind} ${r.member}`);
-    expect(kinds(runs[0]!).sort()).toEqual(['snapshot kv1', 'snapshot kv2', 'snapshot kv3']);
+    // each finished upgrade keeps its restore point (the snapshot before its first stop) of its three snapshots;
+    // --keep-backups keeps all three, with the data-dir copies
+    expect(kinds(runs[0]!)).toHaveLength(1);
+    expect(kinds(runs[0]!)[0]).toMatch(/^snapshot kv\d$/);
+    expect(String(second.stdout)).toMatch(/\nbackups made: .* \(3 snapshots, 3 data-dir copies here\)/);
+    expect(String(second.stdout)).toMatch(/\nbackups held: .* on disk in 1 snapshot; by default a finished run keeps its restore point/);
     expect(kinds(runs[2]!).sort()).toEqual(['data-dir kv1', 'data-dir kv2', 'data-dir kv3', 'snapshot kv1', 'snapshot kv2', 'snapshot kv3']);
     expect(kinds(runs[1]!).sort()).toEqual(['before-restore kv1', 'before-restore kv2', 'before-restore kv3']);
     expect(rows.find((r) => r.run === runs[0])!.journalStatus).toBe('done');

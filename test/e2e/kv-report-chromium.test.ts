@@ -135,7 +135,7 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     const human = await kv('upgrade', '--to', '3.3', '--yes', ...FAST, '--allow-same-version');
     expect(human.exitCode, String(human.stderr)).toBe(0);
     expect(String(human.stdout)).toMatch(
-      /\nbackups made: \d+(\.\d)? k?B \(3 snapshots\) in .*kv\/snapshots\/.*; see them with opsctl kv backups list.*\n3 data-dir copies removed once their hops were done \(the hop's restore point is the way back; --keep-backups keeps them\)/,
+      /\nbackups made: \d+(\.\d)? k?B \(3 snapshots, 3 data-dir copies here\) in .*kv\/snapshots\/.*; see them with opsctl kv backups list\nbackups held: \d+(\.\d)? k?B \(\d+ bytes\) on disk in 1 snapshot; by default a finished run keeps its restore point .*\n3 data-dir copies removed once their hops were done \(the hop's restore point is the way back; --keep-backups keeps them\)/,
     );
   }, 300_000);
 
@@ -280,7 +280,10 @@ describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromiu
     expect(doc.hop).toBe('3.3 → 3.4');
     expect(doc.restorePoints.map((p: any) => p.hop)).toEqual(['3.2 → 3.3', '3.3 → 3.4']);
     expect(doc.restorePoints[1].command).toMatch(/--to-version 3\.3$/);
-    expect(doc.backups.items.filter((i: any) => i.kind === 'snapshot')).toHaveLength(6);
+    // each hop keeps its own restore point of its three snapshots once it is done
+    expect(doc.backups.items.filter((i: any) => i.kind === 'snapshot')).toHaveLength(2);
+    expect(doc.backups.made).toMatchObject({ snapshots: 6, copies: 6 });
+    expect(doc.backups.held).toMatchObject({ snapshots: 2, copies: 0 });
     expect(out.backups.bytes).toBe(doc.backups.bytes);
     const seen = await chromium.page(async (page) => {
       await page.goto(pathToFileURL(file).href);

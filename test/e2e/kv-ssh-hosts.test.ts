@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { execa } from 'execa';
 import { mkdirSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -173,6 +174,13 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
     expect(done.status).toBe('done');
     // a backup template without a drop template: the copies stay on the hosts, and the report says so
     for (const f of done.copies) expect(f).toMatchObject({ removed: false, detail: expect.stringContaining('the driver has no drop-backup template') });
+    // each copy measured on its host as the run finished: du over ssh (the trial template), the path read from the backup template
+    expect(done.dataCopies.filter((x: any) => x.status === 'done').length).toBeGreaterThanOrEqual(3);
+    for (const x of done.dataCopies.filter((y: any) => y.status === 'done')) {
+      expect(x).toMatchObject({ host: c.members.find((m) => m.name === x.member)!.host, path: `${c.dir}/${x.member}/data.bak-${x.run}` });
+      expect(x.bytes, JSON.stringify(x)).toBe(Number(execFileSync('du', ['-sB1', x.path]).toString().split('\t')[0]));
+    }
+    expect(done.backups.held).toMatchObject({ onHosts: done.dataCopies.filter((y: any) => y.status === 'done').length, unknown: 0 });
     expect(second.maxDown).toBeLessThanOrEqual(1);
     const v = await versions(c);
     expect(v.map((x) => x.etcdserver)).toEqual(['3.3.27', '3.3.27', '3.3.27']);
@@ -289,6 +297,10 @@ esac
     // once the hop was done, each copy was removed on its host by the preset's drop template (the restore point is the way back)
     expect(out.copies.map((f: any) => [f.member, f.removed]).sort()).toEqual(c.members.map((m) => [m.name, true]).sort());
     for (const f of out.copies) expect(f.detail).toMatch(/^`ssh .* rm -rf .*data\.bak-/);
+    // measured on their hosts (the preset's `ssh {host} sudo sh -s`) before they were removed: counted as made, not as held
+    expect(out.backups.made).toMatchObject({ copies: 3, onHosts: 3, unknown: 0 });
+    expect(out.backups.made.bytes).toBeGreaterThan(out.snapshots.reduce((n: number, x: any) => n + x.bytes, 0));
+    expect(out.backups.held).toMatchObject({ copies: 0, onHosts: 0, snapshots: 1 });
     const v = await versions(c);
     expect(v.map((x) => x.etcdserver)).toEqual(['3.3.27', '3.3.27', '3.3.27']);
     expect(v.every((x) => x.etcdcluster === '3.3.0')).toBe(true);

@@ -159,6 +159,8 @@ describe('kv upgrade report', () => {
       commands: { rollback: 'opsctl kv rollback --cluster prod.yaml' },
     }) as Journal;
     j.steps.find((s) => s.id === `${EVIL}/stop`)!.status = 'pending';
+    // a later member's snapshot, removed as the run finished (the restore point is kept): its recorded hash still shown
+    j.snapshots.push({ member: 'b', file: '/nowhere/b.db', revision: '8', bytes: 100, sha256: 'cd'.repeat(32), removed: at(30) });
     const backups = [
       {
         cluster: 'c1',
@@ -188,7 +190,12 @@ describe('kv upgrade report', () => {
       },
     ]);
     expect(r.backups).toMatchObject({ bytes: 3000, dirs: ['/data/kv/snapshots/c1', '/data/kv/backups/c1'] });
+    expect(r.snapshots[1]).toMatchObject({ member: 'b', sha256: 'ab'.repeat(32), removed: at(30) });
+    const noFile = buildReport(j, '/j.json', { hash: () => undefined, backups: () => backups, exists: () => false });
+    expect(noFile.snapshots[1]!.sha256).toBe('cd'.repeat(32));
     const html = reportHtml(r);
+    expect(html).toMatch(/<code>\/nowhere\/b\.db<\/code> <span class="muted">removed <time [^>]*>[^<]*<\/time>: the restore point is kept<\/span>/);
+    expect(html).not.toMatch(/a\.db<\/code> <span class="muted">removed/);
     expect(html).toMatch(/down 7\.0 s, back on 3\.2 \(--on-failure rollback\)/);
     expect(html).not.toContain('down: not back');
     expect(html).toContain('not checked: no config template');

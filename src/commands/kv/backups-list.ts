@@ -21,7 +21,9 @@ export async function run(opts: BackupsListOptions, ctx: Context): Promise<Comma
       kind: i.kind,
       member: i.member,
       bytes: i.measured === false ? null : i.bytes,
-      size: i.measured === false ? 'not measured' : humanBytes(i.bytes),
+      size: i.measured === false ? 'not known' : humanBytes(i.bytes),
+      /** Why a copy's size on its host is not known (its host not reached, its path not in the template, its run not finished). */
+      sizeUnknown: i.sizeUnknown ?? null,
       host: i.host ?? 'here',
       date: i.date,
       path: i.path,
@@ -30,10 +32,14 @@ export async function run(opts: BackupsListOptions, ctx: Context): Promise<Comma
       neededBy: r.neededBy ?? null,
     })),
   );
-  const total = runs.reduce((n, r) => n + r.bytes, 0);
   const onHosts = rows.filter((r) => r.kind === 'host-copy');
+  const total = runs.reduce((n, r) => n + r.bytes, 0) - onHosts.reduce((n, r) => n + (r.bytes ?? 0), 0);
+  const hostBytes = onHosts.reduce((n, r) => n + (r.bytes ?? 0), 0);
+  const unknown = onHosts.filter((r) => r.bytes === null);
   const hosts = onHosts.length
-    ? `; and ${onHosts.length} data-dir cop${onHosts.length === 1 ? 'y' : 'ies'} on the members' hosts (${[...new Set(onHosts.map((r) => r.host))].join(', ')}), made by the driver's backup template and not measured from here`
+    ? `; and ${onHosts.length} data-dir cop${onHosts.length === 1 ? 'y' : 'ies'} on the members' hosts (${[...new Set(onHosts.map((r) => r.host))].join(', ')}), made by the driver's backup template: ${
+        unknown.length === onHosts.length ? 'size not known' : `${humanBytes(hostBytes)} (${hostBytes} bytes) as du measured them there`
+      }${unknown.length && unknown.length < onHosts.length ? `, ${unknown.length} of them not known` : ''}${unknown.length ? ` (${[...new Set(unknown.map((r) => r.sizeUnknown))].join('; ')})` : ''}`
     : '';
   return {
     data: rows,

@@ -14,11 +14,18 @@ export const spec = defineVerb({
       value: 'duration',
       help: 'with --from: also remove what interrupted saves left (uploads never completed, snapshots without a manifest) begun longer ago than this (default 24h)',
     },
+    cluster: {
+      type: 'string',
+      value: 'file',
+      home: true,
+      help: "the cluster file the upgrade ran with: its driver's drop-backup template removes the data-dir copies on the members' hosts",
+    },
     dryRun: { type: 'boolean', help: 'show what would be removed, and remove nothing' },
   },
   examples: [
     'opsctl kv backups prune --dry-run',
     'opsctl kv backups prune --keep 2 --yes',
+    'opsctl kv backups prune --cluster prod.yaml --yes',
     'opsctl kv backups prune --from s3://backups/etcd/prod --keep 7 --yes',
   ],
   load: (): RunModule => import('./backups-prune.js'),

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { notDone, confirmDestructive } from '../../core/confirm.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { BackupsLockedError, findBackups, humanBytes, planPrune, removeRuns, type BackupRun } from '../../kv/backups/backups.js';
+import { BackupsLockedError, findBackups, humanBytes, planPrune, removeRuns, type BackupItem, type BackupRun } from '../../kv/backups/backups.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './backups-prune.spec.js';
 import { readOffsite, s3Settings } from './lib/offsite.js';
@@ -37,6 +37,9 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
       hint: 'finish that upgrade first (run kv upgrade again to resume it, or kv rollback), or keep more runs (--keep); nothing was removed',
     });
   }
+  const onHosts = plan.remove.flatMap((r) => r.items.filter((i) => i.kind === 'host-copy'));
+  // the copies on the members' hosts go through the cluster file's driver (its drop-backup template), or nothing goes
+  const hosts = onHosts.length && !opts.dryRun ? await hostDrop(ctx, opts.cluster, onHosts, plan.remove) : undefined;
   const bytes = plan.remove.reduce((n, r) => n + r.bytes, 0);
   if (!plan.remove.length) {
     return {
@@ -44,12 +47,31 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
       message: `nothing to prune: ${plan.keep.length} run(s) kept (--keep ${keep})`,
     };
   }
-  const what = { action: `remove the backups of ${plan.remove.length} run(s), ${humanBytes(bytes)}`, items: plan.remove.map(describe), dryRun: opts.dryRun };
+  const unknown = onHosts.filter((i) => i.measured === false).length;
+  const what = {
+    action: `remove the backups of ${plan.remove.length} run(s), ${humanBytes(bytes)}${unknown ? ` and ${unknown} data-dir cop${unknown === 1 ? 'y' : 'ies'} on the hosts whose size is not known` : ''}`,
+    items: [
+      ...plan.remove.map(describe),
+      ...(opts.dryRun && onHosts.length && !opts.cluster
+        ? [`(the data-dir copies on the members' hosts are removed with --cluster FILE: ${needsCluster(onHosts)})`]
+        : []),
+    ],
+    dryRun: opts.dryRun,
+  };
   const decision = await confirmDestructive(ctx, what);
   if (decision !== 'proceed') return notDone(decision, what);
   let freed: number;
+  const outcomes: Array<{ member: string; host: string; run: string; removed: boolean; detail: string }> = [];
   try {
-    freed = await removeRuns(ctx.paths.data, plan.remove, (text) => ctx.io.info(`${ctx.io.colorErr.yellow('!')} ${text}`));
+    freed = await removeRuns(
+      ctx.paths.data,
+      plan.remove,
+      (text) => ctx.io.info(`${ctx.io.colorErr.yellow('!')} ${text}`),
+      hosts && {
+        drop: hosts,
+        said: (i, o) => outcomes.push({ member: i.member, host: i.host ?? '', run: i.copyRun ?? '', ...o }),
+      },
+    );
   } catch (err) {
     if (err instanceof BackupsLockedError)
       throw new OpsError(`not pruning: ${err.message}`, 1, { code: 'locked', hint: 'wait for it to finish, then prune again' });
@@ -60,27 +82,76 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
       removed: plan.remove.map((r) => ({ cluster: r.cluster, run: r.run, bytes: r.bytes, paths: r.items.map((i) => i.path) })),
       bytes: freed,
       kept: plan.keep.map((r) => r.run),
+      ...(outcomes.length ? { onHosts: outcomes } : {}),
     },
     message: [
-      `pruned ${plan.remove.length} run(s): ${humanBytes(freed)} (${freed} bytes) freed; ${plan.keep.length} run(s) kept`,
-      ...onHosts(plan.remove),
+      `pruned ${plan.remove.length} run(s): ${humanBytes(freed)} (${freed} bytes) freed${outcomes.length ? ` (${outcomes.filter((o) => o.removed).length} of ${outcomes.length} data-dir copies on the members' hosts removed there)` : ''}; ${plan.keep.length} run(s) kept`,
+      ...outcomes.map((o) =>
+        o.removed
+          ? `${o.member}: the data-dir copy {run} ${o.run} removed on ${o.host}: ${o.detail}`
+          : `! ${o.member}: the data-dir copy {run} ${o.run} on ${o.host} was NOT removed: ${o.detail}; it stays listed (kv backups list): fix the cause and prune again`,
+      ),
     ].join('\n'),
+    ...(outcomes.some((o) => !o.removed) ? { exitCode: 3 } : {}),
   };
 }
 
+/** The host copies, by member, host and {run}: for the message that asks for the cluster file. */
+function needsCluster(items: BackupItem[]): string {
+  return items.map((i) => `${i.member} on ${i.host ?? 'its host'} ({run} ${i.copyRun ?? '?'})`).join(', ');
+}
+
 /**
- * The pruned runs' copies on the members' hosts (a backup template's, with no drop-backup template to remove
- * them): not this machine's to remove; each named with where it is and what removes it.
+ * The cluster file's driver, checked before anything is removed: the file given, of the cluster whose copies
+ * go, with a drop-backup template and every member the copies name. Returns how one copy is removed.
  */
-function onHosts(runs: BackupRun[]): string[] {
-  return runs.flatMap((r) =>
-    r.items
-      .filter((i) => i.kind === 'host-copy')
-      .map((i) => {
-        const run = /\{run\} (\S+)/.exec(i.path)?.[1] ?? r.run;
-        return `! ${i.member}: the data-dir copy its backup template made ({run} ${run}) is on ${i.host ?? 'its host'}, not removed from here: remove it there (the backup template's destination for {run} ${run}); with a drop-backup template (driver.dropBackup or --drop-backup-cmd) each run removes its copies once its hop is done`;
-      }),
-  );
+async function hostDrop(ctx: Context, file: string | undefined, items: BackupItem[], runs: BackupRun[]): Promise<(i: BackupItem) => Promise<string>> {
+  const n = items.length;
+  const copies = `${n} data-dir cop${n === 1 ? 'y' : 'ies'} on the members' hosts (${needsCluster(items)})`;
+  if (!file)
+    throw new UsageError(
+      `not pruning: ${copies} belong to the runs to remove, and only their cluster's driver can remove them there: the drop-backup template of the cluster file is needed, and --cluster was not given`,
+      {
+        field: '--cluster',
+        hint: 'pass --cluster FILE (the cluster file the upgrade ran with; its driver.dropBackup removes each copy, e.g. `dropBackup: ssh {host} sudo rm -rf /var/lib/etcd.bak-{run}`), or keep those runs (--keep); nothing was removed',
+      },
+    );
+  const [{ findCluster }, { CommandDriver }, { clusterKey }, { simulatedProgramAt }] = await Promise.all([
+    import('./lib/target.js'),
+    import('../../kv/drivers/command.js'),
+    import('../../kv/journal/journal.js'),
+    import('../../kv/sandbox/members.js'),
+  ]);
+  const found = await findCluster(ctx, { cluster: file });
+  if (found.source !== 'file') throw new UsageError('--cluster: not a cluster file', { field: '--cluster' });
+  const { parsed, path } = found;
+  const key = clusterKey(parsed.members.map((m) => m.endpoint));
+  const theirs = [...new Set(runs.filter((r) => r.items.some((i) => i.kind === 'host-copy')).map((r) => r.cluster))];
+  if (theirs.some((c) => c !== key))
+    throw new UsageError(`not pruning: ${path} is cluster ${key}; the data-dir copies on the hosts are of cluster ${theirs.join(', ')}`, {
+      field: '--cluster',
+      hint: 'give the cluster file of those runs (the one the upgrade ran with: the same endpoints); nothing was removed',
+    });
+  if (parsed.driver?.type !== 'command' || !parsed.driver.dropBackup)
+    throw new UsageError(`not pruning: the driver of ${path} has no drop-backup template, so ${copies} cannot be removed there`, {
+      field: '--cluster',
+      hint: 'add driver.dropBackup to the cluster file: the command that removes the copy its backup template made for {run} (for `backup: ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}`, `dropBackup: ssh {host} sudo rm -rf /var/lib/etcd.bak-{run}`; the systemd preset with dataDir has both); nothing was removed',
+    });
+  const missing = items.filter((i) => !parsed.members.some((m) => m.name === i.member));
+  if (missing.length)
+    throw new UsageError(`not pruning: ${path} has no member ${[...new Set(missing.map((i) => i.member))].join(', ')}, whose data-dir copies are to go`, {
+      field: '--cluster',
+      hint: 'give the cluster file the upgrade ran with; nothing was removed',
+    });
+  const driver = new CommandDriver(parsed.driver, await ctx.exec(), ctx.env, undefined, simulatedProgramAt);
+  driver.checkMembers(parsed.members, `--cluster ${path}`);
+  const drop = driver.dropBackup!;
+  return (i) =>
+    drop(
+      parsed.members.find((m) => m.name === i.member)!,
+      '',
+      i.copyRun ?? '',
+    );
 }
 
 /** Off-host: the N newest backups under the prefix kept, the rest removed (each manifest first: never a listed backup without its snapshot). */

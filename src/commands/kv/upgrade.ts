@@ -227,8 +227,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
         if (cloneLoad) out.data = { ...(out.data as object), rehearsal: cloneLoad };
         if (r.status !== 'done' && r.status !== 'halted') return out;
         const { backupsOfRuns, ladderRunIds } = await import('./lib/upgrade-backups.js');
-        const { ids, steps, fates, copies } = await ladderRunIds(r);
-        const b = await backupsOfRuns(ctx, cluster.key, ids, steps, fates, copies);
+        const { ids, steps, fates, copies, snaps } = await ladderRunIds(r);
+        const b = await backupsOfRuns(ctx, cluster.key, ids, steps, fates, copies, snaps);
         out.text = `${out.text}\n${b.line}`;
         out.data = {
           ...r,
@@ -263,7 +263,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const out = withChanges(render(report, ctx, checks, commands, opts.rehearse ? PLANNED_ONLY.rehearse : PLANNED_ONLY.dry), opts, changesOf(report));
   if ((report.status === 'done' || report.status === 'halted') && report.run) {
     const { backupsOfRuns } = await import('./lib/upgrade-backups.js');
-    const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps, report.copies, report.dataCopies);
+    const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps, report.copies, report.dataCopies, report.snapshots);
     out.text = `${out.text ?? ''}\n${b.line}`;
     out.data = { ...(out.data as object), backups: b.doc };
   }

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { onDiskBytes } from '../drivers/backup-copy.js';
-import { journalPath, lockJournal, type Journal } from '../journal/journal.js';
+import { journalPath, lockJournal, writeJournal, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { readRestore, restorePath, type RestoreRecord } from '../journal/restore-record.js';
 import { loadSandbox, sandboxCluster } from '../sandbox/sandbox.js';
@@ -29,9 +29,13 @@ export interface BackupItem {
   bytes: number;
   /** Last modified (ISO). */
   date: string;
-  /** A copy on a member's host (the command driver's backup template): where, and that its size is not measured from here. */
+  /** A copy on a member's host (the command driver's backup template): the host, its size there or why it is not known. */
   host?: string;
   measured?: false;
+  sizeUnknown?: string;
+  /** A host copy's record: the journal that names it and its {run} (what the drop-backup template removes). */
+  journal?: string;
+  copyRun?: string;
 }
 
 export interface BackupRun {
@@ -149,43 +153,73 @@ export function findBackups(dataDir: string): BackupRun[] {
 /**
  * The data-dir copies runs made on the members' hosts (a command driver's backup template, each under its
  * own {run}), from every journal here: each copy made and not removed since (the drop-backup template, or
- * the local driver's copy under DATA/kv/backups, which is listed as a directory). Not measured from here.
+ * the local driver's copy under DATA/kv/backups, which is listed as a directory). Its size is the one
+ * measured on its host as its run finished (upgrade/backup-guard.ts, measureCopies), else why it is not known.
  */
 function hostCopies(dataDir: string): Array<{ cluster: string; run: string; item: BackupItem }> {
-  const dir = join(dataDir, 'kv', 'journals');
-  if (!existsSync(dir)) return [];
-  const out: Array<{ cluster: string; run: string; item: BackupItem }> = [];
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+  // every record of a run: the cluster's journal, the runs it replaced (CLUSTER.runs/), a ladder's hops (CLUSTER.ladder/)
+  const byId = new Map<string, Array<{ file: string; j: Journal }>>();
+  for (const file of journalFiles(join(dataDir, 'kv', 'journals'))) {
     let j: Journal | undefined;
     try {
-      j = readJournal(join(dir, name));
+      j = readJournal(file);
     } catch {
       continue;
     }
     if (!j?.dataCopies?.length || !j.cluster) continue;
-    const journal = j;
+    byId.set(j.id, [...(byId.get(j.id) ?? []), { file, j }]);
+  }
+  const out: Array<{ cluster: string; run: string; item: BackupItem }> = [];
+  for (const records of byId.values()) {
+    // (the newest record of the run speaks for it; a removal any of them records counts)
+    const { file, j: journal } = records.reduce((a, b) => (b.j.updatedAt > a.j.updatedAt ? b : a));
+    const fates = records.flatMap((r) => r.j.copies ?? []);
     for (const c of journal.dataCopies!) {
       if (c.status !== 'done') continue;
-      if (journal.copies?.some((f) => f.removed && f.member === c.member && (f.run === undefined || f.run === c.run))) continue;
+      if (fates.some((f) => f.removed && f.member === c.member && (f.run === undefined || f.run === c.run))) continue;
       if (existsSync(join(dataDir, 'kv', 'backups', journal.cluster, `${c.run}-${c.member}`))) continue;
+      // (a copy of the local driver's, measured and gone: not a host's)
+      if (c.path !== undefined && c.host === undefined) continue;
       const endpoint = journal.members.find((m) => m.name === c.member)?.endpoint;
-      const host = endpoint ? hostOf(endpoint) : 'its host';
+      const host = c.host ?? (endpoint ? hostOf(endpoint) : 'its host');
+      const sizeUnknown = c.bytes === undefined ? (c.sizeUnknown ?? notMeasured(journal.status)) : undefined;
       out.push({
         cluster: journal.cluster,
         run: journal.id,
         item: {
           kind: 'host-copy',
           member: c.member,
-          path: `on ${host}: the backup template's copy, {run} ${c.run}`,
-          bytes: 0,
+          path: c.path ? `${host}:${c.path}` : `on ${host}: the backup template's copy, {run} ${c.run}`,
+          bytes: c.bytes ?? 0,
           date: c.at,
           host,
-          measured: false,
+          ...(sizeUnknown !== undefined ? { measured: false as const, sizeUnknown } : {}),
+          journal: file,
+          copyRun: c.run,
         },
       });
     }
   }
   return out;
+}
+
+/** The journal files under `dir`: its own, and those one folder down (CLUSTER.runs/, CLUSTER.ladder/). */
+function journalFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isFile() && e.name.endsWith('.json')) out.push(join(dir, e.name));
+    else if (e.isDirectory() && /\.(runs|ladder)$/.test(e.name))
+      for (const f of readdirSync(join(dir, e.name))) if (f.endsWith('.json')) out.push(join(dir, e.name, f));
+  }
+  return out;
+}
+
+/** Why a host copy of a run has no size: its run measures its copies as it finishes. */
+function notMeasured(status: Journal['status']): string {
+  return status === 'done'
+    ? 'not measured (its run was made by an older opsctl)'
+    : `not measured yet: its run is ${status}, and measures its copies on their hosts as it finishes`;
 }
 
 function hostOf(endpoint: string): string {
@@ -229,7 +263,7 @@ export class BackupsLockedError extends Error {
  * meanwhile, and none is running; the lock of a run that died is taken over, told through `notice`).
  * Returns the bytes freed (as `du -sB1` counted them before).
  */
-export async function removeRuns(dataDir: string, runs: BackupRun[], notice: (text: string) => void): Promise<number> {
+export async function removeRuns(dataDir: string, runs: BackupRun[], notice: (text: string) => void, hosts?: HostDrop): Promise<number> {
   let freed = 0;
   for (const cluster of new Set(runs.map((r) => r.cluster))) {
     const file = journalPath(dataDir, cluster);
@@ -242,8 +276,12 @@ export async function removeRuns(dataDir: string, runs: BackupRun[], notice: (te
     }
     try {
       for (const r of runs.filter((x) => x.cluster === cluster)) {
-        // (a copy on a member's host is not this machine's to remove: the prune names it with the command that does)
-        for (const it of r.items.filter((i) => i.kind !== 'host-copy')) {
+        // (a copy on a member's host: removed there by the driver's drop-backup template, when the caller has the driver)
+        for (const it of r.items) {
+          if (it.kind === 'host-copy') {
+            if (hosts) freed += await dropHostCopy(it, hosts);
+            continue;
+          }
           freed += duBytes(it.path);
           rmSync(it.path, { recursive: true, force: true });
         }
@@ -253,6 +291,36 @@ export async function removeRuns(dataDir: string, runs: BackupRun[], notice: (te
     }
   }
   return freed;
+}
+
+/** How a prune removes the copies on the members' hosts: the driver of the cluster file given (its drop-backup template). */
+export interface HostDrop {
+  /** Removes one copy on its host; the detail line (the template as it ran). Throws when it failed. */
+  drop(item: BackupItem): Promise<string>;
+  /** Said for each copy: removed (with its detail) or not (why). */
+  said(item: BackupItem, outcome: { removed: boolean; detail: string }): void;
+}
+
+/**
+ * One copy on a member's host removed by the drop-backup template, and recorded in the journal that names it
+ * (a BackupFate, as a finished hop records its own), so it is never listed again. Returns the bytes it took
+ * there (0 when not known, or when it could not be removed).
+ */
+async function dropHostCopy(it: BackupItem, hosts: HostDrop): Promise<number> {
+  let detail: string;
+  try {
+    detail = await hosts.drop(it);
+  } catch (err) {
+    hosts.said(it, { removed: false, detail: (err as Error).message });
+    return 0;
+  }
+  const j = it.journal ? readJournal(it.journal) : undefined;
+  if (j && it.journal) {
+    (j.copies ??= []).push({ member: it.member, run: it.copyRun ?? j.id, removed: true, detail: `removed by kv backups prune: ${detail}` });
+    await writeJournal(it.journal, j, Date.now());
+  }
+  hosts.said(it, { removed: true, detail });
+  return it.measured === false ? 0 : it.bytes;
 }
 
 /**

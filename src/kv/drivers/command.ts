@@ -1,9 +1,10 @@
 import type { CommandTemplates, MemberSpec } from '../cluster/cluster-file.js';
-import type { CloneOf, DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
+import type { CloneOf, CopySize, DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
 import { sharedRead } from './driver.js';
 import { configFileOf, settingsOutput, type StartSettings } from './start-settings.js';
 import { noReach, onThisHost, readRunningSettings, shellHere, type ProgramAt } from './local-reach.js';
 import { hostV2Size, shellWord } from './host-script.js';
+import { measureHostCopy } from './host-copy.js';
 import { valueProblem } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
 import { UsageError } from '../../core/errors.js';
@@ -38,6 +39,8 @@ export class CommandDriver implements MemberDriver {
 
   /** Present only when a backup template is given (the executor then runs it after each stop). */
   readonly backupDataDir?: (m: MemberSpec, dest: string, run: string) => Promise<string>;
+  /** With a backup template: its copy under {run} measured on the member's host (host-copy.ts). */
+  readonly copySize?: (m: MemberSpec, run: string) => Promise<CopySize & { path?: string }>;
 
   /**
    * Present only when a space template is given: the backup's space on the member's host (its output:
@@ -90,6 +93,7 @@ export class CommandDriver implements MemberDriver {
           .pop();
         return `\`${displayArgv(r.argv)}\` done${out ? `: ${out.slice(0, 120)}` : ''}`;
       };
+      this.copySize = async (m, run) => measureHostCopy(this, m, this.argv(backup, m, undefined, { run }), run, this.vars(m).host, this.timeoutMs);
     }
   }
 
@@ -391,22 +395,17 @@ export class CommandDriver implements MemberDriver {
 
   /** --on-failure rollback: the restoreBackup template ({run}: the {run} of the copy it puts back, journal/copies.ts). */
   get restoreBackup(): ((m: MemberSpec, dest: string, run: string) => Promise<string>) | undefined {
-    const tpl = this.t.restoreBackup;
-    if (!tpl) return undefined;
-    return async (m, _dest, run) => {
-      const r = await this.run(tpl, m, undefined, true, { run });
-      return `\`${displayArgv(r.argv)}\` done`;
-    };
+    return this.copyStep(this.t.restoreBackup);
   }
 
   /** The dropBackup template ({run}): the backup template's copy removed once its hop is done. */
   get dropBackup(): ((m: MemberSpec, dest: string, run: string) => Promise<string>) | undefined {
-    const tpl = this.t.dropBackup;
-    if (!tpl) return undefined;
-    return async (m, _dest, run) => {
-      const r = await this.run(tpl, m, undefined, true, { run });
-      return `\`${displayArgv(r.argv)}\` done`;
-    };
+    return this.copyStep(this.t.dropBackup);
+  }
+
+  /** A template run on a data-dir copy ({run}: the copy's run id), or undefined without the template. */
+  private copyStep(tpl: string | undefined): ((m: MemberSpec, dest: string, run: string) => Promise<string>) | undefined {
+    return tpl ? async (m, _dest, run) => `\`${displayArgv((await this.run(tpl, m, undefined, true, { run })).argv)}\` done` : undefined;
   }
 
   /** The restore template for the restore's target minor (restoreByVersion), else the one restore template. */

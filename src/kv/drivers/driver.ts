@@ -4,6 +4,9 @@ import type { MemberDirs } from '../wal/v2-data.js';
 
 export type { MemberDirs } from '../wal/v2-data.js';
 
+/** A data-dir copy's size on its host: bytes as `du -sB1` counts them, or why it is not known (host-copy.ts). */
+export type CopySize = { bytes: number } | { why: string };
+
 /** What a script run on a member's host printed (`failed`: it could not be run, or did not finish). */
 export interface HostShellResult {
   stdout: string;
@@ -116,6 +119,12 @@ export interface MemberDriver {
    * it to `dest`, the command driver runs its backup template with {run}. Returns the journal detail.
    */
   backupDataDir?(m: MemberSpec, dest: string, run: string): Promise<string>;
+  /**
+   * The copy backupDataDir made on the member's host under {run}, measured there as `du` counts it
+   * (host-copy.ts), or why not. Absent: the driver's copies are not on the hosts (the local driver's are
+   * under opsctl's data directory, measured there).
+   */
+  copySize?(m: MemberSpec, run: string): Promise<CopySize & { path?: string }>;
   /** Stages the target binary on the member's host and checks its version (before a hop's first stop); the detail line. */
   stage?(m: MemberSpec, target: MemberTarget): Promise<string>;
   /**

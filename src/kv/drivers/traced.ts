@@ -25,6 +25,7 @@ const LOOKS: ReadonlySet<string> = new Set([
   'isRunning',
   'v2DataBytes',
   'hostV2Size',
+  'copySize',
   'readConfig',
   'dataLayout',
   'startSettings',

@@ -5,7 +5,9 @@
  * DIR.bak-{run}), its put-back (DIR.failed-{run}) and its removal, so a second attempt never copies into
  * the first's copy and a put-back never restores an older attempt's data.
  */
-import type { DataCopy } from './journal.js';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BackupFate, DataCopy } from './journal.js';
 
 /** What these read of a run's record (an upgrade's journal, the v2store fix's file). */
 interface Copies {
@@ -38,4 +40,32 @@ export function copyToRestore(j: Copies, member: string): DataCopy | undefined {
   const last = copiesOf(j, member).pop();
   if (!last) return { member, run: j.id, status: 'done', at: '' };
   return last.status === 'done' ? last : undefined;
+}
+
+/** Where a cluster's earlier runs' records are kept when a new run's journal takes their place. */
+export function keptRunsDir(journalFile: string): string {
+  return journalFile.replace(/\.json$/, '.runs');
+}
+
+/**
+ * Before a new run's journal replaces the one at `journalFile`: the old record kept under
+ * `<cluster>.runs/<id>.json` when it names a data-dir copy on a member's host that is still there (made, not
+ * removed since, not under opsctl's data directory), so `kv backups list` still lists that copy and `kv
+ * backups prune --cluster` can remove it. Returns where it went, or undefined (nothing to keep).
+ */
+export function keepRunRecord(journalFile: string, read: (file: string) => (Copies & { copies?: BackupFate[] }) | undefined): string | undefined {
+  let j: (Copies & { copies?: BackupFate[] }) | undefined;
+  try {
+    j = existsSync(journalFile) ? read(journalFile) : undefined;
+  } catch {
+    return undefined;
+  }
+  const gone = (c: DataCopy) => j?.copies?.some((f) => f.removed && f.member === c.member && (f.run === undefined || f.run === c.run));
+  const onHost = (j?.dataCopies ?? []).filter((c) => c.status === 'done' && (c.host !== undefined || c.path === undefined) && !gone(c));
+  if (!j || !onHost.length) return undefined;
+  const dir = keptRunsDir(journalFile);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const to = join(dir, `${j.id}.json`);
+  copyFileSync(journalFile, to);
+  return to;
 }

@@ -45,7 +45,16 @@ export interface Journal {
   downgrade?: boolean;
   steps: JournalStep[];
   /** The snapshot taken before each member's stop; `from`: the member that served it (the leader, as the guides take it). */
-  snapshots: Array<{ member: string; file: string; revision: string; bytes: number; from?: string }>;
+  snapshots: Array<{
+    member: string;
+    file: string;
+    revision: string;
+    bytes: number;
+    from?: string;
+    sha256?: string;
+    /** When the file was removed as the run finished (the restore point is kept: upgrade/backup-guard.ts, dropSnapshots). */
+    removed?: string;
+  }>;
   halt?: { step: string; reason: string; rollback: string };
   /** Every KV hash comparison of the run (hashkv.ts): before the first stop and after each member. */
   consistency?: HashCheck[];
@@ -94,6 +103,12 @@ export interface DataCopy {
   status: 'copying' | 'done' | 'removed';
   at: string;
   detail?: string;
+  /** A copy on the member's host (the backup template's): where, and its size there as `du` counted it, or why it is not known. */
+  path?: string;
+  /** The member's host, for a copy there (undefined: under opsctl's data directory). */
+  host?: string;
+  bytes?: number;
+  sizeUnknown?: string;
 }
 
 /** A stable key for a cluster: its sorted endpoints, hashed. */

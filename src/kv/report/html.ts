@@ -162,7 +162,7 @@ function hopSections(r: UpgradeReportDoc, idp: string): string {
     ? r.snapshots
         .map(
           (s) =>
-            `<tr><td>${e(s.member)}</td><td class="num">${e(s.revision)}</td><td class="num">${e(s.bytes.toLocaleString('en-US'))}</td><td><code class="hash">${s.sha256 ? e(s.sha256) : '<i>file gone</i>'}</code></td><td class="nw">${when(s.at)}</td><td><code>${e(s.file)}</code></td></tr>`,
+            `<tr><td>${e(s.member)}</td><td class="num">${e(s.revision)}</td><td class="num">${e(s.bytes.toLocaleString('en-US'))}</td><td><code class="hash">${s.sha256 ? e(s.sha256) : '<i>file gone</i>'}</code></td><td class="nw">${when(s.at)}</td><td><code>${e(s.file)}</code>${s.removed ? ` <span class="muted">removed ${when(s.removed)}: the restore point is kept</span>` : ''}</td></tr>`,
         )
         .join('\n')
     : '<tr><td colspan="6" class="muted">no snapshot was taken</td></tr>';

@@ -5,6 +5,7 @@ import { readJournal } from '../journal/read.js';
 import { readLadder } from '../ladder/record.js';
 import { hopName } from '../ladder/plan.js';
 import type { BackupsDoc, LadderDoc, UpgradeReportDoc } from './report.js';
+import { addTally } from './backups.js';
 
 /**
  * The report of a ladder run (`kv upgrade --to 3.6`): the journal a report is asked for is the hop in
@@ -49,6 +50,9 @@ export function withLadder(doc: UpgradeReportDoc, j: Journal, journalFile: strin
         }
       : {}),
     ...(all.some((r) => r.backups.copies?.length) ? { copies: all.flatMap((r) => r.backups.copies ?? []) } : {}),
+    made: all.map((r) => r.backups.made).reduce(addTally),
+    held: all.map((r) => r.backups.held).reduce(addTally),
+    keeps: doc.backups.keeps,
   };
   return {
     ...doc,

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { backupsMade, type BackupsDoc } from './backups.js';
 import { CLIENT_CHANGES, STAGING_ADVICE } from '../rules/clients.js';
-import type { BackupFate, DataCopy, Journal, JournalStep } from '../journal/journal.js';
+import type { Journal, JournalStep } from '../journal/journal.js';
 import type { JournalRun, JournalWithRuns, RunEnd } from '../journal/runs.js';
 import type { BackupRun } from '../backups/backups.js';
 import type { CheckRow } from '../rules/types.js';
@@ -38,17 +39,8 @@ export interface RestorePointRow {
   command: string;
 }
 
-/** The backups a run made: their total size and where they are. */
-export interface BackupsDoc {
-  bytes: number;
-  /** The directories that hold them. */
-  dirs: string[];
-  items: Array<{ kind: string; member: string; path: string; bytes: number }>;
-  /** Backups made on the members' hosts (the command driver's backup template): not measured from here. */
-  remote?: string;
-  /** What became of the data-dir copies once their hops were done (removed, or kept and where). */
-  copies?: BackupFate[];
-}
+export type { BackupsDoc } from './backups.js';
+export { backupsMade, describeFates } from './backups.js';
 
 /** The ladder, hop by hop (when the run was one hop of `kv upgrade --to 3.6`). */
 export interface LadderDoc {
@@ -88,7 +80,7 @@ export interface UpgradeReportDoc {
     steps: Array<Pick<JournalStep, 'kind' | 'status' | 'startedAt' | 'finishedAt' | 'ms' | 'detail' | 'error'>>;
   }>;
   health: Array<{ step: string; member?: string; status: string; at?: string; detail?: string }>;
-  snapshots: Array<{ member: string; file: string; revision: string; bytes: number; sha256?: string; at?: string }>;
+  snapshots: Array<{ member: string; file: string; revision: string; bytes: number; sha256?: string; at?: string; removed?: string }>;
   clusterVersion: { from: string; to: string; status: string; at?: string; detail?: string };
   halt?: Journal['halt'];
   /** `kv rollback` of this run: each member as it was brought back. */
@@ -208,7 +200,7 @@ export function buildReport(j: Journal, journalFile: string, src: ReportSources 
     health: j.steps
       .filter((s) => HEALTH_KINDS.has(s.kind))
       .map((s) => ({ step: s.kind, member: s.member, status: s.status, at: s.finishedAt ?? s.startedAt, detail: s.detail ?? s.error })),
-    snapshots: j.snapshots.map((s) => ({ ...s, sha256: hash(s.file), at: stepOf.get(s.member)?.finishedAt })),
+    snapshots: j.snapshots.map((s) => ({ ...s, sha256: hash(s.file) ?? s.sha256, at: stepOf.get(s.member)?.finishedAt })),
     clusterVersion: { from: j.source, to: j.target, status: cv?.status ?? 'pending', at: cv?.finishedAt, detail: cv?.detail ?? cv?.error },
     halt: j.halt,
     rollback: j.rollback,
@@ -272,57 +264,7 @@ function restorePointsOf(j: Journal, hash: (file: string) => string | undefined,
 
 /** The backups of this journal's run: the files found on this machine, and the ones made on the members' hosts. */
 function backupsOf(j: Journal, found: BackupRun[]): BackupsDoc {
-  return backupsMade(found, [j.id], j.steps, j.copies, j.dataCopies);
-}
-
-/**
- * The backups of the runs `ids` among `found` (the cluster's), and the data-dir backups made on the members'
- * hosts: every copy `copies` records (each attempt's, under its own {run}), else each member's backup step.
- */
-export function backupsMade(found: BackupRun[], ids: string[], steps: JournalStep[], fates: BackupFate[] = [], copies: DataCopy[] = []): BackupsDoc {
-  const mine = found.filter((r) => ids.includes(r.run));
-  const items = mine.flatMap((r) => r.items.map(({ kind, member, path, bytes }) => ({ kind, member, path, bytes })));
-  const dirs = [...new Set(items.map((i) => dirOf(i.path)))];
-  const localCopies = new Set(items.filter((i) => i.kind === 'data-dir').map((i) => i.member));
-  const gone = (member: string, run?: string) =>
-    fates.some((f) => f.removed && f.member === member && (f.run === undefined || run === undefined || f.run === run));
-  const made = copies.filter((c) => c.status === 'done' && !localCopies.has(c.member) && !gone(c.member, c.run));
-  const remote = copies.length
-    ? made.map((c) => `${c.member} ({run} ${c.run}): ${c.detail ?? 'done'}`)
-    : steps
-        .filter((s) => s.kind === 'backup-data' && s.status === 'done' && s.member && !localCopies.has(s.member) && !gone(s.member))
-        .map((s) => `${s.member}: ${s.detail ?? 'done'}`);
-  return {
-    bytes: items.reduce((n, i) => n + i.bytes, 0),
-    dirs,
-    items,
-    ...(remote.length
-      ? {
-          remote: `${remote.length} data-dir backup(s) made on the members' hosts by the driver's backup command (not measured from here): ${remote.join('; ')}`,
-        }
-      : {}),
-    ...(fates.length ? { copies: fates } : {}),
-  };
-}
-
-/** The report's line for the copies of one or more hops: how many went and what stayed, or undefined when none were taken. */
-export function describeFates(fates: BackupFate[]): string | undefined {
-  if (!fates.length) return undefined;
-  const removed = fates.filter((f) => f.removed).length;
-  const kept = fates.filter((f) => !f.removed);
-  return [
-    removed
-      ? `${removed} data-dir cop${removed === 1 ? 'y' : 'ies'} removed once ${removed === 1 ? 'its hop was' : 'their hops were'} done (the hop's restore point is the way back; --keep-backups keeps them)`
-      : '',
-    ...kept.map((f) => `${f.member}: data-dir copy ${f.detail}`),
-  ]
-    .filter(Boolean)
-    .join('\n');
-}
-
-function dirOf(p: string): string {
-  const i = p.lastIndexOf('/');
-  return i > 0 ? p.slice(0, i) : p;
+  return backupsMade(found, [j.id], j.steps, j.copies, j.dataCopies, j.snapshots);
 }
 
 /** The client changes of the minors this journal's hop passes (none going down). */

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
@@ -7,8 +8,8 @@ import type { BackupFate } from '../journal/journal.js';
 import { backupDest, describeTarget, previousTarget, startAndWait } from './on-failure.js';
 import { copiesOf, nextCopyRun } from '../journal/copies.js';
 import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, type BackupSpace } from '../drivers/space.js';
-import { backupEstimate } from '../drivers/backup-copy.js';
-import type { StepEnv } from './options.js';
+import { backupEstimate, onDiskBytes } from '../drivers/backup-copy.js';
+import type { RunRecord, StepEnv } from './options.js';
 
 /**
  * Where a member's data-dir backup is copied from and to, when opsctl makes the copy on this machine
@@ -240,4 +241,90 @@ export async function dropBackups(env: StepEnv<'cluster' | 'dataDir' | 'keepBack
     }
   }
   return out;
+}
+
+/**
+ * Once the hop is done (before the journal says so): the copies measured where they are, then removed
+ * (dropBackups), and the snapshots the way back does not need removed (dropSnapshots). Each part is done
+ * once: a resume after a kill finishes what is left.
+ */
+export async function finishBackups(env: StepEnv<'cluster' | 'dataDir' | 'keepBackups' | 'reporter' | 'now'>): Promise<void> {
+  const j = env.journal;
+  if (!j.copies) {
+    await measureCopies(env);
+    j.copies = await dropBackups(env);
+  }
+  await dropSnapshots(env);
+}
+
+/**
+ * What a finished run keeps of its backups by default (docs/kv-upgrade.md, "Backups: what a run keeps").
+ * The way back after a finished hop is its restore point alone: `kv rollback` refuses once the cluster
+ * version moved, and names `kv restore` from the restore point; `kv restore` checks a snapshot against it
+ * (same SHA-256); a ladder's hops each keep their own. The snapshots taken before the later stops proved
+ * that a healthy member served a verified snapshot right then; nothing reads them after the run.
+ */
+export const KEPT_BY_DEFAULT =
+  'a finished run keeps its restore point (the verified snapshot taken before its first stop: the way back once the cluster version moved) and removes the snapshots taken before its later stops, and its data-dir copies where the driver can (a drop-backup template); --keep-backups keeps them all; older runs stay until opsctl kv backups prune --keep N';
+
+/**
+ * Before the copies are removed (once the hop is done): each copy the driver made on a member's host
+ * measured there (a `du` through its host shell), all at once; a copy measured before keeps its figure.
+ */
+export async function measureCopies(env: Pick<StepEnv<'cluster' | 'dataDir'>, 'o' | 'driver' | 'journal'>): Promise<void> {
+  const { driver, journal: j, o } = env;
+  const todo = (j.dataCopies ?? []).filter((c) => c.status === 'done' && c.bytes === undefined);
+  await Promise.all(
+    todo.map(async (c) => {
+      const m = o.cluster.members.find((x) => x.name === c.member);
+      if (!m) return void (c.sizeUnknown = `${c.member} is not in the cluster`);
+      if (driver.type === 'local') {
+        // (the local driver's copy is under opsctl's data directory: measured here)
+        const dest = backupDest(env, m, c.run);
+        Object.assign(c, existsSync(dest) ? { path: dest, bytes: onDiskBytes(dest) } : { path: dest, sizeUnknown: `${dest} is gone` });
+        return;
+      }
+      if (!driver.copySize) return void (c.sizeUnknown = 'the driver cannot measure its copies');
+      const s = await driver.copySize(m, c.run).catch((err: Error) => ({ why: err.message, path: undefined }));
+      c.host = m.host ?? hostOf(m.endpoint);
+      if (s.path) c.path = s.path;
+      if ('bytes' in s) {
+        c.bytes = s.bytes;
+        delete c.sizeUnknown;
+      } else c.sizeUnknown = s.why;
+    }),
+  );
+}
+
+function hostOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return endpoint;
+  }
+}
+
+/**
+ * The snapshots a finished run no longer needs removed (KEPT_BY_DEFAULT): every one but the restore point,
+ * unless --keep-backups. Each is marked in the record (`removed`), so a resume after a kill removes the rest
+ * and the report still names what was taken. Returns how many went and what they took.
+ */
+export async function dropSnapshots(env: {
+  o: Pick<StepEnv<'keepBackups' | 'now'>['o'], 'keepBackups' | 'now'>;
+  journal: Pick<RunRecord, 'snapshots' | 'restorePoint'>;
+}): Promise<{ removed: number; bytes: number }> {
+  const { o, journal: j } = env;
+  // (the recorded restore point; an older record's is its first snapshot, as restorePointOf reads it)
+  const keep = (j.restorePoint ?? j.snapshots[0])?.file;
+  if (o.keepBackups || !keep) return { removed: 0, bytes: 0 };
+  let removed = 0;
+  let bytes = 0;
+  for (const s of j.snapshots) {
+    if (s.file === keep || s.removed) continue;
+    await rm(s.file, { force: true });
+    s.removed = new Date(o.now()).toISOString();
+    removed++;
+    bytes += s.bytes;
+  }
+  return { removed, bytes };
 }

@@ -13,8 +13,10 @@ import { WaitAborted } from '../cluster/wait.js';
 import { GateRefused, gateWhileDown, MemberLost } from './gate.js';
 import { endRun, signalWords } from '../journal/runs.js';
 import { runJournal } from './run-journal.js';
+import { keepRunRecord } from '../journal/copies.js';
+import { readJournal } from '../journal/read.js';
 import { defragMember } from './defrag.js';
-import { backToPending, dropBackups, describeBackupFailure, notStarted, spaceBeforeStop, startOnPrevious } from './backup-guard.js';
+import { backToPending, describeBackupFailure, finishBackups, notStarted, spaceBeforeStop, startOnPrevious } from './backup-guard.js';
 import { hashesNow } from './consistency.js';
 import { fmtMs, totals, type Base, type Running, type StepEnv, type UpgradeOptions, type UpgradeReport } from './options.js';
 import type { Preflight } from './preflight.js';
@@ -73,6 +75,8 @@ export class UpgradeRun {
     pre: Preflight,
     resumed: Journal | undefined,
   ): Promise<UpgradeRun> {
+    // (an earlier run's record of the copies it left on the hosts outlives this run's journal: journal/copies.ts)
+    if (!resumed) keepRunRecord(file, readJournal);
     const j = runJournal(o, driver, pre, resumed);
     await writeJournal(file, j, o.now(), false, o.debug);
     o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
@@ -476,8 +480,8 @@ export class UpgradeRun {
       const halted = await this.guarded(fhStep, 'cluster: final health pass', false, '', () => finalHealthStep(this.env));
       if (halted) return halted;
     }
-    // the copies go before the journal says done: a kill between them removes the rest on the resume
-    if (!j.copies) j.copies = await dropBackups(this.env);
+    // the copies and snapshots go before the journal says done: a kill between them removes the rest on the resume
+    await finishBackups(this.env);
     j.status = 'done';
     endRun(j, 'done', undefined, new Date(o.now()).toISOString());
     o.debug?.(`[kv] steps finished after ${o.now() - this.started} ms; ${journalStats.writes} journal writes took ${journalStats.ms.toFixed(1)} ms`);

@@ -98,7 +98,7 @@ export async function snapshotStep(
     });
     uploaded = `; uploaded to ${url}, verified on the store`;
   }
-  j.snapshots.push({ member: m.name, file: taken.file, revision: taken.revision, bytes: taken.bytes, from: from.name });
+  j.snapshots.push({ member: m.name, file: taken.file, revision: taken.revision, bytes: taken.bytes, from: from.name, sha256: taken.status.sha256 });
   const role = from === leader ? `the leader ${from.name}` : from.name;
   const mine = from === m ? '' : ` (${m.name}'s own revision ${before}, its live keys at ${taken.revision}: ${taken.member.keys ?? '?'})`;
   return `${taken.bytes} bytes from ${role} via ${taken.via}, SHA-256 ok, revision ${taken.revision} ≥ ${before}${mine}${notes.length ? `; ${notes.join('; ')}` : ''}${rp ? `; ${rp}` : ''}${uploaded}`;

@@ -102,7 +102,7 @@ export const dropBackupCmd = {
 } as const;
 export const keepBackups = {
   type: 'boolean',
-  help: "keep each member's data-dir copy after its hop is done (by default it is removed then: the hop's verified restore point is the way back)",
+  help: "keep every backup of the run once its hop is done: each member's data-dir copy and every member's snapshot (by default only the restore point stays: the hop's verified way back)",
 } as const;
 /** `--cache` of the release verbs. */
 export const cache = { type: 'string', value: 'dir', home: true, help: "the release cache (default: opsctl's data directory, cache/etcd-releases)" } as const;

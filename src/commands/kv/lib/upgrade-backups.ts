@@ -1,11 +1,12 @@
 import type { Context } from '../../../context.js';
-import type { BackupFate, DataCopy, JournalStep } from '../../../kv/journal/journal.js';
+import type { BackupFate, DataCopy, Journal, JournalStep } from '../../../kv/journal/journal.js';
 import type { LadderReport } from '../../../kv/ladder/record.js';
 import type { BackupsDoc } from '../../../kv/report/report.js';
+import type { BackupTally } from '../../../kv/report/backups.js';
 
 /**
- * The backups an upgrade made (its snapshots, its data-dir copies), for the summary and --json: the
- * total size and the directories that hold them; the ones on the members' hosts are named, not measured.
+ * The backups an upgrade made (its snapshots, its data-dir copies here and on the members' hosts), for the
+ * summary and --json: what they made and what they hold on disk now, and what the default keeps.
  */
 export async function backupsOfRuns(
   ctx: Context,
@@ -14,6 +15,7 @@ export async function backupsOfRuns(
   steps: JournalStep[],
   fates: BackupFate[] = [],
   copies: DataCopy[] = [],
+  snaps: Journal['snapshots'] = [],
 ): Promise<{ doc: BackupsDoc; line: string }> {
   const [{ findBackups, humanBytes }, { backupsMade, describeFates }] = await Promise.all([
     import('../../../kv/backups/backups.js'),
@@ -25,43 +27,47 @@ export async function backupsOfRuns(
     steps,
     fates,
     copies,
+    snaps,
   );
-  const kinds = new Map<string, number>();
-  for (const i of doc.items) kinds.set(i.kind, (kinds.get(i.kind) ?? 0) + 1);
-  const words: Record<string, [string, string]> = {
-    snapshot: ['snapshot', 'snapshots'],
-    'data-dir': ['data-dir copy', 'data-dir copies'],
-    'failed-data-dir': ['failed data dir kept', 'failed data dirs kept'],
-    'before-restore': ['data dir kept before a restore', 'data dirs kept before a restore'],
-  };
-  const what = [...kinds]
-    .sort(([a], [b]) => (a === 'snapshot' ? -1 : b === 'snapshot' ? 1 : a.localeCompare(b)))
-    .map(([k, n]) => `${n} ${(words[k] ?? [k, k])[n === 1 ? 0 : 1]}`)
-    .join(', ');
-  // (the copies on the members' hosts are counted too, by number: their size is not measured from here)
-  const remote = Number(/^(\d+) data-dir backup/.exec(doc.remote ?? '')?.[1] ?? 0);
-  const there = remote ? `${remote} data-dir cop${remote === 1 ? 'y' : 'ies'} on the members' hosts (not measured from here)` : '';
-  const line = doc.items.length
-    ? `backups made: ${humanBytes(doc.bytes)} (${what}) in ${doc.dirs.join(', ')}${there ? `, and ${there}` : ''}; see them with opsctl kv backups list, remove old ones with opsctl kv backups prune --keep N`
-    : there
-      ? `backups made: ${there}; see them with opsctl kv backups list`
-      : 'backups made: none on this machine';
-  return { doc, line: [line, describeFates(fates), doc.remote].filter(Boolean).join('\n') };
+  const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+  const unknown = (t: BackupTally) => (t.unknown ? `; ${n(t.unknown, 'size', 'sizes')} not known (see opsctl kv backups list)` : '');
+  const what = (t: BackupTally) =>
+    [
+      t.snapshots ? n(t.snapshots, 'snapshot', 'snapshots') : '',
+      t.copies - t.onHosts ? `${n(t.copies - t.onHosts, 'data-dir copy', 'data-dir copies')} here` : '',
+      t.onHosts ? `${n(t.onHosts, 'data-dir copy', 'data-dir copies')} on the members' hosts` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+  const { made, held } = doc;
+  const madeLine =
+    made.snapshots || made.copies
+      ? `backups made: ${humanBytes(made.bytes)} (${what(made)}${unknown(made)})${doc.dirs.length ? ` in ${doc.dirs.join(', ')}` : ''}; see them with opsctl kv backups list`
+      : 'backups made: none';
+  const heldLine =
+    held.snapshots || held.copies
+      ? `backups held: ${humanBytes(held.bytes)} (${held.bytes} bytes) on disk in ${what(held)}${unknown(held)}; by default ${doc.keeps}`
+      : `backups held: none; by default ${doc.keeps}`;
+  return { doc, line: [madeLine, heldLine, describeFates(fates), doc.remote].filter(Boolean).join('\n') };
 }
 
 /** The run ids of a ladder's hops: the ones this run ran, and the hops done before it (their kept journals). */
-export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; steps: JournalStep[]; fates: BackupFate[]; copies: DataCopy[] }> {
+export async function ladderRunIds(
+  r: LadderReport,
+): Promise<{ ids: string[]; steps: JournalStep[]; fates: BackupFate[]; copies: DataCopy[]; snaps: Journal['snapshots'] }> {
   const { readJournal } = await import('../../../kv/journal/read.js');
   const ids: string[] = [];
   const steps: JournalStep[] = [];
   const fates: BackupFate[] = [];
   const copies: DataCopy[] = [];
+  const snaps: Journal['snapshots'] = [];
   for (const h of r.hops) {
     if (h.report?.run) {
       ids.push(h.report.run);
       steps.push(...h.report.steps);
       fates.push(...(h.report.copies ?? []));
       copies.push(...(h.report.dataCopies ?? []));
+      snaps.push(...h.report.snapshots);
       continue;
     }
     if (!h.journal) continue;
@@ -72,10 +78,11 @@ export async function ladderRunIds(r: LadderReport): Promise<{ ids: string[]; st
         steps.push(...j.steps);
         fates.push(...(j.copies ?? []));
         copies.push(...(j.dataCopies ?? []));
+        snaps.push(...j.snapshots);
       }
     } catch {
       // (a kept journal that cannot be read: its backups are not counted here; kv backups list shows them)
     }
   }
-  return { ids, steps, fates, copies };
+  return { ids, steps, fates, copies, snaps };
 }
