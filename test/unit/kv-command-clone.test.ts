@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
-import { CLONE_RECORD, findCommandClone, type CloneReach } from '../../src/kv/drivers/clone-find.js';
+import { CLONE_RECORD, findCommandClone, type CloneReach } from '../../src/kv/rehearsal/clone-find.js';
 import { readCloneRecord } from '../../src/kv/rehearsal/command-clone.js';
 import type { StartSettings } from '../../src/kv/drivers/start-settings.js';
 

@@ -203,7 +203,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       // Inside a clone (the rehearsal's own run): its members up and its load on, then the same run.
       const clone = opts.rehearsalClone ? await rehearsal.cloneRun(ctx, cluster, driver, session) : undefined;
       // (a command driver's members looked at for a clone: each here, its settings per version known)
-      if (!clone) await driver?.findClone?.(cluster.members);
+      if (!clone) await rehearsal.lookForClone(driver, cluster.members);
       const rehearse = clone ? undefined : rehearsal.rehearsalPort(ctx, opts, ignoreChecks, driver, common.exec, selector);
       const r = await runUpgradeOrLadder({
         ...common,

@@ -471,19 +471,18 @@ export class CommandDriver implements MemberDriver {
     return this.versions.get(m.name);
   }
 
-  private cloneOf: CloneOf | { why: string } = { why: "the members were not looked at for a clone (kv/rehearsal's findClone)" };
-  /** What findClone found: the members' processes here, their data dirs, their record (kv/rehearsal/command-clone.ts). */
+  private cloneOf: CloneOf | { why: string } = { why: 'the members were not looked at for a clone (kv/rehearsal/clone-find.ts)' };
+  /** What kv/rehearsal/clone-find.ts found (setClone): the members' processes here, their data dirs, their record. */
   clonable = (): CloneOf | { why: string } => this.cloneOf;
+  setClone = (c: CloneOf | { why: string }): void => void (this.cloneOf = c);
+  /** A settings template is given: the start on each version is known (the clone starts its members so). */
+  get settingsKnown(): boolean {
+    return Boolean(this.t.settings);
+  }
 
-  /** Looks at the members for the rehearsal's clone: each on this machine, its settings per version known by the settings template. */
-  async findClone(members: readonly MemberSpec[]): Promise<void> {
-    const { findCommandClone } = await import('./clone-find.js');
-    this.cloneOf = await findCommandClone(members, {
-      settings: Boolean(this.t.settings),
-      here: (m) => onThisHost(m.endpoint),
-      running: (m) => readRunningSettings((s) => this.hostShell(m, s, this.timeoutMs), m.endpoint, '', this.vars(m).host, 'any', this.programAt),
-      shell: (m, script) => this.hostShell(m, script, this.timeoutMs),
-    });
+  /** The member's process as it runs now, read from /proc on its host (its PID, binary, command line, environment). */
+  runningSettings(m: MemberSpec) {
+    return readRunningSettings((s) => this.hostShell(m, s, this.timeoutMs), m.endpoint, '', this.vars(m).host, 'any', this.programAt);
   }
 }
 

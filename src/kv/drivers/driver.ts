@@ -93,8 +93,6 @@ export interface MemberDriver {
    * clone copies it too and mounts the copy over its path, so no clone member reaches a cluster member's files.
    */
   clonable?(): CloneOf | { why: string };
-  /** Looks at the members for a clone, before clonable is asked (the command driver: their processes here, read from /proc). */
-  findClone?(members: readonly MemberSpec[]): Promise<void>;
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */

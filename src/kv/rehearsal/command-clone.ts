@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDirs, MemberDriver, MemberTarget } from '../drivers/driver.js';
 import type { CommandDriver } from '../drivers/command.js';
-import { CLONE_RECORD, type ClonedMember } from '../drivers/clone-find.js';
+import { CLONE_RECORD, type ClonedMember } from './clone-find.js';
 
 /** The record the parent left in the clone (CLONE_RECORD under opsctl's data directory, which is the clone's copy). */
 export async function readCloneRecord(dataDir: string): Promise<ClonedMember[]> {

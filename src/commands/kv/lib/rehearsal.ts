@@ -8,6 +8,8 @@ import { isSea } from '../../../core/sea.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
 import type { ClusterSpec } from '../../../kv/cluster/cluster-file.js';
 import type { MemberDriver } from '../../../kv/drivers/driver.js';
+import type { CommandDriver } from '../../../kv/drivers/command.js';
+import type { MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { rehearseOnClone, selfCommand, type RehearsalVerdict } from '../../../kv/rehearsal/clone.js';
 import { UsageError } from '../../../core/errors.js';
 
@@ -95,6 +97,24 @@ export function rehearsalPort(
   };
 }
 
+/** A command driver's members looked at for a clone (each here, its settings per version known): what its clonable() says then. */
+export async function lookForClone(driver: MemberDriver | undefined, members: readonly MemberSpec[]): Promise<void> {
+  if (driver?.type !== 'command') return;
+  const command = driver as CommandDriver;
+  const [{ findCommandClone }, { onThisHost }] = await Promise.all([
+    import('../../../kv/rehearsal/clone-find.js'),
+    import('../../../kv/drivers/local-reach.js'),
+  ]);
+  command.setClone(
+    await findCommandClone(members, {
+      settings: command.settingsKnown,
+      here: (m) => onThisHost(m.endpoint),
+      running: (m) => command.runningSettings(m),
+      shell: (m, script) => command.hostShell(m, script, 60_000),
+    }),
+  );
+}
+
 /** Inside the clone: its members started as the driver starts them, then its load; stop() says what the load saw. */
 export async function cloneRun(ctx: Context, cluster: ClusterSpec, given: MemberDriver | undefined, session: KvSession) {
   // a command driver's members are started by opsctl itself in the clone, as the parent's record and the settings template say
@@ -115,5 +135,5 @@ export async function cloneRun(ctx: Context, cluster: ClusterSpec, given: Member
 async function commandClone(ctx: Context, driver: MemberDriver): Promise<MemberDriver> {
   const { CloneMembers, readCloneRecord } = await import('../../../kv/rehearsal/command-clone.js');
   const record = await readCloneRecord(ctx.paths.data);
-  return new CloneMembers(driver as import('../../../kv/drivers/command.js').CommandDriver, record, `${ctx.paths.data}/rehearsal`);
+  return new CloneMembers(driver as CommandDriver, record, `${ctx.paths.data}/rehearsal`);
 }

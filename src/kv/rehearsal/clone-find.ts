@@ -7,10 +7,10 @@
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { minor } from '../cluster/parse.js';
-import type { CloneOf, HostShellResult } from './driver.js';
-import { dataDirOf, type StartSettings } from './start-settings.js';
-import { endpointHost } from './local-reach.js';
-import { shellWord } from './host-script.js';
+import type { CloneOf, HostShellResult } from '../drivers/driver.js';
+import { dataDirOf, type StartSettings } from '../drivers/start-settings.js';
+import { endpointHost } from '../drivers/local-reach.js';
+import { shellWord } from '../drivers/host-script.js';
 
 /** Where the parent leaves the members' record in the clone's copy of opsctl's data directory. */
 export const CLONE_RECORD = 'rehearsal/members.json';
