@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, ftruncateSync, rmSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, ftruncateSync, rmSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { execa } from 'execa';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
