@@ -1,8 +1,7 @@
-import { execa } from 'execa';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
+import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { realCluster, watchDown, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
 import { etcdLadderDirs, PINNED_ETCD, type LadderDirs } from '../helpers/etcd-releases.js';
@@ -57,13 +56,7 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))(
     const cfg = tempConfigDir('opsctl-paths-e2e-');
     let c: RealCluster;
     let file: string;
-    const opsctl = (...args: string[]) =>
-      execa(process.execPath, [BIN, ...args], {
-        reject: false,
-        env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
-        extendEnv: true,
-        timeout: 900_000,
-      });
+    const opsctl = (...args: string[]) => runBin(args, { env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1' }, timeout: 900_000 });
     const healthy = async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0;
 
     beforeAll(async () => {

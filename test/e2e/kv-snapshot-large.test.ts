@@ -1,3 +1,4 @@
+import { varint } from '../helpers/wal-bytes.js';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,15 +27,6 @@ const fnv64a = (buf: Buffer): bigint => {
 
 /** A varint-tagged mvccpb.KeyValue. */
 function keyValue(key: string, create: number, mod: number, version: number, value?: string): Buffer {
-  const varint = (n: number) => {
-    const out: number[] = [];
-    while (n > 0x7f) {
-      out.push((n & 0x7f) | 0x80);
-      n = Math.floor(n / 128);
-    }
-    out.push(n);
-    return Buffer.from(out);
-  };
   const parts = [Buffer.from([0x0a]), varint(key.length), Buffer.from(key)];
   if (version) parts.push(Buffer.from([0x10]), varint(create), Buffer.from([0x18]), varint(mod), Buffer.from([0x20]), varint(version));
   if (value !== undefined) parts.push(Buffer.from([0x2a]), varint(value.length), Buffer.from(value));

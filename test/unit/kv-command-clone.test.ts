@@ -73,7 +73,11 @@ describe("a command-driver cluster's clone", () => {
       writeFileSync(join(dir, CLONE_RECORD), c.files![CLONE_RECORD]!);
       expect((await readCloneRecord(dir)).map((m) => m.name)).toEqual(['kv1', 'kv2']);
       writeFileSync(join(dir, CLONE_RECORD), JSON.stringify({ members: [{ name: 'kv1', args: 'rm -rf /' }] }));
-      await expect(readCloneRecord(dir)).rejects.toThrow(`${join(dir, CLONE_RECORD)}: not the record of a clone's members`);
+      await expect(readCloneRecord(dir)).rejects.toThrow(
+        `the rehearsal's record of the clone's members ${join(dir, CLONE_RECORD)} is not the record of a clone's members`,
+      );
+      writeFileSync(join(dir, CLONE_RECORD), '{ not json');
+      await expect(readCloneRecord(dir)).rejects.toThrow(/ is not JSON: /);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

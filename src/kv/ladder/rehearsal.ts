@@ -64,6 +64,13 @@ export async function rehearseFirst(
   }
   const line = `rehearsal: passed on a clone of the cluster in ${s(v.ms)} (copy ${s(v.copyMs)}): ${names}${load ? `, ${load.writes.acked} writes acknowledged, ${load.writes.lost} lost, ${load.probes} /health probes` : ''}`;
   p.done(line);
-  if (fingerprint) keepVerdict(kept, { at: new Date(o.now()).toISOString(), hops: names, fingerprint, ms: v.ms });
+  if (fingerprint) {
+    try {
+      keepVerdict(kept, { at: new Date(o.now()).toISOString(), hops: names, fingerprint, ms: v.ms });
+    } catch (err) {
+      // (the rehearsal passed; only its reuse is lost)
+      o.reporter.note(`rehearsal: its verdict was not kept (${kept}: ${(err as Error).message}); a later run rehearses again`);
+    }
+  }
   return { line, verdict: v };
 }

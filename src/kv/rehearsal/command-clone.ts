@@ -17,12 +17,24 @@ import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDirs, MemberDriver, MemberTarget } from '../drivers/driver.js';
 import type { CommandDriver } from '../drivers/command.js';
 import { CLONE_RECORD, type ClonedMember } from './clone-find.js';
+import { LocalFileError } from '../../core/local-file.js';
+import { fileProblem } from '../../core/file-errors.js';
 
 /** The record the parent left in the clone (CLONE_RECORD under opsctl's data directory, which is the clone's copy). */
 export async function readCloneRecord(dataDir: string): Promise<ClonedMember[]> {
   const file = join(dataDir, CLONE_RECORD);
-  const doc = JSON.parse(await readFile(file, 'utf8')) as { members?: unknown };
-  const list = Array.isArray(doc.members) ? doc.members : [];
+  const refuse = (why: string) =>
+    new LocalFileError(file, why, {
+      what: "the rehearsal's record of the clone's members",
+      hint: 'opsctl writes it into the clone it makes: run opsctl kv upgrade --rehearse, not --rehearsal-clone by hand',
+    });
+  let doc: { members?: unknown };
+  try {
+    doc = JSON.parse(await readFile(file, 'utf8')) as { members?: unknown };
+  } catch (err) {
+    throw refuse(err instanceof SyntaxError ? `is not JSON: ${err.message}` : `cannot be read: ${fileProblem(err)}`);
+  }
+  const list = Array.isArray(doc?.members) ? doc.members : [];
   const ok = (x: unknown): x is ClonedMember => {
     const m = x as Partial<ClonedMember> | null;
     return Boolean(
@@ -33,10 +45,11 @@ export async function readCloneRecord(dataDir: string): Promise<ClonedMember[]> 
       Array.isArray(m.args) &&
       m.args.every((a) => typeof a === 'string') &&
       m.env &&
-      typeof m.env === 'object',
+      typeof m.env === 'object' &&
+      typeof m.dataDir === 'string',
     );
   };
-  if (!list.length || !list.every(ok)) throw new Error(`${file}: not the record of a clone's members`);
+  if (!list.length || !list.every(ok)) throw refuse("is not the record of a clone's members");
   return list;
 }
 
