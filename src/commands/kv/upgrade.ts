@@ -186,6 +186,8 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
       rollbackCommand,
       onFailure,
       noBackup,
+      // (the rehearsal's own run: its clone is copied from the cluster, which is its way back)
+      ...(opts.rehearsalClone ? { noSnapshot: true } : {}),
       keepBackups: Boolean(opts.keepBackups),
       offsite,
       defrag: Boolean(opts.defrag),

@@ -13,6 +13,7 @@ import { binDirOf, etcdutlIn, walReplayOf } from '../v2fix/v2store-check.js';
 import { defaultSnapshotCount, writePast, writePastWords } from '../v2fix/write-past.js';
 import { LADDER_MINORS, ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
+import { byRehearsal, byTheRehearsal, cloneFindings } from './rehearsal.js';
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
 import type { SettingsReads } from '../drivers/driver.js';
 import { type Binaries, hopBinaries, hopFacts, hopReads, look, type HopReads } from './facts.js';
@@ -31,7 +32,7 @@ import { onTargetOf, PROOF_REUSE_MS, recordedProofs, trialHops } from './proofs.
  * `since`: a ladder's start, the oldest its hop's journal may be).
  */
 export async function trialsOf(
-  o: Pick<LadderOptions, Trying | 'now'> & Partial<Pick<LadderOptions, 'rehearse' | 'inClone'>>,
+  o: Pick<LadderOptions, Trying | 'now'> & Partial<Pick<LadderOptions, 'rehearse' | 'inClone' | 'dryRun' | 'rehearseOnly'>>,
   hops: Hop[],
   bins: Record<string, Binaries>,
   prior?: Map<string, TrialFinding[]>,
@@ -43,6 +44,9 @@ export async function trialsOf(
   // rehearsed, the rehearsal on the clone proves the data, not one copy per member alone (kv/rehearsal).
   const proofBy = byRehearsal(o, look);
   if (proofBy === 'clone') return cloneFindings(o.cluster.members, list, at);
+  // Where the rehearsal runs before the first stop, each member's start on each hop with its own settings is one of
+  // its steps: no trial start beside it (a dry run, which runs no rehearsal, starts them as before).
+  const rehearsed = proofBy === 'rehearsal' && (!o.dryRun || Boolean(o.rehearseOnly));
   const stopped = stoppedByJournal(o);
   // (one round of reads: each member's process is read once on its host for every trial of this call)
   const reads: SettingsReads = new Map();
@@ -92,57 +96,25 @@ export async function trialsOf(
   // at once, or once the data trial did not get through its start.
   const starts = dataTrials.then((m) => new Map([...m.values()].flat().map((t): [string, DataStart] => [`${t.hop}\0${t.member}`, t as DataStart])));
   const dataStart = (job: TrialJob) => starts.then((m) => m.get(`${job.hop}\0${job.member.name}`));
-  const [settings, data] = await Promise.all([hopTrials({ ...base, dataStart }, list, known), dataTrials]);
+  const [settings, data] = await Promise.all([
+    rehearsed
+      ? new Map<string, TrialFinding[]>(list.map((h) => [h.name, byTheRehearsal(o.cluster.members, h.name)]))
+      : hopTrials({ ...base, dataStart }, list, known),
+    dataTrials,
+  ]);
   for (const h of list) {
     const fresh = data.get(dataKey(h.name)) ?? [];
     const kept = known.get(dataKey(h.name)) ?? [];
     settings.set(
       dataKey(h.name),
       proofBy
-        ? o.cluster.members.map((m): TrialFinding => ({ member: m.name, hop: h.name, result: 'ok', detail: REHEARSED, kept: 'rehearsal' }))
+        ? byTheRehearsal(o.cluster.members, h.name)
         : o.cluster.members.map((m) => fresh.find((t) => t.member === m.name) ?? kept.find((t) => t.member === m.name)!).filter(Boolean),
     );
   }
   // (what ran now is stamped with this round's start; a finding that stands keeps the time of its own trial)
   for (const f of [...settings.values()].flat()) f.at ??= at;
   return settings;
-}
-
-const REHEARSED =
-  "proven by the rehearsal: the whole plan runs on a clone of the cluster before the first stop (every hop and fix, each member's stop and start), or the run is refused";
-
-/**
- * Who proves the members' data: 'clone' inside the rehearsal's clone (no trial at all), 'rehearsal' where
- * the plan is rehearsed (a first run whose driver can clone its members), else undefined (each member's
- * own data trial; a resume too: the run it resumes stopped members already).
- */
-export function byRehearsal(
-  o: Partial<Pick<LadderOptions, 'rehearse' | 'inClone' | 'driver' | 'skipTrial' | 'cluster'>>,
-  look?: { since?: string; resuming?: boolean },
-): 'clone' | 'rehearsal' | undefined {
-  if (o.inClone) return 'clone';
-  if (everyMemberSkipped(o)) return undefined;
-  const c = o.rehearse && !look?.since && !look?.resuming ? o.driver?.clonable?.() : undefined;
-  return c && !('why' in c) ? 'rehearsal' : undefined;
-}
-
-/** --skip-trial names every member: the operator stops them all unproven, the rehearsal included (said on the plan). */
-export function everyMemberSkipped(o: Partial<Pick<LadderOptions, 'skipTrial' | 'cluster'>>): boolean {
-  const skip = new Set(o.skipTrial?.members ?? []);
-  return Boolean(o.cluster?.members.length) && o.cluster!.members.every((m) => skip.has(m.name));
-}
-
-/** Inside the clone: every member's start on every hop is the proof, made by the run itself. */
-function cloneFindings(members: readonly { name: string }[], list: TrialHop[], at: string): Map<string, TrialFinding[]> {
-  const detail = "the rehearsal's own run: each member starts on the clone as the cluster's will";
-  return new Map(
-    list.flatMap((h) =>
-      [h.name, dataKey(h.name)].map((k): [string, TrialFinding[]] => [
-        k,
-        members.map((m): TrialFinding => ({ member: m.name, hop: h.name, result: 'ok', detail, at, kept: 'rehearsal' })),
-      ]),
-    ),
-  );
 }
 
 /** A hop's settings and trials, then its reads of the members' data (facts.ts hopReads), begun ahead: while the hop before waits for its cluster version. */

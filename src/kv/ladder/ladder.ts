@@ -16,7 +16,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { requireDriver, runUpgrade } from '../upgrade/executor.js';
-import { UpgradeRefused, type Look, type Snapshotting, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
+import { UpgradeRefused, type UpgradeReport } from '../upgrade/options.js';
 import { journalPath, writeRecord } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
@@ -24,30 +24,18 @@ import { restorePointOf } from '../upgrade/restore-point.js';
 import { hopName, planLadder, type Hop } from './plan.js';
 import { planFromJournal, resumesUpgrade } from './resume-plan.js';
 import { minor } from '../cluster/parse.js';
-import { blockedHopText, ladderSummary, ladderText } from './plan-text.js';
+import { ladderSummary, ladderText } from './plan-text.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
-import { unfinishedV2Fix } from '../v2fix/v2store-fix-file.js';
 import type { TrialFinding } from '../trial/run.js';
 import type { Binaries, EarlyVersions } from './facts.js';
-import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, measureV2, settlePlan, wholeClusterFirst } from './facts.js';
-import type { TrialProof } from '../journal/runs.js';
+import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, hopFacts, look, measureV2, wholeClusterFirst } from './facts.js';
 import { proofsOf } from './proofs.js';
 import { ladderResume } from './ladder-resume.js';
 import { giveBackFirst } from './give-back.js';
-import { rehearseFirst } from './rehearsal.js';
-import {
-  type BinarySources,
-  type Judging,
-  type LadderFile,
-  type LadderOptions,
-  type LadderReport,
-  type Trying,
-  ladderDir,
-  ladderPath,
-  lockLadder,
-  readLadder,
-} from './record.js';
+import { besideRehearsal, finishRehearsal, startRehearsal } from './rehearsal.js';
+import { single, type Climbing, type HopPorts, type Planning } from './single-hop.js';
+import { type LadderFile, type LadderOptions, type LadderReport, ladderDir, ladderPath, lockLadder, readLadder } from './record.js';
 import {
   type Ahead,
   blocking,
@@ -55,9 +43,7 @@ import {
   checkAll,
   finishRecordedFixes,
   fixesBefore,
-  fixRows,
   planFix,
-  writesPast,
   readAhead,
   reasonOf,
   refuseRows,
@@ -67,35 +53,6 @@ import {
   trialSummary,
   trialsOf,
 } from './checks.js';
-
-/** What one hop's executor run is given besides the options the verb built: where it goes, its binary, its checks, the question. */
-type HopRun = Pick<
-  UpgradeOptions,
-  'to' | 'allowSameVersion' | 'targetBin' | 'confirm' | 'checks' | 'proofs' | 'shownChecks' | 'v2Measured' | 'atClusterVersionWait'
->;
-
-/** How the ladder changes the cluster, built by its entry from the options: a hop's executor run, the v2 fix before a hop (checks.ts runFix). */
-interface HopPorts {
-  run(hop: HopRun): Promise<UpgradeReport>;
-  fix(hop: Hop, rows: CheckRow[], bins: Record<string, Binaries>, v2: HopFacts['v2'], trials?: Map<string, TrialFinding[]>): Promise<CheckRow[] | undefined>;
-}
-
-/** What a hop after the first reads before its stops: the look, its trials and facts, how its rows are judged, the clock and the records. */
-type Climbing = Look | Trying | Judging | Snapshotting | 'now' | 'to';
-/** What the plan before the first stop reads besides: the binaries, the v2 store, the plan's lines, the operator's say, the lock. */
-type Planning =
-  | Climbing
-  | BinarySources
-  | 'rollbackCommand'
-  | 'settle'
-  | 'noBackup'
-  | 'dryRun'
-  | 'confirm'
-  | 'reporter'
-  | 'lockStaleMs'
-  | 'rehearse'
-  | 'rehearseOnly'
-  | 'inClone';
 
 /**
  * The single-hop run with its rulebook checked first (`kv upgrade --to 3.4` on a 3.3 cluster; a rolling
@@ -137,82 +94,6 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   if (!plan.ok) throw new UpgradeRefused(plan.reasons, 'fix the cluster first; nothing was changed');
   if (plan.hops.length <= 1) return single(o, ports, obs, plan.hops[0], { early, resuming });
   return runLadder(o, ports, file, undefined, obs, plan.hops, early);
-}
-
-/** One hop: its binary, its rules and every member's trial (the proof), then the executor as before. */
-async function single(
-  o: Pick<LadderOptions, Exclude<Planning, 'rollbackCommand' | 'lockStaleMs'>>,
-  ports: HopPorts,
-  obs: ClusterObservation,
-  hop: Hop | undefined,
-  more: { early?: EarlyVersions; resuming?: boolean } = {},
-): Promise<{ single: UpgradeReport; checks: CheckRow[] }> {
-  let checks: CheckRow[] = [];
-  let notes: string[] = [];
-  let v2: HopFacts['v2'];
-  let trials: Map<string, TrialFinding[]> | undefined;
-  let proofs: TrialProof[] | undefined;
-  let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
-  if (hop) {
-    const { bins, reasons } = await hopBinaries(o, [hop], more.early);
-    if (reasons.length) {
-      throw new UpgradeRefused(
-        reasons,
-        'nothing was changed: give the binary of the right version (--target-bin VERSION=DIR, or opsctl kv release get VERSION.N)',
-      );
-    }
-    targetBin = bins[hop.to]?.dir ?? targetBin;
-    const tried = o.now();
-    const trying = trialsOf(o, [hop], bins, undefined, { seen: obs, resuming: more.resuming });
-    v2 = await measureV2(o, obs);
-    trials = await trying;
-    proofs = proofsOf(trials, [hop], bins);
-    const trialMs = o.now() - tried;
-    checks = planFix(o, await check(o, await hopFacts(o, hop, obs, bins, v2, true, false, trials)));
-    const stop = blocking(checks, o.strict);
-    notes = [settlePlan(o, hop, v2), trialSummary(trials, trialMs)];
-    if (stop.length) {
-      // --dry-run shows what it was asked for (the summary and each finding), then refuses as the run would (exit 1)
-      if (o.dryRun) o.reporter.note(blockedHopText(o, obs, hop, checks, notes));
-      refuseRows(stop, false, o.dryRun);
-    }
-    const rehearsed = await rehearseFirst(o, [hop], bins, { resuming: more.resuming });
-    if (rehearsed) notes.push(rehearsed.line);
-  }
-  let confirm = o.confirm;
-  const fixing = hop && fixesBefore(hop) && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key, hop.from) !== undefined);
-  if (hop && fixing) {
-    // One question for both: the fix changes the cluster, so it is asked before the fix.
-    const names = fixRows(checks).map((r) => r.member!);
-    const how = writesPast(o)
-      ? `written past on ${hop.from}, no stop (raft entries until each saves a new snapshot)`
-      : `restarted once on ${hop.from} with snapshot-count 1`;
-    const planText = `Before the hop ${hop.from} → ${hop.to}: ${names.join(', ') || 'the members the recorded fix names'} ${how} (--fix-v2store); then the hop`;
-    o.reporter.note(planText);
-    if (confirm && !(await confirm({ target: o.to, planText, warnings: [], members: o.cluster.members.length, resuming: false }))) {
-      return { single: await ports.run({ to: o.to, allowSameVersion: false, targetBin, confirm: () => Promise.resolve(false), checks }), checks };
-    }
-    confirm = undefined;
-    const bins = (await hopBinaries(o, [hop])).bins;
-    const again = await ports.fix(hop, checks, bins, v2, trials);
-    if (again) {
-      // (the plan below shows them, once)
-      checks = again;
-      const stop = blocking(checks, o.strict);
-      if (stop.length) refuseRows(stop, true);
-    }
-  }
-  const report = await ports.run({
-    to: hop?.patch ? hop.to : o.to,
-    allowSameVersion: Boolean(hop?.patch),
-    targetBin,
-    confirm,
-    checks,
-    ...(proofs ? { proofs } : {}),
-    ...(hop ? { shownChecks: { notes, strict: o.strict } } : {}),
-    ...(v2 && 'bytes' in v2 ? { v2Measured: v2 } : {}),
-  });
-  return { single: report, checks };
 }
 
 /** The ladder: plan (or resume), every hop's checks, one question, then hop after hop. */
@@ -265,50 +146,54 @@ async function runLadder(
     await measuring.catch(() => undefined);
     throw new UpgradeRefused(reasons, 'nothing was changed: give each hop its binaries (--target-bin VERSION=DIR, repeatable)');
   }
-  // Every member on every hop's binary, while the v2 store is measured (neither changes anything).
+  // Every member on every hop's binary, while the v2 store is measured (neither changes anything); the rehearsal begins beside them.
   const tried = o.now();
-  const trying = trialsOf(o, hops.slice(at), bins, undefined, { seen: obs, ...(recorded ? { since: recorded.createdAt } : {}) });
-  const v2 = await measuring;
-  const trials = await trying;
-  const trialMs = o.now() - tried;
-  const trialLine = trialSummary(trials, trialMs);
-  const raw = await checkAll(o, hops, obs, bins, v2, at, trials);
-  const rows = raw.map((r) => planFix(o, r, raw.flat()));
-  const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
-  const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
-  const planText = [
-    ...ladderSummary(o, obs, hops, at, rows.flat(), Boolean(recorded)),
-    ladderText(o, obs, hops, rows, bins, at, settle, v2),
-    trialLine,
-    ...(resume?.text ?? []),
-  ].join('\n');
-  const report: LadderReport = {
-    kind: 'ladder',
-    status: 'planned',
-    cluster: o.cluster.key,
-    from: hops[0]!.from,
-    to: o.to,
-    resumed: Boolean(recorded),
-    hops: hops.map((h, i) => ({
-      ...h,
-      status: recorded?.hops[i]?.status ?? 'pending',
-      binDir: bins[h.to]?.dir,
-      binaryVersion: strOf(bins[h.to]?.version),
-      journal: recorded?.hops[i]?.journal,
-    })),
-    checks: rows.flat(),
-    planText,
-    warnings: [],
-    trials: trialCounts(trials, trialMs),
-    ...(resume ? { resume: resume.state } : {}),
-  };
-  const stop = blocking(rows.flat(), o.strict);
-  if (stop.length) {
-    // --dry-run shows the plan it was asked for, then refuses as the run would (exit 1)
-    if (o.dryRun) o.reporter.note(planText);
-    refuseRows(stop, false, o.dryRun);
-  }
-  const rehearsed = await rehearseFirst(o, hops.slice(at), bins, { resuming: Boolean(recorded) });
+  const rehearsing = await startRehearsal(o, hops.slice(at), bins, { resuming: Boolean(recorded) });
+  const { v2, trials, report, planText } = await besideRehearsal(rehearsing, async () => {
+    const trying = trialsOf(o, hops.slice(at), bins, undefined, { seen: obs, ...(recorded ? { since: recorded.createdAt } : {}) });
+    const v2 = await measuring;
+    const trials = await trying;
+    const trialMs = o.now() - tried;
+    const trialLine = trialSummary(trials, trialMs);
+    const raw = await checkAll(o, hops, obs, bins, v2, at, trials);
+    const rows = raw.map((r) => planFix(o, r, raw.flat()));
+    const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
+    const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
+    const planText = [
+      ...ladderSummary(o, obs, hops, at, rows.flat(), Boolean(recorded)),
+      ladderText(o, obs, hops, rows, bins, at, settle, v2),
+      trialLine,
+      ...(resume?.text ?? []),
+    ].join('\n');
+    const report: LadderReport = {
+      kind: 'ladder',
+      status: 'planned',
+      cluster: o.cluster.key,
+      from: hops[0]!.from,
+      to: o.to,
+      resumed: Boolean(recorded),
+      hops: hops.map((h, i) => ({
+        ...h,
+        status: recorded?.hops[i]?.status ?? 'pending',
+        binDir: bins[h.to]?.dir,
+        binaryVersion: strOf(bins[h.to]?.version),
+        journal: recorded?.hops[i]?.journal,
+      })),
+      checks: rows.flat(),
+      planText,
+      warnings: [],
+      trials: trialCounts(trials, trialMs),
+      ...(resume ? { resume: resume.state } : {}),
+    };
+    const stop = blocking(rows.flat(), o.strict);
+    if (stop.length) {
+      // --dry-run shows the plan it was asked for, then refuses as the run would (exit 1)
+      if (o.dryRun) o.reporter.note(planText);
+      refuseRows(stop, false, o.dryRun);
+    }
+    return { v2, trials, report, planText };
+  });
+  const rehearsed = await finishRehearsal(o, rehearsing);
   if (rehearsed) report.planText = `${planText}\n${rehearsed.line}`;
   if (o.dryRun) return report;
   o.reporter.note(report.planText);

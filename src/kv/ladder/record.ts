@@ -31,7 +31,7 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
    * The whole plan rehearsed on a clone of the cluster before the first stop (kv/rehearsal), by opsctl
    * itself: the port that runs it with each hop's binaries, built by the command. Absent: not rehearsed.
    */
-  rehearse?: (bins: Record<string, string | undefined>) => Promise<RehearsalVerdict>;
+  rehearse?: (bins: Record<string, string | undefined>, signal?: AbortSignal) => Promise<RehearsalVerdict>;
   /** --rehearse: the rehearsal alone (with --dry-run: nothing is changed after it). */
   rehearseOnly?: boolean;
   /** --rehearsal-valid: how long a passed verdict of the same plan is reused (0: never; default 12 h). */

@@ -19,6 +19,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { procStartTime } from '../drivers/member-procs.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -67,6 +68,16 @@ export interface CloneRun {
   readonly halt?: { reason?: string; hop?: string };
   readonly error?: { message?: string; hint?: string };
   readonly rehearsal?: { writes: { acked: number; lost: number; failed: number }; probes: number; probeFailures: number; upMs: number };
+  /** Its steps as its journal holds them (a ladder's: per hop): each one's time is the real run's estimate of the same step. */
+  readonly steps?: readonly CloneStep[];
+  readonly hops?: ReadonlyArray<{ from: string; to: string; report?: { steps?: readonly CloneStep[] } }>;
+}
+
+export interface CloneStep {
+  readonly kind: string;
+  readonly member?: string;
+  readonly status: string;
+  readonly ms?: number;
 }
 
 export interface RehearsalVerdict {
@@ -132,7 +143,10 @@ export async function rehearseOnClone(o: {
   const started = o.now();
   const problem = cloneProblem();
   if (problem) return { ok: false, ms: 0, copyMs: 0, reason: `the rehearsal cannot run here: ${problem}`, tail: '' };
+  await reapClones(tmpdir());
   const tmp = await mkdtemp(join(tmpdir(), 'opsctl-rehearsal-'));
+  // (whose copy this is: a later rehearsal removes it once this process is gone, kill -9 included)
+  await writeFile(join(tmp, OWNER), `${process.pid} ${procStartTime(process.pid) ?? ''}\n`);
   try {
     const copy = join(tmp, 'data');
     // (cp --sparse=always keeps holes: a member's preallocated WAL is 64 MB of which little is written)
@@ -225,6 +239,28 @@ export async function rehearseOnClone(o: {
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+const OWNER = 'owner';
+
+/**
+ * The copies of rehearsals whose opsctl is gone (killed before its own clean-up could run): removed. A copy
+ * is named by its owner file (pid and start time); one without it, or whose owner still runs, is left alone.
+ * Its clone's mounts lived in the clone's own mount namespace, which ended with it: only files are left.
+ */
+export async function reapClones(dir: string): Promise<string[]> {
+  const gone: string[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith('opsctl-rehearsal-')) continue;
+    const owner = await readFile(join(dir, name, OWNER), 'utf8').catch(() => undefined);
+    const [pid, start] = (owner ?? '').trim().split(' ');
+    if (!pid || !/^\d+$/.test(pid)) continue;
+    const now = procStartTime(Number(pid));
+    if (now !== undefined && (!start || now === start)) continue;
+    await rm(join(dir, name), { recursive: true, force: true });
+    gone.push(join(dir, name));
+  }
+  return gone;
 }
 
 /** The last line of each member log in the clone that says why etcd stopped (a panic, a fatal or error line), named by its file. */

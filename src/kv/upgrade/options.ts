@@ -114,6 +114,11 @@ export interface UpgradePolicy {
   /** The data dirs are not backed up (the command driver without a backup template: said on the plan). */
   noBackup?: boolean;
   /**
+   * No snapshot before each stop: the rehearsal's own run on its clone (kv/rehearsal), whose way back is the
+   * cluster it was copied from. Every other step runs as on the cluster.
+   */
+  noSnapshot?: boolean;
+  /**
    * Keep each member's data-dir copy after its hop is done (by default it goes then: the hop's verified
    * restore point is the way back once the hop is done; a copy is the way back only while the hop is mixed).
    */
@@ -243,6 +248,6 @@ export type PlanLines = 'settle' | 'defrag' | 'etcdctl';
 /** What a run keeps in its journal besides the plan: the binary given (--target-bin), the hop's rulebook as checked and the trials that passed, the v2 store measured. */
 export type Kept = 'targetBin' | 'checks' | 'proofs' | 'v2Measured';
 /** How a member's snapshot is taken and where else it goes: the client that saves it (--snapshot-via, etcdctl, the process runner), --backup-to. */
-export type Snapshots = 'snapshotVia' | 'etcdctl' | 'exec' | 'offsite';
+export type Snapshots = 'snapshotVia' | 'etcdctl' | 'exec' | 'offsite' | 'noSnapshot';
 /** What a run reads once the plan is agreed: the waits, where the members go, the way back, the backups, the snapshots, the settle and --defrag, what a failure does, the journal's own records. */
 export type Running = Waits | Destination | WayBack | BackupRoom | Kept | Snapshots | PlanLines | 'reporter' | 'onFailure' | 'atClusterVersionWait';

@@ -280,6 +280,10 @@ export class UpgradeRun {
         );
       }
     }
+    if (this.o.noSnapshot) {
+      Object.assign(st('snapshot'), { status: 'skipped', detail: "not taken: the rehearsal's clone (its way back is the cluster it was copied from)" });
+      return undefined;
+    }
     return this.guarded(st('snapshot'), `${ms.name}: snapshot + verify`, false, `snapshot of ${ms.name} failed before the member was stopped: `, () =>
       snapshotStep(this.env, ms, this.gated?.obs),
     );

@@ -12,8 +12,9 @@
  * 2 carries a raft entry; a normal entry's data is an InternalRaftRequest (its v2 request in field 2)
  * or, from 3.2 and earlier members, the v2 Request itself.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { walRecords } from './wal-records.js';
 
 /**
  * Where a member keeps its data, as its settings say: its data dir and, where it sets one (wal-dir: a flag,
@@ -121,50 +122,35 @@ function walV2Requests(dirs: string | MemberDirs): { files: number; requests: It
   const names = readdirSync(dir)
     .filter((f) => f.endsWith('.wal'))
     .sort();
-  const bufs: Buffer[] = [];
-  for (const name of names) {
-    try {
-      bufs.push(readFileSync(join(dir, name)));
-    } catch (err) {
-      return { why: `${join(dir, name)}: ${(err as Error).message}` };
-    }
-  }
-  function* requests() {
-    for (const buf of bufs) {
-      let off = 0;
-      while (off + 8 <= buf.length) {
-        const lenField = buf.readBigUInt64LE(off);
-        if (lenField === 0n) break;
-        const len = Number(lenField & 0x00ffffffffffffffn);
-        const top = Number(lenField >> 56n);
-        const pad = top & 0x80 ? top & 0x7 : 0;
-        const start = off + 8;
-        if (start + len > buf.length) break; // a torn tail: what was read counts
-        off = start + len + pad;
-        let rec;
-        try {
-          rec = fields(buf.subarray(start, start + len));
-        } catch {
-          continue;
-        }
-        if (rec.get(1)?.[0] !== BigInt(ENTRY_RECORD)) continue;
-        const data = bytesOf(rec, 3);
-        if (!data) continue;
-        let ent;
-        try {
-          ent = fields(data);
-        } catch {
-          continue;
-        }
-        if ((ent.get(1)?.[0] ?? 0n) !== 0n) continue; // not EntryNormal
-        const payload = bytesOf(ent, 4);
-        if (!payload?.length) continue;
-        const v2 = v2Request(payload);
-        if (v2) yield v2;
+  // (the requests are few and small: collected here, so a file that cannot be read is a `why`, not a throw later)
+  const out: Array<{ method: string; path: string; bytes: number }> = [];
+  try {
+    for (const record of walRecords(dir, names)) {
+      let rec;
+      try {
+        rec = fields(record);
+      } catch {
+        continue;
       }
+      if (rec.get(1)?.[0] !== BigInt(ENTRY_RECORD)) continue;
+      const data = bytesOf(rec, 3);
+      if (!data) continue;
+      let ent;
+      try {
+        ent = fields(data);
+      } catch {
+        continue;
+      }
+      if ((ent.get(1)?.[0] ?? 0n) !== 0n) continue; // not EntryNormal
+      const payload = bytesOf(ent, 4);
+      if (!payload?.length) continue;
+      const v2 = v2Request(payload);
+      if (v2) out.push(v2);
     }
+  } catch (err) {
+    return { why: (err as Error).message };
   }
-  return { files: names.length, requests: requests() };
+  return { files: names.length, requests: out };
 }
 
 /** The v2 writes in a member's WAL (`dirs`: its data dir, or its data and WAL dirs); `why` when it has none or it cannot be read. */
@@ -236,27 +222,13 @@ export function walV2Replay(dirs: string | MemberDirs): WalV2Replay | { why: str
   if (!existsSync(dir)) return { why: `${dir} does not exist` };
   let snapshotIndex = 0;
   const direct: Array<{ index: number; method: string; path: string }> = [];
-  for (const name of readdirSync(dir)
+  const names = readdirSync(dir)
     .filter((f) => f.endsWith('.wal'))
-    .sort()) {
-    let buf: Buffer;
-    try {
-      buf = readFileSync(join(dir, name));
-    } catch (err) {
-      return { why: `${join(dir, name)}: ${(err as Error).message}` };
-    }
-    let off = 0;
-    while (off + 8 <= buf.length) {
-      const lenField = buf.readBigUInt64LE(off);
-      if (lenField === 0n) break;
-      const len = Number(lenField & 0x00ffffffffffffffn);
-      const top = Number(lenField >> 56n);
-      const start = off + 8;
-      if (start + len > buf.length) break;
-      off = start + len + (top & 0x80 ? top & 0x7 : 0);
-      let rec;
+    .sort();
+  try {
+    for (const record of walRecords(dir, names)) {
       try {
-        rec = fields(buf.subarray(start, start + len));
+        const rec = fields(record);
         const type = rec.get(1)?.[0];
         const data = bytesOf(rec, 3);
         if (type === BigInt(SNAPSHOT_RECORD)) {
@@ -275,6 +247,8 @@ export function walV2Replay(dirs: string | MemberDirs): WalV2Replay | { why: str
         continue;
       }
     }
+  } catch (err) {
+    return { why: (err as Error).message };
   }
   const after: Record<string, number> = {};
   let custom = 0;

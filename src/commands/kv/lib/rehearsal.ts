@@ -43,7 +43,7 @@ export function rehearsalPort(
   const c = driver?.clonable?.();
   if (!c || 'why' in c) return undefined;
   const flag = (name: string, v: string | undefined) => (v === undefined ? [] : [`--${name}`, v]);
-  return (bins: Record<string, string | undefined>): Promise<RehearsalVerdict> => {
+  return (bins: Record<string, string | undefined>, signal?: AbortSignal): Promise<RehearsalVerdict> => {
     const dirs = Object.entries(bins).filter((e): e is [string, string] => Boolean(e[1]));
     const command = [
       ...selfCommand(process.execPath, isSea(), import.meta.dirname),
@@ -88,7 +88,7 @@ export function rehearsalPort(
       command,
       env: { ...ctx.env, CI: '1' },
       exec,
-      signal: ctx.abort.signal,
+      signal: signal ? AbortSignal.any([ctx.abort.signal, signal]) : ctx.abort.signal,
       timeoutMs: 30 * 60_000,
       now: ctx.now,
       uid: process.getuid?.(),

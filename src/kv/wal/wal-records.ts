@@ -1,0 +1,76 @@
+/**
+ * The records of a member's WAL files, in order, each file read a chunk at a time up to its end: a WAL
+ * segment is preallocated (64 MB) and a zero frame ends what was written, so a member that wrote 20 KB
+ * costs 1 MiB of reads, not 64 MiB per segment (the just-in-time check runs between a member's stop and
+ * its start, while the cluster is one member short). A torn tail (a record past the file's end) ends the
+ * file: what was read before it counts.
+ *
+ * The framing (etcd's wal/encoder.go): a little-endian uint64 whose low 56 bits are the record's length
+ * and whose top byte, when its high bit is set, gives the padding after it.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+
+const CHUNK = 1024 * 1024;
+
+/** Each record's bytes (a walpb.Record) of the files `names` of `dir`, in order; throws naming the file it could not read. */
+export function* walRecords(dir: string, names: readonly string[]): Generator<Buffer> {
+  for (const name of names) {
+    const file = join(dir, name);
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch (err) {
+      throw new Error(`${file}: ${(err as Error).message}`);
+    }
+    try {
+      yield* fileRecords(fd, file);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+function* fileRecords(fd: number, file: string): Generator<Buffer> {
+  // (`buf` holds the unread bytes from `off`; more is read, and the read part dropped, only when a frame needs it)
+  let buf = Buffer.alloc(0);
+  let off = 0;
+  let pos = 0;
+  let eof = false;
+  const have = (n: number): boolean => {
+    if (off + n <= buf.length) return true;
+    const rest = buf.subarray(off);
+    const parts = [rest];
+    let size = rest.length;
+    while (size < n && !eof) {
+      const chunk = Buffer.allocUnsafe(Math.max(CHUNK, n - size));
+      let got: number;
+      try {
+        got = readSync(fd, chunk, 0, chunk.length, pos);
+      } catch (err) {
+        throw new Error(`${file}: ${(err as Error).message}`);
+      }
+      if (got === 0) eof = true;
+      pos += got;
+      size += got;
+      parts.push(chunk.subarray(0, got));
+    }
+    buf = Buffer.concat(parts, size);
+    off = 0;
+    return n <= size;
+  };
+  while (have(8)) {
+    const lenField = buf.readBigUInt64LE(off);
+    if (lenField === 0n) return;
+    const len = Number(lenField & 0x00ffffffffffffffn);
+    const top = Number(lenField >> 56n);
+    const pad = top & 0x80 ? top & 0x7 : 0;
+    if (!have(8 + len)) return;
+    const start = off + 8;
+    // (a view: a later read makes a new buffer, never writes this one)
+    yield buf.subarray(start, start + len);
+    off = start + len;
+    if (pad && !have(pad)) return;
+    off += pad;
+  }
+}
