@@ -19,7 +19,7 @@ function copy(name: string, owner?: string): string {
 
 describe.runIf(process.platform === 'linux')("a killed rehearsal's copy: removed by the next rehearsal, once its opsctl is gone", () => {
   it('removes the copies of processes gone (or whose pid now names another process); keeps a running one, one without an owner, and what is not a copy', async () => {
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
     const mine = copy('opsctl-rehearsal-live', `${process.pid} ${procStartTime(process.pid)}\n`);
     const killed = copy('opsctl-rehearsal-killed', `${dead} 12345\n`);
     const reused = copy('opsctl-rehearsal-reused', `${process.pid} 1\n`);
