@@ -42,3 +42,16 @@ describe('the just-in-time check: what a start on the target will read of the WA
     expect(await notStartable({ ...reading(fresh), builtIn: { what: 'simulated', releases: {} } }, m, { version: '3.6' })).toBeUndefined();
   });
 });
+
+describe('the just-in-time check on a command-driver member whose process was read on this machine', () => {
+  it('reads the WAL of the data dir its process ran with (clone-find.ts), and nothing where that was not read', async () => {
+    const { CommandDriver } = await import('../../src/kv/drivers/command.js');
+    const { execa } = await import('execa');
+    const dir = walOf(root, 'command', [{ entry: 5, payload: v3Put(10) }, { snapshot: 5 }, { entry: 6, payload: QGET }]);
+    const d = new CommandDriver({ stop: 'true', start: 'true', running: 'true' }, execa, {});
+    expect(await notStartable(d, m, { version: '3.6' })).toBeUndefined();
+    d.setClone({ paths: [], dirs: { kv1: { dataDir: dir } } });
+    expect(await notStartable(d, m, { version: '3.6' })).toMatch(/^kv1's WAL holds 1 v2 request \(QGET ×1\) after its newest snapshot \(raft index 5\)/);
+    expect(await notStartable(d, { ...m, name: 'kv2' }, { version: '3.6' })).toBeUndefined();
+  });
+});

@@ -475,6 +475,8 @@ export class CommandDriver implements MemberDriver {
   /** What kv/rehearsal/clone-find.ts found (setClone): the members' processes here, their data dirs, their record. */
   clonable = (): CloneOf | { why: string } => this.cloneOf;
   setClone = (c: CloneOf | { why: string }): void => void (this.cloneOf = c);
+  /** The member's data and WAL dirs where its process was read on this machine (clone-find.ts): the just-in-time check reads its WAL. */
+  dataDirs = (m: MemberSpec) => Promise.resolve('dirs' in this.cloneOf ? this.cloneOf.dirs?.[m.name] : undefined);
   /** A settings template is given: the start on each version is known (the clone starts its members so). */
   get settingsKnown(): boolean {
     return Boolean(this.t.settings);

@@ -68,6 +68,8 @@ export interface CloneOf {
   addresses?: string[];
   /** The clone's run is started in the operator's working directory (the driver's templates may name relative paths). */
   operatorCwd?: boolean;
+  /** Each member's data dir and WAL dir on this machine, as its process runs them (the just-in-time check reads them). */
+  dirs?: Record<string, { dataDir: string; walDir?: string }>;
 }
 
 /**

@@ -72,6 +72,7 @@ export async function findCommandClone(members: readonly MemberSpec[], r: CloneR
     files: { [CLONE_RECORD]: `${JSON.stringify({ members: ok.map((f) => f.member) }, null, 2)}\n` },
     ...(addresses.length ? { addresses } : {}),
     operatorCwd: true,
+    dirs: Object.fromEntries(ok.map((f) => [f.member.name, { dataDir: f.dataDir, ...(f.walDir ? { walDir: f.walDir } : {}) }])),
   };
 }
 
