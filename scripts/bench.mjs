@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as harness from './bench/harness.mjs';
-import { embeddedLabels, printStartupTable, startupRatios } from './bench/startup-table.mjs';
+import { helpers as kvHelpers } from './bench/kv-etcd.bench.mjs';
+import { embeddedLabels, kvGetVerb, printStartupTable, startupRatios, VERBS } from './bench/startup-table.mjs';
 import { serve } from './bench/tracker.bench.mjs';
 
 const { BIN, ROOT, interleaved, Report, tempDir, measure } = harness;
@@ -116,8 +117,48 @@ report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 
   if (!existsSync(exe)) execFileSync('npm', ['run', 'package', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const cfg = tempDir();
   embeddedLabels(BIN, cfg);
-  const table = startupRatios({ launchers: { 'npm launcher': [process.execPath, BIN], 'single executable': [exe] }, rounds, env: { OPSCTL_CONFIG_DIR: cfg } });
-  printStartupTable(report, table);
+  // kv get against a real etcd (one member of the 3.6 build: OPSCTL_BENCH_ETCD_DIR, a release directory), beside etcdctl's
+  const etcdDir = process.env.OPSCTL_BENCH_ETCD_DIR ?? '/var/tmp/opsctl-etcd-builds/etcd-v3.6.16-linux-amd64';
+  const etcd = existsSync(join(etcdDir, 'etcd')) ? await singleEtcd(etcdDir) : undefined;
+  try {
+    const verbs = etcd ? [...VERBS, kvGetVerb(etcd.endpoint, 'bench/key')] : VERBS;
+    const launchers = { 'npm launcher': [process.execPath, BIN], 'single executable': [exe] };
+    const table = startupRatios({ launchers, verbs, rounds, env: { OPSCTL_CONFIG_DIR: cfg } });
+    const reference = [];
+    if (etcd) {
+      const ctl = startupRatios({
+        launchers: { etcdctl: [join(etcdDir, 'etcdctl')] },
+        verbs: [{ name: 'get', args: ['--endpoints', etcd.endpoint, 'get', 'bench/key'], budget: 1 }],
+        rounds,
+        env: {},
+      });
+      reference.push(
+        `(etcdctl get on the same etcd: ${ctl.rows[0].launchers.etcdctl.ratio.toFixed(2)}x, ${ctl.rows[0].launchers.etcdctl.cpuMs.toFixed(0)} ms)`,
+      );
+    } else reference.push(`(kv get left out: no etcd in ${etcdDir})`);
+    printStartupTable(report, table, reference);
+  } finally {
+    etcd?.stop();
+  }
+}
+
+/** One real etcd member of the release in `dir`, with a key to read: its endpoint, and how to stop it. */
+async function singleEtcd(dir) {
+  const h = await kvHelpers(ROOT);
+  const c = await h.realCluster({ size: 1 });
+  const [m] = c.members;
+  c.start(m, dir);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      c.etcdctl(dir, ['put', 'bench/key', 'value']);
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return { endpoint: m.clientUrl, stop: () => c.destroy() };
 }
 
 for (const file of readdirSync(new URL('./bench/', import.meta.url))

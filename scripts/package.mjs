@@ -8,63 +8,18 @@
 // Atomic: everything is made in .out-build-<pid>-* beside out/, and each finished file is renamed into
 // out/ (one rename: an out/opsctl running meanwhile keeps its file, a new one runs the new file; copying
 // over a running executable would fail with ETXTBSY, and a half-written one would not run at all).
-import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bakeCodeCache } from './sea-cache.mjs';
+import { seaBlob } from './sea-blob.mjs';
 
 const stage = mkdtempSync(`.out-build-${process.pid}-`);
 const out = join(stage, 'sea');
 const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
 mkdirSync(out, { recursive: true });
 try {
-  // The main script: bin/sea.cjs with bin/load.cjs (a single executable's main script is one CommonJS
-  // file that may require only built-in modules). Everything else is dist/ itself, as assets.
-  await build({
-    entryPoints: { opsctl: 'bin/sea.cjs' },
-    outdir: out,
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
-  });
-  // The code of dist/'s chunks, compiled at package time by this node (the executable's own): bin/load.cjs
-  // writes what V8 compiled for the chunks a command ran, the functions that ran included, in an environment
-  // of its own and under a neutral name (scripts/sea-cache.mjs: no path, user or secret of this machine).
-  const baked = bakeCodeCache(join(process.cwd(), 'dist'), join(out, 'cache'));
-  const assets = { version: join(out, 'version') };
-  writeFileSync(assets.version, version);
-  for (const file of [
-    'build-id',
-    ...readdirSync('dist').filter((f) => f.endsWith('.cjs')),
-    ...readdirSync('dist/chunks')
-      .filter((f) => f.endsWith('.cjs'))
-      .map((f) => `chunks/${f}`),
-    ...readdirSync('dist/help').map((f) => `help/${f}`),
-  ])
-    assets[file] = join('dist', file);
-  for (const f of baked) assets[`cache/${f}`] = join(out, 'cache', f);
-  const blob = join(out, 'opsctl.blob');
-  // run in out/ with the main script named `opsctl.js`: the name the blob (and its main script's code cache)
-  // keeps, where the staging directory's would name this build's temporary directory
-  const here = (p) => join(process.cwd(), p);
-  writeFileSync(
-    join(out, 'sea-config.json'),
-    JSON.stringify(
-      {
-        main: 'opsctl.js',
-        output: here(blob),
-        disableExperimentalSEAWarning: true,
-        useCodeCache: true,
-        assets: Object.fromEntries(Object.entries(assets).map(([k, v]) => [k, here(v)])),
-      },
-      null,
-      2,
-    ),
-  );
-  execFileSync(process.execPath, ['--experimental-sea-config', 'sea-config.json'], { stdio: 'inherit', cwd: out });
+  // the blob: the main script, dist/ as assets, the code compiled at package time (scripts/sea-blob.mjs)
+  const blob = await seaBlob('dist', out);
 
   const exe = join(stage, 'opsctl');
   copyFileSync(process.execPath, exe);

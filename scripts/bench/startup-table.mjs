@@ -8,15 +8,29 @@
 import { execFileSync } from 'node:child_process';
 import { batchCpuMs } from './package.bench.mjs';
 
-/** The verbs and their budgets (x `node -e 0`): help 1.1x, every other verb 1.3x. */
+/**
+ * The verbs and their budgets (x `node -e 0`): help 1.1x, every other verb 1.3x. `kv get` joins them when a real
+ * etcd runs for the bench (kvGetVerb); the single executable's own budgets (issue 60: --version and kv get at or
+ * below node -e 0, the embedded list 1.1x) are its `sea` figures.
+ */
 export const VERBS = [
-  { name: '--version', args: ['--version'], budget: 1.3 },
+  { name: '--version', args: ['--version'], budget: 1.1, sea: 1 },
   { name: '--help', args: ['--help'], budget: 1.1 },
   { name: 'labels --help', args: ['labels', '--help'], budget: 1.1 },
   { name: 'kv --help', args: ['kv', '--help'], budget: 1.1 },
   { name: 'tracker stories create --help', args: ['tracker', 'stories', 'create', '--help'], budget: 1.1 },
-  { name: 'tracker labels list (embedded)', args: ['tracker', 'labels', 'list'], budget: 1.3 },
+  { name: 'tracker labels list (embedded)', args: ['tracker', 'labels', 'list'], budget: 1.3, sea: 1.1 },
 ];
+
+/** `kv get KEY` against a real etcd at `endpoints`: a verb an operator runs in loops (beside etcdctl's, printed apart). */
+export function kvGetVerb(endpoints, key) {
+  return { name: 'kv get (real etcd)', args: ['kv', 'get', key, '--endpoints', endpoints], budget: 1.3, sea: 1 };
+}
+
+/** The budget of `row` for the launcher `launcher` (the single executable's own where it has one). */
+export function budgetOf(row, launcher) {
+  return launcher === 'single executable' && row.sea !== undefined ? row.sea : row.budget;
+}
 
 const median = (values) => {
   const s = [...values].sort((a, b) => a - b);
@@ -56,19 +70,26 @@ export function embeddedLabels(bin, dir) {
     execFileSync(process.execPath, [bin, 'tracker', 'labels', 'create', '--name', name], { env: { ...process.env, OPSCTL_CONFIG_DIR: dir }, stdio: 'ignore' });
 }
 
-/** Prints the table and a report row per verb and launcher. */
-export function printStartupTable(report, { baseMs, rows }) {
+/**
+ * Prints the table (each verb, each launcher's ratio and CPU, its budget and whether it is met) and a report
+ * row per verb and launcher. `reference`: other programs' lines printed under it (etcdctl's get).
+ */
+export function printStartupTable(report, { baseMs, rows }, reference = []) {
   const names = Object.keys(rows[0]?.launchers ?? {});
+  const cell = (row, n) => {
+    const { ratio, cpuMs } = row.launchers[n];
+    const budget = budgetOf(row, n);
+    return `${ratio.toFixed(2)}x (${cpuMs.toFixed(0)} ms) <= ${budget}x ${ratio <= budget ? 'ok  ' : 'OVER'}`;
+  };
   console.log(`\nstart-up, CPU vs node -e 0 (${baseMs.toFixed(1)} ms; medians of per-round ratios, measured from outside)`);
-  console.log(`  ${'verb'.padEnd(34)}${names.map((n) => n.padStart(22)).join('')}   budget`);
-  for (const row of rows)
-    console.log(
-      `  ${row.name.padEnd(34)}${names.map((n) => `${row.launchers[n].ratio.toFixed(2)}x (${row.launchers[n].cpuMs.toFixed(0)} ms)`.padStart(22)).join('')}   <= ${row.budget}x`,
-    );
+  console.log(`  ${'verb'.padEnd(34)}${names.map((n) => n.padStart(34)).join('')}`);
+  for (const row of rows) console.log(`  ${row.name.padEnd(34)}${names.map((n) => cell(row, n).padStart(34)).join('')}`);
+  for (const line of reference) console.log(`  ${line}`);
   console.log('');
   for (const row of rows)
     for (const n of names) {
       const r = row.launchers[n].ratio;
-      report.row(`${n}: opsctl ${row.name}: CPU vs node -e 0`, `${r.toFixed(2)}x`, `<= ${row.budget}x`, r <= row.budget);
+      const budget = budgetOf(row, n);
+      report.row(`${n}: opsctl ${row.name}: CPU vs node -e 0`, `${r.toFixed(2)}x`, `<= ${budget}x`, r <= budget);
     }
 }

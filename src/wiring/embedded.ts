@@ -26,7 +26,7 @@ export function embeddedMock(ctx: Context): Promise<EmbeddedMock> {
   return mock;
 }
 
-/** The embedded mock of every service, started once per command: its base URL. */
+/** The embedded mock of every service, started once per command: its base URL (virtual until it listens: see EmbeddedMock.url). */
 export async function embeddedUrl(ctx: Context): Promise<string> {
   return (await embeddedMock(ctx)).url;
 }
@@ -54,12 +54,16 @@ function statePathOf(ctx: Context): string {
 /**
  * For a sign-in against the embedded mock: its state directory can be written and its authorization
  * server loads (its clients file, OPSCTL_MOCK_OAUTH_CLIENTS, is read and checked), else the error naming
- * the path and the fix comes now, before any page or browser step.
+ * the path and the fix comes now, before any page or browser step. Then the mock listens on a loopback
+ * socket: a sign-in hands its pages to a browser (or a person, with a device code), so the endpoint a sign-in
+ * resolves after this is that socket's, not the virtual origin the in-process answers use.
  */
 export async function checkEmbeddedSignIn(ctx: Context): Promise<void> {
   const { writableDir } = await import('../config/writable.js');
   await writableDir(dirname(statePathOf(ctx)));
-  await (await embeddedMock(ctx)).checkSignIn();
+  const mock = await embeddedMock(ctx);
+  await mock.checkSignIn();
+  await mock.listen();
 }
 
 /** OPSCTL_MOCK_TRUST_JWKS: the key set the embedded mock trusts for keyless CI sign-in (token exchange). */

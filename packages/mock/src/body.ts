@@ -27,8 +27,16 @@ export function checkDeclaredLength(req: MockIncoming, max: number): void {
   if (Number.isFinite(declared) && declared > max) throw tooLarge(max, declared);
 }
 
+/**
+ * The body a request from this very process carries whole (in-process.ts): read as it is, not through its
+ * stream's events (a stream of one chunk still takes several turns of the event loop and its machinery).
+ */
+export const WHOLE_BODY = Symbol('opsctl.mock.whole-body');
+
 /** Reads the whole body, failing with 413 as soon as it passes `max` bytes (the rest is left unread). */
 export function readBody(req: MockIncoming, max: number): Promise<Buffer> {
+  const whole = (req as MockIncoming & { [WHOLE_BODY]?: Buffer })[WHOLE_BODY];
+  if (whole) return whole.length > max ? Promise.reject(tooLarge(max)) : Promise.resolve(whole);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
+import { WHOLE_BODY } from './body.js';
 import type { TransportRequest, TransportResponse } from './transport.js';
 import type { MockIncoming, MockOutgoing } from './http.js';
 
@@ -13,15 +14,17 @@ import type { MockIncoming, MockOutgoing } from './http.js';
 export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) => Promise<void>, url: URL, init: TransportRequest): Promise<TransportResponse> {
   if (init.body !== undefined && typeof init.body !== 'string')
     throw new TypeError('in-process requests carry a string body (multipart goes over the network)');
-  const body = init.body === undefined ? undefined : Buffer.from(init.body);
+  const body = Buffer.from(init.body ?? '');
   const headers: IncomingHttpHeaders = { host: url.host };
   for (const [name, value] of Object.entries(init.headers)) headers[name.toLowerCase()] = value;
-  if (body) headers['content-length'] = String(body.length);
-  const req = Object.assign(Readable.from(body ? [body] : [], { objectMode: false }), {
+  if (init.body !== undefined) headers['content-length'] = String(body.length);
+  const req = Object.assign(Readable.from(body.length ? [body] : [], { objectMode: false }), {
     method: init.method,
     url: `${url.pathname}${url.search}`,
     headers,
     complete: true,
+    // the body is here whole: readBody takes it as it is (the stream stays, for a route that reads its own)
+    [WHOLE_BODY]: body,
   });
   return new Promise<TransportResponse>((resolve, reject) => {
     if (init.signal.aborted) return reject(abortReason(init.signal));

@@ -6,7 +6,7 @@
  * the security events have their own entry, `@opsctl/mock/console`, for the `opsctl mock …` verbs.
  * The package imports nothing of the CLI: what both sides share is in @opsctl/shared.
  */
-export { createMockServer } from './server.js';
+import type { MockServer, MockServerOptions } from './server-types.js';
 export type { Fault, LoggedRequest, MockServer, MockServerOptions, RouteInfo } from './server-types.js';
 export { createEmbeddedMock, type EmbeddedMock, type EmbeddedMockOptions } from './embedded.js';
 export { FileStore, MemoryStore, sliceField, stateTrackerToken, type Store } from './store.js';
@@ -22,4 +22,12 @@ export async function readClientsFile(path: string): Promise<void> {
 /** Reads a CI issuer's key set (JWKS) for token exchange (`--trust-jwks`, OPSCTL_MOCK_TRUST_JWKS); throws naming the file and the problem. */
 export async function readTrustJwks(path: string): Promise<{ keys: unknown[] }> {
   return (await import('./services/oauth/trust-file.js')).readTrustJwks(path);
+}
+
+/**
+ * Every mocked service on a loopback socket (server.ts), loaded when called: the embedded mock, which this
+ * entry also serves, answers in-process and loads node:http only when it needs a socket.
+ */
+export async function createMockServer(opts?: MockServerOptions): Promise<MockServer> {
+  return (await import('./server.js')).createMockServer(opts);
 }
