@@ -85,7 +85,8 @@ describe.runIf(Boolean(dirs))(
         await until(healthy, 60_000, `${m.name} back on 3.6 with the replacements`);
       }
       for (let i = 0; i < 20; i++) expect((await opsctl('kv', 'put', '--cluster', file, `hop37/${i}`, `value ${i}`)).exitCode).toBe(0);
-      const load = startLoad({ endpoints: c.endpoints });
+      // (a writer beside the hop, paced: the load client back to back, as much as a cluster takes, is kv-load-ladder's)
+      const load = startLoad({ endpoints: c.endpoints, pauseMs: 100 });
       await until(() => load.acknowledgedIn('before') >= 20, 60_000, '20 acknowledged writes before the upgrade');
       const t0 = Date.now();
       const up = await opsctl('kv', 'upgrade', '--to', '3.7', '--yes', '--no-backup', '--cluster', file, '--target-bin', `3.7=${dirs!.v37}`, '--json');

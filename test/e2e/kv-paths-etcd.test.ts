@@ -90,7 +90,8 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))(
             );
         }, 200);
       }, probeAt);
-      const load = startLoad({ endpoints: c.endpoints });
+      // (a writer beside the run, paced: the load client back to back, as much as a cluster takes, is kv-load-ladder's)
+      const load = startLoad({ endpoints: c.endpoints, pauseMs: 100 });
       const pids = c.members.map((m) => c.pid(m));
       const t0 = Date.now();
       let outcome = 'unknown';

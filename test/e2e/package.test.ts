@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +19,10 @@ const TGZ = join(OUT, `opsctl-${VERSION}.tgz`);
 
 let work: string;
 let nodelessPath: string;
+/** The package made while an executable at out/opsctl ran (the last test's case), when this file made it. */
+let madeWhileRunning: Repackaged | undefined;
 
-/** Built by .ci/run (npm run package); built here when missing or older than dist/. */
+/** out/ is built here when missing or older than dist/ (`npm run package`; CI's clean clone has none). */
 function packageIsCurrent(): boolean {
   if (!existsSync(EXE) || !existsSync(TGZ)) return false;
   const built = statSync(join(ROOT, 'dist', 'cli.cjs')).mtimeMs;
@@ -28,8 +30,14 @@ function packageIsCurrent(): boolean {
 }
 
 beforeAll(async () => {
-  if (!packageIsCurrent()) await execa(process.execPath, [join(ROOT, 'scripts', 'package.mjs')], { cwd: ROOT });
   work = mkdtempSync(join(tmpdir(), 'opsctl-package-'));
+  // One package a run, not two: out/ made here is made while an executable at out/opsctl runs, as the last test asks
+  // (a copy of this node serving HTTP: the single executable is a copy of node too); out/ already current is packaged
+  // again there, under its own `mock serve`.
+  if (!packageIsCurrent()) {
+    madeWhileRunning = await repackageWhileRunning(cleanEnv(join(work, 'home-first-package'), '/usr/bin:/bin'), 'node');
+    if (madeWhileRunning.exitCode !== 0) throw new Error(`npm run package failed (exit ${madeWhileRunning.exitCode}):\n${madeWhileRunning.output}`);
+  }
   // a PATH with the executable and nothing else that could be node
   nodelessPath = join(work, 'bin');
   mkdirSync(nodelessPath);
@@ -99,6 +107,7 @@ describe('the single executable (out/opsctl)', () => {
     const out = `${r.stdout}\n${r.stderr}`;
     expect(out).toMatch(/kv: the upgrade ladder 3\.2 → 3\.7 of a local sandbox cluster, one safe rolling upgrade per minor: (\d+)\/\1 steps/);
     expect(out).not.toContain('✗');
+    expectDemoLadder(out);
   }, 180_000);
 
   it('signs in against its embedded mock; with a D-Bus session it says it cannot carry the keyring binding and keeps the tokens in the 0600 file', async () => {
@@ -182,37 +191,98 @@ describe('the npm package (out/opsctl-<version>.tgz)', () => {
     const demo = await run('opsctl', ['demo'], env);
     expect(demo.exitCode, `${demo.stdout}\n${demo.stderr}`).toBe(0);
     expect(`${demo.stdout}\n${demo.stderr}`).not.toContain('✗');
+    expectDemoLadder(`${demo.stdout}\n${demo.stderr}`);
   }, 180_000);
 });
 
 describe('npm run package while out/opsctl runs', () => {
   it('replaces each file with one rename: the running executable keeps serving, the new one is in place, nothing half-made is left', async () => {
     const env = cleanEnv(join(work, 'home-repackage'), nodelessPath);
-    const serving = execa(EXE, ['mock', 'serve', '--memory', '--json', '--port', '0'], { reject: false, env, extendEnv: false, cwd: env.HOME });
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        serving.stdout.on('data', (c: Buffer) => {
-          out += c.toString();
-          const line = out.split('\n').find((l) => l.startsWith('{') && out.includes('\n'));
-          if (line) resolve((JSON.parse(line) as { url: string }).url);
-        });
-        void serving.then((r) => reject(new Error(`mock serve exited ${r.exitCode}: ${String(r.stderr)}`)));
-      });
-      // copying over a running executable fails (ETXTBSY): the package renames its files into place instead
-      const pkg = await execa(process.execPath, [join(ROOT, 'scripts', 'package.mjs')], { cwd: ROOT, reject: false, all: true });
-      expect(pkg.exitCode, String(pkg.all)).toBe(0);
-      expect((await fetch(`${url}/.well-known/openid-configuration`)).status).toBe(200);
-    } finally {
-      serving.kill('SIGTERM');
-      await serving;
-    }
+    // (made by beforeAll when out/ was missing or stale, else here: the package under a running out/opsctl either way)
+    const made = madeWhileRunning ?? (await repackageWhileRunning(env, 'sea'));
+    expect(made.exitCode, made.output).toBe(0);
+    expect(made.servedAfter, made.ran).toBe(200);
     const r = await run('opsctl', ['--version'], env);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(VERSION);
     expect(readdirSync(ROOT).filter((n) => n.startsWith('.out-build-'))).toEqual([]);
   }, 300_000);
 });
+
+interface Repackaged {
+  /** What ran from out/opsctl meanwhile. */
+  ran: string;
+  exitCode?: number;
+  output: string;
+  /** The running executable's answer (HTTP status) once the package was done. */
+  servedAfter: number;
+}
+
+/**
+ * `npm run package` while an executable at out/opsctl runs and serves HTTP: the current package's `mock serve`
+ * ('sea'), or a copy of this node serving a page ('node': none made yet, or one older than dist/). Copying over a
+ * running executable fails (ETXTBSY): the package renames its files into place instead, and the running one keeps
+ * its file and serves on.
+ */
+async function repackageWhileRunning(env: Record<string, string>, running: 'sea' | 'node'): Promise<Repackaged> {
+  const sea = running === 'sea';
+  if (!sea) {
+    mkdirSync(OUT, { recursive: true });
+    rmSync(EXE, { force: true });
+    copyFileSync(process.execPath, EXE);
+    chmodSync(EXE, 0o755);
+  }
+  const server =
+    "require('node:http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log(JSON.stringify({ url: `http://127.0.0.1:${this.address().port}` })) })";
+  const [args, path, ran] = sea
+    ? [['mock', 'serve', '--memory', '--json', '--port', '0'], '/.well-known/openid-configuration', 'out/opsctl mock serve']
+    : [['-e', server], '/', 'out/opsctl, a copy of node serving HTTP'];
+  const serving = execa(EXE, args, { reject: false, env, extendEnv: false, cwd: env.HOME });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      serving.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        const line = out.split('\n').find((l) => l.startsWith('{') && out.includes('\n'));
+        if (line) resolve((JSON.parse(line) as { url: string }).url);
+      });
+      void serving.then((r) => reject(new Error(`${ran} exited ${r.exitCode}: ${String(r.stderr)}`)));
+    });
+    const pkg = await execa(process.execPath, [join(ROOT, 'scripts', 'package.mjs')], { cwd: ROOT, reject: false, all: true });
+    return { ran, exitCode: pkg.exitCode, output: String(pkg.all), servedAfter: (await fetch(`${url}${path}`)).status };
+  } finally {
+    serving.kill('SIGTERM');
+    await serving;
+  }
+}
+
+/**
+ * The demo's kv section as it printed it (each command echoed as `$ opsctl …`, then what it said): the plan shows
+ * the five hops with their checks, the ladder ends on 3.7, every member on 3.7.3, and the key written on 3.2 is
+ * read back. (The section's steps ran in process in an integration file of their own before; the demos here run
+ * the same steps through both ways to install, so that file ran a sixth simulated ladder to prove what these do.)
+ */
+function expectDemoLadder(out: string): void {
+  const said = new Map(
+    out
+      .split(/^\$ opsctl /m)
+      .slice(1)
+      .map((part) => {
+        const nl = part.indexOf('\n');
+        return [part.slice(0, nl), part.slice(nl + 1).replace(/^\(exit \d+[^)]*\)[\s\S]*$/m, '')] as const;
+      }),
+  );
+  const plan = said.get('kv upgrade --to 3.7 --dry-run') ?? '';
+  expect(plan).toMatch(/Ladder: 3\.2 → 3\.7 in 5 hops/);
+  for (const hop of ['3.2 → 3.3', '3.3 → 3.4', '3.4 → 3.5', '3.5 → 3.6', '3.6 → 3.7']) expect(plan).toContain(hop);
+  expect(plan).toContain('[v2store-check]');
+  expect(plan).toContain('[experimental-removed]');
+  expect(said.get('kv upgrade --to 3.7 --yes --poll-interval 50ms')).toMatch(/cluster upgraded to 3\.7 in 5 hops/);
+  const status = said.get('kv status') ?? '';
+  expect(status).toMatch(/3\.7\.3/);
+  expect(status).not.toMatch(/3\.[2-6]\.\d/);
+  expect(said.get('kv get demo/greeting')).toContain('hello from 3.2');
+}
 
 function dirnameOfNode(): string {
   return join(process.execPath, '..');

@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeEach, expect } from 'vitest';
 
 /**
  * Where the CPU goes, per test file (a setupFiles entry, on only when OPSCTL_TEST_CPU names a file: see
@@ -9,7 +9,9 @@ import { afterAll, expect } from 'vitest';
  * and the daemons that detach (setsid and reparenting leave the cgroup as it was). After the file's tests one
  * JSON line is appended: the cgroup's CPU (`cg`), the worker's own while the file ran (`self`), its waited-for children's
  * (`children`, /proc/self/stat cutime+cstime: what a machine without cgroups would see) and the wall time, all
- * in seconds, and `left`: the processes still in the cgroup when the worker moved out (a leak).
+ * in seconds, and `left`: the processes still in the cgroup when the worker moved out (a leak). With a cgroup,
+ * `tests` holds each test's own CPU (its body and its beforeEach/afterEach, every process it started: what to cut
+ * in a costly file); the rest of `cg` is the file's import, its beforeAll/afterAll and what outlived a test.
  */
 const out = process.env.OPSCTL_TEST_CPU;
 const tick = 100; // USER_HZ: /proc/<pid>/stat's clock ticks per second on Linux
@@ -55,6 +57,17 @@ if (out) {
       group = undefined; // no cgroup (not root, cgroup v2 only): the /proc figures still tell
     }
   }
+  const tests: Array<[string, number]> = [];
+  let testStart = 0;
+  const usage = () => (group ? Number(readFileSync(`${group}/cpuacct.usage`, 'utf8')) / 1e9 : 0);
+  if (group) {
+    beforeEach(() => {
+      testStart = usage();
+    });
+    afterEach((ctx) => {
+      tests.push([ctx.task.name, Math.round((usage() - testStart) * 10) / 10]);
+    });
+  }
   afterAll(() => {
     const now = procStat();
     const self = process.cpuUsage(selfBefore);
@@ -66,6 +79,7 @@ if (out) {
       children: now.cutime + now.cstime - before.cutime - before.cstime,
     };
     if (group && parent) {
+      line.tests = tests;
       try {
         measureGroup(line, group, parent);
       } catch (err) {

@@ -132,10 +132,14 @@ export function crashSandbox(size = 3) {
         const up = await runBin(['kv', 'sandbox', 'up', '--members', String(size), '--version', version], { env, timeout: 120_000 });
         if (up.exitCode !== 0) throw new Error(`kv sandbox up failed: ${String(up.stderr)}`);
       }),
-    /** Makes one member never healthy on `version` (a simulated condition: --on-failure rollback's case). */
-    neverHealthy(member: string, version: string) {
-      const m = spec().members.find((x) => x.name === member)!;
-      writeFileSync(join(m.dataDir, 'CONDITIONS.json'), JSON.stringify({ neverHealthyOn: version }));
+    /**
+     * Every member, started on `version`, runs as `as` (a start that starts the old binary: the simulated member's
+     * `runsAs` condition), so whichever member a run takes first fails its wait on `version` at once ("runs 3.2.32,
+     * not 3.3"): --on-failure rollback's case, the same for every cluster whichever member leads, and no timeout
+     * racing the machine's load.
+     */
+    startsAs(version: string, as: string) {
+      for (const m of spec().members) writeFileSync(join(m.dataDir, 'CONDITIONS.json'), JSON.stringify({ runsAs: { [version]: as } }));
     },
     async down() {
       if (existsSync(sandboxFile)) await runBin(['kv', 'sandbox', 'down'], { env });

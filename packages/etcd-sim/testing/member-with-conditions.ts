@@ -1,7 +1,8 @@
 /**
  * The simulated member with conditions the tests set: a file CONDITIONS.json in the member's data dir
  * ({"neverHealthyOn":"3.3"}, {"corruptSnapshot":true}, {"alarm":"NOSPACE"}, {"muteHeartbeats":true} on
- * a leader: its pings stop naming it, {"downgradeLingers":true}: an enabled downgrade is not ended, …), read on each request and each heartbeat. Built by the tests'
+ * a leader: its pings stop naming it, {"downgradeLingers":true}: an enabled downgrade is not ended, …), read on each request and each heartbeat
+ * ({"runsAs":…}: once, at its start). Built by the tests'
  * global setup (never by the product's build: no such file is read by what ships), and used through
  * OPSCTL_KV_MEMBER, as any other member program.
  */
@@ -37,7 +38,27 @@ function read(dataDir: string): Conditions {
   };
 }
 
+/**
+ * {"runsAs":{"3.3":"3.2"}}, read once at its start: started as 3.3 (`--kv-version 3.3`, or any 3.3.x), the member
+ * runs as 3.2, as a start command that starts the old binary would: it turns healthy at once and answers 3.2, so
+ * a wait for it on 3.3 fails at once ("runs 3.2.32, not 3.3"), with no timeout to race a busy machine.
+ */
+function startedAs(dataDir: string): void {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(join(dataDir, 'CONDITIONS.json'), 'utf8'));
+  } catch {
+    return;
+  }
+  const runsAs = asObject(asObject(raw).runsAs);
+  const i = process.argv.indexOf('--kv-version');
+  const asked = i > 0 ? process.argv[i + 1] : undefined;
+  const as = asked ? text(runsAs[/^\d+\.\d+/.exec(asked)?.[0] ?? asked]) : undefined;
+  if (as) process.argv[i + 1] = as;
+}
+
 const { dataDir } = readArgs();
 setConditions(() => read(dataDir));
+startedAs(dataDir);
 // (a promise, not top-level await: the member program is bundled as CommonJS)
 void import('../src/member.js');
