@@ -17,7 +17,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lockFile } from '../../src/config/lock.js';
+import { lockFile } from '../../src/core/lock.js';
 import { FileStore } from '@opsctl/mock/store.js';
 import { BIN, runBin } from '../helpers/bin.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -222,7 +222,7 @@ describe('config.json with garbage or the wrong shape', () => {
 describe('the state lock', () => {
   it('a SIGKILLed holder: its lock is taken over at once (pid gone) and its temp files are removed', async () => {
     const script = await bundleScript(`
-      import { lockFile } from './src/config/lock.ts';
+      import { lockFile } from './src/core/lock.ts';
       await lockFile(process.argv[2], { what: 'the mock state file' });
       console.log('locked');
       setInterval(() => {}, 1000);
@@ -246,7 +246,7 @@ describe('the state lock', () => {
 
   it('a live holder is never taken over: the waiter gives up naming the holder pid', async () => {
     const script = await bundleScript(`
-      import { lockFile } from './src/config/lock.ts';
+      import { lockFile } from './src/core/lock.ts';
       await lockFile(process.argv[2], { what: 'the mock state file' });
       console.log('locked');
       setInterval(() => {}, 1000);
@@ -269,7 +269,7 @@ describe('a lock left behind or held (built binary)', () => {
   /** A process that holds the state lock until its stdin is closed; resolves once it holds it. */
   async function holdLock(path: string) {
     const script = await bundleScript(`
-      import { lockFile } from './src/config/lock.ts';
+      import { lockFile } from './src/core/lock.ts';
       const release = await lockFile(process.argv[2], { what: 'the mock state file' });
       console.log('locked');
       process.stdin.on('end', async () => { await release(); console.log('released'); process.exit(0); });
