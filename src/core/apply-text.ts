@@ -1,4 +1,5 @@
 import { jsonSyntaxText, syntaxErrorText } from './syntax-error.js';
+import { parseYaml } from './yaml.js';
 
 /**
  * The largest YAML text opsctl parses. The yaml library builds a document model that costs 70 to 300
@@ -52,10 +53,8 @@ export async function parseJsonOrYaml(text: string, opts: { jsonMaxBytes?: numbe
     }
   }
   if (bytes > YAML_MAX_BYTES) throw yamlTooBig(bytes, jsonMax);
-  // yaml is CommonJS when bundled: its exports may sit on `default`
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
   try {
-    return (mod.parse ?? mod.default!.parse)(text);
+    return await parseYaml(text);
   } catch (err) {
     throw new TextProblem(`not valid YAML or JSON: ${syntaxErrorText(err)}`);
   }

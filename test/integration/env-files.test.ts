@@ -168,7 +168,7 @@ describe('credentials.json with garbage or the wrong shape', () => {
 });
 
 describe("the embedded mock's clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is wrong", () => {
-  for (const [name, content, words] of [
+  for (const [name, content, words, fileName] of [
     ['not JSON', '{nope', 'is not valid JSON'],
     ['a client of an unknown type', '{"clients":[{"client_id":"x.apps.mock","type":"weird"}]}', 'has a bad client: x.apps.mock: type must be one of'],
     [
@@ -177,9 +177,10 @@ describe("the embedded mock's clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is w
       'has a bad client: x.apps.mock: data_api_enabled must be true or false',
     ],
     ['clients that are not a list', '{"clients":{"a":1}}', 'has "clients" that is not a list'],
-  ] as const) {
+    ['not YAML (a .yaml file)', 'clients: [a', 'is not valid YAML (line 1, column 12)', 'clients.yaml'],
+  ] as Array<[string, string, string, string?]>) {
     it(`${name}: login exits 2 naming the file and the problem (built binary); no 500, no stack`, async () => {
-      const file = join(dir, 'clients.json');
+      const file = join(dir, fileName ?? 'clients.json');
       writeFileSync(file, content);
       const r = await runBin(['login', '--consent-as', 'alice@example.com'], { env: { ...env, OPSCTL_MOCK_OAUTH_CLIENTS: file } });
       expect(r.exitCode).toBe(2);

@@ -1,3 +1,4 @@
+import { parseYaml } from '../../core/yaml.js';
 /**
  * What a member's next start runs with, as the driver knows it: the program, the arguments after it,
  * the ETCD_* environment and the config file they name; and how flags and variables are read. The
@@ -87,11 +88,9 @@ export async function dataDirOf(s: StartSettings): Promise<{ dataDir: string; wa
   };
   let get = from;
   if (s.config) {
-    const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-    const y = (mod as { parse?: unknown }).parse ? mod : mod.default!;
     let doc: unknown;
     try {
-      doc = y.parse(s.config.text);
+      doc = await parseYaml(s.config.text);
     } catch {
       return undefined;
     }
