@@ -30,7 +30,7 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
     throw new UsageError(`--target-bin: the sandbox runs ${can.what} members`, { field: '--target-bin', hint: 'drop --target-bin' });
   }
   const noBackup = opts.backup === false;
-  requireBackupTemplate(driver, noBackup, '--backup-cmd, ');
+  requireBackupTemplate(driver, { noBackup, example: '--backup-cmd, ' });
   ctx.handlesInterrupt = true;
   ctx.lastWords = downMemberWords(ctx, cluster.key, shellLine(['opsctl', 'kv', 'rollback', ...selector]));
   const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/restore/downgrade.js'), import('../../kv/release/release.js')]);

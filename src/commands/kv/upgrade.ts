@@ -151,7 +151,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   }
   const noBackup = opts.backup === false;
   // Never a silent "skipped": the seed says back up every data dir (a snapshot holds only v3 data).
-  requireBackupTemplate(driver, noBackup, '--backup-cmd "ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}", ');
+  requireBackupTemplate(driver, { noBackup, example: '--backup-cmd "ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}", ' });
   // Off-host: the store proved writable (a probe object written and deleted) before the plan, so a
   // bucket the identity may not write refuses the run before any member stops, --dry-run included.
   const offsite = opts.backupTo ? await offsiteUploader(opts.backupTo, s3Settings(opts), ctx) : undefined;

@@ -291,7 +291,7 @@ export class CommandDriver implements MemberDriver {
 
   /** The member's v2 store measured on its host where the driver reaches it (the trial template, or this machine): host-script.ts. */
   hostV2Size(m: MemberSpec): Promise<V2SizeRead> {
-    return hostV2Size(this, m, this.timeoutMs, Boolean(this.t.trial || onThisHost(m.endpoint)));
+    return hostV2Size(this, m, { timeoutMs: this.timeoutMs, reached: Boolean(this.t.trial || onThisHost(m.endpoint)) });
   }
 
   /** Whether the v2 size can be measured on the member's host (a v2-size template, or a way onto the host). */

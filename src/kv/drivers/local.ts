@@ -221,7 +221,7 @@ export class LocalDriver implements MemberDriver {
   }
 
   /** Records a member process found without a record as the member's (its PID file and record now name it). */
-  private async adopt(s: MemberSpec, p: FoundProcess, rec: MemberRecord | undefined, say = true): Promise<void> {
+  private async adopt(s: MemberSpec, p: FoundProcess, rec: MemberRecord | undefined, { say = true }: { say?: boolean } = {}): Promise<void> {
     const intended = rec !== undefined && [rec.file, ...rec.args].join('\0') === p.argv.join('\0');
     if (say)
       this.notice(
@@ -265,7 +265,7 @@ export class LocalDriver implements MemberDriver {
     const found = quickLook(s);
     for (const p of found.unrecorded) this.notice(`${s.name}: sending ${sig} to ${describeProc(p)} (${p.why.join('; ')}), which its PID file did not name`);
     const [only, ...more] = found.unrecorded;
-    if (only && !more.length) await this.adopt(s, only, readRecord(s), false);
+    if (only && !more.length) await this.adopt(s, only, readRecord(s), { say: false });
     for (const p of found.member) signalSame(p, sig);
   }
 

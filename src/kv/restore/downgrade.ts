@@ -77,7 +77,7 @@ const client = (o: Pick<DowngradeOptions, Reach>, endpoint: string) =>
   new KvClient(endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
 
 /** What refuses a downgrade to `to` before anything changes: the whole cluster, the target, the binary. */
-function refusals(to: string, obs: ClusterObservation, enabled: boolean): string[] {
+function refusals(to: string, obs: ClusterObservation, { enabled }: { enabled: boolean }): string[] {
   const reasons: string[] = [];
   const seen = obs.members.filter((m) => m.reachable && m.serverVersion);
   for (const m of obs.members) {
@@ -183,7 +183,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
   const healthy = obs.members.find((m) => m.reachable && m.healthy);
   const info = healthy ? await downgradeInfo(client(o, healthy.endpoint)).catch(() => undefined) : undefined;
   const enabled = Boolean(info?.enabled && info.target === o.to);
-  const reasons = [...refusals(o.to, obs, enabled), ...bins.reasons];
+  const reasons = [...refusals(o.to, obs, { enabled }), ...bins.reasons];
   if (info?.enabled && info.target !== o.to)
     reasons.push(`a downgrade to ${info.target ?? '?'} is already enabled: cancel it first (etcdctl downgrade cancel)`);
   if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: fix what is named, then run the command again', 'downgrade');

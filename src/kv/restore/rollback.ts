@@ -143,7 +143,7 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     j.status = 'rolling-back';
     j.rollback ??= [];
     j.rollbackSteps ??= [];
-    for (const m of todo) if (!planned.has(m.name)) j.rollbackSteps.push(...cycleSteps('rollback', m.name, false));
+    for (const m of todo) if (!planned.has(m.name)) j.rollbackSteps.push(...cycleSteps('rollback', m.name, { whileDown: false }));
     await writeJournal(file, j, o.now(), true, o.debug);
     const membership = await memberListOf(o);
 

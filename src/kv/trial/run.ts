@@ -140,7 +140,7 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
     onHost: d.type === 'command' && can.askVersion,
     askVersion: can.askVersion,
   };
-  const proven = can.etcdData ? await byDataTrial(job, o, s, fp, what, host.onHost) : undefined;
+  const proven = can.etcdData ? await byDataTrial(job, o, s, fp, what, { onHost: host.onHost }) : undefined;
   if (proven) return { ...base, ...proven, fingerprint: fp, settings };
   const found = await tryIt(job, o, host, s, what, list);
   return { ...found, fingerprint: fp, settings };
@@ -161,7 +161,7 @@ async function byDataTrial(
   s: StartSettings,
   fp: string,
   what: string,
-  onHost: boolean,
+  { onHost }: { onHost: boolean },
 ): Promise<Omit<TrialFinding, 'member' | 'hop'> | undefined> {
   if (!o.dataStart || s.noProgram) return undefined;
   let doc: ConfigDoc | undefined;

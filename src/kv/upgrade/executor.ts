@@ -120,7 +120,7 @@ async function planned(
         hashPlanLine(o, pre.obs, plan.source),
         ...(pre.disk ? [pre.disk] : []),
       ];
-  const planText = (o.shownChecks ? framed(o, plan, warnings, Boolean(journal), body) : body).join('\n');
+  const planText = (o.shownChecks ? framed(o, plan, warnings, body, { resuming: Boolean(journal) }) : body).join('\n');
   const base = {
     cluster: o.cluster.key,
     source: plan.source,
@@ -155,7 +155,13 @@ async function planned(
 }
 
 /** A one-hop upgrade's plan as its command shows it: the three-line summary, the plan, then the hop's checks (each once) and the notes after them. */
-function framed(o: Pick<UpgradeOptions, Proof | 'dryRun'>, plan: UpgradePlan, warnings: string[], resuming: boolean, body: string[]): string[] {
+function framed(
+  o: Pick<UpgradeOptions, Proof | 'dryRun'>,
+  plan: UpgradePlan,
+  warnings: string[],
+  body: string[],
+  { resuming }: { resuming: boolean },
+): string[] {
   const checks = o.checks ?? [];
   const going = plan.members.filter((m) => m.action !== 'skip');
   const summary = planSummary({

@@ -58,8 +58,12 @@ export function v2FixPath(dataDir: string, key: string, minor = '3.5'): string {
 
 /** A member's steps of one round: its fix cycle (with the snapshot before it) and its way back. */
 export function roundSteps(round: number, member: string): JournalStep[] {
-  const fix = cycleSteps(`r${round}-fix`, member, true);
-  return [{ id: `r${round}-fix/${member}/snapshot`, member, kind: 'snapshot', status: 'pending' }, ...fix, ...cycleSteps(`r${round}-back`, member, false)];
+  const fix = cycleSteps(`r${round}-fix`, member, { whileDown: true });
+  return [
+    { id: `r${round}-fix/${member}/snapshot`, member, kind: 'snapshot', status: 'pending' },
+    ...fix,
+    ...cycleSteps(`r${round}-back`, member, { whileDown: false }),
+  ];
 }
 
 /** A member's two cycles of `round` (the fix's with its snapshot step first). */

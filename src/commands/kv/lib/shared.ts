@@ -233,7 +233,7 @@ export function rollingFlags(
 }
 
 /** A command driver with no data-dir backup template refuses unless --no-backup said so (never a silent skip). */
-export function requireBackupTemplate(driver: MemberDriver | undefined, noBackup: boolean, example: string): void {
+export function requireBackupTemplate(driver: MemberDriver | undefined, { noBackup, example }: { noBackup: boolean; example: string }): void {
   if (driver?.type === 'command' && !driver.backupDataDir && !noBackup) {
     throw new UsageError('the command driver has no data-dir backup template', {
       field: '--backup-cmd',
