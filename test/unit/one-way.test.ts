@@ -88,4 +88,46 @@ describe('one way per concern', () => {
     const raw = srcTexts().filter((f) => /memberInFlight|memberMayBeDown|isResumable/.test(f.text) && /JSON\.parse\(/.test(f.text));
     expect(raw.map((f) => f.file)).toEqual([]);
   });
+
+  /**
+   * The ways opsctl makes an HTTP request, each for a reason, and no seventh: core/http.ts (the one client: retries,
+   * deadlines, pacing, redaction; undici through core/undici-lite.ts), kv's gateway client on core/wire-transport.ts
+   * (answers read whole) and core/node-transport.ts (streams: a watch, a snapshot) through kv/cluster/session.ts, as
+   * etcd's own gRPC-gateway client keeps a transport of its own, and the S3 SDK (kv/offsite: request signing, checksums,
+   * multipart). Pending, to go through core/http: the sign-in's auto-consent (undici-lite's request directly) and the
+   * release download (Node's global fetch).
+   */
+  it('HTTP requests go through the listed ways only', () => {
+    const files = srcTexts();
+    const ways = new Map<string, string[]>();
+    const add = (way: string, file: string) => ways.set(way, [...(ways.get(way) ?? []), file].sort());
+    for (const f of files) {
+      const sf = ts.createSourceFile(f.file, f.text, ts.ScriptTarget.Latest, false);
+      const visit = (n: ts.Node): void => {
+        if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === 'fetch') add('global fetch', f.file);
+        const spec =
+          ts.isImportDeclaration(n) && !n.importClause?.isTypeOnly && ts.isStringLiteral(n.moduleSpecifier)
+            ? n.moduleSpecifier.text
+            : ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteralLike(n.arguments[0])
+              ? n.arguments[0].text
+              : undefined;
+        if (spec !== undefined) {
+          if (/^undici(\/|$)/.test(spec)) add('undici', f.file);
+          if (/(^|\/)undici-lite\.js$/.test(spec)) add('undici-lite', f.file);
+          if (/(^|\/)(wire|node)-transport\.js$/.test(spec) && !f.file.startsWith('src/core/')) add('kv transports', f.file);
+          if (/^@aws-sdk\//.test(spec)) add('S3 SDK', f.file);
+        }
+        ts.forEachChild(n, visit);
+      };
+      visit(sf);
+    }
+    expect(Object.fromEntries([...ways].map(([w, fs]) => [w, [...new Set(fs)]]))).toEqual({
+      // the one client's transport, loaded on first use (and the tracker upload's FormData: a body, not a request)
+      undici: ['src/commands/tracker/upload.ts', 'src/core/undici-lite.ts'],
+      'undici-lite': ['src/auth/autoconsent.ts', 'src/core/http.ts'],
+      'kv transports': ['src/kv/cluster/session.ts'],
+      'S3 SDK': ['src/kv/offsite/store.ts'],
+      'global fetch': ['src/kv/release/release.ts'],
+    });
+  });
 });
