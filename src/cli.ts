@@ -222,7 +222,7 @@ function lastWordsOf(ctx: WiredContext | undefined): string | undefined {
 }
 
 /** Written at once to stderr, else (a closed pipe) to the controlling terminal; nothing when neither can be written. */
-function sayOnTheWayOut(text: string, stderrGone: boolean): void {
+function sayOnTheWayOut(text: string, { stderrGone }: { stderrGone: boolean }): void {
   const { closeSync, openSync, writeSync } = process.getBuiltinModule('node:fs');
   const line = `\n! ${text}\n`;
   if (!stderrGone) {
@@ -298,7 +298,7 @@ export async function run(overrides: ContextOverrides = {}): Promise<void> {
     ctx?.abort.abort(signal);
     if (safePoint && interrupts === 1) return;
     const words = lastWordsOf(ctx);
-    if (words) sayOnTheWayOut(words, stderrGone);
+    if (words) sayOnTheWayOut(words, { stderrGone });
     void (ctx?.cleanup() ?? Promise.resolve()).finally(() => process.exit(ExitCode.interrupted));
     setTimeout(() => process.exit(ExitCode.interrupted), 1500).unref();
   };
@@ -308,7 +308,7 @@ export async function run(overrides: ContextOverrides = {}): Promise<void> {
   process.exitCode = code;
   // (its error and hint went to a stderr that was closed under it: the person still learns what is left)
   const words = stderrGone && code !== ExitCode.ok ? lastWordsOf(ctx) : undefined;
-  if (words) sayOnTheWayOut(words, true);
+  if (words) sayOnTheWayOut(words, { stderrGone: true });
   // Everything has been closed; if a stray handle keeps the loop alive, do not hang a script.
   setTimeout(() => process.exit(code), 3000).unref();
 }

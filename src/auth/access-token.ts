@@ -18,7 +18,7 @@ export async function accessToken(ctx: SessionDeps): Promise<string> {
  * scopes are known, refused locally (exit 4, nothing sent) when none of the scopes the request needs was
  * granted (seed 000: disable the features whose scope is missing), unless `force` (--force-request).
  */
-export async function accessTokenFor(ctx: SessionDeps, service: string, req: { method: string; path: string }, force: boolean): Promise<string> {
+export async function accessTokenFor(ctx: SessionDeps, service: string, req: { method: string; path: string }, { force }: { force: boolean }): Promise<string> {
   if (ctx.env.OPSCTL_ACCESS_TOKEN || ctx.env.OPSCTL_REFRESH_TOKEN) return accessToken(ctx);
   const { freshAccessToken } = await import('./session.js');
   const tokens = await freshAccessToken(ctx);

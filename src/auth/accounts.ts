@@ -73,7 +73,10 @@ const noticed = new WeakSet<object>();
  * The keyring when there is one (unless `insecure`); otherwise undefined, said on stderr once per profile:
  * a profile that keeps secrets in the credential file already was told so when the first one went there.
  */
-async function usableKeyring(ctx: AccountDeps, insecure: boolean, profile: string): Promise<import('../config/secrets.js').Keyring | undefined> {
+async function usableKeyring(
+  ctx: AccountDeps,
+  { insecure, profile }: { insecure: boolean; profile: string },
+): Promise<import('../config/secrets.js').Keyring | undefined> {
   if (insecure) return undefined;
   const { openKeyring } = await import('../config/secrets.js');
   const probe = await openKeyring(ctx.env);
@@ -216,7 +219,7 @@ export async function saveAccount(
   const name = tokens.account ?? 'default';
   const existing = (await listAccounts(ctx, profile)).accounts.find((a) => a.account === name && a.issuer === tokens.issuer);
   const previous = existing ? await withSecrets(ctx, profile, existing).catch(() => undefined) : undefined;
-  const keyring = await usableKeyring(ctx, Boolean(opts.insecure), profile);
+  const keyring = await usableKeyring(ctx, { insecure: Boolean(opts.insecure), profile });
   let storage: 'file' | 'keyring' = 'file';
   await (
     await ctx.credentials()
@@ -309,7 +312,7 @@ export async function switchAccount(ctx: AccountDeps, profile: string, name: str
 
 /** Stores a client secret for the profile: the keyring when there is one, else the credential file. */
 export async function saveClientSecret(ctx: AccountDeps, profile: string, value: string): Promise<'file' | 'keyring'> {
-  const keyring = await usableKeyring(ctx, false, profile);
+  const keyring = await usableKeyring(ctx, { insecure: false, profile });
   let storage: 'file' | 'keyring' = 'file';
   await (
     await ctx.credentials()

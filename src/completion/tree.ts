@@ -323,7 +323,7 @@ const DYNAMIC_MARK = {
 const DYNAMIC_ON = { bash: '_opsctl_dynamic_on=1', zsh: '_opsctl_dynamic_on=1', fish: 'set -g __opsctl_dynamic_on 1' } as const;
 
 /** The completion script of `shell`; `dynamic`: values the service knows are completed without OPSCTL_COMPLETE_DYNAMIC. */
-export function completionScript(shell: Shell, program: Command, dynamic = false): string {
+export function completionScript(shell: Shell, program: Command, { dynamic = false }: { dynamic?: boolean } = {}): string {
   const tree = completionTree(program);
   const script = shell === 'bash' ? bashScript(tree) : shell === 'zsh' ? zshScript(tree) : fishScript(tree);
   return dynamic ? script.replace(DYNAMIC_MARK[shell], DYNAMIC_ON[shell]) : script;

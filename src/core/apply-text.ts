@@ -1,4 +1,5 @@
 import { jsonSyntaxText, syntaxErrorText } from './syntax-error.js';
+import { parseYaml } from './yaml.js';
 
 /**
  * The largest YAML text opsctl parses. The yaml library builds a document model that costs 70 to 300
@@ -41,7 +42,7 @@ export async function parseJsonOrYaml(text: string, opts: { jsonMaxBytes?: numbe
     );
   }
   if (!looksJson && bytes > YAML_MAX_BYTES) throw yamlTooBig(bytes, jsonMax);
-  const dense = denseText(text, bytes, looksJson);
+  const dense = denseText(text, bytes, { json: looksJson });
   if (dense) throw new TextProblem(dense, 'split it into files of fewer entries and apply each; nothing was sent');
   if (looksJson) {
     try {
@@ -52,10 +53,8 @@ export async function parseJsonOrYaml(text: string, opts: { jsonMaxBytes?: numbe
     }
   }
   if (bytes > YAML_MAX_BYTES) throw yamlTooBig(bytes, jsonMax);
-  // yaml is CommonJS when bundled: its exports may sit on `default`
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
   try {
-    return (mod.parse ?? mod.default!.parse)(text);
+    return await parseYaml(text);
   } catch (err) {
     throw new TextProblem(`not valid YAML or JSON: ${syntaxErrorText(err)}`);
   }
@@ -70,7 +69,7 @@ const DENSE_FLOOR = 10_000;
  * mapping), each YAML node a few KiB, so JSON with more than one value per 8 bytes and YAML with more
  * than one node per 12 bytes (an apply file has one per 30 to 40) are refused before they are parsed.
  */
-function denseText(text: string, bytes: number, json: boolean): string | undefined {
+function denseText(text: string, bytes: number, { json }: { json: boolean }): string | undefined {
   let values = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

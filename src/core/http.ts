@@ -179,7 +179,7 @@ export function viaNetwork(dispatcher?: Dispatcher): Transport {
  * Closes the shared agent at the end of a command. After an interrupt it destroys it instead, so a
  * request still in flight does not hold the close, and so the exit.
  */
-export async function closeDefaultDispatcher(interrupted = false): Promise<void> {
+export async function closeDefaultDispatcher({ interrupted = false }: { interrupted?: boolean } = {}): Promise<void> {
   const a = sharedAgent;
   sharedAgent = undefined;
   await (interrupted ? a?.destroy() : a?.close());

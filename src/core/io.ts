@@ -77,12 +77,12 @@ export class IOStreams {
 
   /** Colours for stdout (NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE, CLICOLOR and TTY-ness decide, in that order). */
   get color(): ChalkInstance {
-    return (this.made.color ??= new Chalk({ level: colorLevel(this.isStdoutTTY, this.env) }));
+    return (this.made.color ??= new Chalk({ level: colorLevel({ isTTY: this.isStdoutTTY, env: this.env }) }));
   }
 
   /** Colours for stderr. */
   get colorErr(): ChalkInstance {
-    return (this.made.colorErr ??= new Chalk({ level: colorLevel(this.isStderrTTY, this.env) }));
+    return (this.made.colorErr ??= new Chalk({ level: colorLevel({ isTTY: this.isStderrTTY, env: this.env }) }));
   }
 
   /** Data goes to stdout. */
@@ -188,7 +188,7 @@ export class IOStreams {
   }
 }
 
-function colorLevel(isTTY: boolean, env: NodeJS.ProcessEnv): 0 | 1 | 2 | 3 {
+function colorLevel({ isTTY, env }: { isTTY: boolean; env: NodeJS.ProcessEnv }): 0 | 1 | 2 | 3 {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
   const force = env.FORCE_COLOR;
   if (force !== undefined) {

@@ -158,7 +158,7 @@ export const REF_KINDS: Readonly<Record<RefKind, KindSpec>> = {
 };
 
 /** The placeholder a flag or argument of a kind shows in help and completions. */
-export function refPlaceholder(kind: RefKind, list: boolean): string {
+export function refPlaceholder(kind: RefKind, { list }: { list: boolean }): string {
   if (kind === 'member') return list ? 'members' : 'member';
   return list ? 'names|ids' : 'name|id';
 }

@@ -17,7 +17,7 @@ export async function createServiceClient(ctx: Context, service: Service, dispat
     service === 'tracker' ? import('./tracker.js') : undefined,
     endpoint.embedded ? loadEmbedded() : undefined,
   ]);
-  if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher(ctx.abort.signal.aborted));
+  if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher({ interrupted: ctx.abort.signal.aborted }));
   return new HttpClient({
     service,
     baseUrl: endpoint.url,
@@ -50,7 +50,7 @@ async function serviceCredentials(
   if (service === 'tracker') return (await import('./tracker.js')).trackerCredentials(ctx, endpoint);
   if (service === 'api' || service === 'labels') {
     const { accessTokenFor } = await import('../auth/access-token.js');
-    return { headers: { Authorization: `Bearer ${await accessTokenFor(ctx, service, req, Boolean(ctx.globals.forceRequest))}` } };
+    return { headers: { Authorization: `Bearer ${await accessTokenFor(ctx, service, req, { force: Boolean(ctx.globals.forceRequest) })}` } };
   }
   return { headers: {} };
 }

@@ -25,7 +25,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** A process that takes the lock on `path`, says so, and waits to be killed. */
 async function killedHolder(path: string): Promise<number> {
   const script = await bundleScript(`
-    import { lockFile } from './src/config/lock.ts';
+    import { lockFile } from './src/core/lock.ts';
     await lockFile(process.argv[2], { what: 'a test file' });
     console.log('locked');
     setInterval(() => {}, 1000);
@@ -49,7 +49,7 @@ describe('the lock of a killed holder', () => {
     expect(readdirSync(`${file}.lock`).some((n) => n.includes(`-${dead}-`))).toBe(true);
     const script = await bundleScript(`
       import { readFileSync, writeFileSync } from 'node:fs';
-      import { lockFile } from './src/config/lock.ts';
+      import { lockFile } from './src/core/lock.ts';
       const file = process.argv[2];
       const release = await lockFile(file, { what: 'a test file' });
       const n = Number(readFileSync(file, 'utf8'));

@@ -17,7 +17,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lockFile } from '../../src/config/lock.js';
+import { lockFile } from '../../src/core/lock.js';
 import { FileStore } from '@opsctl/mock/store.js';
 import { BIN, runBin } from '../helpers/bin.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -168,7 +168,7 @@ describe('credentials.json with garbage or the wrong shape', () => {
 });
 
 describe("the embedded mock's clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is wrong", () => {
-  for (const [name, content, words] of [
+  for (const [name, content, words, fileName] of [
     ['not JSON', '{nope', 'is not valid JSON'],
     ['a client of an unknown type', '{"clients":[{"client_id":"x.apps.mock","type":"weird"}]}', 'has a bad client: x.apps.mock: type must be one of'],
     [
@@ -177,9 +177,10 @@ describe("the embedded mock's clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is w
       'has a bad client: x.apps.mock: data_api_enabled must be true or false',
     ],
     ['clients that are not a list', '{"clients":{"a":1}}', 'has "clients" that is not a list'],
-  ] as const) {
+    ['not YAML (a .yaml file)', 'clients: [a', 'is not valid YAML (line 1, column 12)', 'clients.yaml'],
+  ] as Array<[string, string, string, string?]>) {
     it(`${name}: login exits 2 naming the file and the problem (built binary); no 500, no stack`, async () => {
-      const file = join(dir, 'clients.json');
+      const file = join(dir, fileName ?? 'clients.json');
       writeFileSync(file, content);
       const r = await runBin(['login', '--consent-as', 'alice@example.com'], { env: { ...env, OPSCTL_MOCK_OAUTH_CLIENTS: file } });
       expect(r.exitCode).toBe(2);
@@ -222,7 +223,7 @@ describe('config.json with garbage or the wrong shape', () => {
 describe('the state lock', () => {
   it('a SIGKILLed holder: its lock is taken over at once (pid gone) and its temp files are removed', async () => {
     const script = await bundleScript(`
-      import { lockFile } from './src/config/lock.ts';
+      import { lockFile } from './src/core/lock.ts';
       await lockFile(process.argv[2], { what: 'the mock state file' });
       console.log('locked');
       setInterval(() => {}, 1000);
@@ -246,7 +247,7 @@ describe('the state lock', () => {
 
   it('a live holder is never taken over: the waiter gives up naming the holder pid', async () => {
     const script = await bundleScript(`
-      import { lockFile } from './src/config/lock.ts';
+      import { lockFile } from './src/core/lock.ts';
       await lockFile(process.argv[2], { what: 'the mock state file' });
       console.log('locked');
       setInterval(() => {}, 1000);
@@ -269,7 +270,7 @@ describe('a lock left behind or held (built binary)', () => {
   /** A process that holds the state lock until its stdin is closed; resolves once it holds it. */
   async function holdLock(path: string) {
     const script = await bundleScript(`
-      import { lockFile } from './src/config/lock.ts';
+      import { lockFile } from './src/core/lock.ts';
       const release = await lockFile(process.argv[2], { what: 'the mock state file' });
       console.log('locked');
       process.stdin.on('end', async () => { await release(); console.log('released'); process.exit(0); });

@@ -142,7 +142,7 @@ describe('--settle auto: measured, not guessed', () => {
 
   it('the last member of the hop: no wait (the settle is between members), whatever the size', async () => {
     v2 = 60 * MB;
-    const d = await settleDecision(env(local(root)), member(), true);
+    const d = await settleDecision(env(local(root)), member(), { last: true });
     expect(d).toEqual({ ms: 0, why: 'the last member of this hop: the settle is between members' });
   });
 });

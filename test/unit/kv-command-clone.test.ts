@@ -53,7 +53,12 @@ describe("a command-driver cluster's clone", () => {
     expect(await findCommandClone(members, reach({ here: (m) => m.name === 'kv1' }))).toEqual({
       why: "kv2 runs on another host: a member's data is not copied off its host",
     });
-    expect(await findCommandClone(members, reach({ running: async (m) => ({ ...running(m), simulated: true }) }))).toEqual({
+    expect(
+      await findCommandClone(
+        members,
+        reach({ running: async (m) => ({ ...running(m), capabilities: { etcdData: false, askVersion: false, what: 'simulated' } }) }),
+      ),
+    ).toEqual({
       why: 'simulated members keep no etcd data to rehearse on',
     });
     expect(await findCommandClone(members, reach({ running: async () => ({ why: 'no process listens on port 2379' }) }))).toEqual({

@@ -8,6 +8,9 @@ import { dataScript, NOT_HASHED, type DataScriptInput } from '../../src/kv/trial
 import { parseConfigDoc, timingIsDefault, trialIsContained, trialPlan } from '../../src/kv/trial/rewrite.js';
 import { fingerprint, runTrials } from '../../src/kv/trial/run.js';
 
+/** The answers of a driver whose members are the sandbox's simulated ones (kv/sandbox/members.ts gives them). */
+const SIMULATED = { etcdData: false, askVersion: false, releases: { '3.5': '3.5.21' }, what: 'simulated' } as const;
+
 const PORTS = { client: 2379, peer: 2380, metrics: 2381, clientHttp: 2382 };
 const settings = (over: Partial<StartSettings> = {}): StartSettings => ({
   program: ['/opt/etcd-3.6/etcd'],
@@ -303,12 +306,21 @@ describe('the judgement', () => {
 
   it('a simulated member: not checked and marked, nothing run on its host', async () => {
     const d = hostSaying();
-    d.startSettings = async () => settings({ program: ['/usr/bin/node', '/x/kv-member.cjs', '--kv-version', '3.5'], args: ['--name', 'kv1'] });
+    // the driver's answer, on the settings of a member it found running (or started): its program keeps no etcd data
+    d.startSettings = async () =>
+      settings({ program: ['/usr/bin/node', '/x/kv-member.cjs', '--kv-version', '3.5'], args: ['--name', 'kv1'], capabilities: SIMULATED });
     const f = await runDataTrial(job, { driver: d, timeoutS: 30 });
-    expect(f).toMatchObject({ result: 'not-checked', simulated: true });
-    expect(f.detail).toContain('keeps no etcd data (no db, WAL or snap files) for etcd 3.6.16 to start on');
+    expect(f).toMatchObject({ result: 'not-checked', moot: true });
+    expect(f.detail).toContain('kv1 is a simulated member: it keeps no etcd data (no db, WAL or snap files) for etcd 3.6.16 to start on');
     expect(d.scripts).toEqual([]);
-    expect((await runDataTrial(job, { driver: d, timeoutS: 30, simulated: true })).simulated).toBe(true);
+    // or on the driver's members as a whole (the sandbox's local driver): nothing is read
+    const whole = hostSaying();
+    expect((await runDataTrial(job, { driver: { ...whole, capabilities: SIMULATED }, timeoutS: 30 })).moot).toBe(true);
+    expect(whole.scripts).toEqual([]);
+    // the same command line without the driver's answer is not recognised by its words: etcd's trial runs
+    const plain = hostSaying('opsctl-data: not busy x\n');
+    plain.startSettings = async () => settings({ program: ['/usr/bin/node', '/x/kv-member.cjs', '--kv-version', '3.5'], args: ['--name', 'kv1'] });
+    expect((await runDataTrial(job, { driver: plain, timeoutS: 30 })).moot).toBeUndefined();
   });
 
   it("etcdctl beside the target's program where the hop names no binary dir (a preset's binaries on the hosts)", async () => {

@@ -6,6 +6,7 @@ import { renderTemplate } from '../../src/kv/templates/argv.js';
 import {
   clusterKey,
   isResumable,
+  journalPath,
   lockJournal,
   memberInFlight,
   newJournal,
@@ -14,6 +15,9 @@ import {
   writeJournal,
 } from '../../src/kv/journal/journal.js';
 import { readJournal } from '../../src/kv/journal/read.js';
+import { downMemberWords } from '../../src/commands/kv/lib/last-words.js';
+import type { Context } from '../../src/context.js';
+import { writeFileSync } from 'node:fs';
 import type { UpgradePlan } from '../../src/kv/cluster/types.js';
 import { verifyTrailer } from '../../src/kv/snapshot/save.js';
 import { createHash } from 'node:crypto';
@@ -76,6 +80,28 @@ describe('kv journal', () => {
     back.steps[4]!.status = 'pending';
     expect(startedMembers(back)).toEqual([]);
     expect(touchedMembers(back)).toEqual(['m2']);
+  });
+
+  it("the last words name the member left down, read through the journal's validated reader", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kvj-'));
+    const ctx = { paths: { data: dir }, commandLine: ['kv', 'upgrade', '--to', '3.3'] } as unknown as Context;
+    const words = downMemberWords(ctx, 'k', 'opsctl kv rollback');
+    expect(words()).toBeUndefined(); // no journal
+    const file = journalPath(dir, 'k');
+    const j = newJournal('k', plan, {}, { allowSameVersion: false, now: 0 });
+    await writeJournal(file, j, 1000);
+    expect(words()).toBeUndefined(); // nothing in flight
+    j.steps[1]!.status = 'done';
+    j.steps[2]!.status = 'running';
+    await writeJournal(file, j, 1000);
+    expect(words()).toBe(
+      `m2 is down (stopped by this run, not started yet): \`opsctl kv upgrade --to 3.3\` brings it back and goes on, or \`opsctl kv rollback\` takes the cluster back (journal: ${file})`,
+    );
+    // a journal of the wrong shape is not trusted: nothing is said (the reader refuses it; a signal handler does not throw)
+    writeFileSync(file, JSON.stringify({ ...j, members: 'm2' }));
+    expect(words()).toBeUndefined();
+    writeFileSync(file, '{"version":1,');
+    expect(words()).toBeUndefined();
   });
 
   it('the lock lets one upgrade in at a time', async () => {

@@ -39,7 +39,7 @@ describe('the just-in-time check: what a start on the target will read of the WA
     const fresh = walOf(root, 'fresh', [{ entry: 1, payload: QGET }]);
     expect(await notStartable(reading(fresh), m, { version: '3.5' })).toBeUndefined();
     expect(await notStartable(reading(undefined), m, { version: '3.6' })).toBeUndefined();
-    expect(await notStartable({ ...reading(fresh), builtIn: { what: 'simulated', releases: {} } }, m, { version: '3.6' })).toBeUndefined();
+    expect(await notStartable({ ...reading(fresh), capabilities: { etcdData: false } }, m, { version: '3.6' })).toBeUndefined();
   });
 });
 

@@ -38,7 +38,7 @@ describe("etcdctl's simple lines", () => {
   it("a raised alarm: alarm list's line and endpoint health's, each ending in a space as etcdctl 3.5+ prints them", () => {
     const nospace = { memberId: '13668033151171901709', alarm: 'NOSPACE' };
     expect(alarmLine(nospace)).toBe('memberID:13668033151171901709 alarm:NOSPACE ');
-    expect(healthLine('127.0.0.1:2379', false, 1_000_000, activeAlarmsError([nospace]))).toBe(
+    expect(healthLine({ ep: '127.0.0.1:2379', ok: false, tookNs: 1_000_000, error: activeAlarmsError([nospace]) })).toBe(
       '127.0.0.1:2379 is unhealthy: failed to commit proposal: Active Alarm(s): NOSPACE ',
     );
     // one kind after the other, each with its space; a kind etcdctl does not name is UNKNOWN

@@ -239,9 +239,9 @@ describe('the gate of a stop the record says began (a kill right after the stop 
   const env = { o: {}, membership: list } as unknown as Parameters<typeof gateBeforeStop>[0];
 
   it('passes when only that member does not answer (it is on its way down); a first stop, or another member down, still refuses', async () => {
-    await expect(gateBeforeStop(env, members[0]!, { obs: obs(false), list }, true)).resolves.toBeDefined();
+    await expect(gateBeforeStop(env, members[0]!, { obs: obs(false), list }, { resumed: true })).resolves.toBeDefined();
     await expect(gateBeforeStop(env, members[0]!, { obs: obs(false), list })).rejects.toThrow(/not stopping m1: m1 is not healthy/);
-    await expect(gateBeforeStop(env, members[0]!, { obs: obs(false, false), list }, true)).rejects.toThrow(/not stopping m1: m3 is not healthy/);
-    await expect(gateBeforeStop(env, members[0]!, { obs: obs(true), list }, true)).resolves.toBeDefined();
+    await expect(gateBeforeStop(env, members[0]!, { obs: obs(false, false), list }, { resumed: true })).rejects.toThrow(/not stopping m1: m3 is not healthy/);
+    await expect(gateBeforeStop(env, members[0]!, { obs: obs(true), list }, { resumed: true })).resolves.toBeDefined();
   });
 });

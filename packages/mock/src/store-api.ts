@@ -33,7 +33,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** How a file store waits for its lock (see config/lock.ts). */
+/** How a file store waits for its lock (see core/lock.ts, from @opsctl/shared/lock). */
 export interface StoreLockOptions {
   /** Ends every wait for the lock (the command's Ctrl-C / SIGTERM). */
   signal?: AbortSignal;

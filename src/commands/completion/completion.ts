@@ -12,5 +12,5 @@ export function run(opts: Options, _ctx: Context, cmd: Command): Promise<Command
   // commander's choices() already refuses another shell; this narrows the string for the compiler
   const shell = SHELLS.find((s) => s === opts.shell);
   if (!shell) return Promise.reject(new UsageError(`unknown shell "${opts.shell}"`, { hint: `use one of ${SHELLS.join(', ')}` }));
-  return Promise.resolve({ text: completionScript(shell, rootOf(cmd), opts.dynamic).trimEnd() });
+  return Promise.resolve({ text: completionScript(shell, rootOf(cmd), { dynamic: opts.dynamic }).trimEnd() });
 }

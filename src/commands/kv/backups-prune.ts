@@ -116,7 +116,7 @@ async function hostDrop(ctx: Context, file: string | undefined, items: BackupIte
         hint: 'pass --cluster FILE (the cluster file the upgrade ran with; its driver.dropBackup removes each copy, e.g. `dropBackup: ssh {host} sudo rm -rf /var/lib/etcd.bak-{run}`), or keep those runs (--keep); nothing was removed',
       },
     );
-  const [{ findCluster }, { CommandDriver }, { clusterKey }, { simulatedProgramAt }] = await Promise.all([
+  const [{ findCluster }, { CommandDriver }, { clusterKey }, { sandboxProgramAt }] = await Promise.all([
     import('./lib/target.js'),
     import('../../kv/drivers/command.js'),
     import('../../kv/journal/journal.js'),
@@ -143,7 +143,7 @@ async function hostDrop(ctx: Context, file: string | undefined, items: BackupIte
       field: '--cluster',
       hint: 'give the cluster file the upgrade ran with; nothing was removed',
     });
-  const driver = new CommandDriver(parsed.driver, await ctx.exec(), ctx.env, undefined, simulatedProgramAt);
+  const driver = new CommandDriver(parsed.driver, await ctx.exec(), ctx.env, undefined, sandboxProgramAt);
   driver.checkMembers(parsed.members, `--cluster ${path}`);
   const drop = driver.dropBackup!;
   return (i) =>

@@ -14,6 +14,6 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
       hint: 'give a positive whole number (opsctl kv endpoint status shows the current one)',
     });
   const r = await reach(ctx, opts);
-  await r.any((c) => compact(c, opts.revision, Boolean(opts.physical))).catch((err) => etcdSaid(err, `compact ${opts.revision}`));
+  await r.any((c) => compact(c, opts.revision, { physical: Boolean(opts.physical) })).catch((err) => etcdSaid(err, `compact ${opts.revision}`));
   return shaped(opts, { data: { revision: Number(opts.revision), compacted: true }, simple: [`compacted revision ${opts.revision}`] });
 }

@@ -13,7 +13,7 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
     throw new UsageError('--prefix and a range end: give one of them', { hint: 'opsctl kv del KEY --prefix, or opsctl kv del KEY END' });
   const r = await reach(ctx, opts);
   const d = await r
-    .any((c) => del(c, { key: opts.kvKey, end: opts.rangeEnd, prefix: opts.prefix }, Boolean(opts.prevKv)))
+    .any((c) => del(c, { key: opts.kvKey, end: opts.rangeEnd, prefix: opts.prefix }, { prevKv: Boolean(opts.prevKv) }))
     .catch((err) => etcdSaid(err, `del ${opts.kvKey}`));
   return shaped(opts, {
     data: { deleted: d.deleted, ...(opts.prevKv ? { prev_kvs: d.prevKvs.map(kvJson) } : {}) },

@@ -3,6 +3,7 @@ import type { CommandResult } from '../../core/output.js';
 import { confirmDestructive, notDone } from '../../core/confirm.js';
 import { UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/upgrade/options.js';
+import { capabilitiesOf } from '../../kv/drivers/driver.js';
 import { downMemberWords } from './lib/last-words.js';
 import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
 import { parseTargetBins } from './upgrade.js';
@@ -24,15 +25,16 @@ export async function run(opts: DowngradeOptions, ctx: Context): Promise<Command
   if (other.length)
     throw new UsageError(`--target-bin ${other[0]}=…: the downgrade goes to ${opts.to} only`, { field: '--target-bin', hint: `--target-bin ${opts.to}=DIR` });
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
-  if (Object.keys(bins).length && driver?.builtIn) {
-    throw new UsageError(`--target-bin: the sandbox runs ${driver.builtIn.what} members`, { field: '--target-bin', hint: 'drop --target-bin' });
+  const can = capabilitiesOf(driver);
+  if (Object.keys(bins).length && can.releases) {
+    throw new UsageError(`--target-bin: the sandbox runs ${can.what} members`, { field: '--target-bin', hint: 'drop --target-bin' });
   }
   const noBackup = opts.backup === false;
-  requireBackupTemplate(driver, noBackup, '--backup-cmd, ');
+  requireBackupTemplate(driver, { noBackup, example: '--backup-cmd, ' });
   ctx.handlesInterrupt = true;
   ctx.lastWords = downMemberWords(ctx, cluster.key, shellLine(['opsctl', 'kv', 'rollback', ...selector]));
   const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/restore/downgrade.js'), import('../../kv/release/release.js')]);
-  const targetBin = bins[opts.to] ?? bins['*'] ?? (driver?.builtIn ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));
+  const targetBin = bins[opts.to] ?? bins['*'] ?? (can.releases ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));
   const r = await runDowngrade({
     cluster,
     session,

@@ -30,7 +30,7 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
   return shaped(opts, {
     data: rows.map(({ took_ns: _ns, ...row }) => row),
     columns: ['endpoint', 'healthy', { key: 'took_ms', header: 'took', get: (x: (typeof rows)[number]) => `${x.took_ms} ms` }, 'error'],
-    simple: rows.map((x) => healthLine(x.endpoint, x.healthy, x.took_ns, x.error)),
+    simple: rows.map((x) => healthLine({ ep: x.endpoint, ok: x.healthy, tookNs: x.took_ns, error: x.error })),
     // exit 1 when any member is unhealthy (as etcdctl), 4 when one refused the credentials
     exitCode: eachExit(
       ctx,

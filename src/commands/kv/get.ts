@@ -41,7 +41,7 @@ export async function run(opts: GetOptions, ctx: Context): Promise<CommandResult
   const lines = (text: string[]) => ({ data, text: linesText(text), exitCode });
   switch (opts.writeOut) {
     case 'simple':
-      return lines(opts.countOnly ? [got.count] : getSimpleLines(got, opts.printValueOnly));
+      return lines(opts.countOnly ? [got.count] : getSimpleLines(got, { valueOnly: opts.printValueOnly }));
     case 'fields':
       return lines(getFieldsLines(got));
     case 'json':

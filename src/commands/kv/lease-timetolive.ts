@@ -11,7 +11,7 @@ import type { spec } from './lease-timetolive.spec.js';
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const id = parseId(opts.leaseId, 'lease-id');
   const r = await reach(ctx, opts);
-  const t = await r.any((c) => timeToLive(c, id, Boolean(opts.keys)));
+  const t = await r.any((c) => timeToLive(c, id, { keys: Boolean(opts.keys) }));
   const data = { id: leaseHex(t.id), expired: t.expired, granted_ttl: t.grantedTtl, remaining_ttl: t.ttl, ...(t.keys ? { keys: t.keys } : {}) };
   if (t.expired) return shaped(opts, { data, simple: [timeToLiveLine(t)] });
   return shaped(opts, { data, columns: ['id', 'granted_ttl', 'remaining_ttl', ...(t.keys ? ['keys'] : [])], simple: [timeToLiveLine(t)] });

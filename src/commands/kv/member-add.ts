@@ -30,7 +30,7 @@ export function peerUrls(text: string): string[] {
 export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<CommandResult> {
   const urls = peerUrls(opts.peerUrls);
   const r = await reach(ctx, opts);
-  const added = await r.any((c) => addMember(c, urls, Boolean(opts.learner))).catch((err) => etcdSaid(err, `member add ${opts.name}`));
+  const added = await r.any((c) => addMember(c, urls, { learner: Boolean(opts.learner) })).catch((err) => etcdSaid(err, `member add ${opts.name}`));
   const member = { ...added.member, name: opts.name };
   const lines = memberAddLines(
     member,

@@ -5,6 +5,7 @@ import { confirmDestructive, notDone } from '../../core/confirm.js';
 import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/upgrade/options.js';
+import { capabilitiesOf } from '../../kv/drivers/driver.js';
 import { describeRestore, planRestore } from '../../kv/restore/restore.js';
 import { runRestore } from '../../kv/restore/restore-run.js';
 import { reporter, resolveCluster, timeouts } from './lib/shared.js';
@@ -55,13 +56,13 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandRe
   if (opts.from) {
     snapshot = await fetchOffsite(opts.from, s3Settings(opts), ctx);
   }
-  const own = driver?.builtIn;
-  if (own) {
+  const can = capabilitiesOf(driver);
+  if (can.releases) {
     if (opts.targetBin)
-      throw new UsageError(`--target-bin: the sandbox runs ${own.what} members`, { field: '--target-bin', hint: 'use --to-version 3.2 or 3.3' });
-    const minors = Object.keys(own.releases);
+      throw new UsageError(`--target-bin: the sandbox runs ${can.what} members`, { field: '--target-bin', hint: 'use --to-version 3.2 or 3.3' });
+    const minors = Object.keys(can.releases);
     if (opts.toVersion && !minors.includes(opts.toVersion))
-      throw new UsageError(`--to-version ${opts.toVersion}: ${own.what} members run ${minors.join(', ')} only`, { field: '--to-version' });
+      throw new UsageError(`--to-version ${opts.toVersion}: ${can.what} members run ${minors.join(', ')} only`, { field: '--to-version' });
   }
   const o = {
     cluster,

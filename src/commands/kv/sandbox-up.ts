@@ -12,6 +12,7 @@ import { duration, openSession } from './lib/shared.js';
 import { SIMULATED_MINORS } from '../../kv/sandbox/members.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './sandbox-up.spec.js';
+import { yamlLib } from '../../core/yaml.js';
 
 export type SandboxUpOptions = OptionsOf<typeof spec>;
 
@@ -20,8 +21,7 @@ export type SandboxUpOptions = OptionsOf<typeof spec>;
  * does not manage itself, MEMBER one of kv1..kvN, VALUE one YAML scalar (written as given).
  */
 export async function parseConfigSettings(raw: string[], members: number): Promise<ConfigSetting[]> {
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  const { parseDocument, isMap, isScalar } = typeof mod.parseDocument === 'function' ? mod : mod.default!;
+  const { parseDocument, isMap, isScalar } = await yamlLib();
   return raw.map((item) => {
     const [, member, key, value] = /^(?:(kv\d+):)?([a-z][a-z0-9-]*)=(.*)$/s.exec(item) ?? [];
     if (key === undefined || value === undefined)

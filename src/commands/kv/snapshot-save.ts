@@ -20,7 +20,7 @@ export type SnapshotSaveOptions = OptionsOf<typeof spec>;
  * Where the snapshot goes: an existing directory (never created on the fly: a typo would scatter
  * backups), and no existing file unless --force. Checked before any member is contacted.
  */
-export async function checkTarget(file: string, force: boolean): Promise<void> {
+export async function checkTarget(file: string, { force }: { force: boolean }): Promise<void> {
   const { stat } = await import('node:fs/promises');
   const dir = dirname(file);
   const dirStat = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
@@ -58,7 +58,7 @@ export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<Comm
   let upload: SnapshotUpload | undefined;
   try {
     const target = opts.file ? resolve(ctx.cwd, opts.file) : join(temp!, 'snapshot.db');
-    if (opts.file) await checkTarget(target, Boolean(opts.force));
+    if (opts.file) await checkTarget(target, { force: Boolean(opts.force) });
     if (!offsite) return (await saveOne(opts, ctx, target)).result;
     // The upload runs while the snapshot is taken: each part goes as soon as it is on disk, and the
     // object is completed only once the snapshot is verified (nothing is listed before its manifest).

@@ -47,6 +47,6 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
   const res = await r.any((c) => txn(c, t)).catch((err) => etcdSaid(err, 'txn'));
   return shaped(opts, {
     data: { succeeded: res.succeeded, responses: res.responses.map((x) => (x.kind === 'get' ? { ...x, kvs: x.kvs.map(kvJson) } : x)) },
-    simple: txnLines(res.succeeded, res.responses),
+    simple: txnLines({ succeeded: res.succeeded, responses: res.responses }),
   });
 }

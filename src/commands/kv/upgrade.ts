@@ -4,6 +4,7 @@ import { confirmDestructive, notDone, type Destructive } from '../../core/confir
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { whyNoPrompt } from '../../core/no-prompt.js';
 import { fmtMs, type UpgradeReport } from '../../kv/upgrade/options.js';
+import { capabilitiesOf } from '../../kv/drivers/driver.js';
 import type { LadderReport } from '../../kv/ladder/record.js';
 import { LADDER_MINORS, LADDER_TARGETS, ladderSpan, ladderWords } from '@opsctl/shared/etcd-ladder.js';
 import { ruleIds } from '../../kv/rules/index.js';
@@ -141,15 +142,16 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
   const trialTimeoutS = duration(opts.trialTimeout, '--trial-timeout', 30_000) / 1000;
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
   checkSkipped(skipped, cluster.members);
-  if (Object.keys(targetBins).length && driver?.builtIn) {
-    throw new UsageError(`--target-bin: the sandbox runs ${driver.builtIn.what} members`, {
+  const can = capabilitiesOf(driver);
+  if (Object.keys(targetBins).length && can.releases) {
+    throw new UsageError(`--target-bin: the sandbox runs ${can.what} members`, {
       field: '--target-bin',
-      hint: 'drop --target-bin (simulated members switch version themselves), or start the sandbox with --etcd-bin DIR',
+      hint: `drop --target-bin (${can.what} members switch version themselves), or start the sandbox with --etcd-bin DIR`,
     });
   }
   const noBackup = opts.backup === false;
   // Never a silent "skipped": the seed says back up every data dir (a snapshot holds only v3 data).
-  requireBackupTemplate(driver, noBackup, '--backup-cmd "ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}", ');
+  requireBackupTemplate(driver, { noBackup, example: '--backup-cmd "ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}", ' });
   // Off-host: the store proved writable (a probe object written and deleted) before the plan, so a
   // bucket the identity may not write refuses the run before any member stops, --dry-run included.
   const offsite = opts.backupTo ? await offsiteUploader(opts.backupTo, s3Settings(opts), ctx) : undefined;

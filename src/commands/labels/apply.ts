@@ -141,7 +141,7 @@ function summaryOf(p: LabelPlan): Record<string, unknown> {
   };
 }
 
-function removalsOf(p: LabelPlan, many: boolean): string[] {
+function removalsOf(p: LabelPlan, { many }: { many: boolean }): string[] {
   const of = many ? ` of label "${p.desired.title}"` : '';
   return [
     ...p.plan.revoke.map((x) => `permission ${principalKey(x)} (${x.role})${of}`),
@@ -234,7 +234,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.dryRun) return { data: { ...summary, applied: false }, text, message: 'dry run: nothing sent', ...changesExit(opts, writes) };
   if (!ctx.jsonOutput) ctx.io.out(text);
   if (writes === 0) return { data: { ...summary, applied: true, ...(file.list ? {} : { revisionId: plans[0]?.current?.revisionId }) }, text: '' };
-  const removals = plans.flatMap((p) => removalsOf(p, file.list));
+  const removals = plans.flatMap((p) => removalsOf(p, { many: file.list }));
   if (removals.length) {
     // what the file drops is deleted: the one confirmation rule (the plan above listed it)
     const decision = await confirmDestructive(ctx, { action: `remove ${plural(removals.length, 'thing')} ${source} no longer lists`, items: removals });

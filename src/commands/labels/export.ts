@@ -7,6 +7,7 @@ import type { Label, LabelPermission } from '../../labels/types.js';
 import { labelRef, labelsClient } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './export.spec.js';
+import { yamlLib } from '../../core/yaml.js';
 
 export type Options = OptionsOf<typeof spec>;
 
@@ -39,7 +40,6 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     files.push(labelToFile(label, { ids: false, permissions }));
   }
   const data = opts.label ? files[0] : files;
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  const text = (mod.stringify ?? mod.default!.stringify)(data, { lineWidth: 0 }).trimEnd();
+  const text = (await yamlLib()).stringify(data, { lineWidth: 0 }).trimEnd();
   return { data, text, ...(opts.all ? { message: `exported ${files.length} label${files.length === 1 ? '' : 's'}` } : {}) };
 }

@@ -81,7 +81,7 @@ function seconds(flag: string, value: string): number {
  * console's admin API always, the test knobs with --test. (The mocked services themselves check their
  * tokens like the real ones.)
  */
-export function exposedAdmin(test: boolean): string {
+export function exposedAdmin({ test }: { test: boolean }): string {
   const console = 'the developer-console API /oauth2/mock/… (create, change and delete OAuth clients, mint integrity tokens, trigger security events)';
   return test ? `${console} and the --test knobs /__mock/… (forced failures, the request log with its tokens, the mock's clock)` : console;
 }
@@ -104,9 +104,11 @@ export async function run(opts: OptionsOf<typeof spec>, ctx: Context): Promise<C
     tracker_entitlements: await server.store.read((s) => ({ ...(sliceField(s, 'tracker', 'entitlements') as Record<string, number> | undefined) })),
   };
   if (offLoopback)
-    ctx.io.warn(`listening on ${opts.host} (--expose-admin): anyone who can reach ${server.url} can use ${exposedAdmin(opts.test)}, with no authentication`);
+    ctx.io.warn(
+      `listening on ${opts.host} (--expose-admin): anyone who can reach ${server.url} can use ${exposedAdmin({ test: opts.test })}, with no authentication`,
+    );
   if (ctx.jsonOutput) ctx.io.out(JSON.stringify(info));
-  else printInfo(ctx, info, opts.test);
+  else printInfo(ctx, info, { test: opts.test });
   await untilAborted(ctx.abort.signal);
   await server.close();
   ctx.io.err(`state saved${opts.memory ? ' (memory: discarded)' : ` to ${state}`}; bye`);
@@ -126,10 +128,13 @@ function checkAddress(opts: OptionsOf<typeof spec>): { port: number; offLoopback
   }
   const offLoopback = !isLoopbackHost(opts.host);
   if (offLoopback && !opts.exposeAdmin) {
-    throw new UsageError(`--host ${opts.host} would open ${exposedAdmin(opts.test)} to every machine that can reach this one, with no authentication`, {
-      field: 'host',
-      hint: 'keep the default --host 127.0.0.1 (reach it from elsewhere with ssh -L), or add --expose-admin on a network you trust',
-    });
+    throw new UsageError(
+      `--host ${opts.host} would open ${exposedAdmin({ test: opts.test })} to every machine that can reach this one, with no authentication`,
+      {
+        field: 'host',
+        hint: 'keep the default --host 127.0.0.1 (reach it from elsewhere with ssh -L), or add --expose-admin on a network you trust',
+      },
+    );
   }
   return { port, offLoopback };
 }
@@ -213,7 +218,7 @@ function reportSalvage(ctx: Context, r: SalvageReport): void {
 function printInfo(
   ctx: Context,
   info: { url: string; services: Record<string, string>; tracker_token: string; state: string; tracker_entitlements: Record<string, number> },
-  test: boolean,
+  { test }: { test: boolean },
 ): void {
   ctx.io.out(`opsctl mock listening on ${info.url}`);
   for (const [service, url] of Object.entries(info.services)) ctx.io.out(`  ${service.padEnd(8)} ${url}`);

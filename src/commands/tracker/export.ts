@@ -4,6 +4,7 @@ import { exportItems } from '../../tracker/apply.js';
 import { resource, trackerClient } from './shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { exportSpec } from './export.spec.js';
+import { yamlLib } from '../../core/yaml.js';
 
 export type ExportOptions = OptionsOf<ReturnType<typeof exportSpec>>;
 
@@ -20,8 +21,5 @@ export async function run(opts: ExportOptions, ctx: Context): Promise<CommandRes
     .filter(([, f]) => f.in?.length === 1 && f.in[0] === 'create')
     .map(([n]) => n);
   const data = { [spec.name]: exportItems(records, spec.applyKey ?? 'name', [...(spec.applyFields ?? []), ...createOnly]) };
-  // yaml is CommonJS under Node: the bundle may hand back its exports as `default`
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  const stringify = mod.stringify ?? mod.default!.stringify;
-  return { data, text: stringify(data).trimEnd() };
+  return { data, text: (await yamlLib()).stringify(data).trimEnd() };
 }

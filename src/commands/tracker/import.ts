@@ -13,6 +13,7 @@ import { columns, handleInterrupts, trackerClient } from './shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { importSpec } from './import.spec.js';
 import { changesExit } from '../action.js';
+import { parseYaml } from '../../core/yaml.js';
 
 export type ImportOptions = OptionsOf<ReturnType<typeof importSpec>>;
 
@@ -171,8 +172,7 @@ async function parse(text: string, format: string, file: string): Promise<unknow
       return csvRecords(parseCsv<Record<string, string>>(text, { columns: true, skip_empty_lines: true, trim: false, bom: true }));
     }
     if (format === 'json') return JSON.parse(text);
-    const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-    return (mod.parse ?? mod.default!.parse)(text);
+    return await parseYaml(text);
   } catch (err) {
     throw new UsageError(`${label(file)}: not valid ${format.toUpperCase()}: ${syntaxErrorText(err, format === 'json' ? text : undefined)}`, { field: 'file' });
   }

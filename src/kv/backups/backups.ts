@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { onDiskBytes } from '../drivers/backup-copy.js';
-import { journalPath, lockJournal, writeJournal, type Journal } from '../journal/journal.js';
+import { journalPath, journalsDir, lockJournal, writeJournal, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { readRestore, restorePath, type RestoreRecord } from '../journal/restore-record.js';
 import { loadSandbox, sandboxCluster } from '../sandbox/sandbox.js';
@@ -159,7 +159,7 @@ export function findBackups(dataDir: string): BackupRun[] {
 function hostCopies(dataDir: string): Array<{ cluster: string; run: string; item: BackupItem }> {
   // every record of a run: the cluster's journal, the runs it replaced (CLUSTER.runs/), a ladder's hops (CLUSTER.ladder/)
   const byId = new Map<string, Array<{ file: string; j: Journal }>>();
-  for (const file of journalFiles(join(dataDir, 'kv', 'journals'))) {
+  for (const file of journalFiles(journalsDir(dataDir))) {
     let j: Journal | undefined;
     try {
       j = readJournal(file);

@@ -119,7 +119,7 @@ export class KvClient {
       const raw = (err instanceof NetworkError ? err.cause : err) as NodeJS.ErrnoException;
       // A connection closed after a TLS alert: the alert is the cause.
       const cause = ((raw?.code === 'UND_ERR_SOCKET' || raw?.code === 'ECONNRESET') && this.session.tlsErrorSince(this.endpoint, sent)) || raw;
-      throw unreachable(this.endpoint, cause, timeoutMs, Boolean(this.session.conn.tls?.cert));
+      throw unreachable(this.endpoint, cause, { timeoutMs, hasClientCert: Boolean(this.session.conn.tls?.cert) });
     }
     const redirected = res.url !== url;
     this.opts.debug?.(`[kv] ${init.method ?? 'GET'} ${url} → ${res.status}${redirected ? ` (via ${res.url})` : ''}`);

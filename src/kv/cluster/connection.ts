@@ -46,7 +46,7 @@ export function keyFileWarning(path: string): string | undefined {
 export function explainTlsError(
   err: NodeJS.ErrnoException,
   endpoint: string,
-  hasClientCert: boolean,
+  { hasClientCert }: { hasClientCert: boolean },
 ): { message: string; hint: string; code: string } | undefined {
   const code = err.code ?? '';
   const host = (() => {

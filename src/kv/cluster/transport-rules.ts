@@ -30,8 +30,9 @@ export function withoutCredentials(h: Record<string, string> | undefined): Recor
 export const AUTH_ERRORS = /user name is empty|permission denied|invalid auth token|user name not found/i;
 
 /** A member that gave no whole answer (the network's error, a TLS failure, the deadline of `timeoutMs`), said with its fix. */
-export function unreachable(endpoint: string, cause: NodeJS.ErrnoException, timeoutMs: number, hasClientCert: boolean): OpsError {
-  const tls = explainTlsError(cause, endpoint, hasClientCert);
+export function unreachable(endpoint: string, cause: NodeJS.ErrnoException, o: { timeoutMs: number; hasClientCert: boolean }): OpsError {
+  const { timeoutMs, hasClientCert } = o;
+  const tls = explainTlsError(cause, endpoint, { hasClientCert });
   // The message names the fix too: kv health and status show only the message of a member.
   if (tls) return new OpsError(`${tls.message}: ${tls.hint}`, 1, { code: tls.code, cause });
   const code = cause?.code ?? cause?.name;

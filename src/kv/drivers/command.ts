@@ -291,7 +291,7 @@ export class CommandDriver implements MemberDriver {
 
   /** The member's v2 store measured on its host where the driver reaches it (the trial template, or this machine): host-script.ts. */
   hostV2Size(m: MemberSpec): Promise<V2SizeRead> {
-    return hostV2Size(this, m, this.timeoutMs, Boolean(this.t.trial || onThisHost(m.endpoint)));
+    return hostV2Size(this, m, { timeoutMs: this.timeoutMs, reached: Boolean(this.t.trial || onThisHost(m.endpoint)) });
   }
 
   /** Whether the v2 size can be measured on the member's host (a v2-size template, or a way onto the host). */
@@ -322,7 +322,8 @@ export class CommandDriver implements MemberDriver {
     // The read script's output is the same for every target: once per member in a round of reads.
     const shell = (script: string) => sharedRead(reads, `proc\0${m.name}`, () => this.hostShell(m, script, this.timeoutMs));
     const read = await readRunningSettings(shell, m.endpoint, given ?? '', host, target.version, this.programAt);
-    if ('why' in read || read.simulated) return read;
+    // (a program of the driver's own, not etcd: its settings are its command line's, no template's)
+    if ('why' in read || read.capabilities) return read;
     if (this.t.settings) {
       // what the start on this version runs with (a per-version unit, manifest or flags file), not what runs now
       const given = await sharedRead(reads, `settings\0${m.name}\0${target.version}`, () => this.versionSettings(m, target));

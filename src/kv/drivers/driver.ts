@@ -1,5 +1,7 @@
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import type { StartSettings } from './start-settings.js';
+import type { ProgramCapabilities, StartSettings } from './start-settings.js';
+
+export { capabilitiesOf, ETCD_PROGRAM, type ProgramCapabilities } from './start-settings.js';
 import type { MemberDirs } from '../wal/v2-data.js';
 
 export type { MemberDirs } from '../wal/v2-data.js';
@@ -43,6 +45,7 @@ export interface DataLayout {
 }
 
 /**
+ * @deprecated ask `capabilities` (ProgramCapabilities): kept while kv/ladder reads it (issue 59 item 1).
  * Members that are a program of the driver's own, not etcd: the sandbox's simulated members
  * (packages/etcd-sim, reached only through the sandbox driver). They run a release per minor with no
  * etcd binaries given, fetched or asked for, and keep no etcd data (data dir, WAL, db) for a check to read.
@@ -74,11 +77,13 @@ export interface CloneOf {
 
 /**
  * How opsctl controls member processes. What a flow needs to know of the members' program it asks
- * here (builtIn, etcdFromDir), never which driver or sandbox it is.
+ * here (capabilities, etcdFromDir), never which driver or sandbox it is.
  */
 export interface MemberDriver {
   readonly type: 'local' | 'command';
-  /** Members that are the driver's own program (the sandbox's simulated members); absent: the members are etcd. */
+  /** What a flow may do with the members' program (capabilitiesOf: etcd's when absent). */
+  readonly capabilities?: ProgramCapabilities;
+  /** @deprecated the same answers as `capabilities`, for kv/ladder until its split (issue 59 item 1). */
   readonly builtIn?: BuiltInProgram;
   /**
    * Every start runs etcd from a directory of binaries that must be known (MemberTarget.binDir: from

@@ -212,7 +212,7 @@ interface OnHost {
 }
 
 /** The member's v2 store measured on its host (`reached`: the driver has a way there): the data dir its running process names, then the script there. */
-export async function hostV2Size(d: OnHost, m: MemberSpec, timeoutMs: number, reached: boolean): Promise<V2SizeRead> {
+export async function hostV2Size(d: OnHost, m: MemberSpec, { timeoutMs, reached }: { timeoutMs: number; reached: boolean }): Promise<V2SizeRead> {
   if (!reached)
     return {
       kind: 'none',

@@ -5,7 +5,7 @@
  * onto its host (a trial template such as `ssh {host} sudo sh -s`, the ssh or systemd driver's).
  */
 import { networkInterfaces } from 'node:os';
-import type { HostShellResult } from './driver.js';
+import type { HostShellResult, ProgramCapabilities } from './driver.js';
 import type { StartSettings } from './start-settings.js';
 import { configFileOf } from './start-settings.js';
 import { parseRead, readScript, type ReadOutcome } from './host-script.js';
@@ -32,10 +32,10 @@ export function onThisHost(endpoint: string, interfaces: () => ReturnType<typeof
 
 /**
  * A found member's command line as the same program on another version, when the program is one that
- * runs any version it is told (the sandbox's simulated member: kv/sandbox/members.ts gives it);
- * undefined for etcd, whose target binary replaces it.
+ * runs any version it is told (the sandbox's own program: kv/sandbox/members.ts gives it), with what a
+ * flow may do with it; undefined for etcd, whose target binary replaces it.
  */
-export type ProgramAt = (argv: readonly string[], version: string) => { program: string[]; args: string[] } | undefined;
+export type ProgramAt = (argv: readonly string[], version: string) => { program: string[]; args: string[]; capabilities: ProgramCapabilities } | undefined;
 
 /** `sh -s` on this machine with `script` on its standard input, a clean environment but PATH. */
 export async function shellHere(
@@ -49,13 +49,17 @@ export async function shellHere(
   return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: r.exitCode, ...(failed ? { failed } : {}) };
 }
 
-/** Whether a process found on a member's client port is an etcd member (and not a tunnel, a proxy or another server). */
-export function looksLikeEtcd(found: Extract<ReadOutcome, { kind: 'found' }>): boolean {
+/**
+ * Whether a process found on a member's client port is an etcd member (and not a tunnel, a proxy or another
+ * server), or the driver's own program (`programAt` knows its command line).
+ */
+export function looksLikeEtcd(found: Extract<ReadOutcome, { kind: 'found' }>, programAt?: ProgramAt): boolean {
   const exe = found.exe.split('/').pop() ?? '';
   const prog = (found.argv[0] ?? '').split('/').pop() ?? '';
   if (/^etcd(?:[-.]|$)/.test(exe) || /^etcd(?:[-.]|$)/.test(prog)) return true;
-  // (a renamed binary, or the simulated member run by node: etcd's own flags or variables on its command line)
-  const flags = found.argv.slice(1).some((a) => /^--?(name|data-dir|config-file|initial-cluster|listen-client-urls|kv-version)(=|$)/.test(a));
+  if (programAt?.(found.argv, '')) return true;
+  // (a renamed binary: etcd's own flags or variables on its command line)
+  const flags = found.argv.slice(1).some((a) => /^--?(name|data-dir|config-file|initial-cluster|listen-client-urls)(=|$)/.test(a));
   return flags || Object.keys(found.env).some((k) => /^ETCD_(NAME|DATA_DIR|CONFIG_FILE|LISTEN_CLIENT_URLS)$/.test(k));
 }
 
@@ -71,7 +75,7 @@ export async function readRunningSettings(
   where: string,
   version = '',
   programAt?: ProgramAt,
-): Promise<(StartSettings & { exe?: string; pid?: number; simulated?: boolean }) | { why: string }> {
+): Promise<(StartSettings & { exe?: string; pid?: number }) | { why: string }> {
   const url = new URL(endpoint);
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const r = await shell(readScript(port, endpointHost(endpoint)));
@@ -79,7 +83,7 @@ export async function readRunningSettings(
   // (parsed anew for each caller: a round's callers share the script's output, never one object)
   const found = parseRead(r.stdout);
   if (found.kind === 'none') return { why: `its process on its host: ${found.why}` };
-  if (!looksLikeEtcd(found))
+  if (!looksLikeEtcd(found, programAt))
     return {
       why: `the process listening on ${url.host} on ${where} is ${found.exe || found.argv[0] || `pid ${found.pid}`}, not an etcd member (a tunnel or a proxy?): the member runs elsewhere; give the driver a trial template that reaches its host (driver.trial or --trial-cmd 'ssh {host} sudo sh -s')`,
     };
@@ -89,14 +93,14 @@ export async function readRunningSettings(
     const file = configFileOf(found.argv.slice(1), found.env) ?? 'the config file';
     config = { file: `${file} on ${where}`, text: found.config };
   } else if (found.configError) return { why: `its config file ${found.configError}` };
-  // A simulated member is its own binary: the same program on the target's version.
-  const sim = version ? programAt?.(found.argv, version) : undefined;
+  // The driver's own program is its own binary: the same program on the target's version, with its capabilities.
+  const own = version ? programAt?.(found.argv, version) : undefined;
   return {
-    program: sim ? sim.program : [bin],
+    program: own ? own.program : [bin],
     ...(found.exe ? { exe: found.exe } : {}),
     ...(Number.isSafeInteger(Number(found.pid)) ? { pid: Number(found.pid) } : {}),
-    ...(sim ? { simulated: true } : {}),
-    args: sim ? sim.args : found.argv.slice(1),
+    ...(own ? { capabilities: own.capabilities } : {}),
+    args: own ? own.args : found.argv.slice(1),
     env: found.env,
     ...(config ? { config } : {}),
     ...(found.cwd ? { cwd: found.cwd } : {}),

@@ -4,7 +4,16 @@ import { fmtBytes } from './space.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
-import type { BuiltInProgram, DataLayout, HostShellResult, MemberDirs, MemberDriver, MemberTarget } from './driver.js';
+import {
+  capabilitiesOf,
+  type BuiltInProgram,
+  type ProgramCapabilities,
+  type DataLayout,
+  type HostShellResult,
+  type MemberDirs,
+  type MemberDriver,
+  type MemberTarget,
+} from './driver.js';
 import { dataDirOf, walDirNow, type StartSettings } from './start-settings.js';
 import type { RestoreRequest } from './driver.js';
 import { checkLocalDataDir, dropStaged, stagedDir, swapLocalData } from './restore-data.js';
@@ -33,7 +42,9 @@ type Exec = typeof import('execa').execa;
  * members through it and answers the flows' questions (builtIn, etcdFromDir) from it.
  */
 export interface MemberProgram {
-  /** Members that are a program of opsctl's own (the simulated member), with the release of each minor. */
+  /** What a flow may do with the program (absent: etcd's answers). */
+  readonly capabilities?: ProgramCapabilities;
+  /** @deprecated `capabilities`' answers for kv/ladder until its split (issue 59 item 1). */
   readonly builtIn?: BuiltInProgram;
   /** Every start runs `etcd` from target.binDir. */
   readonly etcdFromDir?: boolean;
@@ -158,6 +169,10 @@ export class LocalDriver implements MemberDriver {
     private readonly trace?: (line: string) => void,
   ) {}
 
+  get capabilities(): ProgramCapabilities | undefined {
+    return this.program.capabilities;
+  }
+
   get builtIn(): BuiltInProgram | undefined {
     return this.program.builtIn;
   }
@@ -177,7 +192,8 @@ export class LocalDriver implements MemberDriver {
    * own WAL dir outside it (wal-dir) is copied too (while they are paused), mounted over its path in the clone.
    */
   clonable(): { paths: string[]; pause: number[]; outside?: string[] } | { why: string } {
-    if (this.program.builtIn) return { why: `${this.program.builtIn.what} members keep no etcd data to rehearse on` };
+    const can = capabilitiesOf(this.program);
+    if (!can.etcdData) return { why: `${can.what} members keep no etcd data to rehearse on` };
     const inside = (p: string) => !relative(this.sandbox.dir, p).startsWith('..') && !isAbsolute(relative(this.sandbox.dir, p));
     const outside = this.sandbox.members
       .map((m) => this.settingsFor(m, { version: m.version ?? '', binDir: m.binDir, running: true }))
@@ -205,7 +221,7 @@ export class LocalDriver implements MemberDriver {
   }
 
   /** Records a member process found without a record as the member's (its PID file and record now name it). */
-  private async adopt(s: MemberSpec, p: FoundProcess, rec: MemberRecord | undefined, say = true): Promise<void> {
+  private async adopt(s: MemberSpec, p: FoundProcess, rec: MemberRecord | undefined, { say = true }: { say?: boolean } = {}): Promise<void> {
     const intended = rec !== undefined && [rec.file, ...rec.args].join('\0') === p.argv.join('\0');
     if (say)
       this.notice(
@@ -249,7 +265,7 @@ export class LocalDriver implements MemberDriver {
     const found = quickLook(s);
     for (const p of found.unrecorded) this.notice(`${s.name}: sending ${sig} to ${describeProc(p)} (${p.why.join('; ')}), which its PID file did not name`);
     const [only, ...more] = found.unrecorded;
-    if (only && !more.length) await this.adopt(s, only, readRecord(s), false);
+    if (only && !more.length) await this.adopt(s, only, readRecord(s), { say: false });
     for (const p of found.member) signalSame(p, sig);
   }
 
@@ -288,6 +304,7 @@ export class LocalDriver implements MemberDriver {
       ...(config ? { config } : {}),
       from: { args: "the sandbox's start command", env: "the sandbox's start environment" },
       ...(noProgram ? { noProgram } : {}),
+      ...(this.program.capabilities ? { capabilities: this.program.capabilities } : {}),
     };
   }
 

@@ -1,6 +1,8 @@
-import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDurably } from './member-record.js';
+import { yamlLib } from '../../core/yaml.js';
+import { readLocalFileSync } from '../../core/local-file.js';
 
 /** A local member's own files that a start reads or a check measures: its config file for one-off settings, its v2 snapshot files. */
 
@@ -19,10 +21,9 @@ export async function oneOffSettings(configFile: string, settings: Record<string
     if (existsSync(kept)) renameSync(kept, configFile);
     return;
   }
-  if (!existsSync(kept)) writeDurably(kept, readFileSync(configFile, 'utf8'));
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  const y = (mod as { parseDocument?: unknown }).parseDocument ? mod : mod.default!;
-  const doc = y.parseDocument(readFileSync(kept, 'utf8'));
+  const what = { what: "the member's config file" };
+  if (!existsSync(kept)) writeDurably(kept, readLocalFileSync(configFile, what));
+  const doc = (await yamlLib()).parseDocument(readLocalFileSync(kept, what));
   for (const [k, v] of Object.entries(settings)) doc.set(k, /^\d+$/.test(v) ? Number(v) : v);
   writeDurably(configFile, doc.toString());
 }

@@ -1,3 +1,31 @@
+import { parseYaml } from '../../core/yaml.js';
+/**
+ * What a flow may do with the members' program, answered by the driver that runs it (MemberDriver.capabilities,
+ * or StartSettings.capabilities for one found running): no flow asks which driver, sandbox or program it is.
+ * Absent: etcd's answers (ETCD_PROGRAM). The sandbox's simulated members answer for themselves (kv/sandbox/members.ts).
+ */
+export interface ProgramCapabilities {
+  /**
+   * The members keep etcd's files (data dir, WAL, v3 db, v2 snapshots): a check, a trial, a clone or a
+   * measure reads them. False: the program keeps its state its own way, and each such step does not apply.
+   */
+  readonly etcdData: boolean;
+  /** A start's binary is asked its version before it runs. False: the program runs the version it is told. */
+  readonly askVersion: boolean;
+  /** The release a start on each minor it runs runs with no binary given (none to give, fetch, stage or ask); absent: a binary is needed. */
+  readonly releases?: Readonly<Record<string, string>>;
+  /** What the members are, in plans and messages ("etcd", "simulated"): words to say, never a branch. */
+  readonly what: string;
+}
+
+/** etcd's answers: its data on disk, its binary asked, a binary needed for every version. */
+export const ETCD_PROGRAM: ProgramCapabilities = { etcdData: true, askVersion: true, what: 'etcd' };
+
+/** The capabilities of a driver's members, or of a member's start settings (etcd's where none are given). */
+export function capabilitiesOf(of: { readonly capabilities?: ProgramCapabilities } | undefined): ProgramCapabilities {
+  return of?.capabilities ?? ETCD_PROGRAM;
+}
+
 /**
  * What a member's next start runs with, as the driver knows it: the program, the arguments after it,
  * the ETCD_* environment and the config file they name; and how flags and variables are read. The
@@ -18,6 +46,8 @@ export interface StartSettings {
   /** The user the member runs as, when known (a trial run as root runs as this user where it can). */
   user?: { uid: number; gid: number };
   /** Where the arguments and the environment were read: "the sandbox's start command", "pid 4242 on 10.0.0.5 (/proc)". */
+  /** What a flow may do with the program started (or found running), where it is not etcd: the driver's answers (driver.ts). */
+  capabilities?: ProgramCapabilities;
   from: { args: string; env: string };
   /** Why the target's program is not known (the settings were read, for the rules; the trial cannot run): `program` is empty then. */
   noProgram?: string;
@@ -87,11 +117,9 @@ export async function dataDirOf(s: StartSettings): Promise<{ dataDir: string; wa
   };
   let get = from;
   if (s.config) {
-    const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-    const y = (mod as { parse?: unknown }).parse ? mod : mod.default!;
     let doc: unknown;
     try {
-      doc = y.parse(s.config.text);
+      doc = await parseYaml(s.config.text);
     } catch {
       return undefined;
     }

@@ -119,8 +119,14 @@ export function clusterKey(endpoints: string[]): string {
     .slice(0, 12);
 }
 
+/** The folder of every kv record under opsctl's data directory: each cluster's journal and the records beside it. */
+export function journalsDir(dataDir: string): string {
+  return join(dataDir, 'kv', 'journals');
+}
+
+/** A cluster's upgrade journal (`<cluster>.json` in journalsDir): the one place its path is built. */
 export function journalPath(dataDir: string, key: string): string {
-  return join(dataDir, 'kv', 'journals', `${key}.json`);
+  return join(journalsDir(dataDir), `${key}.json`);
 }
 
 export function newJournal(

@@ -17,6 +17,7 @@ import { readOwnFileSync } from '../../core/local-file.js';
 import { OpsError } from '../../core/errors.js';
 import type { MemberTarget } from '../drivers/driver.js';
 import { JournalInvalid, stepsNameMembers } from './read.js';
+import { journalsDir } from './journal.js';
 
 export type RestoreStepKind = 'prepare' | 'stop' | 'restore-data' | 'start' | 'verify';
 
@@ -53,7 +54,7 @@ export interface RestoreRecord {
 
 /** Under its own folder, as the ladder's: the upgrade journal stays the one `<cluster>.json` beside it. */
 export function restorePath(dataDir: string, key: string): string {
-  return join(dataDir, 'kv', 'journals', `${key}.restore`, 'restore.json');
+  return join(journalsDir(dataDir), `${key}.restore`, 'restore.json');
 }
 
 /** A new record, every step pending; `order`: the members in their stop order (the leader first). */

@@ -86,7 +86,7 @@ export class Requests {
    * size needs, but a store that stops sending ends it).
    */
   async read<C extends AnyCommand>(command: C, what: string, onChunk: (chunk: Buffer) => void | Promise<void>, o: SendOptions = {}): Promise<void> {
-    const { value, timer } = await this.attempt(what, o, (signal) => this.call<C>(command, signal), true);
+    const { value, timer } = await this.attempt(what, o, (signal) => this.call<C>(command, signal), { keepTimer: true });
     try {
       for await (const chunk of (value as { Body?: AsyncIterable<Buffer> }).Body ?? []) {
         if (o.deadline && o.deadline.left() <= 0) throw this.late(what, o.deadline, undefined);
@@ -104,7 +104,12 @@ export class Requests {
     return `${fmt(this.patience.requestMs)} (${this.patience.requestFlag})`;
   }
 
-  private async attempt<T>(what: string, o: SendOptions, call: (signal: AbortSignal) => Promise<T>, keepTimer = false): Promise<{ value: T; timer: Timer }> {
+  private async attempt<T>(
+    what: string,
+    o: SendOptions,
+    call: (signal: AbortSignal) => Promise<T>,
+    { keepTimer = false }: { keepTimer?: boolean } = {},
+  ): Promise<{ value: T; timer: Timer }> {
     const attempts = o.attempts ?? 3;
     let last: unknown;
     for (let n = 1; ; n++) {

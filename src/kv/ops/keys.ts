@@ -78,7 +78,7 @@ export async function put(c: KvClient, r: PutRequest): Promise<{ revision: strin
   return { revision: textOf(field(o.header, 'revision')) ?? '0', ...(o.prev_kv ? { prevKv: kvOf(o.prev_kv) } : {}) };
 }
 
-export async function del(c: KvClient, r: KeyRange, prevKv: boolean): Promise<{ deleted: number; prevKvs: KeyValue[] }> {
+export async function del(c: KvClient, r: KeyRange, { prevKv }: { prevKv: boolean }): Promise<{ deleted: number; prevKvs: KeyValue[] }> {
   const o = asObject(parseJsonSafe(await c.gateway('/kv/deleterange', { ...rangeBody(r), ...(prevKv ? { prev_kv: true } : {}) })));
   return { deleted: Number(textOf(o.deleted) ?? 0), prevKvs: asList(o.prev_kvs).map(kvOf) };
 }

@@ -30,7 +30,7 @@ export async function revoke(c: KvClient, id: string): Promise<void> {
   await c.gateway('/kv/lease/revoke', { ID: id });
 }
 
-export async function timeToLive(c: KvClient, id: string, keys: boolean): Promise<LeaseTtl> {
+export async function timeToLive(c: KvClient, id: string, { keys }: { keys: boolean }): Promise<LeaseTtl> {
   const r = asObject(parseJsonSafe(await c.gateway('/kv/lease/timetolive', { ID: id, keys })));
   const ttl = num(r.TTL);
   const grantedTtl = num(r.grantedTTL);

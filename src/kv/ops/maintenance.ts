@@ -28,7 +28,7 @@ export async function disarmAlarms(c: KvClient): Promise<Alarm[]> {
   return done.length ? done : raised;
 }
 
-export async function compact(c: KvClient, revision: string, physical: boolean): Promise<void> {
+export async function compact(c: KvClient, revision: string, { physical }: { physical: boolean }): Promise<void> {
   await c.gateway('/kv/compaction', { revision, physical });
 }
 

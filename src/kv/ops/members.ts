@@ -36,7 +36,11 @@ export async function listMembers(c: KvClient): Promise<{ clusterId: string; mem
   return { clusterId: clusterId(r), members: asList(r.members).map(member), raw };
 }
 
-export async function addMember(c: KvClient, peerUrls: string[], learner: boolean): Promise<{ clusterId: string; member: Member; members: Member[] }> {
+export async function addMember(
+  c: KvClient,
+  peerUrls: string[],
+  { learner }: { learner: boolean },
+): Promise<{ clusterId: string; member: Member; members: Member[] }> {
   if (learner) needs(await serverVersion(c), 'member add --learner');
   const r = asObject(parseJsonSafe(await c.gateway('/cluster/member/add', { peerURLs: peerUrls, ...(learner ? { isLearner: true } : {}) })));
   return { clusterId: clusterId(r), member: member(r.member), members: asList(r.members).map(member) };

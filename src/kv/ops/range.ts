@@ -121,7 +121,7 @@ export async function range(c: KvClient, r: RangeRequest): Promise<RangeResult> 
 }
 
 /** etcdctl's `-w simple` lines of a get: the key and the value per key (only the value with --print-value-only). */
-export function getSimpleLines(r: RangeResult, valueOnly: boolean): string[] {
+export function getSimpleLines(r: RangeResult, { valueOnly }: { valueOnly: boolean }): string[] {
   return r.kvs.flatMap((kv) => (valueOnly ? [kv.value] : [kv.key, kv.value]));
 }
 

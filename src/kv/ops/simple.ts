@@ -83,7 +83,7 @@ export function defragLine(ep: string, version: string | undefined, tookNs: numb
   return error ? `Failed to defragment etcd member[${ep}]${took}${took ? '.' : ''} (${error})` : `Finished defragmenting etcd member[${ep}]${took}`;
 }
 
-export const healthLine = (ep: string, ok: boolean, tookNs: number, error?: string) =>
+export const healthLine = ({ ep, ok, tookNs, error }: { ep: string; ok: boolean; tookNs: number; error?: string }) =>
   ok ? `${ep} is healthy: successfully committed proposal: took = ${goDuration(tookNs)}` : `${ep} is unhealthy: failed to commit proposal: ${error}`;
 
 /**
@@ -122,7 +122,7 @@ export function watchLines(e: WatchEvent): string[] {
   return [e.type, ...(e.prevKv ? kvLines(e.prevKv) : []), ...kvLines(e.kv)];
 }
 
-export function txnLines(succeeded: boolean, responses: TxnResponse[]): string[] {
+export function txnLines({ succeeded, responses }: { succeeded: boolean; responses: TxnResponse[] }): string[] {
   const out = [succeeded ? 'SUCCESS' : 'FAILURE'];
   for (const r of responses) {
     out.push('');

@@ -7,7 +7,7 @@
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { minor } from '../cluster/parse.js';
-import type { CloneOf, HostShellResult } from '../drivers/driver.js';
+import { capabilitiesOf, type CloneOf, type HostShellResult } from '../drivers/driver.js';
 import { dataDirOf, type StartSettings } from '../drivers/start-settings.js';
 import { endpointHost } from '../drivers/local-reach.js';
 import { shellWord } from '../drivers/host-script.js';
@@ -35,7 +35,7 @@ export interface CloneReach {
   /** A settings template is given (the start per version is known). */
   settings: boolean;
   here(m: MemberSpec): boolean;
-  running(m: MemberSpec): Promise<(StartSettings & { exe?: string; pid?: number; simulated?: boolean }) | { why: string }>;
+  running(m: MemberSpec): Promise<(StartSettings & { exe?: string; pid?: number }) | { why: string }>;
   shell(m: MemberSpec, script: string): Promise<HostShellResult>;
 }
 
@@ -79,7 +79,8 @@ export async function findCommandClone(members: readonly MemberSpec[], r: CloneR
 async function lookAt(m: MemberSpec, r: CloneReach): Promise<{ why: string } | { pid: number; dataDir: string; walDir?: string; member: ClonedMember }> {
   const s = await r.running(m);
   if ('why' in s) return { why: `${m.name}: ${s.why}` };
-  if (s.simulated) return { why: 'simulated members keep no etcd data to rehearse on' };
+  const can = capabilitiesOf(s);
+  if (!can.etcdData) return { why: `${can.what} members keep no etcd data to rehearse on` };
   if (!s.pid || !s.exe) return { why: `${m.name}: its process's PID and binary could not be read from /proc` };
   const dirs = await dataDirOf(s);
   if (!dirs) return { why: `${m.name}: its data dir cannot be read from ${s.config?.file ?? s.from.args}` };

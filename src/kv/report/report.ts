@@ -208,7 +208,7 @@ export function buildReport(j: Journal, journalFile: string, src: ReportSources 
     runs,
     interruptions: interruptionsOf(j, runs),
     checks: x.checks ?? [],
-    clients: clientsOf(j.source, j.target, Boolean(j.downgrade)),
+    clients: clientsOf(j.source, j.target, { down: Boolean(j.downgrade) }),
     restorePoints: restorePointsOf(j, hash, sources.exists ?? existsSync),
     backups: backupsOf(j, sources.backups?.(j.cluster) ?? []),
   };
@@ -268,7 +268,7 @@ function backupsOf(j: Journal, found: BackupRun[]): BackupsDoc {
 }
 
 /** The client changes of the minors this journal's hop passes (none going down). */
-function clientsOf(source: string, target: string, down: boolean): UpgradeReportDoc['clients'] {
+function clientsOf(source: string, target: string, { down }: { down: boolean }): UpgradeReportDoc['clients'] {
   const n = (v: string) => Number(v.split('.')[1]);
   const changes = down
     ? []

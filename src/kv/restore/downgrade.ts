@@ -15,6 +15,7 @@ import { requireDriver, runUpgrade } from '../upgrade/executor.js';
 import { UpgradeRefused, type Look, type Reach, type UpgradeOptions, type UpgradeReport, type Waits } from '../upgrade/options.js';
 import { hopTrials } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
+import { capabilitiesOf } from '../drivers/driver.js';
 import { journalPath } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { isResumable, memberMayBeDown, type Journal } from '../journal/journal.js';
@@ -76,7 +77,7 @@ const client = (o: Pick<DowngradeOptions, Reach>, endpoint: string) =>
   new KvClient(endpoint, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
 
 /** What refuses a downgrade to `to` before anything changes: the whole cluster, the target, the binary. */
-function refusals(to: string, obs: ClusterObservation, enabled: boolean): string[] {
+function refusals(to: string, obs: ClusterObservation, { enabled }: { enabled: boolean }): string[] {
   const reasons: string[] = [];
   const seen = obs.members.filter((m) => m.reachable && m.serverVersion);
   for (const m of obs.members) {
@@ -107,7 +108,8 @@ function refusals(to: string, obs: ClusterObservation, enabled: boolean): string
 async function targetBinaries(
   o: Pick<DowngradeOptions, 'to' | 'targetBin' | 'driver' | 'exec'>,
 ): Promise<{ dir?: string; version?: string; reasons: string[] }> {
-  if (o.driver?.builtIn) return { version: o.driver.builtIn.releases[o.to], reasons: [] };
+  const own = capabilitiesOf(o.driver).releases;
+  if (own) return { version: own[o.to], reasons: [] };
   const dir = o.targetBin;
   if (!dir) {
     return o.driver?.etcdFromDir
@@ -181,7 +183,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
   const healthy = obs.members.find((m) => m.reachable && m.healthy);
   const info = healthy ? await downgradeInfo(client(o, healthy.endpoint)).catch(() => undefined) : undefined;
   const enabled = Boolean(info?.enabled && info.target === o.to);
-  const reasons = [...refusals(o.to, obs, enabled), ...bins.reasons];
+  const reasons = [...refusals(o.to, obs, { enabled }), ...bins.reasons];
   if (info?.enabled && info.target !== o.to)
     reasons.push(`a downgrade to ${info.target ?? '?'} is already enabled: cancel it first (etcdctl downgrade cancel)`);
   if (reasons.length) throw new UpgradeRefused(reasons, 'nothing was changed: fix what is named, then run the command again', 'downgrade');
@@ -195,7 +197,7 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
     enabled
       ? `the downgrade to ${o.to} is already enabled (an earlier run): it is not enabled again`
       : `etcdctl downgrade validate ${o.to}, then etcdctl downgrade enable ${o.to} (the cluster version drops to ${o.to} at once; ${from}'s new features are off)`,
-    `binaries: ${o.driver?.builtIn ? `${o.driver.builtIn.what} ${bins.version ?? o.to}` : bins.dir ? `${bins.dir} (etcd ${bins.version ?? '?'})` : "the driver's start template ({version})"}`,
+    `binaries: ${capabilitiesOf(o.driver).releases ? `${capabilitiesOf(o.driver).what} ${bins.version ?? o.to}` : bins.dir ? `${bins.dir} (etcd ${bins.version ?? '?'})` : "the driver's start template ({version})"}`,
   ];
   const going = planned.plan.filter((m) => m.action !== 'skip');
   const summary = planSummary({
@@ -284,7 +286,8 @@ export async function runDowngrade(o: DowngradeOptions): Promise<DowngradeReport
 /** Each member's trial start on the target's binary (the sandbox here, a host through the trial template); on a resume, the member it stopped by its record. */
 async function downgradeTrials(o: Pick<DowngradeOptions, Trying | 'to'>, bins: { dir?: string; version?: string }, resumed?: Journal): Promise<TrialFinding[]> {
   const hop = `→ ${o.to} (downgrade)`;
-  const release = o.driver?.builtIn ? o.driver.builtIn.releases[o.to] : bins.version;
+  const own = capabilitiesOf(o.driver).releases;
+  const release = own ? own[o.to] : bins.version;
   const down = resumed ? memberMayBeDown(resumed) : undefined;
   const stopped = down ? { member: down, hop, recorded: (resumed as JournalWithRuns).checks ?? [] } : undefined;
   const found = await hopTrials(

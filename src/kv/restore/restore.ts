@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
-import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
+import { capabilitiesOf, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
 import { type StepReporter, type Timeouts } from '../upgrade/options.js';
 import { journalPath } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
@@ -152,7 +152,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
       'snapshot_other_cluster',
     );
   }
-  if (snap.kind === 'simulated') {
+  if (snap.kind !== 'etcd') {
     const from = parseSimSnapshot(readFileSync(o.snapshot)).member;
     if (!o.cluster.members.some((m) => m.name === from)) {
       throw refuse(
@@ -163,9 +163,9 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
     }
     if (driver.etcdFromDir)
       throw refuse(`${o.snapshot} is a simulated member's snapshot: real etcd members cannot restore it`, 'restore a snapshot taken from these etcd members');
-  } else if (driver.builtIn) {
+  } else if (!capabilitiesOf(driver).etcdData) {
     throw refuse(
-      `${o.snapshot} is a real etcd snapshot: the sandbox's ${driver.builtIn.what} members cannot restore it`,
+      `${o.snapshot} is a real etcd snapshot: the sandbox's ${capabilitiesOf(driver).what} members cannot restore it`,
       'restore a snapshot taken from the sandbox (kv status names the restore point)',
     );
   }

@@ -1,9 +1,8 @@
 import type { KvSession } from '../cluster/session.js';
-import { join } from 'node:path';
 import { InterruptedError, OpsError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver } from '../drivers/driver.js';
-import { touchedMembers, writeJournal, type Journal } from '../journal/journal.js';
+import { journalPath, touchedMembers, writeJournal, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
 import { downgradesBack } from '../rules/summary.js';
@@ -59,7 +58,7 @@ export interface RollbackReport {
  * observes.
  */
 export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
-  const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
+  const file = journalPath(o.dataDir, o.cluster.key);
   const j = readJournal(file);
   if (!j)
     throw new OpsError(`no kv upgrade is recorded for this cluster (${file})`, 1, {
@@ -144,7 +143,7 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     j.status = 'rolling-back';
     j.rollback ??= [];
     j.rollbackSteps ??= [];
-    for (const m of todo) if (!planned.has(m.name)) j.rollbackSteps.push(...cycleSteps('rollback', m.name, false));
+    for (const m of todo) if (!planned.has(m.name)) j.rollbackSteps.push(...cycleSteps('rollback', m.name, { whileDown: false }));
     await writeJournal(file, j, o.now(), true, o.debug);
     const membership = await memberListOf(o);
 

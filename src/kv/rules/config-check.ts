@@ -1,6 +1,7 @@
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import { parseGoDuration } from '../../core/duration.js';
+import { yamlLib } from '../../core/yaml.js';
 
 /** One thing in a member's config file that 3.3 will not accept (or that its clients cannot honour). */
 export interface ConfigProblem {
@@ -21,8 +22,7 @@ export const CLIENT_SEND_DEFAULT = 2 * 1024 * 1024;
  * an integer the 3.3 clients can send (their default send limit is 2 MiB).
  */
 export async function checkConfig(text: string, file: string, member: string): Promise<ConfigProblem[]> {
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  const y = (mod as { parseDocument?: unknown }).parseDocument ? mod : mod.default!;
+  const y = await yamlLib();
   const lc = new y.LineCounter();
   const doc = y.parseDocument(text, { lineCounter: lc });
   const out: ConfigProblem[] = [];

@@ -1,4 +1,5 @@
 import type { Finding, HopFacts, MemberFacts, Rule, RuleSource, Setting, Severity } from './types.js';
+import { parseYamlOrUndefined } from '../../core/yaml.js';
 
 /**
  * A member's settings from what the driver reads: a YAML config file (etcd --config-file), or a
@@ -6,14 +7,7 @@ import type { Finding, HopFacts, MemberFacts, Rule, RuleSource, Setting, Severit
  * `ETCD_FLAG_NAME=value`). Undefined when the text is neither.
  */
 export async function settingsOf(text: string, file: string): Promise<{ source: string; list: Setting[] }> {
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  const y = (mod as { parse?: unknown }).parse ? mod : mod.default!;
-  let parsed: unknown;
-  try {
-    parsed = y.parse(text);
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = await parseYamlOrUndefined(text);
   // (A YAML map is a config file, unless it is a unit or an environment file that YAML happens to read.)
   const looksLikeUnit = /^\s*(ExecStart|Environment(File)?)\s*=|^\s*ETCD_[A-Z0-9_]+=/m.test(text);
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && !looksLikeUnit) {

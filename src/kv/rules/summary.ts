@@ -13,7 +13,7 @@ export function blocking(rows: CheckRow[], strict: boolean): CheckRow[] {
 }
 
 /** Rows named by rule, each rule's members once: "3.2 → 3.3 [config-3.3] kv1, kv2; [data-trial] kv3". */
-export function namedRows(rows: CheckRow[], max = 4, withHop?: boolean): string {
+export function namedRows(rows: CheckRow[], max = 4, { withHop }: { withHop?: boolean } = {}): string {
   const byRule = new Map<string, { hop: string; rule: string; members: string[] }>();
   for (const r of rows) {
     const key = `${r.hop}\0${r.rule}`;
@@ -75,12 +75,12 @@ export function planSummary(s: SummaryInput): string[] {
   const unchecked = count('not checked').filter((r) => !stop.includes(r));
   const ladder = s.hops.length > 1;
   const heed = [
-    ...(warn.length ? [`${warn.length} warn (${namedRows(warn, 3, ladder)})`] : []),
-    ...(unchecked.length ? [`${unchecked.length} not checked (${namedRows(unchecked, 3, ladder)})`] : []),
+    ...(warn.length ? [`${warn.length} warn (${namedRows(warn, 3, { withHop: ladder })})`] : []),
+    ...(unchecked.length ? [`${unchecked.length} not checked (${namedRows(unchecked, 3, { withHop: ladder })})`] : []),
     ...(s.warnings.length ? [`${plural(s.warnings.length, 'warning')} at the end of the plan`] : []),
   ];
   const blocks = stop.length
-    ? `Blocked by ${plural(stop.length, 'finding')}: ${namedRows(stop, 4, ladder)} (each below, with its fix)`
+    ? `Blocked by ${plural(stop.length, 'finding')}: ${namedRows(stop, 4, { withHop: ladder })} (each below, with its fix)`
     : `Nothing blocks it: ${count('ok').length} of ${plural(s.rows.length, 'finding')} ok${heed.length ? `; to heed: ${heed.join(', ')}` : ''}`;
   const verb = s.kind === 'downgrade' ? 'downgrade' : 'upgrade';
   const unproven = stop.filter((r) => PROOF_RULES.has(r.rule) && r.status === 'not checked' && r.member).map((r) => r.member!);

@@ -3,7 +3,7 @@
  * from a directory of binaries (`kv sandbox up --etcd-bin`). The one file of src/ that reads a sandbox's
  * kind and imports the simulator (test/unit/sim-boundary.test.ts): the local driver starts members
  * through the program chosen here, and every kv flow asks the driver what it needs to know of it
- * (MemberDriver.builtIn: the releases, no etcd data; etcdFromDir: a binary directory every start needs).
+ * (MemberDriver.capabilities: no etcd data, no binary, each minor's release; etcdFromDir: a binary directory every start needs).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { SIM_MINORS, SIM_RELEASES } from '@opsctl/etcd-sim/releases.js';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
 import type { MemberProgram } from '../drivers/local.js';
 import type { ProgramAt } from '../drivers/local-reach.js';
+import type { ProgramCapabilities } from '../drivers/driver.js';
 import { oneOffSettings } from '../drivers/member-files.js';
 import { etcdRestore } from '../drivers/restore-data.js';
 import { parseSimSnapshot } from '../snapshot/status.js';
@@ -23,8 +24,22 @@ type Exec = typeof import('execa').execa;
 /** The minors a simulated member runs (kv sandbox up --version, kv restore --to-version). */
 export const SIMULATED_MINORS: readonly string[] = SIM_MINORS;
 
-/** A running simulated member's command line as the same member on another version (the command driver's trial of one on this host). */
-export const simulatedProgramAt: ProgramAt = simulatedAt;
+/** What a flow may do with simulated members: no etcd data, no binary (each minor's release is the version it is told). */
+const SIMULATED: ProgramCapabilities = {
+  etcdData: false,
+  askVersion: false,
+  releases: SIM_RELEASES,
+  what: 'simulated',
+};
+
+/**
+ * A running member's command line as the same member on another version, when it is the sandbox's own program
+ * (the command driver's trial of one found on this host), with that program's capabilities; undefined for etcd.
+ */
+export const sandboxProgramAt: ProgramAt = (argv, version) => {
+  const at = simulatedAt(argv, version);
+  return at && { ...at, capabilities: SIMULATED };
+};
 
 /** The kind `kv sandbox up` records: etcd from `--etcd-bin DIR`, else simulated members. */
 export function sandboxKind(etcdBin: string | undefined): SandboxSpec['kind'] {
@@ -83,7 +98,8 @@ function memberFlags(sandbox: SandboxSpec, s: MemberSpec): string[] {
 /** The simulated member: node (or the single executable) with its script and `--kv-version`; its state file restored from its own snapshots. */
 function simulatedMembers(env: NodeJS.ProcessEnv): MemberProgram {
   return {
-    builtIn: { what: 'simulated', releases: SIM_RELEASES },
+    capabilities: SIMULATED,
+    builtIn: { what: SIMULATED.what, releases: SIMULATED.releases! },
     command: (sandbox, s, target) => ({
       file: process.execPath,
       program: [...memberArgs(env), '--kv-version', target.version],

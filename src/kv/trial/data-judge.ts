@@ -10,8 +10,8 @@ import { NOT_HASHED } from './data-script.js';
 import { blamed, exitMessage } from './verdict.js';
 
 export interface DataTrialFinding extends TrialFinding {
-  /** A simulated member (the sandbox without --etcd-bin): no etcd data to try. */
-  simulated?: true;
+  /** The member's program keeps no etcd data to try (its driver's answer: the sandbox without --etcd-bin). */
+  moot?: true;
   /** The target got through its start on the copy and answered (whatever its hash said): how fast, and its version where it was asked. */
   started?: { ms: number; version?: string };
   data?: {

@@ -15,13 +15,14 @@
  * - opts: the driver (its startSettings and hostShell), timeoutS per target, copyTimeoutS for the
  *   snapshot (300), credentials where auth is on (a variable of the script on its standard input: never
  *   printed, never an argument), tls paths on the member's host (default its own), scratch (/var/tmp),
- *   simulated (the sandbox's simulated members), debug.
+ *   debug.
  * - A finding: 'ok' — the target started on the copy and its KV hash at the copy's revision R equals
  *   the live member's at R (a 3.2 member has no HashKV: the copy served a read at R, at least the
  *   member's revision before the copy, said so); 'problem' — the target exited on the copy (in its own
  *   words) or its hash differs; 'not-checked' — why, and the one thing that makes it run. `data` holds
- *   the figures (hashes, revision, the copy's size, each phase's ms). `simulated: true` marks a simulated
- *   member: it keeps no etcd data to start on (not-checked, never a pass; the lead decides how to show it).
+ *   the figures (hashes, revision, the copy's size, each phase's ms). `moot: true` marks a member whose
+ *   program keeps no etcd data to start on, as its driver answers (ProgramCapabilities.etcdData: the sandbox's
+ *   simulated members): not-checked, never a pass; the lead decides how to show it.
  *
  * How (trial/data-script.ts): on the member's host, a consistent copy without stopping it (.snap files,
  * then `etcdctl snapshot save` from its own client URL, then the WAL), the target started on it with the
@@ -30,7 +31,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, isAbsolute } from 'node:path';
-import type { MemberDriver, SettingsReads } from '../drivers/driver.js';
+import { capabilitiesOf, type MemberDriver, type SettingsReads } from '../drivers/driver.js';
 import type { StartSettings } from '../drivers/start-settings.js';
 import { NoTrial, parseConfigDoc, trialIsContained, trialPlan, type ConfigDoc, type TrialPlan } from './rewrite.js';
 import { fingerprint, type TrialJob } from './run.js';
@@ -52,8 +53,6 @@ export interface DataTrialOptions {
   tls?: { cacert?: string; cert?: string; key?: string };
   /** Where the copy goes on the member's host (default /var/tmp: on disk, unlike a tmpfs /tmp). */
   scratch?: string;
-  /** The sandbox's simulated members (no etcd data). */
-  simulated?: boolean;
   /** The round's settings reads (trial/run.ts's too): the member's process is read once for all its hops. */
   reads?: SettingsReads;
   debug?: (line: string) => void;
@@ -81,17 +80,17 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
   const member = first.member.name;
   const all = (detail: string, extra: Partial<DataTrialFinding> = {}): DataTrialFinding[] =>
     jobs.map((j) => ({ member, hop: j.hop, result: 'not-checked', detail: `data trial not run: ${detail}`, ...extra }));
-  const simulated = () =>
+  const moot = (what: string) =>
     jobs.map((j) => ({
       ...all('')[0]!,
       hop: j.hop,
-      simulated: true as const,
+      moot: true as const,
       detail:
-        `data trial not run: ${member} is a simulated member: it keeps no etcd data (no db, WAL or snap files) for etcd ${releaseOf(j)} to start on; ` +
+        `data trial not run: ${member} is a ${what} member: it keeps no etcd data (no db, WAL or snap files) for etcd ${releaseOf(j)} to start on; ` +
         'its settings trial still runs (a sandbox with real members: kv sandbox up --etcd-bin DIR)',
     }));
-  if (o.simulated) return simulated();
   const d = o.driver;
+  if (!capabilitiesOf(d).etcdData) return moot(capabilitiesOf(d).what);
   if (!d) return all('no driver: opsctl does not reach the members (give a cluster file with a driver, or the sandbox)');
   if (!d.startSettings || !d.hostShell)
     return all("the driver cannot run a script on the member's host (give it a trial template: driver.trial or --trial-cmd 'ssh {host} sudo sh -s')");
@@ -105,8 +104,8 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
       unread = s.why;
       break;
     }
-    // (the sandbox's simulated member: node, its script and --kv-version, or the single executable's __kv-member)
-    if (s.program.some((w) => w === '--kv-version' || w === '__kv-member')) return simulated();
+    // (a program of the driver's own, found running or started by it: the driver says it keeps no etcd data)
+    if (!capabilitiesOf(s).etcdData) return moot(capabilitiesOf(s).what);
     // the target's program is not known on the host (as the settings trial says): nothing to start on the copy
     if (s.noProgram) {
       unread = s.noProgram;

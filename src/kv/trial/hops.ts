@@ -117,7 +117,7 @@ export function dataTrialFacts(trials: Map<string, TrialFinding[]> | undefined, 
  * etcd data: their rows say the trial does not apply.
  */
 export async function hopDataTrials(
-  o: HopTrialOptions & { credentials?: { user: string; password: string }; tls?: { cacert?: string; cert?: string; key?: string }; simulated?: boolean },
+  o: HopTrialOptions & { credentials?: { user: string; password: string }; tls?: { cacert?: string; cert?: string; key?: string } },
   hops: TrialHop[],
 ): Promise<Map<string, TrialFinding[]>> {
   const down = o.stopped?.member;
@@ -155,10 +155,9 @@ export async function hopDataTrials(
             ...(o.reads ? { reads: o.reads } : {}),
             ...(o.credentials ? { credentials: o.credentials } : {}),
             ...(o.tls ? { tls: o.tls } : {}),
-            ...(o.simulated ? { simulated: true } : {}),
           },
         ).then((list) =>
-          list.map((f): TrialFinding => (f.simulated ? { ...f, result: 'ok', detail: `does not apply: ${f.detail.replace(/^data trial not run: /, '')}` } : f)),
+          list.map((f): TrialFinding => (f.moot ? { ...f, result: 'ok', detail: `does not apply: ${f.detail.replace(/^data trial not run: /, '')}` } : f)),
         ),
       ),
   );

@@ -7,6 +7,7 @@
  * never runs it), log files (beside the scratch data). Everything else is left as written.
  */
 import { configFileOf, envName, flagWords, type StartSettings } from '../drivers/start-settings.js';
+import { yamlLib } from '../../core/yaml.js';
 
 export interface TrialPorts {
   client: number;
@@ -217,8 +218,7 @@ export interface ConfigDoc {
 
 /** The member's config file as a ConfigDoc; throws NoTrial when it is not a YAML map (etcd would refuse it: the trial says so). */
 export async function parseConfigDoc(text: string, file: string): Promise<ConfigDoc> {
-  const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-  const y = (mod as { parseDocument?: unknown }).parseDocument ? mod : mod.default!;
+  const y = await yamlLib();
   const doc = y.parseDocument(text);
   if (doc.errors.length) throw new NoTrial(`the config file ${file} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]})`);
   const root = doc.contents;

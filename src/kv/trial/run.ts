@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import type { MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
+import { capabilitiesOf, type MemberDriver, type MemberTarget, type SettingsReads } from '../drivers/driver.js';
 import type { Finding, Setting } from '../rules/types.js';
 import { NoTrial, parseConfigDoc, timingIsDefault, trialIsContained, trialPlan, type ConfigDoc, type TrialPorts } from './rewrite.js';
 import { parseRun, runScript, type TrialOutcome } from './script.js';
@@ -132,9 +132,15 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
     };
   if (s.noProgram) return { ...notChecked(s.noProgram), fingerprint: fp, settings };
   // The binary is on the member's host: there it is asked its version (the trial proves it is there, and of the hop).
-  const simulated = (s as { simulated?: boolean }).simulated === true;
-  const host = { shell: d.hostShell.bind(d), remote: d.type === 'command' && !d.runsHere?.(job.member), onHost: d.type === 'command' && !simulated, simulated };
-  const proven = simulated ? undefined : await byDataTrial(job, o, s, fp, what, host.onHost);
+  // (the driver's own program, not etcd: no binary on the host to ask, no etcd data to try it on)
+  const can = capabilitiesOf(s);
+  const host = {
+    shell: d.hostShell.bind(d),
+    remote: d.type === 'command' && !d.runsHere?.(job.member),
+    onHost: d.type === 'command' && can.askVersion,
+    askVersion: can.askVersion,
+  };
+  const proven = can.etcdData ? await byDataTrial(job, o, s, fp, what, { onHost: host.onHost }) : undefined;
   if (proven) return { ...base, ...proven, fingerprint: fp, settings };
   const found = await tryIt(job, o, host, s, what, list);
   return { ...found, fingerprint: fp, settings };
@@ -155,7 +161,7 @@ async function byDataTrial(
   s: StartSettings,
   fp: string,
   what: string,
-  onHost: boolean,
+  { onHost }: { onHost: boolean },
 ): Promise<Omit<TrialFinding, 'member' | 'hop'> | undefined> {
   if (!o.dataStart || s.noProgram) return undefined;
   let doc: ConfigDoc | undefined;
@@ -184,7 +190,7 @@ async function byDataTrial(
 async function tryIt(
   job: TrialJob,
   o: TrialOptions,
-  host: { shell: NonNullable<MemberDriver['hostShell']>; remote: boolean; onHost: boolean; simulated: boolean },
+  host: { shell: NonNullable<MemberDriver['hostShell']>; remote: boolean; onHost: boolean; askVersion: boolean },
   s: StartSettings,
   what: string,
   list: Setting[],
@@ -219,14 +225,14 @@ async function tryIt(
       delimiter: `end_of_trial_config_${randomBytes(8).toString('hex')}`,
       user: s.user,
       clientCert: clientCertOf(s, doc),
-      askVersion: !host.simulated && (host.onHost || !job.release),
+      askVersion: host.askVersion && (host.onHost || !job.release),
     });
     o.debug?.(`[kv] trial of ${job.member.name} on ${release} (${job.hop}): ${plan.notes.join('; ')}`);
     const r = await host.shell(job.member, script, (o.timeoutS + 30) * 1000).catch((err: Error) => ({ stdout: '', stderr: err.message, failed: err.message }));
     if (r.failed && !r.stdout) return notChecked(`the trial could not run on the member's host: ${r.failed}`);
     const outcome = parseRun(r.stdout);
     if (outcome.kind === 'exited' && /address already in use/i.test(outcome.log) && attempt < 3) continue;
-    const wrong = !host.simulated && (host.onHost || !job.release) ? wrongBinary(plan.program, outcome.version, job) : undefined;
+    const wrong = host.askVersion && (host.onHost || !job.release) ? wrongBinary(plan.program, outcome.version, job) : undefined;
     if (wrong) return { ...base, result: 'problem', detail: wrong };
     return { ...base, ...judged(outcome, outcome.version ?? release, list, what, plan.notes) };
   }

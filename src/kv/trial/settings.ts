@@ -1,6 +1,7 @@
 /** A member's start settings as the rules and the trial's verdict list them (drivers/start-settings.ts reads them). */
 import type { Setting } from '../rules/types.js';
 import { flagWords, envKey, type StartSettings } from '../drivers/start-settings.js';
+import { parseYamlOrUndefined } from '../../core/yaml.js';
 
 /**
  * The settings as the rules read them: each config file key, each flag and each ETCD_* variable,
@@ -9,14 +10,8 @@ import { flagWords, envKey, type StartSettings } from '../drivers/start-settings
 export async function settingList(s: StartSettings): Promise<Setting[]> {
   const list: Setting[] = [];
   if (s.config) {
-    const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-    const y = (mod as { parse?: unknown }).parse ? mod : mod.default!;
-    let parsed: unknown;
-    try {
-      parsed = y.parse(s.config.text);
-    } catch {
-      parsed = undefined; // (the trial reports what etcd says of a file it cannot read)
-    }
+    // (the trial reports what etcd says of a file it cannot read)
+    const parsed = await parseYamlOrUndefined(s.config.text);
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
       for (const [key, value] of Object.entries(parsed as Record<string, unknown>))
         list.push({ key, value, from: `config file ${s.config.file}`, flag: false });

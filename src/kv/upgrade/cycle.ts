@@ -23,7 +23,7 @@ export const CYCLE_STEPS = ['stop', 'wait-stopped', 'backup-data', 'start', 'wai
 export type CycleKind = (typeof CYCLE_STEPS)[number];
 
 /** The steps of one cycle of `member`, all pending; ids `<prefix>/<member>/<kind>` (a flow may cycle a member more than once). */
-export function cycleSteps(prefix: string, member: string, whileDown: boolean): JournalStep[] {
+export function cycleSteps(prefix: string, member: string, { whileDown }: { whileDown: boolean }): JournalStep[] {
   return CYCLE_STEPS.filter((k) => whileDown || k !== 'backup-data').map((kind) => ({ id: `${prefix}/${member}/${kind}`, member, kind, status: 'pending' }));
 }
 
@@ -113,7 +113,7 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
       return said;
     },
     'backup-data': (p) => c.whileDown!(p),
-    start: () => startStep(env, m, c.target, seenGone),
+    start: () => startStep(env, m, c.target, { seenGone }),
     'wait-healthy': (p) => c.waitBack(p),
   };
   const words: Record<CycleKind, string> = {

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { observeCluster } from '../cluster/observe.js';
 import { describePlan } from './planner.js';
@@ -22,7 +21,7 @@ import { acquireLock } from './lock.js';
 import { hashPlanLine, planWarnings, preflight, resumableJournal, stageBinaries, type Preflight } from './preflight.js';
 import { UpgradeRun } from './run.js';
 import type { CheckRow } from '../rules/types.js';
-import type { Journal } from '../journal/journal.js';
+import { journalPath, type Journal } from '../journal/journal.js';
 import { PROOF_RULES } from '../rules/trial.js';
 import { renderChecks } from '../rules/index.js';
 import { planSummary } from '../rules/summary.js';
@@ -64,7 +63,7 @@ type Executing = Planning | Running | 'lockStaleMs';
  */
 export async function runUpgrade(o: Pick<UpgradeOptions, Executing>): Promise<UpgradeReport> {
   const started = o.now();
-  const file = join(o.dataDir, 'kv', 'journals', `${o.cluster.key}.json`);
+  const file = journalPath(o.dataDir, o.cluster.key);
   let unlock: (() => Promise<void>) | undefined;
   // The lock and the first look at the cluster at the same time (looking changes nothing).
   const first = observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug, memberList: true });
@@ -121,7 +120,7 @@ async function planned(
         hashPlanLine(o, pre.obs, plan.source),
         ...(pre.disk ? [pre.disk] : []),
       ];
-  const planText = (o.shownChecks ? framed(o, plan, warnings, Boolean(journal), body) : body).join('\n');
+  const planText = (o.shownChecks ? framed(o, plan, warnings, body, { resuming: Boolean(journal) }) : body).join('\n');
   const base = {
     cluster: o.cluster.key,
     source: plan.source,
@@ -156,7 +155,13 @@ async function planned(
 }
 
 /** A one-hop upgrade's plan as its command shows it: the three-line summary, the plan, then the hop's checks (each once) and the notes after them. */
-function framed(o: Pick<UpgradeOptions, Proof | 'dryRun'>, plan: UpgradePlan, warnings: string[], resuming: boolean, body: string[]): string[] {
+function framed(
+  o: Pick<UpgradeOptions, Proof | 'dryRun'>,
+  plan: UpgradePlan,
+  warnings: string[],
+  body: string[],
+  { resuming }: { resuming: boolean },
+): string[] {
   const checks = o.checks ?? [];
   const going = plan.members.filter((m) => m.action !== 'skip');
   const summary = planSummary({

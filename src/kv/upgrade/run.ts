@@ -328,7 +328,7 @@ export class UpgradeRun {
           target: { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? own },
           gateFirstStop: true,
           gate: (resumed) =>
-            gateBeforeStop(this.env, ms, undefined, resumed).then(
+            gateBeforeStop(this.env, ms, undefined, { resumed }).then(
               () => undefined,
               (err: Error) => {
                 throw new GateRefused(err.message);
@@ -437,7 +437,7 @@ export class UpgradeRun {
     try {
       // Only between members: none after the last one of the hop.
       const last = !this.j.steps.some((x) => x.member && x.member !== ms.name && x.status !== 'done' && x.status !== 'skipped');
-      await this.step(st('settle'), `${ms.name}: settle`, true, () => settleStep(this.env, ms, fmtMs, last));
+      await this.step(st('settle'), `${ms.name}: settle`, true, () => settleStep(this.env, ms, fmtMs, { last }));
       return undefined;
     } catch (err) {
       if (err instanceof WaitAborted) await this.interrupted();

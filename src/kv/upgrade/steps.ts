@@ -148,7 +148,7 @@ export async function gateBeforeStop(
   env: StepEnv<Look, RunRecord>,
   m: MemberSpec,
   seen?: { obs: ClusterObservation; list: MemberListEntry[] },
-  resumed = false,
+  { resumed = false }: { resumed?: boolean } = {},
 ): Promise<ClusterObservation> {
   const { o } = env;
   let all = seen?.obs;
@@ -238,7 +238,12 @@ export async function backupStep(env: StepEnv<'cluster' | 'dataDir' | 'now', Run
  * (`seenGone`), the question is not asked again: nothing of opsctl's started it since, and a member
  * something else restarted on its old binary is caught by the health wait (its version is checked).
  */
-export async function startStep(env: StepEnv<never, RunRecord>, m: MemberSpec, target: MemberTarget, seenGone = false): Promise<string> {
+export async function startStep(
+  env: StepEnv<never, RunRecord>,
+  m: MemberSpec,
+  target: MemberTarget,
+  { seenGone = false }: { seenGone?: boolean } = {},
+): Promise<string> {
   if (!seenGone && (await env.driver.isRunning(m))) return 'already running';
   // The binary asked its version where the member runs, right before the start: a wrong one is never started.
   const v = await env.driver.binaryVersion?.(m, target);
@@ -366,7 +371,11 @@ export interface SettleDecision {
  * writes its WAL holds, v3 requests never counted). Only when none can tell is it assumed over 50 MB.
  * The detail says which applied.
  */
-export async function settleDecision(env: StepEnv<'cluster' | 'session' | 'settle' | 'timeouts' | 'to'>, m: MemberSpec, last = false): Promise<SettleDecision> {
+export async function settleDecision(
+  env: StepEnv<'cluster' | 'session' | 'settle' | 'timeouts' | 'to'>,
+  m: MemberSpec,
+  { last = false }: { last?: boolean } = {},
+): Promise<SettleDecision> {
   const { o } = env;
   if (last) return { ms: 0, why: 'the last member of this hop: the settle is between members' };
   if (o.settle !== 'auto') return { ms: o.settle, why: 'as asked' };
@@ -386,10 +395,10 @@ export async function settleStep(
   env: StepEnv<'cluster' | 'reporter' | 'session' | 'settle' | 'signal' | 'timeouts' | 'to'>,
   m: MemberSpec,
   fmt: (ms: number) => string,
-  last = false,
+  { last = false }: { last?: boolean } = {},
 ): Promise<string> {
   const { o } = env;
-  const d = await settleDecision(env, m, last);
+  const d = await settleDecision(env, m, { last });
   if (d.ms > 0) {
     o.reporter.note(`${m.name}: settling ${fmt(d.ms)} (${d.why})`);
     await env.checkpoint();

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ClusterSpec, MemberSpec } from '../cluster/cluster-file.js';
-import type { MemberDirs, MemberDriver } from '../drivers/driver.js';
+import { capabilitiesOf, type MemberDirs, type MemberDriver } from '../drivers/driver.js';
 import type { HopFacts, Setting } from '../rules/types.js';
 import { shellWord } from '../drivers/host-script.js';
 import type { TrialFinding } from '../trial/run.js';
@@ -46,7 +46,8 @@ export async function checkV2store(
   dirs: Record<string, string | undefined>,
   trials?: readonly TrialFinding[],
 ): Promise<HopFacts['v2store']> {
-  if (o.driver?.builtIn) return { why: `${o.driver.builtIn.what} members keep no etcd data dir for etcdutl` };
+  const can = capabilitiesOf(o.driver);
+  if (!can.etcdData) return { why: `${can.what} members keep no etcd data dir for etcdutl` };
   if (o.driver?.type === 'command') return onHosts(o, o.driver, dirs.given, trials);
   if (o.driver?.type !== 'local')
     return { why: "no driver reaches the members' data dirs: run etcdutl check v2store --data-dir DIR on each host (etcdutl of 3.5.26 or later)" };
@@ -134,7 +135,8 @@ async function onHosts(
  * its newest snapshot: src/kv/wal/v2-data.ts walV2Replay), where opsctl reaches the data dirs.
  */
 export async function walReplayOf(o: Pick<V2storeCheckOptions, 'cluster' | 'driver'>): Promise<HopFacts['walReplay']> {
-  if (o.driver?.builtIn) return { why: `${o.driver.builtIn.what} members keep no WAL` };
+  const can = capabilitiesOf(o.driver);
+  if (!can.etcdData) return { why: `${can.what} members keep no WAL` };
   if (o.driver?.type !== 'local')
     return {
       why: "each member's WAL is on its host, not read from here: 3.7 panics replaying a v2 request written after the newest snapshot (every 3.5 start writes one); on each host a member/snap/*.snap written on 3.6 after the member's last start on 3.5 clears it (else restart it once on 3.6 with --snapshot-count=1)",

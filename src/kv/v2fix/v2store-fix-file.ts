@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readOwnFileSync } from '../../core/local-file.js';
 import { cycleSteps, stepsOf } from '../upgrade/cycle.js';
-import type { Journal, JournalStep } from '../journal/journal.js';
+import { journalsDir, type Journal, type JournalStep } from '../journal/journal.js';
 import { JournalInvalid } from '../journal/read.js';
 import { progressOf } from '../journal/resume-state.js';
 import type { RestorePoint } from '../upgrade/restore-point.js';
@@ -53,13 +53,17 @@ export interface V2FixFile {
 }
 
 export function v2FixPath(dataDir: string, key: string, minor = '3.5'): string {
-  return join(dataDir, 'kv', 'journals', minor === '3.5' ? `${key}.v2store-fix.json` : `${key}.v2store-fix-${minor}.json`);
+  return join(journalsDir(dataDir), minor === '3.5' ? `${key}.v2store-fix.json` : `${key}.v2store-fix-${minor}.json`);
 }
 
 /** A member's steps of one round: its fix cycle (with the snapshot before it) and its way back. */
 export function roundSteps(round: number, member: string): JournalStep[] {
-  const fix = cycleSteps(`r${round}-fix`, member, true);
-  return [{ id: `r${round}-fix/${member}/snapshot`, member, kind: 'snapshot', status: 'pending' }, ...fix, ...cycleSteps(`r${round}-back`, member, false)];
+  const fix = cycleSteps(`r${round}-fix`, member, { whileDown: true });
+  return [
+    { id: `r${round}-fix/${member}/snapshot`, member, kind: 'snapshot', status: 'pending' },
+    ...fix,
+    ...cycleSteps(`r${round}-back`, member, { whileDown: false }),
+  ];
 }
 
 /** A member's two cycles of `round` (the fix's with its snapshot step first). */

@@ -252,7 +252,7 @@ async function fixMember(
     member: m,
     steps: fix.filter((x) => x.kind !== 'snapshot'),
     target: target(FIX_SETTINGS),
-    gate: (resumed) => gateBeforeStop(env, m, undefined, resumed).then(() => undefined),
+    gate: (resumed) => gateBeforeStop(env, m, undefined, { resumed }).then(() => undefined),
     whileDown: async () => logged('backup', await backupStep(env, m)),
     words: { start: `start on ${minor} with snapshot-count 1`, 'wait-healthy': 'wait for a new v2 snapshot' },
     waitBack: async (p) => {
@@ -265,7 +265,7 @@ async function fixMember(
     member: m,
     steps: back,
     target: target(),
-    gate: (resumed) => gateBeforeStop(env, m, undefined, resumed).then(() => undefined),
+    gate: (resumed) => gateBeforeStop(env, m, undefined, { resumed }).then(() => undefined),
     words: {
       start: `start on ${minor} with its own config`,
       'wait-healthy': `back on its own config, then ${job.check ? 'its WAL read again' : 'etcdutl check v2store'}`,

@@ -13,14 +13,15 @@ import { walV2Replay, type MemberDirs } from './v2-data.js';
 
 /** What the check asks of the driver (MemberDriver's own members: kv/drivers imports this room, never the reverse). */
 interface Reads {
-  readonly builtIn?: unknown;
+  /** The members' program keeps no etcd data (ProgramCapabilities.etcdData false): nothing to read. */
+  readonly capabilities?: { readonly etcdData: boolean };
   dataDirs?(m: MemberSpec): Promise<MemberDirs | undefined>;
 }
 
 /** Why the member's start on `target` would fail on its own data (etcd's words), or undefined: nothing found, or nothing read here. */
 export async function notStartable(driver: Reads, m: MemberSpec, target: { version: string }): Promise<string | undefined> {
   const to = minor(target.version);
-  if (!to || compareMinor(to, '3.6') < 0 || driver.builtIn) return undefined;
+  if (!to || compareMinor(to, '3.6') < 0 || driver.capabilities?.etcdData === false) return undefined;
   const dirs = await driver.dataDirs?.(m);
   if (!dirs) return undefined;
   const r = walV2Replay(dirs);

@@ -6,6 +6,7 @@ import { expandSystemd } from '../../../kv/drivers/systemd.js';
 import type { FileConnection } from './connection.js';
 import { TEMPLATE_EXTRA, templateProblem } from '../../../kv/templates/argv.js';
 import { normalizeEndpoint } from './endpoint.js';
+import { parseYaml } from '../../../core/yaml.js';
 
 const Member = z.object({
   name: z.string().min(1),
@@ -80,11 +81,8 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
   try {
     raw = JSON.parse(text);
   } catch {
-    // yaml is CommonJS when bundled: its exports may sit on `default` (a plain destructure got undefined)
-    const mod = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-    const parse = mod.parse ?? mod.default!.parse;
     try {
-      raw = parse(text);
+      raw = await parseYaml(text);
     } catch (err) {
       throw new UsageError(`--cluster ${path}: neither JSON nor YAML: ${syntaxErrorText(err)}`, { field: '--cluster' });
     }

@@ -11,7 +11,7 @@ import type { KvSession } from '../../../kv/cluster/session.js';
 import { durationFlag } from '../../../core/duration.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
 import { localDriver, sandboxCluster } from '../../../kv/sandbox/sandbox.js';
-import { simulatedProgramAt } from '../../../kv/sandbox/members.js';
+import { sandboxProgramAt } from '../../../kv/sandbox/members.js';
 import { fileConnection, findCluster, membersOf, openSession } from './target.js';
 import { normalizeEndpoint } from './endpoint.js';
 
@@ -63,7 +63,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
     const { path, parsed } = found;
     const session = openSession(ctx, await resolveConnection(ctx, f, fileConnection(found)));
     const cluster: ClusterSpec = { source: 'file', key: clusterKey(parsed.members.map((m) => m.endpoint)), members: parsed.members, driver: parsed.driver };
-    const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env, undefined, simulatedProgramAt) : undefined;
+    const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env, undefined, sandboxProgramAt) : undefined;
     driver?.checkMembers(parsed.members, `--cluster ${path}`);
     return { cluster, driver, selector: ['--cluster', f.cluster!], session };
   }
@@ -128,7 +128,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
         exec,
         ctx.env,
         undefined,
-        simulatedProgramAt,
+        sandboxProgramAt,
       );
       // Names come from the cluster's own member list: data, checked before any template uses them.
       command.checkMembers(members, `${found.from} ${found.text}`);
@@ -233,7 +233,7 @@ export function rollingFlags(
 }
 
 /** A command driver with no data-dir backup template refuses unless --no-backup said so (never a silent skip). */
-export function requireBackupTemplate(driver: MemberDriver | undefined, noBackup: boolean, example: string): void {
+export function requireBackupTemplate(driver: MemberDriver | undefined, { noBackup, example }: { noBackup: boolean; example: string }): void {
   if (driver?.type === 'command' && !driver.backupDataDir && !noBackup) {
     throw new UsageError('the command driver has no data-dir backup template', {
       field: '--backup-cmd',

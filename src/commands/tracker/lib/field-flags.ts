@@ -22,7 +22,7 @@ export function fieldFlags(fields: Readonly<Record<string, FieldSpec>>, mode: 'c
     }
     const ref = fieldRef(name, f);
     const list = f.type.endsWith('[]');
-    const value = ref ? refPlaceholder(ref, list) : f.type === 'enum' ? 'value' : list ? 'a,b,…' : f.type === 'color' ? 'hex' : f.type;
+    const value = ref ? refPlaceholder(ref, { list }) : f.type === 'enum' ? 'value' : list ? 'a,b,…' : f.type === 'color' ? 'hex' : f.type;
     // a list of the contract's values: commander cannot check `a,b` against choices, so they are named in the help and offered by completion
     const listOf = list && f.values ? f.values : undefined;
     flags[flagAttr(name)] = {

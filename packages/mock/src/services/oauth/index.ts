@@ -1,5 +1,6 @@
 import { UsageError } from '@opsctl/shared/errors.js';
 import { readLocalFileSync } from '@opsctl/shared/local-file.js';
+import { readYamlFile } from '@opsctl/shared/yaml.js';
 import type { ServiceModule } from '../../service.js';
 import type { MockState } from '../../store.js';
 import { authorizeRoutes } from './authorize.js';
@@ -18,21 +19,18 @@ export const RESTORE_PATH = '/oauth2/mock/clients/:client_id/restore';
 
 /** Reads a registry file (JSON or YAML): `{clients: [...], users: [...]}` or a list of clients. */
 export async function readRegistryFile(path: string): Promise<{ clients: OAuthClient[]; users: MockUser[] }> {
-  const text = readLocalFileSync(path, { what: 'the clients file', exitCode: 2 });
   // A file the user named (OPSCTL_MOCK_OAUTH_CLIENTS, mock serve --clients): its problems are theirs to fix, exit 2.
-  const refuse = (problem: string) =>
-    new UsageError(`the clients file ${path} ${problem}`, {
-      code: 'clients_file',
-      hint: 'fix it (see docs/mock.md for its shape), or unset OPSCTL_MOCK_OAUTH_CLIENTS',
-    });
+  const fix = 'fix it (see docs/mock.md for its shape), or unset OPSCTL_MOCK_OAUTH_CLIENTS';
+  const refuse = (problem: string) => new UsageError(`the clients file ${path} ${problem}`, { code: 'clients_file', hint: fix });
   let doc: unknown;
-  try {
-    if (/\.ya?ml$/i.test(path)) {
-      const yaml = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-      doc = (yaml.parse ?? yaml.default!.parse)(text);
-    } else doc = JSON.parse(text);
-  } catch (err) {
-    throw refuse(`is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'} (${(err as Error).message.split('\n')[0]})`);
+  if (/\.ya?ml$/i.test(path)) doc = await readYamlFile(path, { what: 'the clients file', exitCode: 2, fix });
+  else {
+    const text = readLocalFileSync(path, { what: 'the clients file', exitCode: 2 });
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      throw refuse(`is not valid JSON (${(err as Error).message.split('\n')[0]})`);
+    }
   }
   if (doc !== null && doc !== undefined && typeof doc !== 'object') throw refuse('is not a list of clients or an object {clients, users}');
   const obj = (Array.isArray(doc) ? { clients: doc } : (doc ?? {})) as { clients?: OAuthClient[]; users?: MockUser[] };
