@@ -45,9 +45,9 @@ export interface StartSettings {
   cwd?: string;
   /** The user the member runs as, when known (a trial run as root runs as this user where it can). */
   user?: { uid: number; gid: number };
-  /** Where the arguments and the environment were read: "the sandbox's start command", "pid 4242 on 10.0.0.5 (/proc)". */
   /** What a flow may do with the program started (or found running), where it is not etcd: the driver's answers (driver.ts). */
   capabilities?: ProgramCapabilities;
+  /** Where the arguments and the environment were read: "the sandbox's start command", "pid 4242 on 10.0.0.5 (/proc)". */
   from: { args: string; env: string };
   /** Why the target's program is not known (the settings were read, for the rules; the trial cannot run): `program` is empty then. */
   noProgram?: string;
