@@ -176,7 +176,8 @@ async function startOne(
     for (;;) {
       const now = await engine.inspect(m, name);
       if (!now?.running) {
-        const logs = await engine.run(m, ['logs', '--tail', '20', name]);
+        // (the whole log: a flag error comes before etcd's usage text)
+        const logs = await engine.run(m, ['logs', name]);
         return { result: 'problem', detail: `etcd ${t.version} (${image}) exited on ${copied}: ${lastWords(`${logs.stdout}\n${logs.stderr}`)}` };
       }
       const r = await engine.run(m, [

@@ -101,9 +101,7 @@ export function parseInspect(raw: unknown): ContainerSettings {
   const ulimits = (Array.isArray(host.Ulimits) ? host.Ulimits : []).map((x) => {
     const u = obj(x);
     return {
-      name: (str(u.Name) ?? '')
-        .replace(/^RLIMIT_/, '')
-        .toLowerCase(),
+      name: (str(u.Name) ?? '').replace(/^RLIMIT_/, '').toLowerCase(),
       soft: Number(u.Soft),
       hard: Number(u.Hard),
     };
