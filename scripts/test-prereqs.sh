@@ -41,7 +41,17 @@ PACKAGES=(
   systemd                                    # systemd-analyze verify of the snapshot timer units in docs/examples
   xdg-utils                                  # xdg-open: --web's opener
   python3-venv                               # moto's server in a virtual environment of its own (s3-build.sh)
+  podman runc                                # the kv container driver e2e (members as containers of local etcd images)
 )
+
+# podman here: runc (crun refuses the host's hybrid cgroups), cgroupfs, and the rlimits the host allows (raising them is
+# not permitted). Written once; an existing file is left as it is.
+podman_conf() {
+  [ -f /etc/containers/containers.conf ] && return 0
+  as_root mkdir -p /etc/containers
+  printf '%s\n' '[containers]' 'default_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]' '' \
+    '[engine]' 'cgroup_manager = "cgroupfs"' 'runtime = "runc"' | as_root tee /etc/containers/containers.conf >/dev/null
+}
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then
@@ -65,6 +75,7 @@ step_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
+  podman_conf
   chromium --version 2>/dev/null || true
   etcd --version | sed -n 1p # sed reads to the end: head could leave etcd a SIGPIPE, which pipefail would make fatal
 }

@@ -24,6 +24,8 @@ const ROOMS: Record<string, string> = {
   journal: 'the record on disk that makes the identical command resume after a kill',
   trial: 'the target binary started beside a member on its settings and a copy of its data: the proof',
   rehearsal: 'the whole plan rehearsed on a clone of the cluster (copied data, namespaces of its own) by opsctl itself, before the first stop',
+  containers:
+    "members that are podman or docker containers of the etcd image: the engine's CLI, a container's settings from inspect, the driver (a hop is a new container from the next image), the proof on a copy of the data volume",
   upgrade: 'one hop of a rolling upgrade: plan, pre-flight, the member cycle, the gate between members',
   ladder: 'several hops in one run, the facts each needs, and where the fixes go between them',
   v2fix: "the v2 fixes before 3.6 and 3.7: a member's WAL brought past its v2 requests (restarted with snapshot-count 1, or written past)",

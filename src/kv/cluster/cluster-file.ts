@@ -16,6 +16,8 @@ export interface MemberSpec {
   version?: string;
   /** Real etcd: the directory holding the `etcd` binary it runs. */
   binDir?: string;
+  /** The container driver: the member's container (its name or id; default etcd-NAME). */
+  container?: string;
 }
 
 export interface CommandTemplates {
@@ -97,13 +99,24 @@ export interface CommandTemplates {
   restoreByVersion?: Record<string, string>;
 }
 
+/** The cluster file's container driver (kv/containers): members that are podman or docker containers of the etcd image. */
+export interface ContainerSpec {
+  type: 'container';
+  /** podman (default) or docker, or a path to either. */
+  engine?: string;
+  /** The prefix that runs the engine on the member's host, e.g. `ssh {host} sudo` (none: this machine). */
+  onHost?: string;
+  /** The etcd image per minor: {"3.6": "registry.example/etcd:v3.6.16"}. */
+  images: Record<string, string>;
+}
+
 export interface ClusterSpec {
   /** Where it came from, for messages. */
   source: 'sandbox' | 'file' | 'endpoints';
   /** A stable key for journals and snapshots. */
   key: string;
   members: MemberSpec[];
-  driver?: { type: 'local' } | ({ type: 'command' } & CommandTemplates);
+  driver?: { type: 'local' } | ({ type: 'command' } & CommandTemplates) | ContainerSpec;
   /** Sandbox only. */
   sandbox?: SandboxSpec;
 }

@@ -80,7 +80,7 @@ export interface CloneOf {
  * here (capabilities, etcdFromDir), never which driver or sandbox it is.
  */
 export interface MemberDriver {
-  readonly type: 'local' | 'command';
+  readonly type: 'local' | 'command' | 'container';
   /** What a flow may do with the members' program (capabilitiesOf: etcd's when absent). */
   readonly capabilities?: ProgramCapabilities;
   /** @deprecated the same answers as `capabilities`, for kv/ladder until its split (issue 59 item 1). */
@@ -157,6 +157,13 @@ export interface MemberDriver {
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
   /**
+   * The proof made by the driver itself, where its members' program is not a binary on the host (containers:
+   * each target's image started with the member's own settings on one copy of its data, no network of its
+   * own, the targets in order on the data the one before wrote; `empty`: on an empty data dir, the settings
+   * alone). One finding per target, in order: the data trial's and the settings trial's (kv/trial).
+   */
+  proveStarts?(m: MemberSpec, targets: MemberTarget[], timeoutS: number, on?: 'copy' | 'empty'): Promise<DriverProof[]>;
+  /**
    * The settings the member's next start on `target` runs with (its program for `target`, flags,
    * ETCD_* environment, config file): the trial's input. `why` when the driver cannot tell.
    */
@@ -176,6 +183,14 @@ export interface MemberDriver {
   restoreData?(m: MemberSpec, r: RestoreRequest): Promise<string>;
   /** Drops what prepareRestore built (the restore did not go ahead). */
   abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
+}
+
+/** A start the driver proved itself (MemberDriver.proveStarts): ok with its version and time, or the program's own words. */
+export interface DriverProof {
+  result: 'ok' | 'problem' | 'not-checked';
+  detail: string;
+  ms?: number;
+  version?: string;
 }
 
 /**

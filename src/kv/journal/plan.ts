@@ -131,7 +131,8 @@ function statusProblem(steps: JournalStep[]): { step: string; problem: string } 
   const i = steps.findIndex((s) => !finished(s.status));
   if (i < 0) return undefined;
   const current = steps[i]!;
-  const later = steps.slice(i + 1).find((s) => s.status !== 'pending');
+  // (a backup-data step is marked skipped before the stop, --no-backup or no backup command: a run killed after it leaves it so)
+  const later = steps.slice(i + 1).find((s) => s.status !== 'pending' && !(s.status === 'skipped' && skippable(s)));
   if (later) {
     return {
       step: later.id,

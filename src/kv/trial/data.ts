@@ -92,6 +92,25 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
   const d = o.driver;
   if (!capabilitiesOf(d).etcdData) return moot(capabilitiesOf(d).what);
   if (!d) return all('no driver: opsctl does not reach the members (give a cluster file with a driver, or the sandbox)');
+  if (d.proveStarts) {
+    // (the driver proves the chain its own way: containers, the hop's image on a copy of the member's data volume)
+    const proofs = await d.proveStarts(
+      first.member,
+      jobs.map((j) => j.target),
+      o.timeoutS,
+    );
+    return jobs.map((j, n) => {
+      const p = proofs[n] ?? { result: 'not-checked' as const, detail: 'no proof ran' };
+      return {
+        member,
+        hop: j.hop,
+        result: p.result,
+        detail: p.detail,
+        ...(p.ms !== undefined ? { ms: p.ms } : {}),
+        ...(p.result === 'ok' && p.ms !== undefined ? { started: { ms: p.ms, ...(p.version ? { version: p.version } : {}) } } : {}),
+      };
+    });
+  }
   if (!d.startSettings || !d.hostShell)
     return all("the driver cannot run a script on the member's host (give it a trial template: driver.trial or --trial-cmd 'ssh {host} sudo sh -s')");
   // Each hop's start (its program); the chain stops before a hop whose settings cannot be read. One read of

@@ -103,7 +103,7 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
   const notChecked = (detail: string): TrialFinding => ({ ...base, result: 'not-checked', detail });
   const d = o.driver;
   if (!d) return notChecked('no driver: opsctl does not reach the members (give a cluster file with a driver, or the sandbox)');
-  if (!d.startSettings || !d.hostShell)
+  if (!d.startSettings || (!d.hostShell && !d.proveStarts))
     return notChecked("the driver cannot run a trial on the member's host (give it a trial template: driver.trial or --trial-cmd 'ssh {host} sudo sh -s')");
   let s: StartSettings | { why: string };
   try {
@@ -131,6 +131,8 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
       settings,
     };
   if (s.noProgram) return { ...notChecked(s.noProgram), fingerprint: fp, settings };
+  if (d.proveStarts) return { ...base, ...(await byDriver(job, o, d.proveStarts.bind(d))), fingerprint: fp, settings };
+  if (!d.hostShell) return notChecked("the driver cannot run a trial on the member's host");
   // The binary is on the member's host: there it is asked its version (the trial proves it is there, and of the hop).
   // (the driver's own program, not etcd: no binary on the host to ask, no etcd data to try it on)
   const can = capabilitiesOf(s);
@@ -184,6 +186,28 @@ async function byDataTrial(
     via: 'data',
     detail: `etcd ${release} started with its settings (${what}) in ${data.started.ms} ms: its data trial's start, on a copy of its data (the same binary and settings; no second start on an empty data dir)`,
   };
+}
+
+/**
+ * A driver that proves a start its own way (containers: the hop's image with the member's settings on a copy
+ * of its data): the data trial's start of the same round where it got through (the same start), else one of its own.
+ */
+async function byDriver(job: TrialJob, o: TrialOptions, prove: NonNullable<MemberDriver['proveStarts']>): Promise<Omit<TrialFinding, 'member' | 'hop'>> {
+  const data = await o.dataStart?.(job);
+  if (data?.started) {
+    const release = data.started.version ?? job.release ?? job.target.version;
+    return {
+      result: 'ok',
+      ms: data.started.ms,
+      via: 'data',
+      detail: `etcd ${release} started with its settings in ${data.started.ms} ms: its data trial's start (the same start)`,
+    };
+  }
+  // (the data trial's start did not get through: the settings alone, on an empty data dir, as every settings trial)
+  const [found] = await prove(job.member, [job.target], o.timeoutS, 'empty');
+  return found
+    ? { result: found.result, detail: found.detail, ...(found.ms !== undefined ? { ms: found.ms } : {}) }
+    : { result: 'not-checked', detail: 'no proof ran' };
 }
 
 /** The trial itself (the settings read): rewritten, run on the host, judged. */

@@ -14,6 +14,11 @@ const Member = z.object({
   host: z.string().min(1).optional(),
   /** kv restore: the member's peer URL (else read from the cluster's member list). */
   peerUrl: z.string().min(1).optional(),
+  /** The container driver: the member's container (else etcd-NAME). */
+  container: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a container name is letters, digits, "_", "." and "-", starting with a letter or digit')
+    .optional(),
 });
 const Tls = z.object({
   cacert: z.string().min(1).optional(),
@@ -62,6 +67,14 @@ const File = z.object({
           dataDir: z.string().min(1).optional(),
           etcdctl: z.string().min(1).optional(),
           etcdutl: z.string().min(1).optional(),
+        })
+        .strict(),
+      z
+        .object({
+          type: z.literal('container'),
+          engine: z.string().min(1).optional(),
+          onHost: z.string().min(1).optional(),
+          images: z.record(z.string().regex(/^3\.\d+$/, 'a minor such as "3.6"'), z.string().min(1)),
         })
         .strict(),
     ])
@@ -123,6 +136,12 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
     } catch (err) {
       throw new UsageError(`--cluster ${path}: driver: ${(err as Error).message}`, { field: '--cluster', hint: 'see "Driver presets" in docs/kv-upgrade.md' });
     }
+  } else if (r.data.driver?.type === 'container') {
+    const d = r.data.driver;
+    const problem = d.onHost === undefined ? undefined : templateProblem(d.onHost, []);
+    if (problem)
+      throw new UsageError(`--cluster ${path}: driver.onHost: ${problem}`, { field: '--cluster', hint: 'fix the prefix in the file; nothing was changed' });
+    driver = { ...d };
   } else if (r.data.driver) {
     const { bins, ...templates } = r.data.driver;
     driver = { ...templates, ...(bins ? { binByVersion: { ...bins } } : {}) };
@@ -166,6 +185,7 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
  */
 function remoteTilde(d: z.infer<typeof File>['driver'], path: string): void {
   if (!d) return;
+  if (d.type === 'container') return;
   const paths: Array<[string, string | undefined]> = Object.entries(d.bins ?? {}).map(([v, p]) => [`bins.${v}`, p]);
   if (d.type === 'systemd')
     paths.push(['binLink', d.binLink], ['configFile', d.configFile], ['dataDir', d.dataDir], ['etcdctl', d.etcdctl], ['etcdutl', d.etcdutl]);

@@ -63,6 +63,10 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
     const { path, parsed } = found;
     const session = openSession(ctx, await resolveConnection(ctx, f, fileConnection(found)));
     const cluster: ClusterSpec = { source: 'file', key: clusterKey(parsed.members.map((m) => m.endpoint)), members: parsed.members, driver: parsed.driver };
+    if (parsed.driver?.type === 'container') {
+      const { ContainerDriver } = await import('../../../kv/containers/driver.js');
+      return { cluster, driver: new ContainerDriver(parsed.driver, exec, ctx.env, ctx.debugSink), selector: ['--cluster', f.cluster!], session };
+    }
     const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env, undefined, sandboxProgramAt) : undefined;
     driver?.checkMembers(parsed.members, `--cluster ${path}`);
     return { cluster, driver, selector: ['--cluster', f.cluster!], session };

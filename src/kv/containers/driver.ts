@@ -1,0 +1,235 @@
+/**
+ * `driver: {type: container, engine: podman, images: {"3.6": …}}`: members that are containers of the etcd
+ * image (podman or docker, on this machine or behind an `ssh {host}` prefix). A hop is: stop the container,
+ * keep it under a new name (the way back), create the next one from the hop's image with the same settings
+ * (read from the engine: command line, environment, mounts, network, user, restart policy, limits), start it.
+ *
+ * Every start is safe to run again (a resume after kill -9 at any point), because it reads the engine's own
+ * state first: the member's container on the target image already (created, not started): started; the
+ * container of another image: kept, the next created from its settings; no container of that name (killed
+ * after the keep): the newest kept one's settings. Going down a minor (kv rollback, kv downgrade) the kept
+ * container of the target's image comes back under the member's name, as it was. The kept containers are
+ * named CONTAINER.opsctl-kept-ID (ID: their own short id) and labelled io.opsctl.member: `kv backups prune`
+ * removes them.
+ */
+import type { ContainerSpec, MemberSpec } from '../cluster/cluster-file.js';
+import { compareMinor, minor } from '../cluster/parse.js';
+import type { DriverProof, MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
+import { sharedRead } from '../drivers/driver.js';
+import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
+import { Engine, EngineError } from './engine.js';
+import { createArgs, mountOf, ownEnv, type ContainerSettings } from './settings.js';
+import { proveStarts } from './proof.js';
+
+type Exec = typeof import('execa').execa;
+
+/** The part of a kept container's name after the member's container name. */
+export const KEPT = '.opsctl-kept-';
+
+export class ContainerDriver implements MemberDriver {
+  readonly type = 'container';
+  readonly engine: Engine;
+  private readonly versions = new Map<string, MemberTarget>();
+
+  constructor(
+    readonly spec: ContainerSpec,
+    exec: Exec,
+    env: NodeJS.ProcessEnv,
+    /** The crash-point seam (kv/drivers/traced.ts): the engine calls inside a start that change a member, said before and after. */
+    private readonly trace?: (line: string) => void,
+  ) {
+    this.engine = new Engine(spec.engine ?? 'podman', spec.onHost, exec, env);
+  }
+
+  /** The member's container: the cluster file's `container:`, else etcd-NAME. */
+  containerOf(m: MemberSpec): string {
+    return m.container ?? `etcd-${m.name}`;
+  }
+
+  /** The image of a minor, as the cluster file names it. */
+  imageOf(version: string): string | undefined {
+    return this.spec.images[minor(version) ?? version] ?? this.spec.images[version];
+  }
+
+  /** The minor whose image a container runs (by name, else by id), where the cluster file names it. */
+  private async versionOf(m: MemberSpec, c: ContainerSettings): Promise<string | undefined> {
+    for (const [v, image] of Object.entries(this.spec.images)) {
+      if (image === c.image) return v;
+      const id = (await this.engine.image(m, image))?.id;
+      if (id && id === c.imageId) return v;
+    }
+    return undefined;
+  }
+
+  private async sameImage(m: MemberSpec, c: ContainerSettings, image: string): Promise<boolean> {
+    if (c.image === image) return true;
+    const id = (await this.engine.image(m, image))?.id;
+    return Boolean(id && id === c.imageId);
+  }
+
+  /** The member's kept containers, newest first. */
+  async kept(m: MemberSpec): Promise<ContainerSettings[]> {
+    const named = await this.engine.containersNamed(m, `${this.containerOf(m)}${KEPT}`);
+    const all = await Promise.all(named.map((n) => this.engine.inspect(m, n.name)));
+    return all.filter((c): c is ContainerSettings => Boolean(c)).sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
+  }
+
+  /** The member's container as it is now, else (a start killed after the keep) its newest kept one. */
+  async settingsSource(m: MemberSpec): Promise<ContainerSettings | undefined> {
+    return (await this.engine.inspect(m, this.containerOf(m))) ?? (await this.kept(m))[0];
+  }
+
+  private point(words: string, m: MemberSpec, changes: boolean): void {
+    this.trace?.(`[kv] point: ${words} ${m.name}${changes ? ' (changes)' : ''}`);
+  }
+
+  /** An engine call that changes the member, as a crash point of its own (before, and after with "(changes)"). */
+  private async change(m: MemberSpec, what: string, args: string[]): Promise<void> {
+    this.point(`before container-${what}`, m, false);
+    await this.engine.must(m, args);
+    this.point(`after container-${what}`, m, true);
+  }
+
+  async stop(m: MemberSpec): Promise<void> {
+    const c = await this.engine.inspect(m, this.containerOf(m));
+    if (c?.running) await this.engine.must(m, ['stop', '--time', '60', c.name]);
+  }
+
+  async isRunning(m: MemberSpec): Promise<boolean> {
+    return (await this.engine.inspect(m, this.containerOf(m)))?.running === true;
+  }
+
+  /** A kept container's name: the member's, then KEPT and its own short id (unique; the id names it in every message). */
+  private keptName(m: MemberSpec, c: ContainerSettings): string {
+    return `${this.containerOf(m)}${KEPT}${c.id.slice(0, 12)}`;
+  }
+
+  async start(m: MemberSpec, target: MemberTarget): Promise<void> {
+    this.lastStart.set(m.name, await this.startOn(m, target));
+    this.versions.set(m.name, target);
+  }
+
+  /** What the last start of each member did (the engine calls, the containers named), for the step's record. */
+  readonly lastStart = new Map<string, string>();
+
+  private async startOn(m: MemberSpec, target: MemberTarget): Promise<string> {
+    const name = this.containerOf(m);
+    const image = this.imageOf(target.version);
+    if (!image) throw new EngineError(`no image for ${target.version} in driver.images of the cluster file: add "${target.version}": IMAGE`);
+    const cur = await this.engine.inspect(m, name);
+    if (cur && (await this.sameImage(m, cur, image))) {
+      if (cur.running) return `${name} (${image}) runs already`;
+      await this.change(m, 'start', ['start', name]);
+      return `${name} (${image}) started`;
+    }
+    const kept = await this.kept(m);
+    const from = cur ?? kept[0];
+    if (!from)
+      throw new EngineError(
+        `member ${m.name}: the engine has no container ${name}, and none kept (${name}${KEPT}…): create it as it was, then run the same command`,
+      );
+    if (from.running) throw new EngineError(`member ${m.name}: ${from.name} still runs (${from.image}): it is stopped before its image changes`);
+    const fromVersion = await this.versionOf(m, from);
+    const said: string[] = [];
+    if (cur) {
+      const keep = this.keptName(m, cur);
+      await this.change(m, 'rename', ['rename', cur.name, keep]);
+      said.push(`${cur.name} (${cur.image}) kept as ${keep}`);
+    }
+    // Going down a minor (a rollback, a downgrade): the kept container of the target's image, as it was.
+    const down = fromVersion !== undefined && compareMinor(minor(target.version) ?? target.version, fromVersion) < 0;
+    const back = down ? await this.findKept(m, kept, image) : undefined;
+    if (back) {
+      await this.change(m, 'rename', ['rename', back.name, name]);
+      await this.change(m, 'start', ['start', name]);
+      return [...said, `${back.name} (${image}) back as ${name} and started`].join('; ');
+    }
+    const oldImage = await this.engine.image(m, from.imageId || from.image);
+    const args = createArgs({ settings: from, ...(oldImage ? { oldImage } : {}), name, image, member: m.name });
+    await this.change(m, 'create', args);
+    await this.change(m, 'start', ['start', name]);
+    return [...said, `${name} created from ${image} with ${from.name}'s settings and started`].join('; ');
+  }
+
+  private async findKept(m: MemberSpec, kept: ContainerSettings[], image: string): Promise<ContainerSettings | undefined> {
+    for (const k of kept) if (await this.sameImage(m, k, image)) return k;
+    return undefined;
+  }
+
+  current(m: MemberSpec): MemberTarget | undefined {
+    return this.versions.get(m.name);
+  }
+
+  /** The image of a minor: what "the binary on the hosts" is for containers (its version asked by binaryVersion). */
+  hostBinary(version: string): string | undefined {
+    return this.imageOf(version);
+  }
+
+  /** The etcd of the image, asked its version on the member's host (`run --rm --network none IMAGE --version`). */
+  async binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }> {
+    const image = this.imageOf(target.version);
+    if (!image) return { why: `no image for ${target.version} in driver.images` };
+    const program = (await this.settingsSource(m).catch(() => undefined))?.argv[0] ?? '/usr/local/bin/etcd';
+    const r = await this.engine.run(m, ['run', '--rm', '--network', 'none', '--entrypoint', program, image, '--version']);
+    const v = /etcd Version:\s*(\S+)/.exec(r.stdout)?.[1];
+    if (v) return { version: v };
+    return { why: `${image}: \`${program} --version\` printed no "etcd Version:" (${r.stderr.trim().split('\n').pop() ?? `exit ${r.exitCode}`})` };
+  }
+
+  /** Before a hop's first stop: the hop's image is on every member's host (pulled where it is not) and its etcd is of the hop. */
+  async stage(m: MemberSpec, target: MemberTarget): Promise<string> {
+    const image = this.imageOf(target.version);
+    if (!image) throw new EngineError(`no image for ${target.version} in driver.images of the cluster file`);
+    if (!(await this.engine.image(m, image))) await this.engine.must(m, ['pull', image], 600_000);
+    const v = await this.binaryVersion(m, target);
+    if ('why' in v) throw new EngineError(v.why);
+    if (minor(v.version) !== (minor(target.version) ?? target.version)) throw new EngineError(`${image} runs etcd ${v.version}, not ${target.version}.x`);
+    return `${image}: etcd ${v.version}`;
+  }
+
+  /**
+   * What the member's next start on `target` runs with: its container's command and ETCD_* environment as
+   * the engine reports them (the next container is created with the same), and the config file they name,
+   * read from the mount that holds it on the host.
+   */
+  async startSettings(m: MemberSpec, target: MemberTarget, reads?: SettingsReads): Promise<StartSettings | { why: string }> {
+    const c = await sharedRead(reads, `container\0${m.name}`, () => this.settingsSource(m));
+    if (!c) return { why: `the engine has no container ${this.containerOf(m)} (member ${m.name}: driver.container in the cluster file names it)` };
+    const env = Object.fromEntries(Object.entries(ownEnv(c, undefined)).filter(([k]) => /^(ETCD_|GO)/.test(k)));
+    const where = `container ${c.name} (${this.engine.program} inspect)`;
+    const image = this.imageOf(target.version);
+    const s: StartSettings = {
+      program: c.argv.slice(0, 1),
+      args: c.argv.slice(1),
+      env,
+      ...(c.workdir ? { cwd: c.workdir } : {}),
+      from: { args: `${where}: its command`, env: `${where}: its environment` },
+      ...(image ? {} : { noProgram: `no image for ${target.version} in driver.images of the cluster file` }),
+    };
+    const file = configFileOf(s.args, s.env);
+    if (file) {
+      const at = mountOf(c, file);
+      if (!at) return { ...s, noProgram: `the config file ${file} is not on a mount of ${c.name}: opsctl cannot read it from the host` };
+      const path = at.rest ? `${at.mount.hostPath}/${at.rest}` : at.mount.hostPath;
+      const r = await this.engine.host(m, ['cat', '--', path]);
+      if (r.exitCode !== 0) return { why: `${c.name}'s config file ${file} (${path} on its host) cannot be read: ${r.stderr.trim()}` };
+      s.config = { file: `${file} in ${c.name}`, text: r.stdout };
+    }
+    return s;
+  }
+
+  /** The proof (proof.ts): each target's image on one copy of the member's data, no network of its own. */
+  proveStarts(m: MemberSpec, targets: MemberTarget[], timeoutS: number, on: 'copy' | 'empty' = 'copy'): Promise<DriverProof[]> {
+    return proveStarts(this, m, targets, timeoutS, on);
+  }
+
+  /** --dry-run: what each member's hop runs. */
+  preview(members: readonly MemberSpec[], target: MemberTarget): string {
+    const image = this.imageOf(target.version) ?? `(no image for ${target.version})`;
+    const lines = members.map((m) => {
+      const n = this.containerOf(m);
+      return `  ${m.name}: ${this.engine.program} stop ${n}; rename ${n} ${n}${KEPT}ID; create --name ${n} (its settings) ${image}; start ${n}`;
+    });
+    return `containers (as they would run):\n${lines.join('\n')}`;
+  }
+}

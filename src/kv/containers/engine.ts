@@ -1,0 +1,119 @@
+/**
+ * The container engine's command line, as an operator types it: `podman …` or `docker …`, on this machine
+ * or behind a prefix (`ssh {host} sudo`). Every call is an argv (no shell here; the prefix's words are
+ * the command driver's template grammar, its values checked as there). Both engines take the same verbs
+ * for what opsctl asks: inspect, create, start, stop, rename, rm, run, logs, pause, unpause, ps.
+ */
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import { valueProblem } from '../cluster/cluster-file.js';
+import { compileTemplate, displayArgv, renderArgv, type Template } from '../templates/argv.js';
+import { parseImageDefaults, parseInspect, type ContainerSettings, type ImageDefaults } from './settings.js';
+
+type Exec = typeof import('execa').execa;
+
+export interface EngineResult {
+  stdout: string;
+  stderr: string;
+  exitCode?: number;
+  argv: string[];
+  timedOut: boolean;
+}
+
+/** Words an engine prints when a container or image does not exist (podman's and docker's). */
+const NO_SUCH = /no such (container|object|image)|no container with name or ID|image not known|not found/i;
+
+export class EngineError extends Error {}
+
+export class Engine {
+  private readonly prefix?: Template;
+
+  constructor(
+    /** The engine's program: podman, docker, or a path. */
+    readonly program: string,
+    onHost: string | undefined,
+    private readonly exec: Exec,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly timeoutMs = 120_000,
+  ) {
+    if (onHost) this.prefix = compileTemplate(onHost);
+  }
+
+  /** podman or docker, by the program's name (the differences: docs/kv-upgrade.md, "Containers"). */
+  get kind(): 'podman' | 'docker' {
+    return /docker[^/]*$/.test(this.program) ? 'docker' : 'podman';
+  }
+
+  /** The words that run a command on the member's host (the prefix), empty on this machine. */
+  hostWords(m: MemberSpec): string[] {
+    if (!this.prefix) return [];
+    const host = m.host ?? new URL(m.endpoint).hostname.replace(/^\[(.*)\]$/, '$1');
+    const vars: Record<string, string> = { host, name: m.name, endpoint: m.endpoint };
+    return renderArgv(this.prefix, (k) => {
+      const v = vars[k];
+      if (v === undefined) throw new EngineError(`driver.onHost: no value for {${k}} (it may use {host}, {name}, {endpoint})`);
+      const p = valueProblem(k, v);
+      if (p) throw new EngineError(`member ${JSON.stringify(m.name)}: {${k}} ${JSON.stringify(v)}: ${p}`);
+      return v;
+    });
+  }
+
+  /** A program on the member's host (the prefix, then the words). */
+  async host(m: MemberSpec, words: string[], timeoutMs = this.timeoutMs, input?: string): Promise<EngineResult> {
+    const argv = [...this.hostWords(m), ...words];
+    const [file, ...args] = argv;
+    const io = input === undefined ? { stdin: 'ignore' as const } : { input };
+    const r = await this.exec(file!, args, { reject: false, timeout: timeoutMs, ...io, env: this.env, extendEnv: false });
+    return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: r.exitCode, argv, timedOut: Boolean(r.timedOut) };
+  }
+
+  /** The engine with `args` on the member's host. */
+  run(m: MemberSpec, args: string[], timeoutMs = this.timeoutMs): Promise<EngineResult> {
+    return this.host(m, [this.program, ...args], timeoutMs);
+  }
+
+  /** The engine, failing with its own words unless it exits 0. */
+  async must(m: MemberSpec, args: string[], timeoutMs = this.timeoutMs): Promise<EngineResult> {
+    const r = await this.run(m, args, timeoutMs);
+    if (r.exitCode !== 0) throw new EngineError(failure(r, timeoutMs));
+    return r;
+  }
+
+  /** A container's settings, or undefined when the engine has none of that name. */
+  async inspect(m: MemberSpec, container: string): Promise<ContainerSettings | undefined> {
+    const r = await this.run(m, ['container', 'inspect', container]);
+    if (r.exitCode !== 0) {
+      if (NO_SUCH.test(r.stderr)) return undefined;
+      throw new EngineError(failure(r, this.timeoutMs));
+    }
+    const list = JSON.parse(r.stdout) as unknown[];
+    return list[0] === undefined ? undefined : parseInspect(list[0]);
+  }
+
+  /** An image's defaults, or undefined when the engine does not have it. */
+  async image(m: MemberSpec, image: string): Promise<(ImageDefaults & { id: string }) | undefined> {
+    const r = await this.run(m, ['image', 'inspect', image]);
+    if (r.exitCode !== 0) {
+      if (NO_SUCH.test(r.stderr)) return undefined;
+      throw new EngineError(failure(r, this.timeoutMs));
+    }
+    const raw = (JSON.parse(r.stdout) as unknown[])[0] as { Id?: string } | undefined;
+    return raw ? { ...parseImageDefaults(raw), id: String(raw.Id ?? '').replace(/^sha256:/, '') } : undefined;
+  }
+
+  /** The names of every container (running or not) whose name begins with `prefix`, with their creation times. */
+  async containersNamed(m: MemberSpec, prefix: string): Promise<Array<{ name: string; created: string }>> {
+    const r = await this.must(m, ['ps', '--all', '--format', '{{.Names}}\t{{.CreatedAt}}']);
+    return r.stdout
+      .split('\n')
+      .map((l) => l.split('\t'))
+      .filter(([n]) => n?.startsWith(prefix))
+      .map(([name, created]) => ({ name: name!, created: created ?? '' }));
+  }
+}
+
+/** What a failed engine call said: its command line, exit and last words. */
+export function failure(r: EngineResult, timeoutMs: number): string {
+  const why = r.timedOut ? `timed out after ${timeoutMs} ms` : r.exitCode === undefined ? 'did not run' : `exit ${r.exitCode}`;
+  const last = r.stderr.trim().split('\n').pop();
+  return `\`${displayArgv(r.argv)}\` failed (${why})${last ? `: ${last}` : ''}`;
+}

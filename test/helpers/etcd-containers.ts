@@ -1,0 +1,157 @@
+import { execa } from 'execa';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../src/kv/sandbox/sandbox.js';
+import { PINNED_ETCD } from './etcd-releases.js';
+
+/**
+ * Members that are podman containers of a locally built etcd image (issue 61): `FROM scratch` and the
+ * three static binaries of a release build (etcd, etcdctl, etcdutl in /usr/local/bin, as etcd's own images
+ * have them), tagged localhost/opsctl-etcd:vX.Y.Z, built once per machine (an image already there is used:
+ * the tag names the pinned build). No registry. Each member: `podman run -d --network host --restart
+ * unless-stopped -v VOLUME:/var/lib/etcd IMAGE /usr/local/bin/etcd --name … --data-dir /var/lib/etcd …`, on
+ * loopback ports of its own; every container and volume of a cluster carries the run's prefix and is removed
+ * by destroy() (by name, never by a wider filter).
+ */
+export const PODMAN = 'podman';
+
+export const imageOf = (version: string) => `localhost/opsctl-etcd:v${version}`;
+
+/** Why podman cannot run containers here, or undefined when it can (a container of the 3.5 image started). */
+export async function podmanProblem(): Promise<string | undefined> {
+  const r = await execa(PODMAN, ['info', '--format', '{{.Host.OCIRuntime.Name}}'], { reject: false });
+  if (r.exitCode !== 0)
+    return `podman info failed (${String(r.stderr).trim().split('\n').pop() ?? r.exitCode}): apt-get install podman runc, and /etc/containers/containers.conf (scripts/test-prereqs.sh)`;
+  return undefined;
+}
+
+/** The image of each pinned release, built where it is not there yet (each a `podman build` of a scratch context). */
+export async function etcdImages(dirs: { v35: string; v36: string; v37: string }): Promise<Record<'3.5' | '3.6' | '3.7', string>> {
+  const out = {} as Record<'3.5' | '3.6' | '3.7', string>;
+  for (const [minor, dir] of [
+    ['3.5', dirs.v35],
+    ['3.6', dirs.v36],
+    ['3.7', dirs.v37],
+  ] as const) {
+    const tag = imageOf(PINNED_ETCD[minor]);
+    out[minor] = tag;
+    if ((await execa(PODMAN, ['image', 'exists', tag], { reject: false })).exitCode === 0) continue;
+    const ctx = mkdtempSync(join(tmpdir(), 'opsctl-etcd-image-'));
+    try {
+      for (const b of ['etcd', 'etcdctl', 'etcdutl']) copyFileSync(join(dir, b), join(ctx, b));
+      writeFileSync(join(ctx, 'Containerfile'), 'FROM scratch\nCOPY etcd etcdctl etcdutl /usr/local/bin/\nCMD ["/usr/local/bin/etcd"]\n');
+      await execa(PODMAN, ['build', '--quiet', '--tag', tag, ctx]);
+    } finally {
+      rmSync(ctx, { recursive: true, force: true });
+    }
+  }
+  return out;
+}
+
+export interface ContainerMember {
+  name: string;
+  container: string;
+  volume: string;
+  clientUrl: string;
+  peerUrl: string;
+}
+
+export interface ContainerCluster {
+  prefix: string;
+  members: ContainerMember[];
+  endpoints: string[];
+  /** Every container and volume of the run (kept and proof containers included), by its prefix. */
+  destroy(): Promise<void>;
+  /** The member's container as podman reports it (undefined: none of that name). */
+  inspect(name: string): Promise<{ Id: string; State: { Running: boolean; Pid: number }; ImageName: string } | undefined>;
+  /** Every container name of the run. */
+  names(): Promise<string[]>;
+}
+
+/** A cluster of `size` containers of `image`, each member's command its flags and `extra`. */
+export async function containerCluster(o: { size: number; image: string; extra?: (name: string) => string[] }): Promise<ContainerCluster> {
+  const prefix = `opsctl-e2e-${Math.random().toString(16).slice(2, 8)}`;
+  const taken = new Set<number>();
+  const port = async () => {
+    for (;;) {
+      const p = await freePort();
+      if (!taken.has(p)) return (taken.add(p), p);
+    }
+  };
+  const members: ContainerMember[] = [];
+  for (let i = 1; i <= o.size; i++) {
+    const name = `c${i}`;
+    members.push({
+      name,
+      container: `${prefix}-${name}`,
+      volume: `${prefix}-${name}-data`,
+      clientUrl: `http://127.0.0.1:${await port()}`,
+      peerUrl: `http://127.0.0.1:${await port()}`,
+    });
+  }
+  const initial = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
+  const names = async () =>
+    String((await execa(PODMAN, ['ps', '--all', '--format', '{{.Names}}'])).stdout)
+      .split('\n')
+      .filter((n) => n.startsWith(`${prefix}-`));
+  const c: ContainerCluster = {
+    prefix,
+    members,
+    endpoints: members.map((m) => m.clientUrl),
+    names,
+    async destroy() {
+      const all = await names();
+      if (all.length) await execa(PODMAN, ['rm', '--force', '--time', '2', ...all], { reject: false });
+      await execa(PODMAN, ['volume', 'rm', '--force', ...members.map((m) => m.volume)], { reject: false });
+    },
+    async inspect(name) {
+      const r = await execa(PODMAN, ['container', 'inspect', name], { reject: false });
+      return r.exitCode === 0 ? (JSON.parse(String(r.stdout)) as Array<Awaited<ReturnType<ContainerCluster['inspect']>>>)[0] : undefined;
+    },
+  };
+  for (const m of members) {
+    await execa(PODMAN, [
+      'run',
+      '--detach',
+      '--name',
+      m.container,
+      '--network',
+      'host',
+      '--restart',
+      'unless-stopped',
+      '--env',
+      'ETCD_LOG_LEVEL=warn',
+      '--volume',
+      `${m.volume}:/var/lib/etcd`,
+      o.image,
+      '/usr/local/bin/etcd',
+      `--name=${m.name}`,
+      '--data-dir=/var/lib/etcd',
+      `--listen-client-urls=${m.clientUrl}`,
+      `--advertise-client-urls=${m.clientUrl}`,
+      `--listen-peer-urls=${m.peerUrl}`,
+      `--initial-advertise-peer-urls=${m.peerUrl}`,
+      `--initial-cluster=${initial}`,
+      `--initial-cluster-token=${prefix}`,
+      '--initial-cluster-state=new',
+      ...(o.extra?.(m.name) ?? []),
+    ]);
+  }
+  return c;
+}
+
+/** The cluster file of a container cluster: the container driver, podman, an image per minor. */
+export function writeContainerClusterFile(path: string, c: ContainerCluster, images: Record<string, string>): string {
+  const lines = [
+    'members:',
+    ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}", container: ${m.container} }`),
+    'driver:',
+    '  type: container',
+    `  engine: ${PODMAN}`,
+    '  images:',
+    ...Object.entries(images).map(([v, i]) => `    "${v}": "${i}"`),
+  ];
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
