@@ -16,6 +16,8 @@
 #   scripts/test-prereqs.sh archives   etcd 3.2.32/3.3.27: nothing can build or download them here, so they come as
 #                                      archives in shared/etcd beside the checkout (or OPSCTL_ETCD_ARCHIVES); says whether
 #                                      they are there (the vitest global setup extracts them)
+#   scripts/test-prereqs.sh containers podman and runc, and /etc/containers/containers.conf as this host needs it (runc,
+#                                      cgroupfs, the rlimits it allows): the container driver's e2e (`npm run test:containers`)
 #   scripts/test-prereqs.sh list       the Debian packages, one a line
 #
 # Not installed here, the machine's own: Node.js (npm ci, the tests), Go (the builds: etcd 3.7.3 asks Go 1.26; Debian's
@@ -41,8 +43,11 @@ PACKAGES=(
   systemd                                    # systemd-analyze verify of the snapshot timer units in docs/examples
   xdg-utils                                  # xdg-open: --web's opener
   python3-venv                               # moto's server in a virtual environment of its own (s3-build.sh)
-  podman runc                                # the kv container driver e2e (members as containers of local etcd images)
 )
+
+# The kv container driver's e2e (`npm run test:containers`, not in CI's time budget yet): members as containers of
+# local etcd images.
+CONTAINER_PACKAGES=(podman runc)
 
 # podman here: runc (crun refuses the host's hybrid cgroups), cgroupfs, and the rlimits the host allows (raising them is
 # not permitted). Written once; an existing file is left as it is.
@@ -64,6 +69,20 @@ as_root() {
   fi
 }
 
+step_containers() {
+  echo "::: podman for the container driver's e2e: ${CONTAINER_PACKAGES[*]}"
+  local missing=() p
+  for p in "${CONTAINER_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' ok installed$' || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  podman_conf
+  podman --version
+}
+
 step_packages() {
   echo "::: system packages: ${PACKAGES[*]}"
   local missing=() p
@@ -75,7 +94,6 @@ step_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
-  podman_conf
   chromium --version 2>/dev/null || true
   etcd --version | sed -n 1p # sed reads to the end: head could leave etcd a SIGPIPE, which pipefail would make fatal
 }
@@ -118,6 +136,7 @@ step_archives() {
 
 step_all() {
   step_packages
+  step_containers
   local logs etcd_pid s3_pid status=0 version dir
   logs=$(mktemp -d)
   echo "::: real etcd 3.5/3.6/3.7 (scripts/etcd-build.sh) and the S3-compatible servers (scripts/s3-build.sh), side by side"
@@ -157,9 +176,10 @@ case "${1:-all}" in
   etcd) exec "$repo/scripts/etcd-build.sh" ;;
   s3) exec "$repo/scripts/s3-build.sh" ;;
   archives) step_archives ;;
+  containers) step_containers ;;
   list) printf '%s\n' "${PACKAGES[@]}" ;;
   *)
-    echo "usage: $0 [all|packages|etcd|s3|archives|list]" >&2
+    echo "usage: $0 [all|packages|etcd|s3|archives|containers|list]" >&2
     exit 2
     ;;
 esac

@@ -79,15 +79,15 @@ export class ContainerDriver implements MemberDriver {
     return (await this.engine.inspect(m, this.containerOf(m))) ?? (await this.kept(m))[0];
   }
 
-  private point(words: string, m: MemberSpec, changes: boolean): void {
-    this.trace?.(`[kv] point: ${words} ${m.name}${changes ? ' (changes)' : ''}`);
+  private point(words: string, m: MemberSpec, at: 'before' | 'changed'): void {
+    this.trace?.(`[kv] point: ${words} ${m.name}${at === 'changed' ? ' (changes)' : ''}`);
   }
 
   /** An engine call that changes the member, as a crash point of its own (before, and after with "(changes)"). */
   private async change(m: MemberSpec, what: string, args: string[]): Promise<void> {
-    this.point(`before container-${what}`, m, false);
+    this.point(`before container-${what}`, m, 'before');
     await this.engine.must(m, args);
-    this.point(`after container-${what}`, m, true);
+    this.point(`after container-${what}`, m, 'changed');
   }
 
   async stop(m: MemberSpec): Promise<void> {

@@ -88,7 +88,17 @@ export async function proveStarts(
     const copied = on === 'empty' ? 'an empty data dir (its settings alone)' : await copyData(d, m, c.name, source, scratch);
     if (typeof copied !== 'string') return all('not-checked', copied.why);
     for (const [i, t] of targets.entries()) {
-      const found = await startOne(d, m, c.name, t, s, doc, scratch, at.mount, timeoutS, copied, on === 'copy');
+      const found = await startOne(d, m, {
+        member: c.name,
+        target: t,
+        settings: s,
+        doc,
+        scratch,
+        dataMount: at.mount,
+        timeoutS,
+        copied,
+        dataCopy: on === 'copy',
+      });
       out.push(found);
       if (found.result !== 'ok') {
         for (const _ of targets.slice(i + 1)) out.push({ result: 'not-checked', detail: `not tried: the hop before (${t.version}) did not start on the copy` });
@@ -123,16 +133,19 @@ async function copyData(d: ProofDriver, m: MemberSpec, container: string, source
 async function startOne(
   d: ProofDriver,
   m: MemberSpec,
-  member: string,
-  t: MemberTarget,
-  s: Parameters<typeof trialPlan>[0],
-  doc: ConfigDoc | undefined,
-  scratch: string,
-  dataMount: ContainerMount,
-  timeoutS: number,
-  copied: string,
-  dataCopy: boolean,
+  o: {
+    member: string;
+    target: MemberTarget;
+    settings: Parameters<typeof trialPlan>[0];
+    doc: ConfigDoc | undefined;
+    scratch: string;
+    dataMount: ContainerMount;
+    timeoutS: number;
+    copied: string;
+    dataCopy: boolean;
+  },
 ): Promise<DriverProof> {
+  const { member, target: t, settings: s, doc, scratch, dataMount, timeoutS, copied, dataCopy } = o;
   const engine = d.engine;
   const image = d.imageOf(t.version)!;
   const fresh = doc && s.config ? await parseConfigDoc(s.config.text, s.config.file) : undefined;
