@@ -40,13 +40,9 @@ export default defineConfig({
     // (the CI of 2026-11-27: 3,779 s of files, 2,899 CPU s), so a third file runs in that time. Every test
     // takes its own free ports, directories and namespaces, and waits for states with deadlines scaled by the load.
     maxWorkers: availableParallelism() + 1,
-    // One worker process runs file after file, the modules of src/ and the helpers loaded once per worker and
-    // shared by its files, not a new process per file: the fork, vitest's set-up and the imports of
-    // src/ were 0.8 s of CPU an integration file and 0.4 s an e2e file (20 integration files: 54.5 → 38.1 s of
-    // CPU; 15 e2e files: 71.3 → 64.8 s). No test keeps state in a module of src/ or the helpers between files,
-    // none mocks a module or stubs a global, and the two that set process.env put it back; what a file starts
-    // it stops (test/helpers/cpu-usage.ts counts what is left in its cgroup: `left`).
-    isolate: false,
+    // (isolate: false in the unit tier only: with it in every tier, 20 integration files took 54.5 → 38.1 s of CPU,
+    // but a whole integration run failed 4 sign-in files that pass alone, with the embedded mock's in-process origin
+    // new that day; not taken until a whole run on a quiet machine clears it)
     // The files that take longest start first (test/helpers/sequencer.ts): a fresh clone has no results cache, and
     // vitest's fallback (the largest file first) started the ladder and crash sweeps late, to run alone at the end.
     sequence: { sequencer: LongestFirst },
@@ -59,9 +55,10 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          // (isolate: false, as every tier: the tier's files import the same verbs, and re-importing them per file
-          // was half its time: 102–127 s → 55–59 s at load 10 on 2 cores, 75 files. A unit test keeps no
-          // module-level state: process-state.test.ts guards src/; tests set env per call.)
+          // One module graph per worker instead of one per file: the tier's files import the same verbs, and
+          // re-importing them per file was half its time (102–127 s → 55–59 s at load 10 on 2 cores, 75 files).
+          // A unit test keeps no module-level state (process-state.test.ts guards src/; tests set env per call).
+          isolate: false,
           testTimeout: budget(10_000),
           hookTimeout: budget(20_000),
           globalSetup: ['test/helpers/home-setup.ts'],
