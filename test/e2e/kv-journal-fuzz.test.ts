@@ -149,7 +149,8 @@ function mutations(base: Journal, rnd: () => number): Mutation[] {
 /**
  * The model: the journals a run can leave, written as the executor behaves (independently of the
  * validator's code). Per member, in plan order: done steps (the backup may be skipped), then at most
- * one step pending/running/failed, then pending ones; at most one member between stop and a
+ * one step pending/running/failed, then pending ones (a skipped backup among them where that step is the stop or
+ * the wait for it: the cycle marks the backup skipped as it begins); at most one member between stop and a
  * finished start; the cluster's steps only once every member is done, final health after the
  * cluster version.
  */
@@ -162,7 +163,9 @@ function runCouldLeave(j: Journal): boolean {
     let i = 0;
     while (i < v.length && (v[i] === 'done' || (v[i] === 'skipped' && MEMBER_STEPS[i] === 'backup-data'))) i++;
     if (i < v.length && !['pending', 'running', 'failed'].includes(v[i]!)) return false;
-    if (v.slice(i + 1).some((x) => x !== 'pending')) return false;
+    // (the backup is marked skipped as the member's cycle begins: a run killed in its stop, or the wait for it, leaves it so)
+    const inCycle = MEMBER_STEPS[i] === 'stop' || MEMBER_STEPS[i] === 'wait-stopped';
+    if (v.slice(i + 1).some((x, k) => x !== 'pending' && !(inCycle && x === 'skipped' && MEMBER_STEPS[i + 1 + k] === 'backup-data'))) return false;
     if (i < v.length) allDone = false;
     if (v[1] !== 'pending' && v[4] !== 'done') down++;
   }

@@ -131,8 +131,10 @@ function statusProblem(steps: JournalStep[]): { step: string; problem: string } 
   const i = steps.findIndex((s) => !finished(s.status));
   if (i < 0) return undefined;
   const current = steps[i]!;
-  // (a backup-data step is marked skipped before the stop, --no-backup or no backup command: a run killed after it leaves it so)
-  const later = steps.slice(i + 1).find((s) => s.status !== 'pending' && !(s.status === 'skipped' && skippable(s)));
+  // (a backup-data step is marked skipped as the member's cycle begins, --no-backup or no backup command: a run killed
+  // in its stop or the wait for it leaves it so, before the step in flight)
+  const inCycle = current.kind === 'stop' || current.kind === 'wait-stopped';
+  const later = steps.slice(i + 1).find((s) => s.status !== 'pending' && !(inCycle && s.status === 'skipped' && skippable(s)));
   if (later) {
     return {
       step: later.id,
