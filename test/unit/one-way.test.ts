@@ -77,7 +77,8 @@ describe('one way per concern', () => {
 
   it("the journals' folder and a cluster's journal path are built in kv/journal/journal.ts alone (journalsDir, journalPath)", () => {
     // the ladder's own record (its sub-room is being split, issue 59 item 1) still builds its folder's path: to go
-    const pending = ['src/kv/ladder/record.ts'];
+    // and kv status, which looks for the folder before it loads any journal code (its start-up budget: kv-startup e2e)
+    const pending = ['src/kv/ladder/record.ts', 'src/commands/kv/status.ts'];
     const built = linesMatching(srcTexts(), /['"]journals['"]/).filter((at) => !pending.some((p) => at.startsWith(`${p}:`)));
     expect(built.map((at) => at.replace(/:\d+$/, ''))).toEqual(['src/kv/journal/journal.ts']);
   });
