@@ -44,9 +44,6 @@ export async function trialsOf(
   // rehearsed, the rehearsal on the clone proves the data, not one copy per member alone (kv/rehearsal).
   const proofBy = byRehearsal(o, look);
   if (proofBy === 'clone') return cloneFindings(o.cluster.members, list, at);
-  // Where the rehearsal runs before the first stop, each member's start on each hop with its own settings is one of
-  // its steps: no trial start beside it (a dry run, which runs no rehearsal, starts them as before).
-  const rehearsed = proofBy === 'rehearsal' && (!o.dryRun || Boolean(o.rehearseOnly));
   const stopped = stoppedByJournal(o);
   // (one round of reads: each member's process is read once on its host for every trial of this call)
   const reads: SettingsReads = new Map();
@@ -97,9 +94,8 @@ export async function trialsOf(
   const starts = dataTrials.then((m) => new Map([...m.values()].flat().map((t): [string, DataStart] => [`${t.hop}\0${t.member}`, t as DataStart])));
   const dataStart = (job: TrialJob) => starts.then((m) => m.get(`${job.hop}\0${job.member.name}`));
   const [settings, data] = await Promise.all([
-    rehearsed
-      ? new Map<string, TrialFinding[]>(list.map((h) => [h.name, byTheRehearsal(o.cluster.members, h.name)]))
-      : hopTrials({ ...base, dataStart }, list, known),
+    // (each member's settings trial runs beside the rehearsal too: it names a refused setting in etcd's own words, in a second)
+    hopTrials({ ...base, dataStart }, list, known),
     dataTrials,
   ]);
   for (const h of list) {
