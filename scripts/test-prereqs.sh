@@ -69,24 +69,10 @@ as_root() {
   fi
 }
 
-step_containers() {
-  echo "::: podman for the container driver's e2e: ${CONTAINER_PACKAGES[*]}"
+# The Debian packages named that are not installed yet, installed (apt-get only when one is missing).
+install_missing() {
   local missing=() p
-  for p in "${CONTAINER_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' ok installed$' || missing+=("$p")
-  done
-  if [ "${#missing[@]}" -gt 0 ]; then
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  fi
-  podman_conf
-  podman --version
-}
-
-step_packages() {
-  echo "::: system packages: ${PACKAGES[*]}"
-  local missing=() p
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' ok installed$' || missing+=("$p")
   done
   if [ "${#missing[@]}" -gt 0 ]; then
@@ -94,6 +80,18 @@ step_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
+}
+
+step_containers() {
+  echo "::: podman for the container driver's e2e: ${CONTAINER_PACKAGES[*]}"
+  install_missing "${CONTAINER_PACKAGES[@]}"
+  podman_conf
+  podman --version
+}
+
+step_packages() {
+  echo "::: system packages: ${PACKAGES[*]}"
+  install_missing "${PACKAGES[@]}"
   chromium --version 2>/dev/null || true
   etcd --version | sed -n 1p # sed reads to the end: head could leave etcd a SIGPIPE, which pipefail would make fatal
 }

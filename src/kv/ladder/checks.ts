@@ -32,7 +32,7 @@ import { onTargetOf, PROOF_REUSE_MS, recordedProofs, trialHops } from './proofs.
  * `since`: a ladder's start, the oldest its hop's journal may be).
  */
 export async function trialsOf(
-  o: Pick<LadderOptions, Trying | 'now'> & Partial<Pick<LadderOptions, 'rehearse' | 'inClone' | 'dryRun' | 'rehearseOnly'>>,
+  o: Pick<LadderOptions, Trying | 'now'> & Partial<Pick<LadderOptions, 'rehearse' | 'inClone'>>,
   hops: Hop[],
   bins: Record<string, Binaries>,
   prior?: Map<string, TrialFinding[]>,
