@@ -42,6 +42,16 @@ describe('planner: order and skips', () => {
     expect(r.ok && r.plan.members.every((m) => m.action === 'skip')).toBe(true);
   });
 
+  it('every member on the target while the cluster version moves (applied on some members only): a plan, not a disagreement', () => {
+    const on = { serverVersion: '3.3.27' };
+    const r = planUpgrade(cluster(member('m1', { ...on, clusterVersion: '3.3.0' }), member('m2', on), member('m3', on)), { to: '3.3' });
+    expect(r.ok && r.plan.clusterVersion).toBe('3.2');
+    expect(r.ok && r.plan.members.every((m) => m.action === 'skip')).toBe(true);
+    // with a member still on the source, the same split is a disagreement
+    const mixed = planUpgrade(cluster(member('m1', { ...on, clusterVersion: '3.3.0' }), member('m2', on), member('m3')), { to: '3.3' });
+    expect(mixed.ok ? '' : mixed.reasons.join()).toMatch(/disagree on the cluster version \(3.3, 3.2\)/);
+  });
+
   it('same version: a rolling restart of every member only with allowSameVersion', () => {
     const at = { serverVersion: '3.4.23', clusterVersion: '3.4.0' };
     const c = cluster(member('m1', at), member('m2', at), member('m3', at));

@@ -71,9 +71,13 @@ export function planUpgrade(state: ClusterObservation, opts: PlanOptions): PlanR
     }
   }
   const clusterVersions = new Set(present.filter((m) => m.reachable && m.clusterVersion).map((m) => minor(m.clusterVersion) ?? m.clusterVersion!));
-  const clusterVersion = clusterVersions.size === 1 ? [...clusterVersions][0] : undefined;
   const allAtTarget = present.every((m) => minor(m.serverVersion) === target);
-  if (clusterVersions.size > 1) reasons.push(`members disagree on the cluster version (${[...clusterVersions].join(', ')})`);
+  // Every member on the target and the leader's move of the cluster version applied on some members
+  // only (a look between its raft entry's apply on one member and on the next, as after a kill there):
+  // the cluster version is still the source, and the run's wait for the target sees the move through.
+  const moving = allAtTarget && !same && !opts.downgrade && clusterVersions.size === 2 && clusterVersions.has(source) && clusterVersions.has(target);
+  const clusterVersion = moving ? source : clusterVersions.size === 1 ? [...clusterVersions][0] : undefined;
+  if (clusterVersions.size > 1 && !moving) reasons.push(`members disagree on the cluster version (${[...clusterVersions].join(', ')})`);
   else if (opts.downgrade) {
     if (clusterVersion !== target && !(clusterVersion === source && present.every((m) => minor(m.serverVersion) === source))) {
       reasons.push(
