@@ -1,7 +1,9 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/bin.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { realCluster, watchDown, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
 import { etcdLadderDirs, PINNED_ETCD, type LadderDirs } from '../helpers/etcd-releases.js';
@@ -33,11 +35,14 @@ interface Cell {
   trial: boolean;
   /** A settings template (the start per version known): the whole plan rehearsed on a clone of the cluster first. */
   settings?: boolean;
+  /** opsctl killed -9 while the clone's members run: none of them outlives it, and the identical command finishes. */
+  killRehearsal?: boolean;
   slice?: boolean;
 }
 const CELLS: Cell[] = [
   { from: '3.5', to: '3.7', trial: true, settings: true, slice: true },
   { from: '3.5', to: '3.7', trial: true },
+  { from: '3.5', to: '3.7', trial: true, settings: true, killRehearsal: true },
   { from: '3.5', to: '3.7', trial: false },
   { from: '3.4', to: '3.6', trial: false, settings: true },
   { from: '3.6', to: '3.7', trial: true },
@@ -48,11 +53,11 @@ const CELLS: Cell[] = [
 ];
 const binsOf = (d: LadderDirs): Record<string, string> => ({ '3.2': d.v32, '3.3': d.v33, '3.4': d.v34, '3.5': d.v35, '3.6': d.v36, '3.7': d.v37 });
 const name = (c: Cell) =>
-  `${c.from} → ${c.to}, command driver ${c.trial ? 'with a trial template' : 'without one (this host)'}${c.settings ? ', rehearsed (a settings template)' : ''}`;
+  `${c.from} → ${c.to}, command driver ${c.trial ? 'with a trial template' : 'without one (this host)'}${c.settings ? ', rehearsed (a settings template)' : ''}${c.killRehearsal ? ', opsctl killed -9 during the rehearsal' : ''}`;
 
-describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))(
-  '$from → $to, trial template: $trial, settings: $settings (real etcd, monitoring, a writer)',
-  (cell) => {
+describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice).map((c) => [name(c), c] as const))(
+  '%s (real etcd, monitoring, a writer)',
+  (_, cell) => {
     const cfg = tempConfigDir('opsctl-paths-e2e-');
     let c: RealCluster;
     let file: string;
@@ -98,6 +103,7 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))(
       let said = '';
       try {
         await until(() => load.acknowledgedIn('before') >= 20, 60_000, '20 acknowledged writes');
+        if (cell.killRehearsal) await killDuringRehearsal(c, cell, { cfg: cfg.dir, file, pids });
         const dry = await opsctl('kv', 'upgrade', '--to', cell.to, '--dry-run', '--no-backup', '--cluster', file);
         const plan = String(dry.stdout).replace(/\s+/g, ' ');
         const { maxDown, result: up } = await watchDown(c, () => opsctl('kv', 'upgrade', '--to', cell.to, '--yes', '--no-backup', '--cluster', file));
@@ -149,3 +155,37 @@ describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice))(
     }, 900_000);
   },
 );
+
+/** The etcd processes that read one of the cluster's config files: its members' and, in namespaces of their own, the clone's. */
+function etcdsOf(c: RealCluster): number {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+        return c.members.some((m) => cmd.includes(m.configFile)) && cmd.includes('/etcd\0');
+      } catch {
+        return false;
+      }
+    }).length;
+}
+
+/**
+ * opsctl killed -9 once the clone's members run beside the cluster's: they die with it (none answers on, none
+ * outlives it), the cluster's members are the same processes, and the run the cell then makes is the identical command.
+ */
+async function killDuringRehearsal(c: RealCluster, cell: Cell, o: { cfg: string; file: string; pids: Array<number | undefined> }): Promise<void> {
+  const child = execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', cell.to, '--yes', '--no-backup', '--cluster', o.file], {
+    env: { ...process.env, OPSCTL_CONFIG_DIR: o.cfg, CI: '1' },
+    reject: false,
+    all: true,
+  });
+  let seen = '';
+  child.all?.on('data', (b: Buffer) => (seen += b.toString()));
+  await until(() => etcdsOf(c) > 3 || child.exitCode !== null, 300_000, "the clone's members started");
+  expect(child.exitCode, seen).toBeNull();
+  child.kill('SIGKILL');
+  await child;
+  await until(() => etcdsOf(c) === 3, 60_000, "the clone's processes gone with opsctl");
+  expect(c.members.map((m) => c.pid(m))).toEqual(o.pids);
+}

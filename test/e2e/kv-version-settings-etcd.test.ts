@@ -57,4 +57,41 @@ describe.runIf(Boolean(dirs))(`per-version settings on a command-driver cluster 
     expect(c.members.map((m) => c.pid(m))).toEqual(pids);
     expect(c.members.every((m) => c.alive(m))).toBe(true);
   }, 300_000);
+
+  it("with each version's systemd unit as its settings (systemctl cat's shape): its EnvironmentFile read on the host, refused before any stop naming the flag", async () => {
+    const pids = c.members.map((m) => c.pid(m));
+    for (const m of c.members) {
+      // the 3.6 unit: its flags as ExecStart= continuations, and $EXTRA from an environment file that keeps --enable-v2
+      const flags = readFileSync(join(m.dir, 'etcd.args'), 'utf8').trimEnd().split('\n');
+      writeFileSync(
+        join(m.dir, 'etcd-3.6.service'),
+        [
+          `# /etc/systemd/system/etcd-3.6.service`,
+          '[Unit]',
+          'Description=etcd 3.6',
+          '[Service]',
+          'Type=notify',
+          `EnvironmentFile=-${m.dir}/no-such.env`,
+          `EnvironmentFile=${m.dir}/etcd-3.6.env`,
+          `ExecStart=${dirs!.v36}/etcd \\`,
+          ...flags.map((f) => `  ${f} \\`),
+          '  $EXTRA',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(join(m.dir, 'etcd-3.6.env'), 'EXTRA="--enable-v2=true"\n');
+    }
+    const withUnits = writeCommandClusterFile(join(cfg.dir, 'units.yaml'), c, {
+      extra: ['trial: sh -s', `settings: cat ${c.dir}/{name}/etcd-{version}.service`],
+    });
+    const up = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--no-backup', '--cluster', withUnits);
+    expect(up.exitCode, `${String(up.stdout)}\n${String(up.stderr)}`).toBe(1);
+    const err = String(up.stderr).replace(/\s+/g, ' ');
+    expect(err).toMatch(/refused before any change/);
+    for (const m of c.members)
+      expect(err).toMatch(new RegExp(`\\[enable-v2-gone\\] member ${m.name}: .*the settings template for 3\\.6 \\(\`cat \\S+/${m.name}/etcd-3\\.6\\.service\`\\): ExecStart=`));
+    expect(err).toMatch(/flag provided but not defined/);
+    expect(c.members.map((m) => c.pid(m))).toEqual(pids);
+    expect(c.members.every((m) => c.alive(m))).toBe(true);
+  }, 300_000);
 });

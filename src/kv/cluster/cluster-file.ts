@@ -95,6 +95,8 @@ export interface CommandTemplates {
   binByVersion?: Record<string, string>;
   /** Optional: the start template per target version (a preset's per-version units or binaries). */
   startByVersion?: Record<string, string>;
+  /** Per target minor, a settings template instead of `settings` (the systemd preset's per-version units). */
+  settingsByVersion?: Record<string, string>;
   /** Per target minor, a restore template instead of `restore` (the systemd preset: etcdutl from 3.5 on). */
   restoreByVersion?: Record<string, string>;
 }

@@ -3,7 +3,7 @@ import type { CloneOf, CopySize, DataLayout, HostShellResult, MemberDriver, Memb
 import { sharedRead } from './driver.js';
 import { configFileOf, settingsOutput, type StartSettings } from './start-settings.js';
 import { noReach, onThisHost, readRunningSettings, shellHere, type ProgramAt } from './local-reach.js';
-import { hostV2Size, shellWord } from './host-script.js';
+import { hostV2Size, readHostFile, shellWord } from './host-script.js';
 import { measureHostCopy } from './host-copy.js';
 import { valueProblem } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
@@ -118,6 +118,7 @@ export class CommandDriver implements MemberDriver {
       ...Object.values(t.startByVersion ?? {}),
       ...Object.values(t.stageByVersion ?? {}),
       ...Object.values(t.restoreByVersion ?? {}),
+      ...Object.values(t.settingsByVersion ?? {}),
     ];
     if (t.dataDir) all.push(t.dataDir, this.layoutTemplate());
     return all.filter((x): x is string => x !== undefined);
@@ -324,8 +325,8 @@ export class CommandDriver implements MemberDriver {
     const read = await readRunningSettings(shell, m.endpoint, given ?? '', host, target.version, this.programAt);
     // (a program of the driver's own, not etcd: its settings are its command line's, no template's)
     if ('why' in read || read.capabilities) return read;
-    if (this.t.settings) {
-      // what the start on this version runs with (a per-version unit, manifest or flags file), not what runs now
+    if (this.t.settings && target.version) {
+      // what the start on this version runs with (a per-version unit, manifest or flags file), not what runs now (no version: that)
       const given = await sharedRead(reads, `settings\0${m.name}\0${target.version}`, () => this.versionSettings(m, target));
       if ('why' in given) return given;
       Object.assign(read, given);
@@ -333,12 +334,9 @@ export class CommandDriver implements MemberDriver {
       const file = configFileOf(given.args, given.env);
       delete read.config;
       if (file) {
-        const r = await this.hostShell(m, `cat -- ${shellWord(file)}\n`, this.timeoutMs);
-        if (r.failed || r.exitCode !== 0)
-          return {
-            why: `${given.from.args} names the config file ${file}, which cannot be read on ${host}: ${r.failed ?? (r.stderr.trim() || `exit ${r.exitCode}`)}`,
-          };
-        read.config = { file: `${file} on ${host}`, text: r.stdout };
+        const r = await readHostFile((script) => this.hostShell(m, script, this.timeoutMs), file);
+        if ('why' in r) return { why: `${given.from.args} names the config file ${file}, which cannot be read on ${host}: ${r.why}` };
+        read.config = { file: `${file} on ${host}`, text: r.text };
       }
     }
     // (a rolling restart on the member's own version: the binary it runs now)
@@ -358,12 +356,12 @@ export class CommandDriver implements MemberDriver {
   }
 
   /** The settings template's output for `target` (start-settings.ts reads it): the clone's members start with exactly these (kv/rehearsal). */
-  async versionSettings(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from'> | { why: string }> {
-    const r = await this.run(this.t.settings!, m, target, false);
+  async versionSettings(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string }> {
+    const r = await this.run(this.t.settingsByVersion?.[target.version] ?? this.t.settings!, m, target, false);
     const shown = `the settings template for ${target.version} (\`${displayArgv(r.argv)}\`)`;
     if (r.exitCode !== 0)
       return { why: `${shown} failed (exit ${r.exitCode ?? '?'})${String(r.stderr ?? '').trim() ? `: ${String(r.stderr).trim().split('\n').pop()}` : ''}` };
-    return settingsOutput(String(r.stdout ?? ''), shown);
+    return settingsOutput(String(r.stdout ?? ''), shown, (file) => readHostFile((script) => this.hostShell(m, script, this.timeoutMs), file));
   }
 
   /** The etcd binary on the hosts for a minor, as the cluster file's `bins:` (or a systemd preset's bins) names it. */

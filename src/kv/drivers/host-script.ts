@@ -226,3 +226,13 @@ export async function hostV2Size(d: OnHost, m: MemberSpec, { timeoutMs, reached 
   if (r.failed && !r.stdout) return { kind: 'none', why: `on ${m.name}'s host: ${r.failed}` };
   return parseV2Size(r.stdout);
 }
+
+/** A file on a member's host, read through its shell (`missing`: cat said it is not there). */
+export async function readHostFile(
+  shell: (script: string) => Promise<HostShellResult>,
+  file: string,
+): Promise<{ text: string } | { why: string; missing: boolean }> {
+  const r = await shell(`cat -- ${shellWord(file)}\n`);
+  if (!r.failed && r.exitCode === 0) return { text: r.stdout };
+  return { why: r.failed ?? (r.stderr.trim() || `exit ${r.exitCode}`), missing: !r.failed && /No such file/.test(r.stderr) };
+}

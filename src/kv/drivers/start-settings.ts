@@ -1,4 +1,5 @@
 import { parseYaml } from '../../core/yaml.js';
+import { parseUnit, unitEnvFile, unitStart } from './systemd.js';
 /**
  * What a flow may do with the members' program, answered by the driver that runs it (MemberDriver.capabilities,
  * or StartSettings.capabilities for one found running): no flow asks which driver, sandbox or program it is.
@@ -149,8 +150,20 @@ export function walDirNow(s: StartSettings): string | undefined {
   return raw.startsWith('/') || !s.cwd ? raw : `${s.cwd.replace(/\/$/, '')}/${raw}`;
 }
 
-/** A settings template's output (`shown` names it): one etcd argument per line, `ETCD_*=value` lines (blank and # lines skipped). */
-export function settingsOutput(stdout: string, shown: string): Pick<StartSettings, 'args' | 'env' | 'from'> | { why: string } {
+/** A file read on the member's host for a settings template's output: its text, or why it could not be read (`missing`: it is not there). */
+export type HostFileRead = (file: string) => Promise<{ text: string } | { why: string; missing: boolean }>;
+
+/**
+ * A settings template's output (`shown` names it): one etcd argument per line, `ETCD_*=value` lines (blank and #
+ * lines skipped); or a service unit as `systemctl cat UNIT` prints it (a `[Service]` section: its ExecStart= and
+ * environment, systemd.ts), whose EnvironmentFile= files are read on the member's host (`read`).
+ */
+export async function settingsOutput(
+  stdout: string,
+  shown: string,
+  read: HostFileRead,
+): Promise<Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string }> {
+  if (/^\s*\[Service\]\s*$/m.test(stdout)) return unitSettings(stdout, shown, read);
   const args: string[] = [];
   const env: Record<string, string> = {};
   for (const line of stdout.split('\n')) {
@@ -159,8 +172,25 @@ export function settingsOutput(stdout: string, shown: string): Pick<StartSetting
     const v = /^(ETCD_[A-Z0-9_]+|GO[A-Z0-9_]+)=(.*)$/.exec(word);
     if (v) env[v[1]!] = v[2]!;
     else if (word.startsWith('-')) args.push(word);
-    else return { why: `${shown} printed ${JSON.stringify(word)}: each line is one etcd argument (--key=value) or ETCD_*=value` };
+    else
+      return {
+        why: `${shown} printed ${JSON.stringify(word)}: each line is one etcd argument (--key=value) or ETCD_*=value, or the output is a service unit (systemctl cat)`,
+      };
   }
   if (!args.length && !Object.keys(env).length) return { why: `${shown} printed no argument and no ETCD_* line` };
   return { args, env, from: { args: shown, env: shown } };
+}
+
+/** A service unit's start (systemd.ts parseUnit), its environment files read where it runs. */
+async function unitSettings(text: string, shown: string, read: HostFileRead): Promise<Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string }> {
+  const u = parseUnit(text);
+  if ('why' in u) return { why: `${shown} printed a service unit opsctl cannot read: ${u.why}` };
+  const files: Array<Record<string, string>> = [];
+  for (const f of u.envFiles) {
+    const r = await read(f.path);
+    if ('text' in r) files.push(unitEnvFile(r.text));
+    else if (!(f.optional && r.missing)) return { why: `${shown} names EnvironmentFile=${f.path}, which cannot be read on the member's host: ${r.why}` };
+  }
+  const files$ = u.envFiles.length ? ` with ${u.envFiles.map((f) => f.path).join(', ')}` : '';
+  return { ...unitStart(u, files), ...(u.cwd ? { cwd: u.cwd } : {}), from: { args: `${shown}: ExecStart=`, env: `${shown}: its environment${files$}` } };
 }

@@ -60,6 +60,9 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
     // the binary as the member's own user): a shell script on the standard input.
     trial: `${ssh} ${sudo}sh -s`,
   };
+  // What a start on each version runs: the unit it starts, read from its files (parseUnit), not the process running now.
+  t.settings = `${ssh} systemctl cat ${unitOf('')}`;
+  if (p.units) t.settingsByVersion = Object.fromEntries(Object.keys(p.units).map((v) => [v, `${ssh} systemctl cat ${unitOf(v)}`]));
   if (p.bins) t.binByVersion = { ...p.bins };
   if (versions.length) t.startByVersion = Object.fromEntries(versions.map((v) => [v, startOf(v)]));
   // Each version's binary is on the hosts already (bins): before a hop's first stop, each host's is
@@ -104,4 +107,174 @@ export function expandSystemd(p: SystemdPreset): CommandTemplates {
  */
 function word(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./{}-]+$/.test(value) ? value : `"${value.replace(/["\\]/g, '\\$&')}"`;
+}
+
+/** What a service unit starts, read from its files (`systemctl cat UNIT`: the unit, then its drop-ins). */
+export interface UnitStart {
+  /** ExecStart's program (the path after its prefixes). */
+  program: string;
+  /** Its arguments as written: unitStart expands ${VAR} and $VAR once the EnvironmentFile= files are read. */
+  words: string[];
+  /** False where ExecStart= has the `:` prefix (systemd expands no variable then). */
+  expand: boolean;
+  /** Environment= of the unit, in order (EnvironmentFile= entries override them once read: unitEnvFile). */
+  env: Record<string, string>;
+  /** EnvironmentFile= paths, in order; `optional` where written with a leading `-` (a missing file is no error). */
+  envFiles: Array<{ path: string; optional: boolean }>;
+  /** WorkingDirectory=, where set (a leading `-` dropped). */
+  cwd?: string;
+}
+
+/** A unit's text joined into its logical lines: continuations (a trailing backslash) joined, comments dropped. */
+function unitLines(text: string): string[] {
+  const lines: string[] = [];
+  let held: string | undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\r$/, '');
+    const t = line.trim();
+    // (a comment inside a continuation is skipped, and the continuation goes on)
+    if (t.startsWith('#') || t.startsWith(';')) continue;
+    const cont = /\\$/.test(line);
+    const part = cont ? line.slice(0, -1) : line;
+    held = held === undefined ? part : `${held} ${part.trimStart()}`;
+    if (!cont) {
+      lines.push(held.trim());
+      held = undefined;
+    }
+  }
+  if (held !== undefined) lines.push(held.trim());
+  return lines.filter(Boolean);
+}
+
+/** Words as systemd splits them (systemd.syntax(7)): blanks separate, "…" and '…' quote, C escapes inside. */
+function unitWords(value: string): string[] | { why: string } {
+  const words: string[] = [];
+  let i = 0;
+  const escapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'", ' ': ' ', s: ' ' };
+  while (i < value.length) {
+    while (i < value.length && /\s/.test(value[i]!)) i++;
+    if (i >= value.length) break;
+    let word = '';
+    let quote: string | undefined;
+    for (; i < value.length; i++) {
+      const ch = value[i]!;
+      if (ch === '\\' && i + 1 < value.length) {
+        const e = escapes[value[i + 1]!];
+        if (e === undefined) return { why: `the escape \\${value[i + 1]} in ${JSON.stringify(value)} is not read by opsctl` };
+        word += e;
+        i++;
+      } else if (quote) {
+        if (ch === quote) quote = undefined;
+        else word += ch;
+      } else if (ch === '"' || ch === "'") quote = ch;
+      else if (/\s/.test(ch)) break;
+      else word += ch;
+    }
+    if (quote) return { why: `an unclosed ${quote} in ${JSON.stringify(value)}` };
+    words.push(word);
+  }
+  return words;
+}
+
+/**
+ * The specifiers systemd expands in a value that the unit's own name gives (systemd.unit(5): %n, %N, %p, %i,
+ * %I, %%; `unit`: the name from `systemctl cat`'s first "# /path/NAME" line); the others name the host or
+ * the machine, which opsctl does not guess.
+ */
+function specifiers(value: string, key: string, unit: string | undefined): string | { why: string } {
+  const full = unit ?? '';
+  const base = full.replace(/\.[a-z]+$/, '');
+  const at = base.indexOf('@');
+  const known: Record<string, string> = { '%': '%', n: full, N: base, p: at >= 0 ? base.slice(0, at) : base, i: at >= 0 ? base.slice(at + 1) : '' };
+  known.I = known.i!;
+  let why: string | undefined;
+  const out = value.replace(/%(.)/g, (all, c: string) => {
+    const v = c === '%' || unit ? known[c] : undefined;
+    if (v === undefined) why ??= `${key}= uses the specifier %${c}, which opsctl does not expand: a settings template that prints etcd's arguments instead`;
+    return v ?? all;
+  });
+  return why ? { why } : out;
+}
+
+/**
+ * The start of a service unit from `systemctl cat` output: the [Service] section's last ExecStart= (an empty
+ * one resets, as a drop-in does), its Environment= and EnvironmentFile= lines and WorkingDirectory=.
+ * (systemd.service(5), systemd.exec(5): ${VAR} is one word, a bare $VAR splits at blanks, a `:` prefix expands nothing.)
+ */
+export function parseUnit(text: string): UnitStart | { why: string } {
+  let section = '';
+  let exec: string | undefined;
+  const env: Record<string, string> = {};
+  let envFiles: UnitStart['envFiles'] = [];
+  let cwd: string | undefined;
+  // (systemctl cat heads each file with "# /path/NAME": the unit's name, for its specifiers; a drop-in's is NAME.d/…)
+  const unit = /^# \/\S*\/([^/\s]+\.[a-z]+)$/m.exec(text)?.[1];
+  for (const line of unitLines(text)) {
+    const head = /^\[(.+)\]$/.exec(line);
+    if (head) {
+      section = head[1]!;
+      continue;
+    }
+    if (section !== 'Service') continue;
+    const kv = /^([A-Za-z]+)\s*=\s*(.*)$/.exec(line);
+    if (!kv) continue;
+    const key = kv[1]!;
+    const value = specifiers(kv[2]!, key, unit);
+    if (typeof value !== 'string') return value;
+    if (key === 'ExecStart') exec = value || undefined;
+    else if (key === 'Environment') {
+      if (!value) for (const k of Object.keys(env)) delete env[k];
+      const words = unitWords(value);
+      if ('why' in words) return { why: `Environment=: ${words.why}` };
+      for (const w of words) {
+        const eq = w.indexOf('=');
+        if (eq > 0) env[w.slice(0, eq)] = w.slice(eq + 1);
+      }
+    } else if (key === 'EnvironmentFile') {
+      if (!value) envFiles = [];
+      else envFiles.push({ path: value.replace(/^-/, ''), optional: value.startsWith('-') });
+    } else if (key === 'WorkingDirectory') cwd = value.replace(/^-/, '') || undefined;
+  }
+  if (!exec) return { why: 'the unit has no ExecStart= in its [Service] section' };
+  const prefix = /^[-@:+!]*/.exec(exec)![0];
+  const words = unitWords(exec.slice(prefix.length));
+  if ('why' in words) return { why: `ExecStart=: ${words.why}` };
+  const program = words.shift();
+  // (`@`: the second word is the argv[0] the program sees, not an argument)
+  if (prefix.includes('@')) words.shift();
+  if (!program) return { why: 'ExecStart= names no program' };
+  if (/(^|\/)(sh|bash|dash|env)$/.test(program))
+    return { why: `ExecStart= runs ${program}, not etcd with its flags: a settings template that prints etcd's arguments instead` };
+  return { program, words, expand: !prefix.includes(':'), env, envFiles, ...(cwd ? { cwd } : {}) };
+}
+
+/**
+ * What the unit's start runs etcd with, its EnvironmentFile= files read (`files`, in the unit's order; they
+ * override Environment=): the arguments with ${VAR} and $VAR expanded, and the ETCD_* and GO* variables.
+ */
+export function unitStart(u: UnitStart, files: Array<Record<string, string>>): { args: string[]; env: Record<string, string> } {
+  const all: Record<string, string> = Object.assign({}, u.env, ...files);
+  const env = Object.fromEntries(Object.entries(all).filter(([k]) => /^(ETCD_|GO)[A-Z0-9_]*$/.test(k)));
+  return { args: u.expand ? expandWords(u.words, all) : u.words, env };
+}
+
+/** ${VAR} replaced within a word; a word that is exactly $VAR becomes the variable's blank-separated words (systemd.service(5)). */
+function expandWords(words: string[], env: Record<string, string>): string[] {
+  return words.flatMap((w) => {
+    const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(w);
+    if (bare) return (env[bare[1]!] ?? '').split(/\s+/).filter(Boolean);
+    return [w.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, k: string) => env[k] ?? '')];
+  });
+}
+
+/** An EnvironmentFile's assignments (systemd.exec(5): KEY=VALUE lines, # and ; comments, quotes around a value). */
+export function unitEnvFile(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of unitLines(text)) {
+    const kv = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (!kv) continue;
+    const v = kv[2]!;
+    env[kv[1]!] = /^(["']).*\1$/.test(v) ? v.slice(1, -1) : v;
+  }
+  return env;
 }

@@ -98,6 +98,7 @@ export class CloneMembers implements MemberDriver {
     let program = rec.exe;
     let args = rec.args;
     let env = rec.env;
+    let cwd = rec.cwd;
     if (this.versions.has(m.name)) {
       const s = await this.inner.versionSettings(m, target);
       if ('why' in s) throw new Error(s.why);
@@ -105,13 +106,13 @@ export class CloneMembers implements MemberDriver {
         ? join(target.binDir, 'etcd')
         : (this.inner.hostBinary(target.version) ?? (target.version === rec.version ? rec.exe : undefined));
       if (!bin) throw new Error(`the clone's ${m.name}: the path of the ${target.version} binary is not known (--target-bin ${target.version}=DIR)`);
-      [program, args, env] = [bin, s.args, s.env];
+      [program, args, env, cwd] = [bin, s.args, s.env, s.cwd ?? rec.cwd];
     }
     mkdirSync(this.logDir, { recursive: true });
     const log = openSync(join(this.logDir, `${m.name}.log`), 'a');
     const root = process.getuid?.() === 0;
     const child = spawn(program, args, {
-      cwd: rec.cwd || '/',
+      cwd: cwd || '/',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
       stdio: ['ignore', log, log],
       ...(root && rec.user && rec.user.uid !== 0 ? { uid: rec.user.uid, gid: rec.user.gid } : {}),
