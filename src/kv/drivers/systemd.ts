@@ -253,7 +253,8 @@ export function parseUnit(text: string): UnitStart | { why: string } {
  * override Environment=): the arguments with ${VAR} and $VAR expanded, and the ETCD_* and GO* variables.
  */
 export function unitStart(u: UnitStart, files: Array<Record<string, string>>): { args: string[]; env: Record<string, string> } {
-  const all: Record<string, string> = Object.assign({}, u.env, ...files);
+  const all: Record<string, string> = { ...u.env };
+  for (const f of files) Object.assign(all, f);
   const env = Object.fromEntries(Object.entries(all).filter(([k]) => /^(ETCD_|GO)[A-Z0-9_]*$/.test(k)));
   return { args: u.expand ? expandWords(u.words, all) : u.words, env };
 }
