@@ -33,7 +33,7 @@ function report(label: string, r: Sweep, seen: { acked: string[]; failedWrites: 
   const sum = killed.reduce((a, b) => a + b, 0);
   console.log(
     `crash points (${label}): ${r.points} points, ${r.states.length} states killed at (${r.reached.filter((x) => x.how === 'reset').length} on a fresh cluster), ${r.runs} runs; ` +
-      `by member position: ${positionsText(r.states, HOP)}; ${seen.acked.length} writes acknowledged, ${seen.failedWrites} not, at most ${seen.maxDown} member down\n` +
+      `${r.states.some((x) => x.startsWith(`${HOP} `)) ? `by member position: ${positionsText(r.states, HOP)}` : `states: ${r.states.join(' | ')}`}; ${seen.acked.length} writes acknowledged, ${seen.failedWrites} not, at most ${seen.maxDown} member down\n` +
       `  run times (ms): listing ${r.times[0]!.ms}; killed runs ${killed.join(' ')} (sum ${sum}, mean ${Math.round(sum / Math.max(1, killed.length))}); last ${r.times.at(-1)!.ms}`,
   );
 }
@@ -54,8 +54,11 @@ describe.runIf(Boolean(dirs))('kill -9 at every crash point on real etcd, resume
   let hop!: ReturnType<typeof crashReal>;
   let ladder!: ReturnType<typeof crashReal>;
   let regression!: ReturnType<typeof crashReal>;
+  let fix37!: ReturnType<typeof crashReal>;
   beforeAll(() => {
     const bins = { '3.4': dirs!.v34, '3.5': dirs!.v35, '3.6': dirs!.v36 };
+    // (npm run test:crash: a 3.5 cluster to 3.7 in one command, through the WAL fix before 3.7, under writes)
+    if (ALL) made.push((fix37 = crashReal({ ...bins, '3.7': dirs!.v37 }, '3.5', { writeEveryMs: 100 })));
     // (a write every 100 ms: a few dozen around each kill, at a fifth of the CPU of one every 20 ms)
     if (ALL) made.push((hop = crashReal(bins, '3.5', { writeEveryMs: 100 })));
     made.push((ladder = crashReal(bins, '3.4', { writeEveryMs: 100 })));
@@ -96,6 +99,28 @@ describe.runIf(Boolean(dirs))('kill -9 at every crash point on real etcd, resume
         for (const v of await hop.versions()) expect(v.cluster).toMatch(/^3\.6\./);
         expect(hop.seen.maxDown).toBeLessThanOrEqual(1);
         expect(await hop.lostWrites()).toEqual([]);
+      }, 2_400_000);
+
+    if (ALL)
+      it('3.5.35 → 3.7.3 in one command under writes: every state of the WAL fix before 3.7 (each member on 3.6 with snapshot-count 1, written past, put back)', async () => {
+        fix37.start();
+        const args = ['kv', 'upgrade', '--to', '3.7', '--yes', '--cluster', fix37.file, '--target-bin', `3.6=${dirs!.v36}`, '--target-bin', `3.7=${dirs!.v37}`];
+        const r = await sweep({
+          args: [...args, ...FAST],
+          env: fix37.env,
+          reset: () => fix37.reset(),
+          // (the fix's own part of the run: its points say "fix-3.6")
+          only: (state) => state.startsWith('fix-3.6 '),
+        });
+        await fix37.stopWatching();
+        report('real 3.5 → 3.7, the WAL fix before 3.7', r, fix37.seen);
+        expect(r.last.exitCode, r.last.stderr).toBe(0);
+        expect(r.reached.map((x) => x.state)).toEqual(r.states);
+        // each member's stop and start on its edited config, and again on its own, among the states killed at
+        expect(r.states.filter((x) => / after (stop|start) \S+ \(changes\)$/.test(x)).length).toBeGreaterThanOrEqual(6);
+        for (const v of await fix37.versions()) expect(v.cluster).toMatch(/^3\.7\./);
+        expect(fix37.seen.maxDown).toBeLessThanOrEqual(1);
+        expect(await fix37.lostWrites()).toEqual([]);
       }, 2_400_000);
 
     it("regression: after a ladder's first hop, the identical command (--target-bin for both hops) goes on, the finished hop's binary noted", async () => {

@@ -16,7 +16,7 @@ import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.
 import { byRehearsal, byTheRehearsal, cloneFindings } from './rehearsal.js';
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
 import type { SettingsReads } from '../drivers/driver.js';
-import { type Binaries, hopBinaries, hopFacts, hopReads, look, type HopReads } from './facts.js';
+import { type Binaries, hopBinaries, hopFacts, hopReads, look, type HopAt, type HopReads } from './facts.js';
 import { type BinarySources, type LadderOptions, type LadderReport, type Overrides, type Trying } from './record.js';
 import type { Snapshotting } from '../upgrade/options.js';
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
@@ -128,7 +128,7 @@ export function readAhead(
 ): Ahead {
   o.debug?.(`[kv] ${hopName(hop)}: its settings, trials and data reads begun while the hop before waits for its cluster version`);
   const trials = trialsOf(o, [hop], bins, prior);
-  const reads = trials.then(async (again) => hopReads(o, hop, await look(o), bins, true, again));
+  const reads = trials.then(async (again) => hopReads(o, hop, { obs: await look(o), bins, current: true, trials: again }));
   trials.catch(() => undefined);
   reads.catch(() => undefined);
   return { trials, reads };
@@ -170,16 +170,12 @@ export async function check(o: Pick<LadderOptions, Overrides>, facts: HopFacts):
 export async function checkAll(
   o: Pick<LadderOptions, 'cluster' | 'driver' | Overrides | Snapshotting>,
   hops: Hop[],
-  obs: ClusterObservation,
-  bins: Record<string, Binaries>,
-  v2: HopFacts['v2'],
-  fromHop: number,
-  trials: Map<string, TrialFinding[]>,
+  { obs, bins, v2, fromHop, trials }: Pick<HopAt, 'obs' | 'bins' | 'v2'> & { fromHop: number; trials: Map<string, TrialFinding[]> },
 ) {
   // A patch hop inside a hop's source minor (3.5.x → 3.5.32+ before 3.6, 3.6.x → 3.6.11+ before 3.7) is planned first.
   const patchPlanned = (h: Hop) => !h.patch && hops.some((x) => x.patch && x.from === h.from);
   // Every hop at once (each only looks: config reads, etcdutl on the data dirs).
-  return Promise.all(hops.map(async (h, i) => (i < fromHop ? [] : check(o, await hopFacts(o, h, obs, bins, v2, i === fromHop, patchPlanned(h), trials)))));
+  return Promise.all(hops.map(async (h, i) => (i < fromHop ? [] : check(o, await hopFacts(o, h, { obs, bins, v2, current: i === fromHop, patchPlanned: patchPlanned(h), trials })))));
 }
 
 /** Whether the members' data dirs are checked (and fixed) for what is left of the v2 store before a hop's first start (the ladder's table). */
@@ -342,7 +338,7 @@ async function checkAgain(
 ): Promise<CheckRow[]> {
   const again = await trialsOf(o, [hop], bins, trials);
   if (trials) for (const [k, v] of again) trials.set(k, v);
-  return check(o, await hopFacts(o, hop, await look(o), bins, v2, true, false, again));
+  return check(o, await hopFacts(o, hop, { obs: await look(o), bins, v2, current: true, trials: again }));
 }
 
 /**
@@ -376,7 +372,7 @@ export function reasonOf(r: CheckRow): string {
  * `shown`: the plan above it has just printed each row with its fix, so the message names each rule once
  * with its members (--json's `reasons` keep every row whole).
  */
-export function refuseRows(rows: CheckRow[], stopped: boolean, shown = false): never {
+export function refuseRows(rows: CheckRow[], { stopped, shown = false }: { stopped: boolean; shown?: boolean }): never {
   const unproven = [...new Set(rows.filter((r) => r.status === 'not checked' && PROOF_RULES.has(r.rule) && r.member).map((r) => r.member!))];
   const strictOnly = rows.some((r) => r.status === 'not checked' && !PROOF_RULES.has(r.rule));
   const ways = [
@@ -430,7 +426,7 @@ export function trialCounts(trials: Map<string, TrialFinding[]>, ms: number): No
 
 /** The plan's line on the trials: how many of each kind ran (at once), how long they took, how many refused, how many were not needed. */
 export function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): string {
-  const kind = (data: boolean) => [...trials].filter(([k]) => k.endsWith(' (data)') === data).flatMap(([, v]) => v);
+  const kind = (which: 'data' | 'settings') => [...trials].filter(([k]) => k.endsWith(' (data)') === (which === 'data')).flatMap(([, v]) => v);
   const says = (list: TrialFinding[], what: string) => {
     const moot = list.filter((t) => t.detail.startsWith('does not apply')).length;
     const reused = list.filter((t) => t.kept === 'journal').length;
@@ -451,7 +447,7 @@ export function trialSummary(trials: Map<string, TrialFinding[]>, ms: number): s
   };
   const t = trialCounts(trials, ms);
   const unchecked = t.starts - t.ran - (t.rehearsed ?? 0);
-  return `Trials: ${says(kind(false), "starts with each member's settings")}, ${says(kind(true), "starts on a copy of each member's data")} (every member on every hop's binary, at once) in ${ms} ms${unchecked > 0 ? `; ${unchecked} not checked` : ''}`;
+  return `Trials: ${says(kind('settings'), "starts with each member's settings")}, ${says(kind('data'), "starts on a copy of each member's data")} (every member on every hop's binary, at once) in ${ms} ms${unchecked > 0 ? `; ${unchecked} not checked` : ''}`;
 }
 
 export function strOf(v: string | { why: string } | undefined): string | undefined {

@@ -233,18 +233,24 @@ export async function hopBinaries(
   return { bins, reasons, notes };
 }
 
+/** Where a hop's facts are read from: the cluster as looked at, the hops' binaries, the trials' findings. */
+export interface HopAt {
+  obs: ClusterObservation;
+  bins: Record<string, Binaries>;
+  /** The cluster's v2 data, as measured for the ladder. */
+  v2?: HopFacts['v2'];
+  /** The hop starts from the cluster as it runs now (the first hop, or a resumed one), not from a later state. */
+  current: boolean;
+  /** A patch hop on the target's minor is planned after this one. */
+  patchPlanned?: boolean;
+  trials?: Map<string, TrialFinding[]>;
+  /** The hop's data reads, begun earlier (hopReads): not read again. */
+  reads?: HopReads;
+}
+
 /** The facts of one hop: each member's settings and data dir, auth, the v2 store, etcdutl's verdict. */
-export async function hopFacts(
-  o: Pick<LadderOptions, 'cluster' | 'driver' | 'debug' | Snapshotting>,
-  hop: Hop,
-  obs: ClusterObservation,
-  bins: Record<string, Binaries>,
-  v2: HopFacts['v2'],
-  current: boolean,
-  patchPlanned: boolean,
-  trials?: Map<string, TrialFinding[]>,
-  reads?: HopReads,
-): Promise<HopFacts> {
+export async function hopFacts(o: Pick<LadderOptions, 'cluster' | 'driver' | 'debug' | Snapshotting>, hop: Hop, at: HopAt): Promise<HopFacts> {
+  const { obs, bins, v2, current, patchPlanned, trials, reads } = at;
   const b = bins[hop.to] ?? {};
   const members = await Promise.all(
     o.cluster.members.map((m) =>
@@ -267,12 +273,12 @@ export async function hopFacts(
     auth: obs.authEnabled === undefined ? { why: 'no member answered whether auth is enabled' } : obs.authEnabled,
     v2,
     current,
-    patchHopPlanned: patchPlanned,
+    patchHopPlanned: Boolean(patchPlanned),
     startsFrom: typeof before === 'string' ? before : undefined,
     trials: trialFacts(trials, hopName(hop)),
     dataTrials: dataTrialFacts(trials, hopName(hop)),
   };
-  return { ...facts, ...(reads ?? (await hopReads(o, hop, obs, bins, current, trials))) };
+  return { ...facts, ...(reads ?? (await hopReads(o, hop, { obs, bins, current, trials }))) };
 }
 
 /** The facts of a hop that read the members' data (a snapshot of the leader, etcdutl or the WAL on each host): the slow part of hopFacts. */
@@ -287,10 +293,7 @@ export type HopReads = Pick<HopFacts, 'v2store' | 'walReplay' | 'v3Membership'>;
 export async function hopReads(
   o: Pick<LadderOptions, 'cluster' | 'driver' | 'debug' | Snapshotting>,
   hop: Hop,
-  obs: ClusterObservation,
-  bins: Record<string, Binaries>,
-  current: boolean,
-  trials?: Map<string, TrialFinding[]>,
+  { obs, bins, current, trials }: Pick<HopAt, 'obs' | 'bins' | 'current' | 'trials'>,
 ): Promise<HopReads> {
   const out: HopReads = {};
   const v2Gone = hop.patch ? undefined : ladderRow(hop.to)?.v2Gone;
@@ -317,7 +320,7 @@ export async function hopReads(
 }
 
 /** A hop's member plan as the executor will run it (later hops: the members as they will be then). */
-export function hopPlanText(obs: ClusterObservation, hop: Hop, first: boolean, settle: string, noBackup: boolean): string {
+export function hopPlanText(obs: ClusterObservation, hop: Hop, { first, settle, noBackup }: { first: boolean; settle: string; noBackup: boolean }): string {
   const seen: ClusterObservation = first
     ? obs
     : {

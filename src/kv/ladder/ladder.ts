@@ -75,7 +75,7 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
         hint: `finish it with: opsctl kv upgrade --to ${recorded.to}   (or undo the hop in flight with: ${o.rollbackCommand})`,
       });
     }
-    return runLadder(o, ports, file, recorded);
+    return runLadder(o, ports, { file, recorded });
   }
   // a journal opsctl cannot use is named (with its fix) before anything looks at the cluster, as a one-hop run always did
   const journal = journalPath(o.dataDir, o.cluster.key);
@@ -93,18 +93,14 @@ export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: Up
   const plan = resumesUpgrade(inFlight, o.to) ? planFromJournal(obs, inFlight, o.to, journal) : planLadder(obs, o.to);
   if (!plan.ok) throw new UpgradeRefused(plan.reasons, 'fix the cluster first; nothing was changed');
   if (plan.hops.length <= 1) return single(o, ports, obs, plan.hops[0], { early, resuming });
-  return runLadder(o, ports, file, undefined, obs, plan.hops, early);
+  return runLadder(o, ports, { file, seen: obs, planned: plan.hops, early });
 }
 
 /** The ladder: plan (or resume), every hop's checks, one question, then hop after hop. */
 async function runLadder(
   o: Pick<LadderOptions, Planning>,
   ports: HopPorts,
-  file: string,
-  recorded?: LadderFile,
-  seen?: ClusterObservation,
-  planned?: Hop[],
-  early?: EarlyVersions,
+  { file, recorded, seen, planned, early }: { file: string; recorded?: LadderFile; seen?: ClusterObservation; planned?: Hop[]; early?: EarlyVersions },
 ): Promise<LadderReport> {
   const obs = seen ?? (await look(o));
   const hops: Hop[] = recorded ? recorded.hops.map((h) => ({ from: h.from, to: h.to, patch: h.patch })) : planned!;
@@ -155,13 +151,13 @@ async function runLadder(
     const trials = await trying;
     const trialMs = o.now() - tried;
     const trialLine = trialSummary(trials, trialMs);
-    const raw = await checkAll(o, hops, obs, bins, v2, at, trials);
+    const raw = await checkAll(o, hops, { obs, bins, v2, fromHop: at, trials });
     const rows = raw.map((r) => planFix(o, r, raw.flat()));
     const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
     const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
     const planText = [
-      ...ladderSummary(o, obs, hops, at, rows.flat(), Boolean(recorded)),
-      ladderText(o, obs, hops, rows, bins, at, settle, v2),
+      ...ladderSummary(o, obs, hops, { at, rows: rows.flat(), resuming: Boolean(recorded) }),
+      ladderText(o, obs, hops, { rows, bins, at, settle, v2 }),
       trialLine,
       ...(resume?.text ?? []),
     ].join('\n');
@@ -189,7 +185,7 @@ async function runLadder(
     if (stop.length) {
       // --dry-run shows the plan it was asked for, then refuses as the run would (exit 1)
       if (o.dryRun) o.reporter.note(planText);
-      refuseRows(stop, false, o.dryRun);
+      refuseRows(stop, { stopped: false, shown: o.dryRun });
     }
     return { v2, trials, report, planText };
   });
@@ -206,7 +202,7 @@ async function runLadder(
   const unlock = await lockLadder(file, o);
   const ahead: Ahead = {};
   try {
-    return await climb(o, ports, file, report, recorded, bins, v2, trials, ahead);
+    return await climb(o, ports, { file, report, recorded, bins, v2, trials, ahead });
   } finally {
     // (a run that ends while the next hop's reads are under way, halted or failed, waits for them: no etcdctl or host shell left behind)
     await Promise.allSettled([ahead.trials, ahead.reads]);
@@ -214,18 +210,20 @@ async function runLadder(
   }
 }
 
+/** What the climb starts from: the ladder file (recorded: resumed), the report so far, what the checks found. */
+interface ClimbFrom {
+  file: string;
+  report: LadderReport;
+  recorded: LadderFile | undefined;
+  bins: Record<string, Binaries>;
+  v2: HopFacts['v2'];
+  trials: Map<string, TrialFinding[]>;
+  ahead: Ahead;
+}
+
 /** Hop after hop, each one's executor run, the cluster version confirmed, the ladder file kept current. */
-async function climb(
-  o: Pick<LadderOptions, Climbing>,
-  ports: HopPorts,
-  file: string,
-  report: LadderReport,
-  recorded: LadderFile | undefined,
-  bins: Record<string, Binaries>,
-  v2: HopFacts['v2'],
-  trials: Map<string, TrialFinding[]>,
-  ahead: Ahead,
-): Promise<LadderReport> {
+async function climb(o: Pick<LadderOptions, Climbing>, ports: HopPorts, at: ClimbFrom): Promise<LadderReport> {
+  const { file, report, recorded, bins, v2, trials, ahead } = at;
   const now = () => new Date(o.now()).toISOString();
   const lf: LadderFile = recorded ?? {
     version: 1,
@@ -254,7 +252,7 @@ async function climb(
     lf.status = 'halted';
     lf.halt = { hop: hopName(hop), reason: stop.map(reasonOf).join('; ') };
     await save();
-    refuseRows(stop, true);
+    refuseRows(stop, { stopped: true });
   };
   const start = lf.current;
   if (lf.hops[start]) lf.hops[start].status = 'running';
@@ -281,7 +279,7 @@ async function climb(
       delete ahead.reads;
       proven = new Map([...trials, ...again]);
       const patchLater = lf.hops.some((h, k) => k > i && h.patch);
-      const facts = await hopFacts(o, hop, obs, bins, v2, true, patchLater, again, reads);
+      const facts = await hopFacts(o, hop, { obs, bins, v2, current: true, patchPlanned: patchLater, trials: again, reads });
       const rows = planFix(o, await check(o, facts));
       report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
       await haltOn(hop, rows);

@@ -21,9 +21,7 @@ export function ladderSummary(
   o: Pick<LadderOptions, 'to' | 'strict' | 'dryRun'>,
   obs: ClusterObservation,
   hops: Hop[],
-  at: number,
-  rows: CheckRow[],
-  resuming: boolean,
+  { at, rows, resuming }: { at: number; rows: CheckRow[]; resuming: boolean },
 ): string[] {
   const left = hops.slice(at);
   return planSummary({
@@ -62,7 +60,7 @@ export function blockedHopText(
   const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
   return [
     ...summary,
-    hopPlanText(obs, hop, true, settle, Boolean(o.noBackup)).replace(/^ {2}/gm, ''),
+    hopPlanText(obs, hop, { first: true, settle, noBackup: Boolean(o.noBackup) }).replace(/^ {2}/gm, ''),
     `  checks (rulebook of ${hopName(hop)}):`,
     ...renderChecks(checks),
     ...notes.map((n) => `  ${n}`),
@@ -74,11 +72,7 @@ export function ladderText(
   o: Pick<LadderOptions, 'to' | 'driver' | 'noBackup' | 'settle' | 'cluster' | 'fixV2store'>,
   obs: ClusterObservation,
   hops: Hop[],
-  rows: CheckRow[][],
-  bins: Record<string, Binaries>,
-  at: number,
-  settle: string,
-  v2: HopFacts['v2'],
+  { rows, bins, at, settle, v2 }: { rows: CheckRow[][]; bins: Record<string, Binaries>; at: number; settle: string; v2: HopFacts['v2'] },
 ): string {
   const lines = [
     `Ladder: ${hops[0]!.from} → ${o.to} in ${hops.length} hops, one rolling upgrade per minor; the cluster version is confirmed at each hop's target before the next${at ? ` (resuming at hop ${at + 1})` : ''}`,
@@ -93,7 +87,7 @@ export function ladderText(
         : "the driver's start template ({version})";
     lines.push(`Hop ${i + 1}/${hops.length}: ${hopName(h)}${i < at ? ': done' : ''} — binaries: ${bin}`);
     if (i < at) return;
-    lines.push(hopPlanText(obs, h, i === at, settle, Boolean(o.noBackup)));
+    lines.push(hopPlanText(obs, h, { first: i === at, settle, noBackup: Boolean(o.noBackup) }));
     lines.push(`    ${settlePlan(o, h, v2)}`);
     if (fixesBefore(h)) lines.push(`    ${v2fixPlan(o, h)}`);
     const r = rows[i] ?? [];

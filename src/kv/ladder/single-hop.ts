@@ -78,13 +78,13 @@ export async function single(
       trials = await trying;
       proofs = proofsOf(trials, [hop], bins);
       const trialMs = o.now() - tried;
-      checks = planFix(o, await check(o, await hopFacts(o, hop, obs, bins, v2, true, false, trials)));
+      checks = planFix(o, await check(o, await hopFacts(o, hop, { obs, bins, v2, current: true, trials })));
       const stop = blocking(checks, o.strict);
       notes = [settlePlan(o, hop, v2), trialSummary(trials, trialMs)];
       if (stop.length) {
         // --dry-run shows what it was asked for (the summary and each finding), then refuses as the run would (exit 1)
         if (o.dryRun) o.reporter.note(blockedHopText(o, obs, hop, checks, notes));
-        refuseRows(stop, false, o.dryRun);
+        refuseRows(stop, { stopped: false, shown: o.dryRun });
       }
     });
     const rehearsed = await finishRehearsal(o, rehearsing);
@@ -110,7 +110,7 @@ export async function single(
       // (the plan below shows them, once)
       checks = again;
       const stop = blocking(checks, o.strict);
-      if (stop.length) refuseRows(stop, true);
+      if (stop.length) refuseRows(stop, { stopped: true });
     }
   }
   const report = await ports.run({

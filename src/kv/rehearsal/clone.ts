@@ -291,7 +291,7 @@ function parseRun(text: string): CloneRun | undefined {
 }
 
 /** How opsctl runs itself: the single executable alone, else node with the launcher beside the bundle (or the sources). */
-export function selfCommand(execPath: string, sea: boolean, here: string): string[] {
+export function selfCommand({ execPath, sea, here }: { execPath: string; sea: boolean; here: string }): string[] {
   if (sea) return [execPath];
   const launcher = [join(here, '../../bin/opsctl.cjs'), join(here, '../bin/opsctl.cjs'), join(here, '../../../bin/opsctl.cjs')].find((f) => existsSync(f));
   if (!launcher) throw new Error(`the rehearsal cannot find opsctl's launcher (bin/opsctl.cjs) near ${here}`);

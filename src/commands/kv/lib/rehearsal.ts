@@ -46,7 +46,7 @@ export function rehearsalPort(
   return (bins: Record<string, string | undefined>, signal?: AbortSignal): Promise<RehearsalVerdict> => {
     const dirs = Object.entries(bins).filter((e): e is [string, string] => Boolean(e[1]));
     const command = [
-      ...selfCommand(process.execPath, isSea(), import.meta.dirname),
+      ...selfCommand({ execPath: process.execPath, sea: isSea(), here: import.meta.dirname }),
       'kv',
       'upgrade',
       '--to',
