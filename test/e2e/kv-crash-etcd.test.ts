@@ -26,25 +26,26 @@ const dirs = etcdLadderDirs();
 const ALL = process.env.OPSCTL_CRASH === 'all';
 const FAST = ['--poll-interval', '50ms', '--settle', '0s'];
 const HOP = '3.5→3.6';
+const HOP37 = '3.6→3.7';
 
 /** The sweep's figures, and each run's wall time (the listing run, each killed run, the last). */
-function report(label: string, r: Sweep, seen: { acked: string[]; failedWrites: number; maxDown: number }): void {
+function report(label: string, r: Sweep, seen: { acked: string[]; failedWrites: number; maxDown: number }, hop = HOP): void {
   const killed = r.times.filter((t) => t.run !== 'listing' && t.run !== 'last').map((t) => t.ms);
   const sum = killed.reduce((a, b) => a + b, 0);
   console.log(
     `crash points (${label}): ${r.points} points, ${r.states.length} states killed at (${r.reached.filter((x) => x.how === 'reset').length} on a fresh cluster), ${r.runs} runs; ` +
-      `${r.states.some((x) => x.startsWith(`${HOP} `)) ? `by member position: ${positionsText(r.states, HOP)}` : `states: ${r.states.join(' | ')}`}; ${seen.acked.length} writes acknowledged, ${seen.failedWrites} not, at most ${seen.maxDown} member down\n` +
+      `by member position: ${positionsText(r.states, hop)}; ${seen.acked.length} writes acknowledged, ${seen.failedWrites} not, at most ${seen.maxDown} member down\n` +
       `  run times (ms): listing ${r.times[0]!.ms}; killed runs ${killed.join(' ')} (sum ${sum}, mean ${Math.round(sum / Math.max(1, killed.length))}); last ${r.times.at(-1)!.ms}`,
   );
 }
 
 /** Every position's member has its stop and its start among the states killed at (and every state was reached). */
-function expectEveryPosition(r: Sweep): void {
+function expectEveryPosition(r: Sweep, hop = HOP): void {
   expect(r.last.exitCode, r.last.stderr).toBe(0);
   expect(r.reached.map((x) => x.state)).toEqual(r.states);
-  const p = byPosition(r.states, HOP);
+  const p = byPosition(r.states, hop);
   for (const at of POSITIONS)
-    for (const call of ['stop', 'start']) expect(r.states, `${at} (${p.names[at]}): ${call}`).toContain(`${HOP} after ${call} ${p.names[at]} (changes)`);
+    for (const call of ['stop', 'start']) expect(r.states, `${at} (${p.names[at]}): ${call}`).toContain(`${hop} after ${call} ${p.names[at]} (changes)`);
   expect(r.states.filter((x) => p.of(x) === 'cluster').length).toBeGreaterThanOrEqual(2);
 }
 
@@ -102,22 +103,20 @@ describe.runIf(Boolean(dirs))('kill -9 at every crash point on real etcd, resume
       }, 2_400_000);
 
     if (ALL)
-      it('3.5.35 → 3.7.3 in one command under writes: every state of the WAL fix before 3.7 (each member on 3.6 with snapshot-count 1, written past, put back)', async () => {
+      it('3.5.35 → 3.7.3 in one command under writes: the move into the 3.7 hop and every state of its first, middle and last member, each resume through the WAL fix (written past) again', async () => {
         fix37.start();
         const args = ['kv', 'upgrade', '--to', '3.7', '--yes', '--cluster', fix37.file, '--target-bin', `3.6=${dirs!.v36}`, '--target-bin', `3.7=${dirs!.v37}`];
         const r = await sweep({
           args: [...args, ...FAST],
           env: fix37.env,
           reset: () => fix37.reset(),
-          // (the fix's own part of the run: its points say "fix-3.6")
-          only: (state) => state.startsWith('fix-3.6 '),
+          // (the command driver's fix before 3.7 is written past, no stop: it has no point of its own, and every
+          // resume inside the 3.7 hop goes through its check, and the writing past where a member needs it, again)
+          only: (state, all) => / after journal ladder\.json running:hop1:/.test(state) || byPosition(all, HOP37).of(state) !== undefined,
         });
         await fix37.stopWatching();
-        report('real 3.5 → 3.7, the WAL fix before 3.7', r, fix37.seen);
-        expect(r.last.exitCode, r.last.stderr).toBe(0);
-        expect(r.reached.map((x) => x.state)).toEqual(r.states);
-        // each member's stop and start on its edited config, and again on its own, among the states killed at
-        expect(r.states.filter((x) => / after (stop|start) \S+ \(changes\)$/.test(x)).length).toBeGreaterThanOrEqual(6);
+        report('real 3.5 → 3.7, its 3.6 → 3.7 hop', r, fix37.seen, HOP37);
+        expectEveryPosition(r, HOP37);
         for (const v of await fix37.versions()) expect(v.cluster).toMatch(/^3\.7\./);
         expect(fix37.seen.maxDown).toBeLessThanOrEqual(1);
         expect(await fix37.lostWrites()).toEqual([]);
