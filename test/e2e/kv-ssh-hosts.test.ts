@@ -221,6 +221,8 @@ case "$cmd" in
   start) alive && exit 0; nohup "$d/etcd-bin" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null & echo $! >"$d/pid" ;;
   stop) if alive; then kill -TERM "$(cat "$d/pid")"; n=0; while alive; do n=$((n+1)); [ $n -lt 900 ] || kill -KILL "$(cat "$d/pid")"; sleep 0.1; done; fi ;;
   is-active) alive ;;
+  # the unit's files as systemctl cat prints them: what its next start runs (the preset's settings template reads it)
+  cat) printf '# /etc/systemd/system/etcd.service\n[Unit]\nDescription=etcd\n\n[Service]\nType=notify\nExecStart=%s/etcd-bin --config-file %s/etcd.yaml\nRestart=on-failure\n' "$d" "$d" ;;
   *) echo "stand-in systemctl: $cmd is not supported" >&2; exit 1 ;;
 esac
 `,
@@ -249,14 +251,14 @@ esac
       .filter((r) => r.rule === 'trial-start')
       .map((r) => `${r.member}: ${r.status}: ${r.detail}`)
       .join('\n');
-    // The preset's trial template: on each host over ssh, the running member's settings read from its
-    // /proc (its config file named on its command line), the 3.3 binary of `bins` started once with them:
+    // The preset's trial template: on each host over ssh, the settings its unit's next start runs with (systemctl
+    // cat: the config file its ExecStart= names), the 3.3 binary of `bins` started once with them:
     // on a copy of its data (the data trial's start, where it got through it: the same binary and settings),
     // else on the host's loopback and a scratch data dir.
     for (const m of c.members)
       expect(trials).toMatch(
         new RegExp(
-          `${m.name}: ok: etcd 3\\.3\\.27 (served /health .*|started with its settings \\()config file ${m.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/etcd\\.yaml on ${m.host.replace(/\./g, '\\.')}, 1 flag \\(the command line of pid \\d+ on ${m.host.replace(/\./g, '\\.')} \\(/proc\\)\\)`,
+          `${m.name}: ok: etcd 3\\.3\\.27 (served /health .*|started with its settings \\()config file ${m.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/etcd\\.yaml on ${m.host.replace(/\./g, '\\.')}, 1 flag \\(the settings template for 3\\.3 \\(\`[^\`]*systemctl cat etcd\`\\): ExecStart=\\)`,
         ),
       );
     // Mid-run, the two hosts not yet upgraded stop answering ssh (their sshd stopped; etcd runs on):
