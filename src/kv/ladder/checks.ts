@@ -295,12 +295,17 @@ export async function runFix(
   const minor = hop.from;
   const members = fixRows(rows).map((r) => r.member!);
   if (writesPast(o)) {
-    if (!members.length) return undefined;
-    await writePast(
-      o,
-      o.cluster.members.filter((m) => members.includes(m.name)),
-      minor,
-    );
+    // The member the resumed run stopped in this hop was written past by that run before its first stop, and
+    // nothing has written to its WAL since (it is down): the drive is for the members that run.
+    const stopped = stoppedByJournal(o);
+    const down = stopped && stopped.hop === `${hop.from} → ${hop.to}` && members.includes(stopped.member) ? stopped.member : undefined;
+    const named = o.cluster.members.filter((m) => members.includes(m.name) && m.name !== down);
+    if (down)
+      o.reporter.note(
+        `written past on ${minor}: not ${down}, stopped by the run this one resumes after it wrote past every member; its WAL has not changed since`,
+      );
+    if (!named.length) return undefined;
+    await writePast(o, named, minor);
     return checkAgain(o, hop, bins, v2, trials);
   }
   const pending = unfinishedV2Fix(o.dataDir, o.cluster.key, minor);

@@ -36,7 +36,7 @@ export interface WritePastResult {
 
 /** Entries sent between two reads of the members' counts. */
 const BATCH = 500;
-/** Requests in flight at once (spread over every member: a follower forwards its proposals to the leader). */
+/** Requests in flight at once (spread over the members written past: a follower forwards its proposals to the leader). */
 const CONCURRENCY = 32;
 
 /**
@@ -65,7 +65,8 @@ export async function writePast(o: Pick<UpgradeOptions, Waits | 'reporter'>, nam
     );
   const before = new Map(first.map((x) => [x.m.name, x.n as number]));
   const after = new Map<string, number>();
-  const senders = o.cluster.members.map(client);
+  // (to the members written past, which answered above: a member down, as the one a resumed run stopped, is not sent to)
+  const senders = named.map(client);
   const cap = Math.round(1.2 * Math.max(100_000, defaultSnapshotCount(minor)));
   const started = o.now();
   const p = o.reporter.begin(`written past on ${minor}: raft entries until ${named.map((m) => m.name).join(', ')} save a new snapshot`);
@@ -97,7 +98,11 @@ export async function writePast(o: Pick<UpgradeOptions, Waits | 'reporter'>, nam
             failures = 0;
           } catch (err) {
             // (an election, a member restarting under the drive: the next request goes on; a steady failure ends it)
-            if (++failures > 200) throw new Error(`written past on ${minor}: 200 requests failed in a row (last: ${(err as Error).message})`);
+            if (++failures > 200)
+              throw new OpsError(`written past on ${minor}: 200 requests failed in a row (last: ${(err as Error).message})`, 3, {
+                code: 'v2store_fix_halted',
+                hint: 'no member was stopped for it: check that every member answers (opsctl kv health), then run the same command; the drive starts over',
+              });
           }
         }
       };
