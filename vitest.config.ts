@@ -79,12 +79,13 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          // Two paths run with the path matrix (`npm run test:paths`, OPSCTL_PATHS=all), not in CI, each proven on the
+          // Three paths run with the path matrix (`npm run test:paths`, OPSCTL_PATHS=all), not in CI, each proven on the
           // same real binaries by a file CI runs: the sandbox's whole ladder 3.2 → 3.7 (each hop, fix and the rehearsal:
-          // see the file), and 3.2 → 3.3 under the load client (kv-load-ladder's first hop, under the same client and two more).
+          // see the file), and 3.2 → 3.3 under the load client (kv-load-ladder's first hop, under the same client and two more);
+          // and the matrix's ssh and systemd cell, 3.5 → 3.7 over real sshd in network namespaces (kv-ssh-hosts runs that driver in CI).
           exclude: [
             ...configDefaults.exclude,
-            ...(process.env.OPSCTL_PATHS === 'all' ? [] : ['test/e2e/kv-ladder-etcd.test.ts', 'test/e2e/kv-load-upgrade.test.ts']),
+            ...(process.env.OPSCTL_PATHS === 'all' ? [] : ['test/e2e/kv-ladder-etcd.test.ts', 'test/e2e/kv-load-upgrade.test.ts', 'test/e2e/kv-paths-ssh-etcd.test.ts']),
             // the container driver on real podman (`npm run test:containers`): 7-8 minutes and ~90 CPU-seconds, past CI's budget for now
             ...(process.env.OPSCTL_CONTAINERS === '1' ? [] : ['test/e2e/kv-containers-podman.test.ts']),
           ],

@@ -1,6 +1,6 @@
 // npm run test:paths: every cell of the kv path matrix (test/e2e/kv-paths-etcd.test.ts) on real etcd, one after
 // another, then the table: each starting minor and driver, and how the upgrade ended. CI runs one slice of it.
-// Then two paths CI does not run either (vitest.config.ts excludes them unless OPSCTL_PATHS=all): the sandbox's whole
+// Its ssh and systemd cell: test/e2e/kv-paths-ssh-etcd.test.ts (real sshd in network namespaces). Then two paths CI does not run either (vitest.config.ts excludes them unless OPSCTL_PATHS=all): the sandbox's whole
 // ladder 3.2 → 3.7 (test/e2e/kv-ladder-etcd.test.ts: rehearsed on a clone, the v2store and WAL fixes) and 3.2 → 3.3
 // under the bench's load client (test/e2e/kv-load-upgrade.test.ts).
 import { spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const out = join(mkdtempSync(join(tmpdir(), 'opsctl-paths-')), 'cells.jsonl');
-const files = ['test/e2e/kv-paths-etcd.test.ts', 'test/e2e/kv-ladder-etcd.test.ts', 'test/e2e/kv-load-upgrade.test.ts'];
+const files = ['test/e2e/kv-paths-etcd.test.ts', 'test/e2e/kv-paths-ssh-etcd.test.ts', 'test/e2e/kv-ladder-etcd.test.ts', 'test/e2e/kv-load-upgrade.test.ts'];
 const r = spawnSync('npx', ['vitest', 'run', '--project', 'e2e', '--maxWorkers', '1', ...files], {
   stdio: 'inherit',
   env: { ...process.env, OPSCTL_PATHS: 'all', OPSCTL_PATHS_OUT: out, OPSCTL_REQUIRE_E2E: '1' },
