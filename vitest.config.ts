@@ -85,7 +85,9 @@ export default defineConfig({
           // and the matrix's ssh and systemd cell, 3.5 → 3.7 over real sshd in network namespaces (kv-ssh-hosts runs that driver in CI).
           exclude: [
             ...configDefaults.exclude,
-            ...(process.env.OPSCTL_PATHS === 'all' ? [] : ['test/e2e/kv-ladder-etcd.test.ts', 'test/e2e/kv-load-upgrade.test.ts', 'test/e2e/kv-paths-ssh-etcd.test.ts']),
+            ...(process.env.OPSCTL_PATHS === 'all'
+              ? []
+              : ['test/e2e/kv-ladder-etcd.test.ts', 'test/e2e/kv-load-upgrade.test.ts', 'test/e2e/kv-paths-ssh-etcd.test.ts']),
             // the container driver on real podman (`npm run test:containers`): 7-8 minutes and ~90 CPU-seconds, past CI's budget for now
             ...(process.env.OPSCTL_CONTAINERS === '1' ? [] : ['test/e2e/kv-containers-podman.test.ts']),
           ],

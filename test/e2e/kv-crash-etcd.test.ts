@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crashReal } from '../helpers/crash-cluster.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crashReal, crashSandbox } from '../helpers/crash-cluster.js';
 import { byPosition, crashRun, POSITIONS, positionsText, sweep, type Sweep } from '../helpers/crash-points.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
 
@@ -51,15 +53,18 @@ function expectEveryPosition(r: Sweep, hop = HOP): void {
 
 describe.runIf(Boolean(dirs))('kill -9 at every crash point on real etcd, resumed by the identical command', () => {
   // Made when the block runs, never while it is collected: a skipped block's body runs too, with `dirs` undefined.
-  const made: Array<ReturnType<typeof crashReal>> = [];
+  const made: Array<{ down: () => Promise<void> }> = [];
   let hop!: ReturnType<typeof crashReal>;
   let ladder!: ReturnType<typeof crashReal>;
   let regression!: ReturnType<typeof crashReal>;
   let fix37!: ReturnType<typeof crashReal>;
+  let sandbox37!: ReturnType<typeof crashSandbox>;
   beforeAll(() => {
     const bins = { '3.4': dirs!.v34, '3.5': dirs!.v35, '3.6': dirs!.v36 };
     // (npm run test:crash: a 3.5 cluster to 3.7 in one command, through the WAL fix before 3.7, under writes)
     if (ALL) made.push((fix37 = crashReal({ ...bins, '3.7': dirs!.v37 }, '3.5', { writeEveryMs: 100 })));
+    // (and a sandbox of real 3.5.35 members, whose fix before 3.7 restarts each on 3.6 with snapshot-count 1)
+    if (ALL) made.push((sandbox37 = crashSandbox(3, { etcdBin: dirs!.v35 })));
     // (a write every 100 ms: a few dozen around each kill, at a fifth of the CPU of one every 20 ms)
     if (ALL) made.push((hop = crashReal(bins, '3.5', { writeEveryMs: 100 })));
     made.push((ladder = crashReal(bins, '3.4', { writeEveryMs: 100 })));
@@ -120,6 +125,26 @@ describe.runIf(Boolean(dirs))('kill -9 at every crash point on real etcd, resume
         for (const v of await fix37.versions()) expect(v.cluster).toMatch(/^3\.7\./);
         expect(fix37.seen.maxDown).toBeLessThanOrEqual(1);
         expect(await fix37.lostWrites()).toEqual([]);
+      }, 2_400_000);
+
+    if (ALL)
+      it('3.5.35 → 3.7.3 in one command on a sandbox under writes: every state of the WAL fix before 3.7 (each member restarted on 3.6 with snapshot-count 1, its config put back)', async () => {
+        sandbox37.start();
+        const args = ['kv', 'upgrade', '--to', '3.7', '--yes', '--target-bin', `3.6=${dirs!.v36}`, '--target-bin', `3.7=${dirs!.v37}`, ...FAST];
+        const r = await sweep({ args, env: sandbox37.env, reset: () => sandbox37.reset('3.5'), only: (state) => state.startsWith('fix-3.6 ') });
+        await sandbox37.stopWatching();
+        console.log(
+          `crash points (real sandbox 3.5 → 3.7, the WAL fix before 3.7): ${r.states.length} states, ${r.runs} runs: ${r.states.join(' | ')}; ${sandbox37.seen.acked.length} writes acknowledged, at most ${sandbox37.seen.maxDown} member down`,
+        );
+        expect(r.last.exitCode, r.last.stderr).toBe(0);
+        expect(r.reached.map((x) => x.state)).toEqual(r.states);
+        // each member's stop and start in the fix (on its edited config, then on its own) among the states killed at
+        expect(r.states.filter((x) => / after (stop|start) \S+ \(changes\)$/.test(x)).length).toBeGreaterThanOrEqual(6);
+        const configs = (readdirSync(sandbox37.dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.conf.yml'));
+        for (const f of configs) expect(readFileSync(join(sandbox37.dir, f), 'utf8'), f).not.toMatch(/snapshot-count: 1\b/);
+        expect((readdirSync(sandbox37.dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.opsctl-kept'))).toEqual([]);
+        expect(sandbox37.seen.maxDown).toBeLessThanOrEqual(1);
+        expect(await sandbox37.lostWrites()).toEqual([]);
       }, 2_400_000);
 
     it("regression: after a ladder's first hop, the identical command (--target-bin for both hops) goes on, the finished hop's binary noted", async () => {

@@ -55,106 +55,102 @@ const binsOf = (d: LadderDirs): Record<string, string> => ({ '3.2': d.v32, '3.3'
 const name = (c: Cell) =>
   `${c.from} → ${c.to}, command driver ${c.trial ? 'with a trial template' : 'without one (this host)'}${c.settings ? ', rehearsed (a settings template)' : ''}${c.killRehearsal ? ', opsctl killed -9 during the rehearsal' : ''}`;
 
-describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice).map((c) => [name(c), c] as const))(
-  '%s (real etcd, monitoring, a writer)',
-  (_, cell) => {
-    const cfg = tempConfigDir('opsctl-paths-e2e-');
-    let c: RealCluster;
-    let file: string;
-    const opsctl = (...args: string[]) => runBin(args, { env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1' }, timeout: 900_000 });
-    const healthy = async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0;
+describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice).map((c) => [name(c), c] as const))('%s (real etcd, monitoring, a writer)', (_, cell) => {
+  const cfg = tempConfigDir('opsctl-paths-e2e-');
+  let c: RealCluster;
+  let file: string;
+  const opsctl = (...args: string[]) => runBin(args, { env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1' }, timeout: 900_000 });
+  const healthy = async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0;
 
-    beforeAll(async () => {
-      const all = binsOf(dirs!);
-      c = await realCluster({ size: 3, bins: Object.fromEntries(Object.entries(all).filter(([m]) => m >= cell.from && m <= cell.to)) });
-      for (const m of c.members) c.start(m, cell.from);
-      await until(() => c.members.every((m) => c.alive(m)), 30_000, `three ${cell.from} members`);
-      const extra = [...(cell.trial ? ['trial: sh -s'] : []), ...(cell.settings ? [`settings: echo --config-file=${c.dir}/{name}/etcd.yaml`] : [])];
-      file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra });
-      await until(healthy, 60_000, 'the cluster healthy');
-    }, 120_000);
+  beforeAll(async () => {
+    const all = binsOf(dirs!);
+    c = await realCluster({ size: 3, bins: Object.fromEntries(Object.entries(all).filter(([m]) => m >= cell.from && m <= cell.to)) });
+    for (const m of c.members) c.start(m, cell.from);
+    await until(() => c.members.every((m) => c.alive(m)), 30_000, `three ${cell.from} members`);
+    const extra = [...(cell.trial ? ['trial: sh -s'] : []), ...(cell.settings ? [`settings: echo --config-file=${c.dir}/{name}/etcd.yaml`] : [])];
+    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra });
+    await until(healthy, 60_000, 'the cluster healthy');
+  }, 120_000);
 
-    afterAll(() => {
-      c?.destroy();
-      cfg.cleanup();
-    });
+  afterAll(() => {
+    c?.destroy();
+    cfg.cleanup();
+  });
 
-    it('finishes (every member on the target, 0 lost, never two down) or is refused before its first stop', async () => {
-      // the monitoring's /health probe (every 200 ms) starts at a random moment of the run, as a Prometheus blackbox
-      // or a liveness probe begins whenever it begins: before the checks, between them and the first stop, or during a
-      // hop (OPSCTL_PATHS_PROBE_AT=ms replays a moment; the row says which)
-      const probeAt = Number(process.env.OPSCTL_PATHS_PROBE_AT ?? Math.floor(Math.random() * 20_000));
-      let probes = 0;
-      let probe: NodeJS.Timeout | undefined;
-      const probeStart = setTimeout(() => {
-        probe = setInterval(() => {
-          for (const e of c.endpoints)
-            void fetch(`${e}/health`).then(
-              (r) => (r.ok ? probes++ : undefined),
-              () => undefined,
-            );
-        }, 200);
-      }, probeAt);
-      // (a writer beside the run, paced: the load client back to back, as much as a cluster takes, is kv-load-ladder's)
-      const load = startLoad({ endpoints: c.endpoints, pauseMs: 100 });
-      const pids = c.members.map((m) => c.pid(m));
-      const t0 = Date.now();
-      let outcome = 'unknown';
-      let said = '';
-      try {
-        await until(() => load.acknowledgedIn('before') >= 20, 60_000, '20 acknowledged writes');
-        if (cell.killRehearsal) await killDuringRehearsal(c, cell, { cfg: cfg.dir, file, pids });
-        const dry = await opsctl('kv', 'upgrade', '--to', cell.to, '--dry-run', '--no-backup', '--cluster', file);
-        const plan = String(dry.stdout).replace(/\s+/g, ' ');
-        const { maxDown, result: up } = await watchDown(c, () => opsctl('kv', 'upgrade', '--to', cell.to, '--yes', '--no-backup', '--cluster', file));
-        said = `${String(up.stdout)}\n${String(up.stderr)}`;
-        load.phase('after');
-        const v = JSON.parse(String((await opsctl('kv', 'version', '--cluster', file, '--json')).stdout) || '[]') as Array<{ server: string; cluster: string }>;
-        const onTarget = v.length === 3 && v.every((m) => m.server === PINNED_ETCD[cell.to] && m.cluster === `${cell.to}.0`);
-        const untouched = c.members.every((m, i) => c.pid(m) === pids[i]);
-        const up3 = c.members.every((m) => c.alive(m));
-        outcome =
-          up.exitCode === 0 && onTarget && maxDown <= 1
-            ? 'finished'
-            : up.exitCode !== 0 && untouched && up3
-              ? 'refused before the first stop'
-              : !up3
-                ? 'member left down'
-                : 'stopped half-way';
-        // a dry run that says nothing blocks it is a promise the run keeps
-        if (dry.exitCode === 0 && /Nothing blocks it/.test(plan)) expect(outcome, said).toBe('finished');
-        if (outcome === 'finished') await until(() => load.acknowledgedIn('after') >= 10, 60_000, `10 acknowledged writes on ${cell.to}`);
-        expect(['finished', 'refused before the first stop'], said).toContain(outcome);
-        if (outcome === 'refused before the first stop') expect(String(up.stderr)).not.toMatch(/what etcd's words name/);
-        // with the start per version known, the whole plan ran on a clone first (the same executor), else each member's trials
-        if (cell.settings)
-          expect(said).toMatch(/rehearsal: passed on a clone of the cluster in [\d.]+ s \(copy [\d.]+ s\): .*, \d+ writes acknowledged, 0 lost/);
-        else expect(plan).toMatch(/rehearsal: not run \(the command driver's start on each version is not known to opsctl/);
-      } finally {
-        clearTimeout(probeStart);
-        clearInterval(probe);
-        const r = await load.stop();
-        const past = [...said.matchAll(/written past on (3\.\d): ([\d,]+) raft entries in (\d+) ms/g)].map(
-          (m) => `${m[1]}: ${m[2]} in ${(Number(m[3]) / 1000).toFixed(1)} s`,
-        );
-        const row = {
-          cell: name(cell),
-          outcome,
-          seconds: Math.round((Date.now() - t0) / 1000),
-          acknowledged: r.acknowledged,
-          lost: r.lost,
-          probes,
-          probeAtMs: probeAt,
-          writtenPast: past,
-          rehearsal: /rehearsal: passed on a clone of the cluster in ([\d.]+ s)/.exec(said)?.[1] ?? 'not run',
-        };
-        process.stderr.write(`[kv paths] ${JSON.stringify(row)}\n`);
-        if (OUT) appendFileSync(OUT, `${JSON.stringify(row)}\n`);
-        expect(r.lost, r.lostKeys.join(', ')).toBe(0);
-      }
-    }, 900_000);
-  },
-);
+  it('finishes (every member on the target, 0 lost, never two down) or is refused before its first stop', async () => {
+    // the monitoring's /health probe (every 200 ms) starts at a random moment of the run, as a Prometheus blackbox
+    // or a liveness probe begins whenever it begins: before the checks, between them and the first stop, or during a
+    // hop (OPSCTL_PATHS_PROBE_AT=ms replays a moment; the row says which)
+    const probeAt = Number(process.env.OPSCTL_PATHS_PROBE_AT ?? Math.floor(Math.random() * 20_000));
+    let probes = 0;
+    let probe: NodeJS.Timeout | undefined;
+    const probeStart = setTimeout(() => {
+      probe = setInterval(() => {
+        for (const e of c.endpoints)
+          void fetch(`${e}/health`).then(
+            (r) => (r.ok ? probes++ : undefined),
+            () => undefined,
+          );
+      }, 200);
+    }, probeAt);
+    // (a writer beside the run, paced: the load client back to back, as much as a cluster takes, is kv-load-ladder's)
+    const load = startLoad({ endpoints: c.endpoints, pauseMs: 100 });
+    const pids = c.members.map((m) => c.pid(m));
+    const t0 = Date.now();
+    let outcome = 'unknown';
+    let said = '';
+    try {
+      await until(() => load.acknowledgedIn('before') >= 20, 60_000, '20 acknowledged writes');
+      if (cell.killRehearsal) await killDuringRehearsal(c, cell, { cfg: cfg.dir, file, pids });
+      const dry = await opsctl('kv', 'upgrade', '--to', cell.to, '--dry-run', '--no-backup', '--cluster', file);
+      const plan = String(dry.stdout).replace(/\s+/g, ' ');
+      const { maxDown, result: up } = await watchDown(c, () => opsctl('kv', 'upgrade', '--to', cell.to, '--yes', '--no-backup', '--cluster', file));
+      said = `${String(up.stdout)}\n${String(up.stderr)}`;
+      load.phase('after');
+      const v = JSON.parse(String((await opsctl('kv', 'version', '--cluster', file, '--json')).stdout) || '[]') as Array<{ server: string; cluster: string }>;
+      const onTarget = v.length === 3 && v.every((m) => m.server === PINNED_ETCD[cell.to] && m.cluster === `${cell.to}.0`);
+      const untouched = c.members.every((m, i) => c.pid(m) === pids[i]);
+      const up3 = c.members.every((m) => c.alive(m));
+      outcome =
+        up.exitCode === 0 && onTarget && maxDown <= 1
+          ? 'finished'
+          : up.exitCode !== 0 && untouched && up3
+            ? 'refused before the first stop'
+            : !up3
+              ? 'member left down'
+              : 'stopped half-way';
+      // a dry run that says nothing blocks it is a promise the run keeps
+      if (dry.exitCode === 0 && /Nothing blocks it/.test(plan)) expect(outcome, said).toBe('finished');
+      if (outcome === 'finished') await until(() => load.acknowledgedIn('after') >= 10, 60_000, `10 acknowledged writes on ${cell.to}`);
+      expect(['finished', 'refused before the first stop'], said).toContain(outcome);
+      if (outcome === 'refused before the first stop') expect(String(up.stderr)).not.toMatch(/what etcd's words name/);
+      // with the start per version known, the whole plan ran on a clone first (the same executor), else each member's trials
+      if (cell.settings) expect(said).toMatch(/rehearsal: passed on a clone of the cluster in [\d.]+ s \(copy [\d.]+ s\): .*, \d+ writes acknowledged, 0 lost/);
+      else expect(plan).toMatch(/rehearsal: not run \(the command driver's start on each version is not known to opsctl/);
+    } finally {
+      clearTimeout(probeStart);
+      clearInterval(probe);
+      const r = await load.stop();
+      const past = [...said.matchAll(/written past on (3\.\d): ([\d,]+) raft entries in (\d+) ms/g)].map(
+        (m) => `${m[1]}: ${m[2]} in ${(Number(m[3]) / 1000).toFixed(1)} s`,
+      );
+      const row = {
+        cell: name(cell),
+        outcome,
+        seconds: Math.round((Date.now() - t0) / 1000),
+        acknowledged: r.acknowledged,
+        lost: r.lost,
+        probes,
+        probeAtMs: probeAt,
+        writtenPast: past,
+        rehearsal: /rehearsal: passed on a clone of the cluster in ([\d.]+ s)/.exec(said)?.[1] ?? 'not run',
+      };
+      process.stderr.write(`[kv paths] ${JSON.stringify(row)}\n`);
+      if (OUT) appendFileSync(OUT, `${JSON.stringify(row)}\n`);
+      expect(r.lost, r.lostKeys.join(', ')).toBe(0);
+    }
+  }, 900_000);
+});
 
 /** The etcd processes that read one of the cluster's config files: its members' and, in namespaces of their own, the clone's. */
 function etcdsOf(c: RealCluster): number {

@@ -151,7 +151,9 @@ console.log(JSON.stringify({ probes }));
         acknowledged: ackedKeys.length,
         lost: lost.length,
         probes: (JSON.parse(String(w.stdout) || '{}') as { probes?: number }).probes ?? 0,
-        writtenPast: [...said.matchAll(/written past on (3\.\d): ([\d,]+) raft entries in (\d+) ms/g)].map((m) => `${m[1]}: ${m[2]} in ${(Number(m[3]) / 1000).toFixed(1)} s`),
+        writtenPast: [...said.matchAll(/written past on (3\.\d): ([\d,]+) raft entries in (\d+) ms/g)].map(
+          (m) => `${m[1]}: ${m[2]} in ${(Number(m[3]) / 1000).toFixed(1)} s`,
+        ),
         rehearsal: 'not run',
       };
       process.stderr.write(`[kv paths] ${JSON.stringify(row)}\n`);

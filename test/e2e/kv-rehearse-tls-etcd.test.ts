@@ -38,7 +38,7 @@ describe.runIf(Boolean(dirs))(`kv upgrade --rehearse: TLS members with client ce
     cfg.cleanup();
   });
 
-  it('the whole plan passes on the clone with the members\' own certificates; the cluster untouched', async () => {
+  it("the whole plan passes on the clone with the members' own certificates; the cluster untouched", async () => {
     const pids = c.members.map((m) => c.pid(m));
     const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--rehearse', '--no-backup', '--cluster', file);
     const said = `${String(r.stdout)}\n${String(r.stderr)}`;

@@ -89,7 +89,9 @@ describe.runIf(Boolean(dirs))(`per-version settings on a command-driver cluster 
     const err = String(up.stderr).replace(/\s+/g, ' ');
     expect(err).toMatch(/refused before any change/);
     for (const m of c.members)
-      expect(err).toMatch(new RegExp(`\\[enable-v2-gone\\] member ${m.name}: .*the settings template for 3\\.6 \\(\`cat \\S+/${m.name}/etcd-3\\.6\\.service\`\\): ExecStart=`));
+      expect(err).toMatch(
+        new RegExp(`\\[enable-v2-gone\\] member ${m.name}: .*the settings template for 3\\.6 \\(\`cat \\S+/${m.name}/etcd-3\\.6\\.service\`\\): ExecStart=`),
+      );
     expect(err).toMatch(/flag provided but not defined/);
     expect(c.members.map((m) => c.pid(m))).toEqual(pids);
     expect(c.members.every((m) => c.alive(m))).toBe(true);

@@ -111,8 +111,8 @@ function alivePid(pidFile: string): boolean {
   }
 }
 
-/** A simulated sandbox (the local driver). */
-export function crashSandbox(size = 3) {
+/** A simulated sandbox (the local driver); with `etcdBin`, one of real etcd members from that release directory. */
+export function crashSandbox(size = 3, o: { etcdBin?: string } = {}) {
   const cfg = tempConfigDir('opsctl-crash-sim-');
   const env = { OPSCTL_CONFIG_DIR: cfg.dir };
   const sandboxFile = join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json');
@@ -129,7 +129,8 @@ export function crashSandbox(size = 3) {
       w.replacing(async () => {
         if (existsSync(sandboxFile)) await runBin(['kv', 'sandbox', 'down'], { env });
         rmSync(join(cfg.dir, 'data'), { recursive: true, force: true });
-        const up = await runBin(['kv', 'sandbox', 'up', '--members', String(size), '--version', version], { env, timeout: 120_000 });
+        const from = o.etcdBin ? ['--etcd-bin', o.etcdBin] : ['--version', version];
+        const up = await runBin(['kv', 'sandbox', 'up', '--members', String(size), ...from], { env, timeout: 120_000 });
         if (up.exitCode !== 0) throw new Error(`kv sandbox up failed: ${String(up.stderr)}`);
       }),
     /**

@@ -78,9 +78,15 @@ describe('a systemd unit as the settings a start on a version runs with (systemc
     expect(s.from.env).toMatch(/with \/etc\/default\/etcd, \/etc\/etcd\/3.6.env/);
     files.clear();
     const missing = await settingsOutput(UNIT, 'the settings template for 3.6', read);
-    expect('why' in missing && missing.why).toMatch(/names EnvironmentFile=\/etc\/etcd\/3.6.env, which cannot be read on the member's host: cat: .*No such file/);
+    expect('why' in missing && missing.why).toMatch(
+      /names EnvironmentFile=\/etc\/etcd\/3.6.env, which cannot be read on the member's host: cat: .*No such file/,
+    );
     // the line format is unchanged
-    expect(await settingsOutput('--name=m1\nETCD_DATA_DIR=/d\n', 'x', read)).toEqual({ args: ['--name=m1'], env: { ETCD_DATA_DIR: '/d' }, from: { args: 'x', env: 'x' } });
+    expect(await settingsOutput('--name=m1\nETCD_DATA_DIR=/d\n', 'x', read)).toEqual({
+      args: ['--name=m1'],
+      env: { ETCD_DATA_DIR: '/d' },
+      from: { args: 'x', env: 'x' },
+    });
   });
 
   it("the systemd preset reads each version's unit with systemctl cat over ssh", () => {

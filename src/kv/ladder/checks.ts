@@ -175,7 +175,11 @@ export async function checkAll(
   // A patch hop inside a hop's source minor (3.5.x → 3.5.32+ before 3.6, 3.6.x → 3.6.11+ before 3.7) is planned first.
   const patchPlanned = (h: Hop) => !h.patch && hops.some((x) => x.patch && x.from === h.from);
   // Every hop at once (each only looks: config reads, etcdutl on the data dirs).
-  return Promise.all(hops.map(async (h, i) => (i < fromHop ? [] : check(o, await hopFacts(o, h, { obs, bins, v2, current: i === fromHop, patchPlanned: patchPlanned(h), trials })))));
+  return Promise.all(
+    hops.map(async (h, i) =>
+      i < fromHop ? [] : check(o, await hopFacts(o, h, { obs, bins, v2, current: i === fromHop, patchPlanned: patchPlanned(h), trials })),
+    ),
+  );
 }
 
 /** Whether the members' data dirs are checked (and fixed) for what is left of the v2 store before a hop's first start (the ladder's table). */
