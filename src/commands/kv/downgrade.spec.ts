@@ -3,19 +3,7 @@ import { defineVerb, type RunModule } from '../spec.js';
 
 /** "3.6 → 3.5 or 3.7 → 3.6": each minor etcd's downgrade API takes a cluster from (the ladder's table). */
 const WAYS = DOWNGRADE_FROM.map((m, i) => `${m} → ${DOWNGRADE_TO[i]}`).join(' or ');
-import {
-  cluster,
-  driver,
-  dropBackupCmd,
-  dryRun,
-  etcdctl,
-  keepBackups,
-  restoreBackupCmd,
-  snapshotTimeout,
-  snapshotVia,
-  targetBin,
-  trialTimeout,
-} from './lib/flags.js';
+import { cluster, driver, dryRun, etcdctl, keepBackups, snapshotTimeout, snapshotVia, targetBin, trialTimeout, verbTemplates } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'downgrade',
@@ -50,8 +38,7 @@ export const spec = defineVerb({
       help: 'a member that never becomes healthy on --to: halt there, or put it back on its newer binary first',
       default: 'halt',
     },
-    restoreBackupCmd,
-    dropBackupCmd,
+    ...verbTemplates('downgrade'),
     trialTimeout,
   },
   examples: ['opsctl kv downgrade --to 3.5 --dry-run', 'opsctl kv downgrade --to 3.5 --target-bin 3.5=/opt/etcd-3.5', 'opsctl kv downgrade --to 3.5 --json'],

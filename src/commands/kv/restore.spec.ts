@@ -1,5 +1,5 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { cluster, driver, s3 } from './lib/flags.js';
+import { cluster, driver, s3, verbTemplates } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'restore',
@@ -26,12 +26,7 @@ export const spec = defineVerb({
       home: true,
       help: 'real etcd: the release directory to start (its etcdutl, before 3.5 its etcdctl, restores the data)',
     },
-    restoreCmd: {
-      type: 'string',
-      value: 'template',
-      help: "with --endpoints: restores {snapshot} on a stopped member's host ({name} {peer} {cluster} {token} {run})",
-    },
-    restoreCheckCmd: { type: 'string', value: 'template', help: 'with --endpoints: exits 0 when the host is reachable and the data dir is there' },
+    ...verbTemplates('restore'),
     again: {
       type: 'boolean',
       help: 'restore the snapshot although the last restore recorded here restored it already (every write since is lost); without it, that command run again says so and changes nothing',

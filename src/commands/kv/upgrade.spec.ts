@@ -1,20 +1,7 @@
 import { LADDER_TARGETS, LADDER_TOP, ladderSpan } from '@opsctl/shared/etcd-ladder.js';
 import { EXIT_CODE_FLAG } from '../action.js';
 import { defineVerb, type RunModule } from '../spec.js';
-import {
-  cluster,
-  driver,
-  dropBackupCmd,
-  dryRun,
-  etcdctl,
-  keepBackups,
-  restoreBackupCmd,
-  snapshotTimeout,
-  snapshotVia,
-  targetBin,
-  trialTimeout,
-  s3,
-} from './lib/flags.js';
+import { cluster, driver, dryRun, etcdctl, keepBackups, snapshotTimeout, snapshotVia, targetBin, trialTimeout, verbTemplates, s3 } from './lib/flags.js';
 
 export const spec = defineVerb({
   name: 'upgrade',
@@ -86,8 +73,7 @@ export const spec = defineVerb({
       help: 'a member that never becomes healthy on --to: halt there, or put it back on its old binary and data first',
       default: 'halt',
     },
-    restoreBackupCmd,
-    dropBackupCmd,
+    ...verbTemplates('upgrade'),
     report: {
       type: 'string',
       value: 'file.html',

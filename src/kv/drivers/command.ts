@@ -1,4 +1,4 @@
-import type { CommandTemplates, MemberSpec } from '../cluster/cluster-file.js';
+import { TEMPLATE_ROWS, type CommandTemplates, type MemberSpec } from '../cluster/cluster-file.js';
 import type { CloneOf, CopySize, DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
 import { sharedRead } from './driver.js';
 import { configFileOf, settingsOutput, type StartSettings } from './start-settings.js';
@@ -101,20 +101,7 @@ export class CommandDriver implements MemberDriver {
   private templates(): string[] {
     const t = this.t;
     const all = [
-      t.stop,
-      t.start,
-      t.running,
-      t.v2Size,
-      t.stage,
-      t.backup,
-      t.space,
-      t.config,
-      t.settings,
-      t.trial,
-      t.restore,
-      t.restoreCheck,
-      t.restoreBackup,
-      t.dropBackup,
+      ...TEMPLATE_ROWS.filter(([, row]) => row.kind === 'command').map(([key]) => t[key]),
       ...Object.values(t.startByVersion ?? {}),
       ...Object.values(t.stageByVersion ?? {}),
       ...Object.values(t.restoreByVersion ?? {}),

@@ -258,20 +258,8 @@ export function renderTemplate(template: string, vars: Record<string, string | u
   });
 }
 
-/** The placeholders every template may use; the backup template also has {run}. */
+/** The placeholders every template may use; a template's own besides these are in its row (kv/cluster/cluster-file.ts DRIVER_TEMPLATES). */
 export const TEMPLATE_VARS = ['host', 'name', 'endpoint', 'version', 'bin'] as const;
-
-/** The placeholders a template has beyond the common ones, by template name (file key or flag stem). */
-export const TEMPLATE_EXTRA: Readonly<Record<string, readonly string[]>> = {
-  backup: ['run'],
-  restore: ['snapshot', 'peer', 'cluster', 'token', 'run'],
-  restoreBackup: ['run'],
-  'restore-backup': ['run'],
-  dropBackup: ['run'],
-  'drop-backup': ['run'],
-  restoreCheck: ['snapshot', 'peer', 'cluster', 'token', 'run'],
-  'restore-check': ['snapshot', 'peer', 'cluster', 'token', 'run'],
-};
 
 /**
  * What is wrong with a template before anything runs (an unknown {placeholder}, an unbalanced

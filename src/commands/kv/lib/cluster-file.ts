@@ -1,10 +1,10 @@
 import { syntaxErrorText } from '../../../core/syntax-error.js';
 import { z } from 'zod';
 import { UsageError } from '../../../core/errors.js';
-import { hostProblem, type ClusterSpec, type MemberSpec } from '../../../kv/cluster/cluster-file.js';
+import { DRIVER_TEMPLATES, hostProblem, TEMPLATE_ROWS, type ClusterSpec, type MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { expandSystemd } from '../../../kv/drivers/systemd.js';
 import type { FileConnection } from './connection.js';
-import { TEMPLATE_EXTRA, templateProblem } from '../../../kv/templates/argv.js';
+import { templateProblem } from '../../../kv/templates/argv.js';
 import { normalizeEndpoint } from './endpoint.js';
 import { parseYaml } from '../../../core/yaml.js';
 
@@ -27,6 +27,11 @@ const Tls = z.object({
   insecureSkipTlsVerify: z.boolean().optional(),
 });
 const Auth = z.object({ user: z.string().min(1), passwordFile: z.string().min(1).optional() }).strict();
+type Rows = typeof DRIVER_TEMPLATES;
+/** driver.KEY of a command driver per row of the template table: stop, start and running required. */
+const templateFields = Object.fromEntries(TEMPLATE_ROWS.map(([key, row]) => [key, row.required ? z.string().min(1) : z.string().min(1).optional()])) as {
+  [K in keyof Rows]: Rows[K] extends { required: true } ? z.ZodString : z.ZodOptional<z.ZodString>;
+};
 const File = z.object({
   members: z.array(Member).min(1),
   tls: Tls.strict().optional(),
@@ -35,22 +40,7 @@ const File = z.object({
     .discriminatedUnion('type', [
       z.object({
         type: z.literal('command'),
-        stop: z.string().min(1),
-        start: z.string().min(1),
-        running: z.string().min(1),
-        v2Size: z.string().min(1).optional(),
-        backup: z.string().min(1).optional(),
-        stage: z.string().min(1).optional(),
-        space: z.string().min(1).optional(),
-        config: z.string().min(1).optional(),
-        settings: z.string().min(1).optional(),
-        restore: z.string().min(1).optional(),
-        restoreCheck: z.string().min(1).optional(),
-        restoreBackup: z.string().min(1).optional(),
-        dropBackup: z.string().min(1).optional(),
-        dataDir: z.string().min(1).optional(),
-        onHost: z.string().min(1).optional(),
-        trial: z.string().min(1).optional(),
+        ...templateFields,
         // the etcd binary on the hosts per target minor ("3.6": /opt/etcd-3.6/etcd): the trials' and the start check's
         bins: z.record(z.string().regex(/^3\.\d+$/, 'a minor such as "3.6"'), z.string().min(1)).optional(),
       }),
@@ -147,26 +137,9 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
     driver = { ...templates, ...(bins ? { binByVersion: { ...bins } } : {}) };
   }
   if (driver?.type === 'command') {
-    const templates: Array<[string, string | undefined]> = [
-      ['stop', driver.stop],
-      ['start', driver.start],
-      ['running', driver.running],
-      ['v2Size', driver.v2Size],
-      ['backup', driver.backup],
-      ['stage', driver.stage],
-      ['space', driver.space],
-      ['config', driver.config],
-      ['settings', driver.settings],
-      ['restore', driver.restore],
-      ['restoreCheck', driver.restoreCheck],
-      ['restoreBackup', driver.restoreBackup],
-      ['dropBackup', driver.dropBackup],
-      ['dataDir', driver.dataDir],
-      ['onHost', driver.onHost],
-      ['trial', driver.trial],
-    ];
-    for (const [k, t] of templates) {
-      const problem = t === undefined ? undefined : templateProblem(t, TEMPLATE_EXTRA[k] ?? []);
+    for (const [k, row] of TEMPLATE_ROWS) {
+      const t = driver[k];
+      const problem = t === undefined ? undefined : templateProblem(t, row.extra);
       if (problem)
         throw new UsageError(`--cluster ${path}: driver.${k}: ${problem}`, { field: '--cluster', hint: 'fix the template in the file; nothing was changed' });
     }

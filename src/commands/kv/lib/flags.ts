@@ -1,5 +1,7 @@
 /** The flag sets the kv verbs' specs share (light: the specs are loaded for --help). */
 
+import { CYCLING_VERBS, TEMPLATE_ROWS, type CyclingVerb, type DRIVER_TEMPLATES, type TemplateKey, type TemplateRow } from '../../../kv/cluster/cluster-file.js';
+
 /** Flags that find the cluster and reach it (every kv verb but sandbox, release, backups and snapshot status). */
 export const cluster = {
   endpoints: { type: 'string', value: 'urls', help: 'client URLs, comma-separated (env ETCDCTL_ENDPOINTS; default: the sandbox)' },
@@ -28,40 +30,34 @@ export const cluster = {
   passwordFile: { type: 'string', value: 'file', home: true, help: 'etcd auth: a file whose first line is the password' },
 } as const;
 
-/** The command driver's templates and the member timeouts: the verbs that stop and start members. */
+type Rows = typeof DRIVER_TEMPLATES;
+/** A template's flag: `--stop-cmd <template>`. */
+interface TemplateFlag {
+  readonly type: 'string';
+  readonly value: 'template';
+  readonly help: string;
+}
+type FlagsOf<K extends TemplateKey> = { readonly [P in K as Rows[P]['flag']]: TemplateFlag };
+/** The templates every verb that stops and starts members takes. */
+type Shared = { [K in TemplateKey]: CyclingVerb extends Rows[K]['verbs'][number] ? K : never }[TemplateKey];
+/** The templates VERB takes beside the shared ones. */
+type Own<V extends CyclingVerb> = { [K in TemplateKey]: V extends Rows[K]['verbs'][number] ? (K extends Shared ? never : K) : never }[TemplateKey];
+
+const shared = (row: TemplateRow) => CYCLING_VERBS.every((v) => row.verbs.includes(v));
+
+/** The flags of the table's rows that PICK keeps, in the table's order. */
+function templateFlags(pick: (row: TemplateRow) => boolean): Record<string, TemplateFlag> {
+  return Object.fromEntries(TEMPLATE_ROWS.filter(([, row]) => pick(row)).map(([, row]) => [row.flag, { type: 'string', value: 'template', help: row.help }]));
+}
+
+/** The templates only some verbs take (`kv restore --restore-cmd`, `kv upgrade --drop-backup-cmd`), as that verb's flags. */
+export function verbTemplates<V extends CyclingVerb>(verb: V): FlagsOf<Own<V>> {
+  return templateFlags((row) => row.verbs.includes(verb) && !shared(row)) as FlagsOf<Own<V>>;
+}
+
+/** The command driver's templates (kv/cluster/cluster-file.ts DRIVER_TEMPLATES) and the member timeouts: the verbs that stop and start members. */
 export const driver = {
-  stopCmd: { type: 'string', value: 'template', help: 'with --endpoints: stops a member, e.g. "ssh {host} sudo systemctl stop etcd"' },
-  startCmd: { type: 'string', value: 'template', help: 'with --endpoints: starts a member on {version}/{bin}' },
-  runningCmd: { type: 'string', value: 'template', help: "with --endpoints: exits 0 while the member's process exists" },
-  v2SizeCmd: { type: 'string', value: 'template', help: 'with --endpoints: prints the bytes of v2 data (for --settle auto)' },
-  configCmd: { type: 'string', value: 'template', help: "with --endpoints: prints the member's etcd config file, checked before a 3.3 upgrade" },
-  settingsCmd: {
-    type: 'string',
-    value: 'template',
-    help: 'with --endpoints: prints the etcd arguments (one per line) and ETCD_*= lines a start on {version} uses, where they differ per version',
-  },
-  backupCmd: {
-    type: 'string',
-    value: 'template',
-    help: "with --endpoints: backs up a stopped member's data dir on its host ({run}: the upgrade id, ID.2 … for a member's later copies)",
-  },
-  stageCmd: {
-    type: 'string',
-    value: 'template',
-    help: "with --endpoints: stages the hop's binary ({version} {bin}) on each host before the hop's first stop; must print its etcd --version",
-  },
-  spaceCmd: {
-    type: 'string',
-    value: 'template',
-    help: "with --endpoints: prints `du -sk DATA_DIR` then `df -Pk BACKUP_DIR` on the host: the backup's space, checked before each stop",
-  },
-  dataDir: { type: 'string', value: 'template', help: "with --endpoints: the member's data dir on its host, checked before 3.3 (v2 data without a v3 db)" },
-  onHost: { type: 'string', value: 'template', help: 'with --endpoints: runs a command on the member\'s host for that check, e.g. "ssh {host} sudo"' },
-  trialCmd: {
-    type: 'string',
-    value: 'template',
-    help: "with --endpoints: runs a shell script from its stdin on the member's host as root, e.g. \"ssh {host} sudo sh -s\": each hop's binary tried with the member's settings before any stop",
-  },
+  ...(templateFlags(shared) as FlagsOf<Shared>),
   stopTimeout: { type: 'string', value: 'duration', help: 'how long a stopping member may take', default: '60s' },
   healthyTimeout: { type: 'string', value: 'duration', help: 'how long a started member may take to be healthy and caught up', default: '2m' },
   pollInterval: { type: 'string', value: 'duration', help: 'between health polls', default: '250ms' },
@@ -89,16 +85,6 @@ export const snapshotTimeout = {
   value: 'duration',
   help: 'timeout of one snapshot; with --backup-to, also of its upload (every request to the store, retries and clean-up included)',
   default: '2m',
-} as const;
-export const restoreBackupCmd = {
-  type: 'string',
-  value: 'template',
-  help: "with --endpoints: puts a stopped member's data dir back from the backup ({run}), for --on-failure rollback",
-} as const;
-export const dropBackupCmd = {
-  type: 'string',
-  value: 'template',
-  help: "with --endpoints: removes a member's data-dir copy ({run}) once its hop is done (without it the copies stay on the hosts)",
 } as const;
 export const keepBackups = {
   type: 'boolean',

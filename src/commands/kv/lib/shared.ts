@@ -1,9 +1,16 @@
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../core/errors.js';
-import type { ClusterSpec, MemberSpec } from '../../../kv/cluster/cluster-file.js';
+import {
+  DRIVER_TEMPLATES,
+  TEMPLATE_ROWS,
+  type ClusterSpec,
+  type CommandTemplates,
+  type MemberSpec,
+  type RequiredTemplate,
+} from '../../../kv/cluster/cluster-file.js';
 import { traced } from '../../../kv/drivers/traced.js';
 import { CommandDriver } from '../../../kv/drivers/command.js';
-import { TEMPLATE_EXTRA, templateProblem } from '../../../kv/templates/argv.js';
+import { templateProblem } from '../../../kv/templates/argv.js';
 import type { MemberDriver } from '../../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/upgrade/options.js';
 import { clusterKey } from '../../../kv/journal/journal.js';
@@ -18,27 +25,54 @@ import { normalizeEndpoint } from './endpoint.js';
 // cluster-file.ts needs it too: it lives in endpoint.ts so that cluster-file.ts does not import this file (no cycle)
 export { normalizeEndpoint, openSession };
 
+type Rows = typeof DRIVER_TEMPLATES;
+/** The command driver's templates given as flags (`--stop-cmd`, … `--data-dir`, `--on-host`): one per row of DRIVER_TEMPLATES. */
+export type TemplateFlags = { [K in keyof Rows as Rows[K]['flag']]?: string };
+
 /** The flags every kv verb takes to find its cluster (and to reach it: TLS, auth). */
-export interface ClusterFlags extends ConnectionFlags {
+export interface ClusterFlags extends ConnectionFlags, TemplateFlags {
   endpoints?: string;
   cluster?: string;
-  stopCmd?: string;
-  startCmd?: string;
-  runningCmd?: string;
-  v2SizeCmd?: string;
-  backupCmd?: string;
-  stageCmd?: string;
-  spaceCmd?: string;
-  configCmd?: string;
-  settingsCmd?: string;
-  restoreCmd?: string;
-  restoreCheckCmd?: string;
-  restoreBackupCmd?: string;
-  dropBackupCmd?: string;
-  dataDir?: string;
-  onHost?: string;
-  trialCmd?: string;
   requestTimeout?: string;
+}
+
+/** `stopCmd` is `--stop-cmd`. */
+const flagName = (option: string) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/**
+ * The command driver's templates from the flags, each checked (a usage error names the flag), or undefined
+ * when none of --stop-cmd, --start-cmd and --running-cmd is given (they come together).
+ */
+export function templatesFromFlags(f: TemplateFlags): CommandTemplates | undefined {
+  const given = (option: string): string | undefined => (f as Record<string, string | undefined>)[option];
+  const required = TEMPLATE_ROWS.filter(([, row]) => row.required);
+  if (!required.some(([, row]) => given(row.flag))) return undefined;
+  for (const [, row] of required)
+    if (!given(row.flag))
+      throw new UsageError(`${flagName(row.flag)} is missing`, {
+        field: flagName(row.flag),
+        hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"',
+      });
+  for (const [, row] of TEMPLATE_ROWS) {
+    const v = given(row.flag);
+    const problem = v === undefined ? undefined : templateProblem(v, row.extra);
+    const flag = flagName(row.flag);
+    if (problem) throw new UsageError(`${flag}: ${problem}`, { field: flag, hint: 'fix the template; nothing was changed' });
+  }
+  return Object.fromEntries(TEMPLATE_ROWS.map(([key, row]) => [key, given(row.flag)])) as unknown as CommandTemplates;
+}
+
+/** The flags that give the templates again in a command opsctl prints (kv rollback, kv restore) or runs (the rehearsal). */
+export function carriedFlags(t: CommandTemplates): string[] {
+  return TEMPLATE_ROWS.flatMap(([key, row]) => {
+    const v = t[key];
+    return row.carried && v ? [flagName(row.flag), v] : [];
+  });
+}
+
+/** The cluster's driver as --endpoints names it: the templates the driver needs. */
+function requiredOnly(t: CommandTemplates): Pick<CommandTemplates, RequiredTemplate> {
+  return Object.fromEntries(TEMPLATE_ROWS.filter(([, row]) => row.required).map(([key]) => [key, t[key]])) as Pick<CommandTemplates, RequiredTemplate>;
 }
 
 /**
@@ -79,74 +113,16 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
     // the endpoints as given, by flag or by ETCDCTL_ENDPOINTS: a printed command works in another shell too
     const selector = ['--endpoints', found.text];
     let driver: MemberDriver | undefined;
-    const t = { stop: f.stopCmd, start: f.startCmd, running: f.runningCmd };
-    if (t.stop || t.start || t.running) {
-      for (const [k, v] of Object.entries(t))
-        if (!v)
-          throw new UsageError(`--${k}-cmd is missing`, {
-            field: `--${k}-cmd`,
-            hint: 'give --stop-cmd, --start-cmd and --running-cmd together, e.g. --stop-cmd "ssh {host} sudo systemctl stop etcd"',
-          });
-      const given: Array<[string, string | undefined]> = [
-        ['stop', t.stop],
-        ['start', t.start],
-        ['running', t.running],
-        ['v2-size', f.v2SizeCmd],
-        ['backup', f.backupCmd],
-        ['stage', f.stageCmd],
-        ['space', f.spaceCmd],
-        ['config', f.configCmd],
-        ['settings', f.settingsCmd],
-        ['restore', f.restoreCmd],
-        ['restore-check', f.restoreCheckCmd],
-        ['restore-backup', f.restoreBackupCmd],
-        ['drop-backup', f.dropBackupCmd],
-        ['data-dir', f.dataDir],
-        ['on-host', f.onHost],
-        ['trial', f.trialCmd],
-      ];
-      for (const [k, v] of given) {
-        const problem = v === undefined ? undefined : templateProblem(v, TEMPLATE_EXTRA[k] ?? []);
-        const flag = k === 'data-dir' || k === 'on-host' ? `--${k}` : `--${k}-cmd`;
-        if (problem) throw new UsageError(`${flag}: ${problem}`, { field: flag, hint: 'fix the template; nothing was changed' });
-      }
-      const command = new CommandDriver(
-        {
-          stop: t.stop!,
-          start: t.start!,
-          running: t.running!,
-          v2Size: f.v2SizeCmd,
-          backup: f.backupCmd,
-          stage: f.stageCmd,
-          space: f.spaceCmd,
-          config: f.configCmd,
-          settings: f.settingsCmd,
-          restore: f.restoreCmd,
-          restoreCheck: f.restoreCheckCmd,
-          restoreBackup: f.restoreBackupCmd,
-          dropBackup: f.dropBackupCmd,
-          dataDir: f.dataDir,
-          onHost: f.onHost,
-          trial: f.trialCmd,
-        },
-        exec,
-        ctx.env,
-        undefined,
-        sandboxProgramAt,
-      );
+    const t = templatesFromFlags(f);
+    if (t) {
+      const command = new CommandDriver(t, exec, ctx.env, undefined, sandboxProgramAt);
       // Names come from the cluster's own member list: data, checked before any template uses them.
       command.checkMembers(members, `${found.from} ${found.text}`);
       driver = command;
-      selector.push('--stop-cmd', t.stop!, '--start-cmd', t.start!, '--running-cmd', t.running!);
-      if (f.v2SizeCmd) selector.push('--v2-size-cmd', f.v2SizeCmd);
-      if (f.configCmd) selector.push('--config-cmd', f.configCmd);
-      if (f.settingsCmd) selector.push('--settings-cmd', f.settingsCmd);
-      if (f.dataDir) selector.push('--data-dir', f.dataDir);
-      if (f.onHost) selector.push('--on-host', f.onHost);
-      if (f.trialCmd) selector.push('--trial-cmd', f.trialCmd);
+      selector.push(...carriedFlags(t));
     }
     return {
-      cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: driver ? ({ type: 'command', ...t } as ClusterSpec['driver']) : undefined },
+      cluster: { source: 'endpoints', key: clusterKey(eps), members, driver: t ? { type: 'command', ...requiredOnly(t) } : undefined },
       driver,
       selector,
       session,
