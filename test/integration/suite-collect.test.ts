@@ -75,7 +75,7 @@ describe('the suite on a machine without any e2e prerequisite', () => {
     const expected = ['unit', 'integration', 'e2e'].flatMap((tier) => testFiles(join(REPO, 'test', tier))).sort();
     expect(out.files.map((f) => f.file).sort()).toEqual(expected);
     // the file of the issue: its three tests collected and skipped
-    expect(out.files.find((f) => f.file.endsWith('/kv-crash-etcd.test.ts'))).toMatchObject({ tests: 4, skipped: 4 });
+    expect(out.files.find((f) => f.file.endsWith('/kv-crash-etcd.test.ts'))).toMatchObject({ tests: 5, skipped: 5 });
 
     const notices = [...stderr.matchAll(/\*\*\* SKIPPING (.*?) \*\*\*/g)].map((m) => m[1]!);
     for (const what of [
