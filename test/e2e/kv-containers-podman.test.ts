@@ -159,13 +159,20 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (
     const runs = [...new Set(copies.map((r) => r.run))].sort();
     // one run per hop, a copy of each member's volume in each, each a volume of its own, measured there
     expect(runs).toHaveLength(2);
-    for (const run of runs) expect(copies.filter((r) => r.run === run).map((r) => r.member).sort()).toEqual(['c1', 'c2', 'c3']);
+    for (const run of runs)
+      expect(
+        copies
+          .filter((r) => r.run === run)
+          .map((r) => r.member)
+          .sort(),
+      ).toEqual(['c1', 'c2', 'c3']);
     for (const r of copies) {
       expect(r.path).toMatch(/\.opsctl-backup-\d{8}T\d{6}-[0-9a-f]+/);
       expect(r.bytes).toBeGreaterThan(0);
       // sparse: the WAL's 64 MB preallocated segment is holes in the copy
       expect(r.bytes).toBeLessThan(48 * 1024 * 1024);
     }
+    process.stderr.write(`[kv containers e2e] volume copies listed: ${copies.map((r) => `${r.member} ${r.bytes} B`).join(', ')}\n`);
     const volumesBefore = await c.volumes();
     expect(volumesBefore.filter((v) => v.includes('.opsctl-backup-'))).toHaveLength(6);
     const keptBefore = new Map<string, string>();
@@ -178,7 +185,12 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (
     expect(out.containers.removed.map((x) => x.name).sort()).toEqual(gone.sort());
     expect(out.containers.removed.every((x) => x.removed)).toBe(true);
     const keptAfter = (await c.names()).filter((x) => x.includes('.opsctl-kept-'));
-    expect(keptAfter.sort()).toEqual([...keptBefore].filter(([, image]) => image === images['3.6']).map(([n]) => n).sort());
+    expect(keptAfter.sort()).toEqual(
+      [...keptBefore]
+        .filter(([, image]) => image === images['3.6'])
+        .map(([n]) => n)
+        .sort(),
+    );
     const backupVolumes = (await c.volumes()).filter((v) => v.includes('.opsctl-backup-'));
     expect(backupVolumes).toHaveLength(3);
     for (const v of backupVolumes) expect(v).toContain(runs[1]);

@@ -4,7 +4,13 @@ import { ContainerDriver } from '../../src/kv/containers/driver.js';
 import { copiedBytes, copyFilesystem, copyPlace, dataDirIn, COPY_SCRIPT, RESTORE_SCRIPT } from '../../src/kv/containers/backup.js';
 import { keptName, keptToPrune, keptWhen, stampOf, type KeptContainer } from '../../src/kv/containers/prune.js';
 
-const VOLUME = { type: 'volume' as const, source: 'etcd-c1-data', hostPath: '/var/lib/containers/storage/volumes/etcd-c1-data/_data', destination: '/var/lib/etcd', readOnly: false };
+const VOLUME = {
+  type: 'volume' as const,
+  source: 'etcd-c1-data',
+  hostPath: '/var/lib/containers/storage/volumes/etcd-c1-data/_data',
+  destination: '/var/lib/etcd',
+  readOnly: false,
+};
 const BIND = { type: 'bind' as const, source: '/srv/etcd-c1', hostPath: '/srv/etcd-c1', destination: '/etcd', readOnly: false };
 
 describe("where a container member's data-dir copy goes", () => {
@@ -100,17 +106,22 @@ function fakeEngine() {
   const answer = (argv: string[]): { stdout: string; stderr: string; exitCode: number } => {
     const [file, ...a] = argv;
     if (file === 'podman' && a[0] === 'container' && a[1] === 'inspect')
-      return a[2] === 'etcd-c1' ? { stdout: JSON.stringify([stopped]), stderr: '', exitCode: 0 } : { stdout: '', stderr: 'Error: no such container', exitCode: 125 };
+      return a[2] === 'etcd-c1'
+        ? { stdout: JSON.stringify([stopped]), stderr: '', exitCode: 0 }
+        : { stdout: '', stderr: 'Error: no such container', exitCode: 125 };
     if (file === 'podman' && a[0] === 'volume' && a[1] === 'inspect') {
       const mp = volumes.get(a[2]!);
-      return mp ? { stdout: JSON.stringify([{ Mountpoint: mp }]), stderr: '', exitCode: 0 } : { stdout: '', stderr: `Error: no such volume ${a[2]}`, exitCode: 125 };
+      return mp
+        ? { stdout: JSON.stringify([{ Mountpoint: mp }]), stderr: '', exitCode: 0 }
+        : { stdout: '', stderr: `Error: no such volume ${a[2]}`, exitCode: 125 };
     }
     if (file === 'podman' && a[0] === 'volume' && a[1] === 'create') {
       const name = a[a.length - 1]!;
       volumes.set(name, `/var/lib/containers/storage/volumes/${name}/_data`);
       return { stdout: name, stderr: '', exitCode: 0 };
     }
-    if (file === 'podman' && a[0] === 'volume' && a[1] === 'rm') return volumes.delete(a[2]!) ? { stdout: '', stderr: '', exitCode: 0 } : { stdout: '', stderr: 'no such volume', exitCode: 1 };
+    if (file === 'podman' && a[0] === 'volume' && a[1] === 'rm')
+      return volumes.delete(a[2]!) ? { stdout: '', stderr: '', exitCode: 0 } : { stdout: '', stderr: 'no such volume', exitCode: 1 };
     if (file === 'sh' && a[1] === COPY_SCRIPT) return { stdout: 'opsctl-copied: 61440\n', stderr: '', exitCode: 0 };
     if (file === 'sh' && a[1] === RESTORE_SCRIPT) return { stdout: '', stderr: '', exitCode: 0 };
     if (file === 'sh' && a[1]!.startsWith('du -sk'))
@@ -140,7 +151,16 @@ describe("the container driver backs up, puts back, measures and removes a membe
     expect(detail).toContain(`volume etcd-c1.opsctl-backup-${run}`);
     expect(detail).toContain('61440 bytes on disk');
     const create = e.calls.find((c) => c[1] === 'volume' && c[2] === 'create')!;
-    expect(create).toEqual(['podman', 'volume', 'create', '--label', 'io.opsctl.member=c1', '--label', 'io.opsctl.backup-of=etcd-c1-data', `etcd-c1.opsctl-backup-${run}`]);
+    expect(create).toEqual([
+      'podman',
+      'volume',
+      'create',
+      '--label',
+      'io.opsctl.member=c1',
+      '--label',
+      'io.opsctl.backup-of=etcd-c1-data',
+      `etcd-c1.opsctl-backup-${run}`,
+    ]);
     const copy = e.calls.find((c) => c[0] === 'sh' && c[2] === COPY_SCRIPT)!;
     expect(copy.slice(3)).toEqual(['sh', VOLUME.hostPath, `/var/lib/containers/storage/volumes/etcd-c1.opsctl-backup-${run}/_data`]);
 
@@ -170,7 +190,24 @@ describe("the container driver backs up, puts back, measures and removes a membe
     const inspect = d.engine.inspect.bind(d.engine);
     d.engine.inspect = async (mm, name) => ({ ...(await inspect(mm, name))!, running: true });
     await expect(d.backupDataDir(m, '', run)).rejects.toThrow(/runs: its data is copied only with the container stopped/);
-    await expect(d.restoreBackup(m, '', run)).rejects.toThrow(/put back only with the container stopped/);
+    await expect(d.restoreBackup(m, '', run)).rejects.toThrow(/keeps being started again \(its restart policy\)/);
     expect(e.calls.some((c) => c[0] === 'sh')).toBe(false);
+  });
+
+  it('puts back only once a container its restart policy starts again stays stopped (stopped while it runs)', async () => {
+    const e = fakeEngine();
+    const d = new ContainerDriver({ type: 'container', engine: 'podman', images: {} }, e.run, {});
+    const inspect = d.engine.inspect.bind(d.engine);
+    // exited (a failed start), started again by its policy, then stopped by hand: it stays stopped
+    const states = [false, true];
+    let stoppedByHand = false;
+    d.engine.inspect = async (mm, name) => {
+      const c = (await inspect(mm, name))!;
+      if (e.calls.some((x) => x[1] === 'stop')) stoppedByHand = true;
+      return { ...c, restart: { name: 'unless-stopped', retries: 0 }, running: stoppedByHand ? false : (states.shift() ?? true) };
+    };
+    await d.backupDataDir(m, '', run);
+    expect(await d.restoreBackup(m, '', run)).toContain('restored from volume');
+    expect(e.calls.filter((x) => x[1] === 'stop')).toEqual([['podman', 'stop', '--time', '30', 'etcd-c1']]);
   });
 });

@@ -141,7 +141,9 @@ export async function memberData(d: BackupDriver, m: MemberSpec): Promise<Member
   if (!at) throw new EngineError(`${c.name}'s data dir ${dataDir} is on no volume or bind mount: there is nothing on the host to copy`);
   const walDir = walFromConfig ?? settingOf(c, 'wal-dir');
   if (walDir && !posix.resolve(c.workdir ?? '/', walDir).startsWith(`${dataDir}/`))
-    throw new EngineError(`${c.name} keeps its WAL in ${walDir}, outside its data dir: the backup copies one directory (give the member its WAL inside the data dir, or pass --no-backup)`);
+    throw new EngineError(
+      `${c.name} keeps its WAL in ${walDir}, outside its data dir: the backup copies one directory (give the member its WAL inside the data dir, or pass --no-backup)`,
+    );
   return { container: c, dataDir, mount: at.mount, source: at.rest ? `${at.mount.hostPath}/${at.rest}` : at.mount.hostPath };
 }
 
@@ -175,6 +177,31 @@ async function makePlace(d: BackupDriver, m: MemberSpec, p: CopyPlace, of: strin
   return made;
 }
 
+/**
+ * The member's container stopped and staying so, before its data is put back: a start that fails is started
+ * again and again by a restart policy (podman at once, docker after a back-off), and the flow's stop may have
+ * looked between two of them. It is stopped while it runs (a stop then holds: the engine restarts no container
+ * stopped by hand), and looked at again a moment later where a policy could start it.
+ */
+export async function stopForGood(d: BackupDriver, m: MemberSpec): Promise<void> {
+  const name = d.containerOf(m);
+  for (let i = 0; i < 20; i++) {
+    const c = await d.engine.inspect(m, name);
+    if (!c) return;
+    if (c.running || c.restarting) {
+      await d.engine.run(m, ['stop', '--time', '30', name], 60_000);
+      continue;
+    }
+    if (!c.restart) return;
+    await new Promise((ok) => setTimeout(ok, 500));
+    const again = await d.engine.inspect(m, name);
+    if (!again?.running && !again?.restarting) return;
+  }
+  throw new EngineError(
+    `${name} keeps being started again (its restart policy): stop it by hand (\`${d.engine.program} stop ${name}\`), then run the same command`,
+  );
+}
+
 /** The container must be stopped: its data is copied (or put back) at one instant, with nothing writing. */
 function mustBeStopped(data: MemberData, what: string): void {
   if (data.container.running) throw new EngineError(`${data.container.name} runs: its data is ${what} only with the container stopped`);
@@ -195,6 +222,7 @@ export async function backupData(d: BackupDriver, m: MemberSpec, run: string): P
 
 /** --on-failure rollback: the member's data dir put back from the copy {run}, the data the target ran on kept beside it. */
 export async function restoreData(d: BackupDriver, m: MemberSpec, run: string): Promise<string> {
+  await stopForGood(d, m);
   const data = await memberData(d, m);
   mustBeStopped(data, 'put back');
   const container = d.containerOf(m);
@@ -248,7 +276,14 @@ export async function copySize(d: BackupDriver, m: MemberSpec, run: string, host
   const path = found.place.kind === 'volume' ? found.dir : found.place.path;
   if (!path) return { why: `${placeText(found.place)} is not there (removed)` };
   const r = await d.engine.host(m, ['sh', '-c', copySizeScript(path)]);
-  return { path, ...parseCopySize({ stdout: r.stdout, stderr: r.stderr, ...(r.exitCode === undefined ? { failed: failure(r, 120_000) } : { exitCode: r.exitCode }) }, path, host) };
+  return {
+    path,
+    ...parseCopySize(
+      { stdout: r.stdout, stderr: r.stderr, ...(r.exitCode === undefined ? { failed: failure(r, 120_000) } : { exitCode: r.exitCode }) },
+      path,
+      host,
+    ),
+  };
 }
 
 /** Before each stop: the copy fits where it lands (the data dir as du counts it, plus 10% and 64 MiB). */

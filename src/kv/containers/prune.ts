@@ -48,9 +48,7 @@ export interface KeptVerdict {
  * by hand since), or one an older opsctl named (not dated: its run cannot be told).
  */
 export function keptToPrune(kept: readonly KeptContainer[], runs: { keep: readonly string[]; remove: readonly string[] }): KeptVerdict {
-  const all = [...runs.keep.map((id) => ({ id, remove: false })), ...runs.remove.map((id) => ({ id, remove: true }))].sort((a, b) =>
-    a.id.localeCompare(b.id),
-  );
+  const all = [...runs.keep.map((id) => ({ id, remove: false })), ...runs.remove.map((id) => ({ id, remove: true }))].sort((a, b) => a.id.localeCompare(b.id));
   const out: KeptVerdict = { remove: [], stay: [] };
   for (const k of kept) {
     const when = keptWhen(k.name);
