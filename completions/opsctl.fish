@@ -3143,7 +3143,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'region' -x -d 'S3:
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 's3-timeout' -x -d 'S3: the longest one request to the store may take (connect, each part, complete,'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'keep' -x -d 'how many runs to keep per cluster'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'stale-after' -x -d 'with --from: also remove what interrupted saves left (uploads never completed, s'
-complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'cluster' -r -F -d 'the cluster file the upgrade ran with: its driver'\''s drop-backup template removes'
+complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'cluster' -r -F -d 'the cluster file the upgrade ran with: its driver removes the data-dir copies on'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'dry-run' -d 'show what would be removed, and remove nothing'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'json' -d 'print JSON; only some fields: --json=id,name (attached: --json never takes the n'
 complete -c opsctl -n '__fish_seen_subcommand_from prune' -l 'jq' -x -d 'filter the JSON output through a jq expression (implies --json; strings print ra'

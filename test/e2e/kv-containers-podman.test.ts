@@ -53,9 +53,11 @@ async function watchDown<T>(endpoints: string[], fn: () => Promise<T>): Promise<
  * Issue 61: members that are podman containers of locally built etcd images (FROM scratch + the pinned
  * 3.5/3.6/3.7 builds), on the host network, each with a named data volume and a restart policy. One cluster
  * for the file: a member whose command carries a flag 3.6 refuses is refused before any stop; fixed, the
- * cluster goes 3.5 → 3.6 → 3.7 with a writer running, opsctl killed (SIGKILL) right after a replacement's
- * create and after a stop, the identical command finishing; then kv downgrade --to 3.6 brings back the kept
- * 3.6 containers, and kv backups prune removes the kept ones.
+ * cluster goes 3.5 → 3.6 → 3.7 with a writer running and each member's data volume copied after its stop
+ * (kept: --keep-backups), opsctl killed (SIGKILL) right after a replacement's create and after a stop, the
+ * identical command finishing; kv backups list shows the copies with their sizes, and prune --keep 1 removes
+ * the first hop's copies and the containers it kept, never the second's; kv downgrade --to 3.6 brings back
+ * the kept 3.6 containers; kv rollback mid-hop starts the kept container again.
  */
 describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (${PINNED_ETCD['3.5']} → ${PINNED_ETCD['3.7']})`, () => {
   const cfg = tempConfigDir('opsctl-containers-e2e-');
@@ -114,7 +116,7 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (
     for (let i = 0; i < 20; i++) expect((await opsctl('kv', 'put', '--cluster', file, `ct/${i}`, `value ${i}`)).exitCode).toBe(0);
     const load = startLoad({ endpoints: c.endpoints });
     await until(() => load.acknowledgedIn('before') >= 20, 60_000, '20 acknowledged writes before the upgrade');
-    const args = ['kv', 'upgrade', '--to', '3.7', '--yes', '--no-backup', '--cluster', file];
+    const args = ['kv', 'upgrade', '--to', '3.7', '--yes', '--keep-backups', '--cluster', file];
     const t0 = Date.now();
     const { result, maxDown, checks } = await watchDown(c.endpoints, async () => {
       // killed right after the first replacement's create (the old container kept, the new one not started)
@@ -150,6 +152,52 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (
     for (let i = 0; i < 20; i++) expect(String((await opsctl('kv', 'get', '--cluster', file, `ct/${i}`)).stdout).trim()).toBe(`value ${i}`);
   }, 900_000);
 
+  it("each stop copied the member's volume: listed with its size; prune --keep 1 removes the first hop's copies and kept containers, never the second's", async () => {
+    type Row = { run: string; kind: string; member: string; bytes: number | null; path: string; host: string };
+    const list = async () => JSON.parse(String((await opsctl('kv', 'backups', 'list', '--json')).stdout)) as Row[];
+    const copies = (await list()).filter((r) => r.kind === 'host-copy');
+    const runs = [...new Set(copies.map((r) => r.run))].sort();
+    // one run per hop, a copy of each member's volume in each, each a volume of its own, measured there
+    expect(runs).toHaveLength(2);
+    for (const run of runs)
+      expect(
+        copies
+          .filter((r) => r.run === run)
+          .map((r) => r.member)
+          .sort(),
+      ).toEqual(['c1', 'c2', 'c3']);
+    for (const r of copies) {
+      expect(r.path).toMatch(/\.opsctl-backup-\d{8}T\d{6}-[0-9a-f]+/);
+      expect(r.bytes).toBeGreaterThan(0);
+      // sparse: the WAL's 64 MB preallocated segment is holes in the copy
+      expect(r.bytes).toBeLessThan(48 * 1024 * 1024);
+    }
+    process.stderr.write(`[kv containers e2e] volume copies listed: ${copies.map((r) => `${r.member} ${r.bytes} B`).join(', ')}\n`);
+    const volumesBefore = await c.volumes();
+    expect(volumesBefore.filter((v) => v.includes('.opsctl-backup-'))).toHaveLength(6);
+    const keptBefore = new Map<string, string>();
+    for (const n of (await c.names()).filter((x) => x.includes('.opsctl-kept-'))) keptBefore.set(n, (await c.inspect(n))!.ImageName);
+    const pruned = await opsctl('kv', 'backups', 'prune', '--cluster', file, '--keep', '1', '--yes', '--json');
+    expect(pruned.exitCode, String(pruned.stderr)).toBe(0);
+    const out = JSON.parse(String(pruned.stdout)) as { containers: { removed: Array<{ name: string; removed: boolean }> } };
+    // the first hop's run kept the 3.5 containers: they go with its copies; the second's (3.6) stay, its way back
+    const gone = [...keptBefore].filter(([, image]) => image === images['3.5']).map(([n]) => n);
+    expect(out.containers.removed.map((x) => x.name).sort()).toEqual(gone.sort());
+    expect(out.containers.removed.every((x) => x.removed)).toBe(true);
+    const keptAfter = (await c.names()).filter((x) => x.includes('.opsctl-kept-'));
+    expect(keptAfter.sort()).toEqual(
+      [...keptBefore]
+        .filter(([, image]) => image === images['3.6'])
+        .map(([n]) => n)
+        .sort(),
+    );
+    const backupVolumes = (await c.volumes()).filter((v) => v.includes('.opsctl-backup-'));
+    expect(backupVolumes).toHaveLength(3);
+    for (const v of backupVolumes) expect(v).toContain(runs[1]);
+    const left = (await list()).filter((r) => r.kind === 'host-copy');
+    expect(left.map((r) => r.run)).toEqual([runs[1], runs[1], runs[1]]);
+  }, 300_000);
+
   it('kv downgrade --to 3.6 brings back the kept 3.6 containers', async () => {
     const kept36 = new Map<string, string>();
     for (const n of (await c.names()).filter((x) => x.includes('.opsctl-kept-'))) {
@@ -168,5 +216,24 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (
     const v = JSON.parse(String((await opsctl('kv', 'version', '--cluster', file, '--json')).stdout)) as Array<Record<string, string>>;
     for (const m of v) expect(m).toMatchObject({ server: PINNED_ETCD['3.6'], cluster: '3.6.0' });
     for (let i = 0; i < 20; i++) expect(String((await opsctl('kv', 'get', '--cluster', file, `ct/${i}`)).stdout).trim()).toBe(`value ${i}`);
+  }, 600_000);
+
+  it('kv rollback mid-hop (opsctl killed after the first start on 3.7): the kept 3.6 container runs again', async () => {
+    const before = await ids();
+    const k = await crashRun(['kv', 'upgrade', '--to', '3.7', '--yes', '--cluster', file], { ...env, OPSCTL_CRASH_AT: '* after start * (changes)' });
+    expect(k.signal, k.stderr).toBe('SIGKILL');
+    const on37: ContainerCluster['members'] = [];
+    for (const m of c.members) if ((await c.inspect(m.container))?.ImageName === images['3.7']) on37.push(m);
+    expect(on37).toHaveLength(1);
+    // its 3.6 container was copied after its stop, and kept
+    expect((await c.volumes()).filter((v) => v.startsWith(`${on37[0]!.container}.opsctl-backup-`)).length).toBeGreaterThan(0);
+    const back = await opsctl('kv', 'rollback', '--cluster', file, '--json');
+    expect(back.exitCode, String(back.stderr)).toBe(0);
+    expect(JSON.parse(String(back.stdout))).toMatchObject({ status: 'rolled-back', members: [{ name: on37[0]!.name, to: '3.6' }] });
+    // every member in the container it ran in before the upgrade (the 3.6 one, kept and started again)
+    expect(await ids()).toEqual(before);
+    for (const m of c.members) expect((await c.inspect(m.container))?.State.Running).toBe(true);
+    const v = JSON.parse(String((await opsctl('kv', 'version', '--cluster', file, '--json')).stdout)) as Array<Record<string, string>>;
+    for (const m of v) expect(m).toMatchObject({ server: PINNED_ETCD['3.6'], cluster: '3.6.0' });
   }, 600_000);
 });

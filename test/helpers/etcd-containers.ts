@@ -67,6 +67,8 @@ export interface ContainerCluster {
   inspect(name: string): Promise<{ Id: string; State: { Running: boolean; Pid: number }; ImageName: string } | undefined>;
   /** Every container name of the run. */
   names(): Promise<string[]>;
+  /** Every volume name of the run (the members' and opsctl's copies of them). */
+  volumes(): Promise<string[]>;
 }
 
 /** A cluster of `size` containers of `image`, each member's command its flags and `extra`. */
@@ -100,10 +102,19 @@ export async function containerCluster(o: { size: number; image: string; extra?:
     members,
     endpoints: members.map((m) => m.clientUrl),
     names,
+    async volumes() {
+      return String((await execa(PODMAN, ['volume', 'ls', '--format', '{{.Name}}'])).stdout)
+        .split('\n')
+        .filter((n) => n.startsWith(`${prefix}-`));
+    },
     async destroy() {
       const all = await names();
       if (all.length) await execa(PODMAN, ['rm', '--force', '--time', '2', ...all], { reject: false });
-      await execa(PODMAN, ['volume', 'rm', '--force', ...members.map((m) => m.volume)], { reject: false });
+      // the members' volumes, and the copies opsctl made of them (CONTAINER.opsctl-backup-RUN, CONTAINER.opsctl-failed-RUN): by the run's prefix
+      const volumes = String((await execa(PODMAN, ['volume', 'ls', '--format', '{{.Name}}'], { reject: false })).stdout)
+        .split('\n')
+        .filter((n) => n.startsWith(`${prefix}-`));
+      await execa(PODMAN, ['volume', 'rm', '--force', ...new Set([...members.map((m) => m.volume), ...volumes])], { reject: false });
     },
     async inspect(name) {
       const r = await execa(PODMAN, ['container', 'inspect', name], { reject: false });

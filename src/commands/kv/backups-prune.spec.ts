@@ -18,7 +18,7 @@ export const spec = defineVerb({
       type: 'string',
       value: 'file',
       home: true,
-      help: "the cluster file the upgrade ran with: its driver's drop-backup template removes the data-dir copies on the members' hosts",
+      help: "the cluster file the upgrade ran with: its driver removes the data-dir copies on the members' hosts (a command driver's drop-backup template; a container driver's copies, and the containers the pruned runs kept)",
     },
     dryRun: { type: 'boolean', help: 'show what would be removed, and remove nothing' },
   },

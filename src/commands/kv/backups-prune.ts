@@ -9,6 +9,7 @@ import { readOffsite, s3Settings } from './lib/offsite.js';
 import type { S3Settings } from '../../kv/offsite/target.js';
 import type { OffsiteLeftover } from '../../kv/offsite/store.js';
 import { durationFlag } from '../../core/duration.js';
+import { keptLine, keptPrune } from './lib/prune-containers.js';
 
 export type BackupsPruneOptions = OptionsOf<typeof spec>;
 
@@ -40,8 +41,11 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
   const onHosts = plan.remove.flatMap((r) => r.items.filter((i) => i.kind === 'host-copy'));
   // the copies on the members' hosts go through the cluster file's driver (its drop-backup template), or nothing goes
   const hosts = onHosts.length && !opts.dryRun ? await hostDrop(ctx, opts.cluster, onHosts, plan.remove) : undefined;
+  // a container driver's kept containers: those of the runs removed go with them (kv/containers/prune.ts)
+  const kept = opts.cluster ? await keptPrune(ctx, opts.cluster, plan) : undefined;
+  const goes = kept?.verdict.remove ?? [];
   const bytes = plan.remove.reduce((n, r) => n + r.bytes, 0);
-  if (!plan.remove.length) {
+  if (!plan.remove.length && !goes.length) {
     return {
       data: { removed: [], bytes: 0, kept: plan.keep.map((r) => r.run) },
       message: `nothing to prune: ${plan.keep.length} run(s) kept (--keep ${keep})`,
@@ -49,9 +53,10 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
   }
   const unknown = onHosts.filter((i) => i.measured === false).length;
   const what = {
-    action: `remove the backups of ${plan.remove.length} run(s), ${humanBytes(bytes)}${unknown ? ` and ${unknown} data-dir cop${unknown === 1 ? 'y' : 'ies'} on the hosts whose size is not known` : ''}`,
+    action: `remove the backups of ${plan.remove.length} run(s), ${humanBytes(bytes)}${unknown ? ` and ${unknown} data-dir cop${unknown === 1 ? 'y' : 'ies'} on the hosts whose size is not known` : ''}${goes.length ? `, and ${goes.length} kept container(s)` : ''}`,
     items: [
       ...plan.remove.map(describe),
+      ...goes.map(keptLine),
       ...(opts.dryRun && onHosts.length && !opts.cluster
         ? [`(the data-dir copies on the members' hosts are removed with --cluster FILE: ${needsCluster(onHosts)})`]
         : []),
@@ -77,22 +82,28 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
       throw new OpsError(`not pruning: ${err.message}`, 1, { code: 'locked', hint: 'wait for it to finish, then prune again' });
     throw err;
   }
+  const containers = kept ? await kept.remove((text) => ctx.io.info(`${ctx.io.colorErr.yellow('!')} ${text}`)) : [];
+  const stay = kept?.verdict.stay ?? [];
   return {
     data: {
       removed: plan.remove.map((r) => ({ cluster: r.cluster, run: r.run, bytes: r.bytes, paths: r.items.map((i) => i.path) })),
       bytes: freed,
       kept: plan.keep.map((r) => r.run),
       ...(outcomes.length ? { onHosts: outcomes } : {}),
+      ...(kept ? { containers: { removed: containers, stay: stay.map((k) => ({ member: k.member, name: k.name, why: k.why })) } } : {}),
     },
     message: [
-      `pruned ${plan.remove.length} run(s): ${humanBytes(freed)} (${freed} bytes) freed${outcomes.length ? ` (${outcomes.filter((o) => o.removed).length} of ${outcomes.length} data-dir copies on the members' hosts removed there)` : ''}; ${plan.keep.length} run(s) kept`,
+      `pruned ${plan.remove.length} run(s): ${humanBytes(freed)} (${freed} bytes) freed${outcomes.length ? ` (${outcomes.filter((o) => o.removed).length} of ${outcomes.length} data-dir copies on the members' hosts removed there)` : ''}${kept ? `, ${containers.filter((c) => c.removed).length} kept container(s) removed` : ''}; ${plan.keep.length} run(s) kept${stay.length ? `, and ${stay.length} kept container(s) (kv upgrade's way back)` : ''}`,
+      ...containers.map((c) =>
+        c.removed ? `${c.member}: kept container ${c.name} removed: ${c.detail}` : `! ${c.member}: kept container ${c.name} was NOT removed: ${c.detail}`,
+      ),
       ...outcomes.map((o) =>
         o.removed
           ? `${o.member}: the data-dir copy {run} ${o.run} removed on ${o.host}: ${o.detail}`
           : `! ${o.member}: the data-dir copy {run} ${o.run} on ${o.host} was NOT removed: ${o.detail}; it stays listed (kv backups list): fix the cause and prune again`,
       ),
     ].join('\n'),
-    ...(outcomes.some((o) => !o.removed) ? { exitCode: 3 } : {}),
+    ...(outcomes.some((o) => !o.removed) || containers.some((c) => !c.removed) ? { exitCode: 3 } : {}),
   };
 }
 
@@ -132,26 +143,28 @@ async function hostDrop(ctx: Context, file: string | undefined, items: BackupIte
       field: '--cluster',
       hint: 'give the cluster file of those runs (the one the upgrade ran with: the same endpoints); nothing was removed',
     });
-  if (parsed.driver?.type !== 'command' || !parsed.driver.dropBackup)
-    throw new UsageError(`not pruning: the driver of ${path} has no drop-backup template, so ${copies} cannot be removed there`, {
-      field: '--cluster',
-      hint: 'add driver.dropBackup to the cluster file: the command that removes the copy its backup template made for {run} (for `backup: ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}`, `dropBackup: ssh {host} sudo rm -rf /var/lib/etcd.bak-{run}`; the systemd preset with dataDir has both); nothing was removed',
-    });
   const missing = items.filter((i) => !parsed.members.some((m) => m.name === i.member));
   if (missing.length)
     throw new UsageError(`not pruning: ${path} has no member ${[...new Set(missing.map((i) => i.member))].join(', ')}, whose data-dir copies are to go`, {
       field: '--cluster',
       hint: 'give the cluster file the upgrade ran with; nothing was removed',
     });
+  const memberOf = (i: BackupItem) => parsed.members.find((m) => m.name === i.member)!;
+  if (parsed.driver?.type === 'container') {
+    // (the container driver's copies: a volume of their own, or a directory beside a bind's data: kv/containers/backup.ts)
+    const { ContainerDriver } = await import('../../kv/containers/driver.js');
+    const containers = new ContainerDriver(parsed.driver, await ctx.exec(), ctx.env);
+    return (i) => containers.dropBackup(memberOf(i), '', i.copyRun ?? '');
+  }
+  if (parsed.driver?.type !== 'command' || !parsed.driver.dropBackup)
+    throw new UsageError(`not pruning: the driver of ${path} has no drop-backup template, so ${copies} cannot be removed there`, {
+      field: '--cluster',
+      hint: 'add driver.dropBackup to the cluster file: the command that removes the copy its backup template made for {run} (for `backup: ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}`, `dropBackup: ssh {host} sudo rm -rf /var/lib/etcd.bak-{run}`; the systemd preset with dataDir has both); nothing was removed',
+    });
   const driver = new CommandDriver(parsed.driver, await ctx.exec(), ctx.env, undefined, sandboxProgramAt);
   driver.checkMembers(parsed.members, `--cluster ${path}`);
   const drop = driver.dropBackup!;
-  return (i) =>
-    drop(
-      parsed.members.find((m) => m.name === i.member)!,
-      '',
-      i.copyRun ?? '',
-    );
+  return (i) => drop(memberOf(i), '', i.copyRun ?? '');
 }
 
 /** Off-host: the N newest backups under the prefix kept, the rest removed (each manifest first: never a listed backup without its snapshot). */

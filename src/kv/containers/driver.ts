@@ -9,8 +9,9 @@
  * container of another image: kept, the next created from its settings; no container of that name (killed
  * after the keep): the newest kept one's settings. Going down a minor (kv rollback, kv downgrade) the kept
  * container of the target's image comes back under the member's name, as it was. The kept containers are
- * named CONTAINER.opsctl-kept-ID (ID: their own short id) and labelled io.opsctl.member: `kv backups prune`
- * removes them.
+ * named CONTAINER.opsctl-kept-WHEN-ID (WHEN: the UTC second it was kept, as run ids begin; ID: its own short
+ * id): `kv backups prune` removes those its pruned runs kept (prune.ts). The data dir is copied after each
+ * stop and put back by --on-failure rollback as backup.ts says.
  */
 import type { ContainerSpec, MemberSpec } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
@@ -20,11 +21,12 @@ import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
 import { Engine, EngineError } from './engine.js';
 import { createArgs, mountOf, ownEnv, type ContainerSettings } from './settings.js';
 import { proveStarts } from './proof.js';
+import { backupData, backupSpace, copySize, dropData, restoreData } from './backup.js';
+import { KEPT, keptName } from './prune.js';
+
+export { KEPT } from './prune.js';
 
 type Exec = typeof import('execa').execa;
-
-/** The part of a kept container's name after the member's container name. */
-export const KEPT = '.opsctl-kept-';
 
 export class ContainerDriver implements MemberDriver {
   readonly type = 'container';
@@ -99,10 +101,23 @@ export class ContainerDriver implements MemberDriver {
     return (await this.engine.inspect(m, this.containerOf(m)))?.running === true;
   }
 
-  /** A kept container's name: the member's, then KEPT and its own short id (unique; the id names it in every message). */
+  /** A kept container's name: the member's, then KEPT, when it was kept and its own short id (unique; the id names it in every message). */
   private keptName(m: MemberSpec, c: ContainerSettings): string {
-    return `${this.containerOf(m)}${KEPT}${c.id.slice(0, 12)}`;
+    return keptName(this.containerOf(m), c.id, new Date());
   }
+
+  /** The member's host, as messages and the backups' records name it. */
+  private hostOf(m: MemberSpec): string {
+    return m.host ?? new URL(m.endpoint).hostname.replace(/^\[(.*)\]$/, '$1');
+  }
+
+  // The data-dir copy after each stop, its put-back, measure and removal (backup.ts); each its own {run}.
+  // (properties, not methods: the upgrade calls some of them unbound)
+  readonly backupDataDir = (m: MemberSpec, _dest: string, run: string): Promise<string> => backupData(this, m, run);
+  readonly restoreBackup = (m: MemberSpec, _dest: string, run: string): Promise<string> => restoreData(this, m, run);
+  readonly dropBackup = (m: MemberSpec, _dest: string, run: string): Promise<string> => dropData(this, m, run);
+  readonly copySize = (m: MemberSpec, run: string) => copySize(this, m, run, this.hostOf(m));
+  readonly backupSpace = (m: MemberSpec) => backupSpace(this, m, this.hostOf(m));
 
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
     this.lastStart.set(m.name, await this.startOn(m, target));
@@ -228,7 +243,7 @@ export class ContainerDriver implements MemberDriver {
     const image = this.imageOf(target.version) ?? `(no image for ${target.version})`;
     const lines = members.map((m) => {
       const n = this.containerOf(m);
-      return `  ${m.name}: ${this.engine.program} stop ${n}; rename ${n} ${n}${KEPT}ID; create --name ${n} (its settings) ${image}; start ${n}`;
+      return `  ${m.name}: ${this.engine.program} stop ${n}; rename ${n} ${n}${KEPT}WHEN-ID; create --name ${n} (its settings) ${image}; start ${n}`;
     });
     return `containers (as they would run):\n${lines.join('\n')}`;
   }

@@ -28,6 +28,8 @@ export interface ContainerSettings {
   /** The image's id (sha256 hex, no prefix). */
   imageId: string;
   running: boolean;
+  /** Between two starts of its restart policy (docker's back-off): it runs again soon. */
+  restarting: boolean;
   /** When it was created (ISO, as the engine says it). */
   created: string;
   /** Its own entrypoint, where it set one (else the image's). */
@@ -123,6 +125,7 @@ export function parseInspect(raw: unknown): ContainerSettings {
     image,
     imageId: (str(c.Image) ?? '').replace(/^sha256:/, ''),
     running: state.Running === true,
+    restarting: state.Restarting === true,
     created: str(c.Created) ?? '',
     entrypoint,
     cmd,

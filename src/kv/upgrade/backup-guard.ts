@@ -27,10 +27,10 @@ export async function backupPaths(
 }
 
 type HostSpace = BackupSpace & { host: string };
-/** The command driver's space check (its space template on the member's host), when it has one. */
+/** The space check on the member's host (the command driver's space template; the container driver's du and df there), when the driver has one. */
 function hostSpace(driver: MemberDriver | undefined): ((m: MemberSpec) => Promise<HostSpace>) | undefined {
   const f = (driver as { backupSpace?: (m: MemberSpec) => Promise<HostSpace> } | undefined)?.backupSpace;
-  return driver?.type === 'command' && driver.backupDataDir && f ? f : undefined;
+  return driver && driver.type !== 'local' && driver.backupDataDir && f ? f : undefined;
 }
 
 /**

@@ -1,0 +1,298 @@
+/**
+ * The data-dir backups of container members (issue 61, item 3): after a member's container stops, the data
+ * dir it runs on (on a named volume or a bind mount) is copied on its host with `cp -a --sparse=always` (runs
+ * of zeros stay holes: a WAL segment preallocated to 64 MB costs what was written to it), as the proof copies
+ * it (proof.ts):
+ * - a named volume's data into a volume of its own, made by the engine (`volume create`):
+ *   CONTAINER.opsctl-backup-RUN, labelled io.opsctl.member and io.opsctl.backup-of, so `podman volume ls`
+ *   shows it and `volume rm` removes it;
+ * - a bind mount's data into a directory beside it: DIR.opsctl-backup-RUN, on the same filesystem.
+ * RUN is the copy's {run} (journal/copies.ts), recorded in the journal before the copy begins: the place is
+ * named by the member's container and {run} alone, so a resume, the put-back (--on-failure rollback), the
+ * measure and the removal (once the hop is done, or by `kv backups prune`) find it from the journal's record.
+ * The put-back keeps the data the target ran on beside it (CONTAINER.opsctl-failed-RUN, a volume; or
+ * DIR.opsctl-failed-RUN), then copies the backup into the data dir, which stays where the container mounts it.
+ * Reading the host paths needs the engine's host (root, or `sudo` in onHost), as the proof does.
+ */
+import { posix } from 'node:path';
+import type { MemberSpec } from '../cluster/cluster-file.js';
+import type { CopySize } from '../drivers/driver.js';
+import { configFileOf } from '../drivers/start-settings.js';
+import { backupNeeds, parseSpaceReport, type BackupSpace } from '../drivers/space.js';
+import { copySizeScript, parseCopySize } from '../drivers/host-copy.js';
+import { NoTrial, parseConfigDoc } from '../trial/rewrite.js';
+import { EngineError, failure, type Engine, type EngineResult } from './engine.js';
+import { LABELS, mountOf, ownEnv, settingOf, type ContainerMount, type ContainerSettings } from './settings.js';
+
+/** The part of a copy's name after the container's name (a volume) or the data dir's path (a bind). */
+export const BACKUP = '.opsctl-backup-';
+/** Where the put-back keeps the data the target ran on. */
+export const FAILED = '.opsctl-failed-';
+const LABEL_BACKUP_OF = 'io.opsctl.backup-of';
+const COPY_MS = 600_000;
+
+/** What the backups ask of the container driver (driver.ts). */
+export interface BackupDriver {
+  readonly engine: Engine;
+  containerOf(m: MemberSpec): string;
+  settingsSource(m: MemberSpec): Promise<ContainerSettings | undefined>;
+}
+
+/** Where a member's data dir is, inside its container and on its host. */
+export interface MemberData {
+  container: ContainerSettings;
+  /** The data dir inside the container. */
+  dataDir: string;
+  mount: ContainerMount;
+  /** The data dir on the host (the mount's host path, and the part under it). */
+  source: string;
+}
+
+/** Where a copy lives: a volume of its own (a volume's data), or a directory beside the data (a bind's). */
+export type CopyPlace = { kind: 'volume'; name: string } | { kind: 'dir'; path: string };
+
+/** The place of the member's copy {run} (`backup`), or of the data the put-back of {run} keeps (`failed`). */
+export function copyPlace(o: { container: string; data: Pick<MemberData, 'mount' | 'source'>; run: string; what: 'backup' | 'failed' }): CopyPlace {
+  const part = o.what === 'backup' ? BACKUP : FAILED;
+  if (o.data.mount.type === 'volume') return { kind: 'volume', name: `${o.container}${part}${o.run}` };
+  return { kind: 'dir', path: `${o.data.source.replace(/\/+$/, '')}${part}${o.run}` };
+}
+
+/** How a place is named in a message and the journal. */
+export function placeText(p: CopyPlace): string {
+  return p.kind === 'volume' ? `volume ${p.name}` : p.path;
+}
+
+/**
+ * The copy script (`sh -c SCRIPT sh SRC DEST`): DEST made (or emptied: a copy begun again), the data dir's
+ * contents and its own mode, owner and times copied into it, sparse; then the bytes it takes, as du counts them.
+ */
+export const COPY_SCRIPT = [
+  'set -eu',
+  'src=$1 dest=$2',
+  '[ -d "$src" ] || { echo "opsctl: the data dir $src is not there" >&2; exit 3; }',
+  'mkdir -p -- "$dest"',
+  'find "$dest" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +',
+  'cp -a --sparse=always -- "$src/." "$dest/"',
+  'echo "opsctl-copied: $(du -sB1 -- "$dest" | cut -f1)"',
+].join('\n');
+
+/**
+ * The put-back script (`sh -c SCRIPT sh DATA COPY FAILED`): the data dir's contents moved into FAILED (kept),
+ * the copy's contents copied into the data dir (sparse; the dir itself stays: the container mounts it). Run
+ * again after a kill, it finds FAILED holding the moved data already, and empties the data dir instead.
+ */
+export const RESTORE_SCRIPT = [
+  'set -eu',
+  'data=$1 copy=$2 failed=$3',
+  '[ -d "$copy" ] || { echo "opsctl: the copy $copy is not there" >&2; exit 3; }',
+  'mkdir -p -- "$data" "$failed"',
+  'if [ -n "$(ls -A -- "$failed")" ]; then find "$data" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +',
+  'else find "$data" -mindepth 1 -maxdepth 1 -exec mv -t "$failed" -- {} +; fi',
+  'cp -a --sparse=always -- "$copy/." "$data/"',
+].join('\n');
+
+/** The space script (`sh -c SCRIPT sh DATA FS`): `du -sk DATA` then `df -Pk FS` (space.ts reads them). */
+export const SPACE_SCRIPT = 'du -sk -- "$1" && df -Pk -- "$2"';
+
+/** The bytes the copy script said it took, else undefined. */
+export function copiedBytes(stdout: string): number | undefined {
+  const n = /^opsctl-copied: (\d+)$/m.exec(stdout)?.[1];
+  return n === undefined ? undefined : Number(n);
+}
+
+/** The directory whose filesystem a copy of `data` lands on: the volumes' directory (a volume's copy is a volume beside it), a bind's parent. */
+export function copyFilesystem(data: Pick<MemberData, 'mount' | 'source'>): string {
+  if (data.mount.type === 'volume') return posix.dirname(posix.dirname(data.mount.hostPath.replace(/\/+$/, '')));
+  return posix.dirname(data.source.replace(/\/+$/, ''));
+}
+
+/** The data dir inside the container: its config file's data-dir, else its command's or ETCD_DATA_DIR, else NAME.etcd in its working dir. */
+export function dataDirIn(c: Pick<ContainerSettings, 'argv' | 'env' | 'workdir'>, fromConfig: string | undefined): string {
+  const given = fromConfig ?? settingOf(c, 'data-dir');
+  return posix.resolve(c.workdir ?? '/', given ?? `${settingOf(c, 'name') ?? 'default'}.etcd`);
+}
+
+/** The member's data dir, read from its container's settings (and the config file they name, on its mount). Throws naming what is wrong. */
+export async function memberData(d: BackupDriver, m: MemberSpec): Promise<MemberData> {
+  const c = await d.settingsSource(m);
+  if (!c) throw new EngineError(`the engine has no container ${d.containerOf(m)} (member ${m.name}; driver.container in the cluster file names it)`);
+  const env = Object.fromEntries(Object.entries(ownEnv(c, undefined)).filter(([k]) => /^ETCD_/.test(k)));
+  const file = configFileOf(c.argv.slice(1), env);
+  let fromConfig: string | undefined;
+  let walFromConfig: string | undefined;
+  if (file) {
+    const at = mountOf(c, file);
+    if (!at) throw new EngineError(`${c.name}'s config file ${file} is on no mount: its data dir cannot be told from the host`);
+    const path = at.rest ? `${at.mount.hostPath}/${at.rest}` : at.mount.hostPath;
+    const r = await d.engine.host(m, ['cat', '--', path]);
+    if (r.exitCode !== 0) throw new EngineError(`${c.name}'s config file ${file} (${path} on its host) cannot be read: ${failure(r, 120_000)}`);
+    try {
+      const doc = await parseConfigDoc(r.stdout, `${file} in ${c.name}`);
+      fromConfig = doc.get('data-dir') as string | undefined;
+      walFromConfig = doc.get('wal-dir') as string | undefined;
+    } catch (err) {
+      if (err instanceof NoTrial) throw new EngineError(err.message);
+      throw err;
+    }
+  }
+  const dataDir = dataDirIn(c, fromConfig);
+  const at = mountOf(c, dataDir);
+  if (!at) throw new EngineError(`${c.name}'s data dir ${dataDir} is on no volume or bind mount: there is nothing on the host to copy`);
+  const walDir = walFromConfig ?? settingOf(c, 'wal-dir');
+  if (walDir && !posix.resolve(c.workdir ?? '/', walDir).startsWith(`${dataDir}/`))
+    throw new EngineError(
+      `${c.name} keeps its WAL in ${walDir}, outside its data dir: the backup copies one directory (give the member its WAL inside the data dir, or pass --no-backup)`,
+    );
+  return { container: c, dataDir, mount: at.mount, source: at.rest ? `${at.mount.hostPath}/${at.rest}` : at.mount.hostPath };
+}
+
+/** A script on the member's host, with its arguments (no shell quoting: each one argument of `sh -c`). */
+function script(d: BackupDriver, m: MemberSpec, text: string, args: string[], timeoutMs = 120_000): Promise<EngineResult> {
+  return d.engine.host(m, ['sh', '-c', text, 'sh', ...args], timeoutMs);
+}
+
+const NO_VOLUME = /no such volume|volume not found|not found/i;
+
+/** A volume's directory on its host, or undefined when the engine has no volume of that name. */
+export async function volumeMountpoint(d: BackupDriver, m: MemberSpec, name: string): Promise<string | undefined> {
+  const r = await d.engine.run(m, ['volume', 'inspect', name]);
+  if (r.exitCode !== 0) {
+    if (NO_VOLUME.test(r.stderr)) return undefined;
+    throw new EngineError(failure(r, 120_000));
+  }
+  const v = (JSON.parse(r.stdout) as Array<{ Mountpoint?: string }>)[0];
+  if (!v?.Mountpoint) throw new EngineError(`\`${d.engine.program} volume inspect ${name}\` names no Mountpoint`);
+  return v.Mountpoint;
+}
+
+/** The place's directory on the host, the volume made first where it is one (labelled with the member and what it holds). */
+async function makePlace(d: BackupDriver, m: MemberSpec, p: CopyPlace, of: string): Promise<string> {
+  if (p.kind === 'dir') return p.path;
+  const have = await volumeMountpoint(d, m, p.name);
+  if (have) return have;
+  await d.engine.must(m, ['volume', 'create', '--label', `${LABELS.member}=${m.name}`, '--label', `${LABEL_BACKUP_OF}=${of}`, p.name]);
+  const made = await volumeMountpoint(d, m, p.name);
+  if (!made) throw new EngineError(`the volume ${p.name} was created, and the engine does not have it`);
+  return made;
+}
+
+/**
+ * The member's container stopped and staying so, before its data is put back: a start that fails is started
+ * again and again by a restart policy (podman at once, docker after a back-off), and the flow's stop may have
+ * looked between two of them. It is stopped while it runs (a stop then holds: the engine restarts no container
+ * stopped by hand), and looked at again a moment later where a policy could start it.
+ */
+export async function stopForGood(d: BackupDriver, m: MemberSpec): Promise<void> {
+  const name = d.containerOf(m);
+  for (let i = 0; i < 20; i++) {
+    const c = await d.engine.inspect(m, name);
+    if (!c) return;
+    if (c.running || c.restarting) {
+      await d.engine.run(m, ['stop', '--time', '30', name], 60_000);
+      continue;
+    }
+    if (!c.restart) return;
+    await new Promise((ok) => setTimeout(ok, 500));
+    const again = await d.engine.inspect(m, name);
+    if (!again?.running && !again?.restarting) return;
+  }
+  throw new EngineError(
+    `${name} keeps being started again (its restart policy): stop it by hand (\`${d.engine.program} stop ${name}\`), then run the same command`,
+  );
+}
+
+/** The container must be stopped: its data is copied (or put back) at one instant, with nothing writing. */
+function mustBeStopped(data: MemberData, what: string): void {
+  if (data.container.running) throw new EngineError(`${data.container.name} runs: its data is ${what} only with the container stopped`);
+}
+
+/** After the member's stop: its data dir copied to the place of {run}. The journal's detail: what was copied, where, its size. */
+export async function backupData(d: BackupDriver, m: MemberSpec, run: string): Promise<string> {
+  const data = await memberData(d, m);
+  mustBeStopped(data, 'copied');
+  const place = copyPlace({ container: d.containerOf(m), data, run, what: 'backup' });
+  const dest = await makePlace(d, m, place, `${data.mount.type === 'volume' ? data.mount.source : data.source}`);
+  const r = await script(d, m, COPY_SCRIPT, [data.source, dest], COPY_MS);
+  if (r.exitCode !== 0) throw new EngineError(`the copy of ${m.name}'s data dir ${data.source} to ${placeText(place)} failed: ${failure(r, COPY_MS)}`);
+  const bytes = copiedBytes(r.stdout);
+  const from = data.mount.type === 'volume' ? `volume ${data.mount.source}` : `bind ${data.mount.source}`;
+  return `${data.container.name}'s data dir ${data.dataDir} (${from}: ${data.source}) copied to ${placeText(place)}${place.kind === 'volume' ? ` (${dest})` : ''} with cp -a --sparse=always${bytes === undefined ? '' : `: ${bytes} bytes on disk`}`;
+}
+
+/** --on-failure rollback: the member's data dir put back from the copy {run}, the data the target ran on kept beside it. */
+export async function restoreData(d: BackupDriver, m: MemberSpec, run: string): Promise<string> {
+  await stopForGood(d, m);
+  const data = await memberData(d, m);
+  mustBeStopped(data, 'put back');
+  const container = d.containerOf(m);
+  const place = copyPlace({ container, data, run, what: 'backup' });
+  const copy = place.kind === 'volume' ? await volumeMountpoint(d, m, place.name) : place.path;
+  if (!copy) throw new EngineError(`the copy of ${m.name}'s data ({run} ${run}) is not there: no ${placeText(place)}`);
+  const kept = copyPlace({ container, data, run, what: 'failed' });
+  const failed = await makePlace(d, m, kept, `${data.source} (the data ${run}'s target ran on)`);
+  const r = await script(d, m, RESTORE_SCRIPT, [data.source, copy, failed], COPY_MS);
+  if (r.exitCode !== 0) throw new EngineError(`putting ${m.name}'s data back from ${placeText(place)} failed: ${failure(r, COPY_MS)}`);
+  return `data dir ${data.source} restored from ${placeText(place)}, the data the target ran on kept in ${placeText(kept)}`;
+}
+
+/**
+ * The copy {run}'s place, found from the journal's record alone where it can be: the volume of that name
+ * (named by the member's container), else the directory beside the member's bind-mounted data.
+ */
+async function findCopy(d: BackupDriver, m: MemberSpec, run: string): Promise<{ place: CopyPlace; dir?: string } | { why: string }> {
+  const volume: CopyPlace = { kind: 'volume', name: `${d.containerOf(m)}${BACKUP}${run}` };
+  const mp = await volumeMountpoint(d, m, volume.name);
+  if (mp) return { place: volume, dir: mp };
+  let data: MemberData;
+  try {
+    data = await memberData(d, m);
+  } catch (err) {
+    return { why: `no ${placeText(volume)}, and where a bind's copy would be cannot be told: ${(err as Error).message}` };
+  }
+  if (data.mount.type === 'volume') return { place: volume };
+  return { place: copyPlace({ container: d.containerOf(m), data, run, what: 'backup' }) };
+}
+
+/** Once the hop is done (or by `kv backups prune`): the copy {run} removed; a copy already gone is said, never an error. */
+export async function dropData(d: BackupDriver, m: MemberSpec, run: string): Promise<string> {
+  const found = await findCopy(d, m, run);
+  if ('why' in found) throw new EngineError(found.why);
+  const { place, dir } = found;
+  if (place.kind === 'volume') {
+    if (!dir) return `${placeText(place)} is gone already`;
+    await d.engine.must(m, ['volume', 'rm', place.name]);
+    return `${placeText(place)} removed (\`${d.engine.program} volume rm ${place.name}\`)`;
+  }
+  const r = await d.engine.host(m, ['rm', '-rf', '--', place.path]);
+  if (r.exitCode !== 0) throw new EngineError(failure(r, 120_000));
+  return `${place.path} removed`;
+}
+
+/** The copy {run} measured on its host as du counts it (its holes cost nothing), or why not. */
+export async function copySize(d: BackupDriver, m: MemberSpec, run: string, host: string): Promise<CopySize & { path?: string }> {
+  const found = await findCopy(d, m, run);
+  if ('why' in found) return found;
+  const path = found.place.kind === 'volume' ? found.dir : found.place.path;
+  if (!path) return { why: `${placeText(found.place)} is not there (removed)` };
+  const r = await d.engine.host(m, ['sh', '-c', copySizeScript(path)]);
+  return {
+    path,
+    ...parseCopySize(
+      { stdout: r.stdout, stderr: r.stderr, ...(r.exitCode === undefined ? { failed: failure(r, 120_000) } : { exitCode: r.exitCode }) },
+      path,
+      host,
+    ),
+  };
+}
+
+/** Before each stop: the copy fits where it lands (the data dir as du counts it, plus 10% and 64 MiB). */
+export async function backupSpace(d: BackupDriver, m: MemberSpec, host: string): Promise<BackupSpace & { host: string }> {
+  const data = await memberData(d, m);
+  const fs = copyFilesystem(data);
+  const r = await script(d, m, SPACE_SCRIPT, [data.source, fs]);
+  if (r.exitCode !== 0) throw new EngineError(`the space for ${m.name}'s copy could not be measured: ${failure(r, 120_000)}`);
+  const got = parseSpaceReport(r.stdout);
+  const needed = backupNeeds(got.dataBytes);
+  return { host, dest: `${host}:${got.mount}`, dataDir: `${host}:${got.dataDir}`, dataBytes: got.dataBytes, needed, free: got.free, ok: got.free >= needed };
+}
