@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
@@ -8,7 +7,7 @@ import { type RealCluster, realCluster, watchDown, writeCommandClusterFile } fro
 import { requireProgram } from '../helpers/e2e.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until, untilWhile } from '../helpers/kv.js';
-import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
+import { canNetns, hubRunner, type NetnsHosts, netnsHosts } from '../helpers/netns.js';
 
 const releases = etcdReleaseDirs();
 const ok = Boolean(releases) && canNetns() && requireProgram('curl', '/usr/bin/curl');
@@ -25,13 +24,10 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
   let certs: TestCerts;
   let c: RealCluster;
   let clusterFile: string;
-  const inHub = (file: string, args: string[], timeout = 240_000) =>
-    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], {
-      reject: false,
-      env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' },
-      extendEnv: true,
-      timeout,
-    });
+  const inHub = hubRunner(
+    () => hosts.hub,
+    () => cfg.dir,
+  );
   const opsctl = (...args: string[]) => inHub(process.execPath, [BIN, ...args]);
   const versions = () =>
     Promise.all(

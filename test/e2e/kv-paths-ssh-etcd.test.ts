@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +6,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { realCluster, type RealCluster, watchDown } from '../helpers/etcd-cluster.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
-import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
+import { canNetns, hubRunner, type NetnsHosts, netnsHosts } from '../helpers/netns.js';
 import { requireSsh, sshHosts, type SshHosts } from '../helpers/sshd.js';
 
 const dirs = etcdLadderDirs();
@@ -29,13 +28,11 @@ describe.runIf(ok)(`path matrix: 3.5 → 3.7 over ssh, the systemd preset with a
   let c: RealCluster;
   const cfg = tempConfigDir('opsctl-paths-ssh-');
   const standin = join(cfg.dir, 'standin-bin');
-  const inHub = (file: string, args: string[], timeout = 900_000) =>
-    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], {
-      reject: false,
-      env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' },
-      extendEnv: true,
-      timeout,
-    });
+  const inHub = hubRunner(
+    () => hosts.hub,
+    () => cfg.dir,
+    900_000,
+  );
   const opsctl = (...args: string[]) => inHub(process.execPath, [BIN, ...args]);
 
   beforeAll(async () => {

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { execa } from 'execa';
 import { mkdirSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { realCluster, type RealCluster, watchDown } from '../helpers/etcd-cluster.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until, untilWhile } from '../helpers/kv.js';
-import { canNetns, netnsHosts, type NetnsHosts } from '../helpers/netns.js';
+import { canNetns, hubRunner, type NetnsHosts, netnsHosts } from '../helpers/netns.js';
 import { requireSsh, sshHosts, type SshHosts } from '../helpers/sshd.js';
 
 const releases = etcdReleaseDirs();
@@ -39,13 +38,10 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
   let standinDir: string;
   /** opsctl's config dir: one per test, so each has its own journal. */
   let home = cfg.dir;
-  const inHub = (file: string, args: string[], timeout = 240_000) =>
-    execa('ip', ['netns', 'exec', hosts.hub, file, ...args], {
-      reject: false,
-      env: { OPSCTL_CONFIG_DIR: home, NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' },
-      extendEnv: true,
-      timeout,
-    });
+  const inHub = hubRunner(
+    () => hosts.hub,
+    () => home,
+  );
   const opsctl = (...args: string[]) => inHub(process.execPath, [BIN, ...args]);
   const versions = (c: RealCluster) =>
     Promise.all(

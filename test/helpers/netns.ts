@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { execa } from 'execa';
 import { randomBytes } from 'node:crypto';
 import { installed, requireProgram } from './e2e.js';
 
@@ -80,4 +81,18 @@ export function netnsHosts(count: number, prefix: string, secondOctet = 213): Ne
     restore: (i) => void ip('-n', hub, 'link', 'set', veth(i), 'up'),
     destroy,
   };
+}
+
+/**
+ * A program run in the hub namespace, where a test runs opsctl: exit code and output, never a throw; opsctl's config
+ * dir (`configDir`, read at each call: a test may switch it) and plain output, ETCDCTL_API=3 for etcdctl.
+ */
+export function hubRunner(hub: () => string, configDir: () => string, defaultTimeout = 240_000) {
+  return (file: string, args: string[], timeout = defaultTimeout) =>
+    execa('ip', ['netns', 'exec', hub(), file, ...args], {
+      reject: false,
+      env: { OPSCTL_CONFIG_DIR: configDir(), NO_COLOR: '1', CI: '1', ETCDCTL_API: '3' },
+      extendEnv: true,
+      timeout,
+    });
 }
