@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
@@ -166,13 +166,32 @@ function etcdsOf(c: RealCluster): number {
     }).length;
 }
 
+/** The etcd processes started from a scratch dir under `tmp` (the killed run's TMPDIR): the clone's members and the members' trials. */
+function scratchEtcds(tmp: string): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+        return cmd.includes(tmp) && /(^|\/)etcd\0/.test(cmd);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 /**
  * opsctl killed -9 once the clone's members run beside the cluster's: they die with it (none answers on, none
- * outlives it), the cluster's members are the same processes, and the run the cell then makes is the identical command.
+ * outlives it), nor does a member's trial start that ran then; the cluster's members are the same processes, and the
+ * run the cell then makes is the identical command.
  */
 async function killDuringRehearsal(c: RealCluster, cell: Cell, o: { cfg: string; file: string; pids: Array<number | undefined> }): Promise<void> {
+  // (its scratch dirs, the clone's and the trials', in a TMPDIR of its own: what outlives it is counted there)
+  const tmp = join(o.cfg, 'tmp');
+  mkdirSync(tmp, { recursive: true });
   const child = execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', cell.to, '--yes', '--no-backup', '--cluster', o.file], {
-    env: { ...process.env, OPSCTL_CONFIG_DIR: o.cfg, CI: '1' },
+    env: { ...process.env, OPSCTL_CONFIG_DIR: o.cfg, CI: '1', TMPDIR: tmp },
     reject: false,
     all: true,
   });
@@ -182,6 +201,6 @@ async function killDuringRehearsal(c: RealCluster, cell: Cell, o: { cfg: string;
   expect(child.exitCode, seen).toBeNull();
   child.kill('SIGKILL');
   await child;
-  await until(() => etcdsOf(c) === 3, 60_000, "the clone's processes gone with opsctl");
+  await until(() => etcdsOf(c) === 3 && scratchEtcds(tmp).length === 0, 60_000, "the clone's and the trials' processes gone with opsctl");
   expect(c.members.map((m) => c.pid(m))).toEqual(o.pids);
 }

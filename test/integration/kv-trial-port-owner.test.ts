@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -65,6 +65,48 @@ describe('kv trial: a /health answer from another process on the port is not the
     const out = await trial(plan('serving', port, serving));
     expect(out).toMatchObject({ kind: 'ready' });
   });
+
+  // opsctl killed -9 while a trial member starts (during a rehearsal's trials, say): the script's shell was left
+  // with a broken pipe, died of it at its next word without its trap, and the trial member (an etcd on a copy of
+  // the member's data) lived on. Now the script says it waits once a second and ends the trial when that breaks.
+  it('the one reading the script killed -9 while the trial member starts: nothing of the trial outlives it', async () => {
+    const port = await freePort();
+    // a server that answers /health "false" (as a member without quorum does): the trial waits on it
+    const waiting = [process.execPath, '-e', `require('http').createServer((q, s) => s.end('{"health":"false"}')).listen(${port}, '127.0.0.1')`];
+    const p = plan('reader-killed', port, waiting);
+    const script = runScript(p, { timeoutS: 600, delimiter: 'END_OF_TRIAL' });
+    // the reader: a process that runs `sh -s` as opsctl does (its stdout a pipe it reads), killed -9 below
+    const reader = execa(
+      process.execPath,
+      [
+        '-e',
+        `const c = require('child_process').spawn('sh', ['-s'], { stdio: ['pipe', 'pipe', 'ignore'] }); c.stdin.end(process.env.SCRIPT); c.stdout.on('data', (b) => process.stdout.write(b));`,
+      ],
+      { env: { SCRIPT: script }, reject: false },
+    );
+    const pidFile = join(p.dir, 'etcd.pid');
+    const until = async (ok: () => boolean, what: string) => {
+      const deadline = Date.now() + 60_000;
+      while (!ok()) {
+        expect(Date.now() < deadline, what).toBe(true);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the trial member started');
+    const member = Number(readFileSync(pidFile, 'utf8').trim());
+    reader.kill('SIGKILL');
+    await reader;
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await until(() => !alive(member), `the trial member (pid ${member}) still runs after its reader was killed`);
+    await until(() => !existsSync(p.dir), `the trial's scratch dir ${p.dir} is still there`);
+  }, 150_000);
 
   // As root for a member of another user, the script starts the trial through runuser, which forks: the
   // process it kills at the end is runuser, and etcd (here a server) lived on, holding its ports.

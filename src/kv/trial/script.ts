@@ -3,7 +3,9 @@
  * trial template, e.g. `ssh {host} sudo sh -s`), and what it prints back (the read script, drivers/host-script.ts, finds the running member's settings):
  * - run: the hop's target started once with the rewritten settings in a scratch dir, its /health
  *   asked until it answers healthy, it exits, or the timeout passes; then it is killed and the
- *   scratch dir removed, whatever happened (a trap).
+ *   scratch dir removed, whatever happened (a trap). It says it still waits about once a second: where
+ *   the one reading it is gone (opsctl killed -9, the ssh that carried it closed), that line breaks the pipe
+ *   and the trap ends the trial then, not when it would have ended.
  * Every value is a single-quoted shell word: nothing of a member's settings is ever read by the shell.
  */
 import { shellWord } from '../drivers/host-script.js';
@@ -43,6 +45,8 @@ export function runScript(
     'cleanup() { if [ -n "$pid" ]; then [ -s "$dir/etcd.pid" ] && kill -9 "$(cat "$dir/etcd.pid")" 2>/dev/null; kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; rm -rf "$dir"; }',
     'trap cleanup EXIT',
     "trap 'exit 130' INT TERM HUP",
+    // (the reader gone: the next line written breaks the pipe; without this trap the shell died of it and the trial member lived on)
+    "trap 'exit 141' PIPE",
   ];
   if (p.config) lines.push(`cat >${shellWord(p.config.path)} <<'${o.delimiter}'`, p.config.text.replace(/\n?$/, '\n') + o.delimiter);
   // As the member's own user where this runs as root (files it cannot read fail the trial as they would fail it).
@@ -104,6 +108,7 @@ export function runScript(
     '    esac',
     '  fi',
     '  polls=$((polls + 1))',
+    '  [ $((polls % 20)) = 0 ] && say waiting',
     '  if [ "$polls" -ge "$limit" ]; then say "timeout $(ms) $last"; say log; tail -c 8000 "$dir/log"; exit 0; fi',
     '  sleep 0.05 2>/dev/null || sleep 1',
     'done',
