@@ -56,9 +56,10 @@ describe('the suite on a machine without any e2e prerequisite', () => {
       OPSCTL_S3_BUILD: none,
       OPSCTL_ETCD_ARCHIVES: none,
       ...Object.fromEntries(['32', '33', '34', '35', '36', '37'].map((v) => [`OPSCTL_ETCD_${v}_DIR`, none])),
-      // the exhaustive variants CI leaves to npm run test:paths, test:crash and test:containers, collected too: every file and test loads
+      // the exhaustive variants CI leaves to npm run test:paths, test:crash, test:versions and test:containers, collected too: every file and test loads
       OPSCTL_PATHS: 'all',
       OPSCTL_CRASH: 'all',
+      OPSCTL_VERSIONS: 'all',
       OPSCTL_CONTAINERS: '1',
     });
     const started = Date.now();
