@@ -148,7 +148,8 @@ export function stoppedByJournal(o: Pick<LadderOptions, 'dataDir' | 'cluster'>):
   if (!isResumable(j)) return undefined;
   const member = memberMayBeDown(j);
   if (!member) return undefined;
-  const hop = j.allowSameVersion && j.source === j.target ? `${j.source} → ${j.target} (patch)` : `${j.source} → ${j.target}`;
+  // (named as the trials' hops are: the patch mark kept)
+  const hop = hopName({ from: j.source, to: j.target, patch: Boolean(j.allowSameVersion && j.source === j.target) });
   return { member, hop, recorded: (j as JournalWithRuns).checks ?? [] };
 }
 
@@ -302,7 +303,7 @@ export async function runFix(
     // The member the resumed run stopped in this hop was written past by that run before its first stop, and
     // nothing has written to its WAL since (it is down): the drive is for the members that run.
     const stopped = stoppedByJournal(o);
-    const down = stopped && stopped.hop === `${hop.from} → ${hop.to}` && members.includes(stopped.member) ? stopped.member : undefined;
+    const down = stopped && stopped.hop === hopName(hop) && members.includes(stopped.member) ? stopped.member : undefined;
     const named = o.cluster.members.filter((m) => members.includes(m.name) && m.name !== down);
     if (down)
       o.reporter.note(

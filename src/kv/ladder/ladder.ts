@@ -22,6 +22,7 @@ import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
 import { hopName, planLadder, type Hop } from './plan.js';
+import { hopRows } from '../rules/index.js';
 import { planFromJournal, resumesUpgrade } from './resume-plan.js';
 import { minor } from '../cluster/parse.js';
 import { ladderSummary, ladderText } from './plan-text.js';
@@ -281,12 +282,12 @@ async function climb(o: Pick<LadderOptions, Climbing>, ports: HopPorts, at: Clim
       const patchLater = lf.hops.some((h, k) => k > i && h.patch);
       const facts = await hopFacts(o, hop, { obs, bins, v2, current: true, patchPlanned: patchLater, trials: again, reads });
       const rows = planFix(o, await check(o, facts));
-      report.checks = [...report.checks.filter((r) => r.hop !== `${hop.from} → ${hop.to}`), ...rows];
+      report.checks = [...report.checks.filter((r) => r.hop !== hopRows(hop)), ...rows];
       await haltOn(hop, rows);
     }
     if (fixesBefore(hop)) {
       // --fix-v2store (or the fix a killed run left unfinished) before the hop's first stop, then its checks again
-      const name = `${hop.from} → ${hop.to}`;
+      const name = hopRows(hop);
       let again: CheckRow[] | undefined;
       try {
         again = await ports.fix(
@@ -309,7 +310,7 @@ async function climb(o: Pick<LadderOptions, Climbing>, ports: HopPorts, at: Clim
     }
     let r: UpgradeReport;
     try {
-      const checks = report.checks.filter((c) => c.hop === `${hop.from} → ${hop.to}`);
+      const checks = report.checks.filter((c) => c.hop === hopRows(hop));
       r = await ports.run({
         to: hop.to,
         allowSameVersion: hop.patch,

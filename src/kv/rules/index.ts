@@ -23,9 +23,17 @@ export function ruleIds(): string[] {
   return [...new Set([trialRule('').id, v3DatabaseRule('').id, dataTrialRule('').id, ...Object.values(RULEBOOK).flatMap((rules) => rules.map((r) => r.id))])];
 }
 
+/**
+ * The hop as its check rows name it (CheckRow.hop, checkHop's) and a journal's source → target:
+ * the minors alone, a patch hop's mark aside. Rows of a hop are found by it, never by a name spelled again.
+ */
+export function hopRows(h: { from: string; to: string }): string {
+  return `${h.from} → ${h.to}`;
+}
+
 /** Every rule of a hop run over its facts: one row per finding, none left out. */
 export async function checkHop(facts: HopFacts, rules = rulesFor(facts.from, facts.to)): Promise<CheckRow[]> {
-  const hop = `${facts.from} → ${facts.to}`;
+  const hop = hopRows(facts);
   const rows: CheckRow[] = [];
   for (const r of rules) {
     let findings;
