@@ -81,6 +81,11 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
     expect(String(dry.stdout) + String(dry.stderr)).toMatch(
       /rehearsal: passed \d+ min ago \([^)]*3\.5 → 3\.6, 3\.6 → 3\.7, [\d.]+ s\), reused: the members, their start settings and the hop binaries are unchanged \(valid 720 min; --rehearsal-valid 0 rehearses again\)/,
     );
+    // and no trial start runs again: the kept rehearsal's clone started every member with these settings on each hop
+    expect(String(dry.stdout)).toMatch(
+      /Trials: 0 of 6 starts with each member's settings ran \(not run: 6 proven by the rehearsal on a clone of the cluster instead\)/,
+    );
+    expect(String(dry.stdout)).toMatch(/\[trial-start\] ok on kv1, kv2, kv3: proven by the rehearsal/);
   }, 600_000);
 
   it('kill -9 during the rehearsal: no process of the clone outlives opsctl; the identical command rehearses and runs to 3.7.3 with 0 writes lost', async () => {

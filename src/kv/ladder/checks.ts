@@ -36,7 +36,7 @@ export async function trialsOf(
   hops: Hop[],
   bins: Record<string, Binaries>,
   prior?: Map<string, TrialFinding[]>,
-  look?: { seen?: ClusterObservation; since?: string; resuming?: boolean },
+  look?: { seen?: ClusterObservation; since?: string; resuming?: boolean; rehearsalKept?: boolean },
 ): Promise<Map<string, TrialFinding[]>> {
   const at = new Date(o.now()).toISOString();
   const list: TrialHop[] = trialHops(hops, bins);
@@ -44,6 +44,15 @@ export async function trialsOf(
   // rehearsed, the rehearsal on the clone proves the data, not one copy per member alone (kv/rehearsal).
   const proofBy = byRehearsal(o, look);
   if (proofBy === 'clone') return cloneFindings(o.cluster.members, list, at);
+  // A kept verdict of this same plan (the members' start settings and the binaries unchanged, kv/rehearsal/verdict.ts):
+  // its clone started every member with these settings on every hop's binary, so no trial start runs again (the
+  // settings trials' 1-3 s were the real run's longest wait before its first stop)
+  if (proofBy === 'rehearsal' && look?.rehearsalKept)
+    return new Map(
+      list.flatMap((h) =>
+        [h.name, dataKey(h.name)].map((k): [string, TrialFinding[]] => [k, byTheRehearsal(o.cluster.members, h.name).map((f) => ({ ...f, at }))]),
+      ),
+    );
   const stopped = stoppedByJournal(o);
   // (one round of reads: each member's process is read once on its host for every trial of this call)
   const reads: SettingsReads = new Map();

@@ -147,7 +147,11 @@ async function runLadder(
   const tried = o.now();
   const rehearsing = await startRehearsal(o, hops.slice(at), bins, { resuming: Boolean(recorded) });
   const { v2, trials, report, planText } = await besideRehearsal(rehearsing, async () => {
-    const trying = trialsOf(o, hops.slice(at), bins, undefined, { seen: obs, ...(recorded ? { since: recorded.createdAt } : {}) });
+    const trying = trialsOf(o, hops.slice(at), bins, undefined, {
+      seen: obs,
+      ...(recorded ? { since: recorded.createdAt } : {}),
+      rehearsalKept: Boolean(rehearsing?.kept),
+    });
     const v2 = await measuring;
     const trials = await trying;
     const trialMs = o.now() - tried;

@@ -30,6 +30,8 @@ export interface EarlyRehearsal {
   readonly fingerprint?: string;
   /** Why it cannot run (--rehearse then refuses, once the checks and trials have said their part). */
   readonly notRun?: string;
+  /** A passed verdict of this same plan kept by an earlier --rehearse (the members' start settings and the binaries unchanged). */
+  readonly kept?: boolean;
   cancel(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export async function startRehearsal(
     const ago = Math.max(1, Math.round((o.now() - Date.parse(prior.at)) / 60_000));
     return {
       ...idle,
+      kept: true,
       line: `rehearsal: passed ${ago} min ago (${prior.at}, ${prior.hops}, ${s(prior.ms)}), reused: the members, their start settings and the hop binaries are unchanged (valid ${Math.round(validMs / 60_000)} min; --rehearsal-valid 0 rehearses again)`,
     };
   }

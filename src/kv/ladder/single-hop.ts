@@ -73,7 +73,7 @@ export async function single(
     const tried = o.now();
     const rehearsing = await startRehearsal(o, [hop], bins, { resuming: more.resuming });
     await besideRehearsal(rehearsing, async () => {
-      const trying = trialsOf(o, [hop], bins, undefined, { seen: obs, resuming: more.resuming });
+      const trying = trialsOf(o, [hop], bins, undefined, { seen: obs, resuming: more.resuming, rehearsalKept: Boolean(rehearsing?.kept) });
       v2 = await measureV2(o, obs);
       trials = await trying;
       proofs = proofsOf(trials, [hop], bins);
