@@ -10,7 +10,7 @@ const { createLoader } = require('./load.cjs');
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  process.stdout.write(`${sea.getAsset('version', 'utf8')}\n`);
+  require('./help.cjs').printOut(`${sea.getAsset('version', 'utf8')}\n`);
 } else if (/^(--help|-h)$/.test(argv[argv.length - 1] ?? '') && require('./help.cjs').renderedHelp(argv, (name) => sea.getAsset(`help/${name}`, 'utf8'))) {
   // printed from the build's texts (dist/help/)
 } else {

@@ -207,8 +207,9 @@ export function signalNotice(signal: NodeJS.Signals, count: number, safePoint: b
  * `opsctl --help` (or `-h`) and nothing else: commander prints the top-level help, the same text main()
  * prints, without the command context (its streams, paths and config), which it never reads.
  */
-async function topLevelHelp(argv: readonly string[]): Promise<boolean> {
+async function topLevelHelp(argv: readonly string[], onStreamError: (name: 'stdout', err: NodeJS.ErrnoException) => void): Promise<boolean> {
   if (argv.length !== 1 || (argv[0] !== '--help' && argv[0] !== '-h')) return false;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => onStreamError('stdout', err));
   (await buildProgram(undefined, argv)).outputHelp();
   return true;
 }
@@ -278,14 +279,14 @@ export async function run(overrides: ContextOverrides = {}): Promise<void> {
   // said where the person is (the terminal), and the verb's own exit code stands.
   let stderrGone = false;
   let ctx: WiredContext | undefined;
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  // (on the streams the context's io makes, when it makes them: making process.stdout alone loads node:net and
+  // the streams, and most commands never write stderr)
+  const onStreamError = (name: 'stdout' | 'stderr', err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') return;
-    if (!ctx?.lastWords) process.exit(ExitCode.ok);
-  });
-  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') stderrGone = true;
-  });
-  if (await topLevelHelp(process.argv.slice(2))) return;
+    if (name === 'stderr') stderrGone = true;
+    else if (!ctx?.lastWords) process.exit(ExitCode.ok);
+  };
+  if (await topLevelHelp(process.argv.slice(2), onStreamError)) return;
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
@@ -304,7 +305,10 @@ export async function run(overrides: ContextOverrides = {}): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const code = await main(process.argv.slice(2), overrides, (c) => (ctx = c));
+  const code = await main(process.argv.slice(2), overrides, (c) => {
+    ctx = c;
+    c.io.onStreamError = onStreamError;
+  });
   process.exitCode = code;
   // (its error and hint went to a stderr that was closed under it: the person still learns what is left)
   const words = stderrGone && code !== ExitCode.ok ? lastWordsOf(ctx) : undefined;

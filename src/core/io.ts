@@ -1,5 +1,9 @@
+import { EventEmitter } from 'node:events';
+import { fstatSync, statSync, writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { Chalk, type ChalkInstance } from 'chalk';
+
+type StdStream = Writable & { isTTY?: boolean; columns?: number };
 
 /** The three standard streams and what they are connected to (TTY or pipe), as gh's IOStreams. */
 export interface IOStreamsInit {
@@ -34,6 +38,8 @@ export class IOStreams {
   private readonly init: IOStreamsInit;
   private readonly forcedColumns?: number;
   private active?: ProgressImpl;
+  /** Told a write error of the stdout or stderr this made (not of streams given to it): the entry point's EPIPE rules. */
+  onStreamError?: (name: 'stdout' | 'stderr', err: NodeJS.ErrnoException) => void;
   private made: {
     stdin?: Readable & { isTTY?: boolean };
     stdout?: Writable & { isTTY?: boolean; columns?: number };
@@ -55,12 +61,20 @@ export class IOStreams {
     return (this.made.stdin ??= this.init.stdin ?? process.stdin);
   }
 
-  get stdout(): Writable & { isTTY?: boolean; columns?: number } {
-    return (this.made.stdout ??= this.init.stdout ?? process.stdout);
+  get stdout(): StdStream {
+    return (this.made.stdout ??= this.init.stdout ?? this.std('stdout'));
   }
 
-  get stderr(): Writable & { isTTY?: boolean; columns?: number } {
-    return (this.made.stderr ??= this.init.stderr ?? process.stderr);
+  get stderr(): StdStream {
+    return (this.made.stderr ??= this.init.stderr ?? this.std('stderr'));
+  }
+
+  /** The process's stdout or stderr: a plain writer of its descriptor when it is surely no terminal (see FdWriter). */
+  private std(name: 'stdout' | 'stderr'): StdStream {
+    const fd = name === 'stdout' ? 1 : 2;
+    const stream = notATerminal(fd) ? (new FdWriter(fd) as unknown as StdStream) : process[name];
+    stream.on('error', (err: NodeJS.ErrnoException) => this.onStreamError?.(name, err));
+    return stream;
   }
 
   get isStdinTTY(): boolean {
@@ -185,6 +199,60 @@ export class IOStreams {
     const chunks: Buffer[] = [];
     for await (const chunk of this.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
     return Buffer.concat(chunks).toString('utf8');
+  }
+}
+
+/**
+ * Whether descriptor `fd` is surely no terminal: a file, a pipe, a socket or /dev/null (POSIX; anything else,
+ * a terminal included, is asked of Node's own stream).
+ */
+function notATerminal(fd: number): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    const st = fstatSync(fd);
+    if (st.isFile() || st.isFIFO() || st.isSocket()) return true;
+    return st.isCharacterDevice() && st.rdev === statSync('/dev/null').rdev;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * stdout or stderr when it is no terminal, written with writeSync: Node's own stream of a file or a pipe writes
+ * synchronously too (POSIX), but making it loads node:net and every stream module, about a tenth of `node -e 0`'s
+ * CPU for each command that prints. Only `write` and the 'error' event (on the next tick, as a stream's, and only
+ * when someone listens) are what the rest of opsctl asks of it. A descriptor left non-blocking by whoever shares it
+ * is waited on (EAGAIN), a short write continued.
+ */
+class FdWriter extends EventEmitter {
+  readonly isTTY = false;
+  readonly columns = undefined;
+
+  constructor(private readonly fd: number) {
+    super();
+  }
+
+  write(chunk: string | Uint8Array, ...rest: unknown[]): boolean {
+    const done = rest.find((a): a is (err?: Error | null) => void => typeof a === 'function');
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    try {
+      for (let at = 0; at < bytes.length;) {
+        try {
+          at += writeSync(this.fd, bytes, at);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        }
+      }
+    } catch (err) {
+      process.nextTick(() => {
+        done?.(err as Error);
+        if (this.listenerCount('error') > 0) this.emit('error', err);
+      });
+      return false;
+    }
+    if (done) process.nextTick(done);
+    return true;
   }
 }
 

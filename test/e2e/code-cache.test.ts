@@ -54,14 +54,14 @@ interface LoaderRun {
  * Loads a dist/'s cli.cjs with bin/load.cjs in a new node (V8 keeps compiled scripts in memory per
  * process, so a second load in this one would not read the cache at all), saves, and reports.
  */
-async function loaderRun(dist: string, env: NodeJS.ProcessEnv): Promise<LoaderRun> {
+async function loaderRun(dist: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Promise<LoaderRun> {
   const script = `
     const [load, dist, env] = process.argv.slice(1);
     const loader = require(load).createLoader(dist, JSON.parse(env));
     const e = loader.load(require('node:path').join(dist, 'cli.cjs'));
     loader.save();
     console.log(JSON.stringify({ answer: e.answer(), joined: e.joined, yaml: e.yaml, stats: loader.stats }));`;
-  const r = await execa(process.execPath, ['-e', script, join(ROOT, 'bin', 'load.cjs'), dist, JSON.stringify(env)]);
+  const r = await execa(process.execPath, [...nodeFlags, '-e', script, join(ROOT, 'bin', 'load.cjs'), dist, JSON.stringify(env)]);
   return JSON.parse(String(r.stdout)) as LoaderRun;
 }
 
@@ -107,6 +107,21 @@ describe('bin/load.cjs: the chunks with a V8 code cache', () => {
     expect(second.stats).toMatchObject({ cached: 1, compiled: 1, written: 1 });
     expect(readFileSync(file).equals(garbage)).toBe(false);
     expect((await loaderRun(dist, { OPSCTL_CODE_CACHE: cache })).stats).toMatchObject({ cached: 2, compiled: 0 });
+  });
+
+  it('a cache that does not fit the running V8 (made under other flags, as another V8 would make it) is refused silently: compiled, rewritten', async () => {
+    const dist = fakeDist();
+    const cache = temp();
+    // V8 keys cached code by its flags: the same Node version's directory, code another V8 configuration made
+    const other = await loaderRun(dist, { OPSCTL_CODE_CACHE: cache }, ['--no-lazy-feedback-allocation']);
+    expect(other.stats).toMatchObject({ cached: 0, compiled: 2, written: 2 });
+    const file = join(other.stats.dir!, 'cli.cjs.v8');
+    const before = readFileSync(file);
+    const here = await loaderRun(dist, { OPSCTL_CODE_CACHE: cache });
+    expect(here.answer).toBe(42);
+    expect(here.stats).toMatchObject({ cached: 0, compiled: 2, written: 2 });
+    expect(readFileSync(file).equals(before)).toBe(false);
+    expect((await loaderRun(dist, { OPSCTL_CODE_CACHE: cache })).stats).toMatchObject({ cached: 2, compiled: 0, written: 0 });
   });
 
   it('a cache directory others may write is neither read nor written (cached code runs as the user)', async () => {

@@ -69,7 +69,40 @@ describe('start-up stays cheap', () => {
       const files = String(r.stderr)
         .split('\n')
         .filter((l) => l.startsWith('loaded '));
-      expect(files.map((l) => l.replace(/^loaded .*\/(bin|dist)\//, '$1/'))).toEqual(['bin/opsctl.cjs']);
+      // (bin/help.cjs writes it: a pipe or a file with writeSync, not through Node's stream of stdout)
+      expect(files.map((l) => l.replace(/^loaded .*\/(bin|dist)\//, '$1/'))).toEqual(['bin/opsctl.cjs', 'bin/help.cjs']);
+    }
+  });
+
+  it("stdout and stderr that are a pipe or a file are written with writeSync: --version, a help and an embedded list load neither node:net nor node:tty (making Node's stream of a pipe loads both and every stream module)", async () => {
+    const cfg = tempConfigDir();
+    try {
+      for (const args of [['--version'], ['labels', '--help'], ['tracker', 'labels', 'list'], ['tracker', 'labels', 'get', '999']]) {
+        const r = await loaded(args, { OPSCTL_CONFIG_DIR: cfg.dir });
+        expect(r.exitCode, args.join(' ')).toBe(args.includes('get') ? 1 : 0);
+        expect(r.builtins.has('net'), args.join(' ')).toBe(false);
+        expect(r.builtins.has('tty'), args.join(' ')).toBe(false);
+      }
+    } finally {
+      cfg.cleanup();
+    }
+  });
+
+  it('a reader that stops early (a closed pipe) ends --version, a help and an embedded list quietly: exit 0, no error', async () => {
+    const cfg = tempConfigDir();
+    try {
+      await execa(process.execPath, [BIN, 'tracker', 'labels', 'list'], { env: { OPSCTL_CONFIG_DIR: cfg.dir } });
+      for (const args of [['--version'], ['kv', '--help'], ['tracker', 'labels', 'list']]) {
+        // `true` has closed the pipe long before opsctl writes to it
+        const r = await execa('bash', ['-c', '"$@" | true; echo "exit ${PIPESTATUS[0]}"', '_', process.execPath, BIN, ...args], {
+          env: { OPSCTL_CONFIG_DIR: cfg.dir },
+          reject: false,
+        });
+        expect(String(r.stdout), args.join(' ')).toBe('exit 0');
+        expect(String(r.stderr), args.join(' ')).toBe('');
+      }
+    } finally {
+      cfg.cleanup();
     }
   });
 

@@ -54,6 +54,17 @@ describe('the mock answered in-process', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('a route that reads its own body (an upload) gets it in-process as a stream, as over HTTP', async () => {
+    const body = ['--X', 'Content-Disposition: form-data; name="file0"; filename="a.txt"', 'Content-Type: text/plain', '', 'hello', '--X--', ''].join('\r\n');
+    const headers = { 'shortcut-token': server.trackerToken, 'content-type': 'multipart/form-data; boundary=X' };
+    const [local, remote] = await both('/api/v3/files', { method: 'POST', body, headers });
+    expect(local.status).toBe(201);
+    expect(remote.status).toBe(201);
+    const names = [local, remote].map((a) => (JSON.parse(a.body) as Array<{ name: string; size: number }>).map((f) => [f.name, f.size]));
+    expect(names[0]).toEqual([['a.txt', 5]]);
+    expect(names[0]).toEqual(names[1]);
+  });
+
   it('a write answered in-process is stored, as one over HTTP is', async () => {
     const headers = { 'shortcut-token': server.trackerToken, 'content-type': 'application/json' };
     const res = await server.answer(new URL('/api/v3/labels', server.url), {

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { MockError, type MockIncoming } from './http.js';
 
 /** A route without a limit of its own accepts bodies up to this many bytes. */
@@ -32,6 +33,16 @@ export function checkDeclaredLength(req: MockIncoming, max: number): void {
  * stream's events (a stream of one chunk still takes several turns of the event loop and its machinery).
  */
 export const WHOLE_BODY = Symbol('opsctl.mock.whole-body');
+
+/**
+ * The body of a request whose route reads its own (`streamBody`): node:http's request itself, or a stream of
+ * the whole body a request from this very process carries (made only then).
+ */
+export function bodyStream(req: MockIncoming): Readable {
+  const whole = (req as MockIncoming & { [WHOLE_BODY]?: Buffer })[WHOLE_BODY];
+  if (!whole) return req;
+  return process.getBuiltinModule('node:stream').Readable.from(whole.length ? [whole] : [], { objectMode: false });
+}
 
 /** Reads the whole body, failing with 413 as soon as it passes `max` bytes (the rest is left unread). */
 export function readBody(req: MockIncoming, max: number): Promise<Buffer> {

@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
 import { WHOLE_BODY } from './body.js';
 import type { TransportRequest, TransportResponse } from './transport.js';
 import type { MockIncoming, MockOutgoing } from './http.js';
@@ -9,7 +8,7 @@ import type { MockIncoming, MockOutgoing } from './http.js';
  * A request to the mock from this very process (the embedded profile): the same pipeline as over
  * HTTP, without a socket, an HTTP parser or undici on either side. `serve` is what the node:http
  * server runs for each request. The body is in memory already (a string: FormData uploads go over
- * the network instead), so the request reads as a finished stream.
+ * the network instead), so the request is its fields and that body, complete.
  */
 export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) => Promise<void>, url: URL, init: TransportRequest): Promise<TransportResponse> {
   if (init.body !== undefined && typeof init.body !== 'string')
@@ -18,14 +17,15 @@ export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) =>
   const headers: IncomingHttpHeaders = { host: url.host };
   for (const [name, value] of Object.entries(init.headers)) headers[name.toLowerCase()] = value;
   if (init.body !== undefined) headers['content-length'] = String(body.length);
-  const req = Object.assign(Readable.from(body.length ? [body] : [], { objectMode: false }), {
+  // the body is here whole: readBody takes it as it is, and a route that reads its own gets a stream of it
+  // (bodyStream): no stream is made for the others (node:stream and its modules stay unloaded)
+  const req = Object.assign(new EventEmitter(), {
     method: init.method,
     url: `${url.pathname}${url.search}`,
     headers,
     complete: true,
-    // the body is here whole: readBody takes it as it is (the stream stays, for a route that reads its own)
     [WHOLE_BODY]: body,
-  });
+  }) as unknown as MockIncoming;
   return new Promise<TransportResponse>((resolve, reject) => {
     if (init.signal.aborted) return reject(abortReason(init.signal));
     const res = new InProcessResponse((answer) => {

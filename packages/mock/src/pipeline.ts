@@ -1,6 +1,6 @@
 import type Router from 'find-my-way';
 import { isOpsError } from '@opsctl/shared/errors.js';
-import { checkDeclaredLength, PARSE_FAILED, parseBody, readBody } from './body.js';
+import { bodyStream, checkDeclaredLength, PARSE_FAILED, parseBody, readBody } from './body.js';
 import { MockError, type MockIncoming, type MockOutgoing, type MockReply, type MockRequest } from './http.js';
 import { addMoreRoutes, registerAllRoutes, registerRoutesFor, type LoadedService, type MockRuntime } from './runtime.js';
 import { SERVICE_PREFIXES, type Route, type ServiceName } from './service.js';
@@ -104,7 +104,7 @@ async function toMockRequest(
     body: parseBody(rawBody, contentType, rt.maxDepth),
     rawBody,
     contentType,
-    stream: route.streamBody ? req : undefined,
+    stream: route.streamBody ? bodyStream(req) : undefined,
   };
 }
 
