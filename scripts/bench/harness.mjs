@@ -43,6 +43,15 @@ export function measure(args, { env = {}, input, onStderr } = {}) {
   });
 }
 
+/** Polls `check` every `pollMs` until it holds; throws naming `what` after `timeoutMs` (a condition, never a fixed sleep). */
+export async function until(check, what, { timeoutMs = 120_000, pollMs = 100 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
 export function median(values) {
   const s = [...values].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);

@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { until as waitUntil } from './harness.mjs';
 import { pathToFileURL } from 'node:url';
 
 const POLL_MS = 100;
@@ -76,14 +77,7 @@ export default async function kvEtcdBench(report, { BIN, ROOT, median }) {
       req.on('timeout', () => req.destroy());
       req.end();
     });
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (check, what, timeoutMs = 120_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(POLL_MS);
-    }
-  };
+  const until = (check, what, timeoutMs = 120_000) => waitUntil(check, what, { timeoutMs, pollMs: POLL_MS });
   const healthy = async (m) => {
     const r = await get(`${m.clientUrl}/health`);
     return r?.status === 200 && /"health":\s*"true"/.test(r.body);

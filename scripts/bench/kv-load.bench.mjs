@@ -18,6 +18,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { until as waitUntil } from './harness.mjs';
 import { promisify } from 'node:util';
 import { helpers } from './kv-etcd.bench.mjs';
 
@@ -40,14 +41,7 @@ export default async function kvLoadBench(report, { BIN, ROOT }) {
   const rounds = Number(process.env.BENCH_KV_LOAD_ROUNDS ?? 2);
   const certs = h.makeTestCerts({ ips: ['127.0.0.1'] }, 'root');
   const tls = { ca: readFileSync(certs.ca), cert: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) };
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (check, what, timeoutMs = 120_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(50);
-    }
-  };
+  const until = (check, what, timeoutMs = 120_000) => waitUntil(check, what, { timeoutMs, pollMs: 50 });
   const results = [];
   try {
     for (let r = 0; r < rounds; r++) {

@@ -13,6 +13,7 @@
 // Skipped (not failed) without the releases.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { until as waitUntil } from './harness.mjs';
 import { helpers } from './kv-etcd.bench.mjs';
 
 const MB = 1024 * 1024;
@@ -27,14 +28,7 @@ export default async function kvRehearseBench(report, { BIN, ROOT }) {
     report.row('kv upgrade --rehearse 3.5 → 3.6 vs the real run', 'skipped (no 3.5/3.6 releases)', '<= 1.0x', process.env.OPSCTL_REQUIRE_E2E !== '1');
     return;
   }
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (check, what, timeoutMs = 180_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(POLL_MS);
-    }
-  };
+  const until = (check, what, timeoutMs = 180_000) => waitUntil(check, what, { timeoutMs, pollMs: POLL_MS });
   const json = async (url) => {
     try {
       const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
