@@ -36,6 +36,8 @@ export interface BackupDriver {
   readonly engine: Engine;
   containerOf(m: MemberSpec): string;
   settingsSource(m: MemberSpec): Promise<ContainerSettings | undefined>;
+  /** A container found stopped by hand (its policy starts it no more): the driver's isRunning says so. */
+  heldStopped(id: string): void;
 }
 
 /** Where a member's data dir is, inside its container and on its host. */
@@ -180,22 +182,20 @@ async function makePlace(d: BackupDriver, m: MemberSpec, p: CopyPlace, of: strin
 /**
  * The member's container stopped and staying so, before its data is put back: a start that fails is started
  * again and again by a restart policy (podman at once, docker after a back-off), and the flow's stop may have
- * looked between two of them. It is stopped while it runs (a stop then holds: the engine restarts no container
- * stopped by hand), and looked at again a moment later where a policy could start it.
+ * looked between two of them. One with a policy (or that runs) is stopped by hand (a stop then holds, even of
+ * one between two starts: the engine restarts no container stopped by hand), and looked at again a moment later.
  */
 export async function stopForGood(d: BackupDriver, m: MemberSpec): Promise<void> {
   const name = d.containerOf(m);
   for (let i = 0; i < 20; i++) {
     const c = await d.engine.inspect(m, name);
     if (!c) return;
-    if (c.running || c.restarting) {
-      await d.engine.run(m, ['stop', '--time', '30', name], 60_000);
-      continue;
-    }
-    if (!c.restart) return;
+    if (!c.running && !c.restarting && !c.restart) return d.heldStopped(c.id);
+    // (a stop of one its policy would start again holds it, even between two of its starts)
+    await d.engine.run(m, d.engine.stopArgs(name, 30), 60_000);
     await new Promise((ok) => setTimeout(ok, 500));
     const again = await d.engine.inspect(m, name);
-    if (!again?.running && !again?.restarting) return;
+    if (!again?.running && !again?.restarting) return d.heldStopped(c.id);
   }
   throw new EngineError(
     `${name} keeps being started again (its restart policy): stop it by hand (\`${d.engine.program} stop ${name}\`), then run the same command`,

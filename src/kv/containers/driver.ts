@@ -18,8 +18,8 @@ import { compareMinor, minor } from '../cluster/parse.js';
 import type { DriverProof, MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
 import { sharedRead } from '../drivers/driver.js';
 import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
-import { Engine, EngineError } from './engine.js';
-import { createArgs, mountOf, ownEnv, type ContainerSettings } from './settings.js';
+import { Engine, EngineError, failure } from './engine.js';
+import { createArgs, mountOf, ownEnv, policyRestarts, type ContainerSettings } from './settings.js';
 import { proveStarts } from './proof.js';
 import { backupData, backupSpace, copySize, dropData, restoreData } from './backup.js';
 import { KEPT, keptName } from './prune.js';
@@ -92,13 +92,49 @@ export class ContainerDriver implements MemberDriver {
     this.point(`after container-${what}`, m, 'changed');
   }
 
+  /**
+   * The member's container stopped by hand, so that it stays stopped: one that runs, is between two starts of
+   * its restart policy (a start that fails, started again and again), or has a policy at all is stopped (a stop
+   * of an exited container holds it: the engine restarts none stopped by hand); one with no policy that does
+   * not run is left as it is.
+   */
   async stop(m: MemberSpec): Promise<void> {
     const c = await this.engine.inspect(m, this.containerOf(m));
-    if (c?.running) await this.engine.must(m, ['stop', '--time', '60', c.name]);
+    if (c && (c.running || c.restarting || c.restart)) await this.engine.must(m, this.engine.stopArgs(c.name, 60));
+    if (c) this.stoppedHere.add(c.id);
   }
 
+  /** The containers this process stopped by hand (by id): their restart policy starts them no more. */
+  private readonly stoppedHere = new Set<string>();
+
+  /** A container stopped by hand (here, or by the put-back's stopForGood), by id; started again: forgotten. */
+  heldStopped(id: string, held = true): void {
+    if (held) this.stoppedHere.add(id);
+    else this.stoppedHere.delete(id);
+  }
+
+  /**
+   * The last resort after a stop timed out (the flows' wait for the process to be gone): SIGKILL to the
+   * container's process, then a `stop` of no grace, which marks it stopped by hand so its
+   * restart policy does not start it again. Neither fails on a container that does not run (any more).
+   */
+  async kill(m: MemberSpec): Promise<void> {
+    const name = this.containerOf(m);
+    await this.engine.run(m, ['kill', '--signal', 'KILL', name]);
+    const r = await this.engine.run(m, this.engine.stopArgs(name, 0));
+    const c = await this.engine.inspect(m, name);
+    if (r.exitCode !== 0 && c?.running) throw new EngineError(failure(r, 120_000));
+    if (c) this.stoppedHere.add(c.id);
+  }
+
+  /**
+   * Whether the member's container runs, or will run again by itself: a start that fails, which its restart
+   * policy starts again and again, is running until it is stopped by hand (stop, kill), whatever instant is looked at.
+   */
   async isRunning(m: MemberSpec): Promise<boolean> {
-    return (await this.engine.inspect(m, this.containerOf(m)))?.running === true;
+    const c = await this.engine.inspect(m, this.containerOf(m));
+    if (!c) return false;
+    return c.running || (policyRestarts(c) && !this.stoppedHere.has(c.id));
   }
 
   /** A kept container's name: the member's, then KEPT, when it was kept and its own short id (unique; the id names it in every message). */
@@ -134,6 +170,7 @@ export class ContainerDriver implements MemberDriver {
     const cur = await this.engine.inspect(m, name);
     if (cur && (await this.sameImage(m, cur, image))) {
       if (cur.running) return `${name} (${image}) runs already`;
+      this.heldStopped(cur.id, false);
       await this.change(m, 'start', ['start', name]);
       return `${name} (${image}) started`;
     }
@@ -147,6 +184,8 @@ export class ContainerDriver implements MemberDriver {
     const fromVersion = await this.versionOf(m, from);
     const said: string[] = [];
     if (cur) {
+      // a policy that would start it again (a failed start's loop) is held first: a stop by hand holds
+      if (cur.restart || cur.restarting) await this.engine.must(m, this.engine.stopArgs(cur.name, 60));
       const keep = this.keptName(m, cur);
       await this.change(m, 'rename', ['rename', cur.name, keep]);
       said.push(`${cur.name} (${cur.image}) kept as ${keep}`);
@@ -156,6 +195,7 @@ export class ContainerDriver implements MemberDriver {
     const back = down ? await this.findKept(m, kept, image) : undefined;
     if (back) {
       await this.change(m, 'rename', ['rename', back.name, name]);
+      this.heldStopped(back.id, false);
       await this.change(m, 'start', ['start', name]);
       return [...said, `${back.name} (${image}) back as ${name} and started`].join('; ');
     }
