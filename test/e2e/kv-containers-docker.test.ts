@@ -101,6 +101,17 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on the docker CL
     for (const x of rows) expect(x.bytes).toBeGreaterThan(0);
     expect((await c.volumes()).filter((v) => v.includes('.opsctl-backup-'))).toHaveLength(3);
     for (let i = 0; i < 20; i++) expect(String((await opsctl('kv', 'get', '--cluster', file, `dk/${i}`)).stdout).trim()).toBe(`value ${i}`);
+    // without --cluster, nothing on the hosts can be reached (only the cluster file names the engine and the containers): said, and refused
+    const dry = await opsctl('kv', 'backups', 'prune', '--keep', '0', '--dry-run');
+    expect(dry.exitCode, String(dry.stderr)).toBe(0);
+    expect(`${String(dry.stdout)}${String(dry.stderr)}`).toMatch(
+      /a container driver, the containers the pruned runs kept too \(CONTAINER\.opsctl-kept-…\); without it, nothing on the hosts is removed/,
+    );
+    const refused = await opsctl('kv', 'backups', 'prune', '--keep', '0', '--yes');
+    expect(refused.exitCode).toBe(2);
+    expect(String(refused.stderr)).toContain('--cluster was not given');
+    expect((await c.names()).filter((n) => n.includes('.opsctl-kept-'))).toHaveLength(3);
+    expect((await c.volumes()).filter((v) => v.includes('.opsctl-backup-'))).toHaveLength(3);
   }, 900_000);
 
   it('kv downgrade --to 3.6 through the docker CLI brings back the kept 3.6 containers', async () => {

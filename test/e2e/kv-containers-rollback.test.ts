@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,14 +22,15 @@ if (problem) {
  * where no proof could see it. A 3-member 3.6 cluster of containers with the restart policy unless-stopped (as
  * an install under systemd or compose has them): a member whose 3.7 container exits at once is started again
  * and again by the engine, and the way back must hold it stopped before it touches the member.
- * - `kv upgrade --on-failure rollback`, opsctl killed right before the first member's start (its stop and copy
- *   done and recorded), then that member's database overwritten on its volume (a disk fault: the resumed run proves the members that run, not
- *   the one it stopped); the identical command resumes, the member's 3.7 start fails, and the member is put
- *   back: its container held stopped, its data from the copy, its kept 3.6 container started again.
- * - `kv rollback` after opsctl was killed right after a 3.7 start that fails (another process holds the
- *   member's client port: "address already in use", a fault the proof, with no network of its own, cannot see;
- *   it lets go once the rollback has stopped the container): the 3.7 container held stopped, the kept 3.6 one
- *   started again.
+ * Each time opsctl is killed right before the first member's start (its stop and its copy done and recorded), and
+ * another process takes the member's client port: its 3.7 start fails ("address already in use", a fault the
+ * proof, with no network of its own, cannot see); the port is let go once the way back holds the member stopped
+ * (after its data is put back; before its kept container starts).
+ * - `kv upgrade --on-failure rollback`, the identical command resumed: the member's 3.7 container never answers
+ *   healthy, and the member is put back: its container held stopped, its data from the copy, its kept 3.6
+ *   container started again.
+ * - `kv rollback` after opsctl was killed right after such a start: the 3.7 container held stopped, the kept 3.6
+ *   one started again.
  * Each time: the members in the containers they ran in before, every key there, the cluster healthy on 3.6.
  */
 describe.runIf(Boolean(dirs) && !problem)(`the container driver's way back on real podman (a failing ${PINNED_ETCD['3.7']} start)`, () => {
@@ -54,6 +55,20 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver's way back on re
     return stopped[0]!;
   };
   const upgradeArgs = () => ['kv', 'upgrade', '--to', '3.7', '--yes', '--on-failure', 'rollback', '--cluster', file];
+  /** Another process on the member's client port (while the member is stopped): its next start fails, "address already in use". */
+  const holdPort = async (m: ContainerCluster['members'][number]) => {
+    const holder: Server = createServer((sock) => sock.destroy());
+    await new Promise<void>((ok, fail) => holder.once('error', fail).listen(Number(new URL(m.clientUrl).port), '127.0.0.1', ok));
+    return holder;
+  };
+  /** opsctl with every point it passes said in `log` (not killed). */
+  const pointsRun = (a: string[], log: string) =>
+    execa(process.execPath, [CRASH, ...a], { reject: false, env: { ...env, OPSCTL_CRASH_LOG: log }, extendEnv: true, timeout: 600_000 });
+  /** The port let go once the run has passed `point` of the member's way back (held stopped, before its kept container starts). */
+  const letGoAt = async (holder: Server, log: string, point: string) => {
+    await until(() => existsSync(log) && readFileSync(log, 'utf8').includes(point), 600_000, point);
+    await new Promise((ok) => holder.close(ok));
+  };
   const putKeys = async (prefix: string) => {
     for (let i = 0; i < 20; i++) expect((await opsctl('kv', 'put', '--cluster', file, `${prefix}/${i}`, `value ${i}`)).exitCode).toBe(0);
   };
@@ -81,58 +96,55 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver's way back on re
     cfg.cleanup();
   }, 60_000);
 
-  it('kv upgrade --on-failure rollback: a member whose 3.7 container keeps exiting (its database overwritten after its copy) is held stopped, its data put back from the copy, its kept 3.6 container started; every key there', async () => {
+  it('kv upgrade --on-failure rollback: a member whose 3.7 container keeps exiting (its port held by another process) is held stopped, its data put back from the copy, its kept 3.6 container started; every key there', async () => {
     await putKeys('of');
     const before = await ids();
     const m = await stopAndCopyOne();
-    const mp = String((await execa(PODMAN, ['volume', 'inspect', '--format', '{{.Mountpoint}}', m.volume])).stdout).trim();
-    const db = join(mp, 'member', 'snap', 'db');
-    expect(existsSync(db)).toBe(true);
-    writeFileSync(db, Buffer.alloc(readFileSync(db).length, 0x5a));
-    const t0 = Date.now();
-    const r = await crashRun(upgradeArgs(), env, 600_000);
-    const ms = Date.now() - t0;
-    expect(r.exitCode, r.stderr).toBe(3);
-    expect(r.stderr).toMatch(new RegExp(`--on-failure rollback: ${m.name} is back on 3\\.6`));
-    // its 3.7 container kept (stopped: the policy starts it no more), and the data it ran on kept in a volume
-    const kept = (await c.names()).filter((n) => n.startsWith(`${m.container}.opsctl-kept-`));
-    expect(kept).toHaveLength(1);
-    const n = await restarts(kept[0]!);
-    expect((await c.inspect(kept[0]!))?.State.Running).toBe(false);
-    expect((await c.volumes()).filter((v) => v.startsWith(`${m.container}.opsctl-failed-`))).toHaveLength(1);
-    await backOn36(before);
-    await keysIntact('of');
-    expect(await restarts(kept[0]!)).toBe(n);
-    process.stderr.write(
-      `[kv containers rollback e2e] --on-failure rollback of ${m.name} (3.7 restarted ${n} times by its policy): the resumed run ${ms} ms, exit 3\n`,
-    );
-    // (the kept 3.7 container is the operator's, for a look: removed here, before the next case)
-    await execa(PODMAN, ['rm', ...kept]);
+    const holder = await holdPort(m);
+    try {
+      // the identical command resumes: the 3.7 start fails, and the put-back stops the member; the port let go then
+      const log = join(cfg.dir, 'on-failure-points.log');
+      const t0 = Date.now();
+      const run = pointsRun(upgradeArgs(), log);
+      await letGoAt(holder, log, `after restoreBackup ${m.name} (changes)`);
+      const r = await run;
+      const ms = Date.now() - t0;
+      expect(r.exitCode, String(r.stderr)).toBe(3);
+      expect(String(r.stderr)).toMatch(new RegExp(`--on-failure rollback: ${m.name} is back on 3\\.6`));
+      // its 3.7 container kept (stopped: its policy starts it no more), the data it ran on kept in a volume
+      const kept = (await c.names()).filter((n) => n.startsWith(`${m.container}.opsctl-kept-`));
+      expect(kept).toHaveLength(1);
+      const n = await restarts(kept[0]!);
+      expect(n).toBeGreaterThan(0);
+      expect((await c.inspect(kept[0]!))?.State.Running).toBe(false);
+      expect((await c.volumes()).filter((v) => v.startsWith(`${m.container}.opsctl-failed-`))).toHaveLength(1);
+      await backOn36(before);
+      await keysIntact('of');
+      expect(await restarts(kept[0]!)).toBe(n);
+      process.stderr.write(
+        `[kv containers rollback e2e] --on-failure rollback of ${m.name} (its 3.7 container started ${n} times by its policy): the resumed run ${ms} ms, exit 3\n`,
+      );
+      // (the kept 3.7 container is the operator's, for a look: removed here, before the next case)
+      await execa(PODMAN, ['rm', ...kept]);
+    } finally {
+      if (holder.listening) holder.close();
+    }
   }, 900_000);
 
   it("kv rollback after opsctl was killed right after a 3.7 start that fails (the member's port held by another process): the container is held stopped, the kept 3.6 one runs again; every key there", async () => {
     await putKeys('rb');
     const before = await ids();
     const m = await stopAndCopyOne();
-    const port = Number(new URL(m.clientUrl).port);
-    const holder: Server = createServer((s) => s.destroy());
-    await new Promise<void>((ok, fail) => holder.once('error', fail).listen(port, '127.0.0.1', ok));
+    const holder = await holdPort(m);
     try {
       const k = await crashRun(upgradeArgs(), { ...env, OPSCTL_CRASH_AT: '* after start * (changes)' });
       expect(k.signal, k.stderr).toBe('SIGKILL');
       // its 3.7 container exits ("address already in use"), and its restart policy starts it again
       await until(async () => (await restarts(m.container)) >= 2, 60_000, `${m.container} started again by its policy`);
-      // the rollback, its points said in a file: the port let go once it has stopped the member
       const log = join(cfg.dir, 'rollback-points.log');
-      const back = execa(process.execPath, [CRASH, 'kv', 'rollback', '--cluster', file, '--json'], {
-        reject: false,
-        env: { ...env, OPSCTL_CRASH_LOG: log },
-        extendEnv: true,
-        timeout: 600_000,
-      });
       const t0 = Date.now();
-      await until(() => existsSync(log) && readFileSync(log, 'utf8').includes(`after stop ${m.name} (changes)`), 300_000, `the rollback's stop of ${m.name}`);
-      await new Promise((ok) => holder.close(ok));
+      const back = pointsRun(['kv', 'rollback', '--cluster', file, '--json'], log);
+      await letGoAt(holder, log, `before start ${m.name}`);
       const r = await back;
       const ms = Date.now() - t0;
       expect(r.exitCode, String(r.stderr)).toBe(0);

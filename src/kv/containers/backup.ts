@@ -183,23 +183,34 @@ async function makePlace(d: BackupDriver, m: MemberSpec, p: CopyPlace, of: strin
  * The member's container stopped and staying so, before its data is put back: a start that fails is started
  * again and again by a restart policy (podman at once, docker after a back-off), and the flow's stop may have
  * looked between two of them. One with a policy (or that runs) is stopped by hand (a stop then holds, even of
- * one between two starts: the engine restarts no container stopped by hand), and looked at again a moment later.
+ * one between two starts: the engine restarts no container stopped by hand), and looked at again a moment later
+ * (a restart the engine had begun before the stop may still land: it is stopped again).
  */
-export async function stopForGood(d: BackupDriver, m: MemberSpec): Promise<void> {
+export async function stopForGood(d: BackupDriver, m: MemberSpec, graceS = 30): Promise<void> {
   const name = d.containerOf(m);
   for (let i = 0; i < 20; i++) {
     const c = await d.engine.inspect(m, name);
     if (!c) return;
     if (!c.running && !c.restarting && !c.restart) return d.heldStopped(c.id);
     // (a stop of one its policy would start again holds it, even between two of its starts)
-    await d.engine.run(m, d.engine.stopArgs(name, 30), 60_000);
-    await new Promise((ok) => setTimeout(ok, 500));
-    const again = await d.engine.inspect(m, name);
-    if (!again?.running && !again?.restarting) return d.heldStopped(c.id);
+    await d.engine.run(m, d.engine.stopArgs(name, graceS), (graceS + 30) * 1000);
+    // held only when seen down on every look for 2 s: podman 4.3 may still land a restart it had begun (a start
+    // that failed, being restarted) after the stop returned, and that container may join its cluster again
+    if (await staysDown(d, m, name)) return d.heldStopped(c.id);
   }
   throw new EngineError(
     `${name} keeps being started again (its restart policy): stop it by hand (\`${d.engine.program} stop ${name}\`), then run the same command`,
   );
+}
+
+/** Whether the container is seen not running on each of 4 looks, 500 ms apart. */
+async function staysDown(d: BackupDriver, m: MemberSpec, name: string): Promise<boolean> {
+  for (let look = 0; look < 4; look++) {
+    await new Promise((ok) => setTimeout(ok, 500));
+    const again = await d.engine.inspect(m, name);
+    if (again?.running || again?.restarting) return false;
+  }
+  return true;
 }
 
 /** The container must be stopped: its data is copied (or put back) at one instant, with nothing writing. */

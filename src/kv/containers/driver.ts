@@ -21,7 +21,7 @@ import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
 import { Engine, EngineError, failure } from './engine.js';
 import { createArgs, mountOf, ownEnv, policyRestarts, type ContainerSettings } from './settings.js';
 import { proveStarts } from './proof.js';
-import { backupData, backupSpace, copySize, dropData, restoreData } from './backup.js';
+import { backupData, backupSpace, copySize, dropData, restoreData, stopForGood } from './backup.js';
 import { KEPT, keptName } from './prune.js';
 
 export { KEPT } from './prune.js';
@@ -93,15 +93,19 @@ export class ContainerDriver implements MemberDriver {
   }
 
   /**
-   * The member's container stopped by hand, so that it stays stopped: one that runs, is between two starts of
-   * its restart policy (a start that fails, started again and again), or has a policy at all is stopped (a stop
-   * of an exited container holds it: the engine restarts none stopped by hand); one with no policy that does
-   * not run is left as it is.
+   * The member's container stopped by hand, so that it stays stopped: one that runs is stopped; one with a restart
+   * policy (a start that fails is started again and again) is stopped even between two of its starts (a stop holds
+   * it: the engine restarts none stopped by hand) and looked at again a moment later (backup.ts, stopForGood); one
+   * with no policy that does not run is left as it is.
    */
   async stop(m: MemberSpec): Promise<void> {
     const c = await this.engine.inspect(m, this.containerOf(m));
-    if (c && (c.running || c.restarting || c.restart)) await this.engine.must(m, this.engine.stopArgs(c.name, 60));
-    if (c) this.stoppedHere.add(c.id);
+    if (c && !c.running && !c.restarting && !c.restart) this.stoppedHere.add(c.id);
+    else if (c?.restart) await stopForGood(this, m, 60);
+    else if (c) {
+      await this.engine.must(m, this.engine.stopArgs(c.name, 60));
+      this.stoppedHere.add(c.id);
+    }
   }
 
   /** The containers this process stopped by hand (by id): their restart policy starts them no more. */
@@ -185,7 +189,7 @@ export class ContainerDriver implements MemberDriver {
     const said: string[] = [];
     if (cur) {
       // a policy that would start it again (a failed start's loop) is held first: a stop by hand holds
-      if (cur.restart || cur.restarting) await this.engine.must(m, this.engine.stopArgs(cur.name, 60));
+      if (cur.restart || cur.restarting) await stopForGood(this, m, 60);
       const keep = this.keptName(m, cur);
       await this.change(m, 'rename', ['rename', cur.name, keep]);
       said.push(`${cur.name} (${cur.image}) kept as ${keep}`);
