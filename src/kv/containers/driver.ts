@@ -111,10 +111,9 @@ export class ContainerDriver implements MemberDriver {
   /** The containers this process stopped by hand (by id): their restart policy starts them no more. */
   private readonly stoppedHere = new Set<string>();
 
-  /** A container stopped by hand (here, or by the put-back's stopForGood), by id; started again: forgotten. */
-  heldStopped(id: string, held = true): void {
-    if (held) this.stoppedHere.add(id);
-    else this.stoppedHere.delete(id);
+  /** A container stopped by hand (here, or by the put-back's stopForGood), by id. */
+  heldStopped(id: string): void {
+    this.stoppedHere.add(id);
   }
 
   /**
@@ -174,7 +173,7 @@ export class ContainerDriver implements MemberDriver {
     const cur = await this.engine.inspect(m, name);
     if (cur && (await this.sameImage(m, cur, image))) {
       if (cur.running) return `${name} (${image}) runs already`;
-      this.heldStopped(cur.id, false);
+      this.stoppedHere.delete(cur.id);
       await this.change(m, 'start', ['start', name]);
       return `${name} (${image}) started`;
     }
@@ -199,7 +198,7 @@ export class ContainerDriver implements MemberDriver {
     const back = down ? await this.findKept(m, kept, image) : undefined;
     if (back) {
       await this.change(m, 'rename', ['rename', back.name, name]);
-      this.heldStopped(back.id, false);
+      this.stoppedHere.delete(back.id);
       await this.change(m, 'start', ['start', name]);
       return [...said, `${back.name} (${image}) back as ${name} and started`].join('; ');
     }
