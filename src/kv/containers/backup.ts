@@ -194,8 +194,9 @@ export async function stopForGood(d: BackupDriver, m: MemberSpec, graceS = 30): 
     if (!c.running && !c.restarting && !c.restart) return d.heldStopped(c.id);
     // (a stop of one its policy would start again holds it, even between two of its starts)
     await d.engine.run(m, d.engine.stopArgs(name, graceS), (graceS + 30) * 1000);
-    // held only when seen down on every look for 2 s: podman 4.3 may still land a restart it had begun (a start
-    // that failed, being restarted) after the stop returned, and that container may join its cluster again
+    // held only when seen down, and not started again (its restart count still), on every look for 2 s: a stop that
+    // reaches a start that fails between two of its policy's starts may not hold it (podman 4.3), and a look may
+    // fall between two starts; a container started again may join its cluster again
     if (await staysDown(d, m, name)) return d.heldStopped(c.id);
   }
   throw new EngineError(
@@ -203,12 +204,14 @@ export async function stopForGood(d: BackupDriver, m: MemberSpec, graceS = 30): 
   );
 }
 
-/** Whether the container is seen not running on each of 4 looks, 500 ms apart. */
+/** Whether the container is seen not running, and not started again since the first look, on each of 4 looks 500 ms apart. */
 async function staysDown(d: BackupDriver, m: MemberSpec, name: string): Promise<boolean> {
+  const first = await d.engine.inspect(m, name);
+  if (first?.running || first?.restarting) return false;
   for (let look = 0; look < 4; look++) {
     await new Promise((ok) => setTimeout(ok, 500));
     const again = await d.engine.inspect(m, name);
-    if (again?.running || again?.restarting) return false;
+    if (again?.running || again?.restarting || again?.restarts !== first?.restarts) return false;
   }
   return true;
 }

@@ -32,6 +32,8 @@ export interface ContainerSettings {
   restarting: boolean;
   /** Its process's last exit status (0 while it runs, or never ran). */
   exitCode?: number;
+  /** How many times its restart policy started it again (RestartCount), where the engine says. */
+  restarts?: number;
   /** When it was created (ISO, as the engine says it). */
   created: string;
   /** Its own entrypoint, where it set one (else the image's). */
@@ -129,6 +131,7 @@ export function parseInspect(raw: unknown): ContainerSettings {
     running: state.Running === true,
     restarting: state.Restarting === true,
     ...(typeof state.ExitCode === 'number' ? { exitCode: state.ExitCode } : {}),
+    ...(typeof c.RestartCount === 'number' ? { restarts: c.RestartCount } : {}),
     created: str(c.Created) ?? '',
     entrypoint,
     cmd,
