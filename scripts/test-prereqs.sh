@@ -87,6 +87,10 @@ step_containers() {
   install_missing "${CONTAINER_PACKAGES[@]}"
   podman_conf
   podman --version
+  # the docker e2e drives a docker CLI through podman's Docker API: any `docker` on PATH does (28.2 here); else
+  # Debian's docker.io, the one package with the CLI in bookworm (no docker-cli), for its client only (its daemon is not used)
+  if ! command -v docker >/dev/null; then install_missing docker.io; fi
+  docker --version
 }
 
 step_packages() {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/kv/sandbox/sandbox.js';
 import { PINNED_ETCD } from './etcd-releases.js';
+import { until } from './kv.js';
 
 /**
  * Members that are podman containers of a locally built etcd image (issue 61): `FROM scratch` and the
@@ -71,8 +72,17 @@ export interface ContainerCluster {
   volumes(): Promise<string[]>;
 }
 
-/** A cluster of `size` containers of `image`, each member's command its flags and `extra`. */
-export async function containerCluster(o: { size: number; image: string; extra?: (name: string) => string[] }): Promise<ContainerCluster> {
+/** The engine's command line a cluster is made with: podman, or the docker CLI (with DOCKER_HOST in `env`). */
+export interface EngineCli {
+  program: string;
+  env?: Record<string, string>;
+}
+
+/** A cluster of `size` containers of `image`, each member's command its flags and `extra`, made with `engine` (podman by default). */
+export async function containerCluster(o: { size: number; image: string; extra?: (name: string) => string[]; engine?: EngineCli }): Promise<ContainerCluster> {
+  const program = o.engine?.program ?? PODMAN;
+  const docker = /docker[^/]*$/.test(program);
+  const cli = (args: string[], reject = true) => execa(program, args, { reject, env: o.engine?.env ?? {}, extendEnv: true });
   const prefix = `opsctl-e2e-${Math.random().toString(16).slice(2, 8)}`;
   const taken = new Set<number>();
   const port = async () => {
@@ -94,7 +104,7 @@ export async function containerCluster(o: { size: number; image: string; extra?:
   }
   const initial = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
   const names = async () =>
-    String((await execa(PODMAN, ['ps', '--all', '--format', '{{.Names}}'])).stdout)
+    String((await cli(['ps', '--all', '--format', '{{.Names}}'])).stdout)
       .split('\n')
       .filter((n) => n.startsWith(`${prefix}-`));
   const c: ContainerCluster = {
@@ -103,26 +113,29 @@ export async function containerCluster(o: { size: number; image: string; extra?:
     endpoints: members.map((m) => m.clientUrl),
     names,
     async volumes() {
-      return String((await execa(PODMAN, ['volume', 'ls', '--format', '{{.Name}}'])).stdout)
+      return String((await cli(['volume', 'ls', '--format', '{{.Name}}'])).stdout)
         .split('\n')
         .filter((n) => n.startsWith(`${prefix}-`));
     },
     async destroy() {
       const all = await names();
-      if (all.length) await execa(PODMAN, ['rm', '--force', '--time', '2', ...all], { reject: false });
+      if (all.length) await cli(['rm', '--force', ...(docker ? [] : ['--time', '2']), ...all], false);
       // the members' volumes, and the copies opsctl made of them (CONTAINER.opsctl-backup-RUN, CONTAINER.opsctl-failed-RUN): by the run's prefix
-      const volumes = String((await execa(PODMAN, ['volume', 'ls', '--format', '{{.Name}}'], { reject: false })).stdout)
+      const volumes = String((await cli(['volume', 'ls', '--format', '{{.Name}}'], false)).stdout)
         .split('\n')
         .filter((n) => n.startsWith(`${prefix}-`));
-      await execa(PODMAN, ['volume', 'rm', '--force', ...new Set([...members.map((m) => m.volume), ...volumes])], { reject: false });
+      await cli(['volume', 'rm', '--force', ...new Set([...members.map((m) => m.volume), ...volumes])], false);
     },
     async inspect(name) {
-      const r = await execa(PODMAN, ['container', 'inspect', name], { reject: false });
-      return r.exitCode === 0 ? (JSON.parse(String(r.stdout)) as Array<Awaited<ReturnType<ContainerCluster['inspect']>>>)[0] : undefined;
+      const r = await cli(['container', 'inspect', name], false);
+      if (r.exitCode !== 0) return undefined;
+      // (docker names the image in Config.Image only)
+      const x = (JSON.parse(String(r.stdout)) as Array<NonNullable<Awaited<ReturnType<ContainerCluster['inspect']>>> & { Config?: { Image?: string } }>)[0];
+      return x && { ...x, ImageName: x.ImageName ?? x.Config?.Image ?? '' };
     },
   };
   for (const m of members) {
-    await execa(PODMAN, [
+    await cli([
       'run',
       '--detach',
       '--name',
@@ -152,17 +165,55 @@ export async function containerCluster(o: { size: number; image: string; extra?:
   return c;
 }
 
-/** The cluster file of a container cluster: the container driver, podman, an image per minor. */
-export function writeContainerClusterFile(path: string, c: ContainerCluster, images: Record<string, string>): string {
+/** The cluster file of a container cluster: the container driver, its engine (podman by default), an image per minor. */
+export function writeContainerClusterFile(path: string, c: ContainerCluster, images: Record<string, string>, engine = PODMAN): string {
   const lines = [
     'members:',
     ...c.members.map((m) => `  - { name: ${m.name}, endpoint: "${m.clientUrl}", container: ${m.container} }`),
     'driver:',
     '  type: container',
-    `  engine: ${PODMAN}`,
+    `  engine: ${engine}`,
     '  images:',
     ...Object.entries(images).map(([v, i]) => `    "${v}": "${i}"`),
   ];
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
+}
+
+/** The docker CLI on PATH. */
+export const DOCKER = 'docker';
+
+/**
+ * The docker CLI against podman's Docker-compatible API (`podman system service` on a unix socket of its own in
+ * `dir`, DOCKER_HOST=unix://…): the engine the docker e2e drives, where no dockerd runs. The service is this
+ * test's child, stopped by `stop()`. `problem`: why it cannot run here.
+ */
+export async function dockerViaPodman(dir: string): Promise<{ env: Record<string, string>; stop(): Promise<void> } | { problem: string }> {
+  const v = await execa(DOCKER, ['--version'], { reject: false });
+  if (v.exitCode !== 0) return { problem: `no docker CLI on PATH (${v.failed ? String(v.shortMessage) : `exit ${v.exitCode}`})` };
+  const sock = join(dir, 'podman.sock');
+  const service = execa(PODMAN, ['system', 'service', '--time', '0', `unix://${sock}`], { reject: false, stdin: 'ignore', stdout: 'ignore', stderr: 'pipe' });
+  const env = { DOCKER_HOST: `unix://${sock}` };
+  const stop = async () => {
+    service.kill('SIGTERM');
+    await service;
+  };
+  try {
+    await until(
+      async () => (await execa(DOCKER, ['version', '--format', '{{.Server.Version}}'], { reject: false, env, extendEnv: true })).exitCode === 0,
+      30_000,
+      "podman's Docker API service answering the docker CLI",
+    );
+  } catch (err) {
+    await stop();
+    return {
+      problem: `${(err as Error).message}: ${
+        String((await service).stderr)
+          .trim()
+          .split('\n')
+          .pop() ?? ''
+      }`,
+    };
+  }
+  return { env, stop };
 }

@@ -3,6 +3,7 @@ import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { ContainerDriver } from '../../src/kv/containers/driver.js';
 import { copiedBytes, copyFilesystem, copyPlace, dataDirIn, COPY_SCRIPT, RESTORE_SCRIPT } from '../../src/kv/containers/backup.js';
 import { keptName, keptToPrune, keptWhen, stampOf, type KeptContainer } from '../../src/kv/containers/prune.js';
+import { policyRestarts } from '../../src/kv/containers/settings.js';
 
 const VOLUME = {
   type: 'volume' as const,
@@ -122,6 +123,7 @@ function fakeEngine() {
     }
     if (file === 'podman' && a[0] === 'volume' && a[1] === 'rm')
       return volumes.delete(a[2]!) ? { stdout: '', stderr: '', exitCode: 0 } : { stdout: '', stderr: 'no such volume', exitCode: 1 };
+    if (file === 'podman' && (a[0] === 'stop' || a[0] === 'kill')) return { stdout: a[a.length - 1]!, stderr: '', exitCode: 0 };
     if (file === 'sh' && a[1] === COPY_SCRIPT) return { stdout: 'opsctl-copied: 61440\n', stderr: '', exitCode: 0 };
     if (file === 'sh' && a[1] === RESTORE_SCRIPT) return { stdout: '', stderr: '', exitCode: 0 };
     if (file === 'sh' && a[1]!.startsWith('du -sk'))
@@ -209,5 +211,51 @@ describe("the container driver backs up, puts back, measures and removes a membe
     await d.backupDataDir(m, '', run);
     expect(await d.restoreBackup(m, '', run)).toContain('restored from volume');
     expect(e.calls.filter((x) => x[1] === 'stop')).toEqual([['podman', 'stop', '--time', '30', 'etcd-c1']]);
+  });
+});
+
+describe('a container its restart policy keeps starting (a start that fails)', () => {
+  const m: MemberSpec = { name: 'c1', endpoint: 'http://127.0.0.1:2379', container: 'etcd-c1' };
+  const policy = { name: 'unless-stopped', retries: 0 };
+
+  it('runs, or will run again by itself: running, restarting, or exited not 0 under a policy', () => {
+    expect(policyRestarts({ running: false, restarting: false, restart: policy, exitCode: 2 })).toBe(true);
+    expect(policyRestarts({ running: false, restarting: true, exitCode: 0 })).toBe(true);
+    // a stop by hand (etcd exits 0 on SIGTERM), no policy, or never started
+    expect(policyRestarts({ running: false, restarting: false, restart: policy, exitCode: 0 })).toBe(false);
+    expect(policyRestarts({ running: false, restarting: false, exitCode: 2 })).toBe(false);
+    expect(policyRestarts({ running: false, restarting: false, restart: policy })).toBe(false);
+  });
+
+  /** A driver whose member's container exited 2 under its policy, between two of its starts. */
+  const failing = () => {
+    const e = fakeEngine();
+    const d = new ContainerDriver({ type: 'container', engine: 'podman', images: {} }, e.run, {});
+    const inspect = d.engine.inspect.bind(d.engine);
+    d.engine.inspect = async (mm, name) => ({ ...(await inspect(mm, name))!, restart: policy, running: false, exitCode: 2 });
+    return { e, d };
+  };
+
+  it('is running for the flows until it is stopped by hand: a stop of it holds it even between two of its starts', async () => {
+    const { e, d } = failing();
+    expect(await d.isRunning(m)).toBe(true);
+    await d.stop(m);
+    expect(e.calls.filter((x) => x[1] === 'stop')).toEqual([['podman', 'stop', '--time', '60', 'etcd-c1']]);
+    expect(await d.isRunning(m)).toBe(false);
+  });
+
+  it('kill (the last resort of a wait for the process to be gone): SIGKILL, then a stop of no grace that holds it', async () => {
+    const { e, d } = failing();
+    await d.kill(m);
+    expect(e.calls.filter((x) => x[1] === 'stop' || x[1] === 'kill')).toEqual([
+      ['podman', 'kill', '--signal', 'KILL', 'etcd-c1'],
+      ['podman', 'stop', '--time', '0', 'etcd-c1'],
+    ]);
+    expect(await d.isRunning(m)).toBe(false);
+  });
+
+  it("docker's stop takes --timeout (its --time is deprecated)", () => {
+    const d = new ContainerDriver({ type: 'container', engine: '/usr/bin/docker', images: {} }, fakeEngine().run, {});
+    expect(d.engine.stopArgs('etcd-c1', 60)).toEqual(['stop', '--timeout', '60', 'etcd-c1']);
   });
 });

@@ -58,7 +58,9 @@ export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<Comm
       ...plan.remove.map(describe),
       ...goes.map(keptLine),
       ...(opts.dryRun && onHosts.length && !opts.cluster
-        ? [`(the data-dir copies on the members' hosts are removed with --cluster FILE: ${needsCluster(onHosts)})`]
+        ? [
+            `(with --cluster FILE, the cluster file the upgrade ran with, its driver removes the data-dir copies on the members' hosts: ${needsCluster(onHosts)}; a container driver, the containers the pruned runs kept too (CONTAINER.opsctl-kept-…); without it, nothing on the hosts is removed)`,
+          ]
         : []),
     ],
     dryRun: opts.dryRun,

@@ -36,6 +36,8 @@ export interface BackupDriver {
   readonly engine: Engine;
   containerOf(m: MemberSpec): string;
   settingsSource(m: MemberSpec): Promise<ContainerSettings | undefined>;
+  /** A container found stopped by hand (its policy starts it no more): the driver's isRunning says so. */
+  heldStopped(id: string): void;
 }
 
 /** Where a member's data dir is, inside its container and on its host. */
@@ -180,26 +182,38 @@ async function makePlace(d: BackupDriver, m: MemberSpec, p: CopyPlace, of: strin
 /**
  * The member's container stopped and staying so, before its data is put back: a start that fails is started
  * again and again by a restart policy (podman at once, docker after a back-off), and the flow's stop may have
- * looked between two of them. It is stopped while it runs (a stop then holds: the engine restarts no container
- * stopped by hand), and looked at again a moment later where a policy could start it.
+ * looked between two of them. One with a policy (or that runs) is stopped by hand (a stop then holds, even of
+ * one between two starts: the engine restarts no container stopped by hand), and looked at again a moment later
+ * (a restart the engine had begun before the stop may still land: it is stopped again).
  */
-export async function stopForGood(d: BackupDriver, m: MemberSpec): Promise<void> {
+export async function stopForGood(d: BackupDriver, m: MemberSpec, graceS = 30): Promise<void> {
   const name = d.containerOf(m);
   for (let i = 0; i < 20; i++) {
     const c = await d.engine.inspect(m, name);
     if (!c) return;
-    if (c.running || c.restarting) {
-      await d.engine.run(m, ['stop', '--time', '30', name], 60_000);
-      continue;
-    }
-    if (!c.restart) return;
-    await new Promise((ok) => setTimeout(ok, 500));
-    const again = await d.engine.inspect(m, name);
-    if (!again?.running && !again?.restarting) return;
+    if (!c.running && !c.restarting && !c.restart) return d.heldStopped(c.id);
+    // (a stop of one its policy would start again holds it, even between two of its starts)
+    await d.engine.run(m, d.engine.stopArgs(name, graceS), (graceS + 30) * 1000);
+    // held only when seen down, and not started again (its restart count still), on every look for 2 s: a stop that
+    // reaches a start that fails between two of its policy's starts may not hold it (podman 4.3), and a look may
+    // fall between two starts; a container started again may join its cluster again
+    if (await staysDown(d, m, name)) return d.heldStopped(c.id);
   }
   throw new EngineError(
     `${name} keeps being started again (its restart policy): stop it by hand (\`${d.engine.program} stop ${name}\`), then run the same command`,
   );
+}
+
+/** Whether the container is seen not running, and not started again since the first look, on each of 4 looks 500 ms apart. */
+async function staysDown(d: BackupDriver, m: MemberSpec, name: string): Promise<boolean> {
+  const first = await d.engine.inspect(m, name);
+  if (first?.running || first?.restarting) return false;
+  for (let look = 0; look < 4; look++) {
+    await new Promise((ok) => setTimeout(ok, 500));
+    const again = await d.engine.inspect(m, name);
+    if (again?.running || again?.restarting || again?.restarts !== first?.restarts) return false;
+  }
+  return true;
 }
 
 /** The container must be stopped: its data is copied (or put back) at one instant, with nothing writing. */

@@ -18,10 +18,10 @@ import { compareMinor, minor } from '../cluster/parse.js';
 import type { DriverProof, MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
 import { sharedRead } from '../drivers/driver.js';
 import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
-import { Engine, EngineError } from './engine.js';
-import { createArgs, mountOf, ownEnv, type ContainerSettings } from './settings.js';
+import { Engine, EngineError, failure } from './engine.js';
+import { createArgs, mountOf, ownEnv, policyRestarts, type ContainerSettings } from './settings.js';
 import { proveStarts } from './proof.js';
-import { backupData, backupSpace, copySize, dropData, restoreData } from './backup.js';
+import { backupData, backupSpace, copySize, dropData, restoreData, stopForGood } from './backup.js';
 import { KEPT, keptName } from './prune.js';
 
 export { KEPT } from './prune.js';
@@ -92,13 +92,52 @@ export class ContainerDriver implements MemberDriver {
     this.point(`after container-${what}`, m, 'changed');
   }
 
+  /**
+   * The member's container stopped by hand, so that it stays stopped: one that runs is stopped; one with a restart
+   * policy (a start that fails is started again and again) is stopped even between two of its starts (a stop holds
+   * it: the engine restarts none stopped by hand) and looked at again a moment later (backup.ts, stopForGood); one
+   * with no policy that does not run is left as it is.
+   */
   async stop(m: MemberSpec): Promise<void> {
     const c = await this.engine.inspect(m, this.containerOf(m));
-    if (c?.running) await this.engine.must(m, ['stop', '--time', '60', c.name]);
+    if (c && !c.running && !c.restarting && !c.restart) this.stoppedHere.add(c.id);
+    else if (c?.restart) await stopForGood(this, m, 60);
+    else if (c) {
+      await this.engine.must(m, this.engine.stopArgs(c.name, 60));
+      this.stoppedHere.add(c.id);
+    }
   }
 
+  /** The containers this process stopped by hand (by id): their restart policy starts them no more. */
+  private readonly stoppedHere = new Set<string>();
+
+  /** A container stopped by hand (here, or by the put-back's stopForGood), by id. */
+  heldStopped(id: string): void {
+    this.stoppedHere.add(id);
+  }
+
+  /**
+   * The last resort after a stop timed out (the flows' wait for the process to be gone): SIGKILL to the
+   * container's process, then a `stop` of no grace, which marks it stopped by hand so its
+   * restart policy does not start it again. Neither fails on a container that does not run (any more).
+   */
+  async kill(m: MemberSpec): Promise<void> {
+    const name = this.containerOf(m);
+    await this.engine.run(m, ['kill', '--signal', 'KILL', name]);
+    const r = await this.engine.run(m, this.engine.stopArgs(name, 0));
+    const c = await this.engine.inspect(m, name);
+    if (r.exitCode !== 0 && c?.running) throw new EngineError(failure(r, 120_000));
+    if (c) this.stoppedHere.add(c.id);
+  }
+
+  /**
+   * Whether the member's container runs, or will run again by itself: a start that fails, which its restart
+   * policy starts again and again, is running until it is stopped by hand (stop, kill), whatever instant is looked at.
+   */
   async isRunning(m: MemberSpec): Promise<boolean> {
-    return (await this.engine.inspect(m, this.containerOf(m)))?.running === true;
+    const c = await this.engine.inspect(m, this.containerOf(m));
+    if (!c) return false;
+    return c.running || (policyRestarts(c) && !this.stoppedHere.has(c.id));
   }
 
   /** A kept container's name: the member's, then KEPT, when it was kept and its own short id (unique; the id names it in every message). */
@@ -134,6 +173,7 @@ export class ContainerDriver implements MemberDriver {
     const cur = await this.engine.inspect(m, name);
     if (cur && (await this.sameImage(m, cur, image))) {
       if (cur.running) return `${name} (${image}) runs already`;
+      this.stoppedHere.delete(cur.id);
       await this.change(m, 'start', ['start', name]);
       return `${name} (${image}) started`;
     }
@@ -147,6 +187,8 @@ export class ContainerDriver implements MemberDriver {
     const fromVersion = await this.versionOf(m, from);
     const said: string[] = [];
     if (cur) {
+      // a policy that would start it again (a failed start's loop) is held first: a stop by hand holds
+      if (cur.restart || cur.restarting) await stopForGood(this, m, 60);
       const keep = this.keptName(m, cur);
       await this.change(m, 'rename', ['rename', cur.name, keep]);
       said.push(`${cur.name} (${cur.image}) kept as ${keep}`);
@@ -156,6 +198,7 @@ export class ContainerDriver implements MemberDriver {
     const back = down ? await this.findKept(m, kept, image) : undefined;
     if (back) {
       await this.change(m, 'rename', ['rename', back.name, name]);
+      this.stoppedHere.delete(back.id);
       await this.change(m, 'start', ['start', name]);
       return [...said, `${back.name} (${image}) back as ${name} and started`].join('; ');
     }

@@ -43,6 +43,11 @@ export class Engine {
     return /docker[^/]*$/.test(this.program) ? 'docker' : 'podman';
   }
 
+  /** `stop` with a grace of `seconds` before SIGKILL: podman's `--time`, docker's `--timeout` (its `--time` is deprecated). */
+  stopArgs(name: string, seconds: number): string[] {
+    return ['stop', this.kind === 'docker' ? '--timeout' : '--time', String(seconds), name];
+  }
+
   /** The words that run a command on the member's host (the prefix), empty on this machine. */
   hostWords(m: MemberSpec): string[] {
     if (!this.prefix) return [];

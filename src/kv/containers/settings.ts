@@ -30,6 +30,10 @@ export interface ContainerSettings {
   running: boolean;
   /** Between two starts of its restart policy (docker's back-off): it runs again soon. */
   restarting: boolean;
+  /** Its process's last exit status (0 while it runs, or never ran). */
+  exitCode?: number;
+  /** How many times its restart policy started it again (RestartCount), where the engine says. */
+  restarts?: number;
   /** When it was created (ISO, as the engine says it). */
   created: string;
   /** Its own entrypoint, where it set one (else the image's). */
@@ -126,6 +130,8 @@ export function parseInspect(raw: unknown): ContainerSettings {
     imageId: (str(c.Image) ?? '').replace(/^sha256:/, ''),
     running: state.Running === true,
     restarting: state.Restarting === true,
+    ...(typeof state.ExitCode === 'number' ? { exitCode: state.ExitCode } : {}),
+    ...(typeof c.RestartCount === 'number' ? { restarts: c.RestartCount } : {}),
     created: str(c.Created) ?? '',
     entrypoint,
     cmd,
@@ -149,6 +155,18 @@ export function parseInspect(raw: unknown): ContainerSettings {
     ...(typeof stop === 'string' && stop ? { stopSignal: stop } : typeof stop === 'number' && stop !== 15 ? { stopSignal: String(stop) } : {}),
     opsctl: { ...(labels[LABEL_MEMBER] ? { member: labels[LABEL_MEMBER] } : {}), ...(labels[LABEL_KEPT_FROM] ? { keptFrom: labels[LABEL_KEPT_FROM] } : {}) },
   };
+}
+
+/**
+ * Whether the engine will start a container that does not run again by itself: its restart policy (always,
+ * unless-stopped, on-failure) after an exit that was not 0 (a start that fails; podman restarts at once and
+ * reports it stopped in between, docker reports it restarting through its back-off). A stop by hand (etcd exits
+ * 0 on SIGTERM) is never restarted; the engines do not report who stopped one that exited otherwise, so the
+ * driver remembers the containers it stopped itself (driver.ts).
+ */
+export function policyRestarts(c: Pick<ContainerSettings, 'running' | 'restarting' | 'restart' | 'exitCode'>): boolean {
+  if (c.running || c.restarting) return true;
+  return Boolean(c.restart) && c.exitCode !== undefined && c.exitCode !== 0;
 }
 
 /** An image's `inspect` answer: the defaults a container of it inherits. */
