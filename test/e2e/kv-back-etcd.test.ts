@@ -144,9 +144,9 @@ function files(dir: string) {
   };
 }
 
-describe.runIf(ready && process.env.OPSCTL_CRASH === 'all')(
-  'kv upgrade ladder on real etcd: opsctl killed (SIGKILL) in the middle of the 3.4 → 3.5 hop, and the re-run finishes',
-  () => {
+// (not registered in CI at all, as kv-crash-etcd's variants: CI reports no skipped test)
+if (process.env.OPSCTL_CRASH === 'all')
+  describe.runIf(ready)('kv upgrade ladder on real etcd: opsctl killed (SIGKILL) in the middle of the 3.4 → 3.5 hop, and the re-run finishes', () => {
     it('3.4 → 3.5.35 → 3.6.16: killed right after the second member of the 3.4 → 3.5 hop spawned; the re-run resumes that hop and member', async () => {
       const { opsctl, dir } = sandbox();
       const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.4'], '--config', 'snapshot-count=2');
@@ -188,8 +188,7 @@ describe.runIf(ready && process.env.OPSCTL_CRASH === 'all')(
       for (const m of v) expect(m).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
       for (let i = 0; i < 10; i++) expect(String((await opsctl('kv', 'get', `kill/${i}`)).stdout).trim()).toBe(`v${i}`);
     }, 300_000);
-  },
-);
+  });
 
 describe.runIf(ready)('kv upgrade --on-failure rollback on real etcd, on the 3.5 → 3.6 hop (the built binary)', () => {
   it('a 3.6 binary that never comes up: the first member is put back on 3.5.35 with its data, exit 3, the cluster healthy on 3.5', async () => {
