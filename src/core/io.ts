@@ -69,10 +69,10 @@ export class IOStreams {
     return (this.made.stderr ??= this.init.stderr ?? this.std('stderr'));
   }
 
-  /** The process's stdout or stderr: a plain writer of its descriptor when it is surely no terminal (see FdWriter). */
+  /** The process's stdout or stderr: a plain writer of its descriptor when a write to it never waits on a reader (see FdWriter). */
   private std(name: 'stdout' | 'stderr'): StdStream {
     const fd = name === 'stdout' ? 1 : 2;
-    const stream = notATerminal(fd) ? (new FdWriter(fd) as unknown as StdStream) : process[name];
+    const stream = neverWaits(fd) ? (new FdWriter(fd) as unknown as StdStream) : process[name];
     stream.on('error', (err: NodeJS.ErrnoException) => this.onStreamError?.(name, err));
     return stream;
   }
@@ -203,14 +203,16 @@ export class IOStreams {
 }
 
 /**
- * Whether descriptor `fd` is surely no terminal: a file, a pipe, a socket or /dev/null (POSIX; anything else,
- * a terminal included, is asked of Node's own stream).
+ * Whether a write to descriptor `fd` never waits on a reader: a regular file or /dev/null (POSIX). A pipe or a
+ * socket is Node's own stream, which writes to it asynchronously (POSIX): a reader that stops reading (a pager not
+ * scrolled, a stalled log collector) must not stop the event loop of a command that is changing a cluster — a
+ * member left down between its stop and its start, a Ctrl-C not heard — while a synchronous write waits on it.
  */
-function notATerminal(fd: number): boolean {
+function neverWaits(fd: number): boolean {
   if (process.platform === 'win32') return false;
   try {
     const st = fstatSync(fd);
-    if (st.isFile() || st.isFIFO() || st.isSocket()) return true;
+    if (st.isFile()) return true;
     return st.isCharacterDevice() && st.rdev === statSync('/dev/null').rdev;
   } catch {
     return false;
@@ -218,9 +220,9 @@ function notATerminal(fd: number): boolean {
 }
 
 /**
- * stdout or stderr when it is no terminal, written with writeSync: Node's own stream of a file or a pipe writes
- * synchronously too (POSIX), but making it loads node:net and every stream module, about a tenth of `node -e 0`'s
- * CPU for each command that prints. Only `write` and the 'error' event (on the next tick, as a stream's, and only
+ * stdout or stderr that is a file or /dev/null, written with writeSync: Node's own stream of a file writes
+ * synchronously too, but making process.stdout (or asking node:tty) loads node:net and every stream module, about a
+ * tenth of `node -e 0`'s CPU for each command that prints. Only `write` and the 'error' event (on the next tick, as a stream's, and only
  * when someone listens) are what the rest of opsctl asks of it. A descriptor left non-blocking by whoever shares it
  * is waited on (EAGAIN), a short write continued.
  */
