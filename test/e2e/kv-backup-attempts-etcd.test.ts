@@ -54,6 +54,8 @@ describe.runIf(Boolean(dirs))('a data-dir copy per attempt: the put-back restore
         // the docs' shape: a copy beside the data dir named by {run}, put back by mv + cp
         `backup: cp -a --sparse=always ${d('data')} ${d('data.bak-{run}')}`,
         `restoreBackup: sh -c 'mv ${d('data')} ${d('data.failed-{run}')} && cp -a ${d('data.bak-{run}')} ${d('data')}'`,
+        // the way onto each member's host, as over ssh: the put-back's WAL marks are read there (host-script.ts)
+        'trial: sh -s',
       ],
     });
     await until(async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0, 60_000, 'three 3.5.35 members healthy');
@@ -100,6 +102,8 @@ describe.runIf(Boolean(dirs))('a data-dir copy per attempt: the put-back restore
     const err2 = String(second.stderr);
     expect(second.exitCode, err2).toBe(3);
     expect(err2).toContain(`--on-failure rollback: ${m} is back on 3.5`);
+    // its WAL marked on its host before the start and at the put-back: the same (the start failed before it joined)
+    expect(err2).toMatch(/its copy put back: its WAL as before its start on 3\.6 \(\d+ WAL files, the newest \S+ with checksum \d+ \(on its host\)\)/);
     // put back from the second copy: it rejoins with every write (the first copy would panic it: tocommit out of range)
     const log = () => readFileSync(join(member.dir, 'etcd.log'), 'utf8');
     await until(

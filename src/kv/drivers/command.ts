@@ -2,8 +2,10 @@ import { TEMPLATE_ROWS, type CommandTemplates, type MemberSpec } from '../cluste
 import type { CloneOf, CopySize, DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
 import { sharedRead } from './driver.js';
 import { configFileOf, settingsOutput, type StartSettings } from './start-settings.js';
+import type { MemberDirs } from '../wal/v2-data.js';
+import type { WalMark } from '../wal/wal-mark.js';
 import { noReach, onThisHost, readRunningSettings, shellHere, type ProgramAt } from './local-reach.js';
-import { hostV2Size, readHostFile, shellWord } from './host-script.js';
+import { HostData, hostV2Size, readHostFile, shellWord } from './host-script.js';
 import { measureHostCopy } from './host-copy.js';
 import { valueProblem } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
@@ -461,8 +463,20 @@ export class CommandDriver implements MemberDriver {
   /** What kv/rehearsal/clone-find.ts found (setClone): the members' processes here, their data dirs, their record. */
   clonable = (): CloneOf | { why: string } => this.cloneOf;
   setClone = (c: CloneOf | { why: string }): void => void (this.cloneOf = c);
-  /** The member's data and WAL dirs where its process was read on this machine (clone-find.ts): the just-in-time check reads its WAL. */
-  dataDirs = (m: MemberSpec) => Promise.resolve('dirs' in this.cloneOf ? this.cloneOf.dirs?.[m.name] : undefined);
+  /** Its dirs on its host, read while it runs (the trial template's host, or here), and its WAL mark there: host-script.ts. */
+  private readonly onHost = new HostData(
+    (m) => this.runningSettings(m),
+    (m, script) => this.shell(this.t.trial!, m, script, this.timeoutMs),
+    () => Boolean(this.t.trial),
+  );
+  learnDataDirs = async (m: MemberSpec): Promise<void> => void (this.t.trial || onThisHost(m.endpoint) ? await this.onHost.dirs(m) : undefined);
+  /** Where opsctl reads them on this machine: the clone's (clone-find.ts), or a member's own read here (no trial template). */
+  dataDirs = async (m: MemberSpec): Promise<MemberDirs | undefined> => {
+    const cloned = 'dirs' in this.cloneOf ? this.cloneOf.dirs?.[m.name] : undefined;
+    return cloned || this.t.trial || !onThisHost(m.endpoint) ? cloned : this.onHost.dirs(m);
+  };
+  hostWalMark = (m: MemberSpec): Promise<WalMark | { why: string }> => this.onHost.walMark(m);
+
   /** A settings template is given: the start on each version is known (the clone starts its members so). */
   get settingsKnown(): boolean {
     return Boolean(this.t.settings);

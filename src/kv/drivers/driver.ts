@@ -3,6 +3,7 @@ import type { ProgramCapabilities, StartSettings } from './start-settings.js';
 
 export { capabilitiesOf, ETCD_PROGRAM, type ProgramCapabilities } from './start-settings.js';
 import type { MemberDirs } from '../wal/v2-data.js';
+import type { WalMark } from '../wal/wal-mark.js';
 
 export type { MemberDirs } from '../wal/v2-data.js';
 
@@ -154,6 +155,10 @@ export interface MemberDriver {
    * file), for the tools opsctl runs on this machine on its data; undefined when the driver does not know them.
    */
   dataDirs?(m: MemberSpec): Promise<MemberDirs | undefined>;
+  /** What the driver needs to find the member's data while it is down, read while it runs (the cycle asks before a stop). */
+  learnDataDirs?(m: MemberSpec): Promise<void>;
+  /** The mark of the member's WAL on its host, where its data is not read here (kv/wal/wal-mark.ts: the put-back's guard). */
+  hostWalMark?(m: MemberSpec): Promise<WalMark | { why: string }>;
   /** What the member runs now, as the driver knows it. */
   current(m: MemberSpec): MemberTarget | undefined;
   /**

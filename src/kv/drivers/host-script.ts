@@ -7,6 +7,8 @@
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { HostShellResult, MemberTarget, V2SizeRead } from './driver.js';
+import type { WalMark } from '../wal/wal-mark.js';
+import { walDirOf, type MemberDirs } from '../wal/v2-data.js';
 import { dataDirOf, type StartSettings } from './start-settings.js';
 
 /** A value as one shell word: single quotes, with each ' closed, escaped and reopened. */
@@ -235,4 +237,64 @@ export async function readHostFile(
   const r = await shell(`cat -- ${shellWord(file)}\n`);
   if (!r.failed && r.exitCode === 0) return { text: r.stdout };
   return { why: r.failed ?? (r.stderr.trim() || `exit ${r.exitCode}`), missing: !r.failed && /No such file/.test(r.stderr) };
+}
+
+/**
+ * A member's data and WAL dirs on its host, from its running settings read there, kept once read (it is down
+ * when its start and a put-back mark its WAL), and its WAL mark there through `shell`.
+ */
+export class HostData {
+  private readonly seen = new Map<string, MemberDirs>();
+  constructor(
+    private readonly settings: (m: MemberSpec) => Promise<StartSettings | { why: string }>,
+    private readonly shell: (m: MemberSpec, script: string) => Promise<HostShellResult>,
+    /** Whether the driver has a way onto the host (the trial template). */
+    private readonly reaches: () => boolean,
+  ) {}
+
+  async dirs(m: MemberSpec): Promise<MemberDirs | undefined> {
+    const seen = this.seen.get(m.name);
+    if (seen) return seen;
+    const read = await this.settings(m);
+    const dirs = 'why' in read ? undefined : await dataDirOf(read);
+    if (dirs) this.seen.set(m.name, dirs);
+    return dirs;
+  }
+
+  async walMark(m: MemberSpec): Promise<WalMark | { why: string }> {
+    if (!this.reaches()) return { why: `no way onto ${m.name}'s host to read its WAL (a trial template such as 'ssh {host} sudo sh -s')` };
+    const dirs = await this.dirs(m);
+    if (!dirs) return { why: `${m.name}'s data dir on its host was not read while it ran` };
+    return hostWalMark((script) => this.shell(m, script), walDirOf(dirs));
+  }
+}
+
+/**
+ * The WAL mark on a member's host (kv/wal/wal-mark.ts), where opsctl reads nothing itself: the WAL files' names
+ * in order and a checksum (POSIX cksum) of the newest, the only one etcd appends to (a new segment, or one
+ * purged, changes the names). One 64 MB preallocated file read, not every segment.
+ */
+export async function hostWalMark(shell: (script: string) => Promise<HostShellResult>, walDir: string): Promise<WalMark | { why: string }> {
+  const script = [
+    `d=${shellWord(walDir)}`,
+    'say() { printf "opsctl-mark: %s\\n" "$*"; }',
+    '[ -d "$d" ] || { say "none $d does not exist"; exit 0; }',
+    'names=$(ls -- "$d" | grep "\\.wal$" | LC_ALL=C sort)',
+    '[ -n "$names" ] || { say "none $d holds no WAL file"; exit 0; }',
+    'last=$(printf "%s\\n" "$names" | tail -n 1)',
+    'say "files $(printf "%s\\n" "$names" | wc -l) $(printf "%s\\n" "$names" | cksum | cut -d" " -f1)"',
+    'say "last $last $(cksum <"$d/$last" | cut -d" " -f1,2)"',
+    '',
+  ].join('\n');
+  const r = await shell(script);
+  const line = (k: string) => new RegExp(`^opsctl-mark: ${k} (.*)$`, 'm').exec(r.stdout)?.[1];
+  const none = line('none');
+  if (none) return { why: `on its host: ${none}` };
+  const files = line('files');
+  const last = line('last');
+  if (r.failed || !files || !last)
+    return { why: `on its host: ${r.failed ?? `the WAL mark script printed no mark${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').pop()}` : ''}`}` };
+  const [count, names] = files.split(' ');
+  const [name, sum, size] = last.split(' ');
+  return { digest: `${names}/${name}/${sum}/${size}`, text: `${count} WAL files, the newest ${name} with checksum ${sum} (on its host)` };
 }

@@ -23,6 +23,11 @@ export interface JournalStep {
   imposedMs?: number;
   detail?: string;
   error?: string;
+  /**
+   * A start of a cycle with a data copy: the member's WAL right before it (kv/wal/wal-mark.ts), or why it was
+   * not read; --on-failure rollback puts the copy back only over a WAL the start left as it was.
+   */
+  walBefore?: { digest: string; text: string } | { why: string };
 }
 
 export interface Journal {
@@ -70,7 +75,15 @@ export interface Journal {
    * --on-failure rollback under way: the member being put back, and whether its data dir is back already
    * (a resume finishes the put-back first, without restoring twice: the failed dir kept beside it stays).
    */
-  puttingBack?: { member: string; step: string; reason: string; restored: boolean; data?: string };
+  puttingBack?: {
+    member: string;
+    step: string;
+    reason: string;
+    restored: boolean;
+    data?: string;
+    /** Whether its copy goes back (decided once, before anything is restored: a resume follows it), and why. */
+    copy?: { putBack: boolean; why: string };
+  };
   /** Roll-back progress: each member as it is brought back (written after each one). */
   rollback?: Array<{ member: string; to: string; at: string; ms: number }>;
   /**

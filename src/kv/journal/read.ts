@@ -9,6 +9,7 @@ const Step = z.object({
   member: z.string().min(1).optional(),
   kind: z.enum(['snapshot', 'stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy', 'settle', 'wait-cluster-version', 'final-health']),
   status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']),
+  walBefore: z.union([z.object({ digest: z.string(), text: z.string() }), z.object({ why: z.string() })]).optional(),
 });
 const MemberPlan = z.object({
   name: z.string().min(1),

@@ -94,7 +94,8 @@ export async function giveBackInFlight(
     downFrom,
     detail: `given back: ${j.puttingBack?.reason ?? ''}`,
   });
-  for (const s of j.steps) if (s.member === m.name && s.kind !== 'snapshot') Object.assign(s, { status: 'pending', error: undefined, startedAt: undefined });
+  for (const s of j.steps)
+    if (s.member === m.name && s.kind !== 'snapshot') Object.assign(s, { status: 'pending', error: undefined, startedAt: undefined, walBefore: undefined });
   delete j.puttingBack;
   await save();
   const gave = `gave back ${m.name}: started on ${describeTarget(prev)}, the version it last ran healthy, and healthy (its upgrade starts again from its gate)`;

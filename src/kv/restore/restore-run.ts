@@ -244,9 +244,10 @@ async function healthy(o: RestoreOptions, driver: MemberDriver, p: RestorePlan, 
       if (leaders.size !== 1 || leaders.has(undefined) || leaders.has('0')) return undefined;
       // The leader decides the cluster version a few seconds after it is elected; until every member
       // reports the same one, the next kv upgrade would refuse ("not decided"): the restore is not done.
+      // (every member on the restored version: the leader decides that one; 3.2 says 3.0.0 until it has)
       const versions = new Set(all.members.map((x) => x.clusterVersion));
-      if (versions.size !== 1 || versions.has(undefined)) {
-        say('restore: waiting for the members to agree on the cluster version');
+      if (versions.size !== 1 || versions.has(undefined) || minor([...versions][0]) !== p.version) {
+        say(`restore: waiting for the members to agree on the cluster version ${p.version} (${[...versions].map((v) => v ?? 'none').join(', ')})`);
         return undefined;
       }
       return all;

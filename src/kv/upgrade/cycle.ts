@@ -17,6 +17,7 @@ import type { MemberTarget } from '../drivers/driver.js';
 import type { JournalStep } from '../journal/journal.js';
 import { fmtMs, type RunRecord, type StepEnv } from './options.js';
 import { startStep, waitGoneStep } from './steps.js';
+import { walMarkOf } from '../wal/wal-mark.js';
 
 /** A cycle's steps, in order (`backup-data` only where the flow copies the data dir while the member is down). */
 export const CYCLE_STEPS = ['stop', 'wait-stopped', 'backup-data', 'start', 'wait-healthy'] as const;
@@ -91,6 +92,14 @@ export class CycleFailed extends Error {
   }
 }
 
+/** The member's WAL mark before its start (nothing read while it runs: a resumed start may find it up). */
+async function markBeforeStart(env: CycleEnv['env'], m: MemberSpec): Promise<NonNullable<JournalStep['walBefore']>> {
+  const d = env.driver;
+  if (d.capabilities?.etcdData === false) return { why: `${d.capabilities.what} members keep no WAL` };
+  if (await d.isRunning(m)) return { why: `${m.name} was running already when its start began` };
+  return walMarkOf(d, m);
+}
+
 /** Runs (or resumes) one cycle: each step not yet done, in order. */
 export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
   const { env } = x;
@@ -101,6 +110,8 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
   const firstStop = c.steps.some((s) => s.kind === 'stop' && s.status === 'pending');
   const bodies: Record<CycleKind, (p: Progress) => Promise<string>> = {
     stop: async () => {
+      // (before the gate: nothing comes between its look and the stop; what the start's WAL mark needs of the member running)
+      if (c.whileDown && driver.capabilities?.etcdData !== false) await driver.learnDataDirs?.(m).catch(() => undefined);
       // a resumed stop (the record says it began) stops only a member still running, and gates it again
       if (!(firstStop && c.gateFirstStop) && !(await driver.isRunning(m))) return 'not running';
       await c.gate?.(!firstStop);
@@ -132,6 +143,8 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
     step.status = 'running';
     step.startedAt = new Date(env.o.now()).toISOString();
     delete step.error;
+    // its WAL as the start will find it, where its data was copied: the put-back's guard (kv/wal/wal-mark.ts)
+    if (kind === 'start' && c.whileDown && !step.walBefore) step.walBefore = await markBeforeStart(env, m);
     // written ahead of a change to the member: durably before its stop
     if (kind === 'stop' || kind === 'start') await x.save(kind === 'stop');
     const p = env.o.reporter.begin(label);

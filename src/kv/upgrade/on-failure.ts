@@ -8,6 +8,7 @@ import type { RunRecord, StepEnv } from './options.js';
 import { copyToRestore } from '../journal/copies.js';
 import { recordPutBack } from '../journal/runs.js';
 import { waitFor, WaitFatal } from '../cluster/wait.js';
+import { copyVerdict, walMarkOf, type CopyVerdict } from '../wal/wal-mark.js';
 
 /** Where the local driver copies a member's data dir for the copy `run` (the run's id by default: its first copy; journal/copies.ts). */
 export function backupDest(env: Pick<StepEnv<'cluster' | 'dataDir', RunRecord>, 'o' | 'journal'>, m: MemberSpec, run = env.journal.id): string {
@@ -50,9 +51,16 @@ export async function putMemberBack(
     // the copy of this attempt: the newest one made (an earlier attempt's copy holds older data)
     const copy = backup?.status === 'done' ? copyToRestore(j, m.name) : undefined;
     if (!pb.restored) {
+      // decided once, before anything is restored: a resume follows it whatever it finds half-moved
+      if (copy && driver.restoreBackup && !pb.copy) {
+        pb.copy = await copyDecision(env, m, steps);
+        await env.checkpoint();
+      }
       pb.data =
         copy && driver.restoreBackup
-          ? await driver.restoreBackup(m, backupDest(env, m, copy.run), copy.run)
+          ? pb.copy?.putBack
+            ? await driver.restoreBackup(m, backupDest(env, m, copy.run), copy.run)
+            : `its data dir kept as its start on ${j.target} left it, its copy ${copy.run} not put back: ${pb.copy?.why ?? ''}`
           : backup?.status === 'done'
             ? copy
               ? 'its data dir was not restored (the driver has no restore-backup command)'
@@ -63,15 +71,38 @@ export async function putMemberBack(
     }
     const data = pb.data ?? 'its data dir restored';
     await startAndWait(env, m, prev, 'cluster');
-    for (const s of steps) if (s.kind !== 'snapshot') Object.assign(s, { status: 'pending', error: undefined });
+    for (const s of steps) if (s.kind !== 'snapshot') Object.assign(s, { status: 'pending', error: undefined, walBefore: undefined });
     delete j.puttingBack;
-    const detail = `${m.name} is back on ${prev.binDir ? `${prev.binDir}/etcd` : prev.version} (${data}), the cluster healthy`;
+    const why = pb.copy?.putBack ? `; its copy put back: ${pb.copy.why}` : '';
+    const detail = `${m.name} is back on ${prev.binDir ? `${prev.binDir}/etcd` : prev.version} (${data}), the cluster healthy${why}`;
     p.done(`${m.name}: --on-failure rollback: ${detail}`);
     return detail;
   } catch (err) {
     p.fail(`${m.name}: --on-failure rollback failed: ${(err as Error).message}`);
+    if (pb.copy && !pb.copy.putBack && pb.restored) throw new Error(`${(err as Error).message}; ${replaceWords(env, m, prev)}`, { cause: err });
     throw err;
   }
+}
+
+/** Whether the member's copy goes back over what its start on the target left (kv/wal/wal-mark.ts). */
+async function copyDecision(env: StepEnv<never>, m: MemberSpec, steps: JournalStep[]): Promise<CopyVerdict> {
+  const d = env.driver;
+  const target = env.journal.target;
+  if (d.capabilities?.etcdData === false) return { putBack: true, why: `${d.capabilities.what} members keep no raft log: the copy catches up from the leader` };
+  const start = steps.find((s) => s.kind === 'start');
+  if (!start || start.status === 'pending') return { putBack: true, why: `etcd ${target} was never started on it` };
+  return copyVerdict(target, start.walBefore, await walMarkOf(d, m));
+}
+
+/** The way back for a member whose previous version does not start on the data its target left: a member replaced. */
+function replaceWords(env: StepEnv<never>, m: MemberSpec, prev: MemberTarget): string {
+  const me = env.membership.find((x) => x.name === m.name);
+  const peers = me?.peerUrls.join(',') || 'ITS_PEER_URLS';
+  return (
+    `its copy was not put back (${env.journal.puttingBack?.copy?.why ?? 'see the journal'}); the way back for ${m.name} is a member replaced: ` +
+    `etcdctl member remove ${me?.id ?? 'ITS_ID'}, its data dir moved aside, etcdctl member add ${m.name} --peer-urls=${peers}, ` +
+    `then ${m.name} started on ${describeTarget(prev)} with an empty data dir and --initial-cluster-state existing (it receives the leader's snapshot)`
+  );
 }
 
 /** --on-failure rollback after `step` failed with `reason`: the member put back and recorded; the halt's words and the step's status. */

@@ -33,10 +33,10 @@ export function walDirOf(dirs: string | MemberDirs): string {
   return d.walDir ?? join(d.dataDir, 'member', 'wal');
 }
 
-const ENTRY_RECORD = 2;
+export const ENTRY_RECORD = 2;
 
 /** Length-delimited and varint fields of one protobuf message (other wire types are skipped). */
-function fields(buf: Buffer): Map<number, Array<Buffer | bigint>> {
+export function fields(buf: Buffer): Map<number, Array<Buffer | bigint>> {
   const out = new Map<number, Array<Buffer | bigint>>();
   let i = 0;
   const varint = (): bigint => {
@@ -73,7 +73,7 @@ function fields(buf: Buffer): Map<number, Array<Buffer | bigint>> {
   return out;
 }
 
-const bytesOf = (f: Map<number, Array<Buffer | bigint>>, n: number): Buffer | undefined => {
+export const bytesOf = (f: Map<number, Array<Buffer | bigint>>, n: number): Buffer | undefined => {
   const v = f.get(n)?.[0];
   return Buffer.isBuffer(v) ? v : undefined;
 };
