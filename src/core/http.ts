@@ -436,7 +436,7 @@ export class HttpClient {
       if (res.statusCode >= 400 && !req.okStatuses?.includes(res.statusCode)) {
         throw new ApiError(this.service, res.statusCode, serverMessage(data, res.statusCode), data);
       }
-      return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString() };
+      return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString(), bytes, truncated };
     }
   }
 
