@@ -16,6 +16,16 @@ export interface Backoff {
 /** HTTP requests (core/http.ts): 250 ms, 500 ms, 1 s … up to 8 s, full jitter. */
 export const HTTP_BACKOFF: Backoff = { baseMs: 250, capMs: 8_000, jitter: 'full' };
 
+/** The S3 store's requests (kv/offsite/requests.ts): 200–400 ms, 400–800 ms … up to 8 s (each waits at least half its step). */
+export const STORE_BACKOFF: Backoff = { baseMs: 400, capMs: 8_000, jitter: 'equal' };
+
+/**
+ * How many layouts work that picks free ports tries, the first included, when a port was taken between its
+ * pick and its bind (another program starting at the same moment): each on fresh ports, at once (kv sandbox
+ * up, a settings trial).
+ */
+export const PORT_CLASH_ATTEMPTS = 3;
+
 /** The methods a request may be sent again with after a network error or a 5xx: the server may have acted on any other. */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
