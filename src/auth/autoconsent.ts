@@ -1,9 +1,13 @@
 import { NetworkError, OpsError, UsageError } from '../core/errors.js';
 import { itemAt } from '../core/arrays.js';
-import { defaultDispatcher } from '../core/http.js';
-import { request as lite } from '../core/undici-lite.js';
+import type { HttpClient, RequestOptions } from '../core/http.js';
 
 export interface ConsentOptions {
+  /**
+   * The client of the authorization server (Context.http('auth'): core/http's, with --debug redacted and, for the
+   * embedded mock, its own storage error behind a 503 thrown as it is).
+   */
+  http: Pick<HttpClient, 'request'>;
   /** A server inside this process: its own storage error behind a 503, shown as it is (Context.inProcessServerError). */
   localError?: () => OpsError | undefined;
 }
@@ -16,15 +20,25 @@ export interface ConsentOptions {
  * Fails with what a person can act on: an unreachable server names its address (exit 1); the mock's
  * own storage error is shown as it is; only an account with no consent form is a usage error (exit 2).
  */
-export async function submitConsent(authUrl: string, email: string, opts: ConsentOptions = {}): Promise<void> {
+export async function submitConsent(authUrl: string, email: string, opts: ConsentOptions): Promise<void> {
   const origin = new URL(authUrl).origin;
-  const request = async (url: string | URL, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}) => {
+  // every answer as it is (a page, a redirect not followed, an error page), its body as text
+  const request = async (url: string | URL, init: Pick<RequestOptions, 'method' | 'form'> = {}) => {
     try {
-      return await lite(new URL(url), { method: init.method ?? 'GET', headers: init.headers, body: init.body, dispatcher: await defaultDispatcher() });
+      const res = await opts.http.request<string>({
+        ...init,
+        path: new URL(url).href,
+        auth: false,
+        anyStatus: true,
+        text: true,
+        headers: { accept: 'text/html' },
+      });
+      return { statusCode: res.status, headers: res.headers, html: res.data };
     } catch (err) {
-      throw new NetworkError(`--consent-as: cannot reach the authorization server ${origin}: ${(err as Error).message}`, {
+      if (!(err instanceof NetworkError)) throw err;
+      throw new NetworkError(`--consent-as: cannot reach the authorization server ${origin}: ${(err.cause as Error | undefined)?.message ?? err.message}`, {
         hint: `check that it is up and that the auth endpoint is right (opsctl config get auth; OPSCTL_AUTH_URL), or sign in with a browser`,
-        cause: err,
+        cause: err.cause,
       });
     }
   };
@@ -43,7 +57,7 @@ export async function submitConsent(authUrl: string, email: string, opts: Consen
     });
   };
   const page = await request(authUrl);
-  const html = await page.body.text();
+  const html = page.html;
   if (page.statusCode !== 200) throw refused('the authorization page', page.statusCode, html);
   const id = /name="request" value="([^"]+)"/.exec(html)?.[1];
   const sub = new RegExp(`name="user" value="([^"]+)" id="[^"]*" data-email="${email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`).exec(html)?.[1];
@@ -52,22 +66,12 @@ export async function submitConsent(authUrl: string, email: string, opts: Consen
       field: 'consent-as',
       hint: 'use a seeded account such as alice@example.com',
     });
-  const form = new URLSearchParams({ request: id, user: sub, action: 'allow' });
-  for (const m of html.matchAll(/name="scope" value="([^"]+)"/g))
-    form.append(
-      'scope',
-      itemAt(m, 1).replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))),
-    );
-  const post = await request(new URL('/o/oauth2/v2/auth/consent', authUrl), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
-  });
-  const answer = await post.body.text();
+  const scope = [...html.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => itemAt(m, 1).replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))));
+  const post = await request(new URL('/o/oauth2/v2/auth/consent', authUrl), { method: 'POST', form: { request: id, user: sub, action: 'allow', scope } });
   const location = post.headers.location;
-  if (post.statusCode !== 302 || typeof location !== 'string') throw refused('the consent form', post.statusCode, answer);
-  const back = await request(itemAt(location.split('#'), 0));
-  await back.body.dump();
+  if (post.statusCode !== 302 || typeof location !== 'string') throw refused('the consent form', post.statusCode, post.html);
+  // the redirect to opsctl's own loopback listener, as the browser would follow it
+  await request(itemAt(location.split('#'), 0));
 }
 
 /** The text of an HTML text node of the mock's pages (escapeHtml's five entities and numeric ones). */

@@ -155,7 +155,7 @@ export async function login(ctx: LoginDeps, opts: LoginOptions): Promise<LoginOu
       const { submitConsent } = await import('./autoconsent.js');
       // Nobody else will answer: a consent that fails ends the wait at once (no 5-minute hang).
       const localError = settings.local ? () => ctx.inProcessServerError() : undefined;
-      consentFailed = submitConsent(url, opts.consentAs, { localError }).then(() => new Promise<never>(() => undefined));
+      consentFailed = submitConsent(url, opts.consentAs, { http: await ctx.http('auth'), localError }).then(() => new Promise<never>(() => undefined));
     } else if (decision.open) {
       const opened = await ctx.openBrowser(url);
       if (!opened) opts.progress({ kind: 'browser-failed' });

@@ -1,4 +1,8 @@
-/** An HTTP answer's body (http.ts): read whole or up to a limit, parsed by its type, its server's message in words. */
+/**
+ * The bodies of http.ts: a request's encoded by its kind; an answer's read whole, up to a limit or as it
+ * streams, parsed by its type, its server's message in words.
+ */
+import type { FormData } from 'undici';
 
 /** A transport's body (http.ts's TransportResponse['body']). */
 export type AnswerBody = AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(): void };
@@ -63,4 +67,33 @@ export async function readBody(body: AnswerBody, limit?: number): Promise<{ raw:
     chunks.push(chunk);
   }
   return { raw: Buffer.concat(chunks).toString('utf8'), bytes, truncated: false };
+}
+
+/** A request's body and its content type: JSON, a form (a list repeats the field), or multipart form data (undici sets its type). */
+export function requestBody(req: { json?: unknown; form?: Record<string, string | string[] | undefined>; formData?: FormData }): {
+  body?: string | FormData;
+  contentType?: string;
+} {
+  if (req.json !== undefined) return { body: JSON.stringify(req.json), contentType: 'application/json' };
+  if (req.form) {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(req.form)) for (const one of v === undefined ? [] : [v].flat()) params.append(k, one);
+    return { body: params.toString(), contentType: 'application/x-www-form-urlencoded' };
+  }
+  return req.formData ? { body: req.formData } : {};
+}
+
+/** BODY as it streams, ARM called as it starts and with each piece (a deadline for each wait). */
+export async function* rearming(body: AsyncIterable<Uint8Array>, arm: () => void): AsyncIterable<Uint8Array> {
+  arm();
+  for await (const piece of body) {
+    arm();
+    yield piece;
+  }
+}
+
+/** Ends a body nobody reads any more: the error its end raises (undici's "Request aborted") has no reader to reach, and must not crash the process. */
+export function discard(body: AnswerBody): void {
+  (body as Partial<Pick<NodeJS.EventEmitter, 'on'>>).on?.('error', () => undefined);
+  body.destroy();
 }

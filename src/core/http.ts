@@ -4,7 +4,8 @@ import type { Agent } from './undici-lite.js';
 import { ApiError, InterruptedError, NetworkError, type OpsError, UsageError } from './errors.js';
 import type { RequestPacer } from './pacer.js';
 import { isLoopbackHost, redactBody, redactHeaders, redactUrl } from './redact.js';
-import { type AnswerBody, parseBody, readBody, serverMessage, truncate, tryJson } from './http-body.js';
+import { type AnswerBody, discard, parseBody, readBody, rearming, requestBody, serverMessage, truncate, tryJson } from './http-body.js';
+import { backoffMs, HTTP_BACKOFF, IDEMPOTENT_METHODS, isStaleConnection, RETRY_STATUSES, retryAfterMs } from './retry.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | Array<string | number>>;
 
@@ -15,8 +16,8 @@ export interface RequestOptions {
   query?: Query;
   /** JSON body. */
   json?: unknown;
-  /** application/x-www-form-urlencoded body. */
-  form?: Record<string, string | undefined>;
+  /** application/x-www-form-urlencoded body (a list: the field repeated, in order). */
+  form?: Record<string, string | string[] | undefined>;
   /** multipart/form-data body. */
   formData?: FormData;
   headers?: Record<string, string>;
@@ -24,7 +25,10 @@ export interface RequestOptions {
   auth?: boolean;
   /** Do not throw on these statuses; return them. */
   okStatuses?: number[];
-  /** Follow up to 5 redirects (307/308 keep method and body). */
+  /**
+   * Follow up to 5 redirects: 307/308 keep the method and body, 303 (and 301/302 after a POST) go on as a GET
+   * without one, as fetch does; credentials go to the request's own origin only.
+   */
   followRedirects?: boolean;
   /** The body as text, unparsed. */
   text?: boolean;
@@ -40,7 +44,13 @@ export interface RequestOptions {
    * Reads a 2xx body as it streams (any size, constant memory) instead of buffering it; the response's
    * data is then empty. Its own errors are thrown as they are, never retried.
    */
-  consume?: (body: AsyncIterable<Uint8Array>) => Promise<void>;
+  consume?: (body: AsyncIterable<Uint8Array>, head: { status: number; headers: HttpResponse['headers'] }) => Promise<void>;
+  /**
+   * What the deadline (timeoutMs) bounds: the whole exchange (default), or with consume each wait, for the
+   * answer's head and then for each piece of its body: a download takes as long as its size needs, but a
+   * server that stops sending ends it.
+   */
+  deadline?: 'whole' | 'each-wait';
   /** The request may follow others so marked on a connection still waiting for their answers (HTTP/1.1 pipelining: a transport that can). */
   pipeline?: boolean;
   /**
@@ -142,11 +152,7 @@ export interface HttpClientOptions {
   userAgent?: string;
 }
 
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
-const RETRY_STATUSES = new Set([500, 502, 503, 504]);
-const BASE_BACKOFF_MS = 250;
 export const DEFAULT_TIMEOUT_MS = 30_000;
-const MAX_BACKOFF_MS = 8_000;
 
 let sharedAgent: Agent | undefined;
 let undici: Promise<typeof import('./undici-lite.js')> | undefined;
@@ -238,10 +244,10 @@ export class HttpClient {
   }
 
   async request<T = unknown>(req: RequestOptions): Promise<HttpResponse<T>> {
-    const method = req.method ?? 'GET';
+    let method = req.method ?? 'GET';
     let url = this.url(req.path, req.query);
     let creds = req.auth === false ? undefined : await this.opts.credentials?.({ method, path: `${url.pathname}${url.search}` });
-    const hasCreds = Boolean(creds && (Object.keys(creds.headers ?? {}).length || Object.keys(creds.query ?? {}).length));
+    let hasCreds = Boolean(creds && (Object.keys(creds.headers ?? {}).length || Object.keys(creds.query ?? {}).length));
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.opts.userAgent ?? 'opsctl',
@@ -249,19 +255,10 @@ export class HttpClient {
       ...(creds?.headers ?? {}),
     };
     for (const [k, v] of Object.entries(creds?.query ?? {})) url.searchParams.set(k, v);
-    let body: string | FormData | undefined;
-    const idempotent = req.idempotent ?? IDEMPOTENT.has(method);
-    if (req.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(req.json);
-    } else if (req.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      const params = new URLSearchParams();
-      for (const [k, v] of Object.entries(req.form)) if (v !== undefined) params.set(k, v);
-      body = params.toString();
-    } else if (req.formData) {
-      body = req.formData;
-    }
+    const encoded = requestBody(req);
+    let body = encoded.body;
+    if (encoded.contentType) headers['content-type'] = encoded.contentType;
+    const idempotent = req.idempotent ?? IDEMPOTENT_METHODS.has(method);
 
     const maxAttempts = this.opts.maxAttempts ?? 4;
     const budgetMs = req.timeoutMs ?? this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -293,9 +290,13 @@ export class HttpClient {
       let truncated: boolean;
       let consumeError: { err: unknown } | undefined;
       // One deadline for the whole exchange, body included: undici's own timeouts are per wait (a
-      // server that drips a byte a second never trips its body timeout).
+      // server that drips a byte a second never trips its body timeout). A download's (each-wait) is armed again by each piece.
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(new DeadlineError(left)), left);
+      let timer = setTimeout(() => deadline.abort(new DeadlineError(left)), left);
+      const rearm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => deadline.abort(new DeadlineError(left, 'no bytes of the body for')), left);
+      };
       const onInterrupt = () => deadline.abort(interrupted());
       if (!req.untilAnswered) this.opts.signal?.addEventListener('abort', onInterrupt, { once: true });
       try {
@@ -310,10 +311,13 @@ export class HttpClient {
           ...(streamed ? { stream: true } : {}),
           ...(req.pipeline ? { pipeline: true } : {}),
         });
+        // the answer has come (its body may still be coming): nothing left to say about waiting for it
+        clearTimeout(waiting);
         if (req.consume && res.statusCode >= 200 && res.statusCode < 300) {
           const stream = res.body;
-          await req.consume(stream).catch((err: unknown) => {
-            stream.destroy();
+          const pieces = req.deadline === 'each-wait' ? rearming(stream, rearm) : stream;
+          await req.consume(pieces, { status: res.statusCode, headers: res.headers }).catch((err: unknown) => {
+            discard(stream);
             // The deadline's abort surfaces as a network error below; the consumer's own error as it is.
             if (!deadline.signal.aborted) consumeError = { err };
             throw err;
@@ -331,7 +335,7 @@ export class HttpClient {
         if (consumeError) throw consumeError.err;
         const msg = deadline.signal.aborted
           ? res
-            ? `the answer was not complete within ${formatMs(left)} (${res.statusCode} received, the body still coming)`
+            ? `${req.deadline === 'each-wait' ? 'no bytes of the answer for' : 'the answer was not complete within'} ${formatMs(left)} (${res.statusCode} received, the body still coming)`
             : `no answer within ${formatMs(left)}`
           : describeNetworkError(err, left);
         spent += Date.now() - started;
@@ -353,7 +357,7 @@ export class HttpClient {
         }
         const tries = attempt > 1 ? ` (${attempt} attempts)` : '';
         const what =
-          spent >= budgetMs && !msg.startsWith('no answer') && !msg.startsWith('the answer was not complete')
+          spent >= budgetMs && !deadline.signal.aborted && !msg.startsWith('no answer')
             ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}`
             : `${msg}${tries}`;
         throw new NetworkError(`${this.service}: ${method} ${shown()} failed: ${what}`, {
@@ -372,7 +376,19 @@ export class HttpClient {
 
       if (req.followRedirects && [301, 302, 303, 307, 308].includes(res.statusCode) && res.headers.location && redirects < 5) {
         redirects++;
-        url = new URL(String(res.headers.location), url);
+        const to = new URL(String(res.headers.location), url);
+        if (to.origin !== url.origin && creds) {
+          // the credentials were for the request's own origin: another one never sees them (nor renews them)
+          for (const k of Object.keys(creds.headers ?? {})) delete headers[k];
+          creds = undefined;
+          hasCreds = false;
+        }
+        if ((res.statusCode === 303 && method !== 'HEAD') || (res.statusCode <= 302 && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+          delete headers['content-type'];
+        }
+        url = to;
         attempt--;
         continue;
       }
@@ -409,7 +425,7 @@ export class HttpClient {
       }
       if (RETRY_STATUSES.has(res.statusCode) && idempotent && retryable) {
         spent += Date.now() - started;
-        const wait = Math.min(retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt), MAX_BACKOFF_MS);
+        const wait = Math.min(retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt), HTTP_BACKOFF.capMs);
         if (spent + wait < budgetMs) {
           this.opts.notice?.(`${this.service}: ${method} ${shown()} answered ${res.statusCode}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
           await this.sleep(wait);
@@ -420,7 +436,7 @@ export class HttpClient {
       if (res.statusCode >= 400 && !req.okStatuses?.includes(res.statusCode)) {
         throw new ApiError(this.service, res.statusCode, serverMessage(data, res.statusCode), data);
       }
-      return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString() };
+      return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString(), bytes, truncated };
     }
   }
 
@@ -443,8 +459,7 @@ export class HttpClient {
   }
 
   private backoffMs(attempt: number): number {
-    const cap = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempt - 1));
-    return Math.round((this.opts.random ?? Math.random)() * cap);
+    return backoffMs(attempt, HTTP_BACKOFF, this.opts.random);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -462,26 +477,11 @@ export function assertSafeTransport(url: URL, service: string): void {
   });
 }
 
-/** Retry-After: delta-seconds or an HTTP date. */
-export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (!v) return undefined;
-  if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.ceil(Number(v) * 1000);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** A kept-alive connection that the server closed while the request went out on it. */
-function isStaleConnection(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
-}
-
 /** The reason of the abort when a request's deadline passes (the cause of the NetworkError). */
 export class DeadlineError extends Error {
   readonly code = 'DEADLINE_PASSED';
-  constructor(ms: number) {
-    super(`no complete answer within ${formatMs(ms)}`);
+  constructor(ms: number, what = 'no complete answer within') {
+    super(`${what} ${formatMs(ms)}`);
   }
 }
 

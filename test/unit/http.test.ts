@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
 import { ApiError, NetworkError, UsageError } from '../../src/core/errors.js';
-import { HttpClient, retryAfterMs, type Transport } from '../../src/core/http.js';
+import { HttpClient, type Transport } from '../../src/core/http.js';
+import { retryAfterMs } from '../../src/core/retry.js';
 import { Pacer } from '../../src/core/pacer.js';
 
 const ORIGIN = 'https://tracker.example';

@@ -95,8 +95,7 @@ describe('one way per concern', () => {
    * deadlines, pacing, redaction; undici through core/undici-lite.ts), kv's gateway client on core/wire-transport.ts
    * (answers read whole) and core/node-transport.ts (streams: a watch, a snapshot) through kv/cluster/session.ts, as
    * etcd's own gRPC-gateway client keeps a transport of its own, and the S3 SDK (kv/offsite: request signing, checksums,
-   * multipart). Pending, to go through core/http: the sign-in's auto-consent (undici-lite's request directly) and the
-   * release download (Node's global fetch).
+   * multipart). The sign-in's auto-consent and the release download go through core/http too (no global fetch).
    */
   it('HTTP requests go through the listed ways only', () => {
     const files = srcTexts();
@@ -125,10 +124,9 @@ describe('one way per concern', () => {
     expect(Object.fromEntries([...ways].map(([w, fs]) => [w, [...new Set(fs)]]))).toEqual({
       // the one client's transport, loaded on first use (and the tracker upload's FormData: a body, not a request)
       undici: ['src/commands/tracker/upload.ts', 'src/core/undici-lite.ts'],
-      'undici-lite': ['src/auth/autoconsent.ts', 'src/core/http.ts'],
+      'undici-lite': ['src/core/http.ts'],
       'kv transports': ['src/kv/cluster/session.ts'],
       'S3 SDK': ['src/kv/offsite/store.ts'],
-      'global fetch': ['src/kv/release/release.ts'],
     });
   });
 });

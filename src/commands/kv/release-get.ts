@@ -32,6 +32,8 @@ export async function run(opts: ReleaseGetOptions, ctx: Context): Promise<Comman
   }
   const cacheDir = opts.cache ? resolve(ctx.cwd, opts.cache) : defaultCacheDir(ctx.paths.data);
   ctx.handlesInterrupt = true;
+  // the mirror's requests go through core/http's shared agent: closed when the command ends (destroyed after Ctrl-C)
+  ctx.onCleanup(async () => (await import('../../core/http.js')).closeDefaultDispatcher({ interrupted: ctx.abort.signal.aborted }));
   try {
     const r = await getRelease({
       version: opts.version,
@@ -39,6 +41,8 @@ export async function run(opts: ReleaseGetOptions, ctx: Context): Promise<Comman
       cacheDir,
       signal: ctx.abort.signal,
       note: ctx.jsonOutput ? undefined : (line) => ctx.io.err(line),
+      debug: ctx.debugSink,
+      timeoutMs: Number(ctx.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
     });
     return {
       data: { version: r.version, dir: r.dir, sha256: r.sha256 },

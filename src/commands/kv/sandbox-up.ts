@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { OpsError, UsageError } from '../../core/errors.js';
+import { PORT_CLASH_ATTEMPTS } from '../../core/retry.js';
 import { KvClient } from '../../kv/cluster/client.js';
 import { minor } from '../../kv/cluster/parse.js';
 import type { MemberSpec, SandboxSpec } from '../../kv/cluster/cluster-file.js';
@@ -105,14 +106,14 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
     const driver = localDriver(ctx.paths.data, spec, exec, ctx.env, undefined, ctx.debugSink);
     const clash = await startMembers(spec, driver, { version, binDir: etcdBin }, timeoutMs, session, p);
     if (!clash) break;
-    if (attempt >= PORT_ATTEMPTS) {
+    if (attempt >= PORT_CLASH_ATTEMPTS) {
       p.fail('the sandbox did not start: its ports were taken');
-      throw new OpsError(`kv sandbox: ${clash}; ${PORT_ATTEMPTS} layouts on fresh ports each met a taken port`, 1, {
+      throw new OpsError(`kv sandbox: ${clash}; ${PORT_CLASH_ATTEMPTS} layouts on fresh ports each met a taken port`, 1, {
         code: 'sandbox_ports',
         hint: `see what holds ports on 127.0.0.1 (ss -ltnp), then: opsctl kv sandbox down; opsctl kv sandbox up`,
       });
     }
-    ctx.io.warn(`${clash}: starting the sandbox again on fresh ports (layout ${attempt + 1} of ${PORT_ATTEMPTS})`);
+    ctx.io.warn(`${clash}: starting the sandbox again on fresh ports (layout ${attempt + 1} of ${PORT_CLASH_ATTEMPTS})`);
     await stopAll(spec, driver);
     await removeSandbox(ctx.paths.data);
   }
@@ -128,9 +129,6 @@ export async function run(opts: SandboxUpOptions, ctx: Context): Promise<Command
     text: up.members.map((m) => `${m.name}\t${m.endpoint}\t${m.dataDir}`).join('\n'),
   };
 }
-
-/** How many layouts (each on fresh ports) kv sandbox up tries when a member's port was taken. */
-const PORT_ATTEMPTS = 3;
 
 /** A member gone after its start: its log says whether a port was taken under it. */
 class MemberExited extends WaitFatal {

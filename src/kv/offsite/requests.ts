@@ -1,5 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { OpsError } from '../../core/errors.js';
+import { backoffMs, STORE_BACKOFF } from '../../core/retry.js';
+import { sleep } from '../../core/sleep.js';
 
 /** How long one request to the store may take, and the flag that sets it (for messages). */
 export interface Patience {
@@ -131,9 +133,12 @@ export class Requests {
         if (timer.fired && byDeadline) throw timer.fired;
         if (!timer.fired && !transient(err)) throw err;
         if (n >= attempts) throw last instanceof StoreTimeout && n > 1 ? new StoreTimeout(`${last.message} (${n} attempts)`) : last;
-        const pause = Math.min(8000, 400 * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
+        const pause = backoffMs(n, STORE_BACKOFF);
         if (o.deadline && o.deadline.left() <= pause) throw this.late(what, o.deadline, last, pause);
-        await sleep(pause, o.signal);
+        // an abort ends the wait with its own reason (an upload abandoned, Ctrl-C), as it ends a request
+        await sleep(pause, o.signal).catch((err: unknown) => {
+          throw o.signal?.reason instanceof Error ? o.signal.reason : err;
+        });
       }
     }
   }
@@ -193,21 +198,6 @@ export function transient(err: unknown): boolean {
   if (e.name && names.includes(e.name)) return true;
   const codes = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
   return Boolean((e.code && codes.includes(e.code)) || e.$retryable);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', stop);
-      resolve();
-    }
-    function stop() {
-      clearTimeout(t);
-      reject(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
-    }
-    signal?.addEventListener('abort', stop, { once: true });
-  });
 }
 
 /** 30000 → "30s", 120000 → "2m", 1500 → "1.5s". */

@@ -2,10 +2,12 @@ import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { ladderRow } from '@opsctl/shared/etcd-ladder.js';
+import { ApiError, InterruptedError, NetworkError } from '../../core/errors.js';
+import type { HttpClient } from '../../core/http.js';
 import { isLoopbackHost } from '../../core/redact.js';
 import { ArchiveError, extractTarGz } from './tar-gz.js';
 
@@ -156,9 +158,14 @@ export interface GetReleaseOptions {
   /** A mirror laid out like the official downloads: BASE/vVERSION/{archive, SHA256SUMS}. */
   from?: string;
   cacheDir: string;
+  /** Ctrl-C: the download stops (InterruptedError) and nothing is kept. */
   signal?: AbortSignal;
-  /** Progress lines (stderr). */
+  /** Progress lines (stderr), a retry's included. */
   note?: (line: string) => void;
+  /** --debug lines: each request, redacted. */
+  debug?: (line: string) => void;
+  /** How long each wait for the mirror may take (OPSCTL_HTTP_TIMEOUT_MS; default core/http's). */
+  timeoutMs?: number;
   platform?: string;
 }
 
@@ -181,21 +188,34 @@ export function releaseUrl(base: string, version: string, name: string): URL {
   return url;
 }
 
-async function download(url: URL, file: string, signal?: AbortSignal): Promise<{ sha256: string; bytes: number }> {
-  let res: Response;
-  try {
-    res = await fetch(url, { signal, redirect: 'follow' });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw new ReleaseError(`could not download ${url.href}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`, 'download');
-  }
-  if (!res.ok || !res.body) {
-    await res.body?.cancel();
-    throw new ReleaseError(`${url.href} answered ${res.status} ${res.statusText}`, 'download');
-  }
-  const expected = Number(res.headers.get('content-length') ?? NaN);
+/**
+ * The client of the mirror: core/http's (its retries of a failed connection or a 5xx, Retry-After, redirects,
+ * --debug), undici's shared agent, which the command closes (ctx.onCleanup in commands/kv/release-get.ts).
+ */
+async function mirrorClient(o: GetReleaseOptions, base: string): Promise<HttpClient> {
+  const { HttpClient } = await import('../../core/http.js');
+  return new HttpClient({ service: 'release', baseUrl: base, signal: o.signal, notice: o.note, debug: o.debug, timeoutMs: o.timeoutMs });
+}
+
+/** The ReleaseError of a request that got no usable answer (`after`: what is said of a status), or the error as it is (Ctrl-C). */
+function refusal(url: URL, err: unknown, code: 'download' | 'sums', after = ''): unknown {
+  if (err instanceof InterruptedError) return err;
+  if (err instanceof ApiError) return new ReleaseError(`${url.href} answered ${statusLine(err.status)}${after}`, code);
+  if (err instanceof NetworkError) return new ReleaseError(`could not download ${url.href}: ${(err.cause as Error | undefined)?.message ?? err.message}`, code);
+  return err;
+}
+
+/** 404 → "404 Not Found". */
+function statusLine(status: number): string {
+  return `${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status] ?? ''}`.trim();
+}
+
+/** URL streamed to FILE (never held whole), its SHA-256 and size; a body cut short or shorter than announced is refused. */
+async function download(http: HttpClient, url: URL, file: string): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
   let bytes = 0;
+  let expected = NaN;
+  let started = false;
   const count = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       hash.update(chunk);
@@ -203,35 +223,46 @@ async function download(url: URL, file: string, signal?: AbortSignal): Promise<{
       cb(null, chunk);
     },
   });
+  let status: number;
   try {
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), count, createWriteStream(file, { mode: 0o600 }), {
-      signal,
-    });
+    ({ status } = await http.request({
+      path: url.href,
+      auth: false,
+      headers: { accept: '*/*' },
+      followRedirects: true,
+      deadline: 'each-wait',
+      consume: async (body, head) => {
+        started = true;
+        expected = Number(head.headers['content-length'] ?? NaN);
+        await pipeline(body, count, createWriteStream(file, { mode: 0o600 }));
+      },
+    }));
   } catch (err) {
-    if (signal?.aborted) throw err;
+    if (!started || err instanceof InterruptedError) throw refusal(url, err, 'download');
+    const why = err instanceof NetworkError ? ((err.cause as Error | undefined)?.message ?? err.message) : (err as Error).message;
     throw new ReleaseError(
-      `the download of ${url.href} broke off after ${bytes} bytes${Number.isFinite(expected) ? ` of ${expected}` : ''}: it is truncated (${(err as Error).message})`,
+      `the download of ${url.href} broke off after ${bytes} bytes${Number.isFinite(expected) ? ` of ${expected}` : ''}: it is truncated (${why})`,
       'download',
     );
   }
+  // a redirect past the fifth: not the archive
+  if (!started) throw new ReleaseError(`${url.href} answered ${statusLine(status)}`, 'download');
   if (Number.isFinite(expected) && bytes !== expected) {
     throw new ReleaseError(`the download of ${url.href} is truncated: ${bytes} bytes of the ${expected} announced`, 'download');
   }
   return { sha256: hash.digest('hex'), bytes };
 }
 
-async function fetchSums(url: URL, signal?: AbortSignal): Promise<string> {
-  let res: Response;
-  try {
-    res = await fetch(url, { signal, redirect: 'follow' });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw new ReleaseError(`could not download ${url.href}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`, 'sums');
-  }
-  const body = await res.text();
-  if (!res.ok) throw new ReleaseError(`${url.href} answered ${res.status} ${res.statusText}: the release's checksums are needed to trust the archive`, 'sums');
-  if (body.length > 1 << 20) throw new ReleaseError(`${url.href} is over 1 MiB: not a SHA256SUMS file`, 'sums');
-  return body;
+async function fetchSums(http: HttpClient, url: URL): Promise<string> {
+  const after = ": the release's checksums are needed to trust the archive";
+  const res = await http
+    .request<string>({ path: url.href, auth: false, headers: { accept: '*/*' }, followRedirects: true, text: true, maxBodyBytes: 1 << 20 })
+    .catch((err: unknown) => {
+      throw refusal(url, err, 'sums', after);
+    });
+  if (res.status >= 300) throw new ReleaseError(`${url.href} answered ${statusLine(res.status)}${after}`, 'sums');
+  if (res.truncated) throw new ReleaseError(`${url.href} is over 1 MiB: not a SHA256SUMS file`, 'sums');
+  return res.data;
 }
 
 /** The SHA-256 SHA256SUMS gives for `name` ("HEX  NAME" or "HEX *NAME" lines). */
@@ -262,13 +293,14 @@ export async function getRelease(o: GetReleaseOptions): Promise<GotRelease> {
   const work = join(o.cacheDir, `.get-${o.version}-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(work, { mode: 0o700 });
   try {
+    const http = await mirrorClient(o, base);
     o.note?.(`fetching ${sumsUrl.href}`);
-    const sums = await fetchSums(sumsUrl, o.signal);
+    const sums = await fetchSums(http, sumsUrl);
     const want = sumFor(sums, name);
     if (!want) throw new ReleaseError(`${sumsUrl.href} has no line for ${name}: the archive cannot be verified`, 'sums');
     o.note?.(`downloading ${archiveUrl.href}`);
     const file = join(work, name);
-    const got = await download(archiveUrl, file, o.signal);
+    const got = await download(http, archiveUrl, file);
     if (got.sha256 !== want) {
       throw new ReleaseError(`${name} does not match SHA256SUMS: its SHA-256 is ${got.sha256} (${got.bytes} bytes), SHA256SUMS says ${want}`, 'checksum');
     }

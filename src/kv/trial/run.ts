@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { PORT_CLASH_ATTEMPTS } from '../../core/retry.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { capabilitiesOf, type MemberDriver, type MemberTarget, type SettingsReads } from '../drivers/driver.js';
 import type { Finding, Setting } from '../rules/types.js';
@@ -255,7 +256,7 @@ async function tryIt(
     const r = await host.shell(job.member, script, (o.timeoutS + 30) * 1000).catch((err: Error) => ({ stdout: '', stderr: err.message, failed: err.message }));
     if (r.failed && !r.stdout) return notChecked(`the trial could not run on the member's host: ${r.failed}`);
     const outcome = parseRun(r.stdout);
-    if (outcome.kind === 'exited' && /address already in use/i.test(outcome.log) && attempt < 3) continue;
+    if (outcome.kind === 'exited' && /address already in use/i.test(outcome.log) && attempt < PORT_CLASH_ATTEMPTS) continue;
     const wrong = host.askVersion && (host.onHost || !job.release) ? wrongBinary(plan.program, outcome.version, job) : undefined;
     if (wrong) return { ...base, result: 'problem', detail: wrong };
     return { ...base, ...judged(outcome, outcome.version ?? release, list, what, plan.notes) };
