@@ -58,6 +58,14 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
 
   it('--rehearse: the whole ladder passes on the clone, under its writer and /health probe; the cluster is untouched, nothing left behind', async () => {
     const before = leftovers();
+    // a copy over --rehearsal-max-copy pauses no member: --rehearse refuses, naming the size; nothing was copied
+    const big = await opsctl(...TO_37, '--rehearse', '--rehearsal-max-copy', '1MB');
+    expect(big.exitCode, String(big.stderr)).toBe(1);
+    // (the plan then stands on each member's own trials: here the chained data trial's refusal of 3.6 → 3.7)
+    expect(String(big.stdout) + String(big.stderr)).toMatch(
+      /rehearsal: not run \(its copy would read [\d.]+ MiB with every member paused at once, over --rehearsal-max-copy 1 MiB/,
+    );
+    expect(leftovers()).toEqual(before);
     const r = await opsctl(...TO_37, '--rehearse');
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const err = String(r.stderr);

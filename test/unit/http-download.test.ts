@@ -135,19 +135,26 @@ describe('a body read as it streams (consume)', () => {
   });
 
   it('each-wait: a server that stops sending ends the download with the wait named, never sent again', async () => {
+    // (a fake clock: the 50 ms pass once the body is being read, however busy the machine is)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const srv = paced();
     const c = client({ timeoutMs: 50 });
     const got: string[] = [];
-    const err = await c
+    let reading = false;
+    const done = c
       .request({
         path: '/stalls',
         auth: false,
         deadline: 'each-wait',
         consume: async (body) => {
+          reading = true;
           for await (const piece of body) got.push(Buffer.from(piece).toString());
         },
       })
       .catch((e: unknown) => e);
+    await until(() => reading);
+    await vi.advanceTimersByTimeAsync(50);
+    const err = await done;
     expect(srv.started()).toBe(true);
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as Error).message).toMatch(/failed: no bytes of the answer for 50 ms \(200 received, the body still coming\)$/);

@@ -60,6 +60,12 @@ export const spec = defineVerb({
       help: 'how long a passed --rehearse of the same plan (members, their start settings, the hop binaries) is reused by a run instead of rehearsing again; 0: always again',
       default: '12h',
     },
+    rehearsalMaxCopy: {
+      type: 'string',
+      value: 'size',
+      help: "the most the rehearsal's copy may read with every member paused at once (every client waits meanwhile); above it, each member's own trials are the proof",
+      default: '2GiB',
+    },
     // (the rehearsal's own run, inside the clone's namespaces: opsctl runs itself so; never typed by hand)
     rehearsalClone: { type: 'boolean', help: 'run inside a clone made by --rehearse', hidden: true },
     defrag: { type: 'boolean', help: 'defragment each member right before its snapshot (etcd maintenance Defragment); shows the space freed' },

@@ -215,6 +215,7 @@ export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandRe
         ...(rehearse ? { rehearse } : {}),
         ...(opts.rehearse ? { rehearseOnly: true } : {}),
         rehearsalValidMs: duration(opts.rehearsalValid, '--rehearsal-valid', 12 * 3600_000),
+        rehearsalMaxCopy: await sizeOf(opts.rehearsalMaxCopy, '--rehearsal-max-copy'),
         targetBins,
         strict: Boolean(opts.strict),
         releaseDir: cached,
@@ -381,4 +382,14 @@ async function offsiteUploader(url: string, settings: S3Settings, ctx: Context):
       return `s3://${target.bucket}/${manifest.key}`;
     },
   };
+}
+
+/** A size flag (`1GiB`, `500MB`, bytes): a usage error naming the flag when it is not one. */
+async function sizeOf(text: string | undefined, flag: string): Promise<number | undefined> {
+  if (text === undefined) return undefined;
+  const { parseSize } = await import('../../tracker/upload.js');
+  const n = parseSize(text);
+  if (n === undefined)
+    throw new UsageError(`${flag}: "${text}" is not a size`, { field: flag, hint: `give a size such as 1GiB or 500MiB (${flag} 2GiB is the default)` });
+  return n;
 }

@@ -164,6 +164,8 @@ async function runLadder(
       ...ladderSummary(o, obs, hops, { at, rows: rows.flat(), resuming: Boolean(recorded) }),
       ladderText(o, obs, hops, { rows, bins, at, settle, v2 }),
       trialLine,
+      // (said before the checks may refuse: a plan refused on its own trials says why no rehearsal judged it)
+      ...(rehearsing?.notRun ? [rehearsing.line!] : []),
       ...(resume?.text ?? []),
     ].join('\n');
     const report: LadderReport = {
@@ -195,7 +197,7 @@ async function runLadder(
     return { v2, trials, report, planText };
   });
   const rehearsed = await finishRehearsal(o, rehearsing);
-  if (rehearsed) report.planText = `${planText}\n${rehearsed.line}`;
+  if (rehearsed && !rehearsing?.notRun) report.planText = `${planText}\n${rehearsed.line}`;
   if (o.dryRun) return report;
   o.reporter.note(report.planText);
   if (

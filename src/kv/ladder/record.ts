@@ -5,6 +5,7 @@ import { OpsError } from '../../core/errors.js';
 import { acquireLock } from '../upgrade/lock.js';
 import { type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
 import { type ResumeState } from '../journal/resume-state.js';
+import { journalsDir } from '../journal/journal.js';
 import type { CheckRow } from '../rules/types.js';
 import type { RehearsalVerdict } from '../rehearsal/clone.js';
 
@@ -36,6 +37,8 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
   rehearseOnly?: boolean;
   /** --rehearsal-valid: how long a passed verdict of the same plan is reused (0: never; default 12 h). */
   rehearsalValidMs?: number;
+  /** The most the rehearsal's copy may read with every member paused (bytes; rehearsal/copy-size.ts). */
+  rehearsalMaxCopy?: number;
   /** This run is the rehearsal, inside the clone: no trials (the clone's own starts are the proof). */
   inClone?: boolean;
 }
@@ -130,7 +133,7 @@ export interface LadderFile {
 
 /** Whether a run of `--to` goes through the ladder (more than one hop, or a hop already recorded). */
 export function ladderDir(dataDir: string, key: string): string {
-  return join(dataDir, 'kv', 'journals', `${key}.ladder`);
+  return join(journalsDir(dataDir), `${key}.ladder`);
 }
 
 export function ladderPath(dataDir: string, key: string): string {

@@ -12,11 +12,12 @@ import type { TrialFinding } from '../trial/run.js';
 import { hopName, type Hop } from './plan.js';
 import type { LadderOptions } from './record.js';
 import type { RehearsalVerdict } from '../rehearsal/clone.js';
+import { copyTooLarge } from '../rehearsal/copy-size.js';
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 type Rehearsing = Pick<LadderOptions, 'driver' | 'dryRun' | 'reporter' | 'cluster' | 'dataDir' | 'now'> &
-  Partial<Pick<LadderOptions, 'rehearse' | 'rehearseOnly' | 'inClone' | 'skipTrial' | 'rehearsalValidMs'>>;
+  Partial<Pick<LadderOptions, 'rehearse' | 'rehearseOnly' | 'inClone' | 'skipTrial' | 'rehearsalValidMs' | 'rehearsalMaxCopy'>>;
 
 /**
  * The rehearsal begun beside the plan's checks (its copy, its clone's start and the clone's own checks take
@@ -46,7 +47,7 @@ export async function startRehearsal(
   const names = hops.map(hopName).join(', ');
   const idle = { names, cancel: () => Promise.resolve() };
   if (byRehearsal(o, look) !== 'rehearsal') {
-    const c = o.driver?.clonable?.();
+    const c = clonableOf(o);
     const why = look.resuming
       ? 'a resume: the run it resumes stopped members already'
       : everyMemberSkipped(o)
@@ -147,13 +148,28 @@ export const byTheRehearsal = (members: readonly { name: string }[], hop: string
  * own data trial; a resume too: the run it resumes stopped members already).
  */
 export function byRehearsal(
-  o: Partial<Pick<LadderOptions, 'rehearse' | 'inClone' | 'driver' | 'skipTrial' | 'cluster'>>,
+  o: Partial<Pick<LadderOptions, 'rehearse' | 'inClone' | 'driver' | 'skipTrial' | 'cluster' | 'rehearsalMaxCopy'>>,
   look?: { since?: string; resuming?: boolean },
 ): 'clone' | 'rehearsal' | undefined {
   if (o.inClone) return 'clone';
   if (everyMemberSkipped(o)) return undefined;
-  const c = o.rehearse && !look?.since && !look?.resuming ? o.driver?.clonable?.() : undefined;
+  const c = o.rehearse && !look?.since && !look?.resuming ? clonableOf(o) : undefined;
   return c && !('why' in c) ? 'rehearsal' : undefined;
+}
+
+const copyWhy = new Map<string, string | undefined>();
+
+/** What the driver can clone, and whether its copy is within --rehearsal-max-copy (measured once a run: rehearsal/copy-size.ts). */
+function clonableOf(
+  o: Partial<Pick<LadderOptions, 'driver' | 'rehearsalMaxCopy'>>,
+): ReturnType<NonNullable<NonNullable<LadderOptions['driver']>['clonable']>> | undefined {
+  const c = o.driver?.clonable?.();
+  if (!c || 'why' in c) return c;
+  const paths = [...c.paths, ...(c.outside ?? [])];
+  const key = `${o.rehearsalMaxCopy ?? ''}\0${paths.join('\0')}`;
+  if (!copyWhy.has(key)) copyWhy.set(key, copyTooLarge(paths, o.rehearsalMaxCopy));
+  const why = copyWhy.get(key);
+  return why ? { why } : c;
 }
 
 /** --skip-trial names every member: the operator stops them all unproven, the rehearsal included (said on the plan). */

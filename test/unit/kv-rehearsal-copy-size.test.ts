@@ -1,0 +1,28 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { copyBytes, copyTooLarge, DEFAULT_MAX_COPY } from '../../src/kv/rehearsal/copy-size.js';
+
+const root = mkdtempSync(join(tmpdir(), 'opsctl-copy-size-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("the rehearsal's copy, measured before every member is paused for it (rehearsal/copy-size.ts)", () => {
+  it('counts what cp reads (a sparse preallocated WAL at its whole size), not a symbolic link; over the limit it says the size and the flag', () => {
+    const wal = join(root, 'kv1', 'data', 'member', 'wal');
+    mkdirSync(wal, { recursive: true });
+    writeFileSync(join(wal, '0.wal'), '');
+    truncateSync(join(wal, '0.wal'), 64 * 1024 * 1024);
+    writeFileSync(join(root, 'kv1', 'kv1.conf.yml'), 'name: kv1\n');
+    symlinkSync('/usr/bin', join(root, 'kv1', 'bin'));
+    const outside = join(root, 'walonly');
+    mkdirSync(outside);
+    writeFileSync(join(outside, '1.wal'), Buffer.alloc(1000));
+    expect(copyBytes([join(root, 'kv1'), outside, join(root, 'gone')])).toBe(64 * 1024 * 1024 + 10 + 1000);
+    expect(copyTooLarge([join(root, 'kv1')])).toBeUndefined();
+    expect(DEFAULT_MAX_COPY).toBe(2 * 1024 ** 3);
+    expect(copyTooLarge([join(root, 'kv1')], 1024 * 1024)).toMatch(
+      /^its copy would read 64 MiB with every member paused at once, over --rehearsal-max-copy 1 MiB \(/,
+    );
+  });
+});
