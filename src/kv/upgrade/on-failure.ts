@@ -85,7 +85,7 @@ export async function putMemberBack(
 }
 
 /** Whether the member's copy goes back over what its start on the target left (kv/wal/wal-mark.ts). */
-async function copyDecision(env: StepEnv<never>, m: MemberSpec, steps: JournalStep[]): Promise<CopyVerdict> {
+export async function copyDecision(env: StepEnv<never>, m: MemberSpec, steps: JournalStep[]): Promise<CopyVerdict> {
   const d = env.driver;
   const target = env.journal.target;
   if (d.capabilities?.etcdData === false) return { putBack: true, why: `${d.capabilities.what} members keep no raft log: the copy catches up from the leader` };
