@@ -29,7 +29,7 @@ const env = (driver: Partial<MemberDriver>): StepEnv<never> =>
     real: true,
     o: {},
     checkpoint: async () => undefined,
-  }) as StepEnv<never>;
+  });
 const steps = (start: Partial<JournalStep>): JournalStep[] => [{ id: 'kv1/start', member: 'kv1', kind: 'start', status: 'failed', ...start }];
 
 describe('--on-failure rollback: whether the copy goes back (upgrade/on-failure.ts copyDecision)', () => {
