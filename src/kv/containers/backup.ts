@@ -17,12 +17,13 @@
 import { posix } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { CopySize } from '../drivers/driver.js';
-import { configFileOf } from '../drivers/start-settings.js';
 import { backupNeeds, parseSpaceReport, type BackupSpace } from '../drivers/space.js';
 import { copySizeScript, parseCopySize } from '../drivers/host-copy.js';
-import { NoTrial, parseConfigDoc } from '../trial/rewrite.js';
-import { EngineError, failure, type Engine, type EngineResult } from './engine.js';
-import { LABELS, mountOf, ownEnv, settingOf, type ContainerMount, type ContainerSettings } from './settings.js';
+import { EngineError, failure, type EngineResult } from './engine.js';
+import { LABELS } from './settings.js';
+import { memberData as dirsOf, volumeMountpoint, type DirsDriver, type MemberData } from './dirs.js';
+
+export { dataDirIn, volumeMountpoint, type MemberData } from './dirs.js';
 
 /** The part of a copy's name after the container's name (a volume) or the data dir's path (a bind). */
 export const BACKUP = '.opsctl-backup-';
@@ -32,22 +33,9 @@ const LABEL_BACKUP_OF = 'io.opsctl.backup-of';
 const COPY_MS = 600_000;
 
 /** What the backups ask of the container driver (driver.ts). */
-export interface BackupDriver {
-  readonly engine: Engine;
-  containerOf(m: MemberSpec): string;
-  settingsSource(m: MemberSpec): Promise<ContainerSettings | undefined>;
+export interface BackupDriver extends DirsDriver {
   /** A container found stopped by hand (its policy starts it no more): the driver's isRunning says so. */
   heldStopped(id: string): void;
-}
-
-/** Where a member's data dir is, inside its container and on its host. */
-export interface MemberData {
-  container: ContainerSettings;
-  /** The data dir inside the container. */
-  dataDir: string;
-  mount: ContainerMount;
-  /** The data dir on the host (the mount's host path, and the part under it). */
-  source: string;
 }
 
 /** Where a copy lives: a volume of its own (a volume's data), or a directory beside the data (a bind's). */
@@ -109,63 +97,19 @@ export function copyFilesystem(data: Pick<MemberData, 'mount' | 'source'>): stri
   return posix.dirname(data.source.replace(/\/+$/, ''));
 }
 
-/** The data dir inside the container: its config file's data-dir, else its command's or ETCD_DATA_DIR, else NAME.etcd in its working dir. */
-export function dataDirIn(c: Pick<ContainerSettings, 'argv' | 'env' | 'workdir'>, fromConfig: string | undefined): string {
-  const given = fromConfig ?? settingOf(c, 'data-dir');
-  return posix.resolve(c.workdir ?? '/', given ?? `${settingOf(c, 'name') ?? 'default'}.etcd`);
-}
-
-/** The member's data dir, read from its container's settings (and the config file they name, on its mount). Throws naming what is wrong. */
+/** The member's data dir (dirs.ts); a WAL dir outside it is refused: the backup copies one directory. */
 export async function memberData(d: BackupDriver, m: MemberSpec): Promise<MemberData> {
-  const c = await d.settingsSource(m);
-  if (!c) throw new EngineError(`the engine has no container ${d.containerOf(m)} (member ${m.name}; driver.container in the cluster file names it)`);
-  const env = Object.fromEntries(Object.entries(ownEnv(c, undefined)).filter(([k]) => /^ETCD_/.test(k)));
-  const file = configFileOf(c.argv.slice(1), env);
-  let fromConfig: string | undefined;
-  let walFromConfig: string | undefined;
-  if (file) {
-    const at = mountOf(c, file);
-    if (!at) throw new EngineError(`${c.name}'s config file ${file} is on no mount: its data dir cannot be told from the host`);
-    const path = at.rest ? `${at.mount.hostPath}/${at.rest}` : at.mount.hostPath;
-    const r = await d.engine.host(m, ['cat', '--', path]);
-    if (r.exitCode !== 0) throw new EngineError(`${c.name}'s config file ${file} (${path} on its host) cannot be read: ${failure(r, 120_000)}`);
-    try {
-      const doc = await parseConfigDoc(r.stdout, `${file} in ${c.name}`);
-      fromConfig = doc.get('data-dir') as string | undefined;
-      walFromConfig = doc.get('wal-dir') as string | undefined;
-    } catch (err) {
-      if (err instanceof NoTrial) throw new EngineError(err.message);
-      throw err;
-    }
-  }
-  const dataDir = dataDirIn(c, fromConfig);
-  const at = mountOf(c, dataDir);
-  if (!at) throw new EngineError(`${c.name}'s data dir ${dataDir} is on no volume or bind mount: there is nothing on the host to copy`);
-  const walDir = walFromConfig ?? settingOf(c, 'wal-dir');
-  if (walDir && !posix.resolve(c.workdir ?? '/', walDir).startsWith(`${dataDir}/`))
+  const data = await dirsOf(d, m);
+  if (data.wal?.apart)
     throw new EngineError(
-      `${c.name} keeps its WAL in ${walDir}, outside its data dir: the backup copies one directory (give the member its WAL inside the data dir, or pass --no-backup)`,
+      `${data.container.name} keeps its WAL in ${data.wal.dir}, outside its data dir: the backup copies one directory (give the member its WAL inside the data dir, or pass --no-backup)`,
     );
-  return { container: c, dataDir, mount: at.mount, source: at.rest ? `${at.mount.hostPath}/${at.rest}` : at.mount.hostPath };
+  return data;
 }
 
 /** A script on the member's host, with its arguments (no shell quoting: each one argument of `sh -c`). */
 function script(d: BackupDriver, m: MemberSpec, text: string, args: string[], timeoutMs = 120_000): Promise<EngineResult> {
   return d.engine.host(m, ['sh', '-c', text, 'sh', ...args], timeoutMs);
-}
-
-const NO_VOLUME = /no such volume|volume not found|not found/i;
-
-/** A volume's directory on its host, or undefined when the engine has no volume of that name. */
-export async function volumeMountpoint(d: BackupDriver, m: MemberSpec, name: string): Promise<string | undefined> {
-  const r = await d.engine.run(m, ['volume', 'inspect', name]);
-  if (r.exitCode !== 0) {
-    if (NO_VOLUME.test(r.stderr)) return undefined;
-    throw new EngineError(failure(r, 120_000));
-  }
-  const v = (JSON.parse(r.stdout) as Array<{ Mountpoint?: string }>)[0];
-  if (!v?.Mountpoint) throw new EngineError(`\`${d.engine.program} volume inspect ${name}\` names no Mountpoint`);
-  return v.Mountpoint;
 }
 
 /** The place's directory on the host, the volume made first where it is one (labelled with the member and what it holds). */
