@@ -229,6 +229,31 @@ describe('a WAL dir of its own (--wal-dir)', () => {
     expect(await driverOn(e).d.dataDirs(m)).toEqual({ dataDir: `${VOLUMES}/etcd-c1-data/_data`, walDir: `${VOLUMES}/etcd-c1-wal/_data` });
   });
 
+  it("the backup copies both (the WAL as the copy's member/wal), measures both, and the put-back restores both", async () => {
+    const e = fakeEngine({ containers: [walOwn()], volumes: ['etcd-c1-data', 'etcd-c1-wal'] });
+    const { d } = driverOn(e);
+    const copyDir = `${VOLUMES}/etcd-c1.opsctl-backup-${RUN}/_data`;
+    const detail = await d.backupDataDir(m, '', RUN);
+    expect(detail).toContain(`its WAL dir /var/lib/etcd-wal (volume etcd-c1-wal: ${VOLUMES}/etcd-c1-wal/_data) as member/wal`);
+    const copy = e.calls.find((c) => c[0] === 'sh' && c[2] === COPY_SCRIPT)!;
+    expect(copy.slice(3)).toEqual(['sh', `${VOLUMES}/etcd-c1-data/_data`, copyDir, `${VOLUMES}/etcd-c1-wal/_data`]);
+
+    const space = await d.backupSpace(m);
+    // du -sk of the data dir (120 KiB) and of the WAL dir (300 KiB)
+    expect(space).toMatchObject({ dataBytes: 420 * 1024, dataDir: `127.0.0.1:${VOLUMES}/etcd-c1-data/_data and ${VOLUMES}/etcd-c1-wal/_data`, ok: true });
+    expect(e.calls).toContainEqual(['du', '-sk', '--', `${VOLUMES}/etcd-c1-wal/_data`]);
+
+    const back = await d.restoreBackup(m, '', RUN);
+    expect(back).toContain(`WAL dir ${VOLUMES}/etcd-c1-wal/_data (its member/wal) restored from volume etcd-c1.opsctl-backup-${RUN}`);
+    const restore = e.calls.find((c) => c[0] === 'sh' && c[2] === RESTORE_SCRIPT)!;
+    expect(restore.slice(4)).toEqual([
+      `${VOLUMES}/etcd-c1-data/_data`,
+      copyDir,
+      `${VOLUMES}/etcd-c1.opsctl-failed-${RUN}/_data`,
+      `${VOLUMES}/etcd-c1-wal/_data`,
+    ]);
+  });
+
   it('a WAL dir inside the data dir on its mount is copied with it: no fourth argument', async () => {
     const e = fakeEngine({
       containers: [container({ cmd: ['/usr/local/bin/etcd', '--data-dir=/e', '--wal-dir=/e/wal'], mounts: [bind('/srv/e', '/e')] })],
@@ -239,5 +264,12 @@ describe('a WAL dir of its own (--wal-dir)', () => {
     expect(e.calls.find((c) => c[2] === COPY_SCRIPT)!.slice(4)).toEqual(['/srv/e', `/srv/e.opsctl-backup-${RUN}`]);
     expect(e.calls.find((c) => c[2] === RESTORE_SCRIPT)!.slice(4)).toEqual(['/srv/e', `/srv/e.opsctl-backup-${RUN}`, `/srv/e.opsctl-failed-${RUN}`]);
     expect(await d.dataDirs(m)).toEqual({ dataDir: '/srv/e', walDir: '/srv/e/wal' });
+  });
+
+  it("the scripts: the WAL as the copy's member/wal, kept as the failed data's member/wal and put back into the WAL dir", () => {
+    expect(COPY_SCRIPT).toContain('cp -a --sparse=always -- "$wal" "$dest/member/wal"');
+    expect(RESTORE_SCRIPT).toContain('-exec mv -t "$failed/member/wal"');
+    expect(RESTORE_SCRIPT).toContain('cp -a --sparse=always -- "$copy/member/wal/." "$wal/"');
+    expect(RESTORE_SCRIPT).toContain('! -name wal -exec cp -a --sparse=always -t "$data/member/"');
   });
 });
