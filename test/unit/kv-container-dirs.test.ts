@@ -273,3 +273,52 @@ describe('a WAL dir of its own (--wal-dir)', () => {
     expect(RESTORE_SCRIPT).toContain('! -name wal -exec cp -a --sparse=always -t "$data/member/"');
   });
 });
+
+describe('the proof of a member with a WAL dir of its own', () => {
+  it("copies the WAL dir in the same pause to the trial's wal-dir, and never mounts the member's WAL (or data) volume into the proof", async () => {
+    const running = {
+      ...container({
+        cmd: ['/usr/local/bin/etcd', '--name=c1', '--data-dir=/var/lib/etcd', '--wal-dir=/var/lib/etcd-wal', '--listen-client-urls=http://127.0.0.1:2379'],
+        mounts: [volume('etcd-c1-data', '/var/lib/etcd'), volume('etcd-c1-wal', '/var/lib/etcd-wal'), bind('/srv/pki', '/etc/pki')],
+      }),
+      State: { Running: true, ExitCode: 0 },
+    };
+    let proof: ReturnType<typeof container> | undefined;
+    const e = fakeEngine({
+      containers: [running],
+      volumes: ['etcd-c1-data', 'etcd-c1-wal'],
+      also: ([file, ...a]) => {
+        if (file === 'mktemp') return ok('/var/tmp/opsctl-container-proof.X\n');
+        if (['chown', 'chmod', 'cp', 'rm'].includes(file!)) return ok();
+        if (file === 'du') return ok('4096\t/var/tmp/opsctl-container-proof.X/data\n8192\t/var/tmp/opsctl-container-proof.X/wal\n12288\ttotal\n');
+        if (file !== 'podman') return undefined;
+        if (a[0] === 'pause' || a[0] === 'unpause' || a[0] === 'rm') return ok();
+        if (a[0] === 'run') {
+          proof = { ...container({ name: a[a.indexOf('--name') + 1], cmd: [], mounts: [] }), State: { Running: true, ExitCode: 0 } };
+          return ok('id');
+        }
+        if (a[0] === 'container' && a[1] === 'inspect' && proof && a[2] === proof.Name) return ok(JSON.stringify([proof]));
+        if (a[0] === 'exec') return ok('[{"Status":{"version":"3.6.16"}}]');
+        return undefined;
+      },
+    });
+    const d = new ContainerDriver({ type: 'container', engine: 'podman', images: { '3.6': 'localhost/etcd:v3.6.16' } }, e.run, {});
+    const [found] = await d.proveStarts(m, [{ version: '3.6' }], 30);
+    expect(found).toMatchObject({ result: 'ok', version: '3.6.16' });
+    expect(found!.detail).toContain(`its data volume and WAL dir (${VOLUMES}/etcd-c1-data/_data, ${VOLUMES}/etcd-c1-wal/_data: 0.0 MiB`);
+    const i = e.calls.findIndex((c) => c[1] === 'pause');
+    const j = e.calls.findIndex((c) => c[1] === 'unpause');
+    expect(e.calls.slice(i + 1, j)).toEqual([
+      ['cp', '-a', '--sparse=always', '--', `${VOLUMES}/etcd-c1-data/_data`, '/var/tmp/opsctl-container-proof.X/data'],
+      ['cp', '-a', '--sparse=always', '--', `${VOLUMES}/etcd-c1-wal/_data`, '/var/tmp/opsctl-container-proof.X/wal'],
+    ]);
+    const run = e.calls.find((c) => c[0] === 'podman' && c[1] === 'run')!;
+    const mounts = run.filter((_, k) => run[k - 1] === '--mount');
+    expect(mounts).toEqual([
+      'type=bind,source=/var/tmp/opsctl-container-proof.X,destination=/opsctl-trial',
+      'type=bind,source=/srv/pki,destination=/etc/pki,readonly',
+    ]);
+    expect(run).toContain('--wal-dir=/opsctl-trial/wal');
+    expect(run).toContain('--data-dir=/opsctl-trial/data');
+  });
+});
