@@ -1,10 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { ContainerDriver } from '../../src/kv/containers/driver.js';
 import { COPY_SCRIPT, RESTORE_SCRIPT, SPACE_SCRIPT } from '../../src/kv/containers/backup.js';
 import { placeDirs } from '../../src/kv/containers/dirs.js';
 import { onThisMachine } from '../../src/kv/containers/engine.js';
 import { parseInspect } from '../../src/kv/containers/settings.js';
+import { walMarkOf, type WalMark } from '../../src/kv/wal/wal-mark.js';
+import { field, frame, v3Put } from '../helpers/wal-bytes.js';
 
 const VOLUMES = '/var/lib/containers/storage/volumes';
 const ID = '49e6887078f480dd82950c3e1afa542dd450a113657a6b8ad6b22856ec71aeb1';
@@ -320,5 +325,32 @@ describe('the proof of a member with a WAL dir of its own', () => {
     ]);
     expect(run).toContain('--wal-dir=/opsctl-trial/wal');
     expect(run).toContain('--data-dir=/opsctl-trial/data');
+  });
+});
+
+describe("what opsctl reads here of a container member's WAL, through dataDirs", () => {
+  const root = mkdtempSync(join(tmpdir(), 'opsctl-container-dirs-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("the put-back's WAL mark reads the member's own WAL dir on its bind mount (its data dir's member/wal is not what etcd reads)", async () => {
+    const entry = (index: number) => frame(Buffer.concat([field(1, 2), field(3, Buffer.concat([field(2, 2), field(3, index), field(4, v3Put(8))]))]));
+    mkdirSync(join(root, 'data', 'member', 'wal'), { recursive: true });
+    mkdirSync(join(root, 'wal-disk', 'wal'), { recursive: true });
+    writeFileSync(join(root, 'data', 'member', 'wal', '0000000000000000-0000000000000000.wal'), Buffer.concat([entry(1), Buffer.alloc(4096)]));
+    writeFileSync(join(root, 'wal-disk', 'wal', '0000000000000000-0000000000000000.wal'), Buffer.concat([entry(1), entry(2), entry(3), Buffer.alloc(4096)]));
+    const e = fakeEngine({
+      containers: [
+        container({
+          cmd: ['/usr/local/bin/etcd', '--data-dir=/var/lib/etcd', '--wal-dir=/var/lib/etcd-wal/wal'],
+          mounts: [bind(join(root, 'data'), '/var/lib/etcd'), bind(join(root, 'wal-disk'), '/var/lib/etcd-wal')],
+        }),
+      ],
+    });
+    const mark = (await walMarkOf(driverOn(e).d, m)) as WalMark;
+    expect(mark.text).toBe('3 records, raft index 3 at term 0');
+    // an engine elsewhere: not read here
+    expect(await walMarkOf(driverOn(e, { onHost: 'ssh {host}' }).d, m)).toMatchObject({
+      why: expect.stringContaining('read neither on this machine') as unknown,
+    });
   });
 });
