@@ -54,6 +54,8 @@ export interface ContainerMember {
   name: string;
   container: string;
   volume: string;
+  /** Its WAL volume (mounted at /var/lib/etcd-wal, --wal-dir=/var/lib/etcd-wal/wal), where the cluster was made with `wal`. */
+  walVolume?: string;
   clientUrl: string;
   peerUrl: string;
 }
@@ -78,8 +80,17 @@ export interface EngineCli {
   env?: Record<string, string>;
 }
 
-/** A cluster of `size` containers of `image`, each member's command its flags and `extra`, made with `engine` (podman by default). */
-export async function containerCluster(o: { size: number; image: string; extra?: (name: string) => string[]; engine?: EngineCli }): Promise<ContainerCluster> {
+/**
+ * A cluster of `size` containers of `image`, each member's command its flags and `extra`, made with `engine` (podman by
+ * default); `wal`: each member keeps its WAL on a volume of its own (PREFIX-NAME-wal at /var/lib/etcd-wal, --wal-dir its wal dir).
+ */
+export async function containerCluster(o: {
+  size: number;
+  image: string;
+  extra?: (name: string) => string[];
+  engine?: EngineCli;
+  wal?: boolean;
+}): Promise<ContainerCluster> {
   const program = o.engine?.program ?? PODMAN;
   const docker = /docker[^/]*$/.test(program);
   const cli = (args: string[], reject = true) => execa(program, args, { reject, env: o.engine?.env ?? {}, extendEnv: true });
@@ -98,6 +109,7 @@ export async function containerCluster(o: { size: number; image: string; extra?:
       name,
       container: `${prefix}-${name}`,
       volume: `${prefix}-${name}-data`,
+      ...(o.wal ? { walVolume: `${prefix}-${name}-wal` } : {}),
       clientUrl: `http://127.0.0.1:${await port()}`,
       peerUrl: `http://127.0.0.1:${await port()}`,
     });
@@ -124,7 +136,8 @@ export async function containerCluster(o: { size: number; image: string; extra?:
       const volumes = String((await cli(['volume', 'ls', '--format', '{{.Name}}'], false)).stdout)
         .split('\n')
         .filter((n) => n.startsWith(`${prefix}-`));
-      await cli(['volume', 'rm', '--force', ...new Set([...members.map((m) => m.volume), ...volumes])], false);
+      const own = members.flatMap((m) => [m.volume, ...(m.walVolume ? [m.walVolume] : [])]);
+      await cli(['volume', 'rm', '--force', ...new Set([...own, ...volumes])], false);
     },
     async inspect(name) {
       const r = await cli(['container', 'inspect', name], false);
@@ -148,6 +161,7 @@ export async function containerCluster(o: { size: number; image: string; extra?:
       'ETCD_LOG_LEVEL=warn',
       '--volume',
       `${m.volume}:/var/lib/etcd`,
+      ...(m.walVolume ? ['--volume', `${m.walVolume}:/var/lib/etcd-wal`] : []),
       o.image,
       '/usr/local/bin/etcd',
       `--name=${m.name}`,
@@ -159,6 +173,8 @@ export async function containerCluster(o: { size: number; image: string; extra?:
       `--initial-cluster=${initial}`,
       `--initial-cluster-token=${prefix}`,
       '--initial-cluster-state=new',
+      // (a dir under the mount: etcd makes the WAL dir as WAL.tmp and renames it, which a mount point refuses)
+      ...(m.walVolume ? ['--wal-dir=/var/lib/etcd-wal/wal'] : []),
       ...(o.extra?.(m.name) ?? []),
     ]);
   }

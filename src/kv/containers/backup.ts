@@ -12,17 +12,21 @@
  * measure and the removal (once the hop is done, or by `kv backups prune`) find it from the journal's record.
  * The put-back keeps the data the target ran on beside it (CONTAINER.opsctl-failed-RUN, a volume; or
  * DIR.opsctl-failed-RUN), then copies the backup into the data dir, which stays where the container mounts it.
+ * A member whose WAL dir is apart (--wal-dir outside its data dir, or on a mount of its own: dirs.ts): the copy
+ * holds that WAL as its member/wal, as the local driver's copies do (drivers/backup-copy.ts); the put-back keeps
+ * the WAL the target ran on as the kept data's member/wal and puts the copy's member/wal back into the WAL dir.
  * Reading the host paths needs the engine's host (root, or `sudo` in onHost), as the proof does.
  */
 import { posix } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { CopySize } from '../drivers/driver.js';
-import { configFileOf } from '../drivers/start-settings.js';
-import { backupNeeds, parseSpaceReport, type BackupSpace } from '../drivers/space.js';
+import { backupNeeds, parseDu, parseSpaceReport, type BackupSpace } from '../drivers/space.js';
 import { copySizeScript, parseCopySize } from '../drivers/host-copy.js';
-import { NoTrial, parseConfigDoc } from '../trial/rewrite.js';
-import { EngineError, failure, type Engine, type EngineResult } from './engine.js';
-import { LABELS, mountOf, ownEnv, settingOf, type ContainerMount, type ContainerSettings } from './settings.js';
+import { EngineError, failure, type EngineResult } from './engine.js';
+import { LABELS } from './settings.js';
+import { memberData, volumeMountpoint, type DirsDriver, type MemberData } from './dirs.js';
+
+export { dataDirIn, memberData, volumeMountpoint, type MemberData } from './dirs.js';
 
 /** The part of a copy's name after the container's name (a volume) or the data dir's path (a bind). */
 export const BACKUP = '.opsctl-backup-';
@@ -32,22 +36,9 @@ const LABEL_BACKUP_OF = 'io.opsctl.backup-of';
 const COPY_MS = 600_000;
 
 /** What the backups ask of the container driver (driver.ts). */
-export interface BackupDriver {
-  readonly engine: Engine;
-  containerOf(m: MemberSpec): string;
-  settingsSource(m: MemberSpec): Promise<ContainerSettings | undefined>;
+export interface BackupDriver extends DirsDriver {
   /** A container found stopped by hand (its policy starts it no more): the driver's isRunning says so. */
   heldStopped(id: string): void;
-}
-
-/** Where a member's data dir is, inside its container and on its host. */
-export interface MemberData {
-  container: ContainerSettings;
-  /** The data dir inside the container. */
-  dataDir: string;
-  mount: ContainerMount;
-  /** The data dir on the host (the mount's host path, and the part under it). */
-  source: string;
 }
 
 /** Where a copy lives: a volume of its own (a volume's data), or a directory beside the data (a bind's). */
@@ -66,32 +57,53 @@ export function placeText(p: CopyPlace): string {
 }
 
 /**
- * The copy script (`sh -c SCRIPT sh SRC DEST`): DEST made (or emptied: a copy begun again), the data dir's
- * contents and its own mode, owner and times copied into it, sparse; then the bytes it takes, as du counts them.
+ * The copy script (`sh -c SCRIPT sh SRC DEST [WAL]`): DEST made (or emptied: a copy begun again), the data dir's
+ * contents and its own mode, owner and times copied into it, sparse; a WAL dir apart (WAL) as the copy's
+ * member/wal (a member/wal left in the data dir is not what etcd reads then: left out); then the bytes it
+ * takes, as du counts them.
  */
 export const COPY_SCRIPT = [
   'set -eu',
-  'src=$1 dest=$2',
+  'src=$1 dest=$2 wal=${3-}',
   '[ -d "$src" ] || { echo "opsctl: the data dir $src is not there" >&2; exit 3; }',
+  '[ -z "$wal" ] || [ -d "$wal" ] || { echo "opsctl: the WAL dir $wal is not there" >&2; exit 3; }',
   'mkdir -p -- "$dest"',
   'find "$dest" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +',
   'cp -a --sparse=always -- "$src/." "$dest/"',
+  'if [ -n "$wal" ]; then rm -rf -- "$dest/member/wal"; mkdir -p -- "$dest/member"; cp -a --sparse=always -- "$wal" "$dest/member/wal"; fi',
   'echo "opsctl-copied: $(du -sB1 -- "$dest" | cut -f1)"',
 ].join('\n');
 
 /**
- * The put-back script (`sh -c SCRIPT sh DATA COPY FAILED`): the data dir's contents moved into FAILED (kept),
- * the copy's contents copied into the data dir (sparse; the dir itself stays: the container mounts it). Run
- * again after a kill, it finds FAILED holding the moved data already, and empties the data dir instead.
+ * The put-back script (`sh -c SCRIPT sh DATA COPY FAILED [WAL]`): the data dir's contents moved into FAILED
+ * (kept), the copy's contents copied into the data dir (sparse; the dir itself stays: the container mounts it).
+ * Run again after a kill, it finds FAILED holding the moved data already, and empties the data dir instead.
+ * A WAL dir apart (WAL): its contents kept as FAILED/member/wal (a member/wal in the data dir, which etcd did not
+ * read, kept as member/wal.ignored), the copy's member/wal put back into it, the rest of the copy into the data dir.
  */
 export const RESTORE_SCRIPT = [
   'set -eu',
-  'data=$1 copy=$2 failed=$3',
+  'data=$1 copy=$2 failed=$3 wal=${4-}',
   '[ -d "$copy" ] || { echo "opsctl: the copy $copy is not there" >&2; exit 3; }',
+  '[ -z "$wal" ] || [ -d "$copy/member/wal" ] || { echo "opsctl: the copy $copy holds no member/wal for the WAL dir $wal" >&2; exit 3; }',
   'mkdir -p -- "$data" "$failed"',
   'if [ -n "$(ls -A -- "$failed")" ]; then find "$data" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +',
-  'else find "$data" -mindepth 1 -maxdepth 1 -exec mv -t "$failed" -- {} +; fi',
-  'cp -a --sparse=always -- "$copy/." "$data/"',
+  'else',
+  '  [ -z "$wal" ] || [ ! -e "$data/member/wal" ] || mv -- "$data/member/wal" "$data/member/wal.ignored"',
+  '  find "$data" -mindepth 1 -maxdepth 1 -exec mv -t "$failed" -- {} +',
+  'fi',
+  'if [ -z "$wal" ]; then cp -a --sparse=always -- "$copy/." "$data/"; exit 0; fi',
+  'mkdir -p -- "$wal" "$failed/member/wal"',
+  'if [ -n "$(ls -A -- "$failed/member/wal")" ]; then find "$wal" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +',
+  'else find "$wal" -mindepth 1 -maxdepth 1 -exec mv -t "$failed/member/wal" -- {} +; fi',
+  'find "$copy" -mindepth 1 -maxdepth 1 ! -name member -exec cp -a --sparse=always -t "$data/" -- {} +',
+  'if [ -d "$copy/member" ]; then',
+  '  mkdir -p -- "$data/member"',
+  '  find "$copy/member" -mindepth 1 -maxdepth 1 ! -name wal -exec cp -a --sparse=always -t "$data/member/" -- {} +',
+  '  chown --reference="$copy/member" -- "$data/member"; chmod --reference="$copy/member" -- "$data/member"',
+  'fi',
+  'chown --reference="$copy" -- "$data"; chmod --reference="$copy" -- "$data"',
+  'cp -a --sparse=always -- "$copy/member/wal/." "$wal/"',
 ].join('\n');
 
 /** The space script (`sh -c SCRIPT sh DATA FS`): `du -sk DATA` then `df -Pk FS` (space.ts reads them). */
@@ -109,63 +121,9 @@ export function copyFilesystem(data: Pick<MemberData, 'mount' | 'source'>): stri
   return posix.dirname(data.source.replace(/\/+$/, ''));
 }
 
-/** The data dir inside the container: its config file's data-dir, else its command's or ETCD_DATA_DIR, else NAME.etcd in its working dir. */
-export function dataDirIn(c: Pick<ContainerSettings, 'argv' | 'env' | 'workdir'>, fromConfig: string | undefined): string {
-  const given = fromConfig ?? settingOf(c, 'data-dir');
-  return posix.resolve(c.workdir ?? '/', given ?? `${settingOf(c, 'name') ?? 'default'}.etcd`);
-}
-
-/** The member's data dir, read from its container's settings (and the config file they name, on its mount). Throws naming what is wrong. */
-export async function memberData(d: BackupDriver, m: MemberSpec): Promise<MemberData> {
-  const c = await d.settingsSource(m);
-  if (!c) throw new EngineError(`the engine has no container ${d.containerOf(m)} (member ${m.name}; driver.container in the cluster file names it)`);
-  const env = Object.fromEntries(Object.entries(ownEnv(c, undefined)).filter(([k]) => /^ETCD_/.test(k)));
-  const file = configFileOf(c.argv.slice(1), env);
-  let fromConfig: string | undefined;
-  let walFromConfig: string | undefined;
-  if (file) {
-    const at = mountOf(c, file);
-    if (!at) throw new EngineError(`${c.name}'s config file ${file} is on no mount: its data dir cannot be told from the host`);
-    const path = at.rest ? `${at.mount.hostPath}/${at.rest}` : at.mount.hostPath;
-    const r = await d.engine.host(m, ['cat', '--', path]);
-    if (r.exitCode !== 0) throw new EngineError(`${c.name}'s config file ${file} (${path} on its host) cannot be read: ${failure(r, 120_000)}`);
-    try {
-      const doc = await parseConfigDoc(r.stdout, `${file} in ${c.name}`);
-      fromConfig = doc.get('data-dir') as string | undefined;
-      walFromConfig = doc.get('wal-dir') as string | undefined;
-    } catch (err) {
-      if (err instanceof NoTrial) throw new EngineError(err.message);
-      throw err;
-    }
-  }
-  const dataDir = dataDirIn(c, fromConfig);
-  const at = mountOf(c, dataDir);
-  if (!at) throw new EngineError(`${c.name}'s data dir ${dataDir} is on no volume or bind mount: there is nothing on the host to copy`);
-  const walDir = walFromConfig ?? settingOf(c, 'wal-dir');
-  if (walDir && !posix.resolve(c.workdir ?? '/', walDir).startsWith(`${dataDir}/`))
-    throw new EngineError(
-      `${c.name} keeps its WAL in ${walDir}, outside its data dir: the backup copies one directory (give the member its WAL inside the data dir, or pass --no-backup)`,
-    );
-  return { container: c, dataDir, mount: at.mount, source: at.rest ? `${at.mount.hostPath}/${at.rest}` : at.mount.hostPath };
-}
-
 /** A script on the member's host, with its arguments (no shell quoting: each one argument of `sh -c`). */
 function script(d: BackupDriver, m: MemberSpec, text: string, args: string[], timeoutMs = 120_000): Promise<EngineResult> {
   return d.engine.host(m, ['sh', '-c', text, 'sh', ...args], timeoutMs);
-}
-
-const NO_VOLUME = /no such volume|volume not found|not found/i;
-
-/** A volume's directory on its host, or undefined when the engine has no volume of that name. */
-export async function volumeMountpoint(d: BackupDriver, m: MemberSpec, name: string): Promise<string | undefined> {
-  const r = await d.engine.run(m, ['volume', 'inspect', name]);
-  if (r.exitCode !== 0) {
-    if (NO_VOLUME.test(r.stderr)) return undefined;
-    throw new EngineError(failure(r, 120_000));
-  }
-  const v = (JSON.parse(r.stdout) as Array<{ Mountpoint?: string }>)[0];
-  if (!v?.Mountpoint) throw new EngineError(`\`${d.engine.program} volume inspect ${name}\` names no Mountpoint`);
-  return v.Mountpoint;
 }
 
 /** The place's directory on the host, the volume made first where it is one (labelled with the member and what it holds). */
@@ -216,6 +174,13 @@ async function staysDown(d: BackupDriver, m: MemberSpec, name: string): Promise<
   return true;
 }
 
+/** The member's WAL dir where the data dir's copy does not hold it (a copy holds it as member/wal then). */
+function walApart(data: MemberData): MemberData['wal'] {
+  return data.wal?.apart ? data.wal : undefined;
+}
+
+const mountText = (x: MemberData['mount']) => `${x.type === 'volume' ? 'volume' : 'bind'} ${x.source}`;
+
 /** The container must be stopped: its data is copied (or put back) at one instant, with nothing writing. */
 function mustBeStopped(data: MemberData, what: string): void {
   if (data.container.running) throw new EngineError(`${data.container.name} runs: its data is ${what} only with the container stopped`);
@@ -227,11 +192,12 @@ export async function backupData(d: BackupDriver, m: MemberSpec, run: string): P
   mustBeStopped(data, 'copied');
   const place = copyPlace({ container: d.containerOf(m), data, run, what: 'backup' });
   const dest = await makePlace(d, m, place, `${data.mount.type === 'volume' ? data.mount.source : data.source}`);
-  const r = await script(d, m, COPY_SCRIPT, [data.source, dest], COPY_MS);
+  const wal = walApart(data);
+  const r = await script(d, m, COPY_SCRIPT, [data.source, dest, ...(wal ? [wal.source] : [])], COPY_MS);
   if (r.exitCode !== 0) throw new EngineError(`the copy of ${m.name}'s data dir ${data.source} to ${placeText(place)} failed: ${failure(r, COPY_MS)}`);
   const bytes = copiedBytes(r.stdout);
-  const from = data.mount.type === 'volume' ? `volume ${data.mount.source}` : `bind ${data.mount.source}`;
-  return `${data.container.name}'s data dir ${data.dataDir} (${from}: ${data.source}) copied to ${placeText(place)}${place.kind === 'volume' ? ` (${dest})` : ''} with cp -a --sparse=always${bytes === undefined ? '' : `: ${bytes} bytes on disk`}`;
+  const walSaid = wal ? `, its WAL dir ${wal.dir} (${mountText(wal.mount)}: ${wal.source}) as member/wal,` : '';
+  return `${data.container.name}'s data dir ${data.dataDir} (${mountText(data.mount)}: ${data.source})${walSaid} copied to ${placeText(place)}${place.kind === 'volume' ? ` (${dest})` : ''} with cp -a --sparse=always${bytes === undefined ? '' : `: ${bytes} bytes on disk`}`;
 }
 
 /** --on-failure rollback: the member's data dir put back from the copy {run}, the data the target ran on kept beside it. */
@@ -245,9 +211,11 @@ export async function restoreData(d: BackupDriver, m: MemberSpec, run: string): 
   if (!copy) throw new EngineError(`the copy of ${m.name}'s data ({run} ${run}) is not there: no ${placeText(place)}`);
   const kept = copyPlace({ container, data, run, what: 'failed' });
   const failed = await makePlace(d, m, kept, `${data.source} (the data ${run}'s target ran on)`);
-  const r = await script(d, m, RESTORE_SCRIPT, [data.source, copy, failed], COPY_MS);
+  const wal = walApart(data);
+  const r = await script(d, m, RESTORE_SCRIPT, [data.source, copy, failed, ...(wal ? [wal.source] : [])], COPY_MS);
   if (r.exitCode !== 0) throw new EngineError(`putting ${m.name}'s data back from ${placeText(place)} failed: ${failure(r, COPY_MS)}`);
-  return `data dir ${data.source} restored from ${placeText(place)}, the data the target ran on kept in ${placeText(kept)}`;
+  if (!wal) return `data dir ${data.source} restored from ${placeText(place)}, the data the target ran on kept in ${placeText(kept)}`;
+  return `data dir ${data.source} and WAL dir ${wal.source} (its member/wal) restored from ${placeText(place)}, the data and WAL the target ran on kept in ${placeText(kept)} (the WAL as member/wal)`;
 }
 
 /**
@@ -300,13 +268,22 @@ export async function copySize(d: BackupDriver, m: MemberSpec, run: string, host
   };
 }
 
-/** Before each stop: the copy fits where it lands (the data dir as du counts it, plus 10% and 64 MiB). */
+/** Before each stop: the copy fits where it lands (the data dir, and a WAL dir apart, as du counts them, plus 10% and 64 MiB). */
 export async function backupSpace(d: BackupDriver, m: MemberSpec, host: string): Promise<BackupSpace & { host: string }> {
   const data = await memberData(d, m);
   const fs = copyFilesystem(data);
   const r = await script(d, m, SPACE_SCRIPT, [data.source, fs]);
   if (r.exitCode !== 0) throw new EngineError(`the space for ${m.name}'s copy could not be measured: ${failure(r, 120_000)}`);
   const got = parseSpaceReport(r.stdout);
-  const needed = backupNeeds(got.dataBytes);
-  return { host, dest: `${host}:${got.mount}`, dataDir: `${host}:${got.dataDir}`, dataBytes: got.dataBytes, needed, free: got.free, ok: got.free >= needed };
+  const wal = walApart(data);
+  let walBytes = 0;
+  if (wal) {
+    const w = await d.engine.host(m, ['du', '-sk', '--', wal.source]);
+    if (w.exitCode !== 0) throw new EngineError(`the space for ${m.name}'s copy could not be measured (its WAL dir): ${failure(w, 120_000)}`);
+    walBytes = parseDu(w.stdout.trim().split('\n').pop() ?? '').bytes;
+  }
+  const dataBytes = got.dataBytes + walBytes;
+  const needed = backupNeeds(dataBytes);
+  const dataDir = `${host}:${got.dataDir}${wal ? ` and ${wal.source}` : ''}`;
+  return { host, dest: `${host}:${got.mount}`, dataDir, dataBytes, needed, free: got.free, ok: got.free >= needed };
 }

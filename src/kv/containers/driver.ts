@@ -15,7 +15,7 @@
  */
 import type { ContainerSpec, MemberSpec } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
-import type { DriverProof, MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
+import type { DriverProof, MemberDirs, MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
 import { sharedRead } from '../drivers/driver.js';
 import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
 import { Engine, EngineError, failure } from './engine.js';
@@ -23,6 +23,7 @@ import { createArgs, mountOf, ownEnv, policyRestarts, type ContainerSettings } f
 import { proveStarts } from './proof.js';
 import { backupData, backupSpace, copySize, dropData, restoreData, stopForGood } from './backup.js';
 import { KEPT, keptName } from './prune.js';
+import { hostDirs } from './dirs.js';
 
 export { KEPT } from './prune.js';
 
@@ -157,6 +158,21 @@ export class ContainerDriver implements MemberDriver {
   readonly dropBackup = (m: MemberSpec, _dest: string, run: string): Promise<string> => dropData(this, m, run);
   readonly copySize = (m: MemberSpec, run: string) => copySize(this, m, run, this.hostOf(m));
   readonly backupSpace = (m: MemberSpec) => backupSpace(this, m, this.hostOf(m));
+
+  /**
+   * The member's data dir and WAL dir (its wal-dir, where it sets one) as paths on this machine, for the tools
+   * opsctl runs here on its data (the just-in-time WAL check before a start): mapped through the mounts of the
+   * container the driver starts next (its container, else its newest kept one), a volume's by its Mountpoint.
+   * Undefined, said on the debug sink, where the engine may run on another machine or the dirs cannot be told.
+   */
+  async dataDirs(m: MemberSpec): Promise<MemberDirs | undefined> {
+    const dirs = await hostDirs(this, m);
+    if ('why' in dirs) {
+      this.trace?.(`[kv] container ${m.name}: its data dirs are not read on this machine: ${dirs.why}`);
+      return undefined;
+    }
+    return dirs;
+  }
 
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
     this.lastStart.set(m.name, await this.startOn(m, target));

@@ -48,6 +48,23 @@ export class Engine {
     return ['stop', this.kind === 'docker' ? '--timeout' : '--time', String(seconds), name];
   }
 
+  /**
+   * Why the engine's containers may not be on this machine (their host paths are not this machine's then), or
+   * undefined: no host prefix (driver.onHost), and no variable of the CLI's naming an engine elsewhere (docker's
+   * DOCKER_HOST, podman's CONTAINER_HOST: only a unix socket or a loopback address is here) or one whose machine
+   * cannot be told (DOCKER_CONTEXT, CONTAINER_CONNECTION, podman-remote).
+   */
+  elsewhere(): string | undefined {
+    if (this.prefix) return "it runs on each member's host (driver.onHost)";
+    if (/podman-remote[^/]*$/.test(this.program)) return `${this.program} talks to a podman service that may be on another machine`;
+    const [hostVar, named] = this.kind === 'docker' ? ['DOCKER_HOST', 'DOCKER_CONTEXT'] : ['CONTAINER_HOST', 'CONTAINER_CONNECTION'];
+    const url = this.env[hostVar];
+    if (url && !onThisMachine(url)) return `${hostVar}=${url} names an engine elsewhere`;
+    const ctx = this.env[named];
+    if (ctx && !(named === 'DOCKER_CONTEXT' && ctx === 'default')) return `${named}=${ctx}: which machine its engine is on is not told here`;
+    return undefined;
+  }
+
   /** The words that run a command on the member's host (the prefix), empty on this machine. */
   hostWords(m: MemberSpec): string[] {
     if (!this.prefix) return [];
@@ -114,6 +131,14 @@ export class Engine {
       .filter(([n]) => n?.startsWith(prefix))
       .map(([name, created]) => ({ name: name!, created: created ?? '' }));
   }
+}
+
+/** Whether an engine's address (DOCKER_HOST, CONTAINER_HOST) is on this machine: a unix socket, or TCP to a loopback address. */
+export function onThisMachine(url: string): boolean {
+  if (/^(unix|npipe):\/\//i.test(url)) return true;
+  const m = /^(?:tcp|http|https):\/\/(\[[^\]]+\]|[^:/]+)/i.exec(url);
+  const host = m?.[1]?.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return host === 'localhost' || host === '::1' || Boolean(host && /^127\./.test(host));
 }
 
 /** What a failed engine call said: its command line, exit and last words. */

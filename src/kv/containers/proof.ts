@@ -10,7 +10,8 @@
  *
  * The copy is made with the member's container paused (the engine's freezer: a crash-consistent copy of
  * the volume at one instant, the member's process untouched), `cp -a --sparse=always`, then unpaused; the
- * pause's length is said in the finding.
+ * pause's length is said in the finding. A member that sets its WAL dir (wal-dir, on a mount of its own or
+ * not) has it copied in the same pause, to the trial's wal-dir.
  */
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
@@ -20,7 +21,8 @@ import type { DriverProof, MemberTarget } from '../drivers/driver.js';
 import { NoTrial, parseConfigDoc, trialIsContained, trialPlan, type ConfigDoc } from '../trial/rewrite.js';
 import type { StartSettings } from '../drivers/start-settings.js';
 import { failure, type Engine } from './engine.js';
-import { mountOf, ownEnv, settingOf, type ContainerMount } from './settings.js';
+import { ownEnv, settingOf, type ContainerMount } from './settings.js';
+import { placeDirs } from './dirs.js';
 
 /** Where the copy is mounted in the proof container, and its ports there (its own network: nothing else listens). */
 const INSIDE = '/opsctl-trial';
@@ -58,21 +60,14 @@ export async function proveStarts(
     if (err instanceof NoTrial) return all('problem', `${err.message}: etcd would refuse to start on it`);
     throw err;
   }
-  const given = (doc?.get('data-dir') as string | undefined) ?? settingOf(c, 'data-dir');
-  const dataDir = posix.resolve(c.workdir ?? '/', given ?? `${settingOf(c, 'name') ?? 'default'}.etcd`);
-  const at = mountOf(c, dataDir);
-  if (!at)
+  const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  const dirs = placeDirs(c, { dataDir: text(doc?.get('data-dir')), walDir: text(doc?.get('wal-dir')) });
+  if ('why' in dirs)
     return all(
       'problem',
-      `${c.name}'s data dir ${dataDir} is on no volume or bind mount: it lives in the container's own layer, which the next container (from the hop's image) would not have; move it onto a volume first`,
+      `${dirs.why}: it lives in the container's own layer, which the next container (from the hop's image) would not have; move it onto a volume first`,
     );
-  const walDir = (doc?.get('wal-dir') as string | undefined) ?? settingOf(c, 'wal-dir');
-  if (walDir && !posix.resolve(c.workdir ?? '/', walDir).startsWith(`${dataDir}/`))
-    return all(
-      'not-checked',
-      `${c.name} keeps its WAL in ${walDir}, outside its data dir: the proof copies one directory (give the member its WAL inside the data dir)`,
-    );
-  const source = at.rest ? `${at.mount.hostPath}/${at.rest}` : at.mount.hostPath;
+  const source = dirs.source;
   const mk = await engine.host(m, ['mktemp', '-d', '/var/tmp/opsctl-container-proof.XXXXXX']);
   const scratch = mk.stdout.trim();
   if (mk.exitCode !== 0 || !scratch) return all('not-checked', `no scratch dir on ${m.name}'s host: ${failure(mk, 120_000)}`);
@@ -85,7 +80,12 @@ export async function proveStarts(
       await engine.host(m, ['mkdir', '-m', '0700', `${scratch}/data`]);
       await engine.host(m, ['chown', `--reference=${source}`, `${scratch}/data`]);
     }
-    const copied = on === 'empty' ? 'an empty data dir (its settings alone)' : await copyData(d, m, c.name, source, scratch);
+    if (on === 'empty' && dirs.wal) {
+      await engine.host(m, ['mkdir', '-m', '0700', `${scratch}/wal`]);
+      await engine.host(m, ['chown', `--reference=${dirs.wal.source}`, `${scratch}/wal`]);
+    }
+    const copied =
+      on === 'empty' ? 'an empty data dir (its settings alone)' : await copyData(d, m, { container: c.name, source, wal: dirs.wal?.source, scratch });
     if (typeof copied !== 'string') return all('not-checked', copied.why);
     for (const [i, t] of targets.entries()) {
       const found = await startOne(d, m, {
@@ -94,7 +94,7 @@ export async function proveStarts(
         settings: s,
         doc,
         scratch,
-        dataMount: at.mount,
+        ownMounts: [dirs.mount, ...(dirs.wal ? [dirs.wal.mount] : [])],
         timeoutS,
         copied,
         dataCopy: on === 'copy',
@@ -111,22 +111,32 @@ export async function proveStarts(
   }
 }
 
-/** The member's data dir copied into `scratch`/data with its container paused (a copy of one instant); what the finding says of it. */
-async function copyData(d: ProofDriver, m: MemberSpec, container: string, source: string, scratch: string): Promise<string | { why: string }> {
+/**
+ * The member's data dir copied into `scratch`/data (and its WAL dir, where it sets one, into `scratch`/wal: the
+ * trial's wal-dir) with its container paused (a copy of one instant); what the finding says of it.
+ */
+async function copyData(
+  d: ProofDriver,
+  m: MemberSpec,
+  o: { container: string; source: string; wal: string | undefined; scratch: string },
+): Promise<string | { why: string }> {
+  const { container, source, wal, scratch } = o;
   const engine = d.engine;
   const t0 = Date.now();
   await engine.must(m, ['pause', container]);
   let copy;
   try {
     copy = await engine.host(m, ['cp', '-a', '--sparse=always', '--', source, `${scratch}/data`], 600_000);
+    if (copy.exitCode === 0 && wal) copy = await engine.host(m, ['cp', '-a', '--sparse=always', '--', wal, `${scratch}/wal`], 600_000);
   } finally {
     await engine.must(m, ['unpause', container]);
   }
   const pausedMs = Date.now() - t0;
-  if (copy.exitCode !== 0) return { why: `the copy of ${source} failed: ${failure(copy, 600_000)}` };
-  const du = await engine.host(m, ['du', '-sB1', `${scratch}/data`]);
-  const bytes = Number(du.stdout.split(/\s/)[0]);
-  return `a copy of its data volume (${source}: ${Number.isFinite(bytes) ? `${(bytes / 1048576).toFixed(1)} MiB` : '?'}; ${container} paused ${pausedMs} ms for it)`;
+  if (copy.exitCode !== 0) return { why: `the copy of ${source}${wal ? ` and ${wal}` : ''} failed: ${failure(copy, 600_000)}` };
+  const du = await engine.host(m, ['du', '-sB1', '-c', `${scratch}/data`, ...(wal ? [`${scratch}/wal`] : [])]);
+  const bytes = Number(/^(\d+)\s+total$/m.exec(du.stdout)?.[1]);
+  const what = wal ? `its data volume and WAL dir (${source}, ${wal}` : `its data volume (${source}`;
+  return `a copy of ${what}: ${Number.isFinite(bytes) ? `${(bytes / 1048576).toFixed(1)} MiB` : '?'}; ${container} paused ${pausedMs} ms for it)`;
 }
 
 /** One target's image on the copy: started, asked, removed. */
@@ -139,13 +149,14 @@ async function startOne(
     settings: Parameters<typeof trialPlan>[0];
     doc: ConfigDoc | undefined;
     scratch: string;
-    dataMount: ContainerMount;
+    /** The mounts of the member's own data dir and WAL dir: never mounted into a proof. */
+    ownMounts: ContainerMount[];
     timeoutS: number;
     copied: string;
     dataCopy: boolean;
   },
 ): Promise<DriverProof> {
-  const { member, target: t, settings: s, doc, scratch, dataMount, timeoutS, copied, dataCopy } = o;
+  const { member, target: t, settings: s, doc, scratch, ownMounts, timeoutS, copied, dataCopy } = o;
   const engine = d.engine;
   const image = d.imageOf(t.version)!;
   const fresh = doc && s.config ? await parseConfigDoc(s.config.text, s.config.file) : undefined;
@@ -160,8 +171,8 @@ async function startOne(
   const c = (await engine.inspect(m, member))!;
   const name = `${member}.opsctl-proof-${randomBytes(4).toString('hex')}`;
   const env = { ...Object.fromEntries(Object.entries(ownEnv(c, undefined)).filter(([k]) => !/^ETCD_/.test(k))), ...plan.env };
-  // the member's other mounts (certificates, a config dir), read-only; never its data's
-  const others = c.mounts.filter((x) => x.type !== 'tmpfs' && x.destination !== dataMount.destination);
+  // the member's other mounts (certificates, a config dir), read-only; never its data's or its WAL's
+  const others = c.mounts.filter((x) => x.type !== 'tmpfs' && !ownMounts.some((own) => own.destination === x.destination));
   const args = [
     'run',
     '-d',
