@@ -21,15 +21,14 @@ function wal(frames: Buffer[]): string {
   writeFileSync(join(dir, 'member', 'wal', '0000000000000000-0000000000000000.wal'), Buffer.concat([...frames, Buffer.alloc(512)]));
   return dir;
 }
-const env = (driver: Partial<MemberDriver>): StepEnv<never> =>
-  ({
-    driver: driver as MemberDriver,
-    journal: { target: '3.6' } as Journal,
-    membership: [],
-    real: true,
-    o: {},
-    checkpoint: async () => undefined,
-  });
+const env = (driver: Partial<MemberDriver>): StepEnv<never> => ({
+  driver: driver as MemberDriver,
+  journal: { target: '3.6' } as Journal,
+  membership: [],
+  real: true,
+  o: {},
+  checkpoint: async () => undefined,
+});
 const steps = (start: Partial<JournalStep>): JournalStep[] => [{ id: 'kv1/start', member: 'kv1', kind: 'start', status: 'failed', ...start }];
 
 describe('--on-failure rollback: whether the copy goes back (upgrade/on-failure.ts copyDecision)', () => {
