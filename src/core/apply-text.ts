@@ -1,13 +1,5 @@
 import { jsonSyntaxText, syntaxErrorText } from './syntax-error.js';
-import { parseYaml } from './yaml.js';
-
-/**
- * The largest YAML text opsctl parses. The yaml library builds a document model that costs 70 to 300
- * times the file's size in memory (measured on the built binary, `--dry-run`: 1 MB of tracker YAML
- * peaked at 156 MB, 194 KB of labels YAML at 110 MB), so YAML is read up to 128 KiB, which keeps an
- * apply under DESIGN's 100 MB budget (85 MB tracker, 94 MB labels); a larger file is written as JSON.
- */
-export const YAML_MAX_BYTES = 128 * 1024;
+import { parseYaml, YAML_MAX_BYTES } from './yaml.js';
 
 /** The largest JSON apply file: the 16 MiB cap of every file (parsed natively at about 3 times its size; a 15.7 MB tracker apply peaks 7.5 times its size above its baseline). */
 export const JSON_MAX_BYTES = 16 * 1024 * 1024;
@@ -27,7 +19,7 @@ const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024)
 
 /**
  * An apply file's data: JSON when it looks like JSON (whatever its name), else YAML (a superset of JSON)
- * under YAML_MAX_BYTES. `jsonMaxBytes` is the command's own cap for JSON (what its planner can hold
+ * under YAML_MAX_BYTES, read by the one YAML reader (core/yaml.ts: its limits, its words for a syntax error). `jsonMaxBytes` is the command's own cap for JSON (what its planner can hold
  * within the memory budget). Throws a TextProblem saying what is wrong and where, or how big the file
  * is, its cap and the way out (split it, or write it as JSON), before anything is built from it.
  */

@@ -1,3 +1,5 @@
+import { YamlTextError, yamlProblemText } from './yaml.js';
+
 /**
  * Parse errors that never echo the file: a file may be anything the user pointed a flag at
  * (`--data @/etc/shadow`), and the parsers' own messages quote the text around the error. These say
@@ -121,47 +123,23 @@ export function jsonSyntaxText(text: string): string {
   return `line ${line}, column ${column}: expected ${problem.expected}`;
 }
 
-/** The yaml library's error codes, said without quoting the text (its own messages show the line). */
-const YAML_PROBLEMS: Record<string, string> = {
-  ALIAS_PROPS: 'an alias cannot have a tag or anchor',
-  BAD_ALIAS: 'an alias to an anchor defined earlier',
-  BAD_COLLECTION_TYPE: 'a collection of the type its tag names',
-  BAD_DIRECTIVE: 'a valid %YAML or %TAG directive',
-  BAD_DQ_ESCAPE: 'a valid escape in a double-quoted string',
-  BAD_INDENT: 'an indentation that lines up with its siblings',
-  BAD_PROP_ORDER: 'the anchor and tag before the value',
-  BAD_SCALAR_START: 'a value that does not start with a reserved character (quote it)',
-  BLOCK_AS_IMPLICIT_KEY: 'a key that is not a nested block (a key must be a scalar on one line)',
-  BLOCK_IN_FLOW: 'no block value inside a flow collection ({…} or […])',
-  DUPLICATE_KEY: 'each key once per mapping (this key appears twice)',
-  KEY_OVER_1024_CHARS: 'an implicit key under 1024 characters',
-  MISSING_CHAR: 'a closing quote, bracket or separator (, or :)',
-  MULTILINE_IMPLICIT_KEY: 'a key on one line',
-  MULTIPLE_ANCHORS: 'one anchor per value',
-  MULTIPLE_DOCS: 'one YAML document (no second ---)',
-  MULTIPLE_TAGS: 'one tag per value',
-  NON_STRING_KEY: 'a string key',
-  TAB_AS_INDENT: 'spaces for indentation, not tabs',
-  TAG_RESOLVE_FAILED: 'a value of the type its tag names',
-  UNEXPECTED_TOKEN: 'a key, value or list item here (indentation or a stray character?)',
-};
-
 /**
- * "line L, column C: expected …" for a parser's error (the yaml library's, a CSV parser's, JSON.parse's
+ * "line L, column C: expected …" for a parser's error (the YAML reader's, a CSV parser's, JSON.parse's
  * when `text` is given), without quoting any of the text; a parser error of unknown shape is named by
  * its kind only.
  */
 export function syntaxErrorText(err: unknown, text?: string): string {
   const e = err as { name?: unknown; code?: unknown; linePos?: Array<{ line: number; col: number }>; lines?: unknown; message?: unknown };
   if (err instanceof SyntaxError && text !== undefined) return jsonSyntaxText(text);
+  // YAML: the one reader (core/yaml.ts) already says it in these words
+  if (err instanceof YamlTextError) return err.message;
   const code = typeof e?.code === 'string' ? e.code : undefined;
   const pos = e?.linePos?.[0];
-  if (pos && code) return `line ${pos.line}, column ${pos.col}: expected ${YAML_PROBLEMS[code] ?? code.toLowerCase().replace(/_/g, ' ')}`;
+  if (pos && code) return yamlProblemText(code, pos);
   if (code?.startsWith('CSV_')) {
     const what = code.slice(4).toLowerCase().replace(/_/g, ' ');
     return `${typeof e.lines === 'number' ? `line ${e.lines}: ` : ''}${what}`;
   }
-  if (code === 'ERR_MAX_ALIAS_COUNT' || (typeof e?.message === 'string' && /alias/i.test(e.message))) return 'too many or unresolved aliases';
   return pos ? `line ${pos.line}, column ${pos.col}: not valid` : 'not valid';
 }
 

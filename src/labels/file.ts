@@ -361,7 +361,7 @@ function looksLikeService(raw: unknown): boolean {
 export const LABELS_FILE_MAX_BYTES = 512 * 1024;
 
 async function parseText(text: string, source: string): Promise<unknown> {
-  // JSON when it looks like JSON, else YAML up to 128 KiB (core/apply-text.ts), at most LABELS_FILE_MAX_BYTES; errors say the line and column
+  // JSON when it looks like JSON, else YAML up to 128 KiB (core/apply-text.ts, core/yaml.ts), at most LABELS_FILE_MAX_BYTES; errors say the line and column
   try {
     return await parseJsonOrYaml(text, { jsonMaxBytes: LABELS_FILE_MAX_BYTES });
   } catch (err) {

@@ -177,7 +177,12 @@ describe("the embedded mock's clients file (OPSCTL_MOCK_OAUTH_CLIENTS) that is w
       'has a bad client: x.apps.mock: data_api_enabled must be true or false',
     ],
     ['clients that are not a list', '{"clients":{"a":1}}', 'has "clients" that is not a list'],
-    ['not YAML (a .yaml file)', 'clients: [a', 'is not valid YAML (line 1, column 12)', 'clients.yaml'],
+    [
+      'not YAML (a .yaml file)',
+      'clients: [a',
+      'is not valid YAML (line 1, column 12: expected an indentation that lines up with its siblings)',
+      'clients.yaml',
+    ],
   ] as Array<[string, string, string, string?]>) {
     it(`${name}: login exits 2 naming the file and the problem (built binary); no 500, no stack`, async () => {
       const file = join(dir, fileName ?? 'clients.json');

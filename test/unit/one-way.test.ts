@@ -69,6 +69,9 @@ describe('one way per concern', () => {
     expect(importsOf('@opsctl/shared/yaml.js').map((i) => i.file)).toContain('src/core/yaml.ts');
     expect(importsOf('@opsctl/shared/yaml.js').some((i) => i.file.startsWith('packages/mock/'))).toBe(true);
     expect(importsOf('../../core/yaml.js').some((i) => i.file.startsWith('src/kv/'))).toBe(true);
+    // and text becomes YAML data there only: parseYaml / parseYamlDocument (its limits, its words for a syntax error)
+    const parsers = linesMatching(allTexts(), /\b(parseDocument|parseAllDocuments)\(|yamlLib\(\)\)?\.parse\(/);
+    expect(parsers.filter((at) => !own.some((f) => at.startsWith(`${f}:`)))).toEqual([]);
   });
 
   it('one lock: @opsctl/shared/lock.js is re-exported to the CLI by src/core/lock.ts alone', () => {

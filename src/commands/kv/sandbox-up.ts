@@ -13,7 +13,7 @@ import { duration, openSession } from './lib/shared.js';
 import { SIMULATED_MINORS } from '../../kv/sandbox/members.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './sandbox-up.spec.js';
-import { yamlLib } from '../../core/yaml.js';
+import { parseYamlDocument, yamlLib, YamlTextError } from '../../core/yaml.js';
 
 export type SandboxUpOptions = OptionsOf<typeof spec>;
 
@@ -22,8 +22,9 @@ export type SandboxUpOptions = OptionsOf<typeof spec>;
  * does not manage itself, MEMBER one of kv1..kvN, VALUE one YAML scalar (written as given).
  */
 export async function parseConfigSettings(raw: string[], members: number): Promise<ConfigSetting[]> {
-  const { parseDocument, isMap, isScalar } = await yamlLib();
-  return raw.map((item) => {
+  const { isMap, isScalar } = await yamlLib();
+  const settings: ConfigSetting[] = [];
+  for (const item of raw) {
     const [, member, key, value] = /^(?:(kv\d+):)?([a-z][a-z0-9-]*)=(.*)$/s.exec(item) ?? [];
     if (key === undefined || value === undefined)
       throw new UsageError(`--config: "${item}" is not [MEMBER:]KEY=VALUE`, {
@@ -39,16 +40,20 @@ export async function parseConfigSettings(raw: string[], members: number): Promi
         hint: `give a setting other than ${[...SANDBOX_CONFIG_KEYS].join(', ')} (--heartbeat sets the heartbeat and election timeout)`,
       });
     }
-    const doc = parseDocument(`${key}: ${value}\n`);
-    const pair = isMap(doc.contents) && doc.contents.items.length === 1 ? doc.contents.items[0] : undefined;
-    if (value.trim() === '' || doc.errors.length || !pair || !isScalar(pair.value) || /[\n\r]/.test(value)) {
+    const doc = await parseYamlDocument(`${key}: ${value}\n`).catch((err: unknown) => {
+      if (err instanceof YamlTextError) return undefined;
+      throw err;
+    });
+    const pair = doc && isMap(doc.contents) && doc.contents.items.length === 1 ? doc.contents.items[0] : undefined;
+    if (value.trim() === '' || !pair || !isScalar(pair.value) || /[\n\r]/.test(value)) {
       throw new UsageError(`--config: the value of ${key} ("${value}") is not one YAML value`, {
         field: '--config',
         hint: `write it as in the config file: ${key}=24 (a number) or ${key}='"24h"' (a string)`,
       });
     }
-    return { member, key, value: value.trim() };
-  });
+    settings.push({ member, key, value: value.trim() });
+  }
+  return settings;
 }
 
 /** `kv sandbox up`: a local cluster on loopback (simulated members, or real etcd from --etcd-bin). */

@@ -13,7 +13,7 @@ import { columns, handleInterrupts, trackerClient } from './shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { importSpec } from './import.spec.js';
 import { changesExit } from '../action.js';
-import { parseYaml } from '../../core/yaml.js';
+import { parseYaml, YamlTextError } from '../../core/yaml.js';
 
 export type ImportOptions = OptionsOf<ReturnType<typeof importSpec>>;
 
@@ -174,6 +174,11 @@ async function parse(text: string, format: string, file: string): Promise<unknow
     if (format === 'json') return JSON.parse(text);
     return await parseYaml(text);
   } catch (err) {
-    throw new UsageError(`${label(file)}: not valid ${format.toUpperCase()}: ${syntaxErrorText(err, format === 'json' ? text : undefined)}`, { field: 'file' });
+    // (a YAML file over the YAML reader's cap is read as JSON, up to the 16 MiB of every file)
+    const tooBig = err instanceof YamlTextError && err.code === 'YAML_TOO_BIG';
+    throw new UsageError(`${label(file)}: not valid ${format.toUpperCase()}: ${syntaxErrorText(err, format === 'json' ? text : undefined)}`, {
+      field: 'file',
+      ...(tooBig ? { hint: 'write the stories as JSON (--format json), or split them into smaller files; nothing was sent' } : {}),
+    });
   }
 }

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDurably } from './member-record.js';
-import { yamlLib } from '../../core/yaml.js';
+import { parseYamlDocument, YamlTextError } from '../../core/yaml.js';
+import { OpsError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
 import { readLocalFileSync } from '../../core/local-file.js';
 
 /** A local member's own files that a start reads or a check measures: its config file for one-off settings, its v2 snapshot files. */
@@ -23,7 +25,14 @@ export async function oneOffSettings(configFile: string, settings: Record<string
   }
   const what = { what: "the member's config file" };
   if (!existsSync(kept)) writeDurably(kept, readLocalFileSync(configFile, what));
-  const doc = (await yamlLib()).parseDocument(readLocalFileSync(kept, what));
+  const doc = await parseYamlDocument(readLocalFileSync(kept, what)).catch((err: unknown) => {
+    // (the yaml library refused to write such a document back, in its own words)
+    throw err instanceof YamlTextError
+      ? new OpsError(`the member's config file ${kept} is not valid YAML (${err.message})`, ExitCode.failure, {
+          hint: 'fix the YAML: etcd reads this file with --config-file',
+        })
+      : err;
+  });
   for (const [k, v] of Object.entries(settings)) doc.set(k, /^\d+$/.test(v) ? Number(v) : v);
   writeDurably(configFile, doc.toString());
 }

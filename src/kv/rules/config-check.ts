@@ -1,7 +1,7 @@
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
 import { parseGoDuration } from '../../core/duration.js';
-import { yamlLib } from '../../core/yaml.js';
+import { parseYamlDocument, yamlLib, YamlTextError } from '../../core/yaml.js';
 
 /** One thing in a member's config file that 3.3 will not accept (or that its clients cannot honour). */
 export interface ConfigProblem {
@@ -24,12 +24,20 @@ export const CLIENT_SEND_DEFAULT = 2 * 1024 * 1024;
 export async function checkConfig(text: string, file: string, member: string): Promise<ConfigProblem[]> {
   const y = await yamlLib();
   const lc = new y.LineCounter();
-  const doc = y.parseDocument(text, { lineCounter: lc });
   const out: ConfigProblem[] = [];
-  const [e] = doc.errors;
-  if (e) {
+  let doc;
+  try {
+    doc = await parseYamlDocument(text, { lineCounter: lc });
+  } catch (err) {
+    if (!(err instanceof YamlTextError)) throw err;
     return [
-      { member, file, line: e.linePos?.[0]?.line ?? 0, problem: `not valid YAML (${e.code})`, fix: 'fix the YAML: etcd reads this file with --config-file' },
+      {
+        member,
+        file,
+        line: err.linePos?.[0]?.line ?? 0,
+        problem: `not valid YAML (${err.message})`,
+        fix: 'fix the YAML: etcd reads this file with --config-file',
+      },
     ];
   }
   const map = doc.contents;

@@ -7,7 +7,7 @@
  * never runs it), log files (beside the scratch data). Everything else is left as written.
  */
 import { configFileOf, envName, flagWords, type StartSettings } from '../drivers/start-settings.js';
-import { yamlLib } from '../../core/yaml.js';
+import { parseYamlDocument, yamlLib, YamlTextError } from '../../core/yaml.js';
 
 export interface TrialPorts {
   client: number;
@@ -219,8 +219,13 @@ export interface ConfigDoc {
 /** The member's config file as a ConfigDoc; throws NoTrial when it is not a YAML map (etcd would refuse it: the trial says so). */
 export async function parseConfigDoc(text: string, file: string): Promise<ConfigDoc> {
   const y = await yamlLib();
-  const doc = y.parseDocument(text);
-  if (doc.errors.length) throw new NoTrial(`the config file ${file} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]})`);
+  let doc;
+  try {
+    doc = await parseYamlDocument(text);
+  } catch (err) {
+    if (!(err instanceof YamlTextError)) throw err;
+    throw new NoTrial(`the config file ${file} is not valid YAML (${err.message})`);
+  }
   const root = doc.contents;
   if (root !== null && !y.isMap(root)) throw new NoTrial(`the config file ${file} is not a map of settings`);
   return {
