@@ -47,6 +47,13 @@ function sandbox() {
 
 const FAST = ['--poll-interval', '100ms'];
 
+/** `kv upgrade --to 3.6` onto `bin` with --on-failure rollback, its trials skipped (the binary `does` wrong only outside them). */
+const rollbackUnproven = (bin: string, does: string) =>
+  [
+    ...['kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', bin, '--on-failure', 'rollback'],
+    ...['--skip-trial', 'kv1,kv2,kv3', '--skip-reason', `the test: a binary that ${does} only outside the trial`, ...FAST],
+  ] as const;
+
 describe.runIf(ready)('kv restore on real etcd 3.5 and 3.6 (etcdutl), from a hop restore point of a ladder (the built binary)', () => {
   it('3.4 → 3.5.35 → 3.6.16, then a snapshot restored onto 3.6 and the 3.5 hop point onto 3.5: the keys of each point', async () => {
     const { opsctl, dir } = sandbox();
@@ -205,24 +212,7 @@ describe.runIf(ready)('kv upgrade --on-failure rollback on real etcd, on the 3.5
     );
     chmodSync(join(broken, 'etcd'), 0o755);
     // (the trial start would refuse it before any stop: overridden, so the member's own start fails)
-    const r = await opsctl(
-      'kv',
-      'upgrade',
-      '--to',
-      '3.6',
-      '--yes',
-      '--target-bin',
-      broken,
-      '--on-failure',
-      'rollback',
-      '--healthy-timeout',
-      '20s',
-      '--skip-trial',
-      'kv1,kv2,kv3',
-      '--skip-reason',
-      'the test: a binary that fails only outside the trial',
-      ...FAST,
-    );
+    const r = await opsctl(...rollbackUnproven(broken, 'fails'), '--healthy-timeout', '20s');
     expect(r.exitCode, String(r.stderr)).toBe(3);
     expect(String(r.stderr)).toContain(`is back on ${dirs['3.5']}/etcd (data dir restored from `);
     const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout));
@@ -262,22 +252,7 @@ describe.runIf(ready)('--on-failure rollback after the target took part in the c
     const writer = (async () => {
       while (writing) if ((await opsctl('kv', 'put', `w/${writes}`, `v${writes}`)).exitCode === 0) writes += 1;
     })();
-    const r = await opsctl(
-      'kv',
-      'upgrade',
-      '--to',
-      '3.6',
-      '--yes',
-      '--target-bin',
-      odd,
-      '--on-failure',
-      'rollback',
-      '--skip-trial',
-      'kv1,kv2,kv3',
-      '--skip-reason',
-      'the test: a binary that misbehaves only outside the trial',
-      ...FAST,
-    );
+    const r = await opsctl(...rollbackUnproven(odd, 'misbehaves'));
     writing = false;
     await writer;
     const err = String(r.stderr);
