@@ -261,7 +261,7 @@ describe.runIf(ready)('--on-failure rollback after the target took part in the c
     const m = /--on-failure rollback: (kv\d) is back on /.exec(err)?.[1];
     expect(m, err).toBeDefined();
     expect(err).toMatch(
-      /its data dir kept as its start on 3\.6 left it, its copy \S+ not put back: its WAL was written after the copy \(\d+ → \d+ records, raft index \d+ → \d+\)/,
+      /its data dir kept as its start on 3\.6 left it, its copy \S+ not put back: its WAL was written after the copy \(\d+ records, raft index \d+ at term \d+ before its start, \d+ records, raft index \d+ at term \d+ now\)/,
     );
     // healthy on 3.5 with every acknowledged write, and the member's own log without the raft panic
     expect((await opsctl('kv', 'health')).exitCode).toBe(0);

@@ -81,8 +81,9 @@ export function runScript(
     'ours() {',
     '  hex=$(printf "%04X" "$port")',
     '  inodes=$(awk -v p=":$hex" \'$4=="0A" && substr($2, length($2)-4)==p {print $10}\' /proc/net/tcp /proc/net/tcp6 2>/dev/null)',
-    // (a process that has just exited or is a zombie has no fds to show: not ours; one whose fds are not ours to read: taken as before)
-    '  fds=$(ls -l "/proc/$pid/fd" 2>/dev/null) || { grep -qs "^State:[[:space:]]*[^Z]" "/proc/$pid/status" && return 0; return 1; }',
+    // (a process whose fds are not ours to read, another user's: taken as before; one that is exiting, a zombie or gone
+    // has none to show, or no fd dir, whatever its state says at that instant: not ours)
+    '  fds=$(LC_ALL=C ls -l "/proc/$pid/fd" 2>&1) || { case $fds in *"Permission denied"*) return 0;; esac; return 1; }',
     '  [ -n "$inodes" ] && [ -r "/proc/$pid/task/$pid/children" ] || return 0',
     '  for q in $(cat /proc/$pid/task/*/children 2>/dev/null); do fds="$fds $(ls -l "/proc/$q/fd" 2>/dev/null)"; done',
     '  for i in $inodes; do case $fds in *"socket:[$i]"*) return 0;; esac; done',
