@@ -278,7 +278,7 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     const place = 's3://backups/etcd/completed';
     let r;
     try {
-      r = await opsctl(['kv', 'snapshot', 'save', '--to', place, '--snapshot-timeout', '15s', '--s3-timeout', '3s'], { AWS_ENDPOINT_URL: proxy.url });
+      r = await opsctl(['kv', 'snapshot', 'save', '--to', place, '--snapshot-timeout', '40s', '--s3-timeout', '3s'], { AWS_ENDPOINT_URL: proxy.url });
     } finally {
       await proxy.close();
     }
