@@ -92,11 +92,14 @@ export class CycleFailed extends Error {
   }
 }
 
-/** The member's WAL mark before its start (nothing read while it runs: a resumed start may find it up). */
-async function markBeforeStart(env: CycleEnv['env'], m: MemberSpec): Promise<NonNullable<JournalStep['walBefore']>> {
+/**
+ * The member's WAL mark before its start (nothing read while it runs: a resumed start may find it up; `seenGone`: this
+ * run saw its process gone, so the driver is not asked again while the member is down).
+ */
+async function markBeforeStart(env: CycleEnv['env'], m: MemberSpec, { seenGone }: { seenGone: boolean }): Promise<NonNullable<JournalStep['walBefore']>> {
   const d = env.driver;
   if (d.capabilities?.etcdData === false) return { why: `${d.capabilities.what} members keep no WAL` };
-  if (await d.isRunning(m)) return { why: `${m.name} was running already when its start began` };
+  if (!seenGone && (await d.isRunning(m))) return { why: `${m.name} was running already when its start began` };
   return walMarkOf(d, m);
 }
 
@@ -144,7 +147,7 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
     step.startedAt = new Date(env.o.now()).toISOString();
     delete step.error;
     // its WAL as the start will find it, where its data was copied: the put-back's guard (kv/wal/wal-mark.ts)
-    if (kind === 'start' && c.whileDown && !step.walBefore) step.walBefore = await markBeforeStart(env, m);
+    if (kind === 'start' && c.whileDown && !step.walBefore) step.walBefore = await markBeforeStart(env, m, { seenGone });
     // written ahead of a change to the member: durably before its stop
     if (kind === 'stop' || kind === 'start') await x.save(kind === 'stop');
     const p = env.o.reporter.begin(label);
