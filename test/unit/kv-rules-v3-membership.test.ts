@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkHop } from '../../src/kv/rules/index.js';
 import type { HopFacts } from '../../src/kv/rules/types.js';
 import { hexId } from '../../src/kv/ladder/v3-membership.js';
+import { hopReads } from '../../src/kv/ladder/facts.js';
 
 /**
  * The v3 store's membership before 3.5.26+ and 3.6 read it (src/kv/ladder/v3-membership.ts): a 3.4 cluster
@@ -66,5 +67,23 @@ describe('the v3 store membership rules', () => {
   it("a member id as the API gives it (decimal) is the bucket's key (hex)", () => {
     expect(hexId('7341365091048166010')).toBe('65e1c4a77261127a');
     expect(hexId('13709074387616946098')).toBe('be406a85915057b2');
+  });
+
+  it("inside a rehearsal's clone, the first hop takes no snapshot of the v3 store again (the run that rehearses read it beside the copy); every other read takes one", async () => {
+    const obs = {
+      members: [{ name: 'etcd1', id: '1', endpoint: 'http://127.0.0.1:1', reachable: true, healthy: true, healthDetail: '', leaderId: '1', real: true }],
+      alarms: [],
+    };
+    // (no timeouts: a snapshot begun here fails at once, and says so, before any request)
+    const o = { cluster: { key: 'k', members: [{ name: 'etcd1', endpoint: 'http://127.0.0.1:1' }] }, snapshotVia: 'gateway' } as unknown as Parameters<
+      typeof hopReads
+    >[0];
+    const hop = { from: '3.4', to: '3.5', patch: false };
+    const judged = await hopReads(o, hop, { obs, bins: {}, current: true, judgedBeforeCopy: true });
+    expect(judged.v3Membership).toEqual({ why: expect.stringMatching(/read by the run that rehearses this one/), none: true });
+    const rows = await row(facts('3.4', '3.5', { binaryVersion: '3.5.35', v3Membership: judged.v3Membership }), 'v3-consistent-index');
+    expect(rows.map((r) => r.status)).toEqual(['ok']);
+    const read = await hopReads(o, hop, { obs, bins: {}, current: true });
+    expect(read.v3Membership).toEqual({ why: expect.stringMatching(/a snapshot of etcd1's v3 store could not be read/) });
   });
 });

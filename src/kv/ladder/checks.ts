@@ -178,7 +178,7 @@ export async function check(o: Pick<LadderOptions, Overrides>, facts: HopFacts):
 
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
 export async function checkAll(
-  o: Pick<LadderOptions, 'cluster' | 'driver' | Overrides | Snapshotting>,
+  o: Pick<LadderOptions, 'cluster' | 'driver' | Overrides | Snapshotting> & Partial<Pick<LadderOptions, 'inClone'>>,
   hops: Hop[],
   { obs, bins, v2, fromHop, trials }: Pick<HopAt, 'obs' | 'bins' | 'v2'> & { fromHop: number; trials: Map<string, TrialFinding[]> },
 ) {
@@ -187,7 +187,20 @@ export async function checkAll(
   // Every hop at once (each only looks: config reads, etcdutl on the data dirs).
   return Promise.all(
     hops.map(async (h, i) =>
-      i < fromHop ? [] : check(o, await hopFacts(o, h, { obs, bins, v2, current: i === fromHop, patchPlanned: patchPlanned(h), trials })),
+      i < fromHop
+        ? []
+        : check(
+            o,
+            await hopFacts(o, h, {
+              obs,
+              bins,
+              v2,
+              current: i === fromHop,
+              patchPlanned: patchPlanned(h),
+              trials,
+              judgedBeforeCopy: Boolean(o.inClone) && i === fromHop,
+            }),
+          ),
     ),
   );
 }

@@ -78,7 +78,7 @@ export async function single(
       trials = await trying;
       proofs = proofsOf(trials, [hop], bins);
       const trialMs = o.now() - tried;
-      checks = planFix(o, await check(o, await hopFacts(o, hop, { obs, bins, v2, current: true, trials })));
+      checks = planFix(o, await check(o, await hopFacts(o, hop, { obs, bins, v2, current: true, trials, judgedBeforeCopy: Boolean(o.inClone) })));
       const stop = blocking(checks, o.strict);
       notes = [settlePlan(o, hop, v2), trialSummary(trials, trialMs)];
       if (stop.length) {
