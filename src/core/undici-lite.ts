@@ -20,10 +20,10 @@ export type Agent = AgentType;
 /** undici's socket connector (TLS options in), to wrap when the sockets themselves are of interest. */
 export const buildConnector = buildConnectorImpl as typeof import('undici').buildConnector;
 
-export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher };
+export type UndiciRequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher };
 
 /** undici's `request(url, options)`: one request through the given dispatcher. */
-export function request(url: URL, opts: RequestOptions): Promise<Dispatcher.ResponseData> {
+export function request(url: URL, opts: UndiciRequestOptions): Promise<Dispatcher.ResponseData> {
   const { dispatcher, ...rest } = opts;
   return (requestImpl as (this: Dispatcher, o: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>).call(dispatcher, {
     ...rest,

@@ -7,10 +7,10 @@ import { readOffsite, s3Settings } from './lib/offsite.js';
 import type { OffsiteLeftover } from '../../kv/offsite/store.js';
 import type { S3Settings } from '../../kv/offsite/target.js';
 
-export type BackupsListOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /** `kv backups list`: every data-dir backup, snapshot and kept data dir opsctl made here, by run. */
-export async function run(opts: BackupsListOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.from) return listOffsite(opts.from, s3Settings(opts));
   const runs = findBackups(ctx.paths.data);
   const rows = runs.flatMap((r) =>

@@ -11,13 +11,13 @@ import type { OffsiteLeftover } from '../../kv/offsite/store.js';
 import { durationFlag } from '../../core/duration.js';
 import { keptLine, keptPrune } from './lib/prune-containers.js';
 
-export type BackupsPruneOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 const describe = (r: BackupRun) =>
   `${r.cluster}/${r.run} (${r.kind}, ${r.items.length} item(s), ${humanBytes(r.bytes)}): ${r.items.map((i) => `${i.kind} ${i.member}`).join(', ')}`;
 
 /** `kv backups prune`: keeps each cluster's N newest runs of backups; never those a journal in progress needs. */
-export async function run(opts: BackupsPruneOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const keepText = opts.keep ?? '1';
   if (!/^\d+$/.test(keepText))
     throw new UsageError(`--keep: ${JSON.stringify(keepText)} is not a whole number of runs`, {
@@ -170,7 +170,7 @@ async function hostDrop(ctx: Context, file: string | undefined, items: BackupIte
 }
 
 /** Off-host: the N newest backups under the prefix kept, the rest removed (each manifest first: never a listed backup without its snapshot). */
-async function pruneOffsite(from: string, settings: S3Settings, keep: number, opts: BackupsPruneOptions, ctx: Context): Promise<CommandResult> {
+async function pruneOffsite(from: string, settings: S3Settings, keep: number, opts: Options, ctx: Context): Promise<CommandResult> {
   const staleMs = durationFlag('--stale-after', opts.staleAfter ?? '24h');
   const { store, target } = await readOffsite(from, '--from', settings);
   // what interrupted saves left (never listed as backups) too: an upload begun since may be one under way

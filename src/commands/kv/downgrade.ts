@@ -10,14 +10,14 @@ import { parseTargetBins } from './upgrade.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './downgrade.spec.js';
 
-export type DowngradeOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * `kv downgrade --to 3.5`: a 3.6 cluster back to 3.5 (or a 3.7 one to 3.6) with etcd's downgrade API
  * (validate, enable, then member by member on the older binaries, the leader last, the end confirmed). Refused with nothing
  * changed (exit 1); halted (exit 3) with the way back; Ctrl-C at a safe point (130); a re-run resumes.
  */
-export async function run(opts: DowngradeOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (!/^\d+\.\d+$/.test(opts.to)) throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: 'write it as 3.5' });
   const { onFailure, settle } = rollingFlags(opts, 'its newer binary');
   const bins = parseTargetBins(opts.targetBin);

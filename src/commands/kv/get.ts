@@ -17,13 +17,13 @@ import {
 import { etcdSaid, linesText, reach } from './lib/ops.js';
 import type { spec } from './get.spec.js';
 
-export type GetOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * `kv get KEY [END]` with etcdctl's range flags, from the first member that answers (as etcdctl's
  * balancer). A missing key prints nothing, exit 0 (etcdctl's habit); --require makes it exit 1.
  */
-export async function run(opts: GetOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const req = request(opts);
   const r = await reach(ctx, opts);
   const got = await r
@@ -66,7 +66,7 @@ export async function run(opts: GetOptions, ctx: Context): Promise<CommandResult
 }
 
 /** The request the flags make, checked as etcdctl checks them (before anything is sent). */
-function request(opts: GetOptions): RangeRequest {
+function request(opts: Options): RangeRequest {
   if (opts.prefix && opts.fromKey)
     throw new UsageError('--prefix and --from-key: give one of them', {
       field: '--from-key',

@@ -5,10 +5,10 @@ import { resolveCluster, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './health.spec.js';
 
-export type HealthOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /** `kv health`: each member's /health (lenient), one row per member; exit 1 when any is unhealthy. */
-export async function run(opts: HealthOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const { cluster, session } = await resolveCluster(ctx, opts);
   const t = timeouts(opts);
   const rows = await Promise.all(

@@ -10,12 +10,12 @@ import { etcdSaid, reach, shaped } from './lib/ops.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './put.spec.js';
 
-export type PutOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 const HOW = 'opsctl kv put KEY VALUE, opsctl kv put KEY - (stdin), or opsctl kv put KEY --file FILE';
 
 /** The value to write: the argument, stdin (`-`), or --file; exactly one of them (none with --ignore-value). */
-async function valueOf(opts: PutOptions, ctx: Context): Promise<string | undefined> {
+async function valueOf(opts: Options, ctx: Context): Promise<string | undefined> {
   if (opts.value !== undefined && opts.file !== undefined) {
     throw new UsageError('kv put: give the value as an argument or with --file, not both', { field: '--file', hint: HOW });
   }
@@ -38,7 +38,7 @@ async function valueOf(opts: PutOptions, ctx: Context): Promise<string | undefin
  * --ignore-value and --ignore-lease. The first member that answers writes it; a refusal (too large, auth,
  * a lease or key that is not there) is final.
  */
-export async function run(opts: PutOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.lease !== undefined && opts.ignoreLease)
     throw new UsageError('--lease and --ignore-lease: give one of them', { field: '--ignore-lease', hint: '--ignore-lease keeps the lease the key has' });
   const lease = opts.lease === undefined ? undefined : parseId(opts.lease, '--lease');

@@ -6,7 +6,7 @@ import { defaultCacheDir, getRelease, isReleaseVersion, RELEASE_BASE, ReleaseErr
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './release-get.spec.js';
 
-export type ReleaseGetOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 const HINTS: Record<ReleaseError['code'], string> = {
   download: 'check --from and the network (the archive is fetched from BASE/vVERSION/), then run it again',
@@ -17,7 +17,7 @@ const HINTS: Record<ReleaseError['code'], string> = {
 };
 
 /** `kv release get VERSION`: the official etcd release archive, verified against SHA256SUMS and by its own --version, into the cache. */
-export async function run(opts: ReleaseGetOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (!isReleaseVersion(opts.version)) {
     throw new UsageError(`VERSION: ${JSON.stringify(opts.version)} is not an etcd release version`, {
       field: 'VERSION',

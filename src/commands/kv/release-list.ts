@@ -5,10 +5,10 @@ import { defaultCacheDir, listReleases } from '../../kv/release/release.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './release-list.spec.js';
 
-export type ReleaseListOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /** `kv release list`: the releases `kv release get` verified and cached, newest first. */
-export function run(opts: ReleaseListOptions, ctx: Context): Promise<CommandResult> {
+export function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const cacheDir = opts.cache ? resolve(ctx.cwd, opts.cache) : defaultCacheDir(ctx.paths.data);
   const rows = listReleases(cacheDir).map((r) => ({
     version: r.version,

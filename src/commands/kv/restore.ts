@@ -16,7 +16,7 @@ import { readOffsite, s3Settings } from './lib/offsite.js';
 import type { S3Settings } from '../../kv/offsite/target.js';
 import type { OffsiteManifest } from '../../kv/offsite/manifest.js';
 
-export type RestoreOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * `kv restore --snapshot FILE` (or `--from-hop MINOR`: the restore point an upgrade took before its
@@ -24,7 +24,7 @@ export type RestoreOptions = OptionsOf<typeof spec>;
  * started on --to-version, healthy, and checked against the snapshot. Everything that can be checked
  * is checked before a member is stopped; it warns that later writes are lost and asks (or --yes).
  */
-export async function run(opts: RestoreOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.toVersion !== undefined && (!/^\d+\.\d+$/.test(opts.toVersion) || !KNOWN_MINORS.includes(opts.toVersion))) {
     throw new UsageError(`--to-version: "${opts.toVersion}" is not a supported minor version`, {
       field: '--to-version',

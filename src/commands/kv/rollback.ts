@@ -6,10 +6,10 @@ import { reporter, resolveCluster, shellLine, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './rollback.spec.js';
 
-export type RollbackOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /** `kv rollback`: upgraded members back on their old version while the cluster version has not moved. */
-export async function run(opts: RollbackOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
   if (!driver && !opts.dryRun)
     throw new UsageError('no way to stop and start members', {

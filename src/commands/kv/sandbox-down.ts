@@ -9,7 +9,7 @@ import { waitFor } from '../../kv/cluster/wait.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './sandbox-down.spec.js';
 
-export type SandboxDownOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /** How long a member may take to exit after SIGTERM (a busy machine, a large data dir), then after SIGKILL. */
 const TERM_WAIT_MS = 60_000;
@@ -22,7 +22,7 @@ const KILL_WAIT_MS = 30_000;
  * while a member process lives: one still alive after SIGTERM and SIGKILL fails (exit 1) with the
  * files kept, so a later run finds it again.
  */
-export async function run(opts: SandboxDownOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const spec = loadSandbox(ctx.paths.data);
   if (!spec) return { text: '', message: 'no kv sandbox: nothing to do' };
   const driver = localDriver(ctx.paths.data, spec, await ctx.exec(), ctx.env, (t) => ctx.io.warn(t), ctx.debugSink);

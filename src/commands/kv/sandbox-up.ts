@@ -15,7 +15,7 @@ import type { OptionsOf } from '../spec.js';
 import type { spec } from './sandbox-up.spec.js';
 import { parseYamlDocument, yamlLib, YamlTextError } from '../../core/yaml.js';
 
-export type SandboxUpOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * `--config [MEMBER:]KEY=VALUE`, checked before anything starts: KEY an etcd config key the sandbox
@@ -57,7 +57,7 @@ export async function parseConfigSettings(raw: string[], members: number): Promi
 }
 
 /** `kv sandbox up`: a local cluster on loopback (simulated members, or real etcd from --etcd-bin). */
-export async function run(opts: SandboxUpOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const n = Number(opts.members);
   if (!Number.isInteger(n) || n < 1 || n > 7) throw new UsageError(`--members: "${opts.members}" must be a whole number from 1 to 7`, { field: '--members' });
   if (opts.version && opts.etcdBin) throw new UsageError('--version and --etcd-bin: give one of them', { hint: 'real binaries report their own version' });

@@ -14,7 +14,7 @@ import { normalizeEndpoint, openSession, resolveCluster, timeouts } from './lib/
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './snapshot-save.spec.js';
 
-export type SnapshotSaveOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * Where the snapshot goes: an existing directory (never created on the fly: a typo would scatter
@@ -46,7 +46,7 @@ export async function checkTarget(file: string, { force }: { force: boolean }): 
  * the member's before and after, live keys equal to the member's count at that revision; see
  * kv/snapshot/save.ts), in constant memory whatever its size. No part file is left on failure.
  */
-export async function run(opts: SnapshotSaveOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (!['auto', 'etcdctl', 'gateway'].includes(opts.via)) throw new UsageError(`--via: "${opts.via}" is not one of auto, etcdctl, gateway`, { field: '--via' });
   if (!opts.file && !opts.to)
     throw new UsageError('kv snapshot save needs FILE, --to s3://BUCKET/PREFIX, or both', { field: 'file', hint: 'e.g. opsctl kv snapshot save backup.db' });
@@ -138,7 +138,7 @@ async function tempDir(): Promise<string> {
 }
 
 async function saveOne(
-  opts: SnapshotSaveOptions,
+  opts: Options,
   ctx: Context,
   target: string,
   tee?: SnapshotTee,

@@ -8,7 +8,7 @@ import { snapshotStatus } from '../../kv/snapshot/status.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './snapshot-status.spec.js';
 
-export type SnapshotStatusOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /**
  * `kv snapshot status FILE`: the SHA-256 trailer checked and every page and bucket a restore reads
@@ -16,7 +16,7 @@ export type SnapshotStatusOptions = OptionsOf<typeof spec>;
  * then what `etcdctl snapshot status` prints (hash, revision, total keys, total size), plus the live
  * keys, the cluster version, the members and the file's SHA-256.
  */
-export async function run(opts: SnapshotStatusOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const given = typeof opts.etcdctl === 'string' ? resolve(ctx.cwd, opts.etcdctl) : undefined;
   const etcdctl = opts.etcdctl === false ? undefined : findEtcdctl(given);
   if (given && etcdctl !== given)

@@ -8,10 +8,10 @@ import { applyNames, nameMembers, reach } from './lib/ops.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './status.spec.js';
 
-export type StatusOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /** `kv status`: id (uint64, exact), versions, leader, revision and health of each member, plus alarms. */
-export async function run(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.report) return report(opts, ctx);
   // The cluster as the etcdctl-like verbs find it (no member driver: kv status only looks). Each member
   // on one connection, its requests in turn; members given by endpoint are named from the member list the
@@ -73,7 +73,7 @@ async function restorePointOf(ctx: Context, endpoints: string[]): Promise<Restor
 }
 
 /** `kv status --report FILE`: the last upgrade's report, after the fact, from the journal alone (the members' health is not asked: it works with the cluster down). */
-async function report(opts: StatusOptions, ctx: Context): Promise<CommandResult> {
+async function report(opts: Options, ctx: Context): Promise<CommandResult> {
   const [{ reportPath, writeReport }, { resolveCluster }, { journalPath }] = await Promise.all([
     import('./lib/report-file.js'),
     import('./lib/shared.js'),

@@ -56,7 +56,7 @@ export function parseTargetBins(raw: string[] | string | undefined): Record<stri
   return out;
 }
 
-export type UpgradeOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /** A repeatable, comma-separated list flag's values. */
 function listOf(raw: string[] | string | undefined): string[] {
@@ -122,7 +122,7 @@ export function checkIds(raw: string[] | string | undefined): string[] {
  * member at a time with a journal; halts at the first failure with exit 3 and the roll-back command;
  * Ctrl-C stops at a safe point with exit 130; a re-run resumes.
  */
-export async function run(opts: UpgradeOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (!/^\d+\.\d+$/.test(opts.to))
     throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: `write it as 3.3 (supported targets: ${TARGETS_HELP})` });
   if (!LADDER_MINORS.includes(opts.to)) {

@@ -5,10 +5,10 @@ import { resolveCluster, timeouts } from './lib/shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './version.spec.js';
 
-export type VersionOptions = OptionsOf<typeof spec>;
+export type Options = OptionsOf<typeof spec>;
 
 /** `kv version`: server and cluster version of each member (kvserver/kvcluster or etcdserver/etcdcluster). */
-export async function run(opts: VersionOptions, ctx: Context): Promise<CommandResult> {
+export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const { cluster, session } = await resolveCluster(ctx, opts);
   const t = timeouts(opts);
   const rows = await Promise.all(

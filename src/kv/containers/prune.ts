@@ -35,7 +35,7 @@ export interface KeptContainer {
   running: boolean;
 }
 
-export interface KeptVerdict {
+export interface PruneVerdict {
   /** Removed by the prune: `run` the run that kept it (absent: kept before every run listed, whose backups are gone). */
   remove: Array<KeptContainer & { run?: string }>;
   /** Left, and why. */
@@ -47,9 +47,9 @@ export interface KeptVerdict {
  * removed run kept, and those kept before every run listed. Never one of a run it keeps, one that runs (started
  * by hand since), or one an older opsctl named (not dated: its run cannot be told).
  */
-export function keptToPrune(kept: readonly KeptContainer[], runs: { keep: readonly string[]; remove: readonly string[] }): KeptVerdict {
+export function keptToPrune(kept: readonly KeptContainer[], runs: { keep: readonly string[]; remove: readonly string[] }): PruneVerdict {
   const all = [...runs.keep.map((id) => ({ id, remove: false })), ...runs.remove.map((id) => ({ id, remove: true }))].sort((a, b) => a.id.localeCompare(b.id));
-  const out: KeptVerdict = { remove: [], stay: [] };
+  const out: PruneVerdict = { remove: [], stay: [] };
   for (const k of kept) {
     const when = keptWhen(k.name);
     if (!when) {

@@ -50,7 +50,7 @@ function schemeOf(urls: unknown, fallback: 'http' | 'https'): 'http' | 'https' {
 }
 
 /** How the plan differs for a data trial (trial/data.ts): the copy of the member's data lies in the scratch dir's data (and wal) dir. */
-export interface PlanOptions {
+export interface TrialPlanOptions {
   /**
    * The data dir (and the WAL dir, where the member sets one) hold a copy of the member's own data: the
    * target starts on it as the only member left (--force-new-cluster: the copy's peers are out of reach in
@@ -85,7 +85,7 @@ export function timingIsDefault(s: StartSettings, configDoc?: ConfigDoc): boolea
 /** The data trial's values as YAML must type them. */
 const TYPED: Record<string, boolean | number> = { 'force-new-cluster': true, 'heartbeat-interval': 10, 'election-timeout': 100 };
 
-export function trialPlan(s: StartSettings, dir: string, ports: TrialPorts, configDoc?: ConfigDoc, o: PlanOptions = {}): TrialPlan {
+export function trialPlan(s: StartSettings, dir: string, ports: TrialPorts, configDoc?: ConfigDoc, o: TrialPlanOptions = {}): TrialPlan {
   const notes: string[] = [];
   const file = configFileOf(s.args, s.env);
   if (file && !s.config) throw new NoTrial(`the start names the config file ${file}, which could not be read`);

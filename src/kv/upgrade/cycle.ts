@@ -51,9 +51,9 @@ export interface Cycle {
    */
   gate?: (resumed: boolean) => Promise<void>;
   /** The `backup-data` step's body, while the member is down. */
-  whileDown?: (p: Progress) => Promise<string>;
+  whileDown?: (p: StepProgress) => Promise<string>;
   /** The `wait-healthy` step's body: until it and the cluster are healthy and it caught up (and what else the flow waits for). */
-  waitBack: (p: Progress) => Promise<string>;
+  waitBack: (p: StepProgress) => Promise<string>;
   /** The words of a step where the flow says it its own way (`start on 3.5 with snapshot-count 1`). */
   words?: Partial<Record<CycleKind, string>>;
   /** Said when the member is back, before that is written (the flow's own record of it). */
@@ -72,7 +72,7 @@ export interface Cycle {
   interrupts?: (err: Error) => boolean;
 }
 
-export interface Progress {
+export interface StepProgress {
   update(text: string): void;
 }
 
@@ -111,7 +111,7 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
   const driver = env.driver;
   let seenGone = false;
   const firstStop = c.steps.some((s) => s.kind === 'stop' && s.status === 'pending');
-  const bodies: Record<CycleKind, (p: Progress) => Promise<string>> = {
+  const bodies: Record<CycleKind, (p: StepProgress) => Promise<string>> = {
     stop: async () => {
       // (before the gate: nothing comes between its look and the stop; what the start's WAL mark needs of the member running)
       if (c.whileDown && driver.capabilities?.etcdData !== false) await driver.learnDataDirs?.(m).catch(() => undefined);

@@ -26,7 +26,7 @@ import { writeRecord } from '../journal/journal.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import { backupStep, gateBeforeStop, snapshotStep, waitBackStep } from '../upgrade/steps.js';
 import { waitFor } from '../cluster/wait.js';
-import { CycleFailed, runCycle, type Progress } from '../upgrade/cycle.js';
+import { CycleFailed, runCycle, type StepProgress } from '../upgrade/cycle.js';
 import { cyclesOf, readV2Fix, roundSteps, unfinishedV2Fix, v2FixPath, type V2FixFile, type V2FixMember } from './v2store-fix-file.js';
 import { memberDirs, v2storeArgs } from './v2store-check.js';
 
@@ -280,7 +280,7 @@ async function fixMember(
 }
 
 /** Until a snapshot file newer than the one before the fix is written (snapshot-count 1: at the next entry). */
-async function newSnapshot(o: Pick<UpgradeOptions, 'timeouts' | 'now'>, m: MemberSpec, st: V2FixMember, p: Progress): Promise<string> {
+async function newSnapshot(o: Pick<UpgradeOptions, 'timeouts' | 'now'>, m: MemberSpec, st: V2FixMember, p: StepProgress): Promise<string> {
   const snap = await waitFor(
     () => {
       const now = newestSnapName(m.dataDir);

@@ -15,7 +15,8 @@ export interface OpsFlags extends TargetFlags, ConnectionFlags {
   writeOut?: string;
 }
 
-export interface Reach {
+/** The cluster an etcdctl-like verb reaches: its members and a client for each. */
+export interface Reached {
   members: MemberSpec[];
   /** Members given by endpoint only (--endpoints, ETCDCTL_ENDPOINTS): named host:port until a member list names them. */
   unnamed: boolean;
@@ -31,7 +32,7 @@ export interface Reach {
  * (lib/target.ts): `named` asks the cluster's member list for the names of members given by endpoint only
  * (the verbs that show a row per member name them).
  */
-export async function reach(ctx: Context, opts: OpsFlags, { named = false } = {}): Promise<Reach> {
+export async function reach(ctx: Context, opts: OpsFlags, { named = false } = {}): Promise<Reached> {
   const found = await findCluster(ctx, opts);
   const session = openSession(ctx, await resolveConnection(ctx, opts, fileConnection(found)));
   const requestMs = requestTimeout(opts);
@@ -170,7 +171,7 @@ export interface PerMemberFlags extends Omit<OpsFlags, 'cluster'> {
  * --endpoints), or with `--cluster` alone (or --member-list) every member the cluster's own list names,
  * as etcdctl's --cluster. `named: false`: a verb that shows no member's name asks no member list for them.
  */
-export async function reachEach(ctx: Context, opts: PerMemberFlags, { named = true } = {}): Promise<{ r: Reach; members: MemberSpec[] }> {
+export async function reachEach(ctx: Context, opts: PerMemberFlags, { named = true } = {}): Promise<{ r: Reached; members: MemberSpec[] }> {
   const everyListed = opts.cluster === true || Boolean(opts.memberList);
   const r = await reach(ctx, { ...opts, cluster: opts.cluster === true ? undefined : opts.cluster }, { named: named && !everyListed });
   if (!everyListed) return { r, members: r.members };

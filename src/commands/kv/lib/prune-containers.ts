@@ -2,13 +2,13 @@ import type { Context } from '../../../context.js';
 import { OpsError } from '../../../core/errors.js';
 import type { MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import type { PrunePlan } from '../../../kv/backups/backups.js';
-import type { KeptContainer, KeptVerdict } from '../../../kv/containers/prune.js';
+import type { KeptContainer, PruneVerdict } from '../../../kv/containers/prune.js';
 
 /** The kept containers of a cluster file's container driver that `kv backups prune` removes (kv/containers/prune.ts), and how. */
 export interface KeptPrune {
   /** The cluster file's cluster key. */
   cluster: string;
-  verdict: KeptVerdict;
+  verdict: PruneVerdict;
   /** Removes them, under the cluster's journal lock; what became of each. */
   remove(notice: (text: string) => void): Promise<Array<{ member: string; name: string; removed: boolean; detail: string }>>;
 }
