@@ -6,7 +6,6 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
 import {
   capabilitiesOf,
-  type BuiltInProgram,
   type ProgramCapabilities,
   type DataLayout,
   type HostShellResult,
@@ -39,13 +38,11 @@ type Exec = typeof import('execa').execa;
 /**
  * What the sandbox's members run: the simulated member or etcd from a directory, chosen with the
  * sandbox (kv/sandbox/members.ts, the one place that knows which). The local driver starts
- * members through it and answers the flows' questions (builtIn, etcdFromDir) from it.
+ * members through it and answers the flows' questions (capabilities, etcdFromDir) from it.
  */
 export interface MemberProgram {
   /** What a flow may do with the program (absent: etcd's answers). */
   readonly capabilities?: ProgramCapabilities;
-  /** @deprecated `capabilities`' answers for kv/ladder until its split (issue 59 item 1). */
-  readonly builtIn?: BuiltInProgram;
   /** Every start runs `etcd` from target.binDir. */
   readonly etcdFromDir?: boolean;
   /**
@@ -171,10 +168,6 @@ export class LocalDriver implements MemberDriver {
 
   get capabilities(): ProgramCapabilities | undefined {
     return this.program.capabilities;
-  }
-
-  get builtIn(): BuiltInProgram | undefined {
-    return this.program.builtIn;
   }
 
   get etcdFromDir(): boolean | undefined {
