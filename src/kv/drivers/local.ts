@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { copyMemberData, onDiskBytes, putBackMemberData } from './backup-copy.js';
-import { fmtBytes } from './space.js';
+import { formatSize } from '@opsctl/shared/size.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
@@ -358,7 +358,7 @@ export class LocalDriver implements MemberDriver {
       // per file and per stat is several times slower for a small dir. In proportion: backup-copy.ts.
       // A member with its own WAL dir: that WAL is the copy's member/wal (one copy holds it all).
       const c = copyMemberData(dirs ?? { dataDir: this.spec(m).dataDir! }, dest);
-      return `${c.files} files, ${fmtBytes(c.onDisk)} on disk (${c.bytes} bytes${c.skipped ? `; the WAL's preallocated next segment left out` : ''}) copied to ${dest}${dirs?.walDir ? ` (its WAL dir ${dirs.walDir} as member/wal)` : ''}`;
+      return `${c.files} files, ${formatSize(c.onDisk)} on disk (${c.bytes} bytes${c.skipped ? `; the WAL's preallocated next segment left out` : ''}) copied to ${dest}${dirs?.walDir ? ` (its WAL dir ${dirs.walDir} as member/wal)` : ''}`;
     });
   }
 
@@ -367,7 +367,7 @@ export class LocalDriver implements MemberDriver {
       if (!existsSync(dest)) return `${dest}: already gone`;
       const bytes = onDiskBytes(dest);
       rmSync(dest, { recursive: true, force: true });
-      return `${dest} removed (${fmtBytes(bytes)} freed)`;
+      return `${dest} removed (${formatSize(bytes)} freed)`;
     });
   }
 
