@@ -7,23 +7,6 @@ export { UPLOAD_REQUEST_LIMIT_BYTES } from '@opsctl/shared/tracker/limits.js';
 /** Room per part for its multipart headers (boundary, Content-Disposition with the name, Content-Type). */
 export const PART_OVERHEAD_BYTES = 1024;
 
-/** `50MB`, `512k`, `1.5GiB`, `1048576` → bytes (binary units: 1 KB = 1024 bytes); undefined if unreadable. */
-export function parseSize(text: string): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i.exec(text);
-  if (!m) return undefined;
-  const unit = (m[2] ?? 'b').toLowerCase()[0];
-  const bytes = Math.floor(Number(m[1]) * { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[unit as 'b' | 'k' | 'm' | 'g']);
-  return bytes > 0 ? bytes : undefined;
-}
-
-/** 31457280 → "30 MiB" (for messages). */
-export function formatSize(bytes: number): string {
-  if (bytes >= 1024 ** 3) return `${+(bytes / 1024 ** 3).toFixed(1)} GiB`;
-  if (bytes >= 1024 ** 2) return `${+(bytes / 1024 ** 2).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
-  return `${bytes} B`;
-}
-
 /**
  * Splits files (in the order given) into upload requests: at most FILES_PER_REQUEST each, and together
  * (with each part's headers) at most `limit` bytes. A file larger than the limit goes alone (the

@@ -151,7 +151,7 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
     expect(report.defrag.map((d: any) => d.member).sort()).toEqual(['kv1', 'kv2', 'kv3']);
     for (const d of report.defrag) expect(d.after, JSON.stringify(d)).toBeLessThan(d.before - 4_000_000);
     for (const m of ['kv1', 'kv2', 'kv3'])
-      expect(String(r.stderr)).toMatch(new RegExp(`${m} defragmented: db [\\d.]+ MB → [\\d.]+ [kM]B \\([\\d.]+ MB freed\\)`));
+      expect(String(r.stderr)).toMatch(new RegExp(`${m} defragmented: db [\\d.]+ MiB → [\\d.]+ (KiB|MiB) \\([\\d.]+ MiB freed\\)`));
     // each snapshot is the leader's, as the guides take it; the leader's own (it goes last) is of its defragmented db
     const leader = report.plan.at(-1).name;
     expect(report.snapshots.map((x: any) => x.from)).toEqual([leader, leader, leader]);

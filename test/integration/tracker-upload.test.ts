@@ -6,7 +6,8 @@ import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startMock, trackerEnv } from '../helpers/mock.js';
-import { planBatches, PART_OVERHEAD_BYTES, parseSize } from '../../src/tracker/upload.js';
+import { parseSize } from '@opsctl/shared/size.js';
+import { planBatches, PART_OVERHEAD_BYTES } from '../../src/tracker/upload.js';
 
 const KiB = 1024;
 // the mock's upload route takes at most 256 KiB per request here

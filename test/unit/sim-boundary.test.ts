@@ -9,7 +9,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /**
  * The sandbox driver's side of the simulator: the one file that imports packages/etcd-sim and reads
  * a sandbox's kind. The local driver (src/kv/drivers/local.ts) starts members through the program it
- * chooses; every other kv flow asks the driver (MemberDriver.builtIn, etcdFromDir).
+ * chooses; every other kv flow asks the driver (MemberDriver.capabilities, etcdFromDir).
  */
 const SANDBOX_MEMBERS = 'src/kv/sandbox/members.ts';
 
@@ -116,21 +116,6 @@ export function simRecognitions(text: string, file: string): string[] {
   return out;
 }
 
-/**
- * kv/ladder/ still asks the deprecated `builtIn` (issue 59 item 1, the lead's split: each goes to a capability
- * question there), and the driver keeps the property for it. This list only shrinks: a file leaves it when its
- * reads are gone, and a count never grows.
- */
-const LADDER_PENDING: Record<string, number> = {
-  'src/kv/ladder/v3-membership.ts': 2,
-  'src/kv/ladder/plan-text.ts': 1,
-  'src/kv/ladder/facts.ts': 6,
-  'src/kv/ladder/checks.ts': 7,
-  // the deprecated property itself, kept while the ladder reads it
-  'src/kv/drivers/driver.ts': 1,
-  'src/kv/drivers/local.ts': 3,
-};
-
 /** Text that may hold a leak (each kind simLeaks finds has one of these words); only such files are parsed. */
 const MAYBE = /etcd-sim|sandbox\??\.kind|\{[^}]*\bkind\b[^}]*\}\s*=[^;\n]*sandbox|['"]sim['"]/;
 
@@ -208,19 +193,12 @@ describe('the simulator behind the sandbox driver', () => {
     ]);
   });
 
-  it("no kv file but the sandbox driver recognises the simulator by name, flag or command line (the ladder's pending reads only shrink)", () => {
+  it('no kv file but the sandbox driver recognises the simulator by name, flag or command line (none allowed, the ladder included)', () => {
     // the kv files: the domain (src/kv) and its verbs (src/commands/kv); help texts elsewhere may name the program's file
     const kv = srcFiles().filter((f) => /^src\/(kv|commands\/kv)\//.test(f.file));
     expect(kv.length).toBeGreaterThan(150);
     const files = kv.filter((f) => f.file !== SANDBOX_MEMBERS && MAYBE_SIM.test(f.text));
-    const found = files.flatMap((f) => simRecognitions(f.text, f.file));
-    const byFile = new Map<string, string[]>();
-    for (const line of found) byFile.set(line.replace(/:\d+: .*$/, ''), [...(byFile.get(line.replace(/:\d+: .*$/, '')) ?? []), line]);
-    const over = [...byFile].filter(([file, lines]) => lines.length > (LADDER_PENDING[file] ?? 0)).flatMap(([, lines]) => lines);
-    expect(over).toEqual([]);
-    // a file whose reads are gone leaves the list (it never holds more than is there)
-    const stale = Object.entries(LADDER_PENDING).filter(([file, n]) => (byFile.get(file)?.length ?? 0) < n);
-    expect(stale.map(([file, n]) => `${file}: ${byFile.get(file)?.length ?? 0} now, ${n} listed: lower it`)).toEqual([]);
+    expect(files.flatMap((f) => simRecognitions(f.text, f.file))).toEqual([]);
     // the sandbox driver's side does answer for the simulator (the rule is not met by reading nothing)
     const own = srcFiles().find((f) => f.file === SANDBOX_MEMBERS)!;
     expect(simRecognitions(own.text, own.file).length).toBeGreaterThan(0);

@@ -387,7 +387,7 @@ async function offsiteUploader(url: string, settings: S3Settings, ctx: Context):
 /** A size flag (`1GiB`, `500MB`, bytes): a usage error naming the flag when it is not one. */
 async function sizeOf(text: string | undefined, flag: string): Promise<number | undefined> {
   if (text === undefined) return undefined;
-  const { parseSize } = await import('../../tracker/upload.js');
+  const { parseSize } = await import('@opsctl/shared/size.js');
   const n = parseSize(text);
   if (n === undefined)
     throw new UsageError(`${flag}: "${text}" is not a size`, { field: flag, hint: `give a size such as 1GiB or 500MiB (${flag} 2GiB is the default)` });

@@ -143,7 +143,7 @@ function checkAddress(opts: OptionsOf<typeof spec>): { port: number; offLoopback
 async function serviceOptions(opts: OptionsOf<typeof spec>): Promise<MockServiceOptions> {
   const rate = parseRate(opts.trackerRateLimit);
   if (!rate) throw new UsageError(`--tracker-rate-limit: "${opts.trackerRateLimit}" is not valid`, { hint: 'write it as requests/window, e.g. 200/1m' });
-  const { parseSize } = await import('../../tracker/upload.js');
+  const { parseSize } = await import('@opsctl/shared/size.js');
   const maxUploadBytes = parseSize(opts.maxUpload);
   if (!maxUploadBytes)
     throw new UsageError(`--max-upload: "${opts.maxUpload}" is not a size`, { field: 'max-upload', hint: 'write it like 200MB, 512KB or a number of bytes' });

@@ -8,7 +8,8 @@ import { ApiError, InterruptedError, NetworkError, OpsError, PartialError, Usage
 import type { CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
 import { files as spec } from '../../tracker/resources.js';
-import { formatSize, parseSize, planBatches, UPLOAD_REQUEST_LIMIT_BYTES } from '../../tracker/upload.js';
+import { formatSize, parseSize } from '@opsctl/shared/size.js';
+import { planBatches, UPLOAD_REQUEST_LIMIT_BYTES } from '../../tracker/upload.js';
 import { columns, handleInterrupts, trackerClient } from './shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { uploadSpec } from './upload.spec.js';

@@ -45,19 +45,6 @@ export interface DataLayout {
   db: boolean;
 }
 
-/**
- * @deprecated ask `capabilities` (ProgramCapabilities): kept while kv/ladder reads it (issue 59 item 1).
- * Members that are a program of the driver's own, not etcd: the sandbox's simulated members
- * (packages/etcd-sim, reached only through the sandbox driver). They run a release per minor with no
- * etcd binaries given, fetched or asked for, and keep no etcd data (data dir, WAL, db) for a check to read.
- */
-export interface BuiltInProgram {
-  /** What they are, in plans and messages: "simulated". */
-  readonly what: string;
-  /** The release a member started on each minor runs, for every minor it can run. */
-  readonly releases: Readonly<Record<string, string>>;
-}
-
 /** What a clone of the members is made of (MemberDriver.clonable). */
 export interface CloneOf {
   /** Paths under opsctl's data directory that hold everything the driver keeps for the members. */
@@ -84,12 +71,10 @@ export interface MemberDriver {
   readonly type: 'local' | 'command' | 'container';
   /** What a flow may do with the members' program (capabilitiesOf: etcd's when absent). */
   readonly capabilities?: ProgramCapabilities;
-  /** @deprecated the same answers as `capabilities`, for kv/ladder until its split (issue 59 item 1). */
-  readonly builtIn?: BuiltInProgram;
   /**
    * Every start runs etcd from a directory of binaries that must be known (MemberTarget.binDir: from
    * --target-bin, the release cache or the journal): the sandbox from --etcd-bin. Absent: the driver's
-   * start template finds the binary ({version}), or the program is built in.
+   * start template finds the binary ({version}), or the program needs none (ProgramCapabilities.releases).
    */
   readonly etcdFromDir?: boolean;
   /**

@@ -1,12 +1,11 @@
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { copyMemberData, onDiskBytes, putBackMemberData } from './backup-copy.js';
-import { fmtBytes } from './space.js';
+import { formatSize } from '@opsctl/shared/size.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { MemberSpec, SandboxSpec } from '../cluster/cluster-file.js';
 import {
   capabilitiesOf,
-  type BuiltInProgram,
   type ProgramCapabilities,
   type DataLayout,
   type HostShellResult,
@@ -39,13 +38,11 @@ type Exec = typeof import('execa').execa;
 /**
  * What the sandbox's members run: the simulated member or etcd from a directory, chosen with the
  * sandbox (kv/sandbox/members.ts, the one place that knows which). The local driver starts
- * members through it and answers the flows' questions (builtIn, etcdFromDir) from it.
+ * members through it and answers the flows' questions (capabilities, etcdFromDir) from it.
  */
 export interface MemberProgram {
   /** What a flow may do with the program (absent: etcd's answers). */
   readonly capabilities?: ProgramCapabilities;
-  /** @deprecated `capabilities`' answers for kv/ladder until its split (issue 59 item 1). */
-  readonly builtIn?: BuiltInProgram;
   /** Every start runs `etcd` from target.binDir. */
   readonly etcdFromDir?: boolean;
   /**
@@ -171,10 +168,6 @@ export class LocalDriver implements MemberDriver {
 
   get capabilities(): ProgramCapabilities | undefined {
     return this.program.capabilities;
-  }
-
-  get builtIn(): BuiltInProgram | undefined {
-    return this.program.builtIn;
   }
 
   get etcdFromDir(): boolean | undefined {
@@ -365,7 +358,7 @@ export class LocalDriver implements MemberDriver {
       // per file and per stat is several times slower for a small dir. In proportion: backup-copy.ts.
       // A member with its own WAL dir: that WAL is the copy's member/wal (one copy holds it all).
       const c = copyMemberData(dirs ?? { dataDir: this.spec(m).dataDir! }, dest);
-      return `${c.files} files, ${fmtBytes(c.onDisk)} on disk (${c.bytes} bytes${c.skipped ? `; the WAL's preallocated next segment left out` : ''}) copied to ${dest}${dirs?.walDir ? ` (its WAL dir ${dirs.walDir} as member/wal)` : ''}`;
+      return `${c.files} files, ${formatSize(c.onDisk)} on disk (${c.bytes} bytes${c.skipped ? `; the WAL's preallocated next segment left out` : ''}) copied to ${dest}${dirs?.walDir ? ` (its WAL dir ${dirs.walDir} as member/wal)` : ''}`;
     });
   }
 
@@ -374,7 +367,7 @@ export class LocalDriver implements MemberDriver {
       if (!existsSync(dest)) return `${dest}: already gone`;
       const bytes = onDiskBytes(dest);
       rmSync(dest, { recursive: true, force: true });
-      return `${dest} removed (${fmtBytes(bytes)} freed)`;
+      return `${dest} removed (${formatSize(bytes)} freed)`;
     });
   }
 

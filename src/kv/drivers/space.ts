@@ -1,5 +1,6 @@
 import { lstat, readdir, statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { formatSize } from '@opsctl/shared/size.js';
 import { backupEstimate } from './backup-copy.js';
 
 /**
@@ -84,22 +85,9 @@ export async function backupSpace(dataDir: string, dest: string, walDir?: string
   return { dest, dataDir, dataBytes, needed, free: free + replaced, ok: free + replaced >= needed };
 }
 
-/** "1.2 GiB", "64.0 MiB", "512 bytes": for the messages. */
-export function fmtBytes(n: number): string {
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  if (n < 1024) return `${n} bytes`;
-  let v = n;
-  let u = -1;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(1)} ${units[u]}`;
-}
-
 /** The sentence a refusal or a failed copy says: the path, what is needed and what is free. */
 export function describeSpace(s: BackupSpace): string {
-  return `${s.dest} needs ${fmtBytes(s.needed)} free (a backup of ${s.dataDir} takes ${fmtBytes(s.dataBytes)}, plus ${BACKUP_MARGIN_RATIO * 100}% and ${fmtBytes(BACKUP_MARGIN_BYTES)} margin), ${fmtBytes(s.free)} is free`;
+  return `${s.dest} needs ${formatSize(s.needed)} free (a backup of ${s.dataDir} takes ${formatSize(s.dataBytes)}, plus ${BACKUP_MARGIN_RATIO * 100}% and ${formatSize(BACKUP_MARGIN_BYTES)} margin), ${formatSize(s.free)} is free`;
 }
 
 /** A space report from a member's host that cannot be read: names what was expected. */

@@ -15,7 +15,7 @@ import { LADDER_MINORS, ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
 import { byRehearsal, byTheRehearsal, cloneFindings } from './rehearsal.js';
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
-import type { SettingsReads } from '../drivers/driver.js';
+import { capabilitiesOf, type SettingsReads } from '../drivers/driver.js';
 import { type Binaries, hopBinaries, hopFacts, hopReads, look, type HopAt, type HopReads } from './facts.js';
 import { type BinarySources, type LadderOptions, type LadderReport, type Overrides, type Trying } from './record.js';
 import type { Snapshotting } from '../upgrade/options.js';
@@ -92,7 +92,6 @@ export async function trialsOf(
             members: again,
             ...(credentials ? { credentials } : {}),
             ...(tls ? { tls } : {}),
-            ...(o.driver?.builtIn ? { simulated: true } : {}),
           },
           list,
         )
@@ -210,9 +209,10 @@ export const fixesBefore = (h: Hop): boolean => !h.patch && ladderRow(h.to)?.v2G
 
 /** The plan's line on the v2 step before a hop's first start (3.6: etcdutl check v2store; 3.7: each WAL read): planned (and how), refused instead, or not possible here. */
 export function v2fixPlan(o: Pick<LadderOptions, 'driver' | 'fixV2store'>, h: Hop = { from: '3.5', to: '3.6', patch: false }): string {
+  const can = capabilitiesOf(o.driver);
   if (ladderRow(h.to)?.v2Gone === 'any') {
     const read = `before the first ${h.to} start: each member's WAL read for v2 requests after its newest snapshot (${h.to} cannot replay them)`;
-    if (o.driver?.builtIn) return `${read}: ${o.driver.builtIn.what} members keep no WAL (nothing to read)`;
+    if (!can.etcdData) return `${read}: ${can.what} members keep no WAL (nothing to read)`;
     if (o.driver?.type !== 'local')
       return o.fixV2store
         ? `before the first ${h.to} start: every member written past, no stop (the WALs are on the hosts, not read from here): raft entries that carry no key and no revision until each member saves a new snapshot (its /metrics), about ${defaultSnapshotCount(h.from).toLocaleString('en-US')} on ${h.from}; then ${h.to} replays nothing older`
@@ -221,7 +221,7 @@ export function v2fixPlan(o: Pick<LadderOptions, 'driver' | 'fixV2store'>, h: Ho
     return `${read}; a member with some is restarted once on ${h.from} with snapshot-count 1, one at a time with the usual gate, snapshot and backup (journalled: a re-run finishes it), then read again`;
   }
   const check = 'before the first 3.6 start: etcdutl check v2store on every member';
-  if (o.driver?.builtIn) return `${check}: ${o.driver.builtIn.what} members keep no etcd data dir (nothing to check)`;
+  if (!can.etcdData) return `${check}: ${can.what} members keep no etcd data dir (nothing to check)`;
   if (o.driver?.type === 'command')
     return `${check}, on its host (the trial template, the etcdutl beside the 3.5 binary there): ${
       o.fixV2store
@@ -300,8 +300,11 @@ export const fixRows = (rows: CheckRow[]) =>
 /** etcd's words at a start on v2 requests in its WAL: 3.6 ("detected disallowed v2 WAL for stage …"), 3.7 ("unmarshal should never fail"). */
 const V2_WAL_PANIC = /detected disallowed v2 WAL|unmarshal should never fail/;
 
-/** The members are written past (write-past.ts) where opsctl does not start them itself: the command driver and its presets. */
-export const writesPast = (o: Pick<LadderOptions, 'driver'>): boolean => Boolean(o.driver && o.driver.type !== 'local' && !o.driver.builtIn);
+/**
+ * The members are written past (write-past.ts) where opsctl does not start them itself (the command driver and its presets)
+ * and their program keeps etcd's WAL (one that keeps none has nothing to write past).
+ */
+export const writesPast = (o: Pick<LadderOptions, 'driver'>): boolean => Boolean(o.driver && o.driver.type !== 'local' && capabilitiesOf(o.driver).etcdData);
 const WRITTEN_PAST = 'written past, no stop';
 
 /**

@@ -2,6 +2,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
+import { capabilitiesOf } from '../drivers/driver.js';
 import { hopName, type Hop } from './plan.js';
 import { authEnabled, observeCluster } from '../cluster/observe.js';
 import { KvClient } from '../cluster/client.js';
@@ -35,7 +36,7 @@ export type EarlyVersions = Map<string, ReturnType<typeof binaryVersion>>;
 
 export function askVersionsEarly(o: Pick<LadderOptions, 'driver' | 'targetBins' | 'exec'>): EarlyVersions {
   const early: EarlyVersions = new Map();
-  if (o.driver?.builtIn) return early; // no binaries to ask
+  if (!capabilitiesOf(o.driver).askVersion) return early; // no binaries to ask
   for (const dir of new Set(Object.values(o.targetBins))) {
     const v = binaryVersion(o.exec, dir);
     v.catch(() => undefined); // read (and its failure named) by hopBinaries
@@ -126,19 +127,20 @@ async function memberFacts(
       out.settings = { why: `reading its config failed: ${(err as Error).message}` };
     }
   }
-  const sim = o.driver?.builtIn;
+  const can = capabilitiesOf(o.driver);
   if (o.driver?.dataLayout) {
     const l = await o.driver.dataLayout(m).catch((err: Error) => ({ why: `${err.message}; fix the data-dir template (or --on-host)` }));
-    // a simulated member keeps no etcd data of its own; what is put in its data dir is judged as etcd's
-    out.layout = sim && !('why' in l) && !l.exists ? { why: `${m.name} is a ${sim.what} member: its data dir ${l.dir} holds no etcd data (no member/)` } : l;
+    // members whose program keeps no etcd data of its own: an empty data dir is theirs, what is put in it is judged as etcd's
+    out.layout =
+      !can.etcdData && !('why' in l) && !l.exists ? { why: `${m.name} is a ${can.what} member: its data dir ${l.dir} holds no etcd data (no member/)` } : l;
   }
-  if (o.driver?.type === 'local' && m.dataDir && !sim) {
+  if (o.driver?.type === 'local' && m.dataDir && can.etcdData) {
     try {
       out.dataDir = { dir: m.dataDir, mode: statSync(m.dataDir).mode };
     } catch (err) {
       out.dataDir = { why: `${m.dataDir}: ${(err as Error).message}` };
     }
-  } else if (sim) out.dataDir = { why: `a ${sim.what} member keeps no etcd data dir` };
+  } else if (!can.etcdData) out.dataDir = { why: `a ${can.what} member keeps no etcd data dir` };
   else out.dataDir = { why: "the data dir is on the member's host: its mode is not read from here (there: stat -c %a DIR)" };
   return out;
 }
@@ -178,7 +180,7 @@ export async function hopBinaries(
   const reasons: string[] = [];
   const notes: string[] = [];
   const bins: Record<string, Binaries> = {};
-  const own = o.driver?.builtIn;
+  const own = capabilitiesOf(o.driver).releases;
   const targets = [...new Set(hops.map((h) => h.to))];
   const given = { ...o.targetBins };
   if (given['*']) {
@@ -198,7 +200,7 @@ export async function hopBinaries(
   const asked: Array<{ t: string; dir: string; v: ReturnType<typeof binaryVersion> }> = [];
   for (const t of targets) {
     if (own) {
-      bins[t] = { version: own.releases[t] };
+      bins[t] = { version: own[t] };
       continue;
     }
     const dir = given[t] ?? o.releaseDir?.(t);
@@ -314,9 +316,9 @@ export async function hopReads(
   const v2Gone = hop.patch ? undefined : ladderRow(hop.to)?.v2Gone;
   // What 3.5.26+ and 3.6 make of the v3 store's membership (v3-membership.ts): read on the cluster as it is when the hop starts
   // (for a later hop of a ladder: as the hop before waits for its cluster version, every member already on this hop's start).
-  // (simulated members: known to keep no v3 store on every hop, so the plan says so once, not "when the hop starts")
+  // (members whose program keeps no etcd data: known to keep no v3 store on every hop, so the plan says so once, not "when the hop starts")
   const membership =
-    (current || o.driver?.builtIn) && !hop.patch && ((hop.from === '3.4' && hop.to === '3.5') || (hop.from === '3.5' && hop.to === '3.6'))
+    (current || !capabilitiesOf(o.driver).etcdData) && !hop.patch && ((hop.from === '3.4' && hop.to === '3.5') || (hop.from === '3.5' && hop.to === '3.6'))
       ? judgedBeforeCopy
         ? Promise.resolve(JUDGED_BEFORE_COPY)
         : v3MembershipFacts(o, obs)
@@ -359,7 +361,8 @@ export function hopPlanText(obs: ClusterObservation, hop: Hop, { first, settle, 
 export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster'>, hop: Hop, v2: HopFacts['v2']): string {
   if (o.settle !== 'auto') return `settle ${o.settle} ms between members, as asked`;
   if (compareMinor(hop.to, '3.6') >= 0 || compareMinor(hop.from, '3.6') >= 0) return 'settle auto: no wait (etcd 3.6 keeps no v2 store)';
-  if (o.driver?.builtIn) return `settle auto: each ${o.driver.builtIn.what} member's v2 size`;
+  const can = capabilitiesOf(o.driver);
+  if (!can.etcdData) return `settle auto: each ${can.what} member's v2 size`;
   const ways: string[] = [];
   const d = o.cluster.driver;
   const onHosts = o.driver?.type === 'command' && o.cluster.members.every((m) => (o.driver as { measuresV2?(m: MemberSpec): boolean }).measuresV2?.(m));

@@ -1,5 +1,6 @@
 /** The ladder's plan as text: the three-line summary, then every hop, its members and its checks (each finding once). */
 import type { ClusterObservation } from '../cluster/types.js';
+import { capabilitiesOf } from '../drivers/driver.js';
 import { renderChecks } from '../rules/index.js';
 import { planSummary } from '../rules/summary.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
@@ -79,9 +80,9 @@ export function ladderText(
   ];
   hops.forEach((h, i) => {
     const b = bins[h.to];
-    const own = o.driver?.builtIn;
-    const bin = own
-      ? `${own.what} ${strOf(b?.version) ?? h.to}`
+    const can = capabilitiesOf(o.driver);
+    const bin = can.releases
+      ? `${can.what} ${strOf(b?.version) ?? h.to}`
       : b?.dir
         ? `${b.dir} (etcd ${strOf(b.version) ?? '?'})`
         : "the driver's start template ({version})";

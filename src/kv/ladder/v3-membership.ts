@@ -21,6 +21,7 @@ import { BoltReader } from '../snapshot/bbolt.js';
 import { saveSnapshot } from '../snapshot/save.js';
 import { findEtcdctl } from '../cluster/etcdctl.js';
 import type { ClusterObservation } from '../cluster/types.js';
+import { capabilitiesOf } from '../drivers/driver.js';
 import type { HopFacts } from '../rules/types.js';
 import type { LadderOptions } from './record.js';
 import type { Snapshotting } from '../upgrade/options.js';
@@ -66,7 +67,8 @@ export function hexId(decimal: string): string {
  * which members of the cluster (those the members answer for) are marked removed there.
  */
 export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | 'debug' | Snapshotting>, obs: ClusterObservation): Promise<HopFacts['v3Membership']> {
-  if (o.driver?.builtIn) return { why: `does not apply: ${o.driver.builtIn.what} members keep no etcd v3 store`, none: true };
+  const can = capabilitiesOf(o.driver);
+  if (!can.etcdData) return { why: `does not apply: ${can.what} members keep no etcd v3 store`, none: true };
   const leaderId = obs.members.find((m) => m.healthy && m.leaderId)?.leaderId;
   const from = obs.members.find((m) => m.healthy && m.id === leaderId) ?? obs.members.find((m) => m.healthy);
   if (!from) return { why: 'no healthy member to take a snapshot of its v3 store from' };

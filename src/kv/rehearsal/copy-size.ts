@@ -8,6 +8,7 @@
  */
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatSize } from '@opsctl/shared/size.js';
 
 export const DEFAULT_MAX_COPY = 2 * 1024 ** 3;
 
@@ -28,14 +29,12 @@ export function copyBytes(paths: readonly string[]): number {
   return n;
 }
 
-const fmt = (b: number) => (b >= 1024 ** 3 ? `${+(b / 1024 ** 3).toFixed(1)} GiB` : `${+(b / 1024 ** 2).toFixed(1)} MiB`);
-
 /** Why the copy of `paths` is over `max` bytes (undefined: within it). */
 export function copyTooLarge(paths: readonly string[], max = DEFAULT_MAX_COPY): string | undefined {
   const n = copyBytes(paths);
   if (n <= max) return undefined;
   return (
-    `its copy would read ${fmt(n)} with every member paused at once, over --rehearsal-max-copy ${fmt(max)} ` +
+    `its copy would read ${formatSize(n)} with every member paused at once, over --rehearsal-max-copy ${formatSize(max)} ` +
     '(every client waits while it reads, and a lease not renewed meanwhile may expire; a larger --rehearsal-max-copy accepts that pause)'
   );
 }

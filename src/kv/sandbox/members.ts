@@ -99,7 +99,6 @@ function memberFlags(sandbox: SandboxSpec, s: MemberSpec): string[] {
 function simulatedMembers(env: NodeJS.ProcessEnv): MemberProgram {
   return {
     capabilities: SIMULATED,
-    builtIn: { what: SIMULATED.what, releases: SIMULATED.releases! },
     command: (sandbox, s, target) => ({
       file: process.execPath,
       program: [...memberArgs(env), '--kv-version', target.version],

@@ -7,7 +7,8 @@ import type { JournalStep } from '../journal/journal.js';
 import type { BackupFate } from '../journal/journal.js';
 import { backupDest, describeTarget, previousTarget, startAndWait } from './on-failure.js';
 import { copiesOf, nextCopyRun } from '../journal/copies.js';
-import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, fmtBytes, freeAt, type BackupSpace } from '../drivers/space.js';
+import { formatSize } from '@opsctl/shared/size.js';
+import { BACKUP_MARGIN_BYTES, backupNeeds, backupSpace, describeSpace, freeAt, type BackupSpace } from '../drivers/space.js';
 import { backupEstimate, onDiskBytes } from '../drivers/backup-copy.js';
 import type { RunRecord, StepEnv } from './options.js';
 
@@ -77,16 +78,16 @@ export async function spacePreflight(
   // One margin for the run (the filesystem's own cost), the 10% for each member.
   const needed = sizes.reduce((n, s) => n + backupNeeds(s.bytes) - BACKUP_MARGIN_BYTES, 0) + BACKUP_MARGIN_BYTES;
   const free = await freeAt(root);
-  const disk = `disk: the data-dir copies take up to ${fmtBytes(needed - BACKUP_MARGIN_BYTES)} under ${root} while the hop is mixed (${sizes
-    .map((s) => `${s.m.name} ${fmtBytes(s.bytes)}`)
-    .join(', ')}; the WAL's preallocated space is not copied), ${fmtBytes(free)} free; ${lifetime(o)}`;
+  const disk = `disk: the data-dir copies take up to ${formatSize(needed - BACKUP_MARGIN_BYTES)} under ${root} while the hop is mixed (${sizes
+    .map((s) => `${s.m.name} ${formatSize(s.bytes)}`)
+    .join(', ')}; the WAL's preallocated space is not copied), ${formatSize(free)} free; ${lifetime(o)}`;
   if (free >= needed) return { problems: [], disk };
   const problems = [
     `too little free space for the data-dir backups under ${root}: the ${members.length} member${members.length === 1 ? '' : 's'} to back up (${sizes
-      .map((s) => `${s.m.name} ${fmtBytes(s.bytes)}`)
+      .map((s) => `${s.m.name} ${formatSize(s.bytes)}`)
       .join(
         ', ',
-      )}) need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space there, or pass --no-backup`,
+      )}) need ${formatSize(needed)} free with the margin (10% and ${formatSize(BACKUP_MARGIN_BYTES)}), ${formatSize(free)} is free; fix: free space there, or pass --no-backup`,
   ];
   return { problems, disk };
 }
@@ -114,11 +115,11 @@ async function hostPreflight(
     const free = Math.min(...all.map((s) => s.free));
     if (free >= needed) continue;
     out.push(
-      `too little free space for the data-dir backups on ${dest}: the backups of ${all.map((s) => `${s.dataDir} ${fmtBytes(s.dataBytes)}`).join(', ')} need ${fmtBytes(needed)} free with the margin (10% and ${fmtBytes(BACKUP_MARGIN_BYTES)}), ${fmtBytes(free)} is free; fix: free space on ${all[0]!.host}, or pass --no-backup`,
+      `too little free space for the data-dir backups on ${dest}: the backups of ${all.map((s) => `${s.dataDir} ${formatSize(s.dataBytes)}`).join(', ')} need ${formatSize(needed)} free with the margin (10% and ${formatSize(BACKUP_MARGIN_BYTES)}), ${formatSize(free)} is free; fix: free space on ${all[0]!.host}, or pass --no-backup`,
     );
   }
   const disk = got.length
-    ? `disk: the data-dir copies take up to ${got.map((s) => `${fmtBytes(s.dataBytes)} on ${s.dest}`).join(', ')} while the hop is mixed (as \`du\` counts the data dirs); ${lifetime(o)}`
+    ? `disk: the data-dir copies take up to ${got.map((s) => `${formatSize(s.dataBytes)} on ${s.dest}`).join(', ')} while the hop is mixed (as \`du\` counts the data dirs); ${lifetime(o)}`
     : undefined;
   return { problems: out, ...(disk ? { disk } : {}) };
 }

@@ -1,11 +1,7 @@
+import { formatSize } from '@opsctl/shared/size.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
 import type { StepEnv } from './options.js';
-
-/** Bytes as the plan and the report show them (MB with one decimal from 1 MB). */
-export function fmtBytes(n: number): string {
-  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : n >= 1000 ? `${(n / 1000).toFixed(1)} kB` : `${n} bytes`;
-}
 
 /**
  * --defrag: the member's own db file defragmented (etcd's maintenance Defragment, on its gateway:
@@ -27,6 +23,6 @@ export async function defragMember(
   return {
     before,
     after,
-    detail: `${m.name} defragmented: db ${fmtBytes(before)} → ${fmtBytes(after)} (${fmtBytes(Math.max(0, before - after))} freed)`,
+    detail: `${m.name} defragmented: db ${formatSize(before)} → ${formatSize(after)} (${formatSize(Math.max(0, before - after))} freed)`,
   };
 }
