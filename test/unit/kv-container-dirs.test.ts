@@ -310,7 +310,7 @@ describe('the proof of a member with a WAL dir of its own', () => {
     const d = new ContainerDriver({ type: 'container', engine: 'podman', images: { '3.6': 'localhost/etcd:v3.6.16' } }, e.run, {});
     const [found] = await d.proveStarts(m, [{ version: '3.6' }], 30);
     expect(found).toMatchObject({ result: 'ok', version: '3.6.16' });
-    expect(found!.detail).toContain(`its data volume and WAL dir (${VOLUMES}/etcd-c1-data/_data, ${VOLUMES}/etcd-c1-wal/_data: 0.0 MiB`);
+    expect(found!.detail).toContain(`its data volume and WAL dir (${VOLUMES}/etcd-c1-data/_data, ${VOLUMES}/etcd-c1-wal/_data: 12 KiB; etcd-c1 paused`);
     const i = e.calls.findIndex((c) => c[1] === 'pause');
     const j = e.calls.findIndex((c) => c[1] === 'unpause');
     expect(e.calls.slice(i + 1, j)).toEqual([

@@ -191,7 +191,7 @@ describe('the judgement', () => {
     const f = await runDataTrial(job, { driver: hostSaying(`${out('step 0 exited 2 65', 'step 0 log')}${PANIC}\nopsctl-data: step 0 endlog\n`), timeoutS: 30 });
     expect(f.result).toBe('problem');
     expect(f.detail).toBe(
-      'etcd 3.6.16 exited (2) 65 ms after it started on a copy of kv1\'s data (db 20 KB, 1 WAL file, 0 .snap files; in a network namespace of its own: unshare -n): "detected disallowed v2 WAL for stage --v2-deprecation=write-only (method: PUT)"',
+      'etcd 3.6.16 exited (2) 65 ms after it started on a copy of kv1\'s data (db 20 KiB, 1 WAL file, 0 .snap files; in a network namespace of its own: unshare -n): "detected disallowed v2 WAL for stage --v2-deprecation=write-only (method: PUT)"',
     );
   });
 
@@ -248,7 +248,7 @@ describe('the judgement', () => {
     expect(a).toMatchObject({ hop: '3.4 → 3.5', result: 'ok', data: { hash: '7', liveHash: '7', phases: { start: 500, stop: 120 } } });
     expect(b).toMatchObject({ hop: '3.5 → 3.6', result: 'problem' });
     expect(b!.detail).toContain(
-      "after it started on a copy of kv1's data (db 20 KB, 1 WAL file, 0 .snap files; in a network namespace of its own: unshare -n), after etcd 3.5.35 of 3.4 → 3.5 ran on it",
+      "after it started on a copy of kv1's data (db 20 KiB, 1 WAL file, 0 .snap files; in a network namespace of its own: unshare -n), after etcd 3.5.35 of 3.4 → 3.5 ran on it",
     );
     expect(c).toMatchObject({
       hop: '3.6 → 3.7',

@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
+import { formatSize } from '@opsctl/shared/size.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { minor } from '../cluster/parse.js';
 import type { DriverProof, MemberTarget } from '../drivers/driver.js';
@@ -136,7 +137,7 @@ async function copyData(
   const du = await engine.host(m, ['du', '-sB1', '-c', `${scratch}/data`, ...(wal ? [`${scratch}/wal`] : [])]);
   const bytes = Number(/^(\d+)\s+total$/m.exec(du.stdout)?.[1]);
   const what = wal ? `its data volume and WAL dir (${source}, ${wal}` : `its data volume (${source}`;
-  return `a copy of ${what}: ${Number.isFinite(bytes) ? `${(bytes / 1048576).toFixed(1)} MiB` : '?'}; ${container} paused ${pausedMs} ms for it)`;
+  return `a copy of ${what}: ${Number.isFinite(bytes) ? formatSize(bytes) : '?'}; ${container} paused ${pausedMs} ms for it)`;
 }
 
 /** One target's image on the copy: started, asked, removed. */

@@ -2,6 +2,7 @@
  * A data trial's verdict per hop (trial/data.ts runs it): what each target did on the copy of the member's
  * data, judged in etcd's own words (trial/verdict.ts) and by the KV hash against the live member's.
  */
+import { formatSize } from '@opsctl/shared/size.js';
 import type { StartSettings } from '../drivers/start-settings.js';
 import type { TrialFinding, TrialJob } from './run.js';
 import type { CopyFacts, DataOutcome, HashRead, StepOutcome } from './data-read.js';
@@ -193,15 +194,13 @@ function answered(
   return problem(`its KV hash at revision ${at} is ${step.copy.hash}, ${who}'s is ${live.hash}`);
 }
 
-/** "a copy of kv1's data (db 20 KB, 1 WAL file, 0 .snap files; in a network namespace of its own: unshare -n)". */
+/** "a copy of kv1's data (db 20 KiB, 1 WAL file, 0 .snap files; in a network namespace of its own: unshare -n)". */
 function copyOf(member: string, out: DataOutcome): string {
   const c = out.copied;
-  const size = c ? `db ${mb(c.dbBytes)}, ${c.walFiles} WAL file${c.walFiles === 1 ? '' : 's'}, ${c.snapFiles} .snap file${c.snapFiles === 1 ? '' : 's'}` : '';
+  const size = c
+    ? `db ${formatSize(c.dbBytes)}, ${c.walFiles} WAL file${c.walFiles === 1 ? '' : 's'}, ${c.snapFiles} .snap file${c.snapFiles === 1 ? '' : 's'}`
+    : '';
   return `a copy of ${member}'s data (${[size, out.isolation ? `in a network namespace of its own: ${out.isolation}` : ''].filter(Boolean).join('; ')})`;
-}
-
-function mb(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
 function times(p: { snapshot?: number; copy?: number; liveHash?: number }, step: Extract<StepOutcome, { kind: 'answered' }>): string {
