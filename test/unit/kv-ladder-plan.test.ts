@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planLadder } from '../../src/kv/ladder/plan.js';
 import { gatewayPrefixFor, parseHealth, parseVersion } from '../../src/kv/cluster/parse.js';
 import type { ClusterObservation } from '../../src/kv/cluster/types.js';
-import { planFromJournal } from '../../src/kv/ladder/resume-plan.js';
+import { planFromJournal } from '../../src/kv/ladder/resume.js';
 import type { Journal } from '../../src/kv/journal/journal.js';
 
 function cluster(versions: string[], clusterVersion: string): ClusterObservation {

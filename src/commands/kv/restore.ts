@@ -46,7 +46,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   let journalFile: string | undefined;
   let toVersion = opts.toVersion;
   if (opts.fromHop) {
-    const { hopPoint } = await import('../../kv/ladder/hop-points.js');
+    const { hopPoint } = await import('../../kv/restore/hop-points.js');
     const point = hopPoint(ctx.paths.data, cluster.key, opts.fromHop);
     snapshot = point.file;
     journalFile = point.journalFile;

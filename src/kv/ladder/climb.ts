@@ -21,7 +21,9 @@ import { hopFacts, look, type Binaries } from './facts.js';
 import { proofsOf } from './proofs.js';
 import type { Climbing, HopPorts } from './single-hop.js';
 import { type LadderFile, type LadderOptions, type LadderReport, ladderDir } from './record.js';
-import { type Ahead, blocking, check, fixesBefore, planFix, readAhead, reasonOf, refuseRows, trialsOf } from './checks.js';
+import { blocking, check, reasonOf, refuseRows } from './checks.js';
+import { type Ahead, readAhead, trialsOf } from './trials.js';
+import { fixesBefore, planFix } from './fixes.js';
 
 /** What the climb starts from: the ladder file (recorded: resumed), the report so far, what the checks found. */
 export interface ClimbFrom {

@@ -18,20 +18,22 @@ import { journalPath } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
 import { checkJournalPlan } from '../journal/plan.js';
 import { hopName, planLadder, type Hop } from './plan.js';
-import { planFromJournal, resumesUpgrade } from './resume-plan.js';
+import { planFromJournal, resumesUpgrade } from './resume.js';
 import { minor } from '../cluster/parse.js';
 import { ladderSummary, ladderText } from './plan-text.js';
 import type { CheckRow } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import type { EarlyVersions } from './facts.js';
 import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, look, measureV2, wholeClusterFirst } from './facts.js';
-import { ladderResume } from './ladder-resume.js';
+import { ladderResume } from './resume.js';
 import { giveBackFirst } from './give-back.js';
 import { besideRehearsal, finishRehearsal, startRehearsal } from './rehearsal.js';
 import { climb } from './climb.js';
 import { single, type HopPorts, type Planning } from './single-hop.js';
 import { type LadderFile, type LadderOptions, type LadderReport, ladderPath, lockLadder, readLadder } from './record.js';
-import { type Ahead, blocking, checkAll, finishRecordedFixes, planFix, refuseRows, runFix, strOf, trialCounts, trialSummary, trialsOf } from './checks.js';
+import { blocking, checkAll, refuseRows, strOf } from './checks.js';
+import { type Ahead, trialCounts, trialSummary, trialsOf } from './trials.js';
+import { finishRecordedFixes, planFix, runFix } from './fixes.js';
 
 /**
  * The single-hop run with its rulebook checked first (`kv upgrade --to 3.4` on a 3.3 cluster; a rolling

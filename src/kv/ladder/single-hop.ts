@@ -16,7 +16,9 @@ import { hopBinaries, hopFacts, measureV2, settlePlan, type Binaries, type Early
 import { proofsOf } from './proofs.js';
 import { besideRehearsal, finishRehearsal, startRehearsal } from './rehearsal.js';
 import type { BinarySources, Judging, LadderOptions, Trying } from './record.js';
-import { blocking, check, fixesBefore, fixRows, planFix, refuseRows, trialSummary, trialsOf, writesPast } from './checks.js';
+import { blocking, check, refuseRows } from './checks.js';
+import { trialSummary, trialsOf } from './trials.js';
+import { fixesBefore, fixRows, planFix, writesPast } from './fixes.js';
 
 /** What one hop's executor run is given besides the options the verb built: where it goes, its binary, its checks, the question. */
 export type HopRun = Pick<

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { OpsError } from '../../core/errors.js';
 import { journalPath, type Journal } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
-import { ladderPath, readLadder } from './record.js';
+import { ladderPath, readLadder } from '../ladder/record.js';
 import { restorePointOf } from '../upgrade/restore-point.js';
 
 export interface HopPoint {

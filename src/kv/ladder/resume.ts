@@ -1,14 +1,19 @@
 /**
+ * A ladder's resume: planned from its journal, and said (ladderResume).
+ *
  * The journal is the truth on resume. A recorded hop in flight says which member opsctl stopped, which
  * members it finished and where the cluster stood; the hops are planned from it (that hop, then on to
  * --to), not from appearances: a member down is fine when it is the one the journal stopped, and a
  * cluster whose every answering member already runs the hop's target may still be on the hop's source.
  * Any other state is refused, naming what differs from the journal.
  */
-import { isResumable, memberMayBeDown, type Journal } from '../journal/journal.js';
+import { isResumable, journalPath, memberMayBeDown, type Journal } from '../journal/journal.js';
 import { compareMinor, minor, nextMinor } from '../cluster/parse.js';
 import type { ClusterObservation } from '../cluster/types.js';
-import type { Hop, LadderPlan } from './plan.js';
+import { hopName, type Hop, type LadderPlan } from './plan.js';
+import { describeResume, resumeState, type ResumeState } from '../journal/resume-state.js';
+import { readJournal } from '../journal/read.js';
+import { ladderPath, type LadderFile, type LadderOptions, type LadderResume } from './record.js';
 
 /** The hop a journal records (a same-version run is a patch hop), by its minors. */
 export function journalHop(j: Journal): Hop {
@@ -93,4 +98,39 @@ export function planFromJournal(obs: ClusterObservation, j: Journal, to: string,
   const hops: Hop[] = [hop];
   for (let v = hop.to; compareMinor(v, to) < 0; v = nextMinor(v)) hops.push({ from: v, to: nextMinor(v), patch: false });
   return { ok: true, from: hop.from, hops };
+}
+
+/** What a ladder's resume finds: the hops done and left, and inside the hop in flight its members (from its journal). */
+export function ladderResume(o: Pick<LadderOptions, 'dataDir' | 'cluster'>, lf: LadderFile, hops: Hop[], at: number): { state: LadderResume; text: string[] } {
+  const cur = hops[at];
+  const file = journalPath(o.dataDir, o.cluster.key);
+  let members: ResumeState | undefined;
+  try {
+    const j = readJournal(file);
+    if (cur && isResumable(j) && j.target === cur.to && j.createdAt >= lf.createdAt) members = resumeState(j, file);
+  } catch {
+    // (the executor names a journal it cannot use when it starts the hop)
+  }
+  const stopped =
+    lf.status === 'halted'
+      ? `halted at hop ${lf.halt?.hop ?? '?'}: ${lf.halt?.reason ?? ''}`
+      : lf.status === 'interrupted'
+        ? 'interrupted'
+        : `the last run${lf.owner ? ` (pid ${lf.owner.pid} on ${lf.owner.host})` : ''} ended without a word: kill -9, a crash or a power loss`;
+  const state: LadderResume = {
+    ladderFile: ladderPath(o.dataDir, o.cluster.key),
+    stopped: members?.stopped.how ?? stopped,
+    hopsDone: hops.slice(0, at).map(hopName),
+    hop: cur ? hopName(cur) : '',
+    ...(members ? { members } : {}),
+    hopsLeft: hops.slice(at + 1).map(hopName),
+  };
+  const text = [
+    `Resuming the ladder recorded in ${state.ladderFile}: ${state.stopped} (last record ${members?.stopped.at ?? lf.updatedAt})`,
+    `  hops done: ${state.hopsDone.join(', ') || 'none yet'}`,
+    `  hop in flight: ${state.hop}${members ? '' : ' (no member of it touched yet)'}`,
+    ...(members ? describeResume(members, cur!.to, '    ').slice(1) : []),
+    `  hops left: ${state.hopsLeft.join(', ') || 'none after this one'}`,
+  ];
+  return { state, text };
 }
