@@ -332,8 +332,17 @@ export function addGroup(parent: Command, ctx: Context, spec: GroupSpec, lazy = 
     addCommands(cmd, ctx, spec.verbs);
     return cmd;
   }
+  addLazyVerbs(cmd, ctx, spec.verbs);
+  return cmd;
+}
+
+/**
+ * Adds `verbs` under `cmd` as placeholders (name, aliases, summary), each completed when commander dispatches to
+ * it or when `cmd`'s own --help is printed (which lists each verb with its arguments and [options]).
+ */
+export function addLazyVerbs(cmd: Command, ctx: Context, verbs: readonly CommandSpec[]): void {
   const fills = new Map<string, () => void>();
-  for (const verb of spec.verbs) {
+  for (const verb of verbs) {
     if ('verbs' in verb) {
       addGroup(cmd, ctx, verb, true);
       continue;
@@ -351,7 +360,6 @@ export function addGroup(parent: Command, ctx: Context, spec: GroupSpec, lazy = 
   cmd.hook('preSubcommand', (_group, sub) => fills.get(sub.name())?.());
   // the group's --help lists each verb with its arguments and [options]
   cmd.on('beforeHelp', () => fills.forEach((fill) => fill()));
-  return cmd;
 }
 
 /** Adds each verb or group of a list, in order (the order of --help). */

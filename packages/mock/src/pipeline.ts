@@ -2,7 +2,8 @@ import type Router from 'find-my-way';
 import { isOpsError } from '@opsctl/shared/errors.js';
 import { bodyStream, checkDeclaredLength, PARSE_FAILED, parseBody, readBody } from './body.js';
 import { MockError, type MockIncoming, type MockOutgoing, type MockReply, type MockRequest } from './http.js';
-import { addMoreRoutes, registerAllRoutes, registerRoutesFor, type LoadedService, type MockRuntime } from './runtime.js';
+import { addMoreRoutes, ensureRouter, registerAllRoutes, registerRoutesFor, type LoadedService, type MockRuntime } from './runtime.js';
+import { plainRoute } from './plain-routes.js';
 import { SERVICE_PREFIXES, type Route, type ServiceName } from './service.js';
 import { DRAIN_FACTOR, drainAfterReply, send, toMockError } from './send.js';
 import { testKnob } from './test-knobs.js';
@@ -62,13 +63,18 @@ async function dispatch(rt: MockRuntime, svc: LoadedService, service: ServiceNam
 
 /** The route for `method` on the path (the service's on-demand routes included), or 404 / 405. */
 async function findRoute(svc: LoadedService, url: URL, method: string): Promise<{ route: Route; params: Record<string, string | undefined> }> {
+  // A plain path is matched without compiling the router, unless the on-demand routes (which the router
+  // then holds beside the service's) are in: an embedded command's one request builds no router.
+  const plain = svc.more ? undefined : plainRoute(svc.plain, method, url.pathname);
+  if (plain) return plain;
+  const router = await ensureRouter(svc);
   registerRoutesFor(svc, url.pathname);
-  let found = svc.router.find(method as Router.HTTPMethod, url.pathname);
+  let found = router.find(method as Router.HTTPMethod, url.pathname);
   // No route matched: the routes of the other groups, then the service's on-demand routes, may have one.
-  if (!found && registerAllRoutes(svc)) found = svc.router.find(method as Router.HTTPMethod, url.pathname);
-  if (!found && (await addMoreRoutes(svc))) found = svc.router.find(method as Router.HTTPMethod, url.pathname);
+  if (!found && registerAllRoutes(svc)) found = router.find(method as Router.HTTPMethod, url.pathname);
+  if (!found && (await addMoreRoutes(svc))) found = router.find(method as Router.HTTPMethod, url.pathname);
   if (!found) {
-    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== method && svc.router.find(m as Router.HTTPMethod, url.pathname));
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== method && router.find(m as Router.HTTPMethod, url.pathname));
     // RFC 9110 §15.5.6: a 405 names the methods the resource takes in Allow
     throw allowed.length
       ? new MockError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname} (use ${allowed.join(' or ')})`, {}, { allow: allowed.join(', ') })

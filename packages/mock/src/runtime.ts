@@ -1,20 +1,31 @@
-import Router from 'find-my-way';
+import type Router from 'find-my-way';
 import type { OpsError } from '@opsctl/shared/errors.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from './body.js';
 import type { Fault, LoggedRequest, MockServerOptions, RouteInfo } from './server-types.js';
+import { plainTable, type PlainTable } from './plain-routes.js';
 import { SERVICE_LOADERS } from './services/loaders.js';
 import { SERVICE_NAMES, type MockServiceOptions, type Route, type ServiceContext, type ServiceInstance, type ServiceName } from './service.js';
 import { FileStore, MemoryStore, type Store } from './store.js';
 
+type RouterInstance = Router.Instance<Router.HTTPVersion.V1>;
+
 export interface LoadedService {
   instance: ServiceInstance;
-  router: Router.Instance<Router.HTTPVersion.V1>;
+  /** The service's find-my-way router, made on first need (ensureRouter): a request plainRoute matches loads none. */
+  router?: RouterInstance;
+  /** The routes no group holds (see routeGroup): the router has them from the start. */
+  ungrouped: Route[];
   hits: Map<string, number[]>;
   /** The service's `moreRoutes`, once they are being registered. */
   more?: Promise<void>;
   /** Routes not yet in the router, by their group (see routeGroup): a request registers only its own group. */
   pending: Map<string, Route[]>;
+  /** The service's routes for a match without the router (plain-routes.ts), undefined when they are not all plain. */
+  plain: PlainTable;
 }
+
+/** The router's options (plain-routes.ts matches as a router made with them does). */
+export const ROUTER_OPTIONS = { ignoreTrailingSlash: true, caseSensitive: true };
 
 /** How many leading path segments name a route group (`/api/v3/labels`). */
 const GROUP_SEGMENTS = 3;
@@ -22,12 +33,32 @@ const GROUP_SEGMENTS = 3;
 /**
  * The group of a route pattern: its first path segments when they are all literal, so only a path
  * that starts with exactly those segments can match it; undefined when one of them is a parameter or
- * a wildcard (such a route is registered at once). Building the tracker's whole router costs about
+ * a wildcard (such a route is registered when the router is made). Building the tracker's whole router costs about
  * 10 ms of CPU; a command that makes one request needs one group of a few routes.
  */
 function routeGroup(pattern: string): string | undefined {
   const segments = pattern.split('/').filter(Boolean).slice(0, GROUP_SEGMENTS);
   return segments.some((s) => /[:*(]/.test(s)) ? undefined : `/${segments.join('/')}`;
+}
+
+let routerModule: Promise<typeof Router> | undefined;
+
+/** The service's router, made (and find-my-way loaded) on first need, with the routes no group holds. */
+export async function ensureRouter(svc: LoadedService): Promise<RouterInstance> {
+  if (!svc.router) {
+    const make = await (routerModule ??= import('find-my-way').then((m) => m.default));
+    if (!svc.router) {
+      const router = make(ROUTER_OPTIONS);
+      for (const route of svc.ungrouped) register(router, route);
+      svc.router = router;
+    }
+  }
+  return svc.router;
+}
+
+function built(svc: LoadedService): RouterInstance {
+  if (!svc.router) throw new Error('the service has no router yet (ensureRouter)');
+  return svc.router;
 }
 
 /**
@@ -45,7 +76,7 @@ export function registerRoutesFor(svc: LoadedService, pathname: string): void {
   const group = svc.pending.get(key);
   if (!group) return;
   svc.pending.delete(key);
-  for (const route of group) register(svc.router, route);
+  for (const route of group) register(built(svc), route);
 }
 
 /** Registers every route still pending; true when there were any. */
@@ -53,11 +84,11 @@ export function registerAllRoutes(svc: LoadedService): boolean {
   if (svc.pending.size === 0) return false;
   const groups = [...svc.pending.values()];
   svc.pending.clear();
-  for (const group of groups) for (const route of group) register(svc.router, route);
+  for (const group of groups) for (const route of group) register(built(svc), route);
   return true;
 }
 
-function register(router: LoadedService['router'], route: Route): void {
+function register(router: RouterInstance, route: Route): void {
   router.on(route.method, route.path, () => undefined, { route });
 }
 
@@ -117,15 +148,15 @@ export class MockRuntime {
     const mod = await loader();
     await this.store.addInit((state) => mod.initState(state, this.options));
     const instance = await mod.create(this.ctx);
-    const router = Router({ ignoreTrailingSlash: true, caseSensitive: true });
     const pending = new Map<string, Route[]>();
+    const ungrouped: Route[] = [];
     for (const route of instance.routes) {
       const group = routeGroup(route.path);
-      if (group === undefined) register(router, route);
+      if (group === undefined) ungrouped.push(route);
       else if (pending.has(group)) pending.get(group)!.push(route);
       else pending.set(group, [route]);
     }
-    return { instance, router, hits: new Map(), pending };
+    return { instance, ungrouped, hits: new Map(), pending, plain: plainTable(instance.routes) };
   }
 
   /** Makes the next `times` (default 1) matching requests fail (test mode). */
@@ -139,11 +170,12 @@ export class MockRuntime {
     const out: RouteInfo[] = [];
     for (const service of this.enabled) {
       const svc = await this.load(service);
+      const router = await ensureRouter(svc);
       registerAllRoutes(svc);
       await addMoreRoutes(svc);
       // in the service's own order (groups are registered as requests come), its on-demand routes last
       const order = new Map(svc.instance.routes.map((route, i) => [route, i]));
-      const registered = (svc.router as unknown as { routes: Array<{ method: string; path: string; store: { route: Route } }> }).routes;
+      const registered = (router as unknown as { routes: Array<{ method: string; path: string; store: { route: Route } }> }).routes;
       const at = (r: (typeof registered)[number]) => order.get(r.store.route) ?? order.size;
       for (const r of [...registered].sort((a, b) => at(a) - at(b))) {
         out.push({ service, method: r.method, path: r.path, maxBodyBytes: r.store.route.maxBodyBytes ?? this.maxBody });
@@ -166,8 +198,8 @@ export async function addMoreRoutes(svc: LoadedService): Promise<boolean> {
   const { instance } = svc;
   if (!instance.moreRoutes) return false;
   if (!svc.more) {
-    const p = instance.moreRoutes().then((routes) => {
-      for (const route of routes) register(svc.router, route);
+    const p = Promise.all([ensureRouter(svc), instance.moreRoutes()]).then(([router, routes]) => {
+      for (const route of routes) register(router, route);
     });
     p.catch(() => (svc.more = undefined));
     svc.more = p;

@@ -4,7 +4,7 @@ import { UsageError } from '../../core/errors.js';
 import { RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
 import { examples } from '../action.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
-import { addVerb } from '../spec.js';
+import { addLazyVerbs, addVerb, type VerbSpec } from '../spec.js';
 import { applySpec } from './apply.spec.js';
 import { createSpec } from './create.spec.js';
 import { deleteSpec } from './delete.spec.js';
@@ -40,20 +40,27 @@ export function register(program: Command, ctx: Context, wholeTree = false): voi
     fills.set(spec.name, () => {
       if (filled) return;
       filled = true;
-      registerVerbs(noun, spec, ctx);
+      registerVerbs(noun, spec, ctx, { lazy: !wholeTree });
     });
   }
   tracker.hook('preSubcommand', (_t, sub) => fills.get(sub.name())?.());
   if (wholeTree) fills.forEach((fill) => fill());
 }
 
-/** The verbs of one resource: CRUD from `verbs`, the rest from `extras`. */
-export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): void {
-  if (spec.verbs.includes('list')) addVerb(noun, ctx, listSpec(spec));
-  if (spec.verbs.includes('get')) addVerb(noun, ctx, getSpec(spec));
-  if (spec.verbs.includes('create')) addVerb(noun, ctx, createSpec(spec));
-  if (spec.verbs.includes('update')) addVerb(noun, ctx, updateSpec(spec));
-  if (spec.verbs.includes('delete')) addVerb(noun, ctx, deleteSpec(spec));
+/**
+ * The verbs of one resource: CRUD from `verbs`, the rest from `extras`. `lazy`: each verb a placeholder (name and
+ * summary) whose arguments and flags are built when it is dispatched to or its resource's --help printed, so a
+ * command builds the one verb it runs.
+ */
+export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context, { lazy }: { lazy: boolean }): void {
+  const add = (verbs: readonly VerbSpec[]) => (lazy ? addLazyVerbs(noun, ctx, verbs) : verbs.forEach((v) => addVerb(noun, ctx, v)));
+  add([
+    ...(spec.verbs.includes('list') ? [listSpec(spec)] : []),
+    ...(spec.verbs.includes('get') ? [getSpec(spec)] : []),
+    ...(spec.verbs.includes('create') ? [createSpec(spec)] : []),
+    ...(spec.verbs.includes('update') ? [updateSpec(spec)] : []),
+    ...(spec.verbs.includes('delete') ? [deleteSpec(spec)] : []),
+  ]);
   if (!spec.verbs.includes('list') && !(spec.extras ?? []).some((e) => e.name === 'list')) {
     // no list endpoint in the contract: a hidden `list` that says what to use instead
     const list = noun.command('list', { hidden: true }).description(`there is no list of ${spec.name}: says what to use instead`);
@@ -65,7 +72,7 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context): 
       });
     });
   }
-  for (const extra of spec.extras ?? []) registerExtra(noun, spec, extra, ctx);
+  add((spec.extras ?? []).map((extra) => extraVerb(spec, extra)));
 }
 
 /** Where the records of a resource without `list` can be listed: other resources' verbs of that name, search, get. */
@@ -85,30 +92,22 @@ function listInstead(spec: ResourceSpec): { ways: string[]; hint: string } {
   };
 }
 
-function registerExtra(noun: Command, spec: ResourceSpec, extra: ExtraVerb, ctx: Context): void {
-  if (extra.handler === 'upload') {
-    addVerb(noun, ctx, uploadSpec(extra));
-    return;
+/** The spec of an extra verb: its handler's own verb, else the generic one (extra.spec.ts). */
+function extraVerb(spec: ResourceSpec, extra: ExtraVerb): VerbSpec {
+  switch (extra.handler) {
+    case 'upload':
+      return uploadSpec(extra);
+    case 'apply':
+      return applySpec(spec, extra);
+    case 'export':
+      return exportSpec(spec, extra);
+    case 'key-results':
+      return keyResultsSpec(extra);
+    case 'move':
+      return moveSpec(extra);
+    case 'import':
+      return importSpec(extra);
+    default:
+      return extraSpec(spec, extra);
   }
-  if (extra.handler === 'apply') {
-    addVerb(noun, ctx, applySpec(spec, extra));
-    return;
-  }
-  if (extra.handler === 'export') {
-    addVerb(noun, ctx, exportSpec(spec, extra));
-    return;
-  }
-  if (extra.handler === 'key-results') {
-    addVerb(noun, ctx, keyResultsSpec(extra));
-    return;
-  }
-  if (extra.handler === 'move') {
-    addVerb(noun, ctx, moveSpec(extra));
-    return;
-  }
-  if (extra.handler === 'import') {
-    addVerb(noun, ctx, importSpec(extra));
-    return;
-  }
-  addVerb(noun, ctx, extraSpec(spec, extra));
 }

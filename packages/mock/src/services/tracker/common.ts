@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FieldProblem } from '@opsctl/shared/tracker/validate.js';
 import type { ItemResource } from '@opsctl/shared/tracker/resource-spec.js';
+import { UPLOAD_REQUEST_LIMIT_BYTES } from '@opsctl/shared/tracker/limits.js';
 import { MockError, type MockReply, type MockRequest } from '../../http.js';
 import { byId } from '../../indexes.js';
+import type { MockServiceOptions } from '../../service.js';
 import type { MockState } from '../../store.js';
 import type { LabelParam, MoveParams } from './bodies.js';
 import type { Label, TrackerState } from './records.js';
@@ -15,6 +17,11 @@ export type { TrackerState } from './records.js';
 
 export const API = '/api/v3';
 export const APP_URL = 'https://app.tracker.example/workspace';
+
+/** The largest multipart upload `POST /files` accepts: `options.tracker.maxUploadBytes`, else 50 MiB (what the client batches under). */
+export function maxUploadBytes(options: MockServiceOptions): number {
+  return options.tracker?.maxUploadBytes ?? UPLOAD_REQUEST_LIMIT_BYTES;
+}
 
 export function tracker(state: MockState): TrackerState {
   return state.tracker as TrackerState;

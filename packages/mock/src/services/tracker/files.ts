@@ -1,14 +1,10 @@
 import { files, linkedFiles } from '@opsctl/shared/tracker/resources.js';
-import { UPLOAD_REQUEST_LIMIT_BYTES } from '@opsctl/shared/tracker/limits.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { API, APP_URL, assign, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
+import { API, APP_URL, assign, maxUploadBytes, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';
 import type { FileBody, LinkedFileBody } from './bodies.js';
 import { crudRoutes } from './crud.js';
 import type { TrackerFile } from './records.js';
-
-/** The largest multipart upload the mock accepts unless `options.tracker.maxUploadBytes` says otherwise (50 MiB, what the client batches under). */
-export const DEFAULT_MAX_UPLOAD_BYTES = UPLOAD_REQUEST_LIMIT_BYTES;
 
 const MENTIONS = { group_mention_ids: [], member_mention_ids: [], mention_ids: [] };
 
@@ -109,7 +105,7 @@ export function fileRoutes(ctx: ServiceContext): Route[] {
       for (const s of t.stories) s.file_ids = s.file_ids.filter((x) => x !== f.id);
     },
   });
-  const maxBytes = ctx.options.tracker?.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const maxBytes = maxUploadBytes(ctx.options);
   uploaded.push({
     method: 'POST',
     path: `${API}/files`,

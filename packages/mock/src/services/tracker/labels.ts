@@ -2,10 +2,8 @@ import { labels as spec } from '@opsctl/shared/tracker/resources.js';
 import { MockError, reply } from '../../http.js';
 import { hasDuplicates, lookup } from '../../indexes.js';
 import type { Route, ServiceContext } from '../../service.js';
-import { presentEpic } from './epics.js';
 import { phase as storyPhase } from './stats.js';
 import { EPIC_STATES } from './state.js';
-import { storyList } from './stories.js';
 import type { LabelBody } from './bodies.js';
 import type { Label } from './records.js';
 import { API, assign, boolQuery, find, intParam, newLabel, nowIso, tracker, validate, type TrackerState } from './common.js';
@@ -114,6 +112,8 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/labels/:id/epics`,
       handler: async (req) => {
         const id = intParam(req, 'id');
+        // the epics' and the stories' code loads with the first request that needs it, not with a label list
+        const { presentEpic } = await import('./epics.js');
         return reply.ok(
           await store.read((s) => {
             const t = tracker(s);
@@ -128,6 +128,7 @@ export function labelRoutes(ctx: ServiceContext): Route[] {
       path: `${API}/labels/:id/stories`,
       handler: async (req) => {
         const id = intParam(req, 'id');
+        const { storyList } = await import('./stories.js');
         return reply.ok(
           await store.read((s) => {
             const t = tracker(s);
