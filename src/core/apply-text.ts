@@ -1,5 +1,6 @@
 import { jsonSyntaxText, syntaxErrorText } from './syntax-error.js';
 import { parseYaml, YAML_MAX_BYTES } from './yaml.js';
+import { formatSize } from '@opsctl/shared/size.js';
 
 /** The largest JSON apply file: the 16 MiB cap of every file (parsed natively at about 3 times its size; a 15.7 MB tracker apply peaks 7.5 times its size above its baseline). */
 export const JSON_MAX_BYTES = 16 * 1024 * 1024;
@@ -15,8 +16,6 @@ export class TextProblem extends Error {
   }
 }
 
-const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
-
 /**
  * An apply file's data: JSON when it looks like JSON (whatever its name), else YAML (a superset of JSON)
  * under YAML_MAX_BYTES, read by the one YAML reader (core/yaml.ts: its limits, its words for a syntax error). `jsonMaxBytes` is the command's own cap for JSON (what its planner can hold
@@ -29,8 +28,8 @@ export async function parseJsonOrYaml(text: string, opts: { jsonMaxBytes?: numbe
   const looksJson = /^\s*[[{]/.test(text);
   if (looksJson && bytes > jsonMax) {
     throw new TextProblem(
-      `is ${size(bytes)} of JSON: this command reads apply files up to ${size(jsonMax)} (what it can plan within its 100 MB memory budget)`,
-      `split it into files under ${size(jsonMax)} and apply each; nothing was sent`,
+      `is ${formatSize(bytes)} of JSON: this command reads apply files up to ${formatSize(jsonMax)} (what it can plan within its 100 MB memory budget)`,
+      `split it into files under ${formatSize(jsonMax)} and apply each; nothing was sent`,
     );
   }
   if (!looksJson && bytes > YAML_MAX_BYTES) throw yamlTooBig(bytes, jsonMax);
@@ -75,13 +74,13 @@ function denseText(text: string, bytes: number, { json }: { json: boolean }): st
   }
   const per = json ? 8 : 12;
   if (values <= Math.max(DENSE_FLOOR, bytes / per)) return undefined;
-  return `is ${size(bytes)} of ${json ? 'JSON' : 'YAML'} holding about ${values} ${json ? 'values' : 'nodes'}, more than one per ${per} bytes (an apply file has one per 30 or more): parsed, it would cost well over 10 times its size in memory`;
+  return `is ${formatSize(bytes)} of ${json ? 'JSON' : 'YAML'} holding about ${values} ${json ? 'values' : 'nodes'}, more than one per ${per} bytes (an apply file has one per 30 or more): parsed, it would cost well over 10 times its size in memory`;
 }
 
 /** The refusal of a YAML file over YAML_MAX_BYTES: its size, the cap and the ways out. */
 function yamlTooBig(bytes: number, jsonMax: number): TextProblem {
   return new TextProblem(
-    `is ${size(bytes)} of YAML: YAML files are read up to ${size(YAML_MAX_BYTES)} (the YAML parser needs 70 to 300 times a file's size in memory)`,
-    `write it as JSON (read up to ${size(jsonMax)}), e.g. with --json, or split it into files under ${size(YAML_MAX_BYTES)} and apply each; nothing was sent`,
+    `is ${formatSize(bytes)} of YAML: YAML files are read up to ${formatSize(YAML_MAX_BYTES)} (the YAML parser needs 70 to 300 times a file's size in memory)`,
+    `write it as JSON (read up to ${formatSize(jsonMax)}), e.g. with --json, or split it into files under ${formatSize(YAML_MAX_BYTES)} and apply each; nothing was sent`,
   );
 }

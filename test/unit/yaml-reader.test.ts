@@ -43,7 +43,7 @@ describe('the one YAML reader (core/yaml.ts)', () => {
     const err = await refusal(big);
     expect(err.code).toBe('YAML_TOO_BIG');
     expect(err.message).toMatch(/^\d+ KiB of YAML, over the 128 KiB opsctl reads as YAML/);
-    expect((await refusal('a: 1234567890\n', { maxBytes: 8 })).message).toMatch(/over the 1 KiB/);
+    expect((await refusal('a: 1234567890\n', { maxBytes: 8 })).message).toMatch(/over the 8 B opsctl reads/);
   });
 
   it(`refuses nesting deeper than ${YAML_MAX_DEPTH} levels, flow or block, as an error (5,000 [ crashed the process with the library's pretty errors)`, async () => {

@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, rea
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { OpsError } from './errors.js';
 import { promised } from './promised.js';
+import { formatSize } from './size.js';
 
 /**
  * The one way opsctl reads a local file (its config, credentials, the mock state, `-f` files, cluster
@@ -75,7 +76,7 @@ function readBytes(path: string, opts: LocalFileOptions, own: boolean): Buffer {
       const n = readSync(fd, buf, total, buf.length - total, null);
       if (n === 0) break;
       total += n;
-      if (total > max) throw new LocalFileError(path, `grew past ${formatBytes(max)} while being read (the most opsctl reads)`, opts);
+      if (total > max) throw new LocalFileError(path, `grew past ${formatSize(max)} while being read (the most opsctl reads)`, opts);
     }
     return buf.subarray(0, total);
   } finally {
@@ -230,7 +231,7 @@ function refuseIfNotRegular(path: string, st: Stats, opts: LocalFileOptions, max
   const kind = kindOf(st);
   if (kind) throw new LocalFileError(path, `is ${kind}, not a regular file; opsctl does not read it`, opts);
   if (st.size > max)
-    throw new LocalFileError(path, `is ${formatBytes(st.size)}, over the ${formatBytes(max)} opsctl reads`, {
+    throw new LocalFileError(path, `is ${formatSize(st.size)}, over the ${formatSize(max)} opsctl reads`, {
       ...opts,
       hint: opts.hint ?? `check that ${path} is the right file`,
     });
@@ -245,10 +246,4 @@ export function kindOf(st: Stats): string | undefined {
   if (st.isBlockDevice()) return 'a block device';
   if (st.isSocket()) return 'a socket';
   return 'not a regular file';
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1).replace(/\.0$/, '')} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MiB`;
 }

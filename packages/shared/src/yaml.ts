@@ -3,6 +3,7 @@ import { ExitCode } from './exit-codes.js';
 import { OpsError } from './errors.js';
 import { fileFix, fileProblem } from './file-errors.js';
 import { readLocalFile, type LocalFileOptions } from './local-file.js';
+import { formatSize } from './size.js';
 
 /**
  * The one YAML reader of the CLI and the mock (src/core/yaml.ts keeps this path for the CLI): the yaml
@@ -79,7 +80,6 @@ export function yamlProblemText(code: string, at: { line: number; col: number })
   return `line ${at.line}, column ${at.col}: expected ${YAML_PROBLEMS[code] ?? code.toLowerCase().replace(/_/g, ' ')}`;
 }
 
-const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
 const tooDeep = (at?: Array<{ line: number; col: number }>) =>
   new YamlTextError(
     `${at?.[0] ? `line ${at[0].line}, column ${at[0].col}: ` : ''}nested deeper than ${YAML_MAX_DEPTH} levels, the most opsctl reads`,
@@ -98,7 +98,7 @@ export async function parseYamlDocument(text: string, opts: { maxBytes?: number;
   const bytes = Buffer.byteLength(text);
   if (bytes > max)
     throw new YamlTextError(
-      `${size(bytes)} of YAML, over the ${size(max)} opsctl reads as YAML (its parser needs 70 to 300 times a text's size in memory)`,
+      `${formatSize(bytes)} of YAML, over the ${formatSize(max)} opsctl reads as YAML (its parser needs 70 to 300 times a text's size in memory)`,
       'YAML_TOO_BIG',
     );
   const y = await yamlLib();
