@@ -39,7 +39,8 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
       .filter((p) => {
         try {
           const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
-          return members.some((m) => cmd.includes(m.configFile));
+          // (an etcd started with a member's config file: not the copy's own cp or sh, which name the files they copy)
+          return /(^|\/)etcd$/.test(cmd.split('\0')[0]!) && members.some((m) => cmd.includes(m.configFile));
         } catch {
           return false;
         }

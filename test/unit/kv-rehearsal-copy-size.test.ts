@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyBytes, copyTooLarge, DEFAULT_MAX_COPY } from '../../src/kv/rehearsal/copy-size.js';
+import { copyBytes, copyTooLarge, DEFAULT_MAX_COPY, preallocatedSegment } from '../../src/kv/rehearsal/copy-size.js';
 
 const root = mkdtempSync(join(tmpdir(), 'opsctl-copy-size-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -24,5 +24,20 @@ describe("the rehearsal's copy, measured before every member is paused for it (r
     expect(copyTooLarge([join(root, 'kv1')], 1024 * 1024)).toMatch(
       /^its copy would read 64 MiB with every member paused at once, over --rehearsal-max-copy 1 MiB \(/,
     );
+  });
+
+  it("counts none of etcd's preallocated next WAL segment (N.tmp beside *.wal files), which the copy gives its size without reading", () => {
+    const wal = join(root, 'kv2', 'member', 'wal');
+    mkdirSync(wal, { recursive: true });
+    writeFileSync(join(wal, '0000000000000000-0000000000000000.wal'), Buffer.alloc(4096));
+    writeFileSync(join(wal, '0.tmp'), '');
+    truncateSync(join(wal, '0.tmp'), 64 * 1024 * 1024);
+    const other = join(root, 'kv2', 'notes');
+    mkdirSync(other);
+    writeFileSync(join(other, '1.tmp'), Buffer.alloc(100));
+    expect(copyBytes([join(root, 'kv2')])).toBe(4096 + 100);
+    expect(preallocatedSegment('0.tmp', ['0.tmp', '0000000000000001-0000000000000010.wal'])).toBe(true);
+    expect(preallocatedSegment('0.tmp', ['0.tmp'])).toBe(false);
+    expect(preallocatedSegment('x.tmp', ['a.wal'])).toBe(false);
   });
 });

@@ -45,22 +45,55 @@ export interface CloneSource {
 }
 
 /**
+ * One file of a directory's copy (`sh -c FILE sh SRC DEST FILE…`, the tree already made with every file empty
+ * and its attributes: `cp -a --attributes-only`): its data copied, sparse; but a WAL segment etcd preallocated
+ * and has not begun (`N.tmp` beside `*.wal` files: its file pipeline's next segment, 64 MB of zeros that `cp`
+ * would read, twice the bytes of a fresh member's written WAL) is given its size only, its times kept. etcd never
+ * reads a `.tmp` segment back: its WAL opens the `*.wal` files, and a start preallocates its own.
+ */
+const COPY_FILE = [
+  's=$1 d=$2',
+  'shift 2',
+  'for f; do',
+  '  t=$d${f#"$s"}',
+  '  w=',
+  '  case ${f##*/} in [0-9]*.tmp) for x in "${f%/*}"/*.wal; do [ -e "$x" ] && w=1; break; done ;; esac',
+  '  if [ -n "$w" ]; then truncate -s "$(stat -c %s -- "$f")" -- "$t" && touch -r "$f" -- "$t"; else cp -a --sparse=always -- "$f" "$t"; fi',
+  'done',
+].join('\n');
+
+/**
  * The copy: every member's process paused at once (SIGSTOP), its files copied, every process resumed
  * (SIGCONT) on any exit of this shell, opsctl's death included (it is a session of its own and finishes the
  * copy). A copy of processes paused together is what a power cut would leave of every member at one
- * instant, which etcd recovers from by design; a copy of live members under writes is not. PIDs are numbers
- * and paths are arguments, never the script's text.
+ * instant, which etcd recovers from by design; a copy of live members under writes is not. A directory is
+ * made with its files' attributes first, then each file's data (COPY_FILE). PIDs are numbers and paths are
+ * arguments, never the script's text.
  */
 const COPY = [
   'n=$1',
-  'shift',
+  'file=$2',
+  'shift 2',
   'pids=',
   'while [ "$n" -gt 0 ]; do pids="$pids $1"; shift; n=$((n - 1)); done',
   "trap 'kill -CONT $pids 2>/dev/null' EXIT",
   "trap 'exit 1' HUP INT TERM",
   '[ -z "$pids" ] || kill -STOP $pids',
-  'while [ $# -gt 0 ]; do mkdir -p "$2"; rmdir "$2"; cp -a --sparse=always -- "$1" "$2"; shift 2; done',
+  'while [ $# -gt 0 ]; do',
+  '  mkdir -p "$2"; rmdir "$2"',
+  '  if [ -d "$1" ] && [ ! -L "$1" ]; then',
+  '    cp -a --attributes-only -- "$1" "$2" && find "$1" -type f -exec sh -c "$file" sh "$1" "$2" {} + || exit 1',
+  '  else',
+  '    cp -a --sparse=always -- "$1" "$2" || exit 1',
+  '  fi',
+  '  shift 2',
+  'done',
 ].join('\n');
+
+/** The copy as a command: `pause` the PIDs paused for it, `pairs` each source path and its copy's path (a session of its own: setsid). */
+export function copyCommand(pause: readonly string[], pairs: readonly string[]): [string, string[]] {
+  return ['setsid', ['-w', 'sh', '-c', COPY, 'sh', String(pause.length), COPY_FILE, ...pause, ...pairs]];
+}
 
 /** The child's own account of its run on the clone (`kv upgrade --json` of the child, with its load). */
 export interface CloneRun {
@@ -149,7 +182,7 @@ export async function rehearseOnClone(o: {
   await writeFile(join(tmp, OWNER), `${process.pid} ${procStartTime(process.pid) ?? ''}\n`);
   try {
     const copy = join(tmp, 'data');
-    // (cp --sparse=always keeps holes: a member's preallocated WAL is 64 MB of which little is written)
+    // (cp --sparse=always keeps holes; a preallocated next WAL segment is given its size, not read: COPY_FILE)
     const pause = (o.source.pause ?? []).filter((pid) => Number.isSafeInteger(pid) && pid > 1).map(String);
     // what the members keep outside the data dir (their own WAL dirs): a copy each, mounted over its path below
     const outside = (o.source.outside ?? []).flatMap((p, i) => [join(tmp, 'outside', String(i)), p]);
@@ -158,7 +191,8 @@ export async function rehearseOnClone(o: {
       ...(o.source.outside ?? []).flatMap((p, i) => [p, join(tmp, 'outside', String(i))]),
     ];
     const paused = o.now();
-    await o.exec('setsid', ['-w', 'sh', '-c', COPY, 'sh', String(pause.length), ...pause, ...pairs], { stdin: 'ignore' });
+    const [copying, copyArgs] = copyCommand(pause, pairs);
+    await o.exec(copying, copyArgs, { stdin: 'ignore' });
     o.debug?.(`[kv] rehearsal: ${pause.length} member processes paused together for the copy, ${o.now() - paused} ms`);
     await mkdir(copy, { recursive: true });
     for (const [file, text] of Object.entries(o.source.files ?? {})) {
