@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyCommand } from '../../src/kv/rehearsal/clone.js';
+import { execa } from 'execa';
+import { copyCommand, rehearseOnClone } from '../../src/kv/rehearsal/clone.js';
 
 const root = mkdtempSync(join(tmpdir(), 'opsctl-rehearsal-copy-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -58,5 +59,22 @@ describe("the rehearsal's copy script", () => {
   it('fails (and says so) when a source cannot be copied', () => {
     const [cmd, args] = copyCommand([], [join(root, 'gone'), join(root, 'copy-gone', 'x')]);
     expect(() => execFileSync(cmd, args, { stdio: 'pipe' })).toThrow(/cannot stat|No such file/);
+  });
+
+  it("a copy that fails is the rehearsal's refusal naming cp's words (not an error thrown past it), its scratch copy removed", async () => {
+    const gone = join(root, 'data-gone', 'kv1');
+    const v = await rehearseOnClone({
+      source: { dataDir: join(root, 'data-gone'), paths: [gone] },
+      command: ['false'],
+      env: {},
+      exec: execa,
+      timeoutMs: 60_000,
+      now: Date.now,
+    });
+    expect(v.ok).toBe(false);
+    expect(v.reason).toMatch(
+      /^its copy of the members' files into \S+ failed \(cp: cannot stat .*kv1.*\); every member was resumed, nothing else was changed$/,
+    );
+    expect(existsSync(/ into (\S+) failed/.exec(v.reason!)![1]!)).toBe(false);
   });
 });

@@ -192,7 +192,23 @@ export async function rehearseOnClone(o: {
     ];
     const paused = o.now();
     const [copying, copyArgs] = copyCommand(pause, pairs);
-    await o.exec(copying, copyArgs, { stdin: 'ignore' });
+    const copied = await o.exec(copying, copyArgs, { stdin: 'ignore', reject: false });
+    if (copied.exitCode !== 0) {
+      // (a member's file gone or unreadable meanwhile, the disk full: a refusal naming cp's words, never an unexpected error)
+      const words = String(copied.stderr ?? '')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .slice(-3)
+        .join('; ');
+      return {
+        ok: false,
+        ms: o.now() - started,
+        copyMs: o.now() - started,
+        reason: `its copy of the members' files into ${tmp} failed (${words || `exit ${copied.exitCode ?? copied.signal ?? '?'}`}); every member was resumed, nothing else was changed`,
+        tail: '',
+      };
+    }
     o.debug?.(`[kv] rehearsal: ${pause.length} member processes paused together for the copy, ${o.now() - paused} ms`);
     await mkdir(copy, { recursive: true });
     for (const [file, text] of Object.entries(o.source.files ?? {})) {
