@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -8,16 +8,11 @@ import { buildProgram } from '../../src/program.js';
 import { parseId } from '../../src/tracker/input.js';
 import { RESOURCES } from '../../src/tracker/resources.js';
 import { runCli } from '../helpers/cli.js';
+import { tsFiles } from '../helpers/ts-files.js';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 /** The tracker's resource table: its help texts and examples are generated from resources.yaml into this file. */
 const TABLE = fileURLToPath(new URL('../../packages/shared/src/tracker/resources.ts', import.meta.url));
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-    d.isDirectory() ? tsFiles(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : [],
-  );
-}
 
 /** Every `opsctl <words>` inside a string literal of src/ and the tracker's table (comments left out), with where it stands. */
 function commandsInSource(): { where: string; words: string[] }[] {

@@ -5,18 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT } from '../../src/commands/help/help.js';
 import { SERVICES } from '../../src/config/services.js';
 import { ExitCode, exitCodeHelp } from '../../src/core/exit-codes.js';
+import { tsFiles } from '../helpers/ts-files.js';
 
 /**
  * `opsctl help environment` and `opsctl help exit-codes` are the user's reference: they must match the
  * code. Every environment variable the sources read is listed, and every listed one is read.
  */
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
-}
 
 /** Variables set for child processes (etcdctl, kv members), not read for opsctl's own behaviour. */
 const WRITTEN_FOR_CHILDREN = new Set(['ETCDCTL_API', 'PATH']);
@@ -33,7 +28,7 @@ function variablesRead(): Set<string> {
     .filter((f) => f.endsWith('.cjs'))
     .map((f) => join(BIN_DIR, f));
   // The help topic itself names every variable: it is the list under test, not a reader.
-  for (const file of [...launcher, ...sourceFiles(SRC).filter((f) => !f.endsWith(join('commands', 'help', 'topic.ts')))]) {
+  for (const file of [...launcher, ...tsFiles(SRC).filter((f) => !f.endsWith(join('commands', 'help', 'topic.ts')))]) {
     const text = readFileSync(file, 'utf8');
     // OPSCTL_* anywhere (env.X, env['X'], messages naming a variable); not the build define __OPSCTL_VERSION__.
     for (const m of text.matchAll(/(?<![A-Za-z0-9_])OPSCTL_[A-Z0-9_]*[A-Z0-9]/g)) found.add(m[0]);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -8,16 +8,10 @@ import { RULEBOOK } from '../../src/kv/rules/index.js';
 import { CLIENT_CHANGES } from '../../src/kv/rules/clients.js';
 import { planLadder } from '../../src/kv/ladder/plan.js';
 import { compareVersion } from '../../src/kv/cluster/parse.js';
+import { tsFiles } from '../helpers/ts-files.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const pinned = JSON.parse(readFileSync(join(REPO, 'scripts', 'etcd-versions.json'), 'utf8')) as Record<string, string>;
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((e) => {
-    const p = join(dir, e);
-    return statSync(p).isDirectory() ? tsFiles(p) : p.endsWith('.ts') ? [p] : [];
-  });
-}
 
 const isMinor = (s: string) => /^3\.\d+$/.test(s);
 

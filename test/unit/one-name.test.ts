@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { tsFiles } from '../helpers/ts-files.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -14,14 +15,6 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  */
 const ROOMS = ['src/kv', 'src/commands/kv', 'src/core'];
 const PER_COMMAND = new Set(['Options']);
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const abs = join(dir, e.name);
-    if (e.isDirectory()) return tsFiles(abs);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [abs] : [];
-  });
-}
 
 /** The type and interface names TEXT exports (declared at its top level with `export`). */
 export function exportedTypeNames(text: string, file = 'x.ts'): string[] {
@@ -47,7 +40,7 @@ describe('one type per name', () => {
   it('no name is exported as a type by two files of the kv room', () => {
     const where = new Map<string, string[]>();
     for (const room of ROOMS)
-      for (const abs of tsFiles(join(ROOT, room))) {
+      for (const abs of tsFiles(join(ROOT, room)).filter((f) => !f.endsWith('.d.ts'))) {
         const file = relative(ROOT, abs).split(sep).join('/');
         for (const name of exportedTypeNames(readFileSync(abs, 'utf8'), file)) where.set(name, [...(where.get(name) ?? []), file]);
       }
