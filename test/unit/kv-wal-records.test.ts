@@ -48,6 +48,14 @@ describe("the WAL's records, read a chunk at a time up to the zero tail", () => 
     expect(walV2Replay({ dataDir: root, walDir: gone })).toEqual({ why: expect.stringContaining(join(gone, '0000000000000000-0000000000000000.wal')) });
   });
 
+  it('a length field naming more than the file still holds (2^50 bytes) ends the file like a torn tail: what came before counts, nothing that size is allocated', () => {
+    const huge = Buffer.alloc(8);
+    huge.writeBigUInt64LE(2n ** 50n);
+    const dir = segment('huge-length', [entry(1, v2Bare('QGET', '/0/members')), huge, Buffer.alloc(64, 1)], 2 * MiB);
+    expect([...walRecords(dir, ['0000000000000000-0000000000000000.wal'])]).toHaveLength(1);
+    expect(walV2Replay({ dataDir: root, walDir: dir })).toMatchObject({ count: 1, custom: 1 });
+  });
+
   it('a segment read up to its first zero frame, not to its end: a 3 GiB sparse one (more than one read of a whole file can hold) gives its 2 records', () => {
     const dir = segment('prealloc', [entry(1, v2Bare('QGET', '/0/members')), entry(2, v3Put(10))], 0);
     truncateSync(join(dir, '0000000000000000-0000000000000000.wal'), 3 * 1024 * MiB);

@@ -47,10 +47,12 @@ export async function planFingerprint(
         return undefined;
       }
     } else parts.push([h.to, driver.hostBinary?.(h.to) ?? null]);
-    for (const m of members) {
-      const s = await driver.startSettings(m, { version: h.to, ...(dir ? { binDir: dir } : {}) });
+    // (every member's settings asked at once: each may be a template's process or a read on the member's host)
+    const read = driver.startSettings.bind(driver);
+    const settings = await Promise.all(members.map((m) => read(m, { version: h.to, ...(dir ? { binDir: dir } : {}) })));
+    for (const [i, s] of settings.entries()) {
       if ('why' in s) return undefined;
-      parts.push([m.name, h.to, s.program, s.args, Object.entries(s.env).sort(), s.config?.text ?? null, s.cwd ?? null]);
+      parts.push([members[i]!.name, h.to, s.program, s.args, Object.entries(s.env).sort(), s.config?.text ?? null, s.cwd ?? null]);
     }
   }
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');

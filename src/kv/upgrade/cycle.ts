@@ -36,6 +36,9 @@ export function stepsOf(steps: JournalStep[], prefix: string, member: string): J
 /** Whether every step of a cycle is done (or skipped). */
 export const cycleDone = (steps: JournalStep[]): boolean => steps.length > 0 && steps.every((s) => s.status === 'done' || s.status === 'skipped');
 
+/** Whether a cycle copied the member's data dir while it was down (its `backup-data` step done): a copy a failed start may put back. */
+export const copied = (steps: JournalStep[]): boolean => steps.some((s) => s.kind === 'backup-data' && s.status === 'done');
+
 /** Whether a cycle's stop ran (or began): the member may be down until its start is done. */
 export const cycleStopped = (steps: JournalStep[]): boolean => steps.some((s) => s.kind === 'stop' && s.status !== 'pending');
 
@@ -146,8 +149,8 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
     step.status = 'running';
     step.startedAt = new Date(env.o.now()).toISOString();
     delete step.error;
-    // its WAL as the start will find it, where its data was copied: the put-back's guard (kv/wal/wal-mark.ts)
-    if (kind === 'start' && c.whileDown && !step.walBefore) step.walBefore = await markBeforeStart(env, m, { seenGone });
+    // its WAL as the start will find it, where its data was copied: the put-back's guard (kv/wal/wal-mark.ts); no copy, nothing to put back
+    if (kind === 'start' && copied(c.steps) && !step.walBefore) step.walBefore = await markBeforeStart(env, m, { seenGone });
     // written ahead of a change to the member: durably before its stop
     if (kind === 'stop' || kind === 'start') await x.save(kind === 'stop');
     const p = env.o.reporter.begin(label);

@@ -245,12 +245,12 @@ export async function startStep(
   { seenGone = false }: { seenGone?: boolean } = {},
 ): Promise<string> {
   if (!seenGone && (await env.driver.isRunning(m))) return 'already running';
-  // The binary asked its version where the member runs, right before the start: a wrong one is never started.
-  const v = await env.driver.binaryVersion?.(m, target);
+  // Right before the start, side by side (the member is down meanwhile): the binary asked its version where the member
+  // runs (a wrong one is never started), and what the start will read of its WAL (a start that would fail on its own data is never made).
+  const asked = env.driver.binaryVersion?.(m, target);
+  const [v, no] = await Promise.all([asked, notStartable(env.driver, m, target)]);
   if (v && 'version' in v && !sameMinor(v.version, target.version))
     throw new WrongBinary(`the binary the start would run is etcd ${v.version}, not ${target.version}${/^\d+\.\d+$/.test(target.version) ? '.x' : ''}`);
-  // what the start will read of its WAL, checked right before it: a start that would fail on its own data is never made
-  const no = await notStartable(env.driver, m, target);
   if (no) throw new WrongBinary(no);
   await env.driver.start(m, target);
   const what = target.binDir ? `${target.binDir}/etcd` : `version ${target.version}`;

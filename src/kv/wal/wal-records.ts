@@ -8,7 +8,7 @@
  * The framing (etcd's wal/encoder.go): a little-endian uint64 whose low 56 bits are the record's length
  * and whose top byte, when its high bit is set, gives the padding after it.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
 const CHUNK = 1024 * 1024;
@@ -37,25 +37,27 @@ function* fileRecords(fd: number, file: string): Generator<Buffer> {
   let off = 0;
   let pos = 0;
   let eof = false;
+  const fileSize = fstatSync(fd).size;
   const have = (n: number): boolean => {
     if (off + n <= buf.length) return true;
-    const rest = buf.subarray(off);
-    const parts = [rest];
-    let size = rest.length;
+    // (a frame longer than what the file still holds: a torn tail, or a length no record has; nothing allocated for it)
+    if (n - (buf.length - off) > fileSize - pos) return false;
+    // one new buffer for the unread rest and what is read next: the rest copied once, the file read straight into it
+    // (a record larger than a chunk gets a buffer of its size; the old buffer is never written: records are views of it)
+    const next = Buffer.allocUnsafe(Math.max(CHUNK, n));
+    let size = buf.copy(next, 0, off);
     while (size < n && !eof) {
-      const chunk = Buffer.allocUnsafe(Math.max(CHUNK, n - size));
       let got: number;
       try {
-        got = readSync(fd, chunk, 0, chunk.length, pos);
+        got = readSync(fd, next, size, next.length - size, pos);
       } catch (err) {
         throw new Error(`${file}: ${(err as Error).message}`);
       }
       if (got === 0) eof = true;
       pos += got;
       size += got;
-      parts.push(chunk.subarray(0, got));
     }
-    buf = Buffer.concat(parts, size);
+    buf = next.subarray(0, size);
     off = 0;
     return n <= size;
   };
