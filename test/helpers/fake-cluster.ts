@@ -34,6 +34,8 @@ export class FakeCluster {
   readonly members: FakeMember[];
   /** The driver's calls in order: `stop kv1`, `start kv1 3.4`, `restore-data kv1`… */
   readonly log: string[] = [];
+  /** The requests a test's own routes answered: `member path body`. */
+  readonly asked: string[] = [];
   /** Requests no fake answers (a test expects none). */
   readonly unexpected: string[] = [];
   revision: number;
@@ -44,6 +46,8 @@ export class FakeCluster {
   readonly startFails = new Set<string>();
   /** Called at each driver call before it acts (a test kills the run there: it throws). */
   onCall?: (call: string) => void;
+  /** Answers of a test's own for gateway paths ('/maintenance/downgrade'): an HTTP status and a JSON body. */
+  readonly routes: Record<string, (m: FakeMember, body: Record<string, unknown>) => { status: number; body: unknown }> = {};
 
   constructor(o: FakeClusterOptions) {
     this.members = o.members.map((m, i) => ({ name: m.name, id: String(1001 + i), version: m.version, running: m.running ?? true }));
@@ -99,6 +103,12 @@ export class FakeCluster {
     const path = url.pathname.slice(prefix.length);
     const leader = this.leader();
     const body = typeof req.body === 'string' && req.body ? (JSON.parse(req.body) as Record<string, unknown>) : {};
+    const own = this.routes[path];
+    if (own) {
+      this.asked.push(`${m.name} ${path} ${JSON.stringify(body)}`);
+      const r = own(m, body);
+      return json(r.status, r.body);
+    }
     if (path === '/maintenance/status') return json(200, statusReply(def, { leader: leader?.id ?? '0', revision: this.revision }));
     if (path === '/maintenance/alarm') return json(200, { header: header(def, this.revision) });
     if (path === '/cluster/member/list')
