@@ -6,13 +6,7 @@ import type { StepReporter } from '../../src/kv/upgrade/options.js';
 import { header, memberListReply, statusReply } from './kv-gateway-shapes.js';
 import { prefixOf } from './kv-gateway-mock.js';
 
-/**
- * A cluster of fake members in this process, for the unit tests of the cluster-wide verbs' domain pieces
- * (kv/restore): no process, no socket. Its session answers the kv client's gateway requests from the
- * members' state (a member not running refuses the connection; a member runs a minor version, knows the
- * lowest-named running member as its leader while a quorum runs, and reports the lowest minor that runs
- * as the cluster version), and its driver changes that state, logging every call in order.
- */
+/** One fake member: its name, id, the minor it runs (or last ran) and whether its process runs. */
 export interface FakeMember {
   name: string;
   id: string;
@@ -30,6 +24,13 @@ export interface FakeClusterOptions {
   keys?: number;
 }
 
+/**
+ * A cluster of fake members in this process, for the unit tests of the cluster-wide verbs' domain pieces
+ * (kv/restore): no process, no socket. Its session answers the kv client's gateway requests from the
+ * members' state (a member not running refuses the connection; a member runs a minor version, knows the
+ * lowest-named running member as its leader while a quorum runs, and reports the lowest minor that runs
+ * as the cluster version), and its driver changes that state, logging every call in order.
+ */
 export class FakeCluster {
   readonly members: FakeMember[];
   /** The driver's calls in order: `stop kv1`, `start kv1 3.4`, `restore-data kv1`… */

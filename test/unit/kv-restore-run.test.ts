@@ -186,6 +186,21 @@ describe('kv restore carried out (restore/restore-run.ts) on fake members', () =
     expect(record(c).status).toBe('done');
   });
 
+  it('a start command that fails stops the starts there (exit 3): the members after it are not started; the same command starts from it', async () => {
+    const c = cluster();
+    c.startFails.add('kv2');
+    const err = await refusal(runRestore(options(c), plan(c)));
+    expect(err.code).toBe('restore_failed');
+    expect(err.exitCode).toBe(3);
+    expect(err.message).toBe('kv restore failed starting the members: the start command of kv2 exited with code 1');
+    expect(c.log.slice(-2)).toEqual(['start kv1 3.4', 'start kv2 3.4']);
+    c.startFails.clear();
+    c.log.length = 0;
+    const r = await runRestore(options(c), resumed(c));
+    expect(c.log).toEqual(['start kv2 3.4', 'start kv3 3.4']);
+    expect(r).toMatchObject({ status: 'restored', revision: '30', keys: 5 });
+  });
+
   it('killed in the middle of the data swaps: the same command passes the steps done and goes on from the one begun', async () => {
     const c = cluster();
     const file = restorePath(dataDir, c.spec().key);
