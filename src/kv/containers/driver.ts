@@ -16,7 +16,7 @@
 import type { ContainerSpec, MemberSpec } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
 import type { DriverProof, MemberDirs, MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
-import { sharedRead } from '../drivers/driver.js';
+import { ELSEWHERE, sharedRead } from '../drivers/driver.js';
 import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
 import { Engine, EngineError, failure } from './engine.js';
 import { createArgs, mountOf, ownEnv, policyRestarts, type ContainerSettings } from './settings.js';
@@ -31,6 +31,7 @@ type Exec = typeof import('execa').execa;
 
 export class ContainerDriver implements MemberDriver {
   readonly type = 'container';
+  readonly place = ELSEWHERE;
   readonly engine: Engine;
   private readonly versions = new Map<string, MemberTarget>();
 

@@ -1,6 +1,6 @@
 import { TEMPLATE_ROWS, type CommandTemplates, type MemberSpec } from '../cluster/cluster-file.js';
 import type { CloneOf, CopySize, DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
-import { sharedRead } from './driver.js';
+import { BY_HOST_TEMPLATES, sharedRead } from './driver.js';
 import { configFileOf, settingsOutput, type StartSettings } from './start-settings.js';
 import type { MemberDirs } from '../wal/v2-data.js';
 import type { WalMark } from '../wal/wal-mark.js';
@@ -21,6 +21,7 @@ const shown = (v: string) => JSON.stringify(v);
 /** Real hosts: templates such as `ssh {host} sudo systemctl stop etcd`, run with execa (no shell here; quoted where ssh crosses one). */
 export class CommandDriver implements MemberDriver {
   readonly type = 'command';
+  readonly place = BY_HOST_TEMPLATES;
   private readonly versions = new Map<string, MemberTarget>();
   private readonly compiled = new Map<string, Template>();
 

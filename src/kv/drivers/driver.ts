@@ -71,6 +71,8 @@ export interface MemberDriver {
   readonly type: 'local' | 'command' | 'container';
   /** What a flow may do with the members' program (capabilitiesOf: etcd's when absent). */
   readonly capabilities?: ProgramCapabilities;
+  /** Where the members run, as a flow needs to know it (placeOf). */
+  readonly place?: MemberPlace;
   /**
    * Every start runs etcd from a directory of binaries that must be known (MemberTarget.binDir: from
    * --target-bin, the release cache or the journal): the sandbox from --etcd-bin. Absent: the driver's
@@ -173,6 +175,39 @@ export interface MemberDriver {
   restoreData?(m: MemberSpec, r: RestoreRequest): Promise<string>;
   /** Drops what prepareRestore built (the restore did not go ahead). */
   abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
+}
+
+/**
+ * Where a driver's members run, answered by the driver (MemberDriver.place): a flow asks these questions,
+ * never which driver it is.
+ */
+export interface MemberPlace {
+  /**
+   * opsctl starts the members itself, as processes of this machine (the sandbox, members on local data dirs):
+   * their data dirs, WALs and binaries are read here, their backups kept under opsctl's data directory.
+   */
+  readonly startsHere: boolean;
+  /**
+   * The operator's templates run each member on its host (the command driver and its presets): checks and
+   * measures run there through its scripts and templates, the backups stay on the hosts.
+   */
+  readonly hostTemplates: boolean;
+}
+
+/** Members opsctl starts itself on this machine (the local driver). */
+export const STARTS_HERE: MemberPlace = { startsHere: true, hostTemplates: false };
+/** Members the operator's templates run on their hosts (the command driver). */
+export const BY_HOST_TEMPLATES: MemberPlace = { startsHere: false, hostTemplates: true };
+/** Members reached neither way (no driver; the container driver answers its questions through its own methods). */
+export const ELSEWHERE: MemberPlace = { startsHere: false, hostTemplates: false };
+
+/**
+ * Where a driver's members run (ELSEWHERE with no driver). A driver that does not say (a test's fake) is
+ * answered as its kind's own driver answers.
+ */
+export function placeOf(d: Pick<MemberDriver, 'type' | 'place'> | undefined): MemberPlace {
+  if (!d) return ELSEWHERE;
+  return d.place ?? (d.type === 'local' ? STARTS_HERE : d.type === 'command' ? BY_HOST_TEMPLATES : ELSEWHERE);
 }
 
 /** A start the driver proved itself (MemberDriver.proveStarts): ok with its version and time, or the program's own words. */

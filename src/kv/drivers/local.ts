@@ -14,7 +14,7 @@ import {
   type MemberTarget,
 } from './driver.js';
 import { dataDirOf, walDirNow, type StartSettings } from './start-settings.js';
-import type { RestoreRequest } from './driver.js';
+import { type RestoreRequest, STARTS_HERE } from './driver.js';
 import { checkLocalDataDir, dropStaged, stagedDir, swapLocalData } from './restore-data.js';
 import { promised } from '../../core/promised.js';
 import { OpsError } from '../../core/errors.js';
@@ -152,6 +152,7 @@ function signalSame(p: FoundProcess, sig: NodeJS.Signals): void {
 
 export class LocalDriver implements MemberDriver {
   readonly type = 'local';
+  readonly place = STARTS_HERE;
 
   constructor(
     readonly sandbox: SandboxSpec,

@@ -2,7 +2,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import { capabilitiesOf } from '../drivers/driver.js';
+import { capabilitiesOf, placeOf } from '../drivers/driver.js';
 import { hopName, type Hop } from './plan.js';
 import { authEnabled, observeCluster } from '../cluster/observe.js';
 import { KvClient } from '../cluster/client.js';
@@ -134,7 +134,7 @@ async function memberFacts(
     out.layout =
       !can.etcdData && !('why' in l) && !l.exists ? { why: `${m.name} is a ${can.what} member: its data dir ${l.dir} holds no etcd data (no member/)` } : l;
   }
-  if (o.driver?.type === 'local' && m.dataDir && can.etcdData) {
+  if (placeOf(o.driver).startsHere && m.dataDir && can.etcdData) {
     try {
       out.dataDir = { dir: m.dataDir, mode: statSync(m.dataDir).mode };
     } catch (err) {
@@ -365,13 +365,14 @@ export function settlePlan(o: Pick<LadderOptions, 'settle' | 'driver' | 'cluster
   if (!can.etcdData) return `settle auto: each ${can.what} member's v2 size`;
   const ways: string[] = [];
   const d = o.cluster.driver;
-  const onHosts = o.driver?.type === 'command' && o.cluster.members.every((m) => (o.driver as { measuresV2?(m: MemberSpec): boolean }).measuresV2?.(m));
-  if (o.driver?.type === 'command' && d?.type === 'command' && d.v2Size) ways.push("the v2-size template on each member's host");
+  const place = placeOf(o.driver);
+  const onHosts = place.hostTemplates && o.cluster.members.every((m) => (o.driver as { measuresV2?(m: MemberSpec): boolean }).measuresV2?.(m));
+  if (place.hostTemplates && d && 'v2Size' in d && d.v2Size) ways.push("the v2-size template on each member's host");
   if (compareMinor(hop.from, '3.3') <= 0) ways.push("each member's v2 key tree over its v2 API");
   else ways.push("each member's v2 key tree over its v2 API where enable-v2 is on");
   if (v2 && 'bytes' in v2) ways.push(`the ${v2.bytes} bytes ${v2.on}`);
   if (onHosts) ways.push("each member's newest v2 snapshot file on its host (else the v2 writes its WAL holds, v3 requests not counted)");
-  if (o.driver?.type === 'local') ways.push("its newest member/snap/*.snap, else its WAL's v2 writes");
+  if (place.startsHere) ways.push("its newest member/snap/*.snap, else its WAL's v2 writes");
   else if (!(v2 && 'bytes' in v2) && compareMinor(hop.from, '3.4') >= 0 && !onHosts && !ways.some((w) => w.startsWith('the v2-size')))
     return "settle auto: v2 data size not checked: a 3.4+ member serves no v2 API unless enable-v2, its data dir is on its host and opsctl has no way there (a trial template such as 'ssh {host} sudo sh -s', or driver.v2Size / --v2-size-cmd); the guide's rule applies: 2 minutes between members";
   return `settle auto: the guide's 2 minutes between members only over 50 MB of v2 data, sized by ${ways.join(', else ')}`;

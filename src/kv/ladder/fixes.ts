@@ -11,7 +11,7 @@ import { binDirOf, etcdutlIn, walReplayOf } from '../v2fix/v2store-check.js';
 import { defaultSnapshotCount, writePast, writePastWords } from '../v2fix/write-past.js';
 import { LADDER_MINORS, ladderRow } from '@opsctl/shared/etcd-ladder.js';
 import type { TrialFinding } from '../trial/run.js';
-import { capabilitiesOf } from '../drivers/driver.js';
+import { capabilitiesOf, placeOf } from '../drivers/driver.js';
 import { type Binaries, hopBinaries, hopFacts, look } from './facts.js';
 import { type BinarySources, type LadderOptions, type Overrides, type Trying } from './record.js';
 
@@ -24,7 +24,7 @@ export function v2fixPlan(o: Pick<LadderOptions, 'driver' | 'fixV2store'>, h: Ho
   if (ladderRow(h.to)?.v2Gone === 'any') {
     const read = `before the first ${h.to} start: each member's WAL read for v2 requests after its newest snapshot (${h.to} cannot replay them)`;
     if (!can.etcdData) return `${read}: ${can.what} members keep no WAL (nothing to read)`;
-    if (o.driver?.type !== 'local')
+    if (!placeOf(o.driver).startsHere)
       return o.fixV2store
         ? `before the first ${h.to} start: every member written past, no stop (the WALs are on the hosts, not read from here): raft entries that carry no key and no revision until each member saves a new snapshot (its /metrics), about ${defaultSnapshotCount(h.from).toLocaleString('en-US')} on ${h.from}; then ${h.to} replays nothing older`
         : `${read}: not possible from here (the WALs are on the hosts; --no-fix-v2store: not written past either); a member that needs it halts at its start, put back with --on-failure rollback`;
@@ -33,13 +33,13 @@ export function v2fixPlan(o: Pick<LadderOptions, 'driver' | 'fixV2store'>, h: Ho
   }
   const check = 'before the first 3.6 start: etcdutl check v2store on every member';
   if (!can.etcdData) return `${check}: ${can.what} members keep no etcd data dir (nothing to check)`;
-  if (o.driver?.type === 'command')
+  if (placeOf(o.driver).hostTemplates)
     return `${check}, on its host (the trial template, the etcdutl beside the 3.5 binary there): ${
       o.fixV2store
         ? `a member with custom v2 content in its WAL is written past, no stop: raft entries that carry no key and no revision until it saves a new snapshot (its /metrics), about ${defaultSnapshotCount('3.5').toLocaleString('en-US')} on 3.5 (etcd's default snapshot-count); then checked again (content in the v2 store itself refuses the hop, with the guide's fix)`
         : "custom v2 content found there refuses the hop before the first 3.6 start, with the guide's fix (--no-fix-v2store)"
     }`;
-  if (o.driver?.type !== 'local')
+  if (!placeOf(o.driver).startsHere)
     return `${check}: not possible from here (no driver reaches the data dirs): run etcdutl check v2store --data-dir DIR on each host first`;
   if (!o.fixV2store) return `${check}; custom v2 content refuses the hop (--no-fix-v2store)`;
   return `${check}; a member with custom v2 content is restarted once on 3.5 with snapshot-count 1, one at a time with the usual gate, snapshot and backup (journalled: a re-run finishes it), then checked again`;
@@ -115,7 +115,8 @@ const V2_WAL_PANIC = /detected disallowed v2 WAL|unmarshal should never fail/;
  * The members are written past (write-past.ts) where opsctl does not start them itself (the command driver and its presets)
  * and their program keeps etcd's WAL (one that keeps none has nothing to write past).
  */
-export const writesPast = (o: Pick<LadderOptions, 'driver'>): boolean => Boolean(o.driver && o.driver.type !== 'local' && capabilitiesOf(o.driver).etcdData);
+export const writesPast = (o: Pick<LadderOptions, 'driver'>): boolean =>
+  Boolean(o.driver && !placeOf(o.driver).startsHere && capabilitiesOf(o.driver).etcdData);
 const WRITTEN_PAST = 'written past, no stop';
 
 /**

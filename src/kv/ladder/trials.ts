@@ -5,7 +5,7 @@ import type { ClusterObservation } from '../cluster/types.js';
 import { dataKey, hopDataTrials, hopTrials, type TrialHop } from '../trial/hops.js';
 import { byRehearsal, byTheRehearsal, cloneFindings } from './rehearsal.js';
 import type { DataStart, TrialFinding, TrialJob } from '../trial/run.js';
-import { type SettingsReads } from '../drivers/driver.js';
+import { placeOf, type SettingsReads } from '../drivers/driver.js';
 import { type Binaries, hopReads, look, type HopReads } from './facts.js';
 import { type LadderOptions, type LadderReport, type Trying } from './record.js';
 import type { Snapshotting } from '../upgrade/options.js';
@@ -65,7 +65,7 @@ export async function trialsOf(
   // Members on this machine are asked with opsctl's own client certificate (its paths are valid here): the
   // identity the operator gave, which 3.2 takes from the certificate's CN before any token (a member's own
   // server certificate would name no user). On other hosts the member's own files, as before.
-  const here = o.driver && (o.driver.type === 'local' || o.cluster.members.every((m) => o.driver!.runsHere?.(m)));
+  const here = o.driver && (placeOf(o.driver).startsHere || o.cluster.members.every((m) => o.driver!.runsHere?.(m)));
   const t = o.session.conn.tls;
   const tls =
     here && t && (t.cacert || (t.cert && t.key))

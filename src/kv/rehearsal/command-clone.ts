@@ -14,7 +14,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import type { MemberDirs, MemberDriver, MemberTarget } from '../drivers/driver.js';
+import { BY_HOST_TEMPLATES, type MemberDirs, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
 import type { CommandDriver } from '../drivers/command.js';
 import { CLONE_RECORD, type ClonedMember } from './clone-find.js';
 import { LocalFileError } from '../../core/local-file.js';
@@ -59,6 +59,8 @@ export async function readCloneRecord(dataDir: string): Promise<ClonedMember[]> 
  */
 export class CloneMembers implements MemberDriver {
   readonly type = 'command';
+  /** (answered as the command driver whose reads it makes) */
+  readonly place = BY_HOST_TEMPLATES;
   private readonly procs = new Map<string, ChildProcess>();
   private readonly versions = new Map<string, MemberTarget>();
   readonly hostShell: MemberDriver['hostShell'] & {};

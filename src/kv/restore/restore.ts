@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import type { ClusterSpec, MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
-import { capabilitiesOf, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
+import { capabilitiesOf, placeOf, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
 import { type StepReporter, type Timeouts } from '../upgrade/options.js';
 import { journalPath } from '../journal/journal.js';
 import { readJournal } from '../journal/read.js';
@@ -187,7 +187,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
     minor(obs.members.find((m) => m.serverVersion)?.serverVersion) ??
     (firstMember && driver.current(firstMember)?.version);
   if (!version) throw refuse('the version to start the members on is unknown', 'pass --to-version 3.2 (or --target-bin DIR)', 'no_version');
-  if (o.targetBin && !existsSync(join(o.targetBin, 'etcd')) && (o.cluster.sandbox || driver.type === 'local')) {
+  if (o.targetBin && !existsSync(join(o.targetBin, 'etcd')) && (o.cluster.sandbox || placeOf(driver).startsHere)) {
     throw refuse(`--target-bin ${o.targetBin} has no etcd binary`, 'give the directory of an extracted etcd release (it holds etcd and etcdctl)', 'no_binary');
   }
   const targetOf = (m: MemberSpec): MemberTarget => {
@@ -242,7 +242,7 @@ export async function planRestore(o: RestoreOptions): Promise<RestorePlan> {
       problems.push({ member: m.name, text: `no etcd ${version} binary is known (the journal records none): pass --target-bin DIR` });
       continue;
     }
-    if (snap.kind === 'etcd' && target.binDir && (o.cluster.sandbox || driver.type === 'local')) {
+    if (snap.kind === 'etcd' && target.binDir && (o.cluster.sandbox || placeOf(driver).startsHere)) {
       const tool = restoreTool(target);
       if (!existsSync(tool.path)) {
         problems.push({

@@ -31,7 +31,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, isAbsolute } from 'node:path';
-import { capabilitiesOf, type MemberDriver, type SettingsReads } from '../drivers/driver.js';
+import { capabilitiesOf, placeOf, type MemberDriver, type SettingsReads } from '../drivers/driver.js';
 import type { StartSettings } from '../drivers/start-settings.js';
 import { NoTrial, parseConfigDoc, trialIsContained, trialPlan, type ConfigDoc, type TrialPlan } from './rewrite.js';
 import { fingerprint, type TrialJob } from './run.js';
@@ -134,7 +134,7 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
   }
   const s = settings[0];
   if (!s) return all(unread!);
-  const cwd = s.cwd ?? (d.type === 'local' ? process.cwd() : undefined);
+  const cwd = s.cwd ?? (placeOf(d).startsHere ? process.cwd() : undefined);
   let doc: ConfigDoc | undefined;
   try {
     doc = s.config ? await parseConfigDoc(s.config.text, s.config.file) : undefined;
@@ -161,7 +161,7 @@ export async function runDataTrials(jobs: TrialJob[], o: DataTrialOptions): Prom
       const leak = trialIsContained(plan, fresh);
       if (leak) return all(`the settings could not be rewritten safely (${leak}); a trial never runs on the member's own data or ports`);
       // (the binary asked its version on the host as the settings trial asks it: its start can stand for that trial's)
-      steps.push({ plan, askVersion: d.type === 'command' || !jobs[n]!.release });
+      steps.push({ plan, askVersion: placeOf(d).hostTemplates || !jobs[n]!.release });
     }
     const script = dataScript({
       dir,

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { PORT_CLASH_ATTEMPTS } from '../../core/retry.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import { capabilitiesOf, type MemberDriver, type MemberTarget, type SettingsReads } from '../drivers/driver.js';
+import { capabilitiesOf, placeOf, type MemberDriver, type MemberTarget, type SettingsReads } from '../drivers/driver.js';
 import type { Finding, Setting } from '../rules/types.js';
 import { NoTrial, parseConfigDoc, timingIsDefault, trialIsContained, trialPlan, type ConfigDoc, type TrialPorts } from './rewrite.js';
 import { parseRun, runScript, type TrialOutcome } from './script.js';
@@ -139,8 +139,8 @@ async function trialOf(job: TrialJob, o: TrialOptions): Promise<TrialFinding> {
   const can = capabilitiesOf(s);
   const host = {
     shell: d.hostShell.bind(d),
-    remote: d.type === 'command' && !d.runsHere?.(job.member),
-    onHost: d.type === 'command' && can.askVersion,
+    remote: placeOf(d).hostTemplates && !d.runsHere?.(job.member),
+    onHost: placeOf(d).hostTemplates && can.askVersion,
     askVersion: can.askVersion,
   };
   const proven = can.etcdData ? await byDataTrial(job, o, s, fp, what, { onHost: host.onHost }) : undefined;

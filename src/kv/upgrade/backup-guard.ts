@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import type { MemberDriver } from '../drivers/driver.js';
+import { placeOf, type MemberDriver } from '../drivers/driver.js';
 import type { JournalStep } from '../journal/journal.js';
 import type { BackupFate } from '../journal/journal.js';
 import { backupDest, describeTarget, previousTarget, startAndWait } from './on-failure.js';
@@ -22,7 +22,7 @@ export async function backupPaths(
   m: MemberSpec,
 ): Promise<{ dataDir: string; walDir?: string; dest: string } | undefined> {
   const { o, driver } = env;
-  if (o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout) return undefined;
+  if (o.noBackup || !driver.backupDataDir || !placeOf(driver).startsHere || !driver.dataLayout) return undefined;
   const { dir, walDir } = await driver.dataLayout(m);
   return dir ? { dataDir: dir, ...(walDir ? { walDir } : {}), dest: backupDest(env, m, nextCopyRun(env.journal, m.name)) } : undefined;
 }
@@ -31,7 +31,7 @@ type HostSpace = BackupSpace & { host: string };
 /** The space check on the member's host (the command driver's space template; the container driver's du and df there), when the driver has one. */
 function hostSpace(driver: MemberDriver | undefined): ((m: MemberSpec) => Promise<HostSpace>) | undefined {
   const f = (driver as { backupSpace?: (m: MemberSpec) => Promise<HostSpace> } | undefined)?.backupSpace;
-  return driver && driver.type !== 'local' && driver.backupDataDir && f ? f : undefined;
+  return driver && !placeOf(driver).startsHere && driver.backupDataDir && f ? f : undefined;
 }
 
 /**
@@ -39,7 +39,7 @@ function hostSpace(driver: MemberDriver | undefined): ((m: MemberSpec) => Promis
  * command driver backs up on the member's host, with no space template to measure it there.
  */
 export function spaceWarning(o: StepEnv<'noBackup'>['o'], driver: MemberDriver | undefined): string | undefined {
-  if (o.noBackup || !driver || driver.type !== 'command' || !driver.backupDataDir || hostSpace(driver)) return undefined;
+  if (o.noBackup || !driver || !placeOf(driver).hostTemplates || !driver.backupDataDir || hostSpace(driver)) return undefined;
   return "backup space not checked: the command driver's backup runs on each member's host and there is no space template to measure it (driver.space in the cluster file or --space-cmd, printing `du -sk DATA_DIR` then `df -Pk BACKUP_DIR`; the systemd preset with dataDir has one)";
 }
 
@@ -67,7 +67,7 @@ export async function spacePreflight(
 ): Promise<{ problems: string[]; disk?: string }> {
   const remote = o.noBackup ? undefined : hostSpace(driver);
   if (remote) return hostPreflight(remote, members, o);
-  if (!driver || o.noBackup || !driver.backupDataDir || driver.type !== 'local' || !driver.dataLayout || !members.length) return { problems: [] };
+  if (!driver || o.noBackup || !driver.backupDataDir || !placeOf(driver).startsHere || !driver.dataLayout || !members.length) return { problems: [] };
   const root = join(o.dataDir, 'kv', 'backups', o.cluster.key);
   const sizes = await Promise.all(
     members.map(async (m) => {
@@ -170,7 +170,7 @@ export async function describeBackupFailure(env: StepEnv<'cluster' | 'dataDir' |
     const s = await remote(m).then(describeSpace, (e: Error) => `the space could not be measured again: ${e.message}`);
     return `${err.message}; ${s}`;
   }
-  if (env.driver.type === 'command' && !env.o.noBackup && env.driver.backupDataDir)
+  if (placeOf(env.driver).hostTemplates && !env.o.noBackup && env.driver.backupDataDir)
     return `${err.message}; the space the backup needs was not measured (no space template: driver.space or --space-cmd)`;
   const at = await backupPaths(env, m).catch(() => undefined);
   if (!at) return `${err.message}${code === 'ENOSPC' ? ' (the backup target is full)' : ''}`;
@@ -216,7 +216,7 @@ export async function dropBackups(env: StepEnv<'cluster' | 'dataDir' | 'keepBack
   for (const { member: name, run } of copies) {
     const m = o.cluster.members.find((x) => x.name === name);
     if (!m) continue;
-    const where = driver.type === 'local' ? `: ${backupDest(env, m, run)}` : ` on its host ({run} ${run})`;
+    const where = placeOf(driver).startsHere ? `: ${backupDest(env, m, run)}` : ` on its host ({run} ${run})`;
     if (o.keepBackups) {
       out.push({ member: name, run, removed: false, detail: `kept (--keep-backups)${where}` });
       continue;
@@ -279,7 +279,7 @@ export async function measureCopies(env: Pick<StepEnv<'cluster' | 'dataDir'>, 'o
     todo.map(async (c) => {
       const m = o.cluster.members.find((x) => x.name === c.member);
       if (!m) return void (c.sizeUnknown = `${c.member} is not in the cluster`);
-      if (driver.type === 'local') {
+      if (placeOf(driver).startsHere) {
         // (the local driver's copy is under opsctl's data directory: measured here)
         const dest = backupDest(env, m, c.run);
         Object.assign(c, existsSync(dest) ? { path: dest, bytes: onDiskBytes(dest) } : { path: dest, sizeUnknown: `${dest} is gone` });

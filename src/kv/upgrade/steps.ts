@@ -2,7 +2,7 @@ import { notStartable } from '../wal/just-in-time.js';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
-import type { MemberTarget } from '../drivers/driver.js';
+import { placeOf, type MemberTarget } from '../drivers/driver.js';
 import type { Look, RunRecord, StepEnv, UpgradeOptions, Waits } from './options.js';
 import { backupDest } from './on-failure.js';
 import { nextCopyRun } from '../journal/copies.js';
@@ -417,7 +417,7 @@ async function v2Size(env: StepEnv<Look | 'to' | 'v2Measured'>, m: MemberSpec): 
   const minors = [env.o.to, env.journal.source].filter((v): v is string => typeof v === 'string');
   if (minors.some((v) => compareMinor(v, '3.6') >= 0)) return { bytes: 0, over: false, how: '(etcd 3.6 keeps no v2 store)' };
   // the operator's own v2-size command, where given
-  if (env.driver.type === 'command') {
+  if (placeOf(env.driver).hostTemplates) {
     const fromCmd = await env.driver.v2DataBytes?.(m);
     if (fromCmd !== undefined) return { bytes: fromCmd, over: false, how: `(measured on ${m.name}'s host: the v2-size template)` };
   }
@@ -444,7 +444,7 @@ async function v2Size(env: StepEnv<Look | 'to' | 'v2Measured'>, m: MemberSpec): 
         ? `${m.name}'s WAL holds ${host.bytes} bytes, v2 and v3 alike, and its host has no perl to tell the v2 writes apart (install perl there, or give driver.v2Size / --v2-size-cmd)`
         : host.why,
     );
-  } else if (env.driver.type === 'local') {
+  } else if (placeOf(env.driver).startsHere) {
     const snap = await env.driver.v2DataBytes?.(m);
     if (snap !== undefined) return { bytes: snap, over: false, how: `(${m.name}'s newest snapshot file)` };
     whyNot.push(`${m.name} has no snapshot file yet`);

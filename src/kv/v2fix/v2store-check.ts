@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ClusterSpec, MemberSpec } from '../cluster/cluster-file.js';
-import { capabilitiesOf, type MemberDirs, type MemberDriver } from '../drivers/driver.js';
+import { capabilitiesOf, placeOf, type MemberDirs, type MemberDriver } from '../drivers/driver.js';
 import type { HopFacts, Setting } from '../rules/types.js';
 import { shellWord } from '../drivers/host-script.js';
 import type { TrialFinding } from '../trial/run.js';
@@ -48,8 +48,9 @@ export async function checkV2store(
 ): Promise<HopFacts['v2store']> {
   const can = capabilitiesOf(o.driver);
   if (!can.etcdData) return { why: `${can.what} members keep no etcd data dir for etcdutl` };
-  if (o.driver?.type === 'command') return onHosts(o, o.driver, dirs.given, trials);
-  if (o.driver?.type !== 'local')
+  const place = placeOf(o.driver);
+  if (o.driver && place.hostTemplates) return onHosts(o, o.driver, dirs.given, trials);
+  if (!place.startsHere)
     return { why: "no driver reaches the members' data dirs: run etcdutl check v2store --data-dir DIR on each host (etcdutl of 3.5.26 or later)" };
   const etcdutl = etcdutlIn(dirs);
   if (!etcdutl) return { why: 'no etcdutl beside the 3.5 binaries (3.5.26 and later ship one with check v2store)' };
@@ -137,7 +138,7 @@ async function onHosts(
 export async function walReplayOf(o: Pick<V2storeCheckOptions, 'cluster' | 'driver'>): Promise<HopFacts['walReplay']> {
   const can = capabilitiesOf(o.driver);
   if (!can.etcdData) return { why: `${can.what} members keep no WAL` };
-  if (o.driver?.type !== 'local')
+  if (!placeOf(o.driver).startsHere)
     return {
       why: "each member's WAL is on its host, not read from here: 3.7 panics replaying a v2 request written after the newest snapshot (every 3.5 start writes one); on each host a member/snap/*.snap written on 3.6 after the member's last start on 3.5 clears it (else restart it once on 3.6 with --snapshot-count=1)",
     };

@@ -19,7 +19,7 @@ import { InterruptedError, OpsError } from '../../core/errors.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
 import { newestSnapName } from '../drivers/member-files.js';
-import type { MemberDriver, MemberTarget } from '../drivers/driver.js';
+import { placeOf, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
 import { acquireLock } from '../upgrade/lock.js';
 import type { StepEnv, UpgradeOptions, Look, Snapshotting, Waits } from '../upgrade/options.js';
 import { writeRecord } from '../journal/journal.js';
@@ -66,7 +66,7 @@ export interface V2FixResult {
 /** Runs (or resumes) the fix, member by member; throws naming the member where it halts. */
 export async function fixV2store(o: Pick<UpgradeOptions, Fixing>, driver: MemberDriver, job: V2Fix): Promise<V2FixResult> {
   const { minor } = job;
-  if (driver.type !== 'local')
+  if (!placeOf(driver).startsHere)
     throw new OpsError('--fix-v2store: opsctl applies the fix only to members it starts itself (kv sandbox, local data dirs)', 1, {
       code: 'v2store_fix_unsupported',
       hint: `on each member host, one at a time: restart it on ${minor} with snapshot-count: 1 in its config file, wait for a new member/snap/*.snap, put its config back, restart it${job.check ? '' : '; then etcdutl check v2store --data-dir DIR'}`,
