@@ -44,9 +44,17 @@ export interface BackupDriver extends DirsDriver {
 /** Where a copy lives: a volume of its own (a volume's data), or a directory beside the data (a bind's). */
 export type CopyPlace = { kind: 'volume'; name: string } | { kind: 'dir'; path: string };
 
-/** The place of the member's copy {run} (`backup`), or of the data the put-back of {run} keeps (`failed`). */
-export function copyPlace(o: { container: string; data: Pick<MemberData, 'mount' | 'source'>; run: string; what: 'backup' | 'failed' }): CopyPlace {
-  const part = o.what === 'backup' ? BACKUP : FAILED;
+/** Where kv restore builds a member's restored data (restore.ts), and where it keeps the data the member had. */
+export const RESTORED = '.opsctl-restore-';
+export const BEFORE_RESTORE = '.opsctl-before-restore-';
+const PARTS = { backup: BACKUP, failed: FAILED, restored: RESTORED, 'before-restore': BEFORE_RESTORE } as const;
+
+/**
+ * The place of the member's copy {run} (`backup`), of the data the put-back of {run} keeps (`failed`), of the data
+ * kv restore {run} builds from its snapshot (`restored`) and of the data that restore keeps (`before-restore`).
+ */
+export function copyPlace(o: { container: string; data: Pick<MemberData, 'mount' | 'source'>; run: string; what: keyof typeof PARTS }): CopyPlace {
+  const part = PARTS[o.what];
   if (o.data.mount.type === 'volume') return { kind: 'volume', name: `${o.container}${part}${o.run}` };
   return { kind: 'dir', path: `${o.data.source.replace(/\/+$/, '')}${part}${o.run}` };
 }
@@ -122,12 +130,12 @@ export function copyFilesystem(data: Pick<MemberData, 'mount' | 'source'>): stri
 }
 
 /** A script on the member's host, with its arguments (no shell quoting: each one argument of `sh -c`). */
-function script(d: BackupDriver, m: MemberSpec, text: string, args: string[], timeoutMs = 120_000): Promise<EngineResult> {
+export function script(d: BackupDriver, m: MemberSpec, text: string, args: string[], timeoutMs = 120_000): Promise<EngineResult> {
   return d.engine.host(m, ['sh', '-c', text, 'sh', ...args], timeoutMs);
 }
 
 /** The place's directory on the host, the volume made first where it is one (labelled with the member and what it holds). */
-async function makePlace(d: BackupDriver, m: MemberSpec, p: CopyPlace, of: string): Promise<string> {
+export async function makePlace(d: BackupDriver, m: MemberSpec, p: CopyPlace, of: string): Promise<string> {
   if (p.kind === 'dir') return p.path;
   const have = await volumeMountpoint(d, m, p.name);
   if (have) return have;
@@ -175,14 +183,14 @@ async function staysDown(d: BackupDriver, m: MemberSpec, name: string): Promise<
 }
 
 /** The member's WAL dir where the data dir's copy does not hold it (a copy holds it as member/wal then). */
-function walApart(data: MemberData): MemberData['wal'] {
+export function walApart(data: MemberData): MemberData['wal'] {
   return data.wal?.apart ? data.wal : undefined;
 }
 
-const mountText = (x: MemberData['mount']) => `${x.type === 'volume' ? 'volume' : 'bind'} ${x.source}`;
+export const mountText = (x: MemberData['mount']) => `${x.type === 'volume' ? 'volume' : 'bind'} ${x.source}`;
 
 /** The container must be stopped: its data is copied (or put back) at one instant, with nothing writing. */
-function mustBeStopped(data: MemberData, what: string): void {
+export function mustBeStopped(data: MemberData, what: string): void {
   if (data.container.running) throw new EngineError(`${data.container.name} runs: its data is ${what} only with the container stopped`);
 }
 
@@ -201,7 +209,7 @@ export async function backupData(d: BackupDriver, m: MemberSpec, run: string): P
 }
 
 /** --on-failure rollback: the member's data dir put back from the copy {run}, the data the target ran on kept beside it. */
-export async function restoreData(d: BackupDriver, m: MemberSpec, run: string): Promise<string> {
+export async function putBackData(d: BackupDriver, m: MemberSpec, run: string): Promise<string> {
   await stopForGood(d, m);
   const data = await memberData(d, m);
   mustBeStopped(data, 'put back');

@@ -15,13 +15,14 @@
  */
 import type { ContainerSpec, MemberSpec } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
-import type { DriverProof, MemberDirs, MemberDriver, MemberTarget, SettingsReads } from '../drivers/driver.js';
+import type { DriverProof, MemberDirs, MemberDriver, MemberTarget, RestoreRequest, SettingsReads } from '../drivers/driver.js';
 import { ELSEWHERE, sharedRead } from '../drivers/driver.js';
 import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
 import { Engine, EngineError, failure } from './engine.js';
 import { createArgs, mountOf, ownEnv, policyRestarts, type ContainerSettings } from './settings.js';
 import { proveStarts } from './proof.js';
-import { backupData, backupSpace, copySize, dropData, restoreData, stopForGood } from './backup.js';
+import { backupData, backupSpace, copySize, dropData, putBackData, stopForGood } from './backup.js';
+import { abandonRestore, checkRestore, prepareRestore, restoreData } from './restore.js';
 import { KEPT, keptName } from './prune.js';
 import { hostDirs } from './dirs.js';
 
@@ -155,10 +156,16 @@ export class ContainerDriver implements MemberDriver {
   // The data-dir copy after each stop, its put-back, measure and removal (backup.ts); each its own {run}.
   // (properties, not methods: the upgrade calls some of them unbound)
   readonly backupDataDir = (m: MemberSpec, _dest: string, run: string): Promise<string> => backupData(this, m, run);
-  readonly restoreBackup = (m: MemberSpec, _dest: string, run: string): Promise<string> => restoreData(this, m, run);
+  readonly restoreBackup = (m: MemberSpec, _dest: string, run: string): Promise<string> => putBackData(this, m, run);
   readonly dropBackup = (m: MemberSpec, _dest: string, run: string): Promise<string> => dropData(this, m, run);
   readonly copySize = (m: MemberSpec, run: string) => copySize(this, m, run, this.hostOf(m));
   readonly backupSpace = (m: MemberSpec) => backupSpace(this, m, this.hostOf(m));
+
+  // kv restore (restore.ts): each member's data built from the snapshot by the target image's tool beside its data, then put in place.
+  readonly checkRestore = (m: MemberSpec, r: RestoreRequest): Promise<string> => checkRestore(this, m, r);
+  readonly prepareRestore = (m: MemberSpec, r: RestoreRequest): Promise<void> => prepareRestore(this, m, r);
+  readonly restoreData = (m: MemberSpec, r: RestoreRequest): Promise<string> => restoreData(this, m, r);
+  readonly abandonRestore = (m: MemberSpec, r: RestoreRequest): Promise<void> => abandonRestore(this, m, r);
 
   /**
    * The member's data dir and WAL dir (its wal-dir, where it sets one) as paths on this machine, for the tools

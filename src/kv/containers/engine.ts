@@ -79,11 +79,11 @@ export class Engine {
     });
   }
 
-  /** A program on the member's host (the prefix, then the words). */
-  async host(m: MemberSpec, words: string[], timeoutMs = this.timeoutMs, input?: string): Promise<EngineResult> {
+  /** A program on the member's host (the prefix, then the words); `input`: its standard input, a text or a file of this machine. */
+  async host(m: MemberSpec, words: string[], timeoutMs = this.timeoutMs, input?: string | { file: string }): Promise<EngineResult> {
     const argv = [...this.hostWords(m), ...words];
     const [file, ...args] = argv;
-    const io = input === undefined ? { stdin: 'ignore' as const } : { input };
+    const io = input === undefined ? { stdin: 'ignore' as const } : typeof input === 'string' ? { input } : { inputFile: input.file };
     const r = await this.exec(file!, args, { reject: false, timeout: timeoutMs, ...io, env: this.env, extendEnv: false });
     return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: r.exitCode, argv, timedOut: Boolean(r.timedOut) };
   }
