@@ -142,6 +142,14 @@ async function hostPath(d: DirsDriver, m: MemberSpec, at: DirOnMount): Promise<s
 export async function hostDirs(d: DirsDriver, m: MemberSpec): Promise<MemberDirs | { why: string }> {
   const elsewhere = d.engine.elsewhere();
   if (elsewhere) return { why: `its container's engine may not run on this machine: ${elsewhere}` };
+  return engineDirs(d, m);
+}
+
+/**
+ * The member's data dir and WAL dir as paths on its engine's host, wherever that is (this machine, or behind
+ * driver.onHost): what a script run there reads (the WAL mark on its host). Never throws.
+ */
+export async function engineDirs(d: DirsDriver, m: MemberSpec): Promise<MemberDirs | { why: string }> {
   try {
     const data = await memberData(d, m);
     const dataDir = await hostPath(d, m, data);

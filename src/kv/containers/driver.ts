@@ -24,7 +24,10 @@ import { proveStarts } from './proof.js';
 import { backupData, backupSpace, copySize, dropData, putBackData, stopForGood } from './backup.js';
 import { abandonRestore, checkRestore, prepareRestore, restoreData } from './restore.js';
 import { KEPT, keptName } from './prune.js';
-import { hostDirs } from './dirs.js';
+import { engineDirs, hostDirs } from './dirs.js';
+import { hostWalMark } from '../drivers/host-script.js';
+import { walDirOf } from '../wal/v2-data.js';
+import type { WalMark } from '../wal/wal-mark.js';
 
 export { KEPT } from './prune.js';
 
@@ -180,6 +183,24 @@ export class ContainerDriver implements MemberDriver {
       return undefined;
     }
     return dirs;
+  }
+
+  /**
+   * The mark of the member's WAL on its engine's host (kv/wal/wal-mark.ts), where opsctl does not read it here
+   * (dataDirs: an engine behind driver.onHost, or elsewhere): the put-back's guard there too, read by `sh -s` on that host.
+   */
+  async hostWalMark(m: MemberSpec): Promise<WalMark | { why: string }> {
+    const dirs = await engineDirs(this, m);
+    if ('why' in dirs) return { why: `${m.name}'s WAL dir on its engine's host cannot be told: ${dirs.why}` };
+    return hostWalMark(async (script) => {
+      const r = await this.engine.host(m, ['sh', '-s'], 120_000, script);
+      return {
+        stdout: r.stdout,
+        stderr: r.stderr,
+        ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
+        ...(r.exitCode === 0 ? {} : { failed: failure(r, 120_000) }),
+      };
+    }, walDirOf(dirs));
   }
 
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
