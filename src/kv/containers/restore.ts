@@ -19,6 +19,7 @@ import { posix } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
 import type { RestoreRequest } from '../drivers/driver.js';
+import { restoreArgs } from '../drivers/restore-data.js';
 import { EngineError, failure } from './engine.js';
 import {
   copyPlace,
@@ -108,19 +109,7 @@ export async function prepareRestore(d: RestoreDriver, m: MemberSpec, r: Restore
       '--entrypoint',
       tool,
       image,
-      'snapshot',
-      'restore',
-      `${AT}/snapshot.db`,
-      '--name',
-      r.name,
-      '--initial-cluster',
-      r.initialCluster,
-      '--initial-cluster-token',
-      r.token,
-      '--initial-advertise-peer-urls',
-      r.peerUrl,
-      '--data-dir',
-      `${AT}/data`,
+      ...restoreArgs(r, { snapshot: `${AT}/snapshot.db`, dataDir: `${AT}/data` }),
     ],
     RESTORE_MS,
   );

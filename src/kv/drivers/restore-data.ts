@@ -38,30 +38,36 @@ export async function etcdRestore(m: MemberSpec, r: RestoreRequest, staged: stri
       `${tool.path} does not exist: ${tool.name === 'etcdutl' ? `etcd ${r.target.version} restores snapshots with etcdutl (3.6's etcdctl has no snapshot restore; 3.5's is deprecated)` : 'the target release ships etcdctl'}; give the release directory with --target-bin DIR`,
     );
   }
-  const etcdctl = tool.path;
-  const res = await exec(
-    etcdctl,
-    [
-      'snapshot',
-      'restore',
-      r.snapshot,
-      '--name',
-      r.name,
-      '--initial-cluster',
-      r.initialCluster,
-      '--initial-cluster-token',
-      r.token,
-      '--initial-advertise-peer-urls',
-      r.peerUrl,
-      '--data-dir',
-      staged,
-    ],
-    { env: { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' }, extendEnv: false, reject: false, stdin: 'ignore', timeout: 120_000 },
-  );
+  const res = await exec(tool.path, restoreArgs(r, { snapshot: r.snapshot, dataDir: staged }), {
+    env: { ETCDCTL_API: '3', PATH: '/usr/local/bin:/usr/bin:/bin' },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 120_000,
+  });
   if (res.exitCode !== 0) {
     rmSync(staged, { recursive: true, force: true });
     throw new Error(`${tool.path} snapshot restore for ${m.name} failed (exit ${res.exitCode}): ${String(res.stderr).trim().split('\n').pop()}`);
   }
+}
+
+/** The words of `snapshot restore` for a member of the restore (etcdutl's and etcdctl's alike): its name, peer URL, the whole initial cluster, the new token. */
+export function restoreArgs(r: RestoreRequest, at: { snapshot: string; dataDir: string }): string[] {
+  return [
+    'snapshot',
+    'restore',
+    at.snapshot,
+    '--name',
+    r.name,
+    '--initial-cluster',
+    r.initialCluster,
+    '--initial-cluster-token',
+    r.token,
+    '--initial-advertise-peer-urls',
+    r.peerUrl,
+    '--data-dir',
+    at.dataDir,
+  ];
 }
 
 /**
