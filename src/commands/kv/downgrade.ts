@@ -5,8 +5,8 @@ import { UsageError } from '../../core/errors.js';
 import { fmtMs } from '../../kv/upgrade/options.js';
 import { capabilitiesOf } from '../../kv/drivers/driver.js';
 import { downMemberWords } from './lib/last-words.js';
-import { duration, reporter, requireBackupTemplate, resolveCluster, rollingFlags, shellLine, timeouts } from './lib/shared.js';
-import { parseTargetBins } from './upgrade.js';
+import { duration, requireBackupTemplate, resolveCluster, shellLine } from './lib/shared.js';
+import { parseTargetBins, rollingPolicy, rollingPorts } from './lib/rolling-options.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './downgrade.spec.js';
 
@@ -19,49 +19,35 @@ export type Options = OptionsOf<typeof spec>;
  */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (!/^\d+\.\d+$/.test(opts.to)) throw new UsageError(`--to: "${opts.to}" is not a minor version`, { field: '--to', hint: 'write it as 3.5' });
-  const { onFailure, settle } = rollingFlags(opts, 'its newer binary');
+  const policy = rollingPolicy(opts, 'its newer binary');
   const bins = parseTargetBins(opts.targetBin);
   const other = Object.keys(bins).filter((k) => k !== '*' && k !== opts.to);
   if (other.length)
     throw new UsageError(`--target-bin ${other[0]}=…: the downgrade goes to ${opts.to} only`, { field: '--target-bin', hint: `--target-bin ${opts.to}=DIR` });
-  const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
+  const found = await resolveCluster(ctx, opts);
+  const { cluster, driver, selector } = found;
   const can = capabilitiesOf(driver);
   if (Object.keys(bins).length && can.releases) {
     throw new UsageError(`--target-bin: the sandbox runs ${can.what} members`, { field: '--target-bin', hint: 'drop --target-bin' });
   }
-  const noBackup = opts.backup === false;
-  requireBackupTemplate(driver, { noBackup, example: '--backup-cmd, ' });
+  requireBackupTemplate(driver, { noBackup: policy.noBackup, example: '--backup-cmd, ' });
+  const ports = await rollingPorts(ctx, found);
   ctx.handlesInterrupt = true;
-  ctx.lastWords = downMemberWords(ctx, cluster.key, shellLine(['opsctl', 'kv', 'rollback', ...selector]));
+  ctx.lastWords = downMemberWords(ctx, cluster.key, ports.rollbackCommand);
   const [{ runDowngrade }, { releaseDir }] = await Promise.all([import('../../kv/restore/downgrade.js'), import('../../kv/release/release.js')]);
   const targetBin = bins[opts.to] ?? bins['*'] ?? (can.releases ? undefined : releaseDir(opts.to, { data: ctx.paths.data }));
   const r = await runDowngrade({
-    cluster,
-    session,
-    driver,
-    dataDir: ctx.paths.data,
+    ...ports,
+    ...policy,
     to: opts.to,
     targetBin,
-    settle,
     dryRun: Boolean(opts.dryRun),
-    timeouts: timeouts(opts),
-    snapshotVia: opts.snapshotVia as 'auto',
-    etcdctl: opts.etcdctl,
-    exec: await ctx.exec(),
     trialTimeoutS: duration(opts.trialTimeout, '--trial-timeout', 30_000) / 1000,
-    signal: ctx.abort.signal,
-    now: ctx.now,
-    reporter: reporter(ctx),
-    rollbackCommand: shellLine(['opsctl', 'kv', 'rollback', ...selector]),
-    onFailure,
-    noBackup,
-    keepBackups: Boolean(opts.keepBackups),
     confirm: async (c) => {
       const action = `downgrade the cluster to ${c.target}: enable etcd's downgrade, then stop and restart ${c.members} member${c.members === 1 ? '' : 's'} on ${c.target}, one at a time`;
       // (the plan text ends with its warnings: kv/restore/downgrade.ts)
       return (await confirmDestructive(ctx, { action, items: c.warnings, shown: c.planText })) === 'proceed';
     },
-    debug: ctx.debugSink,
   });
   const run = r.run;
   if (r.status === 'planned') return { data: r, text: `${r.planText}\n(--dry-run: nothing was changed)` };

@@ -8,7 +8,8 @@ import { fmtMs } from '../../kv/upgrade/options.js';
 import { capabilitiesOf } from '../../kv/drivers/driver.js';
 import { describeRestore, planRestore } from '../../kv/restore/restore.js';
 import { runRestore } from '../../kv/restore/restore-run.js';
-import { reporter, resolveCluster, timeouts } from './lib/shared.js';
+import { resolveCluster, timeouts } from './lib/shared.js';
+import { clusterPorts } from './lib/rolling-options.js';
 import { KNOWN_MINORS } from './upgrade.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './restore.spec.js';
@@ -41,7 +42,8 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.fromHop !== undefined && !KNOWN_MINORS.includes(opts.fromHop)) {
     throw new UsageError(`--from-hop: "${opts.fromHop}" is not a minor of the ladder`, { field: '--from-hop', hint: `one of ${KNOWN_MINORS.join(', ')}` });
   }
-  const { cluster, driver, session } = await resolveCluster(ctx, opts);
+  const found = await resolveCluster(ctx, opts);
+  const { cluster, driver } = found;
   let snapshot = opts.snapshot ? resolve(ctx.cwd, opts.snapshot) : '';
   let journalFile: string | undefined;
   let toVersion = opts.toVersion;
@@ -65,20 +67,13 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
       throw new UsageError(`--to-version ${opts.toVersion}: ${can.what} members run ${minors.join(', ')} only`, { field: '--to-version' });
   }
   const o = {
-    cluster,
-    session,
-    driver,
-    dataDir: ctx.paths.data,
+    ...clusterPorts(ctx, found),
     snapshot,
     journalFile,
     toVersion,
     targetBin: opts.targetBin ? resolve(ctx.cwd, opts.targetBin) : undefined,
     timeouts: timeouts(opts),
-    now: ctx.now,
-    reporter: reporter(ctx),
-    signal: ctx.abort.signal,
     again: opts.again,
-    debug: ctx.debugSink,
   };
   const plan = await planRestore(o);
   const text = describeRestore(plan);

@@ -2,7 +2,8 @@ import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
 import { UsageError } from '../../core/errors.js';
 import { runRollback } from '../../kv/restore/rollback.js';
-import { reporter, resolveCluster, shellLine, timeouts } from './lib/shared.js';
+import { resolveCluster, shellLine, timeouts } from './lib/shared.js';
+import { clusterPorts } from './lib/rolling-options.js';
 import type { OptionsOf } from '../spec.js';
 import type { spec } from './rollback.spec.js';
 
@@ -10,7 +11,8 @@ export type Options = OptionsOf<typeof spec>;
 
 /** `kv rollback`: upgraded members back on their old version while the cluster version has not moved. */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  const { cluster, driver, selector, session } = await resolveCluster(ctx, opts);
+  const found = await resolveCluster(ctx, opts);
+  const { driver, selector } = found;
   if (!driver && !opts.dryRun)
     throw new UsageError('no way to stop and start members', {
       hint: 'use the sandbox, a cluster file with a driver, or --stop-cmd/--start-cmd/--running-cmd',
@@ -19,18 +21,12 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const restoreCommand = (file: string, v: string) => shellLine(['opsctl', 'kv', 'restore', '--snapshot', file, '--to-version', v, ...selector]);
   const lookCommand = () => shellLine(['opsctl', 'kv', 'endpoint', 'health', ...selector]);
   const r = await runRollback({
-    cluster,
-    session,
+    ...clusterPorts(ctx, found),
     driver: driver!,
     dryRun: Boolean(opts.dryRun),
     restoreCommand,
     lookCommand,
-    dataDir: ctx.paths.data,
     timeouts: timeouts(opts),
-    now: ctx.now,
-    reporter: reporter(ctx),
-    signal: ctx.abort.signal,
-    debug: ctx.debugSink,
   });
   if (r.status === 'planned' || (opts.dryRun && r.status === 'nothing-to-do')) {
     const lines = (r.plan ?? []).map((p, i) => `${i + 1}. ${p.name}: stop, start on ${p.to}, wait until it and the cluster are healthy (${p.why})`);
