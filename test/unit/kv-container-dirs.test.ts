@@ -348,9 +348,10 @@ describe("what opsctl reads here of a container member's WAL, through dataDirs",
     });
     const mark = (await walMarkOf(driverOn(e).d, m)) as WalMark;
     expect(mark.text).toBe('3 records, raft index 3 at term 0');
-    // an engine elsewhere: not read here
-    expect(await walMarkOf(driverOn(e, { onHost: 'ssh {host}' }).d, m)).toMatchObject({
-      why: expect.stringContaining('read neither on this machine') as unknown,
+    // an engine elsewhere: not read here, but asked on the engine's host through its prefix (this fake engine answers
+    // no `ssh` there, so the mark says why it cannot be told; test/e2e/kv-containers-walmark.test.ts reads one there)
+    expect(await walMarkOf(driverOn(e, { onHost: 'ssh {host}' }).d, m)).toEqual({
+      why: expect.stringContaining("c1's WAL dir on its engine's host cannot be told: `ssh -- 127.0.0.1 podman container inspect etcd-c1` failed") as unknown,
     });
   });
 });
