@@ -10,6 +10,7 @@ export { startCluster } from './start.js';
 export type {
   ContainerStart,
   ContainerTestCluster,
+  FileOptions,
   Ready,
   RealStart,
   RealTestCluster,

@@ -37,6 +37,9 @@ interface Common {
  */
 export type Ready<C> = 'health' | 'version' | 'alive' | 'etcdctl' | 'none' | ((c: C) => unknown);
 
+/** A command-driver cluster file's lines, and its name in the config dir (default cluster.yaml). */
+export type FileOptions = CommandFileOptions & { name?: string };
+
 export interface RealStart extends Common, Omit<RealClusterOptions, 'certs' | 'size'> {
   members: 'real';
   /** The minor (a key of `bins`) or release folder every member starts on; omitted: none is started (the test starts them). */
@@ -44,7 +47,7 @@ export interface RealStart extends Common, Omit<RealClusterOptions, 'certs' | 's
   /** Client-certificate TLS: the test's certificates, or ones made for it (removed by destroy()). */
   tls?: TestCerts | { clientCn?: string; ips?: string[] };
   /** The driver lines of the cluster file written at bring-up (`file`), as writeCommandClusterFile takes them (or made from the backend's cluster). */
-  file?: CommandFileOptions | ((real: RealCluster) => CommandFileOptions);
+  file?: FileOptions | ((real: RealCluster) => FileOptions);
   /** A `root` user of this password and auth enabled, once ready (through the start binary's etcdctl). */
   rootPassword?: string;
   ready?: Ready<RealTestCluster>;
@@ -77,7 +80,7 @@ export interface RealTestCluster extends TestCluster<RealMember> {
   real: RealCluster;
   certs?: TestCerts;
   /** Writes another command-driver cluster file into the config dir (`name`, default cluster.yaml), with the cluster's TLS. */
-  clusterFile(o?: CommandFileOptions & { name?: string }): string;
+  clusterFile(o?: FileOptions): string;
 }
 
 /** The sandbox's simulated members: `sandbox` reaches its record, faults, logs and journal. */
@@ -126,7 +129,7 @@ async function startReal(o: RealStart): Promise<RealTestCluster> {
   const certs = made ?? (tls && 'ca' in tls ? tls : undefined);
   const real = await realCluster({ ...rest, ...(certs ? { certs } : {}) });
   const env: ClusterEnv = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ...extraEnv };
-  const clusterFile = (f: CommandFileOptions & { name?: string } = {}) => {
+  const clusterFile = (f: FileOptions = {}) => {
     const { name, ...lines } = f;
     return writeCommandClusterFile(join(cfg.dir, name ?? 'cluster.yaml'), real, { ...(certs ? { certs } : {}), ...lines });
   };

@@ -28,7 +28,6 @@ const SUBJECT = new Set(['test/integration/kv-sandbox-config.test.ts', 'test/int
 const PENDING = new Set([
   'test/e2e/etcd-versions.e2e.test.ts',
   'test/e2e/habits-etcdctl.e2e.test.ts',
-  'test/e2e/interrupt-pty.test.ts',
   'test/e2e/kv-alarm-etcd.test.ts',
   'test/e2e/kv-ask-tty-pty.test.ts',
   'test/e2e/kv-auth-pty.test.ts',
@@ -79,25 +78,11 @@ const PENDING = new Set([
   'test/helpers/crash-cluster.ts',
   'test/integration/completions.test.ts',
   'test/integration/env-commands.test.ts',
-  'test/integration/exit-code-flag.test.ts',
   'test/integration/kv-auth.test.ts',
-  'test/integration/kv-back-sim.test.ts',
-  'test/integration/kv-del-sim.test.ts',
-  'test/integration/kv-dry-run-commands.test.ts',
   'test/integration/kv-gate-rounds.test.ts',
-  'test/integration/kv-hashkv-sim.test.ts',
-  'test/integration/kv-journal-resume-old.test.ts',
-  'test/integration/kv-ladder-sim.test.ts',
-  'test/integration/kv-put-sim.test.ts',
-  'test/integration/kv-restore.test.ts',
-  'test/integration/kv-rules-bin.test.ts',
   'test/integration/kv-sandbox-ports.test.ts',
   'test/integration/kv-settle-auto.test.ts',
-  'test/integration/kv-space-backup.test.ts',
-  'test/integration/kv-space-command-driver.test.ts',
   'test/integration/kv-tls.test.ts',
-  'test/integration/kv-upgrade-input.test.ts',
-  'test/integration/kv-upgrade.test.ts',
 ]);
 
 /** Every test file and helper under test/ outside the framework and the old helpers themselves, with what it does of OLD. */
