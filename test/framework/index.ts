@@ -1,6 +1,6 @@
 // The one way a test brings up a cluster (docs/development.md, "A cluster in a test"): startCluster and what it returns.
 export type { ClusterEnv, MemberKind, RunOptions, TestCluster, TestMember } from './cluster.js';
-export type { ContainerMember, EngineCli } from './container.js';
+export type { ContainerCluster, ContainerMember, EngineCli } from './container.js';
 export { DOCKER, dockerViaPodman, etcdImages, imageOf, PODMAN, podmanProblem } from './container.js';
 export { readJournal } from './journal.js';
 export type { CommandFileOptions, RealMember } from './real.js';
