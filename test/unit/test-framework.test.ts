@@ -35,12 +35,10 @@ const PENDING = new Set([
   'test/e2e/kv-etcd-restore.test.ts',
   'test/e2e/kv-etcd-upgrade.test.ts',
   'test/e2e/kv-etcd.test.ts',
-  'test/e2e/kv-gate-etcd.test.ts',
   'test/e2e/kv-journal-fuzz.test.ts',
   'test/e2e/kv-ladder-etcd.test.ts',
   'test/e2e/kv-last-words-pty.test.ts',
   'test/e2e/kv-load-ladder.test.ts',
-  'test/e2e/kv-load-upgrade.test.ts',
   'test/e2e/kv-orphan-start.test.ts',
   'test/e2e/kv-paths-etcd.test.ts',
   'test/e2e/kv-paths-ssh-etcd.test.ts',
@@ -65,7 +63,6 @@ const PENDING = new Set([
   'test/integration/kv-gate-rounds.test.ts',
   'test/integration/kv-sandbox-ports.test.ts',
   'test/integration/kv-settle-auto.test.ts',
-  'test/integration/kv-tls.test.ts',
 ]);
 
 /** Every test file and helper under test/ outside the framework and the old helpers themselves, with what it does of OLD. */
